@@ -1,0 +1,35 @@
+// One interface for everything that runs a Program and returns a Trace: the
+// simulator (sim/) and the real executors (realexec/). Reports, views and
+// `brigade validate` depend only on this.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "core/program.hpp"
+#include "core/status.hpp"
+#include "core/trace.hpp"
+
+namespace brigade {
+
+class Topology;
+struct HardwareProfile;
+
+struct RunOptions {
+  bool record_trace = true;      // spans/transfers/memory samples (costly at scale)
+  int repeat = 1;                // real executors: steps to run (first is warm-up if > 1)
+  // Progress for long work: called with (done, total) now and then, from the
+  // calling thread. May be empty.
+  std::function<void(double done, double total)> on_progress;
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // "sim:flow", "cpu", "cuda", ...
+  virtual std::string name() const = 0;
+  virtual Result<Trace> run(const Program& program, const Topology& topology,
+                            const HardwareProfile& profile, const RunOptions& options) = 0;
+};
+
+}  // namespace brigade

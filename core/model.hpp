@@ -1,0 +1,76 @@
+// The model graph: logical ops over named tensors (the menu). Builders for
+// MLPs and transformers live in planner/; explicit graphs come from scenario
+// files.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/status.hpp"
+
+namespace brigade {
+
+enum class Phase : std::uint8_t { kForward, kBackward, kRecompute, kOptimizer, kOther };
+std::string_view phase_name(Phase p);
+
+enum class OpKind : std::uint8_t {
+  kMatmul,       // [..., m, k] x [k, n] -> [..., m, n]
+  kElementwise,  // relu, gelu, add, mul, ... (fn says which)
+  kSoftmax,      // over the last axis
+  kLayerNorm,    // over the last axis
+  kEmbedding,    // ids [...], table [V, h] -> [..., h]
+  kLoss,         // cross-entropy / mse -> scalar
+  kCustom,       // explicit flops and bytes
+};
+std::string_view op_kind_name(OpKind k);
+
+struct TensorSpec {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  DType dtype = DType::kF32;
+  bool is_parameter = false;  // a weight (counted in parameters, gets gradients)
+  SourcePos pos;
+
+  double elements() const;
+  double bytes() const { return elements() * dtype_bytes(dtype); }
+};
+
+struct Op {
+  std::string name;
+  OpKind kind = OpKind::kCustom;
+  std::string fn;                 // elementwise function or loss kind ("relu", "mse")
+  std::vector<int> inputs;        // tensor indices
+  std::vector<int> outputs;       // tensor indices
+  double flops = -1;              // < 0: inferred from shapes
+  double bytes = -1;              // memory traffic; < 0: inputs + outputs
+  Phase phase = Phase::kForward;
+  SourcePos pos;
+};
+
+// A directed data edge: tensor `tensor` produced by op `from`, read by op `to`.
+struct DataEdge {
+  int from = 0, to = 0, tensor = 0;
+};
+
+class Model {
+ public:
+  std::vector<TensorSpec> tensors;
+  std::vector<Op> ops;
+
+  int find_tensor(std::string_view name) const;  // -1 if absent
+  int find_op(std::string_view name) const;      // -1 if absent
+
+  // Infers output shapes and dtypes (outputs may be declared without a
+  // shape), FLOPs and bytes of every op; checks shapes agree and that the
+  // graph is acyclic. Errors cite the op's SourcePos.
+  Status infer();
+
+  std::vector<DataEdge> edges() const;  // requires infer()
+  double total_flops() const;
+  double parameter_count() const;       // elements of parameter tensors
+};
+
+}  // namespace brigade

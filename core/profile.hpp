@@ -1,0 +1,75 @@
+// HardwareProfile: what devices and links really achieve, as opposed to the
+// peaks the Topology carries from data sheets. Defaults are stated with
+// sources; `brigade calibrate` measures and writes a profile (YAML) that a
+// scenario names with `profile: FILE`.
+#pragma once
+
+#include <array>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/status.hpp"
+#include "core/topology.hpp"
+
+namespace brigade {
+
+// Efficiency (achieved / peak) as a function of the work of one kernel
+// (FLOP for GEMMs). Points are (work, efficiency) sorted by work;
+// interpolated linearly in log(work) and clamped at both ends. Empty means
+// `fallback`.
+struct EfficiencyCurve {
+  std::vector<std::pair<double, double>> points;
+  double fallback = 1.0;
+  double at(double work) const;
+};
+
+struct DeviceProfile {
+  std::string model;                          // matches Device::model; "*" matches any
+  std::array<EfficiencyCurve, kNumDTypes> gemm{};  // GEMM efficiency by dtype vs FLOP
+  double memory_efficiency = 0.8;             // streaming kernels' fraction of peak bandwidth
+  double launch_overhead_seconds = 0;         // per kernel
+  // While a collective or transfer of this device is in flight, its compute
+  // kernels run this much slower (0.1 = 10% slower): SMs taken by NCCL kernels
+  // and memory-bandwidth contention. 0 = no interference.
+  double comm_compute_slowdown = 0;
+  // Fixed cost of one collective call on this device (kernel launch and the
+  // ranks' handshake), on top of the algorithm's per-step alphas. A
+  // collective pays the largest of its ranks' overheads.
+  double collective_overhead_seconds = 0;
+};
+
+struct LinkProfile {
+  double alpha_seconds = -1;          // per message; < 0: use the topology's link latencies
+  double bandwidth_efficiency = 1.0;  // achieved fraction of the link's bandwidth
+};
+
+struct HardwareProfile {
+  std::string name = "datasheet";
+  // "datasheet" (defaults), "cpu" or "cuda" (calibrated by that backend).
+  std::string machine_kind = "datasheet";
+  std::string source;  // "defaults from data sheets", "calibrated on HOST at DATE"
+  std::vector<DeviceProfile> devices;  // looked up by model, then "*"
+  std::array<LinkProfile, kNumLinkClasses> links{};
+
+  // The entry for a device's model (or the "*" entry, or a built-in default).
+  const DeviceProfile& for_device(const Device& d) const;
+  const LinkProfile& for_link(LinkClass c) const { return links[static_cast<size_t>(c)]; }
+
+  // Data-sheet defaults for every device model the presets use.
+  static HardwareProfile defaults();
+};
+
+// Roofline time of one kernel on a device under a profile:
+//   launch + max(flops / (peak[dtype] * eff(flops)), bytes / (mem_bw * mem_eff))
+// (Williams, Waterman & Patterson, "Roofline", CACM 2009). A dtype the device
+// lacks (peak 0) falls back to f32 peak.
+double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, double flops,
+                      double bytes);
+
+// Profile files (YAML; format in docs/scenario-format.md, "Profile files").
+Result<HardwareProfile> load_profile(const std::string& path);
+Status save_profile(const HardwareProfile& profile, const std::string& path);
+
+}  // namespace brigade

@@ -1,0 +1,462 @@
+#include "core/program.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+
+#include "core/topology.hpp"
+
+namespace brigade {
+
+std::string_view task_kind_name(TaskKind k) {
+  switch (k) {
+    case TaskKind::kCompute: return "compute";
+    case TaskKind::kTransfer: return "transfer";
+    case TaskKind::kCollective: return "collective";
+  }
+  return "?";
+}
+
+std::string_view compute_kind_name(ComputeKind k) {
+  switch (k) {
+    case ComputeKind::kGemm: return "gemm";
+    case ComputeKind::kMemoryBound: return "memory";
+    case ComputeKind::kFixed: return "fixed";
+  }
+  return "?";
+}
+
+std::string_view collective_kind_name(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::kAllReduce: return "allreduce";
+    case CollectiveKind::kAllGather: return "allgather";
+    case CollectiveKind::kReduceScatter: return "reducescatter";
+    case CollectiveKind::kBroadcast: return "broadcast";
+    case CollectiveKind::kReduce: return "reduce";
+    case CollectiveKind::kAllToAll: return "alltoall";
+  }
+  return "?";
+}
+
+std::optional<CollectiveKind> parse_collective_kind(std::string_view s) {
+  std::string t;
+  for (char c : s)
+    if (c != '-' && c != '_') t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (int i = 0; i < kNumCollectiveKinds; ++i) {
+    auto k = static_cast<CollectiveKind>(i);
+    if (collective_kind_name(k) == t) return k;
+  }
+  return std::nullopt;
+}
+
+std::string_view collective_algorithm_name(CollectiveAlgorithm a) {
+  switch (a) {
+    case CollectiveAlgorithm::kRing: return "ring";
+    case CollectiveAlgorithm::kTree: return "tree";
+    case CollectiveAlgorithm::kHalvingDoubling: return "halving-doubling";
+    case CollectiveAlgorithm::kHierarchical: return "hierarchical";
+  }
+  return "?";
+}
+
+std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view s) {
+  for (int i = 0; i < 4; ++i) {
+    auto a = static_cast<CollectiveAlgorithm>(i);
+    if (collective_algorithm_name(a) == s) return a;
+  }
+  return std::nullopt;
+}
+
+std::string_view memory_category_name(MemoryCategory c) {
+  switch (c) {
+    case MemoryCategory::kParams: return "params";
+    case MemoryCategory::kGrads: return "grads";
+    case MemoryCategory::kOptimizer: return "optimizer";
+    case MemoryCategory::kActivations: return "activations";
+    case MemoryCategory::kCommBuffers: return "comm";
+    case MemoryCategory::kOther: return "other";
+  }
+  return "?";
+}
+
+std::string_view Program::task_name(TaskId t) const {
+  const NameId n = task(t).name;
+  if (n < 0) return {};
+  return names_[static_cast<size_t>(n)];
+}
+
+Status Program::validate_against(const Topology& topology) const {
+  if (num_devices > topology.num_devices())
+    return Status::error("program '" + name + "' uses " + std::to_string(num_devices) +
+                         " devices; the topology '" + topology.preset + "' has " +
+                         std::to_string(topology.num_devices()));
+  return Status::ok();
+}
+
+double Program::total_flops() const {
+  double f = 0;
+  for (const Task& t : tasks_)
+    if (t.kind == TaskKind::kCompute) f += t.flops;
+  return f;
+}
+
+// ---- builder ---------------------------------------------------------------------
+
+struct ProgramBuilder::Index {
+  std::unordered_map<std::string, NameId> names;
+  std::unordered_map<std::int64_t, std::unordered_map<std::string, StreamId>> streams;
+};
+
+ProgramBuilder::ProgramBuilder(std::string name, int num_devices)
+    : name_(std::move(name)), num_devices_(num_devices), index_(std::make_shared<Index>()) {}
+
+StreamId ProgramBuilder::stream(std::int32_t device, std::string_view name) {
+  auto& by_name = index_->streams[device];
+  auto it = by_name.find(std::string(name));
+  if (it != by_name.end()) return it->second;
+  const auto id = static_cast<StreamId>(streams_.size());
+  streams_.push_back(Stream{device, std::string(name)});
+  by_name.emplace(std::string(name), id);
+  if (device + 1 > num_devices_) num_devices_ = device + 1;
+  return id;
+}
+
+NameId ProgramBuilder::intern(std::string_view name) {
+  auto it = index_->names.find(std::string(name));
+  if (it != index_->names.end()) return it->second;
+  const auto id = static_cast<NameId>(names_.size());
+  names_.emplace_back(name);
+  index_->names.emplace(std::string(name), id);
+  return id;
+}
+
+TaskId ProgramBuilder::add_task(Task t, std::string_view name) {
+  if (t.stream >= 0 && t.stream < static_cast<StreamId>(streams_.size()))
+    t.device = streams_[static_cast<size_t>(t.stream)].device;
+  else
+    t.device = -1;
+  t.name = intern(name);
+  tasks_.push_back(t);
+  return static_cast<TaskId>(tasks_.size() - 1);
+}
+
+TaskId ProgramBuilder::add_gemm(StreamId s, std::int64_t m, std::int64_t n, std::int64_t k,
+                                DType dtype, std::string_view name, Phase phase,
+                                std::int64_t batch) {
+  Task t;
+  t.kind = TaskKind::kCompute;
+  t.compute = ComputeKind::kGemm;
+  t.dtype = dtype;
+  t.phase = phase;
+  t.stream = s;
+  t.m = m;
+  t.n = n;
+  t.k = k;
+  t.batch = batch;
+  // GEMM: 2mnk FLOP (one multiply and one add per inner-product term).
+  t.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) *
+            static_cast<double>(batch);
+  // Reads A (m x k) and B (k x n), writes C (m x n), once each.
+  t.bytes = (static_cast<double>(m) * static_cast<double>(k) +
+             static_cast<double>(k) * static_cast<double>(n) +
+             static_cast<double>(m) * static_cast<double>(n)) *
+            dtype_bytes(dtype) * static_cast<double>(batch);
+  return add_task(t, name);
+}
+
+TaskId ProgramBuilder::add_memory_bound(StreamId s, double bytes, DType dtype,
+                                        std::string_view name, Phase phase, double flops) {
+  Task t;
+  t.kind = TaskKind::kCompute;
+  t.compute = ComputeKind::kMemoryBound;
+  t.dtype = dtype;
+  t.phase = phase;
+  t.stream = s;
+  t.bytes = bytes;
+  t.flops = flops;
+  return add_task(t, name);
+}
+
+TaskId ProgramBuilder::add_fixed(StreamId s, double flops, double bytes, DType dtype,
+                                 std::string_view name, Phase phase) {
+  Task t;
+  t.kind = TaskKind::kCompute;
+  t.compute = ComputeKind::kFixed;
+  t.dtype = dtype;
+  t.phase = phase;
+  t.stream = s;
+  t.flops = flops;
+  t.bytes = bytes;
+  return add_task(t, name);
+}
+
+TaskId ProgramBuilder::add_transfer(StreamId s, std::int32_t dst_device, double bytes,
+                                    std::string_view name, Phase phase) {
+  Task t;
+  t.kind = TaskKind::kTransfer;
+  t.phase = phase;
+  t.stream = s;
+  t.peer = dst_device;
+  t.bytes = bytes;
+  if (dst_device + 1 > num_devices_) num_devices_ = dst_device + 1;
+  return add_task(t, name);
+}
+
+CollectiveId ProgramBuilder::add_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                            std::vector<std::int32_t> group, double bytes,
+                                            const std::vector<StreamId>& streams,
+                                            std::string_view name, Phase phase,
+                                            std::string reason) {
+  const auto id = static_cast<CollectiveId>(collectives_.size());
+  Collective c;
+  c.kind = kind;
+  c.algorithm = algorithm;
+  c.group = std::move(group);
+  c.bytes = bytes;
+  c.reason = std::move(reason);
+  for (size_t r = 0; r < streams.size(); ++r) {
+    Task t;
+    t.kind = TaskKind::kCollective;
+    t.phase = phase;
+    t.stream = streams[r];
+    t.collective = id;
+    t.bytes = bytes;
+    c.tasks.push_back(add_task(t, name));
+  }
+  collectives_.push_back(std::move(c));
+  return id;
+}
+
+TaskId ProgramBuilder::collective_task(CollectiveId c, int rank) const {
+  return collectives_[static_cast<size_t>(c)].tasks[static_cast<size_t>(rank)];
+}
+
+void ProgramBuilder::depend(TaskId t, TaskId on) { deps_.emplace_back(t, on); }
+
+BufferId ProgramBuilder::add_buffer(std::string_view name, std::int32_t device, double bytes,
+                                    MemoryCategory category, bool resident) {
+  buffers_.push_back(Buffer{std::string(name), device, bytes, category, resident});
+  return static_cast<BufferId>(buffers_.size() - 1);
+}
+
+void ProgramBuilder::alloc(TaskId t, BufferId b) { allocs_.emplace_back(t, b); }
+void ProgramBuilder::free(TaskId t, BufferId b) { frees_.emplace_back(t, b); }
+
+namespace {
+
+// Groups (key, value) pairs into CSR arrays over `n` keys, keeping the
+// insertion order of values within a key.
+template <class V>
+void to_csr(std::vector<std::pair<TaskId, V>>& pairs, size_t n, std::vector<std::int64_t>& off,
+            std::vector<V>& ids) {
+  off.assign(n + 1, 0);
+  for (const auto& p : pairs) ++off[static_cast<size_t>(p.first) + 1];
+  std::partial_sum(off.begin(), off.end(), off.begin());
+  ids.resize(pairs.size());
+  std::vector<std::int64_t> pos(off.begin(), off.end() - 1);
+  for (const auto& p : pairs) ids[static_cast<size_t>(pos[static_cast<size_t>(p.first)]++)] = p.second;
+}
+
+}  // namespace
+
+Result<Program> ProgramBuilder::build() && {
+  const std::string who = "program '" + name_ + "': ";
+  const auto ntasks = static_cast<TaskId>(tasks_.size());
+  const auto nstreams = static_cast<StreamId>(streams_.size());
+  auto task_label = [&](TaskId t) {
+    const Task& x = tasks_[static_cast<size_t>(t)];
+    std::string s = "task " + std::to_string(t);
+    if (x.name >= 0 && !names_[static_cast<size_t>(x.name)].empty())
+      s += " '" + names_[static_cast<size_t>(x.name)] + "'";
+    return s;
+  };
+
+  if (num_devices_ <= 0 && !tasks_.empty())
+    return Status::error(who + "has tasks but no devices");
+  for (const Stream& s : streams_)
+    if (s.device < 0 || s.device >= num_devices_)
+      return Status::error(who + "stream '" + s.name + "' is on device " +
+                           std::to_string(s.device) + "; expected a device in 0.." +
+                           std::to_string(num_devices_ - 1));
+  for (TaskId t = 0; t < ntasks; ++t) {
+    const Task& x = tasks_[static_cast<size_t>(t)];
+    if (x.stream < 0 || x.stream >= nstreams)
+      return Status::error(who + task_label(t) + " is on stream " + std::to_string(x.stream) +
+                           ", which does not exist; expected a stream in 0.." +
+                           std::to_string(nstreams - 1));
+    if (x.kind == TaskKind::kTransfer) {
+      if (x.peer < 0 || x.peer >= num_devices_)
+        return Status::error(who + task_label(t) + " sends to device " + std::to_string(x.peer) +
+                             ", which does not exist; expected a device in 0.." +
+                             std::to_string(num_devices_ - 1));
+      if (x.peer == x.device)
+        return Status::error(who + task_label(t) + " sends from device " +
+                             std::to_string(x.device) + " to itself; expected another device");
+    }
+    if (!(x.bytes >= 0) || !(x.flops >= 0))
+      return Status::error(who + task_label(t) + " has negative FLOPs or bytes");
+  }
+  for (size_t c = 0; c < collectives_.size(); ++c) {
+    const Collective& col = collectives_[c];
+    const std::string label = "collective " + std::to_string(c) +
+                              (col.tasks.empty() ? "" : " (" + task_label(col.tasks[0]) + ")");
+    if (col.group.empty()) return Status::error(who + label + " has an empty device group");
+    if (col.tasks.size() != col.group.size())
+      return Status::error(who + label + " has " + std::to_string(col.tasks.size()) +
+                           " rank tasks for a group of " + std::to_string(col.group.size()));
+    std::set<std::int32_t> seen;
+    for (size_t r = 0; r < col.group.size(); ++r) {
+      const std::int32_t d = col.group[r];
+      if (d < 0 || d >= num_devices_)
+        return Status::error(who + label + " names device " + std::to_string(d) +
+                             ", which does not exist; expected a device in 0.." +
+                             std::to_string(num_devices_ - 1));
+      if (!seen.insert(d).second)
+        return Status::error(who + label + " names device " + std::to_string(d) +
+                             " twice; expected distinct devices");
+      if (tasks_[static_cast<size_t>(col.tasks[r])].device != d)
+        return Status::error(who + label + ": rank " + std::to_string(r) + "'s task is on device " +
+                             std::to_string(tasks_[static_cast<size_t>(col.tasks[r])].device) +
+                             "; expected device " + std::to_string(d));
+    }
+    if (col.root < 0 || col.root >= static_cast<std::int32_t>(col.group.size()))
+      return Status::error(who + label + " has root " + std::to_string(col.root) +
+                           "; expected a rank in 0.." + std::to_string(col.group.size() - 1));
+  }
+  for (const auto& [t, on] : deps_) {
+    if (t < 0 || t >= ntasks || on < 0 || on >= ntasks)
+      return Status::error(who + "a dependency names task " +
+                           std::to_string((t < 0 || t >= ntasks) ? t : on) +
+                           ", which does not exist; expected a task in 0.." +
+                           std::to_string(ntasks - 1));
+  }
+  const auto nbuf = static_cast<BufferId>(buffers_.size());
+  for (const Buffer& b : buffers_)
+    if (b.device < 0 || b.device >= num_devices_)
+      return Status::error(who + "buffer '" + b.name + "' is on device " +
+                           std::to_string(b.device) + ", which does not exist");
+  std::vector<int> freed(buffers_.size(), 0), allocated(buffers_.size(), 0);
+  for (auto* list : {&allocs_, &frees_}) {
+    const bool is_free = list == &frees_;
+    for (const auto& [t, b] : *list) {
+      if (t < 0 || t >= ntasks || b < 0 || b >= nbuf)
+        return Status::error(who + "a memory effect names task " + std::to_string(t) +
+                             " and buffer " + std::to_string(b) + "; one of them does not exist");
+      const Buffer& buf = buffers_[static_cast<size_t>(b)];
+      if (buf.device != tasks_[static_cast<size_t>(t)].device)
+        return Status::error(who + task_label(t) + " on device " +
+                             std::to_string(tasks_[static_cast<size_t>(t)].device) +
+                             (is_free ? " frees" : " allocates") + " buffer '" + buf.name +
+                             "' of device " + std::to_string(buf.device));
+      int& count = is_free ? freed[static_cast<size_t>(b)] : allocated[static_cast<size_t>(b)];
+      if (++count > 1)
+        return Status::error(who + "buffer '" + buf.name + "' is " +
+                             (is_free ? "freed" : "allocated") + " twice");
+      if (!is_free && buf.resident)
+        return Status::error(who + "buffer '" + buf.name +
+                             "' is resident and also allocated by " + task_label(t));
+    }
+  }
+
+  Program p;
+  p.name = name_;
+  p.num_devices = num_devices_;
+  // Stream order as CSR.
+  {
+    std::vector<std::pair<TaskId, TaskId>> by_stream;
+    by_stream.reserve(tasks_.size());
+    for (TaskId t = 0; t < ntasks; ++t) by_stream.emplace_back(tasks_[static_cast<size_t>(t)].stream, t);
+    to_csr(by_stream, streams_.size(), p.stream_offsets_, p.stream_task_ids_);
+  }
+  to_csr(deps_, tasks_.size(), p.dep_offsets_, p.dep_ids_);
+  to_csr(allocs_, tasks_.size(), p.alloc_offsets_, p.alloc_ids_);
+  to_csr(frees_, tasks_.size(), p.free_offsets_, p.free_ids_);
+
+  // Cycle check (Kahn) over explicit deps plus stream order. A collective's
+  // rank tasks start together, so they are merged into one node: a rank
+  // waiting (through any chain) on another rank of the same collective is a
+  // deadlock, reported as a cycle.
+  {
+    std::vector<TaskId> rep(tasks_.size());
+    std::iota(rep.begin(), rep.end(), 0);
+    for (const Collective& c : collectives_)
+      for (TaskId t : c.tasks) rep[static_cast<size_t>(t)] = c.tasks[0];
+    std::vector<std::int32_t> indeg(tasks_.size(), 0);
+    std::vector<std::pair<TaskId, TaskId>> edges;  // (from, to) on representatives
+    edges.reserve(deps_.size() + tasks_.size());
+    for (const auto& [t, on] : deps_)
+      edges.emplace_back(rep[static_cast<size_t>(on)], rep[static_cast<size_t>(t)]);
+    for (StreamId s = 0; s < nstreams; ++s) {
+      auto ts = p.stream_tasks(s);
+      for (size_t i = 1; i < ts.size(); ++i)
+        edges.emplace_back(rep[static_cast<size_t>(ts[i - 1])], rep[static_cast<size_t>(ts[i])]);
+    }
+    std::vector<std::pair<TaskId, TaskId>> fwd = edges;
+    std::vector<std::int64_t> off;
+    std::vector<TaskId> succ;
+    to_csr(fwd, tasks_.size(), off, succ);
+    for (const auto& e : edges)
+      if (e.first != e.second) ++indeg[static_cast<size_t>(e.second)];
+    std::vector<TaskId> queue;
+    for (TaskId t = 0; t < ntasks; ++t)
+      if (rep[static_cast<size_t>(t)] == t && indeg[static_cast<size_t>(t)] == 0) queue.push_back(t);
+    size_t done = 0, reps = 0;
+    for (TaskId t = 0; t < ntasks; ++t) reps += rep[static_cast<size_t>(t)] == t;
+    // Self edges arise only from a rank depending on its own collective.
+    for (const auto& [t, on] : deps_)
+      if (rep[static_cast<size_t>(t)] == rep[static_cast<size_t>(on)])
+        return Status::error(who + "dependency cycle: " + task_label(t) + " -> " +
+                             task_label(on) + " (the same " +
+                             (t == on ? std::string("task") : std::string("collective")) + ")");
+    while (!queue.empty()) {
+      const TaskId t = queue.back();
+      queue.pop_back();
+      ++done;
+      for (std::int64_t i = off[static_cast<size_t>(t)]; i < off[static_cast<size_t>(t) + 1]; ++i) {
+        const TaskId u = succ[static_cast<size_t>(i)];
+        if (u == t) continue;
+        if (--indeg[static_cast<size_t>(u)] == 0) queue.push_back(u);
+      }
+    }
+    if (done != reps) {
+      // Walk back from a blocked node along blocked predecessors to name a cycle.
+      std::vector<std::vector<TaskId>> pred(tasks_.size());
+      for (const auto& e : edges)
+        if (e.first != e.second && indeg[static_cast<size_t>(e.second)] > 0 &&
+            indeg[static_cast<size_t>(e.first)] > 0)
+          pred[static_cast<size_t>(e.second)].push_back(e.first);
+      TaskId start = -1;
+      for (TaskId t = 0; t < ntasks && start < 0; ++t)
+        if (rep[static_cast<size_t>(t)] == t && indeg[static_cast<size_t>(t)] > 0 &&
+            !pred[static_cast<size_t>(t)].empty())
+          start = t;
+      std::vector<TaskId> path;
+      std::vector<int> at(tasks_.size(), -1);
+      TaskId x = start;
+      while (x >= 0 && at[static_cast<size_t>(x)] < 0) {
+        at[static_cast<size_t>(x)] = static_cast<int>(path.size());
+        path.push_back(x);
+        const auto& ps = pred[static_cast<size_t>(x)];
+        x = ps.empty() ? -1 : *std::min_element(ps.begin(), ps.end());
+      }
+      std::string cycle;
+      if (x >= 0) {
+        // "A -> B" reads "A waits for B" (as Ninja prints cycles).
+        std::vector<TaskId> loop(path.begin() + at[static_cast<size_t>(x)], path.end());
+        loop.push_back(loop.front());
+        for (size_t i = 0; i < loop.size(); ++i) cycle += (i ? " -> " : "") + task_label(loop[i]);
+      }
+      return Status::error(who + "dependency cycle: " + (cycle.empty() ? "(tasks blocked)" : cycle));
+    }
+  }
+
+  p.tasks_ = std::move(tasks_);
+  p.streams_ = std::move(streams_);
+  p.collectives_ = std::move(collectives_);
+  p.buffers_ = std::move(buffers_);
+  p.names_ = std::move(names_);
+  return p;
+}
+
+}  // namespace brigade

@@ -1,0 +1,232 @@
+// The Program: the spine every judge consumes. Per device, named streams
+// hold tasks in issue order; tasks on one stream run in order, streams run
+// concurrently, and a task may also wait on tasks of other streams or
+// devices (exactly CUDA streams + events, so the CUDA executor maps it
+// one-to-one).
+//
+// A collective is one logical operation with one task per participating
+// rank, each on that rank's own stream (as with NCCL: every rank calls
+// ncclAllReduce on its stream); it starts when every rank's task is ready.
+// A transfer is one task on the sender's stream; tasks that need the data
+// depend on it.
+//
+// Memory: buffers live on a device; a task may allocate buffers (at its
+// start) and free buffers (at its end). Resident buffers (parameters,
+// optimizer state) are live from the start without an allocating task.
+//
+// Storage is flat (struct-of-arrays-ish, CSR for dependencies and memory
+// effects, integer ids): a 10^7-task Program must fit and be fast to walk.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/model.hpp"
+#include "core/status.hpp"
+
+namespace brigade {
+
+class Topology;
+
+using TaskId = std::int32_t;
+using StreamId = std::int32_t;
+using BufferId = std::int32_t;
+using CollectiveId = std::int32_t;
+using NameId = std::int32_t;
+
+enum class TaskKind : std::uint8_t { kCompute, kTransfer, kCollective };
+std::string_view task_kind_name(TaskKind k);
+
+enum class ComputeKind : std::uint8_t {
+  kGemm,         // m x k times k x n (times `batch`), flops = 2*m*n*k*batch
+  kMemoryBound,  // streams `bytes` through memory (elementwise, norms, softmax)
+  kFixed,        // explicit flops and bytes (roofline of both)
+};
+std::string_view compute_kind_name(ComputeKind k);
+
+enum class CollectiveKind : std::uint8_t {
+  kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll
+};
+inline constexpr int kNumCollectiveKinds = 6;
+std::string_view collective_kind_name(CollectiveKind k);  // "allreduce", ...
+std::optional<CollectiveKind> parse_collective_kind(std::string_view s);
+
+enum class CollectiveAlgorithm : std::uint8_t { kRing, kTree, kHalvingDoubling, kHierarchical };
+std::string_view collective_algorithm_name(CollectiveAlgorithm a);  // "ring", "tree", ...
+std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view s);
+
+enum class MemoryCategory : std::uint8_t {
+  kParams, kGrads, kOptimizer, kActivations, kCommBuffers, kOther
+};
+inline constexpr int kNumMemoryCategories = 6;
+std::string_view memory_category_name(MemoryCategory c);  // "params", "grads", ...
+
+struct Task {
+  TaskKind kind = TaskKind::kCompute;
+  ComputeKind compute = ComputeKind::kFixed;
+  DType dtype = DType::kF32;
+  Phase phase = Phase::kForward;
+  std::int32_t device = 0;
+  StreamId stream = 0;
+  std::int64_t m = 0, n = 0, k = 0, batch = 1;  // kGemm shape
+  double flops = 0;   // compute: FLOP
+  // compute: bytes of memory traffic; transfer: payload bytes;
+  // collective: the collective's `bytes` (see Collective).
+  double bytes = 0;
+  std::int32_t peer = -1;                // transfer: destination device
+  CollectiveId collective = -1;          // collective: which one
+  std::int32_t op = -1;                  // logical model op, -1 if none
+  NameId name = -1;                      // into Program::names()
+  std::int32_t micro_batch = -1;         // pipeline micro-batch, -1 if none
+  std::int32_t layer = -1;               // model layer, -1 if none
+};
+
+struct Stream {
+  std::int32_t device = 0;
+  std::string name;  // "compute", "comm", "dp-comm", ...
+};
+
+struct Collective {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
+  std::vector<std::int32_t> group;  // devices, in rank order
+  // M, as nccl-tests' "size": AllReduce/Reduce/Broadcast: the tensor on each
+  // rank; AllGather: the gathered output (N x each rank's shard);
+  // ReduceScatter: the unreduced input on each rank (N x each rank's output);
+  // AllToAll: what each rank holds (and sends) in total.
+  double bytes = 0;
+  std::int32_t root = 0;            // Broadcast / Reduce: rank index in group
+  DType dtype = DType::kF32;
+  std::vector<TaskId> tasks;        // per rank, in group order
+  std::string reason;               // why the plan needs it ("psum over 'model': ...")
+};
+
+struct Buffer {
+  std::string name;
+  std::int32_t device = 0;
+  double bytes = 0;
+  MemoryCategory category = MemoryCategory::kOther;
+  bool resident = false;  // live from time 0 (parameters, optimizer state)
+};
+
+class ProgramBuilder;
+
+class Program {
+ public:
+  Program() = default;
+
+  std::string name;
+  int num_devices = 0;
+
+  const std::vector<Task>& tasks() const { return tasks_; }
+  const Task& task(TaskId t) const { return tasks_[static_cast<size_t>(t)]; }
+  int num_tasks() const { return static_cast<int>(tasks_.size()); }
+  // Tasks (any stream, any device) that must finish before `t` starts, in
+  // addition to its predecessor on its own stream.
+  std::span<const TaskId> deps(TaskId t) const { return csr(dep_offsets_, dep_ids_, t); }
+  std::span<const BufferId> allocs(TaskId t) const { return csr(alloc_offsets_, alloc_ids_, t); }
+  std::span<const BufferId> frees(TaskId t) const { return csr(free_offsets_, free_ids_, t); }
+
+  const std::vector<Stream>& streams() const { return streams_; }
+  std::span<const TaskId> stream_tasks(StreamId s) const {
+    return csr(stream_offsets_, stream_task_ids_, s);
+  }
+  const std::vector<Collective>& collectives() const { return collectives_; }
+  const std::vector<Buffer>& buffers() const { return buffers_; }
+  const std::vector<std::string>& names() const { return names_; }
+  std::string_view task_name(TaskId t) const;
+
+  // Checks the Program against a topology: every device exists there.
+  // (Structural checks already passed in ProgramBuilder::build.)
+  Status validate_against(const Topology& topology) const;
+
+  // Totals, for tests and reports.
+  double total_flops() const;
+
+ private:
+  friend class ProgramBuilder;
+  template <class T>
+  static std::span<const T> csr(const std::vector<std::int64_t>& off, const std::vector<T>& ids,
+                                std::int32_t i) {
+    const auto b = static_cast<size_t>(off[static_cast<size_t>(i)]);
+    const auto e = static_cast<size_t>(off[static_cast<size_t>(i) + 1]);
+    return std::span<const T>(ids.data() + b, e - b);
+  }
+  std::vector<Task> tasks_;
+  std::vector<Stream> streams_;
+  std::vector<Collective> collectives_;
+  std::vector<Buffer> buffers_;
+  std::vector<std::string> names_;
+  std::vector<std::int64_t> dep_offsets_{0}, alloc_offsets_{0}, free_offsets_{0}, stream_offsets_{0};
+  std::vector<TaskId> dep_ids_, stream_task_ids_;
+  std::vector<BufferId> alloc_ids_, free_ids_;
+};
+
+// Builds a Program. Tasks are issued on their stream in the order they are
+// added. Not thread-safe.
+class ProgramBuilder {
+ public:
+  explicit ProgramBuilder(std::string name = "", int num_devices = 0);
+
+  // The stream of this name on this device, created on first use.
+  StreamId stream(std::int32_t device, std::string_view name);
+  NameId intern(std::string_view name);
+
+  TaskId add_gemm(StreamId s, std::int64_t m, std::int64_t n, std::int64_t k, DType dtype,
+                  std::string_view name, Phase phase = Phase::kForward, std::int64_t batch = 1);
+  TaskId add_memory_bound(StreamId s, double bytes, DType dtype, std::string_view name,
+                          Phase phase = Phase::kForward, double flops = 0);
+  TaskId add_fixed(StreamId s, double flops, double bytes, DType dtype, std::string_view name,
+                   Phase phase = Phase::kForward);
+  TaskId add_transfer(StreamId s, std::int32_t dst_device, double bytes, std::string_view name,
+                      Phase phase = Phase::kForward);
+  // One task per rank, rank r's task on streams[r] (a stream of group[r]).
+  CollectiveId add_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                              std::vector<std::int32_t> group, double bytes,
+                              const std::vector<StreamId>& streams, std::string_view name,
+                              Phase phase = Phase::kBackward, std::string reason = "");
+  // The per-rank task of a collective.
+  TaskId collective_task(CollectiveId c, int rank) const;
+
+  // `t` starts only after `on` finished.
+  void depend(TaskId t, TaskId on);
+  BufferId add_buffer(std::string_view name, std::int32_t device, double bytes,
+                      MemoryCategory category, bool resident = false);
+  void alloc(TaskId t, BufferId b);
+  void free(TaskId t, BufferId b);
+
+  // Direct access for setting optional fields (op, layer, micro_batch, ...).
+  Task& task(TaskId t) { return tasks_[static_cast<size_t>(t)]; }
+  Collective& collective(CollectiveId c) { return collectives_[static_cast<size_t>(c)]; }
+  int num_tasks() const { return static_cast<int>(tasks_.size()); }
+
+  // Checks and freezes: ids in range, a task's stream on the task's device,
+  // collective groups non-empty and without repeated devices, rank tasks on
+  // their rank's device, transfer peers valid, no dependency cycle (stream
+  // order included; the message names the cycle), buffers freed once, on
+  // their own device. Errors: "program 'NAME': ...".
+  Result<Program> build() &&;
+
+ private:
+  TaskId add_task(Task t, std::string_view name);
+  std::string name_;
+  int num_devices_;
+  std::vector<Task> tasks_;
+  std::vector<Stream> streams_;
+  std::vector<Collective> collectives_;
+  std::vector<Buffer> buffers_;
+  std::vector<std::string> names_;
+  std::vector<std::pair<TaskId, TaskId>> deps_;       // (task, on)
+  std::vector<std::pair<TaskId, BufferId>> allocs_, frees_;
+  struct Index;
+  std::shared_ptr<Index> index_;  // name/stream lookup tables
+};
+
+}  // namespace brigade

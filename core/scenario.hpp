@@ -1,0 +1,132 @@
+// A scenario file: topology, model, training options, strategy, and the
+// JAX-style or manual placement. YAML, or JSON (read through the same YAML
+// parser, JSON being YAML 1.2's subset, so both get line:column errors).
+// Every key is documented in docs/scenario-format.md.
+//
+// Parsing checks syntax, keys (with "did you mean"), types, units and
+// ranges. Semantic checks that need the planner (batch divisible by the data
+// degree, ...) happen there, citing positions through Scenario::where().
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model.hpp"
+#include "core/profile.hpp"
+#include "core/program.hpp"
+#include "core/status.hpp"
+#include "core/topology.hpp"
+
+namespace brigade {
+
+struct MlpSpec {
+  std::int64_t batch = 0;
+  std::vector<std::int64_t> widths;  // [in, hidden..., out]; one layer per consecutive pair
+  DType dtype = DType::kF32;
+  std::string activation = "relu";   // relu, gelu, none
+  bool bias = true;
+};
+
+struct TransformerSpec {
+  std::int64_t layers = 0;
+  std::int64_t hidden = 0;
+  std::int64_t heads = 0;
+  std::int64_t seq = 0;
+  std::int64_t vocab = 0;
+  double ffn_ratio = 4.0;
+  DType dtype = DType::kBF16;
+};
+
+enum class ModelKind { kNone, kMlp, kTransformer, kGraph };
+
+enum class Recompute { kNone, kSelective, kFull };
+std::string_view recompute_name(Recompute r);
+
+enum class Optimizer { kAdam, kSgd, kNone };
+
+struct TrainingSpec {
+  bool inference = false;            // forward only (no gradients, no optimizer)
+  std::int64_t global_batch = 0;     // 0: the model's batch
+  std::int64_t micro_batch = 0;      // 0: global_batch / data
+  Optimizer optimizer = Optimizer::kAdam;
+  bool mixed_precision = true;       // 16-bit weights/grads + fp32 master copy in Adam
+  Recompute recompute = Recompute::kNone;
+};
+
+enum class PipelineSchedule { kGpipe, k1F1B, kInterleaved };
+std::string_view schedule_name(PipelineSchedule s);
+
+// How a data-parallel axis splits the batch (see DESIGN.md, "Batch sharding").
+enum class DataMode {
+  kBatch,  // NamedSharding(mesh, P('data')) / shard_map: B rows in N blocks
+  kPmap,   // jax.pmap proper: the leading axis is the device axis (size <= N)
+};
+
+struct StrategySpec {
+  int data = 1;
+  int tensor = 1;
+  int pipeline = 1;
+  bool sequence_parallel = false;
+  PipelineSchedule schedule = PipelineSchedule::k1F1B;
+  int virtual_stages = 1;            // interleaved 1F1B: model chunks per device
+  int zero = 0;                      // 0 (none), 1, 2, 3 (3 = FSDP)
+  DataMode data_mode = DataMode::kBatch;
+  // Rank mapping, innermost first: default tensor, data, pipeline (tensor
+  // groups inside a node first).
+  std::vector<std::string> rank_order = {"tensor", "data", "pipeline"};
+  double bucket_bytes = 25e6;        // gradient AllReduce bucket (PyTorch DDP's 25 MB default)
+  bool overlap = true;               // overlap gradient communication with backward
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
+};
+
+struct MeshSpec {
+  std::vector<std::int64_t> shape;
+  std::vector<std::string> axes;
+};
+
+struct SimulationSpec {
+  std::string network = "flow";             // flow | ideal
+  std::map<int, double> speed;              // device -> speed factor (0.5 = half speed)
+};
+
+struct Scenario {
+  std::string path;  // the file it came from
+  std::string name;
+  std::string description;
+
+  Topology topology;                // resolved preset or custom topology
+  HardwareProfile profile;          // defaults, or the file named by `profile:`
+  std::string profile_path;
+
+  ModelKind model_kind = ModelKind::kNone;
+  MlpSpec mlp;
+  TransformerSpec transformer;
+  Model graph;                      // explicit graph (ModelKind::kGraph), shapes inferred
+
+  TrainingSpec training;
+  StrategySpec strategy;
+  bool has_strategy = false;
+
+  std::map<std::string, int> placement;   // op name -> device id (jit(f, device=...))
+  std::map<std::string, int> device_put;  // tensor name -> device id
+  std::optional<MeshSpec> mesh;
+  // tensor -> one entry per dimension: a mesh axis name or "" (None)
+  std::map<std::string, std::vector<std::string>> shardings;
+  SimulationSpec simulation;
+
+  // Where a key was written: where("strategy.data"), where("placement.mm2"),
+  // where("model.graph.ops[2]"). Falls back to the file alone.
+  SourcePos where(const std::string& key) const;
+  std::map<std::string, SourcePos> positions;
+};
+
+// Reads a scenario (.yaml, .yml or .json). Errors are one line:
+//   "FILE:LINE:COL: error: found X; expected Y"
+Result<Scenario> load_scenario(const std::string& path);
+// The same from text (for tests); `filename` is used in messages.
+Result<Scenario> parse_scenario(const std::string& text, const std::string& filename);
+
+}  // namespace brigade

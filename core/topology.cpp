@@ -1,0 +1,263 @@
+#include "core/topology.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <mutex>
+#include <set>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/visitors.hpp>
+
+namespace brigade {
+
+std::string_view device_kind_name(DeviceKind k) {
+  switch (k) {
+    case DeviceKind::kGpu: return "gpu";
+    case DeviceKind::kCpu: return "cpu";
+    case DeviceKind::kTpu: return "tpu";
+  }
+  return "?";
+}
+
+std::string_view link_class_name(LinkClass c) {
+  switch (c) {
+    case LinkClass::kNvlink: return "nvlink";
+    case LinkClass::kPcie: return "pcie";
+    case LinkClass::kInfiniband: return "infiniband";
+    case LinkClass::kEthernet: return "ethernet";
+    case LinkClass::kSharedMemory: return "shm";
+  }
+  return "?";
+}
+
+std::optional<LinkClass> parse_link_class(std::string_view s) {
+  for (int i = 0; i < kNumLinkClasses; ++i) {
+    auto c = static_cast<LinkClass>(i);
+    if (link_class_name(c) == s) return c;
+  }
+  if (s == "ib") return LinkClass::kInfiniband;
+  if (s == "shared-memory") return LinkClass::kSharedMemory;
+  return std::nullopt;
+}
+
+struct Topology::RouteCache {
+  std::mutex mu;
+  // per source device: routes to every device (nullptr until computed)
+  std::vector<std::unique_ptr<std::vector<Route>>> by_source;
+};
+
+Topology::Topology() : routes_(std::make_unique<RouteCache>()) {}
+Topology::Topology(const Topology& o)
+    : preset(o.preset),
+      devices_(o.devices_),
+      switches_(o.switches_),
+      links_(o.links_),
+      routes_(std::make_unique<RouteCache>()) {}
+Topology& Topology::operator=(const Topology& o) {
+  if (this != &o) {
+    preset = o.preset;
+    devices_ = o.devices_;
+    switches_ = o.switches_;
+    links_ = o.links_;
+    routes_ = std::make_unique<RouteCache>();
+  }
+  return *this;
+}
+Topology::Topology(Topology&&) noexcept = default;
+Topology& Topology::operator=(Topology&&) noexcept = default;
+Topology::~Topology() = default;
+
+void Topology::invalidate_routes() {
+  if (!routes_) routes_ = std::make_unique<RouteCache>();
+  std::lock_guard<std::mutex> lock(routes_->mu);
+  routes_->by_source.clear();
+}
+
+int Topology::add_device(Device d) {
+  d.id = num_devices();
+  if (d.name.empty()) d.name = std::string(device_kind_name(d.kind)) + std::to_string(d.id);
+  devices_.push_back(std::move(d));
+  invalidate_routes();
+  return devices_.back().id;
+}
+
+int Topology::add_switch(Switch s) {
+  switches_.push_back(std::move(s));
+  invalidate_routes();
+  return num_vertices() - 1;
+}
+
+int Topology::add_link(Link l) {
+  links_.push_back(std::move(l));
+  invalidate_routes();
+  return static_cast<int>(links_.size()) - 1;
+}
+
+int Topology::num_nodes() const {
+  int n = 0;
+  for (const Device& d : devices_) n = std::max(n, d.node + 1);
+  return n;
+}
+
+std::string Topology::vertex_name(int v) const {
+  if (v >= 0 && v < num_devices()) return devices_[static_cast<size_t>(v)].name;
+  const int s = v - num_devices();
+  if (s >= 0 && s < static_cast<int>(switches_.size())) return switches_[static_cast<size_t>(s)].name;
+  return "vertex" + std::to_string(v);
+}
+
+int Topology::channel_from(ChannelId c) const {
+  const Link& l = links_[static_cast<size_t>(link_of(c))];
+  return (c % 2 == 0) ? l.a : l.b;
+}
+
+int Topology::channel_to(ChannelId c) const {
+  const Link& l = links_[static_cast<size_t>(link_of(c))];
+  return (c % 2 == 0) ? l.b : l.a;
+}
+
+namespace {
+
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
+                                    boost::no_property, boost::property<boost::edge_index_t, int>>;
+
+Graph make_graph(int vertices, const std::vector<Link>& links) {
+  Graph g(static_cast<size_t>(vertices));
+  for (size_t i = 0; i < links.size(); ++i)
+    boost::add_edge(static_cast<size_t>(links[i].a), static_cast<size_t>(links[i].b),
+                    static_cast<int>(i), g);
+  return g;
+}
+
+std::vector<int> hop_distances(const Graph& g, int source) {
+  std::vector<int> dist(boost::num_vertices(g), -1);
+  dist[static_cast<size_t>(source)] = 0;
+  boost::breadth_first_search(
+      g, boost::vertex(static_cast<size_t>(source), g),
+      boost::visitor(boost::make_bfs_visitor(boost::record_distances(
+          boost::make_iterator_property_map(dist.begin(), boost::get(boost::vertex_index, g)),
+          boost::on_tree_edge()))));
+  return dist;
+}
+
+}  // namespace
+
+Status Topology::validate() const {
+  if (devices_.empty()) return Status::error("topology has no devices; expected at least one");
+  std::set<std::string> names;
+  for (const Device& d : devices_) {
+    if (!names.insert(d.name).second)
+      return Status::error("topology: device name '" + d.name + "' is used twice; expected unique names");
+    if (!(d.memory_bytes > 0))
+      return Status::error("topology: device '" + d.name + "' has memory " +
+                           std::to_string(d.memory_bytes) + "; expected a positive size");
+  }
+  for (const Switch& s : switches_)
+    if (!names.insert(s.name).second)
+      return Status::error("topology: name '" + s.name + "' is used twice; expected unique names");
+  const int v = num_vertices();
+  for (size_t i = 0; i < links_.size(); ++i) {
+    const Link& l = links_[i];
+    const std::string what = "topology: link '" + (l.name.empty() ? std::to_string(i) : l.name) + "'";
+    if (l.a < 0 || l.a >= v || l.b < 0 || l.b >= v)
+      return Status::error(what + " joins a vertex that does not exist; expected vertices 0.." +
+                           std::to_string(v - 1));
+    if (l.a == l.b) return Status::error(what + " joins '" + vertex_name(l.a) + "' to itself");
+    if (!(l.bandwidth_bytes_per_second > 0))
+      return Status::error(what + " has bandwidth " + std::to_string(l.bandwidth_bytes_per_second) +
+                           "; expected a positive bandwidth");
+    if (!(l.latency_seconds >= 0))
+      return Status::error(what + " has latency " + std::to_string(l.latency_seconds) +
+                           "; expected a latency >= 0");
+  }
+  if (num_devices() > 1) {
+    const Graph g = make_graph(v, links_);
+    const std::vector<int> dist = hop_distances(g, 0);
+    for (const Device& d : devices_)
+      if (dist[static_cast<size_t>(d.id)] < 0)
+        return Status::error("topology: device '" + d.name + "' cannot reach device '" +
+                             devices_[0].name + "'; expected a connected topology");
+  }
+  return Status::ok();
+}
+
+const Route& Topology::route(int src, int dst) const {
+  std::lock_guard<std::mutex> lock(routes_->mu);
+  auto& cache = routes_->by_source;
+  if (cache.empty()) cache.resize(devices_.size());
+  auto& slot = cache[static_cast<size_t>(src)];
+  if (!slot) {
+    const int nv = num_vertices();
+    const Graph g = make_graph(nv, links_);
+    const std::vector<int> dist = hop_distances(g, src);
+    // Widest bottleneck among shortest paths, then lowest latency, then the
+    // lowest predecessor vertex: processed in order of hop distance.
+    std::vector<int> order(static_cast<size_t>(nv));
+    for (int i = 0; i < nv; ++i) order[static_cast<size_t>(i)] = i;
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+      return dist[static_cast<size_t>(x)] < dist[static_cast<size_t>(y)];
+    });
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<double> bw(static_cast<size_t>(nv), 0), lat(static_cast<size_t>(nv), inf);
+    std::vector<int> via(static_cast<size_t>(nv), -1);  // channel into the vertex
+    bw[static_cast<size_t>(src)] = inf;
+    lat[static_cast<size_t>(src)] = 0;
+    for (int x : order) {
+      const int dx = dist[static_cast<size_t>(x)];
+      if (dx <= 0) continue;
+      auto [ei, ee] = boost::out_edges(static_cast<size_t>(x), g);
+      for (; ei != ee; ++ei) {
+        const int u = static_cast<int>(boost::target(*ei, g));
+        if (dist[static_cast<size_t>(u)] != dx - 1) continue;
+        const int li = boost::get(boost::edge_index, g, *ei);
+        const Link& l = links_[static_cast<size_t>(li)];
+        const double cbw = std::min(bw[static_cast<size_t>(u)], l.bandwidth_bytes_per_second);
+        const double clat = lat[static_cast<size_t>(u)] + l.latency_seconds;
+        const ChannelId ch = channel_of(li, /*reverse=*/l.a != u);
+        const int cur = via[static_cast<size_t>(x)];
+        bool better = cur < 0;
+        if (!better) {
+          const double obw = bw[static_cast<size_t>(x)], olat = lat[static_cast<size_t>(x)];
+          if (cbw != obw) better = cbw > obw;
+          else if (clat != olat) better = clat < olat;
+          else better = u < channel_from(cur);
+        }
+        if (better) {
+          bw[static_cast<size_t>(x)] = cbw;
+          lat[static_cast<size_t>(x)] = clat;
+          via[static_cast<size_t>(x)] = ch;
+        }
+      }
+    }
+    auto routes = std::make_unique<std::vector<Route>>(devices_.size());
+    for (int d = 0; d < num_devices(); ++d) {
+      Route& r = (*routes)[static_cast<size_t>(d)];
+      if (d == src) {
+        r.bandwidth_bytes_per_second = inf;
+        continue;
+      }
+      if (dist[static_cast<size_t>(d)] < 0) continue;  // unreachable: validate() reports it
+      for (int x = d; x != src;) {
+        const ChannelId ch = via[static_cast<size_t>(x)];
+        r.channels.push_back(ch);
+        x = channel_from(ch);
+      }
+      std::reverse(r.channels.begin(), r.channels.end());
+      r.latency_seconds = lat[static_cast<size_t>(d)];
+      r.bandwidth_bytes_per_second = bw[static_cast<size_t>(d)];
+      double slowest = inf;
+      for (ChannelId ch : r.channels) {
+        const Link& l = links_[static_cast<size_t>(link_of(ch))];
+        if (l.bandwidth_bytes_per_second < slowest) {
+          slowest = l.bandwidth_bytes_per_second;
+          r.slowest_class = l.link_class;
+        }
+      }
+    }
+    slot = std::move(routes);
+  }
+  return (*slot)[static_cast<size_t>(dst)];
+}
+
+}  // namespace brigade

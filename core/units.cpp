@@ -1,0 +1,156 @@
+#include "core/units.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace brigade {
+namespace {
+
+struct Unit {
+  const char* name;
+  double scale;
+};
+
+// Longest names first within a table is not needed: we match the whole suffix.
+const std::vector<Unit> kByteUnits = {
+    {"B", 1},        {"KB", 1e3},     {"MB", 1e6},          {"GB", 1e9},
+    {"TB", 1e12},    {"PB", 1e15},    {"KiB", 1024.0},      {"MiB", 1048576.0},
+    {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}, {"kB", 1e3}, {"bytes", 1}};
+
+const std::vector<Unit> kTimeUnits = {{"s", 1},     {"ms", 1e-3}, {"us", 1e-6},
+                                      {"µs", 1e-6}, {"ns", 1e-9}, {"min", 60}};
+
+const std::vector<Unit> kBandwidthUnits = {
+    {"B/s", 1},          {"KB/s", 1e3},          {"MB/s", 1e6},         {"GB/s", 1e9},
+    {"TB/s", 1e12},      {"KiB/s", 1024.0},      {"MiB/s", 1048576.0},  {"GiB/s", 1073741824.0},
+    {"TiB/s", 1099511627776.0},
+    {"bps", 0.125},      {"Kbps", 1e3 / 8},      {"Mbps", 1e6 / 8},     {"Gbps", 1e9 / 8},
+    {"Tbps", 1e12 / 8},  {"b/s", 0.125},         {"Kb/s", 1e3 / 8},     {"Mb/s", 1e6 / 8},
+    {"Gb/s", 1e9 / 8},   {"Tb/s", 1e12 / 8}};
+
+const std::vector<Unit> kFlopRateUnits = {
+    {"FLOPS", 1},     {"FLOP/s", 1},     {"GFLOPS", 1e9},  {"GFLOP/s", 1e9}, {"TFLOPS", 1e12},
+    {"TFLOP/s", 1e12}, {"PFLOPS", 1e15}, {"PFLOP/s", 1e15}, {"MFLOPS", 1e6}, {"MFLOP/s", 1e6}};
+
+const std::vector<Unit> kFlopUnits = {{"FLOP", 1},    {"KFLOP", 1e3},  {"MFLOP", 1e6},
+                                      {"GFLOP", 1e9}, {"TFLOP", 1e12}, {"PFLOP", 1e15},
+                                      {"EFLOP", 1e18}};
+
+const std::vector<Unit>& units_for(Dimension dim) {
+  static const std::vector<Unit> kNone;
+  switch (dim) {
+    case Dimension::kBytes: return kByteUnits;
+    case Dimension::kSeconds: return kTimeUnits;
+    case Dimension::kBytesPerSecond: return kBandwidthUnits;
+    case Dimension::kFlopsPerSecond: return kFlopRateUnits;
+    case Dimension::kFlops: return kFlopUnits;
+    case Dimension::kNumber: return kNone;
+  }
+  return kNone;
+}
+
+std::string trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::string with_prefix(double v, const char* const* names, const double* scales, int count,
+                        const char* unit) {
+  int i = count - 1;
+  while (i > 0 && std::fabs(v) < scales[i]) --i;
+  const double x = v / scales[i];
+  char buf[64];
+  if (std::fabs(x) >= 100 || x == 0)
+    std::snprintf(buf, sizeof buf, "%.0f %s%s", x, names[i], unit);
+  else if (std::fabs(x) >= 10)
+    std::snprintf(buf, sizeof buf, "%.1f %s%s", x, names[i], unit);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f %s%s", x, names[i], unit);
+  return buf;
+}
+
+}  // namespace
+
+std::string_view dimension_hint(Dimension dim) {
+  switch (dim) {
+    case Dimension::kBytes: return "a size such as 80GiB, 1.5GB or 4096 (bytes)";
+    case Dimension::kSeconds: return "a duration such as 5us, 2ms or 0.001 (seconds)";
+    case Dimension::kBytesPerSecond:
+      return "a bandwidth such as 25GB/s, 200Gbps or 1e9 (bytes per second)";
+    case Dimension::kFlopsPerSecond:
+      return "a compute rate such as 312TFLOPS or 1e12 (FLOP per second)";
+    case Dimension::kFlops: return "a FLOP count such as 3.2TFLOP or 1e12";
+    case Dimension::kNumber: return "a number";
+  }
+  return "a number";
+}
+
+Result<double> parse_quantity(std::string_view text, Dimension dim) {
+  const std::string s = trim(text);
+  auto fail = [&]() {
+    return Status::error("found '" + std::string(text) + "'; expected " +
+                         std::string(dimension_hint(dim)));
+  };
+  if (s.empty()) return fail();
+  const char* begin = s.c_str();
+  char* end = nullptr;
+  const double number = std::strtod(begin, &end);
+  if (end == begin) return fail();
+  // strtod accepts "inf" and "nan"; quantities must be finite.
+  if (!std::isfinite(number)) return fail();
+  const std::string suffix = trim(std::string_view(end));
+  if (suffix.empty()) return number;
+  for (const Unit& u : units_for(dim)) {
+    if (suffix == u.name) return number * u.scale;
+  }
+  return fail();
+}
+
+std::string format_seconds(double seconds) {
+  static const char* names[] = {"n", "u", "m", ""};
+  static const double scales[] = {1e-9, 1e-6, 1e-3, 1};
+  if (seconds == 0) return "0 s";
+  return with_prefix(seconds, names, scales, 4, "s");
+}
+
+std::string format_bytes(double bytes) {
+  static const char* names[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
+  static const double scales[] = {1, 1024.0, 1048576.0, 1073741824.0, 1099511627776.0,
+                                  1125899906842624.0};
+  return with_prefix(bytes, names, scales, 6, "B");
+}
+
+std::string format_bandwidth(double bytes_per_s) {
+  static const char* names[] = {"", "K", "M", "G", "T"};
+  static const double scales[] = {1, 1e3, 1e6, 1e9, 1e12};
+  return with_prefix(bytes_per_s, names, scales, 5, "B/s");
+}
+
+std::string format_flops(double flops) {
+  static const char* names[] = {"", "K", "M", "G", "T", "P", "E"};
+  static const double scales[] = {1, 1e3, 1e6, 1e9, 1e12, 1e15, 1e18};
+  return with_prefix(flops, names, scales, 7, "FLOP");
+}
+
+std::string format_flops_rate(double flops_per_s) {
+  static const char* names[] = {"", "K", "M", "G", "T", "P", "E"};
+  static const double scales[] = {1, 1e3, 1e6, 1e9, 1e12, 1e15, 1e18};
+  return with_prefix(flops_per_s, names, scales, 7, "FLOP/s");
+}
+
+std::string format_count(double n) {
+  static const char* names[] = {"", "K", "M", "B", "T"};
+  static const double scales[] = {1, 1e3, 1e6, 1e9, 1e12};
+  std::string s = with_prefix(n, names, scales, 5, "");
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+}  // namespace brigade
