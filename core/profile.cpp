@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace brigade {
 
@@ -119,6 +120,22 @@ double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, doub
   if (bytes > 0 && d.memory_bandwidth_bytes_per_second > 0)
     memory = bytes / (d.memory_bandwidth_bytes_per_second * std::max(p.memory_efficiency, 1e-6));
   return p.launch_overhead_seconds + std::max(compute, memory);
+}
+
+double route_alpha_seconds(const Route& route, const HardwareProfile& profile) {
+  if (route.channels.empty()) return 0;
+  const double a = profile.for_link(route.slowest_class).alpha_seconds;
+  return a >= 0 ? a : route.latency_seconds;
+}
+
+double route_bandwidth_bytes_per_second(const Route& route, const Topology& topology,
+                                        const HardwareProfile& profile) {
+  double bw = std::numeric_limits<double>::infinity();
+  for (ChannelId c : route.channels) {
+    const Link& l = topology.links()[static_cast<size_t>(link_of(c))];
+    bw = std::min(bw, l.bandwidth_bytes_per_second * profile.for_link(l.link_class).bandwidth_efficiency);
+  }
+  return bw;
 }
 
 }  // namespace brigade

@@ -68,6 +68,15 @@ struct HardwareProfile {
 double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, double flops,
                       double bytes);
 
+// The alpha-beta parameters every judge uses for a message along a route:
+// alpha = the profile's alpha for the route's bottleneck link class when it
+// gives one (>= 0), else the route's summed link latencies; bandwidth = the
+// minimum over the route's links of bandwidth x that class's efficiency.
+// A route from a device to itself has alpha 0 and infinite bandwidth.
+double route_alpha_seconds(const Route& route, const HardwareProfile& profile);
+double route_bandwidth_bytes_per_second(const Route& route, const Topology& topology,
+                                        const HardwareProfile& profile);
+
 // Profile files (YAML; format in docs/scenario-format.md, "Profile files").
 Result<HardwareProfile> load_profile(const std::string& path);
 Status save_profile(const HardwareProfile& profile, const std::string& path);

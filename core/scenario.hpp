@@ -40,7 +40,17 @@ struct TransformerSpec {
   DType dtype = DType::kBF16;
 };
 
-enum class ModelKind { kNone, kMlp, kTransformer, kGraph };
+// One collective on its own, like an nccl-tests run (the seed's "ring
+// AllReduce of M bytes over N devices").
+struct CollectiveBenchSpec {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
+  double bytes = 0;            // as Collective::bytes (nccl-tests "size")
+  DType dtype = DType::kF32;
+  std::vector<int> group;      // devices; empty = all devices
+};
+
+enum class ModelKind { kNone, kMlp, kTransformer, kGraph, kCollective };
 
 enum class Recompute { kNone, kSelective, kFull };
 std::string_view recompute_name(Recompute r);
@@ -105,6 +115,7 @@ struct Scenario {
   MlpSpec mlp;
   TransformerSpec transformer;
   Model graph;                      // explicit graph (ModelKind::kGraph), shapes inferred
+  CollectiveBenchSpec collective;   // ModelKind::kCollective
 
   TrainingSpec training;
   StrategySpec strategy;
