@@ -1,0 +1,720 @@
+// The CPU backend: a Program run by host threads.
+//
+// Threads: one per stream (a device is the set of its streams' threads), so
+// that the streams of one device run concurrently as CUDA streams do, and a
+// rank blocked in a collective on its communication stream never stalls its
+// compute stream. Each thread runs its stream's tasks in order; a task first
+// waits for its cross-stream dependencies (per-task completion flags under
+// one condition variable: the events of this backend).
+//
+// Memory: the Program's buffers are allocated for real (resident ones before
+// the first step, the others when their task starts; a first allocation is
+// touched page by page, later steps reuse freed blocks of the same size, as a
+// caching allocator does) and freed when their task ends. Kernels work in
+// per-stream workspaces allocated once per run. docs/executors.md has the rest.
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+#include "core/profile.hpp"
+#include "core/topology.hpp"
+#include "core/units.hpp"
+#include "realexec/cpu_kernels.hpp"
+#include "realexec/executor.hpp"
+#include "realexec/memory_ledger.hpp"
+#include "realexec/pattern.hpp"
+#include "realexec/ring.hpp"
+
+namespace brigade::realexec {
+namespace {
+
+using cpu::Element;
+using cpu::HostBuffer;
+
+constexpr const char* kWho = "cpu backend";
+
+std::string task_label(const Program& p, TaskId t) {
+  std::string s = "task " + std::to_string(t);
+  const auto name = p.task_name(t);
+  if (!name.empty()) s += " '" + std::string(name) + "'";
+  return s;
+}
+
+std::string device_label(const Topology& topo, int d) {
+  return "device " + std::to_string(d) + " '" + topo.device(d).name + "'";
+}
+
+// A barrier that an aborting run can break. The last thread to arrive runs
+// `on_complete` (under the lock, so what it writes is visible to every thread
+// the barrier releases) before releasing the others. Waiters spin briefly
+// (yielding) before they sleep: a step of a ring is often shorter than a
+// futex wake-up.
+class StepBarrier {
+ public:
+  explicit StepBarrier(int n) : n_(n) {}
+
+  template <class F>
+  bool arrive_and_wait(const std::atomic<bool>& abort, F&& on_complete) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (abort.load()) return false;
+    const std::uint64_t gen = generation_.load();
+    if (++arrived_ == n_) {
+      on_complete();
+      arrived_ = 0;
+      generation_.store(gen + 1);
+      lock.unlock();
+      cv_.notify_all();
+      return true;
+    }
+    lock.unlock();
+    for (int i = 0; i < 64; ++i) {
+      if (generation_.load() != gen) return true;
+      if (abort.load()) return false;
+      std::this_thread::yield();
+    }
+    lock.lock();
+    cv_.wait(lock, [&] { return generation_.load() != gen || abort.load(); });
+    return generation_.load() != gen;
+  }
+
+  void wake_all() {
+    { std::lock_guard<std::mutex> lock(mu_); }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int n_;
+  int arrived_ = 0;
+  std::atomic<std::uint64_t> generation_{0};
+};
+
+// Where a fixed kernel spends its time on this device, by the roofline
+// (core/profile.hpp, kernel_seconds): compute-bound kernels run as a GEMM of
+// their FLOPs, memory-bound ones as a stream of their bytes.
+bool fixed_runs_as_gemm(const Task& t, const Device& d) {
+  if (!(t.flops > 0)) return false;
+  double peak = d.peak_flops_per_second[static_cast<size_t>(dtype_index(t.dtype))];
+  if (!(peak > 0)) peak = d.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
+  const double compute = peak > 0 ? t.flops / peak : 0;
+  const double memory =
+      d.memory_bandwidth_bytes_per_second > 0 ? t.bytes / d.memory_bandwidth_bytes_per_second : 0;
+  return compute >= memory;
+}
+
+bool gemm_in_f64(DType t) { return t == DType::kF64; }
+
+// GEMM shape of a compute task that runs as a GEMM (false: it streams).
+bool gemm_shape(const Task& t, const Device& d, std::int64_t* m, std::int64_t* n,
+                std::int64_t* k, std::int64_t* batch) {
+  if (t.compute == ComputeKind::kGemm) {
+    *m = t.m, *n = t.n, *k = t.k, *batch = std::max<std::int64_t>(1, t.batch);
+    return true;
+  }
+  if (t.compute == ComputeKind::kFixed && fixed_runs_as_gemm(t, d)) {
+    cpu::fixed_gemm_shape(t.flops, m, n, k);
+    *batch = 1;
+    return true;
+  }
+  return false;
+}
+
+struct CollectiveShape {
+  Element element = Element::kF32;
+  std::int64_t count = 0;  // elements of M
+  int chunks = 1;
+  int steps = 1;
+};
+
+CollectiveShape collective_shape(const Collective& c) {
+  CollectiveShape s;
+  s.element = cpu::collective_element(c.dtype).value_or(Element::kF32);
+  const auto eb = static_cast<double>(cpu::element_bytes(s.element));
+  s.count = static_cast<std::int64_t>(c.bytes / eb);
+  const int n = static_cast<int>(c.group.size());
+  s.chunks = chain_chunks(s.count, eb);
+  s.steps = ring_steps(c.kind, n, s.chunks);
+  return s;
+}
+
+// Kernel workspaces of one stream, allocated once per run.
+struct Workspace {
+  HostBuffer gemm;
+  int gemm_filled_as = 0;  // 0: not yet, 4: f32 operands, 8: f64 operands
+  HostBuffer scratch;                     // streaming kernels
+  std::map<Element, HostBuffer> coll_in;  // filled with input_value(device, i)
+  HostBuffer coll_out;
+  HostBuffer xfer_src;
+  std::map<int, HostBuffer> xfer_dst;     // by destination device (memory "of" that device)
+};
+
+// Physical blocks of the Program's buffers, reused across steps by size.
+class BufferPool {
+ public:
+  Result<std::byte*> acquire(BufferId b, std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = free_.find(bytes);
+    HostBuffer block;
+    if (it != free_.end()) {
+      block = std::move(it->second);
+      free_.erase(it);
+    } else {
+      auto fresh = HostBuffer::allocate(bytes);
+      if (!fresh.is_ok()) return fresh.status();
+      block = std::move(fresh).value();
+    }
+    std::byte* p = block.data();
+    live_[b] = std::move(block);
+    return p;
+  }
+  void release(BufferId b) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = live_.find(b);
+    if (it == live_.end()) return;
+    const std::size_t n = it->second.size();
+    free_.emplace(n, std::move(it->second));
+    live_.erase(it);
+  }
+
+ private:
+  std::mutex mu_;
+  std::multimap<std::size_t, HostBuffer> free_;
+  std::map<BufferId, HostBuffer> live_;
+};
+
+struct CollectiveRun {
+  explicit CollectiveRun(int n) : barrier(n), in(static_cast<size_t>(n)), out(static_cast<size_t>(n)) {}
+  StepBarrier barrier;
+  std::vector<const std::byte*> in;
+  std::vector<std::byte*> out;
+  double start_seconds = 0;
+  std::vector<double> step_end_seconds;
+};
+
+// What the threads of one step share.
+struct StepState {
+  explicit StepState(const Program& p) : done(static_cast<size_t>(p.num_tasks())) {
+    for (auto& d : done) d.store(0);
+    for (const Collective& c : p.collectives()) {
+      colls.push_back(std::make_unique<CollectiveRun>(static_cast<int>(c.group.size())));
+      colls.back()->step_end_seconds.assign(static_cast<size_t>(collective_shape(c).steps), 0.0);
+    }
+  }
+  std::vector<std::atomic<std::uint8_t>> done;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<bool> abort{false};
+  std::mutex error_mu;
+  Status error;
+  std::vector<std::unique_ptr<CollectiveRun>> colls;
+
+  void fail(Status s) {
+    {
+      std::lock_guard<std::mutex> lock(error_mu);
+      if (error.is_ok()) error = std::move(s);
+    }
+    abort.store(true);
+    { std::lock_guard<std::mutex> lock(mu); }
+    cv.notify_all();
+    for (auto& c : colls) c->barrier.wake_all();
+  }
+  bool wait(TaskId t) {
+    if (done[static_cast<size_t>(t)].load(std::memory_order_acquire)) return !abort.load();
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return done[static_cast<size_t>(t)].load() != 0 || abort.load(); });
+    return !abort.load();
+  }
+  void finish(TaskId t) {
+    done[static_cast<size_t>(t)].store(1, std::memory_order_release);
+    { std::lock_guard<std::mutex> lock(mu); }
+    cv.notify_all();
+  }
+};
+
+// What one stream's thread records.
+struct StreamRecord {
+  std::vector<TraceSpan> spans;
+  std::vector<TraceTransfer> transfers;
+};
+
+class CpuExecutor final : public RealExecutor {
+ public:
+  explicit CpuExecutor(CpuOptions options) : options_(std::move(options)) {
+    if (!options_.clock) options_.clock = std::make_shared<SteadyClock>();
+  }
+  std::string name() const override { return "cpu"; }
+  Result<std::vector<Trace>> run_steps(const Program& program, const Topology& topology,
+                                       const HardwareProfile& profile,
+                                       const RunOptions& options) override;
+
+ private:
+  // Everything one run holds; destroyed (freeing it all) when the run returns.
+  struct Run {
+    const Program* program = nullptr;
+    const Topology* topology = nullptr;
+    std::unique_ptr<MemoryLedger> ledger;
+    BufferPool pool;
+    std::vector<Workspace> ws;  // by stream
+    std::string source = "cpu";
+  };
+
+  Status check_program(const Program& p, const Topology& topo);
+  Status setup(Run& run);
+  Result<Trace> run_step(Run& run, bool verify);
+  void run_stream(Run& run, StepState& st, StreamId s, double t0, bool verify, StreamRecord& rec);
+  Status run_collective(Run& run, StepState& st, TaskId t, double t0, bool verify,
+                        StreamRecord& rec, double* start, double* end);
+
+  CpuOptions options_;
+  bool uses_16bit_ = false;
+};
+
+Status CpuExecutor::check_program(const Program& p, const Topology& topo) {
+  warnings_.clear();
+  uses_16bit_ = false;
+  BRIGADE_RETURN_IF_ERROR(p.validate_against(topo));
+#if defined(BRIGADE_CPU_ARCH) && (defined(__x86_64__) || defined(_M_X64))
+  if (std::string_view(BRIGADE_CPU_ARCH) == "x86-64-v3" &&
+      !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")))
+    return Status::error(std::string(kWho) +
+                             ": built for x86-64-v3 (AVX2 and FMA), which this CPU lacks; rebuild "
+                             "with -DBRIGADE_CPU_ARCH= (empty)",
+                         ErrorKind::kUnsupported);
+#endif
+  bool any_16bit = false;
+  std::set<std::string> other_algorithms;
+  for (TaskId t = 0; t < p.num_tasks(); ++t) {
+    const Task& task = p.task(t);
+    if (task.kind == TaskKind::kCompute) {
+      const auto ck = static_cast<int>(task.compute);
+      if (ck > static_cast<int>(ComputeKind::kFixed))
+        return Status::error(std::string(kWho) + ": " + task_label(p, t) + " has compute kind " +
+                             std::to_string(ck) + "; expected gemm, memory or fixed");
+      const bool as_gemm = task.compute == ComputeKind::kGemm ||
+                           (task.compute == ComputeKind::kFixed &&
+                            fixed_runs_as_gemm(task, topo.device(task.device)));
+      if (!as_gemm) continue;
+      switch (task.dtype) {
+        case DType::kF64:
+        case DType::kF32:
+        case DType::kTF32: break;
+        case DType::kF16:
+        case DType::kBF16:
+          if (options_.compute_16bit_in_f32) {
+            any_16bit = true;
+            break;
+          }
+          [[fallthrough]];
+        default:
+          return Status::error(
+              std::string(kWho) + ": " + task_label(p, t) + " is a " +
+              std::string(dtype_name(task.dtype)) + " " +
+              (task.compute == ComputeKind::kGemm ? "GEMM" : "fixed kernel") +
+              "; the CPU backend computes f64 and f32 (tf32 as f32), and f16 and bf16 only when "
+              "allowed to compute them in f32");
+      }
+    } else if (task.kind == TaskKind::kTransfer) {
+      if (task.peer < 0 || task.peer >= p.num_devices)
+        return Status::error(std::string(kWho) + ": " + task_label(p, t) + " sends to device " +
+                             std::to_string(task.peer) + ", which does not exist");
+    }
+  }
+  for (size_t c = 0; c < p.collectives().size(); ++c) {
+    const Collective& col = p.collectives()[c];
+    if (!cpu::collective_element(col.dtype))
+      return Status::error(std::string(kWho) + ": collective " + std::to_string(c) + " (" +
+                           task_label(p, col.tasks.front()) + ") reduces " +
+                           std::string(dtype_name(col.dtype)) +
+                           "; the CPU backend reduces f64, f32, tf32, f16, bf16 and i32");
+    if (col.algorithm != CollectiveAlgorithm::kRing)
+      other_algorithms.insert(std::string(collective_algorithm_name(col.algorithm)));
+  }
+  const int cores = options_.hardware_threads > 0
+                        ? options_.hardware_threads
+                        : static_cast<int>(std::thread::hardware_concurrency());
+  if (cores > 0 && p.num_devices > cores)
+    warnings_.push_back("program '" + p.name + "' has " + std::to_string(p.num_devices) +
+                        " devices and this host " + std::to_string(cores) +
+                        " hardware threads: devices share cores, so measured times include "
+                        "time-slicing");
+  if (!other_algorithms.empty()) {
+    std::string names;
+    for (const auto& a : other_algorithms) names += (names.empty() ? "" : ", ") + a;
+    warnings_.push_back("collectives asking for " + names +
+                        " run with the CPU backend's ring, chain and pairwise algorithms "
+                        "(realexec/ring.hpp)");
+  }
+  if (any_16bit) warnings_.push_back("f16/bf16 GEMMs and fixed kernels were computed in f32");
+  uses_16bit_ = any_16bit;
+  return Status::ok();
+}
+
+Status CpuExecutor::setup(Run& run) {
+  const Program& p = *run.program;
+  const Topology& topo = *run.topology;
+  run.ws.resize(p.streams().size());
+  // Sizes first, so that the host limit is checked before anything is touched.
+  struct Need {
+    std::size_t gemm = 0;
+    bool f32 = false, f64 = false;
+    std::size_t scratch = 0;
+    std::map<Element, std::size_t> coll_in;
+    std::size_t coll_out = 0;
+    std::size_t xfer_src = 0;
+    std::map<int, std::size_t> xfer_dst;
+  };
+  std::vector<Need> need(p.streams().size());
+  for (TaskId t = 0; t < p.num_tasks(); ++t) {
+    const Task& task = p.task(t);
+    Need& n = need[static_cast<size_t>(task.stream)];
+    if (task.kind == TaskKind::kCompute) {
+      std::int64_t m, nn, k, batch;
+      if (gemm_shape(task, topo.device(task.device), &m, &nn, &k, &batch)) {
+        const bool f64 = gemm_in_f64(task.dtype);
+        (f64 ? n.f64 : n.f32) = true;
+        n.gemm = std::max(n.gemm, cpu::gemm_workspace_bytes(f64, m, nn, k));
+      } else {
+        const double half = std::min(task.bytes / 2.0, options_.stream_scratch_cap_bytes);
+        n.scratch = std::max(n.scratch, static_cast<std::size_t>(half / 4.0) * 4);
+      }
+    } else if (task.kind == TaskKind::kTransfer) {
+      const auto bytes = static_cast<std::size_t>(task.bytes);
+      n.xfer_src = std::max(n.xfer_src, bytes);
+      n.xfer_dst[task.peer] = std::max(n.xfer_dst[task.peer], bytes);
+    } else {
+      const Collective& c = p.collectives()[static_cast<size_t>(task.collective)];
+      const CollectiveShape cs = collective_shape(c);
+      const std::size_t bytes = static_cast<std::size_t>(cs.count) * cpu::element_bytes(cs.element);
+      n.coll_in[cs.element] = std::max(n.coll_in[cs.element], bytes);
+      n.coll_out = std::max(n.coll_out, bytes);
+    }
+  }
+  for (size_t s = 0; s < need.size(); ++s) {
+    const Need& n = need[s];
+    const int dev = p.streams()[s].device;
+    const std::string of = " of stream '" + p.streams()[s].name + "'";
+    std::size_t coll = n.coll_out;
+    for (const auto& [e, b] : n.coll_in) coll += b;
+    std::size_t dst = 0;
+    for (const auto& [d, b] : n.xfer_dst) dst += b;
+    BRIGADE_RETURN_IF_ERROR(run.ledger->reserve_workspace(dev, static_cast<double>(n.gemm), "GEMM operands" + of));
+    BRIGADE_RETURN_IF_ERROR(run.ledger->reserve_workspace(dev, static_cast<double>(n.scratch), "streaming scratch" + of));
+    BRIGADE_RETURN_IF_ERROR(run.ledger->reserve_workspace(dev, static_cast<double>(coll), "collective buffers" + of));
+    BRIGADE_RETURN_IF_ERROR(run.ledger->reserve_workspace(dev, static_cast<double>(n.xfer_src + dst), "transfer buffers" + of));
+  }
+  for (size_t s = 0; s < need.size(); ++s) {
+    const Need& n = need[s];
+    Workspace& w = run.ws[s];
+    const int dev = p.streams()[s].device;
+    BRIGADE_ASSIGN_OR_RETURN(w.gemm, HostBuffer::allocate(n.gemm));
+    BRIGADE_ASSIGN_OR_RETURN(w.scratch, HostBuffer::allocate(n.scratch));
+    for (const auto& [e, b] : n.coll_in) {
+      BRIGADE_ASSIGN_OR_RETURN(HostBuffer in, HostBuffer::allocate(b));
+      cpu::fill_input(e, in.data(), static_cast<std::int64_t>(b / cpu::element_bytes(e)), dev);
+      w.coll_in.emplace(e, std::move(in));
+    }
+    BRIGADE_ASSIGN_OR_RETURN(w.coll_out, HostBuffer::allocate(n.coll_out));
+    BRIGADE_ASSIGN_OR_RETURN(w.xfer_src, HostBuffer::allocate(n.xfer_src));
+    for (std::size_t i = 0; i < n.xfer_src; ++i)
+      w.xfer_src.data()[i] = static_cast<std::byte>((i * 131 + static_cast<std::size_t>(dev) * 17) & 0xff);
+    for (const auto& [d, b] : n.xfer_dst) {
+      BRIGADE_ASSIGN_OR_RETURN(HostBuffer buf, HostBuffer::allocate(b));
+      w.xfer_dst.emplace(d, std::move(buf));
+    }
+  }
+  // Resident buffers live from the start.
+  for (BufferId b = 0; b < static_cast<BufferId>(p.buffers().size()); ++b) {
+    const Buffer& buf = p.buffers()[static_cast<size_t>(b)];
+    if (!buf.resident) continue;
+    BRIGADE_RETURN_IF_ERROR(run.ledger->reserve(b, -1, 0.0));
+    auto block = run.pool.acquire(b, static_cast<std::size_t>(buf.bytes));
+    if (!block.is_ok()) return block.status();
+  }
+  return Status::ok();
+}
+
+Status CpuExecutor::run_collective(Run& run, StepState& st, TaskId t, double t0, bool verify,
+                                   StreamRecord& rec, double* start, double* end) {
+  const Program& p = *run.program;
+  const Task& task = p.task(t);
+  const Collective& c = p.collectives()[static_cast<size_t>(task.collective)];
+  CollectiveRun& cr = *st.colls[static_cast<size_t>(task.collective)];
+  const CollectiveShape cs = collective_shape(c);
+  const int n = static_cast<int>(c.group.size());
+  int rank = 0;
+  while (rank < n && c.tasks[static_cast<size_t>(rank)] != t) ++rank;
+  Workspace& w = run.ws[static_cast<size_t>(task.stream)];
+  cr.in[static_cast<size_t>(rank)] = w.coll_in.at(cs.element).data();
+  cr.out[static_cast<size_t>(rank)] = w.coll_out.data();
+  Clock& clock = *options_.clock;
+  // The collective starts when every rank has arrived (communication is synchronisation).
+  if (!cr.barrier.arrive_and_wait(st.abort, [&] { cr.start_seconds = clock.now_seconds() - t0; }))
+    return Status::ok();
+  const double eb = static_cast<double>(cpu::element_bytes(cs.element));
+  std::vector<RingOp> ops;
+  std::vector<std::pair<int, double>> moved;  // (source rank, bytes) of this step
+  for (int step = 0; step < cs.steps; ++step) {
+    ring_step_ops(c.kind, n, rank, c.root, cs.count, cs.chunks, step, ops);
+    moved.clear();
+    for (const RingOp& op : ops) {
+      const std::byte* src = op.src == RingSource::kInput ? cr.in[static_cast<size_t>(op.src_rank)]
+                                                          : cr.out[static_cast<size_t>(op.src_rank)];
+      cpu::apply_ring_op(cs.element, op, cr.out[static_cast<size_t>(rank)],
+                         cr.in[static_cast<size_t>(rank)], src);
+      if (op.src_rank != rank && op.count > 0)
+        moved.emplace_back(op.src_rank, static_cast<double>(op.count) * eb);
+    }
+    if (!cr.barrier.arrive_and_wait(st.abort, [&] {
+          cr.step_end_seconds[static_cast<size_t>(step)] = clock.now_seconds() - t0;
+        }))
+      return Status::ok();
+    const double s0 = step == 0 ? cr.start_seconds : cr.step_end_seconds[static_cast<size_t>(step) - 1];
+    for (const auto& [q, bytes] : moved)
+      rec.transfers.push_back(TraceTransfer{t, c.group[static_cast<size_t>(q)], task.device, bytes, s0,
+                                            cr.step_end_seconds[static_cast<size_t>(step)], -1});
+  }
+  *start = cr.start_seconds;
+  *end = cr.step_end_seconds.back();
+  if (!verify) return Status::ok();
+  if (cs.element == Element::kBF16 && 3 * n > 256) return Status::ok();  // sums not exact; see pattern.hpp
+  ExpectedOutput e;
+  e.kind = c.kind;
+  e.group = c.group.data();
+  e.ranks = n;
+  e.rank = rank;
+  e.root = c.root;
+  e.count = cs.count;
+  if (task.collective == options_.corrupt_collective && rank == 0) {
+    std::int64_t begin = 0, stop = 0;
+    checked_range(e, &begin, &stop);
+    if (begin < stop) cpu::add_to_element(cs.element, w.coll_out.data(), begin, 1.0);
+  }
+  double got = 0, want = 0;
+  const std::int64_t bad = cpu::check_output(cs.element, w.coll_out.data(), e, &got, &want);
+  if (bad >= 0) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, ": element %lld is %g; expected %g", static_cast<long long>(bad),
+                  got, want);
+    return Status::error(std::string(kWho) + ": " + std::string(collective_kind_name(c.kind)) +
+                             " " + task_label(p, t) + " (collective " +
+                             std::to_string(task.collective) + ") on " +
+                             device_label(*run.topology, task.device) + ", rank " +
+                             std::to_string(rank) + " of " + std::to_string(n) + buf,
+                         ErrorKind::kRuntime);
+  }
+  return Status::ok();
+}
+
+void CpuExecutor::run_stream(Run& run, StepState& st, StreamId s, double t0, bool verify,
+                             StreamRecord& rec) {
+  const Program& p = *run.program;
+  const Topology& topo = *run.topology;
+  Clock& clock = *options_.clock;
+  Workspace& w = run.ws[static_cast<size_t>(s)];
+  for (TaskId t : p.stream_tasks(s)) {
+    for (TaskId d : p.deps(t))
+      if (!st.wait(d)) return;
+    const Task& task = p.task(t);
+    const double alloc_at = clock.now_seconds() - t0;
+    for (BufferId b : p.allocs(t)) {
+      Status ok = run.ledger->reserve(b, t, alloc_at);
+      if (ok.is_ok()) {
+        auto block = run.pool.acquire(b, static_cast<std::size_t>(p.buffers()[static_cast<size_t>(b)].bytes));
+        if (!block.is_ok()) ok = block.status();
+      }
+      if (!ok.is_ok()) return st.fail(ok);
+    }
+    double start = clock.now_seconds() - t0, end = start;
+    Status result;
+    if (task.kind == TaskKind::kCompute) {
+      std::int64_t m, n, k, batch;
+      if (gemm_shape(task, topo.device(task.device), &m, &n, &k, &batch)) {
+        const bool f64 = gemm_in_f64(task.dtype);
+        if (w.gemm_filled_as != (f64 ? 8 : 4) || verify) {
+          // Operands are filled per element type, and for each checked
+          // GEMM (outside the span).
+          cpu::fill_gemm_operands(f64, w.gemm.data(), m, n, k);
+          w.gemm_filled_as = f64 ? 8 : 4;
+          start = clock.now_seconds() - t0;
+        }
+        cpu::gemm(f64, w.gemm.data(), m, n, k, batch);
+        end = clock.now_seconds() - t0;
+        if (verify) {
+          const std::string bad = cpu::check_gemm(f64, w.gemm.data(), m, n, k);
+          if (!bad.empty())
+            result = Status::error(std::string(kWho) + ": " + task_label(p, t) + " (" +
+                                       std::string(dtype_name(task.dtype)) + " GEMM " +
+                                       std::to_string(m) + "x" + std::to_string(n) + "x" +
+                                       std::to_string(k) + ") on " +
+                                       device_label(topo, task.device) + ": " + bad,
+                                   ErrorKind::kRuntime);
+        }
+      } else {
+        cpu::stream(w.scratch.as<float>(), w.scratch.size() / 4, task.bytes);
+        end = clock.now_seconds() - t0;
+      }
+    } else if (task.kind == TaskKind::kTransfer) {
+      const auto bytes = static_cast<std::size_t>(task.bytes);
+      std::byte* dst = w.xfer_dst.at(task.peer).data();
+      std::memcpy(dst, w.xfer_src.data(), bytes);
+      end = clock.now_seconds() - t0;
+      rec.transfers.push_back(TraceTransfer{t, task.device, task.peer, task.bytes, start, end, -1});
+      if (verify && bytes > 0 && std::memcmp(dst, w.xfer_src.data(), bytes) != 0)
+        result = Status::error(std::string(kWho) + ": transfer " + task_label(p, t) + " from " +
+                                   device_label(topo, task.device) + " to " +
+                                   device_label(topo, task.peer) +
+                                   ": the destination differs from the source after the copy",
+                               ErrorKind::kRuntime);
+    } else {
+      result = run_collective(run, st, t, t0, verify, rec, &start, &end);
+      if (st.abort.load()) return;
+    }
+    for (BufferId b : p.frees(t)) {
+      run.ledger->release(b, end);
+      run.pool.release(b);
+    }
+    rec.spans.push_back(TraceSpan{t, task.device, task.stream, start, end, task.name, task.kind,
+                                  task.phase, task.collective});
+    st.finish(t);
+    if (!result.is_ok()) return st.fail(result);
+  }
+}
+
+Result<Trace> CpuExecutor::run_step(Run& run, bool verify) {
+  const Program& p = *run.program;
+  StepState st(p);
+  std::vector<StreamRecord> records(p.streams().size());
+  std::vector<std::thread> threads;
+  std::mutex gate_mu;
+  std::condition_variable gate_cv;
+  bool go = false;
+  double t0 = 0;
+  auto open_gate = [&] {
+    {
+      std::lock_guard<std::mutex> lock(gate_mu);
+      go = true;
+    }
+    gate_cv.notify_all();
+  };
+  Status spawn_error;
+  try {
+    for (StreamId s = 0; s < static_cast<StreamId>(p.streams().size()); ++s) {
+      if (p.stream_tasks(s).empty()) continue;
+      threads.emplace_back([&, s] {
+        {
+          std::unique_lock<std::mutex> lock(gate_mu);
+          gate_cv.wait(lock, [&] { return go; });
+        }
+        if (st.abort.load()) return;
+        try {
+          run_stream(run, st, s, t0, verify, records[static_cast<size_t>(s)]);
+        } catch (const std::bad_alloc&) {
+          st.fail(Status::error(std::string(kWho) + ": the host ran out of memory on stream '" +
+                                    p.streams()[static_cast<size_t>(s)].name + "'",
+                                ErrorKind::kRuntime));
+        } catch (const std::exception& e) {
+          st.fail(Status::error(std::string(kWho) + ": " + e.what(), ErrorKind::kInternal));
+        }
+      });
+    }
+  } catch (const std::system_error& e) {
+    spawn_error = Status::error(std::string(kWho) + ": could not start a thread for every stream (" +
+                                    std::to_string(threads.size()) + " started): " + e.what(),
+                                ErrorKind::kRuntime);
+    st.abort.store(true);
+  }
+  run.ledger->restart_samples(0.0);
+  t0 = options_.clock->now_seconds();
+  open_gate();
+  for (std::thread& th : threads) th.join();
+  const double step_end = options_.clock->now_seconds() - t0;
+  // Buffers the Program never frees die with the step.
+  for (BufferId b = 0; b < static_cast<BufferId>(p.buffers().size()); ++b)
+    if (!p.buffers()[static_cast<size_t>(b)].resident && run.ledger->is_live(b)) {
+      run.ledger->release(b, step_end);
+      run.pool.release(b);
+    }
+  if (!spawn_error.is_ok()) return spawn_error;
+  if (!st.error.is_ok()) return st.error;
+
+  Trace trace;
+  trace.source = run.source;
+  trace.program = p.name;
+  for (int d = 0; d < p.num_devices; ++d) trace.device_names.push_back(run.topology->device(d).name);
+  trace.streams = p.streams();
+  trace.names = p.names();
+  std::map<std::pair<int, int>, int> lanes;
+  for (StreamRecord& r : records) {
+    trace.spans.insert(trace.spans.end(), r.spans.begin(), r.spans.end());
+    for (TraceTransfer& x : r.transfers) {
+      auto [it, fresh] = lanes.emplace(std::make_pair(x.src, x.dst), static_cast<int>(lanes.size()));
+      if (fresh)
+        trace.lanes.push_back(trace.device_names[static_cast<size_t>(x.src)] + "->" +
+                              trace.device_names[static_cast<size_t>(x.dst)]);
+      x.lane = it->second;
+      trace.transfers.push_back(x);
+    }
+  }
+  std::sort(trace.spans.begin(), trace.spans.end(), [](const TraceSpan& a, const TraceSpan& b) {
+    if (a.start_seconds != b.start_seconds) return a.start_seconds < b.start_seconds;
+    if (a.device != b.device) return a.device < b.device;
+    if (a.stream != b.stream) return a.stream < b.stream;
+    return a.task < b.task;
+  });
+  std::stable_sort(trace.transfers.begin(), trace.transfers.end(),
+                   [](const TraceTransfer& a, const TraceTransfer& b) {
+                     return a.start_seconds < b.start_seconds;
+                   });
+  trace.memory = run.ledger->take_samples();
+  std::stable_sort(trace.memory.begin(), trace.memory.end(),
+                   [](const MemorySample& a, const MemorySample& b) {
+                     return a.time_seconds < b.time_seconds;
+                   });
+  return trace;
+}
+
+Result<std::vector<Trace>> CpuExecutor::run_steps(const Program& program,
+                                                  const Topology& topology,
+                                                  const HardwareProfile& /*profile*/,
+                                                  const RunOptions& options) {
+  if (options.repeat < 1)
+    return Status::error("found repeat " + std::to_string(options.repeat) + "; expected repeat >= 1");
+  BRIGADE_RETURN_IF_ERROR(check_program(program, topology));
+  double host_limit = options_.host_memory_limit_bytes;
+  if (!(host_limit > 0)) {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    host_limit = pages > 0 && page > 0 ? 0.5 * static_cast<double>(pages) * static_cast<double>(page) : 0;
+  }
+  Run run;
+  run.program = &program;
+  run.topology = &topology;
+  run.ledger = std::make_unique<MemoryLedger>(program, topology, kWho, host_limit, true);
+  if (uses_16bit_) run.source = "cpu (f16/bf16 computed in f32)";
+  BRIGADE_RETURN_IF_ERROR(setup(run));
+  std::vector<Trace> traces;
+  for (int step = 0; step < options.repeat; ++step) {
+    const bool verify = options_.verify == Verify::kEveryStep ||
+                        (options_.verify == Verify::kFirstStep && step == 0);
+    BRIGADE_ASSIGN_OR_RETURN(Trace trace, run_step(run, verify));
+    if (options.on_progress) options.on_progress(step + 1, options.repeat);
+    if (options.repeat > 1 && step == 0) continue;  // the warm-up step
+    traces.push_back(std::move(trace));
+  }
+  return traces;
+}
+
+}  // namespace
+
+std::unique_ptr<RealExecutor> make_cpu_executor(const CpuOptions& options) {
+  return std::make_unique<CpuExecutor>(options);
+}
+
+}  // namespace brigade::realexec

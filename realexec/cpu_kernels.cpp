@@ -1,0 +1,218 @@
+#include "realexec/cpu_kernels.hpp"
+
+#include <Eigen/Core>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "core/units.hpp"
+
+namespace brigade::realexec::cpu {
+
+void HostBuffer::Free::operator()(std::byte* p) const { std::free(p); }
+
+Result<HostBuffer> HostBuffer::allocate(std::size_t bytes) {
+  HostBuffer b;
+  if (bytes == 0) return b;
+  const std::size_t rounded = (bytes + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, rounded);
+  if (p == nullptr)
+    return Status::error("the host could not allocate " + format_bytes(static_cast<double>(bytes)),
+                         ErrorKind::kRuntime);
+  std::memset(p, 0, rounded);
+  b.p_.reset(static_cast<std::byte*>(p));
+  b.n_ = bytes;
+  return b;
+}
+
+std::optional<Element> collective_element(DType t) {
+  switch (t) {
+    case DType::kF64: return Element::kF64;
+    case DType::kF32:
+    case DType::kTF32: return Element::kF32;
+    case DType::kF16: return Element::kF16;
+    case DType::kBF16: return Element::kBF16;
+    case DType::kI32: return Element::kI32;
+    case DType::kFP8:
+    case DType::kI8: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::size_t element_bytes(Element e) {
+  switch (e) {
+    case Element::kF64: return 8;
+    case Element::kF32: return 4;
+    case Element::kF16: return 2;
+    case Element::kBF16: return 2;
+    case Element::kI32: return 4;
+  }
+  return 4;
+}
+
+namespace {
+
+template <class T>
+using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+
+template <class T>
+void gemm_t(std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) {
+  T* a = reinterpret_cast<T*>(ws);
+  T* b = a + m * k;
+  T* c = b + k * n;
+  Eigen::Map<Mat<T>> A(a, m, k), B(b, k, n), C(c, m, n);
+  for (std::int64_t i = 0; i < batch; ++i) C.noalias() = A * B;
+}
+
+template <class T>
+void fill_operands_t(std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k) {
+  T* a = reinterpret_cast<T*>(ws);
+  const std::int64_t total = m * k + k * n;
+  for (std::int64_t i = 0; i < total; ++i) a[i] = static_cast<T>((i % 7) - 3) * T(0.125);
+}
+
+template <class T>
+std::string check_gemm_t(const std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k) {
+  const T* a = reinterpret_cast<const T*>(ws);
+  const T* b = a + m * k;
+  const T* c = b + k * n;
+  for (auto [i, j] : {std::pair<std::int64_t, std::int64_t>{0, 0}, {m - 1, n - 1}}) {
+    double want = 0;
+    for (std::int64_t l = 0; l < k; ++l)
+      want += static_cast<double>(a[i + l * m]) * static_cast<double>(b[l + j * k]);
+    const double got = static_cast<double>(c[i + j * m]);
+    // Exact below 2^24 / 9 terms (see fill_gemm_operands); a relative
+    // tolerance of f32 rounding beyond.
+    const bool exact = 9 * k < (std::int64_t{1} << 24);
+    if (exact ? got != want : std::abs(got - want) > 1e-5 * (std::abs(want) + 1.0))
+      return "C(" + std::to_string(i) + "," + std::to_string(j) + ") is " + std::to_string(got) +
+             "; expected " + std::to_string(want);
+  }
+  return "";
+}
+
+template <class T>
+void fill_input_t(std::byte* p, std::int64_t count, int device) {
+  T* x = reinterpret_cast<T*>(p);
+  for (std::int64_t i = 0; i < count; ++i) x[i] = static_cast<T>(static_cast<float>(input_value(device, i)));
+}
+
+template <>
+void fill_input_t<std::int32_t>(std::byte* p, std::int64_t count, int device) {
+  auto* x = reinterpret_cast<std::int32_t*>(p);
+  for (std::int64_t i = 0; i < count; ++i) x[i] = input_value(device, i);
+}
+
+template <class T>
+void apply_t(const RingOp& op, std::byte* out_self, const std::byte* in_self, const std::byte* src) {
+  T* d = reinterpret_cast<T*>(out_self) + op.dst_begin;
+  const T* s = reinterpret_cast<const T*>(src) + op.src_begin;
+  if (!op.reduce) {
+    std::memcpy(d, s, static_cast<std::size_t>(op.count) * sizeof(T));
+    return;
+  }
+  const T* a = reinterpret_cast<const T*>(in_self) + op.dst_begin;
+  for (std::int64_t i = 0; i < op.count; ++i) d[i] = static_cast<T>(a[i] + s[i]);
+}
+
+template <class T>
+std::int64_t check_t(const std::byte* out, const ExpectedOutput& e, double* got, double* want) {
+  const T* x = reinterpret_cast<const T*>(out);
+  std::int64_t begin = 0, end = 0;
+  checked_range(e, &begin, &end);
+  for (std::int64_t i = begin; i < end; ++i) {
+    const double v = static_cast<double>(static_cast<float>(x[i]));
+    const int w = expected_value(e, i);
+    if (v != static_cast<double>(w)) {
+      *got = v;
+      *want = w;
+      return i;
+    }
+  }
+  return -1;
+}
+
+template <class F>
+void by_element(Element e, F&& f) {
+  switch (e) {
+    case Element::kF64: f(double{}); break;
+    case Element::kF32: f(float{}); break;
+    case Element::kF16: f(Eigen::half{}); break;
+    case Element::kBF16: f(Eigen::bfloat16{}); break;
+    case Element::kI32: f(std::int32_t{}); break;
+  }
+}
+
+}  // namespace
+
+std::size_t gemm_workspace_bytes(bool f64, std::int64_t m, std::int64_t n, std::int64_t k) {
+  return static_cast<std::size_t>(m * k + k * n + m * n) * (f64 ? 8 : 4);
+}
+
+void fill_gemm_operands(bool f64, std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (f64)
+    fill_operands_t<double>(ws, m, n, k);
+  else
+    fill_operands_t<float>(ws, m, n, k);
+}
+
+void gemm(bool f64, std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k,
+          std::int64_t batch) {
+  if (m <= 0 || n <= 0 || k <= 0) return;
+  if (f64)
+    gemm_t<double>(ws, m, n, k, batch);
+  else
+    gemm_t<float>(ws, m, n, k, batch);
+}
+
+std::string check_gemm(bool f64, const std::byte* ws, std::int64_t m, std::int64_t n,
+                       std::int64_t k) {
+  if (m <= 0 || n <= 0 || k <= 0) return "";
+  return f64 ? check_gemm_t<double>(ws, m, n, k) : check_gemm_t<float>(ws, m, n, k);
+}
+
+void fixed_gemm_shape(double flops, std::int64_t* m, std::int64_t* n, std::int64_t* k) {
+  const auto side = std::max<std::int64_t>(1, std::llround(std::cbrt(flops / 2.0)));
+  *m = *n = side;
+  *k = std::max<std::int64_t>(1, std::llround(flops / (2.0 * static_cast<double>(side * side))));
+}
+
+void stream(float* scratch, std::size_t scratch_elements, double bytes) {
+  if (scratch_elements == 0 || !(bytes > 0)) return;
+  auto left = static_cast<std::size_t>(bytes / 8.0);
+  while (left > 0) {
+    const std::size_t n = left < scratch_elements ? left : scratch_elements;
+    for (std::size_t i = 0; i < n; ++i) scratch[i] = -scratch[i];
+    // Keep the compiler from fusing consecutive passes (x = -(-x)).
+    asm volatile("" : : "r"(scratch) : "memory");
+    left -= n;
+  }
+}
+
+void fill_input(Element e, std::byte* p, std::int64_t count, int device) {
+  by_element(e, [&](auto t) { fill_input_t<decltype(t)>(p, count, device); });
+}
+
+void apply_ring_op(Element e, const RingOp& op, std::byte* out_self, const std::byte* in_self,
+                   const std::byte* src) {
+  if (op.count <= 0) return;
+  by_element(e, [&](auto t) { apply_t<decltype(t)>(op, out_self, in_self, src); });
+}
+
+void add_to_element(Element e, std::byte* p, std::int64_t i, double delta) {
+  by_element(e, [&](auto t) {
+    using T = decltype(t);
+    T* x = reinterpret_cast<T*>(p);
+    x[i] = static_cast<T>(static_cast<float>(static_cast<double>(static_cast<float>(x[i])) + delta));
+  });
+}
+
+std::int64_t check_output(Element e, const std::byte* out, const ExpectedOutput& expected,
+                          double* got, double* want) {
+  std::int64_t bad = -1;
+  by_element(e, [&](auto t) { bad = check_t<decltype(t)>(out, expected, got, want); });
+  return bad;
+}
+
+}  // namespace brigade::realexec::cpu

@@ -1,0 +1,80 @@
+// The CPU backend's kernels (private to realexec): Eigen GEMMs, a streaming
+// loop, typed element-wise pieces of collectives and their checks, and the
+// host memory they work in.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/dtype.hpp"
+#include "core/status.hpp"
+#include "realexec/pattern.hpp"
+#include "realexec/ring.hpp"
+
+namespace brigade::realexec::cpu {
+
+// 64-byte aligned host memory, written once at allocation so that every page
+// is really backed (an untouched allocation is only address space).
+class HostBuffer {
+ public:
+  HostBuffer() = default;
+  // Fails (kRuntime) if the host cannot give the memory.
+  static Result<HostBuffer> allocate(std::size_t bytes);
+  std::byte* data() const { return p_.get(); }
+  std::size_t size() const { return n_; }
+  template <class T>
+  T* as() const { return reinterpret_cast<T*>(p_.get()); }
+
+ private:
+  struct Free {
+    void operator()(std::byte* p) const;
+  };
+  std::unique_ptr<std::byte[], Free> p_;
+  std::size_t n_ = 0;
+};
+
+// The element types the CPU backend reduces in collectives.
+enum class Element : std::uint8_t { kF64, kF32, kF16, kBF16, kI32 };
+// nullopt for dtypes the CPU cannot reduce (fp8, i8).
+std::optional<Element> collective_element(DType t);
+std::size_t element_bytes(Element e);
+
+// GEMMs run in f64 or f32 (tf32 and, when allowed, f16/bf16 in f32).
+// Column-major A (m x k), B (k x n), C (m x n) laid out one after the other.
+std::size_t gemm_workspace_bytes(bool f64, std::int64_t m, std::int64_t n, std::int64_t k);
+// Fills A and B with multiples of 1/8 in [-3/8, 3/8]: every product is a
+// multiple of 1/64 and every sum of fewer than 2^24/9 of them is exact in
+// f32, so C can be checked exactly.
+void fill_gemm_operands(bool f64, std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k);
+// C = A B, `batch` times (the same operands each time: the batch's FLOPs at
+// the memory of one product).
+void gemm(bool f64, std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k,
+          std::int64_t batch);
+// Checks C(0,0) and C(m-1,n-1) against sums in double; "" if both match,
+// else "C(i,j) is X; expected Y".
+std::string check_gemm(bool f64, const std::byte* ws, std::int64_t m, std::int64_t n,
+                       std::int64_t k);
+// The GEMM a fixed kernel of `flops` runs: m = n = round(cbrt(flops/2)),
+// k = round(flops / (2 m n)), each at least 1.
+void fixed_gemm_shape(double flops, std::int64_t* m, std::int64_t* n, std::int64_t* k);
+
+// Streams `bytes` of memory traffic: x = -x in place over f32 elements
+// (4 bytes read + 4 written each), in passes over `scratch` as needed.
+void stream(float* scratch, std::size_t scratch_elements, double bytes);
+
+// Fills a collective input: element i = input_value(device, i).
+void fill_input(Element e, std::byte* p, std::int64_t count, int device);
+// One piece of a ring step (realexec/ring.hpp) on this rank.
+void apply_ring_op(Element e, const RingOp& op, std::byte* out_self, const std::byte* in_self,
+                   const std::byte* src);
+// Adds `delta` to element i (fault injection for tests of the checks).
+void add_to_element(Element e, std::byte* p, std::int64_t i, double delta);
+// The first output element that differs from the reference, or -1; its
+// value and the expected one go to *got and *want.
+std::int64_t check_output(Element e, const std::byte* out, const ExpectedOutput& expected,
+                          double* got, double* want);
+
+}  // namespace brigade::realexec::cpu

@@ -1,0 +1,392 @@
+// The CPU executor on Programs built in code: kernels, transfers, every
+// collective kind on 2, 3 and 4 devices with their numerical checks, stream
+// and dependency order in the trace, memory limits, dtype rejection, and no
+// thread left behind.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "core/profile.hpp"
+#include "core/topology.hpp"
+#include "realexec/executor.hpp"
+#include "realexec/summary.hpp"
+
+namespace brigade::realexec {
+namespace {
+
+Topology host(int devices) {
+  auto t = make_preset("cpu-host", 1, devices);
+  EXPECT_TRUE(t.is_ok()) << t.message();
+  return std::move(t).value();
+}
+
+// Host-thread devices with a small capacity, joined through one switch.
+Topology small_host(int devices, double memory_bytes) {
+  Topology t;
+  t.preset = "small-host";
+  for (int d = 0; d < devices; ++d) {
+    Device dev;
+    dev.name = "cpu" + std::to_string(d);
+    dev.model = "host-thread";
+    dev.kind = DeviceKind::kCpu;
+    dev.memory_bytes = memory_bytes;
+    dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))] = 80e9;
+    dev.memory_bandwidth_bytes_per_second = 10e9;
+    t.add_device(dev);
+  }
+  const int sw = t.add_switch(Switch{"host-memory", 0});
+  for (int d = 0; d < devices; ++d)
+    t.add_link(Link{d, sw, 0.5e-6, 10e9, LinkClass::kSharedMemory, "cpu" + std::to_string(d)});
+  EXPECT_TRUE(t.validate().is_ok());
+  return t;
+}
+
+// Threads of this process (Linux: /proc/self/status).
+int thread_count() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  return -1;
+}
+
+const TraceSpan& span_of(const Trace& t, TaskId task) {
+  for (const TraceSpan& s : t.spans)
+    if (s.task == task) return s;
+  static TraceSpan none;
+  ADD_FAILURE() << "no span for task " << task;
+  return none;
+}
+
+Result<Trace> run(const Program& p, const Topology& topo, CpuOptions o = {}) {
+  auto ex = make_cpu_executor(o);
+  return ex->run(p, topo, HardwareProfile::defaults(), RunOptions{});
+}
+
+TEST(CpuExecutor, RunsGemmsAndStreamsAndNamesTheTrace) {
+  ProgramBuilder b("kernels", 1);
+  const StreamId s = b.stream(0, "compute");
+  const TaskId g32 = b.add_gemm(s, 48, 40, 56, DType::kF32, "mm32", Phase::kForward, 3);
+  const TaskId g64 = b.add_gemm(s, 17, 9, 33, DType::kF64, "mm64");
+  const TaskId m = b.add_memory_bound(s, 1 << 20, DType::kBF16, "relu");
+  const TaskId f = b.add_fixed(s, 2e6, 0, DType::kF32, "fixed");
+  auto p = std::move(b).build();
+  ASSERT_TRUE(p.is_ok()) << p.message();
+  auto t = run(*p, host(1));
+  ASSERT_TRUE(t.is_ok()) << t.message();
+  EXPECT_EQ(t->source, "cpu");
+  EXPECT_EQ(t->program, "kernels");
+  ASSERT_EQ(t->device_names.size(), 1u);
+  EXPECT_EQ(t->device_names[0], "cpu0");
+  ASSERT_EQ(t->spans.size(), 4u);
+  for (TaskId id : {g32, g64, m, f}) {
+    const TraceSpan& sp = span_of(*t, id);
+    EXPECT_LE(sp.start_seconds, sp.end_seconds);
+    EXPECT_EQ(t->names[static_cast<size_t>(sp.name)], p->task_name(id));
+  }
+}
+
+TEST(CpuExecutor, TasksOfAStreamRunInIssueOrder) {
+  ProgramBuilder b("order", 1);
+  const StreamId s = b.stream(0, "compute");
+  std::vector<TaskId> ids;
+  for (int i = 0; i < 5; ++i) ids.push_back(b.add_gemm(s, 8, 8, 8, DType::kF32, "g" + std::to_string(i)));
+  auto p = std::move(b).build();
+  ASSERT_TRUE(p.is_ok());
+  CpuOptions o;
+  o.clock = std::make_shared<FakeClock>(1e-6);  // every read 1 us later than the one before
+  auto t = run(*p, host(1), o);
+  ASSERT_TRUE(t.is_ok()) << t.message();
+  for (size_t i = 1; i < ids.size(); ++i)
+    EXPECT_LT(span_of(*t, ids[i - 1]).end_seconds, span_of(*t, ids[i]).start_seconds);
+}
+
+TEST(CpuExecutor, DependenciesAcrossStreamsAndDevicesAreWaitedFor) {
+  ProgramBuilder b("deps", 2);
+  const StreamId c0 = b.stream(0, "compute");
+  const StreamId x0 = b.stream(0, "xfer");
+  const StreamId c1 = b.stream(1, "compute");
+  const TaskId produce = b.add_gemm(c0, 64, 64, 64, DType::kF32, "produce");
+  const TaskId send = b.add_transfer(x0, 1, 1 << 16, "send");
+  b.depend(send, produce);
+  const TaskId consume = b.add_gemm(c1, 64, 64, 64, DType::kF32, "consume");
+  b.depend(consume, send);
+  auto p = std::move(b).build();
+  ASSERT_TRUE(p.is_ok()) << p.message();
+  CpuOptions o;
+  o.clock = std::make_shared<FakeClock>(1e-6);
+  auto t = run(*p, host(2), o);
+  ASSERT_TRUE(t.is_ok()) << t.message();
+  EXPECT_LT(span_of(*t, produce).end_seconds, span_of(*t, send).start_seconds);
+  EXPECT_LT(span_of(*t, send).end_seconds, span_of(*t, consume).start_seconds);
+  ASSERT_EQ(t->transfers.size(), 1u);
+  EXPECT_EQ(t->transfers[0].src, 0);
+  EXPECT_EQ(t->transfers[0].dst, 1);
+  EXPECT_EQ(t->transfers[0].bytes, 65536.0);
+  ASSERT_EQ(t->lanes.size(), 1u);
+  EXPECT_EQ(t->lanes[0], "cpu0->cpu1");
+}
+
+struct CollCase {
+  CollectiveKind kind;
+  int devices;
+  DType dtype;
+  double bytes;
+};
+
+class CpuCollective : public ::testing::TestWithParam<CollCase> {};
+
+TEST_P(CpuCollective, ResultMatchesTheReferenceAndRanksEndTogether) {
+  const CollCase c = GetParam();
+  ProgramBuilder b("coll", c.devices);
+  std::vector<std::int32_t> group;
+  std::vector<StreamId> streams;
+  for (int d = 0; d < c.devices; ++d) {
+    group.push_back(d);
+    streams.push_back(b.stream(d, "comm"));
+  }
+  // Two back to back, so the second reuses the first's buffers.
+  const CollectiveId first = b.add_collective(c.kind, CollectiveAlgorithm::kRing, group, c.bytes,
+                                              streams, "first");
+  const CollectiveId second = b.add_collective(c.kind, CollectiveAlgorithm::kRing, group,
+                                               c.bytes / 2, streams, "second");
+  b.collective(first).dtype = c.dtype;
+  b.collective(second).dtype = c.dtype;
+  b.collective(second).root = c.devices - 1;
+  auto p = std::move(b).build();
+  ASSERT_TRUE(p.is_ok()) << p.message();
+  CpuOptions o;
+  o.verify = Verify::kEveryStep;
+  auto ex = make_cpu_executor(o);
+  RunOptions ro;
+  ro.repeat = 2;
+  auto steps = ex->run_steps(*p, host(c.devices), HardwareProfile::defaults(), ro);
+  ASSERT_TRUE(steps.is_ok()) << steps.message();
+  ASSERT_EQ(steps->size(), 1u);  // the warm-up step is not returned
+  const Trace& t = steps->front();
+  ASSERT_EQ(t.spans.size(), static_cast<size_t>(2 * c.devices));
+  for (CollectiveId id : {first, second}) {
+    const auto& tasks = p->collectives()[static_cast<size_t>(id)].tasks;
+    for (TaskId task : tasks) {
+      EXPECT_EQ(span_of(t, task).start_seconds, span_of(t, tasks[0]).start_seconds);
+      EXPECT_EQ(span_of(t, task).end_seconds, span_of(t, tasks[0]).end_seconds);
+    }
+  }
+  if (c.devices > 1) {
+    EXPECT_FALSE(t.transfers.empty());
+  }
+}
+
+std::vector<CollCase> coll_cases() {
+  std::vector<CollCase> v;
+  for (int k = 0; k < kNumCollectiveKinds; ++k)
+    for (int n : {2, 3, 4})
+      v.push_back(CollCase{static_cast<CollectiveKind>(k), n, DType::kF32, 3.0 * (1 << 20) + 12});
+  for (DType d : {DType::kF64, DType::kF16, DType::kBF16, DType::kI32})
+    v.push_back(CollCase{CollectiveKind::kAllReduce, 3, d, 100000});
+  v.push_back(CollCase{CollectiveKind::kAllReduce, 1, DType::kF32, 4096});
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, CpuCollective, ::testing::ValuesIn(coll_cases()),
+                         [](const ::testing::TestParamInfo<CollCase>& param_info) {
+                           return std::string(collective_kind_name(param_info.param.kind)) + "_" +
+                                  std::to_string(param_info.param.devices) + "dev_" +
+                                  std::string(dtype_name(param_info.param.dtype));
+                         });
+
+Program allreduce_program(int devices, double bytes) {
+  ProgramBuilder b("ar", devices);
+  std::vector<std::int32_t> group;
+  std::vector<StreamId> streams;
+  for (int d = 0; d < devices; ++d) {
+    group.push_back(d);
+    streams.push_back(b.stream(d, "comm"));
+  }
+  b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, group, bytes, streams,
+                   "grads");
+  return std::move(b).build().value();
+}
+
+TEST(CpuExecutor, AWrongCollectiveResultIsARuntimeFailureNamingTheElement) {
+  const Program p = allreduce_program(3, 4096);
+  CpuOptions o;
+  o.corrupt_collective = 0;
+  const int before = thread_count();
+  auto t = run(p, host(3), o);
+  ASSERT_FALSE(t.is_ok());
+  EXPECT_EQ(t.status().kind(), ErrorKind::kRuntime);
+  // Rank 0 is device 0: element 0 should be the sum over devices 0, 1, 2 of
+  // input_value(d, 0) = d % 3 + 1, i.e. 1 + 2 + 3 = 6; the injected fault made it 7.
+  EXPECT_EQ(t.message(),
+            "cpu backend: allreduce task 0 'grads' (collective 0) on device 0 'cpu0', rank 0 of 3: "
+            "element 0 is 7; expected 6");
+  EXPECT_EQ(thread_count(), before);
+}
+
+TEST(CpuExecutor, ABufferLargerThanTheDeviceFailsNamingDeviceBufferAndSizes) {
+  ProgramBuilder b("oom", 2);
+  const StreamId s0 = b.stream(0, "compute");
+  const StreamId s1 = b.stream(1, "compute");
+  b.add_gemm(s0, 8, 8, 8, DType::kF32, "fwd0");
+  const TaskId c = b.add_gemm(s1, 8, 8, 8, DType::kF32, "fwd1");
+  b.add_buffer("weights", 1, 48.0 * (1 << 20), MemoryCategory::kParams, true);
+  const BufferId act = b.add_buffer("act", 1, 24.0 * (1 << 20), MemoryCategory::kActivations);
+  b.alloc(c, act);
+  b.free(c, act);
+  auto p = std::move(b).build();
+  ASSERT_TRUE(p.is_ok()) << p.message();
+  const int before = thread_count();
+  auto t = run(*p, small_host(2, 64.0 * (1 << 20)));
+  ASSERT_FALSE(t.is_ok());
+  EXPECT_EQ(t.status().kind(), ErrorKind::kBadInput);
+  EXPECT_EQ(t.message(),
+            "cpu backend: out of memory on device 1 'cpu1': buffer 'act' (task 1 'fwd1') needs "
+            "24.0 MiB; 48.0 MiB of 64.0 MiB are in use");
+  EXPECT_EQ(thread_count(), before);
+}
+
+TEST(CpuExecutor, ResidentBuffersThatDoNotFitFailBeforeAnyTaskRuns) {
+  ProgramBuilder b("resident", 1);
+  b.add_gemm(b.stream(0, "compute"), 8, 8, 8, DType::kF32, "fwd");
+  b.add_buffer("weights", 0, 40.0 * (1 << 20), MemoryCategory::kParams, true);
+  b.add_buffer("adam", 0, 40.0 * (1 << 20), MemoryCategory::kOptimizer, true);
+  auto p = std::move(b).build();
+  ASSERT_TRUE(p.is_ok());
+  auto t = run(*p, small_host(1, 64.0 * (1 << 20)));
+  ASSERT_FALSE(t.is_ok());
+  EXPECT_EQ(t.message(),
+            "cpu backend: out of memory on device 0 'cpu0': buffer 'adam' (resident) needs "
+            "40.0 MiB; 40.0 MiB of 64.0 MiB are in use");
+}
+
+TEST(CpuExecutor, TheHostLimitCoversWorkspacesToo) {
+  ProgramBuilder b("big", 1);
+  const StreamId s = b.stream(0, "compute");
+  b.add_gemm(s, 1024, 1024, 1024, DType::kF32, "mm");  // 3 x 4 MiB of operands
+  auto p = std::move(b).build();
+  ASSERT_TRUE(p.is_ok());
+  CpuOptions o;
+  o.host_memory_limit_bytes = 8.0 * (1 << 20);
+  auto t = run(*p, host(1), o);
+  ASSERT_FALSE(t.is_ok());
+  EXPECT_EQ(t.message(),
+            "cpu backend: host memory limit reached: GEMM operands of stream 'compute' on device 0 "
+            "'cpu0' need 12.0 MiB; 0 B of the 8.00 MiB limit are in use");
+}
+
+TEST(CpuExecutor, MemorySamplesFollowAllocationsAndFrees) {
+  ProgramBuilder b("mem", 1);
+  const StreamId s = b.stream(0, "compute");
+  const TaskId f = b.add_gemm(s, 16, 16, 16, DType::kF32, "fwd");
+  const TaskId g = b.add_gemm(s, 16, 16, 16, DType::kF32, "bwd");
+  b.add_buffer("w", 0, 4096, MemoryCategory::kParams, true);
+  const BufferId act = b.add_buffer("act", 0, 8192, MemoryCategory::kActivations);
+  b.alloc(f, act);
+  b.free(g, act);
+  auto p = std::move(b).build();
+  ASSERT_TRUE(p.is_ok());
+  auto t = run(*p, host(1));
+  ASSERT_TRUE(t.is_ok()) << t.message();
+  std::vector<std::pair<MemoryCategory, double>> seen;
+  for (const MemorySample& m : t->memory) seen.emplace_back(m.category, m.bytes);
+  const std::vector<std::pair<MemoryCategory, double>> want = {
+      {MemoryCategory::kParams, 4096}, {MemoryCategory::kActivations, 8192},
+      {MemoryCategory::kActivations, 0}};
+  EXPECT_EQ(seen, want);
+  EXPECT_EQ(t->memory[0].time_seconds, 0.0);
+}
+
+TEST(CpuExecutor, A16BitGemmIsRejectedUnlessAllowedInF32) {
+  ProgramBuilder b("half", 1);
+  const StreamId s = b.stream(0, "compute");
+  b.add_gemm(s, 32, 32, 32, DType::kBF16, "attn");
+  auto p = std::move(b).build();
+  ASSERT_TRUE(p.is_ok());
+  auto t = run(*p, host(1));
+  ASSERT_FALSE(t.is_ok());
+  EXPECT_EQ(t.status().kind(), ErrorKind::kBadInput);
+  EXPECT_EQ(t.message(),
+            "cpu backend: task 0 'attn' is a bf16 GEMM; the CPU backend computes f64 and f32 "
+            "(tf32 as f32), and f16 and bf16 only when allowed to compute them in f32");
+  CpuOptions o;
+  o.compute_16bit_in_f32 = true;
+  auto ok = run(*p, host(1), o);
+  ASSERT_TRUE(ok.is_ok()) << ok.message();
+  EXPECT_EQ(ok->source, "cpu (f16/bf16 computed in f32)");
+}
+
+TEST(CpuExecutor, AnFp8CollectiveIsRejected) {
+  ProgramBuilder b("fp8", 2);
+  const CollectiveId c = b.add_collective(CollectiveKind::kAllGather, CollectiveAlgorithm::kRing,
+                                          {0, 1}, 1024, {b.stream(0, "comm"), b.stream(1, "comm")},
+                                          "gather");
+  b.collective(c).dtype = DType::kFP8;
+  auto p = std::move(b).build();
+  ASSERT_TRUE(p.is_ok());
+  auto t = run(*p, host(2));
+  ASSERT_FALSE(t.is_ok());
+  EXPECT_EQ(t.message(),
+            "cpu backend: collective 0 (task 0 'gather') reduces fp8; the CPU backend reduces f64, "
+            "f32, tf32, f16, bf16 and i32");
+}
+
+TEST(CpuExecutor, MoreDevicesThanCoresIsWarnedAbout) {
+  const Program p = allreduce_program(3, 4096);
+  CpuOptions o;
+  o.hardware_threads = 2;
+  auto ex = make_cpu_executor(o);
+  auto t = ex->run(p, host(3), HardwareProfile::defaults(), RunOptions{});
+  ASSERT_TRUE(t.is_ok()) << t.message();
+  ASSERT_EQ(ex->warnings().size(), 1u);
+  EXPECT_EQ(ex->warnings()[0],
+            "program 'ar' has 3 devices and this host 2 hardware threads: devices share cores, so "
+            "measured times include time-slicing");
+}
+
+TEST(CpuExecutor, ATopologyWithFewerDevicesIsBadInput) {
+  const Program p = allreduce_program(3, 4096);
+  auto t = run(p, host(2));
+  ASSERT_FALSE(t.is_ok());
+  EXPECT_EQ(t.message(), "program 'ar' uses 3 devices; the topology 'cpu-host' has 2");
+}
+
+TEST(CpuExecutor, RepeatedRunsAreSummarisedPerKind) {
+  ProgramBuilder b("rep", 2);
+  const StreamId c0 = b.stream(0, "compute");
+  const StreamId c1 = b.stream(1, "compute");
+  const TaskId g0 = b.add_gemm(c0, 32, 32, 32, DType::kF32, "g0");
+  const TaskId g1 = b.add_gemm(c1, 32, 32, 32, DType::kF32, "g1");
+  const CollectiveId ar = b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
+                                           {0, 1}, 8192, {c0, c1}, "ar");
+  (void)ar;
+  (void)g0;
+  (void)g1;
+  auto p = std::move(b).build();
+  ASSERT_TRUE(p.is_ok());
+  auto ex = make_cpu_executor();
+  auto r = run_repeated(*ex, *p, host(2), HardwareProfile::defaults(), 3);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_EQ(r->steps.size(), 3u);
+  EXPECT_EQ(r->summary.steps, 3);
+  ASSERT_EQ(r->summary.kinds.size(), 2u);
+  EXPECT_EQ(r->summary.kinds[0].kind, "allreduce");
+  EXPECT_EQ(r->summary.kinds[0].spans_per_step, 2);
+  EXPECT_EQ(r->summary.kinds[1].kind, "gemm");
+  EXPECT_GT(r->summary.median_step_seconds, 0.0);
+  EXPECT_GE(r->summary.p90_step_seconds, r->summary.median_step_seconds);
+}
+
+TEST(Summary, MedianAndNearestRankPercentile) {
+  EXPECT_EQ(median({3, 1, 2}), 2.0);
+  EXPECT_EQ(median({4, 1, 3, 2}), 2.5);
+  // Nearest rank: p90 of 10 values is the ceil(0.9 * 10) = 9th smallest.
+  EXPECT_EQ(percentile({10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, 90), 9.0);
+  // ... of 3 values the ceil(2.7) = 3rd.
+  EXPECT_EQ(percentile({1, 2, 3}, 90), 3.0);
+  EXPECT_EQ(percentile({}, 90), 0.0);
+}
+
+}  // namespace
+}  // namespace brigade::realexec
