@@ -35,7 +35,6 @@
 namespace brigade::realexec {
 namespace {
 
-using cpu::Element;
 using cpu::HostBuffer;
 
 constexpr const char* kWho = "cpu backend";
@@ -136,8 +135,8 @@ struct CollectiveShape {
 
 CollectiveShape collective_shape(const Collective& c) {
   CollectiveShape s;
-  s.element = cpu::collective_element(c.dtype).value_or(Element::kF32);
-  const auto eb = static_cast<double>(cpu::element_bytes(s.element));
+  if (!collective_element(c.dtype, &s.element)) s.element = Element::kF32;
+  const auto eb = static_cast<double>(element_bytes(s.element));
   s.count = static_cast<std::int64_t>(c.bytes / eb);
   const int n = static_cast<int>(c.group.size());
   s.chunks = chain_chunks(s.count, eb);
@@ -329,7 +328,8 @@ Status CpuExecutor::check_program(const Program& p, const Topology& topo) {
   }
   for (size_t c = 0; c < p.collectives().size(); ++c) {
     const Collective& col = p.collectives()[c];
-    if (!cpu::collective_element(col.dtype))
+    Element e;
+    if (!collective_element(col.dtype, &e))
       return Status::error(std::string(kWho) + ": collective " + std::to_string(c) + " (" +
                            task_label(p, col.tasks.front()) + ") reduces " +
                            std::string(dtype_name(col.dtype)) +
@@ -392,7 +392,7 @@ Status CpuExecutor::setup(Run& run) {
     } else {
       const Collective& c = p.collectives()[static_cast<size_t>(task.collective)];
       const CollectiveShape cs = collective_shape(c);
-      const std::size_t bytes = static_cast<std::size_t>(cs.count) * cpu::element_bytes(cs.element);
+      const std::size_t bytes = static_cast<std::size_t>(cs.count) * static_cast<std::size_t>(element_bytes(cs.element));
       n.coll_in[cs.element] = std::max(n.coll_in[cs.element], bytes);
       n.coll_out = std::max(n.coll_out, bytes);
     }
@@ -418,7 +418,7 @@ Status CpuExecutor::setup(Run& run) {
     BRIGADE_ASSIGN_OR_RETURN(w.scratch, HostBuffer::allocate(n.scratch));
     for (const auto& [e, b] : n.coll_in) {
       BRIGADE_ASSIGN_OR_RETURN(HostBuffer in, HostBuffer::allocate(b));
-      cpu::fill_input(e, in.data(), static_cast<std::int64_t>(b / cpu::element_bytes(e)), dev);
+      cpu::fill_input(e, in.data(), static_cast<std::int64_t>(b / static_cast<std::size_t>(element_bytes(e))), dev);
       w.coll_in.emplace(e, std::move(in));
     }
     BRIGADE_ASSIGN_OR_RETURN(w.coll_out, HostBuffer::allocate(n.coll_out));
@@ -458,7 +458,7 @@ Status CpuExecutor::run_collective(Run& run, StepState& st, TaskId t, double t0,
   // The collective starts when every rank has arrived (communication is synchronisation).
   if (!cr.barrier.arrive_and_wait(st.abort, [&] { cr.start_seconds = clock.now_seconds() - t0; }))
     return Status::ok();
-  const double eb = static_cast<double>(cpu::element_bytes(cs.element));
+  const double eb = static_cast<double>(element_bytes(cs.element));
   std::vector<RingOp> ops;
   std::vector<std::pair<int, double>> moved;  // (source rank, bytes) of this step
   for (int step = 0; step < cs.steps; ++step) {

@@ -26,31 +26,6 @@ Result<HostBuffer> HostBuffer::allocate(std::size_t bytes) {
   return b;
 }
 
-std::optional<Element> collective_element(DType t) {
-  switch (t) {
-    case DType::kF64: return Element::kF64;
-    case DType::kF32:
-    case DType::kTF32: return Element::kF32;
-    case DType::kF16: return Element::kF16;
-    case DType::kBF16: return Element::kBF16;
-    case DType::kI32: return Element::kI32;
-    case DType::kFP8:
-    case DType::kI8: return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-std::size_t element_bytes(Element e) {
-  switch (e) {
-    case Element::kF64: return 8;
-    case Element::kF32: return 4;
-    case Element::kF16: return 2;
-    case Element::kBF16: return 2;
-    case Element::kI32: return 4;
-  }
-  return 4;
-}
-
 namespace {
 
 template <class T>

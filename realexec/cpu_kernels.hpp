@@ -36,12 +36,6 @@ class HostBuffer {
   std::size_t n_ = 0;
 };
 
-// The element types the CPU backend reduces in collectives.
-enum class Element : std::uint8_t { kF64, kF32, kF16, kBF16, kI32 };
-// nullopt for dtypes the CPU cannot reduce (fp8, i8).
-std::optional<Element> collective_element(DType t);
-std::size_t element_bytes(Element e);
-
 // GEMMs run in f64 or f32 (tf32 and, when allowed, f16/bf16 in f32).
 // Column-major A (m x k), B (k x n), C (m x n) laid out one after the other.
 std::size_t gemm_workspace_bytes(bool f64, std::int64_t m, std::int64_t n, std::int64_t k);

@@ -15,6 +15,11 @@ bool cuda_device_available(std::string* why) {
   return false;
 }
 
+int cuda_device_count(std::string* why) {
+  if (why) *why = kNotBuilt;
+  return 0;
+}
+
 Result<std::unique_ptr<RealExecutor>> make_cuda_executor(const CudaOptions&) {
   return Status::error(kNotBuilt, ErrorKind::kBadInput);
 }

@@ -101,6 +101,8 @@ Result<std::unique_ptr<RealExecutor>> make_cuda_executor(const CudaOptions& opti
 
 // Whether a CUDA device can be used; if not and `why` is given, why not.
 bool cuda_device_available(std::string* why = nullptr);
+// How many CUDA devices this process sees (0 without the backend or a GPU).
+int cuda_device_count(std::string* why = nullptr);
 
 // The executor of a backend with default options (errors as make_cuda_executor).
 Result<std::unique_ptr<RealExecutor>> make_executor(Backend backend);

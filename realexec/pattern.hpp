@@ -22,6 +22,28 @@
 
 namespace brigade::realexec {
 
+// The element types collectives move and reduce on every backend (fp8 and
+// i8 are not among them: their sums would not stay exact).
+enum class Element : std::uint8_t { kF64, kF32, kF16, kBF16, kI32 };
+
+// The element type of a collective of this dtype (tf32 travels as f32);
+// false for fp8 and i8.
+inline bool collective_element(DType t, Element* e) {
+  switch (t) {
+    case DType::kF64: *e = Element::kF64; return true;
+    case DType::kF32:
+    case DType::kTF32: *e = Element::kF32; return true;
+    case DType::kF16: *e = Element::kF16; return true;
+    case DType::kBF16: *e = Element::kBF16; return true;
+    case DType::kI32: *e = Element::kI32; return true;
+    default: return false;
+  }
+}
+
+BRIGADE_HD inline int element_bytes(Element e) {
+  return e == Element::kF64 ? 8 : (e == Element::kF16 || e == Element::kBF16) ? 2 : 4;
+}
+
 // Largest group whose sums the pattern keeps exact in every dtype (3 x 64 = 192 <= 256).
 inline constexpr int kMaxExactGroup = 64;
 

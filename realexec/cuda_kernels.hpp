@@ -1,0 +1,42 @@
+// The CUDA backend's own kernels (realexec/cuda_kernels.cu), launched on a
+// given stream: filling inputs, the streaming kernel of memory-bound tasks,
+// the reduction step of Brigade's ring, and the collective checks. Plain C++
+// declarations so that host code built by the C++ compiler can call them.
+// Launch errors are read by the caller (cudaGetLastError through the CHECK).
+#pragma once
+
+#include <cstdint>
+#include <cuda_runtime_api.h>
+
+#include "core/dtype.hpp"
+#include "realexec/pattern.hpp"
+
+namespace brigade::realexec::cuda {
+
+// What a collective check found: the first wrong output element, if any
+// (first_bad = UINT64_MAX when none), and the value it held.
+struct CheckSlot {
+  unsigned long long first_bad;
+  double got;
+};
+
+// Largest group a check kernel takes by value.
+inline constexpr int kMaxCheckedGroup = 64;
+
+// Collective inputs: element i = input_value(device, i).
+void launch_fill_input(Element e, void* p, std::int64_t count, int device, cudaStream_t s);
+// GEMM operands: multiples of 1/8 in [-3/8, 3/8] in the dtype (f64, f32/tf32, f16, bf16).
+void launch_fill_operands(DType t, void* p, std::int64_t count, cudaStream_t s);
+// Streams `bytes` of traffic: x = -x over f32 elements (4 bytes read + 4
+// written each), in passes over `elements` as needed.
+void launch_stream(float* x, std::int64_t elements, double bytes, cudaStream_t s);
+// out[i] = a[i] + b[i] for i < count.
+void launch_reduce(Element e, void* out, const void* a, const void* b, std::int64_t count,
+                   cudaStream_t s);
+// Checks `out` against the reference (pattern.hpp) into *slot (device
+// memory, reset by this call). `expected.group` is read on the host and
+// passed by value (at most kMaxCheckedGroup ranks).
+void launch_check(Element e, const void* out, const ExpectedOutput& expected, CheckSlot* slot,
+                  cudaStream_t s);
+
+}  // namespace brigade::realexec::cuda
