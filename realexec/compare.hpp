@@ -1,0 +1,60 @@
+// Two judges of one Program side by side: a simulated Trace and a measured
+// one (both core types, so this needs neither sim/ nor a backend). Used by
+// `brigade validate`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/program.hpp"
+#include "core/status.hpp"
+#include "core/trace.hpp"
+
+namespace brigade::realexec {
+
+// (predicted - measured) / measured: positive when the prediction is too
+// slow. 0 when both are 0; +infinity when only the measurement is 0.
+double relative_error(double predicted, double measured);
+
+struct TaskComparison {
+  TaskId task = -1;
+  std::string kind;  // task_kind_key (summary.hpp)
+  double simulated_seconds = 0;
+  double measured_seconds = 0;
+  double relative_error = 0;
+};
+
+struct KindComparison {
+  std::string kind;
+  int tasks = 0;
+  double simulated_seconds = 0;  // summed span durations (device-seconds)
+  double measured_seconds = 0;
+  double relative_error = 0;
+};
+
+struct TraceComparison {
+  double simulated_step_seconds = 0;
+  double measured_step_seconds = 0;
+  double step_relative_error = 0;
+  std::vector<TaskComparison> tasks;  // every task of the Program, in id order
+  std::vector<KindComparison> kinds;  // sorted by kind
+  double median_abs_task_error = 0;
+  double p90_abs_task_error = 0;
+};
+
+// Compares the two traces task by task (a task's duration: the sum of its
+// spans), by task kind and by step time (span_extent_seconds). Fails if a
+// task of the Program has no span in either trace, naming the task and the
+// trace's source.
+Result<TraceComparison> compare_traces(const Program& program, const Trace& simulated,
+                                       const Trace& measured);
+
+struct ErrorSummary {
+  int count = 0;
+  double median_abs_error = 0;
+  double p90_abs_error = 0;  // nearest rank (summary.hpp, percentile)
+};
+// Median and 90th percentile of |relative error| (validate's headline numbers).
+ErrorSummary summarise_errors(const std::vector<double>& relative_errors);
+
+}  // namespace brigade::realexec

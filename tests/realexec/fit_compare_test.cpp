@@ -1,0 +1,104 @@
+// The line fit behind calibration and the trace comparison behind validate.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "realexec/compare.hpp"
+#include "realexec/fit.hpp"
+
+namespace brigade::realexec {
+namespace {
+
+TEST(FitLine, RecoversAnExactLine) {
+  // T = 5 us + M / (10 GB/s) at 4 KiB ... 64 MiB.
+  std::vector<double> x, y;
+  for (double m = 4096; m <= 64.0 * (1 << 20); m *= 4) {
+    x.push_back(m);
+    y.push_back(5e-6 + m / 10e9);
+  }
+  auto f = fit_line(x, y);
+  ASSERT_TRUE(f.is_ok()) << f.message();
+  EXPECT_NEAR(f->intercept, 5e-6, 1e-15);
+  EXPECT_NEAR(f->slope, 1e-10, 1e-20);
+  EXPECT_NEAR(f->r_squared, 1.0, 1e-12);
+  EXPECT_EQ(f->points, static_cast<int>(x.size()));
+}
+
+TEST(FitLine, WeighsResidualsRelativeToTheTime) {
+  // Points (0,1), (1,2), (2,4), weights 1/y^2 = 1, 1/4, 1/16. Normal equations
+  // by hand: S0 = 21/16, Sx = 3/8, Sxx = 1/2, Sy = 7/4, Sxy = 1;
+  // b = (S0 Sxy - Sx Sy) / (S0 Sxx - Sx^2) = (21/32) / (33/64) = 14/11,
+  // a = (Sy - b Sx) / S0 = (14/11) / (21/16) = 32/33.
+  // R^2 = 1 - SS_res / SS_tot = 1 - (107/363) / (14/3) = 1587/1694.
+  const std::vector<double> x = {0, 1, 2}, y = {1, 2, 4};
+  auto f = fit_line(x, y);
+  ASSERT_TRUE(f.is_ok()) << f.message();
+  EXPECT_NEAR(f->intercept, 32.0 / 33.0, 1e-12);
+  EXPECT_NEAR(f->slope, 14.0 / 11.0, 1e-12);
+  EXPECT_NEAR(f->r_squared, 1587.0 / 1694.0, 1e-12);
+}
+
+TEST(FitLine, NeedsTwoDistinctSizes) {
+  const std::vector<double> x = {3, 3}, y = {1, 2};
+  auto f = fit_line(x, y);
+  ASSERT_FALSE(f.is_ok());
+  EXPECT_EQ(f.message(), "a line fit needs two distinct sizes");
+}
+
+Program two_tasks() {
+  ProgramBuilder b("pair", 2);
+  b.add_gemm(b.stream(0, "compute"), 8, 8, 8, DType::kF32, "mm");
+  b.add_transfer(b.stream(0, "xfer"), 1, 1024, "send");
+  return std::move(b).build().value();
+}
+
+Trace trace_of(const char* source, double gemm_s, double xfer_start, double xfer_s) {
+  Trace t;
+  t.source = source;
+  t.spans.push_back(TraceSpan{0, 0, 0, 0.0, gemm_s});
+  t.spans.push_back(TraceSpan{1, 0, 1, xfer_start, xfer_start + xfer_s, -1, TaskKind::kTransfer});
+  return t;
+}
+
+TEST(CompareTraces, RelativeErrorsPerTaskKindAndStep) {
+  const Program p = two_tasks();
+  // Simulated: GEMM 1.1 ms, transfer 2 ms starting at 1 ms -> step 3 ms.
+  // Measured:  GEMM 1.0 ms, transfer 2.5 ms starting at 1 ms -> step 3.5 ms.
+  auto c = compare_traces(p, trace_of("sim:flow", 1.1e-3, 1e-3, 2e-3),
+                          trace_of("cpu", 1e-3, 1e-3, 2.5e-3));
+  ASSERT_TRUE(c.is_ok()) << c.message();
+  EXPECT_NEAR(c->simulated_step_seconds, 3e-3, 1e-15);
+  EXPECT_NEAR(c->measured_step_seconds, 3.5e-3, 1e-15);
+  EXPECT_NEAR(c->step_relative_error, (3.0 - 3.5) / 3.5, 1e-12);
+  ASSERT_EQ(c->tasks.size(), 2u);
+  EXPECT_NEAR(c->tasks[0].relative_error, 0.1, 1e-12);    // (1.1 - 1) / 1
+  EXPECT_NEAR(c->tasks[1].relative_error, -0.2, 1e-12);   // (2 - 2.5) / 2.5
+  ASSERT_EQ(c->kinds.size(), 2u);
+  EXPECT_EQ(c->kinds[0].kind, "gemm");
+  EXPECT_EQ(c->kinds[1].kind, "transfer");
+  EXPECT_NEAR(c->median_abs_task_error, 0.15, 1e-12);     // median of 0.1, 0.2
+  EXPECT_NEAR(c->p90_abs_task_error, 0.2, 1e-12);         // ceil(1.8) = 2nd of 2
+}
+
+TEST(CompareTraces, AMissingSpanIsNamed) {
+  const Program p = two_tasks();
+  Trace measured = trace_of("cpu", 1e-3, 1e-3, 2e-3);
+  measured.spans.pop_back();
+  auto c = compare_traces(p, trace_of("sim:flow", 1e-3, 1e-3, 2e-3), measured);
+  ASSERT_FALSE(c.is_ok());
+  EXPECT_EQ(c.message(), "program 'pair': task 1 'send' has no span in the trace from 'cpu'");
+}
+
+TEST(CompareTraces, ErrorSummaryOfScenarios) {
+  // |errors| sorted: 0.01, 0.02, 0.03, 0.05, 0.2 -> median 0.03; p90 = ceil(4.5) = 5th = 0.2.
+  const ErrorSummary s = summarise_errors({0.03, -0.01, 0.2, -0.05, 0.02});
+  EXPECT_EQ(s.count, 5);
+  EXPECT_DOUBLE_EQ(s.median_abs_error, 0.03);
+  EXPECT_DOUBLE_EQ(s.p90_abs_error, 0.2);
+  EXPECT_EQ(relative_error(0, 0), 0.0);
+  EXPECT_TRUE(std::isinf(relative_error(1, 0)));
+}
+
+}  // namespace
+}  // namespace brigade::realexec
