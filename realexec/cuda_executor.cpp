@@ -925,6 +925,16 @@ bool cuda_device_available(std::string* why) { return count_gpus(why) > 0; }
 
 int cuda_device_count(std::string* why) { return count_gpus(why); }
 
+Result<std::string> cuda_device_name(int gpu) {
+  cudaDeviceProp prop{};
+  const cudaError_t e = cudaGetDeviceProperties(&prop, gpu);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return Status::error(std::string("no CUDA device: ") + cudaGetErrorString(e), ErrorKind::kBadInput);
+  }
+  return std::string(prop.name);
+}
+
 Result<std::unique_ptr<RealExecutor>> make_cuda_executor(const CudaOptions& options) {
   std::string why;
   int gpus = count_gpus(&why);

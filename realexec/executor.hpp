@@ -103,6 +103,8 @@ Result<std::unique_ptr<RealExecutor>> make_cuda_executor(const CudaOptions& opti
 bool cuda_device_available(std::string* why = nullptr);
 // How many CUDA devices this process sees (0 without the backend or a GPU).
 int cuda_device_count(std::string* why = nullptr);
+// The name CUDA gives a GPU ("NVIDIA H200"), which the presets use as Device::model.
+Result<std::string> cuda_device_name(int gpu);
 
 // The executor of a backend with default options (errors as make_cuda_executor).
 Result<std::unique_ptr<RealExecutor>> make_executor(Backend backend);

@@ -12,16 +12,12 @@ Result<LinearFit> fit_line(std::span<const double> x, std::span<const double> y)
                          ErrorKind::kInternal);
   if (std::all_of(x.begin(), x.end(), [&](double v) { return v == x[0]; }))
     return Status::error("a line fit needs two distinct sizes", ErrorKind::kInternal);
-  if (std::any_of(y.begin(), y.end(), [](double v) { return !(v > 0); }))
-    return Status::error("a line fit needs positive times", ErrorKind::kInternal);
-  // Rows scaled by sqrt(w) = 1/y: minimise sum ((y - a - b x) / y)^2.
   Eigen::MatrixXd a(n, 2);
   Eigen::VectorXd rhs(n);
   for (Eigen::Index i = 0; i < n; ++i) {
-    const double w = 1.0 / y[static_cast<size_t>(i)];
-    a(i, 0) = w;
-    a(i, 1) = w * x[static_cast<size_t>(i)];
-    rhs(i) = 1.0;  // w * y
+    a(i, 0) = 1.0;
+    a(i, 1) = x[static_cast<size_t>(i)];
+    rhs(i) = y[static_cast<size_t>(i)];
   }
   const Eigen::Vector2d c = a.colPivHouseholderQr().solve(rhs);
   LinearFit f;

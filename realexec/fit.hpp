@@ -17,10 +17,11 @@ struct LinearFit {
   int points = 0;
 };
 
-// Weighted least squares with weights 1/y^2, i.e. minimising the relative
-// residuals (y - a - b x) / y: message sizes span four decades, and plain
-// least squares would let the largest messages alone decide a (which is
-// then often negative). Needs at least two distinct x and positive y.
+// Ordinary least squares (Eigen, column-pivoting QR). It minimises absolute
+// residuals, so the largest sizes weigh most: right for step times, which
+// the large messages dominate. Where small sizes run faster than the line
+// (caches), the intercept can come out negative; callers clamp it and say
+// so. Needs at least two distinct x.
 Result<LinearFit> fit_line(std::span<const double> x, std::span<const double> y);
 
 }  // namespace brigade::realexec

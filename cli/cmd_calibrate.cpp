@@ -1,0 +1,205 @@
+// brigade calibrate [--backend cpu|cuda] [--devices N] [--out PROFILE.yaml] [--json] [--quick]
+//
+// Runs realexec's micro-benchmarks and writes the fitted HardwareProfile
+// (core/profile.hpp, save_profile). Progress on stderr; a summary table (or,
+// with --json, one JSON object) on stdout.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+#include <thread>
+#include <nlohmann/json.hpp>
+
+#include "cli/verbs.hpp"
+#include "core/profile.hpp"
+#include "core/units.hpp"
+#include "realexec/calibrate.hpp"
+
+namespace brigade::cli {
+namespace {
+
+struct CalibrateArgs {
+  std::string backend = "cpu";
+  int devices = -1;  // -1: the backend's default (cpu: 2, cuda: all GPUs)
+  std::string out;
+  bool json = false;
+  bool quick = false;
+};
+
+nlohmann::json fit_json(const realexec::LinearFit& f) {
+  return {{"intercept", f.intercept}, {"slope", f.slope}, {"r_squared", f.r_squared},
+          {"points", f.points}};
+}
+
+nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
+  using nlohmann::json;
+  json j;
+  j["backend"] = c.backend;
+  j["device_model"] = c.device_model;
+  j["devices"] = c.devices;
+  j["source"] = c.profile.source;
+  j["wall_seconds"] = c.wall_seconds;
+  j["launch_overhead_seconds"] = c.launch_overhead_seconds;
+  j["gemm"] = json::array();
+  for (const auto& g : c.gemm)
+    j["gemm"].push_back({{"dtype", std::string(dtype_name(g.dtype))},
+                         {"size", g.size},
+                         {"flops", g.flops},
+                         {"seconds", g.seconds},
+                         {"flops_per_second", g.flops_per_second},
+                         {"nominal_peak_flops_per_second",
+                          c.nominal_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))]},
+                         {"efficiency", g.efficiency}});
+  auto points = [](const std::vector<realexec::SizePoint>& ps) {
+    json a = json::array();
+    for (const auto& p : ps)
+      a.push_back({{"bytes", p.bytes}, {"seconds", p.seconds}, {"bytes_per_second", p.bytes_per_second}});
+    return a;
+  };
+  j["memory"] = {{"bandwidth_bytes_per_second", c.memory.bandwidth_bytes_per_second},
+                 {"nominal_bandwidth_bytes_per_second", c.nominal_memory_bandwidth_bytes_per_second},
+                 {"efficiency", c.memory_efficiency},
+                 {"fit", fit_json(c.memory.fit)},
+                 {"points", points(c.memory.points)}};
+  j["links"] = json::array();
+  for (const auto& l : c.links)
+    j["links"].push_back({{"class", std::string(link_class_name(l.link_class))},
+                          {"src", l.src},
+                          {"dst", l.dst},
+                          {"alpha_seconds", l.transfer.alpha_seconds},
+                          {"bandwidth_bytes_per_second", l.transfer.bandwidth_bytes_per_second},
+                          {"nominal_bandwidth_bytes_per_second", l.nominal_bandwidth_bytes_per_second},
+                          {"fit", fit_json(l.transfer.fit)},
+                          {"points", points(l.transfer.points)}});
+  j["collectives"] = json::array();
+  for (const auto& cc : c.collectives) {
+    json ps = json::array();
+    for (const auto& p : cc.points)
+      ps.push_back({{"bytes", p.bytes},
+                    {"seconds", p.seconds},
+                    {"alg_bandwidth", p.alg_bytes_per_second},
+                    {"bus_bandwidth", p.bus_bytes_per_second}});
+    j["collectives"].push_back({{"kind", std::string(collective_kind_name(cc.kind))},
+                                {"ranks", cc.ranks},
+                                {"alpha_seconds", cc.fit.intercept},
+                                {"beta_seconds_per_byte", cc.fit.slope},
+                                {"r_squared", cc.fit.r_squared},
+                                {"bus_bandwidth_factor", realexec::bus_bandwidth_factor(cc.kind, cc.ranks)},
+                                {"points", ps}});
+  }
+  j["comm_compute_slowdown"] = c.comm_compute_slowdown;
+  j["notes"] = c.notes;
+  j["profile"] = out.empty() ? json(nullptr) : json(out);
+  return j;
+}
+
+void print_table(const realexec::Calibration& c, const std::string& out) {
+  std::cout << fmt::format("Calibration: {} backend, {} x {}, {:.1f} s\n", c.backend, c.devices,
+                           c.device_model, c.wall_seconds);
+  std::cout << c.profile.source << "\n\n";
+  std::cout << "GEMM (efficiency = achieved / the topology device's nominal peak; may exceed 1)\n";
+  std::cout << fmt::format("  {:<6} {:>6} {:>14} {:>12} {:>11}\n", "dtype", "size", "achieved",
+                           "per GEMM", "efficiency");
+  for (const auto& g : c.gemm)
+    std::cout << fmt::format("  {:<6} {:>6} {:>14} {:>12} {:>11.3f}\n", dtype_name(g.dtype), g.size,
+                             format_flops_rate(g.flops_per_second), format_seconds(g.seconds),
+                             g.efficiency);
+  std::cout << fmt::format("\nLaunch overhead: {} per kernel\n", format_seconds(c.launch_overhead_seconds));
+  std::cout << fmt::format(
+      "Streaming kernels: {} ({:.3f} of the nominal {}), intercept {}, R² {:.4f}\n",
+      format_bandwidth(c.memory.bandwidth_bytes_per_second), c.memory_efficiency,
+      format_bandwidth(c.nominal_memory_bandwidth_bytes_per_second),
+      format_seconds(c.memory.alpha_seconds), c.memory.fit.r_squared);
+  for (const auto& l : c.links)
+    std::cout << fmt::format(
+        "Transfers ({}, device {} -> {}): alpha {}, bandwidth {} ({:.3f} of the nominal {}), R² {:.4f}\n",
+        link_class_name(l.link_class), l.src, l.dst, format_seconds(l.transfer.alpha_seconds),
+        format_bandwidth(l.transfer.bandwidth_bytes_per_second),
+        l.transfer.bandwidth_bytes_per_second / l.nominal_bandwidth_bytes_per_second,
+        format_bandwidth(l.nominal_bandwidth_bytes_per_second), l.transfer.fit.r_squared);
+  if (!c.collectives.empty()) {
+    std::cout << fmt::format(
+        "\nCollectives over {} ranks: T = a + b M fitted; algBw = M / T, busBw = algBw x factor "
+        "(nccl-tests)\n",
+        c.collectives.front().ranks);
+    std::cout << fmt::format("  {:<14} {:>10} {:>12} {:>8}   {:>10} {:>10} {:>12} {:>12}\n", "kind", "a",
+                             "1/b", "R²", "size", "time", "algBw", "busBw");
+    for (const auto& cc : c.collectives) {
+      for (size_t i = 0; i < cc.points.size(); ++i) {
+        const auto& p = cc.points[i];
+        if (i == 0)
+          std::cout << fmt::format("  {:<14} {:>10} {:>12} {:>8.4f}", collective_kind_name(cc.kind),
+                                   format_seconds(cc.fit.intercept),
+                                   cc.fit.slope > 0 ? format_bandwidth(1.0 / cc.fit.slope) : "-",
+                                   cc.fit.r_squared);
+        else
+          std::cout << fmt::format("  {:<14} {:>10} {:>12} {:>8}", "", "", "", "");
+        std::cout << fmt::format("   {:>10} {:>10} {:>12} {:>12}\n", format_bytes(p.bytes),
+                                 format_seconds(p.seconds), format_bandwidth(p.alg_bytes_per_second),
+                                 format_bandwidth(p.bus_bytes_per_second));
+      }
+    }
+    std::cout << fmt::format("\nCompute under communication: {:.1f}% slower\n",
+                             100.0 * c.comm_compute_slowdown);
+  }
+  for (const std::string& n : c.notes) std::cout << "note: " << n << "\n";
+  if (!out.empty()) std::cout << "Profile written to " << out << "\n";
+}
+
+void run_calibrate(const CalibrateArgs& a) {
+  const auto backend = realexec::parse_backend(a.backend);
+  if (!backend)
+    throw BadInput{"brigade: error: --backend: found '" + a.backend + "'; expected cpu or cuda"};
+  if (a.devices == 0 || a.devices < -1)
+    throw BadInput{"brigade: error: --devices: found '" + std::to_string(a.devices) +
+                   "'; expected a device count >= 1"};
+  if (*backend == realexec::Backend::kCuda) {
+    std::string why;
+    if (!realexec::cuda_device_available(&why))
+      throw BadInput{"brigade: error: --backend cuda: " + why};
+  }
+  realexec::CalibrateOptions o;
+  o.quick = a.quick;
+  o.devices = a.devices > 0 ? a.devices : (*backend == realexec::Backend::kCpu ? 2 : 0);
+  if (*backend == realexec::Backend::kCpu) {
+    const unsigned cores = std::thread::hardware_concurrency();
+    if (cores > 0 && static_cast<unsigned>(o.devices) > cores)
+      std::cerr << "brigade: warning: " << o.devices << " devices on " << cores
+                << " hardware threads: devices share cores, so the figures include time-slicing\n";
+  }
+  auto cal = realexec::calibrate(*backend, o, [](const std::string& what, int done, int total) {
+    std::cerr << fmt::format("calibrate [{}/{}] {}\n", done + 1, total, what);
+  });
+  if (!cal.is_ok()) {
+    if (cal.status().kind() == ErrorKind::kBadInput) throw BadInput{"brigade: error: " + cal.message()};
+    throw RuntimeFailure{"brigade: error: calibration failed: " + cal.message()};
+  }
+  if (!a.out.empty()) {
+    const Status st = save_profile(cal->profile, a.out);
+    if (!st.is_ok()) throw RuntimeFailure{"brigade: error: --out: " + st.message()};
+  }
+  if (a.json)
+    std::cout << to_json(*cal, a.out).dump(2) << "\n";
+  else
+    print_table(*cal, a.out);
+}
+
+const RegisterVerb kRegister("calibrate", 60, [](CLI::App& app) {
+  auto args = std::make_shared<CalibrateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate",
+      "Measure this machine (GEMM efficiency, memory bandwidth, launch overhead, transfer and\n"
+      "collective alpha/beta) with a real executor and write a hardware profile.");
+  cmd->add_option("--backend", args->backend, "cpu (host threads as devices) or cuda")
+      ->capture_default_str();
+  cmd->add_option("--devices", args->devices,
+                  "devices to measure between (cpu: host-thread devices, default 2; cuda: GPUs, "
+                  "default all)");
+  cmd->add_option("--out", args->out, "write the profile here (YAML; see docs/scenario-format.md)");
+  cmd->add_flag("--json", args->json, "print one JSON object instead of tables");
+  cmd->add_flag("--quick", args->quick, "tiny sizes: a smoke test in seconds, not figures");
+  cmd->callback([args] { run_calibrate(*args); });
+});
+
+}  // namespace
+}  // namespace brigade::cli

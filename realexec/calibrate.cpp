@@ -1,0 +1,478 @@
+#include "realexec/calibrate.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+
+#include "core/topology.hpp"
+#include "core/units.hpp"
+#include "realexec/summary.hpp"
+
+namespace brigade::realexec {
+
+double bus_bandwidth_factor(CollectiveKind kind, int ranks) {
+  // nccl-tests doc/PERFORMANCE.md: busBw = algBw x factor.
+  const double n = ranks;
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return ranks > 1 ? 2.0 * (n - 1) / n : 1.0;
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllToAll: return ranks > 1 ? (n - 1) / n : 1.0;
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kReduce: return 1.0;
+  }
+  return 1.0;
+}
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+std::string host_name() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown-host";
+  return buf;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+int reps_for(double budget_seconds, double estimate_seconds, int lo, int hi) {
+  const double r = std::ceil(budget_seconds / std::max(estimate_seconds, 1e-7));
+  return static_cast<int>(std::clamp(r, static_cast<double>(lo), static_cast<double>(hi)));
+}
+
+// The benchmark machinery shared by every measurement.
+class Bench {
+ public:
+  Bench(RealExecutor& ex, const Topology& topo, const CalibrateProgress& progress, int total)
+      : ex_(ex), topo_(topo), progress_(progress), total_(total) {}
+
+  // Runs a warm-up and one timed step; returns the timed step's trace.
+  Result<Trace> run(const Program& p, const std::string& what) {
+    if (progress_) progress_(what, done_, total_);
+    RunOptions o;
+    o.repeat = 2;
+    BRIGADE_ASSIGN_OR_RETURN(std::vector<Trace> steps,
+                             ex_.run_steps(p, topo_, HardwareProfile::defaults(), o));
+    ++done_;
+    return std::move(steps.back());
+  }
+
+  // What each task of stream `s` costs: the median interval between the
+  // starts of consecutive tasks (one task: its span).
+  static double per_task_seconds(const Trace& t, StreamId s) {
+    std::vector<double> starts, durations;
+    for (const TraceSpan& sp : t.spans)
+      if (sp.stream == s) {
+        starts.push_back(sp.start_seconds);
+        durations.push_back(sp.end_seconds - sp.start_seconds);
+      }
+    std::sort(starts.begin(), starts.end());
+    if (starts.size() < 2) return durations.empty() ? 0.0 : durations[0];
+    std::vector<double> gaps;
+    for (size_t i = 1; i < starts.size(); ++i) gaps.push_back(starts[i] - starts[i - 1]);
+    return median(gaps);
+  }
+
+ private:
+  RealExecutor& ex_;
+  const Topology& topo_;
+  const CalibrateProgress& progress_;
+  int done_ = 0;
+  int total_;
+};
+
+Result<AlphaBetaFit> fit_alpha_beta(std::vector<SizePoint> points) {
+  std::vector<double> x, y;
+  for (SizePoint& p : points) {
+    p.bytes_per_second = p.seconds > 0 ? p.bytes / p.seconds : 0;
+    x.push_back(p.bytes);
+    y.push_back(p.seconds);
+  }
+  BRIGADE_ASSIGN_OR_RETURN(LinearFit f, fit_line(x, y));
+  AlphaBetaFit a;
+  a.fit = f;
+  a.alpha_seconds = f.intercept;
+  a.bandwidth_bytes_per_second = f.slope > 0 ? 1.0 / f.slope : 0;
+  a.points = std::move(points);
+  return a;
+}
+
+// The device model and the topology the benchmarks run on.
+struct Machine {
+  Topology topology;
+  Device device;      // the reference device (peaks)
+  bool known = true;  // false: a GPU no preset describes
+};
+
+Result<Machine> cpu_machine(int devices) {
+  BRIGADE_ASSIGN_OR_RETURN(Topology t, make_preset("cpu-host", 1, devices));
+  Machine m;
+  m.device = t.device(0);
+  m.topology = std::move(t);
+  return m;
+}
+
+Result<Machine> cuda_machine(int devices) {
+  BRIGADE_ASSIGN_OR_RETURN(std::string name, cuda_device_name(0));
+  Machine m;
+  m.known = false;
+  for (const std::string& preset : preset_names()) {
+    auto t = make_preset(preset);
+    if (t.is_ok() && t->device(0).model == name) {
+      m.device = t->device(0);
+      m.known = true;
+      break;
+    }
+  }
+  if (!m.known) {
+    // Peaks unknown: efficiencies come out relative to the best rate measured
+    // (filled in later), under the "*" model that matches any device.
+    m.device.model = "*";
+    m.device.memory_bytes = 0;
+  }
+  const bool pcie = name.find("PCIE") != std::string::npos || name.find("PCIe") != std::string::npos;
+  for (int d = 0; d < devices; ++d) {
+    Device dev = m.device;
+    dev.name = "gpu" + std::to_string(d);
+    dev.local_index = d;
+    m.topology.add_device(dev);
+  }
+  if (devices > 1) {
+    // The presets' figures: NVLink through NVSwitch 450 GB/s (H100/H200 SXM),
+    // PCIe Gen4 x16 31.5 GB/s (core/presets.cpp).
+    const int sw = m.topology.add_switch(Switch{pcie ? "pcie-switch" : "nvswitch", 0});
+    for (int d = 0; d < devices; ++d)
+      m.topology.add_link(Link{d, sw, pcie ? 2.5e-6 : 1e-6, pcie ? 31.5e9 : 450e9,
+                               pcie ? LinkClass::kPcie : LinkClass::kNvlink,
+                               "gpu" + std::to_string(d) + "<->switch"});
+  }
+  m.topology.preset = "calibration(" + std::to_string(devices) + " x " + name + ")";
+  BRIGADE_RETURN_IF_ERROR(m.topology.validate());
+  return m;
+}
+
+}  // namespace
+
+Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
+                              const CalibrateProgress& progress) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  const bool cuda = backend == Backend::kCuda;
+  const bool quick = options.quick;
+  Calibration cal;
+  cal.backend = std::string(backend_name(backend));
+
+  // The executor and the machine.
+  std::unique_ptr<RealExecutor> ex;
+  int devices = options.devices;
+  if (cuda) {
+    CudaOptions co;
+    BRIGADE_ASSIGN_OR_RETURN(ex, make_cuda_executor(co));
+    const int gpus = cuda_device_count();
+    if (devices <= 0 || devices > gpus) {
+      if (devices > gpus)
+        cal.notes.push_back("asked for " + std::to_string(devices) + " GPUs; " +
+                            std::to_string(gpus) + " are present, all used");
+      devices = gpus;
+    }
+  } else {
+    if (devices < 1)
+      return Status::error("found devices " + std::to_string(devices) + "; expected devices >= 1");
+    CpuOptions co;
+    co.clock = options.clock;
+    ex = make_cpu_executor(co);
+  }
+  BRIGADE_ASSIGN_OR_RETURN(Machine machine, cuda ? cuda_machine(devices) : cpu_machine(devices));
+  const Topology& topo = machine.topology;
+  const Device& dev = machine.device;
+  cal.devices = devices;
+  cal.device_model = dev.model;
+  cal.nominal_peak_flops_per_second = dev.peak_flops_per_second;
+  cal.nominal_memory_bandwidth_bytes_per_second = dev.memory_bandwidth_bytes_per_second;
+
+  // What to measure.
+  std::vector<std::pair<DType, std::vector<std::int64_t>>> gemm_plan;
+  std::vector<double> memory_sizes, transfer_sizes, collective_sizes;
+  double gemm_budget, point_budget;
+  if (cuda) {
+    const std::vector<std::int64_t> big = quick ? std::vector<std::int64_t>{256, 1024}
+                                                : std::vector<std::int64_t>{256, 512, 1024, 2048, 4096, 8192};
+    for (DType t : {DType::kBF16, DType::kF16, DType::kTF32, DType::kF32}) gemm_plan.emplace_back(t, big);
+    gemm_plan.emplace_back(DType::kF64, quick ? std::vector<std::int64_t>{256} : std::vector<std::int64_t>{256, 1024, 4096});
+    memory_sizes = quick ? std::vector<double>{16 * kMiB, 64 * kMiB}
+                         : std::vector<double>{16 * kMiB, 64 * kMiB, 256 * kMiB, 1024 * kMiB, 4096 * kMiB};
+    transfer_sizes = quick ? std::vector<double>{64 * 1024.0, 4 * kMiB}
+                           : std::vector<double>{64 * 1024.0, kMiB, 16 * kMiB, 256 * kMiB, 1024 * kMiB};
+    collective_sizes = quick ? std::vector<double>{64 * 1024.0, 4 * kMiB}
+                             : std::vector<double>{64 * 1024.0, kMiB, 16 * kMiB, 256 * kMiB, 1024 * kMiB};
+    gemm_budget = quick ? 0.005 : 0.05;
+    point_budget = quick ? 0.005 : 0.05;
+  } else {
+    gemm_plan.emplace_back(DType::kF32, quick ? std::vector<std::int64_t>{16, 32, 64}
+                                              : std::vector<std::int64_t>{32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024});
+    gemm_plan.emplace_back(DType::kF64, quick ? std::vector<std::int64_t>{16, 32}
+                                              : std::vector<std::int64_t>{32, 64, 128, 256, 512, 1024});
+    memory_sizes = quick ? std::vector<double>{64 * 1024.0, 256 * 1024.0, kMiB}
+                         : std::vector<double>{kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB, 256 * kMiB};
+    transfer_sizes = quick ? std::vector<double>{4096, 64 * 1024.0, 256 * 1024.0}
+                           : std::vector<double>{4096, 64 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB};
+    collective_sizes = quick ? std::vector<double>{4096, 256 * 1024.0}
+                             : std::vector<double>{4096, 64 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB};
+    gemm_budget = quick ? 0.002 : 0.1;
+    point_budget = quick ? 0.002 : 0.06;
+  }
+  const bool pairs = devices >= 2;
+  int total = 1 + static_cast<int>(memory_sizes.size());
+  for (const auto& [t, sizes] : gemm_plan) total += static_cast<int>(sizes.size());
+  if (pairs)
+    total += static_cast<int>(transfer_sizes.size()) +
+             kNumCollectiveKinds * static_cast<int>(collective_sizes.size()) + 1;
+  Bench bench(*ex, topo, progress, total);
+  const int min_reps = quick ? 3 : 5;
+
+  // Launch overhead: back-to-back kernels that do (almost) nothing.
+  {
+    ProgramBuilder b("calibrate-launch", 1);
+    const StreamId s = b.stream(0, "compute");
+    const int reps = quick ? 50 : 2000;
+    for (int i = 0; i < reps; ++i) b.add_memory_bound(s, 64, DType::kF32, "noop");
+    BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
+    BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(p, "launch overhead: " + std::to_string(reps) + " empty kernels"));
+    cal.launch_overhead_seconds = Bench::per_task_seconds(t, s);
+  }
+
+  // GEMMs.
+  for (const auto& [dtype, sizes] : gemm_plan) {
+    double peak = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
+    if (!(peak > 0)) peak = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
+    for (std::int64_t n : sizes) {
+      const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+      const double estimate = peak > 0 ? flops / (0.5 * peak) : 1e-3;
+      const int reps = reps_for(gemm_budget, estimate, min_reps, 400);
+      ProgramBuilder b("calibrate-gemm", 1);
+      const StreamId s = b.stream(0, "compute");
+      for (int i = 0; i < reps; ++i) b.add_gemm(s, n, n, n, dtype, "gemm");
+      BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
+      const std::string what = std::string(dtype_name(dtype)) + " GEMM " + std::to_string(n) + "^3 x" +
+                               std::to_string(reps);
+      BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(p, what));
+      GemmPoint g;
+      g.dtype = dtype;
+      g.size = n;
+      g.flops = flops;
+      g.seconds = Bench::per_task_seconds(t, s);
+      g.flops_per_second = g.seconds > 0 ? flops / g.seconds : 0;
+      const double compute = std::max(g.seconds - cal.launch_overhead_seconds, 0.05 * g.seconds);
+      g.efficiency = peak > 0 && compute > 0 ? flops / (compute * peak) : 0;
+      auto& best = cal.measured_peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
+      best = std::max(best, g.flops_per_second);
+      cal.gemm.push_back(g);
+    }
+  }
+
+  // Streaming kernels.
+  {
+    std::vector<SizePoint> pts;
+    for (double bytes : memory_sizes) {
+      const double nominal = dev.memory_bandwidth_bytes_per_second;
+      const int reps = reps_for(point_budget, nominal > 0 ? bytes / nominal : 1e-3, min_reps, 400);
+      ProgramBuilder b("calibrate-memory", 1);
+      const StreamId s = b.stream(0, "compute");
+      for (int i = 0; i < reps; ++i) b.add_memory_bound(s, bytes, DType::kF32, "stream");
+      BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
+      BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(p, "streaming " + format_bytes(bytes) + " x" + std::to_string(reps)));
+      pts.push_back(SizePoint{bytes, Bench::per_task_seconds(t, s), 0});
+    }
+    BRIGADE_ASSIGN_OR_RETURN(cal.memory, fit_alpha_beta(std::move(pts)));
+    cal.memory_efficiency = dev.memory_bandwidth_bytes_per_second > 0
+                                ? cal.memory.bandwidth_bytes_per_second / dev.memory_bandwidth_bytes_per_second
+                                : 1.0;
+  }
+
+  // Point-to-point transfers and collectives.
+  if (pairs) {
+    const Route& route = topo.route(0, 1);
+    LinkCalibration link;
+    link.link_class = route.slowest_class;
+    link.nominal_bandwidth_bytes_per_second = route.bandwidth_bytes_per_second;
+    std::vector<SizePoint> pts;
+    for (double bytes : transfer_sizes) {
+      const int reps = reps_for(point_budget, bytes / route.bandwidth_bytes_per_second + 5e-6, min_reps, 400);
+      ProgramBuilder b("calibrate-transfer", 2);
+      const StreamId s = b.stream(0, "xfer");
+      for (int i = 0; i < reps; ++i) b.add_transfer(s, 1, bytes, "send");
+      BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
+      BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(p, "transfer " + format_bytes(bytes) + " x" + std::to_string(reps)));
+      pts.push_back(SizePoint{bytes, Bench::per_task_seconds(t, s), 0});
+    }
+    BRIGADE_ASSIGN_OR_RETURN(link.transfer, fit_alpha_beta(std::move(pts)));
+    cal.links.push_back(link);
+
+    std::vector<std::int32_t> group;
+    for (int d = 0; d < devices; ++d) group.push_back(d);
+    for (int k = 0; k < kNumCollectiveKinds; ++k) {
+      const auto kind = static_cast<CollectiveKind>(k);
+      CollectiveCalibration cc;
+      cc.kind = kind;
+      cc.ranks = devices;
+      std::vector<double> x, y;
+      for (double bytes : collective_sizes) {
+        const double estimate =
+            2.0 * bytes / route.bandwidth_bytes_per_second + 2.0 * devices * 5e-6;
+        const int reps = reps_for(point_budget, estimate, min_reps, 200);
+        ProgramBuilder b("calibrate-collective", devices);
+        std::vector<StreamId> streams;
+        for (int d = 0; d < devices; ++d) streams.push_back(b.stream(d, "comm"));
+        for (int i = 0; i < reps; ++i)
+          b.add_collective(kind, CollectiveAlgorithm::kRing, group, bytes, streams,
+                           std::string(collective_kind_name(kind)));
+        BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
+        BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(p, std::string(collective_kind_name(kind)) + " " +
+                                                           format_bytes(bytes) + " x" + std::to_string(reps)));
+        CollectivePoint cp;
+        cp.bytes = bytes;
+        cp.seconds = Bench::per_task_seconds(t, streams[0]);
+        cp.alg_bytes_per_second = cp.seconds > 0 ? bytes / cp.seconds : 0;  // nccl-tests algBw = M / T
+        cp.bus_bytes_per_second = cp.alg_bytes_per_second * bus_bandwidth_factor(kind, devices);
+        cc.points.push_back(cp);
+        x.push_back(bytes);
+        y.push_back(cp.seconds);
+      }
+      BRIGADE_ASSIGN_OR_RETURN(cc.fit, fit_line(x, y));
+      cal.collectives.push_back(std::move(cc));
+    }
+
+    // Compute slowed by communication in flight: GEMMs on every device's
+    // compute stream while AllReduces run on their comm streams.
+    {
+      const std::int64_t n = cuda ? 4096 : (quick ? 64 : 256);
+      const DType t = cuda ? DType::kBF16 : DType::kF32;
+      double alone = 0;
+      for (const GemmPoint& g : cal.gemm)
+        if (g.dtype == t && g.size == n) alone = g.seconds;
+      const double m = cuda ? 256 * kMiB : 4 * kMiB;
+      const CollectiveCalibration& ar = cal.collectives.front();
+      const double t_ar = std::max(ar.fit.intercept + ar.fit.slope * m, 1e-6);
+      const int gemms = quick ? 8 : 40;
+      const int ars = std::clamp(static_cast<int>(std::ceil(2.0 * gemms * alone / t_ar)), 2, 500);
+      ProgramBuilder b("calibrate-overlap", devices);
+      std::vector<StreamId> comm;
+      StreamId compute0 = -1;
+      for (int d = 0; d < devices; ++d) {
+        const StreamId c = b.stream(d, "compute");
+        if (d == 0) compute0 = c;
+        for (int i = 0; i < gemms; ++i) b.add_gemm(c, n, n, n, t, "gemm");
+        comm.push_back(b.stream(d, "comm"));
+      }
+      for (int i = 0; i < ars; ++i)
+        b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, group, m, comm, "allreduce");
+      BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
+      BRIGADE_ASSIGN_OR_RETURN(Trace tr, bench.run(p, "GEMMs under AllReduces"));
+      double comm_begin = 1e300, comm_end = -1e300;
+      for (const TraceSpan& sp : tr.spans)
+        if (sp.kind == TaskKind::kCollective && sp.device == 0) {
+          comm_begin = std::min(comm_begin, sp.start_seconds);
+          comm_end = std::max(comm_end, sp.end_seconds);
+        }
+      std::vector<double> starts;
+      for (const TraceSpan& sp : tr.spans)
+        if (sp.stream == compute0 && sp.start_seconds >= comm_begin && sp.end_seconds <= comm_end)
+          starts.push_back(sp.start_seconds);
+      std::sort(starts.begin(), starts.end());
+      std::vector<double> gaps;
+      for (size_t i = 1; i < starts.size(); ++i) gaps.push_back(starts[i] - starts[i - 1]);
+      if (gaps.size() >= 2 && alone > 0) {
+        cal.comm_compute_slowdown = std::max(0.0, median(gaps) / alone - 1.0);
+      } else {
+        cal.notes.push_back("compute slowed by communication: too few GEMMs ran under the AllReduces "
+                            "to measure it; profile keeps 0");
+      }
+    }
+  } else {
+    cal.notes.push_back("one device: no transfer, collective or overlap to measure (use --devices 2 or more)");
+  }
+
+  // A GPU no preset describes: efficiencies against the best rate seen.
+  if (!machine.known) {
+    for (int i = 0; i < kNumDTypes; ++i)
+      cal.nominal_peak_flops_per_second[static_cast<size_t>(i)] = cal.measured_peak_flops_per_second[static_cast<size_t>(i)];
+    for (GemmPoint& g : cal.gemm) {
+      const double peak = cal.nominal_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))];
+      const double compute = std::max(g.seconds - cal.launch_overhead_seconds, 0.05 * g.seconds);
+      g.efficiency = peak > 0 ? g.flops / (compute * peak) : 0;
+    }
+    cal.notes.push_back("GPU '" + cal.device_model +
+                        "' matches no preset: GEMM efficiencies are relative to the best rate measured");
+  }
+
+  // The profile.
+  HardwareProfile defaults = HardwareProfile::defaults();
+  DeviceProfile dp = defaults.for_device(dev);
+  dp.model = dev.model;
+  for (const auto& [dtype, sizes] : gemm_plan) {
+    EfficiencyCurve c;
+    for (const GemmPoint& g : cal.gemm)
+      if (g.dtype == dtype) c.points.emplace_back(g.flops, g.efficiency);
+    std::sort(c.points.begin(), c.points.end());
+    c.fallback = c.points.empty() ? 1.0 : c.points.back().second;
+    dp.gemm[static_cast<size_t>(dtype_index(dtype))] = c;
+  }
+  if (!cuda) {
+    // The CPU backend runs tf32 as f32, and f16/bf16 in f32 when allowed.
+    const EfficiencyCurve f32 = dp.gemm[static_cast<size_t>(dtype_index(DType::kF32))];
+    for (DType t : {DType::kTF32, DType::kF16, DType::kBF16}) dp.gemm[static_cast<size_t>(dtype_index(t))] = f32;
+    cal.notes.push_back("tf32, f16 and bf16 GEMM curves are the f32 one (the CPU backend computes them in f32)");
+  }
+  dp.memory_efficiency = cal.memory_efficiency;
+  dp.launch_overhead_seconds = cal.launch_overhead_seconds;
+  dp.comm_compute_slowdown = cal.comm_compute_slowdown;
+  HardwareProfile profile;
+  profile.machine_kind = cal.backend;
+  const std::string host = options.host.empty() ? host_name() : options.host;
+  const std::string date = options.date.empty() ? utc_now() : options.date;
+  profile.name = "calibrated-" + cal.backend + "-" + host;
+  profile.source = "calibrated on " + host + " at " + date + " (brigade calibrate --backend " +
+                   cal.backend + " --devices " + std::to_string(devices) + (quick ? " --quick" : "") + ")";
+  profile.links = defaults.links;
+  for (const LinkCalibration& l : cal.links) {
+    LinkProfile lp;
+    lp.alpha_seconds = std::max(0.0, l.transfer.alpha_seconds);
+    lp.bandwidth_efficiency = l.nominal_bandwidth_bytes_per_second > 0
+                                  ? l.transfer.bandwidth_bytes_per_second / l.nominal_bandwidth_bytes_per_second
+                                  : 1.0;
+    profile.links[static_cast<size_t>(l.link_class)] = lp;
+    if (l.transfer.alpha_seconds < 0)
+      cal.notes.push_back("the transfer fit's alpha came out negative (" + format_seconds(l.transfer.alpha_seconds) +
+                          "): profile keeps 0");
+  }
+  if (!cal.collectives.empty() && !cal.links.empty()) {
+    // Ring AllReduce: T = overhead + 2(N-1) alpha + 2(N-1)/N M / B (Patarasuk &
+    // Yuan 2009); the per-call overhead is what the intercept has beyond the
+    // per-step alphas of the point-to-point fit.
+    const CollectiveCalibration& ar = cal.collectives.front();
+    const double alpha = profile.links[static_cast<size_t>(cal.links.front().link_class)].alpha_seconds;
+    const double overhead = ar.fit.intercept - 2.0 * (devices - 1) * alpha;
+    dp.collective_overhead_seconds = std::max(0.0, overhead);
+    if (overhead < 0)
+      cal.notes.push_back("the AllReduce intercept (" + format_seconds(ar.fit.intercept) +
+                          ") is below 2(N-1) transfer alphas: collective overhead kept at 0");
+  }
+  if (cuda)
+    cal.notes.push_back("fp8, i8 and i32 GEMM curves keep the data-sheet defaults (not measured)");
+  profile.devices.push_back(dp);
+  cal.profile = std::move(profile);
+  cal.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return cal;
+}
+
+}  // namespace brigade::realexec

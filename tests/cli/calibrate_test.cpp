@@ -1,0 +1,83 @@
+// `brigade calibrate`, run as a user would (the built binary, BRIGADE_EXE).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+#include "realexec/executor.hpp"
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs the brigade binary with `args`, capturing stdout and stderr.
+Run brigade(const std::string& args) {
+  const auto dir = std::filesystem::temp_directory_path() / ("brigade-calibrate-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string out = (dir / "out").string(), err = (dir / "err").string();
+  const std::string cmd = std::string(BRIGADE_EXE) + " " + args + " >" + out + " 2>" + err;
+  const int status = std::system(cmd.c_str());
+  Run r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+TEST(CalibrateCommand, QuickCpuRunWritesAProfileAndASummary) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("brigade-calibrate-" + std::to_string(::getpid()) + ".yaml");
+  std::filesystem::remove(path);
+  const Run r = brigade("calibrate --quick --devices 2 --out " + path.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Calibration: cpu backend, 2 x host-thread"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Collectives over 2 ranks"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("allreduce"), std::string::npos);
+  EXPECT_NE(r.err.find("calibrate [1/"), std::string::npos) << r.err;  // progress on stderr
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("machine_kind: cpu"), std::string::npos) << text.str();
+  std::filesystem::remove(path);
+}
+
+TEST(CalibrateCommand, JsonHasFitsAndBandwidths) {
+  const Run r = brigade("calibrate --quick --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* key : {"\"backend\": \"cpu\"", "\"collectives\"", "\"r_squared\"", "\"alg_bandwidth\"",
+                          "\"bus_bandwidth\"", "\"gemm\"", "\"launch_overhead_seconds\""})
+    EXPECT_NE(r.out.find(key), std::string::npos) << key;
+}
+
+TEST(CalibrateCommand, BadFlagsAreBadInput) {
+  Run r = brigade("calibrate --backend gpu");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "brigade: error: --backend: found 'gpu'; expected cpu or cuda\n");
+  r = brigade("calibrate --devices 0");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "brigade: error: --devices: found '0'; expected a device count >= 1\n");
+}
+
+TEST(CalibrateCommand, CudaWithoutAGpuIsBadInput) {
+  std::string why;
+  if (brigade::realexec::cuda_device_available(&why)) GTEST_SKIP() << "a GPU is present";
+  const Run r = brigade("calibrate --backend cuda");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "brigade: error: --backend cuda: " + why + "\n");
+}
+
+}  // namespace

@@ -1,0 +1,98 @@
+// Calibration in --quick mode (tiny sizes, seconds): the profile comes out
+// whole and its fitted numbers are of the right sign. No timing assertions:
+// the figures themselves depend on the machine (docs/VALIDATION.md has them).
+#include "realexec/calibrate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace brigade::realexec {
+namespace {
+
+TEST(BusBandwidth, FactorsFollowNcclTests) {
+  // nccl-tests doc/PERFORMANCE.md: AllReduce 2(n-1)/n = 2 * 3/4 = 1.5 for n = 4;
+  // AllGather, ReduceScatter, AllToAll (n-1)/n = 0.75; Broadcast, Reduce 1.
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kAllReduce, 4), 1.5);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kAllGather, 4), 0.75);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kReduceScatter, 4), 0.75);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kAllToAll, 4), 0.75);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kBroadcast, 4), 1.0);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kReduce, 4), 1.0);
+}
+
+TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
+  CalibrateOptions o;
+  o.devices = 2;
+  o.quick = true;
+  o.host = "testhost";
+  o.date = "2030-01-01 00:00 UTC";
+  int calls = 0, last_total = 0;
+  auto cal = calibrate(Backend::kCpu, o, [&](const std::string& what, int done, int total) {
+    EXPECT_FALSE(what.empty());
+    EXPECT_LT(done, total);
+    last_total = total;
+    ++calls;
+  });
+  ASSERT_TRUE(cal.is_ok()) << cal.message();
+  EXPECT_EQ(calls, last_total);  // one progress line per benchmark
+  const HardwareProfile& p = cal->profile;
+  EXPECT_EQ(p.machine_kind, "cpu");
+  EXPECT_EQ(p.name, "calibrated-cpu-testhost");
+  EXPECT_EQ(p.source,
+            "calibrated on testhost at 2030-01-01 00:00 UTC (brigade calibrate --backend cpu "
+            "--devices 2 --quick)");
+  ASSERT_EQ(p.devices.size(), 1u);
+  const DeviceProfile& d = p.devices[0];
+  EXPECT_EQ(d.model, "host-thread");
+  EXPECT_GT(d.launch_overhead_seconds, 0.0);
+  EXPECT_GT(d.memory_efficiency, 0.0);
+  EXPECT_GE(d.collective_overhead_seconds, 0.0);
+  EXPECT_GE(d.comm_compute_slowdown, 0.0);
+  for (DType t : {DType::kF32, DType::kF64, DType::kBF16}) {
+    const EfficiencyCurve& c = d.gemm[static_cast<size_t>(dtype_index(t))];
+    ASSERT_FALSE(c.points.empty()) << dtype_name(t);
+    for (const auto& [flops, eff] : c.points) {
+      EXPECT_GT(flops, 0.0);
+      EXPECT_GT(eff, 0.0);
+    }
+  }
+  const LinkProfile& shm = p.for_link(LinkClass::kSharedMemory);
+  EXPECT_GE(shm.alpha_seconds, 0.0);
+  EXPECT_GT(shm.bandwidth_efficiency, 0.0);
+  ASSERT_EQ(cal->links.size(), 1u);
+  EXPECT_GT(cal->links[0].transfer.bandwidth_bytes_per_second, 0.0);
+  EXPECT_LE(cal->links[0].transfer.fit.r_squared, 1.0);
+  ASSERT_EQ(cal->collectives.size(), static_cast<size_t>(kNumCollectiveKinds));
+  for (const CollectiveCalibration& c : cal->collectives) {
+    EXPECT_EQ(c.ranks, 2);
+    EXPECT_EQ(c.fit.points, 2);
+    EXPECT_TRUE(std::isfinite(c.fit.r_squared));
+    for (const CollectivePoint& pt : c.points) {
+      EXPECT_GT(pt.alg_bytes_per_second, 0.0);
+      EXPECT_DOUBLE_EQ(pt.bus_bytes_per_second,
+                       pt.alg_bytes_per_second * bus_bandwidth_factor(c.kind, c.ranks));
+    }
+  }
+}
+
+TEST(Calibrate, ZeroDevicesIsBadInput) {
+  CalibrateOptions o;
+  o.devices = 0;
+  auto cal = calibrate(Backend::kCpu, o);
+  ASSERT_FALSE(cal.is_ok());
+  EXPECT_EQ(cal.status().kind(), ErrorKind::kBadInput);
+  EXPECT_EQ(cal.message(), "found devices 0; expected devices >= 1");
+}
+
+TEST(Calibrate, CudaWithoutAGpuSaysWhy) {
+  std::string why;
+  if (cuda_device_available(&why)) GTEST_SKIP() << "a GPU is present";
+  auto cal = calibrate(Backend::kCuda, CalibrateOptions{});
+  ASSERT_FALSE(cal.is_ok());
+  EXPECT_EQ(cal.status().kind(), ErrorKind::kBadInput);
+  EXPECT_EQ(cal.message(), why);
+}
+
+}  // namespace
+}  // namespace brigade::realexec
