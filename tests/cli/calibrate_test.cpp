@@ -13,19 +13,19 @@
 
 namespace {
 
-struct Run {
+struct Outcome {
   int code = -1;
   std::string out, err;
 };
 
 // Runs the brigade binary with `args`, capturing stdout and stderr.
-Run brigade(const std::string& args) {
+Outcome brigade(const std::string& args) {
   const auto dir = std::filesystem::temp_directory_path() / ("brigade-calibrate-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string out = (dir / "out").string(), err = (dir / "err").string();
   const std::string cmd = std::string(BRIGADE_EXE) + " " + args + " >" + out + " 2>" + err;
   const int status = std::system(cmd.c_str());
-  Run r;
+  Outcome r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   auto slurp = [](const std::string& p) {
     std::ifstream in(p);
@@ -42,7 +42,7 @@ TEST(CalibrateCommand, QuickCpuRunWritesAProfileAndASummary) {
   const auto path = std::filesystem::temp_directory_path() /
                     ("brigade-calibrate-" + std::to_string(::getpid()) + ".yaml");
   std::filesystem::remove(path);
-  const Run r = brigade("calibrate --quick --devices 2 --out " + path.string());
+  const Outcome r = brigade("calibrate --quick --devices 2 --out " + path.string());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("Calibration: cpu backend, 2 x host-thread"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Collectives over 2 ranks"), std::string::npos) << r.out;
@@ -56,7 +56,7 @@ TEST(CalibrateCommand, QuickCpuRunWritesAProfileAndASummary) {
 }
 
 TEST(CalibrateCommand, JsonHasFitsAndBandwidths) {
-  const Run r = brigade("calibrate --quick --json");
+  const Outcome r = brigade("calibrate --quick --json");
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* key : {"\"backend\": \"cpu\"", "\"collectives\"", "\"r_squared\"", "\"alg_bandwidth\"",
                           "\"bus_bandwidth\"", "\"gemm\"", "\"launch_overhead_seconds\""})
@@ -64,7 +64,7 @@ TEST(CalibrateCommand, JsonHasFitsAndBandwidths) {
 }
 
 TEST(CalibrateCommand, BadFlagsAreBadInput) {
-  Run r = brigade("calibrate --backend gpu");
+  Outcome r = brigade("calibrate --backend gpu");
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "brigade: error: --backend: found 'gpu'; expected cpu or cuda\n");
   r = brigade("calibrate --devices 0");
@@ -75,7 +75,7 @@ TEST(CalibrateCommand, BadFlagsAreBadInput) {
 TEST(CalibrateCommand, CudaWithoutAGpuIsBadInput) {
   std::string why;
   if (brigade::realexec::cuda_device_available(&why)) GTEST_SKIP() << "a GPU is present";
-  const Run r = brigade("calibrate --backend cuda");
+  const Outcome r = brigade("calibrate --backend cuda");
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "brigade: error: --backend cuda: " + why + "\n");
 }

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# The GPU check of the real executor, in one go (issue 5, item 7).
+#
+#   scripts/gpu-check.sh prepare   on a development machine (no GPU needed):
+#                                  configure with CUDA, build the CUDA tests and
+#                                  the CLI, and gather them with the shared
+#                                  libraries they need into carry/gpu-check/
+#   scripts/gpu-check.sh run       on the GPU machine: run the GPU tests,
+#                                  calibrate, validate the GPU scenarios and
+#                                  print a summary; results go to $OUT (the
+#                                  device tool's output folder) or ./gpu-check-out
+#   scripts/gpu-check.sh           both, on a machine that has a GPU and the
+#                                  build dependencies
+#
+# The lent GPU machine has CUDA 13, CMake and ninja but none of the Debian
+# packages (yaml-cpp, fmt, CBC, ...) and no network, so the build happens
+# here. cudart is linked statically; cuBLAS and NCCL (hundreds of MB) are not
+# carried but found there (/usr/local/cuda, or the nvidia-* Python wheels of
+# its image); everything else the binaries load is copied beside them.
+# Through the device tool (see docs/VALIDATION.md):
+#   scripts/gpu-check.sh prepare        # here
+#   run: command "scripts/gpu-check.sh run", carry ["carry/gpu-check"], timeout_s 600
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CARRY="$ROOT/carry/gpu-check"
+BUILD="$ROOT/build/gpu"
+MODE="${1:-all}"
+
+say() { printf '== %s\n' "$*" >&2; }
+
+prepare() {
+  say "configure $BUILD (CUDA on, sm_80 and sm_90)"
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(dirname "$ROOT")}"
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DBRIGADE_WITH_CUDA=ON -DBRIGADE_WITH_GUI=OFF -DBRIGADE_WITH_BENCH=OFF \
+    -DCMAKE_CUDA_ARCHITECTURES="80;90" >/dev/null
+  grep -q 'BRIGADE_HAVE_CUDA=1' "$BUILD/build.ninja" ||
+    { echo "gpu-check: the CUDA backend is not enabled in $BUILD (CUDA toolkit or NCCL missing)" >&2; exit 1; }
+  say "build realexec_tests and brigade"
+  cmake --build "$BUILD" -j"${JOBS:-2}" --target realexec_tests brigade
+  rm -rf "$CARRY"
+  mkdir -p "$CARRY/bin" "$CARRY/lib" "$CARRY/lib-fallback"
+  cp "$BUILD/tests/realexec_tests" "$BUILD/cli/brigade" "$CARRY/bin/"
+  # Shared libraries: everything ldd resolves except glibc's own (the GPU
+  # machine's glibc is newer) and the CUDA libraries found there. libstdc++ and
+  # libgcc_s go to a fallback folder searched last, so a newer system copy wins.
+  for exe in "$CARRY"/bin/*; do
+    ldd "$exe" | awk '/=> \// {print $3}'
+  done | sort -u | while read -r lib; do
+    base="$(basename "$lib")"
+    case "$base" in
+      libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libresolv.so*) ;;
+      libcuda.so*|libcudart*|libcublas*|libnccl*|libnvidia*) ;;
+      libstdc++.so*|libgcc_s.so*) cp -L "$lib" "$CARRY/lib-fallback/" ;;
+      *) cp -L "$lib" "$CARRY/lib/" ;;
+    esac
+  done
+  cat >"$CARRY/MANIFEST" <<EOF
+built $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname) from $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+$(cd "$CARRY" && find . -type f | sort | xargs ls -l | awk '{print $5, $9}')
+EOF
+  local bytes
+  bytes=$(du -sb "$CARRY" | cut -f1)
+  say "carry/gpu-check: $((bytes / 1024 / 1024)) MiB (the device tool carries at most 64 MiB in all)"
+  if [ "$bytes" -gt $((60 * 1024 * 1024)) ]; then
+    echo "gpu-check: carry/gpu-check is larger than 60 MiB; strip the binaries or carry less" >&2
+    exit 1
+  fi
+}
+
+# Folders holding libcublas.so.13, libcublasLt.so.13 and libnccl.so.2 on this machine.
+find_cuda_libs() {
+  local dirs=() d
+  for d in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib \
+           /usr/lib/x86_64-linux-gnu /usr/local/nvidia/lib64; do
+    [ -d "$d" ] && dirs+=("$d")
+  done
+  # The nvidia-* wheels of the image's Python (nvidia/cublas/lib, nvidia/nccl/lib).
+  local py
+  for py in python3 /opt/torch/.venv/bin/python3; do
+    command -v "$py" >/dev/null 2>&1 || continue
+    while read -r d; do [ -n "$d" ] && dirs+=("$d"); done < <("$py" - <<'PY' 2>/dev/null || true
+import glob, os, site, sys
+roots = set(site.getsitepackages() + [site.getusersitepackages()] + sys.path)
+for r in roots:
+    for d in glob.glob(os.path.join(r, "nvidia", "*", "lib")):
+        print(d)
+PY
+)
+  done
+  local found=()
+  for lib in libcublas.so.13 libcublasLt.so.13 libnccl.so.2; do
+    for d in "${dirs[@]}"; do
+      if [ -e "$d/$lib" ]; then found+=("$d"); break; fi
+    done
+  done
+  printf '%s\n' "${found[@]}" | awk '!seen[$0]++' | paste -sd: -
+}
+
+run_checks() {
+  local out="${OUT:-$ROOT/gpu-check-out}"
+  mkdir -p "$out"
+  local t0=$SECONDS
+  [ -x "$CARRY/bin/realexec_tests" ] || { echo "gpu-check: $CARRY/bin is missing: run 'scripts/gpu-check.sh prepare' first" >&2; exit 1; }
+  say "machine"
+  { nvidia-smi -L || true; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true; } | tee "$out/machine.txt"
+  local cuda_dirs
+  cuda_dirs="$(find_cuda_libs)"
+  export LD_LIBRARY_PATH="$CARRY/lib:${cuda_dirs}:${LD_LIBRARY_PATH:-}:$CARRY/lib-fallback"
+  echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" | tee -a "$out/machine.txt"
+  if ldd "$CARRY/bin/realexec_tests" | grep -q "not found"; then
+    ldd "$CARRY/bin/realexec_tests" | grep "not found" | tee -a "$out/machine.txt"
+    echo "gpu-check: shared libraries missing (above)" >&2
+    exit 1
+  fi
+
+  say "GPU tests (realexec_tests, CUDA and calibration suites)"
+  local tests_rc=0
+  timeout 240 "$CARRY/bin/realexec_tests" --gtest_filter='CudaExecutor*:*CudaCollective*:Calibrate*:BusBandwidth*' \
+    2>&1 | tee "$out/gpu-tests.log" || tests_rc=$?
+  say "the whole realexec suite (CPU backend too)"
+  local all_rc=0
+  timeout 120 "$CARRY/bin/realexec_tests" --gtest_brief=1 >"$out/all-tests.log" 2>&1 || all_rc=$?
+  tail -3 "$out/all-tests.log"
+
+  say "calibrate --backend cuda"
+  local cal_rc=0
+  timeout 240 "$CARRY/bin/brigade" calibrate --backend cuda --out "$out/h200-profile.yaml" \
+    >"$out/calibrate.txt" 2>"$out/calibrate.err" || cal_rc=$?
+  cat "$out/calibrate.txt"
+  [ "$cal_rc" -eq 0 ] || tail -5 "$out/calibrate.err"
+
+  say "validate the GPU scenarios"
+  local val_rc=0
+  if "$CARRY/bin/brigade" validate --help >/dev/null 2>&1; then
+    local profile_flag=()
+    [ -s "$out/h200-profile.yaml" ] && profile_flag=(--profile "$out/h200-profile.yaml")
+    timeout 180 "$CARRY/bin/brigade" validate "$ROOT"/scenarios/validation/gpu/*.yaml --backend cuda \
+      "${profile_flag[@]}" --repeat 5 --json >"$out/validate.json" 2>"$out/validate.err" || val_rc=$?
+    cat "$out/validate.json"
+  else
+    echo "brigade validate is not in this build yet: GPU scenarios not validated" | tee "$out/validate.err"
+    val_rc=-1
+  fi
+
+  say "summary ($((SECONDS - t0)) s)"
+  {
+    echo "gpu-check $(date -u '+%Y-%m-%d %H:%M UTC')"
+    head -1 "$CARRY/MANIFEST"
+    grep -m1 -i "nvidia\|gpu" "$out/machine.txt" || true
+    echo "GPU tests:      $([ $tests_rc -eq 0 ] && echo passed || echo "FAILED (rc $tests_rc)") ($(grep -c '^\[       OK' "$out/gpu-tests.log" || true) ok, $(grep -c '^\[  SKIPPED' "$out/gpu-tests.log" || true) skipped, $(grep -c '^\[  FAILED' "$out/gpu-tests.log" || true) failed lines)"
+    echo "all realexec:   $([ $all_rc -eq 0 ] && echo passed || echo "FAILED (rc $all_rc)")"
+    echo "calibrate cuda: $([ $cal_rc -eq 0 ] && echo "ok ($out/h200-profile.yaml)" || echo "FAILED (rc $cal_rc)")"
+    echo "validate:       $([ $val_rc -eq 0 ] && echo ok || ([ $val_rc -eq -1 ] && echo "not wired" || echo "FAILED (rc $val_rc)"))"
+  } | tee "$out/summary.txt"
+  [ $tests_rc -eq 0 ] && [ $all_rc -eq 0 ] && [ $cal_rc -eq 0 ]
+}
+
+case "$MODE" in
+  prepare) prepare ;;
+  run) run_checks ;;
+  all) prepare && run_checks ;;
+  *) echo "usage: scripts/gpu-check.sh [prepare|run]" >&2; exit 2 ;;
+esac
