@@ -68,19 +68,25 @@ class Bench {
     return std::move(steps.back());
   }
 
-  // What each task of stream `s` costs: the median interval between the
-  // starts of consecutive tasks (one task: its span).
-  static double per_task_seconds(const Trace& t, StreamId s) {
-    std::vector<double> starts, durations;
-    for (const TraceSpan& sp : t.spans)
-      if (sp.stream == s) {
-        starts.push_back(sp.start_seconds);
-        durations.push_back(sp.end_seconds - sp.start_seconds);
-      }
-    std::sort(starts.begin(), starts.end());
-    if (starts.size() < 2) return durations.empty() ? 0.0 : durations[0];
+  // What each task on the streams `ss` costs: the median, over all of them,
+  // of the intervals between the starts of consecutive tasks of a stream
+  // (a stream of one task: its span).
+  static double per_task_seconds(const Trace& t, const std::vector<StreamId>& ss) {
     std::vector<double> gaps;
-    for (size_t i = 1; i < starts.size(); ++i) gaps.push_back(starts[i] - starts[i - 1]);
+    for (StreamId s : ss) {
+      std::vector<double> starts, durations;
+      for (const TraceSpan& sp : t.spans)
+        if (sp.stream == s) {
+          starts.push_back(sp.start_seconds);
+          durations.push_back(sp.end_seconds - sp.start_seconds);
+        }
+      std::sort(starts.begin(), starts.end());
+      if (starts.size() < 2) {
+        if (!durations.empty()) gaps.push_back(durations[0]);
+        continue;
+      }
+      for (size_t i = 1; i < starts.size(); ++i) gaps.push_back(starts[i] - starts[i - 1]);
+    }
     return median(gaps);
   }
 
@@ -240,15 +246,28 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   Bench bench(*ex, topo, progress, total);
   const int min_reps = quick ? 3 : 5;
 
+  // Kernels are measured on every device at once, as the devices of a plan
+  // run: a device's rate with its siblings busy (shared caches, memory
+  // bandwidth and, on a CPU, cores).
+  auto on_every_device = [&](const std::string& name, auto&& add_tasks) -> Result<std::pair<Program, std::vector<StreamId>>> {
+    ProgramBuilder b(name, devices);
+    std::vector<StreamId> ss;
+    for (int d = 0; d < devices; ++d) {
+      ss.push_back(b.stream(d, "compute"));
+      add_tasks(b, ss.back());
+    }
+    BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
+    return std::make_pair(std::move(p), ss);
+  };
+
   // Launch overhead: back-to-back kernels that do (almost) nothing.
   {
-    ProgramBuilder b("calibrate-launch", 1);
-    const StreamId s = b.stream(0, "compute");
     const int reps = quick ? 50 : 2000;
-    for (int i = 0; i < reps; ++i) b.add_memory_bound(s, 64, DType::kF32, "noop");
-    BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
-    BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(p, "launch overhead: " + std::to_string(reps) + " empty kernels"));
-    cal.launch_overhead_seconds = Bench::per_task_seconds(t, s);
+    BRIGADE_ASSIGN_OR_RETURN(auto ps, on_every_device("calibrate-launch", [&](ProgramBuilder& b, StreamId s) {
+      for (int i = 0; i < reps; ++i) b.add_memory_bound(s, 64, DType::kF32, "noop");
+    }));
+    BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(ps.first, "launch overhead: " + std::to_string(reps) + " empty kernels"));
+    cal.launch_overhead_seconds = Bench::per_task_seconds(t, ps.second);
   }
 
   // GEMMs.
@@ -259,18 +278,17 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
       const double estimate = peak > 0 ? flops / (0.5 * peak) : 1e-3;
       const int reps = reps_for(gemm_budget, estimate, min_reps, 400);
-      ProgramBuilder b("calibrate-gemm", 1);
-      const StreamId s = b.stream(0, "compute");
-      for (int i = 0; i < reps; ++i) b.add_gemm(s, n, n, n, dtype, "gemm");
-      BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
+      BRIGADE_ASSIGN_OR_RETURN(auto ps, on_every_device("calibrate-gemm", [&](ProgramBuilder& b, StreamId s) {
+        for (int i = 0; i < reps; ++i) b.add_gemm(s, n, n, n, dtype, "gemm");
+      }));
       const std::string what = std::string(dtype_name(dtype)) + " GEMM " + std::to_string(n) + "^3 x" +
                                std::to_string(reps);
-      BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(p, what));
+      BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(ps.first, what));
       GemmPoint g;
       g.dtype = dtype;
       g.size = n;
       g.flops = flops;
-      g.seconds = Bench::per_task_seconds(t, s);
+      g.seconds = Bench::per_task_seconds(t, ps.second);
       g.flops_per_second = g.seconds > 0 ? flops / g.seconds : 0;
       const double compute = std::max(g.seconds - cal.launch_overhead_seconds, 0.05 * g.seconds);
       g.efficiency = peak > 0 && compute > 0 ? flops / (compute * peak) : 0;
@@ -286,12 +304,11 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     for (double bytes : memory_sizes) {
       const double nominal = dev.memory_bandwidth_bytes_per_second;
       const int reps = reps_for(point_budget, nominal > 0 ? bytes / nominal : 1e-3, min_reps, 400);
-      ProgramBuilder b("calibrate-memory", 1);
-      const StreamId s = b.stream(0, "compute");
-      for (int i = 0; i < reps; ++i) b.add_memory_bound(s, bytes, DType::kF32, "stream");
-      BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
-      BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(p, "streaming " + format_bytes(bytes) + " x" + std::to_string(reps)));
-      pts.push_back(SizePoint{bytes, Bench::per_task_seconds(t, s), 0});
+      BRIGADE_ASSIGN_OR_RETURN(auto ps, on_every_device("calibrate-memory", [&](ProgramBuilder& b, StreamId s) {
+        for (int i = 0; i < reps; ++i) b.add_memory_bound(s, bytes, DType::kF32, "stream");
+      }));
+      BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(ps.first, "streaming " + format_bytes(bytes) + " x" + std::to_string(reps)));
+      pts.push_back(SizePoint{bytes, Bench::per_task_seconds(t, ps.second), 0});
     }
     BRIGADE_ASSIGN_OR_RETURN(cal.memory, fit_alpha_beta(std::move(pts)));
     cal.memory_efficiency = dev.memory_bandwidth_bytes_per_second > 0
@@ -313,7 +330,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       for (int i = 0; i < reps; ++i) b.add_transfer(s, 1, bytes, "send");
       BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
       BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(p, "transfer " + format_bytes(bytes) + " x" + std::to_string(reps)));
-      pts.push_back(SizePoint{bytes, Bench::per_task_seconds(t, s), 0});
+      pts.push_back(SizePoint{bytes, Bench::per_task_seconds(t, {s}), 0});
     }
     BRIGADE_ASSIGN_OR_RETURN(link.transfer, fit_alpha_beta(std::move(pts)));
     cal.links.push_back(link);
@@ -341,7 +358,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
                                                            format_bytes(bytes) + " x" + std::to_string(reps)));
         CollectivePoint cp;
         cp.bytes = bytes;
-        cp.seconds = Bench::per_task_seconds(t, streams[0]);
+        cp.seconds = Bench::per_task_seconds(t, {streams[0]});
         cp.alg_bytes_per_second = cp.seconds > 0 ? bytes / cp.seconds : 0;  // nccl-tests algBw = M / T
         cp.bus_bytes_per_second = cp.alg_bytes_per_second * bus_bandwidth_factor(kind, devices);
         cc.points.push_back(cp);

@@ -11,17 +11,19 @@ namespace brigade::realexec {
 struct LinearFit {
   double intercept = 0;  // a
   double slope = 0;      // b
-  // Coefficient of determination of the fitted line on the data as measured:
-  // 1 - sum (y - a - b x)^2 / sum (y - mean y)^2.
+  // Weighted coefficient of determination, in the fit's own weights w:
+  // 1 - sum w (y - a - b x)^2 / sum w (y - mean_w y)^2, mean_w y = sum w y / sum w.
   double r_squared = 0;
   int points = 0;
 };
 
-// Ordinary least squares (Eigen, column-pivoting QR). It minimises absolute
-// residuals, so the largest sizes weigh most: right for step times, which
-// the large messages dominate. Where small sizes run faster than the line
-// (caches), the intercept can come out negative; callers clamp it and say
-// so. Needs at least two distinct x.
+// Weighted least squares (Eigen, column-pivoting QR) with weights w = 1/y^2,
+// i.e. minimising the relative residuals (y - a - b x) / y. A calibration
+// predicts single tasks whose sizes span four decades, and validation judges
+// them by relative error; plain least squares would let the largest sizes
+// alone decide, leaving the intercept (the alpha of small messages) to noise
+// and often negative. Where the data is not a line (caches: small sizes run
+// faster per byte), R^2 says so. Needs at least two distinct x and positive y.
 Result<LinearFit> fit_line(std::span<const double> x, std::span<const double> y);
 
 }  // namespace brigade::realexec

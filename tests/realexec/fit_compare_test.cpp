@@ -25,17 +25,20 @@ TEST(FitLine, RecoversAnExactLine) {
   EXPECT_EQ(f->points, static_cast<int>(x.size()));
 }
 
-TEST(FitLine, IsOrdinaryLeastSquares) {
-  // Points (0,1), (1,2), (2,4): mean x = 1, mean y = 7/3;
-  // b = sum (x - 1)(y - 7/3) / sum (x - 1)^2 = (4/3 + 0 + 5/3) / 2 = 3/2,
-  // a = 7/3 - 3/2 = 5/6; residuals 1/6, -1/3, 1/6: SS_res = 1/6;
-  // SS_tot = 16/9 + 1/9 + 25/9 = 14/3; R^2 = 1 - (1/6) / (14/3) = 27/28.
+TEST(FitLine, WeighsResidualsRelativeToTheTime) {
+  // Points (0,1), (1,2), (2,4), weights 1/y^2 = 1, 1/4, 1/16. Normal equations
+  // by hand: S0 = 21/16, Sx = 3/8, Sxx = 1/2, Sy = 7/4, Sxy = 1;
+  // b = (S0 Sxy - Sx Sy) / (S0 Sxx - Sx^2) = (21/32) / (33/64) = 14/11,
+  // a = (Sy - b Sx) / S0 = (14/11) / (21/16) = 32/33.
+  // Weighted R^2: mean_w = Sy / S0 = 4/3; residuals 1/33, -8/33, 16/33 give
+  // SS_res = 1/1089 + 16/1089 + 16/1089 = 1/33; SS_tot = 1/9 + 1/9 + 4/9 = 2/3;
+  // R^2 = 1 - (1/33) / (2/3) = 21/22.
   const std::vector<double> x = {0, 1, 2}, y = {1, 2, 4};
   auto f = fit_line(x, y);
   ASSERT_TRUE(f.is_ok()) << f.message();
-  EXPECT_NEAR(f->intercept, 5.0 / 6.0, 1e-12);
-  EXPECT_NEAR(f->slope, 1.5, 1e-12);
-  EXPECT_NEAR(f->r_squared, 27.0 / 28.0, 1e-12);
+  EXPECT_NEAR(f->intercept, 32.0 / 33.0, 1e-12);
+  EXPECT_NEAR(f->slope, 14.0 / 11.0, 1e-12);
+  EXPECT_NEAR(f->r_squared, 21.0 / 22.0, 1e-12);
 }
 
 TEST(FitLine, NeedsTwoDistinctSizes) {
