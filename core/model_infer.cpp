@@ -37,7 +37,7 @@ struct ElementwiseFn {
   double flops_per_element;
 };
 constexpr ElementwiseFn kElementwise[] = {
-    {"relu", 1, 1},     // max(x, 0)
+    {"relu", 1, 1},  // max(x, 0)
     // GELU, tanh form (Hendrycks & Gimpel 2016, Sec. 2):
     // 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))): x^3 (2), *0.044715 (1), +x (1),
     // *sqrt(2/pi) (1), tanh (1), +1 (1), *x (1), *0.5 (1) = 9.
@@ -200,8 +200,9 @@ class Inferrer {
   Status arity(const Op& op, const std::string& what, size_t min_in, size_t max_in) {
     const size_t n = op.inputs.size();
     if (n < min_in || n > max_in) {
-      const std::string want = min_in == max_in ? std::to_string(min_in)
-                                                : std::to_string(min_in) + " to " + std::to_string(max_in);
+      const std::string want = min_in == max_in
+                                   ? std::to_string(min_in)
+                                   : std::to_string(min_in) + " to " + std::to_string(max_in);
       return op_error(op, "found " + what + " with " + std::to_string(n) + " input" +
                               (n == 1 ? "" : "s") + "; expected " + want);
     }
@@ -211,7 +212,8 @@ class Inferrer {
     return Status::ok();
   }
 
-  Status same_dtype(const Op& op, const std::string& what, const TensorSpec& a, const TensorSpec& b) {
+  Status same_dtype(const Op& op, const std::string& what, const TensorSpec& a,
+                    const TensorSpec& b) {
     if (a.dtype == b.dtype) return Status::ok();
     return op_error(op, "found " + what + " of " + std::string(dtype_name(a.dtype)) + " " +
                             shape_str(a.shape) + " and " + std::string(dtype_name(b.dtype)) + " " +
@@ -273,8 +275,8 @@ class Inferrer {
         for (const ElementwiseFn& f : kElementwise)
           if (op.fn == f.name) fn = &f;
         if (!fn) return op_error(op, unknown_fn("elementwise", op.fn, elementwise_names()));
-        BRIGADE_RETURN_IF_ERROR(arity(op, op.fn, static_cast<size_t>(fn->arity),
-                                      static_cast<size_t>(fn->arity)));
+        BRIGADE_RETURN_IF_ERROR(
+            arity(op, op.fn, static_cast<size_t>(fn->arity), static_cast<size_t>(fn->arity)));
         const TensorSpec& a = tensor(op.inputs[0]);
         Shape out = a.shape;
         if (fn->arity == 2) {
@@ -309,7 +311,8 @@ class Inferrer {
                                     "' " + shape_str(g.shape) + "; expected " +
                                     shape_str(Shape{a.shape.back()}) + " (the normalised axis)");
         }
-        flops = (kLayerNormFlopsPerElement + static_cast<double>(op.inputs.size() - 1)) * a.elements();
+        flops =
+            (kLayerNormFlopsPerElement + static_cast<double>(op.inputs.size() - 1)) * a.elements();
         BRIGADE_RETURN_IF_ERROR(set_output(op, a.shape, a.dtype));
         break;
       }
@@ -318,8 +321,8 @@ class Inferrer {
         const TensorSpec& ids = tensor(op.inputs[0]);
         const TensorSpec& table = tensor(op.inputs[1]);
         if (table.shape.size() != 2)
-          return op_error(op, "found embedding table '" + table.name + "' " + shape_str(table.shape) +
-                                  "; expected a table [vocab, hidden]");
+          return op_error(op, "found embedding table '" + table.name + "' " +
+                                  shape_str(table.shape) + "; expected a table [vocab, hidden]");
         Shape out = ids.shape;
         out.push_back(table.shape[1]);
         flops = 0;  // a gather
@@ -336,27 +339,32 @@ class Inferrer {
         const TensorSpec& b = tensor(op.inputs[1]);
         if (op.fn == "mse") {
           if (a.shape != b.shape)
-            return op_error(op, "found mse of " + shape_str(a.shape) + " and " + shape_str(b.shape) +
+            return op_error(op, "found mse of " + shape_str(a.shape) + " and " +
+                                    shape_str(b.shape) +
                                     "; expected prediction and target of one shape");
           flops = kMseFlopsPerElement * a.elements();
         } else {
           const Shape rows(a.shape.begin(), a.shape.empty() ? a.shape.end() : a.shape.end() - 1);
           if (a.shape.empty() || b.shape != rows)
-            return op_error(op, "found cross_entropy of logits " + shape_str(a.shape) +
-                                    " and labels " + shape_str(b.shape) +
-                                    "; expected labels shaped like the logits without their last axis");
-          flops = kCrossEntropyFlopsPerLogit * a.elements() + kCrossEntropyFlopsPerRow * elements(rows);
+            return op_error(op,
+                            "found cross_entropy of logits " + shape_str(a.shape) + " and labels " +
+                                shape_str(b.shape) +
+                                "; expected labels shaped like the logits without their last axis");
+          flops =
+              kCrossEntropyFlopsPerLogit * a.elements() + kCrossEntropyFlopsPerRow * elements(rows);
         }
         BRIGADE_RETURN_IF_ERROR(set_output(op, Shape{}, a.dtype));
         break;
       }
       case OpKind::kCustom: {
         if (op.outputs.empty())
-          return op_error(op, "found custom op '" + op.name + "' with no outputs; expected 1 or more");
+          return op_error(op,
+                          "found custom op '" + op.name + "' with no outputs; expected 1 or more");
         for (int t : op.outputs)
           if (!tensor(t).shape_given)
-            return op_error(op, "found output '" + tensor(t).name + "' of custom op '" + op.name +
-                                    "' without a shape; expected a declared shape (custom ops are opaque)");
+            return op_error(
+                op, "found output '" + tensor(t).name + "' of custom op '" + op.name +
+                        "' without a shape; expected a declared shape (custom ops are opaque)");
         if (op.flops < 0)
           return op_error(op, "found custom op '" + op.name +
                                   "' without flops; expected flops: its FLOP count");
@@ -381,6 +389,8 @@ class Inferrer {
 
 }  // namespace
 
-Status Model::infer() { return Inferrer(this).run(); }
+Status Model::infer() {
+  return Inferrer(this).run();
+}
 
 }  // namespace brigade

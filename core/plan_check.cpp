@@ -27,11 +27,16 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
 
 std::string model_kind_name(ModelKind k) {
   switch (k) {
-    case ModelKind::kNone: return "no";
-    case ModelKind::kMlp: return "an mlp";
-    case ModelKind::kTransformer: return "a transformer";
-    case ModelKind::kGraph: return "a graph";
-    case ModelKind::kCollective: return "a collective";
+    case ModelKind::kNone:
+      return "no";
+    case ModelKind::kMlp:
+      return "an mlp";
+    case ModelKind::kTransformer:
+      return "a transformer";
+    case ModelKind::kGraph:
+      return "a graph";
+    case ModelKind::kCollective:
+      return "a collective";
   }
   return "?";
 }
@@ -64,8 +69,8 @@ class PlanChecker {
 
   Status check_strategy_ranges() {
     if (st_.zero < 0 || st_.zero > 3)
-      return at("strategy.zero", "found zero " + std::to_string(st_.zero) +
-                                     "; expected a ZeRO stage: 0, 1, 2 or 3");
+      return at("strategy.zero",
+                "found zero " + std::to_string(st_.zero) + "; expected a ZeRO stage: 0, 1, 2 or 3");
     if (st_.sequence_parallel && st_.tensor == 1)
       return at("strategy.sequence_parallel",
                 "found sequence_parallel with tensor 1; expected tensor >= 2 (sequence parallelism "
@@ -104,16 +109,18 @@ class PlanChecker {
         break;
       case ModelKind::kGraph:
         if (degrees)
-          return at("strategy", "found strategy degrees " + degrees_str() +
-                                    " with a graph model; expected a placement or a mesh with "
-                                    "shardings to distribute a graph",
+          return at("strategy",
+                    "found strategy degrees " + degrees_str() +
+                        " with a graph model; expected a placement or a mesh with "
+                        "shardings to distribute a graph",
                     ErrorKind::kUnsupported);
         break;
       case ModelKind::kCollective:
         if (degrees)
-          return at("strategy", "found strategy degrees " + degrees_str() +
-                                    " with a collective model; expected none (the collective's "
-                                    "group names its devices)",
+          return at("strategy",
+                    "found strategy degrees " + degrees_str() +
+                        " with a collective model; expected none (the collective's "
+                        "group names its devices)",
                     ErrorKind::kUnsupported);
         break;
       case ModelKind::kTransformer:
@@ -126,8 +133,9 @@ class PlanChecker {
         return at("placement", "found 'placement' with " + kind +
                                    " model; expected a graph model (placement names its ops)");
       if (!s_.device_put.empty())
-        return at("device_put", "found 'device_put' with " + kind +
-                                    " model; expected a graph model (device_put names its tensors)");
+        return at("device_put",
+                  "found 'device_put' with " + kind +
+                      " model; expected a graph model (device_put names its tensors)");
       if (s_.mesh)
         return at("mesh", "found 'mesh' with " + kind +
                               " model; expected a graph model (shardings name its tensors)");
@@ -147,7 +155,8 @@ class PlanChecker {
     const TransformerSpec& t = s_.transformer;
     if (t.hidden % t.heads != 0)
       return at("model.transformer.hidden",
-                "found hidden " + std::to_string(t.hidden) + " with heads " + std::to_string(t.heads) +
+                "found hidden " + std::to_string(t.hidden) + " with heads " +
+                    std::to_string(t.heads) +
                     "; expected hidden divisible by heads (a whole head dimension hidden/heads)");
     if (t.heads % st_.tensor != 0)
       return at("strategy.tensor",
@@ -180,8 +189,7 @@ class PlanChecker {
   // Where the batch was written, for messages.
   std::string batch_key() const {
     if (s_.training.global_batch > 0) return "training.global_batch";
-    if (s_.model_kind == ModelKind::kMlp) return "model.mlp.batch";
-    return "training";
+    return s_.model_kind == ModelKind::kMlp ? "model.mlp.batch" : "model.transformer";
   }
 
   Status check_batch() {
@@ -195,21 +203,22 @@ class PlanChecker {
                     "; expected one batch size (give it once)");
     const std::int64_t batch = global_batch(s_);
     if (batch <= 0)
-      return at("training", "found no training.global_batch; expected the global batch "
-                            "(sequences per step) of a transformer");
-    const std::int64_t row = s_.model_kind == ModelKind::kMlp ? s_.mlp.widths.front()
-                                                              : s_.transformer.seq;
+      return at("model.transformer",
+                "found no training.global_batch; expected the global batch "
+                "(sequences per step) of a transformer");
+    const std::int64_t row =
+        s_.model_kind == ModelKind::kMlp ? s_.mlp.widths.front() : s_.transformer.seq;
     Result<std::vector<std::int64_t>> block =
         per_device_input_shape({batch, row}, st_.data, st_.data_mode);
     if (!block.is_ok()) return at(batch_key(), block.message());
     const std::int64_t per_replica = per_replica_batch(s_);
     const std::int64_t micro = s_.training.micro_batch;
     if (micro > 0 && per_replica % micro != 0)
-      return at("training.micro_batch",
-                "found micro_batch " + std::to_string(micro) +
-                    "; expected a divisor of the per-replica batch " + std::to_string(per_replica) +
-                    " (global batch " + std::to_string(batch) + " / data " +
-                    std::to_string(st_.data) + ")");
+      return at("training.micro_batch", "found micro_batch " + std::to_string(micro) +
+                                            "; expected a divisor of the per-replica batch " +
+                                            std::to_string(per_replica) + " (global batch " +
+                                            std::to_string(batch) + " / data " +
+                                            std::to_string(st_.data) + ")");
     if (st_.schedule == PipelineSchedule::kInterleaved) {
       // Megatron-LM's interleaved schedule requires it (Narayanan et al. 2021,
       // Sec. 2.2.2; megatron/core/pipeline_parallel/schedules.py).
@@ -243,7 +252,8 @@ class PlanChecker {
     for (const auto& [tensor, dev] : s_.device_put) {
       const std::string key = "device_put." + tensor;
       if (g.find_tensor(tensor) < 0)
-        return at(key, "found tensor '" + tensor + "' in device_put; expected a tensor of the graph" +
+        return at(key, "found tensor '" + tensor +
+                           "' in device_put; expected a tensor of the graph" +
                            did_you_mean(tensor, tensors));
       if (dev < 0 || dev >= devices())
         return at(key, "found device " + std::to_string(dev) + " for tensor '" + tensor +
@@ -255,8 +265,9 @@ class PlanChecker {
   Status check_mesh() {
     if (!s_.mesh) {
       if (!s_.shardings.empty())
-        return at("shardings", "found 'shardings' without a 'mesh'; expected a mesh naming the "
-                               "axes, such as {shape: [2, 4], axes: [data, model]}");
+        return at("shardings",
+                  "found 'shardings' without a 'mesh'; expected a mesh naming the "
+                  "axes, such as {shape: [2, 4], axes: [data, model]}");
       return Status::ok();
     }
     const MeshSpec& mesh = *s_.mesh;
@@ -266,9 +277,6 @@ class PlanChecker {
       return at("mesh.shape", "found mesh shape " + list_str(mesh.shape) + " = " +
                                   std::to_string(size) + " devices; expected the topology's " +
                                   std::to_string(devices()) + " devices");
-    if (st_.data > 1 || st_.tensor > 1 || st_.pipeline > 1)
-      return at("mesh", "found both 'mesh' and strategy degrees (" + degrees_str() +
-                            "); expected one way to distribute the model");
     std::string axes_list;
     for (const std::string& a : mesh.axes) axes_list += (axes_list.empty() ? "" : ", ") + a;
     const Model& g = s_.graph;
@@ -278,8 +286,8 @@ class PlanChecker {
       const std::string key = "shardings." + name;
       const int ti = g.find_tensor(name);
       if (ti < 0)
-        return at(key, "found shardings for tensor '" + name +
-                           "'; expected a tensor of the graph" + did_you_mean(name, tensors));
+        return at(key, "found shardings for tensor '" + name + "'; expected a tensor of the graph" +
+                           did_you_mean(name, tensors));
       const TensorSpec& t = g.tensors[static_cast<size_t>(ti)];
       if (spec.size() > t.shape.size())
         return at(key, "found " + std::to_string(spec.size()) + " entries in the sharding of '" +
@@ -344,8 +352,9 @@ std::int64_t per_replica_batch(const Scenario& s) {
 Result<std::vector<std::int64_t>> per_device_input_shape(const std::vector<std::int64_t>& shape,
                                                          int devices, DataMode mode) {
   if (shape.empty() || devices < 1)
-    return Status::error("found " + tuple_str(shape) + " over " + std::to_string(devices) +
-                         " devices; expected an input with a leading batch axis over 1 or more devices");
+    return Status::error(
+        "found " + tuple_str(shape) + " over " + std::to_string(devices) +
+        " devices; expected an input with a leading batch axis over 1 or more devices");
   const std::int64_t b = shape.front();
   const std::int64_t n = devices;
   std::vector<std::int64_t> rest(shape.begin() + 1, shape.end());
@@ -384,6 +393,8 @@ Result<std::vector<std::int64_t>> per_device_input_shape(const std::vector<std::
   return rest;
 }
 
-Status check_plan(const Scenario& s) { return PlanChecker(s).run(); }
+Status check_plan(const Scenario& s) {
+  return PlanChecker(s).run();
+}
 
 }  // namespace brigade

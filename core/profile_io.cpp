@@ -1,12 +1,12 @@
 // Profile files: load_profile / save_profile (YAML). The format is
 // documented in docs/scenario-format.md, "Profile files"; keep both in step.
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <cstdlib>
 #include <set>
-#include <unistd.h>
 
 #include "core/profile.hpp"
 #include "core/yaml_reader.hpp"
@@ -25,12 +25,15 @@ std::vector<std::string> names_of_dtypes() {
 
 std::vector<std::string> names_of_link_classes() {
   std::vector<std::string> n;
-  for (int i = 0; i < kNumLinkClasses; ++i) n.emplace_back(link_class_name(static_cast<LinkClass>(i)));
+  for (int i = 0; i < kNumLinkClasses; ++i)
+    n.emplace_back(link_class_name(static_cast<LinkClass>(i)));
   return n;
 }
 
-Status unknown_name(const Cursor& c, const std::string& what, const std::vector<std::string>& names) {
-  std::string msg = "found " + what + " " + c.found() + "; expected one of " + yamlio::join_list(names);
+Status unknown_name(const Cursor& c, const std::string& what,
+                    const std::vector<std::string>& names) {
+  std::string msg =
+      "found " + what + " " + c.found() + "; expected one of " + yamlio::join_list(names);
   if (c.is_scalar())
     if (auto m = closest_match_in(c.text(), names)) msg += " (did you mean '" + *m + "'?)";
   return c.error(msg);
@@ -39,7 +42,8 @@ Status unknown_name(const Cursor& c, const std::string& what, const std::vector<
 // An efficiency: a fraction in (0, 1].
 Result<double> read_efficiency(const Cursor& c) {
   auto v = c.as_number(Bound::kPositive);
-  if (!v.is_ok() || *v > 1) return c.error("found " + c.found() + "; expected an efficiency in (0, 1]");
+  if (!v.is_ok() || *v > 1)
+    return c.error("found " + c.found() + "; expected an efficiency in (0, 1]");
   return *v;
 }
 
@@ -60,17 +64,18 @@ Result<EfficiencyCurve> read_curve(const Cursor& c) {
     if (!c.has("points")) return curve;
     points = c.get("points");
   }
-  const char* kWhat = "a GEMM efficiency curve: [[flops, efficiency], ...], an efficiency, or {points, fallback}";
+  const char* kWhat =
+      "a GEMM efficiency curve: [[flops, efficiency], ...], an efficiency, or {points, fallback}";
   BRIGADE_RETURN_IF_ERROR(points.expect_list(kWhat));
   for (const Cursor& p : points.items()) {
     const std::vector<Cursor> xy = p.items();
     if (!p.is_list() || xy.size() != 2)
       return p.error("found " + p.found() + "; expected a point [flops, efficiency]");
-    BRIGADE_ASSIGN_OR_RETURN(const double flops, xy[0].as_quantity(Dimension::kFlops, Bound::kPositive));
+    BRIGADE_ASSIGN_OR_RETURN(const double flops,
+                             xy[0].as_quantity(Dimension::kFlops, Bound::kPositive));
     BRIGADE_ASSIGN_OR_RETURN(const double eff, read_efficiency(xy[1]));
     if (!curve.points.empty() && !(flops > curve.points.back().first))
-      return xy[0].error("found " + xy[0].found() +
-                         "; expected points sorted by increasing flops");
+      return xy[0].error("found " + xy[0].found() + "; expected points sorted by increasing flops");
     curve.points.emplace_back(flops, eff);
   }
   return curve;
@@ -91,12 +96,13 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   BRIGADE_ASSIGN_OR_RETURN(p->collective_overhead_seconds,
                            c.get_quantity("collective_overhead", p->collective_overhead_seconds,
                                           Dimension::kSeconds, Bound::kNonNegative));
-  BRIGADE_ASSIGN_OR_RETURN(p->comm_compute_slowdown,
-                           c.get_number("comm_compute_slowdown", p->comm_compute_slowdown,
-                                        Bound::kNonNegative));
+  BRIGADE_ASSIGN_OR_RETURN(
+      p->comm_compute_slowdown,
+      c.get_number("comm_compute_slowdown", p->comm_compute_slowdown, Bound::kNonNegative));
   if (c.has("gemm")) {
     const Cursor g = c.get("gemm");
-    BRIGADE_RETURN_IF_ERROR(g.expect_map("GEMM efficiency curves by dtype, such as {bf16: [[1e9, 0.5], [1e12, 0.85]]}"));
+    BRIGADE_RETURN_IF_ERROR(g.expect_map(
+        "GEMM efficiency curves by dtype, such as {bf16: [[1e9, 0.5], [1e12, 0.85]]}"));
     for (const auto& [k, v] : g.entries()) {
       std::optional<DType> t;
       if (k.is_scalar()) t = parse_dtype(k.text());
@@ -114,8 +120,9 @@ Status read_profile(const Cursor& root, HardwareProfile* h) {
   BRIGADE_RETURN_IF_ERROR(root.check_keys({"name", "machine_kind", "source", "devices", "links"}));
   BRIGADE_ASSIGN_OR_RETURN(h->name, root.get_string("name", "profile"));
   BRIGADE_ASSIGN_OR_RETURN(
-      h->machine_kind, root.get_enum<std::string>("machine_kind", "datasheet",
-                                                  {{"datasheet", "datasheet"}, {"cpu", "cpu"}, {"cuda", "cuda"}}));
+      h->machine_kind,
+      root.get_enum<std::string>("machine_kind", "datasheet",
+                                 {{"datasheet", "datasheet"}, {"cpu", "cpu"}, {"cuda", "cuda"}}));
   BRIGADE_ASSIGN_OR_RETURN(h->source, root.get_string("source", ""));
   if (root.has("devices")) {
     const Cursor devs = root.get("devices");
@@ -132,7 +139,8 @@ Status read_profile(const Cursor& root, HardwareProfile* h) {
   }
   if (root.has("links")) {
     const Cursor links = root.get("links");
-    BRIGADE_RETURN_IF_ERROR(links.expect_map("link profiles by class, such as {nvlink: {alpha: 2us, bandwidth_efficiency: 0.8}}"));
+    BRIGADE_RETURN_IF_ERROR(links.expect_map(
+        "link profiles by class, such as {nvlink: {alpha: 2us, bandwidth_efficiency: 0.8}}"));
     for (const auto& [k, v] : links.entries()) {
       std::optional<LinkClass> lc;
       if (k.is_scalar()) lc = parse_link_class(k.text());
@@ -141,10 +149,11 @@ Status read_profile(const Cursor& root, HardwareProfile* h) {
       BRIGADE_RETURN_IF_ERROR(v.expect_map("a link profile {alpha, bandwidth_efficiency}"));
       BRIGADE_RETURN_IF_ERROR(v.check_keys({"alpha", "bandwidth_efficiency"}));
       // Absent alpha: the topology's link latencies (LinkProfile::alpha_seconds < 0).
-      BRIGADE_ASSIGN_OR_RETURN(lp.alpha_seconds,
-                               v.get_quantity("alpha", -1, Dimension::kSeconds, Bound::kNonNegative));
+      BRIGADE_ASSIGN_OR_RETURN(
+          lp.alpha_seconds, v.get_quantity("alpha", -1, Dimension::kSeconds, Bound::kNonNegative));
       if (v.has("bandwidth_efficiency")) {
-        BRIGADE_ASSIGN_OR_RETURN(lp.bandwidth_efficiency, read_efficiency(v.get("bandwidth_efficiency")));
+        BRIGADE_ASSIGN_OR_RETURN(lp.bandwidth_efficiency,
+                                 read_efficiency(v.get("bandwidth_efficiency")));
       }
     }
   }
@@ -161,7 +170,9 @@ void emit_double(YAML::Emitter& out, double v) {
   out << buf;
 }
 
-bool is_default_curve(const EfficiencyCurve& c) { return c.points.empty() && c.fallback == 1.0; }
+bool is_default_curve(const EfficiencyCurve& c) {
+  return c.points.empty() && c.fallback == 1.0;
+}
 
 }  // namespace
 
@@ -239,12 +250,15 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
     }
     out << YAML::EndMap;
     out << YAML::EndMap;
-    if (!out.good()) return Status::error(path + ": error: cannot write the profile (" + out.GetLastError() + ")",
-                                          ErrorKind::kInternal);
-    text = std::string("# Brigade hardware profile (docs/scenario-format.md, \"Profile files\")\n") +
-           out.c_str() + "\n";
+    if (!out.good())
+      return Status::error(path + ": error: cannot write the profile (" + out.GetLastError() + ")",
+                           ErrorKind::kInternal);
+    text =
+        std::string("# Brigade hardware profile (docs/scenario-format.md, \"Profile files\")\n") +
+        out.c_str() + "\n";
   } catch (const std::exception& e) {
-    return Status::error(path + ": error: cannot write the profile (" + e.what() + ")", ErrorKind::kInternal);
+    return Status::error(path + ": error: cannot write the profile (" + e.what() + ")",
+                         ErrorKind::kInternal);
   }
   // Atomically: a temporary file beside the target, then rename, so that a
   // reader never sees half a profile.

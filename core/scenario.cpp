@@ -19,18 +19,24 @@ namespace brigade {
 
 std::string_view recompute_name(Recompute r) {
   switch (r) {
-    case Recompute::kNone: return "none";
-    case Recompute::kSelective: return "selective";
-    case Recompute::kFull: return "full";
+    case Recompute::kNone:
+      return "none";
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
   }
   return "?";
 }
 
 std::string_view schedule_name(PipelineSchedule s) {
   switch (s) {
-    case PipelineSchedule::kGpipe: return "gpipe";
-    case PipelineSchedule::k1F1B: return "1f1b";
-    case PipelineSchedule::kInterleaved: return "interleaved";
+    case PipelineSchedule::kGpipe:
+      return "gpipe";
+    case PipelineSchedule::k1F1B:
+      return "1f1b";
+    case PipelineSchedule::kInterleaved:
+      return "interleaved";
   }
   return "?";
 }
@@ -91,7 +97,8 @@ Result<LinkClass> read_link_class(const Cursor& c) {
   if (c.is_scalar())
     if (auto l = parse_link_class(c.text())) return *l;
   const std::vector<std::string> names = link_class_names();
-  std::string msg = "found " + c.found() + "; expected a link class: one of " + yamlio::join_list(names);
+  std::string msg =
+      "found " + c.found() + "; expected a link class: one of " + yamlio::join_list(names);
   if (c.is_scalar())
     if (auto m = closest_match_in(c.text(), names)) msg += " (did you mean '" + *m + "'?)";
   return c.error(msg);
@@ -105,15 +112,15 @@ struct OpSpelling {
   const char* fn;
 };
 constexpr OpSpelling kOpSpellings[] = {
-    {"matmul", OpKind::kMatmul, ""},         {"elementwise", OpKind::kElementwise, ""},
-    {"relu", OpKind::kElementwise, "relu"},  {"gelu", OpKind::kElementwise, "gelu"},
-    {"tanh", OpKind::kElementwise, "tanh"},  {"sigmoid", OpKind::kElementwise, "sigmoid"},
-    {"silu", OpKind::kElementwise, "silu"},  {"exp", OpKind::kElementwise, "exp"},
-    {"add", OpKind::kElementwise, "add"},    {"sub", OpKind::kElementwise, "sub"},
-    {"mul", OpKind::kElementwise, "mul"},    {"div", OpKind::kElementwise, "div"},
-    {"softmax", OpKind::kSoftmax, ""},       {"layernorm", OpKind::kLayerNorm, ""},
-    {"embedding", OpKind::kEmbedding, ""},   {"loss", OpKind::kLoss, ""},
-    {"mse", OpKind::kLoss, "mse"},           {"cross_entropy", OpKind::kLoss, "cross_entropy"},
+    {"matmul", OpKind::kMatmul, ""},        {"elementwise", OpKind::kElementwise, ""},
+    {"relu", OpKind::kElementwise, "relu"}, {"gelu", OpKind::kElementwise, "gelu"},
+    {"tanh", OpKind::kElementwise, "tanh"}, {"sigmoid", OpKind::kElementwise, "sigmoid"},
+    {"silu", OpKind::kElementwise, "silu"}, {"exp", OpKind::kElementwise, "exp"},
+    {"add", OpKind::kElementwise, "add"},   {"sub", OpKind::kElementwise, "sub"},
+    {"mul", OpKind::kElementwise, "mul"},   {"div", OpKind::kElementwise, "div"},
+    {"softmax", OpKind::kSoftmax, ""},      {"layernorm", OpKind::kLayerNorm, ""},
+    {"embedding", OpKind::kEmbedding, ""},  {"loss", OpKind::kLoss, ""},
+    {"mse", OpKind::kLoss, "mse"},          {"cross_entropy", OpKind::kLoss, "cross_entropy"},
     {"custom", OpKind::kCustom, ""},
 };
 
@@ -127,7 +134,8 @@ class ScenarioReader {
   Status read(const YAML::Node& root_node) {
     const Cursor root(&doc_, root_node, "", SourcePos{doc_.file, 1, 1});
     const char* kWhat = "a scenario: a map with at least topology and model";
-    if (root.is_null()) return root.error("found an empty document; expected " + std::string(kWhat));
+    if (root.is_null())
+      return root.error("found an empty document; expected " + std::string(kWhat));
     BRIGADE_RETURN_IF_ERROR(root.expect_map(kWhat));
     BRIGADE_RETURN_IF_ERROR(root.check_keys({"name", "description", "topology", "profile", "model",
                                              "training", "strategy", "placement", "device_put",
@@ -195,7 +203,8 @@ class ScenarioReader {
       if (nodes < 2)
         return c.key_of("fabric").error(
             "found 'fabric' for a single node; expected nodes >= 2 (the fabric joins nodes)");
-      BRIGADE_RETURN_IF_ERROR(f.expect_map("a fabric: {bandwidth: 25GB/s, latency: 5us, class: infiniband}"));
+      BRIGADE_RETURN_IF_ERROR(
+          f.expect_map("a fabric: {bandwidth: 25GB/s, latency: 5us, class: infiniband}"));
       BRIGADE_RETURN_IF_ERROR(f.check_keys({"bandwidth", "latency", "class"}));
       // Keys left out keep the preset's own fabric: read it off a two-node
       // cluster's route between the nodes.
@@ -225,8 +234,8 @@ class ScenarioReader {
 
   Status read_custom_topology(const Cursor& c) {
     BRIGADE_RETURN_IF_ERROR(c.check_keys({"preset", "devices", "switches", "links"}));
-    BRIGADE_RETURN_IF_ERROR(c.require(
-        "devices", "a preset ({preset: dgx-a100}) or a list of devices with links"));
+    BRIGADE_RETURN_IF_ERROR(
+        c.require("devices", "a preset ({preset: dgx-a100}) or a list of devices with links"));
     const Cursor devs = c.get("devices");
     BRIGADE_RETURN_IF_ERROR(devs.expect_list(
         "a list of devices [{name, model, kind, memory, memory_bandwidth, flops, node}]"));
@@ -236,8 +245,8 @@ class ScenarioReader {
     for (const Cursor& d : devs.items()) {
       BRIGADE_RETURN_IF_ERROR(
           d.expect_map("a device {name, model, kind, memory, memory_bandwidth, flops, node}"));
-      BRIGADE_RETURN_IF_ERROR(d.check_keys(
-          {"name", "model", "kind", "memory", "memory_bandwidth", "flops", "node"}));
+      BRIGADE_RETURN_IF_ERROR(
+          d.check_keys({"name", "model", "kind", "memory", "memory_bandwidth", "flops", "node"}));
       Device dev;
       BRIGADE_ASSIGN_OR_RETURN(
           dev.kind, d.get_enum("kind", DeviceKind::kGpu,
@@ -250,17 +259,17 @@ class ScenarioReader {
                                d.get("memory").as_quantity(Dimension::kBytes, Bound::kPositive));
       BRIGADE_RETURN_IF_ERROR(
           d.require("memory_bandwidth", "the device's memory bandwidth, such as 2TB/s"));
-      BRIGADE_ASSIGN_OR_RETURN(dev.memory_bandwidth_bytes_per_second,
-                               d.get("memory_bandwidth")
-                                   .as_quantity(Dimension::kBytesPerSecond, Bound::kPositive));
-      BRIGADE_RETURN_IF_ERROR(d.require("flops", "peak FLOP/s by dtype, such as {bf16: 312TFLOPS}"));
+      BRIGADE_ASSIGN_OR_RETURN(
+          dev.memory_bandwidth_bytes_per_second,
+          d.get("memory_bandwidth").as_quantity(Dimension::kBytesPerSecond, Bound::kPositive));
+      BRIGADE_RETURN_IF_ERROR(
+          d.require("flops", "peak FLOP/s by dtype, such as {bf16: 312TFLOPS}"));
       const Cursor fl = d.get("flops");
       BRIGADE_RETURN_IF_ERROR(fl.expect_map("peak FLOP/s by dtype, such as {bf16: 312TFLOPS}"));
       for (const auto& [k, v] : fl.entries()) {
         BRIGADE_ASSIGN_OR_RETURN(const DType t_, read_dtype(k));
-        BRIGADE_ASSIGN_OR_RETURN(
-            dev.peak_flops_per_second[static_cast<size_t>(dtype_index(t_))],
-            v.as_quantity(Dimension::kFlopsPerSecond, Bound::kPositive));
+        BRIGADE_ASSIGN_OR_RETURN(dev.peak_flops_per_second[static_cast<size_t>(dtype_index(t_))],
+                                 v.as_quantity(Dimension::kFlopsPerSecond, Bound::kPositive));
       }
       BRIGADE_ASSIGN_OR_RETURN(const std::int64_t node, d.get_int("node", 0, 0, kIntMax));
       dev.node = static_cast<int>(node);
@@ -285,11 +294,14 @@ class ScenarioReader {
     }
     if (c.has("links")) {
       const Cursor links = c.get("links");
-      BRIGADE_RETURN_IF_ERROR(links.expect_list("a list of links [{between: [a, b], bandwidth, latency, class}]"));
+      BRIGADE_RETURN_IF_ERROR(
+          links.expect_list("a list of links [{between: [a, b], bandwidth, latency, class}]"));
       for (const Cursor& l : links.items()) {
-        BRIGADE_RETURN_IF_ERROR(l.expect_map("a link {between: [a, b], bandwidth, latency, class}"));
+        BRIGADE_RETURN_IF_ERROR(
+            l.expect_map("a link {between: [a, b], bandwidth, latency, class}"));
         BRIGADE_RETURN_IF_ERROR(l.check_keys({"between", "bandwidth", "latency", "class", "name"}));
-        BRIGADE_RETURN_IF_ERROR(l.require("between", "the two ends [a, b] (device or switch names)"));
+        BRIGADE_RETURN_IF_ERROR(
+            l.require("between", "the two ends [a, b] (device or switch names)"));
         const Cursor between = l.get("between");
         const std::vector<Cursor> ends = between.items();
         if (!between.is_list() || ends.size() != 2)
@@ -298,17 +310,20 @@ class ScenarioReader {
         Link link;
         BRIGADE_ASSIGN_OR_RETURN(link.a, read_vertex(t, ends[0]));
         BRIGADE_ASSIGN_OR_RETURN(link.b, read_vertex(t, ends[1]));
-        BRIGADE_RETURN_IF_ERROR(l.require("bandwidth", "the link's bandwidth per direction, such as 25GB/s"));
-        BRIGADE_ASSIGN_OR_RETURN(link.bandwidth_bytes_per_second,
-                                 l.get("bandwidth").as_quantity(Dimension::kBytesPerSecond, Bound::kPositive));
+        BRIGADE_RETURN_IF_ERROR(
+            l.require("bandwidth", "the link's bandwidth per direction, such as 25GB/s"));
+        BRIGADE_ASSIGN_OR_RETURN(
+            link.bandwidth_bytes_per_second,
+            l.get("bandwidth").as_quantity(Dimension::kBytesPerSecond, Bound::kPositive));
         BRIGADE_RETURN_IF_ERROR(l.require("latency", "the link's latency, such as 2us"));
-        BRIGADE_ASSIGN_OR_RETURN(link.latency_seconds,
-                                 l.get("latency").as_quantity(Dimension::kSeconds, Bound::kNonNegative));
+        BRIGADE_ASSIGN_OR_RETURN(
+            link.latency_seconds,
+            l.get("latency").as_quantity(Dimension::kSeconds, Bound::kNonNegative));
         if (l.has("class")) {
           BRIGADE_ASSIGN_OR_RETURN(link.link_class, read_link_class(l.get("class")));
         }
-        BRIGADE_ASSIGN_OR_RETURN(link.name, l.get_string("name", t.vertex_name(link.a) + "<->" +
-                                                                  t.vertex_name(link.b)));
+        BRIGADE_ASSIGN_OR_RETURN(
+            link.name, l.get_string("name", t.vertex_name(link.a) + "<->" + t.vertex_name(link.b)));
         t.add_link(std::move(link));
       }
     }
@@ -361,8 +376,9 @@ class ScenarioReader {
     s_->profile_path = p.lexically_normal().string();
     std::error_code ec;
     if (!std::filesystem::is_regular_file(s_->profile_path, ec))
-      return c.error("found profile '" + file + "' (" + s_->profile_path +
-                     "), which is not a readable file; expected a profile file (see brigade calibrate)");
+      return c.error(
+          "found profile '" + file + "' (" + s_->profile_path +
+          "), which is not a readable file; expected a profile file (see brigade calibrate)");
     Result<HardwareProfile> prof = load_profile(s_->profile_path);
     if (!prof.is_ok()) return prof.status();
     s_->profile = std::move(prof).value();
@@ -411,8 +427,9 @@ class ScenarioReader {
       BRIGADE_ASSIGN_OR_RETURN(m.dtype, read_dtype(c.get("dtype")));
     }
     BRIGADE_ASSIGN_OR_RETURN(
-        m.activation, c.get_enum<std::string>("activation", "relu",
-                                              {{"relu", "relu"}, {"gelu", "gelu"}, {"none", "none"}}));
+        m.activation,
+        c.get_enum<std::string>("activation", "relu",
+                                {{"relu", "relu"}, {"gelu", "gelu"}, {"none", "none"}}));
     BRIGADE_ASSIGN_OR_RETURN(m.bias, c.get_bool("bias", true));
     return Status::ok();
   }
@@ -447,8 +464,9 @@ class ScenarioReader {
 
   // A tensor's shape: [8, 512] or, in the list form, [8, 512, f32].
   Status read_shape(const Cursor& c, bool dtype_last, TensorSpec* t) {
-    BRIGADE_RETURN_IF_ERROR(c.expect_list(dtype_last ? "a shape with an optional dtype, such as [8, 512, f32]"
-                                                     : "a shape, such as [8, 512]"));
+    BRIGADE_RETURN_IF_ERROR(
+        c.expect_list(dtype_last ? "a shape with an optional dtype, such as [8, 512, f32]"
+                                 : "a shape, such as [8, 512]"));
     const std::vector<Cursor> items = c.items();
     for (size_t i = 0; i < items.size(); ++i) {
       const Cursor& it = items[i];
@@ -490,8 +508,9 @@ class ScenarioReader {
         } else if (v.is_list()) {
           BRIGADE_RETURN_IF_ERROR(read_shape(v, true, &t));
         } else {
-          return v.error("found " + v.found() +
-                         "; expected a tensor: [8, 512, f32] or {shape: [8, 512], dtype: f32, param: true}");
+          return v.error(
+              "found " + v.found() +
+              "; expected a tensor: [8, 512, f32] or {shape: [8, 512], dtype: f32, param: true}");
         }
         g.tensors.push_back(std::move(t));
       }
@@ -522,16 +541,21 @@ class ScenarioReader {
                                       "'; expected fn only with op elementwise or loss");
         BRIGADE_ASSIGN_OR_RETURN(op.fn, fn.as_string());
       } else if ((op.kind == OpKind::kElementwise || op.kind == OpKind::kLoss) && op.fn.empty()) {
-        return o.key_of("op").error("found op '" + o.get("op").text() +
-                                    "' without 'fn'; expected fn: the function, such as relu or mse");
+        return o.key_of("op").error(
+            "found op '" + o.get("op").text() +
+            "' without 'fn'; expected fn: the function, such as relu or mse");
       }
-      BRIGADE_ASSIGN_OR_RETURN(op.flops, o.get_quantity("flops", -1, Dimension::kFlops, Bound::kNonNegative));
-      BRIGADE_ASSIGN_OR_RETURN(op.bytes, o.get_quantity("bytes", -1, Dimension::kBytes, Bound::kNonNegative));
+      BRIGADE_ASSIGN_OR_RETURN(op.flops,
+                               o.get_quantity("flops", -1, Dimension::kFlops, Bound::kNonNegative));
+      BRIGADE_ASSIGN_OR_RETURN(op.bytes,
+                               o.get_quantity("bytes", -1, Dimension::kBytes, Bound::kNonNegative));
       BRIGADE_RETURN_IF_ERROR(o.require("in", "the op's input tensors, such as [x, w1]"));
       BRIGADE_ASSIGN_OR_RETURN(inputs[i], name_list(o.get("in"), "input tensor names"));
       BRIGADE_RETURN_IF_ERROR(o.require("out", "the op's output tensor, such as h"));
-      BRIGADE_ASSIGN_OR_RETURN(const std::vector<Cursor> outs, name_list(o.get("out"), "output tensor names"));
-      if (outs.empty()) return o.get("out").error("found an empty list; expected at least one output tensor");
+      BRIGADE_ASSIGN_OR_RETURN(const std::vector<Cursor> outs,
+                               name_list(o.get("out"), "output tensor names"));
+      if (outs.empty())
+        return o.get("out").error("found an empty list; expected at least one output tensor");
       for (const Cursor& out : outs) {
         const std::string name = out.text();
         int t = g.find_tensor(name);
@@ -639,8 +663,10 @@ class ScenarioReader {
       b.kind = *kind;
     }
     BRIGADE_RETURN_IF_ERROR(c.require("bytes", "the message size M, such as 1GiB"));
-    BRIGADE_ASSIGN_OR_RETURN(b.bytes, c.get("bytes").as_quantity(Dimension::kBytes, Bound::kPositive));
-    BRIGADE_ASSIGN_OR_RETURN(b.algorithm, c.get_enum("algorithm", CollectiveAlgorithm::kRing, algorithm_choices()));
+    BRIGADE_ASSIGN_OR_RETURN(b.bytes,
+                             c.get("bytes").as_quantity(Dimension::kBytes, Bound::kPositive));
+    BRIGADE_ASSIGN_OR_RETURN(
+        b.algorithm, c.get_enum("algorithm", CollectiveAlgorithm::kRing, algorithm_choices()));
     if (c.has("dtype")) {
       BRIGADE_ASSIGN_OR_RETURN(b.dtype, read_dtype(c.get("dtype")));
     }
@@ -650,10 +676,13 @@ class ScenarioReader {
       for (const Cursor& d : g.items()) {
         BRIGADE_ASSIGN_OR_RETURN(const int dev, read_device(d));
         if (std::find(b.group.begin(), b.group.end(), dev) != b.group.end())
-          return d.error("found device " + d.found() + " twice in the group; expected each device once");
+          return d.error("found device " + d.found() +
+                         " twice in the group; expected each device once");
         b.group.push_back(dev);
       }
-      if (b.group.empty()) return g.error("found an empty group; expected at least one device (or omit group for all)");
+      if (b.group.empty())
+        return g.error(
+            "found an empty group; expected at least one device (or omit group for all)");
     }
     return Status::ok();
   }
@@ -668,22 +697,25 @@ class ScenarioReader {
 
   Status read_training(const Cursor& c) {
     TrainingSpec& t = s_->training;
-    BRIGADE_RETURN_IF_ERROR(c.expect_map(
-        "training options {mode, global_batch, micro_batch, optimizer, mixed_precision, recompute}"));
+    BRIGADE_RETURN_IF_ERROR(
+        c.expect_map("training options {mode, global_batch, micro_batch, optimizer, "
+                     "mixed_precision, recompute}"));
     BRIGADE_RETURN_IF_ERROR(c.check_keys(
         {"mode", "global_batch", "micro_batch", "optimizer", "mixed_precision", "recompute"}));
     BRIGADE_ASSIGN_OR_RETURN(
         t.inference, c.get_enum<bool>("mode", false, {{"training", false}, {"inference", true}}));
     BRIGADE_ASSIGN_OR_RETURN(t.global_batch, c.get_int("global_batch", 0, 1));
     BRIGADE_ASSIGN_OR_RETURN(t.micro_batch, c.get_int("micro_batch", 0, 1));
-    BRIGADE_ASSIGN_OR_RETURN(
-        t.optimizer, c.get_enum("optimizer", Optimizer::kAdam,
-                                {{"adam", Optimizer::kAdam}, {"sgd", Optimizer::kSgd}, {"none", Optimizer::kNone}}));
+    BRIGADE_ASSIGN_OR_RETURN(t.optimizer, c.get_enum("optimizer", Optimizer::kAdam,
+                                                     {{"adam", Optimizer::kAdam},
+                                                      {"sgd", Optimizer::kSgd},
+                                                      {"none", Optimizer::kNone}}));
     BRIGADE_ASSIGN_OR_RETURN(t.mixed_precision, c.get_bool("mixed_precision", true));
     BRIGADE_ASSIGN_OR_RETURN(
-        t.recompute, c.get_enum("recompute", Recompute::kNone,
-                                choices_of({Recompute::kNone, Recompute::kSelective, Recompute::kFull},
-                                           recompute_name)));
+        t.recompute,
+        c.get_enum("recompute", Recompute::kNone,
+                   choices_of({Recompute::kNone, Recompute::kSelective, Recompute::kFull},
+                              recompute_name)));
     return Status::ok();
   }
 
@@ -697,7 +729,8 @@ class ScenarioReader {
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t data, c.get_int("data", 1, 1, kIntMax));
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t tensor, c.get_int("tensor", 1, 1, kIntMax));
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t pipeline, c.get_int("pipeline", 1, 1, kIntMax));
-    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t virtual_stages, c.get_int("virtual_stages", 1, 1, kIntMax));
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t virtual_stages,
+                             c.get_int("virtual_stages", 1, 1, kIntMax));
     // The ZeRO stage's range (0..3) is check_plan's, so that its message names the stages.
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t zero, c.get_int("zero", 0, INT_MIN, kIntMax));
     st.data = static_cast<int>(data);
@@ -707,41 +740,49 @@ class ScenarioReader {
     st.zero = static_cast<int>(zero);
     BRIGADE_ASSIGN_OR_RETURN(st.sequence_parallel, c.get_bool("sequence_parallel", false));
     BRIGADE_ASSIGN_OR_RETURN(
-        st.schedule,
-        c.get_enum("schedule", PipelineSchedule::k1F1B,
-                   choices_of({PipelineSchedule::kGpipe, PipelineSchedule::k1F1B, PipelineSchedule::kInterleaved},
-                              schedule_name)));
-    BRIGADE_ASSIGN_OR_RETURN(
-        st.data_mode, c.get_enum("data_mode", DataMode::kBatch,
-                                 {{"batch", DataMode::kBatch}, {"pmap", DataMode::kPmap}}));
+        st.schedule, c.get_enum("schedule", PipelineSchedule::k1F1B,
+                                choices_of({PipelineSchedule::kGpipe, PipelineSchedule::k1F1B,
+                                            PipelineSchedule::kInterleaved},
+                                           schedule_name)));
+    BRIGADE_ASSIGN_OR_RETURN(st.data_mode,
+                             c.get_enum("data_mode", DataMode::kBatch,
+                                        {{"batch", DataMode::kBatch}, {"pmap", DataMode::kPmap}}));
     if (c.has("rank_order")) {
       const Cursor r = c.get("rank_order");
       const char* kWhat = "a permutation of tensor, data, pipeline (innermost first)";
       BRIGADE_RETURN_IF_ERROR(r.expect_list(kWhat));
       std::vector<std::string> order;
       for (const Cursor& i : r.items()) {
-        BRIGADE_ASSIGN_OR_RETURN(const std::string name,
-                                 i.as_enum<std::string>({{"tensor", "tensor"}, {"data", "data"}, {"pipeline", "pipeline"}}));
+        BRIGADE_ASSIGN_OR_RETURN(
+            const std::string name,
+            i.as_enum<std::string>(
+                {{"tensor", "tensor"}, {"data", "data"}, {"pipeline", "pipeline"}}));
         if (std::find(order.begin(), order.end(), name) != order.end())
           return i.error("found '" + name + "' twice in rank_order; expected " + kWhat);
         order.push_back(name);
       }
       if (order.size() != 3)
-        return r.error("found " + std::to_string(order.size()) + " entries in rank_order; expected " + kWhat);
+        return r.error("found " + std::to_string(order.size()) +
+                       " entries in rank_order; expected " + kWhat);
       st.rank_order = order;
     }
-    BRIGADE_ASSIGN_OR_RETURN(st.bucket_bytes, c.get_quantity("bucket", st.bucket_bytes, Dimension::kBytes, Bound::kPositive));
+    BRIGADE_ASSIGN_OR_RETURN(st.bucket_bytes, c.get_quantity("bucket", st.bucket_bytes,
+                                                             Dimension::kBytes, Bound::kPositive));
     BRIGADE_ASSIGN_OR_RETURN(st.overlap, c.get_bool("overlap", true));
-    BRIGADE_ASSIGN_OR_RETURN(st.algorithm, c.get_enum("algorithm", CollectiveAlgorithm::kRing, algorithm_choices()));
+    BRIGADE_ASSIGN_OR_RETURN(
+        st.algorithm, c.get_enum("algorithm", CollectiveAlgorithm::kRing, algorithm_choices()));
     return Status::ok();
   }
 
   // ---- placement, device_put, mesh, shardings, simulation --------------------
 
-  Status read_device_map(const Cursor& c, std::string_view key_what, std::map<std::string, int>* out) {
-    BRIGADE_RETURN_IF_ERROR(c.expect_map("a map from " + std::string(key_what) + " to a device, such as {mm1: 0}"));
+  Status read_device_map(const Cursor& c, std::string_view key_what,
+                         std::map<std::string, int>* out) {
+    BRIGADE_RETURN_IF_ERROR(
+        c.expect_map("a map from " + std::string(key_what) + " to a device, such as {mm1: 0}"));
     for (const auto& [k, v] : c.entries()) {
-      if (!k.is_scalar()) return k.error("found " + k.found() + "; expected " + std::string(key_what));
+      if (!k.is_scalar())
+        return k.error("found " + k.found() + "; expected " + std::string(key_what));
       if (out->count(k.text()))
         return k.error("found key '" + k.text() + "' a second time; expected each key once");
       BRIGADE_ASSIGN_OR_RETURN((*out)[k.text()], read_device(v));
@@ -760,10 +801,13 @@ class ScenarioReader {
       BRIGADE_ASSIGN_OR_RETURN(const std::int64_t d, i.as_int(1, kIntMax));
       mesh.shape.push_back(d);
     }
-    if (mesh.shape.empty()) return shape.error("found an empty list; expected the mesh's shape, such as [2, 4]");
-    BRIGADE_RETURN_IF_ERROR(c.require("axes", "one axis name per mesh dimension, such as [data, model]"));
+    if (mesh.shape.empty())
+      return shape.error("found an empty list; expected the mesh's shape, such as [2, 4]");
+    BRIGADE_RETURN_IF_ERROR(
+        c.require("axes", "one axis name per mesh dimension, such as [data, model]"));
     const Cursor axes = c.get("axes");
-    BRIGADE_RETURN_IF_ERROR(axes.expect_list("one axis name per mesh dimension, such as [data, model]"));
+    BRIGADE_RETURN_IF_ERROR(
+        axes.expect_list("one axis name per mesh dimension, such as [data, model]"));
     for (const Cursor& i : axes.items()) {
       BRIGADE_ASSIGN_OR_RETURN(const std::string a, i.as_string());
       if (std::find(mesh.axes.begin(), mesh.axes.end(), a) != mesh.axes.end())
@@ -801,8 +845,9 @@ class ScenarioReader {
   Status read_simulation(const Cursor& c) {
     BRIGADE_RETURN_IF_ERROR(c.expect_map("simulation options {network, speed}"));
     BRIGADE_RETURN_IF_ERROR(c.check_keys({"network", "speed"}));
-    BRIGADE_ASSIGN_OR_RETURN(s_->simulation.network,
-                             c.get_enum<std::string>("network", "flow", {{"flow", "flow"}, {"ideal", "ideal"}}));
+    BRIGADE_ASSIGN_OR_RETURN(
+        s_->simulation.network,
+        c.get_enum<std::string>("network", "flow", {{"flow", "flow"}, {"ideal", "ideal"}}));
     if (c.has("speed")) {
       const Cursor sp = c.get("speed");
       BRIGADE_RETURN_IF_ERROR(sp.expect_map("speed factors by device, such as {0: 0.5}"));

@@ -32,12 +32,11 @@ Result<YAML::Node> read_yaml_text(const std::string& text, const std::string& fi
   } catch (const YAML::Exception& e) {
     SourcePos pos{file, e.mark.line >= 0 ? e.mark.line + 1 : 0,
                   e.mark.column >= 0 ? e.mark.column + 1 : 0};
-    return Status::at(pos, "found malformed YAML (" + e.msg + "); expected " +
-                               std::string(expected_what));
+    return Status::at(
+        pos, "found malformed YAML (" + e.msg + "); expected " + std::string(expected_what));
   } catch (const std::exception& e) {
-    return Status::at(SourcePos{file, 0, 0},
-                      std::string("found unreadable text (") + e.what() + "); expected " +
-                          std::string(expected_what));
+    return Status::at(SourcePos{file, 0, 0}, std::string("found unreadable text (") + e.what() +
+                                                 "); expected " + std::string(expected_what));
   }
 }
 
@@ -61,20 +60,31 @@ Status read_file_text(const std::string& path, std::string_view expected_what, s
 }
 
 Cursor::Cursor(const Document* doc, YAML::Node node, std::string path, SourcePos fallback_pos)
-    : doc_(doc), node_(std::move(node)), path_(std::move(path)), fallback_pos_(std::move(fallback_pos)) {}
+    : doc_(doc),
+      node_(std::move(node)),
+      path_(std::move(path)),
+      fallback_pos_(std::move(fallback_pos)) {}
 
 SourcePos Cursor::pos() const {
+  // An empty value (`key:`) is marked where the parser went on reading (the
+  // next line); its key is the better place to point at.
+  if (is_null() && fallback_pos_.line > 0) return fallback_pos_;
   if (node_.IsDefined()) {
     const YAML::Mark m = node_.Mark();
     if (m.line >= 0 && m.column >= 0) return SourcePos{doc_->file, m.line + 1, m.column + 1};
   }
-  if (fallback_pos_.file.empty()) return SourcePos{doc_->file, fallback_pos_.line, fallback_pos_.column};
+  if (fallback_pos_.file.empty())
+    return SourcePos{doc_->file, fallback_pos_.line, fallback_pos_.column};
   return fallback_pos_;
 }
 
-Status Cursor::error(const std::string& message) const { return Status::at(pos(), message); }
+Status Cursor::error(const std::string& message) const {
+  return Status::at(pos(), message);
+}
 
-std::string Cursor::text() const { return is_scalar() ? node_.Scalar() : std::string(); }
+std::string Cursor::text() const {
+  return is_scalar() ? node_.Scalar() : std::string();
+}
 
 std::string Cursor::found() const {
   if (is_null()) return "nothing";
@@ -202,9 +212,12 @@ std::string bounded(std::string_view hint, Bound bound) {
 
 bool within(double v, Bound bound) {
   switch (bound) {
-    case Bound::kAny: return true;
-    case Bound::kNonNegative: return v >= 0;
-    case Bound::kPositive: return v > 0;
+    case Bound::kAny:
+      return true;
+    case Bound::kNonNegative:
+      return v >= 0;
+    case Bound::kPositive:
+      return v > 0;
   }
   return true;
 }
@@ -240,7 +253,8 @@ Result<double> Cursor::as_quantity(Dimension dim, Bound bound) const {
   const std::string expected = bounded(dimension_hint(dim), bound);
   if (!is_scalar()) return error("found " + found() + "; expected " + expected);
   auto q = parse_quantity(text(), dim);
-  if (!q.is_ok() || !within(*q, bound)) return error("found '" + text() + "'; expected " + expected);
+  if (!q.is_ok() || !within(*q, bound))
+    return error("found '" + text() + "'; expected " + expected);
   return *q;
 }
 

@@ -30,7 +30,7 @@ namespace brigade::yamlio {
 
 // What a document is being read as, for messages and key positions.
 struct Document {
-  std::string file;                                   // as written in messages
+  std::string file;                                       // as written in messages
   std::map<std::string, SourcePos>* positions = nullptr;  // filled with every key seen, if set
 };
 
@@ -68,7 +68,7 @@ class Cursor {
   // The node as written in "found X": 'abc' for a scalar, "a list", "a map", "nothing".
   std::string found() const;
 
-  Status expect_map(std::string_view what) const;   // "found X; expected WHAT"
+  Status expect_map(std::string_view what) const;  // "found X; expected WHAT"
   Status expect_list(std::string_view what) const;
 
   // ---- maps ----

@@ -185,7 +185,8 @@ shardings: {x: [data, null], w1: [null, model], b: [model]}
   EXPECT_TRUE(g.tensors[static_cast<size_t>(g.find_tensor("b"))].is_parameter);
   EXPECT_FALSE(g.tensors[static_cast<size_t>(g.find_tensor("frozen"))].is_parameter);
   EXPECT_FALSE(g.tensors[static_cast<size_t>(g.find_tensor("x"))].is_parameter);
-  EXPECT_EQ(s.placement, (std::map<std::string, int>{{"mm1", 0}, {"bias", 0}, {"act", 0}, {"mm2", 1}}));
+  EXPECT_EQ(s.placement,
+            (std::map<std::string, int>{{"mm1", 0}, {"bias", 0}, {"act", 0}, {"mm2", 1}}));
   EXPECT_EQ(s.device_put, (std::map<std::string, int>{{"x", 0}, {"frozen", 1}}));
   ASSERT_TRUE(s.mesh.has_value());
   EXPECT_EQ(s.mesh->shape, (std::vector<std::int64_t>{2, 4}));
@@ -312,8 +313,9 @@ TEST(ScenarioJson, JsonErrorCarriesLineAndColumn) {
   Result<Scenario> r = load_scenario(path);
   ASSERT_FALSE(r.is_ok());
   // The brace is missing at the end of the text: line 5, column 1.
-  EXPECT_EQ(r.message(), path + ":5:1: error: found malformed YAML (end of map flow not found); "
-                                "expected a well-formed YAML or JSON scenario");
+  EXPECT_EQ(r.message(), path +
+                             ":5:1: error: found malformed YAML (end of map flow not found); "
+                             "expected a well-formed YAML or JSON scenario");
 }
 
 TEST(ScenarioJson, JsonUnknownKeyHasPosition) {
@@ -329,8 +331,9 @@ TEST(ScenarioJson, JsonUnknownKeyHasPosition) {
 TEST(ScenarioFile, MissingFileSaysSo) {
   Result<Scenario> r = load_scenario("no/such/scenario.yaml");
   ASSERT_FALSE(r.is_ok());
-  EXPECT_EQ(r.message(), "no/such/scenario.yaml: error: found no readable file (No such file or "
-                         "directory); expected a readable scenario file (.yaml, .yml or .json)");
+  EXPECT_EQ(r.message(),
+            "no/such/scenario.yaml: error: found no readable file (No such file or "
+            "directory); expected a readable scenario file (.yaml, .yml or .json)");
 }
 
 TEST(ScenarioFile, ProfileIsReadRelativeToTheScenario) {
@@ -342,11 +345,13 @@ TEST(ScenarioFile, ProfileIsReadRelativeToTheScenario) {
 
 TEST(ScenarioFile, MissingProfileIsReportedAtItsKey) {
   Result<Scenario> r = parse_scenario(
-      "topology: {preset: cpu-host}\nprofile: nope.yaml\nmodel: {mlp: {batch: 1, widths: [1, 1]}}\n",
+      "topology: {preset: cpu-host}\nprofile: nope.yaml\nmodel: {mlp: {batch: 1, widths: [1, "
+      "1]}}\n",
       "dir/s.yaml");
   ASSERT_FALSE(r.is_ok());
-  EXPECT_EQ(r.message(), "dir/s.yaml:2:10: error: found profile 'nope.yaml' (dir/nope.yaml), which "
-                         "is not a readable file; expected a profile file (see brigade calibrate)");
+  EXPECT_EQ(r.message(),
+            "dir/s.yaml:2:10: error: found profile 'nope.yaml' (dir/nope.yaml), which "
+            "is not a readable file; expected a profile file (see brigade calibrate)");
 }
 
 // Every bundled scenario loads and passes the plan checks (issue 2, item 7).
