@@ -252,7 +252,9 @@ class ScenarioReader {
           dev.kind, d.get_enum("kind", DeviceKind::kGpu,
                                choices_of({DeviceKind::kGpu, DeviceKind::kCpu, DeviceKind::kTpu},
                                           device_kind_name)));
-      BRIGADE_ASSIGN_OR_RETURN(dev.name, d.get_string("name", ""));
+      if (d.has("name")) {
+        BRIGADE_ASSIGN_OR_RETURN(dev.name, d.get("name").as_name());
+      }
       BRIGADE_ASSIGN_OR_RETURN(dev.model, d.get_string("model", "custom"));
       BRIGADE_RETURN_IF_ERROR(d.require("memory", "the device's memory, such as 80GiB"));
       BRIGADE_ASSIGN_OR_RETURN(dev.memory_bytes,
@@ -286,7 +288,7 @@ class ScenarioReader {
         BRIGADE_RETURN_IF_ERROR(w.check_keys({"name", "node"}));
         BRIGADE_RETURN_IF_ERROR(w.require("name", "the switch's name"));
         Switch sw;
-        BRIGADE_ASSIGN_OR_RETURN(sw.name, w.get("name").as_string());
+        BRIGADE_ASSIGN_OR_RETURN(sw.name, w.get("name").as_name());
         BRIGADE_ASSIGN_OR_RETURN(const std::int64_t node, w.get_int("node", -1, -1, kIntMax));
         sw.node = static_cast<int>(node);
         t.add_switch(std::move(sw));
@@ -492,7 +494,7 @@ class ScenarioReader {
       BRIGADE_RETURN_IF_ERROR(ts.expect_map("tensors by name, such as {x: [8, 512, f32]}"));
       for (const auto& [k, v] : ts.entries()) {
         TensorSpec t;
-        t.name = k.text();
+        BRIGADE_ASSIGN_OR_RETURN(t.name, k.as_name());
         t.pos = k.pos();
         if (v.is_map()) {
           BRIGADE_RETURN_IF_ERROR(v.check_keys({"shape", "dtype", "param"}));
@@ -528,7 +530,10 @@ class ScenarioReader {
       BRIGADE_RETURN_IF_ERROR(o.check_keys({"name", "op", "in", "out", "fn", "flops", "bytes"}));
       Op op;
       op.pos = o.pos();
-      BRIGADE_ASSIGN_OR_RETURN(op.name, o.get_string("name", "op" + std::to_string(i)));
+      op.name = "op" + std::to_string(i);
+      if (o.has("name")) {
+        BRIGADE_ASSIGN_OR_RETURN(op.name, o.get("name").as_name());
+      }
       if (g.find_op(op.name) >= 0)
         return o.get("name").error("found op name '" + op.name +
                                    "' a second time; expected unique op names");
@@ -539,7 +544,7 @@ class ScenarioReader {
         if (!(op.kind == OpKind::kElementwise || op.kind == OpKind::kLoss) || !op.fn.empty())
           return o.key_of("fn").error("found 'fn' with op '" + o.get("op").text() +
                                       "'; expected fn only with op elementwise or loss");
-        BRIGADE_ASSIGN_OR_RETURN(op.fn, fn.as_string());
+        BRIGADE_ASSIGN_OR_RETURN(op.fn, fn.as_name());
       } else if ((op.kind == OpKind::kElementwise || op.kind == OpKind::kLoss) && op.fn.empty()) {
         return o.key_of("op").error(
             "found op '" + o.get("op").text() +
@@ -634,11 +639,13 @@ class ScenarioReader {
 
   // `x` or `[x, y]`: names as cursors (for positions).
   Result<std::vector<Cursor>> name_list(const Cursor& c, std::string_view what) {
-    if (c.is_scalar()) return std::vector<Cursor>{c};
-    if (!c.is_list()) return c.error("found " + c.found() + "; expected " + std::string(what));
-    std::vector<Cursor> out = c.items();
-    for (const Cursor& i : out)
-      if (!i.is_scalar()) return i.error("found " + i.found() + "; expected a tensor name");
+    if (!c.is_scalar() && !c.is_list())
+      return c.error("found " + c.found() + "; expected " + std::string(what));
+    std::vector<Cursor> out = c.is_scalar() ? std::vector<Cursor>{c} : c.items();
+    for (const Cursor& i : out) {
+      Result<std::string> name = i.as_name();
+      if (!name.is_ok()) return name.status();
+    }
     return out;
   }
 
@@ -783,9 +790,11 @@ class ScenarioReader {
     for (const auto& [k, v] : c.entries()) {
       if (!k.is_scalar())
         return k.error("found " + k.found() + "; expected " + std::string(key_what));
-      if (out->count(k.text()))
-        return k.error("found key '" + k.text() + "' a second time; expected each key once");
-      BRIGADE_ASSIGN_OR_RETURN((*out)[k.text()], read_device(v));
+      BRIGADE_ASSIGN_OR_RETURN(const std::string name, k.as_name());
+      if (out->count(name))
+        return k.error("found key " + yamlio::quote(name) +
+                       " a second time; expected each key once");
+      BRIGADE_ASSIGN_OR_RETURN((*out)[name], read_device(v));
     }
     return Status::ok();
   }
@@ -809,7 +818,7 @@ class ScenarioReader {
     BRIGADE_RETURN_IF_ERROR(
         axes.expect_list("one axis name per mesh dimension, such as [data, model]"));
     for (const Cursor& i : axes.items()) {
-      BRIGADE_ASSIGN_OR_RETURN(const std::string a, i.as_string());
+      BRIGADE_ASSIGN_OR_RETURN(const std::string a, i.as_name());
       if (std::find(mesh.axes.begin(), mesh.axes.end(), a) != mesh.axes.end())
         return i.error("found axis '" + a + "' twice in the mesh; expected unique axis names");
       mesh.axes.push_back(a);
@@ -832,12 +841,14 @@ class ScenarioReader {
         if (i.is_null()) {
           spec.emplace_back();
         } else if (i.is_scalar()) {
-          spec.push_back(i.text());
+          BRIGADE_ASSIGN_OR_RETURN(std::string axis, i.as_name());
+          spec.push_back(std::move(axis));
         } else {
           return i.error("found " + i.found() + "; expected a mesh axis name or null");
         }
       }
-      s_->shardings[k.text()] = std::move(spec);
+      BRIGADE_ASSIGN_OR_RETURN(const std::string name, k.as_name());
+      s_->shardings[name] = std::move(spec);
     }
     return Status::ok();
   }

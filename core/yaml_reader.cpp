@@ -90,7 +90,25 @@ std::string Cursor::found() const {
   if (is_null()) return "nothing";
   if (is_map()) return "a map";
   if (is_list()) return "a list";
-  return "'" + node_.Scalar() + "'";
+  return quote(node_.Scalar());
+}
+
+std::string quote(const std::string& text) {
+  // Messages are one line: escape line breaks, and keep long text short.
+  constexpr size_t kMax = 60;
+  std::string out;
+  for (char ch : text.substr(0, kMax)) {
+    if (ch == '\n')
+      out += "\\n";
+    else if (ch == '\r')
+      out += "\\r";
+    else if (ch == '\t')
+      out += "\\t";
+    else
+      out += ch;
+  }
+  if (text.size() > kMax) out += "...";
+  return "'" + out + "'";
 }
 
 Status Cursor::expect_map(std::string_view what) const {
@@ -124,12 +142,12 @@ Status Cursor::check_keys(const std::vector<std::string>& allowed) const {
     bool known = false;
     for (const std::string& a : allowed) known = known || a == name;
     if (!known) {
-      std::string msg = "found key '" + name + "'; expected one of " + join_list(allowed);
+      std::string msg = "found key " + quote(name) + "; expected one of " + join_list(allowed);
       if (auto m = closest_match_in(name, allowed)) msg += " (did you mean '" + *m + "'?)";
       return key.error(msg);
     }
     if (!seen.insert(name).second)
-      return key.error("found key '" + name + "' a second time; expected each key once");
+      return key.error("found key " + quote(name) + " a second time; expected each key once");
     if (doc_->positions) (*doc_->positions)[child_path(name)] = key.pos();
   }
   return Status::ok();
@@ -233,8 +251,8 @@ Result<std::int64_t> Cursor::as_int(std::int64_t min, std::int64_t max) const {
   const char* e = t.data() + t.size();
   auto [ptr, ec] = std::from_chars(b, e, v);
   if (ec != std::errc() || ptr != e || t.empty())
-    return error("found '" + t + "'; expected " + expected);
-  if (v < min || v > max) return error("found '" + t + "'; expected " + expected);
+    return error("found " + found() + "; expected " + expected);
+  if (v < min || v > max) return error("found " + found() + "; expected " + expected);
   return v;
 }
 
@@ -245,7 +263,7 @@ Result<double> Cursor::as_number(Bound bound) const {
   char* end = nullptr;
   const double v = std::strtod(t.c_str(), &end);
   if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(v) || !within(v, bound))
-    return error("found '" + t + "'; expected " + expected);
+    return error("found " + found() + "; expected " + expected);
   return v;
 }
 
@@ -253,8 +271,7 @@ Result<double> Cursor::as_quantity(Dimension dim, Bound bound) const {
   const std::string expected = bounded(dimension_hint(dim), bound);
   if (!is_scalar()) return error("found " + found() + "; expected " + expected);
   auto q = parse_quantity(text(), dim);
-  if (!q.is_ok() || !within(*q, bound))
-    return error("found '" + text() + "'; expected " + expected);
+  if (!q.is_ok() || !within(*q, bound)) return error("found " + found() + "; expected " + expected);
   return *q;
 }
 
@@ -270,6 +287,14 @@ Result<bool> Cursor::as_bool() const {
 Result<std::string> Cursor::as_string() const {
   if (!is_scalar()) return error("found " + found() + "; expected a string");
   return text();
+}
+
+Result<std::string> Cursor::as_name() const {
+  const std::string t = text();
+  bool one_line = is_scalar() && !t.empty();
+  for (char ch : t) one_line = one_line && static_cast<unsigned char>(ch) >= 0x20;
+  if (!one_line) return error("found " + found() + "; expected a name on one line");
+  return t;
 }
 
 Status Cursor::enum_error(const std::vector<std::string>& names) const {

@@ -98,6 +98,8 @@ class Cursor {
   Result<double> as_quantity(Dimension dim, Bound bound) const;
   Result<bool> as_bool() const;
   Result<std::string> as_string() const;
+  // A name that messages quote: a non-empty scalar on one line.
+  Result<std::string> as_name() const;
   // One of `choices` ("found 'x'; expected one of a, b, c (did you mean 'b'?)").
   template <class T>
   Result<T> as_enum(const std::vector<std::pair<std::string, T>>& choices) const;
@@ -125,6 +127,9 @@ class Cursor {
   std::string path_;
   SourcePos fallback_pos_;
 };
+
+// 'text' for messages, on one line (line breaks escaped, long text cut).
+std::string quote(const std::string& text);
 
 // "a, b or c" for messages.
 std::string join_choices(const std::vector<std::string>& names, std::string_view last_sep = " or ");

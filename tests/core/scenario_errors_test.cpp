@@ -47,6 +47,22 @@ const ErrorCase kCases[] = {
      "strategy:\n",
      "t.yaml:4:1: error: found nothing; expected a strategy such as {data: 8, tensor: 8, "
      "pipeline: 1}"},
+    // Messages stay on one line: line breaks escaped, long text cut at 60 characters.
+    {"NameWithLineBreak",
+     "topology: {preset: pcie-4gpu}\n"
+     "model:\n"
+     "  graph:\n"
+     "    tensors: {x: [4, f32]}\n"
+     "    ops: [{name: \"a\\nb\", op: relu, in: x, out: y}]\n",
+     "t.yaml:5:18: error: found 'a\\nb'; expected a name on one line"},
+    {"LongValueIsCut",
+     "topology: {preset: cpu-host, devices: 4}\n"
+     "model:\n"
+     "  mlp: {batch: 8, widths: [16, 16]}\n"
+     "strategy: {data: "
+     "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz}\n",
+     "t.yaml:4:18: error: found 'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh...'; "
+     "expected an integer >= 1"},
     {"UnknownTopLevelKey",
      "topology: {preset: cpu-host, devices: 4}\n"
      "stratgy: {data: 4}\n"
