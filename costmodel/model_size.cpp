@@ -4,18 +4,28 @@
 
 namespace brigade::cost {
 
-// 12h^2 + 13h per layer at r = 4 (Narayanan et al. 2021, derivation of Eq. 2; Megatron-LM layers).
 double transformer_layer_parameters(double hidden, double ffn_ratio) {
-  const double h = hidden, r = ffn_ratio;
-  const double attention = 4 * h * h + 4 * h;
-  const double mlp = 2 * r * h * h + (r + 1) * h;
-  const double layernorms = 4 * h;
-  return attention + mlp + layernorms;
+  return transformer_layer_parameters_per_rank(hidden, ffn_ratio, 1);
 }
 
-// (V + s) h (Narayanan et al. 2021, Eq. 2's embedding term).
+// 12h^2 + 13h per layer at r = 4, t = 1 (Narayanan et al. 2021, derivation of Eq. 2):
+// attention 4h^2 + 4h, MLP 2rh^2 + (r+1)h, layernorms 4h; split as in Shoeybi et al. 2019 §3.
+double transformer_layer_parameters_per_rank(double hidden, double ffn_ratio, int tensor) {
+  const double h = hidden, r = ffn_ratio, t = tensor;
+  const double weights = (4 + 2 * r) * h * h;      // QKV 3h^2, projection h^2, fc1 rh^2, fc2 rh^2
+  const double column_biases = (3 + r) * h;        // QKV and fc1: split with their columns
+  const double row_biases = 2 * h;                 // projection and fc2: whole on every rank
+  const double layernorms = 4 * h;                 // two (gain, bias) pairs
+  return (weights + column_biases) / t + row_biases + layernorms;
+}
+
 double embedding_parameters(double vocab, double seq, double hidden) {
-  return (vocab + seq) * hidden;
+  return embedding_parameters_per_rank(vocab, seq, hidden, 1);
+}
+
+// (V + s) h at t = 1 (Narayanan et al. 2021, Eq. 2's embedding term); V h is vocabulary-parallel.
+double embedding_parameters_per_rank(double vocab, double seq, double hidden, int tensor) {
+  return vocab * hidden / tensor + seq * hidden;
 }
 
 double transformer_parameters(double layers, double hidden, double vocab, double seq,

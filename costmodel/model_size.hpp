@@ -14,8 +14,17 @@ namespace brigade::cost {
 // two layernorms 4h. r = 4: 12h^2 + 13h.
 double transformer_layer_parameters(double hidden, double ffn_ratio = 4.0);
 
+// The same layer's parameters held by one of t tensor-parallel ranks
+// (Megatron-LM's split, Shoeybi et al. 2019 §3): the weight matrices
+// ((4 + 2r)h^2) and the column-parallel biases (QKV 3h, fc1 rh) are divided
+// by t; the row-parallel biases (2h) and the layernorms (4h) are replicated.
+double transformer_layer_parameters_per_rank(double hidden, double ffn_ratio, int tensor);
+
 // Word and position embeddings: (V + s) h.
 double embedding_parameters(double vocab, double seq, double hidden);
+// Per tensor-parallel rank: the vocabulary-parallel word embedding V h / t
+// plus the replicated position embedding s h.
+double embedding_parameters_per_rank(double vocab, double seq, double hidden, int tensor);
 
 // l layers + embeddings; with r = 4 this is Eq. 2,
 //   P = 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)).

@@ -18,6 +18,13 @@ TEST(TransformerParameters, TinyByHand) {
   EXPECT_EQ(transformer_parameters(1, 8, 16, 4), 1032.0);
 }
 
+// Per tensor-parallel rank, h = 8, r = 4, t = 2: (12*64 + 7*8)/2 + 2*8 + 4*8 = 412 + 16 + 32 = 460;
+// embeddings V = 16, s = 4: 16*8/2 + 4*8 = 96.
+TEST(TransformerParameters, PerTensorRankByHand) {
+  EXPECT_EQ(transformer_layer_parameters_per_rank(8, 4, 2), 460.0);
+  EXPECT_EQ(embedding_parameters_per_rank(16, 4, 8, 2), 96.0);
+}
+
 struct Table1Row {
   double billions;  // "Number of parameters (billion)" as printed
   int heads, hidden, layers;

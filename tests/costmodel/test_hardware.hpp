@@ -47,6 +47,29 @@ inline Topology round_chain(int n, double alpha, double bandwidth) {
   return t;
 }
 
+// `n` round devices under one switch: every route is two links of alpha/2,
+// so alpha per message and `bandwidth` B/s. `memory_bandwidth` 0 makes every
+// kernel's memory term vanish (kernel time = FLOPs / 1e12), which lets tests
+// check step times against FLOP formulas exactly.
+inline Topology round_star(int n, double alpha, double bandwidth, double memory_bandwidth = 1e11,
+                           double capacity = 80e9) {
+  Topology t;
+  t.preset = "custom";
+  for (int i = 0; i < n; ++i) {
+    Device d = round_device();
+    d.name = std::string("dev").append(std::to_string(i));
+    d.local_index = i;
+    d.memory_bandwidth_bytes_per_second = memory_bandwidth;
+    d.memory_bytes = capacity;
+    t.add_device(d);
+  }
+  const int sw = t.add_switch(Switch{"switch", 0});
+  for (int i = 0; i < n; ++i)
+    t.add_link(Link{i, sw, alpha / 2, bandwidth, LinkClass::kNvlink,
+                    std::string("l").append(std::to_string(i))});
+  return t;
+}
+
 inline HardwareProfile round_hardware() {
   HardwareProfile h;
   h.name = "round";
