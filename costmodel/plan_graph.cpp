@@ -190,18 +190,20 @@ Result<PlanEstimate> estimate_sharded(const Scenario& sc) {
   auto local_bytes = [&](int ti) {
     return g.tensors[static_cast<size_t>(ti)].bytes() / shards(spec[static_cast<size_t>(ti)]);
   };
+  // Gathers dimension `dim` of tensor ti along its axis (that dimension becomes whole).
+  auto gather_dim = [&](int ti, size_t dim, const std::string& consumer) -> Status {
+    std::string& ax = spec[static_cast<size_t>(ti)][dim];
+    if (ax.empty()) return Status::ok();
+    const double gathered = local_bytes(ti) * axis_size[ax];
+    const std::string axis = ax;
+    ax.clear();
+    return along(CollectiveKind::kAllGather, axis, gathered,
+                 "'" + consumer + "' needs all of '" + g.tensors[static_cast<size_t>(ti)].name + "'");
+  };
   // Gathers every sharded dimension of tensor ti (it becomes replicated).
   auto gather_all = [&](int ti, const std::string& consumer) -> Status {
-    Spec& sp = spec[static_cast<size_t>(ti)];
-    for (std::string& ax : sp) {
-      if (ax.empty()) continue;
-      const double gathered = local_bytes(ti) * axis_size[ax];
-      const std::string name = g.tensors[static_cast<size_t>(ti)].name;
-      const std::string axis = ax;
-      ax.clear();
-      BRIGADE_RETURN_IF_ERROR(along(CollectiveKind::kAllGather, axis, gathered,
-                                    "'" + consumer + "' needs all of '" + name + "'"));
-    }
+    for (size_t dim = 0; dim < spec[static_cast<size_t>(ti)].size(); ++dim)
+      BRIGADE_RETURN_IF_ERROR(gather_dim(ti, dim, consumer));
     return Status::ok();
   };
 
@@ -226,11 +228,11 @@ Result<PlanEstimate> estimate_sharded(const Scenario& sc) {
       // Contracted dimension sharded on one side only: XLA gathers that operand.
       if (kx != kw) {
         if (!kx.empty()) {
-          BRIGADE_RETURN_IF_ERROR(gather_all(x, op.name));
+          BRIGADE_RETURN_IF_ERROR(gather_dim(x, sx.size() - 1, op.name));
           kx.clear();
         }
         if (!kw.empty()) {
-          BRIGADE_RETURN_IF_ERROR(gather_all(wt, op.name));
+          BRIGADE_RETURN_IF_ERROR(gather_dim(wt, 0, op.name));
           kw.clear();
         }
       }
@@ -238,7 +240,7 @@ Result<PlanEstimate> estimate_sharded(const Scenario& sc) {
       so.push_back(sw[1]);
       // The same axis on two output dimensions cannot be: gather the weight's columns.
       if (!sw[1].empty() && std::count(so.begin(), so.end(), sw[1]) > 1) {
-        BRIGADE_RETURN_IF_ERROR(gather_all(wt, op.name));
+        BRIGADE_RETURN_IF_ERROR(gather_dim(wt, 1, op.name));
         so.back().clear();
       }
       Spec work = so;
@@ -265,13 +267,7 @@ Result<PlanEstimate> estimate_sharded(const Scenario& sc) {
                out >= 0) {
       // Normalising over the last axis needs it whole.
       Spec& si = spec[static_cast<size_t>(op.inputs[0])];
-      if (!si.empty() && !si.back().empty()) {
-        const std::string axis = si.back();
-        const double gathered = local_bytes(op.inputs[0]) * axis_size[axis];
-        si.back().clear();
-        BRIGADE_RETURN_IF_ERROR(along(CollectiveKind::kAllGather, axis, gathered,
-                                      "'" + op.name + "' normalises over the last axis"));
-      }
+      if (!si.empty()) BRIGADE_RETURN_IF_ERROR(gather_dim(op.inputs[0], si.size() - 1, op.name));
       spec[static_cast<size_t>(out)] = si;
       work_shards = shards(si);
     } else if (op.kind == OpKind::kLoss && !op.inputs.empty()) {

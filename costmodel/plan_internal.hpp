@@ -2,6 +2,7 @@
 // estimators of each model kind. Not part of the library's interface.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -89,5 +90,8 @@ Result<PlanEstimate> estimate_mlp(const Scenario& sc);
 Result<PlanEstimate> estimate_placement(const Scenario& sc);
 Result<PlanEstimate> estimate_sharded(const Scenario& sc);
 Result<PlanEstimate> estimate_collective(const Scenario& sc);
+
+// An MLP spec as its forward graph (names in plan_mlp.cpp), for shardings.
+Result<Model> mlp_as_graph(const MlpSpec& ms, std::int64_t batch);
 
 }  // namespace brigade::cost::detail

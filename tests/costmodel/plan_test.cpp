@@ -435,6 +435,48 @@ TEST(EstimatePlan, MismatchedContractionGathers) {
   EXPECT_EQ(find_comm(*e, "sharding", "allreduce"), nullptr);
 }
 
+// DESIGN.md's sharded-mlp: mesh (2, 4) over (data, model); x [data, None], w1 [None, model],
+// w2 [model, None] (Megatron's column-then-row split); widths [512, 2048, 512], batch 8, relu,
+// no bias, f32, forward. mm1 needs nothing; relu keeps [data, model]; mm2 contracts over
+// 'model' on both sides: a psum of y's local block (8/2 x 512 x 4 = 8192 B) over 4 ranks.
+//   FLOPs per device: mm1 2*8*2048*512 / 8 = 2,097,152; relu 8*2048 / 8 = 2048; mm2 2,097,152
+//   -> 4.196352e-6 s; AllReduce 2*3*1e-6 + 1.5*8192/1e10 = 7.2288e-6 s; step 1.1425152e-5 s.
+TEST(EstimatePlan, ShardedMlpMegatronSplit) {
+  Scenario sc;
+  sc.name = "sharded-mlp";
+  sc.topology = testing::round_star(8, 1e-6, 1e10, 0);
+  ASSERT_TRUE(sc.topology.validate().is_ok());
+  sc.profile = testing::round_hardware();
+  sc.model_kind = ModelKind::kMlp;
+  sc.mlp.batch = 8;
+  sc.mlp.widths = {512, 2048, 512};
+  sc.mlp.dtype = DType::kF32;
+  sc.mlp.bias = false;
+  sc.training.inference = true;
+  sc.mesh = MeshSpec{{2, 4}, {"data", "model"}};
+  sc.shardings = {{"x", {"data", ""}}, {"w1", {"", "model"}}, {"w2", {"model", ""}}};
+  auto e = estimate_plan(sc);
+  ASSERT_TRUE(e.is_ok()) << e.message();
+  EXPECT_EQ(e->model_kind, "mlp");
+  EXPECT_EQ(e->devices, 8);
+  ASSERT_EQ(e->communication.size(), 1u);
+  EXPECT_EQ(e->communication[0].kind, "allreduce");
+  EXPECT_EQ(e->communication[0].bytes, 8192.0);
+  EXPECT_EQ(e->communication[0].group_size, 4);
+  expect_rel(e->compute_seconds, 4.196352e-6);
+  expect_rel(e->step_seconds, 1.1425152e-5);
+  // w1 and w2 are a quarter each on every device: 2 x 512*2048*4/4 = 2 MiB.
+  EXPECT_DOUBLE_EQ(e->memory[5].params_bytes, 2097152.0);
+  // Replicated w2 instead: h1 [data, model] must be gathered over 'model' before mm2
+  // (8/2 x 2048 x 4 = 32,768 B gathered per rank), and no psum.
+  sc.shardings["w2"] = {"", ""};
+  auto g = estimate_plan(sc);
+  ASSERT_TRUE(g.is_ok()) << g.message();
+  ASSERT_EQ(g->communication.size(), 1u);
+  EXPECT_EQ(g->communication[0].kind, "allgather");
+  EXPECT_EQ(g->communication[0].bytes, 32768.0);
+}
+
 // A lone collective: dgx-a100's ring AllReduce of 1 GiB (0.007863367466666668 s, see
 // collectives_test.cpp).
 TEST(EstimatePlan, CollectiveScenario) {
