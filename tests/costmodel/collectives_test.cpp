@@ -142,19 +142,24 @@ TEST(CollectiveCost, SeedExampleWithBandwidths) {
   expect_near_rel(c->bus_bandwidth_bytes_per_second, 1.75 * kGiB / 0.01886648192);
 }
 
+CollectiveQuery query(CollectiveKind k, CollectiveAlgorithm a, int n, double m, AlphaBeta l,
+                      int g = 0) {
+  CollectiveQuery q;
+  q.kind = k;
+  q.algorithm = a;
+  q.ranks = n;
+  q.bytes = m;
+  q.intra = l;
+  q.ranks_per_node = g;
+  q.inter = {10e-6, 1e9};
+  return q;
+}
+
 // Every algorithm of every kind dispatches to its formula.
 TEST(CollectiveCost, DispatchesEveryAlgorithm) {
   const AlphaBeta l{1e-6, 10e9};
   auto cost = [&](CollectiveKind k, CollectiveAlgorithm a, int n, double m) {
-    CollectiveQuery q;
-    q.kind = k;
-    q.algorithm = a;
-    q.ranks = n;
-    q.bytes = m;
-    q.intra = l;
-    q.ranks_per_node = 4;
-    q.inter = {10e-6, 1e9};
-    auto c = collective_cost(q);
+    auto c = collective_cost(query(k, a, n, m, l, 4));
     EXPECT_TRUE(c.is_ok()) << c.message();
     return c.is_ok() ? c->seconds : -1.0;
   };
@@ -187,19 +192,6 @@ TEST_P(CollectiveCostErrors, ExactMessage) {
   auto c = collective_cost(GetParam().query);
   ASSERT_FALSE(c.is_ok());
   EXPECT_EQ(c.message(), GetParam().message);
-}
-
-CollectiveQuery query(CollectiveKind k, CollectiveAlgorithm a, int n, double m, AlphaBeta l,
-                      int g = 0) {
-  CollectiveQuery q;
-  q.kind = k;
-  q.algorithm = a;
-  q.ranks = n;
-  q.bytes = m;
-  q.intra = l;
-  q.ranks_per_node = g;
-  q.inter = {1e-6, 1e9};
-  return q;
 }
 
 INSTANTIATE_TEST_SUITE_P(

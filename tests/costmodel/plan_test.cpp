@@ -258,18 +258,24 @@ TEST(EstimatePlan, DoesNotFitIsReported) {
 // inference. GEMM (2 x 16)(16 x 16): 1024 FLOP -> 1.024e-9 s; bytes (32 + 256 + 32) * 4 = 1280 ->
 // 1.28e-8 s (memory-bound); bias add reads and writes 2*16*4 B: 256 B -> 2.56e-9 s.
 // Step 1.536e-8 s. Memory: 272 params x 4 B = 1088 B; activations (2 x (16 + 16)) x 4 = 256 B.
-TEST(EstimatePlan, SeedPmapLinear) {
+// The seed's linear layer y = xW + b, W 16x16, batch 8, f32, data parallel over 4 round devices.
+Scenario seed_linear(const char* name) {
   Scenario sc;
-  sc.name = "pmap-linear";
+  sc.name = name;
   sc.topology = testing::round_star(4, 1e-6, 1e10);
-  ASSERT_TRUE(sc.topology.validate().is_ok());
+  EXPECT_TRUE(sc.topology.validate().is_ok());
   sc.profile = testing::round_hardware();
   sc.model_kind = ModelKind::kMlp;
   sc.mlp.batch = 8;
   sc.mlp.widths = {16, 16};
   sc.mlp.dtype = DType::kF32;
-  sc.training.inference = true;
   sc.strategy.data = 4;
+  return sc;
+}
+
+TEST(EstimatePlan, SeedPmapLinear) {
+  Scenario sc = seed_linear("pmap-linear");
+  sc.training.inference = true;
   auto e = estimate_plan(sc);
   ASSERT_TRUE(e.is_ok()) << e.message();
   expect_rel(e->step_seconds, 1.536e-8);
@@ -293,17 +299,8 @@ TEST(EstimatePlan, SeedPmapLinear) {
 //   step = 3.2e-8 + 6.1632e-6 + 3.264e-8 = 6.22784e-6 s.
 //   memory: 1088 params + 1088 grads + 0 optimizer + (2 x 32) x 4 = 256 activations = 2432 B.
 TEST(EstimatePlan, SeedPmapTrainStep) {
-  Scenario sc;
-  sc.name = "pmap-train-step";
-  sc.topology = testing::round_star(4, 1e-6, 1e10);
-  ASSERT_TRUE(sc.topology.validate().is_ok());
-  sc.profile = testing::round_hardware();
-  sc.model_kind = ModelKind::kMlp;
-  sc.mlp.batch = 8;
-  sc.mlp.widths = {16, 16};
-  sc.mlp.dtype = DType::kF32;
+  Scenario sc = seed_linear("pmap-train-step");
   sc.training.optimizer = Optimizer::kSgd;
-  sc.strategy.data = 4;
   auto e = estimate_plan(sc);
   ASSERT_TRUE(e.is_ok()) << e.message();
   expect_rel(e->compute_seconds, 3.2e-8);

@@ -30,18 +30,26 @@ inline DeviceProfile round_profile(double gemm_efficiency = 1.0, double memory_e
   return p;
 }
 
+// Adds `n` round devices (node 0) to a topology under construction.
+inline void add_round_devices(Topology& t, int n, double memory_bandwidth = 1e11,
+                              double capacity = 80e9) {
+  for (int i = 0; i < n; ++i) {
+    Device d = round_device();
+    d.name = std::string("dev").append(std::to_string(i));
+    d.local_index = i;
+    d.memory_bandwidth_bytes_per_second = memory_bandwidth;
+    d.memory_bytes = capacity;
+    t.add_device(d);
+  }
+}
+
 // `n` round devices on one node, each linked to its successor directly
 // (a chain), links of `alpha` seconds and `bandwidth` B/s; the profile's
 // link efficiency is 1 and its alpha defers to the links.
 inline Topology round_chain(int n, double alpha, double bandwidth) {
   Topology t;
   t.preset = "custom";
-  for (int i = 0; i < n; ++i) {
-    Device d = round_device();
-    d.name = std::string("dev").append(std::to_string(i));
-    d.local_index = i;
-    t.add_device(d);
-  }
+  add_round_devices(t, n);
   for (int i = 0; i + 1 < n; ++i)
     t.add_link(Link{i, i + 1, alpha, bandwidth, LinkClass::kPcie, std::string("l").append(std::to_string(i))});
   return t;
@@ -55,14 +63,7 @@ inline Topology round_star(int n, double alpha, double bandwidth, double memory_
                            double capacity = 80e9) {
   Topology t;
   t.preset = "custom";
-  for (int i = 0; i < n; ++i) {
-    Device d = round_device();
-    d.name = std::string("dev").append(std::to_string(i));
-    d.local_index = i;
-    d.memory_bandwidth_bytes_per_second = memory_bandwidth;
-    d.memory_bytes = capacity;
-    t.add_device(d);
-  }
+  add_round_devices(t, n, memory_bandwidth, capacity);
   const int sw = t.add_switch(Switch{"switch", 0});
   for (int i = 0; i < n; ++i)
     t.add_link(Link{i, sw, alpha / 2, bandwidth, LinkClass::kNvlink,
