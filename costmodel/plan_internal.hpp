@@ -91,7 +91,4 @@ Result<PlanEstimate> estimate_placement(const Scenario& sc);
 Result<PlanEstimate> estimate_sharded(const Scenario& sc);
 Result<PlanEstimate> estimate_collective(const Scenario& sc);
 
-// An MLP spec as its forward graph (names in plan_mlp.cpp), for shardings.
-Result<Model> mlp_as_graph(const MlpSpec& ms, std::int64_t batch);
-
 }  // namespace brigade::cost::detail
