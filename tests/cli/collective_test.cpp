@@ -112,6 +112,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadFlags{"negative_bandwidth", with({"--bandwidth=-5"}),
                  "brigade: error: --bandwidth: found '-5'; expected a positive bandwidth such as "
                  "25GB/s"},
+        BadFlags{"negative_bandwidth_spaced", with({"--bandwidth", "-5"}),
+                 "brigade: error: --bandwidth: found '-5'; expected a positive bandwidth such as "
+                 "25GB/s"},
         BadFlags{"zero_bandwidth", with({"--bandwidth", "0"}),
                  "brigade: error: --bandwidth: found '0'; expected a positive bandwidth such as "
                  "25GB/s"},
