@@ -10,9 +10,11 @@
 #include <thread>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_util.hpp"
 #include "cli/verbs.hpp"
 #include "core/profile.hpp"
 #include "core/units.hpp"
+#include "costmodel/collectives.hpp"
 #include "realexec/calibrate.hpp"
 
 namespace brigade::cli {
@@ -20,7 +22,7 @@ namespace {
 
 struct CalibrateArgs {
   std::string backend = "cpu";
-  int devices = -1;  // -1: the backend's default (cpu: 2, cuda: all GPUs)
+  std::string devices;  // "": the backend's default (cpu: 2, cuda: all GPUs)
   std::string out;
   bool json = false;
   bool quick = false;
@@ -84,7 +86,7 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
                                 {"alpha_seconds", cc.fit.intercept},
                                 {"beta_seconds_per_byte", cc.fit.slope},
                                 {"r_squared", cc.fit.r_squared},
-                                {"bus_bandwidth_factor", realexec::bus_bandwidth_factor(cc.kind, cc.ranks)},
+                                {"bus_bandwidth_factor", cost::bus_bandwidth_factor(cc.kind, cc.ranks)},
                                 {"points", ps}});
   }
   j["comm_compute_slowdown"] = c.comm_compute_slowdown;
@@ -97,7 +99,8 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
   std::cout << fmt::format("Calibration: {} backend, {} x {}, {:.1f} s\n", c.backend, c.devices,
                            c.device_model, c.wall_seconds);
   std::cout << c.profile.source << "\n\n";
-  std::cout << "GEMM (efficiency = achieved / the topology device's nominal peak; may exceed 1)\n";
+  std::cout << "GEMM (efficiency = achieved / the topology device's nominal peak, as measured;\n"
+               "the profile stores at most 1, see the notes)\n";
   std::cout << fmt::format("  {:<6} {:>6} {:>14} {:>12} {:>11}\n", "dtype", "size", "achieved",
                            "per GEMM", "efficiency");
   for (const auto& g : c.gemm)
@@ -147,12 +150,8 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
 }
 
 void run_calibrate(const CalibrateArgs& a) {
-  const auto backend = realexec::parse_backend(a.backend);
-  if (!backend)
-    throw BadInput{"brigade: error: --backend: found '" + a.backend + "'; expected cpu or cuda"};
-  if (a.devices == 0 || a.devices < -1)
-    throw BadInput{"brigade: error: --devices: found '" + std::to_string(a.devices) +
-                   "'; expected a device count >= 1"};
+  const auto backend = realexec::parse_backend(parse_choice_flag("--backend", a.backend, {"cpu", "cuda"}));
+  const int devices = a.devices.empty() ? 0 : parse_int_flag("--devices", a.devices, 1);
   if (*backend == realexec::Backend::kCuda) {
     std::string why;
     if (!realexec::cuda_device_available(&why))
@@ -160,7 +159,7 @@ void run_calibrate(const CalibrateArgs& a) {
   }
   realexec::CalibrateOptions o;
   o.quick = a.quick;
-  o.devices = a.devices > 0 ? a.devices : (*backend == realexec::Backend::kCpu ? 2 : 0);
+  o.devices = devices > 0 ? devices : (*backend == realexec::Backend::kCpu ? 2 : 0);
   if (*backend == realexec::Backend::kCpu) {
     const unsigned cores = std::thread::hardware_concurrency();
     if (cores > 0 && static_cast<unsigned>(o.devices) > cores)
@@ -170,10 +169,7 @@ void run_calibrate(const CalibrateArgs& a) {
   auto cal = realexec::calibrate(*backend, o, [](const std::string& what, int done, int total) {
     std::cerr << fmt::format("calibrate [{}/{}] {}\n", done + 1, total, what);
   });
-  if (!cal.is_ok()) {
-    if (cal.status().kind() == ErrorKind::kBadInput) throw BadInput{"brigade: error: " + cal.message()};
-    throw RuntimeFailure{"brigade: error: calibration failed: " + cal.message()};
-  }
+  if (!cal.is_ok()) throw_status(cal.status());
   if (!a.out.empty()) {
     const Status st = save_profile(cal->profile, a.out);
     if (!st.is_ok()) throw RuntimeFailure{"brigade: error: --out: " + st.message()};
@@ -190,8 +186,7 @@ const RegisterVerb kRegister("calibrate", 60, [](CLI::App& app) {
       "calibrate",
       "Measure this machine (GEMM efficiency, memory bandwidth, launch overhead, transfer and\n"
       "collective alpha/beta) with a real executor and write a hardware profile.");
-  cmd->add_option("--backend", args->backend, "cpu (host threads as devices) or cuda")
-      ->capture_default_str();
+  cmd->add_option("--backend", args->backend, "cpu (host threads as devices) or cuda (default: cpu)");
   cmd->add_option("--devices", args->devices,
                   "devices to measure between (cpu: host-thread devices, default 2; cuda: GPUs, "
                   "default all)");

@@ -5,27 +5,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 
 #include "core/topology.hpp"
 #include "core/units.hpp"
+#include "costmodel/collectives.hpp"
 #include "realexec/summary.hpp"
 
 namespace brigade::realexec {
-
-double bus_bandwidth_factor(CollectiveKind kind, int ranks) {
-  // nccl-tests doc/PERFORMANCE.md: busBw = algBw x factor.
-  const double n = ranks;
-  switch (kind) {
-    case CollectiveKind::kAllReduce: return ranks > 1 ? 2.0 * (n - 1) / n : 1.0;
-    case CollectiveKind::kAllGather:
-    case CollectiveKind::kReduceScatter:
-    case CollectiveKind::kAllToAll: return ranks > 1 ? (n - 1) / n : 1.0;
-    case CollectiveKind::kBroadcast:
-    case CollectiveKind::kReduce: return 1.0;
-  }
-  return 1.0;
-}
 
 namespace {
 
@@ -44,6 +32,16 @@ std::string utc_now() {
   char buf[64];
   std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
   return buf;
+}
+
+std::string fmt_ratio(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", r);
+  return buf;
+}
+
+std::string unit_text(double v, const char* unit) {
+  return std::string(unit) == "FLOP/s" ? format_flops_rate(v) : format_bandwidth(v);
 }
 
 int reps_for(double budget_seconds, double estimate_seconds, int lo, int hi) {
@@ -275,7 +273,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     double peak = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
     if (!(peak > 0)) peak = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
     for (std::int64_t n : sizes) {
-      const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+      const double flops = gemm_flops(n, n, n);
       const double estimate = peak > 0 ? flops / (0.5 * peak) : 1e-3;
       const int reps = reps_for(gemm_budget, estimate, min_reps, 400);
       BRIGADE_ASSIGN_OR_RETURN(auto ps, on_every_device("calibrate-gemm", [&](ProgramBuilder& b, StreamId s) {
@@ -360,7 +358,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
         cp.bytes = bytes;
         cp.seconds = Bench::per_task_seconds(t, {streams[0]});
         cp.alg_bytes_per_second = cp.seconds > 0 ? bytes / cp.seconds : 0;  // nccl-tests algBw = M / T
-        cp.bus_bytes_per_second = cp.alg_bytes_per_second * bus_bandwidth_factor(kind, devices);
+        cp.bus_bytes_per_second = cp.alg_bytes_per_second * cost::bus_bandwidth_factor(kind, devices);
         cc.points.push_back(cp);
         x.push_back(bytes);
         y.push_back(cp.seconds);
@@ -436,13 +434,30 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   HardwareProfile defaults = HardwareProfile::defaults();
   DeviceProfile dp = defaults.for_device(dev);
   dp.model = dev.model;
+  // The profile format holds efficiencies in (0, 1] of the topology's peaks
+  // (docs/scenario-format.md, "Profile files"). Where this machine beats a
+  // nominal peak (cpu-host's are placeholders) the profile stores 1, the
+  // closest it can say, and a note gives the measured factor.
+  auto capped = [&](double e, const std::string& what, double nominal, const char* unit) {
+    if (e <= 1.0) return e;
+    cal.notes.push_back(what + ": measured " + fmt_ratio(e) + " x the topology's nominal " +
+                        unit_text(nominal, unit) + "; the profile stores 1 (predictions of this "
+                        "machine are conservative by that factor)");
+    return 1.0;
+  };
   for (const auto& [dtype, sizes] : gemm_plan) {
     EfficiencyCurve c;
+    double worst = 0;
     for (const GemmPoint& g : cal.gemm)
-      if (g.dtype == dtype) c.points.emplace_back(g.flops, g.efficiency);
+      if (g.dtype == dtype) {
+        c.points.emplace_back(g.flops, std::min(g.efficiency, 1.0));
+        worst = std::max(worst, g.efficiency);
+      }
     std::sort(c.points.begin(), c.points.end());
     c.fallback = c.points.empty() ? 1.0 : c.points.back().second;
     dp.gemm[static_cast<size_t>(dtype_index(dtype))] = c;
+    const double peak = cal.nominal_peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
+    capped(worst, std::string(dtype_name(dtype)) + " GEMM efficiency (best point)", peak, "FLOP/s");
   }
   if (!cuda) {
     // The CPU backend runs tf32 as f32, and f16/bf16 in f32 when allowed.
@@ -450,7 +465,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     for (DType t : {DType::kTF32, DType::kF16, DType::kBF16}) dp.gemm[static_cast<size_t>(dtype_index(t))] = f32;
     cal.notes.push_back("tf32, f16 and bf16 GEMM curves are the f32 one (the CPU backend computes them in f32)");
   }
-  dp.memory_efficiency = cal.memory_efficiency;
+  dp.memory_efficiency = capped(cal.memory_efficiency, "streaming bandwidth",
+                                cal.nominal_memory_bandwidth_bytes_per_second, "B/s");
   dp.launch_overhead_seconds = cal.launch_overhead_seconds;
   dp.comm_compute_slowdown = cal.comm_compute_slowdown;
   HardwareProfile profile;
@@ -464,9 +480,12 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   for (const LinkCalibration& l : cal.links) {
     LinkProfile lp;
     lp.alpha_seconds = std::max(0.0, l.transfer.alpha_seconds);
-    lp.bandwidth_efficiency = l.nominal_bandwidth_bytes_per_second > 0
-                                  ? l.transfer.bandwidth_bytes_per_second / l.nominal_bandwidth_bytes_per_second
-                                  : 1.0;
+    lp.bandwidth_efficiency = capped(
+        l.nominal_bandwidth_bytes_per_second > 0
+            ? l.transfer.bandwidth_bytes_per_second / l.nominal_bandwidth_bytes_per_second
+            : 1.0,
+        std::string(link_class_name(l.link_class)) + " transfer bandwidth",
+        l.nominal_bandwidth_bytes_per_second, "B/s");
     profile.links[static_cast<size_t>(l.link_class)] = lp;
     if (l.transfer.alpha_seconds < 0)
       cal.notes.push_back("the transfer fit's alpha came out negative (" + format_seconds(l.transfer.alpha_seconds) +

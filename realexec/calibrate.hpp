@@ -6,10 +6,12 @@
 // consecutive tasks on its stream (the median over the run): what a step
 // really pays per task, launch and scheduling gaps included. Efficiencies are
 // relative to the peaks of the topology's device (the preset's data-sheet
-// figures), because that is what the simulator multiplies them by; they are
-// not capped at 1 (a host core faster than the cpu-host preset's nominal
-// 2.5 GHz AVX2 core measures above 1, and capping would make every
-// prediction too slow). The measured peak is reported beside them.
+// figures), because that is what the simulator multiplies them by. The
+// profile format holds them in (0, 1]: where a machine beats a nominal peak
+// (cpu-host's are placeholders: one AVX2 core at 2.5 GHz, 10 GB/s), the
+// profile stores 1 and Calibration::notes give the measured factor; the
+// report (GemmPoint::efficiency, memory_efficiency, the link fits) keeps the
+// measured values.
 #pragma once
 
 #include <functional>
@@ -44,7 +46,7 @@ struct GemmPoint {
   double flops = 0;
   double seconds = 0;                  // per GEMM
   double flops_per_second = 0;         // achieved
-  double efficiency = 0;               // flops / ((seconds - launch) * nominal peak)
+  double efficiency = 0;               // flops / ((seconds - launch) * nominal peak), not capped
 };
 
 struct SizePoint {
@@ -72,7 +74,7 @@ struct CollectivePoint {
   double bytes = 0;  // M (nccl-tests "size")
   double seconds = 0;
   double alg_bytes_per_second = 0;  // M / T
-  double bus_bytes_per_second = 0;  // algBw x bus_bandwidth_factor
+  double bus_bytes_per_second = 0;  // algBw x cost::bus_bandwidth_factor (costmodel/collectives.hpp)
 };
 
 struct CollectiveCalibration {
@@ -83,7 +85,7 @@ struct CollectiveCalibration {
 };
 
 struct Calibration {
-  HardwareProfile profile;       // what `--out` writes
+  HardwareProfile profile;       // what `--out` writes (efficiencies capped at 1)
   std::string backend;           // "cpu", "cuda"
   std::string device_model;      // "host-thread", "NVIDIA H200"
   int devices = 0;
@@ -93,18 +95,13 @@ struct Calibration {
   double launch_overhead_seconds = 0;
   double nominal_memory_bandwidth_bytes_per_second = 0;
   AlphaBetaFit memory;           // streaming kernels
-  double memory_efficiency = 0;  // memory.bandwidth / nominal
+  double memory_efficiency = 0;  // memory.bandwidth / nominal, not capped
   double comm_compute_slowdown = 0;
   std::vector<LinkCalibration> links;
   std::vector<CollectiveCalibration> collectives;
   std::vector<std::string> notes;  // what was not measured, and why
   double wall_seconds = 0;
 };
-
-// nccl-tests' bus-bandwidth factor (doc/PERFORMANCE.md there): 2(n-1)/n for
-// AllReduce; (n-1)/n for AllGather, ReduceScatter and AllToAll; 1 for
-// Broadcast and Reduce.
-double bus_bandwidth_factor(CollectiveKind kind, int ranks);
 
 // Progress: a short line about what is being measured, and how far along.
 using CalibrateProgress = std::function<void(const std::string& what, int done, int total)>;

@@ -548,14 +548,18 @@ void CpuExecutor::run_stream(Run& run, StepState& st, StreamId s, double t0, boo
         cpu::gemm(f64, w.gemm.data(), m, n, k, batch);
         end = clock.now_seconds() - t0;
         if (verify) {
-          const std::string bad = cpu::check_gemm(f64, w.gemm.data(), m, n, k);
-          if (!bad.empty())
+          const cpu::GemmCheck c = cpu::check_gemm(f64, w.gemm.data(), m, n, k);
+          if (!c.ok) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf, ": C(%lld,%lld) is %g; expected %g",
+                          static_cast<long long>(c.i), static_cast<long long>(c.j), c.got, c.want);
             result = Status::error(std::string(kWho) + ": " + task_label(p, t) + " (" +
                                        std::string(dtype_name(task.dtype)) + " GEMM " +
                                        std::to_string(m) + "x" + std::to_string(n) + "x" +
                                        std::to_string(k) + ") on " +
-                                       device_label(topo, task.device) + ": " + bad,
+                                       device_label(topo, task.device) + buf,
                                    ErrorKind::kRuntime);
+          }
         }
       } else {
         cpu::stream(w.scratch.as<float>(), w.scratch.size() / 4, task.bytes);

@@ -1,30 +1,19 @@
 #include "realexec/cpu_kernels.hpp"
 
+// This file alone is built for BRIGADE_CPU_ARCH (x86-64-v3: AVX2 + FMA; see
+// realexec/CMakeLists.txt). Eigen's templates and inline functions
+// instantiated here would otherwise be merged by the linker with the baseline
+// copies other libraries instantiate (costmodel's fits, fit.cpp): one copy of
+// each survives, so AVX2 code could run anywhere, and a 32-byte-aligned
+// aligned_malloc could meet a 16-byte aligned_free (heap corruption, seen).
+// Renaming Eigen's namespace for this file gives its code symbols of its own.
+#define Eigen brigade_eigen_cpu_kernels
 #include <Eigen/Core>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <new>
-
-#include "core/units.hpp"
 
 namespace brigade::realexec::cpu {
-
-void HostBuffer::Free::operator()(std::byte* p) const { std::free(p); }
-
-Result<HostBuffer> HostBuffer::allocate(std::size_t bytes) {
-  HostBuffer b;
-  if (bytes == 0) return b;
-  const std::size_t rounded = (bytes + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded);
-  if (p == nullptr)
-    return Status::error("the host could not allocate " + format_bytes(static_cast<double>(bytes)),
-                         ErrorKind::kRuntime);
-  std::memset(p, 0, rounded);
-  b.p_.reset(static_cast<std::byte*>(p));
-  b.n_ = bytes;
-  return b;
-}
 
 namespace {
 
@@ -48,7 +37,7 @@ void fill_operands_t(std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t
 }
 
 template <class T>
-std::string check_gemm_t(const std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k) {
+GemmCheck check_gemm_t(const std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k) {
   const T* a = reinterpret_cast<const T*>(ws);
   const T* b = a + m * k;
   const T* c = b + k * n;
@@ -61,10 +50,9 @@ std::string check_gemm_t(const std::byte* ws, std::int64_t m, std::int64_t n, st
     // tolerance of f32 rounding beyond.
     const bool exact = 9 * k < (std::int64_t{1} << 24);
     if (exact ? got != want : std::abs(got - want) > 1e-5 * (std::abs(want) + 1.0))
-      return "C(" + std::to_string(i) + "," + std::to_string(j) + ") is " + std::to_string(got) +
-             "; expected " + std::to_string(want);
+      return GemmCheck{false, i, j, got, want};
   }
-  return "";
+  return GemmCheck{};
 }
 
 template <class T>
@@ -141,9 +129,9 @@ void gemm(bool f64, std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t 
     gemm_t<float>(ws, m, n, k, batch);
 }
 
-std::string check_gemm(bool f64, const std::byte* ws, std::int64_t m, std::int64_t n,
-                       std::int64_t k) {
-  if (m <= 0 || n <= 0 || k <= 0) return "";
+GemmCheck check_gemm(bool f64, const std::byte* ws, std::int64_t m, std::int64_t n,
+                     std::int64_t k) {
+  if (m <= 0 || n <= 0 || k <= 0) return GemmCheck{};
   return f64 ? check_gemm_t<double>(ws, m, n, k) : check_gemm_t<float>(ws, m, n, k);
 }
 

@@ -1,6 +1,7 @@
 // The CPU backend's kernels (private to realexec): Eigen GEMMs, a streaming
-// loop, typed element-wise pieces of collectives and their checks, and the
-// host memory they work in.
+// loop, typed element-wise pieces of collectives and their checks
+// (cpu_kernels.cpp, built for BRIGADE_CPU_ARCH, so no strings or Status
+// there), and the host memory they work in (cpu_buffer.cpp).
 #pragma once
 
 #include <cstddef>
@@ -47,10 +48,15 @@ void fill_gemm_operands(bool f64, std::byte* ws, std::int64_t m, std::int64_t n,
 // the memory of one product).
 void gemm(bool f64, std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k,
           std::int64_t batch);
-// Checks C(0,0) and C(m-1,n-1) against sums in double; "" if both match,
-// else "C(i,j) is X; expected Y".
-std::string check_gemm(bool f64, const std::byte* ws, std::int64_t m, std::int64_t n,
-                       std::int64_t k);
+// Checks C(0,0) and C(m-1,n-1) against sums in double: the first that
+// differs, if any.
+struct GemmCheck {
+  bool ok = true;
+  std::int64_t i = 0, j = 0;
+  double got = 0, want = 0;
+};
+GemmCheck check_gemm(bool f64, const std::byte* ws, std::int64_t m, std::int64_t n,
+                     std::int64_t k);
 // The GEMM a fixed kernel of `flops` runs: m = n = round(cbrt(flops/2)),
 // k = round(flops / (2 m n)), each at least 1.
 void fixed_gemm_shape(double flops, std::int64_t* m, std::int64_t* n, std::int64_t* k);

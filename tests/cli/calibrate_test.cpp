@@ -64,12 +64,12 @@ TEST(CalibrateCommand, JsonHasFitsAndBandwidths) {
 }
 
 TEST(CalibrateCommand, BadFlagsAreBadInput) {
-  Outcome r = brigade("calibrate --backend gpu");
+  Outcome r = brigade("calibrate --backend opencl");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "brigade: error: --backend: found 'gpu'; expected cpu or cuda\n");
+  EXPECT_EQ(r.err, "brigade: error: --backend: found 'opencl'; expected one of cpu, cuda\n");
   r = brigade("calibrate --devices 0");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "brigade: error: --devices: found '0'; expected a device count >= 1\n");
+  EXPECT_EQ(r.err, "brigade: error: --devices: found '0'; expected a whole number >= 1\n");
 }
 
 TEST(CalibrateCommand, CudaWithoutAGpuIsBadInput) {

@@ -6,20 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+
+#include "costmodel/collectives.hpp"
 
 namespace brigade::realexec {
 namespace {
-
-TEST(BusBandwidth, FactorsFollowNcclTests) {
-  // nccl-tests doc/PERFORMANCE.md: AllReduce 2(n-1)/n = 2 * 3/4 = 1.5 for n = 4;
-  // AllGather, ReduceScatter, AllToAll (n-1)/n = 0.75; Broadcast, Reduce 1.
-  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kAllReduce, 4), 1.5);
-  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kAllGather, 4), 0.75);
-  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kReduceScatter, 4), 0.75);
-  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kAllToAll, 4), 0.75);
-  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kBroadcast, 4), 1.0);
-  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kReduce, 4), 1.0);
-}
 
 TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
   CalibrateOptions o;
@@ -47,6 +39,7 @@ TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
   EXPECT_EQ(d.model, "host-thread");
   EXPECT_GT(d.launch_overhead_seconds, 0.0);
   EXPECT_GT(d.memory_efficiency, 0.0);
+  EXPECT_LE(d.memory_efficiency, 1.0);
   EXPECT_GE(d.collective_overhead_seconds, 0.0);
   EXPECT_GE(d.comm_compute_slowdown, 0.0);
   for (DType t : {DType::kF32, DType::kF64, DType::kBF16}) {
@@ -55,11 +48,13 @@ TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
     for (const auto& [flops, eff] : c.points) {
       EXPECT_GT(flops, 0.0);
       EXPECT_GT(eff, 0.0);
+      EXPECT_LE(eff, 1.0);  // the profile format's range
     }
   }
   const LinkProfile& shm = p.for_link(LinkClass::kSharedMemory);
   EXPECT_GE(shm.alpha_seconds, 0.0);
   EXPECT_GT(shm.bandwidth_efficiency, 0.0);
+  EXPECT_LE(shm.bandwidth_efficiency, 1.0);
   ASSERT_EQ(cal->links.size(), 1u);
   EXPECT_GT(cal->links[0].transfer.bandwidth_bytes_per_second, 0.0);
   EXPECT_LE(cal->links[0].transfer.fit.r_squared, 1.0);
@@ -71,9 +66,27 @@ TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
     for (const CollectivePoint& pt : c.points) {
       EXPECT_GT(pt.alg_bytes_per_second, 0.0);
       EXPECT_DOUBLE_EQ(pt.bus_bytes_per_second,
-                       pt.alg_bytes_per_second * bus_bandwidth_factor(c.kind, c.ranks));
+                       pt.alg_bytes_per_second * cost::bus_bandwidth_factor(c.kind, c.ranks));
     }
   }
+}
+
+TEST(Calibrate, TheProfileReadsBackFromItsFile) {
+  CalibrateOptions o;
+  o.devices = 2;
+  o.quick = true;
+  auto cal = calibrate(Backend::kCpu, o);
+  ASSERT_TRUE(cal.is_ok()) << cal.message();
+  const std::string path = ::testing::TempDir() + "/calibrated-cpu.yaml";
+  ASSERT_TRUE(save_profile(cal->profile, path).is_ok());
+  auto back = load_profile(path);
+  ASSERT_TRUE(back.is_ok()) << back.message();
+  EXPECT_EQ(back->machine_kind, "cpu");
+  EXPECT_EQ(back->source, cal->profile.source);
+  ASSERT_EQ(back->devices.size(), 1u);
+  EXPECT_EQ(back->devices[0].gemm[static_cast<size_t>(dtype_index(DType::kF32))].points,
+            cal->profile.devices[0].gemm[static_cast<size_t>(dtype_index(DType::kF32))].points);
+  std::remove(path.c_str());
 }
 
 TEST(Calibrate, ZeroDevicesIsBadInput) {
