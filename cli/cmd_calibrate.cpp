@@ -7,8 +7,8 @@
 
 #include <cmath>
 #include <iostream>
-#include <thread>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "cli/cli_util.hpp"
 #include "cli/verbs.hpp"
@@ -29,7 +29,9 @@ struct CalibrateArgs {
 };
 
 nlohmann::json fit_json(const realexec::LinearFit& f) {
-  return {{"intercept", f.intercept}, {"slope", f.slope}, {"r_squared", f.r_squared},
+  return {{"intercept", f.intercept},
+          {"slope", f.slope},
+          {"r_squared", f.r_squared},
           {"points", f.points}};
 }
 
@@ -44,35 +46,39 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
   j["launch_overhead_seconds"] = c.launch_overhead_seconds;
   j["gemm"] = json::array();
   for (const auto& g : c.gemm)
-    j["gemm"].push_back({{"dtype", std::string(dtype_name(g.dtype))},
-                         {"size", g.size},
-                         {"flops", g.flops},
-                         {"seconds", g.seconds},
-                         {"flops_per_second", g.flops_per_second},
-                         {"nominal_peak_flops_per_second",
-                          c.nominal_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))]},
-                         {"efficiency", g.efficiency}});
+    j["gemm"].push_back(
+        {{"dtype", std::string(dtype_name(g.dtype))},
+         {"size", g.size},
+         {"flops", g.flops},
+         {"seconds", g.seconds},
+         {"flops_per_second", g.flops_per_second},
+         {"nominal_peak_flops_per_second",
+          c.nominal_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))]},
+         {"efficiency", g.efficiency}});
   auto points = [](const std::vector<realexec::SizePoint>& ps) {
     json a = json::array();
     for (const auto& p : ps)
-      a.push_back({{"bytes", p.bytes}, {"seconds", p.seconds}, {"bytes_per_second", p.bytes_per_second}});
+      a.push_back(
+          {{"bytes", p.bytes}, {"seconds", p.seconds}, {"bytes_per_second", p.bytes_per_second}});
     return a;
   };
-  j["memory"] = {{"bandwidth_bytes_per_second", c.memory.bandwidth_bytes_per_second},
-                 {"nominal_bandwidth_bytes_per_second", c.nominal_memory_bandwidth_bytes_per_second},
-                 {"efficiency", c.memory_efficiency},
-                 {"fit", fit_json(c.memory.fit)},
-                 {"points", points(c.memory.points)}};
+  j["memory"] = {
+      {"bandwidth_bytes_per_second", c.memory.bandwidth_bytes_per_second},
+      {"nominal_bandwidth_bytes_per_second", c.nominal_memory_bandwidth_bytes_per_second},
+      {"efficiency", c.memory_efficiency},
+      {"fit", fit_json(c.memory.fit)},
+      {"points", points(c.memory.points)}};
   j["links"] = json::array();
   for (const auto& l : c.links)
-    j["links"].push_back({{"class", std::string(link_class_name(l.link_class))},
-                          {"src", l.src},
-                          {"dst", l.dst},
-                          {"alpha_seconds", l.transfer.alpha_seconds},
-                          {"bandwidth_bytes_per_second", l.transfer.bandwidth_bytes_per_second},
-                          {"nominal_bandwidth_bytes_per_second", l.nominal_bandwidth_bytes_per_second},
-                          {"fit", fit_json(l.transfer.fit)},
-                          {"points", points(l.transfer.points)}});
+    j["links"].push_back(
+        {{"class", std::string(link_class_name(l.link_class))},
+         {"src", l.src},
+         {"dst", l.dst},
+         {"alpha_seconds", l.transfer.alpha_seconds},
+         {"bandwidth_bytes_per_second", l.transfer.bandwidth_bytes_per_second},
+         {"nominal_bandwidth_bytes_per_second", l.nominal_bandwidth_bytes_per_second},
+         {"fit", fit_json(l.transfer.fit)},
+         {"points", points(l.transfer.points)}});
   j["collectives"] = json::array();
   for (const auto& cc : c.collectives) {
     json ps = json::array();
@@ -81,13 +87,14 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
                     {"seconds", p.seconds},
                     {"alg_bandwidth", p.alg_bytes_per_second},
                     {"bus_bandwidth", p.bus_bytes_per_second}});
-    j["collectives"].push_back({{"kind", std::string(collective_kind_name(cc.kind))},
-                                {"ranks", cc.ranks},
-                                {"alpha_seconds", cc.fit.intercept},
-                                {"beta_seconds_per_byte", cc.fit.slope},
-                                {"r_squared", cc.fit.r_squared},
-                                {"bus_bandwidth_factor", cost::bus_bandwidth_factor(cc.kind, cc.ranks)},
-                                {"points", ps}});
+    j["collectives"].push_back(
+        {{"kind", std::string(collective_kind_name(cc.kind))},
+         {"ranks", cc.ranks},
+         {"alpha_seconds", cc.fit.intercept},
+         {"beta_seconds_per_byte", cc.fit.slope},
+         {"r_squared", cc.fit.r_squared},
+         {"bus_bandwidth_factor", cost::bus_bandwidth_factor(cc.kind, cc.ranks)},
+         {"points", ps}});
   }
   j["comm_compute_slowdown"] = c.comm_compute_slowdown;
   j["notes"] = c.notes;
@@ -107,7 +114,8 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
     std::cout << fmt::format("  {:<6} {:>6} {:>14} {:>12} {:>11.3f}\n", dtype_name(g.dtype), g.size,
                              format_flops_rate(g.flops_per_second), format_seconds(g.seconds),
                              g.efficiency);
-  std::cout << fmt::format("\nLaunch overhead: {} per kernel\n", format_seconds(c.launch_overhead_seconds));
+  std::cout << fmt::format("\nLaunch overhead: {} per kernel\n",
+                           format_seconds(c.launch_overhead_seconds));
   std::cout << fmt::format(
       "Streaming kernels: {} ({:.3f} of the nominal {}), intercept {}, R² {:.4f}\n",
       format_bandwidth(c.memory.bandwidth_bytes_per_second), c.memory_efficiency,
@@ -115,7 +123,8 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
       format_seconds(c.memory.alpha_seconds), c.memory.fit.r_squared);
   for (const auto& l : c.links)
     std::cout << fmt::format(
-        "Transfers ({}, device {} -> {}): alpha {}, bandwidth {} ({:.3f} of the nominal {}), R² {:.4f}\n",
+        "Transfers ({}, device {} -> {}): alpha {}, bandwidth {} ({:.3f} of the nominal {}), R² "
+        "{:.4f}\n",
         link_class_name(l.link_class), l.src, l.dst, format_seconds(l.transfer.alpha_seconds),
         format_bandwidth(l.transfer.bandwidth_bytes_per_second),
         l.transfer.bandwidth_bytes_per_second / l.nominal_bandwidth_bytes_per_second,
@@ -125,8 +134,8 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
         "\nCollectives over {} ranks: T = a + b M fitted; algBw = M / T, busBw = algBw x factor "
         "(nccl-tests)\n",
         c.collectives.front().ranks);
-    std::cout << fmt::format("  {:<14} {:>10} {:>12} {:>8}   {:>10} {:>10} {:>12} {:>12}\n", "kind", "a",
-                             "1/b", "R²", "size", "time", "algBw", "busBw");
+    std::cout << fmt::format("  {:<14} {:>10} {:>12} {:>8}   {:>10} {:>10} {:>12} {:>12}\n", "kind",
+                             "a", "1/b", "R²", "size", "time", "algBw", "busBw");
     for (const auto& cc : c.collectives) {
       for (size_t i = 0; i < cc.points.size(); ++i) {
         const auto& p = cc.points[i];
@@ -137,9 +146,9 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
                                    cc.fit.r_squared);
         else
           std::cout << fmt::format("  {:<14} {:>10} {:>12} {:>8}", "", "", "", "");
-        std::cout << fmt::format("   {:>10} {:>10} {:>12} {:>12}\n", format_bytes(p.bytes),
-                                 format_seconds(p.seconds), format_bandwidth(p.alg_bytes_per_second),
-                                 format_bandwidth(p.bus_bytes_per_second));
+        std::cout << fmt::format(
+            "   {:>10} {:>10} {:>12} {:>12}\n", format_bytes(p.bytes), format_seconds(p.seconds),
+            format_bandwidth(p.alg_bytes_per_second), format_bandwidth(p.bus_bytes_per_second));
       }
     }
     std::cout << fmt::format("\nCompute under communication: {:.1f}% slower\n",
@@ -150,7 +159,8 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
 }
 
 void run_calibrate(const CalibrateArgs& a) {
-  const auto backend = realexec::parse_backend(parse_choice_flag("--backend", a.backend, {"cpu", "cuda"}));
+  const auto backend =
+      realexec::parse_backend(parse_choice_flag("--backend", a.backend, {"cpu", "cuda"}));
   const int devices = a.devices.empty() ? 0 : parse_int_flag("--devices", a.devices, 1);
   if (*backend == realexec::Backend::kCuda) {
     std::string why;
@@ -186,7 +196,8 @@ const RegisterVerb kRegister("calibrate", 60, [](CLI::App& app) {
       "calibrate",
       "Measure this machine (GEMM efficiency, memory bandwidth, launch overhead, transfer and\n"
       "collective alpha/beta) with a real executor and write a hardware profile.");
-  cmd->add_option("--backend", args->backend, "cpu (host threads as devices) or cuda (default: cpu)");
+  cmd->add_option("--backend", args->backend,
+                  "cpu (host threads as devices) or cuda (default: cpu)");
   cmd->add_option("--devices", args->devices,
                   "devices to measure between (cpu: host-thread devices, default 2; cuda: GPUs, "
                   "default all)");

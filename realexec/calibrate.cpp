@@ -145,7 +145,8 @@ Result<Machine> cuda_machine(int devices) {
     m.device.model = "*";
     m.device.memory_bytes = 0;
   }
-  const bool pcie = name.find("PCIE") != std::string::npos || name.find("PCIe") != std::string::npos;
+  const bool pcie =
+      name.find("PCIE") != std::string::npos || name.find("PCIe") != std::string::npos;
   for (int d = 0; d < devices; ++d) {
     Device dev = m.device;
     dev.name = "gpu" + std::to_string(d);
@@ -209,27 +210,37 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   std::vector<double> memory_sizes, transfer_sizes, collective_sizes;
   double gemm_budget, point_budget;
   if (cuda) {
-    const std::vector<std::int64_t> big = quick ? std::vector<std::int64_t>{256, 1024}
-                                                : std::vector<std::int64_t>{256, 512, 1024, 2048, 4096, 8192};
-    for (DType t : {DType::kBF16, DType::kF16, DType::kTF32, DType::kF32}) gemm_plan.emplace_back(t, big);
-    gemm_plan.emplace_back(DType::kF64, quick ? std::vector<std::int64_t>{256} : std::vector<std::int64_t>{256, 1024, 4096});
-    memory_sizes = quick ? std::vector<double>{16 * kMiB, 64 * kMiB}
-                         : std::vector<double>{16 * kMiB, 64 * kMiB, 256 * kMiB, 1024 * kMiB, 4096 * kMiB};
-    transfer_sizes = quick ? std::vector<double>{64 * 1024.0, 4 * kMiB}
-                           : std::vector<double>{64 * 1024.0, kMiB, 16 * kMiB, 256 * kMiB, 1024 * kMiB};
-    collective_sizes = quick ? std::vector<double>{64 * 1024.0, 4 * kMiB}
-                             : std::vector<double>{64 * 1024.0, kMiB, 16 * kMiB, 256 * kMiB, 1024 * kMiB};
+    const std::vector<std::int64_t> big =
+        quick ? std::vector<std::int64_t>{256, 1024}
+              : std::vector<std::int64_t>{256, 512, 1024, 2048, 4096, 8192};
+    for (DType t : {DType::kBF16, DType::kF16, DType::kTF32, DType::kF32})
+      gemm_plan.emplace_back(t, big);
+    gemm_plan.emplace_back(DType::kF64, quick ? std::vector<std::int64_t>{256}
+                                              : std::vector<std::int64_t>{256, 1024, 4096});
+    memory_sizes =
+        quick ? std::vector<double>{16 * kMiB, 64 * kMiB}
+              : std::vector<double>{16 * kMiB, 64 * kMiB, 256 * kMiB, 1024 * kMiB, 4096 * kMiB};
+    transfer_sizes =
+        quick ? std::vector<double>{64 * 1024.0, 4 * kMiB}
+              : std::vector<double>{64 * 1024.0, kMiB, 16 * kMiB, 256 * kMiB, 1024 * kMiB};
+    collective_sizes =
+        quick ? std::vector<double>{64 * 1024.0, 4 * kMiB}
+              : std::vector<double>{64 * 1024.0, kMiB, 16 * kMiB, 256 * kMiB, 1024 * kMiB};
     gemm_budget = quick ? 0.005 : 0.05;
     point_budget = quick ? 0.005 : 0.05;
   } else {
-    gemm_plan.emplace_back(DType::kF32, quick ? std::vector<std::int64_t>{16, 32, 64}
-                                              : std::vector<std::int64_t>{32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024});
-    gemm_plan.emplace_back(DType::kF64, quick ? std::vector<std::int64_t>{16, 32}
-                                              : std::vector<std::int64_t>{32, 64, 128, 256, 512, 1024});
+    gemm_plan.emplace_back(
+        DType::kF32,
+        quick ? std::vector<std::int64_t>{16, 32, 64}
+              : std::vector<std::int64_t>{32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024});
+    gemm_plan.emplace_back(DType::kF64,
+                           quick ? std::vector<std::int64_t>{16, 32}
+                                 : std::vector<std::int64_t>{32, 64, 128, 256, 512, 1024});
     memory_sizes = quick ? std::vector<double>{64 * 1024.0, 256 * 1024.0, kMiB}
                          : std::vector<double>{kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB, 256 * kMiB};
-    transfer_sizes = quick ? std::vector<double>{4096, 64 * 1024.0, 256 * 1024.0}
-                           : std::vector<double>{4096, 64 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB};
+    transfer_sizes =
+        quick ? std::vector<double>{4096, 64 * 1024.0, 256 * 1024.0}
+              : std::vector<double>{4096, 64 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB};
     collective_sizes = quick ? std::vector<double>{4096, 256 * 1024.0}
                              : std::vector<double>{4096, 64 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB};
     gemm_budget = quick ? 0.002 : 0.1;
@@ -247,7 +258,9 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   // Kernels are measured on every device at once, as the devices of a plan
   // run: a device's rate with its siblings busy (shared caches, memory
   // bandwidth and, on a CPU, cores).
-  auto on_every_device = [&](const std::string& name, auto&& add_tasks) -> Result<std::pair<Program, std::vector<StreamId>>> {
+  auto on_every_device =
+      [&](const std::string& name,
+          auto&& add_tasks) -> Result<std::pair<Program, std::vector<StreamId>>> {
     ProgramBuilder b(name, devices);
     std::vector<StreamId> ss;
     for (int d = 0; d < devices; ++d) {
@@ -261,26 +274,31 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   // Launch overhead: back-to-back kernels that do (almost) nothing.
   {
     const int reps = quick ? 50 : 2000;
-    BRIGADE_ASSIGN_OR_RETURN(auto ps, on_every_device("calibrate-launch", [&](ProgramBuilder& b, StreamId s) {
-      for (int i = 0; i < reps; ++i) b.add_memory_bound(s, 64, DType::kF32, "noop");
-    }));
-    BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(ps.first, "launch overhead: " + std::to_string(reps) + " empty kernels"));
+    BRIGADE_ASSIGN_OR_RETURN(
+        auto ps, on_every_device("calibrate-launch", [&](ProgramBuilder& b, StreamId s) {
+          for (int i = 0; i < reps; ++i) b.add_memory_bound(s, 64, DType::kF32, "noop");
+        }));
+    BRIGADE_ASSIGN_OR_RETURN(
+        Trace t,
+        bench.run(ps.first, "launch overhead: " + std::to_string(reps) + " empty kernels"));
     cal.launch_overhead_seconds = Bench::per_task_seconds(t, ps.second);
   }
 
   // GEMMs.
   for (const auto& [dtype, sizes] : gemm_plan) {
     double peak = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
-    if (!(peak > 0)) peak = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
+    if (!(peak > 0))
+      peak = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
     for (std::int64_t n : sizes) {
       const double flops = gemm_flops(n, n, n);
       const double estimate = peak > 0 ? flops / (0.5 * peak) : 1e-3;
       const int reps = reps_for(gemm_budget, estimate, min_reps, 400);
-      BRIGADE_ASSIGN_OR_RETURN(auto ps, on_every_device("calibrate-gemm", [&](ProgramBuilder& b, StreamId s) {
-        for (int i = 0; i < reps; ++i) b.add_gemm(s, n, n, n, dtype, "gemm");
-      }));
-      const std::string what = std::string(dtype_name(dtype)) + " GEMM " + std::to_string(n) + "^3 x" +
-                               std::to_string(reps);
+      BRIGADE_ASSIGN_OR_RETURN(
+          auto ps, on_every_device("calibrate-gemm", [&](ProgramBuilder& b, StreamId s) {
+            for (int i = 0; i < reps; ++i) b.add_gemm(s, n, n, n, dtype, "gemm");
+          }));
+      const std::string what = std::string(dtype_name(dtype)) + " GEMM " + std::to_string(n) +
+                               "^3 x" + std::to_string(reps);
       BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(ps.first, what));
       GemmPoint g;
       g.dtype = dtype;
@@ -302,16 +320,19 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     for (double bytes : memory_sizes) {
       const double nominal = dev.memory_bandwidth_bytes_per_second;
       const int reps = reps_for(point_budget, nominal > 0 ? bytes / nominal : 1e-3, min_reps, 400);
-      BRIGADE_ASSIGN_OR_RETURN(auto ps, on_every_device("calibrate-memory", [&](ProgramBuilder& b, StreamId s) {
-        for (int i = 0; i < reps; ++i) b.add_memory_bound(s, bytes, DType::kF32, "stream");
-      }));
-      BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(ps.first, "streaming " + format_bytes(bytes) + " x" + std::to_string(reps)));
+      BRIGADE_ASSIGN_OR_RETURN(
+          auto ps, on_every_device("calibrate-memory", [&](ProgramBuilder& b, StreamId s) {
+            for (int i = 0; i < reps; ++i) b.add_memory_bound(s, bytes, DType::kF32, "stream");
+          }));
+      BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(ps.first, "streaming " + format_bytes(bytes) +
+                                                                " x" + std::to_string(reps)));
       pts.push_back(SizePoint{bytes, Bench::per_task_seconds(t, ps.second), 0});
     }
     BRIGADE_ASSIGN_OR_RETURN(cal.memory, fit_alpha_beta(std::move(pts)));
-    cal.memory_efficiency = dev.memory_bandwidth_bytes_per_second > 0
-                                ? cal.memory.bandwidth_bytes_per_second / dev.memory_bandwidth_bytes_per_second
-                                : 1.0;
+    cal.memory_efficiency =
+        dev.memory_bandwidth_bytes_per_second > 0
+            ? cal.memory.bandwidth_bytes_per_second / dev.memory_bandwidth_bytes_per_second
+            : 1.0;
   }
 
   // Point-to-point transfers and collectives.
@@ -322,12 +343,14 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     link.nominal_bandwidth_bytes_per_second = route.bandwidth_bytes_per_second;
     std::vector<SizePoint> pts;
     for (double bytes : transfer_sizes) {
-      const int reps = reps_for(point_budget, bytes / route.bandwidth_bytes_per_second + 5e-6, min_reps, 400);
+      const int reps =
+          reps_for(point_budget, bytes / route.bandwidth_bytes_per_second + 5e-6, min_reps, 400);
       ProgramBuilder b("calibrate-transfer", 2);
       const StreamId s = b.stream(0, "xfer");
       for (int i = 0; i < reps; ++i) b.add_transfer(s, 1, bytes, "send");
       BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
-      BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(p, "transfer " + format_bytes(bytes) + " x" + std::to_string(reps)));
+      BRIGADE_ASSIGN_OR_RETURN(
+          Trace t, bench.run(p, "transfer " + format_bytes(bytes) + " x" + std::to_string(reps)));
       pts.push_back(SizePoint{bytes, Bench::per_task_seconds(t, {s}), 0});
     }
     BRIGADE_ASSIGN_OR_RETURN(link.transfer, fit_alpha_beta(std::move(pts)));
@@ -352,13 +375,16 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
           b.add_collective(kind, CollectiveAlgorithm::kRing, group, bytes, streams,
                            std::string(collective_kind_name(kind)));
         BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
-        BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(p, std::string(collective_kind_name(kind)) + " " +
-                                                           format_bytes(bytes) + " x" + std::to_string(reps)));
+        BRIGADE_ASSIGN_OR_RETURN(
+            Trace t, bench.run(p, std::string(collective_kind_name(kind)) + " " +
+                                      format_bytes(bytes) + " x" + std::to_string(reps)));
         CollectivePoint cp;
         cp.bytes = bytes;
         cp.seconds = Bench::per_task_seconds(t, {streams[0]});
-        cp.alg_bytes_per_second = cp.seconds > 0 ? bytes / cp.seconds : 0;  // nccl-tests algBw = M / T
-        cp.bus_bytes_per_second = cp.alg_bytes_per_second * cost::bus_bandwidth_factor(kind, devices);
+        cp.alg_bytes_per_second =
+            cp.seconds > 0 ? bytes / cp.seconds : 0;  // nccl-tests algBw = M / T
+        cp.bus_bytes_per_second =
+            cp.alg_bytes_per_second * cost::bus_bandwidth_factor(kind, devices);
         cc.points.push_back(cp);
         x.push_back(bytes);
         y.push_back(cp.seconds);
@@ -390,7 +416,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
         comm.push_back(b.stream(d, "comm"));
       }
       for (int i = 0; i < ars; ++i)
-        b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, group, m, comm, "allreduce");
+        b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, group, m, comm,
+                         "allreduce");
       BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
       BRIGADE_ASSIGN_OR_RETURN(Trace tr, bench.run(p, "GEMMs under AllReduces"));
       double comm_begin = 1e300, comm_end = -1e300;
@@ -409,25 +436,30 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       if (gaps.size() >= 2 && alone > 0) {
         cal.comm_compute_slowdown = std::max(0.0, median(gaps) / alone - 1.0);
       } else {
-        cal.notes.push_back("compute slowed by communication: too few GEMMs ran under the AllReduces "
-                            "to measure it; profile keeps 0");
+        cal.notes.push_back(
+            "compute slowed by communication: too few GEMMs ran under the AllReduces "
+            "to measure it; profile keeps 0");
       }
     }
   } else {
-    cal.notes.push_back("one device: no transfer, collective or overlap to measure (use --devices 2 or more)");
+    cal.notes.push_back(
+        "one device: no transfer, collective or overlap to measure (use --devices 2 or more)");
   }
 
   // A GPU no preset describes: efficiencies against the best rate seen.
   if (!machine.known) {
     for (int i = 0; i < kNumDTypes; ++i)
-      cal.nominal_peak_flops_per_second[static_cast<size_t>(i)] = cal.measured_peak_flops_per_second[static_cast<size_t>(i)];
+      cal.nominal_peak_flops_per_second[static_cast<size_t>(i)] =
+          cal.measured_peak_flops_per_second[static_cast<size_t>(i)];
     for (GemmPoint& g : cal.gemm) {
-      const double peak = cal.nominal_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))];
+      const double peak =
+          cal.nominal_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))];
       const double compute = std::max(g.seconds - cal.launch_overhead_seconds, 0.05 * g.seconds);
       g.efficiency = peak > 0 ? g.flops / (compute * peak) : 0;
     }
-    cal.notes.push_back("GPU '" + cal.device_model +
-                        "' matches no preset: GEMM efficiencies are relative to the best rate measured");
+    cal.notes.push_back(
+        "GPU '" + cal.device_model +
+        "' matches no preset: GEMM efficiencies are relative to the best rate measured");
   }
 
   // The profile.
@@ -441,7 +473,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   auto capped = [&](double e, const std::string& what, double nominal, const char* unit) {
     if (e <= 1.0) return e;
     cal.notes.push_back(what + ": measured " + fmt_ratio(e) + " x the topology's nominal " +
-                        unit_text(nominal, unit) + "; the profile stores 1 (predictions of this "
+                        unit_text(nominal, unit) +
+                        "; the profile stores 1 (predictions of this "
                         "machine are conservative by that factor)");
     return 1.0;
   };
@@ -462,8 +495,10 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   if (!cuda) {
     // The CPU backend runs tf32 as f32, and f16/bf16 in f32 when allowed.
     const EfficiencyCurve f32 = dp.gemm[static_cast<size_t>(dtype_index(DType::kF32))];
-    for (DType t : {DType::kTF32, DType::kF16, DType::kBF16}) dp.gemm[static_cast<size_t>(dtype_index(t))] = f32;
-    cal.notes.push_back("tf32, f16 and bf16 GEMM curves are the f32 one (the CPU backend computes them in f32)");
+    for (DType t : {DType::kTF32, DType::kF16, DType::kBF16})
+      dp.gemm[static_cast<size_t>(dtype_index(t))] = f32;
+    cal.notes.push_back(
+        "tf32, f16 and bf16 GEMM curves are the f32 one (the CPU backend computes them in f32)");
   }
   dp.memory_efficiency = capped(cal.memory_efficiency, "streaming bandwidth",
                                 cal.nominal_memory_bandwidth_bytes_per_second, "B/s");
@@ -475,28 +510,30 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   const std::string date = options.date.empty() ? utc_now() : options.date;
   profile.name = "calibrated-" + cal.backend + "-" + host;
   profile.source = "calibrated on " + host + " at " + date + " (brigade calibrate --backend " +
-                   cal.backend + " --devices " + std::to_string(devices) + (quick ? " --quick" : "") + ")";
+                   cal.backend + " --devices " + std::to_string(devices) +
+                   (quick ? " --quick" : "") + ")";
   profile.links = defaults.links;
   for (const LinkCalibration& l : cal.links) {
     LinkProfile lp;
     lp.alpha_seconds = std::max(0.0, l.transfer.alpha_seconds);
-    lp.bandwidth_efficiency = capped(
-        l.nominal_bandwidth_bytes_per_second > 0
-            ? l.transfer.bandwidth_bytes_per_second / l.nominal_bandwidth_bytes_per_second
-            : 1.0,
-        std::string(link_class_name(l.link_class)) + " transfer bandwidth",
-        l.nominal_bandwidth_bytes_per_second, "B/s");
+    lp.bandwidth_efficiency =
+        capped(l.nominal_bandwidth_bytes_per_second > 0
+                   ? l.transfer.bandwidth_bytes_per_second / l.nominal_bandwidth_bytes_per_second
+                   : 1.0,
+               std::string(link_class_name(l.link_class)) + " transfer bandwidth",
+               l.nominal_bandwidth_bytes_per_second, "B/s");
     profile.links[static_cast<size_t>(l.link_class)] = lp;
     if (l.transfer.alpha_seconds < 0)
-      cal.notes.push_back("the transfer fit's alpha came out negative (" + format_seconds(l.transfer.alpha_seconds) +
-                          "): profile keeps 0");
+      cal.notes.push_back("the transfer fit's alpha came out negative (" +
+                          format_seconds(l.transfer.alpha_seconds) + "): profile keeps 0");
   }
   if (!cal.collectives.empty() && !cal.links.empty()) {
     // Ring AllReduce: T = overhead + 2(N-1) alpha + 2(N-1)/N M / B (Patarasuk &
     // Yuan 2009); the per-call overhead is what the intercept has beyond the
     // per-step alphas of the point-to-point fit.
     const CollectiveCalibration& ar = cal.collectives.front();
-    const double alpha = profile.links[static_cast<size_t>(cal.links.front().link_class)].alpha_seconds;
+    const double alpha =
+        profile.links[static_cast<size_t>(cal.links.front().link_class)].alpha_seconds;
     const double overhead = ar.fit.intercept - 2.0 * (devices - 1) * alpha;
     dp.collective_overhead_seconds = std::max(0.0, overhead);
     if (overhead < 0)
@@ -507,7 +544,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     cal.notes.push_back("fp8, i8 and i32 GEMM curves keep the data-sheet defaults (not measured)");
   profile.devices.push_back(dp);
   cal.profile = std::move(profile);
-  cal.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  cal.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return cal;
 }
 

@@ -44,9 +44,9 @@ struct GemmPoint {
   DType dtype = DType::kF32;
   std::int64_t size = 0;  // m = n = k
   double flops = 0;
-  double seconds = 0;                  // per GEMM
-  double flops_per_second = 0;         // achieved
-  double efficiency = 0;               // flops / ((seconds - launch) * nominal peak), not capped
+  double seconds = 0;           // per GEMM
+  double flops_per_second = 0;  // achieved
+  double efficiency = 0;        // flops / ((seconds - launch) * nominal peak), not capped
 };
 
 struct SizePoint {
@@ -58,7 +58,7 @@ struct SizePoint {
 // T = alpha + bytes / bandwidth, fitted.
 struct AlphaBetaFit {
   LinearFit fit;
-  double alpha_seconds = 0;            // intercept
+  double alpha_seconds = 0;               // intercept
   double bandwidth_bytes_per_second = 0;  // 1 / slope
   std::vector<SizePoint> points;
 };
@@ -74,7 +74,8 @@ struct CollectivePoint {
   double bytes = 0;  // M (nccl-tests "size")
   double seconds = 0;
   double alg_bytes_per_second = 0;  // M / T
-  double bus_bytes_per_second = 0;  // algBw x cost::bus_bandwidth_factor (costmodel/collectives.hpp)
+  double bus_bytes_per_second =
+      0;  // algBw x cost::bus_bandwidth_factor (costmodel/collectives.hpp)
 };
 
 struct CollectiveCalibration {
@@ -85,9 +86,9 @@ struct CollectiveCalibration {
 };
 
 struct Calibration {
-  HardwareProfile profile;       // what `--out` writes (efficiencies capped at 1)
-  std::string backend;           // "cpu", "cuda"
-  std::string device_model;      // "host-thread", "NVIDIA H200"
+  HardwareProfile profile;   // what `--out` writes (efficiencies capped at 1)
+  std::string backend;       // "cpu", "cuda"
+  std::string device_model;  // "host-thread", "NVIDIA H200"
   int devices = 0;
   PerDType nominal_peak_flops_per_second{};   // the topology device's
   PerDType measured_peak_flops_per_second{};  // best GEMM rate seen

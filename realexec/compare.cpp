@@ -27,8 +27,8 @@ Result<std::vector<double>> task_durations(const Program& p, const Trace& t) {
     if (!seen[static_cast<size_t>(i)]) {
       std::string label = "task " + std::to_string(i);
       if (!p.task_name(i).empty()) label += " '" + std::string(p.task_name(i)) + "'";
-      return Status::error("program '" + p.name + "': " + label + " has no span in the trace from '" +
-                               t.source + "'",
+      return Status::error("program '" + p.name + "': " + label +
+                               " has no span in the trace from '" + t.source + "'",
                            ErrorKind::kBadInput);
     }
   return d;

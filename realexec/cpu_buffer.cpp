@@ -8,7 +8,9 @@
 
 namespace brigade::realexec::cpu {
 
-void HostBuffer::Free::operator()(std::byte* p) const { std::free(p); }
+void HostBuffer::Free::operator()(std::byte* p) const {
+  std::free(p);
+}
 
 Result<HostBuffer> HostBuffer::allocate(std::size_t bytes) {
   HostBuffer b;

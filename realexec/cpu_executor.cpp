@@ -12,6 +12,7 @@
 // touched page by page, later steps reuse freed blocks of the same size, as a
 // caching allocator does) and freed when their task ends. Kernels work in
 // per-stream workspaces allocated once per run. docs/executors.md has the rest.
+#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -21,7 +22,6 @@
 #include <mutex>
 #include <set>
 #include <thread>
-#include <unistd.h>
 
 #include "core/profile.hpp"
 #include "core/topology.hpp"
@@ -109,11 +109,13 @@ bool fixed_runs_as_gemm(const Task& t, const Device& d) {
   return compute >= memory;
 }
 
-bool gemm_in_f64(DType t) { return t == DType::kF64; }
+bool gemm_in_f64(DType t) {
+  return t == DType::kF64;
+}
 
 // GEMM shape of a compute task that runs as a GEMM (false: it streams).
-bool gemm_shape(const Task& t, const Device& d, std::int64_t* m, std::int64_t* n,
-                std::int64_t* k, std::int64_t* batch) {
+bool gemm_shape(const Task& t, const Device& d, std::int64_t* m, std::int64_t* n, std::int64_t* k,
+                std::int64_t* batch) {
   if (t.compute == ComputeKind::kGemm) {
     *m = t.m, *n = t.n, *k = t.k, *batch = std::max<std::int64_t>(1, t.batch);
     return true;
@@ -147,12 +149,12 @@ CollectiveShape collective_shape(const Collective& c) {
 // Kernel workspaces of one stream, allocated once per run.
 struct Workspace {
   HostBuffer gemm;
-  int gemm_filled_as = 0;  // 0: not yet, 4: f32 operands, 8: f64 operands
+  int gemm_filled_as = 0;                 // 0: not yet, 4: f32 operands, 8: f64 operands
   HostBuffer scratch;                     // streaming kernels
   std::map<Element, HostBuffer> coll_in;  // filled with input_value(device, i)
   HostBuffer coll_out;
   HostBuffer xfer_src;
-  std::map<int, HostBuffer> xfer_dst;     // by destination device (memory "of" that device)
+  std::map<int, HostBuffer> xfer_dst;  // by destination device (memory "of" that device)
 };
 
 // Physical blocks of the Program's buffers, reused across steps by size.
@@ -190,7 +192,8 @@ class BufferPool {
 };
 
 struct CollectiveRun {
-  explicit CollectiveRun(int n) : barrier(n), in(static_cast<size_t>(n)), out(static_cast<size_t>(n)) {}
+  explicit CollectiveRun(int n)
+      : barrier(n), in(static_cast<size_t>(n)), out(static_cast<size_t>(n)) {}
   StepBarrier barrier;
   std::vector<const std::byte*> in;
   std::vector<std::byte*> out;
@@ -304,7 +307,8 @@ Status CpuExecutor::check_program(const Program& p, const Topology& topo) {
       switch (task.dtype) {
         case DType::kF64:
         case DType::kF32:
-        case DType::kTF32: break;
+        case DType::kTF32:
+          break;
         case DType::kF16:
         case DType::kBF16:
           if (options_.compute_16bit_in_f32) {
@@ -392,7 +396,8 @@ Status CpuExecutor::setup(Run& run) {
     } else {
       const Collective& c = p.collectives()[static_cast<size_t>(task.collective)];
       const CollectiveShape cs = collective_shape(c);
-      const std::size_t bytes = static_cast<std::size_t>(cs.count) * static_cast<std::size_t>(element_bytes(cs.element));
+      const std::size_t bytes =
+          static_cast<std::size_t>(cs.count) * static_cast<std::size_t>(element_bytes(cs.element));
       n.coll_in[cs.element] = std::max(n.coll_in[cs.element], bytes);
       n.coll_out = std::max(n.coll_out, bytes);
     }
@@ -405,10 +410,14 @@ Status CpuExecutor::setup(Run& run) {
     for (const auto& [e, b] : n.coll_in) coll += b;
     std::size_t dst = 0;
     for (const auto& [d, b] : n.xfer_dst) dst += b;
-    BRIGADE_RETURN_IF_ERROR(run.ledger->reserve_workspace(dev, static_cast<double>(n.gemm), "GEMM operands" + of));
-    BRIGADE_RETURN_IF_ERROR(run.ledger->reserve_workspace(dev, static_cast<double>(n.scratch), "streaming scratch" + of));
-    BRIGADE_RETURN_IF_ERROR(run.ledger->reserve_workspace(dev, static_cast<double>(coll), "collective buffers" + of));
-    BRIGADE_RETURN_IF_ERROR(run.ledger->reserve_workspace(dev, static_cast<double>(n.xfer_src + dst), "transfer buffers" + of));
+    BRIGADE_RETURN_IF_ERROR(
+        run.ledger->reserve_workspace(dev, static_cast<double>(n.gemm), "GEMM operands" + of));
+    BRIGADE_RETURN_IF_ERROR(run.ledger->reserve_workspace(dev, static_cast<double>(n.scratch),
+                                                          "streaming scratch" + of));
+    BRIGADE_RETURN_IF_ERROR(
+        run.ledger->reserve_workspace(dev, static_cast<double>(coll), "collective buffers" + of));
+    BRIGADE_RETURN_IF_ERROR(run.ledger->reserve_workspace(
+        dev, static_cast<double>(n.xfer_src + dst), "transfer buffers" + of));
   }
   for (size_t s = 0; s < need.size(); ++s) {
     const Need& n = need[s];
@@ -418,13 +427,16 @@ Status CpuExecutor::setup(Run& run) {
     BRIGADE_ASSIGN_OR_RETURN(w.scratch, HostBuffer::allocate(n.scratch));
     for (const auto& [e, b] : n.coll_in) {
       BRIGADE_ASSIGN_OR_RETURN(HostBuffer in, HostBuffer::allocate(b));
-      cpu::fill_input(e, in.data(), static_cast<std::int64_t>(b / static_cast<std::size_t>(element_bytes(e))), dev);
+      cpu::fill_input(e, in.data(),
+                      static_cast<std::int64_t>(b / static_cast<std::size_t>(element_bytes(e))),
+                      dev);
       w.coll_in.emplace(e, std::move(in));
     }
     BRIGADE_ASSIGN_OR_RETURN(w.coll_out, HostBuffer::allocate(n.coll_out));
     BRIGADE_ASSIGN_OR_RETURN(w.xfer_src, HostBuffer::allocate(n.xfer_src));
     for (std::size_t i = 0; i < n.xfer_src; ++i)
-      w.xfer_src.data()[i] = static_cast<std::byte>((i * 131 + static_cast<std::size_t>(dev) * 17) & 0xff);
+      w.xfer_src.data()[i] =
+          static_cast<std::byte>((i * 131 + static_cast<std::size_t>(dev) * 17) & 0xff);
     for (const auto& [d, b] : n.xfer_dst) {
       BRIGADE_ASSIGN_OR_RETURN(HostBuffer buf, HostBuffer::allocate(b));
       w.xfer_dst.emplace(d, std::move(buf));
@@ -465,8 +477,9 @@ Status CpuExecutor::run_collective(Run& run, StepState& st, TaskId t, double t0,
     ring_step_ops(c.kind, n, rank, c.root, cs.count, cs.chunks, step, ops);
     moved.clear();
     for (const RingOp& op : ops) {
-      const std::byte* src = op.src == RingSource::kInput ? cr.in[static_cast<size_t>(op.src_rank)]
-                                                          : cr.out[static_cast<size_t>(op.src_rank)];
+      const std::byte* src = op.src == RingSource::kInput
+                                 ? cr.in[static_cast<size_t>(op.src_rank)]
+                                 : cr.out[static_cast<size_t>(op.src_rank)];
       cpu::apply_ring_op(cs.element, op, cr.out[static_cast<size_t>(rank)],
                          cr.in[static_cast<size_t>(rank)], src);
       if (op.src_rank != rank && op.count > 0)
@@ -476,15 +489,18 @@ Status CpuExecutor::run_collective(Run& run, StepState& st, TaskId t, double t0,
           cr.step_end_seconds[static_cast<size_t>(step)] = clock.now_seconds() - t0;
         }))
       return Status::ok();
-    const double s0 = step == 0 ? cr.start_seconds : cr.step_end_seconds[static_cast<size_t>(step) - 1];
+    const double s0 =
+        step == 0 ? cr.start_seconds : cr.step_end_seconds[static_cast<size_t>(step) - 1];
     for (const auto& [q, bytes] : moved)
-      rec.transfers.push_back(TraceTransfer{t, c.group[static_cast<size_t>(q)], task.device, bytes, s0,
-                                            cr.step_end_seconds[static_cast<size_t>(step)], -1});
+      rec.transfers.push_back(TraceTransfer{t, c.group[static_cast<size_t>(q)], task.device, bytes,
+                                            s0, cr.step_end_seconds[static_cast<size_t>(step)],
+                                            -1});
   }
   *start = cr.start_seconds;
   *end = cr.step_end_seconds.back();
   if (!verify) return Status::ok();
-  if (cs.element == Element::kBF16 && 3 * n > 256) return Status::ok();  // sums not exact; see pattern.hpp
+  if (cs.element == Element::kBF16 && 3 * n > 256)
+    return Status::ok();  // sums not exact; see pattern.hpp
   ExpectedOutput e;
   e.kind = c.kind;
   e.group = c.group.data();
@@ -527,7 +543,8 @@ void CpuExecutor::run_stream(Run& run, StepState& st, StreamId s, double t0, boo
     for (BufferId b : p.allocs(t)) {
       Status ok = run.ledger->reserve(b, t, alloc_at);
       if (ok.is_ok()) {
-        auto block = run.pool.acquire(b, static_cast<std::size_t>(p.buffers()[static_cast<size_t>(b)].bytes));
+        auto block = run.pool.acquire(
+            b, static_cast<std::size_t>(p.buffers()[static_cast<size_t>(b)].bytes));
         if (!block.is_ok()) ok = block.status();
       }
       if (!ok.is_ok()) return st.fail(ok);
@@ -630,9 +647,10 @@ Result<Trace> CpuExecutor::run_step(Run& run, bool verify) {
       });
     }
   } catch (const std::system_error& e) {
-    spawn_error = Status::error(std::string(kWho) + ": could not start a thread for every stream (" +
-                                    std::to_string(threads.size()) + " started): " + e.what(),
-                                ErrorKind::kRuntime);
+    spawn_error =
+        Status::error(std::string(kWho) + ": could not start a thread for every stream (" +
+                          std::to_string(threads.size()) + " started): " + e.what(),
+                      ErrorKind::kRuntime);
     st.abort.store(true);
   }
   run.ledger->restart_samples(0.0);
@@ -652,14 +670,16 @@ Result<Trace> CpuExecutor::run_step(Run& run, bool verify) {
   Trace trace;
   trace.source = run.source;
   trace.program = p.name;
-  for (int d = 0; d < p.num_devices; ++d) trace.device_names.push_back(run.topology->device(d).name);
+  for (int d = 0; d < p.num_devices; ++d)
+    trace.device_names.push_back(run.topology->device(d).name);
   trace.streams = p.streams();
   trace.names = p.names();
   std::map<std::pair<int, int>, int> lanes;
   for (StreamRecord& r : records) {
     trace.spans.insert(trace.spans.end(), r.spans.begin(), r.spans.end());
     for (TraceTransfer& x : r.transfers) {
-      auto [it, fresh] = lanes.emplace(std::make_pair(x.src, x.dst), static_cast<int>(lanes.size()));
+      auto [it, fresh] =
+          lanes.emplace(std::make_pair(x.src, x.dst), static_cast<int>(lanes.size()));
       if (fresh)
         trace.lanes.push_back(trace.device_names[static_cast<size_t>(x.src)] + "->" +
                               trace.device_names[static_cast<size_t>(x.dst)]);
@@ -678,24 +698,24 @@ Result<Trace> CpuExecutor::run_step(Run& run, bool verify) {
                      return a.start_seconds < b.start_seconds;
                    });
   trace.memory = run.ledger->take_samples();
-  std::stable_sort(trace.memory.begin(), trace.memory.end(),
-                   [](const MemorySample& a, const MemorySample& b) {
-                     return a.time_seconds < b.time_seconds;
-                   });
+  std::stable_sort(
+      trace.memory.begin(), trace.memory.end(),
+      [](const MemorySample& a, const MemorySample& b) { return a.time_seconds < b.time_seconds; });
   return trace;
 }
 
-Result<std::vector<Trace>> CpuExecutor::run_steps(const Program& program,
-                                                  const Topology& topology,
+Result<std::vector<Trace>> CpuExecutor::run_steps(const Program& program, const Topology& topology,
                                                   const HardwareProfile& /*profile*/,
                                                   const RunOptions& options) {
   if (options.repeat < 1)
-    return Status::error("found repeat " + std::to_string(options.repeat) + "; expected repeat >= 1");
+    return Status::error("found repeat " + std::to_string(options.repeat) +
+                         "; expected repeat >= 1");
   BRIGADE_RETURN_IF_ERROR(check_program(program, topology));
   double host_limit = options_.host_memory_limit_bytes;
   if (!(host_limit > 0)) {
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    host_limit = pages > 0 && page > 0 ? 0.5 * static_cast<double>(pages) * static_cast<double>(page) : 0;
+    host_limit =
+        pages > 0 && page > 0 ? 0.5 * static_cast<double>(pages) * static_cast<double>(page) : 0;
   }
   Run run;
   run.program = &program;

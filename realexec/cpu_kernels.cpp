@@ -58,7 +58,8 @@ GemmCheck check_gemm_t(const std::byte* ws, std::int64_t m, std::int64_t n, std:
 template <class T>
 void fill_input_t(std::byte* p, std::int64_t count, int device) {
   T* x = reinterpret_cast<T*>(p);
-  for (std::int64_t i = 0; i < count; ++i) x[i] = static_cast<T>(static_cast<float>(input_value(device, i)));
+  for (std::int64_t i = 0; i < count; ++i)
+    x[i] = static_cast<T>(static_cast<float>(input_value(device, i)));
 }
 
 template <>
@@ -68,7 +69,8 @@ void fill_input_t<std::int32_t>(std::byte* p, std::int64_t count, int device) {
 }
 
 template <class T>
-void apply_t(const RingOp& op, std::byte* out_self, const std::byte* in_self, const std::byte* src) {
+void apply_t(const RingOp& op, std::byte* out_self, const std::byte* in_self,
+             const std::byte* src) {
   T* d = reinterpret_cast<T*>(out_self) + op.dst_begin;
   const T* s = reinterpret_cast<const T*>(src) + op.src_begin;
   if (!op.reduce) {
@@ -99,11 +101,21 @@ std::int64_t check_t(const std::byte* out, const ExpectedOutput& e, double* got,
 template <class F>
 void by_element(Element e, F&& f) {
   switch (e) {
-    case Element::kF64: f(double{}); break;
-    case Element::kF32: f(float{}); break;
-    case Element::kF16: f(Eigen::half{}); break;
-    case Element::kBF16: f(Eigen::bfloat16{}); break;
-    case Element::kI32: f(std::int32_t{}); break;
+    case Element::kF64:
+      f(double{});
+      break;
+    case Element::kF32:
+      f(float{});
+      break;
+    case Element::kF16:
+      f(Eigen::half{});
+      break;
+    case Element::kBF16:
+      f(Eigen::bfloat16{});
+      break;
+    case Element::kI32:
+      f(std::int32_t{});
+      break;
   }
 }
 
@@ -167,7 +179,8 @@ void add_to_element(Element e, std::byte* p, std::int64_t i, double delta) {
   by_element(e, [&](auto t) {
     using T = decltype(t);
     T* x = reinterpret_cast<T*>(p);
-    x[i] = static_cast<T>(static_cast<float>(static_cast<double>(static_cast<float>(x[i])) + delta));
+    x[i] =
+        static_cast<T>(static_cast<float>(static_cast<double>(static_cast<float>(x[i])) + delta));
   });
 }
 

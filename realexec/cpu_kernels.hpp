@@ -27,7 +27,9 @@ class HostBuffer {
   std::byte* data() const { return p_.get(); }
   std::size_t size() const { return n_; }
   template <class T>
-  T* as() const { return reinterpret_cast<T*>(p_.get()); }
+  T* as() const {
+    return reinterpret_cast<T*>(p_.get());
+  }
 
  private:
   struct Free {
@@ -55,8 +57,7 @@ struct GemmCheck {
   std::int64_t i = 0, j = 0;
   double got = 0, want = 0;
 };
-GemmCheck check_gemm(bool f64, const std::byte* ws, std::int64_t m, std::int64_t n,
-                     std::int64_t k);
+GemmCheck check_gemm(bool f64, const std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k);
 // The GEMM a fixed kernel of `flops` runs: m = n = round(cbrt(flops/2)),
 // k = round(flops / (2 m n)), each at least 1.
 void fixed_gemm_shape(double flops, std::int64_t* m, std::int64_t* n, std::int64_t* k);

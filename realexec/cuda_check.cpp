@@ -33,7 +33,8 @@ Status check(cublasStatus_t e, const char* call, const char* file, int line) {
 
 Status check(ncclResult_t e, const char* call, const char* file, int line) {
   if (e == ncclSuccess) return Status::ok();
-  return failed(call, file, line, std::string(ncclGetErrorString(e)) + " (" + ncclGetLastError(nullptr) + ")");
+  return failed(call, file, line,
+                std::string(ncclGetErrorString(e)) + " (" + ncclGetLastError(nullptr) + ")");
 }
 
 }  // namespace brigade::realexec::cuda

@@ -21,8 +21,9 @@ Status check(ncclResult_t e, const char* call, const char* file, int line);
 
 }  // namespace brigade::realexec::cuda
 
-#define BRIGADE_CUDA_CHECK(call)                                                            \
-  do {                                                                                      \
-    ::brigade::Status _cuda_st = ::brigade::realexec::cuda::check((call), #call, __FILE__, __LINE__); \
-    if (!_cuda_st.is_ok()) return _cuda_st;                                                 \
+#define BRIGADE_CUDA_CHECK(call)                                             \
+  do {                                                                       \
+    ::brigade::Status _cuda_st =                                             \
+        ::brigade::realexec::cuda::check((call), #call, __FILE__, __LINE__); \
+    if (!_cuda_st.is_ok()) return _cuda_st;                                  \
   } while (0)

@@ -68,22 +68,38 @@ int count_gpus(std::string* why) {
 // cuBLAS types of a GEMM dtype; false for the dtypes this backend does not run.
 bool gemm_types(DType t, cudaDataType* data, cublasComputeType_t* compute) {
   switch (t) {
-    case DType::kF64: *data = CUDA_R_64F, *compute = CUBLAS_COMPUTE_64F; return true;
-    case DType::kF32: *data = CUDA_R_32F, *compute = CUBLAS_COMPUTE_32F; return true;
-    case DType::kTF32: *data = CUDA_R_32F, *compute = CUBLAS_COMPUTE_32F_FAST_TF32; return true;
-    case DType::kF16: *data = CUDA_R_16F, *compute = CUBLAS_COMPUTE_32F; return true;
-    case DType::kBF16: *data = CUDA_R_16BF, *compute = CUBLAS_COMPUTE_32F; return true;
-    default: return false;
+    case DType::kF64:
+      *data = CUDA_R_64F, *compute = CUBLAS_COMPUTE_64F;
+      return true;
+    case DType::kF32:
+      *data = CUDA_R_32F, *compute = CUBLAS_COMPUTE_32F;
+      return true;
+    case DType::kTF32:
+      *data = CUDA_R_32F, *compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+      return true;
+    case DType::kF16:
+      *data = CUDA_R_16F, *compute = CUBLAS_COMPUTE_32F;
+      return true;
+    case DType::kBF16:
+      *data = CUDA_R_16BF, *compute = CUBLAS_COMPUTE_32F;
+      return true;
+    default:
+      return false;
   }
 }
 
 ncclDataType_t nccl_type(Element e) {
   switch (e) {
-    case Element::kF64: return ncclFloat64;
-    case Element::kF32: return ncclFloat32;
-    case Element::kF16: return ncclFloat16;
-    case Element::kBF16: return ncclBfloat16;
-    case Element::kI32: return ncclInt32;
+    case Element::kF64:
+      return ncclFloat64;
+    case Element::kF32:
+      return ncclFloat32;
+    case Element::kF16:
+      return ncclFloat16;
+    case Element::kBF16:
+      return ncclBfloat16;
+    case Element::kI32:
+      return ncclInt32;
   }
   return ncclFloat32;
 }
@@ -112,7 +128,8 @@ bool gemm_shape(const Task& t, const Device& d, GemmShape* g) {
   if (t.compute == ComputeKind::kFixed && fixed_runs_as_gemm(t, d)) {
     const auto side = std::max<std::int64_t>(1, std::llround(std::cbrt(t.flops / 2.0)));
     g->m = g->n = side;
-    g->k = std::max<std::int64_t>(1, std::llround(t.flops / (2.0 * static_cast<double>(side * side))));
+    g->k =
+        std::max<std::int64_t>(1, std::llround(t.flops / (2.0 * static_cast<double>(side * side))));
     g->batch = 1;
     return true;
   }
@@ -162,17 +179,17 @@ struct CudaRun {
   const Topology* topology = nullptr;
   int gpus = 0;
   bool virtual_devices = false;
-  std::vector<int> gpu_of;                  // by Program device
-  std::vector<cudaStream_t> streams;        // by Program stream
-  std::vector<cublasHandle_t> blas;         // by GPU
-  std::vector<DevicePtr> owned;             // workspaces and resident buffers
-  std::map<BufferId, DevicePtr> buffers;    // non-resident Program buffers, live
+  std::vector<int> gpu_of;                                    // by Program device
+  std::vector<cudaStream_t> streams;                          // by Program stream
+  std::vector<cublasHandle_t> blas;                           // by GPU
+  std::vector<DevicePtr> owned;                               // workspaces and resident buffers
+  std::map<BufferId, DevicePtr> buffers;                      // non-resident Program buffers, live
   std::map<std::vector<int>, std::vector<ncclComm_t>> comms;  // by GPU list in rank order
-  std::vector<cudaEvent_t> events;          // all of them, for destruction
-  std::vector<cudaEvent_t> start, end;      // by task
-  std::vector<cudaEvent_t> reference;       // by GPU
+  std::vector<cudaEvent_t> events;                            // all of them, for destruction
+  std::vector<cudaEvent_t> start, end;                        // by task
+  std::vector<cudaEvent_t> reference;                         // by GPU
   std::vector<std::vector<std::vector<cudaEvent_t>>> step_events;  // [collective][rank][step]
-  std::vector<cuda::CheckSlot*> slots;      // by collective task (device memory of its GPU)
+  std::vector<cuda::CheckSlot*> slots;  // by collective task (device memory of its GPU)
   std::unique_ptr<MemoryLedger> ledger;
 
   struct StreamWork {
@@ -321,8 +338,7 @@ Status CudaExecutor::setup(CudaRun& run) {
       int can = 0;
       if (h != g && cudaDeviceCanAccessPeer(&can, g, h) == cudaSuccess && can) {
         const cudaError_t e = cudaDeviceEnablePeerAccess(h, 0);
-        if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled)
-          BRIGADE_CUDA_CHECK(e);
+        if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) BRIGADE_CUDA_CHECK(e);
         cudaGetLastError();
       }
     }
@@ -368,7 +384,8 @@ Status CudaExecutor::setup(CudaRun& run) {
       if (gemm_shape(task, topo.device(task.device), &gs))
         n.gemm[task.dtype] = std::max(n.gemm[task.dtype], gemm_bytes(gs, task.dtype));
       else  // half the bytes are read, half written, in place; float4 granules
-        n.scratch = std::max(n.scratch, static_cast<std::size_t>(task.bytes / 2.0 / 16.0) * 16 + 16);
+        n.scratch =
+            std::max(n.scratch, static_cast<std::size_t>(task.bytes / 2.0 / 16.0) * 16 + 16);
     } else if (task.kind == TaskKind::kTransfer) {
       const auto bytes = static_cast<std::size_t>(task.bytes);
       n.xfer_src = std::max(n.xfer_src, bytes);
@@ -376,7 +393,8 @@ Status CudaExecutor::setup(CudaRun& run) {
     } else {
       const Collective& c = p.collectives()[static_cast<size_t>(task.collective)];
       const CollectiveShape cs = collective_shape(c, !run.virtual_devices);
-      const auto bytes = static_cast<std::size_t>(cs.count) * static_cast<std::size_t>(element_bytes(cs.element));
+      const auto bytes =
+          static_cast<std::size_t>(cs.count) * static_cast<std::size_t>(element_bytes(cs.element));
       n.coll_in[cs.element] = std::max(n.coll_in[cs.element], bytes);
       n.coll_out = std::max(n.coll_out, bytes);
     }
@@ -387,12 +405,15 @@ Status CudaExecutor::setup(CudaRun& run) {
     CudaRun::StreamWork& w = run.work[s];
     const int dev = p.streams()[s].device;
     const int gpu = run.gpu_of[static_cast<size_t>(dev)];
-    const std::string of = " of stream '" + p.streams()[s].name + "' (device " + std::to_string(dev) + ")";
+    const std::string of =
+        " of stream '" + p.streams()[s].name + "' (device " + std::to_string(dev) + ")";
     cudaStream_t st = run.streams[s];
     for (const auto& [t, bytes] : n.gemm) {
       void* ptr = nullptr;
-      BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, bytes, std::string(dtype_name(t)) + " GEMM operands" + of, &ptr));
-      cuda::launch_fill_operands(t, ptr, static_cast<std::int64_t>(bytes / static_cast<std::size_t>(dtype_bytes(t))), st);
+      BRIGADE_RETURN_IF_ERROR(
+          alloc(run, gpu, bytes, std::string(dtype_name(t)) + " GEMM operands" + of, &ptr));
+      cuda::launch_fill_operands(
+          t, ptr, static_cast<std::int64_t>(bytes / static_cast<std::size_t>(dtype_bytes(t))), st);
       w.gemm[t] = ptr;
     }
     BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, n.scratch, "streaming scratch" + of, &w.scratch));
@@ -400,7 +421,9 @@ Status CudaExecutor::setup(CudaRun& run) {
     for (const auto& [e, bytes] : n.coll_in) {
       void* ptr = nullptr;
       BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, bytes, "collective inputs" + of, &ptr));
-      cuda::launch_fill_input(e, ptr, static_cast<std::int64_t>(bytes / static_cast<std::size_t>(element_bytes(e))), dev, st);
+      cuda::launch_fill_input(
+          e, ptr, static_cast<std::int64_t>(bytes / static_cast<std::size_t>(element_bytes(e))),
+          dev, st);
       w.coll_in[e] = ptr;
     }
     BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, n.coll_out, "collective outputs" + of, &w.coll_out));
@@ -453,11 +476,11 @@ Status CudaExecutor::setup(CudaRun& run) {
     if (!buf.resident) continue;
     BRIGADE_RETURN_IF_ERROR(run.ledger->reserve(b, -1, 0.0));
     void* ptr = nullptr;
-    BRIGADE_RETURN_IF_ERROR(alloc(run, run.gpu_of[static_cast<size_t>(buf.device)],
-                                  static_cast<std::size_t>(buf.bytes),
-                                  "resident buffer '" + buf.name + "' of device " +
-                                      std::to_string(buf.device) + " '" + topo.device(buf.device).name + "'",
-                                  &ptr));
+    BRIGADE_RETURN_IF_ERROR(
+        alloc(run, run.gpu_of[static_cast<size_t>(buf.device)], static_cast<std::size_t>(buf.bytes),
+              "resident buffer '" + buf.name + "' of device " + std::to_string(buf.device) + " '" +
+                  topo.device(buf.device).name + "'",
+              &ptr));
   }
   for (int g = 0; g < run.gpus; ++g) {
     BRIGADE_CUDA_CHECK(cudaSetDevice(g));
@@ -540,7 +563,8 @@ Status CudaExecutor::enqueue_task(CudaRun& run, TaskId t, bool verify) {
       const double one64 = 1.0, zero64 = 0.0;
       const float one32 = 1.0f, zero32 = 0.0f;
       const void* alpha = compute == CUBLAS_COMPUTE_64F ? static_cast<const void*>(&one64) : &one32;
-      const void* beta = compute == CUBLAS_COMPUTE_64F ? static_cast<const void*>(&zero64) : &zero32;
+      const void* beta =
+          compute == CUBLAS_COMPUTE_64F ? static_cast<const void*>(&zero64) : &zero32;
       const auto m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
       if (g.batch == 1)
         BRIGADE_CUDA_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, a, data, m, b,
@@ -557,8 +581,8 @@ Status CudaExecutor::enqueue_task(CudaRun& run, TaskId t, bool verify) {
     const auto bytes = static_cast<std::size_t>(task.bytes);
     if (bytes > 0)
       BRIGADE_CUDA_CHECK(cudaMemcpyPeerAsync(w.xfer_dst.at(task.peer),
-                                             run.gpu_of[static_cast<size_t>(task.peer)],
-                                             w.xfer_src, gpu, bytes, s));
+                                             run.gpu_of[static_cast<size_t>(task.peer)], w.xfer_src,
+                                             gpu, bytes, s));
   }
   BRIGADE_CUDA_CHECK(cudaEventRecord(run.end[static_cast<size_t>(t)], s));
   return free_buffers(run, t);
@@ -571,8 +595,12 @@ Status CudaExecutor::enqueue_collective(CudaRun& run, CollectiveId cid, bool ver
   const CollectiveShape cs = collective_shape(c, !run.virtual_devices);
   const auto eb = static_cast<std::size_t>(element_bytes(cs.element));
   auto rank_task = [&](int r) { return c.tasks[static_cast<size_t>(r)]; };
-  auto rank_stream = [&](int r) { return run.streams[static_cast<size_t>(p.task(rank_task(r)).stream)]; };
-  auto rank_gpu = [&](int r) { return run.gpu_of[static_cast<size_t>(c.group[static_cast<size_t>(r)])]; };
+  auto rank_stream = [&](int r) {
+    return run.streams[static_cast<size_t>(p.task(rank_task(r)).stream)];
+  };
+  auto rank_gpu = [&](int r) {
+    return run.gpu_of[static_cast<size_t>(c.group[static_cast<size_t>(r)])];
+  };
   auto rank_work = [&](int r) -> CudaRun::StreamWork& {
     return run.work[static_cast<size_t>(p.task(rank_task(r)).stream)];
   };
@@ -581,7 +609,8 @@ Status CudaExecutor::enqueue_collective(CudaRun& run, CollectiveId cid, bool ver
     BRIGADE_RETURN_IF_ERROR(wait_deps(run, rank_task(r)));
     BRIGADE_RETURN_IF_ERROR(alloc_buffers(run, rank_task(r)));
     BRIGADE_CUDA_CHECK(cudaSetDevice(rank_gpu(r)));
-    BRIGADE_CUDA_CHECK(cudaEventRecord(run.start[static_cast<size_t>(rank_task(r))], rank_stream(r)));
+    BRIGADE_CUDA_CHECK(
+        cudaEventRecord(run.start[static_cast<size_t>(rank_task(r))], rank_stream(r)));
   }
   if (!run.virtual_devices) {
     const std::vector<int> gpus = [&] {
@@ -620,9 +649,11 @@ Status CudaExecutor::enqueue_collective(CudaRun& run, CollectiveId cid, bool ver
           break;
         case CollectiveKind::kAllToAll:
           for (int q = 0; q < n; ++q) {
-            BRIGADE_CUDA_CHECK(ncclSend(static_cast<const char*>(in) + static_cast<std::size_t>(q) * part * eb,
-                                        part, type, q, comm, s));
-            BRIGADE_CUDA_CHECK(ncclRecv(out + static_cast<std::size_t>(q) * part * eb, part, type, q, comm, s));
+            BRIGADE_CUDA_CHECK(
+                ncclSend(static_cast<const char*>(in) + static_cast<std::size_t>(q) * part * eb,
+                         part, type, q, comm, s));
+            BRIGADE_CUDA_CHECK(
+                ncclRecv(out + static_cast<std::size_t>(q) * part * eb, part, type, q, comm, s));
           }
           break;
       }
@@ -639,8 +670,9 @@ Status CudaExecutor::enqueue_collective(CudaRun& run, CollectiveId cid, bool ver
         cudaStream_t s = rank_stream(r);
         BRIGADE_CUDA_CHECK(cudaSetDevice(rank_gpu(r)));
         for (int q = 0; q < n; ++q) {
-          cudaEvent_t before = step == 0 ? run.start[static_cast<size_t>(rank_task(q))]
-                                         : ev[static_cast<size_t>(q)][static_cast<size_t>(step - 1)];
+          cudaEvent_t before = step == 0
+                                   ? run.start[static_cast<size_t>(rank_task(q))]
+                                   : ev[static_cast<size_t>(q)][static_cast<size_t>(step - 1)];
           if (q != r) BRIGADE_CUDA_CHECK(cudaStreamWaitEvent(s, before, 0));
         }
         ring_step_ops(c.kind, n, r, c.root, cs.count, cs.chunks, step, ops);
@@ -661,12 +693,14 @@ Status CudaExecutor::enqueue_collective(CudaRun& run, CollectiveId cid, bool ver
                                                    rank_gpu(op.src_rank), bytes, s));
           } else {
             char* staging = static_cast<char*>(w.staging) + dst_off;
-            BRIGADE_CUDA_CHECK(cudaMemcpyPeerAsync(staging, rank_gpu(r), src, rank_gpu(op.src_rank), bytes, s));
+            BRIGADE_CUDA_CHECK(
+                cudaMemcpyPeerAsync(staging, rank_gpu(r), src, rank_gpu(op.src_rank), bytes, s));
             cuda::launch_reduce(cs.element, out + dst_off, in_self + dst_off, staging, op.count, s);
             BRIGADE_CUDA_CHECK(cudaGetLastError());
           }
         }
-        BRIGADE_CUDA_CHECK(cudaEventRecord(ev[static_cast<size_t>(r)][static_cast<size_t>(step)], s));
+        BRIGADE_CUDA_CHECK(
+            cudaEventRecord(ev[static_cast<size_t>(r)][static_cast<size_t>(step)], s));
       }
     }
     // Exit barrier: no rank moves on while a peer may still read its output.
@@ -674,7 +708,8 @@ Status CudaExecutor::enqueue_collective(CudaRun& run, CollectiveId cid, bool ver
       BRIGADE_CUDA_CHECK(cudaSetDevice(rank_gpu(r)));
       for (int q = 0; q < n; ++q)
         if (q != r)
-          BRIGADE_CUDA_CHECK(cudaStreamWaitEvent(rank_stream(r), ev[static_cast<size_t>(q)].back(), 0));
+          BRIGADE_CUDA_CHECK(
+              cudaStreamWaitEvent(rank_stream(r), ev[static_cast<size_t>(q)].back(), 0));
     }
   }
   for (int r = 0; r < n; ++r) {
@@ -690,7 +725,8 @@ Status CudaExecutor::enqueue_collective(CudaRun& run, CollectiveId cid, bool ver
       e.rank = r;
       e.root = c.root;
       e.count = cs.count;
-      cuda::launch_check(cs.element, rank_work(r).coll_out, e, run.slots[static_cast<size_t>(t)], s);
+      cuda::launch_check(cs.element, rank_work(r).coll_out, e, run.slots[static_cast<size_t>(t)],
+                         s);
       BRIGADE_CUDA_CHECK(cudaGetLastError());
     }
     BRIGADE_RETURN_IF_ERROR(free_buffers(run, t));
@@ -775,14 +811,17 @@ Result<Trace> CudaExecutor::run_step(CudaRun& run, bool verify) {
         cuda::CheckSlot slot{};
         BRIGADE_CUDA_CHECK(cudaMemcpy(&slot, run.slots[static_cast<size_t>(t)], sizeof slot,
                                       cudaMemcpyDeviceToHost));
-        if (slot.first_bad == UINT64_MAX || c.group.size() > static_cast<size_t>(cuda::kMaxCheckedGroup))
+        if (slot.first_bad == UINT64_MAX ||
+            c.group.size() > static_cast<size_t>(cuda::kMaxCheckedGroup))
           continue;
         const CollectiveShape cs = collective_shape(c, !run.virtual_devices);
-        ExpectedOutput e{c.kind, c.group.data(), static_cast<int>(c.group.size()),
-                         static_cast<int>(r), c.root, cs.count};
+        ExpectedOutput e{
+            c.kind, c.group.data(), static_cast<int>(c.group.size()), static_cast<int>(r),
+            c.root, cs.count};
         const int want = expected_value(e, static_cast<std::int64_t>(slot.first_bad));
         char buf[160];
-        std::snprintf(buf, sizeof buf, ": element %llu is %g; expected %d", slot.first_bad, slot.got, want);
+        std::snprintf(buf, sizeof buf, ": element %llu is %g; expected %d", slot.first_bad,
+                      slot.got, want);
         return Status::error(std::string(kWho) + ": " + std::string(collective_kind_name(c.kind)) +
                                  " " + task_label(p, t) + " (collective " + std::to_string(cid) +
                                  ") on device " + std::to_string(c.group[r]) + " '" +
@@ -808,8 +847,10 @@ Result<Trace> CudaExecutor::run_step(CudaRun& run, bool verify) {
   trace.names = p.names();
   std::vector<double> t_start(static_cast<size_t>(nt)), t_end(static_cast<size_t>(nt));
   for (TaskId t = 0; t < nt; ++t) {
-    BRIGADE_ASSIGN_OR_RETURN(t_start[static_cast<size_t>(t)], seconds(run.start[static_cast<size_t>(t)], p.task(t).device));
-    BRIGADE_ASSIGN_OR_RETURN(t_end[static_cast<size_t>(t)], seconds(run.end[static_cast<size_t>(t)], p.task(t).device));
+    BRIGADE_ASSIGN_OR_RETURN(t_start[static_cast<size_t>(t)],
+                             seconds(run.start[static_cast<size_t>(t)], p.task(t).device));
+    BRIGADE_ASSIGN_OR_RETURN(t_end[static_cast<size_t>(t)],
+                             seconds(run.end[static_cast<size_t>(t)], p.task(t).device));
   }
   // A collective starts when its last rank arrives and ends with its last rank.
   for (const Collective& c : p.collectives()) {
@@ -823,8 +864,9 @@ Result<Trace> CudaExecutor::run_step(CudaRun& run, bool verify) {
   std::map<std::pair<int, int>, int> lanes;
   auto lane = [&](int src, int dst) {
     auto [it, fresh] = lanes.emplace(std::make_pair(src, dst), static_cast<int>(lanes.size()));
-    if (fresh) trace.lanes.push_back(trace.device_names[static_cast<size_t>(src)] + "->" +
-                                     trace.device_names[static_cast<size_t>(dst)]);
+    if (fresh)
+      trace.lanes.push_back(trace.device_names[static_cast<size_t>(src)] + "->" +
+                            trace.device_names[static_cast<size_t>(dst)]);
     return it->second;
   };
   for (TaskId t = 0; t < nt; ++t) {
@@ -833,9 +875,9 @@ Result<Trace> CudaExecutor::run_step(CudaRun& run, bool verify) {
                                     t_end[static_cast<size_t>(t)], task.name, task.kind, task.phase,
                                     task.collective});
     if (task.kind == TaskKind::kTransfer)
-      trace.transfers.push_back(TraceTransfer{t, task.device, task.peer, task.bytes,
-                                              t_start[static_cast<size_t>(t)], t_end[static_cast<size_t>(t)],
-                                              lane(task.device, task.peer)});
+      trace.transfers.push_back(
+          TraceTransfer{t, task.device, task.peer, task.bytes, t_start[static_cast<size_t>(t)],
+                        t_end[static_cast<size_t>(t)], lane(task.device, task.peer)});
   }
   if (run.virtual_devices) {
     // The own ring's steps as transfers: what each rank read from a peer.
@@ -848,14 +890,18 @@ Result<Trace> CudaExecutor::run_step(CudaRun& run, bool verify) {
         const int dev = c.group[static_cast<size_t>(r)];
         double prev = t_start[static_cast<size_t>(c.tasks[static_cast<size_t>(r)])];
         for (int step = 0; step < cs.steps; ++step) {
-          BRIGADE_ASSIGN_OR_RETURN(const double at, seconds(run.step_events[cid][static_cast<size_t>(r)][static_cast<size_t>(step)], dev));
+          BRIGADE_ASSIGN_OR_RETURN(
+              const double at,
+              seconds(run.step_events[cid][static_cast<size_t>(r)][static_cast<size_t>(step)],
+                      dev));
           ring_step_ops(c.kind, n, r, c.root, cs.count, cs.chunks, step, ops);
           for (const RingOp& op : ops)
             if (op.src_rank != r && op.count > 0) {
               const int src = c.group[static_cast<size_t>(op.src_rank)];
-              trace.transfers.push_back(TraceTransfer{c.tasks[static_cast<size_t>(r)], src, dev,
-                                                      static_cast<double>(op.count) * element_bytes(cs.element),
-                                                      prev, at, lane(src, dev)});
+              trace.transfers.push_back(
+                  TraceTransfer{c.tasks[static_cast<size_t>(r)], src, dev,
+                                static_cast<double>(op.count) * element_bytes(cs.element), prev, at,
+                                lane(src, dev)});
             }
           prev = at;
         }
@@ -869,16 +915,21 @@ Result<Trace> CudaExecutor::run_step(CudaRun& run, bool verify) {
     return a.task < b.task;
   });
   std::stable_sort(trace.transfers.begin(), trace.transfers.end(),
-                   [](const TraceTransfer& a, const TraceTransfer& b) { return a.start_seconds < b.start_seconds; });
+                   [](const TraceTransfer& a, const TraceTransfer& b) {
+                     return a.start_seconds < b.start_seconds;
+                   });
   // Memory: resident at 0, then each allocation at its task's start and each
   // free at its task's end, in time order.
   trace.memory = std::move(baseline);
   std::vector<std::pair<double, Effect>> timed;
   for (const Effect& e : effects)
-    timed.emplace_back(e.alloc ? t_start[static_cast<size_t>(e.task)] : t_end[static_cast<size_t>(e.task)], e);
-  std::stable_sort(timed.begin(), timed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    timed.emplace_back(
+        e.alloc ? t_start[static_cast<size_t>(e.task)] : t_end[static_cast<size_t>(e.task)], e);
+  std::stable_sort(timed.begin(), timed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   std::map<std::pair<int, int>, double> live;
-  for (const MemorySample& m : trace.memory) live[{m.device, static_cast<int>(m.category)}] = m.bytes;
+  for (const MemorySample& m : trace.memory)
+    live[{m.device, static_cast<int>(m.category)}] = m.bytes;
   for (const auto& [at, e] : timed) {
     const Buffer& b = p.buffers()[static_cast<size_t>(e.buffer)];
     double& v = live[{b.device, static_cast<int>(b.category)}];
@@ -900,7 +951,8 @@ Result<std::vector<Trace>> CudaExecutor::run_steps(const Program& program, const
                                                    const HardwareProfile& /*profile*/,
                                                    const RunOptions& options) {
   if (options.repeat < 1)
-    return Status::error("found repeat " + std::to_string(options.repeat) + "; expected repeat >= 1");
+    return Status::error("found repeat " + std::to_string(options.repeat) +
+                         "; expected repeat >= 1");
   BRIGADE_RETURN_IF_ERROR(check_program(program, topology));
   CudaRun run;
   run.program = &program;
@@ -921,16 +973,21 @@ Result<std::vector<Trace>> CudaExecutor::run_steps(const Program& program, const
 
 }  // namespace
 
-bool cuda_device_available(std::string* why) { return count_gpus(why) > 0; }
+bool cuda_device_available(std::string* why) {
+  return count_gpus(why) > 0;
+}
 
-int cuda_device_count(std::string* why) { return count_gpus(why); }
+int cuda_device_count(std::string* why) {
+  return count_gpus(why);
+}
 
 Result<std::string> cuda_device_name(int gpu) {
   cudaDeviceProp prop{};
   const cudaError_t e = cudaGetDeviceProperties(&prop, gpu);
   if (e != cudaSuccess) {
     cudaGetLastError();
-    return Status::error(std::string("no CUDA device: ") + cudaGetErrorString(e), ErrorKind::kBadInput);
+    return Status::error(std::string("no CUDA device: ") + cudaGetErrorString(e),
+                         ErrorKind::kBadInput);
   }
   return std::string(prop.name);
 }

@@ -17,23 +17,39 @@ int blocks_for(std::int64_t n) {
 }
 
 template <class T>
-__device__ T from_float(float v) { return static_cast<T>(v); }
+__device__ T from_float(float v) {
+  return static_cast<T>(v);
+}
 template <>
-__device__ __half from_float<__half>(float v) { return __float2half(v); }
+__device__ __half from_float<__half>(float v) {
+  return __float2half(v);
+}
 template <>
-__device__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) { return __float2bfloat16(v); }
+__device__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
+  return __float2bfloat16(v);
+}
 
 template <class T>
-__device__ float to_float(T v) { return static_cast<float>(v); }
+__device__ float to_float(T v) {
+  return static_cast<float>(v);
+}
 template <>
-__device__ float to_float<__half>(__half v) { return __half2float(v); }
+__device__ float to_float<__half>(__half v) {
+  return __half2float(v);
+}
 template <>
-__device__ float to_float<__nv_bfloat16>(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ float to_float<__nv_bfloat16>(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
 
 template <class T>
-__device__ T add(T a, T b) { return a + b; }
+__device__ T add(T a, T b) {
+  return a + b;
+}
 template <>
-__device__ __half add<__half>(__half a, __half b) { return __float2half(__half2float(a) + __half2float(b)); }
+__device__ __half add<__half>(__half a, __half b) {
+  return __float2half(__half2float(a) + __half2float(b));
+}
 template <>
 __device__ __nv_bfloat16 add<__nv_bfloat16>(__nv_bfloat16 a, __nv_bfloat16 b) {
   return __float2bfloat16(__bfloat162float(a) + __bfloat162float(b));
@@ -86,7 +102,8 @@ template <class T>
 __global__ void check_kernel(const T* out, CheckArgs args, CheckSlot* slot) {
   ExpectedOutput e = args.e;
   e.group = args.group;
-  for (std::int64_t i = args.begin + blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  for (std::int64_t i =
+           args.begin + blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
        i < args.end; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
     if (to_float<T>(out[i]) != static_cast<float>(expected_value(e, i)))
       atomicMin(&slot->first_bad, static_cast<unsigned long long>(i));
@@ -96,9 +113,11 @@ template <>
 __global__ void check_kernel<int>(const int* out, CheckArgs args, CheckSlot* slot) {
   ExpectedOutput e = args.e;
   e.group = args.group;
-  for (std::int64_t i = args.begin + blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  for (std::int64_t i =
+           args.begin + blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
        i < args.end; i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    if (out[i] != expected_value(e, i)) atomicMin(&slot->first_bad, static_cast<unsigned long long>(i));
+    if (out[i] != expected_value(e, i))
+      atomicMin(&slot->first_bad, static_cast<unsigned long long>(i));
 }
 
 __global__ void reset_slot_kernel(CheckSlot* slot) {
@@ -108,7 +127,8 @@ __global__ void reset_slot_kernel(CheckSlot* slot) {
 
 template <class T>
 __global__ void record_bad_kernel(const T* out, CheckSlot* slot) {
-  if (slot->first_bad != ULLONG_MAX) slot->got = static_cast<double>(to_float<T>(out[slot->first_bad]));
+  if (slot->first_bad != ULLONG_MAX)
+    slot->got = static_cast<double>(to_float<T>(out[slot->first_bad]));
 }
 
 template <>
@@ -119,11 +139,21 @@ __global__ void record_bad_kernel<int>(const int* out, CheckSlot* slot) {
 template <class F>
 void by_element(Element e, F&& f) {
   switch (e) {
-    case Element::kF64: f(double{}); break;
-    case Element::kF32: f(float{}); break;
-    case Element::kF16: f(__half{}); break;
-    case Element::kBF16: f(__nv_bfloat16{}); break;
-    case Element::kI32: f(int{}); break;
+    case Element::kF64:
+      f(double{});
+      break;
+    case Element::kF32:
+      f(float{});
+      break;
+    case Element::kF16:
+      f(__half{});
+      break;
+    case Element::kBF16:
+      f(__nv_bfloat16{});
+      break;
+    case Element::kI32:
+      f(int{});
+      break;
   }
 }
 
@@ -141,17 +171,20 @@ void launch_fill_operands(DType t, void* p, std::int64_t count, cudaStream_t s) 
   if (count <= 0) return;
   switch (t) {
     case DType::kF64:
-      fill_operands_kernel<double><<<blocks_for(count), kThreads, 0, s>>>(static_cast<double*>(p), count);
+      fill_operands_kernel<double>
+          <<<blocks_for(count), kThreads, 0, s>>>(static_cast<double*>(p), count);
       break;
     case DType::kF16:
-      fill_operands_kernel<__half><<<blocks_for(count), kThreads, 0, s>>>(static_cast<__half*>(p), count);
+      fill_operands_kernel<__half>
+          <<<blocks_for(count), kThreads, 0, s>>>(static_cast<__half*>(p), count);
       break;
     case DType::kBF16:
       fill_operands_kernel<__nv_bfloat16>
           <<<blocks_for(count), kThreads, 0, s>>>(static_cast<__nv_bfloat16*>(p), count);
       break;
     default:
-      fill_operands_kernel<float><<<blocks_for(count), kThreads, 0, s>>>(static_cast<float*>(p), count);
+      fill_operands_kernel<float>
+          <<<blocks_for(count), kThreads, 0, s>>>(static_cast<float*>(p), count);
       break;
   }
 }
@@ -181,14 +214,16 @@ void launch_check(Element e, const void* out, const ExpectedOutput& expected, Ch
                   cudaStream_t s) {
   CheckArgs args{};
   args.e = expected;
-  for (int r = 0; r < expected.ranks && r < kMaxCheckedGroup; ++r) args.group[r] = expected.group[r];
+  for (int r = 0; r < expected.ranks && r < kMaxCheckedGroup; ++r)
+    args.group[r] = expected.group[r];
   args.e.group = nullptr;
   checked_range(expected, &args.begin, &args.end);
   reset_slot_kernel<<<1, 1, 0, s>>>(slot);
   const std::int64_t n = args.end - args.begin;
   by_element(e, [&](auto t) {
     using T = decltype(t);
-    if (n > 0) check_kernel<T><<<blocks_for(n), kThreads, 0, s>>>(static_cast<const T*>(out), args, slot);
+    if (n > 0)
+      check_kernel<T><<<blocks_for(n), kThreads, 0, s>>>(static_cast<const T*>(out), args, slot);
     record_bad_kernel<T><<<1, 1, 0, s>>>(static_cast<const T*>(out), slot);
   });
 }

@@ -5,8 +5,8 @@
 // Launch errors are read by the caller (cudaGetLastError through the CHECK).
 #pragma once
 
-#include <cstdint>
 #include <cuda_runtime_api.h>
+#include <cstdint>
 
 #include "core/dtype.hpp"
 #include "realexec/pattern.hpp"

@@ -20,7 +20,9 @@ int cuda_device_count(std::string* why) {
   return 0;
 }
 
-Result<std::string> cuda_device_name(int) { return Status::error(kNotBuilt, ErrorKind::kBadInput); }
+Result<std::string> cuda_device_name(int) {
+  return Status::error(kNotBuilt, ErrorKind::kBadInput);
+}
 
 Result<std::unique_ptr<RealExecutor>> make_cuda_executor(const CudaOptions&) {
   return Status::error(kNotBuilt, ErrorKind::kBadInput);

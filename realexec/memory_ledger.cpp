@@ -40,8 +40,7 @@ Status MemoryLedger::reserve(BufferId b, TaskId by, double time_seconds) {
     return Status::error(backend_ + ": host memory limit reached: " + who + " on device " +
                              std::to_string(buf.device) + " '" + device.name + "' needs " +
                              format_bytes(buf.bytes) + "; " + format_bytes(host_bytes_) +
-                             " of the " + format_bytes(host_limit_bytes_) +
-                             " limit are in use",
+                             " of the " + format_bytes(host_limit_bytes_) + " limit are in use",
                          ErrorKind::kBadInput);
   device_bytes_[dev] += buf.bytes;
   if (host_counts_buffers_) host_bytes_ += buf.bytes;
@@ -95,8 +94,9 @@ void MemoryLedger::restart_samples(double time_seconds) {
   for (size_t d = 0; d < category_bytes_.size(); ++d)
     for (int c = 0; c < kNumMemoryCategories; ++c)
       if (category_bytes_[d][static_cast<size_t>(c)] > 0)
-        samples_.push_back(MemorySample{static_cast<std::int32_t>(d), static_cast<MemoryCategory>(c),
-                                        time_seconds, category_bytes_[d][static_cast<size_t>(c)]});
+        samples_.push_back(MemorySample{static_cast<std::int32_t>(d),
+                                        static_cast<MemoryCategory>(c), time_seconds,
+                                        category_bytes_[d][static_cast<size_t>(c)]});
 }
 
 double MemoryLedger::host_bytes() const {

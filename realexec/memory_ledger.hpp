@@ -49,8 +49,8 @@ class MemoryLedger {
   double host_limit_bytes_;
   bool host_counts_buffers_;
   mutable std::mutex mu_;
-  std::vector<double> device_bytes_;                       // live Program buffers per device
-  std::vector<std::vector<double>> category_bytes_;        // [device][category]
+  std::vector<double> device_bytes_;                 // live Program buffers per device
+  std::vector<std::vector<double>> category_bytes_;  // [device][category]
   std::vector<char> live_;
   double host_bytes_ = 0;
   std::vector<MemorySample> samples_;

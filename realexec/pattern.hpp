@@ -30,13 +30,24 @@ enum class Element : std::uint8_t { kF64, kF32, kF16, kBF16, kI32 };
 // false for fp8 and i8.
 inline bool collective_element(DType t, Element* e) {
   switch (t) {
-    case DType::kF64: *e = Element::kF64; return true;
+    case DType::kF64:
+      *e = Element::kF64;
+      return true;
     case DType::kF32:
-    case DType::kTF32: *e = Element::kF32; return true;
-    case DType::kF16: *e = Element::kF16; return true;
-    case DType::kBF16: *e = Element::kBF16; return true;
-    case DType::kI32: *e = Element::kI32; return true;
-    default: return false;
+    case DType::kTF32:
+      *e = Element::kF32;
+      return true;
+    case DType::kF16:
+      *e = Element::kF16;
+      return true;
+    case DType::kBF16:
+      *e = Element::kBF16;
+      return true;
+    case DType::kI32:
+      *e = Element::kI32;
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -8,7 +8,9 @@
 namespace brigade::realexec {
 namespace {
 
-int mod(std::int64_t a, int n) { return static_cast<int>(((a % n) + n) % n); }
+int mod(std::int64_t a, int n) {
+  return static_cast<int>(((a % n) + n) % n);
+}
 
 }  // namespace
 
@@ -21,12 +23,15 @@ int chain_chunks(std::int64_t count, double element_bytes) {
 int ring_steps(CollectiveKind kind, int ranks, int chunks) {
   if (ranks <= 1) return 1;
   switch (kind) {
-    case CollectiveKind::kAllReduce: return 2 * (ranks - 1);
+    case CollectiveKind::kAllReduce:
+      return 2 * (ranks - 1);
     case CollectiveKind::kReduceScatter:
     case CollectiveKind::kAllGather:
-    case CollectiveKind::kAllToAll: return ranks - 1;
+    case CollectiveKind::kAllToAll:
+      return ranks - 1;
     case CollectiveKind::kBroadcast:
-    case CollectiveKind::kReduce: return chunks + ranks - 2;
+    case CollectiveKind::kReduce:
+      return chunks + ranks - 2;
   }
   return 1;
 }
@@ -92,13 +97,14 @@ void ring_step_ops(CollectiveKind kind, int ranks, int rank, int root, std::int6
       const int q = step - (n - 2 - pos);
       if (q < 0 || q >= chunks) return;
       const std::int64_t b = part_begin(count, chunks, q);
-      out.push_back(RingOp{next, pos + 1 == n - 1 ? RingSource::kInput : RingSource::kOutput, b,
-                           b, part_size(count, chunks, q), true});
+      out.push_back(RingOp{next, pos + 1 == n - 1 ? RingSource::kInput : RingSource::kOutput, b, b,
+                           part_size(count, chunks, q), true});
       return;
     }
     case CollectiveKind::kAllToAll: {
       const std::int64_t block = count / n;
-      if (step == 0) out.push_back(RingOp{r, RingSource::kInput, r * block, r * block, block, false});
+      if (step == 0)
+        out.push_back(RingOp{r, RingSource::kInput, r * block, r * block, block, false});
       const int q = mod(r - (step + 1), n);
       out.push_back(RingOp{q, RingSource::kInput, r * block, q * block, block, false});
       return;

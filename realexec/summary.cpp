@@ -38,8 +38,10 @@ double span_extent_seconds(const Trace& trace) {
 std::string task_kind_key(const Program& program, TaskId task) {
   const Task& t = program.task(task);
   switch (t.kind) {
-    case TaskKind::kCompute: return std::string(compute_kind_name(t.compute));
-    case TaskKind::kTransfer: return "transfer";
+    case TaskKind::kCompute:
+      return std::string(compute_kind_name(t.compute));
+    case TaskKind::kTransfer:
+      return "transfer";
     case TaskKind::kCollective:
       return std::string(
           collective_kind_name(program.collectives()[static_cast<size_t>(t.collective)].kind));

@@ -46,7 +46,7 @@ struct StepSummary {
   std::vector<double> step_seconds;  // per timed step, in order
   double median_step_seconds = 0;
   double p90_step_seconds = 0;
-  std::vector<KindSummary> kinds;    // sorted by kind
+  std::vector<KindSummary> kinds;  // sorted by kind
 };
 
 // Summarises the traces of repeated steps of one Program.

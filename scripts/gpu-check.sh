@@ -148,8 +148,8 @@ run_checks() {
   {
     echo "gpu-check $(date -u '+%Y-%m-%d %H:%M UTC')"
     head -1 "$CARRY/MANIFEST"
-    grep -m1 -i "nvidia\|gpu" "$out/machine.txt" || true
-    echo "GPU tests:      $([ $tests_rc -eq 0 ] && echo passed || echo "FAILED (rc $tests_rc)") ($(grep -c '^\[       OK' "$out/gpu-tests.log" || true) ok, $(grep -c '^\[  SKIPPED' "$out/gpu-tests.log" || true) skipped, $(grep -c '^\[  FAILED' "$out/gpu-tests.log" || true) failed lines)"
+    grep -m1 "^GPU " "$out/machine.txt" || echo "no GPU listed by nvidia-smi"
+    echo "GPU tests:      $([ $tests_rc -eq 0 ] && echo passed || echo "FAILED (rc $tests_rc)"): $(grep -E '^\[ +(PASSED|SKIPPED|FAILED) +\] [0-9]+ test' "$out/gpu-tests.log" | sed 's/^\[ *\([A-Z]*\) *\] \([0-9]*\).*/\2 \1/' | paste -sd, - | tr 'A-Z' 'a-z')"
     echo "all realexec:   $([ $all_rc -eq 0 ] && echo passed || echo "FAILED (rc $all_rc)")"
     echo "calibrate cuda: $([ $cal_rc -eq 0 ] && echo "ok ($out/h200-profile.yaml)" || echo "FAILED (rc $cal_rc)")"
     echo "validate:       $([ $val_rc -eq 0 ] && echo ok || ([ $val_rc -eq -1 ] && echo "not wired" || echo "FAILED (rc $val_rc)"))"

@@ -1,13 +1,13 @@
 // `brigade calibrate`, run as a user would (the built binary, BRIGADE_EXE).
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 
 #include "realexec/executor.hpp"
 
@@ -20,7 +20,8 @@ struct Outcome {
 
 // Runs the brigade binary with `args`, capturing stdout and stderr.
 Outcome brigade(const std::string& args) {
-  const auto dir = std::filesystem::temp_directory_path() / ("brigade-calibrate-test-" + std::to_string(::getpid()));
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("brigade-calibrate-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string out = (dir / "out").string(), err = (dir / "err").string();
   const std::string cmd = std::string(BRIGADE_EXE) + " " + args + " >" + out + " 2>" + err;
@@ -58,8 +59,9 @@ TEST(CalibrateCommand, QuickCpuRunWritesAProfileAndASummary) {
 TEST(CalibrateCommand, JsonHasFitsAndBandwidths) {
   const Outcome r = brigade("calibrate --quick --json");
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* key : {"\"backend\": \"cpu\"", "\"collectives\"", "\"r_squared\"", "\"alg_bandwidth\"",
-                          "\"bus_bandwidth\"", "\"gemm\"", "\"launch_overhead_seconds\""})
+  for (const char* key :
+       {"\"backend\": \"cpu\"", "\"collectives\"", "\"r_squared\"", "\"alg_bandwidth\"",
+        "\"bus_bandwidth\"", "\"gemm\"", "\"launch_overhead_seconds\""})
     EXPECT_NE(r.out.find(key), std::string::npos) << key;
 }
 

@@ -91,7 +91,8 @@ TEST(CpuExecutor, TasksOfAStreamRunInIssueOrder) {
   ProgramBuilder b("order", 1);
   const StreamId s = b.stream(0, "compute");
   std::vector<TaskId> ids;
-  for (int i = 0; i < 5; ++i) ids.push_back(b.add_gemm(s, 8, 8, 8, DType::kF32, "g" + std::to_string(i)));
+  for (int i = 0; i < 5; ++i)
+    ids.push_back(b.add_gemm(s, 8, 8, 8, DType::kF32, "g" + std::to_string(i)));
   auto p = std::move(b).build();
   ASSERT_TRUE(p.is_ok());
   CpuOptions o;
@@ -147,10 +148,10 @@ TEST_P(CpuCollective, ResultMatchesTheReferenceAndRanksEndTogether) {
     streams.push_back(b.stream(d, "comm"));
   }
   // Two back to back, so the second reuses the first's buffers.
-  const CollectiveId first = b.add_collective(c.kind, CollectiveAlgorithm::kRing, group, c.bytes,
-                                              streams, "first");
-  const CollectiveId second = b.add_collective(c.kind, CollectiveAlgorithm::kRing, group,
-                                               c.bytes / 2, streams, "second");
+  const CollectiveId first =
+      b.add_collective(c.kind, CollectiveAlgorithm::kRing, group, c.bytes, streams, "first");
+  const CollectiveId second =
+      b.add_collective(c.kind, CollectiveAlgorithm::kRing, group, c.bytes / 2, streams, "second");
   b.collective(first).dtype = c.dtype;
   b.collective(second).dtype = c.dtype;
   b.collective(second).root = c.devices - 1;
@@ -291,9 +292,9 @@ TEST(CpuExecutor, MemorySamplesFollowAllocationsAndFrees) {
   ASSERT_TRUE(t.is_ok()) << t.message();
   std::vector<std::pair<MemoryCategory, double>> seen;
   for (const MemorySample& m : t->memory) seen.emplace_back(m.category, m.bytes);
-  const std::vector<std::pair<MemoryCategory, double>> want = {
-      {MemoryCategory::kParams, 4096}, {MemoryCategory::kActivations, 8192},
-      {MemoryCategory::kActivations, 0}};
+  const std::vector<std::pair<MemoryCategory, double>> want = {{MemoryCategory::kParams, 4096},
+                                                               {MemoryCategory::kActivations, 8192},
+                                                               {MemoryCategory::kActivations, 0}};
   EXPECT_EQ(seen, want);
   EXPECT_EQ(t->memory[0].time_seconds, 0.0);
 }
@@ -319,9 +320,9 @@ TEST(CpuExecutor, A16BitGemmIsRejectedUnlessAllowedInF32) {
 
 TEST(CpuExecutor, AnFp8CollectiveIsRejected) {
   ProgramBuilder b("fp8", 2);
-  const CollectiveId c = b.add_collective(CollectiveKind::kAllGather, CollectiveAlgorithm::kRing,
-                                          {0, 1}, 1024, {b.stream(0, "comm"), b.stream(1, "comm")},
-                                          "gather");
+  const CollectiveId c =
+      b.add_collective(CollectiveKind::kAllGather, CollectiveAlgorithm::kRing, {0, 1}, 1024,
+                       {b.stream(0, "comm"), b.stream(1, "comm")}, "gather");
   b.collective(c).dtype = DType::kFP8;
   auto p = std::move(b).build();
   ASSERT_TRUE(p.is_ok());

@@ -38,11 +38,11 @@ std::unique_ptr<RealExecutor> executor_or_skip(CudaOptions o = {}) {
   return std::move(ex).value();
 }
 
-#define SKIP_WITHOUT_GPU(ex)                                    \
-  do {                                                          \
-    std::string why;                                            \
-    if (!cuda_device_available(&why)) GTEST_SKIP() << why;      \
-    ASSERT_NE(ex, nullptr);                                     \
+#define SKIP_WITHOUT_GPU(ex)                               \
+  do {                                                     \
+    std::string why;                                       \
+    if (!cuda_device_available(&why)) GTEST_SKIP() << why; \
+    ASSERT_NE(ex, nullptr);                                \
   } while (0)
 
 TEST(CudaExecutor, WithoutAGpuTheBackendIsBadInputSayingWhy) {
@@ -65,7 +65,8 @@ TEST(CudaExecutor, GemmsRunInEveryDtypeTheBackendHas) {
   ProgramBuilder b("gemms", 1);
   const StreamId s = b.stream(0, "compute");
   for (DType t : {DType::kF64, DType::kF32, DType::kTF32, DType::kF16, DType::kBF16})
-    b.add_gemm(s, 1024, 512, 768, t, std::string(dtype_name(t)), Phase::kForward, t == DType::kBF16 ? 4 : 1);
+    b.add_gemm(s, 1024, 512, 768, t, std::string(dtype_name(t)), Phase::kForward,
+               t == DType::kBF16 ? 4 : 1);
   b.add_memory_bound(s, 64 << 20, DType::kBF16, "stream");
   b.add_fixed(s, 1e10, 1e6, DType::kBF16, "fixed");
   auto p = std::move(b).build();
@@ -107,10 +108,10 @@ TEST_P(CudaCollective, ResultsMatchTheReference) {
     group.push_back(d);
     streams.push_back(b.stream(d, "comm"));
   }
-  const CollectiveId c1 = b.add_collective(kind, CollectiveAlgorithm::kRing, group, 12.0 * (1 << 20),
-                                           streams, "big");
-  const CollectiveId c2 = b.add_collective(kind, CollectiveAlgorithm::kRing, group, 4096 * 3,
-                                           streams, "small");
+  const CollectiveId c1 =
+      b.add_collective(kind, CollectiveAlgorithm::kRing, group, 12.0 * (1 << 20), streams, "big");
+  const CollectiveId c2 =
+      b.add_collective(kind, CollectiveAlgorithm::kRing, group, 4096 * 3, streams, "small");
   b.collective(c1).dtype = DType::kBF16;
   b.collective(c2).root = devices - 1;
   auto p = std::move(b).build();
@@ -144,14 +145,16 @@ TEST(CudaExecutor, MoreDevicesThanGpusAreVirtualAndSaySo) {
     group.push_back(d);
     streams.push_back(b.stream(d, "comm"));
   }
-  b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, group, 1 << 20, streams, "ar");
+  b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, group, 1 << 20, streams,
+                   "ar");
   auto p = std::move(b).build();
   ASSERT_TRUE(p.is_ok());
   auto t = ex->run(*p, gpu_topology(9), HardwareProfile::defaults(), RunOptions{});
   ASSERT_TRUE(t.is_ok()) << t.message();
   EXPECT_EQ(t->source, "cuda (virtual devices)");
   ASSERT_EQ(ex->warnings().size(), 1u);
-  EXPECT_NE(ex->warnings()[0].find("collectives use Brigade's ring over device-to-device copies, not NCCL"),
+  EXPECT_NE(ex->warnings()[0].find(
+                "collectives use Brigade's ring over device-to-device copies, not NCCL"),
             std::string::npos);
   EXPECT_FALSE(t->transfers.empty());
 }
@@ -202,10 +205,11 @@ TEST(CudaExecutor, APlanLargerThanTheDeviceFailsNamingDeviceBufferAndSizes) {
   // ... and a device that claims more than the GPU has fails at the real allocation.
   auto u = ex->run(*p, gpu_topology(1, 1e15), HardwareProfile::defaults(), RunOptions{});
   ASSERT_FALSE(u.is_ok());
-  EXPECT_EQ(u.message().rfind("cuda backend: out of memory on GPU 0 (device 0 'gpu0'): buffer 'act' "
-                              "(task 0 'fwd') needs 186 GiB (",
-                              0),
-            0u)
+  EXPECT_EQ(
+      u.message().rfind("cuda backend: out of memory on GPU 0 (device 0 'gpu0'): buffer 'act' "
+                        "(task 0 'fwd') needs 186 GiB (",
+                        0),
+      0u)
       << u.message();
   // Nothing was left behind: a normal run still works.
   ProgramBuilder ok("after", 1);

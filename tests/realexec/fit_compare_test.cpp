@@ -74,13 +74,13 @@ TEST(CompareTraces, RelativeErrorsPerTaskKindAndStep) {
   EXPECT_NEAR(c->measured_step_seconds, 3.5e-3, 1e-15);
   EXPECT_NEAR(c->step_relative_error, (3.0 - 3.5) / 3.5, 1e-12);
   ASSERT_EQ(c->tasks.size(), 2u);
-  EXPECT_NEAR(c->tasks[0].relative_error, 0.1, 1e-12);    // (1.1 - 1) / 1
-  EXPECT_NEAR(c->tasks[1].relative_error, -0.2, 1e-12);   // (2 - 2.5) / 2.5
+  EXPECT_NEAR(c->tasks[0].relative_error, 0.1, 1e-12);   // (1.1 - 1) / 1
+  EXPECT_NEAR(c->tasks[1].relative_error, -0.2, 1e-12);  // (2 - 2.5) / 2.5
   ASSERT_EQ(c->kinds.size(), 2u);
   EXPECT_EQ(c->kinds[0].kind, "gemm");
   EXPECT_EQ(c->kinds[1].kind, "transfer");
-  EXPECT_NEAR(c->median_abs_task_error, 0.15, 1e-12);     // median of 0.1, 0.2
-  EXPECT_NEAR(c->p90_abs_task_error, 0.2, 1e-12);         // ceil(1.8) = 2nd of 2
+  EXPECT_NEAR(c->median_abs_task_error, 0.15, 1e-12);  // median of 0.1, 0.2
+  EXPECT_NEAR(c->p90_abs_task_error, 0.2, 1e-12);      // ceil(1.8) = 2nd of 2
 }
 
 TEST(CompareTraces, AMissingSpanIsNamed) {

@@ -33,7 +33,8 @@ std::vector<std::vector<int>> run_schedule(const Case& c, const std::vector<std:
   for (int r = 0; r < n; ++r) {
     in[static_cast<size_t>(r)].resize(static_cast<size_t>(c.count));
     for (std::int64_t i = 0; i < c.count; ++i)
-      in[static_cast<size_t>(r)][static_cast<size_t>(i)] = input_value(group[static_cast<size_t>(r)], i);
+      in[static_cast<size_t>(r)][static_cast<size_t>(i)] =
+          input_value(group[static_cast<size_t>(r)], i);
     out[static_cast<size_t>(r)].assign(static_cast<size_t>(c.count), -7);
   }
   const int chunks = chain_chunks(c.count, 4.0);
