@@ -44,6 +44,7 @@ namespace brigade::realexec {
 namespace {
 
 constexpr const char* kWho = "cuda backend";
+constexpr double kScratchCapBytes = 1024.0 * 1024.0 * 1024.0;
 
 std::string task_label(const Program& p, TaskId t) {
   std::string s = "task " + std::to_string(t);
@@ -179,9 +180,12 @@ struct CudaRun {
   const Topology* topology = nullptr;
   int gpus = 0;
   bool virtual_devices = false;
-  std::vector<int> gpu_of;                                    // by Program device
-  std::vector<cudaStream_t> streams;                          // by Program stream
-  std::vector<cublasHandle_t> blas;                           // by GPU
+  std::vector<int> gpu_of;            // by Program device
+  std::vector<cudaStream_t> streams;  // by Program stream
+  std::vector<int> stream_gpu;        // by Program stream
+  // One cuBLAS handle per stream: a handle's default workspace must not be
+  // shared by GEMMs running at once on different streams.
+  std::vector<cublasHandle_t> blas;                           // by Program stream
   std::vector<DevicePtr> owned;                               // workspaces and resident buffers
   std::map<BufferId, DevicePtr> buffers;                      // non-resident Program buffers, live
   std::map<std::vector<int>, std::vector<ncclComm_t>> comms;  // by GPU list in rank order
@@ -220,9 +224,9 @@ struct CudaRun {
     for (auto& [group, cs] : comms)
       for (ncclComm_t c : cs) ncclCommDestroy(c);
     for (cudaEvent_t e : events) cudaEventDestroy(e);
-    for (size_t g = 0; g < blas.size(); ++g) {
-      cudaSetDevice(static_cast<int>(g));
-      if (blas[g]) cublasDestroy(blas[g]);
+    for (size_t s = 0; s < blas.size(); ++s) {
+      cudaSetDevice(stream_gpu[s]);
+      if (blas[s]) cublasDestroy(blas[s]);
     }
     for (cudaStream_t s : streams)
       if (s) cudaStreamDestroy(s);
@@ -324,10 +328,8 @@ Status CudaExecutor::setup(CudaRun& run) {
   run.gpus = std::min(gpus_, std::max(1, p.num_devices));
   run.virtual_devices = p.num_devices > run.gpus;
   for (int d = 0; d < p.num_devices; ++d) run.gpu_of.push_back(d % run.gpus);
-  run.blas.assign(static_cast<size_t>(run.gpus), nullptr);
   for (int g = 0; g < run.gpus; ++g) {
     BRIGADE_CUDA_CHECK(cudaSetDevice(g));
-    BRIGADE_CUDA_CHECK(cublasCreate(&run.blas[static_cast<size_t>(g)]));
     // Keep freed stream-ordered memory in the pool across steps (a caching
     // allocator's behaviour): later steps do not pay for allocation.
     cudaMemPool_t pool;
@@ -344,9 +346,14 @@ Status CudaExecutor::setup(CudaRun& run) {
     }
   }
   run.streams.assign(p.streams().size(), nullptr);
+  run.blas.assign(p.streams().size(), nullptr);
   for (size_t s = 0; s < p.streams().size(); ++s) {
-    BRIGADE_CUDA_CHECK(cudaSetDevice(run.gpu_of[static_cast<size_t>(p.streams()[s].device)]));
+    const int gpu = run.gpu_of[static_cast<size_t>(p.streams()[s].device)];
+    run.stream_gpu.push_back(gpu);
+    BRIGADE_CUDA_CHECK(cudaSetDevice(gpu));
     BRIGADE_CUDA_CHECK(cudaStreamCreateWithFlags(&run.streams[s], cudaStreamNonBlocking));
+    BRIGADE_CUDA_CHECK(cublasCreate(&run.blas[s]));
+    BRIGADE_CUDA_CHECK(cublasSetStream(run.blas[s], run.streams[s]));
   }
   auto make_event = [&](cudaEvent_t* e) -> Status {
     BRIGADE_CUDA_CHECK(cudaEventCreate(e));
@@ -383,9 +390,12 @@ Status CudaExecutor::setup(CudaRun& run) {
       GemmShape gs;
       if (gemm_shape(task, topo.device(task.device), &gs))
         n.gemm[task.dtype] = std::max(n.gemm[task.dtype], gemm_bytes(gs, task.dtype));
-      else  // half the bytes are read, half written, in place; float4 granules
-        n.scratch =
-            std::max(n.scratch, static_cast<std::size_t>(task.bytes / 2.0 / 16.0) * 16 + 16);
+      else  // half the bytes are read, half written, in place, in passes over
+            // at most 1 GiB (far past any L2); float4 granules
+        n.scratch = std::max(
+            n.scratch,
+            static_cast<std::size_t>(std::min(task.bytes / 2.0, kScratchCapBytes) / 16.0) * 16 +
+                16);
     } else if (task.kind == TaskKind::kTransfer) {
       const auto bytes = static_cast<std::size_t>(task.bytes);
       n.xfer_src = std::max(n.xfer_src, bytes);
@@ -554,8 +564,7 @@ Status CudaExecutor::enqueue_task(CudaRun& run, TaskId t, bool verify) {
       cudaDataType data;
       cublasComputeType_t compute;
       gemm_types(task.dtype, &data, &compute);
-      cublasHandle_t h = run.blas[static_cast<size_t>(gpu)];
-      BRIGADE_CUDA_CHECK(cublasSetStream(h, s));
+      cublasHandle_t h = run.blas[static_cast<size_t>(task.stream)];
       auto* a = static_cast<char*>(w.gemm.at(task.dtype));
       const auto eb = static_cast<std::int64_t>(dtype_bytes(task.dtype));
       char* b = a + g.m * g.k * eb;
@@ -621,8 +630,9 @@ Status CudaExecutor::enqueue_collective(CudaRun& run, CollectiveId cid, bool ver
     const std::vector<ncclComm_t>& comms = run.comms.at(gpus);
     const ncclDataType_t type = nccl_type(cs.element);
     const std::size_t part = static_cast<std::size_t>(cs.count / n);
-    BRIGADE_CUDA_CHECK(ncclGroupStart());
-    for (int r = 0; r < n; ++r) {
+    // Every rank's call inside one group (one thread drives all GPUs); the
+    // group is closed even when a call fails, so that NCCL stays usable.
+    auto issue = [&](int r) -> Status {
       CudaRun::StreamWork& w = rank_work(r);
       const void* in = w.coll_in.at(cs.element);
       char* out = static_cast<char*>(w.coll_out);
@@ -657,8 +667,14 @@ Status CudaExecutor::enqueue_collective(CudaRun& run, CollectiveId cid, bool ver
           }
           break;
       }
-    }
-    BRIGADE_CUDA_CHECK(ncclGroupEnd());
+      return Status::ok();
+    };
+    BRIGADE_CUDA_CHECK(ncclGroupStart());
+    Status issued;
+    for (int r = 0; r < n && issued.is_ok(); ++r) issued = issue(r);
+    const Status ended = cuda::check(ncclGroupEnd(), "ncclGroupEnd()", __FILE__, __LINE__);
+    BRIGADE_RETURN_IF_ERROR(issued);
+    BRIGADE_RETURN_IF_ERROR(ended);
   } else {
     // Brigade's own schedule: after each step every rank waits for every
     // rank's end of that step (a barrier of events), as the CPU backend's
