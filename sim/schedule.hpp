@@ -1,0 +1,64 @@
+// Internal to sim/: a collective expanded into its algorithm's steps, as a
+// small DAG of point-to-point messages ("ops") between ranks. The engine runs
+// each op as one flow (alpha, then the bytes at the allocated rate).
+//
+// The expansions follow the table "Collective algorithms: the contract
+// between costmodel/ and sim/" in docs/ARCHITECTURE.md; docs/simulator.md
+// describes each one.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/program.hpp"
+#include "core/status.hpp"
+
+namespace brigade::sim {
+
+// When a dependent op may start relative to the op it depends on.
+enum class EdgeKind : std::uint8_t {
+  kAfterEnd,    // after the op's last byte arrived (store-and-forward, round barriers)
+  kAfterAlpha,  // after the op's alpha (cut-through: its first bytes arrived)
+};
+
+struct ScheduleOp {
+  std::int32_t src_rank = 0;
+  std::int32_t dst_rank = 0;
+  double bytes = 0;
+};
+
+// Ops plus dependency edges, stored as per-op singly linked edge lists so
+// that a Schedule can be refilled without allocating once it has grown.
+struct Schedule {
+  std::vector<ScheduleOp> ops;
+  std::vector<std::int32_t> pending;     // per op: edges into it
+  std::vector<std::int32_t> head_end;    // per op: first kAfterEnd out-edge, -1 if none
+  std::vector<std::int32_t> head_alpha;  // per op: first kAfterAlpha out-edge, -1 if none
+  std::vector<std::int32_t> edge_next;   // per edge: next out-edge of the same op and kind
+  std::vector<std::int32_t> edge_to;     // per edge: the dependent op
+
+  void clear();
+  std::int32_t add_op(std::int32_t src_rank, std::int32_t dst_rank, double bytes);
+  void add_edge(std::int32_t from, std::int32_t to, EdgeKind kind);
+  std::int32_t size() const { return static_cast<std::int32_t>(ops.size()); }
+};
+
+// Checks that `c` can be expanded: halving-doubling needs a power-of-two
+// group; hierarchical needs the same number of ranks on every node it spans.
+// `node_of` gives each device's node. The message names the collective.
+Status check_expandable(const Collective& c, const std::vector<std::int32_t>& node_of,
+                        const std::string& label);
+
+// Reusable scratch space for expand_collective (per-rank round trackers).
+struct ExpandScratch {
+  std::vector<std::int32_t> last_send, last_recv;
+  std::vector<std::vector<std::int32_t>> recv_since;
+  std::vector<std::int32_t> round_ops;
+  std::vector<std::int32_t> ranks;  // scratch for sub-rings
+};
+
+// Fills `out` with the steps of `c` (check_expandable must have passed).
+void expand_collective(const Collective& c, const std::vector<std::int32_t>& node_of,
+                       Schedule& out, ExpandScratch& scratch);
+
+}  // namespace brigade::sim

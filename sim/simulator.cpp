@@ -1,0 +1,941 @@
+// The discrete-event engine. Layout for speed: per-task arrays indexed by
+// TaskId (durations precomputed, dependency counters, successors as CSR),
+// flows and running collectives in recycled slots, one event queue whose
+// events are 8 bytes and dispatched by a switch. Nothing is allocated per
+// event once the pools have grown.
+#include "sim/simulator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <unordered_map>
+
+#include "sim/event_queue.hpp"
+#include "sim/network.hpp"
+#include "sim/schedule.hpp"
+#include "sim/shortcut.hpp"
+
+namespace brigade::sim {
+
+std::string_view network_model_name(NetworkModel m) {
+  return m == NetworkModel::kIdeal ? "ideal" : "flow";
+}
+
+namespace {
+
+constexpr std::uint32_t kKindBits = 4;
+constexpr std::uint32_t kKindMask = (1u << kKindBits) - 1;
+enum EventKind : std::uint32_t {
+  kTaskEnd = 0,       // id: compute task
+  kAlphaEnd = 1,      // id: flow slot; its alpha is over, its bytes start
+  kFlowEnd = 2,       // id: flow slot, tag carries its version
+  kCollectiveGo = 3,  // id: collective; its overhead is over, its steps start
+  kShortcutEnd = 4,   // id: collective run by the shortcut; it is over
+};
+constexpr std::uint32_t kVersionMask = 0xFFFFFFFFu >> kKindBits;
+Event make_event(std::uint32_t id, EventKind kind, std::uint32_t version = 0) {
+  return Event{id, kind | ((version & kVersionMask) << kKindBits)};
+}
+
+constexpr std::int64_t kProgressEvery = 1 << 20;
+
+struct RouteInfo {
+  std::int32_t first = 0, count = 0;  // into Engine::route_channels_
+  double alpha_seconds = 0;
+  double bandwidth_bytes_per_second = 0;
+};
+
+struct FlowSlot {
+  double bytes = 0;
+  double remaining = 0;    // bytes left at `last_update`
+  double rate = 0;         // bytes per second; 0 until its bytes start
+  double last_update = 0;
+  double start_seconds = 0;  // when its alpha began
+  std::int32_t instance = -1, op = -1, route = -1;
+  std::uint32_t version = 0;
+};
+
+// A running transfer or collective (its expansion and progress).
+struct Instance {
+  TaskId transfer = -1;         // the transfer task, or -1 for a collective
+  CollectiveId collective = -1;
+  std::int32_t ops_left = 0;
+  std::vector<std::int32_t> devices;  // rank -> device
+  Schedule sched;
+};
+
+// Direct-mapped memo of kernel_seconds: Programs repeat the same kernels
+// (every layer, every micro-batch), and the roofline with its efficiency
+// curve (two logs) is the costliest part of setting a task up.
+class KernelMemo {
+ public:
+  KernelMemo() : slots_(kSlots) {}
+  double get(const Topology& topo, const HardwareProfile& profile, std::int32_t device_class,
+             std::int32_t device, DType dtype, double flops, double bytes) {
+    std::uint64_t h = static_cast<std::uint64_t>(device_class) * 0x9E3779B97F4A7C15ull;
+    std::uint64_t fb, bb;
+    std::memcpy(&fb, &flops, 8);
+    std::memcpy(&bb, &bytes, 8);
+    h ^= (fb + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2));
+    h ^= (bb + 0x85EBCA77C2B2AE63ull + (h << 6) + (h >> 2));
+    h ^= static_cast<std::uint64_t>(dtype_index(dtype)) * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 29;
+    Slot& s = slots_[h & (kSlots - 1)];
+    if (s.valid && s.device_class == device_class && s.dtype == dtype && s.flops == flops &&
+        s.bytes == bytes)
+      return s.seconds;
+    const Device& d = topo.device(device);
+    const double sec = kernel_seconds(d, profile.for_device(d), dtype, flops, bytes);
+    s = Slot{flops, bytes, sec, device_class, dtype, true};
+    return sec;
+  }
+
+ private:
+  static constexpr size_t kSlots = 1 << 14;
+  struct Slot {
+    double flops = 0, bytes = 0, seconds = 0;
+    std::int32_t device_class = -1;
+    DType dtype = DType::kF32;
+    bool valid = false;
+  };
+  std::vector<Slot> slots_;
+};
+
+class Engine {
+ public:
+  Engine(const Program& p, const Topology& t, const HardwareProfile& h, const SimOptions& o)
+      : p_(p), topo_(t), prof_(h), opt_(o) {}
+
+  Status setup();
+  Status run();
+  SimResult result();
+
+ private:
+  // ---- setup helpers
+  std::string task_label(TaskId t) const;
+  std::string collective_label(CollectiveId c) const;
+  Result<std::int32_t> route_index(std::int32_t src, std::int32_t dst);
+  std::string check_route(std::int32_t src, std::int32_t dst, std::int32_t& index);
+
+  // ---- event handling
+  void start_task(TaskId t);
+  void finish_task(TaskId t);
+  void start_collective(CollectiveId c);
+  void collective_go(CollectiveId c);
+  void finish_collective(CollectiveId c);
+  void start_instance(std::int32_t inst);
+  void start_op(std::int32_t inst, std::int32_t op);
+  void alpha_end(std::int32_t slot);
+  void complete_flow(std::int32_t slot);
+  void finish_instance(std::int32_t inst);
+  void on_rate(std::int32_t slot, double rate);
+  void touch_device(std::int32_t d);
+  void alloc_buffer(BufferId b, TaskId t);
+  void free_buffer(BufferId b);
+  void report_oom(std::int32_t device, TaskId t);
+  void memory_sample(std::int32_t d, MemoryCategory c);
+  std::int32_t new_instance();
+  std::int32_t new_flow();
+  void channel_up(ChannelId c);
+  void channel_down(ChannelId c, double bytes);
+  void progress();
+
+  const Program& p_;
+  const Topology& topo_;
+  const HardwareProfile& prof_;
+  const SimOptions& opt_;
+  Status error_;
+
+  double now_ = 0;
+  std::int64_t events_ = 0;
+  std::int64_t tasks_done_ = 0;
+  std::int64_t flows_ = 0;
+  std::int64_t shortcuts_ = 0;
+  double step_end_ = 0;
+  TaskId last_task_ = -1;
+  bool times_ = false;  // keep per-task start (and end) times
+
+  // Per task.
+  std::vector<double> duration_;      // compute: seconds at speed 1 / speed factor
+  std::vector<std::int32_t> pending_; // unfinished predecessors (stream + deps)
+  std::vector<TaskId> crit_pred_;     // the predecessor whose end made it ready
+  std::vector<double> start_, end_;
+  std::vector<std::uint32_t> succ_off_;
+  std::vector<TaskId> succ_;
+  // Per stream: index (in stream order) of the task that ends next.
+  std::vector<std::int32_t> cursor_;
+  // Per collective.
+  std::vector<std::int32_t> arrived_;
+  std::vector<TaskId> last_arrival_;
+  std::vector<double> coll_overhead_;
+  std::vector<std::int32_t> coll_instance_;
+  std::vector<std::int32_t> coll_shortcut_;
+  // Per device.
+  std::vector<double> speed_, slowdown_, capacity_;
+  std::vector<std::int32_t> compute_running_, comm_running_;
+  std::vector<double> last_change_, busy_, comm_, exposed_;
+  std::vector<std::int32_t> node_of_;
+  // Memory.
+  std::vector<double> live_;        // device * kNumMemoryCategories + category
+  std::vector<double> total_, peak_total_, peak_cat_;
+  std::vector<std::uint8_t> buffer_live_;
+  std::vector<std::uint8_t> oom_seen_;
+  std::vector<OomEvent> oom_;
+  std::vector<std::int32_t> last_sample_;  // device * categories + category -> Trace::memory index
+  // Channels.
+  std::vector<double> chan_capacity_, chan_busy_, chan_bytes_, chan_since_;
+  std::vector<std::int32_t> chan_active_;
+  // Routes between device pairs, resolved on first use.
+  std::vector<std::int32_t> route_dense_;  // src * D + dst, when D is small
+  std::unordered_map<std::uint64_t, std::int32_t> route_map_;
+  std::vector<RouteInfo> routes_;
+  std::vector<ChannelId> route_channels_;
+  // Running work.
+  EventQueue queue_;
+  std::vector<TaskId> ready_;
+  std::vector<FlowSlot> flows_slots_;
+  std::vector<std::int32_t> free_flows_;
+  std::vector<Instance> instances_;
+  std::vector<std::int32_t> free_instances_;
+  FlowNetwork net_;
+  ExpandScratch scratch_;
+  ShortcutTable shortcuts_table_;
+  Trace trace_;
+};
+
+std::string Engine::task_label(TaskId t) const {
+  std::string s = "task " + std::to_string(t);
+  const auto name = p_.task_name(t);
+  if (!name.empty()) s += " '" + std::string(name) + "'";
+  return s;
+}
+
+std::string Engine::collective_label(CollectiveId c) const {
+  const Collective& col = p_.collectives()[static_cast<size_t>(c)];
+  return "collective " + std::to_string(c) +
+         (col.tasks.empty() ? "" : " (" + task_label(col.tasks[0]) + ")");
+}
+
+// Resolves (and checks) the route between two devices; "" or an error text.
+std::string Engine::check_route(std::int32_t src, std::int32_t dst, std::int32_t& index) {
+  const Route& r = topo_.route(src, dst);
+  const std::string from = topo_.device(src).name, to = topo_.device(dst).name;
+  if (r.channels.empty() && src != dst)
+    return "no route from " + from + " to " + to + "; expected a connected topology";
+  RouteInfo info;
+  info.first = static_cast<std::int32_t>(route_channels_.size());
+  info.count = static_cast<std::int32_t>(r.channels.size());
+  for (ChannelId c : r.channels) {
+    const double cap = chan_capacity_[static_cast<size_t>(c)];
+    if (!(cap > 0) || !std::isfinite(cap)) {
+      const Link& l = topo_.links()[static_cast<size_t>(link_of(c))];
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%g", cap);
+      return "the route from " + from + " to " + to + " crosses link '" +
+             (l.name.empty() ? std::to_string(link_of(c)) : l.name) + "' of bandwidth " + buf +
+             " B/s; expected a positive bandwidth";
+    }
+    route_channels_.push_back(c);
+  }
+  info.alpha_seconds = route_alpha_seconds(r, prof_);
+  info.bandwidth_bytes_per_second = route_bandwidth_bytes_per_second(r, topo_, prof_);
+  index = static_cast<std::int32_t>(routes_.size());
+  routes_.push_back(info);
+  return "";
+}
+
+Result<std::int32_t> Engine::route_index(std::int32_t src, std::int32_t dst) {
+  const auto d = static_cast<std::int64_t>(p_.num_devices);
+  std::int32_t* slot = nullptr;
+  if (!route_dense_.empty()) {
+    slot = &route_dense_[static_cast<size_t>(src * d + dst)];
+  } else {
+    auto [it, inserted] = route_map_.try_emplace(
+        (static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst), -1);
+    slot = &it->second;
+  }
+  if (*slot >= 0) return *slot;
+  std::int32_t index = -1;
+  std::string err = check_route(src, dst, index);
+  if (!err.empty()) return Status::error(err);
+  *slot = index;
+  return index;
+}
+
+Status Engine::setup() {
+  const std::string who = "program '" + p_.name + "': ";
+  BRIGADE_RETURN_IF_ERROR(p_.validate_against(topo_));
+  const auto nt = static_cast<size_t>(p_.num_tasks());
+  const auto nd = static_cast<size_t>(p_.num_devices);
+  const auto nc = static_cast<size_t>(topo_.num_channels());
+  const auto nk = static_cast<size_t>(kNumMemoryCategories);
+
+  // Devices.
+  speed_.assign(nd, 1.0);
+  for (const auto& [dev, f] : opt_.speed) {
+    if (dev < 0 || static_cast<size_t>(dev) >= nd)
+      return Status::error(who + "speed factor for device " + std::to_string(dev) +
+                           ", which does not exist; expected a device in 0.." +
+                           std::to_string(static_cast<long>(nd) - 1));
+    if (!(f > 0) || !std::isfinite(f)) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%g", f);
+      return Status::error(who + "speed factor " + buf + " for device " + std::to_string(dev) +
+                           "; expected a positive factor");
+    }
+    speed_[static_cast<size_t>(dev)] = f;
+  }
+  slowdown_.assign(nd, 0);
+  capacity_.assign(nd, 0);
+  node_of_.assign(static_cast<size_t>(topo_.num_devices()), 0);
+  for (int d = 0; d < topo_.num_devices(); ++d) node_of_[static_cast<size_t>(d)] = topo_.device(d).node;
+  std::vector<std::int32_t> device_class(nd, 0);
+  for (size_t d = 0; d < nd; ++d) {
+    const Device& dev = topo_.device(static_cast<int>(d));
+    slowdown_[d] = prof_.for_device(dev).comm_compute_slowdown;
+    capacity_[d] = dev.memory_bytes;
+    // Devices with the same kernel-time inputs share memo entries.
+    device_class[d] = static_cast<std::int32_t>(d);
+    for (size_t e = 0; e < d && e < 64; ++e) {
+      const Device& o = topo_.device(static_cast<int>(e));
+      if (o.model == dev.model && o.peak_flops_per_second == dev.peak_flops_per_second &&
+          o.memory_bandwidth_bytes_per_second == dev.memory_bandwidth_bytes_per_second) {
+        device_class[d] = device_class[e];
+        break;
+      }
+    }
+  }
+  compute_running_.assign(nd, 0);
+  comm_running_.assign(nd, 0);
+  last_change_.assign(nd, 0);
+  busy_.assign(nd, 0);
+  comm_.assign(nd, 0);
+  exposed_.assign(nd, 0);
+
+  // Channels.
+  chan_capacity_.assign(nc, 0);
+  for (size_t c = 0; c < nc; ++c) {
+    const Link& l = topo_.links()[static_cast<size_t>(link_of(static_cast<ChannelId>(c)))];
+    chan_capacity_[c] = l.bandwidth_bytes_per_second * prof_.for_link(l.link_class).bandwidth_efficiency;
+  }
+  chan_busy_.assign(nc, 0);
+  chan_bytes_.assign(nc, 0);
+  chan_since_.assign(nc, 0);
+  chan_active_.assign(nc, 0);
+  if (opt_.network == NetworkModel::kFlow) net_.init(chan_capacity_);
+  if (nd <= 2048) route_dense_.assign(nd * nd, -1);
+
+  // Collectives: expandable, overheads.
+  const auto ncoll = p_.collectives().size();
+  arrived_.assign(ncoll, 0);
+  last_arrival_.assign(ncoll, -1);
+  coll_overhead_.assign(ncoll, 0);
+  coll_instance_.assign(ncoll, -1);
+  for (size_t c = 0; c < ncoll; ++c) {
+    const Collective& col = p_.collectives()[c];
+    BRIGADE_RETURN_IF_ERROR(
+        check_expandable(col, node_of_, who + collective_label(static_cast<CollectiveId>(c))));
+    double o = 0;
+    for (std::int32_t d : col.group) o = std::max(o, prof_.for_device(topo_.device(d)).collective_overhead_seconds);
+    coll_overhead_[c] = o;
+  }
+
+  // Transfers' routes now, so that a bad link is reported before running.
+  for (TaskId t = 0; t < static_cast<TaskId>(nt); ++t) {
+    const Task& x = p_.task(t);
+    if (x.kind != TaskKind::kTransfer) continue;
+    auto r = route_index(x.device, x.peer);
+    if (!r.is_ok()) return Status::error(who + task_label(t) + ": " + r.message());
+  }
+
+  // Shortcuts: collectives whose channels no concurrent traffic can touch.
+  coll_shortcut_.assign(ncoll, -1);
+  if (!opt_.exact && !opt_.record_trace && ncoll > 0) {
+    BRIGADE_RETURN_IF_ERROR(plan_shortcuts(p_, topo_, prof_, opt_.network, node_of_,
+                                           shortcuts_table_, coll_shortcut_));
+  }
+
+  // Tasks: durations, dependency counts, successors.
+  KernelMemo memo;
+  duration_.assign(nt, 0);
+  pending_.assign(nt, 0);
+  crit_pred_.assign(nt, -1);
+  times_ = opt_.record_task_times || opt_.record_trace;
+  if (times_) {
+    start_.assign(nt, 0);
+    end_.assign(nt, 0);
+  }
+  succ_off_.assign(nt + 1, 0);
+  for (TaskId t = 0; t < static_cast<TaskId>(nt); ++t) {
+    const Task& x = p_.task(t);
+    if (x.kind == TaskKind::kCompute) {
+      duration_[static_cast<size_t>(t)] =
+          memo.get(topo_, prof_, device_class[static_cast<size_t>(x.device)], x.device, x.dtype,
+                   x.flops, x.bytes) /
+          speed_[static_cast<size_t>(x.device)];
+    }
+    const auto deps = p_.deps(t);
+    pending_[static_cast<size_t>(t)] = static_cast<std::int32_t>(deps.size());
+    for (TaskId on : deps) ++succ_off_[static_cast<size_t>(on) + 1];
+  }
+  for (size_t i = 0; i < nt; ++i) succ_off_[i + 1] += succ_off_[i];
+  succ_.resize(succ_off_[nt]);
+  {
+    std::vector<std::uint32_t> pos(succ_off_.begin(), succ_off_.end() - 1);
+    for (TaskId t = 0; t < static_cast<TaskId>(nt); ++t)
+      for (TaskId on : p_.deps(t)) succ_[pos[static_cast<size_t>(on)]++] = t;
+  }
+  const auto ns = p_.streams().size();
+  cursor_.assign(ns, 0);
+  for (size_t s = 0; s < ns; ++s) {
+    const auto ts = p_.stream_tasks(static_cast<StreamId>(s));
+    for (size_t i = 1; i < ts.size(); ++i) ++pending_[static_cast<size_t>(ts[i])];
+  }
+
+  // Memory: resident buffers are live from time 0.
+  live_.assign(nd * nk, 0);
+  total_.assign(nd, 0);
+  peak_total_.assign(nd, 0);
+  peak_cat_.assign(nd * nk, 0);
+  buffer_live_.assign(p_.buffers().size(), 0);
+  oom_seen_.assign(nd, 0);
+  for (size_t b = 0; b < p_.buffers().size(); ++b) {
+    const Buffer& buf = p_.buffers()[b];
+    if (!buf.resident) continue;
+    buffer_live_[b] = 1;
+    const auto d = static_cast<size_t>(buf.device);
+    live_[d * nk + static_cast<size_t>(buf.category)] += buf.bytes;
+    total_[d] += buf.bytes;
+  }
+  for (size_t d = 0; d < nd; ++d) {
+    peak_total_[d] = total_[d];
+    for (size_t k = 0; k < nk; ++k) peak_cat_[d * nk + k] = live_[d * nk + k];
+  }
+
+  // Trace tables.
+  if (opt_.record_trace) {
+    trace_.source = "sim:" + std::string(network_model_name(opt_.network));
+    trace_.program = p_.name;
+    for (size_t d = 0; d < nd; ++d) trace_.device_names.push_back(topo_.device(static_cast<int>(d)).name);
+    trace_.streams = p_.streams();
+    for (size_t c = 0; c < nc; ++c)
+      trace_.lanes.push_back(topo_.vertex_name(topo_.channel_from(static_cast<ChannelId>(c))) + "->" +
+                             topo_.vertex_name(topo_.channel_to(static_cast<ChannelId>(c))));
+    trace_.names = p_.names();
+    last_sample_.assign(nd * nk, -1);
+    for (size_t d = 0; d < nd; ++d)
+      for (size_t k = 0; k < nk; ++k) memory_sample(static_cast<std::int32_t>(d), static_cast<MemoryCategory>(k));
+  }
+  // Resident buffers alone over capacity: an OOM at time 0 with task -1.
+  for (size_t d = 0; d < nd; ++d)
+    if (total_[d] > capacity_[d]) report_oom(static_cast<std::int32_t>(d), -1);
+
+  for (TaskId t = 0; t < static_cast<TaskId>(nt); ++t)
+    if (pending_[static_cast<size_t>(t)] == 0) ready_.push_back(t);
+  return Status::ok();
+}
+
+// ---- device and channel bookkeeping ------------------------------------------------
+
+void Engine::touch_device(std::int32_t d) {
+  const auto i = static_cast<size_t>(d);
+  const double dt = now_ - last_change_[i];
+  if (dt > 0) {
+    if (compute_running_[i] > 0) busy_[i] += dt;
+    if (comm_running_[i] > 0) {
+      comm_[i] += dt;
+      if (compute_running_[i] == 0) exposed_[i] += dt;
+    }
+  }
+  last_change_[i] = now_;
+}
+
+void Engine::channel_up(ChannelId c) {
+  const auto i = static_cast<size_t>(c);
+  if (chan_active_[i]++ == 0) chan_since_[i] = now_;
+}
+
+void Engine::channel_down(ChannelId c, double bytes) {
+  const auto i = static_cast<size_t>(c);
+  chan_bytes_[i] += bytes;
+  if (--chan_active_[i] == 0) chan_busy_[i] += now_ - chan_since_[i];
+}
+
+void Engine::memory_sample(std::int32_t d, MemoryCategory c) {
+  const auto key = static_cast<size_t>(d) * kNumMemoryCategories + static_cast<size_t>(c);
+  const double v = live_[key];
+  std::int32_t& idx = last_sample_[key];
+  if (idx >= 0 && trace_.memory[static_cast<size_t>(idx)].time_seconds == now_) {
+    trace_.memory[static_cast<size_t>(idx)].bytes = v;
+    return;
+  }
+  idx = static_cast<std::int32_t>(trace_.memory.size());
+  trace_.memory.push_back(MemorySample{d, c, now_, v});
+}
+
+void Engine::alloc_buffer(BufferId b, TaskId t) {
+  if (buffer_live_[static_cast<size_t>(b)]) return;
+  buffer_live_[static_cast<size_t>(b)] = 1;
+  const Buffer& buf = p_.buffers()[static_cast<size_t>(b)];
+  const auto d = static_cast<size_t>(buf.device);
+  const size_t key = d * kNumMemoryCategories + static_cast<size_t>(buf.category);
+  live_[key] += buf.bytes;
+  total_[d] += buf.bytes;
+  peak_cat_[key] = std::max(peak_cat_[key], live_[key]);
+  peak_total_[d] = std::max(peak_total_[d], total_[d]);
+  if (opt_.record_trace) memory_sample(buf.device, buf.category);
+  if (total_[d] > capacity_[d] && !oom_seen_[d]) report_oom(buf.device, t);
+}
+
+void Engine::report_oom(std::int32_t device, TaskId t) {
+  const auto d = static_cast<size_t>(device);
+  oom_seen_[d] = 1;
+  OomEvent e;
+  e.device = device;
+  e.time_seconds = now_;
+  e.task = t;
+  e.live_bytes = total_[d];
+  e.capacity_bytes = capacity_[d];
+  // The largest live buffers of the device (largest first, then by id).
+  std::vector<std::pair<double, BufferId>> live;
+  for (size_t i = 0; i < p_.buffers().size(); ++i)
+    if (buffer_live_[i] && p_.buffers()[i].device == device)
+      live.emplace_back(-p_.buffers()[i].bytes, static_cast<BufferId>(i));
+  const size_t k = std::min<size_t>(5, live.size());
+  std::partial_sort(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(k), live.end());
+  for (size_t i = 0; i < k; ++i)
+    e.largest_buffers.emplace_back(p_.buffers()[static_cast<size_t>(live[i].second)].name, -live[i].first);
+  oom_.push_back(std::move(e));
+}
+
+void Engine::free_buffer(BufferId b) {
+  if (!buffer_live_[static_cast<size_t>(b)]) return;
+  buffer_live_[static_cast<size_t>(b)] = 0;
+  const Buffer& buf = p_.buffers()[static_cast<size_t>(b)];
+  const auto d = static_cast<size_t>(buf.device);
+  const size_t key = d * kNumMemoryCategories + static_cast<size_t>(buf.category);
+  live_[key] -= buf.bytes;
+  total_[d] -= buf.bytes;
+  if (opt_.record_trace) memory_sample(buf.device, buf.category);
+}
+
+void Engine::progress() {
+  if (opt_.on_progress && (tasks_done_ & (kProgressEvery - 1)) == 0)
+    opt_.on_progress(static_cast<double>(tasks_done_), static_cast<double>(p_.num_tasks()));
+}
+
+// ---- tasks ------------------------------------------------------------------------
+
+void Engine::start_task(TaskId t) {
+  ++events_;
+  const Task& x = p_.task(t);
+  if (times_) start_[static_cast<size_t>(t)] = now_;
+  if (x.kind == TaskKind::kCollective) {
+    // A rank arrives; the collective starts when the last one does.
+    const auto c = static_cast<size_t>(x.collective);
+    last_arrival_[c] = t;
+    if (++arrived_[c] == static_cast<std::int32_t>(p_.collectives()[c].group.size()))
+      start_collective(x.collective);
+    return;
+  }
+  const auto d = static_cast<size_t>(x.device);
+  touch_device(x.device);
+  for (BufferId b : p_.allocs(t)) alloc_buffer(b, t);
+  if (x.kind == TaskKind::kCompute) {
+    double dur = duration_[static_cast<size_t>(t)];
+    // Compute slowed by communication in flight on the device, decided at the
+    // kernel's start (docs/simulator.md, "Approximations").
+    if (comm_running_[d] > 0 && slowdown_[d] > 0) dur *= 1 + slowdown_[d];
+    ++compute_running_[d];
+    queue_.push(now_ + dur, make_event(static_cast<std::uint32_t>(t), kTaskEnd));
+    return;
+  }
+  // Transfer: one flow from the device to its peer.
+  ++comm_running_[d];
+  const std::int32_t inst = new_instance();
+  Instance& in = instances_[static_cast<size_t>(inst)];
+  in.transfer = t;
+  in.collective = -1;
+  in.devices.assign({x.device, x.peer});
+  in.sched.clear();
+  in.sched.add_op(0, 1, x.bytes);
+  start_instance(inst);
+}
+
+void Engine::finish_task(TaskId t) {
+  const Task& x = p_.task(t);
+  const auto d = static_cast<size_t>(x.device);
+  touch_device(x.device);
+  if (x.kind == TaskKind::kCompute) --compute_running_[d];
+  else --comm_running_[d];
+  for (BufferId b : p_.frees(t)) free_buffer(b);
+  if (times_) end_[static_cast<size_t>(t)] = now_;
+  if (opt_.record_trace) {
+    TraceSpan s;
+    s.task = t;
+    s.device = x.device;
+    s.stream = x.stream;
+    s.start_seconds = start_[static_cast<size_t>(t)];
+    s.end_seconds = now_;
+    s.name = x.name;
+    s.kind = x.kind;
+    s.phase = x.phase;
+    s.collective = x.collective;
+    trace_.spans.push_back(s);
+  }
+  if (now_ >= step_end_) {
+    step_end_ = now_;
+    last_task_ = t;
+  }
+  for (std::uint32_t i = succ_off_[static_cast<size_t>(t)]; i < succ_off_[static_cast<size_t>(t) + 1]; ++i) {
+    const TaskId s = succ_[i];
+    if (--pending_[static_cast<size_t>(s)] == 0) {
+      crit_pred_[static_cast<size_t>(s)] = t;
+      ready_.push_back(s);
+    }
+  }
+  const auto st = static_cast<size_t>(x.stream);
+  const auto ts = p_.stream_tasks(x.stream);
+  const auto next_pos = static_cast<size_t>(++cursor_[st]);
+  if (next_pos < ts.size()) {
+    const TaskId s = ts[next_pos];
+    if (--pending_[static_cast<size_t>(s)] == 0) {
+      crit_pred_[static_cast<size_t>(s)] = t;
+      ready_.push_back(s);
+    }
+  }
+  ++tasks_done_;
+  progress();
+}
+
+// ---- collectives and transfers -----------------------------------------------------
+
+void Engine::start_collective(CollectiveId c) {
+  const Collective& col = p_.collectives()[static_cast<size_t>(c)];
+  // Every rank starts now; the chain of the critical path runs through the
+  // last rank to arrive.
+  const TaskId last = last_arrival_[static_cast<size_t>(c)];
+  const TaskId via = crit_pred_[static_cast<size_t>(last)];
+  for (TaskId rt : col.tasks) {
+    const Task& x = p_.task(rt);
+    if (times_) start_[static_cast<size_t>(rt)] = now_;
+    if (rt != last) crit_pred_[static_cast<size_t>(rt)] = via;
+    touch_device(x.device);
+    ++comm_running_[static_cast<size_t>(x.device)];
+    for (BufferId b : p_.allocs(rt)) alloc_buffer(b, rt);
+  }
+  queue_.push(now_ + coll_overhead_[static_cast<size_t>(c)],
+              make_event(static_cast<std::uint32_t>(c), kCollectiveGo));
+}
+
+void Engine::collective_go(CollectiveId c) {
+  const Collective& col = p_.collectives()[static_cast<size_t>(c)];
+  const std::int32_t sc = coll_shortcut_[static_cast<size_t>(c)];
+  if (sc >= 0) {
+    // Channels provably its own: the isolated expansion's time and link use.
+    const ShortcutEntry& e = shortcuts_table_.entries[static_cast<size_t>(sc)];
+    ++shortcuts_;
+    for (const auto& u : e.channels) {
+      chan_bytes_[static_cast<size_t>(u.channel)] += u.bytes;
+      chan_busy_[static_cast<size_t>(u.channel)] += u.busy_seconds;
+    }
+    queue_.push(now_ + e.duration_seconds, make_event(static_cast<std::uint32_t>(c), kShortcutEnd));
+    return;
+  }
+  const std::int32_t inst = new_instance();
+  Instance& in = instances_[static_cast<size_t>(inst)];
+  in.transfer = -1;
+  in.collective = c;
+  in.devices.assign(col.group.begin(), col.group.end());
+  expand_collective(col, node_of_, in.sched, scratch_);
+  coll_instance_[static_cast<size_t>(c)] = inst;
+  start_instance(inst);
+}
+
+void Engine::finish_collective(CollectiveId c) {
+  for (TaskId rt : p_.collectives()[static_cast<size_t>(c)].tasks) finish_task(rt);
+}
+
+std::int32_t Engine::new_instance() {
+  if (!free_instances_.empty()) {
+    const std::int32_t i = free_instances_.back();
+    free_instances_.pop_back();
+    return i;
+  }
+  instances_.emplace_back();
+  return static_cast<std::int32_t>(instances_.size()) - 1;
+}
+
+std::int32_t Engine::new_flow() {
+  if (!free_flows_.empty()) {
+    const std::int32_t i = free_flows_.back();
+    free_flows_.pop_back();
+    return i;
+  }
+  flows_slots_.emplace_back();
+  return static_cast<std::int32_t>(flows_slots_.size()) - 1;
+}
+
+void Engine::start_instance(std::int32_t inst) {
+  Instance& in = instances_[static_cast<size_t>(inst)];
+  in.ops_left = in.sched.size();
+  if (in.ops_left == 0) {
+    finish_instance(inst);
+    return;
+  }
+  // Ops without predecessors start now (copy the count: start_op may not grow
+  // this schedule, but it does read `pending`).
+  const std::int32_t n = in.sched.size();
+  for (std::int32_t op = 0; op < n; ++op)
+    if (instances_[static_cast<size_t>(inst)].sched.pending[static_cast<size_t>(op)] == 0) start_op(inst, op);
+}
+
+void Engine::start_op(std::int32_t inst, std::int32_t op) {
+  if (!error_.is_ok()) return;
+  Instance& in = instances_[static_cast<size_t>(inst)];
+  const ScheduleOp& o = in.sched.ops[static_cast<size_t>(op)];
+  const std::int32_t src = in.devices[static_cast<size_t>(o.src_rank)];
+  const std::int32_t dst = in.devices[static_cast<size_t>(o.dst_rank)];
+  auto r = route_index(src, dst);
+  if (!r.is_ok()) {
+    error_ = Status::error("program '" + p_.name + "': " +
+                           (in.transfer >= 0 ? task_label(in.transfer) : collective_label(in.collective)) +
+                           ": " + r.message());
+    return;
+  }
+  const std::int32_t slot = new_flow();
+  FlowSlot& f = flows_slots_[static_cast<size_t>(slot)];
+  f.bytes = o.bytes;
+  f.remaining = o.bytes;
+  f.rate = 0;
+  f.last_update = now_;
+  f.start_seconds = now_;
+  f.instance = inst;
+  f.op = op;
+  f.route = *r;
+  ++flows_;
+  queue_.push(now_ + routes_[static_cast<size_t>(*r)].alpha_seconds,
+              make_event(static_cast<std::uint32_t>(slot), kAlphaEnd, f.version));
+}
+
+void Engine::alpha_end(std::int32_t slot) {
+  FlowSlot& f = flows_slots_[static_cast<size_t>(slot)];
+  const std::int32_t inst = f.instance;
+  const std::int32_t op = f.op;
+  // Cut-through successors start now.
+  {
+    Schedule& s = instances_[static_cast<size_t>(inst)].sched;
+    for (std::int32_t e = s.head_alpha[static_cast<size_t>(op)]; e >= 0; e = s.edge_next[static_cast<size_t>(e)]) {
+      const std::int32_t to = s.edge_to[static_cast<size_t>(e)];
+      if (--s.pending[static_cast<size_t>(to)] == 0) start_op(inst, to);
+    }
+  }
+  FlowSlot& g = flows_slots_[static_cast<size_t>(slot)];  // start_op may have grown the pool
+  if (!(g.bytes > 0)) {
+    complete_flow(slot);
+    return;
+  }
+  const RouteInfo& r = routes_[static_cast<size_t>(g.route)];
+  for (std::int32_t i = 0; i < r.count; ++i) channel_up(route_channels_[static_cast<size_t>(r.first + i)]);
+  g.last_update = now_;
+  if (opt_.network == NetworkModel::kIdeal) {
+    g.rate = r.bandwidth_bytes_per_second;
+    queue_.push(now_ + g.bytes / g.rate, make_event(static_cast<std::uint32_t>(slot), kFlowEnd, g.version));
+  } else {
+    net_.add(slot, std::span<const ChannelId>(route_channels_.data() + r.first, static_cast<size_t>(r.count)));
+  }
+}
+
+void Engine::on_rate(std::int32_t slot, double rate) {
+  FlowSlot& f = flows_slots_[static_cast<size_t>(slot)];
+  if (f.rate > 0) f.remaining = std::max(0.0, f.remaining - f.rate * (now_ - f.last_update));
+  f.rate = rate;
+  f.last_update = now_;
+  ++f.version;
+  queue_.push(now_ + f.remaining / rate, make_event(static_cast<std::uint32_t>(slot), kFlowEnd, f.version));
+}
+
+void Engine::complete_flow(std::int32_t slot) {
+  FlowSlot& f = flows_slots_[static_cast<size_t>(slot)];
+  const std::int32_t inst = f.instance;
+  const std::int32_t op = f.op;
+  if (f.bytes > 0) {
+    const RouteInfo& r = routes_[static_cast<size_t>(f.route)];
+    for (std::int32_t i = 0; i < r.count; ++i) channel_down(route_channels_[static_cast<size_t>(r.first + i)], f.bytes);
+    if (opt_.network == NetworkModel::kFlow) net_.remove(slot);
+  }
+  Instance& in = instances_[static_cast<size_t>(inst)];
+  if (opt_.record_trace) {
+    const ScheduleOp& o = in.sched.ops[static_cast<size_t>(op)];
+    const RouteInfo& r = routes_[static_cast<size_t>(f.route)];
+    TraceTransfer tr;
+    tr.task = in.transfer >= 0
+                  ? in.transfer
+                  : p_.collectives()[static_cast<size_t>(in.collective)].tasks[static_cast<size_t>(o.src_rank)];
+    tr.src = in.devices[static_cast<size_t>(o.src_rank)];
+    tr.dst = in.devices[static_cast<size_t>(o.dst_rank)];
+    tr.bytes = f.bytes;
+    tr.start_seconds = f.start_seconds;
+    tr.end_seconds = now_;
+    tr.lane = r.count > 0 ? route_channels_[static_cast<size_t>(r.first)] : -1;
+    trace_.transfers.push_back(tr);
+  }
+  ++f.version;  // any event still queued for this slot is stale
+  free_flows_.push_back(slot);
+  Schedule& s = in.sched;
+  for (std::int32_t e = s.head_end[static_cast<size_t>(op)]; e >= 0; e = s.edge_next[static_cast<size_t>(e)]) {
+    const std::int32_t to = s.edge_to[static_cast<size_t>(e)];
+    if (--s.pending[static_cast<size_t>(to)] == 0) start_op(inst, to);
+  }
+  if (--instances_[static_cast<size_t>(inst)].ops_left == 0) finish_instance(inst);
+}
+
+void Engine::finish_instance(std::int32_t inst) {
+  Instance& in = instances_[static_cast<size_t>(inst)];
+  const TaskId transfer = in.transfer;
+  const CollectiveId c = in.collective;
+  free_instances_.push_back(inst);
+  if (transfer >= 0) finish_task(transfer);
+  else finish_collective(c);
+}
+
+// ---- the loop -------------------------------------------------------------------------
+
+Status Engine::run() {
+  size_t ready_head = 0;
+  for (;;) {
+    if (!error_.is_ok()) return error_;
+    if (!queue_.empty() && queue_.top_time() <= now_) {
+      const std::int32_t b = queue_.pop_bucket();
+      for (size_t i = 0; i < queue_.bucket(b).size(); ++i) {
+        const Event e = queue_.bucket(b)[i];
+        const std::uint32_t kind = e.tag & kKindMask;
+        switch (kind) {
+          case kTaskEnd: {
+            ++events_;
+            const auto t = static_cast<TaskId>(e.id);
+            finish_task(t);
+            break;
+          }
+          case kAlphaEnd:
+            ++events_;
+            alpha_end(static_cast<std::int32_t>(e.id));
+            break;
+          case kFlowEnd:
+            if ((flows_slots_[e.id].version & kVersionMask) != (e.tag >> kKindBits)) break;  // rescheduled
+            ++events_;
+            complete_flow(static_cast<std::int32_t>(e.id));
+            break;
+          case kCollectiveGo:
+            ++events_;
+            collective_go(static_cast<CollectiveId>(e.id));
+            break;
+          case kShortcutEnd:
+            ++events_;
+            finish_collective(static_cast<CollectiveId>(e.id));
+            break;
+          default:
+            break;
+        }
+        if (!error_.is_ok()) return error_;
+      }
+      queue_.release(b);
+      continue;
+    }
+    if (ready_head < ready_.size()) {
+      // Start in the order they became ready. Starting may make more ready
+      // (a collective's last rank); they are appended and started here too.
+      while (ready_head < ready_.size()) start_task(ready_[ready_head++]);
+      ready_.clear();
+      ready_head = 0;
+      continue;
+    }
+    if (net_.dirty()) {
+      net_.recompute([this](std::int32_t f, double r) { on_rate(f, r); });
+      continue;
+    }
+    if (queue_.empty()) break;
+    now_ = queue_.top_time();
+  }
+  if (tasks_done_ != p_.num_tasks()) {
+    // Only a collective whose ranks never all arrive can stall (ProgramBuilder
+    // rejects cycles, so this is a rank blocked behind another collective).
+    for (size_t c = 0; c < p_.collectives().size(); ++c) {
+      const auto n = static_cast<std::int32_t>(p_.collectives()[c].group.size());
+      if (arrived_[c] > 0 && arrived_[c] < n)
+        return Status::error("program '" + p_.name + "': deadlock: " +
+                                 collective_label(static_cast<CollectiveId>(c)) + " has " +
+                                 std::to_string(arrived_[c]) + " of its " + std::to_string(n) +
+                                 " ranks ready and the others wait on it",
+                             ErrorKind::kBadInput);
+    }
+    return Status::error("program '" + p_.name + "': " + std::to_string(p_.num_tasks() - tasks_done_) +
+                             " tasks never became ready",
+                         ErrorKind::kInternal);
+  }
+  return Status::ok();
+}
+
+SimResult Engine::result() {
+  SimResult r;
+  r.step_seconds = step_end_;
+  r.events = events_;
+  r.network = opt_.network;
+  r.flows = flows_;
+  r.collectives_shortcut = shortcuts_;
+  const auto nd = static_cast<size_t>(p_.num_devices);
+  for (size_t d = 0; d < nd; ++d) {
+    now_ = step_end_;
+    touch_device(static_cast<std::int32_t>(d));
+    DeviceStats s;
+    s.id = static_cast<int>(d);
+    s.busy_seconds = busy_[d];
+    s.comm_seconds = comm_[d];
+    s.idle_seconds = std::max(0.0, step_end_ - busy_[d]);
+    s.exposed_comm_seconds = exposed_[d];
+    s.peak_memory_bytes = peak_total_[d];
+    for (size_t k = 0; k < static_cast<size_t>(kNumMemoryCategories); ++k)
+      s.peak_by_category[k] = peak_cat_[d * kNumMemoryCategories + k];
+    s.capacity_bytes = capacity_[d];
+    r.devices.push_back(s);
+  }
+  const auto nc = static_cast<size_t>(topo_.num_channels());
+  r.links.reserve(nc);
+  for (size_t c = 0; c < nc; ++c) {
+    LinkStats l;
+    const auto ch = static_cast<ChannelId>(c);
+    l.name = topo_.vertex_name(topo_.channel_from(ch)) + "->" + topo_.vertex_name(topo_.channel_to(ch));
+    l.channel = ch;
+    l.bytes = chan_bytes_[c];
+    l.busy_seconds = chan_busy_[c];
+    l.utilization = step_end_ > 0 ? chan_busy_[c] / step_end_ : 0;
+    l.capacity_bytes_per_second = chan_capacity_[c];
+    r.links.push_back(std::move(l));
+  }
+  std::stable_sort(oom_.begin(), oom_.end(),
+                   [](const OomEvent& a, const OomEvent& b) { return a.time_seconds < b.time_seconds; });
+  r.oom = std::move(oom_);
+  for (TaskId t = last_task_; t >= 0; t = crit_pred_[static_cast<size_t>(t)]) r.critical_path.push_back(t);
+  std::reverse(r.critical_path.begin(), r.critical_path.end());
+  if (opt_.record_task_times) {
+    r.task_start_seconds = std::move(start_);
+    r.task_end_seconds = std::move(end_);
+  }
+  if (opt_.record_trace) r.trace = std::move(trace_);
+  if (opt_.on_progress)
+    opt_.on_progress(static_cast<double>(tasks_done_), static_cast<double>(p_.num_tasks()));
+  return r;
+}
+
+}  // namespace
+
+Result<SimResult> simulate(const Program& program, const Topology& topology,
+                           const HardwareProfile& profile, const SimOptions& options) {
+  Engine e(program, topology, profile, options);
+  BRIGADE_RETURN_IF_ERROR(e.setup());
+  BRIGADE_RETURN_IF_ERROR(e.run());
+  return e.result();
+}
+
+}  // namespace brigade::sim
