@@ -1,34 +1,10 @@
 #include "sim/schedule.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
 namespace brigade::sim {
-
-void Schedule::clear() {
-  ops.clear();
-  pending.clear();
-  head_end.clear();
-  head_alpha.clear();
-  edge_next.clear();
-  edge_to.clear();
-}
-
-std::int32_t Schedule::add_op(std::int32_t src_rank, std::int32_t dst_rank, double bytes) {
-  ops.push_back(ScheduleOp{src_rank, dst_rank, bytes});
-  pending.push_back(0);
-  head_end.push_back(-1);
-  head_alpha.push_back(-1);
-  return static_cast<std::int32_t>(ops.size()) - 1;
-}
-
-void Schedule::add_edge(std::int32_t from, std::int32_t to, EdgeKind kind) {
-  auto& head = kind == EdgeKind::kAfterEnd ? head_end : head_alpha;
-  edge_to.push_back(to);
-  edge_next.push_back(head[static_cast<size_t>(from)]);
-  head[static_cast<size_t>(from)] = static_cast<std::int32_t>(edge_to.size()) - 1;
-  ++pending[static_cast<size_t>(to)];
-}
 
 namespace {
 
@@ -268,6 +244,31 @@ void rail_rings(Rounds& r, const std::vector<std::vector<std::int32_t>>& by_node
 }
 
 }  // namespace
+
+bool is_plain_ring(const Collective& c) {
+  switch (c.kind) {
+    case CollectiveKind::kAllReduce: return c.algorithm == CollectiveAlgorithm::kRing;
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kReduceScatter:
+      return c.algorithm == CollectiveAlgorithm::kRing || c.algorithm == CollectiveAlgorithm::kTree;
+    default: return false;
+  }
+}
+
+void collective_pairs(const Collective& c, const std::vector<std::int32_t>& node_of, Schedule& scratch,
+                      ExpandScratch& x, std::vector<std::pair<std::int32_t, std::int32_t>>& out) {
+  out.clear();
+  const auto n = static_cast<std::int32_t>(c.group.size());
+  if (n <= 1) return;
+  if (is_plain_ring(c)) {
+    for (std::int32_t r = 0; r < n; ++r) out.emplace_back(r, (r + 1) % n);
+    return;
+  }
+  expand_collective(c, node_of, scratch, x);
+  for (const ScheduleOp& op : scratch.ops) out.emplace_back(op.src_rank, op.dst_rank);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+}
 
 Status check_expandable(const Collective& c, const std::vector<std::int32_t>& node_of,
                         const std::string& label) {

@@ -64,6 +64,7 @@ Status plan_shortcuts(const Program& program, const Topology& topology,
     Schedule sched;
     ExpandScratch scratch;
     Collective col;
+    std::vector<std::pair<std::int32_t, std::int32_t>> pairs;
     for (size_t p = 0; p < patterns.size(); ++p) {
       const auto& v = patterns.item(static_cast<std::int32_t>(p));
       col.kind = static_cast<CollectiveKind>(v[0]);
@@ -71,11 +72,10 @@ Status plan_shortcuts(const Program& program, const Topology& topology,
       col.root = v[2];
       col.group.assign(v.begin() + 3, v.end());
       col.bytes = 1;
-      expand_collective(col, node_of, sched, scratch);
+      collective_pairs(col, node_of, sched, scratch, pairs);
       auto& chans = pattern_channels[p];
-      for (const ScheduleOp& op : sched.ops) {
-        const Route& r = topology.route(col.group[static_cast<size_t>(op.src_rank)],
-                                        col.group[static_cast<size_t>(op.dst_rank)]);
+      for (const auto& [src, dst] : pairs) {
+        const Route& r = topology.route(col.group[static_cast<size_t>(src)], col.group[static_cast<size_t>(dst)]);
         if (r.channels.empty()) pattern_ok[p] = 0;  // unroutable: left to the run to report
         chans.insert(chans.end(), r.channels.begin(), r.channels.end());
       }

@@ -15,6 +15,7 @@
 #include "sim/network.hpp"
 #include "sim/schedule.hpp"
 #include "sim/shortcut.hpp"
+#include "sim/simulator_detail.hpp"
 
 namespace brigade::sim {
 
@@ -52,9 +53,27 @@ struct FlowSlot {
   double rate = 0;         // bytes per second; 0 until its bytes start
   double last_update = 0;
   double start_seconds = 0;  // when its alpha began
-  std::int32_t instance = -1, op = -1, route = -1;
+  std::int32_t instance = -1, op = -1, route = -1;  // op: schedule op, or the ring rank
+  std::int32_t step = 0;                            // ring step
   std::uint32_t version = 0;
 };
+
+// What the event loop needs of a task, packed into 32 bytes so that starting
+// or finishing a task touches one cache line (the Program's Task is 88 bytes
+// and mostly cold).
+struct HotTask {
+  double duration = 0;          // compute: seconds at speed 1 / speed factor
+  std::int32_t stream = 0;
+  std::int32_t pending = 0;     // unfinished predecessors (stream + deps)
+  TaskId crit_pred = -1;        // the predecessor whose end made it ready
+  std::uint32_t succ_begin = 0; // into Engine::succ_
+  std::uint32_t succ_count = 0;
+  std::uint32_t bits = 0;       // kind (2 bits) | has memory effects (1 bit) | aux << 3
+  TaskKind kind() const { return static_cast<TaskKind>(bits & 3u); }
+  bool has_memory() const { return (bits & 4u) != 0; }
+  std::int32_t aux() const { return static_cast<std::int32_t>(bits >> 3); }  // collective, or peer
+};
+static_assert(sizeof(HotTask) == 32);
 
 // A running transfer or collective (its expansion and progress).
 struct Instance {
@@ -63,6 +82,15 @@ struct Instance {
   std::int32_t ops_left = 0;
   std::vector<std::int32_t> devices;  // rank -> device
   Schedule sched;
+  // A ring (ReduceScatter/AllGather: N-1 steps, AllReduce: 2(N-1)) runs
+  // without a materialised schedule: the dependencies of schedule.cpp's
+  // ring() are two counters per rank (a rank's step s+1 needs its own step s
+  // sent and its predecessor's step s received), which keeps a 1024-rank
+  // ring's 2 million messages out of memory.
+  bool ring = false;
+  std::int32_t ring_steps = 0;
+  double ring_bytes = 0;
+  std::vector<std::int32_t> next_step, sends_done, recvs_done, ring_route;
 };
 
 // Direct-mapped memo of kernel_seconds: Programs repeat the same kernels
@@ -104,8 +132,9 @@ class KernelMemo {
 
 class Engine {
  public:
-  Engine(const Program& p, const Topology& t, const HardwareProfile& h, const SimOptions& o)
-      : p_(p), topo_(t), prof_(h), opt_(o) {}
+  Engine(const Program& p, const Topology& t, const HardwareProfile& h, const SimOptions& o,
+         bool implicit_rings)
+      : p_(p), topo_(t), prof_(h), opt_(o), implicit_rings_(implicit_rings) {}
 
   Status setup();
   Status run();
@@ -126,6 +155,10 @@ class Engine {
   void finish_collective(CollectiveId c);
   void start_instance(std::int32_t inst);
   void start_op(std::int32_t inst, std::int32_t op);
+  void launch_flow(std::int32_t inst, std::int32_t op, std::int32_t step, double bytes, std::int32_t route);
+  void ring_try(std::int32_t inst, std::int32_t rank);
+  void start_ring(std::int32_t inst, const Collective& col);
+  void op_error(const Instance& in, const Status& st);
   void alpha_end(std::int32_t slot);
   void complete_flow(std::int32_t slot);
   void finish_instance(std::int32_t inst);
@@ -140,11 +173,13 @@ class Engine {
   void channel_up(ChannelId c);
   void channel_down(ChannelId c, double bytes);
   void progress();
+  void handle(Event e);
 
   const Program& p_;
   const Topology& topo_;
   const HardwareProfile& prof_;
   const SimOptions& opt_;
+  const bool implicit_rings_;
   Status error_;
 
   double now_ = 0;
@@ -157,12 +192,10 @@ class Engine {
   bool times_ = false;  // keep per-task start (and end) times
 
   // Per task.
-  std::vector<double> duration_;      // compute: seconds at speed 1 / speed factor
-  std::vector<std::int32_t> pending_; // unfinished predecessors (stream + deps)
-  std::vector<TaskId> crit_pred_;     // the predecessor whose end made it ready
-  std::vector<double> start_, end_;
-  std::vector<std::uint32_t> succ_off_;
-  std::vector<TaskId> succ_;
+  BigVector<HotTask> hot_;
+  BigVector<double> start_, end_;
+  BigVector<TaskId> succ_;
+  std::vector<std::int32_t> stream_device_;
   // Per stream: index (in stream order) of the task that ends next.
   std::vector<std::int32_t> cursor_;
   // Per collective.
@@ -328,6 +361,11 @@ Status Engine::setup() {
 
   // Collectives: expandable, overheads.
   const auto ncoll = p_.collectives().size();
+  if (ncoll >= (1u << 29) || nd >= (1u << 29) || nt >= (1ull << 31))
+    return Status::error(who + "has " + std::to_string(ncoll) + " collectives, " + std::to_string(nd) +
+                             " devices and " + std::to_string(nt) +
+                             " tasks; the simulator handles up to 2^29 collectives and devices and 2^31 tasks",
+                         ErrorKind::kUnsupported);
   arrived_.assign(ncoll, 0);
   last_arrival_.assign(ncoll, -1);
   coll_overhead_.assign(ncoll, 0);
@@ -358,39 +396,46 @@ Status Engine::setup() {
 
   // Tasks: durations, dependency counts, successors.
   KernelMemo memo;
-  duration_.assign(nt, 0);
-  pending_.assign(nt, 0);
-  crit_pred_.assign(nt, -1);
+  hot_.assign(nt, HotTask{});
   times_ = opt_.record_task_times || opt_.record_trace;
   if (times_) {
     start_.assign(nt, 0);
     end_.assign(nt, 0);
   }
-  succ_off_.assign(nt + 1, 0);
+  std::vector<std::uint32_t> succ_off(nt + 1, 0);
   for (TaskId t = 0; t < static_cast<TaskId>(nt); ++t) {
     const Task& x = p_.task(t);
-    if (x.kind == TaskKind::kCompute) {
-      duration_[static_cast<size_t>(t)] =
-          memo.get(topo_, prof_, device_class[static_cast<size_t>(x.device)], x.device, x.dtype,
-                   x.flops, x.bytes) /
-          speed_[static_cast<size_t>(x.device)];
-    }
+    HotTask& h = hot_[static_cast<size_t>(t)];
+    h.stream = x.stream;
+    const std::int32_t aux = x.kind == TaskKind::kCollective ? x.collective
+                             : x.kind == TaskKind::kTransfer ? x.peer
+                                                              : 0;
+    const bool mem = !p_.allocs(t).empty() || !p_.frees(t).empty();
+    h.bits = static_cast<std::uint32_t>(x.kind) | (mem ? 4u : 0u) | (static_cast<std::uint32_t>(aux) << 3);
+    if (x.kind == TaskKind::kCompute)
+      h.duration = memo.get(topo_, prof_, device_class[static_cast<size_t>(x.device)], x.device, x.dtype, x.flops,
+                            x.bytes) /
+                   speed_[static_cast<size_t>(x.device)];
     const auto deps = p_.deps(t);
-    pending_[static_cast<size_t>(t)] = static_cast<std::int32_t>(deps.size());
-    for (TaskId on : deps) ++succ_off_[static_cast<size_t>(on) + 1];
+    h.pending = static_cast<std::int32_t>(deps.size());
+    for (TaskId on : deps) ++succ_off[static_cast<size_t>(on) + 1];
   }
-  for (size_t i = 0; i < nt; ++i) succ_off_[i + 1] += succ_off_[i];
-  succ_.resize(succ_off_[nt]);
-  {
-    std::vector<std::uint32_t> pos(succ_off_.begin(), succ_off_.end() - 1);
-    for (TaskId t = 0; t < static_cast<TaskId>(nt); ++t)
-      for (TaskId on : p_.deps(t)) succ_[pos[static_cast<size_t>(on)]++] = t;
+  for (size_t i = 0; i < nt; ++i) succ_off[i + 1] += succ_off[i];
+  succ_.resize(succ_off[nt]);
+  for (size_t i = 0; i < nt; ++i) {
+    hot_[i].succ_begin = succ_off[i];
+    hot_[i].succ_count = succ_off[i + 1] - succ_off[i];
   }
+  for (TaskId t = 0; t < static_cast<TaskId>(nt); ++t)
+    for (TaskId on : p_.deps(t)) succ_[succ_off[static_cast<size_t>(on)]++] = t;
+  succ_off = {};
   const auto ns = p_.streams().size();
   cursor_.assign(ns, 0);
+  stream_device_.assign(ns, 0);
   for (size_t s = 0; s < ns; ++s) {
+    stream_device_[s] = p_.streams()[s].device;
     const auto ts = p_.stream_tasks(static_cast<StreamId>(s));
-    for (size_t i = 1; i < ts.size(); ++i) ++pending_[static_cast<size_t>(ts[i])];
+    for (size_t i = 1; i < ts.size(); ++i) ++hot_[static_cast<size_t>(ts[i])].pending;
   }
 
   // Memory: resident buffers are live from time 0.
@@ -432,7 +477,7 @@ Status Engine::setup() {
     if (total_[d] > capacity_[d]) report_oom(static_cast<std::int32_t>(d), -1);
 
   for (TaskId t = 0; t < static_cast<TaskId>(nt); ++t)
-    if (pending_[static_cast<size_t>(t)] == 0) ready_.push_back(t);
+    if (hot_[static_cast<size_t>(t)].pending == 0) ready_.push_back(t);
   return Status::ok();
 }
 
@@ -529,21 +574,24 @@ void Engine::progress() {
 
 void Engine::start_task(TaskId t) {
   ++events_;
-  const Task& x = p_.task(t);
+  const HotTask& h = hot_[static_cast<size_t>(t)];
   if (times_) start_[static_cast<size_t>(t)] = now_;
-  if (x.kind == TaskKind::kCollective) {
+  const TaskKind kind = h.kind();
+  if (kind == TaskKind::kCollective) {
     // A rank arrives; the collective starts when the last one does.
-    const auto c = static_cast<size_t>(x.collective);
+    const auto c = static_cast<size_t>(h.aux());
     last_arrival_[c] = t;
     if (++arrived_[c] == static_cast<std::int32_t>(p_.collectives()[c].group.size()))
-      start_collective(x.collective);
+      start_collective(h.aux());
     return;
   }
-  const auto d = static_cast<size_t>(x.device);
-  touch_device(x.device);
-  for (BufferId b : p_.allocs(t)) alloc_buffer(b, t);
-  if (x.kind == TaskKind::kCompute) {
-    double dur = duration_[static_cast<size_t>(t)];
+  const std::int32_t dev = stream_device_[static_cast<size_t>(h.stream)];
+  const auto d = static_cast<size_t>(dev);
+  touch_device(dev);
+  if (h.has_memory())
+    for (BufferId b : p_.allocs(t)) alloc_buffer(b, t);
+  if (kind == TaskKind::kCompute) {
+    double dur = h.duration;
     // Compute slowed by communication in flight on the device, decided at the
     // kernel's start (docs/simulator.md, "Approximations").
     if (comm_running_[d] > 0 && slowdown_[d] > 0) dur *= 1 + slowdown_[d];
@@ -553,25 +601,30 @@ void Engine::start_task(TaskId t) {
   }
   // Transfer: one flow from the device to its peer.
   ++comm_running_[d];
+  const std::int32_t peer = h.aux();
   const std::int32_t inst = new_instance();
   Instance& in = instances_[static_cast<size_t>(inst)];
   in.transfer = t;
   in.collective = -1;
-  in.devices.assign({x.device, x.peer});
+  in.devices.assign({dev, peer});
+  in.ring = false;
   in.sched.clear();
-  in.sched.add_op(0, 1, x.bytes);
+  in.sched.add_op(0, 1, p_.task(t).bytes);
   start_instance(inst);
 }
 
 void Engine::finish_task(TaskId t) {
-  const Task& x = p_.task(t);
-  const auto d = static_cast<size_t>(x.device);
-  touch_device(x.device);
-  if (x.kind == TaskKind::kCompute) --compute_running_[d];
+  HotTask& h = hot_[static_cast<size_t>(t)];
+  const std::int32_t dev = stream_device_[static_cast<size_t>(h.stream)];
+  const auto d = static_cast<size_t>(dev);
+  touch_device(dev);
+  if (h.kind() == TaskKind::kCompute) --compute_running_[d];
   else --comm_running_[d];
-  for (BufferId b : p_.frees(t)) free_buffer(b);
+  if (h.has_memory())
+    for (BufferId b : p_.frees(t)) free_buffer(b);
   if (times_) end_[static_cast<size_t>(t)] = now_;
   if (opt_.record_trace) {
+    const Task& x = p_.task(t);
     TraceSpan s;
     s.task = t;
     s.device = x.device;
@@ -588,20 +641,22 @@ void Engine::finish_task(TaskId t) {
     step_end_ = now_;
     last_task_ = t;
   }
-  for (std::uint32_t i = succ_off_[static_cast<size_t>(t)]; i < succ_off_[static_cast<size_t>(t) + 1]; ++i) {
-    const TaskId s = succ_[i];
-    if (--pending_[static_cast<size_t>(s)] == 0) {
-      crit_pred_[static_cast<size_t>(s)] = t;
-      ready_.push_back(s);
+  const TaskId* succ = succ_.data() + h.succ_begin;
+  for (std::uint32_t i = 0; i < h.succ_count; ++i) {
+    HotTask& sh = hot_[static_cast<size_t>(succ[i])];
+    if (--sh.pending == 0) {
+      sh.crit_pred = t;
+      ready_.push_back(succ[i]);
     }
   }
-  const auto st = static_cast<size_t>(x.stream);
-  const auto ts = p_.stream_tasks(x.stream);
+  const auto st = static_cast<size_t>(h.stream);
+  const auto ts = p_.stream_tasks(h.stream);
   const auto next_pos = static_cast<size_t>(++cursor_[st]);
   if (next_pos < ts.size()) {
     const TaskId s = ts[next_pos];
-    if (--pending_[static_cast<size_t>(s)] == 0) {
-      crit_pred_[static_cast<size_t>(s)] = t;
+    HotTask& sh = hot_[static_cast<size_t>(s)];
+    if (--sh.pending == 0) {
+      sh.crit_pred = t;
       ready_.push_back(s);
     }
   }
@@ -616,14 +671,16 @@ void Engine::start_collective(CollectiveId c) {
   // Every rank starts now; the chain of the critical path runs through the
   // last rank to arrive.
   const TaskId last = last_arrival_[static_cast<size_t>(c)];
-  const TaskId via = crit_pred_[static_cast<size_t>(last)];
+  const TaskId via = hot_[static_cast<size_t>(last)].crit_pred;
   for (TaskId rt : col.tasks) {
-    const Task& x = p_.task(rt);
+    HotTask& h = hot_[static_cast<size_t>(rt)];
+    const std::int32_t dev = stream_device_[static_cast<size_t>(h.stream)];
     if (times_) start_[static_cast<size_t>(rt)] = now_;
-    if (rt != last) crit_pred_[static_cast<size_t>(rt)] = via;
-    touch_device(x.device);
-    ++comm_running_[static_cast<size_t>(x.device)];
-    for (BufferId b : p_.allocs(rt)) alloc_buffer(b, rt);
+    if (rt != last) h.crit_pred = via;
+    touch_device(dev);
+    ++comm_running_[static_cast<size_t>(dev)];
+    if (h.has_memory())
+      for (BufferId b : p_.allocs(rt)) alloc_buffer(b, rt);
   }
   queue_.push(now_ + coll_overhead_[static_cast<size_t>(c)],
               make_event(static_cast<std::uint32_t>(c), kCollectiveGo));
@@ -648,9 +705,57 @@ void Engine::collective_go(CollectiveId c) {
   in.transfer = -1;
   in.collective = c;
   in.devices.assign(col.group.begin(), col.group.end());
-  expand_collective(col, node_of_, in.sched, scratch_);
   coll_instance_[static_cast<size_t>(c)] = inst;
+  if (implicit_rings_ && is_plain_ring(col)) {
+    start_ring(inst, col);
+    return;
+  }
+  in.ring = false;
+  expand_collective(col, node_of_, in.sched, scratch_);
   start_instance(inst);
+}
+
+void Engine::start_ring(std::int32_t inst, const Collective& col) {
+  Instance& in = instances_[static_cast<size_t>(inst)];
+  const auto n = static_cast<std::int32_t>(col.group.size());
+  in.ring = true;
+  in.ring_steps = n <= 1 ? 0 : (col.kind == CollectiveKind::kAllReduce ? 2 * (n - 1) : n - 1);
+  in.ring_bytes = col.bytes / n;
+  in.next_step.assign(static_cast<size_t>(n), 0);
+  in.sends_done.assign(static_cast<size_t>(n), 0);
+  in.recvs_done.assign(static_cast<size_t>(n), 0);
+  in.ring_route.resize(static_cast<size_t>(n));
+  in.ops_left = in.ring_steps * n;
+  if (in.ops_left == 0) {
+    finish_instance(inst);
+    return;
+  }
+  for (std::int32_t r = 0; r < n; ++r) {
+    auto route = route_index(in.devices[static_cast<size_t>(r)], in.devices[static_cast<size_t>((r + 1) % n)]);
+    if (!route.is_ok()) {
+      op_error(in, route.status());
+      return;
+    }
+    in.ring_route[static_cast<size_t>(r)] = *route;
+  }
+  for (std::int32_t r = 0; r < n; ++r) ring_try(inst, r);
+}
+
+// Starts rank r's next ring step if its previous send left and its
+// predecessor's previous step arrived.
+void Engine::ring_try(std::int32_t inst, std::int32_t r) {
+  Instance& in = instances_[static_cast<size_t>(inst)];
+  const auto i = static_cast<size_t>(r);
+  const std::int32_t s = in.next_step[i];
+  if (s >= in.ring_steps || in.sends_done[i] != s || in.recvs_done[i] < s) return;
+  in.next_step[i] = s + 1;
+  launch_flow(inst, r, s, in.ring_bytes, in.ring_route[i]);
+}
+
+void Engine::op_error(const Instance& in, const Status& st) {
+  error_ = Status::error("program '" + p_.name + "': " +
+                         (in.transfer >= 0 ? task_label(in.transfer) : collective_label(in.collective)) + ": " +
+                         st.message());
 }
 
 void Engine::finish_collective(CollectiveId c) {
@@ -688,7 +793,7 @@ void Engine::start_instance(std::int32_t inst) {
   // this schedule, but it does read `pending`).
   const std::int32_t n = in.sched.size();
   for (std::int32_t op = 0; op < n; ++op)
-    if (instances_[static_cast<size_t>(inst)].sched.pending[static_cast<size_t>(op)] == 0) start_op(inst, op);
+    if (instances_[static_cast<size_t>(inst)].sched.ops[static_cast<size_t>(op)].pending == 0) start_op(inst, op);
 }
 
 void Engine::start_op(std::int32_t inst, std::int32_t op) {
@@ -699,23 +804,26 @@ void Engine::start_op(std::int32_t inst, std::int32_t op) {
   const std::int32_t dst = in.devices[static_cast<size_t>(o.dst_rank)];
   auto r = route_index(src, dst);
   if (!r.is_ok()) {
-    error_ = Status::error("program '" + p_.name + "': " +
-                           (in.transfer >= 0 ? task_label(in.transfer) : collective_label(in.collective)) +
-                           ": " + r.message());
+    op_error(in, r.status());
     return;
   }
+  launch_flow(inst, op, 0, o.bytes, *r);
+}
+
+void Engine::launch_flow(std::int32_t inst, std::int32_t op, std::int32_t step, double bytes, std::int32_t route) {
   const std::int32_t slot = new_flow();
   FlowSlot& f = flows_slots_[static_cast<size_t>(slot)];
-  f.bytes = o.bytes;
-  f.remaining = o.bytes;
+  f.bytes = bytes;
+  f.remaining = bytes;
   f.rate = 0;
   f.last_update = now_;
   f.start_seconds = now_;
   f.instance = inst;
   f.op = op;
-  f.route = *r;
+  f.step = step;
+  f.route = route;
   ++flows_;
-  queue_.push(now_ + routes_[static_cast<size_t>(*r)].alpha_seconds,
+  queue_.push(now_ + routes_[static_cast<size_t>(route)].alpha_seconds,
               make_event(static_cast<std::uint32_t>(slot), kAlphaEnd, f.version));
 }
 
@@ -724,11 +832,11 @@ void Engine::alpha_end(std::int32_t slot) {
   const std::int32_t inst = f.instance;
   const std::int32_t op = f.op;
   // Cut-through successors start now.
-  {
+  if (!instances_[static_cast<size_t>(inst)].ring) {
     Schedule& s = instances_[static_cast<size_t>(inst)].sched;
-    for (std::int32_t e = s.head_alpha[static_cast<size_t>(op)]; e >= 0; e = s.edge_next[static_cast<size_t>(e)]) {
-      const std::int32_t to = s.edge_to[static_cast<size_t>(e)];
-      if (--s.pending[static_cast<size_t>(to)] == 0) start_op(inst, to);
+    for (std::int32_t e = s.ops[static_cast<size_t>(op)].head_alpha; e >= 0; e = s.edges[static_cast<size_t>(e)].next) {
+      const std::int32_t to = s.edges[static_cast<size_t>(e)].to;
+      if (--s.ops[static_cast<size_t>(to)].pending == 0) start_op(inst, to);
     }
   }
   FlowSlot& g = flows_slots_[static_cast<size_t>(slot)];  // start_op may have grown the pool
@@ -766,15 +874,17 @@ void Engine::complete_flow(std::int32_t slot) {
     if (opt_.network == NetworkModel::kFlow) net_.remove(slot);
   }
   Instance& in = instances_[static_cast<size_t>(inst)];
+  const auto n = static_cast<std::int32_t>(in.devices.size());
+  const std::int32_t src_rank = in.ring ? op : in.sched.ops[static_cast<size_t>(op)].src_rank;
+  const std::int32_t dst_rank = in.ring ? (op + 1) % n : in.sched.ops[static_cast<size_t>(op)].dst_rank;
   if (opt_.record_trace) {
-    const ScheduleOp& o = in.sched.ops[static_cast<size_t>(op)];
     const RouteInfo& r = routes_[static_cast<size_t>(f.route)];
     TraceTransfer tr;
     tr.task = in.transfer >= 0
                   ? in.transfer
-                  : p_.collectives()[static_cast<size_t>(in.collective)].tasks[static_cast<size_t>(o.src_rank)];
-    tr.src = in.devices[static_cast<size_t>(o.src_rank)];
-    tr.dst = in.devices[static_cast<size_t>(o.dst_rank)];
+                  : p_.collectives()[static_cast<size_t>(in.collective)].tasks[static_cast<size_t>(src_rank)];
+    tr.src = in.devices[static_cast<size_t>(src_rank)];
+    tr.dst = in.devices[static_cast<size_t>(dst_rank)];
     tr.bytes = f.bytes;
     tr.start_seconds = f.start_seconds;
     tr.end_seconds = now_;
@@ -783,10 +893,23 @@ void Engine::complete_flow(std::int32_t slot) {
   }
   ++f.version;  // any event still queued for this slot is stale
   free_flows_.push_back(slot);
-  Schedule& s = in.sched;
-  for (std::int32_t e = s.head_end[static_cast<size_t>(op)]; e >= 0; e = s.edge_next[static_cast<size_t>(e)]) {
-    const std::int32_t to = s.edge_to[static_cast<size_t>(e)];
-    if (--s.pending[static_cast<size_t>(to)] == 0) start_op(inst, to);
+  if (in.ring) {
+    ++in.sends_done[static_cast<size_t>(src_rank)];
+    ++in.recvs_done[static_cast<size_t>(dst_rank)];
+    // The order the materialised schedule's edge lists would start them in.
+    if (src_rank == n - 1) {
+      ring_try(inst, src_rank);
+      ring_try(inst, dst_rank);
+    } else {
+      ring_try(inst, dst_rank);
+      ring_try(inst, src_rank);
+    }
+  } else {
+    Schedule& s = in.sched;
+    for (std::int32_t e = s.ops[static_cast<size_t>(op)].head_end; e >= 0; e = s.edges[static_cast<size_t>(e)].next) {
+      const std::int32_t to = s.edges[static_cast<size_t>(e)].to;
+      if (--s.ops[static_cast<size_t>(to)].pending == 0) start_op(inst, to);
+    }
   }
   if (--instances_[static_cast<size_t>(inst)].ops_left == 0) finish_instance(inst);
 }
@@ -802,45 +925,44 @@ void Engine::finish_instance(std::int32_t inst) {
 
 // ---- the loop -------------------------------------------------------------------------
 
+void Engine::handle(Event e) {
+  switch (e.tag & kKindMask) {
+    case kTaskEnd:
+      ++events_;
+      finish_task(static_cast<TaskId>(e.id));
+      return;
+    case kAlphaEnd:
+      ++events_;
+      alpha_end(static_cast<std::int32_t>(e.id));
+      return;
+    case kFlowEnd:
+      if ((flows_slots_[e.id].version & kVersionMask) != (e.tag >> kKindBits)) return;  // rescheduled
+      ++events_;
+      complete_flow(static_cast<std::int32_t>(e.id));
+      return;
+    case kCollectiveGo:
+      ++events_;
+      collective_go(static_cast<CollectiveId>(e.id));
+      return;
+    case kShortcutEnd:
+      ++events_;
+      finish_collective(static_cast<CollectiveId>(e.id));
+      return;
+    default:
+      return;
+  }
+}
+
 Status Engine::run() {
   size_t ready_head = 0;
   for (;;) {
     if (!error_.is_ok()) return error_;
     if (!queue_.empty() && queue_.top_time() <= now_) {
-      const std::int32_t b = queue_.pop_bucket();
-      for (size_t i = 0; i < queue_.bucket(b).size(); ++i) {
-        const Event e = queue_.bucket(b)[i];
-        const std::uint32_t kind = e.tag & kKindMask;
-        switch (kind) {
-          case kTaskEnd: {
-            ++events_;
-            const auto t = static_cast<TaskId>(e.id);
-            finish_task(t);
-            break;
-          }
-          case kAlphaEnd:
-            ++events_;
-            alpha_end(static_cast<std::int32_t>(e.id));
-            break;
-          case kFlowEnd:
-            if ((flows_slots_[e.id].version & kVersionMask) != (e.tag >> kKindBits)) break;  // rescheduled
-            ++events_;
-            complete_flow(static_cast<std::int32_t>(e.id));
-            break;
-          case kCollectiveGo:
-            ++events_;
-            collective_go(static_cast<CollectiveId>(e.id));
-            break;
-          case kShortcutEnd:
-            ++events_;
-            finish_collective(static_cast<CollectiveId>(e.id));
-            break;
-          default:
-            break;
-        }
-        if (!error_.is_ok()) return error_;
-      }
-      queue_.release(b);
+      const EventQueue::Bucket bucket = queue_.pop();
+      handle(bucket.first);
+      for (size_t i = 0; error_.is_ok() && i < queue_.extra(bucket.bucket).size(); ++i)
+        handle(queue_.extra(bucket.bucket)[i]);
+      queue_.release(bucket.bucket);
       continue;
     }
     if (ready_head < ready_.size()) {
@@ -916,11 +1038,11 @@ SimResult Engine::result() {
   std::stable_sort(oom_.begin(), oom_.end(),
                    [](const OomEvent& a, const OomEvent& b) { return a.time_seconds < b.time_seconds; });
   r.oom = std::move(oom_);
-  for (TaskId t = last_task_; t >= 0; t = crit_pred_[static_cast<size_t>(t)]) r.critical_path.push_back(t);
+  for (TaskId t = last_task_; t >= 0; t = hot_[static_cast<size_t>(t)].crit_pred) r.critical_path.push_back(t);
   std::reverse(r.critical_path.begin(), r.critical_path.end());
   if (opt_.record_task_times) {
-    r.task_start_seconds = std::move(start_);
-    r.task_end_seconds = std::move(end_);
+    r.task_start_seconds.assign(start_.begin(), start_.end());
+    r.task_end_seconds.assign(end_.begin(), end_.end());
   }
   if (opt_.record_trace) r.trace = std::move(trace_);
   if (opt_.on_progress)
@@ -930,9 +1052,20 @@ SimResult Engine::result() {
 
 }  // namespace
 
+namespace detail {
+Result<SimResult> simulate_with(const Program& program, const Topology& topology,
+                                const HardwareProfile& profile, const SimOptions& options,
+                                bool implicit_rings) {
+  Engine e(program, topology, profile, options, implicit_rings);
+  BRIGADE_RETURN_IF_ERROR(e.setup());
+  BRIGADE_RETURN_IF_ERROR(e.run());
+  return e.result();
+}
+}  // namespace detail
+
 Result<SimResult> simulate(const Program& program, const Topology& topology,
                            const HardwareProfile& profile, const SimOptions& options) {
-  Engine e(program, topology, profile, options);
+  Engine e(program, topology, profile, options, /*implicit_rings=*/true);
   BRIGADE_RETURN_IF_ERROR(e.setup());
   BRIGADE_RETURN_IF_ERROR(e.run());
   return e.result();

@@ -1,0 +1,162 @@
+// Simulator speed (docs/PERFORMANCE.md has the figures and the commands).
+//
+//   build/default/bench/sim_bench --benchmark_filter=Dag
+//   build/default/bench/sim_bench --benchmark_filter=Ring1024
+//   /usr/bin/time -v build/default/bench/sim_bench --benchmark_filter=Gpt3Standin/shortcuts
+//   /usr/bin/time -v build/default/bench/sim_bench --benchmark_filter=Gpt3Standin/exact
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include <benchmark/benchmark.h>
+
+#include "bench/gpt3_standin.hpp"
+#include "core/profile.hpp"
+#include "core/program.hpp"
+#include "core/topology.hpp"
+#include "sim/simulator.hpp"
+
+namespace brigade::sim {
+namespace {
+
+// Resident and peak resident memory of this process, bytes (Linux).
+double proc_status_bytes(const char* key) {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  const std::string k = std::string(key) + ":";
+  while (std::getline(f, line))
+    if (line.rfind(k, 0) == 0) return std::stod(line.substr(k.size())) * 1024.0;
+  return 0;
+}
+
+// A random DAG of compute kernels: `devices` devices x 2 streams, each task
+// waiting on up to two recent tasks of other streams; sizes vary so that
+// almost every event has its own time.
+Program synthetic_dag(int tasks, int devices, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  ProgramBuilder b("dag", devices);
+  std::vector<StreamId> streams;
+  for (int d = 0; d < devices; ++d) {
+    streams.push_back(b.stream(d, "compute"));
+    streams.push_back(b.stream(d, "side"));
+  }
+  std::uniform_int_distribution<int> pick_stream(0, static_cast<int>(streams.size()) - 1);
+  std::uniform_real_distribution<double> flops(1e9, 1e11);
+  std::uniform_int_distribution<int> ndeps(0, 2);
+  const int window = 4 * static_cast<int>(streams.size());
+  for (int t = 0; t < tasks; ++t) {
+    const TaskId id = b.add_fixed(streams[static_cast<size_t>(pick_stream(rng))], flops(rng), 1e6, DType::kBF16, "k");
+    const int k = t > window ? ndeps(rng) : 0;
+    for (int i = 0; i < k; ++i) {
+      std::uniform_int_distribution<int> back(1, window);
+      b.depend(id, id - back(rng));
+    }
+  }
+  auto p = std::move(b).build();
+  if (!p.is_ok()) std::abort();
+  return std::move(p).value();
+}
+
+void BM_Dag(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  auto topo = make_preset("dgx-a100", 8);
+  const HardwareProfile h = HardwareProfile::defaults();
+  const Program p = synthetic_dag(n, 64, 42);
+  SimOptions o;
+  o.record_task_times = false;
+  std::int64_t events = 0;
+  for (auto _ : state) {
+    auto r = simulate(p, *topo, h, o);
+    if (!r.is_ok()) state.SkipWithError(r.message().c_str());
+    events = r->events;
+    benchmark::DoNotOptimize(r->step_seconds);
+  }
+  state.counters["tasks"] = n;
+  state.counters["events"] = static_cast<double>(events);
+  state.counters["events_per_s"] =
+      benchmark::Counter(static_cast<double>(events) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Dag)->Arg(1 << 20)->Arg(1 << 22)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// One 1 MiB ring AllReduce over 1024 GPUs (128 DGX A100 nodes), fully
+// expanded: 2046 steps of 1024 flows.
+void BM_Ring1024(benchmark::State& state) {
+  const auto net = state.range(0) == 0 ? NetworkModel::kIdeal : NetworkModel::kFlow;
+  auto topo = make_preset("dgx-a100", 128);
+  const HardwareProfile h = HardwareProfile::defaults();
+  ProgramBuilder b("ring1024", 1024);
+  std::vector<std::int32_t> group;
+  std::vector<StreamId> streams;
+  for (int d = 0; d < 1024; ++d) {
+    group.push_back(d);
+    streams.push_back(b.stream(d, "comm"));
+  }
+  b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, group, 1048576.0, streams, "ar");
+  auto p = std::move(b).build();
+  SimOptions o;
+  o.network = net;
+  o.exact = true;
+  // Routes are computed by the topology on first use and cached there; warm
+  // them outside the timing (they are the topology's, not the simulator's).
+  for (int d = 0; d < 1024; ++d) (void)topo->route(d, (d + 1) % 1024);
+  std::int64_t flows = 0, events = 0;
+  double step = 0;
+  for (auto _ : state) {
+    auto r = simulate(*p, *topo, h, o);
+    if (!r.is_ok()) state.SkipWithError(r.message().c_str());
+    flows = r->flows;
+    events = r->events;
+    step = r->step_seconds;
+  }
+  state.counters["flows"] = static_cast<double>(flows);
+  state.counters["events"] = static_cast<double>(events);
+  state.counters["sim_step_us"] = step * 1e6;
+  state.SetLabel(std::string(network_model_name(net)));
+}
+BENCHMARK(BM_Ring1024)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// GPT-3 175B stand-in on 1024 GPUs (TP8 PP16 DP8, 1F1B, micro-batch 1,
+// global batch 1536): built once per process, simulated with shortcuts
+// (arg 0) or in exact mode (arg 1).
+void BM_Gpt3Standin(benchmark::State& state) {
+  const bool exact = state.range(0) == 1;
+  auto topo = make_preset("dgx-a100", 128);
+  const HardwareProfile h = HardwareProfile::defaults();
+  const double rss0 = proc_status_bytes("VmRSS");
+  const auto t0 = std::chrono::steady_clock::now();
+  const Program p = build_gpt3_standin(Gpt3Shape{});
+  const auto t1 = std::chrono::steady_clock::now();
+  const double rss_program = proc_status_bytes("VmRSS") - rss0;
+  SimOptions o;
+  o.exact = exact;
+  o.record_task_times = false;
+  SimResult last;
+  for (auto _ : state) {
+    auto r = simulate(p, *topo, h, o);
+    if (!r.is_ok()) {
+      state.SkipWithError(r.message().c_str());
+      break;
+    }
+    last = std::move(r).value();
+  }
+  state.counters["tasks"] = p.num_tasks();
+  state.counters["collectives"] = static_cast<double>(p.collectives().size());
+  state.counters["build_s"] = std::chrono::duration<double>(t1 - t0).count();
+  state.counters["program_rss_GiB"] = rss_program / 1073741824.0;
+  state.counters["peak_rss_GiB"] = proc_status_bytes("VmHWM") / 1073741824.0;
+  state.counters["events"] = static_cast<double>(last.events);
+  state.counters["flows"] = static_cast<double>(last.flows);
+  state.counters["shortcut"] = static_cast<double>(last.collectives_shortcut);
+  state.counters["sim_step_s"] = last.step_seconds;
+  state.SetLabel(exact ? "exact" : "shortcuts");
+}
+BENCHMARK(BM_Gpt3Standin)->Arg(0)->Name("Gpt3Standin/shortcuts")->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(BM_Gpt3Standin)->Arg(1)->Name("Gpt3Standin/exact")->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+
+}  // namespace
+}  // namespace brigade::sim
+
+BENCHMARK_MAIN();
