@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <random>
 #include <string>
 
@@ -31,27 +32,40 @@ double proc_status_bytes(const char* key) {
   return 0;
 }
 
-// A random DAG of compute kernels: `devices` devices x 2 streams, each task
-// waiting on up to two recent tasks of other streams; sizes vary so that
-// almost every event has its own time.
-Program synthetic_dag(int tasks, int devices, std::uint32_t seed) {
+// Synthetic DAGs of compute kernels over `devices` devices x 2 streams;
+// kernels of 64 sizes, so that almost every event has its own time.
+//   layered (planner-like): in each step every stream issues one kernel that
+//     waits on up to two kernels of other streams from the step before;
+//   random (adversarial layout): each task goes to a random stream and waits
+//     on up to two recent tasks, so consecutive TaskIds share nothing.
+Program synthetic_dag(int tasks, int devices, bool layered, std::uint32_t seed) {
   std::mt19937 rng(seed);
-  ProgramBuilder b("dag", devices);
+  ProgramBuilder b(layered ? "dag-layered" : "dag-random", devices);
   std::vector<StreamId> streams;
   for (int d = 0; d < devices; ++d) {
     streams.push_back(b.stream(d, "compute"));
     streams.push_back(b.stream(d, "side"));
   }
-  std::uniform_int_distribution<int> pick_stream(0, static_cast<int>(streams.size()) - 1);
-  std::uniform_real_distribution<double> flops(1e9, 1e11);
+  const int ns = static_cast<int>(streams.size());
+  std::uniform_int_distribution<int> pick_stream(0, ns - 1);
+  // 64 kernel sizes, as a model's layers repeat a few shapes.
+  std::uniform_int_distribution<int> size(1, 64);
+  auto flops = [&](std::mt19937& g) { return 2e9 * size(g); };
   std::uniform_int_distribution<int> ndeps(0, 2);
-  const int window = 4 * static_cast<int>(streams.size());
+  const int window = 4 * ns;
   for (int t = 0; t < tasks; ++t) {
-    const TaskId id = b.add_fixed(streams[static_cast<size_t>(pick_stream(rng))], flops(rng), 1e6, DType::kBF16, "k");
-    const int k = t > window ? ndeps(rng) : 0;
+    const int stream = layered ? t % ns : pick_stream(rng);
+    const TaskId id = b.add_fixed(streams[static_cast<size_t>(stream)], flops(rng), 1e6, DType::kBF16, "k");
+    const int k = t >= window ? ndeps(rng) : 0;
     for (int i = 0; i < k; ++i) {
-      std::uniform_int_distribution<int> back(1, window);
-      b.depend(id, id - back(rng));
+      if (layered) {
+        // A task of another stream in the previous step.
+        std::uniform_int_distribution<int> other(1, ns - 1);
+        b.depend(id, id - ns + (stream + other(rng)) % ns - stream);
+      } else {
+        std::uniform_int_distribution<int> back(1, window);
+        b.depend(id, id - back(rng));
+      }
     }
   }
   auto p = std::move(b).build();
@@ -59,27 +73,48 @@ Program synthetic_dag(int tasks, int devices, std::uint32_t seed) {
   return std::move(p).value();
 }
 
+const Program& cached_dag(int tasks, bool layered) {
+  static std::map<std::pair<int, bool>, Program> cache;
+  auto it = cache.find({tasks, layered});
+  if (it == cache.end()) it = cache.emplace(std::make_pair(tasks, layered), synthetic_dag(tasks, 64, layered, 42)).first;
+  return it->second;
+}
+
 void BM_Dag(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
-  auto topo = make_preset("dgx-a100", 8);
+  const bool layered = state.range(1) == 1;
+  static auto topo = make_preset("dgx-a100", 8);
   const HardwareProfile h = HardwareProfile::defaults();
-  const Program p = synthetic_dag(n, 64, 42);
+  const Program& p = cached_dag(n, layered);
   SimOptions o;
   o.record_task_times = false;
   std::int64_t events = 0;
+  double run_s = 0, setup_s = 0;
   for (auto _ : state) {
     auto r = simulate(p, *topo, h, o);
     if (!r.is_ok()) state.SkipWithError(r.message().c_str());
     events = r->events;
+    run_s += r->run_cpu_seconds;
+    setup_s += r->setup_cpu_seconds;
     benchmark::DoNotOptimize(r->step_seconds);
   }
+  state.counters["setup_cpu_ms"] = 1e3 * setup_s / static_cast<double>(state.iterations());
+  state.counters["loop_cpu_ms"] = 1e3 * run_s / static_cast<double>(state.iterations());
+  state.counters["loop_events_per_cpu_s"] = static_cast<double>(events) * static_cast<double>(state.iterations()) / run_s;
   state.counters["tasks"] = n;
   state.counters["events"] = static_cast<double>(events);
   state.counters["events_per_s"] =
       benchmark::Counter(static_cast<double>(events) * static_cast<double>(state.iterations()),
                          benchmark::Counter::kIsRate);
+  state.SetLabel(layered ? "layered" : "random");
 }
-BENCHMARK(BM_Dag)->Arg(1 << 20)->Arg(1 << 22)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Dag)
+    ->MeasureProcessCPUTime()
+    ->Args({1 << 20, 1})
+    ->Args({1 << 22, 1})
+    ->Args({1 << 20, 0})
+    ->Args({1 << 22, 0})
+    ->Unit(benchmark::kMillisecond);
 
 // One 1 MiB ring AllReduce over 1024 GPUs (128 DGX A100 nodes), fully
 // expanded: 2046 steps of 1024 flows.

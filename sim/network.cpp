@@ -41,7 +41,7 @@ void FlowNetwork::mark(ChannelId c) {
   dirty_.push_back(c);
 }
 
-void FlowNetwork::add(std::int32_t flow, std::span<const ChannelId> channels) {
+bool FlowNetwork::add(std::int32_t flow, std::span<const ChannelId> channels) {
   const auto f = static_cast<size_t>(flow);
   if (f >= flow_first_.size()) {
     const size_t n = std::max(f + 1, flow_first_.size() * 2);
@@ -50,7 +50,14 @@ void FlowNetwork::add(std::int32_t flow, std::span<const ChannelId> channels) {
     new_rate_.resize(n, 0);
     flow_seen_.resize(n, 0);
   }
-  rate_[f] = -1;  // none yet: the next recompute reports it
+  bool alone = true;
+  double narrowest = 0;
+  for (ChannelId c : channels) {
+    if (count_[static_cast<size_t>(c)] != 0) alone = false;
+    const double cap = capacity_[static_cast<size_t>(c)];
+    narrowest = (narrowest == 0 || cap < narrowest) ? cap : narrowest;
+  }
+  rate_[f] = alone ? narrowest : -1;  // -1: none yet, the next recompute reports it
   std::int32_t prev = -1;
   for (ChannelId c : channels) {
     const std::int32_t n = new_node();
@@ -66,8 +73,9 @@ void FlowNetwork::add(std::int32_t flow, std::span<const ChannelId> channels) {
     if (prev >= 0) nodes_[static_cast<size_t>(prev)].flow_next = n;
     else flow_first_[f] = n;
     prev = n;
-    mark(c);
+    if (!alone) mark(c);
   }
+  return alone;
 }
 
 void FlowNetwork::remove(std::int32_t flow) {
@@ -77,8 +85,8 @@ void FlowNetwork::remove(std::int32_t flow) {
     if (node.prev >= 0) nodes_[static_cast<size_t>(node.prev)].next = node.next;
     else head_[static_cast<size_t>(node.channel)] = node.next;
     if (node.next >= 0) nodes_[static_cast<size_t>(node.next)].prev = node.prev;
-    --count_[static_cast<size_t>(node.channel)];
-    mark(node.channel);
+    // Flows left on the channel may now get more.
+    if (--count_[static_cast<size_t>(node.channel)] > 0) mark(node.channel);
     free_nodes_.push_back(n);
     n = node.flow_next;
   }

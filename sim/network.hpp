@@ -23,9 +23,10 @@ class FlowNetwork {
   // `capacity` by channel, bytes per second (> 0 on every channel a flow uses).
   void init(std::vector<double> capacity);
 
-  // Adds a flow (slot id >= 0) over `channels`; its rate is undefined until
-  // the next recompute().
-  void add(std::int32_t flow, std::span<const ChannelId> channels);
+  // Adds a flow (slot id >= 0) over `channels`. Returns true when the flow is
+  // alone on all of them: its rate (the narrowest capacity) is final now and
+  // nothing else changes. Otherwise its rate is set by the next recompute().
+  bool add(std::int32_t flow, std::span<const ChannelId> channels);
   void remove(std::int32_t flow);
 
   // Re-shares the components with a dirty channel. `changed(flow, rate)` is

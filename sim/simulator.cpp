@@ -6,6 +6,7 @@
 #include "sim/simulator.hpp"
 
 #include <algorithm>
+#include <ctime>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -60,13 +61,15 @@ struct FlowSlot {
 
 // What the event loop needs of a task, packed into 32 bytes so that starting
 // or finishing a task touches one cache line (the Program's Task is 88 bytes
-// and mostly cold).
+// and mostly cold). The engine numbers tasks internally in stream order
+// (stream 0's tasks, then stream 1's, ...), so a task's successor on its
+// stream is the next record; Engine::ext_ maps back to TaskIds.
 struct HotTask {
   double duration = 0;          // compute: seconds at speed 1 / speed factor
   std::int32_t stream = 0;
   std::int32_t pending = 0;     // unfinished predecessors (stream + deps)
-  TaskId crit_pred = -1;        // the predecessor whose end made it ready
-  std::uint32_t succ_begin = 0; // into Engine::succ_
+  std::int32_t crit_pred = -1;  // internal index of the predecessor whose end made it ready
+  std::uint32_t succ_begin = 0; // into Engine::succ_ (internal indices)
   std::uint32_t succ_count = 0;
   std::uint32_t bits = 0;       // kind (2 bits) | has memory effects (1 bit) | aux << 3
   TaskKind kind() const { return static_cast<TaskKind>(bits & 3u); }
@@ -78,6 +81,7 @@ static_assert(sizeof(HotTask) == 32);
 // A running transfer or collective (its expansion and progress).
 struct Instance {
   TaskId transfer = -1;         // the transfer task, or -1 for a collective
+  std::int32_t transfer_int = -1;  // its internal index
   CollectiveId collective = -1;
   std::int32_t ops_left = 0;
   std::vector<std::int32_t> devices;  // rank -> device
@@ -148,8 +152,9 @@ class Engine {
   std::string check_route(std::int32_t src, std::int32_t dst, std::int32_t& index);
 
   // ---- event handling
-  void start_task(TaskId t);
-  void finish_task(TaskId t);
+  // Tasks by internal index (see HotTask).
+  void start_task(std::int32_t i);
+  void finish_task(std::int32_t i);
   void start_collective(CollectiveId c);
   void collective_go(CollectiveId c);
   void finish_collective(CollectiveId c);
@@ -188,19 +193,20 @@ class Engine {
   std::int64_t flows_ = 0;
   std::int64_t shortcuts_ = 0;
   double step_end_ = 0;
-  TaskId last_task_ = -1;
+  std::int32_t last_task_ = -1;  // internal index
   bool times_ = false;  // keep per-task start (and end) times
 
   // Per task.
-  BigVector<HotTask> hot_;
-  BigVector<double> start_, end_;
-  BigVector<TaskId> succ_;
-  std::vector<std::int32_t> stream_device_;
-  // Per stream: index (in stream order) of the task that ends next.
-  std::vector<std::int32_t> cursor_;
+  BigVector<HotTask> hot_;          // by internal index
+  BigVector<TaskId> ext_;           // internal index -> TaskId
+  BigVector<double> start_, end_;   // by TaskId
+  BigVector<std::int32_t> succ_;    // internal indices
+  std::vector<std::int32_t> stream_device_, stream_end_;  // per stream: device; internal index past its last task
+  std::vector<std::int32_t> coll_off_;  // per collective: its rank tasks' internal indices in coll_int_
+  BigVector<std::int32_t> coll_int_;
   // Per collective.
   std::vector<std::int32_t> arrived_;
-  std::vector<TaskId> last_arrival_;
+  std::vector<std::int32_t> last_arrival_;  // internal index
   std::vector<double> coll_overhead_;
   std::vector<std::int32_t> coll_instance_;
   std::vector<std::int32_t> coll_shortcut_;
@@ -217,8 +223,12 @@ class Engine {
   std::vector<OomEvent> oom_;
   std::vector<std::int32_t> last_sample_;  // device * categories + category -> Trace::memory index
   // Channels.
-  std::vector<double> chan_capacity_, chan_busy_, chan_bytes_, chan_since_;
-  std::vector<std::int32_t> chan_active_;
+  struct ChannelUse {  // one cache line's worth per channel touch
+    double busy = 0, bytes = 0, since = 0;
+    std::int32_t active = 0;
+  };
+  std::vector<double> chan_capacity_;
+  std::vector<ChannelUse> chan_;
   // Routes between device pairs, resolved on first use.
   std::vector<std::int32_t> route_dense_;  // src * D + dst, when D is small
   std::unordered_map<std::uint64_t, std::int32_t> route_map_;
@@ -226,7 +236,7 @@ class Engine {
   std::vector<ChannelId> route_channels_;
   // Running work.
   EventQueue queue_;
-  std::vector<TaskId> ready_;
+  std::vector<std::int32_t> ready_;  // internal indices
   std::vector<FlowSlot> flows_slots_;
   std::vector<std::int32_t> free_flows_;
   std::vector<Instance> instances_;
@@ -352,10 +362,7 @@ Status Engine::setup() {
     const Link& l = topo_.links()[static_cast<size_t>(link_of(static_cast<ChannelId>(c)))];
     chan_capacity_[c] = l.bandwidth_bytes_per_second * prof_.for_link(l.link_class).bandwidth_efficiency;
   }
-  chan_busy_.assign(nc, 0);
-  chan_bytes_.assign(nc, 0);
-  chan_since_.assign(nc, 0);
-  chan_active_.assign(nc, 0);
+  chan_.assign(nc, ChannelUse{});
   if (opt_.network == NetworkModel::kFlow) net_.init(chan_capacity_);
   if (nd <= 2048) route_dense_.assign(nd * nd, -1);
 
@@ -379,14 +386,6 @@ Status Engine::setup() {
     coll_overhead_[c] = o;
   }
 
-  // Transfers' routes now, so that a bad link is reported before running.
-  for (TaskId t = 0; t < static_cast<TaskId>(nt); ++t) {
-    const Task& x = p_.task(t);
-    if (x.kind != TaskKind::kTransfer) continue;
-    auto r = route_index(x.device, x.peer);
-    if (!r.is_ok()) return Status::error(who + task_label(t) + ": " + r.message());
-  }
-
   // Shortcuts: collectives whose channels no concurrent traffic can touch.
   coll_shortcut_.assign(ncoll, -1);
   if (!opt_.exact && !opt_.record_trace && ncoll > 0) {
@@ -394,31 +393,58 @@ Status Engine::setup() {
                                            shortcuts_table_, coll_shortcut_));
   }
 
-  // Tasks: durations, dependency counts, successors.
+  // Tasks: internal numbering in stream order, durations, dependency
+  // counts, successors.
   KernelMemo memo;
+  const auto ns = p_.streams().size();
   hot_.assign(nt, HotTask{});
+  ext_.resize(nt);
+  stream_device_.assign(ns, 0);
+  stream_end_.assign(ns, 0);
+  std::vector<std::int32_t> int_of(nt, -1);
+  {
+    std::int32_t k = 0;
+    for (size_t st = 0; st < ns; ++st) {
+      stream_device_[st] = p_.streams()[st].device;
+      const auto ts = p_.stream_tasks(static_cast<StreamId>(st));
+      for (size_t j = 0; j < ts.size(); ++j) {
+        ext_[static_cast<size_t>(k)] = ts[j];
+        int_of[static_cast<size_t>(ts[j])] = k;
+        if (j > 0) ++hot_[static_cast<size_t>(k)].pending;  // its stream predecessor
+        ++k;
+      }
+      stream_end_[st] = k;
+    }
+  }
   times_ = opt_.record_task_times || opt_.record_trace;
   if (times_) {
     start_.assign(nt, 0);
     end_.assign(nt, 0);
   }
+  // Passes over the Program in its own order (sequential reads of its
+  // arrays); writes land on internal indices.
   std::vector<std::uint32_t> succ_off(nt + 1, 0);
-  for (TaskId t = 0; t < static_cast<TaskId>(nt); ++t) {
-    const Task& x = p_.task(t);
-    HotTask& h = hot_[static_cast<size_t>(t)];
+  for (size_t t = 0; t < nt; ++t) {
+    const Task& x = p_.task(static_cast<TaskId>(t));
+    HotTask& h = hot_[static_cast<size_t>(int_of[t])];
     h.stream = x.stream;
     const std::int32_t aux = x.kind == TaskKind::kCollective ? x.collective
                              : x.kind == TaskKind::kTransfer ? x.peer
                                                               : 0;
-    const bool mem = !p_.allocs(t).empty() || !p_.frees(t).empty();
+    const bool mem = !p_.allocs(static_cast<TaskId>(t)).empty() || !p_.frees(static_cast<TaskId>(t)).empty();
     h.bits = static_cast<std::uint32_t>(x.kind) | (mem ? 4u : 0u) | (static_cast<std::uint32_t>(aux) << 3);
-    if (x.kind == TaskKind::kCompute)
+    if (x.kind == TaskKind::kCompute) {
       h.duration = memo.get(topo_, prof_, device_class[static_cast<size_t>(x.device)], x.device, x.dtype, x.flops,
                             x.bytes) /
                    speed_[static_cast<size_t>(x.device)];
-    const auto deps = p_.deps(t);
-    h.pending = static_cast<std::int32_t>(deps.size());
-    for (TaskId on : deps) ++succ_off[static_cast<size_t>(on) + 1];
+    } else if (x.kind == TaskKind::kTransfer) {
+      // Resolve the route now, so that a bad link is reported before running.
+      auto r = route_index(x.device, x.peer);
+      if (!r.is_ok()) return Status::error(who + task_label(static_cast<TaskId>(t)) + ": " + r.message());
+    }
+    const auto deps = p_.deps(static_cast<TaskId>(t));
+    h.pending += static_cast<std::int32_t>(deps.size());
+    for (TaskId on : deps) ++succ_off[static_cast<size_t>(int_of[static_cast<size_t>(on)]) + 1];
   }
   for (size_t i = 0; i < nt; ++i) succ_off[i + 1] += succ_off[i];
   succ_.resize(succ_off[nt]);
@@ -426,16 +452,18 @@ Status Engine::setup() {
     hot_[i].succ_begin = succ_off[i];
     hot_[i].succ_count = succ_off[i + 1] - succ_off[i];
   }
-  for (TaskId t = 0; t < static_cast<TaskId>(nt); ++t)
-    for (TaskId on : p_.deps(t)) succ_[succ_off[static_cast<size_t>(on)]++] = t;
+  for (size_t t = 0; t < nt; ++t)
+    for (TaskId on : p_.deps(static_cast<TaskId>(t)))
+      succ_[succ_off[static_cast<size_t>(int_of[static_cast<size_t>(on)])]++] = int_of[t];
   succ_off = {};
-  const auto ns = p_.streams().size();
-  cursor_.assign(ns, 0);
-  stream_device_.assign(ns, 0);
-  for (size_t s = 0; s < ns; ++s) {
-    stream_device_[s] = p_.streams()[s].device;
-    const auto ts = p_.stream_tasks(static_cast<StreamId>(s));
-    for (size_t i = 1; i < ts.size(); ++i) ++hot_[static_cast<size_t>(ts[i])].pending;
+  coll_off_.assign(ncoll + 1, 0);
+  for (size_t c = 0; c < ncoll; ++c)
+    coll_off_[c + 1] = coll_off_[c] + static_cast<std::int32_t>(p_.collectives()[c].tasks.size());
+  coll_int_.resize(static_cast<size_t>(coll_off_[ncoll]));
+  for (size_t c = 0; c < ncoll; ++c) {
+    const auto& tasks = p_.collectives()[c].tasks;
+    for (size_t r = 0; r < tasks.size(); ++r)
+      coll_int_[static_cast<size_t>(coll_off_[c]) + r] = int_of[static_cast<size_t>(tasks[r])];
   }
 
   // Memory: resident buffers are live from time 0.
@@ -476,8 +504,8 @@ Status Engine::setup() {
   for (size_t d = 0; d < nd; ++d)
     if (total_[d] > capacity_[d]) report_oom(static_cast<std::int32_t>(d), -1);
 
-  for (TaskId t = 0; t < static_cast<TaskId>(nt); ++t)
-    if (hot_[static_cast<size_t>(t)].pending == 0) ready_.push_back(t);
+  for (size_t i = 0; i < nt; ++i)
+    if (hot_[i].pending == 0) ready_.push_back(static_cast<std::int32_t>(i));
   return Status::ok();
 }
 
@@ -498,13 +526,15 @@ void Engine::touch_device(std::int32_t d) {
 
 void Engine::channel_up(ChannelId c) {
   const auto i = static_cast<size_t>(c);
-  if (chan_active_[i]++ == 0) chan_since_[i] = now_;
+  ChannelUse& u = chan_[i];
+  if (u.active++ == 0) u.since = now_;
 }
 
 void Engine::channel_down(ChannelId c, double bytes) {
   const auto i = static_cast<size_t>(c);
-  chan_bytes_[i] += bytes;
-  if (--chan_active_[i] == 0) chan_busy_[i] += now_ - chan_since_[i];
+  ChannelUse& u = chan_[i];
+  u.bytes += bytes;
+  if (--u.active == 0) u.busy += now_ - u.since;
 }
 
 void Engine::memory_sample(std::int32_t d, MemoryCategory c) {
@@ -572,17 +602,17 @@ void Engine::progress() {
 
 // ---- tasks ------------------------------------------------------------------------
 
-void Engine::start_task(TaskId t) {
+void Engine::start_task(std::int32_t i) {
   ++events_;
-  const HotTask& h = hot_[static_cast<size_t>(t)];
+  const HotTask& h = hot_[static_cast<size_t>(i)];
+  const TaskId t = ext_[static_cast<size_t>(i)];
   if (times_) start_[static_cast<size_t>(t)] = now_;
   const TaskKind kind = h.kind();
   if (kind == TaskKind::kCollective) {
     // A rank arrives; the collective starts when the last one does.
     const auto c = static_cast<size_t>(h.aux());
-    last_arrival_[c] = t;
-    if (++arrived_[c] == static_cast<std::int32_t>(p_.collectives()[c].group.size()))
-      start_collective(h.aux());
+    last_arrival_[c] = i;
+    if (++arrived_[c] == coll_off_[c + 1] - coll_off_[c]) start_collective(h.aux());
     return;
   }
   const std::int32_t dev = stream_device_[static_cast<size_t>(h.stream)];
@@ -596,7 +626,7 @@ void Engine::start_task(TaskId t) {
     // kernel's start (docs/simulator.md, "Approximations").
     if (comm_running_[d] > 0 && slowdown_[d] > 0) dur *= 1 + slowdown_[d];
     ++compute_running_[d];
-    queue_.push(now_ + dur, make_event(static_cast<std::uint32_t>(t), kTaskEnd));
+    queue_.push(now_ + dur, make_event(static_cast<std::uint32_t>(i), kTaskEnd));
     return;
   }
   // Transfer: one flow from the device to its peer.
@@ -605,6 +635,7 @@ void Engine::start_task(TaskId t) {
   const std::int32_t inst = new_instance();
   Instance& in = instances_[static_cast<size_t>(inst)];
   in.transfer = t;
+  in.transfer_int = i;
   in.collective = -1;
   in.devices.assign({dev, peer});
   in.ring = false;
@@ -613,8 +644,9 @@ void Engine::start_task(TaskId t) {
   start_instance(inst);
 }
 
-void Engine::finish_task(TaskId t) {
-  HotTask& h = hot_[static_cast<size_t>(t)];
+void Engine::finish_task(std::int32_t i) {
+  HotTask& h = hot_[static_cast<size_t>(i)];
+  const TaskId t = ext_[static_cast<size_t>(i)];
   const std::int32_t dev = stream_device_[static_cast<size_t>(h.stream)];
   const auto d = static_cast<size_t>(dev);
   touch_device(dev);
@@ -639,25 +671,22 @@ void Engine::finish_task(TaskId t) {
   }
   if (now_ >= step_end_) {
     step_end_ = now_;
-    last_task_ = t;
+    last_task_ = i;
   }
-  const TaskId* succ = succ_.data() + h.succ_begin;
-  for (std::uint32_t i = 0; i < h.succ_count; ++i) {
-    HotTask& sh = hot_[static_cast<size_t>(succ[i])];
+  const std::int32_t* succ = succ_.data() + h.succ_begin;
+  for (std::uint32_t k = 0; k < h.succ_count; ++k) {
+    HotTask& sh = hot_[static_cast<size_t>(succ[k])];
     if (--sh.pending == 0) {
-      sh.crit_pred = t;
-      ready_.push_back(succ[i]);
+      sh.crit_pred = i;
+      ready_.push_back(succ[k]);
     }
   }
-  const auto st = static_cast<size_t>(h.stream);
-  const auto ts = p_.stream_tasks(h.stream);
-  const auto next_pos = static_cast<size_t>(++cursor_[st]);
-  if (next_pos < ts.size()) {
-    const TaskId s = ts[next_pos];
-    HotTask& sh = hot_[static_cast<size_t>(s)];
+  // The next task on its stream is the next record.
+  if (i + 1 < stream_end_[static_cast<size_t>(h.stream)]) {
+    HotTask& sh = hot_[static_cast<size_t>(i) + 1];
     if (--sh.pending == 0) {
-      sh.crit_pred = t;
-      ready_.push_back(s);
+      sh.crit_pred = i;
+      ready_.push_back(i + 1);
     }
   }
   ++tasks_done_;
@@ -667,16 +696,17 @@ void Engine::finish_task(TaskId t) {
 // ---- collectives and transfers -----------------------------------------------------
 
 void Engine::start_collective(CollectiveId c) {
-  const Collective& col = p_.collectives()[static_cast<size_t>(c)];
   // Every rank starts now; the chain of the critical path runs through the
   // last rank to arrive.
-  const TaskId last = last_arrival_[static_cast<size_t>(c)];
-  const TaskId via = hot_[static_cast<size_t>(last)].crit_pred;
-  for (TaskId rt : col.tasks) {
-    HotTask& h = hot_[static_cast<size_t>(rt)];
+  const std::int32_t last = last_arrival_[static_cast<size_t>(c)];
+  const std::int32_t via = hot_[static_cast<size_t>(last)].crit_pred;
+  for (std::int32_t k = coll_off_[static_cast<size_t>(c)]; k < coll_off_[static_cast<size_t>(c) + 1]; ++k) {
+    const std::int32_t ri = coll_int_[static_cast<size_t>(k)];
+    HotTask& h = hot_[static_cast<size_t>(ri)];
+    const TaskId rt = ext_[static_cast<size_t>(ri)];
     const std::int32_t dev = stream_device_[static_cast<size_t>(h.stream)];
     if (times_) start_[static_cast<size_t>(rt)] = now_;
-    if (rt != last) h.crit_pred = via;
+    if (ri != last) h.crit_pred = via;
     touch_device(dev);
     ++comm_running_[static_cast<size_t>(dev)];
     if (h.has_memory())
@@ -694,8 +724,8 @@ void Engine::collective_go(CollectiveId c) {
     const ShortcutEntry& e = shortcuts_table_.entries[static_cast<size_t>(sc)];
     ++shortcuts_;
     for (const auto& u : e.channels) {
-      chan_bytes_[static_cast<size_t>(u.channel)] += u.bytes;
-      chan_busy_[static_cast<size_t>(u.channel)] += u.busy_seconds;
+      chan_[static_cast<size_t>(u.channel)].bytes += u.bytes;
+      chan_[static_cast<size_t>(u.channel)].busy += u.busy_seconds;
     }
     queue_.push(now_ + e.duration_seconds, make_event(static_cast<std::uint32_t>(c), kShortcutEnd));
     return;
@@ -703,6 +733,7 @@ void Engine::collective_go(CollectiveId c) {
   const std::int32_t inst = new_instance();
   Instance& in = instances_[static_cast<size_t>(inst)];
   in.transfer = -1;
+  in.transfer_int = -1;
   in.collective = c;
   in.devices.assign(col.group.begin(), col.group.end());
   coll_instance_[static_cast<size_t>(c)] = inst;
@@ -759,7 +790,8 @@ void Engine::op_error(const Instance& in, const Status& st) {
 }
 
 void Engine::finish_collective(CollectiveId c) {
-  for (TaskId rt : p_.collectives()[static_cast<size_t>(c)].tasks) finish_task(rt);
+  for (std::int32_t k = coll_off_[static_cast<size_t>(c)]; k < coll_off_[static_cast<size_t>(c) + 1]; ++k)
+    finish_task(coll_int_[static_cast<size_t>(k)]);
 }
 
 std::int32_t Engine::new_instance() {
@@ -851,7 +883,8 @@ void Engine::alpha_end(std::int32_t slot) {
     g.rate = r.bandwidth_bytes_per_second;
     queue_.push(now_ + g.bytes / g.rate, make_event(static_cast<std::uint32_t>(slot), kFlowEnd, g.version));
   } else {
-    net_.add(slot, std::span<const ChannelId>(route_channels_.data() + r.first, static_cast<size_t>(r.count)));
+    if (net_.add(slot, std::span<const ChannelId>(route_channels_.data() + r.first, static_cast<size_t>(r.count))))
+      on_rate(slot, net_.rate(slot));
   }
 }
 
@@ -916,10 +949,10 @@ void Engine::complete_flow(std::int32_t slot) {
 
 void Engine::finish_instance(std::int32_t inst) {
   Instance& in = instances_[static_cast<size_t>(inst)];
-  const TaskId transfer = in.transfer;
+  const std::int32_t transfer = in.transfer_int;
   const CollectiveId c = in.collective;
   free_instances_.push_back(inst);
-  if (transfer >= 0) finish_task(transfer);
+  if (in.transfer >= 0) finish_task(transfer);
   else finish_collective(c);
 }
 
@@ -1029,16 +1062,17 @@ SimResult Engine::result() {
     const auto ch = static_cast<ChannelId>(c);
     l.name = topo_.vertex_name(topo_.channel_from(ch)) + "->" + topo_.vertex_name(topo_.channel_to(ch));
     l.channel = ch;
-    l.bytes = chan_bytes_[c];
-    l.busy_seconds = chan_busy_[c];
-    l.utilization = step_end_ > 0 ? chan_busy_[c] / step_end_ : 0;
+    l.bytes = chan_[c].bytes;
+    l.busy_seconds = chan_[c].busy;
+    l.utilization = step_end_ > 0 ? chan_[c].busy / step_end_ : 0;
     l.capacity_bytes_per_second = chan_capacity_[c];
     r.links.push_back(std::move(l));
   }
   std::stable_sort(oom_.begin(), oom_.end(),
                    [](const OomEvent& a, const OomEvent& b) { return a.time_seconds < b.time_seconds; });
   r.oom = std::move(oom_);
-  for (TaskId t = last_task_; t >= 0; t = hot_[static_cast<size_t>(t)].crit_pred) r.critical_path.push_back(t);
+  for (std::int32_t i = last_task_; i >= 0; i = hot_[static_cast<size_t>(i)].crit_pred)
+    r.critical_path.push_back(ext_[static_cast<size_t>(i)]);
   std::reverse(r.critical_path.begin(), r.critical_path.end());
   if (opt_.record_task_times) {
     r.task_start_seconds.assign(start_.begin(), start_.end());
@@ -1052,23 +1086,41 @@ SimResult Engine::result() {
 
 }  // namespace
 
+namespace {
+// CPU time of the calling thread: on a shared machine, wall time measures
+// the neighbours as much as the simulator.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+Result<SimResult> run_engine(const Program& program, const Topology& topology, const HardwareProfile& profile,
+                             const SimOptions& options, bool implicit_rings) {
+  const double t0 = thread_cpu_seconds();
+  Engine e(program, topology, profile, options, implicit_rings);
+  BRIGADE_RETURN_IF_ERROR(e.setup());
+  const double t1 = thread_cpu_seconds();
+  BRIGADE_RETURN_IF_ERROR(e.run());
+  const double t2 = thread_cpu_seconds();
+  SimResult r = e.result();
+  r.setup_cpu_seconds = t1 - t0;
+  r.run_cpu_seconds = t2 - t1;
+  return r;
+}
+}  // namespace
+
 namespace detail {
 Result<SimResult> simulate_with(const Program& program, const Topology& topology,
                                 const HardwareProfile& profile, const SimOptions& options,
                                 bool implicit_rings) {
-  Engine e(program, topology, profile, options, implicit_rings);
-  BRIGADE_RETURN_IF_ERROR(e.setup());
-  BRIGADE_RETURN_IF_ERROR(e.run());
-  return e.result();
+  return run_engine(program, topology, profile, options, implicit_rings);
 }
 }  // namespace detail
 
 Result<SimResult> simulate(const Program& program, const Topology& topology,
                            const HardwareProfile& profile, const SimOptions& options) {
-  Engine e(program, topology, profile, options, /*implicit_rings=*/true);
-  BRIGADE_RETURN_IF_ERROR(e.setup());
-  BRIGADE_RETURN_IF_ERROR(e.run());
-  return e.result();
+  return run_engine(program, topology, profile, options, /*implicit_rings=*/true);
 }
 
 }  // namespace brigade::sim

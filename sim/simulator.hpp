@@ -90,6 +90,10 @@ struct SimResult {
   std::vector<TaskId> critical_path;
   std::int64_t collectives_shortcut = 0;  // collectives run by the closed-form shortcut
   std::int64_t flows = 0;                  // flows simulated
+  // Host CPU time of the calling thread (not simulated time): preparing the
+  // run (per-task arrays, routes, shortcuts) and the event loop.
+  double setup_cpu_seconds = 0;
+  double run_cpu_seconds = 0;
   std::vector<double> task_start_seconds, task_end_seconds;  // when record_task_times
   Trace trace;                                               // when record_trace
 };

@@ -99,33 +99,34 @@ TEST(FlowModel, ThreeFlowMaxMinWorkedByHand) {
 }
 
 TEST(FlowNetwork, ProgressiveFillingOnlyTouchesTheDirtyComponent) {
-  // Two disjoint components; adding a flow to the second must not report a
-  // change for flows of the first.
+  // Channels 0, 1 (capacity 10) and 2 (capacity 4). A flow alone on its
+  // channels gets the narrowest capacity at once and nothing is recomputed;
+  // sharing is recomputed for the shared channel's component only.
   FlowNetwork net;
   net.init({10, 10, 4, 4});
   const ChannelId c0[] = {0}, c1[] = {1}, c2[] = {2};
-  net.add(0, c0);
-  net.add(1, c1);
   std::vector<std::pair<int, double>> changed;
-  net.recompute([&](std::int32_t f, double r) { changed.emplace_back(f, r); });
-  EXPECT_EQ(changed.size(), 2u);
-  changed.clear();
-  net.add(2, c2);
-  net.recompute([&](std::int32_t f, double r) { changed.emplace_back(f, r); });
-  ASSERT_EQ(changed.size(), 1u);
-  EXPECT_EQ(changed[0], (std::pair<int, double>{2, 4.0}));
-  // A second flow on channel 2: both get half; the others are untouched.
-  changed.clear();
-  net.add(3, c2);
-  net.recompute([&](std::int32_t f, double r) { changed.emplace_back(f, r); });
+  auto collect = [&](std::int32_t f, double r) { changed.emplace_back(f, r); };
+  EXPECT_TRUE(net.add(0, c0));
+  EXPECT_TRUE(net.add(1, c1));
+  EXPECT_TRUE(net.add(2, c2));
+  EXPECT_EQ(net.rate(0), 10.0);
+  EXPECT_EQ(net.rate(2), 4.0);
+  EXPECT_FALSE(net.dirty());
+  // A second flow on channel 2: both get half; flows 0 and 1 are untouched.
+  EXPECT_FALSE(net.add(3, c2));
+  net.recompute(collect);
   ASSERT_EQ(changed.size(), 2u);
   EXPECT_EQ(net.rate(2), 2.0);
   EXPECT_EQ(net.rate(3), 2.0);
   changed.clear();
   net.remove(3);
-  net.recompute([&](std::int32_t f, double r) { changed.emplace_back(f, r); });
+  net.recompute(collect);
   ASSERT_EQ(changed.size(), 1u);
   EXPECT_EQ(changed[0], (std::pair<int, double>{2, 4.0}));
+  // Leaving a channel empty needs no recomputation at all.
+  net.remove(0);
+  EXPECT_FALSE(net.dirty());
 }
 
 TEST(FlowModel, ConcurrentCollectivesContend) {
