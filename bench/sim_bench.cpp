@@ -6,6 +6,7 @@
 //   /usr/bin/time -v build/default/bench/sim_bench --benchmark_filter=Gpt3Standin/exact
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <random>
@@ -162,7 +163,10 @@ void BM_Gpt3Standin(benchmark::State& state) {
   const HardwareProfile h = HardwareProfile::defaults();
   const double rss0 = proc_status_bytes("VmRSS");
   const auto t0 = std::chrono::steady_clock::now();
-  const Program p = build_gpt3_standin(Gpt3Shape{});
+  Gpt3Shape shape;
+  // For profiling at a smaller scale: BRIGADE_GPT3_DP=1 simulates one replica.
+  if (const char* dp = std::getenv("BRIGADE_GPT3_DP")) shape.dp = std::atoi(dp);
+  const Program p = build_gpt3_standin(shape);
   const auto t1 = std::chrono::steady_clock::now();
   const double rss_program = proc_status_bytes("VmRSS") - rss0;
   SimOptions o;
@@ -186,6 +190,8 @@ void BM_Gpt3Standin(benchmark::State& state) {
   state.counters["flows"] = static_cast<double>(last.flows);
   state.counters["shortcut"] = static_cast<double>(last.collectives_shortcut);
   state.counters["sim_step_s"] = last.step_seconds;
+  state.counters["setup_cpu_s"] = last.setup_cpu_seconds;
+  state.counters["loop_cpu_s"] = last.run_cpu_seconds;
   state.SetLabel(exact ? "exact" : "shortcuts");
 }
 BENCHMARK(BM_Gpt3Standin)->Arg(0)->Name("Gpt3Standin/shortcuts")->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();

@@ -270,18 +270,17 @@ void collective_pairs(const Collective& c, const std::vector<std::int32_t>& node
   out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
-Status check_expandable(const Collective& c, const std::vector<std::int32_t>& node_of,
-                        const std::string& label) {
+Status check_expandable(const Collective& c, const std::vector<std::int32_t>& node_of) {
   const auto n = static_cast<std::int64_t>(c.group.size());
   const bool rooted = c.kind == CollectiveKind::kBroadcast || c.kind == CollectiveKind::kReduce;
   if (c.algorithm == CollectiveAlgorithm::kHalvingDoubling && c.kind != CollectiveKind::kAllToAll &&
       !is_power_of_two(n))
-    return Status::error(label + ": halving-doubling needs a power-of-two group; found " +
+    return Status::error("halving-doubling needs a power-of-two group; found " +
                          std::to_string(n) + " ranks");
   if (c.algorithm == CollectiveAlgorithm::kHierarchical && !rooted &&
       c.kind != CollectiveKind::kAllToAll && ranks_by_node(c, node_of).empty())
-    return Status::error(label +
-                         ": hierarchical needs the same number of ranks on every node; found "
+    return Status::error(
+                         "hierarchical needs the same number of ranks on every node; found "
                          "nodes with different counts");
   return Status::ok();
 }

@@ -65,9 +65,9 @@ struct Schedule {
 
 // Checks that `c` can be expanded: halving-doubling needs a power-of-two
 // group; hierarchical needs the same number of ranks on every node it spans.
-// `node_of` gives each device's node. The message names the collective.
-Status check_expandable(const Collective& c, const std::vector<std::int32_t>& node_of,
-                        const std::string& label);
+// `node_of` gives each device's node. The message says what is wrong; the
+// caller prefixes which collective.
+Status check_expandable(const Collective& c, const std::vector<std::int32_t>& node_of);
 
 // Reusable scratch space for expand_collective (per-rank round trackers).
 struct ExpandScratch {

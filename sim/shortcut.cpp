@@ -39,8 +39,8 @@ class VectorInterner {
 
 Status plan_shortcuts(const Program& program, const Topology& topology,
                       const HardwareProfile& profile, NetworkModel network,
-                      const std::vector<std::int32_t>& node_of, ShortcutTable& table,
-                      std::vector<std::int32_t>& shortcut_of) {
+                      const std::vector<std::int32_t>& node_of, const std::vector<TaskId>& transfers,
+                      ShortcutTable& table, std::vector<std::int32_t>& shortcut_of) {
   const auto& colls = program.collectives();
   const auto nc = static_cast<size_t>(topology.num_channels());
 
@@ -116,9 +116,8 @@ Status plan_shortcuts(const Program& program, const Topology& topology,
     }
     seen.clear();
     std::vector<std::int32_t> one(1);
-    for (TaskId t = 0; t < program.num_tasks(); ++t) {
+    for (TaskId t : transfers) {
       const Task& x = program.task(t);
-      if (x.kind != TaskKind::kTransfer) continue;
       const std::uint64_t k = (static_cast<std::uint64_t>(x.stream) << 32) | static_cast<std::uint32_t>(x.peer);
       if (!seen.emplace(k, 1).second) continue;
       one[0] = x.stream;

@@ -39,10 +39,11 @@ struct ShortcutTable {
 };
 
 // Fills `table` and sets `shortcut_of[c]` to an entry index for every
-// collective that qualifies (others keep -1).
+// collective that qualifies (others keep -1). `transfers`: the Program's
+// transfer tasks (the caller has walked the tasks already).
 Status plan_shortcuts(const Program& program, const Topology& topology,
                       const HardwareProfile& profile, NetworkModel network,
-                      const std::vector<std::int32_t>& node_of, ShortcutTable& table,
-                      std::vector<std::int32_t>& shortcut_of);
+                      const std::vector<std::int32_t>& node_of, const std::vector<TaskId>& transfers,
+                      ShortcutTable& table, std::vector<std::int32_t>& shortcut_of);
 
 }  // namespace brigade::sim

@@ -364,7 +364,9 @@ Status Engine::setup() {
   }
   chan_.assign(nc, ChannelUse{});
   if (opt_.network == NetworkModel::kFlow) net_.init(chan_capacity_);
-  if (nd <= 2048) route_dense_.assign(nd * nd, -1);
+  // Dense pair -> route table for small device counts (the shortcut's
+  // isolated runs are many and small: no 4 MB table each).
+  if (nd <= 256) route_dense_.assign(nd * nd, -1);
 
   // Collectives: expandable, overheads.
   const auto ncoll = p_.collectives().size();
@@ -377,20 +379,16 @@ Status Engine::setup() {
   last_arrival_.assign(ncoll, -1);
   coll_overhead_.assign(ncoll, 0);
   coll_instance_.assign(ncoll, -1);
+  std::vector<double> device_overhead(nd, 0);
+  for (size_t d = 0; d < nd; ++d)
+    device_overhead[d] = prof_.for_device(topo_.device(static_cast<int>(d))).collective_overhead_seconds;
   for (size_t c = 0; c < ncoll; ++c) {
     const Collective& col = p_.collectives()[c];
-    BRIGADE_RETURN_IF_ERROR(
-        check_expandable(col, node_of_, who + collective_label(static_cast<CollectiveId>(c))));
+    if (Status st = check_expandable(col, node_of_); !st.is_ok())
+      return Status::error(who + collective_label(static_cast<CollectiveId>(c)) + ": " + st.message());
     double o = 0;
-    for (std::int32_t d : col.group) o = std::max(o, prof_.for_device(topo_.device(d)).collective_overhead_seconds);
+    for (std::int32_t d : col.group) o = std::max(o, device_overhead[static_cast<size_t>(d)]);
     coll_overhead_[c] = o;
-  }
-
-  // Shortcuts: collectives whose channels no concurrent traffic can touch.
-  coll_shortcut_.assign(ncoll, -1);
-  if (!opt_.exact && !opt_.record_trace && ncoll > 0) {
-    BRIGADE_RETURN_IF_ERROR(plan_shortcuts(p_, topo_, prof_, opt_.network, node_of_,
-                                           shortcuts_table_, coll_shortcut_));
   }
 
   // Tasks: internal numbering in stream order, durations, dependency
@@ -401,7 +399,7 @@ Status Engine::setup() {
   ext_.resize(nt);
   stream_device_.assign(ns, 0);
   stream_end_.assign(ns, 0);
-  std::vector<std::int32_t> int_of(nt, -1);
+  BigVector<std::int32_t> int_of(nt, -1);
   {
     std::int32_t k = 0;
     for (size_t st = 0; st < ns; ++st) {
@@ -423,7 +421,8 @@ Status Engine::setup() {
   }
   // Passes over the Program in its own order (sequential reads of its
   // arrays); writes land on internal indices.
-  std::vector<std::uint32_t> succ_off(nt + 1, 0);
+  BigVector<std::uint32_t> succ_off(nt + 1, 0);
+  std::vector<TaskId> transfers;
   for (size_t t = 0; t < nt; ++t) {
     const Task& x = p_.task(static_cast<TaskId>(t));
     HotTask& h = hot_[static_cast<size_t>(int_of[t])];
@@ -441,6 +440,7 @@ Status Engine::setup() {
       // Resolve the route now, so that a bad link is reported before running.
       auto r = route_index(x.device, x.peer);
       if (!r.is_ok()) return Status::error(who + task_label(static_cast<TaskId>(t)) + ": " + r.message());
+      transfers.push_back(static_cast<TaskId>(t));
     }
     const auto deps = p_.deps(static_cast<TaskId>(t));
     h.pending += static_cast<std::int32_t>(deps.size());
@@ -464,6 +464,13 @@ Status Engine::setup() {
     const auto& tasks = p_.collectives()[c].tasks;
     for (size_t r = 0; r < tasks.size(); ++r)
       coll_int_[static_cast<size_t>(coll_off_[c]) + r] = int_of[static_cast<size_t>(tasks[r])];
+  }
+
+  // Shortcuts: collectives whose channels no concurrent traffic can touch.
+  coll_shortcut_.assign(ncoll, -1);
+  if (!opt_.exact && !opt_.record_trace && ncoll > 0) {
+    BRIGADE_RETURN_IF_ERROR(plan_shortcuts(p_, topo_, prof_, opt_.network, node_of_, transfers,
+                                           shortcuts_table_, coll_shortcut_));
   }
 
   // Memory: resident buffers are live from time 0.
