@@ -298,5 +298,30 @@ TEST(Engine, ComputeTimeIsCoresKernelSecondsDividedBySpeed) {
   EXPECT_LT(rel_err(r->task_end_seconds[static_cast<size_t>(k)], want), 1e-12);
 }
 
+TEST(Engine, EmptyProgramTakesNoTime) {
+  const Topology t = star(2, 100e9, 2e-6);
+  ProgramBuilder b("empty", 2);
+  const Program p = build(std::move(b));
+  const SimResult r = run(p, t, plain_profile());
+  EXPECT_EQ(r.step_seconds, 0);
+  EXPECT_EQ(r.events, 0);
+  EXPECT_TRUE(r.critical_path.empty());
+  EXPECT_EQ(r.devices.size(), 2u);
+}
+
+TEST(Engine, ReportsProgressToTheEnd) {
+  const Topology t = star(1, 100e9, 2e-6);
+  ProgramBuilder b("progress", 1);
+  const StreamId s = b.stream(0, "compute");
+  for (int i = 0; i < 10; ++i) b.add_fixed(s, 1e9, 0, DType::kF32, "k");
+  const Program p = build(std::move(b));
+  SimOptions o;
+  std::vector<std::pair<double, double>> calls;
+  o.on_progress = [&](double done, double total) { calls.emplace_back(done, total); };
+  ASSERT_TRUE(simulate(p, t, plain_profile(), o).is_ok());
+  ASSERT_FALSE(calls.empty());
+  EXPECT_EQ(calls.back(), (std::pair<double, double>{10, 10}));
+}
+
 }  // namespace
 }  // namespace brigade::sim

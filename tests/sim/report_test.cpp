@@ -73,5 +73,19 @@ TEST(Report, TextNamesStepDevicesPathLinksAndOom) {
   EXPECT_NE(simulation_text(ok, fits, t).find("out of memory: none"), std::string::npos);
 }
 
+TEST(Report, ManyDevicesAreSummarised) {
+  // 20 devices: the text lists 8 and summarises the rest; JSON lists all.
+  const Topology t = star(20, 100e9, 2e-6);
+  ProgramBuilder b("wide", 20);
+  for (int d = 0; d < 20; ++d) b.add_gemm(b.stream(d, "compute"), 1024 * (d + 1), 1024, 1024, DType::kBF16, "mm");
+  const Program p = build(std::move(b));
+  const SimResult r = run(p, t, plain_profile());
+  const std::string s = simulation_text(r, p, t);
+  EXPECT_NE(s.find("... 12 more devices (--json lists them all)"), std::string::npos) << s;
+  EXPECT_NE(s.find("busy         min"), std::string::npos) << s;
+  EXPECT_EQ(simulation_json(r, p, t)["devices"].size(), 20u);
+  EXPECT_NE(s.find("links: no bytes crossed any link"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace brigade::sim
