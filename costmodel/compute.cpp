@@ -1,0 +1,21 @@
+#include "costmodel/compute.hpp"
+
+namespace brigade::cost {
+
+double gemm_seconds(const Device& device, const DeviceProfile& profile, std::int64_t m,
+                    std::int64_t n, std::int64_t k, DType dtype, std::int64_t batch) {
+  return kernel_seconds(device, profile, dtype, gemm_flops(m, n, k, batch),
+                        gemm_bytes(m, n, k, dtype, batch));
+}
+
+double memory_bound_seconds(const Device& device, const DeviceProfile& profile, double bytes,
+                            DType dtype, double flops) {
+  return kernel_seconds(device, profile, dtype, flops, bytes);
+}
+
+double task_seconds(const Task& task, const Device& device, const DeviceProfile& profile) {
+  if (task.kind != TaskKind::kCompute) return 0;
+  return kernel_seconds(device, profile, task.dtype, task.flops, task.bytes);
+}
+
+}  // namespace brigade::cost
