@@ -271,17 +271,36 @@ void collective_pairs(const Collective& c, const std::vector<std::int32_t>& node
 }
 
 Status check_expandable(const Collective& c, const std::vector<std::int32_t>& node_of) {
+  // The same rules, in the same words, as costmodel's collective_cost and
+  // collective_query_on, so that both judges accept the same Programs.
   const auto n = static_cast<std::int64_t>(c.group.size());
-  const bool rooted = c.kind == CollectiveKind::kBroadcast || c.kind == CollectiveKind::kReduce;
+  const std::string kind(collective_kind_name(c.kind));
   if (c.algorithm == CollectiveAlgorithm::kHalvingDoubling && c.kind != CollectiveKind::kAllToAll &&
       !is_power_of_two(n))
-    return Status::error("halving-doubling needs a power-of-two group; found " +
-                         std::to_string(n) + " ranks");
-  if (c.algorithm == CollectiveAlgorithm::kHierarchical && !rooted &&
-      c.kind != CollectiveKind::kAllToAll && ranks_by_node(c, node_of).empty())
-    return Status::error(
-                         "hierarchical needs the same number of ranks on every node; found "
-                         "nodes with different counts");
+    return Status::error("found " + std::to_string(n) + " ranks for halving-doubling " + kind +
+                         "; expected a power of two (1, 2, 4, 8, ...)");
+  if (c.algorithm != CollectiveAlgorithm::kHierarchical) return Status::ok();
+  if (c.kind == CollectiveKind::kBroadcast || c.kind == CollectiveKind::kReduce ||
+      c.kind == CollectiveKind::kAllToAll)
+    return Status::error("found algorithm 'hierarchical' for " + kind +
+                         "; expected ring, tree or halving-doubling (hierarchical is defined for "
+                         "allreduce, allgather and reducescatter)");
+  std::vector<std::int32_t> nodes, counts;
+  for (std::int32_t d : c.group) {
+    const std::int32_t node = node_of[static_cast<size_t>(d)];
+    size_t k = 0;
+    while (k < nodes.size() && nodes[k] != node) ++k;
+    if (k == nodes.size()) {
+      nodes.push_back(node);
+      counts.push_back(0);
+    }
+    ++counts[k];
+  }
+  for (size_t j = 1; j < nodes.size(); ++j)
+    if (counts[j] != counts[0])
+      return Status::error("found " + std::to_string(counts[j]) + " ranks on node " + std::to_string(nodes[j]) +
+                           " and " + std::to_string(counts[0]) + " on node " + std::to_string(nodes[0]) +
+                           "; expected the same number of ranks on every node for hierarchical " + kind);
   return Status::ok();
 }
 
@@ -357,7 +376,8 @@ void expand_collective(const Collective& c, const std::vector<std::int32_t>& nod
       const bool bcast = c.kind == CollectiveKind::kBroadcast;
       switch (c.algorithm) {
         case CollectiveAlgorithm::kRing:
-        case CollectiveAlgorithm::kHierarchical: {
+        case CollectiveAlgorithm::kHierarchical:  // rejected by check_expandable
+        {
           // Broadcast: root -> root+1 -> ... ; Reduce: root+1 -> ... -> root.
           std::vector<std::int32_t>& order = x.ranks;
           for (std::int32_t h = 0; h < n; ++h)

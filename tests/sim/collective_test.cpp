@@ -220,14 +220,34 @@ TEST(DoubleBinaryTree, StaysWithinItsStatedToleranceOfTheClosedForm) {
 }
 
 TEST(Collective, HalvingDoublingNeedsPowerOfTwo) {
+  // The same words as costmodel's collective_cost.
   const Topology t = star(6, 100e9, 2e-6);
   const Program p = one_collective(6, CollectiveKind::kAllReduce, CollectiveAlgorithm::kHalvingDoubling, 1024);
   SimOptions o;
   auto r = simulate(p, t, plain_profile(), o);
   ASSERT_FALSE(r.is_ok());
   EXPECT_EQ(r.message(),
-            "program 'one': collective 0 (task 0 'coll'): halving-doubling needs a power-of-two "
-            "group; found 6 ranks");
+            "program 'one': collective 0 (task 0 'coll'): found 6 ranks for halving-doubling "
+            "allreduce; expected a power of two (1, 2, 4, 8, ...)");
+}
+
+TEST(Collective, HierarchicalIsForAllReduceAllGatherReduceScatter) {
+  auto t = make_preset("dgx-a100", 2);
+  ASSERT_TRUE(t.is_ok());
+  const Program p = one_collective(16, CollectiveKind::kBroadcast, CollectiveAlgorithm::kHierarchical, 1024);
+  auto r = simulate(p, *t, plain_profile(), SimOptions{});
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.message(),
+            "program 'one': collective 0 (task 0 'coll'): found algorithm 'hierarchical' for "
+            "broadcast; expected ring, tree or halving-doubling (hierarchical is defined for "
+            "allreduce, allgather and reducescatter)");
+  // Nodes holding different numbers of ranks: 8 on node 0, 2 on node 1.
+  const Program q = one_collective(10, CollectiveKind::kAllReduce, CollectiveAlgorithm::kHierarchical, 1024);
+  auto r2 = simulate(q, *t, plain_profile(), SimOptions{});
+  ASSERT_FALSE(r2.is_ok());
+  EXPECT_EQ(r2.message(),
+            "program 'one': collective 0 (task 0 'coll'): found 2 ranks on node 1 and 8 on node 0; "
+            "expected the same number of ranks on every node for hierarchical allreduce");
 }
 
 TEST(Collective, StartsWhenAllRanksAreReadyAndEndsTogether) {

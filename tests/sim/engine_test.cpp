@@ -21,9 +21,8 @@ using testing::star;
 // not restated here).
 double gemm_seconds(const Topology& t, const HardwareProfile& h, double m, double n, double k) {
   const Device& d = t.device(0);
-  const double flops = 2 * m * n * k;
-  const double bytes = (m * k + k * n + m * n) * 2;
-  return kernel_seconds(d, h.for_device(d), DType::kBF16, flops, bytes);
+  const auto mi = static_cast<std::int64_t>(m), ni = static_cast<std::int64_t>(n), ki = static_cast<std::int64_t>(k);
+  return kernel_seconds(d, h.for_device(d), DType::kBF16, gemm_flops(mi, ni, ki), gemm_bytes(mi, ni, ki, DType::kBF16));
 }
 
 TEST(Engine, StreamOrderAndCrossStreamDependencies) {
