@@ -208,7 +208,6 @@ class Engine {
   std::vector<std::int32_t> arrived_;
   std::vector<std::int32_t> last_arrival_;  // internal index
   std::vector<double> coll_overhead_;
-  std::vector<std::int32_t> coll_instance_;
   std::vector<std::int32_t> coll_shortcut_;
   // Per device.
   std::vector<double> speed_, slowdown_, capacity_;
@@ -378,7 +377,6 @@ Status Engine::setup() {
   arrived_.assign(ncoll, 0);
   last_arrival_.assign(ncoll, -1);
   coll_overhead_.assign(ncoll, 0);
-  coll_instance_.assign(ncoll, -1);
   std::vector<double> device_overhead(nd, 0);
   for (size_t d = 0; d < nd; ++d)
     device_overhead[d] = prof_.for_device(topo_.device(static_cast<int>(d))).collective_overhead_seconds;
@@ -743,7 +741,6 @@ void Engine::collective_go(CollectiveId c) {
   in.transfer_int = -1;
   in.collective = c;
   in.devices.assign(col.group.begin(), col.group.end());
-  coll_instance_[static_cast<size_t>(c)] = inst;
   if (implicit_rings_ && is_plain_ring(col)) {
     start_ring(inst, col);
     return;
@@ -828,8 +825,8 @@ void Engine::start_instance(std::int32_t inst) {
     finish_instance(inst);
     return;
   }
-  // Ops without predecessors start now (copy the count: start_op may not grow
-  // this schedule, but it does read `pending`).
+  // Ops without predecessors start now (their alphas end later, so nothing
+  // here changes another op's count).
   const std::int32_t n = in.sched.size();
   for (std::int32_t op = 0; op < n; ++op)
     if (instances_[static_cast<size_t>(inst)].sched.ops[static_cast<size_t>(op)].pending == 0) start_op(inst, op);
