@@ -178,7 +178,9 @@ TEST(TransformerLayer, TensorParallelHasTwoAllReducesEachWay) {
   EXPECT_EQ(count(l->forward, CollectiveKind::kAllGather), 0);
   // Each carries the full (b, s, h) activation: 1 * 512 * 1024 * 2 bytes.
   for (const Kernel& k : l->forward) {
-    if (k.is_collective) EXPECT_DOUBLE_EQ(k.collective_bytes, 512.0 * 1024 * 2);
+    if (k.is_collective) {
+      EXPECT_DOUBLE_EQ(k.collective_bytes, 512.0 * 1024 * 2);
+    }
   }
 }
 
