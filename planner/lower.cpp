@@ -9,6 +9,7 @@ std::string_view granularity_name(Granularity g) {
     case Granularity::kAuto: return "auto";
     case Granularity::kKernel: return "kernel";
     case Granularity::kRegion: return "region";
+    case Granularity::kStep: return "step";
   }
   return "?";
 }

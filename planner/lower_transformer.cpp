@@ -36,7 +36,8 @@ struct Setup {
   std::int64_t b = 1;                     // sequences per micro-batch
   std::int64_t layers_per_chunk = 0;
   bool training = true;
-  bool fuse = false;
+  bool fuse = false;              // kRegion, kStep: consecutive kernels become one task
+  bool fuse_collectives = false;  // kStep: a step's tensor-parallel collectives merge per kind
   int zero = 0;
   double e = 2;
   DType dtype = DType::kBF16;
@@ -214,13 +215,22 @@ class StageEmitter {
     pend_.recv_keys.clear();
   }
 
-  // Emits the pending kernel(s) as one task per rank; returns the base id
-  // (or the last compute task's when nothing was pending).
+  // Emits everything pending: the compute, then (kStep) the step's merged
+  // tensor-parallel collectives. Returns the base id of the last task.
   TaskId flush() {
+    flush_compute();
+    if (!deferred_.empty()) emit_deferred();
+    return last_compute_;
+  }
+
+  // Emits the pending kernel(s) as one task per rank; returns the base id
+  // (or the last task's when nothing was pending).
+  TaskId flush_compute() {
     if (pend_.kernels == 0) return last_compute_;
     const TaskId base = b_.num_tasks();
+    // Short names (interned once; no allocation per task).
     std::string name = pend_.first.name;
-    if (pend_.kernels > 1) name += ".." + pend_.last_name;
+    if (pend_.kernels > 1) name = std::string(phase_name(pend_.phase)) + " fused";
     for (int r = 0; r < R_; ++r) {
       const StreamId s = out_.compute[static_cast<size_t>(r)];
       TaskId id;
@@ -255,11 +265,15 @@ class StageEmitter {
   }
 
   void add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
+    if (k.is_collective && s_.fuse_collectives) {
+      defer(k, phase, mb);
+      return;
+    }
     if (k.is_collective) {
       tensor_collective(k, phase, layer, mb);
       return;
     }
-    if (pend_.kernels > 0 && (!s_.fuse || pend_.phase != phase || pend_.mb != mb)) flush();
+    if (pend_.kernels > 0 && (!s_.fuse || pend_.phase != phase || pend_.mb != mb)) flush_compute();
     if (pend_.kernels == 0) {
       pend_.first = k;
       pend_.phase = phase;
@@ -273,7 +287,7 @@ class StageEmitter {
   }
 
   void tensor_collective(const Kernel& k, Phase phase, int layer, int mb) {
-    flush();
+    flush_compute();
     const TaskId base = b_.num_tasks();
     for (int d = 0; d < s_.D; ++d) {
       std::vector<StreamId> streams;
@@ -293,6 +307,49 @@ class StageEmitter {
     for (int key : pend_.recv_keys) link_recv(key, base);
     clear_attachments();
     last_compute_ = base;
+  }
+
+  // kStep: the step's tensor-parallel collectives of one kind become one
+  // collective carrying their summed bytes, issued after the step's fused
+  // compute on the same stream (the stream's busy time is the same sum; the
+  // per-call latency is paid once instead of n times).
+  struct Deferred {
+    CollectiveKind kind;
+    double bytes = 0;
+    int count = 0;
+    Phase phase;
+    int mb;
+    std::vector<std::string> reasons;
+  };
+  void defer(const Kernel& k, Phase phase, int mb) {
+    for (Deferred& d : deferred_)
+      if (d.kind == k.collective) {
+        d.bytes += k.collective_bytes;
+        ++d.count;
+        if (std::find(d.reasons.begin(), d.reasons.end(), k.reason) == d.reasons.end())
+          d.reasons.push_back(k.reason);
+        return;
+      }
+    deferred_.push_back({k.collective, k.collective_bytes, 1, phase, mb, {k.reason}});
+  }
+  void emit_deferred() {
+    std::vector<Deferred> list = std::move(deferred_);
+    deferred_.clear();
+    for (const Deferred& d : list) {
+      Kernel k;
+      k.name = "tp." + std::string(collective_kind_name(d.kind));
+      k.is_collective = true;
+      k.collective = d.kind;
+      k.collective_bytes = d.bytes;
+      k.reason = d.reasons.front();
+      if (d.count > 1) {
+        k.reason = std::to_string(d.count) + " tensor-parallel " +
+                   std::string(collective_kind_name(d.kind)) +
+                   "s of this pipeline step, merged into one (granularity step): ";
+        for (size_t i = 0; i < d.reasons.size(); ++i) k.reason += (i ? " | " : "") + d.reasons[i];
+      }
+      tensor_collective(k, d.phase, -1, d.mb);
+    }
   }
 
   // R buffers (one per rank device), consecutive ids.
@@ -358,6 +415,17 @@ class StageEmitter {
     if (vs > 0) pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, true));
     auto& blocks = blocks_of(st.chunk);
     gathered_.assign(blocks.size(), {});
+    if (s_.fuse && s_.training) {
+      // Fused modes keep one activation buffer per step (all its blocks).
+      double saved = 0;
+      for (const Block& blk : blocks) saved += blk.tpl->saved_bytes();
+      if (saved > 0) {
+        const BufferId slot = new_slot("act mb" + std::to_string(st.micro_batch), saved,
+                                       MemoryCategory::kActivations);
+        next_allocs(slot);
+        saved_slot(st.chunk, 0, st.micro_batch) = slot;
+      }
+    }
     for (size_t j = 0; j < blocks.size(); ++j) forward_block(blocks, j, st);
     if (vs < s_.V - 1) send(vs + 1, st.micro_batch, true);
   }
@@ -371,9 +439,37 @@ class StageEmitter {
     // Backward visits the blocks in reverse; gathers follow that order.
     std::vector<size_t> order;
     for (size_t j = blocks.size(); j-- > 0;) order.push_back(j);
+    step_recompute_ = -1;
+    // kStep: the step's recomputation runs first, as one task (with ZeRO-3
+    // the gathers force block boundaries, so it stays interleaved).
+    const bool hoist = s_.fuse_collectives && s_.zero < 3;
+    if (hoist)
+      for (size_t j : order) recompute_block(blocks, blocks[j], st.micro_batch);
     for (size_t i = 0; i < order.size(); ++i)
-      backward_block(blocks, order, i, st, completing, first);
+      backward_block(blocks, order, i, st, completing, first, hoist);
+    if (s_.fuse) {
+      const BufferId saved = saved_slot(st.chunk, 0, st.micro_batch);
+      if (saved >= 0) pend_.frees.push_back(saved);
+      if (step_recompute_ >= 0) pend_.frees.push_back(step_recompute_);
+    }
     if (vs > 0) send(vs - 1, st.micro_batch, false);
+  }
+
+  // Fused modes: one buffer per step for recomputed activations, sized for
+  // one block (blocks recompute one after another and free as they go).
+  void recompute_block(const std::vector<Block>& blocks, const Block& blk, int mb) {
+    const BlockTemplate& tpl = *blk.tpl;
+    if (tpl.recompute.empty()) return;
+    if (step_recompute_ < 0) {
+      double bytes = 0;
+      for (const Block& b : blocks) bytes = std::max(bytes, b.tpl->recompute_saved_bytes());
+      if (bytes > 0) {
+        step_recompute_ = new_slot("recomp mb" + std::to_string(mb), bytes,
+                                   MemoryCategory::kActivations);
+        next_allocs(step_recompute_);
+      }
+    }
+    for (const Kernel& k : tpl.recompute) add_kernel(k, Phase::kRecompute, blk.layer, mb);
   }
 
   // ZeRO-3 (FSDP): gather a block's parameters over 'data' before it
@@ -410,7 +506,7 @@ class StageEmitter {
     if (j + 1 < blocks.size()) gather(blocks, j + 1, Phase::kForward, st.micro_batch);
     use_gathered(j);
     const double saved = blk.tpl->saved_bytes();
-    if (s_.training && saved > 0) {
+    if (s_.training && saved > 0 && !s_.fuse) {
       const BufferId slot = new_slot("activations " + blk.label + " mb" +
                                          std::to_string(st.micro_batch),
                                      saved, MemoryCategory::kActivations);
@@ -422,7 +518,7 @@ class StageEmitter {
   }
 
   void backward_block(std::vector<Block>& blocks, const std::vector<size_t>& order, size_t i,
-                      const PipelineStep& st, bool completing, bool first) {
+                      const PipelineStep& st, bool completing, bool first, bool recomputed) {
     const size_t j = order[i];
     const Block& blk = blocks[j];
     const BlockTemplate& tpl = *blk.tpl;
@@ -440,7 +536,11 @@ class StageEmitter {
     }
     BufferId recompute_slot = -1;
     auto run_recompute = [&] {
-      if (tpl.recompute.empty()) return;
+      if (tpl.recompute.empty() || recomputed) return;
+      if (s_.fuse) {
+        recompute_block(blocks, blk, mb);
+        return;
+      }
       const double bytes = tpl.recompute_saved_bytes();
       if (bytes > 0) {
         recompute_slot = new_slot("recomputed " + blk.label + " mb" + std::to_string(mb), bytes,
@@ -477,7 +577,7 @@ class StageEmitter {
       }
     }
     if (static_cast<int>(tpl.backward.size()) == tpl.recompute_before) run_recompute();
-    if (s_.training) {
+    if (s_.training && !s_.fuse) {
       const BufferId saved = saved_slot(st.chunk, j, mb);
       if (saved >= 0) pend_.frees.push_back(saved);
     }
@@ -577,6 +677,8 @@ class StageEmitter {
   std::vector<Gathered> gathered_;
   std::map<std::string, BufferId> zero2_slots_;
   Pending pend_;
+  std::vector<Deferred> deferred_;
+  BufferId step_saved_ = -1, step_recompute_ = -1;  // fused modes: one buffer per step
   TaskId last_compute_ = kNone;
   Bucket bucket_;
   std::vector<Bucket> deferred_buckets_;
@@ -666,19 +768,34 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
   BRIGADE_ASSIGN_OR_RETURN(RankMap ranks, RankMap::make(s.T, s.D, s.P, st.rank_order));
   s.ranks = std::make_unique<RankMap>(ranks);
 
-  // Granularity: kernel tasks unless that would exceed the budget.
+  // Granularity: the finest whose task count fits the budget.
   auto count = [](const BlockTemplate& t) {
     return static_cast<double>(t.forward.size() + t.backward.size() + t.recompute.size());
   };
-  const double kernel_tasks =
-      static_cast<double>(N) * s.m * s.v *
-          (static_cast<double>(s.layers_per_chunk) * count(s.layer) + 2) +
-      static_cast<double>(s.T * s.D) * s.m * (count(s.embedding) + count(s.head));
+  auto collectives = [](const BlockTemplate& t) {
+    double n = 0;
+    for (const auto* ks : {&t.forward, &t.backward, &t.recompute})
+      for (const Kernel& k : *ks) n += k.is_collective;
+    return n;
+  };
+  const double steps_per_device = static_cast<double>(s.m) * s.v * (s.training ? 2 : 1);
+  const double per_step_kernels =
+      static_cast<double>(s.layers_per_chunk) * count(s.layer) / (s.training ? 2 : 1);
+  // kRegion: about one task per collective plus one before it, and the
+  // phase changes of recomputation.
+  const double per_step_regions =
+      static_cast<double>(s.layers_per_chunk) *
+      (2 * collectives(s.layer) + (s.layer.recompute.empty() ? 0 : 2)) / (s.training ? 2 : 1);
+  const double kernel_tasks = N * steps_per_device * (per_step_kernels + 1);
+  const double region_tasks = N * steps_per_device * (per_step_regions + 2);
+  const double budget = static_cast<double>(options.max_kernel_tasks);
   Granularity g = options.granularity;
   if (g == Granularity::kAuto)
-    g = kernel_tasks > static_cast<double>(options.max_kernel_tasks) ? Granularity::kRegion
-                                                                      : Granularity::kKernel;
-  s.fuse = g == Granularity::kRegion;
+    g = kernel_tasks <= budget   ? Granularity::kKernel
+        : region_tasks <= budget ? Granularity::kRegion
+                                 : Granularity::kStep;
+  s.fuse = g != Granularity::kKernel;
+  s.fuse_collectives = g == Granularity::kStep;
 
   const int keys = s.V * s.m * 2;
   s.send_base.assign(static_cast<size_t>(keys), kNone);
@@ -812,12 +929,26 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
       note("warning: a tensor-parallel group spans nodes; its all-reduces (4 per layer and "
            "micro-batch) cross the inter-node fabric. Put 'tensor' first in rank_order.");
   }
-  note(std::string("granularity: ") + std::string(granularity_name(g)) +
-       (g == Granularity::kRegion
-            ? " (kernel tasks would number " + std::to_string(static_cast<long long>(kernel_tasks)) +
-                  "; consecutive kernels between communication points are fused into one task "
-                  "each, timed by the roofline of their summed FLOPs and bytes)"
-            : " (one task per GEMM and per fused memory-bound region)"));
+  {
+    std::string why;
+    switch (g) {
+      case Granularity::kKernel:
+        why = "one task per GEMM and per fused memory-bound region";
+        break;
+      case Granularity::kRegion:
+        why = "kernels between two communication points fused into one task, timed by the "
+              "roofline of their summed FLOPs and bytes (kernel tasks would number about " +
+              std::to_string(static_cast<long long>(kernel_tasks)) + ")";
+        break;
+      default:
+        why = "per pipeline step: one fused task per phase, the step's tensor-parallel "
+              "collectives merged per kind into one (kernel tasks would number about " +
+              std::to_string(static_cast<long long>(kernel_tasks)) + ", region tasks about " +
+              std::to_string(static_cast<long long>(region_tasks)) + ")";
+        break;
+    }
+    note("granularity: " + std::string(granularity_name(g)) + " (" + why + ")");
+  }
   if (s.P > 1 && s.training)
     note("pipeline: " + std::to_string(s.m) + " micro-batches; the bubble is about (p-1)/(m+p-1) = " +
          std::to_string(static_cast<double>(s.P - 1) / (s.m + s.P - 1)).substr(0, 5) +

@@ -13,15 +13,17 @@ namespace brigade::planner {
 
 // How finely the lowering cuts compute into tasks.
 enum class Granularity {
-  kAuto,    // kKernel, unless that would exceed LowerOptions::max_kernel_tasks
+  kAuto,    // the finest of the three whose task count fits LowerOptions::max_kernel_tasks
   kKernel,  // one task per GEMM and per fused memory-bound region
   kRegion,  // one task per run of kernels between communication points (see docs/planner.md)
+  kStep,    // one task per pipeline step and phase; a step's tensor-parallel collectives
+            // merged per kind (docs/planner.md, "Granularity")
 };
 std::string_view granularity_name(Granularity g);
 
 struct LowerOptions {
   Granularity granularity = Granularity::kAuto;
-  // kAuto switches to kRegion above this many tasks (all devices together).
+  // kAuto's budget: tasks of the whole Program (all devices together).
   std::int64_t max_kernel_tasks = 2'000'000;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "planner/builders.hpp"
 #include "planner/lower.hpp"
@@ -417,11 +418,58 @@ TEST(LowerTransformer, RegionGranularityFusesButKeepsFlopsAndCollectives) {
   for (const Task& t : a.program.tasks()) bytes_a += t.kind == TaskKind::kCompute ? t.bytes : 0;
   for (const Task& t : b.program.tasks()) bytes_b += t.kind == TaskKind::kCompute ? t.bytes : 0;
   EXPECT_NEAR(bytes_b / bytes_a, 1.0, 1e-12);
-  // Auto picks kernels under the budget and regions over it.
+  // Auto picks the finest granularity that fits the budget.
   LowerOptions tiny;
   tiny.max_kernel_tasks = 10;
+  LowerOptions medium;
+  medium.max_kernel_tasks = b.program.num_tasks() * 3 / 2;
+  ASSERT_LT(medium.max_kernel_tasks, a.program.num_tasks() * 2 / 3);
   EXPECT_EQ(lower_ok(s).granularity, Granularity::kKernel);
-  EXPECT_EQ(lower_ok(s, tiny).granularity, Granularity::kRegion);
+  EXPECT_EQ(lower_ok(s, medium).granularity, Granularity::kRegion);
+  EXPECT_EQ(lower_ok(s, tiny).granularity, Granularity::kStep);
+}
+
+// Per device, phase and kind: (number of collective tasks, their bytes).
+std::map<std::tuple<int, int, int>, std::pair<int, double>> collective_totals(const Program& p) {
+  std::map<std::tuple<int, int, int>, std::pair<int, double>> m;
+  for (const Task& t : p.tasks()) {
+    if (t.kind != TaskKind::kCollective) continue;
+    auto& e = m[{t.device, static_cast<int>(t.phase == Phase::kRecompute ? Phase::kBackward : t.phase),
+                 static_cast<int>(p.collectives()[static_cast<size_t>(t.collective)].kind)}];
+    ++e.first;
+    e.second += t.bytes;
+  }
+  return m;
+}
+
+TEST(LowerTransformer, StepGranularityMergesTensorCollectivesPerStep) {
+  for (bool sp : {false, true}) {
+    Scenario s = small_gpt(2, 2, 2, 8, 1);
+    s.strategy.sequence_parallel = sp;
+    s.training.recompute = Recompute::kFull;
+    LowerOptions k, st;
+    k.granularity = Granularity::kKernel;
+    st.granularity = Granularity::kStep;
+    Plan a = lower_ok(s, k), b = lower_ok(s, st);
+    EXPECT_NEAR(b.program.total_flops() / a.program.total_flops(), 1.0, 1e-12);
+    EXPECT_LT(b.program.num_tasks() * 3, a.program.num_tasks());
+    // The same bytes move through each device's collectives of each phase and
+    // kind; only the number of calls shrinks.
+    const auto ta = collective_totals(a.program), tb = collective_totals(b.program);
+    ASSERT_EQ(ta.size(), tb.size());
+    for (const auto& [key, val] : ta) {
+      ASSERT_TRUE(tb.count(key));
+      EXPECT_NEAR(tb.at(key).second / val.second, 1.0, 1e-12);
+      EXPECT_LE(tb.at(key).first, val.first);
+    }
+    // Recomputation stays a task of its own phase.
+    int recompute = 0;
+    for (const Task& t : b.program.tasks()) recompute += t.phase == Phase::kRecompute;
+    EXPECT_GT(recompute, 0);
+    // The activation peak of the first stage is still p micro-batches (1F1B):
+    // one buffer per step.
+    EXPECT_EQ(peak_live_activations(b.program, 0), 2 + 1);  // 2 in flight + one being recomputed
+  }
 }
 
 TEST(LowerTransformer, InterleavedScheduleBuilds) {
