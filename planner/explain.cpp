@@ -286,9 +286,9 @@ std::string explain_text(const Plan& plan, const Scenario& sc) {
       for (const TensorView& t : plan.views[static_cast<size_t>(v)].tensors) {
         std::string row = "    " + t.name;
         if (t.count > 1) row += " (x" + std::to_string(t.count) + ")";
-        row.resize(std::max<size_t>(row.size(), 36), ' ');
+        row.resize(std::max<size_t>(row.size(), 32), ' ');
         row += " " + t.role;
-        row.resize(std::max<size_t>(row.size(), 68), ' ');
+        row.resize(std::max<size_t>(row.size(), 44), ' ');
         row += " " + detail::shape_string(t.global_shape) + " -> " +
                detail::shape_string(t.local_shape) + "  " + t.sharding;
         line(row);

@@ -166,8 +166,8 @@ struct SpmdEmitter {
   std::string contracted_why(const IrOp& op, const std::vector<int>& partial) {
     const std::string axes = mesh.axes_string(partial);
     if (op.kind == IrKind::kLoss)
-      return "the loss of " + op.name + " sums over every element, and its input is split over " +
-             axes;
+      return "the loss '" + op.name + "' sums over every element of its input, which is split "
+             "over " + axes;
     if (op.kind == IrKind::kEmbedding)
       return "the table of " + op.name + " is split over " + axes +
              " by vocabulary rows; each device looked up only its rows";
