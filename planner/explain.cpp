@@ -289,8 +289,12 @@ std::string explain_text(const Plan& plan, const Scenario& sc) {
         row.resize(std::max<size_t>(row.size(), 32), ' ');
         row += " " + t.role;
         row.resize(std::max<size_t>(row.size(), 44), ' ');
-        row += " " + detail::shape_string(t.global_shape) + " -> " +
-               detail::shape_string(t.local_shape) + "  " + t.sharding;
+        row += ' ';
+        row += detail::shape_string(t.global_shape);
+        row += " -> ";
+        row += detail::shape_string(t.local_shape);
+        row += "  ";
+        row += t.sharding;
         line(row);
       }
     }
@@ -312,8 +316,12 @@ std::string explain_text(const Plan& plan, const Scenario& sc) {
       const double r = df.resident[static_cast<size_t>(c)];
       const double t = df.transient_peak[static_cast<size_t>(c)];
       if (r + t <= 0) continue;
-      mem += " " + std::string(memory_category_name(static_cast<MemoryCategory>(c))) + " " +
-             format_bytes(r + t) + (t > 0 && r == 0 ? " (peak)" : "") + ",";
+      mem += ' ';
+      mem += memory_category_name(static_cast<MemoryCategory>(c));
+      mem += ' ';
+      mem += format_bytes(r + t);
+      if (t > 0 && r == 0) mem += " (peak)";
+      mem += ',';
     }
     mem += " peak " + format_bytes(df.peak);
     if (d0 < sc.topology.num_devices()) {
