@@ -32,6 +32,9 @@ struct TensorSpec {
   std::vector<std::int64_t> shape;
   DType dtype = DType::kF32;
   bool is_parameter = false;  // a weight (counted in parameters, gets gradients)
+  // false: an op's output written without a shape; infer() fills shape and
+  // dtype. true: the shape and dtype are given (and infer() checks them).
+  bool shape_given = true;
   SourcePos pos;
 
   double elements() const;

@@ -4,8 +4,9 @@
 // Every key is documented in docs/scenario-format.md.
 //
 // Parsing checks syntax, keys (with "did you mean"), types, units and
-// ranges. Semantic checks that need the planner (batch divisible by the data
-// degree, ...) happen there, citing positions through Scenario::where().
+// ranges. Semantic checks of the plan as a whole (batch divisible by the data
+// degree, ...) are check_plan's (core/plan_check.hpp), citing positions
+// through Scenario::where().
 #pragma once
 
 #include <cstdint>
@@ -129,7 +130,8 @@ struct Scenario {
   SimulationSpec simulation;
 
   // Where a key was written: where("strategy.data"), where("placement.mm2"),
-  // where("model.graph.ops[2]"). Falls back to the file alone.
+  // where("model.graph.ops[2]"). A key not written falls back to the nearest
+  // enclosing key that was ("strategy.zero" -> "strategy"), then the file alone.
   SourcePos where(const std::string& key) const;
   std::map<std::string, SourcePos> positions;
 };

@@ -1,0 +1,115 @@
+#include "cli/cli_util.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/status.hpp"
+
+namespace brigade::cli {
+namespace {
+
+std::string trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t')) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+// strtol over the whole string, or nothing.
+bool parse_long(const std::string& s, long& out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  out = std::strtol(s.c_str(), &end, 10);
+  return errno == 0 && end == s.c_str() + s.size();
+}
+
+}  // namespace
+
+std::string flag_error_line(std::string_view flag, std::string_view found,
+                            std::string_view expected) {
+  std::string line = "brigade: error: ";
+  line.append(flag).append(": found '").append(found).append("'; expected ").append(expected);
+  return line;
+}
+
+void throw_flag_error(std::string_view flag, std::string_view found, std::string_view expected) {
+  throw BadInput{flag_error_line(flag, found, expected)};
+}
+
+std::string expected_quantity(Dimension dim, Sign sign) {
+  std::string noun, example;
+  switch (dim) {
+    case Dimension::kBytes: noun = "size", example = "1GiB"; break;
+    case Dimension::kSeconds: noun = "duration", example = "5us"; break;
+    case Dimension::kBytesPerSecond: noun = "bandwidth", example = "25GB/s"; break;
+    case Dimension::kFlopsPerSecond: noun = "compute rate", example = "312TFLOPS"; break;
+    case Dimension::kFlops: noun = "FLOP count", example = "3.2TFLOP"; break;
+    case Dimension::kNumber: noun = "number", example = "1.5"; break;
+  }
+  switch (sign) {
+    case Sign::kPositive: return "a positive " + noun + " such as " + example;
+    case Sign::kNonNegative: return "a " + noun + " >= 0 such as " + example;
+    case Sign::kAny: break;
+  }
+  return "a " + noun + " such as " + example;
+}
+
+double parse_quantity_flag(std::string_view flag, std::string_view text, Dimension dim, Sign sign) {
+  auto v = parse_quantity(text, dim);
+  const bool ok = v.is_ok() && (sign == Sign::kAny || (sign == Sign::kPositive && *v > 0) ||
+                                (sign == Sign::kNonNegative && *v >= 0));
+  if (!ok) throw_flag_error(flag, text, expected_quantity(dim, sign));
+  return *v;
+}
+
+int parse_int_flag(std::string_view flag, std::string_view text, int min) {
+  long v = 0;
+  if (!parse_long(trim(text), v) || v < min || v > INT_MAX)
+    throw_flag_error(flag, text, "a whole number >= " + std::to_string(min));
+  return static_cast<int>(v);
+}
+
+std::vector<int> parse_int_list_flag(std::string_view flag, std::string_view text, int min) {
+  std::vector<int> out;
+  const std::string expected =
+      "a comma-separated list of whole numbers >= " + std::to_string(min) + " such as 1,2,4,8";
+  size_t start = 0;
+  const std::string s(text);
+  while (true) {
+    const size_t comma = s.find(',', start);
+    const std::string item = trim(s.substr(start, comma == std::string::npos ? std::string::npos
+                                                                             : comma - start));
+    long v = 0;
+    if (!parse_long(item, v) || v < min || v > INT_MAX) throw_flag_error(flag, text, expected);
+    out.push_back(static_cast<int>(v));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+double parse_number_in_flag(std::string_view flag, std::string_view text, double lo, double hi) {
+  auto v = parse_quantity(text, Dimension::kNumber);
+  if (!v.is_ok() || *v < lo || *v > hi) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "a number from %g to %g", lo, hi);
+    throw_flag_error(flag, text, buf);
+  }
+  return *v;
+}
+
+std::string parse_choice_flag(std::string_view flag, std::string_view text,
+                              const std::vector<std::string>& choices) {
+  for (const std::string& c : choices)
+    if (c == text) return c;
+  std::string expected = "one of ";
+  for (size_t i = 0; i < choices.size(); ++i) expected += (i ? ", " : "") + choices[i];
+  if (auto m = closest_match_in(std::string(text), choices)) expected += " (did you mean '" + *m + "'?)";
+  throw_flag_error(flag, text, expected);
+}
+
+}  // namespace brigade::cli

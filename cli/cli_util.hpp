@@ -1,0 +1,43 @@
+// Flag parsing shared by the verbs. Every bad value becomes one line,
+//   brigade: error: --bandwidth: found '-5'; expected a positive bandwidth such as 25GB/s
+// thrown as BadInput (exit code 2). Values may carry units (core/units.hpp).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/verbs.hpp"
+#include "core/units.hpp"
+
+namespace brigade::cli {
+
+enum class Sign { kAny, kNonNegative, kPositive };
+
+// "brigade: error: FLAG: found 'TEXT'; expected EXPECTED".
+std::string flag_error_line(std::string_view flag, std::string_view found,
+                            std::string_view expected);
+[[noreturn]] void throw_flag_error(std::string_view flag, std::string_view found,
+                                   std::string_view expected);
+
+// What a flag of this dimension and sign expects, e.g. "a positive bandwidth
+// such as 25GB/s", "a size >= 0 such as 1GiB", "a duration >= 0 such as 5us".
+std::string expected_quantity(Dimension dim, Sign sign);
+
+// A quantity in SI units; throws BadInput with expected_quantity() otherwise.
+double parse_quantity_flag(std::string_view flag, std::string_view text, Dimension dim, Sign sign);
+
+// A whole number >= `min`: "found 'x'; expected a whole number >= 1".
+int parse_int_flag(std::string_view flag, std::string_view text, int min);
+
+// A comma-separated list of whole numbers >= `min` ("1,2,4,8").
+std::vector<int> parse_int_list_flag(std::string_view flag, std::string_view text, int min);
+
+// A real number in [lo, hi]: "found '1.5'; expected a number from 0 to 1".
+double parse_number_in_flag(std::string_view flag, std::string_view text, double lo, double hi);
+
+// One of `choices`, else "found 'X'; expected one of a, b, c" (+ " (did you mean 'a'?)").
+std::string parse_choice_flag(std::string_view flag, std::string_view text,
+                              const std::vector<std::string>& choices);
+
+}  // namespace brigade::cli

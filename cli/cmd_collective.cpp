@@ -1,0 +1,143 @@
+// brigade collective KIND: one collective's time, algorithm and bus bandwidth
+// in the alpha-beta model (costmodel/collectives.hpp), like one nccl-tests row.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_util.hpp"
+#include "cli/verbs.hpp"
+#include "core/units.hpp"
+#include "costmodel/collectives.hpp"
+
+namespace brigade::cli {
+namespace {
+
+struct CollectiveOptions {
+  std::string kind, algorithm = "ring", devices, bytes, alpha, bandwidth;
+  std::string ranks_per_node, inter_alpha, inter_bandwidth, overhead = "0";
+  bool json = false;
+};
+
+std::vector<std::string> kind_names() {
+  std::vector<std::string> v;
+  for (int i = 0; i < kNumCollectiveKinds; ++i)
+    v.emplace_back(collective_kind_name(static_cast<CollectiveKind>(i)));
+  return v;
+}
+
+std::vector<std::string> algorithm_names() {
+  std::vector<std::string> v;
+  for (auto a : {CollectiveAlgorithm::kRing, CollectiveAlgorithm::kTree,
+                 CollectiveAlgorithm::kHalvingDoubling, CollectiveAlgorithm::kHierarchical})
+    v.emplace_back(collective_algorithm_name(a));
+  return v;
+}
+
+void run_collective(const CollectiveOptions& o) {
+  const auto kind_text = parse_collective_kind(o.kind);
+  if (!kind_text) parse_choice_flag("KIND", o.kind, kind_names());  // throws with the choices
+  const CollectiveKind kind = *kind_text;
+  const CollectiveAlgorithm algorithm =
+      *parse_collective_algorithm(parse_choice_flag("--algorithm", o.algorithm, algorithm_names()));
+
+  cost::CollectiveQuery q;
+  q.kind = kind;
+  q.algorithm = algorithm;
+  q.ranks = parse_int_flag("--devices", o.devices, 1);
+  q.bytes = parse_quantity_flag("--bytes", o.bytes, Dimension::kBytes, Sign::kNonNegative);
+  q.intra.alpha_seconds = parse_quantity_flag("--alpha", o.alpha, Dimension::kSeconds, Sign::kNonNegative);
+  q.intra.bandwidth_bytes_per_second =
+      parse_quantity_flag("--bandwidth", o.bandwidth, Dimension::kBytesPerSecond, Sign::kPositive);
+  q.overhead_seconds =
+      parse_quantity_flag("--overhead", o.overhead, Dimension::kSeconds, Sign::kNonNegative);
+
+  const bool hierarchical = algorithm == CollectiveAlgorithm::kHierarchical;
+  if (!hierarchical) {
+    for (const auto& [flag, value] : {std::pair{"--ranks-per-node", &o.ranks_per_node},
+                                      std::pair{"--inter-alpha", &o.inter_alpha},
+                                      std::pair{"--inter-bandwidth", &o.inter_bandwidth}})
+      if (!value->empty()) throw_flag_error(flag, *value, "it only with --algorithm hierarchical");
+  } else {
+    if (o.ranks_per_node.empty())
+      throw BadInput{
+          "brigade: error: --algorithm hierarchical: found no --ranks-per-node; expected "
+          "--ranks-per-node G (and --inter-alpha, --inter-bandwidth when there are several nodes)"};
+    q.ranks_per_node = parse_int_flag("--ranks-per-node", o.ranks_per_node, 1);
+    const bool several_nodes = q.ranks_per_node < q.ranks;
+    if (several_nodes && (o.inter_alpha.empty() || o.inter_bandwidth.empty()))
+      throw BadInput{fmt::format(
+          "brigade: error: --algorithm hierarchical: found no {}; expected --inter-alpha and "
+          "--inter-bandwidth for {} ranks on nodes of {}",
+          o.inter_alpha.empty() ? "--inter-alpha" : "--inter-bandwidth", q.ranks,
+          q.ranks_per_node)};
+    if (!o.inter_alpha.empty())
+      q.inter.alpha_seconds =
+          parse_quantity_flag("--inter-alpha", o.inter_alpha, Dimension::kSeconds, Sign::kNonNegative);
+    if (!o.inter_bandwidth.empty())
+      q.inter.bandwidth_bytes_per_second = parse_quantity_flag(
+          "--inter-bandwidth", o.inter_bandwidth, Dimension::kBytesPerSecond, Sign::kPositive);
+  }
+
+  auto c = cost::collective_cost(q);
+  if (!c.is_ok()) throw BadInput{"brigade: error: " + c.message()};
+
+  if (o.json) {
+    nlohmann::json j;
+    j["kind"] = std::string(collective_kind_name(kind));
+    j["algorithm"] = std::string(collective_algorithm_name(algorithm));
+    j["devices"] = q.ranks;
+    j["bytes"] = q.bytes;
+    j["alpha_seconds"] = q.intra.alpha_seconds;
+    j["bandwidth_bytes_per_second"] = q.intra.bandwidth_bytes_per_second;
+    if (hierarchical) {
+      j["ranks_per_node"] = q.ranks_per_node;
+      j["inter_alpha_seconds"] = q.inter.alpha_seconds;
+      j["inter_bandwidth_bytes_per_second"] = q.inter.bandwidth_bytes_per_second;
+    }
+    j["overhead_seconds"] = q.overhead_seconds;
+    j["seconds"] = c->seconds;
+    j["alg_bandwidth"] = c->alg_bandwidth_bytes_per_second;
+    j["bus_bandwidth"] = c->bus_bandwidth_bytes_per_second;
+    j["bus_bandwidth_factor"] = cost::bus_bandwidth_factor(kind, q.ranks);
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format("{} of {} over {} devices, {} algorithm\n", collective_kind_name(kind),
+                           format_bytes(q.bytes), q.ranks, collective_algorithm_name(algorithm));
+  std::cout << fmt::format("  time   {:>12}\n", format_seconds(c->seconds));
+  std::cout << fmt::format("  algBw  {:>12}   (bytes / time)\n",
+                           format_bandwidth(c->alg_bandwidth_bytes_per_second));
+  std::cout << fmt::format("  busBw  {:>12}   (algBw x {:.4g}, nccl-tests)\n",
+                           format_bandwidth(c->bus_bandwidth_bytes_per_second),
+                           cost::bus_bandwidth_factor(kind, q.ranks));
+}
+
+const RegisterVerb kRegister("collective", 40, [](CLI::App& app) {
+  auto o = std::make_shared<CollectiveOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "collective",
+      "Time, algorithm bandwidth and bus bandwidth of one collective in the alpha-beta model");
+  sub->add_option("KIND", o->kind,
+                  "allreduce, allgather, reducescatter, broadcast, reduce or alltoall")
+      ->required();
+  sub->add_option("--devices", o->devices, "number of ranks N")->required();
+  sub->add_option("--bytes", o->bytes,
+                  "message size M as nccl-tests' size (1GiB, 4096, ...)")->required();
+  sub->add_option("--alpha", o->alpha, "latency per message (5us, 2e-6, ...)")->required();
+  sub->add_option("--bandwidth", o->bandwidth, "link bandwidth per direction (25GB/s, 200Gbps, ...)")
+      ->required();
+  sub->add_option("--algorithm", o->algorithm, "ring (default), tree, halving-doubling, hierarchical");
+  sub->add_option("--ranks-per-node", o->ranks_per_node, "hierarchical: ranks per node G");
+  sub->add_option("--inter-alpha", o->inter_alpha, "hierarchical: inter-node latency");
+  sub->add_option("--inter-bandwidth", o->inter_bandwidth, "hierarchical: inter-node bandwidth per rail");
+  sub->add_option("--overhead", o->overhead, "fixed cost per call (default 0)");
+  sub->add_flag("--json", o->json, "print one JSON object (SI units)");
+  sub->callback([o] { run_collective(*o); });
+});
+
+}  // namespace
+}  // namespace brigade::cli

@@ -1,0 +1,45 @@
+// Semantic checks of a plan: what every judge (the closed-form `brigade
+// cost`, the simulator's planner, the executors) calls first, right after
+// load_scenario. Parsing has already checked syntax, types, units, names
+// and device indices; these checks need the scenario as a whole (degrees
+// against the topology, batch against degrees, shardings against the mesh).
+//
+// Messages are one line with the position of the key at fault:
+//   "FILE:LINE:COL: error: found batch 30 over 8 data-parallel devices;
+//    expected a multiple of 8, such as 24 or 32"
+// Unsupported combinations (pipeline parallelism of an MLP, ...) come back
+// with ErrorKind::kUnsupported; everything else is kBadInput.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/scenario.hpp"
+#include "core/status.hpp"
+
+namespace brigade {
+
+// OK when the plan can be judged; otherwise the first problem found.
+Status check_plan(const Scenario& s);
+
+// The global batch (rows or sequences per step): training.global_batch when
+// given, else the MLP's batch; 0 when the scenario has none.
+std::int64_t global_batch(const Scenario& s);
+
+// Rows (sequences) one data-parallel replica processes per step: global
+// batch / data under batch sharding; 1 under pmap (device i gets x[i]).
+// Requires check_plan to have passed.
+std::int64_t per_replica_batch(const Scenario& s);
+
+// The block of an input of `shape` (leading axis = batch) that each of
+// `devices` data-parallel devices holds:
+//   DataMode::kBatch: [B/devices, ...]; B must be a multiple of devices
+//     (NamedSharding(mesh, P('data')), shard_map);
+//   DataMode::kPmap: x[i], the shape without its leading axis, which must
+//     equal devices (jax.pmap maps over the leading axis).
+// The message, without a position, says what was found and what would work:
+//   "found batch 30 over 8 data-parallel devices; expected a multiple of 8, such as 24 or 32"
+Result<std::vector<std::int64_t>> per_device_input_shape(const std::vector<std::int64_t>& shape,
+                                                         int devices, DataMode mode);
+
+}  // namespace brigade

@@ -1,0 +1,283 @@
+// Profile files: load_profile / save_profile (YAML). The format is
+// documented in docs/scenario-format.md, "Profile files"; keep both in step.
+#include <unistd.h>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include "core/profile.hpp"
+#include "core/yaml_reader.hpp"
+
+namespace brigade {
+namespace {
+
+using yamlio::Bound;
+using yamlio::Cursor;
+
+std::vector<std::string> names_of_dtypes() {
+  std::vector<std::string> n;
+  for (int i = 0; i < kNumDTypes; ++i) n.emplace_back(dtype_name(static_cast<DType>(i)));
+  return n;
+}
+
+std::vector<std::string> names_of_link_classes() {
+  std::vector<std::string> n;
+  for (int i = 0; i < kNumLinkClasses; ++i)
+    n.emplace_back(link_class_name(static_cast<LinkClass>(i)));
+  return n;
+}
+
+Status unknown_name(const Cursor& c, const std::string& what,
+                    const std::vector<std::string>& names) {
+  std::string msg =
+      "found " + what + " " + c.found() + "; expected one of " + yamlio::join_list(names);
+  if (c.is_scalar())
+    if (auto m = closest_match_in(c.text(), names)) msg += " (did you mean '" + *m + "'?)";
+  return c.error(msg);
+}
+
+// An efficiency: a fraction in (0, 1].
+Result<double> read_efficiency(const Cursor& c) {
+  auto v = c.as_number(Bound::kPositive);
+  if (!v.is_ok() || *v > 1)
+    return c.error("found " + c.found() + "; expected an efficiency in (0, 1]");
+  return *v;
+}
+
+// A GEMM efficiency curve: [[flops, efficiency], ...] (sorted by FLOP), a
+// single efficiency (a flat curve), or {points: [...], fallback: e}.
+Result<EfficiencyCurve> read_curve(const Cursor& c) {
+  EfficiencyCurve curve;
+  Cursor points = c;
+  if (c.is_scalar()) {
+    BRIGADE_ASSIGN_OR_RETURN(curve.fallback, read_efficiency(c));
+    return curve;
+  }
+  if (c.is_map()) {
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"points", "fallback"}));
+    if (c.has("fallback")) {
+      BRIGADE_ASSIGN_OR_RETURN(curve.fallback, read_efficiency(c.get("fallback")));
+    }
+    if (!c.has("points")) return curve;
+    points = c.get("points");
+  }
+  const char* kWhat =
+      "a GEMM efficiency curve: [[flops, efficiency], ...], an efficiency, or {points, fallback}";
+  BRIGADE_RETURN_IF_ERROR(points.expect_list(kWhat));
+  for (const Cursor& p : points.items()) {
+    const std::vector<Cursor> xy = p.items();
+    if (!p.is_list() || xy.size() != 2)
+      return p.error("found " + p.found() + "; expected a point [flops, efficiency]");
+    BRIGADE_ASSIGN_OR_RETURN(const double flops,
+                             xy[0].as_quantity(Dimension::kFlops, Bound::kPositive));
+    BRIGADE_ASSIGN_OR_RETURN(const double eff, read_efficiency(xy[1]));
+    if (!curve.points.empty() && !(flops > curve.points.back().first))
+      return xy[0].error("found " + xy[0].found() + "; expected points sorted by increasing flops");
+    curve.points.emplace_back(flops, eff);
+  }
+  return curve;
+}
+
+Status read_device_profile(const Cursor& c, DeviceProfile* p) {
+  BRIGADE_RETURN_IF_ERROR(c.expect_map("a device profile {model, memory_efficiency, ...}"));
+  BRIGADE_RETURN_IF_ERROR(c.check_keys({"model", "memory_efficiency", "launch_overhead",
+                                        "collective_overhead", "comm_compute_slowdown", "gemm"}));
+  BRIGADE_RETURN_IF_ERROR(c.require("model", "the device model it describes (or \"*\" for any)"));
+  BRIGADE_ASSIGN_OR_RETURN(p->model, c.get("model").as_string());
+  if (c.has("memory_efficiency")) {
+    BRIGADE_ASSIGN_OR_RETURN(p->memory_efficiency, read_efficiency(c.get("memory_efficiency")));
+  }
+  BRIGADE_ASSIGN_OR_RETURN(p->launch_overhead_seconds,
+                           c.get_quantity("launch_overhead", p->launch_overhead_seconds,
+                                          Dimension::kSeconds, Bound::kNonNegative));
+  BRIGADE_ASSIGN_OR_RETURN(p->collective_overhead_seconds,
+                           c.get_quantity("collective_overhead", p->collective_overhead_seconds,
+                                          Dimension::kSeconds, Bound::kNonNegative));
+  BRIGADE_ASSIGN_OR_RETURN(
+      p->comm_compute_slowdown,
+      c.get_number("comm_compute_slowdown", p->comm_compute_slowdown, Bound::kNonNegative));
+  if (c.has("gemm")) {
+    const Cursor g = c.get("gemm");
+    BRIGADE_RETURN_IF_ERROR(g.expect_map(
+        "GEMM efficiency curves by dtype, such as {bf16: [[1e9, 0.5], [1e12, 0.85]]}"));
+    for (const auto& [k, v] : g.entries()) {
+      std::optional<DType> t;
+      if (k.is_scalar()) t = parse_dtype(k.text());
+      if (!t) return unknown_name(k, "dtype", names_of_dtypes());
+      BRIGADE_ASSIGN_OR_RETURN(p->gemm[static_cast<size_t>(dtype_index(*t))], read_curve(v));
+    }
+  }
+  return Status::ok();
+}
+
+Status read_profile(const Cursor& root, HardwareProfile* h) {
+  const char* kWhat = "a hardware profile: a map with name, devices and links";
+  if (root.is_null()) return root.error(std::string("found an empty document; expected ") + kWhat);
+  BRIGADE_RETURN_IF_ERROR(root.expect_map(kWhat));
+  BRIGADE_RETURN_IF_ERROR(root.check_keys({"name", "machine_kind", "source", "devices", "links"}));
+  BRIGADE_ASSIGN_OR_RETURN(h->name, root.get_string("name", "profile"));
+  BRIGADE_ASSIGN_OR_RETURN(
+      h->machine_kind,
+      root.get_enum<std::string>("machine_kind", "datasheet",
+                                 {{"datasheet", "datasheet"}, {"cpu", "cpu"}, {"cuda", "cuda"}}));
+  BRIGADE_ASSIGN_OR_RETURN(h->source, root.get_string("source", ""));
+  if (root.has("devices")) {
+    const Cursor devs = root.get("devices");
+    BRIGADE_RETURN_IF_ERROR(devs.expect_list("a list of device profiles"));
+    std::set<std::string> models;
+    for (const Cursor& d : devs.items()) {
+      DeviceProfile p;
+      BRIGADE_RETURN_IF_ERROR(read_device_profile(d, &p));
+      if (!models.insert(p.model).second)
+        return d.get("model").error("found model '" + p.model +
+                                    "' a second time; expected one entry per device model");
+      h->devices.push_back(std::move(p));
+    }
+  }
+  if (root.has("links")) {
+    const Cursor links = root.get("links");
+    BRIGADE_RETURN_IF_ERROR(links.expect_map(
+        "link profiles by class, such as {nvlink: {alpha: 2us, bandwidth_efficiency: 0.8}}"));
+    for (const auto& [k, v] : links.entries()) {
+      std::optional<LinkClass> lc;
+      if (k.is_scalar()) lc = parse_link_class(k.text());
+      if (!lc) return unknown_name(k, "link class", names_of_link_classes());
+      LinkProfile& lp = h->links[static_cast<size_t>(*lc)];
+      BRIGADE_RETURN_IF_ERROR(v.expect_map("a link profile {alpha, bandwidth_efficiency}"));
+      BRIGADE_RETURN_IF_ERROR(v.check_keys({"alpha", "bandwidth_efficiency"}));
+      // Absent alpha: the topology's link latencies (LinkProfile::alpha_seconds < 0).
+      BRIGADE_ASSIGN_OR_RETURN(
+          lp.alpha_seconds, v.get_quantity("alpha", -1, Dimension::kSeconds, Bound::kNonNegative));
+      if (v.has("bandwidth_efficiency")) {
+        BRIGADE_ASSIGN_OR_RETURN(lp.bandwidth_efficiency,
+                                 read_efficiency(v.get("bandwidth_efficiency")));
+      }
+    }
+  }
+  return Status::ok();
+}
+
+// Shortest text that reads back as the same double.
+void emit_double(YAML::Emitter& out, double v) {
+  char buf[40];
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  out << buf;
+}
+
+bool is_default_curve(const EfficiencyCurve& c) {
+  return c.points.empty() && c.fallback == 1.0;
+}
+
+}  // namespace
+
+Result<HardwareProfile> load_profile(const std::string& path) {
+  std::string text;
+  BRIGADE_RETURN_IF_ERROR(yamlio::read_file_text(path, "a readable profile file (YAML)", &text));
+  try {
+    BRIGADE_ASSIGN_OR_RETURN(const YAML::Node root,
+                             yamlio::read_yaml_text(text, path, "a well-formed YAML profile"));
+    yamlio::Document doc{path, nullptr};
+    HardwareProfile h;
+    h.devices.clear();
+    h.links = {};
+    BRIGADE_RETURN_IF_ERROR(read_profile(Cursor(&doc, root, "", SourcePos{path, 1, 1}), &h));
+    return h;
+  } catch (const std::exception& e) {
+    return Status::at(SourcePos{path, 0, 0},
+                      std::string("internal error while reading the profile: ") + e.what(),
+                      ErrorKind::kInternal);
+  }
+}
+
+Status save_profile(const HardwareProfile& profile, const std::string& path) {
+  std::string text;
+  try {
+    YAML::Emitter out;
+    out << YAML::BeginMap;
+    out << YAML::Key << "name" << YAML::Value << profile.name;
+    out << YAML::Key << "machine_kind" << YAML::Value << profile.machine_kind;
+    out << YAML::Key << "source" << YAML::Value << profile.source;
+    out << YAML::Key << "devices" << YAML::Value << YAML::BeginSeq;
+    for (const DeviceProfile& d : profile.devices) {
+      out << YAML::BeginMap;
+      out << YAML::Key << "model" << YAML::Value << d.model;
+      out << YAML::Key << "memory_efficiency" << YAML::Value;
+      emit_double(out, d.memory_efficiency);
+      out << YAML::Key << "launch_overhead" << YAML::Value;
+      emit_double(out, d.launch_overhead_seconds);
+      out << YAML::Key << "collective_overhead" << YAML::Value;
+      emit_double(out, d.collective_overhead_seconds);
+      out << YAML::Key << "comm_compute_slowdown" << YAML::Value;
+      emit_double(out, d.comm_compute_slowdown);
+      out << YAML::Key << "gemm" << YAML::Value << YAML::BeginMap;
+      for (int i = 0; i < kNumDTypes; ++i) {
+        const EfficiencyCurve& c = d.gemm[static_cast<size_t>(i)];
+        if (is_default_curve(c)) continue;
+        out << YAML::Key << std::string(dtype_name(static_cast<DType>(i))) << YAML::Value;
+        out << YAML::BeginMap << YAML::Key << "fallback" << YAML::Value;
+        emit_double(out, c.fallback);
+        out << YAML::Key << "points" << YAML::Value << YAML::BeginSeq;
+        for (const auto& [flops, eff] : c.points) {
+          out << YAML::Flow << YAML::BeginSeq;
+          emit_double(out, flops);
+          emit_double(out, eff);
+          out << YAML::EndSeq;
+        }
+        out << YAML::EndSeq << YAML::EndMap;
+      }
+      out << YAML::EndMap;
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+    out << YAML::Key << "links" << YAML::Value << YAML::BeginMap;
+    for (int i = 0; i < kNumLinkClasses; ++i) {
+      const LinkProfile& l = profile.links[static_cast<size_t>(i)];
+      out << YAML::Key << std::string(link_class_name(static_cast<LinkClass>(i))) << YAML::Value
+          << YAML::BeginMap;
+      if (l.alpha_seconds >= 0) {
+        out << YAML::Key << "alpha" << YAML::Value;
+        emit_double(out, l.alpha_seconds);
+      }
+      out << YAML::Key << "bandwidth_efficiency" << YAML::Value;
+      emit_double(out, l.bandwidth_efficiency);
+      out << YAML::EndMap;
+    }
+    out << YAML::EndMap;
+    out << YAML::EndMap;
+    if (!out.good())
+      return Status::error(path + ": error: cannot write the profile (" + out.GetLastError() + ")",
+                           ErrorKind::kInternal);
+    text =
+        std::string("# Brigade hardware profile (docs/scenario-format.md, \"Profile files\")\n") +
+        out.c_str() + "\n";
+  } catch (const std::exception& e) {
+    return Status::error(path + ": error: cannot write the profile (" + e.what() + ")",
+                         ErrorKind::kInternal);
+  }
+  // Atomically: a temporary file beside the target, then rename, so that a
+  // reader never sees half a profile.
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  auto fail = [&](int err) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    return Status::error(path + ": error: found an unwritable file (" + std::strerror(err) +
+                             "); expected a writable profile path",
+                         ErrorKind::kRuntime);
+  };
+  errno = 0;
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) return fail(errno != 0 ? errno : EIO);
+  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const int werr = errno;
+  if (std::fclose(f) != 0 || !wrote) return fail(werr != 0 ? werr : EIO);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) return fail(errno);
+  return Status::ok();
+}
+
+}  // namespace brigade

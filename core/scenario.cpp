@@ -1,0 +1,909 @@
+// The scenario reader: YAML or JSON (through yaml-cpp; JSON is YAML 1.2's
+// subset) into a Scenario. The schema is documented key by key in
+// docs/scenario-format.md; keep the two in step.
+//
+// Parsing checks syntax, keys, types, units, ranges and names that need only
+// the file (devices exist, tensors exist, the graph's shapes agree).
+// Semantic checks of the plan as a whole (divisibility, device counts,
+// shardings against the mesh) are check_plan's (core/plan_check.hpp).
+#include "core/scenario.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <filesystem>
+#include <set>
+
+#include "core/yaml_reader.hpp"
+
+namespace brigade {
+
+std::string_view recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::kNone:
+      return "none";
+    case Recompute::kSelective:
+      return "selective";
+    case Recompute::kFull:
+      return "full";
+  }
+  return "?";
+}
+
+std::string_view schedule_name(PipelineSchedule s) {
+  switch (s) {
+    case PipelineSchedule::kGpipe:
+      return "gpipe";
+    case PipelineSchedule::k1F1B:
+      return "1f1b";
+    case PipelineSchedule::kInterleaved:
+      return "interleaved";
+  }
+  return "?";
+}
+
+SourcePos Scenario::where(const std::string& key) const {
+  // The key itself, else the nearest enclosing key that was written
+  // ("strategy.zero" -> "strategy"), else the file alone.
+  std::string k = key;
+  while (!k.empty()) {
+    auto it = positions.find(k);
+    if (it != positions.end()) return it->second;
+    const size_t cut = k.find_last_of(".[");
+    if (cut == std::string::npos) break;
+    k.resize(cut);
+  }
+  return SourcePos{path, 0, 0};
+}
+
+namespace {
+
+using yamlio::Bound;
+using yamlio::Cursor;
+
+constexpr std::int64_t kIntMax = INT_MAX;
+
+template <class T>
+std::vector<std::pair<std::string, T>> choices_of(std::initializer_list<T> values,
+                                                  std::string_view (*name)(T)) {
+  std::vector<std::pair<std::string, T>> out;
+  for (T v : values) out.emplace_back(std::string(name(v)), v);
+  return out;
+}
+
+std::vector<std::string> dtype_names() {
+  std::vector<std::string> names;
+  for (int i = 0; i < kNumDTypes; ++i) names.emplace_back(dtype_name(static_cast<DType>(i)));
+  return names;
+}
+
+std::vector<std::string> link_class_names() {
+  std::vector<std::string> names;
+  for (int i = 0; i < kNumLinkClasses; ++i)
+    names.emplace_back(link_class_name(static_cast<LinkClass>(i)));
+  return names;
+}
+
+Result<DType> read_dtype(const Cursor& c) {
+  if (c.is_scalar())
+    if (auto t = parse_dtype(c.text())) return *t;
+  const std::vector<std::string> names = dtype_names();
+  std::string msg = "found " + c.found() + "; expected a dtype: one of " + yamlio::join_list(names);
+  if (c.is_scalar())
+    if (auto m = closest_match_in(c.text(), names)) msg += " (did you mean '" + *m + "'?)";
+  return c.error(msg);
+}
+
+Result<LinkClass> read_link_class(const Cursor& c) {
+  if (c.is_scalar())
+    if (auto l = parse_link_class(c.text())) return *l;
+  const std::vector<std::string> names = link_class_names();
+  std::string msg =
+      "found " + c.found() + "; expected a link class: one of " + yamlio::join_list(names);
+  if (c.is_scalar())
+    if (auto m = closest_match_in(c.text(), names)) msg += " (did you mean '" + *m + "'?)";
+  return c.error(msg);
+}
+
+// Op spellings of the `op:` key: the kind, and the function for elementwise
+// and loss ops written by their function's name.
+struct OpSpelling {
+  const char* name;
+  OpKind kind;
+  const char* fn;
+};
+constexpr OpSpelling kOpSpellings[] = {
+    {"matmul", OpKind::kMatmul, ""},        {"elementwise", OpKind::kElementwise, ""},
+    {"relu", OpKind::kElementwise, "relu"}, {"gelu", OpKind::kElementwise, "gelu"},
+    {"tanh", OpKind::kElementwise, "tanh"}, {"sigmoid", OpKind::kElementwise, "sigmoid"},
+    {"silu", OpKind::kElementwise, "silu"}, {"exp", OpKind::kElementwise, "exp"},
+    {"add", OpKind::kElementwise, "add"},   {"sub", OpKind::kElementwise, "sub"},
+    {"mul", OpKind::kElementwise, "mul"},   {"div", OpKind::kElementwise, "div"},
+    {"softmax", OpKind::kSoftmax, ""},      {"layernorm", OpKind::kLayerNorm, ""},
+    {"embedding", OpKind::kEmbedding, ""},  {"loss", OpKind::kLoss, ""},
+    {"mse", OpKind::kLoss, "mse"},          {"cross_entropy", OpKind::kLoss, "cross_entropy"},
+    {"custom", OpKind::kCustom, ""},
+};
+
+class ScenarioReader {
+ public:
+  ScenarioReader(const std::string& file, Scenario* s) : s_(s) {
+    doc_.file = file;
+    doc_.positions = &s->positions;
+  }
+
+  Status read(const YAML::Node& root_node) {
+    const Cursor root(&doc_, root_node, "", SourcePos{doc_.file, 1, 1});
+    const char* kWhat = "a scenario: a map with at least topology and model";
+    if (root.is_null())
+      return root.error("found an empty document; expected " + std::string(kWhat));
+    BRIGADE_RETURN_IF_ERROR(root.expect_map(kWhat));
+    BRIGADE_RETURN_IF_ERROR(root.check_keys({"name", "description", "topology", "profile", "model",
+                                             "training", "strategy", "placement", "device_put",
+                                             "mesh", "shardings", "simulation"}));
+    BRIGADE_ASSIGN_OR_RETURN(
+        s_->name, root.get_string("name", std::filesystem::path(doc_.file).stem().string()));
+    BRIGADE_ASSIGN_OR_RETURN(s_->description, root.get_string("description", ""));
+
+    BRIGADE_RETURN_IF_ERROR(root.require(
+        "topology", "a topology: {preset: dgx-a100} or {devices: [...], links: [...]}"));
+    BRIGADE_RETURN_IF_ERROR(read_topology(root.get("topology"), root.key_of("topology")));
+
+    s_->profile = HardwareProfile::defaults();
+    if (root.has("profile")) BRIGADE_RETURN_IF_ERROR(read_profile(root.get("profile")));
+
+    BRIGADE_RETURN_IF_ERROR(
+        root.require("model", "a model: one of mlp, transformer, graph or collective"));
+    BRIGADE_RETURN_IF_ERROR(read_model(root.get("model")));
+
+    if (root.has("training")) BRIGADE_RETURN_IF_ERROR(read_training(root.get("training")));
+    if (root.has("strategy")) BRIGADE_RETURN_IF_ERROR(read_strategy(root.get("strategy")));
+    if (root.has("placement"))
+      BRIGADE_RETURN_IF_ERROR(read_device_map(root.get("placement"), "an op name", &s_->placement));
+    if (root.has("device_put"))
+      BRIGADE_RETURN_IF_ERROR(
+          read_device_map(root.get("device_put"), "a tensor name", &s_->device_put));
+    if (root.has("mesh")) BRIGADE_RETURN_IF_ERROR(read_mesh(root.get("mesh")));
+    if (root.has("shardings")) BRIGADE_RETURN_IF_ERROR(read_shardings(root.get("shardings")));
+    if (root.has("simulation")) BRIGADE_RETURN_IF_ERROR(read_simulation(root.get("simulation")));
+    return Status::ok();
+  }
+
+ private:
+  // ---- topology -------------------------------------------------------------
+
+  Status read_topology(const Cursor& c, const Cursor& key) {
+    BRIGADE_RETURN_IF_ERROR(c.expect_map(
+        "a topology: {preset: dgx-a100} or {devices: [...], switches: [...], links: [...]}"));
+    if (c.has("preset")) {
+      BRIGADE_RETURN_IF_ERROR(read_preset(c));
+    } else {
+      BRIGADE_RETURN_IF_ERROR(read_custom_topology(c));
+    }
+    if (Status st = s_->topology.validate(); !st.is_ok()) return key.error(st.message());
+    return Status::ok();
+  }
+
+  Status read_preset(const Cursor& c) {
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"preset", "nodes", "devices", "fabric"}));
+    const Cursor preset = c.get("preset");
+    BRIGADE_ASSIGN_OR_RETURN(const std::string name, preset.as_string());
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t nodes, c.get_int("nodes", 1, 1, kIntMax));
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t devices, c.get_int("devices", 0, 1, kIntMax));
+    // The preset's name first, so that a misspelt name is the error reported.
+    {
+      Result<Topology> probe = make_preset(name, 1, 0);
+      if (!probe.is_ok()) return preset.error(probe.message());
+      probe = make_preset(name, 1, static_cast<int>(devices));
+      if (!probe.is_ok()) return c.get("devices").error(probe.message());
+    }
+    FabricSpec fabric;
+    const bool has_fabric = c.has("fabric");
+    if (has_fabric) {
+      const Cursor f = c.get("fabric");
+      if (nodes < 2)
+        return c.key_of("fabric").error(
+            "found 'fabric' for a single node; expected nodes >= 2 (the fabric joins nodes)");
+      BRIGADE_RETURN_IF_ERROR(
+          f.expect_map("a fabric: {bandwidth: 25GB/s, latency: 5us, class: infiniband}"));
+      BRIGADE_RETURN_IF_ERROR(f.check_keys({"bandwidth", "latency", "class"}));
+      // Keys left out keep the preset's own fabric: read it off a two-node
+      // cluster's route between the nodes.
+      Result<Topology> two = make_preset(name, 2, static_cast<int>(devices));
+      if (!two.is_ok()) return c.get("devices").error(two.message());
+      if (Status st = two->validate(); !st.is_ok()) return f.error(st.message());
+      const int per_node = two->num_devices() / 2;
+      const Route& r = two->route(0, per_node);
+      FabricSpec dflt{r.bandwidth_bytes_per_second, r.latency_seconds, r.slowest_class};
+      BRIGADE_ASSIGN_OR_RETURN(fabric.bandwidth_bytes_per_second,
+                               f.get_quantity("bandwidth", dflt.bandwidth_bytes_per_second,
+                                              Dimension::kBytesPerSecond, Bound::kPositive));
+      BRIGADE_ASSIGN_OR_RETURN(fabric.latency_seconds,
+                               f.get_quantity("latency", dflt.latency_seconds, Dimension::kSeconds,
+                                              Bound::kNonNegative));
+      fabric.link_class = dflt.link_class;
+      if (f.has("class")) {
+        BRIGADE_ASSIGN_OR_RETURN(fabric.link_class, read_link_class(f.get("class")));
+      }
+    }
+    Result<Topology> t = make_preset(name, static_cast<int>(nodes), static_cast<int>(devices),
+                                     has_fabric ? &fabric : nullptr);
+    if (!t.is_ok()) return c.error(t.message());
+    s_->topology = std::move(t).value();
+    return Status::ok();
+  }
+
+  Status read_custom_topology(const Cursor& c) {
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"preset", "devices", "switches", "links"}));
+    BRIGADE_RETURN_IF_ERROR(
+        c.require("devices", "a preset ({preset: dgx-a100}) or a list of devices with links"));
+    const Cursor devs = c.get("devices");
+    BRIGADE_RETURN_IF_ERROR(devs.expect_list(
+        "a list of devices [{name, model, kind, memory, memory_bandwidth, flops, node}]"));
+    Topology t;
+    t.preset = "custom";
+    std::map<int, int> per_node;
+    for (const Cursor& d : devs.items()) {
+      BRIGADE_RETURN_IF_ERROR(
+          d.expect_map("a device {name, model, kind, memory, memory_bandwidth, flops, node}"));
+      BRIGADE_RETURN_IF_ERROR(
+          d.check_keys({"name", "model", "kind", "memory", "memory_bandwidth", "flops", "node"}));
+      Device dev;
+      BRIGADE_ASSIGN_OR_RETURN(
+          dev.kind, d.get_enum("kind", DeviceKind::kGpu,
+                               choices_of({DeviceKind::kGpu, DeviceKind::kCpu, DeviceKind::kTpu},
+                                          device_kind_name)));
+      if (d.has("name")) {
+        BRIGADE_ASSIGN_OR_RETURN(dev.name, d.get("name").as_name());
+      }
+      BRIGADE_ASSIGN_OR_RETURN(dev.model, d.get_string("model", "custom"));
+      BRIGADE_RETURN_IF_ERROR(d.require("memory", "the device's memory, such as 80GiB"));
+      BRIGADE_ASSIGN_OR_RETURN(dev.memory_bytes,
+                               d.get("memory").as_quantity(Dimension::kBytes, Bound::kPositive));
+      BRIGADE_RETURN_IF_ERROR(
+          d.require("memory_bandwidth", "the device's memory bandwidth, such as 2TB/s"));
+      BRIGADE_ASSIGN_OR_RETURN(
+          dev.memory_bandwidth_bytes_per_second,
+          d.get("memory_bandwidth").as_quantity(Dimension::kBytesPerSecond, Bound::kPositive));
+      BRIGADE_RETURN_IF_ERROR(
+          d.require("flops", "peak FLOP/s by dtype, such as {bf16: 312TFLOPS}"));
+      const Cursor fl = d.get("flops");
+      BRIGADE_RETURN_IF_ERROR(fl.expect_map("peak FLOP/s by dtype, such as {bf16: 312TFLOPS}"));
+      for (const auto& [k, v] : fl.entries()) {
+        BRIGADE_ASSIGN_OR_RETURN(const DType t_, read_dtype(k));
+        BRIGADE_ASSIGN_OR_RETURN(dev.peak_flops_per_second[static_cast<size_t>(dtype_index(t_))],
+                                 v.as_quantity(Dimension::kFlopsPerSecond, Bound::kPositive));
+      }
+      BRIGADE_ASSIGN_OR_RETURN(const std::int64_t node, d.get_int("node", 0, 0, kIntMax));
+      dev.node = static_cast<int>(node);
+      dev.local_index = per_node[dev.node]++;
+      if (dev.name.empty())
+        dev.name = std::string(device_kind_name(dev.kind)) + std::to_string(t.num_devices());
+      t.add_device(std::move(dev));
+    }
+    if (c.has("switches")) {
+      const Cursor sws = c.get("switches");
+      BRIGADE_RETURN_IF_ERROR(sws.expect_list("a list of switches [{name, node}]"));
+      for (const Cursor& w : sws.items()) {
+        BRIGADE_RETURN_IF_ERROR(w.expect_map("a switch {name, node}"));
+        BRIGADE_RETURN_IF_ERROR(w.check_keys({"name", "node"}));
+        BRIGADE_RETURN_IF_ERROR(w.require("name", "the switch's name"));
+        Switch sw;
+        BRIGADE_ASSIGN_OR_RETURN(sw.name, w.get("name").as_name());
+        BRIGADE_ASSIGN_OR_RETURN(const std::int64_t node, w.get_int("node", -1, -1, kIntMax));
+        sw.node = static_cast<int>(node);
+        t.add_switch(std::move(sw));
+      }
+    }
+    if (c.has("links")) {
+      const Cursor links = c.get("links");
+      BRIGADE_RETURN_IF_ERROR(
+          links.expect_list("a list of links [{between: [a, b], bandwidth, latency, class}]"));
+      for (const Cursor& l : links.items()) {
+        BRIGADE_RETURN_IF_ERROR(
+            l.expect_map("a link {between: [a, b], bandwidth, latency, class}"));
+        BRIGADE_RETURN_IF_ERROR(l.check_keys({"between", "bandwidth", "latency", "class", "name"}));
+        BRIGADE_RETURN_IF_ERROR(
+            l.require("between", "the two ends [a, b] (device or switch names)"));
+        const Cursor between = l.get("between");
+        const std::vector<Cursor> ends = between.items();
+        if (!between.is_list() || ends.size() != 2)
+          return between.error("found " + between.found() +
+                               "; expected two ends [a, b] (device or switch names)");
+        Link link;
+        BRIGADE_ASSIGN_OR_RETURN(link.a, read_vertex(t, ends[0]));
+        BRIGADE_ASSIGN_OR_RETURN(link.b, read_vertex(t, ends[1]));
+        BRIGADE_RETURN_IF_ERROR(
+            l.require("bandwidth", "the link's bandwidth per direction, such as 25GB/s"));
+        BRIGADE_ASSIGN_OR_RETURN(
+            link.bandwidth_bytes_per_second,
+            l.get("bandwidth").as_quantity(Dimension::kBytesPerSecond, Bound::kPositive));
+        BRIGADE_RETURN_IF_ERROR(l.require("latency", "the link's latency, such as 2us"));
+        BRIGADE_ASSIGN_OR_RETURN(
+            link.latency_seconds,
+            l.get("latency").as_quantity(Dimension::kSeconds, Bound::kNonNegative));
+        if (l.has("class")) {
+          BRIGADE_ASSIGN_OR_RETURN(link.link_class, read_link_class(l.get("class")));
+        }
+        BRIGADE_ASSIGN_OR_RETURN(
+            link.name, l.get_string("name", t.vertex_name(link.a) + "<->" + t.vertex_name(link.b)));
+        t.add_link(std::move(link));
+      }
+    }
+    s_->topology = std::move(t);
+    return Status::ok();
+  }
+
+  // A link end: a device or switch name, or a device index.
+  Result<int> read_vertex(const Topology& t, const Cursor& c) const {
+    std::vector<std::string> names;
+    for (int v = 0; v < t.num_vertices(); ++v) names.push_back(t.vertex_name(v));
+    if (c.is_scalar()) {
+      for (int v = 0; v < t.num_vertices(); ++v)
+        if (names[static_cast<size_t>(v)] == c.text()) return v;
+      auto idx = c.as_int(0, t.num_devices() - 1);
+      if (idx.is_ok()) return static_cast<int>(*idx);
+    }
+    std::string msg = "found " + c.found() + "; expected a device or switch name";
+    if (!names.empty()) msg += " such as " + names.front();
+    if (c.is_scalar())
+      if (auto m = closest_match_in(c.text(), names)) msg += " (did you mean '" + *m + "'?)";
+    return c.error(msg);
+  }
+
+  // A device: its index or its name.
+  Result<int> read_device(const Cursor& c) const {
+    const Topology& t = s_->topology;
+    const int n = t.num_devices();
+    std::vector<std::string> names;
+    for (const Device& d : t.devices()) names.push_back(d.name);
+    if (c.is_scalar()) {
+      for (int i = 0; i < n; ++i)
+        if (names[static_cast<size_t>(i)] == c.text()) return i;
+      auto idx = c.as_int(0, n - 1);
+      if (idx.is_ok()) return static_cast<int>(*idx);
+    }
+    std::string msg = "found device " + c.found() + "; expected a device index from 0 to " +
+                      std::to_string(n - 1) + " or a device name such as " + names.front();
+    if (c.is_scalar() && !c.as_int().is_ok())
+      if (auto m = closest_match_in(c.text(), names)) msg += " (did you mean '" + *m + "'?)";
+    return c.error(msg);
+  }
+
+  // ---- profile --------------------------------------------------------------
+
+  Status read_profile(const Cursor& c) {
+    BRIGADE_ASSIGN_OR_RETURN(const std::string file, c.as_string());
+    std::filesystem::path p(file);
+    if (p.is_relative()) p = std::filesystem::path(doc_.file).parent_path() / p;
+    s_->profile_path = p.lexically_normal().string();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(s_->profile_path, ec))
+      return c.error(
+          "found profile '" + file + "' (" + s_->profile_path +
+          "), which is not a readable file; expected a profile file (see brigade calibrate)");
+    Result<HardwareProfile> prof = load_profile(s_->profile_path);
+    if (!prof.is_ok()) return prof.status();
+    s_->profile = std::move(prof).value();
+    return Status::ok();
+  }
+
+  // ---- model ----------------------------------------------------------------
+
+  Status read_model(const Cursor& c) {
+    const char* kWhat = "a model: one of mlp, transformer, graph or collective";
+    BRIGADE_RETURN_IF_ERROR(c.expect_map(kWhat));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"mlp", "transformer", "graph", "collective"}));
+    const auto entries = c.entries();
+    if (entries.empty()) return c.error("found an empty model; expected " + std::string(kWhat));
+    if (entries.size() > 1)
+      return entries[1].first.error("found both '" + entries[0].first.text() + "' and '" +
+                                    entries[1].first.text() +
+                                    "' in 'model'; expected exactly one of mlp, transformer, "
+                                    "graph or collective");
+    const std::string kind = entries[0].first.text();
+    const Cursor& v = entries[0].second;
+    if (kind == "mlp") return read_mlp(v);
+    if (kind == "transformer") return read_transformer(v);
+    if (kind == "graph") return read_graph(v);
+    return read_collective(v);
+  }
+
+  Status read_mlp(const Cursor& c) {
+    s_->model_kind = ModelKind::kMlp;
+    MlpSpec& m = s_->mlp;
+    BRIGADE_RETURN_IF_ERROR(c.expect_map("an MLP {batch, widths, dtype, activation, bias}"));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"batch", "widths", "dtype", "activation", "bias"}));
+    BRIGADE_RETURN_IF_ERROR(c.require("batch", "the batch size (rows of the input)"));
+    BRIGADE_ASSIGN_OR_RETURN(m.batch, c.get("batch").as_int(1));
+    BRIGADE_RETURN_IF_ERROR(c.require("widths", "the layer widths [in, hidden..., out]"));
+    const Cursor w = c.get("widths");
+    BRIGADE_RETURN_IF_ERROR(w.expect_list("the layer widths [in, hidden..., out]"));
+    for (const Cursor& item : w.items()) {
+      BRIGADE_ASSIGN_OR_RETURN(const std::int64_t width, item.as_int(1));
+      m.widths.push_back(width);
+    }
+    if (m.widths.size() < 2)
+      return w.error("found " + std::to_string(m.widths.size()) +
+                     " width; expected at least 2 widths [in, out]");
+    if (c.has("dtype")) {
+      BRIGADE_ASSIGN_OR_RETURN(m.dtype, read_dtype(c.get("dtype")));
+    }
+    BRIGADE_ASSIGN_OR_RETURN(
+        m.activation,
+        c.get_enum<std::string>("activation", "relu",
+                                {{"relu", "relu"}, {"gelu", "gelu"}, {"none", "none"}}));
+    BRIGADE_ASSIGN_OR_RETURN(m.bias, c.get_bool("bias", true));
+    return Status::ok();
+  }
+
+  Status read_transformer(const Cursor& c) {
+    s_->model_kind = ModelKind::kTransformer;
+    TransformerSpec& t = s_->transformer;
+    BRIGADE_RETURN_IF_ERROR(
+        c.expect_map("a transformer {layers, hidden, heads, seq, vocab, ffn_ratio, dtype}"));
+    BRIGADE_RETURN_IF_ERROR(
+        c.check_keys({"layers", "hidden", "heads", "seq", "vocab", "ffn_ratio", "dtype"}));
+    struct Field {
+      const char* key;
+      std::int64_t* out;
+      const char* what;
+    };
+    const Field fields[] = {{"layers", &t.layers, "the number of transformer layers"},
+                            {"hidden", &t.hidden, "the hidden size"},
+                            {"heads", &t.heads, "the number of attention heads"},
+                            {"seq", &t.seq, "the sequence length in tokens"},
+                            {"vocab", &t.vocab, "the vocabulary size"}};
+    for (const Field& f : fields) {
+      BRIGADE_RETURN_IF_ERROR(c.require(f.key, f.what));
+      BRIGADE_ASSIGN_OR_RETURN(*f.out, c.get(f.key).as_int(1));
+    }
+    BRIGADE_ASSIGN_OR_RETURN(t.ffn_ratio, c.get_number("ffn_ratio", 4.0, Bound::kPositive));
+    if (c.has("dtype")) {
+      BRIGADE_ASSIGN_OR_RETURN(t.dtype, read_dtype(c.get("dtype")));
+    }
+    return Status::ok();
+  }
+
+  // A tensor's shape: [8, 512] or, in the list form, [8, 512, f32].
+  Status read_shape(const Cursor& c, bool dtype_last, TensorSpec* t) {
+    BRIGADE_RETURN_IF_ERROR(
+        c.expect_list(dtype_last ? "a shape with an optional dtype, such as [8, 512, f32]"
+                                 : "a shape, such as [8, 512]"));
+    const std::vector<Cursor> items = c.items();
+    for (size_t i = 0; i < items.size(); ++i) {
+      const Cursor& it = items[i];
+      if (dtype_last && i + 1 == items.size() && it.is_scalar() && !it.as_int().is_ok()) {
+        BRIGADE_ASSIGN_OR_RETURN(t->dtype, read_dtype(it));
+        break;
+      }
+      BRIGADE_ASSIGN_OR_RETURN(const std::int64_t d, it.as_int(1));
+      t->shape.push_back(d);
+    }
+    return Status::ok();
+  }
+
+  Status read_graph(const Cursor& c) {
+    s_->model_kind = ModelKind::kGraph;
+    Model& g = s_->graph;
+    BRIGADE_RETURN_IF_ERROR(c.expect_map("a graph {tensors: {...}, ops: [...]}"));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"tensors", "ops"}));
+    BRIGADE_RETURN_IF_ERROR(c.require("ops", "a list of ops [{name, op, in, out}]"));
+    std::set<std::string> param_given;
+    if (c.has("tensors")) {
+      const Cursor ts = c.get("tensors");
+      BRIGADE_RETURN_IF_ERROR(ts.expect_map("tensors by name, such as {x: [8, 512, f32]}"));
+      for (const auto& [k, v] : ts.entries()) {
+        TensorSpec t;
+        BRIGADE_ASSIGN_OR_RETURN(t.name, k.as_name());
+        t.pos = k.pos();
+        if (v.is_map()) {
+          BRIGADE_RETURN_IF_ERROR(v.check_keys({"shape", "dtype", "param"}));
+          BRIGADE_RETURN_IF_ERROR(v.require("shape", "the tensor's shape, such as [8, 512]"));
+          BRIGADE_RETURN_IF_ERROR(read_shape(v.get("shape"), false, &t));
+          if (v.has("dtype")) {
+            BRIGADE_ASSIGN_OR_RETURN(t.dtype, read_dtype(v.get("dtype")));
+          }
+          if (v.has("param")) {
+            BRIGADE_ASSIGN_OR_RETURN(t.is_parameter, v.get("param").as_bool());
+            param_given.insert(t.name);
+          }
+        } else if (v.is_list()) {
+          BRIGADE_RETURN_IF_ERROR(read_shape(v, true, &t));
+        } else {
+          return v.error(
+              "found " + v.found() +
+              "; expected a tensor: [8, 512, f32] or {shape: [8, 512], dtype: f32, param: true}");
+        }
+        g.tensors.push_back(std::move(t));
+      }
+    }
+    const Cursor ops = c.get("ops");
+    BRIGADE_RETURN_IF_ERROR(ops.expect_list("a list of ops [{name, op, in, out}]"));
+    const std::vector<Cursor> op_items = ops.items();
+    if (op_items.empty()) return ops.error("found an empty list; expected at least one op");
+    // Pass 1: the ops and their outputs (an output may be named without being declared).
+    std::vector<std::vector<Cursor>> inputs(op_items.size());
+    std::vector<int> producer(g.tensors.size(), -1);
+    for (size_t i = 0; i < op_items.size(); ++i) {
+      const Cursor& o = op_items[i];
+      BRIGADE_RETURN_IF_ERROR(o.expect_map("an op {name, op, in, out, fn, flops, bytes}"));
+      BRIGADE_RETURN_IF_ERROR(o.check_keys({"name", "op", "in", "out", "fn", "flops", "bytes"}));
+      Op op;
+      op.pos = o.pos();
+      op.name = "op" + std::to_string(i);
+      if (o.has("name")) {
+        BRIGADE_ASSIGN_OR_RETURN(op.name, o.get("name").as_name());
+      }
+      if (g.find_op(op.name) >= 0)
+        return o.get("name").error("found op name '" + op.name +
+                                   "' a second time; expected unique op names");
+      BRIGADE_RETURN_IF_ERROR(o.require("op", "the op's kind, such as matmul or relu"));
+      BRIGADE_RETURN_IF_ERROR(read_op_kind(o.get("op"), &op));
+      if (o.has("fn")) {
+        const Cursor fn = o.get("fn");
+        if (!(op.kind == OpKind::kElementwise || op.kind == OpKind::kLoss) || !op.fn.empty())
+          return o.key_of("fn").error("found 'fn' with op '" + o.get("op").text() +
+                                      "'; expected fn only with op elementwise or loss");
+        BRIGADE_ASSIGN_OR_RETURN(op.fn, fn.as_name());
+      } else if ((op.kind == OpKind::kElementwise || op.kind == OpKind::kLoss) && op.fn.empty()) {
+        return o.key_of("op").error(
+            "found op '" + o.get("op").text() +
+            "' without 'fn'; expected fn: the function, such as relu or mse");
+      }
+      BRIGADE_ASSIGN_OR_RETURN(op.flops,
+                               o.get_quantity("flops", -1, Dimension::kFlops, Bound::kNonNegative));
+      BRIGADE_ASSIGN_OR_RETURN(op.bytes,
+                               o.get_quantity("bytes", -1, Dimension::kBytes, Bound::kNonNegative));
+      BRIGADE_RETURN_IF_ERROR(o.require("in", "the op's input tensors, such as [x, w1]"));
+      BRIGADE_ASSIGN_OR_RETURN(inputs[i], name_list(o.get("in"), "input tensor names"));
+      BRIGADE_RETURN_IF_ERROR(o.require("out", "the op's output tensor, such as h"));
+      BRIGADE_ASSIGN_OR_RETURN(const std::vector<Cursor> outs,
+                               name_list(o.get("out"), "output tensor names"));
+      if (outs.empty())
+        return o.get("out").error("found an empty list; expected at least one output tensor");
+      for (const Cursor& out : outs) {
+        const std::string name = out.text();
+        int t = g.find_tensor(name);
+        if (t < 0) {
+          TensorSpec ts;
+          ts.name = name;
+          ts.pos = out.pos();
+          ts.shape_given = false;
+          g.tensors.push_back(std::move(ts));
+          producer.push_back(-1);
+          t = static_cast<int>(g.tensors.size()) - 1;
+          if (s_->positions.count("model.graph.tensors." + name) == 0)
+            s_->positions["model.graph.tensors." + name] = out.pos();
+        }
+        const size_t ti = static_cast<size_t>(t);
+        if (producer[ti] >= 0)
+          return out.error("found tensor '" + name + "' as an output of op '" + op.name +
+                           "'; expected each tensor to be produced by one op (op '" +
+                           g.ops[static_cast<size_t>(producer[ti])].name + "' produces it)");
+        if (g.tensors[ti].is_parameter)
+          return out.error("found parameter '" + name + "' as an output of op '" + op.name +
+                           "'; expected parameters to be graph inputs");
+        producer[ti] = static_cast<int>(i);
+        op.outputs.push_back(t);
+      }
+      g.ops.push_back(std::move(op));
+    }
+    // Pass 2: inputs name declared tensors or outputs of ops (in any order).
+    std::vector<std::string> names;
+    for (const TensorSpec& t : g.tensors) names.push_back(t.name);
+    for (size_t i = 0; i < g.ops.size(); ++i) {
+      for (const Cursor& in : inputs[i]) {
+        const int t = g.find_tensor(in.text());
+        if (t < 0) {
+          std::string msg = "found tensor '" + in.text() + "' as an input of op '" + g.ops[i].name +
+                            "'; expected a declared tensor or an op's output";
+          if (auto m = closest_match_in(in.text(), names)) msg += " (did you mean '" + *m + "'?)";
+          return in.error(msg);
+        }
+        g.ops[i].inputs.push_back(t);
+      }
+    }
+    // Parameters: `param:` when given; otherwise a graph input (produced by
+    // no op) read as a weight: the right operand of a matmul, the table of an
+    // embedding, the scale and shift of a layernorm.
+    for (const Op& op : g.ops) {
+      for (size_t k = 0; k < op.inputs.size(); ++k) {
+        const bool weight_slot = (op.kind == OpKind::kMatmul && k == 1) ||
+                                 (op.kind == OpKind::kEmbedding && k == 1) ||
+                                 (op.kind == OpKind::kLayerNorm && k >= 1);
+        const size_t t = static_cast<size_t>(op.inputs[k]);
+        if (weight_slot && producer[t] < 0 && param_given.count(g.tensors[t].name) == 0)
+          g.tensors[t].is_parameter = true;
+      }
+    }
+    return g.infer();
+  }
+
+  Status read_op_kind(const Cursor& c, Op* op) {
+    std::vector<std::string> names;
+    for (const OpSpelling& s : kOpSpellings) names.emplace_back(s.name);
+    if (c.is_scalar()) {
+      for (const OpSpelling& s : kOpSpellings) {
+        if (c.text() == s.name) {
+          op->kind = s.kind;
+          op->fn = s.fn;
+          return Status::ok();
+        }
+      }
+    }
+    std::string msg = "found op " + c.found() + "; expected one of " + yamlio::join_list(names);
+    if (c.is_scalar())
+      if (auto m = closest_match_in(c.text(), names)) msg += " (did you mean '" + *m + "'?)";
+    return c.error(msg);
+  }
+
+  // `x` or `[x, y]`: names as cursors (for positions).
+  Result<std::vector<Cursor>> name_list(const Cursor& c, std::string_view what) {
+    if (!c.is_scalar() && !c.is_list())
+      return c.error("found " + c.found() + "; expected " + std::string(what));
+    std::vector<Cursor> out = c.is_scalar() ? std::vector<Cursor>{c} : c.items();
+    for (const Cursor& i : out) {
+      Result<std::string> name = i.as_name();
+      if (!name.is_ok()) return name.status();
+    }
+    return out;
+  }
+
+  Status read_collective(const Cursor& c) {
+    s_->model_kind = ModelKind::kCollective;
+    CollectiveBenchSpec& b = s_->collective;
+    BRIGADE_RETURN_IF_ERROR(c.expect_map("a collective {kind, bytes, algorithm, dtype, group}"));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"kind", "bytes", "algorithm", "dtype", "group"}));
+    BRIGADE_RETURN_IF_ERROR(c.require("kind", "the collective's kind, such as allreduce"));
+    {
+      const Cursor k = c.get("kind");
+      std::optional<CollectiveKind> kind;
+      if (k.is_scalar()) kind = parse_collective_kind(k.text());
+      if (!kind) {
+        std::vector<std::pair<std::string, CollectiveKind>> choices;
+        for (int i = 0; i < kNumCollectiveKinds; ++i) {
+          const auto ck = static_cast<CollectiveKind>(i);
+          choices.emplace_back(std::string(collective_kind_name(ck)), ck);
+        }
+        BRIGADE_ASSIGN_OR_RETURN(kind, k.as_enum(choices));
+      }
+      b.kind = *kind;
+    }
+    BRIGADE_RETURN_IF_ERROR(c.require("bytes", "the message size M, such as 1GiB"));
+    BRIGADE_ASSIGN_OR_RETURN(b.bytes,
+                             c.get("bytes").as_quantity(Dimension::kBytes, Bound::kPositive));
+    BRIGADE_ASSIGN_OR_RETURN(
+        b.algorithm, c.get_enum("algorithm", CollectiveAlgorithm::kRing, algorithm_choices()));
+    if (c.has("dtype")) {
+      BRIGADE_ASSIGN_OR_RETURN(b.dtype, read_dtype(c.get("dtype")));
+    }
+    if (c.has("group")) {
+      const Cursor g = c.get("group");
+      BRIGADE_RETURN_IF_ERROR(g.expect_list("a list of devices (indices or names)"));
+      for (const Cursor& d : g.items()) {
+        BRIGADE_ASSIGN_OR_RETURN(const int dev, read_device(d));
+        if (std::find(b.group.begin(), b.group.end(), dev) != b.group.end())
+          return d.error("found device " + d.found() +
+                         " twice in the group; expected each device once");
+        b.group.push_back(dev);
+      }
+      if (b.group.empty())
+        return g.error(
+            "found an empty group; expected at least one device (or omit group for all)");
+    }
+    return Status::ok();
+  }
+
+  static std::vector<std::pair<std::string, CollectiveAlgorithm>> algorithm_choices() {
+    return choices_of({CollectiveAlgorithm::kRing, CollectiveAlgorithm::kTree,
+                       CollectiveAlgorithm::kHalvingDoubling, CollectiveAlgorithm::kHierarchical},
+                      collective_algorithm_name);
+  }
+
+  // ---- training and strategy ------------------------------------------------
+
+  Status read_training(const Cursor& c) {
+    TrainingSpec& t = s_->training;
+    BRIGADE_RETURN_IF_ERROR(
+        c.expect_map("training options {mode, global_batch, micro_batch, optimizer, "
+                     "mixed_precision, recompute}"));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys(
+        {"mode", "global_batch", "micro_batch", "optimizer", "mixed_precision", "recompute"}));
+    BRIGADE_ASSIGN_OR_RETURN(
+        t.inference, c.get_enum<bool>("mode", false, {{"training", false}, {"inference", true}}));
+    BRIGADE_ASSIGN_OR_RETURN(t.global_batch, c.get_int("global_batch", 0, 1));
+    BRIGADE_ASSIGN_OR_RETURN(t.micro_batch, c.get_int("micro_batch", 0, 1));
+    BRIGADE_ASSIGN_OR_RETURN(t.optimizer, c.get_enum("optimizer", Optimizer::kAdam,
+                                                     {{"adam", Optimizer::kAdam},
+                                                      {"sgd", Optimizer::kSgd},
+                                                      {"none", Optimizer::kNone}}));
+    BRIGADE_ASSIGN_OR_RETURN(t.mixed_precision, c.get_bool("mixed_precision", true));
+    BRIGADE_ASSIGN_OR_RETURN(
+        t.recompute,
+        c.get_enum("recompute", Recompute::kNone,
+                   choices_of({Recompute::kNone, Recompute::kSelective, Recompute::kFull},
+                              recompute_name)));
+    return Status::ok();
+  }
+
+  Status read_strategy(const Cursor& c) {
+    StrategySpec& st = s_->strategy;
+    s_->has_strategy = true;
+    BRIGADE_RETURN_IF_ERROR(c.expect_map("a strategy such as {data: 8, tensor: 8, pipeline: 1}"));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"data", "tensor", "pipeline", "sequence_parallel",
+                                          "schedule", "virtual_stages", "zero", "data_mode",
+                                          "rank_order", "bucket", "overlap", "algorithm"}));
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t data, c.get_int("data", 1, 1, kIntMax));
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t tensor, c.get_int("tensor", 1, 1, kIntMax));
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t pipeline, c.get_int("pipeline", 1, 1, kIntMax));
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t virtual_stages,
+                             c.get_int("virtual_stages", 1, 1, kIntMax));
+    // The ZeRO stage's range (0..3) is check_plan's, so that its message names the stages.
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t zero, c.get_int("zero", 0, INT_MIN, kIntMax));
+    st.data = static_cast<int>(data);
+    st.tensor = static_cast<int>(tensor);
+    st.pipeline = static_cast<int>(pipeline);
+    st.virtual_stages = static_cast<int>(virtual_stages);
+    st.zero = static_cast<int>(zero);
+    BRIGADE_ASSIGN_OR_RETURN(st.sequence_parallel, c.get_bool("sequence_parallel", false));
+    BRIGADE_ASSIGN_OR_RETURN(
+        st.schedule, c.get_enum("schedule", PipelineSchedule::k1F1B,
+                                choices_of({PipelineSchedule::kGpipe, PipelineSchedule::k1F1B,
+                                            PipelineSchedule::kInterleaved},
+                                           schedule_name)));
+    BRIGADE_ASSIGN_OR_RETURN(st.data_mode,
+                             c.get_enum("data_mode", DataMode::kBatch,
+                                        {{"batch", DataMode::kBatch}, {"pmap", DataMode::kPmap}}));
+    if (c.has("rank_order")) {
+      const Cursor r = c.get("rank_order");
+      const char* kWhat = "a permutation of tensor, data, pipeline (innermost first)";
+      BRIGADE_RETURN_IF_ERROR(r.expect_list(kWhat));
+      std::vector<std::string> order;
+      for (const Cursor& i : r.items()) {
+        BRIGADE_ASSIGN_OR_RETURN(
+            const std::string name,
+            i.as_enum<std::string>(
+                {{"tensor", "tensor"}, {"data", "data"}, {"pipeline", "pipeline"}}));
+        if (std::find(order.begin(), order.end(), name) != order.end())
+          return i.error("found '" + name + "' twice in rank_order; expected " + kWhat);
+        order.push_back(name);
+      }
+      if (order.size() != 3)
+        return r.error("found " + std::to_string(order.size()) +
+                       " entries in rank_order; expected " + kWhat);
+      st.rank_order = order;
+    }
+    BRIGADE_ASSIGN_OR_RETURN(st.bucket_bytes, c.get_quantity("bucket", st.bucket_bytes,
+                                                             Dimension::kBytes, Bound::kPositive));
+    BRIGADE_ASSIGN_OR_RETURN(st.overlap, c.get_bool("overlap", true));
+    BRIGADE_ASSIGN_OR_RETURN(
+        st.algorithm, c.get_enum("algorithm", CollectiveAlgorithm::kRing, algorithm_choices()));
+    return Status::ok();
+  }
+
+  // ---- placement, device_put, mesh, shardings, simulation --------------------
+
+  Status read_device_map(const Cursor& c, std::string_view key_what,
+                         std::map<std::string, int>* out) {
+    BRIGADE_RETURN_IF_ERROR(
+        c.expect_map("a map from " + std::string(key_what) + " to a device, such as {mm1: 0}"));
+    for (const auto& [k, v] : c.entries()) {
+      if (!k.is_scalar())
+        return k.error("found " + k.found() + "; expected " + std::string(key_what));
+      BRIGADE_ASSIGN_OR_RETURN(const std::string name, k.as_name());
+      if (out->count(name))
+        return k.error("found key " + yamlio::quote(name) +
+                       " a second time; expected each key once");
+      BRIGADE_ASSIGN_OR_RETURN((*out)[name], read_device(v));
+    }
+    return Status::ok();
+  }
+
+  Status read_mesh(const Cursor& c) {
+    BRIGADE_RETURN_IF_ERROR(c.expect_map("a mesh {shape: [2, 4], axes: [data, model]}"));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"shape", "axes"}));
+    MeshSpec mesh;
+    BRIGADE_RETURN_IF_ERROR(c.require("shape", "the mesh's shape, such as [2, 4]"));
+    const Cursor shape = c.get("shape");
+    BRIGADE_RETURN_IF_ERROR(shape.expect_list("the mesh's shape, such as [2, 4]"));
+    for (const Cursor& i : shape.items()) {
+      BRIGADE_ASSIGN_OR_RETURN(const std::int64_t d, i.as_int(1, kIntMax));
+      mesh.shape.push_back(d);
+    }
+    if (mesh.shape.empty())
+      return shape.error("found an empty list; expected the mesh's shape, such as [2, 4]");
+    BRIGADE_RETURN_IF_ERROR(
+        c.require("axes", "one axis name per mesh dimension, such as [data, model]"));
+    const Cursor axes = c.get("axes");
+    BRIGADE_RETURN_IF_ERROR(
+        axes.expect_list("one axis name per mesh dimension, such as [data, model]"));
+    for (const Cursor& i : axes.items()) {
+      BRIGADE_ASSIGN_OR_RETURN(const std::string a, i.as_name());
+      if (std::find(mesh.axes.begin(), mesh.axes.end(), a) != mesh.axes.end())
+        return i.error("found axis '" + a + "' twice in the mesh; expected unique axis names");
+      mesh.axes.push_back(a);
+    }
+    if (mesh.axes.size() != mesh.shape.size())
+      return axes.error("found " + std::to_string(mesh.axes.size()) + " axes for a mesh of " +
+                        std::to_string(mesh.shape.size()) +
+                        " dimensions; expected one axis name per dimension");
+    s_->mesh = std::move(mesh);
+    return Status::ok();
+  }
+
+  Status read_shardings(const Cursor& c) {
+    BRIGADE_RETURN_IF_ERROR(c.expect_map("shardings by tensor, such as {x: [data, null]}"));
+    for (const auto& [k, v] : c.entries()) {
+      const char* kWhat = "a PartitionSpec: a list with a mesh axis name or null per dimension";
+      BRIGADE_RETURN_IF_ERROR(v.expect_list(kWhat));
+      std::vector<std::string> spec;
+      for (const Cursor& i : v.items()) {
+        if (i.is_null()) {
+          spec.emplace_back();
+        } else if (i.is_scalar()) {
+          BRIGADE_ASSIGN_OR_RETURN(std::string axis, i.as_name());
+          spec.push_back(std::move(axis));
+        } else {
+          return i.error("found " + i.found() + "; expected a mesh axis name or null");
+        }
+      }
+      BRIGADE_ASSIGN_OR_RETURN(const std::string name, k.as_name());
+      s_->shardings[name] = std::move(spec);
+    }
+    return Status::ok();
+  }
+
+  Status read_simulation(const Cursor& c) {
+    BRIGADE_RETURN_IF_ERROR(c.expect_map("simulation options {network, speed}"));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"network", "speed"}));
+    BRIGADE_ASSIGN_OR_RETURN(
+        s_->simulation.network,
+        c.get_enum<std::string>("network", "flow", {{"flow", "flow"}, {"ideal", "ideal"}}));
+    if (c.has("speed")) {
+      const Cursor sp = c.get("speed");
+      BRIGADE_RETURN_IF_ERROR(sp.expect_map("speed factors by device, such as {0: 0.5}"));
+      for (const auto& [k, v] : sp.entries()) {
+        BRIGADE_ASSIGN_OR_RETURN(const int dev, read_device(k));
+        BRIGADE_ASSIGN_OR_RETURN(s_->simulation.speed[dev], v.as_number(Bound::kPositive));
+      }
+    }
+    return Status::ok();
+  }
+
+  Scenario* s_;
+  yamlio::Document doc_;
+};
+
+}  // namespace
+
+Result<Scenario> parse_scenario(const std::string& text, const std::string& filename) {
+  try {
+    BRIGADE_ASSIGN_OR_RETURN(
+        const YAML::Node root,
+        yamlio::read_yaml_text(text, filename, "a well-formed YAML or JSON scenario"));
+    Scenario s;
+    s.path = filename;
+    ScenarioReader reader(filename, &s);
+    BRIGADE_RETURN_IF_ERROR(reader.read(root));
+    return s;
+  } catch (const YAML::Exception& e) {
+    // Accessors do not throw by design; this is a guard, not a path.
+    const SourcePos pos{filename, e.mark.line >= 0 ? e.mark.line + 1 : 0,
+                        e.mark.column >= 0 ? e.mark.column + 1 : 0};
+    return Status::at(pos, "found unreadable YAML (" + e.msg + "); expected a scenario",
+                      ErrorKind::kInternal);
+  } catch (const std::exception& e) {
+    return Status::at(SourcePos{filename, 0, 0},
+                      std::string("internal error while reading the scenario: ") + e.what(),
+                      ErrorKind::kInternal);
+  }
+}
+
+Result<Scenario> load_scenario(const std::string& path) {
+  std::string text;
+  BRIGADE_RETURN_IF_ERROR(
+      yamlio::read_file_text(path, "a readable scenario file (.yaml, .yml or .json)", &text));
+  return parse_scenario(text, path);
+}
+
+}  // namespace brigade

@@ -1,0 +1,158 @@
+// Position-aware reading of YAML (and JSON) documents, private to core/:
+// the scenario reader (core/scenario.cpp) and the profile reader
+// (core/profile_io.cpp) share it. Not part of Brigade's public API; it
+// includes yaml-cpp, so only core .cpp files include it.
+//
+// A Cursor is a YAML node plus its dotted path in the document
+// ("strategy.data", "model.graph.ops[2]"). Every accessor returns a Status or
+// Result whose message is one line, "FILE:LINE:COL: error: found X; expected
+// Y", with 1-based positions (yaml-cpp's Marks are 0-based). The accessors
+// never throw; yaml-cpp exceptions are caught by read_yaml_text, the one
+// entry point that parses text.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/status.hpp"
+#include "core/units.hpp"
+
+namespace brigade::yamlio {
+
+// What a document is being read as, for messages and key positions.
+struct Document {
+  std::string file;                                       // as written in messages
+  std::map<std::string, SourcePos>* positions = nullptr;  // filled with every key seen, if set
+};
+
+// Parses text; a malformed document becomes
+//   "FILE:L:C: error: found malformed YAML (MESSAGE); expected WHAT"
+// where MESSAGE is yaml-cpp's. An empty document is a null node.
+Result<YAML::Node> read_yaml_text(const std::string& text, const std::string& file,
+                                  std::string_view expected_what);
+
+// Reads a whole file into `out`; on failure the message is
+//   "FILE: error: found no readable file (REASON); expected WHAT".
+Status read_file_text(const std::string& path, std::string_view expected_what, std::string* out);
+
+// The lower bound of a numeric value.
+enum class Bound { kAny, kNonNegative, kPositive };
+
+class Cursor {
+ public:
+  Cursor(const Document* doc, YAML::Node node, std::string path, SourcePos fallback_pos);
+
+  const YAML::Node& node() const { return node_; }
+  const std::string& path() const { return path_; }
+  // 1-based position of the node (the enclosing key's, for a missing value).
+  SourcePos pos() const;
+  // Status::at(pos(), message).
+  Status error(const std::string& message) const;
+
+  bool defined() const { return node_.IsDefined(); }
+  bool is_null() const { return !node_.IsDefined() || node_.IsNull(); }
+  bool is_map() const { return node_.IsDefined() && node_.IsMap(); }
+  bool is_list() const { return node_.IsDefined() && node_.IsSequence(); }
+  bool is_scalar() const { return node_.IsDefined() && node_.IsScalar(); }
+  // The scalar's text ("" for other nodes).
+  std::string text() const;
+  // The node as written in "found X": 'abc' for a scalar, "a list", "a map", "nothing".
+  std::string found() const;
+
+  Status expect_map(std::string_view what) const;  // "found X; expected WHAT"
+  Status expect_list(std::string_view what) const;
+
+  // ---- maps ----
+  // Rejects keys not in `allowed` ("did you mean"), keys written twice and
+  // non-scalar keys; records every key's position as "PATH.KEY".
+  Status check_keys(std::initializer_list<std::string_view> allowed) const;
+  Status check_keys(const std::vector<std::string>& allowed) const;
+  bool has(std::string_view key) const;
+  // The value under `key`; a missing key gives an undefined cursor placed at
+  // this map.
+  Cursor get(std::string_view key) const;
+  // The key node itself (its position, its text) for a present key.
+  Cursor key_of(std::string_view key) const;
+  // (key, value) pairs in document order; records every key's position.
+  std::vector<std::pair<Cursor, Cursor>> entries() const;
+
+  // ---- lists ----
+  // Items as "PATH[i]" (positions recorded).
+  std::vector<Cursor> items() const;
+
+  // ---- scalars ----
+  Result<std::int64_t> as_int(std::int64_t min = std::numeric_limits<std::int64_t>::min(),
+                              std::int64_t max = std::numeric_limits<std::int64_t>::max()) const;
+  Result<double> as_number(Bound bound = Bound::kAny) const;
+  // A quantity with units (core/units.hpp); the message quotes the text and
+  // the dimension's hint, "a positive ..." for Bound::kPositive.
+  Result<double> as_quantity(Dimension dim, Bound bound) const;
+  Result<bool> as_bool() const;
+  Result<std::string> as_string() const;
+  // A name that messages quote: a non-empty scalar on one line.
+  Result<std::string> as_name() const;
+  // One of `choices` ("found 'x'; expected one of a, b, c (did you mean 'b'?)").
+  template <class T>
+  Result<T> as_enum(const std::vector<std::pair<std::string, T>>& choices) const;
+
+  // ---- optional map values: the default when the key is absent ----
+  Result<std::int64_t> get_int(std::string_view key, std::int64_t dflt,
+                               std::int64_t min = std::numeric_limits<std::int64_t>::min(),
+                               std::int64_t max = std::numeric_limits<std::int64_t>::max()) const;
+  Result<double> get_number(std::string_view key, double dflt, Bound bound = Bound::kAny) const;
+  Result<double> get_quantity(std::string_view key, double dflt, Dimension dim, Bound bound) const;
+  Result<bool> get_bool(std::string_view key, bool dflt) const;
+  Result<std::string> get_string(std::string_view key, std::string dflt) const;
+  template <class T>
+  Result<T> get_enum(std::string_view key, T dflt,
+                     const std::vector<std::pair<std::string, T>>& choices) const;
+  // A required value: "found no 'KEY' in 'PATH'; expected WHAT".
+  Status require(std::string_view key, std::string_view what) const;
+
+ private:
+  Status enum_error(const std::vector<std::string>& names) const;
+  std::string child_path(std::string_view key) const;
+
+  const Document* doc_;
+  YAML::Node node_;
+  std::string path_;
+  SourcePos fallback_pos_;
+};
+
+// 'text' for messages, on one line (line breaks escaped, long text cut).
+std::string quote(const std::string& text);
+
+// "a, b or c" for messages.
+std::string join_choices(const std::vector<std::string>& names, std::string_view last_sep = " or ");
+// "a, b, c" for messages.
+std::string join_list(const std::vector<std::string>& names);
+
+template <class T>
+Result<T> Cursor::as_enum(const std::vector<std::pair<std::string, T>>& choices) const {
+  std::vector<std::string> names;
+  if (is_scalar()) {
+    const std::string t = text();
+    for (const auto& [name, value] : choices)
+      if (name == t) return value;
+  }
+  for (const auto& [name, value] : choices) names.push_back(name);
+  return enum_error(names);
+}
+
+template <class T>
+Result<T> Cursor::get_enum(std::string_view key, T dflt,
+                           const std::vector<std::pair<std::string, T>>& choices) const {
+  if (!has(key)) return dflt;
+  return get(key).as_enum(choices);
+}
+
+}  // namespace brigade::yamlio

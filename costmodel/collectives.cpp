@@ -1,0 +1,340 @@
+#include "costmodel/collectives.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace brigade::cost {
+namespace {
+
+double beta(AlphaBeta l) { return 1.0 / l.bandwidth_bytes_per_second; }
+
+// ceil(log2 n) for n >= 1.
+int ceil_lg(int n) {
+  int k = 0;
+  while ((1LL << k) < n) ++k;
+  return k;
+}
+
+bool is_power_of_two(int n) { return n >= 1 && (n & (n - 1)) == 0; }
+
+// 2 s alpha + 2(N-1)/N M beta: two phases of s latency steps each moving
+// (N-1)/N of M per rank; the shape shared by the double binary tree,
+// Rabenseifner's AllReduce and van de Geijn's Broadcast (each cites its source below).
+double two_phase_seconds(int steps, int n, double bytes, AlphaBeta link) {
+  return 2.0 * steps * link.alpha_seconds + 2.0 * (n - 1) / n * bytes * beta(link);
+}
+
+std::string num(double x) { return fmt::format("{:g}", x); }
+
+}  // namespace
+
+// alpha + M beta (Hockney 1994, the alpha-beta model).
+double p2p_seconds(double bytes, AlphaBeta link) { return link.alpha_seconds + bytes * beta(link); }
+
+// 2(N-1)alpha + 2(N-1)/N M beta (Patarasuk & Yuan 2009, "Bandwidth optimal all-reduce algorithms").
+double ring_allreduce_seconds(int n, double bytes, AlphaBeta link) {
+  const double steps = n - 1;
+  return 2 * steps * link.alpha_seconds + 2 * steps / n * bytes * beta(link);
+}
+
+// 2 ceil(lg N) alpha + 2(N-1)/N M beta (Sanders, Speck & Traeff 2009, double binary trees; ARCHITECTURE.md).
+double tree_allreduce_seconds(int n, double bytes, AlphaBeta link) {
+  return two_phase_seconds(ceil_lg(n), n, bytes, link);
+}
+
+// 2 lg N alpha + 2(N-1)/N M beta (Thakur, Rabenseifner & Gropp 2005, Rabenseifner's algorithm).
+double halving_doubling_allreduce_seconds(int n, double bytes, AlphaBeta link) {
+  return two_phase_seconds(ceil_lg(n), n, bytes, link);
+}
+
+// 2(g-1)alpha_in + 2(g-1)/g M beta_in + 2(n-1)alpha_out + 2(n-1)/n (M/g) beta_out
+// (ReduceScatter in the node, ring AllReduce of M/g per rail, AllGather in the node; ARCHITECTURE.md).
+double hierarchical_allreduce_seconds(int nodes, int ranks_per_node, double bytes, AlphaBeta intra,
+                                      AlphaBeta inter) {
+  const int g = ranks_per_node;
+  // ReduceScatter + AllGather inside the node are two ring AllGather-shaped terms.
+  const double in = g > 1 ? 2 * ring_allgather_seconds(g, bytes, intra) : 0.0;
+  // No inter-node term (and no inter link to divide by) on one node.
+  const double out = nodes > 1 ? ring_allreduce_seconds(nodes, bytes / g, inter) : 0.0;
+  return in + out;
+}
+
+// (N-1)alpha + (N-1)/N M beta (Thakur, Rabenseifner & Gropp 2005, ring allgather).
+double ring_allgather_seconds(int n, double bytes, AlphaBeta link) {
+  const double steps = n - 1;
+  return steps * link.alpha_seconds + steps / n * bytes * beta(link);
+}
+
+// ReduceScatter is AllGather's mirror image: same steps, same bytes.
+double ring_reducescatter_seconds(int n, double bytes, AlphaBeta link) {
+  return ring_allgather_seconds(n, bytes, link);
+}
+
+// lg N alpha + (N-1)/N M beta (Thakur, Rabenseifner & Gropp 2005, recursive doubling).
+double halving_doubling_allgather_seconds(int n, double bytes, AlphaBeta link) {
+  return ceil_lg(n) * link.alpha_seconds + (n - 1.0) / n * bytes * beta(link);
+}
+
+double halving_doubling_reducescatter_seconds(int n, double bytes, AlphaBeta link) {
+  return halving_doubling_allgather_seconds(n, bytes, link);
+}
+
+// (n-1)alpha_out + (n-1)/n (M/g) beta_out + (g-1)alpha_in + (g-1)/g M beta_in (ARCHITECTURE.md).
+double hierarchical_allgather_seconds(int nodes, int ranks_per_node, double bytes, AlphaBeta intra,
+                                      AlphaBeta inter) {
+  const int g = ranks_per_node;
+  const double out = nodes > 1 ? ring_allgather_seconds(nodes, bytes / g, inter) : 0.0;
+  const double in = g > 1 ? ring_allgather_seconds(g, bytes, intra) : 0.0;
+  return out + in;
+}
+
+double hierarchical_reducescatter_seconds(int nodes, int ranks_per_node, double bytes,
+                                          AlphaBeta intra, AlphaBeta inter) {
+  return hierarchical_allgather_seconds(nodes, ranks_per_node, bytes, intra, inter);
+}
+
+// (N-1)alpha + M beta: a cut-through chain of N-1 hops (no hop when N = 1) (ARCHITECTURE.md).
+double ring_broadcast_seconds(int n, double bytes, AlphaBeta link) {
+  if (n <= 1) return 0;
+  return (n - 1) * link.alpha_seconds + bytes * beta(link);
+}
+
+// ceil(lg N)(alpha + M beta) (Thakur, Rabenseifner & Gropp 2005, binomial tree).
+double tree_broadcast_seconds(int n, double bytes, AlphaBeta link) {
+  return ceil_lg(n) * (link.alpha_seconds + bytes * beta(link));
+}
+
+// 2 lg N alpha + 2(N-1)/N M beta (van de Geijn: scatter + allgather; Thakur et al. 2005).
+double halving_doubling_broadcast_seconds(int n, double bytes, AlphaBeta link) {
+  return two_phase_seconds(ceil_lg(n), n, bytes, link);
+}
+
+double ring_reduce_seconds(int n, double bytes, AlphaBeta link) {
+  return ring_broadcast_seconds(n, bytes, link);
+}
+double tree_reduce_seconds(int n, double bytes, AlphaBeta link) {
+  return tree_broadcast_seconds(n, bytes, link);
+}
+double halving_doubling_reduce_seconds(int n, double bytes, AlphaBeta link) {
+  return halving_doubling_broadcast_seconds(n, bytes, link);
+}
+
+// (N-1)(alpha + M/N beta): pairwise exchange (Thakur, Rabenseifner & Gropp 2005).
+double alltoall_seconds(int n, double bytes, AlphaBeta link) {
+  return (n - 1) * (link.alpha_seconds + bytes / n * beta(link));
+}
+
+// busBw = algBw x factor (nccl-tests, doc/PERFORMANCE.md).
+double bus_bandwidth_factor(CollectiveKind kind, int n) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return 2.0 * (n - 1) / n;
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kReduceScatter:
+    case CollectiveKind::kAllToAll: return (n - 1.0) / n;
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kReduce: return 1.0;
+  }
+  return 1.0;
+}
+
+namespace {
+
+Status check_link(const AlphaBeta& l, const char* which) {
+  if (!(l.bandwidth_bytes_per_second > 0))
+    return Status::error(fmt::format("found {}bandwidth {} B/s; expected a positive bandwidth", which,
+                                     num(l.bandwidth_bytes_per_second)));
+  if (!(l.alpha_seconds >= 0) || !std::isfinite(l.alpha_seconds))
+    return Status::error(
+        fmt::format("found {}alpha {} s; expected a latency >= 0", which, num(l.alpha_seconds)));
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<CollectiveCost> collective_cost(const CollectiveQuery& q) {
+  const int n = q.ranks;
+  if (n < 1) return Status::error(fmt::format("found {} ranks; expected at least 1", n));
+  if (!(q.bytes >= 0) || !std::isfinite(q.bytes))
+    return Status::error(fmt::format("found {} bytes; expected a size >= 0", num(q.bytes)));
+  if (!(q.overhead_seconds >= 0))
+    return Status::error(
+        fmt::format("found overhead {} s; expected a duration >= 0", num(q.overhead_seconds)));
+  BRIGADE_RETURN_IF_ERROR(check_link(q.intra, ""));
+  const std::string kind(collective_kind_name(q.kind));
+  const std::string alg(collective_algorithm_name(q.algorithm));
+  const bool hierarchical = q.algorithm == CollectiveAlgorithm::kHierarchical;
+  if (q.algorithm == CollectiveAlgorithm::kHalvingDoubling && q.kind != CollectiveKind::kAllToAll &&
+      !is_power_of_two(n))
+    return Status::error(fmt::format(
+        "found {} ranks for halving-doubling {}; expected a power of two (1, 2, 4, 8, ...)", n, kind));
+  int nodes = 1, g = n;
+  if (hierarchical) {
+    if (q.kind == CollectiveKind::kBroadcast || q.kind == CollectiveKind::kReduce ||
+        q.kind == CollectiveKind::kAllToAll)
+      return Status::error(fmt::format(
+          "found algorithm 'hierarchical' for {}; expected ring, tree or halving-doubling "
+          "(hierarchical is defined for allreduce, allgather and reducescatter)",
+          kind));
+    g = q.ranks_per_node;
+    if (g < 1)
+      return Status::error(
+          fmt::format("found {} ranks per node; expected at least 1 for hierarchical {}", g, kind));
+    if (n % g != 0)
+      return Status::error(fmt::format(
+          "found {} ranks with {} ranks per node; expected a multiple of {} for hierarchical {}", n,
+          g, g, kind));
+    nodes = n / g;
+    if (nodes > 1) BRIGADE_RETURN_IF_ERROR(check_link(q.inter, "inter-node "));
+  }
+
+  double t = 0;
+  switch (q.kind) {
+    case CollectiveKind::kAllReduce:
+      switch (q.algorithm) {
+        case CollectiveAlgorithm::kRing: t = ring_allreduce_seconds(n, q.bytes, q.intra); break;
+        case CollectiveAlgorithm::kTree: t = tree_allreduce_seconds(n, q.bytes, q.intra); break;
+        case CollectiveAlgorithm::kHalvingDoubling:
+          t = halving_doubling_allreduce_seconds(n, q.bytes, q.intra);
+          break;
+        case CollectiveAlgorithm::kHierarchical:
+          t = hierarchical_allreduce_seconds(nodes, g, q.bytes, q.intra, q.inter);
+          break;
+      }
+      break;
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kReduceScatter: {
+      const bool ag = q.kind == CollectiveKind::kAllGather;
+      switch (q.algorithm) {
+        case CollectiveAlgorithm::kRing:
+        case CollectiveAlgorithm::kTree:
+          t = ag ? ring_allgather_seconds(n, q.bytes, q.intra)
+                 : ring_reducescatter_seconds(n, q.bytes, q.intra);
+          break;
+        case CollectiveAlgorithm::kHalvingDoubling:
+          t = ag ? halving_doubling_allgather_seconds(n, q.bytes, q.intra)
+                 : halving_doubling_reducescatter_seconds(n, q.bytes, q.intra);
+          break;
+        case CollectiveAlgorithm::kHierarchical:
+          t = ag ? hierarchical_allgather_seconds(nodes, g, q.bytes, q.intra, q.inter)
+                 : hierarchical_reducescatter_seconds(nodes, g, q.bytes, q.intra, q.inter);
+          break;
+      }
+      break;
+    }
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kReduce: {
+      const bool bc = q.kind == CollectiveKind::kBroadcast;
+      switch (q.algorithm) {
+        case CollectiveAlgorithm::kRing:
+          t = bc ? ring_broadcast_seconds(n, q.bytes, q.intra) : ring_reduce_seconds(n, q.bytes, q.intra);
+          break;
+        case CollectiveAlgorithm::kTree:
+          t = bc ? tree_broadcast_seconds(n, q.bytes, q.intra) : tree_reduce_seconds(n, q.bytes, q.intra);
+          break;
+        case CollectiveAlgorithm::kHalvingDoubling:
+          t = bc ? halving_doubling_broadcast_seconds(n, q.bytes, q.intra)
+                 : halving_doubling_reduce_seconds(n, q.bytes, q.intra);
+          break;
+        case CollectiveAlgorithm::kHierarchical: break;  // rejected above
+      }
+      break;
+    }
+    case CollectiveKind::kAllToAll: t = alltoall_seconds(n, q.bytes, q.intra); break;
+  }
+
+  CollectiveCost c;
+  c.seconds = t + q.overhead_seconds;
+  c.alg_bandwidth_bytes_per_second = c.seconds > 0 ? q.bytes / c.seconds : 0.0;
+  c.bus_bandwidth_bytes_per_second = c.alg_bandwidth_bytes_per_second * bus_bandwidth_factor(q.kind, n);
+  return c;
+}
+
+namespace {
+
+struct Slowest {
+  double alpha = 0;
+  double bandwidth = std::numeric_limits<double>::infinity();
+  bool any = false;
+  void add(const Topology& topo, const HardwareProfile& prof, int src, int dst) {
+    if (src == dst) return;
+    const Route& r = topo.route(src, dst);
+    alpha = std::max(alpha, route_alpha_seconds(r, prof));
+    bandwidth = std::min(bandwidth, route_bandwidth_bytes_per_second(r, topo, prof));
+    any = true;
+  }
+  AlphaBeta ab() const { return AlphaBeta{alpha, bandwidth}; }
+};
+
+}  // namespace
+
+Result<CollectiveQuery> collective_query_on(const Topology& topology, const HardwareProfile& profile,
+                                            CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                            const std::vector<int>& group, double bytes) {
+  if (group.empty()) return Status::error("found an empty group; expected at least 1 device");
+  const int d = topology.num_devices();
+  for (size_t i = 0; i < group.size(); ++i) {
+    if (group[i] < 0 || group[i] >= d)
+      return Status::error(
+          fmt::format("found device {} in the group; expected a device id in 0..{}", group[i], d - 1));
+    for (size_t j = 0; j < i; ++j)
+      if (group[j] == group[i])
+        return Status::error(
+            fmt::format("found device {} twice in the group; expected distinct devices", group[i]));
+  }
+  CollectiveQuery q;
+  q.kind = kind;
+  q.algorithm = algorithm;
+  q.ranks = static_cast<int>(group.size());
+  q.bytes = bytes;
+  for (int dev : group)
+    q.overhead_seconds = std::max(
+        q.overhead_seconds, profile.for_device(topology.device(dev)).collective_overhead_seconds);
+
+  const int n = q.ranks;
+  if (algorithm != CollectiveAlgorithm::kHierarchical) {
+    Slowest s;
+    for (int i = 0; i < n; ++i) s.add(topology, profile, group[static_cast<size_t>(i)],
+                                      group[static_cast<size_t>((i + 1) % n)]);
+    q.intra = s.ab();
+    return q;
+  }
+
+  // Nodes in order of first appearance; local ranks in group order.
+  std::vector<int> node_ids;
+  std::vector<std::vector<int>> by_node;
+  for (int dev : group) {
+    const int node = topology.device(dev).node;
+    auto it = std::find(node_ids.begin(), node_ids.end(), node);
+    if (it == node_ids.end()) {
+      node_ids.push_back(node);
+      by_node.push_back({dev});
+    } else {
+      by_node[static_cast<size_t>(it - node_ids.begin())].push_back(dev);
+    }
+  }
+  const size_t g = by_node.front().size();
+  for (size_t j = 1; j < by_node.size(); ++j)
+    if (by_node[j].size() != g)
+      return Status::error(fmt::format(
+          "found {} ranks on node {} and {} on node {}; expected the same number of ranks on "
+          "every node for hierarchical {}",
+          by_node[j].size(), node_ids[j], g, node_ids[0], collective_kind_name(kind)));
+  Slowest in, out;
+  const size_t nodes = by_node.size();
+  for (size_t j = 0; j < nodes; ++j)
+    for (size_t r = 0; r < g; ++r) {
+      in.add(topology, profile, by_node[j][r], by_node[j][(r + 1) % g]);
+      out.add(topology, profile, by_node[j][r], by_node[(j + 1) % nodes][r]);
+    }
+  q.ranks_per_node = static_cast<int>(g);
+  q.intra = in.ab();
+  q.inter = out.ab();
+  return q;
+}
+
+}  // namespace brigade::cost

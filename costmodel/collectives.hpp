@@ -1,0 +1,115 @@
+// Collectives in the alpha-beta model: the closed forms of the contract
+// between costmodel/ and sim/ (docs/ARCHITECTURE.md, "Collective
+// algorithms"), algorithm and bus bandwidth as nccl-tests defines them, and
+// the derivation of alpha and bandwidth for a device group on a topology.
+//
+// Units: seconds, bytes, bytes per second. N ranks, M bytes as nccl-tests'
+// "size" (AllReduce/Broadcast/Reduce: the tensor on each rank; AllGather: the
+// gathered output; ReduceScatter: the unreduced input; AllToAll: what each
+// rank holds). beta = 1 / bandwidth. Every formula is in docs/costmodel.md.
+#pragma once
+
+#include <vector>
+
+#include "core/profile.hpp"
+#include "core/program.hpp"
+#include "core/status.hpp"
+#include "core/topology.hpp"
+
+namespace brigade::cost {
+
+// Latency per message and bandwidth of one channel (per direction).
+struct AlphaBeta {
+  double alpha_seconds = 0;
+  double bandwidth_bytes_per_second = 0;
+};
+
+// ---- per-algorithm closed forms (preconditions: n >= 1, bytes >= 0, bandwidth > 0;
+// halving-doubling: n a power of two; collective_cost checks them) ---------------
+
+// Point-to-point message: alpha + M/B.
+double p2p_seconds(double bytes, AlphaBeta link);
+
+// Ring AllReduce: 2(N-1)alpha + 2(N-1)/N * M/B.
+double ring_allreduce_seconds(int n, double bytes, AlphaBeta link);
+// Double binary tree AllReduce: 2 ceil(lg N) alpha + 2(N-1)/N * M/B.
+double tree_allreduce_seconds(int n, double bytes, AlphaBeta link);
+// Rabenseifner (halving-doubling) AllReduce: 2 lg N alpha + 2(N-1)/N * M/B.
+double halving_doubling_allreduce_seconds(int n, double bytes, AlphaBeta link);
+// Hierarchical AllReduce over `nodes` x `ranks_per_node` ranks: intra-node ring
+// ReduceScatter, inter-node ring AllReduce of M/g on each rail, intra-node AllGather.
+double hierarchical_allreduce_seconds(int nodes, int ranks_per_node, double bytes,
+                                      AlphaBeta intra, AlphaBeta inter);
+
+// Ring AllGather (and ReduceScatter): (N-1)alpha + (N-1)/N * M/B. The tree
+// algorithm of these kinds is the ring (NCCL has no tree variant).
+double ring_allgather_seconds(int n, double bytes, AlphaBeta link);
+double ring_reducescatter_seconds(int n, double bytes, AlphaBeta link);
+// Recursive doubling AllGather / halving ReduceScatter: lg N alpha + (N-1)/N * M/B.
+double halving_doubling_allgather_seconds(int n, double bytes, AlphaBeta link);
+double halving_doubling_reducescatter_seconds(int n, double bytes, AlphaBeta link);
+// Hierarchical AllGather (inter-node rails, then intra-node) and ReduceScatter
+// (intra-node, then inter-node rails): same sum of the two ring terms.
+double hierarchical_allgather_seconds(int nodes, int ranks_per_node, double bytes,
+                                      AlphaBeta intra, AlphaBeta inter);
+double hierarchical_reducescatter_seconds(int nodes, int ranks_per_node, double bytes,
+                                          AlphaBeta intra, AlphaBeta inter);
+
+// Broadcast / Reduce as a pipelined chain (ring): (N-1)alpha + M/B; 0 for N = 1.
+double ring_broadcast_seconds(int n, double bytes, AlphaBeta link);
+// Binomial tree: ceil(lg N)(alpha + M/B).
+double tree_broadcast_seconds(int n, double bytes, AlphaBeta link);
+// Scatter + AllGather (van de Geijn): 2 lg N alpha + 2(N-1)/N * M/B.
+double halving_doubling_broadcast_seconds(int n, double bytes, AlphaBeta link);
+// Reduce mirrors Broadcast (the reduction's arithmetic is not modelled).
+double ring_reduce_seconds(int n, double bytes, AlphaBeta link);
+double tree_reduce_seconds(int n, double bytes, AlphaBeta link);
+double halving_doubling_reduce_seconds(int n, double bytes, AlphaBeta link);
+
+// Pairwise-exchange AllToAll (any algorithm): (N-1)(alpha + M/N / B).
+double alltoall_seconds(int n, double bytes, AlphaBeta link);
+
+// ---- one query, checked ---------------------------------------------------------
+
+struct CollectiveQuery {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
+  int ranks = 1;
+  double bytes = 0;  // M, nccl-tests "size"
+  AlphaBeta intra;   // the group's links (hierarchical: inside a node)
+  // Hierarchical only: ranks per node (g) and the inter-node rail's alpha-beta.
+  int ranks_per_node = 0;
+  AlphaBeta inter;
+  // Paid once per call (launch and handshake), on top of the algorithm.
+  double overhead_seconds = 0;
+};
+
+struct CollectiveCost {
+  double seconds = 0;
+  double alg_bandwidth_bytes_per_second = 0;  // M / T (0 when T = 0)
+  double bus_bandwidth_bytes_per_second = 0;  // algBw x bus_bandwidth_factor
+};
+
+// The time of one collective and its nccl-tests bandwidths. Errors ("found X;
+// expected Y", no position): ranks < 1, bytes < 0, alpha < 0, bandwidth <= 0,
+// halving-doubling with N not a power of two, hierarchical with N not
+// divisible by ranks_per_node, hierarchical Broadcast/Reduce/AllToAll.
+Result<CollectiveCost> collective_cost(const CollectiveQuery& q);
+
+// nccl-tests' busBw factor (doc/PERFORMANCE.md there): AllReduce 2(n-1)/n;
+// AllGather, ReduceScatter, AllToAll (n-1)/n; Broadcast, Reduce 1.
+double bus_bandwidth_factor(CollectiveKind kind, int n);
+
+// Alpha and bandwidth of a device group on a topology (route_alpha_seconds /
+// route_bandwidth_bytes_per_second): the slowest of the ring neighbours
+// group[i] -> group[i+1 mod N]. Hierarchical: nodes from Device::node (every
+// node must hold the same number of ranks), intra = slowest ring neighbours
+// inside each node, inter = slowest rail neighbours (same local rank, next
+// node). Overhead: the largest collective_overhead_seconds of the ranks'
+// profiles. The topology must have passed validate().
+Result<CollectiveQuery> collective_query_on(const Topology& topology,
+                                            const HardwareProfile& profile,
+                                            CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                            const std::vector<int>& group, double bytes);
+
+}  // namespace brigade::cost

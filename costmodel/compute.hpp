@@ -1,0 +1,37 @@
+// Compute time of kernels. Every duration goes through core's kernel_seconds
+// (core/profile.hpp), the one roofline formula all judges share; this file
+// only counts a GEMM's FLOPs and bytes and hands them to it.
+#pragma once
+
+#include <cstdint>
+
+#include "core/dtype.hpp"
+#include "core/profile.hpp"
+#include "core/program.hpp"
+#include "core/topology.hpp"
+
+namespace brigade::cost {
+
+// FLOPs of (m x k) times (k x n), `batch` times: 2mnk per product (one
+// multiply and one add per inner-product term).
+double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch = 1);
+
+// Memory traffic of that GEMM: A (m x k), B (k x n) read and C (m x n)
+// written once each, at `dtype`'s width, `batch` times.
+double gemm_bytes(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype,
+                  std::int64_t batch = 1);
+
+// Roofline time of the GEMM on a device: kernel_seconds(gemm_flops, gemm_bytes).
+double gemm_seconds(const Device& device, const DeviceProfile& profile, std::int64_t m,
+                    std::int64_t n, std::int64_t k, DType dtype, std::int64_t batch = 1);
+
+// Time of a memory-bound kernel that streams `bytes` (and does `flops`).
+double memory_bound_seconds(const Device& device, const DeviceProfile& profile, double bytes,
+                            DType dtype, double flops = 0);
+
+// Duration of a Compute task of a Program: kernel_seconds with the task's
+// FLOPs and bytes (ProgramBuilder fills both for every compute kind). Not for
+// Transfer or Collective tasks (their time is the network's): returns 0.
+double task_seconds(const Task& task, const Device& device, const DeviceProfile& profile);
+
+}  // namespace brigade::cost

@@ -1,0 +1,135 @@
+#include "costmodel/memory.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace brigade::cost {
+
+OptimizerKind optimizer_kind(Optimizer o) {
+  switch (o) {
+    case Optimizer::kAdam: return OptimizerKind::kAdam;
+    case Optimizer::kSgd: return OptimizerKind::kSgd;
+    case Optimizer::kNone: return OptimizerKind::kNone;
+  }
+  return OptimizerKind::kAdam;
+}
+
+// Mixed-precision Adam: 2 + 2 + 12 bytes/parameter (Rajbhandari et al. 2020, ZeRO §3.1, K = 12);
+// fp32 Adam 4 + 4 + 8 (m and v); SGD-momentum adds 4 (its buffer); the fp32 master copy adds 4.
+BytesPerParameter bytes_per_parameter(OptimizerKind optimizer, DType weight_dtype,
+                                      bool mixed_precision, bool training) {
+  BytesPerParameter b;
+  const double w = dtype_bytes(weight_dtype);
+  b.params = w;
+  if (!training) return b;
+  b.grads = w;
+  const double master = (mixed_precision && w < 4 && optimizer != OptimizerKind::kNone) ? 4.0 : 0.0;
+  switch (optimizer) {
+    case OptimizerKind::kAdam: b.optimizer = master + 8; break;
+    case OptimizerKind::kSgdMomentum: b.optimizer = master + 4; break;
+    case OptimizerKind::kSgd: b.optimizer = master; break;
+    case OptimizerKind::kNone: b.optimizer = 0; break;
+  }
+  return b;
+}
+
+// ZeRO Figure 1: (2+2+K)Psi, 2Psi + 2Psi + K Psi/Nd, 2Psi + (2+K)Psi/Nd, (2+2+K)Psi/Nd.
+Result<ModelStateBytes> model_state_bytes(double parameters, const BytesPerParameter& per,
+                                          int zero_stage, int data_parallel) {
+  if (zero_stage < 0 || zero_stage > 3)
+    return Status::error(fmt::format("found ZeRO stage {}; expected 0, 1, 2 or 3", zero_stage));
+  if (data_parallel < 1)
+    return Status::error(
+        fmt::format("found data-parallel degree {}; expected at least 1", data_parallel));
+  if (!(parameters >= 0))
+    return Status::error(fmt::format("found {:g} parameters; expected a count >= 0", parameters));
+  const double nd = data_parallel;
+  ModelStateBytes m;
+  m.params_bytes = per.params * parameters / (zero_stage >= 3 ? nd : 1.0);
+  m.grads_bytes = per.grads * parameters / (zero_stage >= 2 ? nd : 1.0);
+  m.optimizer_bytes = per.optimizer * parameters / (zero_stage >= 1 ? nd : 1.0);
+  return m;
+}
+
+namespace {
+
+struct LayerTerms {
+  double sbh, as2b, w, t, t_sp;
+};
+
+LayerTerms terms(const LayerActivationQuery& q) {
+  LayerTerms x;
+  x.sbh = q.seq * q.micro_batch * q.hidden;
+  x.as2b = q.heads * q.seq * q.seq * q.micro_batch;
+  x.w = dtype_bytes(q.dtype);
+  x.t = std::max(1, q.tensor);
+  x.t_sp = q.sequence_parallel ? x.t : 1.0;
+  return x;
+}
+
+}  // namespace
+
+// Korthikanti et al. 2022 §4.1 element by element, Table 2 at w = 2 bytes:
+//   replicated (divided by t only with SP): QKV input, fc1 input, two layernorm inputs (4w sbh)
+//     and two 1-byte dropout masks (2 sbh) -> 10 sbh;
+//   tensor-parallel: Q, K, V, projection input, GeLU input, fc2 input (12w sbh) -> 24 sbh / t;
+//   attention core: softmax output, its 1-byte dropout mask, dropout output ((2w+1) as^2 b) -> 5as^2 b / t.
+// Selective recomputation drops the attention core; full recomputation keeps the layer input (w sbh).
+double layer_activation_bytes(const LayerActivationQuery& q) {
+  const LayerTerms x = terms(q);
+  if (q.recompute == Recompute::kFull) return x.w * x.sbh / x.t_sp;
+  const double replicated = (4 * x.w + 2) * x.sbh / x.t_sp;
+  const double parallel = 12 * x.w * x.sbh / x.t;
+  const double core = q.recompute == Recompute::kSelective ? 0.0 : (2 * x.w + 1) * x.as2b / x.t;
+  return replicated + parallel + core;
+}
+
+// Korthikanti §4.3: the embedding dropout's 1-byte mask, sbh/t with sequence parallelism.
+double embedding_activation_bytes(const LayerActivationQuery& q) {
+  const LayerTerms x = terms(q);
+  return x.sbh / x.t_sp;
+}
+
+// Korthikanti §4.3: layernorm 2sbh/t + projection 2sbh/t + fp32 logits 4sbv/t = 4sbh/t (1 + v/h).
+double output_layer_activation_bytes(const LayerActivationQuery& q) {
+  const LayerTerms x = terms(q);
+  return 2 * x.w * x.sbh / x.t_sp + 4 * q.seq * q.micro_batch * q.vocab / x.t;
+}
+
+// Narayanan et al. 2021 §2.2 (GPipe m, 1F1B p - stage) and Megatron-LM's interleaved warm-up
+// (2(p - stage - 1) + (v - 1)p forward chunks, plus the one in flight).
+double in_flight_micro_batches(PipelineSchedule schedule, int pipeline, int micro_batches,
+                               int virtual_stages, int stage) {
+  const int p = std::max(1, pipeline), m = std::max(1, micro_batches);
+  const int v = std::max(1, virtual_stages);
+  switch (schedule) {
+    case PipelineSchedule::kGpipe: return m;
+    case PipelineSchedule::k1F1B: return std::min(p - stage, m);
+    case PipelineSchedule::kInterleaved: {
+      if (v == 1) return std::min(p - stage, m);
+      const int chunks = std::min(m * v, 2 * (p - stage - 1) + (v - 1) * p + 1);
+      return static_cast<double>(chunks) / v;
+    }
+  }
+  return m;
+}
+
+double mlp_activation_bytes(double rows, const std::vector<std::int64_t>& widths, DType dtype,
+                            bool training) {
+  const double w = dtype_bytes(dtype);
+  double total = 0;
+  for (size_t i = 0; i + 1 < widths.size(); ++i) {
+    const double io = rows * static_cast<double>(widths[i] + widths[i + 1]) * w;
+    total = training ? total + io : std::max(total, io);
+  }
+  return total;
+}
+
+// M_peak = M_model + M_grad + M_opt + M_act (the seed text, "显存利用率").
+double MemoryBreakdown::peak_bytes() const {
+  return params_bytes + grads_bytes + optimizer_bytes + activations_bytes + other_bytes;
+}
+
+}  // namespace brigade::cost

@@ -1,0 +1,110 @@
+// Memory of a device in training and inference: the seed's
+//   M_peak = M_model + M_grad + M_opt + M_act
+// with model states per parameter by dtype and optimizer, ZeRO sharding over
+// the data-parallel degree (Rajbhandari et al. 2020), and transformer
+// activations per layer (Korthikanti et al. 2022). Bytes throughout.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/scenario.hpp"
+#include "core/status.hpp"
+
+namespace brigade::cost {
+
+// What the optimizer keeps per parameter. Scenario files' `sgd` is plain SGD
+// (the seed's train step w -= lr * g, no momentum buffer); kSgdMomentum is
+// for callers that know better.
+enum class OptimizerKind { kAdam, kSgdMomentum, kSgd, kNone };
+OptimizerKind optimizer_kind(Optimizer o);
+
+// Bytes per parameter of the three model states.
+struct BytesPerParameter {
+  double params = 0;
+  double grads = 0;
+  double optimizer = 0;
+  double total() const { return params + grads + optimizer; }
+};
+
+// Weights and gradients at the weight dtype's width; optimizer: Adam's fp32
+// momentum and variance (8 B), SGD-momentum's fp32 momentum (4 B), plus an
+// fp32 master copy of the weights (4 B) when `mixed_precision` and the
+// weights are narrower than 4 bytes. Mixed-precision Adam on bf16 weights:
+// 2 + 2 + 12 (ZeRO's K = 12); fp32 Adam: 4 + 4 + 8. `training` false
+// (inference): weights only.
+BytesPerParameter bytes_per_parameter(OptimizerKind optimizer, DType weight_dtype,
+                                      bool mixed_precision, bool training);
+
+struct ModelStateBytes {
+  double params_bytes = 0;
+  double grads_bytes = 0;
+  double optimizer_bytes = 0;
+  double total() const { return params_bytes + grads_bytes + optimizer_bytes; }
+};
+
+// Model states of one data-parallel rank holding `parameters` parameters,
+// under ZeRO stage 0-3 over `data_parallel` ranks (ZeRO Figure 1): stage 1
+// shards the optimizer state, 2 also the gradients, 3 also the parameters.
+// Errors: stage outside 0..3, data_parallel < 1, parameters < 0.
+Result<ModelStateBytes> model_state_bytes(double parameters, const BytesPerParameter& per,
+                                          int zero_stage, int data_parallel);
+
+// One transformer layer's stored activations, Korthikanti et al. 2022 §4.
+struct LayerActivationQuery {
+  double seq = 0;         // s
+  double micro_batch = 0; // b
+  double hidden = 0;      // h
+  double heads = 0;       // a
+  double vocab = 0;       // v (output layer only)
+  int tensor = 1;         // t
+  bool sequence_parallel = false;
+  Recompute recompute = Recompute::kNone;
+  // Width of activations. The paper assumes 16-bit (2 B) activations and
+  // 1-byte dropout masks; other widths scale the tensors, not the masks.
+  DType dtype = DType::kBF16;
+};
+
+// Bytes one layer keeps for its backward pass (Table 2 at 16 bits):
+//   none:      sbh(10 + 24/t + 5as/(ht))        (t = 1: sbh(34 + 5as/h))
+//   TP + SP:   sbh/t (34 + 5as/h)
+//   selective: the 5as/h term dropped: sbh(10 + 24/t), or 34 sbh/t with SP
+//   full:      only the layer input, 2sbh (2sbh/t with SP)
+double layer_activation_bytes(const LayerActivationQuery& q);
+
+// The dropout mask after the input embeddings, for one micro-batch: sbh/t
+// with SP, sbh without (Korthikanti §4.3).
+double embedding_activation_bytes(const LayerActivationQuery& q);
+
+// The final layernorm, the output projection's input and the fp32 logits of
+// the cross entropy, for one micro-batch: 4sbh/t (1 + v/h) with SP
+// (Korthikanti §4.3); without SP the two sbh terms are not divided by t.
+double output_layer_activation_bytes(const LayerActivationQuery& q);
+
+// How many micro-batches' worth of a pipeline stage's layer activations the
+// stage holds at its peak (Narayanan et al. 2021 §2.2): GPipe keeps all m;
+// 1F1B keeps min(p - stage, m); interleaved 1F1B with v chunks per device
+// keeps min(m v, 2(p - stage - 1) + (v - 1)p + 1) chunks of L/(pv) layers,
+// i.e. that count / v (stage 0: p(1 + (p-1)/(pv)), Korthikanti §4.2.3).
+double in_flight_micro_batches(PipelineSchedule schedule, int pipeline, int micro_batches,
+                               int virtual_stages, int stage);
+
+// Activations an MLP keeps for its backward pass with `rows` rows per device:
+// each layer's input and pre-activation output (training), or the widest
+// layer's input plus output live at once (inference).
+double mlp_activation_bytes(double rows, const std::vector<std::int64_t>& widths, DType dtype,
+                            bool training);
+
+// A device's memory by category.
+struct MemoryBreakdown {
+  double params_bytes = 0;
+  double grads_bytes = 0;
+  double optimizer_bytes = 0;
+  double activations_bytes = 0;
+  double other_bytes = 0;  // communication buffers
+  // The seed's M_peak = M_model + M_grad + M_opt + M_act (+ buffers).
+  double peak_bytes() const;
+};
+
+}  // namespace brigade::cost

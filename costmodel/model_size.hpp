@@ -1,0 +1,63 @@
+// Parameter and FLOP counts of GPT-style transformers (Megatron-LM:
+// Narayanan et al. 2021, Eq. 2 and Eq. 3) and of MLPs. Counts, not times.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/scenario.hpp"
+
+namespace brigade::cost {
+
+// Parameters of one transformer layer with hidden size h and MLP width r h:
+// attention 4h^2 + 4h (QKV and projection, with biases), MLP 2rh^2 + (r+1)h,
+// two layernorms 4h. r = 4: 12h^2 + 13h.
+double transformer_layer_parameters(double hidden, double ffn_ratio = 4.0);
+
+// The same layer's parameters held by one of t tensor-parallel ranks
+// (Megatron-LM's split, Shoeybi et al. 2019 §3): the weight matrices
+// ((4 + 2r)h^2) and the column-parallel biases (QKV 3h, fc1 rh) are divided
+// by t; the row-parallel biases (2h) and the layernorms (4h) are replicated.
+double transformer_layer_parameters_per_rank(double hidden, double ffn_ratio, int tensor);
+
+// Word and position embeddings: (V + s) h.
+double embedding_parameters(double vocab, double seq, double hidden);
+// Per tensor-parallel rank: the vocabulary-parallel word embedding V h / t
+// plus the replicated position embedding s h.
+double embedding_parameters_per_rank(double vocab, double seq, double hidden, int tensor);
+
+// l layers + embeddings; with r = 4 this is Eq. 2,
+//   P = 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)).
+// The output layer shares the word embeddings; the final layernorm is not counted.
+double transformer_parameters(double layers, double hidden, double vocab, double seq,
+                              double ffn_ratio = 4.0);
+
+// Forward FLOPs of one layer for B sequences of s tokens: the GEMMs QKV
+// (6Bsh^2), attention scores (2Bs^2h), attention over values (2Bs^2h),
+// projection (2Bsh^2), MLP (4rBsh^2). r = 4: 24Bsh^2 (1 + s/(6h)).
+double transformer_layer_forward_flops(double batch, double seq, double hidden,
+                                       double ffn_ratio = 4.0);
+// Forward FLOPs of the scores and attention-over-values GEMMs alone (4Bs^2h):
+// what selective recomputation recomputes.
+double attention_core_forward_flops(double batch, double seq, double hidden);
+// Forward FLOPs of the logit layer: 2BshV.
+double logits_forward_flops(double batch, double seq, double hidden, double vocab);
+
+// FLOPs of one training iteration over B sequences: backward = 2 x forward,
+// plus the recomputed forward work; the logit layer is never recomputed.
+//   none:      72 B s l h^2 (1 + s/(6h) + V/(12lh))   (model FLOPs)
+//   full:      96 B s l h^2 (1 + s/(6h) + V/(16lh))   (Eq. 3)
+//   selective: 72 B s l h^2 (1 + 2s/(9h) + V/(12lh))  (derived: + 4Bs^2h per layer)
+double transformer_flops_per_iteration(double batch, double seq, double layers, double hidden,
+                                       double vocab, Recompute recompute,
+                                       double ffn_ratio = 4.0);
+
+// MLP with layer widths [in, hidden..., out]: sum of in x out weights (+ out biases).
+double mlp_parameters(const std::vector<std::int64_t>& widths, bool bias);
+// Forward FLOPs for `rows` rows: 2 rows in out per layer (+ rows out for the bias add).
+double mlp_forward_flops(double rows, const std::vector<std::int64_t>& widths, bool bias);
+// Backward FLOPs: twice the GEMMs' forward (input and weight gradients) + the
+// bias gradient's sum over rows (rows out per layer).
+double mlp_backward_flops(double rows, const std::vector<std::int64_t>& widths, bool bias);
+
+}  // namespace brigade::cost

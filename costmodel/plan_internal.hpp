@@ -1,0 +1,94 @@
+// Private to the plan judge (costmodel/plan*.cpp): helpers shared by the
+// estimators of each model kind. Not part of the library's interface.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/scenario.hpp"
+#include "core/status.hpp"
+#include "costmodel/memory.hpp"
+#include "costmodel/plan.hpp"
+
+namespace brigade::cost::detail {
+
+// Where a key was written, or its nearest written parent, or the file
+// (Scenario::where's rule).
+SourcePos key_pos(const Scenario& sc, std::string key);
+
+// "FILE:LINE:COL: error: MESSAGE" at `key`.
+Status bad_at(const Scenario& sc, const std::string& key, const std::string& message,
+              ErrorKind kind = ErrorKind::kBadInput);
+
+// A collective on a group of devices; a group of one is no collective at all.
+Result<double> collective_seconds(const Topology& topo, const HardwareProfile& prof,
+                                  CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                  const std::vector<int>& group, double bytes);
+
+// The same with the strategy's algorithm, a failure reported at strategy.algorithm.
+Result<double> plan_collective(const Scenario& sc, CollectiveKind kind,
+                               const std::vector<int>& group, double bytes);
+
+// Bucketed gradient collectives (PyTorch DDP / Megatron buckets): ceil(G/bucket)
+// equal calls.
+struct Buckets {
+  double count = 0;
+  double seconds = 0;       // all of them, back to back
+  double last_seconds = 0;  // the last one (never overlapped: its gradients come last)
+};
+
+Result<Buckets> bucketed(const Scenario& sc, CollectiveKind kind, const std::vector<int>& group,
+                         double bytes);
+
+// The overlap model of communication issued while compute of length `window`
+// proceeds: exposed = max(last call, total - window) (all of it without overlap).
+double exposed_after_overlap(double total, double window, double last_call, bool overlap);
+
+class CommLedger {
+ public:
+  void add(const std::string& purpose, const std::string& kind, int group_size, double count,
+           double bytes, double seconds, double exposed) {
+    if (count <= 0) return;
+    for (CommunicationEstimate& e : entries_)
+      if (e.purpose == purpose && e.kind == kind) {
+        e.count += count;
+        e.bytes += bytes;
+        e.seconds += seconds;
+        e.exposed_seconds += exposed;
+        return;
+      }
+    entries_.push_back({purpose, kind, group_size, count, bytes, seconds, exposed});
+  }
+  std::vector<CommunicationEstimate> take() { return std::move(entries_); }
+
+ private:
+  std::vector<CommunicationEstimate> entries_;
+};
+
+std::string kind_name(CollectiveKind k);
+
+// Amdahl's p through the plan and S(N) rows for N = 1, 2, 4, ... up to 2x devices.
+void fill_amdahl(PlanEstimate& e);
+
+// Achieved FLOP/s per device and MFU against the device's peak for `dtype`.
+void finish_flops(PlanEstimate& e, const Device& d, DType dtype);
+
+// One device's memory entry: M_peak from the categories, capacity, fits.
+DeviceMemoryEstimate memory_entry(int device, int stage, const ModelStateBytes& states,
+                                  double activations, double other, double capacity);
+
+// Memory traffic of one optimizer step over `local_params` x `sharded_fraction` parameters.
+double optimizer_step_bytes(double local_params, const BytesPerParameter& per,
+                            double sharded_fraction);
+
+// The estimators, one per model kind.
+Result<PlanEstimate> estimate_transformer(const Scenario& sc);
+Result<PlanEstimate> estimate_mlp(const Scenario& sc);
+Result<PlanEstimate> estimate_placement(const Scenario& sc);
+Result<PlanEstimate> estimate_sharded(const Scenario& sc);
+Result<PlanEstimate> estimate_collective(const Scenario& sc);
+
+}  // namespace brigade::cost::detail

@@ -1,0 +1,182 @@
+// `brigade collective`: JSON values against the formulas (issue 2: 1e-9
+// relative), exact error lines and exit codes.
+#include <cmath>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_test_util.hpp"
+
+namespace brigade {
+namespace {
+
+using testing::run_brigade;
+
+nlohmann::json run_json(const std::vector<std::string>& args) {
+  auto r = run_brigade(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  return nlohmann::json::parse(r.out);
+}
+
+void expect_rel(double actual, double expected) {
+  EXPECT_NEAR(actual, expected, std::fabs(expected) * 1e-9) << "expected " << expected;
+}
+
+// The seed's ring AllReduce, N = 8, alpha = 5 us, B = 100 GB/s, M = 1 GiB:
+//   T = 2*7*5e-6 + 2*7/8 * 2^30/1e11 = 7e-5 + 0.01879048192 = 0.01886048192 s;
+//   algBw = 2^30 / T = 5.69307...e10 B/s; busBw = 1.75 algBw (nccl-tests).
+TEST(CollectiveVerb, RingAllReduceJson) {
+  auto j = run_json({"collective", "allreduce", "--devices", "8", "--bytes", "1GiB", "--alpha",
+                     "5us", "--bandwidth", "100GB/s", "--json"});
+  expect_rel(j["seconds"].get<double>(), 0.01886048192);
+  expect_rel(j["alg_bandwidth"].get<double>(), 1073741824.0 / 0.01886048192);
+  expect_rel(j["bus_bandwidth"].get<double>(), 1.75 * 1073741824.0 / 0.01886048192);
+  EXPECT_EQ(j["kind"], "allreduce");
+  EXPECT_EQ(j["algorithm"], "ring");
+}
+
+// SI numbers work as well as units: the same query in bytes, seconds and B/s.
+TEST(CollectiveVerb, SiNumbersEqualUnits) {
+  auto j = run_json({"collective", "allreduce", "--devices", "8", "--bytes", "1073741824",
+                     "--alpha", "5e-6", "--bandwidth", "1e11", "--json"});
+  expect_rel(j["seconds"].get<double>(), 0.01886048192);
+}
+
+// Hierarchical, 2 nodes x 8: 2.8e-5 + 1.75*2^30/2.4e11 + 1e-5 + (2^30/8)/2.3e10
+//   = 0.013702920857971014 s (tests/costmodel/collectives_test.cpp works it out).
+TEST(CollectiveVerb, HierarchicalJson) {
+  auto j = run_json({"collective", "allreduce", "--devices", "16", "--bytes", "1GiB", "--alpha",
+                     "2us", "--bandwidth", "240GB/s", "--algorithm", "hierarchical",
+                     "--ranks-per-node", "8", "--inter-alpha", "5us", "--inter-bandwidth", "23GB/s",
+                     "--json"});
+  expect_rel(j["seconds"].get<double>(), 0.013702920857971014);
+}
+
+// AllGather, halving-doubling, N = 4, 1 us, 10 GB/s, 400 MB: 2e-6 + 3/4 * 0.04 = 0.030002 s;
+// busBw = 400e6/0.030002 * 3/4. With 10 us of overhead: 0.030012 s.
+TEST(CollectiveVerb, AllGatherHalvingDoublingWithOverhead) {
+  auto j = run_json({"collective", "allgather", "--devices", "4", "--bytes", "400MB", "--alpha",
+                     "1us", "--bandwidth", "10GB/s", "--algorithm", "halving-doubling", "--json"});
+  expect_rel(j["seconds"].get<double>(), 0.030002);
+  expect_rel(j["bus_bandwidth"].get<double>(), 400e6 / 0.030002 * 0.75);
+  auto k = run_json({"collective", "allgather", "--devices", "4", "--bytes", "400MB", "--alpha",
+                     "1us", "--bandwidth", "10GB/s", "--algorithm", "halving-doubling",
+                     "--overhead", "10us", "--json"});
+  expect_rel(k["seconds"].get<double>(), 0.030012);
+}
+
+// The human table names the quantities with units.
+TEST(CollectiveVerb, HumanOutput) {
+  auto r = run_brigade({"collective", "allreduce", "--devices", "8", "--bytes", "1GiB", "--alpha",
+                        "5us", "--bandwidth", "100GB/s"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("allreduce of 1.00 GiB over 8 devices, ring algorithm"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("18.9 ms"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("56.9 GB/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("99.6 GB/s"), std::string::npos) << r.out;
+}
+
+struct BadFlags {
+  const char* name;
+  std::vector<std::string> args;
+  const char* err;
+};
+
+void PrintTo(const BadFlags& b, std::ostream* os) { *os << b.name; }
+
+class CollectiveVerbErrors : public ::testing::TestWithParam<BadFlags> {};
+
+TEST_P(CollectiveVerbErrors, OneLineExitTwo) {
+  std::vector<std::string> args{"collective"};
+  args.insert(args.end(), GetParam().args.begin(), GetParam().args.end());
+  auto r = run_brigade(args);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, std::string(GetParam().err) + "\n");
+  EXPECT_EQ(r.out, "");
+}
+
+const std::vector<std::string> kGood = {"--devices", "8", "--bytes", "1GiB", "--alpha", "5us"};
+
+std::vector<std::string> with(std::vector<std::string> extra, std::string kind = "allreduce") {
+  std::vector<std::string> v{std::move(kind)};
+  v.insert(v.end(), kGood.begin(), kGood.end());
+  v.insert(v.end(), extra.begin(), extra.end());
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Lines, CollectiveVerbErrors,
+    ::testing::Values(
+        BadFlags{"negative_bandwidth", with({"--bandwidth=-5"}),
+                 "brigade: error: --bandwidth: found '-5'; expected a positive bandwidth such as "
+                 "25GB/s"},
+        BadFlags{"negative_bandwidth_spaced", with({"--bandwidth", "-5"}),
+                 "brigade: error: --bandwidth: found '-5'; expected a positive bandwidth such as "
+                 "25GB/s"},
+        BadFlags{"zero_bandwidth", with({"--bandwidth", "0"}),
+                 "brigade: error: --bandwidth: found '0'; expected a positive bandwidth such as "
+                 "25GB/s"},
+        BadFlags{"bandwidth_in_bytes", with({"--bandwidth", "25GB"}),
+                 "brigade: error: --bandwidth: found '25GB'; expected a positive bandwidth such "
+                 "as 25GB/s"},
+        BadFlags{"bytes_unit", {"allreduce", "--devices", "8", "--bytes", "1 parsec", "--alpha",
+                                "5us", "--bandwidth", "1e9"},
+                 "brigade: error: --bytes: found '1 parsec'; expected a size >= 0 such as 1GiB"},
+        BadFlags{"alpha_negative", {"allreduce", "--devices", "8", "--bytes", "1", "--alpha=-1us",
+                                    "--bandwidth", "1e9"},
+                 "brigade: error: --alpha: found '-1us'; expected a duration >= 0 such as 5us"},
+        BadFlags{"devices_zero", {"allreduce", "--devices", "0", "--bytes", "1", "--alpha", "0",
+                                  "--bandwidth", "1e9"},
+                 "brigade: error: --devices: found '0'; expected a whole number >= 1"},
+        BadFlags{"devices_fraction", {"allreduce", "--devices", "2.5", "--bytes", "1", "--alpha",
+                                      "0", "--bandwidth", "1e9"},
+                 "brigade: error: --devices: found '2.5'; expected a whole number >= 1"},
+        BadFlags{"unknown_kind", with({"--bandwidth", "1e9"}, "allreduse"),
+                 "brigade: error: KIND: found 'allreduse'; expected one of allreduce, allgather, "
+                 "reducescatter, broadcast, reduce, alltoall (did you mean 'allreduce'?)"},
+        BadFlags{"unknown_algorithm", with({"--bandwidth", "1e9", "--algorithm", "rings"}),
+                 "brigade: error: --algorithm: found 'rings'; expected one of ring, tree, "
+                 "halving-doubling, hierarchical (did you mean 'ring'?)"},
+        BadFlags{"halving_doubling_6", {"allreduce", "--devices", "6", "--bytes", "1", "--alpha",
+                                        "0", "--bandwidth", "1e9", "--algorithm",
+                                        "halving-doubling"},
+                 "brigade: error: found 6 ranks for halving-doubling allreduce; expected a power "
+                 "of two (1, 2, 4, 8, ...)"},
+        BadFlags{"hierarchical_uneven",
+                 {"allreduce", "--devices", "12", "--bytes", "1", "--alpha", "0", "--bandwidth",
+                  "1e9", "--algorithm", "hierarchical", "--ranks-per-node", "8", "--inter-alpha",
+                  "5us", "--inter-bandwidth", "25GB/s"},
+                 "brigade: error: found 12 ranks with 8 ranks per node; expected a multiple of 8 "
+                 "for hierarchical allreduce"},
+        BadFlags{"hierarchical_without_g", with({"--bandwidth", "1e9", "--algorithm", "hierarchical"}),
+                 "brigade: error: --algorithm hierarchical: found no --ranks-per-node; expected "
+                 "--ranks-per-node G (and --inter-alpha, --inter-bandwidth when there are several "
+                 "nodes)"},
+        BadFlags{"hierarchical_without_inter",
+                 with({"--bandwidth", "1e9", "--algorithm", "hierarchical", "--ranks-per-node", "4",
+                       "--inter-alpha", "5us"}),
+                 "brigade: error: --algorithm hierarchical: found no --inter-bandwidth; expected "
+                 "--inter-alpha and --inter-bandwidth for 8 ranks on nodes of 4"},
+        BadFlags{"inter_without_hierarchical", with({"--bandwidth", "1e9", "--ranks-per-node", "4"}),
+                 "brigade: error: --ranks-per-node: found '4'; expected it only with --algorithm "
+                 "hierarchical"},
+        BadFlags{"hierarchical_broadcast",
+                 with({"--bandwidth", "1e9", "--algorithm", "hierarchical", "--ranks-per-node", "8"},
+                      "broadcast"),
+                 "brigade: error: found algorithm 'hierarchical' for broadcast; expected ring, tree "
+                 "or halving-doubling (hierarchical is defined for allreduce, allgather and "
+                 "reducescatter)"}));
+
+// A missing required flag is CLI11's message behind our prefix.
+TEST(CollectiveVerb, MissingBandwidth) {
+  std::vector<std::string> args{"collective"};
+  for (const std::string& a : with({})) args.push_back(a);
+  auto r = run_brigade(args);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "brigade: error: --bandwidth is required\n");
+}
+
+}  // namespace
+}  // namespace brigade

@@ -1,0 +1,269 @@
+// check_plan: the semantic checks every judge runs first, each message
+// asserted exactly, and the seed's quiz facts about batch sharding.
+#include "core/plan_check.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace brigade {
+namespace {
+
+Status check(const std::string& text) {
+  Result<Scenario> r = parse_scenario(text, "p.yaml");
+  if (!r.is_ok()) return Status::error("parse failed: " + r.message());
+  return check_plan(*r);
+}
+
+// ---- the seed's quiz (first seed text, Q4) ---------------------------------
+
+// "pmap on a (32, 256) input over 8 devices: each device gets (4, 256)",
+// 32 / 8 = 4. In JAX terms this is batch sharding.
+TEST(SeedQuiz, BatchOf32Over8DevicesIs4RowsEach) {
+  EXPECT_EQ(*per_device_input_shape({32, 256}, 8, DataMode::kBatch),
+            (std::vector<std::int64_t>{4, 256}));
+  const std::string text =
+      "topology: {preset: cpu-host, devices: 8}\n"
+      "model:\n"
+      "  mlp: {batch: 32, widths: [256, 256]}\n"
+      "strategy: {data: 8}\n";
+  EXPECT_TRUE(check(text).is_ok()) << check(text).message();
+  EXPECT_EQ(per_replica_batch(*parse_scenario(text, "p.yaml")), 4);
+}
+
+// 30 rows do not split into 8 equal blocks: the message names 30, 8 and the
+// nearest batches that would (24 = 3 x 8, 32 = 4 x 8).
+TEST(SeedQuiz, BatchOf30Over8DevicesIsRejected) {
+  EXPECT_EQ(
+      per_device_input_shape({30, 256}, 8, DataMode::kBatch).message(),
+      "found batch 30 over 8 data-parallel devices; expected a multiple of 8, such as 24 or 32");
+  EXPECT_EQ(check("topology: {preset: cpu-host, devices: 8}\n"
+                  "model:\n"
+                  "  mlp: {batch: 30, widths: [256, 256]}\n"
+                  "strategy: {data: 8}\n")
+                .message(),
+            "p.yaml:3:9: error: found batch 30 over 8 data-parallel devices; expected a multiple "
+            "of 8, such as 24 or 32");
+}
+
+// pmap proper maps over the leading axis: (8, 512) on 4 devices is an error
+// unless reshaped to (4, 2, 512); (4, 2, 512) gives each device (2, 512).
+TEST(SeedQuiz, PmapProperMapsTheLeadingAxis) {
+  EXPECT_EQ(per_device_input_shape({8, 512}, 4, DataMode::kPmap).message(),
+            "found (8, 512) under pmap over 4 devices; expected a leading axis of at most 4 "
+            "(pmap maps it onto the devices): reshape to (4, 2, 512) or use data_mode: batch");
+  EXPECT_EQ(*per_device_input_shape({4, 2, 512}, 4, DataMode::kPmap),
+            (std::vector<std::int64_t>{2, 512}));
+  EXPECT_EQ(*per_device_input_shape({8, 512}, 4, DataMode::kBatch),
+            (std::vector<std::int64_t>{2, 512}));
+}
+
+// ---- every check, exactly ----------------------------------------------------
+
+struct PlanCase {
+  const char* name;
+  const char* text;
+  const char* expected;  // "" = passes
+  ErrorKind kind = ErrorKind::kBadInput;
+};
+
+void PrintTo(const PlanCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+class PlanCheck : public ::testing::TestWithParam<PlanCase> {};
+
+TEST_P(PlanCheck, ExactMessage) {
+  const PlanCase& c = GetParam();
+  Result<Scenario> r = parse_scenario(c.text, "p.yaml");
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  const Status st = check_plan(*r);
+  if (std::string(c.expected).empty()) {
+    EXPECT_TRUE(st.is_ok()) << st.message();
+    return;
+  }
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_EQ(st.message(), c.expected);
+  EXPECT_EQ(st.kind(), c.kind);
+}
+
+#define CPU4 "topology: {preset: cpu-host, devices: 4}\n"
+#define MLP8 "model:\n  mlp: {batch: 8, widths: [16, 16]}\n"
+// 16 A100s; a 24-layer GPT with 16 heads. Line 4 onwards is the row's own.
+#define GPT                                  \
+  "topology: {preset: dgx-a100, nodes: 2}\n" \
+  "model:\n"                                 \
+  "  transformer: {layers: 24, hidden: 2048, heads: 16, seq: 1024, vocab: 50304}\n"
+#define GRAPH4                                                                    \
+  "topology: {preset: pcie-4gpu}\n"                                               \
+  "model:\n"                                                                      \
+  "  graph:\n"                                                                    \
+  "    tensors: {x: [8, 512, f32], w1: [512, 2048, f32], w2: [2048, 512, f32]}\n" \
+  "    ops:\n"                                                                    \
+  "      - {name: mm1, op: matmul, in: [x, w1], out: h}\n"                        \
+  "      - {name: act, op: relu, in: [h], out: a}\n"                              \
+  "      - {name: mm2, op: matmul, in: [a, w2], out: y}\n"
+#define MESH22 "mesh: {shape: [2, 2], axes: [data, model]}\n"
+
+const PlanCase kCases[] = {
+    // The seed's 13B story: "128-way data x 8-way tensor" on 16 nodes x 8 A100.
+    {"SeedLlmDegreesNeed1024Devices",
+     "topology: {preset: dgx-a100, nodes: 16}\n"
+     "model:\n"
+     "  transformer: {layers: 40, hidden: 5120, heads: 40, seq: 2048, vocab: 51200}\n"
+     "training: {global_batch: 1024}\n"
+     "strategy: {data: 128, tensor: 8}\n",
+     "p.yaml:5:1: error: found a plan for 1024 devices (data 128 x tensor 8 x pipeline 1); "
+     "expected the topology's 128 devices"},
+    {"SeedLlmWithData16Fits",
+     "topology: {preset: dgx-a100, nodes: 16}\n"
+     "model:\n"
+     "  transformer: {layers: 40, hidden: 5120, heads: 40, seq: 2048, vocab: 51200}\n"
+     "training: {global_batch: 1024}\n"
+     "strategy: {data: 16, tensor: 8}\n",
+     ""},
+    {"TransformerPasses",
+     GPT
+     "training: {global_batch: 64, micro_batch: 2}\nstrategy: {data: 2, tensor: 4, pipeline: 2}\n",
+     ""},
+    {"MicroBatchDoesNotDivide",
+     GPT "training: {global_batch: 64, micro_batch: 3}\nstrategy: {data: 2, tensor: 8}\n",
+     "p.yaml:4:30: error: found micro_batch 3; expected a divisor of the per-replica batch 32 "
+     "(global batch 64 / data 2)"},
+    {"HeadsNotDivisibleByTensor", GPT "training: {global_batch: 64}\nstrategy: {tensor: 3}\n",
+     "p.yaml:5:12: error: found tensor 3 with heads 16; expected tensor to divide heads (each "
+     "tensor-parallel rank holds heads/tensor attention heads)"},
+    {"LayersNotDivisibleByPipeline", GPT "training: {global_batch: 64}\nstrategy: {pipeline: 5}\n",
+     "p.yaml:5:12: error: found 24 layers over 5 pipeline stages (pipeline 5 x virtual_stages 1); "
+     "expected layers divisible by 5"},
+    {"LayersNotDivisibleByVirtualStages",
+     GPT "training: {global_batch: 64}\nstrategy: {pipeline: 4, schedule: interleaved, "
+         "virtual_stages: 4}\n",
+     "p.yaml:5:12: error: found 24 layers over 16 pipeline stages (pipeline 4 x virtual_stages 4); "
+     "expected layers divisible by 16"},
+    {"HiddenNotDivisibleByHeads",
+     "topology: {preset: dgx-a100, nodes: 2}\n"
+     "model:\n"
+     "  transformer: {layers: 24, hidden: 2050, heads: 16, seq: 1024, vocab: 50304}\n"
+     "training: {global_batch: 64}\n",
+     "p.yaml:3:29: error: found hidden 2050 with heads 16; expected hidden divisible by heads (a "
+     "whole head dimension hidden/heads)"},
+    {"TransformerWithoutGlobalBatch", GPT "strategy: {data: 16}\n",
+     "p.yaml:3:3: error: found no training.global_batch; expected the global batch (sequences per "
+     "step) of a transformer"},
+    {"TransformerBatchNotDivisible", GPT "training: {global_batch: 60}\nstrategy: {data: 16}\n",
+     "p.yaml:4:12: error: found batch 60 over 16 data-parallel devices; expected a multiple of 16, "
+     "such as 48 or 64"},
+    {"InterleavedMicroBatchCount",
+     GPT "training: {global_batch: 48, micro_batch: 2}\n"
+         "strategy: {data: 2, pipeline: 8, schedule: interleaved, virtual_stages: 3}\n",
+     "p.yaml:5:34: error: found 12 micro-batches per replica with schedule interleaved over "
+     "pipeline 8; expected a multiple of 8"},
+    {"InterleavedPasses",
+     GPT "training: {global_batch: 64, micro_batch: 2}\n"
+         "strategy: {data: 2, pipeline: 8, schedule: interleaved, virtual_stages: 3}\n",
+     ""},
+    {"VirtualStagesNeedInterleaved",
+     GPT "training: {global_batch: 64}\nstrategy: {data: 4, pipeline: 4, virtual_stages: 2}\n",
+     "p.yaml:5:34: error: found virtual_stages 2 with schedule 1f1b; expected schedule interleaved "
+     "(virtual stages are the model chunks of interleaved 1F1B)"},
+    {"InterleavedNeedsPipeline",
+     GPT "training: {global_batch: 64}\nstrategy: {data: 16, schedule: interleaved}\n",
+     "p.yaml:5:22: error: found schedule interleaved with pipeline 1; expected pipeline >= 2"},
+    {"SequenceParallelNeedsTensor",
+     GPT "training: {global_batch: 64}\nstrategy: {data: 16, sequence_parallel: true}\n",
+     "p.yaml:5:22: error: found sequence_parallel with tensor 1; expected tensor >= 2 (sequence "
+     "parallelism splits the activations a tensor-parallel group would replicate)"},
+    {"ZeroStageOutOfRange", CPU4 MLP8 "strategy: {data: 4, zero: 4}\n",
+     "p.yaml:4:21: error: found zero 4; expected a ZeRO stage: 0, 1, 2 or 3"},
+    {"MlpDevicesMismatch", CPU4 MLP8 "strategy: {data: 2}\n",
+     "p.yaml:4:1: error: found a plan for 2 devices (data 2 x tensor 1 x pipeline 1); expected the "
+     "topology's 4 devices"},
+    {"MlpWithoutStrategyRunsOnOneDevice", CPU4 MLP8, ""},
+    {"MlpPipelineUnsupported", CPU4 MLP8 "strategy: {data: 2, pipeline: 2}\n",
+     "p.yaml:4:21: error: found pipeline 2 with an mlp model; expected pipeline 1 (pipeline "
+     "parallelism is supported for transformer models)",
+     ErrorKind::kUnsupported},
+    {"MlpTensorUnsupported", CPU4 MLP8 "strategy: {tensor: 4}\n",
+     "p.yaml:4:12: error: found tensor 4 with an mlp model; expected tensor 1 (an MLP is lowered "
+     "data-parallel only; for tensor parallelism use a transformer or a graph with a mesh)",
+     ErrorKind::kUnsupported},
+    {"GlobalBatchDisagreesWithMlp", CPU4 MLP8 "training: {global_batch: 16}\nstrategy: {data: 4}\n",
+     "p.yaml:4:12: error: found global_batch 16 with model.mlp.batch 8; expected one batch size "
+     "(give it once)"},
+    {"PmapLeadingAxisTooLarge", CPU4 MLP8 "strategy: {data: 4, data_mode: pmap}\n",
+     "p.yaml:3:9: error: found (8, 16) under pmap over 4 devices; expected a leading axis of at "
+     "most 4 (pmap maps it onto the devices): reshape to (4, 2, 16) or use data_mode: batch"},
+    {"PmapLeadingAxisTooSmall",
+     CPU4 "model:\n  mlp: {batch: 2, widths: [16, 16]}\nstrategy: {data: 4, data_mode: pmap}\n",
+     "p.yaml:3:9: error: found (2, 16) under pmap over 4 devices; expected a leading axis of 4 "
+     "(one slice per device), or data: 2"},
+    {"PmapLeadingAxisEqualPasses",
+     CPU4 "model:\n  mlp: {batch: 4, widths: [16, 16]}\nstrategy: {data: 4, data_mode: pmap}\n",
+     ""},
+    {"PlacementUsesASubsetOfDevices", GRAPH4 "placement: {mm1: 0, act: 0, mm2: 1}\n", ""},
+    {"PlacementNamesMissingOp", GRAPH4 "placement: {mm1: 0, mm3: 1}\n",
+     "p.yaml:9:21: error: found op 'mm3' in placement; expected an op of the graph (did you mean "
+     "'mm1'?)"},
+    {"DevicePutNamesMissingTensor", GRAPH4 "device_put: {w3: 1}\n",
+     "p.yaml:9:14: error: found tensor 'w3' in device_put; expected a tensor of the graph (did you "
+     "mean 'w1'?)"},
+    {"PlacementWithMlp", CPU4 MLP8 "placement: {mm1: 0}\n",
+     "p.yaml:4:1: error: found 'placement' with an mlp model; expected a graph model (placement "
+     "names its ops)"},
+    {"MeshWithMlp", CPU4 MLP8 "mesh: {shape: [4], axes: [data]}\n",
+     "p.yaml:4:1: error: found 'mesh' with an mlp model; expected a graph model (shardings name "
+     "its "
+     "tensors)"},
+    {"GraphWithStrategyDegrees", GRAPH4 "strategy: {data: 4}\n",
+     "p.yaml:9:1: error: found strategy degrees data 4 x tensor 1 x pipeline 1 with a graph model; "
+     "expected a placement or a mesh with shardings to distribute a graph",
+     ErrorKind::kUnsupported},
+    {"MeshPasses", GRAPH4 MESH22 "shardings: {x: [data, null], w1: [null, model], w2: [model]}\n",
+     ""},
+    {"MeshShapeProductMismatch", GRAPH4 "mesh: {shape: [2, 4], axes: [data, model]}\n",
+     "p.yaml:9:8: error: found mesh shape [2, 4] = 8 devices; expected the topology's 4 devices"},
+    {"ShardingUnknownAxis", GRAPH4 MESH22 "shardings: {w1: [null, modle]}\n",
+     "p.yaml:10:13: error: found mesh axis 'modle' in the sharding of 'w1'; expected one of data, "
+     "model or null (did you mean 'model'?)"},
+    {"ShardingAxisTwice", GRAPH4 MESH22 "shardings: {w1: [model, model]}\n",
+     "p.yaml:10:13: error: found mesh axis 'model' twice in the sharding of 'w1'; expected each "
+     "axis at most once"},
+    {"ShardingLongerThanRank", GRAPH4 MESH22 "shardings: {x: [data, null, null]}\n",
+     "p.yaml:10:13: error: found 3 entries in the sharding of 'x'; expected at most 2 (the rank of "
+     "x [8, 512])"},
+    {"ShardingOfMissingTensor", GRAPH4 MESH22 "shardings: {w3: [null, model]}\n",
+     "p.yaml:10:13: error: found shardings for tensor 'w3'; expected a tensor of the graph (did "
+     "you mean 'w1'?)"},
+    {"ShardingsWithoutMesh", GRAPH4 "shardings: {x: [null, null]}\n",
+     "p.yaml:9:1: error: found 'shardings' without a 'mesh'; expected a mesh naming the axes, such "
+     "as {shape: [2, 4], axes: [data, model]}"},
+    {"ShardedDimensionNotDivisible",
+     "topology: {preset: pcie-4gpu}\n"
+     "model:\n"
+     "  graph:\n"
+     "    tensors: {x: [6, 512, f32], w: [512, 512, f32]}\n"
+     "    ops: [{name: mm, op: matmul, in: [x, w], out: y}]\n"
+     "mesh: {shape: [4], axes: [data]}\n"
+     "shardings: {x: [data, null]}\n",
+     "p.yaml:7:13: error: found dimension 0 of 'x' (size 6) sharded over 'data' (size 4); expected "
+     "a size divisible by 4"},
+    {"HalvingDoublingNeedsPowerOfTwo",
+     "topology: {preset: cpu-host, devices: 6}\n"
+     "model: {collective: {kind: allreduce, bytes: 1MB, algorithm: halving-doubling}}\n",
+     "p.yaml:2:51: error: found halving-doubling over 6 devices; expected a power-of-two group "
+     "(recursive halving pairs ranks at distance N/2, N/4, ..., 1)"},
+    {"CollectiveWithStrategyDegrees",
+     "topology: {preset: dgx-a100}\n"
+     "model: {collective: {kind: allreduce, bytes: 1MB}}\n"
+     "strategy: {data: 8}\n",
+     "p.yaml:3:1: error: found strategy degrees data 8 x tensor 1 x pipeline 1 with a collective "
+     "model; expected none (the collective's group names its devices)",
+     ErrorKind::kUnsupported},
+};
+
+INSTANTIATE_TEST_SUITE_P(Plan, PlanCheck, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<PlanCase>& i) { return i.param.name; });
+
+}  // namespace
+}  // namespace brigade

@@ -1,0 +1,236 @@
+// Profile files: save then load gives the same values; every error message
+// of the reader, exactly; saving is atomic.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/profile.hpp"
+
+namespace brigade {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kSource = BRIGADE_SOURCE_DIR;
+
+class ProfileFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& ch : name)
+      if (ch == '/') ch = '_';
+    dir_ = fs::path(::testing::TempDir()) / ("brigade_profile_" + name);
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string p = (dir_ / name).string();
+    std::ofstream(p) << text;
+    return p;
+  }
+  fs::path dir_;
+};
+
+void expect_same(const HardwareProfile& a, const HardwareProfile& b) {
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.machine_kind, b.machine_kind);
+  EXPECT_EQ(a.source, b.source);
+  ASSERT_EQ(a.devices.size(), b.devices.size());
+  for (size_t i = 0; i < a.devices.size(); ++i) {
+    const DeviceProfile& x = a.devices[i];
+    const DeviceProfile& y = b.devices[i];
+    EXPECT_EQ(x.model, y.model);
+    EXPECT_EQ(x.memory_efficiency, y.memory_efficiency);
+    EXPECT_EQ(x.launch_overhead_seconds, y.launch_overhead_seconds);
+    EXPECT_EQ(x.collective_overhead_seconds, y.collective_overhead_seconds);
+    EXPECT_EQ(x.comm_compute_slowdown, y.comm_compute_slowdown);
+    for (int t = 0; t < kNumDTypes; ++t) {
+      EXPECT_EQ(x.gemm[static_cast<size_t>(t)].points, y.gemm[static_cast<size_t>(t)].points)
+          << x.model << " " << dtype_name(static_cast<DType>(t));
+      EXPECT_EQ(x.gemm[static_cast<size_t>(t)].fallback, y.gemm[static_cast<size_t>(t)].fallback);
+    }
+  }
+  for (int c = 0; c < kNumLinkClasses; ++c) {
+    EXPECT_EQ(a.links[static_cast<size_t>(c)].alpha_seconds,
+              b.links[static_cast<size_t>(c)].alpha_seconds);
+    EXPECT_EQ(a.links[static_cast<size_t>(c)].bandwidth_efficiency,
+              b.links[static_cast<size_t>(c)].bandwidth_efficiency);
+  }
+}
+
+TEST_F(ProfileFiles, DefaultsRoundTripExactly) {
+  const HardwareProfile h = HardwareProfile::defaults();
+  const std::string p = (dir_ / "defaults.yaml").string();
+  ASSERT_TRUE(save_profile(h, p).is_ok());
+  Result<HardwareProfile> back = load_profile(p);
+  ASSERT_TRUE(back.is_ok()) << back.message();
+  expect_same(h, *back);
+}
+
+TEST_F(ProfileFiles, AwkwardValuesRoundTripExactly) {
+  HardwareProfile h;
+  h.name = "odd: name # with YAML characters";
+  h.machine_kind = "cpu";
+  h.source = "calibrated on 'host' at 2026-01-01";
+  h.devices.clear();
+  DeviceProfile d;
+  d.model = "*";
+  d.memory_efficiency = 0.1 + 0.2;  // 0.30000000000000004
+  d.launch_overhead_seconds = 1.0 / 3.0 * 1e-6;
+  d.collective_overhead_seconds = 0;
+  d.comm_compute_slowdown = 1.25;
+  d.gemm[static_cast<size_t>(dtype_index(DType::kF32))].points = {
+      {1e5, 0.01}, {3.3e9, 2.0 / 3.0}, {1e14, 0.9}};
+  d.gemm[static_cast<size_t>(dtype_index(DType::kF32))].fallback = 0.9;
+  d.gemm[static_cast<size_t>(dtype_index(DType::kBF16))].fallback = 0.5;  // flat
+  h.devices.push_back(d);
+  h.links[static_cast<size_t>(LinkClass::kPcie)] = {7.5e-6, 0.123456789012345};
+  const std::string p = (dir_ / "odd.yaml").string();
+  ASSERT_TRUE(save_profile(h, p).is_ok());
+  Result<HardwareProfile> back = load_profile(p);
+  ASSERT_TRUE(back.is_ok()) << back.message();
+  expect_same(h, *back);
+}
+
+TEST_F(ProfileFiles, SaveLeavesNoTemporaryFileAndReplacesTheOld) {
+  const std::string p = write("p.yaml", "old contents");
+  ASSERT_TRUE(save_profile(HardwareProfile::defaults(), p).is_ok());
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    (void)e;
+    ++files;
+  }
+  EXPECT_EQ(files, 1);
+  EXPECT_TRUE(load_profile(p).is_ok());
+}
+
+TEST_F(ProfileFiles, SaveIntoAMissingDirectoryFailsCleanly) {
+  const std::string p = (dir_ / "no" / "p.yaml").string();
+  const Status st = save_profile(HardwareProfile::defaults(), p);
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_EQ(st.message(), p + ": error: found an unwritable file (No such file or directory); "
+                              "expected a writable profile path");
+  EXPECT_FALSE(fs::exists(p));
+}
+
+TEST(ProfileLoad, HandWrittenProfile) {
+  Result<HardwareProfile> r = load_profile(kSource + "/tests/data/profile_a100.yaml");
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  const HardwareProfile& h = *r;
+  EXPECT_EQ(h.name, "test-a100");
+  EXPECT_EQ(h.machine_kind, "cuda");
+  ASSERT_EQ(h.devices.size(), 1u);
+  const DeviceProfile& d = h.devices[0];
+  EXPECT_EQ(d.model, "NVIDIA A100-SXM4-80GB");
+  EXPECT_DOUBLE_EQ(d.memory_efficiency, 0.9);
+  EXPECT_DOUBLE_EQ(d.launch_overhead_seconds, 3e-6);
+  EXPECT_DOUBLE_EQ(d.collective_overhead_seconds, 10e-6);
+  EXPECT_DOUBLE_EQ(d.comm_compute_slowdown, 0.05);
+  const EfficiencyCurve& bf16 = d.gemm[static_cast<size_t>(dtype_index(DType::kBF16))];
+  ASSERT_EQ(bf16.points.size(), 2u);
+  EXPECT_DOUBLE_EQ(bf16.points[0].first, 1e9);
+  EXPECT_DOUBLE_EQ(bf16.points[1].second, 0.8);
+  // Halfway in log(FLOP) between 1e9 and 1e12 (3.16e10): 0.2 + 0.5 * 0.6 = 0.5.
+  EXPECT_NEAR(bf16.at(std::sqrt(1e9 * 1e12)), 0.5, 1e-12);
+  const EfficiencyCurve& f32 = d.gemm[static_cast<size_t>(dtype_index(DType::kF32))];
+  EXPECT_TRUE(f32.points.empty());
+  EXPECT_DOUBLE_EQ(f32.at(1e12), 0.85);
+  const EfficiencyCurve& tf32 = d.gemm[static_cast<size_t>(dtype_index(DType::kTF32))];
+  EXPECT_EQ(tf32.points.size(), 1u);
+  EXPECT_DOUBLE_EQ(tf32.fallback, 0.7);
+  EXPECT_DOUBLE_EQ(h.for_link(LinkClass::kNvlink).alpha_seconds, 2e-6);
+  EXPECT_DOUBLE_EQ(h.for_link(LinkClass::kNvlink).bandwidth_efficiency, 0.75);
+  EXPECT_LT(h.for_link(LinkClass::kInfiniband).alpha_seconds, 0);  // topology latencies
+  EXPECT_DOUBLE_EQ(h.for_link(LinkClass::kInfiniband).bandwidth_efficiency, 0.9);
+  EXPECT_DOUBLE_EQ(h.for_link(LinkClass::kPcie).bandwidth_efficiency, 1.0);  // not given
+}
+
+TEST(ProfileLoad, MissingFile) {
+  Result<HardwareProfile> r = load_profile("no/such/profile.yaml");
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.message(),
+            "no/such/profile.yaml: error: found no readable file (No such file or "
+            "directory); expected a readable profile file (YAML)");
+}
+
+struct ProfileError {
+  const char* name;
+  const char* text;
+  const char* expected;  // after "FILE:"
+};
+
+void PrintTo(const ProfileError& c, std::ostream* os) {
+  *os << c.name;
+}
+
+class ProfileErrorTest : public ProfileFiles, public ::testing::WithParamInterface<ProfileError> {};
+
+TEST_P(ProfileErrorTest, ExactMessage) {
+  const ProfileError& c = GetParam();
+  const std::string p = write("bad.yaml", c.text);
+  Result<HardwareProfile> r = load_profile(p);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.message(), p + ":" + c.expected);
+}
+
+#define DEV "devices:\n  - model: x\n"
+
+const ProfileError kProfileErrors[] = {
+    {"EfficiencyAboveOne", DEV "    memory_efficiency: 1.2\n",
+     "3:24: error: found '1.2'; expected an efficiency in (0, 1]"},
+    {"EfficiencyZero", "links:\n  nvlink: {bandwidth_efficiency: 0}\n",
+     "2:34: error: found '0'; expected an efficiency in (0, 1]"},
+    {"NegativeLaunchOverhead", DEV "    launch_overhead: -2us\n",
+     "3:22: error: found '-2us'; expected a non-negative duration such as 5us, 2ms or 0.001 "
+     "(seconds)"},
+    {"NegativeCollectiveOverhead", DEV "    collective_overhead: -1\n",
+     "3:26: error: found '-1'; expected a non-negative duration such as 5us, 2ms or 0.001 "
+     "(seconds)"},
+    {"NegativeSlowdown", DEV "    comm_compute_slowdown: -0.1\n",
+     "3:28: error: found '-0.1'; expected a non-negative number"},
+    {"NegativeAlpha", "links:\n  pcie: {alpha: -1us}\n",
+     "2:17: error: found '-1us'; expected a non-negative duration such as 5us, 2ms or 0.001 "
+     "(seconds)"},
+    {"UnknownDtype", DEV "    gemm: {int4: 0.5}\n",
+     "3:12: error: found dtype 'int4'; expected one of f64, f32, tf32, f16, bf16, fp8, i32, i8"},
+    {"UnknownDtypeSuggests", DEV "    gemm: {bf1: 0.5}\n",
+     "3:12: error: found dtype 'bf1'; expected one of f64, f32, tf32, f16, bf16, fp8, i32, i8 (did "
+     "you mean 'bf16'?)"},
+    {"UnknownLinkClass", "links:\n  nvlnk: {bandwidth_efficiency: 0.8}\n",
+     "2:3: error: found link class 'nvlnk'; expected one of nvlink, pcie, infiniband, ethernet, "
+     "shm "
+     "(did you mean 'nvlink'?)"},
+    {"PointsNotSorted", DEV "    gemm: {f32: [[1e12, 0.8], [1e9, 0.2]]}\n",
+     "3:32: error: found '1e9'; expected points sorted by increasing flops"},
+    {"PointNotAPair", DEV "    gemm: {f32: [[1e12, 0.8, 3]]}\n",
+     "3:18: error: found a list; expected a point [flops, efficiency]"},
+    {"DuplicateModel", "devices:\n  - {model: x}\n  - {model: x}\n",
+     "3:13: error: found model 'x' a second time; expected one entry per device model"},
+    {"MissingModel", "devices:\n  - {memory_efficiency: 0.5}\n",
+     "2:5: error: found no 'model' in 'devices[0]'; expected the device model it describes (or "
+     "\"*\" "
+     "for any)"},
+    {"UnknownKey", "nme: x\n",
+     "1:1: error: found key 'nme'; expected one of name, machine_kind, source, devices, links (did "
+     "you mean 'name'?)"},
+    {"UnknownMachineKind", "machine_kind: gpu\n",
+     "1:15: error: found 'gpu'; expected one of datasheet, cpu, cuda (did you mean 'cpu'?)"},
+    {"Malformed", "devices: [\n",
+     "2:1: error: found malformed YAML (end of sequence flow not found); expected a well-formed "
+     "YAML profile"},
+    {"Empty", "",
+     "1:1: error: found an empty document; expected a hardware profile: a map with "
+     "name, devices and links"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Profile, ProfileErrorTest, ::testing::ValuesIn(kProfileErrors),
+                         [](const ::testing::TestParamInfo<ProfileError>& i) {
+                           return i.param.name;
+                         });
+
+}  // namespace
+}  // namespace brigade

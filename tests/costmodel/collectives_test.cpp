@@ -1,0 +1,317 @@
+// Known answers for the alpha-beta collective formulas (docs/ARCHITECTURE.md,
+// "Collective algorithms"; docs/costmodel.md). Each number is worked out by
+// hand in the comment next to it.
+#include "costmodel/collectives.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+namespace brigade::cost {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+constexpr double kKiB = 1024.0;
+
+// Relative comparison for times that are sums of very different magnitudes.
+void expect_near_rel(double actual, double expected, double rel = 1e-12) {
+  EXPECT_NEAR(actual, expected, std::fabs(expected) * rel + 1e-18) << "expected " << expected;
+}
+
+// The seed's ring AllReduce, T = 2(N-1)alpha + 2(N-1)/N beta M (Patarasuk & Yuan 2009),
+// N = 8, alpha = 5 us, B = 100 GB/s, M = 1 GiB:
+//   2*7*5e-6 = 7e-5 s;  2*7/8 * 2^30 / 1e11 = 1.75 * 0.01073741824 = 0.01879048192 s;
+//   T = 0.01886048192 s.
+TEST(RingAllReduce, SeedExampleByHand) {
+  expect_near_rel(ring_allreduce_seconds(8, kGiB, {5e-6, 100e9}), 0.01886048192);
+}
+
+// Quiz Q3: the latency term 2(N-1)alpha does not depend on M. The alpha part
+// (T with alpha minus T without) is 2*7*5e-6 = 7e-5 s for 1 KiB and for 1 GiB.
+TEST(RingAllReduce, LatencyTermIndependentOfMessageSize) {
+  for (double m : {kKiB, kGiB}) {
+    const double alpha_part =
+        ring_allreduce_seconds(8, m, {5e-6, 100e9}) - ring_allreduce_seconds(8, m, {0, 100e9});
+    EXPECT_NEAR(alpha_part, 7e-5, 1e-15) << m;
+  }
+  const double small = ring_allreduce_seconds(8, kKiB, {5e-6, 100e9}) -
+                       ring_allreduce_seconds(8, kKiB, {0, 100e9});
+  const double large = ring_allreduce_seconds(8, kGiB, {5e-6, 100e9}) -
+                       ring_allreduce_seconds(8, kGiB, {0, 100e9});
+  EXPECT_NEAR(small, large, 1e-15);
+}
+
+// One rank moves nothing: 2*0*alpha + 0 = 0.
+TEST(RingAllReduce, OneRankIsFree) { EXPECT_EQ(ring_allreduce_seconds(1, kGiB, {5e-6, 1e9}), 0.0); }
+
+// Double binary tree: 2 ceil(lg N) alpha + 2(N-1)/N M beta.
+// N = 8: 2*3*5e-6 = 3e-5; + 0.01879048192 -> 0.01882048192 s.
+// N = 6: ceil(lg 6) = 3: 3e-5 + 2*5/6 * 0.01073741824 = 3e-5 + 0.017895697066... = 0.017925697066... s.
+TEST(TreeAllReduce, ByHand) {
+  expect_near_rel(tree_allreduce_seconds(8, kGiB, {5e-6, 100e9}), 0.01882048192);
+  expect_near_rel(tree_allreduce_seconds(6, kGiB, {5e-6, 100e9}), 0.017925697066666666);
+}
+
+// Rabenseifner: 2 lg N alpha + 2(N-1)/N M beta; N = 8 equals the tree's value: 0.01882048192 s.
+TEST(HalvingDoublingAllReduce, ByHand) {
+  expect_near_rel(halving_doubling_allreduce_seconds(8, kGiB, {5e-6, 100e9}), 0.01882048192);
+}
+
+// Hierarchical, 2 nodes x 8 ranks, M = 1 GiB, intra 2 us / 240 GB/s, inter 5 us / 23 GB/s:
+//   intra: 2*7*2e-6 = 2.8e-5; 2*7/8 * 2^30/2.4e11 = 1.75 * 0.00447392426666.. = 0.00782936746666..
+//   inter: 2*1*5e-6 = 1e-5;  2*1/2 * (2^30/8)/2.3e10 = 134217728/2.3e10 = 0.00583555339130..
+//   total 0.013702920857971014 s.
+TEST(HierarchicalAllReduce, ByHand) {
+  expect_near_rel(hierarchical_allreduce_seconds(2, 8, kGiB, {2e-6, 240e9}, {5e-6, 23e9}),
+                  0.013702920857971014);
+}
+
+// One node: only the intra-node terms, i.e. ReduceScatter + AllGather = a ring AllReduce.
+TEST(HierarchicalAllReduce, OneNodeIsTheIntraRing) {
+  expect_near_rel(hierarchical_allreduce_seconds(1, 8, kGiB, {5e-6, 100e9}, {0, 0}), 0.01886048192);
+}
+
+// Ring AllGather / ReduceScatter: (N-1)alpha + (N-1)/N M beta; N = 4, 1 us, 10 GB/s, 400 MB:
+//   3e-6 + 0.75 * 0.04 = 0.030003 s. Tree is the ring for these kinds.
+TEST(RingAllGather, ByHand) {
+  expect_near_rel(ring_allgather_seconds(4, 400e6, {1e-6, 10e9}), 0.030003);
+  expect_near_rel(ring_reducescatter_seconds(4, 400e6, {1e-6, 10e9}), 0.030003);
+}
+
+// Recursive doubling / halving: lg N alpha + (N-1)/N M beta: 2e-6 + 0.03 = 0.030002 s.
+TEST(HalvingDoublingAllGather, ByHand) {
+  expect_near_rel(halving_doubling_allgather_seconds(4, 400e6, {1e-6, 10e9}), 0.030002);
+  expect_near_rel(halving_doubling_reducescatter_seconds(4, 400e6, {1e-6, 10e9}), 0.030002);
+}
+
+// Hierarchical AllGather, 2 nodes x 4, M = 800 MB, intra 1 us / 100 GB/s, inter 10 us / 10 GB/s:
+//   inter: 1*10e-6 + 1/2 * (800e6/4)/1e10 = 1e-5 + 0.01 = 0.01001
+//   intra: 3*1e-6 + 3/4 * 800e6/1e11 = 3e-6 + 0.006 = 0.006003;  total 0.016013 s.
+TEST(HierarchicalAllGather, ByHand) {
+  expect_near_rel(hierarchical_allgather_seconds(2, 4, 800e6, {1e-6, 100e9}, {10e-6, 10e9}), 0.016013);
+  expect_near_rel(hierarchical_reducescatter_seconds(2, 4, 800e6, {1e-6, 100e9}, {10e-6, 10e9}),
+                  0.016013);
+}
+
+// Broadcast / Reduce, N = 4 (5 for the tree), 1 us, 10 GB/s, 100 MB (M beta = 0.01 s):
+//   chain: 3e-6 + 0.01 = 0.010003;  binomial tree, N = 5: ceil(lg 5) = 3: 3 * 0.010001 = 0.030003;
+//   scatter + allgather, N = 4: 2*2*1e-6 + 2*3/4*0.01 = 0.015004.
+TEST(BroadcastReduce, ByHand) {
+  const AlphaBeta l{1e-6, 10e9};
+  expect_near_rel(ring_broadcast_seconds(4, 100e6, l), 0.010003);
+  expect_near_rel(tree_broadcast_seconds(5, 100e6, l), 0.030003);
+  expect_near_rel(halving_doubling_broadcast_seconds(4, 100e6, l), 0.015004);
+  expect_near_rel(ring_reduce_seconds(4, 100e6, l), 0.010003);
+  expect_near_rel(tree_reduce_seconds(5, 100e6, l), 0.030003);
+  expect_near_rel(halving_doubling_reduce_seconds(4, 100e6, l), 0.015004);
+  // A chain of one rank has no hop.
+  EXPECT_EQ(ring_broadcast_seconds(1, 100e6, l), 0.0);
+}
+
+// Pairwise AllToAll: (N-1)(alpha + M/N beta); N = 4, M = 400 MB: 3 * (1e-6 + 0.01) = 0.030003 s.
+TEST(AllToAll, ByHand) { expect_near_rel(alltoall_seconds(4, 400e6, {1e-6, 10e9}), 0.030003); }
+
+// Point to point: alpha + M/B = 5e-6 + 1e9/25e9 = 0.040005 s.
+TEST(PointToPoint, ByHand) { expect_near_rel(p2p_seconds(1e9, {5e-6, 25e9}), 0.040005); }
+
+// nccl-tests doc/PERFORMANCE.md: AllReduce 2(n-1)/n = 14/8 = 1.75; AllGather,
+// ReduceScatter, AllToAll (n-1)/n = 0.875; Broadcast, Reduce 1.
+TEST(BusBandwidthFactor, NcclTests) {
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kAllReduce, 8), 1.75);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kAllGather, 8), 0.875);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kReduceScatter, 8), 0.875);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kAllToAll, 8), 0.875);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kBroadcast, 8), 1.0);
+  EXPECT_DOUBLE_EQ(bus_bandwidth_factor(CollectiveKind::kReduce, 8), 1.0);
+}
+
+// The seed example through the checked query, with 6 us of overhead:
+//   T = 0.01886048192 + 6e-6 = 0.01886648192 s; algBw = 2^30 / T = 56.9129...e9 B/s;
+//   busBw = 1.75 algBw.
+TEST(CollectiveCost, SeedExampleWithBandwidths) {
+  CollectiveQuery q;
+  q.ranks = 8;
+  q.bytes = kGiB;
+  q.intra = {5e-6, 100e9};
+  q.overhead_seconds = 6e-6;
+  auto c = collective_cost(q);
+  ASSERT_TRUE(c.is_ok()) << c.message();
+  expect_near_rel(c->seconds, 0.01886648192);
+  expect_near_rel(c->alg_bandwidth_bytes_per_second, kGiB / 0.01886648192);
+  expect_near_rel(c->bus_bandwidth_bytes_per_second, 1.75 * kGiB / 0.01886648192);
+}
+
+CollectiveQuery query(CollectiveKind k, CollectiveAlgorithm a, int n, double m, AlphaBeta l,
+                      int g = 0) {
+  CollectiveQuery q;
+  q.kind = k;
+  q.algorithm = a;
+  q.ranks = n;
+  q.bytes = m;
+  q.intra = l;
+  q.ranks_per_node = g;
+  q.inter = {10e-6, 1e9};
+  return q;
+}
+
+// Every algorithm of every kind dispatches to its formula.
+TEST(CollectiveCost, DispatchesEveryAlgorithm) {
+  const AlphaBeta l{1e-6, 10e9};
+  auto cost = [&](CollectiveKind k, CollectiveAlgorithm a, int n, double m) {
+    auto c = collective_cost(query(k, a, n, m, l, 4));
+    EXPECT_TRUE(c.is_ok()) << c.message();
+    return c.is_ok() ? c->seconds : -1.0;
+  };
+  using K = CollectiveKind;
+  using A = CollectiveAlgorithm;
+  EXPECT_EQ(cost(K::kAllReduce, A::kTree, 8, 1e6), tree_allreduce_seconds(8, 1e6, l));
+  EXPECT_EQ(cost(K::kAllReduce, A::kHalvingDoubling, 8, 1e6),
+            halving_doubling_allreduce_seconds(8, 1e6, l));
+  EXPECT_EQ(cost(K::kAllReduce, A::kHierarchical, 8, 1e6),
+            hierarchical_allreduce_seconds(2, 4, 1e6, l, {10e-6, 1e9}));
+  EXPECT_EQ(cost(K::kAllGather, A::kTree, 8, 1e6), ring_allgather_seconds(8, 1e6, l));
+  EXPECT_EQ(cost(K::kReduceScatter, A::kHierarchical, 8, 1e6),
+            hierarchical_reducescatter_seconds(2, 4, 1e6, l, {10e-6, 1e9}));
+  EXPECT_EQ(cost(K::kBroadcast, A::kTree, 5, 1e6), tree_broadcast_seconds(5, 1e6, l));
+  EXPECT_EQ(cost(K::kReduce, A::kHalvingDoubling, 4, 1e6), halving_doubling_reduce_seconds(4, 1e6, l));
+  EXPECT_EQ(cost(K::kAllToAll, A::kHalvingDoubling, 6, 1e6), alltoall_seconds(6, 1e6, l));
+}
+
+struct BadQuery {
+  const char* name;
+  CollectiveQuery query;
+  const char* message;
+};
+
+void PrintTo(const BadQuery& b, std::ostream* os) { *os << b.name; }
+
+class CollectiveCostErrors : public ::testing::TestWithParam<BadQuery> {};
+
+TEST_P(CollectiveCostErrors, ExactMessage) {
+  auto c = collective_cost(GetParam().query);
+  ASSERT_FALSE(c.is_ok());
+  EXPECT_EQ(c.message(), GetParam().message);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Messages, CollectiveCostErrors,
+    ::testing::Values(
+        BadQuery{"no_ranks",
+                 query(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, 0, 1, {0, 1e9}),
+                 "found 0 ranks; expected at least 1"},
+        BadQuery{"negative_bytes",
+                 query(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, 4, -5, {0, 1e9}),
+                 "found -5 bytes; expected a size >= 0"},
+        BadQuery{"zero_bandwidth",
+                 query(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, 4, 1, {0, 0}),
+                 "found bandwidth 0 B/s; expected a positive bandwidth"},
+        BadQuery{"negative_alpha",
+                 query(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, 4, 1, {-1e-6, 1e9}),
+                 "found alpha -1e-06 s; expected a latency >= 0"},
+        BadQuery{"halving_doubling_6",
+                 query(CollectiveKind::kAllReduce, CollectiveAlgorithm::kHalvingDoubling, 6, 1,
+                       {0, 1e9}),
+                 "found 6 ranks for halving-doubling allreduce; expected a power of two (1, 2, 4, "
+                 "8, ...)"},
+        BadQuery{"hierarchical_12_by_8",
+                 query(CollectiveKind::kAllReduce, CollectiveAlgorithm::kHierarchical, 12, 1,
+                       {0, 1e9}, 8),
+                 "found 12 ranks with 8 ranks per node; expected a multiple of 8 for "
+                 "hierarchical allreduce"},
+        BadQuery{"hierarchical_broadcast",
+                 query(CollectiveKind::kBroadcast, CollectiveAlgorithm::kHierarchical, 8, 1,
+                       {0, 1e9}, 4),
+                 "found algorithm 'hierarchical' for broadcast; expected ring, tree or "
+                 "halving-doubling (hierarchical is defined for allreduce, allgather and "
+                 "reducescatter)"}));
+
+TEST(CollectiveCostErrors, InterBandwidthCheckedOnlyAcrossNodes) {
+  CollectiveQuery q = query(CollectiveKind::kAllGather, CollectiveAlgorithm::kHierarchical, 8, 1,
+                            {0, 1e9}, 4);
+  q.inter = {0, -1};
+  auto c = collective_cost(q);
+  ASSERT_FALSE(c.is_ok());
+  EXPECT_EQ(c.message(), "found inter-node bandwidth -1 B/s; expected a positive bandwidth");
+  q.ranks_per_node = 8;  // one node: no inter-node link is used
+  EXPECT_TRUE(collective_cost(q).is_ok());
+}
+
+// dgx-a100 (core/presets.cpp): NVSwitch routes are 2 links of 1 us and 300 GB/s;
+// the default profile's NVLink efficiency is 0.8 and alpha defers to the route:
+//   alpha = 2e-6 s, B = 240e9 B/s, overhead 6e-6 s (NCCL base latency, core/profile.cpp).
+// Ring AllReduce of 1 GiB on 8: 14*2e-6 + 1.75*2^30/2.4e11 + 6e-6
+//   = 2.8e-5 + 0.0078293674666.. + 6e-6 = 0.007863367466666668 s.
+TEST(CollectiveQueryOn, DgxA100Ring) {
+  auto topo = make_preset("dgx-a100");
+  ASSERT_TRUE(topo.is_ok()) << topo.message();
+  ASSERT_TRUE(topo->validate().is_ok());
+  const HardwareProfile prof = HardwareProfile::defaults();
+  auto q = collective_query_on(*topo, prof, CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
+                               {0, 1, 2, 3, 4, 5, 6, 7}, kGiB);
+  ASSERT_TRUE(q.is_ok()) << q.message();
+  EXPECT_DOUBLE_EQ(q->intra.alpha_seconds, 2e-6);
+  EXPECT_DOUBLE_EQ(q->intra.bandwidth_bytes_per_second, 240e9);
+  EXPECT_DOUBLE_EQ(q->overhead_seconds, 6e-6);
+  auto c = collective_cost(*q);
+  ASSERT_TRUE(c.is_ok()) << c.message();
+  expect_near_rel(c->seconds, 0.007863367466666668);
+}
+
+// Two DGX A100 nodes joined by HDR InfiniBand (25 GB/s x 0.92 = 23 GB/s, 5 us):
+// hierarchical, g = 8: 0.013702920857971014 (the hand case above) + 6e-6 overhead.
+TEST(CollectiveQueryOn, TwoNodeHierarchical) {
+  auto topo = make_preset("dgx-a100", 2);
+  ASSERT_TRUE(topo.is_ok()) << topo.message();
+  ASSERT_TRUE(topo->validate().is_ok());
+  std::vector<int> group;
+  for (int i = 0; i < 16; ++i) group.push_back(i);
+  auto q = collective_query_on(*topo, HardwareProfile::defaults(), CollectiveKind::kAllReduce,
+                               CollectiveAlgorithm::kHierarchical, group, kGiB);
+  ASSERT_TRUE(q.is_ok()) << q.message();
+  EXPECT_EQ(q->ranks_per_node, 8);
+  EXPECT_DOUBLE_EQ(q->inter.alpha_seconds, 5e-6);
+  EXPECT_DOUBLE_EQ(q->inter.bandwidth_bytes_per_second, 23e9);
+  auto c = collective_cost(*q);
+  ASSERT_TRUE(c.is_ok()) << c.message();
+  expect_near_rel(c->seconds, 0.013708920857971015);
+  // The flat ring over both nodes is bound by its two inter-node hops.
+  auto flat = collective_query_on(*topo, HardwareProfile::defaults(), CollectiveKind::kAllReduce,
+                                  CollectiveAlgorithm::kRing, group, kGiB);
+  ASSERT_TRUE(flat.is_ok());
+  EXPECT_DOUBLE_EQ(flat->intra.bandwidth_bytes_per_second, 23e9);
+}
+
+TEST(CollectiveQueryOn, Errors) {
+  auto topo = make_preset("dgx-a100", 2);
+  ASSERT_TRUE(topo.is_ok());
+  const HardwareProfile prof = HardwareProfile::defaults();
+  auto k = CollectiveKind::kAllReduce;
+  auto empty = collective_query_on(*topo, prof, k, CollectiveAlgorithm::kRing, {}, 1);
+  EXPECT_EQ(empty.message(), "found an empty group; expected at least 1 device");
+  auto out = collective_query_on(*topo, prof, k, CollectiveAlgorithm::kRing, {0, 16}, 1);
+  EXPECT_EQ(out.message(), "found device 16 in the group; expected a device id in 0..15");
+  auto twice = collective_query_on(*topo, prof, k, CollectiveAlgorithm::kRing, {3, 3}, 1);
+  EXPECT_EQ(twice.message(), "found device 3 twice in the group; expected distinct devices");
+  auto uneven = collective_query_on(*topo, prof, k, CollectiveAlgorithm::kHierarchical,
+                                    {0, 1, 2, 8}, 1);
+  EXPECT_EQ(uneven.message(),
+            "found 1 ranks on node 1 and 3 on node 0; expected the same number of ranks on every "
+            "node for hierarchical allreduce");
+}
+
+// A one-device group: no links, nothing to move; only the call overhead remains.
+TEST(CollectiveQueryOn, OneDevice) {
+  auto topo = make_preset("h200x1");
+  ASSERT_TRUE(topo.is_ok());
+  auto q = collective_query_on(*topo, HardwareProfile::defaults(), CollectiveKind::kAllReduce,
+                               CollectiveAlgorithm::kRing, {0}, kGiB);
+  ASSERT_TRUE(q.is_ok()) << q.message();
+  auto c = collective_cost(*q);
+  ASSERT_TRUE(c.is_ok()) << c.message();
+  EXPECT_DOUBLE_EQ(c->seconds, 6e-6);
+  EXPECT_DOUBLE_EQ(c->bus_bandwidth_bytes_per_second, 0.0);
+}
+
+}  // namespace
+}  // namespace brigade::cost

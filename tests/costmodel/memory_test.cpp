@@ -1,0 +1,148 @@
+// Model states (ZeRO), transformer activations (Korthikanti et al. 2022) and
+// pipeline in-flight counts (Narayanan et al. 2021), worked by hand.
+#include "costmodel/memory.hpp"
+
+#include <gtest/gtest.h>
+
+namespace brigade::cost {
+namespace {
+
+// ZeRO §3.1: mixed-precision Adam keeps 2 (fp16 weights) + 2 (fp16 grads) + K = 12
+// (fp32 master weights, momentum, variance) bytes per parameter.
+TEST(BytesPerParameter, MixedPrecisionAdamIs2Plus2Plus12) {
+  const BytesPerParameter b = bytes_per_parameter(OptimizerKind::kAdam, DType::kBF16, true, true);
+  EXPECT_EQ(b.params, 2.0);
+  EXPECT_EQ(b.grads, 2.0);
+  EXPECT_EQ(b.optimizer, 12.0);
+  EXPECT_EQ(b.total(), 16.0);
+}
+
+// fp32 Adam: 4 + 4 + 8 (momentum and variance, no master copy). SGD (plain): 2 + 2 + 4 in mixed
+// precision (the master copy only), 4 + 4 + 0 in fp32; SGD with momentum in fp32: 4 + 4 + 4.
+// Inference keeps the weights only: bf16 -> 2 + 0 + 0.
+TEST(BytesPerParameter, OtherOptimizers) {
+  const BytesPerParameter adam32 = bytes_per_parameter(OptimizerKind::kAdam, DType::kF32, true, true);
+  EXPECT_EQ(adam32.params + adam32.grads + adam32.optimizer, 4.0 + 4.0 + 8.0);
+  EXPECT_EQ(adam32.optimizer, 8.0);
+  EXPECT_EQ(bytes_per_parameter(OptimizerKind::kSgd, DType::kBF16, true, true).optimizer, 4.0);
+  EXPECT_EQ(bytes_per_parameter(OptimizerKind::kSgd, DType::kF32, true, true).total(), 8.0);
+  EXPECT_EQ(bytes_per_parameter(OptimizerKind::kSgdMomentum, DType::kF32, false, true).total(), 12.0);
+  // Pure bf16 training without a master copy: 2 + 2 + 8.
+  EXPECT_EQ(bytes_per_parameter(OptimizerKind::kAdam, DType::kBF16, false, true).total(), 12.0);
+  const BytesPerParameter inf = bytes_per_parameter(OptimizerKind::kAdam, DType::kBF16, true, false);
+  EXPECT_EQ(inf.params, 2.0);
+  EXPECT_EQ(inf.grads + inf.optimizer, 0.0);
+  EXPECT_EQ(optimizer_kind(Optimizer::kSgd), OptimizerKind::kSgd);
+}
+
+// ZeRO Figure 1: Psi = 7.5B parameters, K = 12, Nd = 64:
+//   baseline (2+2+12) * 7.5e9 = 120e9 B ("120 GB");
+//   Pos:     (2+2) * 7.5e9 + 12 * 7.5e9/64 = 30e9 + 1.40625e9 = 31.40625e9 ("31.4 GB");
+//   Pos+g:   2 * 7.5e9 + 14 * 7.5e9/64 = 15e9 + 1.640625e9 = 16.640625e9 ("16.6 GB");
+//   Pos+g+p: 16 * 7.5e9/64 = 1.875e9 ("1.9 GB").
+TEST(ModelStateBytes, ZeroFigure1) {
+  const BytesPerParameter b = bytes_per_parameter(OptimizerKind::kAdam, DType::kF16, true, true);
+  const double expected[] = {120e9, 31.40625e9, 16.640625e9, 1.875e9};
+  const double printed_gb[] = {120, 31.4, 16.6, 1.9};
+  for (int stage = 0; stage <= 3; ++stage) {
+    auto m = model_state_bytes(7.5e9, b, stage, 64);
+    ASSERT_TRUE(m.is_ok()) << m.message();
+    EXPECT_DOUBLE_EQ(m->total(), expected[stage]) << "stage " << stage;
+    EXPECT_NEAR(m->total() / 1e9, printed_gb[stage], 0.05) << "stage " << stage;
+  }
+  auto s2 = model_state_bytes(7.5e9, b, 2, 64);
+  EXPECT_DOUBLE_EQ(s2->params_bytes, 15e9);
+  EXPECT_DOUBLE_EQ(s2->grads_bytes, 2 * 7.5e9 / 64);
+  EXPECT_DOUBLE_EQ(s2->optimizer_bytes, 12 * 7.5e9 / 64);
+}
+
+TEST(ModelStateBytes, Errors) {
+  const BytesPerParameter b{2, 2, 12};
+  EXPECT_EQ(model_state_bytes(1, b, 4, 8).message(), "found ZeRO stage 4; expected 0, 1, 2 or 3");
+  EXPECT_EQ(model_state_bytes(1, b, 1, 0).message(),
+            "found data-parallel degree 0; expected at least 1");
+  EXPECT_EQ(model_state_bytes(-1, b, 1, 1).message(), "found -1 parameters; expected a count >= 0");
+}
+
+// GPT-3 175B layer, Korthikanti et al. 2022 Table 2: s = 2048, b = 1, h = 12288, a = 96, t = 8.
+// sbh = 2048 * 12288 = 25,165,824; 5as/h = 5 * 96 * 2048 / 12288 = 80.
+LayerActivationQuery gpt3_layer(int t, bool sp, Recompute r) {
+  LayerActivationQuery q;
+  q.seq = 2048;
+  q.micro_batch = 1;
+  q.hidden = 12288;
+  q.heads = 96;
+  q.vocab = 51200;
+  q.tensor = t;
+  q.sequence_parallel = sp;
+  q.recompute = r;
+  return q;
+}
+
+TEST(LayerActivationBytes, KorthikantiTable2ByHand) {
+  const double sbh = 25165824;
+  // no parallelism: sbh (34 + 80) = 114 sbh = 2,868,903,936 B
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(gpt3_layer(1, false, Recompute::kNone)), 2868903936.0);
+  EXPECT_DOUBLE_EQ(2868903936.0, 114 * sbh);
+  // tensor parallel: sbh (10 + 24/8 + 80/8) = 23 sbh = 578,813,952 B
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(gpt3_layer(8, false, Recompute::kNone)), 578813952.0);
+  // tensor + sequence parallel: sbh/8 (34 + 80) = 14.25 sbh = 358,612,992 B
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(gpt3_layer(8, true, Recompute::kNone)), 358612992.0);
+  // selective, TP only: sbh (10 + 24/8) = 13 sbh = 327,155,712 B
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(gpt3_layer(8, false, Recompute::kSelective)), 327155712.0);
+  // selective, TP + SP: 34 sbh / 8 = 4.25 sbh = 106,954,752 B
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(gpt3_layer(8, true, Recompute::kSelective)), 106954752.0);
+  // full: the layer input 2 sbh = 50,331,648 B; with SP 2 sbh / 8 = 6,291,456 B
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(gpt3_layer(8, false, Recompute::kFull)), 50331648.0);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(gpt3_layer(8, true, Recompute::kFull)), 6291456.0);
+}
+
+// 32-bit activations keep the 1-byte masks: (4*4 + 2) sbh + 12*4 sbh + (2*4 + 1) as^2 b with
+// as^2b = sbh * as/h = 16 sbh: 18 + 48 + 144 = 210 sbh = 5,284,823,040 B.
+TEST(LayerActivationBytes, Fp32Activations) {
+  LayerActivationQuery q = gpt3_layer(1, false, Recompute::kNone);
+  q.dtype = DType::kF32;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(q), 5284823040.0);
+}
+
+// §4.3: embedding dropout mask sbh/t = 3,145,728 B (SP, t = 8), sbh without SP;
+// output layer 4sbh/t (1 + v/h) = 4 * 25165824/8 * (1 + 51200/12288) = 12,582,912 * 31/6
+//   = 65,011,712 B (= 2*2sbh/8 + 4*2048*51200/8 = 12,582,912 + 52,428,800).
+TEST(EmbeddingAndOutputActivations, KorthikantiSection43) {
+  EXPECT_DOUBLE_EQ(embedding_activation_bytes(gpt3_layer(8, true, Recompute::kNone)), 3145728.0);
+  EXPECT_DOUBLE_EQ(embedding_activation_bytes(gpt3_layer(8, false, Recompute::kNone)), 25165824.0);
+  EXPECT_DOUBLE_EQ(output_layer_activation_bytes(gpt3_layer(8, true, Recompute::kNone)), 65011712.0);
+  // Without SP the layernorm and projection inputs are whole: 4 sbh + 4sbv/t = 100,663,296 + 52,428,800.
+  EXPECT_DOUBLE_EQ(output_layer_activation_bytes(gpt3_layer(8, false, Recompute::kNone)),
+                   153092096.0);
+}
+
+// Narayanan et al. 2021 §2.2, p = 4 stages, m = 8 micro-batches: GPipe holds all 8;
+// 1F1B holds p - stage: 4 on stage 0, 1 on stage 3; with m = 2 at most 2.
+// Interleaved, v = 2: stage 0 holds min(16, 2*3 + 1*4 + 1) = 11 chunks of L/8 layers = 5.5
+// stage-loads = p (1 + (p-1)/(pv)) = 4 * 11/8 (Korthikanti §4.2.3).
+TEST(InFlightMicroBatches, Schedules) {
+  EXPECT_EQ(in_flight_micro_batches(PipelineSchedule::kGpipe, 4, 8, 1, 0), 8.0);
+  EXPECT_EQ(in_flight_micro_batches(PipelineSchedule::k1F1B, 4, 8, 1, 0), 4.0);
+  EXPECT_EQ(in_flight_micro_batches(PipelineSchedule::k1F1B, 4, 8, 1, 3), 1.0);
+  EXPECT_EQ(in_flight_micro_batches(PipelineSchedule::k1F1B, 4, 2, 1, 0), 2.0);
+  EXPECT_EQ(in_flight_micro_batches(PipelineSchedule::kInterleaved, 4, 8, 2, 0), 5.5);
+  EXPECT_EQ(in_flight_micro_batches(PipelineSchedule::kInterleaved, 4, 8, 2, 0), 4.0 * (1 + 3.0 / 8));
+}
+
+// MLP, 2 rows, f32: training keeps each layer's input and output: [16, 16] -> 2 * 32 * 4 = 256 B;
+// inference keeps the widest pair: [16, 32, 8] -> max(2*48, 2*40) * 4 = 384 B.
+TEST(MlpActivationBytes, ByHand) {
+  EXPECT_EQ(mlp_activation_bytes(2, {16, 16}, DType::kF32, true), 256.0);
+  EXPECT_EQ(mlp_activation_bytes(2, {16, 32, 8}, DType::kF32, false), 384.0);
+  EXPECT_EQ(mlp_activation_bytes(2, {16, 32, 8}, DType::kF32, true), (2 * 48 + 2 * 40) * 4.0);
+}
+
+// The seed's M_peak = M_model + M_grad + M_opt + M_act: 1 + 2 + 3 + 4 (+ 5 of buffers) = 15.
+TEST(MemoryBreakdown, PeakIsTheSum) {
+  MemoryBreakdown m{1, 2, 3, 4, 5};
+  EXPECT_EQ(m.peak_bytes(), 15.0);
+}
+
+}  // namespace
+}  // namespace brigade::cost
