@@ -1,5 +1,6 @@
 #include "planner/lower.hpp"
 
+#include "core/plan_check.hpp"
 #include "planner/lower_internal.hpp"
 
 namespace brigade::planner {
@@ -41,14 +42,6 @@ double optimizer_state_bytes_per_param(Optimizer optimizer, bool mixed_precision
   return 0;
 }
 
-SourcePos position_of(const Scenario& scenario, const std::string& key) {
-  auto it = scenario.positions.find(key);
-  if (it != scenario.positions.end()) return it->second;
-  SourcePos p;
-  p.file = scenario.path;
-  return p;
-}
-
 // model: collective: one collective over its group, one task per rank on
 // the `comm` stream, like an nccl-tests run.
 Result<Plan> lower_collective(const Scenario& sc) {
@@ -58,11 +51,6 @@ Result<Plan> lower_collective(const Scenario& sc) {
     for (int d = 0; d < sc.topology.num_devices(); ++d) group.push_back(d);
   else
     group.assign(c.group.begin(), c.group.end());
-  for (int d : group)
-    if (d < 0 || d >= sc.topology.num_devices())
-      return Status::at(position_of(sc, "model.collective.group"),
-                        "found device " + std::to_string(d) + "; expected a device in 0.." +
-                            std::to_string(sc.topology.num_devices() - 1));
   ProgramBuilder b(sc.name.empty() ? "collective" : sc.name, sc.topology.num_devices());
   std::vector<StreamId> streams;
   for (int d : group) streams.push_back(b.stream(d, "comm"));
@@ -106,6 +94,9 @@ Result<Plan> lower_collective(const Scenario& sc) {
 }  // namespace detail
 
 Result<Plan> lower(const Scenario& scenario, const LowerOptions& options) {
+  // Plans that cannot be (degrees against devices, batch against degrees,
+  // shardings against the mesh, ...) are check_plan's to name.
+  BRIGADE_RETURN_IF_ERROR(check_plan(scenario));
   switch (scenario.model_kind) {
     case ModelKind::kTransformer:
       return detail::lower_transformer(scenario, options);
@@ -117,8 +108,7 @@ Result<Plan> lower(const Scenario& scenario, const LowerOptions& options) {
     case ModelKind::kNone:
       break;
   }
-  return Status::at(detail::position_of(scenario, "model"),
-                    "found no model; expected one of mlp, transformer, graph, collective");
+  return Status::error("planner: no model to lower", ErrorKind::kInternal);
 }
 
 }  // namespace brigade::planner

@@ -182,31 +182,20 @@ struct SpmdEmitter {
   }
 };
 
-Result<PartitionSpec> spec_from_names(const Scenario& sc, const Mesh& mesh,
-                                      const std::string& tensor,
+// A tensor's PartitionSpec from the scenario's axis names; a spec shorter
+// than the tensor's rank leaves the trailing dimensions whole (as JAX's
+// PartitionSpec does). check_plan has checked the names and sizes.
+Result<PartitionSpec> spec_from_names(const Mesh& mesh, const std::string& tensor,
                                       const std::vector<std::string>& names,
                                       const std::vector<std::int64_t>& shape) {
-  const SourcePos pos = position_of(sc, "shardings." + tensor);
-  if (names.size() != shape.size()) {
-    std::string s = "(";
-    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    s += shape.size() == 1 ? ",)" : ")";
-    return Status::at(pos, "found " + std::to_string(names.size()) + " entries for '" + tensor +
-                               "'; expected one per dimension of " + s);
-  }
-  PartitionSpec spec;
-  std::set<int> used;
-  for (const std::string& n : names) {
-    if (n.empty()) {
-      spec.push_back(-1);
-      continue;
-    }
-    const int a = mesh.axis(n);
-    // Unknown axes and repeated axes are check_plan's to report; guard here.
-    if (a < 0 || !used.insert(a).second)
-      return Status::at(pos, "planner: sharding of '" + tensor + "' names axis '" + n +
-                                 "' that the mesh lacks or that is used twice");
-    spec.push_back(a);
+  PartitionSpec spec(shape.size(), -1);
+  for (size_t d = 0; d < names.size() && d < shape.size(); ++d) {
+    if (names[d].empty()) continue;
+    spec[d] = mesh.axis(names[d]);
+    if (spec[d] < 0)
+      return Status::error("planner: sharding of '" + tensor + "' names axis '" + names[d] +
+                               "' that the mesh lacks (check_plan was not called)",
+                           ErrorKind::kInternal);
   }
   return spec;
 }
@@ -236,10 +225,7 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
     const IrTensor& x = g.tensors[t];
     PartitionSpec spec = e.requested[t];
     if (spec.empty()) spec.assign(x.shape.size(), -1);
-    if (x.grad_of >= 0 && x.input)  // a seed gradient: sharded like its tensor
-      spec = e.requested[static_cast<size_t>(x.grad_of)].empty()
-                 ? PartitionSpec(x.shape.size(), -1)
-                 : e.requested[static_cast<size_t>(x.grad_of)];
+    if (x.grad_of >= 0) continue;  // a seed gradient: sharded like its tensor, at first use
     if (x.parameter || x.input) {
       BRIGADE_ASSIGN_OR_RETURN(auto ls, local_shape(x.name, x.shape, spec, e.mesh));
       if (x.parameter) {
@@ -263,6 +249,17 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
 
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const IrOp& op = g.ops[i];
+    // Seed gradients (d<output>, fed from outside) take their tensor's sharding.
+    for (int t : op.inputs) {
+      const IrTensor& x = g.tensors[static_cast<size_t>(t)];
+      if (!x.input || x.grad_of < 0 || !e.home[static_cast<size_t>(t)].empty()) continue;
+      PartitionSpec spec = e.home[static_cast<size_t>(x.grad_of)];
+      if (spec.empty()) spec.assign(x.shape.size(), -1);
+      e.cur[static_cast<size_t>(t)] = {spec, {}};
+      e.home[static_cast<size_t>(t)] = spec;
+      BRIGADE_ASSIGN_OR_RETURN(auto ls, local_shape(x.name, x.shape, spec, e.mesh));
+      e.new_slot(x.name, elements(ls) * dtype_bytes(x.dtype), MemoryCategory::kActivations, true);
+    }
     std::vector<Sharded> operands;
     std::vector<double> sizes;
     for (int t : op.inputs) {
@@ -458,23 +455,9 @@ Result<Plan> lower_manual(Common& c) {
   const size_t nops = g.ops.size(), nt = g.tensors.size();
   // Where each op runs.
   std::vector<int> dev(nops, 0);
-  for (const auto& [name, d] : sc.placement) {
-    bool found = false;
-    for (const IrOp& op : g.ops) found |= op.model_op >= 0 && op.name == name;
-    // A placement naming a missing op or device is check_plan's to report; guard here.
-    if (!found || d < 0 || d >= ndev)
-      return Status::at(position_of(sc, "placement." + name),
-                        "planner: placement names op '" + name + "' or device " +
-                            std::to_string(d) + " that does not exist");
-  }
+  // check_plan has checked that placement and device_put name ops, tensors
+  // and devices that exist.
   std::vector<int> home(nt, -1);
-  for (const auto& [name, d] : sc.device_put) {
-    const int t = g.find_tensor(name);
-    if (t < 0 || d < 0 || d >= ndev)
-      return Status::at(position_of(sc, "device_put." + name),
-                        "planner: device_put names tensor '" + name + "' or device " +
-                            std::to_string(d) + " that does not exist");
-  }
   auto committed = [&](int t) -> int {
     auto it = sc.device_put.find(g.tensors[static_cast<size_t>(t)].name);
     return it == sc.device_put.end() ? -1 : it->second;
@@ -710,20 +693,21 @@ Result<Plan> lower_graph(const Scenario& sc, const LowerOptions& options) {
   c.traffic_per_param = optimizer_traffic_bytes_per_param(opt, sc.training.mixed_precision, dt);
   const StrategySpec& st = sc.strategy;
   const bool manual = !sc.placement.empty() || !sc.device_put.empty();
-  if (st.pipeline > 1)
-    return Status::error("planner: pipeline parallelism is lowered for transformer models; "
-                         "for an MLP or a graph, place its ops by hand (placement)",
-                         ErrorKind::kUnsupported);
+  // check_plan keeps pipeline and tensor degrees to transformers; ZeRO is
+  // lowered for them only.
   if (st.zero > 0)
-    return Status::error("planner: ZeRO is lowered for transformer models only",
-                         ErrorKind::kUnsupported);
-  if (manual) {
-    if (sc.mesh || st.data > 1 || st.tensor > 1)
-      return Status::error("planner: a manual placement cannot be combined with a mesh or data / "
-                           "tensor degrees; use one or the other",
-                           ErrorKind::kUnsupported);
-    return lower_manual(c);
-  }
+    return Status::at(sc.where("strategy.zero"),
+                      "found zero " + std::to_string(st.zero) + " with " +
+                          (sc.model_kind == ModelKind::kMlp ? "an mlp" : "a graph") +
+                          " model; expected zero 0 (the planner lowers ZeRO for transformer "
+                          "models only)",
+                      ErrorKind::kUnsupported);
+  if (manual && sc.mesh)
+    return Status::at(sc.where("mesh"),
+                      "found a mesh and a placement; expected one of them (a placement puts "
+                      "each op on one device, a mesh runs every op on every device)",
+                      ErrorKind::kUnsupported);
+  if (manual) return lower_manual(c);
 
   SpmdEmitter e{c};
   const size_t nt = c.g.tensors.size();
@@ -738,16 +722,10 @@ Result<Plan> lower_graph(const Scenario& sc, const LowerOptions& options) {
     e.mode_note = "JAX-style shardings: NamedSharding(mesh, PartitionSpec) per tensor; unnamed "
                   "tensors start replicated";
   } else if (st.data_mode == DataMode::kPmap && st.data > 1) {
-    // pmap proper: the leading axis is the device axis.
-    const std::int64_t lead = batch_inputs.empty()
-                                  ? 1
-                                  : c.g.tensors[static_cast<size_t>(batch_inputs[0])].shape[0];
-    if (lead > sc.topology.num_devices())
-      return Status::error("planner: pmap maps over a leading axis of size " +
-                           std::to_string(lead) + " but there are " +
-                           std::to_string(sc.topology.num_devices()) + " devices");
+    // pmap proper: the leading axis is the device axis (check_plan made it
+    // equal to the data degree); device i gets x[i].
     e.mesh.axes = {"data"};
-    e.mesh.shape = {lead};
+    e.mesh.shape = {st.data};
     e.pmap = true;
     const auto& x = c.g.tensors[static_cast<size_t>(batch_inputs.empty() ? 0 : batch_inputs[0])];
     std::vector<std::int64_t> rest(x.shape.begin() + (x.shape.empty() ? 0 : 1), x.shape.end());
@@ -757,14 +735,6 @@ Result<Plan> lower_graph(const Scenario& sc, const LowerOptions& options) {
   } else {
     e.mesh.axes = {"data"};
     e.mesh.shape = {st.data};
-    if (st.tensor > 1) {
-      if (sc.model_kind != ModelKind::kMlp)
-        return Status::error("planner: tensor parallelism for a graph model needs a mesh and "
-                             "shardings; write them in the scenario",
-                             ErrorKind::kUnsupported);
-      e.mesh.axes.push_back("tensor");
-      e.mesh.shape.push_back(st.tensor);
-    }
     if (st.data > 1 && !batch_inputs.empty()) {
       const auto& x = c.g.tensors[static_cast<size_t>(batch_inputs[0])];
       std::vector<std::int64_t> loc = x.shape;
@@ -774,46 +744,19 @@ Result<Plan> lower_graph(const Scenario& sc, const LowerOptions& options) {
                     std::to_string(st.data) + " devices; device k gets rows [k*B/N, (k+1)*B/N)";
     }
   }
-  if (e.mesh.size() > sc.topology.num_devices())
-    return Status::error("planner: the mesh has " + std::to_string(e.mesh.size()) +
-                         " devices; the topology has " + std::to_string(sc.topology.num_devices()));
   if (sc.mesh) {
     for (const auto& [name, axes] : sc.shardings) {
       const int t = c.g.find_tensor(name);
-      if (t < 0) {
-        std::vector<std::string> names;
-        for (const auto& x : c.g.tensors)
-          if (x.grad_of < 0) names.push_back(x.name);
-        std::string list;
-        for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-        return Status::at(position_of(sc, "shardings." + name),
-                          "found tensor '" + name + "'; expected one of " + list);
-      }
+      if (t < 0) continue;  // check_plan names unknown tensors
       BRIGADE_ASSIGN_OR_RETURN(e.requested[static_cast<size_t>(t)],
-                               spec_from_names(sc, e.mesh, name, axes,
+                               spec_from_names(e.mesh, name, axes,
                                                c.g.tensors[static_cast<size_t>(t)].shape));
     }
-  } else {
-    const int data = e.mesh.axis("data");
-    if (e.mesh.shape[static_cast<size_t>(data)] > 1)
-      for (int t : batch_inputs) {
-        PartitionSpec s(c.g.tensors[static_cast<size_t>(t)].shape.size(), -1);
-        s[0] = data;
-        e.requested[static_cast<size_t>(t)] = s;
-      }
-    const int tensor = e.mesh.axis("tensor");
-    if (tensor >= 0) {
-      // Megatron-style pairs: odd layers split by columns, even by rows.
-      for (size_t i = 1; i < sc.mlp.widths.size(); ++i) {
-        const bool column = i % 2 == 1;
-        const int w = c.g.find_tensor("w" + std::to_string(i));
-        const int bias = c.g.find_tensor("b" + std::to_string(i));
-        e.requested[static_cast<size_t>(w)] = column ? PartitionSpec{-1, tensor} : PartitionSpec{tensor, -1};
-        if (bias >= 0) e.requested[static_cast<size_t>(bias)] = column ? PartitionSpec{tensor} : PartitionSpec{-1};
-      }
-      e.mode_note += std::string(e.mode_note.empty() ? "" : "; ") +
-                     "tensor parallel (Megatron pairs): w1, w3, ... split by columns over "
-                     "'tensor', w2, w4, ... by rows, so each pair needs one psum";
+  } else if (e.mesh.shape[0] > 1) {
+    for (int t : batch_inputs) {
+      PartitionSpec s(c.g.tensors[static_cast<size_t>(t)].shape.size(), -1);
+      s[0] = 0;
+      e.requested[static_cast<size_t>(t)] = s;
     }
   }
   return lower_spmd(c, e, options.granularity);

@@ -23,8 +23,4 @@ std::string shape_string(const std::vector<std::int64_t>& shape);
 // and v; mixed-precision SGD the fp32 master copy.
 double optimizer_state_bytes_per_param(Optimizer optimizer, bool mixed_precision, DType dtype);
 
-// A position for messages about a scenario key: Scenario::positions[key],
-// else the file alone.
-SourcePos position_of(const Scenario& scenario, const std::string& key);
-
 }  // namespace brigade::planner::detail

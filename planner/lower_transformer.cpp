@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 
+#include "core/plan_check.hpp"
 #include "planner/builders.hpp"
 #include "planner/lower_internal.hpp"
 #include "planner/rank_map.hpp"
@@ -722,32 +723,13 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
   s.dtype = spec.dtype;
   s.e = dtype_bytes(spec.dtype);
   const int N = s.T * s.D * s.P;
-  // Guards for what check_plan rejects with its own messages; they keep
-  // lower() safe when called on an unchecked scenario.
-  if (s.T < 1 || s.D < 1 || s.P < 1 || N > sc.topology.num_devices())
-    return Status::error("planner: degrees tensor " + std::to_string(s.T) + " x data " +
-                         std::to_string(s.D) + " x pipeline " + std::to_string(s.P) +
-                         " need " + std::to_string(N) + " devices; the topology has " +
-                         std::to_string(sc.topology.num_devices()));
-  std::int64_t B = sc.training.global_batch;
-  if (B <= 0) B = sc.training.micro_batch > 0 ? sc.training.micro_batch * s.D : s.D;
-  if (B % s.D != 0)
-    return Status::error("planner: global batch " + std::to_string(B) +
-                         " is not divisible by the data degree " + std::to_string(s.D));
-  s.b = sc.training.micro_batch > 0 ? sc.training.micro_batch : B / s.D;
-  if ((B / s.D) % s.b != 0)
-    return Status::error("planner: per-replica batch " + std::to_string(B / s.D) +
-                         " is not divisible by the micro-batch " + std::to_string(s.b));
-  s.m = static_cast<int>(B / s.D / s.b);
-  if (spec.layers % s.V != 0)
-    return Status::error("planner: " + std::to_string(spec.layers) +
-                         " layers are not divisible by " + std::to_string(s.V) +
-                         (s.v > 1 ? " virtual pipeline stages (pipeline x virtual_stages)"
-                                  : " pipeline stages"));
-  if (s.v > 1 && s.m % s.P != 0)
-    return Status::error("planner: the interleaved schedule needs the " + std::to_string(s.m) +
-                         " micro-batches to be divisible by the pipeline degree " +
-                         std::to_string(s.P));
+  // check_plan (called by lower) has made the degrees fit the devices, the
+  // batch divide by the data degree and the micro-batch, the layers by the
+  // (virtual) stages.
+  const std::int64_t B = global_batch(sc);
+  const std::int64_t per_replica = per_replica_batch(sc);
+  s.b = sc.training.micro_batch > 0 ? sc.training.micro_batch : per_replica;
+  s.m = static_cast<int>(per_replica / s.b);
   s.layers_per_chunk = spec.layers / s.V;
 
   TransformerShape shape;
@@ -906,10 +888,10 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
   else plan.summary += ", inference";
   auto note = [&](std::string n) { plan.notes.push_back(std::move(n)); };
   note("batch: " + std::to_string(B) + " sequences per iteration; each data replica takes " +
-       std::to_string(B / s.D) + " (" +
+       std::to_string(per_replica) + " (" +
        (st.data_mode == DataMode::kPmap
-            ? std::string("pmap over the batch reshaped to (") + std::to_string(s.D) + ", " +
-                  std::to_string(B / s.D) + ", " + std::to_string(spec.seq) + ")"
+            ? std::string("pmap: replica i takes sequence i of the (") + std::to_string(B) + ", " +
+                  std::to_string(spec.seq) + ") batch"
             : std::string("batch sharding: rows [k*B/N, (k+1)*B/N) go to replica k")) +
        "), in " + std::to_string(s.m) + " micro-batch(es) of " + std::to_string(s.b));
   {
@@ -1015,7 +997,7 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
     const std::int64_t bsz = s.b, seq = spec.seq, h = spec.hidden;
     if (p == 0) {
       act("tokens", {B, seq}, {bsz, seq},
-          "batch split over 'data' (" + std::to_string(B / s.D) + " per replica), " +
+          "batch split over 'data' (" + std::to_string(per_replica) + " per replica), " +
               std::to_string(s.m) + " micro-batch(es)",
           DType::kI32);
       add_params(s.embedding, 1, "");

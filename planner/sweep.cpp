@@ -82,7 +82,40 @@ Result<Topology> grow(const Topology& t, int n) {
   return grown;
 }
 
+// The first n devices of t, with the switches and links they use.
+Result<Topology> first_devices(const Topology& t, int n) {
+  const int nd = t.num_devices();
+  std::vector<int> used_switch(t.switches().size(), 0);
+  auto kept = [&](int v) { return v < nd ? v < n : true; };
+  for (const Link& l : t.links())
+    if (kept(l.a) && kept(l.b)) {
+      if (l.a >= nd) used_switch[static_cast<size_t>(l.a - nd)] = 1;
+      if (l.b >= nd) used_switch[static_cast<size_t>(l.b - nd)] = 1;
+    }
+  Topology out;
+  out.preset = t.preset;
+  for (int d = 0; d < n; ++d) out.add_device(t.device(d));
+  std::vector<int> vertex(t.switches().size(), -1);
+  for (size_t i = 0; i < t.switches().size(); ++i)
+    if (used_switch[i]) vertex[i] = out.add_switch(t.switches()[i]);
+  for (const Link& l : t.links()) {
+    if (!kept(l.a) || !kept(l.b)) continue;
+    Link x = l;
+    if (x.a >= nd) x.a = vertex[static_cast<size_t>(x.a - nd)];
+    if (x.b >= nd) x.b = vertex[static_cast<size_t>(x.b - nd)];
+    out.add_link(x);
+  }
+  BRIGADE_RETURN_IF_ERROR(out.validate());
+  return out;
+}
+
 }  // namespace
+
+Result<Topology> resize_topology(const Topology& t, int devices) {
+  if (devices == t.num_devices()) return t;
+  BRIGADE_ASSIGN_OR_RETURN(Topology big, grow(t, devices));
+  return first_devices(big, devices);
+}
 
 std::vector<std::string> sweep_keys() { return keys(); }
 
@@ -117,7 +150,7 @@ Result<Scenario> sweep_variant(const Scenario& base, const std::string& raw_key,
         break;
     }
     s.has_strategy = true;
-    BRIGADE_ASSIGN_OR_RETURN(s.topology, grow(s.topology, devices));
+    BRIGADE_ASSIGN_OR_RETURN(s.topology, resize_topology(s.topology, devices));
     return s;
   }
   if (key == "data" || key == "tensor" || key == "pipeline" || key == "virtual_stages") {
@@ -169,8 +202,8 @@ Result<Scenario> sweep_variant(const Scenario& base, const std::string& raw_key,
   }
   s.has_strategy = true;
   const int n = st.tensor * st.pipeline * st.data;
-  if (s.model_kind == ModelKind::kTransformer) {
-    BRIGADE_ASSIGN_OR_RETURN(s.topology, grow(s.topology, n));
+  if (s.model_kind == ModelKind::kTransformer || s.model_kind == ModelKind::kMlp) {
+    BRIGADE_ASSIGN_OR_RETURN(s.topology, resize_topology(s.topology, n));
   }
   return s;
 }

@@ -52,6 +52,11 @@ using SweepJudge = std::function<Result<double>(const Scenario&)>;
 // Called after each point with (points done, total, the point).
 using SweepProgress = std::function<void(int, int, const SweepPoint&)>;
 
+// A topology of exactly `devices` devices: the first ones of `t` (with the
+// switches and links among them), or `t` grown by whole nodes of its preset
+// first when it has too few. check_plan wants the degrees to use every device.
+Result<Topology> resize_topology(const Topology& t, int devices);
+
 // The keys --set accepts ("tensor", "strategy.tensor", ...).
 std::vector<std::string> sweep_keys();
 

@@ -38,9 +38,14 @@ TaskId find_task(const Program& p, int device, const std::string& name) {
 // x (8, 512) times w (512, 256) -> y.
 Model one_matmul() {
   Model m;
-  TensorSpec x{"x", {8, 512}, DType::kF32, false, {}};
-  TensorSpec w{"w", {512, 256}, DType::kF32, true, {}};
-  TensorSpec y{"y", {}, DType::kF32, false, {}};
+  TensorSpec x, w, y;
+  x.name = "x";
+  x.shape = {8, 512};
+  w.name = "w";
+  w.shape = {512, 256};
+  w.is_parameter = true;
+  y.name = "y";
+  y.shape_given = false;  // inferred: (8, 256)
   m.tensors = {x, w, y};
   Op op;
   op.name = "mm1";
@@ -94,13 +99,7 @@ TEST(LowerGraph, ColumnShardedMatmulWantedWholeNeedsAnAllGather) {
 TEST(LowerGraph, ShardedMlpOnATwoByFourMesh) {
   // DESIGN.md's sharded-mlp: mesh (data 2, model 4); x split by rows over
   // 'data', w1 by columns and w2 by rows over 'model' (Megatron's pair).
-  Scenario s;
-  s.name = "sharded-mlp";
-  s.topology = testing::dgx_nodes(1);
-  s.model_kind = ModelKind::kMlp;
-  s.mlp.batch = 8;
-  s.mlp.widths = {512, 2048, 512};
-  s.mlp.bias = false;
+  Scenario s = graph_scenario(testing::two_chef_graph(), "dgx-a100");
   s.training.inference = true;
   s.mesh = MeshSpec{{2, 4}, {"data", "model"}};
   s.shardings["x"] = {"data", ""};
@@ -117,9 +116,37 @@ TEST(LowerGraph, ShardedMlpOnATwoByFourMesh) {
   }
   EXPECT_EQ(view_of(plan, 5, "x")->local_shape, (std::vector<std::int64_t>{4, 512}));
   EXPECT_EQ(view_of(plan, 5, "w1")->local_shape, (std::vector<std::int64_t>{512, 512}));
-  EXPECT_EQ(view_of(plan, 5, "h1")->local_shape, (std::vector<std::int64_t>{4, 512}));
+  EXPECT_EQ(view_of(plan, 5, "h")->local_shape, (std::vector<std::int64_t>{4, 512}));
   EXPECT_EQ(view_of(plan, 5, "w2")->local_shape, (std::vector<std::int64_t>{512, 512}));
-  EXPECT_EQ(view_of(plan, 5, "h1")->sharding, "('data', 'model')");
+  EXPECT_EQ(view_of(plan, 5, "h")->sharding, "('data', 'model')");
+}
+
+TEST(LowerGraph, TrainingOnAMeshReducesGradientsOverData) {
+  // The same mesh in training: w1's and w2's gradients sum over the batch
+  // rows split over 'data' (psum on the dp stream, one bucket per mesh
+  // column), and the backward of the row-sharded mm2 needs no psum over
+  // 'model' while its input gradient stays split by columns.
+  Scenario s = graph_scenario(testing::two_chef_graph(), "dgx-a100");
+  s.mesh = MeshSpec{{2, 4}, {"data", "model"}};
+  s.shardings["x"] = {"data", ""};
+  s.shardings["w1"] = {"", "model"};
+  s.shardings["w2"] = {"model", ""};
+  Plan plan = lower_ok(s);
+  const Program& p = plan.program;
+  int dp = 0, model_psums = 0;
+  for (const Collective& c : p.collectives()) {
+    const std::string stream = p.streams()[static_cast<size_t>(p.task(c.tasks[0]).stream)].name;
+    if (stream == "dp") {
+      ++dp;
+      EXPECT_EQ(c.group.size(), 2u);  // the 'data' axis
+      // w1 (512, 2048/4) + w2 (2048/4, 512), f32.
+      EXPECT_DOUBLE_EQ(c.bytes, 2 * 512.0 * 512 * 4);
+    } else {
+      model_psums += c.group.size() == 4u;
+    }
+  }
+  EXPECT_EQ(dp, 4);           // one bucket per 'data' group, 4 groups
+  EXPECT_EQ(model_psums, 2);  // the forward psum of mm2 only
 }
 
 // ---- data parallel: batch sharding vs pmap ---------------------------------------
@@ -172,26 +199,37 @@ TEST(LowerGraph, DataParallelGradientsArePsummedInOneBucketOnDp) {
 }
 
 TEST(LowerGraph, PmapMapsTheLeadingAxis) {
-  // pmap proper over (4, 2, 512) on 4 devices: device i gets x[i], (2, 512).
-  Model m = two_chef_graph();
-  m.tensors[0].shape = {4, 2, 512};
-  m.tensors[3].shape = {};
-  m.tensors[4].shape = {};
-  m.tensors[5].shape = {};
-  Scenario s = graph_scenario(m, "pcie-4gpu");
-  s.strategy.data = 4;
+  // pmap proper over (4, 512) on 4 devices: device i gets x[i], (512,).
+  Scenario s = seed_mlp(4, 4);
   s.strategy.data_mode = DataMode::kPmap;
   Plan plan = lower_ok(s);
-  EXPECT_EQ(view_of(plan, 3, "x")->local_shape, (std::vector<std::int64_t>{2, 512}));
+  EXPECT_EQ(view_of(plan, 3, "x")->local_shape, (std::vector<std::int64_t>{512}));
   bool named = false;
   for (const std::string& n : plan.notes) named |= n.rfind("pmap proper", 0) == 0;
   EXPECT_TRUE(named);
 }
 
-TEST(LowerGraph, PmapOfTooLongALeadingAxisIsRejected) {
+TEST(LowerGraph, PmapOfTheSeedsBatchNeedsAReshape) {
+  // The seed's (8, 512) on 4 devices under pmap proper: check_plan says
+  // what would work.
   Scenario s = seed_mlp(4, 8);
   s.strategy.data_mode = DataMode::kPmap;
-  EXPECT_FALSE(lower(s).is_ok());
+  auto p = lower(s);
+  ASSERT_FALSE(p.is_ok());
+  EXPECT_EQ(p.message(),
+            "error: found (8, 512) under pmap over 4 devices; expected a leading axis of at most "
+            "4 (pmap maps it onto the devices): reshape to (4, 2, 512) or use data_mode: batch");
+}
+
+TEST(LowerGraph, ZeroIsForTransformers) {
+  Scenario s = seed_mlp(4, 8);
+  s.strategy.zero = 1;
+  auto p = lower(s);
+  ASSERT_FALSE(p.is_ok());
+  EXPECT_EQ(p.status().kind(), ErrorKind::kUnsupported);
+  EXPECT_EQ(p.message(),
+            "error: found zero 1 with an mlp model; expected zero 0 (the planner lowers ZeRO for "
+            "transformer models only)");
 }
 
 // ---- manual placement ---------------------------------------------------------------

@@ -60,7 +60,8 @@ TEST_P(LoweredTable1, ProgramFlopsEqualEq3AndParametersEq2) {
   const testing::Table1Row& r = GetParam();
   Scenario s;
   s.name = r.name;
-  s.topology = testing::dgx_nodes((r.tensor * r.pipeline + 7) / 8);
+  s.topology = testing::dgx_devices(r.tensor * r.pipeline);
+  s.has_strategy = true;
   s.model_kind = ModelKind::kTransformer;
   s.transformer = {r.layers, r.hidden, r.heads, testing::kTable1Seq, testing::kTable1Vocab, 4.0,
                    DType::kF16};

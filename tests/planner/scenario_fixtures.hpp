@@ -7,11 +7,20 @@
 
 #include "core/scenario.hpp"
 #include "core/topology.hpp"
+#include "planner/sweep.hpp"
 
 namespace brigade::planner::testing {
 
 inline Topology dgx_nodes(int nodes) {
   auto t = make_preset("dgx-a100", nodes);
+  EXPECT_TRUE(t.is_ok()) << t.message();
+  return t.is_ok() ? *t : Topology{};
+}
+
+// The first `devices` GPUs of enough DGX-A100 nodes (check_plan wants the
+// degrees to use every device of the topology).
+inline Topology dgx_devices(int devices) {
+  auto t = resize_topology(dgx_nodes((devices + 7) / 8), devices);
   EXPECT_TRUE(t.is_ok()) << t.message();
   return t.is_ok() ? *t : Topology{};
 }
@@ -22,8 +31,7 @@ inline Scenario small_gpt(int tensor, int pipeline, int data, std::int64_t globa
                           std::int64_t micro_batch) {
   Scenario s;
   s.name = "small-gpt";
-  const int devices = tensor * pipeline * data;
-  s.topology = dgx_nodes((devices + 7) / 8);
+  s.topology = dgx_devices(tensor * pipeline * data);
   s.model_kind = ModelKind::kTransformer;
   s.transformer.layers = 4;
   s.transformer.hidden = 256;
@@ -81,6 +89,9 @@ inline Scenario graph_scenario(Model m, const std::string& preset, int devices =
   if (t.is_ok()) s.topology = *t;
   s.model_kind = ModelKind::kGraph;
   s.graph = std::move(m);
+  // As load_scenario does: infer the undeclared shapes, FLOPs and bytes.
+  const Status st = s.graph.infer();
+  EXPECT_TRUE(st.is_ok()) << st.message();
   return s;
 }
 
