@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/status.hpp"
 
@@ -110,6 +111,35 @@ std::string parse_choice_flag(std::string_view flag, std::string_view text,
   for (size_t i = 0; i < choices.size(); ++i) expected += (i ? ", " : "") + choices[i];
   if (auto m = closest_match_in(std::string(text), choices)) expected += " (did you mean '" + *m + "'?)";
   throw_flag_error(flag, text, expected);
+}
+
+void throw_status(const Status& status) {
+  std::string msg = status.message();
+  if (msg.find("error: ") == std::string::npos) msg = "brigade: error: " + msg;
+  if (status.kind() == ErrorKind::kBadInput || status.kind() == ErrorKind::kUnsupported)
+    throw BadInput{msg};
+  throw RuntimeFailure{msg};
+}
+
+Scenario load_scenario_or_throw(const std::string& path) {
+  auto s = load_scenario(path);
+  if (!s.is_ok()) throw_status(s.status());
+  return std::move(s).value();
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f)
+    throw RuntimeFailure{"brigade: error: " + path + ": cannot write (" +
+                         std::strerror(errno) + ")"};
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const bool closed = std::fclose(f) == 0;
+  if (!ok || !closed || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    throw RuntimeFailure{"brigade: error: " + path + ": cannot write (" + why + ")"};
+  }
 }
 
 }  // namespace brigade::cli

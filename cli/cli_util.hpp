@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "cli/verbs.hpp"
+#include "core/scenario.hpp"
+#include "core/status.hpp"
 #include "core/units.hpp"
 
 namespace brigade::cli {
@@ -39,5 +41,17 @@ double parse_number_in_flag(std::string_view flag, std::string_view text, double
 // One of `choices`, else "found 'X'; expected one of a, b, c" (+ " (did you mean 'a'?)").
 std::string parse_choice_flag(std::string_view flag, std::string_view text,
                               const std::vector<std::string>& choices);
+
+// Throws the CLI exception matching a failed Status: bad input and
+// unsupported plans exit 2, anything else 1. A message that carries no
+// "error:" of its own is prefixed with "brigade: error: ".
+[[noreturn]] void throw_status(const Status& status);
+
+// load_scenario, or throw_status.
+Scenario load_scenario_or_throw(const std::string& path);
+
+// Writes `text` to `path` through a temporary file and a rename, so that a
+// failure never leaves a partial file; throws RuntimeFailure naming the path.
+void write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace brigade::cli

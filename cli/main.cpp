@@ -2,8 +2,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/verbs.hpp"
+#include "core/status.hpp"
 
 namespace brigade::cli {
 std::vector<Verb>& verb_registry() {
@@ -23,6 +26,18 @@ int main(int argc, char** argv) {
   auto& verbs = verb_registry();
   std::sort(verbs.begin(), verbs.end(), [](const Verb& a, const Verb& b) { return a.order < b.order; });
   for (const Verb& v : verbs) v.setup(app);
+  if (argc >= 2 && argv[1][0] != '-') {
+    const std::string word = argv[1];
+    std::vector<std::string> names;
+    for (const Verb& v : verbs) names.push_back(v.name);
+    if (std::find(names.begin(), names.end(), word) == names.end()) {
+      std::string msg = "brigade: error: found verb '" + word + "'; expected one of ";
+      for (size_t i = 0; i < names.size(); ++i) msg += (i ? ", " : "") + names[i];
+      if (auto m = brigade::closest_match_in(word, names)) msg += " (did you mean '" + *m + "'?)";
+      std::cerr << msg << "\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,129 @@
+// `brigade cost`: the closed-form judge from the command line (issue 2,
+// item 6): JSON keys, agreement with the collective formula, bad input.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_test_util.hpp"
+
+namespace brigade {
+namespace {
+
+using testing::run_brigade;
+
+std::string scenario(const char* name) { return std::string(BRIGADE_SOURCE_DIR) + "/scenarios/" + name; }
+
+std::string write_temp(const std::string& text, const char* suffix = ".yaml") {
+  std::string path = std::string("/tmp/brigade-cost-test-") + std::to_string(::getpid()) + suffix;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// ring_allreduce_8.yaml: one 1 GiB ring AllReduce on dgx-a100. Route alpha
+// 2 us (core/presets.cpp), bandwidth 300 GB/s x 0.8 (NVLink efficiency,
+// core/profile.cpp) = 240 GB/s, overhead 6 us:
+//   T = 2*7*2e-6 + 2*7/8 * 2^30/240e9 + 6e-6
+//     = 28e-6 + 1.75 * 4.4739242667e-3 + 6e-6 = 7.8633674667e-3 s.
+TEST(CostVerb, RingAllReduceScenarioMatchesTheFormula) {
+  auto r = run_brigade({"cost", scenario("ring_allreduce_8.yaml"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  auto j = nlohmann::json::parse(r.out);
+  const double expected = 28e-6 + 1.75 * 1073741824.0 / 240e9 + 6e-6;
+  EXPECT_NEAR(j["step_seconds"].get<double>(), expected, expected * 1e-9);
+  // The same numbers through `brigade collective`.
+  auto c = run_brigade({"collective", "allreduce", "--devices", "8", "--bytes", "1GiB", "--alpha",
+                        "2us", "--bandwidth", "240GB/s", "--json"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_NEAR(nlohmann::json::parse(c.out)["seconds"].get<double>() + 6e-6, expected, expected * 1e-9);
+}
+
+TEST(CostVerb, JsonHasMemoryPerDevice) {
+  auto r = run_brigade({"cost", scenario("llm_13b_128gpu.yaml"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("step_seconds"));
+  EXPECT_GT(j["step_seconds"].get<double>(), 0);
+  const auto& devices = j["memory"]["per_device"];
+  ASSERT_FALSE(devices.empty());
+  for (const char* key : {"params_bytes", "grads_bytes", "optimizer_bytes", "activations_bytes", "peak_bytes"})
+    EXPECT_TRUE(devices[0].contains(key)) << key;
+  const auto& d = devices[0];
+  EXPECT_NEAR(d["peak_bytes"].get<double>(),
+              d["params_bytes"].get<double>() + d["grads_bytes"].get<double>() +
+                  d["optimizer_bytes"].get<double>() + d["activations_bytes"].get<double>() +
+                  d.value("other_bytes", 0.0),
+              1.0);
+}
+
+TEST(CostVerb, EveryBundledScenarioHasAReport) {
+  for (const char* name : {"pmap_linear.yaml", "pmap_train_step.yaml", "row_sharded_matmul.yaml",
+                           "ring_allreduce_8.yaml", "risk_inference.yaml", "llm_13b_128gpu.yaml",
+                           "gpt3_175b_1024.yaml", "manual_two_chefs.yaml", "sharded_mlp.yaml"}) {
+    auto r = run_brigade({"cost", scenario(name)});
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    EXPECT_NE(r.out.find("step time"), std::string::npos) << name;
+  }
+}
+
+TEST(CostVerb, UnknownKeyIsOneLineWithPosition) {
+  const std::string path = write_temp(
+      "name: t\n"
+      "topology: {preset: cpu-host, devices: 4}\n"
+      "model:\n"
+      "  mlp: {batch: 8, widths: [16, 16]}\n"
+      "stratgy: {data: 4}\n");
+  auto r = run_brigade({"cost", path});
+  std::remove(path.c_str());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.substr(r.err.find(':')),
+            ":5:1: error: found key 'stratgy'; expected one of name, description, topology, "
+            "profile, model, training, strategy, placement, device_put, mesh, shardings, "
+            "simulation (did you mean 'strategy'?)\n");
+}
+
+// The seed's quiz: a batch of 30 rows cannot be split over 8 devices.
+TEST(CostVerb, BatchNotDivisibleByDataDegree) {
+  const std::string path = write_temp(
+      "name: t\n"
+      "topology: {preset: cpu-host, devices: 8}\n"
+      "model:\n"
+      "  mlp: {batch: 30, widths: [256, 256]}\n"
+      "strategy: {data: 8}\n");
+  auto r = run_brigade({"cost", path});
+  std::remove(path.c_str());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("error: found batch 30 over 8 data-parallel devices; expected a multiple "
+                       "of 8, such as 24 or 32\n"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(CostVerb, MissingFile) {
+  auto r = run_brigade({"cost", "/nonexistent/x.yaml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "/nonexistent/x.yaml: error: found no readable file (No such file or directory); "
+            "expected a readable scenario file (.yaml, .yml or .json)\n");
+}
+
+TEST(Brigade, UnknownVerbSuggestsTheClosest) {
+  auto r = run_brigade({"csot", "x.yaml"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("brigade: error: found verb 'csot'; expected one of cost, ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("(did you mean 'cost'?)\n"), std::string::npos) << r.err;
+}
+
+TEST(Brigade, VersionFlag) {
+  auto r = run_brigade({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.rfind("brigade ", 0), 0u) << r.out;
+}
+
+}  // namespace
+}  // namespace brigade
