@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.hpp"
+#include "costmodel/scaling.hpp"
 
 namespace brigade::planner {
 
@@ -276,6 +277,23 @@ Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
       break;
     }
   }
+  // Amdahl's p from the speedups, in devices relative to the first point
+  // (costmodel/scaling.hpp, fit_amdahl), when the device count varies.
+  if (first) {
+    std::vector<cost::SpeedupPoint> pts;
+    for (const SweepPoint* p : judged)
+      pts.push_back({static_cast<double>(p->devices) / first->devices, p->speedup});
+    bool varies = false;
+    for (const auto& p : pts) varies |= p.devices > 1;
+    if (pts.size() >= 2 && varies) {
+      auto fit = cost::fit_amdahl(pts);
+      if (fit.is_ok()) {
+        r.amdahl_p = fit->p;
+        r.r_squared = fit->r_squared;
+        r.doubling_limit = cost::amdahl_doubling_limit(fit->p) * first->devices;
+      }
+    }
+  }
   return r;
 }
 
@@ -318,25 +336,43 @@ nlohmann::json sweep_json(const SweepResult& r) {
 std::string sweep_text(const SweepResult& r) {
   std::string s;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%-14s %8s %14s %9s %11s\n", r.key.c_str(), "devices", "step",
-                "speedup", "efficiency");
-  s += buf;
+  // With --devices the value is the device count: one column for both.
+  const bool by_devices = r.key == "devices";
+  auto lead = [&](const std::string& value, const std::string& devices) {
+    char col[128];
+    if (by_devices) std::snprintf(col, sizeof col, "%8s", devices.c_str());
+    else std::snprintf(col, sizeof col, "%-14s %8s", value.c_str(), devices.c_str());
+    return std::string(col);
+  };
+  std::snprintf(buf, sizeof buf, " %14s %9s %11s\n", "step", "speedup", "efficiency");
+  s += lead(r.key, "devices") + buf;
+  bool varies = false;
   for (const SweepPoint& p : r.points) {
+    varies |= p.devices != r.points.front().devices;
     if (!p.error.empty()) {
-      std::snprintf(buf, sizeof buf, "%-14s %8d  ", p.value.c_str(), p.devices);
-      s += buf + p.error + "\n";
+      s += lead(p.value, std::to_string(p.devices)) + "  " + p.error + "\n";
       continue;
     }
-    std::snprintf(buf, sizeof buf, "%-14s %8d %14s %8.2fx %10.1f%%\n", p.value.c_str(), p.devices,
-                  format_seconds(p.step_seconds).c_str(), p.speedup, 100 * p.efficiency);
-    s += buf;
+    std::snprintf(buf, sizeof buf, " %14s %8.2fx %10.1f%%\n", format_seconds(p.step_seconds).c_str(),
+                  p.speedup, 100 * p.efficiency);
+    s += lead(p.value, std::to_string(p.devices)) + buf;
   }
   if (r.amdahl_p) {
-    std::snprintf(buf, sizeof buf, "Amdahl fit: p = %.4f (R^2 = %.4f): at most %.1fx however many devices\n",
-                  *r.amdahl_p, r.r_squared.value_or(0),
-                  *r.amdahl_p < 1 ? 1 / (1 - *r.amdahl_p) : INFINITY);
+    const double p = *r.amdahl_p;
+    if (p <= 0)
+      std::snprintf(buf, sizeof buf,
+                    "Amdahl fit: p = %.4f (R^2 = %.4f): no parallel part; more devices only add "
+                    "cost\n",
+                    p, r.r_squared.value_or(0));
+    else if (p < 1)
+      std::snprintf(buf, sizeof buf,
+                    "Amdahl fit: p = %.4f (R^2 = %.4f): at most %.1fx however many devices\n", p,
+                    r.r_squared.value_or(0), 1 / (1 - p));
+    else
+      std::snprintf(buf, sizeof buf, "Amdahl fit: p = %.4f (R^2 = %.4f): no serial part seen\n", p,
+                    r.r_squared.value_or(0));
     s += buf;
-    if (r.doubling_limit && std::isfinite(*r.doubling_limit)) {
+    if (p > 0 && p < 1 && r.doubling_limit && std::isfinite(*r.doubling_limit)) {
       std::snprintf(buf, sizeof buf,
                     "  doubling the devices beyond about %.0f gains less than 10%%\n",
                     *r.doubling_limit);
@@ -346,7 +382,7 @@ std::string sweep_text(const SweepResult& r) {
   if (r.stops_paying_after)
     s += "Adding devices stops paying after " + std::to_string(*r.stops_paying_after) +
          " devices: the next point is no faster.\n";
-  else
+  else if (varies)
     s += "Every step up in devices was faster.\n";
   return s;
 }

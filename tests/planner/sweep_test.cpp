@@ -70,6 +70,13 @@ TEST(Sweep, SpeedupEfficiencyAndWhereItStopsPaying) {
   EXPECT_NEAR(r->points[2].efficiency, 1 / 0.325 / 4, 1e-12);
   EXPECT_FALSE(r->stops_paying_after.has_value());  // always faster under Amdahl
   EXPECT_EQ(calls, 4);
+  // The points lie on Amdahl's law with p = 0.9, so the fit finds it.
+  ASSERT_TRUE(r->amdahl_p.has_value());
+  EXPECT_NEAR(*r->amdahl_p, 0.9, 1e-9);
+  EXPECT_NEAR(*r->r_squared, 1.0, 1e-9);
+  // Doubling gains under 10% past N > p(1-g)/(2g(1-p)) = 0.9*0.9/(0.2*0.1) = 40.5.
+  ASSERT_TRUE(r->doubling_limit.has_value());
+  EXPECT_NEAR(*r->doubling_limit, 40.5, 1e-9);
   // A judge that gets slower past 4 devices (communication grows with N).
   auto slow = run_sweep(base, spec, "fake", [](const Scenario& s) -> Result<double> {
     const double n = s.strategy.data;
