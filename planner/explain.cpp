@@ -299,13 +299,31 @@ std::string explain_text(const Plan& plan, const Scenario& sc) {
       }
     }
     if (!df.collectives.empty()) {
-      line("  collectives per iteration:");
+      // Collectives that differ only in which bucket they carry read as one line.
+      struct Row {
+        int count = 0;
+        const Signature* sig = nullptr;
+        std::string why;
+      };
+      std::vector<Row> rows;
+      std::map<std::string, size_t> index;
       for (const auto& [sig, count] : df.collectives) {
         const Signature& x = f.signatures[static_cast<size_t>(sig)];
-        line("    " + std::to_string(count) + " x " + kind_label(x.kind) + " of " +
+        std::string why = x.reason.substr(0, x.reason.find("; this bucket:"));
+        const std::string row_key = std::to_string(static_cast<int>(x.kind)) + "|" + x.stream +
+                                    "|" + format_bytes(x.bytes) + "|" + group_string(x.group) +
+                                    "|" + why;
+        auto [it, fresh] = index.try_emplace(row_key, rows.size());
+        if (fresh) rows.push_back({0, &x, why});
+        rows[it->second].count += count;
+      }
+      line("  collectives per iteration:");
+      for (const Row& row : rows) {
+        const Signature& x = *row.sig;
+        line("    " + std::to_string(row.count) + " x " + kind_label(x.kind) + " of " +
              format_bytes(x.bytes) + " over " + std::to_string(x.group.size()) + " devices " +
              group_string(x.group) + " on `" + x.stream + "`");
-        line("      why: " + x.reason);
+        line("      why: " + row.why);
       }
     }
     for (const auto& [k, val] : df.transfers)

@@ -638,11 +638,14 @@ class StageEmitter {
     const bool rs = s_.zero == 2;
     std::string what = bk.groups.front();
     if (bk.groups.size() > 1) what += " .. " + bk.groups.back();
+    // The part before "; this bucket:" is the same for every bucket (explain
+    // groups by it).
     const std::string reason =
-        rs ? "ZeRO-2: sum gradient bucket " + std::to_string(index) + " (" + what +
-                 ") over 'data', each replica keeping its 1/" + std::to_string(s_.D) + " shard"
-           : "data parallel: average gradient bucket " + std::to_string(index) + " (" + what +
-                 ") over 'data' (the sauce bowl), overlapped with the backward pass";
+        (rs ? "ZeRO-2: sum the gradients over 'data' bucket by bucket, each replica keeping its "
+              "1/" + std::to_string(s_.D) + " shard"
+            : std::string("data parallel: average the gradients over 'data' (the sauce bowl) "
+                          "bucket by bucket, each as soon as the backward has produced it")) +
+        "; this bucket: " + what;
     auto ids = data_collective(rs ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
                                bk.bytes, "grad bucket " + std::to_string(index), Phase::kBackward,
                                reason);
@@ -856,8 +859,9 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
               CollectiveKind::kAllGather, st.algorithm, group, so.buckets[k], streams,
               "zero.param_gather", Phase::kOptimizer,
               "ZeRO-" + std::to_string(s.zero) + ": each data replica updated only its 1/" +
-                  std::to_string(s.D) + " of bucket " + std::to_string(k) +
-                  "; all-gather the new weights over 'data' (the shared platter)");
+                  std::to_string(s.D) +
+                  " of the weights; all-gather the new weights over 'data' (the shared "
+                  "platter), bucket by bucket");
           b.collective(c).dtype = s.dtype;
           for (int d = 0; d < s.D; ++d) b.depend(b.collective_task(c, d), opt_base + d * s.T + t);
         }
