@@ -107,6 +107,18 @@ const DeviceProfile& HardwareProfile::for_device(const Device& d) const {
   return kFallback;
 }
 
+// 2mnk FLOP per product: one multiply and one add per inner-product term
+// (e.g. Narayanan et al. 2021, §5.1).
+double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) {
+  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) *
+         static_cast<double>(batch);
+}
+
+double gemm_bytes(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype, std::int64_t batch) {
+  const double md = static_cast<double>(m), nd = static_cast<double>(n), kd = static_cast<double>(k);
+  return (md * kd + kd * nd + md * nd) * dtype_bytes(dtype) * static_cast<double>(batch);
+}
+
 double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, double flops,
                       double bytes) {
   double peak = d.peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,6 +61,15 @@ struct HardwareProfile {
   // Data-sheet defaults for every device model the presets use.
   static HardwareProfile defaults();
 };
+
+// FLOPs of (m x k) times (k x n), `batch` times: 2mnk per product (one
+// multiply and one add per inner-product term).
+double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch = 1);
+
+// Memory traffic of that GEMM: A (m x k), B (k x n) read and C (m x n)
+// written once each, at `dtype`'s width, `batch` times.
+double gemm_bytes(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype,
+                  std::int64_t batch = 1);
 
 // Roofline time of one kernel on a device under a profile:
 //   launch + max(flops / (peak[dtype] * eff(flops)), bytes / (mem_bw * mem_eff))

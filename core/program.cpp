@@ -5,6 +5,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/profile.hpp"
 #include "core/topology.hpp"
 
 namespace brigade {
@@ -154,14 +155,8 @@ TaskId ProgramBuilder::add_gemm(StreamId s, std::int64_t m, std::int64_t n, std:
   t.n = n;
   t.k = k;
   t.batch = batch;
-  // GEMM: 2mnk FLOP (one multiply and one add per inner-product term).
-  t.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) *
-            static_cast<double>(batch);
-  // Reads A (m x k) and B (k x n), writes C (m x n), once each.
-  t.bytes = (static_cast<double>(m) * static_cast<double>(k) +
-             static_cast<double>(k) * static_cast<double>(n) +
-             static_cast<double>(m) * static_cast<double>(n)) *
-            dtype_bytes(dtype) * static_cast<double>(batch);
+  t.flops = gemm_flops(m, n, k, batch);
+  t.bytes = gemm_bytes(m, n, k, dtype, batch);
   return add_task(t, name);
 }
 

@@ -12,14 +12,10 @@
 
 namespace brigade::cost {
 
-// FLOPs of (m x k) times (k x n), `batch` times: 2mnk per product (one
-// multiply and one add per inner-product term).
-double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch = 1);
-
-// Memory traffic of that GEMM: A (m x k), B (k x n) read and C (m x n)
-// written once each, at `dtype`'s width, `batch` times.
-double gemm_bytes(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype,
-                  std::int64_t batch = 1);
+// GEMM FLOPs (2mnk) and bytes are core's (core/profile.hpp), shared with
+// ProgramBuilder::add_gemm so that the formula is said once.
+using brigade::gemm_bytes;
+using brigade::gemm_flops;
 
 // Roofline time of the GEMM on a device: kernel_seconds(gemm_flops, gemm_bytes).
 double gemm_seconds(const Device& device, const DeviceProfile& profile, std::int64_t m,
