@@ -3,6 +3,8 @@
 #include <cmath>
 #include <utility>
 
+#include "core/profile.hpp"
+
 namespace brigade::planner {
 
 namespace {
@@ -117,9 +119,7 @@ Result<Dims> dims_of(const TransformerShape& x) {
 
 double Kernel::flops() const {
   if (is_collective || compute != ComputeKind::kGemm) return 0;
-  // GEMM: 2mnk FLOP per product (the same count ProgramBuilder::add_gemm uses).
-  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) *
-         static_cast<double>(batch);
+  return gemm_flops(m, n, k, batch);
 }
 
 double ParamTensor::local_elements() const { return prod(local_shape); }
@@ -541,10 +541,8 @@ Result<Model> build_transformer_model(const TransformerSpec& spec, std::int64_t 
       op.kind = k.compute == ComputeKind::kGemm ? OpKind::kCustom : k.op;
       if (k.compute == ComputeKind::kGemm) op.kind = OpKind::kMatmul;
       op.flops = k.flops();
-      op.bytes = k.compute == ComputeKind::kGemm
-                     ? (static_cast<double>(k.m * k.k + k.k * k.n + k.m * k.n) *
-                        static_cast<double>(k.batch) * dtype_bytes(spec.dtype))
-                     : k.bytes;
+      op.bytes = k.compute == ComputeKind::kGemm ? gemm_bytes(k.m, k.n, k.k, spec.dtype, k.batch)
+                                                 : k.bytes;
       op.phase = phase;
       op.inputs.push_back(prev);
       if (phase == Phase::kForward || phase == Phase::kRecompute)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/profile.hpp"
 #include "planner/builders.hpp"
 
 namespace brigade::planner {
@@ -128,10 +129,8 @@ OpCost op_cost(const TrainingGraph& g, const IrOp& op,
         c.n = n;
         c.k = k;
         c.batch = batch;
-        // GEMM: 2mnk FLOP per product (as ProgramBuilder::add_gemm counts it).
-        c.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) *
-                  static_cast<double>(k) * static_cast<double>(batch);
-        c.bytes = in_bytes + out_bytes;
+        c.flops = gemm_flops(m, n, k, batch);
+        c.bytes = gemm_bytes(m, n, k, g.tensors[static_cast<size_t>(op.output)].dtype, batch);
         return c;
       }
       c.bytes = in_bytes + out_bytes;  // a reduction

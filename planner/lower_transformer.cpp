@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/plan_check.hpp"
+#include "core/profile.hpp"
 #include "planner/builders.hpp"
 #include "planner/lower_internal.hpp"
 #include "planner/rank_map.hpp"
@@ -187,14 +188,6 @@ class StageEmitter {
     std::vector<int> recv_keys;
   };
 
-  static double gemm_bytes(const Kernel& k, double e) {
-    // The traffic ProgramBuilder::add_gemm assigns a GEMM: A, B and C once each.
-    return (static_cast<double>(k.m) * static_cast<double>(k.k) +
-            static_cast<double>(k.k) * static_cast<double>(k.n) +
-            static_cast<double>(k.m) * static_cast<double>(k.n)) *
-           e * static_cast<double>(k.batch);
-  }
-
   void attach(TaskId id, int r) {
     for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
     for (BufferId a : pend_.allocs) b_.alloc(id, a + r);
@@ -284,7 +277,8 @@ class StageEmitter {
     pend_.last_name = k.name;
     ++pend_.kernels;
     pend_.flops += k.flops();
-    pend_.bytes += k.compute == ComputeKind::kGemm ? gemm_bytes(k, s_.e) : k.bytes;
+    pend_.bytes += k.compute == ComputeKind::kGemm ? gemm_bytes(k.m, k.n, k.k, s_.dtype, k.batch)
+                                                   : k.bytes;
   }
 
   void tensor_collective(const Kernel& k, Phase phase, int layer, int mb) {
