@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/profile.hpp"
+#include "costmodel/memory.hpp"
 
 namespace brigade::planner {
 
@@ -479,19 +480,13 @@ double transformer_parameters(const TransformerSpec& spec) {
 }
 
 double optimizer_traffic_bytes_per_param(Optimizer optimizer, bool mixed_precision, DType dtype) {
-  const double e = dtype_bytes(dtype);
-  switch (optimizer) {
-    case Optimizer::kAdam:
-      // Reads fp32 master weight, m and v and the gradient; writes master, m,
-      // v and (mixed precision) the 16-bit working copy.
-      return mixed_precision ? 3 * 4 + e + 3 * 4 + e : 4 * e + 3 * e;
-    case Optimizer::kSgd:
-      // Reads weight and gradient, writes weight (plus the fp32 master copy).
-      return mixed_precision ? 4 + e + 4 + e : 3 * e;
-    case Optimizer::kNone:
-      return 0;
-  }
-  return 0;
+  if (optimizer == Optimizer::kNone) return 0;
+  const cost::BytesPerParameter per =
+      cost::bytes_per_parameter(cost::optimizer_kind(optimizer), dtype, mixed_precision, true);
+  // Read weights, gradient and optimizer state; write weights and state
+  // back: the definition costmodel's plan judge uses for its optimizer step
+  // (costmodel/plan.cpp, optimizer_step_bytes, not yet public).
+  return 2 * (per.params + per.optimizer) + per.grads;
 }
 
 // ---- the transformer as a core Model ---------------------------------------------

@@ -120,8 +120,9 @@ Result<Model> build_mlp_model(const MlpSpec& spec, bool training, Optimizer opti
 // Parameters of the transformer (sum over the block templates at t = 1).
 double transformer_parameters(const TransformerSpec& spec);
 
-// Bytes moved per parameter by one optimizer step (reads and writes of
-// master weights, moments, gradient and the updated weights); 0 for none.
+// Bytes moved per parameter by one optimizer step: read the weights, the
+// gradient and the optimizer state, write weights and state back (model
+// states per parameter from costmodel/memory.hpp); 0 for none.
 double optimizer_traffic_bytes_per_param(Optimizer optimizer, bool mixed_precision,
                                          DType dtype);
 

@@ -27,21 +27,6 @@ std::string shape_string(const std::vector<std::int64_t>& shape) {
   return s + ")";
 }
 
-double optimizer_state_bytes_per_param(Optimizer optimizer, bool mixed_precision, DType dtype) {
-  switch (optimizer) {
-    case Optimizer::kAdam:
-      // Mixed precision: fp32 master weights, momentum and variance (4 + 4 + 4
-      // bytes; Rajbhandari et al. 2020, "ZeRO", Section 3.1); else m and v
-      // in the model's dtype.
-      return mixed_precision && dtype_bytes(dtype) < 4 ? 12 : 2 * dtype_bytes(dtype);
-    case Optimizer::kSgd:
-      return mixed_precision && dtype_bytes(dtype) < 4 ? 4 : 0;
-    case Optimizer::kNone:
-      return 0;
-  }
-  return 0;
-}
-
 // model: collective: one collective over its group, one task per rank on
 // the `comm` stream, like an nccl-tests run.
 Result<Plan> lower_collective(const Scenario& sc) {

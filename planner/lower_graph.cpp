@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "costmodel/memory.hpp"
 #include "planner/builders.hpp"
 #include "planner/graph_ir.hpp"
 #include "planner/lower_internal.hpp"
@@ -689,7 +690,9 @@ Result<Plan> lower_graph(const Scenario& sc, const LowerOptions& options) {
   const DType dt = sc.model_kind == ModelKind::kMlp
                        ? sc.mlp.dtype
                        : (c.g.tensors.empty() ? DType::kF32 : c.g.tensors.front().dtype);
-  c.state_per_param = optimizer_state_bytes_per_param(opt, sc.training.mixed_precision, dt);
+  c.state_per_param = cost::bytes_per_parameter(cost::optimizer_kind(opt), dt,
+                                                sc.training.mixed_precision, c.training)
+                          .optimizer;
   c.traffic_per_param = optimizer_traffic_bytes_per_param(opt, sc.training.mixed_precision, dt);
   const StrategySpec& st = sc.strategy;
   const bool manual = !sc.placement.empty() || !sc.device_put.empty();

@@ -11,6 +11,7 @@
 
 #include "core/plan_check.hpp"
 #include "core/profile.hpp"
+#include "costmodel/memory.hpp"
 #include "planner/builders.hpp"
 #include "planner/lower_internal.hpp"
 #include "planner/rank_map.hpp"
@@ -77,8 +78,8 @@ class StageEmitter {
     build_blocks();
   }
 
-  StageOut run() {
-    add_resident_buffers();
+  Result<StageOut> run() {
+    BRIGADE_RETURN_IF_ERROR(add_resident_buffers());
     const auto steps =
         pipeline_schedule(s_.sc->strategy.schedule, s_.P, p_, s_.m, s_.v, !s_.training);
     // The step of each chunk whose backward finishes the gradients.
@@ -156,23 +157,24 @@ class StageEmitter {
     }
   }
 
-  void add_resident_buffers() {
+  // Model states (costmodel/memory.hpp: bytes per parameter by dtype and
+  // optimizer, ZeRO sharding over the data group), resident from time 0.
+  Status add_resident_buffers() {
     const Scenario& sc = *s_.sc;
-    const double P = out_.owned_elements;
-    const double D = s_.D;
+    const cost::BytesPerParameter per = cost::bytes_per_parameter(
+        cost::optimizer_kind(sc.training.optimizer), s_.dtype, sc.training.mixed_precision,
+        s_.training);
+    BRIGADE_ASSIGN_OR_RETURN(const cost::ModelStateBytes m,
+                             cost::model_state_bytes(out_.owned_elements, per, s_.zero, s_.D));
     for (int r = 0; r < R_; ++r) {
       const int dev = out_.devices[static_cast<size_t>(r)];
-      b_.add_buffer("parameters", dev, P * s_.e / (s_.zero >= 3 ? D : 1), MemoryCategory::kParams,
-                    true);
-      if (!s_.training) continue;
-      b_.add_buffer("gradients", dev, P * s_.e / (s_.zero >= 2 ? D : 1), MemoryCategory::kGrads,
-                    true);
-      const double per = optimizer_state_bytes_per_param(sc.training.optimizer,
-                                                         sc.training.mixed_precision, s_.dtype);
-      if (per > 0)
-        b_.add_buffer("optimizer state", dev, P * per / (s_.zero >= 1 ? D : 1),
-                      MemoryCategory::kOptimizer, true);
+      b_.add_buffer("parameters", dev, m.params_bytes, MemoryCategory::kParams, true);
+      if (m.grads_bytes > 0)
+        b_.add_buffer("gradients", dev, m.grads_bytes, MemoryCategory::kGrads, true);
+      if (m.optimizer_bytes > 0)
+        b_.add_buffer("optimizer state", dev, m.optimizer_bytes, MemoryCategory::kOptimizer, true);
     }
+    return Status::ok();
   }
 
   // ---- pending task (one kernel, or a fused region) -----------------------------
@@ -782,7 +784,10 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
 
   ProgramBuilder b(sc.name.empty() ? "transformer" : sc.name, N);
   std::vector<StageOut> stages;
-  for (int p = 0; p < s.P; ++p) stages.push_back(StageEmitter(b, s, p).run());
+  for (int p = 0; p < s.P; ++p) {
+    BRIGADE_ASSIGN_OR_RETURN(StageOut out, StageEmitter(b, s, p).run());
+    stages.push_back(std::move(out));
+  }
 
   // Finishing pass. Tied embeddings: the first and the last stage each hold
   // the word embedding; Megatron-LM sums their gradients (an all-reduce over
