@@ -631,14 +631,18 @@ class StageEmitter {
 
   void emit_bucket(const Bucket& bk, TaskId after) {
     const int index = static_cast<int>(out_.buckets.size());
-    const bool rs = s_.zero == 2;
+    // ZeRO-1 and -2 reduce-scatter: a replica updates only its shard, so it
+    // needs only that shard's sum (with the all-gather after the step, the
+    // same volume as an all-reduce; Rajbhandari et al. 2020, Sec. 7.2.1).
+    const bool rs = s_.zero >= 1;
     std::string what = bk.groups.front();
     if (bk.groups.size() > 1) what += " .. " + bk.groups.back();
     // The part before "; this bucket:" is the same for every bucket (explain
     // groups by it).
     const std::string reason =
-        (rs ? "ZeRO-2: sum the gradients over 'data' bucket by bucket, each replica keeping its "
-              "1/" + std::to_string(s_.D) + " shard"
+        (rs ? "ZeRO-" + std::to_string(s_.zero) +
+                  ": sum the gradients over 'data' bucket by bucket, each replica keeping the 1/" +
+                  std::to_string(s_.D) + " shard it updates"
             : std::string("data parallel: average the gradients over 'data' (the sauce bowl) "
                           "bucket by bucket, each as soon as the backward has produced it")) +
         "; this bucket: " + what;
