@@ -178,11 +178,14 @@ class StageEmitter {
   }
 
   // ---- pending task (one kernel, or a fused region) -----------------------------
+  // Fused modes keep a run's GEMMs and its memory-bound kernels apart: two
+  // tasks, each timed by the roofline of its sums, so memory-bound time adds
+  // to GEMM time instead of hiding under it in one max().
   struct Pending {
     int kernels = 0;
-    Kernel first;
-    std::string last_name;
-    double flops = 0, bytes = 0;
+    int gemms = 0, memory = 0;
+    Kernel first_gemm, first_memory;
+    double gemm_flops = 0, gemm_bytes = 0, memory_bytes = 0;
     Phase phase = Phase::kForward;
     int layer = -1, mb = -1;
     std::vector<std::vector<TaskId>> deps;  // per rank
@@ -223,31 +226,44 @@ class StageEmitter {
   // (or the last task's when nothing was pending).
   TaskId flush_compute() {
     if (pend_.kernels == 0) return last_compute_;
-    const TaskId base = b_.num_tasks();
+    const bool both = pend_.gemms > 0 && pend_.memory > 0;
+    TaskId first_base = -1;
     // Short names (interned once; no allocation per task).
-    std::string name = pend_.first.name;
-    if (pend_.kernels > 1) name = std::string(phase_name(pend_.phase)) + " fused";
-    for (int r = 0; r < R_; ++r) {
-      const StreamId s = out_.compute[static_cast<size_t>(r)];
-      TaskId id;
-      if (pend_.kernels == 1 && pend_.first.compute == ComputeKind::kGemm)
-        id = b_.add_gemm(s, pend_.first.m, pend_.first.n, pend_.first.k, s_.dtype, name,
-                         pend_.phase, pend_.first.batch);
-      else if (pend_.kernels == 1)
-        id = b_.add_memory_bound(s, pend_.bytes, s_.dtype, name, pend_.phase);
-      else
-        id = b_.add_fixed(s, pend_.flops, pend_.bytes, s_.dtype, name, pend_.phase);
-      Task& t = b_.task(id);
-      t.layer = pend_.layer;
-      t.micro_batch = pend_.mb;
-      attach(id, r);
-    }
-    for (int key : pend_.recv_keys) link_recv(key, base);
+    const std::string fused = std::string(phase_name(pend_.phase)) + " fused";
+    auto emit = [&](bool gemm, bool first, bool last) {
+      const TaskId base = b_.num_tasks();
+      const int n = gemm ? pend_.gemms : pend_.memory;
+      const Kernel& k = gemm ? pend_.first_gemm : pend_.first_memory;
+      const std::string name = n == 1 ? k.name : fused + (gemm ? " gemms" : " memory");
+      for (int r = 0; r < R_; ++r) {
+        const StreamId st = out_.compute[static_cast<size_t>(r)];
+        TaskId id;
+        if (gemm && n == 1)
+          id = b_.add_gemm(st, k.m, k.n, k.k, s_.dtype, name, pend_.phase, k.batch);
+        else if (gemm)
+          id = b_.add_fixed(st, pend_.gemm_flops, pend_.gemm_bytes, s_.dtype, name, pend_.phase);
+        else
+          id = b_.add_memory_bound(st, pend_.memory_bytes, s_.dtype, name, pend_.phase);
+        Task& t = b_.task(id);
+        t.layer = pend_.layer;
+        t.micro_batch = pend_.mb;
+        if (first) {
+          for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
+          for (BufferId a : pend_.allocs) b_.alloc(id, a + r);
+        }
+        if (last)
+          for (BufferId f : pend_.frees) b_.free(id, f + r);
+      }
+      if (first) first_base = base;
+      last_compute_ = base;
+    };
+    if (pend_.gemms > 0) emit(true, true, !both);
+    if (pend_.memory > 0) emit(false, !both, true);
+    for (int key : pend_.recv_keys) link_recv(key, first_base);
     clear_attachments();
-    pend_.kernels = 0;
-    pend_.flops = pend_.bytes = 0;
-    last_compute_ = base;
-    return base;
+    pend_.kernels = pend_.gemms = pend_.memory = 0;
+    pend_.gemm_flops = pend_.gemm_bytes = pend_.memory_bytes = 0;
+    return last_compute_;
   }
 
   // A dependency for the next task: it must not delay kernels already pending.
@@ -271,16 +287,19 @@ class StageEmitter {
     }
     if (pend_.kernels > 0 && (!s_.fuse || pend_.phase != phase || pend_.mb != mb)) flush_compute();
     if (pend_.kernels == 0) {
-      pend_.first = k;
       pend_.phase = phase;
       pend_.layer = layer;
       pend_.mb = mb;
     }
-    pend_.last_name = k.name;
     ++pend_.kernels;
-    pend_.flops += k.flops();
-    pend_.bytes += k.compute == ComputeKind::kGemm ? gemm_bytes(k.m, k.n, k.k, s_.dtype, k.batch)
-                                                   : k.bytes;
+    if (k.compute == ComputeKind::kGemm) {
+      if (pend_.gemms++ == 0) pend_.first_gemm = k;
+      pend_.gemm_flops += k.flops();
+      pend_.gemm_bytes += gemm_bytes(k.m, k.n, k.k, s_.dtype, k.batch);
+    } else {
+      if (pend_.memory++ == 0) pend_.first_memory = k;
+      pend_.memory_bytes += k.bytes;
+    }
   }
 
   void tensor_collective(const Kernel& k, Phase phase, int layer, int mb) {
@@ -766,11 +785,11 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
   const double steps_per_device = static_cast<double>(s.m) * s.v * (s.training ? 2 : 1);
   const double per_step_kernels =
       static_cast<double>(s.layers_per_chunk) * count(s.layer) / (s.training ? 2 : 1);
-  // kRegion: about one task per collective plus one before it, and the
-  // phase changes of recomputation.
+  // kRegion: per collective, the collective and the GEMM and memory tasks
+  // of the run before it; recomputation adds its own runs.
   const double per_step_regions =
       static_cast<double>(s.layers_per_chunk) *
-      (2 * collectives(s.layer) + (s.layer.recompute.empty() ? 0 : 2)) / (s.training ? 2 : 1);
+      (3 * collectives(s.layer) + (s.layer.recompute.empty() ? 0 : 4)) / (s.training ? 2 : 1);
   const double kernel_tasks = N * steps_per_device * (per_step_kernels + 1);
   const double region_tasks = N * steps_per_device * (per_step_regions + 2);
   const double budget = static_cast<double>(options.max_kernel_tasks);
