@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "core/profile.hpp"
 #include "planner/builders.hpp"
 #include "planner/lower.hpp"
 #include "planner/rank_map.hpp"
@@ -498,6 +499,47 @@ TEST(LowerTransformer, InferenceRunsForwardOnly) {
   EXPECT_NEAR(plan.program.total_flops() /
                   (24 * B * sq * l * h * h * (1 + sq / (6 * h)) + 2 * B * sq * h * V),
               1.0, 1e-12);
+}
+
+}  // namespace
+}  // namespace brigade::planner
+
+namespace brigade::planner {
+namespace {
+
+// Roofline seconds of device `dev`'s compute tasks (core/profile.hpp's
+// kernel_seconds, as every judge times a kernel).
+double compute_seconds(const Plan& p, const Scenario& s, int dev) {
+  const Device& d = s.topology.device(dev);
+  const DeviceProfile& prof = s.profile.for_device(d);
+  double t = 0;
+  for (const Task& x : p.program.tasks())
+    if (x.device == dev && x.kind == TaskKind::kCompute)
+      t += kernel_seconds(d, prof, x.dtype, x.flops, x.bytes);
+  return t;
+}
+
+TEST(LowerTransformer, FusionKeepsComputeTimeWithinFivePercentAtRealSizes) {
+  // GPT-3 13B's layer shape (h 5120, 40 heads, s 2048), 4 layers, t 2, p 2,
+  // d 2, micro-batch 1, selective recomputation. A fused task pays one
+  // launch and evaluates GEMM efficiency at the summed FLOPs, so fused
+  // compute is a little faster than the kernels' sum; GEMMs and memory-bound
+  // kernels stay separate tasks, so memory time is not hidden.
+  Scenario s = small_gpt(2, 2, 2, 8, 1);
+  s.transformer = {4, 5120, 40, 2048, 51200, 4.0, DType::kBF16};
+  s.training.recompute = Recompute::kSelective;
+  s.profile = HardwareProfile::defaults();
+  LowerOptions k, r, st;
+  k.granularity = Granularity::kKernel;
+  r.granularity = Granularity::kRegion;
+  st.granularity = Granularity::kStep;
+  const double kernel = compute_seconds(lower_ok(s, k), s, 0);
+  const double region = compute_seconds(lower_ok(s, r), s, 0);
+  const double step = compute_seconds(lower_ok(s, st), s, 0);
+  EXPECT_GT(region / kernel, 0.95);
+  EXPECT_LE(region / kernel, 1.0);
+  EXPECT_GT(step / kernel, 0.95);
+  EXPECT_LE(step / kernel, 1.0);
 }
 
 }  // namespace
