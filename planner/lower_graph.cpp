@@ -35,6 +35,7 @@ struct Common {
   double state_per_param = 0;    // optimizer state bytes per parameter
   double traffic_per_param = 0;  // optimizer step traffic per parameter
   std::string model_label;
+  int zero = 0;                  // ZeRO stage (1 or 2) of a data-parallel MLP, else 0
 };
 
 bool is_param_grad(const TrainingGraph& g, int t) {
@@ -68,6 +69,7 @@ struct SpmdEmitter {
     std::vector<std::string> names;
     std::string reason;
   } bucket;
+  std::vector<Bucket> closed;  // ZeRO: each bucket's new weights are gathered after the step
 
   std::vector<std::int64_t> local(int t, const PartitionSpec& spec) {
     auto r = local_shape(c.g.tensors[static_cast<size_t>(t)].name,
@@ -118,8 +120,19 @@ struct SpmdEmitter {
                " sum over the batch, which is split over " + mesh.axes_string(bucket.axes) +
                " (averaging gradients; one bucket, as DDP buckets or XLA's all-reduce combiner)";
     }
-    auto ids = collective(CollectiveKind::kAllReduce, bucket.axes, bucket.bytes, dp,
-                          "grad psum", Phase::kBackward, reason);
+    // ZeRO-1/2: a replica updates only its 1/D of the weights, so it needs
+    // only that shard's sum: psum_scatter (Rajbhandari et al. 2020, Sec. 7.2.1).
+    if (c.zero > 0) {
+      std::string names;
+      for (const auto& n : bucket.names) names += (names.empty() ? "" : ", ") + n;
+      reason = "psum_scatter over " + mesh.axes_string(bucket.axes) + ": ZeRO-" +
+               std::to_string(c.zero) + ": the gradients of " + names +
+               " sum over the batch split over " + mesh.axes_string(bucket.axes) +
+               "; each replica keeps the 1/" + std::to_string(axes_size(bucket.axes)) +
+               " shard it updates";
+    }
+    auto ids = collective(c.zero > 0 ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
+                          bucket.axes, bucket.bytes, dp, "grad psum", Phase::kBackward, reason);
     for (int d = 0; d < R; ++d)
       if (ids[static_cast<size_t>(d)] != kNone) {
         TaskId producer = kNone;
@@ -127,6 +140,7 @@ struct SpmdEmitter {
         if (producer != kNone) b->depend(ids[static_cast<size_t>(d)], producer + d);
       }
     for (int t : bucket.tensors) ready[static_cast<size_t>(t)] = ids;
+    closed.push_back(bucket);
     bucket = Bucket{};
   }
   std::vector<TaskId> last_producer;
@@ -239,14 +253,18 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
       e.home[t] = spec;
     }
   }
+  // ZeRO-1/2 shard the optimizer state (and, 2, the gradients) over 'data'.
+  const double shards = c.zero > 0 ? static_cast<double>(e.mesh.shape[0]) : 1.0;
   e.new_slot("parameters", param_bytes, MemoryCategory::kParams, true);
   if (input_bytes > 0) e.new_slot("inputs", input_bytes, MemoryCategory::kActivations, true);
   if (c.training && g.has_backward) {
-    e.new_slot("gradients", param_bytes, MemoryCategory::kGrads, true);
+    e.new_slot("gradients", param_bytes / (c.zero >= 2 ? shards : 1.0), MemoryCategory::kGrads,
+               true);
     if (c.state_per_param > 0)
-      e.new_slot("optimizer state", param_elements * c.state_per_param, MemoryCategory::kOptimizer,
-                 true);
+      e.new_slot("optimizer state", param_elements * c.state_per_param / shards,
+                 MemoryCategory::kOptimizer, true);
   }
+  std::vector<TaskId> optimizer_task(nt, kNone);  // by parameter
 
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const IrOp& op = g.ops[i];
@@ -338,8 +356,10 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
     }
     if (op.kind == IrKind::kOptimizer)
       shapes[static_cast<size_t>(op.param)] = e.local(op.param, e.cur[static_cast<size_t>(op.param)].spec);
-    const OpCost cost = op_cost(g, op, shapes, c.traffic_per_param);
+    OpCost cost = op_cost(g, op, shapes, c.traffic_per_param);
+    if (op.kind == IrKind::kOptimizer) cost.bytes /= shards;  // ZeRO: its shard only
     const TaskId base = b.num_tasks();
+    if (op.kind == IrKind::kOptimizer) optimizer_task[static_cast<size_t>(op.param)] = base;
     for (int d = 0; d < e.R; ++d) {
       TaskId id;
       const StreamId s = e.compute[static_cast<size_t>(d)];
@@ -390,6 +410,27 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
     e.home[static_cast<size_t>(out)] = target;
   }
   e.flush_bucket();
+  // ZeRO-1/2: each bucket's updated weights are all-gathered over 'data'
+  // after their optimizer steps.
+  if (c.zero > 0)
+    for (const auto& bk : e.closed) {
+      TaskId after = kNone;
+      for (int t : bk.tensors) {
+        const int p = g.tensors[static_cast<size_t>(t)].grad_of;
+        if (p >= 0) after = std::max(after, optimizer_task[static_cast<size_t>(p)]);
+      }
+      std::string names;
+      for (const auto& n : bk.names) names += (names.empty() ? "" : ", ") + n;
+      auto ids = e.collective(CollectiveKind::kAllGather, bk.axes, bk.bytes, e.dp, "zero gather",
+                              Phase::kOptimizer,
+                              "all_gather over " + e.mesh.axes_string(bk.axes) + ": ZeRO-" +
+                                  std::to_string(c.zero) + ": each replica updated only its 1/" +
+                                  std::to_string(e.axes_size(bk.axes)) + " of " + names +
+                                  "; gather the new weights (the shared platter)");
+      for (int d = 0; d < e.R; ++d)
+        if (ids[static_cast<size_t>(d)] != kNone && after != kNone)
+          b.depend(ids[static_cast<size_t>(d)], after + d);
+    }
   // Frees: at the last task that read each activation.
   for (size_t t = 0; t < nt; ++t)
     if (e.slot[t] >= 0 && e.last_use[t] != kNone)
@@ -698,13 +739,21 @@ Result<Plan> lower_graph(const Scenario& sc, const LowerOptions& options) {
   const bool manual = !sc.placement.empty() || !sc.device_put.empty();
   // check_plan keeps pipeline and tensor degrees to transformers; ZeRO is
   // lowered for them only.
-  if (st.zero > 0)
+  // ZeRO: stages 1 and 2 for a data-parallel MLP; stage 3 (and ZeRO on an
+  // explicit mesh, where the shardings say where weights live) are not lowered.
+  if (st.zero >= 3 || (st.zero > 0 && (sc.model_kind != ModelKind::kMlp ||
+                                       st.data_mode == DataMode::kPmap)))
     return Status::at(sc.where("strategy.zero"),
                       "found zero " + std::to_string(st.zero) + " with " +
                           (sc.model_kind == ModelKind::kMlp ? "an mlp" : "a graph") +
-                          " model; expected zero 0 (the planner lowers ZeRO for transformer "
-                          "models only)",
+                          " model; expected " +
+                          (sc.model_kind == ModelKind::kMlp
+                               ? "zero 0, 1 or 2 under batch sharding (the planner lowers "
+                                 "ZeRO-3 for transformer models only)"
+                               : "zero 0 (the planner lowers ZeRO for transformers and "
+                                 "data-parallel MLPs)"),
                       ErrorKind::kUnsupported);
+  c.zero = c.training && st.data > 1 ? st.zero : 0;
   if (manual && sc.mesh)
     return Status::at(sc.where("mesh"),
                       "found a mesh and a placement; expected one of them (a placement puts "

@@ -221,15 +221,57 @@ TEST(LowerGraph, PmapOfTheSeedsBatchNeedsAReshape) {
             "4 (pmap maps it onto the devices): reshape to (4, 2, 512) or use data_mode: batch");
 }
 
-TEST(LowerGraph, ZeroIsForTransformers) {
+TEST(LowerGraph, ZeroShardsADataParallelMlp) {
+  // (8, 512) over 4 devices, one 512x512 layer with bias, f32 Adam (no
+  // mixed precision for f32 weights): 262,656 parameters, 8 B of Adam
+  // state each, /4 under ZeRO; gradients /4 under ZeRO-2.
+  const double P = 512.0 * 512 + 512;
+  for (int zero : {1, 2}) {
+    Scenario s = seed_mlp(4, 8);
+    s.strategy.zero = zero;
+    Plan plan = lower_ok(s);
+    const Program& p = plan.program;
+    double opt = 0, grads = 0;
+    for (const Buffer& b : p.buffers()) {
+      if (b.device != 0 || !b.resident) continue;
+      if (b.category == MemoryCategory::kOptimizer) opt += b.bytes;
+      if (b.category == MemoryCategory::kGrads) grads += b.bytes;
+    }
+    EXPECT_DOUBLE_EQ(opt, 8 * P / 4);
+    EXPECT_DOUBLE_EQ(grads, 4 * P / (zero == 2 ? 4 : 1));
+    // The gradient bucket is reduce-scattered, the new weights gathered
+    // after the optimizer step.
+    int rs = 0, ag = 0;
+    for (const Collective& c : p.collectives()) {
+      if (c.kind == CollectiveKind::kReduceScatter) {
+        ++rs;
+        EXPECT_DOUBLE_EQ(c.bytes, 4 * P);
+      }
+      if (c.kind == CollectiveKind::kAllGather) {
+        ++ag;
+        EXPECT_DOUBLE_EQ(c.bytes, 4 * P);
+        const TaskId t = c.tasks[0];
+        ASSERT_EQ(p.deps(t).size(), 1u);
+        EXPECT_EQ(p.task(p.deps(t)[0]).phase, Phase::kOptimizer);
+      }
+      if (c.kind == CollectiveKind::kAllReduce) {
+        EXPECT_DOUBLE_EQ(c.bytes, 4);  // only the loss, an f32 scalar
+      }
+    }
+    EXPECT_EQ(rs, 1);
+    EXPECT_EQ(ag, 1);
+  }
+}
+
+TEST(LowerGraph, ZeroThreeIsForTransformers) {
   Scenario s = seed_mlp(4, 8);
-  s.strategy.zero = 1;
+  s.strategy.zero = 3;
   auto p = lower(s);
   ASSERT_FALSE(p.is_ok());
   EXPECT_EQ(p.status().kind(), ErrorKind::kUnsupported);
   EXPECT_EQ(p.message(),
-            "error: found zero 1 with an mlp model; expected zero 0 (the planner lowers ZeRO for "
-            "transformer models only)");
+            "error: found zero 3 with an mlp model; expected zero 0, 1 or 2 under batch sharding "
+            "(the planner lowers ZeRO-3 for transformer models only)");
 }
 
 // ---- manual placement ---------------------------------------------------------------
