@@ -22,7 +22,8 @@ struct ExplainOptions {
 };
 
 planner::Granularity parse_granularity(const std::string& text) {
-  const std::string g = parse_choice_flag("--granularity", text, {"auto", "kernel", "region", "step"});
+  const std::string g =
+      parse_choice_flag("--granularity", text, {"auto", "kernel", "region", "step"});
   if (g == "kernel") return planner::Granularity::kKernel;
   if (g == "region") return planner::Granularity::kRegion;
   if (g == "step") return planner::Granularity::kStep;

@@ -28,7 +28,8 @@ std::vector<std::string> split(const std::string& text) {
   size_t start = 0;
   while (true) {
     const size_t comma = text.find(',', start);
-    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    out.push_back(
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -38,14 +39,16 @@ std::vector<std::string> split(const std::string& text) {
 void run_sweep(const SweepOptions& o) {
   if (o.devices.empty() == o.set.empty())
     throw BadInput{"brigade: error: sweep: found " +
-                   std::string(o.devices.empty() ? "neither --devices nor --set" : "both --devices and --set") +
+                   std::string(o.devices.empty() ? "neither --devices nor --set"
+                                                 : "both --devices and --set") +
                    "; expected one of them"};
   if (o.csv && o.json)
     throw BadInput{"brigade: error: sweep: found both --csv and --json; expected at most one"};
   const std::string judge_name = parse_choice_flag("--judge", o.judge, {"cost"});
   planner::SweepSpec spec;
   if (!o.devices.empty()) {
-    for (int n : parse_int_list_flag("--devices", o.devices, 1)) spec.values.push_back(std::to_string(n));
+    for (int n : parse_int_list_flag("--devices", o.devices, 1))
+      spec.values.push_back(std::to_string(n));
   } else {
     const size_t eq = o.set.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == o.set.size())
@@ -88,7 +91,8 @@ const RegisterVerb kRegister("sweep", 45, [](CLI::App& app) {
                   "KEY=V1,V2,... over a strategy or training key, e.g. tensor=1,2,4,8 or "
                   "schedule=gpipe,1f1b");
   cmd->add_option("--judge", opts->judge, "who judges each point: cost (default)");
-  cmd->add_flag("--csv", opts->csv, "CSV on stdout: value,devices,step_seconds,speedup,efficiency,error");
+  cmd->add_flag("--csv", opts->csv,
+                "CSV on stdout: value,devices,step_seconds,speedup,efficiency,error");
   cmd->add_flag("--json", opts->json, "one JSON object on stdout");
   cmd->add_flag("--quiet", opts->quiet, "no progress on stderr");
   cmd->callback([opts] { run_sweep(*opts); });

@@ -82,8 +82,9 @@ Result<Dims> dims_of(const TransformerShape& x) {
   const TransformerSpec& m = x.spec;
   if (m.layers <= 0 || m.hidden <= 0 || m.heads <= 0 || m.seq <= 0 || m.vocab <= 0 ||
       x.micro_batch <= 0 || x.tensor <= 0)
-    return Status::error("transformer: layers, hidden, heads, seq, vocab, micro-batch and tensor "
-                         "degree must be positive");
+    return Status::error(
+        "transformer: layers, hidden, heads, seq, vocab, micro-batch and tensor "
+        "degree must be positive");
   Dims d{};
   d.b = x.micro_batch;
   d.s = m.seq;
@@ -123,8 +124,12 @@ double Kernel::flops() const {
   return gemm_flops(m, n, k, batch);
 }
 
-double ParamTensor::local_elements() const { return prod(local_shape); }
-double ParamTensor::global_elements() const { return prod(global_shape); }
+double ParamTensor::local_elements() const {
+  return prod(local_shape);
+}
+double ParamTensor::global_elements() const {
+  return prod(global_shape);
+}
 
 double ParamGroup::local_elements() const {
   double n = 0;
@@ -165,9 +170,15 @@ double sum_flops(const std::vector<Kernel>& ks) {
 }
 }  // namespace
 
-double BlockTemplate::forward_flops() const { return sum_flops(forward); }
-double BlockTemplate::backward_flops() const { return sum_flops(backward); }
-double BlockTemplate::recompute_flops() const { return sum_flops(recompute); }
+double BlockTemplate::forward_flops() const {
+  return sum_flops(forward);
+}
+double BlockTemplate::backward_flops() const {
+  return sum_flops(backward);
+}
+double BlockTemplate::recompute_flops() const {
+  return sum_flops(recompute);
+}
 
 // ---- transformer layer ---------------------------------------------------------
 
@@ -179,11 +190,11 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   const double h = static_cast<double>(d.h);
   const double s = static_cast<double>(d.s);
   const double b = static_cast<double>(d.b);
-  const std::int64_t ap = d.a / d.t;        // heads on this rank
+  const std::int64_t ap = d.a / d.t;  // heads on this rank
   const double heads_local = static_cast<double>(ap);
-  const std::int64_t fp = d.f / d.t;        // FFN columns on this rank
+  const std::int64_t fp = d.f / d.t;  // FFN columns on this rank
   const double ffn_local = static_cast<double>(fp);
-  const double hidden_bytes = T * h * e;    // one full (b, s, h) activation
+  const double hidden_bytes = T * h * e;  // one full (b, s, h) activation
   const bool tp = d.t > 1;
   const bool sp = d.sp;
   const double scores = b * heads_local * s * s;  // elements of one (b, a/t, s, s) tensor
@@ -194,15 +205,17 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   // row-parallel; LayerNorms and row-parallel biases replicated).
   const std::int64_t h3 = 3 * d.h;
   L.params = {
-      {"mlp.fc2", {tensor("mlp.fc2.weight", {d.f, d.h}, {fp, d.h}),
-                   tensor("mlp.fc2.bias", {d.h}, {d.h})}},
-      {"mlp.fc1", {tensor("mlp.fc1.weight", {d.h, d.f}, {d.h, fp}),
-                   tensor("mlp.fc1.bias", {d.f}, {fp})}},
+      {"mlp.fc2",
+       {tensor("mlp.fc2.weight", {d.f, d.h}, {fp, d.h}), tensor("mlp.fc2.bias", {d.h}, {d.h})}},
+      {"mlp.fc1",
+       {tensor("mlp.fc1.weight", {d.h, d.f}, {d.h, fp}), tensor("mlp.fc1.bias", {d.f}, {fp})}},
       {"ln2", {tensor("ln2.weight", {d.h}, {d.h}), tensor("ln2.bias", {d.h}, {d.h})}},
-      {"attn.proj", {tensor("attn.proj.weight", {d.h, d.h}, {d.h / d.t, d.h}),
-                     tensor("attn.proj.bias", {d.h}, {d.h})}},
-      {"attn.qkv", {tensor("attn.qkv.weight", {d.h, h3}, {d.h, h3 / d.t}),
-                    tensor("attn.qkv.bias", {h3}, {h3 / d.t})}},
+      {"attn.proj",
+       {tensor("attn.proj.weight", {d.h, d.h}, {d.h / d.t, d.h}),
+        tensor("attn.proj.bias", {d.h}, {d.h})}},
+      {"attn.qkv",
+       {tensor("attn.qkv.weight", {d.h, h3}, {d.h, h3 / d.t}),
+        tensor("attn.qkv.bias", {h3}, {h3 / d.t})}},
       {"ln1", {tensor("ln1.weight", {d.h}, {d.h}), tensor("ln1.bias", {d.h}, {d.h})}},
   };
   enum { kFc2, kFc1, kLn2, kProj, kQkv, kLn1 };
@@ -261,7 +274,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   fc1.saved_bytes = sh_e;  // fc1 input
   F.push_back(fc1);
   Kernel gelu = memory("mlp.gelu", OpKind::kElementwise, 2 * T * ffn_local * e);  // bias + GELU
-  gelu.saved_bytes = T * ffn_local * e;  // GELU input
+  gelu.saved_bytes = T * ffn_local * e;                                           // GELU input
   F.push_back(gelu);
   Kernel fc2 = gemm("mlp.fc2", OpKind::kMatmul, d.tokens, d.h, fp);
   fc2.saved_bytes = T * ffn_local * e;  // fc2 input
@@ -337,8 +350,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   qkvw.completes_grad = kQkv;
   B.push_back(qkvw);
   if (sp)
-    B.push_back(collective("attn.bwd.reducescatter", CollectiveKind::kReduceScatter,
-                           hidden_bytes,
+    B.push_back(collective("attn.bwd.reducescatter", CollectiveKind::kReduceScatter, hidden_bytes,
                            "sequence parallel backward: the QKV input gradient is partial over "
                            "the heads; reduce-scatter it over 'tensor' (the transpose of the "
                            "forward all-gather)"));
@@ -452,15 +464,14 @@ Result<BlockTemplate> head_block(const TransformerShape& shape) {
         "vocabulary-parallel cross-entropy: max, target logit and sum of exponentials over "
         "the V/t shards; psum over 'tensor' (Megatron-LM issues three all-reduces of b*s "
         "values; fused here into one)"));
-  H.backward.push_back(memory("head.cross_entropy.bwd", OpKind::kLoss,
-                              T * v_local * (kF32 + d.e)));
+  H.backward.push_back(memory("head.cross_entropy.bwd", OpKind::kLoss, T * v_local * (kF32 + d.e)));
   H.backward.push_back(gemm("head.logits.dgrad", OpKind::kMatmul, d.tokens, d.h, d.v / d.t));
   H.backward.push_back(gemm("head.logits.wgrad", OpKind::kMatmul, d.v / d.t, d.h, d.tokens));
   if (d.sp)
-    H.backward.push_back(collective(
-        "head.bwd.reducescatter", CollectiveKind::kReduceScatter, hidden_bytes,
-        "sequence parallel backward: the logits' input gradient is partial over the "
-        "vocabulary shards; reduce-scatter it over 'tensor'"));
+    H.backward.push_back(
+        collective("head.bwd.reducescatter", CollectiveKind::kReduceScatter, hidden_bytes,
+                   "sequence parallel backward: the logits' input gradient is partial over the "
+                   "vocabulary shards; reduce-scatter it over 'tensor'"));
   else if (d.t > 1)
     H.backward.push_back(collective(
         "head.bwd.allreduce", CollectiveKind::kAllReduce, hidden_bytes,

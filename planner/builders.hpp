@@ -31,16 +31,16 @@ namespace brigade::planner {
 // micro-batch. Either compute (GEMM or memory-bound) or a tensor-parallel
 // collective that sits on the compute stream between kernels.
 struct Kernel {
-  std::string name;                       // "attn.qkv", "mlp.fc1.dgrad", ...
-  OpKind op = OpKind::kCustom;            // the logical op it belongs to
+  std::string name;             // "attn.qkv", "mlp.fc1.dgrad", ...
+  OpKind op = OpKind::kCustom;  // the logical op it belongs to
   ComputeKind compute = ComputeKind::kMemoryBound;
   std::int64_t m = 0, n = 0, k = 0, batch = 1;  // kGemm
-  double bytes = 0;                       // kMemoryBound: bytes read + written
+  double bytes = 0;                             // kMemoryBound: bytes read + written
 
-  bool is_collective = false;             // a tensor-parallel collective, not compute
+  bool is_collective = false;  // a tensor-parallel collective, not compute
   CollectiveKind collective = CollectiveKind::kAllReduce;
-  double collective_bytes = 0;            // as Collective::bytes (nccl-tests "size")
-  std::string reason;                     // why the collective is there
+  double collective_bytes = 0;  // as Collective::bytes (nccl-tests "size")
+  std::string reason;           // why the collective is there
 
   // Activation bytes this forward/recompute kernel keeps for the backward.
   double saved_bytes = 0;
@@ -53,7 +53,7 @@ struct Kernel {
 
 // A parameter tensor of a block, as one tensor-parallel rank holds it.
 struct ParamTensor {
-  std::string name;                       // "attn.qkv.weight"
+  std::string name;  // "attn.qkv.weight"
   std::vector<std::int64_t> global_shape;
   std::vector<std::int64_t> local_shape;  // on one tensor-parallel rank
   bool tensor_sharded = false;            // split over the tensor group (else replicated)
@@ -63,25 +63,25 @@ struct ParamTensor {
 
 // Parameters whose gradients one backward kernel completes together.
 struct ParamGroup {
-  std::string name;                       // "mlp.fc2"
+  std::string name;  // "mlp.fc2"
   std::vector<ParamTensor> tensors;
   double local_elements() const;
-  double replicated_elements() const;     // elements not split over the tensor group
+  double replicated_elements() const;  // elements not split over the tensor group
 };
 
 // A layer (or the embedding, or the output head) for one micro-batch on one
 // tensor-parallel rank.
 struct BlockTemplate {
-  std::string name;                       // "layer", "embedding", "head"
-  std::vector<Kernel> forward;            // in issue order
-  std::vector<Kernel> recompute;          // run just before `backward` (Phase::kRecompute)
-  std::vector<Kernel> backward;           // in issue order
+  std::string name;               // "layer", "embedding", "head"
+  std::vector<Kernel> forward;    // in issue order
+  std::vector<Kernel> recompute;  // run just before `backward` (Phase::kRecompute)
+  std::vector<Kernel> backward;   // in issue order
   std::vector<ParamGroup> params;
   // Index into `backward` before which `recompute` runs (selective
   // recomputation recomputes the attention core right before its backward).
   int recompute_before = 0;
-  double saved_bytes() const;             // sum of forward kernels' saved bytes
-  double recompute_saved_bytes() const;   // sum of recompute kernels' saved bytes
+  double saved_bytes() const;            // sum of forward kernels' saved bytes
+  double recompute_saved_bytes() const;  // sum of recompute kernels' saved bytes
   double local_param_elements() const;
   double forward_flops() const;
   double backward_flops() const;
@@ -92,8 +92,8 @@ struct BlockTemplate {
 // pipeline stage sees it for one micro-batch.
 struct TransformerShape {
   TransformerSpec spec;
-  std::int64_t micro_batch = 1;           // b: sequences per micro-batch
-  int tensor = 1;                         // t
+  std::int64_t micro_batch = 1;  // b: sequences per micro-batch
+  int tensor = 1;                // t
   bool sequence_parallel = false;
   Recompute recompute = Recompute::kNone;
 };
@@ -123,7 +123,6 @@ double transformer_parameters(const TransformerSpec& spec);
 // Bytes moved per parameter by one optimizer step: read the weights, the
 // gradient and the optimizer state, write weights and state back (model
 // states per parameter from costmodel/memory.hpp); 0 for none.
-double optimizer_traffic_bytes_per_param(Optimizer optimizer, bool mixed_precision,
-                                         DType dtype);
+double optimizer_traffic_bytes_per_param(Optimizer optimizer, bool mixed_precision, DType dtype);
 
 }  // namespace brigade::planner

@@ -25,11 +25,13 @@ struct Signature {
 
 struct DeviceFacts {
   int tasks = 0;
-  std::map<int, int> collectives;                              // signature -> count
-  std::map<std::pair<int, std::string>, std::pair<int, double>> transfers;  // (peer, stream) -> count, bytes
+  std::map<int, int> collectives;  // signature -> count
+  std::map<std::pair<int, std::string>, std::pair<int, double>>
+      transfers;  // (peer, stream) -> count, bytes
   std::array<double, kNumMemoryCategories> resident{};
-  std::array<double, kNumMemoryCategories> transient_peak{};   // peak of each category's transient part
-  double peak = 0;                                              // resident + transient, at the worst task
+  std::array<double, kNumMemoryCategories>
+      transient_peak{};  // peak of each category's transient part
+  double peak = 0;       // resident + transient, at the worst task
 };
 
 struct Facts {
@@ -46,7 +48,8 @@ Facts gather(const Program& p, int num_devices) {
   for (size_t c = 0; c < p.collectives().size(); ++c) {
     const Collective& col = p.collectives()[c];
     const std::string& stream =
-        col.tasks.empty() ? std::string() : p.streams()[static_cast<size_t>(p.task(col.tasks[0]).stream)].name;
+        col.tasks.empty() ? std::string()
+                          : p.streams()[static_cast<size_t>(p.task(col.tasks[0]).stream)].name;
     std::string key = std::to_string(static_cast<int>(col.kind)) + "|" + stream + "|" +
                       std::to_string(col.bytes) + "|" + col.reason + "|";
     for (int d : col.group) key += std::to_string(d) + ",";
@@ -135,12 +138,18 @@ std::string group_string(const std::vector<std::int32_t>& g) {
 
 std::string kind_label(CollectiveKind k) {
   switch (k) {
-    case CollectiveKind::kAllReduce: return "AllReduce (the sauce bowl)";
-    case CollectiveKind::kAllGather: return "AllGather (the shared platter)";
-    case CollectiveKind::kReduceScatter: return "ReduceScatter";
-    case CollectiveKind::kBroadcast: return "Broadcast";
-    case CollectiveKind::kReduce: return "Reduce";
-    case CollectiveKind::kAllToAll: return "AllToAll";
+    case CollectiveKind::kAllReduce:
+      return "AllReduce (the sauce bowl)";
+    case CollectiveKind::kAllGather:
+      return "AllGather (the shared platter)";
+    case CollectiveKind::kReduceScatter:
+      return "ReduceScatter";
+    case CollectiveKind::kBroadcast:
+      return "Broadcast";
+    case CollectiveKind::kReduce:
+      return "Reduce";
+    case CollectiveKind::kAllToAll:
+      return "AllToAll";
   }
   return "?";
 }
@@ -208,8 +217,8 @@ json explain_json(const Plan& plan, const Scenario& sc) {
     dj["collectives"] = cols;
     json xs = json::array();
     for (const auto& [key, val] : df.transfers)
-      xs.push_back({{"to", key.first}, {"stream", key.second}, {"count", val.first},
-                    {"bytes", val.second}});
+      xs.push_back(
+          {{"to", key.first}, {"stream", key.second}, {"count", val.first}, {"bytes", val.second}});
     dj["transfers"] = xs;
     json mem;
     for (int c = 0; c < kNumMemoryCategories; ++c)

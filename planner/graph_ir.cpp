@@ -59,8 +59,8 @@ Status matmul_rule(const Op& op, const std::vector<std::int64_t>& a,
   out.push_back(b.back());
   for (size_t i = 0; i < rb - 2; ++i)
     if (b[i] != a[nbatch - (rb - 2) + i])
-      return op_error(op, "found batched matmul operands " + shape_str(a) + " and " +
-                              shape_str(b) + "; expected equal batch dimensions");
+      return op_error(op, "found batched matmul operands " + shape_str(a) + " and " + shape_str(b) +
+                              "; expected equal batch dimensions");
   return Status::ok();
 }
 
@@ -69,7 +69,8 @@ Status broadcast_rule(const Op& op, const std::vector<std::vector<std::int64_t>>
                       EinsumRule& rule, std::vector<std::int64_t>& out) {
   size_t rank = 0;
   for (const auto& s : ins) rank = std::max(rank, s.size());
-  if (rank > 8) return op_error(op, "found a tensor of rank " + std::to_string(rank) + "; expected rank <= 8");
+  if (rank > 8)
+    return op_error(op, "found a tensor of rank " + std::to_string(rank) + "; expected rank <= 8");
   out.assign(rank, 1);
   const std::string labels(kPool, rank);
   rule.inputs.clear();
@@ -97,7 +98,8 @@ OpCost op_cost(const TrainingGraph& g, const IrOp& op,
                double optimizer_bytes_per_param) {
   OpCost c;
   auto bytes_of = [&](int t) {
-    return elements(shapes[static_cast<size_t>(t)]) * dtype_bytes(g.tensors[static_cast<size_t>(t)].dtype);
+    return elements(shapes[static_cast<size_t>(t)]) *
+           dtype_bytes(g.tensors[static_cast<size_t>(t)].dtype);
   };
   double in_bytes = 0;
   for (int t : op.inputs) in_bytes += bytes_of(t);
@@ -119,10 +121,14 @@ OpCost op_cost(const TrainingGraph& g, const IrOp& op,
           const bool in_a = a.find(l) != std::string::npos;
           const bool in_b = b.find(l) != std::string::npos;
           const bool in_o = o.find(l) != std::string::npos;
-          if (in_a && in_b && in_o) batch *= sz;
-          else if (in_a && in_b) k *= sz;
-          else if (in_a && in_o) m *= sz;
-          else if (in_b && in_o) n *= sz;
+          if (in_a && in_b && in_o)
+            batch *= sz;
+          else if (in_a && in_b)
+            k *= sz;
+          else if (in_a && in_o)
+            m *= sz;
+          else if (in_b && in_o)
+            n *= sz;
         }
         c.compute = ComputeKind::kGemm;
         c.m = m;
@@ -211,8 +217,8 @@ Result<TrainingGraph> make_training_graph(const Model& f, bool training, Optimiz
   for (int o : order) {
     const Op& op = f.ops[static_cast<size_t>(o)];
     if (op.outputs.size() != 1)
-      return op_error(op, "found " + std::to_string(op.outputs.size()) +
-                              " outputs; expected exactly one");
+      return op_error(
+          op, "found " + std::to_string(op.outputs.size()) + " outputs; expected exactly one");
     IrOp x;
     x.name = op.name;
     x.op_kind = op.kind;
@@ -227,7 +233,9 @@ Result<TrainingGraph> make_training_graph(const Model& f, bool training, Optimiz
     std::vector<std::int64_t> out;
     switch (op.kind) {
       case OpKind::kMatmul:
-        if (ins.size() != 2) return op_error(op, "found a matmul with " + std::to_string(ins.size()) + " inputs; expected 2");
+        if (ins.size() != 2)
+          return op_error(
+              op, "found a matmul with " + std::to_string(ins.size()) + " inputs; expected 2");
         x.kind = IrKind::kEinsum;
         BRIGADE_RETURN_IF_ERROR(matmul_rule(op, ins[0], ins[1], x.rule, out));
         break;
@@ -273,7 +281,8 @@ Result<TrainingGraph> make_training_graph(const Model& f, bool training, Optimiz
     }
     if (op.kind != OpKind::kEmbedding && op.kind != OpKind::kCustom && !op.inputs.empty())
       ot.dtype = g.tensors[static_cast<size_t>(op.inputs[0])].dtype;
-    if (op.kind == OpKind::kEmbedding) ot.dtype = g.tensors[static_cast<size_t>(op.inputs[1])].dtype;
+    if (op.kind == OpKind::kEmbedding)
+      ot.dtype = g.tensors[static_cast<size_t>(op.inputs[1])].dtype;
     ot.producer = static_cast<int>(g.ops.size());
     ir_of_model[static_cast<size_t>(o)] = static_cast<int>(g.ops.size());
     g.ops.push_back(std::move(x));
@@ -384,7 +393,8 @@ Result<TrainingGraph> make_training_graph(const Model& f, bool training, Optimiz
           const int x = fop.inputs[k];
           const bool param = g.tensors[static_cast<size_t>(x)].parameter;
           const std::string suffix = k == 0 ? "dgrad" : (param ? "wgrad" : "grad1");
-          const int c = new_tensor("d" + g.tensors[static_cast<size_t>(x)].name + "." + fop.name, x);
+          const int c =
+              new_tensor("d" + g.tensors[static_cast<size_t>(x)].name + "." + fop.name, x);
           IrOp b;
           b.name = fop.name + "." + suffix;
           b.kind = IrKind::kEinsum;
@@ -434,8 +444,9 @@ Result<TrainingGraph> make_training_graph(const Model& f, bool training, Optimiz
           if (fop.rule.inputs[k] == fop.rule.output) {
             contribute(x, gsum, fwd);
           } else {
-            contribute(x, reduce_to(x, gsum, fop.rule.output, fop.rule.inputs[k],
-                                    "grad" + std::to_string(k), fwd),
+            contribute(x,
+                       reduce_to(x, gsum, fop.rule.output, fop.rule.inputs[k],
+                                 "grad" + std::to_string(k), fwd),
                        fwd);
           }
         }
@@ -482,7 +493,8 @@ Result<TrainingGraph> make_training_graph(const Model& f, bool training, Optimiz
         for (size_t k = 0; k < fop.inputs.size(); ++k) {
           if (!needs(k)) continue;
           const int x = fop.inputs[k];
-          const int c = new_tensor("d" + g.tensors[static_cast<size_t>(x)].name + "." + fop.name, x);
+          const int c =
+              new_tensor("d" + g.tensors[static_cast<size_t>(x)].name + "." + fop.name, x);
           IrOp b;
           b.name = fop.name + ".bwd" + std::to_string(k);
           b.kind = IrKind::kCustom;
@@ -558,8 +570,8 @@ Result<Model> mlp_forward_model(const MlpSpec& spec, bool with_loss) {
     const bool last = i == n;
     const bool act = !last && spec.activation != "none";
     const bool has_elementwise = act || bias >= 0;
-    const int h = tensor(last && !has_elementwise ? "y" : "h" + k,
-                         {spec.batch, spec.widths[i]}, false);
+    const int h =
+        tensor(last && !has_elementwise ? "y" : "h" + k, {spec.batch, spec.widths[i]}, false);
     op("mm" + k, OpKind::kMatmul, "", {a, w}, h);
     a = h;
     if (has_elementwise) {

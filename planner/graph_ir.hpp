@@ -35,9 +35,9 @@ struct IrTensor {
   std::vector<std::int64_t> shape;
   DType dtype = DType::kF32;
   bool parameter = false;
-  bool input = false;     // fed from outside (batch, labels, a seed gradient)
-  int grad_of = -1;       // this tensor is the gradient of tensor `grad_of`
-  int producer = -1;      // op index, -1 for inputs and parameters
+  bool input = false;  // fed from outside (batch, labels, a seed gradient)
+  int grad_of = -1;    // this tensor is the gradient of tensor `grad_of`
+  int producer = -1;   // op index, -1 for inputs and parameters
 };
 
 struct IrOp {
@@ -47,12 +47,12 @@ struct IrOp {
   std::string fn;
   Phase phase = Phase::kForward;
   std::vector<int> inputs;
-  int output = -1;                 // -1: in place (optimizer)
-  EinsumRule rule;                 // labels of inputs and output
-  int forward_op = -1;             // backward / optimizer: the forward op it belongs to
-  int model_op = -1;               // the scenario's op index, -1 if derived
-  double flops = -1, bytes = -1;   // kCustom: explicit global values (<0: unknown)
-  int param = -1;                  // kOptimizer: the parameter tensor
+  int output = -1;                // -1: in place (optimizer)
+  EinsumRule rule;                // labels of inputs and output
+  int forward_op = -1;            // backward / optimizer: the forward op it belongs to
+  int model_op = -1;              // the scenario's op index, -1 if derived
+  double flops = -1, bytes = -1;  // kCustom: explicit global values (<0: unknown)
+  int param = -1;                 // kOptimizer: the parameter tensor
 };
 
 struct TrainingGraph {
@@ -67,8 +67,8 @@ struct TrainingGraph {
 struct OpCost {
   ComputeKind compute = ComputeKind::kMemoryBound;
   std::int64_t m = 0, n = 0, k = 0, batch = 1;  // GEMMs
-  double flops = 0;   // counted FLOPs: GEMMs 2mnk·batch, custom ops as given, else 0
-  double bytes = 0;   // memory traffic
+  double flops = 0;  // counted FLOPs: GEMMs 2mnk·batch, custom ops as given, else 0
+  double bytes = 0;  // memory traffic
 };
 OpCost op_cost(const TrainingGraph& g, const IrOp& op,
                const std::vector<std::vector<std::int64_t>>& shapes,
@@ -79,8 +79,7 @@ OpCost op_cost(const TrainingGraph& g, const IrOp& op,
 // parameter) and, with an optimizer, the optimizer ops. The backward is
 // seeded from the loss ops, or, without one, from the graph's outputs (their
 // gradients become inputs named "d<output>"). Errors cite the op's position.
-Result<TrainingGraph> make_training_graph(const Model& forward, bool training,
-                                          Optimizer optimizer);
+Result<TrainingGraph> make_training_graph(const Model& forward, bool training, Optimizer optimizer);
 
 // The MLP's forward Model: x (batch, in) -> mm_i (+ bias and activation
 // act_i, fused as one elementwise op) -> y, and with `with_loss` an mse

@@ -7,10 +7,14 @@ namespace brigade::planner {
 
 std::string_view granularity_name(Granularity g) {
   switch (g) {
-    case Granularity::kAuto: return "auto";
-    case Granularity::kKernel: return "kernel";
-    case Granularity::kRegion: return "region";
-    case Granularity::kStep: return "step";
+    case Granularity::kAuto:
+      return "auto";
+    case Granularity::kKernel:
+      return "kernel";
+    case Granularity::kRegion:
+      return "region";
+    case Granularity::kStep:
+      return "step";
   }
   return "?";
 }
@@ -44,11 +48,10 @@ Result<Plan> lower_collective(const Scenario& sc) {
                              std::to_string(static_cast<long long>(c.bytes)) + " bytes over " +
                              std::to_string(group.size()) + " devices (" +
                              std::string(collective_algorithm_name(c.algorithm)) + ")";
-  const CollectiveId id = b.add_collective(c.kind, c.algorithm, group, c.bytes, streams, kind,
-                                           Phase::kOther, reason);
+  const CollectiveId id =
+      b.add_collective(c.kind, c.algorithm, group, c.bytes, streams, kind, Phase::kOther, reason);
   b.collective(id).dtype = c.dtype;
-  for (int d : group)
-    b.add_buffer("message", d, c.bytes, MemoryCategory::kCommBuffers, true);
+  for (int d : group) b.add_buffer("message", d, c.bytes, MemoryCategory::kCommBuffers, true);
   BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
   Plan plan;
   plan.program = std::move(p);
@@ -70,8 +73,8 @@ Result<Plan> lower_collective(const Scenario& sc) {
   plan.views.push_back(view);
   for (size_t r = 0; r < group.size(); ++r) {
     plan.view_of_device[static_cast<size_t>(group[r])] = 0;
-    plan.device_role[static_cast<size_t>(group[r])] = "rank " + std::to_string(r) + " of " +
-                                                      std::to_string(group.size());
+    plan.device_role[static_cast<size_t>(group[r])] =
+        "rank " + std::to_string(r) + " of " + std::to_string(group.size());
   }
   return plan;
 }

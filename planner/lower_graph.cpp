@@ -35,7 +35,7 @@ struct Common {
   double state_per_param = 0;    // optimizer state bytes per parameter
   double traffic_per_param = 0;  // optimizer step traffic per parameter
   std::string model_label;
-  int zero = 0;                  // ZeRO stage (1 or 2) of a data-parallel MLP, else 0
+  int zero = 0;  // ZeRO stage (1 or 2) of a data-parallel MLP, else 0
 };
 
 bool is_param_grad(const TrainingGraph& g, int t) {
@@ -56,10 +56,10 @@ struct SpmdEmitter {
   int R = 1;
   std::vector<StreamId> compute, dp;
   std::vector<Sharded> cur;
-  std::vector<PartitionSpec> home;        // a tensor's spec where it was defined
-  std::vector<BufferId> slot;             // per tensor: base of R buffers, or -1
-  std::vector<TaskId> last_use;           // per tensor: base of the last task reading it
-  std::vector<std::vector<TaskId>> ready; // per tensor: dp-stream tasks to wait for
+  std::vector<PartitionSpec> home;         // a tensor's spec where it was defined
+  std::vector<BufferId> slot;              // per tensor: base of R buffers, or -1
+  std::vector<TaskId> last_use;            // per tensor: base of the last task reading it
+  std::vector<std::vector<TaskId>> ready;  // per tensor: dp-stream tasks to wait for
   std::vector<std::string> collective_reasons;
 
   struct Bucket {
@@ -95,8 +95,8 @@ struct SpmdEmitter {
     for (const auto& group : mesh.groups(axes)) {
       std::vector<StreamId> ss;
       for (int d : group) ss.push_back(streams[static_cast<size_t>(d)]);
-      const CollectiveId cid = b->add_collective(kind, c.sc->strategy.algorithm, group, bytes, ss,
-                                                 name, phase, reason);
+      const CollectiveId cid =
+          b->add_collective(kind, c.sc->strategy.algorithm, group, bytes, ss, name, phase, reason);
       for (size_t r = 0; r < group.size(); ++r)
         ids[static_cast<size_t>(group[r])] = b->collective_task(cid, static_cast<int>(r));
     }
@@ -136,7 +136,8 @@ struct SpmdEmitter {
     for (int d = 0; d < R; ++d)
       if (ids[static_cast<size_t>(d)] != kNone) {
         TaskId producer = kNone;
-        for (int t : bucket.tensors) producer = std::max(producer, last_producer[static_cast<size_t>(t)]);
+        for (int t : bucket.tensors)
+          producer = std::max(producer, last_producer[static_cast<size_t>(t)]);
         if (producer != kNone) b->depend(ids[static_cast<size_t>(d)], producer + d);
       }
     for (int t : bucket.tensors) ready[static_cast<size_t>(t)] = ids;
@@ -167,9 +168,9 @@ struct SpmdEmitter {
       // Other gradient reshardings go to the dp stream too; the rest sit on
       // the compute stream, in order with the kernels around them.
       const bool on_dp = gradient_reduction && c.training;
-      auto ids = collective(s.kind, s.axes, s.bytes, on_dp ? dp : compute,
-                            std::string(collective_kind_name(s.kind)) + " " + x.name, phase,
-                            reason);
+      auto ids =
+          collective(s.kind, s.axes, s.bytes, on_dp ? dp : compute,
+                     std::string(collective_kind_name(s.kind)) + " " + x.name, phase, reason);
       if (!on_dp) continue;
       for (int d = 0; d < R; ++d)
         if (ids[static_cast<size_t>(d)] != kNone && last_producer[static_cast<size_t>(t)] != kNone)
@@ -181,8 +182,10 @@ struct SpmdEmitter {
   std::string contracted_why(const IrOp& op, const std::vector<int>& partial) {
     const std::string axes = mesh.axes_string(partial);
     if (op.kind == IrKind::kLoss)
-      return "the loss '" + op.name + "' sums over every element of its input, which is split "
-             "over " + axes;
+      return "the loss '" + op.name +
+             "' sums over every element of its input, which is split "
+             "over " +
+             axes;
     if (op.kind == IrKind::kEmbedding)
       return "the table of " + op.name + " is split over " + axes +
              " by vocabulary rows; each device looked up only its rows";
@@ -339,10 +342,10 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
     // Waits for gradient psums still in flight on the dp stream.
     std::vector<std::vector<TaskId>> waits;
     for (int t : op.inputs) {
-      if (e.bucket.tensors.end() !=
-          std::find(e.bucket.tensors.begin(), e.bucket.tensors.end(), t))
+      if (e.bucket.tensors.end() != std::find(e.bucket.tensors.begin(), e.bucket.tensors.end(), t))
         e.flush_bucket();
-      if (!e.ready[static_cast<size_t>(t)].empty()) waits.push_back(e.ready[static_cast<size_t>(t)]);
+      if (!e.ready[static_cast<size_t>(t)].empty())
+        waits.push_back(e.ready[static_cast<size_t>(t)]);
     }
     // The compute task on every device.
     std::vector<std::vector<std::int64_t>> shapes(nt);
@@ -355,7 +358,8 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
       shapes[static_cast<size_t>(op.output)] = ls;
     }
     if (op.kind == IrKind::kOptimizer)
-      shapes[static_cast<size_t>(op.param)] = e.local(op.param, e.cur[static_cast<size_t>(op.param)].spec);
+      shapes[static_cast<size_t>(op.param)] =
+          e.local(op.param, e.cur[static_cast<size_t>(op.param)].spec);
     OpCost cost = op_cost(g, op, shapes, c.traffic_per_param);
     if (op.kind == IrKind::kOptimizer) cost.bytes /= shards;  // ZeRO: its shard only
     const TaskId base = b.num_tasks();
@@ -421,12 +425,11 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
       }
       std::string names;
       for (const auto& n : bk.names) names += (names.empty() ? "" : ", ") + n;
-      auto ids = e.collective(CollectiveKind::kAllGather, bk.axes, bk.bytes, e.dp, "zero gather",
-                              Phase::kOptimizer,
-                              "all_gather over " + e.mesh.axes_string(bk.axes) + ": ZeRO-" +
-                                  std::to_string(c.zero) + ": each replica updated only its 1/" +
-                                  std::to_string(e.axes_size(bk.axes)) + " of " + names +
-                                  "; gather the new weights (the shared platter)");
+      auto ids = e.collective(
+          CollectiveKind::kAllGather, bk.axes, bk.bytes, e.dp, "zero gather", Phase::kOptimizer,
+          "all_gather over " + e.mesh.axes_string(bk.axes) + ": ZeRO-" + std::to_string(c.zero) +
+              ": each replica updated only its 1/" + std::to_string(e.axes_size(bk.axes)) + " of " +
+              names + "; gather the new weights (the shared platter)");
       for (int d = 0; d < e.R; ++d)
         if (ids[static_cast<size_t>(d)] != kNone && after != kNone)
           b.depend(ids[static_cast<size_t>(d)], after + d);
@@ -445,12 +448,15 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
   for (const IrTensor& x : g.tensors)
     if (x.parameter) params += elements(x.shape);
   plan.parameters = params;
-  plan.summary = c.model_label + " on a mesh " + [&] {
-    std::string s = "(";
-    for (size_t a = 0; a < e.mesh.axes.size(); ++a)
-      s += (a ? ", '" : "'") + e.mesh.axes[a] + "': " + std::to_string(e.mesh.shape[a]);
-    return s + ")";
-  }() + " of " + std::to_string(e.R) + " device(s)";
+  plan.summary =
+      c.model_label + " on a mesh " +
+      [&] {
+        std::string s = "(";
+        for (size_t a = 0; a < e.mesh.axes.size(); ++a)
+          s += (a ? ", '" : "'") + e.mesh.axes[a] + "': " + std::to_string(e.mesh.shape[a]);
+        return s + ")";
+      }() +
+      " of " + std::to_string(e.R) + " device(s)";
   if (!e.mode_note.empty()) plan.notes.push_back(e.mode_note);
   plan.notes.push_back(
       "every device runs every op on its local shapes (SPMD); the collectives below are the ones "
@@ -516,8 +522,10 @@ Result<Plan> lower_manual(Common& c) {
       int d = it != sc.placement.end() ? it->second : -1;
       for (size_t k = 0; d < 0 && k < op.inputs.size(); ++k) {
         const int t = op.inputs[k];
-        if (committed(t) >= 0) d = committed(t);
-        else if (producer_dev[static_cast<size_t>(t)] >= 0) d = producer_dev[static_cast<size_t>(t)];
+        if (committed(t) >= 0)
+          d = committed(t);
+        else if (producer_dev[static_cast<size_t>(t)] >= 0)
+          d = producer_dev[static_cast<size_t>(t)];
       }
       dev[i] = d < 0 ? 0 : d;
     }
@@ -539,7 +547,8 @@ Result<Plan> lower_manual(Common& c) {
     if (home[t] < 0) home[t] = 0;
   }
   for (size_t i = 0; i < nops; ++i)
-    if (dev[i] < 0) dev[i] = home[static_cast<size_t>(g.ops[i].param)];  // optimizer: with its parameter
+    if (dev[i] < 0)
+      dev[i] = home[static_cast<size_t>(g.ops[i].param)];  // optimizer: with its parameter
 
   int used = 1;
   for (size_t i = 0; i < nops; ++i) used = std::max(used, dev[i] + 1);
@@ -582,8 +591,8 @@ Result<Plan> lower_manual(Common& c) {
   }
   // Copies: (tensor, device) -> the transfer task that brought it there.
   std::map<std::pair<int, int>, TaskId> copy;
-  std::map<std::pair<int, int>, BufferId> buffer;   // activation buffers by (tensor, device)
-  std::map<std::pair<int, int>, TaskId> last_use;   // last task reading (tensor, device)
+  std::map<std::pair<int, int>, BufferId> buffer;  // activation buffers by (tensor, device)
+  std::map<std::pair<int, int>, TaskId> last_use;  // last task reading (tensor, device)
   std::vector<TaskId> produced_by(nt, kNone);
   int transfers = 0;
   std::vector<std::set<std::string>> held(static_cast<size_t>(used));
@@ -593,10 +602,11 @@ Result<Plan> lower_manual(Common& c) {
     auto key = std::make_pair(t, to);
     auto it = copy.find(key);
     if (it != copy.end()) return it->second;
-    const TaskId id = b.add_transfer(xfer_stream(from), to, bytes_of(t),
-                                     "transfer " + g.tensors[static_cast<size_t>(t)].name,
-                                     Phase::kOther);
-    if (produced_by[static_cast<size_t>(t)] != kNone) b.depend(id, produced_by[static_cast<size_t>(t)]);
+    const TaskId id =
+        b.add_transfer(xfer_stream(from), to, bytes_of(t),
+                       "transfer " + g.tensors[static_cast<size_t>(t)].name, Phase::kOther);
+    if (produced_by[static_cast<size_t>(t)] != kNone)
+      b.depend(id, produced_by[static_cast<size_t>(t)]);
     last_use[{t, from}] = id;
     copy[key] = id;
     ++transfers;
@@ -673,11 +683,13 @@ Result<Plan> lower_manual(Common& c) {
     where += (where.empty() ? "" : "; ") + list + " -> device " + std::to_string(d);
   }
   plan.summary = c.model_label + ", manual placement: " + where;
-  plan.notes.push_back(std::to_string(transfers) + " transfer(s) on the `xfer` stream: one for "
+  plan.notes.push_back(std::to_string(transfers) +
+                       " transfer(s) on the `xfer` stream: one for "
                        "every tensor an op reads on a device other than the one that made it "
                        "(the runner carrying a dish between chefs)");
-  plan.notes.push_back("ops without a placement run where their data is (computation follows "
-                       "data); uncommitted inputs and parameters live where they are first used");
+  plan.notes.push_back(
+      "ops without a placement run where their data is (computation follows "
+      "data); uncommitted inputs and parameters live where they are first used");
   plan.view_of_device.assign(static_cast<size_t>(ndev), -1);
   plan.device_role.assign(static_cast<size_t>(ndev), "unused");
   for (int d = 0; d < used; ++d) {
@@ -695,11 +707,15 @@ Result<Plan> lower_manual(Common& c) {
       if (!here) continue;
       TensorView tv;
       tv.name = x.name;
-      tv.role = x.parameter ? "parameter" : x.input ? "input" : home[t] == d ? "activation" : "copy";
+      tv.role = x.parameter    ? "parameter"
+                : x.input      ? "input"
+                : home[t] == d ? "activation"
+                               : "copy";
       tv.global_shape = x.shape;
       tv.local_shape = x.shape;
       tv.dtype = x.dtype;
-      tv.sharding = home[t] == d ? "whole, on this device" : "a copy from device " + std::to_string(home[t]);
+      tv.sharding =
+          home[t] == d ? "whole, on this device" : "a copy from device " + std::to_string(home[t]);
       view.tensors.push_back(tv);
     }
     plan.view_of_device[static_cast<size_t>(d)] = static_cast<int>(plan.views.size());
@@ -718,11 +734,13 @@ Result<Plan> lower_graph(const Scenario& sc, const LowerOptions& options) {
   Model fwd;
   if (sc.model_kind == ModelKind::kMlp) {
     BRIGADE_ASSIGN_OR_RETURN(fwd, mlp_forward_model(sc.mlp, c.training));
-    c.model_label = "MLP " + [&] {
-      std::string s;
-      for (auto w : sc.mlp.widths) s += (s.empty() ? "" : "-") + std::to_string(w);
-      return s;
-    }() + " (batch " + std::to_string(sc.mlp.batch) + ")";
+    c.model_label = "MLP " +
+                    [&] {
+                      std::string s;
+                      for (auto w : sc.mlp.widths) s += (s.empty() ? "" : "-") + std::to_string(w);
+                      return s;
+                    }() +
+                    " (batch " + std::to_string(sc.mlp.batch) + ")";
   } else {
     fwd = sc.graph;
     c.model_label = "graph of " + std::to_string(sc.graph.ops.size()) + " op(s)";
@@ -741,8 +759,8 @@ Result<Plan> lower_graph(const Scenario& sc, const LowerOptions& options) {
   // lowered for them only.
   // ZeRO: stages 1 and 2 for a data-parallel MLP; stage 3 (and ZeRO on an
   // explicit mesh, where the shardings say where weights live) are not lowered.
-  if (st.zero >= 3 || (st.zero > 0 && (sc.model_kind != ModelKind::kMlp ||
-                                       st.data_mode == DataMode::kPmap)))
+  if (st.zero >= 3 ||
+      (st.zero > 0 && (sc.model_kind != ModelKind::kMlp || st.data_mode == DataMode::kPmap)))
     return Status::at(sc.where("strategy.zero"),
                       "found zero " + std::to_string(st.zero) + " with " +
                           (sc.model_kind == ModelKind::kMlp ? "an mlp" : "a graph") +
@@ -771,8 +789,9 @@ Result<Plan> lower_graph(const Scenario& sc, const LowerOptions& options) {
   if (sc.mesh) {
     e.mesh.axes = sc.mesh->axes;
     e.mesh.shape = sc.mesh->shape;
-    e.mode_note = "JAX-style shardings: NamedSharding(mesh, PartitionSpec) per tensor; unnamed "
-                  "tensors start replicated";
+    e.mode_note =
+        "JAX-style shardings: NamedSharding(mesh, PartitionSpec) per tensor; unnamed "
+        "tensors start replicated";
   } else if (st.data_mode == DataMode::kPmap && st.data > 1) {
     // pmap proper: the leading axis is the device axis (check_plan made it
     // equal to the data degree); device i gets x[i].
@@ -800,9 +819,9 @@ Result<Plan> lower_graph(const Scenario& sc, const LowerOptions& options) {
     for (const auto& [name, axes] : sc.shardings) {
       const int t = c.g.find_tensor(name);
       if (t < 0) continue;  // check_plan names unknown tensors
-      BRIGADE_ASSIGN_OR_RETURN(e.requested[static_cast<size_t>(t)],
-                               spec_from_names(e.mesh, name, axes,
-                                               c.g.tensors[static_cast<size_t>(t)].shape));
+      BRIGADE_ASSIGN_OR_RETURN(
+          e.requested[static_cast<size_t>(t)],
+          spec_from_names(e.mesh, name, axes, c.g.tensors[static_cast<size_t>(t)].shape));
     }
   } else if (e.mesh.shape[0] > 1) {
     for (int t : batch_inputs) {

@@ -17,5 +17,4 @@ Result<Plan> lower_collective(const Scenario& scenario);
 // "(4, 256)"; "()" for a scalar.
 std::string shape_string(const std::vector<std::int64_t>& shape);
 
-
 }  // namespace brigade::planner::detail

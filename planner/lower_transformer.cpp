@@ -24,12 +24,12 @@ constexpr TaskId kNone = -1;
 
 struct Block {
   const BlockTemplate* tpl = nullptr;
-  int layer = -1;        // global layer index; -1 for the embedding and the head
-  std::string label;     // "layer 5", "embedding", "head"
+  int layer = -1;                 // global layer index; -1 for the embedding and the head
+  std::string label;              // "layer 5", "embedding", "head"
   std::vector<ParamGroup> owned;  // what this device keeps (the head's tied copy included)
   double owned_elements = 0;
-  double gather_elements = 0;     // ZeRO-3: parameters it needs whole while it computes
-  int tied_group = -1;            // index in `owned` of the tied word embedding, if any
+  double gather_elements = 0;  // ZeRO-3: parameters it needs whole while it computes
+  int tied_group = -1;         // index in `owned` of the tied word embedding, if any
 };
 
 struct Setup {
@@ -52,15 +52,15 @@ struct Setup {
 
 // What one emitted stage hands to the finishing pass.
 struct StageOut {
-  std::vector<int> devices;                     // by rank r = d*T + t
+  std::vector<int> devices;  // by rank r = d*T + t
   std::vector<StreamId> compute, dp;
-  std::vector<std::vector<TaskId>> grad_sync;   // per rank: collectives the optimizer waits for
-  TaskId tied_grad = kNone;                     // base: task completing the tied embedding's gradient
+  std::vector<std::vector<TaskId>> grad_sync;  // per rank: collectives the optimizer waits for
+  TaskId tied_grad = kNone;  // base: task completing the tied embedding's gradient
   double tied_elements = 0;
-  double replicated_elements = 0;               // not split over 'tensor' (LN, biases, positions)
+  double replicated_elements = 0;  // not split over 'tensor' (LN, biases, positions)
   double owned_elements = 0;
   TaskId final_compute = kNone;
-  std::vector<double> buckets;                  // ZeRO-1/2: bytes of each gradient bucket
+  std::vector<double> buckets;  // ZeRO-1/2: bytes of each gradient bucket
 };
 
 class StageEmitter {
@@ -68,7 +68,8 @@ class StageEmitter {
   StageEmitter(ProgramBuilder& b, Setup& s, int p) : b_(b), s_(s), p_(p) {
     R_ = s.T * s.D;
     out_.devices.resize(static_cast<size_t>(R_));
-    for (int r = 0; r < R_; ++r) out_.devices[static_cast<size_t>(r)] = s.ranks->device(r % s.T, r / s.T, p);
+    for (int r = 0; r < R_; ++r)
+      out_.devices[static_cast<size_t>(r)] = s.ranks->device(r % s.T, r / s.T, p);
     for (int dev : out_.devices) out_.compute.push_back(b.stream(dev, "compute"));
     if (s.training && s.D > 1)
       for (int dev : out_.devices) out_.dp.push_back(b.stream(dev, "dp"));
@@ -83,7 +84,8 @@ class StageEmitter {
     const auto steps =
         pipeline_schedule(s_.sc->strategy.schedule, s_.P, p_, s_.m, s_.v, !s_.training);
     // The step of each chunk whose backward finishes the gradients.
-    std::vector<int> last_bwd(static_cast<size_t>(s_.v), -1), first_bwd(static_cast<size_t>(s_.v), -1);
+    std::vector<int> last_bwd(static_cast<size_t>(s_.v), -1),
+        first_bwd(static_cast<size_t>(s_.v), -1);
     for (int i = 0; i < static_cast<int>(steps.size()); ++i)
       if (!steps[static_cast<size_t>(i)].forward) {
         const auto c = static_cast<size_t>(steps[static_cast<size_t>(i)].chunk);
@@ -161,9 +163,9 @@ class StageEmitter {
   // optimizer, ZeRO sharding over the data group), resident from time 0.
   Status add_resident_buffers() {
     const Scenario& sc = *s_.sc;
-    const cost::BytesPerParameter per = cost::bytes_per_parameter(
-        cost::optimizer_kind(sc.training.optimizer), s_.dtype, sc.training.mixed_precision,
-        s_.training);
+    const cost::BytesPerParameter per =
+        cost::bytes_per_parameter(cost::optimizer_kind(sc.training.optimizer), s_.dtype,
+                                  sc.training.mixed_precision, s_.training);
     BRIGADE_ASSIGN_OR_RETURN(const cost::ModelStateBytes m,
                              cost::model_state_bytes(out_.owned_elements, per, s_.zero, s_.D));
     for (int r = 0; r < R_; ++r) {
@@ -307,7 +309,8 @@ class StageEmitter {
     const TaskId base = b_.num_tasks();
     for (int d = 0; d < s_.D; ++d) {
       std::vector<StreamId> streams;
-      for (int t = 0; t < s_.T; ++t) streams.push_back(out_.compute[static_cast<size_t>(d * s_.T + t)]);
+      for (int t = 0; t < s_.T; ++t)
+        streams.push_back(out_.compute[static_cast<size_t>(d * s_.T + t)]);
       const CollectiveId c =
           b_.add_collective(k.collective, CollectiveAlgorithm::kRing, s_.ranks->tensor_group(d, p_),
                             k.collective_bytes, streams, k.name, phase, k.reason);
@@ -386,9 +389,9 @@ class StageEmitter {
     for (int t = 0; t < s_.T; ++t) {
       std::vector<StreamId> streams;
       for (int d = 0; d < s_.D; ++d) streams.push_back(out_.dp[static_cast<size_t>(d * s_.T + t)]);
-      const CollectiveId c = b_.add_collective(kind, s_.sc->strategy.algorithm,
-                                               s_.ranks->data_group(t, p_), bytes, streams, name,
-                                               phase, reason);
+      const CollectiveId c =
+          b_.add_collective(kind, s_.sc->strategy.algorithm, s_.ranks->data_group(t, p_), bytes,
+                            streams, name, phase, reason);
       b_.collective(c).dtype = s_.dtype;
       for (int d = 0; d < s_.D; ++d)
         ids[static_cast<size_t>(d * s_.T + t)] = b_.collective_task(c, d);
@@ -480,8 +483,8 @@ class StageEmitter {
       double bytes = 0;
       for (const Block& b : blocks) bytes = std::max(bytes, b.tpl->recompute_saved_bytes());
       if (bytes > 0) {
-        step_recompute_ = new_slot("recomp mb" + std::to_string(mb), bytes,
-                                   MemoryCategory::kActivations);
+        step_recompute_ =
+            new_slot("recomp mb" + std::to_string(mb), bytes, MemoryCategory::kActivations);
         next_allocs(step_recompute_);
       }
     }
@@ -499,10 +502,10 @@ class StageEmitter {
     const TaskId after = flush();
     const double bytes = blk.gather_elements * s_.e;
     const BufferId slot = new_slot("gathered " + blk.label, bytes, MemoryCategory::kParams);
-    auto ids = data_collective(
-        CollectiveKind::kAllGather, bytes, "zero3.gather", phase,
-        "ZeRO-3: each data replica keeps 1/" + std::to_string(s_.D) + " of " + blk.label +
-            "'s parameters; all-gather them over 'data' before use");
+    auto ids =
+        data_collective(CollectiveKind::kAllGather, bytes, "zero3.gather", phase,
+                        "ZeRO-3: each data replica keeps 1/" + std::to_string(s_.D) + " of " +
+                            blk.label + "'s parameters; all-gather them over 'data' before use");
     for (int r = 0; r < R_; ++r) {
       b_.task(ids[static_cast<size_t>(r)]).layer = blk.layer;
       b_.task(ids[static_cast<size_t>(r)]).micro_batch = mb;
@@ -523,13 +526,14 @@ class StageEmitter {
     use_gathered(j);
     const double saved = blk.tpl->saved_bytes();
     if (s_.training && saved > 0 && !s_.fuse) {
-      const BufferId slot = new_slot("activations " + blk.label + " mb" +
-                                         std::to_string(st.micro_batch),
-                                     saved, MemoryCategory::kActivations);
+      const BufferId slot =
+          new_slot("activations " + blk.label + " mb" + std::to_string(st.micro_batch), saved,
+                   MemoryCategory::kActivations);
       next_allocs(slot);
       saved_slot(st.chunk, j, st.micro_batch) = slot;
     }
-    for (const Kernel& k : blk.tpl->forward) add_kernel(k, Phase::kForward, blk.layer, st.micro_batch);
+    for (const Kernel& k : blk.tpl->forward)
+      add_kernel(k, Phase::kForward, blk.layer, st.micro_batch);
     if (!gathered_[j].ids.empty()) pend_.frees.push_back(gathered_[j].slot);
   }
 
@@ -601,11 +605,11 @@ class StageEmitter {
     if (!gathered_[j].ids.empty()) pend_.frees.push_back(gathered_[j].slot);
     if (grad_slot >= 0) {
       const TaskId producer = flush();
-      auto ids = data_collective(
-          CollectiveKind::kReduceScatter, blk.owned_elements * s_.e, "zero3.reduce_scatter",
-          Phase::kBackward,
-          "ZeRO-3: sum " + blk.label + "'s gradients over 'data', each replica keeping its 1/" +
-              std::to_string(s_.D) + " shard");
+      auto ids = data_collective(CollectiveKind::kReduceScatter, blk.owned_elements * s_.e,
+                                 "zero3.reduce_scatter", Phase::kBackward,
+                                 "ZeRO-3: sum " + blk.label +
+                                     "'s gradients over 'data', each replica keeping its 1/" +
+                                     std::to_string(s_.D) + " shard");
       for (int r = 0; r < R_; ++r) {
         const TaskId id = ids[static_cast<size_t>(r)];
         b_.task(id).layer = blk.layer;
@@ -665,9 +669,9 @@ class StageEmitter {
             : std::string("data parallel: average the gradients over 'data' (the sauce bowl) "
                           "bucket by bucket, each as soon as the backward has produced it")) +
         "; this bucket: " + what;
-    auto ids = data_collective(rs ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
-                               bk.bytes, "grad bucket " + std::to_string(index), Phase::kBackward,
-                               reason);
+    auto ids =
+        data_collective(rs ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bk.bytes,
+                        "grad bucket " + std::to_string(index), Phase::kBackward, reason);
     for (int r = 0; r < R_; ++r) {
       const TaskId id = ids[static_cast<size_t>(r)];
       if (after != kNone) b_.depend(id, after + r);
@@ -709,17 +713,22 @@ class StageEmitter {
 
 std::string recompute_label(Recompute r) {
   switch (r) {
-    case Recompute::kNone: return "no recomputation";
-    case Recompute::kSelective: return "selective recomputation (attention core)";
-    case Recompute::kFull: return "full recomputation (whole layer)";
+    case Recompute::kNone:
+      return "no recomputation";
+    case Recompute::kSelective:
+      return "selective recomputation (attention core)";
+    case Recompute::kFull:
+      return "full recomputation (whole layer)";
   }
   return "";
 }
 
 std::string schedule_label(PipelineSchedule s, int v) {
   switch (s) {
-    case PipelineSchedule::kGpipe: return "GPipe";
-    case PipelineSchedule::k1F1B: return "1F1B";
+    case PipelineSchedule::kGpipe:
+      return "GPipe";
+    case PipelineSchedule::k1F1B:
+      return "1F1B";
     case PipelineSchedule::kInterleaved:
       return v > 1 ? "interleaved 1F1B (" + std::to_string(v) + " chunks per device)" : "1F1B";
   }
@@ -787,9 +796,9 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
       static_cast<double>(s.layers_per_chunk) * count(s.layer) / (s.training ? 2 : 1);
   // kRegion: per collective, the collective and the GEMM and memory tasks
   // of the run before it; recomputation adds its own runs.
-  const double per_step_regions =
-      static_cast<double>(s.layers_per_chunk) *
-      (3 * collectives(s.layer) + (s.layer.recompute.empty() ? 0 : 4)) / (s.training ? 2 : 1);
+  const double per_step_regions = static_cast<double>(s.layers_per_chunk) *
+                                  (3 * collectives(s.layer) + (s.layer.recompute.empty() ? 0 : 4)) /
+                                  (s.training ? 2 : 1);
   const double kernel_tasks = N * steps_per_device * (per_step_kernels + 1);
   const double region_tasks = N * steps_per_device * (per_step_regions + 2);
   const double budget = static_cast<double>(options.max_kernel_tasks);
@@ -910,8 +919,10 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
   if (st.sequence_parallel && s.T > 1) plan.summary += " + sequence parallel";
   if (s.P > 1) plan.summary += ", " + schedule_label(st.schedule, s.v);
   if (s.zero > 0) plan.summary += ", ZeRO-" + std::to_string(s.zero);
-  if (s.training) plan.summary += ", " + recompute_label(sc.training.recompute);
-  else plan.summary += ", inference";
+  if (s.training)
+    plan.summary += ", " + recompute_label(sc.training.recompute);
+  else
+    plan.summary += ", inference";
   auto note = [&](std::string n) { plan.notes.push_back(std::move(n)); };
   note("batch: " + std::to_string(B) + " sequences per iteration; each data replica takes " +
        std::to_string(per_replica) + " (" +
@@ -934,8 +945,9 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
         spans = nodes.size() > 1;
       }
     if (spans)
-      note("warning: a tensor-parallel group spans nodes; its all-reduces (4 per layer and "
-           "micro-batch) cross the inter-node fabric. Put 'tensor' first in rank_order.");
+      note(
+          "warning: a tensor-parallel group spans nodes; its all-reduces (4 per layer and "
+          "micro-batch) cross the inter-node fabric. Put 'tensor' first in rank_order.");
   }
   {
     std::string why;
@@ -944,21 +956,24 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
         why = "one task per GEMM and per fused memory-bound region";
         break;
       case Granularity::kRegion:
-        why = "kernels between two communication points fused into one task, timed by the "
-              "roofline of their summed FLOPs and bytes (kernel tasks would number about " +
-              std::to_string(static_cast<long long>(kernel_tasks)) + ")";
+        why =
+            "kernels between two communication points fused into one task, timed by the "
+            "roofline of their summed FLOPs and bytes (kernel tasks would number about " +
+            std::to_string(static_cast<long long>(kernel_tasks)) + ")";
         break;
       default:
-        why = "per pipeline step: one fused task per phase, the step's tensor-parallel "
-              "collectives merged per kind into one (kernel tasks would number about " +
-              std::to_string(static_cast<long long>(kernel_tasks)) + ", region tasks about " +
-              std::to_string(static_cast<long long>(region_tasks)) + ")";
+        why =
+            "per pipeline step: one fused task per phase, the step's tensor-parallel "
+            "collectives merged per kind into one (kernel tasks would number about " +
+            std::to_string(static_cast<long long>(kernel_tasks)) + ", region tasks about " +
+            std::to_string(static_cast<long long>(region_tasks)) + ")";
         break;
     }
     note("granularity: " + std::string(granularity_name(g)) + " (" + why + ")");
   }
   if (s.P > 1 && s.training)
-    note("pipeline: " + std::to_string(s.m) + " micro-batches; the bubble is about (p-1)/(m+p-1) = " +
+    note("pipeline: " + std::to_string(s.m) +
+         " micro-batches; the bubble is about (p-1)/(m+p-1) = " +
          std::to_string(static_cast<double>(s.P - 1) / (s.m + s.P - 1)).substr(0, 5) +
          " of the step for GPipe and 1F1B alike; 1F1B keeps at most p micro-batches' "
          "activations on the first stage, GPipe all m");
@@ -987,9 +1002,8 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
       view.title += " (" + std::to_string(s.v) + " chunks of " +
                     std::to_string(s.layers_per_chunk) + " layers)";
     const int layers_here = static_cast<int>(s.layers_per_chunk * s.v);
-    const std::string shard3 = s.zero >= 3 ? "; 1/" + std::to_string(s.D) +
-                                                 " kept between uses (ZeRO-3)"
-                                           : "";
+    const std::string shard3 =
+        s.zero >= 3 ? "; 1/" + std::to_string(s.D) + " kept between uses (ZeRO-3)" : "";
     auto add_params = [&](const BlockTemplate& tpl, int copies, const std::string& prefix) {
       for (const ParamGroup& g2 : tpl.params)
         for (const ParamTensor& pt : g2.tensors) {

@@ -30,30 +30,30 @@ struct LowerOptions {
 // A tensor as one device holds it.
 struct TensorView {
   std::string name;
-  std::string role;                          // "parameter", "input", "activation", ...
+  std::string role;  // "parameter", "input", "activation", ...
   std::vector<std::int64_t> global_shape;
   std::vector<std::int64_t> local_shape;
   DType dtype = DType::kF32;
-  std::string sharding;                      // "('data', None)", "split over 'tensor' (columns)"
-  int count = 1;                             // identical tensors folded ("x 6 layers")
+  std::string sharding;  // "('data', None)", "split over 'tensor' (columns)"
+  int count = 1;         // identical tensors folded ("x 6 layers")
 };
 
 // What a group of identical devices holds and does.
 struct DeviceView {
-  std::string title;                         // "pipeline stage 0 of 4 (layers 0-5)"
+  std::string title;  // "pipeline stage 0 of 4 (layers 0-5)"
   std::vector<TensorView> tensors;
 };
 
 struct Plan {
   Program program;
-  std::string summary;                       // one line: the strategy as lowered
-  std::vector<std::string> notes;            // lines explaining choices (data mode, fusions, ...)
-  double parameters = 0;                     // model parameters (each counted once)
-  double flops_per_iteration = 0;            // counted FLOPs of the Program (GEMMs; see builders.hpp)
+  std::string summary;             // one line: the strategy as lowered
+  std::vector<std::string> notes;  // lines explaining choices (data mode, fusions, ...)
+  double parameters = 0;           // model parameters (each counted once)
+  double flops_per_iteration = 0;  // counted FLOPs of the Program (GEMMs; see builders.hpp)
   Granularity granularity = Granularity::kKernel;
   std::vector<DeviceView> views;
-  std::vector<int> view_of_device;           // device -> views index, -1 if unused
-  std::vector<std::string> device_role;      // device -> "tensor 3/8, data 5/8, pipeline 0/16"
+  std::vector<int> view_of_device;       // device -> views index, -1 if unused
+  std::vector<std::string> device_role;  // device -> "tensor 3/8, data 5/8, pipeline 0/16"
 };
 
 }  // namespace brigade::planner

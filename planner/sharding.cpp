@@ -80,8 +80,8 @@ Result<std::vector<std::int64_t>> local_shape(const std::string& tensor,
     if (spec[d] < 0) continue;
     const std::int64_t n = mesh.shape[static_cast<size_t>(spec[d])];
     if (global[d] % n != 0)
-      return Status::error("tensor '" + tensor + "': dimension " + std::to_string(d) +
-                           " of size " + std::to_string(global[d]) + " cannot be split over '" +
+      return Status::error("tensor '" + tensor + "': dimension " + std::to_string(d) + " of size " +
+                           std::to_string(global[d]) + " cannot be split over '" +
                            mesh.axes[static_cast<size_t>(spec[d])] + "' of size " +
                            std::to_string(n) + "; expected a multiple of " + std::to_string(n));
     local[d] = global[d] / n;
@@ -96,7 +96,8 @@ double local_bytes(const std::vector<std::int64_t>& global, const PartitionSpec&
   double n = element_bytes;
   for (size_t d = 0; d < global.size(); ++d) {
     double g = static_cast<double>(global[d]);
-    if (d < spec.size() && spec[d] >= 0) g /= static_cast<double>(mesh.shape[static_cast<size_t>(spec[d])]);
+    if (d < spec.size() && spec[d] >= 0)
+      g /= static_cast<double>(mesh.shape[static_cast<size_t>(spec[d])]);
     n *= g;
   }
   return n;
@@ -127,8 +128,8 @@ std::vector<ReshardStep> reshard(const Sharded& from, const PartitionSpec& to,
       s.kind = CollectiveKind::kReduceScatter;
       s.axes = {a};
       s.bytes = bytes();
-      s.what = "psum_scatter over " + mesh.axes_string({a}) + " onto dimension " +
-               std::to_string(j);
+      s.what =
+          "psum_scatter over " + mesh.axes_string({a}) + " onto dimension " + std::to_string(j);
       cur[static_cast<size_t>(j)] = a;
       s.spec_after = cur;
       steps.push_back(s);
@@ -198,10 +199,9 @@ Propagation propagate_einsum(const EinsumRule& rule, const std::vector<Sharded>&
       }
       if (a < 0) continue;
       if (axis_of[l] >= 0 && axis_of[l] != a)
-        out.notes.push_back("operands disagree on a dimension ('" +
-                            mesh.axes[static_cast<size_t>(axis_of[l])] + "' vs '" +
-                            mesh.axes[static_cast<size_t>(a)] +
-                            "'); the smaller operand is gathered");
+        out.notes.push_back(
+            "operands disagree on a dimension ('" + mesh.axes[static_cast<size_t>(axis_of[l])] +
+            "' vs '" + mesh.axes[static_cast<size_t>(a)] + "'); the smaller operand is gathered");
       if (operand_bytes[i] > weight[l]) {
         axis_of[l] = a;
         weight[l] = operand_bytes[i];

@@ -15,8 +15,8 @@ namespace {
 
 const std::vector<std::string>& keys() {
   static const std::vector<std::string> k = {
-      "data",       "tensor",      "pipeline",          "zero",       "virtual_stages",
-      "schedule",   "recompute",   "sequence_parallel", "micro_batch", "global_batch",
+      "data",         "tensor",    "pipeline",          "zero",        "virtual_stages",
+      "schedule",     "recompute", "sequence_parallel", "micro_batch", "global_batch",
       "bucket_bytes", "overlap",   "data_mode",         "algorithm"};
   return k;
 }
@@ -74,11 +74,12 @@ Result<Topology> grow(const Topology& t, int n) {
     }
   }
   const int nodes = (n + per_node - 1) / per_node;
-  auto grown = make_preset(name, nodes, name == "cpu-host" ? per_node : 0,
-                           has_fabric ? &fabric : nullptr);
+  auto grown =
+      make_preset(name, nodes, name == "cpu-host" ? per_node : 0, has_fabric ? &fabric : nullptr);
   if (!grown.is_ok())
-    return Status::error("--devices: " + std::to_string(n) + " devices need a bigger topology than '" +
-                         t.preset + "' (" + std::to_string(t.num_devices()) +
+    return Status::error("--devices: " + std::to_string(n) +
+                         " devices need a bigger topology than '" + t.preset + "' (" +
+                         std::to_string(t.num_devices()) +
                          " devices), and its preset cannot be grown: " + grown.message());
   return grown;
 }
@@ -118,7 +119,9 @@ Result<Topology> resize_topology(const Topology& t, int devices) {
   return first_devices(big, devices);
 }
 
-std::vector<std::string> sweep_keys() { return keys(); }
+std::vector<std::string> sweep_keys() {
+  return keys();
+}
 
 Result<Scenario> sweep_variant(const Scenario& base, const std::string& raw_key,
                                const std::string& value) {
@@ -133,9 +136,9 @@ Result<Scenario> sweep_variant(const Scenario& base, const std::string& raw_key,
       case ModelKind::kTransformer: {
         const int tp = st.tensor * st.pipeline;
         if (devices % tp != 0)
-          return Status::error("--devices: " + value +
-                               " devices are not a multiple of tensor x pipeline = " +
-                               std::to_string(tp));
+          return Status::error(
+              "--devices: " + value +
+              " devices are not a multiple of tensor x pipeline = " + std::to_string(tp));
         st.data = devices / tp;
         break;
       }
@@ -145,8 +148,9 @@ Result<Scenario> sweep_variant(const Scenario& base, const std::string& raw_key,
         break;
       default:
         if (s.mesh || !s.placement.empty())
-          return Status::error("--devices: the scenario fixes its devices (mesh or placement); "
-                               "sweep a strategy key with --set instead");
+          return Status::error(
+              "--devices: the scenario fixes its devices (mesh or placement); "
+              "sweep a strategy key with --set instead");
         st.data = devices;
         break;
     }
@@ -156,9 +160,10 @@ Result<Scenario> sweep_variant(const Scenario& base, const std::string& raw_key,
   }
   if (key == "data" || key == "tensor" || key == "pipeline" || key == "virtual_stages") {
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t x, positive(flag, value));
-    (key == "data" ? st.data : key == "tensor" ? st.tensor
-                           : key == "pipeline" ? st.pipeline
-                                               : st.virtual_stages) = static_cast<int>(x);
+    (key == "data"       ? st.data
+     : key == "tensor"   ? st.tensor
+     : key == "pipeline" ? st.pipeline
+                         : st.virtual_stages) = static_cast<int>(x);
   } else if (key == "zero") {
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t x, positive(flag, value, 0));
     if (x > 3) return Status::error(flag + ": found '" + value + "'; expected 0, 1, 2 or 3");
@@ -172,26 +177,39 @@ Result<Scenario> sweep_variant(const Scenario& base, const std::string& raw_key,
       return Status::error(flag + ": found '" + value + "'; expected a size such as 25MB");
     st.bucket_bytes = *q;
   } else if (key == "schedule") {
-    if (value == "gpipe") st.schedule = PipelineSchedule::kGpipe;
-    else if (value == "1f1b") st.schedule = PipelineSchedule::k1F1B;
-    else if (value == "interleaved") st.schedule = PipelineSchedule::kInterleaved;
-    else return Status::error(flag + ": found '" + value + "'; expected one of gpipe, 1f1b, interleaved");
+    if (value == "gpipe")
+      st.schedule = PipelineSchedule::kGpipe;
+    else if (value == "1f1b")
+      st.schedule = PipelineSchedule::k1F1B;
+    else if (value == "interleaved")
+      st.schedule = PipelineSchedule::kInterleaved;
+    else
+      return Status::error(flag + ": found '" + value +
+                           "'; expected one of gpipe, 1f1b, interleaved");
   } else if (key == "recompute") {
-    if (value == "none") s.training.recompute = Recompute::kNone;
-    else if (value == "selective") s.training.recompute = Recompute::kSelective;
-    else if (value == "full") s.training.recompute = Recompute::kFull;
-    else return Status::error(flag + ": found '" + value + "'; expected one of none, selective, full");
+    if (value == "none")
+      s.training.recompute = Recompute::kNone;
+    else if (value == "selective")
+      s.training.recompute = Recompute::kSelective;
+    else if (value == "full")
+      s.training.recompute = Recompute::kFull;
+    else
+      return Status::error(flag + ": found '" + value + "'; expected one of none, selective, full");
   } else if (key == "data_mode") {
-    if (value == "batch") st.data_mode = DataMode::kBatch;
-    else if (value == "pmap") st.data_mode = DataMode::kPmap;
-    else return Status::error(flag + ": found '" + value + "'; expected batch or pmap");
+    if (value == "batch")
+      st.data_mode = DataMode::kBatch;
+    else if (value == "pmap")
+      st.data_mode = DataMode::kPmap;
+    else
+      return Status::error(flag + ": found '" + value + "'; expected batch or pmap");
   } else if (key == "sequence_parallel" || key == "overlap") {
     BRIGADE_ASSIGN_OR_RETURN(const bool x, boolean(flag, value));
     (key == "overlap" ? st.overlap : st.sequence_parallel) = x;
   } else if (key == "algorithm") {
     auto a = parse_collective_algorithm(value);
-    if (!a) return Status::error(flag + ": found '" + value +
-                                 "'; expected one of ring, tree, halving-doubling, hierarchical");
+    if (!a)
+      return Status::error(flag + ": found '" + value +
+                           "'; expected one of ring, tree, halving-doubling, hierarchical");
     st.algorithm = *a;
     if (s.model_kind == ModelKind::kCollective) s.collective.algorithm = *a;
   } else {
@@ -243,8 +261,10 @@ Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
     pt.value = spec.values[i];
     pt.devices = devices_of(variants[i]);
     auto t = judge(variants[i]);
-    if (t.is_ok()) pt.step_seconds = *t;
-    else pt.error = t.message();
+    if (t.is_ok())
+      pt.step_seconds = *t;
+    else
+      pt.error = t.message();
     r.points.push_back(pt);
     if (progress) progress(static_cast<int>(i + 1), static_cast<int>(variants.size()), pt);
   }
@@ -268,8 +288,9 @@ Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
   std::vector<const SweepPoint*> judged;
   for (const SweepPoint& p : r.points)
     if (p.error.empty() && p.step_seconds > 0) judged.push_back(&p);
-  std::stable_sort(judged.begin(), judged.end(),
-                   [](const SweepPoint* a, const SweepPoint* b) { return a->devices < b->devices; });
+  std::stable_sort(judged.begin(), judged.end(), [](const SweepPoint* a, const SweepPoint* b) {
+    return a->devices < b->devices;
+  });
   for (size_t i = 1; i < judged.size(); ++i) {
     if (judged[i]->devices == judged[i - 1]->devices) continue;
     if (judged[i]->step_seconds >= judged[i - 1]->step_seconds) {
@@ -316,8 +337,10 @@ nlohmann::json sweep_json(const SweepResult& r) {
   j["judge"] = r.judge;
   nlohmann::json pts = nlohmann::json::array();
   for (const SweepPoint& p : r.points) {
-    nlohmann::json x = {{"value", p.value},       {"devices", p.devices},
-                        {"step_seconds", p.step_seconds}, {"speedup", p.speedup},
+    nlohmann::json x = {{"value", p.value},
+                        {"devices", p.devices},
+                        {"step_seconds", p.step_seconds},
+                        {"speedup", p.speedup},
                         {"efficiency", p.efficiency}};
     if (!p.error.empty()) x["error"] = p.error;
     pts.push_back(x);
@@ -340,8 +363,10 @@ std::string sweep_text(const SweepResult& r) {
   const bool by_devices = r.key == "devices";
   auto lead = [&](const std::string& value, const std::string& devices) {
     char col[128];
-    if (by_devices) std::snprintf(col, sizeof col, "%8s", devices.c_str());
-    else std::snprintf(col, sizeof col, "%-14s %8s", value.c_str(), devices.c_str());
+    if (by_devices)
+      std::snprintf(col, sizeof col, "%8s", devices.c_str());
+    else
+      std::snprintf(col, sizeof col, "%-14s %8s", value.c_str(), devices.c_str());
     return std::string(col);
   };
   std::snprintf(buf, sizeof buf, " %14s %9s %11s\n", "step", "speedup", "efficiency");
@@ -353,8 +378,8 @@ std::string sweep_text(const SweepResult& r) {
       s += lead(p.value, std::to_string(p.devices)) + "  " + p.error + "\n";
       continue;
     }
-    std::snprintf(buf, sizeof buf, " %14s %8.2fx %10.1f%%\n", format_seconds(p.step_seconds).c_str(),
-                  p.speedup, 100 * p.efficiency);
+    std::snprintf(buf, sizeof buf, " %14s %8.2fx %10.1f%%\n",
+                  format_seconds(p.step_seconds).c_str(), p.speedup, 100 * p.efficiency);
     s += lead(p.value, std::to_string(p.devices)) + buf;
   }
   if (r.amdahl_p) {

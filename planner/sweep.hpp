@@ -17,22 +17,22 @@
 namespace brigade::planner {
 
 struct SweepSpec {
-  std::string key = "devices";       // "devices", or a strategy / training key (see sweep_keys())
-  std::vector<std::string> values;   // as written on the command line
+  std::string key = "devices";      // "devices", or a strategy / training key (see sweep_keys())
+  std::vector<std::string> values;  // as written on the command line
 };
 
 struct SweepPoint {
-  std::string value;                 // the swept value as written
-  int devices = 0;                   // devices the plan uses
-  double step_seconds = 0;           // the judge's step time (0 when `error` is set)
-  double speedup = 0;                // T(first point) / T(this point)
-  double efficiency = 0;             // speedup / (devices / devices of the first point)
-  std::string error;                 // why this point could not be judged; "" when it was
+  std::string value;        // the swept value as written
+  int devices = 0;          // devices the plan uses
+  double step_seconds = 0;  // the judge's step time (0 when `error` is set)
+  double speedup = 0;       // T(first point) / T(this point)
+  double efficiency = 0;    // speedup / (devices / devices of the first point)
+  std::string error;        // why this point could not be judged; "" when it was
 };
 
 struct SweepResult {
   std::string key;
-  std::string judge;                 // "cost" or "sim"
+  std::string judge;  // "cost" or "sim"
   std::vector<SweepPoint> points;
   // Amdahl's law fitted to the (relative devices, speedup) points, when the
   // device count varies over at least two judged points.

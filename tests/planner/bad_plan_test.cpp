@@ -25,8 +25,9 @@ std::string first_error(const BadPlan& c) {
 
 class BadPlans : public ::testing::TestWithParam<BadPlan> {};
 
-TEST_P(BadPlans, ExactMessage) { EXPECT_EQ(first_error(GetParam()), GetParam().message); }
-
+TEST_P(BadPlans, ExactMessage) {
+  EXPECT_EQ(first_error(GetParam()), GetParam().message);
+}
 
 const BadPlan kCases[] = {
     {"batch_not_divisible_by_data",

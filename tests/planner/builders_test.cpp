@@ -37,8 +37,8 @@ double template_flops(const TransformerSpec& spec, std::int64_t B, Recompute r) 
   auto emb = embedding_block(shape);
   auto head = head_block(shape);
   EXPECT_TRUE(layer.is_ok() && emb.is_ok() && head.is_ok());
-  const double per_layer = layer->forward_flops() + layer->recompute_flops() +
-                           layer->backward_flops();
+  const double per_layer =
+      layer->forward_flops() + layer->recompute_flops() + layer->backward_flops();
   return static_cast<double>(spec.layers) * per_layer + emb->forward_flops() +
          emb->backward_flops() + head->forward_flops() + head->backward_flops();
 }
@@ -61,9 +61,9 @@ TEST_P(Table1, ParametersEqualEq2) {
 
 TEST_P(Table1, FlopsEqualEq3WithFullRecomputation) {
   const Table1Row& r = GetParam();
-  const double want = megatron_eq3(static_cast<double>(r.batch), testing::kTable1Seq,
-                                   static_cast<double>(r.layers), static_cast<double>(r.hidden),
-                                   testing::kTable1Vocab);
+  const double want =
+      megatron_eq3(static_cast<double>(r.batch), testing::kTable1Seq, static_cast<double>(r.layers),
+                   static_cast<double>(r.hidden), testing::kTable1Vocab);
   EXPECT_NEAR(template_flops(spec_of(r), r.batch, Recompute::kFull) / want, 1.0, 1e-9);
 }
 
@@ -93,8 +93,7 @@ TEST_P(Table1, ModelGraphCountsEq2AndEq3) {
   auto m = build_transformer_model(spec_of(r), 2, Recompute::kFull, Optimizer::kAdam);
   ASSERT_TRUE(m.is_ok()) << m.message();
   const double l = static_cast<double>(r.layers), h = static_cast<double>(r.hidden);
-  EXPECT_NEAR(m->parameter_count() /
-                  megatron_eq2(l, h, testing::kTable1Vocab, testing::kTable1Seq),
+  EXPECT_NEAR(m->parameter_count() / megatron_eq2(l, h, testing::kTable1Vocab, testing::kTable1Seq),
               1.0, 1e-12);
   EXPECT_NEAR(m->total_flops() / megatron_eq3(2, testing::kTable1Seq, l, h, testing::kTable1Vocab),
               1.0, 1e-9);
@@ -151,15 +150,14 @@ TEST_P(Activations, SavedBytesMatchKorthikanti) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Korthikanti, Activations,
-    ::testing::Values(ActivationCase{1, false, Recompute::kNone},
-                      ActivationCase{4, false, Recompute::kNone},
-                      ActivationCase{4, true, Recompute::kNone},
-                      ActivationCase{4, false, Recompute::kSelective},
-                      ActivationCase{4, true, Recompute::kSelective},
-                      ActivationCase{1, false, Recompute::kFull},
-                      ActivationCase{4, true, Recompute::kFull}));
+INSTANTIATE_TEST_SUITE_P(Korthikanti, Activations,
+                         ::testing::Values(ActivationCase{1, false, Recompute::kNone},
+                                           ActivationCase{4, false, Recompute::kNone},
+                                           ActivationCase{4, true, Recompute::kNone},
+                                           ActivationCase{4, false, Recompute::kSelective},
+                                           ActivationCase{4, true, Recompute::kSelective},
+                                           ActivationCase{1, false, Recompute::kFull},
+                                           ActivationCase{4, true, Recompute::kFull}));
 
 int count(const std::vector<Kernel>& ks, CollectiveKind kind) {
   int n = 0;

@@ -192,7 +192,8 @@ TEST(LowerGraph, DataParallelGradientsArePsummedInOneBucketOnDp) {
       EXPECT_EQ(p.task(p.deps(t)[0]).phase, Phase::kBackward);
     } else {
       // The loss sums over the batch rows split over 'data'.
-      EXPECT_EQ(c.reason.rfind("psum over 'data': the loss 'loss' sums over every element", 0), 0u) << c.reason;
+      EXPECT_EQ(c.reason.rfind("psum over 'data': the loss 'loss' sums over every element", 0), 0u)
+          << c.reason;
     }
   }
   EXPECT_EQ(dp, 1);

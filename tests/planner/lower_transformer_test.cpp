@@ -64,8 +64,8 @@ TEST_P(LoweredTable1, ProgramFlopsEqualEq3AndParametersEq2) {
   s.topology = testing::dgx_devices(r.tensor * r.pipeline);
   s.has_strategy = true;
   s.model_kind = ModelKind::kTransformer;
-  s.transformer = {r.layers, r.hidden, r.heads, testing::kTable1Seq, testing::kTable1Vocab, 4.0,
-                   DType::kF16};
+  s.transformer = {r.layers, r.hidden,   r.heads, testing::kTable1Seq, testing::kTable1Vocab,
+                   4.0,      DType::kF16};
   s.training.global_batch = 1;
   s.training.micro_batch = 1;
   s.training.recompute = Recompute::kFull;
@@ -108,8 +108,8 @@ TEST(LowerTransformer, TensorParallelTwoAllReducesEachWayPerLayer) {
   Scenario s = small_gpt(4, 1, 1, 1, 1);
   Plan plan = lower_ok(s);
   for (int layer = 0; layer < 4; ++layer) {
-    EXPECT_EQ(count_collectives(plan.program, 0, Phase::kForward, CollectiveKind::kAllReduce,
-                                layer, "compute"),
+    EXPECT_EQ(count_collectives(plan.program, 0, Phase::kForward, CollectiveKind::kAllReduce, layer,
+                                "compute"),
               2);
     EXPECT_EQ(count_collectives(plan.program, 0, Phase::kBackward, CollectiveKind::kAllReduce,
                                 layer, "compute"),
@@ -170,9 +170,9 @@ TEST(Schedule, InterleavedByHand) {
   // p = 2, v = 2, m = 4 (Megatron-LM's interleaved schedule, stage 0):
   // warm-up (p-1)*2 + (v-1)*p = 4 forwards; chunk of virtual micro-batch k is
   // (k mod 4) / 2 (reversed for backwards), micro-batch (k / 4) * 2 + k mod 2.
-  EXPECT_EQ(schedule_string(pipeline_schedule(PipelineSchedule::kInterleaved, 2, 0, 4, 2, false),
-                            true),
-            "F0.0 F1.0 F0.1 F1.1 F2.0 B0.1 F3.0 B1.1 F2.1 B0.0 F3.1 B1.0 B2.1 B3.1 B2.0 B3.0");
+  EXPECT_EQ(
+      schedule_string(pipeline_schedule(PipelineSchedule::kInterleaved, 2, 0, 4, 2, false), true),
+      "F0.0 F1.0 F0.1 F1.1 F2.0 B0.1 F3.0 B1.1 F2.1 B0.0 F3.1 B1.0 B2.1 B3.1 B2.0 B3.0");
 }
 
 // Peak number of live activation buffers on a device, walking its compute
@@ -310,7 +310,8 @@ TEST(LowerTransformer, ZeroShardsStateOverTheDataGroup) {
     EXPECT_DOUBLE_EQ(resident(p, 0, MemoryCategory::kParams), 2 * P / (zero >= 3 ? D : 1));
     EXPECT_DOUBLE_EQ(resident(p, 0, MemoryCategory::kGrads), 2 * P / (zero >= 2 ? D : 1));
     EXPECT_DOUBLE_EQ(resident(p, 0, MemoryCategory::kOptimizer), 12 * P / (zero >= 1 ? D : 1));
-    const int rs = count_collectives(p, 0, Phase::kBackward, CollectiveKind::kReduceScatter, -1, "dp");
+    const int rs =
+        count_collectives(p, 0, Phase::kBackward, CollectiveKind::kReduceScatter, -1, "dp");
     const int ar = count_collectives(p, 0, Phase::kBackward, CollectiveKind::kAllReduce, -1, "dp");
     const int ag = count_collectives(p, 0, Phase::kForward, CollectiveKind::kAllGather, -1, "dp") +
                    count_collectives(p, 0, Phase::kBackward, CollectiveKind::kAllGather, -1, "dp") +
@@ -358,7 +359,7 @@ TEST(LowerTransformer, ZeroThreeGathersBeforeUseAndFreesAfter) {
     const Buffer& b = p.buffers()[static_cast<size_t>(p.allocs(t)[0])];
     EXPECT_EQ(b.category, MemoryCategory::kParams);
     if (x.layer >= 0) {
-    // ...and a compute task frees them.
+      // ...and a compute task frees them.
       EXPECT_DOUBLE_EQ(b.bytes, (12.0 * 65536 + 13 * 256) * 2);
     }
     bool freed = false;
@@ -437,8 +438,9 @@ std::map<std::tuple<int, int, int>, std::pair<int, double>> collective_totals(co
   std::map<std::tuple<int, int, int>, std::pair<int, double>> m;
   for (const Task& t : p.tasks()) {
     if (t.kind != TaskKind::kCollective) continue;
-    auto& e = m[{t.device, static_cast<int>(t.phase == Phase::kRecompute ? Phase::kBackward : t.phase),
-                 static_cast<int>(p.collectives()[static_cast<size_t>(t.collective)].kind)}];
+    auto& e =
+        m[{t.device, static_cast<int>(t.phase == Phase::kRecompute ? Phase::kBackward : t.phase),
+           static_cast<int>(p.collectives()[static_cast<size_t>(t.collective)].kind)}];
     ++e.first;
     e.second += t.bytes;
   }
@@ -484,8 +486,7 @@ TEST(LowerTransformer, InterleavedScheduleBuilds) {
   int sends = 0;
   for (const Task& t : plan.program.tasks()) sends += t.kind == TaskKind::kTransfer;
   EXPECT_EQ(sends, 4 * 3 * 2);
-  EXPECT_NEAR(plan.program.total_flops() /
-                  testing::megatron_eq3_no_recompute(4, 128, 4, 256, 1024),
+  EXPECT_NEAR(plan.program.total_flops() / testing::megatron_eq3_no_recompute(4, 128, 4, 256, 1024),
               1.0, 1e-12);
 }
 

@@ -45,7 +45,8 @@ TEST(Scenarios, PmapTrainStepAveragesTheScalarGradient) {
   Plan plan = lower_ok(load("pmap_train_step.yaml"));
   int dp = 0;
   for (const Collective& c : plan.program.collectives()) {
-    const auto& stream = plan.program.streams()[static_cast<size_t>(plan.program.task(c.tasks[0]).stream)];
+    const auto& stream =
+        plan.program.streams()[static_cast<size_t>(plan.program.task(c.tasks[0]).stream)];
     if (stream.name != "dp") continue;
     ++dp;
     EXPECT_DOUBLE_EQ(c.bytes, 4);  // one f32 weight
@@ -118,7 +119,9 @@ TEST(Scenarios, Llm13bOnTensorGroupsInsideNodes) {
               1.0, 1e-9);
   // Every tensor-parallel group lies inside one node.
   for (const Collective& c : plan.program.collectives()) {
-    if (c.group.size() != 8 || plan.program.streams()[static_cast<size_t>(plan.program.task(c.tasks[0]).stream)].name != "compute")
+    if (c.group.size() != 8 ||
+        plan.program.streams()[static_cast<size_t>(plan.program.task(c.tasks[0]).stream)].name !=
+            "compute")
       continue;
     std::set<int> nodes;
     for (int d : c.group) nodes.insert(s.topology.device(d).node);

@@ -5,7 +5,9 @@
 namespace brigade::planner {
 namespace {
 
-Mesh mesh_2x4() { return Mesh{{"data", "model"}, {2, 4}}; }
+Mesh mesh_2x4() {
+  return Mesh{{"data", "model"}, {2, 4}};
+}
 
 TEST(Mesh, GroupsAlongAxes) {
   const Mesh m = mesh_2x4();

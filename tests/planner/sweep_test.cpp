@@ -57,12 +57,11 @@ TEST(Sweep, SpeedupEfficiencyAndWhereItStopsPaying) {
   SweepSpec spec;
   spec.values = {"1", "2", "4", "8"};
   int calls = 0;
-  auto r = run_sweep(base, spec, "fake", amdahl_judge,
-                     [&](int done, int total, const SweepPoint&) {
-                       ++calls;
-                       EXPECT_EQ(total, 4);
-                       EXPECT_EQ(done, calls);
-                     });
+  auto r = run_sweep(base, spec, "fake", amdahl_judge, [&](int done, int total, const SweepPoint&) {
+    ++calls;
+    EXPECT_EQ(total, 4);
+    EXPECT_EQ(done, calls);
+  });
   ASSERT_TRUE(r.is_ok()) << r.message();
   ASSERT_EQ(r->points.size(), 4u);
   // S(4) = 1 / (0.1 + 0.9/4) = 1/0.325 = 3.0769...; efficiency S/4.
