@@ -13,7 +13,9 @@
 #include "cli/verbs.hpp"
 #include "core/units.hpp"
 #include "costmodel/plan.hpp"
+#include "planner/lower.hpp"
 #include "planner/sweep.hpp"
+#include "sim/simulator.hpp"
 
 namespace brigade::cli {
 namespace {
@@ -44,7 +46,7 @@ void run_sweep(const SweepOptions& o) {
                    "; expected one of them"};
   if (o.csv && o.json)
     throw BadInput{"brigade: error: sweep: found both --csv and --json; expected at most one"};
-  const std::string judge_name = parse_choice_flag("--judge", o.judge, {"cost"});
+  const std::string judge_name = parse_choice_flag("--judge", o.judge, {"cost", "sim"});
   planner::SweepSpec spec;
   if (!o.devices.empty()) {
     for (int n : parse_int_list_flag("--devices", o.devices, 1))
@@ -62,6 +64,21 @@ void run_sweep(const SweepOptions& o) {
     if (!e.is_ok()) return e.status();
     return e->step_seconds;
   };
+  if (judge_name == "sim")
+    judge = [](const Scenario& s) -> Result<double> {
+      // The planner's Program through the simulator, with the scenario's
+      // network model and device speeds.
+      auto plan = planner::lower(s);
+      if (!plan.is_ok()) return plan.status();
+      sim::SimOptions options;
+      options.network = s.simulation.network == "ideal" ? sim::NetworkModel::kIdeal
+                                                        : sim::NetworkModel::kFlow;
+      options.speed = s.simulation.speed;
+      options.record_task_times = false;
+      auto r = sim::simulate(plan->program, s.topology, s.profile, options);
+      if (!r.is_ok()) return r.status();
+      return r->step_seconds;
+    };
   auto progress = [&](int done, int total, const planner::SweepPoint& p) {
     if (o.quiet) return;
     std::cerr << fmt::format("sweep: {}/{} {}={} ({} devices): {}\n", done, total, spec.key,
@@ -90,7 +107,9 @@ const RegisterVerb kRegister("sweep", 45, [](CLI::App& app) {
   cmd->add_option("--set", opts->set,
                   "KEY=V1,V2,... over a strategy or training key, e.g. tensor=1,2,4,8 or "
                   "schedule=gpipe,1f1b");
-  cmd->add_option("--judge", opts->judge, "who judges each point: cost (default)");
+  cmd->add_option("--judge", opts->judge,
+                  "who judges each point: cost (closed form, default) or sim (the planner's "
+                  "Program through the simulator)");
   cmd->add_flag("--csv", opts->csv,
                 "CSV on stdout: value,devices,step_seconds,speedup,efficiency,error");
   cmd->add_flag("--json", opts->json, "one JSON object on stdout");
