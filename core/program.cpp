@@ -104,17 +104,32 @@ double Program::total_flops() const {
 
 // ---- builder ---------------------------------------------------------------------
 
+namespace {
+// Heterogeneous lookup: find(string_view) without building a std::string.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+template <class V>
+using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+}  // namespace
+
 struct ProgramBuilder::Index {
-  std::unordered_map<std::string, NameId> names;
-  std::unordered_map<std::int64_t, std::unordered_map<std::string, StreamId>> streams;
+  StringMap<NameId> names;
+  std::unordered_map<std::int64_t, StringMap<StreamId>> streams;
 };
 
 ProgramBuilder::ProgramBuilder(std::string name, int num_devices)
     : name_(std::move(name)), num_devices_(num_devices), index_(std::make_shared<Index>()) {}
 
+void ProgramBuilder::reserve(size_t tasks, size_t deps) {
+  tasks_.reserve(tasks);
+  deps_.reserve(deps);
+}
+
 StreamId ProgramBuilder::stream(std::int32_t device, std::string_view name) {
   auto& by_name = index_->streams[device];
-  auto it = by_name.find(std::string(name));
+  auto it = by_name.find(name);
   if (it != by_name.end()) return it->second;
   const auto id = static_cast<StreamId>(streams_.size());
   streams_.push_back(Stream{device, std::string(name)});
@@ -124,7 +139,7 @@ StreamId ProgramBuilder::stream(std::int32_t device, std::string_view name) {
 }
 
 NameId ProgramBuilder::intern(std::string_view name) {
-  auto it = index_->names.find(std::string(name));
+  auto it = index_->names.find(name);
   if (it != index_->names.end()) return it->second;
   const auto id = static_cast<NameId>(names_.size());
   names_.emplace_back(name);
@@ -243,7 +258,7 @@ namespace {
 // Groups (key, value) pairs into CSR arrays over `n` keys, keeping the
 // insertion order of values within a key.
 template <class V>
-void to_csr(std::vector<std::pair<TaskId, V>>& pairs, size_t n, std::vector<std::int64_t>& off,
+void to_csr(const std::vector<std::pair<TaskId, V>>& pairs, size_t n, std::vector<std::int64_t>& off,
             std::vector<V>& ids) {
   off.assign(n + 1, 0);
   for (const auto& p : pairs) ++off[static_cast<size_t>(p.first) + 1];
@@ -387,10 +402,9 @@ Result<Program> ProgramBuilder::build() && {
       for (size_t i = 1; i < ts.size(); ++i)
         edges.emplace_back(rep[static_cast<size_t>(ts[i - 1])], rep[static_cast<size_t>(ts[i])]);
     }
-    std::vector<std::pair<TaskId, TaskId>> fwd = edges;
     std::vector<std::int64_t> off;
     std::vector<TaskId> succ;
-    to_csr(fwd, tasks_.size(), off, succ);
+    to_csr(edges, tasks_.size(), off, succ);
     for (const auto& e : edges)
       if (e.first != e.second) ++indeg[static_cast<size_t>(e.second)];
     std::vector<TaskId> queue;

@@ -175,6 +175,9 @@ class ProgramBuilder {
  public:
   explicit ProgramBuilder(std::string name = "", int num_devices = 0);
 
+  // Capacity hints for large Programs (avoids regrowing multi-GB arrays).
+  void reserve(size_t tasks, size_t deps = 0);
+
   // The stream of this name on this device, created on first use.
   StreamId stream(std::int32_t device, std::string_view name);
   NameId intern(std::string_view name);

@@ -1,0 +1,121 @@
+// brigade sweep SCENARIO --devices 1,2,4,... | --set KEY=V1,V2,...: one plan
+// judged at several device counts (the data degree scales, the global batch
+// stays) or values of one strategy key; step time, speedup, efficiency,
+// Amdahl's p and where adding devices stops paying. Progress on stderr.
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_util.hpp"
+#include "cli/verbs.hpp"
+#include "core/units.hpp"
+#include "costmodel/plan.hpp"
+#include "planner/lower.hpp"
+#include "planner/sweep.hpp"
+#include "sim/simulator.hpp"
+
+namespace brigade::cli {
+namespace {
+
+struct SweepOptions {
+  std::string scenario, devices, set, judge = "cost";
+  bool csv = false, json = false, quiet = false;
+};
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    out.push_back(
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+void run_sweep(const SweepOptions& o) {
+  if (o.devices.empty() == o.set.empty())
+    throw BadInput{"brigade: error: sweep: found " +
+                   std::string(o.devices.empty() ? "neither --devices nor --set"
+                                                 : "both --devices and --set") +
+                   "; expected one of them"};
+  if (o.csv && o.json)
+    throw BadInput{"brigade: error: sweep: found both --csv and --json; expected at most one"};
+  const std::string judge_name = parse_choice_flag("--judge", o.judge, {"cost", "sim"});
+  planner::SweepSpec spec;
+  if (!o.devices.empty()) {
+    for (int n : parse_int_list_flag("--devices", o.devices, 1))
+      spec.values.push_back(std::to_string(n));
+  } else {
+    const size_t eq = o.set.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == o.set.size())
+      throw_flag_error("--set", o.set, "KEY=V1,V2,... such as tensor=1,2,4,8");
+    spec.key = o.set.substr(0, eq);
+    spec.values = split(o.set.substr(eq + 1));
+  }
+  const Scenario scenario = load_scenario_or_throw(o.scenario);
+  planner::SweepJudge judge = [](const Scenario& s) -> Result<double> {
+    auto e = cost::estimate_plan(s);
+    if (!e.is_ok()) return e.status();
+    return e->step_seconds;
+  };
+  if (judge_name == "sim")
+    judge = [](const Scenario& s) -> Result<double> {
+      // The planner's Program through the simulator, with the scenario's
+      // network model and device speeds.
+      auto plan = planner::lower(s);
+      if (!plan.is_ok()) return plan.status();
+      sim::SimOptions options;
+      options.network = s.simulation.network == "ideal" ? sim::NetworkModel::kIdeal
+                                                        : sim::NetworkModel::kFlow;
+      options.speed = s.simulation.speed;
+      options.record_task_times = false;
+      auto r = sim::simulate(plan->program, s.topology, s.profile, options);
+      if (!r.is_ok()) return r.status();
+      return r->step_seconds;
+    };
+  auto progress = [&](int done, int total, const planner::SweepPoint& p) {
+    if (o.quiet) return;
+    std::cerr << fmt::format("sweep: {}/{} {}={} ({} devices): {}\n", done, total, spec.key,
+                             p.value, p.devices,
+                             p.error.empty() ? format_seconds(p.step_seconds) : p.error);
+  };
+  auto r = planner::run_sweep(scenario, spec, judge_name, judge, progress);
+  if (!r.is_ok()) throw_status(r.status());
+  if (o.json)
+    std::cout << planner::sweep_json(*r).dump(2) << "\n";
+  else if (o.csv)
+    std::cout << planner::sweep_csv(*r);
+  else
+    std::cout << planner::sweep_text(*r);
+}
+
+const RegisterVerb kRegister("sweep", 45, [](CLI::App& app) {
+  auto opts = std::make_shared<SweepOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "sweep",
+      "Judge one scenario at several device counts (the data degree scales, the global\n"
+      "batch stays) or values of one strategy key: step time, speedup, efficiency, the\n"
+      "fitted Amdahl p, and where adding devices stops paying.");
+  cmd->add_option("scenario", opts->scenario, "scenario file (.yaml, .yml, .json)")->required();
+  cmd->add_option("--devices", opts->devices, "device counts, e.g. 1,2,4,8");
+  cmd->add_option("--set", opts->set,
+                  "KEY=V1,V2,... over a strategy or training key, e.g. tensor=1,2,4,8 or "
+                  "schedule=gpipe,1f1b");
+  cmd->add_option("--judge", opts->judge,
+                  "who judges each point: cost (closed form, default) or sim (the planner's "
+                  "Program through the simulator)");
+  cmd->add_flag("--csv", opts->csv,
+                "CSV on stdout: value,devices,step_seconds,speedup,efficiency,error");
+  cmd->add_flag("--json", opts->json, "one JSON object on stdout");
+  cmd->add_flag("--quiet", opts->quiet, "no progress on stderr");
+  cmd->callback([opts] { run_sweep(*opts); });
+});
+
+}  // namespace
+}  // namespace brigade::cli

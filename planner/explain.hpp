@@ -1,0 +1,27 @@
+// `brigade explain`: what the head chef decided. For each device (chef):
+// the shapes it holds, each collective and why it is there, memory by
+// category; for the plan: parameters and FLOPs per iteration.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/scenario.hpp"
+#include "planner/plan.hpp"
+
+namespace brigade::planner {
+
+// Machine-readable explanation. Keys: "scenario", "summary", "notes",
+// "parameters", "flops_per_iteration", "granularity", "program" (task,
+// collective and transfer counts), "warnings" (devices over their memory),
+// "devices"[] with "id", "name", "role", "view", "shapes"[] ({name, role,
+// global, local, dtype, sharding, count}), "collectives"[] ({kind, stream,
+// group, count, bytes, reason}), "transfers"[] ({to, stream, count, bytes}),
+// "memory" (bytes per category, "resident", "peak") and "tasks".
+nlohmann::json explain_json(const Plan& plan, const Scenario& scenario);
+
+// The same for people, grouping devices that hold and do the same things.
+std::string explain_text(const Plan& plan, const Scenario& scenario);
+
+}  // namespace brigade::planner

@@ -1,0 +1,1072 @@
+// Transformer lowering: tensor, sequence, pipeline and data parallelism,
+// ZeRO 1/2/3, activation recomputation, topology-aware rank mapping. Every
+// device of one pipeline stage runs the same schedule, so a stage is emitted
+// in lockstep over its T x D devices (rank r = d*T + t): each logical task
+// becomes R consecutive tasks, rank r's at base + r.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "core/plan_check.hpp"
+#include "core/profile.hpp"
+#include "costmodel/memory.hpp"
+#include "planner/builders.hpp"
+#include "planner/lower_internal.hpp"
+#include "planner/rank_map.hpp"
+#include "planner/schedule.hpp"
+
+namespace brigade::planner::detail {
+namespace {
+
+constexpr TaskId kNone = -1;
+
+struct Block {
+  const BlockTemplate* tpl = nullptr;
+  int layer = -1;                 // global layer index; -1 for the embedding and the head
+  std::string label;              // "layer 5", "embedding", "head"
+  std::vector<ParamGroup> owned;  // what this device keeps (the head's tied copy included)
+  double owned_elements = 0;
+  double gather_elements = 0;  // ZeRO-3: parameters it needs whole while it computes
+  int tied_group = -1;         // index in `owned` of the tied word embedding, if any
+};
+
+struct Setup {
+  const Scenario* sc = nullptr;
+  int T = 1, D = 1, P = 1, v = 1, V = 1;  // V = P * v virtual stages
+  int m = 1;                              // micro-batches per pipeline
+  std::int64_t b = 1;                     // sequences per micro-batch
+  std::int64_t layers_per_chunk = 0;
+  bool training = true;
+  bool fuse = false;              // kRegion, kStep: consecutive kernels become one task
+  bool fuse_collectives = false;  // kStep: a step's tensor-parallel collectives merge per kind
+  int zero = 0;
+  double e = 2;
+  DType dtype = DType::kBF16;
+  BlockTemplate layer, embedding, head;
+  std::unique_ptr<RankMap> ranks;
+  std::vector<TaskId> send_base, recv_base;  // pipeline transfers, by key
+  int key(int vs, int mb, bool forward) const { return (vs * m + mb) * 2 + (forward ? 0 : 1); }
+};
+
+// What one emitted stage hands to the finishing pass.
+struct StageOut {
+  std::vector<int> devices;  // by rank r = d*T + t
+  std::vector<StreamId> compute, dp;
+  std::vector<std::vector<TaskId>> grad_sync;  // per rank: collectives the optimizer waits for
+  TaskId tied_grad = kNone;  // base: task completing the tied embedding's gradient
+  double tied_elements = 0;
+  double replicated_elements = 0;  // not split over 'tensor' (LN, biases, positions)
+  double owned_elements = 0;
+  TaskId final_compute = kNone;
+  std::vector<double> buckets;  // ZeRO-1/2: bytes of each gradient bucket
+};
+
+class StageEmitter {
+ public:
+  StageEmitter(ProgramBuilder& b, Setup& s, int p) : b_(b), s_(s), p_(p) {
+    R_ = s.T * s.D;
+    out_.devices.resize(static_cast<size_t>(R_));
+    for (int r = 0; r < R_; ++r)
+      out_.devices[static_cast<size_t>(r)] = s.ranks->device(r % s.T, r / s.T, p);
+    for (int dev : out_.devices) out_.compute.push_back(b.stream(dev, "compute"));
+    if (s.training && s.D > 1)
+      for (int dev : out_.devices) out_.dp.push_back(b.stream(dev, "dp"));
+    if (s.P > 1)
+      for (int dev : out_.devices) pp_.push_back(b.stream(dev, "pp"));
+    out_.grad_sync.resize(static_cast<size_t>(R_));
+    build_blocks();
+  }
+
+  Result<StageOut> run() {
+    BRIGADE_RETURN_IF_ERROR(add_resident_buffers());
+    const auto steps =
+        pipeline_schedule(s_.sc->strategy.schedule, s_.P, p_, s_.m, s_.v, !s_.training);
+    // The step of each chunk whose backward finishes the gradients.
+    std::vector<int> last_bwd(static_cast<size_t>(s_.v), -1),
+        first_bwd(static_cast<size_t>(s_.v), -1);
+    for (int i = 0; i < static_cast<int>(steps.size()); ++i)
+      if (!steps[static_cast<size_t>(i)].forward) {
+        const auto c = static_cast<size_t>(steps[static_cast<size_t>(i)].chunk);
+        last_bwd[c] = i;
+        if (first_bwd[c] < 0) first_bwd[c] = i;
+      }
+    saved_.assign(static_cast<size_t>(s_.v), {});
+    for (int i = 0; i < static_cast<int>(steps.size()); ++i) {
+      const PipelineStep& st = steps[static_cast<size_t>(i)];
+      if (st.forward)
+        forward_step(st);
+      else
+        backward_step(st, i == last_bwd[static_cast<size_t>(st.chunk)],
+                      i == first_bwd[static_cast<size_t>(st.chunk)]);
+    }
+    flush();
+    close_bucket();
+    out_.final_compute = last_compute_;
+    if (!s_.sc->strategy.overlap)
+      for (auto& bk : deferred_buckets_) emit_bucket(bk, out_.final_compute);
+    return std::move(out_);
+  }
+
+ private:
+  // ---- blocks -------------------------------------------------------------------
+  void build_blocks() {
+    chunks_.resize(static_cast<size_t>(s_.v));
+    for (int c = 0; c < s_.v; ++c) {
+      const int vs = c * s_.P + p_;
+      auto& blocks = chunks_[static_cast<size_t>(c)];
+      if (vs == 0) {
+        Block e;
+        e.tpl = &s_.embedding;
+        e.label = "embedding";
+        e.owned = s_.embedding.params;
+        e.tied_group = s_.P > 1 ? 0 : -1;
+        blocks.push_back(e);
+      }
+      for (std::int64_t j = 0; j < s_.layers_per_chunk; ++j) {
+        Block l;
+        l.tpl = &s_.layer;
+        l.layer = static_cast<int>(vs * s_.layers_per_chunk + j);
+        l.label = "layer " + std::to_string(l.layer);
+        l.owned = s_.layer.params;
+        blocks.push_back(l);
+      }
+      if (vs == s_.V - 1) {
+        Block h;
+        h.tpl = &s_.head;
+        h.label = "head";
+        // Tied weights: the logits GEMM uses the word embedding. On another
+        // device than the embedding, the head keeps its own copy (Megatron-LM
+        // sums the two copies' gradients, see the finishing pass).
+        if (p_ != 0) {
+          h.owned.push_back(s_.embedding.params[0]);
+          h.owned.back().name = "head.word_embedding_copy";
+          h.tied_group = 0;
+        }
+        blocks.push_back(h);
+      }
+      for (Block& blk : blocks) {
+        for (const ParamGroup& g : blk.owned) blk.owned_elements += g.local_elements();
+        blk.gather_elements = blk.owned_elements;
+        if (blk.tpl == &s_.head && p_ == 0)  // uses the embedding's (gathered) table
+          blk.gather_elements = s_.embedding.params[0].local_elements();
+        out_.owned_elements += blk.owned_elements;
+        for (const ParamGroup& g : blk.owned) out_.replicated_elements += g.replicated_elements();
+        if (blk.tied_group >= 0 && s_.P > 1)
+          out_.tied_elements = blk.owned[static_cast<size_t>(blk.tied_group)].local_elements();
+      }
+    }
+  }
+
+  // Model states (costmodel/memory.hpp: bytes per parameter by dtype and
+  // optimizer, ZeRO sharding over the data group), resident from time 0.
+  Status add_resident_buffers() {
+    const Scenario& sc = *s_.sc;
+    const cost::BytesPerParameter per =
+        cost::bytes_per_parameter(cost::optimizer_kind(sc.training.optimizer), s_.dtype,
+                                  sc.training.mixed_precision, s_.training);
+    BRIGADE_ASSIGN_OR_RETURN(const cost::ModelStateBytes m,
+                             cost::model_state_bytes(out_.owned_elements, per, s_.zero, s_.D));
+    for (int r = 0; r < R_; ++r) {
+      const int dev = out_.devices[static_cast<size_t>(r)];
+      b_.add_buffer("parameters", dev, m.params_bytes, MemoryCategory::kParams, true);
+      if (m.grads_bytes > 0)
+        b_.add_buffer("gradients", dev, m.grads_bytes, MemoryCategory::kGrads, true);
+      if (m.optimizer_bytes > 0)
+        b_.add_buffer("optimizer state", dev, m.optimizer_bytes, MemoryCategory::kOptimizer, true);
+    }
+    return Status::ok();
+  }
+
+  // ---- pending task (one kernel, or a fused region) -----------------------------
+  // Fused modes keep a run's GEMMs and its memory-bound kernels apart: two
+  // tasks, each timed by the roofline of its sums, so memory-bound time adds
+  // to GEMM time instead of hiding under it in one max().
+  struct Pending {
+    int kernels = 0;
+    int gemms = 0, memory = 0;
+    Kernel first_gemm, first_memory;
+    double gemm_flops = 0, gemm_bytes = 0, memory_bytes = 0;
+    Phase phase = Phase::kForward;
+    int layer = -1, mb = -1;
+    std::vector<std::vector<TaskId>> deps;  // per rank
+    std::vector<BufferId> allocs, frees;    // slot bases (rank r's buffer at base + r)
+    std::vector<int> recv_keys;
+  };
+
+  void attach(TaskId id, int r) {
+    for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
+    for (BufferId a : pend_.allocs) b_.alloc(id, a + r);
+    for (BufferId f : pend_.frees) b_.free(id, f + r);
+  }
+
+  void link_recv(int key, TaskId base) {
+    TaskId& recv = s_.recv_base[static_cast<size_t>(key)];
+    recv = base;
+    const TaskId send = s_.send_base[static_cast<size_t>(key)];
+    if (send != kNone)
+      for (int r = 0; r < R_; ++r) b_.depend(base + r, send + r);
+  }
+
+  void clear_attachments() {
+    pend_.deps.clear();
+    pend_.allocs.clear();
+    pend_.frees.clear();
+    pend_.recv_keys.clear();
+  }
+
+  // Emits everything pending: the compute, then (kStep) the step's merged
+  // tensor-parallel collectives. Returns the base id of the last task.
+  TaskId flush() {
+    flush_compute();
+    if (!deferred_.empty()) emit_deferred();
+    return last_compute_;
+  }
+
+  // Emits the pending kernel(s) as one task per rank; returns the base id
+  // (or the last task's when nothing was pending).
+  TaskId flush_compute() {
+    if (pend_.kernels == 0) return last_compute_;
+    const bool both = pend_.gemms > 0 && pend_.memory > 0;
+    TaskId first_base = -1;
+    // Short names (interned once; no allocation per task).
+    const std::string fused = std::string(phase_name(pend_.phase)) + " fused";
+    auto emit = [&](bool gemm, bool first, bool last) {
+      const TaskId base = b_.num_tasks();
+      const int n = gemm ? pend_.gemms : pend_.memory;
+      const Kernel& k = gemm ? pend_.first_gemm : pend_.first_memory;
+      const std::string name = n == 1 ? k.name : fused + (gemm ? " gemms" : " memory");
+      for (int r = 0; r < R_; ++r) {
+        const StreamId st = out_.compute[static_cast<size_t>(r)];
+        TaskId id;
+        if (gemm && n == 1)
+          id = b_.add_gemm(st, k.m, k.n, k.k, s_.dtype, name, pend_.phase, k.batch);
+        else if (gemm)
+          id = b_.add_fixed(st, pend_.gemm_flops, pend_.gemm_bytes, s_.dtype, name, pend_.phase);
+        else
+          id = b_.add_memory_bound(st, pend_.memory_bytes, s_.dtype, name, pend_.phase);
+        Task& t = b_.task(id);
+        t.layer = pend_.layer;
+        t.micro_batch = pend_.mb;
+        if (first) {
+          for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
+          for (BufferId a : pend_.allocs) b_.alloc(id, a + r);
+        }
+        if (last)
+          for (BufferId f : pend_.frees) b_.free(id, f + r);
+      }
+      if (first) first_base = base;
+      last_compute_ = base;
+    };
+    if (pend_.gemms > 0) emit(true, true, !both);
+    if (pend_.memory > 0) emit(false, !both, true);
+    for (int key : pend_.recv_keys) link_recv(key, first_base);
+    clear_attachments();
+    pend_.kernels = pend_.gemms = pend_.memory = 0;
+    pend_.gemm_flops = pend_.gemm_bytes = pend_.memory_bytes = 0;
+    return last_compute_;
+  }
+
+  // A dependency for the next task: it must not delay kernels already pending.
+  void next_depends(std::vector<TaskId> per_rank) {
+    if (pend_.kernels > 0) flush();
+    pend_.deps.push_back(std::move(per_rank));
+  }
+  void next_allocs(BufferId slot) {
+    if (pend_.kernels > 0 && !s_.fuse) flush();
+    pend_.allocs.push_back(slot);
+  }
+
+  void add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
+    if (k.is_collective && s_.fuse_collectives) {
+      defer(k, phase, mb);
+      return;
+    }
+    if (k.is_collective) {
+      tensor_collective(k, phase, layer, mb);
+      return;
+    }
+    if (pend_.kernels > 0 && (!s_.fuse || pend_.phase != phase || pend_.mb != mb)) flush_compute();
+    if (pend_.kernels == 0) {
+      pend_.phase = phase;
+      pend_.layer = layer;
+      pend_.mb = mb;
+    }
+    ++pend_.kernels;
+    if (k.compute == ComputeKind::kGemm) {
+      if (pend_.gemms++ == 0) pend_.first_gemm = k;
+      pend_.gemm_flops += k.flops();
+      pend_.gemm_bytes += gemm_bytes(k.m, k.n, k.k, s_.dtype, k.batch);
+    } else {
+      if (pend_.memory++ == 0) pend_.first_memory = k;
+      pend_.memory_bytes += k.bytes;
+    }
+  }
+
+  void tensor_collective(const Kernel& k, Phase phase, int layer, int mb) {
+    flush_compute();
+    const TaskId base = b_.num_tasks();
+    for (int d = 0; d < s_.D; ++d) {
+      std::vector<StreamId> streams;
+      for (int t = 0; t < s_.T; ++t)
+        streams.push_back(out_.compute[static_cast<size_t>(d * s_.T + t)]);
+      const CollectiveId c =
+          b_.add_collective(k.collective, CollectiveAlgorithm::kRing, s_.ranks->tensor_group(d, p_),
+                            k.collective_bytes, streams, k.name, phase, k.reason);
+      b_.collective(c).dtype = s_.dtype;
+      for (int t = 0; t < s_.T; ++t) {
+        Task& task = b_.task(b_.collective_task(c, t));
+        task.layer = layer;
+        task.micro_batch = mb;
+      }
+    }
+    // Whatever waited for "the next task" waits for this one.
+    for (int r = 0; r < R_; ++r) attach(base + r, r);
+    for (int key : pend_.recv_keys) link_recv(key, base);
+    clear_attachments();
+    last_compute_ = base;
+  }
+
+  // kStep: the step's tensor-parallel collectives of one kind become one
+  // collective carrying their summed bytes, issued after the step's fused
+  // compute on the same stream (the stream's busy time is the same sum; the
+  // per-call latency is paid once instead of n times).
+  struct Deferred {
+    CollectiveKind kind;
+    double bytes = 0;
+    int count = 0;
+    Phase phase;
+    int mb;
+    std::vector<std::string> reasons;
+  };
+  void defer(const Kernel& k, Phase phase, int mb) {
+    for (Deferred& d : deferred_)
+      if (d.kind == k.collective) {
+        d.bytes += k.collective_bytes;
+        ++d.count;
+        if (std::find(d.reasons.begin(), d.reasons.end(), k.reason) == d.reasons.end())
+          d.reasons.push_back(k.reason);
+        return;
+      }
+    deferred_.push_back({k.collective, k.collective_bytes, 1, phase, mb, {k.reason}});
+  }
+  void emit_deferred() {
+    std::vector<Deferred> list = std::move(deferred_);
+    deferred_.clear();
+    for (const Deferred& d : list) {
+      Kernel k;
+      k.name = "tp." + std::string(collective_kind_name(d.kind));
+      k.is_collective = true;
+      k.collective = d.kind;
+      k.collective_bytes = d.bytes;
+      k.reason = d.reasons.front();
+      if (d.count > 1) {
+        k.reason = std::to_string(d.count) + " tensor-parallel " +
+                   std::string(collective_kind_name(d.kind)) +
+                   "s of this pipeline step, merged into one (granularity step): ";
+        for (size_t i = 0; i < d.reasons.size(); ++i) k.reason += (i ? " | " : "") + d.reasons[i];
+      }
+      tensor_collective(k, d.phase, -1, d.mb);
+    }
+  }
+
+  // R buffers (one per rank device), consecutive ids.
+  BufferId new_slot(const std::string& name, double bytes, MemoryCategory cat) {
+    BufferId base = -1;
+    for (int r = 0; r < R_; ++r) {
+      const BufferId id = b_.add_buffer(name, out_.devices[static_cast<size_t>(r)], bytes, cat);
+      if (r == 0) base = id;
+    }
+    return base;
+  }
+
+  // A data-parallel collective per tensor rank over the stage's data group,
+  // on the `dp` stream; returns rank r's task ids.
+  std::vector<TaskId> data_collective(CollectiveKind kind, double bytes, const std::string& name,
+                                      Phase phase, const std::string& reason) {
+    std::vector<TaskId> ids(static_cast<size_t>(R_));
+    for (int t = 0; t < s_.T; ++t) {
+      std::vector<StreamId> streams;
+      for (int d = 0; d < s_.D; ++d) streams.push_back(out_.dp[static_cast<size_t>(d * s_.T + t)]);
+      const CollectiveId c =
+          b_.add_collective(kind, s_.sc->strategy.algorithm, s_.ranks->data_group(t, p_), bytes,
+                            streams, name, phase, reason);
+      b_.collective(c).dtype = s_.dtype;
+      for (int d = 0; d < s_.D; ++d)
+        ids[static_cast<size_t>(d * s_.T + t)] = b_.collective_task(c, d);
+    }
+    return ids;
+  }
+
+  // ---- pipeline steps ---------------------------------------------------------
+  std::vector<Block>& blocks_of(int chunk) { return chunks_[static_cast<size_t>(chunk)]; }
+
+  double boundary_bytes() const {
+    const auto& t = s_.sc->transformer;
+    const double tokens = static_cast<double>(s_.b * t.seq);
+    const bool sp = s_.sc->strategy.sequence_parallel && s_.T > 1;
+    return tokens * static_cast<double>(t.hidden) * s_.e / (sp ? s_.T : 1);
+  }
+
+  void send(int vs_to, int mb, bool forward) {
+    const TaskId producer = flush();
+    const int to_stage = vs_to % s_.P;
+    const TaskId base = b_.num_tasks();
+    for (int r = 0; r < R_; ++r) {
+      const int peer = s_.ranks->device(r % s_.T, r / s_.T, to_stage);
+      const TaskId id = b_.add_transfer(pp_[static_cast<size_t>(r)], peer, boundary_bytes(),
+                                        forward ? "send activations" : "send gradients",
+                                        forward ? Phase::kForward : Phase::kBackward);
+      b_.task(id).micro_batch = mb;
+      if (producer != kNone) b_.depend(id, producer + r);
+    }
+    const int key = s_.key(vs_to, mb, forward);
+    s_.send_base[static_cast<size_t>(key)] = base;
+    const TaskId recv = s_.recv_base[static_cast<size_t>(key)];
+    if (recv != kNone)
+      for (int r = 0; r < R_; ++r) b_.depend(recv + r, base + r);
+  }
+
+  void forward_step(const PipelineStep& st) {
+    flush();
+    const int vs = st.chunk * s_.P + p_;
+    if (vs > 0) pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, true));
+    auto& blocks = blocks_of(st.chunk);
+    gathered_.assign(blocks.size(), {});
+    if (s_.fuse && s_.training) {
+      // Fused modes keep one activation buffer per step (all its blocks).
+      double saved = 0;
+      for (const Block& blk : blocks) saved += blk.tpl->saved_bytes();
+      if (saved > 0) {
+        const BufferId slot = new_slot("act mb" + std::to_string(st.micro_batch), saved,
+                                       MemoryCategory::kActivations);
+        next_allocs(slot);
+        saved_slot(st.chunk, 0, st.micro_batch) = slot;
+      }
+    }
+    for (size_t j = 0; j < blocks.size(); ++j) forward_block(blocks, j, st);
+    if (vs < s_.V - 1) send(vs + 1, st.micro_batch, true);
+  }
+
+  void backward_step(const PipelineStep& st, bool completing, bool first) {
+    flush();
+    const int vs = st.chunk * s_.P + p_;
+    if (vs < s_.V - 1) pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, false));
+    auto& blocks = blocks_of(st.chunk);
+    gathered_.assign(blocks.size(), {});
+    // Backward visits the blocks in reverse; gathers follow that order.
+    std::vector<size_t> order;
+    for (size_t j = blocks.size(); j-- > 0;) order.push_back(j);
+    step_recompute_ = -1;
+    // kStep: the step's recomputation runs first, as one task (with ZeRO-3
+    // the gathers force block boundaries, so it stays interleaved).
+    const bool hoist = s_.fuse_collectives && s_.zero < 3;
+    if (hoist)
+      for (size_t j : order) recompute_block(blocks, blocks[j], st.micro_batch);
+    for (size_t i = 0; i < order.size(); ++i)
+      backward_block(blocks, order, i, st, completing, first, hoist);
+    if (s_.fuse) {
+      const BufferId saved = saved_slot(st.chunk, 0, st.micro_batch);
+      if (saved >= 0) pend_.frees.push_back(saved);
+      if (step_recompute_ >= 0) pend_.frees.push_back(step_recompute_);
+    }
+    if (vs > 0) send(vs - 1, st.micro_batch, false);
+  }
+
+  // Fused modes: one buffer per step for recomputed activations, sized for
+  // one block (blocks recompute one after another and free as they go).
+  void recompute_block(const std::vector<Block>& blocks, const Block& blk, int mb) {
+    const BlockTemplate& tpl = *blk.tpl;
+    if (tpl.recompute.empty()) return;
+    if (step_recompute_ < 0) {
+      double bytes = 0;
+      for (const Block& b : blocks) bytes = std::max(bytes, b.tpl->recompute_saved_bytes());
+      if (bytes > 0) {
+        step_recompute_ =
+            new_slot("recomp mb" + std::to_string(mb), bytes, MemoryCategory::kActivations);
+        next_allocs(step_recompute_);
+      }
+    }
+    for (const Kernel& k : tpl.recompute) add_kernel(k, Phase::kRecompute, blk.layer, mb);
+  }
+
+  // ZeRO-3 (FSDP): gather a block's parameters over 'data' before it
+  // computes; the gather of the next block is issued when this one starts
+  // (one block of prefetch, as FSDP's limit_all_gathers), so at most two
+  // blocks are whole at a time.
+  void gather(std::vector<Block>& blocks, size_t j, Phase phase, int mb) {
+    if (s_.zero < 3 || s_.D <= 1 || !gathered_[j].ids.empty()) return;
+    const Block& blk = blocks[j];
+    if (blk.gather_elements <= 0) return;
+    const TaskId after = flush();
+    const double bytes = blk.gather_elements * s_.e;
+    const BufferId slot = new_slot("gathered " + blk.label, bytes, MemoryCategory::kParams);
+    auto ids =
+        data_collective(CollectiveKind::kAllGather, bytes, "zero3.gather", phase,
+                        "ZeRO-3: each data replica keeps 1/" + std::to_string(s_.D) + " of " +
+                            blk.label + "'s parameters; all-gather them over 'data' before use");
+    for (int r = 0; r < R_; ++r) {
+      b_.task(ids[static_cast<size_t>(r)]).layer = blk.layer;
+      b_.task(ids[static_cast<size_t>(r)]).micro_batch = mb;
+      b_.alloc(ids[static_cast<size_t>(r)], slot + r);
+      if (after != kNone) b_.depend(ids[static_cast<size_t>(r)], after + r);
+    }
+    gathered_[j] = {std::move(ids), slot};
+  }
+
+  void use_gathered(size_t j) {
+    if (!gathered_[j].ids.empty()) next_depends(gathered_[j].ids);
+  }
+
+  void forward_block(std::vector<Block>& blocks, size_t j, const PipelineStep& st) {
+    const Block& blk = blocks[j];
+    gather(blocks, j, Phase::kForward, st.micro_batch);
+    if (j + 1 < blocks.size()) gather(blocks, j + 1, Phase::kForward, st.micro_batch);
+    use_gathered(j);
+    const double saved = blk.tpl->saved_bytes();
+    if (s_.training && saved > 0 && !s_.fuse) {
+      const BufferId slot =
+          new_slot("activations " + blk.label + " mb" + std::to_string(st.micro_batch), saved,
+                   MemoryCategory::kActivations);
+      next_allocs(slot);
+      saved_slot(st.chunk, j, st.micro_batch) = slot;
+    }
+    for (const Kernel& k : blk.tpl->forward)
+      add_kernel(k, Phase::kForward, blk.layer, st.micro_batch);
+    if (!gathered_[j].ids.empty()) pend_.frees.push_back(gathered_[j].slot);
+  }
+
+  void backward_block(std::vector<Block>& blocks, const std::vector<size_t>& order, size_t i,
+                      const PipelineStep& st, bool completing, bool first, bool recomputed) {
+    const size_t j = order[i];
+    const Block& blk = blocks[j];
+    const BlockTemplate& tpl = *blk.tpl;
+    gather(blocks, j, Phase::kBackward, st.micro_batch);
+    if (i + 1 < order.size()) gather(blocks, order[i + 1], Phase::kBackward, st.micro_batch);
+    use_gathered(j);
+    const int mb = st.micro_batch;
+    // ZeRO-3: this block's unsharded gradient lives from its first backward
+    // kernel to its reduce-scatter.
+    BufferId grad_slot = -1;
+    if (s_.zero >= 3 && s_.D > 1 && blk.owned_elements > 0) {
+      grad_slot = new_slot("gradients " + blk.label + " mb" + std::to_string(mb),
+                           blk.owned_elements * s_.e, MemoryCategory::kGrads);
+      next_allocs(grad_slot);
+    }
+    BufferId recompute_slot = -1;
+    auto run_recompute = [&] {
+      if (tpl.recompute.empty() || recomputed) return;
+      if (s_.fuse) {
+        recompute_block(blocks, blk, mb);
+        return;
+      }
+      const double bytes = tpl.recompute_saved_bytes();
+      if (bytes > 0) {
+        recompute_slot = new_slot("recomputed " + blk.label + " mb" + std::to_string(mb), bytes,
+                                  MemoryCategory::kActivations);
+        next_allocs(recompute_slot);
+      }
+      for (const Kernel& k : tpl.recompute) add_kernel(k, Phase::kRecompute, blk.layer, mb);
+    };
+    for (size_t k = 0; k < tpl.backward.size(); ++k) {
+      if (static_cast<int>(k) == tpl.recompute_before) run_recompute();
+      const Kernel& kern = tpl.backward[k];
+      const ParamGroup* group = nullptr;
+      bool tied = false;
+      if (blk.tpl == &s_.head) {
+        // The logits' weight gradient finishes the head's tied copy.
+        if (blk.tied_group >= 0 && kern.name == "head.logits.wgrad") {
+          group = &blk.owned[static_cast<size_t>(blk.tied_group)];
+          tied = true;
+        }
+      } else if (kern.completes_grad >= 0) {
+        group = &blk.owned[static_cast<size_t>(kern.completes_grad)];
+        tied = kern.completes_grad == blk.tied_group;
+      }
+      if (group && first && s_.zero == 2 && s_.D > 1) {
+        const BufferId slot = new_slot("gradients " + blk.label + " " + group->name,
+                                       group->local_elements() * s_.e, MemoryCategory::kGrads);
+        next_allocs(slot);
+        zero2_slots_[group_key(blk, *group)] = slot;
+      }
+      add_kernel(kern, Phase::kBackward, blk.layer, mb);
+      if (group && completing) {
+        if (tied) out_.tied_grad = flush();
+        if (s_.zero < 3 && s_.D > 1) grad_ready(blk, *group);
+      }
+    }
+    if (static_cast<int>(tpl.backward.size()) == tpl.recompute_before) run_recompute();
+    if (s_.training && !s_.fuse) {
+      const BufferId saved = saved_slot(st.chunk, j, mb);
+      if (saved >= 0) pend_.frees.push_back(saved);
+    }
+    if (recompute_slot >= 0) pend_.frees.push_back(recompute_slot);
+    if (!gathered_[j].ids.empty()) pend_.frees.push_back(gathered_[j].slot);
+    if (grad_slot >= 0) {
+      const TaskId producer = flush();
+      auto ids = data_collective(CollectiveKind::kReduceScatter, blk.owned_elements * s_.e,
+                                 "zero3.reduce_scatter", Phase::kBackward,
+                                 "ZeRO-3: sum " + blk.label +
+                                     "'s gradients over 'data', each replica keeping its 1/" +
+                                     std::to_string(s_.D) + " shard");
+      for (int r = 0; r < R_; ++r) {
+        const TaskId id = ids[static_cast<size_t>(r)];
+        b_.task(id).layer = blk.layer;
+        b_.task(id).micro_batch = mb;
+        b_.depend(id, producer + r);
+        b_.free(id, grad_slot + r);
+      }
+      if (completing)
+        for (int r = 0; r < R_; ++r)
+          out_.grad_sync[static_cast<size_t>(r)].push_back(ids[static_cast<size_t>(r)]);
+    }
+  }
+
+  // ---- gradient buckets (data parallel, ZeRO-1/2) ------------------------------
+  struct Bucket {
+    double bytes = 0;
+    std::vector<std::string> groups;
+    std::vector<BufferId> zero2_slots;
+    TaskId producer = kNone;
+  };
+
+  static std::string group_key(const Block& blk, const ParamGroup& g) {
+    return blk.label + "/" + g.name;
+  }
+
+  void grad_ready(const Block& blk, const ParamGroup& g) {
+    bucket_.bytes += g.local_elements() * s_.e;
+    bucket_.groups.push_back(group_key(blk, g));
+    if (s_.zero == 2) bucket_.zero2_slots.push_back(zero2_slots_[group_key(blk, g)]);
+    if (bucket_.bytes >= s_.sc->strategy.bucket_bytes) close_bucket();
+  }
+
+  void close_bucket() {
+    if (bucket_.groups.empty()) return;
+    bucket_.producer = flush();
+    if (s_.sc->strategy.overlap)
+      emit_bucket(bucket_, bucket_.producer);
+    else
+      deferred_buckets_.push_back(bucket_);
+    bucket_ = Bucket{};
+  }
+
+  void emit_bucket(const Bucket& bk, TaskId after) {
+    const int index = static_cast<int>(out_.buckets.size());
+    // ZeRO-1 and -2 reduce-scatter: a replica updates only its shard, so it
+    // needs only that shard's sum (with the all-gather after the step, the
+    // same volume as an all-reduce; Rajbhandari et al. 2020, Sec. 7.2.1).
+    const bool rs = s_.zero >= 1;
+    std::string what = bk.groups.front();
+    if (bk.groups.size() > 1) what += " .. " + bk.groups.back();
+    // The part before "; this bucket:" is the same for every bucket (explain
+    // groups by it).
+    const std::string reason =
+        (rs ? "ZeRO-" + std::to_string(s_.zero) +
+                  ": sum the gradients over 'data' bucket by bucket, each replica keeping the 1/" +
+                  std::to_string(s_.D) + " shard it updates"
+            : std::string("data parallel: average the gradients over 'data' (the sauce bowl) "
+                          "bucket by bucket, each as soon as the backward has produced it")) +
+        "; this bucket: " + what;
+    auto ids =
+        data_collective(rs ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bk.bytes,
+                        "grad bucket " + std::to_string(index), Phase::kBackward, reason);
+    for (int r = 0; r < R_; ++r) {
+      const TaskId id = ids[static_cast<size_t>(r)];
+      if (after != kNone) b_.depend(id, after + r);
+      for (BufferId slot : bk.zero2_slots) b_.free(id, slot + r);
+      out_.grad_sync[static_cast<size_t>(r)].push_back(id);
+    }
+    out_.buckets.push_back(bk.bytes);
+  }
+
+  BufferId& saved_slot(int chunk, size_t j, int mb) {
+    auto& c = saved_[static_cast<size_t>(chunk)];
+    const size_t n = blocks_of(chunk).size() * static_cast<size_t>(s_.m);
+    if (c.size() != n) c.assign(n, -1);
+    return c[j * static_cast<size_t>(s_.m) + static_cast<size_t>(mb)];
+  }
+
+  struct Gathered {
+    std::vector<TaskId> ids;
+    BufferId slot = -1;
+  };
+
+  ProgramBuilder& b_;
+  Setup& s_;
+  int p_;
+  int R_ = 1;
+  StageOut out_;
+  std::vector<StreamId> pp_;
+  std::vector<std::vector<Block>> chunks_;
+  std::vector<std::vector<BufferId>> saved_;
+  std::vector<Gathered> gathered_;
+  std::map<std::string, BufferId> zero2_slots_;
+  Pending pend_;
+  std::vector<Deferred> deferred_;
+  BufferId step_saved_ = -1, step_recompute_ = -1;  // fused modes: one buffer per step
+  TaskId last_compute_ = kNone;
+  Bucket bucket_;
+  std::vector<Bucket> deferred_buckets_;
+};
+
+std::string recompute_label(Recompute r) {
+  switch (r) {
+    case Recompute::kNone:
+      return "no recomputation";
+    case Recompute::kSelective:
+      return "selective recomputation (attention core)";
+    case Recompute::kFull:
+      return "full recomputation (whole layer)";
+  }
+  return "";
+}
+
+std::string schedule_label(PipelineSchedule s, int v) {
+  switch (s) {
+    case PipelineSchedule::kGpipe:
+      return "GPipe";
+    case PipelineSchedule::k1F1B:
+      return "1F1B";
+    case PipelineSchedule::kInterleaved:
+      return v > 1 ? "interleaved 1F1B (" + std::to_string(v) + " chunks per device)" : "1F1B";
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) {
+  const StrategySpec& st = sc.strategy;
+  const TransformerSpec& spec = sc.transformer;
+  Setup s;
+  s.sc = &sc;
+  s.T = st.tensor;
+  s.D = st.data;
+  s.P = st.pipeline;
+  s.v = st.schedule == PipelineSchedule::kInterleaved && st.pipeline > 1
+            ? std::max(1, st.virtual_stages)
+            : 1;
+  s.V = s.P * s.v;
+  s.training = !sc.training.inference;
+  s.zero = s.training ? st.zero : 0;
+  s.dtype = spec.dtype;
+  s.e = dtype_bytes(spec.dtype);
+  const int N = s.T * s.D * s.P;
+  // check_plan (called by lower) has made the degrees fit the devices, the
+  // batch divide by the data degree and the micro-batch, the layers by the
+  // (virtual) stages.
+  const std::int64_t B = global_batch(sc);
+  const std::int64_t per_replica = per_replica_batch(sc);
+  s.b = sc.training.micro_batch > 0 ? sc.training.micro_batch : per_replica;
+  s.m = static_cast<int>(per_replica / s.b);
+  s.layers_per_chunk = spec.layers / s.V;
+
+  TransformerShape shape;
+  shape.spec = spec;
+  shape.micro_batch = s.b;
+  shape.tensor = s.T;
+  shape.sequence_parallel = st.sequence_parallel;
+  shape.recompute = s.training ? sc.training.recompute : Recompute::kNone;
+  BRIGADE_ASSIGN_OR_RETURN(s.layer, transformer_layer(shape));
+  BRIGADE_ASSIGN_OR_RETURN(s.embedding, embedding_block(shape));
+  BRIGADE_ASSIGN_OR_RETURN(s.head, head_block(shape));
+  if (!s.training) {
+    s.layer.backward.clear();
+    s.layer.recompute.clear();
+    s.embedding.backward.clear();
+    s.head.backward.clear();
+  }
+  BRIGADE_ASSIGN_OR_RETURN(RankMap ranks, RankMap::make(s.T, s.D, s.P, st.rank_order));
+  s.ranks = std::make_unique<RankMap>(ranks);
+
+  // Granularity: the finest whose task count fits the budget.
+  auto count = [](const BlockTemplate& t) {
+    return static_cast<double>(t.forward.size() + t.backward.size() + t.recompute.size());
+  };
+  auto collectives = [](const BlockTemplate& t) {
+    double n = 0;
+    for (const auto* ks : {&t.forward, &t.backward, &t.recompute})
+      for (const Kernel& k : *ks) n += k.is_collective;
+    return n;
+  };
+  const double steps_per_device = static_cast<double>(s.m) * s.v * (s.training ? 2 : 1);
+  const double per_step_kernels =
+      static_cast<double>(s.layers_per_chunk) * count(s.layer) / (s.training ? 2 : 1);
+  // kRegion: per collective, the collective and the GEMM and memory tasks
+  // of the run before it; recomputation adds its own runs.
+  const double per_step_regions = static_cast<double>(s.layers_per_chunk) *
+                                  (3 * collectives(s.layer) + (s.layer.recompute.empty() ? 0 : 4)) /
+                                  (s.training ? 2 : 1);
+  const double kernel_tasks = N * steps_per_device * (per_step_kernels + 1);
+  const double region_tasks = N * steps_per_device * (per_step_regions + 2);
+  const double budget = static_cast<double>(options.max_kernel_tasks);
+  Granularity g = options.granularity;
+  if (g == Granularity::kAuto)
+    g = kernel_tasks <= budget   ? Granularity::kKernel
+        : region_tasks <= budget ? Granularity::kRegion
+                                 : Granularity::kStep;
+  s.fuse = g != Granularity::kKernel;
+  s.fuse_collectives = g == Granularity::kStep;
+
+  const int keys = s.V * s.m * 2;
+  s.send_base.assign(static_cast<size_t>(keys), kNone);
+  s.recv_base.assign(static_cast<size_t>(keys), kNone);
+
+  ProgramBuilder b(sc.name.empty() ? "transformer" : sc.name, N);
+  std::vector<StageOut> stages;
+  for (int p = 0; p < s.P; ++p) {
+    BRIGADE_ASSIGN_OR_RETURN(StageOut out, StageEmitter(b, s, p).run());
+    stages.push_back(std::move(out));
+  }
+
+  // Finishing pass. Tied embeddings: the first and the last stage each hold
+  // the word embedding; Megatron-LM sums their gradients (an all-reduce over
+  // the pair) before the optimizer step.
+  const double D = s.D;
+  if (s.training && s.P > 1) {
+    StageOut& first = stages.front();
+    StageOut& last = stages.back();
+    const double bytes = first.tied_elements * s.e / (s.zero >= 2 ? D : 1);
+    for (int r = 0; r < s.T * s.D; ++r) {
+      const std::vector<StreamId> streams = {b.stream(first.devices[static_cast<size_t>(r)], "dp"),
+                                             b.stream(last.devices[static_cast<size_t>(r)], "dp")};
+      const CollectiveId c = b.add_collective(
+          CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
+          {first.devices[static_cast<size_t>(r)], last.devices[static_cast<size_t>(r)]}, bytes,
+          streams, "tied embedding", Phase::kBackward,
+          "tied word embeddings: the first and last pipeline stages each hold a copy; sum their "
+          "gradients");
+      b.collective(c).dtype = s.dtype;
+      if (first.tied_grad != kNone) b.depend(b.collective_task(c, 0), first.tied_grad + r);
+      if (last.tied_grad != kNone) b.depend(b.collective_task(c, 1), last.tied_grad + r);
+      first.grad_sync[static_cast<size_t>(r)].push_back(b.collective_task(c, 0));
+      last.grad_sync[static_cast<size_t>(r)].push_back(b.collective_task(c, 1));
+    }
+  }
+  const double traffic = optimizer_traffic_bytes_per_param(sc.training.optimizer,
+                                                           sc.training.mixed_precision, s.dtype);
+  for (int p = 0; p < s.P && s.training; ++p) {
+    StageOut& so = stages[static_cast<size_t>(p)];
+    const int R = s.T * s.D;
+    // Sequence parallelism: LayerNorm, bias and position-embedding gradients
+    // are partial over the sequence shards; sum them over 'tensor'.
+    if (st.sequence_parallel && s.T > 1 && so.replicated_elements > 0) {
+      for (int d = 0; d < s.D; ++d) {
+        std::vector<StreamId> streams;
+        for (int t = 0; t < s.T; ++t)
+          streams.push_back(b.stream(so.devices[static_cast<size_t>(d * s.T + t)], "dp"));
+        const CollectiveId c = b.add_collective(
+            CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, s.ranks->tensor_group(d, p),
+            so.replicated_elements * s.e, streams, "sp.replicated_grads", Phase::kBackward,
+            "sequence parallel: LayerNorm, bias and position-embedding gradients are partial "
+            "over the sequence shards; psum over 'tensor'");
+        b.collective(c).dtype = s.dtype;
+        for (int t = 0; t < s.T; ++t) {
+          const TaskId id = b.collective_task(c, t);
+          if (so.final_compute != kNone) b.depend(id, so.final_compute + d * s.T + t);
+          so.grad_sync[static_cast<size_t>(d * s.T + t)].push_back(id);
+        }
+      }
+    }
+    if (sc.training.optimizer == Optimizer::kNone) continue;
+    const double local = so.owned_elements / (s.zero >= 1 ? D : 1);
+    const TaskId opt_base = b.num_tasks();
+    for (int r = 0; r < R; ++r) {
+      const TaskId id = b.add_memory_bound(so.compute[static_cast<size_t>(r)], local * traffic,
+                                           DType::kF32, "optimizer", Phase::kOptimizer);
+      for (TaskId on : so.grad_sync[static_cast<size_t>(r)]) b.depend(id, on);
+    }
+    // ZeRO-1/2: each replica updated its shard; gather the new 16-bit
+    // weights over 'data', bucket by bucket.
+    if ((s.zero == 1 || s.zero == 2) && s.D > 1) {
+      for (size_t k = 0; k < so.buckets.size(); ++k) {
+        for (int t = 0; t < s.T; ++t) {
+          std::vector<StreamId> streams;
+          std::vector<int> group = s.ranks->data_group(t, p);
+          for (int dev : group) streams.push_back(b.stream(dev, "dp"));
+          const CollectiveId c = b.add_collective(
+              CollectiveKind::kAllGather, st.algorithm, group, so.buckets[k], streams,
+              "zero.param_gather", Phase::kOptimizer,
+              "ZeRO-" + std::to_string(s.zero) + ": each data replica updated only its 1/" +
+                  std::to_string(s.D) +
+                  " of the weights; all-gather the new weights over 'data' (the shared "
+                  "platter), bucket by bucket");
+          b.collective(c).dtype = s.dtype;
+          for (int d = 0; d < s.D; ++d) b.depend(b.collective_task(c, d), opt_base + d * s.T + t);
+        }
+      }
+    }
+  }
+
+  BRIGADE_ASSIGN_OR_RETURN(Program program, std::move(b).build());
+  Plan plan;
+  plan.program = std::move(program);
+  plan.granularity = g;
+  plan.parameters = transformer_parameters(spec);
+  plan.flops_per_iteration = plan.program.total_flops();
+
+  // Explanation.
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "GPT-style transformer (%lld layers, hidden %lld, %lld heads, seq %lld) on %d "
+                "devices: tensor %d x pipeline %d x data %d",
+                static_cast<long long>(spec.layers), static_cast<long long>(spec.hidden),
+                static_cast<long long>(spec.heads), static_cast<long long>(spec.seq), N, s.T, s.P,
+                s.D);
+  plan.summary = buf;
+  if (st.sequence_parallel && s.T > 1) plan.summary += " + sequence parallel";
+  if (s.P > 1) plan.summary += ", " + schedule_label(st.schedule, s.v);
+  if (s.zero > 0) plan.summary += ", ZeRO-" + std::to_string(s.zero);
+  if (s.training)
+    plan.summary += ", " + recompute_label(sc.training.recompute);
+  else
+    plan.summary += ", inference";
+  auto note = [&](std::string n) { plan.notes.push_back(std::move(n)); };
+  note("batch: " + std::to_string(B) + " sequences per iteration; each data replica takes " +
+       std::to_string(per_replica) + " (" +
+       (st.data_mode == DataMode::kPmap
+            ? std::string("pmap: replica i takes sequence i of the (") + std::to_string(B) + ", " +
+                  std::to_string(spec.seq) + ") batch"
+            : std::string("batch sharding: rows [k*B/N, (k+1)*B/N) go to replica k")) +
+       "), in " + std::to_string(s.m) + " micro-batch(es) of " + std::to_string(s.b));
+  {
+    std::string order;
+    for (const auto& o : st.rank_order) order += (order.empty() ? "" : ", ") + o;
+    note("rank order (innermost first): " + order +
+         "; consecutive device ids share a node, so the innermost groups talk over NVLink");
+    // Tensor groups should sit inside a node (NVLink), as Megatron-LM places them.
+    bool spans = false;
+    for (int p = 0; p < s.P && !spans; ++p)
+      for (int d = 0; d < s.D && !spans; ++d) {
+        std::set<int> nodes;
+        for (int dev : s.ranks->tensor_group(d, p)) nodes.insert(sc.topology.device(dev).node);
+        spans = nodes.size() > 1;
+      }
+    if (spans)
+      note(
+          "warning: a tensor-parallel group spans nodes; its all-reduces (4 per layer and "
+          "micro-batch) cross the inter-node fabric. Put 'tensor' first in rank_order.");
+  }
+  {
+    std::string why;
+    switch (g) {
+      case Granularity::kKernel:
+        why = "one task per GEMM and per fused memory-bound region";
+        break;
+      case Granularity::kRegion:
+        why =
+            "kernels between two communication points fused into one task, timed by the "
+            "roofline of their summed FLOPs and bytes (kernel tasks would number about " +
+            std::to_string(static_cast<long long>(kernel_tasks)) + ")";
+        break;
+      default:
+        why =
+            "per pipeline step: one fused task per phase, the step's tensor-parallel "
+            "collectives merged per kind into one (kernel tasks would number about " +
+            std::to_string(static_cast<long long>(kernel_tasks)) + ", region tasks about " +
+            std::to_string(static_cast<long long>(region_tasks)) + ")";
+        break;
+    }
+    note("granularity: " + std::string(granularity_name(g)) + " (" + why + ")");
+  }
+  if (s.P > 1 && s.training)
+    note("pipeline: " + std::to_string(s.m) +
+         " micro-batches; the bubble is about (p-1)/(m+p-1) = " +
+         std::to_string(static_cast<double>(s.P - 1) / (s.m + s.P - 1)).substr(0, 5) +
+         " of the step for GPipe and 1F1B alike; 1F1B keeps at most p micro-batches' "
+         "activations on the first stage, GPipe all m");
+
+  plan.view_of_device.assign(static_cast<size_t>(sc.topology.num_devices()), -1);
+  plan.device_role.assign(static_cast<size_t>(sc.topology.num_devices()), "unused");
+  for (int dev = 0; dev < N; ++dev) {
+    const RankCoord c = s.ranks->coord(dev);
+    plan.view_of_device[static_cast<size_t>(dev)] = c.pipeline;
+    plan.device_role[static_cast<size_t>(dev)] =
+        "tensor " + std::to_string(c.tensor) + "/" + std::to_string(s.T) + ", data " +
+        std::to_string(c.data) + "/" + std::to_string(s.D) + ", pipeline " +
+        std::to_string(c.pipeline) + "/" + std::to_string(s.P);
+  }
+  const bool sp = st.sequence_parallel && s.T > 1;
+  const std::int64_t f = static_cast<std::int64_t>(std::llround(spec.ffn_ratio * spec.hidden));
+  for (int p = 0; p < s.P; ++p) {
+    DeviceView view;
+    const std::int64_t first = static_cast<std::int64_t>(p) * s.layers_per_chunk;
+    view.title = s.P > 1 ? "pipeline stage " + std::to_string(p) + " of " + std::to_string(s.P)
+                         : "every device";
+    if (s.v == 1)
+      view.title += " (layers " + std::to_string(first) + "-" +
+                    std::to_string(first + s.layers_per_chunk - 1) + ")";
+    else
+      view.title += " (" + std::to_string(s.v) + " chunks of " +
+                    std::to_string(s.layers_per_chunk) + " layers)";
+    const int layers_here = static_cast<int>(s.layers_per_chunk * s.v);
+    const std::string shard3 =
+        s.zero >= 3 ? "; 1/" + std::to_string(s.D) + " kept between uses (ZeRO-3)" : "";
+    auto add_params = [&](const BlockTemplate& tpl, int copies, const std::string& prefix) {
+      for (const ParamGroup& g2 : tpl.params)
+        for (const ParamTensor& pt : g2.tensors) {
+          TensorView tv;
+          tv.name = prefix + pt.name;
+          tv.role = "parameter";
+          tv.global_shape = pt.global_shape;
+          tv.local_shape = pt.local_shape;
+          tv.dtype = spec.dtype;
+          tv.count = copies;
+          std::string how = "replicated";
+          if (pt.tensor_sharded)
+            how = pt.local_shape.size() == 2 && pt.local_shape[0] != pt.global_shape[0]
+                      ? "split over 'tensor' (rows)"
+                      : "split over 'tensor' (columns)";
+          tv.sharding = how + shard3;
+          view.tensors.push_back(tv);
+        }
+    };
+    auto act = [&](std::string name, std::vector<std::int64_t> global,
+                   std::vector<std::int64_t> local, std::string how, DType dt) {
+      TensorView tv;
+      tv.name = std::move(name);
+      tv.role = "activation (one micro-batch)";
+      tv.global_shape = std::move(global);
+      tv.local_shape = std::move(local);
+      tv.dtype = dt;
+      tv.sharding = std::move(how);
+      view.tensors.push_back(tv);
+    };
+    const std::int64_t bsz = s.b, seq = spec.seq, h = spec.hidden;
+    if (p == 0) {
+      act("tokens", {B, seq}, {bsz, seq},
+          "batch split over 'data' (" + std::to_string(per_replica) + " per replica), " +
+              std::to_string(s.m) + " micro-batch(es)",
+          DType::kI32);
+      add_params(s.embedding, 1, "");
+    }
+    add_params(s.layer, layers_here, "layer.");
+    if (p == s.P - 1 && s.P > 1) {
+      TensorView tv;
+      tv.name = "head.word_embedding_copy";
+      tv.role = "parameter";
+      tv.global_shape = s.embedding.params[0].tensors[0].global_shape;
+      tv.local_shape = s.embedding.params[0].tensors[0].local_shape;
+      tv.dtype = spec.dtype;
+      tv.sharding = std::string(s.T > 1 ? "split over 'tensor' (rows: vocabulary)" : "replicated") +
+                    "; tied to the first stage's embedding" + shard3;
+      view.tensors.push_back(tv);
+    }
+    act("hidden states", {bsz, seq, h}, {bsz, sp ? seq / s.T : seq, h},
+        sp ? "sequence split over 'tensor' between the GEMMs" : "replicated over 'tensor'",
+        spec.dtype);
+    act("attention scores", {bsz, spec.heads, seq, seq}, {bsz, spec.heads / s.T, seq, seq},
+        s.T > 1 ? "heads split over 'tensor'" : "whole", spec.dtype);
+    act("FFN hidden", {bsz, seq, f}, {bsz, seq, f / s.T},
+        s.T > 1 ? "columns split over 'tensor'" : "whole", spec.dtype);
+    if (p == s.P - 1)
+      act("logits", {bsz, seq, spec.vocab}, {bsz, seq, spec.vocab / s.T},
+          s.T > 1 ? "vocabulary split over 'tensor'" : "whole", spec.dtype);
+    plan.views.push_back(std::move(view));
+  }
+  return plan;
+}
+
+}  // namespace brigade::planner::detail

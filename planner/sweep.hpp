@@ -1,0 +1,86 @@
+// `brigade sweep`: one scenario judged at several device counts (the data
+// degree scales; strong scaling, the global batch stays) or several values
+// of one strategy key: step time, speedup, efficiency, Amdahl's p fitted to
+// the speedups, and where adding devices stops paying.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/scenario.hpp"
+#include "core/status.hpp"
+
+namespace brigade::planner {
+
+struct SweepSpec {
+  std::string key = "devices";      // "devices", or a strategy / training key (see sweep_keys())
+  std::vector<std::string> values;  // as written on the command line
+};
+
+struct SweepPoint {
+  std::string value;        // the swept value as written
+  int devices = 0;          // devices the plan uses
+  double step_seconds = 0;  // the judge's step time (0 when `error` is set)
+  double speedup = 0;       // T(first point) / T(this point)
+  double efficiency = 0;    // speedup / (devices / devices of the first point)
+  std::string error;        // why this point could not be judged; "" when it was
+};
+
+struct SweepResult {
+  std::string key;
+  std::string judge;  // "cost" or "sim"
+  std::vector<SweepPoint> points;
+  // Amdahl's law fitted to the (relative devices, speedup) points, when the
+  // device count varies over at least two judged points.
+  std::optional<double> amdahl_p;
+  std::optional<double> r_squared;
+  // The last device count whose step time beat every smaller one: the next
+  // point was no faster.
+  std::optional<int> stops_paying_after;
+  // Under the fitted law, doubling the devices beyond this count gains less
+  // than 10% (costmodel/scaling.hpp, amdahl_doubling_limit).
+  std::optional<double> doubling_limit;
+};
+
+// Step seconds of one scenario (the caller binds costmodel's estimate_plan
+// or lower() + the simulator). Errors become the point's `error`.
+using SweepJudge = std::function<Result<double>(const Scenario&)>;
+// Called after each point with (points done, total, the point).
+using SweepProgress = std::function<void(int, int, const SweepPoint&)>;
+
+// A topology of exactly `devices` devices: the first ones of `t` (with the
+// switches and links among them), or `t` grown by whole nodes of its preset
+// first when it has too few. check_plan wants the degrees to use every device.
+Result<Topology> resize_topology(const Topology& t, int devices);
+
+// The keys --set accepts ("tensor", "strategy.tensor", ...).
+std::vector<std::string> sweep_keys();
+
+// The scenario for one value. "devices" sets the data degree to
+// devices / (tensor x pipeline) (an MLP's or graph's data degree to
+// devices, a lone collective's group to devices 0..N-1) and grows the
+// topology by whole nodes of its preset when it has too few devices.
+// Errors (one line, no position): "--set tensor: found 'x'; expected a
+// positive integer"; "--devices: 12 devices are not a multiple of tensor x
+// pipeline = 8".
+Result<Scenario> sweep_variant(const Scenario& base, const std::string& key,
+                               const std::string& value);
+
+// Checks the key and every value up front (bad input), then judges each
+// point; a point that cannot be planned or judged keeps its error and the
+// sweep goes on.
+Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
+                              const std::string& judge_name, const SweepJudge& judge,
+                              const SweepProgress& progress = {});
+
+// A header, then one row per point: value,devices,step_seconds,speedup,
+// efficiency,error (the value of the swept key; see SweepResult::key).
+std::string sweep_csv(const SweepResult& r);
+nlohmann::json sweep_json(const SweepResult& r);
+std::string sweep_text(const SweepResult& r);
+
+}  // namespace brigade::planner

@@ -1,0 +1,33 @@
+// Reports of a simulation, for `brigade simulate` and the GUI.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/program.hpp"
+#include "core/topology.hpp"
+#include "sim/simulator.hpp"
+
+namespace brigade::sim {
+
+// Machine-readable report (SI units):
+//   {"program", "network", "step_seconds", "events", "flows", "collectives_shortcut",
+//    "devices": [{"id", "name", "busy_seconds", "comm_seconds", "idle_seconds",
+//                 "exposed_comm_seconds", "peak_memory_bytes", "capacity_bytes",
+//                 "peak_by_category": {"params": .., ...}}],
+//    "links": [{"name", "channel", "bytes", "busy_seconds", "utilization"}]  (channels that carried bytes),
+//    "oom": [{"device", "time_seconds", "task", "task_name", "live_bytes", "capacity_bytes",
+//             "largest_buffers": [{"name", "bytes"}]}],
+//    "critical_path": {"tasks", "seconds_by_kind": {...}, "segments": [{"device", "stream",
+//                      "tasks", "start_seconds", "end_seconds", "first", "last"}]}}
+nlohmann::json simulation_json(const SimResult& result, const Program& program,
+                               const Topology& topology);
+
+// Human-readable report: step time; per device busy / comm / idle / exposed
+// comm and memory peak; the critical path summarised by runs of tasks on one
+// stream; the busiest links; OOM events.
+std::string simulation_text(const SimResult& result, const Program& program,
+                            const Topology& topology);
+
+}  // namespace brigade::sim

@@ -1,0 +1,49 @@
+// Internal to sim/: the collective shortcut.
+//
+// A collective whose channels are provably its own while it runs needs no
+// flow-by-flow simulation in context: its steps take exactly the time they
+// take on an idle network. "Provably its own": every task that can put a
+// flow on one of its channels (other collectives, transfers, itself) has a
+// task on one common stream with it, so stream order serialises them all.
+// Such a collective is replaced by the result of simulating its expansion
+// alone (the same engine, exact mode), memoised per (kind, algorithm, root,
+// group, bytes): its duration and the bytes and busy time it puts on each
+// channel. Tests hold shortcut runs to full expansions (1e-9).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/profile.hpp"
+#include "core/program.hpp"
+#include "core/status.hpp"
+#include "core/topology.hpp"
+
+namespace brigade::sim {
+
+enum class NetworkModel;
+
+struct ChannelUse {
+  ChannelId channel = 0;
+  double bytes = 0;
+  double busy_seconds = 0;
+};
+
+struct ShortcutEntry {
+  double duration_seconds = 0;  // from the end of the overhead to the last byte
+  std::vector<ChannelUse> channels;
+};
+
+struct ShortcutTable {
+  std::vector<ShortcutEntry> entries;
+};
+
+// Fills `table` and sets `shortcut_of[c]` to an entry index for every
+// collective that qualifies (others keep -1). `transfers`: the Program's
+// transfer tasks (the caller has walked the tasks already).
+Status plan_shortcuts(const Program& program, const Topology& topology,
+                      const HardwareProfile& profile, NetworkModel network,
+                      const std::vector<std::int32_t>& node_of, const std::vector<TaskId>& transfers,
+                      ShortcutTable& table, std::vector<std::int32_t>& shortcut_of);
+
+}  // namespace brigade::sim

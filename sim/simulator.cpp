@@ -1,0 +1,1130 @@
+// The discrete-event engine. Layout for speed: per-task arrays indexed by
+// TaskId (durations precomputed, dependency counters, successors as CSR),
+// flows and running collectives in recycled slots, one event queue whose
+// events are 8 bytes and dispatched by a switch. Nothing is allocated per
+// event once the pools have grown.
+#include "sim/simulator.hpp"
+
+#include <algorithm>
+#include <ctime>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <unordered_map>
+
+#include "sim/event_queue.hpp"
+#include "sim/network.hpp"
+#include "sim/schedule.hpp"
+#include "sim/shortcut.hpp"
+#include "sim/simulator_detail.hpp"
+
+namespace brigade::sim {
+
+std::string_view network_model_name(NetworkModel m) {
+  return m == NetworkModel::kIdeal ? "ideal" : "flow";
+}
+
+namespace {
+
+constexpr std::uint32_t kKindBits = 4;
+constexpr std::uint32_t kKindMask = (1u << kKindBits) - 1;
+enum EventKind : std::uint32_t {
+  kTaskEnd = 0,       // id: compute task
+  kAlphaEnd = 1,      // id: flow slot; its alpha is over, its bytes start
+  kFlowEnd = 2,       // id: flow slot, tag carries its version
+  kCollectiveGo = 3,  // id: collective; its overhead is over, its steps start
+  kShortcutEnd = 4,   // id: collective run by the shortcut; it is over
+};
+constexpr std::uint32_t kVersionMask = 0xFFFFFFFFu >> kKindBits;
+Event make_event(std::uint32_t id, EventKind kind, std::uint32_t version = 0) {
+  return Event{id, kind | ((version & kVersionMask) << kKindBits)};
+}
+
+constexpr std::int64_t kProgressEvery = 1 << 20;
+
+struct RouteInfo {
+  std::int32_t first = 0, count = 0;  // into Engine::route_channels_
+  double alpha_seconds = 0;
+  double bandwidth_bytes_per_second = 0;
+};
+
+struct FlowSlot {
+  double bytes = 0;
+  double remaining = 0;    // bytes left at `last_update`
+  double rate = 0;         // bytes per second; 0 until its bytes start
+  double last_update = 0;
+  double start_seconds = 0;  // when its alpha began
+  std::int32_t instance = -1, op = -1, route = -1;  // op: schedule op, or the ring rank
+  std::int32_t step = 0;                            // ring step
+  std::uint32_t version = 0;
+};
+
+// What the event loop needs of a task, packed into 32 bytes so that starting
+// or finishing a task touches one cache line (the Program's Task is 88 bytes
+// and mostly cold). The engine numbers tasks internally in stream order
+// (stream 0's tasks, then stream 1's, ...), so a task's successor on its
+// stream is the next record; Engine::ext_ maps back to TaskIds.
+struct HotTask {
+  double duration = 0;          // compute: seconds at speed 1 / speed factor
+  std::int32_t stream = 0;
+  std::int32_t pending = 0;     // unfinished predecessors (stream + deps)
+  std::int32_t crit_pred = -1;  // internal index of the predecessor whose end made it ready
+  std::uint32_t succ_begin = 0; // into Engine::succ_ (internal indices)
+  std::uint32_t succ_count = 0;
+  std::uint32_t bits = 0;       // kind (2 bits) | has memory effects (1 bit) | aux << 3
+  TaskKind kind() const { return static_cast<TaskKind>(bits & 3u); }
+  bool has_memory() const { return (bits & 4u) != 0; }
+  std::int32_t aux() const { return static_cast<std::int32_t>(bits >> 3); }  // collective, or peer
+};
+static_assert(sizeof(HotTask) == 32);
+
+// A running transfer or collective (its expansion and progress).
+struct Instance {
+  TaskId transfer = -1;         // the transfer task, or -1 for a collective
+  std::int32_t transfer_int = -1;  // its internal index
+  CollectiveId collective = -1;
+  std::int32_t ops_left = 0;
+  std::vector<std::int32_t> devices;  // rank -> device
+  Schedule sched;
+  // A ring (ReduceScatter/AllGather: N-1 steps, AllReduce: 2(N-1)) runs
+  // without a materialised schedule: the dependencies of schedule.cpp's
+  // ring() are two counters per rank (a rank's step s+1 needs its own step s
+  // sent and its predecessor's step s received), which keeps a 1024-rank
+  // ring's 2 million messages out of memory.
+  bool ring = false;
+  std::int32_t ring_steps = 0;
+  double ring_bytes = 0;
+  std::vector<std::int32_t> next_step, sends_done, recvs_done, ring_route;
+};
+
+// Direct-mapped memo of kernel_seconds: Programs repeat the same kernels
+// (every layer, every micro-batch), and the roofline with its efficiency
+// curve (two logs) is the costliest part of setting a task up.
+class KernelMemo {
+ public:
+  KernelMemo() : slots_(kSlots) {}
+  double get(const Topology& topo, const HardwareProfile& profile, std::int32_t device_class,
+             std::int32_t device, DType dtype, double flops, double bytes) {
+    std::uint64_t h = static_cast<std::uint64_t>(device_class) * 0x9E3779B97F4A7C15ull;
+    std::uint64_t fb, bb;
+    std::memcpy(&fb, &flops, 8);
+    std::memcpy(&bb, &bytes, 8);
+    h ^= (fb + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2));
+    h ^= (bb + 0x85EBCA77C2B2AE63ull + (h << 6) + (h >> 2));
+    h ^= static_cast<std::uint64_t>(dtype_index(dtype)) * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 29;
+    Slot& s = slots_[h & (kSlots - 1)];
+    if (s.valid && s.device_class == device_class && s.dtype == dtype && s.flops == flops &&
+        s.bytes == bytes)
+      return s.seconds;
+    const Device& d = topo.device(device);
+    const double sec = kernel_seconds(d, profile.for_device(d), dtype, flops, bytes);
+    s = Slot{flops, bytes, sec, device_class, dtype, true};
+    return sec;
+  }
+
+ private:
+  static constexpr size_t kSlots = 1 << 14;
+  struct Slot {
+    double flops = 0, bytes = 0, seconds = 0;
+    std::int32_t device_class = -1;
+    DType dtype = DType::kF32;
+    bool valid = false;
+  };
+  std::vector<Slot> slots_;
+};
+
+class Engine {
+ public:
+  Engine(const Program& p, const Topology& t, const HardwareProfile& h, const SimOptions& o,
+         bool implicit_rings)
+      : p_(p), topo_(t), prof_(h), opt_(o), implicit_rings_(implicit_rings) {}
+
+  Status setup();
+  Status run();
+  SimResult result();
+
+ private:
+  // ---- setup helpers
+  std::string task_label(TaskId t) const;
+  std::string collective_label(CollectiveId c) const;
+  Result<std::int32_t> route_index(std::int32_t src, std::int32_t dst);
+  std::string check_route(std::int32_t src, std::int32_t dst, std::int32_t& index);
+
+  // ---- event handling
+  // Tasks by internal index (see HotTask).
+  void start_task(std::int32_t i);
+  void finish_task(std::int32_t i);
+  void start_collective(CollectiveId c);
+  void collective_go(CollectiveId c);
+  void finish_collective(CollectiveId c);
+  void start_instance(std::int32_t inst);
+  void start_op(std::int32_t inst, std::int32_t op);
+  void launch_flow(std::int32_t inst, std::int32_t op, std::int32_t step, double bytes, std::int32_t route);
+  void ring_try(std::int32_t inst, std::int32_t rank);
+  void start_ring(std::int32_t inst, const Collective& col);
+  void op_error(const Instance& in, const Status& st);
+  void alpha_end(std::int32_t slot);
+  void complete_flow(std::int32_t slot);
+  void finish_instance(std::int32_t inst);
+  void on_rate(std::int32_t slot, double rate);
+  void touch_device(std::int32_t d);
+  void alloc_buffer(BufferId b, TaskId t);
+  void free_buffer(BufferId b);
+  void report_oom(std::int32_t device, TaskId t);
+  void memory_sample(std::int32_t d, MemoryCategory c);
+  std::int32_t new_instance();
+  std::int32_t new_flow();
+  void channel_up(ChannelId c);
+  void channel_down(ChannelId c, double bytes);
+  void progress();
+  void handle(Event e);
+
+  const Program& p_;
+  const Topology& topo_;
+  const HardwareProfile& prof_;
+  const SimOptions& opt_;
+  const bool implicit_rings_;
+  Status error_;
+
+  double now_ = 0;
+  std::int64_t events_ = 0;
+  std::int64_t tasks_done_ = 0;
+  std::int64_t flows_ = 0;
+  std::int64_t shortcuts_ = 0;
+  double step_end_ = 0;
+  std::int32_t last_task_ = -1;  // internal index
+  bool times_ = false;  // keep per-task start (and end) times
+
+  // Per task.
+  BigVector<HotTask> hot_;          // by internal index
+  BigVector<TaskId> ext_;           // internal index -> TaskId
+  BigVector<double> start_, end_;   // by TaskId
+  BigVector<std::int32_t> succ_;    // internal indices
+  std::vector<std::int32_t> stream_device_, stream_end_;  // per stream: device; internal index past its last task
+  std::vector<std::int32_t> coll_off_;  // per collective: its rank tasks' internal indices in coll_int_
+  BigVector<std::int32_t> coll_int_;
+  // Per collective.
+  std::vector<std::int32_t> arrived_;
+  std::vector<std::int32_t> last_arrival_;  // internal index
+  std::vector<double> coll_overhead_;
+  std::vector<std::int32_t> coll_shortcut_;
+  // Per device.
+  std::vector<double> speed_, slowdown_, capacity_;
+  std::vector<std::int32_t> compute_running_, comm_running_;
+  std::vector<double> last_change_, busy_, comm_, exposed_;
+  std::vector<std::int32_t> node_of_;
+  // Memory.
+  std::vector<double> live_;        // device * kNumMemoryCategories + category
+  std::vector<double> total_, peak_total_, peak_cat_;
+  std::vector<std::uint8_t> buffer_live_;
+  std::vector<std::uint8_t> oom_seen_;
+  std::vector<OomEvent> oom_;
+  std::vector<std::int32_t> last_sample_;  // device * categories + category -> Trace::memory index
+  // Channels.
+  struct ChannelUse {  // one cache line's worth per channel touch
+    double busy = 0, bytes = 0, since = 0;
+    std::int32_t active = 0;
+  };
+  std::vector<double> chan_capacity_;
+  std::vector<ChannelUse> chan_;
+  // Routes between device pairs, resolved on first use.
+  std::vector<std::int32_t> route_dense_;  // src * D + dst, when D is small
+  std::unordered_map<std::uint64_t, std::int32_t> route_map_;
+  std::vector<RouteInfo> routes_;
+  std::vector<ChannelId> route_channels_;
+  // Running work.
+  EventQueue queue_;
+  std::vector<std::int32_t> ready_;  // internal indices
+  std::vector<FlowSlot> flows_slots_;
+  std::vector<std::int32_t> free_flows_;
+  std::vector<Instance> instances_;
+  std::vector<std::int32_t> free_instances_;
+  FlowNetwork net_;
+  ExpandScratch scratch_;
+  ShortcutTable shortcuts_table_;
+  Trace trace_;
+};
+
+std::string Engine::task_label(TaskId t) const {
+  std::string s = "task " + std::to_string(t);
+  const auto name = p_.task_name(t);
+  if (!name.empty()) s += " '" + std::string(name) + "'";
+  return s;
+}
+
+std::string Engine::collective_label(CollectiveId c) const {
+  const Collective& col = p_.collectives()[static_cast<size_t>(c)];
+  return "collective " + std::to_string(c) +
+         (col.tasks.empty() ? "" : " (" + task_label(col.tasks[0]) + ")");
+}
+
+// Resolves (and checks) the route between two devices; "" or an error text.
+std::string Engine::check_route(std::int32_t src, std::int32_t dst, std::int32_t& index) {
+  const Route& r = topo_.route(src, dst);
+  const std::string from = topo_.device(src).name, to = topo_.device(dst).name;
+  if (r.channels.empty() && src != dst)
+    return "no route from " + from + " to " + to + "; expected a connected topology";
+  RouteInfo info;
+  info.first = static_cast<std::int32_t>(route_channels_.size());
+  info.count = static_cast<std::int32_t>(r.channels.size());
+  for (ChannelId c : r.channels) {
+    const double cap = chan_capacity_[static_cast<size_t>(c)];
+    if (!(cap > 0) || !std::isfinite(cap)) {
+      const Link& l = topo_.links()[static_cast<size_t>(link_of(c))];
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%g", cap);
+      return "the route from " + from + " to " + to + " crosses link '" +
+             (l.name.empty() ? std::to_string(link_of(c)) : l.name) + "' of bandwidth " + buf +
+             " B/s; expected a positive bandwidth";
+    }
+    route_channels_.push_back(c);
+  }
+  info.alpha_seconds = route_alpha_seconds(r, prof_);
+  info.bandwidth_bytes_per_second = route_bandwidth_bytes_per_second(r, topo_, prof_);
+  index = static_cast<std::int32_t>(routes_.size());
+  routes_.push_back(info);
+  return "";
+}
+
+Result<std::int32_t> Engine::route_index(std::int32_t src, std::int32_t dst) {
+  const auto d = static_cast<std::int64_t>(p_.num_devices);
+  std::int32_t* slot = nullptr;
+  if (!route_dense_.empty()) {
+    slot = &route_dense_[static_cast<size_t>(src * d + dst)];
+  } else {
+    auto [it, inserted] = route_map_.try_emplace(
+        (static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst), -1);
+    slot = &it->second;
+  }
+  if (*slot >= 0) return *slot;
+  std::int32_t index = -1;
+  std::string err = check_route(src, dst, index);
+  if (!err.empty()) return Status::error(err);
+  *slot = index;
+  return index;
+}
+
+Status Engine::setup() {
+  const std::string who = "program '" + p_.name + "': ";
+  BRIGADE_RETURN_IF_ERROR(p_.validate_against(topo_));
+  const auto nt = static_cast<size_t>(p_.num_tasks());
+  const auto nd = static_cast<size_t>(p_.num_devices);
+  const auto nc = static_cast<size_t>(topo_.num_channels());
+  const auto nk = static_cast<size_t>(kNumMemoryCategories);
+
+  // Devices.
+  speed_.assign(nd, 1.0);
+  for (const auto& [dev, f] : opt_.speed) {
+    if (dev < 0 || static_cast<size_t>(dev) >= nd)
+      return Status::error(who + "speed factor for device " + std::to_string(dev) +
+                           ", which does not exist; expected a device in 0.." +
+                           std::to_string(static_cast<long>(nd) - 1));
+    if (!(f > 0) || !std::isfinite(f)) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%g", f);
+      return Status::error(who + "speed factor " + buf + " for device " + std::to_string(dev) +
+                           "; expected a positive factor");
+    }
+    speed_[static_cast<size_t>(dev)] = f;
+  }
+  slowdown_.assign(nd, 0);
+  capacity_.assign(nd, 0);
+  node_of_.assign(static_cast<size_t>(topo_.num_devices()), 0);
+  for (int d = 0; d < topo_.num_devices(); ++d) node_of_[static_cast<size_t>(d)] = topo_.device(d).node;
+  std::vector<std::int32_t> device_class(nd, 0);
+  for (size_t d = 0; d < nd; ++d) {
+    const Device& dev = topo_.device(static_cast<int>(d));
+    slowdown_[d] = prof_.for_device(dev).comm_compute_slowdown;
+    capacity_[d] = dev.memory_bytes;
+    // Devices with the same kernel-time inputs share memo entries.
+    device_class[d] = static_cast<std::int32_t>(d);
+    for (size_t e = 0; e < d && e < 64; ++e) {
+      const Device& o = topo_.device(static_cast<int>(e));
+      if (o.model == dev.model && o.peak_flops_per_second == dev.peak_flops_per_second &&
+          o.memory_bandwidth_bytes_per_second == dev.memory_bandwidth_bytes_per_second) {
+        device_class[d] = device_class[e];
+        break;
+      }
+    }
+  }
+  compute_running_.assign(nd, 0);
+  comm_running_.assign(nd, 0);
+  last_change_.assign(nd, 0);
+  busy_.assign(nd, 0);
+  comm_.assign(nd, 0);
+  exposed_.assign(nd, 0);
+
+  // Channels.
+  chan_capacity_.assign(nc, 0);
+  for (size_t c = 0; c < nc; ++c) {
+    const Link& l = topo_.links()[static_cast<size_t>(link_of(static_cast<ChannelId>(c)))];
+    chan_capacity_[c] = l.bandwidth_bytes_per_second * prof_.for_link(l.link_class).bandwidth_efficiency;
+  }
+  chan_.assign(nc, ChannelUse{});
+  if (opt_.network == NetworkModel::kFlow) net_.init(chan_capacity_);
+  // Dense pair -> route table for small device counts (the shortcut's
+  // isolated runs are many and small: no 4 MB table each).
+  if (nd <= 256) route_dense_.assign(nd * nd, -1);
+
+  // Collectives: expandable, overheads.
+  const auto ncoll = p_.collectives().size();
+  if (ncoll >= (1u << 29) || nd >= (1u << 29) || nt >= (1ull << 31))
+    return Status::error(who + "has " + std::to_string(ncoll) + " collectives, " + std::to_string(nd) +
+                             " devices and " + std::to_string(nt) +
+                             " tasks; the simulator handles up to 2^29 collectives and devices and 2^31 tasks",
+                         ErrorKind::kUnsupported);
+  arrived_.assign(ncoll, 0);
+  last_arrival_.assign(ncoll, -1);
+  coll_overhead_.assign(ncoll, 0);
+  std::vector<double> device_overhead(nd, 0);
+  for (size_t d = 0; d < nd; ++d)
+    device_overhead[d] = prof_.for_device(topo_.device(static_cast<int>(d))).collective_overhead_seconds;
+  for (size_t c = 0; c < ncoll; ++c) {
+    const Collective& col = p_.collectives()[c];
+    if (Status st = check_expandable(col, node_of_); !st.is_ok())
+      return Status::error(who + collective_label(static_cast<CollectiveId>(c)) + ": " + st.message());
+    double o = 0;
+    for (std::int32_t d : col.group) o = std::max(o, device_overhead[static_cast<size_t>(d)]);
+    coll_overhead_[c] = o;
+  }
+
+  // Tasks: internal numbering in stream order, durations, dependency
+  // counts, successors.
+  KernelMemo memo;
+  const auto ns = p_.streams().size();
+  hot_.assign(nt, HotTask{});
+  ext_.resize(nt);
+  stream_device_.assign(ns, 0);
+  stream_end_.assign(ns, 0);
+  BigVector<std::int32_t> int_of(nt, -1);
+  {
+    std::int32_t k = 0;
+    for (size_t st = 0; st < ns; ++st) {
+      stream_device_[st] = p_.streams()[st].device;
+      const auto ts = p_.stream_tasks(static_cast<StreamId>(st));
+      for (size_t j = 0; j < ts.size(); ++j) {
+        ext_[static_cast<size_t>(k)] = ts[j];
+        int_of[static_cast<size_t>(ts[j])] = k;
+        if (j > 0) ++hot_[static_cast<size_t>(k)].pending;  // its stream predecessor
+        ++k;
+      }
+      stream_end_[st] = k;
+    }
+  }
+  times_ = opt_.record_task_times || opt_.record_trace;
+  if (times_) {
+    start_.assign(nt, 0);
+    end_.assign(nt, 0);
+  }
+  // Passes over the Program in its own order (sequential reads of its
+  // arrays); writes land on internal indices.
+  BigVector<std::uint32_t> succ_off(nt + 1, 0);
+  std::vector<TaskId> transfers;
+  for (size_t t = 0; t < nt; ++t) {
+    const Task& x = p_.task(static_cast<TaskId>(t));
+    HotTask& h = hot_[static_cast<size_t>(int_of[t])];
+    h.stream = x.stream;
+    const std::int32_t aux = x.kind == TaskKind::kCollective ? x.collective
+                             : x.kind == TaskKind::kTransfer ? x.peer
+                                                              : 0;
+    const bool mem = !p_.allocs(static_cast<TaskId>(t)).empty() || !p_.frees(static_cast<TaskId>(t)).empty();
+    h.bits = static_cast<std::uint32_t>(x.kind) | (mem ? 4u : 0u) | (static_cast<std::uint32_t>(aux) << 3);
+    if (x.kind == TaskKind::kCompute) {
+      h.duration = memo.get(topo_, prof_, device_class[static_cast<size_t>(x.device)], x.device, x.dtype, x.flops,
+                            x.bytes) /
+                   speed_[static_cast<size_t>(x.device)];
+    } else if (x.kind == TaskKind::kTransfer) {
+      // Resolve the route now, so that a bad link is reported before running.
+      auto r = route_index(x.device, x.peer);
+      if (!r.is_ok()) return Status::error(who + task_label(static_cast<TaskId>(t)) + ": " + r.message());
+      transfers.push_back(static_cast<TaskId>(t));
+    }
+    const auto deps = p_.deps(static_cast<TaskId>(t));
+    h.pending += static_cast<std::int32_t>(deps.size());
+    for (TaskId on : deps) ++succ_off[static_cast<size_t>(int_of[static_cast<size_t>(on)]) + 1];
+  }
+  for (size_t i = 0; i < nt; ++i) succ_off[i + 1] += succ_off[i];
+  succ_.resize(succ_off[nt]);
+  for (size_t i = 0; i < nt; ++i) {
+    hot_[i].succ_begin = succ_off[i];
+    hot_[i].succ_count = succ_off[i + 1] - succ_off[i];
+  }
+  for (size_t t = 0; t < nt; ++t)
+    for (TaskId on : p_.deps(static_cast<TaskId>(t)))
+      succ_[succ_off[static_cast<size_t>(int_of[static_cast<size_t>(on)])]++] = int_of[t];
+  succ_off = {};
+  coll_off_.assign(ncoll + 1, 0);
+  for (size_t c = 0; c < ncoll; ++c)
+    coll_off_[c + 1] = coll_off_[c] + static_cast<std::int32_t>(p_.collectives()[c].tasks.size());
+  coll_int_.resize(static_cast<size_t>(coll_off_[ncoll]));
+  for (size_t c = 0; c < ncoll; ++c) {
+    const auto& tasks = p_.collectives()[c].tasks;
+    for (size_t r = 0; r < tasks.size(); ++r)
+      coll_int_[static_cast<size_t>(coll_off_[c]) + r] = int_of[static_cast<size_t>(tasks[r])];
+  }
+
+  // Shortcuts: collectives whose channels no concurrent traffic can touch.
+  coll_shortcut_.assign(ncoll, -1);
+  if (!opt_.exact && !opt_.record_trace && ncoll > 0) {
+    BRIGADE_RETURN_IF_ERROR(plan_shortcuts(p_, topo_, prof_, opt_.network, node_of_, transfers,
+                                           shortcuts_table_, coll_shortcut_));
+  }
+
+  // Memory: resident buffers are live from time 0.
+  live_.assign(nd * nk, 0);
+  total_.assign(nd, 0);
+  peak_total_.assign(nd, 0);
+  peak_cat_.assign(nd * nk, 0);
+  buffer_live_.assign(p_.buffers().size(), 0);
+  oom_seen_.assign(nd, 0);
+  for (size_t b = 0; b < p_.buffers().size(); ++b) {
+    const Buffer& buf = p_.buffers()[b];
+    if (!buf.resident) continue;
+    buffer_live_[b] = 1;
+    const auto d = static_cast<size_t>(buf.device);
+    live_[d * nk + static_cast<size_t>(buf.category)] += buf.bytes;
+    total_[d] += buf.bytes;
+  }
+  for (size_t d = 0; d < nd; ++d) {
+    peak_total_[d] = total_[d];
+    for (size_t k = 0; k < nk; ++k) peak_cat_[d * nk + k] = live_[d * nk + k];
+  }
+
+  // Trace tables.
+  if (opt_.record_trace) {
+    trace_.source = "sim:" + std::string(network_model_name(opt_.network));
+    trace_.program = p_.name;
+    for (size_t d = 0; d < nd; ++d) trace_.device_names.push_back(topo_.device(static_cast<int>(d)).name);
+    trace_.streams = p_.streams();
+    for (size_t c = 0; c < nc; ++c)
+      trace_.lanes.push_back(topo_.vertex_name(topo_.channel_from(static_cast<ChannelId>(c))) + "->" +
+                             topo_.vertex_name(topo_.channel_to(static_cast<ChannelId>(c))));
+    trace_.names = p_.names();
+    last_sample_.assign(nd * nk, -1);
+    for (size_t d = 0; d < nd; ++d)
+      for (size_t k = 0; k < nk; ++k) memory_sample(static_cast<std::int32_t>(d), static_cast<MemoryCategory>(k));
+  }
+  // Resident buffers alone over capacity: an OOM at time 0 with task -1.
+  for (size_t d = 0; d < nd; ++d)
+    if (total_[d] > capacity_[d]) report_oom(static_cast<std::int32_t>(d), -1);
+
+  for (size_t i = 0; i < nt; ++i)
+    if (hot_[i].pending == 0) ready_.push_back(static_cast<std::int32_t>(i));
+  return Status::ok();
+}
+
+// ---- device and channel bookkeeping ------------------------------------------------
+
+void Engine::touch_device(std::int32_t d) {
+  const auto i = static_cast<size_t>(d);
+  const double dt = now_ - last_change_[i];
+  if (dt > 0) {
+    if (compute_running_[i] > 0) busy_[i] += dt;
+    if (comm_running_[i] > 0) {
+      comm_[i] += dt;
+      if (compute_running_[i] == 0) exposed_[i] += dt;
+    }
+  }
+  last_change_[i] = now_;
+}
+
+void Engine::channel_up(ChannelId c) {
+  const auto i = static_cast<size_t>(c);
+  ChannelUse& u = chan_[i];
+  if (u.active++ == 0) u.since = now_;
+}
+
+void Engine::channel_down(ChannelId c, double bytes) {
+  const auto i = static_cast<size_t>(c);
+  ChannelUse& u = chan_[i];
+  u.bytes += bytes;
+  if (--u.active == 0) u.busy += now_ - u.since;
+}
+
+void Engine::memory_sample(std::int32_t d, MemoryCategory c) {
+  const auto key = static_cast<size_t>(d) * kNumMemoryCategories + static_cast<size_t>(c);
+  const double v = live_[key];
+  std::int32_t& idx = last_sample_[key];
+  if (idx >= 0 && trace_.memory[static_cast<size_t>(idx)].time_seconds == now_) {
+    trace_.memory[static_cast<size_t>(idx)].bytes = v;
+    return;
+  }
+  idx = static_cast<std::int32_t>(trace_.memory.size());
+  trace_.memory.push_back(MemorySample{d, c, now_, v});
+}
+
+void Engine::alloc_buffer(BufferId b, TaskId t) {
+  if (buffer_live_[static_cast<size_t>(b)]) return;
+  buffer_live_[static_cast<size_t>(b)] = 1;
+  const Buffer& buf = p_.buffers()[static_cast<size_t>(b)];
+  const auto d = static_cast<size_t>(buf.device);
+  const size_t key = d * kNumMemoryCategories + static_cast<size_t>(buf.category);
+  live_[key] += buf.bytes;
+  total_[d] += buf.bytes;
+  peak_cat_[key] = std::max(peak_cat_[key], live_[key]);
+  peak_total_[d] = std::max(peak_total_[d], total_[d]);
+  if (opt_.record_trace) memory_sample(buf.device, buf.category);
+  if (total_[d] > capacity_[d] && !oom_seen_[d]) report_oom(buf.device, t);
+}
+
+void Engine::report_oom(std::int32_t device, TaskId t) {
+  const auto d = static_cast<size_t>(device);
+  oom_seen_[d] = 1;
+  OomEvent e;
+  e.device = device;
+  e.time_seconds = now_;
+  e.task = t;
+  e.live_bytes = total_[d];
+  e.capacity_bytes = capacity_[d];
+  // The largest live buffers of the device (largest first, then by id).
+  std::vector<std::pair<double, BufferId>> live;
+  for (size_t i = 0; i < p_.buffers().size(); ++i)
+    if (buffer_live_[i] && p_.buffers()[i].device == device)
+      live.emplace_back(-p_.buffers()[i].bytes, static_cast<BufferId>(i));
+  const size_t k = std::min<size_t>(5, live.size());
+  std::partial_sort(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(k), live.end());
+  for (size_t i = 0; i < k; ++i)
+    e.largest_buffers.emplace_back(p_.buffers()[static_cast<size_t>(live[i].second)].name, -live[i].first);
+  oom_.push_back(std::move(e));
+}
+
+void Engine::free_buffer(BufferId b) {
+  if (!buffer_live_[static_cast<size_t>(b)]) return;
+  buffer_live_[static_cast<size_t>(b)] = 0;
+  const Buffer& buf = p_.buffers()[static_cast<size_t>(b)];
+  const auto d = static_cast<size_t>(buf.device);
+  const size_t key = d * kNumMemoryCategories + static_cast<size_t>(buf.category);
+  live_[key] -= buf.bytes;
+  total_[d] -= buf.bytes;
+  if (opt_.record_trace) memory_sample(buf.device, buf.category);
+}
+
+void Engine::progress() {
+  if (opt_.on_progress && (tasks_done_ & (kProgressEvery - 1)) == 0)
+    opt_.on_progress(static_cast<double>(tasks_done_), static_cast<double>(p_.num_tasks()));
+}
+
+// ---- tasks ------------------------------------------------------------------------
+
+void Engine::start_task(std::int32_t i) {
+  ++events_;
+  const HotTask& h = hot_[static_cast<size_t>(i)];
+  const TaskId t = ext_[static_cast<size_t>(i)];
+  if (times_) start_[static_cast<size_t>(t)] = now_;
+  const TaskKind kind = h.kind();
+  if (kind == TaskKind::kCollective) {
+    // A rank arrives; the collective starts when the last one does.
+    const auto c = static_cast<size_t>(h.aux());
+    last_arrival_[c] = i;
+    if (++arrived_[c] == coll_off_[c + 1] - coll_off_[c]) start_collective(h.aux());
+    return;
+  }
+  const std::int32_t dev = stream_device_[static_cast<size_t>(h.stream)];
+  const auto d = static_cast<size_t>(dev);
+  touch_device(dev);
+  if (h.has_memory())
+    for (BufferId b : p_.allocs(t)) alloc_buffer(b, t);
+  if (kind == TaskKind::kCompute) {
+    double dur = h.duration;
+    // Compute slowed by communication in flight on the device, decided at the
+    // kernel's start (docs/simulator.md, "Approximations").
+    if (comm_running_[d] > 0 && slowdown_[d] > 0) dur *= 1 + slowdown_[d];
+    ++compute_running_[d];
+    queue_.push(now_ + dur, make_event(static_cast<std::uint32_t>(i), kTaskEnd));
+    return;
+  }
+  // Transfer: one flow from the device to its peer.
+  ++comm_running_[d];
+  const std::int32_t peer = h.aux();
+  const std::int32_t inst = new_instance();
+  Instance& in = instances_[static_cast<size_t>(inst)];
+  in.transfer = t;
+  in.transfer_int = i;
+  in.collective = -1;
+  in.devices.assign({dev, peer});
+  in.ring = false;
+  in.sched.clear();
+  in.sched.add_op(0, 1, p_.task(t).bytes);
+  start_instance(inst);
+}
+
+void Engine::finish_task(std::int32_t i) {
+  HotTask& h = hot_[static_cast<size_t>(i)];
+  const TaskId t = ext_[static_cast<size_t>(i)];
+  const std::int32_t dev = stream_device_[static_cast<size_t>(h.stream)];
+  const auto d = static_cast<size_t>(dev);
+  touch_device(dev);
+  if (h.kind() == TaskKind::kCompute) --compute_running_[d];
+  else --comm_running_[d];
+  if (h.has_memory())
+    for (BufferId b : p_.frees(t)) free_buffer(b);
+  if (times_) end_[static_cast<size_t>(t)] = now_;
+  if (opt_.record_trace) {
+    const Task& x = p_.task(t);
+    TraceSpan s;
+    s.task = t;
+    s.device = x.device;
+    s.stream = x.stream;
+    s.start_seconds = start_[static_cast<size_t>(t)];
+    s.end_seconds = now_;
+    s.name = x.name;
+    s.kind = x.kind;
+    s.phase = x.phase;
+    s.collective = x.collective;
+    trace_.spans.push_back(s);
+  }
+  if (now_ >= step_end_) {
+    step_end_ = now_;
+    last_task_ = i;
+  }
+  const std::int32_t* succ = succ_.data() + h.succ_begin;
+  for (std::uint32_t k = 0; k < h.succ_count; ++k) {
+    HotTask& sh = hot_[static_cast<size_t>(succ[k])];
+    if (--sh.pending == 0) {
+      sh.crit_pred = i;
+      ready_.push_back(succ[k]);
+    }
+  }
+  // The next task on its stream is the next record.
+  if (i + 1 < stream_end_[static_cast<size_t>(h.stream)]) {
+    HotTask& sh = hot_[static_cast<size_t>(i) + 1];
+    if (--sh.pending == 0) {
+      sh.crit_pred = i;
+      ready_.push_back(i + 1);
+    }
+  }
+  ++tasks_done_;
+  progress();
+}
+
+// ---- collectives and transfers -----------------------------------------------------
+
+void Engine::start_collective(CollectiveId c) {
+  // Every rank starts now; the chain of the critical path runs through the
+  // last rank to arrive.
+  const std::int32_t last = last_arrival_[static_cast<size_t>(c)];
+  const std::int32_t via = hot_[static_cast<size_t>(last)].crit_pred;
+  for (std::int32_t k = coll_off_[static_cast<size_t>(c)]; k < coll_off_[static_cast<size_t>(c) + 1]; ++k) {
+    const std::int32_t ri = coll_int_[static_cast<size_t>(k)];
+    HotTask& h = hot_[static_cast<size_t>(ri)];
+    const TaskId rt = ext_[static_cast<size_t>(ri)];
+    const std::int32_t dev = stream_device_[static_cast<size_t>(h.stream)];
+    if (times_) start_[static_cast<size_t>(rt)] = now_;
+    if (ri != last) h.crit_pred = via;
+    touch_device(dev);
+    ++comm_running_[static_cast<size_t>(dev)];
+    if (h.has_memory())
+      for (BufferId b : p_.allocs(rt)) alloc_buffer(b, rt);
+  }
+  queue_.push(now_ + coll_overhead_[static_cast<size_t>(c)],
+              make_event(static_cast<std::uint32_t>(c), kCollectiveGo));
+}
+
+void Engine::collective_go(CollectiveId c) {
+  const Collective& col = p_.collectives()[static_cast<size_t>(c)];
+  const std::int32_t sc = coll_shortcut_[static_cast<size_t>(c)];
+  if (sc >= 0) {
+    // Channels provably its own: the isolated expansion's time and link use.
+    const ShortcutEntry& e = shortcuts_table_.entries[static_cast<size_t>(sc)];
+    ++shortcuts_;
+    for (const auto& u : e.channels) {
+      chan_[static_cast<size_t>(u.channel)].bytes += u.bytes;
+      chan_[static_cast<size_t>(u.channel)].busy += u.busy_seconds;
+    }
+    queue_.push(now_ + e.duration_seconds, make_event(static_cast<std::uint32_t>(c), kShortcutEnd));
+    return;
+  }
+  const std::int32_t inst = new_instance();
+  Instance& in = instances_[static_cast<size_t>(inst)];
+  in.transfer = -1;
+  in.transfer_int = -1;
+  in.collective = c;
+  in.devices.assign(col.group.begin(), col.group.end());
+  if (implicit_rings_ && is_plain_ring(col)) {
+    start_ring(inst, col);
+    return;
+  }
+  in.ring = false;
+  expand_collective(col, node_of_, in.sched, scratch_);
+  start_instance(inst);
+}
+
+void Engine::start_ring(std::int32_t inst, const Collective& col) {
+  Instance& in = instances_[static_cast<size_t>(inst)];
+  const auto n = static_cast<std::int32_t>(col.group.size());
+  in.ring = true;
+  in.ring_steps = n <= 1 ? 0 : (col.kind == CollectiveKind::kAllReduce ? 2 * (n - 1) : n - 1);
+  in.ring_bytes = col.bytes / n;
+  in.next_step.assign(static_cast<size_t>(n), 0);
+  in.sends_done.assign(static_cast<size_t>(n), 0);
+  in.recvs_done.assign(static_cast<size_t>(n), 0);
+  in.ring_route.resize(static_cast<size_t>(n));
+  in.ops_left = in.ring_steps * n;
+  if (in.ops_left == 0) {
+    finish_instance(inst);
+    return;
+  }
+  for (std::int32_t r = 0; r < n; ++r) {
+    auto route = route_index(in.devices[static_cast<size_t>(r)], in.devices[static_cast<size_t>((r + 1) % n)]);
+    if (!route.is_ok()) {
+      op_error(in, route.status());
+      return;
+    }
+    in.ring_route[static_cast<size_t>(r)] = *route;
+  }
+  for (std::int32_t r = 0; r < n; ++r) ring_try(inst, r);
+}
+
+// Starts rank r's next ring step if its previous send left and its
+// predecessor's previous step arrived.
+void Engine::ring_try(std::int32_t inst, std::int32_t r) {
+  Instance& in = instances_[static_cast<size_t>(inst)];
+  const auto i = static_cast<size_t>(r);
+  const std::int32_t s = in.next_step[i];
+  if (s >= in.ring_steps || in.sends_done[i] != s || in.recvs_done[i] < s) return;
+  in.next_step[i] = s + 1;
+  launch_flow(inst, r, s, in.ring_bytes, in.ring_route[i]);
+}
+
+void Engine::op_error(const Instance& in, const Status& st) {
+  error_ = Status::error("program '" + p_.name + "': " +
+                         (in.transfer >= 0 ? task_label(in.transfer) : collective_label(in.collective)) + ": " +
+                         st.message());
+}
+
+void Engine::finish_collective(CollectiveId c) {
+  for (std::int32_t k = coll_off_[static_cast<size_t>(c)]; k < coll_off_[static_cast<size_t>(c) + 1]; ++k)
+    finish_task(coll_int_[static_cast<size_t>(k)]);
+}
+
+std::int32_t Engine::new_instance() {
+  if (!free_instances_.empty()) {
+    const std::int32_t i = free_instances_.back();
+    free_instances_.pop_back();
+    return i;
+  }
+  instances_.emplace_back();
+  return static_cast<std::int32_t>(instances_.size()) - 1;
+}
+
+std::int32_t Engine::new_flow() {
+  if (!free_flows_.empty()) {
+    const std::int32_t i = free_flows_.back();
+    free_flows_.pop_back();
+    return i;
+  }
+  flows_slots_.emplace_back();
+  return static_cast<std::int32_t>(flows_slots_.size()) - 1;
+}
+
+void Engine::start_instance(std::int32_t inst) {
+  Instance& in = instances_[static_cast<size_t>(inst)];
+  in.ops_left = in.sched.size();
+  if (in.ops_left == 0) {
+    finish_instance(inst);
+    return;
+  }
+  // Ops without predecessors start now (their alphas end later, so nothing
+  // here changes another op's count).
+  const std::int32_t n = in.sched.size();
+  for (std::int32_t op = 0; op < n; ++op)
+    if (instances_[static_cast<size_t>(inst)].sched.ops[static_cast<size_t>(op)].pending == 0) start_op(inst, op);
+}
+
+void Engine::start_op(std::int32_t inst, std::int32_t op) {
+  if (!error_.is_ok()) return;
+  Instance& in = instances_[static_cast<size_t>(inst)];
+  const ScheduleOp& o = in.sched.ops[static_cast<size_t>(op)];
+  const std::int32_t src = in.devices[static_cast<size_t>(o.src_rank)];
+  const std::int32_t dst = in.devices[static_cast<size_t>(o.dst_rank)];
+  auto r = route_index(src, dst);
+  if (!r.is_ok()) {
+    op_error(in, r.status());
+    return;
+  }
+  launch_flow(inst, op, 0, o.bytes, *r);
+}
+
+void Engine::launch_flow(std::int32_t inst, std::int32_t op, std::int32_t step, double bytes, std::int32_t route) {
+  const std::int32_t slot = new_flow();
+  FlowSlot& f = flows_slots_[static_cast<size_t>(slot)];
+  f.bytes = bytes;
+  f.remaining = bytes;
+  f.rate = 0;
+  f.last_update = now_;
+  f.start_seconds = now_;
+  f.instance = inst;
+  f.op = op;
+  f.step = step;
+  f.route = route;
+  ++flows_;
+  queue_.push(now_ + routes_[static_cast<size_t>(route)].alpha_seconds,
+              make_event(static_cast<std::uint32_t>(slot), kAlphaEnd, f.version));
+}
+
+void Engine::alpha_end(std::int32_t slot) {
+  FlowSlot& f = flows_slots_[static_cast<size_t>(slot)];
+  const std::int32_t inst = f.instance;
+  const std::int32_t op = f.op;
+  // Cut-through successors start now.
+  if (!instances_[static_cast<size_t>(inst)].ring) {
+    Schedule& s = instances_[static_cast<size_t>(inst)].sched;
+    for (std::int32_t e = s.ops[static_cast<size_t>(op)].head_alpha; e >= 0; e = s.edges[static_cast<size_t>(e)].next) {
+      const std::int32_t to = s.edges[static_cast<size_t>(e)].to;
+      if (--s.ops[static_cast<size_t>(to)].pending == 0) start_op(inst, to);
+    }
+  }
+  FlowSlot& g = flows_slots_[static_cast<size_t>(slot)];  // start_op may have grown the pool
+  if (!(g.bytes > 0)) {
+    complete_flow(slot);
+    return;
+  }
+  const RouteInfo& r = routes_[static_cast<size_t>(g.route)];
+  for (std::int32_t i = 0; i < r.count; ++i) channel_up(route_channels_[static_cast<size_t>(r.first + i)]);
+  g.last_update = now_;
+  if (opt_.network == NetworkModel::kIdeal) {
+    g.rate = r.bandwidth_bytes_per_second;
+    queue_.push(now_ + g.bytes / g.rate, make_event(static_cast<std::uint32_t>(slot), kFlowEnd, g.version));
+  } else {
+    if (net_.add(slot, std::span<const ChannelId>(route_channels_.data() + r.first, static_cast<size_t>(r.count))))
+      on_rate(slot, net_.rate(slot));
+  }
+}
+
+void Engine::on_rate(std::int32_t slot, double rate) {
+  FlowSlot& f = flows_slots_[static_cast<size_t>(slot)];
+  if (f.rate > 0) f.remaining = std::max(0.0, f.remaining - f.rate * (now_ - f.last_update));
+  f.rate = rate;
+  f.last_update = now_;
+  ++f.version;
+  queue_.push(now_ + f.remaining / rate, make_event(static_cast<std::uint32_t>(slot), kFlowEnd, f.version));
+}
+
+void Engine::complete_flow(std::int32_t slot) {
+  FlowSlot& f = flows_slots_[static_cast<size_t>(slot)];
+  const std::int32_t inst = f.instance;
+  const std::int32_t op = f.op;
+  if (f.bytes > 0) {
+    const RouteInfo& r = routes_[static_cast<size_t>(f.route)];
+    for (std::int32_t i = 0; i < r.count; ++i) channel_down(route_channels_[static_cast<size_t>(r.first + i)], f.bytes);
+    if (opt_.network == NetworkModel::kFlow) net_.remove(slot);
+  }
+  Instance& in = instances_[static_cast<size_t>(inst)];
+  const auto n = static_cast<std::int32_t>(in.devices.size());
+  const std::int32_t src_rank = in.ring ? op : in.sched.ops[static_cast<size_t>(op)].src_rank;
+  const std::int32_t dst_rank = in.ring ? (op + 1) % n : in.sched.ops[static_cast<size_t>(op)].dst_rank;
+  if (opt_.record_trace) {
+    const RouteInfo& r = routes_[static_cast<size_t>(f.route)];
+    TraceTransfer tr;
+    tr.task = in.transfer >= 0
+                  ? in.transfer
+                  : p_.collectives()[static_cast<size_t>(in.collective)].tasks[static_cast<size_t>(src_rank)];
+    tr.src = in.devices[static_cast<size_t>(src_rank)];
+    tr.dst = in.devices[static_cast<size_t>(dst_rank)];
+    tr.bytes = f.bytes;
+    tr.start_seconds = f.start_seconds;
+    tr.end_seconds = now_;
+    tr.lane = r.count > 0 ? route_channels_[static_cast<size_t>(r.first)] : -1;
+    trace_.transfers.push_back(tr);
+  }
+  ++f.version;  // any event still queued for this slot is stale
+  free_flows_.push_back(slot);
+  if (in.ring) {
+    ++in.sends_done[static_cast<size_t>(src_rank)];
+    ++in.recvs_done[static_cast<size_t>(dst_rank)];
+    // The order the materialised schedule's edge lists would start them in.
+    if (src_rank == n - 1) {
+      ring_try(inst, src_rank);
+      ring_try(inst, dst_rank);
+    } else {
+      ring_try(inst, dst_rank);
+      ring_try(inst, src_rank);
+    }
+  } else {
+    Schedule& s = in.sched;
+    for (std::int32_t e = s.ops[static_cast<size_t>(op)].head_end; e >= 0; e = s.edges[static_cast<size_t>(e)].next) {
+      const std::int32_t to = s.edges[static_cast<size_t>(e)].to;
+      if (--s.ops[static_cast<size_t>(to)].pending == 0) start_op(inst, to);
+    }
+  }
+  if (--instances_[static_cast<size_t>(inst)].ops_left == 0) finish_instance(inst);
+}
+
+void Engine::finish_instance(std::int32_t inst) {
+  Instance& in = instances_[static_cast<size_t>(inst)];
+  const std::int32_t transfer = in.transfer_int;
+  const CollectiveId c = in.collective;
+  free_instances_.push_back(inst);
+  if (in.transfer >= 0) finish_task(transfer);
+  else finish_collective(c);
+}
+
+// ---- the loop -------------------------------------------------------------------------
+
+void Engine::handle(Event e) {
+  switch (e.tag & kKindMask) {
+    case kTaskEnd:
+      ++events_;
+      finish_task(static_cast<TaskId>(e.id));
+      return;
+    case kAlphaEnd:
+      ++events_;
+      alpha_end(static_cast<std::int32_t>(e.id));
+      return;
+    case kFlowEnd:
+      if ((flows_slots_[e.id].version & kVersionMask) != (e.tag >> kKindBits)) return;  // rescheduled
+      ++events_;
+      complete_flow(static_cast<std::int32_t>(e.id));
+      return;
+    case kCollectiveGo:
+      ++events_;
+      collective_go(static_cast<CollectiveId>(e.id));
+      return;
+    case kShortcutEnd:
+      ++events_;
+      finish_collective(static_cast<CollectiveId>(e.id));
+      return;
+    default:
+      return;
+  }
+}
+
+Status Engine::run() {
+  size_t ready_head = 0;
+  for (;;) {
+    if (!error_.is_ok()) return error_;
+    if (!queue_.empty() && queue_.top_time() <= now_) {
+      const EventQueue::Bucket bucket = queue_.pop();
+      handle(bucket.first);
+      for (size_t i = 0; error_.is_ok() && i < queue_.extra(bucket.bucket).size(); ++i)
+        handle(queue_.extra(bucket.bucket)[i]);
+      queue_.release(bucket.bucket);
+      continue;
+    }
+    if (ready_head < ready_.size()) {
+      // Start in the order they became ready. Starting may make more ready
+      // (a collective's last rank); they are appended and started here too.
+      while (ready_head < ready_.size()) start_task(ready_[ready_head++]);
+      ready_.clear();
+      ready_head = 0;
+      continue;
+    }
+    if (net_.dirty()) {
+      net_.recompute([this](std::int32_t f, double r) { on_rate(f, r); });
+      continue;
+    }
+    if (queue_.empty()) break;
+    now_ = queue_.top_time();
+  }
+  if (tasks_done_ != p_.num_tasks()) {
+    // Only a collective whose ranks never all arrive can stall (ProgramBuilder
+    // rejects cycles, so this is a rank blocked behind another collective).
+    for (size_t c = 0; c < p_.collectives().size(); ++c) {
+      const auto n = static_cast<std::int32_t>(p_.collectives()[c].group.size());
+      if (arrived_[c] > 0 && arrived_[c] < n)
+        return Status::error("program '" + p_.name + "': deadlock: " +
+                                 collective_label(static_cast<CollectiveId>(c)) + " has " +
+                                 std::to_string(arrived_[c]) + " of its " + std::to_string(n) +
+                                 " ranks ready and the others wait on it",
+                             ErrorKind::kBadInput);
+    }
+    return Status::error("program '" + p_.name + "': " + std::to_string(p_.num_tasks() - tasks_done_) +
+                             " tasks never became ready",
+                         ErrorKind::kInternal);
+  }
+  return Status::ok();
+}
+
+SimResult Engine::result() {
+  SimResult r;
+  r.step_seconds = step_end_;
+  r.events = events_;
+  r.network = opt_.network;
+  r.flows = flows_;
+  r.collectives_shortcut = shortcuts_;
+  const auto nd = static_cast<size_t>(p_.num_devices);
+  for (size_t d = 0; d < nd; ++d) {
+    now_ = step_end_;
+    touch_device(static_cast<std::int32_t>(d));
+    DeviceStats s;
+    s.id = static_cast<int>(d);
+    s.busy_seconds = busy_[d];
+    s.comm_seconds = comm_[d];
+    s.idle_seconds = std::max(0.0, step_end_ - busy_[d]);
+    s.exposed_comm_seconds = exposed_[d];
+    s.peak_memory_bytes = peak_total_[d];
+    for (size_t k = 0; k < static_cast<size_t>(kNumMemoryCategories); ++k)
+      s.peak_by_category[k] = peak_cat_[d * kNumMemoryCategories + k];
+    s.capacity_bytes = capacity_[d];
+    r.devices.push_back(s);
+  }
+  const auto nc = static_cast<size_t>(topo_.num_channels());
+  r.links.reserve(nc);
+  for (size_t c = 0; c < nc; ++c) {
+    LinkStats l;
+    const auto ch = static_cast<ChannelId>(c);
+    l.name = topo_.vertex_name(topo_.channel_from(ch)) + "->" + topo_.vertex_name(topo_.channel_to(ch));
+    l.channel = ch;
+    l.bytes = chan_[c].bytes;
+    l.busy_seconds = chan_[c].busy;
+    l.utilization = step_end_ > 0 ? chan_[c].busy / step_end_ : 0;
+    l.capacity_bytes_per_second = chan_capacity_[c];
+    r.links.push_back(std::move(l));
+  }
+  std::stable_sort(oom_.begin(), oom_.end(),
+                   [](const OomEvent& a, const OomEvent& b) { return a.time_seconds < b.time_seconds; });
+  r.oom = std::move(oom_);
+  for (std::int32_t i = last_task_; i >= 0; i = hot_[static_cast<size_t>(i)].crit_pred)
+    r.critical_path.push_back(ext_[static_cast<size_t>(i)]);
+  std::reverse(r.critical_path.begin(), r.critical_path.end());
+  if (opt_.record_task_times) {
+    r.task_start_seconds.assign(start_.begin(), start_.end());
+    r.task_end_seconds.assign(end_.begin(), end_.end());
+  }
+  if (opt_.record_trace) r.trace = std::move(trace_);
+  if (opt_.on_progress)
+    opt_.on_progress(static_cast<double>(tasks_done_), static_cast<double>(p_.num_tasks()));
+  return r;
+}
+
+}  // namespace
+
+namespace {
+// CPU time of the calling thread: on a shared machine, wall time measures
+// the neighbours as much as the simulator.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+Result<SimResult> run_engine(const Program& program, const Topology& topology, const HardwareProfile& profile,
+                             const SimOptions& options, bool implicit_rings) {
+  const double t0 = thread_cpu_seconds();
+  Engine e(program, topology, profile, options, implicit_rings);
+  BRIGADE_RETURN_IF_ERROR(e.setup());
+  const double t1 = thread_cpu_seconds();
+  BRIGADE_RETURN_IF_ERROR(e.run());
+  const double t2 = thread_cpu_seconds();
+  SimResult r = e.result();
+  r.setup_cpu_seconds = t1 - t0;
+  r.run_cpu_seconds = t2 - t1;
+  return r;
+}
+}  // namespace
+
+namespace detail {
+Result<SimResult> simulate_with(const Program& program, const Topology& topology,
+                                const HardwareProfile& profile, const SimOptions& options,
+                                bool implicit_rings) {
+  return run_engine(program, topology, profile, options, implicit_rings);
+}
+}  // namespace detail
+
+Result<SimResult> simulate(const Program& program, const Topology& topology,
+                           const HardwareProfile& profile, const SimOptions& options) {
+  return run_engine(program, topology, profile, options, /*implicit_rings=*/true);
+}
+
+}  // namespace brigade::sim

@@ -1,0 +1,113 @@
+// The discrete-event simulator: runs a Program on a Topology under a
+// HardwareProfile and reports step time, per-device busy / communication /
+// idle time, link use, memory peaks, out-of-memory events and the critical
+// path, optionally with a full Trace. Semantics: docs/simulator.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/executor.hpp"
+#include "core/profile.hpp"
+#include "core/program.hpp"
+#include "core/status.hpp"
+#include "core/topology.hpp"
+#include "core/trace.hpp"
+
+namespace brigade::sim {
+
+// How flows share links.
+enum class NetworkModel {
+  kIdeal,  // every flow gets its route's bottleneck bandwidth, whatever else runs
+  kFlow,   // max-min fair sharing of every channel (progressive filling)
+};
+std::string_view network_model_name(NetworkModel m);  // "ideal", "flow"
+
+struct SimOptions {
+  NetworkModel network = NetworkModel::kFlow;
+  // Turns every shortcut off: each collective is expanded into its flows even
+  // where its channels are provably its own (docs/simulator.md, "Shortcuts").
+  bool exact = false;
+  // Spans, transfers (one per flow) and memory samples into SimResult::trace.
+  bool record_trace = false;
+  // Start and end of every task into SimResult::task_*_seconds (16 bytes a task).
+  bool record_task_times = true;
+  // Per-device speed factor (absent = 1): compute durations are divided by it,
+  // so a straggler at 0.5 takes twice as long. Must be > 0.
+  std::map<int, double> speed;
+  // Progress for long runs: (tasks finished, tasks in the Program), called
+  // from the calling thread now and then and once at the end. May be empty.
+  std::function<void(double done, double total)> on_progress;
+};
+
+struct DeviceStats {
+  int id = 0;
+  double busy_seconds = 0;  // some compute kernel of the device running
+  double comm_seconds = 0;  // some transfer or collective task of the device in flight
+  double idle_seconds = 0;  // step - busy
+  // Communication while no compute kernel of the device runs (not hidden by overlap).
+  double exposed_comm_seconds = 0;
+  double peak_memory_bytes = 0;  // of the total over categories
+  std::array<double, kNumMemoryCategories> peak_by_category{};  // each category's own peak
+  double capacity_bytes = 0;     // Device::memory_bytes
+};
+
+// One direction of a link (a channel).
+struct LinkStats {
+  std::string name;  // "gpu0->nvswitch"
+  ChannelId channel = 0;
+  double bytes = 0;           // bytes that crossed it
+  double busy_seconds = 0;    // time at least one flow was sending bytes through it
+  double utilization = 0;     // busy_seconds / step_seconds
+  double capacity_bytes_per_second = 0;  // link bandwidth x the class's efficiency
+};
+
+// The first time a device's live memory exceeded its capacity.
+struct OomEvent {
+  int device = 0;
+  double time_seconds = 0;
+  TaskId task = -1;  // the task whose allocation crossed the line (-1: resident buffers)
+  double live_bytes = 0;
+  double capacity_bytes = 0;
+  std::vector<std::pair<std::string, double>> largest_buffers;  // (name, bytes), largest first, up to 5
+};
+
+struct SimResult {
+  double step_seconds = 0;  // the last task's end (the step starts at 0)
+  std::int64_t events = 0;  // events processed (docs/simulator.md, "Events")
+  NetworkModel network = NetworkModel::kFlow;
+  std::vector<DeviceStats> devices;  // by device id, for the Program's devices
+  std::vector<LinkStats> links;      // by channel id, every channel of the topology
+  std::vector<OomEvent> oom;         // at most one per device, by time
+  // Tasks whose chain determines the step time, in time order: each starts
+  // when the previous one ends (a collective through its last-arriving rank).
+  std::vector<TaskId> critical_path;
+  std::int64_t collectives_shortcut = 0;  // collectives run by the closed-form shortcut
+  std::int64_t flows = 0;                  // flows simulated
+  // Host CPU time of the calling thread (not simulated time): preparing the
+  // run (per-task arrays, routes, shortcuts) and the event loop.
+  double setup_cpu_seconds = 0;
+  double run_cpu_seconds = 0;
+  std::vector<double> task_start_seconds, task_end_seconds;  // when record_task_times
+  Trace trace;                                               // when record_trace
+};
+
+// Runs `program` once. Errors (kBadInput): a device outside the topology, a
+// speed factor <= 0, a route that crosses a link of zero bandwidth or joins
+// unconnected devices, an algorithm that cannot serve its group
+// (halving-doubling on a group that is not a power of two, ...). Memory over
+// capacity is not an error: it is reported in SimResult::oom.
+Result<SimResult> simulate(const Program& program, const Topology& topology,
+                           const HardwareProfile& profile, const SimOptions& options);
+
+// The simulator behind the core Executor interface ("sim:flow" / "sim:ideal").
+// RunOptions::record_trace and on_progress override `options`' own.
+std::unique_ptr<Executor> make_sim_executor(SimOptions options);
+
+}  // namespace brigade::sim

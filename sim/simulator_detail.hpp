@@ -1,0 +1,16 @@
+// Internal to sim/ (and its tests): the engine with its representation
+// choices exposed, so that tests can hold equivalent representations to the
+// same results.
+#pragma once
+
+#include "sim/simulator.hpp"
+
+namespace brigade::sim::detail {
+
+// simulate() with rings run from a materialised schedule (implicit_rings =
+// false) instead of per-rank counters. Both must give identical results.
+Result<SimResult> simulate_with(const Program& program, const Topology& topology,
+                                const HardwareProfile& profile, const SimOptions& options,
+                                bool implicit_rings);
+
+}  // namespace brigade::sim::detail

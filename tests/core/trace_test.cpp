@@ -1,0 +1,194 @@
+// Trace and its Chrome Trace Event JSON writer and reader.
+#include "core/trace.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace brigade {
+namespace {
+
+Trace sample_trace() {
+  Trace t;
+  t.source = "sim:flow";
+  t.program = "demo \"quoted\"\n";
+  t.device_names = {"gpu0", "node1/gpu1"};
+  t.streams = {Stream{0, "compute"}, Stream{0, "xfer"}, Stream{1, "compute"}};
+  t.lanes = {"gpu0->nvswitch", "nvswitch->node1/gpu1"};
+  t.names = {"fwd", "send", "bwd \\ tab\t", "unused"};
+  // Times that have no exact decimal form in microseconds.
+  t.spans.push_back(TraceSpan{0, 0, 0, 0.0, 0.1, 0, TaskKind::kCompute, Phase::kForward, -1});
+  t.spans.push_back(TraceSpan{1, 0, 1, 0.1, 1.0 / 3, 1, TaskKind::kTransfer, Phase::kForward, -1});
+  t.spans.push_back(TraceSpan{2, 1, 2, 1.0 / 3, 0.7000000000000001, 2, TaskKind::kCompute, Phase::kBackward, -1});
+  t.spans.push_back(TraceSpan{3, 1, 2, 0.75, 0.75, -1, TaskKind::kCollective, Phase::kOptimizer, 4});
+  t.transfers.push_back(TraceTransfer{1, 0, 1, 12345.5, 0.1, 1.0 / 3, 0});
+  t.transfers.push_back(TraceTransfer{1, 0, 1, 1e-300, 0.2, 0.3, -1});
+  t.memory.push_back(MemorySample{0, MemoryCategory::kParams, 0, 1.5e9});
+  t.memory.push_back(MemorySample{1, MemoryCategory::kActivations, 1.0 / 3, 7});
+  t.memory.push_back(MemorySample{1, MemoryCategory::kActivations, 0.1, 3});
+  return t;
+}
+
+void expect_equal(const Trace& a, const Trace& b) {
+  EXPECT_EQ(a.source, b.source);
+  EXPECT_EQ(a.program, b.program);
+  EXPECT_EQ(a.device_names, b.device_names);
+  ASSERT_EQ(a.streams.size(), b.streams.size());
+  for (size_t i = 0; i < a.streams.size(); ++i) {
+    EXPECT_EQ(a.streams[i].device, b.streams[i].device);
+    EXPECT_EQ(a.streams[i].name, b.streams[i].name);
+  }
+  EXPECT_EQ(a.lanes, b.lanes);
+  EXPECT_EQ(a.names, b.names);
+  ASSERT_EQ(a.spans.size(), b.spans.size());
+  for (size_t i = 0; i < a.spans.size(); ++i) {
+    const TraceSpan &x = a.spans[i], &y = b.spans[i];
+    EXPECT_EQ(x.task, y.task);
+    EXPECT_EQ(x.device, y.device);
+    EXPECT_EQ(x.stream, y.stream);
+    EXPECT_EQ(x.start_seconds, y.start_seconds);
+    EXPECT_EQ(x.end_seconds, y.end_seconds);
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.kind, y.kind);
+    EXPECT_EQ(x.phase, y.phase);
+    EXPECT_EQ(x.collective, y.collective);
+  }
+  ASSERT_EQ(a.transfers.size(), b.transfers.size());
+  for (size_t i = 0; i < a.transfers.size(); ++i) {
+    const TraceTransfer &x = a.transfers[i], &y = b.transfers[i];
+    EXPECT_EQ(x.task, y.task);
+    EXPECT_EQ(x.src, y.src);
+    EXPECT_EQ(x.dst, y.dst);
+    EXPECT_EQ(x.bytes, y.bytes);
+    EXPECT_EQ(x.start_seconds, y.start_seconds);
+    EXPECT_EQ(x.end_seconds, y.end_seconds);
+    EXPECT_EQ(x.lane, y.lane);
+  }
+  ASSERT_EQ(a.memory.size(), b.memory.size());
+  for (size_t i = 0; i < a.memory.size(); ++i) {
+    EXPECT_EQ(a.memory[i].device, b.memory[i].device);
+    EXPECT_EQ(a.memory[i].category, b.memory[i].category);
+    EXPECT_EQ(a.memory[i].time_seconds, b.memory[i].time_seconds);
+    EXPECT_EQ(a.memory[i].bytes, b.memory[i].bytes);
+  }
+}
+
+std::string to_json(const Trace& t) {
+  std::ostringstream os;
+  EXPECT_TRUE(write_chrome_trace(t, os).is_ok());
+  return os.str();
+}
+
+TEST(Trace, StepSecondsIsLatestEndMinusEarliestStart) {
+  Trace t = sample_trace();
+  EXPECT_DOUBLE_EQ(t.step_seconds(), 0.75);
+  EXPECT_EQ(Trace{}.step_seconds(), 0);
+}
+
+TEST(Trace, InternReturnsExistingIds) {
+  Trace t = sample_trace();
+  EXPECT_EQ(t.intern("send"), 1);
+  EXPECT_EQ(t.intern("new"), 4);
+  EXPECT_EQ(t.names.size(), 5u);
+}
+
+TEST(ChromeTrace, RoundTripGivesAnEqualTrace) {
+  const Trace t = sample_trace();
+  std::istringstream in(to_json(t));
+  auto back = read_chrome_trace(in, "t.json");
+  ASSERT_TRUE(back.is_ok()) << back.message();
+  expect_equal(t, *back);
+}
+
+TEST(ChromeTrace, WriterIsDeterministicAndSorted) {
+  const std::string a = to_json(sample_trace());
+  EXPECT_EQ(a, to_json(sample_trace()));
+  const auto j = nlohmann::json::parse(a);
+  double last = -1;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "M") continue;
+    EXPECT_GE(e["ts"].get<double>(), last);
+    last = e["ts"];
+  }
+  // Spans: complete events with pid = device and tid = stream.
+  int x = 0;
+  for (const auto& e : j["traceEvents"])
+    if (e["ph"] == "X" && e["args"]["task"] == 2) {
+      ++x;
+      EXPECT_EQ(e["pid"], 1);
+      EXPECT_EQ(e["tid"], 2);
+      EXPECT_EQ(e["name"], "bwd \\ tab\t");
+    }
+  EXPECT_EQ(x, 1);
+}
+
+TEST(ChromeTrace, ReadsForeignTracesBestEffort) {
+  // A bare array of events, as other tools write: no Brigade metadata.
+  std::istringstream in(R"([
+    {"ph":"M","name":"process_name","pid":0,"args":{"name":"cpu"}},
+    {"ph":"X","name":"k","pid":0,"tid":3,"ts":10,"dur":5},
+    {"ph":"C","name":"memory:grads","pid":0,"ts":2,"args":{"bytes":64}},
+    {"ph":"i","name":"mark","pid":0,"ts":1}
+  ])");
+  auto t = read_chrome_trace(in, "other.json");
+  ASSERT_TRUE(t.is_ok()) << t.message();
+  ASSERT_EQ(t->spans.size(), 1u);
+  EXPECT_EQ(t->spans[0].task, -1);
+  EXPECT_DOUBLE_EQ(t->spans[0].start_seconds, 10e-6);
+  EXPECT_DOUBLE_EQ(t->spans[0].end_seconds, 15e-6);
+  EXPECT_EQ(t->names[static_cast<size_t>(t->spans[0].name)], "k");
+  EXPECT_EQ(t->device_names, std::vector<std::string>{"cpu"});
+  EXPECT_EQ(t->streams.size(), 4u);
+  ASSERT_EQ(t->memory.size(), 1u);
+  EXPECT_EQ(t->memory[0].category, MemoryCategory::kGrads);
+  EXPECT_EQ(t->memory[0].bytes, 64);
+}
+
+TEST(ChromeTrace, InvalidJsonNamesLineAndColumn) {
+  // Line 2 is `  {"ph": "X",, }`: the second comma is column 14.
+  std::istringstream in("{\"traceEvents\": [\n  {\"ph\": \"X\",, }\n]}");
+  auto t = read_chrome_trace(in, "bad.json");
+  ASSERT_FALSE(t.is_ok());
+  EXPECT_EQ(t.message(), "bad.json:2:14: error: found invalid JSON; expected a Chrome trace");
+}
+
+TEST(ChromeTrace, WrongShapesAreNamed) {
+  std::istringstream a("42");
+  EXPECT_EQ(read_chrome_trace(a, "n.json").message(),
+            "n.json: error: found a JSON number; expected a Chrome trace (an array of events, or an "
+            "object with \"traceEvents\")");
+  std::istringstream b("{\"events\": []}");
+  EXPECT_EQ(read_chrome_trace(b, "o.json").message(),
+            "o.json: error: found no \"traceEvents\" array; expected a Chrome trace (an array of "
+            "events, or an object with \"traceEvents\")");
+  std::istringstream c("[{\"name\": \"x\"}]");
+  EXPECT_EQ(read_chrome_trace(c, "p.json").message(),
+            "p.json: error: found event 0 without \"ph\"; expected a phase such as \"X\"");
+}
+
+TEST(ChromeTrace, FileWriteIsAtomic) {
+  const auto dir = std::filesystem::temp_directory_path() / ("brigade_trace_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "t.json").string();
+  ASSERT_TRUE(write_chrome_trace_file(sample_trace(), path).is_ok());
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  auto back = read_chrome_trace_file(path);
+  ASSERT_TRUE(back.is_ok()) << back.message();
+  expect_equal(sample_trace(), *back);
+  // A path in a missing folder: an error, and no file appears.
+  const std::string bad = (dir / "missing" / "t.json").string();
+  const Status st = write_chrome_trace_file(sample_trace(), bad);
+  EXPECT_FALSE(st.is_ok());
+  EXPECT_EQ(st.message(), bad + ": error: cannot open '" + bad + ".tmp' for writing");
+  EXPECT_FALSE(std::filesystem::exists(bad));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace brigade

@@ -1,0 +1,112 @@
+#include "planner/explain.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "planner/lower.hpp"
+#include "tests/planner/scenario_fixtures.hpp"
+
+namespace brigade::planner {
+namespace {
+
+Scenario seed_batch() {
+  // The seed's quiz: a (32, 256) batch with pmap-style data parallelism over
+  // 8 devices; each device gets (4, 256).
+  Scenario s;
+  s.name = "seed-quiz";
+  auto t = make_preset("cpu-host", 1, 8);
+  EXPECT_TRUE(t.is_ok());
+  s.topology = *t;
+  s.model_kind = ModelKind::kMlp;
+  s.mlp.batch = 32;
+  s.mlp.widths = {256, 256};
+  s.strategy.data = 8;
+  return s;
+}
+
+TEST(Explain, JsonHasParametersFlopsAndPerDeviceShapes) {
+  const Scenario s = seed_batch();
+  auto plan = lower(s);
+  ASSERT_TRUE(plan.is_ok()) << plan.message();
+  const nlohmann::json j = explain_json(*plan, s);
+  // 256*256 + 256 parameters; FLOPs: forward 2*32*256*256 and the weight
+  // gradient as much (x needs no gradient) = 8,388,608.
+  EXPECT_DOUBLE_EQ(j["parameters"].get<double>(), 256.0 * 256 + 256);
+  EXPECT_DOUBLE_EQ(j["flops_per_iteration"].get<double>(), 4.0 * 32 * 256 * 256);
+  ASSERT_EQ(j["devices"].size(), 8u);
+  for (const auto& d : j["devices"]) {
+    bool found = false;
+    for (const auto& sh : d["shapes"])
+      if (sh["name"] == "x") {
+        EXPECT_EQ(sh["global"], nlohmann::json({32, 256}));
+        EXPECT_EQ(sh["local"], nlohmann::json({4, 256}));
+        EXPECT_EQ(sh["sharding"], "('data', None)");
+        found = true;
+      }
+    EXPECT_TRUE(found);
+    ASSERT_FALSE(d["collectives"].empty());
+    for (const auto& c : d["collectives"]) EXPECT_FALSE(c["reason"].get<std::string>().empty());
+  }
+}
+
+TEST(Explain, TextShowsShapesAndWhyEachCollectiveIsThere) {
+  const Scenario s = seed_batch();
+  auto plan = lower(s);
+  ASSERT_TRUE(plan.is_ok());
+  const std::string text = explain_text(*plan, s);
+  EXPECT_NE(text.find("Devices 0-7 (8 chefs)"), std::string::npos) << text;
+  EXPECT_NE(text.find("(32, 256) -> (4, 256)"), std::string::npos) << text;
+  EXPECT_NE(text.find("AllReduce (the sauce bowl)"), std::string::npos) << text;
+  EXPECT_NE(text.find("why: psum over 'data': the gradients of"), std::string::npos) << text;
+}
+
+TEST(Explain, RowShardedMatmulReasonReachesTheJson) {
+  Model m = testing::two_chef_graph();
+  Scenario s = testing::graph_scenario(m, "pcie-4gpu");
+  s.training.inference = true;
+  s.mesh = MeshSpec{{4}, {"model"}};
+  s.shardings["w2"] = {"model", ""};
+  s.shardings["w1"] = {"", "model"};
+  auto plan = lower(s);
+  ASSERT_TRUE(plan.is_ok()) << plan.message();
+  const nlohmann::json j = explain_json(*plan, s);
+  const auto& cols = j["devices"][2]["collectives"];
+  ASSERT_EQ(cols.size(), 1u);
+  EXPECT_EQ(cols[0]["kind"], "allreduce");
+  EXPECT_EQ(cols[0]["group"], nlohmann::json({0, 1, 2, 3}));
+  EXPECT_EQ(cols[0]["reason"],
+            "psum over 'model': the contracted dimension (size 2048) of mm2 is split over "
+            "'model', so each device holds a partial sum (y = sum_k x_k W_k)");
+}
+
+TEST(Explain, FlagsADeviceThatDoesNotFit) {
+  // 4 layers of h 8192 (3.2 B parameters) with Adam on one 80 GB A100:
+  // 16 bytes per parameter alone need 51 GB... plus the embedding: it does
+  // not fit with 8 layers (6.5 B parameters, 104 GB of state).
+  Scenario s = testing::small_gpt(1, 1, 1, 1, 1);
+  s.transformer.layers = 8;
+  s.transformer.hidden = 8192;
+  s.transformer.heads = 64;
+  auto plan = lower(s);
+  ASSERT_TRUE(plan.is_ok()) << plan.message();
+  const nlohmann::json j = explain_json(*plan, s);
+  ASSERT_EQ(j["warnings"].size(), 1u);
+  EXPECT_EQ(j["warnings"][0].get<std::string>().rfind("device 0 (gpu0) needs ", 0), 0u);
+  EXPECT_NE(explain_text(*plan, s).find("DOES NOT FIT"), std::string::npos);
+}
+
+TEST(Explain, TransformerCountsCollectivesPerIteration) {
+  // t = 2, one stage, 2 micro-batches of 1 (data 1): per micro-batch 4 layers
+  // x (2 forward + 2 backward) + embedding + 2 head all-reduces.
+  Scenario s = testing::small_gpt(2, 1, 1, 2, 1);
+  auto plan = lower(s);
+  ASSERT_TRUE(plan.is_ok());
+  const nlohmann::json j = explain_json(*plan, s);
+  int tp = 0;
+  for (const auto& c : j["devices"][0]["collectives"]) tp += c["count"].get<int>();
+  EXPECT_EQ(tp, 2 * (4 * 4 + 1 + 2));
+}
+
+}  // namespace
+}  // namespace brigade::planner

@@ -1,0 +1,124 @@
+#include "planner/sweep.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/planner/scenario_fixtures.hpp"
+
+namespace brigade::planner {
+namespace {
+
+// A judge whose step time follows Amdahl's law with p = 0.9 in the data
+// degree: T(N) = 0.1 + 0.9/N seconds (T(1) = 1 s).
+Result<double> amdahl_judge(const Scenario& s) {
+  const double n = s.strategy.data;
+  return 0.1 + 0.9 / n;
+}
+
+TEST(Sweep, DevicesScaleTheDataDegree) {
+  Scenario base = testing::small_gpt(2, 1, 1, 16, 1);
+  auto v = sweep_variant(base, "devices", "8");
+  ASSERT_TRUE(v.is_ok()) << v.message();
+  EXPECT_EQ(v->strategy.data, 4);
+  EXPECT_EQ(v->strategy.tensor, 2);
+  // 64 devices need 8 DGX nodes: the topology grows by whole nodes.
+  auto big = sweep_variant(base, "devices", "64");
+  ASSERT_TRUE(big.is_ok()) << big.message();
+  EXPECT_EQ(big->topology.num_devices(), 64);
+  EXPECT_EQ(big->topology.device(63).node, 7);
+  auto bad = sweep_variant(base, "devices", "3");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_EQ(bad.message(), "--devices: 3 devices are not a multiple of tensor x pipeline = 2");
+}
+
+TEST(Sweep, SetKeysAndTheirErrors) {
+  Scenario base = testing::small_gpt(1, 2, 1, 8, 1);
+  auto g = sweep_variant(base, "strategy.schedule", "gpipe");
+  ASSERT_TRUE(g.is_ok());
+  EXPECT_EQ(g->strategy.schedule, PipelineSchedule::kGpipe);
+  auto z = sweep_variant(base, "zero", "4");
+  ASSERT_FALSE(z.is_ok());
+  EXPECT_EQ(z.message(), "--set zero: found '4'; expected 0, 1, 2 or 3");
+  auto t = sweep_variant(base, "tensor", "two");
+  ASSERT_FALSE(t.is_ok());
+  EXPECT_EQ(t.message(), "--set tensor: found 'two'; expected a positive integer");
+  auto k = sweep_variant(base, "tensr", "2");
+  ASSERT_FALSE(k.is_ok());
+  EXPECT_EQ(k.message().rfind("--set: found key 'tensr'; expected one of data, tensor,", 0), 0u);
+  EXPECT_NE(k.message().find("(did you mean 'tensor'?)"), std::string::npos);
+  auto b = sweep_variant(base, "bucket_bytes", "50MB");
+  ASSERT_TRUE(b.is_ok());
+  EXPECT_DOUBLE_EQ(b->strategy.bucket_bytes, 50e6);
+}
+
+TEST(Sweep, SpeedupEfficiencyAndWhereItStopsPaying) {
+  Scenario base = testing::small_gpt(1, 1, 1, 64, 1);
+  SweepSpec spec;
+  spec.values = {"1", "2", "4", "8"};
+  int calls = 0;
+  auto r = run_sweep(base, spec, "fake", amdahl_judge, [&](int done, int total, const SweepPoint&) {
+    ++calls;
+    EXPECT_EQ(total, 4);
+    EXPECT_EQ(done, calls);
+  });
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  ASSERT_EQ(r->points.size(), 4u);
+  // S(4) = 1 / (0.1 + 0.9/4) = 1/0.325 = 3.0769...; efficiency S/4.
+  EXPECT_NEAR(r->points[2].speedup, 1 / 0.325, 1e-12);
+  EXPECT_NEAR(r->points[2].efficiency, 1 / 0.325 / 4, 1e-12);
+  EXPECT_FALSE(r->stops_paying_after.has_value());  // always faster under Amdahl
+  EXPECT_EQ(calls, 4);
+  // The points lie on Amdahl's law with p = 0.9, so the fit finds it.
+  ASSERT_TRUE(r->amdahl_p.has_value());
+  EXPECT_NEAR(*r->amdahl_p, 0.9, 1e-9);
+  EXPECT_NEAR(*r->r_squared, 1.0, 1e-9);
+  // Doubling gains under 10% past N > p(1-g)/(2g(1-p)) = 0.9*0.9/(0.2*0.1) = 40.5.
+  ASSERT_TRUE(r->doubling_limit.has_value());
+  EXPECT_NEAR(*r->doubling_limit, 40.5, 1e-9);
+  // A judge that gets slower past 4 devices (communication grows with N).
+  auto slow = run_sweep(base, spec, "fake", [](const Scenario& s) -> Result<double> {
+    const double n = s.strategy.data;
+    return 0.1 + 0.9 / n + 0.05 * n;
+  });
+  ASSERT_TRUE(slow.is_ok());
+  // T: 1.05, 0.65, 0.525, 0.6125: 8 devices are slower than 4.
+  ASSERT_TRUE(slow->stops_paying_after.has_value());
+  EXPECT_EQ(*slow->stops_paying_after, 4);
+}
+
+TEST(Sweep, APointThatCannotBeJudgedKeepsItsError) {
+  Scenario base = testing::small_gpt(1, 1, 1, 64, 1);
+  SweepSpec spec;
+  spec.values = {"1", "2"};
+  auto r = run_sweep(base, spec, "fake", [](const Scenario& s) -> Result<double> {
+    if (s.strategy.data == 2) return Status::error("no room");
+    return 1.0;
+  });
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(r->points[1].error, "no room");
+  EXPECT_EQ(sweep_csv(*r),
+            "value,devices,step_seconds,speedup,efficiency,error\n"
+            "1,1,1,1,1,\n"
+            "2,2,0,0,0,\"no room\"\n");
+  const nlohmann::json j = sweep_json(*r);
+  EXPECT_EQ(j["points"][1]["error"], "no room");
+  EXPECT_EQ(j["points"][0]["speedup"], 1.0);
+}
+
+TEST(Sweep, BadValuesAreRejectedBeforeJudging) {
+  Scenario base = testing::small_gpt(1, 1, 1, 64, 1);
+  SweepSpec spec;
+  spec.values = {"1", "x"};
+  int calls = 0;
+  auto r = run_sweep(base, spec, "fake", [&](const Scenario&) -> Result<double> {
+    ++calls;
+    return 1.0;
+  });
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.message(), "--devices: found 'x'; expected a positive integer");
+  EXPECT_EQ(calls, 0);
+}
+
+}  // namespace
+}  // namespace brigade::planner

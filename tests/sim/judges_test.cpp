@@ -1,0 +1,72 @@
+// The simulator against the closed-form judge (costmodel/collectives.hpp)
+// on the presets with their default profile: one collective alone on an
+// idle network must take the closed form's time (docs/ARCHITECTURE.md, "the
+// contract between costmodel/ and sim/"), overhead included, under both
+// network models. The double binary tree is the stated exception.
+#include <tuple>
+
+#include <gtest/gtest.h>
+
+#include "costmodel/collectives.hpp"
+#include "sim/simulator.hpp"
+#include "tests/sim/sim_test_util.hpp"
+
+namespace brigade::sim {
+namespace {
+
+using testing::build;
+using testing::rel_err;
+using testing::run;
+
+class AgainstCostModel
+    : public ::testing::TestWithParam<std::tuple<CollectiveKind, CollectiveAlgorithm, int, NetworkModel>> {};
+
+TEST_P(AgainstCostModel, SameSecondsOnAnIdleNetwork) {
+  const auto [kind, alg, nodes, net] = GetParam();
+  auto topo = make_preset("dgx-a100", nodes);
+  ASSERT_TRUE(topo.is_ok());
+  const HardwareProfile h = HardwareProfile::defaults();
+  const int n = topo->num_devices();
+  const double m = 256.0 * 1048576;
+  std::vector<int> group;
+  ProgramBuilder b("judges", n);
+  std::vector<StreamId> streams;
+  for (int d = 0; d < n; ++d) {
+    group.push_back(d);
+    streams.push_back(b.stream(d, "comm"));
+  }
+  b.add_collective(kind, alg, std::vector<std::int32_t>(group.begin(), group.end()), m, streams, "c");
+  const Program p = build(std::move(b));
+  auto q = cost::collective_query_on(*topo, h, kind, alg, group, m);
+  ASSERT_TRUE(q.is_ok()) << q.message();
+  auto closed = cost::collective_cost(*q);
+  ASSERT_TRUE(closed.is_ok()) << closed.message();
+  const SimResult r = run(p, *topo, h, net, /*exact=*/true);
+  EXPECT_LT(rel_err(r.step_seconds, closed->seconds), 1e-9)
+      << collective_kind_name(kind) << " " << collective_algorithm_name(alg) << " on " << nodes << " node(s)";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OneNode, AgainstCostModel,
+    ::testing::Combine(::testing::Values(CollectiveKind::kAllReduce, CollectiveKind::kAllGather,
+                                         CollectiveKind::kReduceScatter, CollectiveKind::kBroadcast,
+                                         CollectiveKind::kReduce, CollectiveKind::kAllToAll),
+                       ::testing::Values(CollectiveAlgorithm::kRing, CollectiveAlgorithm::kHalvingDoubling),
+                       ::testing::Values(1), ::testing::Values(NetworkModel::kIdeal, NetworkModel::kFlow)));
+
+INSTANTIATE_TEST_SUITE_P(
+    Trees, AgainstCostModel,
+    ::testing::Combine(::testing::Values(CollectiveKind::kAllGather, CollectiveKind::kReduceScatter,
+                                         CollectiveKind::kBroadcast, CollectiveKind::kReduce),
+                       ::testing::Values(CollectiveAlgorithm::kTree), ::testing::Values(1),
+                       ::testing::Values(NetworkModel::kIdeal, NetworkModel::kFlow)));
+
+INSTANTIATE_TEST_SUITE_P(
+    TwoNodes, AgainstCostModel,
+    ::testing::Combine(::testing::Values(CollectiveKind::kAllReduce, CollectiveKind::kAllGather,
+                                         CollectiveKind::kReduceScatter),
+                       ::testing::Values(CollectiveAlgorithm::kHierarchical), ::testing::Values(2),
+                       ::testing::Values(NetworkModel::kIdeal, NetworkModel::kFlow)));
+
+}  // namespace
+}  // namespace brigade::sim
