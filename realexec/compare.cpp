@@ -41,8 +41,8 @@ Result<TraceComparison> compare_traces(const Program& program, const Trace& simu
   BRIGADE_ASSIGN_OR_RETURN(std::vector<double> sim, task_durations(program, simulated));
   BRIGADE_ASSIGN_OR_RETURN(std::vector<double> real, task_durations(program, measured));
   TraceComparison c;
-  c.simulated_step_seconds = span_extent_seconds(simulated);
-  c.measured_step_seconds = span_extent_seconds(measured);
+  c.simulated_step_seconds = simulated.step_seconds();
+  c.measured_step_seconds = measured.step_seconds();
   c.step_relative_error = relative_error(c.simulated_step_seconds, c.measured_step_seconds);
   std::map<std::string, KindComparison> kinds;
   std::vector<double> errors;

@@ -43,7 +43,7 @@ struct TraceComparison {
 };
 
 // Compares the two traces task by task (a task's duration: the sum of its
-// spans), by task kind and by step time (span_extent_seconds). Fails if a
+// spans), by task kind and by step time (Trace::step_seconds). Fails if a
 // task of the Program has no span in either trace, naming the task and the
 // trace's source.
 Result<TraceComparison> compare_traces(const Program& program, const Trace& simulated,

@@ -32,7 +32,7 @@ Result<Trace> RealExecutor::run(const Program& program, const Topology& topology
   std::vector<size_t> order(steps.size());
   std::iota(order.begin(), order.end(), 0);
   std::vector<double> times;
-  for (const Trace& t : steps) times.push_back(span_extent_seconds(t));
+  for (const Trace& t : steps) times.push_back(t.step_seconds());
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return times[a] < times[b]; });
   return std::move(steps[order[(order.size() - 1) / 2]]);
 }

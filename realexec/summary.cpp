@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 
 #include "realexec/executor.hpp"
@@ -25,16 +24,6 @@ double percentile(std::vector<double> values, double q) {
   return values[i - 1];
 }
 
-double span_extent_seconds(const Trace& trace) {
-  if (trace.spans.empty()) return 0;
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (const TraceSpan& s : trace.spans) {
-    lo = std::min(lo, s.start_seconds);
-    hi = std::max(hi, s.end_seconds);
-  }
-  return hi - lo;
-}
-
 std::string task_kind_key(const Program& program, TaskId task) {
   const Task& t = program.task(task);
   switch (t.kind) {
@@ -55,7 +44,7 @@ StepSummary summarise_steps(const Program& program, const std::vector<Trace>& st
   std::map<std::string, std::vector<double>> per_kind;  // kind -> seconds per step
   std::map<std::string, int> spans;
   for (size_t i = 0; i < steps.size(); ++i) {
-    s.step_seconds.push_back(span_extent_seconds(steps[i]));
+    s.step_seconds.push_back(steps[i].step_seconds());
     std::map<std::string, double> sums;
     std::map<std::string, int> counts;
     for (const TraceSpan& sp : steps[i].spans) {

@@ -25,9 +25,6 @@ double median(std::vector<double> values);
 // ceil(q/100 * n)-th smallest value (NIST/SEMATECH e-Handbook, 7.2.5.2); 0 if empty.
 double percentile(std::vector<double> values, double q);
 
-// Latest span end minus earliest span start (0 without spans).
-double span_extent_seconds(const Trace& trace);
-
 // The kind a task is reported under: "gemm", "memory", "fixed", "transfer",
 // or the collective's kind ("allreduce", ...).
 std::string task_kind_key(const Program& program, TaskId task);
