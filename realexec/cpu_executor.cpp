@@ -31,6 +31,7 @@
 #include "realexec/memory_ledger.hpp"
 #include "realexec/pattern.hpp"
 #include "realexec/ring.hpp"
+#include "realexec/task_plan.hpp"
 
 namespace brigade::realexec {
 namespace {
@@ -38,17 +39,6 @@ namespace {
 using cpu::HostBuffer;
 
 constexpr const char* kWho = "cpu backend";
-
-std::string task_label(const Program& p, TaskId t) {
-  std::string s = "task " + std::to_string(t);
-  const auto name = p.task_name(t);
-  if (!name.empty()) s += " '" + std::string(name) + "'";
-  return s;
-}
-
-std::string device_label(const Topology& topo, int d) {
-  return "device " + std::to_string(d) + " '" + topo.device(d).name + "'";
-}
 
 // A barrier that an aborting run can break. The last thread to arrive runs
 // `on_complete` (under the lock, so what it writes is visible to every thread
@@ -96,54 +86,8 @@ class StepBarrier {
   std::atomic<std::uint64_t> generation_{0};
 };
 
-// Where a fixed kernel spends its time on this device, by the roofline
-// (core/profile.hpp, kernel_seconds): compute-bound kernels run as a GEMM of
-// their FLOPs, memory-bound ones as a stream of their bytes.
-bool fixed_runs_as_gemm(const Task& t, const Device& d) {
-  if (!(t.flops > 0)) return false;
-  double peak = d.peak_flops_per_second[static_cast<size_t>(dtype_index(t.dtype))];
-  if (!(peak > 0)) peak = d.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
-  const double compute = peak > 0 ? t.flops / peak : 0;
-  const double memory =
-      d.memory_bandwidth_bytes_per_second > 0 ? t.bytes / d.memory_bandwidth_bytes_per_second : 0;
-  return compute >= memory;
-}
-
 bool gemm_in_f64(DType t) {
   return t == DType::kF64;
-}
-
-// GEMM shape of a compute task that runs as a GEMM (false: it streams).
-bool gemm_shape(const Task& t, const Device& d, std::int64_t* m, std::int64_t* n, std::int64_t* k,
-                std::int64_t* batch) {
-  if (t.compute == ComputeKind::kGemm) {
-    *m = t.m, *n = t.n, *k = t.k, *batch = std::max<std::int64_t>(1, t.batch);
-    return true;
-  }
-  if (t.compute == ComputeKind::kFixed && fixed_runs_as_gemm(t, d)) {
-    cpu::fixed_gemm_shape(t.flops, m, n, k);
-    *batch = 1;
-    return true;
-  }
-  return false;
-}
-
-struct CollectiveShape {
-  Element element = Element::kF32;
-  std::int64_t count = 0;  // elements of M
-  int chunks = 1;
-  int steps = 1;
-};
-
-CollectiveShape collective_shape(const Collective& c) {
-  CollectiveShape s;
-  if (!collective_element(c.dtype, &s.element)) s.element = Element::kF32;
-  const auto eb = static_cast<double>(element_bytes(s.element));
-  s.count = static_cast<std::int64_t>(c.bytes / eb);
-  const int n = static_cast<int>(c.group.size());
-  s.chunks = chain_chunks(s.count, eb);
-  s.steps = ring_steps(c.kind, n, s.chunks);
-  return s;
 }
 
 // Kernel workspaces of one stream, allocated once per run.
@@ -300,10 +244,7 @@ Status CpuExecutor::check_program(const Program& p, const Topology& topo) {
       if (ck > static_cast<int>(ComputeKind::kFixed))
         return Status::error(std::string(kWho) + ": " + task_label(p, t) + " has compute kind " +
                              std::to_string(ck) + "; expected gemm, memory or fixed");
-      const bool as_gemm = task.compute == ComputeKind::kGemm ||
-                           (task.compute == ComputeKind::kFixed &&
-                            fixed_runs_as_gemm(task, topo.device(task.device)));
-      if (!as_gemm) continue;
+      if (!gemm_of(task, topo.device(task.device))) continue;
       switch (task.dtype) {
         case DType::kF64:
         case DType::kF32:
@@ -380,11 +321,10 @@ Status CpuExecutor::setup(Run& run) {
     const Task& task = p.task(t);
     Need& n = need[static_cast<size_t>(task.stream)];
     if (task.kind == TaskKind::kCompute) {
-      std::int64_t m, nn, k, batch;
-      if (gemm_shape(task, topo.device(task.device), &m, &nn, &k, &batch)) {
+      if (const auto g = gemm_of(task, topo.device(task.device))) {
         const bool f64 = gemm_in_f64(task.dtype);
         (f64 ? n.f64 : n.f32) = true;
-        n.gemm = std::max(n.gemm, cpu::gemm_workspace_bytes(f64, m, nn, k));
+        n.gemm = std::max(n.gemm, cpu::gemm_workspace_bytes(f64, g->m, g->n, g->k));
       } else {
         const double half = std::min(task.bytes / 2.0, options_.stream_scratch_cap_bytes);
         n.scratch = std::max(n.scratch, static_cast<std::size_t>(half / 4.0) * 4);
@@ -552,8 +492,8 @@ void CpuExecutor::run_stream(Run& run, StepState& st, StreamId s, double t0, boo
     double start = clock.now_seconds() - t0, end = start;
     Status result;
     if (task.kind == TaskKind::kCompute) {
-      std::int64_t m, n, k, batch;
-      if (gemm_shape(task, topo.device(task.device), &m, &n, &k, &batch)) {
+      if (const auto g = gemm_of(task, topo.device(task.device))) {
+        const std::int64_t m = g->m, n = g->n, k = g->k, batch = g->batch;
         const bool f64 = gemm_in_f64(task.dtype);
         if (w.gemm_filled_as != (f64 ? 8 : 4) || verify) {
           // Operands are filled per element type, and for each checked
@@ -674,33 +614,12 @@ Result<Trace> CpuExecutor::run_step(Run& run, bool verify) {
     trace.device_names.push_back(run.topology->device(d).name);
   trace.streams = p.streams();
   trace.names = p.names();
-  std::map<std::pair<int, int>, int> lanes;
   for (StreamRecord& r : records) {
     trace.spans.insert(trace.spans.end(), r.spans.begin(), r.spans.end());
-    for (TraceTransfer& x : r.transfers) {
-      auto [it, fresh] =
-          lanes.emplace(std::make_pair(x.src, x.dst), static_cast<int>(lanes.size()));
-      if (fresh)
-        trace.lanes.push_back(trace.device_names[static_cast<size_t>(x.src)] + "->" +
-                              trace.device_names[static_cast<size_t>(x.dst)]);
-      x.lane = it->second;
-      trace.transfers.push_back(x);
-    }
+    trace.transfers.insert(trace.transfers.end(), r.transfers.begin(), r.transfers.end());
   }
-  std::sort(trace.spans.begin(), trace.spans.end(), [](const TraceSpan& a, const TraceSpan& b) {
-    if (a.start_seconds != b.start_seconds) return a.start_seconds < b.start_seconds;
-    if (a.device != b.device) return a.device < b.device;
-    if (a.stream != b.stream) return a.stream < b.stream;
-    return a.task < b.task;
-  });
-  std::stable_sort(trace.transfers.begin(), trace.transfers.end(),
-                   [](const TraceTransfer& a, const TraceTransfer& b) {
-                     return a.start_seconds < b.start_seconds;
-                   });
   trace.memory = run.ledger->take_samples();
-  std::stable_sort(
-      trace.memory.begin(), trace.memory.end(),
-      [](const MemorySample& a, const MemorySample& b) { return a.time_seconds < b.time_seconds; });
+  finish_trace(trace);
   return trace;
 }
 

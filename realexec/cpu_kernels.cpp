@@ -147,12 +147,6 @@ GemmCheck check_gemm(bool f64, const std::byte* ws, std::int64_t m, std::int64_t
   return f64 ? check_gemm_t<double>(ws, m, n, k) : check_gemm_t<float>(ws, m, n, k);
 }
 
-void fixed_gemm_shape(double flops, std::int64_t* m, std::int64_t* n, std::int64_t* k) {
-  const auto side = std::max<std::int64_t>(1, std::llround(std::cbrt(flops / 2.0)));
-  *m = *n = side;
-  *k = std::max<std::int64_t>(1, std::llround(flops / (2.0 * static_cast<double>(side * side))));
-}
-
 void stream(float* scratch, std::size_t scratch_elements, double bytes) {
   if (scratch_elements == 0 || !(bytes > 0)) return;
   auto left = static_cast<std::size_t>(bytes / 8.0);

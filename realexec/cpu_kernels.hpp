@@ -58,10 +58,6 @@ struct GemmCheck {
   double got = 0, want = 0;
 };
 GemmCheck check_gemm(bool f64, const std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k);
-// The GEMM a fixed kernel of `flops` runs: m = n = round(cbrt(flops/2)),
-// k = round(flops / (2 m n)), each at least 1.
-void fixed_gemm_shape(double flops, std::int64_t* m, std::int64_t* n, std::int64_t* k);
-
 // Streams `bytes` of memory traffic: x = -x in place over f32 elements
 // (4 bytes read + 4 written each), in passes over `scratch` as needed.
 void stream(float* scratch, std::size_t scratch_elements, double bytes);

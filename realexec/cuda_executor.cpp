@@ -39,19 +39,13 @@
 #include "realexec/memory_ledger.hpp"
 #include "realexec/pattern.hpp"
 #include "realexec/ring.hpp"
+#include "realexec/task_plan.hpp"
 
 namespace brigade::realexec {
 namespace {
 
 constexpr const char* kWho = "cuda backend";
 constexpr double kScratchCapBytes = 1024.0 * 1024.0 * 1024.0;
-
-std::string task_label(const Program& p, TaskId t) {
-  std::string s = "task " + std::to_string(t);
-  const auto name = p.task_name(t);
-  if (!name.empty()) s += " '" + std::string(name) + "'";
-  return s;
-}
 
 // GPUs this process can use, or why none.
 int count_gpus(std::string* why) {
@@ -105,64 +99,10 @@ ncclDataType_t nccl_type(Element e) {
   return ncclFloat32;
 }
 
-// As the CPU backend (cpu_executor.cpp): the roofline decides whether a fixed
-// kernel runs as a GEMM of its FLOPs or as a stream of its bytes.
-bool fixed_runs_as_gemm(const Task& t, const Device& d) {
-  if (!(t.flops > 0)) return false;
-  double peak = d.peak_flops_per_second[static_cast<size_t>(dtype_index(t.dtype))];
-  if (!(peak > 0)) peak = d.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
-  const double compute = peak > 0 ? t.flops / peak : 0;
-  const double memory =
-      d.memory_bandwidth_bytes_per_second > 0 ? t.bytes / d.memory_bandwidth_bytes_per_second : 0;
-  return compute >= memory;
-}
-
-struct GemmShape {
-  std::int64_t m = 0, n = 0, k = 0, batch = 1;
-};
-
-bool gemm_shape(const Task& t, const Device& d, GemmShape* g) {
-  if (t.compute == ComputeKind::kGemm) {
-    *g = GemmShape{t.m, t.n, t.k, std::max<std::int64_t>(1, t.batch)};
-    return true;
-  }
-  if (t.compute == ComputeKind::kFixed && fixed_runs_as_gemm(t, d)) {
-    const auto side = std::max<std::int64_t>(1, std::llround(std::cbrt(t.flops / 2.0)));
-    g->m = g->n = side;
-    g->k =
-        std::max<std::int64_t>(1, std::llround(t.flops / (2.0 * static_cast<double>(side * side))));
-    g->batch = 1;
-    return true;
-  }
-  return false;
-}
-
 // Bytes of A, B and `batch` Cs (A and B are shared by the batch: stride 0).
-std::size_t gemm_bytes(const GemmShape& g, DType t) {
+std::size_t operand_bytes(const GemmShape& g, DType t) {
   return static_cast<std::size_t>((g.m * g.k + g.k * g.n + g.m * g.n * g.batch) *
                                   static_cast<std::int64_t>(dtype_bytes(t)));
-}
-
-struct CollectiveShape {
-  Element element = Element::kF32;
-  std::int64_t count = 0;  // elements of M (NCCL kinds with equal parts: a multiple of N)
-  int chunks = 1;
-  int steps = 1;
-};
-
-CollectiveShape collective_shape(const Collective& c, bool nccl) {
-  CollectiveShape s;
-  if (!collective_element(c.dtype, &s.element)) s.element = Element::kF32;
-  const double eb = element_bytes(s.element);
-  const int n = static_cast<int>(c.group.size());
-  s.count = static_cast<std::int64_t>(c.bytes / eb);
-  const bool equal_parts = c.kind == CollectiveKind::kAllGather ||
-                           c.kind == CollectiveKind::kReduceScatter ||
-                           c.kind == CollectiveKind::kAllToAll;
-  if (nccl && equal_parts) s.count = s.count / n * n;
-  s.chunks = chain_chunks(s.count, eb);
-  s.steps = ring_steps(c.kind, n, s.chunks);
-  return s;
 }
 
 // Device memory owned by the run (freed on the GPU it came from).
@@ -280,10 +220,9 @@ Status CudaExecutor::check_program(const Program& p, const Topology& topo) {
     if (ck > static_cast<int>(ComputeKind::kFixed))
       return Status::error(std::string(kWho) + ": " + task_label(p, t) + " has compute kind " +
                            std::to_string(ck) + "; expected gemm, memory or fixed");
-    GemmShape gs;
     cudaDataType data;
     cublasComputeType_t compute;
-    if (gemm_shape(task, topo.device(task.device), &gs) && !gemm_types(task.dtype, &data, &compute))
+    if (gemm_of(task, topo.device(task.device)) && !gemm_types(task.dtype, &data, &compute))
       return Status::error(std::string(kWho) + ": " + task_label(p, t) + " is a " +
                            std::string(dtype_name(task.dtype)) +
                            (task.compute == ComputeKind::kGemm ? " GEMM" : " fixed kernel") +
@@ -387,9 +326,8 @@ Status CudaExecutor::setup(CudaRun& run) {
     const Task& task = p.task(t);
     Need& n = need[static_cast<size_t>(task.stream)];
     if (task.kind == TaskKind::kCompute) {
-      GemmShape gs;
-      if (gemm_shape(task, topo.device(task.device), &gs))
-        n.gemm[task.dtype] = std::max(n.gemm[task.dtype], gemm_bytes(gs, task.dtype));
+      if (const auto g = gemm_of(task, topo.device(task.device)))
+        n.gemm[task.dtype] = std::max(n.gemm[task.dtype], operand_bytes(*g, task.dtype));
       else  // half the bytes are read, half written, in place, in passes over
             // at most 1 GiB (far past any L2); float4 granules
         n.scratch = std::max(
@@ -402,7 +340,7 @@ Status CudaExecutor::setup(CudaRun& run) {
       n.xfer_dst[task.peer] = std::max(n.xfer_dst[task.peer], bytes);
     } else {
       const Collective& c = p.collectives()[static_cast<size_t>(task.collective)];
-      const CollectiveShape cs = collective_shape(c, !run.virtual_devices);
+      const CollectiveShape cs = collective_shape(c, /*equal_parts=*/!run.virtual_devices);
       const auto bytes =
           static_cast<std::size_t>(cs.count) * static_cast<std::size_t>(element_bytes(cs.element));
       n.coll_in[cs.element] = std::max(n.coll_in[cs.element], bytes);
@@ -454,7 +392,7 @@ Status CudaExecutor::setup(CudaRun& run) {
   run.step_events.resize(p.collectives().size());
   for (size_t c = 0; c < p.collectives().size(); ++c) {
     const Collective& col = p.collectives()[c];
-    const CollectiveShape cs = collective_shape(col, !run.virtual_devices);
+    const CollectiveShape cs = collective_shape(col, /*equal_parts=*/!run.virtual_devices);
     run.step_events[c].resize(col.group.size());
     for (size_t r = 0; r < col.group.size(); ++r) {
       const int gpu = run.gpu_of[static_cast<size_t>(col.group[r])];
@@ -559,8 +497,8 @@ Status CudaExecutor::enqueue_task(CudaRun& run, TaskId t, bool verify) {
   BRIGADE_CUDA_CHECK(cudaSetDevice(gpu));
   BRIGADE_CUDA_CHECK(cudaEventRecord(run.start[static_cast<size_t>(t)], s));
   if (task.kind == TaskKind::kCompute) {
-    GemmShape g;
-    if (gemm_shape(task, run.topology->device(task.device), &g)) {
+    if (const auto shape = gemm_of(task, run.topology->device(task.device))) {
+      const GemmShape& g = *shape;
       cudaDataType data;
       cublasComputeType_t compute;
       gemm_types(task.dtype, &data, &compute);
@@ -601,7 +539,7 @@ Status CudaExecutor::enqueue_collective(CudaRun& run, CollectiveId cid, bool ver
   const Program& p = *run.program;
   const Collective& c = p.collectives()[static_cast<size_t>(cid)];
   const int n = static_cast<int>(c.group.size());
-  const CollectiveShape cs = collective_shape(c, !run.virtual_devices);
+  const CollectiveShape cs = collective_shape(c, /*equal_parts=*/!run.virtual_devices);
   const auto eb = static_cast<std::size_t>(element_bytes(cs.element));
   auto rank_task = [&](int r) { return c.tasks[static_cast<size_t>(r)]; };
   auto rank_stream = [&](int r) {
@@ -830,7 +768,7 @@ Result<Trace> CudaExecutor::run_step(CudaRun& run, bool verify) {
         if (slot.first_bad == UINT64_MAX ||
             c.group.size() > static_cast<size_t>(cuda::kMaxCheckedGroup))
           continue;
-        const CollectiveShape cs = collective_shape(c, !run.virtual_devices);
+        const CollectiveShape cs = collective_shape(c, /*equal_parts=*/!run.virtual_devices);
         ExpectedOutput e{
             c.kind, c.group.data(), static_cast<int>(c.group.size()), static_cast<int>(r),
             c.root, cs.count};
@@ -877,30 +815,22 @@ Result<Trace> CudaExecutor::run_step(CudaRun& run, bool verify) {
     }
     for (TaskId t : c.tasks) t_start[static_cast<size_t>(t)] = s, t_end[static_cast<size_t>(t)] = e;
   }
-  std::map<std::pair<int, int>, int> lanes;
-  auto lane = [&](int src, int dst) {
-    auto [it, fresh] = lanes.emplace(std::make_pair(src, dst), static_cast<int>(lanes.size()));
-    if (fresh)
-      trace.lanes.push_back(trace.device_names[static_cast<size_t>(src)] + "->" +
-                            trace.device_names[static_cast<size_t>(dst)]);
-    return it->second;
-  };
   for (TaskId t = 0; t < nt; ++t) {
     const Task& task = p.task(t);
     trace.spans.push_back(TraceSpan{t, task.device, task.stream, t_start[static_cast<size_t>(t)],
                                     t_end[static_cast<size_t>(t)], task.name, task.kind, task.phase,
                                     task.collective});
     if (task.kind == TaskKind::kTransfer)
-      trace.transfers.push_back(
-          TraceTransfer{t, task.device, task.peer, task.bytes, t_start[static_cast<size_t>(t)],
-                        t_end[static_cast<size_t>(t)], lane(task.device, task.peer)});
+      trace.transfers.push_back(TraceTransfer{t, task.device, task.peer, task.bytes,
+                                              t_start[static_cast<size_t>(t)],
+                                              t_end[static_cast<size_t>(t)], -1});
   }
   if (run.virtual_devices) {
     // The own ring's steps as transfers: what each rank read from a peer.
     std::vector<RingOp> ops;
     for (size_t cid = 0; cid < p.collectives().size(); ++cid) {
       const Collective& c = p.collectives()[cid];
-      const CollectiveShape cs = collective_shape(c, false);
+      const CollectiveShape cs = collective_shape(c);
       const int n = static_cast<int>(c.group.size());
       for (int r = 0; r < n; ++r) {
         const int dev = c.group[static_cast<size_t>(r)];
@@ -914,26 +844,15 @@ Result<Trace> CudaExecutor::run_step(CudaRun& run, bool verify) {
           for (const RingOp& op : ops)
             if (op.src_rank != r && op.count > 0) {
               const int src = c.group[static_cast<size_t>(op.src_rank)];
-              trace.transfers.push_back(
-                  TraceTransfer{c.tasks[static_cast<size_t>(r)], src, dev,
-                                static_cast<double>(op.count) * element_bytes(cs.element), prev, at,
-                                lane(src, dev)});
+              trace.transfers.push_back(TraceTransfer{
+                  c.tasks[static_cast<size_t>(r)], src, dev,
+                  static_cast<double>(op.count) * element_bytes(cs.element), prev, at, -1});
             }
           prev = at;
         }
       }
     }
   }
-  std::sort(trace.spans.begin(), trace.spans.end(), [](const TraceSpan& a, const TraceSpan& b) {
-    if (a.start_seconds != b.start_seconds) return a.start_seconds < b.start_seconds;
-    if (a.device != b.device) return a.device < b.device;
-    if (a.stream != b.stream) return a.stream < b.stream;
-    return a.task < b.task;
-  });
-  std::stable_sort(trace.transfers.begin(), trace.transfers.end(),
-                   [](const TraceTransfer& a, const TraceTransfer& b) {
-                     return a.start_seconds < b.start_seconds;
-                   });
   // Memory: resident at 0, then each allocation at its task's start and each
   // free at its task's end, in time order.
   trace.memory = std::move(baseline);
@@ -960,6 +879,7 @@ Result<Trace> CudaExecutor::run_step(CudaRun& run, bool verify) {
     it = run.buffers.erase(it);
   }
   run.ledger->take_samples();  // the enqueue-time book-keeping, timed above instead
+  finish_trace(trace);
   return trace;
 }
 

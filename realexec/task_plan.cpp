@@ -1,0 +1,80 @@
+#include "realexec/task_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "realexec/ring.hpp"
+
+namespace brigade::realexec {
+
+std::optional<GemmShape> gemm_of(const Task& t, const Device& d) {
+  if (t.kind != TaskKind::kCompute) return std::nullopt;
+  if (t.compute == ComputeKind::kGemm)
+    return GemmShape{t.m, t.n, t.k, std::max<std::int64_t>(1, t.batch)};
+  if (t.compute != ComputeKind::kFixed || !(t.flops > 0)) return std::nullopt;
+  double peak = d.peak_flops_per_second[static_cast<size_t>(dtype_index(t.dtype))];
+  if (!(peak > 0)) peak = d.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
+  const double compute = peak > 0 ? t.flops / peak : 0;
+  const double memory =
+      d.memory_bandwidth_bytes_per_second > 0 ? t.bytes / d.memory_bandwidth_bytes_per_second : 0;
+  if (compute < memory) return std::nullopt;
+  GemmShape g;
+  g.m = g.n = std::max<std::int64_t>(1, std::llround(std::cbrt(t.flops / 2.0)));
+  g.k = std::max<std::int64_t>(
+      1, std::llround(t.flops / (2.0 * static_cast<double>(g.m) * static_cast<double>(g.n))));
+  return g;
+}
+
+CollectiveShape collective_shape(const Collective& c, bool equal_parts) {
+  CollectiveShape s;
+  if (!collective_element(c.dtype, &s.element)) s.element = Element::kF32;
+  const double eb = element_bytes(s.element);
+  const int n = static_cast<int>(c.group.size());
+  s.count = static_cast<std::int64_t>(c.bytes / eb);
+  if (equal_parts &&
+      (c.kind == CollectiveKind::kAllGather || c.kind == CollectiveKind::kReduceScatter ||
+       c.kind == CollectiveKind::kAllToAll))
+    s.count = s.count / n * n;
+  s.chunks = chain_chunks(s.count, eb);
+  s.steps = ring_steps(c.kind, n, s.chunks);
+  return s;
+}
+
+std::string task_label(const Program& p, TaskId t) {
+  std::string s = "task " + std::to_string(t);
+  const auto name = p.task_name(t);
+  if (!name.empty()) s += " '" + std::string(name) + "'";
+  return s;
+}
+
+std::string device_label(const Topology& topology, int device) {
+  return "device " + std::to_string(device) + " '" + topology.device(device).name + "'";
+}
+
+void finish_trace(Trace& trace) {
+  std::sort(trace.spans.begin(), trace.spans.end(), [](const TraceSpan& a, const TraceSpan& b) {
+    if (a.start_seconds != b.start_seconds) return a.start_seconds < b.start_seconds;
+    if (a.device != b.device) return a.device < b.device;
+    if (a.stream != b.stream) return a.stream < b.stream;
+    return a.task < b.task;
+  });
+  std::map<std::pair<int, int>, int> lanes;
+  trace.lanes.clear();
+  for (TraceTransfer& x : trace.transfers) {
+    auto [it, fresh] = lanes.emplace(std::make_pair(x.src, x.dst), static_cast<int>(lanes.size()));
+    if (fresh)
+      trace.lanes.push_back(trace.device_names[static_cast<size_t>(x.src)] + "->" +
+                            trace.device_names[static_cast<size_t>(x.dst)]);
+    x.lane = it->second;
+  }
+  std::stable_sort(trace.transfers.begin(), trace.transfers.end(),
+                   [](const TraceTransfer& a, const TraceTransfer& b) {
+                     return a.start_seconds < b.start_seconds;
+                   });
+  std::stable_sort(
+      trace.memory.begin(), trace.memory.end(),
+      [](const MemorySample& a, const MemorySample& b) { return a.time_seconds < b.time_seconds; });
+}
+
+}  // namespace brigade::realexec

@@ -1,0 +1,50 @@
+// What a real backend runs for each task of a Program, decided once for
+// both backends (cpu_executor.cpp, cuda_executor.cpp): the GEMM a compute
+// task runs as, the shape of a collective's data, the names used in
+// messages, and the finishing of a trace.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/program.hpp"
+#include "core/topology.hpp"
+#include "core/trace.hpp"
+#include "realexec/pattern.hpp"
+
+namespace brigade::realexec {
+
+struct GemmShape {
+  std::int64_t m = 0, n = 0, k = 0, batch = 1;
+};
+
+// The GEMM a compute task runs as: a GEMM task its own shape; a fixed kernel
+// that the roofline of its device calls compute-bound (core/profile.hpp,
+// kernel_seconds: FLOP / peak >= bytes / bandwidth) a GEMM of its FLOPs,
+// m = n = round(cbrt(F/2)), k = round(F / 2mn) (the inverse of gemm_flops),
+// each at least 1. nullopt: the task streams its bytes (memory-bound tasks,
+// memory-bound fixed kernels).
+std::optional<GemmShape> gemm_of(const Task& task, const Device& device);
+
+struct CollectiveShape {
+  Element element = Element::kF32;
+  std::int64_t count = 0;  // elements of M (nccl-tests "size")
+  int chunks = 1;          // of a pipelined chain (ring.hpp)
+  int steps = 1;           // of Brigade's own schedule (ring.hpp)
+};
+
+// The data of a collective: M in elements of its dtype (rounded down); with
+// `equal_parts` (NCCL), AllGather, ReduceScatter and AllToAll round it down
+// to a multiple of the group size.
+CollectiveShape collective_shape(const Collective& c, bool equal_parts = false);
+
+// "task 3 'mm1'" (or "task 3"); "device 1 'cpu1'".
+std::string task_label(const Program& p, TaskId t);
+std::string device_label(const Topology& topology, int device);
+
+// Sorts spans by (start, device, stream, task), transfers and memory samples
+// by time, and names a lane "SRC->DST" (device names) for every transfer.
+void finish_trace(Trace& trace);
+
+}  // namespace brigade::realexec
