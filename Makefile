@@ -22,7 +22,11 @@ build: configure
 	cmake --build $(BUILD_DIR) -j$(JOBS)
 
 demo: build
-	$(BRIGADE) cost $(DEMO_SCENARIO)
+	@echo "== brigade cost $(DEMO_SCENARIO)   (closed form)"
+	@$(BRIGADE) cost $(DEMO_SCENARIO)
+	@echo
+	@echo "== brigade simulate $(DEMO_SCENARIO)   (discrete-event, contended links)"
+	@$(BRIGADE) simulate $(DEMO_SCENARIO)
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS) --timeout 600

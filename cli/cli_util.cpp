@@ -142,4 +142,23 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   }
 }
 
+planner::Granularity parse_granularity_flag(const std::string& text) {
+  const std::string g =
+      parse_choice_flag("--granularity", text, {"auto", "kernel", "region", "step"});
+  if (g == "kernel") return planner::Granularity::kKernel;
+  if (g == "region") return planner::Granularity::kRegion;
+  if (g == "step") return planner::Granularity::kStep;
+  return planner::Granularity::kAuto;
+}
+
+sim::SimOptions sim_options_for(const Scenario& scenario, const std::string& network_flag) {
+  sim::SimOptions options;
+  const std::string network =
+      network_flag.empty() ? scenario.simulation.network
+                           : parse_choice_flag("--network", network_flag, {"flow", "ideal"});
+  options.network = network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
+  options.speed = scenario.simulation.speed;
+  return options;
+}
+
 }  // namespace brigade::cli

@@ -11,6 +11,8 @@
 #include "core/scenario.hpp"
 #include "core/status.hpp"
 #include "core/units.hpp"
+#include "planner/plan.hpp"
+#include "sim/simulator.hpp"
 
 namespace brigade::cli {
 
@@ -53,5 +55,12 @@ Scenario load_scenario_or_throw(const std::string& path);
 // Writes `text` to `path` through a temporary file and a rename, so that a
 // failure never leaves a partial file; throws RuntimeFailure naming the path.
 void write_file_atomically(const std::string& path, const std::string& text);
+
+// --granularity: auto, kernel, region or step (planner/plan.hpp).
+planner::Granularity parse_granularity_flag(const std::string& text);
+
+// The simulator options a scenario asks for (simulation.network, .speed);
+// `network_flag` ("ideal" / "flow"), when not empty, overrides the file.
+sim::SimOptions sim_options_for(const Scenario& scenario, const std::string& network_flag = "");
 
 }  // namespace brigade::cli

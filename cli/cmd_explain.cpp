@@ -21,18 +21,9 @@ struct ExplainOptions {
   bool json = false;
 };
 
-planner::Granularity parse_granularity(const std::string& text) {
-  const std::string g =
-      parse_choice_flag("--granularity", text, {"auto", "kernel", "region", "step"});
-  if (g == "kernel") return planner::Granularity::kKernel;
-  if (g == "region") return planner::Granularity::kRegion;
-  if (g == "step") return planner::Granularity::kStep;
-  return planner::Granularity::kAuto;
-}
-
 void run_explain(const ExplainOptions& o) {
   planner::LowerOptions options;
-  options.granularity = parse_granularity(o.granularity);
+  options.granularity = parse_granularity_flag(o.granularity);
   const Scenario scenario = load_scenario_or_throw(o.scenario);
   auto plan = planner::lower(scenario, options);
   if (!plan.is_ok()) throw_status(plan.status());

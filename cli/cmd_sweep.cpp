@@ -70,10 +70,7 @@ void run_sweep(const SweepOptions& o) {
       // network model and device speeds.
       auto plan = planner::lower(s);
       if (!plan.is_ok()) return plan.status();
-      sim::SimOptions options;
-      options.network = s.simulation.network == "ideal" ? sim::NetworkModel::kIdeal
-                                                        : sim::NetworkModel::kFlow;
-      options.speed = s.simulation.speed;
+      sim::SimOptions options = sim_options_for(s);
       options.record_task_times = false;
       auto r = sim::simulate(plan->program, s.topology, s.profile, options);
       if (!r.is_ok()) return r.status();

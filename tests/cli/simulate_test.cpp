@@ -1,0 +1,173 @@
+// `brigade simulate`, `explain` and `sweep` from the command line (issues 3
+// and 4): agreement with `brigade collective`, a Perfetto-ready trace, the
+// JSON keys, and bad input.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_test_util.hpp"
+
+namespace brigade {
+namespace {
+
+using testing::run_brigade;
+
+std::string scenario(const char* name) { return std::string(BRIGADE_SOURCE_DIR) + "/scenarios/" + name; }
+
+std::string temp_path(const char* suffix) {
+  return std::string("/tmp/brigade-sim-test-") + std::to_string(::getpid()) + suffix;
+}
+
+// Issue 3, "done when": simulate ring_allreduce_8.yaml agrees with
+// `brigade collective` for the same numbers (dgx-a100: alpha 2 us, 300 GB/s x
+// 0.8 NVLink efficiency = 240 GB/s; plus the 6 us collective overhead).
+TEST(SimulateVerb, RingAllReduceAgreesWithCollective) {
+  for (const char* network : {"flow", "ideal"}) {
+    auto r = run_brigade({"simulate", scenario("ring_allreduce_8.yaml"), "--json", "--network", network});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    auto c = run_brigade({"collective", "allreduce", "--devices", "8", "--bytes", "1GiB", "--alpha",
+                          "2us", "--bandwidth", "240GB/s", "--json"});
+    ASSERT_EQ(c.exit_code, 0) << c.err;
+    const double expected = nlohmann::json::parse(c.out)["seconds"].get<double>() + 6e-6;
+    EXPECT_NEAR(j["step_seconds"].get<double>(), expected, expected * 1e-9) << network;
+    // The same with every shortcut off: the expansion gives the same time.
+    auto x = run_brigade({"simulate", scenario("ring_allreduce_8.yaml"), "--json", "--exact", "--network", network});
+    ASSERT_EQ(x.exit_code, 0) << x.err;
+    auto jx = nlohmann::json::parse(x.out);
+    EXPECT_NEAR(jx["step_seconds"].get<double>(), expected, expected * 1e-9) << network;
+    EXPECT_GT(jx["flows"].get<double>(), 0);
+  }
+}
+
+TEST(SimulateVerb, JsonKeys) {
+  auto r = run_brigade({"simulate", scenario("pmap_train_step.yaml"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"step_seconds", "events", "devices", "links", "oom"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  ASSERT_EQ(j["devices"].size(), 4u);
+  for (const char* key : {"id", "busy_seconds", "comm_seconds", "idle_seconds", "peak_memory_bytes"})
+    EXPECT_TRUE(j["devices"][0].contains(key)) << key;
+  ASSERT_FALSE(j["links"].empty());
+  EXPECT_TRUE(j["links"][0].contains("bytes"));
+  EXPECT_TRUE(j["links"][0].contains("utilization"));
+  EXPECT_TRUE(j["oom"].empty());
+}
+
+// Issue 3, "done when": a trace of pmap_train_step.yaml is valid JSON, its
+// events are sorted by time, and every flow arrow has both ends.
+TEST(SimulateVerb, TraceOpensInPerfettosFormat) {
+  const std::string path = temp_path(".trace.json");
+  auto r = run_brigade({"simulate", scenario("pmap_train_step.yaml"), "--trace", path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream f(path);
+  ASSERT_TRUE(f.good());
+  const nlohmann::json j = nlohmann::json::parse(f);
+  std::remove(path.c_str());
+  const auto& events = j.is_array() ? j : j["traceEvents"];
+  ASSERT_FALSE(events.empty());
+  double last_ts = -1;
+  std::map<std::string, int> flow_starts, flow_ends;
+  std::set<std::string> phases;
+  for (const auto& e : events) {
+    const std::string ph = e["ph"].get<std::string>();
+    phases.insert(ph);
+    if (ph == "M") continue;
+    const double ts = e["ts"].get<double>();
+    EXPECT_GE(ts, last_ts) << e.dump();
+    last_ts = ts;
+    if (ph == "s") ++flow_starts[e["id"].dump()];
+    if (ph == "f") ++flow_ends[e["id"].dump()];
+  }
+  EXPECT_EQ(flow_starts, flow_ends);
+  EXPECT_FALSE(flow_starts.empty());
+  for (const char* ph : {"X", "M", "C", "b", "e"}) EXPECT_TRUE(phases.count(ph)) << ph;
+}
+
+TEST(SimulateVerb, SameScenarioTwiceGivesTheSameTraceBytes) {
+  const std::string a = temp_path(".a.json"), b = temp_path(".b.json");
+  ASSERT_EQ(run_brigade({"simulate", scenario("manual_two_chefs.yaml"), "--trace", a}).exit_code, 0);
+  ASSERT_EQ(run_brigade({"simulate", scenario("manual_two_chefs.yaml"), "--trace", b}).exit_code, 0);
+  std::stringstream sa, sb;
+  sa << std::ifstream(a).rdbuf();
+  sb << std::ifstream(b).rdbuf();
+  std::remove(a.c_str());
+  std::remove(b.c_str());
+  EXPECT_FALSE(sa.str().empty());
+  EXPECT_EQ(sa.str(), sb.str());
+}
+
+TEST(SimulateVerb, BadNetworkFlag) {
+  auto r = run_brigade({"simulate", scenario("pmap_linear.yaml"), "--network", "ideall"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "brigade: error: --network: found 'ideall'; expected one of flow, ideal (did you mean 'ideal'?)\n");
+}
+
+TEST(SimulateVerb, TraceIntoAMissingFolderLeavesNoFile) {
+  auto r = run_brigade({"simulate", scenario("pmap_linear.yaml"), "--trace", "/nonexistent/dir/t.json"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("/nonexistent/dir/t.json"), std::string::npos) << r.err;
+}
+
+// The seed's story: "128-way data x 8-way tensor" on 16 nodes x 8 A100 needs
+// 1024 devices; every judge refuses it with the same line.
+TEST(ExplainVerb, RefusesThePlanThatCannotBe) {
+  const std::string path = temp_path(".yaml");
+  std::ofstream(path) << "name: seed-story\n"
+                         "topology: {preset: dgx-a100, nodes: 16}\n"
+                         "model:\n"
+                         "  transformer: {layers: 40, hidden: 5120, heads: 40, seq: 2048, vocab: 51200}\n"
+                         "training: {global_batch: 1024, micro_batch: 1}\n"
+                         "strategy: {data: 128, tensor: 8}\n";
+  for (const char* verb : {"explain", "cost", "simulate"}) {
+    auto r = run_brigade({verb, path});
+    EXPECT_EQ(r.exit_code, 2) << verb;
+    EXPECT_EQ(r.out, "") << verb;
+    EXPECT_EQ(r.err, path + ":6:1: error: found a plan for 1024 devices (data 128 x tensor 8 x "
+                            "pipeline 1); expected the topology's 128 devices\n")
+        << verb;
+  }
+  std::remove(path.c_str());
+}
+
+// The seed's quiz: a (32, 256) batch over 8 devices is (4, 256) on each.
+TEST(ExplainVerb, JsonShapesPerDevice) {
+  const std::string path = temp_path(".yaml");
+  std::ofstream(path) << "name: quiz\n"
+                         "topology: {preset: cpu-host, devices: 8}\n"
+                         "model:\n"
+                         "  mlp: {batch: 32, widths: [256, 256]}\n"
+                         "strategy: {data: 8}\n";
+  auto r = run_brigade({"explain", path, "--json"});
+  std::remove(path.c_str());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j.contains("parameters"));
+  EXPECT_TRUE(j.contains("flops_per_iteration"));
+  ASSERT_FALSE(j["devices"].empty());
+  EXPECT_NE(j["devices"][0].dump().find("[4,256]"), std::string::npos) << j["devices"][0].dump();
+}
+
+TEST(SweepVerb, CostJudgeJsonAndBadDevices) {
+  auto r = run_brigade({"sweep", scenario("llm_13b_128gpu.yaml"), "--devices", "32,64,128", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_NE(j.dump().find("step_seconds"), std::string::npos);
+  auto bad = run_brigade({"sweep", scenario("llm_13b_128gpu.yaml"), "--devices", "32,x"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out, "");
+}
+
+}  // namespace
+}  // namespace brigade
