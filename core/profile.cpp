@@ -119,18 +119,38 @@ double gemm_bytes(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype, s
   return (md * kd + kd * nd + md * nd) * dtype_bytes(dtype) * static_cast<double>(batch);
 }
 
+double peak_flops_per_second(const Device& d, const DeviceProfile& p, DType dtype) {
+  const auto i = static_cast<size_t>(dtype_index(dtype));
+  const auto f32 = static_cast<size_t>(dtype_index(DType::kF32));
+  if (p.peak_flops_per_second[i] > 0) return p.peak_flops_per_second[i];
+  if (d.peak_flops_per_second[i] > 0) return d.peak_flops_per_second[i];
+  if (p.peak_flops_per_second[f32] > 0) return p.peak_flops_per_second[f32];
+  return d.peak_flops_per_second[f32];
+}
+
+double peak_memory_bandwidth_bytes_per_second(const Device& d, const DeviceProfile& p) {
+  return p.memory_bandwidth_bytes_per_second > 0 ? p.memory_bandwidth_bytes_per_second
+                                                 : d.memory_bandwidth_bytes_per_second;
+}
+
+double achieved_link_bandwidth_bytes_per_second(const Link& link, const HardwareProfile& profile) {
+  const LinkProfile& lp = profile.for_link(link.link_class);
+  const double raw = lp.bandwidth_bytes_per_second > 0 ? lp.bandwidth_bytes_per_second
+                                                       : link.bandwidth_bytes_per_second;
+  return raw * lp.bandwidth_efficiency;
+}
+
 double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, double flops,
                       double bytes) {
-  double peak = d.peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
-  if (!(peak > 0)) peak = d.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
+  const double peak = peak_flops_per_second(d, p, dtype);
   double compute = 0;
   if (flops > 0 && peak > 0) {
     const double eff = p.gemm[static_cast<size_t>(dtype_index(dtype))].at(flops);
     compute = flops / (peak * std::max(eff, 1e-6));
   }
+  const double mem_bw = peak_memory_bandwidth_bytes_per_second(d, p);
   double memory = 0;
-  if (bytes > 0 && d.memory_bandwidth_bytes_per_second > 0)
-    memory = bytes / (d.memory_bandwidth_bytes_per_second * std::max(p.memory_efficiency, 1e-6));
+  if (bytes > 0 && mem_bw > 0) memory = bytes / (mem_bw * std::max(p.memory_efficiency, 1e-6));
   return p.launch_overhead_seconds + std::max(compute, memory);
 }
 
@@ -145,7 +165,7 @@ double route_bandwidth_bytes_per_second(const Route& route, const Topology& topo
   double bw = std::numeric_limits<double>::infinity();
   for (ChannelId c : route.channels) {
     const Link& l = topology.links()[static_cast<size_t>(link_of(c))];
-    bw = std::min(bw, l.bandwidth_bytes_per_second * profile.for_link(l.link_class).bandwidth_efficiency);
+    bw = std::min(bw, achieved_link_bandwidth_bytes_per_second(l, profile));
   }
   return bw;
 }

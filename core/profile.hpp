@@ -39,11 +39,19 @@ struct DeviceProfile {
   // ranks' handshake), on top of the algorithm's per-step alphas. A
   // collective pays the largest of its ranks' overheads.
   double collective_overhead_seconds = 0;
+  // Measured peaks that replace the data sheet's (Device) when > 0: a
+  // calibrated profile records the best rate it observed, and its efficiency
+  // curves are relative to that, so efficiencies stay in (0, 1] even where a
+  // preset's nominal peak (a host thread's) is below what the machine does.
+  PerDType peak_flops_per_second{};           // by dtype; 0 = the Device's
+  double memory_bandwidth_bytes_per_second = 0;  // 0 = the Device's
 };
 
 struct LinkProfile {
   double alpha_seconds = -1;          // per message; < 0: use the topology's link latencies
-  double bandwidth_efficiency = 1.0;  // achieved fraction of the link's bandwidth
+  double bandwidth_efficiency = 1.0;  // achieved fraction of the bandwidth below
+  // A measured bandwidth per direction that replaces the links' own (> 0).
+  double bandwidth_bytes_per_second = 0;
 };
 
 struct HardwareProfile {
@@ -71,17 +79,26 @@ double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t b
 double gemm_bytes(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype,
                   std::int64_t batch = 1);
 
+// The peak a device is judged against: the profile's measured peak when it
+// gives one, else the data sheet's; a dtype without a peak falls back to f32's.
+double peak_flops_per_second(const Device& d, const DeviceProfile& p, DType dtype);
+double peak_memory_bandwidth_bytes_per_second(const Device& d, const DeviceProfile& p);
+
+// What one direction of a link achieves under a profile:
+// (profile's bandwidth for the class, else the link's) x the class's efficiency.
+double achieved_link_bandwidth_bytes_per_second(const Link& link, const HardwareProfile& profile);
+
 // Roofline time of one kernel on a device under a profile:
 //   launch + max(flops / (peak[dtype] * eff(flops)), bytes / (mem_bw * mem_eff))
-// (Williams, Waterman & Patterson, "Roofline", CACM 2009). A dtype the device
-// lacks (peak 0) falls back to f32 peak.
+// (Williams, Waterman & Patterson, "Roofline", CACM 2009), with the peaks of
+// peak_flops_per_second and peak_memory_bandwidth_bytes_per_second.
 double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, double flops,
                       double bytes);
 
 // The alpha-beta parameters every judge uses for a message along a route:
 // alpha = the profile's alpha for the route's bottleneck link class when it
 // gives one (>= 0), else the route's summed link latencies; bandwidth = the
-// minimum over the route's links of bandwidth x that class's efficiency.
+// minimum over the route's links of achieved_link_bandwidth_bytes_per_second.
 // A route from a device to itself has alpha 0 and infinite bandwidth.
 double route_alpha_seconds(const Route& route, const HardwareProfile& profile);
 double route_bandwidth_bytes_per_second(const Route& route, const Topology& topology,

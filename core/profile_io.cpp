@@ -83,10 +83,25 @@ Result<EfficiencyCurve> read_curve(const Cursor& c) {
 
 Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   BRIGADE_RETURN_IF_ERROR(c.expect_map("a device profile {model, memory_efficiency, ...}"));
-  BRIGADE_RETURN_IF_ERROR(c.check_keys({"model", "memory_efficiency", "launch_overhead",
+  BRIGADE_RETURN_IF_ERROR(c.check_keys({"model", "peak_flops", "memory_bandwidth",
+                                        "memory_efficiency", "launch_overhead",
                                         "collective_overhead", "comm_compute_slowdown", "gemm"}));
   BRIGADE_RETURN_IF_ERROR(c.require("model", "the device model it describes (or \"*\" for any)"));
   BRIGADE_ASSIGN_OR_RETURN(p->model, c.get("model").as_string());
+  if (c.has("peak_flops")) {
+    const Cursor g = c.get("peak_flops");
+    BRIGADE_RETURN_IF_ERROR(g.expect_map("measured peaks by dtype, such as {f32: 96GFLOPS}"));
+    for (const auto& [k, v] : g.entries()) {
+      std::optional<DType> t;
+      if (k.is_scalar()) t = parse_dtype(k.text());
+      if (!t) return unknown_name(k, "dtype", names_of_dtypes());
+      BRIGADE_ASSIGN_OR_RETURN(p->peak_flops_per_second[static_cast<size_t>(dtype_index(*t))],
+                               v.as_quantity(Dimension::kFlopsPerSecond, Bound::kPositive));
+    }
+  }
+  BRIGADE_ASSIGN_OR_RETURN(p->memory_bandwidth_bytes_per_second,
+                           c.get_quantity("memory_bandwidth", 0, Dimension::kBytesPerSecond,
+                                          Bound::kPositive));
   if (c.has("memory_efficiency")) {
     BRIGADE_ASSIGN_OR_RETURN(p->memory_efficiency, read_efficiency(c.get("memory_efficiency")));
   }
@@ -146,8 +161,13 @@ Status read_profile(const Cursor& root, HardwareProfile* h) {
       if (k.is_scalar()) lc = parse_link_class(k.text());
       if (!lc) return unknown_name(k, "link class", names_of_link_classes());
       LinkProfile& lp = h->links[static_cast<size_t>(*lc)];
-      BRIGADE_RETURN_IF_ERROR(v.expect_map("a link profile {alpha, bandwidth_efficiency}"));
-      BRIGADE_RETURN_IF_ERROR(v.check_keys({"alpha", "bandwidth_efficiency"}));
+      BRIGADE_RETURN_IF_ERROR(
+          v.expect_map("a link profile {alpha, bandwidth, bandwidth_efficiency}"));
+      BRIGADE_RETURN_IF_ERROR(v.check_keys({"alpha", "bandwidth", "bandwidth_efficiency"}));
+      // Absent bandwidth: the topology's links' own (LinkProfile::bandwidth_bytes_per_second 0).
+      BRIGADE_ASSIGN_OR_RETURN(lp.bandwidth_bytes_per_second,
+                               v.get_quantity("bandwidth", 0, Dimension::kBytesPerSecond,
+                                              Bound::kPositive));
       // Absent alpha: the topology's link latencies (LinkProfile::alpha_seconds < 0).
       BRIGADE_ASSIGN_OR_RETURN(
           lp.alpha_seconds, v.get_quantity("alpha", -1, Dimension::kSeconds, Bound::kNonNegative));
@@ -207,6 +227,21 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
     for (const DeviceProfile& d : profile.devices) {
       out << YAML::BeginMap;
       out << YAML::Key << "model" << YAML::Value << d.model;
+      bool any_peak = false;
+      for (double f : d.peak_flops_per_second) any_peak |= f > 0;
+      if (any_peak) {
+        out << YAML::Key << "peak_flops" << YAML::Value << YAML::BeginMap;
+        for (int i = 0; i < kNumDTypes; ++i) {
+          if (!(d.peak_flops_per_second[static_cast<size_t>(i)] > 0)) continue;
+          out << YAML::Key << std::string(dtype_name(static_cast<DType>(i))) << YAML::Value;
+          emit_double(out, d.peak_flops_per_second[static_cast<size_t>(i)]);
+        }
+        out << YAML::EndMap;
+      }
+      if (d.memory_bandwidth_bytes_per_second > 0) {
+        out << YAML::Key << "memory_bandwidth" << YAML::Value;
+        emit_double(out, d.memory_bandwidth_bytes_per_second);
+      }
       out << YAML::Key << "memory_efficiency" << YAML::Value;
       emit_double(out, d.memory_efficiency);
       out << YAML::Key << "launch_overhead" << YAML::Value;
@@ -243,6 +278,10 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
       if (l.alpha_seconds >= 0) {
         out << YAML::Key << "alpha" << YAML::Value;
         emit_double(out, l.alpha_seconds);
+      }
+      if (l.bandwidth_bytes_per_second > 0) {
+        out << YAML::Key << "bandwidth" << YAML::Value;
+        emit_double(out, l.bandwidth_bytes_per_second);
       }
       out << YAML::Key << "bandwidth_efficiency" << YAML::Value;
       emit_double(out, l.bandwidth_efficiency);

@@ -110,16 +110,10 @@ void fill_amdahl(PlanEstimate& e) {
   }
 }
 
-double peak_of(const Device& d, DType dtype) {
-  double peak = d.peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
-  if (!(peak > 0)) peak = d.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
-  return peak;
-}
-
-void finish_flops(PlanEstimate& e, const Device& d, DType dtype) {
+void finish_flops(PlanEstimate& e, const Device& d, const HardwareProfile& profile, DType dtype) {
   if (e.step_seconds <= 0 || e.devices < 1) return;
   e.achieved_flops_per_second_per_device = e.hardware_flops_per_iteration / e.step_seconds / e.devices;
-  const double peak = peak_of(d, dtype);
+  const double peak = peak_flops_per_second(d, profile.for_device(d), dtype);
   if (peak > 0) e.mfu = e.model_flops_per_iteration / e.step_seconds / e.devices / peak;
 }
 

@@ -96,7 +96,7 @@ Result<PlanEstimate> estimate_placement(const Scenario& sc) {
                                   unplaced, unplaced == 1 ? "" : "s"));
   if (!sc.device_put.empty())
     e.notes.push_back("device_put entries are not judged in closed form (the simulator does)");
-  finish_flops(e, sc.topology.device(0), DType::kF32);
+  finish_flops(e, sc.topology.device(0), sc.profile, DType::kF32);
   fill_amdahl(e);
   return e;
 }
@@ -299,7 +299,7 @@ Result<PlanEstimate> estimate_sharded(const Scenario& sc) {
   graph_memory(sc, std::vector<int>(g.ops.size(), -1), shard_of, n_devices, e);
   e.notes.push_back("shardings: every device runs every op on its block (FLOPs / devices sharing "
                     "the op); collectives are on the critical path; forward only, as written");
-  finish_flops(e, dev0, DType::kF32);
+  finish_flops(e, dev0, sc.profile, DType::kF32);
   fill_amdahl(e);
   return e;
 }

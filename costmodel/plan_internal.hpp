@@ -74,7 +74,7 @@ std::string kind_name(CollectiveKind k);
 void fill_amdahl(PlanEstimate& e);
 
 // Achieved FLOP/s per device and MFU against the device's peak for `dtype`.
-void finish_flops(PlanEstimate& e, const Device& d, DType dtype);
+void finish_flops(PlanEstimate& e, const Device& d, const HardwareProfile& profile, DType dtype);
 
 // One device's memory entry: M_peak from the categories, capacity, fits.
 DeviceMemoryEstimate memory_entry(int device, int stage, const ModelStateBytes& states,

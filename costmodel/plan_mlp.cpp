@@ -123,7 +123,7 @@ Result<PlanEstimate> estimate_mlp(const Scenario& sc) {
   e.notes.push_back(st.data_mode == DataMode::kPmap
                         ? "pmap: device i computes x[i] (one row)"
                         : fmt::format("batch sharding: {} rows per device", rows));
-  finish_flops(e, dev, dt);
+  finish_flops(e, dev, sc.profile, dt);
   fill_amdahl(e);
   return e;
 }

@@ -428,7 +428,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
         logits_forward_flops(Bd, static_cast<double>(s), static_cast<double>(h), static_cast<double>(V));
     e.hardware_flops_per_iteration = e.model_flops_per_iteration;
   }
-  finish_flops(e, topo.device(rm.device(0, 0, 0)), dt);
+  finish_flops(e, topo.device(rm.device(0, 0, 0)), sc.profile, dt);
   fill_amdahl(e);
   return e;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/profile.hpp"
 #include "realexec/ring.hpp"
 
 namespace brigade::realexec {
@@ -13,8 +14,9 @@ std::optional<GemmShape> gemm_of(const Task& t, const Device& d) {
   if (t.compute == ComputeKind::kGemm)
     return GemmShape{t.m, t.n, t.k, std::max<std::int64_t>(1, t.batch)};
   if (t.compute != ComputeKind::kFixed || !(t.flops > 0)) return std::nullopt;
-  double peak = d.peak_flops_per_second[static_cast<size_t>(dtype_index(t.dtype))];
-  if (!(peak > 0)) peak = d.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
+  // Which side of the data sheet's roofline the task is on decides its shape.
+  static const DeviceProfile kDataSheet;
+  const double peak = peak_flops_per_second(d, kDataSheet, t.dtype);
   const double compute = peak > 0 ? t.flops / peak : 0;
   const double memory =
       d.memory_bandwidth_bytes_per_second > 0 ? t.bytes / d.memory_bandwidth_bytes_per_second : 0;

@@ -83,7 +83,7 @@ Status plan_shortcuts(const Program& program, const Topology& topology,
       chans.erase(std::unique(chans.begin(), chans.end()), chans.end());
       for (ChannelId ch : chans) {
         const Link& l = topology.links()[static_cast<size_t>(link_of(ch))];
-        if (!(l.bandwidth_bytes_per_second * profile.for_link(l.link_class).bandwidth_efficiency > 0))
+        if (!(achieved_link_bandwidth_bytes_per_second(l, profile) > 0))
           pattern_ok[p] = 0;
       }
     }

@@ -359,7 +359,7 @@ Status Engine::setup() {
   chan_capacity_.assign(nc, 0);
   for (size_t c = 0; c < nc; ++c) {
     const Link& l = topo_.links()[static_cast<size_t>(link_of(static_cast<ChannelId>(c)))];
-    chan_capacity_[c] = l.bandwidth_bytes_per_second * prof_.for_link(l.link_class).bandwidth_efficiency;
+    chan_capacity_[c] = achieved_link_bandwidth_bytes_per_second(l, prof_);
   }
   chan_.assign(nc, ChannelUse{});
   if (opt_.network == NetworkModel::kFlow) net_.init(chan_capacity_);

@@ -48,6 +48,8 @@ void expect_same(const HardwareProfile& a, const HardwareProfile& b) {
     EXPECT_EQ(x.launch_overhead_seconds, y.launch_overhead_seconds);
     EXPECT_EQ(x.collective_overhead_seconds, y.collective_overhead_seconds);
     EXPECT_EQ(x.comm_compute_slowdown, y.comm_compute_slowdown);
+    EXPECT_EQ(x.peak_flops_per_second, y.peak_flops_per_second);
+    EXPECT_EQ(x.memory_bandwidth_bytes_per_second, y.memory_bandwidth_bytes_per_second);
     for (int t = 0; t < kNumDTypes; ++t) {
       EXPECT_EQ(x.gemm[static_cast<size_t>(t)].points, y.gemm[static_cast<size_t>(t)].points)
           << x.model << " " << dtype_name(static_cast<DType>(t));
@@ -59,6 +61,8 @@ void expect_same(const HardwareProfile& a, const HardwareProfile& b) {
               b.links[static_cast<size_t>(c)].alpha_seconds);
     EXPECT_EQ(a.links[static_cast<size_t>(c)].bandwidth_efficiency,
               b.links[static_cast<size_t>(c)].bandwidth_efficiency);
+    EXPECT_EQ(a.links[static_cast<size_t>(c)].bandwidth_bytes_per_second,
+              b.links[static_cast<size_t>(c)].bandwidth_bytes_per_second);
   }
 }
 
@@ -87,8 +91,12 @@ TEST_F(ProfileFiles, AwkwardValuesRoundTripExactly) {
       {1e5, 0.01}, {3.3e9, 2.0 / 3.0}, {1e14, 0.9}};
   d.gemm[static_cast<size_t>(dtype_index(DType::kF32))].fallback = 0.9;
   d.gemm[static_cast<size_t>(dtype_index(DType::kBF16))].fallback = 0.5;  // flat
+  d.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))] = 96.7e9;
+  d.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF64))] = 1.0 / 3.0 * 1e11;
+  d.memory_bandwidth_bytes_per_second = 125e9;
   h.devices.push_back(d);
   h.links[static_cast<size_t>(LinkClass::kPcie)] = {7.5e-6, 0.123456789012345};
+  h.links[static_cast<size_t>(LinkClass::kSharedMemory)] = {6.9e-8, 1.0, 61.6e9};
   const std::string p = (dir_ / "odd.yaml").string();
   ASSERT_TRUE(save_profile(h, p).is_ok());
   Result<HardwareProfile> back = load_profile(p);
