@@ -1,0 +1,163 @@
+// brigade validate SCENARIO...: the simulator against real runs of the same
+// Program: simulated vs measured step time and time per task kind, relative
+// errors, median and p90 over scenarios; both traces side by side.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_run.hpp"
+#include "cli/cli_util.hpp"
+#include "cli/verbs.hpp"
+#include "core/trace.hpp"
+#include "core/units.hpp"
+#include "realexec/compare.hpp"
+#include "realexec/summary.hpp"
+#include "sim/simulator.hpp"
+
+namespace brigade::cli {
+namespace {
+
+struct ValidateOptions {
+  std::vector<std::string> scenarios;
+  RunFlags run;
+  int repeat = 5;
+  std::string trace_dir;
+  bool json = false;
+  bool quiet = false;
+};
+
+struct ScenarioResult {
+  std::string name, file;
+  double simulated_seconds = 0, measured_seconds = 0, measured_p90_seconds = 0, relative_error = 0;
+  realexec::TraceComparison comparison;
+};
+
+std::string percent(double x) { return fmt::format("{:+.1f}%", 100 * x); }
+
+ScenarioResult validate_one(const std::string& path, const ValidateOptions& o) {
+  PreparedRun prepared = prepare_run(path, o.run);
+  const Scenario& sc = prepared.scenario;
+  const Program& program = prepared.plan.program;
+  sim::SimOptions sim_options = sim_options_for(sc);
+  sim_options.record_trace = true;
+  auto simulated = sim::simulate(program, sc.topology, sc.profile, sim_options);
+  if (!simulated.is_ok()) throw_status(simulated.status());
+  auto executor = make_backend_executor(o.run);
+  auto run = realexec::run_repeated(*executor, program, sc.topology, sc.profile, o.repeat);
+  if (!run.is_ok()) throw_status(run.status());
+  for (const std::string& w : run->warnings)
+    std::cerr << "brigade: warning: " << sc.name << ": " << w << "\n";
+  // The timed step with the median step time stands for the measurement.
+  const auto& seconds = run->summary.step_seconds;
+  std::vector<size_t> order(seconds.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return seconds[a] < seconds[b]; });
+  const Trace& measured = run->steps[order[(order.size() - 1) / 2]];
+  auto comparison = realexec::compare_traces(program, simulated->trace, measured);
+  if (!comparison.is_ok()) throw_status(comparison.status());
+  if (!o.trace_dir.empty()) {
+    const std::string stem = (std::filesystem::path(o.trace_dir) / sc.name).string();
+    for (const auto& [suffix, trace] :
+         {std::pair<const char*, const Trace*>{".sim.json", &simulated->trace}, {".measured.json", &measured}}) {
+      const Status written = write_chrome_trace_file(*trace, stem + suffix);
+      if (!written.is_ok()) throw_status(written);
+    }
+  }
+  ScenarioResult r;
+  r.name = sc.name;
+  r.file = path;
+  r.simulated_seconds = comparison->simulated_step_seconds;
+  r.measured_seconds = comparison->measured_step_seconds;
+  r.measured_p90_seconds = run->summary.p90_step_seconds;
+  r.relative_error = comparison->step_relative_error;
+  r.comparison = std::move(comparison).value();
+  return r;
+}
+
+void run_validate(const ValidateOptions& o) {
+  if (o.repeat < 1) throw_flag_error("--repeat", std::to_string(o.repeat), "a whole number >= 1");
+  if (!o.trace_dir.empty() && !std::filesystem::is_directory(o.trace_dir))
+    throw_flag_error("--trace-dir", o.trace_dir, "an existing directory");
+  std::vector<ScenarioResult> results;
+  std::vector<double> errors;
+  for (size_t i = 0; i < o.scenarios.size(); ++i) {
+    if (!o.quiet)
+      std::cerr << fmt::format("validate: {}/{} {}\n", i + 1, o.scenarios.size(), o.scenarios[i]);
+    results.push_back(validate_one(o.scenarios[i], o));
+    errors.push_back(results.back().relative_error);
+  }
+  const realexec::ErrorSummary summary = realexec::summarise_errors(errors);
+  if (o.json) {
+    nlohmann::json j;
+    j["backend"] = o.run.backend;
+    j["profile"] = o.run.profile;
+    j["repeat"] = o.repeat;
+    nlohmann::json rows = nlohmann::json::array();
+    for (const ScenarioResult& r : results) {
+      nlohmann::json kinds = nlohmann::json::array();
+      for (const auto& k : r.comparison.kinds)
+        kinds.push_back({{"kind", k.kind},
+                         {"tasks", k.tasks},
+                         {"simulated_seconds", k.simulated_seconds},
+                         {"measured_seconds", k.measured_seconds},
+                         {"relative_error", k.relative_error}});
+      rows.push_back({{"name", r.name},
+                      {"file", r.file},
+                      {"simulated_seconds", r.simulated_seconds},
+                      {"measured_seconds", r.measured_seconds},
+                      {"measured_p90_seconds", r.measured_p90_seconds},
+                      {"relative_error", r.relative_error},
+                      {"median_abs_task_error", r.comparison.median_abs_task_error},
+                      {"p90_abs_task_error", r.comparison.p90_abs_task_error},
+                      {"kinds", kinds}});
+    }
+    j["scenarios"] = rows;
+    j["median_abs_error"] = summary.median_abs_error;
+    j["p90_abs_error"] = summary.p90_abs_error;
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format("{:<40} {:>11} {:>11} {:>9}   {}\n", "scenario", "simulated",
+                           "measured", "error", "by kind (simulated vs measured)");
+  for (const ScenarioResult& r : results) {
+    std::string kinds;
+    for (const auto& k : r.comparison.kinds)
+      kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", k.kind, percent(k.relative_error));
+    std::cout << fmt::format("{:<40} {:>11} {:>11} {:>9}   {}\n", r.name,
+                             format_seconds(r.simulated_seconds), format_seconds(r.measured_seconds),
+                             percent(r.relative_error), kinds);
+  }
+  std::cout << fmt::format("\n|step error| over {} scenarios: median {:.1f}%, p90 {:.1f}%\n",
+                           summary.count, 100 * summary.median_abs_error, 100 * summary.p90_abs_error);
+  std::cout << "(error = (simulated - measured) / measured; measured = the median of "
+            << o.repeat << " timed steps)\n";
+}
+
+const RegisterVerb kRegister("validate", 31, [](CLI::App& app) {
+  auto opts = std::make_shared<ValidateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "validate",
+      "The simulator against real runs of the same Program: simulated vs measured step time\n"
+      "and time per task kind, relative errors, median and p90 over the scenarios.");
+  cmd->add_option("scenarios", opts->scenarios, "scenario files")->required();
+  cmd->add_option("--backend", opts->run.backend, "cpu (default) or cuda");
+  cmd->add_option("--profile", opts->run.profile,
+                  "hardware profile replacing the scenarios' (from brigade calibrate)");
+  cmd->add_option("--repeat", opts->repeat, "timed steps per scenario (default 5)");
+  cmd->add_option("--trace-dir", opts->trace_dir,
+                  "write NAME.sim.json and NAME.measured.json there for side-by-side viewing");
+  cmd->add_flag("--compute-16bit-in-f32", opts->run.compute_16bit_in_f32,
+                "cpu: run f16/bf16 kernels in f32 (else they are refused)");
+  cmd->add_flag("--json", opts->json, "one JSON object on stdout (SI units)");
+  cmd->add_flag("--quiet", opts->quiet, "no progress on stderr");
+  cmd->callback([opts] { run_validate(*opts); });
+});
+
+}  // namespace
+}  // namespace brigade::cli

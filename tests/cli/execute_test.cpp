@@ -1,0 +1,111 @@
+// `brigade execute` and `brigade validate` (issue 5): the CPU executor runs
+// every validation scenario with its numerical checks; validate reports the
+// errors with the keys the issue names; bad input exits 2.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_test_util.hpp"
+
+namespace brigade {
+namespace {
+
+using testing::run_brigade;
+
+const std::string kValidation = std::string(BRIGADE_SOURCE_DIR) + "/scenarios/validation/";
+
+std::vector<std::string> cpu_validation_scenarios() {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(kValidation))
+    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// Every CPU validation scenario runs on the CPU executor; the warm-up step
+// checks every collective's and transfer's result against a reference (a
+// mismatch would be a runtime failure, exit 1).
+TEST(ExecuteVerb, RunsEveryCpuValidationScenario) {
+  const auto files = cpu_validation_scenarios();
+  ASSERT_GE(files.size(), 4u);
+  for (const std::string& f : files) {
+    auto r = run_brigade({"execute", f, "--repeat", "1", "--json", "--quiet"});
+    ASSERT_EQ(r.exit_code, 0) << f << ": " << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["steps"], 1) << f;
+    EXPECT_GT(j["median_step_seconds"].get<double>(), 0) << f;
+    EXPECT_FALSE(j["kinds"].empty()) << f;
+  }
+}
+
+TEST(ValidateVerb, JsonHasTheIssuesKeys) {
+  auto r = run_brigade({"validate", kValidation + "allreduce_2dev.yaml",
+                        kValidation + "manual_placement.yaml", "--repeat", "1", "--json", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["scenarios"].size(), 2u);
+  for (const auto& s : j["scenarios"]) {
+    for (const char* key : {"name", "simulated_seconds", "measured_seconds", "relative_error"})
+      EXPECT_TRUE(s.contains(key)) << key;
+    EXPECT_GT(s["simulated_seconds"].get<double>(), 0);
+    EXPECT_GT(s["measured_seconds"].get<double>(), 0);
+    // relative_error is (simulated - measured) / measured.
+    const double expected = (s["simulated_seconds"].get<double>() - s["measured_seconds"].get<double>()) /
+                            s["measured_seconds"].get<double>();
+    EXPECT_NEAR(s["relative_error"].get<double>(), expected, 1e-9 * std::fabs(expected) + 1e-15);
+  }
+  EXPECT_TRUE(j.contains("median_abs_error"));
+  EXPECT_TRUE(j.contains("p90_abs_error"));
+}
+
+TEST(ValidateVerb, WritesBothTraces) {
+  const std::string dir = "/tmp/brigade-validate-test-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  auto r = run_brigade({"validate", kValidation + "allreduce_2dev.yaml", "--repeat", "1", "--trace-dir",
+                        dir, "--quiet"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/validation-allreduce-2dev.sim.json"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/validation-allreduce-2dev.measured.json"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ExecuteVerb, GpuTopologyOnTheCpuBackendIsBadInput) {
+  auto r = run_brigade({"execute", kValidation + "gpu/mlp_h200.yaml", "--quiet"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("error: found gpu device 'gpu0' (h200x1); expected host-thread devices for "
+                       "--backend cpu, such as topology: {preset: cpu-host, devices: 2}\n"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(ExecuteVerb, CudaWithoutAGpuIsBadInput) {
+  auto r = run_brigade({"execute", kValidation + "gpu/mlp_h200.yaml", "--backend", "cuda", "--quiet"});
+  if (r.exit_code == 0) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("no CUDA device"), std::string::npos) << r.err;
+}
+
+TEST(ValidateVerb, ProfileFromAnotherBackendIsBadInput) {
+  const std::string path = "/tmp/brigade-profile-test-" + std::to_string(::getpid()) + ".yaml";
+  std::ofstream(path) << "name: gpu-box\nmachine_kind: cuda\n";
+  auto r = run_brigade({"validate", kValidation + "allreduce_2dev.yaml", "--profile", path, "--quiet"});
+  std::remove(path.c_str());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, path + ": error: found a profile calibrated on the 'cuda' backend; expected one "
+                          "for 'cpu' (brigade calibrate --backend cpu)\n");
+}
+
+TEST(ValidateVerb, BadRepeat) {
+  auto r = run_brigade({"validate", kValidation + "allreduce_2dev.yaml", "--repeat", "0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "brigade: error: --repeat: found '0'; expected a whole number >= 1\n");
+}
+
+}  // namespace
+}  // namespace brigade
