@@ -20,28 +20,30 @@ double EfficiencyCurve::at(double work) const {
 
 namespace {
 
-// Hockney's half-performance model, applied to GEMM work: efficiency(F) =
-// e_max * F / (F + F_half) (R. Hockney, "The science of computer
-// benchmarking", 1996: r = r_inf * n / (n + n_half)). Sampled at decades so
-// that a calibrated profile can replace it point by point.
-EfficiencyCurve hockney_curve(double e_max, double f_half) {
+// Default GEMM efficiency: Hockney's half-performance model (R. Hockney, "The
+// science of computer benchmarking", 1996: r = r_inf * n / (n + n_half)),
+// written in time so that it holds for every dtype: a GEMM takes (its ideal
+// time at peak + t_half) / e_max. On a GPU t_half is the time one SM needs
+// for one 128x128 output tile with k = 512 at the tensor-core (bf16) rate,
+// i.e. one wave of tiles: below that the machine is not full (CUTLASS/cuBLAS
+// tile sizes). A100: 2*128*128*512 FLOP / (312 TFLOP/s / 108 SMs) = 5.8 us;
+// H100/H200 SXM: / (989.5 TFLOP/s / 132 SMs) = 2.24 us.
+double gpu_tile_seconds(double bf16_peak, int sms) { return 2.0 * 128 * 128 * 512 / (bf16_peak / sms); }
+
+EfficiencyCurve flat(double e_max) {
   EfficiencyCurve c;
-  for (double f = 1e5; f <= 1e14; f *= 10) c.points.emplace_back(f, e_max * f / (f + f_half));
   c.fallback = e_max;
   return c;
 }
 
-// A GPU is half busy when a GEMM fills about one wave of output tiles: SMs x
-// one 128x128 tile x k=512 x 2 FLOP (CUTLASS/cuBLAS tile sizes; A100 has 108
-// SMs, H100/H200 SXM 132).
-double gpu_half_work(int sms) { return sms * 128.0 * 128.0 * 512.0 * 2.0; }
-
-DeviceProfile gpu_profile(const std::string& model, int sms, double tensor_eff, double fp32_eff) {
+DeviceProfile gpu_profile(const std::string& model, double half_seconds, double tensor_eff,
+                          double fp32_eff) {
   DeviceProfile p;
   p.model = model;
-  for (int i = 0; i < kNumDTypes; ++i) p.gemm[static_cast<size_t>(i)] = hockney_curve(fp32_eff, gpu_half_work(sms));
+  p.gemm_half_seconds = half_seconds;
+  for (int i = 0; i < kNumDTypes; ++i) p.gemm[static_cast<size_t>(i)] = flat(fp32_eff);
   for (DType t : {DType::kTF32, DType::kF16, DType::kBF16, DType::kFP8, DType::kI8})
-    p.gemm[static_cast<size_t>(dtype_index(t))] = hockney_curve(tensor_eff, gpu_half_work(sms));
+    p.gemm[static_cast<size_t>(dtype_index(t))] = flat(tensor_eff);
   // BabelStream on A100/H100 reaches 85-90% of HBM peak (Deakin et al., "Tracking
   // performance portability on the yellow brick road to exascale", 2020).
   p.memory_efficiency = 0.85;
@@ -64,23 +66,28 @@ HardwareProfile HardwareProfile::defaults() {
   // Large cuBLAS GEMMs reach ~85-90% of dense tensor peak on A100 and ~75% on
   // H100/H200 (NVIDIA cuBLAS release performance charts; MLPerf GEMM-bound
   // kernels); non-tensor FP32/FP64 ~90%.
-  h.devices.push_back(gpu_profile("NVIDIA A100-SXM4-80GB", 108, 0.87, 0.9));
-  h.devices.push_back(gpu_profile("NVIDIA A100-PCIE-80GB", 108, 0.85, 0.9));
-  h.devices.push_back(gpu_profile("NVIDIA H100-SXM5-80GB", 132, 0.75, 0.9));
-  h.devices.push_back(gpu_profile("NVIDIA H200", 132, 0.75, 0.9));
+  const double a100 = gpu_tile_seconds(312e12, 108), h100 = gpu_tile_seconds(989.5e12, 132);
+  h.devices.push_back(gpu_profile("NVIDIA A100-SXM4-80GB", a100, 0.87, 0.9));
+  h.devices.push_back(gpu_profile("NVIDIA A100-PCIE-80GB", a100, 0.85, 0.9));
+  h.devices.push_back(gpu_profile("NVIDIA H100-SXM5-80GB", h100, 0.75, 0.9));
+  h.devices.push_back(gpu_profile("NVIDIA H200", h100, 0.75, 0.9));
   {
     // A host thread running Eigen: ~70% of AVX2 FMA peak on large GEMMs (Eigen
-    // benchmark pages, single-threaded sgemm); half speed near 1 MFLOP.
+    // benchmark pages, single-threaded sgemm). t_half 0.3 us: the 32^3 GEMM
+    // (65.5 kFLOP) ran at 0.70 of the 128^3 rate in this project's first CPU
+    // calibration (docs/VALIDATION.md), ideal 0.68 us -> t = 0.68 * (1/0.7 - 1).
     DeviceProfile p;
     p.model = "host-thread";
-    for (int i = 0; i < kNumDTypes; ++i) p.gemm[static_cast<size_t>(i)] = hockney_curve(0.7, 1e6);
+    for (int i = 0; i < kNumDTypes; ++i) p.gemm[static_cast<size_t>(i)] = flat(0.7);
+    p.gemm_half_seconds = 0.3e-6;
     p.memory_efficiency = 0.8;
     p.launch_overhead_seconds = 2e-7;      // a function call and a clock read
     p.collective_overhead_seconds = 2e-6;  // a barrier among threads (futex wake-ups)
     h.devices.push_back(p);
   }
   {
-    DeviceProfile p = gpu_profile("*", 108, 0.8, 0.9);
+    // Any other GPU: A100-like fill time and efficiencies.
+    DeviceProfile p = gpu_profile("*", a100, 0.8, 0.9);
     h.devices.push_back(p);
   }
   // Achieved fraction of link bandwidth by bulk transfers: nccl-tests on DGX
@@ -141,12 +148,19 @@ double achieved_link_bandwidth_bytes_per_second(const Link& link, const Hardware
 }
 
 double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, double flops,
-                      double bytes) {
+                      double bytes, ComputeKind kind) {
   const double peak = peak_flops_per_second(d, p, dtype);
   double compute = 0;
   if (flops > 0 && peak > 0) {
-    const double eff = p.gemm[static_cast<size_t>(dtype_index(dtype))].at(flops);
-    compute = flops / (peak * std::max(eff, 1e-6));
+    const EfficiencyCurve& curve = p.gemm[static_cast<size_t>(dtype_index(dtype))];
+    if (kind == ComputeKind::kMemoryBound) {
+      compute = flops / peak;
+    } else if (curve.points.empty()) {
+      // Hockney's r = r_inf * n / (n + n_half) in time: t = (n / r_inf + t_half) / e_max.
+      compute = (flops / peak + p.gemm_half_seconds) / std::max(curve.fallback, 1e-6);
+    } else {
+      compute = flops / (peak * std::max(curve.at(flops), 1e-6));
+    }
   }
   const double mem_bw = peak_memory_bandwidth_bytes_per_second(d, p);
   double memory = 0;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/program.hpp"
 #include "core/status.hpp"
 #include "core/topology.hpp"
 
@@ -45,6 +46,11 @@ struct DeviceProfile {
   // preset's nominal peak (a host thread's) is below what the machine does.
   PerDType peak_flops_per_second{};           // by dtype; 0 = the Device's
   double memory_bandwidth_bytes_per_second = 0;  // 0 = the Device's
+  // Hockney's half-performance time for GEMMs whose curve has no points: a
+  // GEMM takes (its ideal time at peak + this) / the curve's efficiency, so a
+  // small one costs about this long however few FLOPs it has (filling the
+  // machine: one wave of tiles on a GPU). 0 = no such term.
+  double gemm_half_seconds = 0;
 };
 
 struct LinkProfile {
@@ -92,8 +98,11 @@ double achieved_link_bandwidth_bytes_per_second(const Link& link, const Hardware
 //   launch + max(flops / (peak[dtype] * eff(flops)), bytes / (mem_bw * mem_eff))
 // (Williams, Waterman & Patterson, "Roofline", CACM 2009), with the peaks of
 // peak_flops_per_second and peak_memory_bandwidth_bytes_per_second.
+// GEMM-like kernels (kGemm, kFixed) take their FLOPs at the profile's GEMM
+// efficiency; streaming kernels (kMemoryBound) take theirs at peak (an
+// elementwise op's arithmetic is not what limits it).
 double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, double flops,
-                      double bytes);
+                      double bytes, ComputeKind kind = ComputeKind::kGemm);
 
 // The alpha-beta parameters every judge uses for a message along a route:
 // alpha = the profile's alpha for the route's bottleneck link class when it

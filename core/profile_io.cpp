@@ -84,7 +84,7 @@ Result<EfficiencyCurve> read_curve(const Cursor& c) {
 Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   BRIGADE_RETURN_IF_ERROR(c.expect_map("a device profile {model, memory_efficiency, ...}"));
   BRIGADE_RETURN_IF_ERROR(c.check_keys({"model", "peak_flops", "memory_bandwidth",
-                                        "memory_efficiency", "launch_overhead",
+                                        "memory_efficiency", "launch_overhead", "gemm_half_time",
                                         "collective_overhead", "comm_compute_slowdown", "gemm"}));
   BRIGADE_RETURN_IF_ERROR(c.require("model", "the device model it describes (or \"*\" for any)"));
   BRIGADE_ASSIGN_OR_RETURN(p->model, c.get("model").as_string());
@@ -105,6 +105,9 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   if (c.has("memory_efficiency")) {
     BRIGADE_ASSIGN_OR_RETURN(p->memory_efficiency, read_efficiency(c.get("memory_efficiency")));
   }
+  BRIGADE_ASSIGN_OR_RETURN(p->gemm_half_seconds,
+                           c.get_quantity("gemm_half_time", p->gemm_half_seconds,
+                                          Dimension::kSeconds, Bound::kNonNegative));
   BRIGADE_ASSIGN_OR_RETURN(p->launch_overhead_seconds,
                            c.get_quantity("launch_overhead", p->launch_overhead_seconds,
                                           Dimension::kSeconds, Bound::kNonNegative));
@@ -244,6 +247,10 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
       }
       out << YAML::Key << "memory_efficiency" << YAML::Value;
       emit_double(out, d.memory_efficiency);
+      if (d.gemm_half_seconds > 0) {
+        out << YAML::Key << "gemm_half_time" << YAML::Value;
+        emit_double(out, d.gemm_half_seconds);
+      }
       out << YAML::Key << "launch_overhead" << YAML::Value;
       emit_double(out, d.launch_overhead_seconds);
       out << YAML::Key << "collective_overhead" << YAML::Value;

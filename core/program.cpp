@@ -28,6 +28,12 @@ std::string_view compute_kind_name(ComputeKind k) {
   return "?";
 }
 
+ComputeKind compute_kind_of(OpKind k) {
+  if (k == OpKind::kMatmul) return ComputeKind::kGemm;
+  if (k == OpKind::kCustom) return ComputeKind::kFixed;
+  return ComputeKind::kMemoryBound;
+}
+
 std::string_view collective_kind_name(CollectiveKind k) {
   switch (k) {
     case CollectiveKind::kAllReduce: return "allreduce";

@@ -50,6 +50,10 @@ enum class ComputeKind : std::uint8_t {
   kFixed,        // explicit flops and bytes (roofline of both)
 };
 std::string_view compute_kind_name(ComputeKind k);
+// How a model op runs as a kernel: matmul a GEMM, custom explicit FLOPs and
+// bytes, everything else (elementwise, softmax, layernorm, embedding, loss) a
+// streaming kernel.
+ComputeKind compute_kind_of(OpKind k);
 
 enum class CollectiveKind : std::uint8_t {
   kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll

@@ -10,12 +10,12 @@ double gemm_seconds(const Device& device, const DeviceProfile& profile, std::int
 
 double memory_bound_seconds(const Device& device, const DeviceProfile& profile, double bytes,
                             DType dtype, double flops) {
-  return kernel_seconds(device, profile, dtype, flops, bytes);
+  return kernel_seconds(device, profile, dtype, flops, bytes, ComputeKind::kMemoryBound);
 }
 
 double task_seconds(const Task& task, const Device& device, const DeviceProfile& profile) {
   if (task.kind != TaskKind::kCompute) return 0;
-  return kernel_seconds(device, profile, task.dtype, task.flops, task.bytes);
+  return kernel_seconds(device, profile, task.dtype, task.flops, task.bytes, task.compute);
 }
 
 }  // namespace brigade::cost

@@ -248,7 +248,7 @@ Result<PlanEstimate> estimate_sharded(const Scenario& sc) {
       work_shards = shards(work);
       spec[static_cast<size_t>(out)] = so;
       compute += kernel_seconds(dev0, dp0, g.tensors[static_cast<size_t>(out)].dtype,
-                                op.flops / work_shards, op.bytes / work_shards);
+                                op.flops / work_shards, op.bytes / work_shards, ComputeKind::kGemm);
       // A contracted dimension sharded on both sides leaves partial sums: psum.
       if (!kx.empty())
         BRIGADE_RETURN_IF_ERROR(along(CollectiveKind::kAllReduce, kx, local_bytes(out),
@@ -285,7 +285,8 @@ Result<PlanEstimate> estimate_sharded(const Scenario& sc) {
       for (int in : op.inputs) BRIGADE_RETURN_IF_ERROR(gather_all(in, op.name));
     }
     const DType odt = out >= 0 ? g.tensors[static_cast<size_t>(out)].dtype : DType::kF32;
-    compute += kernel_seconds(dev0, dp0, odt, op.flops / work_shards, op.bytes / work_shards);
+    compute += kernel_seconds(dev0, dp0, odt, op.flops / work_shards, op.bytes / work_shards,
+                              compute_kind_of(op.kind));
   }
   e.compute_seconds = compute;
   e.exposed_communication_seconds = comm;
