@@ -66,11 +66,12 @@ Device h100_sxm5_80gb() {
 
 // NVIDIA H200 Tensor Core GPU data sheet (2024), H200 SXM column: compute as
 // H100 SXM (dense: BF16 989.5 TF, FP8 1,979 TF, TF32 494.5 TF, FP64 Tensor 67 TF);
-// HBM3e 141 GB at 4.8 TB/s. (141 GB decimal = 131.3 GiB.)
+// HBM3e "141 GB" at 4.8 TB/s. NVIDIA's HBM capacities count binary gigabytes
+// (the A100 "80GB" reports 81,920 MiB), so 141 GiB, as the 80 GiB parts above.
 Device h200_sxm_141gb() {
   Device d = h100_sxm5_80gb();
   d.model = "NVIDIA H200";
-  d.memory_bytes = 141 * kGB;
+  d.memory_bytes = 141 * kGiB;
   d.memory_bandwidth_bytes_per_second = 4800 * kGB;
   return d;
 }
