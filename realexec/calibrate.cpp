@@ -383,6 +383,16 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
 
     std::vector<std::int32_t> group;
     for (int d = 0; d < devices; ++d) group.push_back(d);
+    // Collectives as plans run them: after a kernel on every rank, on the same
+    // stream (a tensor-parallel layer: GEMM, AllReduce, GEMM, ...). The ranks
+    // then arrive a little apart, the first one waits, and the buffers are no
+    // longer where the previous collective left them; a collective's cost is
+    // its span (from the last rank's arrival to its end), the mean over the run.
+    const std::int64_t between = cuda ? 4096 : (quick ? 32 : 256);
+    const DType between_dtype = cuda ? DType::kBF16 : DType::kF32;
+    double between_seconds = 0;
+    for (const GemmPoint& g : cal.gemm)
+      if (g.dtype == between_dtype && g.size == between) between_seconds = g.seconds;
     for (int k = 0; k < kNumCollectiveKinds; ++k) {
       const auto kind = static_cast<CollectiveKind>(k);
       CollectiveCalibration cc;
@@ -390,22 +400,33 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       cc.ranks = devices;
       std::vector<double> x, y;
       for (double bytes : collective_sizes) {
-        const double estimate =
-            2.0 * bytes / route.bandwidth_bytes_per_second + 2.0 * devices * 5e-6;
+        const double estimate = between_seconds + 2.0 * bytes / route.bandwidth_bytes_per_second +
+                                2.0 * devices * 5e-6;
         const int reps = reps_for(point_budget, estimate, min_reps, 200);
         ProgramBuilder b("calibrate-collective", devices);
         std::vector<StreamId> streams;
-        for (int d = 0; d < devices; ++d) streams.push_back(b.stream(d, "comm"));
-        for (int i = 0; i < reps; ++i)
+        for (int d = 0; d < devices; ++d) streams.push_back(b.stream(d, "compute"));
+        for (int i = 0; i < reps; ++i) {
+          for (int d = 0; d < devices; ++d)
+            b.add_gemm(streams[static_cast<size_t>(d)], between, between, between, between_dtype,
+                       "gemm");
           b.add_collective(kind, CollectiveAlgorithm::kRing, group, bytes, streams,
                            std::string(collective_kind_name(kind)));
+        }
         BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
         BRIGADE_ASSIGN_OR_RETURN(
             Trace t, bench.run(p, std::string(collective_kind_name(kind)) + " " +
                                       format_bytes(bytes) + " x" + std::to_string(reps)));
         CollectivePoint cp;
         cp.bytes = bytes;
-        cp.seconds = Bench::per_task_seconds(t, {streams[0]});
+        double spans = 0;
+        int count = 0;
+        for (const TraceSpan& sp : t.spans)
+          if (sp.stream == streams[0] && sp.kind == TaskKind::kCollective) {
+            spans += sp.end_seconds - sp.start_seconds;
+            ++count;
+          }
+        cp.seconds = count > 0 ? spans / count : 0;
         cp.alg_bytes_per_second =
             cp.seconds > 0 ? bytes / cp.seconds : 0;  // nccl-tests algBw = M / T
         cp.bus_bytes_per_second =
