@@ -5,6 +5,7 @@
 // with --json, one JSON object) on stdout.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -54,6 +55,8 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
          {"flops_per_second", g.flops_per_second},
          {"nominal_peak_flops_per_second",
           c.nominal_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))]},
+         {"peak_flops_per_second",
+          c.measured_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))]},
          {"efficiency", g.efficiency}});
   auto points = [](const std::vector<realexec::SizePoint>& ps) {
     json a = json::array();
@@ -63,10 +66,12 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
     return a;
   };
   j["memory"] = {
-      {"bandwidth_bytes_per_second", c.memory.bandwidth_bytes_per_second},
-      {"nominal_bandwidth_bytes_per_second", c.nominal_memory_bandwidth_bytes_per_second},
+      {"peak_bytes_per_second", c.memory_peak_bytes_per_second},
+      {"bandwidth_bytes_per_second", c.memory_bandwidth_bytes_per_second},
       {"efficiency", c.memory_efficiency},
+      {"nominal_bandwidth_bytes_per_second", c.nominal_memory_bandwidth_bytes_per_second},
       {"fit", fit_json(c.memory.fit)},
+      {"fit_bandwidth_bytes_per_second", c.memory.bandwidth_bytes_per_second},
       {"points", points(c.memory.points)}};
   j["links"] = json::array();
   for (const auto& l : c.links)
@@ -74,8 +79,9 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
         {{"class", std::string(link_class_name(l.link_class))},
          {"src", l.src},
          {"dst", l.dst},
-         {"alpha_seconds", l.transfer.alpha_seconds},
-         {"bandwidth_bytes_per_second", l.transfer.bandwidth_bytes_per_second},
+         {"alpha_seconds", l.alpha_seconds},
+         {"bandwidth_bytes_per_second", l.bandwidth_bytes_per_second},
+         {"fit_bandwidth_bytes_per_second", l.transfer.bandwidth_bytes_per_second},
          {"nominal_bandwidth_bytes_per_second", l.nominal_bandwidth_bytes_per_second},
          {"fit", fit_json(l.transfer.fit)},
          {"points", points(l.transfer.points)}});
@@ -86,7 +92,8 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
       ps.push_back({{"bytes", p.bytes},
                     {"seconds", p.seconds},
                     {"alg_bandwidth", p.alg_bytes_per_second},
-                    {"bus_bandwidth", p.bus_bytes_per_second}});
+                    {"bus_bandwidth", p.bus_bytes_per_second},
+                    {"model_seconds", p.model_seconds}});
     j["collectives"].push_back(
         {{"kind", std::string(collective_kind_name(cc.kind))},
          {"ranks", cc.ranks},
@@ -102,40 +109,68 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
   return j;
 }
 
+std::string percent_of(double model, double measured) {
+  return measured > 0 && model > 0 ? fmt::format("{:+.0f}%", 100.0 * (model - measured) / measured)
+                                   : "-";
+}
+
 void print_table(const realexec::Calibration& c, const std::string& out) {
   std::cout << fmt::format("Calibration: {} backend, {} x {}, {:.1f} s\n", c.backend, c.devices,
                            c.device_model, c.wall_seconds);
   std::cout << c.profile.source << "\n\n";
-  std::cout << "GEMM (efficiency = achieved / the topology device's nominal peak, as measured;\n"
-               "the profile stores at most 1, see the notes)\n";
-  std::cout << fmt::format("  {:<6} {:>6} {:>14} {:>12} {:>11}\n", "dtype", "size", "achieved",
+  std::cout << "GEMM on every device at once (rate = FLOP / (time - launch); efficiency = rate / "
+               "the dtype's peak,\nthe best rate measured, which the profile records)\n";
+  std::cout << fmt::format("  {:<6} {:>6} {:>14} {:>12} {:>11}\n", "dtype", "size", "rate",
                            "per GEMM", "efficiency");
   for (const auto& g : c.gemm)
     std::cout << fmt::format("  {:<6} {:>6} {:>14} {:>12} {:>11.3f}\n", dtype_name(g.dtype), g.size,
                              format_flops_rate(g.flops_per_second), format_seconds(g.seconds),
                              g.efficiency);
+  for (int i = 0; i < kNumDTypes; ++i)
+    if (c.measured_peak_flops_per_second[static_cast<size_t>(i)] > 0 &&
+        std::any_of(c.gemm.begin(), c.gemm.end(),
+                    [&](const realexec::GemmPoint& g) { return dtype_index(g.dtype) == i; }))
+      std::cout << fmt::format(
+          "  peak {}: {} (data sheet {})\n", dtype_name(static_cast<DType>(i)),
+          format_flops_rate(c.measured_peak_flops_per_second[static_cast<size_t>(i)]),
+          c.nominal_peak_flops_per_second[static_cast<size_t>(i)] > 0
+              ? format_flops_rate(c.nominal_peak_flops_per_second[static_cast<size_t>(i)])
+              : std::string("unknown"));
   std::cout << fmt::format("\nLaunch overhead: {} per kernel\n",
                            format_seconds(c.launch_overhead_seconds));
+  std::cout << "Streaming kernels on every device at once (rate = bytes / (time - launch)):\n";
+  for (const auto& p : c.memory.points)
+    std::cout << fmt::format("  {:>10} {:>12} {:>14}\n", format_bytes(p.bytes),
+                             format_seconds(p.seconds), format_bandwidth(p.bytes_per_second));
   std::cout << fmt::format(
-      "Streaming kernels: {} ({:.3f} of the nominal {}), intercept {}, R² {:.4f}\n",
-      format_bandwidth(c.memory.bandwidth_bytes_per_second), c.memory_efficiency,
+      "  peak {} (the best size; data sheet {}); all sizes together {} = efficiency {:.3f}\n"
+      "  (line fit: {}, intercept {}, R² {:.4f})\n",
+      format_bandwidth(c.memory_peak_bytes_per_second),
       format_bandwidth(c.nominal_memory_bandwidth_bytes_per_second),
-      format_seconds(c.memory.alpha_seconds), c.memory.fit.r_squared);
-  for (const auto& l : c.links)
+      format_bandwidth(c.memory_bandwidth_bytes_per_second), c.memory_efficiency,
+      format_bandwidth(c.memory.bandwidth_bytes_per_second), format_seconds(c.memory.alpha_seconds),
+      c.memory.fit.r_squared);
+  for (const auto& l : c.links) {
     std::cout << fmt::format(
-        "Transfers ({}, device {} -> {}): alpha {}, bandwidth {} ({:.3f} of the nominal {}), R² "
-        "{:.4f}\n",
-        link_class_name(l.link_class), l.src, l.dst, format_seconds(l.transfer.alpha_seconds),
+        "Transfers ({}, device {} -> {}): alpha {}, all sizes together {} (data sheet {})\n"
+        "  (line fit: {}, intercept {}, R² {:.4f})\n",
+        link_class_name(l.link_class), l.src, l.dst, format_seconds(l.alpha_seconds),
+        format_bandwidth(l.bandwidth_bytes_per_second),
+        format_bandwidth(l.nominal_bandwidth_bytes_per_second),
         format_bandwidth(l.transfer.bandwidth_bytes_per_second),
-        l.transfer.bandwidth_bytes_per_second / l.nominal_bandwidth_bytes_per_second,
-        format_bandwidth(l.nominal_bandwidth_bytes_per_second), l.transfer.fit.r_squared);
+        format_seconds(l.transfer.alpha_seconds), l.transfer.fit.r_squared);
+    for (const auto& p : l.transfer.points)
+      std::cout << fmt::format("  {:>10} {:>12} {:>14}\n", format_bytes(p.bytes),
+                               format_seconds(p.seconds), format_bandwidth(p.bytes_per_second));
+  }
   if (!c.collectives.empty()) {
     std::cout << fmt::format(
         "\nCollectives over {} ranks: T = a + b M fitted; algBw = M / T, busBw = algBw x factor "
-        "(nccl-tests)\n",
+        "(nccl-tests);\nmodel = what the judges predict with this profile\n",
         c.collectives.front().ranks);
-    std::cout << fmt::format("  {:<14} {:>10} {:>12} {:>8}   {:>10} {:>10} {:>12} {:>12}\n", "kind",
-                             "a", "1/b", "R²", "size", "time", "algBw", "busBw");
+    std::cout << fmt::format("  {:<14} {:>10} {:>12} {:>8}   {:>10} {:>10} {:>12} {:>12} {:>10} {:>6}\n",
+                             "kind", "a", "1/b", "R²", "size", "time", "algBw", "busBw", "model",
+                             "error");
     for (const auto& cc : c.collectives) {
       for (size_t i = 0; i < cc.points.size(); ++i) {
         const auto& p = cc.points[i];
@@ -146,9 +181,12 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
                                    cc.fit.r_squared);
         else
           std::cout << fmt::format("  {:<14} {:>10} {:>12} {:>8}", "", "", "", "");
-        std::cout << fmt::format(
-            "   {:>10} {:>10} {:>12} {:>12}\n", format_bytes(p.bytes), format_seconds(p.seconds),
-            format_bandwidth(p.alg_bytes_per_second), format_bandwidth(p.bus_bytes_per_second));
+        std::cout << fmt::format("   {:>10} {:>10} {:>12} {:>12} {:>10} {:>6}\n",
+                                 format_bytes(p.bytes), format_seconds(p.seconds),
+                                 format_bandwidth(p.alg_bytes_per_second),
+                                 format_bandwidth(p.bus_bytes_per_second),
+                                 p.model_seconds > 0 ? format_seconds(p.model_seconds) : "-",
+                                 percent_of(p.model_seconds, p.seconds));
       }
     }
     std::cout << fmt::format("\nCompute under communication: {:.1f}% slower\n",

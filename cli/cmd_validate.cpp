@@ -2,10 +2,12 @@
 // Program: simulated vs measured step time and time per task kind, relative
 // errors, median and p90 over scenarios; both traces side by side.
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -39,6 +41,13 @@ struct ScenarioResult {
 };
 
 std::string percent(double x) { return fmt::format("{:+.1f}%", 100 * x); }
+
+// The 1-minute load average (getloadavg), or -1 where the system gives none:
+// on a shared machine other work moves real runs by as much as the model does.
+double load_average() {
+  double l[1] = {0};
+  return getloadavg(l, 1) == 1 ? l[0] : -1;
+}
 
 ScenarioResult validate_one(const std::string& path, const ValidateOptions& o) {
   PreparedRun prepared = prepare_run(path, o.run);
@@ -86,6 +95,7 @@ void run_validate(const ValidateOptions& o) {
     throw_flag_error("--trace-dir", o.trace_dir, "an existing directory");
   std::vector<ScenarioResult> results;
   std::vector<double> errors;
+  const double load_before = load_average();
   for (size_t i = 0; i < o.scenarios.size(); ++i) {
     if (!o.quiet)
       std::cerr << fmt::format("validate: {}/{} {}\n", i + 1, o.scenarios.size(), o.scenarios[i]);
@@ -93,11 +103,16 @@ void run_validate(const ValidateOptions& o) {
     errors.push_back(results.back().relative_error);
   }
   const realexec::ErrorSummary summary = realexec::summarise_errors(errors);
+  const double load_after = load_average();
+  const unsigned threads = std::thread::hardware_concurrency();
   if (o.json) {
     nlohmann::json j;
     j["backend"] = o.run.backend;
     j["profile"] = o.run.profile;
     j["repeat"] = o.repeat;
+    auto load = [](double l) { return l >= 0 ? nlohmann::json(l) : nlohmann::json(nullptr); };
+    j["load_average"] = {{"before", load(load_before)}, {"after", load(load_after)}};
+    j["hardware_threads"] = threads;
     nlohmann::json rows = nlohmann::json::array();
     for (const ScenarioResult& r : results) {
       nlohmann::json kinds = nlohmann::json::array();
@@ -137,6 +152,9 @@ void run_validate(const ValidateOptions& o) {
                            summary.count, 100 * summary.median_abs_error, 100 * summary.p90_abs_error);
   std::cout << "(error = (simulated - measured) / measured; measured = the median of "
             << o.repeat << " timed steps)\n";
+  if (load_before >= 0 && load_after >= 0)
+    std::cout << fmt::format("load average (1 min): {:.2f} before, {:.2f} after, on {} hardware threads\n",
+                             load_before, load_after, threads);
 }
 
 const RegisterVerb kRegister("validate", 31, [](CLI::App& app) {

@@ -13,6 +13,12 @@ namespace {
 
 double beta(AlphaBeta l) { return 1.0 / l.bandwidth_bytes_per_second; }
 
+// 1 / reduce bandwidth: seconds per byte of a step that reduces (beta when none is given).
+double beta_r(AlphaBeta l) {
+  return l.reduce_bandwidth_bytes_per_second > 0 ? 1.0 / l.reduce_bandwidth_bytes_per_second
+                                                 : beta(l);
+}
+
 // ceil(log2 n) for n >= 1.
 int ceil_lg(int n) {
   int k = 0;
@@ -22,34 +28,64 @@ int ceil_lg(int n) {
 
 bool is_power_of_two(int n) { return n >= 1 && (n & (n - 1)) == 0; }
 
-// 2 s alpha + 2(N-1)/N M beta: two phases of s latency steps each moving
-// (N-1)/N of M per rank; the shape shared by the double binary tree,
-// Rabenseifner's AllReduce and van de Geijn's Broadcast (each cites its source below).
-double two_phase_seconds(int steps, int n, double bytes, AlphaBeta link) {
-  return 2.0 * steps * link.alpha_seconds + 2.0 * (n - 1) / n * bytes * beta(link);
+// 2 s alpha + (N-1)/N M (beta_1 + beta): two phases of s latency steps each
+// moving (N-1)/N of M per rank, the first at beta_1 (beta_r when it reduces);
+// the shape shared by the double binary tree, Rabenseifner's AllReduce, van de
+// Geijn's Broadcast and the halving-doubling Reduce (each cites its source below).
+double two_phase_seconds(int steps, int n, double bytes, AlphaBeta link, bool first_reduces) {
+  const double first = first_reduces ? beta_r(link) : beta(link);
+  return 2.0 * steps * link.alpha_seconds + (n - 1.0) / n * bytes * (first + beta(link));
 }
 
 std::string num(double x) { return fmt::format("{:g}", x); }
 
 }  // namespace
 
+// Reducing M bytes is 3M bytes of memory traffic on the receiver (read its
+// operand, read the message, write the sum). A separate copy engine overlaps
+// it (NCCL fuses the reduction into the kernel that moves the slices): the
+// slower of the two; over shared memory the receiving core does the copy and
+// then reads its operand, in series (docs/costmodel.md, "Reductions").
+double reduce_bandwidth_bytes_per_second(double link_bandwidth_bytes_per_second,
+                                         LinkClass bottleneck,
+                                         double receiver_memory_bandwidth_bytes_per_second) {
+  const double b = link_bandwidth_bytes_per_second;
+  const double mem = receiver_memory_bandwidth_bytes_per_second;
+  if (!(mem > 0) || !std::isfinite(mem) || !(b > 0)) return b;
+  if (bottleneck == LinkClass::kSharedMemory)
+    return std::isfinite(b) ? 1.0 / (1.0 / b + 1.0 / mem) : mem;
+  return std::min(b, mem / 3.0);
+}
+
+double route_reduce_bandwidth_bytes_per_second(const Route& route, const Topology& topology,
+                                               const HardwareProfile& profile, int receiver) {
+  const double b = route_bandwidth_bytes_per_second(route, topology, profile);
+  if (route.channels.empty()) return b;
+  const Device& d = topology.device(receiver);
+  const DeviceProfile& p = profile.for_device(d);
+  return reduce_bandwidth_bytes_per_second(
+      b, route.slowest_class, peak_memory_bandwidth_bytes_per_second(d, p) * p.memory_efficiency);
+}
+
 // alpha + M beta (Hockney 1994, the alpha-beta model).
 double p2p_seconds(double bytes, AlphaBeta link) { return link.alpha_seconds + bytes * beta(link); }
 
-// 2(N-1)alpha + 2(N-1)/N M beta (Patarasuk & Yuan 2009, "Bandwidth optimal all-reduce algorithms").
+// 2(N-1)alpha + (N-1)/N M (beta_r + beta) (Patarasuk & Yuan 2009, "Bandwidth optimal
+// all-reduce algorithms"; the reduce-scatter half at beta_r).
 double ring_allreduce_seconds(int n, double bytes, AlphaBeta link) {
   const double steps = n - 1;
-  return 2 * steps * link.alpha_seconds + 2 * steps / n * bytes * beta(link);
+  return 2 * steps * link.alpha_seconds + steps / n * bytes * (beta_r(link) + beta(link));
 }
 
-// 2 ceil(lg N) alpha + 2(N-1)/N M beta (Sanders, Speck & Traeff 2009, double binary trees; ARCHITECTURE.md).
+// 2 ceil(lg N) alpha + (N-1)/N M (beta_r + beta) (Sanders, Speck & Traeff 2009, double
+// binary trees; ARCHITECTURE.md).
 double tree_allreduce_seconds(int n, double bytes, AlphaBeta link) {
-  return two_phase_seconds(ceil_lg(n), n, bytes, link);
+  return two_phase_seconds(ceil_lg(n), n, bytes, link, true);
 }
 
-// 2 lg N alpha + 2(N-1)/N M beta (Thakur, Rabenseifner & Gropp 2005, Rabenseifner's algorithm).
+// 2 lg N alpha + (N-1)/N M (beta_r + beta) (Thakur, Rabenseifner & Gropp 2005, Rabenseifner's algorithm).
 double halving_doubling_allreduce_seconds(int n, double bytes, AlphaBeta link) {
-  return two_phase_seconds(ceil_lg(n), n, bytes, link);
+  return two_phase_seconds(ceil_lg(n), n, bytes, link, true);
 }
 
 // 2(g-1)alpha_in + 2(g-1)/g M beta_in + 2(n-1)alpha_out + 2(n-1)/n (M/g) beta_out
@@ -57,8 +93,10 @@ double halving_doubling_allreduce_seconds(int n, double bytes, AlphaBeta link) {
 double hierarchical_allreduce_seconds(int nodes, int ranks_per_node, double bytes, AlphaBeta intra,
                                       AlphaBeta inter) {
   const int g = ranks_per_node;
-  // ReduceScatter + AllGather inside the node are two ring AllGather-shaped terms.
-  const double in = g > 1 ? 2 * ring_allgather_seconds(g, bytes, intra) : 0.0;
+  // ReduceScatter + AllGather inside the node.
+  const double in =
+      g > 1 ? ring_reducescatter_seconds(g, bytes, intra) + ring_allgather_seconds(g, bytes, intra)
+            : 0.0;
   // No inter-node term (and no inter link to divide by) on one node.
   const double out = nodes > 1 ? ring_allreduce_seconds(nodes, bytes / g, inter) : 0.0;
   return in + out;
@@ -70,9 +108,10 @@ double ring_allgather_seconds(int n, double bytes, AlphaBeta link) {
   return steps * link.alpha_seconds + steps / n * bytes * beta(link);
 }
 
-// ReduceScatter is AllGather's mirror image: same steps, same bytes.
+// (N-1)alpha + (N-1)/N M beta_r: AllGather's mirror image, same steps and bytes, each step reducing.
 double ring_reducescatter_seconds(int n, double bytes, AlphaBeta link) {
-  return ring_allgather_seconds(n, bytes, link);
+  const double steps = n - 1;
+  return steps * link.alpha_seconds + steps / n * bytes * beta_r(link);
 }
 
 // lg N alpha + (N-1)/N M beta (Thakur, Rabenseifner & Gropp 2005, recursive doubling).
@@ -80,8 +119,9 @@ double halving_doubling_allgather_seconds(int n, double bytes, AlphaBeta link) {
   return ceil_lg(n) * link.alpha_seconds + (n - 1.0) / n * bytes * beta(link);
 }
 
+// lg N alpha + (N-1)/N M beta_r (Thakur, Rabenseifner & Gropp 2005, recursive halving).
 double halving_doubling_reducescatter_seconds(int n, double bytes, AlphaBeta link) {
-  return halving_doubling_allgather_seconds(n, bytes, link);
+  return ceil_lg(n) * link.alpha_seconds + (n - 1.0) / n * bytes * beta_r(link);
 }
 
 // (n-1)alpha_out + (n-1)/n (M/g) beta_out + (g-1)alpha_in + (g-1)/g M beta_in (ARCHITECTURE.md).
@@ -93,9 +133,13 @@ double hierarchical_allgather_seconds(int nodes, int ranks_per_node, double byte
   return out + in;
 }
 
+// (g-1)alpha_in + (g-1)/g M beta_r,in + (n-1)alpha_out + (n-1)/n (M/g) beta_r,out (ARCHITECTURE.md).
 double hierarchical_reducescatter_seconds(int nodes, int ranks_per_node, double bytes,
                                           AlphaBeta intra, AlphaBeta inter) {
-  return hierarchical_allgather_seconds(nodes, ranks_per_node, bytes, intra, inter);
+  const int g = ranks_per_node;
+  const double in = g > 1 ? ring_reducescatter_seconds(g, bytes, intra) : 0.0;
+  const double out = nodes > 1 ? ring_reducescatter_seconds(nodes, bytes / g, inter) : 0.0;
+  return in + out;
 }
 
 // (N-1)alpha + M beta: a cut-through chain of N-1 hops (no hop when N = 1) (ARCHITECTURE.md).
@@ -111,17 +155,22 @@ double tree_broadcast_seconds(int n, double bytes, AlphaBeta link) {
 
 // 2 lg N alpha + 2(N-1)/N M beta (van de Geijn: scatter + allgather; Thakur et al. 2005).
 double halving_doubling_broadcast_seconds(int n, double bytes, AlphaBeta link) {
-  return two_phase_seconds(ceil_lg(n), n, bytes, link);
+  return two_phase_seconds(ceil_lg(n), n, bytes, link, false);
 }
 
+// Reduce is Broadcast reversed, every hop reducing: (N-1)alpha + M beta_r (ARCHITECTURE.md).
 double ring_reduce_seconds(int n, double bytes, AlphaBeta link) {
-  return ring_broadcast_seconds(n, bytes, link);
+  if (n <= 1) return 0;
+  return (n - 1) * link.alpha_seconds + bytes * beta_r(link);
 }
+// ceil(lg N)(alpha + M beta_r) (Thakur, Rabenseifner & Gropp 2005, binomial tree).
 double tree_reduce_seconds(int n, double bytes, AlphaBeta link) {
-  return tree_broadcast_seconds(n, bytes, link);
+  return ceil_lg(n) * (link.alpha_seconds + bytes * beta_r(link));
 }
+// 2 lg N alpha + (N-1)/N M (beta_r + beta): recursive-halving ReduceScatter + binomial
+// gather (Thakur, Rabenseifner & Gropp 2005, Rabenseifner's reduce).
 double halving_doubling_reduce_seconds(int n, double bytes, AlphaBeta link) {
-  return halving_doubling_broadcast_seconds(n, bytes, link);
+  return two_phase_seconds(ceil_lg(n), n, bytes, link, true);
 }
 
 // (N-1)(alpha + M/N beta): pairwise exchange (Thakur, Rabenseifner & Gropp 2005).
@@ -151,6 +200,9 @@ Status check_link(const AlphaBeta& l, const char* which) {
   if (!(l.alpha_seconds >= 0) || !std::isfinite(l.alpha_seconds))
     return Status::error(
         fmt::format("found {}alpha {} s; expected a latency >= 0", which, num(l.alpha_seconds)));
+  if (!(l.reduce_bandwidth_bytes_per_second >= 0))
+    return Status::error(fmt::format("found {}reduce bandwidth {} B/s; expected a bandwidth >= 0",
+                                     which, num(l.reduce_bandwidth_bytes_per_second)));
   return Status::ok();
 }
 
@@ -259,15 +311,17 @@ namespace {
 struct Slowest {
   double alpha = 0;
   double bandwidth = std::numeric_limits<double>::infinity();
+  double reduce = std::numeric_limits<double>::infinity();
   bool any = false;
   void add(const Topology& topo, const HardwareProfile& prof, int src, int dst) {
     if (src == dst) return;
     const Route& r = topo.route(src, dst);
     alpha = std::max(alpha, route_alpha_seconds(r, prof));
     bandwidth = std::min(bandwidth, route_bandwidth_bytes_per_second(r, topo, prof));
+    reduce = std::min(reduce, route_reduce_bandwidth_bytes_per_second(r, topo, prof, dst));
     any = true;
   }
-  AlphaBeta ab() const { return AlphaBeta{alpha, bandwidth}; }
+  AlphaBeta ab() const { return AlphaBeta{alpha, bandwidth, reduce}; }
 };
 
 }  // namespace

@@ -6,7 +6,11 @@
 // Units: seconds, bytes, bytes per second. N ranks, M bytes as nccl-tests'
 // "size" (AllReduce/Broadcast/Reduce: the tensor on each rank; AllGather: the
 // gathered output; ReduceScatter: the unreduced input; AllToAll: what each
-// rank holds). beta = 1 / bandwidth. Every formula is in docs/costmodel.md.
+// rank holds). beta = 1 / bandwidth. Steps that reduce (the ReduceScatter
+// phase of AllReduce, ReduceScatter, Reduce) move their message at the
+// reduce bandwidth (beta_r = 1 / reduce bandwidth >= beta): the receiver
+// also reads its own operand and writes the sum (reduce_bandwidth_bytes_per_second).
+// Every formula is in docs/costmodel.md.
 #pragma once
 
 #include <vector>
@@ -22,7 +26,35 @@ namespace brigade::cost {
 struct AlphaBeta {
   double alpha_seconds = 0;
   double bandwidth_bytes_per_second = 0;
+  // Bytes per second of a message that the receiver reduces into its own data
+  // (reduce_bandwidth_bytes_per_second below); 0 = bandwidth (reductions cost
+  // what a copy costs).
+  double reduce_bandwidth_bytes_per_second = 0;
 };
+
+// How fast a reduction step delivers its message, reduced, into the
+// receiver's data. Reducing M bytes reads the receiver's operand and the
+// message and writes the sum: 3M bytes of memory traffic on the receiver,
+// whose streaming kernels achieve `receiver_memory_bandwidth` B/s.
+//  - A link with its own copy engine (NVLink, PCIe, InfiniBand, Ethernet):
+//    the reduction is pipelined with the copy (NCCL reduces slices as they
+//    arrive, in the kernel that moves them), so the step takes the longer of
+//    the two: min(B, B_mem / 3).
+//  - Shared memory (host threads): the receiving thread's own loads and stores
+//    are the copy (read the message, write the result; what B measures) and
+//    the reduction adds the read of its operand on the same core, in series:
+//    1 / (1/B + 1/B_mem) (realexec/ring.cpp: one fused loop per step).
+// A receiver with no memory bandwidth given (<= 0) reduces for free: B.
+double reduce_bandwidth_bytes_per_second(double link_bandwidth_bytes_per_second,
+                                         LinkClass bottleneck,
+                                         double receiver_memory_bandwidth_bytes_per_second);
+
+// The same for a route on a topology: the route's bandwidth
+// (route_bandwidth_bytes_per_second), its bottleneck class, and the receiving
+// device's achieved memory bandwidth (peak_memory_bandwidth_bytes_per_second
+// x memory_efficiency of its profile).
+double route_reduce_bandwidth_bytes_per_second(const Route& route, const Topology& topology,
+                                               const HardwareProfile& profile, int receiver);
 
 // ---- per-algorithm closed forms (preconditions: n >= 1, bytes >= 0, bandwidth > 0;
 // halving-doubling: n a power of two; collective_cost checks them) ---------------
@@ -30,26 +62,27 @@ struct AlphaBeta {
 // Point-to-point message: alpha + M/B.
 double p2p_seconds(double bytes, AlphaBeta link);
 
-// Ring AllReduce: 2(N-1)alpha + 2(N-1)/N * M/B.
+// Ring AllReduce: 2(N-1)alpha + (N-1)/N * M (beta_r + beta).
 double ring_allreduce_seconds(int n, double bytes, AlphaBeta link);
-// Double binary tree AllReduce: 2 ceil(lg N) alpha + 2(N-1)/N * M/B.
+// Double binary tree AllReduce: 2 ceil(lg N) alpha + (N-1)/N * M (beta_r + beta).
 double tree_allreduce_seconds(int n, double bytes, AlphaBeta link);
-// Rabenseifner (halving-doubling) AllReduce: 2 lg N alpha + 2(N-1)/N * M/B.
+// Rabenseifner (halving-doubling) AllReduce: 2 lg N alpha + (N-1)/N * M (beta_r + beta).
 double halving_doubling_allreduce_seconds(int n, double bytes, AlphaBeta link);
 // Hierarchical AllReduce over `nodes` x `ranks_per_node` ranks: intra-node ring
 // ReduceScatter, inter-node ring AllReduce of M/g on each rail, intra-node AllGather.
 double hierarchical_allreduce_seconds(int nodes, int ranks_per_node, double bytes,
                                       AlphaBeta intra, AlphaBeta inter);
 
-// Ring AllGather (and ReduceScatter): (N-1)alpha + (N-1)/N * M/B. The tree
-// algorithm of these kinds is the ring (NCCL has no tree variant).
+// Ring AllGather: (N-1)alpha + (N-1)/N * M beta; ReduceScatter the same with
+// beta_r. The tree algorithm of these kinds is the ring (NCCL has no tree variant).
 double ring_allgather_seconds(int n, double bytes, AlphaBeta link);
 double ring_reducescatter_seconds(int n, double bytes, AlphaBeta link);
-// Recursive doubling AllGather / halving ReduceScatter: lg N alpha + (N-1)/N * M/B.
+// Recursive doubling AllGather / halving ReduceScatter: lg N alpha + (N-1)/N * M beta
+// (ReduceScatter: beta_r).
 double halving_doubling_allgather_seconds(int n, double bytes, AlphaBeta link);
 double halving_doubling_reducescatter_seconds(int n, double bytes, AlphaBeta link);
 // Hierarchical AllGather (inter-node rails, then intra-node) and ReduceScatter
-// (intra-node, then inter-node rails): same sum of the two ring terms.
+// (intra-node, then inter-node rails): the sum of the two ring terms.
 double hierarchical_allgather_seconds(int nodes, int ranks_per_node, double bytes,
                                       AlphaBeta intra, AlphaBeta inter);
 double hierarchical_reducescatter_seconds(int nodes, int ranks_per_node, double bytes,
@@ -61,7 +94,9 @@ double ring_broadcast_seconds(int n, double bytes, AlphaBeta link);
 double tree_broadcast_seconds(int n, double bytes, AlphaBeta link);
 // Scatter + AllGather (van de Geijn): 2 lg N alpha + 2(N-1)/N * M/B.
 double halving_doubling_broadcast_seconds(int n, double bytes, AlphaBeta link);
-// Reduce mirrors Broadcast (the reduction's arithmetic is not modelled).
+// Reduce mirrors Broadcast with beta_r: chain (N-1)alpha + M beta_r; binomial
+// tree ceil(lg N)(alpha + M beta_r); ReduceScatter by halving + binomial gather
+// 2 lg N alpha + (N-1)/N * M (beta_r + beta).
 double ring_reduce_seconds(int n, double bytes, AlphaBeta link);
 double tree_reduce_seconds(int n, double bytes, AlphaBeta link);
 double halving_doubling_reduce_seconds(int n, double bytes, AlphaBeta link);
@@ -105,7 +140,8 @@ double bus_bandwidth_factor(CollectiveKind kind, int n);
 // group[i] -> group[i+1 mod N]. Hierarchical: nodes from Device::node (every
 // node must hold the same number of ranks), intra = slowest ring neighbours
 // inside each node, inter = slowest rail neighbours (same local rank, next
-// node). Overhead: the largest collective_overhead_seconds of the ranks'
+// node). Reduce bandwidths: the slowest route_reduce_bandwidth_bytes_per_second
+// of the same neighbours (into the successor). Overhead: the largest collective_overhead_seconds of the ranks'
 // profiles. The topology must have passed validate().
 Result<CollectiveQuery> collective_query_on(const Topology& topology,
                                             const HardwareProfile& profile,

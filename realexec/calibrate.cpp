@@ -40,10 +40,6 @@ std::string fmt_ratio(double r) {
   return buf;
 }
 
-std::string unit_text(double v, const char* unit) {
-  return std::string(unit) == "FLOP/s" ? format_flops_rate(v) : format_bandwidth(v);
-}
-
 int reps_for(double budget_seconds, double estimate_seconds, int lo, int hi) {
   const double r = std::ceil(budget_seconds / std::max(estimate_seconds, 1e-7));
   return static_cast<int>(std::clamp(r, static_cast<double>(lo), static_cast<double>(hi)));
@@ -66,26 +62,28 @@ class Bench {
     return std::move(steps.back());
   }
 
-  // What each task on the streams `ss` costs: the median, over all of them,
-  // of the intervals between the starts of consecutive tasks of a stream
-  // (a stream of one task: its span).
+  // What each task on the streams `ss` costs a step: per stream, the time
+  // from its first task's start to its last task's end over the number of
+  // tasks (gaps between tasks included, and any time the OS gave the thread
+  // to someone else: a step pays those too, where the median of single
+  // tasks would not); the mean over the streams.
   static double per_task_seconds(const Trace& t, const std::vector<StreamId>& ss) {
-    std::vector<double> gaps;
+    double sum = 0;
+    int streams = 0;
     for (StreamId s : ss) {
-      std::vector<double> starts, durations;
+      double first = 1e300, last = -1e300;
+      int n = 0;
       for (const TraceSpan& sp : t.spans)
         if (sp.stream == s) {
-          starts.push_back(sp.start_seconds);
-          durations.push_back(sp.end_seconds - sp.start_seconds);
+          first = std::min(first, sp.start_seconds);
+          last = std::max(last, sp.end_seconds);
+          ++n;
         }
-      std::sort(starts.begin(), starts.end());
-      if (starts.size() < 2) {
-        if (!durations.empty()) gaps.push_back(durations[0]);
-        continue;
-      }
-      for (size_t i = 1; i < starts.size(); ++i) gaps.push_back(starts[i] - starts[i - 1]);
+      if (n == 0) continue;
+      sum += (last - first) / n;
+      ++streams;
     }
-    return median(gaps);
+    return streams > 0 ? sum / streams : 0.0;
   }
 
  private:
@@ -237,10 +235,10 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
                            quick ? std::vector<std::int64_t>{16, 32}
                                  : std::vector<std::int64_t>{32, 64, 128, 256, 512, 1024});
     memory_sizes = quick ? std::vector<double>{64 * 1024.0, 256 * 1024.0, kMiB}
-                         : std::vector<double>{kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB, 256 * kMiB};
-    transfer_sizes =
-        quick ? std::vector<double>{4096, 64 * 1024.0, 256 * 1024.0}
-              : std::vector<double>{4096, 64 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB};
+                         : std::vector<double>{256 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB};
+    transfer_sizes = quick ? std::vector<double>{4096, 64 * 1024.0, 256 * 1024.0}
+                           : std::vector<double>{4096,      64 * 1024.0, 256 * 1024.0, kMiB,
+                                                 4 * kMiB, 16 * kMiB,   64 * kMiB};
     collective_sizes = quick ? std::vector<double>{4096, 256 * 1024.0}
                              : std::vector<double>{4096, 64 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB};
     gemm_budget = quick ? 0.002 : 0.1;
@@ -284,14 +282,22 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     cal.launch_overhead_seconds = Bench::per_task_seconds(t, ps.second);
   }
 
-  // GEMMs.
+  // The time a kernel's own work takes: a task's cost less the launch
+  // overhead that kernel_seconds adds on its own (at least 5% of the cost).
+  auto kernel_part = [&](double seconds) {
+    return std::max(seconds - cal.launch_overhead_seconds, 0.05 * seconds);
+  };
+
+  // GEMMs: square sizes spanning the FLOPs of the kernels plans run (a
+  // 128x128x64 attention product is 2 MFLOP, a 1024x4096x1024 projection
+  // 8.6 GFLOP), on every device at once.
   for (const auto& [dtype, sizes] : gemm_plan) {
-    double peak = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
-    if (!(peak > 0))
-      peak = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
+    double nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
+    if (!(nominal > 0))
+      nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
     for (std::int64_t n : sizes) {
       const double flops = gemm_flops(n, n, n);
-      const double estimate = peak > 0 ? flops / (0.5 * peak) : 1e-3;
+      const double estimate = nominal > 0 ? flops / (0.5 * nominal) : 1e-3;
       const int reps = reps_for(gemm_budget, estimate, min_reps, 400);
       BRIGADE_ASSIGN_OR_RETURN(
           auto ps, on_every_device("calibrate-gemm", [&](ProgramBuilder& b, StreamId s) {
@@ -305,16 +311,20 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       g.size = n;
       g.flops = flops;
       g.seconds = Bench::per_task_seconds(t, ps.second);
-      g.flops_per_second = g.seconds > 0 ? flops / g.seconds : 0;
-      const double compute = std::max(g.seconds - cal.launch_overhead_seconds, 0.05 * g.seconds);
-      g.efficiency = peak > 0 && compute > 0 ? flops / (compute * peak) : 0;
+      g.flops_per_second = g.seconds > 0 ? flops / kernel_part(g.seconds) : 0;
       auto& best = cal.measured_peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
       best = std::max(best, g.flops_per_second);
       cal.gemm.push_back(g);
     }
   }
+  for (GemmPoint& g : cal.gemm) {
+    const double peak = cal.measured_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))];
+    g.efficiency = peak > 0 ? g.flops_per_second / peak : 0;
+  }
 
-  // Streaming kernels.
+  // Streaming kernels, on every device at once: sizes from L2-sized to past
+  // any last-level cache, as plans' memory-bound kernels range (activations
+  // of a few MB, optimizer updates of tens of MB).
   {
     std::vector<SizePoint> pts;
     for (double bytes : memory_sizes) {
@@ -328,11 +338,19 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
                                                                 " x" + std::to_string(reps)));
       pts.push_back(SizePoint{bytes, Bench::per_task_seconds(t, ps.second), 0});
     }
-    BRIGADE_ASSIGN_OR_RETURN(cal.memory, fit_alpha_beta(std::move(pts)));
-    cal.memory_efficiency =
-        dev.memory_bandwidth_bytes_per_second > 0
-            ? cal.memory.bandwidth_bytes_per_second / dev.memory_bandwidth_bytes_per_second
-            : 1.0;
+    BRIGADE_ASSIGN_OR_RETURN(cal.memory, fit_alpha_beta(pts));
+    double bytes_sum = 0, kernel_sum = 0;
+    for (SizePoint& p : cal.memory.points) {
+      const double k = kernel_part(p.seconds);
+      p.bytes_per_second = k > 0 ? p.bytes / k : 0;
+      cal.memory_peak_bytes_per_second = std::max(cal.memory_peak_bytes_per_second, p.bytes_per_second);
+      bytes_sum += p.bytes;
+      kernel_sum += k;
+    }
+    cal.memory_bandwidth_bytes_per_second = kernel_sum > 0 ? bytes_sum / kernel_sum : 0;
+    cal.memory_efficiency = cal.memory_peak_bytes_per_second > 0
+                                ? cal.memory_bandwidth_bytes_per_second / cal.memory_peak_bytes_per_second
+                                : 1.0;
   }
 
   // Point-to-point transfers and collectives.
@@ -354,10 +372,27 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       pts.push_back(SizePoint{bytes, Bench::per_task_seconds(t, {s}), 0});
     }
     BRIGADE_ASSIGN_OR_RETURN(link.transfer, fit_alpha_beta(std::move(pts)));
+    link.alpha_seconds = std::max(0.0, link.transfer.alpha_seconds);
+    double bytes_sum = 0, time_sum = 0;
+    for (const SizePoint& p : link.transfer.points) {
+      bytes_sum += p.bytes;
+      time_sum += std::max(p.seconds - link.alpha_seconds, 0.05 * p.seconds);
+    }
+    link.bandwidth_bytes_per_second = time_sum > 0 ? bytes_sum / time_sum : 0;
     cal.links.push_back(link);
 
     std::vector<std::int32_t> group;
     for (int d = 0; d < devices; ++d) group.push_back(d);
+    // Collectives as plans run them: after a kernel on every rank, on the same
+    // stream (a tensor-parallel layer: GEMM, AllReduce, GEMM, ...). The ranks
+    // then arrive a little apart, the first one waits, and the buffers are no
+    // longer where the previous collective left them; a collective's cost is
+    // its span (from the last rank's arrival to its end), the mean over the run.
+    const std::int64_t between = cuda ? 4096 : (quick ? 32 : 256);
+    const DType between_dtype = cuda ? DType::kBF16 : DType::kF32;
+    double between_seconds = 0;
+    for (const GemmPoint& g : cal.gemm)
+      if (g.dtype == between_dtype && g.size == between) between_seconds = g.seconds;
     for (int k = 0; k < kNumCollectiveKinds; ++k) {
       const auto kind = static_cast<CollectiveKind>(k);
       CollectiveCalibration cc;
@@ -365,22 +400,33 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       cc.ranks = devices;
       std::vector<double> x, y;
       for (double bytes : collective_sizes) {
-        const double estimate =
-            2.0 * bytes / route.bandwidth_bytes_per_second + 2.0 * devices * 5e-6;
+        const double estimate = between_seconds + 2.0 * bytes / route.bandwidth_bytes_per_second +
+                                2.0 * devices * 5e-6;
         const int reps = reps_for(point_budget, estimate, min_reps, 200);
         ProgramBuilder b("calibrate-collective", devices);
         std::vector<StreamId> streams;
-        for (int d = 0; d < devices; ++d) streams.push_back(b.stream(d, "comm"));
-        for (int i = 0; i < reps; ++i)
+        for (int d = 0; d < devices; ++d) streams.push_back(b.stream(d, "compute"));
+        for (int i = 0; i < reps; ++i) {
+          for (int d = 0; d < devices; ++d)
+            b.add_gemm(streams[static_cast<size_t>(d)], between, between, between, between_dtype,
+                       "gemm");
           b.add_collective(kind, CollectiveAlgorithm::kRing, group, bytes, streams,
                            std::string(collective_kind_name(kind)));
+        }
         BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
         BRIGADE_ASSIGN_OR_RETURN(
             Trace t, bench.run(p, std::string(collective_kind_name(kind)) + " " +
                                       format_bytes(bytes) + " x" + std::to_string(reps)));
         CollectivePoint cp;
         cp.bytes = bytes;
-        cp.seconds = Bench::per_task_seconds(t, {streams[0]});
+        double spans = 0;
+        int count = 0;
+        for (const TraceSpan& sp : t.spans)
+          if (sp.stream == streams[0] && sp.kind == TaskKind::kCollective) {
+            spans += sp.end_seconds - sp.start_seconds;
+            ++count;
+          }
+        cp.seconds = count > 0 ? spans / count : 0;
         cp.alg_bytes_per_second =
             cp.seconds > 0 ? bytes / cp.seconds : 0;  // nccl-tests algBw = M / T
         cp.bus_bytes_per_second =
@@ -426,15 +472,18 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
           comm_begin = std::min(comm_begin, sp.start_seconds);
           comm_end = std::max(comm_end, sp.end_seconds);
         }
-      std::vector<double> starts;
+      // GEMMs wholly inside the communication window, per task as a step
+      // pays them (first start to last end over their count).
+      double first = 1e300, last = -1e300;
+      int inside = 0;
       for (const TraceSpan& sp : tr.spans)
-        if (sp.stream == compute0 && sp.start_seconds >= comm_begin && sp.end_seconds <= comm_end)
-          starts.push_back(sp.start_seconds);
-      std::sort(starts.begin(), starts.end());
-      std::vector<double> gaps;
-      for (size_t i = 1; i < starts.size(); ++i) gaps.push_back(starts[i] - starts[i - 1]);
-      if (gaps.size() >= 2 && alone > 0) {
-        cal.comm_compute_slowdown = std::max(0.0, median(gaps) / alone - 1.0);
+        if (sp.stream == compute0 && sp.start_seconds >= comm_begin && sp.end_seconds <= comm_end) {
+          first = std::min(first, sp.start_seconds);
+          last = std::max(last, sp.end_seconds);
+          ++inside;
+        }
+      if (inside >= 3 && alone > 0) {
+        cal.comm_compute_slowdown = std::max(0.0, (last - first) / inside / alone - 1.0);
       } else {
         cal.notes.push_back(
             "compute slowed by communication: too few GEMMs ran under the AllReduces "
@@ -446,62 +495,43 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
         "one device: no transfer, collective or overlap to measure (use --devices 2 or more)");
   }
 
-  // A GPU no preset describes: efficiencies against the best rate seen.
-  if (!machine.known) {
-    for (int i = 0; i < kNumDTypes; ++i)
-      cal.nominal_peak_flops_per_second[static_cast<size_t>(i)] =
-          cal.measured_peak_flops_per_second[static_cast<size_t>(i)];
-    for (GemmPoint& g : cal.gemm) {
-      const double peak =
-          cal.nominal_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))];
-      const double compute = std::max(g.seconds - cal.launch_overhead_seconds, 0.05 * g.seconds);
-      g.efficiency = peak > 0 ? g.flops / (compute * peak) : 0;
-    }
-    cal.notes.push_back(
-        "GPU '" + cal.device_model +
-        "' matches no preset: GEMM efficiencies are relative to the best rate measured");
-  }
+  if (!machine.known)
+    cal.notes.push_back("GPU '" + cal.device_model +
+                        "' matches no preset: its data-sheet peaks are unknown; the measured "
+                        "ones stand for them");
 
-  // The profile.
+  // The profile: measured peaks, efficiencies relative to them.
   HardwareProfile defaults = HardwareProfile::defaults();
   DeviceProfile dp = defaults.for_device(dev);
   dp.model = dev.model;
-  // The profile format holds efficiencies in (0, 1] of the topology's peaks
-  // (docs/scenario-format.md, "Profile files"). Where this machine beats a
-  // nominal peak (cpu-host's are placeholders) the profile stores 1, the
-  // closest it can say, and a note gives the measured factor.
-  auto capped = [&](double e, const std::string& what, double nominal, const char* unit) {
-    if (e <= 1.0) return e;
-    cal.notes.push_back(what + ": measured " + fmt_ratio(e) + " x the topology's nominal " +
-                        unit_text(nominal, unit) +
-                        "; the profile stores 1 (predictions of this "
-                        "machine are conservative by that factor)");
-    return 1.0;
-  };
   for (const auto& [dtype, sizes] : gemm_plan) {
+    const auto i = static_cast<size_t>(dtype_index(dtype));
     EfficiencyCurve c;
-    double worst = 0;
     for (const GemmPoint& g : cal.gemm)
-      if (g.dtype == dtype) {
-        c.points.emplace_back(g.flops, std::min(g.efficiency, 1.0));
-        worst = std::max(worst, g.efficiency);
-      }
+      if (g.dtype == dtype && g.efficiency > 0) c.points.emplace_back(g.flops, g.efficiency);
     std::sort(c.points.begin(), c.points.end());
     c.fallback = c.points.empty() ? 1.0 : c.points.back().second;
-    dp.gemm[static_cast<size_t>(dtype_index(dtype))] = c;
-    const double peak = cal.nominal_peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
-    capped(worst, std::string(dtype_name(dtype)) + " GEMM efficiency (best point)", peak, "FLOP/s");
+    dp.gemm[i] = c;
+    dp.peak_flops_per_second[i] = cal.measured_peak_flops_per_second[i];
+    const double nominal = cal.nominal_peak_flops_per_second[i];
+    if (machine.known && nominal > 0 && cal.measured_peak_flops_per_second[i] > 0)
+      cal.notes.push_back(std::string(dtype_name(dtype)) + " GEMM peak: measured " +
+                          format_flops_rate(cal.measured_peak_flops_per_second[i]) + ", " +
+                          fmt_ratio(cal.measured_peak_flops_per_second[i] / nominal) +
+                          " x the data sheet's " + format_flops_rate(nominal));
   }
   if (!cuda) {
     // The CPU backend runs tf32 as f32, and f16/bf16 in f32 when allowed.
-    const EfficiencyCurve f32 = dp.gemm[static_cast<size_t>(dtype_index(DType::kF32))];
-    for (DType t : {DType::kTF32, DType::kF16, DType::kBF16})
-      dp.gemm[static_cast<size_t>(dtype_index(t))] = f32;
+    const auto f32 = static_cast<size_t>(dtype_index(DType::kF32));
+    for (DType t : {DType::kTF32, DType::kF16, DType::kBF16}) {
+      dp.gemm[static_cast<size_t>(dtype_index(t))] = dp.gemm[f32];
+      dp.peak_flops_per_second[static_cast<size_t>(dtype_index(t))] = dp.peak_flops_per_second[f32];
+    }
     cal.notes.push_back(
-        "tf32, f16 and bf16 GEMM curves are the f32 one (the CPU backend computes them in f32)");
+        "tf32, f16 and bf16 GEMMs take f32's peak and curve (the CPU backend computes them in f32)");
   }
-  dp.memory_efficiency = capped(cal.memory_efficiency, "streaming bandwidth",
-                                cal.nominal_memory_bandwidth_bytes_per_second, "B/s");
+  dp.memory_bandwidth_bytes_per_second = cal.memory_peak_bytes_per_second;
+  dp.memory_efficiency = std::clamp(cal.memory_efficiency, 1e-6, 1.0);
   dp.launch_overhead_seconds = cal.launch_overhead_seconds;
   dp.comm_compute_slowdown = cal.comm_compute_slowdown;
   HardwareProfile profile;
@@ -514,35 +544,45 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
                    (quick ? " --quick" : "") + ")";
   profile.links = defaults.links;
   for (const LinkCalibration& l : cal.links) {
+    // The transfers' bandwidth replaces the link's, achieved as measured.
     LinkProfile lp;
-    lp.alpha_seconds = std::max(0.0, l.transfer.alpha_seconds);
-    lp.bandwidth_efficiency =
-        capped(l.nominal_bandwidth_bytes_per_second > 0
-                   ? l.transfer.bandwidth_bytes_per_second / l.nominal_bandwidth_bytes_per_second
-                   : 1.0,
-               std::string(link_class_name(l.link_class)) + " transfer bandwidth",
-               l.nominal_bandwidth_bytes_per_second, "B/s");
+    lp.alpha_seconds = l.alpha_seconds;
+    lp.bandwidth_efficiency = 1.0;
+    lp.bandwidth_bytes_per_second = l.bandwidth_bytes_per_second > 0
+                                        ? l.bandwidth_bytes_per_second
+                                        : l.nominal_bandwidth_bytes_per_second;
     profile.links[static_cast<size_t>(l.link_class)] = lp;
     if (l.transfer.alpha_seconds < 0)
       cal.notes.push_back("the transfer fit's alpha came out negative (" +
                           format_seconds(l.transfer.alpha_seconds) + "): profile keeps 0");
   }
+  profile.devices.push_back(dp);
   if (!cal.collectives.empty() && !cal.links.empty()) {
-    // Ring AllReduce: T = overhead + 2(N-1) alpha + 2(N-1)/N M / B (Patarasuk &
-    // Yuan 2009); the per-call overhead is what the intercept has beyond the
-    // per-step alphas of the point-to-point fit.
+    // The per-call overhead: what the AllReduce fit's intercept has beyond
+    // the ring formula's 2(N-1) per-step alphas (Patarasuk & Yuan 2009).
     const CollectiveCalibration& ar = cal.collectives.front();
     const double alpha =
         profile.links[static_cast<size_t>(cal.links.front().link_class)].alpha_seconds;
     const double overhead = ar.fit.intercept - 2.0 * (devices - 1) * alpha;
-    dp.collective_overhead_seconds = std::max(0.0, overhead);
+    profile.devices.back().collective_overhead_seconds = std::max(0.0, overhead);
     if (overhead < 0)
       cal.notes.push_back("the AllReduce intercept (" + format_seconds(ar.fit.intercept) +
                           ") is below 2(N-1) transfer alphas: collective overhead kept at 0");
+    // What the judges predict for every measured collective with this profile.
+    std::vector<int> group;
+    for (int d = 0; d < devices; ++d) group.push_back(d);
+    for (CollectiveCalibration& cc : cal.collectives)
+      for (CollectivePoint& p : cc.points) {
+        auto q = cost::collective_query_on(topo, profile, cc.kind, CollectiveAlgorithm::kRing,
+                                           group, p.bytes);
+        if (!q.is_ok()) continue;
+        auto c = cost::collective_cost(*q);
+        if (c.is_ok()) p.model_seconds = c->seconds;
+      }
   }
   if (cuda)
-    cal.notes.push_back("fp8, i8 and i32 GEMM curves keep the data-sheet defaults (not measured)");
-  profile.devices.push_back(dp);
+    cal.notes.push_back(
+        "fp8, i8 and i32 GEMMs keep the data-sheet peaks and default curves (not measured)");
   cal.profile = std::move(profile);
   cal.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

@@ -2,16 +2,14 @@
 // HardwareProfile that the simulator and the cost model can use.
 //
 // Every benchmark is a small Program run by the same executor that runs
-// plans, and a task's cost is read as the interval between the starts of
-// consecutive tasks on its stream (the median over the run): what a step
-// really pays per task, launch and scheduling gaps included. Efficiencies are
-// relative to the peaks of the topology's device (the preset's data-sheet
-// figures), because that is what the simulator multiplies them by. The
-// profile format holds them in (0, 1]: where a machine beats a nominal peak
-// (cpu-host's are placeholders: one AVX2 core at 2.5 GHz, 10 GB/s), the
-// profile stores 1 and Calibration::notes give the measured factor; the
-// report (GemmPoint::efficiency, memory_efficiency, the link fits) keeps the
-// measured values.
+// plans, and a task's cost is read as what a step pays for it: the span of
+// its stream from the first task's start to the last one's end, divided by
+// the number of tasks (launch and scheduling gaps included, and time-slicing
+// too where the machine is shared). The profile records the measured peaks
+// (the best GEMM rate per dtype, the best streaming rate, the transfers'
+// bandwidth), which replace the topology's data-sheet figures
+// (core/profile.hpp), and efficiencies relative to them, so they stay in
+// (0, 1]. docs/executors.md, "Calibration", explains every choice.
 #pragma once
 
 #include <functional>
@@ -44,9 +42,9 @@ struct GemmPoint {
   DType dtype = DType::kF32;
   std::int64_t size = 0;  // m = n = k
   double flops = 0;
-  double seconds = 0;           // per GEMM
-  double flops_per_second = 0;  // achieved
-  double efficiency = 0;        // flops / ((seconds - launch) * nominal peak), not capped
+  double seconds = 0;           // per GEMM, launch included
+  double flops_per_second = 0;  // the kernel's rate: flops / (seconds - launch)
+  double efficiency = 0;        // flops_per_second / the dtype's measured peak (<= 1)
 };
 
 struct SizePoint {
@@ -67,7 +65,13 @@ struct LinkCalibration {
   LinkClass link_class = LinkClass::kSharedMemory;
   int src = 0, dst = 1;
   double nominal_bandwidth_bytes_per_second = 0;  // the route's bottleneck in the topology
-  AlphaBetaFit transfer;
+  AlphaBetaFit transfer;  // the points and the line fit (reported)
+  // What the profile records: alpha = the fit's intercept (>= 0), what a
+  // message costs beyond its bytes; bandwidth = all sizes together, sum of
+  // bytes / sum of (time - alpha), the rate of a mix of messages whose time
+  // the large ones dominate, as in plans.
+  double alpha_seconds = 0;
+  double bandwidth_bytes_per_second = 0;
 };
 
 struct CollectivePoint {
@@ -76,6 +80,9 @@ struct CollectivePoint {
   double alg_bytes_per_second = 0;  // M / T
   double bus_bytes_per_second =
       0;  // algBw x cost::bus_bandwidth_factor (costmodel/collectives.hpp)
+  // What the judges predict for it with the calibrated profile
+  // (cost::collective_cost, the closed form the simulator's expansion equals).
+  double model_seconds = 0;
 };
 
 struct CollectiveCalibration {
@@ -86,17 +93,23 @@ struct CollectiveCalibration {
 };
 
 struct Calibration {
-  HardwareProfile profile;   // what `--out` writes (efficiencies capped at 1)
+  HardwareProfile profile;   // what `--out` writes
   std::string backend;       // "cpu", "cuda"
   std::string device_model;  // "host-thread", "NVIDIA H200"
   int devices = 0;
-  PerDType nominal_peak_flops_per_second{};   // the topology device's
-  PerDType measured_peak_flops_per_second{};  // best GEMM rate seen
+  PerDType nominal_peak_flops_per_second{};   // the topology device's data sheet
+  PerDType measured_peak_flops_per_second{};  // best GEMM kernel rate seen (the profile's peak)
   std::vector<GemmPoint> gemm;
   double launch_overhead_seconds = 0;
   double nominal_memory_bandwidth_bytes_per_second = 0;
-  AlphaBetaFit memory;           // streaming kernels
-  double memory_efficiency = 0;  // memory.bandwidth / nominal, not capped
+  // Streaming kernels: the points (bytes_per_second = bytes / (seconds -
+  // launch)), the line fit (reported), the best point (the profile's peak)
+  // and the rate of all sizes together, sum of bytes / sum of kernel times
+  // (what the profile's memory bandwidth x efficiency gives a kernel).
+  AlphaBetaFit memory;
+  double memory_peak_bytes_per_second = 0;
+  double memory_bandwidth_bytes_per_second = 0;
+  double memory_efficiency = 0;  // memory_bandwidth / memory_peak (<= 1)
   double comm_compute_slowdown = 0;
   std::vector<LinkCalibration> links;
   std::vector<CollectiveCalibration> collectives;

@@ -25,6 +25,19 @@ void FlowNetwork::init(std::vector<double> capacity) {
   dirty_round_ = 1;
 }
 
+ChannelId FlowNetwork::add_channel(double capacity) {
+  const auto id = static_cast<ChannelId>(capacity_.size());
+  capacity_.push_back(capacity);
+  head_.push_back(-1);
+  count_.push_back(0);
+  chan_seen_.push_back(0);
+  chan_dirty_.push_back(0);
+  remaining_.push_back(0);
+  unfrozen_.push_back(0);
+  version_.push_back(0);
+  return id;
+}
+
 std::int32_t FlowNetwork::new_node() {
   if (!free_nodes_.empty()) {
     const std::int32_t n = free_nodes_.back();

@@ -22,6 +22,8 @@ class FlowNetwork {
  public:
   // `capacity` by channel, bytes per second (> 0 on every channel a flow uses).
   void init(std::vector<double> capacity);
+  // Appends a channel of `capacity` (> 0); its id is the previous channel count.
+  ChannelId add_channel(double capacity);
 
   // Adds a flow (slot id >= 0) over `channels`. Returns true when the flow is
   // alone on all of them: its rate (the narrowest capacity) is final now and

@@ -37,8 +37,8 @@ class Rounds {
     for (std::int32_t r = 0; r < n; ++r) x_.recv_since[static_cast<size_t>(r)].clear();
     x_.round_ops.clear();
   }
-  void add(std::int32_t src, std::int32_t dst, double bytes) {
-    const std::int32_t op = s_.add_op(src, dst, bytes);
+  void add(std::int32_t src, std::int32_t dst, double bytes, bool reduce = false) {
+    const std::int32_t op = s_.add_op(src, dst, bytes, reduce);
     const std::int32_t prev = x_.last_send[static_cast<size_t>(src)];
     if (prev >= 0) s_.add_edge(prev, op, EdgeKind::kAfterEnd);
     for (std::int32_t r : x_.recv_since[static_cast<size_t>(src)]) s_.add_edge(r, op, EdgeKind::kAfterEnd);
@@ -67,13 +67,14 @@ class Rounds {
 };
 
 // `steps` rounds of a ring over `ranks` (rank i sends to rank i+1), `bytes`
-// per message: ReduceScatter/AllGather (N-1 steps of M/N) and AllReduce
-// (2(N-1) steps) of Patarasuk & Yuan 2009.
-void ring(Rounds& r, const std::vector<std::int32_t>& ranks, std::int64_t steps, double bytes) {
+// per message, the first `reduce_steps` of them reducing: ReduceScatter/AllGather
+// (N-1 steps of M/N) and AllReduce (2(N-1) steps) of Patarasuk & Yuan 2009.
+void ring(Rounds& r, const std::vector<std::int32_t>& ranks, std::int64_t steps, double bytes,
+          std::int64_t reduce_steps) {
   const auto n = ranks.size();
   if (n < 2) return;
   for (std::int64_t s = 0; s < steps; ++s) {
-    for (size_t i = 0; i < n; ++i) r.add(ranks[i], ranks[(i + 1) % n], bytes);
+    for (size_t i = 0; i < n; ++i) r.add(ranks[i], ranks[(i + 1) % n], bytes, s < reduce_steps);
     r.end_round();
   }
 }
@@ -84,7 +85,7 @@ void ring(Rounds& r, const std::vector<std::int32_t>& ranks, std::int64_t steps,
 template <class RankOf>
 void recursive_halving(Rounds& r, std::int32_t n, double m, RankOf rank) {
   for (std::int32_t d = n / 2; d >= 1; d /= 2) {
-    for (std::int32_t v = 0; v < n; ++v) r.add(rank(v), rank(v ^ d), m * d / n);
+    for (std::int32_t v = 0; v < n; ++v) r.add(rank(v), rank(v ^ d), m * d / n, true);
     r.end_round();
   }
 }
@@ -100,11 +101,12 @@ void recursive_doubling(Rounds& r, std::int32_t n, double m, RankOf rank) {
 }
 
 // Pipelined chain with cut-through: hop h starts alpha after hop h-1 started
-// (its first bytes arrived), each hop carries M: (N-1)alpha + M beta when idle.
-void chain(Schedule& s, const std::vector<std::int32_t>& order, double m) {
+// (its first bytes arrived), each hop carries M: (N-1)alpha + M beta when idle
+// (beta_r when every hop reduces: Reduce).
+void chain(Schedule& s, const std::vector<std::int32_t>& order, double m, bool reduce) {
   std::int32_t prev = -1;
   for (size_t h = 0; h + 1 < order.size(); ++h) {
-    const std::int32_t op = s.add_op(order[h], order[h + 1], m);
+    const std::int32_t op = s.add_op(order[h], order[h + 1], m, reduce);
     if (prev >= 0) s.add_edge(prev, op, EdgeKind::kAfterAlpha);
     prev = op;
   }
@@ -173,7 +175,7 @@ void double_binary_tree(Schedule& s, std::int32_t n, double m) {
     std::vector<std::int32_t> reduce(static_cast<size_t>(n), -1), bcast(static_cast<size_t>(n), -1);
     for (std::int32_t r = 0; r < n; ++r)
       if (nodes[static_cast<size_t>(r)].up >= 0)
-        reduce[static_cast<size_t>(r)] = s.add_op(r, nodes[static_cast<size_t>(r)].up, m / 2);
+        reduce[static_cast<size_t>(r)] = s.add_op(r, nodes[static_cast<size_t>(r)].up, m / 2, true);
     for (std::int32_t r = 0; r < n; ++r)
       if (reduce[static_cast<size_t>(r)] >= 0)
         for (std::int32_t c : nodes[static_cast<size_t>(r)].down)
@@ -218,27 +220,29 @@ std::vector<std::vector<std::int32_t>> ranks_by_node(const Collective& c,
   return out;
 }
 
-// Rings inside every node at once (`steps` rounds, `bytes` per message).
+// Rings inside every node at once (`steps` rounds, `bytes` per message, the
+// first `reduce_steps` reducing).
 void intra_rings(Rounds& r, const std::vector<std::vector<std::int32_t>>& by_node, std::int64_t steps,
-                 double bytes) {
+                 double bytes, std::int64_t reduce_steps) {
   const size_t g = by_node.front().size();
   if (g < 2) return;
   for (std::int64_t s = 0; s < steps; ++s) {
     for (const auto& ranks : by_node)
-      for (size_t i = 0; i < g; ++i) r.add(ranks[i], ranks[(i + 1) % g], bytes);
+      for (size_t i = 0; i < g; ++i) r.add(ranks[i], ranks[(i + 1) % g], bytes, s < reduce_steps);
     r.end_round();
   }
 }
 
 // Rings across nodes on every rail (ranks with the same local index) at once.
 void rail_rings(Rounds& r, const std::vector<std::vector<std::int32_t>>& by_node, std::int64_t steps,
-                double bytes) {
+                double bytes, std::int64_t reduce_steps) {
   const size_t nn = by_node.size();
   const size_t g = by_node.front().size();
   if (nn < 2) return;
   for (std::int64_t s = 0; s < steps; ++s) {
     for (size_t i = 0; i < g; ++i)
-      for (size_t k = 0; k < nn; ++k) r.add(by_node[k][i], by_node[(k + 1) % nn][i], bytes);
+      for (size_t k = 0; k < nn; ++k)
+        r.add(by_node[k][i], by_node[(k + 1) % nn][i], bytes, s < reduce_steps);
     r.end_round();
   }
 }
@@ -253,6 +257,12 @@ bool is_plain_ring(const Collective& c) {
       return c.algorithm == CollectiveAlgorithm::kRing || c.algorithm == CollectiveAlgorithm::kTree;
     default: return false;
   }
+}
+
+std::int32_t plain_ring_reduce_steps(const Collective& c) {
+  const auto n = static_cast<std::int32_t>(c.group.size());
+  if (n < 2 || c.kind == CollectiveKind::kAllGather) return 0;
+  return n - 1;
 }
 
 void collective_pairs(const Collective& c, const std::vector<std::int32_t>& node_of, Schedule& scratch,
@@ -322,7 +332,7 @@ void expand_collective(const Collective& c, const std::vector<std::int32_t>& nod
     case CollectiveKind::kAllReduce:
       switch (c.algorithm) {
         case CollectiveAlgorithm::kRing:
-          ring(rounds, x.ranks, 2 * (n - 1), m / n);
+          ring(rounds, x.ranks, 2 * (n - 1), m / n, n - 1);
           return;
         case CollectiveAlgorithm::kTree:
           double_binary_tree(out, n, m);
@@ -335,9 +345,9 @@ void expand_collective(const Collective& c, const std::vector<std::int32_t>& nod
           const auto by_node = ranks_by_node(c, node_of);
           const auto g = static_cast<std::int64_t>(by_node.front().size());
           const auto nn = static_cast<std::int64_t>(by_node.size());
-          intra_rings(rounds, by_node, g - 1, m / static_cast<double>(g));
-          rail_rings(rounds, by_node, 2 * (nn - 1), m / static_cast<double>(g * nn));
-          intra_rings(rounds, by_node, g - 1, m / static_cast<double>(g));
+          intra_rings(rounds, by_node, g - 1, m / static_cast<double>(g), g - 1);
+          rail_rings(rounds, by_node, 2 * (nn - 1), m / static_cast<double>(g * nn), nn - 1);
+          intra_rings(rounds, by_node, g - 1, m / static_cast<double>(g), 0);
           return;
         }
       }
@@ -348,7 +358,7 @@ void expand_collective(const Collective& c, const std::vector<std::int32_t>& nod
       switch (c.algorithm) {
         case CollectiveAlgorithm::kRing:
         case CollectiveAlgorithm::kTree:
-          ring(rounds, x.ranks, n - 1, m / n);
+          ring(rounds, x.ranks, n - 1, m / n, gather ? 0 : n - 1);
           return;
         case CollectiveAlgorithm::kHalvingDoubling:
           if (gather) recursive_doubling(rounds, n, m, same);
@@ -360,11 +370,11 @@ void expand_collective(const Collective& c, const std::vector<std::int32_t>& nod
           const auto nn = static_cast<std::int64_t>(by_node.size());
           const double per_rail = m / static_cast<double>(g);
           if (gather) {
-            rail_rings(rounds, by_node, nn - 1, per_rail / static_cast<double>(nn));
-            intra_rings(rounds, by_node, g - 1, m / static_cast<double>(g));
+            rail_rings(rounds, by_node, nn - 1, per_rail / static_cast<double>(nn), 0);
+            intra_rings(rounds, by_node, g - 1, m / static_cast<double>(g), 0);
           } else {
-            intra_rings(rounds, by_node, g - 1, m / static_cast<double>(g));
-            rail_rings(rounds, by_node, nn - 1, per_rail / static_cast<double>(nn));
+            intra_rings(rounds, by_node, g - 1, m / static_cast<double>(g), g - 1);
+            rail_rings(rounds, by_node, nn - 1, per_rail / static_cast<double>(nn), nn - 1);
           }
           return;
         }
@@ -382,7 +392,7 @@ void expand_collective(const Collective& c, const std::vector<std::int32_t>& nod
           std::vector<std::int32_t>& order = x.ranks;
           for (std::int32_t h = 0; h < n; ++h)
             order[static_cast<size_t>(h)] = bcast ? rel(h) : rel((h + 1) % n);
-          chain(out, order, m);
+          chain(out, order, m, !bcast);
           return;
         }
         case CollectiveAlgorithm::kTree:
@@ -396,7 +406,7 @@ void expand_collective(const Collective& c, const std::vector<std::int32_t>& nod
           } else {
             for (int k = 0; k < lg; ++k) {
               const std::int32_t d = 1 << k;
-              for (std::int32_t v = d; v < n; v += 2 * d) rounds.add(rel(v), rel(v - d), m);
+              for (std::int32_t v = d; v < n; v += 2 * d) rounds.add(rel(v), rel(v - d), m, true);
               rounds.end_round();
             }
           }

@@ -31,7 +31,9 @@ struct ScheduleOp {
   std::int32_t pending = 0;      // edges into it not yet satisfied
   std::int32_t head_end = -1;    // first kAfterEnd out-edge, -1 if none
   std::int32_t head_alpha = -1;  // first kAfterAlpha out-edge, -1 if none
-  std::int32_t reserved = 0;
+  // 1: the receiver reduces the message into its data (the engine runs it at
+  // the route's reduce bandwidth, cost::route_reduce_bandwidth_bytes_per_second).
+  std::int32_t reduce = 0;
 };
 
 struct ScheduleEdge {
@@ -49,8 +51,8 @@ struct Schedule {
     ops.clear();
     edges.clear();
   }
-  std::int32_t add_op(std::int32_t src_rank, std::int32_t dst_rank, double bytes) {
-    ops.push_back(ScheduleOp{src_rank, dst_rank, bytes, 0, -1, -1, 0});
+  std::int32_t add_op(std::int32_t src_rank, std::int32_t dst_rank, double bytes, bool reduce = false) {
+    ops.push_back(ScheduleOp{src_rank, dst_rank, bytes, 0, -1, -1, reduce ? 1 : 0});
     return static_cast<std::int32_t>(ops.size()) - 1;
   }
   void add_edge(std::int32_t from, std::int32_t to, EdgeKind kind) {
@@ -81,6 +83,10 @@ struct ExpandScratch {
 // order (AllReduce ring: 2(N-1) steps of M/N; AllGather and ReduceScatter
 // ring or tree: N-1 steps of M/N), which the engine runs without expanding.
 bool is_plain_ring(const Collective& c);
+
+// Of a plain ring's steps, how many come first and reduce: AllReduce and
+// ReduceScatter N-1 (the reduce-scatter), AllGather 0.
+std::int32_t plain_ring_reduce_steps(const Collective& c);
 
 // The distinct (src rank, dst rank) pairs the steps of `c` use.
 void collective_pairs(const Collective& c, const std::vector<std::int32_t>& node_of, Schedule& scratch,

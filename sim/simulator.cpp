@@ -12,6 +12,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "costmodel/collectives.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/network.hpp"
 #include "sim/schedule.hpp"
@@ -93,8 +94,9 @@ struct Instance {
   // ring's 2 million messages out of memory.
   bool ring = false;
   std::int32_t ring_steps = 0;
+  std::int32_t ring_reduce_steps = 0;  // the first steps, which reduce (ring_reduce_route)
   double ring_bytes = 0;
-  std::vector<std::int32_t> next_step, sends_done, recvs_done, ring_route;
+  std::vector<std::int32_t> next_step, sends_done, recvs_done, ring_route, ring_reduce_route;
 };
 
 // Direct-mapped memo of kernel_seconds: Programs repeat the same kernels
@@ -149,6 +151,7 @@ class Engine {
   std::string task_label(TaskId t) const;
   std::string collective_label(CollectiveId c) const;
   Result<std::int32_t> route_index(std::int32_t src, std::int32_t dst);
+  Result<std::int32_t> reduce_route_index(std::int32_t src, std::int32_t dst);
   std::string check_route(std::int32_t src, std::int32_t dst, std::int32_t& index);
 
   // ---- event handling
@@ -233,6 +236,11 @@ class Engine {
   std::unordered_map<std::uint64_t, std::int32_t> route_map_;
   std::vector<RouteInfo> routes_;
   std::vector<ChannelId> route_channels_;
+  // The route a reducing message takes, by (src, dst): the plain route, or a
+  // copy of it with one more channel past the topology's (a pair's own
+  // reduction, of capacity cost::route_reduce_bandwidth_bytes_per_second)
+  // when reducing is slower than the links.
+  std::unordered_map<std::uint64_t, std::int32_t> reduce_route_map_;
   // Running work.
   EventQueue queue_;
   std::vector<std::int32_t> ready_;  // internal indices
@@ -302,6 +310,31 @@ Result<std::int32_t> Engine::route_index(std::int32_t src, std::int32_t dst) {
   std::string err = check_route(src, dst, index);
   if (!err.empty()) return Status::error(err);
   *slot = index;
+  return index;
+}
+
+Result<std::int32_t> Engine::reduce_route_index(std::int32_t src, std::int32_t dst) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst);
+  if (auto it = reduce_route_map_.find(key); it != reduce_route_map_.end()) return it->second;
+  BRIGADE_ASSIGN_OR_RETURN(std::int32_t index, route_index(src, dst));
+  const double reduce = cost::route_reduce_bandwidth_bytes_per_second(topo_.route(src, dst), topo_, prof_, dst);
+  const RouteInfo plain = routes_[static_cast<size_t>(index)];
+  if (reduce < plain.bandwidth_bytes_per_second) {
+    const auto channel = static_cast<ChannelId>(chan_capacity_.size());
+    chan_capacity_.push_back(reduce);
+    chan_.push_back(ChannelUse{});
+    if (opt_.network == NetworkModel::kFlow) net_.add_channel(reduce);
+    RouteInfo info = plain;
+    info.first = static_cast<std::int32_t>(route_channels_.size());
+    info.count = plain.count + 1;
+    info.bandwidth_bytes_per_second = reduce;
+    for (std::int32_t i = 0; i < plain.count; ++i)
+      route_channels_.push_back(route_channels_[static_cast<size_t>(plain.first + i)]);
+    route_channels_.push_back(channel);
+    index = static_cast<std::int32_t>(routes_.size());
+    routes_.push_back(info);
+  }
+  reduce_route_map_.emplace(key, index);
   return index;
 }
 
@@ -755,18 +788,27 @@ void Engine::start_ring(std::int32_t inst, const Collective& col) {
   const auto n = static_cast<std::int32_t>(col.group.size());
   in.ring = true;
   in.ring_steps = n <= 1 ? 0 : (col.kind == CollectiveKind::kAllReduce ? 2 * (n - 1) : n - 1);
+  in.ring_reduce_steps = plain_ring_reduce_steps(col);
   in.ring_bytes = col.bytes / n;
   in.next_step.assign(static_cast<size_t>(n), 0);
   in.sends_done.assign(static_cast<size_t>(n), 0);
   in.recvs_done.assign(static_cast<size_t>(n), 0);
   in.ring_route.resize(static_cast<size_t>(n));
+  in.ring_reduce_route.resize(static_cast<size_t>(n));
   in.ops_left = in.ring_steps * n;
   if (in.ops_left == 0) {
     finish_instance(inst);
     return;
   }
   for (std::int32_t r = 0; r < n; ++r) {
-    auto route = route_index(in.devices[static_cast<size_t>(r)], in.devices[static_cast<size_t>((r + 1) % n)]);
+    const std::int32_t src = in.devices[static_cast<size_t>(r)];
+    const std::int32_t dst = in.devices[static_cast<size_t>((r + 1) % n)];
+    auto route = route_index(src, dst);
+    if (route.is_ok() && in.ring_reduce_steps > 0) {
+      auto reduce = reduce_route_index(src, dst);
+      if (!reduce.is_ok()) route = reduce.status();
+      else in.ring_reduce_route[static_cast<size_t>(r)] = *reduce;
+    }
     if (!route.is_ok()) {
       op_error(in, route.status());
       return;
@@ -784,7 +826,7 @@ void Engine::ring_try(std::int32_t inst, std::int32_t r) {
   const std::int32_t s = in.next_step[i];
   if (s >= in.ring_steps || in.sends_done[i] != s || in.recvs_done[i] < s) return;
   in.next_step[i] = s + 1;
-  launch_flow(inst, r, s, in.ring_bytes, in.ring_route[i]);
+  launch_flow(inst, r, s, in.ring_bytes, s < in.ring_reduce_steps ? in.ring_reduce_route[i] : in.ring_route[i]);
 }
 
 void Engine::op_error(const Instance& in, const Status& st) {
@@ -838,7 +880,7 @@ void Engine::start_op(std::int32_t inst, std::int32_t op) {
   const ScheduleOp& o = in.sched.ops[static_cast<size_t>(op)];
   const std::int32_t src = in.devices[static_cast<size_t>(o.src_rank)];
   const std::int32_t dst = in.devices[static_cast<size_t>(o.dst_rank)];
-  auto r = route_index(src, dst);
+  auto r = o.reduce ? reduce_route_index(src, dst) : route_index(src, dst);
   if (!r.is_ok()) {
     op_error(in, r.status());
     return;

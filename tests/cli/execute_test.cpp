@@ -61,6 +61,11 @@ TEST(ValidateVerb, JsonHasTheIssuesKeys) {
   }
   EXPECT_TRUE(j.contains("median_abs_error"));
   EXPECT_TRUE(j.contains("p90_abs_error"));
+  // The machine's load around the runs (null where the system gives none).
+  ASSERT_TRUE(j.contains("load_average"));
+  for (const char* when : {"before", "after"})
+    EXPECT_TRUE(j["load_average"][when].is_null() || j["load_average"][when].get<double>() >= 0) << when;
+  EXPECT_GE(j["hardware_threads"].get<int>(), 0);
 }
 
 TEST(ValidateVerb, WritesBothTraces) {

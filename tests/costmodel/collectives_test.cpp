@@ -115,6 +115,59 @@ TEST(AllToAll, ByHand) { expect_near_rel(alltoall_seconds(4, 400e6, {1e-6, 10e9}
 // Point to point: alpha + M/B = 5e-6 + 1e9/25e9 = 0.040005 s.
 TEST(PointToPoint, ByHand) { expect_near_rel(p2p_seconds(1e9, {5e-6, 25e9}), 0.040005); }
 
+// Reductions (docs/costmodel.md, "Reductions"): reducing M bytes is 3M bytes of
+// the receiver's memory traffic (read its operand, read the message, write the sum).
+//  - A copy engine (NVLink, PCIe, IB, Ethernet) overlaps it: min(B, B_mem/3).
+//    B = 100 GB/s, B_mem = 1.5 TB/s: min(1e11, 5e11) = 1e11 (free, as NCCL on NVLink);
+//    B_mem = 150 GB/s: min(1e11, 5e10) = 5e10.
+//  - Shared memory: the receiving core copies, then reads its operand, in series:
+//    B = 20 GB/s, B_mem = 60 GB/s: 1 / (1/2e10 + 1/6e10) = 1 / (5e-11 + 1.6667e-11) = 1.5e10.
+//  - No memory bandwidth (0): reducing is free, B.
+TEST(ReduceBandwidth, ByHand) {
+  expect_near_rel(reduce_bandwidth_bytes_per_second(100e9, LinkClass::kNvlink, 1.5e12), 100e9);
+  expect_near_rel(reduce_bandwidth_bytes_per_second(100e9, LinkClass::kPcie, 150e9), 50e9);
+  expect_near_rel(reduce_bandwidth_bytes_per_second(20e9, LinkClass::kSharedMemory, 60e9), 15e9);
+  EXPECT_EQ(reduce_bandwidth_bytes_per_second(20e9, LinkClass::kSharedMemory, 0), 20e9);
+  EXPECT_EQ(reduce_bandwidth_bytes_per_second(20e9, LinkClass::kInfiniband, 0), 20e9);
+}
+
+// The reduce steps at beta_r = 1/5e9 = 2e-10 s/B, the others at beta = 1/1e10 = 1e-10.
+// N = 4, alpha = 1 us, M = 400 MB: (N-1)/N M = 3e8 B.
+//   ring AllReduce: 2*3*1e-6 + 3e8*(2e-10 + 1e-10) = 6e-6 + 0.09 = 0.090006 s;
+//   ring ReduceScatter: 3e-6 + 3e8*2e-10 = 0.060003; halving: 2e-6 + 0.06 = 0.060002;
+//   AllGather moves no sum: 3e-6 + 3e8*1e-10 = 0.030003 (unchanged).
+// N = 8, M = 400 MB, (N-1)/N M = 3.5e8: tree and halving-doubling AllReduce
+//   2*3*1e-6 + 3.5e8*3e-10 = 6e-6 + 0.105 = 0.105006 s.
+// Reduce, M = 100 MB: chain N = 4: 3e-6 + 1e8*2e-10 = 0.020003; binomial tree N = 5:
+//   3*(1e-6 + 0.02) = 0.060003; halving + gather N = 4: 4e-6 + 0.75e8*3e-10 = 0.022504.
+// Broadcast does not reduce: chain N = 4: 3e-6 + 1e8*1e-10 = 0.010003.
+TEST(ReductionSteps, ByHand) {
+  const AlphaBeta l{1e-6, 10e9, 5e9};
+  expect_near_rel(ring_allreduce_seconds(4, 400e6, l), 0.090006);
+  expect_near_rel(ring_reducescatter_seconds(4, 400e6, l), 0.060003);
+  expect_near_rel(halving_doubling_reducescatter_seconds(4, 400e6, l), 0.060002);
+  expect_near_rel(ring_allgather_seconds(4, 400e6, l), 0.030003);
+  expect_near_rel(tree_allreduce_seconds(8, 400e6, l), 0.105006);
+  expect_near_rel(halving_doubling_allreduce_seconds(8, 400e6, l), 0.105006);
+  expect_near_rel(ring_reduce_seconds(4, 100e6, l), 0.020003);
+  expect_near_rel(tree_reduce_seconds(5, 100e6, l), 0.060003);
+  expect_near_rel(halving_doubling_reduce_seconds(4, 100e6, l), 0.022504);
+  expect_near_rel(ring_broadcast_seconds(4, 100e6, l), 0.010003);
+}
+
+// Hierarchical, 2 nodes x 4, M = 800 MB, intra 1 us / 100 GB/s / reduce 50 GB/s,
+// inter 10 us / 10 GB/s / reduce 5 GB/s:
+//   ReduceScatter: intra 3e-6 + 0.75*8e8/5e10 = 0.012003; inter 1e-5 + 0.5*2e8/5e9 = 0.02001;
+//     total 0.032013 s.
+//   AllReduce: intra ReduceScatter 0.012003 + intra AllGather 3e-6 + 0.75*8e8/1e11 = 0.006003;
+//     inter ring AllReduce of M/g = 2e8 on 2 nodes: 2e-5 + 0.5*2e8*(2e-10 + 1e-10) = 0.03002;
+//     total 0.048026 s.
+TEST(HierarchicalReductions, ByHand) {
+  const AlphaBeta intra{1e-6, 100e9, 50e9}, inter{10e-6, 10e9, 5e9};
+  expect_near_rel(hierarchical_reducescatter_seconds(2, 4, 800e6, intra, inter), 0.032013);
+  expect_near_rel(hierarchical_allreduce_seconds(2, 4, 800e6, intra, inter), 0.048026);
+}
+
 // nccl-tests doc/PERFORMANCE.md: AllReduce 2(n-1)/n = 14/8 = 1.75; AllGather,
 // ReduceScatter, AllToAll (n-1)/n = 0.875; Broadcast, Reduce 1.
 TEST(BusBandwidthFactor, NcclTests) {
@@ -252,6 +305,8 @@ TEST(CollectiveQueryOn, DgxA100Ring) {
   ASSERT_TRUE(q.is_ok()) << q.message();
   EXPECT_DOUBLE_EQ(q->intra.alpha_seconds, 2e-6);
   EXPECT_DOUBLE_EQ(q->intra.bandwidth_bytes_per_second, 240e9);
+  // HBM 2039 GB/s x 0.85 / 3 = 577.7 GB/s > 240 GB/s: the reduction hides behind NVLink.
+  EXPECT_DOUBLE_EQ(q->intra.reduce_bandwidth_bytes_per_second, 240e9);
   EXPECT_DOUBLE_EQ(q->overhead_seconds, 6e-6);
   auto c = collective_cost(*q);
   ASSERT_TRUE(c.is_ok()) << c.message();
@@ -280,6 +335,25 @@ TEST(CollectiveQueryOn, TwoNodeHierarchical) {
                                   CollectiveAlgorithm::kRing, group, kGiB);
   ASSERT_TRUE(flat.is_ok());
   EXPECT_DOUBLE_EQ(flat->intra.bandwidth_bytes_per_second, 23e9);
+}
+
+// cpu-host (core/presets.cpp): shared-memory routes of 10 GB/s (efficiency 1), alpha
+// 1 us; host threads stream at 10 GB/s x 0.8 = 8 GB/s (core/profile.cpp). A reduction
+// over shared memory: 1 / (1/1e10 + 1/8e9) = 1 / 2.25e-10 = 4.4444e9 B/s.
+// Ring AllReduce of 16 MiB on 2, overhead 2 us:
+//   2*1e-6 + 0.5*16777216*(2.25e-10 + 1e-10) + 2e-6 = 2e-6 + 0.0027262976 + 2e-6 = 0.0027302976 s.
+TEST(CollectiveQueryOn, CpuHostReduction) {
+  auto topo = make_preset("cpu-host", 1, 2);
+  ASSERT_TRUE(topo.is_ok()) << topo.message();
+  ASSERT_TRUE(topo->validate().is_ok());
+  auto q = collective_query_on(*topo, HardwareProfile::defaults(), CollectiveKind::kAllReduce,
+                               CollectiveAlgorithm::kRing, {0, 1}, 16777216.0);
+  ASSERT_TRUE(q.is_ok()) << q.message();
+  EXPECT_DOUBLE_EQ(q->intra.bandwidth_bytes_per_second, 10e9);
+  expect_near_rel(q->intra.reduce_bandwidth_bytes_per_second, 1.0 / 2.25e-10);
+  auto c = collective_cost(*q);
+  ASSERT_TRUE(c.is_ok()) << c.message();
+  expect_near_rel(c->seconds, 0.0027302976);
 }
 
 TEST(CollectiveQueryOn, Errors) {

@@ -1,13 +1,16 @@
 // Calibration in --quick mode (tiny sizes, seconds): the profile comes out
-// whole and its fitted numbers are of the right sign. No timing assertions:
-// the figures themselves depend on the machine (docs/VALIDATION.md has them).
+// whole, records the measured peaks with efficiencies relative to them, and
+// its fitted numbers are of the right sign. No timing assertions: the
+// figures themselves depend on the machine (docs/VALIDATION.md has them).
 #include "realexec/calibrate.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "core/topology.hpp"
 #include "costmodel/collectives.hpp"
 
 namespace brigade::realexec {
@@ -42,21 +45,54 @@ TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
   EXPECT_LE(d.memory_efficiency, 1.0);
   EXPECT_GE(d.collective_overhead_seconds, 0.0);
   EXPECT_GE(d.comm_compute_slowdown, 0.0);
+  const auto f32 = static_cast<size_t>(dtype_index(DType::kF32));
   for (DType t : {DType::kF32, DType::kF64, DType::kBF16}) {
-    const EfficiencyCurve& c = d.gemm[static_cast<size_t>(dtype_index(t))];
+    const auto i = static_cast<size_t>(dtype_index(t));
+    const EfficiencyCurve& c = d.gemm[i];
     ASSERT_FALSE(c.points.empty()) << dtype_name(t);
+    // The peak is the best rate measured, so the best point is exactly 1.
+    double best = 0;
     for (const auto& [flops, eff] : c.points) {
       EXPECT_GT(flops, 0.0);
       EXPECT_GT(eff, 0.0);
       EXPECT_LE(eff, 1.0);  // the profile format's range
+      best = std::max(best, eff);
     }
+    EXPECT_EQ(best, 1.0) << dtype_name(t);
+    EXPECT_GT(d.peak_flops_per_second[i], 0.0) << dtype_name(t);
   }
+  EXPECT_EQ(d.peak_flops_per_second[f32], cal->measured_peak_flops_per_second[f32]);
+  // bf16 runs in f32 on the CPU backend: f32's peak and curve.
+  EXPECT_EQ(d.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kBF16))],
+            d.peak_flops_per_second[f32]);
+  // Every GEMM the benchmarks ran takes its measured time under the profile
+  // (kernel_seconds: launch + FLOP / (peak x efficiency at its FLOP)), unless
+  // it was so short that the launch overhead left under 5% of it to the kernel.
+  const Device host = make_preset("cpu-host", 1, 2)->device(0);
+  for (const GemmPoint& g : cal->gemm) {
+    if (g.seconds - cal->launch_overhead_seconds < 0.05 * g.seconds) continue;
+    EXPECT_NEAR(kernel_seconds(host, d, g.dtype, g.flops, 0), g.seconds, 1e-9 * g.seconds)
+        << dtype_name(g.dtype) << " " << g.size;
+  }
+  // Memory: the best streaming rate is the peak; all sizes together its fraction.
+  EXPECT_EQ(d.memory_bandwidth_bytes_per_second, cal->memory_peak_bytes_per_second);
+  EXPECT_DOUBLE_EQ(d.memory_efficiency * cal->memory_peak_bytes_per_second,
+                   cal->memory_bandwidth_bytes_per_second);
+  double bytes = 0, kernel = 0;
+  for (const SizePoint& pt : cal->memory.points) {
+    EXPECT_LE(pt.bytes_per_second, cal->memory_peak_bytes_per_second);
+    bytes += pt.bytes;
+    kernel += pt.bytes / pt.bytes_per_second;
+  }
+  EXPECT_NEAR(cal->memory_bandwidth_bytes_per_second, bytes / kernel,
+              1e-9 * cal->memory_bandwidth_bytes_per_second);
   const LinkProfile& shm = p.for_link(LinkClass::kSharedMemory);
-  EXPECT_GE(shm.alpha_seconds, 0.0);
-  EXPECT_GT(shm.bandwidth_efficiency, 0.0);
-  EXPECT_LE(shm.bandwidth_efficiency, 1.0);
   ASSERT_EQ(cal->links.size(), 1u);
-  EXPECT_GT(cal->links[0].transfer.bandwidth_bytes_per_second, 0.0);
+  EXPECT_GE(shm.alpha_seconds, 0.0);
+  EXPECT_EQ(shm.alpha_seconds, cal->links[0].alpha_seconds);
+  EXPECT_EQ(shm.bandwidth_efficiency, 1.0);
+  EXPECT_GT(shm.bandwidth_bytes_per_second, 0.0);
+  EXPECT_EQ(shm.bandwidth_bytes_per_second, cal->links[0].bandwidth_bytes_per_second);
   EXPECT_LE(cal->links[0].transfer.fit.r_squared, 1.0);
   ASSERT_EQ(cal->collectives.size(), static_cast<size_t>(kNumCollectiveKinds));
   for (const CollectiveCalibration& c : cal->collectives) {
@@ -65,6 +101,7 @@ TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
     EXPECT_TRUE(std::isfinite(c.fit.r_squared));
     for (const CollectivePoint& pt : c.points) {
       EXPECT_GT(pt.alg_bytes_per_second, 0.0);
+      EXPECT_GT(pt.model_seconds, 0.0);  // the judges' prediction with this profile
       EXPECT_DOUBLE_EQ(pt.bus_bytes_per_second,
                        pt.alg_bytes_per_second * cost::bus_bandwidth_factor(c.kind, c.ranks));
     }

@@ -274,6 +274,134 @@ TEST(Collective, StartsWhenAllRanksAreReadyAndEndsTogether) {
             1e-9);
 }
 
+// ---- reductions: steps that reduce run at the reduce bandwidth ---------------------------
+
+// A profile whose devices stream at `memory_bandwidth` (efficiency 1): a reduction
+// over a copy-engine link runs at min(B, B_mem / 3) (docs/costmodel.md, "Reductions").
+HardwareProfile reducing_profile(double memory_bandwidth, double collective_overhead_seconds = 0) {
+  HardwareProfile h = plain_profile(collective_overhead_seconds);
+  for (auto& d : h.devices) {
+    d.memory_efficiency = 1;
+    d.memory_bandwidth_bytes_per_second = memory_bandwidth;
+  }
+  return h;
+}
+
+class ReducingClosedForms : public ::testing::TestWithParam<std::tuple<Case, NetworkModel>> {};
+
+TEST_P(ReducingClosedForms, ExpansionEqualsClosedForm) {
+  // Star of 100 GB/s links, devices streaming at 150 GB/s: reduce bandwidth
+  // min(100e9, 150e9 / 3) = 50e9, so beta_r = 2 beta; b below counts M beta.
+  const auto [c, net] = GetParam();
+  const double alpha = 2e-6, bw = 100e9, m = 64 * 1048576.0;
+  const Topology t = star(c.n, bw, alpha);
+  const Program p = one_collective(c.n, c.kind, c.alg, m, c.root);
+  for (bool implicit : {true, false}) {
+    SimOptions o;
+    o.network = net;
+    o.exact = true;
+    auto r = detail::simulate_with(p, t, reducing_profile(150e9), o, implicit);
+    ASSERT_TRUE(r.is_ok()) << r.message();
+    EXPECT_LT(rel_err(r->step_seconds, c.a * alpha + c.b * m / bw), 1e-9) << c.name << " " << implicit;
+  }
+}
+
+// docs/ARCHITECTURE.md's table with beta_r = 2 beta:
+const Case kReducingCases[] = {
+    // Ring AllReduce: 2(N-1) alpha + (N-1)/N M (beta_r + beta): N = 2: 2a + 0.5*3 = 1.5b;
+    // N = 5: 8a + 0.8*3 = 2.4b.
+    {"allreduce_ring_2", CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, 2, 0, 2, 1.5},
+    {"allreduce_ring_5", CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, 5, 0, 8, 2.4},
+    // Rabenseifner: 2 lg N alpha + (N-1)/N M (beta_r + beta) = 6a + 0.875*3 = 2.625b.
+    {"allreduce_hd_8", CollectiveKind::kAllReduce, CollectiveAlgorithm::kHalvingDoubling, 8, 0, 6, 2.625},
+    // Double binary tree on 2 ranks: 2a + 0.5*3 = 1.5b.
+    {"allreduce_tree_2", CollectiveKind::kAllReduce, CollectiveAlgorithm::kTree, 2, 0, 2, 1.5},
+    // Ring ReduceScatter: (N-1) alpha + (N-1)/N M beta_r = 5a + 2*5/6 b; tree is the ring.
+    {"reducescatter_ring_6", CollectiveKind::kReduceScatter, CollectiveAlgorithm::kRing, 6, 0, 5, 10.0 / 6},
+    {"reducescatter_tree_6", CollectiveKind::kReduceScatter, CollectiveAlgorithm::kTree, 6, 0, 5, 10.0 / 6},
+    // Recursive halving: lg N alpha + (N-1)/N M beta_r = 3a + 1.75b.
+    {"reducescatter_hd_8", CollectiveKind::kReduceScatter, CollectiveAlgorithm::kHalvingDoubling, 8, 0, 3, 1.75},
+    // Reduce: chain (N-1) alpha + M beta_r = 4a + 2b; binomial tree 3(a + 2b) = 3a + 6b;
+    // halving + binomial gather 2 lg N alpha + (N-1)/N M (beta_r + beta) = 6a + 2.625b.
+    {"reduce_ring_5_root4", CollectiveKind::kReduce, CollectiveAlgorithm::kRing, 5, 4, 4, 2},
+    {"reduce_tree_5", CollectiveKind::kReduce, CollectiveAlgorithm::kTree, 5, 0, 3, 6},
+    {"reduce_hd_8_root5", CollectiveKind::kReduce, CollectiveAlgorithm::kHalvingDoubling, 8, 5, 6, 2.625},
+    // Nothing reduces: unchanged.
+    {"allgather_ring_8", CollectiveKind::kAllGather, CollectiveAlgorithm::kRing, 8, 0, 7, 0.875},
+    {"broadcast_ring_6_root2", CollectiveKind::kBroadcast, CollectiveAlgorithm::kRing, 6, 2, 5, 1},
+    {"broadcast_hd_8_root3", CollectiveKind::kBroadcast, CollectiveAlgorithm::kHalvingDoubling, 8, 3, 6, 1.75},
+    {"alltoall_6", CollectiveKind::kAllToAll, CollectiveAlgorithm::kRing, 6, 0, 5, 5.0 / 6},
+};
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, ReducingClosedForms,
+    ::testing::Combine(::testing::ValuesIn(kReducingCases),
+                       ::testing::Values(NetworkModel::kIdeal, NetworkModel::kFlow)),
+    [](const auto& param_info) {
+      return std::string(std::get<0>(param_info.param).name) + "_" +
+             std::string(network_model_name(std::get<1>(param_info.param)));
+    });
+
+TEST(Reductions, HierarchicalEqualsClosedForm) {
+  // Two DGX A100 nodes, devices streaming at 600 GB/s: inside a node the reduce
+  // bandwidth is min(300e9, 600e9 / 3) = 200e9; across, the 25 GB/s NIC stays
+  // the bottleneck (min(25e9, 200e9) = 25e9: free). g = 8, n = 2, M = 1 GiB:
+  //   AllReduce: 7*2e-6 + 7/8 M/200e9 (ReduceScatter) + 7*2e-6 + 7/8 M/300e9 (AllGather)
+  //            + 2*5e-6 + 1/2 (M/8)(1/25e9 + 1/25e9) (ring AllReduce of M/8 per rail);
+  //   ReduceScatter: 7*2e-6 + 7/8 M/200e9 + 5e-6 + 1/2 (M/8)/25e9.
+  auto t = make_preset("dgx-a100", 2);
+  ASSERT_TRUE(t.is_ok());
+  const double m = kGiB;
+  const double ar = 7 * 2e-6 + 7.0 / 8 * m / 200e9 + 7 * 2e-6 + 7.0 / 8 * m / 300e9 + 2 * 5e-6 +
+                    0.5 * (m / 8) * (2 / 25e9);
+  const double rs = 7 * 2e-6 + 7.0 / 8 * m / 200e9 + 5e-6 + 0.5 * (m / 8) / 25e9;
+  for (auto net : {NetworkModel::kIdeal, NetworkModel::kFlow}) {
+    const SimResult a = run(one_collective(16, CollectiveKind::kAllReduce, CollectiveAlgorithm::kHierarchical, m),
+                            *t, reducing_profile(600e9), net, true);
+    EXPECT_LT(rel_err(a.step_seconds, ar), 1e-9) << network_model_name(net);
+    const SimResult r = run(one_collective(16, CollectiveKind::kReduceScatter, CollectiveAlgorithm::kHierarchical, m),
+                            *t, reducing_profile(600e9), net, true);
+    EXPECT_LT(rel_err(r.step_seconds, rs), 1e-9) << network_model_name(net);
+  }
+}
+
+TEST(Reductions, CpuHostSharedMemoryInSeries) {
+  // cpu-host: 10 GB/s shared-memory routes, alpha 1 us; host threads stream at
+  // 10 GB/s x 0.8 = 8 GB/s and the call costs 2 us (default profile). Over shared
+  // memory the receiving thread copies, then reads its operand: reduce bandwidth
+  // 1 / (1/1e10 + 1/8e9) = 1 / 2.25e-10. Ring AllReduce of 16 MiB on 2 (the same
+  // number as costmodel's CollectiveQueryOn.CpuHostReduction):
+  //   2*1e-6 + 0.5*16777216*(2.25e-10 + 1e-10) + 2e-6 = 0.0027302976 s.
+  auto t = make_preset("cpu-host", 1, 2);
+  ASSERT_TRUE(t.is_ok());
+  const Program p = one_collective(2, CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, 16777216.0);
+  for (auto net : {NetworkModel::kIdeal, NetworkModel::kFlow})
+    for (bool implicit : {true, false}) {
+      SimOptions o;
+      o.network = net;
+      o.exact = true;
+      auto r = detail::simulate_with(p, *t, HardwareProfile::defaults(), o, implicit);
+      ASSERT_TRUE(r.is_ok()) << r.message();
+      EXPECT_LT(rel_err(r->step_seconds, 0.0027302976), 1e-9);
+      // The reduction is no link: the links still carry 2 chunks of M/2 each way.
+      EXPECT_LT(rel_err(r->links[0].bytes, 16777216.0), 1e-12);
+    }
+}
+
+TEST(Reductions, GpuLinksHideTheReduction) {
+  // NVLink 240 GB/s achieved vs HBM 2039 GB/s x 0.85 / 3 = 577.7 GB/s: the
+  // reduce bandwidth is the link's, so a ring ReduceScatter costs what an
+  // AllGather costs (nccl-tests on DGX A100: equal busBw).
+  auto t = make_preset("dgx-a100");
+  ASSERT_TRUE(t.is_ok());
+  const HardwareProfile h = HardwareProfile::defaults();
+  const SimResult rs = run(one_collective(8, CollectiveKind::kReduceScatter, CollectiveAlgorithm::kRing, kGiB),
+                           *t, h, NetworkModel::kFlow, true);
+  const SimResult ag = run(one_collective(8, CollectiveKind::kAllGather, CollectiveAlgorithm::kRing, kGiB),
+                           *t, h, NetworkModel::kFlow, true);
+  EXPECT_EQ(rs.step_seconds, ag.step_seconds);
+}
+
 // ---- the shortcut gives the full expansion's answers -------------------------------------
 
 // Two DGX A100 nodes: tensor-parallel AllReduces on each node's compute
@@ -317,9 +445,13 @@ Program mixed_program(int layers) {
 TEST(Shortcut, GivesTheFullExpansionsResults) {
   auto t = make_preset("dgx-a100", 2);
   ASSERT_TRUE(t.is_ok());
-  const HardwareProfile h = HardwareProfile::defaults();
-  const Program p = mixed_program(6);
+  // The default profile (reductions hidden behind NVLink) and one whose
+  // devices reduce slower than NVLink (300 GB/s / 3 = 100 GB/s < 240 GB/s).
+  HardwareProfile slow = HardwareProfile::defaults();
+  for (auto& d : slow.devices) d.memory_bandwidth_bytes_per_second = 300e9 / d.memory_efficiency;
+  for (const HardwareProfile& h : {HardwareProfile::defaults(), slow})
   for (auto net : {NetworkModel::kIdeal, NetworkModel::kFlow}) {
+    const Program p = mixed_program(6);
     const SimResult fast = run(p, *t, h, net, /*exact=*/false);
     const SimResult full = run(p, *t, h, net, /*exact=*/true);
     // The 12 tensor-parallel collectives take the shortcut; the 48
@@ -368,12 +500,14 @@ TEST(ImplicitRing, EqualsTheMaterialisedScheduleUnderContention) {
   b.add_gemm(x[5], 4096, 4096, 4096, DType::kBF16, "mm");
   b.add_transfer(x[5], 1, 2e8, "send");
   const Program p = build(std::move(b));
+  // Plain links, and devices that reduce at 150e9 / 3 = 50 GB/s < 100 GB/s.
+  for (const HardwareProfile& h : {plain_profile(6e-6), reducing_profile(150e9, 6e-6)})
   for (auto net : {NetworkModel::kIdeal, NetworkModel::kFlow}) {
     SimOptions o;
     o.network = net;
     o.record_trace = true;
-    auto implicit = detail::simulate_with(p, t, plain_profile(6e-6), o, true);
-    auto explicit_ = detail::simulate_with(p, t, plain_profile(6e-6), o, false);
+    auto implicit = detail::simulate_with(p, t, h, o, true);
+    auto explicit_ = detail::simulate_with(p, t, h, o, false);
     ASSERT_TRUE(implicit.is_ok() && explicit_.is_ok());
     std::ostringstream ti, te;
     ASSERT_TRUE(write_chrome_trace(implicit->trace, ti).is_ok());
