@@ -2,8 +2,8 @@
 //
 //   build/default/bench/sim_bench --benchmark_filter=Dag
 //   build/default/bench/sim_bench --benchmark_filter=Ring1024
-//   /usr/bin/time -v build/default/bench/sim_bench --benchmark_filter=Gpt3Standin/shortcuts
-//   /usr/bin/time -v build/default/bench/sim_bench --benchmark_filter=Gpt3Standin/exact
+//   build/default/bench/sim_bench --benchmark_filter='Scenario/gpt3_175b$'
+//   build/default/bench/sim_bench --benchmark_filter=Scenario
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -12,12 +12,15 @@
 #include <random>
 #include <string>
 
+#include <sys/resource.h>
+
 #include <benchmark/benchmark.h>
 
-#include "bench/gpt3_standin.hpp"
 #include "core/profile.hpp"
+#include "core/scenario.hpp"
 #include "core/program.hpp"
 #include "core/topology.hpp"
+#include "planner/lower.hpp"
 #include "sim/simulator.hpp"
 
 namespace brigade::sim {
@@ -154,48 +157,125 @@ void BM_Ring1024(benchmark::State& state) {
 }
 BENCHMARK(BM_Ring1024)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// GPT-3 175B stand-in on 1024 GPUs (TP8 PP16 DP8, 1F1B, micro-batch 1,
-// global batch 1536): built once per process, simulated with shortcuts
-// (arg 0) or in exact mode (arg 1).
-void BM_Gpt3Standin(benchmark::State& state) {
-  const bool exact = state.range(0) == 1;
-  auto topo = make_preset("dgx-a100", 128);
-  const HardwareProfile h = HardwareProfile::defaults();
-  const double rss0 = proc_status_bytes("VmRSS");
-  const auto t0 = std::chrono::steady_clock::now();
-  Gpt3Shape shape;
-  // For profiling at a smaller scale: BRIGADE_GPT3_DP=1 simulates one replica.
-  if (const char* dp = std::getenv("BRIGADE_GPT3_DP")) shape.dp = std::atoi(dp);
-  const Program p = build_gpt3_standin(shape);
-  const auto t1 = std::chrono::steady_clock::now();
-  const double rss_program = proc_status_bytes("VmRSS") - rss0;
+// Real scenarios, as `brigade simulate SCENARIO` runs them: load, lower
+// (planner::lower), simulate, free. Counters split the work: lowering and
+// simulation wall time, the process's user and system CPU time for each
+// (system time is page faults, mostly: expensive on the development VM), the
+// simulator's own setup and loop CPU time, tasks, events, flows, and the
+// process's peak RSS during the iteration (VmHWM, reset before it).
+struct ScenarioCase {
+  const char* file;
+  bool exact;
+  planner::Granularity granularity;
+};
+const ScenarioCase kScenarioCases[] = {
+    {"scenarios/gpt3_175b_1024.yaml", false, planner::Granularity::kAuto},
+    {"scenarios/gpt3_175b_1024.yaml", true, planner::Granularity::kAuto},
+    {"scenarios/gpt3_175b_1024.yaml", false, planner::Granularity::kRegion},
+    {"scenarios/llm_13b_128gpu.yaml", false, planner::Granularity::kAuto},
+    {"scenarios/llm_13b_128gpu.yaml", true, planner::Granularity::kAuto},
+};
+
+struct CpuTimes {
+  double user = 0, sys = 0;
+};
+CpuTimes process_cpu() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+  return {sec(u.ru_utime), sec(u.ru_stime)};
+}
+
+// Resets VmHWM to the current RSS (Linux >= 4.0; ignored elsewhere).
+void reset_peak_rss() {
+  std::ofstream f("/proc/self/clear_refs");
+  f << "5";
+}
+
+void BM_Scenario(benchmark::State& state) {
+  const ScenarioCase& c = kScenarioCases[state.range(0)];
+  auto scenario = load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/" + c.file);
+  if (!scenario.is_ok()) {
+    state.SkipWithError(scenario.message().c_str());
+    return;
+  }
+  planner::LowerOptions lo;
+  lo.granularity = c.granularity;
   SimOptions o;
-  o.exact = exact;
-  o.record_task_times = false;
-  SimResult last;
+  o.network = scenario->simulation.network == "ideal" ? NetworkModel::kIdeal : NetworkModel::kFlow;
+  o.speed = scenario->simulation.speed;
+  o.exact = c.exact;
+  using Clock = std::chrono::steady_clock;
+  auto secs = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+  double lower_s = 0, sim_s = 0, free_s = 0, lower_user = 0, lower_sys = 0, sim_user = 0, sim_sys = 0,
+         setup_cpu = 0, loop_cpu = 0, peak = 0;
+  std::int64_t tasks = 0, events = 0, flows = 0, shortcut = 0;
+  double step = 0;
   for (auto _ : state) {
-    auto r = simulate(p, *topo, h, o);
+    reset_peak_rss();
+    const auto t0 = Clock::now();
+    const CpuTimes c0 = process_cpu();
+    auto plan = planner::lower(*scenario, lo);
+    const auto t1 = Clock::now();
+    const CpuTimes c1 = process_cpu();
+    if (!plan.is_ok()) {
+      state.SkipWithError(plan.message().c_str());
+      return;
+    }
+    auto r = simulate(plan->program, scenario->topology, scenario->profile, o);
+    const auto t2 = Clock::now();
+    const CpuTimes c2 = process_cpu();
     if (!r.is_ok()) {
       state.SkipWithError(r.message().c_str());
-      break;
+      return;
     }
-    last = std::move(r).value();
+    tasks = plan->program.num_tasks();
+    events = r->events;
+    flows = r->flows;
+    shortcut = r->collectives_shortcut;
+    step = r->step_seconds;
+    setup_cpu += r->setup_cpu_seconds;
+    loop_cpu += r->run_cpu_seconds;
+    peak = std::max(peak, proc_status_bytes("VmHWM"));
+    plan = Status::error("freed");
+    r = Status::error("freed");
+    const auto t3 = Clock::now();
+    lower_s += secs(t1 - t0);
+    sim_s += secs(t2 - t1);
+    free_s += secs(t3 - t2);
+    lower_user += c1.user - c0.user;
+    lower_sys += c1.sys - c0.sys;
+    sim_user += c2.user - c1.user;
+    sim_sys += c2.sys - c1.sys;
   }
-  state.counters["tasks"] = p.num_tasks();
-  state.counters["collectives"] = static_cast<double>(p.collectives().size());
-  state.counters["build_s"] = std::chrono::duration<double>(t1 - t0).count();
-  state.counters["program_rss_GiB"] = rss_program / 1073741824.0;
-  state.counters["peak_rss_GiB"] = proc_status_bytes("VmHWM") / 1073741824.0;
-  state.counters["events"] = static_cast<double>(last.events);
-  state.counters["flows"] = static_cast<double>(last.flows);
-  state.counters["shortcut"] = static_cast<double>(last.collectives_shortcut);
-  state.counters["sim_step_s"] = last.step_seconds;
-  state.counters["setup_cpu_s"] = last.setup_cpu_seconds;
-  state.counters["loop_cpu_s"] = last.run_cpu_seconds;
-  state.SetLabel(exact ? "exact" : "shortcuts");
+  const double n = static_cast<double>(state.iterations());
+  state.counters["lower_s"] = lower_s / n;
+  state.counters["lower_user_s"] = lower_user / n;
+  state.counters["lower_sys_s"] = lower_sys / n;
+  state.counters["sim_s"] = sim_s / n;
+  state.counters["sim_user_s"] = sim_user / n;
+  state.counters["sim_sys_s"] = sim_sys / n;
+  state.counters["setup_cpu_s"] = setup_cpu / n;
+  state.counters["loop_cpu_s"] = loop_cpu / n;
+  state.counters["free_s"] = free_s / n;
+  state.counters["tasks"] = static_cast<double>(tasks);
+  state.counters["events"] = static_cast<double>(events);
+  state.counters["flows"] = static_cast<double>(flows);
+  state.counters["shortcut"] = static_cast<double>(shortcut);
+  state.counters["sim_step_s"] = step;
+  state.counters["peak_rss_GiB"] = peak / 1073741824.0;
+  std::string label = std::string(c.file).substr(10);
+  label = label.substr(0, label.size() - 5);
+  label += c.exact ? " exact" : " shortcuts";
+  if (c.granularity != planner::Granularity::kAuto)
+    label += " " + std::string(planner::granularity_name(c.granularity));
+  state.SetLabel(label);
 }
-BENCHMARK(BM_Gpt3Standin)->Arg(0)->Name("Gpt3Standin/shortcuts")->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
-BENCHMARK(BM_Gpt3Standin)->Arg(1)->Name("Gpt3Standin/exact")->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(BM_Scenario)->Name("Scenario/gpt3_175b")->Arg(0)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(BM_Scenario)->Name("Scenario/gpt3_175b_exact")->Arg(1)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(BM_Scenario)->Name("Scenario/gpt3_175b_region")->Arg(2)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(BM_Scenario)->Name("Scenario/llm_13b")->Arg(3)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(BM_Scenario)->Name("Scenario/llm_13b_exact")->Arg(4)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 
 }  // namespace
 }  // namespace brigade::sim

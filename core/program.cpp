@@ -1,9 +1,15 @@
 #include "core/program.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <new>
 #include <numeric>
 #include <set>
 #include <unordered_map>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "core/profile.hpp"
 #include "core/topology.hpp"
@@ -87,6 +93,23 @@ std::string_view memory_category_name(MemoryCategory c) {
   return "?";
 }
 
+void* big_allocate(size_t bytes) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  void* p = nullptr;
+#if defined(__linux__)
+  if (bytes >= 2 * kHuge) {
+    const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+    p = std::aligned_alloc(kHuge, rounded);
+    if (p) madvise(p, rounded, MADV_HUGEPAGE);
+  }
+#endif
+  if (!p) p = std::malloc(bytes > 0 ? bytes : 1);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+void big_deallocate(void* p) noexcept { std::free(p); }
+
 std::string_view Program::task_name(TaskId t) const {
   const NameId n = task(t).name;
   if (n < 0) return {};
@@ -133,6 +156,18 @@ void ProgramBuilder::reserve(size_t tasks, size_t deps) {
   deps_.reserve(deps);
 }
 
+void ProgramBuilder::reserve_scaled(double factor) {
+  auto grow = [factor](auto& v) {
+    const auto want = static_cast<size_t>(static_cast<double>(v.size()) * factor);
+    if (want > v.capacity()) v.reserve(want);
+  };
+  grow(tasks_);
+  grow(deps_);
+  grow(allocs_);
+  grow(frees_);
+  grow(buffers_);
+}
+
 StreamId ProgramBuilder::stream(std::int32_t device, std::string_view name) {
   auto& by_name = index_->streams[device];
   auto it = by_name.find(name);
@@ -145,12 +180,14 @@ StreamId ProgramBuilder::stream(std::int32_t device, std::string_view name) {
 }
 
 NameId ProgramBuilder::intern(std::string_view name) {
+  // Planners add runs of tasks of one name (one per rank): remember the last.
+  if (last_name_ >= 0 && names_[static_cast<size_t>(last_name_)] == name) return last_name_;
   auto it = index_->names.find(name);
-  if (it != index_->names.end()) return it->second;
+  if (it != index_->names.end()) return last_name_ = it->second;
   const auto id = static_cast<NameId>(names_.size());
   names_.emplace_back(name);
   index_->names.emplace(std::string(name), id);
-  return id;
+  return last_name_ = id;
 }
 
 TaskId ProgramBuilder::add_task(Task t, std::string_view name) {
@@ -264,17 +301,166 @@ namespace {
 // Groups (key, value) pairs into CSR arrays over `n` keys, keeping the
 // insertion order of values within a key.
 template <class V>
-void to_csr(const std::vector<std::pair<TaskId, V>>& pairs, size_t n, std::vector<std::int64_t>& off,
-            std::vector<V>& ids) {
+void to_csr(const BigVector<std::pair<TaskId, V>>& pairs, size_t n, BigVector<std::int64_t>& off,
+            BigVector<V>& ids) {
   off.assign(n + 1, 0);
   for (const auto& p : pairs) ++off[static_cast<size_t>(p.first) + 1];
   std::partial_sum(off.begin(), off.end(), off.begin());
   ids.resize(pairs.size());
-  std::vector<std::int64_t> pos(off.begin(), off.end() - 1);
-  for (const auto& p : pairs) ids[static_cast<size_t>(pos[static_cast<size_t>(p.first)]++)] = p.second;
+  // off[k] serves as key k's write position, then is shifted back.
+  for (const auto& p : pairs) ids[static_cast<size_t>(off[static_cast<size_t>(p.first)]++)] = p.second;
+  std::copy_backward(off.begin(), off.end() - 1, off.end());
+  off[0] = 0;
 }
 
 }  // namespace
+
+// Whether the dependency graph (explicit deps plus stream order, a
+// collective's rank tasks merged into one node, since they start together)
+// is acyclic: an iterative depth-first search over predecessors. It needs a
+// byte and two TaskIds per task; cycle_message() rebuilds the full graph
+// (Kahn) only to name a cycle.
+bool ProgramBuilder::acyclic(const Program& p) const {
+  const size_t n = tasks_.size();
+  // rep[t]: t itself, or -(c + 1) for a rank task of collective c (its node is
+  // the collective's first rank task).
+  BigVector<TaskId> rep(n);
+  std::iota(rep.begin(), rep.end(), 0);
+  for (size_t c = 0; c < collectives_.size(); ++c)
+    for (TaskId t : collectives_[c].tasks) rep[static_cast<size_t>(t)] = -static_cast<TaskId>(c) - 1;
+  auto node = [&](TaskId t) {
+    const TaskId r = rep[static_cast<size_t>(t)];
+    return r >= 0 ? r : collectives_[static_cast<size_t>(-r - 1)].tasks[0];
+  };
+  // The previous task on each task's stream, -1 for the first.
+  BigVector<TaskId> prev(n, -1);
+  for (size_t s = 0; s < streams_.size(); ++s) {
+    const auto ts = p.stream_tasks(static_cast<StreamId>(s));
+    for (size_t i = 1; i < ts.size(); ++i) prev[static_cast<size_t>(ts[i])] = ts[i - 1];
+  }
+  // 0: unvisited; 1: being expanded (on the current path); 2: done.
+  BigVector<std::uint8_t> state(n, 0);
+  struct Entry {
+    TaskId node;
+    bool exit;
+  };
+  std::vector<Entry> stack;
+  auto push_preds = [&](TaskId u) {
+    auto one = [&](TaskId x) {
+      if (prev[static_cast<size_t>(x)] >= 0) stack.push_back({node(prev[static_cast<size_t>(x)]), false});
+      for (TaskId on : p.deps(x)) stack.push_back({node(on), false});
+    };
+    const TaskId r = rep[static_cast<size_t>(u)];
+    if (r >= 0)
+      one(u);
+    else
+      for (TaskId x : collectives_[static_cast<size_t>(-r - 1)].tasks) one(x);
+  };
+  for (TaskId root = 0; root < static_cast<TaskId>(n); ++root) {
+    if (state[static_cast<size_t>(root)] != 0 || node(root) != root) continue;
+    stack.push_back({root, false});
+    while (!stack.empty()) {
+      const Entry e = stack.back();
+      stack.pop_back();
+      std::uint8_t& st = state[static_cast<size_t>(e.node)];
+      if (e.exit) {
+        st = 2;
+        continue;
+      }
+      if (st == 2) continue;
+      if (st == 1) return false;  // a back edge (a rank on its own collective included)
+      st = 1;
+      stack.push_back({e.node, true});
+      push_preds(e.node);
+    }
+  }
+  return true;
+}
+
+// Names a cycle (the graph is known to have one, or a rank depends on its own
+// collective): Kahn's algorithm over explicit deps plus stream order, then a
+// walk back from a blocked node along blocked predecessors.
+std::string ProgramBuilder::cycle_message(const Program& p) const {
+  const auto ntasks = static_cast<TaskId>(tasks_.size());
+  const auto nstreams = static_cast<StreamId>(streams_.size());
+  auto task_label = [&](TaskId t) {
+    const Task& x = tasks_[static_cast<size_t>(t)];
+    std::string s = "task " + std::to_string(t);
+    if (x.name >= 0 && !names_[static_cast<size_t>(x.name)].empty())
+      s += " '" + names_[static_cast<size_t>(x.name)] + "'";
+    return s;
+  };
+  std::vector<TaskId> rep(tasks_.size());
+  std::iota(rep.begin(), rep.end(), 0);
+  for (const Collective& c : collectives_)
+    for (TaskId t : c.tasks) rep[static_cast<size_t>(t)] = c.tasks[0];
+  std::vector<std::int32_t> indeg(tasks_.size(), 0);
+  BigVector<std::pair<TaskId, TaskId>> edges;  // (from, to) on representatives
+  edges.reserve(deps_.size() + tasks_.size());
+  for (const auto& [t, on] : deps_)
+    edges.emplace_back(rep[static_cast<size_t>(on)], rep[static_cast<size_t>(t)]);
+  for (StreamId s = 0; s < nstreams; ++s) {
+    auto ts = p.stream_tasks(s);
+    for (size_t i = 1; i < ts.size(); ++i)
+      edges.emplace_back(rep[static_cast<size_t>(ts[i - 1])], rep[static_cast<size_t>(ts[i])]);
+  }
+  BigVector<std::int64_t> off;
+  BigVector<TaskId> succ;
+  to_csr(edges, tasks_.size(), off, succ);
+  for (const auto& e : edges)
+    if (e.first != e.second) ++indeg[static_cast<size_t>(e.second)];
+  std::vector<TaskId> queue;
+  for (TaskId t = 0; t < ntasks; ++t)
+    if (rep[static_cast<size_t>(t)] == t && indeg[static_cast<size_t>(t)] == 0) queue.push_back(t);
+  size_t done = 0, reps = 0;
+  for (TaskId t = 0; t < ntasks; ++t) reps += rep[static_cast<size_t>(t)] == t;
+  // Self edges arise only from a rank depending on its own collective.
+  for (const auto& [t, on] : deps_)
+    if (rep[static_cast<size_t>(t)] == rep[static_cast<size_t>(on)])
+      return "dependency cycle: " + task_label(t) + " -> " + task_label(on) + " (the same " +
+             (t == on ? std::string("task") : std::string("collective")) + ")";
+  while (!queue.empty()) {
+    const TaskId t = queue.back();
+    queue.pop_back();
+    ++done;
+    for (std::int64_t i = off[static_cast<size_t>(t)]; i < off[static_cast<size_t>(t) + 1]; ++i) {
+      const TaskId u = succ[static_cast<size_t>(i)];
+      if (u == t) continue;
+      if (--indeg[static_cast<size_t>(u)] == 0) queue.push_back(u);
+    }
+  }
+  if (done != reps) {
+    // Walk back from a blocked node along blocked predecessors to name a cycle.
+    std::vector<std::vector<TaskId>> pred(tasks_.size());
+    for (const auto& e : edges)
+      if (e.first != e.second && indeg[static_cast<size_t>(e.second)] > 0 &&
+          indeg[static_cast<size_t>(e.first)] > 0)
+        pred[static_cast<size_t>(e.second)].push_back(e.first);
+    TaskId start = -1;
+    for (TaskId t = 0; t < ntasks && start < 0; ++t)
+      if (rep[static_cast<size_t>(t)] == t && indeg[static_cast<size_t>(t)] > 0 &&
+          !pred[static_cast<size_t>(t)].empty())
+        start = t;
+    std::vector<TaskId> path;
+    std::vector<int> at(tasks_.size(), -1);
+    TaskId x = start;
+    while (x >= 0 && at[static_cast<size_t>(x)] < 0) {
+      at[static_cast<size_t>(x)] = static_cast<int>(path.size());
+      path.push_back(x);
+      const auto& ps = pred[static_cast<size_t>(x)];
+      x = ps.empty() ? -1 : *std::min_element(ps.begin(), ps.end());
+    }
+    std::string cycle;
+    if (x >= 0) {
+      // "A -> B" reads "A waits for B" (as Ninja prints cycles).
+      std::vector<TaskId> loop(path.begin() + at[static_cast<size_t>(x)], path.end());
+      loop.push_back(loop.front());
+      for (size_t i = 0; i < loop.size(); ++i) cycle += (i ? " -> " : "") + task_label(loop[i]);
+    }
+    return "dependency cycle: " + (cycle.empty() ? "(tasks blocked)" : cycle);
+  }
+  return "dependency cycle: (tasks blocked)";
+}
 
 Result<Program> ProgramBuilder::build() && {
   const std::string who = "program '" + name_ + "': ";
@@ -378,93 +564,23 @@ Result<Program> ProgramBuilder::build() && {
   Program p;
   p.name = name_;
   p.num_devices = num_devices_;
-  // Stream order as CSR.
+  // Stream order as CSR (tasks were added in issue order).
   {
-    std::vector<std::pair<TaskId, TaskId>> by_stream;
-    by_stream.reserve(tasks_.size());
-    for (TaskId t = 0; t < ntasks; ++t) by_stream.emplace_back(tasks_[static_cast<size_t>(t)].stream, t);
-    to_csr(by_stream, streams_.size(), p.stream_offsets_, p.stream_task_ids_);
+    auto& off = p.stream_offsets_;
+    off.assign(streams_.size() + 1, 0);
+    for (const Task& x : tasks_) ++off[static_cast<size_t>(x.stream) + 1];
+    std::partial_sum(off.begin(), off.end(), off.begin());
+    p.stream_task_ids_.resize(tasks_.size());
+    for (TaskId t = 0; t < ntasks; ++t)
+      p.stream_task_ids_[static_cast<size_t>(off[static_cast<size_t>(tasks_[static_cast<size_t>(t)].stream)]++)] = t;
+    std::copy_backward(off.begin(), off.end() - 1, off.end());
+    off[0] = 0;
   }
   to_csr(deps_, tasks_.size(), p.dep_offsets_, p.dep_ids_);
   to_csr(allocs_, tasks_.size(), p.alloc_offsets_, p.alloc_ids_);
   to_csr(frees_, tasks_.size(), p.free_offsets_, p.free_ids_);
 
-  // Cycle check (Kahn) over explicit deps plus stream order. A collective's
-  // rank tasks start together, so they are merged into one node: a rank
-  // waiting (through any chain) on another rank of the same collective is a
-  // deadlock, reported as a cycle.
-  {
-    std::vector<TaskId> rep(tasks_.size());
-    std::iota(rep.begin(), rep.end(), 0);
-    for (const Collective& c : collectives_)
-      for (TaskId t : c.tasks) rep[static_cast<size_t>(t)] = c.tasks[0];
-    std::vector<std::int32_t> indeg(tasks_.size(), 0);
-    std::vector<std::pair<TaskId, TaskId>> edges;  // (from, to) on representatives
-    edges.reserve(deps_.size() + tasks_.size());
-    for (const auto& [t, on] : deps_)
-      edges.emplace_back(rep[static_cast<size_t>(on)], rep[static_cast<size_t>(t)]);
-    for (StreamId s = 0; s < nstreams; ++s) {
-      auto ts = p.stream_tasks(s);
-      for (size_t i = 1; i < ts.size(); ++i)
-        edges.emplace_back(rep[static_cast<size_t>(ts[i - 1])], rep[static_cast<size_t>(ts[i])]);
-    }
-    std::vector<std::int64_t> off;
-    std::vector<TaskId> succ;
-    to_csr(edges, tasks_.size(), off, succ);
-    for (const auto& e : edges)
-      if (e.first != e.second) ++indeg[static_cast<size_t>(e.second)];
-    std::vector<TaskId> queue;
-    for (TaskId t = 0; t < ntasks; ++t)
-      if (rep[static_cast<size_t>(t)] == t && indeg[static_cast<size_t>(t)] == 0) queue.push_back(t);
-    size_t done = 0, reps = 0;
-    for (TaskId t = 0; t < ntasks; ++t) reps += rep[static_cast<size_t>(t)] == t;
-    // Self edges arise only from a rank depending on its own collective.
-    for (const auto& [t, on] : deps_)
-      if (rep[static_cast<size_t>(t)] == rep[static_cast<size_t>(on)])
-        return Status::error(who + "dependency cycle: " + task_label(t) + " -> " +
-                             task_label(on) + " (the same " +
-                             (t == on ? std::string("task") : std::string("collective")) + ")");
-    while (!queue.empty()) {
-      const TaskId t = queue.back();
-      queue.pop_back();
-      ++done;
-      for (std::int64_t i = off[static_cast<size_t>(t)]; i < off[static_cast<size_t>(t) + 1]; ++i) {
-        const TaskId u = succ[static_cast<size_t>(i)];
-        if (u == t) continue;
-        if (--indeg[static_cast<size_t>(u)] == 0) queue.push_back(u);
-      }
-    }
-    if (done != reps) {
-      // Walk back from a blocked node along blocked predecessors to name a cycle.
-      std::vector<std::vector<TaskId>> pred(tasks_.size());
-      for (const auto& e : edges)
-        if (e.first != e.second && indeg[static_cast<size_t>(e.second)] > 0 &&
-            indeg[static_cast<size_t>(e.first)] > 0)
-          pred[static_cast<size_t>(e.second)].push_back(e.first);
-      TaskId start = -1;
-      for (TaskId t = 0; t < ntasks && start < 0; ++t)
-        if (rep[static_cast<size_t>(t)] == t && indeg[static_cast<size_t>(t)] > 0 &&
-            !pred[static_cast<size_t>(t)].empty())
-          start = t;
-      std::vector<TaskId> path;
-      std::vector<int> at(tasks_.size(), -1);
-      TaskId x = start;
-      while (x >= 0 && at[static_cast<size_t>(x)] < 0) {
-        at[static_cast<size_t>(x)] = static_cast<int>(path.size());
-        path.push_back(x);
-        const auto& ps = pred[static_cast<size_t>(x)];
-        x = ps.empty() ? -1 : *std::min_element(ps.begin(), ps.end());
-      }
-      std::string cycle;
-      if (x >= 0) {
-        // "A -> B" reads "A waits for B" (as Ninja prints cycles).
-        std::vector<TaskId> loop(path.begin() + at[static_cast<size_t>(x)], path.end());
-        loop.push_back(loop.front());
-        for (size_t i = 0; i < loop.size(); ++i) cycle += (i ? " -> " : "") + task_label(loop[i]);
-      }
-      return Status::error(who + "dependency cycle: " + (cycle.empty() ? "(tasks blocked)" : cycle));
-    }
-  }
+  if (!acyclic(p)) return Status::error(who + cycle_message(p));
 
   p.tasks_ = std::move(tasks_);
   p.streams_ = std::move(streams_);

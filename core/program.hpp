@@ -120,6 +120,31 @@ struct Buffer {
   bool resident = false;  // live from time 0 (parameters, optimizer state)
 };
 
+// Storage for a Program's large arrays. Blocks of 4 MiB or more are 2 MiB
+// aligned and advised as transparent huge pages (Linux
+// madvise(MADV_HUGEPAGE)): a Program of millions of tasks is hundreds of MB
+// of fresh memory, and with 4 KiB pages the page faults alone cost as much
+// as building it on the development VM (docs/PERFORMANCE.md). Small blocks
+// and other systems: plain malloc.
+void* big_allocate(size_t bytes);
+void big_deallocate(void* p) noexcept;
+
+template <class T>
+struct BigAllocator {
+  using value_type = T;
+  BigAllocator() = default;
+  template <class U>
+  BigAllocator(const BigAllocator<U>&) noexcept {}  // NOLINT: rebinding
+  T* allocate(size_t n) { return static_cast<T*>(big_allocate(n * sizeof(T))); }
+  void deallocate(T* p, size_t) noexcept { big_deallocate(p); }
+  template <class U>
+  bool operator==(const BigAllocator<U>&) const noexcept {
+    return true;
+  }
+};
+template <class T>
+using BigVector = std::vector<T, BigAllocator<T>>;
+
 class ProgramBuilder;
 
 class Program {
@@ -129,7 +154,7 @@ class Program {
   std::string name;
   int num_devices = 0;
 
-  const std::vector<Task>& tasks() const { return tasks_; }
+  std::span<const Task> tasks() const { return tasks_; }
   const Task& task(TaskId t) const { return tasks_[static_cast<size_t>(t)]; }
   int num_tasks() const { return static_cast<int>(tasks_.size()); }
   // Tasks (any stream, any device) that must finish before `t` starts, in
@@ -157,20 +182,20 @@ class Program {
  private:
   friend class ProgramBuilder;
   template <class T>
-  static std::span<const T> csr(const std::vector<std::int64_t>& off, const std::vector<T>& ids,
+  static std::span<const T> csr(const BigVector<std::int64_t>& off, const BigVector<T>& ids,
                                 std::int32_t i) {
     const auto b = static_cast<size_t>(off[static_cast<size_t>(i)]);
     const auto e = static_cast<size_t>(off[static_cast<size_t>(i) + 1]);
     return std::span<const T>(ids.data() + b, e - b);
   }
-  std::vector<Task> tasks_;
+  BigVector<Task> tasks_;
   std::vector<Stream> streams_;
   std::vector<Collective> collectives_;
   std::vector<Buffer> buffers_;
   std::vector<std::string> names_;
-  std::vector<std::int64_t> dep_offsets_{0}, alloc_offsets_{0}, free_offsets_{0}, stream_offsets_{0};
-  std::vector<TaskId> dep_ids_, stream_task_ids_;
-  std::vector<BufferId> alloc_ids_, free_ids_;
+  BigVector<std::int64_t> dep_offsets_{0}, alloc_offsets_{0}, free_offsets_{0}, stream_offsets_{0};
+  BigVector<TaskId> dep_ids_, stream_task_ids_;
+  BigVector<BufferId> alloc_ids_, free_ids_;
 };
 
 // Builds a Program. Tasks are issued on their stream in the order they are
@@ -181,6 +206,10 @@ class ProgramBuilder {
 
   // Capacity hints for large Programs (avoids regrowing multi-GB arrays).
   void reserve(size_t tasks, size_t deps = 0);
+  // Capacity for `factor` times what was added so far (tasks, dependencies,
+  // memory effects, buffers): a planner that has emitted one of P similar
+  // parts asks for about P times as much.
+  void reserve_scaled(double factor);
 
   // The stream of this name on this device, created on first use.
   StreamId stream(std::int32_t device, std::string_view name);
@@ -223,15 +252,18 @@ class ProgramBuilder {
 
  private:
   TaskId add_task(Task t, std::string_view name);
+  bool acyclic(const Program& p) const;
+  std::string cycle_message(const Program& p) const;
   std::string name_;
   int num_devices_;
-  std::vector<Task> tasks_;
+  BigVector<Task> tasks_;
   std::vector<Stream> streams_;
   std::vector<Collective> collectives_;
   std::vector<Buffer> buffers_;
   std::vector<std::string> names_;
-  std::vector<std::pair<TaskId, TaskId>> deps_;       // (task, on)
-  std::vector<std::pair<TaskId, BufferId>> allocs_, frees_;
+  BigVector<std::pair<TaskId, TaskId>> deps_;       // (task, on)
+  BigVector<std::pair<TaskId, BufferId>> allocs_, frees_;
+  NameId last_name_ = -1;  // the last name interned
   struct Index;
   std::shared_ptr<Index> index_;  // name/stream lookup tables
 };

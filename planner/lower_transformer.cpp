@@ -819,6 +819,9 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
   for (int p = 0; p < s.P; ++p) {
     BRIGADE_ASSIGN_OR_RETURN(StageOut out, StageEmitter(b, s, p).run());
     stages.push_back(std::move(out));
+    // Stages are alike (the same steps; the first and last add a block):
+    // room for all of them now, instead of regrowing arrays of hundreds of MB.
+    if (p == 0 && s.P > 1) b.reserve_scaled(1.05 * s.P);
   }
 
   // Finishing pass. Tied embeddings: the first and the last stage each hold

@@ -1,5 +1,8 @@
 #include "core/program.hpp"
 
+#include <random>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace brigade {
@@ -46,6 +49,110 @@ TEST(ProgramBuilder, DependencyCycleIsNamed) {
   auto p = std::move(b).build();
   ASSERT_FALSE(p.is_ok());
   EXPECT_EQ(p.message(), "program 'loop': dependency cycle: task 0 'a' -> task 1 'c' -> task 0 'a'");
+}
+
+TEST(ProgramBuilder, ADependencyOnALaterTaskIsNotACycle) {
+  // A pipeline's receive is issued before the send it waits for exists.
+  ProgramBuilder b("later", 2);
+  const StreamId s0 = b.stream(0, "compute");
+  const StreamId s1 = b.stream(1, "compute");
+  const TaskId recv_side = b.add_fixed(s1, 1, 1, DType::kF32, "uses");
+  const TaskId send = b.add_transfer(s0, 1, 64, "send");
+  b.depend(recv_side, send);
+  auto p = std::move(b).build();
+  ASSERT_TRUE(p.is_ok()) << p.message();
+  EXPECT_EQ(p->deps(recv_side)[0], send);
+}
+
+TEST(ProgramBuilder, ARankWaitingOnItsOwnCollectiveIsACycle) {
+  // Rank 1's task waits (through x) on rank 0's task: they start together.
+  ProgramBuilder b("deadlock", 2);
+  const StreamId c0 = b.stream(0, "comm");
+  const StreamId c1 = b.stream(1, "comm");
+  const StreamId k1 = b.stream(1, "compute");
+  const CollectiveId c = b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
+                                          {0, 1}, 1024, {c0, c1}, "ar");
+  const TaskId x = b.add_fixed(k1, 1, 1, DType::kF32, "x");
+  b.depend(x, b.collective_task(c, 0));
+  b.depend(b.collective_task(c, 1), x);
+  auto p = std::move(b).build();
+  ASSERT_FALSE(p.is_ok());
+  EXPECT_EQ(p.message(), "program 'deadlock': dependency cycle: task 0 'ar' -> task 2 'x' -> task 0 'ar'");
+}
+
+// The builder's cycle check against a transitive closure worked out
+// independently, on random small Programs (streams, a collective, random
+// dependencies in both directions).
+TEST(ProgramBuilder, CycleCheckAgreesWithTransitiveClosure) {
+  std::mt19937 rng(7);
+  int cyclic = 0, acyclic = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int devices = 3, per_stream = 4;
+    ProgramBuilder b("r", devices);
+    std::vector<StreamId> streams;
+    for (int d = 0; d < devices; ++d) streams.push_back(b.stream(d, "s"));
+    std::vector<TaskId> ids;
+    std::vector<int> node;  // task -> merged node
+    for (int i = 0; i < per_stream; ++i)
+      for (int d = 0; d < devices; ++d) {
+        ids.push_back(b.add_fixed(streams[static_cast<size_t>(d)], 1, 1, DType::kF32, "t"));
+        node.push_back(static_cast<int>(node.size()));
+      }
+    // One collective over devices 0 and 1, issued last on their streams.
+    const CollectiveId c = b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
+                                            {0, 1}, 8, {streams[0], streams[1]}, "c");
+    const TaskId r0 = b.collective_task(c, 0), r1 = b.collective_task(c, 1);
+    node.push_back(r0);
+    node.push_back(r0);
+    const int n = static_cast<int>(node.size());
+    // reach[a][b]: node b waits (transitively) on node a.
+    std::vector<std::vector<char>> reach(static_cast<size_t>(n), std::vector<char>(static_cast<size_t>(n), 0));
+    auto edge = [&](int before, int after) { reach[static_cast<size_t>(node[static_cast<size_t>(before)])][static_cast<size_t>(node[static_cast<size_t>(after)])] = 1; };
+    for (int t = devices; t < per_stream * devices; ++t) edge(t - devices, t);  // stream order
+    edge(per_stream * devices - devices, r0);
+    edge(per_stream * devices - devices + 1, r1);
+    std::uniform_int_distribution<int> pick(0, n - 1);
+    const int ndeps = std::uniform_int_distribution<int>(0, 4)(rng);
+    for (int k = 0; k < ndeps; ++k) {
+      const int t = pick(rng), on = pick(rng);
+      b.depend(t, on);
+      edge(on, t);
+    }
+    for (int k = 0; k < n; ++k)
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+          if (reach[static_cast<size_t>(i)][static_cast<size_t>(k)] && reach[static_cast<size_t>(k)][static_cast<size_t>(j)]) reach[static_cast<size_t>(i)][static_cast<size_t>(j)] = 1;
+    bool cycle = false;
+    for (int i = 0; i < n; ++i) cycle = cycle || reach[static_cast<size_t>(i)][static_cast<size_t>(i)];
+    auto p = std::move(b).build();
+    EXPECT_EQ(!p.is_ok(), cycle) << "trial " << trial << ": " << (p.is_ok() ? "" : p.message());
+    if (!p.is_ok()) EXPECT_EQ(p.message().rfind("program 'r': dependency cycle: ", 0), 0u) << p.message();
+    (cycle ? cyclic : acyclic) += 1;
+  }
+  // Both outcomes were exercised.
+  EXPECT_GT(cyclic, 20);
+  EXPECT_GT(acyclic, 20);
+}
+
+TEST(ProgramBuilder, ReserveScaledKeepsWhatWasAdded) {
+  ProgramBuilder b("p", 1);
+  const StreamId s = b.stream(0, "compute");
+  const TaskId a = b.add_fixed(s, 1, 2, DType::kF32, "a");
+  const BufferId buf = b.add_buffer("buf", 0, 8, MemoryCategory::kActivations);
+  b.alloc(a, buf);
+  b.reserve_scaled(1000);
+  const TaskId c = b.add_fixed(s, 3, 4, DType::kF32, "c");
+  b.depend(c, a);
+  b.free(c, buf);
+  auto p = std::move(b).build();
+  ASSERT_TRUE(p.is_ok()) << p.message();
+  ASSERT_EQ(p->num_tasks(), 2);
+  EXPECT_EQ(p->task(c).flops, 3.0);
+  EXPECT_EQ(p->task_name(a), "a");
+  EXPECT_EQ(p->task_name(c), "c");
+  ASSERT_EQ(p->allocs(a).size(), 1u);
+  ASSERT_EQ(p->frees(c).size(), 1u);
+  EXPECT_EQ(p->deps(c)[0], a);
 }
 
 TEST(ProgramBuilder, RepeatedDeviceInGroupIsRejected) {
