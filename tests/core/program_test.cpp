@@ -120,8 +120,10 @@ TEST(ProgramBuilder, CycleCheckAgreesWithTransitiveClosure) {
     }
     for (int k = 0; k < n; ++k)
       for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j)
-          if (reach[static_cast<size_t>(i)][static_cast<size_t>(k)] && reach[static_cast<size_t>(k)][static_cast<size_t>(j)]) reach[static_cast<size_t>(i)][static_cast<size_t>(j)] = 1;
+        for (int j = 0; j < n; ++j) {
+          const auto ui = static_cast<size_t>(i), uj = static_cast<size_t>(j), uk = static_cast<size_t>(k);
+          if (reach[ui][uk] && reach[uk][uj]) reach[ui][uj] = 1;
+        }
     bool cycle = false;
     for (int i = 0; i < n; ++i) cycle = cycle || reach[static_cast<size_t>(i)][static_cast<size_t>(i)];
     auto p = std::move(b).build();
