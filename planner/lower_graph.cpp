@@ -406,6 +406,15 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
       target = e.home[static_cast<size_t>(ot.grad_of)];
     else if (!e.requested[static_cast<size_t>(out)].empty())
       target = e.requested[static_cast<size_t>(out)];
+    // The loss value is read by no op (its backward needs the prediction and
+    // the target, not the mean), so its partial sums are left unreduced: XLA
+    // drops a reduction nothing uses, and the seed's train step pmeans only
+    // the gradient. Reporting the loss would add one scalar AllReduce.
+    if (op.kind == IrKind::kLoss) {
+      e.cur[static_cast<size_t>(out)] = prop.output;
+      e.home[static_cast<size_t>(out)] = target;
+      continue;
+    }
     std::string why;
     if (!prop.output.partial.empty()) {
       if (pgrad)

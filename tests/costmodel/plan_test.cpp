@@ -382,6 +382,40 @@ TEST(EstimatePlan, GraphWithPlacement) {
   EXPECT_NE(plan_estimate_text(*e).find("Cost(P)"), std::string::npos);
 }
 
+// One bf16 matmul placed on device 3 of 4: the plan uses ONE device (not the
+// highest index + 1 = 4), and its MFU is against the bf16 peak. The profile's peaks: 1e12 in
+// every dtype but bf16, set to 4e12. GEMM (8 x 512)(512 x 512): 2*8*512*512 = 4,194,304 FLOP
+// -> 4,194,304 / 4e12 = 1.048576e-6 s (memory free); MFU = 1 against bf16 (it would read 4
+// against the f32 peak).
+TEST(EstimatePlan, GraphCountsTheDevicesItUsesAndItsDtypesPeak) {
+  Scenario sc;
+  sc.name = "one-op";
+  sc.topology = testing::round_star(4, 1e-6, 1e10, 0);  // memory free
+  ASSERT_TRUE(sc.topology.validate().is_ok());
+  sc.profile = testing::round_hardware();
+  sc.profile.devices[0].peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kBF16))] = 4e12;
+  sc.model_kind = ModelKind::kGraph;
+  sc.graph.tensors = {{"x", {8, 512}, DType::kBF16, false, {}},
+                      {"w", {512, 512}, DType::kBF16, true, {}},
+                      {"y", {8, 512}, DType::kBF16, false, {}}};
+  Op mm;
+  mm.name = "mm";
+  mm.kind = OpKind::kMatmul;
+  mm.inputs = {0, 1};
+  mm.outputs = {2};
+  mm.flops = 2.0 * 8 * 512 * 512;
+  mm.bytes = (8 * 512 + 512 * 512 + 8 * 512) * 2.0;
+  sc.graph.ops = {mm};
+  sc.placement = {{"mm", 3}};
+  auto e = estimate_plan(sc);
+  ASSERT_TRUE(e.is_ok()) << e.message();
+  EXPECT_EQ(e->devices, 1);
+  ASSERT_EQ(e->memory.size(), 1u);
+  EXPECT_EQ(e->memory[0].device, 3);
+  expect_rel(e->step_seconds, 1.048576e-6);
+  expect_rel(e->mfu, 1.0);
+}
+
 // The seed's row-sharded matmul (quiz Q10): W 1024x1024 row-sharded over 4 devices, x sharded
 // along its columns to match: y = sum_k x_k W_k needs a psum (AllReduce) of y.
 //   FLOPs per device 2*8*1024*1024 / 4 = 4,194,304 -> 4.194304e-6 s (memory free);
