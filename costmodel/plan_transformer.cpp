@@ -157,7 +157,11 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
                    double& collectives) -> Status {
       for (const Kernel& k : ks) {
         if (k.is_collective) {
-          BRIGADE_ASSIGN_OR_RETURN(double c, plan_collective(sc, k.collective, group, k.collective_bytes));
+          // Tensor-parallel collectives run as rings (NCCL inside a node; the planner's
+          // choice too); strategy.algorithm is for the data-parallel ones.
+          BRIGADE_ASSIGN_OR_RETURN(double c, collective_seconds(topo, prof, k.collective,
+                                                                CollectiveAlgorithm::kRing, group,
+                                                                k.collective_bytes));
           collectives += times * c;
           TpTally& x = tally[k.collective];
           x.calls += times, x.bytes += times * k.collective_bytes, x.seconds += times * c;

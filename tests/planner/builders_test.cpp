@@ -157,7 +157,14 @@ INSTANTIATE_TEST_SUITE_P(Korthikanti, Activations,
                                            ActivationCase{4, false, Recompute::kSelective},
                                            ActivationCase{4, true, Recompute::kSelective},
                                            ActivationCase{1, false, Recompute::kFull},
-                                           ActivationCase{4, true, Recompute::kFull}));
+                                           ActivationCase{4, true, Recompute::kFull}),
+                         // Named by value: gtest's default prints the struct's bytes,
+                         // padding included, which differ between runs (ctest then
+                         // cannot find the names it registered).
+                         [](const ::testing::TestParamInfo<ActivationCase>& p) {
+                           return "t" + std::to_string(p.param.t) + (p.param.sp ? "_sp_" : "_") +
+                                  std::string(recompute_name(p.param.r));
+                         });
 
 int count(const std::vector<Kernel>& ks, CollectiveKind kind) {
   int n = 0;
