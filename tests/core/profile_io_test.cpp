@@ -63,6 +63,12 @@ void expect_same(const HardwareProfile& a, const HardwareProfile& b) {
               b.links[static_cast<size_t>(c)].bandwidth_efficiency);
     EXPECT_EQ(a.links[static_cast<size_t>(c)].bandwidth_bytes_per_second,
               b.links[static_cast<size_t>(c)].bandwidth_bytes_per_second);
+    EXPECT_EQ(a.links[static_cast<size_t>(c)].collective_alpha_seconds,
+              b.links[static_cast<size_t>(c)].collective_alpha_seconds);
+    EXPECT_EQ(a.links[static_cast<size_t>(c)].collective_bandwidth_bytes_per_second,
+              b.links[static_cast<size_t>(c)].collective_bandwidth_bytes_per_second);
+    EXPECT_EQ(a.links[static_cast<size_t>(c)].collective_reduce_bandwidth_bytes_per_second,
+              b.links[static_cast<size_t>(c)].collective_reduce_bandwidth_bytes_per_second);
   }
 }
 
@@ -96,7 +102,8 @@ TEST_F(ProfileFiles, AwkwardValuesRoundTripExactly) {
   d.memory_bandwidth_bytes_per_second = 125e9;
   h.devices.push_back(d);
   h.links[static_cast<size_t>(LinkClass::kPcie)] = {7.5e-6, 0.123456789012345};
-  h.links[static_cast<size_t>(LinkClass::kSharedMemory)] = {6.9e-8, 1.0, 61.6e9};
+  h.links[static_cast<size_t>(LinkClass::kSharedMemory)] = {6.9e-8, 1.0, 61.6e9, 1.0 / 3.0 * 1e-5,
+                                                             7.7e9, 2.0 / 3.0 * 1e10};
   const std::string p = (dir_ / "odd.yaml").string();
   ASSERT_TRUE(save_profile(h, p).is_ok());
   Result<HardwareProfile> back = load_profile(p);
