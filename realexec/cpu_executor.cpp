@@ -5,7 +5,8 @@
 // rank blocked in a collective on its communication stream never stalls its
 // compute stream. Each thread runs its stream's tasks in order; a task first
 // waits for its cross-stream dependencies (per-task completion flags under
-// one condition variable: the events of this backend).
+// one condition variable: the events of this backend). The threads live for
+// the whole run (StreamWorkers), not one step.
 //
 // Memory: the Program's buffers are allocated for real (resident ones before
 // the first step, the others when their task starts; a first allocation is

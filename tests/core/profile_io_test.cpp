@@ -210,6 +210,12 @@ const ProfileError kProfileErrors[] = {
     {"NegativeAlpha", "links:\n  pcie: {alpha: -1us}\n",
      "2:17: error: found '-1us'; expected a non-negative duration such as 5us, 2ms or 0.001 "
      "(seconds)"},
+    {"ZeroCollectiveBandwidth", "links:\n  shm: {collective_bandwidth: 0}\n",
+     "2:31: error: found '0'; expected a positive bandwidth such as 25GB/s, 200Gbps or 1e9 "
+     "(bytes per second)"},
+    {"NegativeCollectiveAlpha", "links:\n  shm: {collective_alpha: -3us}\n",
+     "2:27: error: found '-3us'; expected a non-negative duration such as 5us, 2ms or 0.001 "
+     "(seconds)"},
     {"UnknownDtype", DEV "    gemm: {int4: 0.5}\n",
      "3:12: error: found dtype 'int4'; expected one of f64, f32, tf32, f16, bf16, fp8, i32, i8"},
     {"UnknownDtypeSuggests", DEV "    gemm: {bf1: 0.5}\n",
