@@ -103,6 +103,15 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
          {"bus_bandwidth_factor", cost::bus_bandwidth_factor(cc.kind, cc.ranks)},
          {"points", ps}});
   }
+  if (!c.collectives.empty()) {
+    const auto& sf = c.collective_step;
+    j["collective_step"] = {{"overhead_seconds", sf.overhead_seconds},
+                            {"alpha_seconds", sf.alpha_seconds},
+                            {"bandwidth_bytes_per_second", sf.bandwidth_bytes_per_second},
+                            {"reduce_bandwidth_bytes_per_second", sf.reduce_bandwidth_bytes_per_second},
+                            {"r_squared", sf.fit.r_squared},
+                            {"points", sf.fit.points}};
+  }
   j["comm_compute_slowdown"] = c.comm_compute_slowdown;
   j["notes"] = c.notes;
   j["profile"] = out.empty() ? json(nullptr) : json(out);
@@ -189,6 +198,15 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
                                  percent_of(p.model_seconds, p.seconds));
       }
     }
+    const auto& sf = c.collective_step;
+    auto bw = [](double b) { return b > 0 ? format_bandwidth(b) : std::string("-"); };
+    std::cout << fmt::format(
+        "Collective steps (allreduce, allgather, reducescatter, alltoall fitted together:\n"
+        "T = overhead + steps x alpha + copied / B + reduced / B_r, per rank): overhead {}, alpha {}, "
+        "B {}, B_r {}, R² {:.4f}\n",
+        format_seconds(sf.overhead_seconds), format_seconds(sf.alpha_seconds),
+        bw(sf.bandwidth_bytes_per_second), bw(sf.reduce_bandwidth_bytes_per_second),
+        sf.fit.r_squared);
     std::cout << fmt::format("\nCompute under communication: {:.1f}% slower\n",
                              100.0 * c.comm_compute_slowdown);
   }

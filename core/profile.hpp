@@ -58,6 +58,16 @@ struct LinkProfile {
   double bandwidth_efficiency = 1.0;  // achieved fraction of the bandwidth below
   // A measured bandwidth per direction that replaces the links' own (> 0).
   double bandwidth_bytes_per_second = 0;
+  // One step of a collective's algorithm over this class, as measured with
+  // every rank of the step moving at once (brigade calibrate fits them from
+  // whole collectives): its latency, and the bytes per second one rank
+  // delivers in a step that copies and in one that reduces. A step is not an
+  // isolated message: all ranks share the memory system, and each step ends
+  // with the ranks synchronised. < 0 / 0: derived from the fields above
+  // (cost::collective_step_alpha_beta).
+  double collective_alpha_seconds = -1;
+  double collective_bandwidth_bytes_per_second = 0;
+  double collective_reduce_bandwidth_bytes_per_second = 0;
 };
 
 struct HardwareProfile {

@@ -167,7 +167,9 @@ Status read_profile(const Cursor& root, HardwareProfile* h) {
       LinkProfile& lp = h->links[static_cast<size_t>(*lc)];
       BRIGADE_RETURN_IF_ERROR(
           v.expect_map("a link profile {alpha, bandwidth, bandwidth_efficiency}"));
-      BRIGADE_RETURN_IF_ERROR(v.check_keys({"alpha", "bandwidth", "bandwidth_efficiency"}));
+      BRIGADE_RETURN_IF_ERROR(v.check_keys({"alpha", "bandwidth", "bandwidth_efficiency",
+                                            "collective_alpha", "collective_bandwidth",
+                                            "collective_reduce_bandwidth"}));
       // Absent bandwidth: the topology's links' own (LinkProfile::bandwidth_bytes_per_second 0).
       BRIGADE_ASSIGN_OR_RETURN(lp.bandwidth_bytes_per_second,
                                v.get_quantity("bandwidth", 0, Dimension::kBytesPerSecond,
@@ -179,6 +181,16 @@ Status read_profile(const Cursor& root, HardwareProfile* h) {
         BRIGADE_ASSIGN_OR_RETURN(lp.bandwidth_efficiency,
                                  read_efficiency(v.get("bandwidth_efficiency")));
       }
+      // Absent collective figures: derived from the above (LinkProfile's comment).
+      BRIGADE_ASSIGN_OR_RETURN(lp.collective_alpha_seconds,
+                               v.get_quantity("collective_alpha", -1, Dimension::kSeconds,
+                                              Bound::kNonNegative));
+      BRIGADE_ASSIGN_OR_RETURN(lp.collective_bandwidth_bytes_per_second,
+                               v.get_quantity("collective_bandwidth", 0,
+                                              Dimension::kBytesPerSecond, Bound::kPositive));
+      BRIGADE_ASSIGN_OR_RETURN(lp.collective_reduce_bandwidth_bytes_per_second,
+                               v.get_quantity("collective_reduce_bandwidth", 0,
+                                              Dimension::kBytesPerSecond, Bound::kPositive));
     }
   }
   return Status::ok();
@@ -293,6 +305,18 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
       }
       out << YAML::Key << "bandwidth_efficiency" << YAML::Value;
       emit_double(out, l.bandwidth_efficiency);
+      if (l.collective_alpha_seconds >= 0) {
+        out << YAML::Key << "collective_alpha" << YAML::Value;
+        emit_double(out, l.collective_alpha_seconds);
+      }
+      if (l.collective_bandwidth_bytes_per_second > 0) {
+        out << YAML::Key << "collective_bandwidth" << YAML::Value;
+        emit_double(out, l.collective_bandwidth_bytes_per_second);
+      }
+      if (l.collective_reduce_bandwidth_bytes_per_second > 0) {
+        out << YAML::Key << "collective_reduce_bandwidth" << YAML::Value;
+        emit_double(out, l.collective_reduce_bandwidth_bytes_per_second);
+      }
       out << YAML::EndMap;
     }
     out << YAML::EndMap;

@@ -67,6 +67,33 @@ double route_reduce_bandwidth_bytes_per_second(const Route& route, const Topolog
       b, route.slowest_class, peak_memory_bandwidth_bytes_per_second(d, p) * p.memory_efficiency);
 }
 
+// A collective's step is not an isolated message: every rank moves at once
+// (sharing memory bandwidth on a host, switch ports on a fabric) and the
+// step ends with the ranks synchronised, so a profile may carry what such a
+// step costs, fitted from whole collectives (docs/costmodel.md, "Collective
+// steps as measured"); what it lacks, the message model gives.
+AlphaBeta collective_step_alpha_beta(const Route& route, const Topology& topology,
+                                     const HardwareProfile& profile, int receiver) {
+  const double inf = std::numeric_limits<double>::infinity();
+  if (route.channels.empty()) return AlphaBeta{0.0, inf, inf};
+  const LinkProfile& lp = profile.for_link(route.slowest_class);
+  // A rank's step never delivers faster than the route carries one message
+  // alone: the measured figures are capped at the route's bandwidth (so the
+  // simulator can run a step as the route plus a channel of its own).
+  const double b = route_bandwidth_bytes_per_second(route, topology, profile);
+  AlphaBeta ab;
+  ab.alpha_seconds = lp.collective_alpha_seconds >= 0 ? lp.collective_alpha_seconds
+                                                      : route_alpha_seconds(route, profile);
+  ab.bandwidth_bytes_per_second = lp.collective_bandwidth_bytes_per_second > 0
+                                      ? std::min(lp.collective_bandwidth_bytes_per_second, b)
+                                      : b;
+  ab.reduce_bandwidth_bytes_per_second =
+      lp.collective_reduce_bandwidth_bytes_per_second > 0
+          ? std::min(lp.collective_reduce_bandwidth_bytes_per_second, b)
+          : route_reduce_bandwidth_bytes_per_second(route, topology, profile, receiver);
+  return ab;
+}
+
 // alpha + M beta (Hockney 1994, the alpha-beta model).
 double p2p_seconds(double bytes, AlphaBeta link) { return link.alpha_seconds + bytes * beta(link); }
 
@@ -315,10 +342,10 @@ struct Slowest {
   bool any = false;
   void add(const Topology& topo, const HardwareProfile& prof, int src, int dst) {
     if (src == dst) return;
-    const Route& r = topo.route(src, dst);
-    alpha = std::max(alpha, route_alpha_seconds(r, prof));
-    bandwidth = std::min(bandwidth, route_bandwidth_bytes_per_second(r, topo, prof));
-    reduce = std::min(reduce, route_reduce_bandwidth_bytes_per_second(r, topo, prof, dst));
+    const AlphaBeta ab = collective_step_alpha_beta(topo.route(src, dst), topo, prof, dst);
+    alpha = std::max(alpha, ab.alpha_seconds);
+    bandwidth = std::min(bandwidth, ab.bandwidth_bytes_per_second);
+    reduce = std::min(reduce, ab.reduce_bandwidth_bytes_per_second);
     any = true;
   }
   AlphaBeta ab() const { return AlphaBeta{alpha, bandwidth, reduce}; }

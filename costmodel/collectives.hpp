@@ -56,6 +56,18 @@ double reduce_bandwidth_bytes_per_second(double link_bandwidth_bytes_per_second,
 double route_reduce_bandwidth_bytes_per_second(const Route& route, const Topology& topology,
                                                const HardwareProfile& profile, int receiver);
 
+// The alpha-beta of one step of a collective's algorithm from `route.src`
+// to `receiver` (every judge's one place for it): where the profile's entry
+// for the route's bottleneck class gives a collective step's own figures
+// (LinkProfile::collective_*, measured by brigade calibrate with every rank
+// moving at once), those, capped at the route's bandwidth (a rank's step
+// never beats one message alone); each one it lacks comes from the message model:
+// alpha = route_alpha_seconds, bandwidth = route_bandwidth_bytes_per_second,
+// reduce bandwidth = route_reduce_bandwidth_bytes_per_second. A route from a
+// device to itself: alpha 0, infinite bandwidths.
+AlphaBeta collective_step_alpha_beta(const Route& route, const Topology& topology,
+                                     const HardwareProfile& profile, int receiver);
+
 // ---- per-algorithm closed forms (preconditions: n >= 1, bytes >= 0, bandwidth > 0;
 // halving-doubling: n a power of two; collective_cost checks them) ---------------
 

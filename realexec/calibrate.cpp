@@ -167,6 +167,23 @@ Result<Machine> cuda_machine(int devices) {
 
 }  // namespace
 
+// Steps and per-rank bytes of the ring algorithms (Patarasuk & Yuan 2009 for
+// AllReduce; Thakur, Rabenseifner & Gropp 2005 for the others), the terms
+// of costmodel/collectives.cpp's ring_* closed forms.
+bool collective_step_row(CollectiveKind kind, int ranks, double bytes, std::vector<double>* row) {
+  const double n = ranks;
+  const double part = (n - 1) / n * bytes;
+  switch (kind) {
+    case CollectiveKind::kAllReduce: *row = {1.0, 2 * (n - 1), part, part}; return true;
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kAllToAll: *row = {1.0, n - 1, part, 0.0}; return true;
+    case CollectiveKind::kReduceScatter: *row = {1.0, n - 1, 0.0, part}; return true;
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kReduce: return false;
+  }
+  return false;
+}
+
 Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
                               const CalibrateProgress& progress) {
   const auto wall0 = std::chrono::steady_clock::now();
@@ -324,19 +341,53 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
 
   // Streaming kernels, on every device at once: sizes from L2-sized to past
   // any last-level cache, as plans' memory-bound kernels range (activations
-  // of a few MB, optimizer updates of tens of MB).
+  // of a few MB, optimizer updates of tens of MB). As plans run them: in a
+  // plan a memory-bound kernel follows other work (GEMMs whose operands,
+  // tens of MB, pass through the caches), so its data is no longer in cache;
+  // back to back, a stream that fits the caches would be measured at cache
+  // speed, 2-3 times what it achieves in a step (docs/executors.md). With two
+  // devices or more, each kernel follows a copy of kEvictBytes to the next
+  // device (untimed: only the kernels' spans count), which pushes the
+  // kernel's data out of every cache level; with one device they run back
+  // to back, and a note says so.
   {
     std::vector<SizePoint> pts;
+    const double evict_bytes = cuda ? 0.0 : (quick ? kMiB : 64 * kMiB);
+    const bool evict = !cuda && devices >= 2;
+    if (!cuda && !evict)
+      cal.notes.push_back(
+          "streaming kernels measured back to back (one device: nothing to evict the caches "
+          "with), so in-cache sizes run at cache speed");
     for (double bytes : memory_sizes) {
       const double nominal = dev.memory_bandwidth_bytes_per_second;
-      const int reps = reps_for(point_budget, nominal > 0 ? bytes / nominal : 1e-3, min_reps, 400);
-      BRIGADE_ASSIGN_OR_RETURN(
-          auto ps, on_every_device("calibrate-memory", [&](ProgramBuilder& b, StreamId s) {
-            for (int i = 0; i < reps; ++i) b.add_memory_bound(s, bytes, DType::kF32, "stream");
-          }));
-      BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(ps.first, "streaming " + format_bytes(bytes) +
-                                                                " x" + std::to_string(reps)));
-      pts.push_back(SizePoint{bytes, Bench::per_task_seconds(t, ps.second), 0});
+      const double estimate =
+          (nominal > 0 ? bytes / nominal : 1e-3) + (evict ? evict_bytes / nominal : 0.0);
+      const int reps = reps_for(point_budget, estimate, min_reps, evict ? 12 : 400);
+      std::vector<StreamId> ss;
+      ProgramBuilder b("calibrate-memory", devices);
+      for (int d = 0; d < devices; ++d) {
+        const StreamId s = b.stream(d, "compute");
+        ss.push_back(s);
+        for (int i = 0; i < reps; ++i) {
+          if (evict) b.add_transfer(s, (d + 1) % devices, evict_bytes, "evict");
+          b.add_memory_bound(s, bytes, DType::kF32, "stream");
+        }
+      }
+      BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
+      BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(p, "streaming " + format_bytes(bytes) +
+                                                         " x" + std::to_string(reps)));
+      double spans = 0;
+      int count = 0;
+      for (const TraceSpan& sp : t.spans)
+        if (sp.kind == TaskKind::kCompute) {
+          spans += sp.end_seconds - sp.start_seconds;
+          ++count;
+        }
+      // Launch overhead as per_task_seconds counts it: the kernel's span plus one launch.
+      const double per = !evict          ? Bench::per_task_seconds(t, ss)
+                         : count > 0 ? spans / count + cal.launch_overhead_seconds
+                                     : 0.0;
+      pts.push_back(SizePoint{bytes, per, 0});
     }
     BRIGADE_ASSIGN_OR_RETURN(cal.memory, fit_alpha_beta(pts));
     double bytes_sum = 0, kernel_sum = 0;
@@ -558,16 +609,39 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   }
   profile.devices.push_back(dp);
   if (!cal.collectives.empty() && !cal.links.empty()) {
-    // The per-call overhead: what the AllReduce fit's intercept has beyond
-    // the ring formula's 2(N-1) per-step alphas (Patarasuk & Yuan 2009).
-    const CollectiveCalibration& ar = cal.collectives.front();
-    const double alpha =
-        profile.links[static_cast<size_t>(cal.links.front().link_class)].alpha_seconds;
-    const double overhead = ar.fit.intercept - 2.0 * (devices - 1) * alpha;
-    profile.devices.back().collective_overhead_seconds = std::max(0.0, overhead);
-    if (overhead < 0)
-      cal.notes.push_back("the AllReduce intercept (" + format_seconds(ar.fit.intercept) +
-                          ") is below 2(N-1) transfer alphas: collective overhead kept at 0");
+    // A collective's steps as they run (every rank at once, synchronised),
+    // fitted from the ring kinds at every size together.
+    std::vector<std::vector<double>> rows;
+    std::vector<double> times;
+    for (const CollectiveCalibration& cc : cal.collectives)
+      for (const CollectivePoint& p : cc.points) {
+        std::vector<double> row;
+        if (!collective_step_row(cc.kind, cc.ranks, p.bytes, &row) || !(p.seconds > 0)) continue;
+        rows.push_back(std::move(row));
+        times.push_back(p.seconds);
+      }
+    LinkProfile& lp = profile.links[static_cast<size_t>(cal.links.front().link_class)];
+    auto step = fit_nonnegative(rows, times);
+    if (step.is_ok()) {
+      CollectiveStepFit& sf = cal.collective_step;
+      sf.fit = *step;
+      const std::vector<double>& c = sf.fit.coefficients;
+      sf.overhead_seconds = c[0];
+      sf.alpha_seconds = c[1];
+      sf.bandwidth_bytes_per_second = c[2] > 0 ? 1.0 / c[2] : 0.0;
+      sf.reduce_bandwidth_bytes_per_second = c[3] > 0 ? 1.0 / c[3] : 0.0;
+      profile.devices.back().collective_overhead_seconds = sf.overhead_seconds;
+      lp.collective_alpha_seconds = sf.alpha_seconds;
+      lp.collective_bandwidth_bytes_per_second = sf.bandwidth_bytes_per_second;
+      lp.collective_reduce_bandwidth_bytes_per_second = sf.reduce_bandwidth_bytes_per_second;
+      if (c[2] <= 0 || c[3] <= 0)
+        cal.notes.push_back(
+            "the collective step fit left a bandwidth undetermined (coefficient 0): that one "
+            "comes from the link's alpha-beta and the memory bandwidth");
+    } else {
+      cal.notes.push_back("collective steps not fitted (" + step.message() +
+                          "): collectives use the links' alpha-beta");
+    }
     // What the judges predict for every measured collective with this profile.
     std::vector<int> group;
     for (int d = 0; d < devices; ++d) group.push_back(d);

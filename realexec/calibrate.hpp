@@ -92,6 +92,22 @@ struct CollectiveCalibration {
   std::vector<CollectivePoint> points;
 };
 
+// One step of Brigade's ring collectives, fitted from AllReduce, AllGather,
+// ReduceScatter and AllToAll at every size together (fit_nonnegative):
+//   T = overhead + s alpha + C / bandwidth + R / reduce_bandwidth
+// with s the algorithm's steps, C and R the bytes one rank copies and
+// reduces over them (cost::ring_* closed forms: AllReduce s = 2(N-1),
+// C = R = (N-1)/N M; AllGather s = N-1, C = (N-1)/N M; ReduceScatter
+// s = N-1, R = (N-1)/N M; AllToAll s = N-1, C = (N-1)/N M). The profile's
+// LinkProfile::collective_* and collective_overhead take these figures.
+struct CollectiveStepFit {
+  MultiFit fit;  // coefficients: overhead, alpha, 1/bandwidth, 1/reduce bandwidth
+  double overhead_seconds = 0;
+  double alpha_seconds = 0;
+  double bandwidth_bytes_per_second = 0;         // 0: not determined (coefficient 0)
+  double reduce_bandwidth_bytes_per_second = 0;  // 0: not determined
+};
+
 struct Calibration {
   HardwareProfile profile;   // what `--out` writes
   std::string backend;       // "cpu", "cuda"
@@ -113,12 +129,18 @@ struct Calibration {
   double comm_compute_slowdown = 0;
   std::vector<LinkCalibration> links;
   std::vector<CollectiveCalibration> collectives;
+  CollectiveStepFit collective_step;  // when collectives were measured
   std::vector<std::string> notes;  // what was not measured, and why
   double wall_seconds = 0;
 };
 
 // Progress: a short line about what is being measured, and how far along.
 using CalibrateProgress = std::function<void(const std::string& what, int done, int total)>;
+
+// The row (1, s, C, R) of CollectiveStepFit for one ring collective of
+// `kind` over `ranks` ranks and M = `bytes`; false for Broadcast and Reduce
+// (pipelined chains whose steps the simulator does not model one by one).
+bool collective_step_row(CollectiveKind kind, int ranks, double bytes, std::vector<double>* row);
 
 // Runs the micro-benchmarks on `backend` and fits the profile. Errors: no
 // GPU for kCuda ("no CUDA device: ..."), devices < 1 (bad input), and any

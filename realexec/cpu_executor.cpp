@@ -5,7 +5,8 @@
 // rank blocked in a collective on its communication stream never stalls its
 // compute stream. Each thread runs its stream's tasks in order; a task first
 // waits for its cross-stream dependencies (per-task completion flags under
-// one condition variable: the events of this backend).
+// one condition variable: the events of this backend). The threads live for
+// the whole run (StreamWorkers), not one step.
 //
 // Memory: the Program's buffers are allocated for real (resident ones before
 // the first step, the others when their task starts; a first allocation is
@@ -18,9 +19,11 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
+#include <system_error>
 #include <thread>
 
 #include "core/profile.hpp"
@@ -145,6 +148,84 @@ struct CollectiveRun {
   std::vector<double> step_end_seconds;
 };
 
+// One thread per non-empty stream, started with the run's first step and
+// kept for its later steps (a caching framework's workers persist too): a
+// step then pays neither thread creation nor the scheduler's first placement
+// of fresh threads (which may start on the same core and migrate only after
+// a few milliseconds), only the wake-up from go(). The step's job is set by
+// start() before go() and read by every thread after it.
+class StreamWorkers {
+ public:
+  StreamWorkers() = default;
+  StreamWorkers(const StreamWorkers&) = delete;
+  StreamWorkers& operator=(const StreamWorkers&) = delete;
+  ~StreamWorkers() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      quit_ = true;
+    }
+    go_cv_.notify_all();
+    for (std::thread& t : threads_) t.join();
+  }
+
+  // Sets the step's job and starts the threads not yet running; an error
+  // when the host refuses a thread (those started run the job all the same).
+  Status start(const Program& p, std::function<void(StreamId)> job) {
+    job_ = std::move(job);
+    if (started_) return Status::ok();
+    started_ = true;
+    try {
+      for (StreamId s = 0; s < static_cast<StreamId>(p.streams().size()); ++s) {
+        if (p.stream_tasks(s).empty()) continue;
+        threads_.emplace_back([this, s] { loop(s); });
+      }
+    } catch (const std::system_error& e) {
+      return Status::error(std::string(kWho) + ": could not start a thread for every stream (" +
+                               std::to_string(threads_.size()) + " started): " + e.what(),
+                           ErrorKind::kRuntime);
+    }
+    return Status::ok();
+  }
+  // Every thread runs the job once.
+  void go() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      running_ = static_cast<int>(threads_.size());
+      ++generation_;
+    }
+    go_cv_.notify_all();
+  }
+  // Until every thread has returned from the job.
+  void wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, [&] { return running_ == 0; });
+  }
+
+ private:
+  void loop(StreamId s) {
+    std::uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      go_cv_.wait(lock, [&] { return quit_ || generation_ != seen; });
+      if (quit_) return;
+      seen = generation_;
+      lock.unlock();
+      job_(s);
+      lock.lock();
+      if (--running_ == 0) done_cv_.notify_all();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable go_cv_, done_cv_;
+  std::vector<std::thread> threads_;
+  std::function<void(StreamId)> job_;
+  std::uint64_t generation_ = 0;
+  int running_ = 0;
+  bool quit_ = false;
+  bool started_ = false;
+};
+
 // What the threads of one step share.
 struct StepState {
   explicit StepState(const Program& p) : done(static_cast<size_t>(p.num_tasks())) {
@@ -210,6 +291,7 @@ class CpuExecutor final : public RealExecutor {
     BufferPool pool;
     std::vector<Workspace> ws;  // by stream
     std::string source = "cpu";
+    StreamWorkers workers;  // last: its threads stop before the rest is freed
   };
 
   Status check_program(const Program& p, const Topology& topo);
@@ -553,50 +635,24 @@ Result<Trace> CpuExecutor::run_step(Run& run, bool verify) {
   const Program& p = *run.program;
   StepState st(p);
   std::vector<StreamRecord> records(p.streams().size());
-  std::vector<std::thread> threads;
-  std::mutex gate_mu;
-  std::condition_variable gate_cv;
-  bool go = false;
   double t0 = 0;
-  auto open_gate = [&] {
-    {
-      std::lock_guard<std::mutex> lock(gate_mu);
-      go = true;
+  Status spawn_error = run.workers.start(p, [&](StreamId s) {
+    if (st.abort.load()) return;
+    try {
+      run_stream(run, st, s, t0, verify, records[static_cast<size_t>(s)]);
+    } catch (const std::bad_alloc&) {
+      st.fail(Status::error(std::string(kWho) + ": the host ran out of memory on stream '" +
+                                p.streams()[static_cast<size_t>(s)].name + "'",
+                            ErrorKind::kRuntime));
+    } catch (const std::exception& e) {
+      st.fail(Status::error(std::string(kWho) + ": " + e.what(), ErrorKind::kInternal));
     }
-    gate_cv.notify_all();
-  };
-  Status spawn_error;
-  try {
-    for (StreamId s = 0; s < static_cast<StreamId>(p.streams().size()); ++s) {
-      if (p.stream_tasks(s).empty()) continue;
-      threads.emplace_back([&, s] {
-        {
-          std::unique_lock<std::mutex> lock(gate_mu);
-          gate_cv.wait(lock, [&] { return go; });
-        }
-        if (st.abort.load()) return;
-        try {
-          run_stream(run, st, s, t0, verify, records[static_cast<size_t>(s)]);
-        } catch (const std::bad_alloc&) {
-          st.fail(Status::error(std::string(kWho) + ": the host ran out of memory on stream '" +
-                                    p.streams()[static_cast<size_t>(s)].name + "'",
-                                ErrorKind::kRuntime));
-        } catch (const std::exception& e) {
-          st.fail(Status::error(std::string(kWho) + ": " + e.what(), ErrorKind::kInternal));
-        }
-      });
-    }
-  } catch (const std::system_error& e) {
-    spawn_error =
-        Status::error(std::string(kWho) + ": could not start a thread for every stream (" +
-                          std::to_string(threads.size()) + " started): " + e.what(),
-                      ErrorKind::kRuntime);
-    st.abort.store(true);
-  }
+  });
+  if (!spawn_error.is_ok()) st.abort.store(true);
   run.ledger->restart_samples(0.0);
   t0 = options_.clock->now_seconds();
-  open_gate();
-  for (std::thread& th : threads) th.join();
+  run.workers.go();
+  run.workers.wait();
   const double step_end = options_.clock->now_seconds() - t0;
   // Buffers the Program never frees die with the step.
   for (BufferId b = 0; b < static_cast<BufferId>(p.buffers().size()); ++b)

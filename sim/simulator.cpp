@@ -151,7 +151,7 @@ class Engine {
   std::string task_label(TaskId t) const;
   std::string collective_label(CollectiveId c) const;
   Result<std::int32_t> route_index(std::int32_t src, std::int32_t dst);
-  Result<std::int32_t> reduce_route_index(std::int32_t src, std::int32_t dst);
+  Result<std::int32_t> collective_route_index(std::int32_t src, std::int32_t dst, bool reduce);
   std::string check_route(std::int32_t src, std::int32_t dst, std::int32_t& index);
 
   // ---- event handling
@@ -236,11 +236,11 @@ class Engine {
   std::unordered_map<std::uint64_t, std::int32_t> route_map_;
   std::vector<RouteInfo> routes_;
   std::vector<ChannelId> route_channels_;
-  // The route a reducing message takes, by (src, dst): the plain route, or a
-  // copy of it with one more channel past the topology's (a pair's own
-  // reduction, of capacity cost::route_reduce_bandwidth_bytes_per_second)
-  // when reducing is slower than the links.
-  std::unordered_map<std::uint64_t, std::int32_t> reduce_route_map_;
+  // The route a collective's step takes, by (src, dst, reduces): the plain
+  // route with the step's alpha (cost::collective_step_alpha_beta), plus one
+  // more channel past the topology's (the pair's own copy or reduction, of
+  // the step's bandwidth) when the step is slower than the links.
+  std::unordered_map<std::uint64_t, std::int32_t> collective_route_map_;
   // Running work.
   EventQueue queue_;
   std::vector<std::int32_t> ready_;  // internal indices
@@ -313,28 +313,35 @@ Result<std::int32_t> Engine::route_index(std::int32_t src, std::int32_t dst) {
   return index;
 }
 
-Result<std::int32_t> Engine::reduce_route_index(std::int32_t src, std::int32_t dst) {
-  const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst);
-  if (auto it = reduce_route_map_.find(key); it != reduce_route_map_.end()) return it->second;
+Result<std::int32_t> Engine::collective_route_index(std::int32_t src, std::int32_t dst, bool reduce) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(src) << 33) |
+                            (static_cast<std::uint64_t>(static_cast<std::uint32_t>(dst)) << 1) |
+                            (reduce ? 1u : 0u);
+  if (auto it = collective_route_map_.find(key); it != collective_route_map_.end()) return it->second;
   BRIGADE_ASSIGN_OR_RETURN(std::int32_t index, route_index(src, dst));
-  const double reduce = cost::route_reduce_bandwidth_bytes_per_second(topo_.route(src, dst), topo_, prof_, dst);
+  const cost::AlphaBeta step = cost::collective_step_alpha_beta(topo_.route(src, dst), topo_, prof_, dst);
+  const double bandwidth = reduce ? step.reduce_bandwidth_bytes_per_second : step.bandwidth_bytes_per_second;
   const RouteInfo plain = routes_[static_cast<size_t>(index)];
-  if (reduce < plain.bandwidth_bytes_per_second) {
-    const auto channel = static_cast<ChannelId>(chan_capacity_.size());
-    chan_capacity_.push_back(reduce);
-    chan_.push_back(ChannelUse{});
-    if (opt_.network == NetworkModel::kFlow) net_.add_channel(reduce);
+  const bool slower = bandwidth < plain.bandwidth_bytes_per_second;
+  if (slower || step.alpha_seconds != plain.alpha_seconds) {
     RouteInfo info = plain;
-    info.first = static_cast<std::int32_t>(route_channels_.size());
-    info.count = plain.count + 1;
-    info.bandwidth_bytes_per_second = reduce;
-    for (std::int32_t i = 0; i < plain.count; ++i)
-      route_channels_.push_back(route_channels_[static_cast<size_t>(plain.first + i)]);
-    route_channels_.push_back(channel);
+    info.alpha_seconds = step.alpha_seconds;
+    if (slower) {
+      const auto channel = static_cast<ChannelId>(chan_capacity_.size());
+      chan_capacity_.push_back(bandwidth);
+      chan_.push_back(ChannelUse{});
+      if (opt_.network == NetworkModel::kFlow) net_.add_channel(bandwidth);
+      info.first = static_cast<std::int32_t>(route_channels_.size());
+      info.count = plain.count + 1;
+      info.bandwidth_bytes_per_second = bandwidth;
+      for (std::int32_t i = 0; i < plain.count; ++i)
+        route_channels_.push_back(route_channels_[static_cast<size_t>(plain.first + i)]);
+      route_channels_.push_back(channel);
+    }
     index = static_cast<std::int32_t>(routes_.size());
     routes_.push_back(info);
   }
-  reduce_route_map_.emplace(key, index);
+  collective_route_map_.emplace(key, index);
   return index;
 }
 
@@ -803,9 +810,9 @@ void Engine::start_ring(std::int32_t inst, const Collective& col) {
   for (std::int32_t r = 0; r < n; ++r) {
     const std::int32_t src = in.devices[static_cast<size_t>(r)];
     const std::int32_t dst = in.devices[static_cast<size_t>((r + 1) % n)];
-    auto route = route_index(src, dst);
+    auto route = collective_route_index(src, dst, false);
     if (route.is_ok() && in.ring_reduce_steps > 0) {
-      auto reduce = reduce_route_index(src, dst);
+      auto reduce = collective_route_index(src, dst, true);
       if (!reduce.is_ok()) route = reduce.status();
       else in.ring_reduce_route[static_cast<size_t>(r)] = *reduce;
     }
@@ -880,7 +887,7 @@ void Engine::start_op(std::int32_t inst, std::int32_t op) {
   const ScheduleOp& o = in.sched.ops[static_cast<size_t>(op)];
   const std::int32_t src = in.devices[static_cast<size_t>(o.src_rank)];
   const std::int32_t dst = in.devices[static_cast<size_t>(o.dst_rank)];
-  auto r = o.reduce ? reduce_route_index(src, dst) : route_index(src, dst);
+  auto r = in.transfer >= 0 ? route_index(src, dst) : collective_route_index(src, dst, o.reduce != 0);
   if (!r.is_ok()) {
     op_error(in, r.status());
     return;

@@ -63,6 +63,12 @@ void expect_same(const HardwareProfile& a, const HardwareProfile& b) {
               b.links[static_cast<size_t>(c)].bandwidth_efficiency);
     EXPECT_EQ(a.links[static_cast<size_t>(c)].bandwidth_bytes_per_second,
               b.links[static_cast<size_t>(c)].bandwidth_bytes_per_second);
+    EXPECT_EQ(a.links[static_cast<size_t>(c)].collective_alpha_seconds,
+              b.links[static_cast<size_t>(c)].collective_alpha_seconds);
+    EXPECT_EQ(a.links[static_cast<size_t>(c)].collective_bandwidth_bytes_per_second,
+              b.links[static_cast<size_t>(c)].collective_bandwidth_bytes_per_second);
+    EXPECT_EQ(a.links[static_cast<size_t>(c)].collective_reduce_bandwidth_bytes_per_second,
+              b.links[static_cast<size_t>(c)].collective_reduce_bandwidth_bytes_per_second);
   }
 }
 
@@ -96,7 +102,8 @@ TEST_F(ProfileFiles, AwkwardValuesRoundTripExactly) {
   d.memory_bandwidth_bytes_per_second = 125e9;
   h.devices.push_back(d);
   h.links[static_cast<size_t>(LinkClass::kPcie)] = {7.5e-6, 0.123456789012345};
-  h.links[static_cast<size_t>(LinkClass::kSharedMemory)] = {6.9e-8, 1.0, 61.6e9};
+  h.links[static_cast<size_t>(LinkClass::kSharedMemory)] = {6.9e-8, 1.0, 61.6e9, 1.0 / 3.0 * 1e-5,
+                                                             7.7e9, 2.0 / 3.0 * 1e10};
   const std::string p = (dir_ / "odd.yaml").string();
   ASSERT_TRUE(save_profile(h, p).is_ok());
   Result<HardwareProfile> back = load_profile(p);
@@ -202,6 +209,12 @@ const ProfileError kProfileErrors[] = {
      "3:28: error: found '-0.1'; expected a non-negative number"},
     {"NegativeAlpha", "links:\n  pcie: {alpha: -1us}\n",
      "2:17: error: found '-1us'; expected a non-negative duration such as 5us, 2ms or 0.001 "
+     "(seconds)"},
+    {"ZeroCollectiveBandwidth", "links:\n  shm: {collective_bandwidth: 0}\n",
+     "2:31: error: found '0'; expected a positive bandwidth such as 25GB/s, 200Gbps or 1e9 "
+     "(bytes per second)"},
+    {"NegativeCollectiveAlpha", "links:\n  shm: {collective_alpha: -3us}\n",
+     "2:27: error: found '-3us'; expected a non-negative duration such as 5us, 2ms or 0.001 "
      "(seconds)"},
     {"UnknownDtype", DEV "    gemm: {int4: 0.5}\n",
      "3:12: error: found dtype 'int4'; expected one of f64, f32, tf32, f16, bf16, fp8, i32, i8"},

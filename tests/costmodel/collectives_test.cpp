@@ -356,6 +356,43 @@ TEST(CollectiveQueryOn, CpuHostReduction) {
   expect_near_rel(c->seconds, 0.0027302976);
 }
 
+// A profile with a collective step's own figures for shared memory (as
+// brigade calibrate fits them): alpha 10 us, 5 GB/s copying, 4 GB/s reducing,
+// 100 us per call. Ring AllReduce of M = 16e6 B on 2 host threads:
+//   100e-6 + 2*10e-6 + 0.5*16e6*(1/4e9 + 1/5e9) = 120e-6 + 2e-3 + 1.6e-3 = 3.72e-3 s.
+// A step never beats the route alone: 20 GB/s copying is capped at the 10 GB/s route.
+TEST(CollectiveQueryOn, CollectiveStepFiguresReplaceTheMessageModel) {
+  auto topo = make_preset("cpu-host", 1, 2);
+  ASSERT_TRUE(topo.is_ok()) << topo.message();
+  ASSERT_TRUE(topo->validate().is_ok());
+  HardwareProfile h = HardwareProfile::defaults();
+  LinkProfile& shm = h.links[static_cast<size_t>(LinkClass::kSharedMemory)];
+  shm.collective_alpha_seconds = 10e-6;
+  shm.collective_bandwidth_bytes_per_second = 5e9;
+  shm.collective_reduce_bandwidth_bytes_per_second = 4e9;
+  for (DeviceProfile& d : h.devices) d.collective_overhead_seconds = 100e-6;
+  auto q = collective_query_on(*topo, h, CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
+                               {0, 1}, 16e6);
+  ASSERT_TRUE(q.is_ok()) << q.message();
+  EXPECT_DOUBLE_EQ(q->intra.alpha_seconds, 10e-6);
+  EXPECT_DOUBLE_EQ(q->intra.bandwidth_bytes_per_second, 5e9);
+  EXPECT_DOUBLE_EQ(q->intra.reduce_bandwidth_bytes_per_second, 4e9);
+  auto c = collective_cost(*q);
+  ASSERT_TRUE(c.is_ok()) << c.message();
+  expect_near_rel(c->seconds, 3.72e-3);
+
+  shm.collective_bandwidth_bytes_per_second = 20e9;
+  const AlphaBeta capped = collective_step_alpha_beta(topo->route(0, 1), *topo, h, 1);
+  EXPECT_DOUBLE_EQ(capped.bandwidth_bytes_per_second, 10e9);
+  // Without them, the message model: the route's alpha (1 us), 10 GB/s and the
+  // shared-memory reduction 1 / (1/1e10 + 1/8e9) (CpuHostReduction above).
+  const AlphaBeta plain =
+      collective_step_alpha_beta(topo->route(0, 1), *topo, HardwareProfile::defaults(), 1);
+  EXPECT_DOUBLE_EQ(plain.alpha_seconds, 1e-6);
+  EXPECT_DOUBLE_EQ(plain.bandwidth_bytes_per_second, 10e9);
+  expect_near_rel(plain.reduce_bandwidth_bytes_per_second, 1.0 / 2.25e-10);
+}
+
 TEST(CollectiveQueryOn, Errors) {
   auto topo = make_preset("dgx-a100", 2);
   ASSERT_TRUE(topo.is_ok());

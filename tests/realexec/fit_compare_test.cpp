@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "realexec/calibrate.hpp"
 #include "realexec/compare.hpp"
 #include "realexec/fit.hpp"
 
@@ -46,6 +47,56 @@ TEST(FitLine, NeedsTwoDistinctSizes) {
   auto f = fit_line(x, y);
   ASSERT_FALSE(f.is_ok());
   EXPECT_EQ(f.message(), "a line fit needs two distinct sizes");
+}
+
+TEST(FitNonnegative, RecoversExactCoefficients) {
+  // T = 50 us + 3 us s + C / 5 GB/s + R / 4 GB/s on the rows of 2-rank ring
+  // collectives (collective_step_row): exact data, every coefficient recovered.
+  std::vector<std::vector<double>> rows;
+  std::vector<double> y;
+  for (CollectiveKind k : {CollectiveKind::kAllReduce, CollectiveKind::kAllGather,
+                           CollectiveKind::kReduceScatter, CollectiveKind::kAllToAll})
+    for (double m = 4096; m <= 16.0 * (1 << 20); m *= 16) {
+      std::vector<double> row;
+      ASSERT_TRUE(collective_step_row(k, 2, m, &row));
+      rows.push_back(row);
+      y.push_back(50e-6 + 3e-6 * row[1] + row[2] / 5e9 + row[3] / 4e9);
+    }
+  auto f = fit_nonnegative(rows, y);
+  ASSERT_TRUE(f.is_ok()) << f.message();
+  ASSERT_EQ(f->coefficients.size(), 4u);
+  EXPECT_NEAR(f->coefficients[0], 50e-6, 1e-12);
+  EXPECT_NEAR(f->coefficients[1], 3e-6, 1e-12);
+  EXPECT_NEAR(f->coefficients[2], 1.0 / 5e9, 1e-18);
+  EXPECT_NEAR(f->coefficients[3], 1.0 / 4e9, 1e-18);
+  EXPECT_NEAR(f->r_squared, 1.0, 1e-9);
+}
+
+TEST(FitNonnegative, DropsANegativeCoefficientAndRefits) {
+  // y = c0 + c1 x through (1,1), (2,3), (4,7) is exactly y = -1 + 2x: the
+  // intercept is negative, so it is dropped and y = c x refitted in weights
+  // 1/y^2: c = sum(x/y) / sum((x/y)^2) = (1 + 2/3 + 4/7) / (1 + 4/9 + 16/49)
+  // = (47/21) / (781/441) = 987/781.
+  const std::vector<std::vector<double>> rows = {{1, 1}, {1, 2}, {1, 4}};
+  const std::vector<double> y = {1, 3, 7};
+  auto f = fit_nonnegative(rows, y);
+  ASSERT_TRUE(f.is_ok()) << f.message();
+  EXPECT_EQ(f->coefficients[0], 0.0);
+  EXPECT_NEAR(f->coefficients[1], 987.0 / 781.0, 1e-12);
+}
+
+TEST(CollectiveStepRow, RingStepsAndBytesByHand) {
+  // N = 4, M = 8 B: a rank moves (N-1)/N M = 6 B over the steps.
+  std::vector<double> row;
+  ASSERT_TRUE(collective_step_row(CollectiveKind::kAllReduce, 4, 8, &row));
+  EXPECT_EQ(row, (std::vector<double>{1, 6, 6, 6}));  // 2(N-1) steps, copies and reduces
+  ASSERT_TRUE(collective_step_row(CollectiveKind::kAllGather, 4, 8, &row));
+  EXPECT_EQ(row, (std::vector<double>{1, 3, 6, 0}));
+  ASSERT_TRUE(collective_step_row(CollectiveKind::kReduceScatter, 4, 8, &row));
+  EXPECT_EQ(row, (std::vector<double>{1, 3, 0, 6}));
+  ASSERT_TRUE(collective_step_row(CollectiveKind::kAllToAll, 4, 8, &row));
+  EXPECT_EQ(row, (std::vector<double>{1, 3, 6, 0}));
+  EXPECT_FALSE(collective_step_row(CollectiveKind::kBroadcast, 4, 8, &row));
 }
 
 Program two_tasks() {

@@ -68,5 +68,56 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(CollectiveAlgorithm::kHierarchical), ::testing::Values(2),
                        ::testing::Values(NetworkModel::kIdeal, NetworkModel::kFlow)));
 
+// The same contract when the profile carries a collective step's own figures
+// (LinkProfile::collective_*, as brigade calibrate writes them): cpu-host with
+// 4 host threads, shared-memory steps of alpha 3 us, 5 GB/s copying and
+// 4 GB/s reducing (below the 10 GB/s routes, so the simulator adds a channel
+// of the step's own), 50 us per call.
+class AgainstCostModelWithSteps
+    : public ::testing::TestWithParam<std::tuple<CollectiveKind, CollectiveAlgorithm, NetworkModel>> {};
+
+TEST_P(AgainstCostModelWithSteps, SameSecondsOnAnIdleNetwork) {
+  const auto [kind, alg, net] = GetParam();
+  auto topo = make_preset("cpu-host", 1, 4);
+  ASSERT_TRUE(topo.is_ok());
+  HardwareProfile h = HardwareProfile::defaults();
+  LinkProfile& shm = h.links[static_cast<size_t>(LinkClass::kSharedMemory)];
+  shm.collective_alpha_seconds = 3e-6;
+  shm.collective_bandwidth_bytes_per_second = 5e9;
+  shm.collective_reduce_bandwidth_bytes_per_second = 4e9;
+  DeviceProfile star;
+  star.model = "*";
+  star.collective_overhead_seconds = 50e-6;
+  h.devices = {star};
+  const int n = topo->num_devices();
+  const double m = 16.0 * 1048576;
+  std::vector<int> group;
+  ProgramBuilder b("judges", n);
+  std::vector<StreamId> streams;
+  for (int d = 0; d < n; ++d) {
+    group.push_back(d);
+    streams.push_back(b.stream(d, "comm"));
+  }
+  b.add_collective(kind, alg, std::vector<std::int32_t>(group.begin(), group.end()), m, streams, "c");
+  const Program p = build(std::move(b));
+  auto q = cost::collective_query_on(*topo, h, kind, alg, group, m);
+  ASSERT_TRUE(q.is_ok()) << q.message();
+  EXPECT_DOUBLE_EQ(q->intra.alpha_seconds, 3e-6);
+  EXPECT_DOUBLE_EQ(q->intra.bandwidth_bytes_per_second, 5e9);
+  auto closed = cost::collective_cost(*q);
+  ASSERT_TRUE(closed.is_ok()) << closed.message();
+  const SimResult r = run(p, *topo, h, net, /*exact=*/true);
+  EXPECT_LT(rel_err(r.step_seconds, closed->seconds), 1e-9)
+      << collective_kind_name(kind) << " " << collective_algorithm_name(alg);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    CpuHost, AgainstCostModelWithSteps,
+    ::testing::Combine(::testing::Values(CollectiveKind::kAllReduce, CollectiveKind::kAllGather,
+                                         CollectiveKind::kReduceScatter, CollectiveKind::kBroadcast,
+                                         CollectiveKind::kReduce, CollectiveKind::kAllToAll),
+                       ::testing::Values(CollectiveAlgorithm::kRing, CollectiveAlgorithm::kHalvingDoubling),
+                       ::testing::Values(NetworkModel::kIdeal, NetworkModel::kFlow)));
+
 }  // namespace
 }  // namespace brigade::sim
