@@ -322,6 +322,34 @@ void to_csr(const BigVector<std::pair<TaskId, V>>& pairs, size_t n, BigVector<st
 // (Kahn) only to name a cycle.
 bool ProgramBuilder::acyclic(const Program& p) const {
   const size_t n = tasks_.size();
+  // Fast proof first: number each node by its largest TaskId (a collective's
+  // node by its last rank task). If every edge goes from a smaller number to
+  // a larger, that numbering is a topological order and there is no cycle.
+  // Planners issue tasks after what they wait for, so this is the usual case:
+  // one sequential pass, no per-task scratch. Otherwise the search below.
+  {
+    std::vector<TaskId> last_rank(collectives_.size());
+    for (size_t c = 0; c < collectives_.size(); ++c) {
+      const auto& ts = collectives_[c].tasks;
+      last_rank[c] = ts.empty() ? -1 : *std::max_element(ts.begin(), ts.end());
+    }
+    auto key = [&](TaskId t) {
+      const Task& x = tasks_[static_cast<size_t>(t)];
+      const bool rank = x.kind == TaskKind::kCollective && x.collective >= 0 &&
+                        static_cast<size_t>(x.collective) < last_rank.size();
+      return rank ? last_rank[static_cast<size_t>(x.collective)] : t;
+    };
+    bool ordered = true;
+    for (size_t s = 0; s < streams_.size() && ordered; ++s) {
+      const auto ts = p.stream_tasks(static_cast<StreamId>(s));
+      for (size_t i = 1; i < ts.size() && ordered; ++i) ordered = key(ts[i - 1]) < key(ts[i]);
+    }
+    for (const auto& [t, on] : deps_) {
+      if (!ordered) break;
+      ordered = key(on) < key(t);
+    }
+    if (ordered) return true;
+  }
   // rep[t]: t itself, or -(c + 1) for a rank task of collective c (its node is
   // the collective's first rank task).
   BigVector<TaskId> rep(n);
@@ -499,31 +527,36 @@ Result<Program> ProgramBuilder::build() && {
     if (!(x.bytes >= 0) || !(x.flops >= 0))
       return Status::error(who + task_label(t) + " has negative FLOPs or bytes");
   }
+  // Per device, the last collective that named it (repeats without a set per
+  // collective: a Program may hold hundreds of thousands).
+  std::vector<std::int32_t> named_by(static_cast<size_t>(std::max(num_devices_, 0)), -1);
   for (size_t c = 0; c < collectives_.size(); ++c) {
     const Collective& col = collectives_[c];
-    const std::string label = "collective " + std::to_string(c) +
-                              (col.tasks.empty() ? "" : " (" + task_label(col.tasks[0]) + ")");
-    if (col.group.empty()) return Status::error(who + label + " has an empty device group");
+    auto label = [&] {  // built only for an error message
+      return "collective " + std::to_string(c) +
+             (col.tasks.empty() ? "" : " (" + task_label(col.tasks[0]) + ")");
+    };
+    if (col.group.empty()) return Status::error(who + label() + " has an empty device group");
     if (col.tasks.size() != col.group.size())
-      return Status::error(who + label + " has " + std::to_string(col.tasks.size()) +
+      return Status::error(who + label() + " has " + std::to_string(col.tasks.size()) +
                            " rank tasks for a group of " + std::to_string(col.group.size()));
-    std::set<std::int32_t> seen;
     for (size_t r = 0; r < col.group.size(); ++r) {
       const std::int32_t d = col.group[r];
       if (d < 0 || d >= num_devices_)
-        return Status::error(who + label + " names device " + std::to_string(d) +
+        return Status::error(who + label() + " names device " + std::to_string(d) +
                              ", which does not exist; expected a device in 0.." +
                              std::to_string(num_devices_ - 1));
-      if (!seen.insert(d).second)
-        return Status::error(who + label + " names device " + std::to_string(d) +
+      if (named_by[static_cast<size_t>(d)] == static_cast<std::int32_t>(c))
+        return Status::error(who + label() + " names device " + std::to_string(d) +
                              " twice; expected distinct devices");
+      named_by[static_cast<size_t>(d)] = static_cast<std::int32_t>(c);
       if (tasks_[static_cast<size_t>(col.tasks[r])].device != d)
-        return Status::error(who + label + ": rank " + std::to_string(r) + "'s task is on device " +
+        return Status::error(who + label() + ": rank " + std::to_string(r) + "'s task is on device " +
                              std::to_string(tasks_[static_cast<size_t>(col.tasks[r])].device) +
                              "; expected device " + std::to_string(d));
     }
     if (col.root < 0 || col.root >= static_cast<std::int32_t>(col.group.size()))
-      return Status::error(who + label + " has root " + std::to_string(col.root) +
+      return Status::error(who + label() + " has root " + std::to_string(col.root) +
                            "; expected a rank in 0.." + std::to_string(col.group.size() - 1));
   }
   for (const auto& [t, on] : deps_) {
