@@ -1,6 +1,7 @@
 #include "core/program.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 #include <numeric>
@@ -93,22 +94,44 @@ std::string_view memory_category_name(MemoryCategory c) {
   return "?";
 }
 
+namespace {
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kBigBlock = 2 * kHugePage;  // mapped on its own from this size
+size_t big_mapping_bytes(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+}  // namespace
+
 void* big_allocate(size_t bytes) {
-  constexpr size_t kHuge = size_t{2} << 20;
-  void* p = nullptr;
 #if defined(__linux__)
-  if (bytes >= 2 * kHuge) {
-    const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
-    p = std::aligned_alloc(kHuge, rounded);
-    if (p) madvise(p, rounded, MADV_HUGEPAGE);
+  if (bytes >= kBigBlock) {
+    // Map one huge page more than needed, keep the 2 MiB-aligned part.
+    const size_t want = big_mapping_bytes(bytes);
+    void* raw = mmap(nullptr, want + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) throw std::bad_alloc();
+    const auto base = reinterpret_cast<std::uintptr_t>(raw);
+    const std::uintptr_t aligned = (base + kHugePage - 1) / kHugePage * kHugePage;
+    if (aligned > base) munmap(raw, aligned - base);
+    const std::uintptr_t end = base + want + kHugePage;
+    if (end > aligned + want) munmap(reinterpret_cast<void*>(aligned + want), end - (aligned + want));
+    void* p = reinterpret_cast<void*>(aligned);
+    madvise(p, want, MADV_HUGEPAGE);
+    return p;
   }
 #endif
-  if (!p) p = std::malloc(bytes > 0 ? bytes : 1);
+  void* p = std::malloc(bytes > 0 ? bytes : 1);
   if (!p) throw std::bad_alloc();
   return p;
 }
 
-void big_deallocate(void* p) noexcept { std::free(p); }
+void big_deallocate(void* p, size_t bytes) noexcept {
+  if (!p) return;
+#if defined(__linux__)
+  if (bytes >= kBigBlock) {
+    munmap(p, big_mapping_bytes(bytes));
+    return;
+  }
+#endif
+  std::free(p);
+}
 
 std::string_view Program::task_name(TaskId t) const {
   const NameId n = task(t).name;
@@ -571,7 +594,7 @@ Result<Program> ProgramBuilder::build() && {
     if (b.device < 0 || b.device >= num_devices_)
       return Status::error(who + "buffer '" + b.name + "' is on device " +
                            std::to_string(b.device) + ", which does not exist");
-  std::vector<int> freed(buffers_.size(), 0), allocated(buffers_.size(), 0);
+  std::vector<std::uint8_t> freed(buffers_.size(), 0), allocated(buffers_.size(), 0);
   for (auto* list : {&allocs_, &frees_}) {
     const bool is_free = list == &frees_;
     for (const auto& [t, b] : *list) {
@@ -584,7 +607,7 @@ Result<Program> ProgramBuilder::build() && {
                              std::to_string(tasks_[static_cast<size_t>(t)].device) +
                              (is_free ? " frees" : " allocates") + " buffer '" + buf.name +
                              "' of device " + std::to_string(buf.device));
-      int& count = is_free ? freed[static_cast<size_t>(b)] : allocated[static_cast<size_t>(b)];
+      std::uint8_t& count = is_free ? freed[static_cast<size_t>(b)] : allocated[static_cast<size_t>(b)];
       if (++count > 1)
         return Status::error(who + "buffer '" + buf.name + "' is " +
                              (is_free ? "freed" : "allocated") + " twice");
