@@ -3,9 +3,7 @@
 #include <cerrno>
 #include <climits>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 #include "core/status.hpp"
 
@@ -125,21 +123,6 @@ Scenario load_scenario_or_throw(const std::string& path) {
   auto s = load_scenario(path);
   if (!s.is_ok()) throw_status(s.status());
   return std::move(s).value();
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f)
-    throw RuntimeFailure{"brigade: error: " + path + ": cannot write (" +
-                         std::strerror(errno) + ")"};
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const bool closed = std::fclose(f) == 0;
-  if (!ok || !closed || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw RuntimeFailure{"brigade: error: " + path + ": cannot write (" + why + ")"};
-  }
 }
 
 planner::Granularity parse_granularity_flag(const std::string& text) {

@@ -52,9 +52,6 @@ std::string parse_choice_flag(std::string_view flag, std::string_view text,
 // load_scenario, or throw_status.
 Scenario load_scenario_or_throw(const std::string& path);
 
-// Writes `text` to `path` through a temporary file and a rename, so that a
-// failure never leaves a partial file; throws RuntimeFailure naming the path.
-void write_file_atomically(const std::string& path, const std::string& text);
 
 // --granularity: auto, kernel, region or step (planner/plan.hpp).
 planner::Granularity parse_granularity_flag(const std::string& text);

@@ -37,6 +37,36 @@ std::vector<std::string> algorithm_names() {
   return v;
 }
 
+bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// The algorithm/kind/rank-count combinations the model defines, checked here
+// so that each error names the flag that must change.
+void check_algorithm_fits(CollectiveKind kind, CollectiveAlgorithm algorithm, int ranks,
+                          int ranks_per_node) {
+  const std::string kind_name(collective_kind_name(kind));
+  const std::string alg(collective_algorithm_name(algorithm));
+  const bool ag_rs = kind == CollectiveKind::kAllGather || kind == CollectiveKind::kReduceScatter;
+  if (kind == CollectiveKind::kAllToAll && algorithm != CollectiveAlgorithm::kRing)
+    throw_flag_error("--algorithm", alg,
+                     "ring for alltoall (alltoall is modelled as N-1 pairwise exchanges; the "
+                     "algorithm does not apply)");
+  if (ag_rs && algorithm == CollectiveAlgorithm::kTree)
+    throw_flag_error("--algorithm", alg,
+                     "ring, halving-doubling or hierarchical for " + kind_name +
+                         " (tree is defined for allreduce, broadcast and reduce)");
+  if (algorithm == CollectiveAlgorithm::kHierarchical && !ag_rs &&
+      kind != CollectiveKind::kAllReduce)
+    throw_flag_error("--algorithm", alg,
+                     "ring, tree or halving-doubling for " + kind_name +
+                         " (hierarchical is defined for allreduce, allgather and reducescatter)");
+  if (algorithm == CollectiveAlgorithm::kHalvingDoubling && !is_power_of_two(ranks))
+    throw_flag_error("--devices", std::to_string(ranks),
+                     "a power of two (1, 2, 4, 8, ...) for --algorithm halving-doubling");
+  if (algorithm == CollectiveAlgorithm::kHierarchical && ranks % ranks_per_node != 0)
+    throw_flag_error("--ranks-per-node", std::to_string(ranks_per_node),
+                     "a divisor of --devices " + std::to_string(ranks) + " (whole nodes)");
+}
+
 void run_collective(const CollectiveOptions& o) {
   const auto kind_text = parse_collective_kind(o.kind);
   if (!kind_text) parse_choice_flag("KIND", o.kind, kind_names());  // throws with the choices
@@ -82,6 +112,7 @@ void run_collective(const CollectiveOptions& o) {
           "--inter-bandwidth", o.inter_bandwidth, Dimension::kBytesPerSecond, Sign::kPositive);
   }
 
+  check_algorithm_fits(kind, algorithm, q.ranks, q.ranks_per_node);
   auto c = cost::collective_cost(q);
   if (!c.is_ok()) throw BadInput{"brigade: error: " + c.message()};
 

@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/cli_util.hpp"
 #include "cli/verbs.hpp"
 #include "costmodel/plan.hpp"

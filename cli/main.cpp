@@ -1,7 +1,9 @@
 // brigade: device placement laboratory, command line.
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,51 @@ std::vector<Verb>& verb_registry() {
   static std::vector<Verb> verbs;
   return verbs;
 }
+namespace {
+
+// The verb being parsed when CLI11 gave up (nullptr before one was named).
+const CLI::App* parsed_verb(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) return sub;
+  return nullptr;
+}
+
+// CLI11's messages in Brigade's one-line form, "found X; expected Y", naming
+// the flag and, for a mistyped flag, the closest one the verb has.
+std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e) {
+  const std::string what = e.what();
+  const CLI::App* verb = parsed_verb(app);
+  const std::string help =
+      verb ? "'brigade " + verb->get_name() + " --help'" : std::string("'brigade --help'");
+  static const std::string kRequired = " is required";
+  if (dynamic_cast<const CLI::RequiredError*>(&e) && what.size() > kRequired.size() &&
+      what.compare(what.size() - kRequired.size(), kRequired.size(), kRequired) == 0) {
+    const std::string name = what.substr(0, what.size() - kRequired.size());
+    return "brigade: error: " + name + ": found nothing; expected a value (" + name +
+           " is required; see " + help + ")";
+  }
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) && verb) {
+    std::vector<std::string> extras = verb->remaining();
+    if (extras.empty()) extras = app.remaining();
+    std::string found;
+    for (const std::string& x : extras) found += (found.empty() ? "'" : ", '") + x + "'";
+    std::string line = "brigade: error: found unexpected argument" +
+                       std::string(extras.size() > 1 ? "s " : " ") + found +
+                       "; expected only the flags and arguments of " + help;
+    const auto flag = std::find_if(extras.begin(), extras.end(),
+                                   [](const std::string& x) { return x.rfind("--", 0) == 0; });
+    if (flag != extras.end()) {
+      std::vector<std::string> flags;
+      for (const CLI::Option* opt : verb->get_options())
+        for (const std::string& l : opt->get_lnames()) flags.push_back("--" + l);
+      if (auto m = brigade::closest_match_in(flag->substr(0, flag->find('=')), flags))
+        line += " (did you mean '" + *m + "'?)";
+    }
+    return line;
+  }
+  return "brigade: error: " + what;
+}
+
+}  // namespace
 }  // namespace brigade::cli
 
 int main(int argc, char** argv) {
@@ -47,14 +94,22 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // CLI11's own messages name the flag; prefix them like ours.
-    std::cerr << "brigade: error: " << e.what() << "\n";
+    std::cerr << parse_error_line(app, e) << "\n";
     return 2;
   } catch (const BadInput& e) {
     std::cerr << e.message << "\n";
     return 2;
   } catch (const RuntimeFailure& e) {
     std::cerr << e.message << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    // The one exception libraries let through (docs/ARCHITECTURE.md, "Errors"):
+    // a plan too large for this machine's memory to lower or simulate.
+    std::cerr << "brigade: error: found too little host memory for this run (std::bad_alloc); "
+                 "expected a smaller plan (try --granularity step) or a machine with more memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "brigade: internal error: " << e.what() << "\n";
     return 1;
   }
   return 0;

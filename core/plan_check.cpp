@@ -1,6 +1,9 @@
 #include "core/plan_check.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <string>
 
@@ -18,6 +21,17 @@ std::string list_str(const std::vector<std::int64_t>& s) {
   std::string out = "[";
   for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + "]";
+}
+
+// A number as written in a file: 4, 2.5, 2.6666666666666665 (shortest round trip).
+std::string num_str(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, x);
+    if (std::strtod(buf, nullptr) == x) break;
+  }
+  return buf;
 }
 
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& names) {
@@ -127,6 +141,19 @@ class PlanChecker {
       case ModelKind::kNone:
         break;
     }
+    // ZeRO: any stage for a transformer; stages 1 and 2 for a batch-sharded
+    // MLP (its optimizer state and gradients split over 'data'); none for a
+    // graph, whose shardings say where its weights live.
+    if (st_.zero > 0 && s_.model_kind != ModelKind::kTransformer &&
+        (st_.zero >= 3 || s_.model_kind != ModelKind::kMlp || st_.data_mode == DataMode::kPmap))
+      return at("strategy.zero",
+                "found zero " + std::to_string(st_.zero) + " with " +
+                    model_kind_name(s_.model_kind) + " model; expected " +
+                    (s_.model_kind == ModelKind::kMlp
+                         ? "zero 0, 1 or 2 under batch sharding (ZeRO-3 is planned for "
+                           "transformer models only)"
+                         : "zero 0 (ZeRO is planned for transformers and batch-sharded MLPs)"),
+                ErrorKind::kUnsupported);
     if (s_.model_kind != ModelKind::kGraph) {
       const std::string kind = model_kind_name(s_.model_kind);
       if (!s_.placement.empty())
@@ -164,6 +191,29 @@ class PlanChecker {
                     std::to_string(t.heads) +
                     "; expected tensor to divide heads (each tensor-parallel rank holds "
                     "heads/tensor attention heads)");
+    // Megatron-LM's tensor parallelism splits the FFN columns, the vocabulary
+    // rows and, with sequence parallelism, the sequence over the tensor group
+    // (Shoeybi et al. 2019 §3; Korthikanti et al. 2022 §4.2.2).
+    const std::int64_t tp = st_.tensor;
+    const std::int64_t ffn = ffn_width(t);
+    if (ffn % tp != 0)
+      return at("model.transformer.ffn_ratio",
+                "found FFN width " + std::to_string(ffn) + " (ffn_ratio " + num_str(t.ffn_ratio) +
+                    " x hidden " + std::to_string(t.hidden) + ") with tensor " +
+                    std::to_string(tp) +
+                    "; expected a multiple of tensor (each tensor-parallel rank holds "
+                    "FFN width/tensor columns of fc1)");
+    if (t.vocab % tp != 0)
+      return at("model.transformer.vocab",
+                "found vocab " + std::to_string(t.vocab) + " with tensor " + std::to_string(tp) +
+                    "; expected a multiple of tensor, such as " +
+                    std::to_string((t.vocab / tp + 1) * tp) +
+                    " (Megatron-LM pads the vocabulary; each rank holds vocab/tensor rows)");
+    if (st_.sequence_parallel && t.seq % tp != 0)
+      return at("model.transformer.seq",
+                "found seq " + std::to_string(t.seq) + " with sequence_parallel over tensor " +
+                    std::to_string(tp) +
+                    "; expected a multiple of tensor (each rank keeps seq/tensor positions)");
     const std::int64_t stages = static_cast<std::int64_t>(st_.pipeline) * st_.virtual_stages;
     if (t.layers % stages != 0)
       return at("strategy.pipeline",
@@ -337,6 +387,10 @@ class PlanChecker {
 
 }  // namespace
 
+std::int64_t ffn_width(const TransformerSpec& t) {
+  return static_cast<std::int64_t>(std::llround(t.ffn_ratio * static_cast<double>(t.hidden)));
+}
+
 std::int64_t global_batch(const Scenario& s) {
   if (s.training.global_batch > 0) return s.training.global_batch;
   if (s.model_kind == ModelKind::kMlp) return s.mlp.batch;
@@ -374,22 +428,23 @@ Result<std::vector<std::int64_t>> per_device_input_shape(const std::vector<std::
     block.front() = b / n;
     return block;
   }
-  // jax.pmap maps over the leading axis: device i gets x[i].
-  if (b > n) {
-    std::string fix = "use data_mode: batch";
-    if (b % n == 0) {
-      std::vector<std::int64_t> reshaped = {n, b / n};
-      reshaped.insert(reshaped.end(), rest.begin(), rest.end());
-      fix = "reshape to " + tuple_str(reshaped) + " or use data_mode: batch";
+  // jax.pmap maps over the leading axis: device i gets x[i]. One rule: the
+  // axis equals the data-parallel degree (docs/ARCHITECTURE.md, "pmap": JAX
+  // also accepts a shorter axis on fewer devices; Brigade's plan uses all).
+  if (b != n) {
+    std::string fix = "use data: " + std::to_string(b);
+    if (b > n) {
+      fix = "use data_mode: batch";
+      if (b % n == 0) {
+        std::vector<std::int64_t> reshaped = {n, b / n};
+        reshaped.insert(reshaped.end(), rest.begin(), rest.end());
+        fix = "reshape to " + tuple_str(reshaped) + " or use data_mode: batch";
+      }
     }
     return Status::error("found " + tuple_str(shape) + " under pmap over " + std::to_string(n) +
-                         " devices; expected a leading axis of at most " + std::to_string(n) +
-                         " (pmap maps it onto the devices): " + fix);
-  }
-  if (b < n)
-    return Status::error("found " + tuple_str(shape) + " under pmap over " + std::to_string(n) +
                          " devices; expected a leading axis of " + std::to_string(n) +
-                         " (one slice per device), or data: " + std::to_string(b));
+                         " (pmap maps device i to x[i]): " + fix);
+  }
   return rest;
 }
 

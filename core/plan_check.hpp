@@ -22,6 +22,10 @@ namespace brigade {
 // OK when the plan can be judged; otherwise the first problem found.
 Status check_plan(const Scenario& s);
 
+// The FFN width of a transformer, round(ffn_ratio x hidden): the columns of
+// fc1 that tensor parallelism splits.
+std::int64_t ffn_width(const TransformerSpec& t);
+
 // The global batch (rows or sequences per step): training.global_batch when
 // given, else the MLP's batch; 0 when the scenario has none.
 std::int64_t global_batch(const Scenario& s);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/file_io.hpp"
 #include "core/profile.hpp"
 #include "core/yaml_reader.hpp"
 
@@ -306,24 +307,7 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
     return Status::error(path + ": error: cannot write the profile (" + e.what() + ")",
                          ErrorKind::kInternal);
   }
-  // Atomically: a temporary file beside the target, then rename, so that a
-  // reader never sees half a profile.
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  auto fail = [&](int err) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-    return Status::error(path + ": error: found an unwritable file (" + std::strerror(err) +
-                             "); expected a writable profile path",
-                         ErrorKind::kRuntime);
-  };
-  errno = 0;
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return fail(errno != 0 ? errno : EIO);
-  const bool wrote = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const int werr = errno;
-  if (std::fclose(f) != 0 || !wrote) return fail(werr != 0 ? werr : EIO);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return fail(errno);
-  return Status::ok();
+  return write_file_atomically(path, text);
 }
 
 }  // namespace brigade

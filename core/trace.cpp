@@ -21,6 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/file_io.hpp"
+
 namespace brigade {
 
 double Trace::step_seconds() const {
@@ -331,22 +333,7 @@ Status write_chrome_trace(const Trace& trace, std::ostream& out) {
 }
 
 Status write_chrome_trace_file(const Trace& trace, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return Status::error(path + ": error: cannot open '" + tmp + "' for writing", ErrorKind::kRuntime);
-    Status st = write_chrome_trace(trace, f);
-    f.close();
-    if (!st.is_ok() || !f) {
-      std::remove(tmp.c_str());
-      return Status::error(path + ": error: could not write the trace", ErrorKind::kRuntime);
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status::error(path + ": error: cannot rename '" + tmp + "' to '" + path + "'", ErrorKind::kRuntime);
-  }
-  return Status::ok();
+  return write_file_atomically(path, [&](std::ostream& out) { return write_chrome_trace(trace, out); });
 }
 
 // ---- reading ---------------------------------------------------------------------------

@@ -35,6 +35,12 @@ BytesPerParameter bytes_per_parameter(OptimizerKind optimizer, DType weight_dtyp
   return b;
 }
 
+// A memory-bound step reads weights, gradient and state and writes weights and state.
+double optimizer_step_bytes_per_parameter(const BytesPerParameter& per) {
+  if (per.grads <= 0) return 0;  // no training step: nothing to update
+  return 2 * (per.params + per.optimizer) + per.grads;
+}
+
 // ZeRO Figure 1: (2+2+K)Psi, 2Psi + 2Psi + K Psi/Nd, 2Psi + (2+K)Psi/Nd, (2+2+K)Psi/Nd.
 Result<ModelStateBytes> model_state_bytes(double parameters, const BytesPerParameter& per,
                                           int zero_stage, int data_parallel) {

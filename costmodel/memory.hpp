@@ -37,6 +37,12 @@ struct BytesPerParameter {
 BytesPerParameter bytes_per_parameter(OptimizerKind optimizer, DType weight_dtype,
                                       bool mixed_precision, bool training);
 
+// Memory traffic of one optimizer step, per parameter: it reads the weights,
+// the gradient and the optimizer state and writes the weights and the state
+// back, 2 (params + optimizer) + grads bytes (0 for inference's weights-only
+// states).
+double optimizer_step_bytes_per_parameter(const BytesPerParameter& per);
+
 struct ModelStateBytes {
   double params_bytes = 0;
   double grads_bytes = 0;

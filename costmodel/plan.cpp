@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "core/plan_check.hpp"
 #include "core/units.hpp"
 #include "costmodel/collectives.hpp"
 #include "costmodel/compute.hpp"
@@ -22,33 +23,13 @@
 #include "costmodel/plan_internal.hpp"
 #include "costmodel/scaling.hpp"
 
-#if __has_include("core/plan_check.hpp")
-#include "core/plan_check.hpp"
-#define BRIGADE_COST_HAVE_PLAN_CHECK 1
-#else
-#define BRIGADE_COST_HAVE_PLAN_CHECK 0
-#endif
 
 namespace brigade::cost {
 namespace detail {
 
-// Where a key was written, or its nearest written parent, or the file
-// (Scenario::where's rule; kept here so this library does not depend on the
-// parser's translation unit).
-SourcePos key_pos(const Scenario& sc, std::string key) {
-  while (!key.empty()) {
-    auto it = sc.positions.find(key);
-    if (it != sc.positions.end()) return it->second;
-    const size_t cut = key.find_last_of(".[");
-    if (cut == std::string::npos) break;
-    key.resize(cut);
-  }
-  return SourcePos{sc.path, 0, 0};
-}
-
 Status bad_at(const Scenario& sc, const std::string& key, const std::string& message,
               ErrorKind kind) {
-  return Status::at(key_pos(sc, key), message, kind);
+  return Status::at(sc.where(key), message, kind);
 }
 
 // A collective on a group of devices; a group of one is no collective at all.
@@ -135,11 +116,10 @@ DeviceMemoryEstimate memory_entry(int device, int stage, const ModelStateBytes& 
   return m;
 }
 
-// Memory traffic of one optimizer step over n local parameters: read weights,
-// gradients and optimizer state, write weights and state back.
+// Memory traffic of one optimizer step over n local parameters (memory.hpp's rule).
 double optimizer_step_bytes(double local_params, const BytesPerParameter& per,
                             double sharded_fraction) {
-  return local_params * sharded_fraction * (2 * (per.params + per.optimizer) + per.grads);
+  return local_params * sharded_fraction * optimizer_step_bytes_per_parameter(per);
 }
 
 // ---- one collective on its own ---------------------------------------------------------
@@ -176,12 +156,7 @@ Result<PlanEstimate> estimate_collective(const Scenario& sc) {
 
 Result<PlanEstimate> estimate_plan(const Scenario& scenario) {
   using namespace detail;
-#if BRIGADE_COST_HAVE_PLAN_CHECK
   BRIGADE_RETURN_IF_ERROR(check_plan(scenario));
-#else
-  // core/plan_check.hpp has not landed on this branch yet: the estimators
-  // below check what they rely on themselves (see the guards in each).
-#endif
   switch (scenario.model_kind) {
     case ModelKind::kTransformer: return estimate_transformer(scenario);
     case ModelKind::kMlp: return estimate_mlp(scenario);

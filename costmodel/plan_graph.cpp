@@ -30,9 +30,10 @@ namespace {
 // Memory of a forward-only graph on each device: parameter tensors its ops
 // read and other tensors its ops read or write, each once, all live at once.
 void graph_memory(const Scenario& sc, const std::vector<int>& op_device,
-                  const std::vector<double>& shard_of_tensor, int devices, PlanEstimate& e) {
+                  const std::vector<double>& shard_of_tensor, const std::vector<int>& devices,
+                  PlanEstimate& e) {
   const Model& g = sc.graph;
-  for (int dev = 0; dev < devices; ++dev) {
+  for (int dev : devices) {
     std::set<int> seen;
     double params = 0, acts = 0;
     for (size_t o = 0; o < g.ops.size(); ++o) {
@@ -48,6 +49,16 @@ void graph_memory(const Scenario& sc, const std::vector<int>& op_device,
     e.memory.push_back(memory_entry(dev, 0, ModelStateBytes{params, 0, 0}, acts, 0.0,
                                     sc.topology.device(dev).memory_bytes));
   }
+}
+
+// The dtype a graph computes in, for its MFU: that of the output of the op with
+// the most FLOPs (f32 for a graph without FLOPs).
+DType graph_dtype(const Model& g) {
+  const Op* top = nullptr;
+  for (const Op& o : g.ops)
+    if (!o.outputs.empty() && (top == nullptr || o.flops > top->flops)) top = &o;
+  if (top == nullptr || top->flops <= 0) return DType::kF32;
+  return g.tensors[static_cast<size_t>(top->outputs.front())].dtype;
 }
 
 }  // namespace
@@ -73,9 +84,12 @@ Result<PlanEstimate> estimate_placement(const Scenario& sc) {
   PlanEstimate e;
   e.name = sc.name;
   e.model_kind = "graph";
-  int used = 0;
-  for (int dev : op_device) used = std::max(used, dev + 1);
-  e.devices = used;
+  // The devices that run an op (unplaced ops run on device 0), not the highest index:
+  // a placement on devices 0 and 3 uses two.
+  const std::set<int> used_set(op_device.begin(), op_device.end());
+  std::vector<int> used(used_set.begin(), used_set.end());
+  if (used.empty()) used.push_back(0);  // a graph without ops still sits on device 0
+  e.devices = static_cast<int>(used.size());
   e.step_seconds = pc->critical_path_seconds;
   e.compute_seconds = *std::max_element(pc->device_compute_seconds.begin(), pc->device_compute_seconds.end());
   e.exposed_communication_seconds = std::max(0.0, e.step_seconds - e.compute_seconds);
@@ -96,7 +110,7 @@ Result<PlanEstimate> estimate_placement(const Scenario& sc) {
                                   unplaced, unplaced == 1 ? "" : "s"));
   if (!sc.device_put.empty())
     e.notes.push_back("device_put entries are not judged in closed form (the simulator does)");
-  finish_flops(e, sc.topology.device(0), sc.profile, DType::kF32);
+  finish_flops(e, sc.topology.device(used.front()), sc.profile, graph_dtype(g));
   fill_amdahl(e);
   return e;
 }
@@ -247,8 +261,18 @@ Result<PlanEstimate> estimate_sharded(const Scenario& sc) {
       if (!kx.empty()) work.push_back(kx);
       work_shards = shards(work);
       spec[static_cast<size_t>(out)] = so;
-      compute += kernel_seconds(dev0, dp0, g.tensors[static_cast<size_t>(out)].dtype,
-                                op.flops / work_shards, op.bytes / work_shards, ComputeKind::kGemm);
+      // The local GEMM's shape (rows, columns, contracted), so that its time is
+      // gemm_seconds' (tile waves included), as the lowered task's.
+      const TensorSpec& ot = g.tensors[static_cast<size_t>(out)];
+      auto local_dim = [&](std::int64_t size, const std::string& ax) {
+        return ax.empty() ? size : size / static_cast<std::int64_t>(axis_size[ax]);
+      };
+      std::int64_t rows = 1;
+      for (size_t dim = 0; dim + 1 < ot.shape.size(); ++dim) rows *= local_dim(ot.shape[dim], so[dim]);
+      const std::int64_t cols = ot.shape.empty() ? 1 : local_dim(ot.shape.back(), so.back());
+      const std::int64_t inner =
+          local_dim(g.tensors[static_cast<size_t>(x)].shape.back(), kx);
+      compute += gemm_seconds(dev0, dp0, rows, cols, inner, ot.dtype);
       // A contracted dimension sharded on both sides leaves partial sums: psum.
       if (!kx.empty())
         BRIGADE_RETURN_IF_ERROR(along(CollectiveKind::kAllReduce, kx, local_bytes(out),
@@ -271,16 +295,10 @@ Result<PlanEstimate> estimate_sharded(const Scenario& sc) {
       spec[static_cast<size_t>(out)] = si;
       work_shards = shards(si);
     } else if (op.kind == OpKind::kLoss && !op.inputs.empty()) {
-      // A scalar from sharded rows: each device reduces its block, then a psum of one element.
-      const Spec in = spec[static_cast<size_t>(op.inputs[0])];
-      work_shards = shards(in);
-      std::set<std::string> axes;
-      for (const std::string& ax : in)
-        if (!ax.empty()) axes.insert(ax);
-      for (const std::string& ax : axes)
-        BRIGADE_RETURN_IF_ERROR(along(CollectiveKind::kAllReduce, ax,
-                                      dtype_bytes(g.tensors[static_cast<size_t>(op.inputs[0])].dtype),
-                                      "psum of the loss '" + op.name + "'"));
+      // A scalar from sharded rows: each device reduces its block. The value is read by no
+      // op (its backward needs the prediction, not the mean), so no psum of it is counted,
+      // as the planner emits none (planner/lower_graph.cpp).
+      work_shards = shards(spec[static_cast<size_t>(op.inputs[0])]);
     } else {
       for (int in : op.inputs) BRIGADE_RETURN_IF_ERROR(gather_all(in, op.name));
     }
@@ -297,10 +315,12 @@ Result<PlanEstimate> estimate_sharded(const Scenario& sc) {
   e.hardware_flops_per_iteration = e.model_flops_per_iteration;
   std::vector<double> shard_of(g.tensors.size());
   for (size_t ti = 0; ti < g.tensors.size(); ++ti) shard_of[ti] = shards(spec[ti]);
-  graph_memory(sc, std::vector<int>(g.ops.size(), -1), shard_of, n_devices, e);
+  std::vector<int> all(static_cast<size_t>(n_devices));
+  for (int i = 0; i < n_devices; ++i) all[static_cast<size_t>(i)] = i;
+  graph_memory(sc, std::vector<int>(g.ops.size(), -1), shard_of, all, e);
   e.notes.push_back("shardings: every device runs every op on its block (FLOPs / devices sharing "
                     "the op); collectives are on the critical path; forward only, as written");
-  finish_flops(e, dev0, sc.profile, DType::kF32);
+  finish_flops(e, dev0, sc.profile, graph_dtype(g));
   fill_amdahl(e);
   return e;
 }

@@ -15,11 +15,7 @@
 
 namespace brigade::cost::detail {
 
-// Where a key was written, or its nearest written parent, or the file
-// (Scenario::where's rule).
-SourcePos key_pos(const Scenario& sc, std::string key);
-
-// "FILE:LINE:COL: error: MESSAGE" at `key`.
+// "FILE:LINE:COL: error: MESSAGE" at `key` (Scenario::where's position).
 Status bad_at(const Scenario& sc, const std::string& key, const std::string& message,
               ErrorKind kind = ErrorKind::kBadInput);
 

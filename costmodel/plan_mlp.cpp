@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "core/plan_check.hpp"
 #include "core/units.hpp"
 #include "costmodel/collectives.hpp"
 #include "costmodel/compute.hpp"
@@ -30,37 +31,13 @@ Result<PlanEstimate> estimate_mlp(const Scenario& sc) {
   const TrainingSpec& tr = sc.training;
   const Topology& topo = sc.topology;
   const bool training = !tr.inference;
-  if (st.tensor > 1 || st.pipeline > 1)
-    return bad_at(sc, st.tensor > 1 ? "strategy.tensor" : "strategy.pipeline",
-                  fmt::format("found tensor {} x pipeline {} for an mlp model; expected data "
-                              "parallelism only in the closed form (the simulator judges the rest)",
-                              st.tensor, st.pipeline),
-                  ErrorKind::kUnsupported);
-  if (ms.widths.size() < 2)
-    return bad_at(sc, "model.mlp.widths",
-                  fmt::format("found {} widths; expected at least 2 (input and output)", ms.widths.size()));
+  // check_plan (estimate_plan calls it first) has kept an MLP to data parallelism over
+  // every device, with a batch that divides by it (batch sharding) or a leading axis equal
+  // to it (pmap), and ZeRO to stages 1 and 2 under batch sharding.
   const int d = std::max(1, st.data);
-  if (d > topo.num_devices())
-    return bad_at(sc, "strategy.data",
-                  fmt::format("found data {}; expected at most the topology's {} devices", d,
-                              topo.num_devices()));
-  const int64_t B = tr.global_batch > 0 ? tr.global_batch : ms.batch;
-  int64_t rows = 0;
-  int active = d;
-  if (st.data_mode == DataMode::kPmap) {
-    // jax.pmap maps over the leading axis: device i gets x[i] (one row).
-    if (B != d)
-      return bad_at(sc, "strategy.data",
-                    fmt::format("found a leading axis of {} under pmap over {} devices; expected "
-                                "exactly {} (pmap maps device i to x[i])", B, d, d));
-    rows = 1;
-  } else {
-    if (B % d != 0)
-      return bad_at(sc, "strategy.data",
-                    fmt::format("found batch {} over {} data-parallel devices; expected a multiple of {}",
-                                B, d, d));
-    rows = B / d;
-  }
+  const int64_t B = global_batch(sc);
+  const int64_t rows = per_replica_batch(sc);
+  const int active = d;
   PlanEstimate e;
   e.name = sc.name;
   e.model_kind = "mlp";
@@ -77,9 +54,10 @@ Result<PlanEstimate> estimate_mlp(const Scenario& sc) {
     const int64_t in = ms.widths[l], out = ms.widths[l + 1];
     const double out_bytes = rd * static_cast<double>(out) * w;
     fwd += gemm_seconds(dev, dp, rows, out, in, dt);
-    if (ms.bias) fwd += mem(2 * out_bytes);  // read y, write y + b (b is tiny)
+    // Bias add and activation are one fused elementwise kernel (XLA fuses them, and the
+    // planner's graph has one op for both): it reads the GEMM output, writes the result.
     const bool activated = l + 1 < layers && ms.activation != "none";
-    if (activated) fwd += mem(2 * out_bytes);
+    if (ms.bias || activated) fwd += mem(2 * out_bytes);
     if (training) {
       if (l > 0) bwd += gemm_seconds(dev, dp, rows, in, out, dt);  // input gradient (none for x)
       bwd += gemm_seconds(dev, dp, in, out, rows, dt);              // weight gradient
@@ -95,14 +73,27 @@ Result<PlanEstimate> estimate_mlp(const Scenario& sc) {
   CommLedger ledger;
   double exposed = 0;
   if (training && active > 1) {
-    // The gradient pmean: an AllReduce of every gradient over the data devices.
+    // The gradient pmean: an AllReduce of every gradient over the data devices, in buckets
+    // overlapped with the backward pass. ZeRO-1/2 (Rajbhandari et al. 2020 §5): a
+    // ReduceScatter instead (each replica updates its 1/d shard), then an AllGather of the
+    // updated weights after the optimizer step (not overlapped); 2 Psi per step either way.
     std::vector<int> g;
     for (int i = 0; i < active; ++i) g.push_back(i);
-    BRIGADE_ASSIGN_OR_RETURN(Buckets gb, bucketed(sc, CollectiveKind::kAllReduce, g,
-                                                  e.parameters * per.grads));
+    const double grad_bytes = e.parameters * per.grads;
+    const CollectiveKind k = st.zero == 0 ? CollectiveKind::kAllReduce : CollectiveKind::kReduceScatter;
+    BRIGADE_ASSIGN_OR_RETURN(Buckets gb, bucketed(sc, k, g, grad_bytes));
     exposed = exposed_after_overlap(gb.seconds, bwd, gb.last_seconds, st.overlap);
-    ledger.add("data", "allreduce", active, gb.count, e.parameters * per.grads, gb.seconds, exposed);
-    e.notes.push_back("the gradient pmean is one AllReduce per bucket of strategy.bucket_bytes");
+    ledger.add("data", kind_name(k), active, gb.count, grad_bytes, gb.seconds, exposed);
+    if (st.zero > 0) {
+      const double param_bytes = e.parameters * per.params;
+      BRIGADE_ASSIGN_OR_RETURN(Buckets pg, bucketed(sc, CollectiveKind::kAllGather, g, param_bytes));
+      exposed += pg.seconds;
+      ledger.add("data", "allgather", active, pg.count, param_bytes, pg.seconds, pg.seconds);
+    }
+    e.notes.push_back(st.zero == 0
+                          ? "the gradient pmean is one AllReduce per bucket of strategy.bucket_bytes"
+                          : "ZeRO: gradients reduce-scattered per bucket, updated weights "
+                            "all-gathered after the optimizer step");
   }
   if (training && tr.optimizer != Optimizer::kNone) {
     const double shard = st.zero >= 1 ? 1.0 / active : 1.0;

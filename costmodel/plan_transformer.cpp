@@ -12,12 +12,14 @@
 
 #include <fmt/format.h>
 
+#include "core/plan_check.hpp"
 #include "core/units.hpp"
 #include "costmodel/collectives.hpp"
 #include "costmodel/compute.hpp"
 #include "costmodel/memory.hpp"
 #include "costmodel/model_size.hpp"
 #include "costmodel/scaling.hpp"
+#include "costmodel/transformer_blocks.hpp"
 
 namespace brigade::cost::detail {
 
@@ -34,18 +36,13 @@ struct RankMap {
   }
 };
 
-Result<RankMap> rank_map(const Scenario& sc) {
+// The strides of strategy.rank_order (the parser has checked it names
+// tensor, data and pipeline once each): the first axis varies fastest.
+RankMap rank_map(const Scenario& sc) {
   const StrategySpec& st = sc.strategy;
-  std::vector<std::string> order = st.rank_order;
-  std::vector<std::string> sorted = order;
-  std::sort(sorted.begin(), sorted.end());
-  if (sorted != std::vector<std::string>{"data", "pipeline", "tensor"})
-    return bad_at(sc, "strategy.rank_order",
-                  "found rank order of " + std::to_string(order.size()) +
-                      " names; expected tensor, data and pipeline, each once");
   RankMap m;
   int stride = 1;
-  for (const std::string& axis : order) {
+  for (const std::string& axis : st.rank_order) {
     if (axis == "tensor") m.stride_tensor = stride, stride *= st.tensor;
     if (axis == "data") m.stride_data = stride, stride *= st.data;
     if (axis == "pipeline") m.stride_pipeline = stride, stride *= st.pipeline;
@@ -86,65 +83,44 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
   const int d = st.data, t = st.tensor, p = st.pipeline;
   const int v = st.schedule == PipelineSchedule::kInterleaved ? std::max(1, st.virtual_stages) : 1;
   const int n_devices = d * t * p;
-  if (d < 1 || t < 1 || p < 1)
-    return bad_at(sc, "strategy", fmt::format("found data {} x tensor {} x pipeline {}; expected "
-                                              "degrees of at least 1", d, t, p));
-  if (n_devices > topo.num_devices())
-    return bad_at(sc, "strategy",
-                  fmt::format("found data {} x tensor {} x pipeline {} = {} devices; expected at "
-                              "most the topology's {}",
-                              d, t, p, n_devices, topo.num_devices()));
+  // check_plan (estimate_plan calls it first) has made the degrees use every
+  // device, heads, FFN width and vocabulary divide by t (the sequence too
+  // under SP), layers by p x v, and the global batch B by data x micro-batch.
   const int64_t L = ts.layers, h = ts.hidden, a = ts.heads, s = ts.seq, V = ts.vocab;
-  if (L < 1 || h < 1 || a < 1 || s < 1)
-    return bad_at(sc, "model.transformer",
-                  "found a transformer without layers, hidden, heads or seq; expected all four >= 1");
-  if (h % a != 0)
-    return bad_at(sc, "model.transformer.heads",
-                  fmt::format("found {} heads for hidden {}; expected a divisor of the hidden size", a, h));
-  if (a % t != 0)
-    return bad_at(sc, "strategy.tensor",
-                  fmt::format("found tensor {} for {} heads; expected a divisor of the heads", t, a));
-  if (L < p * v)
-    return bad_at(sc, "strategy.pipeline",
-                  fmt::format("found {} layers over {} pipeline stages{}; expected at least one layer "
-                              "per stage{}", L, p, v > 1 ? fmt::format(" x {} chunks", v) : "",
-                              v > 1 ? " chunk" : ""));
-  if (v > 1 && L % (int64_t{p} * v) != 0)
-    return bad_at(sc, "strategy.virtual_stages",
-                  fmt::format("found {} layers over {} stages x {} chunks; expected a multiple of {}",
-                              L, p, v, int64_t{p} * v));
   // Batch: global B sequences per step, micro-batches of b, m per replica.
-  int64_t B = tr.global_batch, b = tr.micro_batch;
-  if (B <= 0 && b <= 0) b = 1, B = d;
-  if (B <= 0) B = b * d;
-  if (b <= 0) b = B / d;
-  if (b < 1 || B % (b * d) != 0)
-    return bad_at(sc, "training.global_batch",
-                  fmt::format("found global batch {} with micro-batch {} over {} data-parallel "
-                              "replicas; expected a multiple of {}", B, b, d, b * d));
-  const int64_t m = B / (b * d);
-  BRIGADE_ASSIGN_OR_RETURN(RankMap rm, rank_map(sc));
+  const int64_t B = global_batch(sc);
+  const int64_t b = tr.micro_batch > 0 ? tr.micro_batch : per_replica_batch(sc);
+  const int64_t m = per_replica_batch(sc) / b;
+  const RankMap rm = rank_map(sc);
 
   PlanEstimate e;
   e.name = sc.name;
   e.model_kind = "transformer";
   e.devices = n_devices;
   const DType dt = ts.dtype;
-  const double w = dtype_bytes(dt);
   const double r = ts.ffn_ratio;
-  const int64_t ffn = static_cast<int64_t>(std::llround(r * static_cast<double>(h)));
-  const int64_t ffn_local = (ffn + t - 1) / t;
-  const double t_sp = st.sequence_parallel ? t : 1.0;
-  const int64_t bs = b * s;
-  const bool last_stage_ties = p > 1;  // the last stage keeps a copy of the word embedding
   std::vector<CommLedger> ledgers(static_cast<size_t>(p));  // per step, one device of each stage
-  e.notes.push_back("transformer layers as Megatron-LM: GEMMs through the roofline; layernorm, "
-                    "softmax and GeLU as memory-bound kernels; other elementwise work fused");
+  e.notes.push_back("transformer kernels and collectives as Megatron-LM runs them "
+                    "(costmodel/transformer_blocks.hpp, the planner's description too): GEMMs "
+                    "through the roofline, norms, softmax, GeLU and residuals as memory-bound "
+                    "kernels");
+
+  // One description of the work (costmodel/transformer_blocks.hpp): the blocks a
+  // tensor-parallel rank runs for one micro-batch, as the planner lowers them.
+  TransformerShape shape;
+  shape.spec = ts;
+  shape.micro_batch = b;
+  shape.tensor = t;
+  shape.sequence_parallel = st.sequence_parallel;
+  shape.recompute = training ? tr.recompute : Recompute::kNone;
+  BRIGADE_ASSIGN_OR_RETURN(const BlockTemplate layer, transformer_layer(shape));
+  BRIGADE_ASSIGN_OR_RETURN(const BlockTemplate embedding, embedding_block(shape));
+  BRIGADE_ASSIGN_OR_RETURN(const BlockTemplate head, head_block(shape));
 
   // Per micro-batch, per stage.
   std::vector<StageTimes> stages(static_cast<size_t>(p));
   std::vector<int64_t> stage_layers(static_cast<size_t>(p));
-  for (int i = 0; i < p; ++i) stage_layers[static_cast<size_t>(i)] = L / p + (i < L % p ? 1 : 0);
+  for (int i = 0; i < p; ++i) stage_layers[static_cast<size_t>(i)] = L / p;
 
   // Tensor-parallel and data-parallel groups of stage i (tensor rank 0, data rank 0 as the
   // representative; the others are the same by symmetry).
@@ -161,7 +137,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
 
   const BytesPerParameter per = bytes_per_parameter(optimizer_kind(tr.optimizer), dt,
                                                     tr.mixed_precision, training);
-  const double act_bytes = static_cast<double>(bs) * static_cast<double>(h) * w;  // b s h, one micro-batch
   std::vector<double> stage_params(static_cast<size_t>(p));
   std::vector<double> per_step_extra(static_cast<size_t>(p), 0.0);  // dp sync, param gather, optimizer
   std::vector<double> opt_seconds(static_cast<size_t>(p), 0.0);
@@ -170,96 +145,58 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
     const auto si = static_cast<size_t>(i);
     const Device& dev = topo.device(rm.device(0, 0, i));
     const DeviceProfile& dp = prof.for_device(dev);
-    auto gemm = [&](int64_t mm, int64_t nn, int64_t kk, int64_t batch = 1) {
-      return gemm_seconds(dev, dp, mm, nn, kk, dt, batch);
+    const std::vector<int> group = tp_group(i);
+    // Tensor-parallel collectives of this stage per micro-batch, by kind:
+    // calls, bytes and seconds (they sit on the compute stream: not overlapped).
+    struct TpTally {
+      double calls = 0, bytes = 0, seconds = 0;
     };
-    // A GEMM's backward: input gradient (m x n)(n x k) and weight gradient (k x m)(m x n).
-    auto gemm_bwd = [&](int64_t mm, int64_t nn, int64_t kk, int64_t batch = 1) {
-      return gemm(mm, kk, nn, batch) + gemm(kk, nn, mm, batch);
+    std::map<CollectiveKind, TpTally> tally;
+    // Adds `times` x the kernels' durations to `compute` and `collectives`.
+    auto run = [&](const std::vector<Kernel>& ks, double times, double& compute,
+                   double& collectives) -> Status {
+      for (const Kernel& k : ks) {
+        if (k.is_collective) {
+          // Tensor-parallel collectives run as rings (NCCL inside a node; the planner's
+          // choice too); strategy.algorithm is for the data-parallel ones.
+          BRIGADE_ASSIGN_OR_RETURN(double c, collective_seconds(topo, prof, k.collective,
+                                                                CollectiveAlgorithm::kRing, group,
+                                                                k.collective_bytes));
+          collectives += times * c;
+          TpTally& x = tally[k.collective];
+          x.calls += times, x.bytes += times * k.collective_bytes, x.seconds += times * c;
+        } else if (k.compute == ComputeKind::kGemm) {
+          compute += times * gemm_seconds(dev, dp, k.m, k.n, k.k, dt, k.batch);
+        } else {
+          compute += times * memory_bound_seconds(dev, dp, k.bytes, dt);
+        }
+      }
+      return Status::ok();
     };
-    auto mem = [&](double bytes) { return memory_bound_seconds(dev, dp, bytes, dt); };
-    const int64_t hd = h / a, heads_local = a / t;
-    // Forward of one layer: (m, n, k, batch) of each GEMM.
-    struct G {
-      int64_t m, n, k, batch;
-    };
-    const G gemms[] = {{bs, 3 * h / t, h, 1},        // QKV
-                       {s, s, hd, b * heads_local},  // scores Q K^T
-                       {s, hd, s, b * heads_local},  // attention over values
-                       {bs, h, h / t, 1},            // projection
-                       {bs, ffn_local, h, 1},        // fc1
-                       {bs, h, ffn_local, 1}};       // fc2
-    double fwd = 0, bwd = 0;
-    for (const G& g : gemms) {
-      fwd += gemm(g.m, g.n, g.k, g.batch);
-      bwd += gemm_bwd(g.m, g.n, g.k, g.batch);
-    }
-    // Memory-bound kernels read their input and write their output (2 passes);
-    // their backward reads the saved input and the upstream gradient and writes one (3).
-    const double ln_bytes = 2 * act_bytes / t_sp;
-    const double softmax_bytes = 2.0 * static_cast<double>(b * heads_local) * s * s * w;
-    const double gelu_bytes = 2.0 * static_cast<double>(bs) * ffn_local * w;
-    const double mb_fwd = 2 * mem(ln_bytes) + mem(softmax_bytes) + mem(gelu_bytes);
-    const double mb_bwd = 2 * mem(1.5 * ln_bytes) + mem(1.5 * softmax_bytes) + mem(1.5 * gelu_bytes);
-    const double layer_fwd = fwd + mb_fwd;
-    double layer_bwd = bwd + mb_bwd;
-    const double attention_core_fwd = gemm(s, s, hd, b * heads_local) +
-                                      gemm(s, hd, s, b * heads_local) + mem(softmax_bytes);
-    if (tr.recompute == Recompute::kFull) layer_bwd += layer_fwd;
-    if (tr.recompute == Recompute::kSelective) layer_bwd += attention_core_fwd;
-
     const double nl = static_cast<double>(stage_layers[si]);
     StageTimes& T = stages[si];
     CommLedger& ledger = ledgers[si];
-    T.fwd_kernels = nl * layer_fwd;
-    T.bwd_kernels = training ? nl * layer_bwd : 0.0;
-    // Embedding lookup on the first stage; logits and the cross entropy on the last.
+    BRIGADE_RETURN_IF_ERROR(run(layer.forward, nl, T.fwd_kernels, T.tp_fwd));
+    if (training) {
+      BRIGADE_RETURN_IF_ERROR(run(layer.recompute, nl, T.bwd_kernels, T.tp_bwd));
+      BRIGADE_RETURN_IF_ERROR(run(layer.backward, nl, T.bwd_kernels, T.tp_bwd));
+    }
+    // The embedding on the first stage; the logits and the cross entropy on the last.
     if (i == 0) {
-      T.fwd_kernels += mem(2 * act_bytes);
-      if (training) T.bwd_kernels += mem(3 * act_bytes);
+      BRIGADE_RETURN_IF_ERROR(run(embedding.forward, 1, T.fwd_kernels, T.tp_fwd));
+      if (training) BRIGADE_RETURN_IF_ERROR(run(embedding.backward, 1, T.bwd_kernels, T.tp_bwd));
     }
-    if (i == p - 1 && V > 0) {
-      const int64_t v_local = (V + t - 1) / t;
-      const double ce_bytes = 2.0 * static_cast<double>(bs) * v_local * 4;  // fp32 logits
-      T.fwd_kernels += gemm(bs, v_local, h) + mem(ce_bytes);
-      if (training) T.bwd_kernels += gemm_bwd(bs, v_local, h) + mem(1.5 * ce_bytes);
+    if (i == p - 1) {
+      BRIGADE_RETURN_IF_ERROR(run(head.forward, 1, T.fwd_kernels, T.tp_fwd));
+      if (training) BRIGADE_RETURN_IF_ERROR(run(head.backward, 1, T.bwd_kernels, T.tp_bwd));
     }
+    for (const auto& [kind, x] : tally)
+      ledger.add("tensor", kind_name(kind), t, x.calls * m, x.bytes * m, x.seconds * m, x.seconds * m);
 
-    // Tensor parallelism: per layer, 2 AllReduces of b s h forward and 2 backward (Megatron-LM,
-    // Shoeybi et al. 2019 §3, the f and g operators); with sequence parallelism each AllReduce
-    // becomes an AllGather + a ReduceScatter (Korthikanti et al. 2022 §4.2.2). Full
-    // recomputation repeats the forward ones. The vocabulary-parallel embedding adds one
-    // forward AllReduce (ReduceScatter with SP) on the first stage.
-    if (t > 1) {
-      const std::vector<int> g = tp_group(i);
-      const double fwd_calls_per_layer = 2;
-      const double bwd_calls_per_layer = training ? 2 + (tr.recompute == Recompute::kFull ? 2 : 0) : 0;
-      const double emb_calls = i == 0 ? 1 : 0;
-      if (!st.sequence_parallel) {
-        BRIGADE_ASSIGN_OR_RETURN(double ar, plan_collective(sc, CollectiveKind::kAllReduce, g, act_bytes));
-        T.tp_fwd = (fwd_calls_per_layer * nl + emb_calls) * ar;
-        T.tp_bwd = bwd_calls_per_layer * nl * ar;
-        const double calls = (fwd_calls_per_layer + bwd_calls_per_layer) * nl + emb_calls;
-        ledger.add("tensor", "allreduce", t, calls * m, calls * m * act_bytes, calls * m * ar,
-                   calls * m * ar);
-      } else {
-        BRIGADE_ASSIGN_OR_RETURN(double ag, plan_collective(sc, CollectiveKind::kAllGather, g, act_bytes));
-        BRIGADE_ASSIGN_OR_RETURN(double rs, plan_collective(sc, CollectiveKind::kReduceScatter, g, act_bytes));
-        T.tp_fwd = fwd_calls_per_layer * nl * (ag + rs) + emb_calls * rs;
-        T.tp_bwd = bwd_calls_per_layer * nl * (ag + rs);
-        const double pairs = (fwd_calls_per_layer + bwd_calls_per_layer) * nl;
-        ledger.add("tensor", "allgather", t, pairs * m, pairs * m * act_bytes, pairs * m * ag,
-                   pairs * m * ag);
-        ledger.add("tensor", "reducescatter", t, (pairs + emb_calls) * m,
-                   (pairs + emb_calls) * m * act_bytes, (pairs + emb_calls) * m * rs,
-                   (pairs + emb_calls) * m * rs);
-      }
-    }
-
-    // Pipeline sends: activations forward to stage i+1, gradients back to stage i-1; each
-    // tensor-parallel rank sends its 1/t slice (Megatron's scatter-gather optimisation).
+    // Pipeline sends: activations forward to stage i+1, gradients back to stage i-1, the
+    // boundary tensor as each tensor-parallel rank holds it.
     if (p > 1) {
-      const double pp_bytes = act_bytes / t;
+      const double pp_bytes = pipeline_boundary_bytes(shape);
       auto send = [&](int to) {
         const Route& route = topo.route(rm.device(0, 0, i), rm.device(0, 0, to));
         return p2p_seconds(pp_bytes, AlphaBeta{route_alpha_seconds(route, prof),
@@ -272,14 +209,11 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
       ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_bytes, m * sends, m * sends);
     }
 
-    // Parameters of this stage on one tensor-parallel rank.
-    double params = nl * transformer_layer_parameters_per_rank(static_cast<double>(h), r, t);
-    if (i == 0) params += embedding_parameters_per_rank(static_cast<double>(V), static_cast<double>(s),
-                                                        static_cast<double>(h), t);
-    if (i == p - 1) {
-      params += 2.0 * static_cast<double>(h);  // final layernorm
-      if (last_stage_ties) params += static_cast<double>(V) * static_cast<double>(h) / t;
-    }
+    // Parameters of this stage on one tensor-parallel rank; with p > 1 the last stage
+    // keeps its own copy of the (tied) word embedding for the logits.
+    double params = nl * layer.local_param_elements();
+    if (i == 0) params += embedding.local_param_elements();
+    if (i == p - 1 && p > 1) params += embedding.params[0].local_elements();
     stage_params[si] = params;
 
     // Data parallelism and ZeRO (Rajbhandari et al. 2020 §7: stages 1-2 move 2 Psi per step,
@@ -312,8 +246,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
       if (st.zero == 3) {
         // Each layer's parameters gathered before its forward and again before its backward,
         // every micro-batch, prefetched behind the previous layer's compute when overlapping.
-        const double layer_bytes =
-            transformer_layer_parameters_per_rank(static_cast<double>(h), r, t) * per.params;
+        const double layer_bytes = layer.local_param_elements() * per.params;
         BRIGADE_ASSIGN_OR_RETURN(double one, plan_collective(sc, CollectiveKind::kAllGather, g, layer_bytes));
         const double f_total = nl * one, b_total = nl * one;
         const double exposed = exposed_after_overlap(f_total, T.fwd_kernels, one, st.overlap) +
@@ -390,11 +323,15 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
     if (training) {
       const double loads = in_flight_micro_batches(st.schedule, p, static_cast<int>(m), v, i);
       act = loads * static_cast<double>(stage_layers[si]) * layer_act;
+      // The embedding (stage 0) and the output layer (stage p-1) are the first and the
+      // last layers of the model: they keep as many micro-batches as a stage of one chunk
+      // (GPipe all m; 1F1B p - stage; Narayanan et al. 2021 §2.2, Korthikanti §4.3).
       if (i == 0)
         act += embedding_activation_bytes(aq) *
-               in_flight_micro_batches(PipelineSchedule::k1F1B, p, static_cast<int>(m), 1, 0);
+               in_flight_micro_batches(st.schedule, p, static_cast<int>(m), 1, 0);
       if (i == p - 1)
-        act += output_layer_activation_bytes(aq) * (st.schedule == PipelineSchedule::kGpipe ? md : 1.0);
+        act += output_layer_activation_bytes(aq) *
+               in_flight_micro_batches(st.schedule, p, static_cast<int>(m), 1, p - 1);
     } else {
       // Inference keeps nothing for a backward pass: one layer's working set at a time.
       act = layer_act + (i == p - 1 ? output_layer_activation_bytes(aq) : 0.0);

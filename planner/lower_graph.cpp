@@ -28,6 +28,24 @@ double elements(const std::vector<std::int64_t>& s) {
   return n;
 }
 
+// One compute task for `op` on stream `s`: a GEMM, a fixed or a memory-bound
+// kernel as its cost says, in the dtype of its output (of its first input
+// for ops without one, such as the optimizer), tagged with its model op.
+TaskId emit_op_task(ProgramBuilder& b, StreamId s, const TrainingGraph& g, const IrOp& op,
+                    const OpCost& cost) {
+  const DType dt = op.output >= 0 ? g.tensors[static_cast<size_t>(op.output)].dtype
+                                  : g.tensors[static_cast<size_t>(op.inputs[0])].dtype;
+  TaskId id;
+  if (cost.compute == ComputeKind::kGemm)
+    id = b.add_gemm(s, cost.m, cost.n, cost.k, dt, op.name, op.phase, cost.batch);
+  else if (cost.compute == ComputeKind::kFixed)
+    id = b.add_fixed(s, cost.flops, cost.bytes, dt, op.name, op.phase);
+  else
+    id = b.add_memory_bound(s, cost.bytes, dt, op.name, op.phase);
+  b.task(id).op = op.model_op >= 0 ? op.model_op : op.forward_op;
+  return id;
+}
+
 struct Common {
   const Scenario* sc = nullptr;
   TrainingGraph g;
@@ -365,17 +383,7 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
     const TaskId base = b.num_tasks();
     if (op.kind == IrKind::kOptimizer) optimizer_task[static_cast<size_t>(op.param)] = base;
     for (int d = 0; d < e.R; ++d) {
-      TaskId id;
-      const StreamId s = e.compute[static_cast<size_t>(d)];
-      const DType dt = op.output >= 0 ? g.tensors[static_cast<size_t>(op.output)].dtype
-                                      : g.tensors[static_cast<size_t>(op.inputs[0])].dtype;
-      if (cost.compute == ComputeKind::kGemm)
-        id = b.add_gemm(s, cost.m, cost.n, cost.k, dt, op.name, op.phase, cost.batch);
-      else if (cost.compute == ComputeKind::kFixed)
-        id = b.add_fixed(s, cost.flops, cost.bytes, dt, op.name, op.phase);
-      else
-        id = b.add_memory_bound(s, cost.bytes, dt, op.name, op.phase);
-      b.task(id).op = op.model_op >= 0 ? op.model_op : op.forward_op;
+      const TaskId id = emit_op_task(b, e.compute[static_cast<size_t>(d)], g, op, cost);
       for (const auto& w : waits)
         if (w[static_cast<size_t>(d)] != kNone) b.depend(id, w[static_cast<size_t>(d)]);
     }
@@ -398,6 +406,15 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
       target = e.home[static_cast<size_t>(ot.grad_of)];
     else if (!e.requested[static_cast<size_t>(out)].empty())
       target = e.requested[static_cast<size_t>(out)];
+    // The loss value is read by no op (its backward needs the prediction and
+    // the target, not the mean), so its partial sums are left unreduced: XLA
+    // drops a reduction nothing uses, and the seed's train step pmeans only
+    // the gradient. Reporting the loss would add one scalar AllReduce.
+    if (op.kind == IrKind::kLoss) {
+      e.cur[static_cast<size_t>(out)] = prop.output;
+      e.home[static_cast<size_t>(out)] = target;
+      continue;
+    }
     std::string why;
     if (!prop.output.partial.empty()) {
       if (pgrad)
@@ -633,17 +650,7 @@ Result<Plan> lower_manual(Common& c) {
     std::vector<std::vector<std::int64_t>> shapes(nt);
     for (size_t t = 0; t < nt; ++t) shapes[t] = g.tensors[t].shape;
     const OpCost cost = op_cost(g, op, shapes, c.traffic_per_param);
-    const DType dt = op.output >= 0 ? g.tensors[static_cast<size_t>(op.output)].dtype
-                                    : g.tensors[static_cast<size_t>(op.inputs[0])].dtype;
-    const StreamId s = compute[static_cast<size_t>(d)];
-    TaskId id;
-    if (cost.compute == ComputeKind::kGemm)
-      id = b.add_gemm(s, cost.m, cost.n, cost.k, dt, op.name, op.phase, cost.batch);
-    else if (cost.compute == ComputeKind::kFixed)
-      id = b.add_fixed(s, cost.flops, cost.bytes, dt, op.name, op.phase);
-    else
-      id = b.add_memory_bound(s, cost.bytes, dt, op.name, op.phase);
-    b.task(id).op = op.model_op >= 0 ? op.model_op : op.forward_op;
+    const TaskId id = emit_op_task(b, compute[static_cast<size_t>(d)], g, op, cost);
     for (TaskId w : waits) b.depend(id, w);
     for (BufferId a : allocs) b.alloc(id, a);
     for (int t : op.inputs) last_use[{t, d}] = id;
@@ -755,22 +762,8 @@ Result<Plan> lower_graph(const Scenario& sc, const LowerOptions& options) {
   c.traffic_per_param = optimizer_traffic_bytes_per_param(opt, sc.training.mixed_precision, dt);
   const StrategySpec& st = sc.strategy;
   const bool manual = !sc.placement.empty() || !sc.device_put.empty();
-  // check_plan keeps pipeline and tensor degrees to transformers; ZeRO is
-  // lowered for them only.
-  // ZeRO: stages 1 and 2 for a data-parallel MLP; stage 3 (and ZeRO on an
-  // explicit mesh, where the shardings say where weights live) are not lowered.
-  if (st.zero >= 3 ||
-      (st.zero > 0 && (sc.model_kind != ModelKind::kMlp || st.data_mode == DataMode::kPmap)))
-    return Status::at(sc.where("strategy.zero"),
-                      "found zero " + std::to_string(st.zero) + " with " +
-                          (sc.model_kind == ModelKind::kMlp ? "an mlp" : "a graph") +
-                          " model; expected " +
-                          (sc.model_kind == ModelKind::kMlp
-                               ? "zero 0, 1 or 2 under batch sharding (the planner lowers "
-                                 "ZeRO-3 for transformer models only)"
-                               : "zero 0 (the planner lowers ZeRO for transformers and "
-                                 "data-parallel MLPs)"),
-                      ErrorKind::kUnsupported);
+  // check_plan keeps pipeline and tensor degrees to transformers and ZeRO
+  // to transformers and batch-sharded MLPs (stages 1 and 2).
   c.zero = c.training && st.data > 1 ? st.zero : 0;
   if (manual && sc.mesh)
     return Status::at(sc.where("mesh"),

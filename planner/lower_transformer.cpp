@@ -45,6 +45,7 @@ struct Setup {
   double e = 2;
   DType dtype = DType::kBF16;
   BlockTemplate layer, embedding, head;
+  double boundary_bytes = 0;  // pipeline send per rank and micro-batch (cost::pipeline_boundary_bytes)
   std::unique_ptr<RankMap> ranks;
   std::vector<TaskId> send_base, recv_base;  // pipeline transfers, by key
   int key(int vs, int mb, bool forward) const { return (vs * m + mb) * 2 + (forward ? 0 : 1); }
@@ -402,12 +403,7 @@ class StageEmitter {
   // ---- pipeline steps ---------------------------------------------------------
   std::vector<Block>& blocks_of(int chunk) { return chunks_[static_cast<size_t>(chunk)]; }
 
-  double boundary_bytes() const {
-    const auto& t = s_.sc->transformer;
-    const double tokens = static_cast<double>(s_.b * t.seq);
-    const bool sp = s_.sc->strategy.sequence_parallel && s_.T > 1;
-    return tokens * static_cast<double>(t.hidden) * s_.e / (sp ? s_.T : 1);
-  }
+  double boundary_bytes() const { return s_.boundary_bytes; }
 
   void send(int vs_to, int mb, bool forward) {
     const TaskId producer = flush();
@@ -772,6 +768,7 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
   BRIGADE_ASSIGN_OR_RETURN(s.layer, transformer_layer(shape));
   BRIGADE_ASSIGN_OR_RETURN(s.embedding, embedding_block(shape));
   BRIGADE_ASSIGN_OR_RETURN(s.head, head_block(shape));
+  s.boundary_bytes = cost::pipeline_boundary_bytes(shape);
   if (!s.training) {
     s.layer.backward.clear();
     s.layer.recompute.clear();

@@ -142,14 +142,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadFlags{"halving_doubling_6", {"allreduce", "--devices", "6", "--bytes", "1", "--alpha",
                                         "0", "--bandwidth", "1e9", "--algorithm",
                                         "halving-doubling"},
-                 "brigade: error: found 6 ranks for halving-doubling allreduce; expected a power "
-                 "of two (1, 2, 4, 8, ...)"},
+                 "brigade: error: --devices: found '6'; expected a power of two (1, 2, 4, 8, ...) "
+                 "for --algorithm halving-doubling"},
         BadFlags{"hierarchical_uneven",
                  {"allreduce", "--devices", "12", "--bytes", "1", "--alpha", "0", "--bandwidth",
                   "1e9", "--algorithm", "hierarchical", "--ranks-per-node", "8", "--inter-alpha",
                   "5us", "--inter-bandwidth", "25GB/s"},
-                 "brigade: error: found 12 ranks with 8 ranks per node; expected a multiple of 8 "
-                 "for hierarchical allreduce"},
+                 "brigade: error: --ranks-per-node: found '8'; expected a divisor of --devices 12 "
+                 "(whole nodes)"},
         BadFlags{"hierarchical_without_g", with({"--bandwidth", "1e9", "--algorithm", "hierarchical"}),
                  "brigade: error: --algorithm hierarchical: found no --ranks-per-node; expected "
                  "--ranks-per-node G (and --inter-alpha, --inter-bandwidth when there are several "
@@ -165,17 +165,35 @@ INSTANTIATE_TEST_SUITE_P(
         BadFlags{"hierarchical_broadcast",
                  with({"--bandwidth", "1e9", "--algorithm", "hierarchical", "--ranks-per-node", "8"},
                       "broadcast"),
-                 "brigade: error: found algorithm 'hierarchical' for broadcast; expected ring, tree "
-                 "or halving-doubling (hierarchical is defined for allreduce, allgather and "
-                 "reducescatter)"}));
+                 "brigade: error: --algorithm: found 'hierarchical'; expected ring, tree or "
+                 "halving-doubling for broadcast (hierarchical is defined for allreduce, allgather "
+                 "and reducescatter)"},
+        BadFlags{"tree_allgather", with({"--bandwidth", "1e9", "--algorithm", "tree"}, "allgather"),
+                 "brigade: error: --algorithm: found 'tree'; expected ring, halving-doubling or "
+                 "hierarchical for allgather (tree is defined for allreduce, broadcast and reduce)"},
+        BadFlags{"tree_alltoall", with({"--bandwidth", "1e9", "--algorithm", "tree"}, "alltoall"),
+                 "brigade: error: --algorithm: found 'tree'; expected ring for alltoall (alltoall "
+                 "is modelled as N-1 pairwise exchanges; the algorithm does not apply)"},
+        BadFlags{"extra_argument", with({"--bandwidth", "1e9", "extra"}),
+                 "brigade: error: found unexpected argument 'extra'; expected only the flags and "
+                 "arguments of 'brigade collective --help'"},
+        BadFlags{"mistyped_flag", with({"--bandwidth", "1e9", "--bandwith", "2"}),
+                 "brigade: error: found unexpected arguments '--bandwith', '2'; expected only the "
+                 "flags and arguments of 'brigade collective --help' (did you mean '--bandwidth'?)"},
+        BadFlags{"mistyped_flag_alone", with({"--bandwidth", "1e9", "--algoritm=ring"}),
+                 "brigade: error: found unexpected argument '--algoritm=ring'; expected only the "
+                 "flags and arguments of 'brigade collective --help' (did you mean "
+                 "'--algorithm'?)"}));
 
-// A missing required flag is CLI11's message behind our prefix.
+// A missing required flag names the flag in the found/expected form.
 TEST(CollectiveVerb, MissingBandwidth) {
   std::vector<std::string> args{"collective"};
   for (const std::string& a : with({})) args.push_back(a);
   auto r = run_brigade(args);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "brigade: error: --bandwidth is required\n");
+  EXPECT_EQ(r.err,
+            "brigade: error: --bandwidth: found nothing; expected a value (--bandwidth is "
+            "required; see 'brigade collective --help')\n");
 }
 
 }  // namespace

@@ -50,8 +50,12 @@ TEST(SeedQuiz, BatchOf30Over8DevicesIsRejected) {
 // unless reshaped to (4, 2, 512); (4, 2, 512) gives each device (2, 512).
 TEST(SeedQuiz, PmapProperMapsTheLeadingAxis) {
   EXPECT_EQ(per_device_input_shape({8, 512}, 4, DataMode::kPmap).message(),
-            "found (8, 512) under pmap over 4 devices; expected a leading axis of at most 4 "
-            "(pmap maps it onto the devices): reshape to (4, 2, 512) or use data_mode: batch");
+            "found (8, 512) under pmap over 4 devices; expected a leading axis of 4 (pmap maps "
+            "device i to x[i]): reshape to (4, 2, 512) or use data_mode: batch");
+  // Not a multiple: no reshape helps, batch sharding does not either; say so plainly.
+  EXPECT_EQ(per_device_input_shape({6, 512}, 4, DataMode::kPmap).message(),
+            "found (6, 512) under pmap over 4 devices; expected a leading axis of 4 (pmap maps "
+            "device i to x[i]): use data_mode: batch");
   EXPECT_EQ(*per_device_input_shape({4, 2, 512}, 4, DataMode::kPmap),
             (std::vector<std::int64_t>{2, 512}));
   EXPECT_EQ(*per_device_input_shape({8, 512}, 4, DataMode::kBatch),
@@ -133,6 +137,39 @@ const PlanCase kCases[] = {
     {"HeadsNotDivisibleByTensor", GPT "training: {global_batch: 64}\nstrategy: {tensor: 3}\n",
      "p.yaml:5:12: error: found tensor 3 with heads 16; expected tensor to divide heads (each "
      "tensor-parallel rank holds heads/tensor attention heads)"},
+    // Tensor parallelism splits the vocabulary, the FFN columns and, with
+    // sequence parallelism, the sequence; each must divide by tensor.
+    {"VocabNotDivisibleByTensor",
+     "topology: {preset: dgx-a100, nodes: 2}\n"
+     "model:\n"
+     "  transformer: {layers: 24, hidden: 2048, heads: 16, seq: 1024, vocab: 50257}\n"
+     "training: {global_batch: 64}\nstrategy: {data: 2, tensor: 8}\n",
+     // 50257 = 8 x 6282 + 1; the next multiple is 8 x 6283 = 50264.
+     "p.yaml:3:65: error: found vocab 50257 with tensor 8; expected a multiple of tensor, such as "
+     "50264 (Megatron-LM pads the vocabulary; each rank holds vocab/tensor rows)"},
+    {"FfnNotDivisibleByTensor",
+     "topology: {preset: dgx-a100, nodes: 2}\n"
+     "model:\n"
+     "  transformer: {layers: 24, hidden: 2048, heads: 16, seq: 1024, vocab: 50304, ffn_ratio: "
+     "2.6}\n"
+     "training: {global_batch: 64}\nstrategy: {data: 2, tensor: 8}\n",
+     // round(2.6 x 2048 = 5324.8) = 5325 = 8 x 665 + 5.
+     "p.yaml:3:79: error: found FFN width 5325 (ffn_ratio 2.6 x hidden 2048) with tensor 8; "
+     "expected a multiple of tensor (each tensor-parallel rank holds FFN width/tensor columns of "
+     "fc1)"},
+    {"SeqNotDivisibleByTensorUnderSequenceParallel",
+     "topology: {preset: dgx-a100, nodes: 2}\n"
+     "model:\n"
+     "  transformer: {layers: 24, hidden: 2048, heads: 16, seq: 1020, vocab: 50304}\n"
+     "training: {global_batch: 64}\nstrategy: {data: 2, tensor: 8, sequence_parallel: true}\n",
+     "p.yaml:3:54: error: found seq 1020 with sequence_parallel over tensor 8; expected a multiple "
+     "of tensor (each rank keeps seq/tensor positions)"},
+    {"SeqNotDivisibleByTensorPassesWithoutSequenceParallel",
+     "topology: {preset: dgx-a100, nodes: 2}\n"
+     "model:\n"
+     "  transformer: {layers: 24, hidden: 2048, heads: 16, seq: 1020, vocab: 50304}\n"
+     "training: {global_batch: 64}\nstrategy: {data: 2, tensor: 8}\n",
+     ""},
     {"LayersNotDivisibleByPipeline", GPT "training: {global_batch: 64}\nstrategy: {pipeline: 5}\n",
      "p.yaml:5:12: error: found 24 layers over 5 pipeline stages (pipeline 5 x virtual_stages 1); "
      "expected layers divisible by 5"},
@@ -176,6 +213,22 @@ const PlanCase kCases[] = {
      "parallelism splits the activations a tensor-parallel group would replicate)"},
     {"ZeroStageOutOfRange", CPU4 MLP8 "strategy: {data: 4, zero: 4}\n",
      "p.yaml:4:21: error: found zero 4; expected a ZeRO stage: 0, 1, 2 or 3"},
+    // ZeRO is planned for transformers (stages 1-3) and batch-sharded MLPs (1, 2).
+    {"MlpZeroThreeUnsupported", CPU4 MLP8 "strategy: {data: 4, zero: 3}\n",
+     "p.yaml:4:21: error: found zero 3 with an mlp model; expected zero 0, 1 or 2 under batch "
+     "sharding (ZeRO-3 is planned for transformer models only)",
+     ErrorKind::kUnsupported},
+    {"MlpZeroUnderPmapUnsupported",
+     CPU4 "model:\n  mlp: {batch: 4, widths: [16, 16]}\nstrategy: {data: 4, data_mode: pmap, "
+          "zero: 1}\n",
+     "p.yaml:4:38: error: found zero 1 with an mlp model; expected zero 0, 1 or 2 under batch "
+     "sharding (ZeRO-3 is planned for transformer models only)",
+     ErrorKind::kUnsupported},
+    {"MlpZeroTwoPasses", CPU4 MLP8 "strategy: {data: 4, zero: 2}\n", ""},
+    {"GraphZeroUnsupported", GRAPH4 "strategy: {zero: 1}\n",
+     "p.yaml:9:12: error: found zero 1 with a graph model; expected zero 0 (ZeRO is planned for "
+     "transformers and batch-sharded MLPs)",
+     ErrorKind::kUnsupported},
     {"MlpDevicesMismatch", CPU4 MLP8 "strategy: {data: 2}\n",
      "p.yaml:4:1: error: found a plan for 2 devices (data 2 x tensor 1 x pipeline 1); expected the "
      "topology's 4 devices"},
@@ -192,12 +245,12 @@ const PlanCase kCases[] = {
      "p.yaml:4:12: error: found global_batch 16 with model.mlp.batch 8; expected one batch size "
      "(give it once)"},
     {"PmapLeadingAxisTooLarge", CPU4 MLP8 "strategy: {data: 4, data_mode: pmap}\n",
-     "p.yaml:3:9: error: found (8, 16) under pmap over 4 devices; expected a leading axis of at "
-     "most 4 (pmap maps it onto the devices): reshape to (4, 2, 16) or use data_mode: batch"},
+     "p.yaml:3:9: error: found (8, 16) under pmap over 4 devices; expected a leading axis of 4 "
+     "(pmap maps device i to x[i]): reshape to (4, 2, 16) or use data_mode: batch"},
     {"PmapLeadingAxisTooSmall",
      CPU4 "model:\n  mlp: {batch: 2, widths: [16, 16]}\nstrategy: {data: 4, data_mode: pmap}\n",
      "p.yaml:3:9: error: found (2, 16) under pmap over 4 devices; expected a leading axis of 4 "
-     "(one slice per device), or data: 2"},
+     "(pmap maps device i to x[i]): use data: 2"},
     {"PmapLeadingAxisEqualPasses",
      CPU4 "model:\n  mlp: {batch: 4, widths: [16, 16]}\nstrategy: {data: 4, data_mode: pmap}\n",
      ""},

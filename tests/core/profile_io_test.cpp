@@ -121,7 +121,7 @@ TEST_F(ProfileFiles, SaveIntoAMissingDirectoryFailsCleanly) {
   const Status st = save_profile(HardwareProfile::defaults(), p);
   ASSERT_FALSE(st.is_ok());
   EXPECT_EQ(st.message(), p + ": error: found an unwritable file (No such file or directory); "
-                              "expected a writable profile path");
+                              "expected a writable path");
   EXPECT_FALSE(fs::exists(p));
 }
 

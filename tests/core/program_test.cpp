@@ -128,7 +128,9 @@ TEST(ProgramBuilder, CycleCheckAgreesWithTransitiveClosure) {
     for (int i = 0; i < n; ++i) cycle = cycle || reach[static_cast<size_t>(i)][static_cast<size_t>(i)];
     auto p = std::move(b).build();
     EXPECT_EQ(!p.is_ok(), cycle) << "trial " << trial << ": " << (p.is_ok() ? "" : p.message());
-    if (!p.is_ok()) EXPECT_EQ(p.message().rfind("program 'r': dependency cycle: ", 0), 0u) << p.message();
+    if (!p.is_ok()) {
+      EXPECT_EQ(p.message().rfind("program 'r': dependency cycle: ", 0), 0u) << p.message();
+    }
     (cycle ? cyclic : acyclic) += 1;
   }
   // Both outcomes were exercised.

@@ -35,6 +35,21 @@ TEST(BytesPerParameter, OtherOptimizers) {
   EXPECT_EQ(optimizer_kind(Optimizer::kSgd), OptimizerKind::kSgd);
 }
 
+// One optimizer step reads weights, gradient and state and writes weights and state back:
+// mixed-precision Adam 2*(2 + 12) + 2 = 30 B per parameter; fp32 plain SGD 2*(4 + 0) + 4 = 12;
+// inference has no step (0).
+TEST(OptimizerStepBytes, ReadsAllStatesWritesWeightsAndState) {
+  EXPECT_EQ(optimizer_step_bytes_per_parameter(
+                bytes_per_parameter(OptimizerKind::kAdam, DType::kBF16, true, true)),
+            30.0);
+  EXPECT_EQ(optimizer_step_bytes_per_parameter(
+                bytes_per_parameter(OptimizerKind::kSgd, DType::kF32, false, true)),
+            12.0);
+  EXPECT_EQ(optimizer_step_bytes_per_parameter(
+                bytes_per_parameter(OptimizerKind::kAdam, DType::kBF16, true, false)),
+            0.0);
+}
+
 // ZeRO Figure 1: Psi = 7.5B parameters, K = 12, Nd = 64:
 //   baseline (2+2+12) * 7.5e9 = 120e9 B ("120 GB");
 //   Pos:     (2+2) * 7.5e9 + 12 * 7.5e9/64 = 30e9 + 1.40625e9 = 31.40625e9 ("31.4 GB");

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "costmodel/memory.hpp"
 #include "costmodel/model_size.hpp"
@@ -74,23 +75,24 @@ TEST(EstimatePlan, TransformerOneDeviceEqualsEq3) {
 }
 
 // Memory of that device (Korthikanti et al. 2022, ZeRO §3.1):
-//   parameters: 2 layers x (12*4096 + 13*64 = 49,984) + (128 + 32)*64 embeddings + 128 final
-//   layernorm = 99,968 + 10,240 + 128 = 110,336; x 16 B = 1,765,376 B of model states.
+//   parameters: 2 layers x (12*4096 + 13*64 = 49,984) + (128 + 32)*64 embeddings
+//   = 99,968 + 10,240 = 110,208 (Eq. 2: no final layernorm, as the planner); x 16 B =
+//   1,763,328 B of model states.
 //   activations: per layer sbh(34 + 5as/h) = 2048 * (34 + 10) = 90,112; 2 layers = 180,224;
 //   embedding mask sbh = 2048; output layer 4sbh + 4sv = 8192 + 16,384 = 24,576; total 206,848 B.
-//   peak = 1,765,376 + 206,848 = 1,972,224 B.
+//   peak = 1,763,328 + 206,848 = 1,970,176 B.
 TEST(EstimatePlan, TransformerMemoryByHand) {
   auto e = estimate_plan(tiny_gpt(1));
   ASSERT_TRUE(e.is_ok()) << e.message();
   ASSERT_EQ(e->memory.size(), 1u);
   const DeviceMemoryEstimate& m = e->memory[0];
-  EXPECT_DOUBLE_EQ(m.params_bytes, 110336.0 * 2);
-  EXPECT_DOUBLE_EQ(m.grads_bytes, 110336.0 * 2);
-  EXPECT_DOUBLE_EQ(m.optimizer_bytes, 110336.0 * 12);
+  EXPECT_DOUBLE_EQ(m.params_bytes, 110208.0 * 2);
+  EXPECT_DOUBLE_EQ(m.grads_bytes, 110208.0 * 2);
+  EXPECT_DOUBLE_EQ(m.optimizer_bytes, 110208.0 * 12);
   EXPECT_DOUBLE_EQ(m.activations_bytes, 206848.0);
-  EXPECT_DOUBLE_EQ(m.peak_bytes, 1972224.0);
+  EXPECT_DOUBLE_EQ(m.peak_bytes, 1970176.0);
   EXPECT_TRUE(m.fits);
-  // Parameters reported are Eq. 2's (no final layernorm): 110,336 - 128.
+  // Parameters reported are Eq. 2's, the same count as the memory's.
   EXPECT_DOUBLE_EQ(e->parameters, 110208.0);
 }
 
@@ -139,28 +141,39 @@ TEST(EstimatePlan, PipelineActivationsPerStage) {
   auto g = estimate_plan(sc);
   ASSERT_TRUE(g.is_ok()) << g.message();
   EXPECT_DOUBLE_EQ(g->memory[1].activations_bytes, 8 * 90112.0);
+  // GPipe runs all 8 forwards before any backward, so the first stage keeps the embedding's
+  // dropout mask (sbh = 32*64*1 = 2048 B) of all 8 micro-batches too, and the last stage all 8
+  // output layers: 8 x 90,112 + 8 x 2048 = 737,280 B and 8 x 90,112 + 8 x 8192 = 786,432 B.
+  EXPECT_DOUBLE_EQ(g->memory[0].activations_bytes, 737280.0);
+  EXPECT_DOUBLE_EQ(g->memory[3].activations_bytes, 786432.0);
 }
 
 // Tensor parallel t = 2 (Megatron): per layer 2 AllReduces forward + 2 backward of
-// M = b s h w = 32*64*2 = 4096 B, plus the embedding's forward one: 2*4 + 1 = 9 calls.
-// Ring on 2 ranks, alpha 1 us, 10 GB/s: 2*1*1e-6 + 2*1/2*4096/1e10 = 2.4096e-6 s each.
-// Kernels split exactly by t: 2.2020096e-5 / 2 = 1.1010048e-5 s.
-// Step = 1.1010048e-5 + 9 * 2.4096e-6 = 3.2696448e-5 s.
+// M = b s h w = 32*64*2 = 4096 B (Shoeybi et al. 2019 §3), plus the vocabulary-parallel
+// embedding's forward one and the logits' backward one: 2*4 + 1 + 1 = 10 calls of 4096 B,
+// and the vocabulary-parallel cross entropy's AllReduce of 3 b s fp32 values = 384 B.
+// Ring on 2 ranks, alpha 1 us, 10 GB/s: 2*1*1e-6 + 2*1/2*4096/1e10 = 2.4096e-6 s each;
+// the loss's 2e-6 + 384/1e10 = 2.0384e-6 s. Kernels split exactly by t: 2.2020096e-5 / 2
+// = 1.1010048e-5 s. Step = 1.1010048e-5 + 10 * 2.4096e-6 + 2.0384e-6 = 3.7144448e-5 s.
 TEST(EstimatePlan, TensorParallelAllReducesByHand) {
   Scenario sc = tiny_gpt(2);
   sc.strategy.tensor = 2;
   auto e = estimate_plan(sc);
   ASSERT_TRUE(e.is_ok()) << e.message();
   expect_rel(e->compute_seconds, 1.1010048e-5);
-  expect_rel(e->step_seconds, 3.2696448e-5);
+  expect_rel(e->step_seconds, 3.7144448e-5);
   const CommunicationEstimate* ar = find_comm(*e, "tensor", "allreduce");
   ASSERT_NE(ar, nullptr);
-  EXPECT_EQ(ar->count, 9.0);
-  EXPECT_EQ(ar->bytes, 9 * 4096.0);
-  expect_rel(ar->seconds, 9 * 2.4096e-6);
-  expect_rel(ar->exposed_seconds, 9 * 2.4096e-6);
-  // Sequence parallel: 8 AllGathers + 9 ReduceScatters of 4096 B, each 1e-6 + 4096/2/1e10
-  // = 1.2048e-6 s: the same 2.4096e-6 per AllReduce they replace (plus the embedding's RS alone).
+  EXPECT_EQ(ar->count, 11.0);
+  EXPECT_EQ(ar->bytes, 10 * 4096.0 + 384.0);
+  expect_rel(ar->seconds, 10 * 2.4096e-6 + 2.0384e-6);
+  expect_rel(ar->exposed_seconds, 10 * 2.4096e-6 + 2.0384e-6);
+  // Sequence parallel (Korthikanti et al. 2022 §4.2.2, and Megatron-LM's re-gather of the
+  // QKV and fc1 inputs for their weight gradients): per layer 2 AllGathers + 2 ReduceScatters
+  // forward, 4 AllGathers + 2 ReduceScatters backward; the embedding adds an RS forward and
+  // an AG backward, the head an AG forward and an RS backward. AllGathers 2*6 + 1 + 1 = 14,
+  // ReduceScatters 2*4 + 1 + 1 = 10, of 4096 B, each 1e-6 + 4096/2/1e10 = 1.2048e-6 s; the
+  // loss AllReduce stays. Step = 1.1010048e-5 + 24 * 1.2048e-6 + 2.0384e-6 = 4.1963648e-5 s.
   sc.strategy.sequence_parallel = true;
   auto sp = estimate_plan(sc);
   ASSERT_TRUE(sp.is_ok()) << sp.message();
@@ -168,16 +181,16 @@ TEST(EstimatePlan, TensorParallelAllReducesByHand) {
   const CommunicationEstimate* rs = find_comm(*sp, "tensor", "reducescatter");
   ASSERT_NE(ag, nullptr);
   ASSERT_NE(rs, nullptr);
-  EXPECT_EQ(ag->count, 8.0);
-  EXPECT_EQ(rs->count, 9.0);
-  expect_rel(sp->step_seconds, 1.1010048e-5 + 17 * 1.2048e-6);
+  EXPECT_EQ(ag->count, 14.0);
+  EXPECT_EQ(rs->count, 10.0);
+  expect_rel(sp->step_seconds, 4.1963648e-5);
 }
 
-// Data parallel d = 2 (global batch 2, one sequence each): gradients G = 110,336 params x 2 B
-// = 220,672 B. One bucket, not overlapped: ring AllReduce 2e-6 + 220672/1e10 = 2.40672e-5 s.
-// Four buckets of 55,168 B, overlapped: each 2e-6 + 5.5168e-6 = 7.5168e-6, total 3.00672e-5;
+// Data parallel d = 2 (global batch 2, one sequence each): gradients G = 110,208 params x 2 B
+// = 220,416 B. One bucket, not overlapped: ring AllReduce 2e-6 + 220416/1e10 = 2.40416e-5 s.
+// Four buckets of 55,104 B, overlapped: each 2e-6 + 5.5104e-6 = 7.5104e-6, total 3.00416e-5;
 // the backward window is 2 * (2*3,407,872 + 524,288) / 1e12 = 1.4680064e-5 s; exposed =
-// max(7.5168e-6, 3.00672e-5 - 1.4680064e-5) = 1.5387136e-5 s.
+// max(7.5104e-6, 3.00416e-5 - 1.4680064e-5) = 1.5361536e-5 s.
 TEST(EstimatePlan, DataParallelGradientsByHand) {
   Scenario sc = tiny_gpt(2);
   sc.strategy.data = 2;
@@ -188,19 +201,19 @@ TEST(EstimatePlan, DataParallelGradientsByHand) {
   const CommunicationEstimate* ar = find_comm(*e, "data", "allreduce");
   ASSERT_NE(ar, nullptr);
   EXPECT_EQ(ar->count, 1.0);
-  EXPECT_EQ(ar->bytes, 220672.0);
-  expect_rel(ar->seconds, 2.40672e-5);
-  expect_rel(e->step_seconds, 2.2020096e-5 + 2.40672e-5);
+  EXPECT_EQ(ar->bytes, 220416.0);
+  expect_rel(ar->seconds, 2.40416e-5);
+  expect_rel(e->step_seconds, 2.2020096e-5 + 2.40416e-5);
   sc.strategy.overlap = true;
-  sc.strategy.bucket_bytes = 55168;
+  sc.strategy.bucket_bytes = 55104;
   auto o = estimate_plan(sc);
   ASSERT_TRUE(o.is_ok()) << o.message();
   ar = find_comm(*o, "data", "allreduce");
   ASSERT_NE(ar, nullptr);
   EXPECT_EQ(ar->count, 4.0);
-  expect_rel(ar->seconds, 3.00672e-5);
-  expect_rel(ar->exposed_seconds, 1.5387136e-5);
-  expect_rel(o->step_seconds, 2.2020096e-5 + 1.5387136e-5);
+  expect_rel(ar->seconds, 3.00416e-5);
+  expect_rel(ar->exposed_seconds, 1.5361536e-5);
+  expect_rel(o->step_seconds, 2.2020096e-5 + 1.5361536e-5);
 }
 
 // ZeRO over d = 2: stage 1 shards the optimizer (12 B/param / 2), stage 2 also gradients,
@@ -210,7 +223,7 @@ TEST(EstimatePlan, ZeroStagesMemoryAndTraffic) {
   Scenario sc = tiny_gpt(2);
   sc.strategy.data = 2;
   sc.training.global_batch = 2;
-  const double psi = 110336;
+  const double psi = 110208;  // Eq. 2, as TransformerMemoryByHand
   const double expected_states[] = {16 * psi, 4 * psi + 6 * psi, 2 * psi + 7 * psi, 8 * psi};
   for (int stage = 0; stage <= 3; ++stage) {
     sc.strategy.zero = stage;
@@ -239,7 +252,7 @@ TEST(EstimatePlan, TransformerInference) {
   ASSERT_TRUE(e.is_ok()) << e.message();
   // Forward only: (2 * 3,407,872 + 524,288) / 1e12 = 7.340032e-6 s.
   expect_rel(e->step_seconds, 7.340032e-6);
-  EXPECT_DOUBLE_EQ(e->memory[0].params_bytes, 110336.0 * 2);
+  EXPECT_DOUBLE_EQ(e->memory[0].params_bytes, 110208.0 * 2);
   EXPECT_EQ(e->memory[0].grads_bytes + e->memory[0].optimizer_bytes, 0.0);
   // One layer 90,112 + the output layer 24,576.
   EXPECT_DOUBLE_EQ(e->memory[0].activations_bytes, 90112.0 + 24576.0);
@@ -367,6 +380,40 @@ TEST(EstimatePlan, GraphWithPlacement) {
   const nlohmann::json j = plan_estimate_json(*e);
   EXPECT_NEAR(j["placement"]["seed_cost_seconds"].get<double>(), 9.33888e-5, 1e-18);
   EXPECT_NE(plan_estimate_text(*e).find("Cost(P)"), std::string::npos);
+}
+
+// One bf16 matmul placed on device 3 of 4: the plan uses ONE device (not the
+// highest index + 1 = 4), and its MFU is against the bf16 peak. The profile's peaks: 1e12 in
+// every dtype but bf16, set to 4e12. GEMM (8 x 512)(512 x 512): 2*8*512*512 = 4,194,304 FLOP
+// -> 4,194,304 / 4e12 = 1.048576e-6 s (memory free); MFU = 1 against bf16 (it would read 4
+// against the f32 peak).
+TEST(EstimatePlan, GraphCountsTheDevicesItUsesAndItsDtypesPeak) {
+  Scenario sc;
+  sc.name = "one-op";
+  sc.topology = testing::round_star(4, 1e-6, 1e10, 0);  // memory free
+  ASSERT_TRUE(sc.topology.validate().is_ok());
+  sc.profile = testing::round_hardware();
+  sc.profile.devices[0].peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kBF16))] = 4e12;
+  sc.model_kind = ModelKind::kGraph;
+  sc.graph.tensors = {{"x", {8, 512}, DType::kBF16, false, {}},
+                      {"w", {512, 512}, DType::kBF16, true, {}},
+                      {"y", {8, 512}, DType::kBF16, false, {}}};
+  Op mm;
+  mm.name = "mm";
+  mm.kind = OpKind::kMatmul;
+  mm.inputs = {0, 1};
+  mm.outputs = {2};
+  mm.flops = 2.0 * 8 * 512 * 512;
+  mm.bytes = (8 * 512 + 512 * 512 + 8 * 512) * 2.0;
+  sc.graph.ops = {mm};
+  sc.placement = {{"mm", 3}};
+  auto e = estimate_plan(sc);
+  ASSERT_TRUE(e.is_ok()) << e.message();
+  EXPECT_EQ(e->devices, 1);
+  ASSERT_EQ(e->memory.size(), 1u);
+  EXPECT_EQ(e->memory[0].device, 3);
+  expect_rel(e->step_seconds, 1.048576e-6);
+  expect_rel(e->mfu, 1.0);
 }
 
 // The seed's row-sharded matmul (quiz Q10): W 1024x1024 row-sharded over 4 devices, x sharded

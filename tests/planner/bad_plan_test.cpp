@@ -108,7 +108,7 @@ const BadPlan kCases[] = {
      "  mlp: {batch: 8, widths: [512, 512]}\n"
      "strategy: {data: 4, data_mode: pmap}\n",
      "bad.yaml:4:9: error: found (8, 512) under pmap over 4 devices; expected a leading axis of "
-     "at most 4 (pmap maps it onto the devices): reshape to (4, 2, 512) or use data_mode: batch"},
+     "4 (pmap maps device i to x[i]): reshape to (4, 2, 512) or use data_mode: batch"},
     {"placement_missing_device",
      "name: bad\n"
      "topology: {preset: pcie-4gpu}\n"

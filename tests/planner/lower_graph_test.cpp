@@ -218,8 +218,8 @@ TEST(LowerGraph, PmapOfTheSeedsBatchNeedsAReshape) {
   auto p = lower(s);
   ASSERT_FALSE(p.is_ok());
   EXPECT_EQ(p.message(),
-            "error: found (8, 512) under pmap over 4 devices; expected a leading axis of at most "
-            "4 (pmap maps it onto the devices): reshape to (4, 2, 512) or use data_mode: batch");
+            "error: found (8, 512) under pmap over 4 devices; expected a leading axis of 4 (pmap "
+            "maps device i to x[i]): reshape to (4, 2, 512) or use data_mode: batch");
 }
 
 TEST(LowerGraph, ZeroShardsADataParallelMlp) {
@@ -272,7 +272,7 @@ TEST(LowerGraph, ZeroThreeIsForTransformers) {
   EXPECT_EQ(p.status().kind(), ErrorKind::kUnsupported);
   EXPECT_EQ(p.message(),
             "error: found zero 3 with an mlp model; expected zero 0, 1 or 2 under batch sharding "
-            "(the planner lowers ZeRO-3 for transformer models only)");
+            "(ZeRO-3 is planned for transformer models only)");
 }
 
 // ---- manual placement ---------------------------------------------------------------

@@ -1,0 +1,119 @@
+// The kernels and collectives of a GPT-style transformer as Megatron-LM runs
+// it, per tensor-parallel rank and micro-batch: one description that both
+// the closed-form judge (costmodel/plan_transformer.cpp) and the planner's
+// lowering (planner/lower_transformer.cpp) consume, so that the two judges
+// of one plan cannot describe different transformers.
+//
+// Shoeybi et al. 2019 (tensor parallelism); Narayanan et al. 2021 (Eq. 2, 3);
+// Korthikanti et al. 2022 (sequence parallelism, activation memory,
+// selective recomputation). Pre-LayerNorm layers of LN, QKV GEMM, attention
+// scores (batched GEMM), softmax + dropout, attention over values (batched
+// GEMM), output projection, residual add, LN, two MLP GEMMs with GELU,
+// residual add; a vocabulary-parallel word embedding + learned position
+// embedding; the output logits GEMM tied to the word embedding, and a
+// vocabulary-parallel cross-entropy. The final LayerNorm is left out, as
+// Eq. 2 leaves it out (2h parameters; docs/planner.md).
+//
+// Counted FLOPs: GEMMs only (2mnk each). Memory-bound kernels carry 0 FLOPs
+// (Eq. 3 ignores them; their roofline time is the bytes term).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/model.hpp"
+#include "core/program.hpp"
+#include "core/scenario.hpp"
+#include "core/status.hpp"
+
+namespace brigade::cost {
+
+// One kernel of a block template: what one tensor-parallel rank runs for one
+// micro-batch. Either compute (GEMM or memory-bound) or a tensor-parallel
+// collective that sits on the compute stream between kernels.
+struct Kernel {
+  std::string name;             // "attn.qkv", "mlp.fc1.dgrad", ...
+  OpKind op = OpKind::kCustom;  // the logical op it belongs to
+  ComputeKind compute = ComputeKind::kMemoryBound;
+  std::int64_t m = 0, n = 0, k = 0, batch = 1;  // kGemm
+  double bytes = 0;                             // kMemoryBound: bytes read + written
+
+  bool is_collective = false;  // a tensor-parallel collective, not compute
+  CollectiveKind collective = CollectiveKind::kAllReduce;
+  double collective_bytes = 0;  // as Collective::bytes (nccl-tests "size")
+  std::string reason;           // why the collective is there
+
+  // Activation bytes this forward/recompute kernel keeps for the backward.
+  double saved_bytes = 0;
+  // Backward kernels: the parameter group whose gradient this kernel
+  // completes (index into BlockTemplate::params), or -1.
+  int completes_grad = -1;
+
+  double flops() const;  // counted FLOPs: 2mnk·batch for GEMMs, else 0
+};
+
+// A parameter tensor of a block, as one tensor-parallel rank holds it.
+struct ParamTensor {
+  std::string name;  // "attn.qkv.weight"
+  std::vector<std::int64_t> global_shape;
+  std::vector<std::int64_t> local_shape;  // on one tensor-parallel rank
+  bool tensor_sharded = false;            // split over the tensor group (else replicated)
+  double local_elements() const;
+  double global_elements() const;
+};
+
+// Parameters whose gradients one backward kernel completes together.
+struct ParamGroup {
+  std::string name;  // "mlp.fc2"
+  std::vector<ParamTensor> tensors;
+  double local_elements() const;
+  double replicated_elements() const;  // elements not split over the tensor group
+};
+
+// A layer (or the embedding, or the output head) for one micro-batch on one
+// tensor-parallel rank.
+struct BlockTemplate {
+  std::string name;               // "layer", "embedding", "head"
+  std::vector<Kernel> forward;    // in issue order
+  std::vector<Kernel> recompute;  // run just before `backward` (Phase::kRecompute)
+  std::vector<Kernel> backward;   // in issue order
+  std::vector<ParamGroup> params;
+  // Index into `backward` before which `recompute` runs (selective
+  // recomputation recomputes the attention core right before its backward).
+  int recompute_before = 0;
+  double saved_bytes() const;            // sum of forward kernels' saved bytes
+  double recompute_saved_bytes() const;  // sum of recompute kernels' saved bytes
+  double local_param_elements() const;
+  double forward_flops() const;
+  double backward_flops() const;
+  double recompute_flops() const;
+};
+
+// The shape of the work: a transformer as one tensor-parallel rank of one
+// pipeline stage sees it for one micro-batch.
+struct TransformerShape {
+  TransformerSpec spec;
+  std::int64_t micro_batch = 1;  // b: sequences per micro-batch
+  int tensor = 1;                // t
+  bool sequence_parallel = false;
+  Recompute recompute = Recompute::kNone;
+};
+
+// The three block kinds. The shape must have passed check_plan
+// (core/plan_check.hpp: heads, FFN width and vocabulary divisible by t, the
+// sequence too with sequence parallelism); the only error is a non-positive
+// dimension. A vocabulary of 0 gives an embedding of positions only and a
+// head without logits (for cost models of the layers alone).
+Result<BlockTemplate> transformer_layer(const TransformerShape& shape);
+Result<BlockTemplate> embedding_block(const TransformerShape& shape);
+Result<BlockTemplate> head_block(const TransformerShape& shape);
+
+// Bytes one tensor-parallel rank sends to the next pipeline stage per
+// micro-batch (and the gradient back): the boundary activation (b, s, h) as
+// the rank holds it, 1/t of it under sequence parallelism (Megatron-core's
+// p2p_communication; the scatter-gather optimisation of Narayanan et al.
+// 2021 §4.1 is not modelled).
+double pipeline_boundary_bytes(const TransformerShape& shape);
+
+}  // namespace brigade::cost
