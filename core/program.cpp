@@ -1,6 +1,7 @@
 #include "core/program.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 #include <numeric>
@@ -93,22 +94,44 @@ std::string_view memory_category_name(MemoryCategory c) {
   return "?";
 }
 
+namespace {
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kBigBlock = 2 * kHugePage;  // mapped on its own from this size
+size_t big_mapping_bytes(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+}  // namespace
+
 void* big_allocate(size_t bytes) {
-  constexpr size_t kHuge = size_t{2} << 20;
-  void* p = nullptr;
 #if defined(__linux__)
-  if (bytes >= 2 * kHuge) {
-    const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
-    p = std::aligned_alloc(kHuge, rounded);
-    if (p) madvise(p, rounded, MADV_HUGEPAGE);
+  if (bytes >= kBigBlock) {
+    // Map one huge page more than needed, keep the 2 MiB-aligned part.
+    const size_t want = big_mapping_bytes(bytes);
+    void* raw = mmap(nullptr, want + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) throw std::bad_alloc();
+    const auto base = reinterpret_cast<std::uintptr_t>(raw);
+    const std::uintptr_t aligned = (base + kHugePage - 1) / kHugePage * kHugePage;
+    if (aligned > base) munmap(raw, aligned - base);
+    const std::uintptr_t end = base + want + kHugePage;
+    if (end > aligned + want) munmap(reinterpret_cast<void*>(aligned + want), end - (aligned + want));
+    void* p = reinterpret_cast<void*>(aligned);
+    madvise(p, want, MADV_HUGEPAGE);
+    return p;
   }
 #endif
-  if (!p) p = std::malloc(bytes > 0 ? bytes : 1);
+  void* p = std::malloc(bytes > 0 ? bytes : 1);
   if (!p) throw std::bad_alloc();
   return p;
 }
 
-void big_deallocate(void* p) noexcept { std::free(p); }
+void big_deallocate(void* p, size_t bytes) noexcept {
+  if (!p) return;
+#if defined(__linux__)
+  if (bytes >= kBigBlock) {
+    munmap(p, big_mapping_bytes(bytes));
+    return;
+  }
+#endif
+  std::free(p);
+}
 
 std::string_view Program::task_name(TaskId t) const {
   const NameId n = task(t).name;
@@ -322,6 +345,34 @@ void to_csr(const BigVector<std::pair<TaskId, V>>& pairs, size_t n, BigVector<st
 // (Kahn) only to name a cycle.
 bool ProgramBuilder::acyclic(const Program& p) const {
   const size_t n = tasks_.size();
+  // Fast proof first: number each node by its largest TaskId (a collective's
+  // node by its last rank task). If every edge goes from a smaller number to
+  // a larger, that numbering is a topological order and there is no cycle.
+  // Planners issue tasks after what they wait for, so this is the usual case:
+  // one sequential pass, no per-task scratch. Otherwise the search below.
+  {
+    std::vector<TaskId> last_rank(collectives_.size());
+    for (size_t c = 0; c < collectives_.size(); ++c) {
+      const auto& ts = collectives_[c].tasks;
+      last_rank[c] = ts.empty() ? -1 : *std::max_element(ts.begin(), ts.end());
+    }
+    auto key = [&](TaskId t) {
+      const Task& x = tasks_[static_cast<size_t>(t)];
+      const bool rank = x.kind == TaskKind::kCollective && x.collective >= 0 &&
+                        static_cast<size_t>(x.collective) < last_rank.size();
+      return rank ? last_rank[static_cast<size_t>(x.collective)] : t;
+    };
+    bool ordered = true;
+    for (size_t s = 0; s < streams_.size() && ordered; ++s) {
+      const auto ts = p.stream_tasks(static_cast<StreamId>(s));
+      for (size_t i = 1; i < ts.size() && ordered; ++i) ordered = key(ts[i - 1]) < key(ts[i]);
+    }
+    for (const auto& [t, on] : deps_) {
+      if (!ordered) break;
+      ordered = key(on) < key(t);
+    }
+    if (ordered) return true;
+  }
   // rep[t]: t itself, or -(c + 1) for a rank task of collective c (its node is
   // the collective's first rank task).
   BigVector<TaskId> rep(n);
@@ -499,31 +550,36 @@ Result<Program> ProgramBuilder::build() && {
     if (!(x.bytes >= 0) || !(x.flops >= 0))
       return Status::error(who + task_label(t) + " has negative FLOPs or bytes");
   }
+  // Per device, the last collective that named it (repeats without a set per
+  // collective: a Program may hold hundreds of thousands).
+  std::vector<std::int32_t> named_by(static_cast<size_t>(std::max(num_devices_, 0)), -1);
   for (size_t c = 0; c < collectives_.size(); ++c) {
     const Collective& col = collectives_[c];
-    const std::string label = "collective " + std::to_string(c) +
-                              (col.tasks.empty() ? "" : " (" + task_label(col.tasks[0]) + ")");
-    if (col.group.empty()) return Status::error(who + label + " has an empty device group");
+    auto label = [&] {  // built only for an error message
+      return "collective " + std::to_string(c) +
+             (col.tasks.empty() ? "" : " (" + task_label(col.tasks[0]) + ")");
+    };
+    if (col.group.empty()) return Status::error(who + label() + " has an empty device group");
     if (col.tasks.size() != col.group.size())
-      return Status::error(who + label + " has " + std::to_string(col.tasks.size()) +
+      return Status::error(who + label() + " has " + std::to_string(col.tasks.size()) +
                            " rank tasks for a group of " + std::to_string(col.group.size()));
-    std::set<std::int32_t> seen;
     for (size_t r = 0; r < col.group.size(); ++r) {
       const std::int32_t d = col.group[r];
       if (d < 0 || d >= num_devices_)
-        return Status::error(who + label + " names device " + std::to_string(d) +
+        return Status::error(who + label() + " names device " + std::to_string(d) +
                              ", which does not exist; expected a device in 0.." +
                              std::to_string(num_devices_ - 1));
-      if (!seen.insert(d).second)
-        return Status::error(who + label + " names device " + std::to_string(d) +
+      if (named_by[static_cast<size_t>(d)] == static_cast<std::int32_t>(c))
+        return Status::error(who + label() + " names device " + std::to_string(d) +
                              " twice; expected distinct devices");
+      named_by[static_cast<size_t>(d)] = static_cast<std::int32_t>(c);
       if (tasks_[static_cast<size_t>(col.tasks[r])].device != d)
-        return Status::error(who + label + ": rank " + std::to_string(r) + "'s task is on device " +
+        return Status::error(who + label() + ": rank " + std::to_string(r) + "'s task is on device " +
                              std::to_string(tasks_[static_cast<size_t>(col.tasks[r])].device) +
                              "; expected device " + std::to_string(d));
     }
     if (col.root < 0 || col.root >= static_cast<std::int32_t>(col.group.size()))
-      return Status::error(who + label + " has root " + std::to_string(col.root) +
+      return Status::error(who + label() + " has root " + std::to_string(col.root) +
                            "; expected a rank in 0.." + std::to_string(col.group.size() - 1));
   }
   for (const auto& [t, on] : deps_) {
@@ -538,7 +594,7 @@ Result<Program> ProgramBuilder::build() && {
     if (b.device < 0 || b.device >= num_devices_)
       return Status::error(who + "buffer '" + b.name + "' is on device " +
                            std::to_string(b.device) + ", which does not exist");
-  std::vector<int> freed(buffers_.size(), 0), allocated(buffers_.size(), 0);
+  std::vector<std::uint8_t> freed(buffers_.size(), 0), allocated(buffers_.size(), 0);
   for (auto* list : {&allocs_, &frees_}) {
     const bool is_free = list == &frees_;
     for (const auto& [t, b] : *list) {
@@ -551,7 +607,7 @@ Result<Program> ProgramBuilder::build() && {
                              std::to_string(tasks_[static_cast<size_t>(t)].device) +
                              (is_free ? " frees" : " allocates") + " buffer '" + buf.name +
                              "' of device " + std::to_string(buf.device));
-      int& count = is_free ? freed[static_cast<size_t>(b)] : allocated[static_cast<size_t>(b)];
+      std::uint8_t& count = is_free ? freed[static_cast<size_t>(b)] : allocated[static_cast<size_t>(b)];
       if (++count > 1)
         return Status::error(who + "buffer '" + buf.name + "' is " +
                              (is_free ? "freed" : "allocated") + " twice");

@@ -120,14 +120,16 @@ struct Buffer {
   bool resident = false;  // live from time 0 (parameters, optimizer state)
 };
 
-// Storage for a Program's large arrays. Blocks of 4 MiB or more are 2 MiB
-// aligned and advised as transparent huge pages (Linux
-// madvise(MADV_HUGEPAGE)): a Program of millions of tasks is hundreds of MB
-// of fresh memory, and with 4 KiB pages the page faults alone cost as much
-// as building it on the development VM (docs/PERFORMANCE.md). Small blocks
-// and other systems: plain malloc.
+// Storage for a Program's large arrays. Blocks of 4 MiB or more are mapped
+// on their own, 2 MiB aligned, and advised as transparent huge pages (Linux
+// mmap + madvise(MADV_HUGEPAGE)): a Program of millions of tasks is hundreds
+// of MB of fresh memory, and with 4 KiB pages the page faults alone cost as
+// much as building it on the development VM (docs/PERFORMANCE.md). (From
+// malloc's heap, a block could land on pages already faulted 4 KiB at a
+// time.) Small blocks and other systems: plain malloc. `bytes` of
+// big_deallocate: what was asked of big_allocate.
 void* big_allocate(size_t bytes);
-void big_deallocate(void* p) noexcept;
+void big_deallocate(void* p, size_t bytes) noexcept;
 
 template <class T>
 struct BigAllocator {
@@ -136,7 +138,7 @@ struct BigAllocator {
   template <class U>
   BigAllocator(const BigAllocator<U>&) noexcept {}  // NOLINT: rebinding
   T* allocate(size_t n) { return static_cast<T*>(big_allocate(n * sizeof(T))); }
-  void deallocate(T* p, size_t) noexcept { big_deallocate(p); }
+  void deallocate(T* p, size_t n) noexcept { big_deallocate(p, n * sizeof(T)); }
   template <class U>
   bool operator==(const BigAllocator<U>&) const noexcept {
     return true;
@@ -167,8 +169,8 @@ class Program {
   std::span<const TaskId> stream_tasks(StreamId s) const {
     return csr(stream_offsets_, stream_task_ids_, s);
   }
-  const std::vector<Collective>& collectives() const { return collectives_; }
-  const std::vector<Buffer>& buffers() const { return buffers_; }
+  const BigVector<Collective>& collectives() const { return collectives_; }
+  const BigVector<Buffer>& buffers() const { return buffers_; }
   const std::vector<std::string>& names() const { return names_; }
   std::string_view task_name(TaskId t) const;
 
@@ -190,8 +192,8 @@ class Program {
   }
   BigVector<Task> tasks_;
   std::vector<Stream> streams_;
-  std::vector<Collective> collectives_;
-  std::vector<Buffer> buffers_;
+  BigVector<Collective> collectives_;
+  BigVector<Buffer> buffers_;
   std::vector<std::string> names_;
   BigVector<std::int64_t> dep_offsets_{0}, alloc_offsets_{0}, free_offsets_{0}, stream_offsets_{0};
   BigVector<TaskId> dep_ids_, stream_task_ids_;
@@ -258,8 +260,8 @@ class ProgramBuilder {
   int num_devices_;
   BigVector<Task> tasks_;
   std::vector<Stream> streams_;
-  std::vector<Collective> collectives_;
-  std::vector<Buffer> buffers_;
+  BigVector<Collective> collectives_;
+  BigVector<Buffer> buffers_;
   std::vector<std::string> names_;
   BigVector<std::pair<TaskId, TaskId>> deps_;       // (task, on)
   BigVector<std::pair<TaskId, BufferId>> allocs_, frees_;

@@ -4,6 +4,7 @@
 #include <limits>
 #include <mutex>
 #include <set>
+#include <unordered_map>
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
@@ -41,10 +42,22 @@ std::optional<LinkClass> parse_link_class(std::string_view s) {
   return std::nullopt;
 }
 
+// Routes are asked for by (source, destination) pair, and a run asks for few
+// destinations per source (a pipeline stage sends to its neighbours) but from
+// every source: each source's shortest-path tree is computed once, and a
+// Route is materialised only for the destinations asked for. (Building all
+// of them eagerly, a million Routes on 1024 devices, cost more than the
+// simulation they served: docs/PERFORMANCE.md.)
 struct Topology::RouteCache {
+  struct Tree {
+    std::vector<int> dist;          // hops from the source, -1 if unreachable
+    std::vector<int> via;           // channel into the vertex on the chosen path
+    std::vector<double> bw, lat;    // bottleneck bandwidth and latency to the vertex
+    std::unordered_map<int, Route> routes;  // by destination; node-based, so references stay valid
+  };
   std::mutex mu;
-  // per source device: routes to every device (nullptr until computed)
-  std::vector<std::unique_ptr<std::vector<Route>>> by_source;
+  std::shared_ptr<const void> graph;  // the Graph below, built on first use
+  std::vector<std::unique_ptr<Tree>> by_source;  // nullptr until computed
 };
 
 Topology::Topology() : routes_(std::make_unique<RouteCache>()) {}
@@ -72,6 +85,7 @@ void Topology::invalidate_routes() {
   if (!routes_) routes_ = std::make_unique<RouteCache>();
   std::lock_guard<std::mutex> lock(routes_->mu);
   routes_->by_source.clear();
+  routes_->graph.reset();
 }
 
 int Topology::add_device(Device d) {
@@ -187,10 +201,14 @@ const Route& Topology::route(int src, int dst) const {
   auto& cache = routes_->by_source;
   if (cache.empty()) cache.resize(devices_.size());
   auto& slot = cache[static_cast<size_t>(src)];
+  const double inf = std::numeric_limits<double>::infinity();
   if (!slot) {
     const int nv = num_vertices();
-    const Graph g = make_graph(nv, links_);
-    const std::vector<int> dist = hop_distances(g, src);
+    if (!routes_->graph) routes_->graph = std::make_shared<const Graph>(make_graph(nv, links_));
+    const Graph& g = *static_cast<const Graph*>(routes_->graph.get());
+    auto tree = std::make_unique<RouteCache::Tree>();
+    tree->dist = hop_distances(g, src);
+    const std::vector<int>& dist = tree->dist;
     // Widest bottleneck among shortest paths, then lowest latency, then the
     // lowest predecessor vertex: processed in order of hop distance.
     std::vector<int> order(static_cast<size_t>(nv));
@@ -198,9 +216,12 @@ const Route& Topology::route(int src, int dst) const {
     std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
       return dist[static_cast<size_t>(x)] < dist[static_cast<size_t>(y)];
     });
-    const double inf = std::numeric_limits<double>::infinity();
-    std::vector<double> bw(static_cast<size_t>(nv), 0), lat(static_cast<size_t>(nv), inf);
-    std::vector<int> via(static_cast<size_t>(nv), -1);  // channel into the vertex
+    std::vector<double>& bw = tree->bw;
+    std::vector<double>& lat = tree->lat;
+    std::vector<int>& via = tree->via;
+    bw.assign(static_cast<size_t>(nv), 0);
+    lat.assign(static_cast<size_t>(nv), inf);
+    via.assign(static_cast<size_t>(nv), -1);  // channel into the vertex
     bw[static_cast<size_t>(src)] = inf;
     lat[static_cast<size_t>(src)] = 0;
     for (int x : order) {
@@ -230,34 +251,35 @@ const Route& Topology::route(int src, int dst) const {
         }
       }
     }
-    auto routes = std::make_unique<std::vector<Route>>(devices_.size());
-    for (int d = 0; d < num_devices(); ++d) {
-      Route& r = (*routes)[static_cast<size_t>(d)];
-      if (d == src) {
-        r.bandwidth_bytes_per_second = inf;
-        continue;
-      }
-      if (dist[static_cast<size_t>(d)] < 0) continue;  // unreachable: validate() reports it
-      for (int x = d; x != src;) {
-        const ChannelId ch = via[static_cast<size_t>(x)];
-        r.channels.push_back(ch);
-        x = channel_from(ch);
-      }
-      std::reverse(r.channels.begin(), r.channels.end());
-      r.latency_seconds = lat[static_cast<size_t>(d)];
-      r.bandwidth_bytes_per_second = bw[static_cast<size_t>(d)];
-      double slowest = inf;
-      for (ChannelId ch : r.channels) {
-        const Link& l = links_[static_cast<size_t>(link_of(ch))];
-        if (l.bandwidth_bytes_per_second < slowest) {
-          slowest = l.bandwidth_bytes_per_second;
-          r.slowest_class = l.link_class;
-        }
-      }
-    }
-    slot = std::move(routes);
+    slot = std::move(tree);
   }
-  return (*slot)[static_cast<size_t>(dst)];
+  RouteCache::Tree& tree = *slot;
+  auto [it, inserted] = tree.routes.try_emplace(dst);
+  Route& r = it->second;
+  if (!inserted) return r;
+  if (dst == src) {
+    r.bandwidth_bytes_per_second = inf;
+    return r;
+  }
+  if (dst < 0 || dst >= num_devices() || tree.dist[static_cast<size_t>(dst)] < 0)
+    return r;  // unreachable: validate() reports it
+  for (int x = dst; x != src;) {
+    const ChannelId ch = tree.via[static_cast<size_t>(x)];
+    r.channels.push_back(ch);
+    x = channel_from(ch);
+  }
+  std::reverse(r.channels.begin(), r.channels.end());
+  r.latency_seconds = tree.lat[static_cast<size_t>(dst)];
+  r.bandwidth_bytes_per_second = tree.bw[static_cast<size_t>(dst)];
+  double slowest = inf;
+  for (ChannelId ch : r.channels) {
+    const Link& l = links_[static_cast<size_t>(link_of(ch))];
+    if (l.bandwidth_bytes_per_second < slowest) {
+      slowest = l.bandwidth_bytes_per_second;
+      r.slowest_class = l.link_class;
+    }
+  }
+  return r;
 }
 
 }  // namespace brigade

@@ -816,9 +816,13 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
   for (int p = 0; p < s.P; ++p) {
     BRIGADE_ASSIGN_OR_RETURN(StageOut out, StageEmitter(b, s, p).run());
     stages.push_back(std::move(out));
-    // Stages are alike (the same steps; the first and last add a block):
+    // Stages are alike (the same steps; the first and last add a block, the
+    // finishing pass below adds the optimizer and data-parallel collectives):
     // room for all of them now, instead of regrowing arrays of hundreds of MB.
-    if (p == 0 && s.P > 1) b.reserve_scaled(1.05 * s.P);
+    // Err high: reserved pages are not touched until used, while a regrowth
+    // copies the whole array into fresh memory (GPT-3 175B on 1024 GPUs needs
+    // 1.11 x P x the first stage's tasks; docs/PERFORMANCE.md).
+    if (p == 0 && s.P > 1) b.reserve_scaled(1.25 * s.P);
   }
 
   // Finishing pass. Tied embeddings: the first and the last stage each hold

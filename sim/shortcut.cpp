@@ -5,6 +5,7 @@
 
 #include "sim/schedule.hpp"
 #include "sim/simulator.hpp"
+#include "sim/simulator_detail.hpp"
 
 namespace brigade::sim {
 namespace {
@@ -156,7 +157,7 @@ Status plan_shortcuts(const Program& program, const Topology& topology,
       o.network = network;
       o.exact = true;
       o.record_task_times = false;
-      auto r = simulate(*prog, topology, quiet, o);
+      auto r = detail::simulate_unnamed_links(*prog, topology, quiet, o);
       if (!r.is_ok()) continue;  // the run in context reports it
       ShortcutEntry e;
       e.duration_seconds = r->step_seconds;

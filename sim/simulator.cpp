@@ -139,8 +139,8 @@ class KernelMemo {
 class Engine {
  public:
   Engine(const Program& p, const Topology& t, const HardwareProfile& h, const SimOptions& o,
-         bool implicit_rings)
-      : p_(p), topo_(t), prof_(h), opt_(o), implicit_rings_(implicit_rings) {}
+         bool implicit_rings, bool name_links)
+      : p_(p), topo_(t), prof_(h), opt_(o), implicit_rings_(implicit_rings), name_links_(name_links) {}
 
   Status setup();
   Status run();
@@ -188,6 +188,7 @@ class Engine {
   const HardwareProfile& prof_;
   const SimOptions& opt_;
   const bool implicit_rings_;
+  const bool name_links_;  // LinkStats::name
   Status error_;
 
   double now_ = 0;
@@ -1113,7 +1114,8 @@ SimResult Engine::result() {
   for (size_t c = 0; c < nc; ++c) {
     LinkStats l;
     const auto ch = static_cast<ChannelId>(c);
-    l.name = topo_.vertex_name(topo_.channel_from(ch)) + "->" + topo_.vertex_name(topo_.channel_to(ch));
+    if (name_links_)
+      l.name = topo_.vertex_name(topo_.channel_from(ch)) + "->" + topo_.vertex_name(topo_.channel_to(ch));
     l.channel = ch;
     l.bytes = chan_[c].bytes;
     l.busy_seconds = chan_[c].busy;
@@ -1128,8 +1130,8 @@ SimResult Engine::result() {
     r.critical_path.push_back(ext_[static_cast<size_t>(i)]);
   std::reverse(r.critical_path.begin(), r.critical_path.end());
   if (opt_.record_task_times) {
-    r.task_start_seconds.assign(start_.begin(), start_.end());
-    r.task_end_seconds.assign(end_.begin(), end_.end());
+    r.task_start_seconds = std::move(start_);
+    r.task_end_seconds = std::move(end_);
   }
   if (opt_.record_trace) r.trace = std::move(trace_);
   if (opt_.on_progress)
@@ -1149,9 +1151,9 @@ double thread_cpu_seconds() {
 }
 
 Result<SimResult> run_engine(const Program& program, const Topology& topology, const HardwareProfile& profile,
-                             const SimOptions& options, bool implicit_rings) {
+                             const SimOptions& options, bool implicit_rings, bool name_links = true) {
   const double t0 = thread_cpu_seconds();
-  Engine e(program, topology, profile, options, implicit_rings);
+  Engine e(program, topology, profile, options, implicit_rings, name_links);
   BRIGADE_RETURN_IF_ERROR(e.setup());
   const double t1 = thread_cpu_seconds();
   BRIGADE_RETURN_IF_ERROR(e.run());
@@ -1168,6 +1170,10 @@ Result<SimResult> simulate_with(const Program& program, const Topology& topology
                                 const HardwareProfile& profile, const SimOptions& options,
                                 bool implicit_rings) {
   return run_engine(program, topology, profile, options, implicit_rings);
+}
+Result<SimResult> simulate_unnamed_links(const Program& program, const Topology& topology,
+                                         const HardwareProfile& profile, const SimOptions& options) {
+  return run_engine(program, topology, profile, options, /*implicit_rings=*/true, /*name_links=*/false);
 }
 }  // namespace detail
 

@@ -94,7 +94,9 @@ struct SimResult {
   // run (per-task arrays, routes, shortcuts) and the event loop.
   double setup_cpu_seconds = 0;
   double run_cpu_seconds = 0;
-  std::vector<double> task_start_seconds, task_end_seconds;  // when record_task_times
+  // When record_task_times; huge-page storage (core/program.hpp), handed over
+  // from the engine without a copy.
+  BigVector<double> task_start_seconds, task_end_seconds;
   Trace trace;                                               // when record_trace
 };
 

@@ -13,4 +13,9 @@ Result<SimResult> simulate_with(const Program& program, const Topology& topology
                                 const HardwareProfile& profile, const SimOptions& options,
                                 bool implicit_rings);
 
+// simulate() for the shortcut's isolated runs: LinkStats::name left empty
+// (thousands of channel names per run, none of them read).
+Result<SimResult> simulate_unnamed_links(const Program& program, const Topology& topology,
+                                         const HardwareProfile& profile, const SimOptions& options);
+
 }  // namespace brigade::sim::detail
