@@ -428,19 +428,26 @@ bool ProgramBuilder::acyclic(const Program& p) const {
   return true;
 }
 
+namespace {
+
+// "task 7 'attn.fwd'" (or "task 7" when unnamed), as error messages name tasks.
+std::string label_of(TaskId t, const BigVector<Task>& tasks, const std::vector<std::string>& names) {
+  const Task& x = tasks[static_cast<size_t>(t)];
+  std::string s = "task " + std::to_string(t);
+  if (x.name >= 0 && !names[static_cast<size_t>(x.name)].empty())
+    s += " '" + names[static_cast<size_t>(x.name)] + "'";
+  return s;
+}
+
+}  // namespace
+
 // Names a cycle (the graph is known to have one, or a rank depends on its own
 // collective): Kahn's algorithm over explicit deps plus stream order, then a
 // walk back from a blocked node along blocked predecessors.
 std::string ProgramBuilder::cycle_message(const Program& p) const {
   const auto ntasks = static_cast<TaskId>(tasks_.size());
   const auto nstreams = static_cast<StreamId>(streams_.size());
-  auto task_label = [&](TaskId t) {
-    const Task& x = tasks_[static_cast<size_t>(t)];
-    std::string s = "task " + std::to_string(t);
-    if (x.name >= 0 && !names_[static_cast<size_t>(x.name)].empty())
-      s += " '" + names_[static_cast<size_t>(x.name)] + "'";
-    return s;
-  };
+  auto task_label = [&](TaskId t) { return label_of(t, tasks_, names_); };
   std::vector<TaskId> rep(tasks_.size());
   std::iota(rep.begin(), rep.end(), 0);
   for (const Collective& c : collectives_)
@@ -517,13 +524,7 @@ Result<Program> ProgramBuilder::build() && {
   const std::string who = "program '" + name_ + "': ";
   const auto ntasks = static_cast<TaskId>(tasks_.size());
   const auto nstreams = static_cast<StreamId>(streams_.size());
-  auto task_label = [&](TaskId t) {
-    const Task& x = tasks_[static_cast<size_t>(t)];
-    std::string s = "task " + std::to_string(t);
-    if (x.name >= 0 && !names_[static_cast<size_t>(x.name)].empty())
-      s += " '" + names_[static_cast<size_t>(x.name)] + "'";
-    return s;
-  };
+  auto task_label = [&](TaskId t) { return label_of(t, tasks_, names_); };
 
   if (num_devices_ <= 0 && !tasks_.empty())
     return Status::error(who + "has tasks but no devices");

@@ -5,6 +5,29 @@
 
 namespace brigade::realexec {
 
+namespace {
+
+// R² of a fit weighted as the fits are (w = 1/y², relative residuals), with
+// the weighted mean as the baseline; `predict(i)` is the fit at point i.
+template <class Predict>
+double weighted_r_squared(std::span<const double> y, Predict predict) {
+  double sw = 0, swy = 0;
+  for (double v : y) {
+    sw += 1.0 / (v * v);
+    swy += 1.0 / v;
+  }
+  const double mean = swy / sw;
+  double ss_res = 0, ss_tot = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    const double yi = y[i], w = 1.0 / (yi * yi), r = yi - predict(i);
+    ss_res += w * r * r;
+    ss_tot += w * (yi - mean) * (yi - mean);
+  }
+  return ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0;
+}
+
+}  // namespace
+
 Result<LinearFit> fit_line(std::span<const double> x, std::span<const double> y) {
   const auto n = static_cast<Eigen::Index>(x.size());
   if (x.size() != y.size() || n < 2)
@@ -28,20 +51,7 @@ Result<LinearFit> fit_line(std::span<const double> x, std::span<const double> y)
   f.intercept = c(0);
   f.slope = c(1);
   f.points = static_cast<int>(n);
-  double sw = 0, swy = 0;
-  for (double v : y) {
-    sw += 1.0 / (v * v);
-    swy += 1.0 / v;
-  }
-  const double mean = swy / sw;
-  double ss_res = 0, ss_tot = 0;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double yi = y[static_cast<size_t>(i)], w = 1.0 / (yi * yi);
-    const double r = yi - f.intercept - f.slope * x[static_cast<size_t>(i)];
-    ss_res += w * r * r;
-    ss_tot += w * (yi - mean) * (yi - mean);
-  }
-  f.r_squared = ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0;
+  f.r_squared = weighted_r_squared(y, [&](size_t i) { return f.intercept + f.slope * x[i]; });
   return f;
 }
 
@@ -84,21 +94,11 @@ Result<MultiFit> fit_nonnegative(const std::vector<std::vector<double>>& rows,
   MultiFit f;
   f.points = static_cast<int>(n);
   for (size_t j = 0; j < cols; ++j) f.coefficients.push_back(c(static_cast<Eigen::Index>(j)));
-  double sw = 0, swy = 0;
-  for (double v : y) {
-    sw += 1.0 / (v * v);
-    swy += 1.0 / v;
-  }
-  const double mean = swy / sw;
-  double ss_res = 0, ss_tot = 0;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const double yi = y[static_cast<size_t>(i)], w = 1.0 / (yi * yi);
+  f.r_squared = weighted_r_squared(y, [&](size_t i) {
     double pred = 0;
-    for (size_t j = 0; j < cols; ++j) pred += f.coefficients[j] * rows[static_cast<size_t>(i)][j];
-    ss_res += w * (yi - pred) * (yi - pred);
-    ss_tot += w * (yi - mean) * (yi - mean);
-  }
-  f.r_squared = ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0;
+    for (size_t j = 0; j < cols; ++j) pred += f.coefficients[j] * rows[i][j];
+    return pred;
+  });
   return f;
 }
 
