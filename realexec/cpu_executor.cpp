@@ -393,10 +393,7 @@ Status CpuExecutor::setup(Run& run) {
     std::size_t gemm = 0;
     bool f32 = false, f64 = false;
     std::size_t scratch = 0;
-    std::map<Element, std::size_t> coll_in;
-    std::size_t coll_out = 0;
-    std::size_t xfer_src = 0;
-    std::map<int, std::size_t> xfer_dst;
+    CommunicationNeed comm;
   };
   std::vector<Need> need(p.streams().size());
   for (TaskId t = 0; t < p.num_tasks(); ++t) {
@@ -411,27 +408,18 @@ Status CpuExecutor::setup(Run& run) {
         const double half = std::min(task.bytes / 2.0, options_.stream_scratch_cap_bytes);
         n.scratch = std::max(n.scratch, static_cast<std::size_t>(half / 4.0) * 4);
       }
-    } else if (task.kind == TaskKind::kTransfer) {
-      const auto bytes = static_cast<std::size_t>(task.bytes);
-      n.xfer_src = std::max(n.xfer_src, bytes);
-      n.xfer_dst[task.peer] = std::max(n.xfer_dst[task.peer], bytes);
     } else {
-      const Collective& c = p.collectives()[static_cast<size_t>(task.collective)];
-      const CollectiveShape cs = collective_shape(c);
-      const std::size_t bytes =
-          static_cast<std::size_t>(cs.count) * static_cast<std::size_t>(element_bytes(cs.element));
-      n.coll_in[cs.element] = std::max(n.coll_in[cs.element], bytes);
-      n.coll_out = std::max(n.coll_out, bytes);
+      n.comm.add(p, task, /*equal_parts=*/false);
     }
   }
   for (size_t s = 0; s < need.size(); ++s) {
     const Need& n = need[s];
     const int dev = p.streams()[s].device;
     const std::string of = " of stream '" + p.streams()[s].name + "'";
-    std::size_t coll = n.coll_out;
-    for (const auto& [e, b] : n.coll_in) coll += b;
+    std::size_t coll = n.comm.collective_out;
+    for (const auto& [e, b] : n.comm.collective_in) coll += b;
     std::size_t dst = 0;
-    for (const auto& [d, b] : n.xfer_dst) dst += b;
+    for (const auto& [d, b] : n.comm.receive) dst += b;
     BRIGADE_RETURN_IF_ERROR(
         run.ledger->reserve_workspace(dev, static_cast<double>(n.gemm), "GEMM operands" + of));
     BRIGADE_RETURN_IF_ERROR(run.ledger->reserve_workspace(dev, static_cast<double>(n.scratch),
@@ -439,7 +427,7 @@ Status CpuExecutor::setup(Run& run) {
     BRIGADE_RETURN_IF_ERROR(
         run.ledger->reserve_workspace(dev, static_cast<double>(coll), "collective buffers" + of));
     BRIGADE_RETURN_IF_ERROR(run.ledger->reserve_workspace(
-        dev, static_cast<double>(n.xfer_src + dst), "transfer buffers" + of));
+        dev, static_cast<double>(n.comm.send + dst), "transfer buffers" + of));
   }
   for (size_t s = 0; s < need.size(); ++s) {
     const Need& n = need[s];
@@ -447,19 +435,19 @@ Status CpuExecutor::setup(Run& run) {
     const int dev = p.streams()[s].device;
     BRIGADE_ASSIGN_OR_RETURN(w.gemm, HostBuffer::allocate(n.gemm));
     BRIGADE_ASSIGN_OR_RETURN(w.scratch, HostBuffer::allocate(n.scratch));
-    for (const auto& [e, b] : n.coll_in) {
+    for (const auto& [e, b] : n.comm.collective_in) {
       BRIGADE_ASSIGN_OR_RETURN(HostBuffer in, HostBuffer::allocate(b));
       cpu::fill_input(e, in.data(),
                       static_cast<std::int64_t>(b / static_cast<std::size_t>(element_bytes(e))),
                       dev);
       w.coll_in.emplace(e, std::move(in));
     }
-    BRIGADE_ASSIGN_OR_RETURN(w.coll_out, HostBuffer::allocate(n.coll_out));
-    BRIGADE_ASSIGN_OR_RETURN(w.xfer_src, HostBuffer::allocate(n.xfer_src));
-    for (std::size_t i = 0; i < n.xfer_src; ++i)
+    BRIGADE_ASSIGN_OR_RETURN(w.coll_out, HostBuffer::allocate(n.comm.collective_out));
+    BRIGADE_ASSIGN_OR_RETURN(w.xfer_src, HostBuffer::allocate(n.comm.send));
+    for (std::size_t i = 0; i < n.comm.send; ++i)
       w.xfer_src.data()[i] =
           static_cast<std::byte>((i * 131 + static_cast<std::size_t>(dev) * 17) & 0xff);
-    for (const auto& [d, b] : n.xfer_dst) {
+    for (const auto& [d, b] : n.comm.receive) {
       BRIGADE_ASSIGN_OR_RETURN(HostBuffer buf, HostBuffer::allocate(b));
       w.xfer_dst.emplace(d, std::move(buf));
     }

@@ -316,10 +316,7 @@ Status CudaExecutor::setup(CudaRun& run) {
   struct Need {
     std::map<DType, std::size_t> gemm;
     std::size_t scratch = 0;
-    std::map<Element, std::size_t> coll_in;
-    std::size_t coll_out = 0;
-    std::size_t xfer_src = 0;
-    std::map<int, std::size_t> xfer_dst;
+    CommunicationNeed comm;
   };
   std::vector<Need> need(p.streams().size());
   for (TaskId t = 0; t < p.num_tasks(); ++t) {
@@ -334,17 +331,8 @@ Status CudaExecutor::setup(CudaRun& run) {
             n.scratch,
             static_cast<std::size_t>(std::min(task.bytes / 2.0, kScratchCapBytes) / 16.0) * 16 +
                 16);
-    } else if (task.kind == TaskKind::kTransfer) {
-      const auto bytes = static_cast<std::size_t>(task.bytes);
-      n.xfer_src = std::max(n.xfer_src, bytes);
-      n.xfer_dst[task.peer] = std::max(n.xfer_dst[task.peer], bytes);
     } else {
-      const Collective& c = p.collectives()[static_cast<size_t>(task.collective)];
-      const CollectiveShape cs = collective_shape(c, /*equal_parts=*/!run.virtual_devices);
-      const auto bytes =
-          static_cast<std::size_t>(cs.count) * static_cast<std::size_t>(element_bytes(cs.element));
-      n.coll_in[cs.element] = std::max(n.coll_in[cs.element], bytes);
-      n.coll_out = std::max(n.coll_out, bytes);
+      n.comm.add(p, task, /*equal_parts=*/!run.virtual_devices);
     }
   }
   run.work.resize(p.streams().size());
@@ -366,7 +354,7 @@ Status CudaExecutor::setup(CudaRun& run) {
     }
     BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, n.scratch, "streaming scratch" + of, &w.scratch));
     w.scratch_elements = static_cast<std::int64_t>(n.scratch / 4);
-    for (const auto& [e, bytes] : n.coll_in) {
+    for (const auto& [e, bytes] : n.comm.collective_in) {
       void* ptr = nullptr;
       BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, bytes, "collective inputs" + of, &ptr));
       cuda::launch_fill_input(
@@ -374,11 +362,11 @@ Status CudaExecutor::setup(CudaRun& run) {
           dev, st);
       w.coll_in[e] = ptr;
     }
-    BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, n.coll_out, "collective outputs" + of, &w.coll_out));
+    BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, n.comm.collective_out, "collective outputs" + of, &w.coll_out));
     if (run.virtual_devices)
-      BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, n.coll_out, "ring staging" + of, &w.staging));
-    BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, n.xfer_src, "transfer sources" + of, &w.xfer_src));
-    for (const auto& [peer, bytes] : n.xfer_dst) {
+      BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, n.comm.collective_out, "ring staging" + of, &w.staging));
+    BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, n.comm.send, "transfer sources" + of, &w.xfer_src));
+    for (const auto& [peer, bytes] : n.comm.receive) {
       void* ptr = nullptr;
       BRIGADE_RETURN_IF_ERROR(alloc(run, run.gpu_of[static_cast<size_t>(peer)], bytes,
                                     "transfer destinations" + of, &ptr));

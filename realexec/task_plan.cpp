@@ -43,6 +43,21 @@ CollectiveShape collective_shape(const Collective& c, bool equal_parts) {
   return s;
 }
 
+void CommunicationNeed::add(const Program& p, const Task& task, bool equal_parts) {
+  if (task.kind == TaskKind::kTransfer) {
+    const auto bytes = static_cast<std::size_t>(task.bytes);
+    send = std::max(send, bytes);
+    receive[task.peer] = std::max(receive[task.peer], bytes);
+  } else if (task.kind == TaskKind::kCollective) {
+    const CollectiveShape cs =
+        collective_shape(p.collectives()[static_cast<size_t>(task.collective)], equal_parts);
+    const auto bytes =
+        static_cast<std::size_t>(cs.count) * static_cast<std::size_t>(element_bytes(cs.element));
+    collective_in[cs.element] = std::max(collective_in[cs.element], bytes);
+    collective_out = std::max(collective_out, bytes);
+  }
+}
+
 std::string task_label(const Program& p, TaskId t) {
   std::string s = "task " + std::to_string(t);
   const auto name = p.task_name(t);

@@ -4,7 +4,9 @@
 // messages, and the finishing of a trace.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -38,6 +40,20 @@ struct CollectiveShape {
 // `equal_parts` (NCCL), AllGather, ReduceScatter and AllToAll round it down
 // to a multiple of the group size.
 CollectiveShape collective_shape(const Collective& c, bool equal_parts = false);
+
+// The buffers a stream's transfers and collectives need, both backends
+// alike: the largest collective input per element type and output, the
+// largest send, and the largest receive per peer device.
+struct CommunicationNeed {
+  std::map<Element, std::size_t> collective_in;
+  std::size_t collective_out = 0;
+  std::size_t send = 0;
+  std::map<int, std::size_t> receive;
+
+  // Grows the need by a transfer or collective task (compute tasks: no-op);
+  // `equal_parts` as in collective_shape.
+  void add(const Program& p, const Task& task, bool equal_parts);
+};
 
 // "task 3 'mm1'" (or "task 3"); "device 1 'cpu1'".
 std::string task_label(const Program& p, TaskId t);
