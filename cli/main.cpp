@@ -23,6 +23,14 @@ const CLI::App* parsed_verb(const CLI::App& app) {
   return nullptr;
 }
 
+// "collective, amdahl, cost, ..." in the registry's order.
+std::string verb_list(const CLI::App& app) {
+  std::string names;
+  for (const CLI::App* sub : app.get_subcommands({}))
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  return names;
+}
+
 // CLI11's messages in Brigade's one-line form, "found X; expected Y", naming
 // the flag and, for a mistyped flag, the closest one the verb has.
 std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e) {
@@ -34,6 +42,11 @@ std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e) {
   if (dynamic_cast<const CLI::RequiredError*>(&e) && what.size() > kRequired.size() &&
       what.compare(what.size() - kRequired.size(), kRequired.size(), kRequired) == 0) {
     const std::string name = what.substr(0, what.size() - kRequired.size());
+    if (name == "A subcommand")
+      return "brigade: error: found no verb; expected one of " + verb_list(app) +
+             " (see 'brigade --help')";
+    if (name.rfind("--", 0) != 0)  // a positional argument such as SCENARIO
+      return "brigade: error: found no " + name + "; expected the " + name + " argument (see " + help + ")";
     return "brigade: error: " + name + ": found nothing; expected a value (" + name +
            " is required; see " + help + ")";
   }

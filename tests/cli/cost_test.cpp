@@ -119,6 +119,20 @@ TEST(Brigade, UnknownVerbSuggestsTheClosest) {
   EXPECT_NE(r.err.find("(did you mean 'cost'?)\n"), std::string::npos) << r.err;
 }
 
+TEST(Brigade, NoVerbListsThem) {
+  auto r = run_brigade({});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("brigade: error: found no verb; expected one of cost, ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(" (see 'brigade --help')\n"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(CostVerb, MissingScenarioArgument) {
+  auto r = run_brigade({"cost"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "brigade: error: found no scenario; expected the scenario argument (see 'brigade cost --help')\n");
+}
+
 TEST(Brigade, VersionFlag) {
   auto r = run_brigade({"--version"});
   EXPECT_EQ(r.exit_code, 0);
