@@ -686,16 +686,8 @@ Result<std::vector<Trace>> CpuExecutor::run_steps(const Program& program, const 
   run.ledger = std::make_unique<MemoryLedger>(program, topology, kWho, host_limit, true);
   if (uses_16bit_) run.source = "cpu (f16/bf16 computed in f32)";
   BRIGADE_RETURN_IF_ERROR(setup(run));
-  std::vector<Trace> traces;
-  for (int step = 0; step < options.repeat; ++step) {
-    const bool verify = options_.verify == Verify::kEveryStep ||
-                        (options_.verify == Verify::kFirstStep && step == 0);
-    BRIGADE_ASSIGN_OR_RETURN(Trace trace, run_step(run, verify));
-    if (options.on_progress) options.on_progress(step + 1, options.repeat);
-    if (options.repeat > 1 && step == 0) continue;  // the warm-up step
-    traces.push_back(std::move(trace));
-  }
-  return traces;
+  return run_repeated(options, options_.verify,
+                      [&](bool verify) { return run_step(run, verify); });
 }
 
 }  // namespace

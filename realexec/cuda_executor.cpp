@@ -883,16 +883,8 @@ Result<std::vector<Trace>> CudaExecutor::run_steps(const Program& program, const
   run.topology = &topology;
   run.ledger = std::make_unique<MemoryLedger>(program, topology, kWho, 0.0, false);
   BRIGADE_RETURN_IF_ERROR(setup(run));
-  std::vector<Trace> traces;
-  for (int step = 0; step < options.repeat; ++step) {
-    const bool verify = options_.verify == Verify::kEveryStep ||
-                        (options_.verify == Verify::kFirstStep && step == 0);
-    BRIGADE_ASSIGN_OR_RETURN(Trace trace, run_step(run, verify));
-    if (options.on_progress) options.on_progress(step + 1, options.repeat);
-    if (options.repeat > 1 && step == 0) continue;
-    traces.push_back(std::move(trace));
-  }
-  return traces;
+  return run_repeated(options, options_.verify,
+                      [&](bool verify) { return run_step(run, verify); });
 }
 
 }  // namespace

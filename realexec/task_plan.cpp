@@ -43,6 +43,19 @@ CollectiveShape collective_shape(const Collective& c, bool equal_parts) {
   return s;
 }
 
+Result<std::vector<Trace>> run_repeated(const RunOptions& options, Verify verify,
+                                        const std::function<Result<Trace>(bool verify)>& step) {
+  std::vector<Trace> traces;
+  for (int i = 0; i < options.repeat; ++i) {
+    const bool check = verify == Verify::kEveryStep || (verify == Verify::kFirstStep && i == 0);
+    BRIGADE_ASSIGN_OR_RETURN(Trace trace, step(check));
+    if (options.on_progress) options.on_progress(i + 1, options.repeat);
+    if (options.repeat > 1 && i == 0) continue;  // the warm-up step
+    traces.push_back(std::move(trace));
+  }
+  return traces;
+}
+
 void CommunicationNeed::add(const Program& p, const Task& task, bool equal_parts) {
   if (task.kind == TaskKind::kTransfer) {
     const auto bytes = static_cast<std::size_t>(task.bytes);

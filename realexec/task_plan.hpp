@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "core/program.hpp"
 #include "core/topology.hpp"
 #include "core/trace.hpp"
+#include "realexec/executor.hpp"
 #include "realexec/pattern.hpp"
 
 namespace brigade::realexec {
@@ -58,6 +60,13 @@ struct CommunicationNeed {
 // "task 3 'mm1'" (or "task 3"); "device 1 'cpu1'".
 std::string task_label(const Program& p, TaskId t);
 std::string device_label(const Topology& topology, int device);
+
+// The steps of run_steps, both backends alike: `options.repeat` calls of
+// `step(verify)`, results checked as `verify` asks (kFirstStep: the first
+// step only), progress reported after each; with repeat > 1 the first step
+// is a warm-up and its trace is dropped.
+Result<std::vector<Trace>> run_repeated(const RunOptions& options, Verify verify,
+                                        const std::function<Result<Trace>(bool verify)>& step);
 
 // Sorts spans by (start, device, stream, task), transfers and memory samples
 // by time, and names a lane "SRC->DST" (device names) for every transfer.

@@ -157,14 +157,17 @@ const Case kCases[] = {
     {"allreduce_tree_2", CollectiveKind::kAllReduce, CollectiveAlgorithm::kTree, 2, 0, 2, 1},
 };
 
+// "allreduce_ring_8_flow": a table case's name and the network model.
+const auto case_and_network_name = [](const auto& info) {
+  return std::string(std::get<0>(info.param).name) + "_" +
+         std::string(network_model_name(std::get<1>(info.param)));
+};
+
 INSTANTIATE_TEST_SUITE_P(
     Table, ClosedForms,
     ::testing::Combine(::testing::ValuesIn(kCases),
                        ::testing::Values(NetworkModel::kIdeal, NetworkModel::kFlow)),
-    [](const auto& param_info) {
-      return std::string(std::get<0>(param_info.param).name) + "_" +
-             std::string(network_model_name(std::get<1>(param_info.param)));
-    });
+    case_and_network_name);
 
 TEST(Hierarchical, AllReduceOnTwoDgxNodesEqualsClosedForm) {
   // cluster(2, dgx-a100): g = 8 ranks per node, n = 2 nodes. Inside a node
@@ -337,10 +340,7 @@ INSTANTIATE_TEST_SUITE_P(
     Table, ReducingClosedForms,
     ::testing::Combine(::testing::ValuesIn(kReducingCases),
                        ::testing::Values(NetworkModel::kIdeal, NetworkModel::kFlow)),
-    [](const auto& param_info) {
-      return std::string(std::get<0>(param_info.param).name) + "_" +
-             std::string(network_model_name(std::get<1>(param_info.param)));
-    });
+    case_and_network_name);
 
 TEST(Reductions, HierarchicalEqualsClosedForm) {
   // Two DGX A100 nodes, devices streaming at 600 GB/s: inside a node the reduce

@@ -18,6 +18,30 @@ using testing::build;
 using testing::rel_err;
 using testing::run;
 
+// One collective over every device of `topo`, alone on an idle network:
+// the closed form's query for it and the simulated step (exact expansion).
+struct Judged {
+  Result<cost::CollectiveQuery> query;
+  double simulated_seconds = 0;
+};
+
+Judged judge(const Topology& topo, const HardwareProfile& h, CollectiveKind kind,
+             CollectiveAlgorithm alg, double bytes, NetworkModel net) {
+  const int n = topo.num_devices();
+  std::vector<int> group;
+  ProgramBuilder b("judges", n);
+  std::vector<StreamId> streams;
+  for (int d = 0; d < n; ++d) {
+    group.push_back(d);
+    streams.push_back(b.stream(d, "comm"));
+  }
+  b.add_collective(kind, alg, std::vector<std::int32_t>(group.begin(), group.end()), bytes, streams,
+                   "c");
+  const Program p = build(std::move(b));
+  return Judged{cost::collective_query_on(topo, h, kind, alg, group, bytes),
+                run(p, topo, h, net, /*exact=*/true).step_seconds};
+}
+
 class AgainstCostModel
     : public ::testing::TestWithParam<std::tuple<CollectiveKind, CollectiveAlgorithm, int, NetworkModel>> {};
 
@@ -26,23 +50,12 @@ TEST_P(AgainstCostModel, SameSecondsOnAnIdleNetwork) {
   auto topo = make_preset("dgx-a100", nodes);
   ASSERT_TRUE(topo.is_ok());
   const HardwareProfile h = HardwareProfile::defaults();
-  const int n = topo->num_devices();
-  const double m = 256.0 * 1048576;
-  std::vector<int> group;
-  ProgramBuilder b("judges", n);
-  std::vector<StreamId> streams;
-  for (int d = 0; d < n; ++d) {
-    group.push_back(d);
-    streams.push_back(b.stream(d, "comm"));
-  }
-  b.add_collective(kind, alg, std::vector<std::int32_t>(group.begin(), group.end()), m, streams, "c");
-  const Program p = build(std::move(b));
-  auto q = cost::collective_query_on(*topo, h, kind, alg, group, m);
+  const Judged j = judge(*topo, h, kind, alg, 256.0 * 1048576, net);
+  const auto& q = j.query;
   ASSERT_TRUE(q.is_ok()) << q.message();
   auto closed = cost::collective_cost(*q);
   ASSERT_TRUE(closed.is_ok()) << closed.message();
-  const SimResult r = run(p, *topo, h, net, /*exact=*/true);
-  EXPECT_LT(rel_err(r.step_seconds, closed->seconds), 1e-9)
+  EXPECT_LT(rel_err(j.simulated_seconds, closed->seconds), 1e-9)
       << collective_kind_name(kind) << " " << collective_algorithm_name(alg) << " on " << nodes << " node(s)";
 }
 
@@ -89,25 +102,14 @@ TEST_P(AgainstCostModelWithSteps, SameSecondsOnAnIdleNetwork) {
   star.model = "*";
   star.collective_overhead_seconds = 50e-6;
   h.devices = {star};
-  const int n = topo->num_devices();
-  const double m = 16.0 * 1048576;
-  std::vector<int> group;
-  ProgramBuilder b("judges", n);
-  std::vector<StreamId> streams;
-  for (int d = 0; d < n; ++d) {
-    group.push_back(d);
-    streams.push_back(b.stream(d, "comm"));
-  }
-  b.add_collective(kind, alg, std::vector<std::int32_t>(group.begin(), group.end()), m, streams, "c");
-  const Program p = build(std::move(b));
-  auto q = cost::collective_query_on(*topo, h, kind, alg, group, m);
+  const Judged j = judge(*topo, h, kind, alg, 16.0 * 1048576, net);
+  const auto& q = j.query;
   ASSERT_TRUE(q.is_ok()) << q.message();
   EXPECT_DOUBLE_EQ(q->intra.alpha_seconds, 3e-6);
   EXPECT_DOUBLE_EQ(q->intra.bandwidth_bytes_per_second, 5e9);
   auto closed = cost::collective_cost(*q);
   ASSERT_TRUE(closed.is_ok()) << closed.message();
-  const SimResult r = run(p, *topo, h, net, /*exact=*/true);
-  EXPECT_LT(rel_err(r.step_seconds, closed->seconds), 1e-9)
+  EXPECT_LT(rel_err(j.simulated_seconds, closed->seconds), 1e-9)
       << collective_kind_name(kind) << " " << collective_algorithm_name(alg);
 }
 
