@@ -36,6 +36,18 @@ nlohmann::json fit_json(const realexec::LinearFit& f) {
           {"points", f.points}};
 }
 
+// The kind's own steps as written to the profile (LinkProfile::KindSteps).
+nlohmann::json kind_steps_json(const realexec::CollectiveCalibration& cc) {
+  if (cc.steps.empty()) return nullptr;
+  nlohmann::json scale = nlohmann::json::array();
+  for (const auto& [bytes, s] : cc.steps.bandwidth_scale.points)
+    scale.push_back({{"bytes", bytes}, {"scale", s}});
+  return {{"alpha_seconds", cc.steps.alpha_seconds},
+          {"bandwidth_scale_fallback", cc.steps.bandwidth_scale.fallback},
+          {"bandwidth_scale", scale},
+          {"r_squared", cc.steps_fit.r_squared}};
+}
+
 nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
   using nlohmann::json;
   json j;
@@ -101,6 +113,7 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
          {"beta_seconds_per_byte", cc.fit.slope},
          {"r_squared", cc.fit.r_squared},
          {"bus_bandwidth_factor", cost::bus_bandwidth_factor(cc.kind, cc.ranks)},
+         {"steps", kind_steps_json(cc)},
          {"points", ps}});
   }
   if (!c.collectives.empty()) {
@@ -207,6 +220,17 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
         format_seconds(sf.overhead_seconds), format_seconds(sf.alpha_seconds),
         bw(sf.bandwidth_bytes_per_second), bw(sf.reduce_bandwidth_bytes_per_second),
         sf.fit.r_squared);
+    std::cout << "Each kind's own steps (the profile's collective_kinds; scale multiplies B and "
+                 "B_r at size M):\n";
+    for (const auto& cc : c.collectives) {
+      if (cc.steps.empty()) continue;
+      std::string scales;
+      for (const auto& [bytes, sc] : cc.steps.bandwidth_scale.points)
+        scales += fmt::format(" {}:{:.2f}", format_bytes(bytes), sc);
+      if (scales.empty()) scales = fmt::format(" {:.2f} at every size", cc.steps.bandwidth_scale.fallback);
+      std::cout << fmt::format("  {:<14} alpha {:>9}, scale{}\n", collective_kind_name(cc.kind),
+                               format_seconds(cc.steps.alpha_seconds), scales);
+    }
     std::cout << fmt::format("\nCompute under communication: {:.1f}% slower\n",
                              100.0 * c.comm_compute_slowdown);
   }

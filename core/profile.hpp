@@ -68,6 +68,32 @@ struct LinkProfile {
   double collective_alpha_seconds = -1;
   double collective_bandwidth_bytes_per_second = 0;
   double collective_reduce_bandwidth_bytes_per_second = 0;
+  // One collective kind's own steps, by CollectiveKind (brigade calibrate
+  // measures every kind at several sizes M, nccl-tests' "size"): what one
+  // fit over all kinds and sizes cannot say. A host's ranks share caches and
+  // DRAM, so a step's rate depends on how much the collective touches (a
+  // 1 MiB AllGather stays in cache, a 16 MiB one does not) and on the kind's
+  // pattern of reads and writes.
+  struct KindSteps {
+    // A step's latency for this kind; < 0: collective_alpha_seconds.
+    double alpha_seconds = -1;
+    // Multiplier of both step bandwidths (copy and reduce) as a function of
+    // the collective's size M in bytes: points (M, scale > 0) sorted by M,
+    // interpolated linearly in log M and clamped at both ends
+    // (EfficiencyCurve::at); no points: `fallback` (1 = the fields above).
+    EfficiencyCurve bandwidth_scale;
+    bool empty() const { return alpha_seconds < 0 && bandwidth_scale.points.empty() &&
+                                bandwidth_scale.fallback == 1.0; }
+  };
+  std::array<KindSteps, kNumCollectiveKinds> collective_kinds{};
+  const KindSteps& kind_steps(CollectiveKind k) const {
+    return collective_kinds[static_cast<size_t>(k)];
+  }
+  bool has_kind_steps() const {
+    for (const KindSteps& k : collective_kinds)
+      if (!k.empty()) return true;
+    return false;
+  }
 };
 
 struct HardwareProfile {

@@ -48,38 +48,83 @@ Result<double> read_efficiency(const Cursor& c) {
   return *v;
 }
 
-// A GEMM efficiency curve: [[flops, efficiency], ...] (sorted by FLOP), a
-// single efficiency (a flat curve), or {points: [...], fallback: e}.
-Result<EfficiencyCurve> read_curve(const Cursor& c) {
+// A curve of (size, value) points: [[size, value], ...] sorted by size, a
+// single value (a flat curve), or {points: [...], fallback: value}. `what`
+// names the form in errors; `x` and `y` the point's parts.
+template <class ReadValue>
+Result<EfficiencyCurve> read_points_curve(const Cursor& c, const char* what, Dimension x_dim,
+                                          const std::string& x, const std::string& y,
+                                          ReadValue read_value) {
   EfficiencyCurve curve;
   Cursor points = c;
   if (c.is_scalar()) {
-    BRIGADE_ASSIGN_OR_RETURN(curve.fallback, read_efficiency(c));
+    BRIGADE_ASSIGN_OR_RETURN(curve.fallback, read_value(c));
     return curve;
   }
   if (c.is_map()) {
     BRIGADE_RETURN_IF_ERROR(c.check_keys({"points", "fallback"}));
     if (c.has("fallback")) {
-      BRIGADE_ASSIGN_OR_RETURN(curve.fallback, read_efficiency(c.get("fallback")));
+      BRIGADE_ASSIGN_OR_RETURN(curve.fallback, read_value(c.get("fallback")));
     }
     if (!c.has("points")) return curve;
     points = c.get("points");
   }
-  const char* kWhat =
-      "a GEMM efficiency curve: [[flops, efficiency], ...], an efficiency, or {points, fallback}";
-  BRIGADE_RETURN_IF_ERROR(points.expect_list(kWhat));
+  BRIGADE_RETURN_IF_ERROR(points.expect_list(what));
   for (const Cursor& p : points.items()) {
     const std::vector<Cursor> xy = p.items();
     if (!p.is_list() || xy.size() != 2)
-      return p.error("found " + p.found() + "; expected a point [flops, efficiency]");
-    BRIGADE_ASSIGN_OR_RETURN(const double flops,
-                             xy[0].as_quantity(Dimension::kFlops, Bound::kPositive));
-    BRIGADE_ASSIGN_OR_RETURN(const double eff, read_efficiency(xy[1]));
-    if (!curve.points.empty() && !(flops > curve.points.back().first))
-      return xy[0].error("found " + xy[0].found() + "; expected points sorted by increasing flops");
-    curve.points.emplace_back(flops, eff);
+      return p.error("found " + p.found() + "; expected a point [" + x + ", " + y + "]");
+    BRIGADE_ASSIGN_OR_RETURN(const double at, xy[0].as_quantity(x_dim, Bound::kPositive));
+    BRIGADE_ASSIGN_OR_RETURN(const double value, read_value(xy[1]));
+    if (!curve.points.empty() && !(at > curve.points.back().first))
+      return xy[0].error("found " + xy[0].found() + "; expected points sorted by increasing " + x);
+    curve.points.emplace_back(at, value);
   }
   return curve;
+}
+
+// A GEMM efficiency curve: efficiencies by FLOP.
+Result<EfficiencyCurve> read_curve(const Cursor& c) {
+  return read_points_curve(
+      c, "a GEMM efficiency curve: [[flops, efficiency], ...], an efficiency, or {points, fallback}",
+      Dimension::kFlops, "flops", "efficiency", read_efficiency);
+}
+
+// A collective kind's bandwidth scale by size M; scales are > 0 (a kind's
+// step may run faster than the fit over all kinds as well as slower).
+Result<EfficiencyCurve> read_scale_curve(const Cursor& c) {
+  return read_points_curve(
+      c, "a bandwidth scale by size: [[bytes, scale], ...], a scale, or {points, fallback}",
+      Dimension::kBytes, "bytes", "scale",
+      [](const Cursor& v) { return v.as_number(Bound::kPositive); });
+}
+
+std::vector<std::string> names_of_collective_kinds() {
+  std::vector<std::string> n;
+  for (int i = 0; i < kNumCollectiveKinds; ++i)
+    n.emplace_back(collective_kind_name(static_cast<CollectiveKind>(i)));
+  return n;
+}
+
+// links.C.collective_kinds: {allreduce: {alpha, bandwidth_scale}, ...}.
+Status read_collective_kinds(const Cursor& c, LinkProfile* lp) {
+  BRIGADE_RETURN_IF_ERROR(c.expect_map(
+      "collective kinds' own steps, such as {allreduce: {alpha: 3us, bandwidth_scale: "
+      "[[1MiB, 0.8], [16MiB, 0.5]]}}"));
+  for (const auto& [k, v] : c.entries()) {
+    std::optional<CollectiveKind> kind;
+    if (k.is_scalar()) kind = parse_collective_kind(k.text());
+    if (!kind) return unknown_name(k, "collective kind", names_of_collective_kinds());
+    LinkProfile::KindSteps& ks = lp->collective_kinds[static_cast<size_t>(*kind)];
+    BRIGADE_RETURN_IF_ERROR(v.expect_map("a kind's steps {alpha, bandwidth_scale}"));
+    BRIGADE_RETURN_IF_ERROR(v.check_keys({"alpha", "bandwidth_scale"}));
+    BRIGADE_ASSIGN_OR_RETURN(ks.alpha_seconds, v.get_quantity("alpha", -1, Dimension::kSeconds,
+                                                              Bound::kNonNegative));
+    if (v.has("bandwidth_scale")) {
+      BRIGADE_ASSIGN_OR_RETURN(ks.bandwidth_scale, read_scale_curve(v.get("bandwidth_scale")));
+    }
+  }
+  return Status::ok();
 }
 
 Status read_device_profile(const Cursor& c, DeviceProfile* p) {
@@ -169,7 +214,8 @@ Status read_profile(const Cursor& root, HardwareProfile* h) {
           v.expect_map("a link profile {alpha, bandwidth, bandwidth_efficiency}"));
       BRIGADE_RETURN_IF_ERROR(v.check_keys({"alpha", "bandwidth", "bandwidth_efficiency",
                                             "collective_alpha", "collective_bandwidth",
-                                            "collective_reduce_bandwidth"}));
+                                            "collective_reduce_bandwidth",
+                                            "collective_kinds"}));
       // Absent bandwidth: the topology's links' own (LinkProfile::bandwidth_bytes_per_second 0).
       BRIGADE_ASSIGN_OR_RETURN(lp.bandwidth_bytes_per_second,
                                v.get_quantity("bandwidth", 0, Dimension::kBytesPerSecond,
@@ -191,6 +237,8 @@ Status read_profile(const Cursor& root, HardwareProfile* h) {
       BRIGADE_ASSIGN_OR_RETURN(lp.collective_reduce_bandwidth_bytes_per_second,
                                v.get_quantity("collective_reduce_bandwidth", 0,
                                               Dimension::kBytesPerSecond, Bound::kPositive));
+      if (v.has("collective_kinds"))
+        BRIGADE_RETURN_IF_ERROR(read_collective_kinds(v.get("collective_kinds"), &lp));
     }
   }
   return Status::ok();
@@ -316,6 +364,31 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
       if (l.collective_reduce_bandwidth_bytes_per_second > 0) {
         out << YAML::Key << "collective_reduce_bandwidth" << YAML::Value;
         emit_double(out, l.collective_reduce_bandwidth_bytes_per_second);
+      }
+      if (l.has_kind_steps()) {
+        out << YAML::Key << "collective_kinds" << YAML::Value << YAML::BeginMap;
+        for (int k = 0; k < kNumCollectiveKinds; ++k) {
+          const LinkProfile::KindSteps& ks = l.collective_kinds[static_cast<size_t>(k)];
+          if (ks.empty()) continue;
+          out << YAML::Key << std::string(collective_kind_name(static_cast<CollectiveKind>(k)))
+              << YAML::Value << YAML::BeginMap;
+          if (ks.alpha_seconds >= 0) {
+            out << YAML::Key << "alpha" << YAML::Value;
+            emit_double(out, ks.alpha_seconds);
+          }
+          out << YAML::Key << "bandwidth_scale" << YAML::Value << YAML::BeginMap
+              << YAML::Key << "fallback" << YAML::Value;
+          emit_double(out, ks.bandwidth_scale.fallback);
+          out << YAML::Key << "points" << YAML::Value << YAML::BeginSeq;
+          for (const auto& [bytes, scale] : ks.bandwidth_scale.points) {
+            out << YAML::Flow << YAML::BeginSeq;
+            emit_double(out, bytes);
+            emit_double(out, scale);
+            out << YAML::EndSeq;
+          }
+          out << YAML::EndSeq << YAML::EndMap << YAML::EndMap;
+        }
+        out << YAML::EndMap;
       }
       out << YAML::EndMap;
     }

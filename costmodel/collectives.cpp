@@ -73,24 +73,31 @@ double route_reduce_bandwidth_bytes_per_second(const Route& route, const Topolog
 // step costs, fitted from whole collectives (docs/costmodel.md, "Collective
 // steps as measured"); what it lacks, the message model gives.
 AlphaBeta collective_step_alpha_beta(const Route& route, const Topology& topology,
-                                     const HardwareProfile& profile, int receiver) {
+                                     const HardwareProfile& profile, int receiver,
+                                     CollectiveKind kind, double bytes) {
   const double inf = std::numeric_limits<double>::infinity();
   if (route.channels.empty()) return AlphaBeta{0.0, inf, inf};
   const LinkProfile& lp = profile.for_link(route.slowest_class);
+  const LinkProfile::KindSteps& ks = lp.kind_steps(kind);
+  // The kind's own figures at this size, where the profile has them.
+  const double scale = ks.bandwidth_scale.at(bytes);
   // A rank's step never delivers faster than the route carries one message
   // alone: the measured figures are capped at the route's bandwidth (so the
   // simulator can run a step as the route plus a channel of its own).
   const double b = route_bandwidth_bytes_per_second(route, topology, profile);
   AlphaBeta ab;
-  ab.alpha_seconds = lp.collective_alpha_seconds >= 0 ? lp.collective_alpha_seconds
-                                                      : route_alpha_seconds(route, profile);
-  ab.bandwidth_bytes_per_second = lp.collective_bandwidth_bytes_per_second > 0
-                                      ? std::min(lp.collective_bandwidth_bytes_per_second, b)
-                                      : b;
-  ab.reduce_bandwidth_bytes_per_second =
+  ab.alpha_seconds = ks.alpha_seconds >= 0               ? ks.alpha_seconds
+                     : lp.collective_alpha_seconds >= 0 ? lp.collective_alpha_seconds
+                                                        : route_alpha_seconds(route, profile);
+  const double copy = lp.collective_bandwidth_bytes_per_second > 0
+                          ? lp.collective_bandwidth_bytes_per_second
+                          : b;
+  const double reduce =
       lp.collective_reduce_bandwidth_bytes_per_second > 0
-          ? std::min(lp.collective_reduce_bandwidth_bytes_per_second, b)
+          ? lp.collective_reduce_bandwidth_bytes_per_second
           : route_reduce_bandwidth_bytes_per_second(route, topology, profile, receiver);
+  ab.bandwidth_bytes_per_second = std::min(scale * copy, b);
+  ab.reduce_bandwidth_bytes_per_second = std::min(scale * reduce, b);
   return ab;
 }
 
@@ -340,9 +347,10 @@ struct Slowest {
   double bandwidth = std::numeric_limits<double>::infinity();
   double reduce = std::numeric_limits<double>::infinity();
   bool any = false;
-  void add(const Topology& topo, const HardwareProfile& prof, int src, int dst) {
+  void add(const Topology& topo, const HardwareProfile& prof, int src, int dst,
+           CollectiveKind kind, double bytes) {
     if (src == dst) return;
-    const AlphaBeta ab = collective_step_alpha_beta(topo.route(src, dst), topo, prof, dst);
+    const AlphaBeta ab = collective_step_alpha_beta(topo.route(src, dst), topo, prof, dst, kind, bytes);
     alpha = std::max(alpha, ab.alpha_seconds);
     bandwidth = std::min(bandwidth, ab.bandwidth_bytes_per_second);
     reduce = std::min(reduce, ab.reduce_bandwidth_bytes_per_second);
@@ -379,8 +387,9 @@ Result<CollectiveQuery> collective_query_on(const Topology& topology, const Hard
   const int n = q.ranks;
   if (algorithm != CollectiveAlgorithm::kHierarchical) {
     Slowest s;
-    for (int i = 0; i < n; ++i) s.add(topology, profile, group[static_cast<size_t>(i)],
-                                      group[static_cast<size_t>((i + 1) % n)]);
+    for (int i = 0; i < n; ++i)
+      s.add(topology, profile, group[static_cast<size_t>(i)],
+            group[static_cast<size_t>((i + 1) % n)], kind, bytes);
     q.intra = s.ab();
     return q;
   }
@@ -409,8 +418,8 @@ Result<CollectiveQuery> collective_query_on(const Topology& topology, const Hard
   const size_t nodes = by_node.size();
   for (size_t j = 0; j < nodes; ++j)
     for (size_t r = 0; r < g; ++r) {
-      in.add(topology, profile, by_node[j][r], by_node[j][(r + 1) % g]);
-      out.add(topology, profile, by_node[j][r], by_node[(j + 1) % nodes][r]);
+      in.add(topology, profile, by_node[j][r], by_node[j][(r + 1) % g], kind, bytes);
+      out.add(topology, profile, by_node[j][r], by_node[(j + 1) % nodes][r], kind, bytes);
     }
   q.ranks_per_node = static_cast<int>(g);
   q.intra = in.ab();

@@ -63,10 +63,15 @@ double route_reduce_bandwidth_bytes_per_second(const Route& route, const Topolog
 // moving at once), those, capped at the route's bandwidth (a rank's step
 // never beats one message alone); each one it lacks comes from the message model:
 // alpha = route_alpha_seconds, bandwidth = route_bandwidth_bytes_per_second,
-// reduce bandwidth = route_reduce_bandwidth_bytes_per_second. A route from a
-// device to itself: alpha 0, infinite bandwidths.
+// reduce bandwidth = route_reduce_bandwidth_bytes_per_second. Where the
+// profile also gives steps of the collective's own `kind`
+// (LinkProfile::KindSteps), its alpha replaces the step alpha and its
+// bandwidth scale at the collective's size `bytes` (M, nccl-tests' size)
+// multiplies the measured bandwidths before the cap. A route from a device
+// to itself: alpha 0, infinite bandwidths.
 AlphaBeta collective_step_alpha_beta(const Route& route, const Topology& topology,
-                                     const HardwareProfile& profile, int receiver);
+                                     const HardwareProfile& profile, int receiver,
+                                     CollectiveKind kind, double bytes);
 
 // ---- per-algorithm closed forms (preconditions: n >= 1, bytes >= 0, bandwidth > 0;
 // halving-doubling: n a power of two; collective_cost checks them) ---------------

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <limits>
 
 #include "core/topology.hpp"
 #include "core/units.hpp"
@@ -184,6 +185,58 @@ bool collective_step_row(CollectiveKind kind, int ranks, double bytes, std::vect
   return false;
 }
 
+Result<MultiFit> fit_kind_steps(CollectiveKind kind, int ranks, const std::vector<CollectivePoint>& points,
+                                double overhead_seconds, cost::AlphaBeta step,
+                                LinkProfile::KindSteps* out) {
+  // s and X(M) from the closed forms: one alpha per step and no bandwidth
+  // term, then the bandwidth term alone.
+  auto closed = [&](double bytes, cost::AlphaBeta ab) {
+    cost::CollectiveQuery q;
+    q.kind = kind;
+    q.algorithm = CollectiveAlgorithm::kRing;
+    q.ranks = ranks;
+    q.bytes = bytes;
+    q.intra = ab;
+    auto c = cost::collective_cost(q);
+    return c.is_ok() ? c->seconds : 0.0;
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  struct Use {
+    double bytes, steps, bandwidth_seconds, seconds;  // seconds: T - overhead
+  };
+  std::vector<Use> use;
+  std::vector<std::vector<double>> rows;
+  std::vector<double> times;
+  for (const CollectivePoint& p : points) {
+    const double t = p.seconds - overhead_seconds;
+    if (!(t > 0) || !(p.bytes > 0)) continue;
+    const Use u{p.bytes, closed(p.bytes, cost::AlphaBeta{1.0, inf, inf}),
+                closed(p.bytes, cost::AlphaBeta{0.0, step.bandwidth_bytes_per_second,
+                                                step.reduce_bandwidth_bytes_per_second}),
+                t};
+    use.push_back(u);
+    rows.push_back({u.steps, u.bandwidth_seconds});
+    times.push_back(t);
+  }
+  if (use.size() < 2)
+    return Status::error("found " + std::to_string(use.size()) + " usable " +
+                         std::string(collective_kind_name(kind)) +
+                         " points; expected at least 2 measured above the collective overhead");
+  BRIGADE_ASSIGN_OR_RETURN(MultiFit f, fit_nonnegative(rows, times));
+  LinkProfile::KindSteps ks;
+  ks.alpha_seconds = f.coefficients[0];
+  ks.bandwidth_scale.fallback =
+      f.coefficients[1] > 0 ? std::clamp(1.0 / f.coefficients[1], 0.01, 100.0) : 1.0;
+  for (const Use& u : use) {
+    const double bandwidth_part = u.seconds - u.steps * ks.alpha_seconds;
+    if (!(u.bandwidth_seconds > 0) || bandwidth_part < 0.25 * u.seconds) continue;
+    ks.bandwidth_scale.points.emplace_back(
+        u.bytes, std::clamp(u.bandwidth_seconds / bandwidth_part, 0.01, 100.0));
+  }
+  *out = std::move(ks);
+  return f;
+}
+
 Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
                               const CalibrateProgress& progress) {
   const auto wall0 = std::chrono::steady_clock::now();
@@ -256,8 +309,9 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     transfer_sizes = quick ? std::vector<double>{4096, 64 * 1024.0, 256 * 1024.0}
                            : std::vector<double>{4096,      64 * 1024.0, 256 * 1024.0, kMiB,
                                                  4 * kMiB, 16 * kMiB,   64 * kMiB};
-    collective_sizes = quick ? std::vector<double>{4096, 256 * 1024.0}
-                             : std::vector<double>{4096, 64 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB};
+    collective_sizes =
+        quick ? std::vector<double>{4096, 256 * 1024.0}
+              : std::vector<double>{4096, 64 * 1024.0, 256 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB};
     gemm_budget = quick ? 0.002 : 0.1;
     point_budget = quick ? 0.002 : 0.06;
   }
@@ -642,9 +696,33 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       cal.notes.push_back("collective steps not fitted (" + step.message() +
                           "): collectives use the links' alpha-beta");
     }
-    // What the judges predict for every measured collective with this profile.
+    // Each kind's own steps on top of that fit: its alpha and its bandwidth
+    // by size (caches, and the kind's own pattern of reads and writes).
     std::vector<int> group;
     for (int d = 0; d < devices; ++d) group.push_back(d);
+    // The scale multiplies the fit's own bandwidths, before the judges cap a
+    // step at the route's (collective_step_alpha_beta): those, uncapped.
+    const cost::AlphaBeta message = cost::collective_step_alpha_beta(
+        topo.route(0, 1), topo, profile, 1, CollectiveKind::kAllReduce, 0);
+    const cost::AlphaBeta joint{
+        lp.collective_alpha_seconds,
+        lp.collective_bandwidth_bytes_per_second > 0 ? lp.collective_bandwidth_bytes_per_second
+                                                     : message.bandwidth_bytes_per_second,
+        lp.collective_reduce_bandwidth_bytes_per_second > 0
+            ? lp.collective_reduce_bandwidth_bytes_per_second
+            : message.reduce_bandwidth_bytes_per_second};
+    for (CollectiveCalibration& cc : cal.collectives) {
+      auto f = fit_kind_steps(cc.kind, cc.ranks, cc.points,
+                              profile.devices.back().collective_overhead_seconds, joint, &cc.steps);
+      if (!f.is_ok()) {
+        cal.notes.push_back(std::string(collective_kind_name(cc.kind)) +
+                            ": no steps of its own (" + f.message() + "); it takes the fit over all kinds");
+        continue;
+      }
+      cc.steps_fit = *f;
+      lp.collective_kinds[static_cast<size_t>(cc.kind)] = cc.steps;
+    }
+    // What the judges predict for every measured collective with this profile.
     for (CollectiveCalibration& cc : cal.collectives)
       for (CollectivePoint& p : cc.points) {
         auto q = cost::collective_query_on(topo, profile, cc.kind, CollectiveAlgorithm::kRing,

@@ -21,6 +21,7 @@
 #include "core/profile.hpp"
 #include "core/program.hpp"
 #include "core/status.hpp"
+#include "costmodel/collectives.hpp"
 #include "realexec/clock.hpp"
 #include "realexec/executor.hpp"
 #include "realexec/fit.hpp"
@@ -90,6 +91,10 @@ struct CollectiveCalibration {
   int ranks = 0;
   LinearFit fit;  // T = a + b M
   std::vector<CollectivePoint> points;
+  // The kind's own steps (LinkProfile::KindSteps, fit_kind_steps below), as
+  // written to the profile; `steps_fit` is the fit behind its alpha.
+  LinkProfile::KindSteps steps;
+  MultiFit steps_fit;
 };
 
 // One step of Brigade's ring collectives, fitted from AllReduce, AllGather,
@@ -141,6 +146,20 @@ using CalibrateProgress = std::function<void(const std::string& what, int done, 
 // `kind` over `ranks` ranks and M = `bytes`; false for Broadcast and Reduce
 // (pipelined chains whose steps the simulator does not model one by one).
 bool collective_step_row(CollectiveKind kind, int ranks, double bytes, std::vector<double>* row);
+
+// A kind's own steps from its measured points, on top of the fit over all
+// kinds: the judges' time of a collective is
+//   T = overhead + s alpha_k + X(M) / scale_k(M)
+// with s its algorithm's steps and X its bandwidth time at the step figures
+// `step` (both from the closed forms, cost::collective_cost). alpha_k and a
+// mean 1/scale come from a non-negative fit of T - overhead on (s, X) over
+// the kind's sizes (fit_nonnegative); then each size whose bandwidth time is
+// at least a quarter of T - overhead gets its own scale X / (T - overhead -
+// s alpha_k), in [0.01, 100]. No such size: a flat scale (the fit's mean).
+// Points with T <= overhead are skipped. Errors: fewer than 2 usable points.
+Result<MultiFit> fit_kind_steps(CollectiveKind kind, int ranks, const std::vector<CollectivePoint>& points,
+                                double overhead_seconds, cost::AlphaBeta step,
+                                LinkProfile::KindSteps* out);
 
 // Runs the micro-benchmarks on `backend` and fits the profile. Errors: no
 // GPU for kCuda ("no CUDA device: ..."), devices < 1 (bad input), and any

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "costmodel/collectives.hpp"
@@ -151,7 +153,8 @@ class Engine {
   std::string task_label(TaskId t) const;
   std::string collective_label(CollectiveId c) const;
   Result<std::int32_t> route_index(std::int32_t src, std::int32_t dst);
-  Result<std::int32_t> collective_route_index(std::int32_t src, std::int32_t dst, bool reduce);
+  Result<std::int32_t> collective_route_index(std::int32_t src, std::int32_t dst, bool reduce,
+                                              const Collective& col);
   std::string check_route(std::int32_t src, std::int32_t dst, std::int32_t& index);
 
   // ---- event handling
@@ -242,6 +245,12 @@ class Engine {
   // more channel past the topology's (the pair's own copy or reduction, of
   // the step's bandwidth) when the step is slower than the links.
   std::unordered_map<std::uint64_t, std::int32_t> collective_route_map_;
+  // Where the profile gives collective kinds their own steps
+  // (LinkProfile::KindSteps), a step's figures depend on the collective's
+  // kind and size too: those routes by (src, dst, reduces, kind, size).
+  bool kind_steps_ = false;
+  std::map<std::tuple<std::int32_t, std::int32_t, bool, CollectiveKind, double>, std::int32_t>
+      sized_route_map_;
   // Running work.
   EventQueue queue_;
   std::vector<std::int32_t> ready_;  // internal indices
@@ -314,13 +323,22 @@ Result<std::int32_t> Engine::route_index(std::int32_t src, std::int32_t dst) {
   return index;
 }
 
-Result<std::int32_t> Engine::collective_route_index(std::int32_t src, std::int32_t dst, bool reduce) {
-  const std::uint64_t key = (static_cast<std::uint64_t>(src) << 33) |
-                            (static_cast<std::uint64_t>(static_cast<std::uint32_t>(dst)) << 1) |
-                            (reduce ? 1u : 0u);
-  if (auto it = collective_route_map_.find(key); it != collective_route_map_.end()) return it->second;
+Result<std::int32_t> Engine::collective_route_index(std::int32_t src, std::int32_t dst, bool reduce,
+                                                    const Collective& col) {
+  std::int32_t* slot = nullptr;
+  if (kind_steps_) {
+    slot = &sized_route_map_.try_emplace(std::make_tuple(src, dst, reduce, col.kind, col.bytes), -1)
+                .first->second;
+  } else {
+    const std::uint64_t key = (static_cast<std::uint64_t>(src) << 33) |
+                              (static_cast<std::uint64_t>(static_cast<std::uint32_t>(dst)) << 1) |
+                              (reduce ? 1u : 0u);
+    slot = &collective_route_map_.try_emplace(key, -1).first->second;
+  }
+  if (*slot >= 0) return *slot;
   BRIGADE_ASSIGN_OR_RETURN(std::int32_t index, route_index(src, dst));
-  const cost::AlphaBeta step = cost::collective_step_alpha_beta(topo_.route(src, dst), topo_, prof_, dst);
+  const cost::AlphaBeta step = cost::collective_step_alpha_beta(topo_.route(src, dst), topo_, prof_,
+                                                                dst, col.kind, col.bytes);
   const double bandwidth = reduce ? step.reduce_bandwidth_bytes_per_second : step.bandwidth_bytes_per_second;
   const RouteInfo plain = routes_[static_cast<size_t>(index)];
   const bool slower = bandwidth < plain.bandwidth_bytes_per_second;
@@ -342,7 +360,7 @@ Result<std::int32_t> Engine::collective_route_index(std::int32_t src, std::int32
     index = static_cast<std::int32_t>(routes_.size());
     routes_.push_back(info);
   }
-  collective_route_map_.emplace(key, index);
+  *slot = index;
   return index;
 }
 
@@ -404,6 +422,8 @@ Status Engine::setup() {
   }
   chan_.assign(nc, ChannelUse{});
   if (opt_.network == NetworkModel::kFlow) net_.init(chan_capacity_);
+  kind_steps_ = false;
+  for (const LinkProfile& lp : prof_.links) kind_steps_ |= lp.has_kind_steps();
   // Dense pair -> route table for small device counts (the shortcut's
   // isolated runs are many and small: no 4 MB table each).
   if (nd <= 256) route_dense_.assign(nd * nd, -1);
@@ -811,9 +831,9 @@ void Engine::start_ring(std::int32_t inst, const Collective& col) {
   for (std::int32_t r = 0; r < n; ++r) {
     const std::int32_t src = in.devices[static_cast<size_t>(r)];
     const std::int32_t dst = in.devices[static_cast<size_t>((r + 1) % n)];
-    auto route = collective_route_index(src, dst, false);
+    auto route = collective_route_index(src, dst, false, col);
     if (route.is_ok() && in.ring_reduce_steps > 0) {
-      auto reduce = collective_route_index(src, dst, true);
+      auto reduce = collective_route_index(src, dst, true, col);
       if (!reduce.is_ok()) route = reduce.status();
       else in.ring_reduce_route[static_cast<size_t>(r)] = *reduce;
     }
@@ -888,7 +908,9 @@ void Engine::start_op(std::int32_t inst, std::int32_t op) {
   const ScheduleOp& o = in.sched.ops[static_cast<size_t>(op)];
   const std::int32_t src = in.devices[static_cast<size_t>(o.src_rank)];
   const std::int32_t dst = in.devices[static_cast<size_t>(o.dst_rank)];
-  auto r = in.transfer >= 0 ? route_index(src, dst) : collective_route_index(src, dst, o.reduce != 0);
+  auto r = in.transfer >= 0 ? route_index(src, dst)
+                            : collective_route_index(src, dst, o.reduce != 0,
+                                                     p_.collectives()[static_cast<size_t>(in.collective)]);
   if (!r.is_ok()) {
     op_error(in, r.status());
     return;

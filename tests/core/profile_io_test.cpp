@@ -69,6 +69,13 @@ void expect_same(const HardwareProfile& a, const HardwareProfile& b) {
               b.links[static_cast<size_t>(c)].collective_bandwidth_bytes_per_second);
     EXPECT_EQ(a.links[static_cast<size_t>(c)].collective_reduce_bandwidth_bytes_per_second,
               b.links[static_cast<size_t>(c)].collective_reduce_bandwidth_bytes_per_second);
+    for (int k = 0; k < kNumCollectiveKinds; ++k) {
+      const auto& x = a.links[static_cast<size_t>(c)].collective_kinds[static_cast<size_t>(k)];
+      const auto& y = b.links[static_cast<size_t>(c)].collective_kinds[static_cast<size_t>(k)];
+      EXPECT_EQ(x.alpha_seconds, y.alpha_seconds);
+      EXPECT_EQ(x.bandwidth_scale.points, y.bandwidth_scale.points);
+      EXPECT_EQ(x.bandwidth_scale.fallback, y.bandwidth_scale.fallback);
+    }
   }
 }
 
@@ -104,6 +111,11 @@ TEST_F(ProfileFiles, AwkwardValuesRoundTripExactly) {
   h.links[static_cast<size_t>(LinkClass::kPcie)] = {7.5e-6, 0.123456789012345};
   h.links[static_cast<size_t>(LinkClass::kSharedMemory)] = {6.9e-8, 1.0, 61.6e9, 1.0 / 3.0 * 1e-5,
                                                              7.7e9, 2.0 / 3.0 * 1e10};
+  LinkProfile& shm = h.links[static_cast<size_t>(LinkClass::kSharedMemory)];
+  shm.collective_kinds[static_cast<size_t>(CollectiveKind::kAllReduce)].alpha_seconds = 1.0 / 7.0 * 1e-5;
+  shm.collective_kinds[static_cast<size_t>(CollectiveKind::kAllReduce)].bandwidth_scale.points = {
+      {4096, 0.1 + 0.2}, {16.0 * 1048576, 2.5}};
+  shm.collective_kinds[static_cast<size_t>(CollectiveKind::kBroadcast)].bandwidth_scale.fallback = 0.75;
   const std::string p = (dir_ / "odd.yaml").string();
   ASSERT_TRUE(save_profile(h, p).is_ok());
   Result<HardwareProfile> back = load_profile(p);
@@ -216,6 +228,17 @@ const ProfileError kProfileErrors[] = {
     {"NegativeCollectiveAlpha", "links:\n  shm: {collective_alpha: -3us}\n",
      "2:27: error: found '-3us'; expected a non-negative duration such as 5us, 2ms or 0.001 "
      "(seconds)"},
+    {"UnknownCollectiveKind", "links:\n  shm: {collective_kinds: {allreduse: {alpha: 1us}}}\n",
+     "2:28: error: found collective kind 'allreduse'; expected one of allreduce, allgather, "
+     "reducescatter, broadcast, reduce, alltoall (did you mean 'allreduce'?)"},
+    {"ScaleNotPositive", "links:\n  shm: {collective_kinds: {allgather: {bandwidth_scale: 0}}}\n",
+     "2:57: error: found '0'; expected a positive number"},
+    {"ScalePointsNotSorted",
+     "links:\n  shm: {collective_kinds: {reduce: {bandwidth_scale: [[16MiB, 0.5], [1MiB, "
+     "0.9]]}}}\n",
+     "2:70: error: found '1MiB'; expected points sorted by increasing bytes"},
+    {"UnknownKindKey", "links:\n  shm: {collective_kinds: {alltoall: {beta: 1}}}\n",
+     "2:39: error: found key 'beta'; expected one of alpha, bandwidth_scale"},
     {"UnknownDtype", DEV "    gemm: {int4: 0.5}\n",
      "3:12: error: found dtype 'int4'; expected one of f64, f32, tf32, f16, bf16, fp8, i32, i8"},
     {"UnknownDtypeSuggests", DEV "    gemm: {bf1: 0.5}\n",

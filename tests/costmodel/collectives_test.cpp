@@ -382,15 +382,64 @@ TEST(CollectiveQueryOn, CollectiveStepFiguresReplaceTheMessageModel) {
   expect_near_rel(c->seconds, 3.72e-3);
 
   shm.collective_bandwidth_bytes_per_second = 20e9;
-  const AlphaBeta capped = collective_step_alpha_beta(topo->route(0, 1), *topo, h, 1);
+  const AlphaBeta capped = collective_step_alpha_beta(topo->route(0, 1), *topo, h, 1,
+                                                      CollectiveKind::kAllReduce, 16e6);
   EXPECT_DOUBLE_EQ(capped.bandwidth_bytes_per_second, 10e9);
   // Without them, the message model: the route's alpha (1 us), 10 GB/s and the
   // shared-memory reduction 1 / (1/1e10 + 1/8e9) (CpuHostReduction above).
   const AlphaBeta plain =
-      collective_step_alpha_beta(topo->route(0, 1), *topo, HardwareProfile::defaults(), 1);
+      collective_step_alpha_beta(topo->route(0, 1), *topo, HardwareProfile::defaults(), 1,
+                                 CollectiveKind::kAllReduce, 16e6);
   EXPECT_DOUBLE_EQ(plain.alpha_seconds, 1e-6);
   EXPECT_DOUBLE_EQ(plain.bandwidth_bytes_per_second, 10e9);
   expect_near_rel(plain.reduce_bandwidth_bytes_per_second, 1.0 / 2.25e-10);
+}
+
+// A kind's own steps (LinkProfile::KindSteps, as brigade calibrate fits
+// them per kind): AllReduce steps of alpha 4 us whose bandwidths scale by
+// 0.8 at M = 1 MiB and 0.4 at M = 16 MiB, interpolated in log M. On top of
+// the figures above (5 GB/s copying, 4 GB/s reducing, 100 us per call), a
+// ring AllReduce of M = 4 MiB = 4194304 B on 2 host threads:
+//   log2(4 MiB) is halfway from log2(1 MiB) to log2(16 MiB): scale 0.6;
+//   100e-6 + 2*4e-6 + 0.5*4194304*(1/(0.6*4e9) + 1/(0.6*5e9))
+//   = 108e-6 + 2097152*(4.1666667e-10 + 3.3333333e-10) = 108e-6 + 1.572864e-3
+//   = 1.680864e-3 s.
+// Other kinds keep the fit over all kinds: AllGather of the same M takes
+// 100e-6 + 10e-6 + 2097152 / 5e9 = 529.4304e-6 s. Beyond the last point the
+// scale stays 0.4; at M = 64 MiB a 0.4 x 20 GB/s copy is not capped by the
+// 10 GB/s route but a scale of 1 would be.
+TEST(CollectiveQueryOn, KindStepsScaleWithSize) {
+  auto topo = make_preset("cpu-host", 1, 2);
+  ASSERT_TRUE(topo.is_ok()) << topo.message();
+  ASSERT_TRUE(topo->validate().is_ok());
+  HardwareProfile h = HardwareProfile::defaults();
+  LinkProfile& shm = h.links[static_cast<size_t>(LinkClass::kSharedMemory)];
+  shm.collective_alpha_seconds = 10e-6;
+  shm.collective_bandwidth_bytes_per_second = 5e9;
+  shm.collective_reduce_bandwidth_bytes_per_second = 4e9;
+  LinkProfile::KindSteps& ar = shm.collective_kinds[static_cast<size_t>(CollectiveKind::kAllReduce)];
+  ar.alpha_seconds = 4e-6;
+  ar.bandwidth_scale.points = {{1048576.0, 0.8}, {16777216.0, 0.4}};
+  for (DeviceProfile& d : h.devices) d.collective_overhead_seconds = 100e-6;
+  const std::vector<int> group = {0, 1};
+  auto cost_of = [&](CollectiveKind k, double m) {
+    auto q = collective_query_on(*topo, h, k, CollectiveAlgorithm::kRing, group, m);
+    EXPECT_TRUE(q.is_ok()) << q.message();
+    auto c = collective_cost(*q);
+    EXPECT_TRUE(c.is_ok()) << c.message();
+    return c->seconds;
+  };
+  expect_near_rel(cost_of(CollectiveKind::kAllReduce, 4194304.0), 1.680864e-3);
+  expect_near_rel(cost_of(CollectiveKind::kAllGather, 4194304.0), 529.4304e-6);
+  shm.collective_bandwidth_bytes_per_second = 20e9;
+  const AlphaBeta big = collective_step_alpha_beta(topo->route(0, 1), *topo, h, 1,
+                                                   CollectiveKind::kAllReduce, 64 * 1048576.0);
+  EXPECT_DOUBLE_EQ(big.alpha_seconds, 4e-6);
+  EXPECT_DOUBLE_EQ(big.bandwidth_bytes_per_second, 8e9);
+  EXPECT_DOUBLE_EQ(big.reduce_bandwidth_bytes_per_second, 1.6e9);
+  const AlphaBeta other = collective_step_alpha_beta(topo->route(0, 1), *topo, h, 1,
+                                                     CollectiveKind::kAllGather, 64 * 1048576.0);
+  EXPECT_DOUBLE_EQ(other.bandwidth_bytes_per_second, 10e9);
 }
 
 TEST(CollectiveQueryOn, Errors) {

@@ -105,7 +105,79 @@ TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
       EXPECT_DOUBLE_EQ(pt.bus_bytes_per_second,
                        pt.alg_bytes_per_second * cost::bus_bandwidth_factor(c.kind, c.ranks));
     }
+    // The kind's own steps are in the profile; each size that has a scale of
+    // its own is predicted as measured, unless the route capped its step.
+    const LinkProfile::KindSteps& ks = shm.kind_steps(c.kind);
+    EXPECT_EQ(ks.alpha_seconds, c.steps.alpha_seconds) << collective_kind_name(c.kind);
+    EXPECT_EQ(ks.bandwidth_scale.points, c.steps.bandwidth_scale.points);
+    const auto topo = make_preset("cpu-host", 1, 2);
+    for (const CollectivePoint& pt : c.points) {
+      const bool own = std::any_of(ks.bandwidth_scale.points.begin(), ks.bandwidth_scale.points.end(),
+                                   [&](const auto& q) { return q.first == pt.bytes; });
+      const cost::AlphaBeta ab =
+          cost::collective_step_alpha_beta(topo->route(0, 1), *topo, p, 1, c.kind, pt.bytes);
+      const bool capped = ab.bandwidth_bytes_per_second == shm.bandwidth_bytes_per_second ||
+                          ab.reduce_bandwidth_bytes_per_second == shm.bandwidth_bytes_per_second;
+      if (own && !capped)
+        EXPECT_NEAR(pt.model_seconds, pt.seconds, 1e-9 * pt.seconds)
+            << collective_kind_name(c.kind) << " " << pt.bytes;
+    }
   }
+}
+
+// fit_kind_steps on made-up AllReduces over 2 ranks (s = 2 steps, bandwidth
+// time X = M/2 (1/B + 1/B_r) at B = 10 GB/s, B_r = 5 GB/s: X = 1.5e-10 M),
+// overhead 10 us, steps of alpha 3 us whose bandwidths scale by 0.5 at every
+// size: T = 10e-6 + 6e-6 + 3e-10 M. The fit recovers alpha and the scale.
+TEST(FitKindSteps, ALinearKindGivesItsAlphaAndAFlatScale) {
+  std::vector<CollectivePoint> pts;
+  for (double m : {65536.0, 1048576.0, 16777216.0})
+    pts.push_back(CollectivePoint{m, 16e-6 + 3e-10 * m, 0, 0, 0});
+  LinkProfile::KindSteps ks;
+  auto f = fit_kind_steps(CollectiveKind::kAllReduce, 2, pts, 10e-6,
+                          cost::AlphaBeta{0, 10e9, 5e9}, &ks);
+  ASSERT_TRUE(f.is_ok()) << f.message();
+  EXPECT_NEAR(ks.alpha_seconds, 3e-6, 1e-12);
+  EXPECT_NEAR(ks.bandwidth_scale.fallback, 0.5, 1e-9);
+  ASSERT_EQ(ks.bandwidth_scale.points.size(), 3u);
+  for (const auto& [m, scale] : ks.bandwidth_scale.points) EXPECT_NEAR(scale, 0.5, 1e-6) << m;
+}
+
+// The same steps with a scale that depends on size (0.5 at 1 MiB, 0.8 at
+// 4 MiB, 0.4 at 16 MiB) and a 4 KiB point whose bandwidth time (0.6 us) is
+// under a quarter of its 6.6 us above the overhead: whatever alpha the fit
+// settles on, each sized point is reproduced exactly by
+// overhead + 2 alpha + X / scale, and the 4 KiB point gets no scale.
+//   1 MiB: X = 157.2864 us, T = 16 us + 314.5728 us = 330.5728 us
+//   4 MiB: X = 629.1456 us, T = 16 us + 786.432 us = 802.432 us
+//   16 MiB: X = 2516.5824 us, T = 16 us + 6291.456 us = 6307.456 us
+TEST(FitKindSteps, EachSizedPointIsReproduced) {
+  const std::vector<CollectivePoint> pts = {{4096.0, 16.6144e-6, 0, 0, 0},
+                                            {1048576.0, 330.5728e-6, 0, 0, 0},
+                                            {4194304.0, 802.432e-6, 0, 0, 0},
+                                            {16777216.0, 6307.456e-6, 0, 0, 0}};
+  LinkProfile::KindSteps ks;
+  auto f = fit_kind_steps(CollectiveKind::kAllReduce, 2, pts, 10e-6,
+                          cost::AlphaBeta{0, 10e9, 5e9}, &ks);
+  ASSERT_TRUE(f.is_ok()) << f.message();
+  EXPECT_GE(ks.alpha_seconds, 0.0);
+  ASSERT_EQ(ks.bandwidth_scale.points.size(), 3u);
+  for (size_t i = 1; i < pts.size(); ++i) {
+    const auto& [m, scale] = ks.bandwidth_scale.points[i - 1];
+    EXPECT_EQ(m, pts[i].bytes);
+    const double x = 1.5e-10 * m;
+    EXPECT_NEAR(10e-6 + 2 * ks.alpha_seconds + x / scale, pts[i].seconds, 1e-9 * pts[i].seconds);
+  }
+}
+
+TEST(FitKindSteps, OnePointIsTooFew) {
+  LinkProfile::KindSteps ks;
+  auto f = fit_kind_steps(CollectiveKind::kAllGather, 2, {{1048576.0, 1e-4, 0, 0, 0}}, 0,
+                          cost::AlphaBeta{0, 10e9, 5e9}, &ks);
+  ASSERT_FALSE(f.is_ok());
+  EXPECT_EQ(f.message(),
+            "found 1 usable allgather points; expected at least 2 measured above the collective "
+            "overhead");
 }
 
 TEST(Calibrate, TheProfileReadsBackFromItsFile) {

@@ -121,5 +121,54 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(CollectiveAlgorithm::kRing, CollectiveAlgorithm::kHalvingDoubling),
                        ::testing::Values(NetworkModel::kIdeal, NetworkModel::kFlow)));
 
+// And when the profile gives every kind steps of its own (LinkProfile::
+// KindSteps): kind k's alpha (2 + k) us, its bandwidths scaled by 0.9 at
+// 1 MiB and 0.5 at 64 MiB (so by 0.6 at 16 MiB). A program with two
+// collectives of the kind in a row, 1 MiB then 16 MiB, on the same streams:
+// each step takes its own collective's figures, so the step is the sum of
+// the two closed forms.
+class AgainstCostModelWithKindSteps
+    : public ::testing::TestWithParam<std::tuple<CollectiveKind, NetworkModel>> {};
+
+TEST_P(AgainstCostModelWithKindSteps, EachCollectiveAtItsOwnSize) {
+  const auto [kind, net] = GetParam();
+  auto topo = make_preset("cpu-host", 1, 4);
+  ASSERT_TRUE(topo.is_ok());
+  HardwareProfile h = HardwareProfile::defaults();
+  LinkProfile& shm = h.links[static_cast<size_t>(LinkClass::kSharedMemory)];
+  shm.collective_alpha_seconds = 3e-6;
+  shm.collective_bandwidth_bytes_per_second = 5e9;
+  shm.collective_reduce_bandwidth_bytes_per_second = 4e9;
+  for (int k = 0; k < kNumCollectiveKinds; ++k) {
+    LinkProfile::KindSteps& ks = shm.collective_kinds[static_cast<size_t>(k)];
+    ks.alpha_seconds = (2 + k) * 1e-6;
+    ks.bandwidth_scale.points = {{1048576.0, 0.9}, {64 * 1048576.0, 0.5}};
+  }
+  const std::vector<int> group = {0, 1, 2, 3};
+  ProgramBuilder b("kind-steps", 4);
+  std::vector<StreamId> streams;
+  for (int d = 0; d < 4; ++d) streams.push_back(b.stream(d, "comm"));
+  double closed = 0;
+  for (double bytes : {1048576.0, 16 * 1048576.0}) {
+    b.add_collective(kind, CollectiveAlgorithm::kRing,
+                     std::vector<std::int32_t>(group.begin(), group.end()), bytes, streams, "c");
+    auto q = cost::collective_query_on(*topo, h, kind, CollectiveAlgorithm::kRing, group, bytes);
+    ASSERT_TRUE(q.is_ok()) << q.message();
+    auto c = cost::collective_cost(*q);
+    ASSERT_TRUE(c.is_ok()) << c.message();
+    closed += c->seconds;
+  }
+  const Program p = build(std::move(b));
+  EXPECT_LT(rel_err(run(p, *topo, h, net, /*exact=*/true).step_seconds, closed), 1e-9)
+      << collective_kind_name(kind);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    CpuHost, AgainstCostModelWithKindSteps,
+    ::testing::Combine(::testing::Values(CollectiveKind::kAllReduce, CollectiveKind::kAllGather,
+                                         CollectiveKind::kReduceScatter, CollectiveKind::kBroadcast,
+                                         CollectiveKind::kReduce, CollectiveKind::kAllToAll),
+                       ::testing::Values(NetworkModel::kIdeal, NetworkModel::kFlow)));
+
 }  // namespace
 }  // namespace brigade::sim
