@@ -126,6 +126,8 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
                             {"points", sf.fit.points}};
   }
   j["comm_compute_slowdown"] = c.comm_compute_slowdown;
+  j["comm_compute_share"] = c.comm_compute_share;
+  j["hardware_threads"] = c.hardware_threads;
   j["notes"] = c.notes;
   j["profile"] = out.empty() ? json(nullptr) : json(out);
   return j;
@@ -233,6 +235,11 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
     }
     std::cout << fmt::format("\nCompute under communication: {:.1f}% slower\n",
                              100.0 * c.comm_compute_slowdown);
+    if (c.hardware_threads > 0)
+      std::cout << fmt::format(
+          "Communication's share of a computing core: {:.2f} ({} devices x 2 threads on {} "
+          "hardware threads)\n",
+          c.comm_compute_share, c.devices, c.hardware_threads);
   }
   for (const std::string& n : c.notes) std::cout << "note: " << n << "\n";
   if (!out.empty()) std::cout << "Profile written to " << out << "\n";

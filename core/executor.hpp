@@ -18,6 +18,11 @@ struct HardwareProfile;
 struct RunOptions {
   bool record_trace = true;      // spans/transfers/memory samples (costly at scale)
   int repeat = 1;                // real executors: steps to run (first is warm-up if > 1)
+  // Real executors, repeat > 1: after the first (warm-up) step, more untimed
+  // steps until the warm-up steps have taken this long in all (at most 1000
+  // of them): clocks ramped up, caches, TLBs and the allocator's free lists
+  // in their steady state before a step is timed.
+  double warmup_seconds = 0;
   // Progress for long work: called with (done, total) now and then, from the
   // calling thread. May be empty.
   std::function<void(double done, double total)> on_progress;

@@ -36,6 +36,14 @@ struct DeviceProfile {
   // kernels run this much slower (0.1 = 10% slower): SMs taken by NCCL kernels
   // and memory-bandwidth contention. 0 = no interference.
   double comm_compute_slowdown = 0;
+  // The fraction of its communication's time that this device's compute
+  // loses to it while both run: 1 where one processor does both (host
+  // threads with no core to spare: a ring step's copies are the core's own
+  // loads and stores), 0 where communication has engines of its own (a
+  // GPU's copy engines and NCCL's SMs, which comm_compute_slowdown covers).
+  // The simulator charges it to the compute kernel running on the device
+  // (docs/simulator.md, "Approximations").
+  double comm_compute_share = 0;
   // Fixed cost of one collective call on this device (kernel launch and the
   // ranks' handshake), on top of the algorithm's per-step alphas. A
   // collective pays the largest of its ranks' overheads.

@@ -131,7 +131,8 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   BRIGADE_RETURN_IF_ERROR(c.expect_map("a device profile {model, memory_efficiency, ...}"));
   BRIGADE_RETURN_IF_ERROR(c.check_keys({"model", "peak_flops", "memory_bandwidth",
                                         "memory_efficiency", "launch_overhead", "gemm_half_time",
-                                        "collective_overhead", "comm_compute_slowdown", "gemm"}));
+                                        "collective_overhead", "comm_compute_slowdown",
+                                        "comm_compute_share", "gemm"}));
   BRIGADE_RETURN_IF_ERROR(c.require("model", "the device model it describes (or \"*\" for any)"));
   BRIGADE_ASSIGN_OR_RETURN(p->model, c.get("model").as_string());
   if (c.has("peak_flops")) {
@@ -163,6 +164,13 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   BRIGADE_ASSIGN_OR_RETURN(
       p->comm_compute_slowdown,
       c.get_number("comm_compute_slowdown", p->comm_compute_slowdown, Bound::kNonNegative));
+  if (c.has("comm_compute_share")) {
+    const Cursor v = c.get("comm_compute_share");
+    auto share = v.as_number(Bound::kNonNegative);
+    if (!share.is_ok() || *share > 1)
+      return v.error("found " + v.found() + "; expected a fraction in [0, 1]");
+    p->comm_compute_share = *share;
+  }
   if (c.has("gemm")) {
     const Cursor g = c.get("gemm");
     BRIGADE_RETURN_IF_ERROR(g.expect_map(
@@ -318,6 +326,10 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
       emit_double(out, d.collective_overhead_seconds);
       out << YAML::Key << "comm_compute_slowdown" << YAML::Value;
       emit_double(out, d.comm_compute_slowdown);
+      if (d.comm_compute_share > 0) {
+        out << YAML::Key << "comm_compute_share" << YAML::Value;
+        emit_double(out, d.comm_compute_share);
+      }
       out << YAML::Key << "gemm" << YAML::Value << YAML::BeginMap;
       for (int i = 0; i < kNumDTypes; ++i) {
         const EfficiencyCurve& c = d.gemm[static_cast<size_t>(i)];

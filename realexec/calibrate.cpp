@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 #include <limits>
+#include <thread>
 
 #include "core/topology.hpp"
 #include "core/units.hpp"
@@ -54,14 +55,43 @@ class Bench {
 
   // Runs a warm-up and one timed step; returns the timed step's trace.
   Result<Trace> run(const Program& p, const std::string& what) {
-    if (progress_) progress_(what, done_, total_);
-    RunOptions o;
-    o.repeat = 2;
-    BRIGADE_ASSIGN_OR_RETURN(std::vector<Trace> steps,
-                             ex_.run_steps(p, topo_, HardwareProfile::defaults(), o));
-    ++done_;
+    BRIGADE_ASSIGN_OR_RETURN(std::vector<Trace> steps, run_steps(p, what, 1));
     return std::move(steps.back());
   }
+
+  // A measurement: a program and what to read from one timed step of it.
+  struct Job {
+    Program program;
+    std::string what;
+    std::function<double(const Trace&)> measure;
+  };
+
+  // Runs every job in kRounds interleaved rounds (each job once, a warm-up
+  // and a timed step, then each job again, ...) and returns each job's
+  // median over its rounds: the machine's other tenants (this is often a
+  // shared VM) slow it for spells of a fraction of a second, and a spell
+  // then lands in one round of a few jobs, not in every round of one.
+  Result<std::vector<double>> run_rounds(const std::vector<Job>& jobs) {
+    std::vector<std::vector<double>> values(jobs.size());
+    for (int r = 0; r < kRounds; ++r)
+      for (size_t j = 0; j < jobs.size(); ++j) {
+        BRIGADE_ASSIGN_OR_RETURN(
+            std::vector<Trace> steps,
+            run_steps(jobs[j].program,
+                      jobs[j].what + " (round " + std::to_string(r + 1) + "/" +
+                          std::to_string(kRounds) + ")",
+                      1));
+        values[j].push_back(jobs[j].measure(steps.back()));
+      }
+    std::vector<double> medians;
+    for (std::vector<double>& v : values) {
+      std::sort(v.begin(), v.end());
+      const size_t n = v.size();
+      medians.push_back(n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
+    }
+    return medians;
+  }
+  static constexpr int kRounds = 3;
 
   // What each task on the streams `ss` costs a step: per stream, the time
   // from its first task's start to its last task's end over the number of
@@ -88,6 +118,16 @@ class Bench {
   }
 
  private:
+  Result<std::vector<Trace>> run_steps(const Program& p, const std::string& what, int timed) {
+    if (progress_) progress_(what, done_, total_);
+    RunOptions o;
+    o.repeat = 1 + timed;
+    BRIGADE_ASSIGN_OR_RETURN(std::vector<Trace> steps,
+                             ex_.run_steps(p, topo_, HardwareProfile::defaults(), o));
+    ++done_;
+    return steps;  // the timed ones
+  }
+
   RealExecutor& ex_;
   const Topology& topo_;
   const CalibrateProgress& progress_;
@@ -294,8 +334,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     collective_sizes =
         quick ? std::vector<double>{64 * 1024.0, 4 * kMiB}
               : std::vector<double>{64 * 1024.0, kMiB, 16 * kMiB, 256 * kMiB, 1024 * kMiB};
-    gemm_budget = quick ? 0.005 : 0.05;
-    point_budget = quick ? 0.005 : 0.05;
+    gemm_budget = quick ? 0.005 : 0.025;
+    point_budget = quick ? 0.005 : 0.025;
   } else {
     gemm_plan.emplace_back(
         DType::kF32,
@@ -312,15 +352,18 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     collective_sizes =
         quick ? std::vector<double>{4096, 256 * 1024.0}
               : std::vector<double>{4096, 64 * 1024.0, 256 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB};
-    gemm_budget = quick ? 0.002 : 0.1;
-    point_budget = quick ? 0.002 : 0.06;
+    gemm_budget = quick ? 0.002 : 0.05;
+    point_budget = quick ? 0.002 : 0.03;
   }
   const bool pairs = devices >= 2;
-  int total = 1 + static_cast<int>(memory_sizes.size());
-  for (const auto& [t, sizes] : gemm_plan) total += static_cast<int>(sizes.size());
+  // Progress: one line per benchmark run (Bench::run_rounds runs each of
+  // its jobs kRounds times).
+  int total = 1 + Bench::kRounds * static_cast<int>(memory_sizes.size());
+  for (const auto& [t, sizes] : gemm_plan) total += Bench::kRounds * static_cast<int>(sizes.size());
   if (pairs)
-    total += static_cast<int>(transfer_sizes.size()) +
-             kNumCollectiveKinds * static_cast<int>(collective_sizes.size()) + 1;
+    total += Bench::kRounds * (static_cast<int>(transfer_sizes.size()) +
+                               kNumCollectiveKinds * static_cast<int>(collective_sizes.size())) +
+             1;
   Bench bench(*ex, topo, progress, total);
   const int min_reps = quick ? 3 : 5;
 
@@ -362,30 +405,40 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   // GEMMs: square sizes spanning the FLOPs of the kernels plans run (a
   // 128x128x64 attention product is 2 MFLOP, a 1024x4096x1024 projection
   // 8.6 GFLOP), on every device at once.
-  for (const auto& [dtype, sizes] : gemm_plan) {
-    double nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
-    if (!(nominal > 0))
-      nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
-    for (std::int64_t n : sizes) {
-      const double flops = gemm_flops(n, n, n);
-      const double estimate = nominal > 0 ? flops / (0.5 * nominal) : 1e-3;
-      const int reps = reps_for(gemm_budget, estimate, min_reps, 400);
-      BRIGADE_ASSIGN_OR_RETURN(
-          auto ps, on_every_device("calibrate-gemm", [&](ProgramBuilder& b, StreamId s) {
-            for (int i = 0; i < reps; ++i) b.add_gemm(s, n, n, n, dtype, "gemm");
-          }));
-      const std::string what = std::string(dtype_name(dtype)) + " GEMM " + std::to_string(n) +
-                               "^3 x" + std::to_string(reps);
-      BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(ps.first, what));
-      GemmPoint g;
-      g.dtype = dtype;
-      g.size = n;
-      g.flops = flops;
-      g.seconds = Bench::per_task_seconds(t, ps.second);
-      g.flops_per_second = g.seconds > 0 ? flops / kernel_part(g.seconds) : 0;
-      auto& best = cal.measured_peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
+  {
+    std::vector<Bench::Job> jobs;
+    for (const auto& [dtype, sizes] : gemm_plan) {
+      double nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
+      if (!(nominal > 0))
+        nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
+      for (std::int64_t n : sizes) {
+        const double flops = gemm_flops(n, n, n);
+        const double estimate = nominal > 0 ? flops / (0.5 * nominal) : 1e-3;
+        const int reps = reps_for(gemm_budget, estimate, min_reps, 400);
+        BRIGADE_ASSIGN_OR_RETURN(
+            auto ps, on_every_device("calibrate-gemm", [&](ProgramBuilder& b, StreamId s) {
+              for (int i = 0; i < reps; ++i) b.add_gemm(s, n, n, n, dtype, "gemm");
+            }));
+        GemmPoint g;
+        g.dtype = dtype;
+        g.size = n;
+        g.flops = flops;
+        cal.gemm.push_back(g);
+        jobs.push_back(Bench::Job{std::move(ps.first),
+                                  std::string(dtype_name(dtype)) + " GEMM " + std::to_string(n) +
+                                      "^3 x" + std::to_string(reps),
+                                  [ss = ps.second](const Trace& t) {
+                                    return Bench::per_task_seconds(t, ss);
+                                  }});
+      }
+    }
+    BRIGADE_ASSIGN_OR_RETURN(const std::vector<double> seconds, bench.run_rounds(jobs));
+    for (size_t i = 0; i < cal.gemm.size(); ++i) {
+      GemmPoint& g = cal.gemm[i];
+      g.seconds = seconds[i];
+      g.flops_per_second = g.seconds > 0 ? g.flops / kernel_part(g.seconds) : 0;
+      auto& best = cal.measured_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))];
       best = std::max(best, g.flops_per_second);
-      cal.gemm.push_back(g);
     }
   }
   for (GemmPoint& g : cal.gemm) {
@@ -412,6 +465,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       cal.notes.push_back(
           "streaming kernels measured back to back (one device: nothing to evict the caches "
           "with), so in-cache sizes run at cache speed");
+    std::vector<Bench::Job> jobs;
     for (double bytes : memory_sizes) {
       const double nominal = dev.memory_bandwidth_bytes_per_second;
       const double estimate =
@@ -428,21 +482,26 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
         }
       }
       BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
-      BRIGADE_ASSIGN_OR_RETURN(Trace t, bench.run(p, "streaming " + format_bytes(bytes) +
-                                                         " x" + std::to_string(reps)));
-      double spans = 0;
-      int count = 0;
-      for (const TraceSpan& sp : t.spans)
-        if (sp.kind == TaskKind::kCompute) {
-          spans += sp.end_seconds - sp.start_seconds;
-          ++count;
-        }
-      // Launch overhead as per_task_seconds counts it: the kernel's span plus one launch.
-      const double per = !evict          ? Bench::per_task_seconds(t, ss)
-                         : count > 0 ? spans / count + cal.launch_overhead_seconds
-                                     : 0.0;
-      pts.push_back(SizePoint{bytes, per, 0});
+      const double launch = cal.launch_overhead_seconds;
+      jobs.push_back(Bench::Job{
+          std::move(p), "streaming " + format_bytes(bytes) + " x" + std::to_string(reps),
+          [ss, evict, launch](const Trace& t) {
+            double spans = 0;
+            int count = 0;
+            for (const TraceSpan& sp : t.spans)
+              if (sp.kind == TaskKind::kCompute) {
+                spans += sp.end_seconds - sp.start_seconds;
+                ++count;
+              }
+            // Launch overhead as per_task_seconds counts it: the kernel's span plus one launch.
+            return !evict      ? Bench::per_task_seconds(t, ss)
+                   : count > 0 ? spans / count + launch
+                               : 0.0;
+          }});
     }
+    BRIGADE_ASSIGN_OR_RETURN(const std::vector<double> per, bench.run_rounds(jobs));
+    for (size_t i = 0; i < memory_sizes.size(); ++i)
+      pts.push_back(SizePoint{memory_sizes[i], per[i], 0});
     BRIGADE_ASSIGN_OR_RETURN(cal.memory, fit_alpha_beta(pts));
     double bytes_sum = 0, kernel_sum = 0;
     for (SizePoint& p : cal.memory.points) {
@@ -464,7 +523,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     LinkCalibration link;
     link.link_class = route.slowest_class;
     link.nominal_bandwidth_bytes_per_second = route.bandwidth_bytes_per_second;
-    std::vector<SizePoint> pts;
+    std::vector<Bench::Job> transfer_jobs;
     for (double bytes : transfer_sizes) {
       const int reps =
           reps_for(point_budget, bytes / route.bandwidth_bytes_per_second + 5e-6, min_reps, 400);
@@ -472,10 +531,14 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       const StreamId s = b.stream(0, "xfer");
       for (int i = 0; i < reps; ++i) b.add_transfer(s, 1, bytes, "send");
       BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
-      BRIGADE_ASSIGN_OR_RETURN(
-          Trace t, bench.run(p, "transfer " + format_bytes(bytes) + " x" + std::to_string(reps)));
-      pts.push_back(SizePoint{bytes, Bench::per_task_seconds(t, {s}), 0});
+      transfer_jobs.push_back(
+          Bench::Job{std::move(p), "transfer " + format_bytes(bytes) + " x" + std::to_string(reps),
+                     [s](const Trace& t) { return Bench::per_task_seconds(t, {s}); }});
     }
+    BRIGADE_ASSIGN_OR_RETURN(const std::vector<double> per_transfer, bench.run_rounds(transfer_jobs));
+    std::vector<SizePoint> pts;
+    for (size_t i = 0; i < transfer_sizes.size(); ++i)
+      pts.push_back(SizePoint{transfer_sizes[i], per_transfer[i], 0});
     BRIGADE_ASSIGN_OR_RETURN(link.transfer, fit_alpha_beta(std::move(pts)));
     link.alpha_seconds = std::max(0.0, link.transfer.alpha_seconds);
     double bytes_sum = 0, time_sum = 0;
@@ -494,44 +557,64 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     // longer where the previous collective left them; a collective's cost is
     // its span (from the last rank's arrival to its end), the mean over the run.
     const std::int64_t between = cuda ? 4096 : (quick ? 32 : 256);
+    const bool evict_collectives = !cuda;
+    const double collective_evict_bytes = quick ? kMiB : 64 * kMiB;
     const DType between_dtype = cuda ? DType::kBF16 : DType::kF32;
     double between_seconds = 0;
     for (const GemmPoint& g : cal.gemm)
       if (g.dtype == between_dtype && g.size == between) between_seconds = g.seconds;
+    std::vector<Bench::Job> collective_jobs;
+    for (int k = 0; k < kNumCollectiveKinds; ++k) {
+      const auto kind = static_cast<CollectiveKind>(k);
+      for (double bytes : collective_sizes) {
+        const double estimate = between_seconds + 2.0 * bytes / route.bandwidth_bytes_per_second +
+                                2.0 * devices * 5e-6 +
+                                (evict_collectives ? collective_evict_bytes / route.bandwidth_bytes_per_second : 0.0);
+        const int reps = reps_for(point_budget, estimate, min_reps, 200);
+        ProgramBuilder b("calibrate-collective", devices);
+        std::vector<StreamId> streams;
+        for (int d = 0; d < devices; ++d) streams.push_back(b.stream(d, "compute"));
+        for (int i = 0; i < reps; ++i) {
+          for (int d = 0; d < devices; ++d) {
+            if (evict_collectives)
+              b.add_transfer(streams[static_cast<size_t>(d)], (d + 1) % devices, collective_evict_bytes,
+                             "evict");
+            b.add_gemm(streams[static_cast<size_t>(d)], between, between, between, between_dtype,
+                       "gemm");
+          }
+          b.add_collective(kind, CollectiveAlgorithm::kRing, group, bytes, streams,
+                           std::string(collective_kind_name(kind)));
+        }
+        BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
+        collective_jobs.push_back(Bench::Job{
+            std::move(p),
+            std::string(collective_kind_name(kind)) + " " + format_bytes(bytes) + " x" +
+                std::to_string(reps),
+            [first = streams[0]](const Trace& t) {
+              double spans = 0;
+              int count = 0;
+              for (const TraceSpan& sp : t.spans)
+                if (sp.stream == first && sp.kind == TaskKind::kCollective) {
+                  spans += sp.end_seconds - sp.start_seconds;
+                  ++count;
+                }
+              return count > 0 ? spans / count : 0.0;
+            }});
+      }
+    }
+    BRIGADE_ASSIGN_OR_RETURN(const std::vector<double> collective_seconds,
+                             bench.run_rounds(collective_jobs));
     for (int k = 0; k < kNumCollectiveKinds; ++k) {
       const auto kind = static_cast<CollectiveKind>(k);
       CollectiveCalibration cc;
       cc.kind = kind;
       cc.ranks = devices;
       std::vector<double> x, y;
-      for (double bytes : collective_sizes) {
-        const double estimate = between_seconds + 2.0 * bytes / route.bandwidth_bytes_per_second +
-                                2.0 * devices * 5e-6;
-        const int reps = reps_for(point_budget, estimate, min_reps, 200);
-        ProgramBuilder b("calibrate-collective", devices);
-        std::vector<StreamId> streams;
-        for (int d = 0; d < devices; ++d) streams.push_back(b.stream(d, "compute"));
-        for (int i = 0; i < reps; ++i) {
-          for (int d = 0; d < devices; ++d)
-            b.add_gemm(streams[static_cast<size_t>(d)], between, between, between, between_dtype,
-                       "gemm");
-          b.add_collective(kind, CollectiveAlgorithm::kRing, group, bytes, streams,
-                           std::string(collective_kind_name(kind)));
-        }
-        BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
-        BRIGADE_ASSIGN_OR_RETURN(
-            Trace t, bench.run(p, std::string(collective_kind_name(kind)) + " " +
-                                      format_bytes(bytes) + " x" + std::to_string(reps)));
+      for (size_t i = 0; i < collective_sizes.size(); ++i) {
+        const double bytes = collective_sizes[i];
         CollectivePoint cp;
         cp.bytes = bytes;
-        double spans = 0;
-        int count = 0;
-        for (const TraceSpan& sp : t.spans)
-          if (sp.stream == streams[0] && sp.kind == TaskKind::kCollective) {
-            spans += sp.end_seconds - sp.start_seconds;
-            ++count;
-          }
-        cp.seconds = count > 0 ? spans / count : 0;
+        cp.seconds = collective_seconds[static_cast<size_t>(k) * collective_sizes.size() + i];
         cp.alg_bytes_per_second =
             cp.seconds > 0 ? bytes / cp.seconds : 0;  // nccl-tests algBw = M / T
         cp.bus_bytes_per_second =
@@ -639,6 +722,19 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   dp.memory_efficiency = std::clamp(cal.memory_efficiency, 1e-6, 1.0);
   dp.launch_overhead_seconds = cal.launch_overhead_seconds;
   dp.comm_compute_slowdown = cal.comm_compute_slowdown;
+  if (!cuda) {
+    cal.hardware_threads = static_cast<int>(std::thread::hardware_concurrency());
+    if (cal.hardware_threads > 0) {
+      cal.comm_compute_share = std::clamp(
+          static_cast<double>(2 * devices - cal.hardware_threads) / devices, 0.0, 1.0);
+    } else {
+      cal.comm_compute_share = 1.0;
+      cal.notes.push_back(
+          "the host did not say how many hardware threads it has: communication is taken to "
+          "share the computing cores (comm_compute_share 1)");
+    }
+  }
+  dp.comm_compute_share = cal.comm_compute_share;
   HardwareProfile profile;
   profile.machine_kind = cal.backend;
   const std::string host = options.host.empty() ? host_name() : options.host;

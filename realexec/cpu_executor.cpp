@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -43,6 +44,27 @@ using cpu::HostBuffer;
 
 constexpr const char* kWho = "cpu backend";
 
+// How long a thread that must wait for another (at a collective's barrier,
+// for a cross-stream dependency) spins, yielding its core to any runnable
+// thread, before it sleeps on a condition variable. Waking a sleeper costs
+// 50-150 us on the development VM (a futex wake and a reschedule), more than
+// a small collective's whole step; NCCL's kernels spin on their flags, and
+// a rank here does the same for a while.
+constexpr auto kSpinBudget = std::chrono::microseconds(300);
+
+// Spins (yielding) until `ready()` or `kSpinBudget` has passed; ready()'s value.
+template <class Ready>
+bool spin_until(Ready&& ready) {
+  const auto until = std::chrono::steady_clock::now() + kSpinBudget;
+  for (;;) {
+    for (int i = 0; i < 16; ++i) {
+      if (ready()) return true;
+      std::this_thread::yield();
+    }
+    if (std::chrono::steady_clock::now() >= until) return ready();
+  }
+}
+
 // A barrier that an aborting run can break. The last thread to arrive runs
 // `on_complete` (under the lock, so what it writes is visible to every thread
 // the barrier releases) before releasing the others. Waiters spin briefly
@@ -66,11 +88,8 @@ class StepBarrier {
       return true;
     }
     lock.unlock();
-    for (int i = 0; i < 64; ++i) {
-      if (generation_.load() != gen) return true;
-      if (abort.load()) return false;
-      std::this_thread::yield();
-    }
+    if (spin_until([&] { return generation_.load() != gen || abort.load(); }))
+      return generation_.load() != gen;
     lock.lock();
     cv_.wait(lock, [&] { return generation_.load() != gen || abort.load(); });
     return generation_.load() != gen;
@@ -254,7 +273,10 @@ struct StepState {
     for (auto& c : colls) c->barrier.wake_all();
   }
   bool wait(TaskId t) {
-    if (done[static_cast<size_t>(t)].load(std::memory_order_acquire)) return !abort.load();
+    if (spin_until([&] {
+          return done[static_cast<size_t>(t)].load(std::memory_order_acquire) != 0 || abort.load();
+        }))
+      return !abort.load();
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [&] { return done[static_cast<size_t>(t)].load() != 0 || abort.load(); });
     return !abort.load();

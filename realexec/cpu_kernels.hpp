@@ -33,6 +33,7 @@ class HostBuffer {
 
  private:
   struct Free {
+    std::size_t big_bytes;  // > 0: from big_allocate (core/program.hpp), of this size
     void operator()(std::byte* p) const;
   };
   std::unique_ptr<std::byte[], Free> p_;

@@ -55,11 +55,20 @@ struct RepeatedRun {
   std::vector<std::string> warnings;
 };
 
-// Runs one untimed warm-up step (which, under Verify::kFirstStep, checks the
-// results) and then `timed_steps` timed steps, and summarises the latter.
+// How long `brigade execute` and `validate` warm up before timing a step:
+// steps of a few milliseconds ran 10-40% slower in the first tens of
+// milliseconds of a run than later on the development VM (the host's
+// clocks and caches settling), which decided a 2 ms AllReduce's median over
+// 5 steps.
+inline constexpr double kWarmupSeconds = 0.25;
+
+// Runs untimed warm-up steps (the first of which, under Verify::kFirstStep,
+// checks the results) for at least `warmup_seconds` (RunOptions), then
+// `timed_steps` timed steps, and summarises the latter.
 Result<RepeatedRun> run_repeated(RealExecutor& executor, const Program& program,
                                  const Topology& topology, const HardwareProfile& profile,
                                  int timed_steps,
-                                 std::function<void(double, double)> on_progress = {});
+                                 std::function<void(double, double)> on_progress = {},
+                                 double warmup_seconds = kWarmupSeconds);
 
 }  // namespace brigade::realexec

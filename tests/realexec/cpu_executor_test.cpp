@@ -11,6 +11,7 @@
 #include "core/topology.hpp"
 #include "realexec/executor.hpp"
 #include "realexec/summary.hpp"
+#include "realexec/task_plan.hpp"
 
 namespace brigade::realexec {
 namespace {
@@ -377,6 +378,39 @@ TEST(CpuExecutor, RepeatedRunsAreSummarisedPerKind) {
   EXPECT_EQ(r->summary.kinds[1].kind, "gemm");
   EXPECT_GT(r->summary.median_step_seconds, 0.0);
   EXPECT_GE(r->summary.p90_step_seconds, r->summary.median_step_seconds);
+}
+
+// The warm-up (task_plan.hpp run_repeated): one verified step, then untimed
+// steps until they have taken warmup_seconds in all, then the timed steps.
+// Steps of 10 ms and a warm-up of 35 ms: warm-up steps at 10, 20, 30, 40 ms
+// of warm-up, i.e. 4, then 2 timed ones; only the first step verifies.
+TEST(RunRepeated, WarmsUpForAsLongAsAsked) {
+  std::vector<bool> checks;
+  auto step = [&](double seconds) {
+    return [&checks, seconds](bool verify) -> Result<Trace> {
+      checks.push_back(verify);
+      Trace t;
+      t.spans.push_back(TraceSpan{0, 0, 0, 0.0, seconds});
+      return t;
+    };
+  };
+  RunOptions o;
+  o.repeat = 3;
+  o.warmup_seconds = 0.035;
+  auto r = run_repeated(o, Verify::kFirstStep, step(0.01));
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_EQ(r->size(), 2u);
+  EXPECT_EQ(checks, (std::vector<bool>{true, false, false, false, false, false}));
+  // Steps that take no time end the warm-up at once (no endless loop).
+  checks.clear();
+  auto z = run_repeated(o, Verify::kFirstStep, step(0.0));
+  ASSERT_TRUE(z.is_ok());
+  EXPECT_EQ(checks.size(), 4u);  // the first, one more that took no time, 2 timed
+  // No warm-up asked: the first step alone.
+  checks.clear();
+  o.warmup_seconds = 0;
+  ASSERT_TRUE(run_repeated(o, Verify::kFirstStep, step(0.01)).is_ok());
+  EXPECT_EQ(checks.size(), 3u);
 }
 
 TEST(Summary, MedianAndNearestRankPercentile) {

@@ -143,6 +143,40 @@ TEST(Engine, ExposedCommunicationIsCommWhileComputeIdles) {
   EXPECT_EQ(r.devices[1].comm_seconds, 0);
 }
 
+// Communication that takes its device's processor (DeviceProfile::
+// comm_compute_share = s): device 0 runs a kernel of g seconds and, from
+// time 0, sends M bytes taking T seconds. The kernel loses s of every second
+// both run, so it ends at E = g + s min(E, T):
+//   T < g, s = 1:   E = g + T
+//   T < g, s = 0.5: E = g + T/2
+//   T > g, s = 0.5: E = g + E/2 while E <= T, E = 2g (if 2g <= T)
+//   T > g, s = 1:   the kernel is frozen while the transfer runs, E = T + g
+// in extensions of at least 1 us (so E within 1 us). s = 0: E = g.
+TEST(Engine, CommunicationSharingTheProcessorDelaysTheKernel) {
+  const Topology t = star(2, 10e9, 2e-6);
+  const double g = gemm_seconds(t, plain_profile(), 1024, 1024, 1024);
+  for (double share : {0.0, 0.5, 1.0})
+    for (double ratio : {0.4, 3.0}) {  // T / g
+      HardwareProfile h = plain_profile();
+      for (DeviceProfile& d : h.devices) d.comm_compute_share = share;
+      const double tx = ratio * g;
+      ProgramBuilder b("share", 2);
+      const TaskId k = b.add_gemm(b.stream(0, "compute"), 1024, 1024, 1024, DType::kBF16, "mm");
+      b.add_transfer(b.stream(0, "xfer"), 1, (tx - 2e-6) * 10e9, "send");
+      const Program p = build(std::move(b));
+      SimOptions o;
+      o.exact = true;
+      auto r = simulate(p, t, h, o);
+      ASSERT_TRUE(r.is_ok()) << r.message();
+      double want = g;
+      if (share > 0 && ratio < 1) want = g + share * tx;
+      if (share == 0.5 && ratio > 1) want = 2 * g;
+      if (share == 1 && ratio > 1) want = tx + g;
+      EXPECT_NEAR(r->task_end_seconds[static_cast<size_t>(k)], want, 1.01e-6)
+          << "share " << share << ", T/g " << ratio;
+    }
+}
+
 TEST(Engine, MemoryTimelineAndOomReportingContinueToTheEnd) {
   // Capacity 1000 B. Resident params 600 B. Task a allocates act (300 B) and
   // frees it at its end; task b then allocates big (500 B): 600 + 500 = 1100
