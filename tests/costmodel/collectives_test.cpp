@@ -356,6 +356,18 @@ TEST(CollectiveQueryOn, CpuHostReduction) {
   expect_near_rel(c->seconds, 0.0027302976);
 }
 
+// The defaults with shared-memory collective steps of alpha 10 us, 5 GB/s
+// copying and 4 GB/s reducing, and 100 us per call (the two tests below).
+HardwareProfile with_step_figures() {
+  HardwareProfile h = HardwareProfile::defaults();
+  LinkProfile& shm = h.links[static_cast<size_t>(LinkClass::kSharedMemory)];
+  shm.collective_alpha_seconds = 10e-6;
+  shm.collective_bandwidth_bytes_per_second = 5e9;
+  shm.collective_reduce_bandwidth_bytes_per_second = 4e9;
+  for (DeviceProfile& d : h.devices) d.collective_overhead_seconds = 100e-6;
+  return h;
+}
+
 // A profile with a collective step's own figures for shared memory (as
 // brigade calibrate fits them): alpha 10 us, 5 GB/s copying, 4 GB/s reducing,
 // 100 us per call. Ring AllReduce of M = 16e6 B on 2 host threads:
@@ -365,12 +377,8 @@ TEST(CollectiveQueryOn, CollectiveStepFiguresReplaceTheMessageModel) {
   auto topo = make_preset("cpu-host", 1, 2);
   ASSERT_TRUE(topo.is_ok()) << topo.message();
   ASSERT_TRUE(topo->validate().is_ok());
-  HardwareProfile h = HardwareProfile::defaults();
+  HardwareProfile h = with_step_figures();
   LinkProfile& shm = h.links[static_cast<size_t>(LinkClass::kSharedMemory)];
-  shm.collective_alpha_seconds = 10e-6;
-  shm.collective_bandwidth_bytes_per_second = 5e9;
-  shm.collective_reduce_bandwidth_bytes_per_second = 4e9;
-  for (DeviceProfile& d : h.devices) d.collective_overhead_seconds = 100e-6;
   auto q = collective_query_on(*topo, h, CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
                                {0, 1}, 16e6);
   ASSERT_TRUE(q.is_ok()) << q.message();
@@ -412,15 +420,11 @@ TEST(CollectiveQueryOn, KindStepsScaleWithSize) {
   auto topo = make_preset("cpu-host", 1, 2);
   ASSERT_TRUE(topo.is_ok()) << topo.message();
   ASSERT_TRUE(topo->validate().is_ok());
-  HardwareProfile h = HardwareProfile::defaults();
+  HardwareProfile h = with_step_figures();
   LinkProfile& shm = h.links[static_cast<size_t>(LinkClass::kSharedMemory)];
-  shm.collective_alpha_seconds = 10e-6;
-  shm.collective_bandwidth_bytes_per_second = 5e9;
-  shm.collective_reduce_bandwidth_bytes_per_second = 4e9;
   LinkProfile::KindSteps& ar = shm.collective_kinds[static_cast<size_t>(CollectiveKind::kAllReduce)];
   ar.alpha_seconds = 4e-6;
   ar.bandwidth_scale.points = {{1048576.0, 0.8}, {16777216.0, 0.4}};
-  for (DeviceProfile& d : h.devices) d.collective_overhead_seconds = 100e-6;
   const std::vector<int> group = {0, 1};
   auto cost_of = [&](CollectiveKind k, double m) {
     auto q = collective_query_on(*topo, h, k, CollectiveAlgorithm::kRing, group, m);

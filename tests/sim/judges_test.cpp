@@ -86,6 +86,17 @@ INSTANTIATE_TEST_SUITE_P(
 // 4 host threads, shared-memory steps of alpha 3 us, 5 GB/s copying and
 // 4 GB/s reducing (below the 10 GB/s routes, so the simulator adds a channel
 // of the step's own), 50 us per call.
+// The defaults with shared-memory collective steps of alpha 3 us, 5 GB/s
+// copying and 4 GB/s reducing.
+HardwareProfile with_step_figures() {
+  HardwareProfile h = HardwareProfile::defaults();
+  LinkProfile& shm = h.links[static_cast<size_t>(LinkClass::kSharedMemory)];
+  shm.collective_alpha_seconds = 3e-6;
+  shm.collective_bandwidth_bytes_per_second = 5e9;
+  shm.collective_reduce_bandwidth_bytes_per_second = 4e9;
+  return h;
+}
+
 class AgainstCostModelWithSteps
     : public ::testing::TestWithParam<std::tuple<CollectiveKind, CollectiveAlgorithm, NetworkModel>> {};
 
@@ -93,11 +104,7 @@ TEST_P(AgainstCostModelWithSteps, SameSecondsOnAnIdleNetwork) {
   const auto [kind, alg, net] = GetParam();
   auto topo = make_preset("cpu-host", 1, 4);
   ASSERT_TRUE(topo.is_ok());
-  HardwareProfile h = HardwareProfile::defaults();
-  LinkProfile& shm = h.links[static_cast<size_t>(LinkClass::kSharedMemory)];
-  shm.collective_alpha_seconds = 3e-6;
-  shm.collective_bandwidth_bytes_per_second = 5e9;
-  shm.collective_reduce_bandwidth_bytes_per_second = 4e9;
+  HardwareProfile h = with_step_figures();
   DeviceProfile star;
   star.model = "*";
   star.collective_overhead_seconds = 50e-6;
@@ -134,11 +141,8 @@ TEST_P(AgainstCostModelWithKindSteps, EachCollectiveAtItsOwnSize) {
   const auto [kind, net] = GetParam();
   auto topo = make_preset("cpu-host", 1, 4);
   ASSERT_TRUE(topo.is_ok());
-  HardwareProfile h = HardwareProfile::defaults();
+  HardwareProfile h = with_step_figures();
   LinkProfile& shm = h.links[static_cast<size_t>(LinkClass::kSharedMemory)];
-  shm.collective_alpha_seconds = 3e-6;
-  shm.collective_bandwidth_bytes_per_second = 5e9;
-  shm.collective_reduce_bandwidth_bytes_per_second = 4e9;
   for (int k = 0; k < kNumCollectiveKinds; ++k) {
     LinkProfile::KindSteps& ks = shm.collective_kinds[static_cast<size_t>(k)];
     ks.alpha_seconds = (2 + k) * 1e-6;
