@@ -84,11 +84,7 @@ class Bench {
         values[j].push_back(jobs[j].measure(steps.back()));
       }
     std::vector<double> medians;
-    for (std::vector<double>& v : values) {
-      std::sort(v.begin(), v.end());
-      const size_t n = v.size();
-      medians.push_back(n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
-    }
+    for (const std::vector<double>& v : values) medians.push_back(median(v));
     return medians;
   }
   static constexpr int kRounds = 3;

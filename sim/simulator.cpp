@@ -221,6 +221,7 @@ class Engine {
   // Per device: DeviceProfile::comm_compute_share, and the compute time its
   // communication has taken while both ran, not yet charged to a kernel.
   std::vector<double> share_, debt_;
+  bool any_share_ = false;  // some device has a share > 0
   std::vector<std::int32_t> compute_running_, comm_running_;
   std::vector<double> last_change_, busy_, comm_, exposed_;
   std::vector<std::int32_t> node_of_;
@@ -393,6 +394,7 @@ Status Engine::setup() {
   slowdown_.assign(nd, 0);
   share_.assign(nd, 0);
   debt_.assign(nd, 0);
+  any_share_ = false;
   capacity_.assign(nd, 0);
   node_of_.assign(static_cast<size_t>(topo_.num_devices()), 0);
   for (int d = 0; d < topo_.num_devices(); ++d) node_of_[static_cast<size_t>(d)] = topo_.device(d).node;
@@ -401,6 +403,7 @@ Status Engine::setup() {
     const Device& dev = topo_.device(static_cast<int>(d));
     slowdown_[d] = prof_.for_device(dev).comm_compute_slowdown;
     share_[d] = prof_.for_device(dev).comm_compute_share;
+    any_share_ |= share_[d] > 0;
     capacity_[d] = dev.memory_bytes;
     // Devices with the same kernel-time inputs share memo entries.
     device_class[d] = static_cast<std::int32_t>(d);
@@ -1047,8 +1050,10 @@ void Engine::handle(Event e) {
       ++events_;
       // A kernel that shared its device's processor with communication ends
       // that much later (DeviceProfile::comm_compute_share).
-      const auto d = static_cast<size_t>(stream_device_[static_cast<size_t>(hot_[e.id].stream)]);
-      if (share_[d] > 0) {
+      const auto d = any_share_
+                         ? static_cast<size_t>(stream_device_[static_cast<size_t>(hot_[e.id].stream)])
+                         : 0;
+      if (any_share_ && share_[d] > 0) {
         touch_device(static_cast<std::int32_t>(d));
         if (debt_[d] > 0) {
           // At least 1 us at a time (a prepaid rest is kept as negative
