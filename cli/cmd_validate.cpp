@@ -30,6 +30,7 @@ struct ValidateOptions {
   std::vector<std::string> scenarios;
   RunFlags run;
   int repeat = 5;
+  int rounds = 3;
   std::string trace_dir;
   bool json = false;
   bool quiet = false;
@@ -50,58 +51,96 @@ double load_average() {
   return getloadavg(l, 1) == 1 ? l[0] : -1;
 }
 
-ScenarioResult validate_one(const std::string& path, const ValidateOptions& o) {
-  PreparedRun prepared = prepare_run(path, o.run);
-  const Scenario& sc = prepared.scenario;
-  const Program& program = prepared.plan.program;
-  sim::SimOptions sim_options = sim_options_for(sc);
+// One scenario on its way: planned and simulated once, measured in rounds.
+struct Pending {
+  std::string file;
+  PreparedRun prepared;
+  Trace simulated;
+  std::vector<Trace> steps;  // every round's timed steps
+};
+
+Pending prepare_one(const std::string& path, const ValidateOptions& o) {
+  Pending p{path, prepare_run(path, o.run), {}, {}};
+  sim::SimOptions sim_options = sim_options_for(p.prepared.scenario);
   sim_options.record_trace = true;
-  auto simulated = sim::simulate(program, sc.topology, sc.profile, sim_options);
+  auto simulated = sim::simulate(p.prepared.plan.program, p.prepared.scenario.topology,
+                                 p.prepared.scenario.profile, sim_options);
   if (!simulated.is_ok()) throw_status(simulated.status());
+  p.simulated = std::move(simulated->trace);
+  return p;
+}
+
+// One round of one scenario: a fresh executor, its warm-up, `timed` steps.
+void measure_round(Pending& p, const ValidateOptions& o, int timed, bool first_round) {
+  const Scenario& sc = p.prepared.scenario;
   auto executor = make_backend_executor(o.run);
-  auto run = realexec::run_repeated(*executor, program, sc.topology, sc.profile, o.repeat);
+  auto run = realexec::run_repeated(*executor, p.prepared.plan.program, sc.topology, sc.profile, timed);
   if (!run.is_ok()) throw_status(run.status());
-  for (const std::string& w : run->warnings)
-    std::cerr << "brigade: warning: " << sc.name << ": " << w << "\n";
+  if (first_round)
+    for (const std::string& w : run->warnings)
+      std::cerr << "brigade: warning: " << sc.name << ": " << w << "\n";
+  for (Trace& t : run->steps) p.steps.push_back(std::move(t));
+}
+
+ScenarioResult finish_one(const Pending& p, const ValidateOptions& o) {
+  const Scenario& sc = p.prepared.scenario;
+  const Program& program = p.prepared.plan.program;
+  const realexec::StepSummary summary = realexec::summarise_steps(program, p.steps);
   // The timed step with the median step time stands for the measurement.
-  const auto& seconds = run->summary.step_seconds;
+  const auto& seconds = summary.step_seconds;
   std::vector<size_t> order(seconds.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return seconds[a] < seconds[b]; });
-  const Trace& measured = run->steps[order[(order.size() - 1) / 2]];
-  auto comparison = realexec::compare_traces(program, simulated->trace, measured);
+  const Trace& measured = p.steps[order[(order.size() - 1) / 2]];
+  auto comparison = realexec::compare_traces(program, p.simulated, measured);
   if (!comparison.is_ok()) throw_status(comparison.status());
   if (!o.trace_dir.empty()) {
     const std::string stem = (std::filesystem::path(o.trace_dir) / sc.name).string();
     for (const auto& [suffix, trace] :
-         {std::pair<const char*, const Trace*>{".sim.json", &simulated->trace}, {".measured.json", &measured}}) {
+         {std::pair<const char*, const Trace*>{".sim.json", &p.simulated}, {".measured.json", &measured}}) {
       const Status written = write_chrome_trace_file(*trace, stem + suffix);
       if (!written.is_ok()) throw_status(written);
     }
   }
   ScenarioResult r;
   r.name = sc.name;
-  r.file = path;
+  r.file = p.file;
   r.simulated_seconds = comparison->simulated_step_seconds;
   r.measured_seconds = comparison->measured_step_seconds;
-  r.measured_p90_seconds = run->summary.p90_step_seconds;
+  r.measured_p90_seconds = summary.p90_step_seconds;
   r.relative_error = comparison->step_relative_error;
   r.comparison = std::move(comparison).value();
   return r;
 }
+
+// Timed steps per round: --repeat spread over --rounds, at least one each.
+int steps_per_round(const ValidateOptions& o) { return std::max(1, (o.repeat + o.rounds - 1) / o.rounds); }
 
 void run_validate(const ValidateOptions& o) {
   if (o.repeat < 1) throw_flag_error("--repeat", std::to_string(o.repeat), "a whole number >= 1");
   std::error_code ec;  // a path that cannot be examined is not a directory (no exception)
   if (!o.trace_dir.empty() && !std::filesystem::is_directory(o.trace_dir, ec))
     throw_flag_error("--trace-dir", o.trace_dir, "an existing directory");
+  if (o.rounds < 1) throw_flag_error("--rounds", std::to_string(o.rounds), "a whole number >= 1");
+  // Every scenario is planned and simulated first, then measured in rounds
+  // (each scenario once, then each again, ...): a spell in which the
+  // machine's other tenants slow it then lands in one round of a few
+  // scenarios rather than in all the steps of one.
+  std::vector<Pending> pending;
+  for (const std::string& path : o.scenarios) pending.push_back(prepare_one(path, o));
+  const int per_round = steps_per_round(o);
+  const double load_before = load_average();
+  for (int round = 0; round < o.rounds; ++round)
+    for (size_t i = 0; i < pending.size(); ++i) {
+      if (!o.quiet)
+        std::cerr << fmt::format("validate: round {}/{}, {}/{} {}\n", round + 1, o.rounds, i + 1,
+                                 pending.size(), o.scenarios[i]);
+      measure_round(pending[i], o, per_round, round == 0);
+    }
   std::vector<ScenarioResult> results;
   std::vector<double> errors;
-  const double load_before = load_average();
-  for (size_t i = 0; i < o.scenarios.size(); ++i) {
-    if (!o.quiet)
-      std::cerr << fmt::format("validate: {}/{} {}\n", i + 1, o.scenarios.size(), o.scenarios[i]);
-    results.push_back(validate_one(o.scenarios[i], o));
+  for (const Pending& p : pending) {
+    results.push_back(finish_one(p, o));
     errors.push_back(results.back().relative_error);
   }
   const realexec::ErrorSummary summary = realexec::summarise_errors(errors);
@@ -112,6 +151,8 @@ void run_validate(const ValidateOptions& o) {
     j["backend"] = o.run.backend;
     j["profile"] = o.run.profile;
     j["repeat"] = o.repeat;
+    j["rounds"] = o.rounds;
+    j["timed_steps"] = o.rounds * per_round;
     auto load = [](double l) { return l >= 0 ? nlohmann::json(l) : nlohmann::json(nullptr); };
     j["load_average"] = {{"before", load(load_before)}, {"after", load(load_after)}};
     j["hardware_threads"] = threads;
@@ -153,7 +194,7 @@ void run_validate(const ValidateOptions& o) {
   std::cout << fmt::format("\n|step error| over {} scenarios: median {:.1f}%, p90 {:.1f}%\n",
                            summary.count, 100 * summary.median_abs_error, 100 * summary.p90_abs_error);
   std::cout << "(error = (simulated - measured) / measured; measured = the median of "
-            << o.repeat << " timed steps)\n";
+            << o.rounds * per_round << " timed steps in " << o.rounds << " rounds)\n";
   if (load_before >= 0 && load_after >= 0)
     std::cout << fmt::format("load average (1 min): {:.2f} before, {:.2f} after, on {} hardware threads\n",
                              load_before, load_after, threads);
@@ -169,7 +210,10 @@ const RegisterVerb kRegister("validate", 31, [](CLI::App& app) {
   cmd->add_option("--backend", opts->run.backend, "cpu (default) or cuda");
   cmd->add_option("--profile", opts->run.profile,
                   "hardware profile replacing the scenarios' (from brigade calibrate)");
-  cmd->add_option("--repeat", opts->repeat, "timed steps per scenario (default 5)");
+  cmd->add_option("--repeat", opts->repeat,
+                  "timed steps per scenario (default 5; rounded up to a multiple of --rounds)");
+  cmd->add_option("--rounds", opts->rounds,
+                  "measure the scenarios in this many interleaved rounds (default 3)");
   cmd->add_option("--trace-dir", opts->trace_dir,
                   "write NAME.sim.json and NAME.measured.json there for side-by-side viewing");
   cmd->add_flag("--compute-16bit-in-f32", opts->run.compute_16bit_in_f32,

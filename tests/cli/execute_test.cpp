@@ -66,6 +66,24 @@ TEST(ValidateVerb, JsonHasTheIssuesKeys) {
   for (const char* when : {"before", "after"})
     EXPECT_TRUE(j["load_average"][when].is_null() || j["load_average"][when].get<double>() >= 0) << when;
   EXPECT_GE(j["hardware_threads"].get<int>(), 0);
+  // Measured in 3 interleaved rounds of at least one timed step each.
+  EXPECT_EQ(j["rounds"], 3);
+  EXPECT_EQ(j["timed_steps"], 3);
+}
+
+TEST(ValidateVerb, RepeatIsSpreadOverTheRounds) {
+  auto r = run_brigade({"validate", kValidation + "allreduce_2dev.yaml", "--repeat", "5", "--rounds",
+                        "2", "--json", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["rounds"], 2);
+  EXPECT_EQ(j["timed_steps"], 6);  // ceil(5 / 2) = 3 per round
+}
+
+TEST(ValidateVerb, BadRounds) {
+  auto r = run_brigade({"validate", kValidation + "allreduce_2dev.yaml", "--rounds", "0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "brigade: error: --rounds: found '0'; expected a whole number >= 1\n");
 }
 
 TEST(ValidateVerb, WritesBothTraces) {
