@@ -37,31 +37,28 @@ std::vector<std::string> algorithm_names() {
   return v;
 }
 
-bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
-
-// The algorithm/kind/rank-count combinations the model defines, checked here
-// so that each error names the flag that must change.
+// The model's rules (costmodel's modelled_algorithm and check_algorithm),
+// each error naming the flag that must change. Asked for explicitly, an
+// algorithm the model would replace is refused rather than replaced.
 void check_algorithm_fits(CollectiveKind kind, CollectiveAlgorithm algorithm, int ranks,
                           int ranks_per_node) {
   const std::string kind_name(collective_kind_name(kind));
   const std::string alg(collective_algorithm_name(algorithm));
-  const bool ag_rs = kind == CollectiveKind::kAllGather || kind == CollectiveKind::kReduceScatter;
-  if (kind == CollectiveKind::kAllToAll && algorithm != CollectiveAlgorithm::kRing)
+  std::string why;
+  const CollectiveAlgorithm modelled = cost::modelled_algorithm(kind, algorithm, &why);
+  if (modelled != algorithm)
     throw_flag_error("--algorithm", alg,
-                     "ring for alltoall (alltoall is modelled as N-1 pairwise exchanges; the "
-                     "algorithm does not apply)");
-  if (ag_rs && algorithm == CollectiveAlgorithm::kTree)
+                     cost::defined_algorithm_list(kind) + " for " + kind_name + " (" + why + ")");
+  cost::AlgorithmFault fault = cost::AlgorithmFault::kNone;
+  const Status fits = cost::check_algorithm(kind, algorithm, ranks, &fault);
+  if (fault == cost::AlgorithmFault::kAlgorithm)
     throw_flag_error("--algorithm", alg,
-                     "ring, halving-doubling or hierarchical for " + kind_name +
-                         " (tree is defined for allreduce, broadcast and reduce)");
-  if (algorithm == CollectiveAlgorithm::kHierarchical && !ag_rs &&
-      kind != CollectiveKind::kAllReduce)
-    throw_flag_error("--algorithm", alg,
-                     "ring, tree or halving-doubling for " + kind_name +
+                     cost::defined_algorithm_list(kind) + " for " + kind_name +
                          " (hierarchical is defined for allreduce, allgather and reducescatter)");
-  if (algorithm == CollectiveAlgorithm::kHalvingDoubling && !is_power_of_two(ranks))
+  if (fault == cost::AlgorithmFault::kRanks)
     throw_flag_error("--devices", std::to_string(ranks),
                      "a power of two (1, 2, 4, 8, ...) for --algorithm halving-doubling");
+  if (!fits.is_ok()) throw_status(fits);
   if (algorithm == CollectiveAlgorithm::kHierarchical && ranks % ranks_per_node != 0)
     throw_flag_error("--ranks-per-node", std::to_string(ranks_per_node),
                      "a divisor of --devices " + std::to_string(ranks) + " (whole nodes)");

@@ -26,7 +26,7 @@ int ceil_lg(int n) {
   return k;
 }
 
-bool is_power_of_two(int n) { return n >= 1 && (n & (n - 1)) == 0; }
+bool is_power_of_two(std::int64_t n) { return n >= 1 && (n & (n - 1)) == 0; }
 
 // 2 s alpha + (N-1)/N M (beta_1 + beta): two phases of s latency steps each
 // moving (N-1)/N of M per rank, the first at beta_1 (beta_r when it reduces);
@@ -242,6 +242,68 @@ Status check_link(const AlphaBeta& l, const char* which) {
 
 }  // namespace
 
+std::vector<CollectiveAlgorithm> defined_algorithms(CollectiveKind kind) {
+  using A = CollectiveAlgorithm;
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return {A::kRing, A::kTree, A::kHalvingDoubling, A::kHierarchical};
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kReduceScatter: return {A::kRing, A::kHalvingDoubling, A::kHierarchical};
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kReduce: return {A::kRing, A::kTree, A::kHalvingDoubling};
+    case CollectiveKind::kAllToAll: return {A::kRing};
+  }
+  return {A::kRing};
+}
+
+std::string defined_algorithm_list(CollectiveKind kind) {
+  const std::vector<CollectiveAlgorithm> v = defined_algorithms(kind);
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i > 0) s += i + 1 == v.size() ? " or " : ", ";
+    s += collective_algorithm_name(v[i]);
+  }
+  return s;
+}
+
+CollectiveAlgorithm modelled_algorithm(CollectiveKind kind, CollectiveAlgorithm requested,
+                                       std::string* why) {
+  const bool ag_rs = kind == CollectiveKind::kAllGather || kind == CollectiveKind::kReduceScatter;
+  if (ag_rs && requested == CollectiveAlgorithm::kTree) {
+    if (why) *why = "tree is defined for allreduce, broadcast and reduce";
+    return CollectiveAlgorithm::kRing;
+  }
+  if (kind == CollectiveKind::kAllToAll && requested != CollectiveAlgorithm::kRing &&
+      requested != CollectiveAlgorithm::kHierarchical) {
+    if (why) *why = "alltoall is modelled as N-1 pairwise exchanges; the algorithm does not apply";
+    return CollectiveAlgorithm::kRing;
+  }
+  return requested;
+}
+
+Status check_algorithm(CollectiveKind kind, CollectiveAlgorithm algorithm, std::int64_t ranks,
+                       AlgorithmFault* fault) {
+  const std::string name(collective_kind_name(kind));
+  auto at = [&](AlgorithmFault f, std::string message) {
+    if (fault) *fault = f;
+    return Status::error(std::move(message));
+  };
+  if (fault) *fault = AlgorithmFault::kNone;
+  if (algorithm == CollectiveAlgorithm::kHierarchical &&
+      (kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce ||
+       kind == CollectiveKind::kAllToAll))
+    return at(AlgorithmFault::kAlgorithm,
+              fmt::format("found algorithm 'hierarchical' for {}; expected {} (hierarchical is "
+                          "defined for allreduce, allgather and reducescatter)",
+                          name, defined_algorithm_list(kind)));
+  if (modelled_algorithm(kind, algorithm) == CollectiveAlgorithm::kHalvingDoubling &&
+      !is_power_of_two(ranks))
+    return at(AlgorithmFault::kRanks,
+              fmt::format("found {} ranks for halving-doubling {}; expected a power of two (1, 2, "
+                          "4, 8, ...)",
+                          ranks, name));
+  return Status::ok();
+}
+
 Result<CollectiveCost> collective_cost(const CollectiveQuery& q) {
   const int n = q.ranks;
   if (n < 1) return Status::error(fmt::format("found {} ranks; expected at least 1", n));
@@ -252,20 +314,11 @@ Result<CollectiveCost> collective_cost(const CollectiveQuery& q) {
         fmt::format("found overhead {} s; expected a duration >= 0", num(q.overhead_seconds)));
   BRIGADE_RETURN_IF_ERROR(check_link(q.intra, ""));
   const std::string kind(collective_kind_name(q.kind));
-  const std::string alg(collective_algorithm_name(q.algorithm));
-  const bool hierarchical = q.algorithm == CollectiveAlgorithm::kHierarchical;
-  if (q.algorithm == CollectiveAlgorithm::kHalvingDoubling && q.kind != CollectiveKind::kAllToAll &&
-      !is_power_of_two(n))
-    return Status::error(fmt::format(
-        "found {} ranks for halving-doubling {}; expected a power of two (1, 2, 4, 8, ...)", n, kind));
+  BRIGADE_RETURN_IF_ERROR(check_algorithm(q.kind, q.algorithm, n));
+  const CollectiveAlgorithm algorithm = modelled_algorithm(q.kind, q.algorithm);
+  const bool hierarchical = algorithm == CollectiveAlgorithm::kHierarchical;
   int nodes = 1, g = n;
   if (hierarchical) {
-    if (q.kind == CollectiveKind::kBroadcast || q.kind == CollectiveKind::kReduce ||
-        q.kind == CollectiveKind::kAllToAll)
-      return Status::error(fmt::format(
-          "found algorithm 'hierarchical' for {}; expected ring, tree or halving-doubling "
-          "(hierarchical is defined for allreduce, allgather and reducescatter)",
-          kind));
     g = q.ranks_per_node;
     if (g < 1)
       return Status::error(
@@ -281,7 +334,7 @@ Result<CollectiveCost> collective_cost(const CollectiveQuery& q) {
   double t = 0;
   switch (q.kind) {
     case CollectiveKind::kAllReduce:
-      switch (q.algorithm) {
+      switch (algorithm) {
         case CollectiveAlgorithm::kRing: t = ring_allreduce_seconds(n, q.bytes, q.intra); break;
         case CollectiveAlgorithm::kTree: t = tree_allreduce_seconds(n, q.bytes, q.intra); break;
         case CollectiveAlgorithm::kHalvingDoubling:
@@ -295,9 +348,9 @@ Result<CollectiveCost> collective_cost(const CollectiveQuery& q) {
     case CollectiveKind::kAllGather:
     case CollectiveKind::kReduceScatter: {
       const bool ag = q.kind == CollectiveKind::kAllGather;
-      switch (q.algorithm) {
+      switch (algorithm) {
         case CollectiveAlgorithm::kRing:
-        case CollectiveAlgorithm::kTree:
+        case CollectiveAlgorithm::kTree:  // not modelled (modelled_algorithm): ring
           t = ag ? ring_allgather_seconds(n, q.bytes, q.intra)
                  : ring_reducescatter_seconds(n, q.bytes, q.intra);
           break;
@@ -315,7 +368,7 @@ Result<CollectiveCost> collective_cost(const CollectiveQuery& q) {
     case CollectiveKind::kBroadcast:
     case CollectiveKind::kReduce: {
       const bool bc = q.kind == CollectiveKind::kBroadcast;
-      switch (q.algorithm) {
+      switch (algorithm) {
         case CollectiveAlgorithm::kRing:
           t = bc ? ring_broadcast_seconds(n, q.bytes, q.intra) : ring_reduce_seconds(n, q.bytes, q.intra);
           break;

@@ -13,6 +13,8 @@
 // Every formula is in docs/costmodel.md.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/profile.hpp"
@@ -120,6 +122,36 @@ double halving_doubling_reduce_seconds(int n, double bytes, AlphaBeta link);
 
 // Pairwise-exchange AllToAll (any algorithm): (N-1)(alpha + M/N / B).
 double alltoall_seconds(int n, double bytes, AlphaBeta link);
+
+// ---- which algorithm, on how many ranks (one rule for every judge and the CLI) ----
+
+// The algorithms the model defines for `kind`: AllReduce all four;
+// AllGather and ReduceScatter ring, halving-doubling, hierarchical;
+// Broadcast and Reduce ring, tree, halving-doubling; AllToAll ring (pairwise
+// exchange). `defined_algorithm_list` says them as "ring, tree or
+// halving-doubling".
+std::vector<CollectiveAlgorithm> defined_algorithms(CollectiveKind kind);
+std::string defined_algorithm_list(CollectiveKind kind);
+
+// The algorithm a collective of `kind` is modelled with when `requested` is
+// asked for. AllGather and ReduceScatter have no tree variant (NCCL has
+// none): ring. AllToAll is N-1 pairwise exchanges whatever is asked: ring
+// (hierarchical AllToAll is an error, check_algorithm). Otherwise as asked.
+// Where the result differs, `why` (may be null) says so in a phrase such as
+// "tree is defined for allreduce, broadcast and reduce".
+CollectiveAlgorithm modelled_algorithm(CollectiveKind kind, CollectiveAlgorithm requested,
+                                       std::string* why = nullptr);
+
+// What check_algorithm found wrong: the algorithm for the kind, or the
+// number of ranks for the algorithm.
+enum class AlgorithmFault { kNone, kAlgorithm, kRanks };
+
+// The combinations the model defines ("found X; expected Y", no position):
+// halving-doubling on a power-of-two number of ranks (AllToAll, modelled as
+// pairwise exchanges, excepted); hierarchical only for AllReduce, AllGather
+// and ReduceScatter. `fault` (may be null) says which part is at fault.
+Status check_algorithm(CollectiveKind kind, CollectiveAlgorithm algorithm, std::int64_t ranks,
+                       AlgorithmFault* fault = nullptr);
 
 // ---- one query, checked ---------------------------------------------------------
 

@@ -4,11 +4,11 @@
 #include <array>
 #include <string>
 
+#include "costmodel/collectives.hpp"
+
 namespace brigade::sim {
 
 namespace {
-
-bool is_power_of_two(std::int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
 int ceil_log2(std::int64_t n) {
   int l = 0;
@@ -251,10 +251,10 @@ void rail_rings(Rounds& r, const std::vector<std::vector<std::int32_t>>& by_node
 
 bool is_plain_ring(const Collective& c) {
   switch (c.kind) {
-    case CollectiveKind::kAllReduce: return c.algorithm == CollectiveAlgorithm::kRing;
+    case CollectiveKind::kAllReduce:
     case CollectiveKind::kAllGather:
     case CollectiveKind::kReduceScatter:
-      return c.algorithm == CollectiveAlgorithm::kRing || c.algorithm == CollectiveAlgorithm::kTree;
+      return cost::modelled_algorithm(c.kind, c.algorithm) == CollectiveAlgorithm::kRing;
     default: return false;
   }
 }
@@ -281,20 +281,12 @@ void collective_pairs(const Collective& c, const std::vector<std::int32_t>& node
 }
 
 Status check_expandable(const Collective& c, const std::vector<std::int32_t>& node_of) {
-  // The same rules, in the same words, as costmodel's collective_cost and
-  // collective_query_on, so that both judges accept the same Programs.
+  // costmodel's rules (check_algorithm), and collective_query_on's node
+  // layout in the same words, so that both judges accept the same Programs.
   const auto n = static_cast<std::int64_t>(c.group.size());
   const std::string kind(collective_kind_name(c.kind));
-  if (c.algorithm == CollectiveAlgorithm::kHalvingDoubling && c.kind != CollectiveKind::kAllToAll &&
-      !is_power_of_two(n))
-    return Status::error("found " + std::to_string(n) + " ranks for halving-doubling " + kind +
-                         "; expected a power of two (1, 2, 4, 8, ...)");
+  BRIGADE_RETURN_IF_ERROR(cost::check_algorithm(c.kind, c.algorithm, n));
   if (c.algorithm != CollectiveAlgorithm::kHierarchical) return Status::ok();
-  if (c.kind == CollectiveKind::kBroadcast || c.kind == CollectiveKind::kReduce ||
-      c.kind == CollectiveKind::kAllToAll)
-    return Status::error("found algorithm 'hierarchical' for " + kind +
-                         "; expected ring, tree or halving-doubling (hierarchical is defined for "
-                         "allreduce, allgather and reducescatter)");
   std::vector<std::int32_t> nodes, counts;
   for (std::int32_t d : c.group) {
     const std::int32_t node = node_of[static_cast<size_t>(d)];
@@ -328,9 +320,10 @@ void expand_collective(const Collective& c, const std::vector<std::int32_t>& nod
   auto same = [](std::int32_t v) { return v; };
   const int lg = ceil_log2(n);
 
+  const CollectiveAlgorithm algorithm = cost::modelled_algorithm(c.kind, c.algorithm);
   switch (c.kind) {
     case CollectiveKind::kAllReduce:
-      switch (c.algorithm) {
+      switch (algorithm) {
         case CollectiveAlgorithm::kRing:
           ring(rounds, x.ranks, 2 * (n - 1), m / n, n - 1);
           return;
@@ -355,7 +348,7 @@ void expand_collective(const Collective& c, const std::vector<std::int32_t>& nod
     case CollectiveKind::kAllGather:
     case CollectiveKind::kReduceScatter: {
       const bool gather = c.kind == CollectiveKind::kAllGather;
-      switch (c.algorithm) {
+      switch (algorithm) {
         case CollectiveAlgorithm::kRing:
         case CollectiveAlgorithm::kTree:
           ring(rounds, x.ranks, n - 1, m / n, gather ? 0 : n - 1);
@@ -384,7 +377,7 @@ void expand_collective(const Collective& c, const std::vector<std::int32_t>& nod
     case CollectiveKind::kBroadcast:
     case CollectiveKind::kReduce: {
       const bool bcast = c.kind == CollectiveKind::kBroadcast;
-      switch (c.algorithm) {
+      switch (algorithm) {
         case CollectiveAlgorithm::kRing:
         case CollectiveAlgorithm::kHierarchical:  // rejected by check_expandable
         {

@@ -446,6 +446,53 @@ TEST(CollectiveQueryOn, KindStepsScaleWithSize) {
   EXPECT_DOUBLE_EQ(other.bandwidth_bytes_per_second, 10e9);
 }
 
+// One rule for which algorithm is modelled (modelled_algorithm), read by
+// collective_cost, the simulator's expansion and the CLI.
+TEST(ModelledAlgorithm, FallbacksAndTheirReasons) {
+  using A = CollectiveAlgorithm;
+  using K = CollectiveKind;
+  std::string why;
+  EXPECT_EQ(modelled_algorithm(K::kAllGather, A::kTree, &why), A::kRing);
+  EXPECT_EQ(why, "tree is defined for allreduce, broadcast and reduce");
+  EXPECT_EQ(modelled_algorithm(K::kAllToAll, A::kHalvingDoubling, &why), A::kRing);
+  EXPECT_EQ(why, "alltoall is modelled as N-1 pairwise exchanges; the algorithm does not apply");
+  for (CollectiveKind k : {K::kAllReduce, K::kAllGather, K::kReduceScatter, K::kBroadcast,
+                           K::kReduce, K::kAllToAll})
+    for (CollectiveAlgorithm a : defined_algorithms(k))
+      EXPECT_EQ(modelled_algorithm(k, a), a) << collective_kind_name(k);  // defined: as asked
+  EXPECT_EQ(defined_algorithm_list(K::kAllGather), "ring, halving-doubling or hierarchical");
+  EXPECT_EQ(defined_algorithm_list(K::kAllToAll), "ring");
+  // A tree AllGather costs what a ring one does.
+  CollectiveQuery q;
+  q.kind = K::kAllGather;
+  q.ranks = 8;
+  q.bytes = 1e9;
+  q.intra = AlphaBeta{5e-6, 100e9, 0};
+  auto ring = collective_cost(q);
+  q.algorithm = A::kTree;
+  auto tree = collective_cost(q);
+  ASSERT_TRUE(ring.is_ok() && tree.is_ok());
+  EXPECT_EQ(tree->seconds, ring->seconds);
+}
+
+TEST(ModelledAlgorithm, CheckSaysWhichPartIsWrong) {
+  AlgorithmFault fault = AlgorithmFault::kNone;
+  Status s = check_algorithm(CollectiveKind::kReduce, CollectiveAlgorithm::kHierarchical, 8, &fault);
+  EXPECT_EQ(fault, AlgorithmFault::kAlgorithm);
+  EXPECT_EQ(s.message(),
+            "found algorithm 'hierarchical' for reduce; expected ring, tree or halving-doubling "
+            "(hierarchical is defined for allreduce, allgather and reducescatter)");
+  s = check_algorithm(CollectiveKind::kAllReduce, CollectiveAlgorithm::kHalvingDoubling, 6, &fault);
+  EXPECT_EQ(fault, AlgorithmFault::kRanks);
+  EXPECT_EQ(s.message(),
+            "found 6 ranks for halving-doubling allreduce; expected a power of two (1, 2, 4, 8, ...)");
+  // AllToAll is pairwise exchange whatever is asked: any rank count.
+  EXPECT_TRUE(check_algorithm(CollectiveKind::kAllToAll, CollectiveAlgorithm::kHalvingDoubling, 6,
+                              &fault)
+                  .is_ok());
+  EXPECT_EQ(fault, AlgorithmFault::kNone);
+}
+
 TEST(CollectiveQueryOn, Errors) {
   auto topo = make_preset("dgx-a100", 2);
   ASSERT_TRUE(topo.is_ok());

@@ -118,9 +118,10 @@ TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
           cost::collective_step_alpha_beta(topo->route(0, 1), *topo, p, 1, c.kind, pt.bytes);
       const bool capped = ab.bandwidth_bytes_per_second == shm.bandwidth_bytes_per_second ||
                           ab.reduce_bandwidth_bytes_per_second == shm.bandwidth_bytes_per_second;
-      if (own && !capped)
+      if (own && !capped) {
         EXPECT_NEAR(pt.model_seconds, pt.seconds, 1e-9 * pt.seconds)
             << collective_kind_name(c.kind) << " " << pt.bytes;
+      }
     }
   }
 }
