@@ -164,7 +164,8 @@ bool collective_step_row(CollectiveKind kind, int ranks, double bytes, std::vect
 // mean 1/scale come from a non-negative fit of T - overhead on (s, X) over
 // the kind's sizes (fit_nonnegative); then each size whose bandwidth time is
 // at least a quarter of T - overhead gets its own scale X / (T - overhead -
-// s alpha_k), in [0.01, 100]. No such size: a flat scale (the fit's mean).
+// s alpha_k) (so overhead + s alpha_k + X / scale is T again). No such
+// size: a flat scale, the fit's mean, in [0.01, 100].
 // Points with T <= overhead are skipped. Errors: fewer than 2 usable points.
 Result<MultiFit> fit_kind_steps(CollectiveKind kind, int ranks, const std::vector<CollectivePoint>& points,
                                 double overhead_seconds, cost::AlphaBeta step,
