@@ -221,6 +221,35 @@ bool collective_step_row(CollectiveKind kind, int ranks, double bytes, std::vect
   return false;
 }
 
+Result<double> gemm_speed_against_profile(RealExecutor& executor, const Topology& topology,
+                                          const HardwareProfile& profile, std::int64_t n,
+                                          DType dtype, double seconds) {
+  const Device& d = topology.device(0);
+  const double flops = gemm_flops(n, n, n);
+  const double predicted =
+      kernel_seconds(d, profile.for_device(d), dtype, flops, gemm_bytes(n, n, n, dtype));
+  if (!(predicted > 0))
+    return Status::error("the profile gives no time for a " + std::to_string(n) + "^3 " +
+                         std::string(dtype_name(dtype)) + " GEMM");
+  const int reps = std::clamp(static_cast<int>(std::ceil(seconds / 3 / predicted)), 3, 10000);
+  ProgramBuilder b("gemm-probe", topology.num_devices());
+  std::vector<StreamId> ss;
+  for (int dev = 0; dev < topology.num_devices(); ++dev) {
+    ss.push_back(b.stream(dev, "compute"));
+    for (int i = 0; i < reps; ++i) b.add_gemm(ss.back(), n, n, n, dtype, "probe");
+  }
+  BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
+  RunOptions o;
+  o.repeat = 4;
+  BRIGADE_ASSIGN_OR_RETURN(std::vector<Trace> steps,
+                           executor.run_steps(p, topology, profile, o));
+  std::vector<double> per;
+  for (const Trace& t : steps) per.push_back(Bench::per_task_seconds(t, ss));
+  const double measured = median(per);
+  if (!(measured > 0)) return Status::error("the GEMM probe measured no time");
+  return predicted / measured;
+}
+
 Result<MultiFit> fit_kind_steps(CollectiveKind kind, int ranks, const std::vector<CollectivePoint>& points,
                                 double overhead_seconds, cost::AlphaBeta step,
                                 LinkProfile::KindSteps* out) {

@@ -171,6 +171,17 @@ Result<MultiFit> fit_kind_steps(CollectiveKind kind, int ranks, const std::vecto
                                 double overhead_seconds, cost::AlphaBeta step,
                                 LinkProfile::KindSteps* out);
 
+// How fast the machine runs GEMMs now against what a profile says: n^3
+// GEMMs of `dtype` on every device of `topology` at once, for about
+// `seconds` (a warm-up step, then the median of 3 timed steps); returns the
+// profile's time per GEMM (kernel_seconds) over the measured one: above 1,
+// the machine is faster than when it was calibrated. `brigade validate`
+// runs it before and after its runs, so that a reader can tell a model's
+// error from the machine's drift.
+Result<double> gemm_speed_against_profile(RealExecutor& executor, const Topology& topology,
+                                          const HardwareProfile& profile, std::int64_t n,
+                                          DType dtype, double seconds);
+
 // Runs the micro-benchmarks on `backend` and fits the profile. Errors: no
 // GPU for kCuda ("no CUDA device: ..."), devices < 1 (bad input), and any
 // failure of a benchmark run.

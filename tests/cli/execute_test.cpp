@@ -66,6 +66,9 @@ TEST(ValidateVerb, JsonHasTheIssuesKeys) {
   for (const char* when : {"before", "after"})
     EXPECT_TRUE(j["load_average"][when].is_null() || j["load_average"][when].get<double>() >= 0) << when;
   EXPECT_GE(j["hardware_threads"].get<int>(), 0);
+  // The machine's GEMM speed against the profile, before and after the runs.
+  for (const char* when : {"before", "after"})
+    EXPECT_GT(j["gemm_speed_vs_profile"][when].get<double>(), 0) << when;
   // Measured in 3 interleaved rounds of at least one timed step each.
   EXPECT_EQ(j["rounds"], 3);
   EXPECT_EQ(j["timed_steps"], 3);

@@ -199,6 +199,24 @@ TEST(Calibrate, TheProfileReadsBackFromItsFile) {
   std::remove(path.c_str());
 }
 
+// The GEMM probe against a profile that calibration wrote a minute before:
+// a positive ratio of the profile's time to the measured one. (Its size is
+// the machine's business; docs/VALIDATION.md shows it moving by 5-10%.)
+TEST(Calibrate, GemmProbeAgainstAProfile) {
+  CalibrateOptions o;
+  o.devices = 2;
+  o.quick = true;
+  auto cal = calibrate(Backend::kCpu, o);
+  ASSERT_TRUE(cal.is_ok()) << cal.message();
+  auto ex = make_cpu_executor();
+  auto topo = make_preset("cpu-host", 1, 2);
+  ASSERT_TRUE(topo.is_ok());
+  auto r = gemm_speed_against_profile(*ex, *topo, cal->profile, 64, DType::kF32, 0.01);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_GT(*r, 0.0);
+  EXPECT_TRUE(std::isfinite(*r));
+}
+
 TEST(Calibrate, ZeroDevicesIsBadInput) {
   CalibrateOptions o;
   o.devices = 0;
