@@ -50,7 +50,7 @@ void check_algorithm_fits(CollectiveKind kind, CollectiveAlgorithm algorithm, in
     throw_flag_error("--algorithm", alg,
                      cost::defined_algorithm_list(kind) + " for " + kind_name + " (" + why + ")");
   cost::AlgorithmFault fault = cost::AlgorithmFault::kNone;
-  const Status fits = cost::check_algorithm(kind, algorithm, ranks, &fault);
+  (void)cost::check_algorithm(kind, algorithm, ranks, &fault);  // its fault names the flag
   if (fault == cost::AlgorithmFault::kAlgorithm)
     throw_flag_error("--algorithm", alg,
                      cost::defined_algorithm_list(kind) + " for " + kind_name +
@@ -58,7 +58,6 @@ void check_algorithm_fits(CollectiveKind kind, CollectiveAlgorithm algorithm, in
   if (fault == cost::AlgorithmFault::kRanks)
     throw_flag_error("--devices", std::to_string(ranks),
                      "a power of two (1, 2, 4, 8, ...) for --algorithm halving-doubling");
-  if (!fits.is_ok()) throw_status(fits);
   if (algorithm == CollectiveAlgorithm::kHierarchical && ranks % ranks_per_node != 0)
     throw_flag_error("--ranks-per-node", std::to_string(ranks_per_node),
                      "a divisor of --devices " + std::to_string(ranks) + " (whole nodes)");

@@ -96,13 +96,13 @@ std::string_view memory_category_name(MemoryCategory c) {
 
 namespace {
 constexpr size_t kHugePage = size_t{2} << 20;
-constexpr size_t kBigBlock = 2 * kHugePage;  // mapped on its own from this size
+static_assert(kBigBlockBytes % kHugePage == 0);
 size_t big_mapping_bytes(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
 }  // namespace
 
 void* big_allocate(size_t bytes) {
 #if defined(__linux__)
-  if (bytes >= kBigBlock) {
+  if (bytes >= kBigBlockBytes) {
     // Map one huge page more than needed, keep the 2 MiB-aligned part.
     const size_t want = big_mapping_bytes(bytes);
     void* raw = mmap(nullptr, want + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -125,7 +125,7 @@ void* big_allocate(size_t bytes) {
 void big_deallocate(void* p, size_t bytes) noexcept {
   if (!p) return;
 #if defined(__linux__)
-  if (bytes >= kBigBlock) {
+  if (bytes >= kBigBlockBytes) {
     munmap(p, big_mapping_bytes(bytes));
     return;
   }

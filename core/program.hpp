@@ -128,6 +128,7 @@ struct Buffer {
 // malloc's heap, a block could land on pages already faulted 4 KiB at a
 // time.) Small blocks and other systems: plain malloc. `bytes` of
 // big_deallocate: what was asked of big_allocate.
+inline constexpr size_t kBigBlockBytes = size_t{4} << 20;  // mapped on its own from this size
 void* big_allocate(size_t bytes);
 void big_deallocate(void* p, size_t bytes) noexcept;
 

@@ -15,7 +15,7 @@ void HostBuffer::Free::operator()(std::byte* p) const {
   else std::free(p);
 }
 
-// Blocks of 4 MiB or more come from big_allocate: mapped on their own, on
+// Blocks of kBigBlockBytes (4 MiB) or more come from big_allocate: mapped on their own, on
 // 2 MiB transparent huge pages where the kernel allows (madvise). A
 // device's memory is the same way on a GPU (large pages), and on 4 KiB
 // pages a 16 MiB buffer's TLB misses and its pages' random physical
@@ -25,9 +25,8 @@ Result<HostBuffer> HostBuffer::allocate(std::size_t bytes) {
   HostBuffer b;
   if (bytes == 0) return b;
   const std::size_t rounded = (bytes + 63) / 64 * 64;
-  constexpr std::size_t kBig = 4u << 20;
   void* p = nullptr;
-  if (rounded >= kBig) {
+  if (rounded >= kBigBlockBytes) {
     try {
       p = big_allocate(rounded);
     } catch (const std::bad_alloc&) {
@@ -41,7 +40,7 @@ Result<HostBuffer> HostBuffer::allocate(std::size_t bytes) {
                          ErrorKind::kRuntime);
   std::memset(p, 0, rounded);
   b.p_ = std::unique_ptr<std::byte[], Free>(static_cast<std::byte*>(p),
-                                            Free{rounded >= kBig ? rounded : 0});
+                                            Free{rounded >= kBigBlockBytes ? rounded : 0});
   b.n_ = bytes;
   return b;
 }
