@@ -16,6 +16,9 @@
 // recorded before, because of the order. Times come from cudaEventElapsedTime
 // against a reference event per GPU recorded when all GPUs were idle.
 //
+// Built into the module libbrigade_cuda.so, which the programs open on first
+// use of the backend (cuda_module.hpp).
+//
 // Untested on a GPU at the time of writing (the development machines have
 // none); scripts/gpu-check.sh runs its tests where one is lent.
 #include <cublas_v2.h>
@@ -35,6 +38,7 @@
 #include "core/units.hpp"
 #include "realexec/cuda_check.hpp"
 #include "realexec/cuda_kernels.hpp"
+#include "realexec/cuda_module.hpp"
 #include "realexec/executor.hpp"
 #include "realexec/memory_ledger.hpp"
 #include "realexec/pattern.hpp"
@@ -887,17 +891,11 @@ Result<std::vector<Trace>> CudaExecutor::run_steps(const Program& program, const
                       [&](bool verify) { return run_step(run, verify); });
 }
 
-}  // namespace
-
-bool cuda_device_available(std::string* why) {
+bool device_available(std::string* why) {
   return count_gpus(why) > 0;
 }
 
-int cuda_device_count(std::string* why) {
-  return count_gpus(why);
-}
-
-Result<std::string> cuda_device_name(int gpu) {
+Result<std::string> device_name(int gpu) {
   cudaDeviceProp prop{};
   const cudaError_t e = cudaGetDeviceProperties(&prop, gpu);
   if (e != cudaSuccess) {
@@ -908,7 +906,7 @@ Result<std::string> cuda_device_name(int gpu) {
   return std::string(prop.name);
 }
 
-Result<std::unique_ptr<RealExecutor>> make_cuda_executor(const CudaOptions& options) {
+Result<std::unique_ptr<RealExecutor>> make_executor(const CudaOptions& options) {
   std::string why;
   int gpus = count_gpus(&why);
   if (gpus <= 0) return Status::error(why, ErrorKind::kBadInput);
@@ -916,4 +914,21 @@ Result<std::unique_ptr<RealExecutor>> make_cuda_executor(const CudaOptions& opti
   return std::unique_ptr<RealExecutor>(std::make_unique<CudaExecutor>(options, gpus));
 }
 
+}  // namespace
 }  // namespace brigade::realexec
+
+// The module's entry (cuda_module.hpp): executor.hpp's CUDA entry points in
+// the loader call these through the table.
+extern "C" __attribute__((visibility("default"))) const brigade::realexec::CudaModuleApi*
+brigade_cuda_module_api() {
+  using namespace brigade::realexec;
+  static const CudaModuleApi api = [] {
+    CudaModuleApi a;
+    a.device_available = &device_available;
+    a.device_count = &count_gpus;
+    a.device_name = &device_name;
+    a.make_executor = &make_executor;
+    return a;
+  }();
+  return &api;
+}

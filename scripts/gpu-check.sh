@@ -14,7 +14,9 @@
 #
 # The lent GPU machine has CUDA 13, CMake and ninja but none of the Debian
 # packages (yaml-cpp, fmt, CBC, ...) and no network, so the build happens
-# here. cudart is linked statically; cuBLAS and NCCL (hundreds of MB) are not
+# here. The CUDA backend is a module (libbrigade_cuda.so, carried beside the
+# programs, which open it on first use). cudart is linked into it statically;
+# cuBLAS and NCCL (hundreds of MB) are not
 # carried but found there (/usr/local/cuda, or the nvidia-* Python wheels of
 # its image); everything else the binaries load is copied beside them.
 # Through the device tool (see docs/VALIDATION.md):
@@ -37,11 +39,12 @@ prepare() {
     -DCMAKE_CUDA_ARCHITECTURES="80;90" >/dev/null
   grep -q 'BRIGADE_HAVE_CUDA=1' "$BUILD/build.ninja" ||
     { echo "gpu-check: the CUDA backend is not enabled in $BUILD (CUDA toolkit or NCCL missing)" >&2; exit 1; }
-  say "build realexec_tests and brigade"
-  cmake --build "$BUILD" -j"${JOBS:-2}" --target realexec_tests brigade
+  say "build realexec_tests, brigade and the CUDA backend's module"
+  cmake --build "$BUILD" -j"${JOBS:-2}" --target realexec_tests brigade brigade_cuda
   rm -rf "$CARRY"
   mkdir -p "$CARRY/bin" "$CARRY/lib" "$CARRY/lib-fallback"
-  cp "$BUILD/tests/realexec_tests" "$BUILD/cli/brigade" "$CARRY/bin/"
+  # The module beside the programs, where they look for it first.
+  cp "$BUILD/tests/realexec_tests" "$BUILD/cli/brigade" "$BUILD/lib/libbrigade_cuda.so" "$CARRY/bin/"
   # Shared libraries: everything ldd resolves except glibc's own (the GPU
   # machine's glibc is newer) and the CUDA libraries found there. libstdc++ and
   # libgcc_s go to a fallback folder searched last, so a newer system copy wins.
@@ -109,15 +112,15 @@ run_checks() {
   cuda_dirs="$(find_cuda_libs)"
   export LD_LIBRARY_PATH="$CARRY/lib:${cuda_dirs}:${LD_LIBRARY_PATH:-}:$CARRY/lib-fallback"
   echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" | tee -a "$out/machine.txt"
-  if ldd "$CARRY/bin/realexec_tests" | grep -q "not found"; then
-    ldd "$CARRY/bin/realexec_tests" | grep "not found" | tee -a "$out/machine.txt"
+  if ldd "$CARRY/bin/realexec_tests" "$CARRY/bin/libbrigade_cuda.so" | grep -q "not found"; then
+    ldd "$CARRY/bin/realexec_tests" "$CARRY/bin/libbrigade_cuda.so" | grep "not found" | tee -a "$out/machine.txt"
     echo "gpu-check: shared libraries missing (above)" >&2
     exit 1
   fi
 
   say "GPU tests (realexec_tests, CUDA and calibration suites)"
   local tests_rc=0
-  timeout 240 "$CARRY/bin/realexec_tests" --gtest_filter='CudaExecutor*:*CudaCollective*:Calibrate*' \
+  timeout 240 "$CARRY/bin/realexec_tests" --gtest_filter='CudaModule*:CudaExecutor*:*CudaCollective*:Calibrate*' \
     2>&1 | tee "$out/gpu-tests.log" || tests_rc=$?
   say "the whole realexec suite (CPU backend too)"
   local all_rc=0
