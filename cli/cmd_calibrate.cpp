@@ -237,9 +237,10 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
                              100.0 * c.comm_compute_slowdown);
     if (c.hardware_threads > 0)
       std::cout << fmt::format(
-          "Communication's share of a computing core: {:.2f} ({} devices x 2 threads on {} "
-          "hardware threads)\n",
-          c.comm_compute_share, c.devices, c.hardware_threads);
+          "Communication's share of a computing core: {:.2f} ({} devices on {} usable CPUs: {})\n",
+          c.comm_compute_share, c.devices, c.hardware_threads,
+          c.comm_compute_share > 0 ? "a device computes and communicates on one core"
+                                   : "each device has a core for its communication");
   }
   for (const std::string& n : c.notes) std::cout << "note: " << n << "\n";
   if (!out.empty()) std::cout << "Profile written to " << out << "\n";

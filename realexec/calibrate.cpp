@@ -383,6 +383,16 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     point_budget = quick ? 0.002 : 0.03;
   }
   const bool pairs = devices >= 2;
+  // Communication's share of a computing core (CPU): the executor pins a
+  // device's threads to one core unless there are two usable CPUs per device
+  // (pinned_cpu); on a shared core its communication takes the core from
+  // its compute (CpuOptions::communication_first).
+  if (!cuda) {
+    const std::vector<int> cpus = usable_cpus();
+    cal.hardware_threads = static_cast<int>(cpus.size());
+    cal.comm_compute_share = communication_has_own_core(devices, cpus) ? 0.0 : 1.0;
+  }
+
   // Progress: one line per benchmark run (Bench::run_rounds runs each of
   // its jobs kRounds times).
   int total = 1 + Bench::kRounds * static_cast<int>(memory_sizes.size());
@@ -390,7 +400,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   if (pairs)
     total += Bench::kRounds * (static_cast<int>(transfer_sizes.size()) +
                                kNumCollectiveKinds * static_cast<int>(collective_sizes.size())) +
-             1;
+             (cal.comm_compute_share >= 1.0 ? 0 : 1);
   Bench bench(*ex, topo, progress, total);
   const int min_reps = quick ? 3 : 5;
 
@@ -655,8 +665,14 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     }
 
     // Compute slowed by communication in flight: GEMMs on every device's
-    // compute stream while AllReduces run on their comm streams.
-    {
+    // compute stream while AllReduces run on their comm streams. Not where
+    // communication takes the whole core (share 1): compute then does not
+    // run beside it at all, and the share says what it costs.
+    if (cal.comm_compute_share >= 1.0) {
+      cal.notes.push_back(
+          "compute slowed by communication: not measured, communication takes the computing "
+          "core (comm_compute_share 1); profile keeps 0");
+    } else {
       const std::int64_t n = cuda ? 4096 : (quick ? 64 : 256);
       const DType t = cuda ? DType::kBF16 : DType::kF32;
       double alone = 0;
@@ -749,18 +765,6 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   dp.memory_efficiency = std::clamp(cal.memory_efficiency, 1e-6, 1.0);
   dp.launch_overhead_seconds = cal.launch_overhead_seconds;
   dp.comm_compute_slowdown = cal.comm_compute_slowdown;
-  if (!cuda) {
-    cal.hardware_threads = static_cast<int>(std::thread::hardware_concurrency());
-    if (cal.hardware_threads > 0) {
-      cal.comm_compute_share = std::clamp(
-          static_cast<double>(2 * devices - cal.hardware_threads) / devices, 0.0, 1.0);
-    } else {
-      cal.comm_compute_share = 1.0;
-      cal.notes.push_back(
-          "the host did not say how many hardware threads it has: communication is taken to "
-          "share the computing cores (comm_compute_share 1)");
-    }
-  }
   dp.comm_compute_share = cal.comm_compute_share;
   HardwareProfile profile;
   profile.machine_kind = cal.backend;

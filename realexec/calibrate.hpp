@@ -133,14 +133,12 @@ struct Calibration {
   double memory_efficiency = 0;  // memory_bandwidth / memory_peak (<= 1)
   double comm_compute_slowdown = 0;
   // DeviceProfile::comm_compute_share, from the machine rather than a
-  // benchmark: on the CPU backend each device runs a compute and a
-  // communication thread, 2d threads on c hardware threads, so when every
-  // device computes and communicates at once (2d - c) of the d
-  // communication threads have no core of their own and take a computing
-  // one's: share = clamp((2d - c) / d, 0, 1). CUDA: 0 (copy engines and
+  // benchmark: the CPU backend pins each device's threads to one core, or,
+  // with two usable CPUs per device, gives its communication a core of its
+  // own (realexec::pinned_cpu): share 1, or 0. CUDA: 0 (copy engines and
   // NCCL's SMs; comm_compute_slowdown measures what they cost compute).
   double comm_compute_share = 0;
-  int hardware_threads = 0;  // CPU: std::thread::hardware_concurrency()
+  int hardware_threads = 0;  // CPU: the CPUs this process may use (usable_cpus)
   std::vector<LinkCalibration> links;
   std::vector<CollectiveCalibration> collectives;
   CollectiveStepFit collective_step;  // when collectives were measured

@@ -13,6 +13,8 @@
 // touched page by page, later steps reuse freed blocks of the same size, as a
 // caching allocator does) and freed when their task ends. Kernels work in
 // per-stream workspaces allocated once per run. docs/executors.md has the rest.
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 #include <algorithm>
 #include <atomic>
@@ -189,14 +191,19 @@ class StreamWorkers {
 
   // Sets the step's job and starts the threads not yet running; an error
   // when the host refuses a thread (those started run the job all the same).
-  Status start(const Program& p, std::function<void(StreamId)> job) {
+  // Each stream's thread runs as `placement` says (by stream).
+  Status start(const Program& p, const std::vector<StreamPlacement>& placement,
+               std::function<void(StreamId)> job) {
     job_ = std::move(job);
     if (started_) return Status::ok();
     started_ = true;
     try {
       for (StreamId s = 0; s < static_cast<StreamId>(p.streams().size()); ++s) {
         if (p.stream_tasks(s).empty()) continue;
-        threads_.emplace_back([this, s] { loop(s); });
+        threads_.emplace_back([this, s, where = placement[static_cast<size_t>(s)]] {
+          place_this_thread(where);
+          loop(s);
+        });
       }
     } catch (const std::system_error& e) {
       return Status::error(std::string(kWho) + ": could not start a thread for every stream (" +
@@ -272,8 +279,12 @@ struct StepState {
     cv.notify_all();
     for (auto& c : colls) c->barrier.wake_all();
   }
-  bool wait(TaskId t) {
-    if (spin_until([&] {
+  // Until task t is done; false if the run aborts. `spin`: spin for a while
+  // first (worth it only when t's thread runs on another core: one on this
+  // core cannot progress while this thread spins, least of all a compute
+  // thread in SCHED_IDLE).
+  bool wait(TaskId t, bool spin) {
+    if (spin && spin_until([&] {
           return done[static_cast<size_t>(t)].load(std::memory_order_acquire) != 0 || abort.load();
         }))
       return !abort.load();
@@ -313,6 +324,8 @@ class CpuExecutor final : public RealExecutor {
     BufferPool pool;
     std::vector<Workspace> ws;  // by stream
     std::string source = "cpu";
+    // How each stream's thread runs (cpu_stream_placement), by stream.
+    std::vector<StreamPlacement> placement;
     StreamWorkers workers;  // last: its threads stop before the rest is freed
   };
 
@@ -567,9 +580,13 @@ void CpuExecutor::run_stream(Run& run, StepState& st, StreamId s, double t0, boo
   const Topology& topo = *run.topology;
   Clock& clock = *options_.clock;
   Workspace& w = run.ws[static_cast<size_t>(s)];
+  const int my_cpu = run.placement[static_cast<size_t>(s)].cpu;
+  auto on_my_cpu = [&](TaskId d) {
+    return my_cpu >= 0 && run.placement[static_cast<size_t>(p.task(d).stream)].cpu == my_cpu;
+  };
   for (TaskId t : p.stream_tasks(s)) {
     for (TaskId d : p.deps(t))
-      if (!st.wait(d)) return;
+      if (!st.wait(d, !on_my_cpu(d))) return;
     const Task& task = p.task(t);
     const double alloc_at = clock.now_seconds() - t0;
     for (BufferId b : p.allocs(t)) {
@@ -646,7 +663,7 @@ Result<Trace> CpuExecutor::run_step(Run& run, bool verify) {
   StepState st(p);
   std::vector<StreamRecord> records(p.streams().size());
   double t0 = 0;
-  Status spawn_error = run.workers.start(p, [&](StreamId s) {
+  Status spawn_error = run.workers.start(p, run.placement, [&](StreamId s) {
     if (st.abort.load()) return;
     try {
       run_stream(run, st, s, t0, verify, records[static_cast<size_t>(s)]);
@@ -707,12 +724,69 @@ Result<std::vector<Trace>> CpuExecutor::run_steps(const Program& program, const 
   run.topology = &topology;
   run.ledger = std::make_unique<MemoryLedger>(program, topology, kWho, host_limit, true);
   if (uses_16bit_) run.source = "cpu (f16/bf16 computed in f32)";
+  run.placement = cpu_stream_placement(program, topology.num_devices(), options_,
+                                       options_.pin_devices ? usable_cpus() : std::vector<int>{});
   BRIGADE_RETURN_IF_ERROR(setup(run));
   return run_repeated(options, options_.verify,
                       [&](bool verify) { return run_step(run, verify); });
 }
 
 }  // namespace
+
+std::vector<int> usable_cpus() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  }
+  if (cpus.empty())
+    for (int c = 0; c < static_cast<int>(std::thread::hardware_concurrency()); ++c) cpus.push_back(c);
+  return cpus;
+}
+
+std::vector<StreamPlacement> cpu_stream_placement(const Program& program, int devices,
+                                                  const CpuOptions& options,
+                                                  const std::vector<int>& cpus) {
+  std::vector<StreamPlacement> out(program.streams().size());
+  for (StreamId s = 0; s < static_cast<StreamId>(out.size()); ++s) {
+    bool computes = false;
+    for (TaskId t : program.stream_tasks(s)) computes |= program.task(t).kind == TaskKind::kCompute;
+    StreamPlacement& where = out[static_cast<size_t>(s)];
+    where.idle = computes && options.communication_first;
+    if (options.pin_devices)
+      where.cpu = pinned_cpu(program.streams()[static_cast<size_t>(s)].device, devices, !computes, cpus);
+  }
+  return out;
+}
+
+bool place_this_thread(const StreamPlacement& placement) {
+  bool ok = true;
+  if (placement.idle) {
+    sched_param none{};
+    none.sched_priority = 0;
+    ok &= ::pthread_setschedparam(::pthread_self(), SCHED_IDLE, &none) == 0;
+  }
+  if (placement.cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(placement.cpu, &set);
+    ok &= ::pthread_setaffinity_np(::pthread_self(), sizeof set, &set) == 0;
+  }
+  return ok;
+}
+
+bool communication_has_own_core(int devices, const std::vector<int>& cpus) {
+  return devices > 0 && cpus.size() >= 2 * static_cast<size_t>(devices);
+}
+
+int pinned_cpu(int device, int devices, bool communication, const std::vector<int>& cpus) {
+  if (cpus.empty() || device < 0) return -1;
+  const auto d = static_cast<size_t>(device);
+  if (communication_has_own_core(devices, cpus)) return cpus[2 * d + (communication ? 1 : 0)];
+  return cpus[d % cpus.size()];
+}
 
 std::unique_ptr<RealExecutor> make_cpu_executor(const CpuOptions& options) {
   return std::make_unique<CpuExecutor>(options);

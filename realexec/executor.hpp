@@ -53,6 +53,28 @@ struct CpuOptions {
   // Streaming kernels loop over a scratch buffer of at most this size (well
   // past any last-level cache) instead of allocating `bytes` of scratch.
   double stream_scratch_cap_bytes = 256.0 * 1024 * 1024;
+  // Communication first: the threads of streams that compute (any kernel
+  // task) run in the idle scheduling class (SCHED_IDLE), those of streams
+  // that only communicate (transfers, collectives) at the process's normal
+  // priority, so that a ring step takes the core from the computing thread
+  // it shares it with at once. That is how a GPU behaves (NCCL's kernels and
+  // the copy engines progress beside compute) and what the simulator models
+  // with comm_compute_share: communication at its own pace, its time charged
+  // to the kernel it shares the processor with. At equal priority the
+  // scheduler time-slices them and an overlapped 4 MiB ring AllReduce took
+  // 4-10 times its time alone; at nice 10 still 4 times (docs/executors.md).
+  // Any other busy thread of the host also comes first, as it does for a
+  // GPU's kernels on a shared GPU. false: every stream at the process's
+  // priority. Neither needs a privilege.
+  bool communication_first = true;
+  // Pin each device's threads: with at least two usable CPUs per device,
+  // device d computes on the (2d)-th and communicates on the (2d+1)-th (a
+  // core of its own for communication, as a GPU has copy engines); else all
+  // its threads run on the (d mod n)-th of the n usable CPUs (usable_cpus,
+  // pinned_cpu). A device is then a core, as a GPU is a chip, rather than
+  // wherever the scheduler puts its threads: unpinned, the two devices of
+  // the development VM ran GEMMs 20-25% apart, pinned within 2%.
+  bool pin_devices = true;
   // Hardware threads the host has, for the "more devices than cores" warning.
   // 0: std::thread::hardware_concurrency().
   int hardware_threads = 0;
@@ -93,6 +115,33 @@ class RealExecutor : public Executor {
 };
 
 std::unique_ptr<RealExecutor> make_cpu_executor(const CpuOptions& options = {});
+
+// The CPUs this process may run on (sched_getaffinity), ascending; all of
+// hardware_concurrency where that cannot be read.
+std::vector<int> usable_cpus();
+// The CPU that CpuOptions::pin_devices gives a thread of device `device`
+// (of `devices`) whose stream only communicates (`communication`) or also
+// computes; -1 when `cpus` is empty.
+int pinned_cpu(int device, int devices, bool communication, const std::vector<int>& cpus);
+// How the CPU backend runs one stream's thread: in SCHED_IDLE
+// (CpuOptions::communication_first: the stream has a kernel task), pinned
+// to `cpu` (CpuOptions::pin_devices; -1: not pinned).
+struct StreamPlacement {
+  bool idle = false;
+  int cpu = -1;
+};
+// Every stream's placement, by StreamId, for a Program over `devices`
+// devices on the CPUs `cpus` (usable_cpus()).
+std::vector<StreamPlacement> cpu_stream_placement(const Program& program, int devices,
+                                                  const CpuOptions& options,
+                                                  const std::vector<int>& cpus);
+// Applies a placement to the calling thread; false if the host refused
+// part of it (the thread then runs as it was).
+bool place_this_thread(const StreamPlacement& placement);
+// Whether pinning gives each of `devices` devices a core for its
+// communication apart from the one it computes on (two usable CPUs each);
+// if not, communication takes the computing core (comm_compute_share 1).
+bool communication_has_own_core(int devices, const std::vector<int>& cpus);
 
 // The CUDA executor, or why there is none: "no CUDA device: <reason>" when no
 // GPU can be used, "the CUDA backend was not built: ..." without the toolkit.

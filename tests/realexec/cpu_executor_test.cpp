@@ -3,8 +3,11 @@
 // and dependency order in the trace, memory limits, dtype rejection, and no
 // thread left behind.
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include <fstream>
+#include <thread>
 #include <string>
 
 #include "core/profile.hpp"
@@ -345,6 +348,108 @@ TEST(CpuExecutor, MoreDevicesThanCoresIsWarnedAbout) {
   EXPECT_EQ(ex->warnings()[0],
             "program 'ar' has 3 devices and this host 2 hardware threads: devices share cores, so "
             "measured times include time-slicing");
+}
+
+// CpuOptions::communication_first and pin_devices: which thread runs where.
+// Data parallelism's shape: per device a compute stream (a GEMM) and a comm
+// stream (an AllReduce after it).
+Program compute_and_comm_program(int devices) {
+  ProgramBuilder b("overlap", devices);
+  std::vector<std::int32_t> group;
+  std::vector<StreamId> comm;
+  std::vector<TaskId> gemms;
+  for (int d = 0; d < devices; ++d) {
+    const StreamId c = b.stream(d, "compute");
+    gemms.push_back(b.add_gemm(c, 64, 64, 64, DType::kF32, "mm"));
+    group.push_back(d);
+    comm.push_back(b.stream(d, "comm"));
+  }
+  const CollectiveId ar = b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
+                                           group, 4096, comm, "grads");
+  for (int d = 0; d < devices; ++d)
+    b.depend(b.collective(ar).tasks[static_cast<size_t>(d)], gemms[static_cast<size_t>(d)]);
+  auto p = std::move(b).build();
+  EXPECT_TRUE(p.is_ok()) << p.message();
+  return std::move(p).value();
+}
+
+TEST(CpuPlacement, ComputeYieldsToCommunicationAndEachDeviceIsACore) {
+  const Program p = compute_and_comm_program(2);
+  // Streams in creation order: d0 compute, d0 comm, d1 compute, d1 comm.
+  // Two CPUs for two devices: a device's threads share its core, compute idle.
+  auto two = cpu_stream_placement(p, 2, CpuOptions{}, {4, 7});
+  ASSERT_EQ(two.size(), 4u);
+  EXPECT_TRUE(two[0].idle);
+  EXPECT_FALSE(two[1].idle);
+  EXPECT_EQ(two[0].cpu, 4);
+  EXPECT_EQ(two[1].cpu, 4);
+  EXPECT_EQ(two[2].cpu, 7);
+  EXPECT_EQ(two[3].cpu, 7);
+  // Four CPUs: communication gets a core of its own, next to its device's.
+  auto four = cpu_stream_placement(p, 2, CpuOptions{}, {0, 1, 2, 3});
+  EXPECT_EQ(four[0].cpu, 0);
+  EXPECT_EQ(four[1].cpu, 1);
+  EXPECT_EQ(four[2].cpu, 2);
+  EXPECT_EQ(four[3].cpu, 3);
+  // Three CPUs for two devices is not two each: one core per device.
+  auto three = cpu_stream_placement(p, 2, CpuOptions{}, {0, 1, 2});
+  EXPECT_EQ(three[1].cpu, 0);
+  EXPECT_EQ(three[3].cpu, 1);
+  // Both switched off.
+  CpuOptions plain;
+  plain.communication_first = false;
+  plain.pin_devices = false;
+  for (const StreamPlacement& w : cpu_stream_placement(p, 2, plain, {0, 1})) {
+    EXPECT_FALSE(w.idle);
+    EXPECT_EQ(w.cpu, -1);
+  }
+}
+
+TEST(CpuPlacement, MoreDevicesThanCpusWrapAround) {
+  EXPECT_EQ(pinned_cpu(0, 3, false, {5, 6}), 5);
+  EXPECT_EQ(pinned_cpu(1, 3, true, {5, 6}), 6);
+  EXPECT_EQ(pinned_cpu(2, 3, false, {5, 6}), 5);
+  EXPECT_EQ(pinned_cpu(2, 3, false, {}), -1);
+  EXPECT_FALSE(communication_has_own_core(3, {0, 1, 2, 3, 4}));
+  EXPECT_TRUE(communication_has_own_core(3, {0, 1, 2, 3, 4, 5}));
+  EXPECT_FALSE(communication_has_own_core(0, {0, 1}));
+}
+
+TEST(CpuPlacement, APlacedThreadRunsIdleOnItsCpu) {
+  const std::vector<int> cpus = usable_cpus();
+  ASSERT_FALSE(cpus.empty());
+  const int cpu = cpus.back();
+  int policy = -1;
+  bool ok = false, only_there = false;
+  std::thread([&] {
+    ok = place_this_thread(StreamPlacement{true, cpu});
+    policy = sched_getscheduler(0);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    only_there = pthread_getaffinity_np(pthread_self(), sizeof set, &set) == 0 &&
+                 CPU_COUNT(&set) == 1 && CPU_ISSET(cpu, &set);
+  }).join();
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(policy, SCHED_IDLE);
+  EXPECT_TRUE(only_there);
+}
+
+TEST(CpuPlacement, ARunWithComputeIdleAndPinnedGivesCheckedResults) {
+  // The overlap program on two devices, every step verified, with the
+  // placement on and off: the same spans either way.
+  const Program p = compute_and_comm_program(2);
+  for (bool on : {true, false}) {
+    CpuOptions o;
+    o.verify = Verify::kEveryStep;
+    o.communication_first = on;
+    o.pin_devices = on;
+    auto ex = make_cpu_executor(o);
+    RunOptions ro;
+    ro.repeat = 3;
+    auto t = ex->run(p, host(2), HardwareProfile::defaults(), ro);
+    ASSERT_TRUE(t.is_ok()) << t.message();
+    EXPECT_EQ(t->spans.size(), 4u);
+  }
 }
 
 TEST(CpuExecutor, ATopologyWithFewerDevicesIsBadInput) {
