@@ -161,6 +161,8 @@ double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, doub
     } else {
       compute = flops / (peak * std::max(curve.at(flops), 1e-6));
     }
+    if (kind == ComputeKind::kGemm && p.gemm_cold_operand_bandwidth_bytes_per_second > 0)
+      compute += bytes / p.gemm_cold_operand_bandwidth_bytes_per_second;
   }
   const double mem_bw = peak_memory_bandwidth_bytes_per_second(d, p);
   double memory = 0;

@@ -20,6 +20,11 @@ namespace brigade::realexec {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
+// GEMMs measured with cold operands: those with at least this many operand
+// bytes (smaller ones miss mostly on the TLB and the first lines, which
+// bytes over a bandwidth do not describe), each after a copy this large.
+constexpr double kColdGemmMinBytes = 512.0 * 1024.0;
+constexpr double kColdGemmEvictBytes = 64 * kMiB;
 
 std::string host_name() {
   char buf[256] = {0};
@@ -94,6 +99,18 @@ class Bench {
   // tasks (gaps between tasks included, and any time the OS gave the thread
   // to someone else: a step pays those too, where the median of single
   // tasks would not); the mean over the streams.
+  // The mean span of the kernels (compute tasks) of a trace: for programs
+  // whose kernels alternate with untimed work (eviction copies).
+  static double mean_kernel_seconds(const Trace& t) {
+    double spans = 0;
+    int count = 0;
+    for (const TraceSpan& sp : t.spans)
+      if (sp.kind == TaskKind::kCompute) {
+        spans += sp.end_seconds - sp.start_seconds;
+        ++count;
+      }
+    return count > 0 ? spans / count : 0.0;
+  }
   static double per_task_seconds(const Trace& t, const std::vector<StreamId>& ss) {
     double sum = 0;
     int streams = 0;
@@ -226,8 +243,11 @@ Result<double> gemm_speed_against_profile(RealExecutor& executor, const Topology
                                           DType dtype, double seconds) {
   const Device& d = topology.device(0);
   const double flops = gemm_flops(n, n, n);
-  const double predicted =
-      kernel_seconds(d, profile.for_device(d), dtype, flops, gemm_bytes(n, n, n, dtype));
+  // Back to back, the probe's operands are warm: it is compared with the
+  // profile's warm GEMM time (without the cold-operand term).
+  DeviceProfile warm = profile.for_device(d);
+  warm.gemm_cold_operand_bandwidth_bytes_per_second = 0;
+  const double predicted = kernel_seconds(d, warm, dtype, flops, gemm_bytes(n, n, n, dtype));
   if (!(predicted > 0))
     return Status::error("the profile gives no time for a " + std::to_string(n) + "^3 " +
                          std::string(dtype_name(dtype)) + " GEMM");
@@ -366,7 +386,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   } else {
     gemm_plan.emplace_back(
         DType::kF32,
-        quick ? std::vector<std::int64_t>{16, 32, 64}
+        // Quick: 256 is the one size whose operands (768 KiB) are measured cold too.
+        quick ? std::vector<std::int64_t>{16, 32, 64, 256}
               : std::vector<std::int64_t>{32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024});
     gemm_plan.emplace_back(DType::kF64,
                            quick ? std::vector<std::int64_t>{16, 32}
@@ -396,7 +417,17 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   // Progress: one line per benchmark run (Bench::run_rounds runs each of
   // its jobs kRounds times).
   int total = 1 + Bench::kRounds * static_cast<int>(memory_sizes.size());
-  for (const auto& [t, sizes] : gemm_plan) total += Bench::kRounds * static_cast<int>(sizes.size());
+  // GEMMs whose operands are measured cold too (below): CPU, two devices or
+  // more (the eviction copy goes to the next device), operands of at least
+  // kColdGemmMinBytes.
+  const bool cold_gemms = !cuda && devices >= 2;
+  auto measured_cold = [&](DType t, std::int64_t n) {
+    return cold_gemms && gemm_bytes(n, n, n, t) >= kColdGemmMinBytes;
+  };
+  for (const auto& [t, sizes] : gemm_plan) {
+    total += Bench::kRounds * static_cast<int>(sizes.size());
+    for (std::int64_t n : sizes) total += measured_cold(t, n) ? Bench::kRounds : 0;
+  }
   if (pairs)
     total += Bench::kRounds * (static_cast<int>(transfer_sizes.size()) +
                                kNumCollectiveKinds * static_cast<int>(collective_sizes.size())) +
@@ -414,7 +445,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     std::vector<StreamId> ss;
     for (int d = 0; d < devices; ++d) {
       ss.push_back(b.stream(d, "compute"));
-      add_tasks(b, ss.back());
+      add_tasks(b, ss.back(), d);
     }
     BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
     return std::make_pair(std::move(p), ss);
@@ -424,7 +455,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   {
     const int reps = quick ? 50 : 2000;
     BRIGADE_ASSIGN_OR_RETURN(
-        auto ps, on_every_device("calibrate-launch", [&](ProgramBuilder& b, StreamId s) {
+        auto ps, on_every_device("calibrate-launch", [&](ProgramBuilder& b, StreamId s, int) {
           for (int i = 0; i < reps; ++i) b.add_memory_bound(s, 64, DType::kF32, "noop");
         }));
     BRIGADE_ASSIGN_OR_RETURN(
@@ -441,9 +472,16 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
 
   // GEMMs: square sizes spanning the FLOPs of the kernels plans run (a
   // 128x128x64 attention product is 2 MFLOP, a 1024x4096x1024 projection
-  // 8.6 GFLOP), on every device at once.
+  // 8.6 GFLOP), on every device at once, back to back (operands warm). On
+  // the CPU, sizes with operands of kColdGemmMinBytes or more run a second
+  // time, each GEMM after an untimed 64 MiB copy to the next device that
+  // evicts its operands, interleaved with the warm runs (run_rounds): what
+  // the cold ones take longer, against their operand bytes, is the profile's
+  // gemm_cold_operand_bandwidth (the median over sizes).
   {
     std::vector<Bench::Job> jobs;
+    std::vector<size_t> cold_of;  // jobs[cal.gemm.size() + j] is cold for cal.gemm[cold_of[j]]
+    std::vector<Bench::Job> cold_jobs;
     for (const auto& [dtype, sizes] : gemm_plan) {
       double nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
       if (!(nominal > 0))
@@ -453,7 +491,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
         const double estimate = nominal > 0 ? flops / (0.5 * nominal) : 1e-3;
         const int reps = reps_for(gemm_budget, estimate, min_reps, 400);
         BRIGADE_ASSIGN_OR_RETURN(
-            auto ps, on_every_device("calibrate-gemm", [&](ProgramBuilder& b, StreamId s) {
+            auto ps, on_every_device("calibrate-gemm", [&](ProgramBuilder& b, StreamId s, int) {
               for (int i = 0; i < reps; ++i) b.add_gemm(s, n, n, n, dtype, "gemm");
             }));
         GemmPoint g;
@@ -461,15 +499,49 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
         g.size = n;
         g.flops = flops;
         cal.gemm.push_back(g);
-        jobs.push_back(Bench::Job{std::move(ps.first),
-                                  std::string(dtype_name(dtype)) + " GEMM " + std::to_string(n) +
-                                      "^3 x" + std::to_string(reps),
+        const std::string what =
+            std::string(dtype_name(dtype)) + " GEMM " + std::to_string(n) + "^3";
+        jobs.push_back(Bench::Job{std::move(ps.first), what + " x" + std::to_string(reps),
                                   [ss = ps.second](const Trace& t) {
                                     return Bench::per_task_seconds(t, ss);
                                   }});
+        if (!measured_cold(dtype, n)) continue;
+        const int cold_reps = std::min(reps, 12);
+        BRIGADE_ASSIGN_OR_RETURN(
+            auto cold, on_every_device("calibrate-gemm-cold",
+                                       [&](ProgramBuilder& b, StreamId s, int d) {
+                                         for (int i = 0; i < cold_reps; ++i) {
+                                           b.add_transfer(s, (d + 1) % devices, kColdGemmEvictBytes,
+                                                          "evict");
+                                           b.add_gemm(s, n, n, n, dtype, "gemm");
+                                         }
+                                       }));
+        cold_of.push_back(cal.gemm.size() - 1);
+        cold_jobs.push_back(Bench::Job{std::move(cold.first),
+                                       what + " cold x" + std::to_string(cold_reps),
+                                       [launch = cal.launch_overhead_seconds](const Trace& t) {
+                                         return Bench::mean_kernel_seconds(t) + launch;
+                                       }});
       }
     }
+    for (Bench::Job& j : cold_jobs) jobs.push_back(std::move(j));
     BRIGADE_ASSIGN_OR_RETURN(const std::vector<double> seconds, bench.run_rounds(jobs));
+    std::vector<double> cold_rates;
+    for (size_t j = 0; j < cold_of.size(); ++j) {
+      GemmPoint& g = cal.gemm[cold_of[j]];
+      g.cold_seconds = seconds[cal.gemm.size() + j];
+      const double extra = g.cold_seconds - seconds[cold_of[j]];
+      if (extra > 0) cold_rates.push_back(gemm_bytes(g.size, g.size, g.size, g.dtype) / extra);
+    }
+    if (!cold_rates.empty()) {
+      cal.gemm_cold_operand_bandwidth_bytes_per_second = median(cold_rates);
+    } else if (cold_gemms) {
+      cal.notes.push_back(
+          "GEMMs with cold operands: " +
+          std::string(cold_of.empty() ? "no size has operands large enough to measure"
+                                      : "none took longer than with warm ones") +
+          "; the profile charges no cold-operand time");
+    }
     for (size_t i = 0; i < cal.gemm.size(); ++i) {
       GemmPoint& g = cal.gemm[i];
       g.seconds = seconds[i];
@@ -523,17 +595,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       jobs.push_back(Bench::Job{
           std::move(p), "streaming " + format_bytes(bytes) + " x" + std::to_string(reps),
           [ss, evict, launch](const Trace& t) {
-            double spans = 0;
-            int count = 0;
-            for (const TraceSpan& sp : t.spans)
-              if (sp.kind == TaskKind::kCompute) {
-                spans += sp.end_seconds - sp.start_seconds;
-                ++count;
-              }
             // Launch overhead as per_task_seconds counts it: the kernel's span plus one launch.
-            return !evict      ? Bench::per_task_seconds(t, ss)
-                   : count > 0 ? spans / count + launch
-                               : 0.0;
+            return evict ? Bench::mean_kernel_seconds(t) + launch : Bench::per_task_seconds(t, ss);
           }});
     }
     BRIGADE_ASSIGN_OR_RETURN(const std::vector<double> per, bench.run_rounds(jobs));
@@ -761,6 +824,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     cal.notes.push_back(
         "tf32, f16 and bf16 GEMMs take f32's peak and curve (the CPU backend computes them in f32)");
   }
+  dp.gemm_cold_operand_bandwidth_bytes_per_second = cal.gemm_cold_operand_bandwidth_bytes_per_second;
   dp.memory_bandwidth_bytes_per_second = cal.memory_peak_bytes_per_second;
   dp.memory_efficiency = std::clamp(cal.memory_efficiency, 1e-6, 1.0);
   dp.launch_overhead_seconds = cal.launch_overhead_seconds;

@@ -46,6 +46,9 @@ struct GemmPoint {
   double seconds = 0;           // per GEMM, launch included
   double flops_per_second = 0;  // the kernel's rate: flops / (seconds - launch)
   double efficiency = 0;        // flops_per_second / the dtype's measured peak (<= 1)
+  // Per GEMM after its operands were evicted (launch included, as
+  // `seconds`); 0 where not measured (CUDA, one device, small operands).
+  double cold_seconds = 0;
 };
 
 struct SizePoint {
@@ -131,6 +134,9 @@ struct Calibration {
   double memory_peak_bytes_per_second = 0;
   double memory_bandwidth_bytes_per_second = 0;
   double memory_efficiency = 0;  // memory_bandwidth / memory_peak (<= 1)
+  // DeviceProfile::gemm_cold_operand_bandwidth: the median over the GEMMs
+  // measured cold of operand bytes / (cold - warm time); 0: not measured.
+  double gemm_cold_operand_bandwidth_bytes_per_second = 0;
   double comm_compute_slowdown = 0;
   // DeviceProfile::comm_compute_share, from the machine rather than a
   // benchmark: the CPU backend pins each device's threads to one core, or,
@@ -172,7 +178,8 @@ Result<MultiFit> fit_kind_steps(CollectiveKind kind, int ranks, const std::vecto
 // How fast the machine runs GEMMs now against what a profile says: n^3
 // GEMMs of `dtype` on every device of `topology` at once, for about
 // `seconds` (a warm-up step, then the median of 3 timed steps); returns the
-// profile's time per GEMM (kernel_seconds) over the measured one: above 1,
+// profile's time per GEMM (kernel_seconds, without the cold-operand term:
+// back to back, the probe's operands are warm) over the measured one: above 1,
 // the machine is faster than when it was calibrated. `brigade validate`
 // runs it before and after its runs, so that a reader can tell a model's
 // error from the machine's drift.

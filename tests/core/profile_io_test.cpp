@@ -49,6 +49,8 @@ void expect_same(const HardwareProfile& a, const HardwareProfile& b) {
     EXPECT_EQ(x.collective_overhead_seconds, y.collective_overhead_seconds);
     EXPECT_EQ(x.comm_compute_slowdown, y.comm_compute_slowdown);
     EXPECT_EQ(x.comm_compute_share, y.comm_compute_share);
+    EXPECT_EQ(x.gemm_cold_operand_bandwidth_bytes_per_second,
+              y.gemm_cold_operand_bandwidth_bytes_per_second);
     EXPECT_EQ(x.peak_flops_per_second, y.peak_flops_per_second);
     EXPECT_EQ(x.memory_bandwidth_bytes_per_second, y.memory_bandwidth_bytes_per_second);
     for (int t = 0; t < kNumDTypes; ++t) {
@@ -102,6 +104,7 @@ TEST_F(ProfileFiles, AwkwardValuesRoundTripExactly) {
   d.collective_overhead_seconds = 0;
   d.comm_compute_slowdown = 1.25;
   d.comm_compute_share = 2.0 / 3.0;
+  d.gemm_cold_operand_bandwidth_bytes_per_second = 1.0 / 3.0 * 1e11;
   d.gemm[static_cast<size_t>(dtype_index(DType::kF32))].points = {
       {1e5, 0.01}, {3.3e9, 2.0 / 3.0}, {1e14, 0.9}};
   d.gemm[static_cast<size_t>(dtype_index(DType::kF32))].fallback = 0.9;
@@ -223,6 +226,9 @@ const ProfileError kProfileErrors[] = {
      "3:28: error: found '-0.1'; expected a non-negative number"},
     {"ShareAboveOne", DEV "    comm_compute_share: 1.5\n",
      "3:25: error: found '1.5'; expected a fraction in [0, 1]"},
+    {"ZeroColdOperandBandwidth", DEV "    gemm_cold_operand_bandwidth: 0\n",
+     "3:34: error: found '0'; expected a positive bandwidth such as 25GB/s, 200Gbps or 1e9 "
+     "(bytes per second)"},
     {"NegativeAlpha", "links:\n  pcie: {alpha: -1us}\n",
      "2:17: error: found '-1us'; expected a non-negative duration such as 5us, 2ms or 0.001 "
      "(seconds)"},

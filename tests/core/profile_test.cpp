@@ -43,6 +43,36 @@ TEST(KernelSeconds, MeasuredPeaksReplaceTheDataSheet) {
   EXPECT_DOUBLE_EQ(peak_memory_bandwidth_bytes_per_second(host_device(), p), 200e9);
 }
 
+// Cold operands (DeviceProfile::gemm_cold_operand_bandwidth): a GEMM kernel
+// pays its operand bytes at that rate on top of its compute time, inside the
+// roofline's max. By hand, f32, m = 128, n = k = 2048: F = 2 * 128 * 2048 *
+// 2048 = 1.073741824e9 FLOP at 100 GFLOP/s x 0.5 = 21.47483648 ms; bytes =
+// (128*2048 + 2048*2048 + 128*2048) * 4 = 18874368 B at 10 GB/s = 1.8874368
+// ms; memory 18874368 / (200e9 * 0.8) = 0.118 ms; launch 1 us: 23.36327328 ms.
+// The square GEMM of the same FLOPs has fewer bytes and pays less; a
+// streaming kernel never pays it.
+TEST(KernelSeconds, ColdOperandsCostAGemmItsBytesOnTopOfItsCompute) {
+  DeviceProfile p;
+  p.gemm[static_cast<size_t>(dtype_index(DType::kF32))].fallback = 0.5;
+  p.memory_efficiency = 0.8;
+  p.launch_overhead_seconds = 1e-6;
+  p.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))] = 100e9;
+  p.memory_bandwidth_bytes_per_second = 200e9;
+  p.gemm_cold_operand_bandwidth_bytes_per_second = 10e9;
+  const double f = gemm_flops(128, 2048, 2048);
+  const double b = gemm_bytes(128, 2048, 2048, DType::kF32);
+  ASSERT_DOUBLE_EQ(f, 1.073741824e9);
+  ASSERT_DOUBLE_EQ(b, 18874368.0);
+  EXPECT_NEAR(kernel_seconds(host_device(), p, DType::kF32, f, b), 0.02336327328, 1e-12);
+  const double square = kernel_seconds(host_device(), p, DType::kF32, gemm_flops(812, 812, 812),
+                                       gemm_bytes(812, 812, 812, DType::kF32));
+  EXPECT_LT(square, 0.0228);  // 2 * 812^3 = 1.0708e9 FLOP: 21.42 ms + 0.79 ms of operands
+  EXPECT_DOUBLE_EQ(kernel_seconds(host_device(), p, DType::kF32, 0, 1e8, ComputeKind::kMemoryBound),
+                   1e-6 + 1e8 / (200e9 * 0.8));
+  p.gemm_cold_operand_bandwidth_bytes_per_second = 0;
+  EXPECT_NEAR(kernel_seconds(host_device(), p, DType::kF32, f, b), 0.02147583648, 1e-12);
+}
+
 // Achieved link bandwidth: (profile's bandwidth, else the link's) x efficiency.
 TEST(AchievedLinkBandwidth, ProfileBandwidthReplacesTheLinks) {
   Link l{0, 1, 1e-6, 10e9, LinkClass::kSharedMemory, "a-b"};
