@@ -116,8 +116,8 @@ ScenarioResult finish_one(const Pending& p, const ValidateOptions& o) {
 
 // The machine's GEMM speed against the first scenario's profile (realexec::
 // gemm_speed_against_profile): f32 512^3 on the CPU, bf16 4096^3 on GPUs,
-// about 0.3 s. -1 where it cannot be measured (the reason on stderr).
-double gemm_probe(const Pending& first, const ValidateOptions& o) {
+// about 0.3 s. Ratio -1 where it cannot be measured (the reason on stderr).
+realexec::GemmProbe gemm_probe(const Pending& first, const ValidateOptions& o) {
   const bool cuda = o.run.backend == "cuda";
   auto executor = make_backend_executor(o.run);
   auto r = realexec::gemm_speed_against_profile(
@@ -125,7 +125,20 @@ double gemm_probe(const Pending& first, const ValidateOptions& o) {
       cuda ? 4096 : 512, cuda ? DType::kBF16 : DType::kF32, 0.3);
   if (r.is_ok()) return *r;
   if (!o.quiet) std::cerr << "brigade: warning: GEMM probe: " << r.message() << "\n";
-  return -1;
+  realexec::GemmProbe none;
+  none.ratio = -1;
+  return none;
+}
+
+// " (cpu0 0.95, cpu1 1.01)" for the probe's devices (named as in the first
+// scenario's topology); "" with one device.
+std::string per_device_probe(const realexec::GemmProbe& p, const Topology& topo) {
+  if (p.per_device.size() < 2) return "";
+  std::string out = " (";
+  for (size_t d = 0; d < p.per_device.size(); ++d)
+    out += fmt::format("{}{} {:.2f}", d ? ", " : "", topo.device(static_cast<int>(d)).name,
+                       p.per_device[d]);
+  return out + ")";
 }
 
 // Timed steps per round: --repeat spread over --rounds, at least one each.
@@ -145,7 +158,7 @@ void run_validate(const ValidateOptions& o) {
   for (const std::string& path : o.scenarios) pending.push_back(prepare_one(path, o));
   const int per_round = steps_per_round(o);
   const double load_before = load_average();
-  const double probe_before = gemm_probe(pending.front(), o);
+  const realexec::GemmProbe probe_before = gemm_probe(pending.front(), o);
   for (int round = 0; round < o.rounds; ++round)
     for (size_t i = 0; i < pending.size(); ++i) {
       if (!o.quiet)
@@ -153,7 +166,7 @@ void run_validate(const ValidateOptions& o) {
                                  pending.size(), o.scenarios[i]);
       measure_round(pending[i], o, per_round, round == 0);
     }
-  const double probe_after = gemm_probe(pending.front(), o);
+  const realexec::GemmProbe probe_after = gemm_probe(pending.front(), o);
   std::vector<ScenarioResult> results;
   std::vector<double> errors;
   for (const Pending& p : pending) {
@@ -174,7 +187,10 @@ void run_validate(const ValidateOptions& o) {
     j["load_average"] = {{"before", load(load_before)}, {"after", load(load_after)}};
     j["hardware_threads"] = threads;
     auto probe = [](double x) { return x > 0 ? nlohmann::json(x) : nlohmann::json(nullptr); };
-    j["gemm_speed_vs_profile"] = {{"before", probe(probe_before)}, {"after", probe(probe_after)}};
+    j["gemm_speed_vs_profile"] = {{"before", probe(probe_before.ratio)},
+                                  {"after", probe(probe_after.ratio)},
+                                  {"before_per_device", probe_before.per_device},
+                                  {"after_per_device", probe_after.per_device}};
     nlohmann::json rows = nlohmann::json::array();
     for (const ScenarioResult& r : results) {
       nlohmann::json kinds = nlohmann::json::array();
@@ -214,11 +230,14 @@ void run_validate(const ValidateOptions& o) {
                            summary.count, 100 * summary.median_abs_error, 100 * summary.p90_abs_error);
   std::cout << "(error = (simulated - measured) / measured; measured = the median of "
             << o.rounds * per_round << " timed steps in " << o.rounds << " rounds)\n";
-  if (probe_before > 0 && probe_after > 0)
+  if (probe_before.ratio > 0 && probe_after.ratio > 0) {
+    const Topology& topo = pending.front().prepared.scenario.topology;
     std::cout << fmt::format(
-        "GEMM probe ({} on every device): {:.2f} x the profile's speed before the runs, {:.2f} x "
-        "after\n",
-        o.run.backend == "cuda" ? "bf16 4096^3" : "f32 512^3", probe_before, probe_after);
+        "GEMM probe ({} on every device): {:.2f} x the profile's speed before the runs{}, {:.2f} x "
+        "after{}\n",
+        o.run.backend == "cuda" ? "bf16 4096^3" : "f32 512^3", probe_before.ratio,
+        per_device_probe(probe_before, topo), probe_after.ratio, per_device_probe(probe_after, topo));
+  }
   if (load_before >= 0 && load_after >= 0)
     std::cout << fmt::format("load average (1 min): {:.2f} before, {:.2f} after, on {} hardware threads\n",
                              load_before, load_after, threads);

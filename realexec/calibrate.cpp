@@ -238,9 +238,9 @@ bool collective_step_row(CollectiveKind kind, int ranks, double bytes, std::vect
   return false;
 }
 
-Result<double> gemm_speed_against_profile(RealExecutor& executor, const Topology& topology,
-                                          const HardwareProfile& profile, std::int64_t n,
-                                          DType dtype, double seconds) {
+Result<GemmProbe> gemm_speed_against_profile(RealExecutor& executor, const Topology& topology,
+                                             const HardwareProfile& profile, std::int64_t n,
+                                             DType dtype, double seconds) {
   const Device& d = topology.device(0);
   const double flops = gemm_flops(n, n, n);
   // Back to back, the probe's operands are warm: it is compared with the
@@ -263,11 +263,20 @@ Result<double> gemm_speed_against_profile(RealExecutor& executor, const Topology
   o.repeat = 4;
   BRIGADE_ASSIGN_OR_RETURN(std::vector<Trace> steps,
                            executor.run_steps(p, topology, profile, o));
-  std::vector<double> per;
-  for (const Trace& t : steps) per.push_back(Bench::per_task_seconds(t, ss));
-  const double measured = median(per);
-  if (!(measured > 0)) return Status::error("the GEMM probe measured no time");
-  return predicted / measured;
+  auto ratio = [&](const std::vector<StreamId>& streams) -> Result<double> {
+    std::vector<double> per;
+    for (const Trace& t : steps) per.push_back(Bench::per_task_seconds(t, streams));
+    const double measured = median(per);
+    if (!(measured > 0)) return Status::error("the GEMM probe measured no time");
+    return predicted / measured;
+  };
+  GemmProbe probe;
+  BRIGADE_ASSIGN_OR_RETURN(probe.ratio, ratio(ss));
+  for (StreamId s : ss) {
+    BRIGADE_ASSIGN_OR_RETURN(double r, ratio({s}));
+    probe.per_device.push_back(r);
+  }
+  return probe;
 }
 
 Result<MultiFit> fit_kind_steps(CollectiveKind kind, int ranks, const std::vector<CollectivePoint>& points,

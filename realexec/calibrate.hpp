@@ -183,9 +183,16 @@ Result<MultiFit> fit_kind_steps(CollectiveKind kind, int ranks, const std::vecto
 // the machine is faster than when it was calibrated. `brigade validate`
 // runs it before and after its runs, so that a reader can tell a model's
 // error from the machine's drift.
-Result<double> gemm_speed_against_profile(RealExecutor& executor, const Topology& topology,
-                                          const HardwareProfile& profile, std::int64_t n,
-                                          DType dtype, double seconds);
+// `ratio` over all devices (their mean time per GEMM), `per_device` each
+// device's own: the cores of a VM drift apart, and a plan whose devices
+// synchronise runs at its slowest one's pace.
+struct GemmProbe {
+  double ratio = 0;
+  std::vector<double> per_device;
+};
+Result<GemmProbe> gemm_speed_against_profile(RealExecutor& executor, const Topology& topology,
+                                             const HardwareProfile& profile, std::int64_t n,
+                                             DType dtype, double seconds);
 
 // Runs the micro-benchmarks on `backend` and fits the profile. Errors: no
 // GPU for kCuda ("no CUDA device: ..."), devices < 1 (bad input), and any

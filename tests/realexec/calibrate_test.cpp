@@ -245,7 +245,11 @@ TEST(Calibrate, GemmProbeRatioIsTheProfilesTimeOverTheMeasuredOne) {
     }
     auto r = gemm_speed_against_profile(*ex, *topo, h, 64, DType::kF32, 0.01);
     EXPECT_TRUE(r.is_ok()) << r.message();
-    return r.is_ok() ? *r : 0.0;
+    if (!r.is_ok()) return 0.0;
+    // One ratio per device, each on the same side of 1 as the whole.
+    EXPECT_EQ(r->per_device.size(), 2u);
+    for (double x : r->per_device) EXPECT_EQ(x < 1, r->ratio < 1);
+    return r->ratio;
   };
   EXPECT_LT(probe(1e17), 1e-2);
   EXPECT_GT(probe(1e6), 1e2);
