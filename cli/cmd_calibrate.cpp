@@ -107,7 +107,9 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
                     {"seconds", p.seconds},
                     {"alg_bandwidth", p.alg_bytes_per_second},
                     {"bus_bandwidth", p.bus_bytes_per_second},
-                    {"model_seconds", p.model_seconds}});
+                    {"model_seconds", p.model_seconds},
+                    {"warm_seconds", p.warm_seconds},
+                    {"warm_model_seconds", p.warm_model_seconds}});
     j["collectives"].push_back(
         {{"kind", std::string(collective_kind_name(cc.kind))},
          {"ranks", cc.ranks},
@@ -199,13 +201,19 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
                                format_seconds(p.seconds), format_bandwidth(p.bytes_per_second));
   }
   if (!c.collectives.empty()) {
+    const bool warm = c.collectives.front().points.empty()
+                          ? false
+                          : c.collectives.front().points.front().warm_seconds > 0;
     std::cout << fmt::format(
         "\nCollectives over {} ranks: T = a + b M fitted; algBw = M / T, busBw = algBw x factor "
-        "(nccl-tests);\nmodel = what the judges predict with this profile\n",
-        c.collectives.front().ranks);
-    std::cout << fmt::format("  {:<14} {:>10} {:>12} {:>8}   {:>10} {:>10} {:>12} {:>12} {:>10} {:>6}\n",
+        "(nccl-tests);\nmodel = what the judges predict with this profile{}\n",
+        c.collectives.front().ranks,
+        warm ? "; warm = back to back, buffers in cache (the others after a kernel and an "
+               "eviction copy)"
+             : "");
+    std::cout << fmt::format("  {:<14} {:>10} {:>12} {:>8}   {:>10} {:>10} {:>12} {:>12} {:>10} {:>6}{}\n",
                              "kind", "a", "1/b", "R²", "size", "time", "algBw", "busBw", "model",
-                             "error");
+                             "error", warm ? fmt::format(" {:>10} {:>10} {:>6}", "warm", "model", "error") : "");
     for (const auto& cc : c.collectives) {
       for (size_t i = 0; i < cc.points.size(); ++i) {
         const auto& p = cc.points[i];
@@ -216,12 +224,17 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
                                    cc.fit.r_squared);
         else
           std::cout << fmt::format("  {:<14} {:>10} {:>12} {:>8}", "", "", "", "");
-        std::cout << fmt::format("   {:>10} {:>10} {:>12} {:>12} {:>10} {:>6}\n",
-                                 format_bytes(p.bytes), format_seconds(p.seconds),
-                                 format_bandwidth(p.alg_bytes_per_second),
-                                 format_bandwidth(p.bus_bytes_per_second),
-                                 p.model_seconds > 0 ? format_seconds(p.model_seconds) : "-",
-                                 percent_of(p.model_seconds, p.seconds));
+        std::cout << fmt::format(
+            "   {:>10} {:>10} {:>12} {:>12} {:>10} {:>6}{}\n", format_bytes(p.bytes),
+            format_seconds(p.seconds), format_bandwidth(p.alg_bytes_per_second),
+            format_bandwidth(p.bus_bytes_per_second),
+            p.model_seconds > 0 ? format_seconds(p.model_seconds) : "-",
+            percent_of(p.model_seconds, p.seconds),
+            p.warm_seconds > 0
+                ? fmt::format(" {:>10} {:>10} {:>6}", format_seconds(p.warm_seconds),
+                              p.warm_model_seconds > 0 ? format_seconds(p.warm_model_seconds) : "-",
+                              percent_of(p.warm_model_seconds, p.warm_seconds))
+                : "");
       }
     }
     const auto& sf = c.collective_step;

@@ -103,8 +103,24 @@ struct LinkProfile {
     // interpolated linearly in log M and clamped at both ends
     // (EfficiencyCurve::at); no points: `fallback` (1 = the fields above).
     EfficiencyCurve bandwidth_scale;
+    // The same for a collective that runs warm: on ranks where nothing but
+    // collectives ran since their previous collective (back to back, as
+    // nccl-tests runs them), its buffers are still in cache and its ranks
+    // arrive together, awake. It then pays no call overhead
+    // (DeviceProfile::collective_overhead, the cold handshake), its steps
+    // this alpha (< 0: alpha_seconds) and this scale (no points:
+    // `bandwidth_scale`, cold).
+    double warm_alpha_seconds = -1;
+    EfficiencyCurve warm_bandwidth_scale;
+    // The scale of a collective of size `bytes`, warm or not.
+    double scale(double bytes, bool warm) const {
+      return warm && has_warm() ? warm_bandwidth_scale.at(bytes) : bandwidth_scale.at(bytes);
+    }
+    // Whether warm figures were measured (a warm collective is then timed by them).
+    bool has_warm() const { return !warm_bandwidth_scale.points.empty(); }
     bool empty() const { return alpha_seconds < 0 && bandwidth_scale.points.empty() &&
-                                bandwidth_scale.fallback == 1.0; }
+                                bandwidth_scale.fallback == 1.0 && warm_alpha_seconds < 0 &&
+                                !has_warm(); }
   };
   std::array<KindSteps, kNumCollectiveKinds> collective_kinds{};
   const KindSteps& kind_steps(CollectiveKind k) const {
@@ -113,6 +129,11 @@ struct LinkProfile {
   bool has_kind_steps() const {
     for (const KindSteps& k : collective_kinds)
       if (!k.empty()) return true;
+    return false;
+  }
+  bool has_warm_steps() const {
+    for (const KindSteps& k : collective_kinds)
+      if (k.has_warm()) return true;
     return false;
   }
 };

@@ -116,12 +116,21 @@ Status read_collective_kinds(const Cursor& c, LinkProfile* lp) {
     if (k.is_scalar()) kind = parse_collective_kind(k.text());
     if (!kind) return unknown_name(k, "collective kind", names_of_collective_kinds());
     LinkProfile::KindSteps& ks = lp->collective_kinds[static_cast<size_t>(*kind)];
-    BRIGADE_RETURN_IF_ERROR(v.expect_map("a kind's steps {alpha, bandwidth_scale}"));
-    BRIGADE_RETURN_IF_ERROR(v.check_keys({"alpha", "bandwidth_scale"}));
+    BRIGADE_RETURN_IF_ERROR(
+        v.expect_map("a kind's steps {alpha, bandwidth_scale, warm_alpha, warm_bandwidth_scale}"));
+    BRIGADE_RETURN_IF_ERROR(
+        v.check_keys({"alpha", "bandwidth_scale", "warm_alpha", "warm_bandwidth_scale"}));
     BRIGADE_ASSIGN_OR_RETURN(ks.alpha_seconds, v.get_quantity("alpha", -1, Dimension::kSeconds,
                                                               Bound::kNonNegative));
     if (v.has("bandwidth_scale")) {
       BRIGADE_ASSIGN_OR_RETURN(ks.bandwidth_scale, read_scale_curve(v.get("bandwidth_scale")));
+    }
+    BRIGADE_ASSIGN_OR_RETURN(ks.warm_alpha_seconds,
+                             v.get_quantity("warm_alpha", -1, Dimension::kSeconds,
+                                            Bound::kNonNegative));
+    if (v.has("warm_bandwidth_scale")) {
+      BRIGADE_ASSIGN_OR_RETURN(ks.warm_bandwidth_scale,
+                               read_scale_curve(v.get("warm_bandwidth_scale")));
     }
   }
   return Status::ok();
@@ -395,17 +404,26 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
             out << YAML::Key << "alpha" << YAML::Value;
             emit_double(out, ks.alpha_seconds);
           }
-          out << YAML::Key << "bandwidth_scale" << YAML::Value << YAML::BeginMap
-              << YAML::Key << "fallback" << YAML::Value;
-          emit_double(out, ks.bandwidth_scale.fallback);
-          out << YAML::Key << "points" << YAML::Value << YAML::BeginSeq;
-          for (const auto& [bytes, scale] : ks.bandwidth_scale.points) {
-            out << YAML::Flow << YAML::BeginSeq;
-            emit_double(out, bytes);
-            emit_double(out, scale);
-            out << YAML::EndSeq;
+          auto emit_scale = [&](const char* key, const EfficiencyCurve& curve) {
+            out << YAML::Key << key << YAML::Value << YAML::BeginMap << YAML::Key << "fallback"
+                << YAML::Value;
+            emit_double(out, curve.fallback);
+            out << YAML::Key << "points" << YAML::Value << YAML::BeginSeq;
+            for (const auto& [bytes, scale] : curve.points) {
+              out << YAML::Flow << YAML::BeginSeq;
+              emit_double(out, bytes);
+              emit_double(out, scale);
+              out << YAML::EndSeq;
+            }
+            out << YAML::EndSeq << YAML::EndMap;
+          };
+          emit_scale("bandwidth_scale", ks.bandwidth_scale);
+          if (ks.warm_alpha_seconds >= 0) {
+            out << YAML::Key << "warm_alpha" << YAML::Value;
+            emit_double(out, ks.warm_alpha_seconds);
           }
-          out << YAML::EndSeq << YAML::EndMap << YAML::EndMap;
+          if (ks.has_warm()) emit_scale("warm_bandwidth_scale", ks.warm_bandwidth_scale);
+          out << YAML::EndMap;
         }
         out << YAML::EndMap;
       }

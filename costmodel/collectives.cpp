@@ -74,19 +74,20 @@ double route_reduce_bandwidth_bytes_per_second(const Route& route, const Topolog
 // steps as measured"); what it lacks, the message model gives.
 AlphaBeta collective_step_alpha_beta(const Route& route, const Topology& topology,
                                      const HardwareProfile& profile, int receiver,
-                                     CollectiveKind kind, double bytes) {
+                                     CollectiveKind kind, double bytes, bool warm) {
   const double inf = std::numeric_limits<double>::infinity();
   if (route.channels.empty()) return AlphaBeta{0.0, inf, inf};
   const LinkProfile& lp = profile.for_link(route.slowest_class);
   const LinkProfile::KindSteps& ks = lp.kind_steps(kind);
-  // The kind's own figures at this size, where the profile has them.
-  const double scale = ks.bandwidth_scale.at(bytes);
+  // The kind's own figures at this size (warm or cold), where the profile has them.
+  const double scale = ks.scale(bytes, warm);
   // A rank's step never delivers faster than the route carries one message
   // alone: the measured figures are capped at the route's bandwidth (so the
   // simulator can run a step as the route plus a channel of its own).
   const double b = route_bandwidth_bytes_per_second(route, topology, profile);
   AlphaBeta ab;
-  ab.alpha_seconds = ks.alpha_seconds >= 0               ? ks.alpha_seconds
+  ab.alpha_seconds = warm && ks.has_warm() && ks.warm_alpha_seconds >= 0 ? ks.warm_alpha_seconds
+                     : ks.alpha_seconds >= 0                               ? ks.alpha_seconds
                      : lp.collective_alpha_seconds >= 0 ? lp.collective_alpha_seconds
                                                         : route_alpha_seconds(route, profile);
   const double copy = lp.collective_bandwidth_bytes_per_second > 0
@@ -401,9 +402,10 @@ struct Slowest {
   double reduce = std::numeric_limits<double>::infinity();
   bool any = false;
   void add(const Topology& topo, const HardwareProfile& prof, int src, int dst,
-           CollectiveKind kind, double bytes) {
+           CollectiveKind kind, double bytes, bool warm) {
     if (src == dst) return;
-    const AlphaBeta ab = collective_step_alpha_beta(topo.route(src, dst), topo, prof, dst, kind, bytes);
+    const AlphaBeta ab =
+        collective_step_alpha_beta(topo.route(src, dst), topo, prof, dst, kind, bytes, warm);
     alpha = std::max(alpha, ab.alpha_seconds);
     bandwidth = std::min(bandwidth, ab.bandwidth_bytes_per_second);
     reduce = std::min(reduce, ab.reduce_bandwidth_bytes_per_second);
@@ -416,7 +418,8 @@ struct Slowest {
 
 Result<CollectiveQuery> collective_query_on(const Topology& topology, const HardwareProfile& profile,
                                             CollectiveKind kind, CollectiveAlgorithm algorithm,
-                                            const std::vector<int>& group, double bytes) {
+                                            const std::vector<int>& group, double bytes,
+                                            bool warm) {
   if (group.empty()) return Status::error("found an empty group; expected at least 1 device");
   const int d = topology.num_devices();
   for (size_t i = 0; i < group.size(); ++i) {
@@ -433,16 +436,21 @@ Result<CollectiveQuery> collective_query_on(const Topology& topology, const Hard
   q.algorithm = algorithm;
   q.ranks = static_cast<int>(group.size());
   q.bytes = bytes;
-  for (int dev : group)
-    q.overhead_seconds = std::max(
-        q.overhead_seconds, profile.for_device(topology.device(dev)).collective_overhead_seconds);
+  // A warm collective pays no call overhead where its kind has warm figures
+  // (LinkProfile::KindSteps: the overhead is the cold handshake).
+  bool warm_figures = false;
+  for (const LinkProfile& lp : profile.links) warm_figures |= lp.kind_steps(kind).has_warm();
+  if (!(warm && warm_figures))
+    for (int dev : group)
+      q.overhead_seconds = std::max(
+          q.overhead_seconds, profile.for_device(topology.device(dev)).collective_overhead_seconds);
 
   const int n = q.ranks;
   if (algorithm != CollectiveAlgorithm::kHierarchical) {
     Slowest s;
     for (int i = 0; i < n; ++i)
       s.add(topology, profile, group[static_cast<size_t>(i)],
-            group[static_cast<size_t>((i + 1) % n)], kind, bytes);
+            group[static_cast<size_t>((i + 1) % n)], kind, bytes, warm);
     q.intra = s.ab();
     return q;
   }
@@ -471,8 +479,8 @@ Result<CollectiveQuery> collective_query_on(const Topology& topology, const Hard
   const size_t nodes = by_node.size();
   for (size_t j = 0; j < nodes; ++j)
     for (size_t r = 0; r < g; ++r) {
-      in.add(topology, profile, by_node[j][r], by_node[j][(r + 1) % g], kind, bytes);
-      out.add(topology, profile, by_node[j][r], by_node[(j + 1) % nodes][r], kind, bytes);
+      in.add(topology, profile, by_node[j][r], by_node[j][(r + 1) % g], kind, bytes, warm);
+      out.add(topology, profile, by_node[j][r], by_node[(j + 1) % nodes][r], kind, bytes, warm);
     }
   q.ranks_per_node = static_cast<int>(g);
   q.intra = in.ab();

@@ -69,11 +69,14 @@ double route_reduce_bandwidth_bytes_per_second(const Route& route, const Topolog
 // profile also gives steps of the collective's own `kind`
 // (LinkProfile::KindSteps), its alpha replaces the step alpha and its
 // bandwidth scale at the collective's size `bytes` (M, nccl-tests' size)
-// multiplies the measured bandwidths before the cap. A route from a device
-// to itself: alpha 0, infinite bandwidths.
+// multiplies the measured bandwidths before the cap; `warm`: a collective
+// whose buffers are still in cache (nothing but collectives ran on its ranks
+// since their previous one) takes the kind's warm alpha and scale where the
+// profile has them (LinkProfile::KindSteps). A route from a device to itself:
+// alpha 0, infinite bandwidths.
 AlphaBeta collective_step_alpha_beta(const Route& route, const Topology& topology,
                                      const HardwareProfile& profile, int receiver,
-                                     CollectiveKind kind, double bytes);
+                                     CollectiveKind kind, double bytes, bool warm = false);
 
 // ---- per-algorithm closed forms (preconditions: n >= 1, bytes >= 0, bandwidth > 0;
 // halving-doubling: n a power of two; collective_cost checks them) ---------------
@@ -191,10 +194,13 @@ double bus_bandwidth_factor(CollectiveKind kind, int n);
 // inside each node, inter = slowest rail neighbours (same local rank, next
 // node). Reduce bandwidths: the slowest route_reduce_bandwidth_bytes_per_second
 // of the same neighbours (into the successor). Overhead: the largest collective_overhead_seconds of the ranks'
-// profiles. The topology must have passed validate().
+// profiles, except for a `warm` collective of a kind with warm figures
+// (LinkProfile::KindSteps::has_warm): those figures, and no call overhead.
+// The topology must have passed validate().
 Result<CollectiveQuery> collective_query_on(const Topology& topology,
                                             const HardwareProfile& profile,
                                             CollectiveKind kind, CollectiveAlgorithm algorithm,
-                                            const std::vector<int>& group, double bytes);
+                                            const std::vector<int>& group, double bytes,
+                                            bool warm = false);
 
 }  // namespace brigade::cost

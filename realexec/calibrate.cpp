@@ -64,11 +64,13 @@ class Bench {
     return std::move(steps.back());
   }
 
-  // A measurement: a program and what to read from one timed step of it.
+  // A measurement: a program and what to read from a timed step of it; with
+  // `steps` > 1, that many timed steps and the median of their readings.
   struct Job {
     Program program;
     std::string what;
     std::function<double(const Trace&)> measure;
+    int steps = 1;
   };
 
   // Runs every job in kRounds interleaved rounds (each job once, a warm-up
@@ -85,8 +87,10 @@ class Bench {
             run_steps(jobs[j].program,
                       jobs[j].what + " (round " + std::to_string(r + 1) + "/" +
                           std::to_string(kRounds) + ")",
-                      1));
-        values[j].push_back(jobs[j].measure(steps.back()));
+                      std::max(jobs[j].steps, 1)));
+        std::vector<double> readings;
+        for (const Trace& t : steps) readings.push_back(jobs[j].measure(t));
+        values[j].push_back(median(readings));
       }
     std::vector<double> medians;
     for (const std::vector<double>& v : values) medians.push_back(median(v));
@@ -296,7 +300,7 @@ Result<MultiFit> fit_kind_steps(CollectiveKind kind, int ranks, const std::vecto
   };
   const double inf = std::numeric_limits<double>::infinity();
   struct Use {
-    double bytes, steps, bandwidth_seconds, seconds;  // seconds: T - overhead
+    double bytes, steps, bandwidth_seconds, seconds;  // seconds: T - overhead (warm: T)
   };
   std::vector<Use> use;
   std::vector<std::vector<double>> rows;
@@ -321,13 +325,40 @@ Result<MultiFit> fit_kind_steps(CollectiveKind kind, int ranks, const std::vecto
   ks.alpha_seconds = f.coefficients[0];
   ks.bandwidth_scale.fallback =
       f.coefficients[1] > 0 ? std::clamp(1.0 / f.coefficients[1], 0.01, 100.0) : 1.0;
-  for (const Use& u : use) {
-    // At least a quarter of the time is the bandwidth's: the scale is then
-    // at most 4 X / (T - overhead), finite and positive; no clamp, so the
-    // judges reproduce the point.
-    const double bandwidth_part = u.seconds - u.steps * ks.alpha_seconds;
-    if (!(u.bandwidth_seconds > 0) || bandwidth_part < 0.25 * u.seconds) continue;
-    ks.bandwidth_scale.points.emplace_back(u.bytes, u.bandwidth_seconds / bandwidth_part);
+  // At least a quarter of the time is the bandwidth's: the scale is then at
+  // most 4 X / (T - overhead), finite and positive; no clamp, so the judges
+  // reproduce the point.
+  auto add_scale = [](const Use& u, double seconds, double alpha, EfficiencyCurve& curve) {
+    const double bandwidth_part = seconds - u.steps * alpha;
+    if (!(u.bandwidth_seconds > 0) || bandwidth_part < 0.25 * seconds) return;
+    curve.points.emplace_back(u.bytes, u.bandwidth_seconds / bandwidth_part);
+  };
+  for (const Use& u : use) add_scale(u, u.seconds, ks.alpha_seconds, ks.bandwidth_scale);
+  // Warm: the same fit of the back-to-back times, whole (a warm collective
+  // pays no call overhead), for the warm alpha and mean scale; then each
+  // size's own scale at that alpha.
+  std::vector<std::vector<double>> warm_rows;
+  std::vector<double> warm_times;
+  std::vector<Use> warm_use;
+  for (const CollectivePoint& p : points) {
+    if (!(p.warm_seconds > 0) || !(p.bytes > 0)) continue;
+    const Use u{p.bytes, closed(p.bytes, cost::AlphaBeta{1.0, inf, inf}),
+                closed(p.bytes, cost::AlphaBeta{0.0, step.bandwidth_bytes_per_second,
+                                                step.reduce_bandwidth_bytes_per_second}),
+                p.warm_seconds};
+    warm_use.push_back(u);
+    warm_rows.push_back({u.steps, u.bandwidth_seconds});
+    warm_times.push_back(u.seconds);
+  }
+  if (warm_use.size() >= 2) {
+    auto wf = fit_nonnegative(warm_rows, warm_times);
+    if (wf.is_ok()) {
+      ks.warm_alpha_seconds = wf->coefficients[0];
+      ks.warm_bandwidth_scale.fallback =
+          wf->coefficients[1] > 0 ? std::clamp(1.0 / wf->coefficients[1], 0.01, 100.0) : 1.0;
+      for (const Use& u : warm_use)
+        add_scale(u, u.seconds, ks.warm_alpha_seconds, ks.warm_bandwidth_scale);
+    }
   }
   *out = std::move(ks);
   return f;
@@ -439,7 +470,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   }
   if (pairs)
     total += Bench::kRounds * (static_cast<int>(transfer_sizes.size()) +
-                               kNumCollectiveKinds * static_cast<int>(collective_sizes.size())) +
+                               kNumCollectiveKinds * static_cast<int>(collective_sizes.size()) *
+                                   (cuda ? 1 : 2)) +  // CPU: cold and warm
              (cal.comm_compute_share >= 1.0 ? 0 : 1);
   Bench bench(*ex, topo, progress, total);
   const int min_reps = quick ? 3 : 5;
@@ -673,6 +705,23 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     for (const GemmPoint& g : cal.gemm)
       if (g.dtype == between_dtype && g.size == between) between_seconds = g.seconds;
     std::vector<Bench::Job> collective_jobs;
+    // The cost of one collective from a trace: its span on the first rank
+    // (from the last rank's arrival to its end), the mean over the run.
+    auto collective_span = [first = StreamId{0}](const Trace& t) {
+      double spans = 0;
+      int count = 0;
+      for (const TraceSpan& sp : t.spans)
+        if (sp.stream == first && sp.kind == TaskKind::kCollective) {
+          spans += sp.end_seconds - sp.start_seconds;
+          ++count;
+        }
+      return count > 0 ? spans / count : 0.0;
+    };
+    // Warm too (CPU): the same collectives back to back, nothing else on the
+    // ranks, as nccl-tests runs them; their buffers stay in cache
+    // (KindSteps::warm_bandwidth_scale). Jobs after the cold ones.
+    const bool warm_collectives = evict_collectives;
+    std::vector<Bench::Job> warm_jobs;
     for (int k = 0; k < kNumCollectiveKinds; ++k) {
       const auto kind = static_cast<CollectiveKind>(k);
       for (double bytes : collective_sizes) {
@@ -695,24 +744,31 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
                            std::string(collective_kind_name(kind)));
         }
         BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
-        collective_jobs.push_back(Bench::Job{
-            std::move(p),
-            std::string(collective_kind_name(kind)) + " " + format_bytes(bytes) + " x" +
-                std::to_string(reps),
-            [first = streams[0]](const Trace& t) {
-              double spans = 0;
-              int count = 0;
-              for (const TraceSpan& sp : t.spans)
-                if (sp.stream == first && sp.kind == TaskKind::kCollective) {
-                  spans += sp.end_seconds - sp.start_seconds;
-                  ++count;
-                }
-              return count > 0 ? spans / count : 0.0;
-            }});
+        const std::string what = std::string(collective_kind_name(kind)) + " " + format_bytes(bytes);
+        collective_jobs.push_back(
+            Bench::Job{std::move(p), what + " x" + std::to_string(reps), collective_span});
+        if (!warm_collectives) continue;
+        // One collective per step, for as many steps: a step's start
+        // releases the ranks together, as a plan's (a collective repeated
+        // within one step lets the ranks drift out of phase: 16-64 MiB
+        // AllReduces took 10-60% longer that way than one per step).
+        const int warm_reps =
+            reps_for(point_budget, 2.0 * bytes / route.bandwidth_bytes_per_second + 2.0 * devices * 5e-6,
+                     min_reps, 50);
+        ProgramBuilder w("calibrate-collective-warm", devices);
+        std::vector<StreamId> ws;
+        for (int d = 0; d < devices; ++d) ws.push_back(w.stream(d, "comm"));
+        w.add_collective(kind, CollectiveAlgorithm::kRing, group, bytes, ws,
+                         std::string(collective_kind_name(kind)));
+        BRIGADE_ASSIGN_OR_RETURN(Program wp, std::move(w).build());
+        warm_jobs.push_back(Bench::Job{std::move(wp), what + " warm x" + std::to_string(warm_reps),
+                                       collective_span, warm_reps});
       }
     }
+    for (Bench::Job& j : warm_jobs) collective_jobs.push_back(std::move(j));
     BRIGADE_ASSIGN_OR_RETURN(const std::vector<double> collective_seconds,
                              bench.run_rounds(collective_jobs));
+    const size_t cold_jobs = static_cast<size_t>(kNumCollectiveKinds) * collective_sizes.size();
     for (int k = 0; k < kNumCollectiveKinds; ++k) {
       const auto kind = static_cast<CollectiveKind>(k);
       CollectiveCalibration cc;
@@ -724,6 +780,9 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
         CollectivePoint cp;
         cp.bytes = bytes;
         cp.seconds = collective_seconds[static_cast<size_t>(k) * collective_sizes.size() + i];
+        if (warm_collectives)
+          cp.warm_seconds =
+              collective_seconds[cold_jobs + static_cast<size_t>(k) * collective_sizes.size() + i];
         cp.alg_bytes_per_second =
             cp.seconds > 0 ? bytes / cp.seconds : 0;  // nccl-tests algBw = M / T
         cp.bus_bytes_per_second =
@@ -930,6 +989,12 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
         if (!q.is_ok()) continue;
         auto c = cost::collective_cost(*q);
         if (c.is_ok()) p.model_seconds = c->seconds;
+        if (!(p.warm_seconds > 0)) continue;
+        auto wq = cost::collective_query_on(topo, profile, cc.kind, CollectiveAlgorithm::kRing,
+                                            group, p.bytes, true);
+        if (!wq.is_ok()) continue;
+        auto wc = cost::collective_cost(*wq);
+        if (wc.is_ok()) p.warm_model_seconds = wc->seconds;
       }
   }
   if (cuda)

@@ -87,6 +87,10 @@ struct CollectivePoint {
   // What the judges predict for it with the calibrated profile
   // (cost::collective_cost, the closed form the simulator's expansion equals).
   double model_seconds = 0;
+  // Back to back, buffers warm (CPU), and the judges' warm prediction; 0:
+  // not measured.
+  double warm_seconds = 0;
+  double warm_model_seconds = 0;
 };
 
 struct CollectiveCalibration {
@@ -169,7 +173,9 @@ bool collective_step_row(CollectiveKind kind, int ranks, double bytes, std::vect
 // the kind's sizes (fit_nonnegative); then each size whose bandwidth time is
 // at least a quarter of T - overhead gets its own scale X / (T - overhead -
 // s alpha_k) (so overhead + s alpha_k + X / scale is T again). No such
-// size: a flat scale, the fit's mean, in [0.01, 100].
+// size: a flat scale, the fit's mean, in [0.01, 100]. Points measured warm
+// too (warm_seconds > 0) give the warm scale the same way, at alpha_k
+// (KindSteps::warm_bandwidth_scale; its fallback the cold one's).
 // Points with T <= overhead are skipped. Errors: fewer than 2 usable points.
 Result<MultiFit> fit_kind_steps(CollectiveKind kind, int ranks, const std::vector<CollectivePoint>& points,
                                 double overhead_seconds, cost::AlphaBeta step,

@@ -154,7 +154,7 @@ class Engine {
   std::string collective_label(CollectiveId c) const;
   Result<std::int32_t> route_index(std::int32_t src, std::int32_t dst);
   Result<std::int32_t> collective_route_index(std::int32_t src, std::int32_t dst, bool reduce,
-                                              const Collective& col);
+                                              const Collective& col, bool warm);
   std::string check_route(std::int32_t src, std::int32_t dst, std::int32_t& index);
 
   // ---- event handling
@@ -253,8 +253,17 @@ class Engine {
   // (LinkProfile::KindSteps), a step's figures depend on the collective's
   // kind and size too: those routes by (src, dst, reduces, kind, size).
   bool kind_steps_ = false;
-  std::map<std::tuple<std::int32_t, std::int32_t, bool, CollectiveKind, double>, std::int32_t>
+  std::map<std::tuple<std::int32_t, std::int32_t, bool, CollectiveKind, double, bool>, std::int32_t>
       sized_route_map_;
+  // Warm collectives (LinkProfile::KindSteps::warm_bandwidth_scale), where
+  // the profile has warm scales: a collective runs warm when, on every rank,
+  // no kernel or transfer started since the rank's previous collective
+  // (`dirty_`, by device; at the step's start a device is dirty when it has
+  // any kernel or transfer, the step being one of many alike). coll_warm_:
+  // the decision, by collective, taken when it starts.
+  bool warm_steps_ = false;
+  std::array<bool, kNumCollectiveKinds> warm_kinds_{};  // kinds with warm figures
+  std::vector<std::uint8_t> dirty_, coll_warm_;
   // Running work.
   EventQueue queue_;
   std::vector<std::int32_t> ready_;  // internal indices
@@ -328,10 +337,11 @@ Result<std::int32_t> Engine::route_index(std::int32_t src, std::int32_t dst) {
 }
 
 Result<std::int32_t> Engine::collective_route_index(std::int32_t src, std::int32_t dst, bool reduce,
-                                                    const Collective& col) {
+                                                    const Collective& col, bool warm) {
   std::int32_t* slot = nullptr;
   if (kind_steps_) {
-    slot = &sized_route_map_.try_emplace(std::make_tuple(src, dst, reduce, col.kind, col.bytes), -1)
+    slot = &sized_route_map_
+                .try_emplace(std::make_tuple(src, dst, reduce, col.kind, col.bytes, warm), -1)
                 .first->second;
   } else {
     const std::uint64_t key = (static_cast<std::uint64_t>(src) << 33) |
@@ -342,7 +352,7 @@ Result<std::int32_t> Engine::collective_route_index(std::int32_t src, std::int32
   if (*slot >= 0) return *slot;
   BRIGADE_ASSIGN_OR_RETURN(std::int32_t index, route_index(src, dst));
   const cost::AlphaBeta step = cost::collective_step_alpha_beta(topo_.route(src, dst), topo_, prof_,
-                                                                dst, col.kind, col.bytes);
+                                                                dst, col.kind, col.bytes, warm);
   const double bandwidth = reduce ? step.reduce_bandwidth_bytes_per_second : step.bandwidth_bytes_per_second;
   const RouteInfo plain = routes_[static_cast<size_t>(index)];
   const bool slower = bandwidth < plain.bandwidth_bytes_per_second;
@@ -432,7 +442,15 @@ Status Engine::setup() {
   chan_.assign(nc, ChannelUse{});
   if (opt_.network == NetworkModel::kFlow) net_.init(chan_capacity_);
   kind_steps_ = false;
-  for (const LinkProfile& lp : prof_.links) kind_steps_ |= lp.has_kind_steps();
+  warm_steps_ = false;
+  warm_kinds_.fill(false);
+  for (const LinkProfile& lp : prof_.links) {
+    kind_steps_ |= lp.has_kind_steps();
+    warm_steps_ |= lp.has_warm_steps();
+    for (int k = 0; k < kNumCollectiveKinds; ++k)
+      warm_kinds_[static_cast<size_t>(k)] =
+          warm_kinds_[static_cast<size_t>(k)] || lp.kind_steps(static_cast<CollectiveKind>(k)).has_warm();
+  }
   // Dense pair -> route table for small device counts (the shortcut's
   // isolated runs are many and small: no 4 MB table each).
   if (nd <= 256) route_dense_.assign(nd * nd, -1);
@@ -534,9 +552,22 @@ Status Engine::setup() {
       coll_int_[static_cast<size_t>(coll_off_[c]) + r] = int_of[static_cast<size_t>(tasks[r])];
   }
 
-  // Shortcuts: collectives whose channels no concurrent traffic can touch.
+  // Warm collectives: every device with a kernel or a transfer starts dirty.
+  dirty_.assign(nd, 0);
+  coll_warm_.assign(ncoll, 0);
+  if (warm_steps_)
+    for (TaskId t = 0; t < p_.num_tasks(); ++t) {
+      const Task& x = p_.task(t);
+      if (x.kind == TaskKind::kCollective) continue;
+      dirty_[static_cast<size_t>(x.device)] = 1;
+      if (x.kind == TaskKind::kTransfer) dirty_[static_cast<size_t>(x.peer)] = 1;
+    }
+
+  // Shortcuts: collectives whose channels no concurrent traffic can touch
+  // (not with warm collectives: a shortcut's time is decided before the
+  // run, warmth when the collective starts).
   coll_shortcut_.assign(ncoll, -1);
-  if (!opt_.exact && !opt_.record_trace && ncoll > 0) {
+  if (!opt_.exact && !opt_.record_trace && ncoll > 0 && !warm_steps_) {
     BRIGADE_RETURN_IF_ERROR(plan_shortcuts(p_, topo_, prof_, opt_.network, node_of_, transfers,
                                            shortcuts_table_, coll_shortcut_));
   }
@@ -694,6 +725,10 @@ void Engine::start_task(std::int32_t i) {
   const std::int32_t dev = stream_device_[static_cast<size_t>(h.stream)];
   const auto d = static_cast<size_t>(dev);
   touch_device(dev);
+  if (warm_steps_) {
+    dirty_[d] = 1;
+    if (kind == TaskKind::kTransfer) dirty_[static_cast<size_t>(h.aux())] = 1;
+  }
   if (h.has_memory())
     for (BufferId b : p_.allocs(t)) alloc_buffer(b, t);
   if (kind == TaskKind::kCompute) {
@@ -776,6 +811,14 @@ void Engine::start_collective(CollectiveId c) {
   // last rank to arrive.
   const std::int32_t last = last_arrival_[static_cast<size_t>(c)];
   const std::int32_t via = hot_[static_cast<size_t>(last)].crit_pred;
+  if (warm_steps_) {
+    bool warm = true;
+    for (std::int32_t dev : p_.collectives()[static_cast<size_t>(c)].group) {
+      warm &= dirty_[static_cast<size_t>(dev)] == 0;
+      dirty_[static_cast<size_t>(dev)] = 0;
+    }
+    coll_warm_[static_cast<size_t>(c)] = warm ? 1 : 0;
+  }
   for (std::int32_t k = coll_off_[static_cast<size_t>(c)]; k < coll_off_[static_cast<size_t>(c) + 1]; ++k) {
     const std::int32_t ri = coll_int_[static_cast<size_t>(k)];
     HotTask& h = hot_[static_cast<size_t>(ri)];
@@ -788,7 +831,12 @@ void Engine::start_collective(CollectiveId c) {
     if (h.has_memory())
       for (BufferId b : p_.allocs(rt)) alloc_buffer(b, rt);
   }
-  queue_.push(now_ + coll_overhead_[static_cast<size_t>(c)],
+  // A warm collective of a kind with warm figures pays no call overhead
+  // (cost::collective_query_on says the same).
+  const bool no_overhead =
+      warm_steps_ && coll_warm_[static_cast<size_t>(c)] != 0 &&
+      warm_kinds_[static_cast<size_t>(p_.collectives()[static_cast<size_t>(c)].kind)];
+  queue_.push(now_ + (no_overhead ? 0.0 : coll_overhead_[static_cast<size_t>(c)]),
               make_event(static_cast<std::uint32_t>(c), kCollectiveGo));
 }
 
@@ -841,9 +889,10 @@ void Engine::start_ring(std::int32_t inst, const Collective& col) {
   for (std::int32_t r = 0; r < n; ++r) {
     const std::int32_t src = in.devices[static_cast<size_t>(r)];
     const std::int32_t dst = in.devices[static_cast<size_t>((r + 1) % n)];
-    auto route = collective_route_index(src, dst, false, col);
+    const bool warm = coll_warm_[static_cast<size_t>(in.collective)] != 0;
+    auto route = collective_route_index(src, dst, false, col, warm);
     if (route.is_ok() && in.ring_reduce_steps > 0) {
-      auto reduce = collective_route_index(src, dst, true, col);
+      auto reduce = collective_route_index(src, dst, true, col, warm);
       if (!reduce.is_ok()) route = reduce.status();
       else in.ring_reduce_route[static_cast<size_t>(r)] = *reduce;
     }
@@ -920,7 +969,8 @@ void Engine::start_op(std::int32_t inst, std::int32_t op) {
   const std::int32_t dst = in.devices[static_cast<size_t>(o.dst_rank)];
   auto r = in.transfer >= 0 ? route_index(src, dst)
                             : collective_route_index(src, dst, o.reduce != 0,
-                                                     p_.collectives()[static_cast<size_t>(in.collective)]);
+                                                     p_.collectives()[static_cast<size_t>(in.collective)],
+                                                     coll_warm_[static_cast<size_t>(in.collective)] != 0);
   if (!r.is_ok()) {
     op_error(in, r.status());
     return;

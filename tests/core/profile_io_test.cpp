@@ -78,6 +78,9 @@ void expect_same(const HardwareProfile& a, const HardwareProfile& b) {
       EXPECT_EQ(x.alpha_seconds, y.alpha_seconds);
       EXPECT_EQ(x.bandwidth_scale.points, y.bandwidth_scale.points);
       EXPECT_EQ(x.bandwidth_scale.fallback, y.bandwidth_scale.fallback);
+      EXPECT_EQ(x.warm_alpha_seconds, y.warm_alpha_seconds);
+      EXPECT_EQ(x.warm_bandwidth_scale.points, y.warm_bandwidth_scale.points);
+      EXPECT_EQ(x.warm_bandwidth_scale.fallback, y.warm_bandwidth_scale.fallback);
     }
   }
 }
@@ -121,6 +124,10 @@ TEST_F(ProfileFiles, AwkwardValuesRoundTripExactly) {
   shm.collective_kinds[static_cast<size_t>(CollectiveKind::kAllReduce)].bandwidth_scale.points = {
       {4096, 0.1 + 0.2}, {16.0 * 1048576, 2.5}};
   shm.collective_kinds[static_cast<size_t>(CollectiveKind::kBroadcast)].bandwidth_scale.fallback = 0.75;
+  shm.collective_kinds[static_cast<size_t>(CollectiveKind::kAllReduce)].warm_alpha_seconds = 1.0 / 3.0 * 1e-6;
+  shm.collective_kinds[static_cast<size_t>(CollectiveKind::kAllReduce)].warm_bandwidth_scale.points = {
+      {4096, 1.0 / 7.0}, {1048576, 3.25}};
+  shm.collective_kinds[static_cast<size_t>(CollectiveKind::kAllReduce)].warm_bandwidth_scale.fallback = 1.5;
   const std::string p = (dir_ / "odd.yaml").string();
   ASSERT_TRUE(save_profile(h, p).is_ok());
   Result<HardwareProfile> back = load_profile(p);
@@ -248,7 +255,11 @@ const ProfileError kProfileErrors[] = {
      "0.9]]}}}\n",
      "2:70: error: found '1MiB'; expected points sorted by increasing bytes"},
     {"UnknownKindKey", "links:\n  shm: {collective_kinds: {alltoall: {beta: 1}}}\n",
-     "2:39: error: found key 'beta'; expected one of alpha, bandwidth_scale"},
+     "2:39: error: found key 'beta'; expected one of alpha, bandwidth_scale, warm_alpha, "
+     "warm_bandwidth_scale"},
+    {"NegativeWarmAlpha", "links:\n  shm: {collective_kinds: {alltoall: {warm_alpha: -1us}}}\n",
+     "2:51: error: found '-1us'; expected a non-negative duration such as 5us, 2ms or 0.001 "
+     "(seconds)"},
     {"UnknownDtype", DEV "    gemm: {int4: 0.5}\n",
      "3:12: error: found dtype 'int4'; expected one of f64, f32, tf32, f16, bf16, fp8, i32, i8"},
     {"UnknownDtypeSuggests", DEV "    gemm: {bf1: 0.5}\n",

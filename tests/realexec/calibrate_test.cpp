@@ -146,6 +146,19 @@ TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
         EXPECT_NEAR(pt.model_seconds, pt.seconds, 1e-9 * pt.seconds)
             << collective_kind_name(c.kind) << " " << pt.bytes;
       }
+      // Warm (back to back, the CPU measures both): the same with the warm figures.
+      ASSERT_GT(pt.warm_seconds, 0.0);
+      const bool own_warm =
+          std::any_of(ks.warm_bandwidth_scale.points.begin(), ks.warm_bandwidth_scale.points.end(),
+                      [&](const auto& q) { return q.first == pt.bytes; });
+      const cost::AlphaBeta wab =
+          cost::collective_step_alpha_beta(topo->route(0, 1), *topo, p, 1, c.kind, pt.bytes, true);
+      const bool warm_capped = wab.bandwidth_bytes_per_second == shm.bandwidth_bytes_per_second ||
+                               wab.reduce_bandwidth_bytes_per_second == shm.bandwidth_bytes_per_second;
+      if (own_warm && !warm_capped) {
+        EXPECT_NEAR(pt.warm_model_seconds, pt.warm_seconds, 1e-9 * pt.warm_seconds)
+            << collective_kind_name(c.kind) << " warm " << pt.bytes;
+      }
     }
   }
 }

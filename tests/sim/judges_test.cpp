@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "costmodel/collectives.hpp"
+#include "costmodel/compute.hpp"
 #include "sim/simulator.hpp"
 #include "tests/sim/sim_test_util.hpp"
 
@@ -173,6 +174,60 @@ INSTANTIATE_TEST_SUITE_P(
                                          CollectiveKind::kReduceScatter, CollectiveKind::kBroadcast,
                                          CollectiveKind::kReduce, CollectiveKind::kAllToAll),
                        ::testing::Values(NetworkModel::kIdeal, NetworkModel::kFlow)));
+
+// Warm collectives (LinkProfile::KindSteps::warm_*): a collective runs warm
+// when nothing but collectives ran on its ranks since their previous one
+// (and, at the step's start, when its ranks have no kernel or transfer at
+// all: the step is one of many alike); warm, it pays no call overhead and
+// takes the warm alpha and scale. By hand, 2 host threads, 16 MiB ring
+// AllReduce (2 steps of M/2 = 8388608 B, the first reducing):
+//   warm: alpha 1 us, scale 1.5 -> 7.5 GB/s copying, 6 GB/s reducing:
+//         2 us + 8388608/6e9 + 8388608/7.5e9 = 2.5185824 ms;
+//   cold: alpha 3 us, 5 and 4 GB/s, overhead 50 us:
+//         50 us + 6 us + 8388608/4e9 + 8388608/5e9 = 3.8308736 ms.
+TEST(WarmCollectives, BackToBackIsWarmAfterAKernelCold) {
+  auto topo = make_preset("cpu-host", 1, 2);
+  ASSERT_TRUE(topo.is_ok());
+  HardwareProfile h = with_step_figures();
+  DeviceProfile star;
+  star.model = "*";
+  star.collective_overhead_seconds = 50e-6;
+  h.devices = {star};
+  LinkProfile::KindSteps& ar =
+      h.links[static_cast<size_t>(LinkClass::kSharedMemory)].collective_kinds[static_cast<size_t>(
+          CollectiveKind::kAllReduce)];
+  ar.warm_alpha_seconds = 1e-6;
+  ar.warm_bandwidth_scale.points = {{1048576.0, 1.5}, {64 * 1048576.0, 1.5}};
+  const double m = 16 * 1048576.0;
+  const double warm = 2.5185824e-3, cold = 3.8308736e-3;
+  const std::vector<int> group = {0, 1};
+  for (bool w : {true, false}) {
+    auto q = cost::collective_query_on(*topo, h, CollectiveKind::kAllReduce,
+                                       CollectiveAlgorithm::kRing, group, m, w);
+    ASSERT_TRUE(q.is_ok()) << q.message();
+    auto c = cost::collective_cost(*q);
+    ASSERT_TRUE(c.is_ok());
+    EXPECT_LT(rel_err(c->seconds, w ? warm : cold), 1e-9) << (w ? "warm" : "cold");
+  }
+  // kernels: none, before the first AllReduce only, before each.
+  for (int kernels : {0, 1, 2}) {
+    ProgramBuilder b("warm", 2);
+    std::vector<StreamId> streams = {b.stream(0, "s"), b.stream(1, "s")};
+    for (int i = 0; i < 2; ++i) {
+      if (i < kernels)
+        for (StreamId s : streams) b.add_memory_bound(s, 1e8, DType::kF32, "k");
+      b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, {0, 1}, m, streams,
+                       "ar");
+    }
+    const Program p = build(std::move(b));
+    const double k = cost::task_seconds(p.task(0), topo->device(0), h.for_device(topo->device(0)));
+    const double want = kernels == 0 ? 2 * warm : kernels == 1 ? k + cold + warm : 2 * k + 2 * cold;
+    for (NetworkModel net : {NetworkModel::kIdeal, NetworkModel::kFlow})
+      for (bool exact : {true, false})  // shortcuts: off for warm collectives
+        EXPECT_LT(rel_err(run(p, *topo, h, net, exact).step_seconds, want), 1e-9)
+            << kernels << " kernels";
+  }
+}
 
 }  // namespace
 }  // namespace brigade::sim
