@@ -27,16 +27,23 @@ TEST(KernelSeconds, DataSheetRoofline) {
   EXPECT_DOUBLE_EQ(kernel_seconds(host_device(), p, DType::kF32, 1e9, 1e8), 0.025001);
 }
 
-// A calibrated profile's peaks replace the data sheet's: with 100 GFLOP/s and
-// 200 GB/s measured, 1e9 FLOP at efficiency 0.5 is 20 ms and 1e9 B at 0.8 is
-// 6.25 ms -> 20 ms (+ 1 us).
-TEST(KernelSeconds, MeasuredPeaksReplaceTheDataSheet) {
+// A calibrated profile: f32 efficiency 0.5 of a measured 100 GFLOP/s,
+// memory 0.8 of a measured 200 GB/s, launch 1 us.
+DeviceProfile measured_profile() {
   DeviceProfile p;
   p.gemm[static_cast<size_t>(dtype_index(DType::kF32))].fallback = 0.5;
   p.memory_efficiency = 0.8;
   p.launch_overhead_seconds = 1e-6;
   p.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))] = 100e9;
   p.memory_bandwidth_bytes_per_second = 200e9;
+  return p;
+}
+
+// A calibrated profile's peaks replace the data sheet's: with 100 GFLOP/s and
+// 200 GB/s measured, 1e9 FLOP at efficiency 0.5 is 20 ms and 1e9 B at 0.8 is
+// 6.25 ms -> 20 ms (+ 1 us).
+TEST(KernelSeconds, MeasuredPeaksReplaceTheDataSheet) {
+  const DeviceProfile p = measured_profile();
   EXPECT_DOUBLE_EQ(kernel_seconds(host_device(), p, DType::kF32, 1e9, 1e9), 0.020001);
   // bf16 has no peak in either: it falls back to f32's measured peak.
   EXPECT_DOUBLE_EQ(peak_flops_per_second(host_device(), p, DType::kBF16), 100e9);
@@ -52,12 +59,7 @@ TEST(KernelSeconds, MeasuredPeaksReplaceTheDataSheet) {
 // The square GEMM of the same FLOPs has fewer bytes and pays less; a
 // streaming kernel never pays it.
 TEST(KernelSeconds, ColdOperandsCostAGemmItsBytesOnTopOfItsCompute) {
-  DeviceProfile p;
-  p.gemm[static_cast<size_t>(dtype_index(DType::kF32))].fallback = 0.5;
-  p.memory_efficiency = 0.8;
-  p.launch_overhead_seconds = 1e-6;
-  p.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))] = 100e9;
-  p.memory_bandwidth_bytes_per_second = 200e9;
+  DeviceProfile p = measured_profile();
   p.gemm_cold_operand_bandwidth_bytes_per_second = 10e9;
   const double f = gemm_flops(128, 2048, 2048);
   const double b = gemm_bytes(128, 2048, 2048, DType::kF32);

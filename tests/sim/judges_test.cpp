@@ -98,6 +98,16 @@ HardwareProfile with_step_figures() {
   return h;
 }
 
+// The same, every device 50 us per collective call.
+HardwareProfile with_step_figures_and_overhead() {
+  HardwareProfile h = with_step_figures();
+  DeviceProfile star;
+  star.model = "*";
+  star.collective_overhead_seconds = 50e-6;
+  h.devices = {star};
+  return h;
+}
+
 class AgainstCostModelWithSteps
     : public ::testing::TestWithParam<std::tuple<CollectiveKind, CollectiveAlgorithm, NetworkModel>> {};
 
@@ -105,11 +115,7 @@ TEST_P(AgainstCostModelWithSteps, SameSecondsOnAnIdleNetwork) {
   const auto [kind, alg, net] = GetParam();
   auto topo = make_preset("cpu-host", 1, 4);
   ASSERT_TRUE(topo.is_ok());
-  HardwareProfile h = with_step_figures();
-  DeviceProfile star;
-  star.model = "*";
-  star.collective_overhead_seconds = 50e-6;
-  h.devices = {star};
+  HardwareProfile h = with_step_figures_and_overhead();
   const Judged j = judge(*topo, h, kind, alg, 16.0 * 1048576, net);
   const auto& q = j.query;
   ASSERT_TRUE(q.is_ok()) << q.message();
@@ -188,11 +194,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(WarmCollectives, BackToBackIsWarmAfterAKernelCold) {
   auto topo = make_preset("cpu-host", 1, 2);
   ASSERT_TRUE(topo.is_ok());
-  HardwareProfile h = with_step_figures();
-  DeviceProfile star;
-  star.model = "*";
-  star.collective_overhead_seconds = 50e-6;
-  h.devices = {star};
+  HardwareProfile h = with_step_figures_and_overhead();
   LinkProfile::KindSteps& ar =
       h.links[static_cast<size_t>(LinkClass::kSharedMemory)].collective_kinds[static_cast<size_t>(
           CollectiveKind::kAllReduce)];
