@@ -516,13 +516,14 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   // 8.6 GFLOP), on every device at once, back to back (operands warm). On
   // the CPU, sizes with operands of kColdGemmMinBytes or more run a second
   // time, each GEMM after an untimed 64 MiB copy to the next device that
-  // evicts its operands, interleaved with the warm runs (run_rounds): what
-  // the cold ones take longer, against their operand bytes, is the profile's
+  // evicts its operands, each right after its warm run (so the machine's
+  // drift between the two is a second's, not a round's): what the cold ones
+  // take longer, against their operand bytes, is the profile's
   // gemm_cold_operand_bandwidth (the median over sizes).
   {
     std::vector<Bench::Job> jobs;
-    std::vector<size_t> cold_of;  // jobs[cal.gemm.size() + j] is cold for cal.gemm[cold_of[j]]
-    std::vector<Bench::Job> cold_jobs;
+    std::vector<size_t> warm_job;             // by cal.gemm index: its job
+    std::vector<std::pair<size_t, size_t>> cold_job;  // (cal.gemm index, its cold job)
     for (const auto& [dtype, sizes] : gemm_plan) {
       double nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
       if (!(nominal > 0))
@@ -542,6 +543,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
         cal.gemm.push_back(g);
         const std::string what =
             std::string(dtype_name(dtype)) + " GEMM " + std::to_string(n) + "^3";
+        warm_job.push_back(jobs.size());
         jobs.push_back(Bench::Job{std::move(ps.first), what + " x" + std::to_string(reps),
                                   [ss = ps.second](const Trace& t) {
                                     return Bench::per_task_seconds(t, ss);
@@ -557,21 +559,20 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
                                            b.add_gemm(s, n, n, n, dtype, "gemm");
                                          }
                                        }));
-        cold_of.push_back(cal.gemm.size() - 1);
-        cold_jobs.push_back(Bench::Job{std::move(cold.first),
-                                       what + " cold x" + std::to_string(cold_reps),
-                                       [launch = cal.launch_overhead_seconds](const Trace& t) {
-                                         return Bench::mean_kernel_seconds(t) + launch;
-                                       }});
+        cold_job.emplace_back(cal.gemm.size() - 1, jobs.size());
+        jobs.push_back(Bench::Job{std::move(cold.first),
+                                  what + " cold x" + std::to_string(cold_reps),
+                                  [launch = cal.launch_overhead_seconds](const Trace& t) {
+                                    return Bench::mean_kernel_seconds(t) + launch;
+                                  }});
       }
     }
-    for (Bench::Job& j : cold_jobs) jobs.push_back(std::move(j));
     BRIGADE_ASSIGN_OR_RETURN(const std::vector<double> seconds, bench.run_rounds(jobs));
     std::vector<double> cold_rates;
-    for (size_t j = 0; j < cold_of.size(); ++j) {
-      GemmPoint& g = cal.gemm[cold_of[j]];
-      g.cold_seconds = seconds[cal.gemm.size() + j];
-      const double extra = g.cold_seconds - seconds[cold_of[j]];
+    for (const auto& [i, j] : cold_job) {
+      GemmPoint& g = cal.gemm[i];
+      g.cold_seconds = seconds[j];
+      const double extra = g.cold_seconds - seconds[warm_job[i]];
       if (extra > 0) cold_rates.push_back(gemm_bytes(g.size, g.size, g.size, g.dtype) / extra);
     }
     if (!cold_rates.empty()) {
@@ -579,13 +580,13 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     } else if (cold_gemms) {
       cal.notes.push_back(
           "GEMMs with cold operands: " +
-          std::string(cold_of.empty() ? "no size has operands large enough to measure"
+          std::string(cold_job.empty() ? "no size has operands large enough to measure"
                                       : "none took longer than with warm ones") +
           "; the profile charges no cold-operand time");
     }
     for (size_t i = 0; i < cal.gemm.size(); ++i) {
       GemmPoint& g = cal.gemm[i];
-      g.seconds = seconds[i];
+      g.seconds = seconds[warm_job[i]];
       g.flops_per_second = g.seconds > 0 ? g.flops / kernel_part(g.seconds) : 0;
       auto& best = cal.measured_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))];
       best = std::max(best, g.flops_per_second);
