@@ -9,7 +9,6 @@
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "cli/cli_util.hpp"
 #include "cli/verbs.hpp"
@@ -283,10 +282,11 @@ void run_calibrate(const CalibrateArgs& a) {
   o.quick = a.quick;
   o.devices = devices > 0 ? devices : (*backend == realexec::Backend::kCpu ? 2 : 0);
   if (*backend == realexec::Backend::kCpu) {
-    const unsigned cores = std::thread::hardware_concurrency();
-    if (cores > 0 && static_cast<unsigned>(o.devices) > cores)
+    const size_t cores = realexec::usable_cpus().size();
+    if (cores > 0 && static_cast<size_t>(o.devices) > cores)
       std::cerr << "brigade: warning: " << o.devices << " devices on " << cores
-                << " hardware threads: devices share cores, so the figures include time-slicing\n";
+                << " CPUs this process may use: devices share cores, so the figures include "
+                   "time-slicing\n";
   }
   auto cal = realexec::calibrate(*backend, o, [](const std::string& what, int done, int total) {
     std::cerr << fmt::format("calibrate [{}/{}] {}\n", done + 1, total, what);

@@ -399,13 +399,12 @@ Status CpuExecutor::check_program(const Program& p, const Topology& topo) {
     if (col.algorithm != CollectiveAlgorithm::kRing)
       other_algorithms.insert(std::string(collective_algorithm_name(col.algorithm)));
   }
-  const int cores = options_.hardware_threads > 0
-                        ? options_.hardware_threads
-                        : static_cast<int>(std::thread::hardware_concurrency());
+  const int cores = options_.hardware_threads > 0 ? options_.hardware_threads
+                                                  : static_cast<int>(usable_cpus().size());
   if (cores > 0 && p.num_devices > cores)
     warnings_.push_back("program '" + p.name + "' has " + std::to_string(p.num_devices) +
-                        " devices and this host " + std::to_string(cores) +
-                        " hardware threads: devices share cores, so measured times include "
+                        " devices and this process " + std::to_string(cores) +
+                        " CPUs to run on: devices share cores, so measured times include "
                         "time-slicing");
   if (!other_algorithms.empty()) {
     std::string names;

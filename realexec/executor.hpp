@@ -76,7 +76,8 @@ struct CpuOptions {
   // the development VM ran GEMMs 20-25% apart, pinned within 2%.
   bool pin_devices = true;
   // Hardware threads the host has, for the "more devices than cores" warning.
-  // 0: std::thread::hardware_concurrency().
+  // 0: the CPUs this process may use (usable_cpus(): a container's cpuset
+  // or a taskset counts, not the machine's).
   int hardware_threads = 0;
   // Fault injection for tests of the checks: before checking collective
   // `corrupt_collective`'s result on its rank 0, add 1 to that rank's first

@@ -346,7 +346,7 @@ TEST(CpuExecutor, MoreDevicesThanCoresIsWarnedAbout) {
   ASSERT_TRUE(t.is_ok()) << t.message();
   ASSERT_EQ(ex->warnings().size(), 1u);
   EXPECT_EQ(ex->warnings()[0],
-            "program 'ar' has 3 devices and this host 2 hardware threads: devices share cores, so "
+            "program 'ar' has 3 devices and this process 2 CPUs to run on: devices share cores, so "
             "measured times include time-slicing");
 }
 
