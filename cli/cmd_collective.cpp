@@ -50,7 +50,8 @@ void check_algorithm_fits(CollectiveKind kind, CollectiveAlgorithm algorithm, in
     throw_flag_error("--algorithm", alg,
                      cost::defined_algorithm_list(kind) + " for " + kind_name + " (" + why + ")");
   cost::AlgorithmFault fault = cost::AlgorithmFault::kNone;
-  (void)cost::check_algorithm(kind, algorithm, ranks, &fault);  // its fault names the flag
+  (void)cost::check_algorithm(kind, algorithm, ranks, &fault,  // its fault names the flag
+                              algorithm == CollectiveAlgorithm::kHierarchical ? ranks_per_node : -1);
   if (fault == cost::AlgorithmFault::kAlgorithm)
     throw_flag_error("--algorithm", alg,
                      cost::defined_algorithm_list(kind) + " for " + kind_name +
@@ -58,7 +59,7 @@ void check_algorithm_fits(CollectiveKind kind, CollectiveAlgorithm algorithm, in
   if (fault == cost::AlgorithmFault::kRanks)
     throw_flag_error("--devices", std::to_string(ranks),
                      "a power of two (1, 2, 4, 8, ...) for --algorithm halving-doubling");
-  if (algorithm == CollectiveAlgorithm::kHierarchical && ranks % ranks_per_node != 0)
+  if (fault == cost::AlgorithmFault::kRanksPerNode)
     throw_flag_error("--ranks-per-node", std::to_string(ranks_per_node),
                      "a divisor of --devices " + std::to_string(ranks) + " (whole nodes)");
 }

@@ -282,7 +282,7 @@ CollectiveAlgorithm modelled_algorithm(CollectiveKind kind, CollectiveAlgorithm 
 }
 
 Status check_algorithm(CollectiveKind kind, CollectiveAlgorithm algorithm, std::int64_t ranks,
-                       AlgorithmFault* fault) {
+                       AlgorithmFault* fault, std::int64_t ranks_per_node) {
   const std::string name(collective_kind_name(kind));
   auto at = [&](AlgorithmFault f, std::string message) {
     if (fault) *fault = f;
@@ -302,6 +302,17 @@ Status check_algorithm(CollectiveKind kind, CollectiveAlgorithm algorithm, std::
               fmt::format("found {} ranks for halving-doubling {}; expected a power of two (1, 2, "
                           "4, 8, ...)",
                           ranks, name));
+  if (algorithm == CollectiveAlgorithm::kHierarchical && ranks_per_node >= 0) {
+    if (ranks_per_node < 1)
+      return at(AlgorithmFault::kRanksPerNode,
+                fmt::format("found {} ranks per node; expected at least 1 for hierarchical {}",
+                            ranks_per_node, name));
+    if (ranks % ranks_per_node != 0)
+      return at(AlgorithmFault::kRanksPerNode,
+                fmt::format("found {} ranks with {} ranks per node; expected a multiple of {} for "
+                            "hierarchical {}",
+                            ranks, ranks_per_node, ranks_per_node, name));
+  }
   return Status::ok();
 }
 
@@ -315,19 +326,13 @@ Result<CollectiveCost> collective_cost(const CollectiveQuery& q) {
         fmt::format("found overhead {} s; expected a duration >= 0", num(q.overhead_seconds)));
   BRIGADE_RETURN_IF_ERROR(check_link(q.intra, ""));
   const std::string kind(collective_kind_name(q.kind));
-  BRIGADE_RETURN_IF_ERROR(check_algorithm(q.kind, q.algorithm, n));
   const CollectiveAlgorithm algorithm = modelled_algorithm(q.kind, q.algorithm);
   const bool hierarchical = algorithm == CollectiveAlgorithm::kHierarchical;
+  BRIGADE_RETURN_IF_ERROR(
+      check_algorithm(q.kind, q.algorithm, n, nullptr, hierarchical ? q.ranks_per_node : -1));
   int nodes = 1, g = n;
   if (hierarchical) {
     g = q.ranks_per_node;
-    if (g < 1)
-      return Status::error(
-          fmt::format("found {} ranks per node; expected at least 1 for hierarchical {}", g, kind));
-    if (n % g != 0)
-      return Status::error(fmt::format(
-          "found {} ranks with {} ranks per node; expected a multiple of {} for hierarchical {}", n,
-          g, g, kind));
     nodes = n / g;
     if (nodes > 1) BRIGADE_RETURN_IF_ERROR(check_link(q.inter, "inter-node "));
   }

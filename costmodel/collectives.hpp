@@ -147,14 +147,16 @@ CollectiveAlgorithm modelled_algorithm(CollectiveKind kind, CollectiveAlgorithm 
 
 // What check_algorithm found wrong: the algorithm for the kind, or the
 // number of ranks for the algorithm.
-enum class AlgorithmFault { kNone, kAlgorithm, kRanks };
+enum class AlgorithmFault { kNone, kAlgorithm, kRanks, kRanksPerNode };
 
 // The combinations the model defines ("found X; expected Y", no position):
 // halving-doubling on a power-of-two number of ranks (AllToAll, modelled as
 // pairwise exchanges, excepted); hierarchical only for AllReduce, AllGather
-// and ReduceScatter. `fault` (may be null) says which part is at fault.
+// and ReduceScatter, and, when `ranks_per_node` is given (>= 0; a
+// hierarchical query's G), on whole nodes of at least one rank. `fault` (may
+// be null) says which part is at fault.
 Status check_algorithm(CollectiveKind kind, CollectiveAlgorithm algorithm, std::int64_t ranks,
-                       AlgorithmFault* fault = nullptr);
+                       AlgorithmFault* fault = nullptr, std::int64_t ranks_per_node = -1);
 
 // ---- one query, checked ---------------------------------------------------------
 

@@ -491,6 +491,19 @@ TEST(ModelledAlgorithm, CheckSaysWhichPartIsWrong) {
                               &fault)
                   .is_ok());
   EXPECT_EQ(fault, AlgorithmFault::kNone);
+  // Hierarchical, given its ranks per node: whole nodes of at least one rank.
+  s = check_algorithm(CollectiveKind::kAllGather, CollectiveAlgorithm::kHierarchical, 6, &fault, 4);
+  EXPECT_EQ(fault, AlgorithmFault::kRanksPerNode);
+  EXPECT_EQ(s.message(),
+            "found 6 ranks with 4 ranks per node; expected a multiple of 4 for hierarchical "
+            "allgather");
+  s = check_algorithm(CollectiveKind::kAllGather, CollectiveAlgorithm::kHierarchical, 6, &fault, 0);
+  EXPECT_EQ(fault, AlgorithmFault::kRanksPerNode);
+  EXPECT_EQ(s.message(), "found 0 ranks per node; expected at least 1 for hierarchical allgather");
+  EXPECT_TRUE(check_algorithm(CollectiveKind::kAllGather, CollectiveAlgorithm::kHierarchical, 6,
+                              &fault, 3)
+                  .is_ok());
+  EXPECT_EQ(fault, AlgorithmFault::kNone);
 }
 
 TEST(CollectiveQueryOn, Errors) {
