@@ -223,6 +223,25 @@ Result<Machine> cuda_machine(int devices) {
   return m;
 }
 
+// A program with one "compute" stream per device, each filled by
+// add_tasks(builder, stream, device): kernels measured on every device at
+// once, as the devices of a plan run (a device's rate with its siblings
+// busy: shared caches, memory bandwidth and, on a CPU, cores). The streams
+// by device.
+template <class AddTasks>
+Result<std::pair<Program, std::vector<StreamId>>> on_every_device(const std::string& name,
+                                                                  int devices,
+                                                                  AddTasks&& add_tasks) {
+  ProgramBuilder b(name, devices);
+  std::vector<StreamId> ss;
+  for (int d = 0; d < devices; ++d) {
+    ss.push_back(b.stream(d, "compute"));
+    add_tasks(b, ss.back(), d);
+  }
+  BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
+  return std::make_pair(std::move(p), ss);
+}
+
 }  // namespace
 
 // Steps and per-rank bytes of the ring algorithms (Patarasuk & Yuan 2009 for
@@ -256,13 +275,13 @@ Result<GemmProbe> gemm_speed_against_profile(RealExecutor& executor, const Topol
     return Status::error("the profile gives no time for a " + std::to_string(n) + "^3 " +
                          std::string(dtype_name(dtype)) + " GEMM");
   const int reps = std::clamp(static_cast<int>(std::ceil(seconds / 3 / predicted)), 3, 10000);
-  ProgramBuilder b("gemm-probe", topology.num_devices());
-  std::vector<StreamId> ss;
-  for (int dev = 0; dev < topology.num_devices(); ++dev) {
-    ss.push_back(b.stream(dev, "compute"));
-    for (int i = 0; i < reps; ++i) b.add_gemm(ss.back(), n, n, n, dtype, "probe");
-  }
-  BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
+  BRIGADE_ASSIGN_OR_RETURN(
+      auto probe_program,
+      on_every_device("gemm-probe", topology.num_devices(), [&](ProgramBuilder& b, StreamId s, int) {
+        for (int i = 0; i < reps; ++i) b.add_gemm(s, n, n, n, dtype, "probe");
+      }));
+  const Program& p = probe_program.first;
+  const std::vector<StreamId>& ss = probe_program.second;
   RunOptions o;
   o.repeat = 4;
   BRIGADE_ASSIGN_OR_RETURN(std::vector<Trace> steps,
@@ -476,27 +495,11 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   Bench bench(*ex, topo, progress, total);
   const int min_reps = quick ? 3 : 5;
 
-  // Kernels are measured on every device at once, as the devices of a plan
-  // run: a device's rate with its siblings busy (shared caches, memory
-  // bandwidth and, on a CPU, cores).
-  auto on_every_device =
-      [&](const std::string& name,
-          auto&& add_tasks) -> Result<std::pair<Program, std::vector<StreamId>>> {
-    ProgramBuilder b(name, devices);
-    std::vector<StreamId> ss;
-    for (int d = 0; d < devices; ++d) {
-      ss.push_back(b.stream(d, "compute"));
-      add_tasks(b, ss.back(), d);
-    }
-    BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
-    return std::make_pair(std::move(p), ss);
-  };
-
   // Launch overhead: back-to-back kernels that do (almost) nothing.
   {
     const int reps = quick ? 50 : 2000;
     BRIGADE_ASSIGN_OR_RETURN(
-        auto ps, on_every_device("calibrate-launch", [&](ProgramBuilder& b, StreamId s, int) {
+        auto ps, on_every_device("calibrate-launch", devices, [&](ProgramBuilder& b, StreamId s, int) {
           for (int i = 0; i < reps; ++i) b.add_memory_bound(s, 64, DType::kF32, "noop");
         }));
     BRIGADE_ASSIGN_OR_RETURN(
@@ -533,7 +536,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
         const double estimate = nominal > 0 ? flops / (0.5 * nominal) : 1e-3;
         const int reps = reps_for(gemm_budget, estimate, min_reps, 400);
         BRIGADE_ASSIGN_OR_RETURN(
-            auto ps, on_every_device("calibrate-gemm", [&](ProgramBuilder& b, StreamId s, int) {
+            auto ps, on_every_device("calibrate-gemm", devices, [&](ProgramBuilder& b, StreamId s, int) {
               for (int i = 0; i < reps; ++i) b.add_gemm(s, n, n, n, dtype, "gemm");
             }));
         GemmPoint g;
@@ -551,7 +554,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
         if (!measured_cold(dtype, n)) continue;
         const int cold_reps = std::min(reps, 12);
         BRIGADE_ASSIGN_OR_RETURN(
-            auto cold, on_every_device("calibrate-gemm-cold",
+            auto cold, on_every_device("calibrate-gemm-cold", devices,
                                        [&](ProgramBuilder& b, StreamId s, int d) {
                                          for (int i = 0; i < cold_reps; ++i) {
                                            b.add_transfer(s, (d + 1) % devices, kColdGemmEvictBytes,
