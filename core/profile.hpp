@@ -109,18 +109,20 @@ struct LinkProfile {
     // arrive together, awake. It then pays no call overhead
     // (DeviceProfile::collective_overhead, the cold handshake), its steps
     // this alpha (< 0: alpha_seconds) and this scale (no points:
-    // `bandwidth_scale`, cold).
+    // `bandwidth_scale`, cold). Either alone makes the kind's warm
+    // collectives warm.
     double warm_alpha_seconds = -1;
     EfficiencyCurve warm_bandwidth_scale;
     // The scale of a collective of size `bytes`, warm or not.
     double scale(double bytes, bool warm) const {
-      return warm && has_warm() ? warm_bandwidth_scale.at(bytes) : bandwidth_scale.at(bytes);
+      return warm && !warm_bandwidth_scale.points.empty() ? warm_bandwidth_scale.at(bytes)
+                                                          : bandwidth_scale.at(bytes);
     }
-    // Whether warm figures were measured (a warm collective is then timed by them).
-    bool has_warm() const { return !warm_bandwidth_scale.points.empty(); }
+    // Whether the kind has warm figures (either): a warm collective is then
+    // timed by them (the missing one: the cold one) and pays no overhead.
+    bool has_warm() const { return warm_alpha_seconds >= 0 || !warm_bandwidth_scale.points.empty(); }
     bool empty() const { return alpha_seconds < 0 && bandwidth_scale.points.empty() &&
-                                bandwidth_scale.fallback == 1.0 && warm_alpha_seconds < 0 &&
-                                !has_warm(); }
+                                bandwidth_scale.fallback == 1.0 && !has_warm(); }
   };
   std::array<KindSteps, kNumCollectiveKinds> collective_kinds{};
   const KindSteps& kind_steps(CollectiveKind k) const {

@@ -422,7 +422,8 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
             out << YAML::Key << "warm_alpha" << YAML::Value;
             emit_double(out, ks.warm_alpha_seconds);
           }
-          if (ks.has_warm()) emit_scale("warm_bandwidth_scale", ks.warm_bandwidth_scale);
+          if (!ks.warm_bandwidth_scale.points.empty())
+            emit_scale("warm_bandwidth_scale", ks.warm_bandwidth_scale);
           out << YAML::EndMap;
         }
         out << YAML::EndMap;

@@ -86,7 +86,7 @@ AlphaBeta collective_step_alpha_beta(const Route& route, const Topology& topolog
   // simulator can run a step as the route plus a channel of its own).
   const double b = route_bandwidth_bytes_per_second(route, topology, profile);
   AlphaBeta ab;
-  ab.alpha_seconds = warm && ks.has_warm() && ks.warm_alpha_seconds >= 0 ? ks.warm_alpha_seconds
+  ab.alpha_seconds = warm && ks.warm_alpha_seconds >= 0 ? ks.warm_alpha_seconds
                      : ks.alpha_seconds >= 0                               ? ks.alpha_seconds
                      : lp.collective_alpha_seconds >= 0 ? lp.collective_alpha_seconds
                                                         : route_alpha_seconds(route, profile);
@@ -444,8 +444,9 @@ Result<CollectiveQuery> collective_query_on(const Topology& topology, const Hard
   // A warm collective pays no call overhead where its kind has warm figures
   // (LinkProfile::KindSteps: the overhead is the cold handshake).
   bool warm_figures = false;
-  for (const LinkProfile& lp : profile.links) warm_figures |= lp.kind_steps(kind).has_warm();
-  if (!(warm && warm_figures))
+  if (warm)
+    for (const LinkProfile& lp : profile.links) warm_figures |= lp.kind_steps(kind).has_warm();
+  if (!warm_figures)
     for (int dev : group)
       q.overhead_seconds = std::max(
           q.overhead_seconds, profile.for_device(topology.device(dev)).collective_overhead_seconds);

@@ -444,6 +444,21 @@ TEST(CollectiveQueryOn, KindStepsScaleWithSize) {
   const AlphaBeta other = collective_step_alpha_beta(topo->route(0, 1), *topo, h, 1,
                                                      CollectiveKind::kAllGather, 64 * 1048576.0);
   EXPECT_DOUBLE_EQ(other.bandwidth_bytes_per_second, 10e9);
+  // A warm alpha alone: warm steps take it and the cold scale, and a warm
+  // query pays no call overhead; cold ones are unchanged.
+  ar.warm_alpha_seconds = 1e-6;
+  const AlphaBeta warm = collective_step_alpha_beta(topo->route(0, 1), *topo, h, 1,
+                                                    CollectiveKind::kAllReduce, 64 * 1048576.0, true);
+  EXPECT_DOUBLE_EQ(warm.alpha_seconds, 1e-6);
+  EXPECT_DOUBLE_EQ(warm.bandwidth_bytes_per_second, 8e9);
+  auto wq = collective_query_on(*topo, h, CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
+                                group, 4194304.0, true);
+  ASSERT_TRUE(wq.is_ok());
+  EXPECT_EQ(wq->overhead_seconds, 0.0);
+  auto cq = collective_query_on(*topo, h, CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
+                                group, 4194304.0);
+  ASSERT_TRUE(cq.is_ok());
+  EXPECT_EQ(cq->overhead_seconds, 100e-6);
 }
 
 // One rule for which algorithm is modelled (modelled_algorithm), read by

@@ -82,11 +82,6 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(CollectiveAlgorithm::kHierarchical), ::testing::Values(2),
                        ::testing::Values(NetworkModel::kIdeal, NetworkModel::kFlow)));
 
-// The same contract when the profile carries a collective step's own figures
-// (LinkProfile::collective_*, as brigade calibrate writes them): cpu-host with
-// 4 host threads, shared-memory steps of alpha 3 us, 5 GB/s copying and
-// 4 GB/s reducing (below the 10 GB/s routes, so the simulator adds a channel
-// of the step's own), 50 us per call.
 // The defaults with shared-memory collective steps of alpha 3 us, 5 GB/s
 // copying and 4 GB/s reducing.
 HardwareProfile with_step_figures() {
@@ -108,6 +103,11 @@ HardwareProfile with_step_figures_and_overhead() {
   return h;
 }
 
+// The same contract when the profile carries a collective step's own figures
+// (LinkProfile::collective_*, as brigade calibrate writes them): cpu-host with
+// 4 host threads, shared-memory steps of alpha 3 us, 5 GB/s copying and
+// 4 GB/s reducing (below the 10 GB/s routes, so the simulator adds a channel
+// of the step's own), 50 us per call.
 class AgainstCostModelWithSteps
     : public ::testing::TestWithParam<std::tuple<CollectiveKind, CollectiveAlgorithm, NetworkModel>> {};
 
