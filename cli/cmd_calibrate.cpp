@@ -68,8 +68,15 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
           c.nominal_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))]},
          {"peak_flops_per_second",
           c.measured_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))]},
-         {"efficiency", g.efficiency},
-         {"cold_seconds", g.cold_seconds}});
+         {"efficiency", g.efficiency}});
+  j["cold_gemm"] = json::array();
+  for (const auto& g : c.cold_gemm)
+    j["cold_gemm"].push_back({{"dtype", "f32"},
+                              {"m", g.m},
+                              {"n", g.n},
+                              {"k", g.k},
+                              {"bytes", g.bytes},
+                              {"extra_seconds", g.extra_seconds}});
   j["gemm_cold_operand_bandwidth_bytes_per_second"] = c.gemm_cold_operand_bandwidth_bytes_per_second;
   auto points = [](const std::vector<realexec::SizePoint>& ps) {
     json a = json::array();
@@ -147,16 +154,12 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
   std::cout << c.profile.source << "\n\n";
   std::cout << "GEMM on every device at once (rate = FLOP / (time - launch); efficiency = rate / "
                "the dtype's peak,\nthe best rate measured, which the profile records)\n";
-  const bool any_cold = std::any_of(c.gemm.begin(), c.gemm.end(),
-                                    [](const realexec::GemmPoint& g) { return g.cold_seconds > 0; });
-  std::cout << fmt::format("  {:<6} {:>6} {:>14} {:>12} {:>11}{}\n", "dtype", "size", "rate",
-                           "per GEMM", "efficiency", any_cold ? "   operands cold" : "");
+  std::cout << fmt::format("  {:<6} {:>6} {:>14} {:>12} {:>11}\n", "dtype", "size", "rate",
+                           "per GEMM", "efficiency");
   for (const auto& g : c.gemm)
-    std::cout << fmt::format("  {:<6} {:>6} {:>14} {:>12} {:>11.3f}{}\n", dtype_name(g.dtype), g.size,
+    std::cout << fmt::format("  {:<6} {:>6} {:>14} {:>12} {:>11.3f}\n", dtype_name(g.dtype), g.size,
                              format_flops_rate(g.flops_per_second), format_seconds(g.seconds),
-                             g.efficiency,
-                             g.cold_seconds > 0 ? fmt::format("   {:>14}", format_seconds(g.cold_seconds))
-                                                : std::string());
+                             g.efficiency);
   for (int i = 0; i < kNumDTypes; ++i)
     if (c.measured_peak_flops_per_second[static_cast<size_t>(i)] > 0 &&
         std::any_of(c.gemm.begin(), c.gemm.end(),
@@ -167,11 +170,22 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
           c.nominal_peak_flops_per_second[static_cast<size_t>(i)] > 0
               ? format_flops_rate(c.nominal_peak_flops_per_second[static_cast<size_t>(i)])
               : std::string("unknown"));
-  if (c.gemm_cold_operand_bandwidth_bytes_per_second > 0)
-    std::cout << fmt::format(
-        "  cold operands: a GEMM also takes its operand bytes at {} (the median over the sizes "
-        "measured cold of bytes / (cold - warm))\n",
-        format_bandwidth(c.gemm_cold_operand_bandwidth_bytes_per_second));
+  if (!c.cold_gemm.empty()) {
+    std::cout << "GEMMs with cold operands (each after a 64 MiB copy; extra = the median of it less "
+                 "the same GEMM right after it)\n";
+    std::cout << fmt::format("  {:<18} {:>12} {:>12} {:>16}\n", "f32 m x n x k", "operands",
+                             "extra", "operands / extra");
+    for (const auto& g : c.cold_gemm)
+      std::cout << fmt::format(
+          "  {:<18} {:>12} {:>12} {:>16}\n", fmt::format("{}x{}x{}", g.m, g.n, g.k),
+          format_bytes(g.bytes), format_seconds(g.extra_seconds),
+          g.extra_seconds > 0 ? format_bandwidth(g.bytes / g.extra_seconds) : std::string("-"));
+    if (c.gemm_cold_operand_bandwidth_bytes_per_second > 0)
+      std::cout << fmt::format(
+          "  a GEMM also takes its operand bytes at {} (the least-squares line through the origin "
+          "of extra against operands)\n",
+          format_bandwidth(c.gemm_cold_operand_bandwidth_bytes_per_second));
+  }
   std::cout << fmt::format("\nLaunch overhead: {} per kernel\n",
                            format_seconds(c.launch_overhead_seconds));
   std::cout << "Streaming kernels on every device at once (rate = bytes / (time - launch)):\n";

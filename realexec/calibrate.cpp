@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,11 +21,12 @@ namespace brigade::realexec {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
-// GEMMs measured with cold operands: those with at least this many operand
-// bytes (smaller ones miss mostly on the TLB and the first lines, which
-// bytes over a bandwidth do not describe), each after a copy this large.
-constexpr double kColdGemmMinBytes = 512.0 * 1024.0;
+// GEMMs measured with cold operands: each after a copy this large.
 constexpr double kColdGemmEvictBytes = 64 * kMiB;
+
+std::string fmt_shape(const ColdGemmPoint& c) {
+  return "f32 GEMM " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k);
+}
 
 std::string host_name() {
   char buf[256] = {0};
@@ -114,6 +116,24 @@ class Bench {
         ++count;
       }
     return count > 0 ? spans / count : 0.0;
+  }
+  // Programs of (untimed copy, kernel, kernel) triples on the streams `ss`:
+  // the median over the pairs of every stream of the first kernel's span
+  // less the second's (negative when the first was the faster).
+  static double median_pair_difference(const Trace& t, const std::vector<StreamId>& ss) {
+    std::vector<double> differences;
+    for (StreamId s : ss) {
+      std::vector<const TraceSpan*> kernels;
+      for (const TraceSpan& sp : t.spans)
+        if (sp.stream == s && sp.kind == TaskKind::kCompute) kernels.push_back(&sp);
+      std::sort(kernels.begin(), kernels.end(), [](const TraceSpan* a, const TraceSpan* b) {
+        return a->start_seconds < b->start_seconds;
+      });
+      for (size_t i = 0; i + 1 < kernels.size(); i += 2)
+        differences.push_back((kernels[i]->end_seconds - kernels[i]->start_seconds) -
+                              (kernels[i + 1]->end_seconds - kernels[i + 1]->start_seconds));
+    }
+    return differences.empty() ? 0.0 : median(differences);
   }
   static double per_task_seconds(const Trace& t, const std::vector<StreamId>& ss) {
     double sum = 0;
@@ -421,6 +441,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
 
   // What to measure.
   std::vector<std::pair<DType, std::vector<std::int64_t>>> gemm_plan;
+  std::vector<ColdGemmPoint> cold_shapes;  // f32 (m, n, k); CPU only
   std::vector<double> memory_sizes, transfer_sizes, collective_sizes;
   double gemm_budget, point_budget;
   if (cuda) {
@@ -445,12 +466,18 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   } else {
     gemm_plan.emplace_back(
         DType::kF32,
-        // Quick: 256 is the one size whose operands (768 KiB) are measured cold too.
         quick ? std::vector<std::int64_t>{16, 32, 64, 256}
               : std::vector<std::int64_t>{32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024});
     gemm_plan.emplace_back(DType::kF64,
                            quick ? std::vector<std::int64_t>{16, 32}
                                  : std::vector<std::int64_t>{32, 64, 128, 256, 512, 1024});
+    // 128 rows against a weight of 1.5 MiB (quick: 1 MiB) to 16 MiB, and
+    // the weight gradient of the largest (its output the 16 MiB).
+    if (quick) cold_shapes.push_back(ColdGemmPoint{128, 512, 512});
+    else
+      for (auto [m, n, k] : {std::array<std::int64_t, 3>{128, 640, 640}, {128, 1024, 1024},
+                             {128, 2048, 2048}, {2048, 2048, 128}})
+        cold_shapes.push_back(ColdGemmPoint{m, n, k});
     memory_sizes = quick ? std::vector<double>{64 * 1024.0, 256 * 1024.0, kMiB}
                          : std::vector<double>{256 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB};
     transfer_sizes = quick ? std::vector<double>{4096, 64 * 1024.0, 256 * 1024.0}
@@ -476,17 +503,12 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   // Progress: one line per benchmark run (Bench::run_rounds runs each of
   // its jobs kRounds times).
   int total = 1 + Bench::kRounds * static_cast<int>(memory_sizes.size());
-  // GEMMs whose operands are measured cold too (below): CPU, two devices or
-  // more (the eviction copy goes to the next device), operands of at least
-  // kColdGemmMinBytes.
+  // GEMMs measured with cold operands too (below): CPU, two devices or more
+  // (the eviction copy goes to the next device).
   const bool cold_gemms = !cuda && devices >= 2;
-  auto measured_cold = [&](DType t, std::int64_t n) {
-    return cold_gemms && gemm_bytes(n, n, n, t) >= kColdGemmMinBytes;
-  };
-  for (const auto& [t, sizes] : gemm_plan) {
-    total += Bench::kRounds * static_cast<int>(sizes.size());
-    for (std::int64_t n : sizes) total += measured_cold(t, n) ? Bench::kRounds : 0;
-  }
+  if (!cold_gemms) cold_shapes.clear();
+  total += Bench::kRounds * static_cast<int>(cold_shapes.size());
+  for (const auto& [t, sizes] : gemm_plan) total += Bench::kRounds * static_cast<int>(sizes.size());
   if (pairs)
     total += Bench::kRounds * (static_cast<int>(transfer_sizes.size()) +
                                kNumCollectiveKinds * static_cast<int>(collective_sizes.size()) *
@@ -516,17 +538,24 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
 
   // GEMMs: square sizes spanning the FLOPs of the kernels plans run (a
   // 128x128x64 attention product is 2 MFLOP, a 1024x4096x1024 projection
-  // 8.6 GFLOP), on every device at once, back to back (operands warm). On
-  // the CPU, sizes with operands of kColdGemmMinBytes or more run a second
-  // time, each GEMM after an untimed 64 MiB copy to the next device that
-  // evicts its operands, each right after its warm run (so the machine's
-  // drift between the two is a second's, not a round's): what the cold ones
-  // take longer, against their operand bytes, is the profile's
-  // gemm_cold_operand_bandwidth (the median over sizes).
+  // 8.6 GFLOP), on every device at once, back to back (operands warm).
+  //
+  // Cold operands (CPU): GEMMs that stream a weight (128 rows against an
+  // n x n matrix, and the weight-gradient shape whose output is the n x n
+  // matrix), where operand bytes are a large part of the time, each in
+  // pairs: an untimed 64 MiB copy to the next device that evicts the
+  // operands (and leaves the cache dirty, as a plan's kernels do), the GEMM
+  // (cold), the same GEMM again (warm). A pair's difference is the cold
+  // operands' extra time, free of the machine's drift (the two GEMMs are
+  // milliseconds apart); a shape's extra is the median over its pairs. The
+  // profile's gemm_cold_operand_bandwidth is the least-squares line through
+  // the origin of extra time against operand bytes over the shapes.
+  // (Squares were measured before: their extra is 1-2% of a 1024^3 GEMM,
+  // under the machine's noise, while small squares pay more per byte than
+  // the MB-sized operands of plans; docs/VALIDATION.md.)
   {
     std::vector<Bench::Job> jobs;
-    std::vector<size_t> warm_job;             // by cal.gemm index: its job
-    std::vector<std::pair<size_t, size_t>> cold_job;  // (cal.gemm index, its cold job)
+    std::vector<size_t> warm_job;  // by cal.gemm index: its job
     for (const auto& [dtype, sizes] : gemm_plan) {
       double nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
       if (!(nominal > 0))
@@ -544,48 +573,55 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
         g.size = n;
         g.flops = flops;
         cal.gemm.push_back(g);
-        const std::string what =
-            std::string(dtype_name(dtype)) + " GEMM " + std::to_string(n) + "^3";
         warm_job.push_back(jobs.size());
-        jobs.push_back(Bench::Job{std::move(ps.first), what + " x" + std::to_string(reps),
+        jobs.push_back(Bench::Job{std::move(ps.first),
+                                  std::string(dtype_name(dtype)) + " GEMM " + std::to_string(n) +
+                                      "^3 x" + std::to_string(reps),
                                   [ss = ps.second](const Trace& t) {
                                     return Bench::per_task_seconds(t, ss);
                                   }});
-        if (!measured_cold(dtype, n)) continue;
-        const int cold_reps = std::min(reps, 12);
-        BRIGADE_ASSIGN_OR_RETURN(
-            auto cold, on_every_device("calibrate-gemm-cold", devices,
-                                       [&](ProgramBuilder& b, StreamId s, int d) {
-                                         for (int i = 0; i < cold_reps; ++i) {
-                                           b.add_transfer(s, (d + 1) % devices, kColdGemmEvictBytes,
-                                                          "evict");
-                                           b.add_gemm(s, n, n, n, dtype, "gemm");
-                                         }
-                                       }));
-        cold_job.emplace_back(cal.gemm.size() - 1, jobs.size());
-        jobs.push_back(Bench::Job{std::move(cold.first),
-                                  what + " cold x" + std::to_string(cold_reps),
-                                  [launch = cal.launch_overhead_seconds](const Trace& t) {
-                                    return Bench::mean_kernel_seconds(t) + launch;
-                                  }});
       }
     }
-    BRIGADE_ASSIGN_OR_RETURN(const std::vector<double> seconds, bench.run_rounds(jobs));
-    std::vector<double> cold_rates;
-    for (const auto& [i, j] : cold_job) {
-      GemmPoint& g = cal.gemm[i];
-      g.cold_seconds = seconds[j];
-      const double extra = g.cold_seconds - seconds[warm_job[i]];
-      if (extra > 0) cold_rates.push_back(gemm_bytes(g.size, g.size, g.size, g.dtype) / extra);
+    const size_t first_cold_job = jobs.size();
+    const double f32_nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
+    for (const ColdGemmPoint& shape : cold_shapes) {
+      const double estimate =
+          f32_nominal > 0 ? gemm_flops(shape.m, shape.n, shape.k) / (0.5 * f32_nominal) : 1e-3;
+      const int cold_pairs = std::clamp(reps_for(gemm_budget, 2 * estimate, min_reps, 400), 3, 12);
+      BRIGADE_ASSIGN_OR_RETURN(
+          auto cold, on_every_device("calibrate-gemm-cold", devices,
+                                     [&](ProgramBuilder& b, StreamId s, int d) {
+                                       for (int i = 0; i < cold_pairs; ++i) {
+                                         b.add_transfer(s, (d + 1) % devices, kColdGemmEvictBytes,
+                                                        "evict");
+                                         b.add_gemm(s, shape.m, shape.n, shape.k, DType::kF32,
+                                                    "gemm cold");
+                                         b.add_gemm(s, shape.m, shape.n, shape.k, DType::kF32,
+                                                    "gemm warm");
+                                       }
+                                     }));
+      jobs.push_back(Bench::Job{std::move(cold.first),
+                                fmt_shape(shape) + " cold, then warm x" + std::to_string(cold_pairs),
+                                [ss = cold.second](const Trace& t) {
+                                  return Bench::median_pair_difference(t, ss);
+                                }});
     }
-    if (!cold_rates.empty()) {
-      cal.gemm_cold_operand_bandwidth_bytes_per_second = median(cold_rates);
-    } else if (cold_gemms) {
+    BRIGADE_ASSIGN_OR_RETURN(const std::vector<double> seconds, bench.run_rounds(jobs));
+    double bytes_extra = 0, bytes_squared = 0;
+    for (size_t i = 0; i < cold_shapes.size(); ++i) {
+      ColdGemmPoint c = cold_shapes[i];
+      c.bytes = gemm_bytes(c.m, c.n, c.k, DType::kF32);
+      c.extra_seconds = seconds[first_cold_job + i];
+      bytes_extra += c.bytes * c.extra_seconds;
+      bytes_squared += c.bytes * c.bytes;
+      cal.cold_gemm.push_back(c);
+    }
+    if (bytes_extra > 0) {
+      cal.gemm_cold_operand_bandwidth_bytes_per_second = bytes_squared / bytes_extra;
+    } else if (!cold_shapes.empty()) {
       cal.notes.push_back(
-          "GEMMs with cold operands: " +
-          std::string(cold_job.empty() ? "no size has operands large enough to measure"
-                                      : "none took longer than with warm ones") +
-          "; the profile charges no cold-operand time");
+          "GEMMs with cold operands: none took longer than with warm ones on the whole; the "
+          "profile charges no cold-operand time");
     }
     for (size_t i = 0; i < cal.gemm.size(); ++i) {
       GemmPoint& g = cal.gemm[i];

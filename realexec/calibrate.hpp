@@ -46,9 +46,15 @@ struct GemmPoint {
   double seconds = 0;           // per GEMM, launch included
   double flops_per_second = 0;  // the kernel's rate: flops / (seconds - launch)
   double efficiency = 0;        // flops_per_second / the dtype's measured peak (<= 1)
-  // Per GEMM after its operands were evicted (launch included, as
-  // `seconds`); 0 where not measured (CUDA, one device, small operands).
-  double cold_seconds = 0;
+};
+
+// A GEMM (f32, m x n x k) measured with its operands evicted (CPU, two
+// devices or more): what it took longer than the same GEMM right after it,
+// the median over pairs.
+struct ColdGemmPoint {
+  std::int64_t m = 0, n = 0, k = 0;
+  double bytes = 0;  // operands: gemm_bytes
+  double extra_seconds = 0;
 };
 
 struct SizePoint {
@@ -138,8 +144,11 @@ struct Calibration {
   double memory_peak_bytes_per_second = 0;
   double memory_bandwidth_bytes_per_second = 0;
   double memory_efficiency = 0;  // memory_bandwidth / memory_peak (<= 1)
-  // DeviceProfile::gemm_cold_operand_bandwidth: the median over the GEMMs
-  // measured cold of operand bytes / (cold - warm time); 0: not measured.
+  std::vector<ColdGemmPoint> cold_gemm;
+  // DeviceProfile::gemm_cold_operand_bandwidth: over cold_gemm, the
+  // least-squares line through the origin of (cold - warm time)
+  // against operand bytes, as bytes per second; 0: not measured, or cold
+  // operands took no longer on the whole.
   double gemm_cold_operand_bandwidth_bytes_per_second = 0;
   double comm_compute_slowdown = 0;
   // DeviceProfile::comm_compute_share, from the machine rather than a
