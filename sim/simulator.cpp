@@ -71,7 +71,9 @@ struct HotTask {
   double duration = 0;          // compute: seconds at speed 1 / speed factor
   std::int32_t stream = 0;
   std::int32_t pending = 0;     // unfinished predecessors (stream + deps)
-  std::int32_t crit_pred = -1;  // internal index of the predecessor whose end made it ready
+  // Internal index of the predecessor whose end made it ready (for a kernel
+  // held for communication on its core, that communication).
+  std::int32_t crit_pred = -1;
   std::uint32_t succ_begin = 0; // into Engine::succ_ (internal indices)
   std::uint32_t succ_count = 0;
   std::uint32_t bits = 0;       // kind (2 bits) | has memory effects (1 bit) | aux << 3
@@ -161,6 +163,7 @@ class Engine {
   // Tasks by internal index (see HotTask).
   void start_task(std::int32_t i);
   void finish_task(std::int32_t i);
+  void begin_kernel(std::int32_t i, size_t d);
   void start_collective(CollectiveId c);
   void collective_go(CollectiveId c);
   void finish_collective(CollectiveId c);
@@ -222,6 +225,10 @@ class Engine {
   // communication has taken while both ran, not yet charged to a kernel.
   std::vector<double> share_, debt_;
   bool any_share_ = false;  // some device has a share > 0
+  // Per device with a share of 1: kernels that became ready while its
+  // communication ran, started when the last of it ends (the kernel could
+  // not make progress before; its span starts when it does).
+  std::vector<std::vector<std::int32_t>> held_;
   std::vector<std::int32_t> compute_running_, comm_running_;
   std::vector<double> last_change_, busy_, comm_, exposed_;
   std::vector<std::int32_t> node_of_;
@@ -403,6 +410,7 @@ Status Engine::setup() {
   }
   slowdown_.assign(nd, 0);
   share_.assign(nd, 0);
+  held_.assign(nd, {});
   debt_.assign(nd, 0);
   any_share_ = false;
   capacity_.assign(nd, 0);
@@ -624,8 +632,14 @@ void Engine::touch_device(std::int32_t d) {
     if (compute_running_[i] > 0) busy_[i] += dt;
     if (comm_running_[i] > 0) {
       comm_[i] += dt;
-      if (compute_running_[i] == 0) exposed_[i] += dt;
-      else debt_[i] += share_[i] * dt;
+      if (compute_running_[i] == 0) {
+        exposed_[i] += dt;
+      } else {
+        // The kernel loses share x dt to the communication: that much of it
+        // is not hidden either.
+        debt_[i] += share_[i] * dt;
+        exposed_[i] += share_[i] * dt;
+      }
     }
   }
   last_change_[i] = now_;
@@ -709,6 +723,18 @@ void Engine::progress() {
 
 // ---- tasks ------------------------------------------------------------------------
 
+void Engine::begin_kernel(std::int32_t i, size_t d) {
+  const HotTask& h = hot_[static_cast<size_t>(i)];
+  if (times_) start_[static_cast<size_t>(ext_[static_cast<size_t>(i)])] = now_;
+  if (warm_steps_) dirty_[d] = 1;
+  double dur = h.duration;
+  // Compute slowed by communication in flight on the device, decided at the
+  // kernel's start (docs/simulator.md, "Approximations").
+  if (comm_running_[d] > 0 && slowdown_[d] > 0) dur *= 1 + slowdown_[d];
+  ++compute_running_[d];
+  queue_.push(now_ + dur, make_event(static_cast<std::uint32_t>(i), kTaskEnd));
+}
+
 void Engine::start_task(std::int32_t i) {
   ++events_;
   const HotTask& h = hot_[static_cast<size_t>(i)];
@@ -725,19 +751,18 @@ void Engine::start_task(std::int32_t i) {
   const std::int32_t dev = stream_device_[static_cast<size_t>(h.stream)];
   const auto d = static_cast<size_t>(dev);
   touch_device(dev);
-  if (warm_steps_) {
+  if (warm_steps_ && kind == TaskKind::kTransfer) {
     dirty_[d] = 1;
-    if (kind == TaskKind::kTransfer) dirty_[static_cast<size_t>(h.aux())] = 1;
+    dirty_[static_cast<size_t>(h.aux())] = 1;
   }
   if (h.has_memory())
     for (BufferId b : p_.allocs(t)) alloc_buffer(b, t);
   if (kind == TaskKind::kCompute) {
-    double dur = h.duration;
-    // Compute slowed by communication in flight on the device, decided at the
-    // kernel's start (docs/simulator.md, "Approximations").
-    if (comm_running_[d] > 0 && slowdown_[d] > 0) dur *= 1 + slowdown_[d];
-    ++compute_running_[d];
-    queue_.push(now_ + dur, make_event(static_cast<std::uint32_t>(i), kTaskEnd));
+    if (comm_running_[d] > 0 && share_[d] >= 1) {
+      held_[d].push_back(i);
+      return;
+    }
+    begin_kernel(i, d);
     return;
   }
   // Transfer: one flow from the device to its peer.
@@ -761,8 +786,16 @@ void Engine::finish_task(std::int32_t i) {
   const std::int32_t dev = stream_device_[static_cast<size_t>(h.stream)];
   const auto d = static_cast<size_t>(dev);
   touch_device(dev);
-  if (h.kind() == TaskKind::kCompute) --compute_running_[d];
-  else --comm_running_[d];
+  if (h.kind() == TaskKind::kCompute) {
+    --compute_running_[d];
+  } else if (--comm_running_[d] == 0 && !held_[d].empty()) {
+    std::vector<std::int32_t> held;
+    held.swap(held_[d]);
+    for (std::int32_t k : held) {
+      hot_[static_cast<size_t>(k)].crit_pred = i;  // it waited for this communication
+      begin_kernel(k, d);
+    }
+  }
   if (h.has_memory())
     for (BufferId b : p_.frees(t)) free_buffer(b);
   if (times_) end_[static_cast<size_t>(t)] = now_;

@@ -51,7 +51,9 @@ struct DeviceStats {
   double busy_seconds = 0;  // some compute kernel of the device running
   double comm_seconds = 0;  // some transfer or collective task of the device in flight
   double idle_seconds = 0;  // step - busy
-  // Communication while no compute kernel of the device runs (not hidden by overlap).
+  // Communication while no compute kernel of the device runs, plus the
+  // share (DeviceProfile::comm_compute_share) of it while one does: the
+  // communication not hidden by overlap.
   double exposed_comm_seconds = 0;
   double peak_memory_bytes = 0;  // of the total over categories
   std::array<double, kNumMemoryCategories> peak_by_category{};  // each category's own peak

@@ -177,6 +177,42 @@ TEST(Engine, CommunicationSharingTheProcessorDelaysTheKernel) {
     }
 }
 
+TEST(Engine, AKernelReadyWhileCommunicationHoldsTheCoreStartsWhenItEnds) {
+  // docs/simulator.md, "Approximations": with a share of 1 a kernel that
+  // becomes ready while its device communicates cannot progress, so it
+  // starts when the communication ends (the CPU executor's compute thread,
+  // in SCHED_IDLE, does not run before): a short kernel `a` of e seconds on
+  // device 1, then the GEMM of g on device 0 (it depends on `a`), beside a
+  // transfer of T = 20g from device 0 from time 0. Share 1: the GEMM's span
+  // is [T, T + g] and the whole transfer is exposed; share 0: [e, e + g]
+  // and the transfer is exposed but for those g seconds.
+  const Topology t = star(2, 10e9, 2e-6);
+  const double g = gemm_seconds(t, plain_profile(), 1024, 1024, 1024);
+  const double tx = 20 * g;
+  for (double share : {0.0, 1.0}) {
+    HardwareProfile h = plain_profile();
+    for (DeviceProfile& d : h.devices) d.comm_compute_share = share;
+    ProgramBuilder b("held", 2);
+    const TaskId a = b.add_fixed(b.stream(1, "compute"), 1e6, 0, DType::kF32, "a");
+    const TaskId k = b.add_gemm(b.stream(0, "compute"), 1024, 1024, 1024, DType::kBF16, "mm");
+    b.depend(k, a);
+    b.add_transfer(b.stream(0, "xfer"), 1, (tx - 2e-6) * 10e9, "send");
+    const Program p = build(std::move(b));
+    SimOptions o;
+    o.exact = true;
+    auto r = simulate(p, t, h, o);
+    ASSERT_TRUE(r.is_ok()) << r.message();
+    const double e = r->task_end_seconds[static_cast<size_t>(a)];
+    ASSERT_GT(e, 0.0);
+    ASSERT_LT(e, 0.1 * tx);
+    const double start = share == 1 ? tx : e;
+    EXPECT_NEAR(r->task_start_seconds[static_cast<size_t>(k)], start, 1e-9) << "share " << share;
+    EXPECT_NEAR(r->task_end_seconds[static_cast<size_t>(k)], start + g, 1e-9) << "share " << share;
+    EXPECT_NEAR(r->devices[0].exposed_comm_seconds, share == 1 ? tx : tx - g, 1e-9)
+        << "share " << share;
+  }
+}
+
 TEST(Engine, MemoryTimelineAndOomReportingContinueToTheEnd) {
   // Capacity 1000 B. Resident params 600 B. Task a allocates act (300 B) and
   // frees it at its end; task b then allocates big (500 B): 600 + 500 = 1100
