@@ -76,7 +76,10 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
                               {"n", g.n},
                               {"k", g.k},
                               {"bytes", g.bytes},
-                              {"extra_seconds", g.extra_seconds}});
+                              {"warm_seconds", g.warm_seconds},
+                              {"extra_seconds", g.extra_seconds},
+                              {"curve_seconds", g.curve_seconds},
+                              {"beyond_curve_seconds", g.beyond_curve_seconds()}});
   j["gemm_cold_operand_bandwidth_bytes_per_second"] = c.gemm_cold_operand_bandwidth_bytes_per_second;
   auto points = [](const std::vector<realexec::SizePoint>& ps) {
     json a = json::array();
@@ -171,19 +174,26 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
               ? format_flops_rate(c.nominal_peak_flops_per_second[static_cast<size_t>(i)])
               : std::string("unknown"));
   if (!c.cold_gemm.empty()) {
-    std::cout << "GEMMs with cold operands (each after a 64 MiB copy; extra = the median of it less "
-                 "the same GEMM right after it)\n";
-    std::cout << fmt::format("  {:<18} {:>12} {:>12} {:>16}\n", "f32 m x n x k", "operands",
-                             "extra", "operands / extra");
-    for (const auto& g : c.cold_gemm)
-      std::cout << fmt::format(
-          "  {:<18} {:>12} {:>12} {:>16}\n", fmt::format("{}x{}x{}", g.m, g.n, g.k),
-          format_bytes(g.bytes), format_seconds(g.extra_seconds),
-          g.extra_seconds > 0 ? format_bandwidth(g.bytes / g.extra_seconds) : std::string("-"));
+    std::cout << "GEMMs that stream a weight, in pairs: after a 64 MiB copy (cold), then again "
+                 "(warm); medians.\n"
+                 "The squares' curve says what the profile predicts warm; what the cold run takes "
+                 "beyond it\nis the cold-operand term's share\n";
+    std::cout << fmt::format("  {:<15} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12}\n", "f32 m x n x k",
+                             "operands", "curve", "warm", "cold", "beyond", "operands /");
+    std::cout << fmt::format("  {:<15} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12}\n", "", "", "", "",
+                             "- warm", "curve", "beyond");
+    for (const auto& g : c.cold_gemm) {
+      const double beyond = g.beyond_curve_seconds();
+      std::cout << fmt::format("  {:<15} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12}\n",
+                               fmt::format("{}x{}x{}", g.m, g.n, g.k), format_bytes(g.bytes),
+                               format_seconds(g.curve_seconds), format_seconds(g.warm_seconds),
+                               format_seconds(g.extra_seconds), format_seconds(beyond),
+                               beyond > 0 ? format_bandwidth(g.bytes / beyond) : std::string("-"));
+    }
     if (c.gemm_cold_operand_bandwidth_bytes_per_second > 0)
       std::cout << fmt::format(
           "  a GEMM also takes its operand bytes at {} (the least-squares line through the origin "
-          "of extra against operands)\n",
+          "of beyond against operands)\n",
           format_bandwidth(c.gemm_cold_operand_bandwidth_bytes_per_second));
   }
   std::cout << fmt::format("\nLaunch overhead: {} per kernel\n",

@@ -73,6 +73,8 @@ class Bench {
     std::string what;
     std::function<double(const Trace&)> measure;
     int steps = 1;
+    // A second reading of the same steps, if any (run_rounds' `also`).
+    std::function<double(const Trace&)> also = nullptr;
   };
 
   // Runs every job in kRounds interleaved rounds (each job once, a warm-up
@@ -80,8 +82,11 @@ class Bench {
   // median over its rounds: the machine's other tenants (this is often a
   // shared VM) slow it for spells of a fraction of a second, and a spell
   // then lands in one round of a few jobs, not in every round of one.
-  Result<std::vector<double>> run_rounds(const std::vector<Job>& jobs) {
-    std::vector<std::vector<double>> values(jobs.size());
+  // `also`, if given: each job's median of its second reading (0 for jobs
+  // without one).
+  Result<std::vector<double>> run_rounds(const std::vector<Job>& jobs,
+                                         std::vector<double>* also = nullptr) {
+    std::vector<std::vector<double>> values(jobs.size()), also_values(jobs.size());
     for (int r = 0; r < kRounds; ++r)
       for (size_t j = 0; j < jobs.size(); ++j) {
         BRIGADE_ASSIGN_OR_RETURN(
@@ -90,12 +95,20 @@ class Bench {
                       jobs[j].what + " (round " + std::to_string(r + 1) + "/" +
                           std::to_string(kRounds) + ")",
                       std::max(jobs[j].steps, 1)));
-        std::vector<double> readings;
-        for (const Trace& t : steps) readings.push_back(jobs[j].measure(t));
+        std::vector<double> readings, also_readings;
+        for (const Trace& t : steps) {
+          readings.push_back(jobs[j].measure(t));
+          if (jobs[j].also) also_readings.push_back(jobs[j].also(t));
+        }
         values[j].push_back(median(readings));
+        if (!also_readings.empty()) also_values[j].push_back(median(also_readings));
       }
     std::vector<double> medians;
     for (const std::vector<double>& v : values) medians.push_back(median(v));
+    if (also) {
+      also->clear();
+      for (const std::vector<double>& v : also_values) also->push_back(v.empty() ? 0.0 : median(v));
+    }
     return medians;
   }
   static constexpr int kRounds = 3;
@@ -118,10 +131,10 @@ class Bench {
     return count > 0 ? spans / count : 0.0;
   }
   // Programs of (untimed copy, kernel, kernel) triples on the streams `ss`:
-  // the median over the pairs of every stream of the first kernel's span
-  // less the second's (negative when the first was the faster).
-  static double median_pair_difference(const Trace& t, const std::vector<StreamId>& ss) {
-    std::vector<double> differences;
+  // each pair's (first kernel's span, second's), over every stream.
+  static std::vector<std::pair<double, double>> kernel_pairs(const Trace& t,
+                                                             const std::vector<StreamId>& ss) {
+    std::vector<std::pair<double, double>> pairs;
     for (StreamId s : ss) {
       std::vector<const TraceSpan*> kernels;
       for (const TraceSpan& sp : t.spans)
@@ -130,10 +143,23 @@ class Bench {
         return a->start_seconds < b->start_seconds;
       });
       for (size_t i = 0; i + 1 < kernels.size(); i += 2)
-        differences.push_back((kernels[i]->end_seconds - kernels[i]->start_seconds) -
-                              (kernels[i + 1]->end_seconds - kernels[i + 1]->start_seconds));
+        pairs.emplace_back(kernels[i]->end_seconds - kernels[i]->start_seconds,
+                           kernels[i + 1]->end_seconds - kernels[i + 1]->start_seconds);
     }
+    return pairs;
+  }
+  // The median over those pairs of the first less the second (negative when
+  // the first was the faster).
+  static double median_pair_difference(const Trace& t, const std::vector<StreamId>& ss) {
+    std::vector<double> differences;
+    for (const auto& [first, second] : kernel_pairs(t, ss)) differences.push_back(first - second);
     return differences.empty() ? 0.0 : median(differences);
+  }
+  // The median of the second kernels' spans.
+  static double median_second_kernel(const Trace& t, const std::vector<StreamId>& ss) {
+    std::vector<double> seconds;
+    for (const auto& pair : kernel_pairs(t, ss)) seconds.push_back(pair.second);
+    return seconds.empty() ? 0.0 : median(seconds);
   }
   static double per_task_seconds(const Trace& t, const std::vector<StreamId>& ss) {
     double sum = 0;
@@ -604,24 +630,21 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
                                 fmt_shape(shape) + " cold, then warm x" + std::to_string(cold_pairs),
                                 [ss = cold.second](const Trace& t) {
                                   return Bench::median_pair_difference(t, ss);
+                                },
+                                1,
+                                [ss = cold.second](const Trace& t) {
+                                  return Bench::median_second_kernel(t, ss);
                                 }});
     }
-    BRIGADE_ASSIGN_OR_RETURN(const std::vector<double> seconds, bench.run_rounds(jobs));
-    double bytes_extra = 0, bytes_squared = 0;
+    std::vector<double> warm_spans;
+    BRIGADE_ASSIGN_OR_RETURN(const std::vector<double> seconds,
+                             bench.run_rounds(jobs, &warm_spans));
     for (size_t i = 0; i < cold_shapes.size(); ++i) {
       ColdGemmPoint c = cold_shapes[i];
       c.bytes = gemm_bytes(c.m, c.n, c.k, DType::kF32);
       c.extra_seconds = seconds[first_cold_job + i];
-      bytes_extra += c.bytes * c.extra_seconds;
-      bytes_squared += c.bytes * c.bytes;
+      c.warm_seconds = warm_spans[first_cold_job + i] + cal.launch_overhead_seconds;
       cal.cold_gemm.push_back(c);
-    }
-    if (bytes_extra > 0) {
-      cal.gemm_cold_operand_bandwidth_bytes_per_second = bytes_squared / bytes_extra;
-    } else if (!cold_shapes.empty()) {
-      cal.notes.push_back(
-          "GEMMs with cold operands: none took longer than with warm ones on the whole; the "
-          "profile charges no cold-operand time");
     }
     for (size_t i = 0; i < cal.gemm.size(); ++i) {
       GemmPoint& g = cal.gemm[i];
@@ -932,12 +955,30 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     cal.notes.push_back(
         "tf32, f16 and bf16 GEMMs take f32's peak and curve (the CPU backend computes them in f32)");
   }
-  dp.gemm_cold_operand_bandwidth_bytes_per_second = cal.gemm_cold_operand_bandwidth_bytes_per_second;
   dp.memory_bandwidth_bytes_per_second = cal.memory_peak_bytes_per_second;
   dp.memory_efficiency = std::clamp(cal.memory_efficiency, 1e-6, 1.0);
   dp.launch_overhead_seconds = cal.launch_overhead_seconds;
   dp.comm_compute_slowdown = cal.comm_compute_slowdown;
   dp.comm_compute_share = cal.comm_compute_share;
+  // Cold operands: what each weight-streaming GEMM took cold beyond the warm
+  // squares' curve (its warm run's distance from the curve plus the paired
+  // cold extra), against its operand bytes (see the GEMM benchmarks above).
+  dp.gemm_cold_operand_bandwidth_bytes_per_second = 0;
+  if (!cal.cold_gemm.empty()) {
+    double bytes_beyond = 0, bytes_squared = 0;
+    for (ColdGemmPoint& c : cal.cold_gemm) {
+      c.curve_seconds = kernel_seconds(dev, dp, DType::kF32, gemm_flops(c.m, c.n, c.k), 0);
+      bytes_beyond += c.bytes * c.beyond_curve_seconds();
+      bytes_squared += c.bytes * c.bytes;
+    }
+    if (bytes_beyond > 0)
+      cal.gemm_cold_operand_bandwidth_bytes_per_second = bytes_squared / bytes_beyond;
+    else
+      cal.notes.push_back(
+          "GEMMs with cold operands: none took longer than the warm squares' curve says on the "
+          "whole; the profile charges no cold-operand time");
+  }
+  dp.gemm_cold_operand_bandwidth_bytes_per_second = cal.gemm_cold_operand_bandwidth_bytes_per_second;
   HardwareProfile profile;
   profile.machine_kind = cal.backend;
   const std::string host = options.host.empty() ? host_name() : options.host;

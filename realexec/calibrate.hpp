@@ -48,13 +48,18 @@ struct GemmPoint {
   double efficiency = 0;        // flops_per_second / the dtype's measured peak (<= 1)
 };
 
-// A GEMM (f32, m x n x k) measured with its operands evicted (CPU, two
-// devices or more): what it took longer than the same GEMM right after it,
-// the median over pairs.
+// A GEMM (f32, m x n x k) that streams a weight, measured in pairs (CPU,
+// two devices or more): after an eviction copy (cold), then again (warm).
 struct ColdGemmPoint {
   std::int64_t m = 0, n = 0, k = 0;
-  double bytes = 0;  // operands: gemm_bytes
-  double extra_seconds = 0;
+  double bytes = 0;          // operands: gemm_bytes
+  double warm_seconds = 0;   // the warm run, launch included (median)
+  double extra_seconds = 0;  // cold less warm, the median over pairs
+  // The profile's time for it warm: the squares' curve by FLOPs, launch
+  // included (kernel_seconds without operand bytes).
+  double curve_seconds = 0;
+  // What the cold GEMM took beyond the curve: the cold-operand term's share.
+  double beyond_curve_seconds() const { return warm_seconds + extra_seconds - curve_seconds; }
 };
 
 struct SizePoint {
@@ -146,9 +151,9 @@ struct Calibration {
   double memory_efficiency = 0;  // memory_bandwidth / memory_peak (<= 1)
   std::vector<ColdGemmPoint> cold_gemm;
   // DeviceProfile::gemm_cold_operand_bandwidth: over cold_gemm, the
-  // least-squares line through the origin of (cold - warm time)
-  // against operand bytes, as bytes per second; 0: not measured, or cold
-  // operands took no longer on the whole.
+  // least-squares line through the origin of beyond_curve_seconds against
+  // operand bytes, as bytes per second; 0: not measured, or cold GEMMs
+  // took no longer than the curve on the whole.
   double gemm_cold_operand_bandwidth_bytes_per_second = 0;
   double comm_compute_slowdown = 0;
   // DeviceProfile::comm_compute_share, from the machine rather than a

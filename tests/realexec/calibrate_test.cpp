@@ -76,23 +76,27 @@ TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
   }
   // Cold operands: the quick run measures one weight-streaming shape,
   // 128x512x512 in f32 (1.5 MiB of operands); with one shape the
-  // least-squares line through the origin is its bytes over its extra
-  // time, and the profile then charges that GEMM the extra on top of its
-  // warm time. (Should the cold runs not be slower on a noisy host, a note
-  // says so instead.)
+  // least-squares line through the origin is its bytes over what its cold
+  // run took beyond the squares' curve, and the profile then predicts that
+  // cold run as measured. (Should it not take longer on a noisy host, a
+  // note says so instead.)
   ASSERT_EQ(cal->cold_gemm.size(), 1u);
   const ColdGemmPoint& cg = cal->cold_gemm[0];
   EXPECT_EQ(cg.m, 128);
   EXPECT_EQ(cg.n, 512);
   EXPECT_EQ(cg.k, 512);
   EXPECT_EQ(cg.bytes, 4.0 * (128 * 512 + 512 * 512 + 128 * 512));
-  if (cg.extra_seconds > 0) {
-    EXPECT_NEAR(d.gemm_cold_operand_bandwidth_bytes_per_second, cg.bytes / cg.extra_seconds,
+  const double flops = gemm_flops(128, 512, 512);
+  EXPECT_GT(cg.warm_seconds, 0.0);
+  EXPECT_NEAR(cg.curve_seconds, kernel_seconds(host, d, DType::kF32, flops, 0),
+              1e-12 * cg.curve_seconds);
+  const double beyond = cg.warm_seconds + cg.extra_seconds - cg.curve_seconds;
+  EXPECT_DOUBLE_EQ(cg.beyond_curve_seconds(), beyond);
+  if (beyond > 0) {
+    EXPECT_NEAR(d.gemm_cold_operand_bandwidth_bytes_per_second, cg.bytes / beyond,
                 1e-9 * d.gemm_cold_operand_bandwidth_bytes_per_second);
-    const double flops = gemm_flops(128, 512, 512);
-    EXPECT_NEAR(kernel_seconds(host, d, DType::kF32, flops, cg.bytes) -
-                    kernel_seconds(host, d, DType::kF32, flops, 0),
-                cg.extra_seconds, 1e-9 * cg.extra_seconds);
+    EXPECT_NEAR(kernel_seconds(host, d, DType::kF32, flops, cg.bytes),
+                cg.warm_seconds + cg.extra_seconds, 1e-9 * cg.warm_seconds);
   } else {
     EXPECT_EQ(d.gemm_cold_operand_bandwidth_bytes_per_second, 0.0);
     EXPECT_TRUE(std::any_of(cal->notes.begin(), cal->notes.end(), [](const std::string& n) {
