@@ -57,8 +57,11 @@ int reps_for(double budget_seconds, double estimate_seconds, int lo, int hi) {
 // The benchmark machinery shared by every measurement.
 class Bench {
  public:
-  Bench(RealExecutor& ex, const Topology& topo, const CalibrateProgress& progress, int total)
-      : ex_(ex), topo_(topo), progress_(progress), total_(total) {}
+  // `warmup_seconds`: each run's untimed steps before its timed ones go on
+  // for at least this long (RunOptions::warmup_seconds).
+  Bench(RealExecutor& ex, const Topology& topo, const CalibrateProgress& progress, int total,
+        double warmup_seconds)
+      : ex_(ex), topo_(topo), progress_(progress), total_(total), warmup_seconds_(warmup_seconds) {}
 
   // Runs a warm-up and one timed step; returns the timed step's trace.
   Result<Trace> run(const Program& p, const std::string& what) {
@@ -185,6 +188,7 @@ class Bench {
     if (progress_) progress_(what, done_, total_);
     RunOptions o;
     o.repeat = 1 + timed;
+    o.warmup_seconds = warmup_seconds_;
     BRIGADE_ASSIGN_OR_RETURN(std::vector<Trace> steps,
                              ex_.run_steps(p, topo_, HardwareProfile::defaults(), o));
     ++done_;
@@ -196,6 +200,7 @@ class Bench {
   const CalibrateProgress& progress_;
   int done_ = 0;
   int total_;
+  double warmup_seconds_;
 };
 
 Result<AlphaBetaFit> fit_alpha_beta(std::vector<SizePoint> points) {
@@ -540,7 +545,12 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
                                kNumCollectiveKinds * static_cast<int>(collective_sizes.size()) *
                                    (cuda ? 1 : 2)) +  // CPU: cold and warm
              (cal.comm_compute_share >= 1.0 ? 0 : 1);
-  Bench bench(*ex, topo, progress, total);
+  // Steps of a few milliseconds run 5-10% slower in a run's first tens of
+  // milliseconds than later (summary.hpp, kWarmupSeconds): a one-step
+  // warm-up left calibrate's one-collective steps slower than `validate`'s
+  // (which warms up for 0.25 s) measured the same collective. 50 ms before
+  // each run's timed steps costs calibrate some 10 s; --quick skips it.
+  Bench bench(*ex, topo, progress, total, quick ? 0.0 : 0.05);
   const int min_reps = quick ? 3 : 5;
 
   // Launch overhead: back-to-back kernels that do (almost) nothing.
