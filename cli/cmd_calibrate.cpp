@@ -76,6 +76,8 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
                               {"n", g.n},
                               {"k", g.k},
                               {"bytes", g.bytes},
+                              {"square", g.square},
+                              {"warm_over_square", g.warm_over_square},
                               {"warm_seconds", g.warm_seconds},
                               {"extra_seconds", g.extra_seconds},
                               {"curve_seconds", g.curve_seconds},
@@ -174,10 +176,10 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
               ? format_flops_rate(c.nominal_peak_flops_per_second[static_cast<size_t>(i)])
               : std::string("unknown"));
   if (!c.cold_gemm.empty()) {
-    std::cout << "GEMMs that stream a weight, in pairs: after a 64 MiB copy (cold), then again "
-                 "(warm); medians.\n"
-                 "The squares' curve says what the profile predicts warm; what the cold run takes "
-                 "beyond it\nis the cold-operand term's share\n";
+    std::cout << "GEMMs that stream a weight, in triples: after a 64 MiB copy (cold), again (warm), "
+                 "then a square\nof its FLOPs; medians. warm: at the squares' curve's pace (warm / "
+                 "square x the curve's square).\nWhat the cold run takes beyond the curve is the "
+                 "cold-operand term's share\n";
     std::cout << fmt::format("  {:<15} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12}\n", "f32 m x n x k",
                              "operands", "curve", "warm", "cold", "beyond", "operands /");
     std::cout << fmt::format("  {:<15} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12}\n", "", "", "", "",

@@ -133,11 +133,11 @@ class Bench {
       }
     return count > 0 ? spans / count : 0.0;
   }
-  // Programs of (untimed copy, kernel, kernel) triples on the streams `ss`:
-  // each pair's (first kernel's span, second's), over every stream.
-  static std::vector<std::pair<double, double>> kernel_pairs(const Trace& t,
-                                                             const std::vector<StreamId>& ss) {
-    std::vector<std::pair<double, double>> pairs;
+  // Programs of (untimed copy, then kernels in groups of `group`) on the
+  // streams `ss`: each group's kernel spans, over every stream.
+  static std::vector<std::vector<double>> kernel_groups(const Trace& t,
+                                                        const std::vector<StreamId>& ss, size_t group) {
+    std::vector<std::vector<double>> groups;
     for (StreamId s : ss) {
       std::vector<const TraceSpan*> kernels;
       for (const TraceSpan& sp : t.spans)
@@ -145,24 +145,22 @@ class Bench {
       std::sort(kernels.begin(), kernels.end(), [](const TraceSpan* a, const TraceSpan* b) {
         return a->start_seconds < b->start_seconds;
       });
-      for (size_t i = 0; i + 1 < kernels.size(); i += 2)
-        pairs.emplace_back(kernels[i]->end_seconds - kernels[i]->start_seconds,
-                           kernels[i + 1]->end_seconds - kernels[i + 1]->start_seconds);
+      for (size_t i = 0; i + group <= kernels.size(); i += group) {
+        std::vector<double> g;
+        for (size_t j = i; j < i + group; ++j)
+          g.push_back(kernels[j]->end_seconds - kernels[j]->start_seconds);
+        groups.push_back(std::move(g));
+      }
     }
-    return pairs;
+    return groups;
   }
-  // The median over those pairs of the first less the second (negative when
-  // the first was the faster).
-  static double median_pair_difference(const Trace& t, const std::vector<StreamId>& ss) {
-    std::vector<double> differences;
-    for (const auto& [first, second] : kernel_pairs(t, ss)) differences.push_back(first - second);
-    return differences.empty() ? 0.0 : median(differences);
-  }
-  // The median of the second kernels' spans.
-  static double median_second_kernel(const Trace& t, const std::vector<StreamId>& ss) {
-    std::vector<double> seconds;
-    for (const auto& pair : kernel_pairs(t, ss)) seconds.push_back(pair.second);
-    return seconds.empty() ? 0.0 : median(seconds);
+  // The median over such groups of f(group).
+  template <class F>
+  static double median_over_groups(const Trace& t, const std::vector<StreamId>& ss, size_t group,
+                                   F&& f) {
+    std::vector<double> values;
+    for (const std::vector<double>& g : kernel_groups(t, ss, group)) values.push_back(f(g));
+    return values.empty() ? 0.0 : median(values);
   }
   static double per_task_seconds(const Trace& t, const std::vector<StreamId>& ss) {
     double sum = 0;
@@ -504,11 +502,21 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
                                  : std::vector<std::int64_t>{32, 64, 128, 256, 512, 1024});
     // 128 rows against a weight of 1.5 MiB (quick: 1 MiB) to 16 MiB, and
     // the weight gradient of the largest (its output the 16 MiB).
-    if (quick) cold_shapes.push_back(ColdGemmPoint{128, 512, 512});
+    // Each with the square of its FLOPs as the yardstick of the moment.
+    auto add_cold = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+      ColdGemmPoint c;
+      c.m = m;
+      c.n = n;
+      c.k = k;
+      c.square = std::llround(std::cbrt(static_cast<double>(m) * static_cast<double>(n) *
+                                        static_cast<double>(k)));
+      cold_shapes.push_back(c);
+    };
+    if (quick) add_cold(128, 512, 512);
     else
       for (auto [m, n, k] : {std::array<std::int64_t, 3>{128, 640, 640}, {128, 1024, 1024},
                              {128, 2048, 2048}, {2048, 2048, 128}})
-        cold_shapes.push_back(ColdGemmPoint{m, n, k});
+        add_cold(m, n, k);
     memory_sizes = quick ? std::vector<double>{64 * 1024.0, 256 * 1024.0, kMiB}
                          : std::vector<double>{256 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB};
     transfer_sizes = quick ? std::vector<double>{4096, 64 * 1024.0, 256 * 1024.0}
@@ -634,26 +642,33 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
                                                     "gemm cold");
                                          b.add_gemm(s, shape.m, shape.n, shape.k, DType::kF32,
                                                     "gemm warm");
+                                         b.add_gemm(s, shape.square, shape.square, shape.square,
+                                                    DType::kF32, "gemm square");
                                        }
                                      }));
-      jobs.push_back(Bench::Job{std::move(cold.first),
-                                fmt_shape(shape) + " cold, then warm x" + std::to_string(cold_pairs),
-                                [ss = cold.second](const Trace& t) {
-                                  return Bench::median_pair_difference(t, ss);
-                                },
-                                1,
-                                [ss = cold.second](const Trace& t) {
-                                  return Bench::median_second_kernel(t, ss);
-                                }});
+      jobs.push_back(Bench::Job{
+          std::move(cold.first),
+          fmt_shape(shape) + " cold, warm, then " + std::to_string(shape.square) + "^3 x" +
+              std::to_string(cold_pairs),
+          [ss = cold.second](const Trace& t) {
+            return Bench::median_over_groups(t, ss, 3,
+                                             [](const std::vector<double>& g) { return g[0] - g[1]; });
+          },
+          1,
+          [ss = cold.second](const Trace& t) {
+            return Bench::median_over_groups(t, ss, 3, [](const std::vector<double>& g) {
+              return g[2] > 0 ? g[1] / g[2] : 0.0;
+            });
+          }});
     }
-    std::vector<double> warm_spans;
+    std::vector<double> warm_over_square;
     BRIGADE_ASSIGN_OR_RETURN(const std::vector<double> seconds,
-                             bench.run_rounds(jobs, &warm_spans));
+                             bench.run_rounds(jobs, &warm_over_square));
     for (size_t i = 0; i < cold_shapes.size(); ++i) {
       ColdGemmPoint c = cold_shapes[i];
       c.bytes = gemm_bytes(c.m, c.n, c.k, DType::kF32);
       c.extra_seconds = seconds[first_cold_job + i];
-      c.warm_seconds = warm_spans[first_cold_job + i] + cal.launch_overhead_seconds;
+      c.warm_over_square = warm_over_square[first_cold_job + i];
       cal.cold_gemm.push_back(c);
     }
     for (size_t i = 0; i < cal.gemm.size(); ++i) {
@@ -978,6 +993,10 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     double bytes_beyond = 0, bytes_squared = 0;
     for (ColdGemmPoint& c : cal.cold_gemm) {
       c.curve_seconds = kernel_seconds(dev, dp, DType::kF32, gemm_flops(c.m, c.n, c.k), 0);
+      const double square =
+          kernel_seconds(dev, dp, DType::kF32, gemm_flops(c.square, c.square, c.square), 0);
+      c.warm_seconds = c.warm_over_square * (square - dp.launch_overhead_seconds) +
+                       dp.launch_overhead_seconds;
       bytes_beyond += c.bytes * c.beyond_curve_seconds();
       bytes_squared += c.bytes * c.bytes;
     }

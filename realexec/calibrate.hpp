@@ -48,17 +48,24 @@ struct GemmPoint {
   double efficiency = 0;        // flops_per_second / the dtype's measured peak (<= 1)
 };
 
-// A GEMM (f32, m x n x k) that streams a weight, measured in pairs (CPU,
-// two devices or more): after an eviction copy (cold), then again (warm).
+// A GEMM (f32, m x n x k) that streams a weight, measured (CPU, two
+// devices or more) in triples: after an eviction copy (cold), again (warm),
+// then a square GEMM of about its FLOPs, the yardstick of the machine's
+// speed at that moment.
 struct ColdGemmPoint {
   std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t square = 0;   // the yardstick's size: round(cbrt(m n k))
   double bytes = 0;          // operands: gemm_bytes
-  double warm_seconds = 0;   // the warm run, launch included (median)
-  double extra_seconds = 0;  // cold less warm, the median over pairs
+  double extra_seconds = 0;  // cold less warm, the median over triples
+  double warm_over_square = 0;  // warm / the square's time, the median over triples
   // The profile's time for it warm: the squares' curve by FLOPs, launch
   // included (kernel_seconds without operand bytes).
   double curve_seconds = 0;
-  // What the cold GEMM took beyond the curve: the cold-operand term's share.
+  // The warm run at the curve's pace: warm_over_square x the curve's time
+  // for the square (launch counted once), so the machine's drift between
+  // the squares' benchmarks and this one cancels.
+  double warm_seconds = 0;
+  // What the cold GEMM takes beyond the curve: the cold-operand term's share.
   double beyond_curve_seconds() const { return warm_seconds + extra_seconds - curve_seconds; }
 };
 

@@ -86,8 +86,15 @@ TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
   EXPECT_EQ(cg.n, 512);
   EXPECT_EQ(cg.k, 512);
   EXPECT_EQ(cg.bytes, 4.0 * (128 * 512 + 512 * 512 + 128 * 512));
+  EXPECT_EQ(cg.square, 323);  // round(cbrt(128 x 512 x 512)) = round(322.54)
   const double flops = gemm_flops(128, 512, 512);
-  EXPECT_GT(cg.warm_seconds, 0.0);
+  EXPECT_GT(cg.warm_over_square, 0.0);
+  const double launch = d.launch_overhead_seconds;
+  EXPECT_NEAR(cg.warm_seconds,
+              cg.warm_over_square *
+                      (kernel_seconds(host, d, DType::kF32, gemm_flops(323, 323, 323), 0) - launch) +
+                  launch,
+              1e-12 * cg.warm_seconds);
   EXPECT_NEAR(cg.curve_seconds, kernel_seconds(host, d, DType::kF32, flops, 0),
               1e-12 * cg.curve_seconds);
   const double beyond = cg.warm_seconds + cg.extra_seconds - cg.curve_seconds;
