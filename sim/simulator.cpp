@@ -1188,6 +1188,16 @@ Status Engine::run() {
     if (ready_head < ready_.size()) {
       // Start in the order they became ready. Starting may make more ready
       // (a collective's last rank); they are appended and started here too.
+      // Where communication takes a processor (comm_compute_share), it comes
+      // first at an instant, as on the CPU executor (docs/simulator.md):
+      // transfers and collective ranks before kernels, so that a kernel
+      // that becomes ready with them waits for them rather than starting
+      // and standing still.
+      if (any_share_)
+        std::stable_partition(ready_.begin() + static_cast<std::ptrdiff_t>(ready_head), ready_.end(),
+                              [this](std::int32_t i) {
+                                return hot_[static_cast<size_t>(i)].kind() != TaskKind::kCompute;
+                              });
       while (ready_head < ready_.size()) start_task(ready_[ready_head++]);
       ready_.clear();
       ready_head = 0;

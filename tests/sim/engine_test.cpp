@@ -213,6 +213,45 @@ TEST(Engine, AKernelReadyWhileCommunicationHoldsTheCoreStartsWhenItEnds) {
   }
 }
 
+TEST(Engine, AtOneInstantCommunicationStartsBeforeKernels) {
+  // Data parallelism's overlap (docs/simulator.md): a gradient's AllReduce
+  // (on dp-comm) and the next backward kernel `b` (on compute) both become
+  // ready when kernel `a` ends. With a share of 1 the AllReduce starts
+  // first and `b` waits for its end (the CPU executor's communication
+  // thread takes the core at once); with a share of 0 `b` starts at a's end.
+  const Topology t = star(2, 10e9, 2e-6);
+  for (double share : {0.0, 1.0}) {
+    HardwareProfile h = plain_profile();
+    for (DeviceProfile& d : h.devices) d.comm_compute_share = share;
+    ProgramBuilder b("tie", 2);
+    std::vector<TaskId> a(2), k(2);
+    std::vector<StreamId> comm(2);
+    for (int d = 0; d < 2; ++d) {
+      const StreamId s = b.stream(d, "compute");
+      comm[static_cast<size_t>(d)] = b.stream(d, "dp-comm");
+      a[static_cast<size_t>(d)] = b.add_gemm(s, 512, 512, 512, DType::kBF16, "a");
+      k[static_cast<size_t>(d)] = b.add_gemm(s, 512, 512, 512, DType::kBF16, "b");
+    }
+    const CollectiveId ar = b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
+                                             {0, 1}, 1e6, comm, "grad");
+    for (int d = 0; d < 2; ++d)
+      b.depend(b.collective_task(ar, d), a[static_cast<size_t>(d)]);
+    const Program p = build(std::move(b));
+    SimOptions o;
+    o.exact = true;
+    auto r = simulate(p, t, h, o);
+    ASSERT_TRUE(r.is_ok()) << r.message();
+    const TaskId rank0 = p.collectives()[static_cast<size_t>(ar)].tasks[0];
+    const double a_end = r->task_end_seconds[static_cast<size_t>(a[0])];
+    const double ar_end = r->task_end_seconds[static_cast<size_t>(rank0)];
+    ASSERT_GT(ar_end, a_end);
+    for (int d = 0; d < 2; ++d)
+      EXPECT_DOUBLE_EQ(r->task_start_seconds[static_cast<size_t>(k[static_cast<size_t>(d)])],
+                       share == 1 ? ar_end : a_end)
+          << "share " << share << ", device " << d;
+  }
+}
+
 TEST(Engine, MemoryTimelineAndOomReportingContinueToTheEnd) {
   // Capacity 1000 B. Resident params 600 B. Task a allocates act (300 B) and
   // frees it at its end; task b then allocates big (500 B): 600 + 500 = 1100
