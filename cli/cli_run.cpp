@@ -7,17 +7,12 @@ namespace brigade::cli {
 
 PreparedRun prepare_run(const std::string& scenario_path, const RunFlags& flags) {
   const std::string backend = parse_choice_flag("--backend", flags.backend, {"cpu", "cuda"});
-  PreparedRun r{load_scenario_or_throw(scenario_path), {}};
-  if (!flags.profile.empty()) {
-    auto profile = load_profile(flags.profile);
-    if (!profile.is_ok()) throw_status(profile.status());
-    if (profile->machine_kind != "datasheet" && profile->machine_kind != backend)
-      throw BadInput{flags.profile + ": error: found a profile calibrated on the '" +
-                     profile->machine_kind + "' backend; expected one for '" + backend +
-                     "' (brigade calibrate --backend " + backend + ")"};
-    r.scenario.profile = std::move(profile).value();
-    r.scenario.profile_path = flags.profile;
-  }
+  PreparedRun r{load_scenario_or_throw(scenario_path, flags.profile), {}};
+  const std::string& kind = r.scenario.profile.machine_kind;
+  if (!flags.profile.empty() && kind != "datasheet" && kind != backend)
+    throw BadInput{flags.profile + ": error: found a profile calibrated on the '" + kind +
+                   "' backend; expected one for '" + backend + "' (brigade calibrate --backend " +
+                   backend + ")"};
   if (backend == "cpu") {
     for (const Device& d : r.scenario.topology.devices())
       if (d.kind != DeviceKind::kCpu)

@@ -119,9 +119,15 @@ void throw_status(const Status& status) {
   throw RuntimeFailure{msg};
 }
 
-Scenario load_scenario_or_throw(const std::string& path) {
+Scenario load_scenario_or_throw(const std::string& path, const std::string& profile_flag) {
   auto s = load_scenario(path);
   if (!s.is_ok()) throw_status(s.status());
+  if (!profile_flag.empty()) {
+    auto profile = load_profile(profile_flag);
+    if (!profile.is_ok()) throw_status(profile.status());
+    s->profile = std::move(profile).value();
+    s->profile_path = profile_flag;
+  }
   return std::move(s).value();
 }
 

@@ -49,8 +49,9 @@ std::string parse_choice_flag(std::string_view flag, std::string_view text,
 // "error:" of its own is prefixed with "brigade: error: ".
 [[noreturn]] void throw_status(const Status& status);
 
-// load_scenario, or throw_status.
-Scenario load_scenario_or_throw(const std::string& path);
+// load_scenario, or throw_status. `profile_flag` (--profile), when not
+// empty: a profile file (load_profile) that replaces the scenario's.
+Scenario load_scenario_or_throw(const std::string& path, const std::string& profile_flag = "");
 
 
 // --granularity: auto, kernel, region or step (planner/plan.hpp).

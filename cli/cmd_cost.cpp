@@ -16,11 +16,12 @@ namespace {
 
 struct CostOptions {
   std::string scenario;
+  std::string profile;
   bool json = false;
 };
 
 void run_cost(const CostOptions& o) {
-  const Scenario scenario = load_scenario_or_throw(o.scenario);
+  const Scenario scenario = load_scenario_or_throw(o.scenario, o.profile);
   auto estimate = cost::estimate_plan(scenario);
   if (!estimate.is_ok()) throw_status(estimate.status());
   if (o.json)
@@ -37,6 +38,8 @@ const RegisterVerb kRegister("cost", 20, [](CLI::App& app) {
       "category and peak, an Amdahl table; for an explicit graph with a placement, the\n"
       "seed's Cost(P). Computed from the plan's parameters, without a Program.");
   cmd->add_option("scenario", opts->scenario, "scenario file (.yaml, .yml, .json)")->required();
+  cmd->add_option("--profile", opts->profile,
+                  "hardware profile replacing the scenario's (brigade calibrate --out)");
   cmd->add_flag("--json", opts->json, "one JSON object on stdout (SI units)");
   cmd->callback([opts] { run_cost(*opts); });
 });

@@ -22,6 +22,7 @@ namespace {
 
 struct SimulateOptions {
   std::string scenario;
+  std::string profile;  // --profile
   std::string network;
   std::string granularity = "auto";
   std::string trace;
@@ -35,7 +36,7 @@ void run_simulate(const SimulateOptions& o) {
   planner::LowerOptions lower_options;
   lower_options.granularity = parse_granularity_flag(o.granularity);
   sim::SimOptions options;
-  const Scenario scenario = load_scenario_or_throw(o.scenario);
+  const Scenario scenario = load_scenario_or_throw(o.scenario, o.profile);
   options = sim_options_for(scenario, o.network);
   options.exact = o.exact;
   options.record_trace = !o.trace.empty();
@@ -84,6 +85,8 @@ const RegisterVerb kRegister("simulate", 21, [](CLI::App& app) {
       "Step time, per-device busy / communication / idle time and exposed communication,\n"
       "the critical path, the busiest links, memory peaks and any OOM.");
   cmd->add_option("scenario", opts->scenario, "scenario file (.yaml, .yml, .json)")->required();
+  cmd->add_option("--profile", opts->profile,
+                  "hardware profile replacing the scenario's (brigade calibrate --out)");
   cmd->add_option("--network", opts->network,
                   "flow (links shared max-min fairly) or ideal (no contention); "
                   "default: the scenario's simulation.network, else flow");

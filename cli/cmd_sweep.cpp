@@ -22,6 +22,7 @@ namespace {
 
 struct SweepOptions {
   std::string scenario, devices, set, judge = "cost";
+  std::string profile;  // --profile
   bool csv = false, json = false, quiet = false;
 };
 
@@ -58,7 +59,7 @@ void run_sweep(const SweepOptions& o) {
     spec.key = o.set.substr(0, eq);
     spec.values = split(o.set.substr(eq + 1));
   }
-  const Scenario scenario = load_scenario_or_throw(o.scenario);
+  const Scenario scenario = load_scenario_or_throw(o.scenario, o.profile);
   planner::SweepJudge judge = [](const Scenario& s) -> Result<double> {
     auto e = cost::estimate_plan(s);
     if (!e.is_ok()) return e.status();
@@ -100,6 +101,8 @@ const RegisterVerb kRegister("sweep", 45, [](CLI::App& app) {
       "batch stays) or values of one strategy key: step time, speedup, efficiency, the\n"
       "fitted Amdahl p, and where adding devices stops paying.");
   cmd->add_option("scenario", opts->scenario, "scenario file (.yaml, .yml, .json)")->required();
+  cmd->add_option("--profile", opts->profile,
+                  "hardware profile replacing the scenario's (brigade calibrate --out)");
   cmd->add_option("--devices", opts->devices, "device counts, e.g. 1,2,4,8");
   cmd->add_option("--set", opts->set,
                   "KEY=V1,V2,... over a strategy or training key, e.g. tensor=1,2,4,8 or "

@@ -48,6 +48,45 @@ TEST(SimulateVerb, RingAllReduceAgreesWithCollective) {
   }
 }
 
+// --profile FILE replaces the scenario's profile for one command: the same
+// step time as a scenario that names the file with `profile:`, and another
+// than the scenario's own (a 10x slower shm link: the 16 MiB AllReduce of
+// the validation scenario takes longer). cost, simulate and sweep take it.
+TEST(SimulateVerb, ProfileFlagReplacesTheScenariosProfile) {
+  const std::string profile = temp_path("-slow-shm.yaml");
+  std::ofstream(profile) << "name: slow-shm\nmachine_kind: datasheet\nlinks:\n"
+                            "  shm: {alpha: 1us, bandwidth: 1GB/s, bandwidth_efficiency: 1}\n";
+  const std::string named = temp_path("-named.yaml");
+  {
+    std::ifstream in(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/validation/allreduce_2dev.yaml");
+    std::stringstream text;
+    text << in.rdbuf() << "profile: " << profile << "\n";
+    std::ofstream(named) << text.str();
+  }
+  const std::string base = scenario("validation/allreduce_2dev.yaml");
+  auto step = [](const std::vector<std::string>& args, const char* key) {
+    auto r = run_brigade(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out)[key].get<double>() : -1.0;
+  };
+  const double own = step({"simulate", base, "--json"}, "step_seconds");
+  const double flagged = step({"simulate", base, "--profile", profile, "--json"}, "step_seconds");
+  EXPECT_EQ(flagged, step({"simulate", named, "--json"}, "step_seconds"));
+  EXPECT_GT(flagged, 2 * own);
+  EXPECT_EQ(step({"cost", base, "--profile", profile, "--json"}, "step_seconds"),
+            step({"cost", named, "--json"}, "step_seconds"));
+  auto sweep = run_brigade({"sweep", base, "--devices", "2", "--profile", profile, "--json"});
+  auto sweep_named = run_brigade({"sweep", named, "--devices", "2", "--json"});
+  EXPECT_EQ(sweep.exit_code, 0) << sweep.err;
+  EXPECT_EQ(sweep.out, sweep_named.out);
+  // A profile that is not there is bad input naming the file.
+  auto missing = run_brigade({"simulate", base, "--profile", profile + ".missing"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.err.rfind(profile + ".missing: error: ", 0), 0u) << missing.err;
+  std::remove(profile.c_str());
+  std::remove(named.c_str());
+}
+
 TEST(SimulateVerb, JsonKeys) {
   auto r = run_brigade({"simulate", scenario("pmap_train_step.yaml"), "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
