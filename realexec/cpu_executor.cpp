@@ -47,21 +47,64 @@ using cpu::HostBuffer;
 constexpr const char* kWho = "cpu backend";
 
 // How long a thread that must wait for another (at a collective's barrier,
-// for a cross-stream dependency) spins, yielding its core to any runnable
-// thread, before it sleeps on a condition variable. Waking a sleeper costs
-// 50-150 us on the development VM (a futex wake and a reschedule), more than
-// a small collective's whole step; NCCL's kernels spin on their flags, and
-// a rank here does the same for a while.
+// for a cross-stream dependency) spins before it sleeps on a condition
+// variable. Waking a sleeper costs 50-150 us on the development VM (a futex
+// wake and a reschedule), more than a small collective's whole step; NCCL's
+// kernels spin on their flags, and a rank here does the same for a while:
+// briefly where another thread of the run shares its core (a device's
+// compute thread, which the spin keeps from running), longer where none
+// does (tensor parallelism's ranks, which arrive after GEMMs of some
+// milliseconds that end up to a few hundred microseconds apart; after 300 us
+// the early one slept, and its wake-up landed in the AllReduce's span).
 constexpr auto kSpinBudget = std::chrono::microseconds(300);
+constexpr auto kSpinBudgetAlone = std::chrono::milliseconds(20);
 
-// Spins (yielding) until `ready()` or `kSpinBudget` has passed; ready()'s value.
+// How a thread spins before it sleeps.
+enum class Spin {
+  kNone,   // not at all: a thread it waits for runs on its core
+  kYield,  // yielding its core: threads not pinned (the host places them)
+  // With the CPU's pause instruction, keeping its core: pinned, and what it
+  // waits for runs on another core. Not yielding: a yield hands the core to
+  // the core's compute thread (SCHED_IDLE), which then keeps it until the
+  // next scheduler tick (up to 4 ms), since a thread that spins never wakes
+  // up to preempt it; a data-parallel bucket AllReduce of 0.7 ms took 4.2 ms
+  // that way on the development VM.
+  kPause,
+  kPauseAlone,  // kPause, by a thread alone on its core: for kSpinBudgetAlone
+};
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#else
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+#endif
+}
+
+// How a thread pinned to `cpu` spins for a thread on another core: for
+// long if no other stream's thread is placed on its core.
+Spin pinned_spin(const std::vector<StreamPlacement>& placement, int cpu) {
+  int on_cpu = 0;
+  for (const StreamPlacement& sp : placement) on_cpu += sp.cpu == cpu ? 1 : 0;
+  return on_cpu <= 1 ? Spin::kPauseAlone : Spin::kPause;
+}
+
+// Spins (as `mode` says) until `ready()` or `kSpinBudget` has passed;
+// ready()'s value.
 template <class Ready>
-bool spin_until(Ready&& ready) {
-  const auto until = std::chrono::steady_clock::now() + kSpinBudget;
+bool spin_until(Spin mode, Ready&& ready) {
+  if (mode == Spin::kNone) return ready();
+  const auto until = std::chrono::steady_clock::now() +
+                     (mode == Spin::kPauseAlone
+                          ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(kSpinBudgetAlone)
+                          : std::chrono::duration_cast<std::chrono::steady_clock::duration>(kSpinBudget));
   for (;;) {
     for (int i = 0; i < 16; ++i) {
       if (ready()) return true;
-      std::this_thread::yield();
+      if (mode == Spin::kYield) std::this_thread::yield();
+      else cpu_relax();
     }
     if (std::chrono::steady_clock::now() >= until) return ready();
   }
@@ -77,7 +120,7 @@ class StepBarrier {
   explicit StepBarrier(int n) : n_(n) {}
 
   template <class F>
-  bool arrive_and_wait(const std::atomic<bool>& abort, F&& on_complete) {
+  bool arrive_and_wait(const std::atomic<bool>& abort, Spin spin, F&& on_complete) {
     std::unique_lock<std::mutex> lock(mu_);
     if (abort.load()) return false;
     const std::uint64_t gen = generation_.load();
@@ -90,7 +133,7 @@ class StepBarrier {
       return true;
     }
     lock.unlock();
-    if (spin_until([&] { return generation_.load() != gen || abort.load(); }))
+    if (spin_until(spin, [&] { return generation_.load() != gen || abort.load(); }))
       return generation_.load() != gen;
     lock.lock();
     cv_.wait(lock, [&] { return generation_.load() != gen || abort.load(); });
@@ -279,12 +322,12 @@ struct StepState {
     cv.notify_all();
     for (auto& c : colls) c->barrier.wake_all();
   }
-  // Until task t is done; false if the run aborts. `spin`: spin for a while
-  // first (worth it only when t's thread runs on another core: one on this
+  // Until task t is done; false if the run aborts. `spin`: how to spin for
+  // a while first (only when t's thread runs on another core: one on this
   // core cannot progress while this thread spins, least of all a compute
   // thread in SCHED_IDLE).
-  bool wait(TaskId t, bool spin) {
-    if (spin && spin_until([&] {
+  bool wait(TaskId t, Spin spin) {
+    if (spin_until(spin, [&] {
           return done[static_cast<size_t>(t)].load(std::memory_order_acquire) != 0 || abort.load();
         }))
       return !abort.load();
@@ -511,8 +554,18 @@ Status CpuExecutor::run_collective(Run& run, StepState& st, TaskId t, double t0,
   cr.in[static_cast<size_t>(rank)] = w.coll_in.at(cs.element).data();
   cr.out[static_cast<size_t>(rank)] = w.coll_out.data();
   Clock& clock = *options_.clock;
+  // How this rank waits for the others: spinning only if none of them runs on
+  // its core.
+  const int my_cpu = run.placement[static_cast<size_t>(task.stream)].cpu;
+  Spin spin = my_cpu < 0 ? Spin::kYield : pinned_spin(run.placement, my_cpu);
+  for (int r = 0; r < n && my_cpu >= 0; ++r)
+    if (r != rank &&
+        run.placement[static_cast<size_t>(p.task(c.tasks[static_cast<size_t>(r)]).stream)].cpu ==
+            my_cpu)
+      spin = Spin::kNone;
   // The collective starts when every rank has arrived (communication is synchronisation).
-  if (!cr.barrier.arrive_and_wait(st.abort, [&] { cr.start_seconds = clock.now_seconds() - t0; }))
+  if (!cr.barrier.arrive_and_wait(st.abort, spin,
+                                  [&] { cr.start_seconds = clock.now_seconds() - t0; }))
     return Status::ok();
   const double eb = static_cast<double>(element_bytes(cs.element));
   std::vector<RingOp> ops;
@@ -529,7 +582,7 @@ Status CpuExecutor::run_collective(Run& run, StepState& st, TaskId t, double t0,
       if (op.src_rank != rank && op.count > 0)
         moved.emplace_back(op.src_rank, static_cast<double>(op.count) * eb);
     }
-    if (!cr.barrier.arrive_and_wait(st.abort, [&] {
+    if (!cr.barrier.arrive_and_wait(st.abort, spin, [&] {
           cr.step_end_seconds[static_cast<size_t>(step)] = clock.now_seconds() - t0;
         }))
       return Status::ok();
@@ -585,7 +638,8 @@ void CpuExecutor::run_stream(Run& run, StepState& st, StreamId s, double t0, boo
   };
   for (TaskId t : p.stream_tasks(s)) {
     for (TaskId d : p.deps(t))
-      if (!st.wait(d, !on_my_cpu(d))) return;
+      if (!st.wait(d, my_cpu < 0 ? Spin::kYield : on_my_cpu(d) ? Spin::kNone : pinned_spin(run.placement, my_cpu)))
+        return;
     const Task& task = p.task(t);
     const double alloc_at = clock.now_seconds() - t0;
     for (BufferId b : p.allocs(t)) {
