@@ -61,16 +61,17 @@ struct DeviceProfile {
   double gemm_half_seconds = 0;
   // The rate at which a GEMM reads operands that are not in cache, on top of
   // its compute time (> 0; 0 = no such term). A CPU GEMM does not hide the
-  // misses of operands that other work pushed out of cache: measured against
-  // the same GEMMs run back to back (operands warm), a 1024^3 f32 GEMM after a
-  // 64 MiB copy took 1 ms more (12.6 MB of operands: about 12 GB/s), a 256^3
-  // one 52 us more. Plans' GEMMs read weights last touched a step ago and
-  // activations that other kernels have passed, so the judges charge every
-  // GEMM kernel its operand bytes (gemm_bytes) at this rate; a skinny GEMM
-  // (a batch of 128 rows times a 2048 x 2048 weight) has more bytes per FLOP
-  // than the square one of its FLOPs and pays more. brigade calibrate
-  // measures it on the CPU backend; GPU profiles leave it 0 (their GEMMs
-  // overlap loads with compute; the memory roofline covers them).
+  // misses of operands that other work pushed out of cache, and a skinny one
+  // (a batch of 128 rows times a 2048 x 2048 weight) reuses each weight
+  // element fewer times than the square of its FLOPs, which the squares'
+  // curve by FLOPs does not say; both grow with the operand bytes. Plans'
+  // GEMMs read weights last touched a step ago and activations that other
+  // kernels have passed, so the judges charge every GEMM kernel its operand
+  // bytes (gemm_bytes) at this rate. brigade calibrate measures it on the
+  // CPU backend (weight-streaming GEMMs cold, warm and against a square of
+  // their FLOPs: 21-40 GB/s on the development VM; docs/costmodel.md,
+  // "Compute"); GPU profiles leave it 0 (their GEMMs overlap loads with
+  // compute; the memory roofline covers them).
   double gemm_cold_operand_bandwidth_bytes_per_second = 0;
 };
 
