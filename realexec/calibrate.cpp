@@ -587,16 +587,17 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   // Cold operands (CPU): GEMMs that stream a weight (128 rows against an
   // n x n matrix, and the weight-gradient shape whose output is the n x n
   // matrix), where operand bytes are a large part of the time, each in
-  // pairs: an untimed 64 MiB copy to the next device that evicts the
+  // triples: an untimed 64 MiB copy to the next device that evicts the
   // operands (and leaves the cache dirty, as a plan's kernels do), the GEMM
-  // (cold), the same GEMM again (warm). A pair's difference is the cold
-  // operands' extra time, free of the machine's drift (the two GEMMs are
-  // milliseconds apart); a shape's extra is the median over its pairs. The
-  // profile's gemm_cold_operand_bandwidth is the least-squares line through
-  // the origin of extra time against operand bytes over the shapes.
-  // (Squares were measured before: their extra is 1-2% of a 1024^3 GEMM,
-  // under the machine's noise, while small squares pay more per byte than
-  // the MB-sized operands of plans; docs/VALIDATION.md.)
+  // (cold), the same GEMM again (warm), a square GEMM of its FLOPs (the
+  // yardstick of the machine's speed at that moment). Within a triple the
+  // runs are milliseconds apart, so the machine's drift cancels out of the
+  // cold - warm difference and the warm / square ratio (medians over the
+  // triples). What each shape took beyond the squares' curve is set against
+  // its operand bytes once the curve is known (the profile, below).
+  // (Squares cold against squares warm were measured before: the extra of a
+  // 1024^3 GEMM is 1-2%, under the machine's noise, while small squares pay
+  // more per byte than the MB-sized operands of plans; docs/VALIDATION.md.)
   {
     std::vector<Bench::Job> jobs;
     std::vector<size_t> warm_job;  // by cal.gemm index: its job
@@ -631,11 +632,11 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     for (const ColdGemmPoint& shape : cold_shapes) {
       const double estimate =
           f32_nominal > 0 ? gemm_flops(shape.m, shape.n, shape.k) / (0.5 * f32_nominal) : 1e-3;
-      const int cold_pairs = std::clamp(reps_for(gemm_budget, 2 * estimate, min_reps, 400), 3, 12);
+      const int triples = std::clamp(reps_for(gemm_budget, 3 * estimate, min_reps, 400), 3, 12);
       BRIGADE_ASSIGN_OR_RETURN(
           auto cold, on_every_device("calibrate-gemm-cold", devices,
                                      [&](ProgramBuilder& b, StreamId s, int d) {
-                                       for (int i = 0; i < cold_pairs; ++i) {
+                                       for (int i = 0; i < triples; ++i) {
                                          b.add_transfer(s, (d + 1) % devices, kColdGemmEvictBytes,
                                                         "evict");
                                          b.add_gemm(s, shape.m, shape.n, shape.k, DType::kF32,
@@ -649,7 +650,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       jobs.push_back(Bench::Job{
           std::move(cold.first),
           fmt_shape(shape) + " cold, warm, then " + std::to_string(shape.square) + "^3 x" +
-              std::to_string(cold_pairs),
+              std::to_string(triples),
           [ss = cold.second](const Trace& t) {
             return Bench::median_over_groups(t, ss, 3,
                                              [](const std::vector<double>& g) { return g[0] - g[1]; });

@@ -57,7 +57,7 @@ constexpr const char* kWho = "cpu backend";
 // milliseconds that end up to a few hundred microseconds apart; after 300 us
 // the early one slept, and its wake-up landed in the AllReduce's span).
 constexpr auto kSpinBudget = std::chrono::microseconds(300);
-constexpr auto kSpinBudgetAlone = std::chrono::milliseconds(20);
+constexpr auto kSpinBudgetAlone = std::chrono::microseconds(20000);
 
 // How a thread spins before it sleeps.
 enum class Spin {
@@ -97,9 +97,7 @@ template <class Ready>
 bool spin_until(Spin mode, Ready&& ready) {
   if (mode == Spin::kNone) return ready();
   const auto until = std::chrono::steady_clock::now() +
-                     (mode == Spin::kPauseAlone
-                          ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(kSpinBudgetAlone)
-                          : std::chrono::duration_cast<std::chrono::steady_clock::duration>(kSpinBudget));
+                     (mode == Spin::kPauseAlone ? kSpinBudgetAlone : kSpinBudget);
   for (;;) {
     for (int i = 0; i < 16; ++i) {
       if (ready()) return true;
@@ -633,13 +631,14 @@ void CpuExecutor::run_stream(Run& run, StepState& st, StreamId s, double t0, boo
   Clock& clock = *options_.clock;
   Workspace& w = run.ws[static_cast<size_t>(s)];
   const int my_cpu = run.placement[static_cast<size_t>(s)].cpu;
+  // How this thread waits for one on another core (Spin).
+  const Spin spin = my_cpu < 0 ? Spin::kYield : pinned_spin(run.placement, my_cpu);
   auto on_my_cpu = [&](TaskId d) {
     return my_cpu >= 0 && run.placement[static_cast<size_t>(p.task(d).stream)].cpu == my_cpu;
   };
   for (TaskId t : p.stream_tasks(s)) {
     for (TaskId d : p.deps(t))
-      if (!st.wait(d, my_cpu < 0 ? Spin::kYield : on_my_cpu(d) ? Spin::kNone : pinned_spin(run.placement, my_cpu)))
-        return;
+      if (!st.wait(d, on_my_cpu(d) ? Spin::kNone : spin)) return;
     const Task& task = p.task(t);
     const double alloc_at = clock.now_seconds() - t0;
     for (BufferId b : p.allocs(t)) {
