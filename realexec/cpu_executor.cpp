@@ -83,11 +83,18 @@ inline void cpu_relax() {
 #endif
 }
 
-// How a thread pinned to `cpu` spins for a thread on another core: for
-// long if no other stream's thread is placed on its core.
-Spin pinned_spin(const std::vector<StreamPlacement>& placement, int cpu) {
+// How a thread of `device`'s, pinned to `cpu`, spins for a thread on
+// another core: yielding where another device's threads share its core
+// (more devices than CPUs: they have work of their own to do), for long if
+// no other stream's thread is placed on its core, else briefly.
+Spin pinned_spin(const Program& p, const std::vector<StreamPlacement>& placement, int cpu,
+                 int device) {
   int on_cpu = 0;
-  for (const StreamPlacement& sp : placement) on_cpu += sp.cpu == cpu ? 1 : 0;
+  for (size_t s = 0; s < placement.size(); ++s) {
+    if (placement[s].cpu != cpu) continue;
+    if (p.streams()[s].device != device) return Spin::kYield;
+    ++on_cpu;
+  }
   return on_cpu <= 1 ? Spin::kPauseAlone : Spin::kPause;
 }
 
@@ -555,7 +562,7 @@ Status CpuExecutor::run_collective(Run& run, StepState& st, TaskId t, double t0,
   // How this rank waits for the others: spinning only if none of them runs on
   // its core.
   const int my_cpu = run.placement[static_cast<size_t>(task.stream)].cpu;
-  Spin spin = my_cpu < 0 ? Spin::kYield : pinned_spin(run.placement, my_cpu);
+  Spin spin = my_cpu < 0 ? Spin::kYield : pinned_spin(p, run.placement, my_cpu, task.device);
   for (int r = 0; r < n && my_cpu >= 0; ++r)
     if (r != rank &&
         run.placement[static_cast<size_t>(p.task(c.tasks[static_cast<size_t>(r)]).stream)].cpu ==
@@ -632,7 +639,8 @@ void CpuExecutor::run_stream(Run& run, StepState& st, StreamId s, double t0, boo
   Workspace& w = run.ws[static_cast<size_t>(s)];
   const int my_cpu = run.placement[static_cast<size_t>(s)].cpu;
   // How this thread waits for one on another core (Spin).
-  const Spin spin = my_cpu < 0 ? Spin::kYield : pinned_spin(run.placement, my_cpu);
+  const int my_device = p.streams()[static_cast<size_t>(s)].device;
+  const Spin spin = my_cpu < 0 ? Spin::kYield : pinned_spin(p, run.placement, my_cpu, my_device);
   auto on_my_cpu = [&](TaskId d) {
     return my_cpu >= 0 && run.placement[static_cast<size_t>(p.task(d).stream)].cpu == my_cpu;
   };
