@@ -381,7 +381,7 @@ class CpuExecutor final : public RealExecutor {
   Status setup(Run& run);
   Result<Trace> run_step(Run& run, bool verify);
   void run_stream(Run& run, StepState& st, StreamId s, double t0, bool verify, StreamRecord& rec);
-  Status run_collective(Run& run, StepState& st, TaskId t, double t0, bool verify,
+  Status run_collective(Run& run, StepState& st, TaskId t, double t0, bool verify, Spin spin,
                         StreamRecord& rec, double* start, double* end);
 
   CpuOptions options_;
@@ -546,7 +546,7 @@ Status CpuExecutor::setup(Run& run) {
 }
 
 Status CpuExecutor::run_collective(Run& run, StepState& st, TaskId t, double t0, bool verify,
-                                   StreamRecord& rec, double* start, double* end) {
+                                   Spin spin, StreamRecord& rec, double* start, double* end) {
   const Program& p = *run.program;
   const Task& task = p.task(t);
   const Collective& c = p.collectives()[static_cast<size_t>(task.collective)];
@@ -559,10 +559,9 @@ Status CpuExecutor::run_collective(Run& run, StepState& st, TaskId t, double t0,
   cr.in[static_cast<size_t>(rank)] = w.coll_in.at(cs.element).data();
   cr.out[static_cast<size_t>(rank)] = w.coll_out.data();
   Clock& clock = *options_.clock;
-  // How this rank waits for the others: spinning only if none of them runs on
-  // its core.
+  // How this rank waits for the others: as its stream waits (`spin`), but not
+  // at all if one of them runs on its core.
   const int my_cpu = run.placement[static_cast<size_t>(task.stream)].cpu;
-  Spin spin = my_cpu < 0 ? Spin::kYield : pinned_spin(p, run.placement, my_cpu, task.device);
   for (int r = 0; r < n && my_cpu >= 0; ++r)
     if (r != rank &&
         run.placement[static_cast<size_t>(p.task(c.tasks[static_cast<size_t>(r)]).stream)].cpu ==
@@ -704,7 +703,7 @@ void CpuExecutor::run_stream(Run& run, StepState& st, StreamId s, double t0, boo
                                    ": the destination differs from the source after the copy",
                                ErrorKind::kRuntime);
     } else {
-      result = run_collective(run, st, t, t0, verify, rec, &start, &end);
+      result = run_collective(run, st, t, t0, verify, spin, rec, &start, &end);
       if (st.abort.load()) return;
     }
     for (BufferId b : p.frees(t)) {

@@ -789,12 +789,13 @@ void Engine::finish_task(std::int32_t i) {
   if (h.kind() == TaskKind::kCompute) {
     --compute_running_[d];
   } else if (--comm_running_[d] == 0 && !held_[d].empty()) {
-    std::vector<std::int32_t> held;
-    held.swap(held_[d]);
-    for (std::int32_t k : held) {
+    // begin_kernel holds nothing (no communication runs now), so the list
+    // is walked in place and kept for its capacity.
+    for (std::int32_t k : held_[d]) {
       hot_[static_cast<size_t>(k)].crit_pred = i;  // it waited for this communication
       begin_kernel(k, d);
     }
+    held_[d].clear();
   }
   if (h.has_memory())
     for (BufferId b : p_.frees(t)) free_buffer(b);

@@ -152,21 +152,27 @@ TEST(Engine, ExposedCommunicationIsCommWhileComputeIdles) {
 //   T > g, s = 0.5: E = g + E/2 while E <= T, E = 2g (if 2g <= T)
 //   T > g, s = 1:   the kernel is frozen while the transfer runs, E = T + g
 // in extensions of at least 1 us (so E within 1 us). s = 0: E = g.
+// An exact simulation of `p` under the plain profile with every device's
+// comm_compute_share set to `share`.
+Result<SimResult> simulate_with_share(const Program& p, const Topology& t, double share) {
+  HardwareProfile h = plain_profile();
+  for (DeviceProfile& d : h.devices) d.comm_compute_share = share;
+  SimOptions o;
+  o.exact = true;
+  return simulate(p, t, h, o);
+}
+
 TEST(Engine, CommunicationSharingTheProcessorDelaysTheKernel) {
   const Topology t = star(2, 10e9, 2e-6);
   const double g = gemm_seconds(t, plain_profile(), 1024, 1024, 1024);
   for (double share : {0.0, 0.5, 1.0})
     for (double ratio : {0.4, 3.0}) {  // T / g
-      HardwareProfile h = plain_profile();
-      for (DeviceProfile& d : h.devices) d.comm_compute_share = share;
       const double tx = ratio * g;
       ProgramBuilder b("share", 2);
       const TaskId k = b.add_gemm(b.stream(0, "compute"), 1024, 1024, 1024, DType::kBF16, "mm");
       b.add_transfer(b.stream(0, "xfer"), 1, (tx - 2e-6) * 10e9, "send");
       const Program p = build(std::move(b));
-      SimOptions o;
-      o.exact = true;
-      auto r = simulate(p, t, h, o);
+      auto r = simulate_with_share(p, t, share);
       ASSERT_TRUE(r.is_ok()) << r.message();
       double want = g;
       if (share > 0 && ratio < 1) want = g + share * tx;
@@ -190,17 +196,13 @@ TEST(Engine, AKernelReadyWhileCommunicationHoldsTheCoreStartsWhenItEnds) {
   const double g = gemm_seconds(t, plain_profile(), 1024, 1024, 1024);
   const double tx = 20 * g;
   for (double share : {0.0, 1.0}) {
-    HardwareProfile h = plain_profile();
-    for (DeviceProfile& d : h.devices) d.comm_compute_share = share;
     ProgramBuilder b("held", 2);
     const TaskId a = b.add_fixed(b.stream(1, "compute"), 1e6, 0, DType::kF32, "a");
     const TaskId k = b.add_gemm(b.stream(0, "compute"), 1024, 1024, 1024, DType::kBF16, "mm");
     b.depend(k, a);
     b.add_transfer(b.stream(0, "xfer"), 1, (tx - 2e-6) * 10e9, "send");
     const Program p = build(std::move(b));
-    SimOptions o;
-    o.exact = true;
-    auto r = simulate(p, t, h, o);
+    auto r = simulate_with_share(p, t, share);
     ASSERT_TRUE(r.is_ok()) << r.message();
     const double e = r->task_end_seconds[static_cast<size_t>(a)];
     ASSERT_GT(e, 0.0);
@@ -221,8 +223,6 @@ TEST(Engine, AtOneInstantCommunicationStartsBeforeKernels) {
   // thread takes the core at once); with a share of 0 `b` starts at a's end.
   const Topology t = star(2, 10e9, 2e-6);
   for (double share : {0.0, 1.0}) {
-    HardwareProfile h = plain_profile();
-    for (DeviceProfile& d : h.devices) d.comm_compute_share = share;
     ProgramBuilder b("tie", 2);
     std::vector<TaskId> a(2), k(2);
     std::vector<StreamId> comm(2);
@@ -237,9 +237,7 @@ TEST(Engine, AtOneInstantCommunicationStartsBeforeKernels) {
     for (int d = 0; d < 2; ++d)
       b.depend(b.collective_task(ar, d), a[static_cast<size_t>(d)]);
     const Program p = build(std::move(b));
-    SimOptions o;
-    o.exact = true;
-    auto r = simulate(p, t, h, o);
+    auto r = simulate_with_share(p, t, share);
     ASSERT_TRUE(r.is_ok()) << r.message();
     const TaskId rank0 = p.collectives()[static_cast<size_t>(ar)].tasks[0];
     const double a_end = r->task_end_seconds[static_cast<size_t>(a[0])];
