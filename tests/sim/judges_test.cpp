@@ -233,3 +233,42 @@ TEST(WarmCollectives, BackToBackIsWarmAfterAKernelCold) {
 
 }  // namespace
 }  // namespace brigade::sim
+
+namespace brigade::sim {
+namespace {
+
+// Every compute kind takes what the closed form says for it
+// (cost::task_seconds: the roofline of core/profile.hpp's kernel_seconds
+// with the task's kind). A streaming kernel that also counts FLOPs is not a
+// GEMM: it pays neither the GEMM curve nor the cold-operand term. By hand,
+// for the one below: 1e8 bytes at 1e11 B/s = 1 ms (its 5e8 FLOP at
+// 19.5 TFLOP/s take 25.6 us); as a GEMM it would pay 1e8 / 1e10 = 10 ms of
+// cold operands on top.
+TEST(KernelKinds, EachKindTakesTheClosedFormsTime) {
+  const Topology topo = testing::star(1, 1e11, 0);
+  HardwareProfile h = testing::plain_profile();
+  for (DeviceProfile& d : h.devices) {
+    d.memory_bandwidth_bytes_per_second = 1e11;
+    d.memory_efficiency = 1.0;
+    d.launch_overhead_seconds = 0;
+    d.gemm_cold_operand_bandwidth_bytes_per_second = 1e10;
+  }
+  ProgramBuilder b("kinds", 1);
+  const StreamId s = b.stream(0, "compute");
+  b.add_memory_bound(s, 1e8, DType::kF32, "norm", Phase::kForward, 5e8);
+  b.add_gemm(s, 256, 512, 1024, DType::kF32, "mm");
+  b.add_fixed(s, 3e9, 2e7, DType::kF32, "custom");
+  const Program p = build(std::move(b));
+  const SimResult r = run(p, topo, h);
+  const DeviceProfile& dp = h.for_device(topo.device(0));
+  EXPECT_LT(rel_err(r.task_end_seconds[0] - r.task_start_seconds[0], 1e-3), 1e-9);
+  for (TaskId t = 0; t < 3; ++t)
+    EXPECT_LT(rel_err(r.task_end_seconds[static_cast<size_t>(t)] -
+                          r.task_start_seconds[static_cast<size_t>(t)],
+                      cost::task_seconds(p.task(t), topo.device(0), dp)),
+              1e-9)
+        << compute_kind_name(p.task(t).compute);
+}
+
+}  // namespace
+}  // namespace brigade::sim
