@@ -2,12 +2,15 @@
 // Program: simulated vs measured step time and time per task kind, relative
 // errors, median and p90 over scenarios; both traces side by side.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <system_error>
 #include <iostream>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -35,11 +38,28 @@ struct ValidateOptions {
   std::string trace_dir;
   bool json = false;
   bool quiet = false;
+  bool probes = true;  // --no-probes turns them off
+};
+
+// The machine's speed around one round of one scenario against the
+// scenario's profile (the geometric mean of the probes before and after the
+// round, per device), and the step the simulator predicts at that speed.
+struct RoundSpeed {
+  std::vector<double> gemm, memory;  // per device; empty: not probed
+  double collective = 0;             // 0: not probed
+  double simulated_seconds = 0;      // 0: not probed
+  std::vector<double> step_seconds;  // the round's timed steps, measured
 };
 
 struct ScenarioResult {
   std::string name, file;
   double simulated_seconds = 0, measured_seconds = 0, measured_p90_seconds = 0, relative_error = 0;
+  // The median step rescaled to the speed the profile was calibrated at
+  // (each step x simulated / its round's simulated_seconds), and the error
+  // against it; < 0 / NaN where a round was not probed.
+  double measured_at_profile_speed_seconds = -1;
+  double speed_adjusted_error = std::numeric_limits<double>::quiet_NaN();
+  std::vector<RoundSpeed> rounds;
   realexec::TraceComparison comparison;
 };
 
@@ -58,10 +78,12 @@ struct Pending {
   PreparedRun prepared;
   Trace simulated;
   std::vector<Trace> steps;  // every round's timed steps
+  std::vector<int> step_round;  // the round of each of them
+  std::vector<RoundSpeed> rounds;
 };
 
 Pending prepare_one(const std::string& path, const ValidateOptions& o) {
-  Pending p{path, prepare_run(path, o.run), {}, {}};
+  Pending p{path, prepare_run(path, o.run), {}, {}, {}, {}};
   sim::SimOptions sim_options = sim_options_for(p.prepared.scenario);
   sim_options.record_trace = true;
   auto simulated = sim::simulate(p.prepared.plan.program, p.prepared.scenario.topology,
@@ -72,15 +94,90 @@ Pending prepare_one(const std::string& path, const ValidateOptions& o) {
 }
 
 // One round of one scenario: a fresh executor, its warm-up, `timed` steps.
-void measure_round(Pending& p, const ValidateOptions& o, int timed, bool first_round) {
+void measure_round(Pending& p, const ValidateOptions& o, int timed, int round) {
   const Scenario& sc = p.prepared.scenario;
   auto executor = make_backend_executor(o.run);
   auto run = realexec::run_repeated(*executor, p.prepared.plan.program, sc.topology, sc.profile, timed);
   if (!run.is_ok()) throw_status(run.status());
-  if (first_round)
+  if (round == 0)
     for (const std::string& w : run->warnings)
       std::cerr << "brigade: warning: " << sc.name << ": " << w << "\n";
-  for (Trace& t : run->steps) p.steps.push_back(std::move(t));
+  for (Trace& t : run->steps) {
+    p.steps.push_back(std::move(t));
+    p.step_round.push_back(round);
+  }
+}
+
+// How fast the machine runs now against a scenario's profile
+// (realexec::speed_against_profile on the scenario's devices): on the CPU
+// f32 512^3 GEMMs, 16 MiB streaming kernels and 4 MiB AllReduces (both cold:
+// each after a 64 MiB copy), on GPUs bf16 4096^3, 1 GiB and 4 MiB; about
+// `seconds` in all. Empty where it cannot be measured (the reason on stderr).
+std::optional<realexec::SpeedProbe> speed_probe(const Pending& p, const ValidateOptions& o,
+                                                double seconds) {
+  const bool cuda = o.run.backend == "cuda";
+  realexec::SpeedProbeOptions po;
+  po.gemm_n = cuda ? 4096 : 512;
+  po.gemm_dtype = cuda ? DType::kBF16 : DType::kF32;
+  po.stream_bytes = cuda ? 1073741824.0 : 16.0 * 1048576;
+  po.evict_bytes = cuda ? 0 : 64.0 * 1048576;  // a GPU's 1 GiB passes its caches
+  po.collective_gemm_n = cuda ? 4096 : 256;
+  po.seconds = seconds;
+  auto executor = make_backend_executor(o.run);
+  auto r = realexec::speed_against_profile(*executor, p.prepared.scenario.topology,
+                                           p.prepared.scenario.profile, po);
+  if (r.is_ok()) return *r;
+  if (!o.quiet) std::cerr << "brigade: warning: speed probe: " << r.message() << "\n";
+  return std::nullopt;
+}
+
+// A profile whose links carry `factor` x its bandwidths: every transfer's
+// and every collective step's (their latencies stay).
+HardwareProfile links_at(HardwareProfile h, double factor) {
+  for (LinkProfile& l : h.links) {
+    l.bandwidth_efficiency *= factor;
+    l.collective_bandwidth_bytes_per_second *= factor;
+    l.collective_reduce_bandwidth_bytes_per_second *= factor;
+  }
+  return h;
+}
+
+// The round's speed from the probes around it, and the simulator's step at
+// that speed: each device's GEMM-like kernels at its GEMM speed, its
+// streaming kernels at its streaming speed (SimOptions::speed and
+// memory_speed), the links' bandwidths at the AllReduce probe's speed. The
+// three are probed apart because they drift apart: on the development VM a
+// round with streaming kernels at 0.6 x the profile's speed ran the 16 MiB
+// AllReduce at the profile's time.
+RoundSpeed round_speed(const Pending& p, const realexec::SpeedProbe& before,
+                       const realexec::SpeedProbe& after) {
+  RoundSpeed r;
+  auto mean = [](const std::vector<double>& a, const std::vector<double>& b) {
+    std::vector<double> m;
+    for (size_t d = 0; d < a.size() && d < b.size(); ++d) m.push_back(std::sqrt(a[d] * b[d]));
+    return m;
+  };
+  r.gemm = mean(before.gemm.per_device, after.gemm.per_device);
+  r.memory = mean(before.memory.per_device, after.memory.per_device);
+  if (before.collective > 0 && after.collective > 0)
+    r.collective = std::sqrt(before.collective * after.collective);
+  const Scenario& sc = p.prepared.scenario;
+  // With one device the streaming probe is not run (nothing to evict the
+  // caches with): its memory goes at its GEMM speed.
+  const std::vector<double>& memory = r.memory.empty() ? r.gemm : r.memory;
+  if (static_cast<int>(r.gemm.size()) != sc.topology.num_devices() || memory.size() != r.gemm.size())
+    return RoundSpeed{};
+  sim::SimOptions so = sim_options_for(sc);
+  so.record_trace = false;
+  for (size_t d = 0; d < r.gemm.size(); ++d) {
+    so.speed[static_cast<int>(d)] = r.gemm[d];
+    so.memory_speed[static_cast<int>(d)] = memory[d];
+  }
+  const HardwareProfile profile = r.collective > 0 ? links_at(sc.profile, r.collective) : sc.profile;
+  auto sim = sim::simulate(p.prepared.plan.program, sc.topology, profile, so);
+  if (!sim.is_ok()) throw_status(sim.status());
+  r.simulated_seconds = sim->step_seconds;
+  return r;
 }
 
 ScenarioResult finish_one(const Pending& p, const ValidateOptions& o) {
@@ -111,35 +208,42 @@ ScenarioResult finish_one(const Pending& p, const ValidateOptions& o) {
   r.measured_p90_seconds = summary.p90_step_seconds;
   r.relative_error = comparison->step_relative_error;
   r.comparison = std::move(comparison).value();
+  r.rounds = p.rounds;
+  for (size_t i = 0; i < seconds.size() && i < p.step_round.size(); ++i)
+    if (static_cast<size_t>(p.step_round[i]) < r.rounds.size())
+      r.rounds[static_cast<size_t>(p.step_round[i])].step_seconds.push_back(seconds[i]);
+  const bool probed = !p.rounds.empty() && std::all_of(p.rounds.begin(), p.rounds.end(), [](const RoundSpeed& x) {
+    return x.simulated_seconds > 0;
+  });
+  if (probed) {
+    std::vector<double> rescaled;
+    for (size_t i = 0; i < seconds.size(); ++i)
+      rescaled.push_back(seconds[i] * r.simulated_seconds /
+                         p.rounds[static_cast<size_t>(p.step_round[i])].simulated_seconds);
+    r.measured_at_profile_speed_seconds = realexec::median(rescaled);
+    r.speed_adjusted_error = r.simulated_seconds / r.measured_at_profile_speed_seconds - 1;
+  }
   return r;
 }
 
-// The machine's GEMM speed against the first scenario's profile (realexec::
-// gemm_speed_against_profile): f32 512^3 on the CPU, bf16 4096^3 on GPUs,
-// about 0.3 s. Ratio -1 where it cannot be measured (the reason on stderr).
-realexec::GemmProbe gemm_probe(const Pending& first, const ValidateOptions& o) {
-  const bool cuda = o.run.backend == "cuda";
-  auto executor = make_backend_executor(o.run);
-  auto r = realexec::gemm_speed_against_profile(
-      *executor, first.prepared.scenario.topology, first.prepared.scenario.profile,
-      cuda ? 4096 : 512, cuda ? DType::kBF16 : DType::kF32, 0.3);
-  if (r.is_ok()) return *r;
-  if (!o.quiet) std::cerr << "brigade: warning: GEMM probe: " << r.message() << "\n";
-  realexec::GemmProbe none;
-  none.ratio = -1;
-  return none;
+// "0.91-1.02" over every device of every round (`what`: 0 GEMMs, 1
+// streaming kernels, 2 the AllReduce); "" where none was probed.
+std::string speed_range(const std::vector<Pending>& pending, int what) {
+  double lo = 1e300, hi = -1e300;
+  for (const Pending& p : pending)
+    for (const RoundSpeed& r : p.rounds) {
+      std::vector<double> xs = what == 0 ? r.gemm : what == 1 ? r.memory : std::vector<double>{};
+      if (what == 2 && r.collective > 0) xs.push_back(r.collective);
+      for (double x : xs) {
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+      }
+    }
+  return lo <= hi ? fmt::format("{:.2f}-{:.2f}", lo, hi) : "-";
 }
 
-// " (cpu0 0.95, cpu1 1.01)" for the probe's devices (named as in the first
-// scenario's topology); "" with one device.
-std::string per_device_probe(const realexec::GemmProbe& p, const Topology& topo) {
-  if (p.per_device.size() < 2) return "";
-  std::string out = " (";
-  for (size_t d = 0; d < p.per_device.size(); ++d)
-    out += fmt::format("{}{} {:.2f}", d ? ", " : "", topo.device(static_cast<int>(d)).name,
-                       p.per_device[d]);
-  return out + ")";
-}
+// Seconds of each speed probe around a round.
+constexpr double kRoundProbeSeconds = 0.09;
 
 // Timed steps per round: --repeat spread over --rounds, at least one each.
 int steps_per_round(const ValidateOptions& o) { return std::max(1, (o.repeat + o.rounds - 1) / o.rounds); }
@@ -158,22 +262,50 @@ void run_validate(const ValidateOptions& o) {
   for (const std::string& path : o.scenarios) pending.push_back(prepare_one(path, o));
   const int per_round = steps_per_round(o);
   const double load_before = load_average();
-  const realexec::GemmProbe probe_before = gemm_probe(pending.front(), o);
+  // Each round of each scenario between two speed probes of the machine
+  // (about 0.1 s each), so that the error can also be told at the speed
+  // the profile was calibrated at (ScenarioResult::speed_adjusted_error).
+  // A probe after one scenario's round is the next one's probe before,
+  // where both scenarios run on the same devices under the same profile.
+  std::optional<realexec::SpeedProbe> last;
+  const Pending* last_for = nullptr;
+  auto same_machine = [](const Pending* a, const Pending& b) {
+    if (a == nullptr) return false;
+    const Scenario &x = a->prepared.scenario, &y = b.prepared.scenario;
+    if (x.profile.name != y.profile.name || x.profile.source != y.profile.source ||
+        x.topology.num_devices() != y.topology.num_devices())
+      return false;
+    for (int d = 0; d < x.topology.num_devices(); ++d)
+      if (x.topology.device(d).model != y.topology.device(d).model) return false;
+    return true;
+  };
   for (int round = 0; round < o.rounds; ++round)
     for (size_t i = 0; i < pending.size(); ++i) {
       if (!o.quiet)
         std::cerr << fmt::format("validate: round {}/{}, {}/{} {}\n", round + 1, o.rounds, i + 1,
                                  pending.size(), o.scenarios[i]);
-      measure_round(pending[i], o, per_round, round == 0);
+      Pending& p = pending[i];
+      std::optional<realexec::SpeedProbe> before;
+      if (o.probes) before = same_machine(last_for, p) ? last : speed_probe(p, o, kRoundProbeSeconds);
+      measure_round(p, o, per_round, round);
+      std::optional<realexec::SpeedProbe> after;
+      if (before) after = speed_probe(p, o, kRoundProbeSeconds);
+      last = after;
+      last_for = after ? &p : nullptr;
+      p.rounds.push_back(after ? round_speed(p, *before, *after) : RoundSpeed{});
     }
-  const realexec::GemmProbe probe_after = gemm_probe(pending.front(), o);
   std::vector<ScenarioResult> results;
-  std::vector<double> errors;
+  std::vector<double> errors, adjusted;
   for (const Pending& p : pending) {
     results.push_back(finish_one(p, o));
     errors.push_back(results.back().relative_error);
+    if (std::isfinite(results.back().speed_adjusted_error))
+      adjusted.push_back(results.back().speed_adjusted_error);
   }
   const realexec::ErrorSummary summary = realexec::summarise_errors(errors);
+  const bool all_adjusted = adjusted.size() == errors.size();
+  const realexec::ErrorSummary adjusted_summary =
+      all_adjusted ? realexec::summarise_errors(adjusted) : realexec::ErrorSummary{};
   const double load_after = load_average();
   const unsigned threads = std::thread::hardware_concurrency();
   if (o.json) {
@@ -186,11 +318,6 @@ void run_validate(const ValidateOptions& o) {
     auto load = [](double l) { return l >= 0 ? nlohmann::json(l) : nlohmann::json(nullptr); };
     j["load_average"] = {{"before", load(load_before)}, {"after", load(load_after)}};
     j["hardware_threads"] = threads;
-    auto probe = [](double x) { return x > 0 ? nlohmann::json(x) : nlohmann::json(nullptr); };
-    j["gemm_speed_vs_profile"] = {{"before", probe(probe_before.ratio)},
-                                  {"after", probe(probe_after.ratio)},
-                                  {"before_per_device", probe_before.per_device},
-                                  {"after_per_device", probe_after.per_device}};
     nlohmann::json rows = nlohmann::json::array();
     for (const ScenarioResult& r : results) {
       nlohmann::json kinds = nlohmann::json::array();
@@ -209,35 +336,55 @@ void run_validate(const ValidateOptions& o) {
                       {"median_abs_task_error", r.comparison.median_abs_task_error},
                       {"p90_abs_task_error", r.comparison.p90_abs_task_error},
                       {"kinds", kinds}});
+      nlohmann::json& row = rows.back();
+      auto or_null = [](double x, bool ok) { return ok ? nlohmann::json(x) : nlohmann::json(nullptr); };
+      const bool ok = std::isfinite(r.speed_adjusted_error);
+      row["measured_at_profile_speed_seconds"] = or_null(r.measured_at_profile_speed_seconds, ok);
+      row["speed_adjusted_relative_error"] = or_null(r.speed_adjusted_error, ok);
+      nlohmann::json speeds = nlohmann::json::array();
+      for (const RoundSpeed& s : r.rounds)
+        speeds.push_back({{"gemm_speed_per_device", s.gemm},
+                          {"memory_speed_per_device", s.memory},
+                          {"collective_speed", or_null(s.collective, s.collective > 0)},
+                          {"simulated_seconds", or_null(s.simulated_seconds, s.simulated_seconds > 0)},
+                          {"measured_step_seconds", s.step_seconds}});
+      row["rounds"] = speeds;
     }
     j["scenarios"] = rows;
     j["median_abs_error"] = summary.median_abs_error;
     j["p90_abs_error"] = summary.p90_abs_error;
+    j["speed_adjusted_median_abs_error"] =
+        all_adjusted ? nlohmann::json(adjusted_summary.median_abs_error) : nlohmann::json(nullptr);
+    j["speed_adjusted_p90_abs_error"] =
+        all_adjusted ? nlohmann::json(adjusted_summary.p90_abs_error) : nlohmann::json(nullptr);
     std::cout << j.dump(2) << "\n";
     return;
   }
-  std::cout << fmt::format("{:<40} {:>11} {:>11} {:>9}   {}\n", "scenario", "simulated",
-                           "measured", "error", "by kind (simulated vs measured)");
+  std::cout << fmt::format("{:<40} {:>11} {:>11} {:>9} {:>9}   {}\n", "scenario", "simulated",
+                           "measured", "error", "adjusted", "by kind (simulated vs measured)");
   for (const ScenarioResult& r : results) {
     std::string kinds;
     for (const auto& k : r.comparison.kinds)
       kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", k.kind, percent(k.relative_error));
-    std::cout << fmt::format("{:<40} {:>11} {:>11} {:>9}   {}\n", r.name,
-                             format_seconds(r.simulated_seconds), format_seconds(r.measured_seconds),
-                             percent(r.relative_error), kinds);
+    std::cout << fmt::format(
+        "{:<40} {:>11} {:>11} {:>9} {:>9}   {}\n", r.name, format_seconds(r.simulated_seconds),
+        format_seconds(r.measured_seconds), percent(r.relative_error),
+        std::isfinite(r.speed_adjusted_error) ? percent(r.speed_adjusted_error) : "-", kinds);
   }
   std::cout << fmt::format("\n|step error| over {} scenarios: median {:.1f}%, p90 {:.1f}%\n",
                            summary.count, 100 * summary.median_abs_error, 100 * summary.p90_abs_error);
-  std::cout << "(error = (simulated - measured) / measured; measured = the median of "
-            << o.rounds * per_round << " timed steps in " << o.rounds << " rounds)\n";
-  if (probe_before.ratio > 0 && probe_after.ratio > 0) {
-    const Topology& topo = pending.front().prepared.scenario.topology;
+  if (all_adjusted)
     std::cout << fmt::format(
-        "GEMM probe ({} on every device): {:.2f} x the profile's speed before the runs{}, {:.2f} x "
-        "after{}\n",
-        o.run.backend == "cuda" ? "bf16 4096^3" : "f32 512^3", probe_before.ratio,
-        per_device_probe(probe_before, topo), probe_after.ratio, per_device_probe(probe_after, topo));
-  }
+        "adjusted to the profile's speed: median {:.1f}%, p90 {:.1f}% (the machine ran GEMMs at "
+        "{} x, streaming kernels at {} x and AllReduces at {} x the profile's speed)\n",
+        100 * adjusted_summary.median_abs_error, 100 * adjusted_summary.p90_abs_error,
+        speed_range(pending, 0), speed_range(pending, 1), speed_range(pending, 2));
+  std::cout << "(error = (simulated - measured) / measured; measured = the median of "
+            << o.rounds * per_round << " timed steps in " << o.rounds << " rounds";
+  if (all_adjusted)
+    std::cout << "; adjusted: each step x simulated / the simulated step at its round's speed, "
+                 "from probes before and after the round";
+  std::cout << ")\n";
   if (load_before >= 0 && load_after >= 0)
     std::cout << fmt::format("load average (1 min): {:.2f} before, {:.2f} after, on {} hardware threads\n",
                              load_before, load_after, threads);
@@ -263,6 +410,8 @@ const RegisterVerb kRegister("validate", 31, [](CLI::App& app) {
                 "cpu: run f16/bf16 kernels in f32 (else they are refused)");
   cmd->add_flag("--json", opts->json, "one JSON object on stdout (SI units)");
   cmd->add_flag("--quiet", opts->quiet, "no progress on stderr");
+  cmd->add_flag("--no-probes", [opts](std::int64_t) { opts->probes = false; },
+                "no speed probes around the rounds (no adjusted errors)");
   cmd->callback([opts] { run_validate(*opts); });
 });
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <ctime>
 #include <limits>
 #include <thread>
@@ -310,43 +311,148 @@ bool collective_step_row(CollectiveKind kind, int ranks, double bytes, std::vect
   return false;
 }
 
-Result<GemmProbe> gemm_speed_against_profile(RealExecutor& executor, const Topology& topology,
-                                             const HardwareProfile& profile, std::int64_t n,
-                                             DType dtype, double seconds) {
-  const Device& d = topology.device(0);
-  const double flops = gemm_flops(n, n, n);
-  // Back to back, the probe's operands are warm: it is compared with the
-  // profile's warm GEMM time (without the cold-operand term).
-  DeviceProfile warm = profile.for_device(d);
-  warm.gemm_cold_operand_bandwidth_bytes_per_second = 0;
-  const double predicted = kernel_seconds(d, warm, dtype, flops, gemm_bytes(n, n, n, dtype));
-  if (!(predicted > 0))
-    return Status::error("the profile gives no time for a " + std::to_string(n) + "^3 " +
-                         std::string(dtype_name(dtype)) + " GEMM");
-  const int reps = std::clamp(static_cast<int>(std::ceil(seconds / 3 / predicted)), 3, 10000);
+namespace {
+
+// One kernel, repeated on every device of `topology` at once for about
+// `seconds` (a warm-up step, then the median of 3 timed steps), each after
+// an untimed copy of `evict_bytes` to the next device where that is > 0: the
+// profile's time for the kernel (`predicted`, launch included) over the
+// measured one (the kernel's span plus the profile's launch overhead), the
+// devices together (their mean) and each.
+Result<SpeedProbe::Resource> kernel_speed(RealExecutor& executor, const Topology& topology,
+                                          const HardwareProfile& profile, const char* what,
+                                          double predicted, double evict_bytes, double seconds,
+                                          const std::function<void(ProgramBuilder&, StreamId)>& add) {
+  if (!(predicted > 0)) return Status::error(std::string("the profile gives no time for the ") + what);
+  const Device& d0 = topology.device(0);
+  const DeviceProfile& dp = profile.for_device(d0);
+  const double launch = dp.launch_overhead_seconds;
+  const double bw = peak_memory_bandwidth_bytes_per_second(d0, dp);
+  const double each = predicted + (evict_bytes > 0 && bw > 0 ? evict_bytes / bw : 0.0);
+  const int reps = std::clamp(static_cast<int>(std::ceil(seconds / 4 / each)), 2, 10000);
+  const int n = topology.num_devices();
   BRIGADE_ASSIGN_OR_RETURN(
       auto probe_program,
-      on_every_device("gemm-probe", topology.num_devices(), [&](ProgramBuilder& b, StreamId s, int) {
-        for (int i = 0; i < reps; ++i) b.add_gemm(s, n, n, n, dtype, "probe");
+      on_every_device(std::string("probe-") + what, n, [&](ProgramBuilder& b, StreamId s, int d) {
+        for (int i = 0; i < reps; ++i) {
+          if (evict_bytes > 0) b.add_transfer(s, (d + 1) % n, evict_bytes, "evict");
+          add(b, s);
+        }
       }));
   const Program& p = probe_program.first;
   const std::vector<StreamId>& ss = probe_program.second;
   RunOptions o;
-  o.repeat = 4;
-  BRIGADE_ASSIGN_OR_RETURN(std::vector<Trace> steps,
-                           executor.run_steps(p, topology, profile, o));
+  o.repeat = 4;  // the warm-up, then 3 timed
+  BRIGADE_ASSIGN_OR_RETURN(std::vector<Trace> steps, executor.run_steps(p, topology, profile, o));
+  // The mean kernel time on `streams` (each stream's mean, then their
+  // mean), the median over the steps.
   auto ratio = [&](const std::vector<StreamId>& streams) -> Result<double> {
     std::vector<double> per;
-    for (const Trace& t : steps) per.push_back(Bench::per_task_seconds(t, streams));
+    for (const Trace& t : steps) {
+      double sum = 0;
+      for (StreamId s : streams) {
+        double spans = 0;
+        int count = 0;
+        for (const TraceSpan& sp : t.spans)
+          if (sp.stream == s && sp.kind == TaskKind::kCompute) {
+            spans += sp.end_seconds - sp.start_seconds;
+            ++count;
+          }
+        sum += count > 0 ? spans / count : 0.0;
+      }
+      per.push_back(sum / static_cast<double>(streams.size()) + launch);
+    }
     const double measured = median(per);
-    if (!(measured > 0)) return Status::error("the GEMM probe measured no time");
+    if (!(measured > launch)) return Status::error(std::string("the ") + what + " probe measured no time");
     return predicted / measured;
   };
-  GemmProbe probe;
-  BRIGADE_ASSIGN_OR_RETURN(probe.ratio, ratio(ss));
+  SpeedProbe::Resource r;
+  BRIGADE_ASSIGN_OR_RETURN(r.ratio, ratio(ss));
   for (StreamId s : ss) {
-    BRIGADE_ASSIGN_OR_RETURN(double r, ratio({s}));
-    probe.per_device.push_back(r);
+    BRIGADE_ASSIGN_OR_RETURN(double x, ratio({s}));
+    r.per_device.push_back(x);
+  }
+  return r;
+}
+
+}  // namespace
+
+Result<SpeedProbe> speed_against_profile(RealExecutor& executor, const Topology& topology,
+                                         const HardwareProfile& profile,
+                                         const SpeedProbeOptions& options) {
+  const Device& d = topology.device(0);
+  // Back to back, the probe's operands are warm: it is compared with the
+  // profile's warm GEMM time (without the cold-operand term).
+  DeviceProfile warm = profile.for_device(d);
+  warm.gemm_cold_operand_bandwidth_bytes_per_second = 0;
+  const std::int64_t n = options.gemm_n;
+  const DType dtype = options.gemm_dtype;
+  SpeedProbe probe;
+  BRIGADE_ASSIGN_OR_RETURN(
+      probe.gemm,
+      kernel_speed(executor, topology, profile, "GEMM",
+                   kernel_seconds(d, warm, dtype, gemm_flops(n, n, n), gemm_bytes(n, n, n, dtype)), 0,
+                   options.seconds / 3, [&](ProgramBuilder& b, StreamId s) {
+                     b.add_gemm(s, n, n, n, dtype, "probe");
+                   }));
+  // The streaming kernel cold, as calibrate measures it: each after a copy
+  // that pushes its data out of the caches; that takes a second device.
+  const int devices = topology.num_devices();
+  const bool evict = options.evict_bytes > 0;
+  if (options.stream_bytes > 0 && (!evict || devices >= 2)) {
+    const double bytes = options.stream_bytes;
+    BRIGADE_ASSIGN_OR_RETURN(
+        probe.memory,
+        kernel_speed(executor, topology, profile, "streaming",
+                     kernel_seconds(d, warm, DType::kF32, 0, bytes, ComputeKind::kMemoryBound),
+                     options.evict_bytes, options.seconds / 3, [&](ProgramBuilder& b, StreamId s) {
+                       b.add_memory_bound(s, bytes, DType::kF32, "probe");
+                     }));
+  }
+  // A ring AllReduce over every device, cold as calibrate measures it: each
+  // after the copy and a GEMM on every rank. Against the closed form's cold
+  // time for it (cost::collective_cost).
+  if (options.collective_bytes > 0 && devices >= 2) {
+    std::vector<int> group;
+    for (int i = 0; i < devices; ++i) group.push_back(i);
+    const double bytes = options.collective_bytes;
+    BRIGADE_ASSIGN_OR_RETURN(const cost::CollectiveQuery q,
+                             cost::collective_query_on(topology, profile, CollectiveKind::kAllReduce,
+                                                       CollectiveAlgorithm::kRing, group, bytes));
+    BRIGADE_ASSIGN_OR_RETURN(const cost::CollectiveCost c, cost::collective_cost(q));
+    if (!(c.seconds > 0)) return Status::error("the profile gives no time for the AllReduce probe");
+    const std::int64_t g = options.collective_gemm_n;
+    const double each = c.seconds + kernel_seconds(d, warm, dtype, gemm_flops(g, g, g), gemm_bytes(g, g, g, dtype)) +
+                        (evict ? options.evict_bytes / std::max(1e9, peak_memory_bandwidth_bytes_per_second(d, warm)) : 0.0);
+    const int reps = std::clamp(static_cast<int>(std::ceil(options.seconds / 3 / 4 / each)), 2, 10000);
+    ProgramBuilder b("probe-allreduce", devices);
+    std::vector<StreamId> ss;
+    for (int i = 0; i < devices; ++i) ss.push_back(b.stream(i, "compute"));
+    for (int r = 0; r < reps; ++r) {
+      for (int i = 0; i < devices; ++i) {
+        if (evict) b.add_transfer(ss[static_cast<size_t>(i)], (i + 1) % devices, options.evict_bytes, "evict");
+        b.add_gemm(ss[static_cast<size_t>(i)], g, g, g, dtype, "gemm");
+      }
+      b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, group, bytes, ss, "probe");
+    }
+    BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
+    RunOptions o;
+    o.repeat = 4;  // the warm-up, then 3 timed
+    BRIGADE_ASSIGN_OR_RETURN(std::vector<Trace> steps, executor.run_steps(p, topology, profile, o));
+    std::vector<double> per;
+    for (const Trace& t : steps) {
+      double spans = 0;
+      int count = 0;
+      for (const TraceSpan& sp : t.spans)
+        if (sp.stream == ss[0] && sp.kind == TaskKind::kCollective) {
+          spans += sp.end_seconds - sp.start_seconds;
+          ++count;
+        }
+      if (count > 0) per.push_back(spans / count);
+    }
+    const double measured = per.empty() ? 0.0 : median(per);
+    if (!(measured > 0)) return Status::error("the AllReduce probe measured no time");
+    probe.collective = c.seconds / measured;
   }
   return probe;
 }

@@ -202,24 +202,46 @@ Result<MultiFit> fit_kind_steps(CollectiveKind kind, int ranks, const std::vecto
                                 double overhead_seconds, cost::AlphaBeta step,
                                 LinkProfile::KindSteps* out);
 
-// How fast the machine runs GEMMs now against what a profile says: n^3
-// GEMMs of `dtype` on every device of `topology` at once, for about
-// `seconds` (a warm-up step, then the median of 3 timed steps); returns the
-// profile's time per GEMM (kernel_seconds, without the cold-operand term:
-// back to back, the probe's operands are warm) over the measured one: above 1,
-// the machine is faster than when it was calibrated. `brigade validate`
-// runs it before and after its runs, so that a reader can tell a model's
-// error from the machine's drift.
-// `ratio` over all devices (their mean time per GEMM), `per_device` each
-// device's own: the cores of a VM drift apart, and a plan whose devices
-// synchronise runs at its slowest one's pace.
-struct GemmProbe {
-  double ratio = 0;
-  std::vector<double> per_device;
+// How fast the machine runs now against what a profile says, in three
+// probes that stand for its three resources, each on every device of
+// `topology` at once for about a third of `seconds` (a warm-up step, then
+// the median of 3 timed steps):
+//  - arithmetic: n^3 GEMMs back to back (their operands warm: against the
+//    profile's time without the cold-operand term);
+//  - memory: streaming kernels, cold as calibrate measures them where
+//    `evict_bytes` > 0 (each after an untimed copy of that many bytes to
+//    the next device; with one device there is none, and it is skipped);
+//  - communication: ring AllReduces over every device (two at least), each
+//    after that copy and a `collective_gemm_n`^3 GEMM on every rank, as
+//    calibrate measures cold collectives; against the closed form's time
+//    (cost::collective_cost).
+// Each figure is the profile's time over the measured one: above 1, the
+// machine is faster than when it was calibrated. `brigade validate` runs
+// probes around every round of every scenario, so that it can tell a
+// model's error from the machine's drift (docs/executors.md, "Validation").
+// Kernels: `ratio` over all devices (their mean time per kernel),
+// `per_device` each device's own (the cores of a VM drift apart, and a plan
+// whose devices synchronise runs at its slowest one's pace). 0: not measured.
+struct SpeedProbeOptions {
+  std::int64_t gemm_n = 512;
+  DType gemm_dtype = DType::kF32;
+  double stream_bytes = 16.0 * 1048576;  // 0: no streaming probe
+  double evict_bytes = 64.0 * 1048576;
+  double collective_bytes = 4.0 * 1048576;  // 0: no AllReduce probe
+  std::int64_t collective_gemm_n = 256;
+  double seconds = 0.3;
 };
-Result<GemmProbe> gemm_speed_against_profile(RealExecutor& executor, const Topology& topology,
-                                             const HardwareProfile& profile, std::int64_t n,
-                                             DType dtype, double seconds);
+struct SpeedProbe {
+  struct Resource {
+    double ratio = 0;  // 0: not measured
+    std::vector<double> per_device;
+  };
+  Resource gemm, memory;
+  double collective = 0;
+};
+Result<SpeedProbe> speed_against_profile(RealExecutor& executor, const Topology& topology,
+                                         const HardwareProfile& profile,
+                                         const SpeedProbeOptions& options);
 
 // Runs the micro-benchmarks on `backend` and fits the profile. Errors: no
 // GPU for kCuda ("no CUDA device: ..."), devices < 1 (bad input), and any

@@ -222,7 +222,7 @@ class Engine {
   std::vector<double> coll_overhead_;
   std::vector<std::int32_t> coll_shortcut_;
   // Per device.
-  std::vector<double> speed_, slowdown_, capacity_;
+  std::vector<double> speed_, memory_speed_, slowdown_, capacity_;
   // Per device: DeviceProfile::comm_compute_share, and the compute time its
   // communication has taken while both ran, not yet charged to a kernel.
   std::vector<double> share_, debt_;
@@ -397,19 +397,24 @@ Status Engine::setup() {
 
   // Devices.
   speed_.assign(nd, 1.0);
-  for (const auto& [dev, f] : opt_.speed) {
-    if (dev < 0 || static_cast<size_t>(dev) >= nd)
-      return Status::error(who + "speed factor for device " + std::to_string(dev) +
-                           ", which does not exist; expected a device in 0.." +
-                           std::to_string(static_cast<long>(nd) - 1));
-    if (!(f > 0) || !std::isfinite(f)) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%g", f);
-      return Status::error(who + "speed factor " + buf + " for device " + std::to_string(dev) +
-                           "; expected a positive factor");
+  memory_speed_.assign(nd, 0.0);  // 0: as speed_
+  for (const auto* factors : {&opt_.speed, &opt_.memory_speed})
+    for (const auto& [dev, f] : *factors) {
+      const char* what = factors == &opt_.speed ? "speed factor" : "memory speed factor";
+      if (dev < 0 || static_cast<size_t>(dev) >= nd)
+        return Status::error(who + what + " for device " + std::to_string(dev) +
+                             ", which does not exist; expected a device in 0.." +
+                             std::to_string(static_cast<long>(nd) - 1));
+      if (!(f > 0) || !std::isfinite(f)) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%g", f);
+        return Status::error(who + what + " " + buf + " for device " + std::to_string(dev) +
+                             "; expected a positive factor");
+      }
+      (factors == &opt_.speed ? speed_ : memory_speed_)[static_cast<size_t>(dev)] = f;
     }
-    speed_[static_cast<size_t>(dev)] = f;
-  }
+  for (size_t d = 0; d < nd; ++d)
+    if (memory_speed_[d] == 0) memory_speed_[d] = speed_[d];
   slowdown_.assign(nd, 0);
   share_.assign(nd, 0);
   held_.assign(nd, {});
@@ -531,7 +536,7 @@ Status Engine::setup() {
     if (x.kind == TaskKind::kCompute) {
       h.duration = memo.get(topo_, prof_, device_class[static_cast<size_t>(x.device)], x.device, x.dtype,
                             x.compute, x.flops, x.bytes) /
-                   speed_[static_cast<size_t>(x.device)];
+                   (x.compute == ComputeKind::kMemoryBound ? memory_speed_ : speed_)[static_cast<size_t>(x.device)];
     } else if (x.kind == TaskKind::kTransfer) {
       // Resolve the route now, so that a bad link is reported before running.
       auto r = route_index(x.device, x.peer);

@@ -41,6 +41,10 @@ struct SimOptions {
   // Per-device speed factor (absent = 1): compute durations are divided by it,
   // so a straggler at 0.5 takes twice as long. Must be > 0.
   std::map<int, double> speed;
+  // The same for streaming kernels (ComputeKind::kMemoryBound) alone, where
+  // given (absent: `speed`'s): a device whose memory drifts apart from its
+  // arithmetic (brigade validate's speed probes). Must be > 0.
+  std::map<int, double> memory_speed;
   // Progress for long runs: (tasks finished, tasks in the Program), called
   // from the calling thread now and then and once at the end. May be empty.
   std::function<void(double done, double total)> on_progress;

@@ -1,9 +1,11 @@
 // `brigade execute` and `brigade validate` (issue 5): the CPU executor runs
 // every validation scenario with its numerical checks; validate reports the
 // errors with the keys the issue names; bad input exits 2.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include <unistd.h>
 
@@ -66,9 +68,33 @@ TEST(ValidateVerb, JsonHasTheIssuesKeys) {
   for (const char* when : {"before", "after"})
     EXPECT_TRUE(j["load_average"][when].is_null() || j["load_average"][when].get<double>() >= 0) << when;
   EXPECT_GE(j["hardware_threads"].get<int>(), 0);
-  // The machine's GEMM speed against the profile, before and after the runs.
-  for (const char* when : {"before", "after"})
-    EXPECT_GT(j["gemm_speed_vs_profile"][when].get<double>(), 0) << when;
+  // Every round between speed probes: the machine's speeds against the
+  // profile, the step simulated at them, the round's measured steps; the
+  // adjusted error is the simulated step over the median of the measured
+  // steps rescaled to the profile's speed (x simulated / the round's).
+  for (const auto& s : j["scenarios"]) {
+    ASSERT_EQ(s["rounds"].size(), 3u);
+    const double sim = s["simulated_seconds"].get<double>();
+    std::vector<double> rescaled;
+    for (const auto& round : s["rounds"]) {
+      EXPECT_EQ(round["gemm_speed_per_device"].size(), 2u);
+      EXPECT_EQ(round["memory_speed_per_device"].size(), 2u);
+      for (const auto& x : round["gemm_speed_per_device"]) EXPECT_GT(x.get<double>(), 0);
+      EXPECT_GT(round["collective_speed"].get<double>(), 0);
+      const double at_speed = round["simulated_seconds"].get<double>();
+      EXPECT_GT(at_speed, 0);
+      for (const auto& m : round["measured_step_seconds"])
+        rescaled.push_back(m.get<double>() * sim / at_speed);
+    }
+    ASSERT_EQ(rescaled.size(), 3u);
+    std::sort(rescaled.begin(), rescaled.end());
+    const double at_profile = s["measured_at_profile_speed_seconds"].get<double>();
+    EXPECT_NEAR(at_profile, rescaled[1], 1e-12 * at_profile);
+    EXPECT_NEAR(s["speed_adjusted_relative_error"].get<double>(), sim / at_profile - 1, 1e-9);
+  }
+  EXPECT_GE(j["speed_adjusted_median_abs_error"].get<double>(), 0);
+  EXPECT_GE(j["speed_adjusted_p90_abs_error"].get<double>(),
+            j["speed_adjusted_median_abs_error"].get<double>());
   // Measured in 3 interleaved rounds of at least one timed step each.
   EXPECT_EQ(j["rounds"], 3);
   EXPECT_EQ(j["timed_steps"], 3);
@@ -81,6 +107,18 @@ TEST(ValidateVerb, RepeatIsSpreadOverTheRounds) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["rounds"], 2);
   EXPECT_EQ(j["timed_steps"], 6);  // ceil(5 / 2) = 3 per round
+}
+
+// --no-probes: no speed probes, so no adjusted errors (null in the JSON).
+TEST(ValidateVerb, NoProbesLeavesTheAdjustedErrorsOut) {
+  auto r = run_brigade({"validate", kValidation + "allreduce_2dev.yaml", "--repeat", "1", "--rounds",
+                        "1", "--no-probes", "--json", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["speed_adjusted_median_abs_error"].is_null());
+  EXPECT_TRUE(j["scenarios"][0]["speed_adjusted_relative_error"].is_null());
+  EXPECT_TRUE(j["scenarios"][0]["rounds"][0]["simulated_seconds"].is_null());
+  EXPECT_GT(j["scenarios"][0]["relative_error"].get<double>(), -1);
 }
 
 TEST(ValidateVerb, BadRounds) {

@@ -121,6 +121,35 @@ TEST(Engine, SpeedFactorMustBePositive) {
   EXPECT_EQ(r.message(), "program 'speed': speed factor 0 for device 0; expected a positive factor");
 }
 
+// A memory speed factor moves the device's streaming kernels alone; its
+// GEMMs keep the device's speed factor. By hand: the 1 GB kernel of the test
+// below takes 2 us + 1e9 / (2039e9 x 0.85) = 579.0 us at speed 1, 1158 us
+// at memory speed 0.5; the GEMM keeps its time at speed 1.
+TEST(Engine, MemorySpeedMovesStreamingKernelsAlone) {
+  const Topology t = star(1, 100e9, 2e-6);
+  const HardwareProfile h = HardwareProfile::defaults();
+  ProgramBuilder b("mem-speed", 1);
+  const StreamId s = b.stream(0, "compute");
+  const TaskId g = b.add_gemm(s, 4096, 4096, 4096, DType::kBF16, "mm");
+  const TaskId k = b.add_memory_bound(s, 1e9, DType::kBF16, "norm");
+  const Program p = build(std::move(b));
+  auto r1 = simulate(p, t, h, SimOptions{});
+  SimOptions o;
+  o.memory_speed[0] = 0.5;
+  auto r = simulate(p, t, h, o);
+  ASSERT_TRUE(r.is_ok() && r1.is_ok());
+  auto dur = [](const SimResult& x, TaskId i) {
+    return x.task_end_seconds[static_cast<size_t>(i)] - x.task_start_seconds[static_cast<size_t>(i)];
+  };
+  EXPECT_DOUBLE_EQ(dur(*r, g), dur(*r1, g));
+  EXPECT_LT(rel_err(dur(*r, k), 2 * (2e-6 + 1e9 / (2039e9 * 0.85))), 1e-12);
+  o.memory_speed[0] = -1;
+  auto bad = simulate(p, t, h, o);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_EQ(bad.message(),
+            "program 'mem-speed': memory speed factor -1 for device 0; expected a positive factor");
+}
+
 TEST(Engine, ExposedCommunicationIsCommWhileComputeIdles) {
   // Device 0 runs a kernel of g seconds on "compute" and, from time 0, sends
   // M bytes on "xfer" taking T = alpha + M/B > g. Busy = g; comm = T;
