@@ -46,7 +46,6 @@ struct ValidateOptions {
 // round, per device), and the step the simulator predicts at that speed.
 struct RoundSpeed {
   std::vector<double> gemm, memory;  // per device; empty: not probed
-  double collective = 0;             // 0: not probed
   double simulated_seconds = 0;      // 0: not probed
   std::vector<double> step_seconds;  // the round's timed steps, measured
 };
@@ -110,9 +109,8 @@ void measure_round(Pending& p, const ValidateOptions& o, int timed, int round) {
 
 // How fast the machine runs now against a scenario's profile
 // (realexec::speed_against_profile on the scenario's devices): on the CPU
-// f32 512^3 GEMMs, 16 MiB streaming kernels and 4 MiB AllReduces (both cold:
-// each after a 64 MiB copy), on GPUs bf16 4096^3, 1 GiB and 4 MiB; about
-// `seconds` in all. Empty where it cannot be measured (the reason on stderr).
+// f32 512^3 GEMMs and 16 MiB streaming kernels (cold: each after a 64 MiB
+// copy), on GPUs bf16 4096^3 and 1 GiB; about `seconds` in all. Empty where it cannot be measured (the reason on stderr).
 std::optional<realexec::SpeedProbe> speed_probe(const Pending& p, const ValidateOptions& o,
                                                 double seconds) {
   const bool cuda = o.run.backend == "cuda";
@@ -121,7 +119,6 @@ std::optional<realexec::SpeedProbe> speed_probe(const Pending& p, const Validate
   po.gemm_dtype = cuda ? DType::kBF16 : DType::kF32;
   po.stream_bytes = cuda ? 1073741824.0 : 16.0 * 1048576;
   po.evict_bytes = cuda ? 0 : 64.0 * 1048576;  // a GPU's 1 GiB passes its caches
-  po.collective_gemm_n = cuda ? 4096 : 256;
   po.seconds = seconds;
   auto executor = make_backend_executor(o.run);
   auto r = realexec::speed_against_profile(*executor, p.prepared.scenario.topology,
@@ -131,24 +128,12 @@ std::optional<realexec::SpeedProbe> speed_probe(const Pending& p, const Validate
   return std::nullopt;
 }
 
-// A profile whose links carry `factor` x its bandwidths: every transfer's
-// and every collective step's (their latencies stay).
-HardwareProfile links_at(HardwareProfile h, double factor) {
-  for (LinkProfile& l : h.links) {
-    l.bandwidth_efficiency *= factor;
-    l.collective_bandwidth_bytes_per_second *= factor;
-    l.collective_reduce_bandwidth_bytes_per_second *= factor;
-  }
-  return h;
-}
-
 // The round's speed from the probes around it, and the simulator's step at
 // that speed: each device's GEMM-like kernels at its GEMM speed, its
 // streaming kernels at its streaming speed (SimOptions::speed and
-// memory_speed), the links' bandwidths at the AllReduce probe's speed. The
-// three are probed apart because they drift apart: on the development VM a
-// round with streaming kernels at 0.6 x the profile's speed ran the 16 MiB
-// AllReduce at the profile's time.
+// memory_speed); they are probed apart because they drift apart.
+// Transfers and collectives keep the profile's figures (no probe of them
+// followed their drift: realexec::SpeedProbeOptions).
 RoundSpeed round_speed(const Pending& p, const realexec::SpeedProbe& before,
                        const realexec::SpeedProbe& after) {
   RoundSpeed r;
@@ -159,8 +144,6 @@ RoundSpeed round_speed(const Pending& p, const realexec::SpeedProbe& before,
   };
   r.gemm = mean(before.gemm.per_device, after.gemm.per_device);
   r.memory = mean(before.memory.per_device, after.memory.per_device);
-  if (before.collective > 0 && after.collective > 0)
-    r.collective = std::sqrt(before.collective * after.collective);
   const Scenario& sc = p.prepared.scenario;
   // With one device the streaming probe is not run (nothing to evict the
   // caches with): its memory goes at its GEMM speed.
@@ -173,8 +156,7 @@ RoundSpeed round_speed(const Pending& p, const realexec::SpeedProbe& before,
     so.speed[static_cast<int>(d)] = r.gemm[d];
     so.memory_speed[static_cast<int>(d)] = memory[d];
   }
-  const HardwareProfile profile = r.collective > 0 ? links_at(sc.profile, r.collective) : sc.profile;
-  auto sim = sim::simulate(p.prepared.plan.program, sc.topology, profile, so);
+  auto sim = sim::simulate(p.prepared.plan.program, sc.topology, sc.profile, so);
   if (!sim.is_ok()) throw_status(sim.status());
   r.simulated_seconds = sim->step_seconds;
   return r;
@@ -226,24 +208,21 @@ ScenarioResult finish_one(const Pending& p, const ValidateOptions& o) {
   return r;
 }
 
-// "0.91-1.02" over every device of every round (`what`: 0 GEMMs, 1
-// streaming kernels, 2 the AllReduce); "" where none was probed.
-std::string speed_range(const std::vector<Pending>& pending, int what) {
+// "0.91-1.02" over every device of every round (`memory`: the streaming
+// kernels', else the GEMMs'); "-" where none was probed.
+std::string speed_range(const std::vector<Pending>& pending, bool memory) {
   double lo = 1e300, hi = -1e300;
   for (const Pending& p : pending)
-    for (const RoundSpeed& r : p.rounds) {
-      std::vector<double> xs = what == 0 ? r.gemm : what == 1 ? r.memory : std::vector<double>{};
-      if (what == 2 && r.collective > 0) xs.push_back(r.collective);
-      for (double x : xs) {
+    for (const RoundSpeed& r : p.rounds)
+      for (double x : memory ? r.memory : r.gemm) {
         lo = std::min(lo, x);
         hi = std::max(hi, x);
       }
-    }
   return lo <= hi ? fmt::format("{:.2f}-{:.2f}", lo, hi) : "-";
 }
 
 // Seconds of each speed probe around a round.
-constexpr double kRoundProbeSeconds = 0.09;
+constexpr double kRoundProbeSeconds = 0.06;
 
 // Timed steps per round: --repeat spread over --rounds, at least one each.
 int steps_per_round(const ValidateOptions& o) { return std::max(1, (o.repeat + o.rounds - 1) / o.rounds); }
@@ -345,7 +324,6 @@ void run_validate(const ValidateOptions& o) {
       for (const RoundSpeed& s : r.rounds)
         speeds.push_back({{"gemm_speed_per_device", s.gemm},
                           {"memory_speed_per_device", s.memory},
-                          {"collective_speed", or_null(s.collective, s.collective > 0)},
                           {"simulated_seconds", or_null(s.simulated_seconds, s.simulated_seconds > 0)},
                           {"measured_step_seconds", s.step_seconds}});
       row["rounds"] = speeds;
@@ -376,9 +354,9 @@ void run_validate(const ValidateOptions& o) {
   if (all_adjusted)
     std::cout << fmt::format(
         "adjusted to the profile's speed: median {:.1f}%, p90 {:.1f}% (the machine ran GEMMs at "
-        "{} x, streaming kernels at {} x and AllReduces at {} x the profile's speed)\n",
+        "{} x and streaming kernels at {} x the profile's speed)\n",
         100 * adjusted_summary.median_abs_error, 100 * adjusted_summary.p90_abs_error,
-        speed_range(pending, 0), speed_range(pending, 1), speed_range(pending, 2));
+        speed_range(pending, false), speed_range(pending, true));
   std::cout << "(error = (simulated - measured) / measured; measured = the median of "
             << o.rounds * per_round << " timed steps in " << o.rounds << " rounds";
   if (all_adjusted)

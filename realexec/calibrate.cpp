@@ -392,7 +392,7 @@ Result<SpeedProbe> speed_against_profile(RealExecutor& executor, const Topology&
       probe.gemm,
       kernel_speed(executor, topology, profile, "GEMM",
                    kernel_seconds(d, warm, dtype, gemm_flops(n, n, n), gemm_bytes(n, n, n, dtype)), 0,
-                   options.seconds / 3, [&](ProgramBuilder& b, StreamId s) {
+                   options.seconds / 2, [&](ProgramBuilder& b, StreamId s) {
                      b.add_gemm(s, n, n, n, dtype, "probe");
                    }));
   // The streaming kernel cold, as calibrate measures it: each after a copy
@@ -405,54 +405,9 @@ Result<SpeedProbe> speed_against_profile(RealExecutor& executor, const Topology&
         probe.memory,
         kernel_speed(executor, topology, profile, "streaming",
                      kernel_seconds(d, warm, DType::kF32, 0, bytes, ComputeKind::kMemoryBound),
-                     options.evict_bytes, options.seconds / 3, [&](ProgramBuilder& b, StreamId s) {
+                     options.evict_bytes, options.seconds / 2, [&](ProgramBuilder& b, StreamId s) {
                        b.add_memory_bound(s, bytes, DType::kF32, "probe");
                      }));
-  }
-  // A ring AllReduce over every device, cold as calibrate measures it: each
-  // after the copy and a GEMM on every rank. Against the closed form's cold
-  // time for it (cost::collective_cost).
-  if (options.collective_bytes > 0 && devices >= 2) {
-    std::vector<int> group;
-    for (int i = 0; i < devices; ++i) group.push_back(i);
-    const double bytes = options.collective_bytes;
-    BRIGADE_ASSIGN_OR_RETURN(const cost::CollectiveQuery q,
-                             cost::collective_query_on(topology, profile, CollectiveKind::kAllReduce,
-                                                       CollectiveAlgorithm::kRing, group, bytes));
-    BRIGADE_ASSIGN_OR_RETURN(const cost::CollectiveCost c, cost::collective_cost(q));
-    if (!(c.seconds > 0)) return Status::error("the profile gives no time for the AllReduce probe");
-    const std::int64_t g = options.collective_gemm_n;
-    const double each = c.seconds + kernel_seconds(d, warm, dtype, gemm_flops(g, g, g), gemm_bytes(g, g, g, dtype)) +
-                        (evict ? options.evict_bytes / std::max(1e9, peak_memory_bandwidth_bytes_per_second(d, warm)) : 0.0);
-    const int reps = std::clamp(static_cast<int>(std::ceil(options.seconds / 3 / 4 / each)), 2, 10000);
-    ProgramBuilder b("probe-allreduce", devices);
-    std::vector<StreamId> ss;
-    for (int i = 0; i < devices; ++i) ss.push_back(b.stream(i, "compute"));
-    for (int r = 0; r < reps; ++r) {
-      for (int i = 0; i < devices; ++i) {
-        if (evict) b.add_transfer(ss[static_cast<size_t>(i)], (i + 1) % devices, options.evict_bytes, "evict");
-        b.add_gemm(ss[static_cast<size_t>(i)], g, g, g, dtype, "gemm");
-      }
-      b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, group, bytes, ss, "probe");
-    }
-    BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
-    RunOptions o;
-    o.repeat = 4;  // the warm-up, then 3 timed
-    BRIGADE_ASSIGN_OR_RETURN(std::vector<Trace> steps, executor.run_steps(p, topology, profile, o));
-    std::vector<double> per;
-    for (const Trace& t : steps) {
-      double spans = 0;
-      int count = 0;
-      for (const TraceSpan& sp : t.spans)
-        if (sp.stream == ss[0] && sp.kind == TaskKind::kCollective) {
-          spans += sp.end_seconds - sp.start_seconds;
-          ++count;
-        }
-      if (count > 0) per.push_back(spans / count);
-    }
-    const double measured = per.empty() ? 0.0 : median(per);
-    if (!(measured > 0)) return Status::error("the AllReduce probe measured no time");
-    probe.collective = c.seconds / measured;
   }
   return probe;
 }

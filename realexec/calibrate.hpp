@@ -202,33 +202,35 @@ Result<MultiFit> fit_kind_steps(CollectiveKind kind, int ranks, const std::vecto
                                 double overhead_seconds, cost::AlphaBeta step,
                                 LinkProfile::KindSteps* out);
 
-// How fast the machine runs now against what a profile says, in three
-// probes that stand for its three resources, each on every device of
-// `topology` at once for about a third of `seconds` (a warm-up step, then
+// How fast the machine runs now against what a profile says, in two
+// probes that stand for its arithmetic and its memory, each on every device
+// of `topology` at once for about half of `seconds` (a warm-up step, then
 // the median of 3 timed steps):
-//  - arithmetic: n^3 GEMMs back to back (their operands warm: against the
-//    profile's time without the cold-operand term);
-//  - memory: streaming kernels, cold as calibrate measures them where
-//    `evict_bytes` > 0 (each after an untimed copy of that many bytes to
-//    the next device; with one device there is none, and it is skipped);
-//  - communication: ring AllReduces over every device (two at least), each
-//    after that copy and a `collective_gemm_n`^3 GEMM on every rank, as
-//    calibrate measures cold collectives; against the closed form's time
-//    (cost::collective_cost).
+//  - n^3 GEMMs back to back (their operands warm: against the profile's
+//    time without the cold-operand term);
+//  - streaming kernels, cold as calibrate measures them where `evict_bytes`
+//    > 0 (each after an untimed copy of that many bytes to the next device;
+//    with one device there is none, and the probe is skipped).
 // Each figure is the profile's time over the measured one: above 1, the
 // machine is faster than when it was calibrated. `brigade validate` runs
 // probes around every round of every scenario, so that it can tell a
-// model's error from the machine's drift (docs/executors.md, "Validation").
-// Kernels: `ratio` over all devices (their mean time per kernel),
-// `per_device` each device's own (the cores of a VM drift apart, and a plan
-// whose devices synchronise runs at its slowest one's pace). 0: not measured.
+// model's error from the machine's drift (docs/executors.md, "Speed probes
+// and the adjusted error").
+// `ratio` over all devices (their mean time per kernel), `per_device` each
+// device's own (the cores of a VM drift apart, and a plan whose devices
+// synchronise runs at its slowest one's pace). 0 / empty: not measured.
+//
+// No probe of collectives: a cold 4 MiB AllReduce before and after each
+// round was tried and did not follow the 16 MiB AllReduce of the round
+// (scaling the links by it made that scenario's error worse in all 8
+// validations of four calibrations, e.g. -3.3% to -16.3%): a collective's
+// speed on a shared host depends on its size against the caches as much
+// as on the machine's drift.
 struct SpeedProbeOptions {
   std::int64_t gemm_n = 512;
   DType gemm_dtype = DType::kF32;
   double stream_bytes = 16.0 * 1048576;  // 0: no streaming probe
   double evict_bytes = 64.0 * 1048576;
-  double collective_bytes = 4.0 * 1048576;  // 0: no AllReduce probe
-  std::int64_t collective_gemm_n = 256;
   double seconds = 0.3;
 };
 struct SpeedProbe {
@@ -237,7 +239,6 @@ struct SpeedProbe {
     std::vector<double> per_device;
   };
   Resource gemm, memory;
-  double collective = 0;
 };
 Result<SpeedProbe> speed_against_profile(RealExecutor& executor, const Topology& topology,
                                          const HardwareProfile& profile,

@@ -250,17 +250,14 @@ TEST(Calibrate, TheProfileReadsBackFromItsFile) {
 }
 
 // The speed probe returns the profile's time over the measured one, for
-// GEMMs, streaming kernels and AllReduces. Against a profile that claims a
-// peak a million times above any CPU's (1e17 FLOP/s, 1e18 B/s of memory
-// and of links, no latencies) the machine comes out far slower than the
-// profile (ratio << 1), against one that claims 1 MFLOP/s and 1 kB/s far
-// faster (ratio >> 1). A 64^3 f32 GEMM is 524288 FLOP: 5.2 ns at the first
-// peak; at the second its 48 KiB of operands take 49 s (more than its
-// FLOPs' 0.52 s). A 64 KiB streaming kernel takes 65.5 ps, or 65.5 s; a
-// 64 KiB AllReduce over 2 ranks moves 2 x 32 KiB per rank: 65.5 ps, or
-// 65.5 s. This CPU takes microseconds for each, and well under the 0.65 s
-// that would bring a ratio to 100 even with the ranks' threads descheduled
-// by a loaded machine.
+// GEMMs and streaming kernels. Against a profile that claims a peak a
+// million times above any CPU's (1e17 FLOP/s, 1e18 B/s) the machine comes
+// out far slower than the profile (ratio << 1), against one that claims
+// 1 MFLOP/s and 1 kB/s far faster (ratio >> 1). A 64^3 f32 GEMM is 524288
+// FLOP: 5.2 ns at the first peak; at the second its 48 KiB of operands take
+// 49 s (more than its FLOPs' 0.52 s). A 64 KiB streaming kernel takes
+// 65.5 ps, or 65.5 s. This CPU takes microseconds for each, and well under
+// the 0.65 s that would bring a ratio to 100 even on a loaded machine.
 TEST(Calibrate, SpeedProbeRatiosAreTheProfilesTimeOverTheMeasuredOne) {
   auto ex = make_cpu_executor();
   auto topo = make_preset("cpu-host", 1, 2);
@@ -272,33 +269,29 @@ TEST(Calibrate, SpeedProbeRatiosAreTheProfilesTimeOverTheMeasuredOne) {
       d.memory_bandwidth_bytes_per_second = bandwidth;
       d.memory_efficiency = 1.0;
       d.launch_overhead_seconds = 0;
-      d.collective_overhead_seconds = 0;
       d.gemm_half_seconds = 0;  // no Hockney floor either
     }
-    for (LinkProfile& l : h.links) l = LinkProfile{0, 1.0, bandwidth};
     SpeedProbeOptions o;
     o.gemm_n = 64;
     o.stream_bytes = 65536;
     o.evict_bytes = 65536;
-    o.collective_bytes = 65536;
-    o.collective_gemm_n = 16;
     o.seconds = 0.01;
     auto r = speed_against_profile(*ex, *topo, h, o);
     EXPECT_TRUE(r.is_ok()) << r.message();
-    if (!r.is_ok()) return std::array<double, 3>{};
+    if (!r.is_ok()) return std::array<double, 2>{};
     // One ratio per device, each on the same side of 1 as the whole.
     for (const SpeedProbe::Resource* x : {&r->gemm, &r->memory}) {
       EXPECT_EQ(x->per_device.size(), 2u);
       for (double d : x->per_device) EXPECT_EQ(d < 1, x->ratio < 1);
     }
-    return std::array<double, 3>{r->gemm.ratio, r->memory.ratio, r->collective};
+    return std::array<double, 2>{r->gemm.ratio, r->memory.ratio};
   };
   for (double x : probe(1e17, 1e18)) EXPECT_LT(x, 1e-2);
   for (double x : probe(1e6, 1e3)) EXPECT_GT(x, 1e2);
 }
 
-// With one device there is nothing to evict the caches with, nor to
-// AllReduce with: the GEMM probe alone.
+// With one device there is nothing to evict the caches with: the GEMM
+// probe alone.
 TEST(Calibrate, SpeedProbeOnOneDeviceProbesGemmsAlone) {
   auto ex = make_cpu_executor();
   auto topo = make_preset("cpu-host", 1, 1);
@@ -312,7 +305,6 @@ TEST(Calibrate, SpeedProbeOnOneDeviceProbesGemmsAlone) {
   EXPECT_EQ(r->gemm.per_device.size(), 1u);
   EXPECT_EQ(r->memory.ratio, 0);
   EXPECT_TRUE(r->memory.per_device.empty());
-  EXPECT_EQ(r->collective, 0);
 }
 
 TEST(Calibrate, ZeroDevicesIsBadInput) {
