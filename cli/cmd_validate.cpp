@@ -202,7 +202,10 @@ ScenarioResult finish_one(const Pending& p, const ValidateOptions& o) {
     for (size_t i = 0; i < seconds.size(); ++i)
       rescaled.push_back(seconds[i] * r.simulated_seconds /
                          p.rounds[static_cast<size_t>(p.step_round[i])].simulated_seconds);
-    r.measured_at_profile_speed_seconds = realexec::median(rescaled);
+    // The same rank as the raw measurement's step (the lower middle of an
+    // even count), so that without drift the two errors agree.
+    std::sort(rescaled.begin(), rescaled.end());
+    r.measured_at_profile_speed_seconds = rescaled[(rescaled.size() - 1) / 2];
     r.speed_adjusted_error = r.simulated_seconds / r.measured_at_profile_speed_seconds - 1;
   }
   return r;
