@@ -7,8 +7,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <ctime>
+#include <functional>
 #include <limits>
 #include <thread>
 
