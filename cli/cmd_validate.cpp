@@ -110,7 +110,8 @@ void measure_round(Pending& p, const ValidateOptions& o, int timed, int round) {
 // How fast the machine runs now against a scenario's profile
 // (realexec::speed_against_profile on the scenario's devices): on the CPU
 // f32 512^3 GEMMs and 16 MiB streaming kernels (cold: each after a 64 MiB
-// copy), on GPUs bf16 4096^3 and 1 GiB; about `seconds` in all. Empty where it cannot be measured (the reason on stderr).
+// copy), on GPUs bf16 4096^3 and 1 GiB; about `seconds` in all. Empty
+// where it cannot be measured (the reason on stderr).
 std::optional<realexec::SpeedProbe> speed_probe(const Pending& p, const ValidateOptions& o,
                                                 double seconds) {
   const bool cuda = o.run.backend == "cuda";
@@ -194,9 +195,9 @@ ScenarioResult finish_one(const Pending& p, const ValidateOptions& o) {
   for (size_t i = 0; i < seconds.size() && i < p.step_round.size(); ++i)
     if (static_cast<size_t>(p.step_round[i]) < r.rounds.size())
       r.rounds[static_cast<size_t>(p.step_round[i])].step_seconds.push_back(seconds[i]);
-  const bool probed = !p.rounds.empty() && std::all_of(p.rounds.begin(), p.rounds.end(), [](const RoundSpeed& x) {
-    return x.simulated_seconds > 0;
-  });
+  const bool probed =
+      !p.rounds.empty() && std::all_of(p.rounds.begin(), p.rounds.end(),
+                                       [](const RoundSpeed& x) { return x.simulated_seconds > 0; });
   if (probed) {
     std::vector<double> rescaled;
     for (size_t i = 0; i < seconds.size(); ++i)
