@@ -69,6 +69,11 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
          {"peak_flops_per_second",
           c.measured_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))]},
          {"efficiency", g.efficiency}});
+  if (c.yardstick_size > 0)
+    j["gemm_yardstick"] = {{"size", c.yardstick_size},
+                           {"median_seconds", c.yardstick_seconds},
+                           {"min_seconds", c.yardstick_min_seconds},
+                           {"max_seconds", c.yardstick_max_seconds}};
   j["cold_gemm"] = json::array();
   for (const auto& g : c.cold_gemm)
     j["cold_gemm"].push_back({{"dtype", "f32"},
@@ -175,6 +180,12 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
           c.nominal_peak_flops_per_second[static_cast<size_t>(i)] > 0
               ? format_flops_rate(c.nominal_peak_flops_per_second[static_cast<size_t>(i)])
               : std::string("unknown"));
+  if (c.yardstick_size > 0)
+    std::cout << fmt::format(
+        "  each size against a yardstick run right before it (f32 {}^3): {} to {} per GEMM over the "
+        "runs;\n  every size at the median's pace, {}\n",
+        c.yardstick_size, format_seconds(c.yardstick_min_seconds),
+        format_seconds(c.yardstick_max_seconds), format_seconds(c.yardstick_seconds));
   if (!c.cold_gemm.empty()) {
     std::cout << "GEMMs that stream a weight, in triples: after a 64 MiB copy (cold), again (warm), "
                  "then a square\nof its FLOPs; medians. warm: at the squares' curve's pace (warm / "

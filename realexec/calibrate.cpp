@@ -24,6 +24,10 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 // GEMMs measured with cold operands: each after a copy this large.
 constexpr double kColdGemmEvictBytes = 64 * kMiB;
+// The square GEMMs' yardstick (Calibration::yardstick_size): this many
+// f32 GEMMs of this size (2.7 ms each on the development VM).
+constexpr std::int64_t kYardstickSize = 512;
+constexpr size_t kYardstickGemms = 2;
 
 std::string fmt_shape(const ColdGemmPoint& c) {
   return "f32 GEMM " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k);
@@ -87,9 +91,10 @@ class Bench {
   // shared VM) slow it for spells of a fraction of a second, and a spell
   // then lands in one round of a few jobs, not in every round of one.
   // `also`, if given: each job's median of its second reading (0 for jobs
-  // without one).
+  // without one); `also_by_round`: each job's second readings, one a round.
   Result<std::vector<double>> run_rounds(const std::vector<Job>& jobs,
-                                         std::vector<double>* also = nullptr) {
+                                         std::vector<double>* also = nullptr,
+                                         std::vector<std::vector<double>>* also_by_round = nullptr) {
     std::vector<std::vector<double>> values(jobs.size()), also_values(jobs.size());
     for (int r = 0; r < kRounds; ++r)
       for (size_t j = 0; j < jobs.size(); ++j) {
@@ -113,6 +118,7 @@ class Bench {
       also->clear();
       for (const std::vector<double>& v : also_values) also->push_back(v.empty() ? 0.0 : median(v));
     }
+    if (also_by_round) *also_by_round = also_values;
     return medians;
   }
   static constexpr int kRounds = 3;
@@ -164,16 +170,25 @@ class Bench {
     return values.empty() ? 0.0 : median(values);
   }
   static double per_task_seconds(const Trace& t, const std::vector<StreamId>& ss) {
+    return per_task_seconds_in(t, ss, 0, std::numeric_limits<size_t>::max());
+  }
+  // The same over the tasks [from, to) of each stream, in stream order.
+  static double per_task_seconds_in(const Trace& t, const std::vector<StreamId>& ss, size_t from,
+                                    size_t to) {
     double sum = 0;
     int streams = 0;
     for (StreamId s : ss) {
       double first = 1e300, last = -1e300;
+      size_t i = 0;
       int n = 0;
       for (const TraceSpan& sp : t.spans)
         if (sp.stream == s) {
-          first = std::min(first, sp.start_seconds);
-          last = std::max(last, sp.end_seconds);
-          ++n;
+          if (i >= from && i < to) {
+            first = std::min(first, sp.start_seconds);
+            last = std::max(last, sp.end_seconds);
+            ++n;
+          }
+          ++i;
         }
       if (n == 0) continue;
       sum += (last - first) / n;
@@ -659,6 +674,10 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   // (Squares cold against squares warm were measured before: the extra of a
   // 1024^3 GEMM is 1-2%, under the machine's noise, while small squares pay
   // more per byte than the MB-sized operands of plans; docs/VALIDATION.md.)
+  // The square GEMMs against a yardstick (CPU; Calibration::yardstick_size):
+  // each size's job starts with kYardstickGemms f32 kYardstickSize^3 GEMMs
+  // on every device, and reads its GEMMs' time over theirs.
+  const std::int64_t yardstick = cuda ? 0 : (quick ? 64 : kYardstickSize);
   {
     std::vector<Bench::Job> jobs;
     std::vector<size_t> warm_job;  // by cal.gemm index: its job
@@ -670,8 +689,11 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
         const double flops = gemm_flops(n, n, n);
         const double estimate = nominal > 0 ? flops / (0.5 * nominal) : 1e-3;
         const int reps = reps_for(gemm_budget, estimate, min_reps, 400);
+        const size_t y = yardstick > 0 ? kYardstickGemms : 0;
         BRIGADE_ASSIGN_OR_RETURN(
             auto ps, on_every_device("calibrate-gemm", devices, [&](ProgramBuilder& b, StreamId s, int) {
+              for (size_t i = 0; i < y; ++i)
+                b.add_gemm(s, yardstick, yardstick, yardstick, DType::kF32, "yardstick");
               for (int i = 0; i < reps; ++i) b.add_gemm(s, n, n, n, dtype, "gemm");
             }));
         GemmPoint g;
@@ -680,12 +702,25 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
         g.flops = flops;
         cal.gemm.push_back(g);
         warm_job.push_back(jobs.size());
-        jobs.push_back(Bench::Job{std::move(ps.first),
-                                  std::string(dtype_name(dtype)) + " GEMM " + std::to_string(n) +
-                                      "^3 x" + std::to_string(reps),
-                                  [ss = ps.second](const Trace& t) {
-                                    return Bench::per_task_seconds(t, ss);
-                                  }});
+        const auto gemms = [ss = ps.second, y](const Trace& t) {
+          return Bench::per_task_seconds_in(t, ss, y, std::numeric_limits<size_t>::max());
+        };
+        const auto yard = [ss = ps.second, y](const Trace& t) {
+          return Bench::per_task_seconds_in(t, ss, 0, y);
+        };
+        std::string what = std::string(dtype_name(dtype)) + " GEMM " + std::to_string(n) + "^3 x" +
+                           std::to_string(reps);
+        if (y == 0) {
+          jobs.push_back(Bench::Job{std::move(ps.first), std::move(what), gemms});
+        } else {
+          jobs.push_back(Bench::Job{std::move(ps.first),
+                                    what + " after a " + std::to_string(yardstick) + "^3 yardstick",
+                                    [gemms, yard](const Trace& t) {
+                                      const double r = yard(t);
+                                      return r > 0 ? gemms(t) / r : 0.0;
+                                    },
+                                    1, yard});
+        }
       }
     }
     const size_t first_cold_job = jobs.size();
@@ -723,9 +758,23 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
             });
           }});
     }
-    std::vector<double> warm_over_square;
-    BRIGADE_ASSIGN_OR_RETURN(const std::vector<double> seconds,
-                             bench.run_rounds(jobs, &warm_over_square));
+    std::vector<double> warm_over_square;  // the cold triples'; the squares': the yardstick's
+    std::vector<std::vector<double>> yardsticks;  // each job's yardstick readings, by round
+    BRIGADE_ASSIGN_OR_RETURN(std::vector<double> seconds,
+                             bench.run_rounds(jobs, &warm_over_square, &yardsticks));
+    if (yardstick > 0) {
+      // Ratios to times at the yardstick's median speed over the calibration.
+      std::vector<double> all;
+      for (size_t j : warm_job)
+        for (double x : yardsticks[j])
+          if (x > 0) all.push_back(x);
+      if (all.empty()) return Status::error("the GEMM yardstick measured no time");
+      cal.yardstick_size = yardstick;
+      cal.yardstick_seconds = median(all);
+      cal.yardstick_min_seconds = *std::min_element(all.begin(), all.end());
+      cal.yardstick_max_seconds = *std::max_element(all.begin(), all.end());
+      for (size_t j : warm_job) seconds[j] *= cal.yardstick_seconds;
+    }
     for (size_t i = 0; i < cold_shapes.size(); ++i) {
       ColdGemmPoint c = cold_shapes[i];
       c.bytes = gemm_bytes(c.m, c.n, c.k, DType::kF32);

@@ -146,6 +146,17 @@ struct Calibration {
   PerDType nominal_peak_flops_per_second{};   // the topology device's data sheet
   PerDType measured_peak_flops_per_second{};  // best GEMM kernel rate seen (the profile's peak)
   std::vector<GemmPoint> gemm;
+  // CPU: the yardstick of the square GEMMs (f32 yardstick_size^3, run on
+  // every device right before each size's GEMMs, in every round). Each size
+  // is measured as its time over the yardstick's at that moment, and its
+  // time is that ratio x the yardstick's median over the whole calibration:
+  // the curve describes the machine at one speed, however it drifted from
+  // one size to the next (a curve measured without it read 0.99 efficiency
+  // at 512^3 and 0.91 at 768^3 and 1024^3 in one calibration, where the
+  // sizes ran minutes apart in a slow spell). 0: no yardstick (CUDA).
+  std::int64_t yardstick_size = 0;
+  double yardstick_seconds = 0;                           // the median, per GEMM
+  double yardstick_min_seconds = 0, yardstick_max_seconds = 0;  // over the sizes' rounds
   double launch_overhead_seconds = 0;
   double nominal_memory_bandwidth_bytes_per_second = 0;
   // Streaming kernels: the points (bytes_per_second = bytes / (seconds -

@@ -61,7 +61,7 @@ TEST(CalibrateCommand, JsonHasFitsAndBandwidths) {
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* key :
        {"\"backend\": \"cpu\"", "\"collectives\"", "\"r_squared\"", "\"alg_bandwidth\"",
-        "\"bus_bandwidth\"", "\"gemm\"", "\"launch_overhead_seconds\""})
+        "\"bus_bandwidth\"", "\"gemm\"", "\"launch_overhead_seconds\"", "\"gemm_yardstick\""})
     EXPECT_NE(r.out.find(key), std::string::npos) << key;
 }
 

@@ -32,6 +32,13 @@ TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
   });
   ASSERT_TRUE(cal.is_ok()) << cal.message();
   EXPECT_EQ(calls, last_total);  // one progress line per benchmark
+  // Every square GEMM against a yardstick run right before it (CPU; 64^3
+  // with --quick): the curve at the yardstick's median speed.
+  EXPECT_EQ(cal->yardstick_size, 64);
+  EXPECT_GT(cal->yardstick_seconds, 0.0);
+  EXPECT_LE(cal->yardstick_min_seconds, cal->yardstick_seconds);
+  EXPECT_GE(cal->yardstick_max_seconds, cal->yardstick_seconds);
+  for (const GemmPoint& g : cal->gemm) EXPECT_GT(g.seconds, 0.0) << g.size;
   const HardwareProfile& p = cal->profile;
   EXPECT_EQ(p.machine_kind, "cpu");
   EXPECT_EQ(p.name, "calibrated-cpu-testhost");
