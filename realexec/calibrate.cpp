@@ -130,6 +130,17 @@ class Bench {
   // tasks would not); the mean over the streams.
   // The mean span of the kernels (compute tasks) of a trace: for programs
   // whose kernels alternate with untimed work (eviction copies).
+  // The mean span of the tasks of `kind` on stream `s` (0 if none).
+  static double mean_span(const Trace& t, StreamId s, TaskKind kind) {
+    double spans = 0;
+    int count = 0;
+    for (const TraceSpan& sp : t.spans)
+      if (sp.stream == s && sp.kind == kind) {
+        spans += sp.end_seconds - sp.start_seconds;
+        ++count;
+      }
+    return count > 0 ? spans / count : 0.0;
+  }
   static double mean_kernel_seconds(const Trace& t) {
     double spans = 0;
     int count = 0;
@@ -365,16 +376,7 @@ Result<SpeedProbe::Resource> kernel_speed(RealExecutor& executor, const Topology
     std::vector<double> per;
     for (const Trace& t : steps) {
       double sum = 0;
-      for (StreamId s : streams) {
-        double spans = 0;
-        int count = 0;
-        for (const TraceSpan& sp : t.spans)
-          if (sp.stream == s && sp.kind == TaskKind::kCompute) {
-            spans += sp.end_seconds - sp.start_seconds;
-            ++count;
-          }
-        sum += count > 0 ? spans / count : 0.0;
-      }
+      for (StreamId s : streams) sum += Bench::mean_span(t, s, TaskKind::kCompute);
       per.push_back(sum / static_cast<double>(streams.size()) + launch);
     }
     const double measured = median(per);
@@ -906,15 +908,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     std::vector<Bench::Job> collective_jobs;
     // The cost of one collective from a trace: its span on the first rank
     // (from the last rank's arrival to its end), the mean over the run.
-    auto collective_span = [first = StreamId{0}](const Trace& t) {
-      double spans = 0;
-      int count = 0;
-      for (const TraceSpan& sp : t.spans)
-        if (sp.stream == first && sp.kind == TaskKind::kCollective) {
-          spans += sp.end_seconds - sp.start_seconds;
-          ++count;
-        }
-      return count > 0 ? spans / count : 0.0;
+    auto collective_span = [](const Trace& t) {
+      return Bench::mean_span(t, StreamId{0}, TaskKind::kCollective);
     };
     // Warm too (CPU): the same collectives back to back, nothing else on the
     // ranks, as nccl-tests runs them; their buffers stay in cache
