@@ -12,6 +12,7 @@ namespace {
 
 constexpr double kGB = 1e9;
 constexpr double kGiB = 1073741824.0;
+constexpr double kMiB = 1048576.0;
 constexpr double kTF = 1e12;
 constexpr double kUs = 1e-6;
 
@@ -66,12 +67,14 @@ Device h100_sxm5_80gb() {
 
 // NVIDIA H200 Tensor Core GPU data sheet (2024), H200 SXM column: compute as
 // H100 SXM (dense: BF16 989.5 TF, FP8 1,979 TF, TF32 494.5 TF, FP64 Tensor 67 TF);
-// HBM3e "141 GB" at 4.8 TB/s. NVIDIA's HBM capacities count binary gigabytes
-// (the A100 "80GB" reports 81,920 MiB), so 141 GiB, as the 80 GiB parts above.
+// HBM3e "141 GB" at 4.8 TB/s. The capacity is what the card reports, not the
+// sheet's round figure: nvidia-smi's memory.total on the H200 lent to this
+// project (driver 580.159.04, 2026-11-30, docs/VALIDATION.md) read 143,771
+// MiB, 140.4 GiB (the sheet's "141 GB" is neither 141e9 bytes nor 141 GiB).
 Device h200_sxm_141gb() {
   Device d = h100_sxm5_80gb();
   d.model = "NVIDIA H200";
-  d.memory_bytes = 141 * kGiB;
+  d.memory_bytes = 143771 * kMiB;
   d.memory_bandwidth_bytes_per_second = 4800 * kGB;
   return d;
 }

@@ -196,12 +196,12 @@ TEST(CudaExecutor, APlanLargerThanTheDeviceFailsNamingDeviceBufferAndSizes) {
   b.free(t0, big);
   auto p = std::move(b).build();
   ASSERT_TRUE(p.is_ok());
-  // The plan's own capacity (H200: 141 GB) is checked first...
+  // The plan's own capacity (the h200x1 preset: 143,771 MiB) is checked first...
   auto t = ex->run(*p, gpu_topology(1), HardwareProfile::defaults(), RunOptions{});
   ASSERT_FALSE(t.is_ok());
   EXPECT_EQ(t.message(),
             "cuda backend: out of memory on device 0 'gpu0': buffer 'act' (task 0 'fwd') needs "
-            "186 GiB; 0 B of 131 GiB are in use");
+            "186 GiB; 0 B of 140 GiB are in use");
   // ... and a device that claims more than the GPU has fails at the real allocation.
   auto u = ex->run(*p, gpu_topology(1, 1e15), HardwareProfile::defaults(), RunOptions{});
   ASSERT_FALSE(u.is_ok());
