@@ -497,7 +497,7 @@ Status CpuExecutor::setup(Run& run) {
       if (const auto g = gemm_of(task, topo.device(task.device))) {
         const bool f64 = gemm_in_f64(task.dtype);
         (f64 ? n.f64 : n.f32) = true;
-        n.gemm = std::max(n.gemm, cpu::gemm_workspace_bytes(f64, g->m, g->n, g->k));
+        n.gemm = std::max(n.gemm, cpu::gemm_workspace_bytes(f64, g->m, g->n, g->k, g->batch));
       } else {
         const double half = std::min(task.bytes / 2.0, options_.stream_scratch_cap_bytes);
         n.scratch = std::max(n.scratch, static_cast<std::size_t>(half / 4.0) * 4);
@@ -676,9 +676,12 @@ void CpuExecutor::run_stream(Run& run, StepState& st, StreamId s, double t0, boo
         const std::int64_t m = g->m, n = g->n, k = g->k, batch = g->batch;
         const bool f64 = gemm_in_f64(task.dtype);
         if (w.gemm_filled_as != (f64 ? 8 : 4) || verify) {
-          // Operands are filled per element type, and for each checked
-          // GEMM (outside the span).
-          cpu::fill_gemm_operands(f64, w.gemm.data(), m, n, k);
+          // The workspace is filled per element type, and member 0's
+          // operands again for each checked GEMM (outside the span).
+          if (w.gemm_filled_as != (f64 ? 8 : 4))
+            cpu::fill_gemm_workspace(f64, w.gemm.data(), w.gemm.size());
+          else
+            cpu::fill_gemm_operands(f64, w.gemm.data(), m, n, k);
           w.gemm_filled_as = f64 ? 8 : 4;
           start = clock.now_seconds() - t0;
         }

@@ -22,18 +22,26 @@ using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
 
 template <class T>
 void gemm_t(std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) {
+  const std::int64_t member = m * k + k * n + m * n;
+  for (std::int64_t i = 0; i < batch; ++i) {
+    T* a = reinterpret_cast<T*>(ws) + i * member;
+    T* b = a + m * k;
+    T* c = b + k * n;
+    Eigen::Map<Mat<T>> A(a, m, k), B(b, k, n), C(c, m, n);
+    C.noalias() = A * B;
+  }
+}
+
+// Element i of the pattern: a multiple of 1/8 in [-3/8, 3/8].
+template <class T>
+void fill_pattern_t(std::byte* ws, std::int64_t count) {
   T* a = reinterpret_cast<T*>(ws);
-  T* b = a + m * k;
-  T* c = b + k * n;
-  Eigen::Map<Mat<T>> A(a, m, k), B(b, k, n), C(c, m, n);
-  for (std::int64_t i = 0; i < batch; ++i) C.noalias() = A * B;
+  for (std::int64_t i = 0; i < count; ++i) a[i] = static_cast<T>((i % 7) - 3) * T(0.125);
 }
 
 template <class T>
 void fill_operands_t(std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k) {
-  T* a = reinterpret_cast<T*>(ws);
-  const std::int64_t total = m * k + k * n;
-  for (std::int64_t i = 0; i < total; ++i) a[i] = static_cast<T>((i % 7) - 3) * T(0.125);
+  fill_pattern_t<T>(ws, m * k + k * n);
 }
 
 template <class T>
@@ -121,8 +129,16 @@ void by_element(Element e, F&& f) {
 
 }  // namespace
 
-std::size_t gemm_workspace_bytes(bool f64, std::int64_t m, std::int64_t n, std::int64_t k) {
-  return static_cast<std::size_t>(m * k + k * n + m * n) * (f64 ? 8 : 4);
+std::size_t gemm_workspace_bytes(bool f64, std::int64_t m, std::int64_t n, std::int64_t k,
+                                 std::int64_t batch) {
+  return static_cast<std::size_t>((m * k + k * n + m * n) * batch) * (f64 ? 8 : 4);
+}
+
+void fill_gemm_workspace(bool f64, std::byte* ws, std::size_t bytes) {
+  if (f64)
+    fill_pattern_t<double>(ws, static_cast<std::int64_t>(bytes / 8));
+  else
+    fill_pattern_t<float>(ws, static_cast<std::int64_t>(bytes / 4));
 }
 
 void fill_gemm_operands(bool f64, std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k) {

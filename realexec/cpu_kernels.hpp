@@ -41,14 +41,20 @@ class HostBuffer {
 };
 
 // GEMMs run in f64 or f32 (tf32 and, when allowed, f16/bf16 in f32).
-// Column-major A (m x k), B (k x n), C (m x n) laid out one after the other.
-std::size_t gemm_workspace_bytes(bool f64, std::int64_t m, std::int64_t n, std::int64_t k);
-// Fills A and B with multiples of 1/8 in [-3/8, 3/8]: every product is a
-// multiple of 1/64 and every sum of fewer than 2^24/9 of them is exact in
-// f32, so C can be checked exactly.
+// Column-major A (m x k), B (k x n), C (m x n) laid out one after the other,
+// for each member of a batch in turn (member i at i x (mk + kn + mn)).
+std::size_t gemm_workspace_bytes(bool f64, std::int64_t m, std::int64_t n, std::int64_t k,
+                                 std::int64_t batch);
+// Fills the whole workspace with the pattern below, element by element, so
+// that every member of every shape reads finite, normal values.
+void fill_gemm_workspace(bool f64, std::byte* ws, std::size_t bytes);
+// Fills member 0's A and B with multiples of 1/8 in [-3/8, 3/8]: every
+// product is a multiple of 1/64 and every sum of fewer than 2^24/9 of them is
+// exact in f32, so C can be checked exactly. (The same values as
+// fill_gemm_workspace puts there.)
 void fill_gemm_operands(bool f64, std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k);
-// C = A B, `batch` times (the same operands each time: the batch's FLOPs at
-// the memory of one product).
+// C_i = A_i B_i for each of the `batch` members, each its own operands: the
+// bytes the cost model charges a batch (gemm_bytes: batch x (A + B + C)).
 void gemm(bool f64, std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k,
           std::int64_t batch);
 // Checks C(0,0) and C(m-1,n-1) against sums in double: the first that

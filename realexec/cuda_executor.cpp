@@ -103,11 +103,24 @@ ncclDataType_t nccl_type(Element e) {
   return ncclFloat32;
 }
 
-// Bytes of A, B and `batch` Cs (A and B are shared by the batch: stride 0).
-std::size_t operand_bytes(const GemmShape& g, DType t) {
-  return static_cast<std::size_t>((g.m * g.k + g.k * g.n + g.m * g.n * g.batch) *
-                                  static_cast<std::int64_t>(dtype_bytes(t)));
-}
+// A GEMM's workspace of one dtype on one stream: the inputs (a batch's As,
+// then its Bs, each member its own) at its start, filled with random values
+// once, and the outputs (the batch's Cs) in a region after the largest
+// inputs, which no GEMM reads. So every GEMM reads random data, never an
+// earlier GEMM's output (whose values, and so the tensor cores' power draw,
+// would depend on the plan's order of GEMMs), and a batch moves the bytes
+// the cost model charges it (gemm_bytes: batch x (A + B + C)). Members that
+// shared A and B (stride 0) read one 8 MiB A from L2 128 times: an
+// attention's batched products then ran at 5.3 TB/s, past the H200's HBM.
+struct GemmSpace {
+  std::size_t inputs = 0;   // bytes of the largest batch of As and Bs together
+  std::size_t outputs = 0;  // bytes of the largest batch of Cs
+  void grow(const GemmShape& g, DType t) {
+    const auto eb = static_cast<std::int64_t>(dtype_bytes(t));
+    inputs = std::max(inputs, static_cast<std::size_t>((g.m * g.k + g.k * g.n) * g.batch * eb));
+    outputs = std::max(outputs, static_cast<std::size_t>(g.m * g.n * g.batch * eb));
+  }
+};
 
 // Device memory owned by the run (freed on the GPU it came from).
 struct DevicePtr {
@@ -141,7 +154,11 @@ struct CudaRun {
   std::unique_ptr<MemoryLedger> ledger;
 
   struct StreamWork {
-    std::map<DType, void*> gemm;  // operands by dtype
+    struct Gemm {
+      char* inputs = nullptr;  // A then B
+      char* outputs = nullptr;
+    };
+    std::map<DType, Gemm> gemm;  // by dtype
     void* scratch = nullptr;
     std::int64_t scratch_elements = 0;
     std::map<Element, void*> coll_in;
@@ -318,7 +335,7 @@ Status CudaExecutor::setup(CudaRun& run) {
 
   // Workspaces per stream, sized by the largest task of each kind on it.
   struct Need {
-    std::map<DType, std::size_t> gemm;
+    std::map<DType, GemmSpace> gemm;
     std::size_t scratch = 0;
     CommunicationNeed comm;
   };
@@ -328,7 +345,7 @@ Status CudaExecutor::setup(CudaRun& run) {
     Need& n = need[static_cast<size_t>(task.stream)];
     if (task.kind == TaskKind::kCompute) {
       if (const auto g = gemm_of(task, topo.device(task.device)))
-        n.gemm[task.dtype] = std::max(n.gemm[task.dtype], operand_bytes(*g, task.dtype));
+        n.gemm[task.dtype].grow(*g, task.dtype);
       else  // half the bytes are read, half written, in place, in passes over
             // at most 1 GiB (far past any L2); float4 granules
         n.scratch = std::max(
@@ -348,13 +365,15 @@ Status CudaExecutor::setup(CudaRun& run) {
     const std::string of =
         " of stream '" + p.streams()[s].name + "' (device " + std::to_string(dev) + ")";
     cudaStream_t st = run.streams[s];
-    for (const auto& [t, bytes] : n.gemm) {
+    for (const auto& [t, space] : n.gemm) {
+      const std::size_t inputs = (space.inputs + 255) / 256 * 256;  // outputs 256-byte aligned
       void* ptr = nullptr;
-      BRIGADE_RETURN_IF_ERROR(
-          alloc(run, gpu, bytes, std::string(dtype_name(t)) + " GEMM operands" + of, &ptr));
+      BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, inputs + space.outputs,
+                                    std::string(dtype_name(t)) + " GEMM operands" + of, &ptr));
       cuda::launch_fill_operands(
-          t, ptr, static_cast<std::int64_t>(bytes / static_cast<std::size_t>(dtype_bytes(t))), st);
-      w.gemm[t] = ptr;
+          t, ptr,
+          static_cast<std::int64_t>(space.inputs / static_cast<std::size_t>(dtype_bytes(t))), st);
+      w.gemm[t] = {static_cast<char*>(ptr), static_cast<char*>(ptr) + inputs};
     }
     BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, n.scratch, "streaming scratch" + of, &w.scratch));
     w.scratch_elements = static_cast<std::int64_t>(n.scratch / 4);
@@ -495,10 +514,11 @@ Status CudaExecutor::enqueue_task(CudaRun& run, TaskId t, bool verify) {
       cublasComputeType_t compute;
       gemm_types(task.dtype, &data, &compute);
       cublasHandle_t h = run.blas[static_cast<size_t>(task.stream)];
-      auto* a = static_cast<char*>(w.gemm.at(task.dtype));
+      const CudaRun::StreamWork::Gemm& space = w.gemm.at(task.dtype);
       const auto eb = static_cast<std::int64_t>(dtype_bytes(task.dtype));
-      char* b = a + g.m * g.k * eb;
-      char* c = b + g.k * g.n * eb;
+      char* a = space.inputs;
+      char* b = a + g.m * g.k * g.batch * eb;
+      char* c = space.outputs;
       const double one64 = 1.0, zero64 = 0.0;
       const float one32 = 1.0f, zero32 = 0.0f;
       const void* alpha = compute == CUBLAS_COMPUTE_64F ? static_cast<const void*>(&one64) : &one32;
@@ -510,7 +530,7 @@ Status CudaExecutor::enqueue_task(CudaRun& run, TaskId t, bool verify) {
                                         data, k, beta, c, data, m, compute, CUBLAS_GEMM_DEFAULT));
       else
         BRIGADE_CUDA_CHECK(cublasGemmStridedBatchedEx(
-            h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, a, data, m, 0, b, data, k, 0, beta, c,
+            h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, a, data, m, g.m * g.k, b, data, k, g.k * g.n, beta, c,
             data, m, g.m * g.n, static_cast<int>(g.batch), compute, CUBLAS_GEMM_DEFAULT));
     } else {
       cuda::launch_stream(static_cast<float*>(w.scratch), w.scratch_elements, task.bytes, s);

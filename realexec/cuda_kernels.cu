@@ -69,11 +69,29 @@ __global__ void fill_input_kernel<int>(int* p, std::int64_t n, int device) {
     p[i] = input_value(device, i);
 }
 
+// A uniform value in [-1, 1) from element i's index: splitmix64's finaliser
+// (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
+// OOPSLA 2014), whose 24 high bits fill a float's significand.
+__device__ float operand_value(std::uint64_t i) {
+  std::uint64_t z = i + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return static_cast<float>(z >> 40) * (2.0f / 16777216.0f) - 1.0f;
+}
+
+// GEMM operands hold random values, as a real step's weights and activations
+// do: a tensor core's power, and so the clock it holds under the power cap,
+// depends on how many bits toggle (an H200 of the device tool ran an 8192^3
+// bf16 GEMM at 788 TFLOP/s on random data and 894 on zeros). A pattern of
+// seven values made calibrate's GEMMs run faster than a plan's, whose
+// operands partly held earlier GEMMs' outputs (docs/VALIDATION.md, the GPU
+// section).
 template <class T>
 __global__ void fill_operands_kernel(T* p, std::int64_t n) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
-    p[i] = from_float<T>(static_cast<float>(i % 7 - 3) * 0.125f);
+    p[i] = from_float<T>(operand_value(static_cast<std::uint64_t>(i)));
 }
 
 __global__ void stream_kernel(float4* x, std::int64_t n4) {

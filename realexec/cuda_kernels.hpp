@@ -25,7 +25,8 @@ inline constexpr int kMaxCheckedGroup = 64;
 
 // Collective inputs: element i = input_value(device, i).
 void launch_fill_input(Element e, void* p, std::int64_t count, int device, cudaStream_t s);
-// GEMM operands: multiples of 1/8 in [-3/8, 3/8] in the dtype (f64, f32/tf32, f16, bf16).
+// GEMM operands: pseudo-random values uniform in [-1, 1), in the dtype (f64,
+// f32/tf32, f16, bf16); element i's value depends on i alone.
 void launch_fill_operands(DType t, void* p, std::int64_t count, cudaStream_t s);
 // Streams `bytes` of traffic: x = -x over f32 elements (4 bytes read + 4
 // written each), in passes over `elements` as needed.
