@@ -56,6 +56,7 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
   j["source"] = c.profile.source;
   j["wall_seconds"] = c.wall_seconds;
   j["launch_overhead_seconds"] = c.launch_overhead_seconds;
+  if (c.host_issue_seconds > 0) j["host_issue_seconds"] = c.host_issue_seconds;
   j["gemm"] = json::array();
   for (const auto& g : c.gemm)
     j["gemm"].push_back(
@@ -209,8 +210,11 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
           "of beyond against operands)\n",
           format_bandwidth(c.gemm_cold_operand_bandwidth_bytes_per_second));
   }
-  std::cout << fmt::format("\nLaunch overhead: {} per kernel\n",
-                           format_seconds(c.launch_overhead_seconds));
+  std::cout << fmt::format("\nLaunch overhead: {} per kernel", format_seconds(c.launch_overhead_seconds));
+  if (c.host_issue_seconds > 0)
+    std::cout << fmt::format(" (behind a GEMM; onto an idle GPU the host enqueues one task per {})",
+                             format_seconds(c.host_issue_seconds));
+  std::cout << "\n";
   std::cout << "Streaming kernels on every device at once (rate = bytes / (time - launch)):\n";
   for (const auto& p : c.memory.points)
     std::cout << fmt::format("  {:>10} {:>12} {:>14}\n", format_bytes(p.bytes),

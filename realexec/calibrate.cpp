@@ -621,7 +621,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
 
   // Progress: one line per benchmark run (Bench::run_rounds runs each of
   // its jobs kRounds times).
-  int total = 1 + Bench::kRounds * static_cast<int>(memory_sizes.size());
+  int total = (cuda ? 2 : 1) + Bench::kRounds * static_cast<int>(memory_sizes.size());
   // GEMMs measured with cold operands too (below): CPU, two devices or more
   // (the eviction copy goes to the next device).
   const bool cold_gemms = !cuda && devices >= 2;
@@ -642,8 +642,18 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   const int min_reps = quick ? 3 : 5;
 
   // Launch overhead: back-to-back kernels that do (almost) nothing.
+  //
+  // CUDA: the host enqueues each task (two timing events, the kernel, the
+  // stream's waits) in 6-9 us on the H200's machine, as long as or longer
+  // than an empty task takes on the GPU, so empty kernels enqueued onto an
+  // idle GPU measure the host's rate (Calibration::host_issue_seconds). In
+  // a plan the host runs ahead of kernels of milliseconds, and a tiny
+  // kernel takes what the GPU needs: on the H200 5.2 us per task back to
+  // back, where the host's rate read 5.8-8.6 us. So it is measured behind a lead GEMM (f32 8192^3, 21 ms on an H200) that keeps
+  // the GPU busy while the host enqueues the empty kernels: their time from
+  // the first one's start to the last one's end, per kernel.
   {
-    const int reps = quick ? 50 : 2000;
+    const int reps = quick ? 50 : (cuda ? 1000 : 2000);
     BRIGADE_ASSIGN_OR_RETURN(
         auto ps, on_every_device("calibrate-launch", devices, [&](ProgramBuilder& b, StreamId s, int) {
           for (int i = 0; i < reps; ++i) b.add_memory_bound(s, 64, DType::kF32, "noop");
@@ -652,6 +662,23 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
         Trace t,
         bench.run(ps.first, "launch overhead: " + std::to_string(reps) + " empty kernels"));
     cal.launch_overhead_seconds = Bench::per_task_seconds(t, ps.second);
+    if (cuda) {
+      cal.host_issue_seconds = cal.launch_overhead_seconds;
+      // Long enough to hide the host's enqueueing of the empty kernels
+      // (about 8 us each): f32 4096^3 takes 2.7 ms on an H200, 8192^3 21 ms.
+      const std::int64_t lead = quick ? 4096 : 8192;
+      BRIGADE_ASSIGN_OR_RETURN(
+          auto behind,
+          on_every_device("calibrate-launch-behind", devices, [&](ProgramBuilder& b, StreamId s, int) {
+            b.add_gemm(s, lead, lead, lead, DType::kF32, "lead");
+            for (int i = 0; i < reps; ++i) b.add_memory_bound(s, 64, DType::kF32, "noop");
+          }));
+      BRIGADE_ASSIGN_OR_RETURN(
+          Trace tb, bench.run(behind.first, "launch overhead: " + std::to_string(reps) +
+                                                " empty kernels behind a GEMM"));
+      cal.launch_overhead_seconds = Bench::per_task_seconds_in(tb, behind.second, 1,
+                                                               std::numeric_limits<size_t>::max());
+    }
   }
 
   // The time a kernel's own work takes: a task's cost less the launch

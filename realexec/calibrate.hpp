@@ -158,6 +158,9 @@ struct Calibration {
   double yardstick_seconds = 0;                           // the median, per GEMM
   double yardstick_min_seconds = 0, yardstick_max_seconds = 0;  // over the sizes' rounds
   double launch_overhead_seconds = 0;
+  // CUDA: the host's time to enqueue one task (empty kernels onto an idle
+  // GPU); not in the profile (the simulator has no host issue model). 0: CPU.
+  double host_issue_seconds = 0;
   double nominal_memory_bandwidth_bytes_per_second = 0;
   // Streaming kernels: the points (bytes_per_second = bytes / (seconds -
   // launch)), the line fit (reported), the best point (the profile's peak)
