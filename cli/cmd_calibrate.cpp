@@ -210,7 +210,8 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
           "of beyond against operands)\n",
           format_bandwidth(c.gemm_cold_operand_bandwidth_bytes_per_second));
   }
-  std::cout << fmt::format("\nLaunch overhead: {} per kernel", format_seconds(c.launch_overhead_seconds));
+  std::cout << fmt::format("\nLaunch overhead: {} per kernel",
+                           format_seconds(c.launch_overhead_seconds));
   if (c.host_issue_seconds > 0)
     std::cout << fmt::format(" (behind a GEMM; onto an idle GPU the host enqueues one task per {})",
                              format_seconds(c.host_issue_seconds));

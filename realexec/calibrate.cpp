@@ -649,9 +649,10 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   // idle GPU measure the host's rate (Calibration::host_issue_seconds). In
   // a plan the host runs ahead of kernels of milliseconds, and a tiny
   // kernel takes what the GPU needs: on the H200 5.2 us per task back to
-  // back, where the host's rate read 5.8-8.6 us. So it is measured behind a lead GEMM (f32 8192^3, 21 ms on an H200) that keeps
-  // the GPU busy while the host enqueues the empty kernels: their time from
-  // the first one's start to the last one's end, per kernel.
+  // back, where the host's rate read 5.8-8.6 us. So it is measured behind a
+  // lead GEMM (f32 8192^3, 21 ms on an H200) that keeps the GPU busy while
+  // the host enqueues the empty kernels: their time from the first one's
+  // start to the last one's end, per kernel.
   {
     const int reps = quick ? 50 : (cuda ? 1000 : 2000);
     BRIGADE_ASSIGN_OR_RETURN(

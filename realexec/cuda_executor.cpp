@@ -530,8 +530,9 @@ Status CudaExecutor::enqueue_task(CudaRun& run, TaskId t, bool verify) {
                                         data, k, beta, c, data, m, compute, CUBLAS_GEMM_DEFAULT));
       else
         BRIGADE_CUDA_CHECK(cublasGemmStridedBatchedEx(
-            h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, a, data, m, g.m * g.k, b, data, k, g.k * g.n, beta, c,
-            data, m, g.m * g.n, static_cast<int>(g.batch), compute, CUBLAS_GEMM_DEFAULT));
+            h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, a, data, m, g.m * g.k, b, data, k,
+            g.k * g.n, beta, c, data, m, g.m * g.n, static_cast<int>(g.batch), compute,
+            CUBLAS_GEMM_DEFAULT));
     } else {
       cuda::launch_stream(static_cast<float*>(w.scratch), w.scratch_elements, task.bytes, s);
       BRIGADE_CUDA_CHECK(cudaGetLastError());
