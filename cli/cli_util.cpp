@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
+#include <iostream>
 
 #include "core/status.hpp"
 
@@ -128,6 +129,9 @@ Scenario load_scenario_or_throw(const std::string& path, const std::string& prof
     s->profile = std::move(profile).value();
     s->profile_path = profile_flag;
   }
+  if (!s->profile_path.empty())
+    for (const std::string& w : s->profile.uncovered_models(s->topology))
+      std::cerr << "brigade: warning: " << s->profile_path << ": " << w << "\n";
   return std::move(s).value();
 }
 

@@ -114,6 +114,33 @@ const DeviceProfile& HardwareProfile::for_device(const Device& d) const {
   return kFallback;
 }
 
+std::vector<std::string> HardwareProfile::uncovered_models(const Topology& topology) const {
+  std::vector<std::string> lines;
+  if (devices.empty()) return lines;  // a profile of links alone
+  for (const DeviceProfile& p : devices)
+    if (p.model == "*") return lines;
+  std::vector<std::pair<std::string, std::vector<std::string>>> missing;  // model, device names
+  for (int i = 0; i < topology.num_devices(); ++i) {
+    const Device& d = topology.device(i);
+    if (std::any_of(devices.begin(), devices.end(),
+                    [&](const DeviceProfile& p) { return p.model == d.model; }))
+      continue;
+    auto it = std::find_if(missing.begin(), missing.end(),
+                           [&](const auto& m) { return m.first == d.model; });
+    if (it == missing.end()) it = missing.insert(missing.end(), {d.model, {}});
+    it->second.push_back(d.name);
+  }
+  for (const auto& [model, names] : missing) {
+    std::string list;
+    const size_t shown = std::min<size_t>(names.size(), 3);
+    for (size_t i = 0; i < shown; ++i) list += (i ? ", " : "") + names[i];
+    if (names.size() > shown) list += " and " + std::to_string(names.size() - shown) + " more";
+    lines.push_back("profile '" + name + "' has no entry for device model '" + model +
+                    "' (devices " + list + "): they keep the data sheet's defaults");
+  }
+  return lines;
+}
+
 // 2mnk FLOP per product: one multiply and one add per inner-product term
 // (e.g. Narayanan et al. 2021, §5.1).
 double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) {

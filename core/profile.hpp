@@ -151,6 +151,12 @@ struct HardwareProfile {
 
   // The entry for a device's model (or the "*" entry, or a built-in default).
   const DeviceProfile& for_device(const Device& d) const;
+  // One line per device model of `topology` that this profile has no entry
+  // for (no entry of that model and no "*"): those devices get the data
+  // sheet's defaults, which a user who named the profile may not expect.
+  // None for a profile without device entries (links alone).
+  // "profile 'NAME' has no entry for device model 'M' (devices a, b): ...".
+  std::vector<std::string> uncovered_models(const Topology& topology) const;
   const LinkProfile& for_link(LinkClass c) const { return links[static_cast<size_t>(c)]; }
 
   // Data-sheet defaults for every device model the presets use.

@@ -108,6 +108,25 @@ TEST(SimulateVerb, TheMeasuredH200ProfilePredictsTheStepsMeasuredWithIt) {
   }
 }
 
+// A profile of other devices than the plan's is used, and stderr says that
+// the plan's devices keep the data sheet's defaults.
+TEST(SimulateVerb, AProfileOfOtherDevicesIsWarnedAbout) {
+  const std::string profile = scenario("profiles/h200_measured.yaml");
+  auto r = run_brigade({"simulate", scenario("validation/allreduce_2dev.yaml"), "--profile",
+                        profile, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("brigade: warning: " + profile +
+                       ": profile 'h200-sxm-measured' has no entry for device model "
+                       "'host-thread' (devices cpu0, cpu1): they keep the data sheet's defaults"),
+            std::string::npos)
+      << r.err;
+  // The plan's own kind of profile: no warning.
+  auto g = run_brigade({"simulate", scenario("validation/gpu/mlp_h200.yaml"), "--profile",
+                        profile, "--json"});
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  EXPECT_EQ(g.err.find("warning"), std::string::npos) << g.err;
+}
+
 TEST(SimulateVerb, JsonKeys) {
   auto r = run_brigade({"simulate", scenario("pmap_train_step.yaml"), "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -19,6 +19,31 @@ Device host_device() {
 // Roofline (Williams et al. 2009): launch + max(F / (peak * eff), B / (bw * eff)).
 // Data sheet: 1e9 FLOP / (80e9 * 0.5) = 25 ms; 1e8 B / (10e9 * 0.8) = 12.5 ms;
 // launch 1 us -> 25.001 ms.
+// A named profile that describes other devices than the plan's says so,
+// once per model: the plan's devices then keep the data sheet's defaults.
+TEST(UncoveredModels, EachModelWithoutAnEntryIsNamedWithItsDevices) {
+  Topology t;
+  for (int i = 0; i < 5; ++i) {
+    Device d = host_device();
+    d.name = "d" + std::to_string(i);
+    d.model = i < 4 ? "a" : "b";
+    t.add_device(d);
+  }
+  HardwareProfile p;
+  p.name = "mine";
+  p.devices.resize(1);
+  p.devices[0].model = "b";
+  const std::vector<std::string> lines = p.uncovered_models(t);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "profile 'mine' has no entry for device model 'a' (devices d0, d1, d2 and 1 more): "
+            "they keep the data sheet's defaults");
+  p.devices[0].model = "*";  // a catch-all covers every model
+  EXPECT_TRUE(p.uncovered_models(t).empty());
+  p.devices.clear();  // a profile of links alone says nothing of devices
+  EXPECT_TRUE(p.uncovered_models(t).empty());
+}
+
 TEST(KernelSeconds, DataSheetRoofline) {
   DeviceProfile p;
   p.gemm[static_cast<size_t>(dtype_index(DType::kF32))].fallback = 0.5;
