@@ -16,9 +16,6 @@ Device host_device() {
   return d;
 }
 
-// Roofline (Williams et al. 2009): launch + max(F / (peak * eff), B / (bw * eff)).
-// Data sheet: 1e9 FLOP / (80e9 * 0.5) = 25 ms; 1e8 B / (10e9 * 0.8) = 12.5 ms;
-// launch 1 us -> 25.001 ms.
 // A named profile that describes other devices than the plan's says so,
 // once per model: the plan's devices then keep the data sheet's defaults.
 TEST(UncoveredModels, EachModelWithoutAnEntryIsNamedWithItsDevices) {
@@ -44,6 +41,9 @@ TEST(UncoveredModels, EachModelWithoutAnEntryIsNamedWithItsDevices) {
   EXPECT_TRUE(p.uncovered_models(t).empty());
 }
 
+// Roofline (Williams et al. 2009): launch + max(F / (peak * eff), B / (bw * eff)).
+// Data sheet: 1e9 FLOP / (80e9 * 0.5) = 25 ms; 1e8 B / (10e9 * 0.8) = 12.5 ms;
+// launch 1 us -> 25.001 ms.
 TEST(KernelSeconds, DataSheetRoofline) {
   DeviceProfile p;
   p.gemm[static_cast<size_t>(dtype_index(DType::kF32))].fallback = 0.5;
