@@ -10,6 +10,7 @@
 #include <ctime>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <thread>
 
 #include "core/topology.hpp"
@@ -123,29 +124,14 @@ class Bench {
   }
   static constexpr int kRounds = 3;
 
-  // What each task on the streams `ss` costs a step: per stream, the time
-  // from its first task's start to its last task's end over the number of
-  // tasks (gaps between tasks included, and any time the OS gave the thread
-  // to someone else: a step pays those too, where the median of single
-  // tasks would not); the mean over the streams.
-  // The mean span of the kernels (compute tasks) of a trace: for programs
-  // whose kernels alternate with untimed work (eviction copies).
-  // The mean span of the tasks of `kind` on stream `s` (0 if none).
-  static double mean_span(const Trace& t, StreamId s, TaskKind kind) {
+  // The mean span of the tasks of `kind` on stream `s`, or on every stream
+  // (0 if none): for programs whose kernels alternate with untimed work
+  // (eviction copies).
+  static double mean_span(const Trace& t, TaskKind kind, std::optional<StreamId> s = {}) {
     double spans = 0;
     int count = 0;
     for (const TraceSpan& sp : t.spans)
-      if (sp.stream == s && sp.kind == kind) {
-        spans += sp.end_seconds - sp.start_seconds;
-        ++count;
-      }
-    return count > 0 ? spans / count : 0.0;
-  }
-  static double mean_kernel_seconds(const Trace& t) {
-    double spans = 0;
-    int count = 0;
-    for (const TraceSpan& sp : t.spans)
-      if (sp.kind == TaskKind::kCompute) {
+      if (sp.kind == kind && (!s || sp.stream == *s)) {
         spans += sp.end_seconds - sp.start_seconds;
         ++count;
       }
@@ -180,6 +166,11 @@ class Bench {
     for (const std::vector<double>& g : kernel_groups(t, ss, group)) values.push_back(f(g));
     return values.empty() ? 0.0 : median(values);
   }
+  // What each task on the streams `ss` costs a step: per stream, the time
+  // from its first task's start to its last task's end over the number of
+  // tasks (gaps between tasks included, and any time the OS gave the thread
+  // to someone else: a step pays those too, where the median of single
+  // tasks would not); the mean over the streams.
   static double per_task_seconds(const Trace& t, const std::vector<StreamId>& ss) {
     return per_task_seconds_in(t, ss, 0, std::numeric_limits<size_t>::max());
   }
@@ -376,7 +367,7 @@ Result<SpeedProbe::Resource> kernel_speed(RealExecutor& executor, const Topology
     std::vector<double> per;
     for (const Trace& t : steps) {
       double sum = 0;
-      for (StreamId s : streams) sum += Bench::mean_span(t, s, TaskKind::kCompute);
+      for (StreamId s : streams) sum += Bench::mean_span(t, TaskKind::kCompute, s);
       per.push_back(sum / static_cast<double>(streams.size()) + launch);
     }
     const double measured = median(per);
@@ -662,9 +653,10 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     BRIGADE_ASSIGN_OR_RETURN(
         Trace t,
         bench.run(ps.first, "launch overhead: " + std::to_string(reps) + " empty kernels"));
-    cal.launch_overhead_seconds = Bench::per_task_seconds(t, ps.second);
+    const double onto_idle = Bench::per_task_seconds(t, ps.second);
+    cal.launch_overhead_seconds = onto_idle;
     if (cuda) {
-      cal.host_issue_seconds = cal.launch_overhead_seconds;
+      cal.host_issue_seconds = onto_idle;
       // Long enough to hide the host's enqueueing of the empty kernels
       // (about 8 us each): f32 4096^3 takes 2.7 ms on an H200, 8192^3 21 ms.
       const std::int64_t lead = quick ? 4096 : 8192;
@@ -868,7 +860,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
           std::move(p), "streaming " + format_bytes(bytes) + " x" + std::to_string(reps),
           [ss, evict, launch](const Trace& t) {
             // Launch overhead as per_task_seconds counts it: the kernel's span plus one launch.
-            return evict ? Bench::mean_kernel_seconds(t) + launch : Bench::per_task_seconds(t, ss);
+            return evict ? Bench::mean_span(t, TaskKind::kCompute) + launch : Bench::per_task_seconds(t, ss);
           }});
     }
     BRIGADE_ASSIGN_OR_RETURN(const std::vector<double> per, bench.run_rounds(jobs));
@@ -939,7 +931,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     // The cost of one collective from a trace: its span on the first rank
     // (from the last rank's arrival to its end), the mean over the run.
     auto collective_span = [](const Trace& t) {
-      return Bench::mean_span(t, StreamId{0}, TaskKind::kCollective);
+      return Bench::mean_span(t, TaskKind::kCollective, StreamId{0});
     };
     // Warm too (CPU): the same collectives back to back, nothing else on the
     // ranks, as nccl-tests runs them; their buffers stay in cache
