@@ -82,13 +82,16 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
                               {"n", g.n},
                               {"k", g.k},
                               {"bytes", g.bytes},
+                              {"written_bytes", g.written_bytes},
                               {"square", g.square},
                               {"warm_over_square", g.warm_over_square},
                               {"warm_seconds", g.warm_seconds},
                               {"extra_seconds", g.extra_seconds},
                               {"curve_seconds", g.curve_seconds},
-                              {"beyond_curve_seconds", g.beyond_curve_seconds()}});
+                              {"beyond_curve_seconds", g.beyond_curve_seconds()},
+                              {"fitted_seconds", g.fitted_seconds}});
   j["gemm_cold_operand_bandwidth_bytes_per_second"] = c.gemm_cold_operand_bandwidth_bytes_per_second;
+  j["gemm_cold_output_bandwidth_bytes_per_second"] = c.gemm_cold_output_bandwidth_bytes_per_second;
   auto points = [](const std::vector<realexec::SizePoint>& ps) {
     json a = json::array();
     for (const auto& p : ps)
@@ -192,22 +195,31 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
                  "then a square\nof its FLOPs; medians. warm: at the squares' curve's pace (warm / "
                  "square x the curve's square).\nWhat the cold run takes beyond the curve is the "
                  "cold-operand term's share\n";
-    std::cout << fmt::format("  {:<15} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12}\n", "f32 m x n x k",
-                             "operands", "curve", "warm", "cold", "beyond", "operands /");
-    std::cout << fmt::format("  {:<15} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12}\n", "", "", "", "",
-                             "- warm", "curve", "beyond");
+    std::cout << fmt::format("  {:<15} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10}\n",
+                             "f32 m x n x k", "operands", "written", "curve", "warm", "cold", "beyond",
+                             "operands /", "fitted");
+    std::cout << fmt::format("  {:<15} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10}\n", "",
+                             "", "", "", "", "- warm", "curve", "beyond", "");
     for (const auto& g : c.cold_gemm) {
       const double beyond = g.beyond_curve_seconds();
-      std::cout << fmt::format("  {:<15} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12}\n",
+      std::cout << fmt::format("  {:<15} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10}\n",
                                fmt::format("{}x{}x{}", g.m, g.n, g.k), format_bytes(g.bytes),
-                               format_seconds(g.curve_seconds), format_seconds(g.warm_seconds),
-                               format_seconds(g.extra_seconds), format_seconds(beyond),
-                               beyond > 0 ? format_bandwidth(g.bytes / beyond) : std::string("-"));
+                               format_bytes(g.written_bytes), format_seconds(g.curve_seconds),
+                               format_seconds(g.warm_seconds), format_seconds(g.extra_seconds),
+                               format_seconds(beyond),
+                               beyond > 0 ? format_bandwidth(g.bytes / beyond) : std::string("-"),
+                               format_seconds(g.fitted_seconds));
     }
-    if (c.gemm_cold_operand_bandwidth_bytes_per_second > 0)
+    if (c.gemm_cold_output_bandwidth_bytes_per_second > 0)
+      std::cout << fmt::format(
+          "  a GEMM also takes the operands it reads at {} and its output at {} (the least-squares "
+          "plane through the origin of beyond against bytes read and written)\n",
+          format_bandwidth(c.gemm_cold_operand_bandwidth_bytes_per_second),
+          format_bandwidth(c.gemm_cold_output_bandwidth_bytes_per_second));
+    else if (c.gemm_cold_operand_bandwidth_bytes_per_second > 0)
       std::cout << fmt::format(
           "  a GEMM also takes its operand bytes at {} (the least-squares line through the origin "
-          "of beyond against operands)\n",
+          "of beyond against operands: reads and writes not told apart)\n",
           format_bandwidth(c.gemm_cold_operand_bandwidth_bytes_per_second));
   }
   std::cout << fmt::format("\nLaunch overhead: {} per kernel",

@@ -153,6 +153,16 @@ double gemm_bytes(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype, s
   return (md * kd + kd * nd + md * nd) * dtype_bytes(dtype) * static_cast<double>(batch);
 }
 
+double gemm_written_bytes(std::int64_t m, std::int64_t n, DType dtype, std::int64_t batch) {
+  return static_cast<double>(m) * static_cast<double>(n) * dtype_bytes(dtype) *
+         static_cast<double>(batch);
+}
+
+double task_written_bytes(const Task& task) {
+  if (task.kind != TaskKind::kCompute || task.compute != ComputeKind::kGemm) return 0;
+  return gemm_written_bytes(task.m, task.n, task.dtype, task.batch);
+}
+
 double peak_flops_per_second(const Device& d, const DeviceProfile& p, DType dtype) {
   const auto i = static_cast<size_t>(dtype_index(dtype));
   const auto f32 = static_cast<size_t>(dtype_index(DType::kF32));
@@ -175,7 +185,7 @@ double achieved_link_bandwidth_bytes_per_second(const Link& link, const Hardware
 }
 
 double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, double flops,
-                      double bytes, ComputeKind kind) {
+                      double bytes, ComputeKind kind, double written_bytes) {
   const double peak = peak_flops_per_second(d, p, dtype);
   double compute = 0;
   if (flops > 0 && peak > 0) {
@@ -188,8 +198,12 @@ double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, doub
     } else {
       compute = flops / (peak * std::max(curve.at(flops), 1e-6));
     }
-    if (kind == ComputeKind::kGemm && p.gemm_cold_operand_bandwidth_bytes_per_second > 0)
-      compute += bytes / p.gemm_cold_operand_bandwidth_bytes_per_second;
+    if (kind == ComputeKind::kGemm && p.gemm_cold_operand_bandwidth_bytes_per_second > 0) {
+      const double written =
+          p.gemm_cold_output_bandwidth_bytes_per_second > 0 ? std::clamp(written_bytes, 0.0, bytes) : 0;
+      compute += (bytes - written) / p.gemm_cold_operand_bandwidth_bytes_per_second;
+      if (written > 0) compute += written / p.gemm_cold_output_bandwidth_bytes_per_second;
+    }
   }
   const double mem_bw = peak_memory_bandwidth_bytes_per_second(d, p);
   double memory = 0;

@@ -73,6 +73,19 @@ struct DeviceProfile {
   // "Compute"); GPU profiles leave it 0 (their GEMMs overlap loads with
   // compute; the memory roofline covers them).
   double gemm_cold_operand_bandwidth_bytes_per_second = 0;
+  // When > 0, the rate for the bytes a GEMM writes (its C), and the one
+  // above is then for the operands it reads (A and B) only. 0 = all of a
+  // GEMM's bytes at the operand rate. Reading a cold operand stalls the
+  // packing of its panels (each element of a weight that 128 rows stream
+  // is fetched once and used 128 times), while the output is written once,
+  // through the write buffers, behind the arithmetic: on the development VM
+  // the weight-gradient shape (2048 x 2048 x 128: 16 MiB written) took its
+  // bytes at 18-600 GB/s beyond the curve (median about 45), the
+  // weight-streaming one (128 x 2048 x 2048: 16 MiB read) at 18-45 GB/s,
+  // in 24 of 28 calibrations the slower, so one rate for both overcharged
+  // weight gradients and undercharged forward and input-gradient GEMMs.
+  // brigade calibrate fits both (docs/costmodel.md, "Compute").
+  double gemm_cold_output_bandwidth_bytes_per_second = 0;
 };
 
 struct LinkProfile {
@@ -171,6 +184,11 @@ double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t b
 // written once each, at `dtype`'s width, `batch` times.
 double gemm_bytes(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype,
                   std::int64_t batch = 1);
+// Of those, the bytes written: C (m x n), `batch` times.
+double gemm_written_bytes(std::int64_t m, std::int64_t n, DType dtype, std::int64_t batch = 1);
+// A compute task's written bytes as kernel_seconds takes them: a GEMM's C
+// (gemm_written_bytes of its shape), 0 for other kinds.
+double task_written_bytes(const Task& task);
 
 // The peak a device is judged against: the profile's measured peak when it
 // gives one, else the data sheet's; a dtype without a peak falls back to f32's.
@@ -188,8 +206,14 @@ double achieved_link_bandwidth_bytes_per_second(const Link& link, const Hardware
 // GEMM-like kernels (kGemm, kFixed) take their FLOPs at the profile's GEMM
 // efficiency; streaming kernels (kMemoryBound) take theirs at peak (an
 // elementwise op's arithmetic is not what limits it).
+//
+// A GEMM (kGemm) with a cold-operand rate also takes its bytes at that rate
+// (DeviceProfile::gemm_cold_operand_bandwidth_bytes_per_second); of them,
+// `written_bytes` (its output: gemm_written_bytes) at the output rate when
+// the profile has one.
 double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, double flops,
-                      double bytes, ComputeKind kind = ComputeKind::kGemm);
+                      double bytes, ComputeKind kind = ComputeKind::kGemm,
+                      double written_bytes = 0);
 
 // The alpha-beta parameters every judge uses for a message along a route:
 // alpha = the profile's alpha for the route's bottleneck link class when it

@@ -140,7 +140,7 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   BRIGADE_RETURN_IF_ERROR(c.expect_map("a device profile {model, memory_efficiency, ...}"));
   BRIGADE_RETURN_IF_ERROR(c.check_keys({"model", "peak_flops", "memory_bandwidth",
                                         "memory_efficiency", "launch_overhead", "gemm_half_time",
-                                        "gemm_cold_operand_bandwidth", "collective_overhead", "comm_compute_slowdown",
+                                        "gemm_cold_operand_bandwidth", "gemm_cold_output_bandwidth", "collective_overhead", "comm_compute_slowdown",
                                         "comm_compute_share", "gemm"}));
   BRIGADE_RETURN_IF_ERROR(c.require("model", "the device model it describes (or \"*\" for any)"));
   BRIGADE_ASSIGN_OR_RETURN(p->model, c.get("model").as_string());
@@ -167,6 +167,14 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   BRIGADE_ASSIGN_OR_RETURN(p->gemm_cold_operand_bandwidth_bytes_per_second,
                            c.get_quantity("gemm_cold_operand_bandwidth", 0,
                                           Dimension::kBytesPerSecond, Bound::kPositive));
+  BRIGADE_ASSIGN_OR_RETURN(p->gemm_cold_output_bandwidth_bytes_per_second,
+                           c.get_quantity("gemm_cold_output_bandwidth", 0,
+                                          Dimension::kBytesPerSecond, Bound::kPositive));
+  if (p->gemm_cold_output_bandwidth_bytes_per_second > 0 &&
+      !(p->gemm_cold_operand_bandwidth_bytes_per_second > 0))
+    return c.get("gemm_cold_output_bandwidth")
+        .error("found gemm_cold_output_bandwidth without gemm_cold_operand_bandwidth; expected "
+               "both (the output rate splits a GEMM's cold-operand term) or neither");
   BRIGADE_ASSIGN_OR_RETURN(p->launch_overhead_seconds,
                            c.get_quantity("launch_overhead", p->launch_overhead_seconds,
                                           Dimension::kSeconds, Bound::kNonNegative));
@@ -335,6 +343,10 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
       if (d.gemm_cold_operand_bandwidth_bytes_per_second > 0) {
         out << YAML::Key << "gemm_cold_operand_bandwidth" << YAML::Value;
         emit_double(out, d.gemm_cold_operand_bandwidth_bytes_per_second);
+      }
+      if (d.gemm_cold_output_bandwidth_bytes_per_second > 0) {
+        out << YAML::Key << "gemm_cold_output_bandwidth" << YAML::Value;
+        emit_double(out, d.gemm_cold_output_bandwidth_bytes_per_second);
       }
       out << YAML::Key << "launch_overhead" << YAML::Value;
       emit_double(out, d.launch_overhead_seconds);

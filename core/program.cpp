@@ -41,6 +41,15 @@ ComputeKind compute_kind_of(OpKind k) {
   return ComputeKind::kMemoryBound;
 }
 
+double op_written_bytes(const Model& model, const Op& op) {
+  if (compute_kind_of(op.kind) != ComputeKind::kGemm) return 0;
+  double b = 0;
+  for (int t : op.outputs)
+    if (t >= 0 && static_cast<size_t>(t) < model.tensors.size())
+      b += model.tensors[static_cast<size_t>(t)].bytes();
+  return b;
+}
+
 std::string_view collective_kind_name(CollectiveKind k) {
   switch (k) {
     case CollectiveKind::kAllReduce: return "allreduce";

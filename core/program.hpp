@@ -54,6 +54,10 @@ std::string_view compute_kind_name(ComputeKind k);
 // bytes, everything else (elementwise, softmax, layernorm, embedding, loss) a
 // streaming kernel.
 ComputeKind compute_kind_of(OpKind k);
+// The bytes a model op's kernel writes as kernel_seconds takes them (its
+// `written_bytes`): a matmul's outputs, 0 for other kinds (only GEMMs
+// charge written bytes apart).
+double op_written_bytes(const Model& model, const Op& op);
 
 enum class CollectiveKind : std::uint8_t {
   kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll

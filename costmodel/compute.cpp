@@ -5,7 +5,8 @@ namespace brigade::cost {
 double gemm_seconds(const Device& device, const DeviceProfile& profile, std::int64_t m,
                     std::int64_t n, std::int64_t k, DType dtype, std::int64_t batch) {
   return kernel_seconds(device, profile, dtype, gemm_flops(m, n, k, batch),
-                        gemm_bytes(m, n, k, dtype, batch));
+                        gemm_bytes(m, n, k, dtype, batch), ComputeKind::kGemm,
+                        gemm_written_bytes(m, n, dtype, batch));
 }
 
 double memory_bound_seconds(const Device& device, const DeviceProfile& profile, double bytes,
@@ -15,7 +16,8 @@ double memory_bound_seconds(const Device& device, const DeviceProfile& profile, 
 
 double task_seconds(const Task& task, const Device& device, const DeviceProfile& profile) {
   if (task.kind != TaskKind::kCompute) return 0;
-  return kernel_seconds(device, profile, task.dtype, task.flops, task.bytes, task.compute);
+  return kernel_seconds(device, profile, task.dtype, task.flops, task.bytes, task.compute,
+                        task_written_bytes(task));
 }
 
 }  // namespace brigade::cost

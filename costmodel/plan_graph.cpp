@@ -304,7 +304,7 @@ Result<PlanEstimate> estimate_sharded(const Scenario& sc) {
     }
     const DType odt = out >= 0 ? g.tensors[static_cast<size_t>(out)].dtype : DType::kF32;
     compute += kernel_seconds(dev0, dp0, odt, op.flops / work_shards, op.bytes / work_shards,
-                              compute_kind_of(op.kind));
+                              compute_kind_of(op.kind), op_written_bytes(g, op) / work_shards);
   }
   e.compute_seconds = compute;
   e.exposed_communication_seconds = comm;

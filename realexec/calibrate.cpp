@@ -311,6 +311,42 @@ Result<std::pair<Program, std::vector<StreamId>>> on_every_device(const std::str
 
 }  // namespace
 
+ColdOperandRates fit_cold_operand_rates(std::vector<ColdGemmPoint>& points) {
+  // Seconds per byte: beyond = x read + y written (Srr x + Srw y = Srb,
+  // Srw x + Sww y = Swb), else beyond = z (read + written).
+  double srr = 0, srw = 0, sww = 0, srb = 0, swb = 0, sbb = 0, sb = 0;
+  for (const ColdGemmPoint& c : points) {
+    const double w = c.written_bytes, r = c.bytes - w, b = c.beyond_curve_seconds();
+    srr += r * r;
+    srw += r * w;
+    sww += w * w;
+    srb += r * b;
+    swb += w * b;
+    sbb += c.bytes * c.bytes;
+    sb += c.bytes * b;
+  }
+  double x = 0, y = 0;
+  const double det = srr * sww - srw * srw;
+  // The plane needs read / written ratios that differ: a determinant that
+  // is not lost in rounding against its terms.
+  if (det > 1e-9 * srr * sww) {
+    x = (srb * sww - swb * srw) / det;
+    y = (swb * srr - srb * srw) / det;
+  }
+  ColdOperandRates rates;
+  if (x > 0 && y > 0) {
+    rates.read_bytes_per_second = 1 / x;
+    rates.written_bytes_per_second = 1 / y;
+  } else if (sbb > 0 && sb > 0) {
+    x = y = sb / sbb;
+    rates.read_bytes_per_second = 1 / x;
+  } else {
+    x = y = 0;
+  }
+  for (ColdGemmPoint& c : points) c.fitted_seconds = x * (c.bytes - c.written_bytes) + y * c.written_bytes;
+  return rates;
+}
+
 // Steps and per-rank bytes of the ring algorithms (Patarasuk & Yuan 2009 for
 // AllReduce; Thakur, Rabenseifner & Gropp 2005 for the others), the terms
 // of costmodel/collectives.cpp's ring_* closed forms.
@@ -571,8 +607,9 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     gemm_plan.emplace_back(DType::kF64,
                            quick ? std::vector<std::int64_t>{16, 32}
                                  : std::vector<std::int64_t>{32, 64, 128, 256, 512, 1024});
-    // 128 rows against a weight of 1.5 MiB (quick: 1 MiB) to 16 MiB, and
-    // the weight gradient of the largest (its output the 16 MiB).
+    // 128 rows against a weight of 1.5 MiB (quick: 1 MiB) to 16 MiB, which
+    // read their bytes, and weight gradients whose outputs are 4 and 16 MiB,
+    // which write them: the two rates (fit_cold_operand_rates).
     // Each with the square of its FLOPs as the yardstick of the moment.
     auto add_cold = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
       ColdGemmPoint c;
@@ -586,7 +623,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     if (quick) add_cold(128, 512, 512);
     else
       for (auto [m, n, k] : {std::array<std::int64_t, 3>{128, 640, 640}, {128, 1024, 1024},
-                             {128, 2048, 2048}, {2048, 2048, 128}})
+                             {128, 2048, 2048}, {1024, 1024, 128}, {2048, 2048, 128}})
         add_cold(m, n, k);
     memory_sizes = quick ? std::vector<double>{64 * 1024.0, 256 * 1024.0, kMiB}
                          : std::vector<double>{256 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB};
@@ -802,6 +839,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     for (size_t i = 0; i < cold_shapes.size(); ++i) {
       ColdGemmPoint c = cold_shapes[i];
       c.bytes = gemm_bytes(c.m, c.n, c.k, DType::kF32);
+      c.written_bytes = gemm_written_bytes(c.m, c.n, DType::kF32);
       c.extra_seconds = seconds[first_cold_job + i];
       c.warm_over_square = warm_over_square[first_cold_job + i];
       cal.cold_gemm.push_back(c);
@@ -1117,25 +1155,30 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   // squares' curve (its warm run's distance from the curve plus the paired
   // cold extra), against its operand bytes (see the GEMM benchmarks above).
   dp.gemm_cold_operand_bandwidth_bytes_per_second = 0;
+  dp.gemm_cold_output_bandwidth_bytes_per_second = 0;
   if (!cal.cold_gemm.empty()) {
-    double bytes_beyond = 0, bytes_squared = 0;
     for (ColdGemmPoint& c : cal.cold_gemm) {
       c.curve_seconds = kernel_seconds(dev, dp, DType::kF32, gemm_flops(c.m, c.n, c.k), 0);
       const double square =
           kernel_seconds(dev, dp, DType::kF32, gemm_flops(c.square, c.square, c.square), 0);
       c.warm_seconds = c.warm_over_square * (square - dp.launch_overhead_seconds) +
                        dp.launch_overhead_seconds;
-      bytes_beyond += c.bytes * c.beyond_curve_seconds();
-      bytes_squared += c.bytes * c.bytes;
     }
-    if (bytes_beyond > 0)
-      cal.gemm_cold_operand_bandwidth_bytes_per_second = bytes_squared / bytes_beyond;
-    else
+    const ColdOperandRates rates = fit_cold_operand_rates(cal.cold_gemm);
+    cal.gemm_cold_operand_bandwidth_bytes_per_second = rates.read_bytes_per_second;
+    cal.gemm_cold_output_bandwidth_bytes_per_second = rates.written_bytes_per_second;
+    if (!(rates.read_bytes_per_second > 0))
       cal.notes.push_back(
           "GEMMs with cold operands: none took longer than the warm squares' curve says on the "
           "whole; the profile charges no cold-operand time");
+    else if (!(rates.written_bytes_per_second > 0) && cal.cold_gemm.size() > 1)
+      cal.notes.push_back(
+          "GEMMs with cold operands: reads and writes not told apart (a slope of the plane "
+          "through the origin came out negative, or the shapes' read / written ratios are "
+          "alike); one rate for all operand bytes");
   }
   dp.gemm_cold_operand_bandwidth_bytes_per_second = cal.gemm_cold_operand_bandwidth_bytes_per_second;
+  dp.gemm_cold_output_bandwidth_bytes_per_second = cal.gemm_cold_output_bandwidth_bytes_per_second;
   HardwareProfile profile;
   profile.machine_kind = cal.backend;
   const std::string host = options.host.empty() ? host_name() : options.host;

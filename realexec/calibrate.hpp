@@ -56,6 +56,7 @@ struct ColdGemmPoint {
   std::int64_t m = 0, n = 0, k = 0;
   std::int64_t square = 0;   // the yardstick's size: round(cbrt(m n k))
   double bytes = 0;          // operands: gemm_bytes
+  double written_bytes = 0;  // of them, the output's: gemm_written_bytes
   double extra_seconds = 0;  // cold less warm, the median over triples
   double warm_over_square = 0;  // warm / the square's time, the median over triples
   // The profile's time for it warm: the squares' curve by FLOPs, launch
@@ -67,7 +68,25 @@ struct ColdGemmPoint {
   double warm_seconds = 0;
   // What the cold GEMM takes beyond the curve: the cold-operand term's share.
   double beyond_curve_seconds() const { return warm_seconds + extra_seconds - curve_seconds; }
+  // What the fitted rates charge it (fit_cold_operand_rates): its read bytes
+  // at the operand rate, its written bytes at the output rate (or all at the
+  // one rate).
+  double fitted_seconds = 0;
 };
+
+// DeviceProfile::gemm_cold_operand_bandwidth and gemm_cold_output_bandwidth
+// from the cold GEMMs: the least-squares plane through the origin of
+// beyond_curve_seconds against (bytes read, bytes written), unweighted, so
+// that the largest operands (the plans' weights) decide, where both slopes
+// come out positive and the points tell reads from writes apart (their
+// ratios differ); otherwise the line through the origin against all bytes
+// (one rate, output 0), as before the split; 0 and 0 where that slope is
+// not positive either. Sets each point's fitted_seconds.
+struct ColdOperandRates {
+  double read_bytes_per_second = 0;
+  double written_bytes_per_second = 0;  // 0: written bytes at the read rate
+};
+ColdOperandRates fit_cold_operand_rates(std::vector<ColdGemmPoint>& points);
 
 struct SizePoint {
   double bytes = 0;
@@ -171,11 +190,14 @@ struct Calibration {
   double memory_bandwidth_bytes_per_second = 0;
   double memory_efficiency = 0;  // memory_bandwidth / memory_peak (<= 1)
   std::vector<ColdGemmPoint> cold_gemm;
-  // DeviceProfile::gemm_cold_operand_bandwidth: over cold_gemm, the
-  // least-squares line through the origin of beyond_curve_seconds against
-  // operand bytes, as bytes per second; 0: not measured, or cold GEMMs
-  // took no longer than the curve on the whole.
+  // DeviceProfile::gemm_cold_operand_bandwidth: over cold_gemm, the rate of
+  // the bytes read (of all bytes, where the fit keeps one rate), as
+  // fit_cold_operand_rates says; 0: not measured, or cold GEMMs took no
+  // longer than the curve on the whole.
   double gemm_cold_operand_bandwidth_bytes_per_second = 0;
+  // DeviceProfile::gemm_cold_output_bandwidth: the same fit's rate for the
+  // bytes written (fit_cold_operand_rates); 0: one rate for all.
+  double gemm_cold_output_bandwidth_bytes_per_second = 0;
   double comm_compute_slowdown = 0;
   // DeviceProfile::comm_compute_share, from the machine rather than a
   // benchmark: the CPU backend pins each device's threads to one core, or,

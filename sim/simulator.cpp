@@ -110,30 +110,33 @@ class KernelMemo {
  public:
   KernelMemo() : slots_(kSlots) {}
   double get(const Topology& topo, const HardwareProfile& profile, std::int32_t device_class,
-             std::int32_t device, DType dtype, ComputeKind kind, double flops, double bytes) {
+             std::int32_t device, DType dtype, ComputeKind kind, double flops, double bytes,
+             double written) {
     std::uint64_t h = static_cast<std::uint64_t>(device_class) * 0x9E3779B97F4A7C15ull;
-    std::uint64_t fb, bb;
+    std::uint64_t fb, bb, wb;
     std::memcpy(&fb, &flops, 8);
     std::memcpy(&bb, &bytes, 8);
+    std::memcpy(&wb, &written, 8);
     h ^= (fb + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2));
     h ^= (bb + 0x85EBCA77C2B2AE63ull + (h << 6) + (h >> 2));
+    h ^= (wb + 0x27D4EB2F165667C5ull + (h << 6) + (h >> 2));
     h ^= static_cast<std::uint64_t>(dtype_index(dtype)) * 0xC2B2AE3D27D4EB4Full;
     h ^= (static_cast<std::uint64_t>(kind) + 1) * 0x165667B19E3779F9ull;
     h ^= h >> 29;
     Slot& s = slots_[h & (kSlots - 1)];
     if (s.valid && s.device_class == device_class && s.dtype == dtype && s.kind == kind &&
-        s.flops == flops && s.bytes == bytes)
+        s.flops == flops && s.bytes == bytes && s.written == written)
       return s.seconds;
     const Device& d = topo.device(device);
-    const double sec = kernel_seconds(d, profile.for_device(d), dtype, flops, bytes, kind);
-    s = Slot{flops, bytes, sec, device_class, dtype, kind, true};
+    const double sec = kernel_seconds(d, profile.for_device(d), dtype, flops, bytes, kind, written);
+    s = Slot{flops, bytes, written, sec, device_class, dtype, kind, true};
     return sec;
   }
 
  private:
   static constexpr size_t kSlots = 1 << 14;
   struct Slot {
-    double flops = 0, bytes = 0, seconds = 0;
+    double flops = 0, bytes = 0, written = 0, seconds = 0;
     std::int32_t device_class = -1;
     DType dtype = DType::kF32;
     ComputeKind kind = ComputeKind::kGemm;
@@ -535,7 +538,7 @@ Status Engine::setup() {
     h.bits = static_cast<std::uint32_t>(x.kind) | (mem ? 4u : 0u) | (static_cast<std::uint32_t>(aux) << 3);
     if (x.kind == TaskKind::kCompute) {
       h.duration = memo.get(topo_, prof_, device_class[static_cast<size_t>(x.device)], x.device, x.dtype,
-                            x.compute, x.flops, x.bytes) /
+                            x.compute, x.flops, x.bytes, task_written_bytes(x)) /
                    (x.compute == ComputeKind::kMemoryBound ? memory_speed_ : speed_)[static_cast<size_t>(x.device)];
     } else if (x.kind == TaskKind::kTransfer) {
       // Resolve the route now, so that a bad link is reported before running.

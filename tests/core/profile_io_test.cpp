@@ -51,6 +51,8 @@ void expect_same(const HardwareProfile& a, const HardwareProfile& b) {
     EXPECT_EQ(x.comm_compute_share, y.comm_compute_share);
     EXPECT_EQ(x.gemm_cold_operand_bandwidth_bytes_per_second,
               y.gemm_cold_operand_bandwidth_bytes_per_second);
+    EXPECT_EQ(x.gemm_cold_output_bandwidth_bytes_per_second,
+              y.gemm_cold_output_bandwidth_bytes_per_second);
     EXPECT_EQ(x.peak_flops_per_second, y.peak_flops_per_second);
     EXPECT_EQ(x.memory_bandwidth_bytes_per_second, y.memory_bandwidth_bytes_per_second);
     for (int t = 0; t < kNumDTypes; ++t) {
@@ -108,6 +110,7 @@ TEST_F(ProfileFiles, AwkwardValuesRoundTripExactly) {
   d.comm_compute_slowdown = 1.25;
   d.comm_compute_share = 2.0 / 3.0;
   d.gemm_cold_operand_bandwidth_bytes_per_second = 1.0 / 3.0 * 1e11;
+  d.gemm_cold_output_bandwidth_bytes_per_second = 2.0 / 3.0 * 1e11;
   d.gemm[static_cast<size_t>(dtype_index(DType::kF32))].points = {
       {1e5, 0.01}, {3.3e9, 2.0 / 3.0}, {1e14, 0.9}};
   d.gemm[static_cast<size_t>(dtype_index(DType::kF32))].fallback = 0.9;
@@ -236,6 +239,9 @@ const ProfileError kProfileErrors[] = {
     {"ZeroColdOperandBandwidth", DEV "    gemm_cold_operand_bandwidth: 0\n",
      "3:34: error: found '0'; expected a positive bandwidth such as 25GB/s, 200Gbps or 1e9 "
      "(bytes per second)"},
+    {"OutputRateWithoutOperandRate", DEV "    gemm_cold_output_bandwidth: 40GB/s\n",
+     "3:33: error: found gemm_cold_output_bandwidth without gemm_cold_operand_bandwidth; "
+     "expected both (the output rate splits a GEMM's cold-operand term) or neither"},
     {"NegativeAlpha", "links:\n  pcie: {alpha: -1us}\n",
      "2:17: error: found '-1us'; expected a non-negative duration such as 5us, 2ms or 0.001 "
      "(seconds)"},

@@ -100,6 +100,62 @@ TEST(KernelSeconds, ColdOperandsCostAGemmItsBytesOnTopOfItsCompute) {
   EXPECT_NEAR(kernel_seconds(host_device(), p, DType::kF32, f, b), 0.02147583648, 1e-12);
 }
 
+// Reads and writes apart (DeviceProfile::gemm_cold_output_bandwidth): with
+// an output rate, a GEMM's C goes at it and its A and B at the operand
+// rate. By hand, the shapes of the test above at 10 GB/s read and 40 GB/s
+// written, compute 21.47483648 ms and launch 1 us as there:
+// - 128 x 2048 x 2048 (a forward GEMM against a 16 MiB weight): read
+//   (128*2048 + 2048*2048) * 4 = 17825792 B -> 1.7825792 ms, written
+//   128*2048*4 = 1048576 B -> 0.0262144 ms: 23.28463008 ms;
+// - 2048 x 2048 x 128 (its weight gradient, the same FLOPs and bytes):
+//   read 2 * 2048*128*4 = 2097152 B -> 0.2097152 ms, written 16777216 B ->
+//   0.4194304 ms: 22.10498208 ms.
+// Without the output rate both take 23.36327328 ms (the test above), and a
+// streaming kernel's written bytes change nothing.
+TEST(KernelSeconds, AnOutputRateChargesAGemmsWrittenBytesApart) {
+  DeviceProfile p = measured_profile();
+  p.gemm_cold_operand_bandwidth_bytes_per_second = 10e9;
+  p.gemm_cold_output_bandwidth_bytes_per_second = 40e9;
+  const double f = gemm_flops(128, 2048, 2048);
+  const double b = gemm_bytes(128, 2048, 2048, DType::kF32);
+  ASSERT_DOUBLE_EQ(gemm_bytes(2048, 2048, 128, DType::kF32), b);
+  ASSERT_DOUBLE_EQ(gemm_written_bytes(128, 2048, DType::kF32), 1048576.0);
+  ASSERT_DOUBLE_EQ(gemm_written_bytes(2048, 2048, DType::kF32), 16777216.0);
+  EXPECT_NEAR(kernel_seconds(host_device(), p, DType::kF32, f, b, ComputeKind::kGemm,
+                             gemm_written_bytes(128, 2048, DType::kF32)),
+              0.02328463008, 1e-12);
+  EXPECT_NEAR(kernel_seconds(host_device(), p, DType::kF32, f, b, ComputeKind::kGemm,
+                             gemm_written_bytes(2048, 2048, DType::kF32)),
+              0.02210498208, 1e-12);
+  EXPECT_DOUBLE_EQ(
+      kernel_seconds(host_device(), p, DType::kF32, 0, 1e8, ComputeKind::kMemoryBound, 5e7),
+      1e-6 + 1e8 / (200e9 * 0.8));
+  p.gemm_cold_output_bandwidth_bytes_per_second = 0;
+  EXPECT_NEAR(kernel_seconds(host_device(), p, DType::kF32, f, b, ComputeKind::kGemm,
+                             gemm_written_bytes(2048, 2048, DType::kF32)),
+              0.02336327328, 1e-12);
+}
+
+// A task's written bytes, as the simulator and cost::task_seconds pass them:
+// a GEMM's C at its dtype, batch members each their own; nothing for other
+// kernels.
+TEST(KernelSeconds, TaskWrittenBytesAreAGemmsOutput) {
+  Task g;
+  g.kind = TaskKind::kCompute;
+  g.compute = ComputeKind::kGemm;
+  g.dtype = DType::kBF16;
+  g.m = 128;
+  g.n = 512;
+  g.k = 64;
+  g.batch = 3;
+  EXPECT_DOUBLE_EQ(task_written_bytes(g), 128.0 * 512 * 2 * 3);
+  g.compute = ComputeKind::kMemoryBound;
+  EXPECT_DOUBLE_EQ(task_written_bytes(g), 0.0);
+  g.compute = ComputeKind::kGemm;
+  g.kind = TaskKind::kTransfer;
+  EXPECT_DOUBLE_EQ(task_written_bytes(g), 0.0);
+}
+
 // Achieved link bandwidth: (profile's bandwidth, else the link's) x efficiency.
 TEST(AchievedLinkBandwidth, ProfileBandwidthReplacesTheLinks) {
   Link l{0, 1, 1e-6, 10e9, LinkClass::kSharedMemory, "a-b"};

@@ -17,6 +17,68 @@
 namespace brigade::realexec {
 namespace {
 
+// A cold GEMM point whose cold run took `beyond` past the curve (warm on
+// the curve, the whole difference cold).
+ColdGemmPoint cold_point(std::int64_t m, std::int64_t n, std::int64_t k, double beyond) {
+  ColdGemmPoint c;
+  c.m = m;
+  c.n = n;
+  c.k = k;
+  c.bytes = gemm_bytes(m, n, k, DType::kF32);
+  c.written_bytes = gemm_written_bytes(m, n, DType::kF32);
+  c.curve_seconds = 0.01;
+  c.warm_seconds = 0.01;
+  c.extra_seconds = beyond;
+  return c;
+}
+
+// fit_cold_operand_rates: where the points are exactly reads at 25 GB/s and
+// writes at 100 GB/s, the plane through the origin gives both back and
+// fits every point. By hand (f32): 128x2048x2048 reads 17825792 B and
+// writes 1048576 B: 713.03168 + 10.48576 us; 1024x1024x128 reads 1048576 B,
+// writes 4194304 B: 41.94304 + 41.94304 us; 2048x2048x128 reads 2097152 B,
+// writes 16777216 B: 83.88608 + 167.77216 us.
+TEST(FitColdOperandRates, ReadsAndWritesAtTheirOwnRatesComeBack) {
+  std::vector<ColdGemmPoint> pts = {cold_point(128, 2048, 2048, 723.51744e-6),
+                                    cold_point(1024, 1024, 128, 83.88608e-6),
+                                    cold_point(2048, 2048, 128, 251.65824e-6)};
+  const ColdOperandRates r = fit_cold_operand_rates(pts);
+  EXPECT_NEAR(r.read_bytes_per_second, 25e9, 1e-6 * 25e9);
+  EXPECT_NEAR(r.written_bytes_per_second, 100e9, 1e-6 * 100e9);
+  for (const ColdGemmPoint& c : pts)
+    EXPECT_NEAR(c.fitted_seconds, c.beyond_curve_seconds(), 1e-6 * c.beyond_curve_seconds())
+        << c.m << "x" << c.n << "x" << c.k;
+}
+
+// Where the plane's written slope comes out negative (the weight gradient
+// took nothing beyond the curve: 2097152 x + 16777216 y = 0 gives
+// y = -x / 8), the fit keeps one rate for all bytes, the line through the
+// origin: sum bytes * beyond / sum bytes^2 = 18874368 * 1 ms / (2 x
+// 18874368^2) s/B, a rate of 2 x 18874368 / 1 ms = 37.748736 GB/s, output 0.
+// One shape alone (read / written ratios cannot differ) gets its bytes over
+// its beyond; none beyond the curve, no rate at all.
+TEST(FitColdOperandRates, OneRateWhereReadsAndWritesCannotBeToldApart) {
+  std::vector<ColdGemmPoint> pts = {cold_point(128, 2048, 2048, 1e-3),
+                                    cold_point(2048, 2048, 128, 0)};
+  ColdOperandRates r = fit_cold_operand_rates(pts);
+  EXPECT_NEAR(r.read_bytes_per_second, 37.748736e9, 1e-3);
+  EXPECT_EQ(r.written_bytes_per_second, 0.0);
+  EXPECT_NEAR(pts[0].fitted_seconds, 0.5e-3, 1e-15);
+  EXPECT_NEAR(pts[1].fitted_seconds, 0.5e-3, 1e-15);
+
+  std::vector<ColdGemmPoint> one = {cold_point(128, 512, 512, 50e-6)};
+  r = fit_cold_operand_rates(one);
+  EXPECT_NEAR(r.read_bytes_per_second, 4.0 * (128 * 512 + 512 * 512 + 128 * 512) / 50e-6, 1e-3);
+  EXPECT_EQ(r.written_bytes_per_second, 0.0);
+
+  std::vector<ColdGemmPoint> none = {cold_point(128, 2048, 2048, -1e-5),
+                                     cold_point(2048, 2048, 128, -2e-5)};
+  r = fit_cold_operand_rates(none);
+  EXPECT_EQ(r.read_bytes_per_second, 0.0);
+  EXPECT_EQ(r.written_bytes_per_second, 0.0);
+  EXPECT_EQ(none[0].fitted_seconds, 0.0);
+}
+
 TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
   CalibrateOptions o;
   o.devices = 2;
@@ -107,9 +169,13 @@ TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
               1e-12 * cg.curve_seconds);
   const double beyond = cg.warm_seconds + cg.extra_seconds - cg.curve_seconds;
   EXPECT_DOUBLE_EQ(cg.beyond_curve_seconds(), beyond);
+  // One shape cannot tell reads from writes: one rate for all its bytes.
+  EXPECT_EQ(cg.written_bytes, 4.0 * 128 * 512);
+  EXPECT_EQ(d.gemm_cold_output_bandwidth_bytes_per_second, 0.0);
   if (beyond > 0) {
     EXPECT_NEAR(d.gemm_cold_operand_bandwidth_bytes_per_second, cg.bytes / beyond,
                 1e-9 * d.gemm_cold_operand_bandwidth_bytes_per_second);
+    EXPECT_NEAR(cg.fitted_seconds, beyond, 1e-9 * beyond);
     EXPECT_NEAR(kernel_seconds(host, d, DType::kF32, flops, cg.bytes),
                 cg.warm_seconds + cg.extra_seconds, 1e-9 * cg.warm_seconds);
   } else {
