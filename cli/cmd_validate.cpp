@@ -59,10 +59,22 @@ struct ScenarioResult {
   double measured_at_profile_speed_seconds = -1;
   double speed_adjusted_error = std::numeric_limits<double>::quiet_NaN();
   std::vector<RoundSpeed> rounds;
+  // The rounds against each other (realexec::round_spread), and each
+  // round's error at its own speed (its simulated_seconds over its median
+  // step; empty where a round was not probed).
+  realexec::RoundSpread spread;
+  std::vector<double> adjusted_round_errors;
   realexec::TraceComparison comparison;
 };
 
 std::string percent(double x) { return fmt::format("{:+.1f}%", 100 * x); }
+
+// Every round of the scenario probed (its adjusted errors exist).
+bool probed_all(const ScenarioResult& r) {
+  return !r.rounds.empty() && std::all_of(r.rounds.begin(), r.rounds.end(), [](const RoundSpeed& x) {
+    return x.simulated_seconds > 0;
+  });
+}
 
 // The 1-minute load average (getloadavg), or -1 where the system gives none:
 // on a shared machine other work moves real runs by as much as the model does.
@@ -195,10 +207,15 @@ ScenarioResult finish_one(const Pending& p, const ValidateOptions& o) {
   for (size_t i = 0; i < seconds.size() && i < p.step_round.size(); ++i)
     if (static_cast<size_t>(p.step_round[i]) < r.rounds.size())
       r.rounds[static_cast<size_t>(p.step_round[i])].step_seconds.push_back(seconds[i]);
-  const bool probed =
-      !p.rounds.empty() && std::all_of(p.rounds.begin(), p.rounds.end(),
-                                       [](const RoundSpeed& x) { return x.simulated_seconds > 0; });
+  const bool probed = probed_all(r);
+  std::vector<std::vector<double>> round_steps;
+  for (const RoundSpeed& x : r.rounds) round_steps.push_back(x.step_seconds);
+  r.spread = realexec::round_spread(r.simulated_seconds, round_steps);
   if (probed) {
+    for (const RoundSpeed& x : r.rounds)
+      if (!x.step_seconds.empty())
+        r.adjusted_round_errors.push_back(
+            realexec::relative_error(x.simulated_seconds, realexec::median(x.step_seconds)));
     std::vector<double> rescaled;
     for (size_t i = 0; i < seconds.size(); ++i)
       rescaled.push_back(seconds[i] * r.simulated_seconds /
@@ -286,6 +303,10 @@ void run_validate(const ValidateOptions& o) {
       adjusted.push_back(results.back().speed_adjusted_error);
   }
   const realexec::ErrorSummary summary = realexec::summarise_errors(errors);
+  // The scenario whose rounds lay furthest apart.
+  const ScenarioResult* widest = nullptr;
+  for (const ScenarioResult& r : results)
+    if (widest == nullptr || r.spread.spread > widest->spread.spread) widest = &r;
   const bool all_adjusted = adjusted.size() == errors.size();
   const realexec::ErrorSummary adjusted_summary =
       all_adjusted ? realexec::summarise_errors(adjusted) : realexec::ErrorSummary{};
@@ -331,8 +352,13 @@ void run_validate(const ValidateOptions& o) {
                           {"simulated_seconds", or_null(s.simulated_seconds, s.simulated_seconds > 0)},
                           {"measured_step_seconds", s.step_seconds}});
       row["rounds"] = speeds;
+      row["round_errors"] = r.spread.round_errors;
+      row["round_spread"] = r.spread.spread;
+      row["speed_adjusted_round_errors"] =
+          probed_all(r) ? nlohmann::json(r.adjusted_round_errors) : nlohmann::json(nullptr);
     }
     j["scenarios"] = rows;
+    j["max_round_spread"] = widest ? nlohmann::json(widest->spread.spread) : nlohmann::json(nullptr);
     j["median_abs_error"] = summary.median_abs_error;
     j["p90_abs_error"] = summary.p90_abs_error;
     j["speed_adjusted_median_abs_error"] =
@@ -342,16 +368,20 @@ void run_validate(const ValidateOptions& o) {
     std::cout << j.dump(2) << "\n";
     return;
   }
-  std::cout << fmt::format("{:<40} {:>11} {:>11} {:>9} {:>9}   {}\n", "scenario", "simulated",
-                           "measured", "error", "adjusted", "by kind (simulated vs measured)");
+  std::cout << fmt::format("{:<40} {:>11} {:>11} {:>9} {:>9} {:>15}   {}\n", "scenario", "simulated",
+                           "measured", "error", "adjusted", "by round", "by kind (simulated vs measured)");
   for (const ScenarioResult& r : results) {
     std::string kinds;
     for (const auto& k : r.comparison.kinds)
       kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", k.kind, percent(k.relative_error));
+    const std::string by_round =
+        r.spread.round_errors.size() < 2
+            ? std::string("-")
+            : fmt::format("{:+.1f}..{:+.1f}%", 100 * r.spread.min_error, 100 * r.spread.max_error);
     std::cout << fmt::format(
-        "{:<40} {:>11} {:>11} {:>9} {:>9}   {}\n", r.name, format_seconds(r.simulated_seconds),
+        "{:<40} {:>11} {:>11} {:>9} {:>9} {:>15}   {}\n", r.name, format_seconds(r.simulated_seconds),
         format_seconds(r.measured_seconds), percent(r.relative_error),
-        std::isfinite(r.speed_adjusted_error) ? percent(r.speed_adjusted_error) : "-", kinds);
+        std::isfinite(r.speed_adjusted_error) ? percent(r.speed_adjusted_error) : "-", by_round, kinds);
   }
   std::cout << fmt::format("\n|step error| over {} scenarios: median {:.1f}%, p90 {:.1f}%\n",
                            summary.count, 100 * summary.median_abs_error, 100 * summary.p90_abs_error);
@@ -361,6 +391,11 @@ void run_validate(const ValidateOptions& o) {
         "{} x and streaming kernels at {} x the profile's speed)\n",
         100 * adjusted_summary.median_abs_error, 100 * adjusted_summary.p90_abs_error,
         speed_range(pending, false), speed_range(pending, true));
+  if (widest != nullptr && widest->spread.round_errors.size() >= 2)
+    std::cout << fmt::format(
+        "the measurement's own spread: a scenario's round medians lay up to {:.1f}% apart ({}); "
+        "an error inside its round range is not resolved by this run\n",
+        100 * widest->spread.spread, widest->name);
   std::cout << "(error = (simulated - measured) / measured; measured = the median of "
             << o.rounds * per_round << " timed steps in " << o.rounds << " rounds";
   if (all_adjusted)

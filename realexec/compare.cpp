@@ -1,5 +1,6 @@
 #include "realexec/compare.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -79,6 +80,26 @@ ErrorSummary summarise_errors(const std::vector<double>& relative_errors) {
   s.median_abs_error = median(abs);
   s.p90_abs_error = percentile(abs, 90);
   return s;
+}
+
+RoundSpread round_spread(double simulated_seconds, const std::vector<std::vector<double>>& round_steps) {
+  RoundSpread r;
+  for (const std::vector<double>& steps : round_steps) {
+    if (steps.empty()) continue;
+    const double m = median(steps);
+    r.round_median_seconds.push_back(m);
+    r.round_errors.push_back(relative_error(simulated_seconds, m));
+  }
+  if (r.round_errors.empty()) return r;
+  const auto [lo, hi] = std::minmax_element(r.round_errors.begin(), r.round_errors.end());
+  r.min_error = *lo;
+  r.max_error = *hi;
+  if (r.round_median_seconds.size() >= 2) {
+    const auto [a, b] = std::minmax_element(r.round_median_seconds.begin(), r.round_median_seconds.end());
+    const double mid = median(r.round_median_seconds);
+    r.spread = mid > 0 ? (*b - *a) / mid : 0;
+  }
+  return r;
 }
 
 }  // namespace brigade::realexec

@@ -90,7 +90,26 @@ TEST(ValidateVerb, JsonHasTheIssuesKeys) {
     const double at_profile = s["measured_at_profile_speed_seconds"].get<double>();
     EXPECT_NEAR(at_profile, rescaled[1], 1e-12 * at_profile);
     EXPECT_NEAR(s["speed_adjusted_relative_error"].get<double>(), sim / at_profile - 1, 1e-9);
+    // Each round's error (one step per round here: against that step), at
+    // the profile's figures and at the round's speed, and how far the
+    // rounds lay apart: (largest - smallest) / median of the rounds' steps.
+    ASSERT_EQ(s["round_errors"].size(), 3u);
+    ASSERT_EQ(s["speed_adjusted_round_errors"].size(), 3u);
+    std::vector<double> steps;
+    for (size_t i = 0; i < 3; ++i) {
+      const auto& round = s["rounds"][i];
+      const double step = round["measured_step_seconds"][0].get<double>();
+      steps.push_back(step);
+      EXPECT_NEAR(s["round_errors"][i].get<double>(), sim / step - 1, 1e-9);
+      EXPECT_NEAR(s["speed_adjusted_round_errors"][i].get<double>(),
+                  round["simulated_seconds"].get<double>() / step - 1, 1e-9);
+    }
+    std::sort(steps.begin(), steps.end());
+    EXPECT_NEAR(s["round_spread"].get<double>(), (steps[2] - steps[0]) / steps[1], 1e-9);
   }
+  EXPECT_GE(j["max_round_spread"].get<double>(),
+            std::max(j["scenarios"][0]["round_spread"].get<double>(),
+                     j["scenarios"][1]["round_spread"].get<double>()) - 1e-15);
   EXPECT_GE(j["speed_adjusted_median_abs_error"].get<double>(), 0);
   EXPECT_GE(j["speed_adjusted_p90_abs_error"].get<double>(),
             j["speed_adjusted_median_abs_error"].get<double>());
@@ -117,7 +136,24 @@ TEST(ValidateVerb, NoProbesLeavesTheAdjustedErrorsOut) {
   EXPECT_TRUE(j["speed_adjusted_median_abs_error"].is_null());
   EXPECT_TRUE(j["scenarios"][0]["speed_adjusted_relative_error"].is_null());
   EXPECT_TRUE(j["scenarios"][0]["rounds"][0]["simulated_seconds"].is_null());
+  EXPECT_TRUE(j["scenarios"][0]["speed_adjusted_round_errors"].is_null());
+  EXPECT_EQ(j["scenarios"][0]["round_errors"].size(), 1u);
+  EXPECT_EQ(j["scenarios"][0]["round_spread"].get<double>(), 0.0);
   EXPECT_GT(j["scenarios"][0]["relative_error"].get<double>(), -1);
+}
+
+// The text report gives each scenario's error range over its rounds and
+// says how far the widest scenario's rounds lay apart.
+TEST(ValidateVerb, TextSaysHowFarTheRoundsLayApart) {
+  auto r = run_brigade({"validate", kValidation + "allreduce_2dev.yaml", "--repeat", "3", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("by round"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("%   allreduce"), std::string::npos) << r.out;  // "+1.2..+3.4%" before the kinds
+  EXPECT_NE(r.out.find(".."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the measurement's own spread: a scenario's round medians lay up to "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(validation-allreduce-2dev)"), std::string::npos) << r.out;
 }
 
 TEST(ValidateVerb, BadRounds) {

@@ -153,5 +153,31 @@ TEST(CompareTraces, ErrorSummaryOfScenarios) {
   EXPECT_TRUE(std::isinf(relative_error(1, 0)));
 }
 
+// The rounds' spread, by hand: simulated 10 ms; rounds of steps {9, 11,
+// 10} ms (median 10), {12, 12} (median 12, the lower middle not needed) and
+// {8} ms. Errors against each: 0, 10/12 - 1 = -1/6, +25%; medians 10, 12, 8
+// lie (12 - 8) / 10 = 40% apart. An empty round is left out; one round has
+// its error and no spread; none, nothing.
+TEST(RoundSpread, EachRoundsErrorAndHowFarTheRoundsLieApart) {
+  const RoundSpread r = round_spread(10e-3, {{9e-3, 11e-3, 10e-3}, {12e-3, 12e-3}, {}, {8e-3}});
+  ASSERT_EQ(r.round_median_seconds.size(), 3u);
+  EXPECT_DOUBLE_EQ(r.round_median_seconds[1], 12e-3);
+  ASSERT_EQ(r.round_errors.size(), 3u);
+  EXPECT_NEAR(r.round_errors[0], 0, 1e-15);
+  EXPECT_NEAR(r.round_errors[1], -1.0 / 6, 1e-15);
+  EXPECT_NEAR(r.round_errors[2], 0.25, 1e-15);
+  EXPECT_NEAR(r.min_error, -1.0 / 6, 1e-15);
+  EXPECT_NEAR(r.max_error, 0.25, 1e-15);
+  EXPECT_NEAR(r.spread, 0.4, 1e-12);
+
+  const RoundSpread one = round_spread(10e-3, {{8e-3}});
+  EXPECT_NEAR(one.min_error, 0.25, 1e-15);
+  EXPECT_NEAR(one.max_error, 0.25, 1e-15);
+  EXPECT_EQ(one.spread, 0.0);
+  const RoundSpread none = round_spread(10e-3, {});
+  EXPECT_TRUE(none.round_errors.empty());
+  EXPECT_EQ(none.spread, 0.0);
+}
+
 }  // namespace
 }  // namespace brigade::realexec
