@@ -165,7 +165,11 @@ RoundSpeed round_speed(const Pending& p, const realexec::SpeedProbe& before,
     return RoundSpeed{};
   sim::SimOptions so = sim_options_for(sc);
   so.record_trace = false;
-  for (size_t d = 0; d < r.gemm.size(); ++d) {
+  // The probes ran on every device of the topology; a plan may use fewer
+  // (a graph placed on some of them), and the simulator knows only the
+  // plan's.
+  const size_t used = std::min(r.gemm.size(), static_cast<size_t>(std::max(0, p.prepared.plan.program.num_devices)));
+  for (size_t d = 0; d < used; ++d) {
     so.speed[static_cast<int>(d)] = r.gemm[d];
     so.memory_speed[static_cast<int>(d)] = memory[d];
   }

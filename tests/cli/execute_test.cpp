@@ -162,6 +162,29 @@ TEST(ValidateVerb, BadRounds) {
   EXPECT_EQ(r.err, "brigade: error: --rounds: found '0'; expected a whole number >= 1\n");
 }
 
+// A plan that uses fewer devices than its topology has (a graph placed on
+// one of two): the probes run on both, the adjusted simulation takes the
+// plan's one. (It failed with "speed factor for device 1, which does not
+// exist" before.)
+TEST(ValidateVerb, APlanOnFewerDevicesThanItsTopologyIsAdjusted) {
+  const std::string path = "/tmp/brigade-one-of-two-" + std::to_string(::getpid()) + ".yaml";
+  std::ofstream(path) << "name: one-of-two\n"
+                         "topology: {preset: cpu-host, devices: 2}\n"
+                         "model:\n"
+                         "  graph:\n"
+                         "    tensors: {x: [64, 128, f32], w: [128, 128, f32]}\n"
+                         "    ops:\n"
+                         "      - {name: mm, op: matmul, in: [x, w], out: y}\n"
+                         "training: {mode: inference}\n"
+                         "placement: {mm: cpu0}\n";
+  auto r = run_brigade({"validate", path, "--repeat", "1", "--json", "--quiet"});
+  std::remove(path.c_str());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["scenarios"][0]["speed_adjusted_relative_error"].is_number()) << r.out;
+  EXPECT_EQ(j["scenarios"][0]["rounds"][0]["gemm_speed_per_device"].size(), 2u);
+}
+
 TEST(ValidateVerb, WritesBothTraces) {
   const std::string dir = "/tmp/brigade-validate-test-" + std::to_string(::getpid());
   std::filesystem::create_directories(dir);
