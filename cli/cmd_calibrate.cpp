@@ -196,10 +196,10 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
                  "square x the curve's square).\nWhat the cold run takes beyond the curve is the "
                  "cold-operand term's share\n";
     std::cout << fmt::format("  {:<15} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10}\n",
-                             "f32 m x n x k", "operands", "written", "curve", "warm", "cold", "beyond",
-                             "operands /", "fitted");
-    std::cout << fmt::format("  {:<15} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10}\n", "",
-                             "", "", "", "", "- warm", "curve", "beyond", "");
+                             "f32 m x n x k", "operands", "written", "curve", "warm", "cold",
+                             "beyond", "operands /", "fitted");
+    std::cout << fmt::format("  {:<15} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10}\n",
+                             "", "", "", "", "", "- warm", "curve", "beyond", "");
     for (const auto& g : c.cold_gemm) {
       const double beyond = g.beyond_curve_seconds();
       std::cout << fmt::format("  {:<15} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>12} {:>10}\n",

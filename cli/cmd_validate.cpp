@@ -71,9 +71,9 @@ std::string percent(double x) { return fmt::format("{:+.1f}%", 100 * x); }
 
 // Every round of the scenario probed (its adjusted errors exist).
 bool probed_all(const ScenarioResult& r) {
-  return !r.rounds.empty() && std::all_of(r.rounds.begin(), r.rounds.end(), [](const RoundSpeed& x) {
-    return x.simulated_seconds > 0;
-  });
+  return !r.rounds.empty() &&
+         std::all_of(r.rounds.begin(), r.rounds.end(),
+                     [](const RoundSpeed& x) { return x.simulated_seconds > 0; });
 }
 
 // The 1-minute load average (getloadavg), or -1 where the system gives none:
@@ -168,7 +168,8 @@ RoundSpeed round_speed(const Pending& p, const realexec::SpeedProbe& before,
   // The probes ran on every device of the topology; a plan may use fewer
   // (a graph placed on some of them), and the simulator knows only the
   // plan's.
-  const size_t used = std::min(r.gemm.size(), static_cast<size_t>(std::max(0, p.prepared.plan.program.num_devices)));
+  const size_t used = std::min(
+      r.gemm.size(), static_cast<size_t>(std::max(0, p.prepared.plan.program.num_devices)));
   for (size_t d = 0; d < used; ++d) {
     so.speed[static_cast<int>(d)] = r.gemm[d];
     so.memory_speed[static_cast<int>(d)] = memory[d];
@@ -362,7 +363,8 @@ void run_validate(const ValidateOptions& o) {
           probed_all(r) ? nlohmann::json(r.adjusted_round_errors) : nlohmann::json(nullptr);
     }
     j["scenarios"] = rows;
-    j["max_round_spread"] = widest ? nlohmann::json(widest->spread.spread) : nlohmann::json(nullptr);
+    j["max_round_spread"] =
+        widest ? nlohmann::json(widest->spread.spread) : nlohmann::json(nullptr);
     j["median_abs_error"] = summary.median_abs_error;
     j["p90_abs_error"] = summary.p90_abs_error;
     j["speed_adjusted_median_abs_error"] =
@@ -372,8 +374,9 @@ void run_validate(const ValidateOptions& o) {
     std::cout << j.dump(2) << "\n";
     return;
   }
-  std::cout << fmt::format("{:<40} {:>11} {:>11} {:>9} {:>9} {:>15}   {}\n", "scenario", "simulated",
-                           "measured", "error", "adjusted", "by round", "by kind (simulated vs measured)");
+  std::cout << fmt::format("{:<40} {:>11} {:>11} {:>9} {:>9} {:>15}   {}\n", "scenario",
+                           "simulated", "measured", "error", "adjusted", "by round",
+                           "by kind (simulated vs measured)");
   for (const ScenarioResult& r : results) {
     std::string kinds;
     for (const auto& k : r.comparison.kinds)
@@ -383,9 +386,11 @@ void run_validate(const ValidateOptions& o) {
             ? std::string("-")
             : fmt::format("{:+.1f}..{:+.1f}%", 100 * r.spread.min_error, 100 * r.spread.max_error);
     std::cout << fmt::format(
-        "{:<40} {:>11} {:>11} {:>9} {:>9} {:>15}   {}\n", r.name, format_seconds(r.simulated_seconds),
-        format_seconds(r.measured_seconds), percent(r.relative_error),
-        std::isfinite(r.speed_adjusted_error) ? percent(r.speed_adjusted_error) : "-", by_round, kinds);
+        "{:<40} {:>11} {:>11} {:>9} {:>9} {:>15}   {}\n", r.name,
+        format_seconds(r.simulated_seconds), format_seconds(r.measured_seconds),
+        percent(r.relative_error),
+        std::isfinite(r.speed_adjusted_error) ? percent(r.speed_adjusted_error) : "-", by_round,
+        kinds);
   }
   std::cout << fmt::format("\n|step error| over {} scenarios: median {:.1f}%, p90 {:.1f}%\n",
                            summary.count, 100 * summary.median_abs_error, 100 * summary.p90_abs_error);

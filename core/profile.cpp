@@ -199,8 +199,9 @@ double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, doub
       compute = flops / (peak * std::max(curve.at(flops), 1e-6));
     }
     if (kind == ComputeKind::kGemm && p.gemm_cold_operand_bandwidth_bytes_per_second > 0) {
-      const double written =
-          p.gemm_cold_output_bandwidth_bytes_per_second > 0 ? std::clamp(written_bytes, 0.0, bytes) : 0;
+      const double written = p.gemm_cold_output_bandwidth_bytes_per_second > 0
+                                 ? std::clamp(written_bytes, 0.0, bytes)
+                                 : 0;
       compute += (bytes - written) / p.gemm_cold_operand_bandwidth_bytes_per_second;
       if (written > 0) compute += written / p.gemm_cold_output_bandwidth_bytes_per_second;
     }

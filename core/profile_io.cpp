@@ -138,10 +138,10 @@ Status read_collective_kinds(const Cursor& c, LinkProfile* lp) {
 
 Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   BRIGADE_RETURN_IF_ERROR(c.expect_map("a device profile {model, memory_efficiency, ...}"));
-  BRIGADE_RETURN_IF_ERROR(c.check_keys({"model", "peak_flops", "memory_bandwidth",
-                                        "memory_efficiency", "launch_overhead", "gemm_half_time",
-                                        "gemm_cold_operand_bandwidth", "gemm_cold_output_bandwidth", "collective_overhead", "comm_compute_slowdown",
-                                        "comm_compute_share", "gemm"}));
+  BRIGADE_RETURN_IF_ERROR(c.check_keys(
+      {"model", "peak_flops", "memory_bandwidth", "memory_efficiency", "launch_overhead",
+       "gemm_half_time", "gemm_cold_operand_bandwidth", "gemm_cold_output_bandwidth",
+       "collective_overhead", "comm_compute_slowdown", "comm_compute_share", "gemm"}));
   BRIGADE_RETURN_IF_ERROR(c.require("model", "the device model it describes (or \"*\" for any)"));
   BRIGADE_ASSIGN_OR_RETURN(p->model, c.get("model").as_string());
   if (c.has("peak_flops")) {
@@ -173,8 +173,9 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   if (p->gemm_cold_output_bandwidth_bytes_per_second > 0 &&
       !(p->gemm_cold_operand_bandwidth_bytes_per_second > 0))
     return c.get("gemm_cold_output_bandwidth")
-        .error("found gemm_cold_output_bandwidth without gemm_cold_operand_bandwidth; expected "
-               "both (the output rate splits a GEMM's cold-operand term) or neither");
+        .error(
+            "found gemm_cold_output_bandwidth without gemm_cold_operand_bandwidth; expected "
+            "both (the output rate splits a GEMM's cold-operand term) or neither");
   BRIGADE_ASSIGN_OR_RETURN(p->launch_overhead_seconds,
                            c.get_quantity("launch_overhead", p->launch_overhead_seconds,
                                           Dimension::kSeconds, Bound::kNonNegative));

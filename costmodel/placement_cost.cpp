@@ -69,9 +69,9 @@ Result<PlacementCost> placement_cost(const Model& model, const std::vector<int>&
           "found op '{}' without FLOPs or bytes; expected a model after Model::infer()", op.name));
     const Device& device = topology.device(dev);
     // T_compute(i): the roofline (core's kernel_seconds).
-    c.op_seconds[i] = kernel_seconds(device, profile.for_device(device), op_dtype(model, op),
-                                     op.flops, op.bytes, compute_kind_of(op.kind),
-                                     op_written_bytes(model, op));
+    c.op_seconds[i] =
+        kernel_seconds(device, profile.for_device(device), op_dtype(model, op), op.flops, op.bytes,
+                       compute_kind_of(op.kind), op_written_bytes(model, op));
     c.compute_seconds += c.op_seconds[i];
     c.device_compute_seconds[static_cast<size_t>(dev)] += c.op_seconds[i];
   }

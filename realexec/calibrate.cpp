@@ -343,7 +343,8 @@ ColdOperandRates fit_cold_operand_rates(std::vector<ColdGemmPoint>& points) {
   } else {
     x = y = 0;
   }
-  for (ColdGemmPoint& c : points) c.fitted_seconds = x * (c.bytes - c.written_bytes) + y * c.written_bytes;
+  for (ColdGemmPoint& c : points)
+    c.fitted_seconds = x * (c.bytes - c.written_bytes) + y * c.written_bytes;
   return rates;
 }
 
@@ -622,8 +623,11 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     };
     if (quick) add_cold(128, 512, 512);
     else
-      for (auto [m, n, k] : {std::array<std::int64_t, 3>{128, 640, 640}, {128, 1024, 1024},
-                             {128, 2048, 2048}, {1024, 1024, 128}, {2048, 2048, 128}})
+      for (auto [m, n, k] : {std::array<std::int64_t, 3>{128, 640, 640},
+                             {128, 1024, 1024},
+                             {128, 2048, 2048},
+                             {1024, 1024, 128},
+                             {2048, 2048, 128}})
         add_cold(m, n, k);
     memory_sizes = quick ? std::vector<double>{64 * 1024.0, 256 * 1024.0, kMiB}
                          : std::vector<double>{256 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB};
@@ -1153,7 +1157,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   dp.comm_compute_share = cal.comm_compute_share;
   // Cold operands: what each weight-streaming GEMM took cold beyond the warm
   // squares' curve (its warm run's distance from the curve plus the paired
-  // cold extra), against its operand bytes (see the GEMM benchmarks above).
+  // cold extra), against the bytes it reads and writes (see the GEMM
+  // benchmarks above; fit_cold_operand_rates).
   dp.gemm_cold_operand_bandwidth_bytes_per_second = 0;
   dp.gemm_cold_output_bandwidth_bytes_per_second = 0;
   if (!cal.cold_gemm.empty()) {
@@ -1161,8 +1166,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       c.curve_seconds = kernel_seconds(dev, dp, DType::kF32, gemm_flops(c.m, c.n, c.k), 0);
       const double square =
           kernel_seconds(dev, dp, DType::kF32, gemm_flops(c.square, c.square, c.square), 0);
-      c.warm_seconds = c.warm_over_square * (square - dp.launch_overhead_seconds) +
-                       dp.launch_overhead_seconds;
+      c.warm_seconds =
+          c.warm_over_square * (square - dp.launch_overhead_seconds) + dp.launch_overhead_seconds;
     }
     const ColdOperandRates rates = fit_cold_operand_rates(cal.cold_gemm);
     cal.gemm_cold_operand_bandwidth_bytes_per_second = rates.read_bytes_per_second;

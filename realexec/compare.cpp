@@ -82,7 +82,8 @@ ErrorSummary summarise_errors(const std::vector<double>& relative_errors) {
   return s;
 }
 
-RoundSpread round_spread(double simulated_seconds, const std::vector<std::vector<double>>& round_steps) {
+RoundSpread round_spread(double simulated_seconds,
+                         const std::vector<std::vector<double>>& round_steps) {
   RoundSpread r;
   for (const std::vector<double>& steps : round_steps) {
     if (steps.empty()) continue;
@@ -95,7 +96,8 @@ RoundSpread round_spread(double simulated_seconds, const std::vector<std::vector
   r.min_error = *lo;
   r.max_error = *hi;
   if (r.round_median_seconds.size() >= 2) {
-    const auto [a, b] = std::minmax_element(r.round_median_seconds.begin(), r.round_median_seconds.end());
+    const auto [a, b] =
+        std::minmax_element(r.round_median_seconds.begin(), r.round_median_seconds.end());
     const double mid = median(r.round_median_seconds);
     r.spread = mid > 0 ? (*b - *a) / mid : 0;
   }

@@ -59,15 +59,17 @@ ErrorSummary summarise_errors(const std::vector<double>& relative_errors);
 
 // How far a measurement taken in rounds disagrees with itself: each round's
 // median step, the error of the simulated step against each, and the
-// spread of the rounds' medians, (largest - smallest) / their median. On a
-// shared machine the rounds of one scenario, seconds apart, differed by up
-// to 20%; an error inside the rounds' range is not resolved by that run.
+// spread of the rounds' medians, (largest - smallest) / their median. On the
+// shared development VM the three rounds of one scenario, seconds apart,
+// lay up to 68% apart (the lone AllReduce; data parallelism up to 22%); an
+// error inside the rounds' range is not resolved by that run.
 struct RoundSpread {
   std::vector<double> round_median_seconds;  // rounds without steps left out
   std::vector<double> round_errors;          // relative_error(simulated, each round's median)
   double min_error = 0, max_error = 0;       // over round_errors; 0 and 0 without rounds
   double spread = 0;                         // 0 with fewer than two rounds
 };
-RoundSpread round_spread(double simulated_seconds, const std::vector<std::vector<double>>& round_steps);
+RoundSpread round_spread(double simulated_seconds,
+                         const std::vector<std::vector<double>>& round_steps);
 
 }  // namespace brigade::realexec

@@ -109,7 +109,8 @@ TEST(ValidateVerb, JsonHasTheIssuesKeys) {
   }
   EXPECT_GE(j["max_round_spread"].get<double>(),
             std::max(j["scenarios"][0]["round_spread"].get<double>(),
-                     j["scenarios"][1]["round_spread"].get<double>()) - 1e-15);
+                     j["scenarios"][1]["round_spread"].get<double>()) -
+                1e-15);
   EXPECT_GE(j["speed_adjusted_median_abs_error"].get<double>(), 0);
   EXPECT_GE(j["speed_adjusted_p90_abs_error"].get<double>(),
             j["speed_adjusted_median_abs_error"].get<double>());
@@ -145,10 +146,12 @@ TEST(ValidateVerb, NoProbesLeavesTheAdjustedErrorsOut) {
 // The text report gives each scenario's error range over its rounds and
 // says how far the widest scenario's rounds lay apart.
 TEST(ValidateVerb, TextSaysHowFarTheRoundsLayApart) {
-  auto r = run_brigade({"validate", kValidation + "allreduce_2dev.yaml", "--repeat", "3", "--quiet"});
+  auto r =
+      run_brigade({"validate", kValidation + "allreduce_2dev.yaml", "--repeat", "3", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("by round"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("%   allreduce"), std::string::npos) << r.out;  // "+1.2..+3.4%" before the kinds
+  EXPECT_NE(r.out.find("%   allreduce"), std::string::npos)
+      << r.out;  // "+1.2..+3.4%" before the kinds
   EXPECT_NE(r.out.find(".."), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("the measurement's own spread: a scenario's round medians lay up to "),
             std::string::npos)

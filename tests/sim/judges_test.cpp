@@ -298,8 +298,9 @@ TEST(KernelKinds, AGemmsWrittenBytesGoAtTheOutputRate) {
   EXPECT_NEAR(took(2), took(0), 1e-15);
   const DeviceProfile& dp = h.for_device(topo.device(0));
   for (TaskId t = 0; t < 3; ++t)
-    EXPECT_LT(rel_err(took(static_cast<size_t>(t)), cost::task_seconds(p.task(t), topo.device(0), dp)),
-              1e-9);
+    EXPECT_LT(
+        rel_err(took(static_cast<size_t>(t)), cost::task_seconds(p.task(t), topo.device(0), dp)),
+        1e-9);
 }
 
 }  // namespace
