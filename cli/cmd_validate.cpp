@@ -35,6 +35,7 @@ struct ValidateOptions {
   RunFlags run;
   int repeat = 5;
   int rounds = 3;
+  double min_round_seconds = 0.1;  // --min-round-seconds
   std::string trace_dir;
   bool json = false;
   bool quiet = false;
@@ -91,10 +92,11 @@ struct Pending {
   std::vector<Trace> steps;  // every round's timed steps
   std::vector<int> step_round;  // the round of each of them
   std::vector<RoundSpeed> rounds;
+  int timed_per_round = 1;  // timed_steps_per_round
 };
 
 Pending prepare_one(const std::string& path, const ValidateOptions& o) {
-  Pending p{path, prepare_run(path, o.run), {}, {}, {}, {}};
+  Pending p{path, prepare_run(path, o.run), {}, {}, {}, {}, 1};
   sim::SimOptions sim_options = sim_options_for(p.prepared.scenario);
   sim_options.record_trace = true;
   auto simulated = sim::simulate(p.prepared.plan.program, p.prepared.scenario.topology,
@@ -253,18 +255,41 @@ constexpr double kRoundProbeSeconds = 0.06;
 // Timed steps per round: --repeat spread over --rounds, at least one each.
 int steps_per_round(const ValidateOptions& o) { return std::max(1, (o.repeat + o.rounds - 1) / o.rounds); }
 
+// Most timed steps a round takes to fill --min-round-seconds.
+constexpr int kMaxStepsPerRound = 1000;
+
+// A scenario's timed steps per round: steps_per_round, or as many more as
+// fill --min-round-seconds at its simulated step (at most
+// kMaxStepsPerRound). A median of two 1.5 ms AllReduce steps is at the
+// mercy of one late wake-up (one step of 4.1 ms against 1.6 ms in its
+// round on the development VM), as a benchmark's single iteration would
+// be; a tenth of a second of them is not.
+int timed_steps_per_round(const Pending& p, const ValidateOptions& o) {
+  const int base = steps_per_round(o);
+  const double step = p.simulated.step_seconds();
+  if (!(o.min_round_seconds > 0) || !(step > 0)) return base;
+  const double fill = std::ceil(o.min_round_seconds / step);
+  return fill > base ? static_cast<int>(std::min<double>(fill, kMaxStepsPerRound)) : base;
+}
+
 void run_validate(const ValidateOptions& o) {
   if (o.repeat < 1) throw_flag_error("--repeat", std::to_string(o.repeat), "a whole number >= 1");
   std::error_code ec;  // a path that cannot be examined is not a directory (no exception)
   if (!o.trace_dir.empty() && !std::filesystem::is_directory(o.trace_dir, ec))
     throw_flag_error("--trace-dir", o.trace_dir, "an existing directory");
   if (o.rounds < 1) throw_flag_error("--rounds", std::to_string(o.rounds), "a whole number >= 1");
+  if (!(o.min_round_seconds >= 0) || !std::isfinite(o.min_round_seconds))
+    throw_flag_error("--min-round-seconds", fmt::format("{}", o.min_round_seconds),
+                     "a duration in seconds >= 0, such as 0.1");
   // Every scenario is planned and simulated first, then measured in rounds
   // (each scenario once, then each again, ...): a spell in which the
   // machine's other tenants slow it then lands in one round of a few
   // scenarios rather than in all the steps of one.
   std::vector<Pending> pending;
-  for (const std::string& path : o.scenarios) pending.push_back(prepare_one(path, o));
+  for (const std::string& path : o.scenarios) {
+    pending.push_back(prepare_one(path, o));
+    pending.back().timed_per_round = timed_steps_per_round(pending.back(), o);
+  }
   const int per_round = steps_per_round(o);
   const double load_before = load_average();
   // Each round of each scenario between two speed probes of the machine
@@ -292,7 +317,7 @@ void run_validate(const ValidateOptions& o) {
       Pending& p = pending[i];
       std::optional<realexec::SpeedProbe> before;
       if (o.probes) before = same_machine(last_for, p) ? last : speed_probe(p, o, kRoundProbeSeconds);
-      measure_round(p, o, per_round, round);
+      measure_round(p, o, p.timed_per_round, round);
       std::optional<realexec::SpeedProbe> after;
       if (before) after = speed_probe(p, o, kRoundProbeSeconds);
       last = after;
@@ -357,6 +382,9 @@ void run_validate(const ValidateOptions& o) {
                           {"simulated_seconds", or_null(s.simulated_seconds, s.simulated_seconds > 0)},
                           {"measured_step_seconds", s.step_seconds}});
       row["rounds"] = speeds;
+      size_t timed = 0;
+      for (const RoundSpeed& s : r.rounds) timed += s.step_seconds.size();
+      row["timed_steps"] = timed;
       row["round_errors"] = r.spread.round_errors;
       row["round_spread"] = r.spread.spread;
       row["speed_adjusted_round_errors"] =
@@ -405,8 +433,10 @@ void run_validate(const ValidateOptions& o) {
         "the measurement's own spread: a scenario's round medians lay up to {:.1f}% apart ({}); "
         "an error inside its round range is not resolved by this run\n",
         100 * widest->spread.spread, widest->name);
-  std::cout << "(error = (simulated - measured) / measured; measured = the median of "
-            << o.rounds * per_round << " timed steps in " << o.rounds << " rounds";
+  std::cout << "(error = (simulated - measured) / measured; measured = the median of a "
+               "scenario's timed steps, at least "
+            << o.rounds * per_round << " in " << o.rounds << " rounds, each round at least "
+            << format_seconds(o.min_round_seconds) << " of steps as simulated";
   if (all_adjusted)
     std::cout << "; adjusted: each step x simulated / the simulated step at its round's speed, "
                  "from probes before and after the round";
@@ -428,6 +458,9 @@ const RegisterVerb kRegister("validate", 31, [](CLI::App& app) {
                   "hardware profile replacing the scenarios' (from brigade calibrate)");
   cmd->add_option("--repeat", opts->repeat,
                   "timed steps per scenario (default 5; rounded up to a multiple of --rounds)");
+  cmd->add_option("--min-round-seconds", opts->min_round_seconds,
+                  "time at least this much of a scenario's steps per round, as simulated\n"
+                  "(default 0.1; more steps than --repeat gives for short steps; 0: --repeat's)");
   cmd->add_option("--rounds", opts->rounds,
                   "measure the scenarios in this many interleaved rounds (default 3)");
   cmd->add_option("--trace-dir", opts->trace_dir,

@@ -2,6 +2,7 @@
 // every validation scenario with its numerical checks; validate reports the
 // errors with the keys the issue names; bad input exits 2.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -46,8 +47,11 @@ TEST(ExecuteVerb, RunsEveryCpuValidationScenario) {
 }
 
 TEST(ValidateVerb, JsonHasTheIssuesKeys) {
+  // One timed step per round (--min-round-seconds 0), so that the
+  // arithmetic below can be checked step by step.
   auto r = run_brigade({"validate", kValidation + "allreduce_2dev.yaml",
-                        kValidation + "manual_placement.yaml", "--repeat", "1", "--json", "--quiet"});
+                        kValidation + "manual_placement.yaml", "--repeat", "1",
+                        "--min-round-seconds", "0", "--json", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["scenarios"].size(), 2u);
@@ -126,6 +130,34 @@ TEST(ValidateVerb, RepeatIsSpreadOverTheRounds) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["rounds"], 2);
   EXPECT_EQ(j["timed_steps"], 6);  // ceil(5 / 2) = 3 per round
+  // A step of a few milliseconds: as many steps as fill 0.1 s per round at
+  // the simulated step, ceil(0.1 / simulated), in each of the 2 rounds.
+  const double sim = j["scenarios"][0]["simulated_seconds"].get<double>();
+  ASSERT_LT(sim, 0.1 / 3);
+  const int per_round = static_cast<int>(std::ceil(0.1 / sim));
+  EXPECT_EQ(j["scenarios"][0]["timed_steps"].get<int>(), 2 * per_round);
+  EXPECT_EQ(j["scenarios"][0]["rounds"][0]["measured_step_seconds"].size(),
+            static_cast<size_t>(per_round));
+}
+
+// --min-round-seconds 0: --repeat alone decides the steps.
+TEST(ValidateVerb, NoMinimumRoundTimeKeepsTheRepeat) {
+  auto r =
+      run_brigade({"validate", kValidation + "allreduce_2dev.yaml", "--repeat", "5", "--rounds",
+                   "2", "--min-round-seconds", "0", "--no-probes", "--json", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["scenarios"][0]["timed_steps"].get<int>(), 6);
+}
+
+TEST(ValidateVerb, BadMinRoundSeconds) {
+  auto r =
+      run_brigade({"validate", kValidation + "allreduce_2dev.yaml", "--min-round-seconds", "-1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "brigade: error: --min-round-seconds: found '-1'; expected a duration in seconds >= 0, "
+            "such as 0.1\n");
+  EXPECT_EQ(r.out, "");
 }
 
 // --no-probes: no speed probes, so no adjusted errors (null in the JSON).
