@@ -61,7 +61,7 @@ ErrorSummary summarise_errors(const std::vector<double>& relative_errors);
 // median step, the error of the simulated step against each, and the
 // spread of the rounds' medians, (largest - smallest) / their median. On the
 // shared development VM the three rounds of one scenario, seconds apart,
-// lay up to 68% apart (the lone AllReduce; data parallelism up to 22%); an
+// lay up to 80% apart (medians over 24 validations 3-12% by scenario); an
 // error inside the rounds' range is not resolved by that run.
 struct RoundSpread {
   std::vector<double> round_median_seconds;  // rounds without steps left out
