@@ -62,7 +62,7 @@ struct ScenarioResult {
   std::vector<RoundSpeed> rounds;
   // The rounds against each other (realexec::round_spread), and each
   // round's error at its own speed (its simulated_seconds over its median
-  // step; empty where a round was not probed).
+  // step; empty unless every round was probed, as speed_adjusted_error).
   realexec::RoundSpread spread;
   std::vector<double> adjusted_round_errors;
   realexec::TraceComparison comparison;
@@ -388,7 +388,7 @@ void run_validate(const ValidateOptions& o) {
       row["round_errors"] = r.spread.round_errors;
       row["round_spread"] = r.spread.spread;
       row["speed_adjusted_round_errors"] =
-          probed_all(r) ? nlohmann::json(r.adjusted_round_errors) : nlohmann::json(nullptr);
+          ok ? nlohmann::json(r.adjusted_round_errors) : nlohmann::json(nullptr);
     }
     j["scenarios"] = rows;
     j["max_round_spread"] =
