@@ -1,0 +1,29 @@
+#include "gui/views/view_list.hpp"
+
+#include <QStringList>
+
+#include "gui/views/timeline_view.hpp"
+
+namespace brigade::gui {
+
+const std::vector<ViewInfo>& view_list() {
+  static const std::vector<ViewInfo> views = {
+      {"timeline", "Timeline", Qt::TopDockWidgetArea,
+       [](QWidget* p) -> View* { return new TimelineView(p); }},
+  };
+  return views;
+}
+
+const ViewInfo* find_view(const QString& name) {
+  for (const ViewInfo& v : view_list())
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+QString view_names() {
+  QStringList names;
+  for (const ViewInfo& v : view_list()) names << v.name;
+  return names.join(", ");
+}
+
+}  // namespace brigade::gui

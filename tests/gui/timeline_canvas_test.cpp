@@ -1,0 +1,91 @@
+// The timeline's canvas: keys, zoom stack, clicks and find, offscreen
+// (gui/views/timeline_canvas.hpp, timeline_view.hpp).
+#include <QTest>
+#include <gtest/gtest.h>
+
+#include "gui/model/loader.hpp"
+#include "gui/views/export.hpp"
+#include "gui/views/timeline_canvas.hpp"
+#include "gui/views/timeline_view.hpp"
+
+namespace brigade::gui {
+namespace {
+
+DocumentPtr pmap() {
+  auto r = load_document(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/pmap_train_step.yaml");
+  EXPECT_TRUE(r.is_ok()) << r.message();
+  return r.value();
+}
+
+TEST(TimelineCanvas, WSZoomAndADPanAsInPerfetto) {
+  TimelineView v;
+  v.resize(1200, 700);
+  v.show();
+  v.set_document(pmap());
+  TimelineCanvas* c = v.canvas();
+  const TimeWindow all = c->axis().window();
+  QTest::keyClick(c, Qt::Key_W);
+  const TimeWindow in = c->axis().window();
+  EXPECT_NEAR(in.duration_seconds(), all.duration_seconds() / 1.25, 1e-15);
+  QTest::keyClick(c, Qt::Key_D);
+  EXPECT_GT(c->axis().window().start_seconds, in.start_seconds);
+  QTest::keyClick(c, Qt::Key_A);
+  EXPECT_NEAR(c->axis().window().start_seconds, in.start_seconds, 1e-15);
+  QTest::keyClick(c, Qt::Key_S);
+  EXPECT_NEAR(c->axis().window().duration_seconds(), all.duration_seconds(), 1e-15);
+}
+
+TEST(TimelineCanvas, ZoomToSelectionPushesAndBackspacePopsExactly) {
+  TimelineView v;
+  v.resize(1200, 700);
+  v.show();
+  v.set_document(pmap());
+  TimelineCanvas* c = v.canvas();
+  const TimeWindow all = c->axis().window();
+  // Drag over the data area from 30% to 60% of its width.
+  const QRect area(TimelineCanvas::kLabelWidth, TimelineCanvas::kTopHeight,
+                   static_cast<int>(c->axis().width_pixels()), 200);
+  const int y = area.top() + 30;
+  const int x0 = area.left() + area.width() * 3 / 10, x1 = area.left() + area.width() * 6 / 10;
+  QTest::mousePress(c, Qt::LeftButton, {}, QPoint(x0, y));
+  QTest::mouseMove(c, QPoint(x1, y));
+  QTest::mouseRelease(c, Qt::LeftButton, {}, QPoint(x1, y));
+  ASSERT_TRUE(c->selection().has_value());
+  QTest::keyClick(c, Qt::Key_Z);
+  EXPECT_EQ(c->zoom_stack().size(), 1u);
+  EXPECT_NEAR(c->axis().window().duration_seconds(), all.duration_seconds() * 0.3,
+              all.duration_seconds() * 0.01);
+  QTest::keyClick(c, Qt::Key_Backspace);
+  EXPECT_EQ(c->axis().window(), all);
+  EXPECT_EQ(c->zoom_stack().size(), 0u);
+}
+
+TEST(TimelineCanvas, ClickingASpanSelectsItAndPaintsItsFrame) {
+  TimelineView v;
+  v.resize(1200, 700);
+  v.show();
+  const DocumentPtr doc = pmap();
+  v.set_document(doc);
+  TimelineCanvas* c = v.canvas();
+  // Find by name selects the first match and reveals it.
+  v.find("grad psum");
+  ASSERT_EQ(v.found_count(), 4);
+  const int s = c->selected_span();
+  ASSERT_GE(s, 0);
+  EXPECT_EQ(doc->trace->names[static_cast<size_t>(doc->trace->spans[static_cast<size_t>(s)].name)],
+            "grad psum");
+  v.find_next(1);
+  EXPECT_NE(c->selected_span(), s);
+  v.find_next(-1);
+  EXPECT_EQ(c->selected_span(), s);
+  // Escape clears the selection.
+  QTest::keyClick(c, Qt::Key_Escape);
+  EXPECT_EQ(c->selected_span(), -1);
+  // Painting draws every span of this small trace, one item each, and arrows.
+  render_widget(c);
+  EXPECT_EQ(c->last_frame_items(), static_cast<std::int64_t>(doc->trace->spans.size()));
+  EXPECT_GT(c->last_frame_arrows(), 0);
+}
+
+}  // namespace
+}  // namespace brigade::gui
