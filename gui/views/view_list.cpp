@@ -2,6 +2,7 @@
 
 #include <QStringList>
 
+#include "gui/views/memory_view.hpp"
 #include "gui/views/timeline_view.hpp"
 
 namespace brigade::gui {
@@ -10,6 +11,8 @@ const std::vector<ViewInfo>& view_list() {
   static const std::vector<ViewInfo> views = {
       {"timeline", "Timeline", Qt::TopDockWidgetArea,
        [](QWidget* p) -> View* { return new TimelineView(p); }},
+      {"memory", "Memory", Qt::BottomDockWidgetArea,
+       [](QWidget* p) -> View* { return new MemoryView(p); }},
   };
   return views;
 }

@@ -201,8 +201,8 @@ TEST_F(ProfileFiles, SaveIntoAMissingDirectoryFailsCleanly) {
   const std::string p = (dir_ / "no" / "p.yaml").string();
   const Status st = save_profile(HardwareProfile::defaults(), p);
   ASSERT_FALSE(st.is_ok());
-  EXPECT_EQ(st.message(), p + ": error: found an unwritable file (No such file or directory); "
-                              "expected a writable path");
+  EXPECT_EQ(st.message(), p + ": error: found no folder '" + (dir_ / "no").string() +
+                              "'; expected an existing folder for the file");
   EXPECT_FALSE(fs::exists(p));
 }
 
