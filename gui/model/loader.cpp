@@ -155,6 +155,9 @@ Result<DocumentPtr> document_from_scenario(Scenario scenario, const LoadOptions&
   progress(o, "indexing", 0, 0);
   doc->index = std::make_unique<TraceIndex>(TraceIndex::build(*doc->trace, &program));
   if (cancelled(o)) return cancelled_status();
+  doc->usage = std::make_unique<TopologyUsage>(
+      TopologyUsage::build(*doc->trace, sc.topology, sc.profile));
+  if (cancelled(o)) return cancelled_status();
   return DocumentPtr(std::move(doc));
 }
 
