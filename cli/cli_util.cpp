@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "core/file_io.hpp"
 #include "core/status.hpp"
 
 namespace brigade::cli {
@@ -38,6 +39,31 @@ std::string flag_error_line(std::string_view flag, std::string_view found,
 
 void throw_flag_error(std::string_view flag, std::string_view found, std::string_view expected) {
   throw BadInput{flag_error_line(flag, found, expected)};
+}
+
+CLI::Validator input_path_check() {
+  return CLI::Validator(
+      [](std::string& value) {
+        return value.empty() ? std::string("found ''; expected a file path") : std::string();
+      },
+      "");
+}
+
+CLI::Validator output_path_check() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (value.empty()) return "found ''; expected a file path";
+        const Result<OutputTarget> target = check_output_path(value);
+        if (target.is_ok()) return "";
+        // "found X; expected Y" -> "found X at 'PATH'; expected Y", unless X
+        // names its own path already ("found no folder 'DIR'").
+        std::string line = target.message();
+        const auto cut = line.find("; expected");
+        if (cut != std::string::npos && line.substr(0, cut).find('\'') == std::string::npos)
+          line.insert(cut, " at '" + value + "'");
+        return line;
+      },
+      "");
 }
 
 std::string expected_quantity(Dimension dim, Sign sign) {

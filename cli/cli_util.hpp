@@ -54,6 +54,15 @@ std::string parse_choice_flag(std::string_view flag, std::string_view text,
 Scenario load_scenario_or_throw(const std::string& path, const std::string& profile_flag = "");
 
 
+// CLI11 validators for path flags, run while the command line is parsed, so
+// before any long work. input_path_check: a value must not be empty
+// ("brigade: error: --profile: found ''; expected a file path").
+// output_path_check: the same, and the path must be able to take an output
+// (core/file_io.hpp, check_output_path):
+//   brigade: error: --trace: found a symbolic link at 'x.json'; expected a regular file ...
+CLI::Validator input_path_check();
+CLI::Validator output_path_check();
+
 // --granularity: auto, kernel, region or step (planner/plan.hpp).
 planner::Granularity parse_granularity_flag(const std::string& text);
 

@@ -367,7 +367,8 @@ const RegisterVerb kRegister("calibrate", 60, [](CLI::App& app) {
   cmd->add_option("--devices", args->devices,
                   "devices to measure between (cpu: host-thread devices, default 2; cuda: GPUs, "
                   "default all)");
-  cmd->add_option("--out", args->out, "write the profile here (YAML; see docs/scenario-format.md)");
+  cmd->add_option("--out", args->out, "write the profile here (YAML; see docs/scenario-format.md)")
+      ->check(output_path_check());
   cmd->add_flag("--json", args->json, "print one JSON object instead of tables");
   cmd->add_flag("--quick", args->quick, "tiny sizes: a smoke test in seconds, not figures");
   cmd->callback([args] { run_calibrate(*args); });

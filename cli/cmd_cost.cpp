@@ -39,7 +39,8 @@ const RegisterVerb kRegister("cost", 20, [](CLI::App& app) {
       "seed's Cost(P). Computed from the plan's parameters, without a Program.");
   cmd->add_option("scenario", opts->scenario, "scenario file (.yaml, .yml, .json)")->required();
   cmd->add_option("--profile", opts->profile,
-                  "hardware profile replacing the scenario's (brigade calibrate --out)");
+                  "hardware profile replacing the scenario's (brigade calibrate --out)")
+      ->check(input_path_check());
   cmd->add_flag("--json", opts->json, "one JSON object on stdout (SI units)");
   cmd->callback([opts] { run_cost(*opts); });
 });

@@ -86,13 +86,15 @@ const RegisterVerb kRegister("simulate", 21, [](CLI::App& app) {
       "the critical path, the busiest links, memory peaks and any OOM.");
   cmd->add_option("scenario", opts->scenario, "scenario file (.yaml, .yml, .json)")->required();
   cmd->add_option("--profile", opts->profile,
-                  "hardware profile replacing the scenario's (brigade calibrate --out)");
+                  "hardware profile replacing the scenario's (brigade calibrate --out)")
+      ->check(input_path_check());
   cmd->add_option("--network", opts->network,
                   "flow (links shared max-min fairly) or ideal (no contention); "
                   "default: the scenario's simulation.network, else flow");
   cmd->add_flag("--exact", opts->exact,
                 "turn every shortcut off (closed-form collectives on uncontended links)");
-  cmd->add_option("--trace", opts->trace, "write a Chrome Trace Event JSON file (Perfetto)");
+  cmd->add_option("--trace", opts->trace, "write a Chrome Trace Event JSON file (Perfetto)")
+      ->check(output_path_check());
   cmd->add_option("--granularity", opts->granularity,
                   "task granularity: auto, kernel, region or step (default auto)");
   cmd->add_flag("--json", opts->json, "one JSON object on stdout (SI units)");

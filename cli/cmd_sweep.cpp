@@ -102,7 +102,8 @@ const RegisterVerb kRegister("sweep", 45, [](CLI::App& app) {
       "fitted Amdahl p, and where adding devices stops paying.");
   cmd->add_option("scenario", opts->scenario, "scenario file (.yaml, .yml, .json)")->required();
   cmd->add_option("--profile", opts->profile,
-                  "hardware profile replacing the scenario's (brigade calibrate --out)");
+                  "hardware profile replacing the scenario's (brigade calibrate --out)")
+      ->check(input_path_check());
   cmd->add_option("--devices", opts->devices, "device counts, e.g. 1,2,4,8");
   cmd->add_option("--set", opts->set,
                   "KEY=V1,V2,... over a strategy or training key, e.g. tensor=1,2,4,8 or "

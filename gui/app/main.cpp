@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
   parser.addVersionOption();
   parser.addPositionalArgument("file", "a scenario (.yaml, .json), a Chrome trace (.json) or a profile");
   QCommandLineOption shot("screenshot", "render one view to OUT (.png or .svg) and exit", "OUT");
-  QCommandLineOption view("view", "the view to render: " + brigade::gui::view_names(), "NAME",
+  QCommandLineOption view("view", "the view to render: " + brigade::gui::view_names() + ", window",
+                          "NAME",
                           "timeline");
   QCommandLineOption time("time", "the time cursor for --screenshot (e.g. 1.5ms)", "T");
   QCommandLineOption size("size", "the picture's size for --screenshot (default 1600x900)", "WxH");

@@ -28,8 +28,11 @@
 
 namespace brigade::gui {
 
-MainWindow::MainWindow(LoadOptions options, QWidget* parent)
-    : QMainWindow(parent), options_(std::move(options)), session_(new Session(this)) {
+MainWindow::MainWindow(LoadOptions options, bool remember, QWidget* parent)
+    : QMainWindow(parent),
+      options_(std::move(options)),
+      remember_(remember),
+      session_(new Session(this)) {
   setWindowTitle(tr("Brigade"));
   setAcceptDrops(true);
   setDockNestingEnabled(true);
@@ -106,7 +109,7 @@ MainWindow::MainWindow(LoadOptions options, QWidget* parent)
           });
   connect(session_, &Session::loaded, this, [this](DocumentPtr doc) {
     set_busy(false);
-    add_recent(QString::fromStdString(doc->path));
+    if (remember_) add_recent(QString::fromStdString(doc->path));
     set_document(std::move(doc));
   });
   connect(session_, &Session::failed, this, [this](const QString&, const QString& message) {
@@ -121,9 +124,15 @@ MainWindow::MainWindow(LoadOptions options, QWidget* parent)
 
   build_menus();
   QSettings settings;
-  restoreGeometry(settings.value("window/geometry").toByteArray());
-  restoreState(settings.value("window/state").toByteArray());
-  if (!settings.contains("window/geometry")) resize(1400, 900);
+  if (remember_) {
+    restoreGeometry(settings.value("window/geometry").toByteArray());
+    restoreState(settings.value("window/state").toByteArray());
+  }
+  if (!remember_ || !settings.contains("window/geometry")) resize(1400, 900);
+}
+
+void MainWindow::set_time_seconds(double t) {
+  for (const Dock& d : docks_) d.view->set_time_seconds(t);
 }
 
 MainWindow::~MainWindow() = default;
@@ -281,9 +290,11 @@ bool MainWindow::export_trace(const QString& path) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
-  QSettings settings;
-  settings.setValue("window/geometry", saveGeometry());
-  settings.setValue("window/state", saveState());
+  if (remember_) {
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
+  }
   session_->cancel();
   e->accept();
 }

@@ -26,7 +26,9 @@ struct ViewInfo;
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
-  explicit MainWindow(LoadOptions options = {}, QWidget* parent = nullptr);
+  // `remember`: restore and save window state and recent files (QSettings);
+  // off for --screenshot, which must look the same on every machine.
+  explicit MainWindow(LoadOptions options = {}, bool remember = true, QWidget* parent = nullptr);
   ~MainWindow() override;
 
   void open_file(const QString& path);
@@ -52,9 +54,15 @@ class MainWindow : public QMainWindow {
   void add_recent(const QString& path);
   void show_message(const QString& text, bool error);
   void set_document(DocumentPtr doc);
+ public:
+  // The shared time cursor, for every view.
+  void set_time_seconds(double t);
+
+ private:
   void set_busy(bool busy);
 
   LoadOptions options_;
+  bool remember_ = true;
   Session* session_;
   DocumentPtr doc_;
   struct Dock {

@@ -79,6 +79,27 @@ std::vector<double> bin_coverage(Intervals& v, double t0, double t1, int bins) {
   return out;
 }
 
+std::vector<double> utilisation_bins(const Trace& trace, double t0, double t1, int bins,
+                                     bool compute) {
+  std::vector<double> out(static_cast<size_t>(std::max(bins, 0)), 0.0);
+  if (bins <= 0 || !(t1 > t0)) return out;
+  const double w = (t1 - t0) / bins;
+  for (const TraceSpan& s : trace.spans) {
+    if ((s.kind == TaskKind::kCompute) != compute) continue;
+    const double a = std::max(s.start_seconds, t0), b = std::min(s.end_seconds, t1);
+    if (!(b > a)) continue;
+    const int first = std::clamp(static_cast<int>((a - t0) / w), 0, bins - 1);
+    const int last = std::clamp(static_cast<int>((b - t0) / w), 0, bins - 1);
+    for (int k = first; k <= last; ++k) {
+      const double lo = std::max(a, t0 + k * w), hi = std::min(b, t0 + (k + 1) * w);
+      if (hi > lo) out[static_cast<size_t>(k)] += hi - lo;
+    }
+  }
+  const double devices = std::max<double>(1, static_cast<double>(trace.device_names.size()));
+  for (double& x : out) x = std::min(1.0, x / (devices * w));
+  return out;
+}
+
 RangeStats range_stats(const Trace& trace, const TraceIndex& index, double t0, double t1) {
   RangeStats r;
   r.start_seconds = t0;

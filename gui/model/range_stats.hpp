@@ -46,6 +46,13 @@ double difference_seconds(std::vector<std::pair<double, double>>& a,
 std::vector<double> bin_coverage(std::vector<std::pair<double, double>>& v, double t0, double t1,
                                  int bins);
 
+// Utilisation over time for an overview: for each of `bins` equal bins of
+// [t0, t1], the time spans of the wanted kind spend in the bin summed over
+// all devices, divided by (devices x bin width), capped at 1. compute: kind
+// kCompute, else transfers and collectives. O(spans + bins touched).
+std::vector<double> utilisation_bins(const Trace& trace, double t0, double t1, int bins,
+                                     bool compute);
+
 // Spans whose name contains `needle` (case-insensitive), by start time.
 std::vector<std::int32_t> find_spans(const Trace& trace, std::string_view needle);
 

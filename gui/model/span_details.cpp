@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/units.hpp"
+#include "gui/model/palette.hpp"
 #include "gui/model/ruler.hpp"
 
 namespace brigade::gui {
@@ -81,7 +82,7 @@ std::string why(const Program& p, TaskId t, TaskId on, bool stream_order) {
       return "dependency on a transfer";
     case TaskKind::kCollective: {
       const Collective& c = p.collectives()[static_cast<size_t>(u.collective)];
-      return fmt::format("the result of a {} over {} ranks", collective_kind_name(c.kind),
+      return fmt::format("the result of the {} over {} ranks", class_style(collective_class(c.kind)).label,
                          c.group.size());
     }
     case TaskKind::kCompute:
@@ -132,7 +133,7 @@ SpanDetails describe_span(const Document& doc, std::int32_t span) {
                               dtype_name(task.dtype)));
       else
         add("op", fmt::format("{} kernel ({})", compute_kind_name(task.compute), dtype_name(task.dtype)));
-      add("FLOP", format_flops(task.flops));
+      if (task.flops > 0) add("FLOP", format_flops(task.flops));
       add("bytes", format_bytes(task.bytes));
       if (dur > 0 && task.flops > 0) add("achieved", format_flops_rate(task.flops / dur));
       break;
@@ -167,7 +168,10 @@ SpanDetails describe_span(const Document& doc, std::int32_t span) {
         last_rank = static_cast<int>(k);
       }
     }
-    if (last.task >= 0 && c.tasks[static_cast<size_t>(last_rank)] != t) {
+    // Ranks that arrived together: this rank's own input is as much the
+    // reason as anyone's, and the simpler one to show.
+    if (last.task >= 0 && r.seconds < last.seconds &&
+        c.tasks[static_cast<size_t>(last_rank)] != t) {
       r = last;
       who = fmt::format("barrier: the last rank to arrive was {} (rank {}), waiting for '{}' ({})",
                         device_name(tr, c.group[static_cast<size_t>(last_rank)]), last_rank,

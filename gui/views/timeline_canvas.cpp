@@ -13,6 +13,7 @@
 #include <QWheelEvent>
 
 #include "gui/model/palette.hpp"
+#include "gui/model/range_stats.hpp"
 #include "gui/model/ruler.hpp"
 #include "gui/model/span_details.hpp"
 
@@ -66,11 +67,16 @@ void TimelineCanvas::set_document(DocumentPtr doc) {
     const double t0 = doc_->index->start_seconds(), t1 = doc_->index->end_seconds();
     const double pad = std::max((t1 - t0) * 0.01, 1e-9);
     axis_.set_extent(t0 - pad, t1 + pad);
+    constexpr int kBins = 600;
+    overview_compute_ = utilisation_bins(*doc_->trace, t0 - pad, t1 + pad, kBins, true);
+    overview_comm_ = utilisation_bins(*doc_->trace, t0 - pad, t1 + pad, kBins, false);
     for (const TraceSpan& s : doc_->trace->spans)
       if (s.collective >= 0) collective_stream_.emplace(key(s.collective, s.device), s.stream);
   } else {
     layout_ = LaneLayout();
     axis_.set_extent(0, 1);
+    overview_compute_.clear();
+    overview_comm_.clear();
   }
   axis_.set_width_pixels(data_rect().width());
   vscroll_->setValue(0);
@@ -85,18 +91,18 @@ void TimelineCanvas::set_cursor_seconds(double t) {
 
 QRect TimelineCanvas::data_rect() const {
   const int sb = vscroll_->isVisible() ? vscroll_->width() : 0;
-  return QRect(kLabelWidth, kRulerHeight, std::max(1, width() - kLabelWidth - sb),
-               std::max(1, height() - kRulerHeight - kLegendHeight));
+  return QRect(kLabelWidth, kTopHeight, std::max(1, width() - kLabelWidth - sb),
+               std::max(1, height() - kTopHeight - kLegendHeight));
 }
 
 void TimelineCanvas::update_scroll() {
-  const int data_h = std::max(1, height() - kRulerHeight - kLegendHeight);
+  const int data_h = std::max(1, height() - kTopHeight - kLegendHeight);
   const int max = std::max(0, static_cast<int>(std::ceil(layout_.total_height())) - data_h);
   vscroll_->setRange(0, max);
   vscroll_->setPageStep(data_h);
   vscroll_->setSingleStep(20);
   vscroll_->setVisible(max > 0);
-  vscroll_->setGeometry(width() - vscroll_->sizeHint().width(), kRulerHeight,
+  vscroll_->setGeometry(width() - vscroll_->sizeHint().width(), kTopHeight,
                         vscroll_->sizeHint().width(), data_h);
   axis_.set_width_pixels(data_rect().width());
 }
@@ -113,7 +119,7 @@ void TimelineCanvas::changed() {
 }
 
 double TimelineCanvas::row_top(int r) const {
-  return kRulerHeight + layout_.row(r).y - vscroll_->value();
+  return kTopHeight + layout_.row(r).y - vscroll_->value();
 }
 
 // ---- navigation --------------------------------------------------------------------
@@ -229,7 +235,51 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
   if (arrows_) paint_arrows(p, area);
   paint_overlays(p, area);
   paint_ruler(p, area);
+  paint_overview(p, area);
   paint_legend(p);
+}
+
+void TimelineCanvas::paint_overview(QPainter& p, const QRect& area) {
+  const QRect box(area.left(), 0, area.width(), kOverviewHeight);
+  p.fillRect(QRect(0, 0, width(), kOverviewHeight), QColor(0xdf, 0xe3, 0xea));
+  p.setPen(kText);
+  QFont f = font();
+  f.setPointSizeF(std::max(7.0, f.pointSizeF() - 1.5));
+  p.setFont(f);
+  p.drawText(QRect(6, 0, kLabelWidth - 10, kOverviewHeight), Qt::AlignVCenter | Qt::AlignLeft,
+             tr("utilisation (all devices)"));
+  const int n = static_cast<int>(overview_compute_.size());
+  if (n == 0) return;
+  // Compute from the bottom up, communication stacked on it (both capped at the box).
+  const double bw = static_cast<double>(box.width()) / n;
+  const double h = box.height() - 2;
+  const QColor compute = rgb(class_rgb(SpanClass::kForward));
+  const QColor comm = rgb(class_rgb(SpanClass::kAllReduce));
+  for (int k = 0; k < n; ++k) {
+    const double c = overview_compute_[static_cast<size_t>(k)] * h;
+    const double m = std::min(h - c, overview_comm_[static_cast<size_t>(k)] * h);
+    const double x = box.left() + k * bw;
+    p.fillRect(QRectF(x, box.bottom() - c, bw + 0.5, c), compute);
+    p.fillRect(QRectF(x, box.bottom() - c - m, bw + 0.5, m), comm);
+  }
+  // The window, as a frame over the whole extent.
+  const TimeWindow e = axis_.extent(), w = axis_.window();
+  const double scale = box.width() / e.duration_seconds();
+  const double x0 = box.left() + (w.start_seconds - e.start_seconds) * scale;
+  const double x1 = box.left() + (w.end_seconds - e.start_seconds) * scale;
+  p.fillRect(QRectF(box.left(), 0, x0 - box.left(), kOverviewHeight), QColor(255, 255, 255, 120));
+  p.fillRect(QRectF(x1, 0, box.right() - x1, kOverviewHeight), QColor(255, 255, 255, 120));
+  p.setPen(QPen(QColor(0x30, 0x70, 0xe0), 1.5));
+  p.drawRect(QRectF(x0, 1, std::max(2.0, x1 - x0), kOverviewHeight - 2));
+}
+
+void TimelineCanvas::center_on_overview(int x) {
+  const QRect area = data_rect();
+  const TimeWindow e = axis_.extent(), w = axis_.window();
+  const double t = e.start_seconds + (x - area.left()) * e.duration_seconds() / area.width();
+  const double d = w.duration_seconds();
+  axis_.set_window({t - d / 2, t + d / 2});
+  changed();
 }
 
 void TimelineCanvas::paint_rows(QPainter& p, const QRect& area) {
@@ -301,7 +351,10 @@ void TimelineCanvas::paint_rows(QPainter& p, const QRect& area) {
           const QColor c = rgb(class_rgb(index.span_class(it.rep)));
           const double fill =
               it.count > 1 ? it.busy_seconds / std::max(it.end_seconds - it.start_seconds, 1e-30) : 1.0;
-          const QRectF box(x0, ty, x1 - x0, th);
+          // A pixel of gap after spans wide enough to spare it, so that
+          // neighbours of one colour stay apart.
+          const double gap = it.count == 1 && x1 - x0 >= 4 ? 1 : 0;
+          const QRectF box(x0, ty, x1 - x0 - gap, th);
           p.fillRect(box, it.count > 1 ? faded(c, fill) : c);
           if (it.count == 1 && x1 - x0 > 36 && !merged_row) {
             p.setPen(Qt::white);
@@ -469,24 +522,25 @@ void TimelineCanvas::paint_overlays(QPainter& p, const QRect& area) {
 }
 
 void TimelineCanvas::paint_ruler(QPainter& p, const QRect& area) {
-  const QRect ruler(0, 0, width(), kRulerHeight);
+  const int top = kOverviewHeight;
+  const QRect ruler(0, top, width(), kRulerHeight);
   p.fillRect(ruler, QColor(0xe9, 0xec, 0xf1));
   p.setPen(kGrid);
-  p.drawLine(0, kRulerHeight - 1, width(), kRulerHeight - 1);
+  p.drawLine(0, top + kRulerHeight - 1, width(), top + kRulerHeight - 1);
   QFont f = font();
   f.setPointSizeF(std::max(7.0, f.pointSizeF() - 1.5));
   p.setFont(f);
   p.setPen(kText);
   const TimeWindow w = axis_.window();
-  p.drawText(QRect(6, 0, kLabelWidth - 10, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
+  p.drawText(QRect(6, top, kLabelWidth - 10, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
              tr("view %1").arg(QString::fromStdString(format_duration(w.duration_seconds()))));
   p.save();
   p.setClipRect(QRect(area.left(), 0, area.width(), height()));
   for (const Tick& t : ruler_ticks(axis_)) {
     const double x = area.left() + t.x;
     p.setPen(kText);
-    p.drawLine(QPointF(x, kRulerHeight - (t.major ? 9 : 4)), QPointF(x, kRulerHeight - 1));
-    if (t.major) p.drawText(QPointF(x + 3, kRulerHeight - 11), QString::fromStdString(t.label));
+    p.drawLine(QPointF(x, top + kRulerHeight - (t.major ? 9 : 4)), QPointF(x, top + kRulerHeight - 1));
+    if (t.major) p.drawText(QPointF(x + 3, top + kRulerHeight - 11), QString::fromStdString(t.label));
   }
   p.restore();
 }
@@ -523,7 +577,7 @@ int TimelineCanvas::span_under(QPoint pos) const {
   if (!doc_ || !doc_->has_trace()) return -1;
   const QRect area = data_rect();
   if (!area.contains(pos)) return -1;
-  const double y = pos.y() - kRulerHeight + vscroll_->value();
+  const double y = pos.y() - kTopHeight + vscroll_->value();
   const int r = layout_.row_at(y);
   if (r < 0) return -1;
   const LaneRow& row = layout_.row(r);
@@ -598,8 +652,13 @@ void TimelineCanvas::wheelEvent(QWheelEvent* e) {
 void TimelineCanvas::mousePressEvent(QMouseEvent* e) {
   setFocus();
   const QPoint pos = e->position().toPoint();
-  if (pos.x() < kLabelWidth && pos.y() > kRulerHeight && pos.y() < height() - kLegendHeight) {
-    const int r = layout_.row_at(pos.y() - kRulerHeight + vscroll_->value());
+  if (pos.y() < kOverviewHeight && pos.x() >= kLabelWidth) {
+    drag_ = Drag::kOverview;
+    center_on_overview(pos.x());
+    return;
+  }
+  if (pos.x() < kLabelWidth && pos.y() > kTopHeight && pos.y() < height() - kLegendHeight) {
+    const int r = layout_.row_at(pos.y() - kTopHeight + vscroll_->value());
     if (r >= 0 && layout_.row(r).kind != RowKind::kStream) {
       layout_.toggle(r);
       update_scroll();
@@ -618,7 +677,9 @@ void TimelineCanvas::mousePressEvent(QMouseEvent* e) {
 void TimelineCanvas::mouseMoveEvent(QMouseEvent* e) {
   const QPoint pos = e->position().toPoint();
   const QRect area = data_rect();
-  if (drag_ == Drag::kPan) {
+  if (drag_ == Drag::kOverview) {
+    center_on_overview(pos.x());
+  } else if (drag_ == Drag::kPan) {
     axis_.set_window(drag_window_);
     axis_.pan_pixels(drag_from_.x() - pos.x());
     changed();

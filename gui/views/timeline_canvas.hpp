@@ -49,7 +49,10 @@ class TimelineCanvas : public QWidget {
   std::int64_t last_frame_arrows() const { return last_arrows_; }
 
   static constexpr int kLabelWidth = 190;
+  // The overview (the whole trace's utilisation, the window marked) above the ruler.
+  static constexpr int kOverviewHeight = 30;
   static constexpr int kRulerHeight = 26;
+  static constexpr int kTopHeight = kOverviewHeight + kRulerHeight;
   static constexpr int kLegendHeight = 22;
   // Arrows are drawn while at most this many transfers are in view.
   static constexpr int kMaxArrows = 4000;
@@ -84,6 +87,8 @@ class TimelineCanvas : public QWidget {
   void paint_arrows(QPainter& p, const QRect& area);
   void paint_ruler(QPainter& p, const QRect& area);
   void paint_legend(QPainter& p);
+  void paint_overview(QPainter& p, const QRect& area);
+  void center_on_overview(int x);
   void paint_overlays(QPainter& p, const QRect& area);
 
   DocumentPtr doc_;
@@ -97,12 +102,14 @@ class TimelineCanvas : public QWidget {
   std::optional<TimeWindow> selection_;
   double cursor_ = -1;
   bool arrows_ = true;
-  enum class Drag { kNone, kSelect, kPan } drag_ = Drag::kNone;
+  enum class Drag { kNone, kSelect, kPan, kOverview } drag_ = Drag::kNone;
   QPoint drag_from_;
   TimeWindow drag_window_;
   // (collective, device) -> the stream of that device's rank task.
   std::unordered_map<std::int64_t, std::int32_t> collective_stream_;
   std::int64_t last_items_ = 0, last_arrows_ = 0;
+  // Utilisation of the whole trace for the overview, per bin.
+  std::vector<double> overview_compute_, overview_comm_;
   mutable std::vector<LodItem> items_;
 };
 

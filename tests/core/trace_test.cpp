@@ -186,8 +186,8 @@ TEST(ChromeTrace, FileWriteIsAtomic) {
   const std::string bad = (dir / "missing" / "t.json").string();
   const Status st = write_chrome_trace_file(sample_trace(), bad);
   EXPECT_FALSE(st.is_ok());
-  EXPECT_EQ(st.message(), bad + ": error: found an unwritable file (No such file or directory); "
-                              "expected a writable path");
+  EXPECT_EQ(st.message(), bad + ": error: found no folder '" + (dir / "missing").string() +
+                              "'; expected an existing folder for the file");
   EXPECT_FALSE(std::filesystem::exists(bad));
   std::filesystem::remove_all(dir);
 }

@@ -142,7 +142,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "FILE: error: found no readable file; expected a scenario, a trace or a profile"},
         BadCase{{"--view", "timelime"}, "scenarios/pmap_train_step.yaml",
                 "brigade-gui: error: --view: found 'timelime'; expected one of " +
-                    view_names().toStdString()},
+                    view_names().toStdString() + ", window"},
         BadCase{{"--time", "soon"}, "scenarios/pmap_train_step.yaml",
                 "brigade-gui: error: --time: found 'soon'; expected a time >= 0 such as 1.5ms"},
         BadCase{{"--granularity", "fine"}, "scenarios/pmap_train_step.yaml",

@@ -43,7 +43,7 @@ TEST(TimelineCanvas, ZoomToSelectionPushesAndBackspacePopsExactly) {
   TimelineCanvas* c = v.canvas();
   const TimeWindow all = c->axis().window();
   // Drag over the data area from 30% to 60% of its width.
-  const QRect area(TimelineCanvas::kLabelWidth, TimelineCanvas::kRulerHeight,
+  const QRect area(TimelineCanvas::kLabelWidth, TimelineCanvas::kTopHeight,
                    static_cast<int>(c->axis().width_pixels()), 200);
   const int y = area.top() + 30;
   const int x0 = area.left() + area.width() * 3 / 10, x1 = area.left() + area.width() * 6 / 10;

@@ -99,6 +99,15 @@ TEST(RangeStats, UnionAndDifference) {
   EXPECT_DOUBLE_EQ(difference_seconds(a, b, 0, 10), 3);  // minus [2.5,3] and [5,5.5]
 }
 
+TEST(Utilisation, BinsAverageOverDevices) {
+  const Trace t = example();
+  // [0, 4] in 4 bins, 2 devices. Compute (gpu0 only): [0,2] and [3,5]:
+  // bins 1, 1, 0, 1 s of compute -> 0.5, 0.5, 0, 0.5. Communication:
+  // [1,4] on both devices: 0, 2, 2, 2 s -> 0, 1, 1, 1.
+  EXPECT_EQ(utilisation_bins(t, 0, 4, 4, true), (std::vector<double>{0.5, 0.5, 0, 0.5}));
+  EXPECT_EQ(utilisation_bins(t, 0, 4, 4, false), (std::vector<double>{0, 1, 1, 1}));
+}
+
 TEST(FindSpans, MatchesNamesCaseInsensitivelyInTimeOrder) {
   Trace t = example();
   t.spans[1].name = 1;  // the second compute span is also an "allreduce"
