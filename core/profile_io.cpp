@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <type_traits>
 
 #include "core/file_io.hpp"
 #include "core/profile.hpp"
@@ -206,11 +207,101 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   return Status::ok();
 }
 
+// A row of a sample table: a flow list of exactly `n` scalars.
+Result<std::vector<Cursor>> read_row(const Cursor& row, size_t n, const std::string& form) {
+  std::vector<Cursor> cells = row.items();
+  if (!row.is_list() || cells.size() != n)
+    return row.error("found " + row.found() + "; expected a sample " + form);
+  return cells;
+}
+
+std::vector<std::string> names_of_collective_kinds_for_samples() {
+  std::vector<std::string> n;
+  for (int i = 0; i < kNumCollectiveKinds; ++i)
+    n.emplace_back(collective_kind_name(static_cast<CollectiveKind>(i)));
+  return n;
+}
+
+// The optional `calibration` map (CalibrationSamples; docs/scenario-format.md).
+Status read_calibration(const Cursor& c, CalibrationSamples* out) {
+  BRIGADE_RETURN_IF_ERROR(c.expect_map("calibration samples {r_squared, gemm, memory, links, collectives}"));
+  BRIGADE_RETURN_IF_ERROR(c.check_keys({"r_squared", "gemm", "memory", "links", "collectives"}));
+  if (c.has("r_squared")) {
+    const Cursor r = c.get("r_squared");
+    BRIGADE_RETURN_IF_ERROR(r.expect_map("fits' R² by name, such as {memory: 0.998}"));
+    for (const auto& [k, v] : r.entries()) {
+      BRIGADE_ASSIGN_OR_RETURN(const double r2, v.as_number());
+      if (r2 > 1) return v.error("found " + v.found() + "; expected an R² <= 1");
+      out->r_squared.emplace_back(k.text(), r2);
+    }
+  }
+  auto table = [&](const char* key, const char* form, size_t n,
+                   const auto& read) -> Status {
+    if (!c.has(key)) return Status::ok();
+    const Cursor t = c.get(key);
+    BRIGADE_RETURN_IF_ERROR(t.expect_list(std::string("a list of samples ") + form));
+    for (const Cursor& row : t.items()) {
+      BRIGADE_ASSIGN_OR_RETURN(const std::vector<Cursor> cells, read_row(row, n, form));
+      BRIGADE_RETURN_IF_ERROR(read(cells));
+    }
+    return Status::ok();
+  };
+  auto positive = [](const Cursor& x) { return x.as_number(Bound::kPositive); };
+  BRIGADE_RETURN_IF_ERROR(table("gemm", "[dtype, flops, seconds, efficiency]", 4,
+                                [&](const std::vector<Cursor>& x) -> Status {
+    CalibrationSamples::Gemm g;
+    auto d = parse_dtype(x[0].text());
+    if (!d) return unknown_name(x[0], "dtype", names_of_dtypes());
+    g.dtype = *d;
+    BRIGADE_ASSIGN_OR_RETURN(g.flops, positive(x[1]));
+    BRIGADE_ASSIGN_OR_RETURN(g.seconds, positive(x[2]));
+    BRIGADE_ASSIGN_OR_RETURN(g.efficiency, x[3].as_number(Bound::kNonNegative));
+    out->gemm.push_back(g);
+    return Status::ok();
+  }));
+  BRIGADE_RETURN_IF_ERROR(table("memory", "[bytes, seconds]", 2,
+                                [&](const std::vector<Cursor>& x) -> Status {
+    CalibrationSamples::Memory m;
+    BRIGADE_ASSIGN_OR_RETURN(m.bytes, positive(x[0]));
+    BRIGADE_ASSIGN_OR_RETURN(m.seconds, positive(x[1]));
+    out->memory.push_back(m);
+    return Status::ok();
+  }));
+  BRIGADE_RETURN_IF_ERROR(table("links", "[link class, bytes, seconds]", 3,
+                                [&](const std::vector<Cursor>& x) -> Status {
+    CalibrationSamples::Link l;
+    auto lc = parse_link_class(x[0].text());
+    if (!lc) return unknown_name(x[0], "link class", names_of_link_classes());
+    l.link_class = *lc;
+    BRIGADE_ASSIGN_OR_RETURN(l.bytes, positive(x[1]));
+    BRIGADE_ASSIGN_OR_RETURN(l.seconds, positive(x[2]));
+    out->links.push_back(l);
+    return Status::ok();
+  }));
+  return table("collectives", "[kind, ranks, bytes, seconds, model_seconds]", 5,
+               [&](const std::vector<Cursor>& x) -> Status {
+    CalibrationSamples::Collective k;
+    auto kind = parse_collective_kind(x[0].text());
+    if (!kind) return unknown_name(x[0], "collective kind", names_of_collective_kinds_for_samples());
+    k.kind = *kind;
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t ranks, x[1].as_int(1));
+    k.ranks = static_cast<int>(ranks);
+    BRIGADE_ASSIGN_OR_RETURN(k.bytes, positive(x[2]));
+    BRIGADE_ASSIGN_OR_RETURN(k.seconds, positive(x[3]));
+    BRIGADE_ASSIGN_OR_RETURN(k.model_seconds, x[4].as_number(Bound::kNonNegative));
+    out->collectives.push_back(k);
+    return Status::ok();
+  });
+}
+
 Status read_profile(const Cursor& root, HardwareProfile* h) {
   const char* kWhat = "a hardware profile: a map with name, devices and links";
   if (root.is_null()) return root.error(std::string("found an empty document; expected ") + kWhat);
   BRIGADE_RETURN_IF_ERROR(root.expect_map(kWhat));
-  BRIGADE_RETURN_IF_ERROR(root.check_keys({"name", "machine_kind", "source", "devices", "links"}));
+  BRIGADE_RETURN_IF_ERROR(
+      root.check_keys({"name", "machine_kind", "source", "devices", "links", "calibration"}));
+  if (root.has("calibration"))
+    BRIGADE_RETURN_IF_ERROR(read_calibration(root.get("calibration"), &h->calibration));
   BRIGADE_ASSIGN_OR_RETURN(h->name, root.get_string("name", "profile"));
   BRIGADE_ASSIGN_OR_RETURN(
       h->machine_kind,
@@ -281,6 +372,52 @@ void emit_double(YAML::Emitter& out, double v) {
     if (std::strtod(buf, nullptr) == v) break;
   }
   out << buf;
+}
+
+// The `calibration` map: one flow list per sample, so a table reads as one.
+void emit_calibration(YAML::Emitter& out, const CalibrationSamples& c) {
+  out << YAML::Key << "calibration" << YAML::Value << YAML::BeginMap;
+  if (!c.r_squared.empty()) {
+    out << YAML::Key << "r_squared" << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, r2] : c.r_squared) {
+      out << YAML::Key << name << YAML::Value;
+      emit_double(out, r2);
+    }
+    out << YAML::EndMap;
+  }
+  auto row = [&](auto... cells) {
+    out << YAML::Flow << YAML::BeginSeq;
+    auto cell = [&](const auto& v) {
+      if constexpr (std::is_arithmetic_v<std::decay_t<decltype(v)>>)
+        emit_double(out, static_cast<double>(v));
+      else
+        out << std::string(v);
+    };
+    (cell(cells), ...);
+    out << YAML::EndSeq;
+  };
+  if (!c.gemm.empty()) {
+    out << YAML::Key << "gemm" << YAML::Value << YAML::BeginSeq;
+    for (const auto& g : c.gemm) row(dtype_name(g.dtype), g.flops, g.seconds, g.efficiency);
+    out << YAML::EndSeq;
+  }
+  if (!c.memory.empty()) {
+    out << YAML::Key << "memory" << YAML::Value << YAML::BeginSeq;
+    for (const auto& m : c.memory) row(m.bytes, m.seconds);
+    out << YAML::EndSeq;
+  }
+  if (!c.links.empty()) {
+    out << YAML::Key << "links" << YAML::Value << YAML::BeginSeq;
+    for (const auto& l : c.links) row(link_class_name(l.link_class), l.bytes, l.seconds);
+    out << YAML::EndSeq;
+  }
+  if (!c.collectives.empty()) {
+    out << YAML::Key << "collectives" << YAML::Value << YAML::BeginSeq;
+    for (const auto& k : c.collectives)
+      row(collective_kind_name(k.kind), k.ranks, k.bytes, k.seconds, k.model_seconds);
+    out << YAML::EndSeq;
+  }
+  out << YAML::EndMap;
 }
 
 bool is_default_curve(const EfficiencyCurve& c) {
@@ -444,6 +581,7 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
       out << YAML::EndMap;
     }
     out << YAML::EndMap;
+    if (!profile.calibration.empty()) emit_calibration(out, profile.calibration);
     out << YAML::EndMap;
     if (!out.good())
       return Status::error(path + ": error: cannot write the profile (" + out.GetLastError() + ")",

@@ -1287,6 +1287,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     cal.notes.push_back(
         "fp8, i8 and i32 GEMMs keep the data-sheet peaks and default curves (not measured)");
   cal.profile = std::move(profile);
+  record_samples(cal);
   cal.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return cal;

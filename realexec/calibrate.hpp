@@ -280,6 +280,11 @@ Result<SpeedProbe> speed_against_profile(RealExecutor& executor, const Topology&
                                          const HardwareProfile& profile,
                                          const SpeedProbeOptions& options);
 
+// Copies what `c` measured and each fit's R² into c.profile.calibration
+// (CalibrationSamples, core/profile.hpp), so that the written profile
+// carries its evidence (calibrate_samples.cpp).
+void record_samples(Calibration& c);
+
 // Runs the micro-benchmarks on `backend` and fits the profile. Errors: no
 // GPU for kCuda ("no CUDA device: ..."), devices < 1 (bad input), and any
 // failure of a benchmark run.

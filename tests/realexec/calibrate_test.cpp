@@ -319,6 +319,22 @@ TEST(Calibrate, TheProfileReadsBackFromItsFile) {
   ASSERT_EQ(back->devices.size(), 1u);
   EXPECT_EQ(back->devices[0].gemm[static_cast<size_t>(dtype_index(DType::kF32))].points,
             cal->profile.devices[0].gemm[static_cast<size_t>(dtype_index(DType::kF32))].points);
+  // The raw samples and every fit's R² travel with it (the app's calibration view).
+  const CalibrationSamples& s = back->calibration;
+  EXPECT_EQ(s.gemm.size(), cal->gemm.size());
+  EXPECT_EQ(s.memory.size(), cal->memory.points.size());
+  size_t collective_points = 0;
+  for (const auto& cc : cal->collectives) collective_points += cc.points.size();
+  EXPECT_EQ(s.collectives.size(), collective_points);
+  EXPECT_GT(collective_points, 0u);
+  auto has_r2 = [&](const std::string& name) {
+    for (const auto& [n, r2] : s.r_squared)
+      if (n == name) return r2 <= 1;
+    return false;
+  };
+  EXPECT_TRUE(has_r2("memory"));
+  EXPECT_TRUE(has_r2("collective_step"));
+  EXPECT_TRUE(has_r2("collective.allreduce"));
   std::remove(path.c_str());
 }
 
