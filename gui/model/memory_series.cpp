@@ -109,16 +109,17 @@ MemoryStack reduce_points(const MemoryStack& stack, int bins) {
   keep.front() = keep.back() = 1;
   size_t i = 0;
   while (i < n) {
-    const int bin = span > 0 ? std::min(bins - 1, static_cast<int>((stack.times_seconds[i] - t0) /
-                                                                   span * bins))
-                             : 0;
+    const int bin =
+        span > 0 ? std::min(bins - 1, static_cast<int>((stack.times_seconds[i] - t0) / span * bins))
+                 : 0;
     size_t hi = i, lo = i;
     double hi_v = stack.total_at_index(i), lo_v = hi_v;
     size_t j = i + 1;
     for (; j < n; ++j) {
-      const int b = span > 0 ? std::min(bins - 1, static_cast<int>((stack.times_seconds[j] - t0) /
-                                                                   span * bins))
-                             : 0;
+      const int b =
+          span > 0
+              ? std::min(bins - 1, static_cast<int>((stack.times_seconds[j] - t0) / span * bins))
+              : 0;
       if (b != bin) break;
       const double v = stack.total_at_index(j);
       if (v > hi_v) hi_v = v, hi = j;
@@ -162,24 +163,36 @@ std::optional<OomMark> oom_mark(const sim::SimResult& result, const Program* pro
 
 std::uint32_t memory_category_rgb(MemoryCategory c) {
   switch (c) {
-    case MemoryCategory::kParams: return 0x4e79a7;       // blue
-    case MemoryCategory::kGrads: return 0x59a14f;        // green
-    case MemoryCategory::kOptimizer: return 0xb07aa1;    // purple
-    case MemoryCategory::kActivations: return 0xf28e2b;  // orange
-    case MemoryCategory::kCommBuffers: return 0x76b7b2;  // teal
-    case MemoryCategory::kOther: return 0xbab0ac;        // grey
+    case MemoryCategory::kParams:
+      return 0x4e79a7;  // blue
+    case MemoryCategory::kGrads:
+      return 0x59a14f;  // green
+    case MemoryCategory::kOptimizer:
+      return 0xb07aa1;  // purple
+    case MemoryCategory::kActivations:
+      return 0xf28e2b;  // orange
+    case MemoryCategory::kCommBuffers:
+      return 0x76b7b2;  // teal
+    case MemoryCategory::kOther:
+      return 0xbab0ac;  // grey
   }
   return 0xbab0ac;
 }
 
 std::string memory_category_label(MemoryCategory c) {
   switch (c) {
-    case MemoryCategory::kParams: return "parameters";
-    case MemoryCategory::kGrads: return "gradients";
-    case MemoryCategory::kOptimizer: return "optimizer state";
-    case MemoryCategory::kActivations: return "activations";
-    case MemoryCategory::kCommBuffers: return "communication buffers";
-    case MemoryCategory::kOther: return "other";
+    case MemoryCategory::kParams:
+      return "parameters";
+    case MemoryCategory::kGrads:
+      return "gradients";
+    case MemoryCategory::kOptimizer:
+      return "optimizer state";
+    case MemoryCategory::kActivations:
+      return "activations";
+    case MemoryCategory::kCommBuffers:
+      return "communication buffers";
+    case MemoryCategory::kOther:
+      return "other";
   }
   return "other";
 }

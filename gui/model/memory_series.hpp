@@ -9,8 +9,8 @@
 #include <array>
 #include <cstdint>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/program.hpp"
@@ -30,8 +30,8 @@ struct MemoryStack {
   int device = 0;
   std::vector<double> times_seconds;
   std::array<std::vector<double>, kNumMemoryCategories> bytes;
-  double peak_bytes = 0;          // the highest total
-  double peak_time_seconds = 0;   // its first time
+  double peak_bytes = 0;         // the highest total
+  double peak_time_seconds = 0;  // its first time
   bool empty() const { return times_seconds.empty(); }
   size_t size() const { return times_seconds.size(); }
   double total_at_index(size_t i) const;

@@ -17,8 +17,8 @@
 #include <QMouseEvent>
 #include <QScatterSeries>
 #include <QToolTip>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 #include "core/units.hpp"
 
@@ -28,8 +28,12 @@ namespace {
 
 constexpr int kBins = 1500;  // a chart 1600 px wide: two points a pixel at most
 
-QColor rgb(std::uint32_t c) { return QColor::fromRgb(c); }
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QColor rgb(std::uint32_t c) {
+  return QColor::fromRgb(c);
+}
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 // Mouse on the chart: a click picks a time, hovering tells what is live.
 class MemoryChartView : public QChartView {
@@ -142,7 +146,9 @@ MemoryView::MemoryView(QWidget* parent) : View(parent) {
   set_document(nullptr);
 }
 
-QString MemoryView::info_text() const { return info_->text(); }
+QString MemoryView::info_text() const {
+  return info_->text();
+}
 
 double MemoryView::capacity_bytes(int device) const {
   const Topology* topo = doc_ ? doc_->topology() : nullptr;
@@ -167,22 +173,25 @@ void MemoryView::set_document(DocumentPtr doc) {
     clear_chart();
     chart_->setTitle({});
     summary_->clear();
-    info_->setText(doc_ ? tr("This %1 has no memory samples.")
-                              .arg(doc_->kind == DocumentKind::kProfile ? tr("profile") : tr("trace"))
-                        : tr("Open a scenario or a trace to see its memory over time."));
+    info_->setText(
+        doc_ ? tr("This %1 has no memory samples.")
+                   .arg(doc_->kind == DocumentKind::kProfile ? tr("profile") : tr("trace"))
+             : tr("Open a scenario or a trace to see its memory over time."));
     return;
   }
   const Trace& trace = *doc_->trace;
   peaks_ = peak_bytes_by_device(trace);
   std::vector<int> order;
   for (size_t d = 0; d < peaks_.size(); ++d) order.push_back(static_cast<int>(d));
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return peaks_[static_cast<size_t>(a)] > peaks_[static_cast<size_t>(b)]; });
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return peaks_[static_cast<size_t>(a)] > peaks_[static_cast<size_t>(b)];
+  });
   for (int d : order) {
     const std::string name = static_cast<size_t>(d) < trace.device_names.size()
                                  ? trace.device_names[static_cast<size_t>(d)]
                                  : "device " + std::to_string(d);
-    QString text = q(name) + "  —  " + tr("peak %1").arg(q(format_bytes(peaks_[static_cast<size_t>(d)])));
+    QString text =
+        q(name) + "  —  " + tr("peak %1").arg(q(format_bytes(peaks_[static_cast<size_t>(d)])));
     if (const double cap = capacity_bytes(d); cap > 0)
       text += tr(" of %1").arg(q(format_bytes(cap)));
     devices_->addItem(text, d);
@@ -336,10 +345,12 @@ void MemoryView::rebuild_chart() {
   const std::string name = static_cast<size_t>(device_) < doc_->trace->device_names.size()
                                ? doc_->trace->device_names[static_cast<size_t>(device_)]
                                : "device " + std::to_string(device_);
-  QString title = tr("%1: peak %2 at %3").arg(q(name), q(format_bytes(stack_.peak_bytes)),
-                                               q(format_seconds(stack_.peak_time_seconds)));
+  QString title = tr("%1: peak %2 at %3")
+                      .arg(q(name), q(format_bytes(stack_.peak_bytes)),
+                           q(format_seconds(stack_.peak_time_seconds)));
   if (capacity > 0)
-    title += tr(" of %1 (%2%)").arg(q(format_bytes(capacity)))
+    title += tr(" of %1 (%2%)")
+                 .arg(q(format_bytes(capacity)))
                  .arg(100.0 * stack_.peak_bytes / capacity, 0, 'f', 1);
   chart_->setTitle(title);
   summary_->setText(reach_capacity || capacity <= 0
@@ -373,8 +384,8 @@ void MemoryView::update_info() {
       QString line = tr("<b style='color:#b00000'>Out of memory</b> at %1: %2 brought it to %3 "
                         "of %4 — live then: %5.")
                          .arg(q(format_seconds(oom->time_seconds)), q(oom->task).toHtmlEscaped(),
-                              q(format_bytes(oom->live_bytes)), q(format_bytes(oom->capacity_bytes)),
-                              breakdown(oom->live, " · "));
+                              q(format_bytes(oom->live_bytes)),
+                              q(format_bytes(oom->capacity_bytes)), breakdown(oom->live, " · "));
       if (!oom->largest_buffers.empty()) {
         QStringList b;
         for (const auto& [n, bytes] : oom->largest_buffers)

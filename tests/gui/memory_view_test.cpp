@@ -1,7 +1,7 @@
 // The memory view, offscreen (gui/views/memory_view.hpp): the default
 // device, the OOM report, the time cursor, a document without samples.
-#include <QComboBox>
 #include <gtest/gtest.h>
+#include <QComboBox>
 
 #include "gui/model/loader.hpp"
 #include "gui/views/memory_view.hpp"

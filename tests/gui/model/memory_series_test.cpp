@@ -105,8 +105,7 @@ TEST(ReducePoints, KeepsEachBinsHighestAndLowestAndThePeak) {
   // spike of 1000 B at sample 5,555; 50 bins of 200 samples each.
   Trace t;
   t.device_names = {"gpu0"};
-  for (int i = 0; i < 10000; ++i)
-    t.memory.push_back(sample(0, kA, i, i == 5555 ? 1000 : i % 100));
+  for (int i = 0; i < 10000; ++i) t.memory.push_back(sample(0, kA, i, i == 5555 ? 1000 : i % 100));
   const MemoryStack full = memory_stack(t, 0);
   const MemoryStack r = reduce_points(full, 50);
   EXPECT_LE(r.size(), 2u * 50 + 2);
