@@ -1,6 +1,7 @@
 #include "gui/views/timeline_canvas.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <QHelpEvent>
@@ -30,12 +31,25 @@ const QColor kText(0x20, 0x24, 0x2a);
 
 QColor rgb(std::uint32_t c) { return QColor::fromRgb(c); }
 
-// A colour faded towards the background by `fill` (0 = background, 1 = itself).
-QColor faded(QColor c, double fill) {
-  fill = std::clamp(0.35 + 0.65 * fill, 0.0, 1.0);
-  return QColor::fromRgbF(static_cast<float>(kBackground.redF() + (c.redF() - kBackground.redF()) * fill),
-                          static_cast<float>(kBackground.greenF() + (c.greenF() - kBackground.greenF()) * fill),
-                          static_cast<float>(kBackground.blueF() + (c.blueF() - kBackground.blueF()) * fill));
+// A class's colour at a fill level (PixelRow: 1..kFillLevels), faded
+// towards the background for runs of spans that only partly fill their
+// pixels; computed once.
+const QColor& colour_of(int cls, int fill) {
+  static const auto table = [] {
+    std::array<std::array<QColor, PixelRow::kFillLevels + 1>, kNumSpanClasses> t;
+    for (int c = 0; c < kNumSpanClasses; ++c)
+      for (int f = 0; f <= PixelRow::kFillLevels; ++f) {
+        const QColor x = rgb(class_rgb(static_cast<SpanClass>(c)));
+        const double a = 0.35 + 0.65 * f / PixelRow::kFillLevels;
+        t[static_cast<size_t>(c)][static_cast<size_t>(f)] = QColor::fromRgbF(
+            static_cast<float>(kBackground.redF() + (x.redF() - kBackground.redF()) * a),
+            static_cast<float>(kBackground.greenF() + (x.greenF() - kBackground.greenF()) * a),
+            static_cast<float>(kBackground.blueF() + (x.blueF() - kBackground.blueF()) * a));
+      }
+    return t;
+  }();
+  return table[static_cast<size_t>(std::clamp(cls, 0, kNumSpanClasses - 1))]
+              [static_cast<size_t>(std::clamp(fill, 0, PixelRow::kFillLevels))];
 }
 
 std::int64_t key(std::int64_t collective, std::int64_t device) { return (collective << 24) ^ device; }
@@ -327,44 +341,52 @@ void TimelineCanvas::paint_rows(QPainter& p, const QRect& area) {
                                            static_cast<int>(kLabelWidth - x - 14)));
     p.setFont(small);
 
-    // Spans.
+    // Spans, gathered a pixel column at a time (PixelRow) and painted as
+    // runs: at most one rectangle per column however many tracks a
+    // collapsed row holds; then the names of spans wide enough for them.
     const std::vector<int> streams = layout_.streams_of_row(r);
     if (streams.empty()) continue;
     const bool merged_row = row.kind != RowKind::kStream;
+    // A collapsed row is an overview: half the resolution is plenty.
+    const double resolution = merged_row ? 2 * spp : spp;
     p.save();
     p.setClipRect(area);
-    for (int s : streams) {
-      for (std::int32_t t : index.tracks_of_stream(s)) {
-        const int depth = merged_row ? 0 : index.track(t).depth;
-        const double ty = y + depth * track_h + 1;
-        const double th = track_h - 2;
-        if (ty > area.bottom() || ty + th < area.top()) continue;
-        items_.clear();
-        index.query(t, w.start_seconds, w.end_seconds, spp, items_);
-        last_items_ += static_cast<std::int64_t>(items_.size());
-        for (const LodItem& it : items_) {
-          double x0 = area.left() + axis_.time_to_x(it.start_seconds);
-          double x1 = area.left() + axis_.time_to_x(it.end_seconds);
-          x0 = std::max(x0, area.left() - 2.0);
-          x1 = std::min(x1, area.right() + 2.0);
-          if (x1 - x0 < 1) x1 = x0 + 1;
-          const QColor c = rgb(class_rgb(index.span_class(it.rep)));
-          const double fill =
-              it.count > 1 ? it.busy_seconds / std::max(it.end_seconds - it.start_seconds, 1e-30) : 1.0;
-          // A pixel of gap after spans wide enough to spare it, so that
-          // neighbours of one colour stay apart.
-          const double gap = it.count == 1 && x1 - x0 >= 4 ? 1 : 0;
-          const QRectF box(x0, ty, x1 - x0 - gap, th);
-          p.fillRect(box, it.count > 1 ? faded(c, fill) : c);
-          if (it.count == 1 && x1 - x0 > 36 && !merged_row) {
-            p.setPen(Qt::white);
-            const std::string& name = trace.names[static_cast<size_t>(
-                std::max<NameId>(0, trace.spans[static_cast<size_t>(it.rep)].name))];
-            p.drawText(box.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                       fm.elidedText(QString::fromStdString(name), Qt::ElideRight,
-                                     static_cast<int>(x1 - x0 - 5)));
+    const int lanes = merged_row ? 1 : std::max(1, row.depths);
+    for (int lane = 0; lane < lanes; ++lane) {
+      const double ty = y + lane * track_h + 1;
+      const double th = track_h - 2;
+      if (ty > area.bottom() || ty + th < area.top()) continue;
+      pixels_.reset(area.width());
+      labels_.clear();
+      for (int s : streams) {
+        for (std::int32_t t : index.tracks_of_stream(s)) {
+          if (!merged_row && index.track(t).depth != lane) continue;
+          items_.clear();
+          index.query(t, w.start_seconds, w.end_seconds, resolution, items_);
+          last_items_ += static_cast<std::int64_t>(items_.size());
+          for (const LodItem& it : items_) {
+            const double x0 = axis_.time_to_x(it.start_seconds);
+            const double x1 = axis_.time_to_x(it.end_seconds);
+            const double fill =
+                it.count > 1 ? it.busy_seconds / std::max(it.end_seconds - it.start_seconds, 1e-30) : 1.0;
+            pixels_.add(x0, x1, static_cast<int>(index.span_class(it.rep)), fill, it.count == 1);
+            if (!merged_row && it.count == 1 && x1 - x0 > 36) labels_.push_back(it);
           }
         }
+      }
+      for (const PixelRow::Run& run : pixels_.runs())
+        p.fillRect(QRectF(area.left() + run.x0, ty, run.x1 - run.x0, th),
+                   colour_of(run.cls, run.fill));
+      p.setPen(Qt::white);
+      for (const LodItem& it : labels_) {
+        const double x0 = std::max(0.0, axis_.time_to_x(it.start_seconds));
+        const double x1 = std::min(static_cast<double>(area.width()), axis_.time_to_x(it.end_seconds));
+        if (x1 - x0 < 30) continue;
+        const std::string& name = trace.names[static_cast<size_t>(
+            std::max<NameId>(0, trace.spans[static_cast<size_t>(it.rep)].name))];
+        p.drawText(QRectF(area.left() + x0 + 3, ty, x1 - x0 - 6, th), Qt::AlignVCenter | Qt::AlignLeft,
+                   fm.elidedText(QString::fromStdString(name), Qt::ElideRight,
+                                 static_cast<int>(x1 - x0 - 6)));
       }
     }
     p.restore();
@@ -414,7 +436,8 @@ void TimelineCanvas::paint_arrows(QPainter& p, const QRect& area) {
   }
   p.save();
   p.setClipRect(area);
-  p.setRenderHint(QPainter::Antialiasing, true);
+  // Antialiased lines cost ten times more: only while few are in view.
+  p.setRenderHint(QPainter::Antialiasing, xs.size() <= 300);
   for (std::int32_t i : xs) {
     const TraceTransfer& x = trace.transfers[static_cast<size_t>(i)];
     const std::int32_t src_span = doc_->index->span_of_task(x.task);

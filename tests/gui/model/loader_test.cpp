@@ -118,5 +118,26 @@ TEST(Loader, ACancelledLoadSaysSo) {
   EXPECT_FALSE(is_cancelled(Status::error("x")));
 }
 
+// The flag reaches the simulator itself: set while it runs (from its own
+// progress callback), the load stops there and says so.
+TEST(Loader, CancelDuringTheSimulationStopsIt) {
+  std::atomic<bool> cancel{false};
+  bool simulating_after_cancel = false;
+  LoadOptions o;
+  o.cancel = &cancel;
+  o.granularity = planner::Granularity::kStep;
+  o.on_progress = [&](const std::string& stage, double done, double) {
+    if (stage != "simulating") return;
+    if (cancel) simulating_after_cancel = true;
+    if (done > 0) cancel = true;
+  };
+  auto r = load_document(kSrc + "/scenarios/llm_13b_128gpu.yaml", o);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_TRUE(is_cancelled(r.status())) << r.message();
+  EXPECT_EQ(r.status().kind(), ErrorKind::kCancelled);
+  // It stopped at the next poll: no more than one progress call after the flag.
+  EXPECT_FALSE(simulating_after_cancel);
+}
+
 }  // namespace
 }  // namespace brigade::gui
