@@ -290,6 +290,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
       md * (bt.tp_fwd + bt.tp_bwd + bt.pp + bt.zero_exposed) + per_step_extra[busiest] - e.optimizer_seconds;
   e.bubble_seconds = std::max(0.0, e.step_seconds - md * bt.per_micro_batch() - per_step_extra[busiest]);
   e.communication = ledgers[busiest].take();
+  e.communication_device = rm.device(0, 0, static_cast<int>(busiest));
   e.notes.push_back(fmt::format("times are those of a device of pipeline stage {} (the busiest)", busiest));
   if (p > 1)
     e.notes.push_back(fmt::format("pipeline: {} micro-batches over {} stages ({}), bubble = (sum of "
