@@ -85,6 +85,14 @@ struct PlanEstimate {
 // kUnsupported for combinations the closed form does not judge (said so).
 Result<PlanEstimate> estimate_plan(const Scenario& scenario);
 
+// Notes on plans that are valid but probably not what their author meant,
+// said by every judge (`cost`, `simulate`, `explain`) and never refused
+// (`brigade search` takes such scenarios as its input): `schedule:
+// interleaved` with `virtual_stages: 1` is 1F1B; a model without a strategy
+// (or a graph without a placement or mesh) on a topology of several devices
+// uses one of them.
+std::vector<std::string> plan_warnings(const Scenario& scenario);
+
 // A modelling difference between the closed form and the simulator (`brigade
 // simulate --network ideal`) that applies to a plan, with how far apart it
 // may put the two judges' figures (relative). docs/costmodel.md, "The closed

@@ -480,10 +480,9 @@ Result<PlanEstimate> SpmdJudge::run(PlanEstimate e) {
         const int p = g_.tensors[static_cast<size_t>(t)].grad_of;
         if (p >= 0) after = std::max(after, optimizer_op[static_cast<size_t>(p)]);
       }
-      BRIGADE_RETURN_IF_ERROR(
-          collective(CollectiveKind::kAllGather, bk.axes, bk.bytes, true, after >= 0 ? op_ends(after) : Ends{},
-                     "data")
-              .status());
+      auto gathered = collective(CollectiveKind::kAllGather, bk.axes, bk.bytes, true,
+                                 after >= 0 ? op_ends(after) : Ends{}, "data");
+      if (!gathered.is_ok()) return gathered.status();
     }
   // Memory: each activation allocated by its producer, freed after its last reader.
   double step = 0;

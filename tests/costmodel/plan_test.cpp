@@ -78,9 +78,11 @@ TEST(EstimatePlan, TransformerOneDeviceEqualsEq3) {
 //   parameters: 2 layers x (12*4096 + 13*64 = 49,984) + (128 + 32)*64 embeddings
 //   = 99,968 + 10,240 = 110,208 (Eq. 2: no final layernorm, as the planner); x 16 B =
 //   1,763,328 B of model states.
-//   activations: per layer sbh(34 + 5as/h) = 2048 * (34 + 10) = 90,112; 2 layers = 180,224;
-//   embedding mask sbh = 2048; output layer 4sbh + 4sv = 8192 + 16,384 = 24,576; total 206,848 B.
-//   peak = 1,763,328 + 206,848 = 1,970,176 B.
+//   activations: what the blocks' kernels save (costmodel/transformer_blocks.hpp, the planner's
+//   buffers): per layer sbh(34 + 5as/h) = 2048 * (34 + 10) = 90,112 (Korthikanti Eq. 2); 2 layers
+//   = 180,224; embedding mask sbh = 2048; head: the logits' input sbh x 2 B = 4096 and the cross
+//   entropy's fp32 logits 4sv = 16,384 (no final layernorm) = 20,480; total 202,752 B.
+//   peak = 1,763,328 + 202,752 = 1,966,080 B.
 TEST(EstimatePlan, TransformerMemoryByHand) {
   auto e = estimate_plan(tiny_gpt(1));
   ASSERT_TRUE(e.is_ok()) << e.message();
@@ -89,8 +91,8 @@ TEST(EstimatePlan, TransformerMemoryByHand) {
   EXPECT_DOUBLE_EQ(m.params_bytes, 110208.0 * 2);
   EXPECT_DOUBLE_EQ(m.grads_bytes, 110208.0 * 2);
   EXPECT_DOUBLE_EQ(m.optimizer_bytes, 110208.0 * 12);
-  EXPECT_DOUBLE_EQ(m.activations_bytes, 206848.0);
-  EXPECT_DOUBLE_EQ(m.peak_bytes, 1970176.0);
+  EXPECT_DOUBLE_EQ(m.activations_bytes, 202752.0);
+  EXPECT_DOUBLE_EQ(m.peak_bytes, 1966080.0);
   EXPECT_TRUE(m.fits);
   // Parameters reported are Eq. 2's, the same count as the memory's.
   EXPECT_DOUBLE_EQ(e->parameters, 110208.0);
@@ -133,19 +135,19 @@ TEST(EstimatePlan, PipelineActivationsPerStage) {
   auto e = estimate_plan(sc);
   ASSERT_TRUE(e.is_ok()) << e.message();
   ASSERT_EQ(e->memory.size(), 4u);
-  // Stage 0: 4 x 90,112 + embedding masks 4 x 2048; stage 3: 1 x 90,112 + output layer
-  // (vocabulary 0: the layernorm and projection inputs, 4sbh = 8192).
+  // Stage 0: 4 x 90,112 + embedding masks 4 x 2048; stage 3: 1 x 90,112 (vocabulary 0: the
+  // head has no logits and saves nothing).
   EXPECT_DOUBLE_EQ(e->memory[0].activations_bytes, 4 * 90112.0 + 4 * 2048.0);
-  EXPECT_DOUBLE_EQ(e->memory[3].activations_bytes, 90112.0 + 8192.0);
+  EXPECT_DOUBLE_EQ(e->memory[3].activations_bytes, 90112.0);
   sc.strategy.schedule = PipelineSchedule::kGpipe;
   auto g = estimate_plan(sc);
   ASSERT_TRUE(g.is_ok()) << g.message();
   EXPECT_DOUBLE_EQ(g->memory[1].activations_bytes, 8 * 90112.0);
   // GPipe runs all 8 forwards before any backward, so the first stage keeps the embedding's
-  // dropout mask (sbh = 32*64*1 = 2048 B) of all 8 micro-batches too, and the last stage all 8
-  // output layers: 8 x 90,112 + 8 x 2048 = 737,280 B and 8 x 90,112 + 8 x 8192 = 786,432 B.
+  // dropout mask (sbh = 32*64*1 = 2048 B) of all 8 micro-batches too: 8 x 90,112 + 8 x 2048 =
+  // 737,280 B; the last stage 8 x 90,112 = 720,896 B.
   EXPECT_DOUBLE_EQ(g->memory[0].activations_bytes, 737280.0);
-  EXPECT_DOUBLE_EQ(g->memory[3].activations_bytes, 786432.0);
+  EXPECT_DOUBLE_EQ(g->memory[3].activations_bytes, 720896.0);
 }
 
 // Tensor parallel t = 2 (Megatron): per layer 2 AllReduces forward + 2 backward of
@@ -173,7 +175,11 @@ TEST(EstimatePlan, TensorParallelAllReducesByHand) {
   // forward, 4 AllGathers + 2 ReduceScatters backward; the embedding adds an RS forward and
   // an AG backward, the head an AG forward and an RS backward. AllGathers 2*6 + 1 + 1 = 14,
   // ReduceScatters 2*4 + 1 + 1 = 10, of 4096 B, each 1e-6 + 4096/2/1e10 = 1.2048e-6 s; the
-  // loss AllReduce stays. Step = 1.1010048e-5 + 24 * 1.2048e-6 + 2.0384e-6 = 4.1963648e-5 s.
+  // loss AllReduce stays. Once per step, the LayerNorm, bias and position-embedding gradients
+  // (partial over the sequence shards) are all-reduced over the tensor group: per layer 2 x 2h
+  // (LN) + 2h (the row-parallel biases) = 384, x 2 layers + the s x h = 2048 positions = 2816
+  // parameters x 2 B = 5632 B: 2e-6 + 5632/1e10 = 2.5632e-6 s, after the backward.
+  // Step = 1.1010048e-5 + 24 * 1.2048e-6 + 2.0384e-6 + 2.5632e-6 = 4.4526848e-5 s.
   sc.strategy.sequence_parallel = true;
   auto sp = estimate_plan(sc);
   ASSERT_TRUE(sp.is_ok()) << sp.message();
@@ -183,14 +189,20 @@ TEST(EstimatePlan, TensorParallelAllReducesByHand) {
   ASSERT_NE(rs, nullptr);
   EXPECT_EQ(ag->count, 14.0);
   EXPECT_EQ(rs->count, 10.0);
-  expect_rel(sp->step_seconds, 4.1963648e-5);
+  const CommunicationEstimate* seq = find_comm(*sp, "sequence", "allreduce");
+  ASSERT_NE(seq, nullptr);
+  EXPECT_EQ(seq->bytes, 5632.0);
+  expect_rel(sp->step_seconds, 4.4526848e-5);
 }
 
 // Data parallel d = 2 (global batch 2, one sequence each): gradients G = 110,208 params x 2 B
 // = 220,416 B. One bucket, not overlapped: ring AllReduce 2e-6 + 220416/1e10 = 2.40416e-5 s.
-// Four buckets of 55,104 B, overlapped: each 2e-6 + 5.5104e-6 = 7.5104e-6, total 3.00416e-5;
-// the backward window is 2 * (2*3,407,872 + 524,288) / 1e12 = 1.4680064e-5 s; exposed =
-// max(7.5104e-6, 3.00416e-5 - 1.4680064e-5) = 1.5361536e-5 s.
+// Buckets of at least 55,104 B filled with whole parameter groups in the order the backward
+// completes them (as the planner fills them): layer 1's fc2 and fc1 weights (2 x 16,448 x 2 B),
+// ..., 4 buckets; 4 x 2e-6 + 220,416/1e10 = 3.00416e-5 s in all. Each starts when it is full
+// and the one before is done; only what runs past the backward shows, at least the last
+// bucket (its gradients come last). tests/planner/cross_judge_test.cpp holds this dp-stream
+// timeline to the simulator's.
 TEST(EstimatePlan, DataParallelGradientsByHand) {
   Scenario sc = tiny_gpt(2);
   sc.strategy.data = 2;
@@ -212,19 +224,24 @@ TEST(EstimatePlan, DataParallelGradientsByHand) {
   ASSERT_NE(ar, nullptr);
   EXPECT_EQ(ar->count, 4.0);
   expect_rel(ar->seconds, 3.00416e-5);
-  expect_rel(ar->exposed_seconds, 1.5361536e-5);
-  expect_rel(o->step_seconds, 2.2020096e-5 + 1.5361536e-5);
+  EXPECT_LT(ar->exposed_seconds, ar->seconds);
+  EXPECT_GT(ar->exposed_seconds, 2e-6 + 20736 / 1e10);  // more than the last bucket alone
+  expect_rel(o->step_seconds, 2.2020096e-5 + ar->exposed_seconds);
 }
 
 // ZeRO over d = 2: stage 1 shards the optimizer (12 B/param / 2), stage 2 also gradients,
 // stage 3 also parameters (ZeRO Figure 1); stages 1-2 reduce-scatter gradients and gather
-// parameters (2 Psi per step, ZeRO §7.2.1), stage 3 gathers each layer's parameters twice.
+// parameters (2 Psi per step, ZeRO §7.2.1), stage 3 gathers each block's parameters twice.
+// At the peak, stage 2 (one micro-batch) holds its whole gradients while the backward makes
+// them, beside what remains of the activations (counted with them); stage 3 holds two blocks'
+// gathered parameters (one of prefetch) and one block's unsharded gradient: 3 x 49,984 x 2 B.
 TEST(EstimatePlan, ZeroStagesMemoryAndTraffic) {
   Scenario sc = tiny_gpt(2);
   sc.strategy.data = 2;
   sc.training.global_batch = 2;
   const double psi = 110208;  // Eq. 2, as TransformerMemoryByHand
-  const double expected_states[] = {16 * psi, 4 * psi + 6 * psi, 2 * psi + 7 * psi, 8 * psi};
+  const double expected_states[] = {16 * psi, 4 * psi + 6 * psi, 2 * psi + 7 * psi,
+                                    8 * psi + 3 * 49984.0 * 2};
   for (int stage = 0; stage <= 3; ++stage) {
     sc.strategy.zero = stage;
     auto e = estimate_plan(sc);
@@ -237,14 +254,16 @@ TEST(EstimatePlan, ZeroStagesMemoryAndTraffic) {
     EXPECT_EQ(find_comm(*e, "data", "allgather") != nullptr, stage == 1 || stage == 2) << stage;
     const CommunicationEstimate* z3 = find_comm(*e, "zero-3 params", "allgather");
     EXPECT_EQ(z3 != nullptr, stage == 3) << stage;
-    // 2 layers, gathered before forward and before backward: 4 calls of 49,984 x 2 B.
+    // 2 layers, the embedding (10,240) and the head (the word embedding it uses, 8192),
+    // gathered before forward and before backward: 8 calls, 2 x 118,400 x 2 B.
     if (z3) {
-      EXPECT_EQ(z3->bytes, 4 * 49984.0 * 2);
+      EXPECT_EQ(z3->count, 8.0);
+      EXPECT_EQ(z3->bytes, 2 * 118400.0 * 2);
     }
   }
 }
 
-// Inference keeps weights only and one layer's working set.
+// Inference keeps weights only and one block's working set at a time (what its kernels write).
 TEST(EstimatePlan, TransformerInference) {
   Scenario sc = tiny_gpt(1);
   sc.training.inference = true;
@@ -254,8 +273,8 @@ TEST(EstimatePlan, TransformerInference) {
   expect_rel(e->step_seconds, 7.340032e-6);
   EXPECT_DOUBLE_EQ(e->memory[0].params_bytes, 110208.0 * 2);
   EXPECT_EQ(e->memory[0].grads_bytes + e->memory[0].optimizer_bytes, 0.0);
-  // One layer 90,112 + the output layer 24,576.
-  EXPECT_DOUBLE_EQ(e->memory[0].activations_bytes, 90112.0 + 24576.0);
+  // The largest block: a layer, 90,112 B.
+  EXPECT_DOUBLE_EQ(e->memory[0].activations_bytes, 90112.0);
 }
 
 TEST(EstimatePlan, DoesNotFitIsReported) {
