@@ -72,7 +72,8 @@ Trace simulate_traced(int c, bool steps, benchmark::State& state) {
   const Scenario* s = nullptr;
   const planner::Plan& plan = plan_of(c, s);
   sim::SimOptions o;
-  o.network = s->simulation.network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
+  o.network =
+      s->simulation.network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
   o.record_trace = true;
   o.trace_steps = steps;
   o.record_task_times = false;
@@ -96,7 +97,8 @@ void BM_SimulateTraced(benchmark::State& state) {
   state.counters["transfers"] = static_cast<double>(t.transfers.size());
   state.counters["trace_MB"] = static_cast<double>(t.spans.capacity() * sizeof(TraceSpan) +
                                                    t.transfers.capacity() * sizeof(TraceTransfer) +
-                                                   t.memory.capacity() * sizeof(MemorySample)) / 1e6;
+                                                   t.memory.capacity() * sizeof(MemorySample)) /
+                               1e6;
   state.counters["peak_RSS_MB"] = peak_rss_bytes() / 1e6;
 }
 
@@ -131,8 +133,10 @@ void BM_ReadChromeTrace(benchmark::State& state) {
   for (auto _ : state) {
     std::istringstream in(gz);
     auto back = read_chrome_trace(in, "bench.json.gz");
-    if (!back.is_ok()) state.SkipWithError(back.message().c_str());
-    else spans = back->spans.size();
+    if (!back.is_ok())
+      state.SkipWithError(back.message().c_str());
+    else
+      spans = back->spans.size();
   }
   state.counters["spans"] = static_cast<double>(spans);
   state.counters["peak_RSS_MB"] = peak_rss_bytes() / 1e6;
@@ -141,7 +145,12 @@ void BM_ReadChromeTrace(benchmark::State& state) {
 }  // namespace
 
 #define BRIGADE_TRACE_BENCH(fn, name, ...) \
-  BENCHMARK(fn)->Name(name)->Args({__VA_ARGS__})->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime()
+  BENCHMARK(fn)                            \
+      ->Name(name)                         \
+      ->Args({__VA_ARGS__})                \
+      ->Iterations(1)                      \
+      ->Unit(benchmark::kSecond)           \
+      ->UseRealTime()
 // Simulate (case, steps); write (case, gzip, steps); read (case).
 BRIGADE_TRACE_BENCH(BM_SimulateTraced, "SimulateTraced/llm_13b", 0, 0);
 BRIGADE_TRACE_BENCH(BM_WriteChromeTrace, "WriteJson/llm_13b", 0, 0, 0);

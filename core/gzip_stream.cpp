@@ -68,7 +68,8 @@ struct GzipWriteBuf::Impl {
         full.pop_front();
         last = closing && full.empty();
       }
-      if (!failed && !deflate_some(buf.data(), buf.size(), last ? Z_FINISH : Z_NO_FLUSH)) failed = true;
+      if (!failed && !deflate_some(buf.data(), buf.size(), last ? Z_FINISH : Z_NO_FLUSH))
+        failed = true;
       {
         std::lock_guard lock(mu);
         buf.clear();
@@ -82,7 +83,8 @@ struct GzipWriteBuf::Impl {
   // Hands `current` over (`last`: the final one) and takes an empty buffer.
   void hand_over(bool last) {
     if (!threaded) {
-      if (!failed && !deflate_some(current.data(), current.size(), last ? Z_FINISH : Z_NO_FLUSH)) failed = true;
+      if (!failed && !deflate_some(current.data(), current.size(), last ? Z_FINISH : Z_NO_FLUSH))
+        failed = true;
       current.clear();
       return;
     }
@@ -147,14 +149,17 @@ std::streamsize GzipWriteBuf::xsputn(const char* s, std::streamsize n) {
   std::streamsize done = 0;
   while (done < n) {
     if (m.current.size() >= kChunk && !deflate_input(Z_NO_FLUSH)) return done;
-    const auto k = std::min<std::streamsize>(static_cast<std::streamsize>(kChunk - m.current.size()), n - done);
+    const auto k = std::min<std::streamsize>(
+        static_cast<std::streamsize>(kChunk - m.current.size()), n - done);
     m.current.insert(m.current.end(), s + done, s + done + k);
     done += k;
   }
   return done;
 }
 
-int GzipWriteBuf::sync() { return impl_->failed ? -1 : 0; }  // deflate's flush would cost ratio
+int GzipWriteBuf::sync() {
+  return impl_->failed ? -1 : 0;
+}  // deflate's flush would cost ratio
 
 Status GzipWriteBuf::finish() {
   Impl& m = *impl_;
@@ -190,7 +195,9 @@ GzipReadBuf::~GzipReadBuf() {
   if (impl_->open) inflateEnd(&impl_->z);
 }
 
-const std::string& GzipReadBuf::error() const { return impl_->error; }
+const std::string& GzipReadBuf::error() const {
+  return impl_->error;
+}
 
 GzipReadBuf::int_type GzipReadBuf::underflow() {
   Impl& m = *impl_;
@@ -221,8 +228,10 @@ GzipReadBuf::int_type GzipReadBuf::underflow() {
         m.z.avail_in = got;
         more = got > 0;
       }
-      if (more) inflateReset(&m.z);
-      else m.ended = true;
+      if (more)
+        inflateReset(&m.z);
+      else
+        m.ended = true;
     } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
       m.error = std::string("corrupt gzip data (") + (m.z.msg ? m.z.msg : "zlib error") + ")";
       m.ended = true;

@@ -31,7 +31,9 @@ const U128* powers_of_ten() {
   return table.p;
 }
 
-U128 pow10(int k) { return powers_of_ten()[k]; }
+U128 pow10(int k) {
+  return powers_of_ten()[k];
+}
 
 int digits_of(U128 m) {
   int n = 1;
@@ -122,7 +124,8 @@ std::optional<Dec> parse(std::string_view s) {
 // The decimal digits of m into buf (no terminator); their count. One
 // 128-bit division at most (into two halves below 10^19).
 int to_digits(U128 m, char* buf) {
-  if (m <= UINT64_MAX) return static_cast<int>(std::to_chars(buf, buf + 40, static_cast<std::uint64_t>(m)).ptr - buf);
+  if (m <= UINT64_MAX)
+    return static_cast<int>(std::to_chars(buf, buf + 40, static_cast<std::uint64_t>(m)).ptr - buf);
   constexpr std::uint64_t kHalf = 10000000000000000000ull;  // 10^19
   const auto hi = static_cast<std::uint64_t>(m / kHalf), lo = static_cast<std::uint64_t>(m % kHalf);
   int n = static_cast<int>(std::to_chars(buf, buf + 40, hi).ptr - buf);

@@ -60,8 +60,8 @@ Result<std::vector<std::int32_t>> parse_device_list(std::string_view text) {
   size_t start = 0;
   while (true) {
     const size_t comma = text.find(',', start);
-    const std::string_view item =
-        text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
+    const std::string_view item = text.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     const size_t dash = item.find('-');
     std::int64_t a = 0, b = 0;
     if (dash == std::string_view::npos) {
@@ -84,7 +84,8 @@ Result<std::pair<double, double>> parse_time_window(std::string_view text) {
       "a window START:END such as 0:50ms or 1s: (durations with units, START < END; either may be "
       "left out)");
   const size_t colon = text.find(':');
-  if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos) return bad;
+  if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos)
+    return bad;
   const std::string_view a = trim(text.substr(0, colon)), b = trim(text.substr(colon + 1));
   if (a.empty() && b.empty()) return bad;
   double start = 0, end = std::numeric_limits<double>::infinity();

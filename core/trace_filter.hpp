@@ -26,10 +26,13 @@ struct TraceFilter {
   double end_seconds = std::numeric_limits<double>::infinity();
 
   bool keeps_everything() const {
-    return devices.empty() && start_seconds <= 0 && end_seconds == std::numeric_limits<double>::infinity();
+    return devices.empty() && start_seconds <= 0 &&
+           end_seconds == std::numeric_limits<double>::infinity();
   }
   bool keeps_device(std::int32_t device) const;  // binary search
-  bool overlaps(double start, double end) const { return end >= start_seconds && start <= end_seconds; }
+  bool overlaps(double start, double end) const {
+    return end >= start_seconds && start <= end_seconds;
+  }
   // "" when it keeps everything, else e.g. "devices 0-7,64; window 0 s to 50.0 ms".
   std::string str() const;
 };

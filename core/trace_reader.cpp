@@ -32,20 +32,80 @@ std::optional<TaskKind> parse_task_kind(std::string_view s) {
 }
 
 std::optional<Phase> parse_phase(std::string_view s) {
-  for (auto p : {Phase::kForward, Phase::kBackward, Phase::kRecompute, Phase::kOptimizer, Phase::kOther})
+  for (auto p :
+       {Phase::kForward, Phase::kBackward, Phase::kRecompute, Phase::kOptimizer, Phase::kOther})
     if (phase_name(p) == s) return p;
   return std::nullopt;
 }
 
 std::optional<MemoryCategory> parse_category(std::string_view s) {
   for (int i = 0; i < kNumMemoryCategories; ++i)
-    if (memory_category_name(static_cast<MemoryCategory>(i)) == s) return static_cast<MemoryCategory>(i);
+    if (memory_category_name(static_cast<MemoryCategory>(i)) == s)
+      return static_cast<MemoryCategory>(i);
   return std::nullopt;
 }
 
-// Bytes of a streambuf for the parser, with the line and column of the last
-// few read (the parser reports a byte offset; the message wants line:col).
-class CountingIterator {
+// The bytes of a streambuf in blocks of 1 MiB, with what is needed to turn
+// the parser's byte offset into a line and column: newlines are counted a
+// block at a time, when the block is done.
+class BlockSource {
+ public:
+  explicit BlockSource(std::streambuf* sb) : sb_(sb), buf_(1 << 20) {}
+  // True once every byte has been taken. Refills lazily, so that the last
+  // byte taken is always in the current block.
+  bool at_end() {
+    if (cur_ != end_) return false;
+    if (eof_) return true;
+    refill();
+    return cur_ == end_;
+  }
+  char peek() const { return *cur_; }
+  void take() { ++cur_; }
+
+  // 1-based line and column of the byte at `offset` (one already taken).
+  std::pair<int, int> line_column(std::size_t offset) const {
+    if (offset < base_ || offset >= base_ + static_cast<std::size_t>(end_ - buf_.data()))
+      offset = base_ + static_cast<std::size_t>(cur_ - buf_.data()) - (cur_ > buf_.data() ? 1 : 0);
+    const char* at = buf_.data() + (offset - base_);
+    std::size_t lines = lines_before_;
+    std::int64_t last_newline = last_newline_before_;
+    for (const char* p = buf_.data(); p < at; ++p)
+      if (*p == '\n') {
+        ++lines;
+        last_newline = static_cast<std::int64_t>(base_ + static_cast<std::size_t>(p - buf_.data()));
+      }
+    return {static_cast<int>(lines + 1),
+            static_cast<int>(static_cast<std::int64_t>(offset) - last_newline)};
+  }
+
+ private:
+  void refill() {
+    for (const char* p = buf_.data(); p < end_; ++p)
+      if (*p == '\n') {
+        ++lines_before_;
+        last_newline_before_ =
+            static_cast<std::int64_t>(base_ + static_cast<std::size_t>(p - buf_.data()));
+      }
+    base_ += static_cast<std::size_t>(end_ - buf_.data());
+    const auto n = sb_->sgetn(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    cur_ = buf_.data();
+    end_ = cur_ + std::max<std::streamsize>(n, 0);
+    eof_ = n <= 0;
+  }
+
+  std::streambuf* sb_;
+  std::vector<char> buf_;
+  const char* cur_ = nullptr;
+  const char* end_ = nullptr;
+  std::size_t base_ = 0;  // offset of buf_[0]
+  bool eof_ = false;
+  std::size_t lines_before_ = 0;           // newlines before buf_
+  std::int64_t last_newline_before_ = -1;  // offset of the last of them
+};
+
+// BlockSource as the parser's input iterator (nlohmann::json::sax_parse
+// takes any iterator of bytes).
+class SourceIterator {
  public:
   using iterator_category = std::input_iterator_tag;
   using value_type = char;
@@ -53,40 +113,19 @@ class CountingIterator {
   using pointer = const char*;
   using reference = char;
 
-  struct Where {
-    std::size_t offset = 0;
-    int line = 0, column = 0;
-  };
-  struct State {
-    std::size_t read = 0;  // bytes taken
-    int line = 1, column = 0;
-    bool after_newline = false;
-    Where recent[8];  // by offset % 8
-  };
-
-  CountingIterator() = default;
-  CountingIterator(std::streambuf* sb, State* st) : sb_(sb), st_(st) {}
-  char operator*() const { return std::char_traits<char>::to_char_type(sb_->sgetc()); }
-  CountingIterator& operator++() {
-    const int c = sb_->sbumpc();
-    if (st_->after_newline) {
-      ++st_->line;
-      st_->column = 1;
-    } else {
-      ++st_->column;
-    }
-    st_->after_newline = c == '\n';
-    st_->recent[st_->read % 8] = Where{st_->read, st_->line, st_->column};
-    ++st_->read;
+  SourceIterator() = default;
+  explicit SourceIterator(BlockSource* s) : s_(s) {}
+  char operator*() const { return s_->peek(); }
+  SourceIterator& operator++() {
+    s_->take();
     return *this;
   }
-  bool operator==(const CountingIterator& o) const { return at_end() == o.at_end(); }
-  bool operator!=(const CountingIterator& o) const { return !(*this == o); }
+  bool operator==(const SourceIterator& o) const { return done() == o.done(); }
+  bool operator!=(const SourceIterator& o) const { return !(*this == o); }
 
  private:
-  bool at_end() const { return sb_ == nullptr || sb_->sgetc() == std::char_traits<char>::eof(); }
-  std::streambuf* sb_ = nullptr;
-  State* st_ = nullptr;
+  bool done() const { return s_ == nullptr || s_->at_end(); }
+  BlockSource* s_ = nullptr;
 };
 
 // One event's members, as far as the Trace needs them.
@@ -150,7 +189,8 @@ void place(std::vector<T>& v, std::vector<std::uint8_t>& filled, std::int64_t i,
 
 class TraceSax {
  public:
-  explicit TraceSax(std::string filename) : who_(filename + ": error: "), filename_(std::move(filename)) {}
+  explicit TraceSax(std::string filename)
+      : who_(filename + ": error: "), filename_(std::move(filename)) {}
 
   // ---- the SAX interface
   bool null() { return scalar(Scalar{}); }
@@ -162,7 +202,9 @@ class TraceSax {
   }
   bool number_integer(json::number_integer_t v) { return integer(v); }
   bool number_unsigned(json::number_unsigned_t v) {
-    return integer(v > static_cast<json::number_unsigned_t>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(v));
+    return integer(v > static_cast<json::number_unsigned_t>(INT64_MAX)
+                       ? INT64_MAX
+                       : static_cast<std::int64_t>(v));
   }
   bool number_float(json::number_float_t v, const json::string_t& token) {
     Scalar s;
@@ -197,16 +239,16 @@ class TraceSax {
 
  private:
   enum class Ctx : std::uint8_t {
-    kRoot,        // the top-level object
-    kEvents,      // the event array
-    kEvent,       // one event
-    kArgs,        // an event's "args"
-    kExact,       // a counter's "exact"
-    kMeta,        // "brigade"
-    kMetaList,    // "names", "lanes" or "device_names"
-    kMetaStreams, // "streams"
-    kMetaStream,  // one [device, name]
-    kSkip,        // anything else
+    kRoot,         // the top-level object
+    kEvents,       // the event array
+    kEvent,        // one event
+    kArgs,         // an event's "args"
+    kExact,        // a counter's "exact"
+    kMeta,         // "brigade"
+    kMetaList,     // "names", "lanes" or "device_names"
+    kMetaStreams,  // "streams"
+    kMetaStream,   // one [device, name]
+    kSkip,         // anything else
   };
   bool fail(std::string message) {
     error_ = Status::error(who_ + std::move(message));
@@ -229,7 +271,8 @@ class TraceSax {
   bool meta_scalar(const Scalar& s);
   bool event_done();
   bool element_is_not_an_object(const char* type) {
-    return fail("found event " + std::to_string(event_index_) + " of type " + type + "; expected an object");
+    return fail("found event " + std::to_string(event_index_) + " of type " + type +
+                "; expected an object");
   }
   static std::optional<std::int64_t> as_int(const Scalar& s) {
     if (s.type == Scalar::kInt) return s.i;
@@ -281,17 +324,22 @@ bool TraceSax::start_object(std::size_t) {
   }
   switch (stack_.back()) {
     case Ctx::kRoot:
-      if (key_ == "brigade") stack_.push_back(Ctx::kMeta);
-      else stack_.push_back(Ctx::kSkip);  // "traceEvents" as an object is no event array
+      if (key_ == "brigade")
+        stack_.push_back(Ctx::kMeta);
+      else
+        stack_.push_back(Ctx::kSkip);  // "traceEvents" as an object is no event array
       return true;
     case Ctx::kEvents:
       ev_.clear();
       stack_.push_back(Ctx::kEvent);
       return true;
     case Ctx::kEvent:
-      if (key_ == "args") stack_.push_back(Ctx::kArgs);
-      else if (key_ == "exact") stack_.push_back(Ctx::kExact);
-      else stack_.push_back(Ctx::kSkip);
+      if (key_ == "args")
+        stack_.push_back(Ctx::kArgs);
+      else if (key_ == "exact")
+        stack_.push_back(Ctx::kExact);
+      else
+        stack_.push_back(Ctx::kSkip);
       return true;
     default:
       stack_.push_back(Ctx::kSkip);
@@ -306,7 +354,8 @@ bool TraceSax::end_object() {
   if (c == Ctx::kMeta) {
     // The header comes before the events: from here on the file is Brigade's.
     name_index_.clear();
-    for (size_t i = 0; i < t_.names.size(); ++i) name_index_.emplace(t_.names[i], static_cast<NameId>(i));
+    for (size_t i = 0; i < t_.names.size(); ++i)
+      name_index_.emplace(t_.names[i], static_cast<NameId>(i));
   }
   return true;
 }
@@ -357,23 +406,26 @@ bool TraceSax::start_array(std::size_t) {
 bool TraceSax::end_array() {
   const Ctx c = stack_.back();
   stack_.pop_back();
-  if (c == Ctx::kMetaStream) t_.streams.push_back(Stream{static_cast<std::int32_t>(stream_device_), stream_name_});
+  if (c == Ctx::kMetaStream)
+    t_.streams.push_back(Stream{static_cast<std::int32_t>(stream_device_), stream_name_});
   return true;
 }
 
 bool TraceSax::scalar(const Scalar& s) {
   if (!saw_root_) {
     saw_root_ = true;
-    root_type_ = s.type == Scalar::kNull ? "null" : s.type == Scalar::kBool ? "boolean"
-                 : s.type == Scalar::kString                                ? "string"
-                                                                            : "number";
+    root_type_ = s.type == Scalar::kNull     ? "null"
+                 : s.type == Scalar::kBool   ? "boolean"
+                 : s.type == Scalar::kString ? "string"
+                                             : "number";
     return true;
   }
   switch (stack_.back()) {
     case Ctx::kEvents:
-      return element_is_not_an_object(s.type == Scalar::kNull ? "null" : s.type == Scalar::kBool ? "boolean"
-                                      : s.type == Scalar::kString                                ? "string"
-                                                                                                 : "number");
+      return element_is_not_an_object(s.type == Scalar::kNull     ? "null"
+                                      : s.type == Scalar::kBool   ? "boolean"
+                                      : s.type == Scalar::kString ? "string"
+                                                                  : "number");
     case Ctx::kEvent:
       return event_scalar(s);
     case Ctx::kArgs:
@@ -425,8 +477,10 @@ bool TraceSax::event_scalar(const Scalar& s) {
 bool TraceSax::args_scalar(const Scalar& s) {
   const std::string& k = key_;
   if (stack_.back() == Ctx::kExact) {
-    if (k == "i") ev_.exact_i = as_int(s);
-    else if (k == "t_s") ev_.exact_t_s = as_double(s);
+    if (k == "i")
+      ev_.exact_i = as_int(s);
+    else if (k == "t_s")
+      ev_.exact_t_s = as_double(s);
     return true;
   }
   switch (k.empty() ? '\0' : k[0]) {
@@ -437,8 +491,10 @@ bool TraceSax::args_scalar(const Scalar& s) {
       if (k == "task") ev_.task = as_int(s);
       break;
     case 's':
-      if (k == "src") ev_.src = as_int(s);
-      else if (k == "start_s") ev_.start_s = as_double(s);
+      if (k == "src")
+        ev_.src = as_int(s);
+      else if (k == "start_s")
+        ev_.start_s = as_double(s);
       break;
     case 'd':
       if (k == "dst") ev_.dst = as_int(s);
@@ -453,8 +509,10 @@ bool TraceSax::args_scalar(const Scalar& s) {
       if (k == "collective") ev_.collective = as_int(s);
       break;
     case 'n':
-      if (k == "name_id") ev_.name_id = as_int(s);
-      else if (k == "name" && s.type == Scalar::kString) ev_.arg_name = s.text;
+      if (k == "name_id")
+        ev_.name_id = as_int(s);
+      else if (k == "name" && s.type == Scalar::kString)
+        ev_.arg_name = s.text;
       break;
     case 'e':
       if (k == "end_s") ev_.end_s = as_double(s);
@@ -475,29 +533,41 @@ bool TraceSax::meta_scalar(const Scalar& s) {
   const Ctx c = stack_.back();
   if (c == Ctx::kMetaList) {
     const std::string v = s.type == Scalar::kString ? std::string(s.text) : std::string();
-    if (list_key_ == "names") t_.names.push_back(v);
-    else if (list_key_ == "lanes") t_.lanes.push_back(v);
-    else t_.device_names.push_back(v);
+    if (list_key_ == "names")
+      t_.names.push_back(v);
+    else if (list_key_ == "lanes")
+      t_.lanes.push_back(v);
+    else
+      t_.device_names.push_back(v);
     return true;
   }
   if (c == Ctx::kMetaStream) {
-    if (stream_field_ == 0) stream_device_ = as_int(s).value_or(0);
-    else if (stream_field_ == 1 && s.type == Scalar::kString) stream_name_ = s.text;
+    if (stream_field_ == 0)
+      stream_device_ = as_int(s).value_or(0);
+    else if (stream_field_ == 1 && s.type == Scalar::kString)
+      stream_name_ = s.text;
     ++stream_field_;
     return true;
   }
-  if (key_ == "format") format_ = static_cast<int>(as_int(s).value_or(1));
-  else if (key_ == "source" && s.type == Scalar::kString) t_.source = s.text;
-  else if (key_ == "program" && s.type == Scalar::kString) t_.program = s.text;
-  else if (key_ == "filter" && s.type == Scalar::kString) t_.filter = s.text;
-  else if (key_ == "devices") devices_ = as_int(s).value_or(-1);
+  if (key_ == "format")
+    format_ = static_cast<int>(as_int(s).value_or(1));
+  else if (key_ == "source" && s.type == Scalar::kString)
+    t_.source = s.text;
+  else if (key_ == "program" && s.type == Scalar::kString)
+    t_.program = s.text;
+  else if (key_ == "filter" && s.type == Scalar::kString)
+    t_.filter = s.text;
+  else if (key_ == "devices")
+    devices_ = as_int(s).value_or(-1);
   return true;
 }
 
 bool TraceSax::event_done() {
   const std::size_t k = event_index_++;
   Event& e = ev_;
-  if (!e.has_ph) return fail("found event " + std::to_string(k) + " without \"ph\"; expected a phase such as \"X\"");
+  if (!e.has_ph)
+    return fail("found event " + std::to_string(k) +
+                " without \"ph\"; expected a phase such as \"X\"");
   const double ts = e.has_ts ? trace_decimal::seconds_from_us(e.ts).value_or(0) : 0;
   const char ph = e.ph.size() == 1 ? e.ph[0] : '\0';
   if (ph == 'M') {
@@ -510,9 +580,13 @@ bool TraceSax::event_done() {
     s.stream = static_cast<std::int32_t>(e.tid);
     s.task = static_cast<TaskId>(e.task.value_or(-1));
     s.start_seconds = e.start_s ? *e.start_s : ts;
-    if (e.end_s) s.end_seconds = *e.end_s;
-    else if (e.has_ts && e.has_dur) s.end_seconds = trace_decimal::seconds_from_us_sum(e.ts, e.dur).value_or(ts);
-    else s.end_seconds = s.start_seconds + (e.has_dur ? trace_decimal::seconds_from_us(e.dur).value_or(0) : 0);
+    if (e.end_s)
+      s.end_seconds = *e.end_s;
+    else if (e.has_ts && e.has_dur)
+      s.end_seconds = trace_decimal::seconds_from_us_sum(e.ts, e.dur).value_or(ts);
+    else
+      s.end_seconds =
+          s.start_seconds + (e.has_dur ? trace_decimal::seconds_from_us(e.dur).value_or(0) : 0);
     s.kind = parse_task_kind(e.kind.empty() ? std::string_view(e.cat) : std::string_view(e.kind))
                  .value_or(TaskKind::kCompute);
     s.phase = parse_phase(e.phase).value_or(Phase::kForward);
@@ -541,18 +615,21 @@ bool TraceSax::event_done() {
     }
     place(t_.transfers, xfer_ok_, index, x);
     if (format_ == 0 && e.has_id)
-      open_async_[e.cat + '\x1f' + e.id] = static_cast<std::uint32_t>(index >= 0 ? index : static_cast<std::int64_t>(t_.transfers.size()) - 1);
+      open_async_[e.cat + '\x1f' + e.id] = static_cast<std::uint32_t>(
+          index >= 0 ? index : static_cast<std::int64_t>(t_.transfers.size()) - 1);
   } else if (ph == 'e') {
     // Format 2 gives a transfer's end here; other files' ends close their begin.
     if (e.has_ts && e.has_id) {
       std::int64_t index = -1;
       if (format_ >= 2) {
         std::from_chars(e.id.data(), e.id.data() + e.id.size(), index);
-      } else if (auto it = open_async_.find(e.cat + '\x1f' + e.id); it != open_async_.end() && format_ == 0) {
+      } else if (auto it = open_async_.find(e.cat + '\x1f' + e.id);
+                 it != open_async_.end() && format_ == 0) {
         index = it->second;
         open_async_.erase(it);
       }
-      if (index >= 0 && static_cast<size_t>(index) < t_.transfers.size() && xfer_ok_[static_cast<size_t>(index)])
+      if (index >= 0 && static_cast<size_t>(index) < t_.transfers.size() &&
+          xfer_ok_[static_cast<size_t>(index)])
         t_.transfers[static_cast<size_t>(index)].end_seconds = ts;
     }
   } else if (ph == 'C') {
@@ -572,7 +649,8 @@ bool TraceSax::event_done() {
 }
 
 Result<Trace> TraceSax::finish() {
-  const std::string shape = "expected a Chrome trace (an array of events, or an object with \"traceEvents\")";
+  const std::string shape =
+      "expected a Chrome trace (an array of events, or an object with \"traceEvents\")";
   if (root_type_) return Status::error(who_ + "found a JSON " + root_type_ + "; " + shape);
   if (!saw_events_) return Status::error(who_ + "found no \"traceEvents\" array; " + shape);
   for (auto* ok : {&span_ok_, &xfer_ok_, &mem_ok_})
@@ -604,31 +682,24 @@ Result<Trace> TraceSax::finish() {
 
 Result<Trace> read_stream(std::streambuf* sb, const std::string& filename, const GzipReadBuf* gz) {
   TraceSax sax(filename);
-  CountingIterator::State state;
+  BlockSource source(sb);
   bool ok = false;
   try {
-    ok = json::sax_parse(CountingIterator(sb, &state), CountingIterator(), &sax);
+    ok = json::sax_parse(SourceIterator(&source), SourceIterator(), &sax);
   } catch (const std::exception& e) {
-    return Status::error(filename + ": error: found unreadable JSON (" + e.what() + "); expected a Chrome trace");
+    return Status::error(filename + ": error: found unreadable JSON (" + e.what() +
+                         "); expected a Chrome trace");
   }
   if (gz && !gz->error().empty())
-    return Status::error(filename + ": error: found " + gz->error() + "; expected a gzip-compressed Chrome trace");
+    return Status::error(filename + ": error: found " + gz->error() +
+                         "; expected a gzip-compressed Chrome trace");
   if (!sax.error().is_ok()) return sax.error();
   if (!ok || sax.parse_error_at()) {
     // The parser's offset counts the bytes read, the offending one included.
-    const std::size_t at = sax.parse_error_at().value_or(state.read);
-    const std::size_t offset = at > 0 ? at - 1 : 0;
-    int line = 1, column = 1;
-    const CountingIterator::Where& w = state.recent[offset % 8];
-    if (state.read > 0 && w.offset == offset) {
-      line = w.line;
-      column = w.column;
-    } else if (state.read > 0) {
-      const CountingIterator::Where& last = state.recent[(state.read - 1) % 8];
-      line = last.line;
-      column = last.column;
-    }
-    return Status::at(SourcePos{filename, line, column}, "found invalid JSON; expected a Chrome trace");
+    const std::size_t at = sax.parse_error_at().value_or(1);
+    const auto [line, column] = source.line_column(at > 0 ? at - 1 : 0);
+    return Status::at(SourcePos{filename, line, column},
+                      "found invalid JSON; expected a Chrome trace");
   }
   return sax.finish();
 }

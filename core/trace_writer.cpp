@@ -54,11 +54,21 @@ void append_string(std::string& out, std::string_view s) {
   for (char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];
@@ -126,19 +136,21 @@ class ChromeWriter {
   void metadata();
   void arrows();
   void span(std::uint32_t i);
-  void transfer_begin(std::uint32_t i);
-  void transfer_end(std::uint32_t i);
-  void arrow_start(std::uint32_t a);
-  void arrow_end(std::uint32_t a);
+  void id_event_head(const char* ph_name_cat, std::int64_t id, std::int64_t pid, std::int64_t tid,
+                     double time);
+  void transfer_event(std::uint32_t i, bool begin);
+  void arrow_event(std::uint32_t a, bool start);
   void memory(std::uint32_t i);
   const std::string& lane_name(std::int32_t lane) const {
-    return lane >= 0 && static_cast<size_t>(lane) < lanes_.size() ? lanes_[static_cast<size_t>(lane)]
-                                                                   : transfer_name_;
+    return lane >= 0 && static_cast<size_t>(lane) < lanes_.size()
+               ? lanes_[static_cast<size_t>(lane)]
+               : transfer_name_;
   }
 
   const Trace& t_;
   std::ostream& os_;
   std::string buf_;
+  std::string head_;  // scratch for transfer_event
   bool first_ = true;
   std::int64_t devices_ = 0;
   std::vector<std::string> names_, lanes_;  // quoted
@@ -190,7 +202,8 @@ void ChromeWriter::header() {
   lanes_.reserve(t_.lanes.size());
   for (size_t i = 0; i < t_.lanes.size(); ++i) {
     if (i) buf_ += ",";
-    lanes_.push_back(quoted(t_.lanes[i].empty() ? std::string_view("transfer") : std::string_view(t_.lanes[i])));
+    lanes_.push_back(
+        quoted(t_.lanes[i].empty() ? std::string_view("transfer") : std::string_view(t_.lanes[i])));
     append_string(buf_, t_.lanes[i]);
   }
   buf_ += "]},\n\"traceEvents\":[\n";
@@ -199,10 +212,12 @@ void ChromeWriter::header() {
 // Names of the processes (devices, the network) and threads (streams) that
 // have events; the header names them all.
 void ChromeWriter::metadata() {
-  std::vector<std::uint8_t> device_used(static_cast<size_t>(devices_), 0), stream_used(t_.streams.size(), 0);
+  std::vector<std::uint8_t> device_used(static_cast<size_t>(devices_), 0),
+      stream_used(t_.streams.size(), 0);
   for (const TraceSpan& s : t_.spans) {
     if (s.device >= 0 && s.device < devices_) device_used[static_cast<size_t>(s.device)] = 1;
-    if (s.stream >= 0 && static_cast<size_t>(s.stream) < stream_used.size()) stream_used[static_cast<size_t>(s.stream)] = 1;
+    if (s.stream >= 0 && static_cast<size_t>(s.stream) < stream_used.size())
+      stream_used[static_cast<size_t>(s.stream)] = 1;
   }
   for (const MemorySample& m : t_.memory)
     if (m.device >= 0 && m.device < devices_) device_used[static_cast<size_t>(m.device)] = 1;
@@ -246,9 +261,11 @@ void ChromeWriter::arrows() {
   for (const TraceSpan& s : t_.spans) max_task = std::max(max_task, s.task);
   std::vector<std::uint32_t> span_of_task(static_cast<size_t>(max_task + 1), UINT32_MAX);
   std::unordered_map<std::uint64_t, std::uint32_t> span_of_rank;  // (collective, device)
-  std::vector<std::vector<std::uint32_t>> by_device(static_cast<size_t>(std::max<std::int64_t>(devices_, 0)));
+  std::vector<std::vector<std::uint32_t>> by_device(
+      static_cast<size_t>(std::max<std::int64_t>(devices_, 0)));
   auto rank_key = [](CollectiveId c, std::int32_t d) {
-    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c)) << 32) | static_cast<std::uint32_t>(d);
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c)) << 32) |
+           static_cast<std::uint32_t>(d);
   };
   size_t collective_spans = 0;
   for (const TraceSpan& s : t_.spans) collective_spans += s.collective >= 0;
@@ -257,14 +274,16 @@ void ChromeWriter::arrows() {
     const TraceSpan& s = t_.spans[i];
     if (s.task >= 0 && span_of_task[static_cast<size_t>(s.task)] == UINT32_MAX)
       span_of_task[static_cast<size_t>(s.task)] = static_cast<std::uint32_t>(i);
-    if (s.collective >= 0) span_of_rank.emplace(rank_key(s.collective, s.device), static_cast<std::uint32_t>(i));
+    if (s.collective >= 0)
+      span_of_rank.emplace(rank_key(s.collective, s.device), static_cast<std::uint32_t>(i));
   }
   // Spans by start, of the devices that receive point-to-point transfers.
   std::vector<std::uint8_t> receives(by_device.size(), 0);
   for (const TraceTransfer& x : t_.transfers)
     if (x.task >= 0 && x.task <= max_task && x.dst >= 0 && x.dst < devices_) {
       const std::uint32_t send = span_of_task[static_cast<size_t>(x.task)];
-      if (send != UINT32_MAX && t_.spans[send].collective < 0) receives[static_cast<size_t>(x.dst)] = 1;
+      if (send != UINT32_MAX && t_.spans[send].collective < 0)
+        receives[static_cast<size_t>(x.dst)] = 1;
     }
   for (size_t i = 0; i < ns; ++i) {
     const TraceSpan& s = t_.spans[i];
@@ -292,9 +311,9 @@ void ChromeWriter::arrows() {
       if (!pairs.insert((static_cast<std::uint64_t>(send) << 32) | recv).second) continue;
     } else if (x.dst >= 0 && x.dst < devices_) {
       const auto& v = by_device[static_cast<size_t>(x.dst)];
-      auto it = std::lower_bound(v.begin(), v.end(), x.end_seconds, [&](std::uint32_t a, double time) {
-        return t_.spans[a].start_seconds < time;
-      });
+      auto it = std::lower_bound(
+          v.begin(), v.end(), x.end_seconds,
+          [&](std::uint32_t a, double time) { return t_.spans[a].start_seconds < time; });
       if (it == v.end()) continue;
       recv = *it;
     } else {
@@ -309,8 +328,9 @@ void ChromeWriter::span(std::uint32_t i) {
   const TraceSpan& s = t_.spans[i];
   begin_event();
   buf_ += "{\"ph\":\"X\",\"name\":";
-  buf_ += s.name >= 0 && static_cast<size_t>(s.name) < names_.size() ? names_[static_cast<size_t>(s.name)]
-                                                                     : std::string("\"\"");
+  buf_ += s.name >= 0 && static_cast<size_t>(s.name) < names_.size()
+              ? names_[static_cast<size_t>(s.name)]
+              : std::string("\"\"");
   buf_ += ",\"cat\":\"";
   buf_ += task_kind_name(s.kind);
   buf_ += "\",\"pid\":";
@@ -337,7 +357,8 @@ void ChromeWriter::span(std::uint32_t i) {
     append_int(buf_, s.collective);
   }
   // The reader finds a name's id from its text unless two ids share it.
-  if (s.name < 0 || static_cast<size_t>(s.name) >= names_.size() || ambiguous_name_[static_cast<size_t>(s.name)]) {
+  if (s.name < 0 || static_cast<size_t>(s.name) >= names_.size() ||
+      ambiguous_name_[static_cast<size_t>(s.name)]) {
     buf_ += ",\"name_id\":";
     append_int(buf_, s.name);
   }
@@ -350,19 +371,34 @@ void ChromeWriter::span(std::uint32_t i) {
   buf_ += "}}";
 }
 
-void ChromeWriter::transfer_begin(std::uint32_t i) {
-  const TraceTransfer& x = t_.transfers[i];
+// `{"ph":PH,"name":NAME,"cat":CAT,"id":ID,"pid":PID,"tid":TID,"ts":TIME`,
+// the part the async and flow events share; the caller closes it.
+void ChromeWriter::id_event_head(const char* ph_name_cat, std::int64_t id, std::int64_t pid,
+                                 std::int64_t tid, double time) {
   begin_event();
-  buf_ += "{\"ph\":\"b\",\"name\":";
-  buf_ += lane_name(x.lane);
-  buf_ += ",\"cat\":\"transfer\",\"id\":";
-  append_int(buf_, i);
+  buf_ += ph_name_cat;
+  buf_ += ",\"id\":";
+  append_int(buf_, id);
   buf_ += ",\"pid\":";
-  append_int(buf_, devices_);
+  append_int(buf_, pid);
   buf_ += ",\"tid\":";
-  append_int(buf_, x.lane >= 0 ? x.lane : -1);
+  append_int(buf_, tid);
   buf_ += ",\"ts\":";
-  append_us(buf_, x.start_seconds);
+  append_us(buf_, time);
+}
+
+void ChromeWriter::transfer_event(std::uint32_t i, bool begin) {
+  const TraceTransfer& x = t_.transfers[i];
+  std::string& head = head_;
+  head = begin ? "{\"ph\":\"b\",\"name\":" : "{\"ph\":\"e\",\"name\":";
+  head += lane_name(x.lane);
+  head += ",\"cat\":\"transfer\"";
+  id_event_head(head.c_str(), i, devices_, x.lane >= 0 ? x.lane : -1,
+                begin ? x.start_seconds : x.end_seconds);
+  if (!begin) {
+    buf_ += "}";
+    return;
+  }
   buf_ += ",\"args\":{\"task\":";
   append_int(buf_, x.task);
   buf_ += ",\"src\":";
@@ -374,49 +410,14 @@ void ChromeWriter::transfer_begin(std::uint32_t i) {
   buf_ += "}}";
 }
 
-void ChromeWriter::transfer_end(std::uint32_t i) {
-  const TraceTransfer& x = t_.transfers[i];
-  begin_event();
-  buf_ += "{\"ph\":\"e\",\"name\":";
-  buf_ += lane_name(x.lane);
-  buf_ += ",\"cat\":\"transfer\",\"id\":";
-  append_int(buf_, i);
-  buf_ += ",\"pid\":";
-  append_int(buf_, devices_);
-  buf_ += ",\"tid\":";
-  append_int(buf_, x.lane >= 0 ? x.lane : -1);
-  buf_ += ",\"ts\":";
-  append_us(buf_, x.end_seconds);
-  buf_ += "}";
-}
-
-void ChromeWriter::arrow_start(std::uint32_t a) {
+// Flow ids follow the transfers' ids (async and flow ids are distinct).
+void ChromeWriter::arrow_event(std::uint32_t a, bool start) {
   const Arrow& w = arrows_[a];
-  const TraceSpan& ss = t_.spans[w.send_span];
-  begin_event();
-  buf_ += "{\"ph\":\"s\",\"name\":\"transfer\",\"cat\":\"flow\",\"id\":";
-  append_int(buf_, static_cast<std::int64_t>(t_.transfers.size()) + a);
-  buf_ += ",\"pid\":";
-  append_int(buf_, ss.device);
-  buf_ += ",\"tid\":";
-  append_int(buf_, ss.stream);
-  buf_ += ",\"ts\":";
-  append_us(buf_, w.send_time);
-  buf_ += "}";
-}
-
-void ChromeWriter::arrow_end(std::uint32_t a) {
-  const Arrow& w = arrows_[a];
-  const TraceSpan& rs = t_.spans[w.recv_span];
-  begin_event();
-  buf_ += "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"transfer\",\"cat\":\"flow\",\"id\":";
-  append_int(buf_, static_cast<std::int64_t>(t_.transfers.size()) + a);
-  buf_ += ",\"pid\":";
-  append_int(buf_, rs.device);
-  buf_ += ",\"tid\":";
-  append_int(buf_, rs.stream);
-  buf_ += ",\"ts\":";
-  append_us(buf_, rs.start_seconds);
+  const TraceSpan& s = t_.spans[start ? w.send_span : w.recv_span];
+  id_event_head(start ? "{\"ph\":\"s\",\"name\":\"transfer\",\"cat\":\"flow\""
+                      : "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"transfer\",\"cat\":\"flow\"",
+                static_cast<std::int64_t>(t_.transfers.size()) + a, s.device, s.stream,
+                start ? w.send_time : s.start_seconds);
   buf_ += "}";
 }
 
@@ -443,10 +444,12 @@ void ChromeWriter::memory(std::uint32_t i) {
 }
 
 Status ChromeWriter::write() {
-  if (t_.spans.size() >= UINT32_MAX || t_.transfers.size() >= UINT32_MAX / 2 || t_.memory.size() >= UINT32_MAX)
-    return Status::error("the trace has more than 2^31 events of a kind; expected fewer (filter it: "
-                         "--trace-devices, --trace-window)",
-                         ErrorKind::kUnsupported);
+  if (t_.spans.size() >= UINT32_MAX || t_.transfers.size() >= UINT32_MAX / 2 ||
+      t_.memory.size() >= UINT32_MAX)
+    return Status::error(
+        "the trace has more than 2^31 events of a kind; expected fewer (filter it: "
+        "--trace-devices, --trace-window)",
+        ErrorKind::kUnsupported);
   header();
   metadata();
   arrows();
@@ -456,20 +459,25 @@ Status ChromeWriter::write() {
   // transfer ends, spans, transfer begins, arrow starts, arrow ends.
   std::vector<Key> lists[6];
   lists[0].reserve(t_.memory.size());
-  for (size_t i = 0; i < t_.memory.size(); ++i) lists[0].push_back(Key{t_.memory[i].time_seconds, static_cast<std::uint32_t>(i)});
+  for (size_t i = 0; i < t_.memory.size(); ++i)
+    lists[0].push_back(Key{t_.memory[i].time_seconds, static_cast<std::uint32_t>(i)});
   for (size_t i = 1; i < t_.memory.size() && memory_in_order_; ++i)
     memory_in_order_ = t_.memory[i - 1].time_seconds <= t_.memory[i].time_seconds;
   lists[1].reserve(t_.transfers.size());
-  for (size_t i = 0; i < t_.transfers.size(); ++i) lists[1].push_back(Key{t_.transfers[i].end_seconds, static_cast<std::uint32_t>(i)});
+  for (size_t i = 0; i < t_.transfers.size(); ++i)
+    lists[1].push_back(Key{t_.transfers[i].end_seconds, static_cast<std::uint32_t>(i)});
   lists[2].reserve(t_.spans.size());
-  for (size_t i = 0; i < t_.spans.size(); ++i) lists[2].push_back(Key{t_.spans[i].start_seconds, static_cast<std::uint32_t>(i)});
+  for (size_t i = 0; i < t_.spans.size(); ++i)
+    lists[2].push_back(Key{t_.spans[i].start_seconds, static_cast<std::uint32_t>(i)});
   lists[3].reserve(t_.transfers.size());
-  for (size_t i = 0; i < t_.transfers.size(); ++i) lists[3].push_back(Key{t_.transfers[i].start_seconds, static_cast<std::uint32_t>(i)});
+  for (size_t i = 0; i < t_.transfers.size(); ++i)
+    lists[3].push_back(Key{t_.transfers[i].start_seconds, static_cast<std::uint32_t>(i)});
   lists[4].reserve(arrows_.size());
   lists[5].reserve(arrows_.size());
   for (size_t a = 0; a < arrows_.size(); ++a) {
     lists[4].push_back(Key{arrows_[a].send_time, static_cast<std::uint32_t>(a)});
-    lists[5].push_back(Key{t_.spans[arrows_[a].recv_span].start_seconds, static_cast<std::uint32_t>(a)});
+    lists[5].push_back(
+        Key{t_.spans[arrows_[a].recv_span].start_seconds, static_cast<std::uint32_t>(a)});
   }
   for (auto& l : lists) sort_keys(l);
 
@@ -488,12 +496,24 @@ Status ChromeWriter::write() {
     if (best < 0) break;
     const std::uint32_t i = lists[best][head[best]++].index;
     switch (best) {
-      case 0: memory(i); break;
-      case 1: transfer_end(i); break;
-      case 2: span(i); break;
-      case 3: transfer_begin(i); break;
-      case 4: arrow_start(i); break;
-      default: arrow_end(i); break;
+      case 0:
+        memory(i);
+        break;
+      case 1:
+        transfer_event(i, /*begin=*/false);
+        break;
+      case 2:
+        span(i);
+        break;
+      case 3:
+        transfer_event(i, /*begin=*/true);
+        break;
+      case 4:
+        arrow_event(i, /*start=*/true);
+        break;
+      default:
+        arrow_event(i, /*start=*/false);
+        break;
     }
     flush();
     if (!os_) break;

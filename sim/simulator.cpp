@@ -897,9 +897,10 @@ void Engine::collective_go(CollectiveId c) {
     // Its messages for the trace: the isolated run's, from now on.
     if (rec_.on() && !e.transfers.empty() && rec_.keeps_time(now_, now_ + e.duration_seconds))
       for (const ShortcutTransfer& x : e.transfers)
-        rec_.transfer(col.tasks[static_cast<size_t>(x.src_rank)], col.group[static_cast<size_t>(x.src_rank)],
-                      col.group[static_cast<size_t>(x.dst_rank)], x.bytes, now_ + x.start_seconds,
-                      now_ + x.end_seconds, x.lane);
+        rec_.replayed_transfer(col.tasks[static_cast<size_t>(x.src_rank)],
+                               col.group[static_cast<size_t>(x.src_rank)],
+                               col.group[static_cast<size_t>(x.dst_rank)], x.bytes,
+                               now_ + x.start_seconds, now_ + x.end_seconds, x.lane);
     queue_.push(now_ + e.duration_seconds, make_event(static_cast<std::uint32_t>(c), kShortcutEnd));
     return;
   }

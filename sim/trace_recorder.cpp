@@ -6,8 +6,8 @@
 
 namespace brigade::sim {
 
-void TraceRecorder::start(Mode mode, const Program& program, const Topology& topology, std::string source,
-                          const TraceFilter& filter, bool merge_steps) {
+void TraceRecorder::start(Mode mode, const Program& program, const Topology& topology,
+                          std::string source, const TraceFilter& filter, bool merge_steps) {
   mode_ = mode;
   merge_ = merge_steps;
   last_of_.clear();
@@ -27,7 +27,8 @@ void TraceRecorder::start(Mode mode, const Program& program, const Topology& top
   trace_.program = program.name;
   trace_.filter = filter.str();
   trace_.device_names.reserve(nd);
-  for (std::size_t d = 0; d < nd; ++d) trace_.device_names.push_back(topology.device(static_cast<int>(d)).name);
+  for (std::size_t d = 0; d < nd; ++d)
+    trace_.device_names.push_back(topology.device(static_cast<int>(d)).name);
   trace_.streams = program.streams();
   trace_.lanes.reserve(static_cast<std::size_t>(channels_));
   for (ChannelId c = 0; c < channels_; ++c)
@@ -49,7 +50,8 @@ void TraceRecorder::reserve(std::size_t spans, std::size_t transfers) {
   }
   const bool windowed = lo_ > 0 || hi_ != std::numeric_limits<double>::infinity();
   if (windowed) return;
-  if (mode_ == Mode::kFull) trace_.spans.reserve(static_cast<std::size_t>(share * static_cast<double>(spans)) + 1);
+  if (mode_ == Mode::kFull)
+    trace_.spans.reserve(static_cast<std::size_t>(share * static_cast<double>(spans)) + 1);
   // A transfer is kept when either end is: at most twice the share. Merged
   // messages: no estimate (they grow as they must).
   if (merge_) return;
@@ -57,10 +59,10 @@ void TraceRecorder::reserve(std::size_t spans, std::size_t transfers) {
       static_cast<std::size_t>(std::min(1.0, 2 * share) * static_cast<double>(transfers)) + 1);
 }
 
-bool TraceRecorder::merge(TaskId task, std::int32_t src, std::int32_t dst, double bytes, double start_seconds,
-                          double end_seconds, ChannelId lane) {
-  const std::uint64_t key =
-      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(task)) << 32) | static_cast<std::uint32_t>(dst);
+bool TraceRecorder::merge(TaskId task, std::int32_t src, std::int32_t dst, double bytes,
+                          double start_seconds, double end_seconds, ChannelId lane) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(task)) << 32) |
+                            static_cast<std::uint32_t>(dst);
   auto [it, fresh] = last_of_.try_emplace(key, static_cast<std::uint32_t>(trace_.transfers.size()));
   if (!fresh) {
     TraceTransfer& last = trace_.transfers[it->second];
@@ -76,7 +78,8 @@ bool TraceRecorder::merge(TaskId task, std::int32_t src, std::int32_t dst, doubl
 
 void TraceRecorder::memory(std::int32_t device, MemoryCategory category, double now, double bytes) {
   if (mode_ != Mode::kFull || !keeps_device(device) || now > hi_) return;
-  const auto key = static_cast<std::size_t>(device) * kNumMemoryCategories + static_cast<std::size_t>(category);
+  const auto key =
+      static_cast<std::size_t>(device) * kNumMemoryCategories + static_cast<std::size_t>(category);
   std::int32_t& idx = last_sample_[key];
   if (idx >= 0) {
     MemorySample& last = trace_.memory[static_cast<std::size_t>(idx)];

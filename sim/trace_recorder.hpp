@@ -35,12 +35,14 @@ class TraceRecorder {
   void reserve(std::size_t spans, std::size_t transfers);
 
   bool keeps_device(std::int32_t d) const {
-    return all_devices_ || (d >= 0 && static_cast<std::size_t>(d) < keep_.size() && keep_[static_cast<std::size_t>(d)]);
+    return all_devices_ || (d >= 0 && static_cast<std::size_t>(d) < keep_.size() &&
+                            keep_[static_cast<std::size_t>(d)]);
   }
   bool keeps_time(double start, double end) const { return end >= lo_ && start <= hi_; }
 
   void span(TaskId task, const Task& x, double start_seconds, double end_seconds) {
-    if (mode_ != Mode::kFull || !keeps_device(x.device) || !keeps_time(start_seconds, end_seconds)) return;
+    if (mode_ != Mode::kFull || !keeps_device(x.device) || !keeps_time(start_seconds, end_seconds))
+      return;
     TraceSpan s;
     s.task = task;
     s.device = x.device;
@@ -57,10 +59,23 @@ class TraceRecorder {
   // topology's (a pair's reduction channel) is no lane (-1).
   void transfer(TaskId task, std::int32_t src, std::int32_t dst, double bytes, double start_seconds,
                 double end_seconds, ChannelId lane) {
-    if (!on() || !(keeps_device(src) || keeps_device(dst)) || !keeps_time(start_seconds, end_seconds)) return;
+    if (!on() || !(keeps_device(src) || keeps_device(dst)) ||
+        !keeps_time(start_seconds, end_seconds))
+      return;
     if (lane < 0 || lane >= channels_) lane = -1;
     if (merge_ && merge(task, src, dst, bytes, start_seconds, end_seconds, lane)) return;
-    trace_.transfers.push_back(TraceTransfer{task, src, dst, bytes, start_seconds, end_seconds, lane});
+    trace_.transfers.push_back(
+        TraceTransfer{task, src, dst, bytes, start_seconds, end_seconds, lane});
+  }
+  // A shortcut collective's message, replayed from its memoised run: as
+  // transfer(), without merging (the run merged its own messages, and no
+  // other message has the task).
+  void replayed_transfer(TaskId task, std::int32_t src, std::int32_t dst, double bytes,
+                         double start_seconds, double end_seconds, ChannelId lane) {
+    if (!(keeps_device(src) || keeps_device(dst)) || !keeps_time(start_seconds, end_seconds))
+      return;
+    trace_.transfers.push_back(TraceTransfer{task, src, dst, bytes, start_seconds, end_seconds,
+                                             lane >= 0 && lane < channels_ ? lane : -1});
   }
   // The live bytes of (device, category) from `now` on: one sample per
   // series and instant; before the window only each series' latest.
@@ -81,7 +96,8 @@ class TraceRecorder {
   double lo_ = 0, hi_ = 0;          // the window
   ChannelId channels_ = 0;          // the topology's channels (lanes)
   bool merge_ = false;
-  std::unordered_map<std::uint64_t, std::uint32_t> last_of_;  // (task, dst) -> its last transfer, when merging
+  std::unordered_map<std::uint64_t, std::uint32_t>
+      last_of_;                            // (task, dst) -> its last transfer, when merging
   std::vector<std::int32_t> last_sample_;  // device * categories + category -> Trace::memory index
   Trace trace_;
 };

@@ -17,7 +17,9 @@ namespace {
 
 using testing::run_brigade;
 
-std::string scenario(const char* name) { return std::string(BRIGADE_SOURCE_DIR) + "/scenarios/" + name; }
+std::string scenario(const char* name) {
+  return std::string(BRIGADE_SOURCE_DIR) + "/scenarios/" + name;
+}
 
 std::string temp_path(const char* suffix) {
   return std::string("/tmp/brigade-trace-flags-test-") + std::to_string(::getpid()) + suffix;
@@ -25,8 +27,8 @@ std::string temp_path(const char* suffix) {
 
 TEST(TraceFlags, GzipTraceWithFiltersReadsBack) {
   const std::string path = temp_path(".json.gz");
-  auto r = run_brigade({"simulate", scenario("pmap_train_step.yaml"), "--trace", path, "--trace-devices",
-                        "1-2", "--trace-window", "0:1s"});
+  auto r = run_brigade({"simulate", scenario("pmap_train_step.yaml"), "--trace", path,
+                        "--trace-devices", "1-2", "--trace-window", "0:1s"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto t = read_chrome_trace_file(path);
   std::remove(path.c_str());
@@ -41,8 +43,11 @@ TEST(TraceFlags, GzipTraceWithFiltersReadsBack) {
 
 TEST(TraceFlags, StepsGiveAsManyTransfersAsMessagesOrMore) {
   const std::string merged = temp_path(".m.json"), steps = temp_path(".s.json");
-  ASSERT_EQ(run_brigade({"simulate", scenario("ring_allreduce_8.yaml"), "--trace", merged}).exit_code, 0);
-  ASSERT_EQ(run_brigade({"simulate", scenario("ring_allreduce_8.yaml"), "--trace", steps, "--trace-steps"}).exit_code,
+  ASSERT_EQ(
+      run_brigade({"simulate", scenario("ring_allreduce_8.yaml"), "--trace", merged}).exit_code, 0);
+  ASSERT_EQ(run_brigade(
+                {"simulate", scenario("ring_allreduce_8.yaml"), "--trace", steps, "--trace-steps"})
+                .exit_code,
             0);
   auto m = read_chrome_trace_file(merged), s = read_chrome_trace_file(steps);
   std::remove(merged.c_str());
@@ -76,22 +81,28 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, BadTraceFlag,
     ::testing::Values(
         BadFlag{{"--trace", "PATH", "--trace-devices", "7-0"},
-                "brigade: error: --trace-devices: found '7-0'; expected a device list such as 0-7,64 (ids "
+                "brigade: error: --trace-devices: found '7-0'; expected a device list such as "
+                "0-7,64 (ids "
                 "and ranges A-B, A <= B)"},
-        BadFlag{{"--trace", "PATH", "--trace-devices", "0-9"},
-                "brigade: error: --trace-devices: found '0-9'; expected device ids below 4 (the plan's "
-                "devices)"},
+        BadFlag{
+            {"--trace", "PATH", "--trace-devices", "0-9"},
+            "brigade: error: --trace-devices: found '0-9'; expected device ids below 4 (the plan's "
+            "devices)"},
         BadFlag{{"--trace", "PATH", "--trace-window", "50ms:10ms"},
-                "brigade: error: --trace-window: found '50ms:10ms'; expected a window START:END such as "
+                "brigade: error: --trace-window: found '50ms:10ms'; expected a window START:END "
+                "such as "
                 "0:50ms or 1s: (durations with units, START < END; either may be left out)"},
-        BadFlag{{"--trace-devices", "0-1"},
-                "brigade: error: --trace-devices: found '0-1' without --trace; expected --trace FILE "
-                "beside it"},
-        BadFlag{{"--trace-window", "0:1ms"},
-                "brigade: error: --trace-window: found '0:1ms' without --trace; expected --trace FILE "
-                "beside it"},
+        BadFlag{
+            {"--trace-devices", "0-1"},
+            "brigade: error: --trace-devices: found '0-1' without --trace; expected --trace FILE "
+            "beside it"},
+        BadFlag{
+            {"--trace-window", "0:1ms"},
+            "brigade: error: --trace-window: found '0:1ms' without --trace; expected --trace FILE "
+            "beside it"},
         BadFlag{{"--trace-steps"},
-                "brigade: error: --trace-steps: found it without --trace; expected --trace FILE beside it"}));
+                "brigade: error: --trace-steps: found it without --trace; expected --trace FILE "
+                "beside it"}));
 
 }  // namespace
 }  // namespace brigade

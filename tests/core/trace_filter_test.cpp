@@ -25,7 +25,8 @@ TEST_P(BadDeviceList, IsRefused) {
   ASSERT_FALSE(d.is_ok());
   EXPECT_EQ(d.message(), "a device list such as 0-7,64 (ids and ranges A-B, A <= B)");
 }
-INSTANTIATE_TEST_SUITE_P(Cases, BadDeviceList, ::testing::Values("", "x", "1,", "7-0", "-3", "1-", "1.5", "2-x"));
+INSTANTIATE_TEST_SUITE_P(Cases, BadDeviceList,
+                         ::testing::Values("", "x", "1,", "7-0", "-3", "1-", "1.5", "2-x"));
 
 TEST(TraceFilter, WindowsTakeDurationsWithUnits) {
   auto w = parse_time_window("0:50ms");
@@ -46,12 +47,14 @@ class BadWindow : public ::testing::TestWithParam<const char*> {};
 TEST_P(BadWindow, IsRefused) {
   auto w = parse_time_window(GetParam());
   ASSERT_FALSE(w.is_ok());
-  EXPECT_EQ(w.message(),
-            "a window START:END such as 0:50ms or 1s: (durations with units, START < END; either may "
-            "be left out)");
+  EXPECT_EQ(
+      w.message(),
+      "a window START:END such as 0:50ms or 1s: (durations with units, START < END; either may "
+      "be left out)");
 }
 INSTANTIATE_TEST_SUITE_P(Cases, BadWindow,
-                         ::testing::Values("", ":", "50ms", "2s:1s", "1s:1s", "-1s:2s", "1 parsec:2s", "0:1s:2s"));
+                         ::testing::Values("", ":", "50ms", "2s:1s", "1s:1s", "-1s:2s",
+                                           "1 parsec:2s", "0:1s:2s"));
 
 TEST(TraceFilter, KeepsWhatItSays) {
   TraceFilter f;

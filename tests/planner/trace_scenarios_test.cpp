@@ -49,24 +49,25 @@ TEST_P(TracedScenario, GivesTheSameResultsAsUntraced) {
         EXPECT_EQ(traced->links[l].busy_seconds, plain->links[l].busy_seconds);
       }
       EXPECT_EQ(traced->trace.spans.size(), static_cast<size_t>(plan->program.num_tasks()));
-      if (steps) EXPECT_GE(static_cast<std::int64_t>(traced->trace.transfers.size()), traced->flows);
+      if (steps) {
+        EXPECT_GE(static_cast<std::int64_t>(traced->trace.transfers.size()), traced->flows);
+      }
       o.record_trace = false;
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Bundled, TracedScenario,
-    ::testing::Values(Case{"pmap_train_step.yaml", Granularity::kAuto},
-                      Case{"manual_two_chefs.yaml", Granularity::kAuto},
-                      Case{"sharded_mlp.yaml", Granularity::kAuto},
-                      Case{"ring_allreduce_8.yaml", Granularity::kAuto},
-                      Case{"llm_13b_128gpu.yaml", Granularity::kStep},
-                      Case{"row_sharded_matmul.yaml", Granularity::kAuto}),
-    [](const ::testing::TestParamInfo<Case>& info) {
-      std::string n = info.param.file;
-      return n.substr(0, n.find('.'));
-    });
+INSTANTIATE_TEST_SUITE_P(Bundled, TracedScenario,
+                         ::testing::Values(Case{"pmap_train_step.yaml", Granularity::kAuto},
+                                           Case{"manual_two_chefs.yaml", Granularity::kAuto},
+                                           Case{"sharded_mlp.yaml", Granularity::kAuto},
+                                           Case{"ring_allreduce_8.yaml", Granularity::kAuto},
+                                           Case{"llm_13b_128gpu.yaml", Granularity::kStep},
+                                           Case{"row_sharded_matmul.yaml", Granularity::kAuto}),
+                         [](const ::testing::TestParamInfo<Case>& param) {
+                           std::string n = param.param.file;
+                           return n.substr(0, n.find('.'));
+                         });
 
 }  // namespace
 }  // namespace brigade::planner

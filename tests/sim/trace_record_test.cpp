@@ -40,19 +40,21 @@ Program tp_step() {
     for (int layer = 0; layer < 3; ++layer) {
       for (int r = 0; r < 4; ++r) {
         const int d = 4 * g + r;
-        const BufferId act = b.add_buffer("act", d, 1e6 * (layer + 1), MemoryCategory::kActivations);
-        const TaskId k = b.add_gemm(c[static_cast<size_t>(d)], 512 * (r + 1), 1024, 1024, DType::kBF16, "mm");
+        const BufferId act =
+            b.add_buffer("act", d, 1e6 * (layer + 1), MemoryCategory::kActivations);
+        const TaskId k =
+            b.add_gemm(c[static_cast<size_t>(d)], 512 * (r + 1), 1024, 1024, DType::kBF16, "mm");
         b.alloc(k, act);
         const TaskId k2 = b.add_memory_bound(c[static_cast<size_t>(d)], 1e7, DType::kBF16, "ln");
         b.free(k2, act);
       }
-      b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, group, 8e6 * (layer + 1),
-                       streams, "tp-ar");
+      b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, group,
+                       8e6 * (layer + 1), streams, "tp-ar");
     }
   }
   const TaskId k8 = b.add_gemm(c[8], 2048, 1024, 1024, DType::kBF16, "mm");
-  const CollectiveId ar = b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, {8, 9},
-                                           32e6, {dp[8], dp[9]}, "dp-ar");
+  const CollectiveId ar = b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
+                                           {8, 9}, 32e6, {dp[8], dp[9]}, "dp-ar");
   b.depend(b.collective_task(ar, 0), k8);
   b.add_transfer(x[8], 9, 2e6, "send");
   return build(std::move(b));
@@ -123,7 +125,8 @@ TEST(TraceRecording, ShortcutSpansAndMessagesMatchAnExactRun) {
     const double tol = 1e-12 * exact.step_seconds;
     ASSERT_EQ(fast.trace.spans.size(), exact.trace.spans.size());
     auto by_task = [](std::vector<TraceSpan> v) {
-      std::sort(v.begin(), v.end(), [](const TraceSpan& a, const TraceSpan& b) { return a.task < b.task; });
+      std::sort(v.begin(), v.end(),
+                [](const TraceSpan& a, const TraceSpan& b) { return a.task < b.task; });
       return v;
     };
     const auto fs = by_task(fast.trace.spans), es = by_task(exact.trace.spans);
@@ -140,7 +143,8 @@ TEST(TraceRecording, ShortcutSpansAndMessagesMatchAnExactRun) {
       return std::make_tuple(x.task, x.src, x.dst, x.start_seconds, x.end_seconds);
     };
     auto sorted = [&](std::vector<TraceTransfer> v) {
-      std::sort(v.begin(), v.end(), [&](const TraceTransfer& a, const TraceTransfer& b) { return key(a) < key(b); });
+      std::sort(v.begin(), v.end(),
+                [&](const TraceTransfer& a, const TraceTransfer& b) { return key(a) < key(b); });
       return v;
     };
     const auto ft = sorted(fast.trace.transfers), et = sorted(exact.trace.transfers);
@@ -201,7 +205,8 @@ TEST(TraceRecording, WindowKeepsWhatOverlapsItAndEachSeriesValueAtItsStart) {
   const SimResult some = sim(p, t, NetworkModel::kFlow, false, true, f);
   expect_same_results(all, some);
   size_t spans = 0, xs = 0;
-  for (const TraceSpan& s : all.trace.spans) spans += s.end_seconds >= f.start_seconds && s.start_seconds <= f.end_seconds;
+  for (const TraceSpan& s : all.trace.spans)
+    spans += s.end_seconds >= f.start_seconds && s.start_seconds <= f.end_seconds;
   for (const TraceTransfer& x : all.trace.transfers)
     xs += x.end_seconds >= f.start_seconds && x.start_seconds <= f.end_seconds;
   EXPECT_EQ(some.trace.spans.size(), spans);
@@ -250,9 +255,12 @@ TEST(TraceRecording, MergedStepsAreOneTransferPerPairAndCollective) {
       for (int r = 0; r < 4; ++r) {
         const TaskId task = c.tasks[static_cast<size_t>(r)];
         std::vector<TraceTransfer> steps, runs, exact_runs;
-        for (const TraceTransfer& x : every.trace.transfers) if (x.task == task) steps.push_back(x);
-        for (const TraceTransfer& x : merged.trace.transfers) if (x.task == task) runs.push_back(x);
-        for (const TraceTransfer& x : exact.trace.transfers) if (x.task == task) exact_runs.push_back(x);
+        for (const TraceTransfer& x : every.trace.transfers)
+          if (x.task == task) steps.push_back(x);
+        for (const TraceTransfer& x : merged.trace.transfers)
+          if (x.task == task) runs.push_back(x);
+        for (const TraceTransfer& x : exact.trace.transfers)
+          if (x.task == task) exact_runs.push_back(x);
         ASSERT_EQ(steps.size(), 6u);
         ASSERT_EQ(runs.size(), 1u);
         ASSERT_EQ(exact_runs.size(), 1u);
