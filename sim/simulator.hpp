@@ -20,6 +20,7 @@
 #include "core/status.hpp"
 #include "core/topology.hpp"
 #include "core/trace.hpp"
+#include "core/trace_filter.hpp"
 
 namespace brigade::sim {
 
@@ -35,8 +36,21 @@ struct SimOptions {
   // Turns every shortcut off: each collective is expanded into its flows even
   // where its channels are provably its own (docs/simulator.md, "Shortcuts").
   bool exact = false;
-  // Spans, transfers (one per flow) and memory samples into SimResult::trace.
+  // Spans, transfers (one per message) and memory samples into
+  // SimResult::trace. Recording changes nothing else: shortcuts stay on (a
+  // shortcut collective's messages come from its memoised isolated run,
+  // shifted to its start), and the step time and every statistic are the
+  // same, bit for bit, as without it.
   bool record_trace = false;
+  // What the trace keeps (devices, a window of time), applied while
+  // recording; by default everything.
+  TraceFilter trace_filter;
+  // Transfers in the trace: one per message (true), or one per run of
+  // back-to-back messages of one task between the same two devices (false:
+  // the 2(N-1) steps that rank r of a ring AllReduce sends to r+1 become one
+  // transfer of their summed bytes; an order of magnitude fewer records at
+  // scale). `brigade simulate --trace` merges unless given --trace-steps.
+  bool trace_steps = true;
   // Start and end of every task into SimResult::task_*_seconds (16 bytes a task).
   bool record_task_times = true;
   // Per-device speed factor (absent = 1): compute durations are divided by it,
