@@ -6,6 +6,7 @@
 
 #include <QHelpEvent>
 #include <QKeyEvent>
+#include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -246,11 +247,11 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
     if (t.major)
       p.drawLine(QPointF(area.left() + t.x, area.top()), QPointF(area.left() + t.x, area.bottom()));
   paint_rows(p, area);
+  paint_legend(p);  // before the arrows, which may leave a note in its strip
   if (arrows_) paint_arrows(p, area);
   paint_overlays(p, area);
   paint_ruler(p, area);
   paint_overview(p, area);
-  paint_legend(p);
 }
 
 void TimelineCanvas::paint_overview(QPainter& p, const QRect& area) {
@@ -429,9 +430,12 @@ void TimelineCanvas::paint_arrows(QPainter& p, const QRect& area) {
   doc_->index->transfers_in(w.start_seconds, w.end_seconds, xs);
   if (xs.empty()) return;
   if (static_cast<int>(xs.size()) > kMaxArrows) {
-    p.setPen(QColor(0x70, 0x70, 0x70));
-    p.drawText(area.adjusted(0, 0, -8, -4), Qt::AlignRight | Qt::AlignBottom,
-               tr("%1 transfers in view: zoom in to see their arrows").arg(xs.size()));
+    // Said in the legend strip, out of the lanes' way.
+    p.setPen(QColor(0x60, 0x60, 0x60));
+    p.drawText(QRect(0, height() - kLegendHeight, width() - 8, kLegendHeight),
+               Qt::AlignRight | Qt::AlignVCenter,
+               tr("%1 transfers in view: zoom in to see their arrows")
+                   .arg(QLocale::system().toString(static_cast<qlonglong>(xs.size()))));
     return;
   }
   p.save();
