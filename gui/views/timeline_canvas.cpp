@@ -18,6 +18,7 @@
 #include "gui/model/range_stats.hpp"
 #include "gui/model/ruler.hpp"
 #include "gui/model/span_details.hpp"
+#include "gui/views/paint_util.hpp"
 
 namespace brigade::gui {
 
@@ -458,19 +459,7 @@ void TimelineCanvas::paint_arrows(QPainter& p, const QRect& area) {
     c = c.darker(140);
     c.setAlpha(170);
     p.setPen(QPen(c, 1.2));
-    p.drawLine(a, b);
-    // Arrow head at the receiver.
-    const QPointF d = b - a;
-    const double len = std::hypot(d.x(), d.y());
-    if (len > 8) {
-      const QPointF u = d / len, n(-u.y(), u.x());
-      QPainterPath head;
-      head.moveTo(b);
-      head.lineTo(b - u * 7 + n * 3);
-      head.lineTo(b - u * 7 - n * 3);
-      head.closeSubpath();
-      p.fillPath(head, c);
-    }
+    draw_arrow(p, a, b, c);  // the head at the receiver
     ++last_arrows_;
   }
   p.restore();
@@ -525,18 +514,7 @@ void TimelineCanvas::paint_overlays(QPainter& p, const QRect& area) {
       p.drawRect(*wb);
       const QPointF a(wb->right(), wb->center().y()), b(sel->left(), sel->center().y());
       p.setPen(QPen(QColor(0x10, 0x10, 0x10), 1.8));
-      p.drawLine(a, b);
-      const QPointF d = b - a;
-      const double len = std::hypot(d.x(), d.y());
-      if (len > 8) {
-        const QPointF u = d / len, n(-u.y(), u.x());
-        QPainterPath head;
-        head.moveTo(b);
-        head.lineTo(b - u * 9 + n * 4);
-        head.lineTo(b - u * 9 - n * 4);
-        head.closeSubpath();
-        p.fillPath(head, QColor(0x10, 0x10, 0x10));
-      }
+      draw_arrow(p, a, b, QColor(0x10, 0x10, 0x10), 9, 4);
     }
   }
   // The time cursor.
@@ -647,16 +625,8 @@ QString TimelineCanvas::tooltip_at(QPoint pos) const {
 }
 
 bool TimelineCanvas::event(QEvent* e) {
-  if (e->type() == QEvent::ToolTip) {
-    auto* help = static_cast<QHelpEvent*>(e);
-    const QString text = tooltip_at(help->pos());
-    if (text.isEmpty())
-      QToolTip::hideText();
-    else
-      QToolTip::showText(help->globalPos(), text, this);
-    return true;
-  }
-  return QWidget::event(e);
+  return handle_tooltip(this, e, [this](QPoint pos) { return tooltip_at(pos); }) ||
+         QWidget::event(e);
 }
 
 void TimelineCanvas::wheelEvent(QWheelEvent* e) {

@@ -21,12 +21,22 @@ DocumentPtr pmap() {
   return r.value();
 }
 
-TEST(TimelineCanvas, WSZoomAndADPanAsInPerfetto) {
+// A timeline view of pmap_train_step, shown offscreen.
+class Timeline : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    v.resize(1400, 800);
+    v.show();
+    doc = pmap();
+    v.set_document(doc);
+    c = v.canvas();
+  }
   TimelineView v;
-  v.resize(1200, 700);
-  v.show();
-  v.set_document(pmap());
-  TimelineCanvas* c = v.canvas();
+  DocumentPtr doc;
+  TimelineCanvas* c = nullptr;
+};
+
+TEST_F(Timeline, WSZoomAndADPanAsInPerfetto) {
   const TimeWindow all = c->axis().window();
   QTest::keyClick(c, Qt::Key_W);
   const TimeWindow in = c->axis().window();
@@ -39,12 +49,7 @@ TEST(TimelineCanvas, WSZoomAndADPanAsInPerfetto) {
   EXPECT_NEAR(c->axis().window().duration_seconds(), all.duration_seconds(), 1e-15);
 }
 
-TEST(TimelineCanvas, ZoomToSelectionPushesAndBackspacePopsExactly) {
-  TimelineView v;
-  v.resize(1200, 700);
-  v.show();
-  v.set_document(pmap());
-  TimelineCanvas* c = v.canvas();
+TEST_F(Timeline, ZoomToSelectionPushesAndBackspacePopsExactly) {
   const TimeWindow all = c->axis().window();
   // Drag over the data area from 30% to 60% of its width.
   const QRect area(TimelineCanvas::kLabelWidth, TimelineCanvas::kTopHeight,
@@ -64,13 +69,7 @@ TEST(TimelineCanvas, ZoomToSelectionPushesAndBackspacePopsExactly) {
   EXPECT_EQ(c->zoom_stack().size(), 0u);
 }
 
-TEST(TimelineCanvas, ClickingASpanSelectsItAndPaintsItsFrame) {
-  TimelineView v;
-  v.resize(1200, 700);
-  v.show();
-  const DocumentPtr doc = pmap();
-  v.set_document(doc);
-  TimelineCanvas* c = v.canvas();
+TEST_F(Timeline, ClickingASpanSelectsItAndPaintsItsFrame) {
   // Find by name selects the first match and reveals it.
   v.find("grad psum");
   ASSERT_EQ(v.found_count(), 4);
@@ -106,13 +105,7 @@ int first_span_named(const Document& d, const std::string& name) {
   return -1;
 }
 
-TEST(TimelineCanvas, ClickShowsTheSpansDetailsAndHoverItsSummary) {
-  TimelineView v;
-  v.resize(1400, 800);
-  v.show();
-  const DocumentPtr doc = pmap();
-  v.set_document(doc);
-  TimelineCanvas* c = v.canvas();
+TEST_F(Timeline, ClickShowsTheSpansDetailsAndHoverItsSummary) {
   const int psum = first_span_named(*doc, "grad psum");
   ASSERT_GE(psum, 0);
   const QPoint at = span_point(c, *doc, psum);
@@ -127,13 +120,7 @@ TEST(TimelineCanvas, ClickShowsTheSpansDetailsAndHoverItsSummary) {
   EXPECT_TRUE(QToolTip::text().startsWith("grad psum — 8 us (AllReduce, ")) << QToolTip::text().toStdString();
 }
 
-TEST(TimelineCanvas, CtrlWheelZoomsAtTheMouseAndDragSelectsARangeWithItsStatistics) {
-  TimelineView v;
-  v.resize(1400, 800);
-  v.show();
-  const DocumentPtr doc = pmap();
-  v.set_document(doc);
-  TimelineCanvas* c = v.canvas();
+TEST_F(Timeline, CtrlWheelZoomsAtTheMouseAndDragSelectsARangeWithItsStatistics) {
   const TimeWindow all = c->axis().window();
   const QPoint at(TimelineCanvas::kLabelWidth + 300, TimelineCanvas::kTopHeight + 30);
   const double t_at = c->axis().x_to_time(300);
