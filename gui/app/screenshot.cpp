@@ -69,6 +69,7 @@ int take_screenshot(const ScreenshotRequest& r) {
   view->show();
   view->set_document(doc.value());
   if (r.time_seconds >= 0) view->set_time_seconds(r.time_seconds);
+  view->wait_ready(24 * 3600 * 1000);
   QApplication::processEvents();
   const Status st = save(view.get(), r.out, r.view);
   if (!st.is_ok()) {

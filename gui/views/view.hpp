@@ -31,6 +31,11 @@ class View : public QWidget {
   // window raises the first such dock; a calibration view has nothing for a
   // trace, say).
   virtual bool shows(const Document& doc) const { (void)doc; return true; }
+  // Waits, at most `timeout_ms`, for work the view runs in the background
+  // for its document (the scaling view's sweep) and shows its result; false
+  // if some is still running. --screenshot and the screenshot tests call it
+  // before taking the picture. GUI thread only.
+  virtual bool wait_ready(int timeout_ms) { (void)timeout_ms; return true; }
 
  signals:
   // The user picked a time here: the other views follow.

@@ -36,6 +36,7 @@ void every_view_is_a_real_picture(const DocumentPtr& doc, const std::string& tag
     v->show();
     v->set_document(doc);
     if (doc->result) v->set_time_seconds(doc->result->step_seconds / 2);
+    EXPECT_TRUE(v->wait_ready(600 * 1000));
     const QImage image = render_widget(v.get());
     image.save(QString::fromStdString((out_dir() / (tag + "_" + info.name.toStdString() + ".png")).string()));
     const ImageStats s = image_stats(image);
