@@ -143,8 +143,8 @@ void MainWindow::build_menus() {
     QSettings settings;
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open a scenario, trace or profile"), settings.value("last_dir").toString(),
-        tr("Brigade files (*.yaml *.yml *.json);;Scenarios (*.yaml *.yml *.json);;"
-           "Chrome traces (*.json);;All files (*)"));
+        tr("Brigade files (*.yaml *.yml *.json *.json.gz);;Scenarios (*.yaml *.yml *.json);;"
+           "Chrome traces (*.json *.json.gz);;Profiles (*.yaml *.yml);;All files (*)"));
     if (!path.isEmpty()) open_file(path);
   });
   open->setShortcut(QKeySequence::Open);

@@ -9,6 +9,8 @@
 //   "optimizer" in a name give the phase); PyTorch's "[memory]" instant
 //   events become memory samples (category other). Flows, counters and
 //   instants carry nothing a Trace keeps and are skipped.
+// A file that starts gzip-compressed goes to core's reader too (which
+// inflates it where core is built with zlib).
 // Errors are one line: invalid JSON at FILE:LINE:COL, or
 // "FILE: error: found event 7 (\"X\") without a numeric \"ts\"; expected ...".
 #pragma once

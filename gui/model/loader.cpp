@@ -75,6 +75,9 @@ FileKind sniff_file_kind(const std::string& path) {
   if (ends_with(p, ".yaml") || ends_with(p, ".yml"))
     return yaml_is_profile(path) ? FileKind::kProfile : FileKind::kScenario;
   const std::string h = head(path, 1 << 16);
+  if (h.size() >= 2 && static_cast<unsigned char>(h[0]) == 0x1f &&
+      static_cast<unsigned char>(h[1]) == 0x8b)
+    return FileKind::kTrace;  // gzip: only traces are written compressed
   const char c = first_non_space(h);
   if (c == '[') return FileKind::kTrace;
   if (c == '{') {

@@ -56,7 +56,7 @@ TopologyLayout layout_topology(const Topology& t, double aspect, int aggregate_a
     const NodeBox& b = out.nodes[static_cast<size_t>(n)];
     const bool has_switch = switches_of.count(n) > 0;
     const double w = b.x1 - b.x0;
-    const double label = (b.y1 - b.y0) * 0.14;
+    const double label = (b.y1 - b.y0) * 0.2;
     const double h = (b.y1 - b.y0) * (has_switch ? 0.72 : 1.0) - label;
     const int dc = grid_columns(static_cast<int>(devs.size()), w / h * aspect);
     const int dr = (static_cast<int>(devs.size()) + dc - 1) / dc;

@@ -6,6 +6,7 @@
 
 #include <QHelpEvent>
 #include <QKeyEvent>
+#include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -17,6 +18,7 @@
 #include "gui/model/range_stats.hpp"
 #include "gui/model/ruler.hpp"
 #include "gui/model/span_details.hpp"
+#include "gui/views/paint_util.hpp"
 
 namespace brigade::gui {
 
@@ -246,11 +248,11 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
     if (t.major)
       p.drawLine(QPointF(area.left() + t.x, area.top()), QPointF(area.left() + t.x, area.bottom()));
   paint_rows(p, area);
+  paint_legend(p);  // before the arrows, which may leave a note in its strip
   if (arrows_) paint_arrows(p, area);
   paint_overlays(p, area);
   paint_ruler(p, area);
   paint_overview(p, area);
-  paint_legend(p);
 }
 
 void TimelineCanvas::paint_overview(QPainter& p, const QRect& area) {
@@ -429,9 +431,12 @@ void TimelineCanvas::paint_arrows(QPainter& p, const QRect& area) {
   doc_->index->transfers_in(w.start_seconds, w.end_seconds, xs);
   if (xs.empty()) return;
   if (static_cast<int>(xs.size()) > kMaxArrows) {
-    p.setPen(QColor(0x70, 0x70, 0x70));
-    p.drawText(area.adjusted(0, 0, -8, -4), Qt::AlignRight | Qt::AlignBottom,
-               tr("%1 transfers in view: zoom in to see their arrows").arg(xs.size()));
+    // Said in the legend strip, out of the lanes' way.
+    p.setPen(QColor(0x60, 0x60, 0x60));
+    p.drawText(QRect(0, height() - kLegendHeight, width() - 8, kLegendHeight),
+               Qt::AlignRight | Qt::AlignVCenter,
+               tr("%1 transfers in view: zoom in to see their arrows")
+                   .arg(QLocale::system().toString(static_cast<qlonglong>(xs.size()))));
     return;
   }
   p.save();
@@ -454,19 +459,7 @@ void TimelineCanvas::paint_arrows(QPainter& p, const QRect& area) {
     c = c.darker(140);
     c.setAlpha(170);
     p.setPen(QPen(c, 1.2));
-    p.drawLine(a, b);
-    // Arrow head at the receiver.
-    const QPointF d = b - a;
-    const double len = std::hypot(d.x(), d.y());
-    if (len > 8) {
-      const QPointF u = d / len, n(-u.y(), u.x());
-      QPainterPath head;
-      head.moveTo(b);
-      head.lineTo(b - u * 7 + n * 3);
-      head.lineTo(b - u * 7 - n * 3);
-      head.closeSubpath();
-      p.fillPath(head, c);
-    }
+    draw_arrow(p, a, b, c);  // the head at the receiver
     ++last_arrows_;
   }
   p.restore();
@@ -521,18 +514,7 @@ void TimelineCanvas::paint_overlays(QPainter& p, const QRect& area) {
       p.drawRect(*wb);
       const QPointF a(wb->right(), wb->center().y()), b(sel->left(), sel->center().y());
       p.setPen(QPen(QColor(0x10, 0x10, 0x10), 1.8));
-      p.drawLine(a, b);
-      const QPointF d = b - a;
-      const double len = std::hypot(d.x(), d.y());
-      if (len > 8) {
-        const QPointF u = d / len, n(-u.y(), u.x());
-        QPainterPath head;
-        head.moveTo(b);
-        head.lineTo(b - u * 9 + n * 4);
-        head.lineTo(b - u * 9 - n * 4);
-        head.closeSubpath();
-        p.fillPath(head, QColor(0x10, 0x10, 0x10));
-      }
+      draw_arrow(p, a, b, QColor(0x10, 0x10, 0x10), 9, 4);
     }
   }
   // The time cursor.
@@ -643,16 +625,8 @@ QString TimelineCanvas::tooltip_at(QPoint pos) const {
 }
 
 bool TimelineCanvas::event(QEvent* e) {
-  if (e->type() == QEvent::ToolTip) {
-    auto* help = static_cast<QHelpEvent*>(e);
-    const QString text = tooltip_at(help->pos());
-    if (text.isEmpty())
-      QToolTip::hideText();
-    else
-      QToolTip::showText(help->globalPos(), text, this);
-    return true;
-  }
-  return QWidget::event(e);
+  return handle_tooltip(this, e, [this](QPoint pos) { return tooltip_at(pos); }) ||
+         QWidget::event(e);
 }
 
 void TimelineCanvas::wheelEvent(QWheelEvent* e) {

@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QShortcut>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QTextBrowser>
@@ -42,7 +43,7 @@ TimelineView::TimelineView(QWidget* parent) : View(parent) {
   auto* bar = new QHBoxLayout();
   bar->setContentsMargins(4, 2, 4, 0);
   find_edit_ = new QLineEdit(this);
-  find_edit_->setPlaceholderText(tr("Find spans by name (Enter: next)"));
+  find_edit_->setPlaceholderText(tr("Find spans by name (Ctrl+F; Enter: next)"));
   find_edit_->setClearButtonEnabled(true);
   find_edit_->setMinimumWidth(240);
   find_edit_->setMaximumWidth(320);
@@ -93,6 +94,13 @@ TimelineView::TimelineView(QWidget* parent) : View(parent) {
   split->setSizes({600, 150});
   layout->addWidget(split, 1);
 
+  // Ctrl+F: find, as in every viewer.
+  auto* find_key = new QShortcut(QKeySequence::Find, this);
+  find_key->setContext(Qt::WidgetWithChildrenShortcut);
+  connect(find_key, &QShortcut::activated, this, [this] {
+    find_edit_->setFocus();
+    find_edit_->selectAll();
+  });
   connect(zin, &QToolButton::clicked, canvas_, &TimelineCanvas::zoom_in);
   connect(zout, &QToolButton::clicked, canvas_, &TimelineCanvas::zoom_out);
   connect(zsel, &QToolButton::clicked, canvas_, &TimelineCanvas::zoom_to_selection);
@@ -117,6 +125,18 @@ void TimelineView::set_document(DocumentPtr doc) {
   details_->clear();
   stats_->setRowCount(0);
   if (!find_edit_->text().isEmpty()) find(find_edit_->text());
+}
+
+QString TimelineView::details_text() const { return details_->toPlainText(); }
+
+QString TimelineView::range_text() const {
+  QString s = stats_label_->text();
+  for (int r = 0; r < stats_->rowCount(); ++r) {
+    s += "\n";
+    for (int c = 0; c < stats_->columnCount(); ++c)
+      s += (c ? " | " : "") + (stats_->item(r, c) ? stats_->item(r, c)->text() : QString());
+  }
+  return s;
 }
 
 void TimelineView::set_time_seconds(double seconds) { canvas_->set_cursor_seconds(seconds); }

@@ -12,6 +12,7 @@
 #include "core/units.hpp"
 #include "gui/model/palette.hpp"
 #include "gui/model/ruler.hpp"
+#include "gui/views/paint_util.hpp"
 
 namespace brigade::gui {
 
@@ -390,16 +391,8 @@ QString TopologyCanvas::tooltip_at(QPointF pos) const {
 }
 
 bool TopologyCanvas::event(QEvent* e) {
-  if (e->type() == QEvent::ToolTip) {
-    auto* help = static_cast<QHelpEvent*>(e);
-    const QString text = tooltip_at(help->pos());
-    if (text.isEmpty())
-      QToolTip::hideText();
-    else
-      QToolTip::showText(help->globalPos(), text, this);
-    return true;
-  }
-  return QWidget::event(e);
+  return handle_tooltip(this, e, [this](QPoint pos) { return tooltip_at(pos); }) ||
+         QWidget::event(e);
 }
 
 }  // namespace brigade::gui

@@ -108,6 +108,18 @@ TEST(Loader, BadFilesGiveTheClisOneLine) {
   EXPECT_EQ(r.message().rfind(bad_yaml + ":2:", 0), 0u) << r.message();
 }
 
+// A trace too large to parse into memory is refused before it is read (a
+// sparse file: no disk is used).
+TEST(Loader, AHugeTraceIsRefusedWithItsSize) {
+  const std::string huge = temp_file("huge.json", "[");
+  std::filesystem::resize_file(huge, (std::uintmax_t{3} << 30) / 2);  // 1.5 GiB
+  auto r = load_document(huge);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.message(), huge + ": error: found a trace of 1.50 GiB; expected at most 1.00 GiB "
+                                "(open the scenario instead, or record fewer devices)");
+  std::filesystem::remove(huge);
+}
+
 TEST(Loader, ACancelledLoadSaysSo) {
   std::atomic<bool> cancel{true};
   LoadOptions o;
