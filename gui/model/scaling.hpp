@@ -11,6 +11,7 @@
 
 #include "core/scenario.hpp"
 #include "core/status.hpp"
+#include "gui/model/chart_units.hpp"
 #include "planner/sweep.hpp"
 
 namespace brigade::gui {
@@ -35,8 +36,6 @@ Result<planner::SweepResult> scaling_sweep(const Scenario& scenario,
                                            const std::vector<int>& devices, ScalingJudge judge,
                                            const std::atomic<bool>* cancel = nullptr,
                                            const planner::SweepProgress& progress = {});
-
-using XY = std::vector<std::pair<double, double>>;
 
 struct ScalingCurves {
   XY speedup;     // (devices, speedup) of the judged points
