@@ -143,6 +143,10 @@ void throw_status(const Status& status) {
   if (msg.find("error: ") == std::string::npos) msg = "brigade: error: " + msg;
   if (status.kind() == ErrorKind::kBadInput || status.kind() == ErrorKind::kUnsupported)
     throw BadInput{msg};
+  // kCancelled, like kRuntime and kInternal: exit 1. No verb sets a
+  // cancellation flag (Ctrl-C ends the process as the shell's default), so a
+  // cancelled run here is a library's report of work that did not finish.
+
   throw RuntimeFailure{msg};
 }
 

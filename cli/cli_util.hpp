@@ -45,7 +45,7 @@ std::string parse_choice_flag(std::string_view flag, std::string_view text,
                               const std::vector<std::string>& choices);
 
 // Throws the CLI exception matching a failed Status: bad input and
-// unsupported plans exit 2, anything else 1. A message that carries no
+// unsupported plans exit 2, anything else (runtime, internal, cancelled) 1. A message that carries no
 // "error:" of its own is prefixed with "brigade: error: ".
 [[noreturn]] void throw_status(const Status& status);
 

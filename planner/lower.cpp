@@ -84,6 +84,7 @@ Result<Plan> lower_collective(const Scenario& sc) {
 Result<Plan> lower(const Scenario& scenario, const LowerOptions& options) {
   // Plans that cannot be (degrees against devices, batch against degrees,
   // shardings against the mesh, ...) are check_plan's to name.
+  if (cancel_requested(options.cancel)) return cancelled_status();
   BRIGADE_RETURN_IF_ERROR(check_plan(scenario));
   switch (scenario.model_kind) {
     case ModelKind::kTransformer:

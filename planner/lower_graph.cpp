@@ -48,6 +48,7 @@ TaskId emit_op_task(ProgramBuilder& b, StreamId s, const TrainingGraph& g, const
 
 struct Common {
   const Scenario* sc = nullptr;
+  const std::atomic<bool>* cancel = nullptr;  // LowerOptions::cancel, polled per operation
   TrainingGraph g;
   bool training = false;
   double state_per_param = 0;    // optimizer state bytes per parameter
@@ -288,6 +289,7 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
   std::vector<TaskId> optimizer_task(nt, kNone);  // by parameter
 
   for (size_t i = 0; i < g.ops.size(); ++i) {
+    if (cancel_requested(c.cancel)) return cancelled_status();
     const IrOp& op = g.ops[i];
     // Seed gradients (d<output>, fed from outside) take their tensor's sharding.
     for (int t : op.inputs) {
@@ -631,6 +633,7 @@ Result<Plan> lower_manual(Common& c) {
     return id;
   };
   for (size_t i = 0; i < nops; ++i) {
+    if (cancel_requested(c.cancel)) return cancelled_status();
     const IrOp& op = g.ops[i];
     const int d = dev[i];
     std::vector<TaskId> waits;
@@ -735,6 +738,7 @@ Result<Plan> lower_manual(Common& c) {
 
 Result<Plan> lower_graph(const Scenario& sc, const LowerOptions& options) {
   Common c;
+  c.cancel = options.cancel;
   c.sc = &sc;
   c.training = !sc.training.inference;
   const Optimizer opt = c.training ? sc.training.optimizer : Optimizer::kNone;

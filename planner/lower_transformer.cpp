@@ -34,6 +34,7 @@ struct Block {
 
 struct Setup {
   const Scenario* sc = nullptr;
+  const std::atomic<bool>* cancel = nullptr;  // LowerOptions::cancel, polled per pipeline step
   int T = 1, D = 1, P = 1, v = 1, V = 1;  // V = P * v virtual stages
   int m = 1;                              // micro-batches per pipeline
   std::int64_t b = 1;                     // sequences per micro-batch
@@ -95,6 +96,7 @@ class StageEmitter {
       }
     saved_.assign(static_cast<size_t>(s_.v), {});
     for (int i = 0; i < static_cast<int>(steps.size()); ++i) {
+      if (cancel_requested(s_.cancel)) return cancelled_status();
       const PipelineStep& st = steps[static_cast<size_t>(i)];
       if (st.forward)
         forward_step(st);
@@ -738,6 +740,7 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
   const TransformerSpec& spec = sc.transformer;
   Setup s;
   s.sc = &sc;
+  s.cancel = options.cancel;
   s.T = st.tensor;
   s.D = st.data;
   s.P = st.pipeline;
@@ -814,6 +817,7 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
   ProgramBuilder b(sc.name.empty() ? "transformer" : sc.name, N);
   std::vector<StageOut> stages;
   for (int p = 0; p < s.P; ++p) {
+    if (cancel_requested(options.cancel)) return cancelled_status();
     BRIGADE_ASSIGN_OR_RETURN(StageOut out, StageEmitter(b, s, p).run());
     stages.push_back(std::move(out));
     // Stages are alike (the same steps; the first and last add a block, the
@@ -904,7 +908,9 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
     }
   }
 
+  if (cancel_requested(options.cancel)) return cancelled_status();
   BRIGADE_ASSIGN_OR_RETURN(Program program, std::move(b).build());
+  if (cancel_requested(options.cancel)) return cancelled_status();
   Plan plan;
   plan.program = std::move(program);
   plan.granularity = g;

@@ -41,7 +41,8 @@ class VectorInterner {
 Status plan_shortcuts(const Program& program, const Topology& topology,
                       const HardwareProfile& profile, NetworkModel network,
                       const std::vector<std::int32_t>& node_of, const std::vector<TaskId>& transfers,
-                      ShortcutTable& table, std::vector<std::int32_t>& shortcut_of) {
+                      ShortcutTable& table, std::vector<std::int32_t>& shortcut_of,
+                      const std::atomic<bool>* cancel) {
   const auto& colls = program.collectives();
   const auto nc = static_cast<size_t>(topology.num_channels());
 
@@ -157,7 +158,9 @@ Status plan_shortcuts(const Program& program, const Topology& topology,
       o.network = network;
       o.exact = true;
       o.record_task_times = false;
+      o.cancel = cancel;
       auto r = detail::simulate_unnamed_links(*prog, topology, quiet, o);
+      if (!r.is_ok() && r.status().kind() == ErrorKind::kCancelled) return r.status();
       if (!r.is_ok()) continue;  // the run in context reports it
       ShortcutEntry e;
       e.duration_seconds = r->step_seconds;

@@ -11,6 +11,7 @@
 // channel. Tests hold shortcut runs to full expansions (1e-9).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -40,10 +41,12 @@ struct ShortcutTable {
 
 // Fills `table` and sets `shortcut_of[c]` to an entry index for every
 // collective that qualifies (others keep -1). `transfers`: the Program's
-// transfer tasks (the caller has walked the tasks already).
+// transfer tasks (the caller has walked the tasks already). `cancel`
+// (SimOptions::cancel) is handed to the isolated runs.
 Status plan_shortcuts(const Program& program, const Topology& topology,
                       const HardwareProfile& profile, NetworkModel network,
                       const std::vector<std::int32_t>& node_of, const std::vector<TaskId>& transfers,
-                      ShortcutTable& table, std::vector<std::int32_t>& shortcut_of);
+                      ShortcutTable& table, std::vector<std::int32_t>& shortcut_of,
+                      const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace brigade::sim

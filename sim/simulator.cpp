@@ -43,7 +43,12 @@ Event make_event(std::uint32_t id, EventKind kind, std::uint32_t version = 0) {
   return Event{id, kind | ((version & kVersionMask) << kKindBits)};
 }
 
-constexpr std::int64_t kProgressEvery = 1 << 20;
+// on_progress about 256 times a run (a progress bar's resolution), at most
+// every 2^20 tasks; cancellation is polled after each call and every
+// kCancelPollEvery loop iterations.
+constexpr std::int64_t kProgressMaxEvery = 1 << 20;
+constexpr std::int64_t kProgressCalls = 256;
+constexpr std::uint32_t kCancelPollEvery = 4096;
 
 struct RouteInfo {
   std::int32_t first = 0, count = 0;  // into Engine::route_channels_
@@ -205,6 +210,7 @@ class Engine {
   double now_ = 0;
   std::int64_t events_ = 0;
   std::int64_t tasks_done_ = 0;
+  std::int64_t progress_mask_ = kProgressMaxEvery - 1;  // on_progress when (tasks done & mask) == 0
   std::int64_t flows_ = 0;
   std::int64_t shortcuts_ = 0;
   double step_end_ = 0;
@@ -391,7 +397,13 @@ Result<std::int32_t> Engine::collective_route_index(std::int32_t src, std::int32
 }
 
 Status Engine::setup() {
+  if (cancel_requested(opt_.cancel)) return cancelled_status();
   const std::string who = "program '" + p_.name + "': ";
+  {
+    std::int64_t every = 1;
+    while (every < kProgressMaxEvery && every * kProgressCalls < p_.num_tasks()) every *= 2;
+    progress_mask_ = every - 1;
+  }
   BRIGADE_RETURN_IF_ERROR(p_.validate_against(topo_));
   const auto nt = static_cast<size_t>(p_.num_tasks());
   const auto nd = static_cast<size_t>(p_.num_devices);
@@ -588,8 +600,9 @@ Status Engine::setup() {
   coll_shortcut_.assign(ncoll, -1);
   if (!opt_.exact && !opt_.record_trace && ncoll > 0 && !warm_steps_) {
     BRIGADE_RETURN_IF_ERROR(plan_shortcuts(p_, topo_, prof_, opt_.network, node_of_, transfers,
-                                           shortcuts_table_, coll_shortcut_));
+                                           shortcuts_table_, coll_shortcut_, opt_.cancel));
   }
+  if (cancel_requested(opt_.cancel)) return cancelled_status();
 
   // Memory: resident buffers are live from time 0.
   live_.assign(nd * nk, 0);
@@ -728,8 +741,10 @@ void Engine::free_buffer(BufferId b) {
 }
 
 void Engine::progress() {
-  if (opt_.on_progress && (tasks_done_ & (kProgressEvery - 1)) == 0)
+  if (opt_.on_progress && (tasks_done_ & progress_mask_) == 0) {
     opt_.on_progress(static_cast<double>(tasks_done_), static_cast<double>(p_.num_tasks()));
+    if (cancel_requested(opt_.cancel) && error_.is_ok()) error_ = cancelled_status();
+  }
 }
 
 // ---- tasks ------------------------------------------------------------------------
@@ -1187,8 +1202,13 @@ void Engine::handle(Event e) {
 
 Status Engine::run() {
   size_t ready_head = 0;
+  std::uint32_t until_poll = kCancelPollEvery;
   for (;;) {
     if (!error_.is_ok()) return error_;
+    if (--until_poll == 0) {
+      until_poll = kCancelPollEvery;
+      if (cancel_requested(opt_.cancel)) return cancelled_status();
+    }
     if (!queue_.empty() && queue_.top_time() <= now_) {
       const EventQueue::Bucket bucket = queue_.pop();
       handle(bucket.first);

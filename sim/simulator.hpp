@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -48,6 +49,10 @@ struct SimOptions {
   // Progress for long runs: (tasks finished, tasks in the Program), called
   // from the calling thread now and then and once at the end. May be empty.
   std::function<void(double done, double total)> on_progress;
+  // Cancellation (as RunOptions::cancel): polled by setup, by the event loop
+  // every 4096 iterations and after every on_progress call; once it reads
+  // true, simulate() returns Status::error("cancelled", ErrorKind::kCancelled).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct DeviceStats {
@@ -115,7 +120,7 @@ Result<SimResult> simulate(const Program& program, const Topology& topology,
                            const HardwareProfile& profile, const SimOptions& options);
 
 // The simulator behind the core Executor interface ("sim:flow" / "sim:ideal").
-// RunOptions::record_trace and on_progress override `options`' own.
+// RunOptions::record_trace, on_progress and cancel override `options`' own.
 std::unique_ptr<Executor> make_sim_executor(SimOptions options);
 
 }  // namespace brigade::sim

@@ -30,12 +30,15 @@ void quiet_qt(QtMsgType type, const QMessageLogContext&, const QString& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Screenshots need no display: default to the offscreen platform.
-  for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--screenshot") == 0) {
+  // Screenshots and --help need no display: default to the offscreen platform.
+  for (int i = 1; i < argc; ++i) {
+    const bool shot = std::strcmp(argv[i], "--screenshot") == 0;
+    if (shot || std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 ||
+        std::strcmp(argv[i], "--version") == 0) {
       if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
       qInstallMessageHandler(quiet_qt);
     }
+  }
   QApplication app(argc, argv);
   QApplication::setOrganizationName("Brigade");
   QApplication::setApplicationName("brigade-gui");

@@ -3,12 +3,11 @@
 // hands the result to the GUI thread. One load at a time; opening another
 // file or cancel() stops the current one.
 //
-// Cancellation: cancel() sets the load's flag, which the loader passes to
-// planner::lower and sim::simulate through their `cancel` option where they
-// have one (the loader's attach_cancel) and checks between stages. The GUI
-// is free at once either way: a cancelled load's worker is retired, joined
-// once it ends (at the latest when the session is destroyed), and its
-// result is dropped.
+// Cancellation: cancel() sets the load's flag, which planner::lower and
+// sim::simulate poll (LoadOptions::cancel); the GUI is free at once: the
+// cancelled load's worker is retired, joined once it ends (within
+// milliseconds of the flag; at the latest when the session is destroyed),
+// and its result is dropped.
 #pragma once
 
 #include <atomic>

@@ -11,6 +11,7 @@
 #include "core/profile.hpp"
 #include "core/scenario.hpp"
 #include "core/trace.hpp"
+#include "gui/model/topology_usage.hpp"
 #include "gui/model/trace_index.hpp"
 #include "planner/plan.hpp"
 #include "sim/simulator.hpp"
@@ -37,6 +38,8 @@ struct Document {
   // reads its spans).
   std::unique_ptr<Trace> trace;
   std::unique_ptr<TraceIndex> index;
+  // kScenario: link utilisation and device occupancy binned over the step.
+  std::unique_ptr<TopologyUsage> usage;
   // kProfile: the profile opened; kScenario: the scenario's.
   std::unique_ptr<HardwareProfile> profile;
   // Lines worth telling the user about the load ("granularity step: ...").

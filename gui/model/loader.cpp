@@ -57,15 +57,7 @@ bool yaml_is_profile(const std::string& path) {
   }
 }
 
-// Sets a judge's cancellation flag where its options have one
-// (RunOptions/SimOptions/LowerOptions::cancel, `const std::atomic<bool>*`).
-// Until they do, the loader checks the flag between stages only.
-template <class Options>
-void attach_cancel(Options& options, const std::atomic<bool>* cancel) {
-  if constexpr (requires { options.cancel = cancel; }) options.cancel = cancel;
-}
-
-bool cancelled(const LoadOptions& o) { return o.cancel && o.cancel->load(); }
+bool cancelled(const LoadOptions& o) { return cancel_requested(o.cancel); }
 
 void progress(const LoadOptions& o, const std::string& stage, double done, double total) {
   if (o.on_progress) o.on_progress(stage, done, total);
@@ -73,10 +65,8 @@ void progress(const LoadOptions& o, const std::string& stage, double done, doubl
 
 }  // namespace
 
-Status cancelled_status() { return Status::error("cancelled", ErrorKind::kRuntime); }
-
 bool is_cancelled(const Status& status) {
-  return !status.is_ok() && status.message() == "cancelled";
+  return !status.is_ok() && status.kind() == ErrorKind::kCancelled;
 }
 
 FileKind sniff_file_kind(const std::string& path) {
@@ -125,7 +115,7 @@ Result<DocumentPtr> document_from_scenario(Scenario scenario, const LoadOptions&
   planner::LowerOptions lower_options;
   lower_options.granularity = o.granularity;
   lower_options.max_kernel_tasks = o.max_traced_tasks;
-  attach_cancel(lower_options, o.cancel);
+  lower_options.cancel = o.cancel;
   progress(o, "lowering", 0, 0);
   auto plan = planner::lower(sc, lower_options);
   if (cancelled(o)) return cancelled_status();
@@ -144,7 +134,7 @@ Result<DocumentPtr> document_from_scenario(Scenario scenario, const LoadOptions&
   sim_options.on_progress = [&o](double done, double total) {
     progress(o, "simulating", done, total);
   };
-  attach_cancel(sim_options, o.cancel);
+  sim_options.cancel = o.cancel;
   progress(o, "simulating", 0, program.num_tasks());
   auto result = sim::simulate(program, sc.topology, sc.profile, sim_options);
   if (cancelled(o)) return cancelled_status();
@@ -154,6 +144,9 @@ Result<DocumentPtr> document_from_scenario(Scenario scenario, const LoadOptions&
   doc->result->trace = Trace{};
   progress(o, "indexing", 0, 0);
   doc->index = std::make_unique<TraceIndex>(TraceIndex::build(*doc->trace, &program));
+  if (cancelled(o)) return cancelled_status();
+  doc->usage = std::make_unique<TopologyUsage>(
+      TopologyUsage::build(*doc->trace, sc.topology, sc.profile));
   if (cancelled(o)) return cancelled_status();
   return DocumentPtr(std::move(doc));
 }

@@ -25,7 +25,9 @@ struct LoadOptions {
   std::int64_t max_traced_tasks = 400'000;
   std::string network;  // "flow", "ideal"; "" = the scenario's simulation.network
   std::string profile;  // a profile file replacing the scenario's ("" = the scenario's)
-  // Set from another thread to stop the load; it then returns cancelled_status().
+  // Set from another thread to stop the load: planner::lower and
+  // sim::simulate poll it (their options' `cancel`), the loader checks it
+  // between stages; the load then returns core's cancelled_status().
   const std::atomic<bool>* cancel = nullptr;
   // (stage, done, total): "reading", "lowering", "simulating", "indexing".
   // total 0: a stage without a measure of its progress. From the calling thread.
@@ -43,8 +45,8 @@ Result<DocumentPtr> document_from_scenario(Scenario scenario, const LoadOptions&
 // A Trace (e.g. the simulator's), indexed. `program` may be null.
 DocumentPtr document_from_trace(Trace trace, std::string path);
 
-// The Status of a load stopped through LoadOptions::cancel.
-Status cancelled_status();
+// Whether a load stopped through LoadOptions::cancel (core's
+// cancelled_status(): ErrorKind::kCancelled).
 bool is_cancelled(const Status& status);
 
 }  // namespace brigade::gui

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <string>
 
 namespace brigade::gui {
@@ -39,6 +40,25 @@ std::string lower_alnum(std::string_view s) {
 }  // namespace
 
 const ClassStyle& class_style(SpanClass c) { return kStyles[static_cast<size_t>(c)]; }
+
+std::uint32_t utilisation_rgb(double u) {
+  struct Stop {
+    double at;
+    int r, g, b;
+  };
+  static constexpr Stop kStops[] = {{0, 0xc8, 0xcc, 0xd2}, {0.5, 0xf2, 0xc1, 0x4e}, {1, 0xd7, 0x26, 0x3d}};
+  if (!(u > 0)) u = 0;
+  if (u > 1) return 0x7a0f1e;
+  for (int i = 1; i < 3; ++i) {
+    if (u > kStops[i].at) continue;
+    const Stop& a = kStops[i - 1];
+    const Stop& b = kStops[i];
+    const double f = (u - a.at) / (b.at - a.at);
+    auto mix = [f](int x, int y) { return static_cast<std::uint32_t>(std::lround(x + (y - x) * f)); };
+    return mix(a.r, b.r) << 16 | mix(a.g, b.g) << 8 | mix(a.b, b.b);
+  }
+  return 0xd7263d;
+}
 
 SpanClass collective_class(CollectiveKind k) {
   switch (k) {

@@ -50,6 +50,11 @@ SpanClass class_from_name(std::string_view name, SpanClass fallback);
 // collective's kind; without it the span's name decides (class_from_name).
 SpanClass span_class(const TraceSpan& span, std::string_view name, const Program* program);
 
+// The colour of a utilisation (a link's bytes over its capacity x time, a
+// device's occupancy): grey at 0 through amber at 0.5 to red at 1, dark red
+// above 1; linear in between.
+std::uint32_t utilisation_rgb(double utilisation);
+
 // Classes present in a list of classes, in legend order (a bit per class).
 using ClassSet = std::uint32_t;
 inline ClassSet class_bit(SpanClass c) { return ClassSet{1} << static_cast<int>(c); }

@@ -1,10 +1,12 @@
 #include "gui/views/timeline_canvas.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <QHelpEvent>
 #include <QKeyEvent>
+#include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -16,6 +18,7 @@
 #include "gui/model/range_stats.hpp"
 #include "gui/model/ruler.hpp"
 #include "gui/model/span_details.hpp"
+#include "gui/views/paint_util.hpp"
 
 namespace brigade::gui {
 
@@ -30,12 +33,25 @@ const QColor kText(0x20, 0x24, 0x2a);
 
 QColor rgb(std::uint32_t c) { return QColor::fromRgb(c); }
 
-// A colour faded towards the background by `fill` (0 = background, 1 = itself).
-QColor faded(QColor c, double fill) {
-  fill = std::clamp(0.35 + 0.65 * fill, 0.0, 1.0);
-  return QColor::fromRgbF(static_cast<float>(kBackground.redF() + (c.redF() - kBackground.redF()) * fill),
-                          static_cast<float>(kBackground.greenF() + (c.greenF() - kBackground.greenF()) * fill),
-                          static_cast<float>(kBackground.blueF() + (c.blueF() - kBackground.blueF()) * fill));
+// A class's colour at a fill level (PixelRow: 1..kFillLevels), faded
+// towards the background for runs of spans that only partly fill their
+// pixels; computed once.
+const QColor& colour_of(int cls, int fill) {
+  static const auto table = [] {
+    std::array<std::array<QColor, PixelRow::kFillLevels + 1>, kNumSpanClasses> t;
+    for (int c = 0; c < kNumSpanClasses; ++c)
+      for (int f = 0; f <= PixelRow::kFillLevels; ++f) {
+        const QColor x = rgb(class_rgb(static_cast<SpanClass>(c)));
+        const double a = 0.35 + 0.65 * f / PixelRow::kFillLevels;
+        t[static_cast<size_t>(c)][static_cast<size_t>(f)] = QColor::fromRgbF(
+            static_cast<float>(kBackground.redF() + (x.redF() - kBackground.redF()) * a),
+            static_cast<float>(kBackground.greenF() + (x.greenF() - kBackground.greenF()) * a),
+            static_cast<float>(kBackground.blueF() + (x.blueF() - kBackground.blueF()) * a));
+      }
+    return t;
+  }();
+  return table[static_cast<size_t>(std::clamp(cls, 0, kNumSpanClasses - 1))]
+              [static_cast<size_t>(std::clamp(fill, 0, PixelRow::kFillLevels))];
 }
 
 std::int64_t key(std::int64_t collective, std::int64_t device) { return (collective << 24) ^ device; }
@@ -232,11 +248,11 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
     if (t.major)
       p.drawLine(QPointF(area.left() + t.x, area.top()), QPointF(area.left() + t.x, area.bottom()));
   paint_rows(p, area);
+  paint_legend(p);  // before the arrows, which may leave a note in its strip
   if (arrows_) paint_arrows(p, area);
   paint_overlays(p, area);
   paint_ruler(p, area);
   paint_overview(p, area);
-  paint_legend(p);
 }
 
 void TimelineCanvas::paint_overview(QPainter& p, const QRect& area) {
@@ -327,44 +343,52 @@ void TimelineCanvas::paint_rows(QPainter& p, const QRect& area) {
                                            static_cast<int>(kLabelWidth - x - 14)));
     p.setFont(small);
 
-    // Spans.
+    // Spans, gathered a pixel column at a time (PixelRow) and painted as
+    // runs: at most one rectangle per column however many tracks a
+    // collapsed row holds; then the names of spans wide enough for them.
     const std::vector<int> streams = layout_.streams_of_row(r);
     if (streams.empty()) continue;
     const bool merged_row = row.kind != RowKind::kStream;
+    // A collapsed row is an overview: half the resolution is plenty.
+    const double resolution = merged_row ? 2 * spp : spp;
     p.save();
     p.setClipRect(area);
-    for (int s : streams) {
-      for (std::int32_t t : index.tracks_of_stream(s)) {
-        const int depth = merged_row ? 0 : index.track(t).depth;
-        const double ty = y + depth * track_h + 1;
-        const double th = track_h - 2;
-        if (ty > area.bottom() || ty + th < area.top()) continue;
-        items_.clear();
-        index.query(t, w.start_seconds, w.end_seconds, spp, items_);
-        last_items_ += static_cast<std::int64_t>(items_.size());
-        for (const LodItem& it : items_) {
-          double x0 = area.left() + axis_.time_to_x(it.start_seconds);
-          double x1 = area.left() + axis_.time_to_x(it.end_seconds);
-          x0 = std::max(x0, area.left() - 2.0);
-          x1 = std::min(x1, area.right() + 2.0);
-          if (x1 - x0 < 1) x1 = x0 + 1;
-          const QColor c = rgb(class_rgb(index.span_class(it.rep)));
-          const double fill =
-              it.count > 1 ? it.busy_seconds / std::max(it.end_seconds - it.start_seconds, 1e-30) : 1.0;
-          // A pixel of gap after spans wide enough to spare it, so that
-          // neighbours of one colour stay apart.
-          const double gap = it.count == 1 && x1 - x0 >= 4 ? 1 : 0;
-          const QRectF box(x0, ty, x1 - x0 - gap, th);
-          p.fillRect(box, it.count > 1 ? faded(c, fill) : c);
-          if (it.count == 1 && x1 - x0 > 36 && !merged_row) {
-            p.setPen(Qt::white);
-            const std::string& name = trace.names[static_cast<size_t>(
-                std::max<NameId>(0, trace.spans[static_cast<size_t>(it.rep)].name))];
-            p.drawText(box.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                       fm.elidedText(QString::fromStdString(name), Qt::ElideRight,
-                                     static_cast<int>(x1 - x0 - 5)));
+    const int lanes = merged_row ? 1 : std::max(1, row.depths);
+    for (int lane = 0; lane < lanes; ++lane) {
+      const double ty = y + lane * track_h + 1;
+      const double th = track_h - 2;
+      if (ty > area.bottom() || ty + th < area.top()) continue;
+      pixels_.reset(area.width());
+      labels_.clear();
+      for (int s : streams) {
+        for (std::int32_t t : index.tracks_of_stream(s)) {
+          if (!merged_row && index.track(t).depth != lane) continue;
+          items_.clear();
+          index.query(t, w.start_seconds, w.end_seconds, resolution, items_);
+          last_items_ += static_cast<std::int64_t>(items_.size());
+          for (const LodItem& it : items_) {
+            const double x0 = axis_.time_to_x(it.start_seconds);
+            const double x1 = axis_.time_to_x(it.end_seconds);
+            const double fill =
+                it.count > 1 ? it.busy_seconds / std::max(it.end_seconds - it.start_seconds, 1e-30) : 1.0;
+            pixels_.add(x0, x1, static_cast<int>(index.span_class(it.rep)), fill, it.count == 1);
+            if (!merged_row && it.count == 1 && x1 - x0 > 36) labels_.push_back(it);
           }
         }
+      }
+      for (const PixelRow::Run& run : pixels_.runs())
+        p.fillRect(QRectF(area.left() + run.x0, ty, run.x1 - run.x0, th),
+                   colour_of(run.cls, run.fill));
+      p.setPen(Qt::white);
+      for (const LodItem& it : labels_) {
+        const double x0 = std::max(0.0, axis_.time_to_x(it.start_seconds));
+        const double x1 = std::min(static_cast<double>(area.width()), axis_.time_to_x(it.end_seconds));
+        if (x1 - x0 < 30) continue;
+        const std::string& name = trace.names[static_cast<size_t>(
+            std::max<NameId>(0, trace.spans[static_cast<size_t>(it.rep)].name))];
+        p.drawText(QRectF(area.left() + x0 + 3, ty, x1 - x0 - 6, th), Qt::AlignVCenter | Qt::AlignLeft,
+                   fm.elidedText(QString::fromStdString(name), Qt::ElideRight,
+                                 static_cast<int>(x1 - x0 - 6)));
       }
     }
     p.restore();
@@ -407,14 +431,18 @@ void TimelineCanvas::paint_arrows(QPainter& p, const QRect& area) {
   doc_->index->transfers_in(w.start_seconds, w.end_seconds, xs);
   if (xs.empty()) return;
   if (static_cast<int>(xs.size()) > kMaxArrows) {
-    p.setPen(QColor(0x70, 0x70, 0x70));
-    p.drawText(area.adjusted(0, 0, -8, -4), Qt::AlignRight | Qt::AlignBottom,
-               tr("%1 transfers in view: zoom in to see their arrows").arg(xs.size()));
+    // Said in the legend strip, out of the lanes' way.
+    p.setPen(QColor(0x60, 0x60, 0x60));
+    p.drawText(QRect(0, height() - kLegendHeight, width() - 8, kLegendHeight),
+               Qt::AlignRight | Qt::AlignVCenter,
+               tr("%1 transfers in view: zoom in to see their arrows")
+                   .arg(QLocale::system().toString(static_cast<qlonglong>(xs.size()))));
     return;
   }
   p.save();
   p.setClipRect(area);
-  p.setRenderHint(QPainter::Antialiasing, true);
+  // Antialiased lines cost ten times more: only while few are in view.
+  p.setRenderHint(QPainter::Antialiasing, xs.size() <= 300);
   for (std::int32_t i : xs) {
     const TraceTransfer& x = trace.transfers[static_cast<size_t>(i)];
     const std::int32_t src_span = doc_->index->span_of_task(x.task);
@@ -431,19 +459,7 @@ void TimelineCanvas::paint_arrows(QPainter& p, const QRect& area) {
     c = c.darker(140);
     c.setAlpha(170);
     p.setPen(QPen(c, 1.2));
-    p.drawLine(a, b);
-    // Arrow head at the receiver.
-    const QPointF d = b - a;
-    const double len = std::hypot(d.x(), d.y());
-    if (len > 8) {
-      const QPointF u = d / len, n(-u.y(), u.x());
-      QPainterPath head;
-      head.moveTo(b);
-      head.lineTo(b - u * 7 + n * 3);
-      head.lineTo(b - u * 7 - n * 3);
-      head.closeSubpath();
-      p.fillPath(head, c);
-    }
+    draw_arrow(p, a, b, c);  // the head at the receiver
     ++last_arrows_;
   }
   p.restore();
@@ -498,18 +514,7 @@ void TimelineCanvas::paint_overlays(QPainter& p, const QRect& area) {
       p.drawRect(*wb);
       const QPointF a(wb->right(), wb->center().y()), b(sel->left(), sel->center().y());
       p.setPen(QPen(QColor(0x10, 0x10, 0x10), 1.8));
-      p.drawLine(a, b);
-      const QPointF d = b - a;
-      const double len = std::hypot(d.x(), d.y());
-      if (len > 8) {
-        const QPointF u = d / len, n(-u.y(), u.x());
-        QPainterPath head;
-        head.moveTo(b);
-        head.lineTo(b - u * 9 + n * 4);
-        head.lineTo(b - u * 9 - n * 4);
-        head.closeSubpath();
-        p.fillPath(head, QColor(0x10, 0x10, 0x10));
-      }
+      draw_arrow(p, a, b, QColor(0x10, 0x10, 0x10), 9, 4);
     }
   }
   // The time cursor.
@@ -620,16 +625,8 @@ QString TimelineCanvas::tooltip_at(QPoint pos) const {
 }
 
 bool TimelineCanvas::event(QEvent* e) {
-  if (e->type() == QEvent::ToolTip) {
-    auto* help = static_cast<QHelpEvent*>(e);
-    const QString text = tooltip_at(help->pos());
-    if (text.isEmpty())
-      QToolTip::hideText();
-    else
-      QToolTip::showText(help->globalPos(), text, this);
-    return true;
-  }
-  return QWidget::event(e);
+  return handle_tooltip(this, e, [this](QPoint pos) { return tooltip_at(pos); }) ||
+         QWidget::event(e);
 }
 
 void TimelineCanvas::wheelEvent(QWheelEvent* e) {

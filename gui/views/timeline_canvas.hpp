@@ -12,6 +12,7 @@
 
 #include "gui/model/document.hpp"
 #include "gui/model/lane_layout.hpp"
+#include "gui/model/pixel_row.hpp"
 #include "gui/model/time_axis.hpp"
 
 class QScrollBar;
@@ -55,7 +56,7 @@ class TimelineCanvas : public QWidget {
   static constexpr int kTopHeight = kOverviewHeight + kRulerHeight;
   static constexpr int kLegendHeight = 22;
   // Arrows are drawn while at most this many transfers are in view.
-  static constexpr int kMaxArrows = 4000;
+  static constexpr int kMaxArrows = 1500;
 
  signals:
   void span_selected(int span);            // -1: none
@@ -111,6 +112,8 @@ class TimelineCanvas : public QWidget {
   // Utilisation of the whole trace for the overview, per bin.
   std::vector<double> overview_compute_, overview_comm_;
   mutable std::vector<LodItem> items_;
+  std::vector<LodItem> labels_;
+  PixelRow pixels_;
 };
 
 }  // namespace brigade::gui

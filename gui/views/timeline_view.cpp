@@ -119,6 +119,18 @@ void TimelineView::set_document(DocumentPtr doc) {
   if (!find_edit_->text().isEmpty()) find(find_edit_->text());
 }
 
+QString TimelineView::details_text() const { return details_->toPlainText(); }
+
+QString TimelineView::range_text() const {
+  QString s = stats_label_->text();
+  for (int r = 0; r < stats_->rowCount(); ++r) {
+    s += "\n";
+    for (int c = 0; c < stats_->columnCount(); ++c)
+      s += (c ? " | " : "") + (stats_->item(r, c) ? stats_->item(r, c)->text() : QString());
+  }
+  return s;
+}
+
 void TimelineView::set_time_seconds(double seconds) { canvas_->set_cursor_seconds(seconds); }
 
 void TimelineView::find(const QString& text) {

@@ -30,6 +30,9 @@ class TimelineView : public View {
   void find(const QString& text);
   void find_next(int step);
   int found_count() const { return static_cast<int>(found_.size()); }
+  // The details panel's and the range statistics' text (tests read them).
+  QString details_text() const;
+  QString range_text() const;
 
  private:
   void show_details(int span);

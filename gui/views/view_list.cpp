@@ -6,6 +6,7 @@
 #include "gui/views/memory_view.hpp"
 #include "gui/views/scaling_view.hpp"
 #include "gui/views/timeline_view.hpp"
+#include "gui/views/topology_view.hpp"
 
 namespace brigade::gui {
 
@@ -13,6 +14,8 @@ const std::vector<ViewInfo>& view_list() {
   static const std::vector<ViewInfo> views = {
       {"timeline", "Timeline", Qt::TopDockWidgetArea,
        [](QWidget* p) -> View* { return new TimelineView(p); }},
+      {"topology", "Topology", Qt::BottomDockWidgetArea,
+       [](QWidget* p) -> View* { return new TopologyView(p); }},
       {"memory", "Memory", Qt::BottomDockWidgetArea,
        [](QWidget* p) -> View* { return new MemoryView(p); }},
       {"scaling", "Scaling", Qt::BottomDockWidgetArea,

@@ -2,8 +2,14 @@
 // message bar (no dialog), recent files, export (gui/app/main_window.hpp).
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
+#include <QApplication>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
 #include <QSettings>
+#include <QUrl>
 #include <QTest>
 #include <gtest/gtest.h>
 
@@ -60,6 +66,65 @@ TEST(MainWindow, ABadFileIsOneLineInTheWindowAndTheOpenDocumentStays) {
   ASSERT_TRUE(w.session()->wait(60000));
   EXPECT_EQ(w.message_text(), "");
   EXPECT_NE(w.document(), before);
+}
+
+TEST(MainWindow, RecentFilesKeepTheLatestTenWithoutRepeats) {
+  QSettings().remove("recent_files");
+  MainWindow w;
+  const auto dir = std::filesystem::temp_directory_path() / "brigade_gui_recent";
+  std::filesystem::create_directories(dir);
+  const std::string text =
+      std::string(std::istreambuf_iterator<char>(std::ifstream(kSrc + "/scenarios/pmap_train_step.yaml").rdbuf()), {});
+  std::vector<QString> paths;
+  for (int i = 0; i < 12; ++i) {
+    const auto p = dir / ("s" + std::to_string(i) + ".yaml");
+    std::ofstream(p) << text;
+    paths.push_back(QString::fromStdString(p.string()));
+    w.open_file(paths.back());
+    ASSERT_TRUE(w.session()->wait(60000));
+  }
+  w.open_file(paths[5]);  // again: moves to the front, not twice
+  ASSERT_TRUE(w.session()->wait(60000));
+  const QStringList recent = QSettings().value("recent_files").toStringList();
+  ASSERT_EQ(recent.size(), MainWindow::kMaxRecent);
+  EXPECT_EQ(recent.front(), paths[5]);
+  EXPECT_EQ(recent[1], paths[11]);
+  EXPECT_EQ(recent.count(paths[5]), 1);
+  EXPECT_FALSE(recent.contains(paths[0]));
+}
+
+TEST(MainWindow, DroppingAFileOpensIt) {
+  MainWindow w;
+  w.show();
+  QMimeData mime;
+  mime.setUrls({QUrl::fromLocalFile(src("scenarios/pmap_train_step.yaml"))});
+  QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&w, &enter);
+  EXPECT_TRUE(enter.isAccepted());
+  QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&w, &drop);
+  ASSERT_TRUE(w.session()->wait(60000));
+  ASSERT_TRUE(w.document());
+  EXPECT_EQ(w.document()->title, "pmap-train-step");
+}
+
+TEST(MainWindow, ClosingSavesTheWindowsLayout) {
+  QSettings().remove("window/state");
+  {
+    MainWindow w;
+    w.show();
+    w.close();
+  }
+  EXPECT_FALSE(QSettings().value("window/state").toByteArray().isEmpty());
+  EXPECT_FALSE(QSettings().value("window/geometry").toByteArray().isEmpty());
+  // A window made for --screenshot neither reads nor writes them.
+  QSettings().remove("window/state");
+  {
+    MainWindow w(LoadOptions{}, /*remember=*/false);
+    w.show();
+    w.close();
+  }
+  EXPECT_TRUE(QSettings().value("window/state").toByteArray().isEmpty());
 }
 
 TEST(MainWindow, CancelFreesTheWindowAtOnceAndDropsTheResult) {

@@ -108,6 +108,18 @@ TEST(Loader, BadFilesGiveTheClisOneLine) {
   EXPECT_EQ(r.message().rfind(bad_yaml + ":2:", 0), 0u) << r.message();
 }
 
+// A trace too large to parse into memory is refused before it is read (a
+// sparse file: no disk is used).
+TEST(Loader, AHugeTraceIsRefusedWithItsSize) {
+  const std::string huge = temp_file("huge.json", "[");
+  std::filesystem::resize_file(huge, (std::uintmax_t{3} << 30) / 2);  // 1.5 GiB
+  auto r = load_document(huge);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.message(), huge + ": error: found a trace of 1.50 GiB; expected at most 1.00 GiB "
+                                "(open the scenario instead, or record fewer devices)");
+  std::filesystem::remove(huge);
+}
+
 TEST(Loader, ACancelledLoadSaysSo) {
   std::atomic<bool> cancel{true};
   LoadOptions o;
@@ -116,6 +128,27 @@ TEST(Loader, ACancelledLoadSaysSo) {
   ASSERT_FALSE(r.is_ok());
   EXPECT_TRUE(is_cancelled(r.status()));
   EXPECT_FALSE(is_cancelled(Status::error("x")));
+}
+
+// The flag reaches the simulator itself: set while it runs (from its own
+// progress callback), the load stops there and says so.
+TEST(Loader, CancelDuringTheSimulationStopsIt) {
+  std::atomic<bool> cancel{false};
+  bool simulating_after_cancel = false;
+  LoadOptions o;
+  o.cancel = &cancel;
+  o.granularity = planner::Granularity::kStep;
+  o.on_progress = [&](const std::string& stage, double done, double) {
+    if (stage != "simulating") return;
+    if (cancel) simulating_after_cancel = true;
+    if (done > 0) cancel = true;
+  };
+  auto r = load_document(kSrc + "/scenarios/llm_13b_128gpu.yaml", o);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_TRUE(is_cancelled(r.status())) << r.message();
+  EXPECT_EQ(r.status().kind(), ErrorKind::kCancelled);
+  // It stopped at the next poll: no more than one progress call after the flag.
+  EXPECT_FALSE(simulating_after_cancel);
 }
 
 }  // namespace
