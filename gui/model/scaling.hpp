@@ -30,8 +30,8 @@ enum class ScalingJudge {
 
 // run_sweep over `devices` by `judge`. `cancel` (may be null) is polled
 // before every point and passed to the planner and the simulator where their
-// options take it; a cancelled sweep returns the loader's cancelled_status().
-// `progress` as run_sweep's.
+// options take it (LowerOptions, SimOptions::cancel); a cancelled sweep returns the loader's
+// cancelled_status(). `progress` as run_sweep's.
 Result<planner::SweepResult> scaling_sweep(const Scenario& scenario,
                                            const std::vector<int>& devices, ScalingJudge judge,
                                            const std::atomic<bool>* cancel = nullptr,
