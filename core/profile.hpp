@@ -268,6 +268,8 @@ double route_bandwidth_bytes_per_second(const Route& route, const Topology& topo
 
 // Profile files (YAML; format in docs/scenario-format.md, "Profile files").
 Result<HardwareProfile> load_profile(const std::string& path);
+// The same from text; `path` names it in messages.
+Result<HardwareProfile> parse_profile(const std::string& text, const std::string& path);
 Status save_profile(const HardwareProfile& profile, const std::string& path);
 
 }  // namespace brigade

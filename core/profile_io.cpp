@@ -11,6 +11,7 @@
 
 #include "core/file_io.hpp"
 #include "core/profile.hpp"
+#include "core/scenario.hpp"
 #include "core/yaml_reader.hpp"
 
 namespace brigade {
@@ -18,6 +19,12 @@ namespace {
 
 using yamlio::Bound;
 using yamlio::Cursor;
+
+// Factors that scale a rate (efficiencies, bandwidth scales) stay within
+// six orders of magnitude of 1, so that no time the judges derive from
+// them overflows (docs/scenario-format.md, "Limits").
+constexpr double kMinFactor = 1e-6;
+constexpr double kMaxFactor = 1e6;
 
 std::vector<std::string> names_of_dtypes() {
   std::vector<std::string> n;
@@ -41,12 +48,10 @@ Status unknown_name(const Cursor& c, const std::string& what,
   return c.error(msg);
 }
 
-// An efficiency: a fraction in (0, 1].
+// An efficiency: a fraction in [1e-6, 1]. The floor keeps the times the
+// judges divide by it finite (docs/scenario-format.md, "Limits").
 Result<double> read_efficiency(const Cursor& c) {
-  auto v = c.as_number(Bound::kPositive);
-  if (!v.is_ok() || *v > 1)
-    return c.error("found " + c.found() + "; expected an efficiency in (0, 1]");
-  return *v;
+  return c.as_number_in(kMinFactor, 1, "an efficiency");
 }
 
 // A curve of (size, value) points: [[size, value], ...] sorted by size, a
@@ -97,7 +102,7 @@ Result<EfficiencyCurve> read_scale_curve(const Cursor& c) {
   return read_points_curve(
       c, "a bandwidth scale by size: [[bytes, scale], ...], a scale, or {points, fallback}",
       Dimension::kBytes, "bytes", "scale",
-      [](const Cursor& v) { return v.as_number(Bound::kPositive); });
+      [](const Cursor& v) { return v.as_number_in(kMinFactor, kMaxFactor, "a bandwidth scale"); });
 }
 
 std::vector<std::string> names_of_collective_kinds() {
@@ -183,9 +188,10 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   BRIGADE_ASSIGN_OR_RETURN(p->collective_overhead_seconds,
                            c.get_quantity("collective_overhead", p->collective_overhead_seconds,
                                           Dimension::kSeconds, Bound::kNonNegative));
-  BRIGADE_ASSIGN_OR_RETURN(
-      p->comm_compute_slowdown,
-      c.get_number("comm_compute_slowdown", p->comm_compute_slowdown, Bound::kNonNegative));
+  if (c.has("comm_compute_slowdown")) {
+    BRIGADE_ASSIGN_OR_RETURN(p->comm_compute_slowdown,
+                             c.get("comm_compute_slowdown").as_number_in(0, 1000, "a slowdown"));
+  }
   if (c.has("comm_compute_share")) {
     const Cursor v = c.get("comm_compute_share");
     auto share = v.as_number(Bound::kNonNegative);
@@ -428,10 +434,16 @@ bool is_default_curve(const EfficiencyCurve& c) {
 
 Result<HardwareProfile> load_profile(const std::string& path) {
   std::string text;
-  BRIGADE_RETURN_IF_ERROR(yamlio::read_file_text(path, "a readable profile file (YAML)", &text));
+  BRIGADE_RETURN_IF_ERROR(yamlio::read_file_text(path, "a readable profile file (YAML)", &text,
+                                                 ScenarioLimits::kMaxFileBytes));
+  return parse_profile(text, path);
+}
+
+Result<HardwareProfile> parse_profile(const std::string& text, const std::string& path) {
   try {
-    BRIGADE_ASSIGN_OR_RETURN(const YAML::Node root,
-                             yamlio::read_yaml_text(text, path, "a well-formed YAML profile"));
+    BRIGADE_ASSIGN_OR_RETURN(const yamlio::Tree root,
+                             yamlio::read_tree(text, path, "a well-formed YAML profile"));
+    BRIGADE_RETURN_IF_ERROR(yamlio::check_unique_keys(root, path));
     yamlio::Document doc{path, nullptr};
     HardwareProfile h;
     h.devices.clear();

@@ -56,6 +56,10 @@ struct PlanEstimate {
   double exposed_communication_seconds = 0;
   double optimizer_seconds = 0;
   std::vector<CommunicationEstimate> communication;
+  // The device whose communication `communication` lists (the busiest
+  // device the times follow); -1: every device of the plan (a manual
+  // placement lists every transfer, each with its sender's exposed part).
+  int communication_device = 0;
   std::vector<DeviceMemoryEstimate> memory;  // one per device used
 
   double parameters = 0;
@@ -80,5 +84,32 @@ struct PlanEstimate {
 // ("FILE:LINE:COL: error: found X; expected Y" at the offending key), and
 // kUnsupported for combinations the closed form does not judge (said so).
 Result<PlanEstimate> estimate_plan(const Scenario& scenario);
+
+// Notes on plans that are valid but probably not what their author meant,
+// said by every judge (`cost`, `simulate`, `explain`) and never refused
+// (`brigade search` takes such scenarios as its input): `schedule:
+// interleaved` with `virtual_stages: 1` is 1F1B; a model without a strategy
+// (or a graph without a placement or mesh) on a topology of several devices
+// uses one of them.
+std::vector<std::string> plan_warnings(const Scenario& scenario);
+
+// A modelling difference between the closed form and the simulator (`brigade
+// simulate --network ideal`) that applies to a plan, with how far apart it
+// may put the two judges' figures (relative). docs/costmodel.md, "The closed
+// form against the simulator", lists them all; estimate_plan adds the text of
+// those that apply to its notes, and tests/planner/cross_judge_test.cpp holds
+// the judges to these tolerances (and to rounding where none applies).
+struct JudgeDifference {
+  std::string text;
+  double step_tolerance = 0;
+  double communication_tolerance = 0;
+  double memory_tolerance = 0;
+  bool calls_differ = false;  // the simulated Program makes a different number of calls
+};
+
+// The differences that apply to `scenario`. `fused_tasks`: the planner lowers
+// it at region or step granularity (a huge plan under --granularity auto), which
+// merges kernels and collectives that the closed form counts one by one.
+std::vector<JudgeDifference> judge_differences(const Scenario& scenario, bool fused_tasks = false);
 
 }  // namespace brigade::cost

@@ -82,9 +82,8 @@ double optimizer_step_bytes(double local_params, const BytesPerParameter& per,
 
 // The estimators, one per model kind.
 Result<PlanEstimate> estimate_transformer(const Scenario& sc);
-Result<PlanEstimate> estimate_mlp(const Scenario& sc);
-Result<PlanEstimate> estimate_placement(const Scenario& sc);
-Result<PlanEstimate> estimate_sharded(const Scenario& sc);
+// MLPs and explicit graphs (mesh and shardings, data parallel, or a placement).
+Result<PlanEstimate> estimate_op_graph(const Scenario& sc);
 Result<PlanEstimate> estimate_collective(const Scenario& sc);
 
 }  // namespace brigade::cost::detail

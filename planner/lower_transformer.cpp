@@ -443,7 +443,21 @@ class StageEmitter {
         saved_slot(st.chunk, 0, st.micro_batch) = slot;
       }
     }
+    // Inference keeps nothing for a backward, but a block's kernels still need
+    // their outputs while it runs: one block's working set (what its kernels
+    // write, saved_bytes) at a time; fused modes hold the largest for the step.
+    BufferId working = -1;
+    if (!s_.training && s_.fuse) {
+      double bytes = 0;
+      for (const Block& blk : blocks) bytes = std::max(bytes, blk.tpl->saved_bytes());
+      if (bytes > 0) {
+        working = new_slot("working set mb" + std::to_string(st.micro_batch), bytes,
+                           MemoryCategory::kActivations);
+        next_allocs(working);
+      }
+    }
     for (size_t j = 0; j < blocks.size(); ++j) forward_block(blocks, j, st);
+    if (working >= 0) pend_.frees.push_back(working);
     if (vs < s_.V - 1) send(vs + 1, st.micro_batch, true);
   }
 
@@ -530,8 +544,20 @@ class StageEmitter {
       next_allocs(slot);
       saved_slot(st.chunk, j, st.micro_batch) = slot;
     }
+    BufferId working = -1;
+    if (!s_.training && saved > 0 && !s_.fuse) {
+      working = new_slot("working set " + blk.label + " mb" + std::to_string(st.micro_batch), saved,
+                         MemoryCategory::kActivations);
+      next_allocs(working);
+    }
     for (const Kernel& k : blk.tpl->forward)
       add_kernel(k, Phase::kForward, blk.layer, st.micro_batch);
+    if (working >= 0) {
+      // Freed by the block's last compute task (not the next block's first, which
+      // allocates the next working set).
+      const TaskId last = flush();
+      for (int r = 0; r < R_ && last != kNone; ++r) b_.free(last + r, working + r);
+    }
     if (!gathered_[j].ids.empty()) pend_.frees.push_back(gathered_[j].slot);
   }
 

@@ -746,7 +746,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   {
     std::vector<Bench::Job> jobs;
     std::vector<size_t> warm_job;  // by cal.gemm index: its job
-    for (const auto& [dtype, sizes] : gemm_plan) {
+    for (const auto& [plan_dtype, sizes] : gemm_plan) {
+      const DType dtype = plan_dtype;  // clang 14 lambdas cannot capture a structured binding
       double nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
       if (!(nominal > 0))
         nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];

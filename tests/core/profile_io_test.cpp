@@ -285,9 +285,16 @@ const ProfileError kProfileErrors[] = {
      "2:3: error: found key 'gemms'; expected one of r_squared, gemm, memory, links, collectives "
      "(did you mean 'gemm'?)"},
     {"EfficiencyAboveOne", DEV "    memory_efficiency: 1.2\n",
-     "3:24: error: found '1.2'; expected an efficiency in (0, 1]"},
+     "3:24: error: found '1.2'; expected an efficiency from 1e-6 to 1"},
     {"EfficiencyZero", "links:\n  nvlink: {bandwidth_efficiency: 0}\n",
-     "2:34: error: found '0'; expected an efficiency in (0, 1]"},
+     "2:34: error: found '0'; expected an efficiency from 1e-6 to 1"},
+    // Issue 20, item 4: tiny factors made the judges' times infinite.
+    {"EfficiencyTooSmallToDivideBy", "links:\n  nvlink: {bandwidth_efficiency: 1e-300}\n",
+     "2:34: error: found '1e-300'; expected an efficiency from 1e-6 to 1"},
+    {"SlowdownTooLarge", DEV "    comm_compute_slowdown: 1e300\n",
+     "3:28: error: found '1e300'; expected a slowdown from 0 to 1000"},
+    {"LatencyBeyondTheRange", DEV "    launch_overhead: 1e308\n",
+     "3:22: error: found '1e308'; expected a duration of at most 1e6 s (11.6 days)"},
     {"NegativeLaunchOverhead", DEV "    launch_overhead: -2us\n",
      "3:22: error: found '-2us'; expected a non-negative duration such as 5us, 2ms or 0.001 "
      "(seconds)"},
@@ -295,7 +302,7 @@ const ProfileError kProfileErrors[] = {
      "3:26: error: found '-1'; expected a non-negative duration such as 5us, 2ms or 0.001 "
      "(seconds)"},
     {"NegativeSlowdown", DEV "    comm_compute_slowdown: -0.1\n",
-     "3:28: error: found '-0.1'; expected a non-negative number"},
+     "3:28: error: found '-0.1'; expected a slowdown from 0 to 1000"},
     {"ShareAboveOne", DEV "    comm_compute_share: 1.5\n",
      "3:25: error: found '1.5'; expected a fraction in [0, 1]"},
     {"ZeroColdOperandBandwidth", DEV "    gemm_cold_operand_bandwidth: 0\n",
@@ -317,7 +324,10 @@ const ProfileError kProfileErrors[] = {
      "2:28: error: found collective kind 'allreduse'; expected one of allreduce, allgather, "
      "reducescatter, broadcast, reduce, alltoall (did you mean 'allreduce'?)"},
     {"ScaleNotPositive", "links:\n  shm: {collective_kinds: {allgather: {bandwidth_scale: 0}}}\n",
-     "2:57: error: found '0'; expected a positive number"},
+     "2:57: error: found '0'; expected a bandwidth scale from 1e-6 to 1e6"},
+    {"ScaleTooSmallToDivideBy",
+     "links:\n  shm: {collective_kinds: {allgather: {bandwidth_scale: 1e-300}}}\n",
+     "2:57: error: found '1e-300'; expected a bandwidth scale from 1e-6 to 1e6"},
     {"ScalePointsNotSorted",
      "links:\n  shm: {collective_kinds: {reduce: {bandwidth_scale: [[16MiB, 0.5], [1MiB, "
      "0.9]]}}}\n",
