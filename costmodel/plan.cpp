@@ -94,8 +94,12 @@ void fill_amdahl(PlanEstimate& e) {
 void finish_flops(PlanEstimate& e, const Device& d, const HardwareProfile& profile, DType dtype) {
   if (e.step_seconds <= 0 || e.devices < 1) return;
   e.achieved_flops_per_second_per_device = e.hardware_flops_per_iteration / e.step_seconds / e.devices;
+  e.model_flops_per_second_per_device = e.model_flops_per_iteration / e.step_seconds / e.devices;
   const double peak = peak_flops_per_second(d, profile.for_device(d), dtype);
-  if (peak > 0) e.mfu = e.model_flops_per_iteration / e.step_seconds / e.devices / peak;
+  if (peak > 0) {
+    e.mfu = e.model_flops_per_second_per_device / peak;
+    e.hfu = e.achieved_flops_per_second_per_device / peak;
+  }
 }
 
 DeviceMemoryEstimate memory_entry(int device, int stage, const ModelStateBytes& states,

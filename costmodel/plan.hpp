@@ -63,10 +63,15 @@ struct PlanEstimate {
   std::vector<DeviceMemoryEstimate> memory;  // one per device used
 
   double parameters = 0;
+  // Megatron's terms (Narayanan et al. 2021 §5.1; Korthikanti et al. 2022 §6):
+  // model FLOPs are the work (no recomputation), hardware FLOPs what the
+  // devices execute (with it). MFU and HFU divide each rate by the peak.
   double model_flops_per_iteration = 0;     // without recomputation
   double hardware_flops_per_iteration = 0;  // with it
   double achieved_flops_per_second_per_device = 0;  // hardware FLOPs / step / devices
+  double model_flops_per_second_per_device = 0;     // model FLOPs / step / devices
   double mfu = 0;  // model FLOPs / step / devices / peak
+  double hfu = 0;  // hardware FLOPs / step / devices / peak
 
   // Amdahl's law through this plan: p such that the plan's compute share at
   // its own device count is what Amdahl predicts; S(N) for N = 1, 2, 4, ...

@@ -67,8 +67,10 @@ nlohmann::json plan_estimate_json(const PlanEstimate& e) {
   j["parameters"] = num(e.parameters);
   j["model_flops_per_iteration"] = num(e.model_flops_per_iteration);
   j["hardware_flops_per_iteration"] = num(e.hardware_flops_per_iteration);
-  j["achieved_flops_per_second_per_device"] = num(e.achieved_flops_per_second_per_device);
+  j["model_flops_per_second_per_device"] = num(e.model_flops_per_second_per_device);
+  j["hardware_flops_per_second_per_device"] = num(e.achieved_flops_per_second_per_device);
   j["mfu"] = num(e.mfu);
+  j["hfu"] = num(e.hfu);
   nlohmann::json rows = nlohmann::json::array();
   for (const AmdahlRow& r : e.amdahl)
     rows.push_back({{"devices", r.devices}, {"speedup", num(r.speedup)}, {"efficiency", num(r.efficiency)}});
@@ -147,11 +149,13 @@ std::string plan_estimate_text(const PlanEstimate& e) {
   }
   if (e.parameters > 0 || e.model_flops_per_iteration > 0) {
     line("");
-    line(fmt::format("  parameters {}; {} per step (model), {} with recomputation",
+    line(fmt::format("  parameters {}; per step {} model FLOPs (the work), {} hardware FLOPs "
+                     "(with recomputation)",
                      format_count(e.parameters), format_flops(e.model_flops_per_iteration),
                      format_flops(e.hardware_flops_per_iteration)));
-    line(fmt::format("  achieved {} per device; MFU {:.1f}%",
-                     format_flops_rate(e.achieved_flops_per_second_per_device), 100 * e.mfu));
+    line(fmt::format("  per device: model FLOPs {} (MFU {:.1f}%), hardware FLOPs {} (HFU {:.1f}%)",
+                     format_flops_rate(e.model_flops_per_second_per_device), 100 * e.mfu,
+                     format_flops_rate(e.achieved_flops_per_second_per_device), 100 * e.hfu));
   }
   if (!e.amdahl.empty()) {
     line("");
