@@ -60,6 +60,10 @@ struct PlanEstimate {
   // device the times follow); -1: every device of the plan (a manual
   // placement lists every transfer, each with its sender's exposed part).
   int communication_device = 0;
+  // A transformer's communication per pipeline stage (index = stage), seen
+  // from one device of it, as `communication` is for the busiest; empty for
+  // other models (their devices do alike, or a placement lists every transfer).
+  std::vector<std::vector<CommunicationEstimate>> stage_communication;
   std::vector<DeviceMemoryEstimate> memory;  // one per device used
 
   double parameters = 0;
@@ -73,11 +77,15 @@ struct PlanEstimate {
   double mfu = 0;  // model FLOPs / step / devices / peak
   double hfu = 0;  // hardware FLOPs / step / devices / peak
 
-  // Amdahl's law through this plan: p such that the plan's compute share at
-  // its own device count is what Amdahl predicts; S(N) for N = 1, 2, 4, ...
-  // up to twice the devices. Empty for a lone collective.
+  // Amdahl's law through this plan: the closed form at the data degrees 1, 2,
+  // 4, ... up to twice the plan's, and p fitted to those speedups: exactly
+  // `brigade sweep --devices` with the cost judge. estimate_plan leaves it
+  // empty (it needs the planner's device scaling): planner::amdahl_through_plan
+  // fills it, as `brigade cost` does; amdahl_note says why there is none.
   double amdahl_p = 0;
+  double amdahl_r_squared = 0;
   std::vector<AmdahlRow> amdahl;
+  std::string amdahl_note;
 
   std::optional<PlacementCost> placement;  // explicit graph + placement
   // The approximations this estimate rests on, in words, for the report.

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.hpp"
+#include "costmodel/scaling.hpp"
 
 namespace brigade::cost {
 namespace {
@@ -74,7 +75,10 @@ nlohmann::json plan_estimate_json(const PlanEstimate& e) {
   nlohmann::json rows = nlohmann::json::array();
   for (const AmdahlRow& r : e.amdahl)
     rows.push_back({{"devices", r.devices}, {"speedup", num(r.speedup)}, {"efficiency", num(r.efficiency)}});
-  j["amdahl"] = {{"p", num(e.amdahl_p)}, {"rows", rows}};
+  j["amdahl"] = {{"p", e.amdahl.empty() ? nlohmann::json() : num(e.amdahl_p)},
+                 {"r_squared", e.amdahl.empty() ? nlohmann::json() : num(e.amdahl_r_squared)},
+                 {"rows", rows}};
+  if (!e.amdahl_note.empty()) j["amdahl"]["note"] = e.amdahl_note;
   if (e.placement) {
     const PlacementCost& p = *e.placement;
     j["placement"] = {{"seed_cost_seconds", num(p.seed_cost_seconds)},
@@ -159,15 +163,27 @@ std::string plan_estimate_text(const PlanEstimate& e) {
   }
   if (!e.amdahl.empty()) {
     line("");
-    line(fmt::format("  Amdahl through this plan: p = {:.4f} (compute share at {} devices)", e.amdahl_p,
-                     e.devices));
-    std::string ns = "    N       ", ss = "    speedup ";
+    // The closed form at each device count (the data degree scaled, as `brigade
+    // sweep --devices` does) and Amdahl's p fitted to the speedups.
+    std::string counts;
+    for (const AmdahlRow& r : e.amdahl) counts += (counts.empty() ? "" : ",") + std::to_string(r.devices);
+    line(fmt::format("  Amdahl through this plan: p = {:.4f} (R^2 = {:.4f}), fitted to the closed "
+                     "form at each N (brigade sweep --devices {})",
+                     e.amdahl_p, e.amdahl_r_squared, counts));
+    std::string ns = "    N         ", ss = "    speedup   ", fs = "    Amdahl(p) ";
     for (const AmdahlRow& r : e.amdahl) {
       ns += fmt::format("{:>8}", r.devices);
-      ss += fmt::format("{:>8.2f}", r.speedup);
+      ss += r.speedup > 0 ? fmt::format("{:>8.2f}", r.speedup) : fmt::format("{:>8}", "-");
+      fs += fmt::format("{:>8.2f}",
+                        amdahl_speedup(e.amdahl_p, static_cast<double>(r.devices) / e.amdahl.front().devices));
     }
     line(ns);
     line(ss);
+    line(fs);
+  }
+  if (!e.amdahl_note.empty()) {
+    line("");
+    line("  Amdahl through this plan: " + e.amdahl_note);
   }
   if (!e.notes.empty()) {
     line("");
