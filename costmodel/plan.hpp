@@ -52,7 +52,7 @@ struct PlanEstimate {
 
   double step_seconds = 0;
   double compute_seconds = 0;  // kernels of the busiest device per step
-  double bubble_seconds = 0;   // pipeline fill and drain
+  double bubble_seconds = 0;   // idle: pipeline fill and drain, or waiting for other devices
   double exposed_communication_seconds = 0;
   double optimizer_seconds = 0;
   std::vector<CommunicationEstimate> communication;

@@ -105,9 +105,12 @@ std::string plan_estimate_text(const PlanEstimate& e) {
                    percent(e.compute_seconds, e.step_seconds)));
   line(fmt::format("    exposed communication {:>12}  {}", format_seconds(e.exposed_communication_seconds),
                    percent(e.exposed_communication_seconds, e.step_seconds)));
+  // The reported device's idle time: a pipeline's fill and drain, or (other
+  // models) waiting for data or a collective's slowest rank.
   if (e.bubble_seconds > 1e-9 * e.step_seconds)
-    line(fmt::format("    pipeline bubble       {:>12}  {}", format_seconds(e.bubble_seconds),
-                     percent(e.bubble_seconds, e.step_seconds)));
+    line(fmt::format("    {:<21} {:>12}  {}",
+                     e.model_kind == "transformer" ? "pipeline bubble" : "waiting for others",
+                     format_seconds(e.bubble_seconds), percent(e.bubble_seconds, e.step_seconds)));
   if (e.optimizer_seconds > 1e-9 * e.step_seconds)
     line(fmt::format("    optimizer step        {:>12}  {}", format_seconds(e.optimizer_seconds),
                      percent(e.optimizer_seconds, e.step_seconds)));

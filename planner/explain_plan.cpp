@@ -13,6 +13,7 @@
 
 #include "core/units.hpp"
 #include "planner/explain.hpp"
+#include "planner/explain_internal.hpp"
 #include "planner/lower_internal.hpp"
 
 namespace brigade::planner {
@@ -60,25 +61,6 @@ std::string kind_label(const std::string& kind) {
   if (kind == "alltoall") return "AllToAll";
   if (kind == "p2p") return "point-to-point send";
   return kind;
-}
-
-std::string ranges(const std::vector<int>& devs) {
-  std::string s;
-  for (size_t i = 0; i < devs.size();) {
-    size_t j = i;
-    while (j + 1 < devs.size() && devs[j + 1] == devs[j] + 1) ++j;
-    if (!s.empty()) s += ", ";
-    s += std::to_string(devs[i]);
-    if (j > i) s += "-" + std::to_string(devs[j]);
-    i = j + 1;
-  }
-  return s;
-}
-
-json shape_json(const std::vector<std::int64_t>& s) {
-  json a = json::array();
-  for (std::int64_t d : s) a.push_back(d);
-  return a;
 }
 
 // What one device's explanation reads from the closed form.
@@ -132,17 +114,7 @@ json explain_plan_json(const Plan& plan, const Scenario& sc, const cost::PlanEst
     dj["name"] = sc.topology.device(static_cast<int>(d)).name;
     dj["role"] = d < plan.device_role.size() ? plan.device_role[d] : "";
     dj["view"] = v >= 0 ? plan.views[static_cast<size_t>(v)].title : "unused";
-    json shapes = json::array();
-    if (v >= 0)
-      for (const TensorView& t : plan.views[static_cast<size_t>(v)].tensors)
-        shapes.push_back({{"name", t.name},
-                          {"role", t.role},
-                          {"global", shape_json(t.global_shape)},
-                          {"local", shape_json(t.local_shape)},
-                          {"dtype", std::string(dtype_name(t.dtype))},
-                          {"sharding", t.sharding},
-                          {"count", t.count}});
-    dj["shapes"] = shapes;
+    dj["shapes"] = v >= 0 ? detail::view_shapes_json(plan.views[static_cast<size_t>(v)]) : json::array();
     json cols = json::array();
     if (views[d].communication)
       for (const cost::CommunicationEstimate& c : *views[d].communication)
@@ -206,25 +178,13 @@ std::string explain_plan_text(const Plan& plan, const Scenario& sc, const cost::
     const int d0 = devs.front();
     const int v = d0 < static_cast<int>(plan.view_of_device.size()) ? plan.view_of_device[static_cast<size_t>(d0)] : -1;
     line("");
-    line((devs.size() > 1 ? "Devices " : "Device ") + ranges(devs) + " (" + std::to_string(devs.size()) +
+    line((devs.size() > 1 ? "Devices " : "Device ") + detail::device_ranges(devs) + " (" + std::to_string(devs.size()) +
          (devs.size() > 1 ? " chefs" : " chef") + ")" +
          (v >= 0 ? ": " + plan.views[static_cast<size_t>(v)].title : ""));
     if (d0 < static_cast<int>(plan.device_role.size()))
       line(std::string(devs.size() > 1 ? "  e.g. device " + std::to_string(d0) + ": " : "  ") +
            plan.device_role[static_cast<size_t>(d0)]);
-    if (v >= 0) {
-      line("  holds (global shape -> on this device):");
-      for (const TensorView& t : plan.views[static_cast<size_t>(v)].tensors) {
-        std::string row = "    " + t.name;
-        if (t.count > 1) row += " (x" + std::to_string(t.count) + ")";
-        row.resize(std::max<size_t>(row.size(), 32), ' ');
-        row += " " + t.role;
-        row.resize(std::max<size_t>(row.size(), 44), ' ');
-        row += " " + detail::shape_string(t.global_shape) + " -> " + detail::shape_string(t.local_shape) +
-               "  " + t.sharding;
-        line(row);
-      }
-    }
+    if (v >= 0) s += detail::view_holds_text(plan.views[static_cast<size_t>(v)]);
     const auto* comm = views[static_cast<size_t>(d0)].communication;
     if (comm && !comm->empty()) {
       line("  communication per iteration (the closed form's count):");
