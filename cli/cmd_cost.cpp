@@ -10,6 +10,8 @@
 #include "cli/verbs.hpp"
 #include "costmodel/plan.hpp"
 #include "costmodel/plan_report.hpp"
+#include "planner/lower.hpp"
+#include "planner/sweep.hpp"
 
 namespace brigade::cli {
 namespace {
@@ -24,6 +26,15 @@ void run_cost(const CostOptions& o) {
   const Scenario scenario = load_scenario_or_throw(o.scenario, o.profile);
   auto estimate = cost::estimate_plan(scenario);
   if (!estimate.is_ok()) throw_status(estimate.status());
+  // Amdahl through the plan: the closed form at other device counts, as `sweep` does.
+  planner::add_amdahl_through_plan(scenario, *estimate);
+  // A plan the simulator runs with fused tasks (too large for one task per
+  // kernel) differs from the closed form in one more way: say so.
+  auto described = planner::describe(scenario);
+  if (described.is_ok() && described->granularity != planner::Granularity::kKernel)
+    for (const cost::JudgeDifference& d : cost::judge_differences(scenario, true))
+      if (d.calls_differ)
+        estimate->notes.push_back("differs from `simulate --network ideal`: " + d.text);
   if (o.json)
     std::cout << cost::plan_estimate_json(*estimate).dump(2) << "\n";
   else

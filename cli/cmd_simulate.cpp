@@ -16,6 +16,7 @@
 #include "cli/verbs.hpp"
 #include "core/trace.hpp"
 #include "core/trace_filter.hpp"
+#include "costmodel/plan.hpp"
 #include "planner/lower.hpp"
 #include "sim/report.hpp"
 #include "sim/simulator.hpp"
@@ -100,9 +101,11 @@ void run_simulate(const SimulateOptions& o) {
     j["scenario"] = scenario.name;
     j["tasks"] = program.num_tasks();
     j["granularity"] = std::string(planner::granularity_name(plan->granularity));
+    j["notes"] = cost::plan_warnings(scenario);
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << sim::simulation_text(*result, program, scenario.topology);
+    for (const std::string& n : cost::plan_warnings(scenario)) std::cout << "note: " << n << "\n";
   }
   if (long_run)
     std::cerr << fmt::format(

@@ -244,7 +244,7 @@ class Engine {
   // not make progress before; its span starts when it does).
   std::vector<std::vector<std::int32_t>> held_;
   std::vector<std::int32_t> compute_running_, comm_running_;
-  std::vector<double> last_change_, busy_, comm_, exposed_;
+  std::vector<double> last_change_, busy_, comm_, exposed_, idle_;
   std::vector<std::int32_t> node_of_;
   // Memory.
   std::vector<double> live_;        // device * kNumMemoryCategories + category
@@ -462,6 +462,7 @@ Status Engine::setup() {
   comm_running_.assign(nd, 0);
   last_change_.assign(nd, 0);
   busy_.assign(nd, 0);
+  idle_.assign(nd, 0);
   comm_.assign(nd, 0);
   exposed_.assign(nd, 0);
 
@@ -658,6 +659,7 @@ void Engine::touch_device(std::int32_t d) {
   const double dt = now_ - last_change_[i];
   if (dt > 0) {
     if (compute_running_[i] > 0) busy_[i] += dt;
+    if (compute_running_[i] == 0 && comm_running_[i] == 0) idle_[i] += dt;
     if (comm_running_[i] > 0) {
       comm_[i] += dt;
       if (compute_running_[i] == 0) {
@@ -716,8 +718,12 @@ void Engine::report_oom(std::int32_t device, TaskId t) {
   // The largest live buffers of the device (largest first, then by id).
   std::vector<std::pair<double, BufferId>> live;
   for (size_t i = 0; i < p_.buffers().size(); ++i)
-    if (buffer_live_[i] && p_.buffers()[i].device == device)
+    if (buffer_live_[i] && p_.buffers()[i].device == device) {
       live.emplace_back(-p_.buffers()[i].bytes, static_cast<BufferId>(i));
+      const auto c = static_cast<size_t>(p_.buffers()[i].category);
+      e.live_by_category[c] += p_.buffers()[i].bytes;
+      ++e.buffers_by_category[c];
+    }
   const size_t k = std::min<size_t>(5, live.size());
   std::partial_sort(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(k), live.end());
   for (size_t i = 0; i < k; ++i)
@@ -1259,7 +1265,7 @@ SimResult Engine::result() {
     s.id = static_cast<int>(d);
     s.busy_seconds = busy_[d];
     s.comm_seconds = comm_[d];
-    s.idle_seconds = std::max(0.0, step_end_ - busy_[d]);
+    s.idle_seconds = idle_[d];
     s.exposed_comm_seconds = exposed_[d];
     s.peak_memory_bytes = peak_total_[d];
     for (size_t k = 0; k < static_cast<size_t>(kNumMemoryCategories); ++k)
@@ -1277,7 +1283,8 @@ SimResult Engine::result() {
     l.channel = ch;
     l.bytes = chan_[c].bytes;
     l.busy_seconds = chan_[c].busy;
-    l.utilization = step_end_ > 0 ? chan_[c].busy / step_end_ : 0;
+    l.occupancy = step_end_ > 0 ? chan_[c].busy / step_end_ : 0;
+    l.utilization = step_end_ > 0 && chan_capacity_[c] > 0 ? chan_[c].bytes / (chan_capacity_[c] * step_end_) : 0;
     l.capacity_bytes_per_second = chan_capacity_[c];
     r.links.push_back(std::move(l));
   }

@@ -73,7 +73,10 @@ struct DeviceStats {
   int id = 0;
   double busy_seconds = 0;  // some compute kernel of the device running
   double comm_seconds = 0;  // some transfer or collective task of the device in flight
-  double idle_seconds = 0;  // step - busy
+  // Neither: no kernel runs and no transfer or collective of the device is in
+  // flight (waiting for data, a barrier or the pipeline). busy + comm - their
+  // overlap + idle = step.
+  double idle_seconds = 0;
   // Communication while no compute kernel of the device runs, plus the
   // share (DeviceProfile::comm_compute_share) of it while one does: the
   // communication not hidden by overlap.
@@ -89,7 +92,10 @@ struct LinkStats {
   ChannelId channel = 0;
   double bytes = 0;           // bytes that crossed it
   double busy_seconds = 0;    // time at least one flow was sending bytes through it
-  double utilization = 0;     // busy_seconds / step_seconds
+  // What it carried against what it could have carried in the step:
+  // bytes / (capacity_bytes_per_second x step_seconds). Reports rank links by it.
+  double utilization = 0;
+  double occupancy = 0;       // busy_seconds / step_seconds (a trickle can occupy a link all step)
   double capacity_bytes_per_second = 0;  // link bandwidth x the class's efficiency
 };
 
@@ -100,6 +106,9 @@ struct OomEvent {
   TaskId task = -1;  // the task whose allocation crossed the line (-1: resident buffers)
   double live_bytes = 0;
   double capacity_bytes = 0;
+  // What was live at that moment, by category: bytes and buffers (resident ones included).
+  std::array<double, kNumMemoryCategories> live_by_category{};
+  std::array<int, kNumMemoryCategories> buffers_by_category{};
   std::vector<std::pair<std::string, double>> largest_buffers;  // (name, bytes), largest first, up to 5
 };
 
