@@ -349,7 +349,7 @@ void run_calibrate(const CalibrateArgs& a) {
   if (*backend == realexec::Backend::kCuda) {
     std::string why;
     if (!realexec::cuda_device_available(&why))
-      throw BadInput{"brigade: error: --backend cuda: " + why};
+      throw RuntimeFailure{"brigade: error: --backend cuda: " + why};  // the machine's lack: exit 1
   }
   realexec::CalibrateOptions o;
   o.quick = a.quick;

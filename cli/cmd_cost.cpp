@@ -35,10 +35,32 @@ void run_cost(const CostOptions& o) {
     for (const cost::JudgeDifference& d : cost::judge_differences(scenario, true))
       if (d.calls_differ)
         estimate->notes.push_back("differs from `simulate --network ideal`: " + d.text);
+  // No NaN or infinity is ever printed as a result (docs/RELIABILITY.md):
+  // the readers' limits keep them out; this is the backstop, a bug's exit.
+  require_finite("cost", {{"the step time", estimate->step_seconds},
+                          {"the compute time", estimate->compute_seconds},
+                          {"the parameters", estimate->parameters},
+                          {"the FLOPs per step", estimate->hardware_flops_per_iteration},
+                          {"the MFU", estimate->mfu}});
+  for (const cost::DeviceMemoryEstimate& m : estimate->memory)
+    require_finite("cost", {{"a device's peak memory", m.peak_bytes}});
   if (o.json)
     std::cout << cost::plan_estimate_json(*estimate).dump(2) << "\n";
   else
     std::cout << cost::plan_estimate_text(*estimate);
+  // A plan that does not fit is judged all the same (exit 0, README "Exit
+  // codes"); one line on stderr says so, whatever the format on stdout.
+  size_t over = 0;
+  const cost::DeviceMemoryEstimate* worst = nullptr;
+  for (const cost::DeviceMemoryEstimate& m : estimate->memory)
+    if (!m.fits) {
+      ++over;
+      if (!worst || m.peak_bytes - m.capacity_bytes > worst->peak_bytes - worst->capacity_bytes)
+        worst = &m;
+    }
+  if (worst)
+    warn_does_not_fit(over, estimate->memory.size(), worst->device, worst->peak_bytes,
+                      worst->capacity_bytes, scenario.topology);
 }
 
 const RegisterVerb kRegister("cost", 20, [](CLI::App& app) {

@@ -88,6 +88,7 @@ void run_simulate(const SimulateOptions& o) {
   }
   auto result = sim::simulate(program, scenario.topology, scenario.profile, options);
   if (!result.is_ok()) throw_status(result.status());
+  require_finite("simulate", {{"the step time", result->step_seconds}});
   if (!o.trace.empty()) {
     const Status written = write_chrome_trace_file(result->trace, o.trace);
     if (!written.is_ok()) throw_status(written);
@@ -106,6 +107,13 @@ void run_simulate(const SimulateOptions& o) {
   } else {
     std::cout << sim::simulation_text(*result, program, scenario.topology);
     for (const std::string& n : cost::plan_warnings(scenario)) std::cout << "note: " << n << "\n";
+  }
+  if (!result->oom.empty()) {
+    const sim::OomEvent* worst = &result->oom.front();
+    for (const sim::OomEvent& e : result->oom)
+      if (e.live_bytes - e.capacity_bytes > worst->live_bytes - worst->capacity_bytes) worst = &e;
+    warn_does_not_fit(result->oom.size(), static_cast<size_t>(scenario.topology.num_devices()),
+                      worst->device, worst->live_bytes, worst->capacity_bytes, scenario.topology);
   }
   if (long_run)
     std::cerr << fmt::format(

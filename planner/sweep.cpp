@@ -131,6 +131,10 @@ Result<Scenario> sweep_variant(const Scenario& base, const std::string& raw_key,
   const std::string flag = raw_key == "devices" ? "--devices" : "--set " + raw_key;
   if (key == "devices") {
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t n, positive(flag, value));
+    if (n > ScenarioLimits::kMaxDevices)  // before a topology of n devices is made
+      return Status::error(flag + ": found '" + value + "'; expected at most " +
+                           std::to_string(ScenarioLimits::kMaxDevices) +
+                           " devices (docs/scenario-format.md, \"Limits\")");
     const int devices = static_cast<int>(n);
     switch (s.model_kind) {
       case ModelKind::kTransformer: {
@@ -486,7 +490,8 @@ std::string sweep_text(const SweepResult& r) {
   if (r.stops_paying_after)
     s += "Adding devices stops paying after " + std::to_string(*r.stops_paying_after) +
          " devices: the next point is no faster.\n";
-  else if (varies)
+  else if (varies && std::all_of(r.points.begin(), r.points.end(),
+                                  [](const SweepPoint& p) { return p.error.empty(); }))
     s += "Every step up in devices was faster.\n";
   return s;
 }

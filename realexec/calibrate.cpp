@@ -393,7 +393,8 @@ Result<SpeedProbe::Resource> kernel_speed(RealExecutor& executor, const Topology
   const double launch = dp.launch_overhead_seconds;
   const double bw = peak_memory_bandwidth_bytes_per_second(d0, dp);
   const double each = predicted + (evict_bytes > 0 && bw > 0 ? evict_bytes / bw : 0.0);
-  const int reps = std::clamp(static_cast<int>(std::ceil(seconds / 4 / each)), 2, 10000);
+  // Clamped as a double: a tiny `each` makes the quotient too large for an int.
+  const int reps = static_cast<int>(std::clamp(std::ceil(seconds / 4 / each), 2.0, 10000.0));
   const int n = topology.num_devices();
   BRIGADE_ASSIGN_OR_RETURN(
       auto probe_program,
@@ -1091,7 +1092,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       const CollectiveCalibration& ar = cal.collectives.front();
       const double t_ar = std::max(ar.fit.intercept + ar.fit.slope * m, 1e-6);
       const int gemms = quick ? 8 : 40;
-      const int ars = std::clamp(static_cast<int>(std::ceil(2.0 * gemms * alone / t_ar)), 2, 500);
+      const int ars = static_cast<int>(std::clamp(std::ceil(2.0 * gemms * alone / t_ar), 2.0, 500.0));
       ProgramBuilder b("calibrate-overlap", devices);
       std::vector<StreamId> comm;
       StreamId compute0 = -1;
