@@ -21,6 +21,7 @@
 #include <QValueAxis>
 
 #include "core/units.hpp"
+#include "gui/views/chart_util.hpp"
 #include "gui/model/chart_units.hpp"
 
 namespace brigade::gui {
@@ -51,14 +52,6 @@ QCategoryAxis* log_axis(double lo, double hi, LogUnit unit, const QString& title
   for (const LogTick& t : log_ticks(lo, hi, unit, max_ticks)) a->append(q(t.label), t.position);
   a->setGridLineVisible(true);
   return a;
-}
-
-void clear(QChart* chart) {
-  chart->removeAllSeries();
-  for (QAbstractAxis* a : chart->axes()) {
-    chart->removeAxis(a);
-    delete a;
-  }
 }
 
 }  // namespace
@@ -145,7 +138,7 @@ void CalibrationView::set_document(DocumentPtr doc) {
   if (!profile) {
     plots_ = CalibrationPlots{};
     for (QChart* c : {gemm_, memory_, transfers_, collectives_}) {
-      clear(c);
+      clear_chart(c);
       c->setTitle({});
     }
     absent_->hide();
@@ -212,7 +205,7 @@ void CalibrationView::show_model(const QString& model) {
 }
 
 void CalibrationView::draw(QChart* chart, const CalibrationPlot& plot, bool x_flops) {
-  clear(chart);
+  clear_chart(chart);
   const int kind = chart == collectives_ ? kinds_->currentData().toInt() : -1;
   QString title = "<b>" + q(plot.title).toHtmlEscaped() + "</b>";
   for (const std::string& n : plot.notes) title += "<br><i>" + q(n).toHtmlEscaped() + "</i>";
