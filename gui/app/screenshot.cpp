@@ -31,6 +31,7 @@ int window_screenshot(const ScreenshotRequest& r) {
     return 2;
   }
   if (r.time_seconds >= 0) w.set_time_seconds(r.time_seconds);
+  for (const ViewInfo& v : view_list()) w.view(v.name)->wait_ready(24 * 3600 * 1000);
   QApplication::processEvents();
   const Status st = save(&w, r.out, "window");
   if (!st.is_ok()) {
