@@ -1,5 +1,6 @@
 #include "gui/app/main_window.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <QAction>
@@ -17,6 +18,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -128,7 +130,24 @@ MainWindow::MainWindow(LoadOptions options, bool remember, QWidget* parent)
     restoreGeometry(settings.value("window/geometry").toByteArray());
     restoreState(settings.value("window/state").toByteArray());
   }
-  if (!remember_ || !settings.contains("window/geometry")) resize(1400, 900);
+  first_layout_ = !remember_ || !settings.contains("window/state");
+  if (first_layout_) resize(1400, 900);
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+  QMainWindow::showEvent(e);
+  if (!first_layout_) return;
+  first_layout_ = false;
+  // First start: the timeline over most of the height, the bottom tabs below
+  // (once shown: docks have no sizes before).
+  QList<QDockWidget*> split;
+  for (const Dock& d : docks_)
+    if (split.size() < 2 && (split.isEmpty() || dockWidgetArea(d.dock) != dockWidgetArea(split[0])))
+      split << d.dock;
+  if (split.size() == 2)
+    QTimer::singleShot(0, this, [this, split] {
+      resizeDocks(split, {height() * 6 / 10, height() * 4 / 10}, Qt::Vertical);
+    });
 }
 
 void MainWindow::set_time_seconds(double t) {
@@ -257,12 +276,14 @@ void MainWindow::set_document(DocumentPtr doc) {
   for (const std::string& n : doc_->notes) summary += " · " + QString::fromStdString(n);
   static_cast<QLabel*>(centralWidget())->setText(summary);
   status_->setText(tr("Opened %1").arg(QString::fromStdString(doc_->path)));
-  bool raised = false;
+  // In each dock area, the first view with something to show comes to the front.
+  std::vector<Qt::DockWidgetArea> raised;
   for (const Dock& d : docks_) {
     d.view->set_document(doc_);
-    if (!raised && d.view->shows(*doc_)) {
+    const Qt::DockWidgetArea area = dockWidgetArea(d.dock);
+    if (d.view->shows(*doc_) && std::find(raised.begin(), raised.end(), area) == raised.end()) {
       d.dock->raise();
-      raised = true;
+      raised.push_back(area);
     }
   }
 }

@@ -45,6 +45,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* e) override;
+  void showEvent(QShowEvent* e) override;
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
 
@@ -63,6 +64,7 @@ class MainWindow : public QMainWindow {
 
   LoadOptions options_;
   bool remember_ = true;
+  bool first_layout_ = false;  // no saved layout: size the docks when first shown
   Session* session_;
   DocumentPtr doc_;
   struct Dock {

@@ -290,7 +290,7 @@ void TopologyCanvas::paint_devices(QPainter& p, int b0, int b1) {
   // Switches: grey rounded squares, named where there is room.
   for (size_t s = 0; s < t.switches().size(); ++s) {
     const QPointF c = at(t.num_devices() + static_cast<int>(s));
-    const double r = std::max(4.0, layout_.device_size * area().width() * 0.4);
+    const double r = std::max(4.0, device_rect(0).width() * 0.4);
     p.setPen(QPen(QColor(0x55, 0x5b, 0x66), 1));
     p.setBrush(QColor(0x8a, 0x92, 0x9e));
     p.drawRoundedRect(QRectF(c.x() - r, c.y() - r / 2, 2 * r, r), 2, 2);
