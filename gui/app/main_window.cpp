@@ -56,7 +56,8 @@ MainWindow::MainWindow(LoadOptions options, bool remember, QWidget* parent)
   auto* central = new QLabel(this);
   central->setObjectName("summary");
   central->setContentsMargins(8, 2, 8, 2);
-  central->setText(tr("Open a scenario, a trace or a profile: File > Open (Ctrl+O), or drop a file here."));
+  central->setText(
+      tr("Open a scenario, a trace or a profile: File > Open (Ctrl+O), or drop a file here."));
   central->setMaximumHeight(28);
   setCentralWidget(central);
 
@@ -212,8 +213,7 @@ void MainWindow::build_menus() {
 void MainWindow::rebuild_recent_menu() {
   recent_menu_->clear();
   const QStringList files = QSettings().value("recent_files").toStringList();
-  for (const QString& f : files)
-    recent_menu_->addAction(f, this, [this, f] { open_file(f); });
+  for (const QString& f : files) recent_menu_->addAction(f, this, [this, f] { open_file(f); });
   recent_menu_->setEnabled(!files.isEmpty());
   if (!files.isEmpty()) {
     recent_menu_->addSeparator();
@@ -272,7 +272,8 @@ void MainWindow::set_document(DocumentPtr doc) {
   setWindowTitle(tr("%1 — Brigade").arg(QString::fromStdString(doc_->title)));
   QString summary = QString::fromStdString(doc_->title);
   if (doc_->result)
-    summary += tr(": step %1").arg(QString::fromStdString(format_seconds(doc_->result->step_seconds)));
+    summary +=
+        tr(": step %1").arg(QString::fromStdString(format_seconds(doc_->result->step_seconds)));
   for (const std::string& n : doc_->notes) summary += " · " + QString::fromStdString(n);
   static_cast<QLabel*>(centralWidget())->setText(summary);
   status_->setText(tr("Opened %1").arg(QString::fromStdString(doc_->path)));
@@ -291,11 +292,12 @@ void MainWindow::set_document(DocumentPtr doc) {
 bool MainWindow::export_view(const QString& name, const QString& path) {
   View* v = view(name);
   if (!v) return false;
-  const Status st = path.endsWith(".svg", Qt::CaseInsensitive)
-                        ? save_svg(v, path, name)
-                        : save_png(v, path);
-  if (!st.is_ok()) show_message(QString::fromStdString(st.message()), true);
-  else status_->setText(tr("Wrote %1").arg(path));
+  const Status st =
+      path.endsWith(".svg", Qt::CaseInsensitive) ? save_svg(v, path, name) : save_png(v, path);
+  if (!st.is_ok())
+    show_message(QString::fromStdString(st.message()), true);
+  else
+    status_->setText(tr("Wrote %1").arg(path));
   return st.is_ok();
 }
 
@@ -305,8 +307,10 @@ bool MainWindow::export_trace(const QString& path) {
     return false;
   }
   const Status st = write_chrome_trace_file(*doc_->trace, path.toStdString());
-  if (!st.is_ok()) show_message(QString::fromStdString(st.message()), true);
-  else status_->setText(tr("Wrote %1").arg(path));
+  if (!st.is_ok())
+    show_message(QString::fromStdString(st.message()), true);
+  else
+    status_->setText(tr("Wrote %1").arg(path));
   return st.is_ok();
 }
 

@@ -55,6 +55,7 @@ class MainWindow : public QMainWindow {
   void add_recent(const QString& path);
   void show_message(const QString& text, bool error);
   void set_document(DocumentPtr doc);
+
  public:
   // The shared time cursor, for every view.
   void set_time_seconds(double t);

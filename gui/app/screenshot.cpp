@@ -50,7 +50,8 @@ int take_screenshot(const ScreenshotRequest& r) {
               << "'; expected one of " << view_names().toStdString() << ", window\n";
     return 2;
   }
-  if (!r.out.endsWith(".png", Qt::CaseInsensitive) && !r.out.endsWith(".svg", Qt::CaseInsensitive)) {
+  if (!r.out.endsWith(".png", Qt::CaseInsensitive) &&
+      !r.out.endsWith(".svg", Qt::CaseInsensitive)) {
     std::cerr << "brigade-gui: error: --screenshot: found '" << r.out.toStdString()
               << "'; expected a file name ending in .png or .svg\n";
     return 2;

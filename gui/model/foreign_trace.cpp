@@ -63,8 +63,9 @@ class Converter {
       events = &root["traceEvents"];
     } else {
       return Status::error(who_ + "found " +
-                           (root.is_object() ? std::string("an object without a \"traceEvents\" array")
-                                             : "a JSON " + std::string(root.type_name())) +
+                           (root.is_object()
+                                ? std::string("an object without a \"traceEvents\" array")
+                                : "a JSON " + std::string(root.type_name())) +
                            "; expected a Chrome trace (an array of events, or an object with "
                            "\"traceEvents\")");
     }

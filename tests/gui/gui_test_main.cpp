@@ -3,10 +3,10 @@
 // touch the user's.
 #include <cstdlib>
 
+#include <gtest/gtest.h>
 #include <QApplication>
 #include <QSettings>
 #include <QStandardPaths>
-#include <gtest/gtest.h>
 
 int main(int argc, char** argv) {
   if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
