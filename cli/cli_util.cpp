@@ -85,11 +85,15 @@ std::string expected_quantity(Dimension dim, Sign sign) {
 }
 
 double parse_quantity_flag(std::string_view flag, std::string_view text, Dimension dim, Sign sign) {
-  auto v = parse_quantity(text, dim);
-  const bool ok = v.is_ok() && (sign == Sign::kAny || (sign == Sign::kPositive && *v > 0) ||
-                                (sign == Sign::kNonNegative && *v >= 0));
+  double v = 0;
+  const QuantityFault fault = check_quantity(text, dim, &v);
+  // Out of the dimension's range ("1e308TiB"): say the range.
+  if (fault == QuantityFault::kRange) throw_flag_error(flag, text, quantity_range_hint(dim));
+  const bool ok = fault == QuantityFault::kNone &&
+                  (sign == Sign::kAny || (sign == Sign::kPositive && v > 0) ||
+                   (sign == Sign::kNonNegative && v >= 0));
   if (!ok) throw_flag_error(flag, text, expected_quantity(dim, sign));
-  return *v;
+  return v;
 }
 
 int parse_int_flag(std::string_view flag, std::string_view text, int min) {
@@ -99,10 +103,14 @@ int parse_int_flag(std::string_view flag, std::string_view text, int min) {
   return static_cast<int>(v);
 }
 
-std::vector<int> parse_int_list_flag(std::string_view flag, std::string_view text, int min) {
+std::vector<int> parse_int_list_flag(std::string_view flag, std::string_view text, int min,
+                                     int max) {
   std::vector<int> out;
   const std::string expected =
-      "a comma-separated list of whole numbers >= " + std::to_string(min) + " such as 1,2,4,8";
+      max == INT_MAX ? "a comma-separated list of whole numbers >= " + std::to_string(min) +
+                           " such as 1,2,4,8"
+                     : "a comma-separated list of whole numbers from " + std::to_string(min) +
+                           " to " + std::to_string(max) + " such as 1,2,4,8";
   size_t start = 0;
   const std::string s(text);
   while (true) {
@@ -110,7 +118,7 @@ std::vector<int> parse_int_list_flag(std::string_view flag, std::string_view tex
     const std::string item = trim(s.substr(start, comma == std::string::npos ? std::string::npos
                                                                              : comma - start));
     long v = 0;
-    if (!parse_long(item, v) || v < min || v > INT_MAX) throw_flag_error(flag, text, expected);
+    if (!parse_long(item, v) || v < min || v > max) throw_flag_error(flag, text, expected);
     out.push_back(static_cast<int>(v));
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -163,6 +171,24 @@ Scenario load_scenario_or_throw(const std::string& path, const std::string& prof
     for (const std::string& w : s->profile.uncovered_models(s->topology))
       std::cerr << "brigade: warning: " << s->profile_path << ": " << w << "\n";
   return std::move(s).value();
+}
+
+void require_finite(std::string_view verb,
+                    std::initializer_list<std::pair<std::string_view, double>> values) {
+  for (const auto& [what, x] : values) {
+    if (std::isfinite(x)) continue;
+    throw RuntimeFailure{"brigade: internal error: " + std::string(verb) + ": found " +
+                         std::string(what) + " = " + (std::isnan(x) ? "nan" : "inf") +
+                         "; expected a finite number (a bug: please report the scenario)"};
+  }
+}
+
+void warn_does_not_fit(size_t devices_over, size_t devices, int worst_device, double needed_bytes,
+                       double capacity_bytes, const Topology& topology) {
+  std::cerr << "brigade: warning: the plan does not fit in device memory: " << devices_over
+            << " of " << devices << " devices over capacity; "
+            << topology.device(worst_device).name << " needs " << format_bytes(needed_bytes)
+            << " of " << format_bytes(capacity_bytes) << "\n";
 }
 
 planner::Granularity parse_granularity_flag(const std::string& text) {

@@ -50,7 +50,7 @@ void run_sweep(const SweepOptions& o) {
   const std::string judge_name = parse_choice_flag("--judge", o.judge, {"cost", "sim"});
   planner::SweepSpec spec;
   if (!o.devices.empty()) {
-    for (int n : parse_int_list_flag("--devices", o.devices, 1))
+    for (int n : parse_int_list_flag("--devices", o.devices, 1, ScenarioLimits::kMaxDevices))
       spec.values.push_back(std::to_string(n));
   } else {
     const size_t eq = o.set.find('=');
@@ -91,6 +91,17 @@ void run_sweep(const SweepOptions& o) {
     std::cout << planner::sweep_csv(*r);
   else
     std::cout << planner::sweep_text(*r);
+  // A point that could not be judged fails the sweep (exit 2), after the
+  // table that says why (issue 20, item 6).
+  size_t failed = 0;
+  const planner::SweepPoint* first_failed = nullptr;
+  for (const planner::SweepPoint& p : r->points)
+    if (!p.error.empty() && failed++ == 0) first_failed = &p;
+  if (first_failed)
+    throw BadInput{fmt::format(
+        "brigade: error: sweep: found {} of {} points not judged (the first: {}={}); expected "
+        "every point judged (the table above says why)",
+        failed, r->points.size(), r->key, first_failed->value)};
 }
 
 const RegisterVerb kRegister("sweep", 45, [](CLI::App& app) {

@@ -412,27 +412,34 @@ class PlanChecker {
 
   Status check_placement() {
     const Model& g = s_.graph;
-    std::vector<std::string> ops, tensors;
-    for (const Op& o : g.ops) ops.push_back(o.name);
-    for (const TensorSpec& t : g.tensors) tensors.push_back(t.name);
+    // Names for "did you mean" only when there is something to suggest.
+    auto op_names = [&] {
+      std::vector<std::string> v;
+      for (const Op& o : g.ops) v.push_back(o.name);
+      return v;
+    };
+    auto tensor_names = [&] {
+      std::vector<std::string> v;
+      for (const TensorSpec& t : g.tensors) v.push_back(t.name);
+      return v;
+    };
     for (const auto& [op, dev] : s_.placement) {
-      const std::string key = "placement." + op;
       if (g.find_op(op) < 0)
-        return at(key, "found op '" + op + "' in placement; expected an op of the graph" +
-                           did_you_mean(op, ops));
+        return at("placement." + op, "found op '" + op +
+                                         "' in placement; expected an op of the graph" +
+                                         did_you_mean(op, op_names()));
       if (dev < 0 || dev >= devices())
-        return at(key, "found device " + std::to_string(dev) + " for op '" + op + "'; expected " +
-                           device_range());
+        return at("placement." + op, "found device " + std::to_string(dev) + " for op '" + op +
+                                         "'; expected " + device_range());
     }
     for (const auto& [tensor, dev] : s_.device_put) {
-      const std::string key = "device_put." + tensor;
       if (g.find_tensor(tensor) < 0)
-        return at(key, "found tensor '" + tensor +
-                           "' in device_put; expected a tensor of the graph" +
-                           did_you_mean(tensor, tensors));
+        return at("device_put." + tensor, "found tensor '" + tensor +
+                                              "' in device_put; expected a tensor of the graph" +
+                                              did_you_mean(tensor, tensor_names()));
       if (dev < 0 || dev >= devices())
-        return at(key, "found device " + std::to_string(dev) + " for tensor '" + tensor +
-                           "'; expected " + device_range());
+        return at("device_put." + tensor, "found device " + std::to_string(dev) + " for tensor '" +
+                                              tensor + "'; expected " + device_range());
     }
     return Status::ok();
   }
@@ -446,23 +453,29 @@ class PlanChecker {
       return Status::ok();
     }
     const MeshSpec& mesh = *s_.mesh;
-    std::int64_t size = 1;
-    for (std::int64_t d : mesh.shape) size = std::min<std::int64_t>(size * d, INT_MAX);  // no overflow: d < 2^17
-    if (size != devices())
+    // In double: 64 sizes of up to 65536 overflow any integer.
+    double size = 1;
+    for (std::int64_t d : mesh.shape) size *= static_cast<double>(d);
+    if (size != static_cast<double>(devices()))
       return at("mesh.shape", "found mesh shape " + list_str(mesh.shape) + " = " +
-                                  std::to_string(size) + " devices; expected the topology's " +
+                                  (size < 0x1p53 ? std::to_string(static_cast<std::int64_t>(size))
+                                                 : sci(size)) +
+                                  " devices; expected the topology's " +
                                   std::to_string(devices()) + " devices");
     std::string axes_list;
     for (const std::string& a : mesh.axes) axes_list += (axes_list.empty() ? "" : ", ") + a;
     const Model& g = s_.graph;
-    std::vector<std::string> tensors;
-    for (const TensorSpec& t : g.tensors) tensors.push_back(t.name);
+    auto tensor_names = [&] {
+      std::vector<std::string> v;
+      for (const TensorSpec& t : g.tensors) v.push_back(t.name);
+      return v;
+    };
     for (const auto& [name, spec] : s_.shardings) {
       const std::string key = "shardings." + name;
       const int ti = g.find_tensor(name);
       if (ti < 0)
         return at(key, "found shardings for tensor '" + name + "'; expected a tensor of the graph" +
-                           did_you_mean(name, tensors));
+                           did_you_mean(name, tensor_names()));
       const TensorSpec& t = g.tensors[static_cast<size_t>(ti)];
       if (spec.size() > t.shape.size())
         return at(key, "found " + std::to_string(spec.size()) + " entries in the sharding of '" +

@@ -149,7 +149,7 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
        "gemm_half_time", "gemm_cold_operand_bandwidth", "gemm_cold_output_bandwidth",
        "collective_overhead", "comm_compute_slowdown", "comm_compute_share", "gemm"}));
   BRIGADE_RETURN_IF_ERROR(c.require("model", "the device model it describes (or \"*\" for any)"));
-  BRIGADE_ASSIGN_OR_RETURN(p->model, c.get("model").as_string());
+  BRIGADE_ASSIGN_OR_RETURN(p->model, c.get("model").as_name());
   if (c.has("peak_flops")) {
     const Cursor g = c.get("peak_flops");
     BRIGADE_RETURN_IF_ERROR(g.expect_map("measured peaks by dtype, such as {f32: 96GFLOPS}"));
@@ -308,7 +308,7 @@ Status read_profile(const Cursor& root, HardwareProfile* h) {
       root.check_keys({"name", "machine_kind", "source", "devices", "links", "calibration"}));
   if (root.has("calibration"))
     BRIGADE_RETURN_IF_ERROR(read_calibration(root.get("calibration"), &h->calibration));
-  BRIGADE_ASSIGN_OR_RETURN(h->name, root.get_string("name", "profile"));
+  BRIGADE_ASSIGN_OR_RETURN(h->name, root.get_name("name", "profile"));
   BRIGADE_ASSIGN_OR_RETURN(
       h->machine_kind,
       root.get_enum<std::string>("machine_kind", "datasheet",

@@ -163,7 +163,7 @@ class ScenarioReader {
                                              "training", "strategy", "placement", "device_put",
                                              "mesh", "shardings", "simulation"}));
     BRIGADE_ASSIGN_OR_RETURN(
-        s_->name, root.get_string("name", std::filesystem::path(doc_.file).stem().string()));
+        s_->name, root.get_name("name", std::filesystem::path(doc_.file).stem().string()));
     BRIGADE_ASSIGN_OR_RETURN(s_->description, root.get_string("description", ""));
 
     BRIGADE_RETURN_IF_ERROR(root.require(
@@ -208,7 +208,7 @@ class ScenarioReader {
   Status read_preset(const Cursor& c) {
     BRIGADE_RETURN_IF_ERROR(c.check_keys({"preset", "nodes", "devices", "fabric"}));
     const Cursor preset = c.get("preset");
-    BRIGADE_ASSIGN_OR_RETURN(const std::string name, preset.as_string());
+    BRIGADE_ASSIGN_OR_RETURN(const std::string name, preset.as_name());
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t nodes, c.get_int("nodes", 1, 1, kIntMax));
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t devices, c.get_int("devices", 0, 1, kIntMax));
     // The preset's name first, so that a misspelt name is the error reported;
@@ -295,7 +295,7 @@ class ScenarioReader {
       if (d.has("name")) {
         BRIGADE_ASSIGN_OR_RETURN(dev.name, d.get("name").as_name());
       }
-      BRIGADE_ASSIGN_OR_RETURN(dev.model, d.get_string("model", "custom"));
+      BRIGADE_ASSIGN_OR_RETURN(dev.model, d.get_name("model", "custom"));
       BRIGADE_RETURN_IF_ERROR(d.require("memory", "the device's memory, such as 80GiB"));
       BRIGADE_ASSIGN_OR_RETURN(dev.memory_bytes,
                                d.get("memory").as_quantity(Dimension::kBytes, Bound::kPositive));
@@ -379,7 +379,7 @@ class ScenarioReader {
           BRIGADE_ASSIGN_OR_RETURN(link.link_class, read_link_class(l.get("class")));
         }
         BRIGADE_ASSIGN_OR_RETURN(
-            link.name, l.get_string("name", t.vertex_name(link.a) + "<->" + t.vertex_name(link.b)));
+            link.name, l.get_name("name", t.vertex_name(link.a) + "<->" + t.vertex_name(link.b)));
         t.add_link(std::move(link));
       }
     }
@@ -428,7 +428,7 @@ class ScenarioReader {
   // ---- profile --------------------------------------------------------------
 
   Status read_profile(const Cursor& c) {
-    BRIGADE_ASSIGN_OR_RETURN(const std::string file, c.as_string());
+    BRIGADE_ASSIGN_OR_RETURN(const std::string file, c.as_name());
     std::filesystem::path p(file);
     if (p.is_relative()) p = std::filesystem::path(doc_.file).parent_path() / p;
     s_->profile_path = p.lexically_normal().string();
@@ -650,12 +650,12 @@ class ScenarioReader {
       g.ops.push_back(std::move(op));
     }
     // Pass 2: inputs name declared tensors or outputs of ops (in any order).
-    std::vector<std::string> names;
-    for (const TensorSpec& t : g.tensors) names.push_back(t.name);
     for (size_t i = 0; i < g.ops.size(); ++i) {
       for (const Cursor& in : inputs[i]) {
         const int t = g.find_tensor(in.text());
         if (t < 0) {
+          std::vector<std::string> names;
+          for (const TensorSpec& x : g.tensors) names.push_back(x.name);
           std::string msg = "found tensor '" + in.text() + "' as an input of op '" + g.ops[i].name +
                             "'; expected a declared tensor or an op's output";
           if (auto m = closest_match_in(in.text(), names)) msg += " (did you mean '" + *m + "'?)";

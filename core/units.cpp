@@ -134,13 +134,13 @@ std::string_view quantity_range_hint(Dimension dim) {
   return "a number";
 }
 
-bool quantity_in_range(double si, Dimension dim) {
-  const double m = std::fabs(si);
+bool quantity_in_range(double value_in_si, Dimension dim) {
+  const double m = std::fabs(value_in_si);
   const Range r = range_of(dim);
   return std::isfinite(m) && (m == 0 || (m >= r.min_positive && m <= r.max));
 }
 
-QuantityFault check_quantity(std::string_view text, Dimension dim, double* si_out) {
+QuantityFault check_quantity(std::string_view text, Dimension dim, double* value_in_si) {
   const std::string s = trim(text);
   if (s.empty()) return QuantityFault::kSyntax;
   const char* begin = s.c_str();
@@ -169,7 +169,7 @@ QuantityFault check_quantity(std::string_view text, Dimension dim, double* si_ou
   // is not finite.
   const double value = number * scale;
   if (!quantity_in_range(value, dim)) return QuantityFault::kRange;
-  if (si_out) *si_out = value;
+  if (value_in_si) *value_in_si = value;
   return QuantityFault::kNone;
 }
 

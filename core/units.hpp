@@ -37,15 +37,15 @@ enum class QuantityFault {
   kSyntax,  // not a finite number followed by one of the dimension's units
   kRange,   // a number, but its magnitude is outside quantity_range_hint(dim)
 };
-// parse_quantity's verdict; the SI value goes to *si_out (when not null) on kNone.
-QuantityFault check_quantity(std::string_view text, Dimension dim, double* si_out);
+// parse_quantity's verdict; the SI value goes to *value_in_si (when not null) on kNone.
+QuantityFault check_quantity(std::string_view text, Dimension dim, double* value_in_si);
 
 // What a value of this dimension looks like, for error messages.
 std::string_view dimension_hint(Dimension dim);
 // The range of the dimension, for messages: "a bandwidth from 1 bit/s to 1e18 B/s".
 std::string_view quantity_range_hint(Dimension dim);
-// Whether |si| (an SI value) lies in the dimension's range (0 always does).
-bool quantity_in_range(double si, Dimension dim);
+// Whether |value_in_si| lies in the dimension's range (0 always does).
+bool quantity_in_range(double value_in_si, Dimension dim);
 
 // Human-readable forms for reports (3 significant digits; beyond 99999 of
 // the largest prefix, scientific: "1.00e+30 s").

@@ -700,6 +700,11 @@ Result<std::string> Cursor::get_string(std::string_view key, std::string dflt) c
   return get(key).as_string();
 }
 
+Result<std::string> Cursor::get_name(std::string_view key, std::string dflt) const {
+  if (!has(key)) return dflt;
+  return get(key).as_name();
+}
+
 Status Cursor::require(std::string_view key, std::string_view what) const {
   if (has(key)) return Status::ok();
   const std::string where = path_.empty() ? " key" : " in '" + path_ + "'";

@@ -156,6 +156,7 @@ class Cursor {
   Result<double> get_quantity(std::string_view key, double dflt, Dimension dim, Bound bound) const;
   Result<bool> get_bool(std::string_view key, bool dflt) const;
   Result<std::string> get_string(std::string_view key, std::string dflt) const;
+  Result<std::string> get_name(std::string_view key, std::string dflt) const;
   template <class T>
   Result<T> get_enum(std::string_view key, T dflt,
                      const std::vector<std::pair<std::string, T>>& choices) const;

@@ -74,28 +74,15 @@ double exposed_after_overlap(double total, double window, double last_call, bool
 
 std::string kind_name(CollectiveKind k) { return std::string(collective_kind_name(k)); }
 
-// Amdahl through the plan: with a compute share c of the step at N0 devices
-// and the rest serial, Amdahl's T(N0) = T1((1-p) + p/N0) has serial share
-// (1-p) / ((1-p) + p/N0) = 1 - c, so p = N0 c / (N0 c + 1 - c).
-void fill_amdahl(PlanEstimate& e) {
-  if (e.step_seconds <= 0 || e.devices < 1) return;
-  const double c = std::clamp(e.compute_seconds / e.step_seconds, 0.0, 1.0);
-  const double n0 = e.devices;
-  e.amdahl_p = (n0 * c + (1 - c)) > 0 ? n0 * c / (n0 * c + (1 - c)) : 0.0;
-  std::set<int> ns;
-  for (int n = 1; n <= 2 * e.devices; n *= 2) ns.insert(n);
-  ns.insert(e.devices);
-  for (int n : ns) {
-    const double s = amdahl_speedup(e.amdahl_p, n);
-    e.amdahl.push_back({n, s, parallel_efficiency(s, n)});
-  }
-}
-
 void finish_flops(PlanEstimate& e, const Device& d, const HardwareProfile& profile, DType dtype) {
   if (e.step_seconds <= 0 || e.devices < 1) return;
   e.achieved_flops_per_second_per_device = e.hardware_flops_per_iteration / e.step_seconds / e.devices;
+  e.model_flops_per_second_per_device = e.model_flops_per_iteration / e.step_seconds / e.devices;
   const double peak = peak_flops_per_second(d, profile.for_device(d), dtype);
-  if (peak > 0) e.mfu = e.model_flops_per_iteration / e.step_seconds / e.devices / peak;
+  if (peak > 0) {
+    e.mfu = e.model_flops_per_second_per_device / peak;
+    e.hfu = e.achieved_flops_per_second_per_device / peak;
+  }
 }
 
 DeviceMemoryEstimate memory_entry(int device, int stage, const ModelStateBytes& states,

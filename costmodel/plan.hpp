@@ -52,7 +52,7 @@ struct PlanEstimate {
 
   double step_seconds = 0;
   double compute_seconds = 0;  // kernels of the busiest device per step
-  double bubble_seconds = 0;   // pipeline fill and drain
+  double bubble_seconds = 0;   // idle: pipeline fill and drain, or waiting for other devices
   double exposed_communication_seconds = 0;
   double optimizer_seconds = 0;
   std::vector<CommunicationEstimate> communication;
@@ -60,19 +60,32 @@ struct PlanEstimate {
   // device the times follow); -1: every device of the plan (a manual
   // placement lists every transfer, each with its sender's exposed part).
   int communication_device = 0;
+  // A transformer's communication per pipeline stage (index = stage), seen
+  // from one device of it, as `communication` is for the busiest; empty for
+  // other models (their devices do alike, or a placement lists every transfer).
+  std::vector<std::vector<CommunicationEstimate>> stage_communication;
   std::vector<DeviceMemoryEstimate> memory;  // one per device used
 
   double parameters = 0;
+  // Megatron's terms (Narayanan et al. 2021 §5.1; Korthikanti et al. 2022 §6):
+  // model FLOPs are the work (no recomputation), hardware FLOPs what the
+  // devices execute (with it). MFU and HFU divide each rate by the peak.
   double model_flops_per_iteration = 0;     // without recomputation
   double hardware_flops_per_iteration = 0;  // with it
   double achieved_flops_per_second_per_device = 0;  // hardware FLOPs / step / devices
+  double model_flops_per_second_per_device = 0;     // model FLOPs / step / devices
   double mfu = 0;  // model FLOPs / step / devices / peak
+  double hfu = 0;  // hardware FLOPs / step / devices / peak
 
-  // Amdahl's law through this plan: p such that the plan's compute share at
-  // its own device count is what Amdahl predicts; S(N) for N = 1, 2, 4, ...
-  // up to twice the devices. Empty for a lone collective.
+  // Amdahl's law through this plan: the closed form at the data degrees 1, 2,
+  // 4, ... up to twice the plan's, and p fitted to those speedups: exactly
+  // `brigade sweep --devices` with the cost judge. estimate_plan leaves it
+  // empty (it needs the planner's device scaling): planner::amdahl_through_plan
+  // fills it, as `brigade cost` does; amdahl_note says why there is none.
   double amdahl_p = 0;
+  double amdahl_r_squared = 0;
   std::vector<AmdahlRow> amdahl;
+  std::string amdahl_note;
 
   std::optional<PlacementCost> placement;  // explicit graph + placement
   // The approximations this estimate rests on, in words, for the report.

@@ -66,8 +66,6 @@ class CommLedger {
 
 std::string kind_name(CollectiveKind k);
 
-// Amdahl's p through the plan and S(N) rows for N = 1, 2, 4, ... up to 2x devices.
-void fill_amdahl(PlanEstimate& e);
 
 // Achieved FLOP/s per device and MFU against the device's peak for `dtype`.
 void finish_flops(PlanEstimate& e, const Device& d, const HardwareProfile& profile, DType dtype);

@@ -525,7 +525,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
       md * (bt.tp_fwd + bt.tp_bwd + bt.zero_exposed) + bt.pp + per_step_extra[busiest] - e.optimizer_seconds;
   e.bubble_seconds =
       std::max(0.0, e.step_seconds - md * bt.per_micro_batch() - bt.pp - per_step_extra[busiest]);
-  e.communication = ledgers[busiest].take();
+  for (CommLedger& l : ledgers) e.stage_communication.push_back(l.take());
+  e.communication = e.stage_communication[busiest];
   e.communication_device = rm.device(0, 0, static_cast<int>(busiest));
   e.notes.push_back(fmt::format("times are those of a device of pipeline stage {} (the busiest)", busiest));
   if (p > 1)
@@ -634,7 +635,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
     e.hardware_flops_per_iteration = e.model_flops_per_iteration;
   }
   finish_flops(e, topo.device(rm.device(0, 0, 0)), sc.profile, dt);
-  fill_amdahl(e);
   return e;
 }
 

@@ -131,6 +131,10 @@ Result<Scenario> sweep_variant(const Scenario& base, const std::string& raw_key,
   const std::string flag = raw_key == "devices" ? "--devices" : "--set " + raw_key;
   if (key == "devices") {
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t n, positive(flag, value));
+    if (n > ScenarioLimits::kMaxDevices)  // before a topology of n devices is made
+      return Status::error(flag + ": found '" + value + "'; expected at most " +
+                           std::to_string(ScenarioLimits::kMaxDevices) +
+                           " devices (docs/scenario-format.md, \"Limits\")");
     const int devices = static_cast<int>(n);
     switch (s.model_kind) {
       case ModelKind::kTransformer: {
@@ -275,11 +279,15 @@ Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
       first = &p;
       break;
     }
+  for (const SweepPoint& p : r.points)
+    if (first && p.error.empty() && p.step_seconds > 0 && p.devices != first->devices)
+      r.devices_vary = true;
   if (first) {
     for (SweepPoint& p : r.points) {
       if (!p.error.empty() || p.step_seconds <= 0) continue;
       p.speedup = first->step_seconds / p.step_seconds;
-      p.efficiency = p.speedup / (static_cast<double>(p.devices) / first->devices);
+      p.relative_step = p.step_seconds / first->step_seconds;
+      if (r.devices_vary) p.efficiency = p.speedup / (static_cast<double>(p.devices) / first->devices);
     }
   }
   // Where adding devices stops paying: the last point (in increasing device
@@ -300,7 +308,12 @@ Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
   }
   // Amdahl's p from the speedups, in devices relative to the first point
   // (costmodel/scaling.hpp, fit_amdahl), when the device count varies.
-  if (first) {
+  if (first && r.devices_vary && base.model_kind == ModelKind::kCollective) {
+    r.amdahl_note =
+        "no Amdahl fit: a lone collective has no work that divides over the devices (each rank "
+        "moves its M bytes whatever their number; a ring's time grows as (N-1)/N), so a "
+        "parallel fraction means nothing here";
+  } else if (first) {
     std::vector<cost::SpeedupPoint> pts;
     for (const SweepPoint* p : judged)
       pts.push_back({static_cast<double>(p->devices) / first->devices, p->speedup});
@@ -312,10 +325,64 @@ Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
         r.amdahl_p = fit->p;
         r.r_squared = fit->r_squared;
         r.doubling_limit = cost::amdahl_doubling_limit(fit->p) * first->devices;
+        if (fit->p < 0)
+          r.amdahl_note =
+              "the fitted p is not a parallel fraction (Amdahl's law needs 0 <= p <= 1): the step "
+              "only grows with the devices, whatever of it is parallel is outweighed by what "
+              "adding devices costs";
+        else if (fit->p > 1)
+          r.amdahl_note =
+              "the fitted p is not a parallel fraction (Amdahl's law needs 0 <= p <= 1): the "
+              "speedup is better than linear (per-device work fits caches or memory better)";
       }
     }
   }
   return r;
+}
+
+Result<SweepResult> amdahl_through_plan(const Scenario& base, const SweepJudge& judge) {
+  if (base.model_kind == ModelKind::kCollective)
+    return Status::error(
+        "a lone collective has no work that divides over the devices (each rank moves its M "
+        "bytes whatever their number)");
+  if (base.mesh || !base.placement.empty() || !base.device_put.empty())
+    return Status::error(
+        "the scenario fixes its devices (a mesh or a placement): no other device count to judge");
+  const StrategySpec& st = base.strategy;
+  const int unit = base.model_kind == ModelKind::kTransformer ? st.tensor * st.pipeline : 1;
+  const int d = std::max(1, st.data);
+  std::vector<int> degrees;
+  for (int x = 1; x <= 2 * d; x *= 2) degrees.push_back(x);
+  if (std::find(degrees.begin(), degrees.end(), d) == degrees.end()) degrees.push_back(d);
+  std::sort(degrees.begin(), degrees.end());
+  SweepSpec spec;
+  for (int x : degrees) spec.values.push_back(std::to_string(unit * x));
+  return run_sweep(base, spec, "cost", judge);
+}
+
+void add_amdahl_through_plan(const Scenario& sc, cost::PlanEstimate& e) {
+  const SweepJudge judge = [](const Scenario& s) -> Result<double> {
+    auto r = cost::estimate_plan(s);
+    if (!r.is_ok()) return r.status();
+    return r->step_seconds;
+  };
+  auto r = amdahl_through_plan(sc, judge);
+  e.amdahl.clear();
+  if (!r.is_ok()) {
+    e.amdahl_note = "none: " + r.message();
+    return;
+  }
+  for (const SweepPoint& p : r->points)
+    if (p.error.empty()) e.amdahl.push_back({p.devices, p.speedup, p.efficiency});
+  if (r->amdahl_p) {
+    e.amdahl_p = *r->amdahl_p;
+    e.amdahl_r_squared = r->r_squared.value_or(0);
+    e.amdahl_note = r->amdahl_note;
+  } else {
+    e.amdahl.clear();
+    e.amdahl_note = r->amdahl_note.empty() ? "none: fewer than two device counts could be judged"
+                                           : r->amdahl_note;
+  }
 }
 
 std::string sweep_csv(const SweepResult& r) {
@@ -324,8 +391,11 @@ std::string sweep_csv(const SweepResult& r) {
   for (const SweepPoint& p : r.points) {
     std::string err = p.error;
     std::replace(err.begin(), err.end(), '"', '\'');
-    std::snprintf(buf, sizeof buf, ",%d,%.9g,%.6g,%.6g,", p.devices, p.step_seconds, p.speedup,
-                  p.efficiency);
+    if (r.devices_vary || !p.error.empty())
+      std::snprintf(buf, sizeof buf, ",%d,%.9g,%.6g,%.6g,", p.devices, p.step_seconds, p.speedup,
+                    p.efficiency);
+    else
+      std::snprintf(buf, sizeof buf, ",%d,%.9g,%.6g,,", p.devices, p.step_seconds, p.speedup);
     s += p.value + buf + (err.empty() ? "" : "\"" + err + "\"") + "\n";
   }
   return s;
@@ -341,13 +411,16 @@ nlohmann::json sweep_json(const SweepResult& r) {
                         {"devices", p.devices},
                         {"step_seconds", p.step_seconds},
                         {"speedup", p.speedup},
-                        {"efficiency", p.efficiency}};
+                        {"relative_step", p.relative_step},
+                        {"efficiency", r.devices_vary ? nlohmann::json(p.efficiency) : nlohmann::json()}};
     if (!p.error.empty()) x["error"] = p.error;
     pts.push_back(x);
   }
   j["points"] = pts;
   j["amdahl_p"] = r.amdahl_p ? nlohmann::json(*r.amdahl_p) : nlohmann::json();
   j["r_squared"] = r.r_squared ? nlohmann::json(*r.r_squared) : nlohmann::json();
+  j["devices_vary"] = r.devices_vary;
+  if (!r.amdahl_note.empty()) j["amdahl_note"] = r.amdahl_note;
   j["stops_paying_after"] =
       r.stops_paying_after ? nlohmann::json(*r.stops_paying_after) : nlohmann::json();
   j["doubling_limit"] = r.doubling_limit && std::isfinite(*r.doubling_limit)
@@ -369,17 +442,25 @@ std::string sweep_text(const SweepResult& r) {
       std::snprintf(col, sizeof col, "%-14s %8s", value.c_str(), devices.c_str());
     return std::string(col);
   };
-  std::snprintf(buf, sizeof buf, " %14s %9s %11s\n", "step", "speedup", "efficiency");
+  // Efficiency only means something against a device count: at one count,
+  // each step relative to the first point's instead.
+  if (r.devices_vary)
+    std::snprintf(buf, sizeof buf, " %14s %9s %11s\n", "step", "speedup", "efficiency");
+  else
+    std::snprintf(buf, sizeof buf, " %14s %9s\n", "step", "vs first");
   s += lead(r.key, "devices") + buf;
-  bool varies = false;
+  const bool varies = r.devices_vary;
   for (const SweepPoint& p : r.points) {
-    varies |= p.devices != r.points.front().devices;
     if (!p.error.empty()) {
       s += lead(p.value, std::to_string(p.devices)) + "  " + p.error + "\n";
       continue;
     }
-    std::snprintf(buf, sizeof buf, " %14s %8.2fx %10.1f%%\n",
-                  format_seconds(p.step_seconds).c_str(), p.speedup, 100 * p.efficiency);
+    if (r.devices_vary)
+      std::snprintf(buf, sizeof buf, " %14s %8.2fx %10.1f%%\n",
+                    format_seconds(p.step_seconds).c_str(), p.speedup, 100 * p.efficiency);
+    else
+      std::snprintf(buf, sizeof buf, " %14s %8.3fx\n", format_seconds(p.step_seconds).c_str(),
+                    p.relative_step);
     s += lead(p.value, std::to_string(p.devices)) + buf;
   }
   if (r.amdahl_p) {
@@ -397,6 +478,7 @@ std::string sweep_text(const SweepResult& r) {
       std::snprintf(buf, sizeof buf, "Amdahl fit: p = %.4f (R^2 = %.4f): no serial part seen\n", p,
                     r.r_squared.value_or(0));
     s += buf;
+    if (!r.amdahl_note.empty()) s += "  " + r.amdahl_note + "\n";
     if (p > 0 && p < 1 && r.doubling_limit && std::isfinite(*r.doubling_limit)) {
       std::snprintf(buf, sizeof buf,
                     "  doubling the devices beyond about %.0f gains less than 10%%\n",
@@ -404,10 +486,12 @@ std::string sweep_text(const SweepResult& r) {
       s += buf;
     }
   }
+  if (!r.amdahl_p && !r.amdahl_note.empty()) s += r.amdahl_note + "\n";
   if (r.stops_paying_after)
     s += "Adding devices stops paying after " + std::to_string(*r.stops_paying_after) +
          " devices: the next point is no faster.\n";
-  else if (varies)
+  else if (varies && std::all_of(r.points.begin(), r.points.end(),
+                                  [](const SweepPoint& p) { return p.error.empty(); }))
     s += "Every step up in devices was faster.\n";
   return s;
 }

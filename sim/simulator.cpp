@@ -20,6 +20,7 @@
 #include "sim/schedule.hpp"
 #include "sim/shortcut.hpp"
 #include "sim/simulator_detail.hpp"
+#include "sim/trace_recorder.hpp"
 
 namespace brigade::sim {
 
@@ -153,8 +154,9 @@ class KernelMemo {
 class Engine {
  public:
   Engine(const Program& p, const Topology& t, const HardwareProfile& h, const SimOptions& o,
-         bool implicit_rings, bool name_links)
-      : p_(p), topo_(t), prof_(h), opt_(o), implicit_rings_(implicit_rings), name_links_(name_links) {}
+         bool implicit_rings, bool name_links, TraceRecorder::Mode trace)
+      : p_(p), topo_(t), prof_(h), opt_(o), implicit_rings_(implicit_rings), name_links_(name_links),
+        trace_mode_(trace) {}
 
   Status setup();
   Status run();
@@ -205,6 +207,7 @@ class Engine {
   const SimOptions& opt_;
   const bool implicit_rings_;
   const bool name_links_;  // LinkStats::name
+  const TraceRecorder::Mode trace_mode_;
   Status error_;
 
   double now_ = 0;
@@ -241,7 +244,7 @@ class Engine {
   // not make progress before; its span starts when it does).
   std::vector<std::vector<std::int32_t>> held_;
   std::vector<std::int32_t> compute_running_, comm_running_;
-  std::vector<double> last_change_, busy_, comm_, exposed_;
+  std::vector<double> last_change_, busy_, comm_, exposed_, idle_;
   std::vector<std::int32_t> node_of_;
   // Memory.
   std::vector<double> live_;        // device * kNumMemoryCategories + category
@@ -249,7 +252,6 @@ class Engine {
   std::vector<std::uint8_t> buffer_live_;
   std::vector<std::uint8_t> oom_seen_;
   std::vector<OomEvent> oom_;
-  std::vector<std::int32_t> last_sample_;  // device * categories + category -> Trace::memory index
   // Channels.
   struct ChannelUse {  // one cache line's worth per channel touch
     double busy = 0, bytes = 0, since = 0;
@@ -292,7 +294,7 @@ class Engine {
   FlowNetwork net_;
   ExpandScratch scratch_;
   ShortcutTable shortcuts_table_;
-  Trace trace_;
+  TraceRecorder rec_;
 };
 
 std::string Engine::task_label(TaskId t) const {
@@ -460,6 +462,7 @@ Status Engine::setup() {
   comm_running_.assign(nd, 0);
   last_change_.assign(nd, 0);
   busy_.assign(nd, 0);
+  idle_.assign(nd, 0);
   comm_.assign(nd, 0);
   exposed_.assign(nd, 0);
 
@@ -530,7 +533,7 @@ Status Engine::setup() {
       stream_end_[st] = k;
     }
   }
-  times_ = opt_.record_task_times || opt_.record_trace;
+  times_ = opt_.record_task_times || trace_mode_ == TraceRecorder::Mode::kFull;
   if (times_) {
     start_.assign(nt, 0);
     end_.assign(nt, 0);
@@ -598,9 +601,10 @@ Status Engine::setup() {
   // (not with warm collectives: a shortcut's time is decided before the
   // run, warmth when the collective starts).
   coll_shortcut_.assign(ncoll, -1);
-  if (!opt_.exact && !opt_.record_trace && ncoll > 0 && !warm_steps_) {
+  if (!opt_.exact && ncoll > 0 && !warm_steps_) {
     BRIGADE_RETURN_IF_ERROR(plan_shortcuts(p_, topo_, prof_, opt_.network, node_of_, transfers,
-                                           shortcuts_table_, coll_shortcut_, opt_.cancel));
+                                           shortcuts_table_, coll_shortcut_, opt_.cancel,
+                                           trace_mode_ == TraceRecorder::Mode::kFull, !opt_.trace_steps));
   }
   if (cancel_requested(opt_.cancel)) return cancelled_status();
 
@@ -624,19 +628,20 @@ Status Engine::setup() {
     for (size_t k = 0; k < nk; ++k) peak_cat_[d * nk + k] = live_[d * nk + k];
   }
 
-  // Trace tables.
-  if (opt_.record_trace) {
-    trace_.source = "sim:" + std::string(network_model_name(opt_.network));
-    trace_.program = p_.name;
-    for (size_t d = 0; d < nd; ++d) trace_.device_names.push_back(topo_.device(static_cast<int>(d)).name);
-    trace_.streams = p_.streams();
-    for (size_t c = 0; c < nc; ++c)
-      trace_.lanes.push_back(topo_.vertex_name(topo_.channel_from(static_cast<ChannelId>(c))) + "->" +
-                             topo_.vertex_name(topo_.channel_to(static_cast<ChannelId>(c))));
-    trace_.names = p_.names();
-    last_sample_.assign(nd * nk, -1);
-    for (size_t d = 0; d < nd; ++d)
-      for (size_t k = 0; k < nk; ++k) memory_sample(static_cast<std::int32_t>(d), static_cast<MemoryCategory>(k));
+  // Trace tables, and room for what the run records: a span per task, a
+  // transfer per message (those of shortcut collectives and transfer tasks
+  // are known now; expanded collectives' add as they come).
+  if (trace_mode_ != TraceRecorder::Mode::kOff) {
+    rec_.start(trace_mode_, p_, topo_, "sim:" + std::string(network_model_name(opt_.network)), opt_.trace_filter,
+               !opt_.trace_steps);
+    size_t messages = transfers.size();
+    for (size_t c = 0; c < ncoll; ++c)
+      if (coll_shortcut_[c] >= 0)
+        messages += shortcuts_table_.entries[static_cast<size_t>(coll_shortcut_[c])].transfers.size();
+    rec_.reserve(nt, messages);
+    if (rec_.full())
+      for (size_t d = 0; d < nd; ++d)
+        for (size_t k = 0; k < nk; ++k) memory_sample(static_cast<std::int32_t>(d), static_cast<MemoryCategory>(k));
   }
   // Resident buffers alone over capacity: an OOM at time 0 with task -1.
   for (size_t d = 0; d < nd; ++d)
@@ -654,6 +659,7 @@ void Engine::touch_device(std::int32_t d) {
   const double dt = now_ - last_change_[i];
   if (dt > 0) {
     if (compute_running_[i] > 0) busy_[i] += dt;
+    if (compute_running_[i] == 0 && comm_running_[i] == 0) idle_[i] += dt;
     if (comm_running_[i] > 0) {
       comm_[i] += dt;
       if (compute_running_[i] == 0) {
@@ -683,15 +689,7 @@ void Engine::channel_down(ChannelId c, double bytes) {
 }
 
 void Engine::memory_sample(std::int32_t d, MemoryCategory c) {
-  const auto key = static_cast<size_t>(d) * kNumMemoryCategories + static_cast<size_t>(c);
-  const double v = live_[key];
-  std::int32_t& idx = last_sample_[key];
-  if (idx >= 0 && trace_.memory[static_cast<size_t>(idx)].time_seconds == now_) {
-    trace_.memory[static_cast<size_t>(idx)].bytes = v;
-    return;
-  }
-  idx = static_cast<std::int32_t>(trace_.memory.size());
-  trace_.memory.push_back(MemorySample{d, c, now_, v});
+  rec_.memory(d, c, now_, live_[static_cast<size_t>(d) * kNumMemoryCategories + static_cast<size_t>(c)]);
 }
 
 void Engine::alloc_buffer(BufferId b, TaskId t) {
@@ -704,7 +702,7 @@ void Engine::alloc_buffer(BufferId b, TaskId t) {
   total_[d] += buf.bytes;
   peak_cat_[key] = std::max(peak_cat_[key], live_[key]);
   peak_total_[d] = std::max(peak_total_[d], total_[d]);
-  if (opt_.record_trace) memory_sample(buf.device, buf.category);
+  if (rec_.full()) memory_sample(buf.device, buf.category);
   if (total_[d] > capacity_[d] && !oom_seen_[d]) report_oom(buf.device, t);
 }
 
@@ -720,8 +718,12 @@ void Engine::report_oom(std::int32_t device, TaskId t) {
   // The largest live buffers of the device (largest first, then by id).
   std::vector<std::pair<double, BufferId>> live;
   for (size_t i = 0; i < p_.buffers().size(); ++i)
-    if (buffer_live_[i] && p_.buffers()[i].device == device)
+    if (buffer_live_[i] && p_.buffers()[i].device == device) {
       live.emplace_back(-p_.buffers()[i].bytes, static_cast<BufferId>(i));
+      const auto c = static_cast<size_t>(p_.buffers()[i].category);
+      e.live_by_category[c] += p_.buffers()[i].bytes;
+      ++e.buffers_by_category[c];
+    }
   const size_t k = std::min<size_t>(5, live.size());
   std::partial_sort(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(k), live.end());
   for (size_t i = 0; i < k; ++i)
@@ -737,7 +739,7 @@ void Engine::free_buffer(BufferId b) {
   const size_t key = d * kNumMemoryCategories + static_cast<size_t>(buf.category);
   live_[key] -= buf.bytes;
   total_[d] -= buf.bytes;
-  if (opt_.record_trace) memory_sample(buf.device, buf.category);
+  if (rec_.full()) memory_sample(buf.device, buf.category);
 }
 
 void Engine::progress() {
@@ -826,20 +828,7 @@ void Engine::finish_task(std::int32_t i) {
   if (h.has_memory())
     for (BufferId b : p_.frees(t)) free_buffer(b);
   if (times_) end_[static_cast<size_t>(t)] = now_;
-  if (opt_.record_trace) {
-    const Task& x = p_.task(t);
-    TraceSpan s;
-    s.task = t;
-    s.device = x.device;
-    s.stream = x.stream;
-    s.start_seconds = start_[static_cast<size_t>(t)];
-    s.end_seconds = now_;
-    s.name = x.name;
-    s.kind = x.kind;
-    s.phase = x.phase;
-    s.collective = x.collective;
-    trace_.spans.push_back(s);
-  }
+  if (rec_.full()) rec_.span(t, p_.task(t), start_[static_cast<size_t>(t)], now_);
   if (now_ >= step_end_) {
     step_end_ = now_;
     last_task_ = i;
@@ -911,6 +900,13 @@ void Engine::collective_go(CollectiveId c) {
       chan_[static_cast<size_t>(u.channel)].bytes += u.bytes;
       chan_[static_cast<size_t>(u.channel)].busy += u.busy_seconds;
     }
+    // Its messages for the trace: the isolated run's, from now on.
+    if (rec_.on() && !e.transfers.empty() && rec_.keeps_time(now_, now_ + e.duration_seconds))
+      for (const ShortcutTransfer& x : e.transfers)
+        rec_.replayed_transfer(col.tasks[static_cast<size_t>(x.src_rank)],
+                               col.group[static_cast<size_t>(x.src_rank)],
+                               col.group[static_cast<size_t>(x.dst_rank)], x.bytes,
+                               now_ + x.start_seconds, now_ + x.end_seconds, x.lane);
     queue_.push(now_ + e.duration_seconds, make_event(static_cast<std::uint32_t>(c), kShortcutEnd));
     return;
   }
@@ -1106,19 +1102,12 @@ void Engine::complete_flow(std::int32_t slot) {
   const auto n = static_cast<std::int32_t>(in.devices.size());
   const std::int32_t src_rank = in.ring ? op : in.sched.ops[static_cast<size_t>(op)].src_rank;
   const std::int32_t dst_rank = in.ring ? (op + 1) % n : in.sched.ops[static_cast<size_t>(op)].dst_rank;
-  if (opt_.record_trace) {
+  if (rec_.on()) {
     const RouteInfo& r = routes_[static_cast<size_t>(f.route)];
-    TraceTransfer tr;
-    tr.task = in.transfer >= 0
-                  ? in.transfer
-                  : p_.collectives()[static_cast<size_t>(in.collective)].tasks[static_cast<size_t>(src_rank)];
-    tr.src = in.devices[static_cast<size_t>(src_rank)];
-    tr.dst = in.devices[static_cast<size_t>(dst_rank)];
-    tr.bytes = f.bytes;
-    tr.start_seconds = f.start_seconds;
-    tr.end_seconds = now_;
-    tr.lane = r.count > 0 ? route_channels_[static_cast<size_t>(r.first)] : -1;
-    trace_.transfers.push_back(tr);
+    rec_.transfer(in.transfer >= 0 ? in.transfer
+                                   : p_.collectives()[static_cast<size_t>(in.collective)].tasks[static_cast<size_t>(src_rank)],
+                  in.devices[static_cast<size_t>(src_rank)], in.devices[static_cast<size_t>(dst_rank)], f.bytes,
+                  f.start_seconds, now_, r.count > 0 ? route_channels_[static_cast<size_t>(r.first)] : -1);
   }
   ++f.version;  // any event still queued for this slot is stale
   free_flows_.push_back(slot);
@@ -1276,7 +1265,7 @@ SimResult Engine::result() {
     s.id = static_cast<int>(d);
     s.busy_seconds = busy_[d];
     s.comm_seconds = comm_[d];
-    s.idle_seconds = std::max(0.0, step_end_ - busy_[d]);
+    s.idle_seconds = idle_[d];
     s.exposed_comm_seconds = exposed_[d];
     s.peak_memory_bytes = peak_total_[d];
     for (size_t k = 0; k < static_cast<size_t>(kNumMemoryCategories); ++k)
@@ -1294,7 +1283,8 @@ SimResult Engine::result() {
     l.channel = ch;
     l.bytes = chan_[c].bytes;
     l.busy_seconds = chan_[c].busy;
-    l.utilization = step_end_ > 0 ? chan_[c].busy / step_end_ : 0;
+    l.occupancy = step_end_ > 0 ? chan_[c].busy / step_end_ : 0;
+    l.utilization = step_end_ > 0 && chan_capacity_[c] > 0 ? chan_[c].bytes / (chan_capacity_[c] * step_end_) : 0;
     l.capacity_bytes_per_second = chan_capacity_[c];
     r.links.push_back(std::move(l));
   }
@@ -1308,7 +1298,7 @@ SimResult Engine::result() {
     r.task_start_seconds = std::move(start_);
     r.task_end_seconds = std::move(end_);
   }
-  if (opt_.record_trace) r.trace = std::move(trace_);
+  if (rec_.on()) r.trace = rec_.take();
   if (opt_.on_progress)
     opt_.on_progress(static_cast<double>(tasks_done_), static_cast<double>(p_.num_tasks()));
   return r;
@@ -1326,9 +1316,13 @@ double thread_cpu_seconds() {
 }
 
 Result<SimResult> run_engine(const Program& program, const Topology& topology, const HardwareProfile& profile,
-                             const SimOptions& options, bool implicit_rings, bool name_links = true) {
+                             const SimOptions& options, bool implicit_rings, bool name_links = true,
+                             bool transfers_only = false) {
   const double t0 = thread_cpu_seconds();
-  Engine e(program, topology, profile, options, implicit_rings, name_links);
+  const auto mode = transfers_only        ? TraceRecorder::Mode::kTransfersOnly
+                    : options.record_trace ? TraceRecorder::Mode::kFull
+                                           : TraceRecorder::Mode::kOff;
+  Engine e(program, topology, profile, options, implicit_rings, name_links, mode);
   BRIGADE_RETURN_IF_ERROR(e.setup());
   const double t1 = thread_cpu_seconds();
   BRIGADE_RETURN_IF_ERROR(e.run());
@@ -1347,8 +1341,10 @@ Result<SimResult> simulate_with(const Program& program, const Topology& topology
   return run_engine(program, topology, profile, options, implicit_rings);
 }
 Result<SimResult> simulate_unnamed_links(const Program& program, const Topology& topology,
-                                         const HardwareProfile& profile, const SimOptions& options) {
-  return run_engine(program, topology, profile, options, /*implicit_rings=*/true, /*name_links=*/false);
+                                         const HardwareProfile& profile, const SimOptions& options,
+                                         bool record_transfers) {
+  return run_engine(program, topology, profile, options, /*implicit_rings=*/true, /*name_links=*/false,
+                    record_transfers);
 }
 }  // namespace detail
 

@@ -22,12 +22,6 @@ int device_unit(const Scenario& s) {
   return 1;
 }
 
-// Sets a judge's cancellation flag where its options have one.
-template <class Options>
-void attach_cancel(Options& options, const std::atomic<bool>* cancel) {
-  if constexpr (requires { options.cancel = cancel; }) options.cancel = cancel;
-}
-
 bool cancelled(const std::atomic<bool>* cancel) {
   return cancel && cancel->load();
 }
@@ -61,7 +55,7 @@ Result<planner::SweepResult> scaling_sweep(const Scenario& scenario,
     // sim` runs it: the scenario's network model and device speeds, no trace.
     if (cancelled(cancel)) return cancelled_status();
     planner::LowerOptions lo;
-    attach_cancel(lo, cancel);
+    lo.cancel = cancel;
     auto plan = planner::lower(s, lo);
     if (cancelled(cancel)) return cancelled_status();
     if (!plan.is_ok()) return plan.status();
@@ -70,7 +64,7 @@ Result<planner::SweepResult> scaling_sweep(const Scenario& scenario,
         s.simulation.network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
     so.speed = s.simulation.speed;
     so.record_task_times = false;
-    attach_cancel(so, cancel);
+    so.cancel = cancel;
     auto r = sim::simulate(plan->program, s.topology, s.profile, so);
     if (cancelled(cancel)) return cancelled_status();
     if (!r.is_ok()) return r.status();

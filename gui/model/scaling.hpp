@@ -11,6 +11,7 @@
 
 #include "core/scenario.hpp"
 #include "core/status.hpp"
+#include "gui/model/chart_units.hpp"
 #include "planner/sweep.hpp"
 
 namespace brigade::gui {
@@ -29,14 +30,12 @@ enum class ScalingJudge {
 
 // run_sweep over `devices` by `judge`. `cancel` (may be null) is polled
 // before every point and passed to the planner and the simulator where their
-// options take it; a cancelled sweep returns the loader's cancelled_status().
-// `progress` as run_sweep's.
+// options take it (LowerOptions, SimOptions::cancel); a cancelled sweep returns the loader's
+// cancelled_status(). `progress` as run_sweep's.
 Result<planner::SweepResult> scaling_sweep(const Scenario& scenario,
                                            const std::vector<int>& devices, ScalingJudge judge,
                                            const std::atomic<bool>* cancel = nullptr,
                                            const planner::SweepProgress& progress = {});
-
-using XY = std::vector<std::pair<double, double>>;
 
 struct ScalingCurves {
   XY speedup;     // (devices, speedup) of the judged points

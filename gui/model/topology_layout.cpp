@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 namespace brigade::gui {
@@ -12,29 +13,46 @@ namespace {
 // about square.
 int grid_columns(int n, double aspect) {
   if (n <= 1) return 1;
-  return std::clamp(static_cast<int>(std::ceil(std::sqrt(n * aspect))), 1, n);
+  const int c = std::clamp(static_cast<int>(std::ceil(std::sqrt(n * aspect))), 1, n);
+  // A nearby column count (within 2x) that fills every row beats a ragged
+  // last row (8 devices as 4 x 2, not 5 + 3): the divisor of n closest to
+  // c in ratio.
+  if (n % c == 0) return c;
+  int best = c;
+  double best_off = std::log(2.0) + 1e-9;
+  for (int d = std::max(1, c / 2); d <= std::min(n, 2 * c); ++d) {
+    const double off = std::abs(std::log(static_cast<double>(d) / c));
+    if (n % d == 0 && off < best_off) best = d, best_off = off;
+  }
+  return best;
 }
 
 }  // namespace
 
-TopologyLayout layout_topology(const Topology& t, double aspect, int aggregate_above) {
+TopologyLayout layout_topology(const Topology& t, double aspect, int aggregate_above,
+                               int focus_node) {
   TopologyLayout out;
-  out.vertex.resize(static_cast<size_t>(t.num_vertices()));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  out.vertex.assign(static_cast<size_t>(t.num_vertices()), Point2{nan, nan});
   const int nodes = std::max(1, t.num_nodes());
-  out.aggregated = nodes > aggregate_above;
+  const bool focus = focus_node >= 0 && focus_node < nodes;
+  out.aggregated = !focus && nodes > aggregate_above;
+  // The boxes drawn: every node, or the focused one.
+  const int boxes = focus ? 1 : nodes;
+  auto box_of = [&](int node) { return focus ? (node == focus_node ? 0 : -1) : node; };
   bool fabric = false;
   for (const Switch& s : t.switches()) fabric |= s.node < 0;
 
   // Node grid below the fabric band.
   const double top = fabric ? 0.16 : 0.02;
-  const int cols = grid_columns(nodes, aspect * (1 - top) / 0.98);
-  const int rows = (nodes + cols - 1) / cols;
+  const int cols = grid_columns(boxes, aspect * (1 - top) / 0.98);
+  const int rows = (boxes + cols - 1) / cols;
   const double cw = 0.98 / cols, ch = (0.98 - top) / rows;
-  const double pad = 0.08;
-  for (int n = 0; n < nodes; ++n) {
+  const double pad = focus ? 0.02 : 0.08;
+  for (int n = 0; n < boxes; ++n) {
     const int r = n / cols, c = n % cols;
     NodeBox b;
-    b.node = n;
+    b.node = focus ? focus_node : n;
     b.x0 = 0.01 + c * cw + pad * cw / 2;
     b.x1 = 0.01 + (c + 1) * cw - pad * cw / 2;
     b.y0 = top + r * ch + pad * ch / 2;
@@ -53,7 +71,8 @@ TopologyLayout layout_topology(const Topology& t, double aspect, int aggregate_a
   }
   double size = 1;
   for (const auto& [n, devs] : devices_of) {
-    const NodeBox& b = out.nodes[static_cast<size_t>(n)];
+    if (box_of(n) < 0) continue;
+    const NodeBox& b = out.nodes[static_cast<size_t>(box_of(n))];
     const bool has_switch = switches_of.count(n) > 0;
     const double w = b.x1 - b.x0;
     const double label = (b.y1 - b.y0) * 0.2;
@@ -74,7 +93,8 @@ TopologyLayout layout_topology(const Topology& t, double aspect, int aggregate_a
       if (n < 0) {  // a fabric: spread over the band at the top
         out.vertex[static_cast<size_t>(sws[static_cast<size_t>(i)])] = {(i + 0.5) / k, top / 2};
       } else {
-        const NodeBox& b = out.nodes[static_cast<size_t>(std::min(n, nodes - 1))];
+        if (box_of(std::min(n, nodes - 1)) < 0) continue;
+        const NodeBox& b = out.nodes[static_cast<size_t>(box_of(std::min(n, nodes - 1)))];
         out.vertex[static_cast<size_t>(sws[static_cast<size_t>(i)])] = {
             b.x0 + (i + 0.5) * (b.x1 - b.x0) / k, b.y0 + (b.y1 - b.y0) * 0.86};
       }

@@ -24,8 +24,10 @@ struct NodeBox {
 };
 
 struct TopologyLayout {
-  std::vector<Point2> vertex;  // by topology vertex id: devices, then switches
-  std::vector<NodeBox> nodes;  // by node index
+  // By topology vertex id: devices, then switches. NaN for a vertex not
+  // drawn (a focused layout draws one node and the fabric).
+  std::vector<Point2> vertex;
+  std::vector<NodeBox> nodes;  // by node index (the focused node alone when focused)
   double device_size = 0;      // side of a device's square, unit-square units
   // Many nodes: the view draws nodes as boxes with their devices inside and
   // bundles each node's links out of it into one (see topology_usage.hpp).
@@ -34,7 +36,15 @@ struct TopologyLayout {
 
 // `aspect`: the drawing's width / height, so that node boxes come out
 // about square on screen. Nodes beyond `aggregate_above` are aggregated.
+// `focus_node` >= 0: that node alone, expanded to the whole grid area with
+// every device and link drawn, and the fabric above it (the aggregated
+// picture's click-to-expand); the other nodes' vertices are NaN.
 TopologyLayout layout_topology(const Topology& t, double aspect = 16.0 / 9.0,
-                               int aggregate_above = 16);
+                               int aggregate_above = 16, int focus_node = -1);
+// Whether a layout draws a vertex.
+inline bool drawn(const TopologyLayout& l, int vertex) {
+  const Point2& p = l.vertex[static_cast<size_t>(vertex)];
+  return p.x == p.x && p.y == p.y;  // not NaN
+}
 
 }  // namespace brigade::gui

@@ -21,6 +21,7 @@
 #include <QValueAxis>
 
 #include "core/units.hpp"
+#include "gui/views/chart_util.hpp"
 
 namespace brigade::gui {
 
@@ -170,7 +171,7 @@ void MemoryView::set_document(DocumentPtr doc) {
   device_ = -1;
   stack_ = MemoryStack{};
   if (!doc_ || !doc_->has_trace() || doc_->trace->memory.empty()) {
-    clear_chart();
+    reset_chart();
     chart_->setTitle({});
     summary_->clear();
     info_->setText(
@@ -208,20 +209,16 @@ void MemoryView::set_device(int device) {
   rebuild_chart();
 }
 
-void MemoryView::clear_chart() {
+void MemoryView::reset_chart() {
   delete oom_label_;
   oom_label_ = nullptr;
-  chart_->removeAllSeries();
-  for (QAbstractAxis* a : chart_->axes()) {
-    chart_->removeAxis(a);
-    delete a;
-  }
+  brigade::gui::clear_chart(chart_);
   cursor_ = nullptr;
   x_axis_ = y_axis_ = nullptr;
 }
 
 void MemoryView::rebuild_chart() {
-  clear_chart();
+  reset_chart();
   if (stack_.empty()) return;
 
   const double end = end_seconds();

@@ -40,7 +40,7 @@ class MemoryView : public View {
 
  private:
   void rebuild_chart();
-  void clear_chart();
+  void reset_chart();  // no series, axes or OOM label
   void update_cursor();
   void update_info();
   double capacity_bytes(int device) const;

@@ -21,6 +21,7 @@
 #include <QValueAxis>
 
 #include "core/units.hpp"
+#include "gui/views/chart_util.hpp"
 #include "costmodel/scaling.hpp"
 #include "gui/model/chart_units.hpp"
 #include "gui/model/loader.hpp"
@@ -76,14 +77,6 @@ QLogValueAxis* devices_axis(double lo, double hi) {
   a->setRange(lo / 1.25, hi * 1.25);
   a->setMinorTickCount(0);
   return a;
-}
-
-void clear(QChart* chart) {
-  chart->removeAllSeries();
-  for (QAbstractAxis* a : chart->axes()) {
-    chart->removeAxis(a);
-    delete a;
-  }
 }
 
 void attach(QChart* chart, QAbstractSeries* s) {
@@ -345,8 +338,8 @@ QString ScalingView::summary_text() const {
 }
 
 void ScalingView::redraw() {
-  clear(speedup_chart_);
-  clear(efficiency_chart_);
+  clear_chart(speedup_chart_);
+  clear_chart(efficiency_chart_);
   fill_table();
   const planner::SweepResult* main = simulated_ ? &*simulated_ : closed_ ? &*closed_ : nullptr;
   if (!main) {

@@ -5,6 +5,9 @@
 #include <map>
 
 #include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QWheelEvent>
 #include <QPainter>
 #include <QPainterPath>
 #include <QToolTip>
@@ -12,6 +15,7 @@
 #include "core/units.hpp"
 #include "gui/model/palette.hpp"
 #include "gui/model/ruler.hpp"
+#include "gui/model/topology_summary.hpp"
 #include "gui/views/paint_util.hpp"
 
 namespace brigade::gui {
@@ -42,12 +46,14 @@ TopologyCanvas::TopologyCanvas(QWidget* parent) : QWidget(parent) {
   setMinimumSize(320, 240);
   setMouseTracking(true);
   setAttribute(Qt::WA_OpaquePaintEvent);
+  setFocusPolicy(Qt::ClickFocus);
 }
 
 void TopologyCanvas::set_document(DocumentPtr doc) {
   doc_ = std::move(doc);
   device_streams_.clear();
   time_ = 0;
+  focus_node_ = -1;
   if (doc_ && doc_->topology() && doc_->has_trace()) {
     device_streams_.resize(static_cast<size_t>(doc_->topology()->num_devices()));
     for (size_t s = 0; s < doc_->trace->streams.size(); ++s) {
@@ -78,7 +84,64 @@ void TopologyCanvas::resizeEvent(QResizeEvent*) {
 void TopologyCanvas::relayout() {
   if (!doc_ || !doc_->topology()) return;
   const QRectF a = area();
-  layout_ = layout_topology(*doc_->topology(), a.width() / std::max(1.0, a.height()));
+  layout_ = layout_topology(*doc_->topology(), a.width() / std::max(1.0, a.height()), 16,
+                            focus_node_);
+}
+
+void TopologyCanvas::set_focus_node(int node) {
+  focus_node_ = doc_ && doc_->topology() && node >= 0 && node < doc_->topology()->num_nodes()
+                    ? node
+                    : -1;
+  relayout();
+  update();
+}
+
+QRectF TopologyCanvas::node_rect(int node) const {
+  const QRectF a = area();
+  for (const NodeBox& b : layout_.nodes)
+    if (b.node == node)
+      return {a.left() + b.x0 * a.width(), a.top() + b.y0 * a.height(), (b.x1 - b.x0) * a.width(),
+              (b.y1 - b.y0) * a.height()};
+  return {};
+}
+
+int TopologyCanvas::node_at(QPointF pos) const {
+  if (!doc_ || !doc_->topology()) return -1;
+  for (const NodeBox& b : layout_.nodes)
+    if (node_rect(b.node).contains(pos)) return b.node;
+  return -1;
+}
+
+void TopologyCanvas::mousePressEvent(QMouseEvent* e) {
+  setFocus();
+  if (e->button() == Qt::LeftButton && layout_.aggregated) {
+    const int n = node_at(e->position());
+    if (n >= 0) emit node_clicked(n);
+  }
+  QWidget::mousePressEvent(e);
+}
+
+void TopologyCanvas::keyPressEvent(QKeyEvent* e) {
+  if ((e->key() == Qt::Key_Escape || e->key() == Qt::Key_Backspace) && focus_node_ >= 0) {
+    emit back_requested();
+    return;
+  }
+  QWidget::keyPressEvent(e);
+}
+
+void TopologyCanvas::wheelEvent(QWheelEvent* e) {
+  // Zoom as a user of a map expects: in over a node expands it, out returns.
+  if (e->modifiers() & Qt::ControlModifier) {
+    if (e->angleDelta().y() > 0 && layout_.aggregated) {
+      const int n = node_at(e->position());
+      if (n >= 0) emit node_clicked(n);
+    } else if (e->angleDelta().y() < 0 && focus_node_ >= 0) {
+      emit back_requested();
+    }
+    e->accept();
+    return;
+  }
+  QWidget::wheelEvent(e);
 }
 
 QRectF TopologyCanvas::area() const {
@@ -134,8 +197,14 @@ void TopologyCanvas::paintEvent(QPaintEvent*) {
   p.setPen(kText);
   const double lo = u.start_seconds() + std::max(0, b0) * u.bin_seconds();
   const double hi = u.start_seconds() + (std::min(b1, u.bins() - 1) + 1) * u.bin_seconds();
+  const QString where = focus_node_ >= 0 ? tr("node %1 of %2 (Esc: all nodes) — ")
+                                                .arg(focus_node_)
+                                                .arg(t.num_nodes())
+                                          : layout_.aggregated
+                                                ? tr("click a node to expand it — ")
+                                                : QString();
   p.drawText(QRectF(8, 2, width() - 16, 22), Qt::AlignVCenter | Qt::AlignLeft,
-             whole_step_ ? tr("%1: %2 devices, %3 links — utilisation over the whole step (%4)")
+             where + (whole_step_ ? tr("%1: %2 devices, %3 links — utilisation over the whole step (%4)")
                                .arg(QString::fromStdString(t.preset))
                                .arg(t.num_devices())
                                .arg(t.links().size())
@@ -146,7 +215,7 @@ void TopologyCanvas::paintEvent(QPaintEvent*) {
                                .arg(t.links().size())
                                .arg(QString::fromStdString(format_duration(time_)),
                                     QString::fromStdString(format_duration(lo)),
-                                    QString::fromStdString(format_duration(hi))));
+                                    QString::fromStdString(format_duration(hi)))));
   // Node boxes.
   QFont small = font();
   small.setPointSizeF(std::max(6.5, small.pointSizeF() - 2));
@@ -158,15 +227,18 @@ void TopologyCanvas::paintEvent(QPaintEvent*) {
     p.setPen(QPen(QColor(0xb8, 0xbe, 0xc8), 1));
     p.setBrush(QColor(0xee, 0xf1, 0xf5));
     p.drawRoundedRect(r, 4, 4);
-    if (r.width() > 40 && t.num_nodes() > 1) {
+    if (r.width() > 40 && t.num_nodes() > 1 && !layout_.aggregated) {
       p.setPen(QColor(0x60, 0x66, 0x70));
       p.drawText(r.adjusted(4, layout_.aggregated ? 5 : 1, 0, 0), Qt::AlignTop | Qt::AlignLeft,
                  tr("node %1").arg(b.node));
     }
   }
   paint_links(p, b0, b1);
-  if (!whole_step_) paint_packets(p);
+  // Packets where they can be followed: not in the aggregated picture,
+  // whose nodes are too small for them (its frames and bars animate).
+  if (!whole_step_ && !layout_.aggregated) paint_packets(p);
   paint_devices(p, b0, b1);
+  if (layout_.aggregated) paint_node_summaries(p, b0, b1);
   paint_legend(p);
 }
 
@@ -194,6 +266,7 @@ void TopologyCanvas::paint_links(QPainter& p, int b0, int b1) {
   if (!layout_.aggregated) {
     for (size_t l = 0; l < t.links().size(); ++l) {
       const Link& k = t.links()[l];
+      if (!drawn(layout_, k.a) || !drawn(layout_, k.b)) continue;
       draw(at(k.a), at(k.b),
            u.channel_capacity_bytes_per_second(channel_of(static_cast<int>(l), false)),
            u.link_utilisation(static_cast<int>(l), b0, b1));
@@ -262,22 +335,16 @@ void TopologyCanvas::paint_packets(QPainter& p) {
         x.dst >= t.num_devices())
       continue;
     const Route& r = t.route(x.src, x.dst);
-    std::vector<QPointF> path{at(x.src)};
-    for (ChannelId c : r.channels) path.push_back(at(t.channel_to(c)));
-    double total = 0;
-    for (size_t k = 1; k < path.size(); ++k)
-      total += std::hypot(path[k].x() - path[k - 1].x(), path[k].y() - path[k - 1].y());
+    // The route's vertices; where a focused layout leaves some out, the
+    // packet is drawn only while it is on a hop between two drawn ones.
+    std::vector<int> hops{x.src};
+    for (ChannelId c : r.channels) hops.push_back(t.channel_to(c));
     const double d = x.end_seconds - x.start_seconds;
-    double go = (d > 0 ? (time_ - x.start_seconds) / d : 1.0) * total;
-    QPointF pos = path.back();
-    for (size_t k = 1; k < path.size(); ++k) {
-      const double seg = std::hypot(path[k].x() - path[k - 1].x(), path[k].y() - path[k - 1].y());
-      if (go <= seg && seg > 0) {
-        pos = path[k - 1] + (path[k] - path[k - 1]) * (go / seg);
-        break;
-      }
-      go -= seg;
-    }
+    const double f = std::clamp(d > 0 ? (time_ - x.start_seconds) / d : 1.0, 0.0, 1.0);
+    const double along = f * static_cast<double>(hops.size() - 1);
+    const size_t k = std::min(hops.size() - 2, static_cast<size_t>(along));
+    if (hops.size() < 2 || !drawn(layout_, hops[k]) || !drawn(layout_, hops[k + 1])) continue;
+    const QPointF pos = at(hops[k]) + (at(hops[k + 1]) - at(hops[k])) * (along - k);
     const std::int32_t span = doc_->index->span_of_task(x.task);
     const QColor c = span >= 0 ? rgb(class_rgb(doc_->index->span_class(span)))
                                : rgb(class_rgb(SpanClass::kTransfer));
@@ -298,6 +365,9 @@ void TopologyCanvas::paint_devices(QPainter& p, int b0, int b1) {
   const QColor busy = rgb(class_rgb(SpanClass::kForward));
   // Switches: grey rounded squares, named where there is room.
   for (size_t s = 0; s < t.switches().size(); ++s) {
+    if (!drawn(layout_, t.num_devices() + static_cast<int>(s))) continue;
+    // Aggregated: a node's own switch is its frame (the summary takes its place).
+    if (layout_.aggregated && t.switches()[s].node >= 0) continue;
     const QPointF c = at(t.num_devices() + static_cast<int>(s));
     const double r = std::max(4.0, device_rect(0).width() * 0.4);
     p.setPen(QPen(QColor(0x55, 0x5b, 0x66), 1));
@@ -310,6 +380,7 @@ void TopologyCanvas::paint_devices(QPainter& p, int b0, int b1) {
     }
   }
   for (const Device& d : t.devices()) {
+    if (!drawn(layout_, d.id)) continue;
     const QRectF r = device_rect(d.id);
     const double occ = u.device_occupancy(d.id, b0, b1);
     p.setPen(Qt::NoPen);
@@ -342,6 +413,38 @@ void TopologyCanvas::paint_devices(QPainter& p, int b0, int b1) {
   }
 }
 
+// Aggregated: each node box says its name and mean occupancy on its top
+// line, and the collective most of its devices are in along its bottom
+// (in the kind's colour, with how many of its devices), where the
+// devices' own labels would not fit.
+void TopologyCanvas::paint_node_summaries(QPainter& p, int b0, int b1) {
+  const Topology& t = *doc_->topology();
+  const std::vector<NodeSummary> sums = node_summaries(
+      t, *doc_->usage, b0, b1,
+      [this](int d) { return whole_step_ ? -1 : collective_at(d); }, *doc_->trace);
+  QFont small = font();
+  small.setPointSizeF(std::max(6.5, small.pointSizeF() - 2));
+  p.setFont(small);
+  const QFontMetrics fm(small);
+  for (const NodeSummary& s : sums) {
+    const QRectF r = node_rect(s.node);
+    if (r.width() < 30) continue;
+    p.setPen(QColor(0x40, 0x46, 0x50));
+    const QString head = fm.elidedText(
+        tr("node %1 · %2%").arg(s.node).arg(100 * s.occupancy, 0, 'f', 0), Qt::ElideRight,
+        static_cast<int>(r.width() - 6));
+    p.drawText(r.adjusted(4, 6, -2, 0), Qt::AlignTop | Qt::AlignLeft, head);
+    if (s.collective_span < 0) continue;
+    const QColor c = rgb(class_rgb(doc_->index->span_class(s.collective_span)));
+    p.setPen(c.darker(140));
+    QString line = QString::fromStdString(s.collective_name);
+    if (s.in_collective < s.devices) line += QStringLiteral(" ×%1").arg(s.in_collective);
+    p.drawText(r.adjusted(4, 0, -2, -3), Qt::AlignBottom | Qt::AlignLeft,
+               fm.elidedText(line, Qt::ElideRight, static_cast<int>(r.width() - 6)));
+    ++last_collective_labels_;
+  }
+}
+
 void TopologyCanvas::paint_legend(QPainter& p) {
   const double y = height() - kLegendHeight;
   QFont small = font();
@@ -363,7 +466,7 @@ void TopologyCanvas::paint_legend(QPainter& p) {
   p.setPen(kText);
   const QString frame =
       layout_.aggregated ? tr("frame: collective in flight; node frame: its NVLink, top bar: its "
-                              "uplinks; dots: packets")
+                              "uplinks; click a node for its packets")
                          : tr("frame: collective in flight (its kind's colour); dots: packets");
   p.drawText(QPointF(x + 16, y + 16), frame);
 }
@@ -374,7 +477,7 @@ QString TopologyCanvas::tooltip_at(QPointF pos) const {
   const TopologyUsage& u = *doc_->usage;
   const auto [b0, b1] = window_bins();
   for (const Device& d : t.devices())
-    if (device_rect(d.id).adjusted(-2, -2, 2, 2).contains(pos)) {
+    if (drawn(layout_, d.id) && device_rect(d.id).adjusted(-2, -2, 2, 2).contains(pos)) {
       QString s = tr("%1 (%2)\ncompute occupancy %3%")
                       .arg(QString::fromStdString(d.name), QString::fromStdString(d.model))
                       .arg(100 * u.device_occupancy(d.id, b0, b1), 0, 'f', 0);
@@ -385,9 +488,25 @@ QString TopologyCanvas::tooltip_at(QPointF pos) const {
                      std::max<NameId>(0, doc_->trace->spans[static_cast<size_t>(c)].name))]));
       return s;
     }
-  if (layout_.aggregated) return {};
+  if (layout_.aggregated) {
+    const int n = node_at(pos);
+    if (n < 0) return {};
+    const NodeSummary s = node_summaries(t, u, b0, b1, [this](int d) { return collective_at(d); },
+                                         *doc_->trace)[static_cast<size_t>(n)];
+    QString text = tr("node %1: %2 devices, compute occupancy %3%\nlinks out of the node: %4%")
+                       .arg(n)
+                       .arg(s.devices)
+                       .arg(100 * s.occupancy, 0, 'f', 0)
+                       .arg(100 * s.uplink_utilisation, 0, 'f', 1);
+    if (s.collective_span >= 0)
+      text += tr("\nin flight on %1 of its devices: %2")
+                  .arg(s.in_collective)
+                  .arg(QString::fromStdString(s.collective_name));
+    return text + tr("\nclick (or Ctrl+wheel) to expand");
+  }
   for (size_t l = 0; l < t.links().size(); ++l) {
     const Link& k = t.links()[l];
+    if (!drawn(layout_, k.a) || !drawn(layout_, k.b)) continue;
     if (segment_distance(pos, at(k.a), at(k.b)) > 4) continue;
     const int c0 = channel_of(static_cast<int>(l), false);
     return tr("%1\ncapacity %2 each way (%3)\nutilisation %4% (%5 carried)")

@@ -18,6 +18,15 @@ class TopologyCanvas : public QWidget {
   void set_time_seconds(double t);
   void set_whole_step(bool on);
   double time_seconds() const { return time_; }
+  // One node expanded to the whole canvas (-1: every node). A click on a
+  // node of the aggregated picture (or Ctrl+wheel up over it) asks for it
+  // through node_clicked; Esc (or Ctrl+wheel down) asks to go back.
+  void set_focus_node(int node);
+  int focus_node() const { return focus_node_; }
+  bool aggregated() const { return layout_.aggregated; }
+  // The node whose box holds a point (-1: none).
+  int node_at(QPointF pos) const;
+  QRectF node_rect(int node) const;  // on screen, in the current layout
 
   // Packets drawn in the last frame, and devices labelled with a collective.
   int last_packets() const { return last_packets_; }
@@ -26,8 +35,15 @@ class TopologyCanvas : public QWidget {
   std::pair<int, int> window_bins() const;
   static constexpr int kMaxPackets = 3000;
 
+ signals:
+  void node_clicked(int node);
+  void back_requested();
+
  protected:
   void paintEvent(QPaintEvent* e) override;
+  void mousePressEvent(QMouseEvent* e) override;
+  void keyPressEvent(QKeyEvent* e) override;
+  void wheelEvent(QWheelEvent* e) override;
   void resizeEvent(QResizeEvent* e) override;
   bool event(QEvent* e) override;
 
@@ -43,6 +59,7 @@ class TopologyCanvas : public QWidget {
   void paint_packets(QPainter& p);
   void paint_devices(QPainter& p, int b0, int b1);
   void paint_legend(QPainter& p);
+  void paint_node_summaries(QPainter& p, int b0, int b1);
 
   DocumentPtr doc_;
   TopologyLayout layout_;
@@ -51,6 +68,7 @@ class TopologyCanvas : public QWidget {
   std::vector<std::vector<int>> device_streams_;  // device -> streams with spans
   int last_packets_ = 0;
   int last_collective_labels_ = 0;
+  int focus_node_ = -1;
 };
 
 }  // namespace brigade::gui

@@ -30,6 +30,10 @@ TopologyView::TopologyView(QWidget* parent) : View(parent) {
   play_->setText(tr("▶ Play"));
   play_->setCheckable(true);
   play_->setToolTip(tr("Animate the step: packets move along their routes"));
+  all_nodes_ = new QToolButton(this);
+  all_nodes_->setText(tr("◀ All nodes"));
+  all_nodes_->setToolTip(tr("Back to every node of the cluster (Esc)"));
+  all_nodes_->setVisible(false);
   slider_ = new QSlider(Qt::Horizontal, this);
   slider_->setRange(0, kSliderSteps);
   time_label_ = new QLabel(this);
@@ -40,6 +44,7 @@ TopologyView::TopologyView(QWidget* parent) : View(parent) {
   speed_->setToolTip(tr("Playback speed: 1x plays the whole step in 10 s"));
   whole_step_ = new QCheckBox(tr("Whole step"), this);
   whole_step_->setToolTip(tr("Colour links and devices by their use over the whole step"));
+  bar->addWidget(all_nodes_);
   bar->addWidget(play_);
   bar->addWidget(slider_, 1);
   bar->addWidget(time_label_);
@@ -56,12 +61,23 @@ TopologyView::TopologyView(QWidget* parent) : View(parent) {
   connect(slider_, &QSlider::sliderReleased, this,
           [this] { emit time_selected(canvas_->time_seconds()); });
   connect(whole_step_, &QCheckBox::toggled, canvas_, &TopologyCanvas::set_whole_step);
+  connect(canvas_, &TopologyCanvas::node_clicked, this, &TopologyView::focus_node);
+  connect(canvas_, &TopologyCanvas::back_requested, this, [this] { focus_node(-1); });
+  connect(all_nodes_, &QToolButton::clicked, this, [this] { focus_node(-1); });
+}
+
+void TopologyView::focus_node(int node) {
+  canvas_->set_focus_node(node);
+  all_nodes_->setVisible(canvas_->focus_node() >= 0);
+  if (canvas_->focus_node() >= 0)
+    emit message(tr("Node %1 expanded; Esc or ◀ All nodes goes back").arg(node));
 }
 
 void TopologyView::set_document(DocumentPtr doc) {
   play(false);
   doc_ = std::move(doc);
   canvas_->set_document(doc_);
+  all_nodes_->setVisible(false);
   const bool ok = doc_ && doc_->usage;
   for (QWidget* w : {static_cast<QWidget*>(play_), static_cast<QWidget*>(slider_),
                      static_cast<QWidget*>(speed_), static_cast<QWidget*>(whole_step_)})

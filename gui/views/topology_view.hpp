@@ -4,7 +4,9 @@
 // compute occupancy and outlined in the colour of the collective in flight,
 // named when there is room; a time slider and a play button that animate
 // transfers as packets moving along their routes. Utilisation is over a
-// short window around the time (1% of the step), or the whole step.
+// short window around the time (1% of the step), or the whole step. Over
+// 16 nodes, nodes are boxes with a summary each (occupancy, the collective
+// in flight); a click expands one to the whole canvas, Esc goes back.
 // Logic: topology_layout.hpp, topology_usage.hpp.
 #pragma once
 
@@ -32,6 +34,8 @@ class TopologyView : public View {
   TopologyCanvas* canvas() const { return canvas_; }
   void play(bool on);
   bool playing() const;
+  // Expands one node of a many-node cluster (-1: back to all nodes).
+  void focus_node(int node);
 
  private:
   void set_time_from_slider(int value);
@@ -40,6 +44,7 @@ class TopologyView : public View {
   DocumentPtr doc_;
   TopologyCanvas* canvas_;
   QToolButton* play_;
+  QToolButton* all_nodes_;
   QSlider* slider_;
   QLabel* time_label_;
   QComboBox* speed_;

@@ -2,6 +2,7 @@
 
 #include <QStringList>
 
+#include "gui/views/calibration_view.hpp"
 #include "gui/views/memory_view.hpp"
 #include "gui/views/scaling_view.hpp"
 #include "gui/views/timeline_view.hpp"
@@ -19,6 +20,8 @@ const std::vector<ViewInfo>& view_list() {
        [](QWidget* p) -> View* { return new MemoryView(p); }},
       {"scaling", "Scaling", Qt::BottomDockWidgetArea,
        [](QWidget* p) -> View* { return new ScalingView(p); }},
+      {"calibration", "Calibration", Qt::BottomDockWidgetArea,
+       [](QWidget* p) -> View* { return new CalibrationView(p); }},
   };
   return views;
 }

@@ -1,7 +1,9 @@
 // Units and ticks of the charts' axes (gui/model/chart_units.hpp).
 #include "gui/model/chart_units.hpp"
 
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -55,6 +57,42 @@ INSTANTIATE_TEST_SUITE_P(Cases, NiceStep,
                                            StepCase{1024, 8, 200}, StepCase{10, 5, 2},
                                            StepCase{9.865, 8, 2}, StepCase{0.003, 3, 0.001},
                                            StepCase{0, 8, 1}));
+
+std::vector<std::string> labels(const std::vector<LogTick>& ticks) {
+  std::vector<std::string> out;
+  for (const LogTick& t : ticks) out.push_back(t.label);
+  return out;
+}
+
+TEST(LogTicks, BytesAtPowersOfTwo) {
+  // 1 KiB .. 4 GiB is 2^10 .. 2^32: 23 powers, so every 5th (2^10, 2^15,
+  // ...): 1 KiB, 32 KiB, 1 MiB, 32 MiB, 1 GiB.
+  EXPECT_EQ(labels(log_ticks(1024, 4.0 * (1 << 30), LogUnit::kBytes)),
+            (std::vector<std::string>{"1 KiB", "32 KiB", "1 MiB", "32 MiB", "1 GiB"}));
+  // 4 KiB .. 1 MiB: 2^12 .. 2^20, 9 powers: every one.
+  const auto t = log_ticks(4096, 1048576, LogUnit::kBytes);
+  ASSERT_EQ(t.size(), 9u);
+  EXPECT_EQ(t.front().label, "4 KiB");
+  EXPECT_EQ(t[1].label, "8 KiB");
+  EXPECT_EQ(t.back().label, "1 MiB");
+  EXPECT_NEAR(t.back().position, 20 * std::log10(2.0), 1e-12);
+}
+
+TEST(LogTicks, FlopsAndBandwidthAtPowersOfTen) {
+  EXPECT_EQ(labels(log_ticks(2e6, 3e12, LogUnit::kFlops)),
+            (std::vector<std::string>{"10 MFLOP", "100 MFLOP", "1 GFLOP", "10 GFLOP", "100 GFLOP",
+                                      "1 TFLOP"}));
+  // Under three decades: 1, 2, 5 in each.
+  EXPECT_EQ(labels(log_ticks(1.5e9, 60e9, LogUnit::kBytesPerSecond)),
+            (std::vector<std::string>{"2 GB/s", "5 GB/s", "10 GB/s", "20 GB/s", "50 GB/s"}));
+  EXPECT_NEAR(log_ticks(1.5e9, 60e9, LogUnit::kBytesPerSecond)[2].position, 10, 1e-12);
+  // Within a decade: every whole multiple, on into the next decade.
+  EXPECT_EQ(labels(log_ticks(14e9, 45e9, LogUnit::kBytesPerSecond)),
+            (std::vector<std::string>{"20 GB/s", "30 GB/s", "40 GB/s"}));
+  EXPECT_EQ(labels(log_ticks(7e9, 12e9, LogUnit::kBytesPerSecond)),
+            (std::vector<std::string>{"7 GB/s", "8 GB/s", "9 GB/s", "10 GB/s"}));
+  EXPECT_TRUE(log_ticks(0, 1, LogUnit::kFlops).empty());
+}
 
 }  // namespace
 }  // namespace brigade::gui
