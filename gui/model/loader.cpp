@@ -15,9 +15,9 @@ namespace brigade::gui {
 
 namespace {
 
-// A JSON trace is parsed into a DOM (about ten times its size in memory):
-// beyond this, the file is refused with a message rather than exhausting
-// the machine.
+// Another tool's JSON trace is parsed into a DOM (about ten times its size
+// in memory): beyond this, the file is refused with a message rather than
+// exhausting the machine. Brigade's own traces stream (read_by_core).
 constexpr std::uintmax_t kMaxTraceFileBytes = std::uintmax_t{1} << 30;
 constexpr std::uintmax_t kMaxTextFileBytes = std::uintmax_t{64} << 20;
 
@@ -100,6 +100,7 @@ DocumentPtr document_from_trace(Trace trace, std::string path) {
   doc->index = std::make_unique<TraceIndex>(TraceIndex::build(*doc->trace, nullptr));
   doc->title = !doc->trace->program.empty() ? doc->trace->program
                                             : std::filesystem::path(doc->path).filename().string();
+  if (!doc->trace->filter.empty()) doc->notes.push_back("recorded for " + doc->trace->filter);
   return doc;
 }
 
@@ -195,7 +196,7 @@ Result<DocumentPtr> load_document(const std::string& path, const LoadOptions& o)
       return document_from_scenario(std::move(scenario).value(), o);
     }
     case FileKind::kTrace: {
-      if (size > kMaxTraceFileBytes)
+      if (size > kMaxTraceFileBytes && !read_by_core(path))
         return Status::error(path + ": error: found a trace of " + format_bytes(double(size)) +
                              "; expected at most " + format_bytes(double(kMaxTraceFileBytes)) +
                              " (open the scenario instead, or record fewer devices)");
