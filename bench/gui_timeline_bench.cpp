@@ -12,10 +12,10 @@
 #include <memory>
 #include <random>
 
+#include <benchmark/benchmark.h>
 #include <QApplication>
 #include <QImage>
 #include <QPainter>
-#include <benchmark/benchmark.h>
 
 #include "gui/model/loader.hpp"
 #include "gui/model/time_axis.hpp"
@@ -140,7 +140,11 @@ void BM_Repaint(benchmark::State& state) {
   state.counters["arrows"] = static_cast<double>(canvas.last_frame_arrows());
 }
 
-BENCHMARK(BM_LodBuild)->Arg(1'000'000)->Arg(10'000'000)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_LodBuild)
+    ->Arg(1'000'000)
+    ->Arg(10'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 BENCHMARK(BM_LodFrame)
     ->Args({1'000'000, 1})
     ->Args({1'000'000, 1000})

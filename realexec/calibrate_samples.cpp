@@ -14,7 +14,8 @@ void record_samples(Calibration& c) {
   for (const SizePoint& m : c.memory.points) s.memory.push_back({m.bytes, m.seconds});
   if (c.memory.fit.points > 0) s.r_squared.emplace_back("memory", c.memory.fit.r_squared);
   for (const LinkCalibration& l : c.links) {
-    for (const SizePoint& p : l.transfer.points) s.links.push_back({l.link_class, p.bytes, p.seconds});
+    for (const SizePoint& p : l.transfer.points)
+      s.links.push_back({l.link_class, p.bytes, p.seconds});
     if (l.transfer.fit.points > 0)
       s.r_squared.emplace_back("link." + std::string(link_class_name(l.link_class)),
                                l.transfer.fit.r_squared);

@@ -18,7 +18,7 @@ views=$("$gui" --help | sed -n 's/.*the view to render: \(.*\)/\1/p' | tr -d ','
 
 # name  view  size  extra options  file
 shots=(
-  "window|window|1400x860|--time 5us|scenarios/pmap_train_step.yaml"
+  "window|window|1400x1050|--time 5us|scenarios/pmap_train_step.yaml"
   "timeline|timeline|1400x760||scenarios/llm_13b_128gpu.yaml"
   "topology|topology|1400x760|--granularity step --time 9s|scenarios/gpt3_175b_1024.yaml"
   "topology_pmap|topology|1000x560|--time 5us|scenarios/pmap_train_step.yaml"

@@ -46,14 +46,15 @@ int main(int argc, char** argv) {
 
   QCommandLineParser parser;
   parser.setApplicationDescription(
-      "Brigade's desktop app: watch a plan run (timeline, topology, memory, scaling, calibration).");
+      "Brigade's desktop app: watch a plan run (timeline, topology, memory, scaling, "
+      "calibration).");
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument("file", "a scenario (.yaml, .json), a Chrome trace (.json) or a profile");
+  parser.addPositionalArgument("file",
+                               "a scenario (.yaml, .json), a Chrome trace (.json) or a profile");
   QCommandLineOption shot("screenshot", "render one view to OUT (.png or .svg) and exit", "OUT");
   QCommandLineOption view("view", "the view to render: " + brigade::gui::view_names() + ", window",
-                          "NAME",
-                          "timeline");
+                          "NAME", "timeline");
   QCommandLineOption time("time", "the time cursor for --screenshot (e.g. 1.5ms)", "T");
   QCommandLineOption size("size", "the picture's size for --screenshot (default 1600x900)", "WxH");
   QCommandLineOption gran("granularity", "task granularity: auto, kernel, region or step", "G",
@@ -65,10 +66,14 @@ int main(int argc, char** argv) {
 
   brigade::gui::LoadOptions load;
   const QString g = parser.value(gran);
-  if (g == "kernel") load.granularity = brigade::planner::Granularity::kKernel;
-  else if (g == "region") load.granularity = brigade::planner::Granularity::kRegion;
-  else if (g == "step") load.granularity = brigade::planner::Granularity::kStep;
-  else if (g != "auto") flag_error("--granularity", g, "one of auto, kernel, region, step");
+  if (g == "kernel")
+    load.granularity = brigade::planner::Granularity::kKernel;
+  else if (g == "region")
+    load.granularity = brigade::planner::Granularity::kRegion;
+  else if (g == "step")
+    load.granularity = brigade::planner::Granularity::kStep;
+  else if (g != "auto")
+    flag_error("--granularity", g, "one of auto, kernel, region, step");
   if (parser.isSet(network)) {
     const QString n = parser.value(network);
     if (n != "flow" && n != "ideal") flag_error("--network", n, "one of flow, ideal");

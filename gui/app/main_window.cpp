@@ -1,5 +1,6 @@
 #include "gui/app/main_window.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <QAction>
@@ -17,6 +18,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -54,7 +56,8 @@ MainWindow::MainWindow(LoadOptions options, bool remember, QWidget* parent)
   auto* central = new QLabel(this);
   central->setObjectName("summary");
   central->setContentsMargins(8, 2, 8, 2);
-  central->setText(tr("Open a scenario, a trace or a profile: File > Open (Ctrl+O), or drop a file here."));
+  central->setText(
+      tr("Open a scenario, a trace or a profile: File > Open (Ctrl+O), or drop a file here."));
   central->setMaximumHeight(28);
   setCentralWidget(central);
 
@@ -128,7 +131,24 @@ MainWindow::MainWindow(LoadOptions options, bool remember, QWidget* parent)
     restoreGeometry(settings.value("window/geometry").toByteArray());
     restoreState(settings.value("window/state").toByteArray());
   }
-  if (!remember_ || !settings.contains("window/geometry")) resize(1400, 900);
+  first_layout_ = !remember_ || !settings.contains("window/state");
+  if (first_layout_) resize(1400, 900);
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+  QMainWindow::showEvent(e);
+  if (!first_layout_) return;
+  first_layout_ = false;
+  // First start: the timeline over most of the height, the bottom tabs below
+  // (once shown: docks have no sizes before).
+  QList<QDockWidget*> split;
+  for (const Dock& d : docks_)
+    if (split.size() < 2 && (split.isEmpty() || dockWidgetArea(d.dock) != dockWidgetArea(split[0])))
+      split << d.dock;
+  if (split.size() == 2)
+    QTimer::singleShot(0, this, [this, split] {
+      resizeDocks(split, {height() * 6 / 10, height() * 4 / 10}, Qt::Vertical);
+    });
 }
 
 void MainWindow::set_time_seconds(double t) {
@@ -193,8 +213,7 @@ void MainWindow::build_menus() {
 void MainWindow::rebuild_recent_menu() {
   recent_menu_->clear();
   const QStringList files = QSettings().value("recent_files").toStringList();
-  for (const QString& f : files)
-    recent_menu_->addAction(f, this, [this, f] { open_file(f); });
+  for (const QString& f : files) recent_menu_->addAction(f, this, [this, f] { open_file(f); });
   recent_menu_->setEnabled(!files.isEmpty());
   if (!files.isEmpty()) {
     recent_menu_->addSeparator();
@@ -253,16 +272,19 @@ void MainWindow::set_document(DocumentPtr doc) {
   setWindowTitle(tr("%1 — Brigade").arg(QString::fromStdString(doc_->title)));
   QString summary = QString::fromStdString(doc_->title);
   if (doc_->result)
-    summary += tr(": step %1").arg(QString::fromStdString(format_seconds(doc_->result->step_seconds)));
+    summary +=
+        tr(": step %1").arg(QString::fromStdString(format_seconds(doc_->result->step_seconds)));
   for (const std::string& n : doc_->notes) summary += " · " + QString::fromStdString(n);
   static_cast<QLabel*>(centralWidget())->setText(summary);
   status_->setText(tr("Opened %1").arg(QString::fromStdString(doc_->path)));
-  bool raised = false;
+  // In each dock area, the first view with something to show comes to the front.
+  std::vector<Qt::DockWidgetArea> raised;
   for (const Dock& d : docks_) {
     d.view->set_document(doc_);
-    if (!raised && d.view->shows(*doc_)) {
+    const Qt::DockWidgetArea area = dockWidgetArea(d.dock);
+    if (d.view->shows(*doc_) && std::find(raised.begin(), raised.end(), area) == raised.end()) {
       d.dock->raise();
-      raised = true;
+      raised.push_back(area);
     }
   }
 }
@@ -270,11 +292,12 @@ void MainWindow::set_document(DocumentPtr doc) {
 bool MainWindow::export_view(const QString& name, const QString& path) {
   View* v = view(name);
   if (!v) return false;
-  const Status st = path.endsWith(".svg", Qt::CaseInsensitive)
-                        ? save_svg(v, path, name)
-                        : save_png(v, path);
-  if (!st.is_ok()) show_message(QString::fromStdString(st.message()), true);
-  else status_->setText(tr("Wrote %1").arg(path));
+  const Status st =
+      path.endsWith(".svg", Qt::CaseInsensitive) ? save_svg(v, path, name) : save_png(v, path);
+  if (!st.is_ok())
+    show_message(QString::fromStdString(st.message()), true);
+  else
+    status_->setText(tr("Wrote %1").arg(path));
   return st.is_ok();
 }
 
@@ -284,8 +307,10 @@ bool MainWindow::export_trace(const QString& path) {
     return false;
   }
   const Status st = write_chrome_trace_file(*doc_->trace, path.toStdString());
-  if (!st.is_ok()) show_message(QString::fromStdString(st.message()), true);
-  else status_->setText(tr("Wrote %1").arg(path));
+  if (!st.is_ok())
+    show_message(QString::fromStdString(st.message()), true);
+  else
+    status_->setText(tr("Wrote %1").arg(path));
   return st.is_ok();
 }
 

@@ -45,6 +45,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* e) override;
+  void showEvent(QShowEvent* e) override;
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
 
@@ -54,6 +55,7 @@ class MainWindow : public QMainWindow {
   void add_recent(const QString& path);
   void show_message(const QString& text, bool error);
   void set_document(DocumentPtr doc);
+
  public:
   // The shared time cursor, for every view.
   void set_time_seconds(double t);
@@ -63,6 +65,7 @@ class MainWindow : public QMainWindow {
 
   LoadOptions options_;
   bool remember_ = true;
+  bool first_layout_ = false;  // no saved layout: size the docks when first shown
   Session* session_;
   DocumentPtr doc_;
   struct Dock {

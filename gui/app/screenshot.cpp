@@ -31,6 +31,7 @@ int window_screenshot(const ScreenshotRequest& r) {
     return 2;
   }
   if (r.time_seconds >= 0) w.set_time_seconds(r.time_seconds);
+  for (const ViewInfo& v : view_list()) w.view(v.name)->wait_ready(24 * 3600 * 1000);
   QApplication::processEvents();
   const Status st = save(&w, r.out, "window");
   if (!st.is_ok()) {
@@ -49,7 +50,8 @@ int take_screenshot(const ScreenshotRequest& r) {
               << "'; expected one of " << view_names().toStdString() << ", window\n";
     return 2;
   }
-  if (!r.out.endsWith(".png", Qt::CaseInsensitive) && !r.out.endsWith(".svg", Qt::CaseInsensitive)) {
+  if (!r.out.endsWith(".png", Qt::CaseInsensitive) &&
+      !r.out.endsWith(".svg", Qt::CaseInsensitive)) {
     std::cerr << "brigade-gui: error: --screenshot: found '" << r.out.toStdString()
               << "'; expected a file name ending in .png or .svg\n";
     return 2;

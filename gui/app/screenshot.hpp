@@ -11,7 +11,7 @@
 namespace brigade::gui {
 
 struct ScreenshotRequest {
-  QString out;    // .png or .svg
+  QString out;  // .png or .svg
   QString view = "timeline";
   QString file;
   double time_seconds = -1;  // < 0: none

@@ -57,7 +57,7 @@ void Session::open(const QString& path, LoadOptions options) {
         this,
         [this, id, path, was_cancelled, r = std::move(r)] {
           if (!current_ || current_->id != id) return;  // cancelled or replaced: dropped
-          retired_.push_back(std::move(current_));     // joined once its thread has ended
+          retired_.push_back(std::move(current_));      // joined once its thread has ended
           if (was_cancelled || (!r.is_ok() && is_cancelled(r.status())))
             emit cancelled(path);
           else if (r.is_ok())

@@ -63,8 +63,9 @@ class Converter {
       events = &root["traceEvents"];
     } else {
       return Status::error(who_ + "found " +
-                           (root.is_object() ? std::string("an object without a \"traceEvents\" array")
-                                             : "a JSON " + std::string(root.type_name())) +
+                           (root.is_object()
+                                ? std::string("an object without a \"traceEvents\" array")
+                                : "a JSON " + std::string(root.type_name())) +
                            "; expected a Chrome trace (an array of events, or an object with "
                            "\"traceEvents\")");
     }
@@ -277,19 +278,21 @@ Result<Trace> read_any_chrome_trace(const std::string& text, const std::string& 
   }
 }
 
-Result<Trace> read_any_chrome_trace_file(const std::string& path) {
+bool read_by_core(const std::string& path) {
+  // Brigade's own files and gzip-compressed ones (0x1f 0x8b).
   std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::error(path + ": error: cannot open the file");
-  // Brigade's own files and gzip-compressed ones (0x1f 0x8b) go to core's
-  // reader by path, which reads them as it goes.
   std::string head(256, '\0');
   f.read(head.data(), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<size_t>(std::max<std::streamsize>(f.gcount(), 0)));
   const bool gzip = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
                     static_cast<unsigned char>(head[1]) == 0x8b;
-  if (gzip || is_brigade_trace(head)) return read_chrome_trace_file(path);
-  f.clear();
-  f.seekg(0);
+  return gzip || is_brigade_trace(head);
+}
+
+Result<Trace> read_any_chrome_trace_file(const std::string& path) {
+  if (read_by_core(path)) return read_chrome_trace_file(path);
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Status::error(path + ": error: cannot open the file");
   std::stringstream ss;
   ss << f.rdbuf();
   return read_any_chrome_trace(ss.str(), path);

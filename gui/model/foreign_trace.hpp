@@ -25,5 +25,10 @@ namespace brigade::gui {
 // `text` is the whole file; `filename` is used in messages.
 Result<Trace> read_any_chrome_trace(const std::string& text, const std::string& filename);
 Result<Trace> read_any_chrome_trace_file(const std::string& path);
+// Whether read_any_chrome_trace_file hands `path` to core's streaming reader
+// (Brigade's own traces, gzip): its memory is the Trace's, whatever the
+// file's size, where the reader of other tools' files holds the whole text
+// and its JSON tree.
+bool read_by_core(const std::string& path);
 
 }  // namespace brigade::gui

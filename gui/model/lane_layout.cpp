@@ -91,7 +91,9 @@ void LaneLayout::relayout() {
         r.visible = !node_collapsed;
         device_collapsed = r.collapsed;
         break;
-      case RowKind::kStream: r.visible = !node_collapsed && !device_collapsed; break;
+      case RowKind::kStream:
+        r.visible = !node_collapsed && !device_collapsed;
+        break;
     }
     if (!r.visible) continue;
     r.y = y;
@@ -110,7 +112,8 @@ void LaneLayout::collapse_for_overview(int max_rows) {
   for (const LaneRow& r : rows_) {
     if (r.kind == RowKind::kStream) ++streams;
     if (r.kind == RowKind::kNode) devices = 0;
-    if (r.kind == RowKind::kDevice) max_devices_per_node = std::max(max_devices_per_node, ++devices);
+    if (r.kind == RowKind::kDevice)
+      max_devices_per_node = std::max(max_devices_per_node, ++devices);
   }
   if (streams <= max_rows) return;
   bool first_node = true;

@@ -15,9 +15,9 @@ namespace brigade::gui {
 
 namespace {
 
-// A JSON trace is parsed into a DOM (about ten times its size in memory):
-// beyond this, the file is refused with a message rather than exhausting
-// the machine.
+// Another tool's JSON trace is parsed into a DOM (about ten times its size
+// in memory): beyond this, the file is refused with a message rather than
+// exhausting the machine. Brigade's own traces stream (read_by_core).
 constexpr std::uintmax_t kMaxTraceFileBytes = std::uintmax_t{1} << 30;
 constexpr std::uintmax_t kMaxTextFileBytes = std::uintmax_t{64} << 20;
 
@@ -27,7 +27,8 @@ std::string lower(std::string s) {
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // The first `n` bytes of a file ("" if unreadable).
@@ -57,7 +58,9 @@ bool yaml_is_profile(const std::string& path) {
   }
 }
 
-bool cancelled(const LoadOptions& o) { return cancel_requested(o.cancel); }
+bool cancelled(const LoadOptions& o) {
+  return cancel_requested(o.cancel);
+}
 
 void progress(const LoadOptions& o, const std::string& stage, double done, double total) {
   if (o.on_progress) o.on_progress(stage, done, total);
@@ -97,6 +100,7 @@ DocumentPtr document_from_trace(Trace trace, std::string path) {
   doc->index = std::make_unique<TraceIndex>(TraceIndex::build(*doc->trace, nullptr));
   doc->title = !doc->trace->program.empty() ? doc->trace->program
                                             : std::filesystem::path(doc->path).filename().string();
+  if (!doc->trace->filter.empty()) doc->notes.push_back("recorded for " + doc->trace->filter);
   return doc;
 }
 
@@ -148,8 +152,8 @@ Result<DocumentPtr> document_from_scenario(Scenario scenario, const LoadOptions&
   progress(o, "indexing", 0, 0);
   doc->index = std::make_unique<TraceIndex>(TraceIndex::build(*doc->trace, &program));
   if (cancelled(o)) return cancelled_status();
-  doc->usage = std::make_unique<TopologyUsage>(
-      TopologyUsage::build(*doc->trace, sc.topology, sc.profile));
+  doc->usage =
+      std::make_unique<TopologyUsage>(TopologyUsage::build(*doc->trace, sc.topology, sc.profile));
   if (cancelled(o)) return cancelled_status();
   return DocumentPtr(std::move(doc));
 }
@@ -157,7 +161,8 @@ Result<DocumentPtr> document_from_scenario(Scenario scenario, const LoadOptions&
 Result<DocumentPtr> load_document(const std::string& path, const LoadOptions& o) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    return Status::error(path + ": error: found no readable file; expected a scenario, a trace or a profile");
+    return Status::error(
+        path + ": error: found no readable file; expected a scenario, a trace or a profile");
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
   const FileKind kind = sniff_file_kind(path);
   progress(o, "reading", 0, 0);
@@ -169,7 +174,8 @@ Result<DocumentPtr> load_document(const std::string& path, const LoadOptions& o)
     case FileKind::kProfile: {
       if (size > kMaxTextFileBytes)
         return Status::error(path + ": error: found a file of " + format_bytes(double(size)) +
-                             "; expected a profile of at most " + format_bytes(double(kMaxTextFileBytes)));
+                             "; expected a profile of at most " +
+                             format_bytes(double(kMaxTextFileBytes)));
       auto profile = load_profile(path);
       if (!profile.is_ok()) return profile.status();
       auto doc = std::make_shared<Document>();
@@ -182,14 +188,15 @@ Result<DocumentPtr> load_document(const std::string& path, const LoadOptions& o)
     case FileKind::kScenario: {
       if (size > kMaxTextFileBytes)
         return Status::error(path + ": error: found a file of " + format_bytes(double(size)) +
-                             "; expected a scenario of at most " + format_bytes(double(kMaxTextFileBytes)));
+                             "; expected a scenario of at most " +
+                             format_bytes(double(kMaxTextFileBytes)));
       auto scenario = load_scenario(path);
       if (!scenario.is_ok()) return scenario.status();
       if (cancelled(o)) return cancelled_status();
       return document_from_scenario(std::move(scenario).value(), o);
     }
     case FileKind::kTrace: {
-      if (size > kMaxTraceFileBytes)
+      if (size > kMaxTraceFileBytes && !read_by_core(path))
         return Status::error(path + ": error: found a trace of " + format_bytes(double(size)) +
                              "; expected at most " + format_bytes(double(kMaxTraceFileBytes)) +
                              " (open the scenario instead, or record fewer devices)");

@@ -39,14 +39,17 @@ std::string lower_alnum(std::string_view s) {
 
 }  // namespace
 
-const ClassStyle& class_style(SpanClass c) { return kStyles[static_cast<size_t>(c)]; }
+const ClassStyle& class_style(SpanClass c) {
+  return kStyles[static_cast<size_t>(c)];
+}
 
 std::uint32_t utilisation_rgb(double u) {
   struct Stop {
     double at;
     int r, g, b;
   };
-  static constexpr Stop kStops[] = {{0, 0xc8, 0xcc, 0xd2}, {0.5, 0xf2, 0xc1, 0x4e}, {1, 0xd7, 0x26, 0x3d}};
+  static constexpr Stop kStops[] = {
+      {0, 0xc8, 0xcc, 0xd2}, {0.5, 0xf2, 0xc1, 0x4e}, {1, 0xd7, 0x26, 0x3d}};
   if (!(u > 0)) u = 0;
   if (u > 1) return 0x7a0f1e;
   for (int i = 1; i < 3; ++i) {
@@ -54,7 +57,9 @@ std::uint32_t utilisation_rgb(double u) {
     const Stop& a = kStops[i - 1];
     const Stop& b = kStops[i];
     const double f = (u - a.at) / (b.at - a.at);
-    auto mix = [f](int x, int y) { return static_cast<std::uint32_t>(std::lround(x + (y - x) * f)); };
+    auto mix = [f](int x, int y) {
+      return static_cast<std::uint32_t>(std::lround(x + (y - x) * f));
+    };
     return mix(a.r, b.r) << 16 | mix(a.g, b.g) << 8 | mix(a.b, b.b);
   }
   return 0xd7263d;
@@ -62,12 +67,18 @@ std::uint32_t utilisation_rgb(double u) {
 
 SpanClass collective_class(CollectiveKind k) {
   switch (k) {
-    case CollectiveKind::kAllReduce: return SpanClass::kAllReduce;
-    case CollectiveKind::kAllGather: return SpanClass::kAllGather;
-    case CollectiveKind::kReduceScatter: return SpanClass::kReduceScatter;
-    case CollectiveKind::kBroadcast: return SpanClass::kBroadcast;
-    case CollectiveKind::kReduce: return SpanClass::kReduce;
-    case CollectiveKind::kAllToAll: return SpanClass::kAllToAll;
+    case CollectiveKind::kAllReduce:
+      return SpanClass::kAllReduce;
+    case CollectiveKind::kAllGather:
+      return SpanClass::kAllGather;
+    case CollectiveKind::kReduceScatter:
+      return SpanClass::kReduceScatter;
+    case CollectiveKind::kBroadcast:
+      return SpanClass::kBroadcast;
+    case CollectiveKind::kReduce:
+      return SpanClass::kReduce;
+    case CollectiveKind::kAllToAll:
+      return SpanClass::kAllToAll;
   }
   return SpanClass::kCollective;
 }
@@ -96,20 +107,27 @@ SpanClass class_from_name(std::string_view name, SpanClass fallback) {
 
 SpanClass span_class(const TraceSpan& span, std::string_view name, const Program* program) {
   switch (span.kind) {
-    case TaskKind::kTransfer: return SpanClass::kTransfer;
+    case TaskKind::kTransfer:
+      return SpanClass::kTransfer;
     case TaskKind::kCollective:
       if (program && span.collective >= 0 &&
           static_cast<size_t>(span.collective) < program->collectives().size())
         return collective_class(program->collectives()[static_cast<size_t>(span.collective)].kind);
       return class_from_name(name, SpanClass::kCollective);
-    case TaskKind::kCompute: break;
+    case TaskKind::kCompute:
+      break;
   }
   switch (span.phase) {
-    case Phase::kForward: return SpanClass::kForward;
-    case Phase::kBackward: return SpanClass::kBackward;
-    case Phase::kRecompute: return SpanClass::kRecompute;
-    case Phase::kOptimizer: return SpanClass::kOptimizer;
-    case Phase::kOther: break;
+    case Phase::kForward:
+      return SpanClass::kForward;
+    case Phase::kBackward:
+      return SpanClass::kBackward;
+    case Phase::kRecompute:
+      return SpanClass::kRecompute;
+    case Phase::kOptimizer:
+      return SpanClass::kOptimizer;
+    case Phase::kOther:
+      break;
   }
   return SpanClass::kCompute;
 }

@@ -36,7 +36,9 @@ struct ClassStyle {
 
 // The one table of colours and legend labels, by SpanClass.
 const ClassStyle& class_style(SpanClass c);
-inline std::uint32_t class_rgb(SpanClass c) { return class_style(c).rgb; }
+inline std::uint32_t class_rgb(SpanClass c) {
+  return class_style(c).rgb;
+}
 
 // The class of a collective kind.
 SpanClass collective_class(CollectiveKind k);
@@ -57,6 +59,8 @@ std::uint32_t utilisation_rgb(double utilisation);
 
 // Classes present in a list of classes, in legend order (a bit per class).
 using ClassSet = std::uint32_t;
-inline ClassSet class_bit(SpanClass c) { return ClassSet{1} << static_cast<int>(c); }
+inline ClassSet class_bit(SpanClass c) {
+  return ClassSet{1} << static_cast<int>(c);
+}
 
 }  // namespace brigade::gui

@@ -40,7 +40,8 @@ const std::vector<PixelRow::Run>& PixelRow::runs() {
     const std::int8_t c = cls_[static_cast<size_t>(x)];
     const std::uint8_t f = fill_[static_cast<size_t>(x)];
     int e = x + 1;
-    while (e < width_ && cls_[static_cast<size_t>(e)] == c && fill_[static_cast<size_t>(e)] == f) ++e;
+    while (e < width_ && cls_[static_cast<size_t>(e)] == c && fill_[static_cast<size_t>(e)] == f)
+      ++e;
     if (c >= 0) runs_.push_back({x, e, c, f});
     x = e;
   }

@@ -15,9 +15,9 @@ namespace brigade::gui {
 class PixelRow {
  public:
   struct Run {
-    int x0 = 0, x1 = 0;      // columns [x0, x1)
-    std::int8_t cls = -1;    // the colour class (SpanClass), -1 none
-    std::uint8_t fill = 0;   // 1..kFillLevels: how full (merged runs are fainter)
+    int x0 = 0, x1 = 0;     // columns [x0, x1)
+    std::int8_t cls = -1;   // the colour class (SpanClass), -1 none
+    std::uint8_t fill = 0;  // 1..kFillLevels: how full (merged runs are fainter)
   };
   static constexpr int kFillLevels = 8;
 

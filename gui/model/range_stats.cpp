@@ -39,7 +39,10 @@ double overlap(const Intervals& a, const Intervals& b) {
     const double lo = std::max(a[i].first, b[j].first);
     const double hi = std::min(a[i].second, b[j].second);
     if (hi > lo) s += hi - lo;
-    if (a[i].second < b[j].second) ++i; else ++j;
+    if (a[i].second < b[j].second)
+      ++i;
+    else
+      ++j;
   }
   return s;
 }
@@ -52,7 +55,9 @@ std::string lower(std::string_view s) {
 
 }  // namespace
 
-double union_seconds(Intervals& v, double t0, double t1) { return length(merged(v, t0, t1)); }
+double union_seconds(Intervals& v, double t0, double t1) {
+  return length(merged(v, t0, t1));
+}
 
 double difference_seconds(Intervals& a, Intervals& b, double t0, double t1) {
   const Intervals ma = merged(a, t0, t1);
@@ -113,7 +118,8 @@ RangeStats range_stats(const Trace& trace, const TraceIndex& index, double t0, d
     for (std::int32_t s : hits) {
       const TraceSpan& sp = trace.spans[static_cast<size_t>(s)];
       auto& [compute, comm] = by_device[sp.device];
-      (sp.kind == TaskKind::kCompute ? compute : comm).emplace_back(sp.start_seconds, sp.end_seconds);
+      (sp.kind == TaskKind::kCompute ? compute : comm)
+          .emplace_back(sp.start_seconds, sp.end_seconds);
     }
   }
   std::map<int, DeviceRangeStats> stats;
@@ -132,7 +138,8 @@ RangeStats range_stats(const Trace& trace, const TraceIndex& index, double t0, d
     const TraceTransfer& x = trace.transfers[static_cast<size_t>(i)];
     const double d = x.end_seconds - x.start_seconds;
     const double part =
-        d > 0 ? std::max(0.0, std::min(x.end_seconds, t1) - std::max(x.start_seconds, t0)) / d : 1.0;
+        d > 0 ? std::max(0.0, std::min(x.end_seconds, t1) - std::max(x.start_seconds, t0)) / d
+              : 1.0;
     const double bytes = x.bytes * part;
     r.bytes_moved += bytes;
     DeviceRangeStats& src = stats[x.src];

@@ -78,10 +78,14 @@ std::string format_duration(double seconds) {
   const double a = std::abs(seconds);
   char buf[64];
   if (a == 0) return "0 s";
-  if (a < 1e-6) std::snprintf(buf, sizeof buf, "%.3g ns", seconds * 1e9);
-  else if (a < 1e-3) std::snprintf(buf, sizeof buf, "%.3g us", seconds * 1e6);
-  else if (a < 1) std::snprintf(buf, sizeof buf, "%.3g ms", seconds * 1e3);
-  else std::snprintf(buf, sizeof buf, "%.3g s", seconds);
+  if (a < 1e-6)
+    std::snprintf(buf, sizeof buf, "%.3g ns", seconds * 1e9);
+  else if (a < 1e-3)
+    std::snprintf(buf, sizeof buf, "%.3g us", seconds * 1e6);
+  else if (a < 1)
+    std::snprintf(buf, sizeof buf, "%.3g ms", seconds * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g s", seconds);
   return buf;
 }
 

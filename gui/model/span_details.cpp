@@ -15,7 +15,7 @@ namespace {
 
 std::string name_of(const Trace& t, NameId id) {
   return id >= 0 && static_cast<size_t>(id) < t.names.size() ? t.names[static_cast<size_t>(id)]
-                                                              : std::string("(unnamed)");
+                                                             : std::string("(unnamed)");
 }
 
 std::string device_name(const Trace& t, int d) {
@@ -51,8 +51,8 @@ TaskId stream_predecessor(const Program& p, TaskId t) {
 
 struct Ready {
   double seconds = -INFINITY;  // when the last input was done
-  TaskId task = -1;             // the input that was last
-  bool stream_order = false;    // it was the stream predecessor
+  TaskId task = -1;            // the input that was last
+  bool stream_order = false;   // it was the stream predecessor
 };
 
 // When task t could start, as far as its own inputs go.
@@ -78,12 +78,13 @@ std::string why(const Program& p, TaskId t, TaskId on, bool stream_order) {
                        p.streams()[static_cast<size_t>(me.stream)].name);
   switch (u.kind) {
     case TaskKind::kTransfer:
-      if (u.peer == me.device) return fmt::format("data: the transfer from device {} to this device", u.device);
+      if (u.peer == me.device)
+        return fmt::format("data: the transfer from device {} to this device", u.device);
       return "dependency on a transfer";
     case TaskKind::kCollective: {
       const Collective& c = p.collectives()[static_cast<size_t>(u.collective)];
-      return fmt::format("the result of the {} over {} ranks", class_style(collective_class(c.kind)).label,
-                         c.group.size());
+      return fmt::format("the result of the {} over {} ranks",
+                         class_style(collective_class(c.kind)).label, c.group.size());
     }
     case TaskKind::kCompute:
       if (u.device != me.device) return fmt::format("data computed on device {}", u.device);
@@ -109,7 +110,9 @@ SpanDetails describe_span(const Document& doc, std::int32_t span) {
   const TraceSpan& s = tr.spans[static_cast<size_t>(span)];
   const double dur = s.end_seconds - s.start_seconds;
   out.title = name_of(tr, s.name);
-  auto add = [&](std::string k, std::string v) { out.lines.push_back({std::move(k), std::move(v)}); };
+  auto add = [&](std::string k, std::string v) {
+    out.lines.push_back({std::move(k), std::move(v)});
+  };
   add("kind", std::string(class_style(doc.index->span_class(span)).label));
   add("where", stream_name(tr, s.stream));
   add("start", format_duration(s.start_seconds));
@@ -132,7 +135,8 @@ SpanDetails describe_span(const Document& doc, std::int32_t span) {
                               task.batch > 1 ? fmt::format(", batch {}", task.batch) : "",
                               dtype_name(task.dtype)));
       else
-        add("op", fmt::format("{} kernel ({})", compute_kind_name(task.compute), dtype_name(task.dtype)));
+        add("op",
+            fmt::format("{} kernel ({})", compute_kind_name(task.compute), dtype_name(task.dtype)));
       if (task.flops > 0) add("FLOP", format_flops(task.flops));
       add("bytes", format_bytes(task.bytes));
       if (dur > 0 && task.flops > 0) add("achieved", format_flops_rate(task.flops / dur));
@@ -144,9 +148,9 @@ SpanDetails describe_span(const Document& doc, std::int32_t span) {
       break;
     case TaskKind::kCollective: {
       const Collective& c = p->collectives()[static_cast<size_t>(task.collective)];
-      add("op", fmt::format("{} ({}) over {} ranks, {}", collective_kind_name(c.kind),
-                            collective_algorithm_name(c.algorithm), c.group.size(),
-                            dtype_name(c.dtype)));
+      add("op",
+          fmt::format("{} ({}) over {} ranks, {}", collective_kind_name(c.kind),
+                      collective_algorithm_name(c.algorithm), c.group.size(), dtype_name(c.dtype)));
       add("bytes", format_bytes(c.bytes) + " (nccl-tests size)");
       if (!c.reason.empty()) add("why", c.reason);
       break;
@@ -173,10 +177,11 @@ SpanDetails describe_span(const Document& doc, std::int32_t span) {
     if (last.task >= 0 && r.seconds < last.seconds &&
         c.tasks[static_cast<size_t>(last_rank)] != t) {
       r = last;
-      who = fmt::format("barrier: the last rank to arrive was {} (rank {}), waiting for '{}' ({})",
-                        device_name(tr, c.group[static_cast<size_t>(last_rank)]), last_rank,
-                        p->task_name(last.task),
-                        why(*p, c.tasks[static_cast<size_t>(last_rank)], last.task, last.stream_order));
+      who = fmt::format(
+          "barrier: the last rank to arrive was {} (rank {}), waiting for '{}' ({})",
+          device_name(tr, c.group[static_cast<size_t>(last_rank)]), last_rank,
+          p->task_name(last.task),
+          why(*p, c.tasks[static_cast<size_t>(last_rank)], last.task, last.stream_order));
     }
   }
   if (r.task < 0) {

@@ -11,7 +11,9 @@ void TimeAxis::set_extent(double start_seconds, double end_seconds) {
   window_ = extent_;
 }
 
-void TimeAxis::set_width_pixels(double width) { width_ = std::max(1.0, width); }
+void TimeAxis::set_width_pixels(double width) {
+  width_ = std::max(1.0, width);
+}
 
 double TimeAxis::min_duration_seconds() const {
   return std::max(kMinDurationSeconds,

@@ -55,8 +55,8 @@ TopologyUsage TopologyUsage::build(const Trace& trace, const Topology& topology,
     if (x.src < 0 || x.dst < 0 || x.src >= u.devices_ || x.dst >= u.devices_ || x.src == x.dst)
       continue;
     for (ChannelId c : topology.route(x.src, x.dst).channels)
-      spread(u.bytes_, static_cast<size_t>(c), u.bins_, u.start_, w, x.start_seconds,
-             x.end_seconds, x.bytes);
+      spread(u.bytes_, static_cast<size_t>(c), u.bins_, u.start_, w, x.start_seconds, x.end_seconds,
+             x.bytes);
   }
   for (const TraceSpan& s : trace.spans) {
     if (s.kind != TaskKind::kCompute || s.device < 0 || s.device >= u.devices_) continue;

@@ -83,10 +83,9 @@ TraceIndex TraceIndex::build(const Trace& trace, const Program* program) {
   ix.depths_.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
     const TraceSpan& s = spans[i];
-    const std::string_view name =
-        s.name >= 0 && static_cast<size_t>(s.name) < trace.names.size()
-            ? std::string_view(trace.names[static_cast<size_t>(s.name)])
-            : std::string_view();
+    const std::string_view name = s.name >= 0 && static_cast<size_t>(s.name) < trace.names.size()
+                                      ? std::string_view(trace.names[static_cast<size_t>(s.name)])
+                                      : std::string_view();
     ix.classes_[i] = gui::span_class(s, name, program);
     ix.classes_present_ |= class_bit(ix.classes_[i]);
   }
@@ -159,7 +158,8 @@ TraceIndex TraceIndex::build(const Trace& trace, const Program* program) {
 
   // Levels of detail.
   const double extent = std::max(ix.end_ - ix.start_, 1e-12);
-  for (int k = 1; k <= kLevels; ++k) ix.level_width_.push_back(extent * std::pow(4.0, k - 1 - kLevels));
+  for (int k = 1; k <= kLevels; ++k)
+    ix.level_width_.push_back(extent * std::pow(4.0, k - 1 - kLevels));
   std::vector<LodItem> scratch;
   for (TrackData& td : ix.data_) {
     td.levels.assign(kLevels, nullptr);
@@ -258,10 +258,9 @@ void TraceIndex::spans_in(int t, double t0, double t1, std::vector<std::int32_t>
 std::int32_t TraceIndex::span_at(int t, double at, double tolerance_seconds) const {
   const TrackData& td = data_[static_cast<size_t>(t)];
   const std::vector<TraceSpan>& spans = trace_->spans;
-  auto it = std::lower_bound(td.spans.begin(), td.spans.end(), at - tolerance_seconds,
-                             [&](std::int32_t s, double v) {
-                               return spans[static_cast<size_t>(s)].end_seconds < v;
-                             });
+  auto it = std::lower_bound(
+      td.spans.begin(), td.spans.end(), at - tolerance_seconds,
+      [&](std::int32_t s, double v) { return spans[static_cast<size_t>(s)].end_seconds < v; });
   std::int32_t best = -1;
   double best_d = INFINITY;
   for (; it != td.spans.end(); ++it) {
@@ -282,8 +281,8 @@ std::int32_t TraceIndex::span_at(int t, double at, double tolerance_seconds) con
 void TraceIndex::transfers_in(double t0, double t1, std::vector<std::int32_t>& out) const {
   const auto b = std::lower_bound(transfer_max_end_.begin(), transfer_max_end_.end(), t0);
   const std::vector<TraceTransfer>& xs = trace_->transfers;
-  for (size_t k = static_cast<size_t>(b - transfer_max_end_.begin()); k < transfers_by_start_.size();
-       ++k) {
+  for (size_t k = static_cast<size_t>(b - transfer_max_end_.begin());
+       k < transfers_by_start_.size(); ++k) {
     const TraceTransfer& x = xs[static_cast<size_t>(transfers_by_start_[k])];
     if (x.start_seconds > t1) break;
     if (x.end_seconds >= t0) out.push_back(transfers_by_start_[k]);

@@ -24,14 +24,16 @@ namespace brigade::gui {
 
 namespace {
 
-constexpr double kZoomStep = 1.25;   // one W/S press or one wheel notch
+constexpr double kZoomStep = 1.25;    // one W/S press or one wheel notch
 constexpr double kPanFraction = 0.1;  // one A/D press: a tenth of the width
 const QColor kBackground(0xfa, 0xfa, 0xfa);
 const QColor kRowShade(0xf0, 0xf2, 0xf5);
 const QColor kGrid(0xe2, 0xe4, 0xe8);
 const QColor kText(0x20, 0x24, 0x2a);
 
-QColor rgb(std::uint32_t c) { return QColor::fromRgb(c); }
+QColor rgb(std::uint32_t c) {
+  return QColor::fromRgb(c);
+}
 
 // A class's colour at a fill level (PixelRow: 1..kFillLevels), faded
 // towards the background for runs of spans that only partly fill their
@@ -54,7 +56,9 @@ const QColor& colour_of(int cls, int fill) {
               [static_cast<size_t>(std::clamp(fill, 0, PixelRow::kFillLevels))];
 }
 
-std::int64_t key(std::int64_t collective, std::int64_t device) { return (collective << 24) ^ device; }
+std::int64_t key(std::int64_t collective, std::int64_t device) {
+  return (collective << 24) ^ device;
+}
 
 }  // namespace
 
@@ -171,7 +175,9 @@ void TimelineCanvas::zoom_to_window(TimeWindow w) {
   changed();
 }
 
-void TimelineCanvas::show_all() { zoom_to_window(axis_.extent()); }
+void TimelineCanvas::show_all() {
+  zoom_to_window(axis_.extent());
+}
 
 void TimelineCanvas::zoom_back() {
   if (auto w = zoom_stack_.pop()) {
@@ -370,7 +376,8 @@ void TimelineCanvas::paint_rows(QPainter& p, const QRect& area) {
             const double x0 = axis_.time_to_x(it.start_seconds);
             const double x1 = axis_.time_to_x(it.end_seconds);
             const double fill =
-                it.count > 1 ? it.busy_seconds / std::max(it.end_seconds - it.start_seconds, 1e-30) : 1.0;
+                it.count > 1 ? it.busy_seconds / std::max(it.end_seconds - it.start_seconds, 1e-30)
+                             : 1.0;
             pixels_.add(x0, x1, static_cast<int>(index.span_class(it.rep)), fill, it.count == 1);
             if (!merged_row && it.count == 1 && x1 - x0 > 36) labels_.push_back(it);
           }
@@ -382,11 +389,13 @@ void TimelineCanvas::paint_rows(QPainter& p, const QRect& area) {
       p.setPen(Qt::white);
       for (const LodItem& it : labels_) {
         const double x0 = std::max(0.0, axis_.time_to_x(it.start_seconds));
-        const double x1 = std::min(static_cast<double>(area.width()), axis_.time_to_x(it.end_seconds));
+        const double x1 =
+            std::min(static_cast<double>(area.width()), axis_.time_to_x(it.end_seconds));
         if (x1 - x0 < 30) continue;
         const std::string& name = trace.names[static_cast<size_t>(
             std::max<NameId>(0, trace.spans[static_cast<size_t>(it.rep)].name))];
-        p.drawText(QRectF(area.left() + x0 + 3, ty, x1 - x0 - 6, th), Qt::AlignVCenter | Qt::AlignLeft,
+        p.drawText(QRectF(area.left() + x0 + 3, ty, x1 - x0 - 6, th),
+                   Qt::AlignVCenter | Qt::AlignLeft,
                    fm.elidedText(QString::fromStdString(name), Qt::ElideRight,
                                  static_cast<int>(x1 - x0 - 6)));
       }
@@ -412,7 +421,8 @@ int TimelineCanvas::dst_stream_of_transfer(std::int32_t transfer) const {
         return static_cast<int>(k);
   }
   for (size_t k = 0; k < trace.streams.size(); ++k)
-    if (trace.streams[k].device == x.dst && !doc_->index->tracks_of_stream(static_cast<int>(k)).empty())
+    if (trace.streams[k].device == x.dst &&
+        !doc_->index->tracks_of_stream(static_cast<int>(k)).empty())
       return static_cast<int>(k);
   return -1;
 }
@@ -451,7 +461,8 @@ void TimelineCanvas::paint_arrows(QPainter& p, const QRect& area) {
     if (src_stream < 0 || dst_stream < 0) continue;
     const double y0 = stream_center_y(src_stream), y1 = stream_center_y(dst_stream);
     if (!std::isfinite(y0) || !std::isfinite(y1)) continue;
-    if ((y0 < area.top() && y1 < area.top()) || (y0 > area.bottom() && y1 > area.bottom())) continue;
+    if ((y0 < area.top() && y1 < area.top()) || (y0 > area.bottom() && y1 > area.bottom()))
+      continue;
     const QPointF a(area.left() + axis_.time_to_x(x.start_seconds), y0);
     const QPointF b(area.left() + axis_.time_to_x(x.end_seconds), y1);
     QColor c = src_span >= 0 ? rgb(class_rgb(doc_->index->span_class(src_span)))
@@ -544,8 +555,10 @@ void TimelineCanvas::paint_ruler(QPainter& p, const QRect& area) {
   for (const Tick& t : ruler_ticks(axis_)) {
     const double x = area.left() + t.x;
     p.setPen(kText);
-    p.drawLine(QPointF(x, top + kRulerHeight - (t.major ? 9 : 4)), QPointF(x, top + kRulerHeight - 1));
-    if (t.major) p.drawText(QPointF(x + 3, top + kRulerHeight - 11), QString::fromStdString(t.label));
+    p.drawLine(QPointF(x, top + kRulerHeight - (t.major ? 9 : 4)),
+               QPointF(x, top + kRulerHeight - 1));
+    if (t.major)
+      p.drawText(QPointF(x + 3, top + kRulerHeight - 11), QString::fromStdString(t.label));
   }
   p.restore();
 }
@@ -641,7 +654,8 @@ void TimelineCanvas::wheelEvent(QWheelEvent* e) {
     axis_.pan_pixels(dx * kPanFraction * axis_.width_pixels());
     changed();
   } else {
-    vscroll_->setValue(vscroll_->value() - static_cast<int>(notches * 3 * LaneMetrics{}.track_height));
+    vscroll_->setValue(vscroll_->value() -
+                       static_cast<int>(notches * 3 * LaneMetrics{}.track_height));
   }
   e->accept();
 }
@@ -718,21 +732,48 @@ void TimelineCanvas::mouseDoubleClickEvent(QMouseEvent* e) {
 
 void TimelineCanvas::keyPressEvent(QKeyEvent* e) {
   switch (e->key()) {
-    case Qt::Key_W: case Qt::Key_Plus: case Qt::Key_Equal: zoom_in(); break;
-    case Qt::Key_S: case Qt::Key_Minus: zoom_out(); break;
-    case Qt::Key_A: case Qt::Key_Left: pan_left(); break;
-    case Qt::Key_D: case Qt::Key_Right: pan_right(); break;
-    case Qt::Key_Z: case Qt::Key_M: zoom_to_selection(); break;
-    case Qt::Key_Backspace: zoom_back(); break;
-    case Qt::Key_0: case Qt::Key_Home: show_all(); break;
-    case Qt::Key_Up: vscroll_->setValue(vscroll_->value() - 40); break;
-    case Qt::Key_Down: vscroll_->setValue(vscroll_->value() + 40); break;
+    case Qt::Key_W:
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+      zoom_in();
+      break;
+    case Qt::Key_S:
+    case Qt::Key_Minus:
+      zoom_out();
+      break;
+    case Qt::Key_A:
+    case Qt::Key_Left:
+      pan_left();
+      break;
+    case Qt::Key_D:
+    case Qt::Key_Right:
+      pan_right();
+      break;
+    case Qt::Key_Z:
+    case Qt::Key_M:
+      zoom_to_selection();
+      break;
+    case Qt::Key_Backspace:
+      zoom_back();
+      break;
+    case Qt::Key_0:
+    case Qt::Key_Home:
+      show_all();
+      break;
+    case Qt::Key_Up:
+      vscroll_->setValue(vscroll_->value() - 40);
+      break;
+    case Qt::Key_Down:
+      vscroll_->setValue(vscroll_->value() + 40);
+      break;
     case Qt::Key_Escape:
       selection_.reset();
       emit range_selected(1, 0);
       select_span(-1, false);
       break;
-    default: QWidget::keyPressEvent(e); return;
+    default:
+      QWidget::keyPressEvent(e);
+      return;
   }
   e->accept();
 }

@@ -32,9 +32,9 @@ class TimelineCanvas : public QWidget {
   void zoom_out();
   void pan_left();
   void pan_right();
-  void show_all();           // pushes the current window on the zoom stack
-  void zoom_back();          // pops it
-  void zoom_to_selection();  // the selected range, else the selected span
+  void show_all();                    // pushes the current window on the zoom stack
+  void zoom_back();                   // pops it
+  void zoom_to_selection();           // the selected range, else the selected span
   void zoom_to_window(TimeWindow w);  // pushes the current window
   void select_span(int span, bool reveal);
   void set_arrows_shown(bool on);
@@ -59,7 +59,7 @@ class TimelineCanvas : public QWidget {
   static constexpr int kMaxArrows = 1500;
 
  signals:
-  void span_selected(int span);            // -1: none
+  void span_selected(int span);               // -1: none
   void range_selected(double t0, double t1);  // t1 < t0: cleared
   void time_clicked(double t);
   void window_changed();
@@ -78,7 +78,7 @@ class TimelineCanvas : public QWidget {
  private:
   QRect data_rect() const;
   void update_scroll();
-  void changed();  // the window moved: repaint and tell
+  void changed();               // the window moved: repaint and tell
   double row_top(int r) const;  // y of a row on screen
   int span_under(QPoint pos) const;
   QString tooltip_at(QPoint pos) const;

@@ -31,7 +31,9 @@ QToolButton* tool(QWidget* parent, const QString& text, const QString& tip) {
   return b;
 }
 
-QString html_escape(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+QString html_escape(const std::string& s) {
+  return QString::fromStdString(s).toHtmlEscaped();
+}
 
 }  // namespace
 
@@ -63,9 +65,9 @@ TimelineView::TimelineView(QWidget* parent) : View(parent) {
   bar->addWidget(next);
   bar->addWidget(find_label_);
   bar->addStretch(1);
-  for (QWidget* w : {static_cast<QWidget*>(zin), static_cast<QWidget*>(zout),
-                     static_cast<QWidget*>(zsel), static_cast<QWidget*>(zback),
-                     static_cast<QWidget*>(zall), static_cast<QWidget*>(arrows)})
+  for (QWidget* w :
+       {static_cast<QWidget*>(zin), static_cast<QWidget*>(zout), static_cast<QWidget*>(zsel),
+        static_cast<QWidget*>(zback), static_cast<QWidget*>(zall), static_cast<QWidget*>(arrows)})
     bar->addWidget(w);
   layout->addLayout(bar);
 
@@ -127,7 +129,9 @@ void TimelineView::set_document(DocumentPtr doc) {
   if (!find_edit_->text().isEmpty()) find(find_edit_->text());
 }
 
-QString TimelineView::details_text() const { return details_->toPlainText(); }
+QString TimelineView::details_text() const {
+  return details_->toPlainText();
+}
 
 QString TimelineView::range_text() const {
   QString s = stats_label_->text();
@@ -139,7 +143,9 @@ QString TimelineView::range_text() const {
   return s;
 }
 
-void TimelineView::set_time_seconds(double seconds) { canvas_->set_cursor_seconds(seconds); }
+void TimelineView::set_time_seconds(double seconds) {
+  canvas_->set_cursor_seconds(seconds);
+}
 
 void TimelineView::find(const QString& text) {
   found_.clear();
@@ -170,8 +176,8 @@ void TimelineView::show_details(int span) {
   const SpanDetails d = describe_span(*doc_, span);
   QString html = "<b>" + html_escape(d.title) + "</b><table cellspacing=2>";
   for (const DetailLine& l : d.lines)
-    html += "<tr><td style='color:#555'>" + html_escape(l.key) + "</td><td>" + html_escape(l.value) +
-            "</td></tr>";
+    html += "<tr><td style='color:#555'>" + html_escape(l.key) + "</td><td>" +
+            html_escape(l.value) + "</td></tr>";
   html += "</table>";
   details_->setHtml(html);
   emit message(QString::fromStdString(span_summary(*doc_, span)));

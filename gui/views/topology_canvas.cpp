@@ -26,7 +26,9 @@ const QColor kBackground(0xfa, 0xfa, 0xfa);
 const QColor kText(0x20, 0x24, 0x2a);
 constexpr int kLegendHeight = 26;
 
-QColor rgb(std::uint32_t c) { return QColor::fromRgb(c); }
+QColor rgb(std::uint32_t c) {
+  return QColor::fromRgb(c);
+}
 
 // Distance from p to the segment ab.
 double segment_distance(QPointF p, QPointF a, QPointF b) {
@@ -75,7 +77,9 @@ void TopologyCanvas::set_whole_step(bool on) {
   update();
 }
 
-void TopologyCanvas::resizeEvent(QResizeEvent*) { relayout(); }
+void TopologyCanvas::resizeEvent(QResizeEvent*) {
+  relayout();
+}
 
 void TopologyCanvas::relayout() {
   if (!doc_ || !doc_->topology()) return;
@@ -263,7 +267,8 @@ void TopologyCanvas::paint_links(QPainter& p, int b0, int b1) {
     for (size_t l = 0; l < t.links().size(); ++l) {
       const Link& k = t.links()[l];
       if (!drawn(layout_, k.a) || !drawn(layout_, k.b)) continue;
-      draw(at(k.a), at(k.b), u.channel_capacity_bytes_per_second(channel_of(static_cast<int>(l), false)),
+      draw(at(k.a), at(k.b),
+           u.channel_capacity_bytes_per_second(channel_of(static_cast<int>(l), false)),
            u.link_utilisation(static_cast<int>(l), b0, b1));
     }
     return;
@@ -271,10 +276,12 @@ void TopologyCanvas::paint_links(QPainter& p, int b0, int b1) {
   // Aggregated: the links inside a node colour its box's frame; the links
   // out of a node to each switch beyond it become one bundle.
   auto node_of_vertex = [&](int v) {
-    return v < t.num_devices() ? t.device(v).node : t.switches()[static_cast<size_t>(v - t.num_devices())].node;
+    return v < t.num_devices() ? t.device(v).node
+                               : t.switches()[static_cast<size_t>(v - t.num_devices())].node;
   };
-  std::map<std::pair<int, int>, std::pair<double, double>> bundles;  // (node, vertex) -> (bytes, cap)
-  std::map<int, double> inside;                                     // node -> busiest link
+  std::map<std::pair<int, int>, std::pair<double, double>>
+      bundles;                   // (node, vertex) -> (bytes, cap)
+  std::map<int, double> inside;  // node -> busiest link
   for (size_t l = 0; l < t.links().size(); ++l) {
     const Link& k = t.links()[l];
     const int na = node_of_vertex(k.a), nb = node_of_vertex(k.b);
@@ -286,7 +293,8 @@ void TopologyCanvas::paint_links(QPainter& p, int b0, int b1) {
     const int node = na >= 0 ? na : nb;
     const int far = na >= 0 ? k.b : k.a;
     auto& [bytes, cap] = bundles[{node, far}];
-    const ChannelId c0 = channel_of(static_cast<int>(l), false), c1 = channel_of(static_cast<int>(l), true);
+    const ChannelId c0 = channel_of(static_cast<int>(l), false),
+                    c1 = channel_of(static_cast<int>(l), true);
     bytes += std::max(u.channel_bytes(c0, b0, b1), u.channel_bytes(c1, b0, b1));
     cap += u.channel_capacity_bytes_per_second(c0);
   }
@@ -323,7 +331,8 @@ void TopologyCanvas::paint_packets(QPainter& p) {
   if (static_cast<int>(xs.size()) > kMaxPackets) xs.resize(kMaxPackets);
   for (std::int32_t i : xs) {
     const TraceTransfer& x = doc_->trace->transfers[static_cast<size_t>(i)];
-    if (x.src == x.dst || x.src < 0 || x.dst < 0 || x.src >= t.num_devices() || x.dst >= t.num_devices())
+    if (x.src == x.dst || x.src < 0 || x.dst < 0 || x.src >= t.num_devices() ||
+        x.dst >= t.num_devices())
       continue;
     const Route& r = t.route(x.src, x.dst);
     // The route's vertices; where a focused layout leaves some out, the
@@ -360,7 +369,7 @@ void TopologyCanvas::paint_devices(QPainter& p, int b0, int b1) {
     // Aggregated: a node's own switch is its frame (the summary takes its place).
     if (layout_.aggregated && t.switches()[s].node >= 0) continue;
     const QPointF c = at(t.num_devices() + static_cast<int>(s));
-    const double r = std::max(4.0, layout_.device_size * area().width() * 0.4);
+    const double r = std::max(4.0, device_rect(0).width() * 0.4);
     p.setPen(QPen(QColor(0x55, 0x5b, 0x66), 1));
     p.setBrush(QColor(0x8a, 0x92, 0x9e));
     p.drawRoundedRect(QRectF(c.x() - r, c.y() - r / 2, 2 * r, r), 2, 2);
@@ -380,7 +389,8 @@ void TopologyCanvas::paint_devices(QPainter& p, int b0, int b1) {
     p.setBrush(busy);
     p.drawRect(QRectF(r.left(), r.bottom() - occ * r.height(), r.width(), occ * r.height()));
     const int coll = whole_step_ ? -1 : collective_at(d.id);
-    const QColor frame = coll >= 0 ? rgb(class_rgb(doc_->index->span_class(coll))) : QColor(0x40, 0x44, 0x4c);
+    const QColor frame =
+        coll >= 0 ? rgb(class_rgb(doc_->index->span_class(coll))) : QColor(0x40, 0x44, 0x4c);
     p.setPen(QPen(frame, coll >= 0 ? 2.5 : 1));
     p.setBrush(Qt::NoBrush);
     p.drawRect(r);
@@ -454,10 +464,10 @@ void TopologyCanvas::paint_legend(QPainter& p) {
   p.setPen(QPen(rgb(class_rgb(SpanClass::kAllReduce)), 2.5));
   p.drawRect(QRectF(x, y + 6, 12, 12));
   p.setPen(kText);
-  const QString frame = layout_.aggregated
-                            ? tr("frame: collective in flight; node frame: its NVLink, top bar: its "
-                                 "uplinks; click a node for its packets")
-                            : tr("frame: collective in flight (its kind's colour); dots: packets");
+  const QString frame =
+      layout_.aggregated ? tr("frame: collective in flight; node frame: its NVLink, top bar: its "
+                              "uplinks; click a node for its packets")
+                         : tr("frame: collective in flight (its kind's colour); dots: packets");
   p.drawText(QPointF(x + 16, y + 16), frame);
 }
 
@@ -473,8 +483,9 @@ QString TopologyCanvas::tooltip_at(QPointF pos) const {
                       .arg(100 * u.device_occupancy(d.id, b0, b1), 0, 'f', 0);
       const int c = collective_at(d.id);
       if (c >= 0)
-        s += tr("\nin flight: %1").arg(QString::fromStdString(
-                 doc_->trace->names[static_cast<size_t>(std::max<NameId>(0, doc_->trace->spans[static_cast<size_t>(c)].name))]));
+        s += tr("\nin flight: %1")
+                 .arg(QString::fromStdString(doc_->trace->names[static_cast<size_t>(
+                     std::max<NameId>(0, doc_->trace->spans[static_cast<size_t>(c)].name))]));
       return s;
     }
   if (layout_.aggregated) {
@@ -499,12 +510,13 @@ QString TopologyCanvas::tooltip_at(QPointF pos) const {
     if (segment_distance(pos, at(k.a), at(k.b)) > 4) continue;
     const int c0 = channel_of(static_cast<int>(l), false);
     return tr("%1\ncapacity %2 each way (%3)\nutilisation %4% (%5 carried)")
-        .arg(QString::fromStdString(k.name.empty() ? t.vertex_name(k.a) + " <-> " + t.vertex_name(k.b) : k.name),
+        .arg(QString::fromStdString(
+                 k.name.empty() ? t.vertex_name(k.a) + " <-> " + t.vertex_name(k.b) : k.name),
              QString::fromStdString(format_bandwidth(u.channel_capacity_bytes_per_second(c0))),
              QString::fromStdString(std::string(link_class_name(k.link_class))))
         .arg(100 * u.link_utilisation(static_cast<int>(l), b0, b1), 0, 'f', 1)
-        .arg(QString::fromStdString(format_bytes(u.channel_bytes(c0, b0, b1) +
-                                                 u.channel_bytes(c0 + 1, b0, b1))));
+        .arg(QString::fromStdString(
+            format_bytes(u.channel_bytes(c0, b0, b1) + u.channel_bytes(c0 + 1, b0, b1))));
   }
   return {};
 }

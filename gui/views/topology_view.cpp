@@ -121,7 +121,9 @@ void TopologyView::play(bool on) {
   }
 }
 
-bool TopologyView::playing() const { return timer_->isActive(); }
+bool TopologyView::playing() const {
+  return timer_->isActive();
+}
 
 void TopologyView::tick() {
   const double speed = speed_->currentText().chopped(1).toDouble();

@@ -15,9 +15,9 @@ namespace brigade::gui {
 class View;
 
 struct ViewInfo {
-  QString name;                  // for --view and settings: "timeline"
-  QString title;                 // for docks and menus: "Timeline"
-  Qt::DockWidgetArea area;       // where its dock starts
+  QString name;             // for --view and settings: "timeline"
+  QString title;            // for docks and menus: "Timeline"
+  Qt::DockWidgetArea area;  // where its dock starts
   std::function<View*(QWidget*)> make;
 };
 

@@ -5,10 +5,10 @@
 // (MainWindow.RecentFilesKeepTheLatestTenWithoutRepeats failed in CI).
 #include <cstdlib>
 
+#include <gtest/gtest.h>
 #include <QApplication>
 #include <QSettings>
 #include <QTemporaryDir>
-#include <gtest/gtest.h>
 
 int main(int argc, char** argv) {
   if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);

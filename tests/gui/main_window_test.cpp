@@ -4,14 +4,14 @@
 #include <fstream>
 #include <iterator>
 
+#include <gtest/gtest.h>
 #include <QApplication>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QMimeData>
 #include <QSettings>
-#include <QUrl>
 #include <QTest>
-#include <gtest/gtest.h>
+#include <QUrl>
 
 #include "gui/app/main_window.hpp"
 #include "gui/app/session.hpp"
@@ -23,7 +23,9 @@ namespace {
 
 const std::string kSrc = BRIGADE_SOURCE_DIR;
 
-QString src(const std::string& rel) { return QString::fromStdString(kSrc + "/" + rel); }
+QString src(const std::string& rel) {
+  return QString::fromStdString(kSrc + "/" + rel);
+}
 
 std::string temp_file(const std::string& name, const std::string& text) {
   const auto dir = std::filesystem::temp_directory_path() / "brigade_gui_window_test";
@@ -74,7 +76,9 @@ TEST(MainWindow, RecentFilesKeepTheLatestTenWithoutRepeats) {
   const auto dir = std::filesystem::temp_directory_path() / "brigade_gui_recent";
   std::filesystem::create_directories(dir);
   const std::string text =
-      std::string(std::istreambuf_iterator<char>(std::ifstream(kSrc + "/scenarios/pmap_train_step.yaml").rdbuf()), {});
+      std::string(std::istreambuf_iterator<char>(
+                      std::ifstream(kSrc + "/scenarios/pmap_train_step.yaml").rdbuf()),
+                  {});
   std::vector<QString> paths;
   for (int i = 0; i < 12; ++i) {
     const auto p = dir / ("s" + std::to_string(i) + ".yaml");

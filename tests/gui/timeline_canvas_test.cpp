@@ -1,11 +1,11 @@
 // The timeline's canvas: keys, zoom stack, clicks and find, offscreen
 // (gui/views/timeline_canvas.hpp, timeline_view.hpp).
+#include <gtest/gtest.h>
 #include <QApplication>
 #include <QHelpEvent>
 #include <QTest>
 #include <QToolTip>
 #include <QWheelEvent>
-#include <gtest/gtest.h>
 
 #include "gui/model/loader.hpp"
 #include "gui/views/export.hpp"
@@ -94,14 +94,16 @@ TEST_F(Timeline, ClickingASpanSelectsItAndPaintsItsFrame) {
 QPoint span_point(TimelineCanvas* c, const Document& doc, int span) {
   const TraceSpan& s = doc.trace->spans[static_cast<size_t>(span)];
   const int r = c->layout().row_showing_stream(s.stream);
-  const double x = TimelineCanvas::kLabelWidth + c->axis().time_to_x((s.start_seconds + s.end_seconds) / 2);
+  const double x =
+      TimelineCanvas::kLabelWidth + c->axis().time_to_x((s.start_seconds + s.end_seconds) / 2);
   const double y = TimelineCanvas::kTopHeight + c->layout().row(r).y + 8;
   return QPoint(static_cast<int>(x), static_cast<int>(y));
 }
 
 int first_span_named(const Document& d, const std::string& name) {
   for (size_t i = 0; i < d.trace->spans.size(); ++i)
-    if (d.trace->names[static_cast<size_t>(d.trace->spans[i].name)] == name) return static_cast<int>(i);
+    if (d.trace->names[static_cast<size_t>(d.trace->spans[i].name)] == name)
+      return static_cast<int>(i);
   return -1;
 }
 
@@ -117,7 +119,8 @@ TEST_F(Timeline, ClickShowsTheSpansDetailsAndHoverItsSummary) {
   // Hovering shows its one-line summary.
   QHelpEvent help(QEvent::ToolTip, at, c->mapToGlobal(at));
   QApplication::sendEvent(c, &help);
-  EXPECT_TRUE(QToolTip::text().startsWith("grad psum — 8 us (AllReduce, ")) << QToolTip::text().toStdString();
+  EXPECT_TRUE(QToolTip::text().startsWith("grad psum — 8 us (AllReduce, "))
+      << QToolTip::text().toStdString();
 }
 
 TEST_F(Timeline, CtrlWheelZoomsAtTheMouseAndDragSelectsARangeWithItsStatistics) {
@@ -129,7 +132,7 @@ TEST_F(Timeline, CtrlWheelZoomsAtTheMouseAndDragSelectsARangeWithItsStatistics) 
   QApplication::sendEvent(c, &wheel);
   EXPECT_NEAR(c->axis().window().duration_seconds(), all.duration_seconds() / 1.25, 1e-15);
   EXPECT_NEAR(c->axis().x_to_time(300), t_at, 1e-15);  // the time under the mouse stays
-  QTest::keyClick(c, Qt::Key_0);  // all, back on the zoom stack
+  QTest::keyClick(c, Qt::Key_0);                       // all, back on the zoom stack
   // Select the whole trace: every device's statistics row appears.
   const int x0 = TimelineCanvas::kLabelWidth + 1;
   const int x1 = TimelineCanvas::kLabelWidth + static_cast<int>(c->axis().width_pixels()) - 1;

@@ -100,13 +100,23 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, ForeignTraceErrors,
     ::testing::Values(
         BadCase{"", "t.json:1:1: error: found an empty file; expected a Chrome trace"},
-        BadCase{"[{\"ph\": \"X\",\n  \"ts\": 1,", "t.json:2:11: error: found invalid JSON; expected a Chrome trace"},
-        BadCase{"{\"foo\": 1}", "t.json: error: found an object without a \"traceEvents\" array; expected a Chrome trace (an array of events, or an object with \"traceEvents\")"},
-        BadCase{"42", "t.json: error: found a JSON number; expected a Chrome trace (an array of events, or an object with \"traceEvents\")"},
+        BadCase{"[{\"ph\": \"X\",\n  \"ts\": 1,",
+                "t.json:2:11: error: found invalid JSON; expected a Chrome trace"},
+        BadCase{"{\"foo\": 1}",
+                "t.json: error: found an object without a \"traceEvents\" array; expected a Chrome "
+                "trace (an array of events, or an object with \"traceEvents\")"},
+        BadCase{"42",
+                "t.json: error: found a JSON number; expected a Chrome trace (an array of events, "
+                "or an object with \"traceEvents\")"},
         BadCase{"[1]", "t.json: error: found event 0 of type number; expected an object"},
-        BadCase{"[{\"name\": \"x\"}]", "t.json: error: found event 0 without \"ph\"; expected a phase such as \"X\""},
-        BadCase{"[{\"ph\": \"X\", \"ts\": \"soon\"}]", "t.json: error: found event 0 (\"X\") without a numeric \"ts\"; expected a time in microseconds"},
-        BadCase{"[{\"ph\": \"X\", \"ts\": 1, \"dur\": -5}]", "t.json: error: found event 0 (\"X\") with \"dur\" -5; expected a duration >= 0 in microseconds"}));
+        BadCase{"[{\"name\": \"x\"}]",
+                "t.json: error: found event 0 without \"ph\"; expected a phase such as \"X\""},
+        BadCase{"[{\"ph\": \"X\", \"ts\": \"soon\"}]",
+                "t.json: error: found event 0 (\"X\") without a numeric \"ts\"; expected a time in "
+                "microseconds"},
+        BadCase{"[{\"ph\": \"X\", \"ts\": 1, \"dur\": -5}]",
+                "t.json: error: found event 0 (\"X\") with \"dur\" -5; expected a duration >= 0 in "
+                "microseconds"}));
 
 TEST(ForeignTrace, BrigadesOwnTracesGoThroughCoresExactReader) {
   Trace t;

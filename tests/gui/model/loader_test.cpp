@@ -88,16 +88,19 @@ TEST(Loader, BadFilesGiveTheClisOneLine) {
   const std::string missing = kSrc + "/nope.yaml";
   auto r = load_document(missing);
   ASSERT_FALSE(r.is_ok());
-  EXPECT_EQ(r.message(), missing + ": error: found no readable file; expected a scenario, a trace or a profile");
+  EXPECT_EQ(r.message(),
+            missing + ": error: found no readable file; expected a scenario, a trace or a profile");
 
   const std::string unknown = temp_file("notes.txt", "hello\n");
   r = load_document(unknown);
   ASSERT_FALSE(r.is_ok());
-  EXPECT_EQ(r.message(), unknown + ": error: found a file of unknown kind; expected a scenario "
-                                   "(.yaml, .yml, .json), a Chrome trace (.json) or a hardware "
-                                   "profile (.yaml)");
+  EXPECT_EQ(r.message(), unknown +
+                             ": error: found a file of unknown kind; expected a scenario "
+                             "(.yaml, .yml, .json), a Chrome trace (.json) or a hardware "
+                             "profile (.yaml)");
 
-  const std::string truncated = temp_file("cut.json", "{\"traceEvents\": [\n {\"ph\": \"X\", \"ts\"");
+  const std::string truncated =
+      temp_file("cut.json", "{\"traceEvents\": [\n {\"ph\": \"X\", \"ts\"");
   r = load_document(truncated);
   ASSERT_FALSE(r.is_ok());
   EXPECT_EQ(r.message(), truncated + ":2:18: error: found invalid JSON; expected a Chrome trace");
@@ -115,8 +118,9 @@ TEST(Loader, AHugeTraceIsRefusedWithItsSize) {
   std::filesystem::resize_file(huge, (std::uintmax_t{3} << 30) / 2);  // 1.5 GiB
   auto r = load_document(huge);
   ASSERT_FALSE(r.is_ok());
-  EXPECT_EQ(r.message(), huge + ": error: found a trace of 1.50 GiB; expected at most 1.00 GiB "
-                                "(open the scenario instead, or record fewer devices)");
+  EXPECT_EQ(r.message(), huge +
+                             ": error: found a trace of 1.50 GiB; expected at most 1.00 GiB "
+                             "(open the scenario instead, or record fewer devices)");
   std::filesystem::remove(huge);
 }
 

@@ -95,7 +95,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(RangeStats, UnionAndDifference) {
   std::vector<std::pair<double, double>> a = {{0, 2}, {1, 3}, {5, 6}};
   std::vector<std::pair<double, double>> b = {{2.5, 5.5}};
-  EXPECT_DOUBLE_EQ(union_seconds(a, 0, 10), 4);       // [0,3] + [5,6]
+  EXPECT_DOUBLE_EQ(union_seconds(a, 0, 10), 4);          // [0,3] + [5,6]
   EXPECT_DOUBLE_EQ(difference_seconds(a, b, 0, 10), 3);  // minus [2.5,3] and [5,5.5]
 }
 

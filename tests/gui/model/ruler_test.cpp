@@ -28,8 +28,8 @@ TEST_P(TickStep, IsTheSmallestOneTwoFiveStepNinetyPixelsApart) {
 
 INSTANTIATE_TEST_SUITE_P(Windows, TickStep,
                          ::testing::Values(StepCase{10e-6, 1000, 1e-6}, StepCase{1, 1000, 0.1},
-                                           StepCase{3e-3, 1500, 0.2e-3},
-                                           StepCase{7e-9, 700, 1e-9}, StepCase{40, 800, 5}));
+                                           StepCase{3e-3, 1500, 0.2e-3}, StepCase{7e-9, 700, 1e-9},
+                                           StepCase{40, 800, 5}));
 
 struct LabelCase {
   double t, step;
@@ -43,15 +43,13 @@ TEST_P(TickLabel, UsesTheStepsUnitAndDecimals) {
   EXPECT_EQ(format_tick(c.t, c.step), c.label);
 }
 
-INSTANTIATE_TEST_SUITE_P(Units, TickLabel,
-                         ::testing::Values(LabelCase{0, 1e-9, "0 ns"}, LabelCase{50e-9, 10e-9, "50 ns"},
-                                           LabelCase{1.2e-6, 200e-9, "1.2 us"},
-                                           LabelCase{3e-6, 1e-6, "3 us"},
-                                           LabelCase{1.5e-3, 0.5e-3, "1.5 ms"},
-                                           LabelCase{0.04, 0.02, "40 ms"},
-                                           LabelCase{0.3, 0.1, "0.3 s"},
-                                           LabelCase{12, 5, "12 s"},
-                                           LabelCase{-1e-18, 1e-6, "0 us"}));
+INSTANTIATE_TEST_SUITE_P(
+    Units, TickLabel,
+    ::testing::Values(LabelCase{0, 1e-9, "0 ns"}, LabelCase{50e-9, 10e-9, "50 ns"},
+                      LabelCase{1.2e-6, 200e-9, "1.2 us"}, LabelCase{3e-6, 1e-6, "3 us"},
+                      LabelCase{1.5e-3, 0.5e-3, "1.5 ms"}, LabelCase{0.04, 0.02, "40 ms"},
+                      LabelCase{0.3, 0.1, "0.3 s"}, LabelCase{12, 5, "12 s"},
+                      LabelCase{-1e-18, 1e-6, "0 us"}));
 
 TEST(Ruler, MajorTicksAreOneStepApartInsideTheWindowWithFourMinorBetween) {
   TimeAxis a;
@@ -69,9 +67,9 @@ TEST(Ruler, MajorTicksAreOneStepApartInsideTheWindowWithFourMinorBetween) {
     else
       ++minor;
   }
-  EXPECT_EQ(labels, (std::vector<std::string>{"50 ms", "100 ms", "150 ms", "200 ms", "250 ms",
-                                              "300 ms", "350 ms", "400 ms", "450 ms", "500 ms",
-                                              "550 ms"}));
+  EXPECT_EQ(labels,
+            (std::vector<std::string>{"50 ms", "100 ms", "150 ms", "200 ms", "250 ms", "300 ms",
+                                      "350 ms", "400 ms", "450 ms", "500 ms", "550 ms"}));
   EXPECT_EQ(minor, 10 * 4);  // 20 px apart: drawn
   EXPECT_NEAR(ticks.front().x, 0, 1e-9);
 }

@@ -42,8 +42,7 @@ class WaitedFor : public ::testing::TestWithParam<WaitCase> {};
 // mm1.wgrad on `compute`, the gradient psum (ring AllReduce) on `dp`, then
 // the SGD step. Every device runs the same tasks at the same times.
 TEST_P(WaitedFor, NamesTheTaskAndTheReason) {
-  static const DocumentPtr doc =
-      load_document(kSrc + "/scenarios/pmap_train_step.yaml").value();
+  static const DocumentPtr doc = load_document(kSrc + "/scenarios/pmap_train_step.yaml").value();
   const WaitCase c = GetParam();
   const SpanDetails d = describe_span(*doc, span_named(*doc, c.span, c.device));
   EXPECT_EQ(d.title, c.span);
@@ -59,10 +58,10 @@ INSTANTIATE_TEST_SUITE_P(
     PmapTrainStep, WaitedFor,
     ::testing::Values(
         WaitCase{"mm1", 0, "nothing: the first task of its stream, with no dependencies", "", 0},
-        WaitCase{"loss", 2,
-                 "'mm1' — stream order: issued after it on the same stream (compute)", "mm1", 2},
-        WaitCase{"grad psum", 1,
-                 "'mm1.wgrad' — event: a kernel on stream 'compute' of this device", "mm1.wgrad", 1},
+        WaitCase{"loss", 2, "'mm1' — stream order: issued after it on the same stream (compute)",
+                 "mm1", 2},
+        WaitCase{"grad psum", 1, "'mm1.wgrad' — event: a kernel on stream 'compute' of this device",
+                 "mm1.wgrad", 1},
         WaitCase{"optimizer.w1", 3, "'grad psum' — the result of the AllReduce over 4 ranks",
                  "grad psum", 3}));
 

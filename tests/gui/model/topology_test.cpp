@@ -108,7 +108,8 @@ TEST(TopologyUsage, UtilisationIsBytesOverCapacityTimesTime) {
   EXPECT_DOUBLE_EQ(u.channel_utilisation(3, 0, 3), 0.5);
   EXPECT_DOUBLE_EQ(u.channel_utilisation(1, 0, 3), 0);  // sw -> d0 carries nothing
   EXPECT_DOUBLE_EQ(u.link_utilisation(1, 0, 3), 0.5);
-  EXPECT_DOUBLE_EQ(u.channel_bytes(0, 1, 1), 12.5);  // a quarter of the time, a quarter of the bytes
+  EXPECT_DOUBLE_EQ(u.channel_bytes(0, 1, 1),
+                   12.5);  // a quarter of the time, a quarter of the bytes
   EXPECT_DOUBLE_EQ(u.device_occupancy(0, 0, 3), 1);
   EXPECT_DOUBLE_EQ(u.device_occupancy(1, 0, 3), 0.5);
   EXPECT_DOUBLE_EQ(u.device_occupancy(1, 0, 1), 1);
