@@ -98,7 +98,9 @@ ScalingCurves scaling_curves(const planner::SweepResult& sweep, int samples, dou
     c.efficiency.emplace_back(p->devices, 100.0 * p->efficiency);
     c.ideal.emplace_back(p->devices, p->devices / base);
   }
-  if (sweep.amdahl_p && samples >= 2) {
+  // Only a p in [0, 1] is a parallel fraction; outside it the sweep's
+  // amdahl_note says why, and a curve would mislead.
+  if (amdahl_curve_drawn(sweep) && samples >= 2) {
     const double lo = std::log(static_cast<double>(judged.front()->devices));
     const double hi = std::log(static_cast<double>(judged.back()->devices) * std::max(1.0, extend));
     for (int i = 0; i < samples; ++i) {
@@ -109,6 +111,10 @@ ScalingCurves scaling_curves(const planner::SweepResult& sweep, int samples, dou
     }
   }
   return c;
+}
+
+bool amdahl_curve_drawn(const planner::SweepResult& sweep) {
+  return sweep.amdahl_p && *sweep.amdahl_p >= 0 && *sweep.amdahl_p <= 1;
 }
 
 }  // namespace brigade::gui

@@ -44,12 +44,18 @@ struct ScalingCurves {
   // Amdahl's S(N / N0) with the sweep's fitted p, at `samples` device
   // counts spaced evenly in log N from the first point to `extend` times the
   // last (its extrapolation: where the law bends); and its efficiency in %.
-  // Empty when the sweep has no fit.
+  // Empty when the sweep has no fit, or its p is outside [0, 1] (no
+  // parallel fraction: amdahl_curve_drawn).
   XY amdahl;
   XY amdahl_efficiency;
 };
 
 ScalingCurves scaling_curves(const planner::SweepResult& sweep, int samples = 64,
                              double extend = 1);
+
+// Whether the sweep's fitted p is a parallel fraction (0 <= p <= 1), the
+// only case in which Amdahl's curve is drawn; otherwise its amdahl_note says
+// why there is none.
+bool amdahl_curve_drawn(const planner::SweepResult& sweep);
 
 }  // namespace brigade::gui

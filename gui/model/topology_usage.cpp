@@ -97,4 +97,31 @@ double TopologyUsage::device_occupancy(int device, int b0, int b1) const {
   return time > 0 ? std::min(1.0, s / time) : 0;
 }
 
+int TopologyUsage::busiest_bin() const {
+  // The argmax of one per-bin score, the earliest on ties; -1 when every
+  // score is zero.
+  auto argmax = [this](auto score) {
+    int best = -1;
+    double top = 0;
+    for (int b = 0; b < bins_; ++b) {
+      const double v = score(b);
+      if (v > top) top = v, best = b;
+    }
+    return best;
+  };
+  const int by_links = argmax([this](int b) {
+    double s = 0;
+    for (int c = 0; c < channels_; ++c) s += channel_utilisation(c, b, b);
+    return s;
+  });
+  if (by_links >= 0) return by_links;
+  const int by_compute = argmax([this](int b) {
+    double s = 0;
+    for (int d = 0; d < devices_; ++d)
+      s += busy_[static_cast<size_t>(d) * static_cast<size_t>(bins_) + static_cast<size_t>(b)];
+    return s;
+  });
+  return std::max(by_compute, 0);
+}
+
 }  // namespace brigade::gui

@@ -45,6 +45,10 @@ class TopologyUsage {
   // Both directions of a link, the busier one.
   double link_utilisation(int link, int b0, int b1) const;
   double device_occupancy(int device, int b0, int b1) const;
+  // The bin where the links carry most (the sum of every channel's
+  // utilisation), else where the devices compute most, else 0; ties go to
+  // the earliest. Where the view opens: at t = 0 little has happened yet.
+  int busiest_bin() const;
   int num_channels() const { return channels_; }
   int num_devices() const { return devices_; }
 

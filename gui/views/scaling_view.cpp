@@ -85,11 +85,18 @@ void attach(QChart* chart, QAbstractSeries* s) {
 }
 
 QString amdahl_text(const planner::SweepResult& r) {
-  if (!r.amdahl_p) return QObject::tr("no Amdahl fit (fewer than two judged device counts)");
+  if (!r.amdahl_p)
+    return r.amdahl_note.empty()
+               ? QObject::tr("no Amdahl fit (fewer than two judged device counts)")
+               : QString::fromStdString(r.amdahl_note).toHtmlEscaped();
   const double p = *r.amdahl_p;
   QString t = QObject::tr("Amdahl p = %1 (R² %2)")
                   .arg(p, 0, 'f', 4)
                   .arg(r.r_squared.value_or(0), 0, 'f', 4);
+  // Outside [0, 1] the planner says why the fit is no parallel fraction,
+  // and no curve is drawn (amdahl_curve_drawn).
+  if (!amdahl_curve_drawn(r))
+    return t + QObject::tr(", no curve drawn: ") + QString::fromStdString(r.amdahl_note).toHtmlEscaped();
   if (p >= 1)
     t += QObject::tr(": no serial part");
   else if (p > 0)
@@ -435,11 +442,20 @@ void ScalingView::redraw() {
   if (doc_ && doc_->scenario && doc_->scenario->training.global_batch > 0)
     batch = tr(", global batch %1").arg(doc_->scenario->training.global_batch);
   lines << tr("<b>%1</b>: strong scaling (the data degree grows%2).").arg(what, batch);
-  if (simulated_) lines << tr("Simulated: %1.").arg(amdahl_text(*simulated_));
-  if (closed_) lines << tr("Closed form: %1.").arg(amdahl_text(*closed_));
+  // When both judges fit alike, one sentence says it for both.
+  const QString sim_fit = simulated_ ? amdahl_text(*simulated_) : QString();
+  const QString cf_fit = closed_ ? amdahl_text(*closed_) : QString();
+  if (simulated_ && closed_ && sim_fit == cf_fit)
+    lines << tr("Simulated and closed form alike: %1.").arg(sim_fit);
+  else {
+    if (simulated_) lines << tr("Simulated: %1.").arg(sim_fit);
+    if (closed_) lines << tr("Closed form: %1.").arg(cf_fit);
+  }
   if (main->stops_paying_after)
-    lines << tr("Adding devices stops paying after %1 devices: the next count is no faster.")
-                 .arg(*main->stops_paying_after);
+    lines << (*main->stops_paying_after == 1
+                  ? tr("Adding devices stops paying after 1 device: the next count is no faster.")
+                  : tr("Adding devices stops paying after %1 devices: the next count is no faster.")
+                        .arg(*main->stops_paying_after));
   summary_->setText(lines.join(" "));
 }
 

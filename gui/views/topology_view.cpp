@@ -1,5 +1,7 @@
 #include "gui/views/topology_view.hpp"
 
+#include <cmath>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -82,8 +84,16 @@ void TopologyView::set_document(DocumentPtr doc) {
   for (QWidget* w : {static_cast<QWidget*>(play_), static_cast<QWidget*>(slider_),
                      static_cast<QWidget*>(speed_), static_cast<QWidget*>(whole_step_)})
     w->setEnabled(ok);
-  slider_->setValue(0);
-  set_time_from_slider(0);
+  // Open where the links are busiest (at t = 0 little has happened yet).
+  const int start =
+      ok ? static_cast<int>(std::lround((doc_->usage->busiest_bin() + 0.5) /
+                                        doc_->usage->bins() * kSliderSteps))
+         : 0;
+  {
+    const QSignalBlocker block(slider_);
+    slider_->setValue(start);
+  }
+  set_time_from_slider(start);
 }
 
 void TopologyView::set_time_seconds(double seconds) {

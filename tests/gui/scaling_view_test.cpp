@@ -38,8 +38,19 @@ TEST(ScalingView, SweepsWhenShownWithBothJudgesAndFitsAmdahl) {
   EXPECT_EQ(v.closed_form()->judge, "cost");
   EXPECT_TRUE(v.simulated()->amdahl_p.has_value());
   const std::string summary = v.summary_text().toStdString();
-  EXPECT_NE(summary.find("Simulated: Amdahl p = "), std::string::npos) << summary;
-  EXPECT_NE(summary.find("Closed form: Amdahl p = "), std::string::npos) << summary;
+  // The judges fit pmap alike (one plan, one answer): said once for both.
+  EXPECT_NE(summary.find("Simulated and closed form alike: Amdahl p = "), std::string::npos)
+      << summary;
+  EXPECT_EQ(summary.find("Closed form: "), std::string::npos) << summary;
+  EXPECT_NE(summary.find("stops paying after 1 device: "), std::string::npos) << summary;
+  // pmap's step only grows with devices (p < 0): the summary says why no
+  // curve is drawn, its "0 <= p <= 1" escaped (the label is rich text, where
+  // a raw "<" cut the rest of the line off).
+  ASSERT_LT(*v.simulated()->amdahl_p, 0);
+  EXPECT_NE(summary.find("no curve drawn: the fitted p is not a parallel fraction (Amdahl's law "
+                         "needs 0 &lt;= p &lt;= 1)"),
+            std::string::npos)
+      << summary;
   auto* table = v.findChild<QTableWidget*>();
   ASSERT_NE(table, nullptr);
   EXPECT_EQ(table->rowCount(), 4);

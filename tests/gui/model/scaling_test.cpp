@@ -114,6 +114,23 @@ TEST(ScalingCurves, NoFitNoAmdahlCurve) {
   EXPECT_TRUE(scaling_curves(planner::SweepResult{}).speedup.empty());
 }
 
+// A fitted p outside [0, 1] is no parallel fraction (planner/sweep.cpp says
+// why in amdahl_note): no curve is drawn from it. pmap_train_step's sweep
+// fitted p = -85.87 and the view drew a curve below zero.
+TEST(ScalingCurves, APOutsideZeroToOneDrawsNoAmdahlCurve) {
+  for (double p : {-85.87, -0.001, 1.2}) {
+    planner::SweepResult r = hand_sweep();
+    r.amdahl_p = p;
+    const ScalingCurves c = scaling_curves(r, 5);
+    EXPECT_TRUE(c.amdahl.empty()) << p;
+    EXPECT_TRUE(c.amdahl_efficiency.empty()) << p;
+    EXPECT_EQ(c.speedup.size(), 3u);
+  }
+  planner::SweepResult r = hand_sweep();
+  r.amdahl_p = 1.0;  // every part parallel: the ideal line, a curve all the same
+  EXPECT_EQ(scaling_curves(r, 5).amdahl.size(), 5u);
+}
+
 TEST(ScalingSweep, TheClosedFormOfGpt3ScalesNearlyLinearly) {
   const Scenario s = scenario("gpt3_175b_1024");
   auto r = scaling_sweep(s, scaling_device_counts(s), ScalingJudge::kClosedForm);

@@ -119,6 +119,48 @@ TEST(TopologyUsage, UtilisationIsBytesOverCapacityTimesTime) {
   EXPECT_EQ(u.bin_of(99), 3);
 }
 
+// Where the topology view opens: the bin whose channels are busiest (sum of
+// their utilisations), else the bin with the most compute, else the first.
+// At t = 0 a step usually shows nothing yet (the first layer computes, no
+// link carries anything), so the view opened on an empty picture.
+TEST(TopologyUsage, TheBusiestBinIsWhereTheLinksCarryMost) {
+  const Topology t = pair();
+  Trace tr;
+  tr.device_names = {"d0", "d1"};
+  tr.streams = {{0, "compute"}, {1, "compute"}};
+  TraceSpan s;
+  s.stream = 0;
+  s.device = 0;
+  s.end_seconds = 0.5;  // compute in bins 0 and 1
+  tr.spans.push_back(s);
+  // 10 B over [0.5, 0.75] (bin 2: utilisation 10 / (100 x 0.25) = 0.4 on
+  // two channels), 20 B over [0.75, 1] (bin 3: 0.8 on two): bin 3 wins.
+  TraceTransfer x;
+  x.src = 0;
+  x.dst = 1;
+  x.bytes = 10;
+  x.start_seconds = 0.5;
+  x.end_seconds = 0.75;
+  tr.transfers.push_back(x);
+  x.bytes = 20;
+  x.start_seconds = 0.75;
+  x.end_seconds = 1;
+  tr.transfers.push_back(x);
+  EXPECT_EQ(TopologyUsage::build(tr, t, plain(), 4).busiest_bin(), 3);
+  // Without transfers: the compute's first bin (ties go to the earliest).
+  tr.transfers.clear();
+  EXPECT_EQ(TopologyUsage::build(tr, t, plain(), 4).busiest_bin(), 0);
+  tr.spans[0].start_seconds = 0.6;
+  tr.spans[0].end_seconds = 1;
+  tr.spans.push_back(s);  // [0, 0.5] again so the extent stays [0, 1]
+  tr.spans.back().device = 1;
+  tr.spans.back().stream = 1;
+  tr.spans.back().end_seconds = 0.1;
+  // d0 fills bin 3 and 0.15 s of bin 2; d1 0.1 s of bin 0: bin 3.
+  EXPECT_EQ(TopologyUsage::build(tr, t, plain(), 4).busiest_bin(), 3);
+  EXPECT_EQ(TopologyUsage{}.busiest_bin(), 0);
+}
+
 struct RampCase {
   double u;
   std::uint32_t rgb;
