@@ -16,6 +16,7 @@
 
 #include "core/plan_check.hpp"
 #include "core/units.hpp"
+#include "costmodel/plan_memo.hpp"
 #include "costmodel/collectives.hpp"
 #include "costmodel/compute.hpp"
 #include "costmodel/memory.hpp"
@@ -37,9 +38,14 @@ Result<double> collective_seconds(const Topology& topo, const HardwareProfile& p
                                   CollectiveKind kind, CollectiveAlgorithm algorithm,
                                   const std::vector<int>& group, double bytes) {
   if (group.size() <= 1 || bytes <= 0) return 0.0;
+  // A search's memo (costmodel/plan_memo.hpp), when one is installed.
+  PlanMemo* memo = PlanMemo::current(topo, prof);
+  if (memo != nullptr)
+    if (auto t = memo->find_collective(kind, algorithm, group, bytes)) return *t;
   BRIGADE_ASSIGN_OR_RETURN(CollectiveQuery q,
                            collective_query_on(topo, prof, kind, algorithm, group, bytes));
   BRIGADE_ASSIGN_OR_RETURN(CollectiveCost c, collective_cost(q));
+  if (memo != nullptr) memo->store_collective(kind, algorithm, group, bytes, c.seconds);
   return c.seconds;
 }
 
@@ -155,10 +161,14 @@ Result<PlanEstimate> estimate_collective(const Scenario& sc) {
 }  // namespace detail
 
 Result<PlanEstimate> estimate_plan(const Scenario& scenario) {
+  return estimate_plan(scenario, EstimateOptions{});
+}
+
+Result<PlanEstimate> estimate_plan(const Scenario& scenario, const EstimateOptions& options) {
   using namespace detail;
   BRIGADE_RETURN_IF_ERROR(check_plan(scenario));
   switch (scenario.model_kind) {
-    case ModelKind::kTransformer: return estimate_transformer(scenario);
+    case ModelKind::kTransformer: return estimate_transformer(scenario, options);
     case ModelKind::kMlp: return estimate_mlp(scenario);
     case ModelKind::kGraph:
       if (scenario.mesh && !scenario.shardings.empty()) return estimate_sharded(scenario);

@@ -81,7 +81,7 @@ double optimizer_step_bytes(double local_params, const BytesPerParameter& per,
                             double sharded_fraction);
 
 // The estimators, one per model kind.
-Result<PlanEstimate> estimate_transformer(const Scenario& sc);
+Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOptions& options = {});
 Result<PlanEstimate> estimate_mlp(const Scenario& sc);
 Result<PlanEstimate> estimate_placement(const Scenario& sc);
 Result<PlanEstimate> estimate_sharded(const Scenario& sc);

@@ -18,6 +18,7 @@
 #include "costmodel/compute.hpp"
 #include "costmodel/memory.hpp"
 #include "costmodel/model_size.hpp"
+#include "costmodel/plan_memo.hpp"
 #include "costmodel/scaling.hpp"
 #include "costmodel/transformer_blocks.hpp"
 
@@ -73,7 +74,7 @@ struct StageTimes {
 
 }  // namespace
 
-Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
+Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOptions& options) {
   const TransformerSpec& ts = sc.transformer;
   const StrategySpec& st = sc.strategy;
   const TrainingSpec& tr = sc.training;
@@ -100,7 +101,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
   const DType dt = ts.dtype;
   const double r = ts.ffn_ratio;
   std::vector<CommLedger> ledgers(static_cast<size_t>(p));  // per step, one device of each stage
-  e.notes.push_back("transformer kernels and collectives as Megatron-LM runs them "
+  if (options.every_device)
+    e.notes.push_back("transformer kernels and collectives as Megatron-LM runs them "
                     "(costmodel/transformer_blocks.hpp, the planner's description too): GEMMs "
                     "through the roofline, norms, softmax, GeLU and residuals as memory-bound "
                     "kernels");
@@ -113,9 +115,20 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
   shape.tensor = t;
   shape.sequence_parallel = st.sequence_parallel;
   shape.recompute = training ? tr.recompute : Recompute::kNone;
-  BRIGADE_ASSIGN_OR_RETURN(const BlockTemplate layer, transformer_layer(shape));
-  BRIGADE_ASSIGN_OR_RETURN(const BlockTemplate embedding, embedding_block(shape));
-  BRIGADE_ASSIGN_OR_RETURN(const BlockTemplate head, head_block(shape));
+  // A search's memo (costmodel/plan_memo.hpp) builds each shape's templates once.
+  PlanMemo* memo = PlanMemo::current(topo, prof);
+  TransformerBlocks own;
+  const TransformerBlocks* blocks = &own;
+  if (memo != nullptr) {
+    BRIGADE_ASSIGN_OR_RETURN(blocks, memo->blocks(shape));
+  } else {
+    BRIGADE_ASSIGN_OR_RETURN(own.layer, transformer_layer(shape));
+    BRIGADE_ASSIGN_OR_RETURN(own.embedding, embedding_block(shape));
+    BRIGADE_ASSIGN_OR_RETURN(own.head, head_block(shape));
+  }
+  const BlockTemplate& layer = blocks->layer;
+  const BlockTemplate& embedding = blocks->embedding;
+  const BlockTemplate& head = blocks->head;
 
   // Per micro-batch, per stage.
   std::vector<StageTimes> stages(static_cast<size_t>(p));
@@ -141,30 +154,67 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
   std::vector<double> per_step_extra(static_cast<size_t>(p), 0.0);  // dp sync, param gather, optimizer
   std::vector<double> opt_seconds(static_cast<size_t>(p), 0.0);
 
+  // Stages whose device computes alike (same profile entry, peaks and memory
+  // bandwidth) and that hold the same layers (neither first nor last, or the
+  // same one) run the same kernels for the same time: the first such stage's
+  // kernel sums are reused, bit for bit (a search judges 10^5 plans a second).
+  struct ComputeDone {
+    const DeviceProfile* profile;
+    const Device* device;
+    bool first, last;
+    int64_t layers;
+    double fwd, bwd;
+  };
+  std::vector<ComputeDone> computed;
+  auto same_device = [](const Device& x, const Device& y) {
+    return x.peak_flops_per_second == y.peak_flops_per_second &&
+           x.memory_bandwidth_bytes_per_second == y.memory_bandwidth_bytes_per_second;
+  };
+
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
     const Device& dev = topo.device(rm.device(0, 0, i));
     const DeviceProfile& dp = prof.for_device(dev);
     const std::vector<int> group = tp_group(i);
+    const ComputeDone* reuse = nullptr;
+    for (const ComputeDone& c : computed)
+      if (c.profile == &dp && same_device(*c.device, dev) && c.first == (i == 0) && c.last == (i == p - 1) &&
+          c.layers == stage_layers[si])
+        reuse = &c;
     // Tensor-parallel collectives of this stage per micro-batch, by kind:
     // calls, bytes and seconds (they sit on the compute stream: not overlapped).
     struct TpTally {
       double calls = 0, bytes = 0, seconds = 0;
     };
     std::map<CollectiveKind, TpTally> tally;
-    // Adds `times` x the kernels' durations to `compute` and `collectives`.
+    // A layer's collectives repeat (kind and size): each priced once per stage.
+    struct Priced {
+      CollectiveKind kind;
+      double bytes, seconds;
+    };
+    std::vector<Priced> priced;
+    // Adds `times` x the kernels' durations to `compute` (unless this stage's
+    // kernel sums are reused) and `collectives`.
     auto run = [&](const std::vector<Kernel>& ks, double times, double& compute,
                    double& collectives) -> Status {
       for (const Kernel& k : ks) {
         if (k.is_collective) {
           // Tensor-parallel collectives run as rings (NCCL inside a node; the planner's
           // choice too); strategy.algorithm is for the data-parallel ones.
-          BRIGADE_ASSIGN_OR_RETURN(double c, collective_seconds(topo, prof, k.collective,
-                                                                CollectiveAlgorithm::kRing, group,
-                                                                k.collective_bytes));
+          double c = -1;
+          for (const Priced& x : priced)
+            if (x.kind == k.collective && x.bytes == k.collective_bytes) c = x.seconds;
+          if (c < 0) {
+            BRIGADE_ASSIGN_OR_RETURN(c, collective_seconds(topo, prof, k.collective,
+                                                           CollectiveAlgorithm::kRing, group,
+                                                           k.collective_bytes));
+            priced.push_back({k.collective, k.collective_bytes, c});
+          }
           collectives += times * c;
           TpTally& x = tally[k.collective];
           x.calls += times, x.bytes += times * k.collective_bytes, x.seconds += times * c;
+        } else if (reuse != nullptr) {
+          continue;
         } else if (k.compute == ComputeKind::kGemm) {
           compute += times * gemm_seconds(dev, dp, k.m, k.n, k.k, dt, k.batch);
         } else {
@@ -190,6 +240,12 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
       BRIGADE_RETURN_IF_ERROR(run(head.forward, 1, T.fwd_kernels, T.tp_fwd));
       if (training) BRIGADE_RETURN_IF_ERROR(run(head.backward, 1, T.bwd_kernels, T.tp_bwd));
     }
+    if (reuse != nullptr) {
+      T.fwd_kernels = reuse->fwd;
+      T.bwd_kernels = reuse->bwd;
+    } else {
+      computed.push_back({&dp, &dev, i == 0, i == p - 1, stage_layers[si], T.fwd_kernels, T.bwd_kernels});
+    }
     for (const auto& [kind, x] : tally)
       ledger.add("tensor", kind_name(kind), t, x.calls * m, x.bytes * m, x.seconds * m, x.seconds * m);
 
@@ -198,6 +254,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
     if (p > 1) {
       const double pp_bytes = pipeline_boundary_bytes(shape);
       auto send = [&](int to) {
+        if (memo != nullptr) return p2p_seconds(pp_bytes, memo->route_alpha_beta(rm.device(0, 0, i), rm.device(0, 0, to)));
         const Route& route = topo.route(rm.device(0, 0, i), rm.device(0, 0, to));
         return p2p_seconds(pp_bytes, AlphaBeta{route_alpha_seconds(route, prof),
                                                route_bandwidth_bytes_per_second(route, topo, prof)});
@@ -290,16 +347,17 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
       md * (bt.tp_fwd + bt.tp_bwd + bt.pp + bt.zero_exposed) + per_step_extra[busiest] - e.optimizer_seconds;
   e.bubble_seconds = std::max(0.0, e.step_seconds - md * bt.per_micro_batch() - per_step_extra[busiest]);
   e.communication = ledgers[busiest].take();
-  e.notes.push_back(fmt::format("times are those of a device of pipeline stage {} (the busiest)", busiest));
-  if (p > 1)
+  const bool full = options.every_device;  // notes, memory per device, Amdahl
+  if (full) e.notes.push_back(fmt::format("times are those of a device of pipeline stage {} (the busiest)", busiest));
+  if (full && p > 1)
     e.notes.push_back(fmt::format("pipeline: {} micro-batches over {} stages ({}), bubble = (sum of "
                                   "stage times - the slowest) / {}",
                                   m, p, schedule_label(st.schedule), v));
-  if (training && d > 1)
+  if (full && training && d > 1)
     e.notes.push_back(st.overlap ? "data-parallel gradients overlap the backward pass except the last "
                                    "bucket: exposed = max(last bucket, total - backward time)"
                                  : "data-parallel gradients are not overlapped (strategy.overlap: false)");
-  if (t > 1 || p > 1)
+  if (full && (t > 1 || p > 1))
     e.notes.push_back("tensor-parallel collectives and pipeline sends are on the critical path "
                       "(not overlapped)");
 
@@ -315,7 +373,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
   aq.recompute = training ? tr.recompute : Recompute::kNone;
   aq.dtype = dt;
   const double layer_act = layer_activation_bytes(aq);
-  e.memory.resize(static_cast<size_t>(n_devices));
+  if (full) e.memory.resize(static_cast<size_t>(n_devices));
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
     BRIGADE_ASSIGN_OR_RETURN(ModelStateBytes states, model_state_bytes(stage_params[si], per, st.zero, d));
@@ -336,16 +394,37 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
       // Inference keeps nothing for a backward pass: one layer's working set at a time.
       act = layer_act + (i == p - 1 ? output_layer_activation_bytes(aq) : 0.0);
     }
+    // One entry per device; devices of a stage differ only in their capacity.
+    const DeviceMemoryEstimate proto =
+        memory_entry(rm.device(0, 0, i), i, states, act, 0.0, topo.device(rm.device(0, 0, i)).memory_bytes);
+    if (!full) {  // the stage's first device, and those of another capacity
+      e.memory.push_back(proto);
+      if (topo.min_device_memory_bytes() == topo.max_device_memory_bytes()) continue;
+      for (int k = 0; k < t; ++k)
+        for (int j = 0; j < d; ++j)
+          if (topo.device(rm.device(k, j, i)).memory_bytes != proto.capacity_bytes)
+            e.memory.push_back(memory_entry(rm.device(k, j, i), i, states, act, 0.0,
+                                            topo.device(rm.device(k, j, i)).memory_bytes));
+      continue;
+    }
     for (int k = 0; k < t; ++k)
       for (int j = 0; j < d; ++j) {
         const int dev = rm.device(k, j, i);
-        e.memory[static_cast<size_t>(dev)] =
-            memory_entry(dev, i, states, act, 0.0, topo.device(dev).memory_bytes);
+        DeviceMemoryEstimate& slot = e.memory[static_cast<size_t>(dev)];
+        if (topo.device(dev).memory_bytes == proto.capacity_bytes) {
+          slot = proto;
+          slot.device = dev;
+        } else {
+          slot = memory_entry(dev, i, states, act, 0.0, topo.device(dev).memory_bytes);
+        }
       }
   }
-  std::sort(e.memory.begin(), e.memory.end(),
-            [](const DeviceMemoryEstimate& x, const DeviceMemoryEstimate& y) { return x.device < y.device; });
-  if (!training)
+  // Entries are written at their device's index, so they are in order already
+  // (checked in O(n): sorting a sorted vector was a tenth of a search's time).
+  auto by_device = [](const DeviceMemoryEstimate& x, const DeviceMemoryEstimate& y) { return x.device < y.device; };
+  if (full && !std::is_sorted(e.memory.begin(), e.memory.end(), by_device))
+    std::sort(e.memory.begin(), e.memory.end(), by_device);
+  if (full && !training)
     e.notes.push_back("inference: activations are one layer's working set (an upper bound)");
 
   e.parameters = transformer_parameters(static_cast<double>(L), static_cast<double>(h),
@@ -366,7 +445,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
     e.hardware_flops_per_iteration = e.model_flops_per_iteration;
   }
   finish_flops(e, topo.device(rm.device(0, 0, 0)), sc.profile, dt);
-  fill_amdahl(e);
+  if (full) fill_amdahl(e);
   return e;
 }
 
