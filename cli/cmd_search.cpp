@@ -1,6 +1,7 @@
 // brigade search SCENARIO: automatic placement (planner/search.hpp): the best
 // plans that fit, ranked, each with the reason it loses to the winner; the
 // closest that do not fit; what was judged and pruned. Progress on stderr.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -13,7 +14,9 @@
 #include "cli/verbs.hpp"
 #include "core/file_io.hpp"
 #include "core/units.hpp"
+#include "planner/lower.hpp"
 #include "planner/search.hpp"
+#include "sim/simulator.hpp"
 
 namespace brigade::cli {
 namespace {
@@ -49,6 +52,21 @@ void run_search_verb(const SearchCliOptions& o) {
     so.seed = static_cast<std::uint64_t>(seed);
   }
   so.judge_sim = parse_choice_flag("--judge", o.judge, {"cost", "sim"}) == "sim";
+  // The simulator as `brigade simulate` runs it: the planner's Program with the
+  // scenario's network model and device speeds.
+  so.simulate = [](const Scenario& s) -> Result<planner::SearchOptions::SimJudgement> {
+    auto plan = planner::lower(s);
+    if (!plan.is_ok()) return plan.status();
+    sim::SimOptions options = sim_options_for(s);
+    options.record_task_times = false;
+    auto r = sim::simulate(plan->program, s.topology, s.profile, options);
+    if (!r.is_ok()) return r.status();
+    planner::SearchOptions::SimJudgement j;
+    j.step_seconds = r->step_seconds;
+    for (const sim::DeviceStats& d : r->devices) j.peak_memory_bytes = std::max(j.peak_memory_bytes, d.peak_memory_bytes);
+    j.out_of_memory = !r->oom.empty();
+    return j;
+  };
   for (const std::string& kv : o.set) {
     const size_t eq = kv.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size())
@@ -62,6 +80,10 @@ void run_search_verb(const SearchCliOptions& o) {
                    "the transformer strategy space)"};
   if (!o.quiet) {
     so.progress = [](const planner::SearchProgress& p) {
+      if (p.stage == "space") {
+        std::cerr << fmt::format("search: the space holds {} plans\n", p.total);
+        return;
+      }
       std::string line = fmt::format("search: {}: {} judged", p.stage, p.evaluated);
       if (p.pruned > 0) line += fmt::format(", {} pruned", p.pruned);
       if (p.total > 0 && p.stage == "closed form") line += fmt::format(" of {}", p.total);

@@ -3,6 +3,7 @@
 #include "costmodel/plan_internal.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -171,6 +172,11 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
            x.memory_bandwidth_bytes_per_second == y.memory_bandwidth_bytes_per_second;
   };
 
+  struct Priced {
+    CollectiveKind kind;
+    double bytes, seconds;
+  };
+  std::vector<Priced> priced;  // per stage; kept here so that its storage is reused
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
     const Device& dev = topo.device(rm.device(0, 0, i));
@@ -181,18 +187,16 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       if (c.profile == &dp && same_device(*c.device, dev) && c.first == (i == 0) && c.last == (i == p - 1) &&
           c.layers == stage_layers[si])
         reuse = &c;
-    // Tensor-parallel collectives of this stage per micro-batch, by kind:
-    // calls, bytes and seconds (they sit on the compute stream: not overlapped).
+    // Tensor-parallel collectives of this stage per micro-batch, by kind (in
+    // the kinds' order): calls, bytes and seconds (they sit on the compute
+    // stream: not overlapped).
     struct TpTally {
+      bool used = false;
       double calls = 0, bytes = 0, seconds = 0;
     };
-    std::map<CollectiveKind, TpTally> tally;
+    std::array<TpTally, kNumCollectiveKinds> tally{};
     // A layer's collectives repeat (kind and size): each priced once per stage.
-    struct Priced {
-      CollectiveKind kind;
-      double bytes, seconds;
-    };
-    std::vector<Priced> priced;
+    priced.clear();
     // Adds `times` x the kernels' durations to `compute` (unless this stage's
     // kernel sums are reused) and `collectives`.
     auto run = [&](const std::vector<Kernel>& ks, double times, double& compute,
@@ -211,7 +215,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
             priced.push_back({k.collective, k.collective_bytes, c});
           }
           collectives += times * c;
-          TpTally& x = tally[k.collective];
+          TpTally& x = tally[static_cast<size_t>(k.collective)];
+          x.used = true;
           x.calls += times, x.bytes += times * k.collective_bytes, x.seconds += times * c;
         } else if (reuse != nullptr) {
           continue;
@@ -246,8 +251,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     } else {
       computed.push_back({&dp, &dev, i == 0, i == p - 1, stage_layers[si], T.fwd_kernels, T.bwd_kernels});
     }
-    for (const auto& [kind, x] : tally)
-      ledger.add("tensor", kind_name(kind), t, x.calls * m, x.bytes * m, x.seconds * m, x.seconds * m);
+    for (size_t kind = 0; kind < tally.size(); ++kind)
+      if (const TpTally& x = tally[kind]; x.used)
+        ledger.add("tensor", kind_name(static_cast<CollectiveKind>(kind)), t, x.calls * m, x.bytes * m,
+                   x.seconds * m, x.seconds * m);
 
     // Pipeline sends: activations forward to stage i+1, gradients back to stage i-1, the
     // boundary tensor as each tensor-parallel rank holds it.

@@ -79,9 +79,6 @@ Result<SearchResult> run_search(const Scenario& scenario, const SearchOptions& o
   if (options.top < 1) return Status::error("--top: found " + std::to_string(options.top) + "; expected 1 or more");
   if (options.budget_seconds < 0)
     return Status::error("--budget: found a negative budget; expected a positive duration such as 5s");
-  if (options.judge_sim && !options.simulate)
-    return Status::error("search: --judge sim needs a simulator (SearchOptions::simulate)",
-                         ErrorKind::kInternal);
   switch (scenario.model_kind) {
     case ModelKind::kTransformer: return detail::search_transformer(scenario, options);
     case ModelKind::kGraph: return detail::search_graph(scenario, options);

@@ -36,7 +36,7 @@ struct SearchProgress {
   std::uint64_t total = 0;    // the space's size (0 when unknown)
   double best = 0;            // best objective so far (seconds or bytes; 0: none yet)
   std::string best_label;     // the plan that holds it
-  std::string stage;          // "closed form", "simulator 3/10", "branch and bound", ...
+  std::string stage;          // "space" (first, with `total`), "closed form", "simulator 3/10", ...
 };
 using SearchProgressFn = std::function<void(const SearchProgress&)>;
 
@@ -47,8 +47,8 @@ struct SearchOptions {
   std::uint64_t seed = 1;     // annealing's random stream (graphs)
   bool judge_sim = false;     // re-rank the best `top` with the simulator
   SpaceGrid grid;             // the transformer space (search --set restricts it)
-  // How the simulator judges a plan (the caller binds planner::lower +
-  // sim::simulate with the scenario's options). Required when judge_sim.
+  // How the simulator judges a plan; empty: planner::lower + sim::simulate
+  // with the scenario's network model and device speeds.
   struct SimJudgement {
     double step_seconds = 0;
     double peak_memory_bytes = 0;  // the largest device peak

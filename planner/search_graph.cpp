@@ -101,6 +101,8 @@ Result<SearchResult> search_graph(const Scenario& sc, const SearchOptions& o) {
   };
   SearchProgress prog;
   prog.total = r.space_size;
+  prog.stage = "space";  // the size, before the search starts
+  throttle.report(prog, true);
   std::vector<Candidate> cands;
 
   // 1. Per-op placement: exact when small enough, annealing otherwise.

@@ -163,6 +163,8 @@ Result<SearchResult> search_transformer(const Scenario& sc, const SearchOptions&
   std::vector<Kept> best, closest;
   SearchProgress prog;
   prog.total = r.space_size;
+  prog.stage = "space";  // the size, before the search starts
+  throttle.report(prog, true);
   prog.stage = "closed form";
   auto report = [&](bool force) {
     prog.evaluated = r.evaluated;

@@ -2,7 +2,10 @@
 // Programs and simulated, re-ranked by simulated step time, and the places
 // where the two judges order plans differently said in words.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -48,29 +51,45 @@ void judge_one(RankedPlan& p, const SearchOptions& o) {
 }  // namespace
 
 void rerank_with_simulator(SearchResult& r, const SearchOptions& o, const Deadline& deadline) {
+  // The plans are simulated side by side, one per core (each simulation is
+  // single-threaded and independent; the results do not depend on the order).
+  // A plan is started only while the budget lasts.
+  // The hand-written plan (when it fits and is not listed) goes last.
+  std::vector<RankedPlan*> jobs;
+  for (RankedPlan& p : r.plans) jobs.push_back(&p);
+  bool listed = false;
+  for (const RankedPlan& p : r.plans) listed |= p.hand_written && p.method == "hand-written";
+  if (r.hand_written && r.hand_written->fits && !listed) jobs.push_back(&*r.hand_written);
   SearchProgress prog;
-  prog.total = r.plans.size();
+  prog.total = jobs.size();
   ProgressThrottle throttle(o, deadline);
-  size_t done = 0;
-  for (RankedPlan& p : r.plans) {
-    if (deadline.expired()) break;
-    prog.stage = fmt::format("simulator {}/{}", done + 1, r.plans.size());
-    prog.evaluated = done;
-    prog.best_label = p.label;
-    throttle.report(prog, true);
-    judge_one(p, o);
-    ++done;
-  }
-  if (done < r.plans.size())
+  std::mutex mu;
+  std::atomic<size_t> next{0};
+  size_t done = 0, done_listed = 0;
+  auto worker = [&] {
+    while (true) {
+      const size_t i = next.fetch_add(1);
+      if (i >= jobs.size() || deadline.expired()) return;
+      judge_one(*jobs[i], o);
+      std::lock_guard<std::mutex> lock(mu);
+      ++done;
+      done_listed += i < r.plans.size();
+      prog.stage = fmt::format("simulator {}/{}", done, jobs.size());
+      prog.evaluated = done;
+      prog.best_label = jobs[i]->label;
+      throttle.report(prog, true);
+    }
+  };
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t workers = std::min<size_t>(cores, jobs.size());
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+  if (done_listed < r.plans.size())
     r.notes.push_back(fmt::format("budget: the simulator judged {} of the {} best plans; the "
                                   "others keep their closed-form rank",
-                                  done, r.plans.size()));
-  if (r.hand_written && r.hand_written->fits && !deadline.expired()) {
-    bool listed = false;
-    for (const RankedPlan& p : r.plans)
-      if (p.hand_written && p.method == "hand-written") listed = true;
-    if (!listed) judge_one(*r.hand_written, o);
-  }
+                                  done_listed, r.plans.size()));
   for (RankedPlan& p : r.plans)
     if (p.hand_written && p.method == "hand-written" && r.hand_written) {
       r.hand_written->sim_step_seconds = p.sim_step_seconds;

@@ -64,12 +64,28 @@ TEST(SearchVerb, Gpt3JsonReturnsRankedPlansWithReasons) {
 TEST(SearchVerb, TextTableAndProgress) {
   auto r = run_brigade({"search", scenario("llm_13b_128gpu.yaml"), "--top", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.rfind("search: the space holds ", 0), 0u) << r.err;  // its size first
   EXPECT_NE(r.err.find("search: closed form: "), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("strategy space:"), std::string::npos);
   EXPECT_NE(r.out.find("best 3 plans that fit, ranked by the closed form:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("hand-written plan (the scenario's strategy): tensor 8, pipeline 1, data 16"),
             std::string::npos)
       << r.out;
+}
+
+// --judge sim: the best plans simulated and re-ranked by simulated step.
+TEST(SearchVerb, JudgeSimReRanksTheBestBySimulatedStep) {
+  auto r = run_brigade({"search", scenario("llm_13b_128gpu.yaml"), "--judge", "sim", "--top", "2", "--json",
+                        "--quiet", "--set", "tensor=8", "--set", "pipeline=1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["judge"], "sim");
+  ASSERT_EQ(j["plans"].size(), 2u);
+  const double a = j["plans"][0]["sim"]["step_seconds"].get<double>();
+  const double b = j["plans"][1]["sim"]["step_seconds"].get<double>();
+  EXPECT_GT(a, 0);
+  EXPECT_LE(a, b);
+  EXPECT_EQ(j["plans"][0]["sim"]["rank"], 1);
 }
 
 // --emit writes the winner as a scenario file that simulate opens, and that
