@@ -255,8 +255,24 @@ Result<SearchResult> search_graph(const Scenario& sc, const SearchOptions& o) {
   r.fitting = fit.size();
   r.infeasible = over.size();
   if (hand) {
-    Candidate hc{"hand-written", sc.mesh ? "the scenario's mesh and shardings" : "the scenario's placement",
-                 std::make_shared<Scenario>(sc)};
+    std::string label;
+    if (sc.mesh) {
+      std::string shape;
+      for (auto x : sc.mesh->shape) shape += (shape.empty() ? "" : "x") + std::to_string(x);
+      label = "mesh " + shape + ":";
+      for (const auto& [t, spec] : sc.shardings) {
+        std::string d;
+        for (const auto& a : spec) d += (d.empty() ? "" : ",") + (a.empty() ? std::string("-") : a);
+        label += " " + t + "[" + d + "]";
+      }
+    } else {
+      std::vector<int> dev(static_cast<size_t>(N), 0);  // unplaced ops run on device 0
+      for (int op = 0; op < N; ++op)
+        if (auto it = sc.placement.find(pp.op_names[static_cast<size_t>(op)]); it != sc.placement.end())
+          dev[static_cast<size_t>(op)] = it->second;
+      label = placement_label(pp, dev);
+    }
+    Candidate hc{"hand-written", label, std::make_shared<Scenario>(sc)};
     RankedPlan hp;
     auto st = judge(hc, hp);
     if (!st.is_ok()) {

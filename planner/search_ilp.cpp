@@ -129,7 +129,7 @@ ShardingSolution solve_sharding_ilp(const ShardingProblem& p, double seconds) {
   }
   s.optimal = x != nullptr && model.isProvenOptimal();
   s.bound = s.optimal ? s.objective : model.getBestPossibleObjValue();
-  s.status = s.optimal                ? fmt::format("optimal ({} CBC nodes)", s.explored)
+  s.status = s.optimal                ? fmt::format("optimal ({} CBC node{})", s.explored, s.explored == 1 ? "" : "s")
              : model.isSecondsLimitReached() ? fmt::format("stopped at the time limit after {} CBC nodes", s.explored)
              : x == nullptr                  ? std::string("CBC found no solution")
                                              : std::string("CBC stopped without proving optimality");
@@ -242,6 +242,8 @@ Result<MeshSharding> sharding_problem(const Model& g, const Mesh& mesh, const To
     ms.problem.nodes.push_back({g.tensors[t].name, std::vector<double>(ms.specs.back().size(), 0.0)});
     ms.node_tensor.push_back(static_cast<int>(t));
     ms.leaf.push_back(true);
+    ms.inputs.emplace_back();
+    ms.input_specs.emplace_back();
   }
   BRIGADE_ASSIGN_OR_RETURN(std::vector<int> order, cost::topological_order(g));
   std::vector<std::vector<Strategy>> strategies;  // per op node, aligned with nodes after the leaves
@@ -345,6 +347,9 @@ Result<MeshSharding> sharding_problem(const Model& g, const Mesh& mesh, const To
     ms.specs.push_back(out_specs);
     ms.node_tensor.push_back(out);
     ms.leaf.push_back(false);
+    ms.inputs.push_back(op.inputs);
+    ms.input_specs.emplace_back();
+    for (const Strategy& st : ss) ms.input_specs.back().push_back(st.inputs);
     if (out >= 0) node_of_tensor[static_cast<size_t>(out)] = op_node[static_cast<size_t>(o)];
     // Edges from each input's node.
     for (size_t k = 0; k < op.inputs.size(); ++k) {
@@ -370,13 +375,26 @@ std::map<std::string, std::vector<std::string>> shardings_of(const MeshSharding&
                                                               const std::vector<int>& choice,
                                                               bool leaves_only) {
   std::map<std::string, std::vector<std::string>> out;
-  for (size_t v = 0; v < ms.problem.nodes.size(); ++v) {
-    const int t = ms.node_tensor[v];
-    if (t < 0 || (leaves_only && !ms.leaf[v])) continue;
-    const PartitionSpec& spec = ms.specs[v][static_cast<size_t>(choice[v])];
+  auto write = [&](int t, const PartitionSpec& spec) {
     std::vector<std::string> axes;
     for (int a : spec) axes.push_back(a < 0 ? std::string() : ms.mesh.axes[static_cast<size_t>(a)]);
     out[g.tensors[static_cast<size_t>(t)].name] = axes;
+  };
+  for (size_t v = 0; v < ms.problem.nodes.size(); ++v) {
+    const int t = ms.node_tensor[v];
+    if (t < 0 || (leaves_only && !ms.leaf[v])) continue;
+    PartitionSpec spec = ms.specs[v][static_cast<size_t>(choice[v])];
+    if (ms.leaf[v]) {
+      // As its first reader (in node order: topological) needs it.
+      bool found = false;
+      for (size_t u = 0; u < ms.problem.nodes.size() && !found; ++u)
+        for (size_t k = 0; k < ms.inputs[u].size() && !found; ++k)
+          if (ms.inputs[u][k] == t) {
+            spec = ms.input_specs[u][static_cast<size_t>(choice[u])][k];
+            found = true;
+          }
+    }
+    write(t, spec);
   }
   return out;
 }

@@ -66,13 +66,19 @@ struct MeshSharding {
   std::vector<int> node_tensor;                   // the tensor each node decides
   std::vector<std::vector<PartitionSpec>> specs;  // per node, per strategy: that tensor's spec
   std::vector<bool> leaf;                         // a graph input or weight
+  // Op nodes: the tensors they read, and per strategy the spec each must have.
+  std::vector<std::vector<int>> inputs;
+  std::vector<std::vector<std::vector<PartitionSpec>>> input_specs;
 };
 Result<MeshSharding> sharding_problem(const Model& model, const Mesh& mesh, const Topology& topology,
                                       const HardwareProfile& profile, CollectiveAlgorithm algorithm);
 
 // A solution as scenario shardings (tensor -> an axis name or "" per
 // dimension), for the graph's inputs and weights (`leaves_only`) or every
-// tensor a node decides.
+// tensor a node decides. An input or weight is written as its first reader
+// needs it (the ILP sees no cost in slicing a whole tensor, so its own
+// choice for a leaf may be any spec that slices to that one; the closed
+// form and the planner take a leaf's spec as written).
 std::map<std::string, std::vector<std::string>> shardings_of(const MeshSharding& ms, const Model& model,
                                                               const std::vector<int>& choice,
                                                               bool leaves_only);

@@ -247,7 +247,7 @@ class BranchAndBound {
     s.lower_bound = placement_lower_bound(p_);
     s.optimal = !stopped_;
     s.status = stopped_ ? fmt::format("stopped at the budget after {} nodes", nodes_)
-                        : fmt::format("optimal ({} nodes)", nodes_);
+                        : fmt::format("optimal ({} node{})", nodes_, nodes_ == 1 ? "" : "s");
     if (s.optimal && !best_dev_.empty()) s.lower_bound = best_;
     return s;
   }

@@ -23,6 +23,8 @@ std::string purpose_name(const std::string& purpose) {
   if (purpose == "tensor") return "tensor-parallel";
   if (purpose == "pipeline") return "pipeline";
   if (purpose == "zero-3 params") return "ZeRO-3 parameter";
+  if (purpose == "transfer") return "cross-device";
+  if (purpose == "sharding") return "resharding";
   return purpose;
 }
 
@@ -113,6 +115,8 @@ bool better(SearchObjective o, const RankedPlan& a, const RankedPlan& b) {
   const double a2 = o == SearchObjective::kStepTime ? a.peak_memory_bytes : a.step_seconds;
   const double b2 = o == SearchObjective::kStepTime ? b.peak_memory_bytes : b.step_seconds;
   if (a2 != b2) return a2 < b2;
+  // The same step on fewer devices: the higher utilisation wins the tie.
+  if (a.mfu != b.mfu) return a.mfu > b.mfu;
   if (a.point && b.point) return *a.point < *b.point;
   return a.label < b.label;
 }

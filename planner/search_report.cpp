@@ -101,15 +101,13 @@ std::string search_text(const SearchResult& r, int top) {
   if (r.invalid > 0 && !r.invalid_example.empty()) s += "  rejected, e.g. " + r.invalid_example + "\n";
   for (const std::string& n : r.notes) s += "  " + n + "\n";
   for (const MethodReport& m : r.methods) {
-    s += fmt::format("{}: {} = {}", m.name, m.objective, format_seconds(m.value));
-    if (m.optimal)
-      s += " (optimal)";
-    else if (m.lower_bound && m.value > 0)
-      s += fmt::format(" (gap at most {:.1f}%: a lower bound is {})",
-                       100 * (m.value - *m.lower_bound) / m.value, format_seconds(*m.lower_bound));
-    else
+    s += fmt::format("{}: {} {}, {}", m.name, m.objective, format_seconds(m.value), m.status);
+    if (!m.optimal && m.lower_bound && m.value > 0)
+      s += fmt::format(" (gap at most {:.1f}%: a lower bound is {})", 100 * (m.value - *m.lower_bound) / m.value,
+                       format_seconds(*m.lower_bound));
+    else if (!m.optimal)
       s += " (gap unknown)";
-    s += fmt::format(", {}; {} explored in {}\n", m.status, count(m.explored), format_seconds(m.seconds));
+    s += fmt::format(", in {}\n", format_seconds(m.seconds));
     if (!m.fallback.empty()) s += "  " + m.fallback + "\n";
   }
 
@@ -147,8 +145,10 @@ std::string search_text(const SearchResult& r, int top) {
 
   if (r.hand_written) {
     const RankedPlan& h = *r.hand_written;
-    s += fmt::format("\nhand-written plan ({}): {}\n", tf ? "the scenario's strategy" : "the scenario's placement",
-                     h.label);
+    const char* what = tf ? "the scenario's strategy"
+                       : (h.scenario && h.scenario->mesh) ? "the scenario's mesh and shardings"
+                                                          : "the scenario's placement";
+    s += fmt::format("\nhand-written plan ({}): {}\n", what, h.label);
     if (!h.fits) {
       s += "  does not fit: " + detail::overflow_text(h, tf) + "\n";
     } else if (!r.plans.empty()) {
