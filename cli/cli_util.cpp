@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "core/file_io.hpp"
 #include "core/status.hpp"
 
 namespace brigade::cli {
@@ -40,6 +41,31 @@ void throw_flag_error(std::string_view flag, std::string_view found, std::string
   throw BadInput{flag_error_line(flag, found, expected)};
 }
 
+CLI::Validator input_path_check() {
+  return CLI::Validator(
+      [](std::string& value) {
+        return value.empty() ? std::string("found ''; expected a file path") : std::string();
+      },
+      "");
+}
+
+CLI::Validator output_path_check() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (value.empty()) return "found ''; expected a file path";
+        const Result<OutputTarget> target = check_output_path(value);
+        if (target.is_ok()) return "";
+        // "found X; expected Y" -> "found X at 'PATH'; expected Y", unless X
+        // names its own path already ("found no folder 'DIR'").
+        std::string line = target.message();
+        const auto cut = line.find("; expected");
+        if (cut != std::string::npos && line.substr(0, cut).find('\'') == std::string::npos)
+          line.insert(cut, " at '" + value + "'");
+        return line;
+      },
+      "");
+}
+
 std::string expected_quantity(Dimension dim, Sign sign) {
   std::string noun, example;
   switch (dim) {
@@ -59,11 +85,15 @@ std::string expected_quantity(Dimension dim, Sign sign) {
 }
 
 double parse_quantity_flag(std::string_view flag, std::string_view text, Dimension dim, Sign sign) {
-  auto v = parse_quantity(text, dim);
-  const bool ok = v.is_ok() && (sign == Sign::kAny || (sign == Sign::kPositive && *v > 0) ||
-                                (sign == Sign::kNonNegative && *v >= 0));
+  double v = 0;
+  const QuantityFault fault = check_quantity(text, dim, &v);
+  // Out of the dimension's range ("1e308TiB"): say the range.
+  if (fault == QuantityFault::kRange) throw_flag_error(flag, text, quantity_range_hint(dim));
+  const bool ok = fault == QuantityFault::kNone &&
+                  (sign == Sign::kAny || (sign == Sign::kPositive && v > 0) ||
+                   (sign == Sign::kNonNegative && v >= 0));
   if (!ok) throw_flag_error(flag, text, expected_quantity(dim, sign));
-  return *v;
+  return v;
 }
 
 int parse_int_flag(std::string_view flag, std::string_view text, int min) {
@@ -73,10 +103,14 @@ int parse_int_flag(std::string_view flag, std::string_view text, int min) {
   return static_cast<int>(v);
 }
 
-std::vector<int> parse_int_list_flag(std::string_view flag, std::string_view text, int min) {
+std::vector<int> parse_int_list_flag(std::string_view flag, std::string_view text, int min,
+                                     int max) {
   std::vector<int> out;
   const std::string expected =
-      "a comma-separated list of whole numbers >= " + std::to_string(min) + " such as 1,2,4,8";
+      max == INT_MAX ? "a comma-separated list of whole numbers >= " + std::to_string(min) +
+                           " such as 1,2,4,8"
+                     : "a comma-separated list of whole numbers from " + std::to_string(min) +
+                           " to " + std::to_string(max) + " such as 1,2,4,8";
   size_t start = 0;
   const std::string s(text);
   while (true) {
@@ -84,7 +118,7 @@ std::vector<int> parse_int_list_flag(std::string_view flag, std::string_view tex
     const std::string item = trim(s.substr(start, comma == std::string::npos ? std::string::npos
                                                                              : comma - start));
     long v = 0;
-    if (!parse_long(item, v) || v < min || v > INT_MAX) throw_flag_error(flag, text, expected);
+    if (!parse_long(item, v) || v < min || v > max) throw_flag_error(flag, text, expected);
     out.push_back(static_cast<int>(v));
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -117,6 +151,10 @@ void throw_status(const Status& status) {
   if (msg.find("error: ") == std::string::npos) msg = "brigade: error: " + msg;
   if (status.kind() == ErrorKind::kBadInput || status.kind() == ErrorKind::kUnsupported)
     throw BadInput{msg};
+  // kCancelled, like kRuntime and kInternal: exit 1. No verb sets a
+  // cancellation flag (Ctrl-C ends the process as the shell's default), so a
+  // cancelled run here is a library's report of work that did not finish.
+
   throw RuntimeFailure{msg};
 }
 
@@ -133,6 +171,24 @@ Scenario load_scenario_or_throw(const std::string& path, const std::string& prof
     for (const std::string& w : s->profile.uncovered_models(s->topology))
       std::cerr << "brigade: warning: " << s->profile_path << ": " << w << "\n";
   return std::move(s).value();
+}
+
+void require_finite(std::string_view verb,
+                    std::initializer_list<std::pair<std::string_view, double>> values) {
+  for (const auto& [what, x] : values) {
+    if (std::isfinite(x)) continue;
+    throw RuntimeFailure{"brigade: internal error: " + std::string(verb) + ": found " +
+                         std::string(what) + " = " + (std::isnan(x) ? "nan" : "inf") +
+                         "; expected a finite number (a bug: please report the scenario)"};
+  }
+}
+
+void warn_does_not_fit(size_t devices_over, size_t devices, int worst_device, double needed_bytes,
+                       double capacity_bytes, const Topology& topology) {
+  std::cerr << "brigade: warning: the plan does not fit in device memory: " << devices_over
+            << " of " << devices << " devices over capacity; "
+            << topology.device(worst_device).name << " needs " << format_bytes(needed_bytes)
+            << " of " << format_bytes(capacity_bytes) << "\n";
 }
 
 planner::Granularity parse_granularity_flag(const std::string& text) {

@@ -1,5 +1,6 @@
 // brigade amdahl: Amdahl's S(N) (and Gustafson's) for a parallel fraction p,
 // or p fitted to measured (N, speedup) points (costmodel/scaling.hpp).
+#include <climits>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -33,7 +34,9 @@ std::vector<cost::SpeedupPoint> parse_fit(const std::string& text) {
     if (colon == std::string::npos) throw_flag_error("--fit", text, expected);
     auto n = parse_quantity(item.substr(0, colon), Dimension::kNumber);
     auto s = parse_quantity(item.substr(colon + 1), Dimension::kNumber);
-    if (!n.is_ok() || !s.is_ok()) throw_flag_error("--fit", text, expected);
+    // N a device count (a whole number an int holds), S a positive speedup.
+    if (!n.is_ok() || !s.is_ok() || *n < 1 || *n > INT_MAX || *n != std::floor(*n) || !(*s > 0))
+      throw_flag_error("--fit", text, expected);
     pts.push_back({*n, *s});
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -55,6 +58,13 @@ void run_amdahl(const AmdahlOptions& o) {
     if (!f.is_ok()) throw BadInput{"brigade: error: --fit: " + f.message()};
     fit = *f;
     p = fit.p;
+    // --p refuses a p outside [0, 1]; so does a fit (p = 1.6 printed
+    // "ceiling -1.667x"): such speedups are not Amdahl's.
+    if (!(p >= 0 && p <= 1))
+      throw BadInput{fmt::format(
+          "brigade: error: --fit: found points that fit p = {:.4g}; expected speedups that "
+          "Amdahl's law can give (1 <= S(N) <= N, so p from 0 to 1)",
+          p)};
   } else {
     p = parse_number_in_flag("--p", o.p, 0, 1);
   }

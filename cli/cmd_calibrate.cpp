@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <csignal>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -153,6 +155,9 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
   j["comm_compute_share"] = c.comm_compute_share;
   j["hardware_threads"] = c.hardware_threads;
   j["notes"] = c.notes;
+  j["rejected_fits"] = c.rejected;
+  j["interrupted"] = c.interrupted;
+  j["not_measured"] = c.not_measured;
   j["profile"] = out.empty() ? json(nullptr) : json(out);
   return j;
 }
@@ -320,7 +325,21 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
                                    : "each device has a core for its communication");
   }
   for (const std::string& n : c.notes) std::cout << "note: " << n << "\n";
-  if (!out.empty()) std::cout << "Profile written to " << out << "\n";
+  for (const std::string& r : c.rejected) std::cout << "rejected: " << r << "\n";
+  if (!out.empty())
+    std::cout << (c.interrupted ? "Profile of what was measured before the interrupt written to "
+                                : "Profile written to ")
+              << out << "\n";
+}
+
+// SIGINT stops the measurements: the benchmark running finishes, the profile
+// is fitted from what is done and written (atomically, with --out), and the
+// command exits 130 saying so. A second SIGINT ends the process at once.
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_sigint(int) {
+  g_interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);
 }
 
 void run_calibrate(const CalibrateArgs& a) {
@@ -330,10 +349,13 @@ void run_calibrate(const CalibrateArgs& a) {
   if (*backend == realexec::Backend::kCuda) {
     std::string why;
     if (!realexec::cuda_device_available(&why))
-      throw BadInput{"brigade: error: --backend cuda: " + why};
+      throw RuntimeFailure{"brigade: error: --backend cuda: " + why};  // the machine's lack: exit 1
   }
   realexec::CalibrateOptions o;
   o.quick = a.quick;
+  o.interrupted = &g_interrupted;
+  g_interrupted.store(false);
+  std::signal(SIGINT, on_sigint);
   o.devices = devices > 0 ? devices : (*backend == realexec::Backend::kCpu ? 2 : 0);
   if (*backend == realexec::Backend::kCpu) {
     const size_t cores = realexec::usable_cpus().size();
@@ -345,7 +367,11 @@ void run_calibrate(const CalibrateArgs& a) {
   auto cal = realexec::calibrate(*backend, o, [](const std::string& what, int done, int total) {
     std::cerr << fmt::format("calibrate [{}/{}] {}\n", done + 1, total, what);
   });
+  std::signal(SIGINT, SIG_DFL);
   if (!cal.is_ok()) throw_status(cal.status());
+  // Fits the measurements contradict were not written: say which, on stderr too.
+  for (const std::string& r : cal->rejected)
+    std::cerr << "brigade: warning: calibrate: " << r << "\n";
   if (!a.out.empty()) {
     const Status st = save_profile(cal->profile, a.out);
     if (!st.is_ok()) throw RuntimeFailure{"brigade: error: --out: " + st.message()};
@@ -354,6 +380,16 @@ void run_calibrate(const CalibrateArgs& a) {
     std::cout << to_json(*cal, a.out).dump(2) << "\n";
   else
     print_table(*cal, a.out);
+  if (cal->interrupted) {
+    std::string missing;
+    for (const std::string& m : cal->not_measured) missing += (missing.empty() ? "" : ", ") + m;
+    std::cerr << "brigade: calibrate interrupted: "
+              << (a.out.empty() ? std::string("no --out, nothing written")
+                                : "wrote what was measured to " + a.out)
+              << "; not measured (the data sheet's values kept): " << missing << "\n";
+    std::cout.flush();
+    std::_Exit(130);
+  }
 }
 
 const RegisterVerb kRegister("calibrate", 60, [](CLI::App& app) {
@@ -367,7 +403,8 @@ const RegisterVerb kRegister("calibrate", 60, [](CLI::App& app) {
   cmd->add_option("--devices", args->devices,
                   "devices to measure between (cpu: host-thread devices, default 2; cuda: GPUs, "
                   "default all)");
-  cmd->add_option("--out", args->out, "write the profile here (YAML; see docs/scenario-format.md)");
+  cmd->add_option("--out", args->out, "write the profile here (YAML; see docs/scenario-format.md)")
+      ->check(output_path_check());
   cmd->add_flag("--json", args->json, "print one JSON object instead of tables");
   cmd->add_flag("--quick", args->quick, "tiny sizes: a smoke test in seconds, not figures");
   cmd->callback([args] { run_calibrate(*args); });

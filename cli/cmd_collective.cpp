@@ -128,15 +128,27 @@ void run_collective(const CollectiveOptions& o) {
     }
     j["overhead_seconds"] = q.overhead_seconds;
     j["seconds"] = c->seconds;
-    j["alg_bandwidth"] = c->alg_bandwidth_bytes_per_second;
-    j["bus_bandwidth"] = c->bus_bandwidth_bytes_per_second;
+    if (q.ranks == 1) {
+      // One rank moves nothing: no bandwidth to speak of (issue 20, item 6).
+      j["alg_bandwidth"] = nullptr;
+      j["bus_bandwidth"] = nullptr;
+      j["note"] = "one rank moves nothing";
+    } else {
+      j["alg_bandwidth"] = c->alg_bandwidth_bytes_per_second;
+      j["bus_bandwidth"] = c->bus_bandwidth_bytes_per_second;
+    }
     j["bus_bandwidth_factor"] = cost::bus_bandwidth_factor(kind, q.ranks);
     std::cout << j.dump(2) << "\n";
     return;
   }
-  std::cout << fmt::format("{} of {} over {} devices, {} algorithm\n", collective_kind_name(kind),
-                           format_bytes(q.bytes), q.ranks, collective_algorithm_name(algorithm));
+  std::cout << fmt::format("{} of {} over {} device{}, {} algorithm\n", collective_kind_name(kind),
+                           format_bytes(q.bytes), q.ranks, q.ranks == 1 ? "" : "s",
+                           collective_algorithm_name(algorithm));
   std::cout << fmt::format("  time   {:>12}\n", format_seconds(c->seconds));
+  if (q.ranks == 1) {
+    std::cout << "  one rank moves nothing: no algorithm or bus bandwidth\n";
+    return;
+  }
   std::cout << fmt::format("  algBw  {:>12}   (bytes / time)\n",
                            format_bandwidth(c->alg_bandwidth_bytes_per_second));
   std::cout << fmt::format("  busBw  {:>12}   (algBw x {:.4g}, nccl-tests)\n",

@@ -96,8 +96,10 @@ const RegisterVerb kRegister("execute", 30, [](CLI::App& app) {
   cmd->add_option("scenario", opts->scenario, "scenario file (.yaml, .yml, .json)")->required();
   cmd->add_option("--backend", opts->run.backend, "cpu (default) or cuda");
   cmd->add_option("--repeat", opts->repeat, "timed steps after the warm-up (default 5)");
-  cmd->add_option("--profile", opts->run.profile, "hardware profile replacing the scenario's");
-  cmd->add_option("--trace", opts->trace, "write the median step's Chrome Trace Event JSON");
+  cmd->add_option("--profile", opts->run.profile, "hardware profile replacing the scenario's")
+      ->check(input_path_check());
+  cmd->add_option("--trace", opts->trace, "write the median step's Chrome Trace Event JSON")
+      ->check(output_path_check());
   cmd->add_flag("--compute-16bit-in-f32", opts->run.compute_16bit_in_f32,
                 "cpu: run f16/bf16 kernels in f32 (else they are refused)");
   cmd->add_flag("--json", opts->json, "one JSON object on stdout (SI units)");

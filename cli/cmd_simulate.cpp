@@ -1,11 +1,13 @@
 // brigade simulate SCENARIO: the planner's Program through the discrete-event
 // simulator (sim/): step time, per-device busy / communication / idle time and
 // exposed communication, the critical path, the busiest links, memory peaks
-// and OOM; --trace writes Chrome Trace Event JSON for Perfetto.
+// and OOM; --trace writes Chrome Trace Event JSON for Perfetto (gzip for
+// .json.gz), --trace-devices and --trace-window filter it as it is recorded.
 #include <chrono>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -13,6 +15,8 @@
 #include "cli/cli_util.hpp"
 #include "cli/verbs.hpp"
 #include "core/trace.hpp"
+#include "core/trace_filter.hpp"
+#include "costmodel/plan.hpp"
 #include "planner/lower.hpp"
 #include "sim/report.hpp"
 #include "sim/simulator.hpp"
@@ -26,6 +30,9 @@ struct SimulateOptions {
   std::string network;
   std::string granularity = "auto";
   std::string trace;
+  std::string trace_devices;  // --trace-devices "0-7,64"
+  std::string trace_window;   // --trace-window "0:50ms"
+  bool trace_steps = false;  // --trace-steps: a transfer per message
   bool exact = false;
   bool json = false;
   bool quiet = false;
@@ -40,9 +47,32 @@ void run_simulate(const SimulateOptions& o) {
   options = sim_options_for(scenario, o.network);
   options.exact = o.exact;
   options.record_trace = !o.trace.empty();
+  options.trace_steps = o.trace_steps;
+  if (o.trace_steps && o.trace.empty())
+    throw BadInput{"brigade: error: --trace-steps: found it without --trace; expected --trace FILE beside it"};
+  // The trace's filter, checked before the (long) lowering where it can be.
+  for (const auto& [flag, text] : {std::pair{"--trace-devices", &o.trace_devices},
+                                   std::pair{"--trace-window", &o.trace_window}})
+    if (!text->empty() && o.trace.empty())
+      throw BadInput{std::string("brigade: error: ") + flag + ": found '" + *text +
+                     "' without --trace; expected --trace FILE beside it"};
+  if (!o.trace_devices.empty()) {
+    auto devices = parse_device_list(o.trace_devices);
+    if (!devices.is_ok()) throw_flag_error("--trace-devices", o.trace_devices, devices.message());
+    options.trace_filter.devices = std::move(devices).value();
+  }
+  if (!o.trace_window.empty()) {
+    auto window = parse_time_window(o.trace_window);
+    if (!window.is_ok()) throw_flag_error("--trace-window", o.trace_window, window.message());
+    options.trace_filter.start_seconds = window->first;
+    options.trace_filter.end_seconds = window->second;
+  }
   auto plan = planner::lower(scenario, lower_options);
   if (!plan.is_ok()) throw_status(plan.status());
   const Program& program = plan->program;
+  if (!options.trace_filter.devices.empty() && options.trace_filter.devices.back() >= program.num_devices)
+    throw_flag_error("--trace-devices", o.trace_devices,
+                     "device ids below " + std::to_string(program.num_devices) + " (the plan's devices)");
   // Progress on stderr for long runs only (a million tasks take about a second).
   const bool long_run = program.num_tasks() >= 1000000 && !o.quiet;
   if (long_run) {
@@ -58,18 +88,32 @@ void run_simulate(const SimulateOptions& o) {
   }
   auto result = sim::simulate(program, scenario.topology, scenario.profile, options);
   if (!result.is_ok()) throw_status(result.status());
+  require_finite("simulate", {{"the step time", result->step_seconds}});
   if (!o.trace.empty()) {
     const Status written = write_chrome_trace_file(result->trace, o.trace);
     if (!written.is_ok()) throw_status(written);
+    if (long_run)
+      std::cerr << fmt::format("simulate: trace: {} spans, {} transfers, {} memory samples -> {}\n",
+                               result->trace.spans.size(), result->trace.transfers.size(),
+                               result->trace.memory.size(), o.trace);
   }
   if (o.json) {
     nlohmann::json j = sim::simulation_json(*result, program, scenario.topology);
     j["scenario"] = scenario.name;
     j["tasks"] = program.num_tasks();
     j["granularity"] = std::string(planner::granularity_name(plan->granularity));
+    j["notes"] = cost::plan_warnings(scenario);
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << sim::simulation_text(*result, program, scenario.topology);
+    for (const std::string& n : cost::plan_warnings(scenario)) std::cout << "note: " << n << "\n";
+  }
+  if (!result->oom.empty()) {
+    const sim::OomEvent* worst = &result->oom.front();
+    for (const sim::OomEvent& e : result->oom)
+      if (e.live_bytes - e.capacity_bytes > worst->live_bytes - worst->capacity_bytes) worst = &e;
+    warn_does_not_fit(result->oom.size(), static_cast<size_t>(scenario.topology.num_devices()),
+                      worst->device, worst->live_bytes, worst->capacity_bytes, scenario.topology);
   }
   if (long_run)
     std::cerr << fmt::format(
@@ -86,13 +130,23 @@ const RegisterVerb kRegister("simulate", 21, [](CLI::App& app) {
       "the critical path, the busiest links, memory peaks and any OOM.");
   cmd->add_option("scenario", opts->scenario, "scenario file (.yaml, .yml, .json)")->required();
   cmd->add_option("--profile", opts->profile,
-                  "hardware profile replacing the scenario's (brigade calibrate --out)");
+                  "hardware profile replacing the scenario's (brigade calibrate --out)")
+      ->check(input_path_check());
   cmd->add_option("--network", opts->network,
                   "flow (links shared max-min fairly) or ideal (no contention); "
                   "default: the scenario's simulation.network, else flow");
   cmd->add_flag("--exact", opts->exact,
                 "turn every shortcut off (closed-form collectives on uncontended links)");
-  cmd->add_option("--trace", opts->trace, "write a Chrome Trace Event JSON file (Perfetto)");
+  cmd->add_option("--trace", opts->trace,
+                  "write a Chrome Trace Event JSON file for Perfetto (FILE.json.gz: gzip-compressed)")
+      ->check(output_path_check());
+  cmd->add_option("--trace-devices", opts->trace_devices,
+                  "trace only these devices (and transfers from or to them), e.g. 0-7,64");
+  cmd->add_option("--trace-window", opts->trace_window,
+                  "trace only what overlaps this window of the step, START:END, e.g. 0:50ms or 2s:");
+  cmd->add_flag("--trace-steps", opts->trace_steps,
+                "trace every message of a collective's algorithm (default: back-to-back messages "
+                "between two devices are one transfer)");
   cmd->add_option("--granularity", opts->granularity,
                   "task granularity: auto, kernel, region or step (default auto)");
   cmd->add_flag("--json", opts->json, "one JSON object on stdout (SI units)");

@@ -42,7 +42,7 @@ void run_sweep(const SweepOptions& o) {
   planner::SweepSpec spec;
   spec.fixed_devices = o.fixed_devices;
   if (!o.devices.empty()) {
-    for (int n : parse_int_list_flag("--devices", o.devices, 1))
+    for (int n : parse_int_list_flag("--devices", o.devices, 1, ScenarioLimits::kMaxDevices))
       spec.values.push_back(std::to_string(n));
   }
   for (size_t i = 0; i < o.set.size(); ++i) {
@@ -108,6 +108,17 @@ void run_sweep(const SweepOptions& o) {
     std::cout << planner::sweep_csv(*r);
   else
     std::cout << planner::sweep_text(*r);
+  // A point that could not be judged fails the sweep (exit 2), after the
+  // table that says why (issue 20, item 6).
+  size_t failed = 0;
+  const planner::SweepPoint* first_failed = nullptr;
+  for (const planner::SweepPoint& p : r->points)
+    if (!p.error.empty() && failed++ == 0) first_failed = &p;
+  if (first_failed)
+    throw BadInput{fmt::format(
+        "brigade: error: sweep: found {} of {} points not judged (the first: {}={}); expected "
+        "every point judged (the table above says why)",
+        failed, r->points.size(), r->key, first_failed->value)};
 }
 
 const RegisterVerb kRegister("sweep", 45, [](CLI::App& app) {
@@ -120,7 +131,8 @@ const RegisterVerb kRegister("sweep", 45, [](CLI::App& app) {
       "efficiency, the fitted Amdahl p, and where adding devices stops paying.");
   cmd->add_option("scenario", opts->scenario, "scenario file (.yaml, .yml, .json)")->required();
   cmd->add_option("--profile", opts->profile,
-                  "hardware profile replacing the scenario's (brigade calibrate --out)");
+                  "hardware profile replacing the scenario's (brigade calibrate --out)")
+      ->check(input_path_check());
   cmd->add_option("--devices", opts->devices, "device counts, e.g. 1,2,4,8");
   cmd->add_option("--set", opts->set,
                   "KEY=V1,V2,... over a strategy or training key, e.g. tensor=1,2,4,8 or "

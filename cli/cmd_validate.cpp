@@ -455,7 +455,8 @@ const RegisterVerb kRegister("validate", 31, [](CLI::App& app) {
   cmd->add_option("scenarios", opts->scenarios, "scenario files")->required();
   cmd->add_option("--backend", opts->run.backend, "cpu (default) or cuda");
   cmd->add_option("--profile", opts->run.profile,
-                  "hardware profile replacing the scenarios' (from brigade calibrate)");
+                  "hardware profile replacing the scenarios' (from brigade calibrate)")
+      ->check(input_path_check());
   cmd->add_option("--repeat", opts->repeat,
                   "timed steps per scenario (default 5; rounded up to a multiple of --rounds)");
   cmd->add_option("--min-round-seconds", opts->min_round_seconds,
@@ -464,7 +465,8 @@ const RegisterVerb kRegister("validate", 31, [](CLI::App& app) {
   cmd->add_option("--rounds", opts->rounds,
                   "measure the scenarios in this many interleaved rounds (default 3)");
   cmd->add_option("--trace-dir", opts->trace_dir,
-                  "write NAME.sim.json and NAME.measured.json there for side-by-side viewing");
+                  "write NAME.sim.json and NAME.measured.json there for side-by-side viewing")
+      ->check(input_path_check());
   cmd->add_flag("--compute-16bit-in-f32", opts->run.compute_16bit_in_f32,
                 "cpu: run f16/bf16 kernels in f32 (else they are refused)");
   cmd->add_flag("--json", opts->json, "one JSON object on stdout (SI units)");

@@ -69,7 +69,75 @@ std::string parse_error_line(const CLI::App& app, const CLI::ParseError& e) {
     }
     return line;
   }
-  return "brigade: error: " + what;
+  const std::string flag_part = what.substr(0, what.find(':'));
+  const CLI::Option* opt = nullptr;
+  if (verb && flag_part.rfind("--", 0) == 0) opt = verb->get_option_no_throw(flag_part);
+  const auto starts = [&](const std::string& p) { return what.rfind(p, 0) == 0; };
+  const auto ends = [&](const std::string& p) {
+    return what.size() >= p.size() && what.compare(what.size() - p.size(), p.size(), p) == 0;
+  };
+  if (dynamic_cast<const CLI::ConversionError*>(&e)) {
+    // "Could not convert: --repeat = abc"
+    static const std::string kConvert = "Could not convert: ";
+    if (starts(kConvert)) {
+      const std::string rest = what.substr(kConvert.size());
+      const size_t eq = rest.find(" = ");
+      const std::string name = rest.substr(0, eq);
+      const std::string value = eq == std::string::npos ? "" : rest.substr(eq + 3);
+      const CLI::Option* o = verb ? verb->get_option_no_throw(name) : nullptr;
+      const std::string type = o ? o->get_type_name() : "";
+      std::string expected = "a value of the type " + help + " names";
+      if (type == "INT") expected = "a whole number";
+      if (type == "UINT") expected = "a whole number >= 0";
+      if (type == "FLOAT" || type == "NUMBER") expected = "a number";
+      return "brigade: error: " + name + ": found '" + value + "'; expected " + expected;
+    }
+    if (ends(": too many inputs for a flag") || ends(": Should be true/false or a number"))
+      return "brigade: error: " + flag_part + ": found a value; expected none (" + flag_part +
+             " is a flag: give it alone)";
+  }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) && flag_part.rfind("-", 0) == 0) {
+    // "--trace: At Most 1 required but received 2", "--granularity: 1 required TEXT missing"
+    const size_t received = what.rfind("received ");
+    if (what.find(": At Most ") != std::string::npos && received != std::string::npos)
+      return "brigade: error: " + flag_part + ": found it " + what.substr(received + 9) +
+             " times; expected it once";
+    if (ends(" missing"))
+      return "brigade: error: " + flag_part + ": found nothing; expected a value after " +
+             flag_part + " (see " + help + ")";
+    return "brigade: error: " + flag_part + ": found the wrong number of values; expected " +
+           (opt && opt->get_expected_max() > 1 ? "one or more" : std::string("one")) +
+           " (see " + help + ")";
+  }
+  if (dynamic_cast<const CLI::RequiresError*>(&e)) {
+    const size_t r = what.find(" requires ");
+    return "brigade: error: " + what.substr(0, r) + ": found it without " +
+           what.substr(r + 10) + "; expected both (see " + help + ")";
+  }
+  if (dynamic_cast<const CLI::ExcludesError*>(&e)) {
+    const size_t x = what.find(" excludes ");
+    return "brigade: error: " + what.substr(0, x) + ": found it with " + what.substr(x + 10) +
+           "; expected one of them (see " + help + ")";
+  }
+  // Validators of Brigade's own already say "found X; expected Y".
+  if (dynamic_cast<const CLI::ValidationError*>(&e) && what.find("found ") != std::string::npos)
+    return "brigade: error: " + what;
+  return "brigade: error: found a command line that cannot be read (" + what + "); expected " +
+         "the flags and arguments of " + help;
+}
+
+// What to do when the host's memory ran out, in the flags this verb has.
+std::string out_of_memory_line(const CLI::App& app) {
+  const CLI::App* verb = parsed_verb(app);
+  const std::string name = verb ? verb->get_name() : std::string("brigade");
+  std::string advice = "a smaller plan (fewer devices, layers, micro-batches or ops)";
+  if (verb && verb->get_option_no_throw("--granularity"))
+    advice = "--granularity step, or a smaller plan (fewer devices, layers, micro-batches or ops)";
+  else if (name == "sweep")
+    advice = "fewer or smaller points (--devices, --set), or --judge cost";
+  return "brigade: error: " + name +
+         ": found too little host memory for this run (std::bad_alloc); expected " + advice +
+         ", or a machine with more memory";
 }
 
 }  // namespace
@@ -118,8 +186,7 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     // The one exception libraries let through (docs/ARCHITECTURE.md, "Errors"):
     // a plan too large for this machine's memory to lower or simulate.
-    std::cerr << "brigade: error: found too little host memory for this run (std::bad_alloc); "
-                 "expected a smaller plan (try --granularity step) or a machine with more memory\n";
+    std::cerr << out_of_memory_line(app) << "\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "brigade: internal error: " << e.what() << "\n";

@@ -3,6 +3,7 @@
 // `brigade validate` depend only on this.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <string>
 
@@ -26,6 +27,12 @@ struct RunOptions {
   // Progress for long work: called with (done, total) now and then, from the
   // calling thread. May be empty.
   std::function<void(double done, double total)> on_progress;
+  // Cancellation: when set, the run polls it (the simulator every few
+  // thousand events and after each progress call, real executors between
+  // steps) and, once it reads true, stops and returns
+  // Status::error("cancelled", ErrorKind::kCancelled). Owned by the caller,
+  // who may set it from any thread (or from on_progress); must outlive the run.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class Executor {

@@ -1,8 +1,18 @@
-// Writing output files so that nobody ever sees half of one: the text goes
-// to a temporary file beside the target (its name carries the process id, so
-// two processes writing the same path never share it), then one rename(2)
-// puts it in place. On any failure the temporary is removed and the target is
-// left as it was.
+// Writing output files so that nobody ever sees half of one, and so that an
+// output flag never replaces what it should not (docs/RELIABILITY.md,
+// "Output files").
+//
+// What is at the target decides how it is written:
+//   - nothing, or a regular file: the text goes to a temporary file beside
+//     the target, created with O_CREAT|O_EXCL|O_NOFOLLOW under a random name
+//     (so nobody can predict it, and a link planted there is never
+//     followed), then one rename(2) puts it in place; a replaced file keeps
+//     its permission bits. On any failure, an exception included, the
+//     temporary is removed and the target is left as it was; SIGINT and
+//     SIGTERM remove it too (the signal's default action then follows).
+//   - a character device or a FIFO (/dev/null, /dev/stdout, a named pipe):
+//     written in place, as cp(1) does, never replaced;
+//   - a symbolic link, a directory, a block device or a socket: refused.
 #pragma once
 
 #include <functional>
@@ -14,12 +24,30 @@
 
 namespace brigade {
 
-// Writes `text` to `path` atomically. The error (ErrorKind::kRuntime) reads
-// "PATH: error: found an unwritable file (REASON); expected a writable path".
+// How an output path will be written (see above).
+enum class OutputTarget {
+  kNewFile,      // nothing there yet: temporary + rename
+  kRegularFile,  // replaced: temporary + rename
+  kStream,       // a character device or FIFO: written in place
+};
+
+// Whether `path` can take an output, without writing anything: for a
+// program to check its outputs before long work, not after. The error's
+// message is the "found X; expected Y" part alone (the caller says whose
+// path it is: a flag or a file), e.g.
+//   "found a symbolic link; expected a regular file or a new file
+//    (an output replaces its file and never writes through a link)".
+// Kind: kBadInput.
+Result<OutputTarget> check_output_path(const std::string& path);
+
+// Writes `text` to `path` as described above. Errors (kBadInput for a
+// target that check_output_path refuses, kRuntime for a failing write)
+// read "PATH: error: found X; expected Y".
 Status write_file_atomically(const std::string& path, std::string_view text);
 
 // The same for output produced by a writer; a failing writer's Status is
-// returned as it is (and the temporary removed).
+// returned as it is (and the temporary removed). An exception thrown by the
+// writer (std::bad_alloc) removes the temporary and propagates.
 Status write_file_atomically(const std::string& path,
                              const std::function<Status(std::ostream&)>& write);
 

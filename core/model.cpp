@@ -1,5 +1,10 @@
 #include "core/model.hpp"
 
+#include <functional>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
 namespace brigade {
 
 std::string_view phase_name(Phase p) {
@@ -32,16 +37,89 @@ double TensorSpec::elements() const {
   return n;
 }
 
+// Names -> first index, for tensors and for ops, each extended lazily up to
+// the vector's current size. The mutex makes concurrent const lookups safe.
+struct Model::NameIndex {
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  struct Table {
+    std::unordered_map<std::string, int, Hash, std::equal_to<>> first;
+    size_t indexed = 0;  // entries [0, indexed) are in `first`
+  };
+  std::mutex mu;
+  Table tensors, ops;
+};
+
+namespace {
+
+template <class Entry, class Table>
+int find_indexed(const std::vector<Entry>& entries, Table& table, std::string_view name) {
+  if (table.indexed > entries.size()) {  // entries removed: start again
+    table.first.clear();
+    table.indexed = 0;
+  }
+  for (; table.indexed < entries.size(); ++table.indexed)
+    table.first.try_emplace(entries[table.indexed].name, static_cast<int>(table.indexed));
+  auto it = table.first.find(name);
+  if (it == table.first.end()) return -1;
+  const size_t i = static_cast<size_t>(it->second);
+  if (entries[i].name == name) return it->second;
+  // Renamed since it was indexed: rebuild once, then answer.
+  table.first.clear();
+  table.indexed = 0;
+  return find_indexed(entries, table, name);
+}
+
+}  // namespace
+
+Model::Model() : index_(std::make_unique<NameIndex>()) {}
+Model::Model(const Model& other)
+    : tensors(other.tensors), ops(other.ops), index_(std::make_unique<NameIndex>()) {}
+Model& Model::operator=(const Model& other) {
+  if (this != &other) {
+    tensors = other.tensors;
+    ops = other.ops;
+    index_ = std::make_unique<NameIndex>();
+  }
+  return *this;
+}
+Model::Model(Model&& other) noexcept
+    : tensors(std::move(other.tensors)), ops(std::move(other.ops)), index_(std::move(other.index_)) {
+  other.tensors.clear();
+  other.ops.clear();
+}
+Model& Model::operator=(Model&& other) noexcept {
+  if (this != &other) {
+    tensors = std::move(other.tensors);
+    ops = std::move(other.ops);
+    index_ = std::move(other.index_);
+    other.tensors.clear();
+    other.ops.clear();
+  }
+  return *this;
+}
+Model::~Model() = default;
+
 int Model::find_tensor(std::string_view name) const {
-  for (size_t i = 0; i < tensors.size(); ++i)
-    if (tensors[i].name == name) return static_cast<int>(i);
-  return -1;
+  if (!index_) {  // a moved-from model: scan
+    for (size_t i = 0; i < tensors.size(); ++i)
+      if (tensors[i].name == name) return static_cast<int>(i);
+    return -1;
+  }
+  std::lock_guard<std::mutex> lock(index_->mu);
+  return find_indexed(tensors, index_->tensors, name);
 }
 
 int Model::find_op(std::string_view name) const {
-  for (size_t i = 0; i < ops.size(); ++i)
-    if (ops[i].name == name) return static_cast<int>(i);
-  return -1;
+  if (!index_) {  // a moved-from model: scan
+    for (size_t i = 0; i < ops.size(); ++i)
+      if (ops[i].name == name) return static_cast<int>(i);
+    return -1;
+  }
+  std::lock_guard<std::mutex> lock(index_->mu);
+  return find_indexed(ops, index_->ops, name);
 }
 
 std::vector<DataEdge> Model::edges() const {

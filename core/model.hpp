@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,11 @@ enum class OpKind : std::uint8_t {
   kCustom,       // explicit flops and bytes
 };
 std::string_view op_kind_name(OpKind k);
+
+// The most elements a tensor may have: 2^53, the largest count a double
+// (which every judge computes sizes in) holds exactly; 36 PB of f32.
+// Model::infer() refuses larger tensors (docs/scenario-format.md, "Limits").
+inline constexpr double kMaxTensorElements = 9007199254740992.0;
 
 struct TensorSpec {
   std::string name;
@@ -63,8 +69,21 @@ class Model {
   std::vector<TensorSpec> tensors;
   std::vector<Op> ops;
 
-  int find_tensor(std::string_view name) const;  // -1 if absent
-  int find_op(std::string_view name) const;      // -1 if absent
+  Model();
+  Model(const Model& other);
+  Model& operator=(const Model& other);
+  Model(Model&& other) noexcept;
+  Model& operator=(Model&& other) noexcept;
+  ~Model();
+
+  // The first tensor (op) of this name, or -1: through a hash index of the
+  // names, built on first use and extended as entries are appended, so
+  // that reading a graph of n ops costs O(n), not O(n^2) (issue 20, item 3).
+  // Safe to call from several threads at once. Entries may be appended at
+  // will; renaming or removing one already looked up is noticed on the
+  // next lookup of that name or when the vector has shrunk, and rebuilds.
+  int find_tensor(std::string_view name) const;
+  int find_op(std::string_view name) const;
 
   // Infers output shapes and dtypes (outputs may be declared without a
   // shape), FLOPs and bytes of every op; checks shapes agree and that the
@@ -74,6 +93,10 @@ class Model {
   std::vector<DataEdge> edges() const;  // requires infer()
   double total_flops() const;
   double parameter_count() const;       // elements of parameter tensors
+
+ private:
+  struct NameIndex;  // core/model.cpp
+  std::unique_ptr<NameIndex> index_;
 };
 
 }  // namespace brigade

@@ -2,6 +2,9 @@
 // The per-element FLOP counts below are documented in
 // docs/scenario-format.md ("FLOPs and bytes of graph ops"); keep both in step.
 #include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <queue>
 #include <string>
 #include <vector>
 
@@ -132,9 +135,15 @@ class Inferrer {
         return Status::at(m_.tensors[t].pos, "found tensor '" + m_.tensors[t].name +
                                                  "' without a shape and produced by no op; "
                                                  "expected a declared shape");
+    for (const TensorSpec& t : m_.tensors)
+      if (t.shape_given) BRIGADE_RETURN_IF_ERROR(check_size(t));
     std::vector<int> order;
     BRIGADE_RETURN_IF_ERROR(topological_order(&order));
-    for (int o : order) BRIGADE_RETURN_IF_ERROR(infer_op(m_.ops[static_cast<size_t>(o)]));
+    for (int o : order) {
+      const Op& op = m_.ops[static_cast<size_t>(o)];
+      BRIGADE_RETURN_IF_ERROR(infer_op(m_.ops[static_cast<size_t>(o)]));
+      for (int t : op.outputs) BRIGADE_RETURN_IF_ERROR(check_size(tensor(t), &op));
+    }
     return Status::ok();
   }
 
@@ -153,18 +162,20 @@ class Inferrer {
           users[static_cast<size_t>(p)].push_back(static_cast<int>(o));
         }
       }
-    std::vector<int> ready;
+    // The ready ops in a min-heap: lowest index first in O(log n), so that a
+    // wide graph (a million independent ops) is not quadratic.
+    std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
     for (size_t o = 0; o < n; ++o)
-      if (indegree[o] == 0) ready.push_back(static_cast<int>(o));
+      if (indegree[o] == 0) ready.push(static_cast<int>(o));
     std::vector<bool> done(n, false);
+    order->reserve(n);
     while (!ready.empty()) {
-      auto it = std::min_element(ready.begin(), ready.end());
-      const int o = *it;
-      ready.erase(it);
+      const int o = ready.top();
+      ready.pop();
       order->push_back(o);
       done[static_cast<size_t>(o)] = true;
       for (int u : users[static_cast<size_t>(o)])
-        if (--indegree[static_cast<size_t>(u)] == 0) ready.push_back(u);
+        if (--indegree[static_cast<size_t>(u)] == 0) ready.push(u);
     }
     if (order->size() == n) return Status::ok();
     // Every op left waits for another op left: walk "waits for" edges until
@@ -196,6 +207,21 @@ class Inferrer {
   }
 
   TensorSpec& tensor(int t) { return m_.tensors[static_cast<size_t>(t)]; }
+
+  // A tensor no larger than kMaxTensorElements, cited at its declaration
+  // (or, inferred, at the op that makes it).
+  Status check_size(const TensorSpec& t, const Op* producer = nullptr) {
+    const double n = t.elements();
+    if (n <= kMaxTensorElements) return Status::ok();
+    char count[32];
+    std::snprintf(count, sizeof count, "%.3g", n);
+    const std::string msg = "found tensor '" + t.name + "' of " + count +
+                            " elements; expected at most 2^53 (9.01e15) elements "
+                            "(docs/scenario-format.md, \"Limits\")";
+    if (producer && !t.shape_given) return op_error(*producer, msg);
+    if (t.pos.line > 0 || !t.pos.file.empty()) return Status::at(t.pos, msg);
+    return Status::error(msg);
+  }
 
   Status arity(const Op& op, const std::string& what, size_t min_in, size_t max_in) {
     const size_t n = op.inputs.size();

@@ -1,6 +1,7 @@
 #include "core/plan_check.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +10,11 @@
 
 namespace brigade {
 namespace {
+
+constexpr std::int64_t kMaxDimension = ScenarioLimits::kMaxDimension;
+// FLOPs of one step: the kFlops range of core/units.hpp.
+constexpr double kMaxFlopsPerStep = 1e30;
+const char* const kLimitsDoc = "(docs/scenario-format.md, \"Limits\")";
 
 // A JAX-style shape for messages: (8, 512), (8,).
 std::string tuple_str(const std::vector<std::int64_t>& s) {
@@ -67,6 +73,7 @@ class PlanChecker {
     if (s_.model_kind == ModelKind::kTransformer) BRIGADE_RETURN_IF_ERROR(check_transformer());
     BRIGADE_RETURN_IF_ERROR(check_device_count());
     BRIGADE_RETURN_IF_ERROR(check_batch());
+    BRIGADE_RETURN_IF_ERROR(check_sizes());
     BRIGADE_RETURN_IF_ERROR(check_placement());
     BRIGADE_RETURN_IF_ERROR(check_mesh());
     if (s_.model_kind == ModelKind::kCollective) BRIGADE_RETURN_IF_ERROR(check_collective());
@@ -180,6 +187,13 @@ class PlanChecker {
 
   Status check_transformer() {
     const TransformerSpec& t = s_.transformer;
+    // The FFN width in range before anything rounds it to an integer.
+    const double ffn_real = t.ffn_ratio * static_cast<double>(t.hidden);
+    if (!(ffn_real >= 0.5 && ffn_real < static_cast<double>(kMaxDimension) + 0.5))
+      return at("model.transformer.ffn_ratio",
+                "found FFN width " + num_str(ffn_real) + " (ffn_ratio " + num_str(t.ffn_ratio) +
+                    " x hidden " + std::to_string(t.hidden) + "); expected an FFN width from 1 to " +
+                    std::to_string(kMaxDimension) + " " + kLimitsDoc);
     if (t.hidden % t.heads != 0)
       return at("model.transformer.hidden",
                 "found hidden " + std::to_string(t.hidden) + " with heads " +
@@ -283,31 +297,149 @@ class PlanChecker {
     return Status::ok();
   }
 
+  // Derived quantities in range (issue 20, item 4): every count the judges
+  // compute (parameters, a tensor's elements, FLOPs per step, tasks) must be
+  // one they can hold, computed here in double, which cannot overflow for
+  // dimensions below 2^31. The message points at the key whose value makes
+  // the quantity too large.
+  Status check_sizes() {
+    if (s_.model_kind == ModelKind::kTransformer) return check_transformer_sizes();
+    if (s_.model_kind == ModelKind::kMlp) return check_mlp_sizes();
+    if (s_.model_kind == ModelKind::kGraph) {
+      const double flops = s_.graph.total_flops();
+      if (!(flops <= kMaxFlopsPerStep))
+        return too_large("model.graph", sci(flops) + " FLOP per step", "1e30 FLOP");
+    }
+    return Status::ok();
+  }
+
+  static std::string sci(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", x);
+    return buf;
+  }
+
+  Status too_large(const std::string& key, const std::string& found,
+                   const std::string& limit) const {
+    return at(key, "found " + found + "; expected at most " + limit + " " + kLimitsDoc);
+  }
+
+  Status check_transformer_sizes() {
+    const TransformerSpec& t = s_.transformer;
+    const double L = static_cast<double>(t.layers), h = static_cast<double>(t.hidden);
+    const double a = static_cast<double>(t.heads), s = static_cast<double>(t.seq);
+    const double V = static_cast<double>(t.vocab), f = static_cast<double>(ffn_width(t));
+    const double B = static_cast<double>(global_batch(s_));
+    const std::int64_t per_replica = per_replica_batch(s_);
+    const double b = static_cast<double>(s_.training.micro_batch > 0 ? s_.training.micro_batch
+                                                                     : per_replica);
+    // Parameters (Megatron-LM, Narayanan et al. 2021 Eq. 2, with the FFN
+    // width f in place of 4h): per layer 4h^2 + 2hf + 9h + f, embeddings (V + s)h.
+    const double layer_params = L * (4 * h * h + 2 * h * f + 9 * h + f);
+    const double embed_params = (V + s) * h;
+    const double params = layer_params + embed_params;
+    if (!(params <= kMaxTensorElements)) {
+      std::string key = "model.transformer.vocab";
+      if (layer_params >= embed_params) key = L > h ? "model.transformer.layers" : "model.transformer.hidden";
+      return too_large(key, sci(params) + " parameters", "2^53 (9.01e15) parameters");
+    }
+    // The largest tensors of one micro-batch: activations (b, s, h) and
+    // (b, s, f), attention scores (b, a, s, s), logits (b, s, V).
+    struct Tensor {
+      const char* what;
+      double elements;
+      const char* key;
+    };
+    const Tensor tensors[] = {
+        {"an activation (micro-batch x seq x hidden)", b * s * h, "model.transformer.hidden"},
+        {"an FFN activation (micro-batch x seq x FFN width)", b * s * f,
+         "model.transformer.ffn_ratio"},
+        {"attention scores (micro-batch x heads x seq x seq)", b * a * s * s,
+         "model.transformer.seq"},
+        {"logits (micro-batch x seq x vocab)", b * s * V, "model.transformer.vocab"},
+    };
+    for (const Tensor& x : tensors)
+      if (!(x.elements <= kMaxTensorElements))
+        return too_large(x.key, std::string(x.what) + " of " + sci(x.elements) + " elements",
+                         "2^53 (9.01e15) elements");
+    // FLOPs per step: 6 per parameter per token (forward and backward) plus
+    // attention's 12 L s^2 h per sequence (Narayanan et al. 2021, Eq. 3).
+    const double flops = 6 * params * B * s + 12 * L * B * s * s * h;
+    if (!(flops <= kMaxFlopsPerStep))
+      return too_large(batch_key(), sci(flops) + " FLOP per step", "1e30 FLOP");
+    return check_tasks(per_replica, s_.training.micro_batch);
+  }
+
+  Status check_mlp_sizes() {
+    const MlpSpec& m = s_.mlp;
+    const double rows = static_cast<double>(global_batch(s_));
+    double params = 0, widest = 0;
+    for (size_t i = 0; i + 1 < m.widths.size(); ++i) {
+      params += static_cast<double>(m.widths[i]) * static_cast<double>(m.widths[i + 1]) +
+                static_cast<double>(m.widths[i + 1]);
+      widest = std::max(widest, static_cast<double>(m.widths[i]));
+    }
+    widest = std::max(widest, static_cast<double>(m.widths.back()));
+    if (!(params <= kMaxTensorElements))
+      return too_large("model.mlp.widths", sci(params) + " parameters", "2^53 (9.01e15) parameters");
+    if (!(rows * widest <= kMaxTensorElements))
+      return too_large(batch_key(), "an activation (batch x width) of " + sci(rows * widest) +
+                                        " elements",
+                       "2^53 (9.01e15) elements");
+    const double flops = 6 * rows * params;
+    if (!(flops <= kMaxFlopsPerStep))
+      return too_large(batch_key(), sci(flops) + " FLOP per step", "1e30 FLOP");
+    return check_tasks(per_replica_batch(s_), s_.training.micro_batch);
+  }
+
+  // A step's tasks at the coarsest granularity (one per micro-batch, stage
+  // chunk and phase on each device, docs/planner.md) must have task ids:
+  // at most 2^31 - 1.
+  Status check_tasks(std::int64_t per_replica, std::int64_t micro) {
+    const double micro_batches =
+        static_cast<double>(per_replica) / static_cast<double>(micro > 0 ? micro : 1);
+    const double tasks = 4.0 * micro_batches * st_.virtual_stages * devices();
+    if (tasks > static_cast<double>(INT_MAX))
+      return at(micro > 0 ? "training.micro_batch" : batch_key(),
+                "found " + sci(micro_batches) + " micro-batches per step over " +
+                    std::to_string(devices()) + " devices (about " + sci(tasks) +
+                    " tasks); expected at most 2147483647 tasks " + kLimitsDoc +
+                    ": larger micro-batches");
+    return Status::ok();
+  }
+
   std::string device_range() const { return "a device from 0 to " + std::to_string(devices() - 1); }
 
   Status check_placement() {
     const Model& g = s_.graph;
-    std::vector<std::string> ops, tensors;
-    for (const Op& o : g.ops) ops.push_back(o.name);
-    for (const TensorSpec& t : g.tensors) tensors.push_back(t.name);
+    // Names for "did you mean" only when there is something to suggest.
+    auto op_names = [&] {
+      std::vector<std::string> v;
+      for (const Op& o : g.ops) v.push_back(o.name);
+      return v;
+    };
+    auto tensor_names = [&] {
+      std::vector<std::string> v;
+      for (const TensorSpec& t : g.tensors) v.push_back(t.name);
+      return v;
+    };
     for (const auto& [op, dev] : s_.placement) {
-      const std::string key = "placement." + op;
       if (g.find_op(op) < 0)
-        return at(key, "found op '" + op + "' in placement; expected an op of the graph" +
-                           did_you_mean(op, ops));
+        return at("placement." + op, "found op '" + op +
+                                         "' in placement; expected an op of the graph" +
+                                         did_you_mean(op, op_names()));
       if (dev < 0 || dev >= devices())
-        return at(key, "found device " + std::to_string(dev) + " for op '" + op + "'; expected " +
-                           device_range());
+        return at("placement." + op, "found device " + std::to_string(dev) + " for op '" + op +
+                                         "'; expected " + device_range());
     }
     for (const auto& [tensor, dev] : s_.device_put) {
-      const std::string key = "device_put." + tensor;
       if (g.find_tensor(tensor) < 0)
-        return at(key, "found tensor '" + tensor +
-                           "' in device_put; expected a tensor of the graph" +
-                           did_you_mean(tensor, tensors));
+        return at("device_put." + tensor, "found tensor '" + tensor +
+                                              "' in device_put; expected a tensor of the graph" +
+                                              did_you_mean(tensor, tensor_names()));
       if (dev < 0 || dev >= devices())
-        return at(key, "found device " + std::to_string(dev) + " for tensor '" + tensor +
-                           "'; expected " + device_range());
+        return at("device_put." + tensor, "found device " + std::to_string(dev) + " for tensor '" +
+                                              tensor + "'; expected " + device_range());
     }
     return Status::ok();
   }
@@ -321,23 +453,29 @@ class PlanChecker {
       return Status::ok();
     }
     const MeshSpec& mesh = *s_.mesh;
-    std::int64_t size = 1;
-    for (std::int64_t d : mesh.shape) size *= d;
-    if (size != devices())
+    // In double: 64 sizes of up to 65536 overflow any integer.
+    double size = 1;
+    for (std::int64_t d : mesh.shape) size *= static_cast<double>(d);
+    if (size != static_cast<double>(devices()))
       return at("mesh.shape", "found mesh shape " + list_str(mesh.shape) + " = " +
-                                  std::to_string(size) + " devices; expected the topology's " +
+                                  (size < 0x1p53 ? std::to_string(static_cast<std::int64_t>(size))
+                                                 : sci(size)) +
+                                  " devices; expected the topology's " +
                                   std::to_string(devices()) + " devices");
     std::string axes_list;
     for (const std::string& a : mesh.axes) axes_list += (axes_list.empty() ? "" : ", ") + a;
     const Model& g = s_.graph;
-    std::vector<std::string> tensors;
-    for (const TensorSpec& t : g.tensors) tensors.push_back(t.name);
+    auto tensor_names = [&] {
+      std::vector<std::string> v;
+      for (const TensorSpec& t : g.tensors) v.push_back(t.name);
+      return v;
+    };
     for (const auto& [name, spec] : s_.shardings) {
       const std::string key = "shardings." + name;
       const int ti = g.find_tensor(name);
       if (ti < 0)
         return at(key, "found shardings for tensor '" + name + "'; expected a tensor of the graph" +
-                           did_you_mean(name, tensors));
+                           did_you_mean(name, tensor_names()));
       const TensorSpec& t = g.tensors[static_cast<size_t>(ti)];
       if (spec.size() > t.shape.size())
         return at(key, "found " + std::to_string(spec.size()) + " entries in the sharding of '" +
@@ -388,7 +526,12 @@ class PlanChecker {
 }  // namespace
 
 std::int64_t ffn_width(const TransformerSpec& t) {
-  return static_cast<std::int64_t>(std::llround(t.ffn_ratio * static_cast<double>(t.hidden)));
+  // check_plan refuses widths outside [1, 2^31 - 1]; clamped here so that an
+  // unchecked scenario cannot make llround overflow.
+  const double w = t.ffn_ratio * static_cast<double>(t.hidden);
+  if (!(w >= 0)) return 0;
+  if (w > 4e18) return static_cast<std::int64_t>(4e18);
+  return static_cast<std::int64_t>(std::llround(w));
 }
 
 std::int64_t global_batch(const Scenario& s) {

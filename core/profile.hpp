@@ -154,6 +154,47 @@ struct LinkProfile {
   }
 };
 
+// What `brigade calibrate` measured, kept in the profile beside the fits it
+// made of them (optional: a profile written by hand or by an older
+// calibrate has none; the judges never read it). The app's calibration
+// view plots these points against the fitted curves.
+struct CalibrationSamples {
+  struct Gemm {
+    DType dtype = DType::kF32;
+    double flops = 0;       // per GEMM
+    double seconds = 0;     // per GEMM, launch included
+    double efficiency = 0;  // the kernel's rate over the dtype's peak
+  };
+  struct Memory {  // a streaming kernel
+    double bytes = 0;
+    double seconds = 0;
+  };
+  struct Link {  // a transfer over one link class
+    LinkClass link_class = LinkClass::kSharedMemory;
+    double bytes = 0;
+    double seconds = 0;
+  };
+  struct Collective {
+    CollectiveKind kind = CollectiveKind::kAllReduce;
+    int ranks = 0;
+    double bytes = 0;          // M, nccl-tests' "size"
+    double seconds = 0;        // measured
+    double model_seconds = 0;  // the judges' time with the fitted profile; 0: none
+  };
+  std::vector<Gemm> gemm;
+  std::vector<Memory> memory;
+  std::vector<Link> links;
+  std::vector<Collective> collectives;
+  // Coefficient of determination of each fit, by name: "memory",
+  // "link.<class>", "collective_step", "collective.<kind>" (the kind's
+  // line T = a + bM), "steps.<kind>" (the kind's own steps).
+  std::vector<std::pair<std::string, double>> r_squared;
+  bool empty() const {
+    return gemm.empty() && memory.empty() && links.empty() && collectives.empty() &&
+           r_squared.empty();
+  }
+};
+
 struct HardwareProfile {
   std::string name = "datasheet";
   // "datasheet" (defaults), "cpu" or "cuda" (calibrated by that backend).
@@ -161,6 +202,7 @@ struct HardwareProfile {
   std::string source;  // "defaults from data sheets", "calibrated on HOST at DATE"
   std::vector<DeviceProfile> devices;  // looked up by model, then "*"
   std::array<LinkProfile, kNumLinkClasses> links{};
+  CalibrationSamples calibration;  // optional: what calibrate measured
 
   // The entry for a device's model (or the "*" entry, or a built-in default).
   const DeviceProfile& for_device(const Device& d) const;
@@ -226,6 +268,8 @@ double route_bandwidth_bytes_per_second(const Route& route, const Topology& topo
 
 // Profile files (YAML; format in docs/scenario-format.md, "Profile files").
 Result<HardwareProfile> load_profile(const std::string& path);
+// The same from text; `path` names it in messages.
+Result<HardwareProfile> parse_profile(const std::string& text, const std::string& path);
 Status save_profile(const HardwareProfile& profile, const std::string& path);
 
 }  // namespace brigade

@@ -7,9 +7,11 @@
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <type_traits>
 
 #include "core/file_io.hpp"
 #include "core/profile.hpp"
+#include "core/scenario.hpp"
 #include "core/yaml_reader.hpp"
 
 namespace brigade {
@@ -17,6 +19,12 @@ namespace {
 
 using yamlio::Bound;
 using yamlio::Cursor;
+
+// Factors that scale a rate (efficiencies, bandwidth scales) stay within
+// six orders of magnitude of 1, so that no time the judges derive from
+// them overflows (docs/scenario-format.md, "Limits").
+constexpr double kMinFactor = 1e-6;
+constexpr double kMaxFactor = 1e6;
 
 std::vector<std::string> names_of_dtypes() {
   std::vector<std::string> n;
@@ -40,12 +48,10 @@ Status unknown_name(const Cursor& c, const std::string& what,
   return c.error(msg);
 }
 
-// An efficiency: a fraction in (0, 1].
+// An efficiency: a fraction in [1e-6, 1]. The floor keeps the times the
+// judges divide by it finite (docs/scenario-format.md, "Limits").
 Result<double> read_efficiency(const Cursor& c) {
-  auto v = c.as_number(Bound::kPositive);
-  if (!v.is_ok() || *v > 1)
-    return c.error("found " + c.found() + "; expected an efficiency in (0, 1]");
-  return *v;
+  return c.as_number_in(kMinFactor, 1, "an efficiency");
 }
 
 // A curve of (size, value) points: [[size, value], ...] sorted by size, a
@@ -96,7 +102,7 @@ Result<EfficiencyCurve> read_scale_curve(const Cursor& c) {
   return read_points_curve(
       c, "a bandwidth scale by size: [[bytes, scale], ...], a scale, or {points, fallback}",
       Dimension::kBytes, "bytes", "scale",
-      [](const Cursor& v) { return v.as_number(Bound::kPositive); });
+      [](const Cursor& v) { return v.as_number_in(kMinFactor, kMaxFactor, "a bandwidth scale"); });
 }
 
 std::vector<std::string> names_of_collective_kinds() {
@@ -143,7 +149,7 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
        "gemm_half_time", "gemm_cold_operand_bandwidth", "gemm_cold_output_bandwidth",
        "collective_overhead", "comm_compute_slowdown", "comm_compute_share", "gemm"}));
   BRIGADE_RETURN_IF_ERROR(c.require("model", "the device model it describes (or \"*\" for any)"));
-  BRIGADE_ASSIGN_OR_RETURN(p->model, c.get("model").as_string());
+  BRIGADE_ASSIGN_OR_RETURN(p->model, c.get("model").as_name());
   if (c.has("peak_flops")) {
     const Cursor g = c.get("peak_flops");
     BRIGADE_RETURN_IF_ERROR(g.expect_map("measured peaks by dtype, such as {f32: 96GFLOPS}"));
@@ -182,9 +188,10 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   BRIGADE_ASSIGN_OR_RETURN(p->collective_overhead_seconds,
                            c.get_quantity("collective_overhead", p->collective_overhead_seconds,
                                           Dimension::kSeconds, Bound::kNonNegative));
-  BRIGADE_ASSIGN_OR_RETURN(
-      p->comm_compute_slowdown,
-      c.get_number("comm_compute_slowdown", p->comm_compute_slowdown, Bound::kNonNegative));
+  if (c.has("comm_compute_slowdown")) {
+    BRIGADE_ASSIGN_OR_RETURN(p->comm_compute_slowdown,
+                             c.get("comm_compute_slowdown").as_number_in(0, 1000, "a slowdown"));
+  }
   if (c.has("comm_compute_share")) {
     const Cursor v = c.get("comm_compute_share");
     auto share = v.as_number(Bound::kNonNegative);
@@ -206,12 +213,102 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   return Status::ok();
 }
 
+// A row of a sample table: a flow list of exactly `n` scalars.
+Result<std::vector<Cursor>> read_row(const Cursor& row, size_t n, const std::string& form) {
+  std::vector<Cursor> cells = row.items();
+  if (!row.is_list() || cells.size() != n)
+    return row.error("found " + row.found() + "; expected a sample " + form);
+  return cells;
+}
+
+std::vector<std::string> names_of_collective_kinds_for_samples() {
+  std::vector<std::string> n;
+  for (int i = 0; i < kNumCollectiveKinds; ++i)
+    n.emplace_back(collective_kind_name(static_cast<CollectiveKind>(i)));
+  return n;
+}
+
+// The optional `calibration` map (CalibrationSamples; docs/scenario-format.md).
+Status read_calibration(const Cursor& c, CalibrationSamples* out) {
+  BRIGADE_RETURN_IF_ERROR(c.expect_map("calibration samples {r_squared, gemm, memory, links, collectives}"));
+  BRIGADE_RETURN_IF_ERROR(c.check_keys({"r_squared", "gemm", "memory", "links", "collectives"}));
+  if (c.has("r_squared")) {
+    const Cursor r = c.get("r_squared");
+    BRIGADE_RETURN_IF_ERROR(r.expect_map("fits' R² by name, such as {memory: 0.998}"));
+    for (const auto& [k, v] : r.entries()) {
+      BRIGADE_ASSIGN_OR_RETURN(const double r2, v.as_number());
+      if (r2 > 1) return v.error("found " + v.found() + "; expected an R² <= 1");
+      out->r_squared.emplace_back(k.text(), r2);
+    }
+  }
+  auto table = [&](const char* key, const char* form, size_t n,
+                   const auto& read) -> Status {
+    if (!c.has(key)) return Status::ok();
+    const Cursor t = c.get(key);
+    BRIGADE_RETURN_IF_ERROR(t.expect_list(std::string("a list of samples ") + form));
+    for (const Cursor& row : t.items()) {
+      BRIGADE_ASSIGN_OR_RETURN(const std::vector<Cursor> cells, read_row(row, n, form));
+      BRIGADE_RETURN_IF_ERROR(read(cells));
+    }
+    return Status::ok();
+  };
+  auto positive = [](const Cursor& x) { return x.as_number(Bound::kPositive); };
+  BRIGADE_RETURN_IF_ERROR(table("gemm", "[dtype, flops, seconds, efficiency]", 4,
+                                [&](const std::vector<Cursor>& x) -> Status {
+    CalibrationSamples::Gemm g;
+    auto d = parse_dtype(x[0].text());
+    if (!d) return unknown_name(x[0], "dtype", names_of_dtypes());
+    g.dtype = *d;
+    BRIGADE_ASSIGN_OR_RETURN(g.flops, positive(x[1]));
+    BRIGADE_ASSIGN_OR_RETURN(g.seconds, positive(x[2]));
+    BRIGADE_ASSIGN_OR_RETURN(g.efficiency, x[3].as_number(Bound::kNonNegative));
+    out->gemm.push_back(g);
+    return Status::ok();
+  }));
+  BRIGADE_RETURN_IF_ERROR(table("memory", "[bytes, seconds]", 2,
+                                [&](const std::vector<Cursor>& x) -> Status {
+    CalibrationSamples::Memory m;
+    BRIGADE_ASSIGN_OR_RETURN(m.bytes, positive(x[0]));
+    BRIGADE_ASSIGN_OR_RETURN(m.seconds, positive(x[1]));
+    out->memory.push_back(m);
+    return Status::ok();
+  }));
+  BRIGADE_RETURN_IF_ERROR(table("links", "[link class, bytes, seconds]", 3,
+                                [&](const std::vector<Cursor>& x) -> Status {
+    CalibrationSamples::Link l;
+    auto lc = parse_link_class(x[0].text());
+    if (!lc) return unknown_name(x[0], "link class", names_of_link_classes());
+    l.link_class = *lc;
+    BRIGADE_ASSIGN_OR_RETURN(l.bytes, positive(x[1]));
+    BRIGADE_ASSIGN_OR_RETURN(l.seconds, positive(x[2]));
+    out->links.push_back(l);
+    return Status::ok();
+  }));
+  return table("collectives", "[kind, ranks, bytes, seconds, model_seconds]", 5,
+               [&](const std::vector<Cursor>& x) -> Status {
+    CalibrationSamples::Collective k;
+    auto kind = parse_collective_kind(x[0].text());
+    if (!kind) return unknown_name(x[0], "collective kind", names_of_collective_kinds_for_samples());
+    k.kind = *kind;
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t ranks, x[1].as_int(1));
+    k.ranks = static_cast<int>(ranks);
+    BRIGADE_ASSIGN_OR_RETURN(k.bytes, positive(x[2]));
+    BRIGADE_ASSIGN_OR_RETURN(k.seconds, positive(x[3]));
+    BRIGADE_ASSIGN_OR_RETURN(k.model_seconds, x[4].as_number(Bound::kNonNegative));
+    out->collectives.push_back(k);
+    return Status::ok();
+  });
+}
+
 Status read_profile(const Cursor& root, HardwareProfile* h) {
   const char* kWhat = "a hardware profile: a map with name, devices and links";
   if (root.is_null()) return root.error(std::string("found an empty document; expected ") + kWhat);
   BRIGADE_RETURN_IF_ERROR(root.expect_map(kWhat));
-  BRIGADE_RETURN_IF_ERROR(root.check_keys({"name", "machine_kind", "source", "devices", "links"}));
-  BRIGADE_ASSIGN_OR_RETURN(h->name, root.get_string("name", "profile"));
+  BRIGADE_RETURN_IF_ERROR(
+      root.check_keys({"name", "machine_kind", "source", "devices", "links", "calibration"}));
+  if (root.has("calibration"))
+    BRIGADE_RETURN_IF_ERROR(read_calibration(root.get("calibration"), &h->calibration));
+  BRIGADE_ASSIGN_OR_RETURN(h->name, root.get_name("name", "profile"));
   BRIGADE_ASSIGN_OR_RETURN(
       h->machine_kind,
       root.get_enum<std::string>("machine_kind", "datasheet",
@@ -283,6 +380,52 @@ void emit_double(YAML::Emitter& out, double v) {
   out << buf;
 }
 
+// The `calibration` map: one flow list per sample, so a table reads as one.
+void emit_calibration(YAML::Emitter& out, const CalibrationSamples& c) {
+  out << YAML::Key << "calibration" << YAML::Value << YAML::BeginMap;
+  if (!c.r_squared.empty()) {
+    out << YAML::Key << "r_squared" << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, r2] : c.r_squared) {
+      out << YAML::Key << name << YAML::Value;
+      emit_double(out, r2);
+    }
+    out << YAML::EndMap;
+  }
+  auto row = [&](auto... cells) {
+    out << YAML::Flow << YAML::BeginSeq;
+    auto cell = [&](const auto& v) {
+      if constexpr (std::is_arithmetic_v<std::decay_t<decltype(v)>>)
+        emit_double(out, static_cast<double>(v));
+      else
+        out << std::string(v);
+    };
+    (cell(cells), ...);
+    out << YAML::EndSeq;
+  };
+  if (!c.gemm.empty()) {
+    out << YAML::Key << "gemm" << YAML::Value << YAML::BeginSeq;
+    for (const auto& g : c.gemm) row(dtype_name(g.dtype), g.flops, g.seconds, g.efficiency);
+    out << YAML::EndSeq;
+  }
+  if (!c.memory.empty()) {
+    out << YAML::Key << "memory" << YAML::Value << YAML::BeginSeq;
+    for (const auto& m : c.memory) row(m.bytes, m.seconds);
+    out << YAML::EndSeq;
+  }
+  if (!c.links.empty()) {
+    out << YAML::Key << "links" << YAML::Value << YAML::BeginSeq;
+    for (const auto& l : c.links) row(link_class_name(l.link_class), l.bytes, l.seconds);
+    out << YAML::EndSeq;
+  }
+  if (!c.collectives.empty()) {
+    out << YAML::Key << "collectives" << YAML::Value << YAML::BeginSeq;
+    for (const auto& k : c.collectives)
+      row(collective_kind_name(k.kind), k.ranks, k.bytes, k.seconds, k.model_seconds);
+    out << YAML::EndSeq;
+  }
+  out << YAML::EndMap;
+}
+
 bool is_default_curve(const EfficiencyCurve& c) {
   return c.points.empty() && c.fallback == 1.0;
 }
@@ -291,10 +434,16 @@ bool is_default_curve(const EfficiencyCurve& c) {
 
 Result<HardwareProfile> load_profile(const std::string& path) {
   std::string text;
-  BRIGADE_RETURN_IF_ERROR(yamlio::read_file_text(path, "a readable profile file (YAML)", &text));
+  BRIGADE_RETURN_IF_ERROR(yamlio::read_file_text(path, "a readable profile file (YAML)", &text,
+                                                 ScenarioLimits::kMaxFileBytes));
+  return parse_profile(text, path);
+}
+
+Result<HardwareProfile> parse_profile(const std::string& text, const std::string& path) {
   try {
-    BRIGADE_ASSIGN_OR_RETURN(const YAML::Node root,
-                             yamlio::read_yaml_text(text, path, "a well-formed YAML profile"));
+    BRIGADE_ASSIGN_OR_RETURN(const yamlio::Tree root,
+                             yamlio::read_tree(text, path, "a well-formed YAML profile"));
+    BRIGADE_RETURN_IF_ERROR(yamlio::check_unique_keys(root, path));
     yamlio::Document doc{path, nullptr};
     HardwareProfile h;
     h.devices.clear();
@@ -444,6 +593,7 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
       out << YAML::EndMap;
     }
     out << YAML::EndMap;
+    if (!profile.calibration.empty()) emit_calibration(out, profile.calibration);
     out << YAML::EndMap;
     if (!out.good())
       return Status::error(path + ": error: cannot write the profile (" + out.GetLastError() + ")",

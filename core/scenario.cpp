@@ -10,8 +10,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <unordered_map>
 
 #include "core/yaml_reader.hpp"
 
@@ -42,6 +44,17 @@ std::string_view schedule_name(PipelineSchedule s) {
 }
 
 SourcePos Scenario::where(const std::string& key) const {
+  // A graph's ops and tensors carry their own positions (a million-op graph
+  // records none in `positions`): "model.graph.ops[2]...", "model.graph.tensors.x".
+  static const std::string kOps = "model.graph.ops[", kTensors = "model.graph.tensors.";
+  if (key.rfind(kOps, 0) == 0) {
+    const size_t i = static_cast<size_t>(std::atoll(key.c_str() + kOps.size()));
+    if (i < graph.ops.size() && graph.ops[i].pos.line > 0) return graph.ops[i].pos;
+  } else if (key.rfind(kTensors, 0) == 0) {
+    const int t = graph.find_tensor(std::string_view(key).substr(kTensors.size()));
+    if (t >= 0 && graph.tensors[static_cast<size_t>(t)].pos.line > 0)
+      return graph.tensors[static_cast<size_t>(t)].pos;
+  }
   // The key itself, else the nearest enclosing key that was written
   // ("strategy.zero" -> "strategy"), else the file alone.
   std::string k = key;
@@ -61,6 +74,15 @@ using yamlio::Bound;
 using yamlio::Cursor;
 
 constexpr std::int64_t kIntMax = INT_MAX;
+using Limits = ScenarioLimits;
+constexpr std::int64_t kMaxDim = ScenarioLimits::kMaxDimension;
+const char* const kLimitsDoc = "(docs/scenario-format.md, \"Limits\")";
+
+// A count above a limit: "found 80000 devices; expected at most 65536 devices (...)".
+std::string over_limit(std::int64_t found, std::int64_t limit, const std::string& noun) {
+  return "found " + std::to_string(found) + " " + noun + "; expected at most " +
+         std::to_string(limit) + " " + noun + " " + kLimitsDoc;
+}
 
 template <class T>
 std::vector<std::pair<std::string, T>> choices_of(std::initializer_list<T> values,
@@ -131,8 +153,8 @@ class ScenarioReader {
     doc_.positions = &s->positions;
   }
 
-  Status read(const YAML::Node& root_node) {
-    const Cursor root(&doc_, root_node, "", SourcePos{doc_.file, 1, 1});
+  Status read(const yamlio::Tree& tree) {
+    const Cursor root(&doc_, tree, "", SourcePos{doc_.file, 1, 1});
     const char* kWhat = "a scenario: a map with at least topology and model";
     if (root.is_null())
       return root.error("found an empty document; expected " + std::string(kWhat));
@@ -141,7 +163,7 @@ class ScenarioReader {
                                              "training", "strategy", "placement", "device_put",
                                              "mesh", "shardings", "simulation"}));
     BRIGADE_ASSIGN_OR_RETURN(
-        s_->name, root.get_string("name", std::filesystem::path(doc_.file).stem().string()));
+        s_->name, root.get_name("name", std::filesystem::path(doc_.file).stem().string()));
     BRIGADE_ASSIGN_OR_RETURN(s_->description, root.get_string("description", ""));
 
     BRIGADE_RETURN_IF_ERROR(root.require(
@@ -186,15 +208,28 @@ class ScenarioReader {
   Status read_preset(const Cursor& c) {
     BRIGADE_RETURN_IF_ERROR(c.check_keys({"preset", "nodes", "devices", "fabric"}));
     const Cursor preset = c.get("preset");
-    BRIGADE_ASSIGN_OR_RETURN(const std::string name, preset.as_string());
+    BRIGADE_ASSIGN_OR_RETURN(const std::string name, preset.as_name());
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t nodes, c.get_int("nodes", 1, 1, kIntMax));
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t devices, c.get_int("devices", 0, 1, kIntMax));
-    // The preset's name first, so that a misspelt name is the error reported.
+    // The preset's name first, so that a misspelt name is the error reported;
+    // then the device count, before a single device is made.
+    int per_node = 0;
     {
       Result<Topology> probe = make_preset(name, 1, 0);
       if (!probe.is_ok()) return preset.error(probe.message());
-      probe = make_preset(name, 1, static_cast<int>(devices));
-      if (!probe.is_ok()) return c.get("devices").error(probe.message());
+      per_node = probe->num_devices();
+      if (devices > Limits::kMaxDevices)
+        return c.get("devices").error(over_limit(devices, Limits::kMaxDevices, "devices"));
+      if (devices > 0) {
+        probe = make_preset(name, 1, static_cast<int>(devices));
+        if (!probe.is_ok()) return c.get("devices").error(probe.message());
+        per_node = probe->num_devices();
+      }
+      if (nodes * per_node > Limits::kMaxDevices)
+        return c.get("nodes").error(
+            "found " + std::to_string(nodes) + " nodes of " + std::to_string(per_node) +
+            " devices (" + std::to_string(nodes * per_node) + " devices); expected at most " +
+            std::to_string(Limits::kMaxDevices) + " devices " + kLimitsDoc);
     }
     FabricSpec fabric;
     const bool has_fabric = c.has("fabric");
@@ -211,7 +246,6 @@ class ScenarioReader {
       Result<Topology> two = make_preset(name, 2, static_cast<int>(devices));
       if (!two.is_ok()) return c.get("devices").error(two.message());
       if (Status st = two->validate(); !st.is_ok()) return f.error(st.message());
-      const int per_node = two->num_devices() / 2;
       const Route& r = two->route(0, per_node);
       FabricSpec dflt{r.bandwidth_bytes_per_second, r.latency_seconds, r.slowest_class};
       BRIGADE_ASSIGN_OR_RETURN(fabric.bandwidth_bytes_per_second,
@@ -242,7 +276,13 @@ class ScenarioReader {
     Topology t;
     t.preset = "custom";
     std::map<int, int> per_node;
-    for (const Cursor& d : devs.items()) {
+    const std::vector<Cursor> dev_items = devs.quiet().items();
+    if (dev_items.size() > static_cast<size_t>(Limits::kMaxDevices))
+      return dev_items[static_cast<size_t>(Limits::kMaxDevices)].error(
+          "found more than " + std::to_string(Limits::kMaxDevices) +
+          " devices; expected at most " + std::to_string(Limits::kMaxDevices) + " devices " +
+          kLimitsDoc);
+    for (const Cursor& d : dev_items) {
       BRIGADE_RETURN_IF_ERROR(
           d.expect_map("a device {name, model, kind, memory, memory_bandwidth, flops, node}"));
       BRIGADE_RETURN_IF_ERROR(
@@ -255,7 +295,7 @@ class ScenarioReader {
       if (d.has("name")) {
         BRIGADE_ASSIGN_OR_RETURN(dev.name, d.get("name").as_name());
       }
-      BRIGADE_ASSIGN_OR_RETURN(dev.model, d.get_string("model", "custom"));
+      BRIGADE_ASSIGN_OR_RETURN(dev.model, d.get_name("model", "custom"));
       BRIGADE_RETURN_IF_ERROR(d.require("memory", "the device's memory, such as 80GiB"));
       BRIGADE_ASSIGN_OR_RETURN(dev.memory_bytes,
                                d.get("memory").as_quantity(Dimension::kBytes, Bound::kPositive));
@@ -283,7 +323,13 @@ class ScenarioReader {
     if (c.has("switches")) {
       const Cursor sws = c.get("switches");
       BRIGADE_RETURN_IF_ERROR(sws.expect_list("a list of switches [{name, node}]"));
-      for (const Cursor& w : sws.items()) {
+      const std::vector<Cursor> sw_items = sws.quiet().items();
+      if (sw_items.size() > static_cast<size_t>(Limits::kMaxSwitches))
+        return sw_items[static_cast<size_t>(Limits::kMaxSwitches)].error(
+            "found more than " + std::to_string(Limits::kMaxSwitches) +
+            " switches; expected at most " + std::to_string(Limits::kMaxSwitches) + " switches " +
+            kLimitsDoc);
+      for (const Cursor& w : sw_items) {
         BRIGADE_RETURN_IF_ERROR(w.expect_map("a switch {name, node}"));
         BRIGADE_RETURN_IF_ERROR(w.check_keys({"name", "node"}));
         BRIGADE_RETURN_IF_ERROR(w.require("name", "the switch's name"));
@@ -298,7 +344,15 @@ class ScenarioReader {
       const Cursor links = c.get("links");
       BRIGADE_RETURN_IF_ERROR(
           links.expect_list("a list of links [{between: [a, b], bandwidth, latency, class}]"));
-      for (const Cursor& l : links.items()) {
+      const std::vector<Cursor> link_items = links.quiet().items();
+      if (link_items.size() > static_cast<size_t>(Limits::kMaxLinks))
+        return link_items[static_cast<size_t>(Limits::kMaxLinks)].error(
+            "found more than " + std::to_string(Limits::kMaxLinks) + " links; expected at most " +
+            std::to_string(Limits::kMaxLinks) + " links " + kLimitsDoc);
+      // Link ends by name, looked up once per end rather than by a scan.
+      std::unordered_map<std::string, int> vertex_names;
+      for (int v = 0; v < t.num_vertices(); ++v) vertex_names.emplace(t.vertex_name(v), v);
+      for (const Cursor& l : link_items) {
         BRIGADE_RETURN_IF_ERROR(
             l.expect_map("a link {between: [a, b], bandwidth, latency, class}"));
         BRIGADE_RETURN_IF_ERROR(l.check_keys({"between", "bandwidth", "latency", "class", "name"}));
@@ -310,8 +364,8 @@ class ScenarioReader {
           return between.error("found " + between.found() +
                                "; expected two ends [a, b] (device or switch names)");
         Link link;
-        BRIGADE_ASSIGN_OR_RETURN(link.a, read_vertex(t, ends[0]));
-        BRIGADE_ASSIGN_OR_RETURN(link.b, read_vertex(t, ends[1]));
+        BRIGADE_ASSIGN_OR_RETURN(link.a, read_vertex(t, vertex_names, ends[0]));
+        BRIGADE_ASSIGN_OR_RETURN(link.b, read_vertex(t, vertex_names, ends[1]));
         BRIGADE_RETURN_IF_ERROR(
             l.require("bandwidth", "the link's bandwidth per direction, such as 25GB/s"));
         BRIGADE_ASSIGN_OR_RETURN(
@@ -325,7 +379,7 @@ class ScenarioReader {
           BRIGADE_ASSIGN_OR_RETURN(link.link_class, read_link_class(l.get("class")));
         }
         BRIGADE_ASSIGN_OR_RETURN(
-            link.name, l.get_string("name", t.vertex_name(link.a) + "<->" + t.vertex_name(link.b)));
+            link.name, l.get_name("name", t.vertex_name(link.a) + "<->" + t.vertex_name(link.b)));
         t.add_link(std::move(link));
       }
     }
@@ -334,15 +388,16 @@ class ScenarioReader {
   }
 
   // A link end: a device or switch name, or a device index.
-  Result<int> read_vertex(const Topology& t, const Cursor& c) const {
-    std::vector<std::string> names;
-    for (int v = 0; v < t.num_vertices(); ++v) names.push_back(t.vertex_name(v));
+  Result<int> read_vertex(const Topology& t, const std::unordered_map<std::string, int>& by_name,
+                          const Cursor& c) const {
     if (c.is_scalar()) {
-      for (int v = 0; v < t.num_vertices(); ++v)
-        if (names[static_cast<size_t>(v)] == c.text()) return v;
+      // The first vertex of a name, as a scan in vertex order would find.
+      if (auto it = by_name.find(c.text()); it != by_name.end()) return it->second;
       auto idx = c.as_int(0, t.num_devices() - 1);
       if (idx.is_ok()) return static_cast<int>(*idx);
     }
+    std::vector<std::string> names;
+    for (int v = 0; v < t.num_vertices(); ++v) names.push_back(t.vertex_name(v));
     std::string msg = "found " + c.found() + "; expected a device or switch name";
     if (!names.empty()) msg += " such as " + names.front();
     if (c.is_scalar())
@@ -351,17 +406,18 @@ class ScenarioReader {
   }
 
   // A device: its index or its name.
-  Result<int> read_device(const Cursor& c) const {
+  Result<int> read_device(const Cursor& c) {
     const Topology& t = s_->topology;
     const int n = t.num_devices();
-    std::vector<std::string> names;
-    for (const Device& d : t.devices()) names.push_back(d.name);
+    if (device_names_.empty())
+      for (int i = n - 1; i >= 0; --i) device_names_[t.device(i).name] = i;  // the first wins
     if (c.is_scalar()) {
-      for (int i = 0; i < n; ++i)
-        if (names[static_cast<size_t>(i)] == c.text()) return i;
+      if (auto it = device_names_.find(c.text()); it != device_names_.end()) return it->second;
       auto idx = c.as_int(0, n - 1);
       if (idx.is_ok()) return static_cast<int>(*idx);
     }
+    std::vector<std::string> names;
+    for (const Device& d : t.devices()) names.push_back(d.name);
     std::string msg = "found device " + c.found() + "; expected a device index from 0 to " +
                       std::to_string(n - 1) + " or a device name such as " + names.front();
     if (c.is_scalar() && !c.as_int().is_ok())
@@ -372,7 +428,7 @@ class ScenarioReader {
   // ---- profile --------------------------------------------------------------
 
   Status read_profile(const Cursor& c) {
-    BRIGADE_ASSIGN_OR_RETURN(const std::string file, c.as_string());
+    BRIGADE_ASSIGN_OR_RETURN(const std::string file, c.as_name());
     std::filesystem::path p(file);
     if (p.is_relative()) p = std::filesystem::path(doc_.file).parent_path() / p;
     s_->profile_path = p.lexically_normal().string();
@@ -414,12 +470,12 @@ class ScenarioReader {
     BRIGADE_RETURN_IF_ERROR(c.expect_map("an MLP {batch, widths, dtype, activation, bias}"));
     BRIGADE_RETURN_IF_ERROR(c.check_keys({"batch", "widths", "dtype", "activation", "bias"}));
     BRIGADE_RETURN_IF_ERROR(c.require("batch", "the batch size (rows of the input)"));
-    BRIGADE_ASSIGN_OR_RETURN(m.batch, c.get("batch").as_int(1));
+    BRIGADE_ASSIGN_OR_RETURN(m.batch, c.get("batch").as_int(1, kMaxDim));
     BRIGADE_RETURN_IF_ERROR(c.require("widths", "the layer widths [in, hidden..., out]"));
     const Cursor w = c.get("widths");
     BRIGADE_RETURN_IF_ERROR(w.expect_list("the layer widths [in, hidden..., out]"));
-    for (const Cursor& item : w.items()) {
-      BRIGADE_ASSIGN_OR_RETURN(const std::int64_t width, item.as_int(1));
+    for (const Cursor& item : w.quiet().items()) {
+      BRIGADE_ASSIGN_OR_RETURN(const std::int64_t width, item.as_int(1, kMaxDim));
       m.widths.push_back(width);
     }
     if (m.widths.size() < 2)
@@ -455,7 +511,7 @@ class ScenarioReader {
                             {"vocab", &t.vocab, "the vocabulary size"}};
     for (const Field& f : fields) {
       BRIGADE_RETURN_IF_ERROR(c.require(f.key, f.what));
-      BRIGADE_ASSIGN_OR_RETURN(*f.out, c.get(f.key).as_int(1));
+      BRIGADE_ASSIGN_OR_RETURN(*f.out, c.get(f.key).as_int(1, kMaxDim));
     }
     BRIGADE_ASSIGN_OR_RETURN(t.ffn_ratio, c.get_number("ffn_ratio", 4.0, Bound::kPositive));
     if (c.has("dtype")) {
@@ -469,14 +525,19 @@ class ScenarioReader {
     BRIGADE_RETURN_IF_ERROR(
         c.expect_list(dtype_last ? "a shape with an optional dtype, such as [8, 512, f32]"
                                  : "a shape, such as [8, 512]"));
-    const std::vector<Cursor> items = c.items();
+    const std::vector<Cursor> items = c.quiet().items();
+    const bool has_dtype = dtype_last && !items.empty() && items.back().is_scalar() &&
+                           !items.back().as_int().is_ok();
+    const size_t rank = items.size() - (has_dtype ? 1 : 0);
+    if (rank > static_cast<size_t>(Limits::kMaxRank))
+      return c.error(over_limit(static_cast<std::int64_t>(rank), Limits::kMaxRank, "dimensions"));
     for (size_t i = 0; i < items.size(); ++i) {
       const Cursor& it = items[i];
       if (dtype_last && i + 1 == items.size() && it.is_scalar() && !it.as_int().is_ok()) {
         BRIGADE_ASSIGN_OR_RETURN(t->dtype, read_dtype(it));
         break;
       }
-      BRIGADE_ASSIGN_OR_RETURN(const std::int64_t d, it.as_int(1));
+      BRIGADE_ASSIGN_OR_RETURN(const std::int64_t d, it.as_int(1, kMaxDim));
       t->shape.push_back(d);
     }
     return Status::ok();
@@ -492,7 +553,7 @@ class ScenarioReader {
     if (c.has("tensors")) {
       const Cursor ts = c.get("tensors");
       BRIGADE_RETURN_IF_ERROR(ts.expect_map("tensors by name, such as {x: [8, 512, f32]}"));
-      for (const auto& [k, v] : ts.entries()) {
+      for (const auto& [k, v] : ts.quiet().entries()) {
         TensorSpec t;
         BRIGADE_ASSIGN_OR_RETURN(t.name, k.as_name());
         t.pos = k.pos();
@@ -519,7 +580,9 @@ class ScenarioReader {
     }
     const Cursor ops = c.get("ops");
     BRIGADE_RETURN_IF_ERROR(ops.expect_list("a list of ops [{name, op, in, out}]"));
-    const std::vector<Cursor> op_items = ops.items();
+    // Quiet: a graph's ops keep their own positions (Op::pos), and a million
+    // of them would otherwise fill the scenario's position table.
+    const std::vector<Cursor> op_items = ops.quiet().items();
     if (op_items.empty()) return ops.error("found an empty list; expected at least one op");
     // Pass 1: the ops and their outputs (an output may be named without being declared).
     std::vector<std::vector<Cursor>> inputs(op_items.size());
@@ -572,8 +635,6 @@ class ScenarioReader {
           g.tensors.push_back(std::move(ts));
           producer.push_back(-1);
           t = static_cast<int>(g.tensors.size()) - 1;
-          if (s_->positions.count("model.graph.tensors." + name) == 0)
-            s_->positions["model.graph.tensors." + name] = out.pos();
         }
         const size_t ti = static_cast<size_t>(t);
         if (producer[ti] >= 0)
@@ -589,12 +650,12 @@ class ScenarioReader {
       g.ops.push_back(std::move(op));
     }
     // Pass 2: inputs name declared tensors or outputs of ops (in any order).
-    std::vector<std::string> names;
-    for (const TensorSpec& t : g.tensors) names.push_back(t.name);
     for (size_t i = 0; i < g.ops.size(); ++i) {
       for (const Cursor& in : inputs[i]) {
         const int t = g.find_tensor(in.text());
         if (t < 0) {
+          std::vector<std::string> names;
+          for (const TensorSpec& x : g.tensors) names.push_back(x.name);
           std::string msg = "found tensor '" + in.text() + "' as an input of op '" + g.ops[i].name +
                             "'; expected a declared tensor or an op's output";
           if (auto m = closest_match_in(in.text(), names)) msg += " (did you mean '" + *m + "'?)";
@@ -680,11 +741,13 @@ class ScenarioReader {
     if (c.has("group")) {
       const Cursor g = c.get("group");
       BRIGADE_RETURN_IF_ERROR(g.expect_list("a list of devices (indices or names)"));
-      for (const Cursor& d : g.items()) {
+      std::vector<bool> in_group(static_cast<size_t>(s_->topology.num_devices()), false);
+      for (const Cursor& d : g.quiet().items()) {
         BRIGADE_ASSIGN_OR_RETURN(const int dev, read_device(d));
-        if (std::find(b.group.begin(), b.group.end(), dev) != b.group.end())
+        if (in_group[static_cast<size_t>(dev)])
           return d.error("found device " + d.found() +
                          " twice in the group; expected each device once");
+        in_group[static_cast<size_t>(dev)] = true;
         b.group.push_back(dev);
       }
       if (b.group.empty())
@@ -711,8 +774,8 @@ class ScenarioReader {
         {"mode", "global_batch", "micro_batch", "optimizer", "mixed_precision", "recompute"}));
     BRIGADE_ASSIGN_OR_RETURN(
         t.inference, c.get_enum<bool>("mode", false, {{"training", false}, {"inference", true}}));
-    BRIGADE_ASSIGN_OR_RETURN(t.global_batch, c.get_int("global_batch", 0, 1));
-    BRIGADE_ASSIGN_OR_RETURN(t.micro_batch, c.get_int("micro_batch", 0, 1));
+    BRIGADE_ASSIGN_OR_RETURN(t.global_batch, c.get_int("global_batch", 0, 1, kMaxDim));
+    BRIGADE_ASSIGN_OR_RETURN(t.micro_batch, c.get_int("micro_batch", 0, 1, kMaxDim));
     BRIGADE_ASSIGN_OR_RETURN(t.optimizer, c.get_enum("optimizer", Optimizer::kAdam,
                                                      {{"adam", Optimizer::kAdam},
                                                       {"sgd", Optimizer::kSgd},
@@ -733,9 +796,14 @@ class ScenarioReader {
     BRIGADE_RETURN_IF_ERROR(c.check_keys({"data", "tensor", "pipeline", "sequence_parallel",
                                           "schedule", "virtual_stages", "zero", "data_mode",
                                           "rank_order", "bucket", "overlap", "algorithm"}));
-    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t data, c.get_int("data", 1, 1, kIntMax));
-    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t tensor, c.get_int("tensor", 1, 1, kIntMax));
-    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t pipeline, c.get_int("pipeline", 1, 1, kIntMax));
+    // A degree above the device limit can never match a topology; bounding
+    // each keeps their product far inside 64 bits.
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t data,
+                             c.get_int("data", 1, 1, Limits::kMaxDevices));
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t tensor,
+                             c.get_int("tensor", 1, 1, Limits::kMaxDevices));
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t pipeline,
+                             c.get_int("pipeline", 1, 1, Limits::kMaxDevices));
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t virtual_stages,
                              c.get_int("virtual_stages", 1, 1, kIntMax));
     // The ZeRO stage's range (0..3) is check_plan's, so that its message names the stages.
@@ -806,8 +874,12 @@ class ScenarioReader {
     BRIGADE_RETURN_IF_ERROR(c.require("shape", "the mesh's shape, such as [2, 4]"));
     const Cursor shape = c.get("shape");
     BRIGADE_RETURN_IF_ERROR(shape.expect_list("the mesh's shape, such as [2, 4]"));
-    for (const Cursor& i : shape.items()) {
-      BRIGADE_ASSIGN_OR_RETURN(const std::int64_t d, i.as_int(1, kIntMax));
+    const std::vector<Cursor> shape_items = shape.items();
+    if (shape_items.size() > static_cast<size_t>(Limits::kMaxRank))
+      return shape.error(over_limit(static_cast<std::int64_t>(shape_items.size()),
+                                    Limits::kMaxRank, "dimensions"));
+    for (const Cursor& i : shape_items) {
+      BRIGADE_ASSIGN_OR_RETURN(const std::int64_t d, i.as_int(1, Limits::kMaxDevices));
       mesh.shape.push_back(d);
     }
     if (mesh.shape.empty())
@@ -837,7 +909,11 @@ class ScenarioReader {
       const char* kWhat = "a PartitionSpec: a list with a mesh axis name or null per dimension";
       BRIGADE_RETURN_IF_ERROR(v.expect_list(kWhat));
       std::vector<std::string> spec;
-      for (const Cursor& i : v.items()) {
+      const std::vector<Cursor> spec_items = v.items();
+      if (spec_items.size() > static_cast<size_t>(Limits::kMaxRank))
+        return v.error(over_limit(static_cast<std::int64_t>(spec_items.size()), Limits::kMaxRank,
+                                  "dimensions"));
+      for (const Cursor& i : spec_items) {
         if (i.is_null()) {
           spec.emplace_back();
         } else if (i.is_scalar()) {
@@ -864,7 +940,10 @@ class ScenarioReader {
       BRIGADE_RETURN_IF_ERROR(sp.expect_map("speed factors by device, such as {0: 0.5}"));
       for (const auto& [k, v] : sp.entries()) {
         BRIGADE_ASSIGN_OR_RETURN(const int dev, read_device(k));
-        BRIGADE_ASSIGN_OR_RETURN(s_->simulation.speed[dev], v.as_number(Bound::kPositive));
+        // Six orders of magnitude either way keep every time finite (a
+        // device a million times slower than its profile is no device).
+        BRIGADE_ASSIGN_OR_RETURN(s_->simulation.speed[dev],
+                                 v.as_number_in(1e-6, 1e6, "a speed factor"));
       }
     }
     return Status::ok();
@@ -872,6 +951,7 @@ class ScenarioReader {
 
   Scenario* s_;
   yamlio::Document doc_;
+  std::unordered_map<std::string, int> device_names_;  // read_device's, built on first use
 };
 
 }  // namespace
@@ -879,12 +959,13 @@ class ScenarioReader {
 Result<Scenario> parse_scenario(const std::string& text, const std::string& filename) {
   try {
     BRIGADE_ASSIGN_OR_RETURN(
-        const YAML::Node root,
-        yamlio::read_yaml_text(text, filename, "a well-formed YAML or JSON scenario"));
+        const yamlio::Tree tree,
+        yamlio::read_tree(text, filename, "a well-formed YAML or JSON scenario"));
+    BRIGADE_RETURN_IF_ERROR(yamlio::check_unique_keys(tree, filename));
     Scenario s;
     s.path = filename;
     ScenarioReader reader(filename, &s);
-    BRIGADE_RETURN_IF_ERROR(reader.read(root));
+    BRIGADE_RETURN_IF_ERROR(reader.read(tree));
     return s;
   } catch (const YAML::Exception& e) {
     // Accessors do not throw by design; this is a guard, not a path.
@@ -901,8 +982,8 @@ Result<Scenario> parse_scenario(const std::string& text, const std::string& file
 
 Result<Scenario> load_scenario(const std::string& path) {
   std::string text;
-  BRIGADE_RETURN_IF_ERROR(
-      yamlio::read_file_text(path, "a readable scenario file (.yaml, .yml or .json)", &text));
+  BRIGADE_RETURN_IF_ERROR(yamlio::read_file_text(
+      path, "a readable scenario file (.yaml, .yml or .json)", &text, ScenarioLimits::kMaxFileBytes));
   return parse_scenario(text, path);
 }
 

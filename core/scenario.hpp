@@ -9,6 +9,7 @@
 // through Scenario::where().
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -134,6 +135,23 @@ struct Scenario {
   // enclosing key that was ("strategy.zero" -> "strategy"), then the file alone.
   SourcePos where(const std::string& key) const;
   std::map<std::string, SourcePos> positions;
+};
+
+// What a scenario may ask for (docs/scenario-format.md, "Limits"), checked
+// as it is read, before anything is allocated for it.
+struct ScenarioLimits {
+  // A scenario or profile file, in bytes. YAML text above
+  // yamlio::kMaxYamlBytes (16 MiB) must be JSON.
+  static constexpr std::size_t kMaxFileBytes = std::size_t{256} << 20;
+  // Devices of a topology (preset x nodes, or listed), switches and links
+  // of a custom one.
+  static constexpr int kMaxDevices = 65536;
+  static constexpr int kMaxSwitches = 65536;
+  static constexpr int kMaxLinks = 1 << 20;
+  // Every model dimension (batch, widths, layers, hidden, heads, seq,
+  // vocab, a shape's sizes, a mesh's sizes), and a tensor's rank.
+  static constexpr std::int64_t kMaxDimension = 2147483647;  // 2^31 - 1
+  static constexpr int kMaxRank = 64;
 };
 
 // Reads a scenario (.yaml, .yml or .json). Errors are one line:

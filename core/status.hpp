@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <optional>
 #include <string>
@@ -25,7 +26,10 @@ struct SourcePos {
 };
 
 // Why an operation failed. `kBadInput` maps to exit code 2 at the command line.
-enum class ErrorKind { kBadInput, kUnsupported, kRuntime, kInternal };
+// `kCancelled`: the caller's cancellation flag (RunOptions::cancel,
+// sim::SimOptions::cancel, planner::LowerOptions::cancel) was set; the work
+// stopped early and returned nothing (the CLI exits 1).
+enum class ErrorKind { kBadInput, kUnsupported, kRuntime, kInternal, kCancelled };
 
 class [[nodiscard]] Status {
  public:
@@ -52,6 +56,14 @@ class [[nodiscard]] Status {
   ErrorKind kind_ = ErrorKind::kBadInput;
   std::string message_;
 };
+
+// The cancellation flags of RunOptions, SimOptions and LowerOptions: true
+// once the caller has asked the work to stop (a null flag never does).
+inline bool cancel_requested(const std::atomic<bool>* flag) {
+  return flag != nullptr && flag->load(std::memory_order_relaxed);
+}
+// What cancelled work returns: "cancelled", ErrorKind::kCancelled.
+inline Status cancelled_status() { return Status::error("cancelled", ErrorKind::kCancelled); }
 
 // A value or the Status saying why there is none.
 template <class T>

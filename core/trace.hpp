@@ -13,6 +13,10 @@
 
 namespace brigade {
 
+// Memory layout (docs/ARCHITECTURE.md, "Trace"): plain arrays of small
+// fixed-size records, no strings in them; names, streams and lanes are
+// indices into the Trace's tables. A span takes 48 bytes, a transfer 48, a
+// memory sample 24: a 1.4 M-task step with 5 M messages is about 0.3 GB.
 struct TraceSpan {
   TaskId task = -1;          // the Program's task, -1 if unknown (read from a foreign file)
   std::int32_t device = 0;
@@ -49,6 +53,9 @@ struct MemorySample {
 struct Trace {
   std::string source;                     // "sim:flow", "sim:ideal", "cpu", "cuda"
   std::string program;                    // the Program's name
+  // What the recorder left out, in words ("devices 0-7,64; window 0 s to
+  // 50.0 ms": core/trace_filter.hpp); "" when it kept everything.
+  std::string filter;
   std::vector<std::string> device_names;  // by device id
   std::vector<Stream> streams;            // (device, name), as in the Program
   std::vector<std::string> lanes;         // link lanes for transfers ("gpu0->nvswitch")
@@ -64,14 +71,29 @@ struct Trace {
 
 // Chrome Trace Event JSON (opens in Perfetto and chrome://tracing):
 //   pid = device, tid = stream; spans as complete ("X") events; transfers as
-//   async ("b"/"e") events on per-link lanes with flow ("s"/"f") arrows from
-//   the sending span to the receiving span; memory as counter ("C") tracks;
-//   process/thread names as metadata ("M") events. Times in microseconds.
-// Exact seconds, task ids and kinds travel in each event's "args" so that
-// read_chrome_trace gives back the same Trace.
-// The writer is deterministic: the same Trace gives the same bytes.
+//   async ("b"/"e") events on per-link lanes of a "network" process, with
+//   flow ("s"/"f") arrows from the sending span to the receiving span (one
+//   per point-to-point transfer; one per sender and receiver of a
+//   collective, not one per step); memory as counter ("C") tracks;
+//   process/thread names as metadata ("M") events for the devices and
+//   streams that have events. Times in microseconds, written as exact
+//   decimals of the seconds (core/trace_decimal.hpp); task ids, kinds and the
+//   full name tables travel in "args" and in a "brigade" header, so that
+//   read_chrome_trace gives back the same Trace, bit for bit.
+// The writer is deterministic (the same Trace gives the same bytes) and
+// streams: it holds sorted (time, index) keys, 16 bytes an event, never the
+// text. File layout: core/trace_writer.cpp.
 Status write_chrome_trace(const Trace& trace, std::ostream& out);
-Status write_chrome_trace_file(const Trace& trace, const std::string& path);  // atomic: temp + rename
+// The same, gzip-compressed as it is written (zlib; level 1 fastest .. 9
+// smallest). Perfetto and chrome://tracing open .json.gz files.
+Status write_chrome_trace_gzip(const Trace& trace, std::ostream& out, int level = 1);
+// Atomic (temporary + rename); gzip when `path` ends in ".gz".
+Status write_chrome_trace_file(const Trace& trace, const std::string& path);
+// Brigade's files (any format version) exactly, other Chrome traces best
+// effort (an array of events or {"traceEvents": [...]}). Gzip input is
+// recognised by its first bytes and inflated as it is read. Streaming: the
+// memory used is the Trace's. Errors: "FILE:LINE:COL: error: found invalid
+// JSON; expected a Chrome trace", and one line for each wrong shape.
 Result<Trace> read_chrome_trace(std::istream& in, const std::string& filename);
 Result<Trace> read_chrome_trace_file(const std::string& path);
 

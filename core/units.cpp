@@ -1,9 +1,12 @@
 #include "core/units.hpp"
 
+#include "core/text.hpp"
+
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,7 +70,9 @@ std::string with_prefix(double v, const char* const* names, const double* scales
   while (i > 0 && std::fabs(v) < scales[i]) --i;
   const double x = v / scales[i];
   char buf[64];
-  if (std::fabs(x) >= 100 || x == 0)
+  if (std::fabs(x) >= 99999.5)  // beyond the largest prefix: no 30-digit numbers
+    std::snprintf(buf, sizeof buf, "%.2e %s%s", x, names[i], unit);
+  else if (std::fabs(x) >= 100 || x == 0)
     std::snprintf(buf, sizeof buf, "%.0f %s%s", x, names[i], unit);
   else if (std::fabs(x) >= 10)
     std::snprintf(buf, sizeof buf, "%.1f %s%s", x, names[i], unit);
@@ -92,25 +97,95 @@ std::string_view dimension_hint(Dimension dim) {
   return "a number";
 }
 
-Result<double> parse_quantity(std::string_view text, Dimension dim) {
+namespace {
+
+// Each dimension's magnitudes (docs/scenario-format.md, "Limits"). The upper
+// ends keep every derived quantity finite and printable: sums over millions
+// of tasks stay far from double's 1.8e308, and sizes below 2^63 convert to
+// integers; the lower ends of rates keep divisions by them finite.
+struct Range {
+  double min_positive;  // smallest non-zero magnitude
+  double max;
+};
+
+Range range_of(Dimension dim) {
+  switch (dim) {
+    case Dimension::kBytes: return {0, 0x1p60};
+    case Dimension::kSeconds: return {0, 1e6};
+    case Dimension::kBytesPerSecond: return {0.125, 1e18};
+    case Dimension::kFlopsPerSecond: return {1, 1e21};
+    case Dimension::kFlops: return {0, 1e30};
+    case Dimension::kNumber: break;
+  }
+  return {0, std::numeric_limits<double>::max()};
+}
+
+}  // namespace
+
+std::string_view quantity_range_hint(Dimension dim) {
+  switch (dim) {
+    case Dimension::kBytes: return "a size of at most 2^60 bytes (1 EiB)";
+    case Dimension::kSeconds: return "a duration of at most 1e6 s (11.6 days)";
+    case Dimension::kBytesPerSecond: return "a bandwidth from 1 bit/s to 1e18 B/s";
+    case Dimension::kFlopsPerSecond: return "a compute rate from 1 FLOP/s to 1e21 FLOP/s";
+    case Dimension::kFlops: return "a FLOP count of at most 1e30";
+    case Dimension::kNumber: return "a number";
+  }
+  return "a number";
+}
+
+bool quantity_in_range(double value_in_si, Dimension dim) {
+  const double m = std::fabs(value_in_si);
+  const Range r = range_of(dim);
+  return std::isfinite(m) && (m == 0 || (m >= r.min_positive && m <= r.max));
+}
+
+QuantityFault check_quantity(std::string_view text, Dimension dim, double* value_in_si) {
   const std::string s = trim(text);
-  auto fail = [&]() {
-    return Status::error("found '" + std::string(text) + "'; expected " +
-                         std::string(dimension_hint(dim)));
-  };
-  if (s.empty()) return fail();
+  if (s.empty()) return QuantityFault::kSyntax;
   const char* begin = s.c_str();
   char* end = nullptr;
   const double number = std::strtod(begin, &end);
-  if (end == begin) return fail();
-  // strtod accepts "inf" and "nan"; quantities must be finite.
-  if (!std::isfinite(number)) return fail();
+  if (end == begin) return QuantityFault::kSyntax;
+  // strtod accepts "inf" and "nan": never quantities. Out of double's range
+  // ("1e309") it gives HUGE_VAL: a number, too large.
+  const std::string_view digits(begin, static_cast<size_t>(end - begin));
+  if (std::isnan(number) || digits.find_first_of("iInN") != std::string_view::npos)
+    return QuantityFault::kSyntax;
   const std::string suffix = trim(std::string_view(end));
-  if (suffix.empty()) return number;
-  for (const Unit& u : units_for(dim)) {
-    if (suffix == u.name) return number * u.scale;
+  double scale = 1;
+  if (!suffix.empty()) {
+    bool known = false;
+    for (const Unit& u : units_for(dim)) {
+      if (suffix == u.name) {
+        scale = u.scale;
+        known = true;
+        break;
+      }
+    }
+    if (!known) return QuantityFault::kSyntax;
   }
-  return fail();
+  // The range on the value in SI units: "1e308GB/s" is a number whose value
+  // is not finite.
+  const double value = number * scale;
+  if (!quantity_in_range(value, dim)) return QuantityFault::kRange;
+  if (value_in_si) *value_in_si = value;
+  return QuantityFault::kNone;
+}
+
+Result<double> parse_quantity(std::string_view text, Dimension dim) {
+  double v = 0;
+  switch (check_quantity(text, dim, &v)) {
+    case QuantityFault::kNone:
+      return v;
+    case QuantityFault::kSyntax:
+      return Status::error("found " + quoted(text) + "; expected " +
+                           std::string(dimension_hint(dim)));
+    case QuantityFault::kRange:
+      break;
+  }
+  return Status::error("found " + quoted(text) + "; expected " +
+                       std::string(quantity_range_hint(dim)));
 }
 
 std::string format_seconds(double seconds) {

@@ -1,5 +1,9 @@
 #include "core/yaml_reader.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -7,6 +11,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <tuple>
+#include <unordered_set>
+
+#include "core/json_tree.hpp"
+#include "core/text.hpp"
 
 namespace brigade::yamlio {
 
@@ -25,10 +34,72 @@ std::string join_choices(const std::vector<std::string>& names, std::string_view
   return s;
 }
 
-Result<YAML::Node> read_yaml_text(const std::string& text, const std::string& file,
-                                  std::string_view expected_what) {
+namespace {
+
+// 1-based line and column (in characters, as yaml-cpp counts) of a byte offset.
+SourcePos position_of(const std::string& text, size_t offset, const std::string& file) {
+  int line = 1, column = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else if ((c & 0xC0) != 0x80) {
+      ++column;
+    }
+  }
+  return SourcePos{file, line, column};
+}
+
+std::string hex_byte(unsigned char c) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%02x", c);
+  return buf;
+}
+
+// What a decoded scalar may not hold: bytes that are not UTF-8 (a YAML
+// escape such as "\ud800" decodes to them), control characters other than
+// tab and line feed. The message's "found" part, or "" when the text is fine.
+std::string bad_text(const std::string& t, bool allow_line_breaks) {
+  if (utf8_error_offset(t) != std::string::npos) return quote(t) + ", which is not UTF-8";
+  for (const char ch : t) {
+    const auto c = static_cast<unsigned char>(ch);
+    const bool control = (c < 0x20 && c != '\t' && !(allow_line_breaks && (c == '\n' || c == '\r'))) ||
+                         c == 0x7F;
+    if (control) return quote(t) + " with control character " + hex_byte(c);
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<Tree> read_tree(const std::string& text, const std::string& file,
+                       std::string_view expected_what) {
+  // UTF-8 first (names reach JSON outputs and traces, which must be UTF-8),
+  // and no control characters: both with their position.
+  if (const size_t bad = utf8_error_offset(text); bad != std::string::npos)
+    return Status::at(position_of(text, bad, file),
+                      "found byte " + hex_byte(static_cast<unsigned char>(text[bad])) +
+                          ", which is not UTF-8; expected UTF-8 text");
+  if (const size_t bad = control_char_offset(text); bad != std::string::npos)
+    return Status::at(position_of(text, bad, file),
+                      "found control character " +
+                          hex_byte(static_cast<unsigned char>(text[bad])) +
+                          "; expected text without control characters (tab and line breaks aside)");
+  // JSON through the compact tree; anything else, and JSON that is not
+  // well formed (for yaml-cpp's message), through yaml-cpp, up to its limit.
+  auto json = std::make_shared<json_tree::Tree>();
+  json_tree::Tree::Error json_error;
+  if (json->parse(text, &json_error)) return Tree(std::shared_ptr<const json_tree::Tree>(json));
+  json.reset();
+  if (text.size() > kMaxYamlBytes)
+    return Status::at(SourcePos{file, static_cast<int>(json_error.line),
+                                static_cast<int>(json_error.column)},
+                      "found malformed JSON (" + json_error.what + ") in a file of " +
+                          std::to_string(text.size()) + " bytes; expected JSON (text above " +
+                          std::to_string(kMaxYamlBytes >> 20) + " MiB must be JSON)");
   try {
-    return YAML::Load(text);
+    return Tree(YAML::Load(text));
   } catch (const YAML::Exception& e) {
     SourcePos pos{file, e.mark.line >= 0 ? e.mark.line + 1 : 0,
                   e.mark.column >= 0 ? e.mark.column + 1 : 0};
@@ -40,42 +111,223 @@ Result<YAML::Node> read_yaml_text(const std::string& text, const std::string& fi
   }
 }
 
-Status read_file_text(const std::string& path, std::string_view expected_what, std::string* out) {
-  auto fail = [&](int err) {
-    return Status::error(path + ": error: found no readable file (" + std::strerror(err) +
-                         "); expected " + std::string(expected_what));
+namespace {
+
+// The earliest repeated key, as (line, column, key), over every map.
+struct Repeat {
+  int line = 0, column = 0;
+  std::string key;
+  bool found() const { return line > 0; }
+  void consider(int l, int c, std::string k) {
+    if (!found() || l < line || (l == line && c < column)) {
+      line = l, column = c;
+      key = std::move(k);
+    }
+  }
+};
+
+// Marks (1-based line, column) of a map's scalar keys, in order: the repeat of
+// a key is the later one. Small maps compare pairwise, large ones hash.
+template <class Keys>
+void find_repeat(const Keys& keys, Repeat* r) {
+  if (keys.size() <= 16) {
+    for (size_t i = 1; i < keys.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (std::get<2>(keys[i]) == std::get<2>(keys[j])) {
+          r->consider(std::get<0>(keys[i]), std::get<1>(keys[i]), std::string(std::get<2>(keys[i])));
+          break;
+        }
+    return;
+  }
+  std::unordered_set<std::string_view> seen;
+  for (const auto& k : keys)
+    if (!seen.insert(std::get<2>(k)).second)
+      r->consider(std::get<0>(k), std::get<1>(k), std::string(std::get<2>(k)));
+}
+
+void repeats_in_json(const json_tree::Tree& t, Repeat* r) {
+  // The tree is flat: every map's keys are children of a map value, wherever it is.
+  const std::uint32_t root = t.root();
+  std::vector<std::uint32_t> todo = {root};
+  std::vector<std::tuple<int, int, std::string_view>> keys;
+  while (!todo.empty()) {
+    const json_tree::Value& v = t.at(todo.back());
+    todo.pop_back();
+    if (v.kind == json_tree::Kind::kMap) {
+      keys.clear();
+      for (std::uint32_t k = 0; k + 1 < v.size; k += 2) {
+        const json_tree::Value& key = t.at(t.child(v, k));
+        keys.emplace_back(static_cast<int>(key.line), static_cast<int>(key.column), t.text(key));
+        todo.push_back(t.child(v, k + 1));
+      }
+      find_repeat(keys, r);
+    } else if (v.kind == json_tree::Kind::kList) {
+      for (std::uint32_t k = 0; k < v.size; ++k) todo.push_back(t.child(v, k));
+    }
+  }
+}
+
+void repeats_in_yaml(const YAML::Node& root, Repeat* r) {
+  // Aliases make the tree a graph: each map or list is visited once (by its mark).
+  std::set<std::pair<int, int>> visited;
+  std::vector<YAML::Node> todo = {root};
+  std::vector<std::tuple<int, int, std::string>> keys;
+  while (!todo.empty()) {
+    const YAML::Node n = todo.back();
+    todo.pop_back();
+    if (!n.IsDefined() || !(n.IsMap() || n.IsSequence())) continue;
+    if (!visited.insert({n.Mark().line, n.Mark().column}).second) continue;
+    if (n.IsMap()) {
+      keys.clear();
+      for (const auto& kv : n) {
+        if (kv.first.IsScalar())
+          keys.emplace_back(kv.first.Mark().line + 1, kv.first.Mark().column + 1, kv.first.Scalar());
+        todo.push_back(kv.second);
+      }
+      find_repeat(keys, r);
+    } else {
+      for (const auto& item : n) todo.push_back(item);
+    }
+  }
+}
+
+}  // namespace
+
+Status check_unique_keys(const Tree& tree, const std::string& file) {
+  Repeat r;
+  if (tree.json_)
+    repeats_in_json(*tree.json_, &r);
+  else
+    repeats_in_yaml(tree.yaml_, &r);
+  if (!r.found()) return Status::ok();
+  return Status::at(SourcePos{file, r.line, r.column},
+                    "found key " + quote(r.key) + " a second time; expected each key once");
+}
+
+Status read_file_text(const std::string& path, std::string_view expected_what, std::string* out,
+                      std::size_t max_bytes) {
+  auto fail = [&](const std::string& found) {
+    return Status::error(path + ": error: found " + found + "; expected " +
+                         std::string(expected_what));
   };
-  errno = 0;
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return fail(errno != 0 ? errno : ENOENT);
+  auto fail_errno = [&](int err) {
+    return fail(std::string("no readable file (") + std::strerror(err) + ")");
+  };
+  // O_NONBLOCK: opening a FIFO with no writer must not wait for one (it is
+  // refused below, as every file that is not regular is).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return fail_errno(errno != 0 ? errno : ENOENT);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return fail_errno(errno);
+  if (!S_ISREG(st.st_mode)) {
+    const char* what = S_ISDIR(st.st_mode)    ? "a folder"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "a file that is not regular";
+    return fail(what);
+  }
+  const auto too_large = [&](const std::string& size) {
+    return Status::error(path + ": error: found a file of " + size + " bytes; expected " +
+                         std::string(expected_what) + " of at most " + std::to_string(max_bytes) +
+                         " bytes (docs/scenario-format.md, \"Limits\")");
+  };
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) return too_large(std::to_string(st.st_size));
   out->clear();
+  out->reserve(static_cast<size_t>(st.st_size));
   char buf[1 << 16];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out->append(buf, n);
-  const bool bad = std::ferror(f) != 0;
-  const int err = errno;
-  std::fclose(f);
-  if (bad) return fail(err != 0 ? err : EIO);
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail_errno(errno);
+    }
+    if (n == 0) break;
+    out->append(buf, static_cast<size_t>(n));
+    // A file that grows while it is read is held to the same limit.
+    if (out->size() > max_bytes) return too_large("more than " + std::to_string(max_bytes));
+  }
   return Status::ok();
 }
 
-Cursor::Cursor(const Document* doc, YAML::Node node, std::string path, SourcePos fallback_pos)
+// ---- Cursor -----------------------------------------------------------------
+
+Cursor::Cursor(const Document* doc, const Tree& tree, std::string path, SourcePos fallback_pos)
+    : doc_(doc),
+      node_(tree.yaml_),
+      path_(std::move(path)),
+      fallback_line_(fallback_pos.line),
+      fallback_column_(fallback_pos.column) {
+  if (tree.json_) json_ = Json{tree.json_.get(), tree.json_->root()};
+}
+
+Cursor::Cursor(const Document* doc, YAML::Node node, Json json, std::string path,
+               int fallback_line, int fallback_column, bool record)
     : doc_(doc),
       node_(std::move(node)),
+      json_(json),
+      record_(record),
       path_(std::move(path)),
-      fallback_pos_(std::move(fallback_pos)) {}
+      fallback_line_(fallback_line),
+      fallback_column_(fallback_column) {}
+
+Cursor Cursor::quiet() const {
+  Cursor c = *this;
+  c.record_ = false;
+  return c;
+}
+
+Cursor::Shape Cursor::shape() const {
+  if (json_.tree) {
+    if (json_missing_) return Shape::kUndefined;
+    switch (json_.tree->at(json_.index).kind) {
+      case json_tree::Kind::kNull: return Shape::kNull;
+      case json_tree::Kind::kScalar: return Shape::kScalar;
+      case json_tree::Kind::kMap: return Shape::kMap;
+      case json_tree::Kind::kList: return Shape::kList;
+    }
+    return Shape::kUndefined;
+  }
+  if (!node_.IsDefined()) return Shape::kUndefined;
+  if (node_.IsNull()) return Shape::kNull;
+  if (node_.IsScalar()) return Shape::kScalar;
+  if (node_.IsMap()) return Shape::kMap;
+  if (node_.IsSequence()) return Shape::kList;
+  return Shape::kUndefined;
+}
+
+bool Cursor::defined() const { return shape() != Shape::kUndefined; }
+bool Cursor::is_null() const {
+  const Shape s = shape();
+  return s == Shape::kUndefined || s == Shape::kNull;
+}
+bool Cursor::is_map() const { return shape() == Shape::kMap; }
+bool Cursor::is_list() const { return shape() == Shape::kList; }
+bool Cursor::is_scalar() const { return shape() == Shape::kScalar; }
+
+std::string_view Cursor::scalar_view() const {
+  return json_.tree->text(json_.tree->at(json_.index));
+}
 
 SourcePos Cursor::pos() const {
   // An empty value (`key:`) is marked where the parser went on reading (the
   // next line); its key is the better place to point at.
-  if (is_null() && fallback_pos_.line > 0) return fallback_pos_;
-  if (node_.IsDefined()) {
+  if (is_null() && fallback_line_ > 0)
+    return SourcePos{doc_->file, fallback_line_, fallback_column_};
+  if (json_.tree && !json_missing_) {
+    const json_tree::Value& v = json_.tree->at(json_.index);
+    return SourcePos{doc_->file, static_cast<int>(v.line), static_cast<int>(v.column)};
+  }
+  if (!json_.tree && node_.IsDefined()) {
     const YAML::Mark m = node_.Mark();
     if (m.line >= 0 && m.column >= 0) return SourcePos{doc_->file, m.line + 1, m.column + 1};
   }
-  if (fallback_pos_.file.empty())
-    return SourcePos{doc_->file, fallback_pos_.line, fallback_pos_.column};
-  return fallback_pos_;
+  return SourcePos{doc_->file, fallback_line_, fallback_column_};
 }
 
 Status Cursor::error(const std::string& message) const {
@@ -83,32 +335,22 @@ Status Cursor::error(const std::string& message) const {
 }
 
 std::string Cursor::text() const {
-  return is_scalar() ? node_.Scalar() : std::string();
+  if (!is_scalar()) return std::string();
+  if (json_.tree) return std::string(scalar_view());
+  return node_.Scalar();
 }
 
 std::string Cursor::found() const {
   if (is_null()) return "nothing";
   if (is_map()) return "a map";
   if (is_list()) return "a list";
-  return quote(node_.Scalar());
+  return quote(text());
 }
 
 std::string quote(const std::string& text) {
-  // Messages are one line: escape line breaks, and keep long text short.
-  constexpr size_t kMax = 60;
-  std::string out;
-  for (char ch : text.substr(0, kMax)) {
-    if (ch == '\n')
-      out += "\\n";
-    else if (ch == '\r')
-      out += "\\r";
-    else if (ch == '\t')
-      out += "\\t";
-    else
-      out += ch;
-  }
-  if (text.size() > kMax) out += "...";
-  return "'" + out + "'";
+  // Messages are one line: escape line breaks and bytes that are not UTF-8,
+  // and keep long text short.
+  return quoted(text);
 }
 
 Status Cursor::expect_map(std::string_view what) const {
@@ -125,6 +367,33 @@ std::string Cursor::child_path(std::string_view key) const {
   return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
 }
 
+void Cursor::record(const std::string& path, const SourcePos& pos) const {
+  if (record_ && doc_->positions) (*doc_->positions)[path] = pos;
+}
+
+Cursor Cursor::yaml_child(YAML::Node node, std::string path, const Cursor& parent_for_pos) const {
+  const SourcePos p = parent_for_pos.pos();
+  return Cursor(doc_, std::move(node), Json{}, std::move(path), p.line, p.column, record_);
+}
+
+Cursor Cursor::json_child(std::uint32_t index, std::string path,
+                          const Cursor& parent_for_pos) const {
+  const SourcePos p = parent_for_pos.pos();
+  return Cursor(doc_, YAML::Node(), Json{json_.tree, index}, std::move(path), p.line, p.column,
+                record_);
+}
+
+Cursor Cursor::missing(std::string path) const {
+  const SourcePos p = pos();
+  if (json_.tree) {
+    Cursor c(doc_, YAML::Node(), json_, std::move(path), p.line, p.column, record_);
+    c.json_missing_ = true;
+    return c;
+  }
+  return Cursor(doc_, YAML::Node(YAML::NodeType::Undefined), Json{}, std::move(path), p.line,
+                p.column, record_);
+}
+
 Status Cursor::check_keys(std::initializer_list<std::string_view> allowed) const {
   std::vector<std::string> v;
   for (std::string_view a : allowed) v.emplace_back(a);
@@ -133,9 +402,9 @@ Status Cursor::check_keys(std::initializer_list<std::string_view> allowed) const
 
 Status Cursor::check_keys(const std::vector<std::string>& allowed) const {
   if (!is_map()) return Status::ok();
-  std::set<std::string> seen;
-  for (const auto& kv : node_) {
-    Cursor key(doc_, kv.first, path_, pos());
+  // Maps are small: a linear look at the keys before each is cheaper than a set.
+  std::vector<std::string> seen;
+  auto check_one = [&](const Cursor& key) -> Status {
     if (!key.is_scalar())
       return key.error("found " + key.found() + " as a key; expected one of " + join_list(allowed));
     const std::string name = key.text();
@@ -146,15 +415,33 @@ Status Cursor::check_keys(const std::vector<std::string>& allowed) const {
       if (auto m = closest_match_in(name, allowed)) msg += " (did you mean '" + *m + "'?)";
       return key.error(msg);
     }
-    if (!seen.insert(name).second)
-      return key.error("found key " + quote(name) + " a second time; expected each key once");
-    if (doc_->positions) (*doc_->positions)[child_path(name)] = key.pos();
+    for (const std::string& s : seen)
+      if (s == name)
+        return key.error("found key " + quote(name) + " a second time; expected each key once");
+    seen.push_back(name);
+    record(child_path(name), key.pos());
+    return Status::ok();
+  };
+  if (json_.tree) {
+    const json_tree::Value& v = json_.tree->at(json_.index);
+    for (std::uint32_t k = 0; k + 1 < v.size; k += 2)
+      BRIGADE_RETURN_IF_ERROR(check_one(json_child(json_.tree->child(v, k), path_, *this)));
+    return Status::ok();
   }
+  for (const auto& kv : node_) BRIGADE_RETURN_IF_ERROR(check_one(yaml_child(kv.first, path_, *this)));
   return Status::ok();
 }
 
 bool Cursor::has(std::string_view key) const {
   if (!is_map()) return false;
+  if (json_.tree) {
+    const json_tree::Value& v = json_.tree->at(json_.index);
+    for (std::uint32_t k = 0; k + 1 < v.size; k += 2) {
+      const json_tree::Value& kv = json_.tree->at(json_.tree->child(v, k));
+      if (kv.kind == json_tree::Kind::kScalar && json_.tree->text(kv) == key) return true;
+    }
+    return false;
+  }
   for (const auto& kv : node_)
     if (kv.first.IsScalar() && kv.first.Scalar() == key) return true;
   return false;
@@ -162,32 +449,64 @@ bool Cursor::has(std::string_view key) const {
 
 Cursor Cursor::get(std::string_view key) const {
   if (is_map()) {
-    for (const auto& kv : node_) {
-      if (kv.first.IsScalar() && kv.first.Scalar() == key) {
-        const Cursor k(doc_, kv.first, path_, pos());
-        return Cursor(doc_, kv.second, child_path(key), k.pos());
+    if (json_.tree) {
+      const json_tree::Value& v = json_.tree->at(json_.index);
+      for (std::uint32_t k = 0; k + 1 < v.size; k += 2) {
+        const std::uint32_t ki = json_.tree->child(v, k);
+        const json_tree::Value& kv = json_.tree->at(ki);
+        if (kv.kind == json_tree::Kind::kScalar && json_.tree->text(kv) == key)
+          return json_child(ki + 1, child_path(key), json_child(ki, path_, *this));
+      }
+    } else {
+      for (const auto& kv : node_) {
+        if (kv.first.IsScalar() && kv.first.Scalar() == key)
+          return yaml_child(kv.second, child_path(key), yaml_child(kv.first, path_, *this));
       }
     }
   }
-  return Cursor(doc_, YAML::Node(YAML::NodeType::Undefined), child_path(key), pos());
+  return missing(child_path(key));
 }
 
 Cursor Cursor::key_of(std::string_view key) const {
   if (is_map()) {
-    for (const auto& kv : node_)
-      if (kv.first.IsScalar() && kv.first.Scalar() == key)
-        return Cursor(doc_, kv.first, child_path(key), pos());
+    if (json_.tree) {
+      const json_tree::Value& v = json_.tree->at(json_.index);
+      for (std::uint32_t k = 0; k + 1 < v.size; k += 2) {
+        const std::uint32_t ki = json_.tree->child(v, k);
+        const json_tree::Value& kv = json_.tree->at(ki);
+        if (kv.kind == json_tree::Kind::kScalar && json_.tree->text(kv) == key)
+          return json_child(ki, child_path(key), *this);
+      }
+    } else {
+      for (const auto& kv : node_)
+        if (kv.first.IsScalar() && kv.first.Scalar() == key)
+          return yaml_child(kv.first, child_path(key), *this);
+    }
   }
-  return Cursor(doc_, YAML::Node(YAML::NodeType::Undefined), child_path(key), pos());
+  return missing(child_path(key));
 }
 
 std::vector<std::pair<Cursor, Cursor>> Cursor::entries() const {
   std::vector<std::pair<Cursor, Cursor>> out;
   if (!is_map()) return out;
+  if (json_.tree) {
+    const json_tree::Value& v = json_.tree->at(json_.index);
+    out.reserve(v.size / 2);
+    for (std::uint32_t k = 0; k + 1 < v.size; k += 2) {
+      const std::uint32_t ki = json_.tree->child(v, k);
+      const json_tree::Value& kv = json_.tree->at(ki);
+      Cursor key = json_child(
+          ki, child_path(kv.kind == json_tree::Kind::kScalar ? json_.tree->text(kv) : "?"), *this);
+      Cursor value = json_child(ki + 1, key.path(), key);
+      if (kv.kind == json_tree::Kind::kScalar) record(key.path(), key.pos());
+      out.emplace_back(std::move(key), std::move(value));
+    }
+    return out;
+  }
   for (const auto& kv : node_) {
-    Cursor k(doc_, kv.first, child_path(kv.first.IsScalar() ? kv.first.Scalar() : "?"), pos());
-    Cursor v(doc_, kv.second, k.path(), k.pos());
-    if (doc_->positions && kv.first.IsScalar()) (*doc_->positions)[k.path()] = k.pos();
+    Cursor k = yaml_child(kv.first, child_path(kv.first.IsScalar() ? kv.first.Scalar() : "?"), *this);
+    Cursor v = yaml_child(kv.second, k.path(), k);
+    if (kv.first.IsScalar()) record(k.path(), k.pos());
     out.emplace_back(std::move(k), std::move(v));
   }
   return out;
@@ -196,10 +515,20 @@ std::vector<std::pair<Cursor, Cursor>> Cursor::entries() const {
 std::vector<Cursor> Cursor::items() const {
   std::vector<Cursor> out;
   if (!is_list()) return out;
+  if (json_.tree) {
+    const json_tree::Value& v = json_.tree->at(json_.index);
+    out.reserve(v.size);
+    for (std::uint32_t k = 0; k < v.size; ++k) {
+      Cursor c = json_child(json_.tree->child(v, k), path_ + "[" + std::to_string(k) + "]", *this);
+      record(c.path(), c.pos());
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
   size_t i = 0;
   for (const auto& item : node_) {
-    Cursor c(doc_, item, path_ + "[" + std::to_string(i) + "]", pos());
-    if (doc_->positions) (*doc_->positions)[c.path()] = c.pos();
+    Cursor c = yaml_child(item, path_ + "[" + std::to_string(i) + "]", *this);
+    record(c.path(), c.pos());
     out.push_back(std::move(c));
     ++i;
   }
@@ -207,6 +536,20 @@ std::vector<Cursor> Cursor::items() const {
 }
 
 namespace {
+
+// 1e-06 -> "1e-6", 1e+06 -> "1e6", 0.5 -> "0.5", for ranges in messages.
+std::string short_number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  std::string s = buf;
+  const size_t e = s.find('e');
+  if (e == std::string::npos) return s;
+  std::string mantissa = s.substr(0, e), exponent = s.substr(e + 1);
+  const bool negative = exponent[0] == '-';
+  size_t i = (exponent[0] == '-' || exponent[0] == '+') ? 1 : 0;
+  while (i + 1 < exponent.size() && exponent[i] == '0') ++i;
+  return mantissa + "e" + (negative ? "-" : "") + exponent.substr(i);
+}
 
 std::string int_range_text(std::int64_t min, std::int64_t max) {
   // Bounds at the int32 limits are representation limits, not worth saying.
@@ -250,9 +593,16 @@ Result<std::int64_t> Cursor::as_int(std::int64_t min, std::int64_t max) const {
   const char* b = t.data();
   const char* e = t.data() + t.size();
   auto [ptr, ec] = std::from_chars(b, e, v);
+  // Above the largest value, say the range whole ("an integer >= 1" would
+  // not say what is wrong with 9223372036854775807).
+  const bool too_large = (ec == std::errc::result_out_of_range && ptr == e && t[0] != '-') ||
+                         (ec == std::errc() && ptr == e && v > max);
+  if (too_large)
+    return error("found " + found() + "; expected an integer from " + std::to_string(min) +
+                 " to " + std::to_string(max));
   if (ec != std::errc() || ptr != e || t.empty())
     return error("found " + found() + "; expected " + expected);
-  if (v < min || v > max) return error("found " + found() + "; expected " + expected);
+  if (v < min) return error("found " + found() + "; expected " + expected);
   return v;
 }
 
@@ -267,12 +617,25 @@ Result<double> Cursor::as_number(Bound bound) const {
   return v;
 }
 
+Result<double> Cursor::as_number_in(double lo, double hi, std::string_view noun) const {
+  auto v = as_number();
+  if (v.is_ok() && *v >= lo && *v <= hi) return *v;
+  return error("found " + found() + "; expected " + std::string(noun) + " from " + short_number(lo) +
+               " to " + short_number(hi));
+}
+
 Result<double> Cursor::as_quantity(Dimension dim, Bound bound) const {
   const std::string expected = bounded(dimension_hint(dim), bound);
   if (!is_scalar()) return error("found " + found() + "; expected " + expected);
-  auto q = parse_quantity(text(), dim);
-  if (!q.is_ok() || !within(*q, bound)) return error("found " + found() + "; expected " + expected);
-  return *q;
+  double v = 0;
+  const QuantityFault fault = check_quantity(text(), dim, &v);
+  if (fault == QuantityFault::kRange)
+    return error("found " + found() + "; expected " +
+                 bounded(quantity_range_hint(dim), bound == Bound::kPositive ? Bound::kPositive
+                                                                             : Bound::kAny));
+  if (fault != QuantityFault::kNone || !within(v, bound))
+    return error("found " + found() + "; expected " + expected);
+  return v;
 }
 
 Result<bool> Cursor::as_bool() const {
@@ -286,7 +649,11 @@ Result<bool> Cursor::as_bool() const {
 
 Result<std::string> Cursor::as_string() const {
   if (!is_scalar()) return error("found " + found() + "; expected a string");
-  return text();
+  std::string t = text();
+  if (const std::string bad = bad_text(t, true); !bad.empty())
+    return error("found " + bad + "; expected UTF-8 text without control characters (tab and "
+                 "line breaks aside)");
+  return t;
 }
 
 Result<std::string> Cursor::as_name() const {
@@ -294,6 +661,8 @@ Result<std::string> Cursor::as_name() const {
   bool one_line = is_scalar() && !t.empty();
   for (char ch : t) one_line = one_line && static_cast<unsigned char>(ch) >= 0x20;
   if (!one_line) return error("found " + found() + "; expected a name on one line");
+  if (const std::string bad = bad_text(t, false); !bad.empty())
+    return error("found " + bad + "; expected a name in UTF-8 without control characters");
   return t;
 }
 
@@ -329,6 +698,11 @@ Result<bool> Cursor::get_bool(std::string_view key, bool dflt) const {
 Result<std::string> Cursor::get_string(std::string_view key, std::string dflt) const {
   if (!has(key)) return dflt;
   return get(key).as_string();
+}
+
+Result<std::string> Cursor::get_name(std::string_view key, std::string dflt) const {
+  if (!has(key)) return dflt;
+  return get(key).as_name();
 }
 
 Status Cursor::require(std::string_view key, std::string_view what) const {

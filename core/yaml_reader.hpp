@@ -11,10 +11,12 @@
 // entry point that parses text.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +28,10 @@
 #include "core/status.hpp"
 #include "core/units.hpp"
 
+namespace brigade::json_tree {
+class Tree;
+}
+
 namespace brigade::yamlio {
 
 // What a document is being read as, for messages and key positions.
@@ -34,35 +40,71 @@ struct Document {
   std::map<std::string, SourcePos>* positions = nullptr;  // filled with every key seen, if set
 };
 
-// Parses text; a malformed document becomes
+// A parsed document: JSON text in Brigade's compact tree (core/json_tree.hpp,
+// the fast path for large generated files), anything else in yaml-cpp's.
+class Tree {
+ public:
+  Tree() = default;
+  explicit Tree(YAML::Node yaml) : yaml_(std::move(yaml)) {}
+  explicit Tree(std::shared_ptr<const json_tree::Tree> json) : json_(std::move(json)) {}
+  bool is_json() const { return json_ != nullptr; }
+
+ private:
+  friend class Cursor;
+  friend Status check_unique_keys(const Tree& tree, const std::string& file);
+  YAML::Node yaml_;
+  std::shared_ptr<const json_tree::Tree> json_;
+};
+
+// The largest text read with yaml-cpp (about 75 bytes of memory per byte of
+// YAML); larger text must be JSON (docs/scenario-format.md, "Limits").
+inline constexpr std::size_t kMaxYamlBytes = std::size_t{16} << 20;
+
+// Parses text: checks that it is UTF-8 without control characters (other
+// than tab and line breaks), then reads it as JSON when it is JSON, else as
+// YAML. A malformed document becomes
 //   "FILE:L:C: error: found malformed YAML (MESSAGE); expected WHAT"
 // where MESSAGE is yaml-cpp's. An empty document is a null node.
-Result<YAML::Node> read_yaml_text(const std::string& text, const std::string& file,
-                                  std::string_view expected_what);
+Result<Tree> read_tree(const std::string& text, const std::string& file,
+                       std::string_view expected_what);
 
-// Reads a whole file into `out`; on failure the message is
-//   "FILE: error: found no readable file (REASON); expected WHAT".
-Status read_file_text(const std::string& path, std::string_view expected_what, std::string* out);
+// Every map of the document has each key once; otherwise the key written a
+// second time that comes first in the file:
+//   "FILE:L:C: error: found key 'x' a second time; expected each key once"
+// Readers call it first, so that a repeated key is reported before the
+// problems that its map's place in the reading order would put first.
+Status check_unique_keys(const Tree& tree, const std::string& file);
+
+// Reads a whole regular file of at most `max_bytes` into `out`, without
+// blocking on a FIFO or a device. Failures are "FILE: error: found X;
+// expected WHAT": no readable file (REASON), a folder, a character device,
+// a FIFO, a socket, a file of N bytes (over max_bytes).
+Status read_file_text(const std::string& path, std::string_view expected_what, std::string* out,
+                      std::size_t max_bytes);
 
 // The lower bound of a numeric value.
 enum class Bound { kAny, kNonNegative, kPositive };
 
 class Cursor {
  public:
-  Cursor(const Document* doc, YAML::Node node, std::string path, SourcePos fallback_pos);
+  Cursor(const Document* doc, const Tree& tree, std::string path, SourcePos fallback_pos);
 
-  const YAML::Node& node() const { return node_; }
   const std::string& path() const { return path_; }
   // 1-based position of the node (the enclosing key's, for a missing value).
   SourcePos pos() const;
   // Status::at(pos(), message).
   Status error(const std::string& message) const;
 
-  bool defined() const { return node_.IsDefined(); }
-  bool is_null() const { return !node_.IsDefined() || node_.IsNull(); }
-  bool is_map() const { return node_.IsDefined() && node_.IsMap(); }
-  bool is_list() const { return node_.IsDefined() && node_.IsSequence(); }
-  bool is_scalar() const { return node_.IsDefined() && node_.IsScalar(); }
+  // This cursor, and every cursor taken from it, records no key positions:
+  // for the items of long lists (a graph's ops), whose positions travel in
+  // the values read from them instead.
+  Cursor quiet() const;
+
+  bool defined() const;
+  bool is_null() const;
+  bool is_map() const;
+  bool is_list() const;
+  bool is_scalar() const;
   // The scalar's text ("" for other nodes).
   std::string text() const;
   // The node as written in "found X": 'abc' for a scalar, "a list", "a map", "nothing".
@@ -71,7 +113,7 @@ class Cursor {
   Status expect_map(std::string_view what) const;  // "found X; expected WHAT"
   Status expect_list(std::string_view what) const;
 
-  // ---- maps ----
+// ---- maps ----
   // Rejects keys not in `allowed` ("did you mean"), keys written twice and
   // non-scalar keys; records every key's position as "PATH.KEY".
   Status check_keys(std::initializer_list<std::string_view> allowed) const;
@@ -93,6 +135,8 @@ class Cursor {
   Result<std::int64_t> as_int(std::int64_t min = std::numeric_limits<std::int64_t>::min(),
                               std::int64_t max = std::numeric_limits<std::int64_t>::max()) const;
   Result<double> as_number(Bound bound = Bound::kAny) const;
+  // A number in [lo, hi]: "found '1e300'; expected NOUN from LO to HI".
+  Result<double> as_number_in(double lo, double hi, std::string_view noun) const;
   // A quantity with units (core/units.hpp); the message quotes the text and
   // the dimension's hint, "a positive ..." for Bound::kPositive.
   Result<double> as_quantity(Dimension dim, Bound bound) const;
@@ -112,6 +156,7 @@ class Cursor {
   Result<double> get_quantity(std::string_view key, double dflt, Dimension dim, Bound bound) const;
   Result<bool> get_bool(std::string_view key, bool dflt) const;
   Result<std::string> get_string(std::string_view key, std::string dflt) const;
+  Result<std::string> get_name(std::string_view key, std::string dflt) const;
   template <class T>
   Result<T> get_enum(std::string_view key, T dflt,
                      const std::vector<std::pair<std::string, T>>& choices) const;
@@ -119,13 +164,30 @@ class Cursor {
   Status require(std::string_view key, std::string_view what) const;
 
  private:
+  enum class Shape : std::uint8_t { kUndefined, kNull, kScalar, kMap, kList };
+  struct Json {
+    const json_tree::Tree* tree = nullptr;
+    std::uint32_t index = 0;
+  };
+  Cursor(const Document* doc, YAML::Node node, Json json, std::string path, int fallback_line,
+         int fallback_column, bool record);
+  Shape shape() const;
+  // A child cursor of this map or list (positions recorded when record_).
+  Cursor yaml_child(YAML::Node node, std::string path, const Cursor& parent_for_pos) const;
+  Cursor json_child(std::uint32_t index, std::string path, const Cursor& parent_for_pos) const;
+  Cursor missing(std::string path) const;
+  std::string_view scalar_view() const;  // JSON only
+  void record(const std::string& path, const SourcePos& pos) const;
   Status enum_error(const std::vector<std::string>& names) const;
   std::string child_path(std::string_view key) const;
 
   const Document* doc_;
-  YAML::Node node_;
+  YAML::Node node_;  // yaml-cpp's node, or undefined
+  Json json_;        // the JSON tree's value, when json_.tree
+  bool json_missing_ = false;
+  bool record_ = true;
   std::string path_;
-  SourcePos fallback_pos_;
+  int fallback_line_ = 0, fallback_column_ = 0;
 };
 
 // 'text' for messages, on one line (line breaks escaped, long text cut).

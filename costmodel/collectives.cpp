@@ -93,10 +93,17 @@ AlphaBeta collective_step_alpha_beta(const Route& route, const Topology& topolog
   const double copy = lp.collective_bandwidth_bytes_per_second > 0
                           ? lp.collective_bandwidth_bytes_per_second
                           : b;
-  const double reduce =
-      lp.collective_reduce_bandwidth_bytes_per_second > 0
-          ? lp.collective_reduce_bandwidth_bytes_per_second
-          : route_reduce_bandwidth_bytes_per_second(route, topology, profile, receiver);
+  // Without a reducing figure of its own, a reducing step derives from the
+  // copying one as the message model's does from the route (a step that also
+  // reduces never delivers faster than one that copies).
+  double reduce = lp.collective_reduce_bandwidth_bytes_per_second;
+  if (!(reduce > 0)) {
+    const Device& d = topology.device(receiver);
+    const DeviceProfile& p = profile.for_device(d);
+    reduce = reduce_bandwidth_bytes_per_second(
+        std::min(copy, b), route.slowest_class,
+        peak_memory_bandwidth_bytes_per_second(d, p) * p.memory_efficiency);
+  }
   ab.bandwidth_bytes_per_second = std::min(scale * copy, b);
   ab.reduce_bandwidth_bytes_per_second = std::min(scale * reduce, b);
   return ab;

@@ -66,8 +66,6 @@ class CommLedger {
 
 std::string kind_name(CollectiveKind k);
 
-// Amdahl's p through the plan and S(N) rows for N = 1, 2, 4, ... up to 2x devices.
-void fill_amdahl(PlanEstimate& e);
 
 // Achieved FLOP/s per device and MFU against the device's peak for `dtype`.
 void finish_flops(PlanEstimate& e, const Device& d, const HardwareProfile& profile, DType dtype);
@@ -82,9 +80,8 @@ double optimizer_step_bytes(double local_params, const BytesPerParameter& per,
 
 // The estimators, one per model kind.
 Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOptions& options = {});
-Result<PlanEstimate> estimate_mlp(const Scenario& sc);
-Result<PlanEstimate> estimate_placement(const Scenario& sc);
-Result<PlanEstimate> estimate_sharded(const Scenario& sc);
+// MLPs and explicit graphs (mesh and shardings, data parallel, or a placement).
+Result<PlanEstimate> estimate_op_graph(const Scenario& sc);
 Result<PlanEstimate> estimate_collective(const Scenario& sc);
 
 }  // namespace brigade::cost::detail

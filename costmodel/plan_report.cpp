@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.hpp"
+#include "costmodel/scaling.hpp"
 
 namespace brigade::cost {
 namespace {
@@ -67,12 +68,17 @@ nlohmann::json plan_estimate_json(const PlanEstimate& e) {
   j["parameters"] = num(e.parameters);
   j["model_flops_per_iteration"] = num(e.model_flops_per_iteration);
   j["hardware_flops_per_iteration"] = num(e.hardware_flops_per_iteration);
-  j["achieved_flops_per_second_per_device"] = num(e.achieved_flops_per_second_per_device);
+  j["model_flops_per_second_per_device"] = num(e.model_flops_per_second_per_device);
+  j["hardware_flops_per_second_per_device"] = num(e.achieved_flops_per_second_per_device);
   j["mfu"] = num(e.mfu);
+  j["hfu"] = num(e.hfu);
   nlohmann::json rows = nlohmann::json::array();
   for (const AmdahlRow& r : e.amdahl)
     rows.push_back({{"devices", r.devices}, {"speedup", num(r.speedup)}, {"efficiency", num(r.efficiency)}});
-  j["amdahl"] = {{"p", num(e.amdahl_p)}, {"rows", rows}};
+  j["amdahl"] = {{"p", e.amdahl.empty() ? nlohmann::json() : num(e.amdahl_p)},
+                 {"r_squared", e.amdahl.empty() ? nlohmann::json() : num(e.amdahl_r_squared)},
+                 {"rows", rows}};
+  if (!e.amdahl_note.empty()) j["amdahl"]["note"] = e.amdahl_note;
   if (e.placement) {
     const PlacementCost& p = *e.placement;
     j["placement"] = {{"seed_cost_seconds", num(p.seed_cost_seconds)},
@@ -99,9 +105,12 @@ std::string plan_estimate_text(const PlanEstimate& e) {
                    percent(e.compute_seconds, e.step_seconds)));
   line(fmt::format("    exposed communication {:>12}  {}", format_seconds(e.exposed_communication_seconds),
                    percent(e.exposed_communication_seconds, e.step_seconds)));
+  // The reported device's idle time: a pipeline's fill and drain, or (other
+  // models) waiting for data or a collective's slowest rank.
   if (e.bubble_seconds > 1e-9 * e.step_seconds)
-    line(fmt::format("    pipeline bubble       {:>12}  {}", format_seconds(e.bubble_seconds),
-                     percent(e.bubble_seconds, e.step_seconds)));
+    line(fmt::format("    {:<21} {:>12}  {}",
+                     e.model_kind == "transformer" ? "pipeline bubble" : "waiting for others",
+                     format_seconds(e.bubble_seconds), percent(e.bubble_seconds, e.step_seconds)));
   if (e.optimizer_seconds > 1e-9 * e.step_seconds)
     line(fmt::format("    optimizer step        {:>12}  {}", format_seconds(e.optimizer_seconds),
                      percent(e.optimizer_seconds, e.step_seconds)));
@@ -147,23 +156,37 @@ std::string plan_estimate_text(const PlanEstimate& e) {
   }
   if (e.parameters > 0 || e.model_flops_per_iteration > 0) {
     line("");
-    line(fmt::format("  parameters {}; {} per step (model), {} with recomputation",
+    line(fmt::format("  parameters {}; per step {} model FLOPs (the work), {} hardware FLOPs "
+                     "(with recomputation)",
                      format_count(e.parameters), format_flops(e.model_flops_per_iteration),
                      format_flops(e.hardware_flops_per_iteration)));
-    line(fmt::format("  achieved {} per device; MFU {:.1f}%",
-                     format_flops_rate(e.achieved_flops_per_second_per_device), 100 * e.mfu));
+    line(fmt::format("  per device: model FLOPs {} (MFU {:.1f}%), hardware FLOPs {} (HFU {:.1f}%)",
+                     format_flops_rate(e.model_flops_per_second_per_device), 100 * e.mfu,
+                     format_flops_rate(e.achieved_flops_per_second_per_device), 100 * e.hfu));
   }
   if (!e.amdahl.empty()) {
     line("");
-    line(fmt::format("  Amdahl through this plan: p = {:.4f} (compute share at {} devices)", e.amdahl_p,
-                     e.devices));
-    std::string ns = "    N       ", ss = "    speedup ";
+    // The closed form at each device count (the data degree scaled, as `brigade
+    // sweep --devices` does) and Amdahl's p fitted to the speedups.
+    std::string counts;
+    for (const AmdahlRow& r : e.amdahl) counts += (counts.empty() ? "" : ",") + std::to_string(r.devices);
+    line(fmt::format("  Amdahl through this plan: p = {:.4f} (R^2 = {:.4f}), fitted to the closed "
+                     "form at each N (brigade sweep --devices {})",
+                     e.amdahl_p, e.amdahl_r_squared, counts));
+    std::string ns = "    N         ", ss = "    speedup   ", fs = "    Amdahl(p) ";
     for (const AmdahlRow& r : e.amdahl) {
       ns += fmt::format("{:>8}", r.devices);
-      ss += fmt::format("{:>8.2f}", r.speedup);
+      ss += r.speedup > 0 ? fmt::format("{:>8.2f}", r.speedup) : fmt::format("{:>8}", "-");
+      fs += fmt::format("{:>8.2f}",
+                        amdahl_speedup(e.amdahl_p, static_cast<double>(r.devices) / e.amdahl.front().devices));
     }
     line(ns);
     line(ss);
+    line(fs);
+  }
+  if (!e.amdahl_note.empty()) {
+    line("");
+    line("  Amdahl through this plan: " + e.amdahl_note);
   }
   if (!e.notes.empty()) {
     line("");

@@ -3,9 +3,9 @@
 #include "costmodel/plan_internal.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -66,12 +66,149 @@ std::string_view schedule_label(PipelineSchedule s) {
 struct StageTimes {
   double fwd_kernels = 0, bwd_kernels = 0;  // per micro-batch, incl. recomputation in bwd
   double tp_fwd = 0, tp_bwd = 0;            // tensor-parallel collectives (exposed)
-  double pp = 0;                            // pipeline sends (exposed)
+  double pp = 0;                            // pipeline sends of one micro-batch
   double zero_exposed = 0;                  // ZeRO-2/3 per-micro-batch traffic left exposed
-  double per_micro_batch() const {
-    return fwd_kernels + bwd_kernels + tp_fwd + tp_bwd + pp + zero_exposed;
-  }
+  // The stage's own time per micro-batch. Its pipeline sends are not in it: they
+  // run on their own stream beside its next step (the planner's `pp`), so only
+  // the pipeline's fill and drain wait for them.
+  double per_micro_batch() const { return fwd_kernels + bwd_kernels + tp_fwd + tp_bwd + zero_exposed; }
 };
+
+// A block of one pipeline stage as the planner lays it out
+// (planner/lower_transformer.cpp, build_blocks): its template, the parameter
+// groups the device keeps (the last stage's head keeps a copy of the tied word
+// embedding), and what ZeRO-3 gathers before it computes.
+struct StageBlock {
+  const BlockTemplate* tpl = nullptr;
+  std::vector<const ParamGroup*> owned;
+  int tied = -1;  // index in `owned` of the tied word embedding
+  bool is_head = false;
+  double owned_elements = 0;
+  double gather_elements = 0;
+};
+
+// The blocks of device stage `stage` per model chunk (virtual stage
+// c * P + stage): the embedding on virtual stage 0, the layers, the head on
+// the last virtual stage.
+std::vector<std::vector<StageBlock>> stage_chunks(int P, int v, int stage, std::int64_t layers_per_chunk,
+                                                  const BlockTemplate& embedding,
+                                                  const BlockTemplate& layer,
+                                                  const BlockTemplate& head) {
+  std::vector<std::vector<StageBlock>> chunks(static_cast<size_t>(v));
+  for (int c = 0; c < v; ++c) {
+    const int vs = c * P + stage;
+    auto& blocks = chunks[static_cast<size_t>(c)];
+    if (vs == 0) {
+      StageBlock e;
+      e.tpl = &embedding;
+      for (const ParamGroup& g : embedding.params) e.owned.push_back(&g);
+      e.tied = P > 1 ? 0 : -1;
+      blocks.push_back(e);
+    }
+    for (std::int64_t j = 0; j < layers_per_chunk; ++j) {
+      StageBlock l;
+      l.tpl = &layer;
+      for (const ParamGroup& g : layer.params) l.owned.push_back(&g);
+      blocks.push_back(l);
+    }
+    if (vs == v * P - 1) {
+      StageBlock h;
+      h.tpl = &head;
+      h.is_head = true;
+      if (stage != 0) {
+        h.owned.push_back(&embedding.params[0]);
+        h.tied = 0;
+      }
+      blocks.push_back(h);
+    }
+    for (StageBlock& b : blocks) {
+      for (const ParamGroup* g : b.owned) b.owned_elements += g->local_elements();
+      b.gather_elements = b.is_head && stage == 0 ? embedding.params[0].local_elements()
+                                                  : b.owned_elements;
+    }
+  }
+  return chunks;
+}
+
+// The stage's gradient groups in the order the backward completes them at the
+// last micro-batch (chunks last to first, blocks in reverse, each block's
+// groups in the order of its backward kernels): the order in which the planner
+// fills gradient buckets. With `seconds` (a kernel's time), each group's
+// completion time from the start of that backward and the backward's length.
+struct GradientGroup {
+  double elements = 0;
+  double ready_seconds = 0;
+};
+std::vector<GradientGroup> gradient_groups(const std::vector<std::vector<StageBlock>>& chunks,
+                                           const std::function<double(const Kernel&)>& seconds,
+                                           double* backward_seconds) {
+  std::vector<GradientGroup> out;
+  double now = 0;
+  for (size_t c = chunks.size(); c-- > 0;)
+    for (size_t j = chunks[c].size(); j-- > 0;) {
+      const StageBlock& blk = chunks[c][j];
+      const BlockTemplate& tpl = *blk.tpl;
+      auto recompute = [&] {
+        for (const Kernel& k : tpl.recompute) now += seconds(k);
+      };
+      for (size_t n = 0; n < tpl.backward.size(); ++n) {
+        if (static_cast<int>(n) == tpl.recompute_before) recompute();
+        const Kernel& k = tpl.backward[n];
+        now += seconds(k);
+        int group = -1;
+        if (blk.is_head)
+          group = blk.tied >= 0 && k.name == "head.logits.wgrad" ? blk.tied : -1;
+        else
+          group = k.completes_grad;
+        if (group >= 0 && group < static_cast<int>(blk.owned.size()))
+          out.push_back({blk.owned[static_cast<size_t>(group)]->local_elements(), now});
+      }
+      if (static_cast<int>(tpl.backward.size()) == tpl.recompute_before) recompute();
+    }
+  if (backward_seconds) *backward_seconds = now;
+  return out;
+}
+
+// Gradient buckets as PyTorch DDP and the planner fill them: whole groups in
+// completion order join the current bucket, which closes as soon as it holds
+// at least `bucket_bytes` (ready when the group that filled it is); the last
+// one closes when the backward ends (`end_seconds`).
+struct GradientBucket {
+  double bytes = 0;
+  double ready_seconds = 0;
+};
+std::vector<GradientBucket> fill_buckets(const std::vector<GradientGroup>& groups, double bytes_per_element,
+                                         double bucket_bytes, double end_seconds) {
+  std::vector<GradientBucket> out;
+  GradientBucket cur;
+  bool open = false;
+  for (const GradientGroup& g : groups) {
+    cur.bytes += g.elements * bytes_per_element;
+    open = true;
+    if (cur.bytes >= bucket_bytes) {
+      cur.ready_seconds = g.ready_seconds;
+      out.push_back(cur);
+      cur = GradientBucket{};
+      open = false;
+    }
+  }
+  if (open) {
+    cur.ready_seconds = end_seconds;
+    out.push_back(cur);
+  }
+  return out;
+}
+
+// The slowest speed factor (simulation.speed) among `devices`: a stage runs at
+// the pace of its slowest rank, whom every collective waits for.
+double slowest_speed(const Scenario& sc, const std::vector<int>& devices) {
+  double s = 1;
+  for (int d : devices) {
+    auto it = sc.simulation.speed.find(d);
+    if (it != sc.simulation.speed.end() && it->second > 0) s = std::min(s, it->second);
+  }
+  return s;
+}
 
 }  // namespace
 
@@ -88,7 +225,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // check_plan (estimate_plan calls it first) has made the degrees use every
   // device, heads, FFN width and vocabulary divide by t (the sequence too
   // under SP), layers by p x v, and the global batch B by data x micro-batch.
-  const int64_t L = ts.layers, h = ts.hidden, a = ts.heads, s = ts.seq, V = ts.vocab;
+  const int64_t L = ts.layers, h = ts.hidden, s = ts.seq, V = ts.vocab;
   // Batch: global B sequences per step, micro-batches of b, m per replica.
   const int64_t B = global_batch(sc);
   const int64_t b = tr.micro_batch > 0 ? tr.micro_batch : per_replica_batch(sc);
@@ -102,11 +239,13 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   const DType dt = ts.dtype;
   const double r = ts.ffn_ratio;
   std::vector<CommLedger> ledgers(static_cast<size_t>(p));  // per step, one device of each stage
-  if (options.every_device)
-    e.notes.push_back("transformer kernels and collectives as Megatron-LM runs them "
-                    "(costmodel/transformer_blocks.hpp, the planner's description too): GEMMs "
-                    "through the roofline, norms, softmax, GeLU and residuals as memory-bound "
-                    "kernels");
+  const bool full = options.every_device;  // notes and memory per device (EstimateOptions)
+  if (full)
+    e.notes.push_back(
+        "transformer kernels and collectives as Megatron-LM runs them "
+        "(costmodel/transformer_blocks.hpp, the planner's description too): GEMMs "
+        "through the roofline, norms, softmax, GeLU and residuals as memory-bound "
+        "kernels");
 
   // One description of the work (costmodel/transformer_blocks.hpp): the blocks a
   // tensor-parallel rank runs for one micro-batch, as the planner lowers them.
@@ -133,8 +272,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
 
   // Per micro-batch, per stage.
   std::vector<StageTimes> stages(static_cast<size_t>(p));
-  std::vector<int64_t> stage_layers(static_cast<size_t>(p));
-  for (int i = 0; i < p; ++i) stage_layers[static_cast<size_t>(i)] = L / p;
 
   // Tensor-parallel and data-parallel groups of stage i (tensor rank 0, data rank 0 as the
   // representative; the others are the same by symmetry).
@@ -151,196 +288,247 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
 
   const BytesPerParameter per = bytes_per_parameter(optimizer_kind(tr.optimizer), dt,
                                                     tr.mixed_precision, training);
+  const double e_bytes = dtype_bytes(dt);
   std::vector<double> stage_params(static_cast<size_t>(p));
   std::vector<double> per_step_extra(static_cast<size_t>(p), 0.0);  // dp sync, param gather, optimizer
   std::vector<double> opt_seconds(static_cast<size_t>(p), 0.0);
+  std::vector<double> stage_speed(static_cast<size_t>(p), 1.0);
+  std::vector<double> dp_after_backward(static_cast<size_t>(p), 0.0);  // gradient buckets past the backward
+  std::vector<std::vector<std::vector<StageBlock>>> chunks_of(static_cast<size_t>(p));
+  const std::int64_t layers_per_chunk = L / (static_cast<std::int64_t>(p) * v);
 
-  // Stages whose device computes alike (same profile entry, peaks and memory
-  // bandwidth) and that hold the same layers (neither first nor last, or the
-  // same one) run the same kernels for the same time: the first such stage's
-  // kernel sums are reused, bit for bit (a search judges 10^5 plans a second).
-  struct ComputeDone {
-    const DeviceProfile* profile;
-    const Device* device;
-    bool first, last;
-    int64_t layers;
-    double fwd, bwd;
-  };
-  std::vector<ComputeDone> computed;
-  auto same_device = [](const Device& x, const Device& y) {
-    return x.peak_flops_per_second == y.peak_flops_per_second &&
-           x.memory_bandwidth_bytes_per_second == y.memory_bandwidth_bytes_per_second;
-  };
-
-  struct Priced {
-    CollectiveKind kind;
-    double bytes, seconds;
-  };
-  std::vector<Priced> priced;  // per stage; kept here so that its storage is reused
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
     const Device& dev = topo.device(rm.device(0, 0, i));
     const DeviceProfile& dp = prof.for_device(dev);
     const std::vector<int> group = tp_group(i);
-    const ComputeDone* reuse = nullptr;
-    for (const ComputeDone& c : computed)
-      if (c.profile == &dp && same_device(*c.device, dev) && c.first == (i == 0) && c.last == (i == p - 1) &&
-          c.layers == stage_layers[si])
-        reuse = &c;
-    // Tensor-parallel collectives of this stage per micro-batch, by kind (in
-    // the kinds' order): calls, bytes and seconds (they sit on the compute
-    // stream: not overlapped).
+    chunks_of[si] = stage_chunks(p, v, i, layers_per_chunk, embedding, layer, head);
+    const auto& chunks = chunks_of[si];
+    // The stage runs at its slowest device's pace (simulation.speed): its
+    // tensor-parallel collectives and its data-parallel buckets wait for it.
+    std::vector<int> stage_devices;
+    for (int k = 0; k < t; ++k)
+      for (int j = 0; j < d; ++j) stage_devices.push_back(rm.device(k, j, i));
+    const double speed = slowest_speed(sc, stage_devices);
+    stage_speed[si] = speed;
+    // Tensor-parallel collectives of this stage per micro-batch, by kind:
+    // calls, bytes and seconds (they sit on the compute stream: not overlapped).
     struct TpTally {
-      bool used = false;
       double calls = 0, bytes = 0, seconds = 0;
     };
-    std::array<TpTally, kNumCollectiveKinds> tally{};
-    // A layer's collectives repeat (kind and size): each priced once per stage.
-    priced.clear();
-    // Adds `times` x the kernels' durations to `compute` (unless this stage's
-    // kernel sums are reused) and `collectives`.
+    std::map<CollectiveKind, TpTally> tally;
+    // One kernel's time as the stage runs it: compute at the stage's speed;
+    // tensor-parallel collectives as rings (NCCL inside a node; the planner's
+    // choice too; strategy.algorithm is for the data-parallel ones).
+    std::map<const Kernel*, double> kernel_memo;
+    Status kernel_error = Status::ok();
+    const std::function<double(const Kernel&)> kernel_time = [&](const Kernel& k) -> double {
+      auto it = kernel_memo.find(&k);
+      if (it != kernel_memo.end()) return it->second;
+      double x = 0;
+      if (k.is_collective) {
+        auto c = collective_seconds(topo, prof, k.collective, CollectiveAlgorithm::kRing, group,
+                                    k.collective_bytes);
+        if (!c.is_ok()) {
+          if (kernel_error.is_ok()) kernel_error = c.status();
+        } else {
+          x = *c;
+        }
+      } else if (k.compute == ComputeKind::kGemm) {
+        x = gemm_seconds(dev, dp, k.m, k.n, k.k, dt, k.batch) / speed;
+      } else {
+        x = memory_bound_seconds(dev, dp, k.bytes, dt) / speed;
+      }
+      kernel_memo[&k] = x;
+      return x;
+    };
+    // Adds `times` x the kernels' durations to `compute` and `collectives`.
     auto run = [&](const std::vector<Kernel>& ks, double times, double& compute,
                    double& collectives) -> Status {
       for (const Kernel& k : ks) {
+        const double x = kernel_time(k);
+        BRIGADE_RETURN_IF_ERROR(kernel_error);
         if (k.is_collective) {
-          // Tensor-parallel collectives run as rings (NCCL inside a node; the planner's
-          // choice too); strategy.algorithm is for the data-parallel ones.
-          double c = -1;
-          for (const Priced& x : priced)
-            if (x.kind == k.collective && x.bytes == k.collective_bytes) c = x.seconds;
-          if (c < 0) {
-            BRIGADE_ASSIGN_OR_RETURN(c, collective_seconds(topo, prof, k.collective,
-                                                           CollectiveAlgorithm::kRing, group,
-                                                           k.collective_bytes));
-            priced.push_back({k.collective, k.collective_bytes, c});
-          }
-          collectives += times * c;
-          TpTally& x = tally[static_cast<size_t>(k.collective)];
-          x.used = true;
-          x.calls += times, x.bytes += times * k.collective_bytes, x.seconds += times * c;
-        } else if (reuse != nullptr) {
-          continue;
-        } else if (k.compute == ComputeKind::kGemm) {
-          compute += times * gemm_seconds(dev, dp, k.m, k.n, k.k, dt, k.batch);
+          collectives += times * x;
+          TpTally& y = tally[k.collective];
+          y.calls += times, y.bytes += times * k.collective_bytes, y.seconds += times * x;
         } else {
-          compute += times * memory_bound_seconds(dev, dp, k.bytes, dt);
+          compute += times * x;
         }
       }
       return Status::ok();
     };
-    const double nl = static_cast<double>(stage_layers[si]);
     StageTimes& T = stages[si];
     CommLedger& ledger = ledgers[si];
-    BRIGADE_RETURN_IF_ERROR(run(layer.forward, nl, T.fwd_kernels, T.tp_fwd));
-    if (training) {
-      BRIGADE_RETURN_IF_ERROR(run(layer.recompute, nl, T.bwd_kernels, T.tp_bwd));
-      BRIGADE_RETURN_IF_ERROR(run(layer.backward, nl, T.bwd_kernels, T.tp_bwd));
+    // Per micro-batch: every chunk's blocks forward, then (training) each block's
+    // recomputation and backward.
+    // (Each template timed once and counted: layers are alike.)
+    std::map<const BlockTemplate*, double> count;
+    for (const auto& blocks : chunks)
+      for (const StageBlock& blk : blocks) count[blk.tpl] += 1;
+    for (const auto& [tpl, n] : count) {
+      BRIGADE_RETURN_IF_ERROR(run(tpl->forward, n, T.fwd_kernels, T.tp_fwd));
+      if (training) {
+        BRIGADE_RETURN_IF_ERROR(run(tpl->recompute, n, T.bwd_kernels, T.tp_bwd));
+        BRIGADE_RETURN_IF_ERROR(run(tpl->backward, n, T.bwd_kernels, T.tp_bwd));
+      }
     }
-    // The embedding on the first stage; the logits and the cross entropy on the last.
-    if (i == 0) {
-      BRIGADE_RETURN_IF_ERROR(run(embedding.forward, 1, T.fwd_kernels, T.tp_fwd));
-      if (training) BRIGADE_RETURN_IF_ERROR(run(embedding.backward, 1, T.bwd_kernels, T.tp_bwd));
-    }
-    if (i == p - 1) {
-      BRIGADE_RETURN_IF_ERROR(run(head.forward, 1, T.fwd_kernels, T.tp_fwd));
-      if (training) BRIGADE_RETURN_IF_ERROR(run(head.backward, 1, T.bwd_kernels, T.tp_bwd));
-    }
-    if (reuse != nullptr) {
-      T.fwd_kernels = reuse->fwd;
-      T.bwd_kernels = reuse->bwd;
-    } else {
-      computed.push_back({&dp, &dev, i == 0, i == p - 1, stage_layers[si], T.fwd_kernels, T.bwd_kernels});
-    }
-    for (size_t kind = 0; kind < tally.size(); ++kind)
-      if (const TpTally& x = tally[kind]; x.used)
-        ledger.add("tensor", kind_name(static_cast<CollectiveKind>(kind)), t, x.calls * m, x.bytes * m,
-                   x.seconds * m, x.seconds * m);
+    for (const auto& [kind, x] : tally)
+      ledger.add("tensor", kind_name(kind), t, x.calls * m, x.bytes * m, x.seconds * m, x.seconds * m);
 
-    // Pipeline sends: activations forward to stage i+1, gradients back to stage i-1, the
-    // boundary tensor as each tensor-parallel rank holds it.
+    // Pipeline sends: each chunk's activations forward to the next virtual stage,
+    // gradients back to the previous one, the boundary tensor as each
+    // tensor-parallel rank holds it.
     if (p > 1) {
       const double pp_bytes = pipeline_boundary_bytes(shape);
       auto send = [&](int to) {
-        if (memo != nullptr) return p2p_seconds(pp_bytes, memo->route_alpha_beta(rm.device(0, 0, i), rm.device(0, 0, to)));
+        if (memo != nullptr)
+          return p2p_seconds(pp_bytes, memo->route_alpha_beta(rm.device(0, 0, i), rm.device(0, 0, to)));
         const Route& route = topo.route(rm.device(0, 0, i), rm.device(0, 0, to));
         return p2p_seconds(pp_bytes, AlphaBeta{route_alpha_seconds(route, prof),
                                                route_bandwidth_bytes_per_second(route, topo, prof)});
       };
       double sends = 0, calls = 0;
-      if (i < p - 1) sends += send(i + 1), calls += 1;
-      if (training && i > 0) sends += send(i - 1), calls += 1;
+      for (int c = 0; c < v; ++c) {
+        const int vs = c * p + i;
+        if (vs < p * v - 1) sends += send((vs + 1) % p), calls += 1;
+        if (training && vs > 0) sends += send((vs - 1 + p) % p), calls += 1;
+      }
       T.pp = sends;
-      ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_bytes, m * sends, m * sends);
+      ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_bytes, m * sends, sends);
     }
 
-    // Parameters of this stage on one tensor-parallel rank; with p > 1 the last stage
-    // keeps its own copy of the (tied) word embedding for the logits.
-    double params = nl * layer.local_param_elements();
-    if (i == 0) params += embedding.local_param_elements();
-    if (i == p - 1 && p > 1) params += embedding.params[0].local_elements();
+    // Parameters this device keeps (one tensor-parallel rank of the stage).
+    double params = 0;
+    for (const auto& blocks : chunks)
+      for (const StageBlock& blk : blocks) params += blk.owned_elements;
     stage_params[si] = params;
 
-    // Data parallelism and ZeRO (Rajbhandari et al. 2020 §7: stages 1-2 move 2 Psi per step,
-    // stage 3 moves 3 Psi): gradients in buckets, parameters gathered after the step.
+    // Data parallelism and ZeRO (Rajbhandari et al. 2020 §7), as the planner
+    // lowers them: stages 0-2 reduce the gradients once per step in buckets
+    // filled with whole parameter groups as the last micro-batch's backward
+    // completes them, overlapped with what remains of it (exposed =
+    // max(last bucket, total - one micro-batch's backward)); stages 1-2
+    // reduce-scatter and all-gather the updated weights bucket by bucket after
+    // the optimizer step. Stage 3 gathers each block's parameters before its
+    // forward and again before its backward and reduce-scatters its gradients
+    // after its backward, every micro-batch.
     if (training && d > 1) {
       const std::vector<int> g = dp_group(i);
-      const double grad_bytes = params * per.grads;
-      const double param_bytes = params * per.params;
-      const double window = stages[si].bwd_kernels;  // one micro-batch's backward
-      if (st.zero <= 1) {
+      if (st.zero <= 2) {
+        // The dp stream during the last micro-batch's backward (time 0 at its start,
+        // `window` long): bucket k starts when it is full and bucket k-1 is done
+        // (after the whole backward without overlap); what runs past the backward's
+        // end is exposed.
+        double window_seconds = 0;
+        const std::vector<GradientGroup> groups = gradient_groups(chunks, kernel_time, &window_seconds);
+        const std::vector<GradientBucket> buckets =
+            fill_buckets(groups, e_bytes, st.bucket_bytes, window_seconds);
         const CollectiveKind k = st.zero == 0 ? CollectiveKind::kAllReduce : CollectiveKind::kReduceScatter;
-        BRIGADE_ASSIGN_OR_RETURN(Buckets gb, bucketed(sc, k, g, grad_bytes));
-        const double exposed = exposed_after_overlap(gb.seconds, window, gb.last_seconds, st.overlap);
-        per_step_extra[si] += exposed;
-        ledger.add("data", kind_name(k), d, gb.count, grad_bytes, gb.seconds, exposed);
+        double total = 0, bytes = 0, dp_end = 0;
+        for (const GradientBucket& bk : buckets) {
+          BRIGADE_ASSIGN_OR_RETURN(const double one, plan_collective(sc, k, g, bk.bytes));
+          dp_end = std::max(dp_end, st.overlap ? bk.ready_seconds : window_seconds) + one;
+          total += one;
+          bytes += bk.bytes;
+        }
+        dp_after_backward[si] = std::max(0.0, dp_end - window_seconds);
+        per_step_extra[si] += dp_after_backward[si];
+        ledger.add("data", kind_name(k), d, static_cast<double>(buckets.size()), bytes, total,
+                   std::min(total, dp_after_backward[si]));
+        if (st.zero >= 1) {
+          // Updated weights gathered after the optimizer step (not overlapped).
+          double gather = 0;
+          for (const GradientBucket& bk : buckets) {
+            BRIGADE_ASSIGN_OR_RETURN(double one, plan_collective(sc, CollectiveKind::kAllGather, g, bk.bytes));
+            gather += one;
+          }
+          per_step_extra[si] += gather;
+          ledger.add("data", "allgather", d, static_cast<double>(buckets.size()), bytes, gather, gather);
+        }
       } else {
-        // Sharded gradients cannot be accumulated whole over micro-batches: reduce-scatter
-        // every micro-batch, overlapped with that micro-batch's backward.
-        BRIGADE_ASSIGN_OR_RETURN(Buckets gb, bucketed(sc, CollectiveKind::kReduceScatter, g, grad_bytes));
-        const double exposed = exposed_after_overlap(gb.seconds, window, gb.last_seconds, st.overlap);
-        T.zero_exposed += exposed;
-        ledger.add("data", "reducescatter", d, gb.count * m, grad_bytes * m, gb.seconds * m, exposed * m);
+        double f_total = 0, b_total = 0, f_last = 0, b_last = 0, rs_total = 0, rs_last = 0;
+        double gathers = 0, gather_bytes = 0, scatters = 0, scatter_bytes = 0;
+        // Blocks with the same figures are timed once (layers are alike).
+        std::map<std::pair<double, double>, double> kinds;  // (gather, owned) elements -> blocks
+        for (const auto& blocks : chunks)
+          for (const StageBlock& blk : blocks) kinds[{blk.gather_elements, blk.owned_elements}] += 1;
+        for (const auto& [figures, n] : kinds) {
+          if (figures.first > 0) {
+            const double bytes = figures.first * e_bytes;
+            BRIGADE_ASSIGN_OR_RETURN(double one, plan_collective(sc, CollectiveKind::kAllGather, g, bytes));
+            f_total += n * one, b_total += n * one;
+            f_last = std::max(f_last, one), b_last = std::max(b_last, one);
+            gathers += 2 * n, gather_bytes += 2 * n * bytes;
+          }
+          if (figures.second > 0) {
+            const double bytes = figures.second * e_bytes;
+            BRIGADE_ASSIGN_OR_RETURN(double one,
+                                     plan_collective(sc, CollectiveKind::kReduceScatter, g, bytes));
+            rs_total += n * one, rs_last = std::max(rs_last, one);
+            scatters += n, scatter_bytes += n * bytes;
+          }
+        }
+        const double gathered = exposed_after_overlap(f_total, T.fwd_kernels, f_last, st.overlap) +
+                                exposed_after_overlap(b_total, T.bwd_kernels, b_last, st.overlap);
+        const double scattered = exposed_after_overlap(rs_total, T.bwd_kernels, rs_last, st.overlap);
+        T.zero_exposed += gathered + scattered;
+        ledger.add("zero-3 params", "allgather", d, gathers * m, gather_bytes * m, (f_total + b_total) * m,
+                   gathered * m);
+        ledger.add("data", "reducescatter", d, scatters * m, scatter_bytes * m, rs_total * m, scattered * m);
       }
-      if (st.zero == 1 || st.zero == 2) {
-        // Updated parameter shards gathered after the optimizer step (not overlapped).
-        BRIGADE_ASSIGN_OR_RETURN(Buckets pg, bucketed(sc, CollectiveKind::kAllGather, g, param_bytes));
-        per_step_extra[si] += pg.seconds;
-        ledger.add("data", "allgather", d, pg.count, param_bytes, pg.seconds, pg.seconds);
+    }
+    // Sequence parallelism: LayerNorm, bias and position-embedding gradients
+    // are partial over the sequence shards; one AllReduce of them over the
+    // tensor group per step, after the backward (on `dp`, before the optimizer).
+    if (training && st.sequence_parallel && t > 1) {
+      double replicated = 0;
+      for (const auto& blocks : chunks)
+        for (const StageBlock& blk : blocks)
+          for (const ParamGroup* pg : blk.owned) replicated += pg->replicated_elements();
+      if (replicated > 0) {
+        BRIGADE_ASSIGN_OR_RETURN(double one, collective_seconds(topo, prof, CollectiveKind::kAllReduce,
+                                                                CollectiveAlgorithm::kRing, group,
+                                                                replicated * e_bytes));
+        per_step_extra[si] += one;
+        ledger.add("sequence", "allreduce", t, 1, replicated * e_bytes, one, one);
       }
-      if (st.zero == 3) {
-        // Each layer's parameters gathered before its forward and again before its backward,
-        // every micro-batch, prefetched behind the previous layer's compute when overlapping.
-        const double layer_bytes = layer.local_param_elements() * per.params;
-        BRIGADE_ASSIGN_OR_RETURN(double one, plan_collective(sc, CollectiveKind::kAllGather, g, layer_bytes));
-        const double f_total = nl * one, b_total = nl * one;
-        const double exposed = exposed_after_overlap(f_total, T.fwd_kernels, one, st.overlap) +
-                               exposed_after_overlap(b_total, T.bwd_kernels, one, st.overlap);
-        T.zero_exposed += exposed;
-        ledger.add("zero-3 params", "allgather", d, 2 * nl * m, 2 * nl * m * layer_bytes,
-                     (f_total + b_total) * m, exposed * m);
-      }
+    }
+    // Tied word embeddings: the first and the last stage each hold a copy; the
+    // copies' gradients are summed over the pair before the optimizer step.
+    if (training && p > 1 && (i == 0 || i == p - 1)) {
+      const double bytes = embedding.params[0].local_elements() * e_bytes / (st.zero >= 2 ? d : 1);
+      const std::vector<int> pair = {rm.device(0, 0, 0), rm.device(0, 0, p - 1)};
+      BRIGADE_ASSIGN_OR_RETURN(double one, collective_seconds(topo, prof, CollectiveKind::kAllReduce,
+                                                              CollectiveAlgorithm::kRing, pair, bytes));
+      per_step_extra[si] += one;
+      ledger.add("tied embedding", "allreduce", 2, 1, bytes, one, one);
     }
     // The optimizer step: memory-bound over the local (ZeRO-sharded) optimizer state.
     if (training && tr.optimizer != Optimizer::kNone) {
       const double shard = st.zero >= 1 ? 1.0 / d : 1.0;
-      opt_seconds[si] = memory_bound_seconds(dev, dp, optimizer_step_bytes(params, per, shard), DType::kF32);
+      opt_seconds[si] =
+          memory_bound_seconds(dev, dp, optimizer_step_bytes(params, per, shard), DType::kF32) / speed;
       per_step_extra[si] += opt_seconds[si];
     }
   }
 
   // Pipeline schedule (Narayanan et al. 2021 §2.2): with per-micro-batch stage times T_i,
-  //   pipeline = m max T_i + (sum T_i - max T_i) / v,
-  // i.e. (m + p - 1) T for uniform stages: a bubble of (p-1)/m (GPipe, 1F1B) or (p-1)/(v m)
-  // (interleaved) of the ideal time. Per-step work (gradient sync, parameter gathers, the
-  // optimizer) follows; the step ends when the slowest stage's has.
+  //   pipeline = m max T_i + (sum T_i - max T_i) / v + the sends of one micro-batch
+  // through every stage and back (the fill and the drain wait for them; in the steady
+  // state a stage's sends run beside its next step), i.e. (m + p - 1) T + 2(p - 1) send
+  // for uniform stages: a bubble of (p-1)/m (GPipe, 1F1B) or (p-1)/(v m) (interleaved)
+  // of the ideal time. Per-step work (gradient sync, parameter gathers, the optimizer)
+  // follows; the step ends when the slowest stage's has.
   const double md = static_cast<double>(m);
-  double t_max = 0, t_sum = 0, extra_max = 0;
+  double t_max = 0, t_sum = 0, extra_max = 0, chain = 0;
   for (size_t i = 0; i < stages.size(); ++i) {
     t_sum += stages[i].per_micro_batch();
     t_max = std::max(t_max, stages[i].per_micro_batch());
     extra_max = std::max(extra_max, per_step_extra[i]);
+    chain += stages[i].pp;
   }
-  e.step_seconds = md * t_max + (t_sum - t_max) / v + extra_max;
+  e.step_seconds = md * t_max + (t_sum - t_max) / v + chain / v + extra_max;
   // The report follows the busiest device (most work of its own); its idle time is the bubble.
   size_t busiest = 0;
   for (size_t i = 0; i < stages.size(); ++i)
@@ -351,11 +539,14 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   e.compute_seconds = md * (bt.fwd_kernels + bt.bwd_kernels);
   e.optimizer_seconds = opt_seconds[busiest];
   e.exposed_communication_seconds =
-      md * (bt.tp_fwd + bt.tp_bwd + bt.pp + bt.zero_exposed) + per_step_extra[busiest] - e.optimizer_seconds;
-  e.bubble_seconds = std::max(0.0, e.step_seconds - md * bt.per_micro_batch() - per_step_extra[busiest]);
-  e.communication = ledgers[busiest].take();
-  const bool full = options.every_device;  // notes, memory per device, Amdahl
-  if (full) e.notes.push_back(fmt::format("times are those of a device of pipeline stage {} (the busiest)", busiest));
+      md * (bt.tp_fwd + bt.tp_bwd + bt.zero_exposed) + bt.pp + per_step_extra[busiest] - e.optimizer_seconds;
+  e.bubble_seconds =
+      std::max(0.0, e.step_seconds - md * bt.per_micro_batch() - bt.pp - per_step_extra[busiest]);
+  for (CommLedger& l : ledgers) e.stage_communication.push_back(l.take());
+  e.communication = e.stage_communication[busiest];
+  e.communication_device = rm.device(0, 0, static_cast<int>(busiest));
+  if (full)
+    e.notes.push_back(fmt::format("times are those of a device of pipeline stage {} (the busiest)", busiest));
   if (full && p > 1)
     e.notes.push_back(fmt::format("pipeline: {} micro-batches over {} stages ({}), bubble = (sum of "
                                   "stage times - the slowest) / {}",
@@ -368,50 +559,81 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     e.notes.push_back("tensor-parallel collectives and pipeline sends are on the critical path "
                       "(not overlapped)");
 
-  // Memory per device.
-  LayerActivationQuery aq;
-  aq.seq = static_cast<double>(s);
-  aq.micro_batch = static_cast<double>(b);
-  aq.hidden = static_cast<double>(h);
-  aq.heads = static_cast<double>(a);
-  aq.vocab = static_cast<double>(V);
-  aq.tensor = t;
-  aq.sequence_parallel = st.sequence_parallel;
-  aq.recompute = training ? tr.recompute : Recompute::kNone;
-  aq.dtype = dt;
-  const double layer_act = layer_activation_bytes(aq);
+  // Memory per device (per stage without EstimateOptions::every_device).
   if (full) e.memory.resize(static_cast<size_t>(n_devices));
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
     BRIGADE_ASSIGN_OR_RETURN(ModelStateBytes states, model_state_bytes(stage_params[si], per, st.zero, d));
     double act = 0;
     if (training) {
+      // What the planner keeps (costmodel/transformer_blocks.hpp, saved_bytes): each
+      // block's saved activations per micro-batch in flight, and one block's
+      // recomputed activations at a time.
       const double loads = in_flight_micro_batches(st.schedule, p, static_cast<int>(m), v, i);
-      act = loads * static_cast<double>(stage_layers[si]) * layer_act;
+      act = loads * static_cast<double>(layers_per_chunk * v) * layer.saved_bytes();
       // The embedding (stage 0) and the output layer (stage p-1) are the first and the
       // last layers of the model: they keep as many micro-batches as a stage of one chunk
       // (GPipe all m; 1F1B p - stage; Narayanan et al. 2021 §2.2, Korthikanti §4.3).
       if (i == 0)
-        act += embedding_activation_bytes(aq) *
-               in_flight_micro_batches(st.schedule, p, static_cast<int>(m), 1, 0);
+        act += embedding.saved_bytes() * in_flight_micro_batches(st.schedule, p, static_cast<int>(m), 1, 0);
       if (i == p - 1)
-        act += output_layer_activation_bytes(aq) *
-               in_flight_micro_batches(st.schedule, p, static_cast<int>(m), 1, p - 1);
+        act += head.saved_bytes() * in_flight_micro_batches(st.schedule, p, static_cast<int>(m), 1, p - 1);
+      // The first recomputation of a backward step comes after the blocks above the
+      // first block that recomputes have run their backward and freed their saved
+      // activations (the head's on the last stage).
+      const auto& top = chunks_of[si].back();
+      double freed = 0, recomputed = 0;
+      for (size_t j = top.size(); j-- > 0;) {
+        if (top[j].tpl->recompute_saved_bytes() > 0) {
+          recomputed = top[j].tpl->recompute_saved_bytes();
+          break;
+        }
+        freed += top[j].tpl->saved_bytes();
+      }
+      act = std::max(act, act - freed + recomputed);
     } else {
-      // Inference keeps nothing for a backward pass: one layer's working set at a time.
-      act = layer_act + (i == p - 1 ? output_layer_activation_bytes(aq) : 0.0);
+      // Inference keeps nothing for a backward pass: one block's working set at a time
+      // (what its kernels write, the bytes training would save), as the planner
+      // allocates it.
+      for (const auto& blocks : chunks_of[si])
+        for (const StageBlock& blk : blocks) act = std::max(act, blk.tpl->saved_bytes());
+    }
+    // ZeRO-2: each parameter group's whole gradient lives from its first backward
+    // write (the first micro-batch) to its bucket's reduce-scatter (the last): with
+    // several micro-batches all of them beside the activations in flight; with one,
+    // as many as the backward has made while the rest of the activations remain.
+    // ZeRO-3: two blocks' gathered parameters (one of prefetch) and the unsharded
+    // gradient of the block in its backward (planner/lower_transformer.cpp).
+    ModelStateBytes live = states;
+    if (training && d > 1 && st.zero == 2) {
+      const double whole = stage_params[si] * per.grads;
+      if (m > 1)
+        live.grads_bytes += whole;
+      else
+        act = std::max(act, whole), live.grads_bytes += 0;
+    }
+    if (training && d > 1 && st.zero == 3) {
+      double gather = 0, owned = 0;
+      for (const auto& blocks : chunks_of[si])
+        for (const StageBlock& blk : blocks) {
+          gather = std::max(gather, blk.gather_elements);
+          owned = std::max(owned, blk.owned_elements);
+        }
+      live.params_bytes += 2 * gather * e_bytes;
+      live.grads_bytes += owned * e_bytes;
     }
     // One entry per device; devices of a stage differ only in their capacity.
-    const DeviceMemoryEstimate proto =
-        memory_entry(rm.device(0, 0, i), i, states, act, 0.0, topo.device(rm.device(0, 0, i)).memory_bytes);
+    const int first = rm.device(0, 0, i);
+    const DeviceMemoryEstimate proto = memory_entry(first, i, live, act, 0.0, topo.device(first).memory_bytes);
     if (!full) {  // the stage's first device, and those of another capacity
       e.memory.push_back(proto);
       if (topo.min_device_memory_bytes() == topo.max_device_memory_bytes()) continue;
       for (int k = 0; k < t; ++k)
-        for (int j = 0; j < d; ++j)
-          if (topo.device(rm.device(k, j, i)).memory_bytes != proto.capacity_bytes)
-            e.memory.push_back(memory_entry(rm.device(k, j, i), i, states, act, 0.0,
-                                            topo.device(rm.device(k, j, i)).memory_bytes));
+        for (int j = 0; j < d; ++j) {
+          const int dev = rm.device(k, j, i);
+          if (topo.device(dev).memory_bytes != proto.capacity_bytes)
+            e.memory.push_back(memory_entry(dev, i, live, act, 0.0, topo.device(dev).memory_bytes));
+        }
       continue;
     }
     for (int k = 0; k < t; ++k)
@@ -422,17 +644,14 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           slot = proto;
           slot.device = dev;
         } else {
-          slot = memory_entry(dev, i, states, act, 0.0, topo.device(dev).memory_bytes);
+          slot = memory_entry(dev, i, live, act, 0.0, topo.device(dev).memory_bytes);
         }
       }
   }
-  // Entries are written at their device's index, so they are in order already
-  // (checked in O(n): sorting a sorted vector was a tenth of a search's time).
-  auto by_device = [](const DeviceMemoryEstimate& x, const DeviceMemoryEstimate& y) { return x.device < y.device; };
-  if (full && !std::is_sorted(e.memory.begin(), e.memory.end(), by_device))
-    std::sort(e.memory.begin(), e.memory.end(), by_device);
-  if (full && !training)
-    e.notes.push_back("inference: activations are one layer's working set (an upper bound)");
+  // Entries are written at their device's index, so they are in order already.
+  if (!training && full)
+    e.notes.push_back("inference: activations are one block's working set at a time (what its "
+                      "kernels write)");
 
   e.parameters = transformer_parameters(static_cast<double>(L), static_cast<double>(h),
                                         static_cast<double>(V), static_cast<double>(s), r);
@@ -452,7 +671,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     e.hardware_flops_per_iteration = e.model_flops_per_iteration;
   }
   finish_flops(e, topo.device(rm.device(0, 0, 0)), sc.profile, dt);
-  if (full) fill_amdahl(e);
   return e;
 }
 

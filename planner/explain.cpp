@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/units.hpp"
+#include "planner/explain_internal.hpp"
 #include "planner/lower_internal.hpp"
 
 namespace brigade::planner {
@@ -101,33 +102,11 @@ Facts gather(const Program& p, int num_devices) {
   return f;
 }
 
-json shape_json(const std::vector<std::int64_t>& s) {
-  json a = json::array();
-  for (std::int64_t d : s) a.push_back(d);
-  return a;
-}
-
-std::string ranges(const std::vector<int>& devs) {
-  std::string s;
-  for (size_t i = 0; i < devs.size();) {
-    size_t j = i;
-    while (j + 1 < devs.size() && devs[j + 1] == devs[j] + 1) ++j;
-    if (!s.empty()) s += ", ";
-    s += std::to_string(devs[i]);
-    if (j > i) {
-      s += '-';
-      s += std::to_string(devs[j]);
-    }
-    i = j + 1;
-  }
-  return s;
-}
-
 std::string group_string(const std::vector<std::int32_t>& g) {
   std::vector<int> v(g.begin(), g.end());
   std::vector<int> sorted = v;
   std::sort(sorted.begin(), sorted.end());
-  if (sorted == v) return "[" + ranges(v) + "]";
+  if (sorted == v) return "[" + detail::device_ranges(v) + "]";
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i) {
     if (i) s += ',';
@@ -193,17 +172,7 @@ json explain_json(const Plan& plan, const Scenario& sc) {
     dj["role"] = d < plan.device_role.size() ? plan.device_role[d] : "";
     const int v = d < plan.view_of_device.size() ? plan.view_of_device[d] : -1;
     dj["view"] = v >= 0 ? plan.views[static_cast<size_t>(v)].title : "unused";
-    json shapes = json::array();
-    if (v >= 0)
-      for (const TensorView& t : plan.views[static_cast<size_t>(v)].tensors)
-        shapes.push_back({{"name", t.name},
-                          {"role", t.role},
-                          {"global", shape_json(t.global_shape)},
-                          {"local", shape_json(t.local_shape)},
-                          {"dtype", std::string(dtype_name(t.dtype))},
-                          {"sharding", t.sharding},
-                          {"count", t.count}});
-    dj["shapes"] = shapes;
+    dj["shapes"] = v >= 0 ? detail::view_shapes_json(plan.views[static_cast<size_t>(v)]) : json::array();
     json cols = json::array();
     for (const auto& [sig, count] : df.collectives) {
       const Signature& s = f.signatures[static_cast<size_t>(sig)];
@@ -284,29 +253,13 @@ std::string explain_text(const Plan& plan, const Scenario& sc) {
                       ? plan.view_of_device[static_cast<size_t>(d0)]
                       : -1;
     line("");
-    line((devs.size() > 1 ? "Devices " : "Device ") + ranges(devs) + " (" +
+    line((devs.size() > 1 ? "Devices " : "Device ") + detail::device_ranges(devs) + " (" +
          std::to_string(devs.size()) + (devs.size() > 1 ? " chefs" : " chef") + ")" +
          (v >= 0 ? ": " + plan.views[static_cast<size_t>(v)].title : ""));
     if (d0 < static_cast<int>(plan.device_role.size()))
       line(std::string(devs.size() > 1 ? "  e.g. device " + std::to_string(d0) + ": " : "  ") +
            plan.device_role[static_cast<size_t>(d0)]);
-    if (v >= 0) {
-      line("  holds (global shape -> on this device):");
-      for (const TensorView& t : plan.views[static_cast<size_t>(v)].tensors) {
-        std::string row = "    " + t.name;
-        if (t.count > 1) row += " (x" + std::to_string(t.count) + ")";
-        row.resize(std::max<size_t>(row.size(), 32), ' ');
-        row += " " + t.role;
-        row.resize(std::max<size_t>(row.size(), 44), ' ');
-        row += ' ';
-        row += detail::shape_string(t.global_shape);
-        row += " -> ";
-        row += detail::shape_string(t.local_shape);
-        row += "  ";
-        row += t.sharding;
-        line(row);
-      }
-    }
+    if (v >= 0) s += detail::view_holds_text(plan.views[static_cast<size_t>(v)]);
     if (!df.collectives.empty()) {
       // Collectives that differ only in which bucket they carry read as one line.
       struct Row {
@@ -369,4 +322,52 @@ std::string explain_text(const Plan& plan, const Scenario& sc) {
   return s;
 }
 
+namespace detail {
+
+std::string device_ranges(const std::vector<int>& devs) {
+  std::string s;
+  for (size_t i = 0; i < devs.size();) {
+    size_t j = i;
+    while (j + 1 < devs.size() && devs[j + 1] == devs[j] + 1) ++j;
+    if (!s.empty()) s += ", ";
+    s += std::to_string(devs[i]);
+    if (j > i) s += "-" + std::to_string(devs[j]);
+    i = j + 1;
+  }
+  return s;
+}
+
+json view_shapes_json(const DeviceView& view) {
+  auto shape = [](const std::vector<std::int64_t>& sh) {
+    json a = json::array();
+    for (std::int64_t d : sh) a.push_back(d);
+    return a;
+  };
+  json shapes = json::array();
+  for (const TensorView& t : view.tensors)
+    shapes.push_back({{"name", t.name},
+                      {"role", t.role},
+                      {"global", shape(t.global_shape)},
+                      {"local", shape(t.local_shape)},
+                      {"dtype", std::string(dtype_name(t.dtype))},
+                      {"sharding", t.sharding},
+                      {"count", t.count}});
+  return shapes;
+}
+
+std::string view_holds_text(const DeviceView& view) {
+  std::string out = "  holds (global shape -> on this device):\n";
+  for (const TensorView& t : view.tensors) {
+    std::string row = "    " + t.name;
+    if (t.count > 1) row += " (x" + std::to_string(t.count) + ")";
+    row.resize(std::max<size_t>(row.size(), 32), ' ');
+    row += " " + t.role;
+    row.resize(std::max<size_t>(row.size(), 44), ' ');
+    row += " " + shape_string(t.global_shape) + " -> " + shape_string(t.local_shape) + "  " + t.sharding;
+    out += row + "\n";
+  }
+  return out;
+}
+
+}  // namespace detail
 }  // namespace brigade::planner

@@ -8,6 +8,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/scenario.hpp"
+#include "costmodel/plan.hpp"
 #include "planner/plan.hpp"
 
 namespace brigade::planner {
@@ -23,5 +24,17 @@ nlohmann::json explain_json(const Plan& plan, const Scenario& scenario);
 
 // The same for people, grouping devices that hold and do the same things.
 std::string explain_text(const Plan& plan, const Scenario& scenario);
+
+// The explanation from the plan alone (`brigade explain` without --program):
+// `described` from planner::describe (no Program), communication and memory
+// per device from the closed form `estimate` (cost::estimate_plan). The same
+// keys as explain_json, except "program" (null), "tasks" (none), and per
+// collective {kind, purpose, group_size, count, bytes, seconds, reason};
+// "memory" {params, grads, optimizer, activations, comm, peak, capacity}; a
+// placement's transfers plan-wide in "transfers".
+nlohmann::json explain_plan_json(const Plan& described, const Scenario& scenario,
+                                 const cost::PlanEstimate& estimate);
+std::string explain_plan_text(const Plan& described, const Scenario& scenario,
+                              const cost::PlanEstimate& estimate);
 
 }  // namespace brigade::planner

@@ -1,6 +1,7 @@
 #include "planner/lower.hpp"
 
 #include "core/plan_check.hpp"
+#include "costmodel/plan.hpp"
 #include "planner/lower_internal.hpp"
 
 namespace brigade::planner {
@@ -81,10 +82,8 @@ Result<Plan> lower_collective(const Scenario& sc) {
 
 }  // namespace detail
 
-Result<Plan> lower(const Scenario& scenario, const LowerOptions& options) {
-  // Plans that cannot be (degrees against devices, batch against degrees,
-  // shardings against the mesh, ...) are check_plan's to name.
-  BRIGADE_RETURN_IF_ERROR(check_plan(scenario));
+namespace {
+Result<Plan> lower_by_kind(const Scenario& scenario, const LowerOptions& options) {
   switch (scenario.model_kind) {
     case ModelKind::kTransformer:
       return detail::lower_transformer(scenario, options);
@@ -97,6 +96,36 @@ Result<Plan> lower(const Scenario& scenario, const LowerOptions& options) {
       break;
   }
   return Status::error("planner: no model to lower", ErrorKind::kInternal);
+}
+
+// Valid choices that are probably not what the author meant (costmodel's
+// plan_warnings, which every judge says).
+void add_warnings(const Scenario& scenario, Plan& plan) {
+  for (std::string& n : cost::plan_warnings(scenario)) plan.notes.push_back(std::move(n));
+}
+}  // namespace
+
+Result<Plan> lower(const Scenario& scenario, const LowerOptions& options) {
+  // Plans that cannot be (degrees against devices, batch against degrees,
+  // shardings against the mesh, ...) are check_plan's to name.
+  if (cancel_requested(options.cancel)) return cancelled_status();
+  BRIGADE_RETURN_IF_ERROR(check_plan(scenario));
+  BRIGADE_ASSIGN_OR_RETURN(Plan plan, lower_by_kind(scenario, options));
+  add_warnings(scenario, plan);
+  return plan;
+}
+
+Result<Plan> describe(const Scenario& scenario, const LowerOptions& options) {
+  BRIGADE_RETURN_IF_ERROR(check_plan(scenario));
+  if (scenario.model_kind == ModelKind::kTransformer) {
+    BRIGADE_ASSIGN_OR_RETURN(Plan plan, detail::describe_transformer(scenario, options));
+    add_warnings(scenario, plan);
+    return plan;
+  }
+  BRIGADE_ASSIGN_OR_RETURN(Plan plan, lower(scenario, options));
+  plan.flops_per_iteration = plan.program.total_flops();
+  plan.program = Program{};
+  return plan;
 }
 
 }  // namespace brigade::planner

@@ -48,6 +48,7 @@ TaskId emit_op_task(ProgramBuilder& b, StreamId s, const TrainingGraph& g, const
 
 struct Common {
   const Scenario* sc = nullptr;
+  const std::atomic<bool>* cancel = nullptr;  // LowerOptions::cancel, polled per operation
   TrainingGraph g;
   bool training = false;
   double state_per_param = 0;    // optimizer state bytes per parameter
@@ -218,24 +219,6 @@ struct SpmdEmitter {
   }
 };
 
-// A tensor's PartitionSpec from the scenario's axis names; a spec shorter
-// than the tensor's rank leaves the trailing dimensions whole (as JAX's
-// PartitionSpec does). check_plan has checked the names and sizes.
-Result<PartitionSpec> spec_from_names(const Mesh& mesh, const std::string& tensor,
-                                      const std::vector<std::string>& names,
-                                      const std::vector<std::int64_t>& shape) {
-  PartitionSpec spec(shape.size(), -1);
-  for (size_t d = 0; d < names.size() && d < shape.size(); ++d) {
-    if (names[d].empty()) continue;
-    spec[d] = mesh.axis(names[d]);
-    if (spec[d] < 0)
-      return Status::error("planner: sharding of '" + tensor + "' names axis '" + names[d] +
-                               "' that the mesh lacks (check_plan was not called)",
-                           ErrorKind::kInternal);
-  }
-  return spec;
-}
-
 Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
   const Scenario& sc = *c.sc;
   const TrainingGraph& g = c.g;
@@ -288,6 +271,7 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
   std::vector<TaskId> optimizer_task(nt, kNone);  // by parameter
 
   for (size_t i = 0; i < g.ops.size(); ++i) {
+    if (cancel_requested(c.cancel)) return cancelled_status();
     const IrOp& op = g.ops[i];
     // Seed gradients (d<output>, fed from outside) take their tensor's sharding.
     for (int t : op.inputs) {
@@ -307,44 +291,8 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
       sizes.push_back(elements(g.tensors[static_cast<size_t>(t)].shape) *
                       dtype_bytes(g.tensors[static_cast<size_t>(t)].dtype));
     }
-    Propagation prop;
-    switch (op.kind) {
-      case IrKind::kCustom:
-      case IrKind::kOptimizer: {
-        for (size_t k = 0; k < op.inputs.size(); ++k) {
-          PartitionSpec s(g.tensors[static_cast<size_t>(op.inputs[k])].shape.size(), -1);
-          if (k == 0 || op.kind == IrKind::kOptimizer) s = operands[k].spec;
-          prop.inputs.push_back(s);
-        }
-        if (op.output >= 0) {
-          const size_t rank = g.tensors[static_cast<size_t>(op.output)].shape.size();
-          prop.output.spec = !operands.empty() && operands[0].spec.size() == rank
-                                 ? operands[0].spec
-                                 : PartitionSpec(rank, -1);
-        }
-        break;
-      }
-      case IrKind::kEmbeddingGrad: {
-        EinsumRule r{op.rule.inputs, "E"};
-        prop = propagate_einsum(r, operands, sizes, e.mesh);
-        const int table = g.tensors[static_cast<size_t>(op.output)].grad_of;
-        const PartitionSpec& ts = e.home[static_cast<size_t>(table)];
-        const int v_axis = ts.empty() ? -1 : ts[0];
-        prop.output.spec = {v_axis == prop.output.spec[0] ? -1 : v_axis, prop.output.spec[0]};
-        break;
-      }
-      default:
-        prop = propagate_einsum(op.rule, operands, sizes, e.mesh);
-        if (op.kind == IrKind::kRowwise && !op.rule.output.empty()) {
-          // Softmax and LayerNorm need whole rows.
-          const char row = op.rule.output.back();
-          for (size_t k = 0; k < op.inputs.size(); ++k)
-            for (size_t d = 0; d < op.rule.inputs[k].size(); ++d)
-              if (op.rule.inputs[k][d] == row) prop.inputs[k][d] = -1;
-          prop.output.spec.back() = -1;
-        }
-        break;
-    }
+    BRIGADE_ASSIGN_OR_RETURN(Propagation prop,
+                             cost::propagate_op(g, op, operands, sizes, e.home, e.mesh));
     // Operands into the required shardings.
     for (size_t k = 0; k < op.inputs.size(); ++k) {
       const int t = op.inputs[k];
@@ -518,58 +466,13 @@ Result<Plan> lower_manual(Common& c) {
   const TrainingGraph& g = c.g;
   const int ndev = sc.topology.num_devices();
   const size_t nops = g.ops.size(), nt = g.tensors.size();
-  // Where each op runs.
-  std::vector<int> dev(nops, 0);
-  // check_plan has checked that placement and device_put name ops, tensors
-  // and devices that exist.
-  std::vector<int> home(nt, -1);
-  auto committed = [&](int t) -> int {
-    auto it = sc.device_put.find(g.tensors[static_cast<size_t>(t)].name);
-    return it == sc.device_put.end() ? -1 : it->second;
-  };
-  // Forward ops: the placement, else where their committed or produced
-  // inputs are (computation follows data), else device 0.
-  std::vector<int> producer_dev(nt, -1);
-  for (size_t i = 0; i < nops; ++i) {
-    const IrOp& op = g.ops[i];
-    if (op.forward_op >= 0) {
-      dev[i] = op.kind == IrKind::kOptimizer ? -1 : dev[static_cast<size_t>(op.forward_op)];
-    } else {
-      auto it = sc.placement.find(op.name);
-      int d = it != sc.placement.end() ? it->second : -1;
-      for (size_t k = 0; d < 0 && k < op.inputs.size(); ++k) {
-        const int t = op.inputs[k];
-        if (committed(t) >= 0)
-          d = committed(t);
-        else if (producer_dev[static_cast<size_t>(t)] >= 0)
-          d = producer_dev[static_cast<size_t>(t)];
-      }
-      dev[i] = d < 0 ? 0 : d;
-    }
-    if (op.output >= 0) producer_dev[static_cast<size_t>(op.output)] = dev[i];
-  }
-  // Inputs and parameters live where they were put, else where they are first used.
-  for (size_t t = 0; t < nt; ++t) {
-    if (g.tensors[t].producer >= 0 && !g.tensors[t].input) {
-      home[t] = producer_dev[t];
-      continue;
-    }
-    home[t] = committed(static_cast<int>(t));
-    for (size_t i = 0; home[t] < 0 && i < nops; ++i)
-      for (int in : g.ops[i].inputs)
-        if (in == static_cast<int>(t) && dev[i] >= 0) {
-          home[t] = dev[i];
-          break;
-        }
-    if (home[t] < 0) home[t] = 0;
-  }
-  for (size_t i = 0; i < nops; ++i)
-    if (dev[i] < 0)
-      dev[i] = home[static_cast<size_t>(g.ops[i].param)];  // optimizer: with its parameter
-
-  int used = 1;
-  for (size_t i = 0; i < nops; ++i) used = std::max(used, dev[i] + 1);
-  for (size_t t = 0; t < nt; ++t) used = std::max(used, home[t] + 1);
+  // Where each op runs and where each tensor lives (costmodel/op_graph.hpp,
+  // the closed form's reading too).
+  const cost::ManualPlacement mp = cost::manual_placement(sc, g);
+  const std::vector<int>& dev = mp.op_device;
+  const std::vector<int>& home = mp.home;
+  auto committed = [&](int t) { return mp.committed[static_cast<size_t>(t)]; };
+  const int used = mp.used;
   ProgramBuilder b(sc.name.empty() ? "graph" : sc.name, used);
   std::vector<StreamId> compute(static_cast<size_t>(used)), xfer(static_cast<size_t>(used), -1);
   for (int d = 0; d < used; ++d) compute[static_cast<size_t>(d)] = b.stream(d, "compute");
@@ -631,6 +534,7 @@ Result<Plan> lower_manual(Common& c) {
     return id;
   };
   for (size_t i = 0; i < nops; ++i) {
+    if (cancel_requested(c.cancel)) return cancelled_status();
     const IrOp& op = g.ops[i];
     const int d = dev[i];
     std::vector<TaskId> waits;
@@ -734,95 +638,26 @@ Result<Plan> lower_manual(Common& c) {
 }  // namespace
 
 Result<Plan> lower_graph(const Scenario& sc, const LowerOptions& options) {
+  // The training graph and its figures, and (SPMD) the mesh and the requested
+  // shardings: costmodel/op_graph.hpp, which the closed form reads too.
+  BRIGADE_ASSIGN_OR_RETURN(cost::OpGraphSetup setup, cost::op_graph_setup(sc));
   Common c;
+  c.cancel = options.cancel;
   c.sc = &sc;
-  c.training = !sc.training.inference;
-  const Optimizer opt = c.training ? sc.training.optimizer : Optimizer::kNone;
-  Model fwd;
-  if (sc.model_kind == ModelKind::kMlp) {
-    BRIGADE_ASSIGN_OR_RETURN(fwd, mlp_forward_model(sc.mlp, c.training));
-    c.model_label = "MLP " +
-                    [&] {
-                      std::string s;
-                      for (auto w : sc.mlp.widths) s += (s.empty() ? "" : "-") + std::to_string(w);
-                      return s;
-                    }() +
-                    " (batch " + std::to_string(sc.mlp.batch) + ")";
-  } else {
-    fwd = sc.graph;
-    c.model_label = "graph of " + std::to_string(sc.graph.ops.size()) + " op(s)";
-  }
-  BRIGADE_ASSIGN_OR_RETURN(c.g, make_training_graph(fwd, c.training, opt));
-  const DType dt = sc.model_kind == ModelKind::kMlp
-                       ? sc.mlp.dtype
-                       : (c.g.tensors.empty() ? DType::kF32 : c.g.tensors.front().dtype);
-  c.state_per_param = cost::bytes_per_parameter(cost::optimizer_kind(opt), dt,
-                                                sc.training.mixed_precision, c.training)
-                          .optimizer;
-  c.traffic_per_param = optimizer_traffic_bytes_per_param(opt, sc.training.mixed_precision, dt);
-  const StrategySpec& st = sc.strategy;
-  const bool manual = !sc.placement.empty() || !sc.device_put.empty();
-  // check_plan keeps pipeline and tensor degrees to transformers and ZeRO
-  // to transformers and batch-sharded MLPs (stages 1 and 2).
-  c.zero = c.training && st.data > 1 ? st.zero : 0;
-  if (manual && sc.mesh)
-    return Status::at(sc.where("mesh"),
-                      "found a mesh and a placement; expected one of them (a placement puts "
-                      "each op on one device, a mesh runs every op on every device)",
-                      ErrorKind::kUnsupported);
-  if (manual) return lower_manual(c);
+  c.g = std::move(setup.g);
+  c.training = setup.training;
+  c.state_per_param = setup.state_per_param;
+  c.traffic_per_param = setup.traffic_per_param;
+  c.model_label = setup.model_label;
+  c.zero = setup.zero;
+  if (setup.manual) return lower_manual(c);
 
   SpmdEmitter e{c};
-  const size_t nt = c.g.tensors.size();
-  e.requested.assign(nt, {});
-  std::vector<int> batch_inputs;
-  for (size_t t = 0; t < nt; ++t)
-    if (c.g.tensors[t].input && c.g.tensors[t].grad_of < 0 && !c.g.tensors[t].shape.empty())
-      batch_inputs.push_back(static_cast<int>(t));
-  if (sc.mesh) {
-    e.mesh.axes = sc.mesh->axes;
-    e.mesh.shape = sc.mesh->shape;
-    e.mode_note =
-        "JAX-style shardings: NamedSharding(mesh, PartitionSpec) per tensor; unnamed "
-        "tensors start replicated";
-  } else if (st.data_mode == DataMode::kPmap && st.data > 1) {
-    // pmap proper: the leading axis is the device axis (check_plan made it
-    // equal to the data degree); device i gets x[i].
-    e.mesh.axes = {"data"};
-    e.mesh.shape = {st.data};
-    e.pmap = true;
-    const auto& x = c.g.tensors[static_cast<size_t>(batch_inputs.empty() ? 0 : batch_inputs[0])];
-    std::vector<std::int64_t> rest(x.shape.begin() + (x.shape.empty() ? 0 : 1), x.shape.end());
-    e.mode_note = "pmap proper: the leading axis of " + x.name + " " + shape_string(x.shape) +
-                  " is the device axis; device i gets " + x.name + "[i], shape " +
-                  shape_string(rest);
-  } else {
-    e.mesh.axes = {"data"};
-    e.mesh.shape = {st.data};
-    if (st.data > 1 && !batch_inputs.empty()) {
-      const auto& x = c.g.tensors[static_cast<size_t>(batch_inputs[0])];
-      std::vector<std::int64_t> loc = x.shape;
-      loc[0] /= st.data;
-      e.mode_note = "batch sharding (NamedSharding(mesh, P('data'))): " + x.name + " " +
-                    shape_string(x.shape) + " -> " + shape_string(loc) + " on each of " +
-                    std::to_string(st.data) + " devices; device k gets rows [k*B/N, (k+1)*B/N)";
-    }
-  }
-  if (sc.mesh) {
-    for (const auto& [name, axes] : sc.shardings) {
-      const int t = c.g.find_tensor(name);
-      if (t < 0) continue;  // check_plan names unknown tensors
-      BRIGADE_ASSIGN_OR_RETURN(
-          e.requested[static_cast<size_t>(t)],
-          spec_from_names(e.mesh, name, axes, c.g.tensors[static_cast<size_t>(t)].shape));
-    }
-  } else if (e.mesh.shape[0] > 1) {
-    for (int t : batch_inputs) {
-      PartitionSpec s(c.g.tensors[static_cast<size_t>(t)].shape.size(), -1);
-      s[0] = 0;
-      e.requested[static_cast<size_t>(t)] = s;
-    }
-  }
+  BRIGADE_ASSIGN_OR_RETURN(cost::SpmdLayout layout, cost::spmd_layout(sc, c.g));
+  e.mesh = std::move(layout.mesh);
+  e.requested = std::move(layout.requested);
+  e.pmap = layout.pmap;
+  e.mode_note = std::move(layout.mode_note);
   return lower_spmd(c, e, options.granularity);
 }
 

@@ -13,6 +13,9 @@ namespace brigade::planner::detail {
 Result<Plan> lower_transformer(const Scenario& scenario, const LowerOptions& options);
 Result<Plan> lower_graph(const Scenario& scenario, const LowerOptions& options);
 Result<Plan> lower_collective(const Scenario& scenario);
+// The transformer's Plan without its Program (summary, notes, views, roles,
+// parameters, FLOPs, the granularity lower() would choose).
+Result<Plan> describe_transformer(const Scenario& scenario, const LowerOptions& options);
 
 // "(4, 256)"; "()" for a scalar.
 std::string shape_string(const std::vector<std::int64_t>& shape);

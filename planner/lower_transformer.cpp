@@ -12,6 +12,7 @@
 #include "core/plan_check.hpp"
 #include "core/profile.hpp"
 #include "costmodel/memory.hpp"
+#include "costmodel/model_size.hpp"
 #include "planner/builders.hpp"
 #include "planner/lower_internal.hpp"
 #include "planner/rank_map.hpp"
@@ -34,6 +35,7 @@ struct Block {
 
 struct Setup {
   const Scenario* sc = nullptr;
+  const std::atomic<bool>* cancel = nullptr;  // LowerOptions::cancel, polled per pipeline step
   int T = 1, D = 1, P = 1, v = 1, V = 1;  // V = P * v virtual stages
   int m = 1;                              // micro-batches per pipeline
   std::int64_t b = 1;                     // sequences per micro-batch
@@ -95,6 +97,7 @@ class StageEmitter {
       }
     saved_.assign(static_cast<size_t>(s_.v), {});
     for (int i = 0; i < static_cast<int>(steps.size()); ++i) {
+      if (cancel_requested(s_.cancel)) return cancelled_status();
       const PipelineStep& st = steps[static_cast<size_t>(i)];
       if (st.forward)
         forward_step(st);
@@ -441,7 +444,21 @@ class StageEmitter {
         saved_slot(st.chunk, 0, st.micro_batch) = slot;
       }
     }
+    // Inference keeps nothing for a backward, but a block's kernels still need
+    // their outputs while it runs: one block's working set (what its kernels
+    // write, saved_bytes) at a time; fused modes hold the largest for the step.
+    BufferId working = -1;
+    if (!s_.training && s_.fuse) {
+      double bytes = 0;
+      for (const Block& blk : blocks) bytes = std::max(bytes, blk.tpl->saved_bytes());
+      if (bytes > 0) {
+        working = new_slot("working set mb" + std::to_string(st.micro_batch), bytes,
+                           MemoryCategory::kActivations);
+        next_allocs(working);
+      }
+    }
     for (size_t j = 0; j < blocks.size(); ++j) forward_block(blocks, j, st);
+    if (working >= 0) pend_.frees.push_back(working);
     if (vs < s_.V - 1) send(vs + 1, st.micro_batch, true);
   }
 
@@ -528,8 +545,20 @@ class StageEmitter {
       next_allocs(slot);
       saved_slot(st.chunk, j, st.micro_batch) = slot;
     }
+    BufferId working = -1;
+    if (!s_.training && saved > 0 && !s_.fuse) {
+      working = new_slot("working set " + blk.label + " mb" + std::to_string(st.micro_batch), saved,
+                         MemoryCategory::kActivations);
+      next_allocs(working);
+    }
     for (const Kernel& k : blk.tpl->forward)
       add_kernel(k, Phase::kForward, blk.layer, st.micro_batch);
+    if (working >= 0) {
+      // Freed by the block's last compute task (not the next block's first, which
+      // allocates the next working set).
+      const TaskId last = flush();
+      for (int r = 0; r < R_ && last != kNone; ++r) b_.free(last + r, working + r);
+    }
     if (!gathered_[j].ids.empty()) pend_.frees.push_back(gathered_[j].slot);
   }
 
@@ -733,183 +762,17 @@ std::string schedule_label(PipelineSchedule s, int v) {
 
 }  // namespace
 
-Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) {
+// What the plan is, in words and shapes (`brigade explain`), from the setup
+// alone: the summary, the notes, each stage's view and each device's role.
+void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, double kernel_tasks,
+                          double region_tasks, Plan& plan) {
   const StrategySpec& st = sc.strategy;
   const TransformerSpec& spec = sc.transformer;
-  Setup s;
-  s.sc = &sc;
-  s.T = st.tensor;
-  s.D = st.data;
-  s.P = st.pipeline;
-  s.v = st.schedule == PipelineSchedule::kInterleaved && st.pipeline > 1
-            ? std::max(1, st.virtual_stages)
-            : 1;
-  s.V = s.P * s.v;
-  s.training = !sc.training.inference;
-  s.zero = s.training ? st.zero : 0;
-  s.dtype = spec.dtype;
-  s.e = dtype_bytes(spec.dtype);
   const int N = s.T * s.D * s.P;
-  // check_plan (called by lower) has made the degrees fit the devices, the
-  // batch divide by the data degree and the micro-batch, the layers by the
-  // (virtual) stages.
   const std::int64_t B = global_batch(sc);
   const std::int64_t per_replica = per_replica_batch(sc);
-  s.b = sc.training.micro_batch > 0 ? sc.training.micro_batch : per_replica;
-  s.m = static_cast<int>(per_replica / s.b);
-  s.layers_per_chunk = spec.layers / s.V;
-
-  TransformerShape shape;
-  shape.spec = spec;
-  shape.micro_batch = s.b;
-  shape.tensor = s.T;
-  shape.sequence_parallel = st.sequence_parallel;
-  shape.recompute = s.training ? sc.training.recompute : Recompute::kNone;
-  BRIGADE_ASSIGN_OR_RETURN(s.layer, transformer_layer(shape));
-  BRIGADE_ASSIGN_OR_RETURN(s.embedding, embedding_block(shape));
-  BRIGADE_ASSIGN_OR_RETURN(s.head, head_block(shape));
-  s.boundary_bytes = cost::pipeline_boundary_bytes(shape);
-  if (!s.training) {
-    s.layer.backward.clear();
-    s.layer.recompute.clear();
-    s.embedding.backward.clear();
-    s.head.backward.clear();
-  }
-  BRIGADE_ASSIGN_OR_RETURN(RankMap ranks, RankMap::make(s.T, s.D, s.P, st.rank_order));
-  s.ranks = std::make_unique<RankMap>(ranks);
-
-  // Granularity: the finest whose task count fits the budget.
-  auto count = [](const BlockTemplate& t) {
-    return static_cast<double>(t.forward.size() + t.backward.size() + t.recompute.size());
-  };
-  auto collectives = [](const BlockTemplate& t) {
-    double n = 0;
-    for (const auto* ks : {&t.forward, &t.backward, &t.recompute})
-      for (const Kernel& k : *ks) n += k.is_collective;
-    return n;
-  };
-  const double steps_per_device = static_cast<double>(s.m) * s.v * (s.training ? 2 : 1);
-  const double per_step_kernels =
-      static_cast<double>(s.layers_per_chunk) * count(s.layer) / (s.training ? 2 : 1);
-  // kRegion: per collective, the collective and the GEMM and memory tasks
-  // of the run before it; recomputation adds its own runs.
-  const double per_step_regions = static_cast<double>(s.layers_per_chunk) *
-                                  (3 * collectives(s.layer) + (s.layer.recompute.empty() ? 0 : 4)) /
-                                  (s.training ? 2 : 1);
-  const double kernel_tasks = N * steps_per_device * (per_step_kernels + 1);
-  const double region_tasks = N * steps_per_device * (per_step_regions + 2);
-  const double budget = static_cast<double>(options.max_kernel_tasks);
-  Granularity g = options.granularity;
-  if (g == Granularity::kAuto)
-    g = kernel_tasks <= budget   ? Granularity::kKernel
-        : region_tasks <= budget ? Granularity::kRegion
-                                 : Granularity::kStep;
-  s.fuse = g != Granularity::kKernel;
-  s.fuse_collectives = g == Granularity::kStep;
-
-  const int keys = s.V * s.m * 2;
-  s.send_base.assign(static_cast<size_t>(keys), kNone);
-  s.recv_base.assign(static_cast<size_t>(keys), kNone);
-
-  ProgramBuilder b(sc.name.empty() ? "transformer" : sc.name, N);
-  std::vector<StageOut> stages;
-  for (int p = 0; p < s.P; ++p) {
-    BRIGADE_ASSIGN_OR_RETURN(StageOut out, StageEmitter(b, s, p).run());
-    stages.push_back(std::move(out));
-    // Stages are alike (the same steps; the first and last add a block, the
-    // finishing pass below adds the optimizer and data-parallel collectives):
-    // room for all of them now, instead of regrowing arrays of hundreds of MB.
-    // Err high: reserved pages are not touched until used, while a regrowth
-    // copies the whole array into fresh memory (GPT-3 175B on 1024 GPUs needs
-    // 1.11 x P x the first stage's tasks; docs/PERFORMANCE.md).
-    if (p == 0 && s.P > 1) b.reserve_scaled(1.25 * s.P);
-  }
-
-  // Finishing pass. Tied embeddings: the first and the last stage each hold
-  // the word embedding; Megatron-LM sums their gradients (an all-reduce over
-  // the pair) before the optimizer step.
-  const double D = s.D;
-  if (s.training && s.P > 1) {
-    StageOut& first = stages.front();
-    StageOut& last = stages.back();
-    const double bytes = first.tied_elements * s.e / (s.zero >= 2 ? D : 1);
-    for (int r = 0; r < s.T * s.D; ++r) {
-      const std::vector<StreamId> streams = {b.stream(first.devices[static_cast<size_t>(r)], "dp"),
-                                             b.stream(last.devices[static_cast<size_t>(r)], "dp")};
-      const CollectiveId c = b.add_collective(
-          CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
-          {first.devices[static_cast<size_t>(r)], last.devices[static_cast<size_t>(r)]}, bytes,
-          streams, "tied embedding", Phase::kBackward,
-          "tied word embeddings: the first and last pipeline stages each hold a copy; sum their "
-          "gradients");
-      b.collective(c).dtype = s.dtype;
-      if (first.tied_grad != kNone) b.depend(b.collective_task(c, 0), first.tied_grad + r);
-      if (last.tied_grad != kNone) b.depend(b.collective_task(c, 1), last.tied_grad + r);
-      first.grad_sync[static_cast<size_t>(r)].push_back(b.collective_task(c, 0));
-      last.grad_sync[static_cast<size_t>(r)].push_back(b.collective_task(c, 1));
-    }
-  }
-  const double traffic = optimizer_traffic_bytes_per_param(sc.training.optimizer,
-                                                           sc.training.mixed_precision, s.dtype);
-  for (int p = 0; p < s.P && s.training; ++p) {
-    StageOut& so = stages[static_cast<size_t>(p)];
-    const int R = s.T * s.D;
-    // Sequence parallelism: LayerNorm, bias and position-embedding gradients
-    // are partial over the sequence shards; sum them over 'tensor'.
-    if (st.sequence_parallel && s.T > 1 && so.replicated_elements > 0) {
-      for (int d = 0; d < s.D; ++d) {
-        std::vector<StreamId> streams;
-        for (int t = 0; t < s.T; ++t)
-          streams.push_back(b.stream(so.devices[static_cast<size_t>(d * s.T + t)], "dp"));
-        const CollectiveId c = b.add_collective(
-            CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, s.ranks->tensor_group(d, p),
-            so.replicated_elements * s.e, streams, "sp.replicated_grads", Phase::kBackward,
-            "sequence parallel: LayerNorm, bias and position-embedding gradients are partial "
-            "over the sequence shards; psum over 'tensor'");
-        b.collective(c).dtype = s.dtype;
-        for (int t = 0; t < s.T; ++t) {
-          const TaskId id = b.collective_task(c, t);
-          if (so.final_compute != kNone) b.depend(id, so.final_compute + d * s.T + t);
-          so.grad_sync[static_cast<size_t>(d * s.T + t)].push_back(id);
-        }
-      }
-    }
-    if (sc.training.optimizer == Optimizer::kNone) continue;
-    const double local = so.owned_elements / (s.zero >= 1 ? D : 1);
-    const TaskId opt_base = b.num_tasks();
-    for (int r = 0; r < R; ++r) {
-      const TaskId id = b.add_memory_bound(so.compute[static_cast<size_t>(r)], local * traffic,
-                                           DType::kF32, "optimizer", Phase::kOptimizer);
-      for (TaskId on : so.grad_sync[static_cast<size_t>(r)]) b.depend(id, on);
-    }
-    // ZeRO-1/2: each replica updated its shard; gather the new 16-bit
-    // weights over 'data', bucket by bucket.
-    if ((s.zero == 1 || s.zero == 2) && s.D > 1) {
-      for (size_t k = 0; k < so.buckets.size(); ++k) {
-        for (int t = 0; t < s.T; ++t) {
-          std::vector<StreamId> streams;
-          std::vector<int> group = s.ranks->data_group(t, p);
-          for (int dev : group) streams.push_back(b.stream(dev, "dp"));
-          const CollectiveId c = b.add_collective(
-              CollectiveKind::kAllGather, st.algorithm, group, so.buckets[k], streams,
-              "zero.param_gather", Phase::kOptimizer,
-              "ZeRO-" + std::to_string(s.zero) + ": each data replica updated only its 1/" +
-                  std::to_string(s.D) +
-                  " of the weights; all-gather the new weights over 'data' (the shared "
-                  "platter), bucket by bucket");
-          b.collective(c).dtype = s.dtype;
-          for (int d = 0; d < s.D; ++d) b.depend(b.collective_task(c, d), opt_base + d * s.T + t);
-        }
-      }
-    }
-  }
-
-  BRIGADE_ASSIGN_OR_RETURN(Program program, std::move(b).build());
-  Plan plan;
-  plan.program = std::move(program);
   plan.granularity = g;
   plan.parameters = transformer_parameters(spec);
-  plan.flops_per_iteration = plan.program.total_flops();
 
   // Explanation.
   char buf[512];
@@ -1070,6 +933,235 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
           s.T > 1 ? "vocabulary split over 'tensor'" : "whole", spec.dtype);
     plan.views.push_back(std::move(view));
   }
+}
+
+// The lowering's setup: degrees, micro-batches, the block templates
+// (costmodel/transformer_blocks.hpp) and the rank map. check_plan has run.
+Status prepare_setup(const Scenario& sc, Setup& s) {
+  const StrategySpec& st = sc.strategy;
+  const TransformerSpec& spec = sc.transformer;
+  s.sc = &sc;
+  s.T = st.tensor;
+  s.D = st.data;
+  s.P = st.pipeline;
+  s.v = st.schedule == PipelineSchedule::kInterleaved && st.pipeline > 1
+            ? std::max(1, st.virtual_stages)
+            : 1;
+  s.V = s.P * s.v;
+  s.training = !sc.training.inference;
+  s.zero = s.training ? st.zero : 0;
+  s.dtype = spec.dtype;
+  s.e = dtype_bytes(spec.dtype);
+  // check_plan (called by lower) has made the degrees fit the devices, the
+  // batch divide by the data degree and the micro-batch, the layers by the
+  // (virtual) stages.
+  const std::int64_t per_replica = per_replica_batch(sc);
+  s.b = sc.training.micro_batch > 0 ? sc.training.micro_batch : per_replica;
+  s.m = static_cast<int>(per_replica / s.b);
+  s.layers_per_chunk = spec.layers / s.V;
+
+  TransformerShape shape;
+  shape.spec = spec;
+  shape.micro_batch = s.b;
+  shape.tensor = s.T;
+  shape.sequence_parallel = st.sequence_parallel;
+  shape.recompute = s.training ? sc.training.recompute : Recompute::kNone;
+  BRIGADE_ASSIGN_OR_RETURN(s.layer, transformer_layer(shape));
+  BRIGADE_ASSIGN_OR_RETURN(s.embedding, embedding_block(shape));
+  BRIGADE_ASSIGN_OR_RETURN(s.head, head_block(shape));
+  s.boundary_bytes = cost::pipeline_boundary_bytes(shape);
+  if (!s.training) {
+    s.layer.backward.clear();
+    s.layer.recompute.clear();
+    s.embedding.backward.clear();
+    s.head.backward.clear();
+  }
+  BRIGADE_ASSIGN_OR_RETURN(RankMap ranks, RankMap::make(s.T, s.D, s.P, st.rank_order));
+  s.ranks = std::make_unique<RankMap>(ranks);
+
+  return Status::ok();
+}
+
+// The finest granularity whose task count fits the budget (or the one asked
+// for), and the task counts kernel and region granularity would give.
+Granularity choose_granularity(const Setup& s, const LowerOptions& options, double* kernel_tasks_out,
+                               double* region_tasks_out) {
+  const int N = s.T * s.D * s.P;
+  // Granularity: the finest whose task count fits the budget.
+  auto count = [](const BlockTemplate& t) {
+    return static_cast<double>(t.forward.size() + t.backward.size() + t.recompute.size());
+  };
+  auto collectives = [](const BlockTemplate& t) {
+    double n = 0;
+    for (const auto* ks : {&t.forward, &t.backward, &t.recompute})
+      for (const Kernel& k : *ks) n += k.is_collective;
+    return n;
+  };
+  const double steps_per_device = static_cast<double>(s.m) * s.v * (s.training ? 2 : 1);
+  const double per_step_kernels =
+      static_cast<double>(s.layers_per_chunk) * count(s.layer) / (s.training ? 2 : 1);
+  // kRegion: per collective, the collective and the GEMM and memory tasks
+  // of the run before it; recomputation adds its own runs.
+  const double per_step_regions = static_cast<double>(s.layers_per_chunk) *
+                                  (3 * collectives(s.layer) + (s.layer.recompute.empty() ? 0 : 4)) /
+                                  (s.training ? 2 : 1);
+  const double kernel_tasks = N * steps_per_device * (per_step_kernels + 1);
+  const double region_tasks = N * steps_per_device * (per_step_regions + 2);
+  const double budget = static_cast<double>(options.max_kernel_tasks);
+  Granularity g = options.granularity;
+  if (g == Granularity::kAuto)
+    g = kernel_tasks <= budget   ? Granularity::kKernel
+        : region_tasks <= budget ? Granularity::kRegion
+                                 : Granularity::kStep;
+
+  if (kernel_tasks_out) *kernel_tasks_out = kernel_tasks;
+  if (region_tasks_out) *region_tasks_out = region_tasks;
+  return g;
+}
+
+Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) {
+  const StrategySpec& st = sc.strategy;
+  Setup s;
+  BRIGADE_RETURN_IF_ERROR(prepare_setup(sc, s));
+  s.cancel = options.cancel;
+  const int N = s.T * s.D * s.P;
+  double kernel_tasks = 0, region_tasks = 0;
+  const Granularity g = choose_granularity(s, options, &kernel_tasks, &region_tasks);
+  s.fuse = g != Granularity::kKernel;
+  s.fuse_collectives = g == Granularity::kStep;
+
+  const int keys = s.V * s.m * 2;
+  s.send_base.assign(static_cast<size_t>(keys), kNone);
+  s.recv_base.assign(static_cast<size_t>(keys), kNone);
+
+  ProgramBuilder b(sc.name.empty() ? "transformer" : sc.name, N);
+  std::vector<StageOut> stages;
+  for (int p = 0; p < s.P; ++p) {
+    if (cancel_requested(options.cancel)) return cancelled_status();
+    BRIGADE_ASSIGN_OR_RETURN(StageOut out, StageEmitter(b, s, p).run());
+    stages.push_back(std::move(out));
+    // Stages are alike (the same steps; the first and last add a block, the
+    // finishing pass below adds the optimizer and data-parallel collectives):
+    // room for all of them now, instead of regrowing arrays of hundreds of MB.
+    // Err high: reserved pages are not touched until used, while a regrowth
+    // copies the whole array into fresh memory (GPT-3 175B on 1024 GPUs needs
+    // 1.11 x P x the first stage's tasks; docs/PERFORMANCE.md).
+    if (p == 0 && s.P > 1) b.reserve_scaled(1.25 * s.P);
+  }
+
+  // Finishing pass. Tied embeddings: the first and the last stage each hold
+  // the word embedding; Megatron-LM sums their gradients (an all-reduce over
+  // the pair) before the optimizer step.
+  const double D = s.D;
+  if (s.training && s.P > 1) {
+    StageOut& first = stages.front();
+    StageOut& last = stages.back();
+    const double bytes = first.tied_elements * s.e / (s.zero >= 2 ? D : 1);
+    for (int r = 0; r < s.T * s.D; ++r) {
+      const std::vector<StreamId> streams = {b.stream(first.devices[static_cast<size_t>(r)], "dp"),
+                                             b.stream(last.devices[static_cast<size_t>(r)], "dp")};
+      const CollectiveId c = b.add_collective(
+          CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
+          {first.devices[static_cast<size_t>(r)], last.devices[static_cast<size_t>(r)]}, bytes,
+          streams, "tied embedding", Phase::kBackward,
+          "tied word embeddings: the first and last pipeline stages each hold a copy; sum their "
+          "gradients");
+      b.collective(c).dtype = s.dtype;
+      if (first.tied_grad != kNone) b.depend(b.collective_task(c, 0), first.tied_grad + r);
+      if (last.tied_grad != kNone) b.depend(b.collective_task(c, 1), last.tied_grad + r);
+      first.grad_sync[static_cast<size_t>(r)].push_back(b.collective_task(c, 0));
+      last.grad_sync[static_cast<size_t>(r)].push_back(b.collective_task(c, 1));
+    }
+  }
+  const double traffic = optimizer_traffic_bytes_per_param(sc.training.optimizer,
+                                                           sc.training.mixed_precision, s.dtype);
+  for (int p = 0; p < s.P && s.training; ++p) {
+    StageOut& so = stages[static_cast<size_t>(p)];
+    const int R = s.T * s.D;
+    // Sequence parallelism: LayerNorm, bias and position-embedding gradients
+    // are partial over the sequence shards; sum them over 'tensor'.
+    if (st.sequence_parallel && s.T > 1 && so.replicated_elements > 0) {
+      for (int d = 0; d < s.D; ++d) {
+        std::vector<StreamId> streams;
+        for (int t = 0; t < s.T; ++t)
+          streams.push_back(b.stream(so.devices[static_cast<size_t>(d * s.T + t)], "dp"));
+        const CollectiveId c = b.add_collective(
+            CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, s.ranks->tensor_group(d, p),
+            so.replicated_elements * s.e, streams, "sp.replicated_grads", Phase::kBackward,
+            "sequence parallel: LayerNorm, bias and position-embedding gradients are partial "
+            "over the sequence shards; psum over 'tensor'");
+        b.collective(c).dtype = s.dtype;
+        for (int t = 0; t < s.T; ++t) {
+          const TaskId id = b.collective_task(c, t);
+          if (so.final_compute != kNone) b.depend(id, so.final_compute + d * s.T + t);
+          so.grad_sync[static_cast<size_t>(d * s.T + t)].push_back(id);
+        }
+      }
+    }
+    if (sc.training.optimizer == Optimizer::kNone) continue;
+    const double local = so.owned_elements / (s.zero >= 1 ? D : 1);
+    const TaskId opt_base = b.num_tasks();
+    for (int r = 0; r < R; ++r) {
+      const TaskId id = b.add_memory_bound(so.compute[static_cast<size_t>(r)], local * traffic,
+                                           DType::kF32, "optimizer", Phase::kOptimizer);
+      for (TaskId on : so.grad_sync[static_cast<size_t>(r)]) b.depend(id, on);
+    }
+    // ZeRO-1/2: each replica updated its shard; gather the new 16-bit
+    // weights over 'data', bucket by bucket.
+    if ((s.zero == 1 || s.zero == 2) && s.D > 1) {
+      for (size_t k = 0; k < so.buckets.size(); ++k) {
+        for (int t = 0; t < s.T; ++t) {
+          std::vector<StreamId> streams;
+          std::vector<int> group = s.ranks->data_group(t, p);
+          for (int dev : group) streams.push_back(b.stream(dev, "dp"));
+          const CollectiveId c = b.add_collective(
+              CollectiveKind::kAllGather, st.algorithm, group, so.buckets[k], streams,
+              "zero.param_gather", Phase::kOptimizer,
+              "ZeRO-" + std::to_string(s.zero) + ": each data replica updated only its 1/" +
+                  std::to_string(s.D) +
+                  " of the weights; all-gather the new weights over 'data' (the shared "
+                  "platter), bucket by bucket");
+          b.collective(c).dtype = s.dtype;
+          for (int d = 0; d < s.D; ++d) b.depend(b.collective_task(c, d), opt_base + d * s.T + t);
+        }
+      }
+    }
+  }
+
+  if (cancel_requested(options.cancel)) return cancelled_status();
+  BRIGADE_ASSIGN_OR_RETURN(Program program, std::move(b).build());
+  if (cancel_requested(options.cancel)) return cancelled_status();
+  Plan plan;
+  plan.program = std::move(program);
+  describe_transformer(sc, s, g, kernel_tasks, region_tasks, plan);
+  plan.flops_per_iteration = plan.program.total_flops();
+  return plan;
+}
+
+Result<Plan> describe_transformer(const Scenario& sc, const LowerOptions& options) {
+  Setup s;
+  BRIGADE_RETURN_IF_ERROR(prepare_setup(sc, s));
+  double kernel_tasks = 0, region_tasks = 0;
+  const Granularity g = choose_granularity(s, options, &kernel_tasks, &region_tasks);
+  Plan plan;
+  describe_transformer(sc, s, g, kernel_tasks, region_tasks, plan);
+  // Counted FLOPs (GEMMs) of the Program lower() would build: Megatron-LM's
+  // Eq. 3 for the global batch, with recomputation (docs/planner.md, "Counted FLOPs").
+  const TransformerSpec& spec = sc.transformer;
+  const double Bd = static_cast<double>(global_batch(sc));
+  plan.flops_per_iteration =
+      s.training ? cost::transformer_flops_per_iteration(Bd, static_cast<double>(spec.seq),
+                                                         static_cast<double>(spec.layers),
+                                                         static_cast<double>(spec.hidden),
+                                                         static_cast<double>(spec.vocab),
+                                                         sc.training.recompute, spec.ffn_ratio)
+                 : static_cast<double>(spec.layers) *
+                           cost::transformer_layer_forward_flops(Bd, static_cast<double>(spec.seq),
+                                                                 static_cast<double>(spec.hidden),
+                                                                 spec.ffn_ratio) +
+                       cost::logits_forward_flops(Bd, static_cast<double>(spec.seq),
+                                                  static_cast<double>(spec.hidden),
+                                                  static_cast<double>(spec.vocab));
   return plan;
 }
 

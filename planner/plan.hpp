@@ -2,6 +2,7 @@
 // planner decided and why (for `brigade explain`).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ struct LowerOptions {
   Granularity granularity = Granularity::kAuto;
   // kAuto's budget: tasks of the whole Program (all devices together).
   std::int64_t max_kernel_tasks = 2'000'000;
+  // Cancellation (as RunOptions::cancel): polled before lowering and per
+  // pipeline stage and step (transformers) or per operation (graphs); once it
+  // reads true, lower() returns Status::error("cancelled", ErrorKind::kCancelled).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // A tensor as one device holds it.

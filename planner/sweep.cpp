@@ -157,6 +157,10 @@ Status set_key(Scenario& s, const std::string& raw_key, const std::string& value
 Status set_devices(Scenario& s, const std::string& value) {
   StrategySpec& st = s.strategy;
   BRIGADE_ASSIGN_OR_RETURN(const std::int64_t n, parse_whole("--devices", value));
+  if (n > ScenarioLimits::kMaxDevices)  // before a topology of n devices is made
+    return Status::error("--devices: found '" + value + "'; expected at most " +
+                         std::to_string(ScenarioLimits::kMaxDevices) +
+                         " devices (docs/scenario-format.md, \"Limits\")");
   const int devices = static_cast<int>(n);
   switch (s.model_kind) {
     case ModelKind::kTransformer: {
@@ -326,6 +330,9 @@ Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
       first = &p;
       break;
     }
+  for (const SweepPoint& p : r.points)
+    if (first && p.error.empty() && p.step_seconds > 0 && p.devices != first->devices)
+      r.devices_vary = true;
   if (first) {
     for (SweepPoint& p : r.points) {
       if (!p.error.empty() || p.step_seconds <= 0) continue;
@@ -334,7 +341,8 @@ Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
         continue;
       }
       p.speedup = first->step_seconds / p.step_seconds;
-      p.efficiency = p.speedup / (static_cast<double>(p.devices) / first->devices);
+      p.relative_step = p.step_seconds / first->step_seconds;
+      if (r.devices_vary) p.efficiency = p.speedup / (static_cast<double>(p.devices) / first->devices);
     }
   }
   if (spec.fixed_devices) return r;
@@ -356,7 +364,12 @@ Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
   }
   // Amdahl's p from the speedups, in devices relative to the first point
   // (costmodel/scaling.hpp, fit_amdahl), when the device count varies.
-  if (first) {
+  if (first && r.devices_vary && base.model_kind == ModelKind::kCollective) {
+    r.amdahl_note =
+        "no Amdahl fit: a lone collective has no work that divides over the devices (each rank "
+        "moves its M bytes whatever their number; a ring's time grows as (N-1)/N), so a "
+        "parallel fraction means nothing here";
+  } else if (first) {
     std::vector<cost::SpeedupPoint> pts;
     for (const SweepPoint* p : judged)
       pts.push_back({static_cast<double>(p->devices) / first->devices, p->speedup});
@@ -368,10 +381,66 @@ Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
         r.amdahl_p = fit->p;
         r.r_squared = fit->r_squared;
         r.doubling_limit = cost::amdahl_doubling_limit(fit->p) * first->devices;
+        if (fit->p < 0)
+          r.amdahl_note =
+              "the fitted p is not a parallel fraction (Amdahl's law needs 0 <= p <= 1): the step "
+              "only grows with the devices, whatever of it is parallel is outweighed by what "
+              "adding devices costs";
+        else if (fit->p > 1)
+          r.amdahl_note =
+              "the fitted p is not a parallel fraction (Amdahl's law needs 0 <= p <= 1): the "
+              "speedup is better than linear (per-device work fits caches or memory better)";
       }
     }
   }
   return r;
+}
+
+Result<SweepResult> amdahl_through_plan(const Scenario& base, const SweepJudge& judge) {
+  if (base.model_kind == ModelKind::kCollective)
+    return Status::error(
+        "a lone collective has no work that divides over the devices (each rank moves its M "
+        "bytes whatever their number)");
+  if (base.mesh || !base.placement.empty() || !base.device_put.empty())
+    return Status::error(
+        "the scenario fixes its devices (a mesh or a placement): no other device count to judge");
+  const StrategySpec& st = base.strategy;
+  const int unit = base.model_kind == ModelKind::kTransformer ? st.tensor * st.pipeline : 1;
+  const int d = std::max(1, st.data);
+  std::vector<int> degrees;
+  for (int x = 1; x <= 2 * d; x *= 2) degrees.push_back(x);
+  if (std::find(degrees.begin(), degrees.end(), d) == degrees.end()) degrees.push_back(d);
+  std::sort(degrees.begin(), degrees.end());
+  SweepSpec spec;
+  for (int x : degrees) spec.values.push_back(std::to_string(unit * x));
+  return run_sweep(base, spec, "cost", judge);
+}
+
+void add_amdahl_through_plan(const Scenario& sc, cost::PlanEstimate& e) {
+  const SweepJudge judge = [](const Scenario& s) -> Result<SweepJudgement> {
+    auto r = cost::estimate_plan(s);
+    if (!r.is_ok()) return r.status();
+    SweepJudgement j;
+    j.step_seconds = r->step_seconds;
+    return j;
+  };
+  auto r = amdahl_through_plan(sc, judge);
+  e.amdahl.clear();
+  if (!r.is_ok()) {
+    e.amdahl_note = "none: " + r.message();
+    return;
+  }
+  for (const SweepPoint& p : r->points)
+    if (p.error.empty()) e.amdahl.push_back({p.devices, p.speedup, p.efficiency});
+  if (r->amdahl_p) {
+    e.amdahl_p = *r->amdahl_p;
+    e.amdahl_r_squared = r->r_squared.value_or(0);
+    e.amdahl_note = r->amdahl_note;
+  } else {
+    e.amdahl.clear();
+    e.amdahl_note = r->amdahl_note.empty() ? "none: fewer than two device counts could be judged"
+                                           : r->amdahl_note;
+  }
 }
 
 std::string sweep_csv(const SweepResult& r) {
@@ -393,9 +462,12 @@ std::string sweep_csv(const SweepResult& r) {
     if (r.fixed_devices)
       std::snprintf(buf, sizeof buf, "%d,%d,%.9g,%.6g,%.0f,%s,", p.data, p.devices, p.step_seconds,
                     p.relative_step, p.peak_memory_bytes, p.fits ? "true" : "false");
-    else
-      std::snprintf(buf, sizeof buf, "%d,%.9g,%.6g,%.6g,%.0f,%s,", p.devices, p.step_seconds, p.speedup,
-                    p.efficiency, p.peak_memory_bytes, p.fits ? "true" : "false");
+    else if (r.devices_vary || !p.error.empty())
+      std::snprintf(buf, sizeof buf, "%d,%.9g,%.6g,%.6g,%.0f,%s,", p.devices, p.step_seconds,
+                    p.speedup, p.efficiency, p.peak_memory_bytes, p.fits ? "true" : "false");
+    else  // one device count: no efficiency (SweepResult::devices_vary)
+      std::snprintf(buf, sizeof buf, "%d,%.9g,%.6g,,%.0f,%s,", p.devices, p.step_seconds,
+                    p.speedup, p.peak_memory_bytes, p.fits ? "true" : "false");
     s += lead + buf + (err.empty() ? "" : "\"" + err + "\"") + "\n";
   }
   return s;
@@ -416,12 +488,11 @@ nlohmann::json sweep_json(const SweepResult& r) {
                         {"step_seconds", p.step_seconds},
                         {"peak_memory_bytes", p.peak_memory_bytes},
                         {"capacity_bytes", p.capacity_bytes},
-                        {"fits", p.fits}};
-    if (r.fixed_devices) {
-      x["relative_step"] = p.relative_step;
-    } else {
+                        {"fits", p.fits},
+                        {"relative_step", p.relative_step}};
+    if (!r.fixed_devices) {
       x["speedup"] = p.speedup;
-      x["efficiency"] = p.efficiency;
+      x["efficiency"] = r.devices_vary ? nlohmann::json(p.efficiency) : nlohmann::json();
     }
     if (!p.error.empty()) x["error"] = p.error;
     pts.push_back(x);
@@ -429,6 +500,8 @@ nlohmann::json sweep_json(const SweepResult& r) {
   j["points"] = pts;
   j["amdahl_p"] = r.amdahl_p ? nlohmann::json(*r.amdahl_p) : nlohmann::json();
   j["r_squared"] = r.r_squared ? nlohmann::json(*r.r_squared) : nlohmann::json();
+  j["devices_vary"] = r.devices_vary;
+  if (!r.amdahl_note.empty()) j["amdahl_note"] = r.amdahl_note;
   j["stops_paying_after"] =
       r.stops_paying_after ? nlohmann::json(*r.stops_paying_after) : nlohmann::json();
   j["doubling_limit"] = r.doubling_limit && std::isfinite(*r.doubling_limit)
@@ -477,26 +550,30 @@ std::string sweep_text(const SweepResult& r) {
       std::snprintf(c, sizeof c, "%-14s %8s", p ? p->value.c_str() : r.key.c_str(), devices.c_str());
     return std::string(c);
   };
-  if (r.fixed_devices)
+  // Efficiency only means something against a device count: at one count
+  // (--fixed-devices, or a sweep of micro_batch), each step relative to the
+  // first point's instead.
+  if (!r.devices_vary)
     std::snprintf(buf, sizeof buf, " %14s %9s  %s\n", "step", "vs first", "peak memory");
   else
-    std::snprintf(buf, sizeof buf, " %14s %9s %11s  %s\n", "step", "speedup", "efficiency", "peak memory");
+    std::snprintf(buf, sizeof buf, " %14s %9s %11s  %s\n", "step", "speedup", "efficiency",
+                  "peak memory");
   s += lead(nullptr, "devices") + buf;
-  bool varies = false;
+  const bool varies = r.devices_vary;
   const SweepPoint* best = nullptr;
   for (const SweepPoint& p : r.points) {
-    varies |= p.devices != r.points.front().devices;
     if (!p.error.empty()) {
       s += lead(&p, p.devices > 0 ? std::to_string(p.devices) : std::string("-")) + "  " + p.error + "\n";
       continue;
     }
     if (p.fits && p.step_seconds > 0 && (best == nullptr || p.step_seconds < best->step_seconds)) best = &p;
-    if (r.fixed_devices)
-      std::snprintf(buf, sizeof buf, " %14s %8.2fx  %s\n", format_seconds(p.step_seconds).c_str(),
+    if (!r.devices_vary)
+      std::snprintf(buf, sizeof buf, " %14s %8.3fx  %s\n", format_seconds(p.step_seconds).c_str(),
                     p.relative_step, memory_cell(p).c_str());
     else
-      std::snprintf(buf, sizeof buf, " %14s %8.2fx %10.1f%%  %s\n", format_seconds(p.step_seconds).c_str(),
-                    p.speedup, 100 * p.efficiency, memory_cell(p).c_str());
+      std::snprintf(buf, sizeof buf, " %14s %8.2fx %10.1f%%  %s\n",
+                    format_seconds(p.step_seconds).c_str(), p.speedup, 100 * p.efficiency,
+                    memory_cell(p).c_str());
     s += lead(&p, std::to_string(p.devices)) + buf;
   }
   if (r.fixed_devices) {
@@ -522,6 +599,7 @@ std::string sweep_text(const SweepResult& r) {
       std::snprintf(buf, sizeof buf, "Amdahl fit: p = %.4f (R^2 = %.4f): no serial part seen\n", p,
                     r.r_squared.value_or(0));
     s += buf;
+    if (!r.amdahl_note.empty()) s += "  " + r.amdahl_note + "\n";
     if (p > 0 && p < 1 && r.doubling_limit && std::isfinite(*r.doubling_limit)) {
       std::snprintf(buf, sizeof buf,
                     "  doubling the devices beyond about %.0f gains less than 10%%\n",
@@ -529,10 +607,12 @@ std::string sweep_text(const SweepResult& r) {
       s += buf;
     }
   }
+  if (!r.amdahl_p && !r.amdahl_note.empty()) s += r.amdahl_note + "\n";
   if (r.stops_paying_after)
     s += "Adding devices stops paying after " + std::to_string(*r.stops_paying_after) +
          " devices: the next point is no faster.\n";
-  else if (varies)
+  else if (varies && std::all_of(r.points.begin(), r.points.end(),
+                                  [](const SweepPoint& p) { return p.error.empty(); }))
     s += "Every step up in devices was faster.\n";
   return s;
 }

@@ -21,6 +21,7 @@
 
 #include "core/scenario.hpp"
 #include "core/status.hpp"
+#include "costmodel/plan.hpp"
 
 namespace brigade::planner {
 
@@ -53,8 +54,10 @@ struct SweepPoint {
   double capacity_bytes = 0;
   bool fits = true;
   double speedup = 0;       // T(first point) / T(this point)
-  double efficiency = 0;    // speedup / (devices / devices of the first point); 0 under fixed_devices
-  double relative_step = 0; // T(this point) / T(first point), fixed_devices only
+  // speedup / (devices / devices of the first point); meaningful only where
+  // the device count varies (SweepResult::devices_vary), else 0.
+  double efficiency = 0;
+  double relative_step = 0;  // T(this point) / T(first point)
   std::string error;        // why this point could not be judged; "" when it was
 };
 
@@ -64,10 +67,18 @@ struct SweepResult {
   bool fixed_devices = false;
   std::string judge;  // "cost" or "sim"
   std::vector<SweepPoint> points;
+  // Whether the judged points use different device counts. At one count
+  // (a sweep of micro_batch, say) there is no efficiency, only each step
+  // relative to the first.
+  bool devices_vary = false;
   // Amdahl's law fitted to the (relative devices, speedup) points, when the
-  // device count varies over at least two judged points.
+  // device count varies over at least two judged points and the plan has
+  // work that divides over devices (not a lone collective).
   std::optional<double> amdahl_p;
   std::optional<double> r_squared;
+  // Why no fit was made, or why the fitted p is no parallel fraction (p < 0:
+  // the step only grows with devices; p > 1: faster than linear); "" otherwise.
+  std::string amdahl_note;
   // The last device count whose step time beat every smaller one: the next
   // point was no faster.
   std::optional<int> stops_paying_after;
@@ -108,10 +119,23 @@ Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
                               const std::string& judge_name, const SweepJudge& judge,
                               const SweepProgress& progress = {});
 
+// Amdahl's law through one plan, the sweep `brigade cost` shows: the scenario
+// judged as `sweep --devices` does at the data degrees 1, 2, 4, ... up to
+// twice its own (and its own), times tensor x pipeline, and p fitted to the
+// speedups. Errors (one line, the reason there is no table): the scenario
+// fixes its devices (a mesh or a placement), or it is a lone collective.
+Result<SweepResult> amdahl_through_plan(const Scenario& scenario, const SweepJudge& judge);
+
+// Fills `estimate`'s Amdahl table (amdahl_p, amdahl_r_squared, amdahl rows)
+// from amdahl_through_plan with the closed form as the judge, or its
+// amdahl_note with the reason there is none: what `brigade cost` prints.
+void add_amdahl_through_plan(const Scenario& scenario, cost::PlanEstimate& estimate);
+
 // A header, then one row per point: value,devices,step_seconds,speedup,
 // efficiency,peak_memory_bytes,fits,error (the value of the swept key; see
-// SweepResult::key). A grid has one column per key instead of value; under
-// fixed_devices, data and relative_step replace speedup and efficiency.
+// SweepResult::key); the efficiency is empty where the device count does not
+// vary. A grid has one column per key instead of value; under fixed_devices,
+// data and relative_step replace speedup and efficiency.
 std::string sweep_csv(const SweepResult& r);
 nlohmann::json sweep_json(const SweepResult& r);
 std::string sweep_text(const SweepResult& r);

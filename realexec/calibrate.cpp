@@ -66,8 +66,16 @@ class Bench {
   // `warmup_seconds`: each run's untimed steps before its timed ones go on
   // for at least this long (RunOptions::warmup_seconds).
   Bench(RealExecutor& ex, const Topology& topo, const CalibrateProgress& progress, int total,
-        double warmup_seconds)
-      : ex_(ex), topo_(topo), progress_(progress), total_(total), warmup_seconds_(warmup_seconds) {}
+        double warmup_seconds, const std::atomic<bool>* interrupted)
+      : ex_(ex),
+        topo_(topo),
+        progress_(progress),
+        total_(total),
+        warmup_seconds_(warmup_seconds),
+        interrupted_(interrupted) {}
+
+  // Whether calibrate was asked to stop (CalibrateOptions::interrupted).
+  bool interrupted() const { return interrupted_ && interrupted_->load(); }
 
   // Runs a warm-up and one timed step; returns the timed step's trace.
   Result<Trace> run(const Program& p, const std::string& what) {
@@ -201,6 +209,7 @@ class Bench {
 
  private:
   Result<std::vector<Trace>> run_steps(const Program& p, const std::string& what, int timed) {
+    if (interrupted()) return Status::error("calibrate: interrupted", ErrorKind::kRuntime);
     if (progress_) progress_(what, done_, total_);
     RunOptions o;
     o.repeat = 1 + timed;
@@ -217,6 +226,7 @@ class Bench {
   int done_ = 0;
   int total_;
   double warmup_seconds_;
+  const std::atomic<bool>* interrupted_ = nullptr;
 };
 
 Result<AlphaBetaFit> fit_alpha_beta(std::vector<SizePoint> points) {
@@ -383,7 +393,8 @@ Result<SpeedProbe::Resource> kernel_speed(RealExecutor& executor, const Topology
   const double launch = dp.launch_overhead_seconds;
   const double bw = peak_memory_bandwidth_bytes_per_second(d0, dp);
   const double each = predicted + (evict_bytes > 0 && bw > 0 ? evict_bytes / bw : 0.0);
-  const int reps = std::clamp(static_cast<int>(std::ceil(seconds / 4 / each)), 2, 10000);
+  // Clamped as a double: a tiny `each` makes the quotient too large for an int.
+  const int reps = static_cast<int>(std::clamp(std::ceil(seconds / 4 / each), 2.0, 10000.0));
   const int n = topology.num_devices();
   BRIGADE_ASSIGN_OR_RETURN(
       auto probe_program,
@@ -670,9 +681,15 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   // warm-up left calibrate's one-collective steps slower than `validate`'s
   // (which warms up for 0.25 s) measured the same collective. 50 ms before
   // each run's timed steps costs calibrate some 10 s; --quick skips it.
-  Bench bench(*ex, topo, progress, total, quick ? 0.0 : 0.05);
+  Bench bench(*ex, topo, progress, total, quick ? 0.0 : 0.05, options.interrupted);
   const int min_reps = quick ? 3 : 5;
 
+  // The measurements, one phase after another. Interrupted (SIGINT in the
+  // command line), the phase running is dropped and the profile is fitted from
+  // the phases done, the data sheet's values standing for the rest.
+  std::string phase;
+  const Status measured = [&]() -> Status {
+    phase = "launch overhead";
   // Launch overhead: back-to-back kernels that do (almost) nothing.
   //
   // CUDA: the host enqueues each task (two timing events, the kernel, the
@@ -721,6 +738,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     return std::max(seconds - cal.launch_overhead_seconds, 0.05 * seconds);
   };
 
+    phase = "GEMMs";
   // GEMMs: square sizes spanning the FLOPs of the kernels plans run (a
   // 128x128x64 attention product is 2 MFLOP, a 1024x4096x1024 projection
   // 8.6 GFLOP), on every device at once, back to back (operands warm).
@@ -746,7 +764,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   {
     std::vector<Bench::Job> jobs;
     std::vector<size_t> warm_job;  // by cal.gemm index: its job
-    for (const auto& [dtype, sizes] : gemm_plan) {
+    for (const auto& [plan_dtype, sizes] : gemm_plan) {
+      const DType dtype = plan_dtype;  // clang 14 lambdas cannot capture a structured binding
       double nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
       if (!(nominal > 0))
         nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
@@ -861,6 +880,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     g.efficiency = peak > 0 ? g.flops_per_second / peak : 0;
   }
 
+    phase = "memory bandwidth";
   // Streaming kernels, on every device at once: sizes from L2-sized to past
   // any last-level cache, as plans' memory-bound kernels range (activations
   // of a few MB, optimizer updates of tens of MB). As plans run them: in a
@@ -924,6 +944,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   }
 
   // Point-to-point transfers and collectives.
+    phase = "transfers and collectives";
   if (pairs) {
     const Route& route = topo.route(0, 1);
     LinkCalibration link;
@@ -1071,7 +1092,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       const CollectiveCalibration& ar = cal.collectives.front();
       const double t_ar = std::max(ar.fit.intercept + ar.fit.slope * m, 1e-6);
       const int gemms = quick ? 8 : 40;
-      const int ars = std::clamp(static_cast<int>(std::ceil(2.0 * gemms * alone / t_ar)), 2, 500);
+      const int ars = static_cast<int>(std::clamp(std::ceil(2.0 * gemms * alone / t_ar), 2.0, 500.0));
       ProgramBuilder b("calibrate-overlap", devices);
       std::vector<StreamId> comm;
       StreamId compute0 = -1;
@@ -1115,6 +1136,33 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
         "one device: no transfer, collective or overlap to measure (use --devices 2 or more)");
   }
 
+    return Status::ok();
+  }();
+  if (!measured.is_ok()) {
+    if (!bench.interrupted()) return measured;
+    cal.interrupted = true;
+    const std::vector<std::string> phases = {"launch overhead", "GEMMs", "memory bandwidth",
+                                             "transfers and collectives"};
+    bool from_here = false;
+    for (const std::string& ph : phases) {
+      from_here |= ph == phase;
+      if (from_here && (ph != "transfers and collectives" || pairs)) cal.not_measured.push_back(ph);
+    }
+    // The phase running is dropped whole.
+    if (phase == "GEMMs") {
+      cal.gemm.clear();
+      cal.cold_gemm.clear();
+      cal.measured_peak_flops_per_second = PerDType{};
+    }
+    if (phase == "memory bandwidth") cal.memory = AlphaBetaFit{}, cal.memory_peak_bytes_per_second = 0;
+    if (phase == "transfers and collectives") {
+      cal.links.clear();
+      cal.collectives.clear();
+    }
+    std::string list;
+    for (const std::string& ph : cal.not_measured) list += (list.empty() ? "" : ", ") + ph;
+    cal.notes.push_back("interrupted: not measured: " + list + "; the profile keeps the data sheet's values for them");
+  }
   if (!machine.known)
     cal.notes.push_back("GPU '" + cal.device_model +
                         "' matches no preset: its data-sheet peaks are unknown; the measured "
@@ -1129,6 +1177,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     EfficiencyCurve c;
     for (const GemmPoint& g : cal.gemm)
       if (g.dtype == dtype && g.efficiency > 0) c.points.emplace_back(g.flops, g.efficiency);
+    if (c.points.empty()) continue;  // not measured (interrupted): the data sheet's curve and peak
     std::sort(c.points.begin(), c.points.end());
     c.fallback = c.points.empty() ? 1.0 : c.points.back().second;
     dp.gemm[i] = c;
@@ -1150,9 +1199,11 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     cal.notes.push_back(
         "tf32, f16 and bf16 GEMMs take f32's peak and curve (the CPU backend computes them in f32)");
   }
-  dp.memory_bandwidth_bytes_per_second = cal.memory_peak_bytes_per_second;
-  dp.memory_efficiency = std::clamp(cal.memory_efficiency, 1e-6, 1.0);
-  dp.launch_overhead_seconds = cal.launch_overhead_seconds;
+  if (cal.memory_peak_bytes_per_second > 0) {
+    dp.memory_bandwidth_bytes_per_second = cal.memory_peak_bytes_per_second;
+    dp.memory_efficiency = std::clamp(cal.memory_efficiency, 1e-6, 1.0);
+  }
+  if (cal.launch_overhead_seconds > 0) dp.launch_overhead_seconds = cal.launch_overhead_seconds;
   dp.comm_compute_slowdown = cal.comm_compute_slowdown;
   dp.comm_compute_share = cal.comm_compute_share;
   // Cold operands: what each weight-streaming GEMM took cold beyond the warm
@@ -1267,26 +1318,16 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       cc.steps_fit = *f;
       lp.collective_kinds[static_cast<size_t>(cc.kind)] = cc.steps;
     }
-    // What the judges predict for every measured collective with this profile.
-    for (CollectiveCalibration& cc : cal.collectives)
-      for (CollectivePoint& p : cc.points) {
-        auto q = cost::collective_query_on(topo, profile, cc.kind, CollectiveAlgorithm::kRing,
-                                           group, p.bytes);
-        if (!q.is_ok()) continue;
-        auto c = cost::collective_cost(*q);
-        if (c.is_ok()) p.model_seconds = c->seconds;
-        if (!(p.warm_seconds > 0)) continue;
-        auto wq = cost::collective_query_on(topo, profile, cc.kind, CollectiveAlgorithm::kRing,
-                                            group, p.bytes, true);
-        if (!wq.is_ok()) continue;
-        auto wc = cost::collective_cost(*wq);
-        if (wc.is_ok()) p.warm_model_seconds = wc->seconds;
-      }
   }
   if (cuda)
     cal.notes.push_back(
         "fp8, i8 and i32 GEMMs keep the data-sheet peaks and default curves (not measured)");
   cal.profile = std::move(profile);
+  // Fits the measurements contradict are not written (and every collective
+  // point's model is what the profile as written predicts).
+  apply_fit_sanity(cal, topo);
+  // The samples after the sanity pass: each point keeps the model as written.
+  record_samples(cal);
   cal.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return cal;

@@ -12,6 +12,7 @@
 // (0, 1]. docs/executors.md, "Calibration", explains every choice.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -37,6 +38,11 @@ struct CalibrateOptions {
   std::string host;              // "" -> gethostname()
   std::string date;              // "" -> now, "YYYY-MM-DD HH:MM UTC"
   std::shared_ptr<Clock> clock;  // CPU backend only; null: SteadyClock
+  // Set (from another thread or a signal handler) to stop measuring: the
+  // benchmark running finishes, no other starts, and calibrate returns what it
+  // has measured so far fitted into a profile, the data sheet's values for
+  // the rest (Calibration::interrupted, not_measured). May be null.
+  const std::atomic<bool>* interrupted = nullptr;
 };
 
 struct GemmPoint {
@@ -210,8 +216,32 @@ struct Calibration {
   std::vector<CollectiveCalibration> collectives;
   CollectiveStepFit collective_step;  // when collectives were measured
   std::vector<std::string> notes;  // what was not measured, and why
+  // Fits the measurements contradict, refused by apply_fit_sanity: what was
+  // measured, why the fit is nonsense, and what the profile keeps instead.
+  std::vector<std::string> rejected;
+  // Stopped early (CalibrateOptions::interrupted): the measurements not made,
+  // e.g. "transfers and collectives"; the profile keeps the data sheet's for them.
+  bool interrupted = false;
+  std::vector<std::string> not_measured;
   double wall_seconds = 0;
 };
+
+// Refuses the fits in `cal.profile` that the measurements behind them
+// contradict, naming each in cal.rejected, and keeps the data sheet's value
+// (or, for a collective kind, the fit over all kinds) instead:
+//  - transfers whose line fit explains little (R^2 < 0.5) or whose times fall
+//    as messages grow (a smaller message over 1.1 x slower than a larger
+//    one): the link keeps the data sheet's alpha and bandwidth;
+//  - the collective step fit over all kinds with R^2 < 0.5 (good CPU runs fit
+//    0.61-0.78, docs/VALIDATION.md): not written, nor the kinds' steps that
+//    scale it;
+//  - a kind whose times fall as messages grow (a smaller size over 1.1 x slower
+//    than a larger one), or whose fitted steps miss a measured size by more
+//    than a factor of 3: its steps are not written;
+//  - a negative alpha anywhere: never written (the route's alpha stands).
+// Then recomputes every collective point's model_seconds with the profile as
+// written. `topology` is the machine calibrate measured.
+void apply_fit_sanity(Calibration& cal, const Topology& topology);
 
 // Progress: a short line about what is being measured, and how far along.
 using CalibrateProgress = std::function<void(const std::string& what, int done, int total)>;
@@ -279,6 +309,11 @@ struct SpeedProbe {
 Result<SpeedProbe> speed_against_profile(RealExecutor& executor, const Topology& topology,
                                          const HardwareProfile& profile,
                                          const SpeedProbeOptions& options);
+
+// Copies what `c` measured and each fit's R² into c.profile.calibration
+// (CalibrationSamples, core/profile.hpp), so that the written profile
+// carries its evidence (calibrate_samples.cpp).
+void record_samples(Calibration& c);
 
 // Runs the micro-benchmarks on `backend` and fits the profile. Errors: no
 // GPU for kCuda ("no CUDA device: ..."), devices < 1 (bad input), and any

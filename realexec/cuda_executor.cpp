@@ -922,7 +922,7 @@ Result<std::string> device_name(int gpu) {
   if (e != cudaSuccess) {
     cudaGetLastError();
     return Status::error(std::string("no CUDA device: ") + cudaGetErrorString(e),
-                         ErrorKind::kBadInput);
+                         ErrorKind::kRuntime);
   }
   return std::string(prop.name);
 }
@@ -930,7 +930,7 @@ Result<std::string> device_name(int gpu) {
 Result<std::unique_ptr<RealExecutor>> make_executor(const CudaOptions& options) {
   std::string why;
   int gpus = count_gpus(&why);
-  if (gpus <= 0) return Status::error(why, ErrorKind::kBadInput);
+  if (gpus <= 0) return Status::error(why, ErrorKind::kRuntime);
   if (options.max_gpus > 0) gpus = std::min(gpus, options.max_gpus);
   return std::unique_ptr<RealExecutor>(std::make_unique<CudaExecutor>(options, gpus));
 }

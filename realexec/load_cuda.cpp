@@ -134,14 +134,14 @@ int cuda_device_count(std::string* why) {
 Result<std::string> cuda_device_name(int gpu) {
   std::string why;
   const CudaModuleApi* api = backend(&why);
-  if (!api) return Status::error(why, ErrorKind::kBadInput);
+  if (!api) return Status::error(why, ErrorKind::kRuntime);
   return api->device_name(gpu);
 }
 
 Result<std::unique_ptr<RealExecutor>> make_cuda_executor(const CudaOptions& options) {
   std::string why;
   const CudaModuleApi* api = backend(&why);
-  if (!api) return Status::error(why, ErrorKind::kBadInput);
+  if (!api) return Status::error(why, ErrorKind::kRuntime);
   return api->make_executor(options);
 }
 

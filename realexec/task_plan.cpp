@@ -47,12 +47,14 @@ Result<std::vector<Trace>> run_repeated(const RunOptions& options, Verify verify
                                         const std::function<Result<Trace>(bool verify)>& step) {
   std::vector<Trace> traces;
   for (int i = 0; i < options.repeat; ++i) {
+    if (cancel_requested(options.cancel)) return cancelled_status();
     const bool check = verify == Verify::kEveryStep || (verify == Verify::kFirstStep && i == 0);
     BRIGADE_ASSIGN_OR_RETURN(Trace trace, step(check));
     if (options.on_progress) options.on_progress(i + 1, options.repeat);
     if (options.repeat > 1 && i == 0) {  // the warm-up step, and more while asked for
       double warm = trace.step_seconds();
       for (int extra = 0; extra < 1000 && warm < options.warmup_seconds; ++extra) {
+        if (cancel_requested(options.cancel)) return cancelled_status();
         BRIGADE_ASSIGN_OR_RETURN(Trace more, step(verify == Verify::kEveryStep));
         if (!(more.step_seconds() > 0)) break;
         warm += more.step_seconds();

@@ -20,6 +20,7 @@ class SimExecutor final : public Executor {
     o.record_trace = run.record_trace;
     o.record_task_times = false;
     if (run.on_progress) o.on_progress = run.on_progress;
+    if (run.cancel) o.cancel = run.cancel;
     auto r = simulate(program, topology, profile, o);
     if (!r.is_ok()) return r.status();
     if (!run.record_trace) {

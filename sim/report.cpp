@@ -98,18 +98,27 @@ nlohmann::json simulation_json(const SimResult& r, const Program& p, const Topol
                        {"channel", l.channel},
                        {"bytes", l.bytes},
                        {"busy_seconds", l.busy_seconds},
-                       {"utilization", l.utilization}});
+                       {"utilization", l.utilization},
+                       {"occupancy", l.occupancy},
+                       {"capacity_bytes_per_second", l.capacity_bytes_per_second}});
   j["links"] = links;
   json oom = json::array();
   for (const OomEvent& e : r.oom) {
     json big = json::array();
     for (const auto& [name, bytes] : e.largest_buffers) big.push_back({{"name", name}, {"bytes", bytes}});
+    json by = json::object();
+    for (int k = 0; k < kNumMemoryCategories; ++k)
+      if (e.buffers_by_category[static_cast<size_t>(k)] > 0)
+        by[std::string(memory_category_name(static_cast<MemoryCategory>(k)))] = {
+            {"bytes", e.live_by_category[static_cast<size_t>(k)]},
+            {"buffers", e.buffers_by_category[static_cast<size_t>(k)]}};
     oom.push_back({{"device", e.device},
                    {"time_seconds", e.time_seconds},
                    {"task", e.task},
                    {"task_name", e.task >= 0 ? std::string(p.task_name(e.task)) : std::string()},
                    {"live_bytes", e.live_bytes},
                    {"capacity_bytes", e.capacity_bytes},
+                   {"live_by_category", by},
                    {"largest_buffers", big}});
   }
   j["oom"] = oom;
@@ -145,17 +154,19 @@ std::string simulation_text(const SimResult& r, const Program& p, const Topology
   line(fmt::format("step time: {}   ({} events, {} flows, {} collectives by shortcut)",
                    format_seconds(r.step_seconds), r.events, r.flows, r.collectives_shortcut));
   line("");
-  line(fmt::format("{:<16} {:>10} {:>10} {:>10} {:>13} {:>12} {:>10}", "device", "busy", "comm", "idle",
-                   "exposed comm", "peak mem", "capacity"));
+  line(fmt::format("{:<16} {:>10} {:>10} {:>13} {:>10} {:>12} {:>10}", "device", "busy", "comm",
+                   "exposed comm", "idle", "peak mem", "capacity"));
   const size_t nd = r.devices.size();
   const size_t shown = nd <= 16 ? nd : 8;
   for (size_t i = 0; i < shown; ++i) {
     const DeviceStats& d = r.devices[i];
-    line(fmt::format("{:<16} {:>10} {:>10} {:>10} {:>13} {:>12} {:>10}", topo.device(d.id).name,
+    line(fmt::format("{:<16} {:>10} {:>10} {:>13} {:>10} {:>12} {:>10}", topo.device(d.id).name,
                      format_seconds(d.busy_seconds), format_seconds(d.comm_seconds),
-                     format_seconds(d.idle_seconds), format_seconds(d.exposed_comm_seconds),
+                     format_seconds(d.exposed_comm_seconds), format_seconds(d.idle_seconds),
                      format_bytes(d.peak_memory_bytes), format_bytes(d.capacity_bytes)));
   }
+  line("(busy: a kernel runs; comm: a transfer or collective in flight; exposed comm: the part "
+       "of comm no kernel hides; idle: neither computing nor communicating)");
   if (shown < nd) {
     line(fmt::format("... {} more devices (--json lists them all)", nd - shown));
     auto stat = [&](auto get, const char* what) {
@@ -171,6 +182,7 @@ std::string simulation_text(const SimResult& r, const Program& p, const Topology
     line(stat([](const DeviceStats& d) { return d.busy_seconds; }, "busy"));
     line(stat([](const DeviceStats& d) { return d.comm_seconds; }, "comm"));
     line(stat([](const DeviceStats& d) { return d.exposed_comm_seconds; }, "exposed comm"));
+    line(stat([](const DeviceStats& d) { return d.idle_seconds; }, "idle"));
   }
 
   line("");
@@ -203,10 +215,12 @@ std::string simulation_text(const SimResult& r, const Program& p, const Topology
   if (order.empty()) {
     line("links: no bytes crossed any link");
   } else {
-    line("busiest links:");
+    line("busiest links (used: bytes / (capacity x step); occupied: time any flow was on it / step):");
     for (size_t i = 0; i < order.size() && i < 8; ++i) {
       const LinkStats& l = r.links[order[i]];
-      line(fmt::format("  {:<32} {:>6.1f}% busy  {:>10}", l.name, 100 * l.utilization, format_bytes(l.bytes)));
+      line(fmt::format("  {:<32} {:>6.1f}% used {:>6.1f}% occupied  {:>10} of {}", l.name,
+                       100 * l.utilization, 100 * l.occupancy, format_bytes(l.bytes),
+                       format_bandwidth(l.capacity_bytes_per_second)));
     }
   }
 
@@ -229,12 +243,26 @@ std::string simulation_text(const SimResult& r, const Program& p, const Topology
     line("out of memory: none");
   } else {
     for (const OomEvent& e : r.oom) {
+      // What was live, by category (largest first), then the largest single buffers.
+      std::vector<int> cats;
+      for (int k = 0; k < kNumMemoryCategories; ++k)
+        if (e.buffers_by_category[static_cast<size_t>(k)] > 0) cats.push_back(k);
+      std::stable_sort(cats.begin(), cats.end(), [&](int a, int b) {
+        return e.live_by_category[static_cast<size_t>(a)] > e.live_by_category[static_cast<size_t>(b)];
+      });
+      std::string live;
+      for (int k : cats) {
+        const int n = e.buffers_by_category[static_cast<size_t>(k)];
+        live += fmt::format("{}{} {} in {} buffer{}", live.empty() ? "" : ", ",
+                            memory_category_name(static_cast<MemoryCategory>(k)),
+                            format_bytes(e.live_by_category[static_cast<size_t>(k)]), n, n == 1 ? "" : "s");
+      }
       std::string big;
       for (const auto& [name, bytes] : e.largest_buffers)
         big += fmt::format("{}{} ({})", big.empty() ? "" : ", ", name, format_bytes(bytes));
-      line(fmt::format("OUT OF MEMORY: {} at {}: {} brings it to {} of {}; largest live: {}",
+      line(fmt::format("OUT OF MEMORY: {} at {}: {} brings it to {} of {}: live {}; largest: {}",
                        topo.device(e.device).name, format_seconds(e.time_seconds), label(p, e.task),
-                       format_bytes(e.live_bytes), format_bytes(e.capacity_bytes), big));
+                       format_bytes(e.live_bytes), format_bytes(e.capacity_bytes), live, big));
     }
   }
   return out;

@@ -16,17 +16,21 @@ namespace brigade::sim {
 //    "devices": [{"id", "name", "busy_seconds", "comm_seconds", "idle_seconds",
 //                 "exposed_comm_seconds", "peak_memory_bytes", "capacity_bytes",
 //                 "peak_by_category": {"params": .., ...}}],
-//    "links": [{"name", "channel", "bytes", "busy_seconds", "utilization"}]  (channels that carried bytes),
+//    "links": [{"name", "channel", "bytes", "busy_seconds", "utilization" (bytes / (capacity x
+//               step)), "occupancy" (busy / step), "capacity_bytes_per_second"}]
+//              (channels that carried bytes),
 //    "oom": [{"device", "time_seconds", "task", "task_name", "live_bytes", "capacity_bytes",
+//             "live_by_category": {"activations": {"bytes", "buffers"}, ...},
 //             "largest_buffers": [{"name", "bytes"}]}],
 //    "critical_path": {"tasks", "seconds_by_kind": {...}, "segments": [{"device", "stream",
 //                      "tasks", "start_seconds", "end_seconds", "first", "last"}]}}
 nlohmann::json simulation_json(const SimResult& result, const Program& program,
                                const Topology& topology);
 
-// Human-readable report: step time; per device busy / comm / idle / exposed
-// comm and memory peak; the critical path summarised by runs of tasks on one
-// stream; the busiest links; OOM events.
+// Human-readable report: step time; per device busy / comm / exposed comm /
+// idle and memory peak; the critical path summarised by runs of tasks on one
+// stream; the links ranked by utilisation (occupancy beside it); OOM events
+// with what was live by category, then the largest buffers.
 std::string simulation_text(const SimResult& result, const Program& program,
                             const Topology& topology);
 

@@ -41,7 +41,8 @@ class VectorInterner {
 Status plan_shortcuts(const Program& program, const Topology& topology,
                       const HardwareProfile& profile, NetworkModel network,
                       const std::vector<std::int32_t>& node_of, const std::vector<TaskId>& transfers,
-                      ShortcutTable& table, std::vector<std::int32_t>& shortcut_of) {
+                      ShortcutTable& table, std::vector<std::int32_t>& shortcut_of,
+                      const std::atomic<bool>* cancel, bool record_transfers, bool merge_steps) {
   const auto& colls = program.collectives();
   const auto nc = static_cast<size_t>(topology.num_channels());
 
@@ -130,6 +131,7 @@ Status plan_shortcuts(const Program& program, const Topology& topology,
   HardwareProfile quiet = profile;  // the overhead is paid in context, not in the isolated run
   for (auto& d : quiet.devices) d.collective_overhead_seconds = 0;
   std::unordered_map<std::uint64_t, std::vector<std::pair<double, std::int32_t>>> entry_of;  // pattern -> (bytes, entry)
+  std::vector<std::int32_t> rank_of(static_cast<size_t>(program.num_devices), -1);  // while one entry is made
   for (size_t c = 0; c < colls.size(); ++c) {
     const auto p = static_cast<size_t>(coll_pattern[c]);
     if (!pattern_ok[p] || colls[c].group.size() < 2) continue;
@@ -157,12 +159,24 @@ Status plan_shortcuts(const Program& program, const Topology& topology,
       o.network = network;
       o.exact = true;
       o.record_task_times = false;
-      auto r = detail::simulate_unnamed_links(*prog, topology, quiet, o);
+      o.cancel = cancel;
+      o.trace_steps = !merge_steps;
+      auto r = detail::simulate_unnamed_links(*prog, topology, quiet, o, record_transfers);
+      if (!r.is_ok() && r.status().kind() == ErrorKind::kCancelled) return r.status();
       if (!r.is_ok()) continue;  // the run in context reports it
       ShortcutEntry e;
       e.duration_seconds = r->step_seconds;
       for (const LinkStats& l : r->links)
         if (l.bytes > 0 || l.busy_seconds > 0) e.channels.push_back(ChannelUse{l.channel, l.bytes, l.busy_seconds});
+      if (record_transfers) {
+        for (size_t k = 0; k < col.group.size(); ++k) rank_of[static_cast<size_t>(col.group[k])] = static_cast<std::int32_t>(k);
+        e.transfers.reserve(r->trace.transfers.size());
+        for (const TraceTransfer& x : r->trace.transfers)
+          e.transfers.push_back(ShortcutTransfer{x.start_seconds, x.end_seconds, x.bytes,
+                                                 rank_of[static_cast<size_t>(x.src)],
+                                                 rank_of[static_cast<size_t>(x.dst)], x.lane});
+        for (std::int32_t d : col.group) rank_of[static_cast<size_t>(d)] = -1;
+      }
       table.entries.push_back(std::move(e));
       entry = static_cast<std::int32_t>(table.entries.size()) - 1;
       list.emplace_back(col.bytes, entry);

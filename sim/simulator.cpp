@@ -20,6 +20,7 @@
 #include "sim/schedule.hpp"
 #include "sim/shortcut.hpp"
 #include "sim/simulator_detail.hpp"
+#include "sim/trace_recorder.hpp"
 
 namespace brigade::sim {
 
@@ -43,7 +44,12 @@ Event make_event(std::uint32_t id, EventKind kind, std::uint32_t version = 0) {
   return Event{id, kind | ((version & kVersionMask) << kKindBits)};
 }
 
-constexpr std::int64_t kProgressEvery = 1 << 20;
+// on_progress about 256 times a run (a progress bar's resolution), at most
+// every 2^20 tasks; cancellation is polled after each call and every
+// kCancelPollEvery loop iterations.
+constexpr std::int64_t kProgressMaxEvery = 1 << 20;
+constexpr std::int64_t kProgressCalls = 256;
+constexpr std::uint32_t kCancelPollEvery = 4096;
 
 struct RouteInfo {
   std::int32_t first = 0, count = 0;  // into Engine::route_channels_
@@ -148,8 +154,9 @@ class KernelMemo {
 class Engine {
  public:
   Engine(const Program& p, const Topology& t, const HardwareProfile& h, const SimOptions& o,
-         bool implicit_rings, bool name_links)
-      : p_(p), topo_(t), prof_(h), opt_(o), implicit_rings_(implicit_rings), name_links_(name_links) {}
+         bool implicit_rings, bool name_links, TraceRecorder::Mode trace)
+      : p_(p), topo_(t), prof_(h), opt_(o), implicit_rings_(implicit_rings), name_links_(name_links),
+        trace_mode_(trace) {}
 
   Status setup();
   Status run();
@@ -200,11 +207,13 @@ class Engine {
   const SimOptions& opt_;
   const bool implicit_rings_;
   const bool name_links_;  // LinkStats::name
+  const TraceRecorder::Mode trace_mode_;
   Status error_;
 
   double now_ = 0;
   std::int64_t events_ = 0;
   std::int64_t tasks_done_ = 0;
+  std::int64_t progress_mask_ = kProgressMaxEvery - 1;  // on_progress when (tasks done & mask) == 0
   std::int64_t flows_ = 0;
   std::int64_t shortcuts_ = 0;
   double step_end_ = 0;
@@ -235,7 +244,7 @@ class Engine {
   // not make progress before; its span starts when it does).
   std::vector<std::vector<std::int32_t>> held_;
   std::vector<std::int32_t> compute_running_, comm_running_;
-  std::vector<double> last_change_, busy_, comm_, exposed_;
+  std::vector<double> last_change_, busy_, comm_, exposed_, idle_;
   std::vector<std::int32_t> node_of_;
   // Memory.
   std::vector<double> live_;        // device * kNumMemoryCategories + category
@@ -243,7 +252,6 @@ class Engine {
   std::vector<std::uint8_t> buffer_live_;
   std::vector<std::uint8_t> oom_seen_;
   std::vector<OomEvent> oom_;
-  std::vector<std::int32_t> last_sample_;  // device * categories + category -> Trace::memory index
   // Channels.
   struct ChannelUse {  // one cache line's worth per channel touch
     double busy = 0, bytes = 0, since = 0;
@@ -286,7 +294,7 @@ class Engine {
   FlowNetwork net_;
   ExpandScratch scratch_;
   ShortcutTable shortcuts_table_;
-  Trace trace_;
+  TraceRecorder rec_;
 };
 
 std::string Engine::task_label(TaskId t) const {
@@ -391,7 +399,13 @@ Result<std::int32_t> Engine::collective_route_index(std::int32_t src, std::int32
 }
 
 Status Engine::setup() {
+  if (cancel_requested(opt_.cancel)) return cancelled_status();
   const std::string who = "program '" + p_.name + "': ";
+  {
+    std::int64_t every = 1;
+    while (every < kProgressMaxEvery && every * kProgressCalls < p_.num_tasks()) every *= 2;
+    progress_mask_ = every - 1;
+  }
   BRIGADE_RETURN_IF_ERROR(p_.validate_against(topo_));
   const auto nt = static_cast<size_t>(p_.num_tasks());
   const auto nd = static_cast<size_t>(p_.num_devices);
@@ -448,6 +462,7 @@ Status Engine::setup() {
   comm_running_.assign(nd, 0);
   last_change_.assign(nd, 0);
   busy_.assign(nd, 0);
+  idle_.assign(nd, 0);
   comm_.assign(nd, 0);
   exposed_.assign(nd, 0);
 
@@ -518,7 +533,7 @@ Status Engine::setup() {
       stream_end_[st] = k;
     }
   }
-  times_ = opt_.record_task_times || opt_.record_trace;
+  times_ = opt_.record_task_times || trace_mode_ == TraceRecorder::Mode::kFull;
   if (times_) {
     start_.assign(nt, 0);
     end_.assign(nt, 0);
@@ -586,10 +601,12 @@ Status Engine::setup() {
   // (not with warm collectives: a shortcut's time is decided before the
   // run, warmth when the collective starts).
   coll_shortcut_.assign(ncoll, -1);
-  if (!opt_.exact && !opt_.record_trace && ncoll > 0 && !warm_steps_) {
+  if (!opt_.exact && ncoll > 0 && !warm_steps_) {
     BRIGADE_RETURN_IF_ERROR(plan_shortcuts(p_, topo_, prof_, opt_.network, node_of_, transfers,
-                                           shortcuts_table_, coll_shortcut_));
+                                           shortcuts_table_, coll_shortcut_, opt_.cancel,
+                                           trace_mode_ == TraceRecorder::Mode::kFull, !opt_.trace_steps));
   }
+  if (cancel_requested(opt_.cancel)) return cancelled_status();
 
   // Memory: resident buffers are live from time 0.
   live_.assign(nd * nk, 0);
@@ -611,19 +628,20 @@ Status Engine::setup() {
     for (size_t k = 0; k < nk; ++k) peak_cat_[d * nk + k] = live_[d * nk + k];
   }
 
-  // Trace tables.
-  if (opt_.record_trace) {
-    trace_.source = "sim:" + std::string(network_model_name(opt_.network));
-    trace_.program = p_.name;
-    for (size_t d = 0; d < nd; ++d) trace_.device_names.push_back(topo_.device(static_cast<int>(d)).name);
-    trace_.streams = p_.streams();
-    for (size_t c = 0; c < nc; ++c)
-      trace_.lanes.push_back(topo_.vertex_name(topo_.channel_from(static_cast<ChannelId>(c))) + "->" +
-                             topo_.vertex_name(topo_.channel_to(static_cast<ChannelId>(c))));
-    trace_.names = p_.names();
-    last_sample_.assign(nd * nk, -1);
-    for (size_t d = 0; d < nd; ++d)
-      for (size_t k = 0; k < nk; ++k) memory_sample(static_cast<std::int32_t>(d), static_cast<MemoryCategory>(k));
+  // Trace tables, and room for what the run records: a span per task, a
+  // transfer per message (those of shortcut collectives and transfer tasks
+  // are known now; expanded collectives' add as they come).
+  if (trace_mode_ != TraceRecorder::Mode::kOff) {
+    rec_.start(trace_mode_, p_, topo_, "sim:" + std::string(network_model_name(opt_.network)), opt_.trace_filter,
+               !opt_.trace_steps);
+    size_t messages = transfers.size();
+    for (size_t c = 0; c < ncoll; ++c)
+      if (coll_shortcut_[c] >= 0)
+        messages += shortcuts_table_.entries[static_cast<size_t>(coll_shortcut_[c])].transfers.size();
+    rec_.reserve(nt, messages);
+    if (rec_.full())
+      for (size_t d = 0; d < nd; ++d)
+        for (size_t k = 0; k < nk; ++k) memory_sample(static_cast<std::int32_t>(d), static_cast<MemoryCategory>(k));
   }
   // Resident buffers alone over capacity: an OOM at time 0 with task -1.
   for (size_t d = 0; d < nd; ++d)
@@ -641,6 +659,7 @@ void Engine::touch_device(std::int32_t d) {
   const double dt = now_ - last_change_[i];
   if (dt > 0) {
     if (compute_running_[i] > 0) busy_[i] += dt;
+    if (compute_running_[i] == 0 && comm_running_[i] == 0) idle_[i] += dt;
     if (comm_running_[i] > 0) {
       comm_[i] += dt;
       if (compute_running_[i] == 0) {
@@ -670,15 +689,7 @@ void Engine::channel_down(ChannelId c, double bytes) {
 }
 
 void Engine::memory_sample(std::int32_t d, MemoryCategory c) {
-  const auto key = static_cast<size_t>(d) * kNumMemoryCategories + static_cast<size_t>(c);
-  const double v = live_[key];
-  std::int32_t& idx = last_sample_[key];
-  if (idx >= 0 && trace_.memory[static_cast<size_t>(idx)].time_seconds == now_) {
-    trace_.memory[static_cast<size_t>(idx)].bytes = v;
-    return;
-  }
-  idx = static_cast<std::int32_t>(trace_.memory.size());
-  trace_.memory.push_back(MemorySample{d, c, now_, v});
+  rec_.memory(d, c, now_, live_[static_cast<size_t>(d) * kNumMemoryCategories + static_cast<size_t>(c)]);
 }
 
 void Engine::alloc_buffer(BufferId b, TaskId t) {
@@ -691,7 +702,7 @@ void Engine::alloc_buffer(BufferId b, TaskId t) {
   total_[d] += buf.bytes;
   peak_cat_[key] = std::max(peak_cat_[key], live_[key]);
   peak_total_[d] = std::max(peak_total_[d], total_[d]);
-  if (opt_.record_trace) memory_sample(buf.device, buf.category);
+  if (rec_.full()) memory_sample(buf.device, buf.category);
   if (total_[d] > capacity_[d] && !oom_seen_[d]) report_oom(buf.device, t);
 }
 
@@ -707,8 +718,12 @@ void Engine::report_oom(std::int32_t device, TaskId t) {
   // The largest live buffers of the device (largest first, then by id).
   std::vector<std::pair<double, BufferId>> live;
   for (size_t i = 0; i < p_.buffers().size(); ++i)
-    if (buffer_live_[i] && p_.buffers()[i].device == device)
+    if (buffer_live_[i] && p_.buffers()[i].device == device) {
       live.emplace_back(-p_.buffers()[i].bytes, static_cast<BufferId>(i));
+      const auto c = static_cast<size_t>(p_.buffers()[i].category);
+      e.live_by_category[c] += p_.buffers()[i].bytes;
+      ++e.buffers_by_category[c];
+    }
   const size_t k = std::min<size_t>(5, live.size());
   std::partial_sort(live.begin(), live.begin() + static_cast<std::ptrdiff_t>(k), live.end());
   for (size_t i = 0; i < k; ++i)
@@ -724,12 +739,14 @@ void Engine::free_buffer(BufferId b) {
   const size_t key = d * kNumMemoryCategories + static_cast<size_t>(buf.category);
   live_[key] -= buf.bytes;
   total_[d] -= buf.bytes;
-  if (opt_.record_trace) memory_sample(buf.device, buf.category);
+  if (rec_.full()) memory_sample(buf.device, buf.category);
 }
 
 void Engine::progress() {
-  if (opt_.on_progress && (tasks_done_ & (kProgressEvery - 1)) == 0)
+  if (opt_.on_progress && (tasks_done_ & progress_mask_) == 0) {
     opt_.on_progress(static_cast<double>(tasks_done_), static_cast<double>(p_.num_tasks()));
+    if (cancel_requested(opt_.cancel) && error_.is_ok()) error_ = cancelled_status();
+  }
 }
 
 // ---- tasks ------------------------------------------------------------------------
@@ -811,20 +828,7 @@ void Engine::finish_task(std::int32_t i) {
   if (h.has_memory())
     for (BufferId b : p_.frees(t)) free_buffer(b);
   if (times_) end_[static_cast<size_t>(t)] = now_;
-  if (opt_.record_trace) {
-    const Task& x = p_.task(t);
-    TraceSpan s;
-    s.task = t;
-    s.device = x.device;
-    s.stream = x.stream;
-    s.start_seconds = start_[static_cast<size_t>(t)];
-    s.end_seconds = now_;
-    s.name = x.name;
-    s.kind = x.kind;
-    s.phase = x.phase;
-    s.collective = x.collective;
-    trace_.spans.push_back(s);
-  }
+  if (rec_.full()) rec_.span(t, p_.task(t), start_[static_cast<size_t>(t)], now_);
   if (now_ >= step_end_) {
     step_end_ = now_;
     last_task_ = i;
@@ -896,6 +900,13 @@ void Engine::collective_go(CollectiveId c) {
       chan_[static_cast<size_t>(u.channel)].bytes += u.bytes;
       chan_[static_cast<size_t>(u.channel)].busy += u.busy_seconds;
     }
+    // Its messages for the trace: the isolated run's, from now on.
+    if (rec_.on() && !e.transfers.empty() && rec_.keeps_time(now_, now_ + e.duration_seconds))
+      for (const ShortcutTransfer& x : e.transfers)
+        rec_.replayed_transfer(col.tasks[static_cast<size_t>(x.src_rank)],
+                               col.group[static_cast<size_t>(x.src_rank)],
+                               col.group[static_cast<size_t>(x.dst_rank)], x.bytes,
+                               now_ + x.start_seconds, now_ + x.end_seconds, x.lane);
     queue_.push(now_ + e.duration_seconds, make_event(static_cast<std::uint32_t>(c), kShortcutEnd));
     return;
   }
@@ -1091,19 +1102,12 @@ void Engine::complete_flow(std::int32_t slot) {
   const auto n = static_cast<std::int32_t>(in.devices.size());
   const std::int32_t src_rank = in.ring ? op : in.sched.ops[static_cast<size_t>(op)].src_rank;
   const std::int32_t dst_rank = in.ring ? (op + 1) % n : in.sched.ops[static_cast<size_t>(op)].dst_rank;
-  if (opt_.record_trace) {
+  if (rec_.on()) {
     const RouteInfo& r = routes_[static_cast<size_t>(f.route)];
-    TraceTransfer tr;
-    tr.task = in.transfer >= 0
-                  ? in.transfer
-                  : p_.collectives()[static_cast<size_t>(in.collective)].tasks[static_cast<size_t>(src_rank)];
-    tr.src = in.devices[static_cast<size_t>(src_rank)];
-    tr.dst = in.devices[static_cast<size_t>(dst_rank)];
-    tr.bytes = f.bytes;
-    tr.start_seconds = f.start_seconds;
-    tr.end_seconds = now_;
-    tr.lane = r.count > 0 ? route_channels_[static_cast<size_t>(r.first)] : -1;
-    trace_.transfers.push_back(tr);
+    rec_.transfer(in.transfer >= 0 ? in.transfer
+                                   : p_.collectives()[static_cast<size_t>(in.collective)].tasks[static_cast<size_t>(src_rank)],
+                  in.devices[static_cast<size_t>(src_rank)], in.devices[static_cast<size_t>(dst_rank)], f.bytes,
+                  f.start_seconds, now_, r.count > 0 ? route_channels_[static_cast<size_t>(r.first)] : -1);
   }
   ++f.version;  // any event still queued for this slot is stale
   free_flows_.push_back(slot);
@@ -1187,8 +1191,13 @@ void Engine::handle(Event e) {
 
 Status Engine::run() {
   size_t ready_head = 0;
+  std::uint32_t until_poll = kCancelPollEvery;
   for (;;) {
     if (!error_.is_ok()) return error_;
+    if (--until_poll == 0) {
+      until_poll = kCancelPollEvery;
+      if (cancel_requested(opt_.cancel)) return cancelled_status();
+    }
     if (!queue_.empty() && queue_.top_time() <= now_) {
       const EventQueue::Bucket bucket = queue_.pop();
       handle(bucket.first);
@@ -1256,7 +1265,7 @@ SimResult Engine::result() {
     s.id = static_cast<int>(d);
     s.busy_seconds = busy_[d];
     s.comm_seconds = comm_[d];
-    s.idle_seconds = std::max(0.0, step_end_ - busy_[d]);
+    s.idle_seconds = idle_[d];
     s.exposed_comm_seconds = exposed_[d];
     s.peak_memory_bytes = peak_total_[d];
     for (size_t k = 0; k < static_cast<size_t>(kNumMemoryCategories); ++k)
@@ -1274,7 +1283,8 @@ SimResult Engine::result() {
     l.channel = ch;
     l.bytes = chan_[c].bytes;
     l.busy_seconds = chan_[c].busy;
-    l.utilization = step_end_ > 0 ? chan_[c].busy / step_end_ : 0;
+    l.occupancy = step_end_ > 0 ? chan_[c].busy / step_end_ : 0;
+    l.utilization = step_end_ > 0 && chan_capacity_[c] > 0 ? chan_[c].bytes / (chan_capacity_[c] * step_end_) : 0;
     l.capacity_bytes_per_second = chan_capacity_[c];
     r.links.push_back(std::move(l));
   }
@@ -1288,7 +1298,7 @@ SimResult Engine::result() {
     r.task_start_seconds = std::move(start_);
     r.task_end_seconds = std::move(end_);
   }
-  if (opt_.record_trace) r.trace = std::move(trace_);
+  if (rec_.on()) r.trace = rec_.take();
   if (opt_.on_progress)
     opt_.on_progress(static_cast<double>(tasks_done_), static_cast<double>(p_.num_tasks()));
   return r;
@@ -1306,9 +1316,13 @@ double thread_cpu_seconds() {
 }
 
 Result<SimResult> run_engine(const Program& program, const Topology& topology, const HardwareProfile& profile,
-                             const SimOptions& options, bool implicit_rings, bool name_links = true) {
+                             const SimOptions& options, bool implicit_rings, bool name_links = true,
+                             bool transfers_only = false) {
   const double t0 = thread_cpu_seconds();
-  Engine e(program, topology, profile, options, implicit_rings, name_links);
+  const auto mode = transfers_only        ? TraceRecorder::Mode::kTransfersOnly
+                    : options.record_trace ? TraceRecorder::Mode::kFull
+                                           : TraceRecorder::Mode::kOff;
+  Engine e(program, topology, profile, options, implicit_rings, name_links, mode);
   BRIGADE_RETURN_IF_ERROR(e.setup());
   const double t1 = thread_cpu_seconds();
   BRIGADE_RETURN_IF_ERROR(e.run());
@@ -1327,8 +1341,10 @@ Result<SimResult> simulate_with(const Program& program, const Topology& topology
   return run_engine(program, topology, profile, options, implicit_rings);
 }
 Result<SimResult> simulate_unnamed_links(const Program& program, const Topology& topology,
-                                         const HardwareProfile& profile, const SimOptions& options) {
-  return run_engine(program, topology, profile, options, /*implicit_rings=*/true, /*name_links=*/false);
+                                         const HardwareProfile& profile, const SimOptions& options,
+                                         bool record_transfers) {
+  return run_engine(program, topology, profile, options, /*implicit_rings=*/true, /*name_links=*/false,
+                    record_transfers);
 }
 }  // namespace detail
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -19,6 +20,7 @@
 #include "core/status.hpp"
 #include "core/topology.hpp"
 #include "core/trace.hpp"
+#include "core/trace_filter.hpp"
 
 namespace brigade::sim {
 
@@ -34,8 +36,21 @@ struct SimOptions {
   // Turns every shortcut off: each collective is expanded into its flows even
   // where its channels are provably its own (docs/simulator.md, "Shortcuts").
   bool exact = false;
-  // Spans, transfers (one per flow) and memory samples into SimResult::trace.
+  // Spans, transfers (one per message) and memory samples into
+  // SimResult::trace. Recording changes nothing else: shortcuts stay on (a
+  // shortcut collective's messages come from its memoised isolated run,
+  // shifted to its start), and the step time and every statistic are the
+  // same, bit for bit, as without it.
   bool record_trace = false;
+  // What the trace keeps (devices, a window of time), applied while
+  // recording; by default everything.
+  TraceFilter trace_filter;
+  // Transfers in the trace: one per message (true), or one per run of
+  // back-to-back messages of one task between the same two devices (false:
+  // the 2(N-1) steps that rank r of a ring AllReduce sends to r+1 become one
+  // transfer of their summed bytes; an order of magnitude fewer records at
+  // scale). `brigade simulate --trace` merges unless given --trace-steps.
+  bool trace_steps = true;
   // Start and end of every task into SimResult::task_*_seconds (16 bytes a task).
   bool record_task_times = true;
   // Per-device speed factor (absent = 1): compute durations are divided by it,
@@ -48,13 +63,20 @@ struct SimOptions {
   // Progress for long runs: (tasks finished, tasks in the Program), called
   // from the calling thread now and then and once at the end. May be empty.
   std::function<void(double done, double total)> on_progress;
+  // Cancellation (as RunOptions::cancel): polled by setup, by the event loop
+  // every 4096 iterations and after every on_progress call; once it reads
+  // true, simulate() returns Status::error("cancelled", ErrorKind::kCancelled).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct DeviceStats {
   int id = 0;
   double busy_seconds = 0;  // some compute kernel of the device running
   double comm_seconds = 0;  // some transfer or collective task of the device in flight
-  double idle_seconds = 0;  // step - busy
+  // Neither: no kernel runs and no transfer or collective of the device is in
+  // flight (waiting for data, a barrier or the pipeline). busy + comm - their
+  // overlap + idle = step.
+  double idle_seconds = 0;
   // Communication while no compute kernel of the device runs, plus the
   // share (DeviceProfile::comm_compute_share) of it while one does: the
   // communication not hidden by overlap.
@@ -70,7 +92,10 @@ struct LinkStats {
   ChannelId channel = 0;
   double bytes = 0;           // bytes that crossed it
   double busy_seconds = 0;    // time at least one flow was sending bytes through it
-  double utilization = 0;     // busy_seconds / step_seconds
+  // What it carried against what it could have carried in the step:
+  // bytes / (capacity_bytes_per_second x step_seconds). Reports rank links by it.
+  double utilization = 0;
+  double occupancy = 0;       // busy_seconds / step_seconds (a trickle can occupy a link all step)
   double capacity_bytes_per_second = 0;  // link bandwidth x the class's efficiency
 };
 
@@ -81,6 +106,9 @@ struct OomEvent {
   TaskId task = -1;  // the task whose allocation crossed the line (-1: resident buffers)
   double live_bytes = 0;
   double capacity_bytes = 0;
+  // What was live at that moment, by category: bytes and buffers (resident ones included).
+  std::array<double, kNumMemoryCategories> live_by_category{};
+  std::array<int, kNumMemoryCategories> buffers_by_category{};
   std::vector<std::pair<std::string, double>> largest_buffers;  // (name, bytes), largest first, up to 5
 };
 
@@ -115,7 +143,7 @@ Result<SimResult> simulate(const Program& program, const Topology& topology,
                            const HardwareProfile& profile, const SimOptions& options);
 
 // The simulator behind the core Executor interface ("sim:flow" / "sim:ideal").
-// RunOptions::record_trace and on_progress override `options`' own.
+// RunOptions::record_trace, on_progress and cancel override `options`' own.
 std::unique_ptr<Executor> make_sim_executor(SimOptions options);
 
 }  // namespace brigade::sim

@@ -14,8 +14,12 @@ Result<SimResult> simulate_with(const Program& program, const Topology& topology
                                 bool implicit_rings);
 
 // simulate() for the shortcut's isolated runs: LinkStats::name left empty
-// (thousands of channel names per run, none of them read).
+// (thousands of channel names per run, none of them read); with
+// `record_transfers`, SimResult::trace holds the run's transfers alone (no
+// spans, memory or name tables; merged as options.trace_steps says),
+// whatever options.record_trace says.
 Result<SimResult> simulate_unnamed_links(const Program& program, const Topology& topology,
-                                         const HardwareProfile& profile, const SimOptions& options);
+                                         const HardwareProfile& profile, const SimOptions& options,
+                                         bool record_transfers = false);
 
 }  // namespace brigade::sim::detail

@@ -1,14 +1,21 @@
 // `brigade calibrate`, run as a user would (the built binary, BRIGADE_EXE).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
 #include <array>
+#include <chrono>
+#include <thread>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "core/profile.hpp"
 #include "realexec/executor.hpp"
 
 namespace {
@@ -74,12 +81,61 @@ TEST(CalibrateCommand, BadFlagsAreBadInput) {
   EXPECT_EQ(r.err, "brigade: error: --devices: found '0'; expected a whole number >= 1\n");
 }
 
-TEST(CalibrateCommand, CudaWithoutAGpuIsBadInput) {
+// No GPU is the machine's lack, not bad input: exit 1 (issue 20, item 6).
+TEST(CalibrateCommand, CudaWithoutAGpuIsAnEnvironmentFailure) {
   std::string why;
   if (brigade::realexec::cuda_device_available(&why)) GTEST_SKIP() << "a GPU is present";
   const Outcome r = brigade("calibrate --backend cuda");
-  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err, "brigade: error: --backend cuda: " + why + "\n");
+}
+
+}  // namespace
+
+namespace {
+
+// Issue 18 item 15: calibrate interrupted (Ctrl-C) wrote nothing. SIGINT now
+// stops the measurements, writes a profile of what was measured (atomically:
+// the file is whole or absent), says so and exits 130.
+TEST(CalibrateCommand, SigintWritesWhatWasMeasured) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("brigade-calibrate-sigint-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string profile = (dir / "partial.yaml").string();
+  const std::string err = (dir / "err").string();
+  std::filesystem::remove(profile);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, STDERR_FILENO);
+    const int null = ::open("/dev/null", O_WRONLY);
+    dup2(null, STDOUT_FILENO);
+    execl(BRIGADE_EXE, BRIGADE_EXE, "calibrate", "--quick", "--devices", "2", "--out",
+          profile.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  ASSERT_GT(pid, 0);
+  auto slurp = [](const std::string& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  // Once a few benchmarks have run (the GEMMs), interrupt.
+  for (int i = 0; i < 600 && slurp(err).find("calibrate [6/") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << slurp(err);
+  EXPECT_EQ(WEXITSTATUS(status), 130) << slurp(err);
+  const std::string e = slurp(err);
+  EXPECT_NE(e.find("brigade: calibrate interrupted: wrote what was measured to " + profile), std::string::npos) << e;
+  EXPECT_NE(e.find("not measured (the data sheet's values kept): "), std::string::npos) << e;
+  auto loaded = brigade::load_profile(profile);
+  ASSERT_TRUE(loaded.is_ok()) << loaded.message();
+  EXPECT_EQ(loaded->machine_kind, "cpu");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,8 +40,10 @@ inline std::string temp_file(int& fd) {
 
 }  // namespace detail
 
-// `brigade ARGS...`
-inline CommandResult run_brigade(const std::vector<std::string>& args) {
+// `brigade ARGS...`; with `address_space_bytes` > 0, under that RLIMIT_AS
+// (to see what the host running out of memory looks like).
+inline CommandResult run_brigade(const std::vector<std::string>& args,
+                                 std::size_t address_space_bytes = 0) {
   CommandResult r;
   int out_fd = -1, err_fd = -1;
   const std::string out_path = detail::temp_file(out_fd);
@@ -58,6 +61,10 @@ inline CommandResult run_brigade(const std::vector<std::string>& args) {
   if (pid == 0) {
     dup2(out_fd, STDOUT_FILENO);
     dup2(err_fd, STDERR_FILENO);
+    if (address_space_bytes > 0) {
+      const rlimit limit{address_space_bytes, address_space_bytes};
+      setrlimit(RLIMIT_AS, &limit);
+    }
     execv(argv[0], argv.data());
     _exit(127);
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "core/profile.hpp"
@@ -138,6 +139,52 @@ TEST_F(ProfileFiles, AwkwardValuesRoundTripExactly) {
   expect_same(h, *back);
 }
 
+// What calibrate measured travels in the profile exactly (the app plots it).
+TEST_F(ProfileFiles, CalibrationSamplesRoundTripExactly) {
+  HardwareProfile h = HardwareProfile::defaults();
+  CalibrationSamples& c = h.calibration;
+  c.gemm = {{DType::kF32, 2.0 * 512 * 512 * 512, 1.0 / 3.0 * 1e-3, 0.1 + 0.2},
+            {DType::kBF16, 1e12, 2e-3, 1.0}};
+  c.memory = {{1048576, 1.0 / 7.0 * 1e-4}};
+  c.links = {{LinkClass::kSharedMemory, 4096, 2.5e-7}};
+  c.collectives = {{CollectiveKind::kAllGather, 4, 16.0 * 1048576, 1.5e-3, 1.4e-3},
+                   {CollectiveKind::kAllReduce, 2, 4096, 3e-6, 0}};
+  c.r_squared = {{"memory", 0.9999}, {"collective_step", -0.25}, {"steps.allreduce", 2.0 / 3.0}};
+  const std::string p = (dir_ / "samples.yaml").string();
+  ASSERT_TRUE(save_profile(h, p).is_ok());
+  Result<HardwareProfile> back = load_profile(p);
+  ASSERT_TRUE(back.is_ok()) << back.message();
+  const CalibrationSamples& b = back->calibration;
+  ASSERT_EQ(b.gemm.size(), 2u);
+  EXPECT_EQ(b.gemm[0].dtype, DType::kF32);
+  EXPECT_EQ(b.gemm[0].flops, c.gemm[0].flops);
+  EXPECT_EQ(b.gemm[0].seconds, c.gemm[0].seconds);
+  EXPECT_EQ(b.gemm[0].efficiency, c.gemm[0].efficiency);
+  EXPECT_EQ(b.gemm[1].dtype, DType::kBF16);
+  ASSERT_EQ(b.memory.size(), 1u);
+  EXPECT_EQ(b.memory[0].seconds, c.memory[0].seconds);
+  ASSERT_EQ(b.links.size(), 1u);
+  EXPECT_EQ(b.links[0].link_class, LinkClass::kSharedMemory);
+  ASSERT_EQ(b.collectives.size(), 2u);
+  EXPECT_EQ(b.collectives[0].kind, CollectiveKind::kAllGather);
+  EXPECT_EQ(b.collectives[0].ranks, 4);
+  EXPECT_EQ(b.collectives[0].model_seconds, 1.4e-3);
+  EXPECT_EQ(b.collectives[1].model_seconds, 0);
+  EXPECT_EQ(b.r_squared, c.r_squared);
+  expect_same(h, *back);
+}
+
+TEST_F(ProfileFiles, AProfileWithoutSamplesWritesNoCalibrationKey) {
+  const std::string p = (dir_ / "nosamples.yaml").string();
+  ASSERT_TRUE(save_profile(HardwareProfile::defaults(), p).is_ok());
+  std::ifstream f(p);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.find("calibration"), std::string::npos);
+  auto back = load_profile(p);
+  ASSERT_TRUE(back.is_ok());
+  EXPECT_TRUE(back->calibration.empty());
+}
+
 TEST_F(ProfileFiles, SaveLeavesNoTemporaryFileAndReplacesTheOld) {
   const std::string p = write("p.yaml", "old contents");
   ASSERT_TRUE(save_profile(HardwareProfile::defaults(), p).is_ok());
@@ -154,8 +201,8 @@ TEST_F(ProfileFiles, SaveIntoAMissingDirectoryFailsCleanly) {
   const std::string p = (dir_ / "no" / "p.yaml").string();
   const Status st = save_profile(HardwareProfile::defaults(), p);
   ASSERT_FALSE(st.is_ok());
-  EXPECT_EQ(st.message(), p + ": error: found an unwritable file (No such file or directory); "
-                              "expected a writable path");
+  EXPECT_EQ(st.message(), p + ": error: found no folder '" + (dir_ / "no").string() +
+                              "'; expected an existing folder for the file");
   EXPECT_FALSE(fs::exists(p));
 }
 
@@ -222,10 +269,32 @@ TEST_P(ProfileErrorTest, ExactMessage) {
 #define DEV "devices:\n  - model: x\n"
 
 const ProfileError kProfileErrors[] = {
+    {"SampleRowTooShort", "calibration:\n  gemm:\n    - [f32, 1e9, 0.001]\n",
+     "3:7: error: found a list; expected a sample [dtype, flops, seconds, efficiency]"},
+    {"SampleBadDtype", "calibration:\n  gemm:\n    - [f33, 1e9, 0.001, 0.5]\n",
+     "3:8: error: found dtype 'f33'; expected one of f64, f32, tf32, f16, bf16, fp8, i32, i8 (did "
+     "you mean 'f32'?)"},
+    {"SampleNegativeSeconds", "calibration:\n  memory: [[1024, -1]]\n",
+     "2:19: error: found '-1'; expected a positive number"},
+    {"SampleBadKind", "calibration:\n  collectives: [[allreduse, 2, 1024, 1e-5, 0]]\n",
+     "2:18: error: found collective kind 'allreduse'; expected one of allreduce, allgather, "
+     "reducescatter, broadcast, reduce, alltoall (did you mean 'allreduce'?)"},
+    {"RSquaredAboveOne", "calibration:\n  r_squared: {memory: 1.5}\n",
+     "2:23: error: found '1.5'; expected an R² <= 1"},
+    {"CalibrationUnknownKey", "calibration:\n  gemms: []\n",
+     "2:3: error: found key 'gemms'; expected one of r_squared, gemm, memory, links, collectives "
+     "(did you mean 'gemm'?)"},
     {"EfficiencyAboveOne", DEV "    memory_efficiency: 1.2\n",
-     "3:24: error: found '1.2'; expected an efficiency in (0, 1]"},
+     "3:24: error: found '1.2'; expected an efficiency from 1e-6 to 1"},
     {"EfficiencyZero", "links:\n  nvlink: {bandwidth_efficiency: 0}\n",
-     "2:34: error: found '0'; expected an efficiency in (0, 1]"},
+     "2:34: error: found '0'; expected an efficiency from 1e-6 to 1"},
+    // Issue 20, item 4: tiny factors made the judges' times infinite.
+    {"EfficiencyTooSmallToDivideBy", "links:\n  nvlink: {bandwidth_efficiency: 1e-300}\n",
+     "2:34: error: found '1e-300'; expected an efficiency from 1e-6 to 1"},
+    {"SlowdownTooLarge", DEV "    comm_compute_slowdown: 1e300\n",
+     "3:28: error: found '1e300'; expected a slowdown from 0 to 1000"},
+    {"LatencyBeyondTheRange", DEV "    launch_overhead: 1e308\n",
+     "3:22: error: found '1e308'; expected a duration of at most 1e6 s (11.6 days)"},
     {"NegativeLaunchOverhead", DEV "    launch_overhead: -2us\n",
      "3:22: error: found '-2us'; expected a non-negative duration such as 5us, 2ms or 0.001 "
      "(seconds)"},
@@ -233,7 +302,7 @@ const ProfileError kProfileErrors[] = {
      "3:26: error: found '-1'; expected a non-negative duration such as 5us, 2ms or 0.001 "
      "(seconds)"},
     {"NegativeSlowdown", DEV "    comm_compute_slowdown: -0.1\n",
-     "3:28: error: found '-0.1'; expected a non-negative number"},
+     "3:28: error: found '-0.1'; expected a slowdown from 0 to 1000"},
     {"ShareAboveOne", DEV "    comm_compute_share: 1.5\n",
      "3:25: error: found '1.5'; expected a fraction in [0, 1]"},
     {"ZeroColdOperandBandwidth", DEV "    gemm_cold_operand_bandwidth: 0\n",
@@ -255,7 +324,10 @@ const ProfileError kProfileErrors[] = {
      "2:28: error: found collective kind 'allreduse'; expected one of allreduce, allgather, "
      "reducescatter, broadcast, reduce, alltoall (did you mean 'allreduce'?)"},
     {"ScaleNotPositive", "links:\n  shm: {collective_kinds: {allgather: {bandwidth_scale: 0}}}\n",
-     "2:57: error: found '0'; expected a positive number"},
+     "2:57: error: found '0'; expected a bandwidth scale from 1e-6 to 1e6"},
+    {"ScaleTooSmallToDivideBy",
+     "links:\n  shm: {collective_kinds: {allgather: {bandwidth_scale: 1e-300}}}\n",
+     "2:57: error: found '1e-300'; expected a bandwidth scale from 1e-6 to 1e6"},
     {"ScalePointsNotSorted",
      "links:\n  shm: {collective_kinds: {reduce: {bandwidth_scale: [[16MiB, 0.5], [1MiB, "
      "0.9]]}}}\n",
@@ -286,8 +358,8 @@ const ProfileError kProfileErrors[] = {
      "\"*\" "
      "for any)"},
     {"UnknownKey", "nme: x\n",
-     "1:1: error: found key 'nme'; expected one of name, machine_kind, source, devices, links (did "
-     "you mean 'name'?)"},
+     "1:1: error: found key 'nme'; expected one of name, machine_kind, source, devices, links, "
+     "calibration (did you mean 'name'?)"},
     {"UnknownMachineKind", "machine_kind: gpu\n",
      "1:15: error: found 'gpu'; expected one of datasheet, cpu, cuda (did you mean 'cpu'?)"},
     {"Malformed", "devices: [\n",

@@ -62,7 +62,7 @@ const ErrorCase kCases[] = {
      "strategy: {data: "
      "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz}\n",
      "t.yaml:4:18: error: found 'abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefgh...'; "
-     "expected an integer >= 1"},
+     "expected an integer from 1 to 65536"},
     {"UnknownTopLevelKey",
      "topology: {preset: cpu-host, devices: 4}\n"
      "stratgy: {data: 4}\n"
@@ -84,13 +84,13 @@ const ErrorCase kCases[] = {
      "model:\n"
      "  mlp: {batch: 8, widths: [16, 16]}\n"
      "strategy: {data: abc}\n",
-     "t.yaml:4:18: error: found 'abc'; expected an integer >= 1"},
+     "t.yaml:4:18: error: found 'abc'; expected an integer from 1 to 65536"},
     {"ZeroDegree",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model:\n"
      "  mlp: {batch: 8, widths: [16, 16]}\n"
      "strategy: {data: 0}\n",
-     "t.yaml:4:18: error: found '0'; expected an integer >= 1"},
+     "t.yaml:4:18: error: found '0'; expected an integer from 1 to 65536"},
     {"DuplicateKey",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model:\n"
@@ -332,7 +332,7 @@ const ErrorCase kCases[] = {
      "model:\n"
      "  mlp: {batch: 8, widths: [16, 16]}\n"
      "simulation: {speed: {1: 0}}\n",
-     "t.yaml:4:25: error: found '0'; expected a positive number"},
+     "t.yaml:4:25: error: found '0'; expected a speed factor from 1e-6 to 1e6"},
     {"UnknownNetwork",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model:\n"

@@ -186,10 +186,130 @@ TEST(ChromeTrace, FileWriteIsAtomic) {
   const std::string bad = (dir / "missing" / "t.json").string();
   const Status st = write_chrome_trace_file(sample_trace(), bad);
   EXPECT_FALSE(st.is_ok());
-  EXPECT_EQ(st.message(), bad + ": error: found an unwritable file (No such file or directory); "
-                              "expected a writable path");
+  EXPECT_EQ(st.message(), bad + ": error: found no folder '" + (dir / "missing").string() +
+                              "'; expected an existing folder for the file");
   EXPECT_FALSE(std::filesystem::exists(bad));
   std::filesystem::remove_all(dir);
+}
+
+TEST(ChromeTrace, GzipRoundTripGivesAnEqualTrace) {
+  std::ostringstream os;
+  ASSERT_TRUE(write_chrome_trace_gzip(sample_trace(), os).is_ok());
+  const std::string gz = os.str();
+  ASSERT_GE(gz.size(), 2u);
+  EXPECT_EQ(static_cast<unsigned char>(gz[0]), 0x1f);  // gzip's magic
+  EXPECT_EQ(static_cast<unsigned char>(gz[1]), 0x8b);
+  std::istringstream in(gz);
+  auto back = read_chrome_trace(in, "t.json.gz");
+  ASSERT_TRUE(back.is_ok()) << back.message();
+  expect_equal(sample_trace(), *back);
+  // The file form: .gz by its name when written, by its bytes when read.
+  const auto dir = std::filesystem::temp_directory_path() / ("brigade_gz_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "t.json.gz").string();
+  ASSERT_TRUE(write_chrome_trace_file(sample_trace(), path).is_ok());
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << f.rdbuf();
+  EXPECT_EQ(bytes.str(), gz);  // deterministic, compressed too
+  auto from_file = read_chrome_trace_file(path);
+  ASSERT_TRUE(from_file.is_ok()) << from_file.message();
+  expect_equal(sample_trace(), *from_file);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ChromeTrace, TruncatedGzipIsNamed) {
+  std::ostringstream os;
+  ASSERT_TRUE(write_chrome_trace_gzip(sample_trace(), os).is_ok());
+  std::istringstream in(os.str().substr(0, os.str().size() / 2));
+  auto t = read_chrome_trace(in, "cut.json.gz");
+  ASSERT_FALSE(t.is_ok());
+  EXPECT_EQ(t.message(),
+            "cut.json.gz: error: found truncated gzip data (the stream ends inside a member); expected "
+            "a gzip-compressed Chrome trace");
+}
+
+TEST(ChromeTrace, TimesAreExactMicrosecondDecimals) {
+  // ts = the span's start moved 6 places, ts + dur (in decimal) its end:
+  // viewers see exact microseconds, and no "start_s"/"end_s" is needed.
+  const std::string text = to_json(sample_trace());
+  // Task 1's span: [0.1, 1/3] s.
+  EXPECT_NE(text.find("\"ts\":100000,\"dur\":233333.3333333333,\"args\":{\"i\":1,\"task\":1,"),
+            std::string::npos)
+      << text;
+  const auto j = nlohmann::json::parse(text);
+  int spans = 0;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    ++spans;
+    EXPECT_FALSE(e["args"].contains("start_s"));
+  }
+  EXPECT_EQ(spans, 4);
+  EXPECT_EQ(j["brigade"]["format"], 2);
+  EXPECT_EQ(j["brigade"]["device_names"], (nlohmann::json{"gpu0", "node1/gpu1"}));
+}
+
+TEST(ChromeTrace, FilterTravelsInTheHeader) {
+  Trace t = sample_trace();
+  t.filter = "devices 0-1; window 0 s to 1.00 s";
+  std::istringstream in(to_json(t));
+  auto back = read_chrome_trace(in, "f.json");
+  ASSERT_TRUE(back.is_ok()) << back.message();
+  EXPECT_EQ(back->filter, t.filter);
+  expect_equal(t, *back);
+}
+
+TEST(ChromeTrace, ReadsFormatOneFilesExactly) {
+  // What the writer wrote before format 2: exact seconds and indices in args,
+  // names of every device and stream as metadata events.
+  std::istringstream in(R"({"displayTimeUnit":"ns","brigade":{"format":1,"source":"sim:flow","program":"p","devices":2,"names":["a","b"],"lanes":["gpu0->sw"]},
+"traceEvents":[
+{"ph":"M","name":"process_name","pid":0,"tid":0,"args":{"name":"gpu0"}},
+{"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"gpu1"}},
+{"ph":"M","name":"thread_name","pid":0,"tid":0,"args":{"name":"compute"}},
+{"ph":"M","name":"process_name","pid":2,"tid":0,"args":{"name":"network"}},
+{"ph":"C","name":"memory:params","pid":0,"tid":0,"ts":0,"args":{"bytes":5},"exact":{"i":0,"t_s":0}},
+{"ph":"X","name":"b","cat":"compute","pid":0,"tid":0,"ts":100000,"dur":233333.33333333331,"args":{"i":0,"task":3,"kind":"compute","phase":"bwd","collective":-1,"name_id":1,"start_s":0.1,"end_s":0.3333333333333333}},
+{"ph":"b","name":"gpu0->sw","cat":"transfer","id":0,"pid":2,"tid":0,"ts":100000,"args":{"i":0,"task":3,"src":0,"dst":1,"bytes":64,"lane":0,"start_s":0.1,"end_s":0.2}},
+{"ph":"e","name":"gpu0->sw","cat":"transfer","id":0,"pid":2,"tid":0,"ts":200000}
+]})");
+  auto t = read_chrome_trace(in, "old.json");
+  ASSERT_TRUE(t.is_ok()) << t.message();
+  EXPECT_EQ(t->device_names, (std::vector<std::string>{"gpu0", "gpu1"}));
+  ASSERT_EQ(t->spans.size(), 1u);
+  EXPECT_EQ(t->spans[0].end_seconds, 1.0 / 3);
+  EXPECT_EQ(t->spans[0].phase, Phase::kBackward);
+  EXPECT_EQ(t->spans[0].name, 1);
+  ASSERT_EQ(t->transfers.size(), 1u);
+  EXPECT_EQ(t->transfers[0].end_seconds, 0.2);
+  EXPECT_EQ(t->transfers[0].lane, 0);
+  ASSERT_EQ(t->memory.size(), 1u);
+  EXPECT_EQ(t->memory[0].bytes, 5);
+}
+
+TEST(ChromeTrace, ForeignAsyncEndsCloseTheirBegins) {
+  std::istringstream in(R"({"traceEvents":[
+    {"ph":"b","name":"copy","cat":"dma","id":"0x10","pid":1,"tid":1,"ts":5},
+    {"ph":"b","name":"copy","cat":"dma","id":"0x11","pid":1,"tid":1,"ts":6},
+    {"ph":"e","name":"copy","cat":"dma","id":"0x11","pid":1,"tid":1,"ts":8},
+    {"ph":"e","name":"copy","cat":"dma","id":"0x10","pid":1,"tid":1,"ts":9.5}
+  ]})");
+  auto t = read_chrome_trace(in, "dma.json");
+  ASSERT_TRUE(t.is_ok()) << t.message();
+  ASSERT_EQ(t->transfers.size(), 2u);
+  EXPECT_EQ(t->transfers[0].start_seconds, 5e-6);
+  EXPECT_EQ(t->transfers[0].end_seconds, 9.5e-6);
+  EXPECT_EQ(t->transfers[1].end_seconds, 8e-6);
+  EXPECT_EQ(t->transfers[1].lane, -1);
+}
+
+TEST(ChromeTrace, NonObjectEventsAreNamed) {
+  std::istringstream a("[{\"ph\":\"X\"}, 7]");
+  EXPECT_EQ(read_chrome_trace(a, "q.json").message(),
+            "q.json: error: found event 1 of type number; expected an object");
+  std::istringstream b("{\"traceEvents\": [[1]]}");
+  EXPECT_EQ(read_chrome_trace(b, "r.json").message(),
+            "r.json: error: found event 0 of type array; expected an object");
 }
 
 }  // namespace

@@ -403,6 +403,41 @@ TEST(CollectiveQueryOn, CollectiveStepFiguresReplaceTheMessageModel) {
   expect_near_rel(plain.reduce_bandwidth_bytes_per_second, 1.0 / 2.25e-10);
 }
 
+// Issue 18 item 8: a profile that gives a class's collective_bandwidth but no
+// collective_reduce_bandwidth let reducing steps run at the route's full
+// bandwidth (1 GiB AllReduce on 8 A100s at 230 GB/s: 7.29 ms in `cost`, 8.14
+// ms in `brigade collective`). A reducing step delivers no faster than a
+// copying one: its bandwidth derives from the collective bandwidth as the
+// message model's derives from the route's (docs/costmodel.md, "Reductions"),
+// min(230 GB/s, HBM 2039 GB/s x 0.85 / 3) = 230 GB/s on an A100. Ring
+// AllReduce: 6e-6 + 2*7*2e-6 + 7/8 * 2^30 * 2 / 230e9 = 6e-6 + 28e-6 +
+// 8.16978e-3 s, what `brigade collective --alpha 2us --bandwidth 230GB/s
+// --overhead 6us` says.
+TEST(CollectiveQueryOn, ReducingStepsDeriveFromTheCollectiveBandwidth) {
+  auto topo = make_preset("dgx-a100");
+  ASSERT_TRUE(topo.is_ok()) << topo.message();
+  HardwareProfile h = HardwareProfile::defaults();
+  h.links[static_cast<size_t>(LinkClass::kNvlink)].collective_bandwidth_bytes_per_second = 230e9;
+  auto q = collective_query_on(*topo, h, CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
+                               {0, 1, 2, 3, 4, 5, 6, 7}, kGiB);
+  ASSERT_TRUE(q.is_ok()) << q.message();
+  EXPECT_DOUBLE_EQ(q->intra.bandwidth_bytes_per_second, 230e9);
+  EXPECT_DOUBLE_EQ(q->intra.reduce_bandwidth_bytes_per_second, 230e9);
+  auto c = collective_cost(*q);
+  ASSERT_TRUE(c.is_ok()) << c.message();
+  expect_near_rel(c->seconds, 6e-6 + ring_allreduce_seconds(8, kGiB, {2e-6, 230e9, 230e9}));
+  // Over shared memory the receiving core reduces after it copies, in series:
+  // 1 / (1/5e9 + 1/8e9) with a 5 GB/s collective bandwidth on cpu-host.
+  auto cpu = make_preset("cpu-host", 1, 2);
+  ASSERT_TRUE(cpu.is_ok());
+  HardwareProfile hc = HardwareProfile::defaults();
+  hc.links[static_cast<size_t>(LinkClass::kSharedMemory)].collective_bandwidth_bytes_per_second = 5e9;
+  const AlphaBeta ab = collective_step_alpha_beta(cpu->route(0, 1), *cpu, hc, 1,
+                                                  CollectiveKind::kAllReduce, 16e6);
+  EXPECT_DOUBLE_EQ(ab.bandwidth_bytes_per_second, 5e9);
+  expect_near_rel(ab.reduce_bandwidth_bytes_per_second, 1.0 / (1 / 5e9 + 1 / 8e9));
+}
+
 // A kind's own steps (LinkProfile::KindSteps, as brigade calibrate fits
 // them per kind): AllReduce steps of alpha 4 us whose bandwidths scale by
 // 0.8 at M = 1 MiB and 0.4 at M = 16 MiB, interpolated in log M. On top of

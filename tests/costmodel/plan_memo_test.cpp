@@ -60,12 +60,24 @@ void expect_same(const PlanEstimate& a, const PlanEstimate& b, bool memory_per_d
   EXPECT_EQ(a.exposed_communication_seconds, b.exposed_communication_seconds);
   EXPECT_EQ(a.optimizer_seconds, b.optimizer_seconds);
   EXPECT_EQ(a.mfu, b.mfu);
-  ASSERT_EQ(a.communication.size(), b.communication.size());
-  for (size_t i = 0; i < a.communication.size(); ++i) {
-    EXPECT_EQ(a.communication[i].purpose, b.communication[i].purpose);
-    EXPECT_EQ(a.communication[i].seconds, b.communication[i].seconds);
-    EXPECT_EQ(a.communication[i].exposed_seconds, b.communication[i].exposed_seconds);
-  }
+  EXPECT_EQ(a.hfu, b.hfu);
+  EXPECT_EQ(a.parameters, b.parameters);
+  EXPECT_EQ(a.communication_device, b.communication_device);
+  auto same_comm = [](const std::vector<CommunicationEstimate>& x, const std::vector<CommunicationEstimate>& y) {
+    ASSERT_EQ(x.size(), y.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      EXPECT_EQ(x[i].purpose, y[i].purpose);
+      EXPECT_EQ(x[i].kind, y[i].kind);
+      EXPECT_EQ(x[i].group_size, y[i].group_size);
+      EXPECT_EQ(x[i].count, y[i].count);
+      EXPECT_EQ(x[i].bytes, y[i].bytes);
+      EXPECT_EQ(x[i].seconds, y[i].seconds);
+      EXPECT_EQ(x[i].exposed_seconds, y[i].exposed_seconds);
+    }
+  };
+  same_comm(a.communication, b.communication);
+  ASSERT_EQ(a.stage_communication.size(), b.stage_communication.size());
+  for (size_t i = 0; i < a.stage_communication.size(); ++i) same_comm(a.stage_communication[i], b.stage_communication[i]);
   double pa = 0, pb = 0;
   bool fa = true, fb = true;
   for (const auto& m : a.memory) pa = std::max(pa, m.peak_bytes), fa = fa && m.fits;
@@ -76,7 +88,13 @@ void expect_same(const PlanEstimate& a, const PlanEstimate& b, bool memory_per_d
     ASSERT_EQ(a.memory.size(), b.memory.size());
     for (size_t i = 0; i < a.memory.size(); ++i) {
       EXPECT_EQ(a.memory[i].device, b.memory[i].device);
+      EXPECT_EQ(a.memory[i].stage, b.memory[i].stage);
+      EXPECT_EQ(a.memory[i].params_bytes, b.memory[i].params_bytes);
+      EXPECT_EQ(a.memory[i].grads_bytes, b.memory[i].grads_bytes);
+      EXPECT_EQ(a.memory[i].optimizer_bytes, b.memory[i].optimizer_bytes);
+      EXPECT_EQ(a.memory[i].activations_bytes, b.memory[i].activations_bytes);
       EXPECT_EQ(a.memory[i].peak_bytes, b.memory[i].peak_bytes);
+      EXPECT_EQ(a.memory[i].fits, b.memory[i].fits);
     }
   }
 }
@@ -98,6 +116,27 @@ TEST(PlanMemo, SameFiguresWithAndWithoutTheMemo) {
   EXPECT_GT(memo.hits(), 0u);
 }
 
+// The judges' semantics that reach the closed form (issue 18): devices of
+// another speed (simulation.speed) and inference change the figures; the memo
+// still changes none of them.
+TEST(PlanMemo, SameFiguresWithSlowDevicesAndInInference) {
+  Scenario s = gpt3();
+  PlanMemo memo(s.topology, s.profile);
+  for (bool inference : {false, true})
+    for (const Plan& x : plans()) {
+      apply(x, s);
+      s.training.inference = inference;
+      s.simulation.speed = {{3, 0.5}, {700, 0.8}};
+      auto plain = estimate_plan(s);
+      ASSERT_TRUE(plain.is_ok()) << plain.message();
+      ScopedPlanMemo use(memo);
+      auto memoised = estimate_plan(s);
+      ASSERT_TRUE(memoised.is_ok()) << memoised.message();
+      expect_same(*plain, *memoised, true);
+      EXPECT_EQ(plain->notes, memoised->notes);
+    }
+}
+
 TEST(PlanMemo, PerStageMemoryKeepsEveryFigureButTheList) {
   Scenario s = gpt3();
   EstimateOptions lean;
@@ -110,7 +149,6 @@ TEST(PlanMemo, PerStageMemoryKeepsEveryFigureButTheList) {
     expect_same(*full, *per_stage, false);
     EXPECT_EQ(per_stage->memory.size(), static_cast<size_t>(x.p));  // identical devices: one per stage
     EXPECT_TRUE(per_stage->notes.empty());
-    EXPECT_TRUE(per_stage->amdahl.empty());
     EXPECT_EQ(full->memory.size(), 1024u);
   }
 }

@@ -78,9 +78,11 @@ TEST(EstimatePlan, TransformerOneDeviceEqualsEq3) {
 //   parameters: 2 layers x (12*4096 + 13*64 = 49,984) + (128 + 32)*64 embeddings
 //   = 99,968 + 10,240 = 110,208 (Eq. 2: no final layernorm, as the planner); x 16 B =
 //   1,763,328 B of model states.
-//   activations: per layer sbh(34 + 5as/h) = 2048 * (34 + 10) = 90,112; 2 layers = 180,224;
-//   embedding mask sbh = 2048; output layer 4sbh + 4sv = 8192 + 16,384 = 24,576; total 206,848 B.
-//   peak = 1,763,328 + 206,848 = 1,970,176 B.
+//   activations: what the blocks' kernels save (costmodel/transformer_blocks.hpp, the planner's
+//   buffers): per layer sbh(34 + 5as/h) = 2048 * (34 + 10) = 90,112 (Korthikanti Eq. 2); 2 layers
+//   = 180,224; embedding mask sbh = 2048; head: the logits' input sbh x 2 B = 4096 and the cross
+//   entropy's fp32 logits 4sv = 16,384 (no final layernorm) = 20,480; total 202,752 B.
+//   peak = 1,763,328 + 202,752 = 1,966,080 B.
 TEST(EstimatePlan, TransformerMemoryByHand) {
   auto e = estimate_plan(tiny_gpt(1));
   ASSERT_TRUE(e.is_ok()) << e.message();
@@ -89,8 +91,8 @@ TEST(EstimatePlan, TransformerMemoryByHand) {
   EXPECT_DOUBLE_EQ(m.params_bytes, 110208.0 * 2);
   EXPECT_DOUBLE_EQ(m.grads_bytes, 110208.0 * 2);
   EXPECT_DOUBLE_EQ(m.optimizer_bytes, 110208.0 * 12);
-  EXPECT_DOUBLE_EQ(m.activations_bytes, 206848.0);
-  EXPECT_DOUBLE_EQ(m.peak_bytes, 1970176.0);
+  EXPECT_DOUBLE_EQ(m.activations_bytes, 202752.0);
+  EXPECT_DOUBLE_EQ(m.peak_bytes, 1966080.0);
   EXPECT_TRUE(m.fits);
   // Parameters reported are Eq. 2's, the same count as the memory's.
   EXPECT_DOUBLE_EQ(e->parameters, 110208.0);
@@ -133,19 +135,19 @@ TEST(EstimatePlan, PipelineActivationsPerStage) {
   auto e = estimate_plan(sc);
   ASSERT_TRUE(e.is_ok()) << e.message();
   ASSERT_EQ(e->memory.size(), 4u);
-  // Stage 0: 4 x 90,112 + embedding masks 4 x 2048; stage 3: 1 x 90,112 + output layer
-  // (vocabulary 0: the layernorm and projection inputs, 4sbh = 8192).
+  // Stage 0: 4 x 90,112 + embedding masks 4 x 2048; stage 3: 1 x 90,112 (vocabulary 0: the
+  // head has no logits and saves nothing).
   EXPECT_DOUBLE_EQ(e->memory[0].activations_bytes, 4 * 90112.0 + 4 * 2048.0);
-  EXPECT_DOUBLE_EQ(e->memory[3].activations_bytes, 90112.0 + 8192.0);
+  EXPECT_DOUBLE_EQ(e->memory[3].activations_bytes, 90112.0);
   sc.strategy.schedule = PipelineSchedule::kGpipe;
   auto g = estimate_plan(sc);
   ASSERT_TRUE(g.is_ok()) << g.message();
   EXPECT_DOUBLE_EQ(g->memory[1].activations_bytes, 8 * 90112.0);
   // GPipe runs all 8 forwards before any backward, so the first stage keeps the embedding's
-  // dropout mask (sbh = 32*64*1 = 2048 B) of all 8 micro-batches too, and the last stage all 8
-  // output layers: 8 x 90,112 + 8 x 2048 = 737,280 B and 8 x 90,112 + 8 x 8192 = 786,432 B.
+  // dropout mask (sbh = 32*64*1 = 2048 B) of all 8 micro-batches too: 8 x 90,112 + 8 x 2048 =
+  // 737,280 B; the last stage 8 x 90,112 = 720,896 B.
   EXPECT_DOUBLE_EQ(g->memory[0].activations_bytes, 737280.0);
-  EXPECT_DOUBLE_EQ(g->memory[3].activations_bytes, 786432.0);
+  EXPECT_DOUBLE_EQ(g->memory[3].activations_bytes, 720896.0);
 }
 
 // Tensor parallel t = 2 (Megatron): per layer 2 AllReduces forward + 2 backward of
@@ -173,7 +175,11 @@ TEST(EstimatePlan, TensorParallelAllReducesByHand) {
   // forward, 4 AllGathers + 2 ReduceScatters backward; the embedding adds an RS forward and
   // an AG backward, the head an AG forward and an RS backward. AllGathers 2*6 + 1 + 1 = 14,
   // ReduceScatters 2*4 + 1 + 1 = 10, of 4096 B, each 1e-6 + 4096/2/1e10 = 1.2048e-6 s; the
-  // loss AllReduce stays. Step = 1.1010048e-5 + 24 * 1.2048e-6 + 2.0384e-6 = 4.1963648e-5 s.
+  // loss AllReduce stays. Once per step, the LayerNorm, bias and position-embedding gradients
+  // (partial over the sequence shards) are all-reduced over the tensor group: per layer 2 x 2h
+  // (LN) + 2h (the row-parallel biases) = 384, x 2 layers + the s x h = 2048 positions = 2816
+  // parameters x 2 B = 5632 B: 2e-6 + 5632/1e10 = 2.5632e-6 s, after the backward.
+  // Step = 1.1010048e-5 + 24 * 1.2048e-6 + 2.0384e-6 + 2.5632e-6 = 4.4526848e-5 s.
   sc.strategy.sequence_parallel = true;
   auto sp = estimate_plan(sc);
   ASSERT_TRUE(sp.is_ok()) << sp.message();
@@ -183,14 +189,20 @@ TEST(EstimatePlan, TensorParallelAllReducesByHand) {
   ASSERT_NE(rs, nullptr);
   EXPECT_EQ(ag->count, 14.0);
   EXPECT_EQ(rs->count, 10.0);
-  expect_rel(sp->step_seconds, 4.1963648e-5);
+  const CommunicationEstimate* seq = find_comm(*sp, "sequence", "allreduce");
+  ASSERT_NE(seq, nullptr);
+  EXPECT_EQ(seq->bytes, 5632.0);
+  expect_rel(sp->step_seconds, 4.4526848e-5);
 }
 
 // Data parallel d = 2 (global batch 2, one sequence each): gradients G = 110,208 params x 2 B
 // = 220,416 B. One bucket, not overlapped: ring AllReduce 2e-6 + 220416/1e10 = 2.40416e-5 s.
-// Four buckets of 55,104 B, overlapped: each 2e-6 + 5.5104e-6 = 7.5104e-6, total 3.00416e-5;
-// the backward window is 2 * (2*3,407,872 + 524,288) / 1e12 = 1.4680064e-5 s; exposed =
-// max(7.5104e-6, 3.00416e-5 - 1.4680064e-5) = 1.5361536e-5 s.
+// Buckets of at least 55,104 B filled with whole parameter groups in the order the backward
+// completes them (as the planner fills them): layer 1's fc2 and fc1 weights (2 x 16,448 x 2 B),
+// ..., 4 buckets; 4 x 2e-6 + 220,416/1e10 = 3.00416e-5 s in all. Each starts when it is full
+// and the one before is done; only what runs past the backward shows, at least the last
+// bucket (its gradients come last). tests/planner/cross_judge_test.cpp holds this dp-stream
+// timeline to the simulator's.
 TEST(EstimatePlan, DataParallelGradientsByHand) {
   Scenario sc = tiny_gpt(2);
   sc.strategy.data = 2;
@@ -212,19 +224,24 @@ TEST(EstimatePlan, DataParallelGradientsByHand) {
   ASSERT_NE(ar, nullptr);
   EXPECT_EQ(ar->count, 4.0);
   expect_rel(ar->seconds, 3.00416e-5);
-  expect_rel(ar->exposed_seconds, 1.5361536e-5);
-  expect_rel(o->step_seconds, 2.2020096e-5 + 1.5361536e-5);
+  EXPECT_LT(ar->exposed_seconds, ar->seconds);
+  EXPECT_GT(ar->exposed_seconds, 2e-6 + 20736 / 1e10);  // more than the last bucket alone
+  expect_rel(o->step_seconds, 2.2020096e-5 + ar->exposed_seconds);
 }
 
 // ZeRO over d = 2: stage 1 shards the optimizer (12 B/param / 2), stage 2 also gradients,
 // stage 3 also parameters (ZeRO Figure 1); stages 1-2 reduce-scatter gradients and gather
-// parameters (2 Psi per step, ZeRO §7.2.1), stage 3 gathers each layer's parameters twice.
+// parameters (2 Psi per step, ZeRO §7.2.1), stage 3 gathers each block's parameters twice.
+// At the peak, stage 2 (one micro-batch) holds its whole gradients while the backward makes
+// them, beside what remains of the activations (counted with them); stage 3 holds two blocks'
+// gathered parameters (one of prefetch) and one block's unsharded gradient: 3 x 49,984 x 2 B.
 TEST(EstimatePlan, ZeroStagesMemoryAndTraffic) {
   Scenario sc = tiny_gpt(2);
   sc.strategy.data = 2;
   sc.training.global_batch = 2;
   const double psi = 110208;  // Eq. 2, as TransformerMemoryByHand
-  const double expected_states[] = {16 * psi, 4 * psi + 6 * psi, 2 * psi + 7 * psi, 8 * psi};
+  const double expected_states[] = {16 * psi, 4 * psi + 6 * psi, 2 * psi + 7 * psi,
+                                    8 * psi + 3 * 49984.0 * 2};
   for (int stage = 0; stage <= 3; ++stage) {
     sc.strategy.zero = stage;
     auto e = estimate_plan(sc);
@@ -237,14 +254,16 @@ TEST(EstimatePlan, ZeroStagesMemoryAndTraffic) {
     EXPECT_EQ(find_comm(*e, "data", "allgather") != nullptr, stage == 1 || stage == 2) << stage;
     const CommunicationEstimate* z3 = find_comm(*e, "zero-3 params", "allgather");
     EXPECT_EQ(z3 != nullptr, stage == 3) << stage;
-    // 2 layers, gathered before forward and before backward: 4 calls of 49,984 x 2 B.
+    // 2 layers, the embedding (10,240) and the head (the word embedding it uses, 8192),
+    // gathered before forward and before backward: 8 calls, 2 x 118,400 x 2 B.
     if (z3) {
-      EXPECT_EQ(z3->bytes, 4 * 49984.0 * 2);
+      EXPECT_EQ(z3->count, 8.0);
+      EXPECT_EQ(z3->bytes, 2 * 118400.0 * 2);
     }
   }
 }
 
-// Inference keeps weights only and one layer's working set.
+// Inference keeps weights only and one block's working set at a time (what its kernels write).
 TEST(EstimatePlan, TransformerInference) {
   Scenario sc = tiny_gpt(1);
   sc.training.inference = true;
@@ -254,8 +273,8 @@ TEST(EstimatePlan, TransformerInference) {
   expect_rel(e->step_seconds, 7.340032e-6);
   EXPECT_DOUBLE_EQ(e->memory[0].params_bytes, 110208.0 * 2);
   EXPECT_EQ(e->memory[0].grads_bytes + e->memory[0].optimizer_bytes, 0.0);
-  // One layer 90,112 + the output layer 24,576.
-  EXPECT_DOUBLE_EQ(e->memory[0].activations_bytes, 90112.0 + 24576.0);
+  // The largest block: a layer, 90,112 B.
+  EXPECT_DOUBLE_EQ(e->memory[0].activations_bytes, 90112.0);
 }
 
 TEST(EstimatePlan, DoesNotFitIsReported) {
@@ -268,9 +287,11 @@ TEST(EstimatePlan, DoesNotFitIsReported) {
 }
 
 // The seed's pmap_linear: y = xW + b, W 16x16, batch 8 over 4 devices (2 rows each), f32,
-// inference. GEMM (2 x 16)(16 x 16): 1024 FLOP -> 1.024e-9 s; bytes (32 + 256 + 32) * 4 = 1280 ->
-// 1.28e-8 s (memory-bound); bias add reads and writes 2*16*4 B: 256 B -> 2.56e-9 s.
-// Step 1.536e-8 s. Memory: 272 params x 4 B = 1088 B; activations (2 x (16 + 16)) x 4 = 256 B.
+// inference, as the planner lowers it (costmodel/op_graph.hpp): mm1, then the bias add "bias1".
+// GEMM (2 x 16)(16 x 16): 1024 FLOP -> 1.024e-9 s; bytes (32 + 256 + 32) * 4 = 1280 -> 1.28e-8 s
+// (memory-bound); the bias add reads h1 (128 B) and b1 (64 B) and writes y (128 B): 320 B ->
+// 3.2e-9 s. Step 1.6e-8 s. Memory: 272 params x 4 B = 1088 B; the input rows x (2 x 16 x 4 =
+// 128 B, resident), and at the bias add h1 and y (128 B each) live: 1088 + 384 = 1472 B.
 // The seed's linear layer y = xW + b, W 16x16, batch 8, f32, data parallel over 4 round devices.
 Scenario seed_linear(const char* name) {
   Scenario sc;
@@ -291,11 +312,11 @@ TEST(EstimatePlan, SeedPmapLinear) {
   sc.training.inference = true;
   auto e = estimate_plan(sc);
   ASSERT_TRUE(e.is_ok()) << e.message();
-  expect_rel(e->step_seconds, 1.536e-8);
+  expect_rel(e->step_seconds, 1.6e-8);
   ASSERT_EQ(e->memory.size(), 4u);
   EXPECT_DOUBLE_EQ(e->memory[3].params_bytes, 1088.0);
-  EXPECT_DOUBLE_EQ(e->memory[3].activations_bytes, 256.0);
-  EXPECT_DOUBLE_EQ(e->memory[3].peak_bytes, 1344.0);
+  EXPECT_DOUBLE_EQ(e->memory[3].activations_bytes, 384.0);
+  EXPECT_DOUBLE_EQ(e->memory[3].peak_bytes, 1472.0);
   EXPECT_TRUE(e->communication.empty());
   // Batch 30 does not split over 4.
   sc.mlp.batch = 30;
@@ -303,35 +324,34 @@ TEST(EstimatePlan, SeedPmapLinear) {
   ASSERT_FALSE(bad.is_ok());
 }
 
-// The seed's pmap_train_step (linear layer, SGD, gradient pmean), same shapes, training:
-//   forward 1.28e-8 + 2.56e-9 (bias) + 2.56e-9 (loss: 2*2*16*4 B) = 1.792e-8 s;
-//   backward: weight gradient (16 x 2)(2 x 16): 1280 B -> 1.28e-8 s; bias gradient 128 B ->
-//   1.28e-9 s (no input gradient for x) = 1.408e-8 s; compute 3.2e-8 s.
-//   pmean: AllReduce of 272 x 4 = 1088 B on 4: 2*3*1e-6 + 1.5*1088/1e10 = 6.1632e-6 s, one
-//   bucket, so all of it exposed. SGD step: 272 x (2*4 + 4) = 3264 B -> 3.264e-8 s.
-//   step = 3.2e-8 + 6.1632e-6 + 3.264e-8 = 6.22784e-6 s.
-//   memory: 1088 params + 1088 grads + 0 optimizer + (2 x 32) x 4 = 256 activations = 2432 B.
+// The seed's pmap_train_step (linear layer, SGD, gradient pmean), same shapes, training, as the
+// planner's training graph (costmodel/op_graph.hpp; memory-bound kernels at 1e11 B/s):
+//   forward: mm1 1.28e-8; bias1 (h1 128 + b1 64 + y 128 B) 3.2e-9; loss mse (y 128 + target
+//   128 + l 4 B) 2.6e-9;
+//   backward: loss.bwd (y, target, dy: 384 B) 3.84e-9; the bias gradient, a sum over rows (dy
+//   128 + db1 64 B) 1.92e-9; mm1.wgrad (16 x 2)(2 x 16): 1280 B -> 1.28e-8 (no input gradient
+//   for x); compute 3.716e-8 s.
+//   pmean: db1 then dw1 join one bucket, AllReduced when the optimizer reads dw1: 272 x 4 =
+//   1088 B on 4: 2*3*1e-6 + 1.5*1088/1e10 = 6.1632e-6 s, all of it exposed. SGD steps:
+//   272 x (2*4 + 4) = 3264 B -> 3.264e-8 s. step = 3.716e-8 + 6.1632e-6 + 3.264e-8 = 6.233e-6 s.
+//   memory: 1088 params + 1088 grads + 0 optimizer + x and target (2 x 16 x 4 B each, resident)
+//   + at loss.bwd y, l and dy live (128 + 4 + 128 B) = 2692 B.
 TEST(EstimatePlan, SeedPmapTrainStep) {
   Scenario sc = seed_linear("pmap-train-step");
   sc.training.optimizer = Optimizer::kSgd;
   auto e = estimate_plan(sc);
   ASSERT_TRUE(e.is_ok()) << e.message();
-  expect_rel(e->compute_seconds, 3.2e-8);
+  expect_rel(e->compute_seconds, 3.716e-8);
   expect_rel(e->exposed_communication_seconds, 6.1632e-6);
   expect_rel(e->optimizer_seconds, 3.264e-8);
-  expect_rel(e->step_seconds, 6.22784e-6);
+  expect_rel(e->step_seconds, 6.233e-6);
   const CommunicationEstimate* ar = find_comm(*e, "data", "allreduce");
   ASSERT_NE(ar, nullptr);
   EXPECT_EQ(ar->bytes, 1088.0);
-  EXPECT_DOUBLE_EQ(e->memory[0].peak_bytes, 2432.0);
-  // 4224 forward + 8320 backward FLOP per step (tests/costmodel/model_size_test.cpp).
-  EXPECT_EQ(e->model_flops_per_iteration, 12544.0);
-  // Amdahl through the plan: compute share c = 3.2e-8 / 6.22784e-6 at N0 = 4;
-  // p = 4c / (4c + 1 - c).
-  const double c = 3.2e-8 / 6.22784e-6;
-  expect_rel(e->amdahl_p, 4 * c / (4 * c + 1 - c));
-  ASSERT_EQ(e->amdahl.size(), 4u);  // N = 1, 2, 4, 8
-  EXPECT_EQ(e->amdahl.back().devices, 8);
+  EXPECT_DOUBLE_EQ(e->memory[0].peak_bytes, 2692.0);
+  // Counted FLOPs (GEMMs, as the planner's): mm1 and its weight gradient on the global batch,
+  // 2 x 2*8*16*16 = 8192.
+  EXPECT_EQ(e->model_flops_per_iteration, 8192.0);
 }
 
 // The seed's two chefs as a scenario: Cost(P) and the critical path of
@@ -368,6 +388,7 @@ TEST(EstimatePlan, GraphWithPlacement) {
   op("act", OpKind::kElementwise, {h}, a, 16384, 131072);
   op("mm2", OpKind::kMatmul, {a, w2}, y, 16777216, 4276224);
   sc.placement = {{"mm1", 0}, {"act", 0}, {"mm2", 1}};
+  sc.training.inference = true;  // the seed's forward pass
   auto e = estimate_plan(sc);
   ASSERT_TRUE(e.is_ok()) << e.message();
   ASSERT_TRUE(e->placement.has_value());
@@ -407,6 +428,7 @@ TEST(EstimatePlan, GraphCountsTheDevicesItUsesAndItsDtypesPeak) {
   mm.bytes = (8 * 512 + 512 * 512 + 8 * 512) * 2.0;
   sc.graph.ops = {mm};
   sc.placement = {{"mm", 3}};
+  sc.training.inference = true;
   auto e = estimate_plan(sc);
   ASSERT_TRUE(e.is_ok()) << e.message();
   EXPECT_EQ(e->devices, 1);
@@ -442,6 +464,7 @@ Scenario row_sharded(const std::vector<std::string>& w_spec, const std::vector<s
   sc.graph.ops = {mm};
   sc.mesh = MeshSpec{{4}, {"model"}};
   sc.shardings = {{"x", x_spec}, {"w", w_spec}};
+  sc.training.inference = true;  // the seed's forward product
   return sc;
 }
 
@@ -468,15 +491,16 @@ TEST(EstimatePlan, ColumnShardedMatmulNeedsNoSum) {
   expect_rel(e->step_seconds, 4.194304e-6);
 }
 
-// Row-sharded W with a replicated x: XLA gathers... no: x's columns are not sharded while W's
-// rows are, so W is gathered (AllGather of the whole 4 MiB W on every device).
-TEST(EstimatePlan, MismatchedContractionGathers) {
+// Row-sharded W with a replicated x: a sharded operand wins over a whole one (slicing is free,
+// as in JAX), so x is sliced to W's rows, leaving partial sums: a psum of y (32,768 B), and W is
+// not gathered (costmodel/sharding.hpp, propagate_einsum; the planner's rule too).
+TEST(EstimatePlan, MismatchedContractionSlicesTheWholeOperand) {
   auto e = estimate_plan(row_sharded({"model", ""}, {"", ""}));
   ASSERT_TRUE(e.is_ok()) << e.message();
-  const CommunicationEstimate* ag = find_comm(*e, "sharding", "allgather");
-  ASSERT_NE(ag, nullptr);
-  EXPECT_EQ(ag->bytes, 4194304.0);
-  EXPECT_EQ(find_comm(*e, "sharding", "allreduce"), nullptr);
+  const CommunicationEstimate* ar = find_comm(*e, "sharding", "allreduce");
+  ASSERT_NE(ar, nullptr);
+  EXPECT_EQ(ar->bytes, 32768.0);
+  EXPECT_EQ(find_comm(*e, "sharding", "allgather"), nullptr);
 }
 
 // DESIGN.md's sharded-mlp as a graph: mesh (2, 4) over (data, model); x [data, None],
@@ -484,8 +508,9 @@ TEST(EstimatePlan, MismatchedContractionGathers) {
 // w1 [512, 2048], relu, w2 [2048, 512], f32. mm1 needs nothing; relu keeps [data, model];
 // mm2 contracts over 'model' on both sides: a psum of y's local block (8/2 x 512 x 4 = 8192 B)
 // over 4 ranks.
-//   FLOPs per device: mm1 2*8*2048*512 / 8 = 2,097,152; relu 8*2048 / 8 = 2048; mm2 2,097,152
-//   -> 4.196352e-6 s; AllReduce 2*3*1e-6 + 1.5*8192/1e10 = 7.2288e-6 s; step 1.1425152e-5 s.
+//   FLOPs per device: mm1 2*8*2048*512 / 8 = 2,097,152; mm2 2,097,152 -> 4.194304e-6 s (the
+//   relu is a memory-bound kernel: free with memory bandwidth 0); AllReduce 2*3*1e-6 +
+//   1.5*8192/1e10 = 7.2288e-6 s; step 1.1423104e-5 s.
 TEST(EstimatePlan, ShardedMlpMegatronSplit) {
   Scenario sc;
   sc.name = "sharded-mlp";
@@ -515,6 +540,7 @@ TEST(EstimatePlan, ShardedMlpMegatronSplit) {
   op("mm2", OpKind::kMatmul, {a, w2}, y, 16777216);
   sc.mesh = MeshSpec{{2, 4}, {"data", "model"}};
   sc.shardings = {{"x", {"data", ""}}, {"w1", {"", "model"}}, {"w2", {"model", ""}}};
+  sc.training.inference = true;
   auto e = estimate_plan(sc);
   ASSERT_TRUE(e.is_ok()) << e.message();
   EXPECT_EQ(e->devices, 8);
@@ -522,18 +548,18 @@ TEST(EstimatePlan, ShardedMlpMegatronSplit) {
   EXPECT_EQ(e->communication[0].kind, "allreduce");
   EXPECT_EQ(e->communication[0].bytes, 8192.0);
   EXPECT_EQ(e->communication[0].group_size, 4);
-  expect_rel(e->compute_seconds, 4.196352e-6);
-  expect_rel(e->step_seconds, 1.1425152e-5);
+  expect_rel(e->compute_seconds, 4.194304e-6);
+  expect_rel(e->step_seconds, 1.1423104e-5);
   // w1 and w2 are a quarter each on every device: 2 x 512*2048*4/4 = 2 MiB.
   EXPECT_DOUBLE_EQ(e->memory[5].params_bytes, 2097152.0);
-  // Replicated w2 instead: a [data, model] must be gathered over 'model' before mm2
-  // (8/2 x 2048 x 4 = 32,768 B gathered per rank), and no psum.
+  // Replicated w2 instead: a [data, model] wins over the whole w2, which is sliced to its rows
+  // (free), so mm2 still leaves partial sums: the same psum of y, and nothing gathered.
   sc.shardings["w2"] = {"", ""};
   auto g = estimate_plan(sc);
   ASSERT_TRUE(g.is_ok()) << g.message();
   ASSERT_EQ(g->communication.size(), 1u);
-  EXPECT_EQ(g->communication[0].kind, "allgather");
-  EXPECT_EQ(g->communication[0].bytes, 32768.0);
+  EXPECT_EQ(g->communication[0].kind, "allreduce");
+  EXPECT_EQ(g->communication[0].bytes, 8192.0);
 }
 
 // A lone collective: dgx-a100's ring AllReduce of 1 GiB (0.007863367466666668 s, see
@@ -601,7 +627,36 @@ TEST(PlanReport, TextTable) {
   const std::string text = plan_estimate_text(*e);
   EXPECT_NE(text.find("step time"), std::string::npos) << text;
   EXPECT_NE(text.find("22.0 us"), std::string::npos) << text;
-  EXPECT_NE(text.find("Amdahl"), std::string::npos) << text;
+}
+
+// Issue 18 item 11: "achieved TFLOP/s" counted recomputation's FLOPs while
+// MFU did not. In Megatron's terms (Narayanan et al. 2021 §5.1; Korthikanti
+// et al. 2022 §6): model FLOPs (the work, no recomputation) give MFU, hardware
+// FLOPs (with it) give HFU; each rate is labelled with its kind. Full
+// recomputation on the tiny GPT, memory free: hardware FLOPs 4/3 of the model's
+// for the layers (Eq. 3's 4 passes against 3), so HFU > MFU.
+TEST(PlanReport, ModelAndHardwareFlopsAreLabelled) {
+  Scenario sc = tiny_gpt(1);
+  sc.training.recompute = Recompute::kFull;
+  auto e = estimate_plan(sc);
+  ASSERT_TRUE(e.is_ok()) << e.message();
+  const double model = transformer_flops_per_iteration(1, 32, 2, 64, 128, Recompute::kNone);
+  const double hardware = transformer_flops_per_iteration(1, 32, 2, 64, 128, Recompute::kFull);
+  expect_rel(e->model_flops_per_second_per_device, model / e->step_seconds);
+  expect_rel(e->achieved_flops_per_second_per_device, hardware / e->step_seconds);
+  expect_rel(e->mfu, model / e->step_seconds / 1e12);
+  expect_rel(e->hfu, hardware / e->step_seconds / 1e12);
+  EXPECT_GT(e->hfu, e->mfu);
+  const std::string text = plan_estimate_text(*e);
+  EXPECT_NE(text.find("model FLOPs"), std::string::npos) << text;
+  EXPECT_NE(text.find("hardware FLOPs"), std::string::npos) << text;
+  EXPECT_NE(text.find("MFU"), std::string::npos) << text;
+  EXPECT_NE(text.find("HFU"), std::string::npos) << text;
+  EXPECT_EQ(text.find("achieved"), std::string::npos) << text;
+  const nlohmann::json j = plan_estimate_json(*e);
+  expect_rel(j["hfu"].get<double>(), e->hfu);
+  expect_rel(j["hardware_flops_per_second_per_device"].get<double>(), hardware / e->step_seconds);
+  expect_rel(j["model_flops_per_second_per_device"].get<double>(), model / e->step_seconds);
 }
 
 }  // namespace

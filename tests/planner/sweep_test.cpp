@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "costmodel/plan.hpp"
+
 #include "tests/planner/scenario_fixtures.hpp"
 
 namespace brigade::planner {
@@ -110,9 +112,10 @@ TEST(Sweep, APointThatCannotBeJudgedKeepsItsError) {
   });
   ASSERT_TRUE(r.is_ok());
   EXPECT_EQ(r->points[1].error, "no room");
+  // One judged point: no device count to set an efficiency against.
   EXPECT_EQ(sweep_csv(*r),
             "value,devices,step_seconds,speedup,efficiency,peak_memory_bytes,fits,error\n"
-            "1,1,1,1,1,3000000000,true,\n"
+            "1,1,1,1,,3000000000,true,\n"
             "2,2,0,0,0,0,true,\"no room\"\n");
   const nlohmann::json j = sweep_json(*r);
   EXPECT_EQ(j["points"][1]["error"], "no room");
@@ -200,6 +203,108 @@ TEST(Sweep, VariantsShareTheBaseTopologysRoutes) {
   });
   ASSERT_TRUE(r.is_ok());
   EXPECT_EQ(shared, 4);
+}
+
+}  // namespace
+}  // namespace brigade::planner
+
+namespace brigade::planner {
+namespace {
+
+// Issue 18 item 12: at a fixed device count (a sweep over micro_batch, say)
+// "efficiency" read 104.9-108.3%: efficiency only means something against a
+// device count. At a fixed count the sweep gives each point's step relative
+// to the first instead, and no efficiency.
+TEST(Sweep, AtAFixedDeviceCountThereIsNoEfficiency) {
+  Scenario base = testing::small_gpt(1, 1, 8, 64, 1);
+  SweepSpec spec;
+  spec.key = "micro_batch";
+  spec.values = {"1", "2", "4"};
+  auto r = run_sweep(base, spec, "fake", [](const Scenario& s) -> Result<SweepJudgement> {
+    return step(1.0 / (1.0 + 0.05 * static_cast<double>(s.training.micro_batch)));  // faster with bigger
+  });
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_FALSE(r->devices_vary);
+  // T(1) = 1/1.05, T(4) = 1/1.2: relative step T(4)/T(1) = 1.05/1.2 = 0.875.
+  EXPECT_NEAR(r->points[2].relative_step, 1.05 / 1.2, 1e-12);
+  const std::string text = sweep_text(*r);
+  EXPECT_EQ(text.find("efficiency"), std::string::npos) << text;
+  EXPECT_EQ(text.find('%'), std::string::npos) << text;
+  EXPECT_NE(text.find("vs first"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.875"), std::string::npos) << text;
+  const nlohmann::json j = sweep_json(*r);
+  EXPECT_TRUE(j["points"][2]["efficiency"].is_null());
+  EXPECT_NEAR(j["points"][2]["relative_step"].get<double>(), 0.875, 1e-12);
+  EXPECT_EQ(sweep_csv(*r).find("104"), std::string::npos);
+  // Over devices the efficiency stays.
+  SweepSpec devices;
+  devices.values = {"1", "2"};
+  auto d = run_sweep(testing::small_gpt(1, 1, 1, 64, 1), devices, "fake", amdahl_judge);
+  ASSERT_TRUE(d.is_ok());
+  EXPECT_TRUE(d->devices_vary);
+  EXPECT_NE(sweep_text(*d).find("efficiency"), std::string::npos);
+}
+
+// Issue 18 item 7: a sweep over a lone collective fitted p = -1.0038 with
+// R^2 = 1.0000 and said nothing: a collective has no work that divides over
+// devices (each rank moves M bytes whatever N; the ring's time grows as
+// (N-1)/N), so Amdahl's law does not apply and the sweep says so.
+TEST(Sweep, ALoneCollectiveHasNoAmdahlFit) {
+  Scenario base;
+  base.name = "allreduce";
+  base.topology = testing::dgx_devices(8);
+  base.model_kind = ModelKind::kCollective;
+  base.collective.bytes = 1073741824.0;
+  SweepSpec spec;
+  spec.values = {"2", "4", "8"};
+  auto r = run_sweep(base, spec, "fake", [](const Scenario& s) -> Result<SweepJudgement> {
+    const double n = static_cast<double>(s.collective.group.size());
+    return step((n - 1) / n);  // the ring's bandwidth term
+  });
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_FALSE(r->amdahl_p.has_value());
+  EXPECT_NE(r->amdahl_note.find("no work that divides over the devices"), std::string::npos)
+      << r->amdahl_note;
+  EXPECT_NE(sweep_text(*r).find(r->amdahl_note), std::string::npos);
+  // A plan that only gets slower with devices fits p < 0: outside Amdahl's law, said so.
+  Scenario gpt = testing::small_gpt(1, 1, 1, 64, 1);
+  auto slower = run_sweep(gpt, spec, "fake", [](const Scenario& s) -> Result<SweepJudgement> {
+    return step(1.0 + 0.1 * s.strategy.data);
+  });
+  ASSERT_TRUE(slower.is_ok());
+  ASSERT_TRUE(slower->amdahl_p.has_value());
+  EXPECT_LT(*slower->amdahl_p, 0);
+  EXPECT_NE(slower->amdahl_note.find("not a parallel fraction"), std::string::npos)
+      << slower->amdahl_note;
+}
+
+// Issue 18 item 7: `cost`'s "Amdahl through this plan" said 4.00x at 4
+// devices where `sweep` measured 3.19x: it extrapolated p from the compute
+// share. It is now the sweep itself: the closed form at the data degrees 1,
+// 2, 4, ... up to twice the plan's, and p fitted to those speedups.
+TEST(Sweep, AmdahlThroughThePlanIsTheSweep) {
+  auto sc = load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/pmap_linear.yaml");
+  ASSERT_TRUE(sc.is_ok()) << sc.message();
+  const SweepJudge judge = [](const Scenario& s) -> Result<SweepJudgement> {
+    auto e = cost::estimate_plan(s);
+    if (!e.is_ok()) return e.status();
+    return step(e->step_seconds);
+  };
+  auto through = amdahl_through_plan(*sc, judge);
+  ASSERT_TRUE(through.is_ok()) << through.message();
+  SweepSpec spec;
+  spec.values = {"1", "2", "4", "8"};
+  auto swept = run_sweep(*sc, spec, "cost", judge);
+  ASSERT_TRUE(swept.is_ok());
+  ASSERT_EQ(through->points.size(), swept->points.size());
+  for (size_t i = 0; i < swept->points.size(); ++i) {
+    EXPECT_EQ(through->points[i].devices, swept->points[i].devices);
+    EXPECT_DOUBLE_EQ(through->points[i].speedup, swept->points[i].speedup);
+  }
+  ASSERT_TRUE(through->amdahl_p.has_value());
+  EXPECT_DOUBLE_EQ(*through->amdahl_p, *swept->amdahl_p);
+  // 8 rows of 16 floats: launch-bound, far from 4x at 4 devices.
+  EXPECT_LT(through->points[2].speedup, 2.0);
 }
 
 }  // namespace

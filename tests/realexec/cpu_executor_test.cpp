@@ -3,6 +3,7 @@
 // and dependency order in the trace, memory limits, dtype rejection, and no
 // thread left behind.
 #include <gtest/gtest.h>
+#include <atomic>
 #include <pthread.h>
 #include <sched.h>
 
@@ -538,6 +539,47 @@ TEST(RunRepeated, WarmsUpForAsLongAsAsked) {
   o.warmup_seconds = 0;
   ASSERT_TRUE(run_repeated(o, Verify::kFirstStep, step(0.01)).is_ok());
   EXPECT_EQ(checks.size(), 3u);
+}
+
+// RunOptions::cancel, polled between steps: set before the run, no step
+// runs; set from on_progress after the second step, the third never runs.
+TEST(RunRepeated, StopsBetweenStepsWhenCancelled) {
+  int steps = 0;
+  auto step = [&](bool) -> Result<Trace> {
+    ++steps;
+    Trace t;
+    t.spans.push_back(TraceSpan{0, 0, 0, 0.0, 0.01});
+    return t;
+  };
+  std::atomic<bool> cancel{true};
+  RunOptions o;
+  o.repeat = 5;
+  o.cancel = &cancel;
+  auto before = run_repeated(o, Verify::kFirstStep, step);
+  ASSERT_FALSE(before.is_ok());
+  EXPECT_EQ(before.status().kind(), ErrorKind::kCancelled);
+  EXPECT_EQ(steps, 0);
+  cancel = false;
+  o.on_progress = [&](double done, double) {
+    if (done >= 2) cancel = true;
+  };
+  auto during = run_repeated(o, Verify::kFirstStep, step);
+  ASSERT_FALSE(during.is_ok());
+  EXPECT_EQ(during.status().kind(), ErrorKind::kCancelled);
+  EXPECT_EQ(steps, 2);
+}
+
+TEST(CpuExecutor, ACancelledRunReturnsCancelled) {
+  ProgramBuilder b("kernels", 1);
+  b.add_gemm(b.stream(0, "compute"), 16, 16, 16, DType::kF32, "mm");
+  auto p = std::move(b).build();
+  ASSERT_TRUE(p.is_ok());
+  std::atomic<bool> cancel{true};
+  RunOptions ro;
+  ro.cancel = &cancel;
+  auto t = make_cpu_executor()->run(*p, host(1), HardwareProfile::defaults(), ro);
+  ASSERT_FALSE(t.is_ok());
+  EXPECT_EQ(t.status().kind(), ErrorKind::kCancelled);
 }
 
 TEST(Summary, MedianAndNearestRankPercentile) {

@@ -153,7 +153,7 @@ TEST(Engine, MemorySpeedMovesStreamingKernelsAlone) {
 TEST(Engine, ExposedCommunicationIsCommWhileComputeIdles) {
   // Device 0 runs a kernel of g seconds on "compute" and, from time 0, sends
   // M bytes on "xfer" taking T = alpha + M/B > g. Busy = g; comm = T;
-  // exposed = T - g.
+  // exposed = T - g; idle 0 (it always computes or communicates).
   const Topology t = star(2, 10e9, 2e-6);
   const HardwareProfile h = plain_profile();
   ProgramBuilder b("overlap", 2);
@@ -167,9 +167,10 @@ TEST(Engine, ExposedCommunicationIsCommWhileComputeIdles) {
   EXPECT_DOUBLE_EQ(r.devices[0].busy_seconds, g);
   EXPECT_DOUBLE_EQ(r.devices[0].comm_seconds, tx);
   EXPECT_NEAR(r.devices[0].exposed_comm_seconds, tx - g, 1e-15);
-  EXPECT_DOUBLE_EQ(r.devices[0].idle_seconds, tx - g);
+  EXPECT_DOUBLE_EQ(r.devices[0].idle_seconds, 0.0);
   // The receiver has no task: all idle, no communication of its own.
   EXPECT_EQ(r.devices[1].comm_seconds, 0);
+  EXPECT_DOUBLE_EQ(r.devices[1].idle_seconds, r.step_seconds);
 }
 
 // Communication that takes its device's processor (DeviceProfile::

@@ -88,9 +88,13 @@ TEST(FlowModel, ThreeFlowMaxMinWorkedByHand) {
   EXPECT_LT(rel_err(r.task_end_seconds[static_cast<size_t>(fc)], 1.0), 1e-12);
   EXPECT_LT(rel_err(r.task_end_seconds[static_cast<size_t>(fb)], 1.5), 1e-12);
   // X forward carried A + B = 12 GB and was busy 1.5 s; Y forward 6 GB, 1.5 s.
+  // Utilisation: 12 GB of the 10 GB/s x 1.5 s = 15 GB X could carry (0.8); Y
+  // carried 6 of its 6 GB (1.0). Both were occupied the whole step.
   EXPECT_EQ(r.links[0].bytes, 12e9);
   EXPECT_EQ(r.links[2].bytes, 6e9);
-  EXPECT_LT(rel_err(r.links[0].utilization, 1.0), 1e-12);
+  EXPECT_LT(rel_err(r.links[0].utilization, 0.8), 1e-12);
+  EXPECT_LT(rel_err(r.links[2].utilization, 1.0), 1e-12);
+  EXPECT_LT(rel_err(r.links[0].occupancy, 1.0), 1e-12);
   // Ideal: A 8/10 = 0.8 s, B 4/4 = 1 s, C 2/4 = 0.5 s.
   const SimResult i = run(p, t, plain_profile(), NetworkModel::kIdeal);
   EXPECT_LT(rel_err(i.task_end_seconds[static_cast<size_t>(fa)], 0.8), 1e-12);

@@ -114,9 +114,10 @@ TEST(SimTrace, ChromeTraceIsValidSortedAndFlowsArePaired) {
   EXPECT_EQ(begins, static_cast<int>(r.trace.transfers.size()));
   EXPECT_EQ(ends, begins);
   EXPECT_EQ(counters, static_cast<int>(r.trace.memory.size()));
-  // Every transfer has an arrow (the p2p send lands on fwd1, ring steps on
-  // the peer's rank span); each id once as "s" and once as "f".
-  EXPECT_EQ(s_ids.size(), r.trace.transfers.size());
+  // Arrows: the p2p send's (it lands on fwd1), and one per (sender,
+  // receiver) pair of the ring (its 24 steps join 4 pairs of rank spans);
+  // each id once as "s" and once as "f".
+  EXPECT_EQ(s_ids.size(), 1u + 4u);
   EXPECT_EQ(s_ids.size(), f_ids.size());
   for (const auto& [id, n] : s_ids) {
     EXPECT_EQ(n, 1);

@@ -1,10 +1,10 @@
-#include "planner/sharding.hpp"
+#include "costmodel/sharding.hpp"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
-namespace brigade::planner {
+namespace brigade::cost {
 
 int Mesh::size() const {
   std::int64_t n = 1;
@@ -236,4 +236,4 @@ Propagation propagate_einsum(const EinsumRule& rule, const std::vector<Sharded>&
   return out;
 }
 
-}  // namespace brigade::planner
+}  // namespace brigade::cost

@@ -1,0 +1,90 @@
+#include "core/text.hpp"
+
+#include <cstdint>
+#include <cstdio>
+
+namespace brigade {
+namespace {
+
+// The length of the well-formed UTF-8 sequence at text[i], or 0.
+std::size_t sequence_length(std::string_view text, std::size_t i) {
+  const auto c = static_cast<unsigned char>(text[i]);
+  if (c < 0x80) return 1;
+  std::size_t n = 0;
+  std::uint32_t cp = 0;
+  if ((c & 0xE0) == 0xC0) {
+    n = 2, cp = c & 0x1Fu;
+  } else if ((c & 0xF0) == 0xE0) {
+    n = 3, cp = c & 0x0Fu;
+  } else if ((c & 0xF8) == 0xF0) {
+    n = 4, cp = c & 0x07u;
+  } else {
+    return 0;
+  }
+  if (i + n > text.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    const auto cc = static_cast<unsigned char>(text[i + k]);
+    if ((cc & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (cc & 0x3Fu);
+  }
+  const bool overlong = (n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
+  if (overlong || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return 0;
+  return n;
+}
+
+}  // namespace
+
+std::size_t utf8_error_offset(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    // ASCII runs, the common case, one byte at a time without the decoder.
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const std::size_t n = sequence_length(text, i);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::string_view::npos;
+}
+
+std::size_t control_char_offset(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) return i;
+  }
+  return std::string_view::npos;
+}
+
+std::string quoted(std::string_view text, std::size_t max_chars) {
+  std::string out = "'";
+  std::size_t i = 0, chars = 0;
+  while (i < text.size() && chars < max_chars) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::size_t n = sequence_length(text, i);
+    ++chars;
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (n == 0 || c < 0x20 || c == 0x7F) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+      i += 1;
+      continue;
+    } else {
+      out.append(text.substr(i, n));
+      i += n;
+      continue;
+    }
+    ++i;
+  }
+  if (i < text.size()) out += "...";
+  return out + "'";
+}
+
+}  // namespace brigade

@@ -1,0 +1,28 @@
+// Text that comes from outside (files, flags) on its way into messages and
+// outputs: UTF-8 validation, and quoting for one-line messages.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace brigade {
+
+// The offset of the first byte of `text` that does not begin a well-formed
+// UTF-8 sequence (RFC 3629: no overlong forms, no surrogates, nothing past
+// U+10FFFF), or std::string_view::npos when all of it is UTF-8.
+std::size_t utf8_error_offset(std::string_view text);
+
+// The offset of the first character that has no place in a text file: a C0
+// control other than tab, line feed and carriage return, or DEL (YAML 1.2's
+// c-printable, which JSON's strings also keep escaped); npos when none.
+// Assumes valid UTF-8.
+std::size_t control_char_offset(std::string_view text);
+
+// `text` for a one-line message, in single quotes: line breaks and tabs as
+// \n \r \t, other control bytes and bytes that are not UTF-8 as \xNN, cut
+// after `max_chars` characters (never inside one) with "..." appended.
+//   quoted("a\nb") == "'a\\nb'"
+std::string quoted(std::string_view text, std::size_t max_chars = 60);
+
+}  // namespace brigade

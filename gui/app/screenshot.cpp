@@ -1,0 +1,82 @@
+#include "gui/app/screenshot.hpp"
+
+#include <iostream>
+
+#include <QApplication>
+
+#include "gui/app/main_window.hpp"
+#include "gui/app/session.hpp"
+#include "gui/views/export.hpp"
+#include "gui/views/view.hpp"
+#include "gui/views/view_list.hpp"
+
+namespace brigade::gui {
+
+namespace {
+
+Status save(QWidget* w, const QString& out, const QString& title) {
+  return out.endsWith(".svg", Qt::CaseInsensitive) ? save_svg(w, out, title) : save_png(w, out);
+}
+
+// The whole main window, docks and all, as a user first sees it.
+int window_screenshot(const ScreenshotRequest& r) {
+  MainWindow w(r.load, /*remember=*/false);
+  w.setAttribute(Qt::WA_DontShowOnScreen);
+  w.resize(r.size);
+  w.show();
+  w.open_file(r.file);
+  w.session()->wait(24 * 3600 * 1000);
+  if (!w.document()) {
+    std::cerr << w.message_text().toStdString() << "\n";
+    return 2;
+  }
+  if (r.time_seconds >= 0) w.set_time_seconds(r.time_seconds);
+  QApplication::processEvents();
+  const Status st = save(&w, r.out, "window");
+  if (!st.is_ok()) {
+    std::cerr << st.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int take_screenshot(const ScreenshotRequest& r) {
+  const ViewInfo* info = find_view(r.view);
+  if (!info && r.view != "window") {
+    std::cerr << "brigade-gui: error: --view: found '" << r.view.toStdString()
+              << "'; expected one of " << view_names().toStdString() << ", window\n";
+    return 2;
+  }
+  if (!r.out.endsWith(".png", Qt::CaseInsensitive) && !r.out.endsWith(".svg", Qt::CaseInsensitive)) {
+    std::cerr << "brigade-gui: error: --screenshot: found '" << r.out.toStdString()
+              << "'; expected a file name ending in .png or .svg\n";
+    return 2;
+  }
+  if (!info) return window_screenshot(r);
+  Result<DocumentPtr> doc = load_document(r.file.toStdString(), r.load);
+  if (!doc.is_ok()) {
+    std::cerr << doc.message() << "\n";
+    return doc.status().kind() == ErrorKind::kBadInput ||
+                   doc.status().kind() == ErrorKind::kUnsupported
+               ? 2
+               : 1;
+  }
+  std::unique_ptr<View> view(info->make(nullptr));
+  view->setAttribute(Qt::WA_DontShowOnScreen);
+  view->resize(r.size);
+  view->show();
+  view->set_document(doc.value());
+  if (r.time_seconds >= 0) view->set_time_seconds(r.time_seconds);
+  view->wait_ready(24 * 3600 * 1000);
+  QApplication::processEvents();
+  const Status st = save(view.get(), r.out, r.view);
+  if (!st.is_ok()) {
+    std::cerr << st.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace brigade::gui

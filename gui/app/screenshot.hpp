@@ -1,0 +1,25 @@
+// `brigade-gui --screenshot OUT.png --view NAME [--time T] FILE`: one view
+// rendered without a display (QT_QPA_PLATFORM=offscreen) for tests, docs and
+// scripts. Bad input: the CLI's one line on stderr, exit 2, no file.
+#pragma once
+
+#include <QSize>
+#include <QString>
+
+#include "gui/model/loader.hpp"
+
+namespace brigade::gui {
+
+struct ScreenshotRequest {
+  QString out;    // .png or .svg
+  QString view = "timeline";
+  QString file;
+  double time_seconds = -1;  // < 0: none
+  QSize size{1600, 900};
+  LoadOptions load;
+};
+
+// Returns the exit code: 0 written, 2 bad input (message on stderr), 1 other failures.
+int take_screenshot(const ScreenshotRequest& request);
+
+}  // namespace brigade::gui

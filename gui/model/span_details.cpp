@@ -1,0 +1,197 @@
+#include "gui/model/span_details.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/units.hpp"
+#include "gui/model/palette.hpp"
+#include "gui/model/ruler.hpp"
+
+namespace brigade::gui {
+
+namespace {
+
+std::string name_of(const Trace& t, NameId id) {
+  return id >= 0 && static_cast<size_t>(id) < t.names.size() ? t.names[static_cast<size_t>(id)]
+                                                              : std::string("(unnamed)");
+}
+
+std::string device_name(const Trace& t, int d) {
+  return d >= 0 && static_cast<size_t>(d) < t.device_names.size() &&
+                 !t.device_names[static_cast<size_t>(d)].empty()
+             ? t.device_names[static_cast<size_t>(d)]
+             : "device " + std::to_string(d);
+}
+
+std::string stream_name(const Trace& t, int s) {
+  if (s < 0 || static_cast<size_t>(s) >= t.streams.size()) return "stream " + std::to_string(s);
+  const Stream& st = t.streams[static_cast<size_t>(s)];
+  return device_name(t, st.device) + "/" + st.name;
+}
+
+// When task `t` finished in this run (from its span), NaN if unknown.
+double end_of(const Document& doc, TaskId t) {
+  const std::int32_t s = doc.index->span_of_task(t);
+  if (s >= 0) return doc.trace->spans[static_cast<size_t>(s)].end_seconds;
+  if (doc.result && static_cast<size_t>(t) < doc.result->task_end_seconds.size())
+    return doc.result->task_end_seconds[static_cast<size_t>(t)];
+  return NAN;
+}
+
+// The task before `t` on its stream, -1 if it is the first.
+TaskId stream_predecessor(const Program& p, TaskId t) {
+  const auto tasks = p.stream_tasks(p.task(t).stream);
+  // Tasks join their stream in issue order with increasing ids.
+  auto it = std::lower_bound(tasks.begin(), tasks.end(), t);
+  if (it == tasks.end() || *it != t || it == tasks.begin()) return -1;
+  return *(it - 1);
+}
+
+struct Ready {
+  double seconds = -INFINITY;  // when the last input was done
+  TaskId task = -1;             // the input that was last
+  bool stream_order = false;    // it was the stream predecessor
+};
+
+// When task t could start, as far as its own inputs go.
+Ready ready_of(const Document& doc, const Program& p, TaskId t) {
+  Ready r;
+  const TaskId pred = stream_predecessor(p, t);
+  if (pred >= 0) {
+    const double e = end_of(doc, pred);
+    if (e > r.seconds) r = {e, pred, true};
+  }
+  for (TaskId d : p.deps(t)) {
+    const double e = end_of(doc, d);
+    if (e > r.seconds) r = {e, d, false};
+  }
+  return r;
+}
+
+std::string why(const Program& p, TaskId t, TaskId on, bool stream_order) {
+  const Task& me = p.task(t);
+  const Task& u = p.task(on);
+  if (stream_order)
+    return fmt::format("stream order: issued after it on the same stream ({})",
+                       p.streams()[static_cast<size_t>(me.stream)].name);
+  switch (u.kind) {
+    case TaskKind::kTransfer:
+      if (u.peer == me.device) return fmt::format("data: the transfer from device {} to this device", u.device);
+      return "dependency on a transfer";
+    case TaskKind::kCollective: {
+      const Collective& c = p.collectives()[static_cast<size_t>(u.collective)];
+      return fmt::format("the result of the {} over {} ranks", class_style(collective_class(c.kind)).label,
+                         c.group.size());
+    }
+    case TaskKind::kCompute:
+      if (u.device != me.device) return fmt::format("data computed on device {}", u.device);
+      return fmt::format("event: a kernel on stream '{}' of this device",
+                         p.streams()[static_cast<size_t>(u.stream)].name);
+  }
+  return "dependency";
+}
+
+}  // namespace
+
+std::string span_summary(const Document& doc, std::int32_t span) {
+  const Trace& t = *doc.trace;
+  const TraceSpan& s = t.spans[static_cast<size_t>(span)];
+  return fmt::format("{} — {} ({}, {})", name_of(t, s.name),
+                     format_duration(s.end_seconds - s.start_seconds),
+                     class_style(doc.index->span_class(span)).label, stream_name(t, s.stream));
+}
+
+SpanDetails describe_span(const Document& doc, std::int32_t span) {
+  SpanDetails out;
+  const Trace& tr = *doc.trace;
+  const TraceSpan& s = tr.spans[static_cast<size_t>(span)];
+  const double dur = s.end_seconds - s.start_seconds;
+  out.title = name_of(tr, s.name);
+  auto add = [&](std::string k, std::string v) { out.lines.push_back({std::move(k), std::move(v)}); };
+  add("kind", std::string(class_style(doc.index->span_class(span)).label));
+  add("where", stream_name(tr, s.stream));
+  add("start", format_duration(s.start_seconds));
+  add("end", format_duration(s.end_seconds));
+  add("duration", format_duration(dur));
+  const Program* p = doc.program();
+  if (!p || s.task < 0 || s.task >= p->num_tasks()) {
+    if (s.task >= 0) add("task", std::to_string(s.task));
+    return out;
+  }
+  const TaskId t = s.task;
+  const Task& task = p->task(t);
+  add("task", fmt::format("{} (phase {})", t, phase_name(task.phase)));
+  if (task.layer >= 0) add("layer", std::to_string(task.layer));
+  if (task.micro_batch >= 0) add("micro-batch", std::to_string(task.micro_batch));
+  switch (task.kind) {
+    case TaskKind::kCompute:
+      if (task.compute == ComputeKind::kGemm)
+        add("op", fmt::format("GEMM {} x {} x {}{} ({})", task.m, task.n, task.k,
+                              task.batch > 1 ? fmt::format(", batch {}", task.batch) : "",
+                              dtype_name(task.dtype)));
+      else
+        add("op", fmt::format("{} kernel ({})", compute_kind_name(task.compute), dtype_name(task.dtype)));
+      if (task.flops > 0) add("FLOP", format_flops(task.flops));
+      add("bytes", format_bytes(task.bytes));
+      if (dur > 0 && task.flops > 0) add("achieved", format_flops_rate(task.flops / dur));
+      break;
+    case TaskKind::kTransfer:
+      add("op", fmt::format("transfer to {}", device_name(tr, task.peer)));
+      add("bytes", format_bytes(task.bytes));
+      if (dur > 0) add("achieved", format_bandwidth(task.bytes / dur));
+      break;
+    case TaskKind::kCollective: {
+      const Collective& c = p->collectives()[static_cast<size_t>(task.collective)];
+      add("op", fmt::format("{} ({}) over {} ranks, {}", collective_kind_name(c.kind),
+                            collective_algorithm_name(c.algorithm), c.group.size(),
+                            dtype_name(c.dtype)));
+      add("bytes", format_bytes(c.bytes) + " (nccl-tests size)");
+      if (!c.reason.empty()) add("why", c.reason);
+      break;
+    }
+  }
+
+  // What it waited for.
+  Ready r = ready_of(doc, *p, t);
+  std::string who;
+  if (task.kind == TaskKind::kCollective) {
+    // A barrier: it started when the last rank's inputs were done.
+    const Collective& c = p->collectives()[static_cast<size_t>(task.collective)];
+    Ready last;
+    int last_rank = -1;
+    for (size_t k = 0; k < c.tasks.size(); ++k) {
+      const Ready rk = ready_of(doc, *p, c.tasks[k]);
+      if (rk.seconds > last.seconds) {
+        last = rk;
+        last_rank = static_cast<int>(k);
+      }
+    }
+    // Ranks that arrived together: this rank's own input is as much the
+    // reason as anyone's, and the simpler one to show.
+    if (last.task >= 0 && r.seconds < last.seconds &&
+        c.tasks[static_cast<size_t>(last_rank)] != t) {
+      r = last;
+      who = fmt::format("barrier: the last rank to arrive was {} (rank {}), waiting for '{}' ({})",
+                        device_name(tr, c.group[static_cast<size_t>(last_rank)]), last_rank,
+                        p->task_name(last.task),
+                        why(*p, c.tasks[static_cast<size_t>(last_rank)], last.task, last.stream_order));
+    }
+  }
+  if (r.task < 0) {
+    out.waited_for = "nothing: the first task of its stream, with no dependencies";
+  } else {
+    if (who.empty())
+      who = fmt::format("'{}' — {}", p->task_name(r.task), why(*p, t, r.task, r.stream_order));
+    out.waited_for_span = doc.index->span_of_task(r.task);
+    const double late = s.start_seconds - r.seconds;
+    if (std::isfinite(late) && late > 1e-9 * std::max(1.0, s.start_seconds) && late > 1e-12)
+      who += fmt::format("; it started {} after that was done", format_duration(late));
+    out.waited_for = who;
+  }
+  add("waited for", out.waited_for);
+  return out;
+}
+
+}  // namespace brigade::gui

@@ -1,0 +1,196 @@
+#include "tests/fuzz/fuzz_bodies.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+
+#include "core/plan_check.hpp"
+#include "core/profile.hpp"
+#include "core/scenario.hpp"
+#include "core/trace.hpp"
+#include "core/units.hpp"
+#include "costmodel/plan.hpp"
+#include "planner/lower.hpp"
+
+namespace brigade::fuzz {
+namespace {
+
+// The name every input is read under; messages must start with it.
+constexpr const char* kFile = "fuzz.yaml";
+// The most devices of a plan the body judges in closed form.
+constexpr int kMaxDevicesToJudge = 256;
+
+bool valid_utf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = 0;
+    std::uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if ((c & 0xE0) == 0xC0) {
+      n = 1, cp = c & 0x1Fu;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2, cp = c & 0x0Fu;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3, cp = c & 0x07u;
+    } else {
+      return false;
+    }
+    for (size_t k = 1; k <= n; ++k) {
+      if (i + k >= s.size()) return false;
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3Fu);
+    }
+    // Overlong forms, surrogates and code points past U+10FFFF are not UTF-8.
+    if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+      return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+// An error message is one line, in UTF-8, naming the input, and no bug's.
+void check_message(const Status& st, std::string_view file) {
+  const std::string& m = st.message();
+  check(st.kind() != ErrorKind::kInternal, "an internal error", m);
+  check(m.find('\n') == std::string::npos, "a message of more than one line", m);
+  check(valid_utf8(m), "a message in invalid UTF-8", m);
+  if (!file.empty())
+    check(m.rfind(std::string(file) + ":", 0) == 0, "a message that does not start with the file",
+        m);
+  check(m.find(": error: ") != std::string::npos, "a message without ': error: '", m);
+}
+
+void check_finite(double x, std::string_view what) {
+  check(std::isfinite(x), "a result that is not a finite number", what);
+}
+
+void check_estimate(const cost::PlanEstimate& e) {
+  check_finite(e.step_seconds, "step_seconds");
+  check(e.step_seconds >= 0, "a negative step time");
+  check_finite(e.compute_seconds, "compute_seconds");
+  check_finite(e.bubble_seconds, "bubble_seconds");
+  check_finite(e.exposed_communication_seconds, "exposed_communication_seconds");
+  check_finite(e.optimizer_seconds, "optimizer_seconds");
+  for (const auto& c : e.communication) {
+    check_finite(c.count, "communication.count");
+    check_finite(c.bytes, "communication.bytes");
+    check_finite(c.seconds, "communication.seconds");
+    check_finite(c.exposed_seconds, "communication.exposed_seconds");
+  }
+  for (const auto& m : e.memory) {
+    check_finite(m.params_bytes, "memory.params_bytes");
+    check_finite(m.grads_bytes, "memory.grads_bytes");
+    check_finite(m.optimizer_bytes, "memory.optimizer_bytes");
+    check_finite(m.activations_bytes, "memory.activations_bytes");
+    check_finite(m.other_bytes, "memory.other_bytes");
+    check_finite(m.peak_bytes, "memory.peak_bytes");
+  }
+  check_finite(e.parameters, "parameters");
+  check(e.parameters >= 0, "a negative parameter count");
+  check_finite(e.model_flops_per_iteration, "model_flops_per_iteration");
+  check_finite(e.hardware_flops_per_iteration, "hardware_flops_per_iteration");
+  check_finite(e.achieved_flops_per_second_per_device, "achieved_flops_per_second_per_device");
+  check_finite(e.mfu, "mfu");
+  check_finite(e.amdahl_p, "amdahl_p");
+  for (const auto& r : e.amdahl) {
+    check_finite(r.speedup, "amdahl.speedup");
+    check_finite(r.efficiency, "amdahl.efficiency");
+  }
+  if (e.placement) {
+    check_finite(e.placement->cost_with_alpha_seconds, "placement.cost_with_alpha_seconds");
+    check_finite(e.placement->critical_path_seconds, "placement.critical_path_seconds");
+  }
+}
+
+// Plans small enough to lower in milliseconds: the fuzzer's time goes to
+// reading, not to building large Programs (the tests and benchmarks cover
+// large plans).
+bool small_enough_to_lower(const Scenario& s) {
+  if (s.topology.num_devices() > 8) return false;
+  switch (s.model_kind) {
+    case ModelKind::kTransformer:
+      return s.transformer.layers <= 4 && global_batch(s) <= 16;
+    case ModelKind::kMlp:
+      return s.mlp.widths.size() <= 8 && global_batch(s) <= 4096;
+    case ModelKind::kGraph:
+      return s.graph.ops.size() <= 32;
+    case ModelKind::kCollective:
+      return true;
+    case ModelKind::kNone:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+void check(bool ok, std::string_view what, std::string_view detail) {
+  if (ok) return;
+  std::fprintf(stderr, "fuzz: broken promise: %s: %s\n", std::string(what).c_str(),
+               std::string(detail).c_str());
+  std::abort();
+}
+
+void scenario_one(std::string_view data) {
+  Result<Scenario> s = parse_scenario(std::string(data), kFile);
+  if (!s.is_ok()) {
+    // A profile file named by the scenario is named in its own messages.
+    const bool in_profile = s.message().rfind(kFile, 0) != 0 && data.find("profile") != data.npos;
+    return check_message(s.status(), in_profile ? "" : kFile);
+  }
+  if (Status st = check_plan(*s); !st.is_ok()) return check_message(st, kFile);
+  // The closed form's route tables grow as devices^2 (6 GB at 16384 devices,
+  // docs/RELIABILITY.md): larger plans are read and checked, not judged.
+  if (s->topology.num_devices() > kMaxDevicesToJudge) return;
+  Result<cost::PlanEstimate> e = cost::estimate_plan(*s);
+  if (!e.is_ok()) return check_message(e.status(), kFile);
+  check_estimate(*e);
+  if (!small_enough_to_lower(*s)) return;
+  planner::LowerOptions options;
+  options.max_kernel_tasks = 2000;
+  Result<planner::Plan> plan = planner::lower(*s, options);
+  if (!plan.is_ok()) return check_message(plan.status(), kFile);
+  check_finite(plan->parameters, "plan.parameters");
+  check_finite(plan->flops_per_iteration, "plan.flops_per_iteration");
+}
+
+void profile_one(std::string_view data) {
+  Result<HardwareProfile> p = parse_profile(std::string(data), kFile);
+  if (!p.is_ok()) return check_message(p.status(), kFile);
+}
+
+void trace_one(std::string_view data) {
+  std::istringstream in{std::string(data)};
+  Result<Trace> t = read_chrome_trace(in, kFile);
+  if (!t.is_ok()) return check_message(t.status(), kFile);
+}
+
+void units_one(std::string_view data) {
+  for (Dimension dim : {Dimension::kBytes, Dimension::kSeconds, Dimension::kBytesPerSecond,
+                        Dimension::kFlopsPerSecond, Dimension::kFlops, Dimension::kNumber}) {
+    Result<double> q = parse_quantity(data, dim);
+    if (!q.is_ok()) {
+      check(q.message().find('\n') == std::string::npos, "a message of more than one line",
+            q.message());
+      check(valid_utf8(q.message()), "a message in invalid UTF-8", q.message());
+      continue;
+    }
+    check_finite(*q, "parse_quantity");
+    for (const std::string& f : {format_seconds(*q), format_bytes(*q), format_bandwidth(*q),
+                                 format_flops(*q), format_flops_rate(*q), format_count(*q)}) {
+      check(f.find("nan") == std::string::npos && f.find("inf") == std::string::npos,
+            "a formatted quantity that is not a number", f);
+      check(f.size() < 32, "a formatted quantity longer than 31 characters", f);
+    }
+  }
+}
+
+}  // namespace brigade::fuzz

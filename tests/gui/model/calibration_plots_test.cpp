@@ -1,0 +1,164 @@
+// The calibration view's plots (gui/model/calibration_plots.hpp): samples
+// against the judges' lines, for a calibrated profile, a profile without
+// samples and a scenario's data-sheet profile.
+#include "gui/model/calibration_plots.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/scenario.hpp"
+#include "costmodel/collectives.hpp"
+
+namespace brigade::gui {
+namespace {
+
+const std::string kSrc = BRIGADE_SOURCE_DIR;
+
+HardwareProfile profile(const std::string& path) {
+  auto p = load_profile(kSrc + "/" + path);
+  EXPECT_TRUE(p.is_ok()) << p.message();
+  return std::move(p).value();
+}
+
+const PlotSeries* find(const CalibrationPlot& plot, const std::string& name) {
+  for (const PlotSeries& s : plot.series)
+    if (s.name.rfind(name, 0) == 0) return &s;
+  return nullptr;
+}
+
+// The model's y at x (the lines hold the samples' x exactly).
+double at(const PlotSeries& s, double x) {
+  for (const auto& [px, py] : s.xy)
+    if (px == x) return py;
+  ADD_FAILURE() << s.name << " has no point at " << x;
+  return 0;
+}
+
+TEST(RSquaredOf, OneForAPerfectModelZeroForTheMean) {
+  const XY pts = {{1, 2}, {2, 4}, {3, 6}};
+  EXPECT_DOUBLE_EQ(r_squared_of(pts, [](double x) { return 2 * x; }), 1);
+  // The mean (4) as the model: residuals equal the total: R² 0.
+  EXPECT_DOUBLE_EQ(r_squared_of(pts, [](double) { return 4.0; }), 0);
+  // Off by 1 everywhere: 1 - 3 / 8 = 0.625 (total: 4 + 0 + 4 = 8).
+  EXPECT_DOUBLE_EQ(r_squared_of(pts, [](double x) { return 2 * x + 1; }), 0.625);
+  EXPECT_DOUBLE_EQ(r_squared_of({{1, 1}}, [](double) { return 1.0; }), 0);
+}
+
+TEST(CalibrationPlots, ACalibratedProfileDrawsItsSamplesAgainstItsFits) {
+  const HardwareProfile p = profile("tests/data/profile_cpu_quick.yaml");
+  ASSERT_EQ(calibration_models(p, nullptr), (std::vector<std::string>{"host-thread"}));
+  const CalibrationPlots c = calibration_plots(p, nullptr, "host-thread");
+  EXPECT_TRUE(c.has_samples);
+  // GEMM: f32's curve is tf32's, f16's and bf16's too (the CPU computes
+  // them in f32): one line; f64 its own.
+  const PlotSeries* f32 = find(c.gemm, "f32 = tf32 = f16 = bf16");
+  ASSERT_NE(f32, nullptr);
+  EXPECT_NE(find(c.gemm, "f64"), nullptr);
+  const PlotSeries* f32m = find(c.gemm, "f32 measured");
+  ASSERT_NE(f32m, nullptr);
+  ASSERT_EQ(f32m->xy.size(), 4u);
+  // The curve has points: the line passes through every sample (no
+  // half-performance term), R² 1.
+  for (const auto& [flops, eff] : f32m->xy) EXPECT_NEAR(at(*f32, flops), eff, 1e-12) << flops;
+  bool gemm_fit = false;
+  for (const FitQuality& f : c.fits)
+    if (f.name == "gemm.f32") {
+      gemm_fit = true;
+      EXPECT_NEAR(f.r_squared, 1, 1e-9);
+    }
+  EXPECT_TRUE(gemm_fit);
+  // Memory: bytes / (launch + bytes / (41.87 GB/s x 0.9215)) at 1 MiB.
+  const PlotSeries* mem = find(c.memory, "model: ");
+  ASSERT_NE(mem, nullptr);
+  const double b = 1048576;
+  EXPECT_NEAR(at(*mem, b),
+              b / (3.3835000067483635e-07 + b / (41872694152.2362 * 0.9214842867448425)),
+              1e-6 * at(*mem, b));
+  EXPECT_EQ(find(c.memory, "measured")->xy.size(), 3u);
+  // Transfers over shm: α + bytes / B of the profile's shm entry.
+  const PlotSeries* shm = find(c.transfers, "shm: ");
+  ASSERT_NE(shm, nullptr);
+  EXPECT_NEAR(at(*shm, 65536), 65536 / (9.663014080083478e-08 + 65536 / 29854782004.57004),
+              1e-6 * at(*shm, 65536));
+  EXPECT_EQ(find(c.transfers, "shm measured")->xy.size(), 3u);
+  // R² of calibrate's own fits, by name.
+  ASSERT_FALSE(c.fits.empty());
+  bool memory_fit = false;
+  for (const FitQuality& f : c.fits) memory_fit |= f.name == "memory" && f.r_squared > 0.99;
+  EXPECT_TRUE(memory_fit);
+}
+
+// The collectives' line is the judges' prediction: at each measured size it
+// is the model_seconds calibrate stored, as bus bandwidth (nccl-tests:
+// busBw = M / T x 2(n-1)/n for AllReduce, ...).
+TEST(CalibrationPlots, TheCollectivesLineIsWhatCalibrateSaidTheJudgesPredict) {
+  const HardwareProfile p = profile("tests/data/profile_cpu_quick.yaml");
+  const CalibrationPlots c = calibration_plots(p, nullptr, "host-thread");
+  int checked = 0;
+  for (const auto& s : p.calibration.collectives) {
+    if (!(s.model_seconds > 0)) continue;
+    const std::string kind(collective_kind_name(s.kind));
+    const PlotSeries* line = nullptr;
+    for (const PlotSeries& x : c.collectives.series)
+      if (!x.measured && x.name == kind) line = &x;
+    ASSERT_NE(line, nullptr) << kind;
+    const double bus = s.bytes / s.model_seconds * cost::bus_bandwidth_factor(s.kind, s.ranks);
+    EXPECT_NEAR(at(*line, s.bytes), bus, 1e-9 * bus) << kind << " " << s.bytes;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 12);
+}
+
+TEST(CalibrationPlots, AProfileWithoutSamplesShowsItsFitsAndSaysSo) {
+  const HardwareProfile p = profile("scenarios/profiles/h200_measured.yaml");
+  const CalibrationPlots c = calibration_plots(p, nullptr, "NVIDIA H200");
+  EXPECT_FALSE(c.has_samples);
+  ASSERT_FALSE(c.gemm.notes.empty());
+  EXPECT_EQ(c.gemm.notes.front(), "no samples in this profile: the fits alone");
+  EXPECT_FALSE(c.gemm.has_samples());
+  // Five measured curves, each its own line.
+  int lines = 0;
+  for (const PlotSeries& s : c.gemm.series) lines += s.measured ? 0 : 1;
+  EXPECT_EQ(lines, 5);
+  EXPECT_NE(find(c.gemm, "bf16"), nullptr);
+  ASSERT_EQ(c.gemm.notes.size(), 2u);
+  EXPECT_NE(c.gemm.notes[1].find(", bf16 760 TFLOP/s"), std::string::npos) << c.gemm.notes[1];
+  EXPECT_FALSE(c.memory.empty());
+  // One GPU: no link measured.
+  EXPECT_TRUE(c.transfers.empty());
+  bool said = false;
+  for (const std::string& n : c.transfers.notes) said |= n.rfind("no link measured", 0) == 0;
+  EXPECT_TRUE(said);
+}
+
+TEST(CalibrationPlots, AScenarioDrawsItsProfileOnItsOwnTopology) {
+  auto s = load_scenario(kSrc + "/scenarios/gpt3_175b_1024.yaml");
+  ASSERT_TRUE(s.is_ok()) << s.message();
+  const std::vector<std::string> models = calibration_models(s->profile, &s->topology);
+  ASSERT_EQ(models, (std::vector<std::string>{"NVIDIA A100-SXM4-80GB"}));
+  const CalibrationPlots c = calibration_plots(s->profile, &s->topology, models[0]);
+  EXPECT_FALSE(c.has_samples);
+  // Transfers: NVLink inside node 0, InfiniBand to node 1.
+  ASSERT_EQ(c.transfers.series.size(), 2u);
+  EXPECT_EQ(c.transfers.series[0].group, static_cast<int>(LinkClass::kNvlink));
+  EXPECT_EQ(c.transfers.series[1].group, static_cast<int>(LinkClass::kInfiniband));
+  // Collectives: 6 kinds on node 0's 8 GPUs, 6 on 8 nodes (dashed).
+  ASSERT_EQ(c.collectives.series.size(), 12u);
+  EXPECT_FALSE(c.collectives.series[0].dashed);
+  EXPECT_TRUE(c.collectives.series[6].dashed);
+  // A large ring AllReduce's bus bandwidth approaches the ring's link
+  // bandwidth (nccl-tests doc/PERFORMANCE.md: busBw is comparable to the
+  // hardware's peak): within 10% of it at 1 GiB inside the node.
+  const PlotSeries& ar = c.collectives.series[0];
+  EXPECT_EQ(ar.name, "allreduce");
+  bool said = false;
+  for (const std::string& n : c.collectives.notes)
+    said |= n == "ring algorithm; solid: 8 ranks in node 0; dashed: 8 nodes, one rank each";
+  EXPECT_TRUE(said);
+  const double link =
+      route_bandwidth_bytes_per_second(s->topology.route(0, 1), s->topology, s->profile);
+  EXPECT_GT(ar.xy.back().second, 0.9 * link);
+  EXPECT_LE(ar.xy.back().second, link * (1 + 1e-9));
+}
+
+}  // namespace
+}  // namespace brigade::gui

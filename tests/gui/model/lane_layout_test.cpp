@@ -1,0 +1,118 @@
+// The timeline's rows: node > device > stream, collapsing, hit testing
+// (gui/model/lane_layout.hpp).
+#include "gui/model/lane_layout.hpp"
+
+#include <gtest/gtest.h>
+
+namespace brigade::gui {
+namespace {
+
+// Two nodes of two devices, each device with a compute and a comm stream.
+Trace cluster() {
+  Trace t;
+  t.device_names = {"node0/gpu0", "node0/gpu1", "node1/gpu0", "node1/gpu1"};
+  for (int d = 0; d < 4; ++d) {
+    t.streams.push_back({d, "compute"});
+    t.streams.push_back({d, "comm"});
+  }
+  t.names = {"k"};
+  for (int s = 0; s < 8; ++s) {
+    TraceSpan x;
+    x.stream = s;
+    x.device = s / 2;
+    x.start_seconds = s;
+    x.end_seconds = s + 1;
+    x.name = 0;
+    t.spans.push_back(x);
+  }
+  return t;
+}
+
+struct NodeCase {
+  const char* name;
+  int node;
+};
+
+class NodeOfName : public ::testing::TestWithParam<NodeCase> {};
+
+TEST_P(NodeOfName, ComesFromTheNodePrefixOfTheDevicesName) {
+  Trace t;
+  t.device_names = {GetParam().name};
+  EXPECT_EQ(node_of_device(t, 0, nullptr), GetParam().node);
+}
+
+INSTANTIATE_TEST_SUITE_P(Names, NodeOfName,
+                         ::testing::Values(NodeCase{"node12/gpu3", 12}, NodeCase{"node0/gpu0", 0},
+                                           NodeCase{"gpu3", 0}, NodeCase{"node/gpu", 0},
+                                           NodeCase{"node7", 0}, NodeCase{"cpu0", 0}));
+
+TEST(LaneLayout, GroupsStreamsUnderDevicesUnderNodes) {
+  const Trace t = cluster();
+  const TraceIndex ix = TraceIndex::build(t, nullptr);
+  LaneLayout l;
+  l.build(t, ix, nullptr, LaneMetrics{10, 20, 0});
+  // node0, gpu0, compute, comm, gpu1, compute, comm, node1, ...
+  ASSERT_EQ(l.num_rows(), 2 + 4 + 8);
+  EXPECT_EQ(l.row(0).kind, RowKind::kNode);
+  EXPECT_EQ(l.row(0).label, "node 0");
+  EXPECT_EQ(l.row(1).kind, RowKind::kDevice);
+  EXPECT_EQ(l.row(1).label, "node0/gpu0");
+  EXPECT_EQ(l.row(2).label, "compute");
+  EXPECT_EQ(l.row(2).indent, 2);
+  // Heights: 2 node headers + 4 device headers of 10, 8 streams of 20.
+  EXPECT_EQ(l.total_height(), 6 * 10 + 8 * 20);
+  EXPECT_EQ(l.row_at(0), 0);
+  EXPECT_EQ(l.row_at(10), 1);
+  EXPECT_EQ(l.row_at(25), 2);
+  EXPECT_EQ(l.row_at(-1), -1);
+  EXPECT_EQ(l.row_at(1000), -1);
+  EXPECT_EQ(l.row_showing_stream(3), 6);
+}
+
+TEST(LaneLayout, CollapsedRowsHideTheirChildrenAndShowTheirStreamsMerged) {
+  const Trace t = cluster();
+  const TraceIndex ix = TraceIndex::build(t, nullptr);
+  LaneLayout l;
+  l.build(t, ix, nullptr, LaneMetrics{10, 20, 0});
+  l.toggle(1);  // node0/gpu0 collapsed
+  EXPECT_FALSE(l.row(2).visible);
+  EXPECT_EQ(l.row_showing_stream(0), 1);
+  EXPECT_EQ(l.streams_of_row(1), (std::vector<int>{0, 1}));
+  l.toggle(7);  // node 1 collapsed
+  EXPECT_EQ(l.row_showing_stream(7), 7);
+  EXPECT_EQ(l.streams_of_row(7), (std::vector<int>{4, 5, 6, 7}));
+  // node0 (10) + gpu0 collapsed (20) + gpu1 (10) + 2 streams (40) + node1 collapsed (20)
+  EXPECT_EQ(l.total_height(), 100);
+  EXPECT_EQ(l.rows_in(0, 100).size(), 6u);
+  l.reveal_stream(6);
+  EXPECT_TRUE(l.row(7).visible);
+  EXPECT_FALSE(l.row(7).collapsed);
+  EXPECT_EQ(l.row_showing_stream(6), l.row_showing_stream(6));
+  EXPECT_EQ(l.row(l.row_showing_stream(6)).kind, RowKind::kStream);
+}
+
+TEST(LaneLayout, OverviewCollapsesEveryNodeButTheFirstWhenThereAreManyRows) {
+  const Trace t = cluster();
+  const TraceIndex ix = TraceIndex::build(t, nullptr);
+  LaneLayout l;
+  l.build(t, ix, nullptr);
+  l.collapse_for_overview(8);  // 8 stream rows: nothing to do
+  EXPECT_FALSE(l.row(7).collapsed);
+  l.collapse_for_overview(4);
+  EXPECT_FALSE(l.row(0).collapsed);
+  EXPECT_TRUE(l.row(7).collapsed);
+}
+
+TEST(LaneLayout, OneNodeHasNoNodeRow) {
+  Trace t = cluster();
+  t.device_names = {"gpu0", "gpu1", "gpu2", "gpu3"};
+  const TraceIndex ix = TraceIndex::build(t, nullptr);
+  LaneLayout l;
+  l.build(t, ix, nullptr);
+  EXPECT_EQ(l.num_rows(), 4 + 8);
+  EXPECT_EQ(l.row(0).kind, RowKind::kDevice);
+  EXPECT_EQ(l.row(1).indent, 1);
+}
+
+}  // namespace
+}  // namespace brigade::gui

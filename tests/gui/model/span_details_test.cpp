@@ -1,0 +1,124 @@
+// What the details panel says about a span, above all which task it waited
+// for and why (gui/model/span_details.hpp), on the seed's pmap train step.
+#include "gui/model/span_details.hpp"
+
+#include <gtest/gtest.h>
+
+#include "gui/model/loader.hpp"
+
+namespace brigade::gui {
+namespace {
+
+const std::string kSrc = BRIGADE_SOURCE_DIR;
+
+// The first span of `name` on `device`.
+int span_named(const Document& d, const std::string& name, int device) {
+  for (size_t i = 0; i < d.trace->spans.size(); ++i) {
+    const TraceSpan& s = d.trace->spans[i];
+    if (s.device == device && d.trace->names[static_cast<size_t>(s.name)] == name)
+      return static_cast<int>(i);
+  }
+  ADD_FAILURE() << name << " on " << device;
+  return 0;
+}
+
+std::string line(const SpanDetails& d, const std::string& key) {
+  for (const DetailLine& l : d.lines)
+    if (l.key == key) return l.value;
+  return "(none: " + key + ")";
+}
+
+struct WaitCase {
+  std::string span;
+  int device;
+  std::string waited_for;
+  std::string waited_span;  // name of the span it waited for, "" for none
+  int waited_device;
+};
+
+class WaitedFor : public ::testing::TestWithParam<WaitCase> {};
+
+// pmap_train_step on 4 host threads: per device mm1, loss, loss.bwd,
+// mm1.wgrad on `compute`, the gradient psum (ring AllReduce) on `dp`, then
+// the SGD step. Every device runs the same tasks at the same times.
+TEST_P(WaitedFor, NamesTheTaskAndTheReason) {
+  static const DocumentPtr doc =
+      load_document(kSrc + "/scenarios/pmap_train_step.yaml").value();
+  const WaitCase c = GetParam();
+  const SpanDetails d = describe_span(*doc, span_named(*doc, c.span, c.device));
+  EXPECT_EQ(d.title, c.span);
+  EXPECT_EQ(d.waited_for, c.waited_for);
+  EXPECT_EQ(line(d, "waited for"), c.waited_for);
+  if (c.waited_span.empty())
+    EXPECT_EQ(d.waited_for_span, -1);
+  else
+    EXPECT_EQ(d.waited_for_span, span_named(*doc, c.waited_span, c.waited_device));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    PmapTrainStep, WaitedFor,
+    ::testing::Values(
+        WaitCase{"mm1", 0, "nothing: the first task of its stream, with no dependencies", "", 0},
+        WaitCase{"loss", 2,
+                 "'mm1' — stream order: issued after it on the same stream (compute)", "mm1", 2},
+        WaitCase{"grad psum", 1,
+                 "'mm1.wgrad' — event: a kernel on stream 'compute' of this device", "mm1.wgrad", 1},
+        WaitCase{"optimizer.w1", 3, "'grad psum' — the result of the AllReduce over 4 ranks",
+                 "grad psum", 3}));
+
+// With cpu1 at half speed its gradient is ready last; every other rank's
+// psum waits for it at the barrier. Durations double on cpu1, so it arrives
+// at 2 x 1.663 us while cpu0 is ready at 1.663 us; cpu0's psum starts when
+// cpu1's mm1.wgrad ends, not before.
+TEST(SpanDetails, ACollectiveWaitsForItsLastRank) {
+  auto scenario = load_scenario(kSrc + "/scenarios/pmap_train_step.yaml");
+  ASSERT_TRUE(scenario.is_ok());
+  scenario->simulation.speed[1] = 0.5;
+  auto doc = document_from_scenario(std::move(scenario).value());
+  ASSERT_TRUE(doc.is_ok()) << doc.message();
+  const Document& d = **doc;
+  const int psum0 = span_named(d, "grad psum", 0);
+  const SpanDetails s = describe_span(d, psum0);
+  EXPECT_EQ(s.waited_for,
+            "barrier: the last rank to arrive was cpu1 (rank 1), waiting for 'mm1.wgrad' (event: a "
+            "kernel on stream 'compute' of this device)");
+  const int wgrad1 = span_named(d, "mm1.wgrad", 1);
+  EXPECT_EQ(s.waited_for_span, wgrad1);
+  EXPECT_DOUBLE_EQ(d.trace->spans[static_cast<size_t>(psum0)].start_seconds,
+                   d.trace->spans[static_cast<size_t>(wgrad1)].end_seconds);
+  EXPECT_NEAR(d.trace->spans[static_cast<size_t>(wgrad1)].end_seconds,
+              2 * d.trace->spans[static_cast<size_t>(span_named(d, "mm1.wgrad", 0))].end_seconds,
+              1e-12);
+}
+
+TEST(SpanDetails, ShowsTheKernelsShapeFlopAndBytes) {
+  const DocumentPtr doc = load_document(kSrc + "/scenarios/pmap_train_step.yaml").value();
+  const SpanDetails d = describe_span(*doc, span_named(*doc, "mm1", 0));
+  // mm1: x (2 rows of this device's batch) times w (1 x 1): 2mnk = 2 x 2 x 1 x 1 FLOP.
+  EXPECT_EQ(line(*&d, "op"), "GEMM 2 x 1 x 1 (f32)");
+  EXPECT_EQ(line(d, "FLOP"), "4.00 FLOP");
+  EXPECT_EQ(line(d, "where"), "cpu0/compute");
+  EXPECT_EQ(line(d, "kind"), "forward");
+  const SpanDetails psum = describe_span(*doc, span_named(*doc, "grad psum", 0));
+  EXPECT_EQ(line(psum, "op"), "allreduce (ring) over 4 ranks, f32");
+  EXPECT_EQ(line(psum, "bytes"), "4.00 B (nccl-tests size)");
+}
+
+TEST(SpanDetails, AForeignSpanHasNoProgramToAsk) {
+  Trace t;
+  t.device_names = {"gpu0"};
+  t.streams = {{0, "s"}};
+  t.names = {"k"};
+  TraceSpan s;
+  s.name = 0;
+  s.end_seconds = 1e-3;
+  t.spans.push_back(s);
+  const DocumentPtr doc = document_from_trace(std::move(t), "x.json");
+  const SpanDetails d = describe_span(*doc, 0);
+  EXPECT_EQ(d.waited_for, "");
+  EXPECT_EQ(line(d, "duration"), "1 ms");
+  EXPECT_EQ(span_summary(*doc, 0), "k — 1 ms (forward, gpu0/s)");
+}
+
+}  // namespace
+}  // namespace brigade::gui

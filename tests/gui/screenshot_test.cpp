@@ -1,0 +1,154 @@
+// A picture of every registered view (gui/views/view_list.cpp) for the
+// bundled scenarios, checked to be a real image: many colours, much drawn
+// on it. Also brigade-gui --screenshot itself, and its bad-input contract.
+#include <algorithm>
+#include <filesystem>
+
+#include <QFile>
+#include <QImage>
+#include <QProcess>
+#include <gtest/gtest.h>
+
+#include "gui/app/screenshot.hpp"
+#include "gui/model/loader.hpp"
+#include "gui/views/export.hpp"
+#include "gui/views/view.hpp"
+#include "gui/views/view_list.hpp"
+
+namespace brigade::gui {
+namespace {
+
+const std::string kSrc = BRIGADE_SOURCE_DIR;
+
+std::filesystem::path out_dir() {
+  const auto d = std::filesystem::temp_directory_path() / "brigade_gui_screens";
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+// Renders every view of `doc` at 1600 x 900 and checks each picture.
+void every_view_is_a_real_picture(const DocumentPtr& doc, const std::string& tag) {
+  for (const ViewInfo& info : view_list()) {
+    SCOPED_TRACE(info.name.toStdString());
+    std::unique_ptr<View> v(info.make(nullptr));
+    v->setAttribute(Qt::WA_DontShowOnScreen);
+    v->resize(1600, 900);
+    v->show();
+    v->set_document(doc);
+    if (doc->result) v->set_time_seconds(doc->result->step_seconds / 2);
+    EXPECT_TRUE(v->wait_ready(600 * 1000));
+    const QImage image = render_widget(v.get());
+    image.save(QString::fromStdString((out_dir() / (tag + "_" + info.name.toStdString() + ".png")).string()));
+    const ImageStats s = image_stats(image);
+    EXPECT_GE(s.distinct_colours, 12);
+    EXPECT_GE(s.non_background_fraction, 0.05);
+  }
+}
+
+TEST(Screenshots, EveryViewOfPmapTrainStepIsARealPicture) {
+  auto doc = load_document(kSrc + "/scenarios/pmap_train_step.yaml");
+  ASSERT_TRUE(doc.is_ok()) << doc.message();
+  every_view_is_a_real_picture(*doc, "pmap_train_step");
+}
+
+// GPT-3 175B on 1024 GPUs at step granularity (2 M tasks, 6 M flows): the
+// simulator records every flow of a traced run, so the coarsest granularity
+// keeps the test to seconds.
+TEST(Screenshots, EveryViewOfGpt3OnA1024GpusIsARealPicture) {
+  LoadOptions o;
+  o.granularity = planner::Granularity::kStep;
+  auto doc = load_document(kSrc + "/scenarios/gpt3_175b_1024.yaml", o);
+  ASSERT_TRUE(doc.is_ok()) << doc.message();
+  every_view_is_a_real_picture(*doc, "gpt3_175b_1024");
+}
+
+struct GuiRun {
+  int code;
+  QString err;
+};
+
+GuiRun run_gui(const QStringList& args) {
+  QProcess p;
+  p.start(BRIGADE_GUI_EXE, args);
+  p.waitForFinished(120000);
+  return {p.exitCode(), QString::fromUtf8(p.readAllStandardError())};
+}
+
+TEST(Screenshots, TheCommandLineWritesAPng) {
+  const QString out = QString::fromStdString((out_dir() / "cli_timeline.png").string());
+  QFile::remove(out);
+  const GuiRun r = run_gui({"--screenshot", out, "--view", "timeline", "--time", "5us", "--size",
+                         "800x500", QString::fromStdString(kSrc + "/scenarios/pmap_train_step.yaml")});
+  ASSERT_EQ(r.code, 0) << r.err.toStdString();
+  const QImage image(out);
+  EXPECT_EQ(image.size(), QSize(800, 500));
+  EXPECT_GE(image_stats(image).distinct_colours, 12);
+}
+
+struct BadCase {
+  QStringList args;  // before the output and file
+  std::string file;  // relative to the source dir, or an absolute path
+  std::string message;
+};
+
+class ScreenshotBadInput : public ::testing::TestWithParam<BadCase> {};
+
+// The CLI's contract: one line on stderr, exit 2, no file written.
+TEST_P(ScreenshotBadInput, SaysSoOnStderrExitsTwoAndWritesNothing) {
+  const BadCase c = GetParam();
+  const QString out = QString::fromStdString((out_dir() / "bad.png").string());
+  QFile::remove(out);
+  const std::string file = c.file.empty() || c.file[0] == '/' ? c.file : kSrc + "/" + c.file;
+  QStringList args = c.args;
+  args << "--screenshot" << out << QString::fromStdString(file);
+  const GuiRun r = run_gui(args);
+  EXPECT_EQ(r.code, 2);
+  std::string expected = c.message;
+  if (auto at = expected.find("FILE"); at != std::string::npos) expected.replace(at, 4, file);
+  EXPECT_EQ(r.err.toStdString(), expected + "\n");
+  EXPECT_FALSE(QFile::exists(out));
+}
+
+// A Brigade trace cut off half way (a copy interrupted, a disk full).
+std::string truncated_trace() {
+  auto doc = load_document(kSrc + "/scenarios/pmap_train_step.yaml");
+  EXPECT_TRUE(doc.is_ok());
+  const std::string path = (out_dir() / "truncated.json").string();
+  EXPECT_TRUE(write_chrome_trace_file(*(*doc)->trace, path).is_ok());
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+  return path;
+}
+
+TEST(ScreenshotBadInputs, ATruncatedTraceGivesItsLineAndColumn) {
+  const std::string file = truncated_trace();
+  const QString out = QString::fromStdString((out_dir() / "bad.png").string());
+  QFile::remove(out);
+  const GuiRun r = run_gui({"--screenshot", out, QString::fromStdString(file)});
+  EXPECT_EQ(r.code, 2);
+  const std::string err = r.err.toStdString();
+  EXPECT_EQ(err.rfind(file + ":", 0), 0u) << err;
+  EXPECT_NE(err.find(": error: found invalid JSON; expected a Chrome trace\n"), std::string::npos)
+      << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1);
+  EXPECT_FALSE(QFile::exists(out));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ScreenshotBadInput,
+    ::testing::Values(
+        BadCase{{}, "tests/data/bad_missing_brace.json",
+                "FILE:5:1: error: found malformed YAML (end of map flow not found); expected a "
+                "well-formed YAML or JSON scenario"},
+        BadCase{{}, "nope.yaml",
+                "FILE: error: found no readable file; expected a scenario, a trace or a profile"},
+        BadCase{{"--view", "timelime"}, "scenarios/pmap_train_step.yaml",
+                "brigade-gui: error: --view: found 'timelime'; expected one of " +
+                    view_names().toStdString() + ", window"},
+        BadCase{{"--time", "soon"}, "scenarios/pmap_train_step.yaml",
+                "brigade-gui: error: --time: found 'soon'; expected a time >= 0 such as 1.5ms"},
+        BadCase{{"--granularity", "fine"}, "scenarios/pmap_train_step.yaml",
+                "brigade-gui: error: --granularity: found 'fine'; expected one of auto, kernel, "
+                "region, step"}));
+
+}  // namespace
+}  // namespace brigade::gui

@@ -1,0 +1,221 @@
+// The two judges of one plan, held to each other (issue 18): every bundled
+// scenario (scenarios/*.yaml, scenarios/validation/**, scenarios/experiments/**)
+// and a generated family of small plans, one or more per model kind and
+// strategy key, go through the closed form (`brigade cost`) and the planner's
+// Program through the simulator under `--network ideal` (`brigade simulate
+// --network ideal`). Per quantity:
+//  - step time: within kStepTolerance, or the tolerance of a modelling
+//    difference the closed form names for that plan (cost::judge_differences,
+//    docs/costmodel.md "The closed form against the simulator"; the CLI
+//    prints each as a note);
+//  - communication: the same calls per kind (exactly) on the device the
+//    closed form reports, and their time in flight within kCommTolerance;
+//  - peak memory: the largest device peak within kMemoryTolerance, or a
+//    named difference's.
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tests/planner/two_judges.hpp"
+
+namespace brigade::planner {
+namespace {
+
+using testing::cost_calls;
+using testing::cost_comm_seconds;
+using testing::cost_peak_bytes;
+using testing::judge_both;
+using testing::program_calls;
+using testing::rel_diff;
+using testing::sim_comm_seconds;
+using testing::sim_peak_bytes;
+
+// Where no modelling difference is named, the two judges read the same
+// kernels, collectives and buffers in the same order: they agree up to
+// rounding (summing in another order).
+constexpr double kStepTolerance = 1e-6;
+constexpr double kCommTolerance = 1e-6;
+constexpr double kMemoryTolerance = 1e-6;
+
+struct Case {
+  std::string name;
+  std::string yaml;  // empty: `path` is a scenario file
+  std::string path;
+};
+
+std::vector<Case> bundled() {
+  std::vector<Case> out;
+  const std::string root = std::string(BRIGADE_SOURCE_DIR) + "/scenarios";
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".yaml") continue;
+    const std::string rel = std::filesystem::relative(entry.path(), root).string();
+    if (rel.rfind("profiles/", 0) == 0) continue;  // hardware profiles, not plans
+    std::string name = rel.substr(0, rel.size() - 5);
+    std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+    out.push_back({name, "", entry.path().string()});
+  }
+  std::sort(out.begin(), out.end(), [](const Case& a, const Case& b) { return a.name < b.name; });
+  return out;
+}
+
+// A small GPT on one DGX A100 (8 GPUs) with `strategy` and `training` extras.
+std::string gpt(const std::string& strategy, const std::string& training = "",
+                int layers = 4, const std::string& extra = "", int micro_batch = 2) {
+  return "topology: {preset: dgx-a100}\n"
+         "model:\n"
+         "  transformer: {layers: " + std::to_string(layers) +
+         ", hidden: 512, heads: 8, seq: 256, vocab: 4096}\n"
+         "training: {global_batch: 32, micro_batch: " + std::to_string(micro_batch) + (training.empty() ? "" : ", " + training) + "}\n"
+         "strategy: {" + strategy + "}\n" + extra;
+}
+
+std::string mlp(const std::string& strategy, const std::string& training = "mode: training",
+                const std::string& extra = "") {
+  return "topology: {preset: dgx-a100}\n"
+         "model:\n"
+         "  mlp: {batch: 64, widths: [1024, 4096, 4096, 1024], dtype: bf16}\n"
+         "training: {" + training + "}\n"
+         "strategy: {" + strategy + "}\n" + extra;
+}
+
+const char* kGraph =
+    "topology: {preset: pcie-4gpu}\n"
+    "model:\n"
+    "  graph:\n"
+    "    tensors: {x: [64, 1024, f32], w1: [1024, 4096, f32], w2: [4096, 1024, f32], t: [64, 1024, f32]}\n"
+    "    ops:\n"
+    "      - {name: mm1, op: matmul, in: [x, w1], out: h}\n"
+    "      - {name: act, op: gelu, in: [h], out: a}\n"
+    "      - {name: mm2, op: matmul, in: [a, w2], out: y}\n"
+    "      - {name: loss, op: mse, in: [y, t], out: l}\n";
+
+std::string graph(const std::string& rest) { return std::string(kGraph) + rest; }
+
+std::string collective(const std::string& spec) {
+  return "topology: {preset: dgx-a100}\nmodel:\n  collective: {" + spec + "}\n";
+}
+
+std::vector<Case> family() {
+  return {
+      // transformer: each strategy key
+      {"gpt_data", gpt("data: 8")},
+      {"gpt_tensor", gpt("tensor: 8")},
+      {"gpt_pipeline", gpt("pipeline: 4, data: 2")},
+      {"gpt_tensor_pipeline_data", gpt("tensor: 2, pipeline: 2, data: 2")},
+      {"gpt_sequence_parallel", gpt("tensor: 4, data: 2, sequence_parallel: true")},
+      {"gpt_zero1", gpt("data: 8, zero: 1")},
+      {"gpt_zero2", gpt("data: 8, zero: 2")},
+      {"gpt_zero3", gpt("data: 8, zero: 3")},
+      {"gpt_schedule_gpipe", gpt("pipeline: 4, data: 2, schedule: gpipe")},
+      {"gpt_schedule_interleaved", gpt("pipeline: 2, data: 4, schedule: interleaved, virtual_stages: 2")},
+      {"gpt_recompute_selective", gpt("tensor: 2, data: 4", "recompute: selective")},
+      {"gpt_recompute_full", gpt("tensor: 2, data: 4", "recompute: full")},
+      {"gpt_micro_batch", gpt("data: 8", "", 4, "", 4)},
+      {"gpt_bucket", gpt("data: 8, bucket: 4MB")},
+      {"gpt_no_overlap", gpt("data: 8, overlap: false")},
+      {"gpt_speed", gpt("data: 8", "", 4, "simulation: {speed: {5: 0.5}}\n")},
+      {"gpt_inference", gpt("tensor: 2, pipeline: 2, data: 2", "mode: inference")},
+      // mlp
+      {"mlp_data", mlp("data: 8")},
+      {"mlp_pmap", "topology: {preset: cpu-host, devices: 4}\nmodel:\n  mlp: {batch: 4, widths: [256, 256, 256]}\n"
+                   "training: {mode: training}\nstrategy: {data: 4, data_mode: pmap}\n"},
+      {"mlp_zero1", mlp("data: 8, zero: 1")},
+      {"mlp_zero2", mlp("data: 8, zero: 2")},
+      {"mlp_bucket", mlp("data: 8, bucket: 1MB")},
+      {"mlp_speed", mlp("data: 8", "mode: training", "simulation: {speed: {2: 0.25}}\n")},
+      {"mlp_inference", mlp("data: 8", "mode: inference")},
+      {"mlp_one_device", "topology: {preset: h200x1}\nmodel:\n  mlp: {batch: 64, widths: [512, 512]}\n"},
+      // graph: placement, device_put, mesh, speed
+      {"graph_one_device", graph("training: {mode: training}\n")},
+      {"graph_inference", graph("training: {mode: inference}\n")},
+      {"graph_placement", graph("training: {mode: training}\nplacement: {mm1: 0, act: 0, mm2: 1, loss: 1}\n")},
+      {"graph_placement_inference", graph("training: {mode: inference}\nplacement: {mm1: 0, mm2: 2}\n")},
+      {"graph_device_put", graph("training: {mode: inference}\nplacement: {mm1: 0}\ndevice_put: {x: 1, w2: 3}\n")},
+      {"graph_speed", graph("training: {mode: training}\nplacement: {mm1: 0, mm2: 1}\nsimulation: {speed: {1: 0.5}}\n")},
+      {"graph_mesh_data", graph("training: {mode: training}\nmesh: {shape: [4], axes: [data]}\nshardings: {x: [data, null], t: [data, null]}\n")},
+      {"graph_mesh_megatron", graph("training: {mode: training}\nmesh: {shape: [2, 2], axes: [data, model]}\n"
+                                    "shardings: {x: [data, null], t: [data, null], w1: [null, model], w2: [model, null]}\n")},
+      {"graph_mesh_inference", graph("training: {mode: inference}\nmesh: {shape: [4], axes: [model]}\n"
+                                     "shardings: {w1: [null, model], w2: [model, null]}\n")},
+      {"graph_cross_entropy",
+       "topology: {preset: pcie-4gpu}\nmodel:\n  graph:\n"
+       "    tensors: {x: [32, 512, f32], w1: [512, 1000, f32], labels: [32, i32]}\n"
+       "    ops:\n      - {name: mm1, op: matmul, in: [x, w1], out: logits}\n"
+       "      - {name: loss, op: cross_entropy, in: [logits, labels], out: l}\n"
+       "training: {mode: training}\nmesh: {shape: [4], axes: [data]}\nshardings: {x: [data, null], labels: [data]}\n"},
+      // collective: kinds and algorithms
+      {"collective_allreduce_ring", collective("kind: allreduce, bytes: 64MiB")},
+      {"collective_allreduce_tree", collective("kind: allreduce, bytes: 64MiB, algorithm: tree")},
+      {"collective_allgather_hd", collective("kind: allgather, bytes: 64MiB, algorithm: halving-doubling")},
+      {"collective_reducescatter", collective("kind: reducescatter, bytes: 8MiB, group: [0, 2, 4, 6]")},
+      {"collective_broadcast", collective("kind: broadcast, bytes: 16MiB")},
+      {"collective_alltoall", collective("kind: alltoall, bytes: 16MiB")},
+  };
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cases = bundled();
+  for (Case& c : family()) cases.push_back(std::move(c));
+  return cases;
+}
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+class CrossJudge : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CrossJudge, StepCommunicationAndMemoryAgree) {
+  const Case& c = GetParam();
+  Result<Scenario> loaded = c.path.empty() ? parse_scenario(c.yaml, c.name + ".yaml") : load_scenario(c.path);
+  ASSERT_TRUE(loaded.is_ok()) << loaded.message();
+  const Scenario& sc = *loaded;
+  // The huge scenarios at the coarsest granularity (their Programs are
+  // millions of tasks at kernel granularity); the closed form knows no
+  // granularity, and the step granularity's merged collectives are a named
+  // difference.
+  LowerOptions lo;
+  lo.granularity = Granularity::kAuto;
+  const auto j = judge_both(sc, lo);
+  ASSERT_TRUE(j.ok);
+
+  double step_tol = kStepTolerance, comm_tol = kCommTolerance, mem_tol = kMemoryTolerance;
+  bool calls_differ = false;
+  std::string named;
+  for (const cost::JudgeDifference& d : cost::judge_differences(sc, j.plan.granularity != Granularity::kKernel)) {
+    step_tol = std::max(step_tol, d.step_tolerance);
+    comm_tol = std::max(comm_tol, d.communication_tolerance);
+    mem_tol = std::max(mem_tol, d.memory_tolerance);
+    calls_differ |= d.calls_differ;
+    named += "\n  named difference: " + d.text;
+  }
+  EXPECT_LT(rel_diff(j.cost.step_seconds, j.sim.step_seconds), step_tol)
+      << c.name << ": step: cost " << j.cost.step_seconds << " s, simulate " << j.sim.step_seconds
+      << " s" << named;
+  EXPECT_LT(rel_diff(cost_peak_bytes(j.cost), sim_peak_bytes(j.sim)), mem_tol)
+      << c.name << ": peak memory: cost " << cost_peak_bytes(j.cost) << " B, simulate "
+      << sim_peak_bytes(j.sim) << " B" << named;
+  // Communication, on the device the closed form reports (all devices for a
+  // manual placement, whose ledger lists every transfer).
+  const int dev = j.cost.communication_device;
+  std::map<std::string, double> sim_calls;
+  double sim_comm = 0;
+  for (int d = 0; d < j.plan.program.num_devices; ++d) {
+    if (dev >= 0 && d != dev) continue;
+    for (const auto& [k, n] : program_calls(j.plan.program, d)) sim_calls[k] += n;
+    sim_comm += sim_comm_seconds(j, d);
+  }
+  if (!calls_differ) {
+    EXPECT_EQ(cost_calls(j.cost), sim_calls) << c.name << ": calls per kind on device " << dev << named;
+  }
+  EXPECT_LT(rel_diff(cost_comm_seconds(j.cost), sim_comm), comm_tol)
+      << c.name << ": communication in flight on device " << dev << ": cost "
+      << cost_comm_seconds(j.cost) << " s, simulate " << sim_comm << " s" << named;
+}
+
+INSTANTIATE_TEST_SUITE_P(Plans, CrossJudge, ::testing::ValuesIn(all_cases()),
+                         [](const ::testing::TestParamInfo<Case>& p) { return p.param.name; });
+
+}  // namespace
+}  // namespace brigade::planner
