@@ -1,7 +1,9 @@
-// brigade sweep SCENARIO --devices 1,2,4,... | --set KEY=V1,V2,...: one plan
-// judged at several device counts (the data degree scales, the global batch
-// stays) or values of one strategy key; step time, speedup, efficiency,
-// Amdahl's p and where adding devices stops paying. Progress on stderr.
+// brigade sweep SCENARIO --devices 1,2,4,... | --set KEY=V1,V2,... [--set ...]
+// [--fixed-devices]: one plan judged at several device counts (the data
+// degree scales, the global batch stays), values of one strategy key, or a
+// grid of several; step time, peak memory, speedup, efficiency, Amdahl's p
+// and where adding devices stops paying (at a fixed device count: the step
+// relative to the first point). Progress on stderr.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -14,6 +16,7 @@
 #include "core/units.hpp"
 #include "costmodel/plan.hpp"
 #include "planner/lower.hpp"
+#include "planner/set_values.hpp"
 #include "planner/sweep.hpp"
 #include "sim/simulator.hpp"
 
@@ -21,23 +24,11 @@ namespace brigade::cli {
 namespace {
 
 struct SweepOptions {
-  std::string scenario, devices, set, judge = "cost";
+  std::string scenario, devices, judge = "cost";
+  std::vector<std::string> set;
   std::string profile;  // --profile
-  bool csv = false, json = false, quiet = false;
+  bool csv = false, json = false, quiet = false, fixed_devices = false;
 };
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = text.find(',', start);
-    out.push_back(
-        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
 
 void run_sweep(const SweepOptions& o) {
   if (o.devices.empty() == o.set.empty())
@@ -49,24 +40,42 @@ void run_sweep(const SweepOptions& o) {
     throw BadInput{"brigade: error: sweep: found both --csv and --json; expected at most one"};
   const std::string judge_name = parse_choice_flag("--judge", o.judge, {"cost", "sim"});
   planner::SweepSpec spec;
+  spec.fixed_devices = o.fixed_devices;
   if (!o.devices.empty()) {
     for (int n : parse_int_list_flag("--devices", o.devices, 1, ScenarioLimits::kMaxDevices))
       spec.values.push_back(std::to_string(n));
-  } else {
-    const size_t eq = o.set.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == o.set.size())
-      throw_flag_error("--set", o.set, "KEY=V1,V2,... such as tensor=1,2,4,8");
-    spec.key = o.set.substr(0, eq);
-    spec.values = split(o.set.substr(eq + 1));
+  }
+  for (size_t i = 0; i < o.set.size(); ++i) {
+    const std::string& kv = o.set[i];
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size())
+      throw_flag_error("--set", kv, "KEY=V1,V2,... such as tensor=1,2,4,8");
+    std::pair<std::string, std::vector<std::string>> axis{kv.substr(0, eq),
+                                                          planner::split_values(kv.substr(eq + 1))};
+    if (i == 0) {
+      spec.key = axis.first;
+      spec.values = axis.second;
+    } else {
+      spec.more.push_back(axis);
+    }
   }
   const Scenario scenario = load_scenario_or_throw(o.scenario, o.profile);
-  planner::SweepJudge judge = [](const Scenario& s) -> Result<double> {
+  planner::SweepJudge judge = [](const Scenario& s) -> Result<planner::SweepJudgement> {
     auto e = cost::estimate_plan(s);
     if (!e.is_ok()) return e.status();
-    return e->step_seconds;
+    planner::SweepJudgement j;
+    j.step_seconds = e->step_seconds;
+    for (const cost::DeviceMemoryEstimate& m : e->memory) {
+      if (m.peak_bytes > j.peak_memory_bytes) {
+        j.peak_memory_bytes = m.peak_bytes;
+        j.capacity_bytes = m.capacity_bytes;
+      }
+      j.fits = j.fits && m.fits;
+    }
+    return j;
   };
   if (judge_name == "sim")
-    judge = [](const Scenario& s) -> Result<double> {
+    judge = [](const Scenario& s) -> Result<planner::SweepJudgement> {
       // The planner's Program through the simulator, with the scenario's
       // network model and device speeds.
       auto plan = planner::lower(s);
@@ -75,7 +84,15 @@ void run_sweep(const SweepOptions& o) {
       options.record_task_times = false;
       auto r = sim::simulate(plan->program, s.topology, s.profile, options);
       if (!r.is_ok()) return r.status();
-      return r->step_seconds;
+      planner::SweepJudgement j;
+      j.step_seconds = r->step_seconds;
+      for (const sim::DeviceStats& d : r->devices)
+        if (d.peak_memory_bytes > j.peak_memory_bytes) {
+          j.peak_memory_bytes = d.peak_memory_bytes;
+          j.capacity_bytes = s.topology.device(d.id).memory_bytes;
+        }
+      j.fits = r->oom.empty();
+      return j;
     };
   auto progress = [&](int done, int total, const planner::SweepPoint& p) {
     if (o.quiet) return;
@@ -109,8 +126,9 @@ const RegisterVerb kRegister("sweep", 45, [](CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "sweep",
       "Judge one scenario at several device counts (the data degree scales, the global\n"
-      "batch stays) or values of one strategy key: step time, speedup, efficiency, the\n"
-      "fitted Amdahl p, and where adding devices stops paying.");
+      "batch stays), values of one strategy key, or a grid of several (--set repeated;\n"
+      "--fixed-devices keeps the cluster, data fills it): step time, peak memory, speedup,\n"
+      "efficiency, the fitted Amdahl p, and where adding devices stops paying.");
   cmd->add_option("scenario", opts->scenario, "scenario file (.yaml, .yml, .json)")->required();
   cmd->add_option("--profile", opts->profile,
                   "hardware profile replacing the scenario's (brigade calibrate --out)")
@@ -118,12 +136,15 @@ const RegisterVerb kRegister("sweep", 45, [](CLI::App& app) {
   cmd->add_option("--devices", opts->devices, "device counts, e.g. 1,2,4,8");
   cmd->add_option("--set", opts->set,
                   "KEY=V1,V2,... over a strategy or training key, e.g. tensor=1,2,4,8 or "
-                  "schedule=gpipe,1f1b");
+                  "schedule=gpipe,1f1b; repeat it for a grid of every combination");
+  cmd->add_flag("--fixed-devices", opts->fixed_devices,
+                "keep the topology's device count: data = devices / (tensor x pipeline); the "
+                "table gives each step relative to the first point");
   cmd->add_option("--judge", opts->judge,
                   "who judges each point: cost (closed form, default) or sim (the planner's "
                   "Program through the simulator)");
   cmd->add_flag("--csv", opts->csv,
-                "CSV on stdout: value,devices,step_seconds,speedup,efficiency,error");
+                "CSV on stdout: value,devices,step_seconds,speedup,efficiency,peak_memory_bytes,fits,error");
   cmd->add_flag("--json", opts->json, "one JSON object on stdout");
   cmd->add_flag("--quiet", opts->quiet, "no progress on stderr");
   cmd->callback([opts] { run_sweep(*opts); });

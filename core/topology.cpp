@@ -60,37 +60,21 @@ struct Topology::RouteCache {
   std::vector<std::unique_ptr<Tree>> by_source;  // nullptr until computed
 };
 
-Topology::Topology() : routes_(std::make_unique<RouteCache>()) {}
-Topology::Topology(const Topology& o)
-    : preset(o.preset),
-      devices_(o.devices_),
-      switches_(o.switches_),
-      links_(o.links_),
-      routes_(std::make_unique<RouteCache>()) {}
-Topology& Topology::operator=(const Topology& o) {
-  if (this != &o) {
-    preset = o.preset;
-    devices_ = o.devices_;
-    switches_ = o.switches_;
-    links_ = o.links_;
-    routes_ = std::make_unique<RouteCache>();
-  }
-  return *this;
-}
+Topology::Topology() : routes_(std::make_shared<RouteCache>()) {}
+Topology::Topology(const Topology& o) = default;
+Topology& Topology::operator=(const Topology& o) = default;
 Topology::Topology(Topology&&) noexcept = default;
 Topology& Topology::operator=(Topology&&) noexcept = default;
 Topology::~Topology() = default;
 
-void Topology::invalidate_routes() {
-  if (!routes_) routes_ = std::make_unique<RouteCache>();
-  std::lock_guard<std::mutex> lock(routes_->mu);
-  routes_->by_source.clear();
-  routes_->graph.reset();
-}
+// A copy may share the cache: never clear it in place, start a fresh one.
+void Topology::invalidate_routes() { routes_ = std::make_shared<RouteCache>(); }
 
 int Topology::add_device(Device d) {
   d.id = num_devices();
   if (d.name.empty()) d.name = std::string(device_kind_name(d.kind)) + std::to_string(d.id);
+  min_memory_bytes_ = devices_.empty() ? d.memory_bytes : std::min(min_memory_bytes_, d.memory_bytes);
+  max_memory_bytes_ = devices_.empty() ? d.memory_bytes : std::max(max_memory_bytes_, d.memory_bytes);
   devices_.push_back(std::move(d));
   invalidate_routes();
   return devices_.back().id;

@@ -90,6 +90,10 @@ class Topology {
   int num_channels() const { return 2 * static_cast<int>(links_.size()); }
   std::string vertex_name(int v) const;
   const Device& device(int id) const { return devices_[static_cast<size_t>(id)]; }
+  // The smallest and the largest device memory (0 without devices): equal
+  // when every device has the same capacity.
+  double min_device_memory_bytes() const { return min_memory_bytes_; }
+  double max_device_memory_bytes() const { return max_memory_bytes_; }
 
   // The preset this came from ("dgx-a100", "cluster(16, dgx-a100, ...)", "custom").
   std::string preset;
@@ -101,7 +105,16 @@ class Topology {
   // The route between two devices (computed on first use per source and
   // cached; the cache is internally synchronised, so concurrent readers are
   // safe). Requires validate() to have passed.
+  //
+  // Copies share the cache: routes depend on the devices, switches and links
+  // alone, so a copy (a search candidate's or a sweep variant's Scenario)
+  // reuses every route its original has computed, and computes each new one
+  // once for all of them. Adding a device, switch or link detaches the
+  // topology from the shared cache (it starts a fresh one of its own).
   const Route& route(int src_device, int dst_device) const;
+
+  // True when this topology and `other` share one route cache (tests).
+  bool shares_routes_with(const Topology& other) const { return routes_ == other.routes_; }
 
   // Source endpoint vertex and destination endpoint vertex of a channel.
   int channel_from(ChannelId c) const;
@@ -110,10 +123,11 @@ class Topology {
  private:
   void invalidate_routes();
   std::vector<Device> devices_;
+  double min_memory_bytes_ = 0, max_memory_bytes_ = 0;
   std::vector<Switch> switches_;
   std::vector<Link> links_;
   struct RouteCache;
-  std::unique_ptr<RouteCache> routes_;
+  std::shared_ptr<RouteCache> routes_;  // shared by copies; never null except when moved from
 };
 
 // ---- presets (core/presets.cpp; every number cites its data sheet) -------------

@@ -21,6 +21,7 @@
 #include "costmodel/memory.hpp"
 #include "costmodel/model_size.hpp"
 #include "costmodel/plan_internal.hpp"
+#include "costmodel/plan_memo.hpp"
 #include "costmodel/scaling.hpp"
 
 
@@ -37,9 +38,14 @@ Result<double> collective_seconds(const Topology& topo, const HardwareProfile& p
                                   CollectiveKind kind, CollectiveAlgorithm algorithm,
                                   const std::vector<int>& group, double bytes) {
   if (group.size() <= 1 || bytes <= 0) return 0.0;
+  // A search's memo (costmodel/plan_memo.hpp), when one is installed.
+  PlanMemo* memo = PlanMemo::current(topo, prof);
+  if (memo != nullptr)
+    if (auto t = memo->find_collective(kind, algorithm, group, bytes)) return *t;
   BRIGADE_ASSIGN_OR_RETURN(CollectiveQuery q,
                            collective_query_on(topo, prof, kind, algorithm, group, bytes));
   BRIGADE_ASSIGN_OR_RETURN(CollectiveCost c, collective_cost(q));
+  if (memo != nullptr) memo->store_collective(kind, algorithm, group, bytes, c.seconds);
   return c.seconds;
 }
 
@@ -143,10 +149,10 @@ Result<PlanEstimate> estimate_collective(const Scenario& sc) {
 }  // namespace detail
 
 namespace {
-Result<PlanEstimate> estimate_by_kind(const Scenario& scenario) {
+Result<PlanEstimate> estimate_by_kind(const Scenario& scenario, const EstimateOptions& options) {
   using namespace detail;
   switch (scenario.model_kind) {
-    case ModelKind::kTransformer: return estimate_transformer(scenario);
+    case ModelKind::kTransformer: return estimate_transformer(scenario, options);
     case ModelKind::kMlp:
     case ModelKind::kGraph: return estimate_op_graph(scenario);
     case ModelKind::kCollective: return estimate_collective(scenario);
@@ -158,8 +164,13 @@ Result<PlanEstimate> estimate_by_kind(const Scenario& scenario) {
 }  // namespace
 
 Result<PlanEstimate> estimate_plan(const Scenario& scenario) {
+  return estimate_plan(scenario, EstimateOptions{});
+}
+
+Result<PlanEstimate> estimate_plan(const Scenario& scenario, const EstimateOptions& options) {
   BRIGADE_RETURN_IF_ERROR(check_plan(scenario));
-  BRIGADE_ASSIGN_OR_RETURN(PlanEstimate e, estimate_by_kind(scenario));
+  BRIGADE_ASSIGN_OR_RETURN(PlanEstimate e, estimate_by_kind(scenario, options));
+  if (!options.every_device) return e;  // no notes (EstimateOptions)
   for (std::string& n : plan_warnings(scenario)) e.notes.push_back(std::move(n));
   for (const JudgeDifference& d : judge_differences(scenario))
     e.notes.push_back("differs from `simulate --network ideal`: " + d.text);

@@ -98,6 +98,20 @@ struct PlanEstimate {
 // kUnsupported for combinations the closed form does not judge (said so).
 Result<PlanEstimate> estimate_plan(const Scenario& scenario);
 
+// How much an estimate says. A search judging 10^5 plans a second needs the
+// step, its parts, the communication and each stage's memory and fit, not one
+// memory entry per device of a 2,000-GPU cluster, nor the notes (brigade
+// search, planner/search_rank.cpp).
+struct EstimateOptions {
+  // false (transformers): `memory` holds one entry per pipeline stage (its
+  // first device) and one per other device whose capacity differs from that
+  // one's, in stage order; no notes (neither the judge's own nor
+  // plan_warnings nor judge_differences). Every other figure, the largest
+  // peak and whether every device fits are the same.
+  bool every_device = true;
+};
+Result<PlanEstimate> estimate_plan(const Scenario& scenario, const EstimateOptions& options);
+
 // Notes on plans that are valid but probably not what their author meant,
 // said by every judge (`cost`, `simulate`, `explain`) and never refused
 // (`brigade search` takes such scenarios as its input): `schedule:

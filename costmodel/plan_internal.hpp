@@ -79,7 +79,7 @@ double optimizer_step_bytes(double local_params, const BytesPerParameter& per,
                             double sharded_fraction);
 
 // The estimators, one per model kind.
-Result<PlanEstimate> estimate_transformer(const Scenario& sc);
+Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOptions& options = {});
 // MLPs and explicit graphs (mesh and shardings, data parallel, or a placement).
 Result<PlanEstimate> estimate_op_graph(const Scenario& sc);
 Result<PlanEstimate> estimate_collective(const Scenario& sc);

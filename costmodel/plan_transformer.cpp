@@ -19,6 +19,7 @@
 #include "costmodel/compute.hpp"
 #include "costmodel/memory.hpp"
 #include "costmodel/model_size.hpp"
+#include "costmodel/plan_memo.hpp"
 #include "costmodel/scaling.hpp"
 #include "costmodel/transformer_blocks.hpp"
 
@@ -211,7 +212,7 @@ double slowest_speed(const Scenario& sc, const std::vector<int>& devices) {
 
 }  // namespace
 
-Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
+Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOptions& options) {
   const TransformerSpec& ts = sc.transformer;
   const StrategySpec& st = sc.strategy;
   const TrainingSpec& tr = sc.training;
@@ -238,10 +239,13 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
   const DType dt = ts.dtype;
   const double r = ts.ffn_ratio;
   std::vector<CommLedger> ledgers(static_cast<size_t>(p));  // per step, one device of each stage
-  e.notes.push_back("transformer kernels and collectives as Megatron-LM runs them "
-                    "(costmodel/transformer_blocks.hpp, the planner's description too): GEMMs "
-                    "through the roofline, norms, softmax, GeLU and residuals as memory-bound "
-                    "kernels");
+  const bool full = options.every_device;  // notes and memory per device (EstimateOptions)
+  if (full)
+    e.notes.push_back(
+        "transformer kernels and collectives as Megatron-LM runs them "
+        "(costmodel/transformer_blocks.hpp, the planner's description too): GEMMs "
+        "through the roofline, norms, softmax, GeLU and residuals as memory-bound "
+        "kernels");
 
   // One description of the work (costmodel/transformer_blocks.hpp): the blocks a
   // tensor-parallel rank runs for one micro-batch, as the planner lowers them.
@@ -251,9 +255,20 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
   shape.tensor = t;
   shape.sequence_parallel = st.sequence_parallel;
   shape.recompute = training ? tr.recompute : Recompute::kNone;
-  BRIGADE_ASSIGN_OR_RETURN(const BlockTemplate layer, transformer_layer(shape));
-  BRIGADE_ASSIGN_OR_RETURN(const BlockTemplate embedding, embedding_block(shape));
-  BRIGADE_ASSIGN_OR_RETURN(const BlockTemplate head, head_block(shape));
+  // A search's memo (costmodel/plan_memo.hpp) builds each shape's templates once.
+  PlanMemo* memo = PlanMemo::current(topo, prof);
+  TransformerBlocks own;
+  const TransformerBlocks* blocks = &own;
+  if (memo != nullptr) {
+    BRIGADE_ASSIGN_OR_RETURN(blocks, memo->blocks(shape));
+  } else {
+    BRIGADE_ASSIGN_OR_RETURN(own.layer, transformer_layer(shape));
+    BRIGADE_ASSIGN_OR_RETURN(own.embedding, embedding_block(shape));
+    BRIGADE_ASSIGN_OR_RETURN(own.head, head_block(shape));
+  }
+  const BlockTemplate& layer = blocks->layer;
+  const BlockTemplate& embedding = blocks->embedding;
+  const BlockTemplate& head = blocks->head;
 
   // Per micro-batch, per stage.
   std::vector<StageTimes> stages(static_cast<size_t>(p));
@@ -367,6 +382,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
     if (p > 1) {
       const double pp_bytes = pipeline_boundary_bytes(shape);
       auto send = [&](int to) {
+        if (memo != nullptr)
+          return p2p_seconds(pp_bytes, memo->route_alpha_beta(rm.device(0, 0, i), rm.device(0, 0, to)));
         const Route& route = topo.route(rm.device(0, 0, i), rm.device(0, 0, to));
         return p2p_seconds(pp_bytes, AlphaBeta{route_alpha_seconds(route, prof),
                                                route_bandwidth_bytes_per_second(route, topo, prof)});
@@ -528,21 +545,22 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
   for (CommLedger& l : ledgers) e.stage_communication.push_back(l.take());
   e.communication = e.stage_communication[busiest];
   e.communication_device = rm.device(0, 0, static_cast<int>(busiest));
-  e.notes.push_back(fmt::format("times are those of a device of pipeline stage {} (the busiest)", busiest));
-  if (p > 1)
+  if (full)
+    e.notes.push_back(fmt::format("times are those of a device of pipeline stage {} (the busiest)", busiest));
+  if (full && p > 1)
     e.notes.push_back(fmt::format("pipeline: {} micro-batches over {} stages ({}), bubble = (sum of "
                                   "stage times - the slowest) / {}",
                                   m, p, schedule_label(st.schedule), v));
-  if (training && d > 1)
+  if (full && training && d > 1)
     e.notes.push_back(st.overlap ? "data-parallel gradients overlap the backward pass except the last "
                                    "bucket: exposed = max(last bucket, total - backward time)"
                                  : "data-parallel gradients are not overlapped (strategy.overlap: false)");
-  if (t > 1 || p > 1)
+  if (full && (t > 1 || p > 1))
     e.notes.push_back("tensor-parallel collectives and pipeline sends are on the critical path "
                       "(not overlapped)");
 
-  // Memory per device.
-  e.memory.resize(static_cast<size_t>(n_devices));
+  // Memory per device (per stage without EstimateOptions::every_device).
+  if (full) e.memory.resize(static_cast<size_t>(n_devices));
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
     BRIGADE_ASSIGN_OR_RETURN(ModelStateBytes states, model_state_bytes(stage_params[si], per, st.zero, d));
@@ -604,16 +622,34 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc) {
       live.params_bytes += 2 * gather * e_bytes;
       live.grads_bytes += owned * e_bytes;
     }
+    // One entry per device; devices of a stage differ only in their capacity.
+    const int first = rm.device(0, 0, i);
+    const DeviceMemoryEstimate proto = memory_entry(first, i, live, act, 0.0, topo.device(first).memory_bytes);
+    if (!full) {  // the stage's first device, and those of another capacity
+      e.memory.push_back(proto);
+      if (topo.min_device_memory_bytes() == topo.max_device_memory_bytes()) continue;
+      for (int k = 0; k < t; ++k)
+        for (int j = 0; j < d; ++j) {
+          const int dev = rm.device(k, j, i);
+          if (topo.device(dev).memory_bytes != proto.capacity_bytes)
+            e.memory.push_back(memory_entry(dev, i, live, act, 0.0, topo.device(dev).memory_bytes));
+        }
+      continue;
+    }
     for (int k = 0; k < t; ++k)
       for (int j = 0; j < d; ++j) {
         const int dev = rm.device(k, j, i);
-        e.memory[static_cast<size_t>(dev)] =
-            memory_entry(dev, i, live, act, 0.0, topo.device(dev).memory_bytes);
+        DeviceMemoryEstimate& slot = e.memory[static_cast<size_t>(dev)];
+        if (topo.device(dev).memory_bytes == proto.capacity_bytes) {
+          slot = proto;
+          slot.device = dev;
+        } else {
+          slot = memory_entry(dev, i, live, act, 0.0, topo.device(dev).memory_bytes);
+        }
       }
   }
-  std::sort(e.memory.begin(), e.memory.end(),
-            [](const DeviceMemoryEstimate& x, const DeviceMemoryEstimate& y) { return x.device < y.device; });
-  if (!training)
+  // Entries are written at their device's index, so they are in order already.
+  if (!training && full)
     e.notes.push_back("inference: activations are one block's working set at a time (what its "
                       "kernels write)");
 

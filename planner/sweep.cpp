@@ -8,6 +8,7 @@
 
 #include "core/units.hpp"
 #include "costmodel/scaling.hpp"
+#include "planner/set_values.hpp"
 
 namespace brigade::planner {
 
@@ -19,32 +20,6 @@ const std::vector<std::string>& keys() {
       "schedule",     "recompute", "sequence_parallel", "micro_batch", "global_batch",
       "bucket_bytes", "overlap",   "data_mode",         "algorithm"};
   return k;
-}
-
-std::string canonical(const std::string& key) {
-  for (const char* prefix : {"strategy.", "training."})
-    if (key.rfind(prefix, 0) == 0) return key.substr(std::string(prefix).size());
-  return key;
-}
-
-Result<std::int64_t> positive(const std::string& flag, const std::string& v, std::int64_t min = 1) {
-  std::int64_t x = 0;
-  size_t used = 0;
-  try {
-    x = std::stoll(v, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (used != v.size() || v.empty() || x < min)
-    return Status::error(flag + ": found '" + v + "'; expected " +
-                         (min == 0 ? "a whole number >= 0" : "a positive integer"));
-  return x;
-}
-
-Result<bool> boolean(const std::string& flag, const std::string& v) {
-  if (v == "true" || v == "yes" || v == "on" || v == "1") return true;
-  if (v == "false" || v == "no" || v == "off" || v == "0") return false;
-  return Status::error(flag + ": found '" + v + "'; expected true or false");
 }
 
 // Grows a topology to at least `n` devices by whole nodes of its preset.
@@ -123,82 +98,32 @@ std::vector<std::string> sweep_keys() {
   return keys();
 }
 
-Result<Scenario> sweep_variant(const Scenario& base, const std::string& raw_key,
-                               const std::string& value) {
-  Scenario s = base;
+namespace {
+
+// The strategy key `raw_key` of `s` set to `value` (the topology untouched).
+Status set_key(Scenario& s, const std::string& raw_key, const std::string& value) {
   StrategySpec& st = s.strategy;
-  const std::string key = canonical(raw_key);
-  const std::string flag = raw_key == "devices" ? "--devices" : "--set " + raw_key;
-  if (key == "devices") {
-    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t n, positive(flag, value));
-    if (n > ScenarioLimits::kMaxDevices)  // before a topology of n devices is made
-      return Status::error(flag + ": found '" + value + "'; expected at most " +
-                           std::to_string(ScenarioLimits::kMaxDevices) +
-                           " devices (docs/scenario-format.md, \"Limits\")");
-    const int devices = static_cast<int>(n);
-    switch (s.model_kind) {
-      case ModelKind::kTransformer: {
-        const int tp = st.tensor * st.pipeline;
-        if (devices % tp != 0)
-          return Status::error(
-              "--devices: " + value +
-              " devices are not a multiple of tensor x pipeline = " + std::to_string(tp));
-        st.data = devices / tp;
-        break;
-      }
-      case ModelKind::kCollective:
-        s.collective.group.clear();
-        for (int d = 0; d < devices; ++d) s.collective.group.push_back(d);
-        break;
-      default:
-        if (s.mesh || !s.placement.empty())
-          return Status::error(
-              "--devices: the scenario fixes its devices (mesh or placement); "
-              "sweep a strategy key with --set instead");
-        st.data = devices;
-        break;
-    }
-    s.has_strategy = true;
-    BRIGADE_ASSIGN_OR_RETURN(s.topology, resize_topology(s.topology, devices));
-    return s;
-  }
+  std::string key = raw_key;
+  for (const char* prefix : {"strategy.", "training."})
+    if (key.rfind(prefix, 0) == 0) key = key.substr(std::string(prefix).size());
+  const std::string flag = "--set " + raw_key;
   if (key == "data" || key == "tensor" || key == "pipeline" || key == "virtual_stages") {
-    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t x, positive(flag, value));
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t x, parse_whole(flag, value));
     (key == "data"       ? st.data
      : key == "tensor"   ? st.tensor
      : key == "pipeline" ? st.pipeline
                          : st.virtual_stages) = static_cast<int>(x);
   } else if (key == "zero") {
-    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t x, positive(flag, value, 0));
-    if (x > 3) return Status::error(flag + ": found '" + value + "'; expected 0, 1, 2 or 3");
-    st.zero = static_cast<int>(x);
+    BRIGADE_ASSIGN_OR_RETURN(st.zero, parse_zero_value(flag, value));
   } else if (key == "micro_batch" || key == "global_batch") {
-    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t x, positive(flag, value));
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t x, parse_whole(flag, value));
     (key == "micro_batch" ? s.training.micro_batch : s.training.global_batch) = x;
   } else if (key == "bucket_bytes") {
-    auto q = parse_quantity(value, Dimension::kBytes);
-    if (!q.is_ok() || *q <= 0)
-      return Status::error(flag + ": found '" + value + "'; expected a size such as 25MB");
-    st.bucket_bytes = *q;
+    BRIGADE_ASSIGN_OR_RETURN(st.bucket_bytes, parse_bucket_value(flag, value));
   } else if (key == "schedule") {
-    if (value == "gpipe")
-      st.schedule = PipelineSchedule::kGpipe;
-    else if (value == "1f1b")
-      st.schedule = PipelineSchedule::k1F1B;
-    else if (value == "interleaved")
-      st.schedule = PipelineSchedule::kInterleaved;
-    else
-      return Status::error(flag + ": found '" + value +
-                           "'; expected one of gpipe, 1f1b, interleaved");
+    BRIGADE_ASSIGN_OR_RETURN(st.schedule, parse_schedule_value(flag, value));
   } else if (key == "recompute") {
-    if (value == "none")
-      s.training.recompute = Recompute::kNone;
-    else if (value == "selective")
-      s.training.recompute = Recompute::kSelective;
-    else if (value == "full")
-      s.training.recompute = Recompute::kFull;
-    else
-      return Status::error(flag + ": found '" + value + "'; expected one of none, selective, full");
+    BRIGADE_ASSIGN_OR_RETURN(s.training.recompute, parse_recompute_value(flag, value));
   } else if (key == "data_mode") {
     if (value == "batch")
       st.data_mode = DataMode::kBatch;
@@ -207,7 +132,7 @@ Result<Scenario> sweep_variant(const Scenario& base, const std::string& raw_key,
     else
       return Status::error(flag + ": found '" + value + "'; expected batch or pmap");
   } else if (key == "sequence_parallel" || key == "overlap") {
-    BRIGADE_ASSIGN_OR_RETURN(const bool x, boolean(flag, value));
+    BRIGADE_ASSIGN_OR_RETURN(const bool x, parse_bool_value(flag, value));
     (key == "overlap" ? st.overlap : st.sequence_parallel) = x;
   } else if (key == "algorithm") {
     auto a = parse_collective_algorithm(value);
@@ -224,10 +149,65 @@ Result<Scenario> sweep_variant(const Scenario& base, const std::string& raw_key,
                          (near ? " (did you mean '" + *near + "'?)" : ""));
   }
   s.has_strategy = true;
-  const int n = st.tensor * st.pipeline * st.data;
+  return Status::ok();
+}
+
+// "devices": the data degree (or a collective's group) for `value` devices,
+// the topology grown or cut to them.
+Status set_devices(Scenario& s, const std::string& value) {
+  StrategySpec& st = s.strategy;
+  BRIGADE_ASSIGN_OR_RETURN(const std::int64_t n, parse_whole("--devices", value));
+  if (n > ScenarioLimits::kMaxDevices)  // before a topology of n devices is made
+    return Status::error("--devices: found '" + value + "'; expected at most " +
+                         std::to_string(ScenarioLimits::kMaxDevices) +
+                         " devices (docs/scenario-format.md, \"Limits\")");
+  const int devices = static_cast<int>(n);
+  switch (s.model_kind) {
+    case ModelKind::kTransformer: {
+      const int tp = st.tensor * st.pipeline;
+      if (devices % tp != 0)
+        return Status::error("--devices: " + value +
+                             " devices are not a multiple of tensor x pipeline = " + std::to_string(tp));
+      st.data = devices / tp;
+      break;
+    }
+    case ModelKind::kCollective:
+      s.collective.group.clear();
+      for (int d = 0; d < devices; ++d) s.collective.group.push_back(d);
+      break;
+    default:
+      if (s.mesh || !s.placement.empty())
+        return Status::error(
+            "--devices: the scenario fixes its devices (mesh or placement); "
+            "sweep a strategy key with --set instead");
+      st.data = devices;
+      break;
+  }
+  s.has_strategy = true;
+  BRIGADE_ASSIGN_OR_RETURN(s.topology, resize_topology(s.topology, devices));
+  return Status::ok();
+}
+
+// After strategy keys: the topology of tensor x pipeline x data devices.
+Status fit_topology(Scenario& s) {
+  const int n = s.strategy.tensor * s.strategy.pipeline * s.strategy.data;
   if (s.model_kind == ModelKind::kTransformer || s.model_kind == ModelKind::kMlp) {
     BRIGADE_ASSIGN_OR_RETURN(s.topology, resize_topology(s.topology, n));
   }
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<Scenario> sweep_variant(const Scenario& base, const std::string& raw_key,
+                               const std::string& value) {
+  Scenario s = base;
+  if (raw_key == "devices") {
+    BRIGADE_RETURN_IF_ERROR(set_devices(s, value));
+    return s;
+  }
+  BRIGADE_RETURN_IF_ERROR(set_key(s, raw_key, value));
+  BRIGADE_RETURN_IF_ERROR(fit_topology(s));
   return s;
 }
 
@@ -249,30 +229,101 @@ int devices_of(const Scenario& s) {
 Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
                               const std::string& judge_name, const SweepJudge& judge,
                               const SweepProgress& progress) {
-  if (spec.values.empty())
-    return Status::error(std::string(spec.key == "devices" ? "--devices" : "--set " + spec.key) +
-                         ": found no values; expected a list such as 1,2,4,8");
-  std::vector<Scenario> variants;
-  for (const std::string& v : spec.values) {
-    BRIGADE_ASSIGN_OR_RETURN(Scenario s, sweep_variant(base, spec.key, v));
-    variants.push_back(std::move(s));
+  // The axes: the first key, then the others; "devices" is applied last
+  // (its data degree depends on tensor and pipeline).
+  std::vector<std::pair<std::string, std::vector<std::string>>> axes = {{spec.key, spec.values}};
+  axes.insert(axes.end(), spec.more.begin(), spec.more.end());
+  size_t total = 1;
+  for (const auto& [key, values] : axes) {
+    const std::string flag = key == "devices" ? "--devices" : "--set " + key;
+    if (values.empty()) return Status::error(flag + ": found no values; expected a list such as 1,2,4,8");
+    if (spec.fixed_devices && (key == "devices" || key == "data" || key == "strategy.data"))
+      return Status::error(std::string(key == "devices" ? "--devices" : "--set " + key) +
+                           ": found with --fixed-devices; expected keys other than devices and data "
+                           "(the device count is the topology's, data fills it in)");
+    // Every value parses (bad input before anything is judged).
+    Scenario scratch;
+    scratch.model_kind = base.model_kind == ModelKind::kCollective ? ModelKind::kCollective : ModelKind::kNone;
+    for (const std::string& v : values) {
+      if (key == "devices") {
+        auto n = parse_whole("--devices", v);
+        if (!n.is_ok()) return n.status();
+      } else {
+        BRIGADE_RETURN_IF_ERROR(set_key(scratch, key, v));
+      }
+    }
+    total *= values.size();
   }
+  if (spec.fixed_devices && base.model_kind != ModelKind::kTransformer)
+    return Status::error("--fixed-devices: found " +
+                         std::string(base.model_kind == ModelKind::kMlp ? "an mlp" : "a non-transformer") +
+                         " model; expected a transformer (tensor and pipeline trade against data on a "
+                         "fixed cluster)");
   SweepResult r;
   r.key = spec.key;
-  r.judge = judge_name;
-  for (size_t i = 0; i < variants.size(); ++i) {
-    SweepPoint pt;
-    pt.value = spec.values[i];
-    pt.devices = devices_of(variants[i]);
-    auto t = judge(variants[i]);
-    if (t.is_ok())
-      pt.step_seconds = *t;
-    else
-      pt.error = t.message();
-    r.points.push_back(pt);
-    if (progress) progress(static_cast<int>(i + 1), static_cast<int>(variants.size()), pt);
+  for (const auto& a : axes) {
+    r.keys.push_back(a.first);
+    if (&a != &axes.front()) r.key += "," + a.first;
   }
-  // Speedup and efficiency against the first judged point.
+  r.fixed_devices = spec.fixed_devices;
+  r.judge = judge_name;
+  const int fixed = base.topology.num_devices();
+  std::vector<size_t> at(axes.size(), 0);
+  for (size_t done = 0; done < total; ++done) {
+    SweepPoint pt;
+    for (size_t k = 0; k < axes.size(); ++k) {
+      pt.values.push_back(axes[k].second[at[k]]);
+      pt.value += (k ? "," : "") + pt.values.back();
+    }
+    // Made, judged and dropped: one Scenario at a time.
+    Status made = Status::ok();
+    std::optional<Scenario> s(base);
+    const std::string* devices_value = nullptr;
+    for (size_t k = 0; k < axes.size() && made.is_ok(); ++k) {
+      if (axes[k].first == "devices")
+        devices_value = &pt.values[k];
+      else
+        made = set_key(*s, axes[k].first, pt.values[k]);
+    }
+    if (made.is_ok()) {
+      if (devices_value) {
+        made = set_devices(*s, *devices_value);
+      } else if (spec.fixed_devices) {
+        const int tp = s->strategy.tensor * s->strategy.pipeline;
+        if (fixed % tp != 0)
+          made = Status::error(std::to_string(fixed) + " devices are not a multiple of tensor x pipeline = " +
+                               std::to_string(tp));
+        else
+          s->strategy.data = fixed / tp;
+      } else {
+        made = fit_topology(*s);
+      }
+    }
+    pt.devices = made.is_ok() ? devices_of(*s) : 0;
+    pt.data = s->strategy.data;
+    if (!made.is_ok()) {
+      pt.error = made.message();
+    } else {
+      auto j = judge(*s);
+      if (j.is_ok()) {
+        pt.step_seconds = j->step_seconds;
+        pt.peak_memory_bytes = j->peak_memory_bytes;
+        pt.capacity_bytes = j->capacity_bytes;
+        pt.fits = j->fits;
+      } else {
+        pt.error = j.message();
+      }
+    }
+    s.reset();
+    r.points.push_back(pt);
+    if (progress) progress(static_cast<int>(done + 1), static_cast<int>(total), pt);
+    for (size_t k = axes.size(); k-- > 0;) {
+      if (++at[k] < axes[k].second.size()) break;
+      at[k] = 0;
+    }
+  }
+  // Speedup and efficiency (or, at a fixed device count, the step relative
+  // to it) against the first judged point.
   const SweepPoint* first = nullptr;
   for (const SweepPoint& p : r.points)
     if (p.error.empty() && p.step_seconds > 0) {
@@ -285,11 +336,16 @@ Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
   if (first) {
     for (SweepPoint& p : r.points) {
       if (!p.error.empty() || p.step_seconds <= 0) continue;
+      if (spec.fixed_devices) {
+        p.relative_step = p.step_seconds / first->step_seconds;
+        continue;
+      }
       p.speedup = first->step_seconds / p.step_seconds;
       p.relative_step = p.step_seconds / first->step_seconds;
       if (r.devices_vary) p.efficiency = p.speedup / (static_cast<double>(p.devices) / first->devices);
     }
   }
+  if (spec.fixed_devices) return r;
   // Where adding devices stops paying: the last point (in increasing device
   // order) whose step time beat every smaller configuration's, when the next
   // larger one is no faster.
@@ -361,10 +417,12 @@ Result<SweepResult> amdahl_through_plan(const Scenario& base, const SweepJudge& 
 }
 
 void add_amdahl_through_plan(const Scenario& sc, cost::PlanEstimate& e) {
-  const SweepJudge judge = [](const Scenario& s) -> Result<double> {
+  const SweepJudge judge = [](const Scenario& s) -> Result<SweepJudgement> {
     auto r = cost::estimate_plan(s);
     if (!r.is_ok()) return r.status();
-    return r->step_seconds;
+    SweepJudgement j;
+    j.step_seconds = r->step_seconds;
+    return j;
   };
   auto r = amdahl_through_plan(sc, judge);
   e.amdahl.clear();
@@ -386,17 +444,31 @@ void add_amdahl_through_plan(const Scenario& sc, cost::PlanEstimate& e) {
 }
 
 std::string sweep_csv(const SweepResult& r) {
-  std::string s = "value,devices,step_seconds,speedup,efficiency,error\n";
-  char buf[128];
+  const bool grid = r.keys.size() > 1;
+  std::string s;
+  if (grid)
+    for (const std::string& k : r.keys) s += k + ",";
+  else
+    s += "value,";
+  s += r.fixed_devices ? "data,devices,step_seconds,relative_step,peak_memory_bytes,fits,error\n"
+                       : "devices,step_seconds,speedup,efficiency,peak_memory_bytes,fits,error\n";
+  char buf[192];
   for (const SweepPoint& p : r.points) {
     std::string err = p.error;
     std::replace(err.begin(), err.end(), '"', '\'');
-    if (r.devices_vary || !p.error.empty())
-      std::snprintf(buf, sizeof buf, ",%d,%.9g,%.6g,%.6g,", p.devices, p.step_seconds, p.speedup,
-                    p.efficiency);
-    else
-      std::snprintf(buf, sizeof buf, ",%d,%.9g,%.6g,,", p.devices, p.step_seconds, p.speedup);
-    s += p.value + buf + (err.empty() ? "" : "\"" + err + "\"") + "\n";
+    std::string lead;
+    for (const std::string& v : p.values) lead += v + ",";
+    if (lead.empty()) lead = p.value + ",";
+    if (r.fixed_devices)
+      std::snprintf(buf, sizeof buf, "%d,%d,%.9g,%.6g,%.0f,%s,", p.data, p.devices, p.step_seconds,
+                    p.relative_step, p.peak_memory_bytes, p.fits ? "true" : "false");
+    else if (r.devices_vary || !p.error.empty())
+      std::snprintf(buf, sizeof buf, "%d,%.9g,%.6g,%.6g,%.0f,%s,", p.devices, p.step_seconds,
+                    p.speedup, p.efficiency, p.peak_memory_bytes, p.fits ? "true" : "false");
+    else  // one device count: no efficiency (SweepResult::devices_vary)
+      std::snprintf(buf, sizeof buf, "%d,%.9g,%.6g,,%.0f,%s,", p.devices, p.step_seconds,
+                    p.speedup, p.peak_memory_bytes, p.fits ? "true" : "false");
+    s += lead + buf + (err.empty() ? "" : "\"" + err + "\"") + "\n";
   }
   return s;
 }
@@ -404,15 +476,24 @@ std::string sweep_csv(const SweepResult& r) {
 nlohmann::json sweep_json(const SweepResult& r) {
   nlohmann::json j;
   j["key"] = r.key;
+  j["keys"] = r.keys;
+  j["fixed_devices"] = r.fixed_devices;
   j["judge"] = r.judge;
   nlohmann::json pts = nlohmann::json::array();
   for (const SweepPoint& p : r.points) {
     nlohmann::json x = {{"value", p.value},
+                        {"values", p.values},
                         {"devices", p.devices},
+                        {"data", p.data},
                         {"step_seconds", p.step_seconds},
-                        {"speedup", p.speedup},
-                        {"relative_step", p.relative_step},
-                        {"efficiency", r.devices_vary ? nlohmann::json(p.efficiency) : nlohmann::json()}};
+                        {"peak_memory_bytes", p.peak_memory_bytes},
+                        {"capacity_bytes", p.capacity_bytes},
+                        {"fits", p.fits},
+                        {"relative_step", p.relative_step}};
+    if (!r.fixed_devices) {
+      x["speedup"] = p.speedup;
+      x["efficiency"] = r.devices_vary ? nlohmann::json(p.efficiency) : nlohmann::json();
+    }
     if (!p.error.empty()) x["error"] = p.error;
     pts.push_back(x);
   }
@@ -429,39 +510,79 @@ nlohmann::json sweep_json(const SweepResult& r) {
   return j;
 }
 
+namespace {
+// The memory column: the peak, and by how much it overflows when it does.
+std::string memory_cell(const SweepPoint& p) {
+  if (p.peak_memory_bytes <= 0) return "-";
+  if (p.fits) return format_bytes(p.peak_memory_bytes);
+  return format_bytes(p.peak_memory_bytes) + " (over " + format_bytes(p.capacity_bytes) + ")";
+}
+}  // namespace
+
 std::string sweep_text(const SweepResult& r) {
   std::string s;
   char buf[256];
+  const bool grid = r.keys.size() > 1;
   // With --devices the value is the device count: one column for both.
   const bool by_devices = r.key == "devices";
-  auto lead = [&](const std::string& value, const std::string& devices) {
-    char col[128];
+  auto lead = [&](const SweepPoint* p, const std::string& devices) {
+    std::string col;
+    char c[128];
+    if (grid) {
+      for (size_t k = 0; k < r.keys.size(); ++k) {
+        std::snprintf(c, sizeof c, "%*s ", static_cast<int>(std::max<size_t>(r.keys[k].size(), 5)),
+                      p ? p->values[k].c_str() : r.keys[k].c_str());
+        col += c;
+      }
+      if (r.fixed_devices) {
+        std::snprintf(c, sizeof c, "%5s ", p ? std::to_string(p->data).c_str() : "data");
+        col += c;
+      }
+      std::snprintf(c, sizeof c, "%8s", devices.c_str());
+      return col + c;
+    }
     if (by_devices)
-      std::snprintf(col, sizeof col, "%8s", devices.c_str());
+      std::snprintf(c, sizeof c, "%8s", devices.c_str());
+    else if (r.fixed_devices)
+      std::snprintf(c, sizeof c, "%-14s %5s %8s", p ? p->value.c_str() : r.key.c_str(),
+                    p ? std::to_string(p->data).c_str() : "data", devices.c_str());
     else
-      std::snprintf(col, sizeof col, "%-14s %8s", value.c_str(), devices.c_str());
-    return std::string(col);
+      std::snprintf(c, sizeof c, "%-14s %8s", p ? p->value.c_str() : r.key.c_str(), devices.c_str());
+    return std::string(c);
   };
-  // Efficiency only means something against a device count: at one count,
-  // each step relative to the first point's instead.
-  if (r.devices_vary)
-    std::snprintf(buf, sizeof buf, " %14s %9s %11s\n", "step", "speedup", "efficiency");
+  // Efficiency only means something against a device count: at one count
+  // (--fixed-devices, or a sweep of micro_batch), each step relative to the
+  // first point's instead.
+  if (!r.devices_vary)
+    std::snprintf(buf, sizeof buf, " %14s %9s  %s\n", "step", "vs first", "peak memory");
   else
-    std::snprintf(buf, sizeof buf, " %14s %9s\n", "step", "vs first");
-  s += lead(r.key, "devices") + buf;
+    std::snprintf(buf, sizeof buf, " %14s %9s %11s  %s\n", "step", "speedup", "efficiency",
+                  "peak memory");
+  s += lead(nullptr, "devices") + buf;
   const bool varies = r.devices_vary;
+  const SweepPoint* best = nullptr;
   for (const SweepPoint& p : r.points) {
     if (!p.error.empty()) {
-      s += lead(p.value, std::to_string(p.devices)) + "  " + p.error + "\n";
+      s += lead(&p, p.devices > 0 ? std::to_string(p.devices) : std::string("-")) + "  " + p.error + "\n";
       continue;
     }
-    if (r.devices_vary)
-      std::snprintf(buf, sizeof buf, " %14s %8.2fx %10.1f%%\n",
-                    format_seconds(p.step_seconds).c_str(), p.speedup, 100 * p.efficiency);
+    if (p.fits && p.step_seconds > 0 && (best == nullptr || p.step_seconds < best->step_seconds)) best = &p;
+    if (!r.devices_vary)
+      std::snprintf(buf, sizeof buf, " %14s %8.3fx  %s\n", format_seconds(p.step_seconds).c_str(),
+                    p.relative_step, memory_cell(p).c_str());
     else
-      std::snprintf(buf, sizeof buf, " %14s %8.3fx\n", format_seconds(p.step_seconds).c_str(),
-                    p.relative_step);
-    s += lead(p.value, std::to_string(p.devices)) + buf;
+      std::snprintf(buf, sizeof buf, " %14s %8.2fx %10.1f%%  %s\n",
+                    format_seconds(p.step_seconds).c_str(), p.speedup, 100 * p.efficiency,
+                    memory_cell(p).c_str());
+    s += lead(&p, std::to_string(p.devices)) + buf;
+  }
+  if (r.fixed_devices) {
+    if (best)
+      s += "Fastest that fits: " + r.key + " = " + best->value + " (data " + std::to_string(best->data) + "), " +
+           format_seconds(best->step_seconds) + ".\n";
+    else
+      s += "No point fits in memory.\n";
+    return s;
   }
   if (r.amdahl_p) {
     const double p = *r.amdahl_p;

@@ -1,11 +1,19 @@
 // `brigade sweep`: one scenario judged at several device counts (the data
-// degree scales; strong scaling, the global batch stays) or several values
-// of one strategy key: step time, speedup, efficiency, Amdahl's p fitted to
-// the speedups, and where adding devices stops paying.
+// degree scales; strong scaling, the global batch stays), at several values
+// of one strategy key, or over a grid of several keys (--set repeated): step
+// time, peak memory, speedup, efficiency, Amdahl's p fitted to the speedups,
+// and where adding devices stops paying. With --fixed-devices the grid stays
+// on the topology's device count (data = devices / (tensor x pipeline)) and
+// each point's step is given relative to the first point's instead.
+//
+// Points are made, judged and dropped one at a time: a sweep holds one
+// variant's Scenario at a time, whose Topology shares its routes with the
+// base's (core/topology.hpp).
 #pragma once
 
 #include <functional>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -20,12 +28,31 @@ namespace brigade::planner {
 struct SweepSpec {
   std::string key = "devices";      // "devices", or a strategy / training key (see sweep_keys())
   std::vector<std::string> values;  // as written on the command line
+  // Further keys (--set repeated): the sweep is then the grid of every
+  // combination, the first key outermost.
+  std::vector<std::pair<std::string, std::vector<std::string>>> more;
+  // Keep the topology's device count: data = devices / (tensor x pipeline)
+  // (a point where that does not divide keeps an error).
+  bool fixed_devices = false;
+};
+
+// What a judge says of one point.
+struct SweepJudgement {
+  double step_seconds = 0;
+  double peak_memory_bytes = 0;  // the largest device peak (0: the judge gives none)
+  double capacity_bytes = 0;     // that device's capacity
+  bool fits = true;
 };
 
 struct SweepPoint {
-  std::string value;        // the swept value as written
-  int devices = 0;          // devices the plan uses
-  double step_seconds = 0;  // the judge's step time (0 when `error` is set)
+  std::string value;                // the swept value as written ("2,4" for a grid point)
+  std::vector<std::string> values;  // one per key, as written
+  int devices = 0;                  // devices the plan uses
+  int data = 0;                     // the data degree (filled in under fixed_devices)
+  double step_seconds = 0;          // the judge's step time (0 when `error` is set)
+  double peak_memory_bytes = 0;
+  double capacity_bytes = 0;
+  bool fits = true;
   double speedup = 0;       // T(first point) / T(this point)
   // speedup / (devices / devices of the first point); meaningful only where
   // the device count varies (SweepResult::devices_vary), else 0.
@@ -35,7 +62,9 @@ struct SweepPoint {
 };
 
 struct SweepResult {
-  std::string key;
+  std::string key;                // the first key (all of them joined by ',' for a grid)
+  std::vector<std::string> keys;  // every key, in order
+  bool fixed_devices = false;
   std::string judge;  // "cost" or "sim"
   std::vector<SweepPoint> points;
   // Whether the judged points use different device counts. At one count
@@ -58,9 +87,9 @@ struct SweepResult {
   std::optional<double> doubling_limit;
 };
 
-// Step seconds of one scenario (the caller binds costmodel's estimate_plan
-// or lower() + the simulator). Errors become the point's `error`.
-using SweepJudge = std::function<Result<double>(const Scenario&)>;
+// One scenario judged (the caller binds costmodel's estimate_plan or lower()
+// + the simulator). Errors become the point's `error`.
+using SweepJudge = std::function<Result<SweepJudgement>(const Scenario&)>;
 // Called after each point with (points done, total, the point).
 using SweepProgress = std::function<void(int, int, const SweepPoint&)>;
 
@@ -82,9 +111,10 @@ std::vector<std::string> sweep_keys();
 Result<Scenario> sweep_variant(const Scenario& base, const std::string& key,
                                const std::string& value);
 
-// Checks the key and every value up front (bad input), then judges each
-// point; a point that cannot be planned or judged keeps its error and the
-// sweep goes on.
+// Checks the keys and every value up front (bad input: an unknown key, a
+// value that does not parse, --fixed-devices with devices or data), then
+// makes, judges and drops each point in turn; a point that cannot be planned
+// or judged keeps its error and the sweep goes on.
 Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
                               const std::string& judge_name, const SweepJudge& judge,
                               const SweepProgress& progress = {});
@@ -102,8 +132,10 @@ Result<SweepResult> amdahl_through_plan(const Scenario& scenario, const SweepJud
 void add_amdahl_through_plan(const Scenario& scenario, cost::PlanEstimate& estimate);
 
 // A header, then one row per point: value,devices,step_seconds,speedup,
-// efficiency,error (the value of the swept key; see SweepResult::key); the
-// efficiency is empty where the device count does not vary.
+// efficiency,peak_memory_bytes,fits,error (the value of the swept key; see
+// SweepResult::key); the efficiency is empty where the device count does not
+// vary. A grid has one column per key instead of value; under fixed_devices,
+// data and relative_step replace speedup and efficiency.
 std::string sweep_csv(const SweepResult& r);
 nlohmann::json sweep_json(const SweepResult& r);
 std::string sweep_text(const SweepResult& r);

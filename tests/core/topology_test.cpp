@@ -67,5 +67,30 @@ TEST(Topology, DisconnectedDeviceIsRejected) {
             "topology: device 'b' cannot reach device 'a'; expected a connected topology");
 }
 
+// Issue 16: routes depend on the topology alone, so copies (a search's
+// candidates, a sweep's variants) share one cache: a route computed through
+// one copy is the very object another copy returns, and a copy that changes
+// (a link added) detaches instead of clearing what the others hold.
+TEST(Topology, CopiesShareTheRouteCacheUntilOneChanges) {
+  FabricSpec f{25e9, 5e-6, LinkClass::kInfiniband};
+  auto t = make_preset("dgx-a100", 2, 0, &f);
+  ASSERT_TRUE(t.is_ok()) << t.message();
+  const Topology copy = *t;
+  Topology assigned;
+  assigned = *t;
+  EXPECT_TRUE(copy.shares_routes_with(*t));
+  EXPECT_TRUE(assigned.shares_routes_with(*t));
+  const Route& r = t->route(1, 9);
+  EXPECT_EQ(&copy.route(1, 9), &r);      // computed once, found by the copy
+  EXPECT_EQ(&assigned.route(1, 9), &r);
+  Topology changed = *t;
+  changed.add_switch(Switch{"spare", -1});
+  EXPECT_FALSE(changed.shares_routes_with(*t));
+  EXPECT_TRUE(copy.shares_routes_with(*t));
+  EXPECT_DOUBLE_EQ(changed.route(1, 9).bandwidth_bytes_per_second, 25e9);
+  EXPECT_NE(&changed.route(1, 9), &r);
+  EXPECT_EQ(&t->route(1, 9), &r);        // the others keep theirs
+}
+
 }  // namespace
 }  // namespace brigade

@@ -13,9 +13,18 @@ namespace {
 
 // A judge whose step time follows Amdahl's law with p = 0.9 in the data
 // degree: T(N) = 0.1 + 0.9/N seconds (T(1) = 1 s).
-Result<double> amdahl_judge(const Scenario& s) {
+Result<SweepJudgement> amdahl_judge(const Scenario& s) {
   const double n = s.strategy.data;
-  return 0.1 + 0.9 / n;
+  SweepJudgement j;
+  j.step_seconds = 0.1 + 0.9 / n;
+  return j;
+}
+
+// A judge of step time alone.
+Result<SweepJudgement> step(double seconds) {
+  SweepJudgement j;
+  j.step_seconds = seconds;
+  return j;
 }
 
 TEST(Sweep, DevicesScaleTheDataDegree) {
@@ -79,9 +88,9 @@ TEST(Sweep, SpeedupEfficiencyAndWhereItStopsPaying) {
   ASSERT_TRUE(r->doubling_limit.has_value());
   EXPECT_NEAR(*r->doubling_limit, 40.5, 1e-9);
   // A judge that gets slower past 4 devices (communication grows with N).
-  auto slow = run_sweep(base, spec, "fake", [](const Scenario& s) -> Result<double> {
+  auto slow = run_sweep(base, spec, "fake", [](const Scenario& s) -> Result<SweepJudgement> {
     const double n = s.strategy.data;
-    return 0.1 + 0.9 / n + 0.05 * n;
+    return step(0.1 + 0.9 / n + 0.05 * n);
   });
   ASSERT_TRUE(slow.is_ok());
   // T: 1.05, 0.65, 0.525, 0.6125: 8 devices are slower than 4.
@@ -93,17 +102,21 @@ TEST(Sweep, APointThatCannotBeJudgedKeepsItsError) {
   Scenario base = testing::small_gpt(1, 1, 1, 64, 1);
   SweepSpec spec;
   spec.values = {"1", "2"};
-  auto r = run_sweep(base, spec, "fake", [](const Scenario& s) -> Result<double> {
+  auto r = run_sweep(base, spec, "fake", [](const Scenario& s) -> Result<SweepJudgement> {
     if (s.strategy.data == 2) return Status::error("no room");
-    return 1.0;
+    SweepJudgement j;
+    j.step_seconds = 1.0;
+    j.peak_memory_bytes = 3e9;
+    j.capacity_bytes = 80e9;
+    return j;
   });
   ASSERT_TRUE(r.is_ok());
   EXPECT_EQ(r->points[1].error, "no room");
   // One judged point: no device count to set an efficiency against.
   EXPECT_EQ(sweep_csv(*r),
-            "value,devices,step_seconds,speedup,efficiency,error\n"
-            "1,1,1,1,,\n"
-            "2,2,0,0,0,\"no room\"\n");
+            "value,devices,step_seconds,speedup,efficiency,peak_memory_bytes,fits,error\n"
+            "1,1,1,1,,3000000000,true,\n"
+            "2,2,0,0,0,0,true,\"no room\"\n");
   const nlohmann::json j = sweep_json(*r);
   EXPECT_EQ(j["points"][1]["error"], "no room");
   EXPECT_EQ(j["points"][0]["speedup"], 1.0);
@@ -114,13 +127,82 @@ TEST(Sweep, BadValuesAreRejectedBeforeJudging) {
   SweepSpec spec;
   spec.values = {"1", "x"};
   int calls = 0;
-  auto r = run_sweep(base, spec, "fake", [&](const Scenario&) -> Result<double> {
+  auto r = run_sweep(base, spec, "fake", [&](const Scenario&) -> Result<SweepJudgement> {
     ++calls;
-    return 1.0;
+    return step(1.0);
   });
   ASSERT_FALSE(r.is_ok());
   EXPECT_EQ(r.message(), "--devices: found 'x'; expected a positive integer");
   EXPECT_EQ(calls, 0);
+}
+
+// Issue 16, item 4: a grid of two keys at the topology's device count, data
+// filled in; every table has a memory column; no efficiency at a fixed
+// device count, the step relative to the first point instead.
+TEST(Sweep, GridAtFixedDevicesFillsInDataAndGivesMemory) {
+  Scenario base = testing::small_gpt(1, 1, 8, 64, 1);  // 8 devices
+  SweepSpec spec;
+  spec.key = "tensor";
+  spec.values = {"1", "2", "4", "8"};
+  spec.more = {{"pipeline", {"1", "2", "4"}}};
+  spec.fixed_devices = true;
+  std::vector<std::pair<int, int>> seen;
+  auto r = run_sweep(base, spec, "fake", [&](const Scenario& s) -> Result<SweepJudgement> {
+    EXPECT_EQ(s.topology.num_devices(), 8);
+    EXPECT_EQ(s.strategy.tensor * s.strategy.pipeline * s.strategy.data, 8);
+    seen.push_back({s.strategy.tensor, s.strategy.pipeline});
+    SweepJudgement j;
+    j.step_seconds = 1.0 + s.strategy.pipeline;
+    j.peak_memory_bytes = 10e9 * s.strategy.data;
+    j.capacity_bytes = 40e9;
+    j.fits = j.peak_memory_bytes <= j.capacity_bytes;
+    return j;
+  });
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  ASSERT_EQ(r->points.size(), 12u);
+  // tensor 8 x pipeline 2 or 4 does not divide 8 devices: those points keep an error.
+  EXPECT_EQ(r->points[10].values, (std::vector<std::string>{"8", "2"}));
+  EXPECT_EQ(r->points[10].error, "8 devices are not a multiple of tensor x pipeline = 16");
+  EXPECT_EQ(seen.size(), 9u);
+  EXPECT_EQ(r->points[0].data, 8);
+  EXPECT_DOUBLE_EQ(r->points[1].relative_step, 3.0 / 2.0);  // pipeline 2: 3 s against 2 s
+  EXPECT_EQ(r->points[1].efficiency, 0.0);
+  EXPECT_FALSE(r->points[0].fits);  // data 8: 80 GB of 40
+  const std::string text = sweep_text(*r);
+  EXPECT_EQ(text.find("efficiency"), std::string::npos);
+  EXPECT_NE(text.find("vs first"), std::string::npos);
+  EXPECT_NE(text.find("74.5 GiB (over 37.3 GiB)"), std::string::npos) << text;  // 80e9 B of 40e9
+  EXPECT_NE(text.find("Fastest that fits: tensor,pipeline = 2,1 (data 4), 2.00 s."), std::string::npos) << text;
+  EXPECT_EQ(sweep_csv(*r).substr(0, sweep_csv(*r).find('\n')),
+            "tensor,pipeline,data,devices,step_seconds,relative_step,peak_memory_bytes,fits,error");
+  const nlohmann::json j = sweep_json(*r);
+  EXPECT_EQ(j["keys"], nlohmann::json({"tensor", "pipeline"}));
+  EXPECT_TRUE(j["fixed_devices"].get<bool>());
+  EXPECT_FALSE(j["points"][0].contains("efficiency"));
+  // --fixed-devices with the data key or --devices is refused before judging.
+  SweepSpec bad = spec;
+  bad.more = {{"data", {"1", "2"}}};
+  auto rb = run_sweep(base, bad, "fake", amdahl_judge);
+  ASSERT_FALSE(rb.is_ok());
+  EXPECT_EQ(rb.message(),
+            "--set data: found with --fixed-devices; expected keys other than devices and data (the device "
+            "count is the topology's, data fills it in)");
+}
+
+// Points are made and judged one at a time: every variant shares the base's
+// routes, and no variant outlives its judgement.
+TEST(Sweep, VariantsShareTheBaseTopologysRoutes) {
+  Scenario base = testing::small_gpt(1, 1, 8, 64, 1);
+  SweepSpec spec;
+  spec.key = "zero";
+  spec.values = {"0", "1", "2", "3"};
+  int shared = 0;
+  auto r = run_sweep(base, spec, "fake", [&](const Scenario& s) -> Result<SweepJudgement> {
+    shared += s.topology.shares_routes_with(base.topology);
+    return step(1.0);
+  });
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_EQ(shared, 4);
 }
 
 }  // namespace
@@ -138,8 +220,8 @@ TEST(Sweep, AtAFixedDeviceCountThereIsNoEfficiency) {
   SweepSpec spec;
   spec.key = "micro_batch";
   spec.values = {"1", "2", "4"};
-  auto r = run_sweep(base, spec, "fake", [](const Scenario& s) -> Result<double> {
-    return 1.0 / (1.0 + 0.05 * static_cast<double>(s.training.micro_batch));  // faster with bigger
+  auto r = run_sweep(base, spec, "fake", [](const Scenario& s) -> Result<SweepJudgement> {
+    return step(1.0 / (1.0 + 0.05 * static_cast<double>(s.training.micro_batch)));  // faster with bigger
   });
   ASSERT_TRUE(r.is_ok()) << r.message();
   EXPECT_FALSE(r->devices_vary);
@@ -175,9 +257,9 @@ TEST(Sweep, ALoneCollectiveHasNoAmdahlFit) {
   base.collective.bytes = 1073741824.0;
   SweepSpec spec;
   spec.values = {"2", "4", "8"};
-  auto r = run_sweep(base, spec, "fake", [](const Scenario& s) -> Result<double> {
+  auto r = run_sweep(base, spec, "fake", [](const Scenario& s) -> Result<SweepJudgement> {
     const double n = static_cast<double>(s.collective.group.size());
-    return (n - 1) / n;  // the ring's bandwidth term
+    return step((n - 1) / n);  // the ring's bandwidth term
   });
   ASSERT_TRUE(r.is_ok()) << r.message();
   EXPECT_FALSE(r->amdahl_p.has_value());
@@ -186,8 +268,8 @@ TEST(Sweep, ALoneCollectiveHasNoAmdahlFit) {
   EXPECT_NE(sweep_text(*r).find(r->amdahl_note), std::string::npos);
   // A plan that only gets slower with devices fits p < 0: outside Amdahl's law, said so.
   Scenario gpt = testing::small_gpt(1, 1, 1, 64, 1);
-  auto slower = run_sweep(gpt, spec, "fake", [](const Scenario& s) -> Result<double> {
-    return 1.0 + 0.1 * s.strategy.data;
+  auto slower = run_sweep(gpt, spec, "fake", [](const Scenario& s) -> Result<SweepJudgement> {
+    return step(1.0 + 0.1 * s.strategy.data);
   });
   ASSERT_TRUE(slower.is_ok());
   ASSERT_TRUE(slower->amdahl_p.has_value());
@@ -203,10 +285,10 @@ TEST(Sweep, ALoneCollectiveHasNoAmdahlFit) {
 TEST(Sweep, AmdahlThroughThePlanIsTheSweep) {
   auto sc = load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/pmap_linear.yaml");
   ASSERT_TRUE(sc.is_ok()) << sc.message();
-  const SweepJudge judge = [](const Scenario& s) -> Result<double> {
+  const SweepJudge judge = [](const Scenario& s) -> Result<SweepJudgement> {
     auto e = cost::estimate_plan(s);
     if (!e.is_ok()) return e.status();
-    return e->step_seconds;
+    return step(e->step_seconds);
   };
   auto through = amdahl_through_plan(*sc, judge);
   ASSERT_TRUE(through.is_ok()) << through.message();

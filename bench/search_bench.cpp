@@ -1,0 +1,135 @@
+// `brigade search` speed (issue 16; docs/PERFORMANCE.md has the figures):
+//
+//   build/default/bench/search_bench --benchmark_filter=Estimate
+//   build/default/bench/search_bench --benchmark_filter=Search530B
+//   build/default/bench/search_bench --benchmark_filter=SearchSim175B
+//
+// Estimate/*: closed-form plan evaluations per second on one core
+// (costmodel's estimate_plan, no Program), cycling through 4096 points of the
+// search space of a scenario: on one reused Scenario, as the search does, and
+// on a fresh copy per plan (the copies share the topology's routes).
+// Search530B: the whole space of a 530B GPT on 2240 A100s (goal <= 5 s).
+// SearchSim175B: --judge sim re-ranking of the top 10 for GPT-3 175B on 1024
+// GPUs (goal <= 30 s).
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "core/scenario.hpp"
+#include "costmodel/plan_memo.hpp"
+#include "costmodel/plan.hpp"
+#include "planner/search.hpp"
+#include "planner/search_space.hpp"
+
+namespace brigade::planner {
+namespace {
+
+const Scenario& scenario(const std::string& file) {
+  static std::map<std::string, Scenario> cache;
+  auto it = cache.find(file);
+  if (it == cache.end()) {
+    auto s = load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/" + file);
+    if (!s.is_ok()) {
+      std::fprintf(stderr, "%s\n", s.message().c_str());
+      std::abort();
+    }
+    it = cache.emplace(file, std::move(s).value()).first;
+  }
+  return it->second;
+}
+
+// Up to n points of the space, spread over its classes.
+std::vector<StrategyPoint> sample(const Scenario& sc, size_t n) {
+  auto space = StrategySpace::make(sc, SpaceGrid{});
+  if (!space.is_ok()) std::abort();
+  std::vector<StrategyPoint> all;
+  for (const TimeClass& c : space->classes())
+    for (int z : space->zero_values(c))
+      for (const RankOrder& o : space->rank_orders(c))
+        for (double b : space->bucket_values(c)) all.push_back(point_in(c, z, o, b));
+  std::vector<StrategyPoint> out;
+  const size_t step = std::max<size_t>(1, all.size() / n);
+  for (size_t i = 0; i < all.size() && out.size() < n; i += step) out.push_back(all[i]);
+  return out;
+}
+
+void BM_Estimate(benchmark::State& state, const char* file, bool fresh_copy, bool memo_on = true,
+                 bool every_device = false) {
+  cost::EstimateOptions options;  // what the search asks for: memory per stage
+  options.every_device = every_device;
+  const Scenario& base = scenario(file);
+  const std::vector<StrategyPoint> points = sample(base, 4096);
+  Scenario work = base;
+  // As the search does: collectives priced once (costmodel/plan_memo.hpp).
+  cost::PlanMemo memo(work.topology, work.profile);
+  std::optional<cost::ScopedPlanMemo> use;
+  if (memo_on) use.emplace(memo);
+  // Warm the shared route cache as a search's first plans do.
+  for (const StrategyPoint& p : points) {
+    apply_point(p, work);
+    (void)cost::estimate_plan(work);
+  }
+  size_t i = 0, ok = 0;
+  for (auto _ : state) {
+    const StrategyPoint& p = points[i++ % points.size()];
+    if (fresh_copy) {
+      Scenario s = base;
+      apply_point(p, s);
+      auto e = cost::estimate_plan(s);
+      ok += e.is_ok();
+      benchmark::DoNotOptimize(e);
+    } else {
+      apply_point(p, work);
+      auto e = cost::estimate_plan(work, options);
+      ok += e.is_ok();
+      benchmark::DoNotOptimize(e);
+    }
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+  state.counters["judged_ok"] = static_cast<double>(ok) / static_cast<double>(state.iterations());
+  state.counters["memo_misses"] = static_cast<double>(memo.misses());
+  state.counters["memo_hits"] = static_cast<double>(memo.hits());
+}
+BENCHMARK_CAPTURE(BM_Estimate, gpt3_175b_1024, "gpt3_175b_1024.yaml", false)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Estimate, gpt3_175b_1024_copy, "gpt3_175b_1024.yaml", true)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Estimate, gpt3_175b_1024_no_memo, "gpt3_175b_1024.yaml", false, false)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Estimate, gpt3_175b_1024_every_device, "gpt3_175b_1024.yaml", false, true, true)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Estimate, llm_13b_128, "llm_13b_128gpu.yaml", false)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Estimate, mt_nlg_530b_2240, "mt_nlg_530b_2240.yaml", false)->Unit(benchmark::kMicrosecond);
+
+void BM_Search(benchmark::State& state, const char* file, bool sim) {
+  const Scenario& sc = scenario(file);
+  SearchOptions o;
+  o.top = 10;
+  o.judge_sim = sim;
+  for (auto _ : state) {
+    auto r = run_search(sc, o);
+    if (!r.is_ok()) {
+      state.SkipWithError(r.message().c_str());
+      break;
+    }
+    state.counters["space"] = static_cast<double>(r->space_size);
+    state.counters["judged"] = static_cast<double>(r->evaluated);
+    state.counters["pruned_memory"] = static_cast<double>(r->pruned_memory);
+    state.counters["pruned_bound"] = static_cast<double>(r->pruned_bound);
+    state.counters["best_step_s"] = r->plans.empty() ? 0.0 : r->plans.front().step_seconds;
+  }
+}
+BENCHMARK_CAPTURE(BM_Search, Search530B, "mt_nlg_530b_2240.yaml", false)
+    ->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Search, Search175B, "gpt3_175b_1024.yaml", false)
+    ->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Search, SearchSim175B, "gpt3_175b_1024.yaml", true)
+    ->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+
+}  // namespace
+}  // namespace brigade::planner
+
+BENCHMARK_MAIN();

@@ -1,0 +1,174 @@
+// The plan judge's memo and per-stage memory (issue 16's speed work) change
+// no number: estimate_plan gives the same figures, bit for bit, with a memo
+// installed or not, and with memory per stage or per device.
+#include "costmodel/plan_memo.hpp"
+
+#include <gtest/gtest.h>
+
+#include "costmodel/plan.hpp"
+
+namespace brigade::cost {
+namespace {
+
+Scenario gpt3() {
+  auto s = load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/gpt3_175b_1024.yaml");
+  EXPECT_TRUE(s.is_ok()) << s.message();
+  return std::move(s).value();
+}
+
+struct Plan {
+  int t, p, d, zero;
+  bool sp;
+  std::int64_t micro;
+  PipelineSchedule schedule;
+  int v;
+  Recompute rec;
+  std::vector<std::string> order;
+  double bucket;
+};
+
+// Plans of GPT-3 175B on 1024 GPUs across the keys the search varies.
+std::vector<Plan> plans() {
+  return {
+      {8, 16, 8, 1, false, 1, PipelineSchedule::k1F1B, 1, Recompute::kSelective, {"tensor", "data", "pipeline"}, 25e6},
+      {8, 16, 8, 3, true, 2, PipelineSchedule::kInterleaved, 3, Recompute::kFull, {"tensor", "pipeline", "data"}, 100e6},
+      {4, 8, 32, 2, true, 2, PipelineSchedule::kInterleaved, 12, Recompute::kSelective, {"data", "tensor", "pipeline"}, 500e6},
+      {8, 1, 128, 0, true, 6, PipelineSchedule::k1F1B, 1, Recompute::kNone, {"pipeline", "data", "tensor"}, 25e6},
+      {16, 32, 2, 1, false, 4, PipelineSchedule::kGpipe, 1, Recompute::kFull, {"pipeline", "tensor", "data"}, 25e6},
+      {2, 2, 256, 3, true, 1, PipelineSchedule::k1F1B, 1, Recompute::kFull, {"data", "pipeline", "tensor"}, 100e6},
+  };
+}
+
+void apply(const Plan& x, Scenario& s) {
+  s.strategy.tensor = x.t;
+  s.strategy.pipeline = x.p;
+  s.strategy.data = x.d;
+  s.strategy.zero = x.zero;
+  s.strategy.sequence_parallel = x.sp;
+  s.strategy.schedule = x.schedule;
+  s.strategy.virtual_stages = x.v;
+  s.strategy.rank_order = x.order;
+  s.strategy.bucket_bytes = x.bucket;
+  s.training.micro_batch = x.micro;
+  s.training.recompute = x.rec;
+}
+
+void expect_same(const PlanEstimate& a, const PlanEstimate& b, bool memory_per_device) {
+  EXPECT_EQ(a.step_seconds, b.step_seconds);
+  EXPECT_EQ(a.compute_seconds, b.compute_seconds);
+  EXPECT_EQ(a.bubble_seconds, b.bubble_seconds);
+  EXPECT_EQ(a.exposed_communication_seconds, b.exposed_communication_seconds);
+  EXPECT_EQ(a.optimizer_seconds, b.optimizer_seconds);
+  EXPECT_EQ(a.mfu, b.mfu);
+  EXPECT_EQ(a.hfu, b.hfu);
+  EXPECT_EQ(a.parameters, b.parameters);
+  EXPECT_EQ(a.communication_device, b.communication_device);
+  auto same_comm = [](const std::vector<CommunicationEstimate>& x, const std::vector<CommunicationEstimate>& y) {
+    ASSERT_EQ(x.size(), y.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      EXPECT_EQ(x[i].purpose, y[i].purpose);
+      EXPECT_EQ(x[i].kind, y[i].kind);
+      EXPECT_EQ(x[i].group_size, y[i].group_size);
+      EXPECT_EQ(x[i].count, y[i].count);
+      EXPECT_EQ(x[i].bytes, y[i].bytes);
+      EXPECT_EQ(x[i].seconds, y[i].seconds);
+      EXPECT_EQ(x[i].exposed_seconds, y[i].exposed_seconds);
+    }
+  };
+  same_comm(a.communication, b.communication);
+  ASSERT_EQ(a.stage_communication.size(), b.stage_communication.size());
+  for (size_t i = 0; i < a.stage_communication.size(); ++i) same_comm(a.stage_communication[i], b.stage_communication[i]);
+  double pa = 0, pb = 0;
+  bool fa = true, fb = true;
+  for (const auto& m : a.memory) pa = std::max(pa, m.peak_bytes), fa = fa && m.fits;
+  for (const auto& m : b.memory) pb = std::max(pb, m.peak_bytes), fb = fb && m.fits;
+  EXPECT_EQ(pa, pb);
+  EXPECT_EQ(fa, fb);
+  if (memory_per_device) {
+    ASSERT_EQ(a.memory.size(), b.memory.size());
+    for (size_t i = 0; i < a.memory.size(); ++i) {
+      EXPECT_EQ(a.memory[i].device, b.memory[i].device);
+      EXPECT_EQ(a.memory[i].stage, b.memory[i].stage);
+      EXPECT_EQ(a.memory[i].params_bytes, b.memory[i].params_bytes);
+      EXPECT_EQ(a.memory[i].grads_bytes, b.memory[i].grads_bytes);
+      EXPECT_EQ(a.memory[i].optimizer_bytes, b.memory[i].optimizer_bytes);
+      EXPECT_EQ(a.memory[i].activations_bytes, b.memory[i].activations_bytes);
+      EXPECT_EQ(a.memory[i].peak_bytes, b.memory[i].peak_bytes);
+      EXPECT_EQ(a.memory[i].fits, b.memory[i].fits);
+    }
+  }
+}
+
+TEST(PlanMemo, SameFiguresWithAndWithoutTheMemo) {
+  Scenario s = gpt3();
+  PlanMemo memo(s.topology, s.profile);
+  for (int round = 0; round < 2; ++round)  // the second round answers from the memo
+    for (const Plan& x : plans()) {
+      apply(x, s);
+      auto plain = estimate_plan(s);
+      ASSERT_TRUE(plain.is_ok()) << plain.message();
+      ScopedPlanMemo use(memo);
+      auto memoised = estimate_plan(s);
+      ASSERT_TRUE(memoised.is_ok()) << memoised.message();
+      expect_same(*plain, *memoised, true);
+      EXPECT_EQ(plain->notes, memoised->notes);
+    }
+  EXPECT_GT(memo.hits(), 0u);
+}
+
+// The judges' semantics that reach the closed form (issue 18): devices of
+// another speed (simulation.speed) and inference change the figures; the memo
+// still changes none of them.
+TEST(PlanMemo, SameFiguresWithSlowDevicesAndInInference) {
+  Scenario s = gpt3();
+  PlanMemo memo(s.topology, s.profile);
+  for (bool inference : {false, true})
+    for (const Plan& x : plans()) {
+      apply(x, s);
+      s.training.inference = inference;
+      s.simulation.speed = {{3, 0.5}, {700, 0.8}};
+      auto plain = estimate_plan(s);
+      ASSERT_TRUE(plain.is_ok()) << plain.message();
+      ScopedPlanMemo use(memo);
+      auto memoised = estimate_plan(s);
+      ASSERT_TRUE(memoised.is_ok()) << memoised.message();
+      expect_same(*plain, *memoised, true);
+      EXPECT_EQ(plain->notes, memoised->notes);
+    }
+}
+
+TEST(PlanMemo, PerStageMemoryKeepsEveryFigureButTheList) {
+  Scenario s = gpt3();
+  EstimateOptions lean;
+  lean.every_device = false;
+  for (const Plan& x : plans()) {
+    apply(x, s);
+    auto full = estimate_plan(s);
+    auto per_stage = estimate_plan(s, lean);
+    ASSERT_TRUE(full.is_ok() && per_stage.is_ok());
+    expect_same(*full, *per_stage, false);
+    EXPECT_EQ(per_stage->memory.size(), static_cast<size_t>(x.p));  // identical devices: one per stage
+    EXPECT_TRUE(per_stage->notes.empty());
+    EXPECT_EQ(full->memory.size(), 1024u);
+  }
+}
+
+// The memo answers for its own topology and the copies that share its
+// routes, and not for one that changed or another profile.
+TEST(PlanMemo, CoversOnlyItsTopologyAndProfile) {
+  Scenario s = gpt3();
+  PlanMemo memo(s.topology, s.profile);
+  const Topology copy = s.topology;
+  EXPECT_TRUE(memo.covers(copy, s.profile));
+  Topology changed = s.topology;
+  changed.add_switch(Switch{"spare", -1});
+  EXPECT_FALSE(memo.covers(changed, s.profile));
+  const HardwareProfile other = s.profile;
+  EXPECT_FALSE(memo.covers(s.topology, other));
+  ScopedPlanMemo use(memo);
+  EXPECT_EQ(PlanMemo::current(s.topology, s.profile), &memo);
+  EXPECT_EQ(PlanMemo::current(changed, s.profile), nullptr);
+}
+
+}  // namespace
+}  // namespace brigade::cost
