@@ -1,4 +1,5 @@
 #include "core/plan_check.hpp"
+#include "core/nvls.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -77,6 +78,7 @@ class PlanChecker {
     BRIGADE_RETURN_IF_ERROR(check_placement());
     BRIGADE_RETURN_IF_ERROR(check_mesh());
     if (s_.model_kind == ModelKind::kCollective) BRIGADE_RETURN_IF_ERROR(check_collective());
+    BRIGADE_RETURN_IF_ERROR(check_nvls());
     return Status::ok();
   }
 
@@ -517,6 +519,24 @@ class PlanChecker {
                     " devices; expected a power-of-two group (recursive halving pairs ranks "
                     "at distance N/2, N/4, ..., 1)");
     return Status::ok();
+  }
+
+  // NVLS asked where it cannot run: refused with the reason (core/nvls.hpp).
+  // A strategy's data-parallel groups are checked for what the topology and
+  // the profile decide (NVSwitch, an NCCL table with nvls); whether a group
+  // spans nodes, the judges say when they meet it.
+  Status check_nvls() {
+    const bool collective = s_.model_kind == ModelKind::kCollective;
+    const CollectiveAlgorithm a = collective ? s_.collective.algorithm : st_.algorithm;
+    if (a != CollectiveAlgorithm::kNvls) return Status::ok();
+    std::vector<int> group = collective ? s_.collective.group : std::vector<int>{};
+    if (group.empty())
+      for (int d = 0; d < devices(); ++d) group.push_back(d);
+    std::string why = nvls_refusal(s_.topology, s_.profile, group);
+    if (!collective && why.find("spans") != std::string::npos) why.clear();
+    if (why.empty()) return Status::ok();
+    return at(collective ? "model.collective.algorithm" : "strategy.algorithm",
+              "found algorithm 'nvls'; expected hardware that can run NVLS: " + why);
   }
 
   const Scenario& s_;

@@ -125,6 +125,14 @@ const std::map<std::string, NodePreset>& node_presets() {
        {h100_sxm5_80gb, 8, "nvswitch", LinkClass::kNvlink, 450 * kGB, 2.0 * kUs,
         {50 * kGB, 5.0 * kUs, LinkClass::kInfiniband},
         "DGX H100: 8x H100-SXM5-80GB, NVSwitch 450 GB/s per direction, 8x NDR 400 Gb/s"}},
+      // NVIDIA DGX H200 data sheet (2024): 8x H200 SXM 141GB, 4 NVSwitch,
+      // fourth-generation NVLink 900 GB/s bidirectional per GPU (18 links x 25
+      // GB/s = 450 GB/s per direction, as DGX H100); 8x ConnectX-7 NDR 400 Gb/s
+      // (50 GB/s) compute NICs, one per GPU.
+      {"dgx-h200",
+       {h200_sxm_141gb, 8, "nvswitch", LinkClass::kNvlink, 450 * kGB, 2.0 * kUs,
+        {50 * kGB, 5.0 * kUs, LinkClass::kInfiniband},
+        "DGX H200: 8x H200 SXM, NVSwitch 450 GB/s per direction, 8x NDR 400 Gb/s"}},
       // One H200 SXM (data sheet above). Its host link (PCIe Gen5 x16, 64 GB/s per
       // direction) is not modelled: the preset has no host device. Multi-node
       // clusters of it join through NDR 400 Gb/s NICs (50 GB/s).

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/presets_profiles.hpp"
+
 namespace brigade {
 
 double EfficiencyCurve::at(double work) const {
@@ -20,40 +22,10 @@ double EfficiencyCurve::at(double work) const {
 
 namespace {
 
-// Default GEMM efficiency: Hockney's half-performance model (R. Hockney, "The
-// science of computer benchmarking", 1996: r = r_inf * n / (n + n_half)),
-// written in time so that it holds for every dtype: a GEMM takes (its ideal
-// time at peak + t_half) / e_max. On a GPU t_half is the time one SM needs
-// for one 128x128 output tile with k = 512 at the tensor-core (bf16) rate,
-// i.e. one wave of tiles: below that the machine is not full (CUTLASS/cuBLAS
-// tile sizes). A100: 2*128*128*512 FLOP / (312 TFLOP/s / 108 SMs) = 5.8 us;
-// H100/H200 SXM: / (989.5 TFLOP/s / 132 SMs) = 2.24 us.
-double gpu_tile_seconds(double bf16_peak, int sms) { return 2.0 * 128 * 128 * 512 / (bf16_peak / sms); }
-
 EfficiencyCurve flat(double e_max) {
   EfficiencyCurve c;
   c.fallback = e_max;
   return c;
-}
-
-DeviceProfile gpu_profile(const std::string& model, double half_seconds, double tensor_eff,
-                          double fp32_eff) {
-  DeviceProfile p;
-  p.model = model;
-  p.gemm_half_seconds = half_seconds;
-  for (int i = 0; i < kNumDTypes; ++i) p.gemm[static_cast<size_t>(i)] = flat(fp32_eff);
-  for (DType t : {DType::kTF32, DType::kF16, DType::kBF16, DType::kFP8, DType::kI8})
-    p.gemm[static_cast<size_t>(dtype_index(t))] = flat(tensor_eff);
-  // BabelStream on A100/H100 reaches 85-90% of HBM peak (Deakin et al., "Tracking
-  // performance portability on the yellow brick road to exascale", 2020).
-  p.memory_efficiency = 0.85;
-  // Back-to-back kernels on one stream: ~2 us of launch gap (NVIDIA, "Getting
-  // started with CUDA Graphs", 2019: 2-4 us per launch without graphs).
-  p.launch_overhead_seconds = 2e-6;
-  // NCCL's base latency for a ring collective, Simple protocol: 8.4 us; LL: 3.6 us
-  // (NCCL src/graph/tuning.cc, baseLat). Midway, for mixed message sizes.
-  p.collective_overhead_seconds = 6e-6;
-  return p;
 }
 
 }  // namespace
@@ -62,15 +34,11 @@ HardwareProfile HardwareProfile::defaults() {
   HardwareProfile h;
   h.name = "datasheet";
   h.machine_kind = "datasheet";
-  h.source = "defaults from data sheets (see core/profile.cpp)";
-  // Large cuBLAS GEMMs reach ~85-90% of dense tensor peak on A100 and ~75% on
-  // H100/H200 (NVIDIA cuBLAS release performance charts; MLPerf GEMM-bound
-  // kernels); non-tensor FP32/FP64 ~90%.
-  const double a100 = gpu_tile_seconds(312e12, 108), h100 = gpu_tile_seconds(989.5e12, 132);
-  h.devices.push_back(gpu_profile("NVIDIA A100-SXM4-80GB", a100, 0.87, 0.9));
-  h.devices.push_back(gpu_profile("NVIDIA A100-PCIE-80GB", a100, 0.85, 0.9));
-  h.devices.push_back(gpu_profile("NVIDIA H100-SXM5-80GB", h100, 0.75, 0.9));
-  h.devices.push_back(gpu_profile("NVIDIA H200", h100, 0.75, 0.9));
+  h.source = "the presets' profiles (core/presets_profiles.cpp: kernel- and collective-level "
+             "measurements, each with its source)";
+  // GPUs: GEMM curves, streaming and launch from micro-benchmarks, NCCL's
+  // tuning tables (core/presets_profiles.cpp).
+  for (DeviceProfile& p : preset_gpu_profiles()) h.devices.push_back(std::move(p));
   {
     // A host thread running Eigen: ~70% of AVX2 FMA peak on large GEMMs (Eigen
     // benchmark pages, single-threaded sgemm). t_half 0.3 us: the 32^3 GEMM
@@ -85,11 +53,8 @@ HardwareProfile HardwareProfile::defaults() {
     p.collective_overhead_seconds = 2e-6;  // a barrier among threads (futex wake-ups)
     h.devices.push_back(p);
   }
-  {
-    // Any other GPU: A100-like fill time and efficiencies.
-    DeviceProfile p = gpu_profile("*", a100, 0.8, 0.9);
-    h.devices.push_back(p);
-  }
+  // Any other GPU: the A100's kernels, no NCCL table.
+  h.devices.push_back(preset_fallback_gpu_profile());
   // Achieved fraction of link bandwidth by bulk transfers: nccl-tests on DGX
   // A100 report ~230-240 GB/s AllReduce bus bandwidth over 300 GB/s NVLink
   // (~0.8); HDR InfiniBand reaches ~23-24 of 25 GB/s (~0.92); PCIe Gen4 P2P
@@ -100,6 +65,21 @@ HardwareProfile HardwareProfile::defaults() {
   h.links[static_cast<size_t>(LinkClass::kEthernet)] = {-1, 0.9};
   h.links[static_cast<size_t>(LinkClass::kSharedMemory)] = {-1, 1.0};
   return h;
+}
+
+std::string_view collective_model_name(CollectiveModel m) {
+  switch (m) {
+    case CollectiveModel::kAuto: return "auto";
+    case CollectiveModel::kNccl: return "nccl";
+    case CollectiveModel::kAlphaBeta: return "alpha-beta";
+  }
+  return "?";
+}
+
+std::optional<CollectiveModel> parse_collective_model(std::string_view s) {
+  for (auto m : {CollectiveModel::kAuto, CollectiveModel::kNccl, CollectiveModel::kAlphaBeta})
+    if (s == collective_model_name(m)) return m;
+  return std::nullopt;
 }
 
 const DeviceProfile& HardwareProfile::for_device(const Device& d) const {

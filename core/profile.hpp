@@ -6,11 +6,14 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/nccl_table.hpp"
 #include "core/program.hpp"
 #include "core/status.hpp"
 #include "core/topology.hpp"
@@ -86,6 +89,12 @@ struct DeviceProfile {
   // weight gradients and undercharged forward and input-gradient GEMMs.
   // brigade calibrate fits both (docs/costmodel.md, "Compute").
   double gemm_cold_output_bandwidth_bytes_per_second = 0;
+  // NCCL's tuning table for this device model (core/nccl_table.hpp): where
+  // every device of a collective's group has one, the judges time the
+  // collective with NCCL's protocol and algorithm choice
+  // (costmodel/nccl_model.hpp; HardwareProfile::collective_model). Empty:
+  // the alpha-beta model.
+  NcclTable nccl;
 };
 
 struct LinkProfile {
@@ -195,11 +204,21 @@ struct CalibrationSamples {
   }
 };
 
+// Which model times a collective (docs/costmodel.md, "NCCL's protocols and
+// algorithms"): NCCL's tuning model where every device of the group has an
+// NCCL table and the algorithm is one NCCL runs (auto), NCCL's model or an
+// error naming the device model without a table (nccl), or the alpha-beta
+// closed forms always (alpha-beta, for teaching).
+enum class CollectiveModel : std::uint8_t { kAuto, kNccl, kAlphaBeta };
+std::string_view collective_model_name(CollectiveModel m);  // "auto", "nccl", "alpha-beta"
+std::optional<CollectiveModel> parse_collective_model(std::string_view s);
+
 struct HardwareProfile {
   std::string name = "datasheet";
   // "datasheet" (defaults), "cpu" or "cuda" (calibrated by that backend).
   std::string machine_kind = "datasheet";
   std::string source;  // "defaults from data sheets", "calibrated on HOST at DATE"
+  CollectiveModel collective_model = CollectiveModel::kAuto;
   std::vector<DeviceProfile> devices;  // looked up by model, then "*"
   std::array<LinkProfile, kNumLinkClasses> links{};
   CalibrationSamples calibration;  // optional: what calibrate measured

@@ -11,6 +11,7 @@
 
 #include "core/file_io.hpp"
 #include "core/profile.hpp"
+#include "core/profile_io_nccl.hpp"
 #include "core/scenario.hpp"
 #include "core/yaml_reader.hpp"
 
@@ -147,7 +148,7 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   BRIGADE_RETURN_IF_ERROR(c.check_keys(
       {"model", "peak_flops", "memory_bandwidth", "memory_efficiency", "launch_overhead",
        "gemm_half_time", "gemm_cold_operand_bandwidth", "gemm_cold_output_bandwidth",
-       "collective_overhead", "comm_compute_slowdown", "comm_compute_share", "gemm"}));
+       "collective_overhead", "comm_compute_slowdown", "comm_compute_share", "gemm", "nccl"}));
   BRIGADE_RETURN_IF_ERROR(c.require("model", "the device model it describes (or \"*\" for any)"));
   BRIGADE_ASSIGN_OR_RETURN(p->model, c.get("model").as_name());
   if (c.has("peak_flops")) {
@@ -210,6 +211,7 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
       BRIGADE_ASSIGN_OR_RETURN(p->gemm[static_cast<size_t>(dtype_index(*t))], read_curve(v));
     }
   }
+  if (c.has("nccl")) BRIGADE_RETURN_IF_ERROR(read_nccl_table(c.get("nccl"), &p->nccl));
   return Status::ok();
 }
 
@@ -305,7 +307,8 @@ Status read_profile(const Cursor& root, HardwareProfile* h) {
   if (root.is_null()) return root.error(std::string("found an empty document; expected ") + kWhat);
   BRIGADE_RETURN_IF_ERROR(root.expect_map(kWhat));
   BRIGADE_RETURN_IF_ERROR(
-      root.check_keys({"name", "machine_kind", "source", "devices", "links", "calibration"}));
+      root.check_keys({"name", "machine_kind", "source", "collective_model", "devices", "links",
+                       "calibration"}));
   if (root.has("calibration"))
     BRIGADE_RETURN_IF_ERROR(read_calibration(root.get("calibration"), &h->calibration));
   BRIGADE_ASSIGN_OR_RETURN(h->name, root.get_name("name", "profile"));
@@ -314,6 +317,12 @@ Status read_profile(const Cursor& root, HardwareProfile* h) {
       root.get_enum<std::string>("machine_kind", "datasheet",
                                  {{"datasheet", "datasheet"}, {"cpu", "cpu"}, {"cuda", "cuda"}}));
   BRIGADE_ASSIGN_OR_RETURN(h->source, root.get_string("source", ""));
+  BRIGADE_ASSIGN_OR_RETURN(
+      h->collective_model,
+      root.get_enum<CollectiveModel>("collective_model", CollectiveModel::kAuto,
+                                     {{"auto", CollectiveModel::kAuto},
+                                      {"nccl", CollectiveModel::kNccl},
+                                      {"alpha-beta", CollectiveModel::kAlphaBeta}}));
   if (root.has("devices")) {
     const Cursor devs = root.get("devices");
     BRIGADE_RETURN_IF_ERROR(devs.expect_list("a list of device profiles"));
@@ -465,6 +474,9 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
     out << YAML::Key << "name" << YAML::Value << profile.name;
     out << YAML::Key << "machine_kind" << YAML::Value << profile.machine_kind;
     out << YAML::Key << "source" << YAML::Value << profile.source;
+    if (profile.collective_model != CollectiveModel::kAuto)
+      out << YAML::Key << "collective_model" << YAML::Value
+          << std::string(collective_model_name(profile.collective_model));
     out << YAML::Key << "devices" << YAML::Value << YAML::BeginSeq;
     for (const DeviceProfile& d : profile.devices) {
       out << YAML::BeginMap;
@@ -525,6 +537,7 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
         out << YAML::EndSeq << YAML::EndMap;
       }
       out << YAML::EndMap;
+      emit_nccl_table(out, d.nccl);
       out << YAML::EndMap;
     }
     out << YAML::EndSeq;

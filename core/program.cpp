@@ -79,12 +79,14 @@ std::string_view collective_algorithm_name(CollectiveAlgorithm a) {
     case CollectiveAlgorithm::kTree: return "tree";
     case CollectiveAlgorithm::kHalvingDoubling: return "halving-doubling";
     case CollectiveAlgorithm::kHierarchical: return "hierarchical";
+    case CollectiveAlgorithm::kNvls: return "nvls";
+    case CollectiveAlgorithm::kAuto: return "auto";
   }
   return "?";
 }
 
 std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view s) {
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < kNumCollectiveAlgorithms; ++i) {
     auto a = static_cast<CollectiveAlgorithm>(i);
     if (collective_algorithm_name(a) == s) return a;
   }

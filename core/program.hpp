@@ -66,7 +66,13 @@ inline constexpr int kNumCollectiveKinds = 6;
 std::string_view collective_kind_name(CollectiveKind k);  // "allreduce", ...
 std::optional<CollectiveKind> parse_collective_kind(std::string_view s);
 
-enum class CollectiveAlgorithm : std::uint8_t { kRing, kTree, kHalvingDoubling, kHierarchical };
+// kNvls: NCCL's NVLink SHARP AllReduce (the NCCL model times it; the
+// alpha-beta model refuses it). kAuto: the model's own choice (NCCL's, by
+// size, under the NCCL model; the ring under alpha-beta).
+enum class CollectiveAlgorithm : std::uint8_t {
+  kRing, kTree, kHalvingDoubling, kHierarchical, kNvls, kAuto
+};
+inline constexpr int kNumCollectiveAlgorithms = 6;
 std::string_view collective_algorithm_name(CollectiveAlgorithm a);  // "ring", "tree", ...
 std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view s);
 

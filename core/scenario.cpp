@@ -734,7 +734,7 @@ class ScenarioReader {
     BRIGADE_ASSIGN_OR_RETURN(b.bytes,
                              c.get("bytes").as_quantity(Dimension::kBytes, Bound::kPositive));
     BRIGADE_ASSIGN_OR_RETURN(
-        b.algorithm, c.get_enum("algorithm", CollectiveAlgorithm::kRing, algorithm_choices()));
+        b.algorithm, c.get_enum("algorithm", CollectiveAlgorithm::kAuto, algorithm_choices()));
     if (c.has("dtype")) {
       BRIGADE_ASSIGN_OR_RETURN(b.dtype, read_dtype(c.get("dtype")));
     }
@@ -758,7 +758,8 @@ class ScenarioReader {
   }
 
   static std::vector<std::pair<std::string, CollectiveAlgorithm>> algorithm_choices() {
-    return choices_of({CollectiveAlgorithm::kRing, CollectiveAlgorithm::kTree,
+    return choices_of({CollectiveAlgorithm::kAuto, CollectiveAlgorithm::kRing,
+                       CollectiveAlgorithm::kTree, CollectiveAlgorithm::kNvls,
                        CollectiveAlgorithm::kHalvingDoubling, CollectiveAlgorithm::kHierarchical},
                       collective_algorithm_name);
   }
@@ -845,7 +846,7 @@ class ScenarioReader {
                                                              Dimension::kBytes, Bound::kPositive));
     BRIGADE_ASSIGN_OR_RETURN(st.overlap, c.get_bool("overlap", true));
     BRIGADE_ASSIGN_OR_RETURN(
-        st.algorithm, c.get_enum("algorithm", CollectiveAlgorithm::kRing, algorithm_choices()));
+        st.algorithm, c.get_enum("algorithm", CollectiveAlgorithm::kAuto, algorithm_choices()));
     return Status::ok();
   }
 

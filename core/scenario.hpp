@@ -46,7 +46,7 @@ struct TransformerSpec {
 // AllReduce of M bytes over N devices").
 struct CollectiveBenchSpec {
   CollectiveKind kind = CollectiveKind::kAllReduce;
-  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;  // the model's choice
   double bytes = 0;            // as Collective::bytes (nccl-tests "size")
   DType dtype = DType::kF32;
   std::vector<int> group;      // devices; empty = all devices
@@ -91,7 +91,9 @@ struct StrategySpec {
   std::vector<std::string> rank_order = {"tensor", "data", "pipeline"};
   double bucket_bytes = 25e6;        // gradient AllReduce bucket (PyTorch DDP's 25 MB default)
   bool overlap = true;               // overlap gradient communication with backward
-  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
+  // Data-parallel collectives' algorithm: auto (the model's choice: NCCL's
+  // by size under the NCCL model, the ring under alpha-beta), or one asked.
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
 };
 
 struct MeshSpec {

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "costmodel/nccl_model.hpp"
+
 namespace brigade::cost {
 namespace {
 
@@ -275,6 +277,9 @@ std::string defined_algorithm_list(CollectiveKind kind) {
 
 CollectiveAlgorithm modelled_algorithm(CollectiveKind kind, CollectiveAlgorithm requested,
                                        std::string* why) {
+  // The model's own choice: in the alpha-beta model, the ring (NCCL's model
+  // chooses before it comes here: nccl_collective).
+  if (requested == CollectiveAlgorithm::kAuto) return CollectiveAlgorithm::kRing;
   const bool ag_rs = kind == CollectiveKind::kAllGather || kind == CollectiveKind::kReduceScatter;
   if (ag_rs && requested == CollectiveAlgorithm::kTree) {
     if (why) *why = "tree is defined for allreduce, broadcast and reduce";
@@ -296,6 +301,12 @@ Status check_algorithm(CollectiveKind kind, CollectiveAlgorithm algorithm, std::
     return Status::error(std::move(message));
   };
   if (fault) *fault = AlgorithmFault::kNone;
+  if (algorithm == CollectiveAlgorithm::kNvls)
+    return at(AlgorithmFault::kAlgorithm,
+              fmt::format("found algorithm 'nvls' for {} in the alpha-beta model; expected {} (NVLS "
+                          "is NCCL's NVLink SHARP, which the NCCL model times: a GPU profile with "
+                          "an NCCL table that has nvls)",
+                          name, defined_algorithm_list(kind)));
   if (algorithm == CollectiveAlgorithm::kHierarchical &&
       (kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce ||
        kind == CollectiveKind::kAllToAll))
@@ -348,7 +359,11 @@ Result<CollectiveCost> collective_cost(const CollectiveQuery& q) {
   switch (q.kind) {
     case CollectiveKind::kAllReduce:
       switch (algorithm) {
-        case CollectiveAlgorithm::kRing: t = ring_allreduce_seconds(n, q.bytes, q.intra); break;
+        case CollectiveAlgorithm::kRing:
+        case CollectiveAlgorithm::kNvls:  // refused by check_algorithm
+        case CollectiveAlgorithm::kAuto:  // modelled as the ring
+          t = ring_allreduce_seconds(n, q.bytes, q.intra);
+          break;
         case CollectiveAlgorithm::kTree: t = tree_allreduce_seconds(n, q.bytes, q.intra); break;
         case CollectiveAlgorithm::kHalvingDoubling:
           t = halving_doubling_allreduce_seconds(n, q.bytes, q.intra);
@@ -364,6 +379,8 @@ Result<CollectiveCost> collective_cost(const CollectiveQuery& q) {
       switch (algorithm) {
         case CollectiveAlgorithm::kRing:
         case CollectiveAlgorithm::kTree:  // not modelled (modelled_algorithm): ring
+        case CollectiveAlgorithm::kNvls:
+        case CollectiveAlgorithm::kAuto:
           t = ag ? ring_allgather_seconds(n, q.bytes, q.intra)
                  : ring_reducescatter_seconds(n, q.bytes, q.intra);
           break;
@@ -392,7 +409,9 @@ Result<CollectiveCost> collective_cost(const CollectiveQuery& q) {
           t = bc ? halving_doubling_broadcast_seconds(n, q.bytes, q.intra)
                  : halving_doubling_reduce_seconds(n, q.bytes, q.intra);
           break;
-        case CollectiveAlgorithm::kHierarchical: break;  // rejected above
+        case CollectiveAlgorithm::kHierarchical:  // rejected above
+        case CollectiveAlgorithm::kNvls:
+        case CollectiveAlgorithm::kAuto: break;
       }
       break;
     }
@@ -448,6 +467,19 @@ Result<CollectiveQuery> collective_query_on(const Topology& topology, const Hard
   q.algorithm = algorithm;
   q.ranks = static_cast<int>(group.size());
   q.bytes = bytes;
+  // NCCL's model where it applies (nccl_collective): its choice, as the
+  // closed form of the algorithm it expands to.
+  BRIGADE_ASSIGN_OR_RETURN(std::optional<NcclChoice> nccl,
+                           nccl_collective(topology, profile, kind, algorithm, group, bytes));
+  if (nccl) {
+    q.algorithm = nccl->expansion;
+    q.intra = nccl->step;
+    q.overhead_seconds = nccl->overhead_seconds;
+    q.nccl = true;
+    q.nccl_algorithm = nccl->chosen.algorithm;
+    q.nccl_protocol = nccl->chosen.protocol;
+    return q;
+  }
   // A warm collective pays no call overhead where its kind has warm figures
   // (LinkProfile::KindSteps: the overhead is the cold handshake).
   bool warm_figures = false;

@@ -171,6 +171,12 @@ struct CollectiveQuery {
   AlphaBeta inter;
   // Paid once per call (launch and handshake), on top of the algorithm.
   double overhead_seconds = 0;
+  // Set by collective_query_on where NCCL's model times the collective
+  // (costmodel/nccl_model.hpp): NCCL's choice; `algorithm`, `intra` and
+  // `overhead_seconds` are then the closed form that gives its time.
+  bool nccl = false;
+  NcclAlgorithm nccl_algorithm = NcclAlgorithm::kRing;
+  NcclProtocol nccl_protocol = NcclProtocol::kSimple;
 };
 
 struct CollectiveCost {

@@ -327,7 +327,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       if (it != kernel_memo.end()) return it->second;
       double x = 0;
       if (k.is_collective) {
-        auto c = collective_seconds(topo, prof, k.collective, CollectiveAlgorithm::kRing, group,
+        auto c = collective_seconds(topo, prof, k.collective, CollectiveAlgorithm::kAuto, group,
                                     k.collective_bytes);
         if (!c.is_ok()) {
           if (kernel_error.is_ok()) kernel_error = c.status();
@@ -488,7 +488,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           for (const ParamGroup* pg : blk.owned) replicated += pg->replicated_elements();
       if (replicated > 0) {
         BRIGADE_ASSIGN_OR_RETURN(double one, collective_seconds(topo, prof, CollectiveKind::kAllReduce,
-                                                                CollectiveAlgorithm::kRing, group,
+                                                                CollectiveAlgorithm::kAuto, group,
                                                                 replicated * e_bytes));
         per_step_extra[si] += one;
         ledger.add("sequence", "allreduce", t, 1, replicated * e_bytes, one, one);
@@ -500,7 +500,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       const double bytes = embedding.params[0].local_elements() * e_bytes / (st.zero >= 2 ? d : 1);
       const std::vector<int> pair = {rm.device(0, 0, 0), rm.device(0, 0, p - 1)};
       BRIGADE_ASSIGN_OR_RETURN(double one, collective_seconds(topo, prof, CollectiveKind::kAllReduce,
-                                                              CollectiveAlgorithm::kRing, pair, bytes));
+                                                              CollectiveAlgorithm::kAuto, pair, bytes));
       per_step_extra[si] += one;
       ledger.add("tied embedding", "allreduce", 2, 1, bytes, one, one);
     }

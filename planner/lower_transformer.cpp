@@ -316,7 +316,7 @@ class StageEmitter {
       for (int t = 0; t < s_.T; ++t)
         streams.push_back(out_.compute[static_cast<size_t>(d * s_.T + t)]);
       const CollectiveId c =
-          b_.add_collective(k.collective, CollectiveAlgorithm::kRing, s_.ranks->tensor_group(d, p_),
+          b_.add_collective(k.collective, CollectiveAlgorithm::kAuto, s_.ranks->tensor_group(d, p_),
                             k.collective_bytes, streams, k.name, phase, k.reason);
       b_.collective(c).dtype = s_.dtype;
       for (int t = 0; t < s_.T; ++t) {
@@ -1061,7 +1061,7 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
       const std::vector<StreamId> streams = {b.stream(first.devices[static_cast<size_t>(r)], "dp"),
                                              b.stream(last.devices[static_cast<size_t>(r)], "dp")};
       const CollectiveId c = b.add_collective(
-          CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
+          CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto,
           {first.devices[static_cast<size_t>(r)], last.devices[static_cast<size_t>(r)]}, bytes,
           streams, "tied embedding", Phase::kBackward,
           "tied word embeddings: the first and last pipeline stages each hold a copy; sum their "
@@ -1086,7 +1086,7 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
         for (int t = 0; t < s.T; ++t)
           streams.push_back(b.stream(so.devices[static_cast<size_t>(d * s.T + t)], "dp"));
         const CollectiveId c = b.add_collective(
-            CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, s.ranks->tensor_group(d, p),
+            CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, s.ranks->tensor_group(d, p),
             so.replicated_elements * s.e, streams, "sp.replicated_grads", Phase::kBackward,
             "sequence parallel: LayerNorm, bias and position-embedding gradients are partial "
             "over the sequence shards; psum over 'tensor'");

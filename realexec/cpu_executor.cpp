@@ -456,7 +456,7 @@ Status CpuExecutor::check_program(const Program& p, const Topology& topo) {
                            task_label(p, col.tasks.front()) + ") reduces " +
                            std::string(dtype_name(col.dtype)) +
                            "; the CPU backend reduces f64, f32, tf32, f16, bf16 and i32");
-    if (col.algorithm != CollectiveAlgorithm::kRing)
+    if (col.algorithm != CollectiveAlgorithm::kRing && col.algorithm != CollectiveAlgorithm::kAuto)
       other_algorithms.insert(std::string(collective_algorithm_name(col.algorithm)));
   }
   const int cores = options_.hardware_threads > 0 ? options_.hardware_threads

@@ -325,6 +325,8 @@ void expand_collective(const Collective& c, const std::vector<std::int32_t>& nod
     case CollectiveKind::kAllReduce:
       switch (algorithm) {
         case CollectiveAlgorithm::kRing:
+        case CollectiveAlgorithm::kNvls:  // rejected by check_expandable
+        case CollectiveAlgorithm::kAuto:  // modelled as the ring
           ring(rounds, x.ranks, 2 * (n - 1), m / n, n - 1);
           return;
         case CollectiveAlgorithm::kTree:
@@ -351,6 +353,8 @@ void expand_collective(const Collective& c, const std::vector<std::int32_t>& nod
       switch (algorithm) {
         case CollectiveAlgorithm::kRing:
         case CollectiveAlgorithm::kTree:
+        case CollectiveAlgorithm::kNvls:
+        case CollectiveAlgorithm::kAuto:
           ring(rounds, x.ranks, n - 1, m / n, gather ? 0 : n - 1);
           return;
         case CollectiveAlgorithm::kHalvingDoubling:
@@ -379,6 +383,8 @@ void expand_collective(const Collective& c, const std::vector<std::int32_t>& nod
       const bool bcast = c.kind == CollectiveKind::kBroadcast;
       switch (algorithm) {
         case CollectiveAlgorithm::kRing:
+        case CollectiveAlgorithm::kNvls:
+        case CollectiveAlgorithm::kAuto:
         case CollectiveAlgorithm::kHierarchical:  // rejected by check_expandable
         {
           // Broadcast: root -> root+1 -> ... ; Reduce: root+1 -> ... -> root.

@@ -38,7 +38,8 @@ class VectorInterner {
 
 }  // namespace
 
-Status plan_shortcuts(const Program& program, const Topology& topology,
+Status plan_shortcuts(const Program& program, const std::vector<CollectiveAlgorithm>& algorithms,
+                      const Topology& topology,
                       const HardwareProfile& profile, NetworkModel network,
                       const std::vector<std::int32_t>& node_of, const std::vector<TaskId>& transfers,
                       ShortcutTable& table, std::vector<std::int32_t>& shortcut_of,
@@ -52,7 +53,7 @@ Status plan_shortcuts(const Program& program, const Topology& topology,
   std::vector<std::int32_t> key;
   for (size_t c = 0; c < colls.size(); ++c) {
     const Collective& col = colls[c];
-    key.assign({static_cast<std::int32_t>(col.kind), static_cast<std::int32_t>(col.algorithm), col.root});
+    key.assign({static_cast<std::int32_t>(col.kind), static_cast<std::int32_t>(algorithms[c]), col.root});
     key.insert(key.end(), col.group.begin(), col.group.end());
     coll_pattern[c] = patterns.intern(key);
     key.clear();

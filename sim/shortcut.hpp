@@ -55,7 +55,10 @@ struct ShortcutTable {
 // (SimOptions::cancel) is handed to the isolated runs; `record_transfers`
 // keeps each entry's messages (ShortcutEntry::transfers) for a trace,
 // back-to-back ones merged where `merge_steps` (SimOptions::trace_steps).
-Status plan_shortcuts(const Program& program, const Topology& topology,
+// `algorithms`: each collective's algorithm as it runs (the Program's, or
+// the expansion of NCCL's choice), which decides the channels it uses.
+Status plan_shortcuts(const Program& program, const std::vector<CollectiveAlgorithm>& algorithms,
+                      const Topology& topology,
                       const HardwareProfile& profile, NetworkModel network,
                       const std::vector<std::int32_t>& node_of, const std::vector<TaskId>& transfers,
                       ShortcutTable& table, std::vector<std::int32_t>& shortcut_of,

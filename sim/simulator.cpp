@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "costmodel/collectives.hpp"
+#include "costmodel/nccl_model.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/network.hpp"
 #include "sim/schedule.hpp"
@@ -168,7 +169,10 @@ class Engine {
   std::string collective_label(CollectiveId c) const;
   Result<std::int32_t> route_index(std::int32_t src, std::int32_t dst);
   Result<std::int32_t> collective_route_index(std::int32_t src, std::int32_t dst, bool reduce,
-                                              const Collective& col, bool warm);
+                                              CollectiveId c, bool warm);
+  // The collective as it runs: the Program's, or, where NCCL's model times
+  // it, a copy with the algorithm NCCL's choice expands to.
+  const Collective& running_collective(CollectiveId c);
   std::string check_route(std::int32_t src, std::int32_t dst, std::int32_t& index);
 
   // ---- event handling
@@ -233,6 +237,14 @@ class Engine {
   std::vector<std::int32_t> last_arrival_;  // internal index
   std::vector<double> coll_overhead_;
   std::vector<std::int32_t> coll_shortcut_;
+  // NCCL's model (cost::nccl_collective): per collective, the algorithm it
+  // expands to and an index into nccl_steps_ (-1: the alpha-beta model).
+  std::vector<CollectiveAlgorithm> coll_algorithm_;
+  std::vector<std::int32_t> coll_nccl_;
+  std::vector<cost::AlphaBeta> nccl_steps_;
+  // Routes of NCCL-timed steps, by (src, dst, index into nccl_steps_).
+  std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t>, std::int32_t> nccl_route_map_;
+  Collective running_scratch_;
   // Per device.
   std::vector<double> speed_, memory_speed_, slowdown_, capacity_;
   // Per device: DeviceProfile::comm_compute_share, and the compute time its
@@ -357,7 +369,40 @@ Result<std::int32_t> Engine::route_index(std::int32_t src, std::int32_t dst) {
 }
 
 Result<std::int32_t> Engine::collective_route_index(std::int32_t src, std::int32_t dst, bool reduce,
-                                                    const Collective& col, bool warm) {
+                                                    CollectiveId c, bool warm) {
+  const Collective& col = p_.collectives()[static_cast<size_t>(c)];
+  if (const std::int32_t k = coll_nccl_[static_cast<size_t>(c)]; k >= 0) {
+    // NCCL's choice: its steps' latency and bandwidth. A step slower than
+    // the route runs on the route plus a channel of the pair's own; one
+    // faster than the links (NVLS, a multi-channel ring across nodes) on a
+    // channel of its own alone (docs/simulator.md, "Collectives under NCCL's
+    // model").
+    std::int32_t& slot = nccl_route_map_.try_emplace(std::make_tuple(src, dst, k), -1).first->second;
+    if (slot >= 0) return slot;
+    BRIGADE_ASSIGN_OR_RETURN(std::int32_t index, route_index(src, dst));
+    const cost::AlphaBeta& step = nccl_steps_[static_cast<size_t>(k)];
+    const double bandwidth = step.bandwidth_bytes_per_second;
+    const RouteInfo plain = routes_[static_cast<size_t>(index)];
+    RouteInfo info = plain;
+    info.alpha_seconds = step.alpha_seconds;
+    const auto channel = static_cast<ChannelId>(chan_capacity_.size());
+    chan_capacity_.push_back(bandwidth);
+    chan_.push_back(ChannelUse{});
+    if (opt_.network == NetworkModel::kFlow) net_.add_channel(bandwidth);
+    info.first = static_cast<std::int32_t>(route_channels_.size());
+    info.bandwidth_bytes_per_second = bandwidth;
+    if (bandwidth < plain.bandwidth_bytes_per_second) {
+      info.count = plain.count + 1;
+      for (std::int32_t i = 0; i < plain.count; ++i)
+        route_channels_.push_back(route_channels_[static_cast<size_t>(plain.first + i)]);
+    } else {
+      info.count = 1;
+    }
+    route_channels_.push_back(channel);
+    slot = static_cast<std::int32_t>(routes_.size());
+    routes_.push_back(info);
+    return slot;
+  }
   std::int32_t* slot = nullptr;
   if (kind_steps_) {
     slot = &sized_route_map_
@@ -501,13 +546,44 @@ Status Engine::setup() {
   std::vector<double> device_overhead(nd, 0);
   for (size_t d = 0; d < nd; ++d)
     device_overhead[d] = prof_.for_device(topo_.device(static_cast<int>(d))).collective_overhead_seconds;
+  coll_algorithm_.assign(ncoll, CollectiveAlgorithm::kRing);
+  coll_nccl_.assign(ncoll, -1);
+  nccl_steps_.clear();
+  nccl_route_map_.clear();
+  // NCCL's choice per collective (the closed form's, cost::collective_query_on),
+  // memoised by what it depends on.
+  std::map<std::tuple<CollectiveKind, CollectiveAlgorithm, double, std::vector<std::int32_t>>,
+           std::pair<std::int32_t, CollectiveAlgorithm>>
+      nccl_memo;
   for (size_t c = 0; c < ncoll; ++c) {
     const Collective& col = p_.collectives()[c];
-    if (Status st = check_expandable(col, node_of_); !st.is_ok())
-      return Status::error(who + collective_label(static_cast<CollectiveId>(c)) + ": " + st.message());
+    coll_algorithm_[c] = col.algorithm;
     double o = 0;
     for (std::int32_t d : col.group) o = std::max(o, device_overhead[static_cast<size_t>(d)]);
     coll_overhead_[c] = o;
+    auto key = std::make_tuple(col.kind, col.algorithm, col.bytes, col.group);
+    auto it = nccl_memo.find(key);
+    if (it == nccl_memo.end()) {
+      auto choice = cost::nccl_collective(topo_, prof_, col.kind, col.algorithm, col.group, col.bytes);
+      if (!choice.is_ok())
+        return Status::error(who + collective_label(static_cast<CollectiveId>(c)) + ": " +
+                             choice.message());
+      std::pair<std::int32_t, CollectiveAlgorithm> v{-1, col.algorithm};
+      if (choice->has_value()) {
+        nccl_steps_.push_back((*choice)->step);
+        v = {static_cast<std::int32_t>(nccl_steps_.size()) - 1, (*choice)->expansion};
+      }
+      it = nccl_memo.emplace(std::move(key), v).first;
+    }
+    coll_nccl_[c] = it->second.first;
+    if (coll_nccl_[c] >= 0) {
+      coll_algorithm_[c] = it->second.second;
+      // NCCL's latency is in the steps; the call pays the launch alone.
+      coll_overhead_[c] = o;
+    }
+    if (Status st = check_expandable(running_collective(static_cast<CollectiveId>(c)), node_of_);
+        !st.is_ok())
+      return Status::error(who + collective_label(static_cast<CollectiveId>(c)) + ": " + st.message());
   }
 
   // Tasks: internal numbering in stream order, durations, dependency
@@ -602,7 +678,7 @@ Status Engine::setup() {
   // run, warmth when the collective starts).
   coll_shortcut_.assign(ncoll, -1);
   if (!opt_.exact && ncoll > 0 && !warm_steps_) {
-    BRIGADE_RETURN_IF_ERROR(plan_shortcuts(p_, topo_, prof_, opt_.network, node_of_, transfers,
+    BRIGADE_RETURN_IF_ERROR(plan_shortcuts(p_, coll_algorithm_, topo_, prof_, opt_.network, node_of_, transfers,
                                            shortcuts_table_, coll_shortcut_, opt_.cancel,
                                            trace_mode_ == TraceRecorder::Mode::kFull, !opt_.trace_steps));
   }
@@ -889,8 +965,23 @@ void Engine::start_collective(CollectiveId c) {
               make_event(static_cast<std::uint32_t>(c), kCollectiveGo));
 }
 
-void Engine::collective_go(CollectiveId c) {
+const Collective& Engine::running_collective(CollectiveId c) {
   const Collective& col = p_.collectives()[static_cast<size_t>(c)];
+  const CollectiveAlgorithm a = coll_algorithm_[static_cast<size_t>(c)];
+  if (a == col.algorithm) return col;
+  Collective& x = running_scratch_;
+  x.kind = col.kind;
+  x.algorithm = a;
+  x.group.assign(col.group.begin(), col.group.end());
+  x.tasks.assign(col.tasks.begin(), col.tasks.end());  // the trace names each rank's task
+  x.bytes = col.bytes;
+  x.root = col.root;
+  x.dtype = col.dtype;
+  return x;
+}
+
+void Engine::collective_go(CollectiveId c) {
+  const Collective& col = running_collective(c);
   const std::int32_t sc = coll_shortcut_[static_cast<size_t>(c)];
   if (sc >= 0) {
     // Channels provably its own: the isolated expansion's time and link use.
@@ -946,9 +1037,9 @@ void Engine::start_ring(std::int32_t inst, const Collective& col) {
     const std::int32_t src = in.devices[static_cast<size_t>(r)];
     const std::int32_t dst = in.devices[static_cast<size_t>((r + 1) % n)];
     const bool warm = coll_warm_[static_cast<size_t>(in.collective)] != 0;
-    auto route = collective_route_index(src, dst, false, col, warm);
+    auto route = collective_route_index(src, dst, false, in.collective, warm);
     if (route.is_ok() && in.ring_reduce_steps > 0) {
-      auto reduce = collective_route_index(src, dst, true, col, warm);
+      auto reduce = collective_route_index(src, dst, true, in.collective, warm);
       if (!reduce.is_ok()) route = reduce.status();
       else in.ring_reduce_route[static_cast<size_t>(r)] = *reduce;
     }
@@ -1024,8 +1115,7 @@ void Engine::start_op(std::int32_t inst, std::int32_t op) {
   const std::int32_t src = in.devices[static_cast<size_t>(o.src_rank)];
   const std::int32_t dst = in.devices[static_cast<size_t>(o.dst_rank)];
   auto r = in.transfer >= 0 ? route_index(src, dst)
-                            : collective_route_index(src, dst, o.reduce != 0,
-                                                     p_.collectives()[static_cast<size_t>(in.collective)],
+                            : collective_route_index(src, dst, o.reduce != 0, in.collective,
                                                      coll_warm_[static_cast<size_t>(in.collective)] != 0);
   if (!r.is_ok()) {
     op_error(in, r.status());

@@ -193,7 +193,75 @@ TEST(CollectiveVerb, MissingBandwidth) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err,
             "brigade: error: --bandwidth: found nothing; expected a value (--bandwidth is "
-            "required; see 'brigade collective --help')\n");
+            "required without --preset; see 'brigade collective --help')\n");
+}
+
+// --model nccl on a preset: NCCL's choice and its time (hand-worked in
+// tests/costmodel/nccl_model_test.cpp from NCCL's src/graph/tuning.cc).
+// DGX H100, 8 ranks, 1 GiB AllReduce: NVLS, 25 us + 2^30 / (480 GB/s x 8/14);
+// busBw = algBw x 14/8.
+TEST(CollectiveVerb, NcclModelOnDgxH100) {
+  auto j = run_json({"collective", "allreduce", "--model", "nccl", "--preset", "dgx-h100",
+                     "--devices", "8", "--bytes", "1GiB", "--json"});
+  const double want = 25e-6 + 1073741824.0 / (480e9 * 8 / 14);
+  expect_rel(j["seconds"].get<double>(), want);
+  expect_rel(j["bus_bandwidth"].get<double>(), 1.75 * 1073741824.0 / want);
+  EXPECT_EQ(j["model"], "nccl");
+  EXPECT_EQ(j["nccl_algorithm"], "nvls");
+  EXPECT_EQ(j["nccl_protocol"], "simple");
+  EXPECT_EQ(j["candidates"].size(), 7u);  // ring and tree x 3 protocols, NVLS Simple
+  // DGX A100, 64 KiB: ring LL, 15.0 us + 65536 / (87.7 GB/s x 8/14).
+  auto a = run_json({"collective", "allreduce", "--model", "nccl", "--preset", "dgx-a100",
+                     "--devices", "8", "--bytes", "64KiB", "--json"});
+  expect_rel(a["seconds"].get<double>(), 15e-6 + 65536 / (87.7e9 * 8 / 14));
+  EXPECT_EQ(a["nccl_algorithm"], "ring");
+  EXPECT_EQ(a["nccl_protocol"], "ll");
+}
+
+// The same preset under alpha-beta: the ring on the preset's routes, no
+// NCCL fields.
+TEST(CollectiveVerb, AlphaBetaOnPreset) {
+  auto j = run_json({"collective", "allreduce", "--model", "alpha-beta", "--preset", "dgx-h100",
+                     "--devices", "8", "--bytes", "1GiB", "--json"});
+  EXPECT_EQ(j["model"], "alpha-beta");
+  EXPECT_EQ(j["modelled_algorithm"], "ring");
+  EXPECT_FALSE(j.contains("nccl_protocol"));
+}
+
+TEST(CollectiveVerb, NcclModelErrors) {
+  auto nvls = run_brigade({"collective", "allreduce", "--model", "nccl", "--preset", "dgx-a100",
+                           "--devices", "8", "--bytes", "1GiB", "--algorithm", "nvls"});
+  EXPECT_EQ(nvls.exit_code, 2);
+  EXPECT_EQ(nvls.err,
+            "brigade: error: --algorithm: found algorithm 'nvls'; expected hardware that can run "
+            "NVLS: device 'gpu0' (NVIDIA A100-SXM4-80GB) has no NVLS: NVLink SHARP needs a "
+            "third-generation NVSwitch (Hopper or later), and its NCCL table has no nvls\n");
+  EXPECT_EQ(nvls.out, "");
+  auto no_preset = run_brigade({"collective", "allreduce", "--model", "nccl", "--devices", "8",
+                                "--bytes", "1GiB"});
+  EXPECT_EQ(no_preset.exit_code, 2);
+  EXPECT_EQ(no_preset.err.rfind("brigade: error: --model nccl: found no --preset; expected "
+                                "--preset NAME (", 0),
+            0u)
+      << no_preset.err;
+  auto too_many = run_brigade({"collective", "allreduce", "--model", "nccl", "--preset",
+                               "dgx-h100", "--devices", "16", "--bytes", "1GiB"});
+  EXPECT_EQ(too_many.exit_code, 2);
+  EXPECT_EQ(too_many.err,
+            "brigade: error: --devices: found '16'; expected at most 8 (the devices of dgx-h100 "
+            "on 1 node; more with --nodes)\n");
+  auto alpha = run_brigade({"collective", "allreduce", "--model", "nccl", "--preset", "dgx-h100",
+                            "--devices", "8", "--bytes", "1GiB", "--alpha", "5us"});
+  EXPECT_EQ(alpha.exit_code, 2);
+  EXPECT_EQ(alpha.err,
+            "brigade: error: --alpha: found '5us'; expected it only without --preset (the "
+            "preset's routes and profile give latency, bandwidth and nodes)\n");
+  auto model = run_brigade({"collective", "allreduce", "--model", "ncl", "--preset", "dgx-h100",
+                            "--devices", "8", "--bytes", "1GiB"});
+  EXPECT_EQ(model.exit_code, 2);
+  EXPECT_EQ(model.err,
+            "brigade: error: --model: found 'ncl'; expected one of alpha-beta, nccl (did you mean "
+            "'nccl'?)\n");
 }
 
 }  // namespace

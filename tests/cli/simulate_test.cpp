@@ -27,17 +27,18 @@ std::string temp_path(const char* suffix) {
 }
 
 // Issue 3, "done when": simulate ring_allreduce_8.yaml agrees with
-// `brigade collective` for the same numbers (dgx-a100: alpha 2 us, 300 GB/s x
-// 0.8 NVLink efficiency = 240 GB/s; plus the 6 us collective overhead).
+// `brigade collective` for the same collective (dgx-a100 under NCCL's model,
+// NCCL_ALGO=ring: 56 us + 1.75 x 2^30 / 240 GB/s, tests/cli/cost_test.cpp).
 TEST(SimulateVerb, RingAllReduceAgreesWithCollective) {
   for (const char* network : {"flow", "ideal"}) {
     auto r = run_brigade({"simulate", scenario("ring_allreduce_8.yaml"), "--json", "--network", network});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto j = nlohmann::json::parse(r.out);
-    auto c = run_brigade({"collective", "allreduce", "--devices", "8", "--bytes", "1GiB", "--alpha",
-                          "2us", "--bandwidth", "240GB/s", "--json"});
+    auto c = run_brigade({"collective", "allreduce", "--model", "nccl", "--preset", "dgx-a100",
+                          "--devices", "8", "--bytes", "1GiB", "--algorithm", "ring", "--json"});
     ASSERT_EQ(c.exit_code, 0) << c.err;
-    const double expected = nlohmann::json::parse(c.out)["seconds"].get<double>() + 6e-6;
+    const double expected = nlohmann::json::parse(c.out)["seconds"].get<double>();
+    EXPECT_NEAR(expected, 56e-6 + 1.75 * 1073741824.0 / 240e9, 1e-12);
     EXPECT_NEAR(j["step_seconds"].get<double>(), expected, expected * 1e-9) << network;
     // The same with every shortcut off: the expansion gives the same time.
     auto x = run_brigade({"simulate", scenario("ring_allreduce_8.yaml"), "--json", "--exact", "--network", network});

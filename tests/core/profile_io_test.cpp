@@ -358,7 +358,7 @@ const ProfileError kProfileErrors[] = {
      "\"*\" "
      "for any)"},
     {"UnknownKey", "nme: x\n",
-     "1:1: error: found key 'nme'; expected one of name, machine_kind, source, devices, links, "
+     "1:1: error: found key 'nme'; expected one of name, machine_kind, source, collective_model, devices, links, "
      "calibration (did you mean 'name'?)"},
     {"UnknownMachineKind", "machine_kind: gpu\n",
      "1:15: error: found 'gpu'; expected one of datasheet, cpu, cuda (did you mean 'cpu'?)"},

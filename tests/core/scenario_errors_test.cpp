@@ -102,7 +102,7 @@ const ErrorCase kCases[] = {
      "model:\n"
      "  mlp: {batch: 8, widths: [16, 16]}\n",
      "t.yaml:1:20: error: found preset 'dgx-a1000'; expected one of cpu-host, dgx-a100, dgx-h100, "
-     "h200x1, pcie-4gpu (did you mean 'dgx-a100'?)"},
+     "dgx-h200, h200x1, pcie-4gpu (did you mean 'dgx-a100'?)"},
     {"PresetDeviceCount",
      "topology: {preset: dgx-a100, devices: 4}\n"
      "model:\n"
@@ -259,8 +259,8 @@ const ErrorCase kCases[] = {
      "model:\n"
      "  mlp: {batch: 8, widths: [16, 16]}\n"
      "strategy: {algorithm: rign}\n",
-     "t.yaml:4:23: error: found 'rign'; expected one of ring, tree, halving-doubling, hierarchical "
-     "(did you mean 'ring'?)"},
+     "t.yaml:4:23: error: found 'rign'; expected one of auto, ring, tree, nvls, halving-doubling, "
+     "hierarchical (did you mean 'ring'?)"},
     {"RankOrderTwice",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model:\n"

@@ -47,7 +47,7 @@ TEST(Presets, UnknownPresetSuggestsClosest) {
   auto t = make_preset("dgx-a10");
   ASSERT_FALSE(t.is_ok());
   EXPECT_EQ(t.message(),
-            "found preset 'dgx-a10'; expected one of cpu-host, dgx-a100, dgx-h100, h200x1, "
+            "found preset 'dgx-a10'; expected one of cpu-host, dgx-a100, dgx-h100, dgx-h200, h200x1, "
             "pcie-4gpu (did you mean 'dgx-a100'?)");
 }
 

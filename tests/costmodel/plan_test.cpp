@@ -562,8 +562,9 @@ TEST(EstimatePlan, ShardedMlpMegatronSplit) {
   EXPECT_EQ(g->communication[0].bytes, 8192.0);
 }
 
-// A lone collective: dgx-a100's ring AllReduce of 1 GiB (0.007863367466666668 s, see
-// collectives_test.cpp).
+// A lone collective: dgx-a100's AllReduce of 1 GiB, algorithm auto: NCCL's
+// choice, ring Simple, 56 us + 2^30 / (240 GB/s x 8/14) = 0.0078853674666 s
+// (nccl_model_test.cpp has the table).
 TEST(EstimatePlan, CollectiveScenario) {
   Scenario sc;
   sc.name = "ring-allreduce-8";
@@ -576,11 +577,11 @@ TEST(EstimatePlan, CollectiveScenario) {
   sc.collective.bytes = 1073741824.0;
   auto e = estimate_plan(sc);
   ASSERT_TRUE(e.is_ok()) << e.message();
-  expect_rel(e->step_seconds, 0.007863367466666668);
+  expect_rel(e->step_seconds, 0.007885367466666666);
   EXPECT_EQ(e->devices, 8);
   EXPECT_TRUE(e->amdahl.empty());
   const nlohmann::json j = plan_estimate_json(*e);
-  expect_rel(j["step_seconds"].get<double>(), 0.007863367466666668);
+  expect_rel(j["step_seconds"].get<double>(), 0.007885367466666666);
   ASSERT_EQ(j["memory"]["per_device"].size(), 8u);
   for (const char* key : {"params_bytes", "grads_bytes", "optimizer_bytes", "activations_bytes",
                           "peak_bytes"})

@@ -38,8 +38,11 @@ inline Topology star(int n, double bandwidth, double latency, LinkClass cls = Li
 
 // A profile whose links achieve exactly their bandwidth (efficiency 1) and
 // take their topology latency as alpha; no collective overhead unless given.
+// Collectives in the alpha-beta model (the expansion these tests check; the
+// A100s' NCCL tables would otherwise time them: tests/sim/nccl_collective_test.cpp).
 inline HardwareProfile plain_profile(double collective_overhead_seconds = 0) {
   HardwareProfile h = HardwareProfile::defaults();
+  h.collective_model = CollectiveModel::kAlphaBeta;
   for (auto& l : h.links) l = LinkProfile{-1, 1.0};
   for (auto& d : h.devices) d.collective_overhead_seconds = collective_overhead_seconds;
   return h;

@@ -1,0 +1,266 @@
+// What the presets' GPUs really achieve: their device profiles, from
+// kernel- and collective-level measurements only (never from an end-to-end
+// training result: those test the presets, docs/FIDELITY.md). Every number
+// carries its source; docs/costmodel.md, "Presets", has the same list.
+// HardwareProfile::defaults() (core/profile.cpp) collects these.
+#include "core/presets_profiles.hpp"
+
+#include <cmath>
+
+namespace brigade {
+namespace {
+
+constexpr double kGB = 1e9;
+constexpr double kTF = 1e12;
+constexpr double kUs = 1e-6;
+
+EfficiencyCurve flat(double e) {
+  EfficiencyCurve c;
+  c.fallback = e;
+  return c;
+}
+
+EfficiencyCurve curve(std::vector<std::pair<double, double>> points) {
+  EfficiencyCurve c;
+  c.points = std::move(points);
+  c.fallback = c.points.back().second;
+  return c;
+}
+
+void set(DeviceProfile& p, DType t, EfficiencyCurve c) {
+  p.gemm[static_cast<size_t>(dtype_index(t))] = std::move(c);
+}
+
+// Hockney's half-performance time of a GPU with no measured curve: one SM's
+// 128 x 128 output tile with k = 512 at the bf16 tensor rate, i.e. one wave
+// of tiles (CUTLASS/cuBLAS tile sizes): below that the machine is not full.
+// A100: 2*128*128*512 FLOP / (312 TFLOP/s / 108 SMs) = 5.8 us.
+double gpu_tile_seconds(double bf16_peak, int sms) { return 2.0 * 128 * 128 * 512 / (bf16_peak / sms); }
+
+// ---- NCCL's tuning tables ---------------------------------------------------
+//
+// NVIDIA/nccl, src/graph/tuning.cc (ncclTunerConstantsDefaults, read at
+// commit 5067397c, NCCL 2.29): baseLatencies (per call), hwLatencies (per
+// step, by NVLink / PCI / NET), the protocols' bandwidth refinements of
+// ncclTopoTuneModel (ring LL x0.5 capped at llMaxBws, ring LL128 x0.92, tree
+// x0.92, tree LL /3.8 capped at llMaxBws, tree LL128 x7/9 in a node and
+// x120/128 across nodes), treeCorrectionFactor; src/graph/topo.h for the
+// NVLink bandwidth per link (SM80_NVLINK_BW 20.0, SM90_NVLINK_BW 20.6 GB/s).
+// NCCL fits these to its own measurements to rank algorithms; where a
+// collective-level measurement of the bandwidth exists (NVLS below), the
+// preset takes the measurement.
+
+NcclEntry entry(double latency_us, double nvlink_us, double pcie_us, double network_us,
+                double factor, double multinode_factor = 0, std::array<double, 3> caps_gbs = {0, 0, 0}) {
+  NcclEntry e;
+  e.latency_seconds = latency_us * kUs;
+  e.hop_latency_seconds = {nvlink_us * kUs, pcie_us < 0 ? -1 : pcie_us * kUs, network_us * kUs};
+  e.bandwidth_factor = factor;
+  e.multinode_bandwidth_factor = multinode_factor;
+  for (size_t i = 0; i < 3; ++i) e.max_bandwidth_bytes_per_second[i] = caps_gbs[i] * kGB;
+  return e;
+}
+
+// Ring and tree as tuning.cc has them for every GPU from Volta to Hopper;
+// `ll_caps` is the llMaxBws row for the GPU and the host's CPU vendor:
+// {one node (by GPU generation), two nodes, more (by CPU vendor)}.
+NcclTable nccl_ring_tree(double nvlink_gbs, double net_overhead_us, std::array<double, 3> ll_caps) {
+  NcclTable t;
+  using A = NcclAlgorithm;
+  using P = NcclProtocol;
+  t.nvlink_bandwidth_bytes_per_second = nvlink_gbs * kGB;
+  t.net_overhead_seconds = net_overhead_us * kUs;
+  // Ring: baseLat {6.6, 14.0, 8.4}; hwLat NVLink {0.6, 1.9, 3.4}, PCI {1.0,
+  // 2.5, 5.7}, NET {2.7, 4.0, 14.0}.
+  t.at(A::kRing, P::kLL) = entry(6.6, 0.6, 1.0, 2.7, 0.5, 0, ll_caps);
+  t.at(A::kRing, P::kLL128) = entry(14.0, 1.9, 2.5, 4.0, 0.92);
+  t.at(A::kRing, P::kSimple) = entry(8.4, 3.4, 5.7, 14.0, 1.0);
+  // Tree: baseLat {6.8, 14.0, 8.4}; hwLat NVLink {0.6, 1.25, 4.0}, PCI {1.0,
+  // 1.9, 4.0}, NET {5.0, 8.5, 14}. Bandwidth: x0.92, then LL /3.8 (capped),
+  // LL128 x7/9 in a node, x120/128 across nodes.
+  t.at(A::kTree, P::kLL) = entry(6.8, 0.6, 1.0, 5.0, 0.92 / 3.8, 0, ll_caps);
+  t.at(A::kTree, P::kLL128) = entry(14.0, 1.25, 1.9, 8.5, 0.92 * 7.0 / 9.0, 0.92 * 120.0 / 128.0);
+  t.at(A::kTree, P::kSimple) = entry(8.4, 4.0, 4.0, 14.0, 0.92);
+  // treeCorrectionFactor, by protocol, for sizes 64 B .. 256 MiB (log2(bytes/64)).
+  t.tree_correction = {{
+      {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+      {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+      {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+  }};
+  return t;
+}
+
+// ---- devices ---------------------------------------------------------------------
+
+DeviceProfile gpu_base(const std::string& model) {
+  DeviceProfile p;
+  p.model = model;
+  // FP32 and FP64 (no tensor cores for FP32): no kernel-level measurement in
+  // the sources below; 0.9 of the data sheet is an assumption, not a
+  // measurement (no published row uses them).
+  for (int i = 0; i < kNumDTypes; ++i) p.gemm[static_cast<size_t>(i)] = flat(0.9);
+  // A collective's launch: nccl-tests times back-to-back launches (each
+  // kernel's launch hides behind the one before), and NCCL's tuning table
+  // already charges a base latency per call; Megatron-LM issues its NCCL
+  // calls ahead on their own streams. So no call overhead of its own.
+  p.collective_overhead_seconds = 0;
+  return p;
+}
+
+// NVIDIA A100-SXM4-80GB (dgx-a100).
+DeviceProfile a100_sxm4_80gb() {
+  DeviceProfile p = gpu_base("NVIDIA A100-SXM4-80GB");
+  // GEMMs: Hockney's model (one wave of tiles, 5.8 us) with its ceiling at
+  // the Maximum Achievable Matmul FLOPS measured on an A100 SXM: 271.2 of
+  // 312 TFLOP/s bf16 = 0.869 (stas00/ml-engineering, compute/accelerator/
+  // README.md, "Maximum Achievable Matmul FLOPS comparison table": mean of
+  // 100 iterations, best shape 1024x10240x5120, torch 2.6.0+cu126; read at
+  // commit 744d01e). FP16 and TF32 tensor GEMMs take the same fraction (the
+  // same tensor-core path; TF32 not measured there).
+  p.gemm_half_seconds = gpu_tile_seconds(312 * kTF, 108);
+  for (DType t : {DType::kTF32, DType::kF16, DType::kBF16, DType::kI8})
+    set(p, t, flat(271.2 / 312.0));
+  // Streaming kernels: BabelStream-class copies reach 85-90% of HBM peak on
+  // A100 (Deakin et al., "Tracking performance portability on the yellow
+  // brick road to exascale", P3HPC 2020): 0.85. (No A100-80GB measurement
+  // of its own: the weakest constant of this preset.)
+  p.memory_efficiency = 0.85;
+  // Kernel launch gap: this project's H200 measurement (scenarios/profiles/
+  // h200_measured.yaml, calibrate's per-kernel fixed time measured behind a
+  // GEMM, docs/VALIDATION.md run 7): 5.28 us; the same CUDA launch path.
+  p.launch_overhead_seconds = 5.278783798217772e-6;
+  // NCCL: 12 NVLinks x 20.0 GB/s (SM80_NVLINK_BW) = 240 GB/s; DGX A100's
+  // hosts are AMD EPYC 7742 (net overhead 2 us; llMaxBws Ampere-N1 87.7,
+  // AMD-N2 22.5, AMD-N4 19.0 GB/s). No NVLS (Ampere's NVSwitch has no SHARP).
+  p.nccl = nccl_ring_tree(12 * 20.0, 2.0, {87.7, 22.5, 19.0});
+  return p;
+}
+
+// NVIDIA A100-PCIE-80GB (pcie-4gpu): the SXM4's GEMMs (the same GA100 and
+// clocks: MAMF A100 PCIe 252.9 TFLOP/s = 0.811, same source), no NVLink:
+// NCCL over PCIe takes the route's bandwidth.
+DeviceProfile a100_pcie_80gb() {
+  DeviceProfile p = a100_sxm4_80gb();
+  p.model = "NVIDIA A100-PCIE-80GB";
+  for (DType t : {DType::kTF32, DType::kF16, DType::kBF16, DType::kI8})
+    set(p, t, flat(252.9 / 312.0));
+  p.nccl.nvlink_bandwidth_bytes_per_second = 0;
+  return p;
+}
+
+// The bf16 GEMM curve this project measured on one H200 (the same GH100
+// die and tensor cores as the H100 SXM), as efficiencies of the data
+// sheet's 989.5 TFLOP/s: calibrate's square GEMMs 256^3 .. 8192^3, random
+// operands, at the 700 W power cap (scenarios/profiles/h200_measured.yaml:
+// measured peak 759.6 TFLOP/s x its curve; docs/VALIDATION.md, run 7).
+std::vector<std::pair<double, double>> gh100_bf16_shape() {
+  const double peak = 759635540035424.0 / 989.5e12;
+  return {{33554432, 0.010525663367824048 * peak}, {268435456, 0.09220658515969009 * peak},
+          {2147483648, 0.6721945342571348 * peak}, {17179869184, 1.0 * peak},
+          {137438953472, 0.9359257697257107 * peak}, {1099511627776, 0.9265006676042581 * peak}};
+}
+
+NcclTable hopper_nccl(double nvls_bus_gbs) {
+  // 18 NVLinks x 20.6 GB/s (SM90_NVLINK_BW) = 370.8 GB/s; DGX H100/H200
+  // hosts are Intel Xeon 8480C (net overhead 1 us; llMaxBws Hopper-N1 141,
+  // Intel-N2 39.0, Intel-N4 20.4 GB/s).
+  NcclTable t = nccl_ring_tree(18 * 20.6, 1.0, {141.0, 39.0, 20.4});
+  // NVLS: baseLat 0, hwLat NVLink 25 us, NET 18 us (tuning.cc); its bus
+  // bandwidth measured (the preset's source says which).
+  NcclEntry nvls = entry(0.0, 25.0, -1, 18.0, 1.0);
+  nvls.bus_bandwidth_bytes_per_second = nvls_bus_gbs * kGB;
+  t.at(NcclAlgorithm::kNvls, NcclProtocol::kSimple) = nvls;
+  return t;
+}
+
+// NVIDIA H100-SXM5-80GB (dgx-h100).
+DeviceProfile h100_sxm5_80gb() {
+  DeviceProfile p = gpu_base("NVIDIA H100-SXM5-80GB");
+  // GEMMs: the GH100 curve measured on the H200 (above), scaled so that its
+  // top is the MAMF measured on an H100 SXM: 794.5 of 989 TFLOP/s bf16 =
+  // 0.803 (stas00/ml-engineering, same table: best shape 2048x2048x13312,
+  // torch 2.7.0+cu126, "H200 is the same").
+  std::vector<std::pair<double, double>> pts = gh100_bf16_shape();
+  double top = 0;
+  for (const auto& pt : pts) top = std::max(top, pt.second);
+  for (auto& pt : pts) pt.second *= (794.5 / 989.0) / top;
+  for (DType t : {DType::kTF32, DType::kF16, DType::kBF16}) set(p, t, curve(pts));
+  // FP8: MAMF H100 SXM 1402.6 of 1979 TFLOP/s = 0.709 (same table,
+  // float8_e4m3fn, best shape 1024x9216x14336); the bf16 curve's shape.
+  std::vector<std::pair<double, double>> fp8 = pts;
+  for (auto& pt : fp8) pt.second *= (1402.6 / 1979.0) / (794.5 / 989.0);
+  set(p, DType::kFP8, curve(fp8));
+  set(p, DType::kI8, curve(fp8));
+  p.gemm_half_seconds = 2.238092483072259e-06;  // the H200 measurement's (calibrate)
+  // Streaming: a device-to-device copy measured on 8x H100 80GB HBM3 SXM5
+  // nodes, 2,903 of 3,350 GB/s = 0.867 (ZiyanIshani/vpbenchmarking, README,
+  // "Memory Bandwidth - Single Node (8x H100)", GPU D2D (HBM3)).
+  p.memory_efficiency = 2903.0 / 3350.0;
+  p.launch_overhead_seconds = 5.278783798217772e-6;  // the H200 measurement's
+  // NVLS: peak AllReduce bus bandwidth on 8 H100s "~480GB/s" (S. Jeaugey,
+  // NCCL maintainer, NVIDIA/nccl-tests issue 212, 2024-05-06), with
+  // 479.72 GB/s measured at 8 GiB on 8x H100 SXM5 (ZiyanIshani/vpbenchmarking,
+  // "NCCL Communication - Single Node").
+  p.nccl = hopper_nccl(480.0);
+  return p;
+}
+
+// NVIDIA H200 (dgx-h200, h200x1): this project's own measurement
+// (scenarios/profiles/h200_measured.yaml, `brigade calibrate --backend cuda`
+// on one H200 SXM, 2026-11-30, docs/VALIDATION.md run 7), peaks and curves
+// as measured; FP8 and INT8 (not measured there) from the H200 SXM's MAMF,
+// 1453.4 of 1979 TFLOP/s = 0.734 (stas00/ml-engineering, same table).
+DeviceProfile h200_sxm() {
+  DeviceProfile p = gpu_base("NVIDIA H200");
+  p.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF64))] = 63068104842216.33;
+  p.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))] = 51094885319150.74;
+  p.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kTF32))] = 367950028168680.94;
+  p.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF16))] = 733742980929557.4;
+  p.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kBF16))] = 759635540035424;
+  p.memory_bandwidth_bytes_per_second = 3995035922286.1772;
+  p.memory_efficiency = 0.99360999042229;
+  p.gemm_half_seconds = 2.238092483072259e-06;
+  p.launch_overhead_seconds = 5.278783798217772e-06;
+  set(p, DType::kF64, curve({{33554432, 0.10039425235374726}, {2147483648, 0.8676117320378105},
+                             {137438953472, 1}}));
+  set(p, DType::kF32, curve({{33554432, 0.07088562497567688}, {268435456, 0.4106012186622085},
+                             {2147483648, 0.760931679997994}, {17179869184, 0.9823385862022973},
+                             {137438953472, 0.9961423409845482}, {1099511627776, 1}}));
+  set(p, DType::kTF32, curve({{33554432, 0.021849434997056803}, {268435456, 0.11414207832284108},
+                              {2147483648, 0.4797032307763934}, {17179869184, 0.9328739276765253},
+                              {137438953472, 0.9647070989130974}, {1099511627776, 1}}));
+  set(p, DType::kF16, curve({{33554432, 0.011483103329832158}, {268435456, 0.09355435794624363},
+                             {2147483648, 0.6744139814167296}, {17179869184, 1},
+                             {137438953472, 0.8968742571452889}, {1099511627776, 0.8882326475567183}}));
+  set(p, DType::kBF16, curve({{33554432, 0.010525663367824048}, {268435456, 0.09220658515969009},
+                              {2147483648, 0.6721945342571348}, {17179869184, 1},
+                              {137438953472, 0.9359257697257107}, {1099511627776, 0.9265006676042581}}));
+  // FP8 / INT8 against the data sheet's 1979 (no measured peak for them).
+  std::vector<std::pair<double, double>> fp8 = gh100_bf16_shape();
+  double top = 0;
+  for (const auto& pt : fp8) top = std::max(top, pt.second);
+  for (auto& pt : fp8) pt.second *= (1453.4 / 1979.0) / top;
+  set(p, DType::kFP8, curve(fp8));
+  set(p, DType::kI8, curve(fp8));
+  // NVLS: 475 GB/s peak AllReduce bus bandwidth measured on 8x H200 over
+  // NVLink4 (NVIDIA/nccl-tests issue 272, 2024-11-27, NCCL 2.20.3).
+  p.nccl = hopper_nccl(475.0);
+  return p;
+}
+
+}  // namespace
+
+std::vector<DeviceProfile> preset_gpu_profiles() {
+  return {a100_sxm4_80gb(), a100_pcie_80gb(), h100_sxm5_80gb(), h200_sxm()};
+}
+
+DeviceProfile preset_fallback_gpu_profile() {
+  // Any other GPU: the A100's GEMMs and streams, without an NCCL table (its
+  // NVLink and NCCL constants are unknown): the alpha-beta model.
+  DeviceProfile p = a100_sxm4_80gb();
+  p.model = "*";
+  p.nccl = NcclTable{};
+  return p;
+}
+
+}  // namespace brigade

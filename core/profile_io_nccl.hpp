@@ -1,0 +1,22 @@
+// Internal to core/: a device profile's `nccl` table in profile files
+// (docs/scenario-format.md, "Profile files"), read with positions and
+// written back. Includes yaml-cpp: only core .cpp files include it.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/nccl_table.hpp"
+#include "core/status.hpp"
+#include "core/yaml_reader.hpp"
+
+namespace brigade {
+
+// Reads `c` (the value of a device's `nccl` key) into `table`, then checks
+// it (find_nccl_table_fault): an incomplete or non-monotonic table is
+// reported at the entry or field at fault.
+Status read_nccl_table(const yamlio::Cursor& c, NcclTable* table);
+
+// Writes the `nccl` key and its table (nothing for an empty table).
+void emit_nccl_table(YAML::Emitter& out, const NcclTable& table);
+
+}  // namespace brigade

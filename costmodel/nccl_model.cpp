@@ -1,0 +1,351 @@
+#include "costmodel/nccl_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "core/nvls.hpp"
+
+namespace brigade::cost {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// NCCL's nsteps (ncclTopoTuneModel): AllReduce 2(n-1), AllGather and
+// ReduceScatter n-1, Broadcast and Reduce n.
+int nccl_steps(CollectiveKind kind, int n) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce: return 2 * (n - 1);
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kReduceScatter: return n - 1;
+    default: return n;
+  }
+}
+
+// Floor of log2 (NCCL's log2i), 0 for x <= 1.
+int log2i(double x) {
+  int k = 0;
+  while (x >= 2) {
+    x /= 2;
+    ++k;
+  }
+  return k;
+}
+
+int ceil_lg(int n) {
+  int k = 0;
+  while ((1 << k) < n) ++k;
+  return k;
+}
+
+NcclEstimate unavailable(NcclAlgorithm a, NcclProtocol p, std::string why) {
+  NcclEstimate e;
+  e.algorithm = a;
+  e.protocol = p;
+  e.available = false;
+  e.why_not = std::move(why);
+  return e;
+}
+
+}  // namespace
+
+NcclEstimate nccl_estimate(const NcclTable& table, const NcclGroupShape& g, CollectiveKind kind,
+                           double bytes, NcclAlgorithm a, NcclProtocol p) {
+  const std::string alg(nccl_algorithm_name(a));
+  if (!nccl_protocol_defined(a, p)) return unavailable(a, p, "nvls runs with the Simple protocol only");
+  if (kind == CollectiveKind::kAllToAll)
+    return unavailable(a, p, "NCCL does not tune alltoall (pairwise sends)");
+  if (a != NcclAlgorithm::kRing && kind != CollectiveKind::kAllReduce)
+    return unavailable(a, p, alg + " is defined for allreduce only");
+  const NcclEntry& e = table.at(a, p);
+  if (!e.given())
+    return unavailable(a, p,
+                       a == NcclAlgorithm::kNvls
+                           ? "the device's NCCL table has no nvls (NVLink SHARP needs a "
+                             "third-generation NVSwitch: Hopper or later)"
+                           : "the device's NCCL table has no " + alg);
+  if (a == NcclAlgorithm::kNvls) {
+    if (!g.nvswitch)
+      return unavailable(a, p,
+                         "NVLS (NVLink SHARP) reduces in an NVSwitch, and the group's devices are "
+                         "not all on one NVSwitch");
+    if (g.nodes > 1)
+      return unavailable(a, p,
+                         fmt::format("NVLS reduces inside one node's NVSwitch and the group spans "
+                                     "{} nodes (NVLS-tree across nodes is not modelled)",
+                                     g.nodes));
+  }
+
+  const int n = g.ranks;
+  const bool multi = g.nodes > 1;
+  const int steps = nccl_steps(kind, n);
+  const bool simple = p == NcclProtocol::kSimple;
+  NcclEstimate r;
+  r.algorithm = a;
+  r.protocol = p;
+  r.available = true;
+
+  // Step latencies (NCCL's intraLat, interLat). Between nodes with one rank
+  // per node, NCCL takes the tree's network latency (fully exposed).
+  double intra = e.hop_latency_seconds[static_cast<size_t>(g.intra_hop)];
+  const NcclEntry& net_entry =
+      g.ranks_per_node == 1 && table.at(NcclAlgorithm::kTree, p).given()
+          ? table.at(NcclAlgorithm::kTree, p)
+          : e;
+  const double inter = net_entry.hop_latency_seconds[static_cast<size_t>(NcclHop::kNetwork)];
+  // The path's bandwidth: inside a node, or the slower of that and the
+  // nodes' network.
+  const double graph = multi ? std::min(g.intra_bandwidth_bytes_per_second,
+                                        g.inter_bandwidth_bytes_per_second)
+                             : g.intra_bandwidth_bytes_per_second;
+  double bus = graph * e.factor(multi);
+  const double cap = e.cap(g.nodes);
+  if (cap > 0) bus = std::min(bus, cap);
+
+  switch (a) {
+    case NcclAlgorithm::kRing: {
+      if (kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce) {
+        // A pipelined chain: n steps of the hop's latency (the network's
+        // across nodes).
+        r.latency_seconds = e.latency_seconds + steps * (multi ? inter : intra);
+      } else {
+        // Each inter-node step posts a network send: an intra-node step of a
+        // multi-node ring takes at least the proxy's overhead (x3 for Simple).
+        if (multi) intra = std::max(intra, table.net_overhead_seconds * (simple ? 3.0 : 1.0));
+        const int inter_steps =
+            !multi ? 0 : (kind == CollectiveKind::kAllReduce ? 2 * (g.nodes - 1) : g.nodes - 1);
+        r.latency_seconds =
+            e.latency_seconds + (steps - inter_steps) * intra + inter_steps * inter;
+      }
+      r.bus_bandwidth_bytes_per_second = bus;
+      r.alg_bandwidth_bytes_per_second = bus * n / steps;
+      break;
+    }
+    case NcclAlgorithm::kTree: {
+      // Up and down the tree: (ppn - 1) chain steps inside each node and
+      // log2(nodes) between them, twice.
+      r.latency_seconds =
+          e.latency_seconds + 2.0 * ((g.ranks_per_node - 1) * intra + log2i(g.nodes) * inter);
+      r.bus_bandwidth_bytes_per_second = bus;
+      double alg = 0.5 * bus;
+      const int idx = log2i(bytes / 64.0);
+      if (bytes >= 64 && idx < 23) {
+        const double f = table.tree_correction[static_cast<size_t>(p)][static_cast<size_t>(idx)];
+        if (f > 0) alg *= f;
+      }
+      r.alg_bandwidth_bytes_per_second = alg;
+      break;
+    }
+    case NcclAlgorithm::kNvls: {
+      r.latency_seconds = e.latency_seconds + e.hop_latency_seconds[static_cast<size_t>(NcclHop::kNvlink)];
+      r.bus_bandwidth_bytes_per_second = e.bus_bandwidth_bytes_per_second * e.bandwidth_factor;
+      r.alg_bandwidth_bytes_per_second = r.bus_bandwidth_bytes_per_second * n / steps;
+      break;
+    }
+  }
+  if (!(r.alg_bandwidth_bytes_per_second > 0))
+    return unavailable(a, p, "no bandwidth (a link of bandwidth 0)");
+  r.seconds = g.launch_overhead_seconds + r.latency_seconds + bytes / r.alg_bandwidth_bytes_per_second;
+  return r;
+}
+
+Result<NcclChoice> nccl_choose(const NcclTable& table, const NcclGroupShape& g,
+                               CollectiveKind kind, double bytes, CollectiveAlgorithm requested) {
+  std::vector<NcclAlgorithm> allowed;
+  switch (requested) {
+    case CollectiveAlgorithm::kAuto:
+      allowed = {NcclAlgorithm::kRing, NcclAlgorithm::kTree, NcclAlgorithm::kNvls};
+      break;
+    case CollectiveAlgorithm::kTree:
+      allowed = {kind == CollectiveKind::kAllReduce ? NcclAlgorithm::kTree : NcclAlgorithm::kRing};
+      break;
+    case CollectiveAlgorithm::kNvls: allowed = {NcclAlgorithm::kNvls}; break;
+    default: allowed = {NcclAlgorithm::kRing}; break;
+  }
+  NcclChoice c;
+  const NcclEstimate* best = nullptr;
+  std::string why_not;
+  for (NcclAlgorithm a : allowed)
+    for (int pi = 0; pi < kNumNcclProtocols; ++pi) {
+      const auto p = static_cast<NcclProtocol>(pi);
+      if (!nccl_protocol_defined(a, p)) continue;
+      c.candidates.push_back(nccl_estimate(table, g, kind, bytes, a, p));
+    }
+  for (const NcclEstimate& e : c.candidates) {
+    if (!e.available) {
+      if (why_not.empty()) why_not = e.why_not;
+      continue;
+    }
+    // Strictly less, in candidate order: NCCL keeps the first of equal times.
+    if (!best || e.seconds < best->seconds) best = &e;
+  }
+  if (!best) {
+    if (requested == CollectiveAlgorithm::kNvls)
+      return Status::error(fmt::format("found algorithm 'nvls' for {} over {} ranks; expected a "
+                                       "group that can run NVLS: {}",
+                                       collective_kind_name(kind), g.ranks, why_not));
+    return Status::error(fmt::format("found no NCCL algorithm for {} over {} ranks; expected one "
+                                     "the NCCL table defines ({})",
+                                     collective_kind_name(kind), g.ranks, why_not));
+  }
+  c.chosen = *best;
+  const NcclEstimate& x = c.chosen;
+  const int n = g.ranks;
+  // The call pays the launch; NCCL's latency (its base and its steps) is
+  // spread over the expansion's steps, so that a simulator's isolated run of
+  // the steps (without the call's overhead) still takes all of it.
+  const double spread = x.latency_seconds;
+  c.overhead_seconds = g.launch_overhead_seconds;
+  const double m_over_alg = 1.0 / x.alg_bandwidth_bytes_per_second;  // seconds per byte of M
+  if (x.algorithm == NcclAlgorithm::kTree) {
+    // Brigade's tree: 2 ceil(lg n) alpha + (n-1)/n M (1/B_r + 1/B).
+    c.expansion = CollectiveAlgorithm::kTree;
+    const int lg = std::max(1, ceil_lg(n));
+    c.step.alpha_seconds = spread / (2.0 * lg);
+    const double b = 2.0 * (n - 1.0) / n / m_over_alg;
+    c.step.bandwidth_bytes_per_second = b;
+    c.step.reduce_bandwidth_bytes_per_second = b;
+  } else {
+    // Brigade's ring (NVLS as an equivalent ring): its steps and its bytes
+    // per step are NCCL's steps and M / n, so alpha = spread / steps and
+    // B = busBw (Broadcast and Reduce: a chain of n - 1 hops, B = algBw).
+    c.expansion = CollectiveAlgorithm::kRing;
+    const bool chain = kind == CollectiveKind::kBroadcast || kind == CollectiveKind::kReduce;
+    const int brigade_steps = chain ? n - 1 : nccl_steps(kind, n);
+    c.step.alpha_seconds = spread / brigade_steps;
+    const double per_rank_bytes = chain ? 1.0 : static_cast<double>(brigade_steps) / n;
+    const double b = per_rank_bytes / m_over_alg;
+    c.step.bandwidth_bytes_per_second = b;
+    c.step.reduce_bandwidth_bytes_per_second = b;
+  }
+  return c;
+}
+
+NcclGroupShape nccl_group_shape(const Topology& topo, const HardwareProfile& profile,
+                                const NcclTable& table, const std::vector<int>& group) {
+  NcclGroupShape g;
+  g.ranks = static_cast<int>(group.size());
+  // Nodes in order of first appearance, ranks by node.
+  std::vector<int> node_ids;
+  std::vector<std::vector<int>> by_node;
+  for (int d : group) {
+    const int node = topo.device(d).node;
+    auto it = std::find(node_ids.begin(), node_ids.end(), node);
+    if (it == node_ids.end()) {
+      node_ids.push_back(node);
+      by_node.push_back({d});
+    } else {
+      by_node[static_cast<size_t>(it - node_ids.begin())].push_back(d);
+    }
+  }
+  g.nodes = static_cast<int>(by_node.size());
+  g.ranks_per_node = 1;
+  for (const auto& v : by_node) g.ranks_per_node = std::max(g.ranks_per_node, static_cast<int>(v.size()));
+  for (int d : group)
+    g.launch_overhead_seconds = std::max(
+        g.launch_overhead_seconds, profile.for_device(topo.device(d)).collective_overhead_seconds);
+
+  // Inside nodes: ring neighbours' routes.
+  double intra = kInf;
+  bool any_intra = false, all_nvlink = true;
+  for (const auto& v : by_node) {
+    if (v.size() < 2) continue;
+    for (size_t i = 0; i < v.size(); ++i) {
+      const Route& r = topo.route(v[i], v[(i + 1) % v.size()]);
+      any_intra = true;
+      intra = std::min(intra, route_bandwidth_bytes_per_second(r, topo, profile));
+      bool nvlink = !r.channels.empty();
+      for (ChannelId ch : r.channels)
+        nvlink &= topo.links()[static_cast<size_t>(link_of(ch))].link_class == LinkClass::kNvlink;
+      all_nvlink &= nvlink;
+    }
+  }
+  g.intra_hop = any_intra && !all_nvlink ? NcclHop::kPcie : NcclHop::kNvlink;
+  g.nvswitch = on_nvswitch(topo, group);
+  if (any_intra && all_nvlink && table.nvlink_bandwidth_bytes_per_second > 0)
+    intra = table.nvlink_bandwidth_bytes_per_second;
+  g.intra_bandwidth_bytes_per_second = intra;
+
+  // Between nodes: each rank's own network bandwidth (its route to the same
+  // local rank of the next node), summed per node; the slowest node.
+  double inter = kInf;
+  if (g.nodes > 1) {
+    for (size_t j = 0; j < by_node.size(); ++j) {
+      const auto& next = by_node[(j + 1) % by_node.size()];
+      double sum = 0;
+      for (size_t r = 0; r < by_node[j].size(); ++r) {
+        const Route& route = topo.route(by_node[j][r], next[r % next.size()]);
+        sum += route_bandwidth_bytes_per_second(route, topo, profile);
+      }
+      inter = std::min(inter, sum);
+    }
+  }
+  g.inter_bandwidth_bytes_per_second = inter;
+  return g;
+}
+
+Result<std::optional<NcclChoice>> nccl_collective(const Topology& topo,
+                                                  const HardwareProfile& profile,
+                                                  CollectiveKind kind,
+                                                  CollectiveAlgorithm requested,
+                                                  const std::vector<int>& group, double bytes) {
+  const CollectiveModel model = profile.collective_model;
+  const bool nvls = requested == CollectiveAlgorithm::kNvls;
+  if (model == CollectiveModel::kAlphaBeta) {
+    if (nvls)
+      return Status::error(
+          "found algorithm 'nvls' under collective_model alpha-beta; expected the NCCL model "
+          "(NVLS is NCCL's NVLink SHARP: collective_model auto or nccl, with a device profile "
+          "whose NCCL table has nvls)");
+    return std::optional<NcclChoice>{};
+  }
+  if (requested == CollectiveAlgorithm::kHalvingDoubling ||
+      requested == CollectiveAlgorithm::kHierarchical) {
+    if (model == CollectiveModel::kNccl)
+      return Status::error(fmt::format(
+          "found algorithm '{}' under collective_model nccl; expected auto, ring, tree or nvls "
+          "(NCCL's algorithms; {} is the alpha-beta model's)",
+          collective_algorithm_name(requested), collective_algorithm_name(requested)));
+    return std::optional<NcclChoice>{};
+  }
+  if (group.size() < 2) return std::optional<NcclChoice>{};
+  if (kind == CollectiveKind::kAllToAll) {
+    if (nvls)
+      return Status::error("found algorithm 'nvls' for alltoall; expected allreduce (NVLS is an "
+                           "AllReduce in the switch)");
+    return std::optional<NcclChoice>{};
+  }
+  // Every rank needs a table; the first rank's table times the group.
+  const NcclTable* table = nullptr;
+  for (int d : group) {
+    const Device& dev = topo.device(d);
+    const DeviceProfile& p = profile.for_device(dev);
+    if (!p.nccl.present()) {
+      if (model == CollectiveModel::kNccl || nvls)
+        return Status::error(fmt::format(
+            "found device '{}' of model '{}' without an NCCL table in profile '{}'; expected an "
+            "NCCL table for every device of the group ({})",
+            dev.name, dev.model, profile.name,
+            nvls ? "NVLS is timed by the NCCL model"
+                 : "collective_model nccl; use auto to fall back to alpha-beta"));
+      return std::optional<NcclChoice>{};
+    }
+    if (!table) table = &p.nccl;
+  }
+  if (nvls) {
+    if (kind != CollectiveKind::kAllReduce)
+      return Status::error(fmt::format("found algorithm 'nvls' for {}; expected allreduce (NVLS is "
+                                       "modelled for AllReduce)",
+                                       collective_kind_name(kind)));
+    const std::string why = nvls_refusal(topo, profile, group);
+    if (!why.empty())
+      return Status::error("found algorithm 'nvls'; expected hardware that can run NVLS: " + why);
+  }
+  const NcclGroupShape g = nccl_group_shape(topo, profile, *table, group);
+  BRIGADE_ASSIGN_OR_RETURN(NcclChoice c, nccl_choose(*table, g, kind, bytes, requested));
+  return std::optional<NcclChoice>{std::move(c)};
+}
+
+}  // namespace brigade::cost

@@ -1,0 +1,236 @@
+// NCCL's protocols and algorithms (costmodel/nccl_model.hpp): each estimate
+// and each choice against a number worked out by hand from NCCL's own tuning
+// model (NVIDIA/nccl src/graph/tuning.cc at 5067397c, NCCL 2.29:
+// ncclTunerConstantsDefaults, ncclTopoTuneModel, ncclTopoGetAlgoTime) with
+// the presets' tables (core/presets_profiles.cpp).
+//
+// Units in the comments: latencies in us, bandwidths in GB/s, so that
+// bytes / (GB/s) / 1e3 is us.
+#include "costmodel/nccl_model.hpp"
+
+#include <cmath>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/topology.hpp"
+
+namespace brigade::cost {
+namespace {
+
+constexpr double kKiB = 1024.0, kMiB = 1048576.0, kGiB = 1073741824.0;
+
+void expect_near_rel(double actual, double expected, double rel = 1e-9) {
+  EXPECT_NEAR(actual, expected, std::fabs(expected) * rel + 1e-18) << "expected " << expected;
+}
+
+std::vector<int> first(int n) {
+  std::vector<int> g;
+  for (int i = 0; i < n; ++i) g.push_back(i);
+  return g;
+}
+
+struct Case {
+  Topology topology;
+  HardwareProfile profile = HardwareProfile::defaults();
+};
+
+Case preset(const std::string& name, int nodes = 1) {
+  auto t = make_preset(name, nodes);
+  EXPECT_TRUE(t.is_ok()) << t.message();
+  return Case{std::move(t).value()};
+}
+
+NcclChoice choose(const Case& c, CollectiveKind kind, double bytes,
+                  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto, int ranks = 8) {
+  auto r = nccl_collective(c.topology, c.profile, kind, algorithm, first(ranks), bytes);
+  EXPECT_TRUE(r.is_ok()) << r.message();
+  EXPECT_TRUE(r->has_value());
+  return **r;
+}
+
+const NcclEstimate& candidate(const NcclChoice& c, NcclAlgorithm a, NcclProtocol p) {
+  for (const NcclEstimate& e : c.candidates)
+    if (e.algorithm == a && e.protocol == p) return e;
+  ADD_FAILURE() << "no candidate " << nccl_algorithm_name(a) << "/" << nccl_protocol_name(p);
+  return c.chosen;
+}
+
+std::string name(const NcclChoice& c) {
+  return std::string(nccl_algorithm_name(c.chosen.algorithm)) + "/" +
+         std::string(nccl_protocol_name(c.chosen.protocol));
+}
+
+// ---- estimates ------------------------------------------------------------------
+
+// DGX A100, 8 ranks, AllReduce: nsteps = 2(8-1) = 14, algBw = busBw x 8/14.
+// Graph bandwidth 12 NVLinks x 20.0 (SM80_NVLINK_BW) = 240.
+//   ring LL:     lat 6.6 + 14 x 0.6 = 15.0;  busBw min(240 x 0.5, llMaxBw Ampere-N1 87.7) = 87.7
+//   ring LL128:  lat 14.0 + 14 x 1.9 = 40.6; busBw 240 x 0.92 = 220.8
+//   ring Simple: lat 8.4 + 14 x 3.4 = 56.0;  busBw 240
+//   tree LL:     lat 6.8 + 2 x (7 x 0.6) = 15.2;  busBw 240 x 0.92 / 3.8 = 58.105
+//   tree Simple: lat 8.4 + 2 x (7 x 4.0) = 64.4;  busBw 240 x 0.92 = 220.8; algBw x 1/2
+TEST(NcclEstimate, DgxA100AllReduceByHand) {
+  const Case c = preset("dgx-a100");
+  const NcclChoice x = choose(c, CollectiveKind::kAllReduce, 64 * kKiB);
+  const NcclEstimate& ll = candidate(x, NcclAlgorithm::kRing, NcclProtocol::kLL);
+  expect_near_rel(ll.latency_seconds, 15.0e-6);
+  expect_near_rel(ll.bus_bandwidth_bytes_per_second, 87.7e9);
+  expect_near_rel(ll.alg_bandwidth_bytes_per_second, 87.7e9 * 8 / 14);
+  // 15.0 + 65536 / 50.1143e3 = 15.0 + 1.30773 = 16.30773 us
+  expect_near_rel(ll.seconds, 1.6307730900798176e-05);
+  const NcclEstimate& ll128 = candidate(x, NcclAlgorithm::kRing, NcclProtocol::kLL128);
+  expect_near_rel(ll128.latency_seconds, 40.6e-6);
+  expect_near_rel(ll128.bus_bandwidth_bytes_per_second, 220.8e9);
+  const NcclEstimate& simple = candidate(x, NcclAlgorithm::kRing, NcclProtocol::kSimple);
+  expect_near_rel(simple.latency_seconds, 56.0e-6);
+  expect_near_rel(simple.bus_bandwidth_bytes_per_second, 240e9);
+  const NcclEstimate& tll = candidate(x, NcclAlgorithm::kTree, NcclProtocol::kLL);
+  expect_near_rel(tll.latency_seconds, 15.2e-6);
+  expect_near_rel(tll.bus_bandwidth_bytes_per_second, 240e9 * 0.92 / 3.8);
+  // treeCorrectionFactor[LL][log2(65536 / 64) = 10] = 0.6: algBw 58.105 / 2 x 0.6
+  expect_near_rel(tll.alg_bandwidth_bytes_per_second, 240e9 * 0.92 / 3.8 / 2 * 0.6);
+  const NcclEstimate& tsimple = candidate(x, NcclAlgorithm::kTree, NcclProtocol::kSimple);
+  expect_near_rel(tsimple.latency_seconds, 64.4e-6);
+  // No NVLS on Ampere: not available, with the reason.
+  const NcclEstimate& nvls = candidate(x, NcclAlgorithm::kNvls, NcclProtocol::kSimple);
+  EXPECT_FALSE(nvls.available);
+  EXPECT_NE(nvls.why_not.find("no nvls"), std::string::npos) << nvls.why_not;
+}
+
+// NCCL's documented crossover on one NVLink node (NCCL docs, NCCL_PROTO: LL
+// for small messages, LL128 in between, Simple for large), as its model
+// computes it on DGX A100 (numbers above):
+//   LL vs LL128: 15.0 + M/50.114 = 40.6 + M/126.171  ->  M = 25.6 / (1/50.114 - 1/126.171) ~ 2.13 MB
+//   LL128 vs Simple: 40.6 + M/126.171 = 56.0 + M/137.143  ->  M ~ 24.3 MB
+//   64 KiB: ring LL 16.31 us (tree LL 15.2 + 65536/17.43e3 = 18.96)
+//   8 MiB: ring LL128 40.6 + 8388608/126.171e3 = 107.09 us (Simple 117.2, LL 182.4)
+//   256 MiB: ring Simple 56.0 + 268435456/137.143e3 = 2013.3 us (LL128 2168.1)
+TEST(NcclChoice, DgxA100ProtocolCrossovers) {
+  const Case c = preset("dgx-a100");
+  EXPECT_EQ(name(choose(c, CollectiveKind::kAllReduce, 64 * kKiB)), "ring/ll");
+  const NcclChoice mid = choose(c, CollectiveKind::kAllReduce, 8 * kMiB);
+  EXPECT_EQ(name(mid), "ring/ll128");
+  expect_near_rel(mid.chosen.seconds, 0.00010708579710144927);
+  const NcclChoice big = choose(c, CollectiveKind::kAllReduce, 256 * kMiB);
+  EXPECT_EQ(name(big), "ring/simple");
+  expect_near_rel(big.chosen.seconds, 0.0020133418666666665);
+  // Either side of the LL/LL128 crossover (2.13 MB) and the LL128/Simple one (24.3 MB).
+  EXPECT_EQ(name(choose(c, CollectiveKind::kAllReduce, 1.9e6)), "ring/ll");
+  EXPECT_EQ(name(choose(c, CollectiveKind::kAllReduce, 2.4e6)), "ring/ll128");
+  EXPECT_EQ(name(choose(c, CollectiveKind::kAllReduce, 23e6)), "ring/ll128");
+  EXPECT_EQ(name(choose(c, CollectiveKind::kAllReduce, 26e6)), "ring/simple");
+}
+
+// DGX H100: graph bandwidth 18 x 20.6 (SM90_NVLINK_BW) = 370.8; llMaxBw
+// Hopper-N1 141; NVLS: latency hwLat NVLink 25 (baseLat 0), bus bandwidth
+// the measured 480 (core/presets_profiles.cpp), algBw 480 x 8/14 = 274.29.
+//   ring LL: 15.0 + M/80.571;  NVLS: 25.0 + M/274.29
+//   crossover: 10 / (1/80.571 - 1/274.29) ~ 1.14 MB
+//   512 KiB: LL 15.0 + 524288/80.571e3 = 21.507 us (NVLS 26.91)
+//   2 MiB: NVLS 25.0 + 2097152/274.29e3 = 32.646 us (LL 41.03)
+//   1 GiB: NVLS 25.0 + 2^30/274.29e3 = 3939.68 us (ring Simple 56 + 2^30/211.89e3 = 5123.5)
+TEST(NcclChoice, DgxH100NvlsTakesLargeAllReduces) {
+  const Case c = preset("dgx-h100");
+  const NcclChoice small = choose(c, CollectiveKind::kAllReduce, 512 * kKiB);
+  EXPECT_EQ(name(small), "ring/ll");
+  expect_near_rel(small.chosen.seconds, 2.1507120567375886e-05);
+  const NcclChoice mid = choose(c, CollectiveKind::kAllReduce, 2 * kMiB);
+  EXPECT_EQ(name(mid), "nvls/simple");
+  expect_near_rel(mid.chosen.seconds, 3.2645866666666665e-05);
+  const NcclChoice big = choose(c, CollectiveKind::kAllReduce, kGiB);
+  EXPECT_EQ(name(big), "nvls/simple");
+  expect_near_rel(big.chosen.seconds, 0.003939683733333333);
+  // busBw as nccl-tests reports it (algBw x 2(n-1)/n): the measured 480.
+  expect_near_rel(kGiB / (big.chosen.seconds - 25e-6) * 14 / 8, 480e9);
+  // NCCL_ALGO=ring: the ring alone, Simple at 1 GiB.
+  const NcclChoice ring = choose(c, CollectiveKind::kAllReduce, kGiB, CollectiveAlgorithm::kRing);
+  EXPECT_EQ(name(ring), "ring/simple");
+  expect_near_rel(ring.chosen.seconds, 56e-6 + kGiB / (370.8e9 * 8 / 14));
+  // AllGather has no tree and no NVLS here: ring, nsteps n-1 = 7, algBw = busBw x 8/7.
+  //   Simple at 1 GiB: 8.4 + 7 x 3.4 = 32.2 us + 2^30 / (370.8 x 8/7) e3
+  const NcclChoice ag = choose(c, CollectiveKind::kAllGather, kGiB);
+  EXPECT_EQ(name(ag), "ring/simple");
+  expect_near_rel(ag.chosen.seconds, 32.2e-6 + kGiB / (370.8e9 * 8 / 7));
+}
+
+// Two DGX H100 nodes, 16 ranks (ppn 8), AllReduce with no bytes: latency alone.
+//   ring Simple: nsteps 30, nInterSteps 2(2-1) = 2; intraLat max(3.4, netOverhead 1 x 3) = 3.4;
+//     interLat ring NET Simple 14.0: 8.4 + 28 x 3.4 + 2 x 14.0 = 131.6 us
+//   ring LL: intraLat max(0.6, 1) = 1.0 (Intel host: getNetOverhead 1 us);
+//     6.6 + 28 x 1.0 + 2 x 2.7 = 40.0 us
+//   tree Simple: 8.4 + 2 x ((8-1) x 4.0 + log2(2) x 14) = 92.4 us
+//   tree LL: 6.8 + 2 x (7 x 0.6 + 1 x 5.0) = 25.2 us
+// NVLS spans two nodes: not available (NVLS-tree is not modelled).
+TEST(NcclEstimate, TwoDgxH100NodesLatencyByHand) {
+  const Case c = preset("dgx-h100", 2);
+  const NcclChoice x = choose(c, CollectiveKind::kAllReduce, 0, CollectiveAlgorithm::kAuto, 16);
+  expect_near_rel(candidate(x, NcclAlgorithm::kRing, NcclProtocol::kSimple).latency_seconds, 131.6e-6);
+  expect_near_rel(candidate(x, NcclAlgorithm::kRing, NcclProtocol::kLL).latency_seconds, 40.0e-6);
+  expect_near_rel(candidate(x, NcclAlgorithm::kTree, NcclProtocol::kSimple).latency_seconds, 92.4e-6);
+  expect_near_rel(candidate(x, NcclAlgorithm::kTree, NcclProtocol::kLL).latency_seconds, 25.2e-6);
+  EXPECT_FALSE(candidate(x, NcclAlgorithm::kNvls, NcclProtocol::kSimple).available);
+  // With no bytes the least latency wins: tree LL.
+  EXPECT_EQ(name(x), "tree/ll");
+  // Across nodes the LL cap is the host's: Intel-N2 39.0.
+  EXPECT_NEAR(candidate(x, NcclAlgorithm::kRing, NcclProtocol::kLL).bus_bandwidth_bytes_per_second,
+              39.0e9, 1);
+}
+
+// The closed form that both judges run gives NCCL's time exactly: ring
+// expansion, alpha = latency / steps, B = busBw.
+TEST(NcclChoice, ClosedFormReproducesNcclTime) {
+  const Case c = preset("dgx-h100");
+  for (double m : {4 * kKiB, 2 * kMiB, 256 * kMiB}) {
+    for (auto kind : {CollectiveKind::kAllReduce, CollectiveKind::kAllGather,
+                      CollectiveKind::kReduceScatter, CollectiveKind::kBroadcast}) {
+      const NcclChoice x = choose(c, kind, m);
+      auto q = collective_query_on(c.topology, c.profile, kind, CollectiveAlgorithm::kAuto, first(8), m);
+      ASSERT_TRUE(q.is_ok()) << q.message();
+      EXPECT_TRUE(q->nccl);
+      auto t = collective_cost(*q);
+      ASSERT_TRUE(t.is_ok()) << t.message();
+      expect_near_rel(t->seconds, x.chosen.seconds, 1e-9);
+    }
+  }
+}
+
+// ---- refusals -------------------------------------------------------------------
+
+TEST(NcclChoice, NvlsRefusedWithoutNvswitchSharp) {
+  const Case a100 = preset("dgx-a100");
+  auto r = nccl_collective(a100.topology, a100.profile, CollectiveKind::kAllReduce,
+                           CollectiveAlgorithm::kNvls, first(8), kGiB);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.message(),
+            "found algorithm 'nvls'; expected hardware that can run NVLS: device 'gpu0' "
+            "(NVIDIA A100-SXM4-80GB) has no NVLS: NVLink SHARP needs a third-generation NVSwitch "
+            "(Hopper or later), and its NCCL table has no nvls");
+  const Case two = preset("dgx-h100", 2);
+  auto s = nccl_collective(two.topology, two.profile, CollectiveKind::kAllReduce,
+                           CollectiveAlgorithm::kNvls, first(16), kGiB);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_EQ(s.message(),
+            "found algorithm 'nvls'; expected hardware that can run NVLS: the group spans 2 nodes; "
+            "NVLS reduces inside one node's NVSwitch (NVLS-tree across nodes is not modelled)");
+  const Case pcie = preset("pcie-4gpu");
+  auto p = nccl_collective(pcie.topology, pcie.profile, CollectiveKind::kAllReduce,
+                           CollectiveAlgorithm::kNvls, first(4), kGiB);
+  ASSERT_FALSE(p.is_ok());
+}
+
+TEST(NcclChoice, AlphaBetaModelLeavesNcclOut) {
+  Case c = preset("dgx-h100");
+  c.profile.collective_model = CollectiveModel::kAlphaBeta;
+  auto r = nccl_collective(c.topology, c.profile, CollectiveKind::kAllReduce,
+                           CollectiveAlgorithm::kAuto, first(8), kGiB);
+  ASSERT_TRUE(r.is_ok());
+  EXPECT_FALSE(r->has_value());
+  auto n = nccl_collective(c.topology, c.profile, CollectiveKind::kAllReduce,
+                           CollectiveAlgorithm::kNvls, first(8), kGiB);
+  ASSERT_FALSE(n.is_ok());
+  EXPECT_NE(n.message().find("under collective_model alpha-beta"), std::string::npos) << n.message();
+}
+
+}  // namespace
+}  // namespace brigade::cost

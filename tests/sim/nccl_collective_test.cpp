@@ -1,0 +1,85 @@
+// The simulator takes NCCL's choice per collective, as the closed form does
+// (costmodel/nccl_model.hpp; docs/simulator.md, "Collectives under NCCL's
+// model"): one collective on an idle preset takes exactly NCCL's time.
+#include <gtest/gtest.h>
+
+#include "costmodel/collectives.hpp"
+#include "costmodel/nccl_model.hpp"
+#include "sim/simulator.hpp"
+#include "tests/sim/sim_test_util.hpp"
+
+namespace brigade::sim {
+namespace {
+
+using testing::build;
+using testing::kGiB;
+using testing::rel_err;
+using testing::run;
+
+Program one_collective(int n, CollectiveKind kind, CollectiveAlgorithm alg, double bytes) {
+  ProgramBuilder b("one", n);
+  std::vector<std::int32_t> group;
+  std::vector<StreamId> streams;
+  for (int d = 0; d < n; ++d) {
+    group.push_back(d);
+    streams.push_back(b.stream(d, "comm"));
+  }
+  b.add_collective(kind, alg, group, bytes, streams, "coll");
+  return build(std::move(b));
+}
+
+// DGX H100, 8 ranks, AllReduce of 1 GiB: NCCL picks NVLS, 25 us + 2^30 /
+// (480 GB/s x 8/14) = 3939.68 us (tests/costmodel/nccl_model_test.cpp has
+// the arithmetic); 64 KiB: ring LL, 15.0 us + 65536 / (141 GB/s x 8/14) =
+// 15.813 us. The simulator, exact or with shortcuts, under either network
+// model, gives the same.
+TEST(NcclSimulated, DgxH100AllReduceTakesNcclsChoice) {
+  auto t = make_preset("dgx-h100");
+  ASSERT_TRUE(t.is_ok());
+  const HardwareProfile h = HardwareProfile::defaults();
+  for (const auto& [bytes, want] : {std::pair{kGiB, 25e-6 + kGiB / (480e9 * 8 / 14)},
+                                    std::pair{65536.0, 15e-6 + 65536 / (141e9 * 8 / 14)}}) {
+    const Program p = one_collective(8, CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, bytes);
+    for (auto net : {NetworkModel::kIdeal, NetworkModel::kFlow})
+      for (bool exact : {false, true}) {
+        const SimResult r = run(p, *t, h, net, exact);
+        EXPECT_LT(rel_err(r.step_seconds, want), 1e-9)
+            << bytes << " " << network_model_name(net) << " exact " << exact << ": "
+            << r.step_seconds << " vs " << want;
+      }
+  }
+}
+
+// Under collective_model alpha-beta the same program runs the alpha-beta
+// ring on the preset's routes (auto = ring): 2(N-1) alpha + 2(N-1)/N M / B
+// with the route's alpha and achieved bandwidth, as the closed form says.
+TEST(NcclSimulated, AlphaBetaModelRunsTheRing) {
+  auto t = make_preset("dgx-h100");
+  ASSERT_TRUE(t.is_ok());
+  HardwareProfile h = HardwareProfile::defaults();
+  h.collective_model = CollectiveModel::kAlphaBeta;
+  const Program p = one_collective(8, CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, kGiB);
+  auto q = cost::collective_query_on(*t, h, CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto,
+                                     {0, 1, 2, 3, 4, 5, 6, 7}, kGiB);
+  ASSERT_TRUE(q.is_ok()) << q.message();
+  EXPECT_FALSE(q->nccl);
+  auto want = cost::collective_cost(*q);
+  ASSERT_TRUE(want.is_ok());
+  const SimResult r = run(p, *t, h, NetworkModel::kFlow, true);
+  EXPECT_LT(rel_err(r.step_seconds, want->seconds), 1e-9);
+}
+
+// NVLS asked on Ampere: the simulator refuses with the reason.
+TEST(NcclSimulated, NvlsOnA100Refused) {
+  auto t = make_preset("dgx-a100");
+  ASSERT_TRUE(t.is_ok());
+  const Program p = one_collective(8, CollectiveKind::kAllReduce, CollectiveAlgorithm::kNvls, kGiB);
+  auto r = simulate(p, *t, HardwareProfile::defaults(), SimOptions{});
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_NE(r.message().find("has no NVLS: NVLink SHARP needs a third-generation NVSwitch"),
+            std::string::npos)
+      << r.message();
+}
+
+}  // namespace
+}  // namespace brigade::sim
