@@ -55,6 +55,14 @@ SourcePos Scenario::where(const std::string& key) const {
     if (t >= 0 && graph.tensors[static_cast<size_t>(t)].pos.line > 0)
       return graph.tensors[static_cast<size_t>(t)].pos;
   }
+  for (const auto& [prefix, entries] :
+       {std::pair{std::string_view("placement."), &placement_positions},
+        std::pair{std::string_view("device_put."), &device_put_positions}}) {
+    if (key.rfind(prefix, 0) != 0) continue;
+    const std::string_view entry = std::string_view(key).substr(prefix.size());
+    for (const EntryPosition& e : *entries)
+      if (e.name == entry) return SourcePos{path, e.line, e.column};
+  }
   // The key itself, else the nearest enclosing key that was written
   // ("strategy.zero" -> "strategy"), else the file alone.
   std::string k = key;
@@ -180,10 +188,11 @@ class ScenarioReader {
     if (root.has("training")) BRIGADE_RETURN_IF_ERROR(read_training(root.get("training")));
     if (root.has("strategy")) BRIGADE_RETURN_IF_ERROR(read_strategy(root.get("strategy")));
     if (root.has("placement"))
-      BRIGADE_RETURN_IF_ERROR(read_device_map(root.get("placement"), "an op name", &s_->placement));
+      BRIGADE_RETURN_IF_ERROR(read_device_map(root.get("placement"), "an op name", &s_->placement,
+                                              &s_->placement_positions));
     if (root.has("device_put"))
-      BRIGADE_RETURN_IF_ERROR(
-          read_device_map(root.get("device_put"), "a tensor name", &s_->device_put));
+      BRIGADE_RETURN_IF_ERROR(read_device_map(root.get("device_put"), "a tensor name",
+                                              &s_->device_put, &s_->device_put_positions));
     if (root.has("mesh")) BRIGADE_RETURN_IF_ERROR(read_mesh(root.get("mesh")));
     if (root.has("shardings")) BRIGADE_RETURN_IF_ERROR(read_shardings(root.get("shardings")));
     if (root.has("simulation")) BRIGADE_RETURN_IF_ERROR(read_simulation(root.get("simulation")));
@@ -851,18 +860,24 @@ class ScenarioReader {
 
   // ---- placement, device_put, mesh, shardings, simulation --------------------
 
+  // Entry positions go to `where`, not the scenario's position map (a
+  // million placed ops would be a million map nodes).
   Status read_device_map(const Cursor& c, std::string_view key_what,
-                         std::map<std::string, int>* out) {
+                         std::map<std::string, int>* out,
+                         std::vector<Scenario::EntryPosition>* where) {
     BRIGADE_RETURN_IF_ERROR(
         c.expect_map("a map from " + std::string(key_what) + " to a device, such as {mm1: 0}"));
-    for (const auto& [k, v] : c.entries()) {
+    for (const auto& [k, v] : c.quiet().entries()) {
       if (!k.is_scalar())
         return k.error("found " + k.found() + "; expected " + std::string(key_what));
       BRIGADE_ASSIGN_OR_RETURN(const std::string name, k.as_name());
-      if (out->count(name))
+      if (out->count(name))  // before the value: the first problem in the file
         return k.error("found key " + yamlio::quote(name) +
                        " a second time; expected each key once");
-      BRIGADE_ASSIGN_OR_RETURN((*out)[name], read_device(v));
+      BRIGADE_ASSIGN_OR_RETURN(const int device, read_device(v));
+      out->emplace(name, device);
+      const SourcePos p = k.pos();
+      where->push_back(Scenario::EntryPosition{name, p.line, p.column});
     }
     return Status::ok();
   }

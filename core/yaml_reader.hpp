@@ -89,7 +89,8 @@ class Cursor {
  public:
   Cursor(const Document* doc, const Tree& tree, std::string path, SourcePos fallback_pos);
 
-  const std::string& path() const { return path_; }
+  // "strategy.data", "model.graph.ops[2].in"; "" for the root.
+  std::string path() const;
   // 1-based position of the node (the enclosing key's, for a missing value).
   SourcePos pos() const;
   // Status::at(pos(), message).
@@ -169,24 +170,34 @@ class Cursor {
     const json_tree::Tree* tree = nullptr;
     std::uint32_t index = 0;
   };
-  Cursor(const Document* doc, YAML::Node node, Json json, std::string path, int fallback_line,
+  // A dotted path without an allocation per cursor: the tail of a child of
+  // a list item ("[123].name") fits in std::string's small buffer, the
+  // list's own path is shared.
+  struct Path {
+    std::shared_ptr<const std::string> base;
+    std::string tail;
+    std::string str() const { return base ? *base + tail : tail; }
+    bool empty() const { return (!base || base->empty()) && tail.empty(); }
+  };
+  Cursor(const Document* doc, YAML::Node node, Json json, Path path, int fallback_line,
          int fallback_column, bool record);
   Shape shape() const;
   // A child cursor of this map or list (positions recorded when record_).
-  Cursor yaml_child(YAML::Node node, std::string path, const Cursor& parent_for_pos) const;
-  Cursor json_child(std::uint32_t index, std::string path, const Cursor& parent_for_pos) const;
-  Cursor missing(std::string path) const;
+  Cursor yaml_child(YAML::Node node, Path path, const Cursor& parent_for_pos) const;
+  Cursor json_child(std::uint32_t index, Path path, const Cursor& parent_for_pos) const;
+  Cursor missing(Path path) const;
+  Path item_path(const std::shared_ptr<const std::string>& list_path, size_t i) const;
   std::string_view scalar_view() const;  // JSON only
   void record(const std::string& path, const SourcePos& pos) const;
   Status enum_error(const std::vector<std::string>& names) const;
-  std::string child_path(std::string_view key) const;
+  Path child_path(std::string_view key) const;
 
   const Document* doc_;
   YAML::Node node_;  // yaml-cpp's node, or undefined
   Json json_;        // the JSON tree's value, when json_.tree
   bool json_missing_ = false;
   bool record_ = true;
-  std::string path_;
+  Path path_;
   int fallback_line_ = 0, fallback_column_ = 0;
 };
 
