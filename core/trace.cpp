@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -381,7 +382,10 @@ double num_or(const json& o, const char* key, double fallback) {
 
 std::int64_t int_or(const json& o, const char* key, std::int64_t fallback) {
   auto it = o.find(key);
-  return (it != o.end() && it->is_number()) ? it->get<std::int64_t>() : fallback;
+  if (it == o.end() || !it->is_number()) return fallback;
+  // A float beyond int64's range converts with undefined behaviour (a fuzz find).
+  if (it->is_number_float() && !(std::fabs(it->get<double>()) < 9.2e18)) return fallback;
+  return it->get<std::int64_t>();
 }
 
 std::string str_or(const json& o, const char* key, const std::string& fallback) {
