@@ -558,56 +558,85 @@ Cursor Cursor::key_of(std::string_view key) const {
   return missing(child_path(key));
 }
 
-std::vector<std::pair<Cursor, Cursor>> Cursor::entries() const {
-  std::vector<std::pair<Cursor, Cursor>> out;
-  if (!is_map()) return out;
+Status Cursor::for_each_entry(
+    const std::function<Status(const Cursor& key, const Cursor& value)>& f) const {
+  if (!is_map()) return Status::ok();
+  const bool record_keys = record_ && doc_->positions;
   if (json_.tree) {
     const json_tree::Value& v = json_.tree->at(json_.index);
-    out.reserve(v.size / 2);
     for (std::uint32_t k = 0; k + 1 < v.size; k += 2) {
       const std::uint32_t ki = json_.tree->child(v, k);
       const json_tree::Value& kv = json_.tree->at(ki);
-      Cursor key = json_child(
+      const Cursor key = json_child(
           ki, child_path(kv.kind == json_tree::Kind::kScalar ? json_.tree->text(kv) : "?"), *this);
-      Cursor value = json_child(ki + 1, key.path_, key);
-      if (kv.kind == json_tree::Kind::kScalar && record_ && doc_->positions)
-        record(key.path(), key.pos());
-      out.emplace_back(std::move(key), std::move(value));
+      const Cursor value = json_child(ki + 1, key.path_, key);
+      if (kv.kind == json_tree::Kind::kScalar && record_keys) record(key.path(), key.pos());
+      BRIGADE_RETURN_IF_ERROR(f(key, value));
     }
-    return out;
+    return Status::ok();
   }
   for (const auto& kv : node_) {
-    Cursor k = yaml_child(kv.first, child_path(kv.first.IsScalar() ? kv.first.Scalar() : "?"), *this);
-    Cursor v = yaml_child(kv.second, k.path_, k);
-    if (kv.first.IsScalar() && record_ && doc_->positions) record(k.path(), k.pos());
-    out.emplace_back(std::move(k), std::move(v));
+    const Cursor key =
+        yaml_child(kv.first, child_path(kv.first.IsScalar() ? kv.first.Scalar() : "?"), *this);
+    const Cursor value = yaml_child(kv.second, key.path_, key);
+    if (kv.first.IsScalar() && record_keys) record(key.path(), key.pos());
+    BRIGADE_RETURN_IF_ERROR(f(key, value));
   }
+  return Status::ok();
+}
+
+std::vector<std::pair<Cursor, Cursor>> Cursor::entries() const {
+  std::vector<std::pair<Cursor, Cursor>> out;
+  out.reserve(size());
+  (void)for_each_entry([&](const Cursor& k, const Cursor& v) {
+    out.emplace_back(k, v);
+    return Status::ok();
+  });
   return out;
+}
+
+Status Cursor::for_each_item(
+    const std::function<Status(std::size_t i, const Cursor& item)>& f) const {
+  if (!is_list()) return Status::ok();
+  const bool record_items = record_ && doc_->positions;
+  const auto list_path = std::make_shared<const std::string>(path_.str());
+  if (json_.tree) {
+    const json_tree::Value& v = json_.tree->at(json_.index);
+    for (std::uint32_t k = 0; k < v.size; ++k) {
+      const Cursor c = json_child(json_.tree->child(v, k), item_path(list_path, k), *this);
+      if (record_items) record(c.path(), c.pos());
+      BRIGADE_RETURN_IF_ERROR(f(k, c));
+    }
+    return Status::ok();
+  }
+  std::size_t i = 0;
+  for (const auto& item : node_) {
+    const Cursor c = yaml_child(item, item_path(list_path, i), *this);
+    if (record_items) record(c.path(), c.pos());
+    BRIGADE_RETURN_IF_ERROR(f(i, c));
+    ++i;
+  }
+  return Status::ok();
 }
 
 std::vector<Cursor> Cursor::items() const {
   std::vector<Cursor> out;
-  if (!is_list()) return out;
-  if (json_.tree) {
-    const json_tree::Value& v = json_.tree->at(json_.index);
-    out.reserve(v.size);
-    const auto list_path = std::make_shared<const std::string>(path_.str());
-    for (std::uint32_t k = 0; k < v.size; ++k) {
-      Cursor c = json_child(json_.tree->child(v, k), item_path(list_path, k), *this);
-      if (record_ && doc_->positions) record(c.path(), c.pos());
-      out.push_back(std::move(c));
-    }
-    return out;
-  }
-  const auto list_path = std::make_shared<const std::string>(path_.str());
-  size_t i = 0;
-  for (const auto& item : node_) {
-    Cursor c = yaml_child(item, item_path(list_path, i), *this);
-    if (record_ && doc_->positions) record(c.path(), c.pos());
-    out.push_back(std::move(c));
-    ++i;
-  }
+  out.reserve(size());
+  (void)for_each_item([&](std::size_t, const Cursor& c) {
+    out.push_back(c);
+    return Status::ok();
+  });
   return out;
+}
+
+std::size_t Cursor::size() const {
+  const Shape s = shape();
+  if (s != Shape::kMap && s != Shape::kList) return 0;
+  if (json_.tree) {
+    const std::size_t n = json_.tree->at(json_.index).size;
+    return s == Shape::kMap ? n / 2 : n;
+  }
+  return node_.size();
 }
 
 namespace {

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <map>
@@ -127,10 +128,19 @@ class Cursor {
   Cursor key_of(std::string_view key) const;
   // (key, value) pairs in document order; records every key's position.
   std::vector<std::pair<Cursor, Cursor>> entries() const;
+  // The same pairs one at a time, stopping at the first error: for maps of
+  // a million entries (a graph's placement), whose cursors would otherwise
+  // all be held at once.
+  Status for_each_entry(
+      const std::function<Status(const Cursor& key, const Cursor& value)>& f) const;
 
   // ---- lists ----
   // Items as "PATH[i]" (positions recorded).
   std::vector<Cursor> items() const;
+  // The same items one at a time, with their index, stopping at the first error.
+  Status for_each_item(const std::function<Status(std::size_t i, const Cursor& item)>& f) const;
+  // Entries of a map, items of a list, 0 for anything else.
+  std::size_t size() const;
 
   // ---- scalars ----
   Result<std::int64_t> as_int(std::int64_t min = std::numeric_limits<std::int64_t>::min(),
