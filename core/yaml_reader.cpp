@@ -330,19 +330,23 @@ std::string_view Cursor::scalar_view() const {
 }
 
 SourcePos Cursor::pos() const {
+  const auto [line, column] = line_column();
+  return SourcePos{doc_->file, line, column};
+}
+
+std::pair<int, int> Cursor::line_column() const {
   // An empty value (`key:`) is marked where the parser went on reading (the
   // next line); its key is the better place to point at.
-  if (is_null() && fallback_line_ > 0)
-    return SourcePos{doc_->file, fallback_line_, fallback_column_};
+  if (is_null() && fallback_line_ > 0) return {fallback_line_, fallback_column_};
   if (json_.tree && !json_missing_) {
     const json_tree::Value& v = json_.tree->at(json_.index);
-    return SourcePos{doc_->file, static_cast<int>(v.line), static_cast<int>(v.column)};
+    return {static_cast<int>(v.line), static_cast<int>(v.column)};
   }
   if (!json_.tree && node_.IsDefined()) {
     const YAML::Mark m = node_.Mark();
-    if (m.line >= 0 && m.column >= 0) return SourcePos{doc_->file, m.line + 1, m.column + 1};
+    if (m.line >= 0 && m.column >= 0) return {m.line + 1, m.column + 1};
   }
-  return SourcePos{doc_->file, fallback_line_, fallback_column_};
+  return {fallback_line_, fallback_column_};
 }
 
 Status Cursor::error(const std::string& message) const {
@@ -403,25 +407,26 @@ void Cursor::record(const std::string& path, const SourcePos& pos) const {
 }
 
 Cursor Cursor::yaml_child(YAML::Node node, Path path, const Cursor& parent_for_pos) const {
-  const SourcePos p = parent_for_pos.pos();
-  return Cursor(doc_, std::move(node), Json{}, std::move(path), p.line, p.column, record_);
+  // Line and column only: a SourcePos would copy the file's path per cursor.
+  const auto [line, column] = parent_for_pos.line_column();
+  return Cursor(doc_, std::move(node), Json{}, std::move(path), line, column, record_);
 }
 
 Cursor Cursor::json_child(std::uint32_t index, Path path, const Cursor& parent_for_pos) const {
-  const SourcePos p = parent_for_pos.pos();
-  return Cursor(doc_, YAML::Node(), Json{json_.tree, index}, std::move(path), p.line, p.column,
+  const auto [line, column] = parent_for_pos.line_column();
+  return Cursor(doc_, YAML::Node(), Json{json_.tree, index}, std::move(path), line, column,
                 record_);
 }
 
 Cursor Cursor::missing(Path path) const {
-  const SourcePos p = pos();
+  const auto [line, column] = line_column();
   if (json_.tree) {
-    Cursor c(doc_, YAML::Node(), json_, std::move(path), p.line, p.column, record_);
+    Cursor c(doc_, YAML::Node(), json_, std::move(path), line, column, record_);
     c.json_missing_ = true;
     return c;
   }
-  return Cursor(doc_, YAML::Node(YAML::NodeType::Undefined), Json{}, std::move(path), p.line,
-                p.column, record_);
+  return Cursor(doc_, YAML::Node(YAML::NodeType::Undefined), Json{}, std::move(path), line, column,
+                record_);
 }
 
 namespace {

@@ -192,6 +192,8 @@ class Cursor {
   Cursor(const Document* doc, YAML::Node node, Json json, Path path, int fallback_line,
          int fallback_column, bool record);
   Shape shape() const;
+  // pos() without the file.
+  std::pair<int, int> line_column() const;
   // A child cursor of this map or list (positions recorded when record_).
   Cursor yaml_child(YAML::Node node, Path path, const Cursor& parent_for_pos) const;
   Cursor json_child(std::uint32_t index, Path path, const Cursor& parent_for_pos) const;
