@@ -3,7 +3,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
-#include <unordered_map>
+#include <vector>
 
 namespace brigade {
 
@@ -38,38 +38,75 @@ double TensorSpec::elements() const {
 }
 
 // Names -> first index, for tensors and for ops, each extended lazily up to
-// the vector's current size. The mutex makes concurrent const lookups safe.
+// the vector's current size. An open-addressing table of (hash, index)
+// pairs in one array: no allocation per name (a node-based map spent most
+// of a million-op read in malloc and page faults), names compared in the
+// vector itself. The mutex makes concurrent const lookups safe.
+namespace model_detail {
+struct NameTable {
+  // slot: (32 bits of the name's hash) << 32 | (index + 1); 0 = empty.
+  std::vector<std::uint64_t> slots;
+  size_t used = 0;
+  size_t indexed = 0;  // entries [0, indexed) are in `slots`
+};
+}  // namespace model_detail
+
 struct Model::NameIndex {
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  struct Table {
-    std::unordered_map<std::string, int, Hash, std::equal_to<>> first;
-    size_t indexed = 0;  // entries [0, indexed) are in `first`
-  };
   std::mutex mu;
-  Table tensors, ops;
+  model_detail::NameTable tensors, ops;
 };
 
 namespace {
 
-template <class Entry, class Table>
-int find_indexed(const std::vector<Entry>& entries, Table& table, std::string_view name) {
-  if (table.indexed > entries.size()) {  // entries removed: start again
-    table.first.clear();
-    table.indexed = 0;
+using Table = model_detail::NameTable;
+
+std::uint64_t name_hash(std::string_view s) {
+  return std::hash<std::string_view>{}(s);
+}
+
+// The slot holding `name`, or the empty slot where it would go.
+template <class Entry>
+size_t probe(const std::vector<Entry>& entries, const Table& t, std::string_view name,
+             std::uint64_t h) {
+  const size_t mask = t.slots.size() - 1;
+  const std::uint64_t tag = h >> 32;
+  for (size_t i = static_cast<size_t>(h) & mask;; i = (i + 1) & mask) {
+    const std::uint64_t slot = t.slots[i];
+    if (slot == 0) return i;
+    if ((slot >> 32) == tag && entries[(slot & 0xFFFFFFFFu) - 1].name == name) return i;
   }
-  for (; table.indexed < entries.size(); ++table.indexed)
-    table.first.try_emplace(entries[table.indexed].name, static_cast<int>(table.indexed));
-  auto it = table.first.find(name);
-  if (it == table.first.end()) return -1;
-  const size_t i = static_cast<size_t>(it->second);
-  if (entries[i].name == name) return it->second;
-  // Renamed since it was indexed: rebuild once, then answer.
-  table.first.clear();
-  table.indexed = 0;
-  return find_indexed(entries, table, name);
+}
+
+template <class Entry>
+void add(const std::vector<Entry>& entries, Table& t, size_t index) {
+  const std::string_view name = entries[index].name;
+  const std::uint64_t h = name_hash(name);
+  const size_t i = probe(entries, t, name, h);
+  if (t.slots[i] != 0) return;  // the first entry of a name wins
+  t.slots[i] = ((h >> 32) << 32) | (static_cast<std::uint64_t>(index) + 1);
+  ++t.used;
+}
+
+template <class Entry>
+void rebuild(const std::vector<Entry>& entries, Table& t, size_t upto) {
+  size_t cap = 16;
+  while (cap < 2 * upto + 2) cap *= 2;
+  t.slots.assign(cap, 0);
+  t.used = 0;
+  for (size_t k = 0; k < upto; ++k) add(entries, t, k);
+  t.indexed = upto;
+}
+
+template <class Entry>
+int find_indexed(const std::vector<Entry>& entries, Table& t, std::string_view name) {
+  if (t.indexed > entries.size() || t.slots.empty()) rebuild(entries, t, 0);  // entries removed
+  if (2 * (t.used + (entries.size() - t.indexed)) + 2 > t.slots.size())
+    rebuild(entries, t, t.indexed);  // grow before the new entries go in
+  for (; t.indexed < entries.size(); ++t.indexed) add(entries, t, t.indexed);
+  const std::uint64_t h = name_hash(name);
+  const std::uint64_t slot = t.slots[probe(entries, t, name, h)];
+  if (slot != 0) return static_cast<int>((slot & 0xFFFFFFFFu) - 1);
+  return -1;
 }
 
 }  // namespace
@@ -101,6 +138,10 @@ Model& Model::operator=(Model&& other) noexcept {
   return *this;
 }
 Model::~Model() = default;
+
+void Model::reindex() {
+  index_ = std::make_unique<NameIndex>();
+}
 
 int Model::find_tensor(std::string_view name) const {
   if (!index_) {  // a moved-from model: scan

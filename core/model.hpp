@@ -80,10 +80,11 @@ class Model {
   // names, built on first use and extended as entries are appended, so
   // that reading a graph of n ops costs O(n), not O(n^2) (issue 20, item 3).
   // Safe to call from several threads at once. Entries may be appended at
-  // will; renaming or removing one already looked up is noticed on the
-  // next lookup of that name or when the vector has shrunk, and rebuilds.
+  // will, and removing some is noticed; after renaming an entry already
+  // indexed, call reindex().
   int find_tensor(std::string_view name) const;
   int find_op(std::string_view name) const;
+  void reindex();
 
   // Infers output shapes and dtypes (outputs may be declared without a
   // shape), FLOPs and bytes of every op; checks shapes agree and that the

@@ -55,6 +55,14 @@ SourcePos Scenario::where(const std::string& key) const {
     if (t >= 0 && graph.tensors[static_cast<size_t>(t)].pos.line > 0)
       return graph.tensors[static_cast<size_t>(t)].pos;
   }
+  for (const auto& [prefix, entries] :
+       {std::pair{std::string_view("placement."), &placement_positions},
+        std::pair{std::string_view("device_put."), &device_put_positions}}) {
+    if (key.rfind(prefix, 0) != 0) continue;
+    const std::string_view entry = std::string_view(key).substr(prefix.size());
+    for (const EntryPosition& e : *entries)
+      if (e.name == entry) return SourcePos{path, e.line, e.column};
+  }
   // The key itself, else the nearest enclosing key that was written
   // ("strategy.zero" -> "strategy"), else the file alone.
   std::string k = key;
@@ -180,10 +188,11 @@ class ScenarioReader {
     if (root.has("training")) BRIGADE_RETURN_IF_ERROR(read_training(root.get("training")));
     if (root.has("strategy")) BRIGADE_RETURN_IF_ERROR(read_strategy(root.get("strategy")));
     if (root.has("placement"))
-      BRIGADE_RETURN_IF_ERROR(read_device_map(root.get("placement"), "an op name", &s_->placement));
+      BRIGADE_RETURN_IF_ERROR(read_device_map(root.get("placement"), "an op name", &s_->placement,
+                                              &s_->placement_positions));
     if (root.has("device_put"))
-      BRIGADE_RETURN_IF_ERROR(
-          read_device_map(root.get("device_put"), "a tensor name", &s_->device_put));
+      BRIGADE_RETURN_IF_ERROR(read_device_map(root.get("device_put"), "a tensor name",
+                                              &s_->device_put, &s_->device_put_positions));
     if (root.has("mesh")) BRIGADE_RETURN_IF_ERROR(read_mesh(root.get("mesh")));
     if (root.has("shardings")) BRIGADE_RETURN_IF_ERROR(read_shardings(root.get("shardings")));
     if (root.has("simulation")) BRIGADE_RETURN_IF_ERROR(read_simulation(root.get("simulation")));
@@ -553,7 +562,9 @@ class ScenarioReader {
     if (c.has("tensors")) {
       const Cursor ts = c.get("tensors");
       BRIGADE_RETURN_IF_ERROR(ts.expect_map("tensors by name, such as {x: [8, 512, f32]}"));
-      for (const auto& [k, v] : ts.quiet().entries()) {
+      g.tensors.reserve(ts.size());
+      const Status tensors_read = ts.quiet().for_each_entry([&](const Cursor& k,
+                                                                const Cursor& v) -> Status {
         TensorSpec t;
         BRIGADE_ASSIGN_OR_RETURN(t.name, k.as_name());
         t.pos = k.pos();
@@ -576,19 +587,30 @@ class ScenarioReader {
               "; expected a tensor: [8, 512, f32] or {shape: [8, 512], dtype: f32, param: true}");
         }
         g.tensors.push_back(std::move(t));
-      }
+        return Status::ok();
+      });
+      if (!tensors_read.is_ok()) return tensors_read;
     }
     const Cursor ops = c.get("ops");
     BRIGADE_RETURN_IF_ERROR(ops.expect_list("a list of ops [{name, op, in, out}]"));
     // Quiet: a graph's ops keep their own positions (Op::pos), and a million
     // of them would otherwise fill the scenario's position table.
-    const std::vector<Cursor> op_items = ops.quiet().items();
-    if (op_items.empty()) return ops.error("found an empty list; expected at least one op");
-    // Pass 1: the ops and their outputs (an output may be named without being declared).
-    std::vector<std::vector<Cursor>> inputs(op_items.size());
+    // Items one at a time: a million cursors held at once cost more than
+    // the graph itself (issue 20, item 3).
+    const size_t n_ops = ops.size();
+    if (n_ops == 0) return ops.error("found an empty list; expected at least one op");
+    g.ops.reserve(n_ops);
+    g.tensors.reserve(g.tensors.size() + n_ops);
+    // Pass 1: the ops and their outputs (an output may be named without being
+    // declared), and the inputs already known; an input named before its
+    // producer waits for pass 2.
+    struct Pending {
+      size_t op, slot;
+      Cursor name;
+    };
+    std::vector<Pending> pending;
     std::vector<int> producer(g.tensors.size(), -1);
-    for (size_t i = 0; i < op_items.size(); ++i) {
-      const Cursor& o = op_items[i];
+    const Status ops_read = ops.quiet().for_each_item([&](size_t i, const Cursor& o) -> Status {
       BRIGADE_RETURN_IF_ERROR(o.expect_map("an op {name, op, in, out, fn, flops, bytes}"));
       BRIGADE_RETURN_IF_ERROR(o.check_keys({"name", "op", "in", "out", "fn", "flops", "bytes"}));
       Op op;
@@ -618,7 +640,8 @@ class ScenarioReader {
       BRIGADE_ASSIGN_OR_RETURN(op.bytes,
                                o.get_quantity("bytes", -1, Dimension::kBytes, Bound::kNonNegative));
       BRIGADE_RETURN_IF_ERROR(o.require("in", "the op's input tensors, such as [x, w1]"));
-      BRIGADE_ASSIGN_OR_RETURN(inputs[i], name_list(o.get("in"), "input tensor names"));
+      BRIGADE_ASSIGN_OR_RETURN(const std::vector<Cursor> ins,
+                               name_list(o.get("in"), "input tensor names"));
       BRIGADE_RETURN_IF_ERROR(o.require("out", "the op's output tensor, such as h"));
       BRIGADE_ASSIGN_OR_RETURN(const std::vector<Cursor> outs,
                                name_list(o.get("out"), "output tensor names"));
@@ -647,22 +670,28 @@ class ScenarioReader {
         producer[ti] = static_cast<int>(i);
         op.outputs.push_back(t);
       }
-      g.ops.push_back(std::move(op));
-    }
-    // Pass 2: inputs name declared tensors or outputs of ops (in any order).
-    for (size_t i = 0; i < g.ops.size(); ++i) {
-      for (const Cursor& in : inputs[i]) {
+      for (const Cursor& in : ins) {
         const int t = g.find_tensor(in.text());
-        if (t < 0) {
-          std::vector<std::string> names;
-          for (const TensorSpec& x : g.tensors) names.push_back(x.name);
-          std::string msg = "found tensor '" + in.text() + "' as an input of op '" + g.ops[i].name +
-                            "'; expected a declared tensor or an op's output";
-          if (auto m = closest_match_in(in.text(), names)) msg += " (did you mean '" + *m + "'?)";
-          return in.error(msg);
-        }
-        g.ops[i].inputs.push_back(t);
+        if (t < 0) pending.push_back(Pending{i, op.inputs.size(), in});
+        op.inputs.push_back(t);
       }
+      g.ops.push_back(std::move(op));
+      return Status::ok();
+    });
+    if (!ops_read.is_ok()) return ops_read;
+    // Pass 2: inputs name declared tensors or outputs of ops (in any order).
+    for (const Pending& p : pending) {
+      const std::string name = p.name.text();
+      const int t = g.find_tensor(name);
+      if (t < 0) {
+        std::vector<std::string> names;
+        for (const TensorSpec& x : g.tensors) names.push_back(x.name);
+        std::string msg = "found tensor '" + name + "' as an input of op '" + g.ops[p.op].name +
+                          "'; expected a declared tensor or an op's output";
+        if (auto m = closest_match_in(name, names)) msg += " (did you mean '" + *m + "'?)";
+        return p.name.error(msg);
+      }
+      g.ops[p.op].inputs[p.slot] = t;
     }
     // Parameters: `param:` when given; otherwise a graph input (produced by
     // no op) read as a weight: the right operand of a matmul, the table of an
@@ -852,20 +881,27 @@ class ScenarioReader {
 
   // ---- placement, device_put, mesh, shardings, simulation --------------------
 
+  // Entry positions go to `where`, not the scenario's position map (a
+  // million placed ops would be a million map nodes).
   Status read_device_map(const Cursor& c, std::string_view key_what,
-                         std::map<std::string, int>* out) {
+                         std::map<std::string, int>* out,
+                         std::vector<Scenario::EntryPosition>* where) {
     BRIGADE_RETURN_IF_ERROR(
         c.expect_map("a map from " + std::string(key_what) + " to a device, such as {mm1: 0}"));
-    for (const auto& [k, v] : c.entries()) {
+    where->reserve(where->size() + c.size());
+    return c.quiet().for_each_entry([&](const Cursor& k, const Cursor& v) -> Status {
       if (!k.is_scalar())
         return k.error("found " + k.found() + "; expected " + std::string(key_what));
-      BRIGADE_ASSIGN_OR_RETURN(const std::string name, k.as_name());
-      if (out->count(name))
+      BRIGADE_ASSIGN_OR_RETURN(std::string name, k.as_name());
+      if (out->count(name))  // before the value: the first problem in the file
         return k.error("found key " + yamlio::quote(name) +
                        " a second time; expected each key once");
-      BRIGADE_ASSIGN_OR_RETURN((*out)[name], read_device(v));
-    }
-    return Status::ok();
+      BRIGADE_ASSIGN_OR_RETURN(const int device, read_device(v));
+      out->emplace(name, device);
+      const SourcePos p = k.pos();
+      where->push_back(Scenario::EntryPosition{std::move(name), p.line, p.column});
+      return Status::ok();
+    });
   }
 
   Status read_mesh(const Cursor& c) {

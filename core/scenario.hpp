@@ -137,6 +137,14 @@ struct Scenario {
   // enclosing key that was ("strategy.zero" -> "strategy"), then the file alone.
   SourcePos where(const std::string& key) const;
   std::map<std::string, SourcePos> positions;
+  // Where each entry of `placement` and `device_put` was written (the key),
+  // kept apart from `positions`: a million placed ops would otherwise cost
+  // a million map nodes. where("placement.mm2") looks here.
+  struct EntryPosition {
+    std::string name;
+    int line = 0, column = 0;
+  };
+  std::vector<EntryPosition> placement_positions, device_put_positions;
 };
 
 // What a scenario may ask for (docs/scenario-format.md, "Limits"), checked

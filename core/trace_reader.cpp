@@ -4,6 +4,7 @@
 // that reading costs the Trace's memory and not the JSON document's; gzip
 // input (a file or stream that starts with 1f 8b) is inflated as it is read.
 #include <algorithm>
+#include <cmath>
 #include <charconv>
 #include <cstdint>
 #include <fstream>
@@ -276,7 +277,11 @@ class TraceSax {
   }
   static std::optional<std::int64_t> as_int(const Scalar& s) {
     if (s.type == Scalar::kInt) return s.i;
-    if (s.type == Scalar::kFloat) return static_cast<std::int64_t>(s.d);
+    // A float beyond int64's range (or NaN) converts with undefined
+    // behaviour: it is no integer at all (a fuzz find, issue 20).
+    if (s.type == Scalar::kFloat)
+      return std::fabs(s.d) < 9.2e18 ? std::optional<std::int64_t>(static_cast<std::int64_t>(s.d))
+                                     : std::nullopt;
     return std::nullopt;
   }
   static std::optional<double> as_double(const Scalar& s) {

@@ -12,7 +12,6 @@
 #include <cstring>
 #include <set>
 #include <tuple>
-#include <unordered_set>
 
 #include "core/json_tree.hpp"
 #include "core/text.hpp"
@@ -139,10 +138,26 @@ void find_repeat(const Keys& keys, Repeat* r) {
         }
     return;
   }
-  std::unordered_set<std::string_view> seen;
-  for (const auto& k : keys)
-    if (!seen.insert(std::get<2>(k)).second)
-      r->consider(std::get<0>(k), std::get<1>(k), std::string(std::get<2>(k)));
+  // An open-addressing set of key indices in one array (a node-based set
+  // spent a tenth of a million-entry map's reading in malloc).
+  size_t cap = 16;
+  while (cap < 2 * keys.size()) cap *= 2;
+  std::vector<std::uint32_t> slots(cap, 0);  // key index + 1; 0 = empty
+  const size_t mask = cap - 1;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const std::string_view name = std::get<2>(keys[k]);
+    const size_t h = std::hash<std::string_view>{}(name);
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      if (slots[i] == 0) {
+        slots[i] = static_cast<std::uint32_t>(k + 1);
+        break;
+      }
+      if (std::get<2>(keys[slots[i] - 1]) == name) {
+        r->consider(std::get<0>(keys[k]), std::get<1>(keys[k]), std::string(name));
+        break;
+      }
+    }
+  }
 }
 
 void repeats_in_json(const json_tree::Tree& t, Repeat* r) {
@@ -260,14 +275,14 @@ Status read_file_text(const std::string& path, std::string_view expected_what, s
 Cursor::Cursor(const Document* doc, const Tree& tree, std::string path, SourcePos fallback_pos)
     : doc_(doc),
       node_(tree.yaml_),
-      path_(std::move(path)),
+      path_{nullptr, std::move(path)},
       fallback_line_(fallback_pos.line),
       fallback_column_(fallback_pos.column) {
   if (tree.json_) json_ = Json{tree.json_.get(), tree.json_->root()};
 }
 
-Cursor::Cursor(const Document* doc, YAML::Node node, Json json, std::string path,
-               int fallback_line, int fallback_column, bool record)
+Cursor::Cursor(const Document* doc, YAML::Node node, Json json, Path path, int fallback_line,
+               int fallback_column, bool record)
     : doc_(doc),
       node_(std::move(node)),
       json_(json),
@@ -315,19 +330,23 @@ std::string_view Cursor::scalar_view() const {
 }
 
 SourcePos Cursor::pos() const {
+  const auto [line, column] = line_column();
+  return SourcePos{doc_->file, line, column};
+}
+
+std::pair<int, int> Cursor::line_column() const {
   // An empty value (`key:`) is marked where the parser went on reading (the
   // next line); its key is the better place to point at.
-  if (is_null() && fallback_line_ > 0)
-    return SourcePos{doc_->file, fallback_line_, fallback_column_};
+  if (is_null() && fallback_line_ > 0) return {fallback_line_, fallback_column_};
   if (json_.tree && !json_missing_) {
     const json_tree::Value& v = json_.tree->at(json_.index);
-    return SourcePos{doc_->file, static_cast<int>(v.line), static_cast<int>(v.column)};
+    return {static_cast<int>(v.line), static_cast<int>(v.column)};
   }
   if (!json_.tree && node_.IsDefined()) {
     const YAML::Mark m = node_.Mark();
-    if (m.line >= 0 && m.column >= 0) return SourcePos{doc_->file, m.line + 1, m.column + 1};
+    if (m.line >= 0 && m.column >= 0) return {m.line + 1, m.column + 1};
   }
-  return SourcePos{doc_->file, fallback_line_, fallback_column_};
+  return {fallback_line_, fallback_column_};
 }
 
 Status Cursor::error(const std::string& message) const {
@@ -363,46 +382,104 @@ Status Cursor::expect_list(std::string_view what) const {
   return error("found " + found() + "; expected " + std::string(what));
 }
 
-std::string Cursor::child_path(std::string_view key) const {
-  return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+std::string Cursor::path() const {
+  return path_.str();
+}
+
+Cursor::Path Cursor::child_path(std::string_view key) const {
+  if (path_.empty()) return Path{nullptr, std::string(key)};
+  // Short tails stay in place; a long one is moved into a shared base.
+  if (path_.tail.size() + 1 + key.size() <= 15) {
+    Path p = path_;
+    p.tail.append(".").append(key);
+    return p;
+  }
+  return Path{nullptr, path_.str() + "." + std::string(key)};
+}
+
+Cursor::Path Cursor::item_path(const std::shared_ptr<const std::string>& list_path,
+                               size_t i) const {
+  return Path{list_path, "[" + std::to_string(i) + "]"};
 }
 
 void Cursor::record(const std::string& path, const SourcePos& pos) const {
   if (record_ && doc_->positions) (*doc_->positions)[path] = pos;
 }
 
-Cursor Cursor::yaml_child(YAML::Node node, std::string path, const Cursor& parent_for_pos) const {
-  const SourcePos p = parent_for_pos.pos();
-  return Cursor(doc_, std::move(node), Json{}, std::move(path), p.line, p.column, record_);
+Cursor Cursor::yaml_child(YAML::Node node, Path path, const Cursor& parent_for_pos) const {
+  // Line and column only: a SourcePos would copy the file's path per cursor.
+  const auto [line, column] = parent_for_pos.line_column();
+  return Cursor(doc_, std::move(node), Json{}, std::move(path), line, column, record_);
 }
 
-Cursor Cursor::json_child(std::uint32_t index, std::string path,
-                          const Cursor& parent_for_pos) const {
-  const SourcePos p = parent_for_pos.pos();
-  return Cursor(doc_, YAML::Node(), Json{json_.tree, index}, std::move(path), p.line, p.column,
+Cursor Cursor::json_child(std::uint32_t index, Path path, const Cursor& parent_for_pos) const {
+  const auto [line, column] = parent_for_pos.line_column();
+  return Cursor(doc_, YAML::Node(), Json{json_.tree, index}, std::move(path), line, column,
                 record_);
 }
 
-Cursor Cursor::missing(std::string path) const {
-  const SourcePos p = pos();
+Cursor Cursor::missing(Path path) const {
+  const auto [line, column] = line_column();
   if (json_.tree) {
-    Cursor c(doc_, YAML::Node(), json_, std::move(path), p.line, p.column, record_);
+    Cursor c(doc_, YAML::Node(), json_, std::move(path), line, column, record_);
     c.json_missing_ = true;
     return c;
   }
-  return Cursor(doc_, YAML::Node(YAML::NodeType::Undefined), Json{}, std::move(path), p.line,
-                p.column, record_);
+  return Cursor(doc_, YAML::Node(YAML::NodeType::Undefined), Json{}, std::move(path), line, column,
+                record_);
 }
 
-Status Cursor::check_keys(std::initializer_list<std::string_view> allowed) const {
+namespace {
+
+std::vector<std::string> as_strings(std::initializer_list<std::string_view> names) {
   std::vector<std::string> v;
-  for (std::string_view a : allowed) v.emplace_back(a);
-  return check_keys(v);
+  for (std::string_view a : names) v.emplace_back(a);
+  return v;
+}
+
+}  // namespace
+
+Status Cursor::check_keys(std::initializer_list<std::string_view> allowed) const {
+  if (!is_map()) return Status::ok();
+  // Maps are small: a linear look at the keys before each is cheaper than a
+  // set, and no string is made unless there is an error to report.
+  std::vector<std::string_view> seen;
+  auto check_one = [&](const Cursor& key, std::string_view name) -> Status {
+    if (!key.is_scalar())
+      return key.error("found " + key.found() + " as a key; expected one of " +
+                       join_list(as_strings(allowed)));
+    bool known = false;
+    for (std::string_view a : allowed) known = known || a == name;
+    if (!known) return check_keys(as_strings(allowed));  // the message, with "did you mean"
+    for (std::string_view x : seen)
+      if (x == name)
+        return key.error("found key " + quote(std::string(name)) +
+                         " a second time; expected each key once");
+    seen.push_back(name);
+    if (record_ && doc_->positions) record(child_path(name).str(), key.pos());
+    return Status::ok();
+  };
+  if (json_.tree) {
+    const json_tree::Value& v = json_.tree->at(json_.index);
+    for (std::uint32_t k = 0; k + 1 < v.size; k += 2) {
+      const std::uint32_t ki = json_.tree->child(v, k);
+      const json_tree::Value& kv = json_.tree->at(ki);
+      const std::string_view name =
+          kv.kind == json_tree::Kind::kScalar ? json_.tree->text(kv) : std::string_view();
+      BRIGADE_RETURN_IF_ERROR(check_one(json_child(ki, path_, *this), name));
+    }
+    return Status::ok();
+  }
+  for (const auto& kv : node_) {
+    const std::string_view name =
+        kv.first.IsScalar() ? std::string_view(kv.first.Scalar()) : std::string_view();
+    BRIGADE_RETURN_IF_ERROR(check_one(yaml_child(kv.first, path_, *this), name));
+  }
+  return Status::ok();
 }
 
 Status Cursor::check_keys(const std::vector<std::string>& allowed) const {
   if (!is_map()) return Status::ok();
-  // Maps are small: a linear look at the keys before each is cheaper than a set.
   std::vector<std::string> seen;
   auto check_one = [&](const Cursor& key) -> Status {
     if (!key.is_scalar())
@@ -415,11 +492,11 @@ Status Cursor::check_keys(const std::vector<std::string>& allowed) const {
       if (auto m = closest_match_in(name, allowed)) msg += " (did you mean '" + *m + "'?)";
       return key.error(msg);
     }
-    for (const std::string& s : seen)
-      if (s == name)
+    for (const std::string& x : seen)
+      if (x == name)
         return key.error("found key " + quote(name) + " a second time; expected each key once");
     seen.push_back(name);
-    record(child_path(name), key.pos());
+    if (record_ && doc_->positions) record(child_path(name).str(), key.pos());
     return Status::ok();
   };
   if (json_.tree) {
@@ -486,53 +563,85 @@ Cursor Cursor::key_of(std::string_view key) const {
   return missing(child_path(key));
 }
 
-std::vector<std::pair<Cursor, Cursor>> Cursor::entries() const {
-  std::vector<std::pair<Cursor, Cursor>> out;
-  if (!is_map()) return out;
+Status Cursor::for_each_entry(
+    const std::function<Status(const Cursor& key, const Cursor& value)>& f) const {
+  if (!is_map()) return Status::ok();
+  const bool record_keys = record_ && doc_->positions;
   if (json_.tree) {
     const json_tree::Value& v = json_.tree->at(json_.index);
-    out.reserve(v.size / 2);
     for (std::uint32_t k = 0; k + 1 < v.size; k += 2) {
       const std::uint32_t ki = json_.tree->child(v, k);
       const json_tree::Value& kv = json_.tree->at(ki);
-      Cursor key = json_child(
+      const Cursor key = json_child(
           ki, child_path(kv.kind == json_tree::Kind::kScalar ? json_.tree->text(kv) : "?"), *this);
-      Cursor value = json_child(ki + 1, key.path(), key);
-      if (kv.kind == json_tree::Kind::kScalar) record(key.path(), key.pos());
-      out.emplace_back(std::move(key), std::move(value));
+      const Cursor value = json_child(ki + 1, key.path_, key);
+      if (kv.kind == json_tree::Kind::kScalar && record_keys) record(key.path(), key.pos());
+      BRIGADE_RETURN_IF_ERROR(f(key, value));
     }
-    return out;
+    return Status::ok();
   }
   for (const auto& kv : node_) {
-    Cursor k = yaml_child(kv.first, child_path(kv.first.IsScalar() ? kv.first.Scalar() : "?"), *this);
-    Cursor v = yaml_child(kv.second, k.path(), k);
-    if (kv.first.IsScalar()) record(k.path(), k.pos());
-    out.emplace_back(std::move(k), std::move(v));
+    const Cursor key =
+        yaml_child(kv.first, child_path(kv.first.IsScalar() ? kv.first.Scalar() : "?"), *this);
+    const Cursor value = yaml_child(kv.second, key.path_, key);
+    if (kv.first.IsScalar() && record_keys) record(key.path(), key.pos());
+    BRIGADE_RETURN_IF_ERROR(f(key, value));
   }
+  return Status::ok();
+}
+
+std::vector<std::pair<Cursor, Cursor>> Cursor::entries() const {
+  std::vector<std::pair<Cursor, Cursor>> out;
+  out.reserve(size());
+  (void)for_each_entry([&](const Cursor& k, const Cursor& v) {
+    out.emplace_back(k, v);
+    return Status::ok();
+  });
   return out;
+}
+
+Status Cursor::for_each_item(
+    const std::function<Status(std::size_t i, const Cursor& item)>& f) const {
+  if (!is_list()) return Status::ok();
+  const bool record_items = record_ && doc_->positions;
+  const auto list_path = std::make_shared<const std::string>(path_.str());
+  if (json_.tree) {
+    const json_tree::Value& v = json_.tree->at(json_.index);
+    for (std::uint32_t k = 0; k < v.size; ++k) {
+      const Cursor c = json_child(json_.tree->child(v, k), item_path(list_path, k), *this);
+      if (record_items) record(c.path(), c.pos());
+      BRIGADE_RETURN_IF_ERROR(f(k, c));
+    }
+    return Status::ok();
+  }
+  std::size_t i = 0;
+  for (const auto& item : node_) {
+    const Cursor c = yaml_child(item, item_path(list_path, i), *this);
+    if (record_items) record(c.path(), c.pos());
+    BRIGADE_RETURN_IF_ERROR(f(i, c));
+    ++i;
+  }
+  return Status::ok();
 }
 
 std::vector<Cursor> Cursor::items() const {
   std::vector<Cursor> out;
-  if (!is_list()) return out;
-  if (json_.tree) {
-    const json_tree::Value& v = json_.tree->at(json_.index);
-    out.reserve(v.size);
-    for (std::uint32_t k = 0; k < v.size; ++k) {
-      Cursor c = json_child(json_.tree->child(v, k), path_ + "[" + std::to_string(k) + "]", *this);
-      record(c.path(), c.pos());
-      out.push_back(std::move(c));
-    }
-    return out;
-  }
-  size_t i = 0;
-  for (const auto& item : node_) {
-    Cursor c = yaml_child(item, path_ + "[" + std::to_string(i) + "]", *this);
-    record(c.path(), c.pos());
-    out.push_back(std::move(c));
-    ++i;
-  }
+  out.reserve(size());
+  (void)for_each_item([&](std::size_t, const Cursor& c) {
+    out.push_back(c);
+    return Status::ok();
+  });
   return out;
+}
+
+std::size_t Cursor::size() const {
+  const Shape s = shape();
+  if (s != Shape::kMap && s != Shape::kList) return 0;
+  if (json_.tree) {
+    const std::size_t n = json_.tree->at(json_.index).size;
+    return s == Shape::kMap ? n / 2 : n;
+  }
+  return node_.size();
 }
 
 namespace {
@@ -707,7 +816,7 @@ Result<std::string> Cursor::get_name(std::string_view key, std::string dflt) con
 
 Status Cursor::require(std::string_view key, std::string_view what) const {
   if (has(key)) return Status::ok();
-  const std::string where = path_.empty() ? " key" : " in '" + path_ + "'";
+  const std::string where = path_.empty() ? " key" : " in '" + path_.str() + "'";
   return error("found no '" + std::string(key) + "'" + where + "; expected " + std::string(what));
 }
 

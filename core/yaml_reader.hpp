@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <map>
@@ -89,7 +90,8 @@ class Cursor {
  public:
   Cursor(const Document* doc, const Tree& tree, std::string path, SourcePos fallback_pos);
 
-  const std::string& path() const { return path_; }
+  // "strategy.data", "model.graph.ops[2].in"; "" for the root.
+  std::string path() const;
   // 1-based position of the node (the enclosing key's, for a missing value).
   SourcePos pos() const;
   // Status::at(pos(), message).
@@ -126,10 +128,19 @@ class Cursor {
   Cursor key_of(std::string_view key) const;
   // (key, value) pairs in document order; records every key's position.
   std::vector<std::pair<Cursor, Cursor>> entries() const;
+  // The same pairs one at a time, stopping at the first error: for maps of
+  // a million entries (a graph's placement), whose cursors would otherwise
+  // all be held at once.
+  Status for_each_entry(
+      const std::function<Status(const Cursor& key, const Cursor& value)>& f) const;
 
   // ---- lists ----
   // Items as "PATH[i]" (positions recorded).
   std::vector<Cursor> items() const;
+  // The same items one at a time, with their index, stopping at the first error.
+  Status for_each_item(const std::function<Status(std::size_t i, const Cursor& item)>& f) const;
+  // Entries of a map, items of a list, 0 for anything else.
+  std::size_t size() const;
 
   // ---- scalars ----
   Result<std::int64_t> as_int(std::int64_t min = std::numeric_limits<std::int64_t>::min(),
@@ -169,24 +180,36 @@ class Cursor {
     const json_tree::Tree* tree = nullptr;
     std::uint32_t index = 0;
   };
-  Cursor(const Document* doc, YAML::Node node, Json json, std::string path, int fallback_line,
+  // A dotted path without an allocation per cursor: the tail of a child of
+  // a list item ("[123].name") fits in std::string's small buffer, the
+  // list's own path is shared.
+  struct Path {
+    std::shared_ptr<const std::string> base;
+    std::string tail;
+    std::string str() const { return base ? *base + tail : tail; }
+    bool empty() const { return (!base || base->empty()) && tail.empty(); }
+  };
+  Cursor(const Document* doc, YAML::Node node, Json json, Path path, int fallback_line,
          int fallback_column, bool record);
   Shape shape() const;
+  // pos() without the file.
+  std::pair<int, int> line_column() const;
   // A child cursor of this map or list (positions recorded when record_).
-  Cursor yaml_child(YAML::Node node, std::string path, const Cursor& parent_for_pos) const;
-  Cursor json_child(std::uint32_t index, std::string path, const Cursor& parent_for_pos) const;
-  Cursor missing(std::string path) const;
+  Cursor yaml_child(YAML::Node node, Path path, const Cursor& parent_for_pos) const;
+  Cursor json_child(std::uint32_t index, Path path, const Cursor& parent_for_pos) const;
+  Cursor missing(Path path) const;
+  Path item_path(const std::shared_ptr<const std::string>& list_path, size_t i) const;
   std::string_view scalar_view() const;  // JSON only
   void record(const std::string& path, const SourcePos& pos) const;
   Status enum_error(const std::vector<std::string>& names) const;
-  std::string child_path(std::string_view key) const;
+  Path child_path(std::string_view key) const;
 
   const Document* doc_;
   YAML::Node node_;  // yaml-cpp's node, or undefined
   Json json_;        // the JSON tree's value, when json_.tree
   bool json_missing_ = false;
   bool record_ = true;
-  std::string path_;
+  Path path_;
   int fallback_line_ = 0, fallback_column_ = 0;
 };
 

@@ -294,3 +294,54 @@ TEST(ModelInfer, GraphBuiltInCodeNamesTheOp) {
 
 }  // namespace
 }  // namespace brigade
+
+namespace brigade {
+namespace {
+
+// The name index (issue 20, item 3) answers as the linear scan it replaced.
+TEST(ModelIndex, AnswersAsAScanWhateverIsAppendedBetweenLookups) {
+  Model m;
+  EXPECT_EQ(m.find_tensor("x"), -1);
+  for (int i = 0; i < 1000; ++i) {
+    m.tensors.push_back(TensorSpec{"t" + std::to_string(i), {1}, DType::kF32, false, true, {}});
+    EXPECT_EQ(m.find_tensor("t" + std::to_string(i)), i);
+    EXPECT_EQ(m.find_tensor("t" + std::to_string(i + 1)), -1);
+  }
+  for (int i = 0; i < 1000; i += 37) EXPECT_EQ(m.find_tensor("t" + std::to_string(i)), i);
+  // A repeated name finds the first entry, as a scan does.
+  m.tensors.push_back(TensorSpec{"t5", {1}, DType::kF32, false, true, {}});
+  EXPECT_EQ(m.find_tensor("t5"), 5);
+}
+
+TEST(ModelIndex, NoticesRemovalsAndIsRebuiltByReindexAfterARename) {
+  Model m;
+  for (const char* n : {"a", "b", "c"}) {
+    Op o;
+    o.name = n;
+    m.ops.push_back(o);
+  }
+  EXPECT_EQ(m.find_op("c"), 2);
+  m.ops.pop_back();
+  EXPECT_EQ(m.find_op("c"), -1);
+  m.ops[1].name = "z";
+  m.reindex();
+  EXPECT_EQ(m.find_op("z"), 1);
+  EXPECT_EQ(m.find_op("b"), -1);
+}
+
+TEST(ModelIndex, CopiesAndMovesKeepAnswering) {
+  Model m;
+  m.tensors.push_back(TensorSpec{"x", {1}, DType::kF32, false, true, {}});
+  EXPECT_EQ(m.find_tensor("x"), 0);
+  Model copy = m;
+  copy.tensors.push_back(TensorSpec{"y", {1}, DType::kF32, false, true, {}});
+  EXPECT_EQ(copy.find_tensor("y"), 1);
+  EXPECT_EQ(m.find_tensor("y"), -1);
+  Model moved = std::move(copy);
+  EXPECT_EQ(moved.find_tensor("y"), 1);
+  EXPECT_EQ(copy.find_tensor("y"),
+            -1);  // NOLINT(bugprone-use-after-move): a moved-from model is empty
+}
+
+}  // namespace
+}  // namespace brigade
