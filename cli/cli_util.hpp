@@ -82,7 +82,8 @@ void warn_does_not_fit(size_t devices_over, size_t devices, int worst_device, do
 // --granularity: auto, kernel, region or step (planner/plan.hpp).
 planner::Granularity parse_granularity_flag(const std::string& text);
 
-// The simulator options a scenario asks for (simulation.network, .speed);
+// The simulator options a scenario asks for (simulation.network, .speed, and
+// its runtime: conditions);
 // `network_flag` ("ideal" / "flow"), when not empty, overrides the file.
 sim::SimOptions sim_options_for(const Scenario& scenario, const std::string& network_flag = "");
 

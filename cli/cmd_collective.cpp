@@ -3,6 +3,7 @@
 // from --alpha and --bandwidth, or on a preset's devices (--preset) in either
 // model, NCCL's (costmodel/nccl_model.hpp: its protocol and algorithm choice,
 // every candidate listed) or alpha-beta on the preset's routes.
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -98,6 +99,30 @@ void require_flag(std::string_view flag, const std::string& value, std::string_v
         flag, flag, when)};
 }
 
+// The alpha-beta model's two terms apart (the seed's 2(N-1)alpha +
+// 2(N-1)/N beta M): every closed form is alpha terms that do not depend on
+// M plus beta terms proportional to it, so the alpha term is the time of
+// the same collective of 0 bytes, less the call's overhead, and the beta
+// term the rest.
+struct AlphaBetaSplit {
+  double alpha_seconds = 0;
+  double beta_seconds = 0;
+  double messages = -1;  // alpha term / alpha: the latencies paid in series (-1: not one alpha)
+};
+
+AlphaBetaSplit split_alpha_beta(const cost::CollectiveQuery& q, double seconds) {
+  cost::CollectiveQuery empty = q;
+  empty.bytes = 0;
+  AlphaBetaSplit s;
+  auto c0 = cost::collective_cost(empty);
+  s.alpha_seconds = c0.is_ok() ? c0->seconds - q.overhead_seconds : 0;
+  s.beta_seconds = seconds - q.overhead_seconds - s.alpha_seconds;
+  const bool one_alpha = q.algorithm != CollectiveAlgorithm::kHierarchical || q.ranks_per_node >= q.ranks;
+  if (one_alpha && q.intra.alpha_seconds > 0)
+    s.messages = std::round(s.alpha_seconds / q.intra.alpha_seconds);
+  return s;
+}
+
 void run_collective(const CollectiveOptions& o) {
   const auto kind_text = parse_collective_kind(o.kind);
   if (!kind_text) parse_choice_flag("KIND", o.kind, kind_names());  // throws with the choices
@@ -158,6 +183,7 @@ void run_collective(const CollectiveOptions& o) {
   check_algorithm_fits(kind, algorithm, q.ranks, q.ranks_per_node);
   auto c = cost::collective_cost(q);
   if (!c.is_ok()) throw BadInput{"brigade: error: " + c.message()};
+  const AlphaBetaSplit split = split_alpha_beta(q, c->seconds);
 
   if (o.json) {
     nlohmann::json j;
@@ -174,6 +200,10 @@ void run_collective(const CollectiveOptions& o) {
     }
     j["overhead_seconds"] = q.overhead_seconds;
     j["seconds"] = c->seconds;
+    // seconds = alpha_term_seconds + beta_term_seconds + overhead_seconds.
+    j["alpha_term_seconds"] = split.alpha_seconds;
+    j["beta_term_seconds"] = split.beta_seconds;
+    if (split.messages >= 0) j["alpha_messages"] = split.messages;
     if (q.ranks == 1) {
       // One rank moves nothing: no bandwidth to speak of (issue 20, item 6).
       j["alg_bandwidth"] = nullptr;
@@ -191,6 +221,20 @@ void run_collective(const CollectiveOptions& o) {
                            format_bytes(q.bytes), q.ranks, q.ranks == 1 ? "" : "s",
                            collective_algorithm_name(algorithm));
   std::cout << fmt::format("  time   {:>12}\n", format_seconds(c->seconds));
+  if (q.ranks > 1) {  // one rank moves nothing: no terms to tell apart
+    std::cout << fmt::format(
+        "    α term {:>10}   latency: paid even for 0 bytes{}\n",
+        format_seconds(split.alpha_seconds),
+        split.messages >= 0 ? fmt::format(" ({:.0f} latencies of {} in series)", split.messages,
+                                          format_seconds(q.intra.alpha_seconds))
+                            : std::string());
+    std::cout << fmt::format(
+        "    β term {:>10}   bandwidth: grows with the bytes (β = 1/bandwidth)\n",
+        format_seconds(split.beta_seconds));
+  }
+  if (q.overhead_seconds > 0)
+    std::cout << fmt::format("    overhead {:>8}   once per call\n",
+                             format_seconds(q.overhead_seconds));
   if (q.ranks == 1) {
     std::cout << "  one rank moves nothing: no algorithm or bus bandwidth\n";
     return;

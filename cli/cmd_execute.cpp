@@ -45,7 +45,8 @@ void run_execute(const ExecuteOptions& o) {
     if (!o.quiet) std::cerr << fmt::format("execute: step {:.0f}/{:.0f}\n", done, total);
   };
   auto run = realexec::run_repeated(*executor, program, prepared.scenario.topology,
-                                    prepared.scenario.profile, o.repeat, progress);
+                                    prepared.scenario.profile, o.repeat, progress,
+                                    realexec::kWarmupSeconds, prepared.scenario.runtime);
   if (!run.is_ok()) throw_status(run.status());
   for (const std::string& w : run->warnings) std::cerr << "brigade: warning: " << w << "\n";
   const realexec::StepSummary& s = run->summary;

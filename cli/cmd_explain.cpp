@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_util.hpp"
+#include "cli/kitchen.hpp"
 #include "cli/verbs.hpp"
 #include "costmodel/plan.hpp"
 #include "planner/explain.hpp"
@@ -24,11 +25,22 @@ struct ExplainOptions {
   std::string granularity = "auto";
   bool json = false;
   bool program = false;
+  bool kitchen = false;
+  std::string lang = "en";
 };
 
 void run_explain(const ExplainOptions& o) {
   planner::LowerOptions options;
   options.granularity = parse_granularity_flag(o.granularity);
+  const auto lang = parse_lang(o.lang);
+  if (!lang) parse_choice_flag("--lang", o.lang, {"en", "zh"});  // throws with the choices
+  if (o.kitchen && (o.program || o.json))
+    throw BadInput{std::string("brigade: error: --kitchen: found it with ") +
+                   (o.program ? "--program" : "--json") +
+                   "; expected --kitchen alone (a narration of the plan, for people)"};
+  if (o.lang != "en" && !o.kitchen)
+    throw BadInput{"brigade: error: --lang: found it without --kitchen; expected --kitchen with it "
+                   "(the other reports are in English)"};
   const Scenario scenario = load_scenario_or_throw(o.scenario);
   if (o.program) {
     auto plan = planner::lower(scenario, options);
@@ -43,7 +55,11 @@ void run_explain(const ExplainOptions& o) {
   if (!plan.is_ok()) throw_status(plan.status());
   auto estimate = cost::estimate_plan(scenario);
   if (!estimate.is_ok()) throw_status(estimate.status());
-  if (o.json)
+  if (o.kitchen) {
+    std::vector<std::string> names;
+    for (const Device& d : scenario.topology.devices()) names.push_back(d.name);
+    std::cout << kitchen_text(planner::explain_plan_json(*plan, scenario, *estimate), names, *lang);
+  } else if (o.json)
     std::cout << planner::explain_plan_json(*plan, scenario, *estimate).dump(2) << "\n";
   else
     std::cout << planner::explain_plan_text(*plan, scenario, *estimate);
@@ -63,6 +79,11 @@ const RegisterVerb kRegister("explain", 22, [](CLI::App& app) {
   cmd->add_flag("--program", opts->program,
                 "lower the whole Program and explain its tasks, collectives and buffers (slow "
                 "for plans of millions of tasks)");
+  cmd->add_flag("--kitchen", opts->kitchen,
+                "the plan told in the kitchen analogy: which chef (device) holds which shard on its "
+                "station (memory), which runner (link) carries what, who waits at the sauce bowl "
+                "(AllReduce)");
+  cmd->add_option("--lang", opts->lang, "with --kitchen: en (default) or zh");
   cmd->add_flag("--json", opts->json, "one JSON object on stdout (SI units)");
   cmd->callback([opts] { run_explain(*opts); });
 });

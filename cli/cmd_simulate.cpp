@@ -34,9 +34,19 @@ struct SimulateOptions {
   std::string trace_window;   // --trace-window "0:50ms"
   bool trace_steps = false;  // --trace-steps: a transfer per message
   bool exact = false;
+  bool ignore_runtime = false;  // --ignore-runtime: what the planner expected
   bool json = false;
   bool quiet = false;
 };
+
+// What the runtime: section did to this run, in one line.
+std::string runtime_note(const Scenario& scenario, bool honoured) {
+  const std::string what = describe_runtime(scenario.runtime, scenario.topology);
+  return honoured ? "runtime: " + what +
+                        " (honoured here; the planner, `search` and `cost` do not see it; "
+                        "--ignore-runtime simulates what they expected)"
+                  : "runtime: " + what + " ignored (--ignore-runtime): the step the plan expected";
+}
 
 void run_simulate(const SimulateOptions& o) {
   const auto start = std::chrono::steady_clock::now();
@@ -46,6 +56,7 @@ void run_simulate(const SimulateOptions& o) {
   const Scenario scenario = load_scenario_or_throw(o.scenario, o.profile);
   options = sim_options_for(scenario, o.network);
   options.exact = o.exact;
+  if (o.ignore_runtime) options.runtime = RuntimeConditions{};
   options.record_trace = !o.trace.empty();
   options.trace_steps = o.trace_steps;
   if (o.trace_steps && o.trace.empty())
@@ -103,10 +114,14 @@ void run_simulate(const SimulateOptions& o) {
     j["tasks"] = program.num_tasks();
     j["granularity"] = std::string(planner::granularity_name(plan->granularity));
     j["notes"] = cost::plan_warnings(scenario);
+    j["runtime"] = describe_runtime(options.runtime, scenario.topology);
+    if (!scenario.runtime.empty() && o.ignore_runtime) j["notes"].push_back(runtime_note(scenario, false));
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << sim::simulation_text(*result, program, scenario.topology);
     for (const std::string& n : cost::plan_warnings(scenario)) std::cout << "note: " << n << "\n";
+    if (!scenario.runtime.empty())
+      std::cout << "note: " << runtime_note(scenario, !o.ignore_runtime) << "\n";
   }
   if (!result->oom.empty()) {
     const sim::OomEvent* worst = &result->oom.front();
@@ -149,6 +164,9 @@ const RegisterVerb kRegister("simulate", 21, [](CLI::App& app) {
                 "between two devices are one transfer)");
   cmd->add_option("--granularity", opts->granularity,
                   "task granularity: auto, kernel, region or step (default auto)");
+  cmd->add_flag("--ignore-runtime", opts->ignore_runtime,
+                "leave out the scenario's runtime: conditions (device slowdowns, link load, input "
+                "pipeline): the step the planner expected");
   cmd->add_flag("--json", opts->json, "one JSON object on stdout (SI units)");
   cmd->add_flag("--quiet", opts->quiet, "no progress on stderr");
   cmd->callback([opts] { run_simulate(*opts); });

@@ -110,7 +110,8 @@ Pending prepare_one(const std::string& path, const ValidateOptions& o) {
 void measure_round(Pending& p, const ValidateOptions& o, int timed, int round) {
   const Scenario& sc = p.prepared.scenario;
   auto executor = make_backend_executor(o.run);
-  auto run = realexec::run_repeated(*executor, p.prepared.plan.program, sc.topology, sc.profile, timed);
+  auto run = realexec::run_repeated(*executor, p.prepared.plan.program, sc.topology, sc.profile,
+                                    timed, {}, realexec::kWarmupSeconds, sc.runtime);
   if (!run.is_ok()) throw_status(run.status());
   if (round == 0)
     for (const std::string& w : run->warnings)

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/program.hpp"
+#include "core/runtime.hpp"
 #include "core/status.hpp"
 #include "core/trace.hpp"
 
@@ -33,6 +34,11 @@ struct RunOptions {
   // Status::error("cancelled", ErrorKind::kCancelled). Owned by the caller,
   // who may set it from any thread (or from on_progress); must outlive the run.
   const std::atomic<bool>* cancel = nullptr;
+  // What happens at run time that the plan did not see (the scenario's
+  // runtime:, core/runtime.hpp). The simulator and the CPU executor inject
+  // it (docs/executors.md, "Runtime conditions"); the CUDA executor does not
+  // and says so in a warning.
+  RuntimeConditions runtime;
 };
 
 class Executor {

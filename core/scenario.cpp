@@ -15,6 +15,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/scenario_runtime.hpp"
 #include "core/yaml_reader.hpp"
 
 namespace brigade {
@@ -169,7 +170,8 @@ class ScenarioReader {
     BRIGADE_RETURN_IF_ERROR(root.expect_map(kWhat));
     BRIGADE_RETURN_IF_ERROR(root.check_keys({"name", "description", "topology", "profile", "model",
                                              "training", "strategy", "placement", "device_put",
-                                             "mesh", "shardings", "simulation"}));
+                                             "mesh", "shardings", "simulation", "runtime",
+                                             "lesson"}));
     BRIGADE_ASSIGN_OR_RETURN(
         s_->name, root.get_name("name", std::filesystem::path(doc_.file).stem().string()));
     BRIGADE_ASSIGN_OR_RETURN(s_->description, root.get_string("description", ""));
@@ -196,6 +198,11 @@ class ScenarioReader {
     if (root.has("mesh")) BRIGADE_RETURN_IF_ERROR(read_mesh(root.get("mesh")));
     if (root.has("shardings")) BRIGADE_RETURN_IF_ERROR(read_shardings(root.get("shardings")));
     if (root.has("simulation")) BRIGADE_RETURN_IF_ERROR(read_simulation(root.get("simulation")));
+    if (root.has("runtime"))
+      BRIGADE_RETURN_IF_ERROR(read_runtime(root.get("runtime"), s_->topology,
+                                           [this](const Cursor& d) { return read_device(d); },
+                                           &s_->runtime));
+    // `lesson:` is teaching metadata, read by core/lesson.cpp; the judges ignore it.
     return Status::ok();
   }
 

@@ -19,6 +19,7 @@
 #include "core/model.hpp"
 #include "core/profile.hpp"
 #include "core/program.hpp"
+#include "core/runtime.hpp"
 #include "core/status.hpp"
 #include "core/topology.hpp"
 
@@ -131,6 +132,10 @@ struct Scenario {
   // tensor -> one entry per dimension: a mesh axis name or "" (None)
   std::map<std::string, std::vector<std::string>> shardings;
   SimulationSpec simulation;
+  // What happens at run time that no plan sees (core/runtime.hpp): the
+  // simulator and the real executors honour it; the planner, `search` and
+  // the closed form deliberately do not.
+  RuntimeConditions runtime;
 
   // Where a key was written: where("strategy.data"), where("placement.mm2"),
   // where("model.graph.ops[2]"). A key not written falls back to the nearest

@@ -174,6 +174,12 @@ Result<PlanEstimate> estimate_plan(const Scenario& scenario, const EstimateOptio
   for (std::string& n : plan_warnings(scenario)) e.notes.push_back(std::move(n));
   for (const JudgeDifference& d : judge_differences(scenario))
     e.notes.push_back("differs from `simulate --network ideal`: " + d.text);
+  // The runtime conditions are not seen by the closed form, by design
+  // (core/runtime.hpp): it plans on what is known, as XLA's cost model does.
+  if (!scenario.runtime.empty())
+    e.notes.push_back("runtime: (" + describe_runtime(scenario.runtime, scenario.topology) +
+                      ") is not seen by the closed form, the planner or `search`, by design: "
+                      "`brigade simulate` and the executors honour it");
   return e;
 }
 

@@ -46,6 +46,22 @@ using cpu::HostBuffer;
 
 constexpr const char* kWho = "cpu backend";
 
+// Holds the calling thread until `clock` reads `until`: the runtime
+// conditions' extra time (docs/executors.md, "Runtime conditions"). `busy`:
+// the device's processor is taken meanwhile (another job on a slowed
+// device, a copy held back by a loaded link), so it spins; otherwise (the
+// input pipeline) it sleeps while more than 0.2 ms remain, then spins.
+void hold_until(Clock& clock, double until, bool busy) {
+  for (double now = clock.now_seconds(); now < until; now = clock.now_seconds()) {
+    if (!busy && until - now > 2e-4)
+      std::this_thread::sleep_for(std::chrono::duration<double>(std::min(until - now - 1e-4, 1e-3)));
+  }
+}
+
+// How much longer a copy takes when `load` of its link's bandwidth is taken:
+// it gets (1 - load), so it lasts 1 / (1 - load) as long.
+double load_stretch(double load) { return load > 0 ? load / (1 - load) : 0; }
+
 // How long a thread that must wait for another (at a collective's barrier,
 // for a cross-stream dependency) spins before it sleeps on a condition
 // variable. Waking a sleeper costs 50-150 us on the development VM (a futex
@@ -386,6 +402,10 @@ class CpuExecutor final : public RealExecutor {
     std::string source = "cpu";
     // How each stream's thread runs (cpu_stream_placement), by stream.
     std::vector<StreamPlacement> placement;
+    // The runtime conditions (RunOptions::runtime) and, by device, the
+    // extra time per second of kernel, 1/f - 1 for a speed f.
+    RuntimeConditions runtime;
+    std::vector<double> kernel_stretch;
     StreamWorkers workers;  // last: its threads stop before the rest is freed
   };
 
@@ -589,7 +609,13 @@ Status CpuExecutor::run_collective(Run& run, StepState& st, TaskId t, double t0,
   for (int step = 0; step < cs.steps; ++step) {
     ring_step_ops(c.kind, n, rank, c.root, cs.count, cs.chunks, step, ops);
     moved.clear();
+    const double ops_start = clock.now_seconds();
+    double step_load = 0;  // the most loaded route this rank copies from in this step
     for (const RingOp& op : ops) {
+      if (!run.runtime.link_load.empty() && op.src_rank != rank)
+        step_load = std::max(step_load, route_load(*run.topology, run.runtime,
+                                                   c.group[static_cast<size_t>(op.src_rank)],
+                                                   task.device));
       const std::byte* src = op.src == RingSource::kInput
                                  ? cr.in[static_cast<size_t>(op.src_rank)]
                                  : cr.out[static_cast<size_t>(op.src_rank)];
@@ -597,6 +623,10 @@ Status CpuExecutor::run_collective(Run& run, StepState& st, TaskId t, double t0,
                          cr.in[static_cast<size_t>(rank)], src);
       if (op.src_rank != rank && op.count > 0)
         moved.emplace_back(op.src_rank, static_cast<double>(op.count) * eb);
+    }
+    if (step_load > 0) {
+      const double copied = clock.now_seconds() - ops_start;
+      hold_until(clock, ops_start + copied * (1 + load_stretch(step_load)), true);
     }
     if (!cr.barrier.arrive_and_wait(st.abort, spin, [&] {
           cr.step_end_seconds[static_cast<size_t>(step)] = clock.now_seconds() - t0;
@@ -655,6 +685,11 @@ void CpuExecutor::run_stream(Run& run, StepState& st, StreamId s, double t0, boo
   auto on_my_cpu = [&](TaskId d) {
     return my_cpu >= 0 && run.placement[static_cast<size_t>(p.task(d).stream)].cpu == my_cpu;
   };
+  // The input pipeline: nothing of the step starts before the batch is there.
+  if (run.runtime.input_seconds > 0) hold_until(clock, t0 + run.runtime.input_seconds, false);
+  const double stretch = run.kernel_stretch.empty()
+                             ? 0
+                             : run.kernel_stretch[static_cast<size_t>(my_device)];
   for (TaskId t : p.stream_tasks(s)) {
     for (TaskId d : p.deps(t))
       if (!st.wait(d, on_my_cpu(d) ? Spin::kNone : spin)) return;
@@ -705,11 +740,19 @@ void CpuExecutor::run_stream(Run& run, StepState& st, StreamId s, double t0, boo
         cpu::stream(w.scratch.as<float>(), w.scratch.size() / 4, task.bytes);
         end = clock.now_seconds() - t0;
       }
+      if (stretch > 0) {  // a slowed device: another job holds it that much longer
+        hold_until(clock, t0 + end + (end - start) * stretch, true);
+        end = clock.now_seconds() - t0;
+      }
     } else if (task.kind == TaskKind::kTransfer) {
       const auto bytes = static_cast<std::size_t>(task.bytes);
       std::byte* dst = w.xfer_dst.at(task.peer).data();
       std::memcpy(dst, w.xfer_src.data(), bytes);
       end = clock.now_seconds() - t0;
+      if (const double load = route_load(topo, run.runtime, task.device, task.peer); load > 0) {
+        hold_until(clock, t0 + end + (end - start) * load_stretch(load), true);
+        end = clock.now_seconds() - t0;
+      }
       rec.transfers.push_back(TraceTransfer{t, task.device, task.peer, task.bytes, start, end, -1});
       if (verify && bytes > 0 && std::memcmp(dst, w.xfer_src.data(), bytes) != 0)
         result = Status::error(std::string(kWho) + ": transfer " + task_label(p, t) + " from " +
@@ -800,6 +843,18 @@ Result<std::vector<Trace>> CpuExecutor::run_steps(const Program& program, const 
   if (uses_16bit_) run.source = "cpu (f16/bf16 computed in f32)";
   run.placement = cpu_stream_placement(program, topology.num_devices(), options_,
                                        options_.pin_devices ? usable_cpus() : std::vector<int>{});
+  run.runtime = options.runtime;
+  for (const auto& [dev, f] : options.runtime.speed) {
+    if (!(f > 0) || !(f <= 1)) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%g", f);
+      return Status::error(std::string(kWho) + ": runtime speed " + buf + " for device " +
+                           std::to_string(dev) + "; expected a factor in (0, 1]");
+    }
+    if (dev < 0 || dev >= program.num_devices) continue;
+    run.kernel_stretch.resize(static_cast<size_t>(program.num_devices), 0.0);
+    run.kernel_stretch[static_cast<size_t>(dev)] = 1 / f - 1;
+  }
   BRIGADE_RETURN_IF_ERROR(setup(run));
   return run_repeated(options, options_.verify,
                       [&](bool verify) { return run_step(run, verify); });

@@ -903,6 +903,11 @@ Result<std::vector<Trace>> CudaExecutor::run_steps(const Program& program, const
     return Status::error("found repeat " + std::to_string(options.repeat) +
                          "; expected repeat >= 1");
   BRIGADE_RETURN_IF_ERROR(check_program(program, topology));
+  if (!options.runtime.empty())
+    warnings_.push_back("the scenario's runtime: conditions (" +
+                        describe_runtime(options.runtime, topology) +
+                        ") are not injected on GPUs: this run measures the GPUs as they are "
+                        "(the simulator and the CPU executor honour them)");
   CudaRun run;
   run.program = &program;
   run.topology = &topology;

@@ -72,13 +72,14 @@ StepSummary summarise_steps(const Program& program, const std::vector<Trace>& st
 Result<RepeatedRun> run_repeated(RealExecutor& executor, const Program& program,
                                  const Topology& topology, const HardwareProfile& profile,
                                  int timed_steps, std::function<void(double, double)> on_progress,
-                                 double warmup_seconds) {
+                                 double warmup_seconds, const RuntimeConditions& runtime) {
   if (timed_steps < 1)
     return Status::error("found repeat " + std::to_string(timed_steps) + "; expected repeat >= 1");
   RunOptions options;
   options.repeat = timed_steps + 1;
   options.on_progress = std::move(on_progress);
   options.warmup_seconds = warmup_seconds;
+  options.runtime = runtime;
   BRIGADE_ASSIGN_OR_RETURN(std::vector<Trace> steps,
                            executor.run_steps(program, topology, profile, options));
   RepeatedRun r;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/program.hpp"
+#include "core/runtime.hpp"
 #include "core/status.hpp"
 #include "core/trace.hpp"
 
@@ -69,6 +70,7 @@ Result<RepeatedRun> run_repeated(RealExecutor& executor, const Program& program,
                                  const Topology& topology, const HardwareProfile& profile,
                                  int timed_steps,
                                  std::function<void(double, double)> on_progress = {},
-                                 double warmup_seconds = kWarmupSeconds);
+                                 double warmup_seconds = kWarmupSeconds,
+                                 const RuntimeConditions& runtime = {});
 
 }  // namespace brigade::realexec

@@ -6,6 +6,7 @@
 #include "sim/simulator.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <cmath>
 #include <cstring>
@@ -477,6 +478,22 @@ Status Engine::setup() {
     }
   for (size_t d = 0; d < nd; ++d)
     if (memory_speed_[d] == 0) memory_speed_[d] = speed_[d];
+  // Runtime conditions (core/runtime.hpp): what the plan did not see slows
+  // every kernel of the device, streaming ones included.
+  for (const auto& [dev, f] : opt_.runtime.speed) {
+    if (dev < 0 || static_cast<size_t>(dev) >= nd) continue;  // a device the Program does not use
+    if (!(f > 0) || !(f <= 1)) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%g", f);
+      return Status::error(who + "runtime speed " + buf + " for device " + std::to_string(dev) +
+                           "; expected a factor in (0, 1]");
+    }
+    speed_[static_cast<size_t>(dev)] *= f;
+    memory_speed_[static_cast<size_t>(dev)] *= f;
+  }
+  if (!(opt_.runtime.input_seconds >= 0) || !std::isfinite(opt_.runtime.input_seconds))
+    return Status::error(who + "runtime input pipeline time " +
+                         std::to_string(opt_.runtime.input_seconds) + "; expected a duration >= 0");
   slowdown_.assign(nd, 0);
   share_.assign(nd, 0);
   held_.assign(nd, {});
@@ -725,6 +742,10 @@ Status Engine::setup() {
 
   for (size_t i = 0; i < nt; ++i)
     if (hot_[i].pending == 0) ready_.push_back(static_cast<std::int32_t>(i));
+  // The input pipeline (runtime.input_seconds): nothing of the step starts
+  // before the batch is there; the devices are idle until then (last_change_
+  // is 0, so touch_device counts the wait as idle).
+  now_ = opt_.runtime.input_seconds;
   return Status::ok();
 }
 
@@ -1409,6 +1430,23 @@ Result<SimResult> run_engine(const Program& program, const Topology& topology, c
                              const SimOptions& options, bool implicit_rings, bool name_links = true,
                              bool transfers_only = false) {
   const double t0 = thread_cpu_seconds();
+  // Background load on links (runtime.link_load): the Program's messages see
+  // (1 - load) of each loaded link, in every network model and shortcut.
+  if (!options.runtime.link_load.empty()) {
+    for (const auto& [link, load] : options.runtime.link_load)
+      if (link < 0 || link >= static_cast<int>(topology.links().size()) || !(load >= 0) || !(load < 1))
+      {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%g", load);
+        return Status::error("program '" + program.name + "': runtime load " + buf + " on link " +
+                             std::to_string(link) +
+                             "; expected a link of the topology and a load in [0, 1)");
+      }
+    const Topology loaded = loaded_topology(topology, options.runtime);
+    SimOptions plain = options;
+    plain.runtime.link_load.clear();
+    return run_engine(program, loaded, profile, plain, implicit_rings, name_links, transfers_only);
+  }
   const auto mode = transfers_only        ? TraceRecorder::Mode::kTransfersOnly
                     : options.record_trace ? TraceRecorder::Mode::kFull
                                            : TraceRecorder::Mode::kOff;

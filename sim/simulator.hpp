@@ -16,6 +16,7 @@
 
 #include "core/executor.hpp"
 #include "core/profile.hpp"
+#include "core/runtime.hpp"
 #include "core/program.hpp"
 #include "core/status.hpp"
 #include "core/topology.hpp"
@@ -60,6 +61,11 @@ struct SimOptions {
   // given (absent: `speed`'s): a device whose memory drifts apart from its
   // arithmetic (brigade validate's speed probes). Must be > 0.
   std::map<int, double> memory_speed;
+  // What happens at run time that the plan did not see (the scenario's
+  // `runtime:`, core/runtime.hpp): device slowdowns multiply `speed` and
+  // `memory_speed`, link loads take bandwidth from the links, the input
+  // pipeline delays the start of every task. Empty: none.
+  RuntimeConditions runtime;
   // Progress for long runs: (tasks finished, tasks in the Program), called
   // from the calling thread now and then and once at the end. May be empty.
   std::function<void(double done, double total)> on_progress;

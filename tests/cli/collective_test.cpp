@@ -66,6 +66,42 @@ TEST(CollectiveVerb, AllGatherHalvingDoublingWithOverhead) {
   expect_rel(k["seconds"].get<double>(), 0.030012);
 }
 
+// The alpha term and the beta term apart (issue 17; the seed's quiz Q3): ring
+// AllReduce, N = 8, alpha = 5 us, B = 100 GB/s, M = 1 GiB:
+//   alpha term 2(N-1)alpha = 14 x 5 us = 7e-5 s, whatever M;
+//   beta term 2(N-1)/N M/B = 1.75 x 2^30 / 1e11 = 0.01879048192 s;
+//   with 10 us of overhead the time is their sum + 1e-5.
+TEST(CollectiveVerb, AlphaAndBetaTermsApart) {
+  auto j = run_json({"collective", "allreduce", "--devices", "8", "--bytes", "1GiB", "--alpha",
+                     "5us", "--bandwidth", "100GB/s", "--overhead", "10us", "--json"});
+  expect_rel(j["alpha_term_seconds"].get<double>(), 7e-5);
+  expect_rel(j["beta_term_seconds"].get<double>(), 0.01879048192);
+  EXPECT_EQ(j["alpha_messages"].get<double>(), 14);
+  expect_rel(j["seconds"].get<double>(), 7e-5 + 0.01879048192 + 1e-5);
+  // 1 KiB: the alpha term is unchanged, the beta term 1.75 x 1024 / 1e11 = 1.792e-8 s.
+  auto k = run_json({"collective", "allreduce", "--devices", "8", "--bytes", "1KiB", "--alpha",
+                     "5us", "--bandwidth", "100GB/s", "--json"});
+  expect_rel(k["alpha_term_seconds"].get<double>(), 7e-5);
+  expect_rel(k["beta_term_seconds"].get<double>(), 1.792e-8);
+  // Tree AllReduce on 8: 2 ceil(lg 8) = 6 latencies.
+  auto t = run_json({"collective", "allreduce", "--devices", "8", "--bytes", "1GiB", "--alpha",
+                     "5us", "--bandwidth", "100GB/s", "--algorithm", "tree", "--json"});
+  expect_rel(t["alpha_term_seconds"].get<double>(), 3e-5);
+  EXPECT_EQ(t["alpha_messages"].get<double>(), 6);
+}
+
+TEST(CollectiveVerb, HumanOutputShowsBothTerms) {
+  auto r = run_brigade({"collective", "allreduce", "--devices", "8", "--bytes", "1GiB", "--alpha",
+                        "5us", "--bandwidth", "100GB/s"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("    α term    70.0 us   latency: paid even for 0 bytes (14 latencies of "
+                       "5.00 us in series)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("    β term    18.8 ms   bandwidth: grows with the bytes"), std::string::npos)
+      << r.out;
+}
+
 // The human table names the quantities with units.
 TEST(CollectiveVerb, HumanOutput) {
   auto r = run_brigade({"collective", "allreduce", "--devices", "8", "--bytes", "1GiB", "--alpha",

@@ -69,8 +69,8 @@ const ErrorCase kCases[] = {
      "model:\n"
      "  mlp: {batch: 8, widths: [16, 16]}\n",
      "t.yaml:2:1: error: found key 'stratgy'; expected one of name, description, topology, "
-     "profile, model, training, strategy, placement, device_put, mesh, shardings, simulation (did "
-     "you mean 'strategy'?)"},
+     "profile, model, training, strategy, placement, device_put, mesh, shardings, simulation, "
+     "runtime, lesson (did you mean 'strategy'?)"},
     {"UnknownStrategyKey",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model:\n"

@@ -1,0 +1,64 @@
+// What one run of a plan looked like, in the figures `brigade compare` and
+// the app's compare view set side by side: the step, per device its busy,
+// communication, exposed-communication and idle time and its peak memory,
+// and per task kind the time spent. Read from any Trace (simulated,
+// measured on CPU threads or GPUs, or another tool's Chrome trace), or, for
+// the closed form, filled in by costmodel (cost::figures_of_estimate).
+// Widget-free and Program-free: a Trace alone is enough.
+#pragma once
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/trace.hpp"
+
+namespace brigade {
+
+inline constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+
+struct DeviceFigures {
+  int device = 0;
+  std::string name;                      // "gpu3", "node1/gpu5"
+  // Definitions as docs/ARCHITECTURE.md's (and the simulator's report):
+  double busy_seconds = kUnknown;        // union of its compute spans
+  double comm_seconds = kUnknown;        // union of its transfer and collective spans
+  double exposed_seconds = kUnknown;     // communication while no compute span runs
+  double idle_seconds = kUnknown;        // step - (busy or communicating)
+  double peak_memory_bytes = kUnknown;   // highest total of its memory samples; unknown without them
+};
+
+// How a run's per-kind times are counted: summed span durations over every
+// device (a Trace), or the busiest device's time per step (the closed form).
+enum class KindBasis { kDeviceSeconds, kBusiestDevice };
+
+struct KindFigures {
+  // "compute fwd", "compute bwd", "compute recompute", "compute opt",
+  // "transfer", a collective kind ("allreduce", ...) where the span's name
+  // says it, else "collective".
+  std::string kind;
+  int count = 0;         // spans (calls for the closed form)
+  double seconds = 0;    // see KindBasis
+  double bytes = 0;      // transfers' bytes whose task is of this kind
+};
+
+struct RunFigures {
+  std::string label;    // what the user named (a file)
+  std::string source;   // "sim:flow", "cpu", "cuda", "cost", or a foreign trace's
+  std::string program;  // the Program's (scenario's) name
+  double step_seconds = 0;
+  KindBasis basis = KindBasis::kDeviceSeconds;
+  std::vector<DeviceFigures> devices;  // by device id
+  std::vector<KindFigures> kinds;      // sorted by kind
+  std::int64_t spans = 0;              // spans read (0 for the closed form)
+};
+
+// The figures of a trace. Times are from the step's start (a Brigade trace
+// starts at 0; a foreign trace is measured from its first span). Devices
+// without a span or a memory sample are left out.
+RunFigures figures_of_trace(const Trace& trace, const std::string& label);
+
+// The kind key of a span (RunFigures::kinds), from its kind, phase and name.
+std::string span_kind_key(const Trace& trace, const TraceSpan& span);
+
+}  // namespace brigade
