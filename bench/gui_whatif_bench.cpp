@@ -18,7 +18,8 @@ namespace {
 const char* const kScenarios[] = {"pmap_train_step", "llm_13b_128gpu", "gpt3_175b_1024"};
 
 Scenario edited(int which) {
-  auto s = load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/" + kScenarios[which] + ".yaml");
+  auto s =
+      load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/" + kScenarios[which] + ".yaml");
   if (!s.is_ok()) std::abort();
   WhatIfEdits e = starting_edits(*s);
   if (s->model_kind == ModelKind::kTransformer) e.strategy.zero = 2;
@@ -30,7 +31,8 @@ Scenario edited(int which) {
 
 void BM_ClosedFormEdit(benchmark::State& state) {
   const int which = static_cast<int>(state.range(0));
-  auto base = load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/" + kScenarios[which] + ".yaml");
+  auto base =
+      load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/" + kScenarios[which] + ".yaml");
   if (!base.is_ok()) std::abort();
   WhatIfEdits e = starting_edits(*base);
   if (base->model_kind == ModelKind::kTransformer) e.strategy.zero = 2;

@@ -117,17 +117,17 @@ Result<std::string> scenario_yaml_with_edits(const std::string& original_text,
     return std::string(out.c_str()) + "\n";
   } catch (const YAML::Exception& e) {
     // parse_scenario read the same text, so this is a guard, not a path.
-    return Status::error(filename + ": error: found unreadable YAML (" + e.msg +
-                             "); expected a scenario",
-                         ErrorKind::kInternal);
+    return Status::error(
+        filename + ": error: found unreadable YAML (" + e.msg + "); expected a scenario",
+        ErrorKind::kInternal);
   }
 }
 
 Status save_edited_scenario(const Scenario& edited, const std::string& path,
                             const ScenarioWriteOptions& options) {
   std::string text;
-  BRIGADE_RETURN_IF_ERROR(yamlio::read_file_text(edited.path, "a scenario file", &text,
-                                                 ScenarioLimits::kMaxFileBytes));
+  BRIGADE_RETURN_IF_ERROR(
+      yamlio::read_file_text(edited.path, "a scenario file", &text, ScenarioLimits::kMaxFileBytes));
   BRIGADE_ASSIGN_OR_RETURN(const std::string yaml,
                            scenario_yaml_with_edits(text, edited.path, edited, options));
   return write_file_atomically(path, yaml);

@@ -10,8 +10,8 @@
 
 #include "core/file_io.hpp"
 #include "core/plan_check.hpp"
-#include "core/scenario_writer.hpp"
 #include "core/profile.hpp"
+#include "core/scenario_writer.hpp"
 #include "core/units.hpp"
 #include "costmodel/plan.hpp"
 #include "planner/lower.hpp"
@@ -72,20 +72,21 @@ std::vector<LinkClassKnob> link_class_knobs(const Scenario& s) {
                      lp.bandwidth_bytes_per_second > 0 ? lp.bandwidth_bytes_per_second
                                                        : r.bandwidth_bytes_per_second});
   }
-  std::sort(knobs.begin(), knobs.end(),
-            [](const LinkClassKnob& a, const LinkClassKnob& b) { return a.link_class < b.link_class; });
+  std::sort(knobs.begin(), knobs.end(), [](const LinkClassKnob& a, const LinkClassKnob& b) {
+    return a.link_class < b.link_class;
+  });
   return knobs;
 }
 
 bool operator==(const WhatIfEdits& a, const WhatIfEdits& b) {
   const StrategySpec& x = a.strategy;
   const StrategySpec& y = b.strategy;
-  const bool same_strategy =
-      x.data == y.data && x.tensor == y.tensor && x.pipeline == y.pipeline &&
-      x.sequence_parallel == y.sequence_parallel && x.schedule == y.schedule &&
-      x.virtual_stages == y.virtual_stages && x.zero == y.zero && x.data_mode == y.data_mode &&
-      x.rank_order == y.rank_order && x.bucket_bytes == y.bucket_bytes &&
-      x.overlap == y.overlap && x.algorithm == y.algorithm;
+  const bool same_strategy = x.data == y.data && x.tensor == y.tensor && x.pipeline == y.pipeline &&
+                             x.sequence_parallel == y.sequence_parallel &&
+                             x.schedule == y.schedule && x.virtual_stages == y.virtual_stages &&
+                             x.zero == y.zero && x.data_mode == y.data_mode &&
+                             x.rank_order == y.rank_order && x.bucket_bytes == y.bucket_bytes &&
+                             x.overlap == y.overlap && x.algorithm == y.algorithm;
   return same_strategy && a.has_strategy == b.has_strategy && a.micro_batch == b.micro_batch &&
          a.recompute == b.recompute && a.links == b.links && a.speed == b.speed;
 }
@@ -187,7 +188,8 @@ Result<Judgement> judge_closed_form(const Scenario& s) {
     d.exposed_comm_seconds = e.exposed_communication_seconds;
     if (m.stage >= 0 && static_cast<size_t>(m.stage) < e.stage_communication.size()) {
       d.exposed_comm_seconds = 0;
-      for (const cost::CommunicationEstimate& c : e.stage_communication[static_cast<size_t>(m.stage)])
+      for (const cost::CommunicationEstimate& c :
+           e.stage_communication[static_cast<size_t>(m.stage)])
         d.exposed_comm_seconds += c.exposed_seconds;
     }
     if (!m.fits) ++over;
@@ -220,8 +222,7 @@ planner::Granularity whatif_granularity(planner::Granularity starting) {
 }
 
 Result<Judgement> judge_simulated(const Scenario& s, const std::atomic<bool>* cancel,
-                                  planner::Granularity granularity,
-                                  std::int64_t max_kernel_tasks) {
+                                  planner::Granularity granularity, std::int64_t max_kernel_tasks) {
   BRIGADE_RETURN_IF_ERROR(check_plan(s));
   if (is_cancelled_flag(cancel)) return cancelled_status();
   planner::LowerOptions lo;
@@ -232,7 +233,8 @@ Result<Judgement> judge_simulated(const Scenario& s, const std::atomic<bool>* ca
   if (is_cancelled_flag(cancel)) return cancelled_status();
   if (!plan.is_ok()) return plan.status();
   sim::SimOptions so;
-  so.network = s.simulation.network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
+  so.network =
+      s.simulation.network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
   so.speed = s.simulation.speed;
   so.record_task_times = false;
   so.cancel = cancel;
@@ -278,10 +280,12 @@ WhatIfDelta compare_judgements(const Judgement& before, const Judgement& after) 
   for (const auto& [device, pair] : by_device) {
     const DeviceFigures* b = pair.first;
     const DeviceFigures* a = pair.second;
-    const std::array<double, 5> key = {
-        b ? b->peak_memory_bytes : 0, a ? a->peak_memory_bytes : 0,
-        a ? a->capacity_bytes : b ? b->capacity_bytes : 0, b ? b->exposed_comm_seconds : 0,
-        a ? a->exposed_comm_seconds : 0};
+    const std::array<double, 5> key = {b ? b->peak_memory_bytes : 0, a ? a->peak_memory_bytes : 0,
+                                       a   ? a->capacity_bytes
+                                       : b ? b->capacity_bytes
+                                           : 0,
+                                       b ? b->exposed_comm_seconds : 0,
+                                       a ? a->exposed_comm_seconds : 0};
     groups[key].push_back(device);
   }
   for (auto& [k, devices] : groups) {
@@ -324,8 +328,8 @@ Status save_whatif_scenario(const Scenario& edited, bool links_edited, const std
   namespace fs = std::filesystem;
   const fs::path out(path);
   const fs::path profile_out = out.parent_path() / (out.stem().string() + ".profile.yaml");
-  for (const fs::path& p : links_edited ? std::vector<fs::path>{out, profile_out}
-                                        : std::vector<fs::path>{out}) {
+  for (const fs::path& p :
+       links_edited ? std::vector<fs::path>{out, profile_out} : std::vector<fs::path>{out}) {
     auto target = check_output_path(p.string());
     if (!target.is_ok()) return Status::error(p.string() + ": error: " + target.message());
   }

@@ -121,7 +121,7 @@ struct DeviceDeltaRow {
 
 struct WhatIfDelta {
   double step_before_seconds = 0, step_after_seconds = 0;
-  double peak_before_bytes = 0, peak_after_bytes = 0;        // the highest device's
+  double peak_before_bytes = 0, peak_after_bytes = 0;            // the highest device's
   double exposed_before_seconds = 0, exposed_after_seconds = 0;  // the most exposed device's
   std::vector<DeviceDeltaRow> rows;
 };

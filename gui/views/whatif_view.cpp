@@ -45,15 +45,16 @@ int value_of(double factor) {
 }
 
 const char* const kRankOrders[][3] = {
-    {"tensor", "data", "pipeline"}, {"tensor", "pipeline", "data"},
-    {"data", "tensor", "pipeline"}, {"data", "pipeline", "tensor"},
-    {"pipeline", "tensor", "data"}, {"pipeline", "data", "tensor"}};
+    {"tensor", "data", "pipeline"}, {"tensor", "pipeline", "data"}, {"data", "tensor", "pipeline"},
+    {"data", "pipeline", "tensor"}, {"pipeline", "tensor", "data"}, {"pipeline", "data", "tensor"}};
 
 QString change_text(double before, double after) {
   const double r = relative_change(before, after);
   if (r == 0) return QObject::tr("unchanged");
   if (std::isinf(r)) return QObject::tr("new");
-  return QString("%1%2%").arg(QString(r > 0 ? "+" : "")).arg(100 * r, 0, 'f', std::abs(r) < 0.1 ? 1 : 0);
+  return QString("%1%2%")
+      .arg(QString(r > 0 ? "+" : ""))
+      .arg(100 * r, 0, 'f', std::abs(r) < 0.1 ? 1 : 0);
 }
 
 // "before → after (change)", the change green when it fell, red when it rose.
@@ -113,9 +114,8 @@ WhatIfView::WhatIfView(QWidget* parent) : View(parent) {
   table_caption_ = new QLabel(this);
   table_ = new QTableWidget(this);
   table_->setColumnCount(7);
-  table_->setHorizontalHeaderLabels({tr("devices"), tr("peak memory"), tr("change"),
-                                     tr("capacity"), tr("exposed communication"), tr("change"),
-                                     tr("")});
+  table_->setHorizontalHeaderLabels({tr("devices"), tr("peak memory"), tr("change"), tr("capacity"),
+                                     tr("exposed communication"), tr("change"), tr("")});
   table_->verticalHeader()->setVisible(false);
   table_->verticalHeader()->setDefaultSectionSize(22);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -183,16 +183,22 @@ void WhatIfView::build_plan_box(QGroupBox* box) {
   degrees->addWidget(new QLabel("×", box));
   degrees->addWidget(pipeline_);
   degrees->addWidget(devices_, 1);
-  sequence_parallel_ = check(tr("sequence parallel"), tr("strategy.sequence_parallel: needs tensor ≥ 2"));
-  overlap_ = check(tr("overlap"), tr("strategy.overlap: gradient communication during the backward pass"));
+  sequence_parallel_ =
+      check(tr("sequence parallel"), tr("strategy.sequence_parallel: needs tensor ≥ 2"));
+  overlap_ =
+      check(tr("overlap"), tr("strategy.overlap: gradient communication during the backward pass"));
   zero_ = combo({tr("0 (none)"), tr("1 (optimizer)"), tr("2 (+ gradients)"), tr("3 (FSDP)")},
                 tr("strategy.zero: ZeRO stage over the data-parallel group"));
-  data_mode_ = combo({"batch", "pmap"}, tr("strategy.data_mode: how the data axis splits the batch"));
-  micro_batch_ = spin(0, 2147483647, tr("training.micro_batch: rows per micro-batch on one replica"));
+  data_mode_ =
+      combo({"batch", "pmap"}, tr("strategy.data_mode: how the data axis splits the batch"));
+  micro_batch_ =
+      spin(0, 2147483647, tr("training.micro_batch: rows per micro-batch on one replica"));
   micro_batch_->setSpecialValueText(tr("default"));
   schedule_ = combo({"gpipe", "1f1b", "interleaved"}, tr("strategy.schedule: pipeline schedule"));
-  virtual_stages_ = spin(1, 1024, tr("strategy.virtual_stages: model chunks per device (interleaved)"));
-  recompute_ = combo({"none", "selective", "full"}, tr("training.recompute: activation recomputation"));
+  virtual_stages_ =
+      spin(1, 1024, tr("strategy.virtual_stages: model chunks per device (interleaved)"));
+  recompute_ =
+      combo({"none", "selective", "full"}, tr("training.recompute: activation recomputation"));
   QStringList orders;
   for (const auto& o : kRankOrders) orders << QString("%1, %2, %3").arg(o[0], o[1], o[2]);
   rank_order_ = combo(orders, tr("strategy.rank_order: rank mapping, innermost first"));
@@ -252,9 +258,11 @@ void WhatIfView::build_hardware_box(QGroupBox* box) {
   };
   link_class_ = new QComboBox(box);
   link_class_->setToolTip(tr("A link class some route of this topology bottlenecks on"));
-  connect(link_class_, &QComboBox::currentIndexChanged, this, [this] { link_controls_from_edits(); });
+  connect(link_class_, &QComboBox::currentIndexChanged, this,
+          [this] { link_controls_from_edits(); });
   alpha_ = slider(-100, 100, tr("The class's α (per message), 0.1× to 10× the starting value"));
-  bandwidth_ = slider(-100, 100, tr("The class's bandwidth per direction, 0.1× to 10× the starting value"));
+  bandwidth_ =
+      slider(-100, 100, tr("The class's bandwidth per direction, 0.1× to 10× the starting value"));
   alpha_label_ = new QLabel(box);
   bandwidth_label_ = new QLabel(box);
   device_ = new QSpinBox(box);
@@ -305,10 +313,10 @@ void WhatIfView::set_document(DocumentPtr doc) {
   save_->setEnabled(scenario);
   if (!scenario) {
     start_ = edits_ = WhatIfEdits{};
-    summary_->setText(doc_ ? tr("The what-if panel edits a scenario's plan: this is a %1.")
-                                 .arg(doc_->kind == DocumentKind::kProfile ? tr("profile")
-                                                                           : tr("trace"))
-                           : tr("Open a scenario to try changes to its plan."));
+    summary_->setText(
+        doc_ ? tr("The what-if panel edits a scenario's plan: this is a %1.")
+                   .arg(doc_->kind == DocumentKind::kProfile ? tr("profile") : tr("trace"))
+             : tr("Open a scenario to try changes to its plan."));
     reason_label_->hide();
     notes_->clear();
     table_caption_->clear();
@@ -321,7 +329,8 @@ void WhatIfView::set_document(DocumentPtr doc) {
   {
     const QSignalBlocker block(link_class_);
     link_class_->clear();
-    for (const LinkClassKnob& k : knobs_) link_class_->addItem(q(std::string(link_class_name(k.link_class))));
+    for (const LinkClassKnob& k : knobs_)
+      link_class_->addItem(q(std::string(link_class_name(k.link_class))));
   }
   device_->setRange(0, std::max(0, s.topology.num_devices() - 1));
   // The strategy's keys mean nothing to a graph or a lone collective.
@@ -334,7 +343,8 @@ void WhatIfView::set_document(DocumentPtr doc) {
   if (doc_->result) sim_before_ = judgement_of(*doc_->result);
   // Read by the worker: set while no request runs (cancelled above; the
   // runner takes the next request only after submit, below).
-  granularity_ = whatif_granularity(doc_->plan ? doc_->plan->granularity : planner::Granularity::kAuto);
+  granularity_ =
+      whatif_granularity(doc_->plan ? doc_->plan->granularity : planner::Granularity::kAuto);
   cf_after_ = cf_before_;
   sim_after_ = sim_before_;
   controls_from_edits();
@@ -343,6 +353,10 @@ void WhatIfView::set_document(DocumentPtr doc) {
 
 void WhatIfView::show_device_count() {
   const StrategySpec& st = edits_.strategy;
+  if (!plan_box_->isEnabled()) {  // no degrees: a graph or a lone collective
+    devices_->clear();
+    return;
+  }
   devices_->setText(tr("= %1 of %2 devices")
                         .arg(static_cast<qint64>(st.data) * st.tensor * st.pipeline)
                         .arg(doc_->scenario->topology.num_devices()));
@@ -363,7 +377,8 @@ void WhatIfView::controls_from_edits() {
   virtual_stages_->setValue(st.virtual_stages);
   recompute_->setCurrentIndex(static_cast<int>(edits_.recompute));
   for (int i = 0; i < 6; ++i)
-    if (st.rank_order == std::vector<std::string>{kRankOrders[i][0], kRankOrders[i][1], kRankOrders[i][2]})
+    if (st.rank_order ==
+        std::vector<std::string>{kRankOrders[i][0], kRankOrders[i][1], kRankOrders[i][2]})
       rank_order_->setCurrentIndex(i);
   bucket_mb_->setValue(st.bucket_bytes / 1e6);
   algorithm_->setCurrentIndex(static_cast<int>(st.algorithm));
@@ -394,12 +409,14 @@ void WhatIfView::link_controls_from_edits() {
     const LinkClassKnob& start = knobs_[i];
     auto it = edits_.links.find(start.link_class);
     const LinkClassKnob& now = it != edits_.links.end() ? it->second : start;
-    alpha_->setValue(start.alpha_seconds > 0 ? value_of(now.alpha_seconds / start.alpha_seconds) : 0);
-    bandwidth_->setValue(value_of(now.bandwidth_bytes_per_second / start.bandwidth_bytes_per_second));
-    alpha_label_->setText(tr("%1 (×%2)")
-                              .arg(q(format_seconds(now.alpha_seconds)))
-                              .arg(start.alpha_seconds > 0 ? now.alpha_seconds / start.alpha_seconds : 1,
-                                   0, 'f', 2));
+    alpha_->setValue(start.alpha_seconds > 0 ? value_of(now.alpha_seconds / start.alpha_seconds)
+                                             : 0);
+    bandwidth_->setValue(
+        value_of(now.bandwidth_bytes_per_second / start.bandwidth_bytes_per_second));
+    alpha_label_->setText(
+        tr("%1 (×%2)")
+            .arg(q(format_seconds(now.alpha_seconds)))
+            .arg(start.alpha_seconds > 0 ? now.alpha_seconds / start.alpha_seconds : 1, 0, 'f', 2));
     bandwidth_label_->setText(
         tr("%1 (×%2)")
             .arg(q(format_bandwidth(now.bandwidth_bytes_per_second)))
@@ -447,11 +464,13 @@ void WhatIfView::edits_from_controls() {
     const LinkClassKnob& start = knobs_[i];
     const auto it = edits_.links.find(start.link_class);
     LinkClassKnob k = it != edits_.links.end() ? it->second : start;
-    if (start.alpha_seconds > 0 && alpha_->value() != value_of(k.alpha_seconds / start.alpha_seconds))
+    if (start.alpha_seconds > 0 &&
+        alpha_->value() != value_of(k.alpha_seconds / start.alpha_seconds))
       k.alpha_seconds = start.alpha_seconds * factor_of(alpha_->value());
     if (bandwidth_->value() !=
         value_of(k.bandwidth_bytes_per_second / start.bandwidth_bytes_per_second))
-      k.bandwidth_bytes_per_second = start.bandwidth_bytes_per_second * factor_of(bandwidth_->value());
+      k.bandwidth_bytes_per_second =
+          start.bandwidth_bytes_per_second * factor_of(bandwidth_->value());
     if (k == start)
       edits_.links.erase(start.link_class);
     else
@@ -566,15 +585,15 @@ void WhatIfView::show_results() {
                     int what, const QString& missing) -> QString {
     if (!before) return tr("not judged");
     if (!after) return missing;
-    if (what == 0)
-      return moved(before->step_seconds, after->step_seconds, format_seconds);
+    if (what == 0) return moved(before->step_seconds, after->step_seconds, format_seconds);
     if (what == 1)
       return moved(before->max_peak_memory_bytes(), after->max_peak_memory_bytes(), format_bytes);
     return moved(before->max_exposed_comm_seconds(), after->max_exposed_comm_seconds(),
                  format_seconds);
   };
   QString html = "<table cellspacing='0' cellpadding='3'>";
-  html += "<tr><th align='left'>" + (edited ? tr("starting plan → edited plan") : tr("starting plan")) +
+  html += "<tr><th align='left'>" +
+          (edited ? tr("starting plan → edited plan") : tr("starting plan")) +
           "</th><th align='left'>" + tr("closed form") + "</th><th align='left'>" +
           tr("simulator") + "</th></tr>";
   const QString rows[] = {tr("step time"), tr("peak memory (highest device)"),
@@ -606,22 +625,24 @@ void WhatIfView::show_results() {
   }
   const WhatIfDelta d = compare_judgements(*before, *after);
   constexpr int kMaxRows = 256;
-  table_caption_->setText(
-      tr("Per device (%1), devices alike in one row, largest change first%2")
-          .arg(sim ? tr("simulator") : tr("closed form"))
-          .arg(static_cast<int>(d.rows.size()) > kMaxRows ? tr("; the first %1 rows").arg(kMaxRows)
-                                                          : QString()));
+  table_caption_->setText(tr("Per device (%1), devices alike in one row, largest change first%2")
+                              .arg(sim ? tr("simulator") : tr("closed form"))
+                              .arg(static_cast<int>(d.rows.size()) > kMaxRows
+                                       ? tr("; the first %1 rows").arg(kMaxRows)
+                                       : QString()));
   const int n = std::min<int>(kMaxRows, static_cast<int>(d.rows.size()));
   table_->setRowCount(n);
   for (int r = 0; r < n; ++r) {
     const DeviceDeltaRow& row = d.rows[static_cast<size_t>(r)];
     table_->setItem(r, 0, cell(q(device_ranges_text(row.devices)), Qt::AlignLeft));
-    table_->setItem(r, 1, cell(QString("%1 → %2").arg(q(format_bytes(row.peak_before_bytes)),
-                                                      q(format_bytes(row.peak_after_bytes)))));
+    table_->setItem(r, 1,
+                    cell(QString("%1 → %2").arg(q(format_bytes(row.peak_before_bytes)),
+                                                q(format_bytes(row.peak_after_bytes)))));
     table_->setItem(r, 2, cell(change_text(row.peak_before_bytes, row.peak_after_bytes)));
     table_->setItem(r, 3, cell(q(format_bytes(row.capacity_bytes))));
-    table_->setItem(r, 4, cell(QString("%1 → %2").arg(q(format_seconds(row.exposed_before_seconds)),
-                                                      q(format_seconds(row.exposed_after_seconds)))));
+    table_->setItem(r, 4,
+                    cell(QString("%1 → %2").arg(q(format_seconds(row.exposed_before_seconds)),
+                                                q(format_seconds(row.exposed_after_seconds)))));
     table_->setItem(r, 5, cell(change_text(row.exposed_before_seconds, row.exposed_after_seconds)));
     const bool over = row.capacity_bytes > 0 && row.peak_after_bytes > row.capacity_bytes;
     table_->setItem(r, 6, cell(over ? tr("over capacity") : QString(), Qt::AlignLeft));

@@ -76,7 +76,7 @@ class WhatIfView : public View {
   QString reason_, sim_status_;
   std::uint64_t sim_id_ = 0;  // the request whose verdict is awaited (0: none)
   std::atomic<planner::Granularity> granularity_{planner::Granularity::kAuto};
-  bool filling_ = false;      // controls set from edits: no judging
+  bool filling_ = false;  // controls set from edits: no judging
   std::unique_ptr<LatestRequestRunner> runner_;
 
   QGroupBox* plan_box_;

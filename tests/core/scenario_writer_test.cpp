@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -147,7 +149,8 @@ TEST(ScenarioWriter, AnUnreadableOriginalIsItsReadingError) {
 }
 
 TEST(ScenarioWriter, SaveWritesAFileThatLoads) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "brigade_scenario_writer";
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / ("brigade_scenario_writer_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path src = dir / "src.yaml";
   std::ofstream(src) << kTransformer;

@@ -2,6 +2,8 @@
 // once by the closed form and then by the simulator on its worker (the
 // latest edit wins), an impossible plan's reason inline and never a
 // dialog, saving, non-scenarios, and a picture of it.
+#include <unistd.h>
+
 #include <filesystem>
 
 #include <gtest/gtest.h>
@@ -145,7 +147,8 @@ TEST(WhatIfView, SavesTheEditedPlanAsAScenario) {
   e.strategy.zero = 2;
   e.speed[7] = 0.5;
   v.set_edits(e);
-  const auto dir = std::filesystem::temp_directory_path() / "brigade_whatif_view";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("brigade_whatif_view_" + std::to_string(::getpid()));  // one per process
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "zero2.yaml").string();
   ASSERT_TRUE(v.save_to(QString::fromStdString(path)).is_ok());

@@ -3,9 +3,11 @@
 // and the simulator's request queue (the latest wins, earlier ones cancelled).
 #include "gui/model/whatif.hpp"
 
+#include <unistd.h>
 #include <chrono>
-#include <filesystem>
+
 #include <cmath>
+#include <filesystem>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -116,20 +118,20 @@ TEST_P(WhatIfBadEdits, OneLineSayingWhatWasFoundAndWhatWouldDo) {
 
 INSTANTIATE_TEST_SUITE_P(
     Rows, WhatIfBadEdits,
-    ::testing::Values(
-        BadEdit{"data", [](WhatIfEdits& e) { e.strategy.data = 0; },
-                "strategy.data: found 0; expected a whole number >= 1"},
-        BadEdit{"speed", [](WhatIfEdits& e) { e.speed[3] = 0; },
-                "speed of device 3: found 0; expected a factor from 1e-06 to 1e+06"},
-        BadEdit{"device", [](WhatIfEdits& e) { e.speed[128] = 0.5; },
-                "speed of device 128: found device 128; expected a device from 0 to 127"},
-        BadEdit{"alpha",
-                [](WhatIfEdits& e) {
-                  e.links[LinkClass::kNvlink] = {LinkClass::kNvlink, -1e-6, 300e9};
-                },
-                "nvlink alpha: found -1e-06 s; expected a duration from 0 to 1e6 s"},
-        BadEdit{"bucket", [](WhatIfEdits& e) { e.strategy.bucket_bytes = 0; },
-                "strategy.bucket: found 0 B; expected a size from 1 B to 1 EiB"}),
+    ::testing::Values(BadEdit{"data", [](WhatIfEdits& e) { e.strategy.data = 0; },
+                              "strategy.data: found 0; expected a whole number >= 1"},
+                      BadEdit{"speed", [](WhatIfEdits& e) { e.speed[3] = 0; },
+                              "speed of device 3: found 0; expected a factor from 1e-06 to 1e+06"},
+                      BadEdit{
+                          "device", [](WhatIfEdits& e) { e.speed[128] = 0.5; },
+                          "speed of device 128: found device 128; expected a device from 0 to 127"},
+                      BadEdit{"alpha",
+                              [](WhatIfEdits& e) {
+                                e.links[LinkClass::kNvlink] = {LinkClass::kNvlink, -1e-6, 300e9};
+                              },
+                              "nvlink alpha: found -1e-06 s; expected a duration from 0 to 1e6 s"},
+                      BadEdit{"bucket", [](WhatIfEdits& e) { e.strategy.bucket_bytes = 0; },
+                              "strategy.bucket: found 0 B; expected a size from 1 B to 1 EiB"}),
     [](const auto& row) { return std::string(row.param.what); });
 
 TEST(WhatIfReasons, AnImpossiblePlanGetsTheCliReasonWithoutItsPosition) {
@@ -184,7 +186,7 @@ TEST(WhatIfDeltas, EqualDevicesShareARowLargestChangeFirst) {
 }
 
 TEST(WhatIfDeltas, RelativeChangeAndDeviceRanges) {
-  EXPECT_DOUBLE_EQ(relative_change(2, 3), 0.5);   // 3 / 2 - 1
+  EXPECT_DOUBLE_EQ(relative_change(2, 3), 0.5);    // 3 / 2 - 1
   EXPECT_DOUBLE_EQ(relative_change(4, 1), -0.75);  // 1 / 4 - 1
   EXPECT_EQ(relative_change(0, 0), 0);
   EXPECT_TRUE(std::isinf(relative_change(0, 1)));
@@ -255,7 +257,8 @@ struct Delivered {
 
 TEST(LatestRequestRunner, TheLatestRequestWinsAndTheRunningOneIsCancelled) {
   Delivered got;
-  LatestRequestRunner runner(fake_work, [&](std::uint64_t id, Result<Judgement> r) { got.add(id, r); });
+  LatestRequestRunner runner(fake_work,
+                             [&](std::uint64_t id, Result<Judgement> r) { got.add(id, r); });
   const std::uint64_t first = runner.submit(named("block"));
   ASSERT_TRUE(wait_for([&] { return runner.started() == 1; }));
   runner.submit(named("block"));  // waits, then is replaced before it starts or cancelled
@@ -273,7 +276,8 @@ TEST(LatestRequestRunner, TheLatestRequestWinsAndTheRunningOneIsCancelled) {
 
 TEST(LatestRequestRunner, CancelDeliversNothingUntilTheNextRequest) {
   Delivered got;
-  LatestRequestRunner runner(fake_work, [&](std::uint64_t id, Result<Judgement> r) { got.add(id, r); });
+  LatestRequestRunner runner(fake_work,
+                             [&](std::uint64_t id, Result<Judgement> r) { got.add(id, r); });
   runner.submit(named("block"));
   ASSERT_TRUE(wait_for([&] { return runner.started() == 1; }));
   runner.cancel();
@@ -311,7 +315,8 @@ namespace {
 // straggler included (the link edit travels in a profile beside it).
 TEST(WhatIfSave, TheSavedScenarioJudgesAsTheEditedPlan) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::path(::testing::TempDir()) / "brigade_whatif_save";
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / ("brigade_whatif_save_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const Scenario base = scenario("llm_13b_128gpu");
