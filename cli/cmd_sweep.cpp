@@ -63,16 +63,7 @@ void run_sweep(const SweepOptions& o) {
   planner::SweepJudge judge = [](const Scenario& s) -> Result<planner::SweepJudgement> {
     auto e = cost::estimate_plan(s);
     if (!e.is_ok()) return e.status();
-    planner::SweepJudgement j;
-    j.step_seconds = e->step_seconds;
-    for (const cost::DeviceMemoryEstimate& m : e->memory) {
-      if (m.peak_bytes > j.peak_memory_bytes) {
-        j.peak_memory_bytes = m.peak_bytes;
-        j.capacity_bytes = m.capacity_bytes;
-      }
-      j.fits = j.fits && m.fits;
-    }
-    return j;
+    return planner::sweep_judgement(*e);
   };
   if (judge_name == "sim")
     judge = [](const Scenario& s) -> Result<planner::SweepJudgement> {
@@ -84,15 +75,7 @@ void run_sweep(const SweepOptions& o) {
       options.record_task_times = false;
       auto r = sim::simulate(plan->program, s.topology, s.profile, options);
       if (!r.is_ok()) return r.status();
-      planner::SweepJudgement j;
-      j.step_seconds = r->step_seconds;
-      for (const sim::DeviceStats& d : r->devices)
-        if (d.peak_memory_bytes > j.peak_memory_bytes) {
-          j.peak_memory_bytes = d.peak_memory_bytes;
-          j.capacity_bytes = s.topology.device(d.id).memory_bytes;
-        }
-      j.fits = r->oom.empty();
-      return j;
+      return planner::sweep_judgement(*r, s);
     };
   auto progress = [&](int done, int total, const planner::SweepPoint& p) {
     if (o.quiet) return;

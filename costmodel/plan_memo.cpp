@@ -53,7 +53,11 @@ int PlanMemo::group_id(const std::vector<int>& group, bool add) {
 
 std::optional<double> PlanMemo::find_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                                 const std::vector<int>& group, double bytes) {
-  const int g = group_id(group, false);
+  return find_collective(kind, algorithm, group_id(group, false), bytes);
+}
+
+std::optional<double> PlanMemo::find_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                                int g, double bytes) {
   if (g >= 0) {
     auto it = times_.find(Key{g, static_cast<std::uint8_t>(kind), static_cast<std::uint8_t>(algorithm), bytes});
     if (it != times_.end()) {

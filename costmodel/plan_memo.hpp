@@ -53,6 +53,13 @@ class PlanMemo {
   void store_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
                         const std::vector<int>& group, double bytes, double seconds);
 
+  // A handle to `group` (in rank order) for the lookups below, which then
+  // skip hashing and comparing the group: a pipeline stage asks for its
+  // tensor and data groups' collectives again and again.
+  int group_handle(const std::vector<int>& group) { return group_id(group, true); }
+  std::optional<double> find_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                        int group_handle, double bytes);
+
   // transformer_layer, embedding_block and head_block of `shape`, built once.
   Result<const TransformerBlocks*> blocks(const TransformerShape& shape);
 

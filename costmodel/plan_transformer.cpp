@@ -3,11 +3,13 @@
 #include "costmodel/plan_internal.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -77,13 +79,15 @@ struct StageTimes {
 // A block of one pipeline stage as the planner lays it out
 // (planner/lower_transformer.cpp, build_blocks): its template, the parameter
 // groups the device keeps (the last stage's head keeps a copy of the tied word
-// embedding), and what ZeRO-3 gathers before it computes.
+// embedding), and what ZeRO-3 gathers before it computes. Element counts are
+// whole numbers (below 2^53), so their sums are exact in any order.
 struct StageBlock {
   const BlockTemplate* tpl = nullptr;
-  std::vector<const ParamGroup*> owned;
+  std::span<const ParamGroup> owned;  // groups of `tpl` or the tied embedding
   int tied = -1;  // index in `owned` of the tied word embedding
   bool is_head = false;
   double owned_elements = 0;
+  double replicated_elements = 0;  // of `owned`, not split over the tensor group
   double gather_elements = 0;
 };
 
@@ -94,74 +98,89 @@ std::vector<std::vector<StageBlock>> stage_chunks(int P, int v, int stage, std::
                                                   const BlockTemplate& embedding,
                                                   const BlockTemplate& layer,
                                                   const BlockTemplate& head) {
+  auto counted = [&](StageBlock b) {
+    for (const ParamGroup& g : b.owned) {
+      b.owned_elements += g.local_elements();
+      b.replicated_elements += g.replicated_elements();
+    }
+    b.gather_elements =
+        b.is_head && stage == 0 ? embedding.params[0].local_elements() : b.owned_elements;
+    return b;
+  };
+  StageBlock l;
+  l.tpl = &layer;
+  l.owned = layer.params;
+  const StageBlock one_layer = counted(l);
   std::vector<std::vector<StageBlock>> chunks(static_cast<size_t>(v));
   for (int c = 0; c < v; ++c) {
     const int vs = c * P + stage;
     auto& blocks = chunks[static_cast<size_t>(c)];
+    blocks.reserve(static_cast<size_t>(layers_per_chunk) + (vs == 0) + (vs == v * P - 1));
     if (vs == 0) {
       StageBlock e;
       e.tpl = &embedding;
-      for (const ParamGroup& g : embedding.params) e.owned.push_back(&g);
+      e.owned = embedding.params;
       e.tied = P > 1 ? 0 : -1;
-      blocks.push_back(e);
+      blocks.push_back(counted(e));
     }
-    for (std::int64_t j = 0; j < layers_per_chunk; ++j) {
-      StageBlock l;
-      l.tpl = &layer;
-      for (const ParamGroup& g : layer.params) l.owned.push_back(&g);
-      blocks.push_back(l);
-    }
+    blocks.insert(blocks.end(), static_cast<size_t>(layers_per_chunk), one_layer);
     if (vs == v * P - 1) {
       StageBlock h;
       h.tpl = &head;
       h.is_head = true;
       if (stage != 0) {
-        h.owned.push_back(&embedding.params[0]);
+        h.owned = std::span<const ParamGroup>(embedding.params.data(), 1);
         h.tied = 0;
       }
-      blocks.push_back(h);
-    }
-    for (StageBlock& b : blocks) {
-      for (const ParamGroup* g : b.owned) b.owned_elements += g->local_elements();
-      b.gather_elements = b.is_head && stage == 0 ? embedding.params[0].local_elements()
-                                                  : b.owned_elements;
+      blocks.push_back(counted(h));
     }
   }
   return chunks;
 }
 
+// The time of every kernel of the block templates as one stage runs them:
+// per template (embedding, layer, head) and list, in the lists' order.
+struct KernelTimes {
+  struct Lists {
+    std::vector<double> forward, recompute, backward;
+  };
+  const BlockTemplate* tpl[3] = {};
+  Lists lists[3];
+  int slot(const BlockTemplate* t) const { return t == tpl[0] ? 0 : t == tpl[1] ? 1 : 2; }
+  const Lists& of(const BlockTemplate* t) const { return lists[slot(t)]; }
+};
+
 // The stage's gradient groups in the order the backward completes them at the
 // last micro-batch (chunks last to first, blocks in reverse, each block's
 // groups in the order of its backward kernels): the order in which the planner
-// fills gradient buckets. With `seconds` (a kernel's time), each group's
+// fills gradient buckets. With `times` (each kernel's), each group's
 // completion time from the start of that backward and the backward's length.
 struct GradientGroup {
   double elements = 0;
   double ready_seconds = 0;
 };
 std::vector<GradientGroup> gradient_groups(const std::vector<std::vector<StageBlock>>& chunks,
-                                           const std::function<double(const Kernel&)>& seconds,
-                                           double* backward_seconds) {
+                                           const KernelTimes& times, double* backward_seconds) {
   std::vector<GradientGroup> out;
   double now = 0;
   for (size_t c = chunks.size(); c-- > 0;)
     for (size_t j = chunks[c].size(); j-- > 0;) {
       const StageBlock& blk = chunks[c][j];
       const BlockTemplate& tpl = *blk.tpl;
+      const KernelTimes::Lists& t = times.of(&tpl);
       auto recompute = [&] {
-        for (const Kernel& k : tpl.recompute) now += seconds(k);
+        for (double x : t.recompute) now += x;
       };
       for (size_t n = 0; n < tpl.backward.size(); ++n) {
         if (static_cast<int>(n) == tpl.recompute_before) recompute();
-        const Kernel& k = tpl.backward[n];
-        now += seconds(k);
+        now += t.backward[n];
         int group = -1;
         if (blk.is_head)
-          group = blk.tied >= 0 && k.name == "head.logits.wgrad" ? blk.tied : -1;
+          group = blk.tied >= 0 && tpl.backward[n].name == "head.logits.wgrad" ? blk.tied : -1;
         else
-          group = k.completes_grad;
+          group = tpl.backward[n].completes_grad;
         if (group >= 0 && group < static_cast<int>(blk.owned.size()))
-          out.push_back({blk.owned[static_cast<size_t>(group)]->local_elements(), now});
+          out.push_back({blk.owned[static_cast<size_t>(group)].local_elements(), now});
       }
       if (static_cast<int>(tpl.backward.size()) == tpl.recompute_before) recompute();
     }
@@ -258,17 +277,17 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // A search's memo (costmodel/plan_memo.hpp) builds each shape's templates once.
   PlanMemo* memo = PlanMemo::current(topo, prof);
   TransformerBlocks own;
-  const TransformerBlocks* blocks = &own;
+  const TransformerBlocks* templates = &own;
   if (memo != nullptr) {
-    BRIGADE_ASSIGN_OR_RETURN(blocks, memo->blocks(shape));
+    BRIGADE_ASSIGN_OR_RETURN(templates, memo->blocks(shape));
   } else {
     BRIGADE_ASSIGN_OR_RETURN(own.layer, transformer_layer(shape));
     BRIGADE_ASSIGN_OR_RETURN(own.embedding, embedding_block(shape));
     BRIGADE_ASSIGN_OR_RETURN(own.head, head_block(shape));
   }
-  const BlockTemplate& layer = blocks->layer;
-  const BlockTemplate& embedding = blocks->embedding;
-  const BlockTemplate& head = blocks->head;
+  const BlockTemplate& layer = templates->layer;
+  const BlockTemplate& embedding = templates->embedding;
+  const BlockTemplate& head = templates->head;
 
   // Per micro-batch, per stage.
   std::vector<StageTimes> stages(static_cast<size_t>(p));
@@ -297,6 +316,54 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   std::vector<std::vector<std::vector<StageBlock>>> chunks_of(static_cast<size_t>(p));
   const std::int64_t layers_per_chunk = L / (static_cast<std::int64_t>(p) * v);
 
+  // Kernel times, kept from stage to stage: a compute kernel's time depends
+  // on the device only through its profile entry, peaks and memory bandwidth,
+  // and on the stage's speed; stages alike in those reuse the first one's
+  // (a search judges 10^5 plans a second).
+  KernelTimes times;
+  times.tpl[0] = &embedding, times.tpl[1] = &layer, times.tpl[2] = &head;
+  struct ComputeKey {
+    const DeviceProfile* profile = nullptr;
+    PerDType peak{};
+    double memory_bandwidth = 0, speed = 0;
+    bool operator==(const ComputeKey&) const = default;
+  } computed_for;
+  bool compute_ready[3] = {false, false, false};
+  // The last middle stage's (neither first nor last: the same blocks) layer
+  // times and gradient buckets: a middle stage whose layer times are the same
+  // fills the same buckets.
+  struct MiddleBuckets {
+    bool valid = false;
+    std::vector<double> recompute, backward;
+    double window_seconds = 0;
+    std::vector<GradientBucket> buckets;
+  } middle;
+  // One stage's collectives on one group priced once per (kind, size): a
+  // stage's layers and buckets repeat them. `tp_priced`: the tensor group's
+  // rings; `dp_priced`: the data group's buckets.
+  struct Priced {
+    CollectiveKind kind;
+    double bytes, seconds;
+  };
+  std::vector<Priced> tp_priced, dp_priced;
+  // `handle`: the group's in the memo, when there is one.
+  auto price = [memo](std::vector<Priced>& priced, int handle, CollectiveKind kind,
+                      CollectiveAlgorithm algorithm, double bytes,
+                      auto&& compute) -> Result<double> {
+    for (const Priced& x : priced)
+      if (x.kind == kind && x.bytes == bytes) return x.seconds;
+    std::optional<double> known;
+    if (memo != nullptr) known = memo->find_collective(kind, algorithm, handle, bytes);
+    double seconds = 0;
+    if (known) {
+      seconds = *known;
+    } else {
+      BRIGADE_ASSIGN_OR_RETURN(seconds, compute());
+    }
+    if (priced.size() < 64) priced.push_back({kind, bytes, seconds});
+    return seconds;
+  };
+
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
     const Device& dev = topo.device(rm.device(0, 0, i));
@@ -306,75 +373,109 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     const auto& chunks = chunks_of[si];
     // The stage runs at its slowest device's pace (simulation.speed): its
     // tensor-parallel collectives and its data-parallel buckets wait for it.
-    std::vector<int> stage_devices;
-    for (int k = 0; k < t; ++k)
-      for (int j = 0; j < d; ++j) stage_devices.push_back(rm.device(k, j, i));
-    const double speed = slowest_speed(sc, stage_devices);
+    double speed = 1;
+    if (!sc.simulation.speed.empty()) {
+      std::vector<int> stage_devices;
+      for (int k = 0; k < t; ++k)
+        for (int j = 0; j < d; ++j) stage_devices.push_back(rm.device(k, j, i));
+      speed = slowest_speed(sc, stage_devices);
+    }
     stage_speed[si] = speed;
     // Tensor-parallel collectives of this stage per micro-batch, by kind:
     // calls, bytes and seconds (they sit on the compute stream: not overlapped).
     struct TpTally {
+      bool used = false;
       double calls = 0, bytes = 0, seconds = 0;
     };
-    std::map<CollectiveKind, TpTally> tally;
-    // One kernel's time as the stage runs it: compute at the stage's speed;
-    // tensor-parallel collectives as rings (NCCL inside a node; the planner's
-    // choice too; strategy.algorithm is for the data-parallel ones).
-    std::map<const Kernel*, double> kernel_memo;
-    Status kernel_error = Status::ok();
-    const std::function<double(const Kernel&)> kernel_time = [&](const Kernel& k) -> double {
-      auto it = kernel_memo.find(&k);
-      if (it != kernel_memo.end()) return it->second;
-      double x = 0;
-      if (k.is_collective) {
-        auto c = collective_seconds(topo, prof, k.collective, CollectiveAlgorithm::kAuto, group,
-                                    k.collective_bytes);
-        if (!c.is_ok()) {
-          if (kernel_error.is_ok()) kernel_error = c.status();
-        } else {
-          x = *c;
-        }
-      } else if (k.compute == ComputeKind::kGemm) {
-        x = gemm_seconds(dev, dp, k.m, k.n, k.k, dt, k.batch) / speed;
-      } else {
-        x = memory_bound_seconds(dev, dp, k.bytes, dt) / speed;
-      }
-      kernel_memo[&k] = x;
-      return x;
-    };
-    // Adds `times` x the kernels' durations to `compute` and `collectives`.
-    auto run = [&](const std::vector<Kernel>& ks, double times, double& compute,
-                   double& collectives) -> Status {
-      for (const Kernel& k : ks) {
-        const double x = kernel_time(k);
-        BRIGADE_RETURN_IF_ERROR(kernel_error);
+    std::array<TpTally, kNumCollectiveKinds> tally{};
+    // The templates this stage runs and how many blocks of each, in the
+    // order of their addresses (the order the sums below add them in).
+    std::array<std::pair<const BlockTemplate*, double>, 3> count{
+        {{&embedding, 0.0}, {&layer, 0.0}, {&head, 0.0}}};
+    for (const auto& blocks : chunks)
+      for (const StageBlock& blk : blocks)
+        count[static_cast<size_t>(times.slot(blk.tpl))].second += 1;
+    std::sort(count.begin(), count.end(), [](const auto& x, const auto& y) {
+      return std::less<const BlockTemplate*>()(x.first, y.first);
+    });
+    // Each kernel's time as the stage runs it: compute at the stage's speed;
+    // tensor-parallel collectives by the collective model's own choice
+    // (CollectiveAlgorithm::kAuto, as the planner's; strategy.algorithm is for
+    // the data-parallel ones).
+    const ComputeKey key{&dp, dev.peak_flops_per_second, dev.memory_bandwidth_bytes_per_second,
+                         speed};
+    if (!(key == computed_for)) {
+      computed_for = key;
+      compute_ready[0] = compute_ready[1] = compute_ready[2] = false;
+    }
+    tp_priced.clear();
+    dp_priced.clear();
+    const int tp_handle = memo != nullptr ? memo->group_handle(group) : -1;
+    auto time_list = [&](const std::vector<Kernel>& ks, std::vector<double>& out,
+                         bool compute_known) -> Status {
+      out.resize(ks.size());
+      for (size_t n = 0; n < ks.size(); ++n) {
+        const Kernel& k = ks[n];
         if (k.is_collective) {
-          collectives += times * x;
-          TpTally& y = tally[k.collective];
-          y.calls += times, y.bytes += times * k.collective_bytes, y.seconds += times * x;
+          BRIGADE_ASSIGN_OR_RETURN(
+              out[n], price(tp_priced, tp_handle, k.collective, CollectiveAlgorithm::kAuto,
+                            k.collective_bytes, [&] {
+                              return collective_seconds(topo, prof, k.collective,
+                                                        CollectiveAlgorithm::kAuto, group,
+                                                        k.collective_bytes);
+                            }));
+        } else if (compute_known) {
+          continue;
+        } else if (k.compute == ComputeKind::kGemm) {
+          out[n] = gemm_seconds(dev, dp, k.m, k.n, k.k, dt, k.batch) / speed;
         } else {
-          compute += times * x;
+          out[n] = memory_bound_seconds(dev, dp, k.bytes, dt) / speed;
         }
       }
       return Status::ok();
     };
     StageTimes& T = stages[si];
     CommLedger& ledger = ledgers[si];
+    // Adds `n` x the kernels' durations to `compute` and `collectives`.
+    auto run = [&](const std::vector<Kernel>& ks, const std::vector<double>& xs, double n,
+                   double& compute, double& collectives) {
+      for (size_t j = 0; j < ks.size(); ++j) {
+        const Kernel& k = ks[j];
+        const double x = xs[j];
+        if (k.is_collective) {
+          collectives += n * x;
+          TpTally& y = tally[static_cast<size_t>(k.collective)];
+          y.used = true;
+          y.calls += n, y.bytes += n * k.collective_bytes, y.seconds += n * x;
+        } else {
+          compute += n * x;
+        }
+      }
+    };
     // Per micro-batch: every chunk's blocks forward, then (training) each block's
     // recomputation and backward.
     // (Each template timed once and counted: layers are alike.)
-    std::map<const BlockTemplate*, double> count;
-    for (const auto& blocks : chunks)
-      for (const StageBlock& blk : blocks) count[blk.tpl] += 1;
     for (const auto& [tpl, n] : count) {
-      BRIGADE_RETURN_IF_ERROR(run(tpl->forward, n, T.fwd_kernels, T.tp_fwd));
+      if (n == 0) continue;
+      const int slot = times.slot(tpl);
+      KernelTimes::Lists& lt = times.lists[slot];
+      const bool known = compute_ready[slot];
+      BRIGADE_RETURN_IF_ERROR(time_list(tpl->forward, lt.forward, known));
       if (training) {
-        BRIGADE_RETURN_IF_ERROR(run(tpl->recompute, n, T.bwd_kernels, T.tp_bwd));
-        BRIGADE_RETURN_IF_ERROR(run(tpl->backward, n, T.bwd_kernels, T.tp_bwd));
+        BRIGADE_RETURN_IF_ERROR(time_list(tpl->recompute, lt.recompute, known));
+        BRIGADE_RETURN_IF_ERROR(time_list(tpl->backward, lt.backward, known));
+      }
+      compute_ready[slot] = true;
+      run(tpl->forward, lt.forward, n, T.fwd_kernels, T.tp_fwd);
+      if (training) {
+        run(tpl->recompute, lt.recompute, n, T.bwd_kernels, T.tp_bwd);
+        run(tpl->backward, lt.backward, n, T.bwd_kernels, T.tp_bwd);
       }
     }
-    for (const auto& [kind, x] : tally)
-      ledger.add("tensor", kind_name(kind), t, x.calls * m, x.bytes * m, x.seconds * m, x.seconds * m);
+    for (size_t kind = 0; kind < tally.size(); ++kind)
+      if (const TpTally& x = tally[kind]; x.used)
+        ledger.add("tensor", kind_name(static_cast<CollectiveKind>(kind)), t, x.calls * m,
+                   x.bytes * m, x.seconds * m, x.seconds * m);
 
     // Pipeline sends: each chunk's activations forward to the next virtual stage,
     // gradients back to the previous one, the boundary tensor as each
@@ -415,19 +516,31 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // after its backward, every micro-batch.
     if (training && d > 1) {
       const std::vector<int> g = dp_group(i);
+      const int dp_handle = memo != nullptr ? memo->group_handle(g) : -1;
       if (st.zero <= 2) {
         // The dp stream during the last micro-batch's backward (time 0 at its start,
         // `window` long): bucket k starts when it is full and bucket k-1 is done
         // (after the whole backward without overlap); what runs past the backward's
         // end is exposed.
-        double window_seconds = 0;
-        const std::vector<GradientGroup> groups = gradient_groups(chunks, kernel_time, &window_seconds);
-        const std::vector<GradientBucket> buckets =
-            fill_buckets(groups, e_bytes, st.bucket_bytes, window_seconds);
+        const bool is_middle = i != 0 && i != p - 1;
+        const KernelTimes::Lists& lt = times.lists[times.slot(&layer)];
+        if (!(is_middle && middle.valid && middle.recompute == lt.recompute &&
+              middle.backward == lt.backward)) {
+          double window_seconds = 0;
+          const std::vector<GradientGroup> groups = gradient_groups(chunks, times, &window_seconds);
+          middle.buckets = fill_buckets(groups, e_bytes, st.bucket_bytes, window_seconds);
+          middle.window_seconds = window_seconds;
+          middle.valid = is_middle;
+          if (is_middle) middle.recompute = lt.recompute, middle.backward = lt.backward;
+        }
+        const double window_seconds = middle.window_seconds;
+        const std::vector<GradientBucket>& buckets = middle.buckets;
         const CollectiveKind k = st.zero == 0 ? CollectiveKind::kAllReduce : CollectiveKind::kReduceScatter;
         double total = 0, bytes = 0, dp_end = 0;
         for (const GradientBucket& bk : buckets) {
-          BRIGADE_ASSIGN_OR_RETURN(const double one, plan_collective(sc, k, g, bk.bytes));
+          BRIGADE_ASSIGN_OR_RETURN(const double one,
+                                   price(dp_priced, dp_handle, k, st.algorithm, bk.bytes,
+                                         [&] { return plan_collective(sc, k, g, bk.bytes); }));
           dp_end = std::max(dp_end, st.overlap ? bk.ready_seconds : window_seconds) + one;
           total += one;
           bytes += bk.bytes;
@@ -440,7 +553,11 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           // Updated weights gathered after the optimizer step (not overlapped).
           double gather = 0;
           for (const GradientBucket& bk : buckets) {
-            BRIGADE_ASSIGN_OR_RETURN(double one, plan_collective(sc, CollectiveKind::kAllGather, g, bk.bytes));
+            BRIGADE_ASSIGN_OR_RETURN(
+                double one,
+                price(
+                    dp_priced, dp_handle, CollectiveKind::kAllGather, st.algorithm, bk.bytes,
+                    [&] { return plan_collective(sc, CollectiveKind::kAllGather, g, bk.bytes); }));
             gather += one;
           }
           per_step_extra[si] += gather;
@@ -484,8 +601,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     if (training && st.sequence_parallel && t > 1) {
       double replicated = 0;
       for (const auto& blocks : chunks)
-        for (const StageBlock& blk : blocks)
-          for (const ParamGroup* pg : blk.owned) replicated += pg->replicated_elements();
+        for (const StageBlock& blk : blocks) replicated += blk.replicated_elements;
       if (replicated > 0) {
         BRIGADE_ASSIGN_OR_RETURN(double one, collective_seconds(topo, prof, CollectiveKind::kAllReduce,
                                                                 CollectiveAlgorithm::kAuto, group,

@@ -226,6 +226,31 @@ int devices_of(const Scenario& s) {
 }
 }  // namespace
 
+SweepJudgement sweep_judgement(const cost::PlanEstimate& e) {
+  SweepJudgement j;
+  j.step_seconds = e.step_seconds;
+  for (const cost::DeviceMemoryEstimate& m : e.memory) {
+    if (m.peak_bytes > j.peak_memory_bytes) {
+      j.peak_memory_bytes = m.peak_bytes;
+      j.capacity_bytes = m.capacity_bytes;
+    }
+    j.fits = j.fits && m.fits;
+  }
+  return j;
+}
+
+SweepJudgement sweep_judgement(const sim::SimResult& r, const Scenario& s) {
+  SweepJudgement j;
+  j.step_seconds = r.step_seconds;
+  for (const sim::DeviceStats& d : r.devices)
+    if (d.peak_memory_bytes > j.peak_memory_bytes) {
+      j.peak_memory_bytes = d.peak_memory_bytes;
+      j.capacity_bytes = s.topology.device(d.id).memory_bytes;
+    }
+  j.fits = r.oom.empty();
+  return j;
+}
+
 Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
                               const std::string& judge_name, const SweepJudge& judge,
                               const SweepProgress& progress) {
@@ -420,9 +445,7 @@ void add_amdahl_through_plan(const Scenario& sc, cost::PlanEstimate& e) {
   const SweepJudge judge = [](const Scenario& s) -> Result<SweepJudgement> {
     auto r = cost::estimate_plan(s);
     if (!r.is_ok()) return r.status();
-    SweepJudgement j;
-    j.step_seconds = r->step_seconds;
-    return j;
+    return sweep_judgement(*r);
   };
   auto r = amdahl_through_plan(sc, judge);
   e.amdahl.clear();

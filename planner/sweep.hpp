@@ -22,6 +22,7 @@
 #include "core/scenario.hpp"
 #include "core/status.hpp"
 #include "costmodel/plan.hpp"
+#include "sim/simulator.hpp"
 
 namespace brigade::planner {
 
@@ -86,6 +87,12 @@ struct SweepResult {
   // than 10% (costmodel/scaling.hpp, amdahl_doubling_limit).
   std::optional<double> doubling_limit;
 };
+
+// A point's judgement from the closed form (the largest device peak, its
+// capacity, whether every device fits) or from a simulation of `scenario`
+// (the largest simulated peak; fits unless the simulator saw an OOM).
+SweepJudgement sweep_judgement(const cost::PlanEstimate& estimate);
+SweepJudgement sweep_judgement(const sim::SimResult& result, const Scenario& scenario);
 
 // One scenario judged (the caller binds costmodel's estimate_plan or lower()
 // + the simulator). Errors become the point's `error`.

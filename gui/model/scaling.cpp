@@ -44,13 +44,13 @@ Result<planner::SweepResult> scaling_sweep(const Scenario& scenario,
                                            const planner::SweepProgress& progress) {
   planner::SweepSpec spec;
   for (int n : devices) spec.values.push_back(std::to_string(n));
-  planner::SweepJudge closed_form = [cancel](const Scenario& s) -> Result<double> {
+  planner::SweepJudge closed_form = [cancel](const Scenario& s) -> Result<planner::SweepJudgement> {
     if (cancelled(cancel)) return cancelled_status();
     auto e = cost::estimate_plan(s);
     if (!e.is_ok()) return e.status();
-    return e->step_seconds;
+    return planner::sweep_judgement(*e);
   };
-  planner::SweepJudge simulator = [cancel](const Scenario& s) -> Result<double> {
+  planner::SweepJudge simulator = [cancel](const Scenario& s) -> Result<planner::SweepJudgement> {
     // The planner's Program through the simulator, as `brigade sweep --judge
     // sim` runs it: the scenario's network model and device speeds, no trace.
     if (cancelled(cancel)) return cancelled_status();
@@ -68,7 +68,7 @@ Result<planner::SweepResult> scaling_sweep(const Scenario& scenario,
     auto r = sim::simulate(plan->program, s.topology, s.profile, so);
     if (cancelled(cancel)) return cancelled_status();
     if (!r.is_ok()) return r.status();
-    return r->step_seconds;
+    return planner::sweep_judgement(*r, s);
   };
   const bool sim = judge == ScalingJudge::kSimulator;
   auto r = planner::run_sweep(scenario, spec, sim ? "sim" : "cost", sim ? simulator : closed_form,
