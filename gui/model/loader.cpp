@@ -137,6 +137,7 @@ Result<DocumentPtr> document_from_scenario(Scenario scenario, const LoadOptions&
   const std::string network = o.network.empty() ? sc.simulation.network : o.network;
   sim_options.network = network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
   sim_options.speed = sc.simulation.speed;
+  sim_options.runtime = sc.runtime;  // the simulator honours what the plan did not see (runtime:)
   sim_options.record_trace = true;
   sim_options.on_progress = [&o](double done, double total) {
     progress(o, "simulating", done, total);

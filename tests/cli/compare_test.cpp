@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -51,9 +53,10 @@ TEST(CompareVerb, TwoScenariosLargestFirst) {
   ASSERT_GE(rows.size(), 4u);
   EXPECT_EQ(rows[0]["scope"], "gpu0");
   EXPECT_EQ(rows[0]["figure"], "busy");
-  for (size_t i = 1; i < rows.size(); ++i)
-    if (!rows[i]["delta"].is_null())
-      EXPECT_LE(std::abs(rows[i]["delta"].get<double>()), std::abs(rows[i - 1]["delta"].get<double>()));
+  for (size_t i = 1; i < rows.size(); ++i) {
+    if (rows[i]["delta"].is_null()) continue;
+    EXPECT_LE(std::abs(rows[i]["delta"].get<double>()), std::abs(rows[i - 1]["delta"].get<double>()));
+  }
   // The human table says the same, with the step on top.
   auto r = run_brigade({"compare", kAuto, kHand});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -99,6 +102,22 @@ TEST(CompareVerb, TwoTraces) {
   EXPECT_EQ(traces["devices"][0]["figure"], scenarios["devices"][0]["figure"]);
   std::remove(ta.c_str());
   std::remove(tb.c_str());
+}
+
+// Simulated runs name each collective's kind from the Program: ZeRO-1's
+// gradient buckets are reduce-scatters and its weights all-gathers, where
+// plain data parallelism all-reduces; no span is left as a bare
+// "collective" (its name, "grad bucket N", does not say the kind).
+TEST(CompareVerb, CollectivesByKindFromTheProgram) {
+  const auto j = run_json({"compare", kSource + "/scenarios/lessons/04-peak-memory.yaml",
+                           kSource + "/scenarios/lessons/more/04-zero1.yaml", "--json"});
+  std::map<std::string, std::pair<bool, bool>> kinds;  // kind -> (in A, in B)
+  for (const auto& row : j["kinds"])
+    kinds[row["scope"].get<std::string>()] = {!row["a"].is_null(), !row["b"].is_null()};
+  EXPECT_EQ(kinds.count("collective"), 0u) << j["kinds"].dump();
+  EXPECT_EQ(kinds["allreduce"], std::make_pair(true, false));
+  EXPECT_EQ(kinds["reducescatter"], std::make_pair(false, true));
+  EXPECT_TRUE(kinds["allgather"].second);
 }
 
 TEST(CompareVerb, BadInputIsOneLineExitTwo) {

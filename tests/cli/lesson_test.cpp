@@ -41,7 +41,7 @@ TEST(LessonVerb, ListsEveryLesson) {
 
 // Every lesson, in both languages, runs its steps and fills every answer.
 TEST(LessonVerb, EveryLessonRunsInBothLanguages) {
-  for (const char* n : {"1", "2", "3", "4", "5", "6"}) {
+  for (const char* n : {"1", "2", "3", "4", "5", "6", "7"}) {
     for (const char* lang : {"en", "zh"}) {
       auto r = run_brigade({"lesson", n, "--lessons", kLessons, "--lang", lang});
       EXPECT_EQ(r.exit_code, 0) << n << " " << lang << ": " << r.err;
@@ -123,6 +123,22 @@ TEST(LessonVerb, RuntimeSurpriseHandPlanWins) {
   EXPECT_LT(answer(j, "planned_auto"), answer(j, "real_auto"));
 }
 
+// Lesson 7, the misconception "more devices, linearly faster" shown: the
+// sweep's speedup at 8 is step(1) / step(8) and less than 8; 16 devices
+// across a 100 Gb/s network are slower than 8 (the knee at 8). Amdahl with
+// p = 0.95: the ceiling 1 / (1 - p) = 20, and on 64 devices
+// 1 / (0.05 + 0.95 / 64) = 1 / 0.06484375 = 15.42168674...
+TEST(LessonVerb, ScalingKneeAnswers) {
+  const auto j = lesson_json("scaling-knee");
+  expect_rel(answer(j, "speedup8"), answer(j, "step1") / answer(j, "step8"));
+  EXPECT_LT(answer(j, "speedup8"), 8);
+  EXPECT_GT(answer(j, "step16"), answer(j, "step8"));
+  EXPECT_EQ(answer(j, "knee"), 8);
+  EXPECT_NEAR(answer(j, "amdahl_max"), 20, 1e-9);
+  EXPECT_NEAR(answer(j, "amdahl64"), 1 / 0.06484375, 1e-9);
+  EXPECT_EQ(j["answers"]["amdahl64"]["text"], "15.42");
+}
+
 TEST(LessonVerb, StepAndNoRun) {
   auto r = run_brigade({"lesson", "3", "--lessons", kLessons, "--step", "2", "--no-run"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -140,12 +156,13 @@ struct BadCase {
 TEST(LessonVerb, BadInputIsOneLineExitTwo) {
   const std::vector<BadCase> cases = {
       {{"lesson", "9"},
-       "brigade: error: NAME: found '9'; expected a lesson's number from 1 to 6 or its name "
-       "(placement-cost, pmap-sharding, sauce-bowl, peak-memory, model-sharding, runtime-surprise)\n"},
+       "brigade: error: NAME: found '9'; expected a lesson's number from 1 to 7 or its name "
+       "(placement-cost, pmap-sharding, sauce-bowl, peak-memory, model-sharding, runtime-surprise, "
+       "scaling-knee)\n"},
       {{"lesson", "sauce-bowel"},
-       "brigade: error: NAME: found 'sauce-bowel'; expected a lesson's number from 1 to 6 or its "
+       "brigade: error: NAME: found 'sauce-bowel'; expected a lesson's number from 1 to 7 or its "
        "name (placement-cost, pmap-sharding, sauce-bowl, peak-memory, model-sharding, "
-       "runtime-surprise) (did you mean 'sauce-bowl'?)\n"},
+       "runtime-surprise, scaling-knee) (did you mean 'sauce-bowl'?)\n"},
       {{"lesson", "3", "--lang", "fr"},
        "brigade: error: --lang: found 'fr'; expected one of en, zh\n"},
       {{"lesson", "3", "--step", "4"},

@@ -187,7 +187,7 @@ bool has_cjk(const std::string& s) {
 TEST(BundledLessons, AllLoadInBothLanguages) {
   auto lessons = load_lessons(kLessons);
   ASSERT_TRUE(lessons.is_ok()) << lessons.message();
-  EXPECT_GE(lessons->size(), 6u);
+  EXPECT_GE(lessons->size(), 7u);
   for (const Lesson& l : *lessons) {
     SCOPED_TRACE(l.scenario_path);
     auto s = load_scenario(l.scenario_path);
