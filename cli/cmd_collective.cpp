@@ -89,6 +89,24 @@ void check_algorithm_fits(CollectiveKind kind, CollectiveAlgorithm algorithm, in
                      "a divisor of --devices " + std::to_string(ranks) + " (whole nodes)");
 }
 
+// The time, algBw and busBw lines shared by both forms of the verb.
+// `terms`: lines printed between the time and the bandwidths (the alpha-beta
+// model's terms apart).
+void print_times(const cost::CollectiveCost& c, CollectiveKind kind, int ranks,
+                 const std::string& terms = {}) {
+  std::cout << fmt::format("  time   {:>12}\n", format_seconds(c.seconds));
+  std::cout << terms;
+  if (ranks == 1) {
+    std::cout << "  one rank moves nothing: no algorithm or bus bandwidth\n";
+    return;
+  }
+  std::cout << fmt::format("  algBw  {:>12}   (bytes / time)\n",
+                           format_bandwidth(c.alg_bandwidth_bytes_per_second));
+  std::cout << fmt::format("  busBw  {:>12}   (algBw x {:.4g}, nccl-tests)\n",
+                           format_bandwidth(c.bus_bandwidth_bytes_per_second),
+                           cost::bus_bandwidth_factor(kind, ranks));
+}
+
 void run_on_preset(const CollectiveOptions& o, CollectiveKind kind, CollectiveModel model);
 
 void require_flag(std::string_view flag, const std::string& value, std::string_view when) {
@@ -220,30 +238,20 @@ void run_collective(const CollectiveOptions& o) {
   std::cout << fmt::format("{} of {} over {} device{}, {} algorithm\n", collective_kind_name(kind),
                            format_bytes(q.bytes), q.ranks, q.ranks == 1 ? "" : "s",
                            collective_algorithm_name(algorithm));
-  std::cout << fmt::format("  time   {:>12}\n", format_seconds(c->seconds));
-  if (q.ranks > 1) {  // one rank moves nothing: no terms to tell apart
-    std::cout << fmt::format(
+  std::string terms;  // the time's terms apart, between the time and the bandwidths
+  if (q.ranks > 1) {    // one rank moves nothing: no terms to tell apart
+    terms += fmt::format(
         "    α term {:>10}   latency: paid even for 0 bytes{}\n",
         format_seconds(split.alpha_seconds),
         split.messages >= 0 ? fmt::format(" ({:.0f} latencies of {} in series)", split.messages,
                                           format_seconds(q.intra.alpha_seconds))
                             : std::string());
-    std::cout << fmt::format(
-        "    β term {:>10}   bandwidth: grows with the bytes (β = 1/bandwidth)\n",
-        format_seconds(split.beta_seconds));
+    terms += fmt::format("    β term {:>10}   bandwidth: grows with the bytes (β = 1/bandwidth)\n",
+                         format_seconds(split.beta_seconds));
   }
   if (q.overhead_seconds > 0)
-    std::cout << fmt::format("    overhead {:>8}   once per call\n",
-                             format_seconds(q.overhead_seconds));
-  if (q.ranks == 1) {
-    std::cout << "  one rank moves nothing: no algorithm or bus bandwidth\n";
-    return;
-  }
-  std::cout << fmt::format("  algBw  {:>12}   (bytes / time)\n",
-                           format_bandwidth(c->alg_bandwidth_bytes_per_second));
-  std::cout << fmt::format("  busBw  {:>12}   (algBw x {:.4g}, nccl-tests)\n",
-                           format_bandwidth(c->bus_bandwidth_bytes_per_second),
-                           cost::bus_bandwidth_factor(kind, q.ranks));
+    terms += fmt::format("    overhead {:>8}   once per call\n", format_seconds(q.overhead_seconds));
+  print_times(*c, kind, q.ranks, terms);
 }
 
 // The collective on the first --devices devices of a preset (--nodes nodes),
@@ -353,17 +361,8 @@ void run_on_preset(const CollectiveOptions& o, CollectiveKind kind, CollectiveMo
                            ranks == 1 ? "" : "s", o.preset,
                            nodes > 1 ? fmt::format(" x {} nodes", nodes) : std::string(),
                            model_name, ranks == 1 ? "nothing to do" : chosen);
-  std::cout << fmt::format("  time   {:>12}\n", format_seconds(c->seconds));
-  if (ranks == 1) {
-    std::cout << "  one rank moves nothing: no algorithm or bus bandwidth\n";
-    return;
-  }
-  std::cout << fmt::format("  algBw  {:>12}   (bytes / time)\n",
-                           format_bandwidth(c->alg_bandwidth_bytes_per_second));
-  std::cout << fmt::format("  busBw  {:>12}   (algBw x {:.4g}, nccl-tests)\n",
-                           format_bandwidth(c->bus_bandwidth_bytes_per_second),
-                           cost::bus_bandwidth_factor(kind, ranks));
-  if (!choice) return;
+  print_times(*c, kind, ranks);
+  if (!choice || ranks == 1) return;
   std::cout << "  NCCL's estimates (src/graph/tuning.cc), * its choice:\n";
   for (const cost::NcclEstimate& e : choice->candidates) {
     const std::string label = fmt::format("{}/{}", nccl_algorithm_name(e.algorithm),

@@ -5,23 +5,6 @@
 namespace brigade {
 namespace {
 
-// The group's devices by node, in order of first appearance.
-std::vector<std::vector<int>> by_node(const Topology& t, const std::vector<int>& group) {
-  std::vector<int> ids;
-  std::vector<std::vector<int>> out;
-  for (int d : group) {
-    const int node = t.device(d).node;
-    auto it = std::find(ids.begin(), ids.end(), node);
-    if (it == ids.end()) {
-      ids.push_back(node);
-      out.push_back({d});
-    } else {
-      out[static_cast<size_t>(it - ids.begin())].push_back(d);
-    }
-  }
-  return out;
-}
-
 // "" when a and b meet in one switch over NVLink, else what joins them.
 std::string not_nvswitch(const Topology& t, int a, int b) {
   const Route& r = t.route(a, b);
@@ -45,9 +28,25 @@ std::string not_nvswitch(const Topology& t, int a, int b) {
 
 }  // namespace
 
+std::vector<std::vector<int>> group_by_node(const Topology& t, const std::vector<int>& group) {
+  std::vector<int> ids;
+  std::vector<std::vector<int>> out;
+  for (int d : group) {
+    const int node = t.device(d).node;
+    auto it = std::find(ids.begin(), ids.end(), node);
+    if (it == ids.end()) {
+      ids.push_back(node);
+      out.push_back({d});
+    } else {
+      out[static_cast<size_t>(it - ids.begin())].push_back(d);
+    }
+  }
+  return out;
+}
+
 bool on_nvswitch(const Topology& t, const std::vector<int>& group) {
   bool any = false;
-  for (const auto& v : by_node(t, group))
+  for (const auto& v : group_by_node(t, group))
     for (size_t i = 0; i + 1 < v.size(); ++i) {
       any = true;
       if (!not_nvswitch(t, v[i], v[i + 1]).empty()) return false;
@@ -69,7 +68,7 @@ std::string nvls_refusal(const Topology& t, const HardwareProfile& p, const std:
              ") has no NVLS: NVLink SHARP needs a third-generation NVSwitch (Hopper or later), "
              "and its NCCL table has no nvls";
   }
-  const auto nodes = by_node(t, group);
+  const auto nodes = group_by_node(t, group);
   for (const auto& v : nodes)
     for (size_t i = 0; i + 1 < v.size(); ++i) {
       const std::string why = not_nvswitch(t, v[i], v[i + 1]);

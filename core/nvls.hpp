@@ -12,6 +12,10 @@
 
 namespace brigade {
 
+// The group's devices by node, nodes in order of first appearance, each
+// node's devices in group order (the NCCL model's view of a group too).
+std::vector<std::vector<int>> group_by_node(const Topology& topology, const std::vector<int>& group);
+
 // Whether, on every node, the group's devices reach each other through one
 // switch over NVLink alone (device -> NVSwitch -> device): what NVLS needs.
 // False for a group with no two devices on one node.

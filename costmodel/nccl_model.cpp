@@ -228,18 +228,7 @@ NcclGroupShape nccl_group_shape(const Topology& topo, const HardwareProfile& pro
   NcclGroupShape g;
   g.ranks = static_cast<int>(group.size());
   // Nodes in order of first appearance, ranks by node.
-  std::vector<int> node_ids;
-  std::vector<std::vector<int>> by_node;
-  for (int d : group) {
-    const int node = topo.device(d).node;
-    auto it = std::find(node_ids.begin(), node_ids.end(), node);
-    if (it == node_ids.end()) {
-      node_ids.push_back(node);
-      by_node.push_back({d});
-    } else {
-      by_node[static_cast<size_t>(it - node_ids.begin())].push_back(d);
-    }
-  }
+  const std::vector<std::vector<int>> by_node = group_by_node(topo, group);
   g.nodes = static_cast<int>(by_node.size());
   g.ranks_per_node = 1;
   for (const auto& v : by_node) g.ranks_per_node = std::max(g.ranks_per_node, static_cast<int>(v.size()));

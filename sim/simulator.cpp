@@ -57,6 +57,10 @@ struct RouteInfo {
   std::int32_t first = 0, count = 0;  // into Engine::route_channels_
   double alpha_seconds = 0;
   double bandwidth_bytes_per_second = 0;
+  // The link channel a trace names for a message on this route; -1: the
+  // first of its channels. Set where the route runs on a channel of its own
+  // alone (an NCCL step faster than the links), which no link carries.
+  std::int32_t trace_channel = -1;
 };
 
 struct FlowSlot {
@@ -398,6 +402,7 @@ Result<std::int32_t> Engine::collective_route_index(std::int32_t src, std::int32
         route_channels_.push_back(route_channels_[static_cast<size_t>(plain.first + i)]);
     } else {
       info.count = 1;
+      if (plain.count > 0) info.trace_channel = route_channels_[static_cast<size_t>(plain.first)];
     }
     route_channels_.push_back(channel);
     slot = static_cast<std::int32_t>(routes_.size());
@@ -1218,7 +1223,10 @@ void Engine::complete_flow(std::int32_t slot) {
     rec_.transfer(in.transfer >= 0 ? in.transfer
                                    : p_.collectives()[static_cast<size_t>(in.collective)].tasks[static_cast<size_t>(src_rank)],
                   in.devices[static_cast<size_t>(src_rank)], in.devices[static_cast<size_t>(dst_rank)], f.bytes,
-                  f.start_seconds, now_, r.count > 0 ? route_channels_[static_cast<size_t>(r.first)] : -1);
+                  f.start_seconds, now_,
+                  r.trace_channel >= 0 ? r.trace_channel
+                  : r.count > 0        ? route_channels_[static_cast<size_t>(r.first)]
+                                       : -1);
   }
   ++f.version;  // any event still queued for this slot is stale
   free_flows_.push_back(slot);

@@ -114,7 +114,7 @@ TEST_F(Timeline, ClickShowsTheSpansDetailsAndHoverItsSummary) {
   QTest::mouseClick(c, Qt::LeftButton, {}, at);
   EXPECT_EQ(c->selected_span(), psum);
   const QString details = v.details_text();
-  EXPECT_TRUE(details.contains("allreduce (ring) over 4 ranks")) << details.toStdString();
+  EXPECT_TRUE(details.contains("allreduce (auto) over 4 ranks")) << details.toStdString();
   EXPECT_TRUE(details.contains("waited for")) << details.toStdString();
   // Hovering shows its one-line summary.
   QHelpEvent help(QEvent::ToolTip, at, c->mapToGlobal(at));

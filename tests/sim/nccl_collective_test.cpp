@@ -3,6 +3,7 @@
 // model"): one collective on an idle preset takes exactly NCCL's time.
 #include <gtest/gtest.h>
 
+#include "core/trace.hpp"
 #include "costmodel/collectives.hpp"
 #include "costmodel/nccl_model.hpp"
 #include "sim/simulator.hpp"
@@ -47,6 +48,22 @@ TEST(NcclSimulated, DgxH100AllReduceTakesNcclsChoice) {
             << bytes << " " << network_model_name(net) << " exact " << exact << ": "
             << r.step_seconds << " vs " << want;
       }
+  }
+}
+
+// NVLS runs on a channel of its own (faster than any NVLink); its messages
+// in a trace still name a link of their route (the topology view draws them).
+TEST(NcclSimulated, NvlsMessagesNameALink) {
+  auto t = make_preset("dgx-h100");
+  ASSERT_TRUE(t.is_ok());
+  const Program p = one_collective(8, CollectiveKind::kAllReduce, CollectiveAlgorithm::kNvls, kGiB);
+  const SimResult r = run(p, *t, HardwareProfile::defaults(), NetworkModel::kFlow, true, true);
+  ASSERT_FALSE(r.trace.transfers.empty());
+  for (const TraceTransfer& x : r.trace.transfers) {
+    ASSERT_GE(x.lane, 0);
+    ASSERT_LT(static_cast<size_t>(x.lane), r.trace.lanes.size());
+    EXPECT_NE(r.trace.lanes[static_cast<size_t>(x.lane)].find("nvswitch"), std::string::npos)
+        << r.trace.lanes[static_cast<size_t>(x.lane)];
   }
 }
 

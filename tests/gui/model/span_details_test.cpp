@@ -99,7 +99,7 @@ TEST(SpanDetails, ShowsTheKernelsShapeFlopAndBytes) {
   EXPECT_EQ(line(d, "where"), "cpu0/compute");
   EXPECT_EQ(line(d, "kind"), "forward");
   const SpanDetails psum = describe_span(*doc, span_named(*doc, "grad psum", 0));
-  EXPECT_EQ(line(psum, "op"), "allreduce (ring) over 4 ranks, f32");
+  EXPECT_EQ(line(psum, "op"), "allreduce (auto) over 4 ranks, f32");
   EXPECT_EQ(line(psum, "bytes"), "4.00 B (nccl-tests size)");
 }
 
