@@ -102,8 +102,15 @@ Result<Tree> read_tree(const std::string& text, const std::string& file,
   } catch (const YAML::Exception& e) {
     SourcePos pos{file, e.mark.line >= 0 ? e.mark.line + 1 : 0,
                   e.mark.column >= 0 ? e.mark.column + 1 : 0};
-    return Status::at(
-        pos, "found malformed YAML (" + e.msg + "); expected " + std::string(expected_what));
+    // yaml-cpp's message can quote one byte of a multi-byte character
+    // ("unknown escape character: \xde", a fuzz find): a message stays
+    // valid UTF-8 on one line.
+    std::string msg = e.msg;
+    if (utf8_error_offset(msg) != std::string::npos ||
+        control_char_offset(msg) != std::string::npos)
+      msg = quoted(msg, 200);
+    return Status::at(pos,
+                      "found malformed YAML (" + msg + "); expected " + std::string(expected_what));
   } catch (const std::exception& e) {
     return Status::at(SourcePos{file, 0, 0}, std::string("found unreadable text (") + e.what() +
                                                  "); expected " + std::string(expected_what));
