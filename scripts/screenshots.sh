@@ -25,6 +25,7 @@ shots=(
   "memory|memory|1400x700|--granularity step|scenarios/gpt3_175b_1024.yaml"
   "scaling|scaling|1400x700||scenarios/llm_13b_128gpu.yaml"
   "calibration|calibration|1400x800||scenarios/profiles/h200_measured.yaml"
+  "whatif|whatif|1400x420||scenarios/llm_13b_128gpu.yaml"
 )
 status=0
 for s in "${shots[@]}"; do

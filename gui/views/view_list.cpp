@@ -7,6 +7,7 @@
 #include "gui/views/scaling_view.hpp"
 #include "gui/views/timeline_view.hpp"
 #include "gui/views/topology_view.hpp"
+#include "gui/views/whatif_view.hpp"
 
 namespace brigade::gui {
 
@@ -22,6 +23,8 @@ const std::vector<ViewInfo>& view_list() {
        [](QWidget* p) -> View* { return new ScalingView(p); }},
       {"calibration", "Calibration", Qt::BottomDockWidgetArea,
        [](QWidget* p) -> View* { return new CalibrationView(p); }},
+      {"whatif", "What-if", Qt::BottomDockWidgetArea,
+       [](QWidget* p) -> View* { return new WhatIfView(p); }},
   };
   return views;
 }

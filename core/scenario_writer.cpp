@@ -1,0 +1,136 @@
+#include "core/scenario_writer.hpp"
+
+#include <charconv>
+#include <cstdint>
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/file_io.hpp"
+#include "core/yaml_reader.hpp"
+
+namespace brigade {
+
+namespace {
+
+// The shortest decimal that reads back as the same double.
+std::string number_text(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+std::string data_mode_name(DataMode m) {
+  return m == DataMode::kPmap ? "pmap" : "batch";
+}
+
+// Sets map[key] = value, turning a missing or null parent into a map.
+template <typename T>
+void set(YAML::Node parent, const char* key, const T& value) {
+  parent[key] = value;
+}
+
+void write_strategy(const Scenario& orig, const Scenario& edited, YAML::Node root) {
+  if (!edited.has_strategy) return;
+  const StrategySpec& a = orig.strategy;
+  const StrategySpec& b = edited.strategy;
+  const bool all = !orig.has_strategy;
+  YAML::Node st = root["strategy"];
+  if (all || a.data != b.data) set(st, "data", b.data);
+  if (all || a.tensor != b.tensor) set(st, "tensor", b.tensor);
+  if (all || a.pipeline != b.pipeline) set(st, "pipeline", b.pipeline);
+  if (all || a.sequence_parallel != b.sequence_parallel)
+    set(st, "sequence_parallel", b.sequence_parallel);
+  if (all || a.schedule != b.schedule) set(st, "schedule", std::string(schedule_name(b.schedule)));
+  if (all || a.virtual_stages != b.virtual_stages) set(st, "virtual_stages", b.virtual_stages);
+  if (all || a.zero != b.zero) set(st, "zero", b.zero);
+  if (all || a.data_mode != b.data_mode) set(st, "data_mode", data_mode_name(b.data_mode));
+  if (all || a.rank_order != b.rank_order) {
+    YAML::Node order(YAML::NodeType::Sequence);
+    order.SetStyle(YAML::EmitterStyle::Flow);
+    for (const std::string& axis : b.rank_order) order.push_back(axis);
+    st["rank_order"] = order;
+  }
+  if (all || a.bucket_bytes != b.bucket_bytes) set(st, "bucket", number_text(b.bucket_bytes));
+  if (all || a.overlap != b.overlap) set(st, "overlap", b.overlap);
+  if (all || a.algorithm != b.algorithm)
+    set(st, "algorithm", std::string(collective_algorithm_name(b.algorithm)));
+}
+
+void write_training(const Scenario& orig, const Scenario& edited, YAML::Node root) {
+  const TrainingSpec& a = orig.training;
+  const TrainingSpec& b = edited.training;
+  if (a.global_batch == b.global_batch && a.micro_batch == b.micro_batch &&
+      a.recompute == b.recompute)
+    return;
+  YAML::Node t = root["training"];
+  // 0 is "the default": the key is left out.
+  auto count = [&](const char* key, std::int64_t was, std::int64_t now) {
+    if (was == now) return;
+    if (now == 0)
+      t.remove(key);
+    else
+      t[key] = now;
+  };
+  count("global_batch", a.global_batch, b.global_batch);
+  count("micro_batch", a.micro_batch, b.micro_batch);
+  if (a.recompute != b.recompute) t["recompute"] = std::string(recompute_name(b.recompute));
+}
+
+void write_simulation(const Scenario& orig, const Scenario& edited, YAML::Node root) {
+  if (orig.simulation.speed == edited.simulation.speed &&
+      orig.simulation.network == edited.simulation.network)
+    return;
+  YAML::Node sim = root["simulation"];
+  if (orig.simulation.network != edited.simulation.network)
+    sim["network"] = edited.simulation.network;
+  if (orig.simulation.speed != edited.simulation.speed) {
+    if (edited.simulation.speed.empty()) {
+      sim.remove("speed");
+    } else {
+      YAML::Node speed(YAML::NodeType::Map);
+      speed.SetStyle(YAML::EmitterStyle::Flow);
+      for (const auto& [device, factor] : edited.simulation.speed)
+        speed[device] = number_text(factor);
+      sim["speed"] = speed;
+    }
+  }
+}
+
+}  // namespace
+
+Result<std::string> scenario_yaml_with_edits(const std::string& original_text,
+                                             const std::string& filename, const Scenario& edited,
+                                             const ScenarioWriteOptions& options) {
+  BRIGADE_ASSIGN_OR_RETURN(const Scenario orig, parse_scenario(original_text, filename));
+  try {
+    YAML::Node root = YAML::Load(original_text);
+    if (options.name) root["name"] = *options.name;
+    if (options.profile) root["profile"] = *options.profile;
+    write_strategy(orig, edited, root);
+    write_training(orig, edited, root);
+    write_simulation(orig, edited, root);
+    YAML::Emitter out;
+    out << root;
+    if (!out.good())
+      return Status::error(filename + ": error: found " + out.GetLastError() +
+                           "; expected a scenario that can be written as YAML");
+    return std::string(out.c_str()) + "\n";
+  } catch (const YAML::Exception& e) {
+    // parse_scenario read the same text, so this is a guard, not a path.
+    return Status::error(
+        filename + ": error: found unreadable YAML (" + e.msg + "); expected a scenario",
+        ErrorKind::kInternal);
+  }
+}
+
+Status save_edited_scenario(const Scenario& edited, const std::string& path,
+                            const ScenarioWriteOptions& options) {
+  std::string text;
+  BRIGADE_RETURN_IF_ERROR(
+      yamlio::read_file_text(edited.path, "a scenario file", &text, ScenarioLimits::kMaxFileBytes));
+  BRIGADE_ASSIGN_OR_RETURN(const std::string yaml,
+                           scenario_yaml_with_edits(text, edited.path, edited, options));
+  return write_file_atomically(path, yaml);
+}
+
+}  // namespace brigade
