@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include <filesystem>
@@ -52,6 +53,45 @@ Status check_strategy(const StrategySpec& st, std::int64_t micro_batch) {
 }
 
 // Scales a calibrated collective figure (> 0 or >= 0 when set) by `f`.
+// The hop of NCCL's tuning model (core/nccl_table.hpp) that a link class is.
+std::optional<NcclHop> nccl_hop_of(LinkClass c) {
+  switch (c) {
+    case LinkClass::kNvlink: return NcclHop::kNvlink;
+    case LinkClass::kPcie: return NcclHop::kPcie;
+    case LinkClass::kInfiniband:
+    case LinkClass::kEthernet: return NcclHop::kNetwork;
+    case LinkClass::kSharedMemory: break;
+  }
+  return std::nullopt;
+}
+
+// NCCL's tables price a collective from their own per-step latencies, NVLink
+// figure, caps and NVLS bandwidth, not from the link profile: the same edit
+// of a link class moves them too, or the sliders would do nothing where
+// NCCL's model times the collectives. The class's change of alpha is added
+// to every latency per step across its hop (NCCL's hwLat); the bandwidths of
+// that hop are scaled by the bandwidth's factor `fb`.
+void edit_nccl_tables(HardwareProfile& profile, LinkClass cls, double delta_alpha_seconds,
+                      double fb) {
+  const std::optional<NcclHop> hop = nccl_hop_of(cls);
+  if (!hop) return;
+  const bool network = *hop == NcclHop::kNetwork;
+  for (DeviceProfile& d : profile.devices) {
+    NcclTable& t = d.nccl;
+    if (!t.present()) continue;
+    for (auto& row : t.entries)
+      for (NcclEntry& e : row) {
+        double& h = e.hop_latency_seconds[static_cast<size_t>(*hop)];
+        if (h >= 0) h = std::max(0.0, h + delta_alpha_seconds);
+        // Caps by node count: one node's column is the intra-node path's.
+        for (size_t k = 0; k < e.max_bandwidth_bytes_per_second.size(); ++k)
+          if ((k > 0) == network) e.max_bandwidth_bytes_per_second[k] *= fb;
+        if (*hop == NcclHop::kNvlink) e.bus_bandwidth_bytes_per_second *= fb;
+      }
+    if (*hop == NcclHop::kNvlink) t.nvlink_bandwidth_bytes_per_second *= fb;
+  }
+}
+
 void scale_if_set(double* v, double f, bool zero_is_set) {
   if (zero_is_set ? *v >= 0 : *v > 0) *v *= f;
 }
@@ -151,6 +191,7 @@ Result<Scenario> apply_edits(const Scenario& base, const WhatIfEdits& e) {
         scale_if_set(&k.alpha_seconds, fa, true);
         scale_if_set(&k.warm_alpha_seconds, fa, true);
       }
+      edit_nccl_tables(s.profile, cls, knob.alpha_seconds - it->alpha_seconds, fb);
     }
   }
   return s;

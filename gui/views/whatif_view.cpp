@@ -210,9 +210,12 @@ void WhatIfView::build_plan_box(QGroupBox* box) {
   bucket_mb_->setToolTip(tr("strategy.bucket: gradient AllReduce bucket"));
   connect(bucket_mb_, &QDoubleSpinBox::valueChanged, this, [this] { judge(); });
   QStringList algorithms;
-  for (auto a : {CollectiveAlgorithm::kRing, CollectiveAlgorithm::kTree,
-                 CollectiveAlgorithm::kHalvingDoubling, CollectiveAlgorithm::kHierarchical})
-    algorithms << q(std::string(collective_algorithm_name(a)));
+  // Every algorithm in the enum's order (the combo's index is the value), so
+  // that the scenario's own choice, `auto` (the collective model's) included,
+  // reads back unchanged: a missing `auto` once turned every edit into a
+  // change of algorithm.
+  for (int a = 0; a < kNumCollectiveAlgorithms; ++a)
+    algorithms << q(std::string(collective_algorithm_name(static_cast<CollectiveAlgorithm>(a))));
   algorithm_ = combo(algorithms, tr("strategy.algorithm: for the plan's collectives"));
 
   int row = 0;

@@ -54,7 +54,10 @@ TEST(WhatIfEdits, ALinkClassAlphaMovesARingAllReduceByItsAlphaTerms) {
   // behind NVSwitch, so NVLink is the one class. The ring's closed form is
   // 2(N-1)α + (N-1)/N·M(β_r + β) (Patarasuk & Yuan 2009) plus the call's
   // overhead: raising α by 10 us with the bandwidth kept adds
-  // 2 x (8 - 1) x 10 us = 140 us to the step, and nothing else.
+  // 2 x (8 - 1) x 10 us = 140 us to the step, and nothing else. The DGX
+  // A100's profile times it with NCCL's model (core/nccl_table.hpp), whose
+  // ring latency is baseLat + 2(N-1) x hwLat per NVLink step: the edit adds
+  // its 10 us to hwLat, so the same 140 us (and NCCL keeps its choice).
   const Scenario base = scenario("ring_allreduce_8");
   const std::vector<LinkClassKnob> knobs = link_class_knobs(base);
   ASSERT_EQ(knobs.size(), 1u);
