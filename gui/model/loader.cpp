@@ -133,16 +133,11 @@ Result<DocumentPtr> document_from_scenario(Scenario scenario, const LoadOptions&
                        std::to_string(program.num_devices) + " devices, granularity " +
                        std::string(planner::granularity_name(doc->plan->granularity)));
 
-  sim::SimOptions sim_options;
-  const std::string network = o.network.empty() ? sc.simulation.network : o.network;
-  sim_options.network = network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
-  sim_options.speed = sc.simulation.speed;
-  sim_options.runtime = sc.runtime;  // the simulator honours what the plan did not see (runtime:)
+  sim::SimOptions sim_options = scenario_sim_options(sc, o.cancel, o.network);
   sim_options.record_trace = true;
   sim_options.on_progress = [&o](double done, double total) {
     progress(o, "simulating", done, total);
   };
-  sim_options.cancel = o.cancel;
   progress(o, "simulating", 0, program.num_tasks());
   auto result = sim::simulate(program, sc.topology, sc.profile, sim_options);
   if (cancelled(o)) return cancelled_status();
@@ -209,6 +204,17 @@ Result<DocumentPtr> load_document(const std::string& path, const LoadOptions& o)
     }
   }
   return Status::error(path + ": error: found a file of unknown kind", ErrorKind::kInternal);
+}
+
+sim::SimOptions scenario_sim_options(const Scenario& scenario, const std::atomic<bool>* cancel,
+                                     const std::string& network) {
+  sim::SimOptions so;
+  const std::string& n = network.empty() ? scenario.simulation.network : network;
+  so.network = n == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
+  so.speed = scenario.simulation.speed;
+  so.runtime = scenario.runtime;  // the simulator honours what the plan did not see
+  so.cancel = cancel;
+  return so;
 }
 
 }  // namespace brigade::gui

@@ -13,6 +13,7 @@
 #include "core/status.hpp"
 #include "gui/model/document.hpp"
 #include "planner/plan.hpp"
+#include "sim/simulator.hpp"
 
 namespace brigade::gui {
 
@@ -39,6 +40,16 @@ enum class FileKind { kScenario, kTrace, kProfile, kUnknown };
 FileKind sniff_file_kind(const std::string& path);
 
 Result<DocumentPtr> load_document(const std::string& path, const LoadOptions& options = {});
+
+// How every simulation of the app runs a scenario (the loader, the scaling
+// view's sweep, the what-if panel), as `brigade simulate` does: its network
+// model (`network` overrides it when not empty), its devices' speeds
+// (simulation.speed) and what the plan did not see (runtime:); `cancel`
+// polled. The rest (a trace, task times) as SimOptions' defaults: the
+// caller sets what it wants.
+sim::SimOptions scenario_sim_options(const Scenario& scenario,
+                                     const std::atomic<bool>* cancel = nullptr,
+                                     const std::string& network = "");
 
 // A loaded Scenario, lowered and simulated.
 Result<DocumentPtr> document_from_scenario(Scenario scenario, const LoadOptions& options = {});

@@ -52,19 +52,15 @@ Result<planner::SweepResult> scaling_sweep(const Scenario& scenario,
   };
   planner::SweepJudge simulator = [cancel](const Scenario& s) -> Result<planner::SweepJudgement> {
     // The planner's Program through the simulator, as `brigade sweep --judge
-    // sim` runs it: the scenario's network model and device speeds, no trace.
+    // sim` runs it: the scenario's network, speeds and runtime:, no trace.
     if (cancelled(cancel)) return cancelled_status();
     planner::LowerOptions lo;
     lo.cancel = cancel;
     auto plan = planner::lower(s, lo);
     if (cancelled(cancel)) return cancelled_status();
     if (!plan.is_ok()) return plan.status();
-    sim::SimOptions so;
-    so.network =
-        s.simulation.network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
-    so.speed = s.simulation.speed;
+    sim::SimOptions so = scenario_sim_options(s, cancel);
     so.record_task_times = false;
-    so.cancel = cancel;
     auto r = sim::simulate(plan->program, s.topology, s.profile, so);
     if (cancelled(cancel)) return cancelled_status();
     if (!r.is_ok()) return r.status();

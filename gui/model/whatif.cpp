@@ -14,6 +14,7 @@
 #include "core/profile.hpp"
 #include "core/scenario_writer.hpp"
 #include "core/units.hpp"
+#include "gui/model/loader.hpp"
 #include "costmodel/plan.hpp"
 #include "planner/lower.hpp"
 
@@ -273,12 +274,8 @@ Result<Judgement> judge_simulated(const Scenario& s, const std::atomic<bool>* ca
   auto plan = planner::lower(s, lo);
   if (is_cancelled_flag(cancel)) return cancelled_status();
   if (!plan.is_ok()) return plan.status();
-  sim::SimOptions so;
-  so.network =
-      s.simulation.network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
-  so.speed = s.simulation.speed;
+  sim::SimOptions so = scenario_sim_options(s, cancel);
   so.record_task_times = false;
-  so.cancel = cancel;
   auto r = sim::simulate(plan->program, s.topology, s.profile, so);
   if (is_cancelled_flag(cancel)) return cancelled_status();
   if (!r.is_ok()) return r.status();

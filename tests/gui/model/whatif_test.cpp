@@ -366,5 +366,18 @@ TEST(WhatIfSave, TheSavedScenarioJudgesAsTheEditedPlan) {
   fs::remove_all(dir);
 }
 
+// The what-if panel's simulator runs a scenario as `brigade simulate` does,
+// runtime: included (gui/model/loader.hpp, scenario_sim_options): a data
+// loader of 1 ms per step holds back everything of the step, which is that
+// much longer (it ignored runtime: before, as the scaling view's sweep did).
+TEST(WhatIfEdits, TheSimulatorHonoursTheScenariosRuntime) {
+  Scenario s = scenario("pmap_train_step");
+  auto before = judge_simulated(s, nullptr);
+  s.runtime.input_seconds = 1e-3;
+  auto after = judge_simulated(s, nullptr);
+  ASSERT_TRUE(before.is_ok() && after.is_ok());
+  EXPECT_NEAR(after->step_seconds, before->step_seconds + 1e-3, 1e-9);
+}
+
 }  // namespace
 }  // namespace brigade::gui
