@@ -94,7 +94,9 @@ CalibrationView::CalibrationView(QWidget* parent) : View(parent) {
     c->setMargins(QMargins(2, 2, 6, 2));
     auto* v = new QChartView(c, this);
     v->setRenderHint(QPainter::Antialiasing);
-    v->setMinimumSize(300, 220);
+    // Small enough that the bottom dock area, which this view shares with
+    // the others, leaves the timeline its 60% at 900 pixels of height.
+    v->setMinimumSize(240, 140);
     grid->addWidget(v, row, col);
     chart_views_.push_back(v);
     return c;
