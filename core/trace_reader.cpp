@@ -4,8 +4,8 @@
 // that reading costs the Trace's memory and not the JSON document's; gzip
 // input (a file or stream that starts with 1f 8b) is inflated as it is read.
 #include <algorithm>
-#include <cmath>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <iterator>
@@ -173,19 +173,52 @@ struct Scalar {
   std::string_view text;  // the token (numbers) or the value (strings)
 };
 
+// Events may carry their index ("i"): a list is filled in index order
+// whatever the order of the file. An index past the list's end waits in
+// `later` until the end of the file, when the list's length is known (the
+// count of its events): growing the list to an index read from the file
+// would let one number ask for any amount of memory (a fuzz find).
+// The largest process or thread id an event may carry (Linux's PID_MAX_LIMIT).
+constexpr std::int64_t kMaxTraceId = std::int64_t{1} << 22;
+
 template <class T>
-void place(std::vector<T>& v, std::vector<std::uint8_t>& filled, std::int64_t i, T x) {
-  if (i < 0) {
+struct Indexed {
+  std::vector<std::uint8_t> filled;
+  std::vector<std::pair<std::int64_t, T>> later;
+};
+
+template <class T>
+void place(std::vector<T>& v, Indexed<T>& ix, std::int64_t i, T x) {
+  if (i < 0 || static_cast<size_t>(i) == v.size()) {
     v.push_back(std::move(x));
-    filled.push_back(1);
-    return;
+    ix.filled.push_back(1);
+  } else if (static_cast<size_t>(i) < v.size()) {
+    v[static_cast<size_t>(i)] = std::move(x);
+    ix.filled[static_cast<size_t>(i)] = 1;
+  } else {
+    ix.later.emplace_back(i, std::move(x));
   }
-  if (static_cast<size_t>(i) >= v.size()) {
-    v.resize(static_cast<size_t>(i) + 1);
-    filled.resize(static_cast<size_t>(i) + 1, 0);
+}
+
+// Places what waited; returns the first index left empty, or -1 if none.
+template <class T>
+std::int64_t settle(std::vector<T>& v, Indexed<T>& ix) {
+  const size_t n = v.size() + ix.later.size();
+  std::sort(ix.later.begin(), ix.later.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [i, x] : ix.later) {
+    if (static_cast<size_t>(i) >= n) break;  // n events cannot fill index n or more
+    if (static_cast<size_t>(i) >= v.size()) {
+      v.resize(static_cast<size_t>(i) + 1);
+      ix.filled.resize(static_cast<size_t>(i) + 1, 0);
+    }
+    v[static_cast<size_t>(i)] = std::move(x);
+    ix.filled[static_cast<size_t>(i)] = 1;
   }
-  v[static_cast<size_t>(i)] = std::move(x);
-  filled[static_cast<size_t>(i)] = 1;
+  ix.later.clear();
+  for (size_t i = 0; i < ix.filled.size(); ++i)
+    if (!ix.filled[i]) return static_cast<std::int64_t>(i);
+  return v.size() < n ? static_cast<std::int64_t>(v.size()) : -1;
 }
 
 class TraceSax {
@@ -314,7 +347,11 @@ class TraceSax {
   std::int64_t stream_device_ = 0;
   std::string stream_name_;
   int stream_field_ = 0;
-  std::vector<std::uint8_t> span_ok_, xfer_ok_, mem_ok_;
+  Indexed<TraceSpan> span_ok_;
+  Indexed<TraceTransfer> xfer_ok_;
+  Indexed<MemorySample> mem_ok_;
+  std::vector<std::pair<std::int64_t, double>>
+      late_ends_;  // "e" events of transfers not yet placed
   std::map<std::int64_t, std::string> process_names_;
   std::map<std::int64_t, Stream> threads_;
   std::unordered_map<std::string, NameId> name_index_;
@@ -562,8 +599,12 @@ bool TraceSax::meta_scalar(const Scalar& s) {
     t_.program = s.text;
   else if (key_ == "filter" && s.type == Scalar::kString)
     t_.filter = s.text;
-  else if (key_ == "devices")
+  else if (key_ == "devices") {
     devices_ = as_int(s).value_or(-1);
+    if (devices_ > kMaxTraceId)
+      return fail("found \"devices\": " + std::to_string(devices_) + "; expected at most " +
+                  std::to_string(kMaxTraceId));
+  }
   return true;
 }
 
@@ -575,6 +616,16 @@ bool TraceSax::event_done() {
                 " without \"ph\"; expected a phase such as \"X\"");
   const double ts = e.has_ts ? trace_decimal::seconds_from_us(e.ts).value_or(0) : 0;
   const char ph = e.ph.size() == 1 ? e.ph[0] : '\0';
+  // A device and a stream index the Trace's lists: a number read from the
+  // file must not size them beyond reason (Linux's largest process id).
+  if (ph == 'M' || ph == 'X' || ph == 'C') {
+    for (const auto& [what, id] :
+         {std::pair<const char*, std::int64_t>{"pid", e.pid}, {"tid", e.tid}})
+      if (id < 0 || id > kMaxTraceId)
+        return fail("found \"" + std::string(what) + "\": " + std::to_string(id) + " in event " +
+                    std::to_string(k) + "; expected a number from 0 to " +
+                    std::to_string(kMaxTraceId));
+  }
   if (ph == 'M') {
     if (e.name == "process_name") process_names_[e.pid] = e.arg_name;
     if (e.name == "thread_name" && (devices_ < 0 || e.pid < devices_))
@@ -634,8 +685,10 @@ bool TraceSax::event_done() {
         open_async_.erase(it);
       }
       if (index >= 0 && static_cast<size_t>(index) < t_.transfers.size() &&
-          xfer_ok_[static_cast<size_t>(index)])
+          xfer_ok_.filled[static_cast<size_t>(index)])
         t_.transfers[static_cast<size_t>(index)].end_seconds = ts;
+      else if (index >= 0)
+        late_ends_.emplace_back(index, ts);  // its begin may still wait in xfer_ok_.later
     }
   } else if (ph == 'C') {
     if (e.name.rfind("memory:", 0) == 0) {
@@ -658,11 +711,14 @@ Result<Trace> TraceSax::finish() {
       "expected a Chrome trace (an array of events, or an object with \"traceEvents\")";
   if (root_type_) return Status::error(who_ + "found a JSON " + root_type_ + "; " + shape);
   if (!saw_events_) return Status::error(who_ + "found no \"traceEvents\" array; " + shape);
-  for (auto* ok : {&span_ok_, &xfer_ok_, &mem_ok_})
-    for (size_t i = 0; i < ok->size(); ++i)
-      if (!(*ok)[i])
-        return Status::error(who_ + "found a gap at index " + std::to_string(i) +
-                             " of the events' \"i\" numbering; expected every index once");
+  for (std::int64_t gap :
+       {settle(t_.spans, span_ok_), settle(t_.transfers, xfer_ok_), settle(t_.memory, mem_ok_)})
+    if (gap >= 0)
+      return Status::error(who_ + "found a gap at index " + std::to_string(gap) +
+                           " of the events' \"i\" numbering; expected every index once");
+  for (const auto& [index, end] : late_ends_)
+    if (static_cast<size_t>(index) < t_.transfers.size())
+      t_.transfers[static_cast<size_t>(index)].end_seconds = end;
   std::int64_t devices = devices_;
   if (devices < 0) {
     devices = 0;
@@ -681,6 +737,18 @@ Result<Trace> TraceSax::finish() {
     t_.streams.assign(static_cast<size_t>(nstreams), Stream{});
     for (const auto& [tid, s] : threads_)
       if (tid >= 0) t_.streams[static_cast<size_t>(tid)] = s;
+  }
+  // The header's lists, when it has them, must cover every event's ids.
+  const auto over = [&](const char* what, const char* list, std::int64_t id, size_t n) {
+    return Status::error(who_ + "found a span on " + what + " " + std::to_string(id) +
+                         "; expected an index below " + std::to_string(n) +
+                         ", the length of the header's \"" + list + "\"");
+  };
+  for (const TraceSpan& s : t_.spans) {
+    if (static_cast<size_t>(s.device) >= t_.device_names.size())
+      return over("device", "device_names", s.device, t_.device_names.size());
+    if (static_cast<size_t>(s.stream) >= t_.streams.size())
+      return over("stream", "streams", s.stream, t_.streams.size());
   }
   return std::move(t_);
 }

@@ -25,8 +25,10 @@ Trace sample_trace() {
   // Times that have no exact decimal form in microseconds.
   t.spans.push_back(TraceSpan{0, 0, 0, 0.0, 0.1, 0, TaskKind::kCompute, Phase::kForward, -1});
   t.spans.push_back(TraceSpan{1, 0, 1, 0.1, 1.0 / 3, 1, TaskKind::kTransfer, Phase::kForward, -1});
-  t.spans.push_back(TraceSpan{2, 1, 2, 1.0 / 3, 0.7000000000000001, 2, TaskKind::kCompute, Phase::kBackward, -1});
-  t.spans.push_back(TraceSpan{3, 1, 2, 0.75, 0.75, -1, TaskKind::kCollective, Phase::kOptimizer, 4});
+  t.spans.push_back(
+      TraceSpan{2, 1, 2, 1.0 / 3, 0.7000000000000001, 2, TaskKind::kCompute, Phase::kBackward, -1});
+  t.spans.push_back(
+      TraceSpan{3, 1, 2, 0.75, 0.75, -1, TaskKind::kCollective, Phase::kOptimizer, 4});
   t.transfers.push_back(TraceTransfer{1, 0, 1, 12345.5, 0.1, 1.0 / 3, 0});
   t.transfers.push_back(TraceTransfer{1, 0, 1, 1e-300, 0.2, 0.3, -1});
   t.memory.push_back(MemorySample{0, MemoryCategory::kParams, 0, 1.5e9});
@@ -160,9 +162,10 @@ TEST(ChromeTrace, InvalidJsonNamesLineAndColumn) {
 
 TEST(ChromeTrace, WrongShapesAreNamed) {
   std::istringstream a("42");
-  EXPECT_EQ(read_chrome_trace(a, "n.json").message(),
-            "n.json: error: found a JSON number; expected a Chrome trace (an array of events, or an "
-            "object with \"traceEvents\")");
+  EXPECT_EQ(
+      read_chrome_trace(a, "n.json").message(),
+      "n.json: error: found a JSON number; expected a Chrome trace (an array of events, or an "
+      "object with \"traceEvents\")");
   std::istringstream b("{\"events\": []}");
   EXPECT_EQ(read_chrome_trace(b, "o.json").message(),
             "o.json: error: found no \"traceEvents\" array; expected a Chrome trace (an array of "
@@ -173,12 +176,15 @@ TEST(ChromeTrace, WrongShapesAreNamed) {
 }
 
 TEST(ChromeTrace, FileWriteIsAtomic) {
-  const auto dir = std::filesystem::temp_directory_path() / ("brigade_trace_test_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("brigade_trace_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "t.json").string();
   ASSERT_TRUE(write_chrome_trace_file(sample_trace(), path).is_ok());
   // Nothing but the trace is left in the folder (no temporary).
-  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()), 1);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir),
+                          std::filesystem::directory_iterator()),
+            1);
   auto back = read_chrome_trace_file(path);
   ASSERT_TRUE(back.is_ok()) << back.message();
   expect_equal(sample_trace(), *back);
@@ -204,7 +210,8 @@ TEST(ChromeTrace, GzipRoundTripGivesAnEqualTrace) {
   ASSERT_TRUE(back.is_ok()) << back.message();
   expect_equal(sample_trace(), *back);
   // The file form: .gz by its name when written, by its bytes when read.
-  const auto dir = std::filesystem::temp_directory_path() / ("brigade_gz_test_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("brigade_gz_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "t.json.gz").string();
   ASSERT_TRUE(write_chrome_trace_file(sample_trace(), path).is_ok());
@@ -224,9 +231,10 @@ TEST(ChromeTrace, TruncatedGzipIsNamed) {
   std::istringstream in(os.str().substr(0, os.str().size() / 2));
   auto t = read_chrome_trace(in, "cut.json.gz");
   ASSERT_FALSE(t.is_ok());
-  EXPECT_EQ(t.message(),
-            "cut.json.gz: error: found truncated gzip data (the stream ends inside a member); expected "
-            "a gzip-compressed Chrome trace");
+  EXPECT_EQ(
+      t.message(),
+      "cut.json.gz: error: found truncated gzip data (the stream ends inside a member); expected "
+      "a gzip-compressed Chrome trace");
 }
 
 TEST(ChromeTrace, TimesAreExactMicrosecondDecimals) {
@@ -262,7 +270,8 @@ TEST(ChromeTrace, FilterTravelsInTheHeader) {
 TEST(ChromeTrace, ReadsFormatOneFilesExactly) {
   // What the writer wrote before format 2: exact seconds and indices in args,
   // names of every device and stream as metadata events.
-  std::istringstream in(R"({"displayTimeUnit":"ns","brigade":{"format":1,"source":"sim:flow","program":"p","devices":2,"names":["a","b"],"lanes":["gpu0->sw"]},
+  std::istringstream in(
+      R"({"displayTimeUnit":"ns","brigade":{"format":1,"source":"sim:flow","program":"p","devices":2,"names":["a","b"],"lanes":["gpu0->sw"]},
 "traceEvents":[
 {"ph":"M","name":"process_name","pid":0,"tid":0,"args":{"name":"gpu0"}},
 {"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"gpu1"}},
@@ -313,4 +322,45 @@ TEST(ChromeTrace, NonObjectEventsAreNamed) {
 }
 
 }  // namespace
+// Events carry their index ("i"); a file may list them in any order, and no
+// index read from it may size a list beyond the file's own events (the
+// fuzzer's allocation-size-too-big of stop 22's CI).
+TEST(ChromeTrace, IndicesInAnyOrderAndNoneBeyondTheEvents) {
+  std::istringstream reversed(R"([
+    {"ph":"X","name":"c","pid":0,"tid":0,"ts":3,"dur":1,"args":{"i":2}},
+    {"ph":"X","name":"b","pid":0,"tid":0,"ts":2,"dur":1,"args":{"i":1}},
+    {"ph":"X","name":"a","pid":0,"tid":0,"ts":1,"dur":1,"args":{"i":0}}
+  ])");
+  auto t = read_chrome_trace(reversed, "r.json");
+  ASSERT_TRUE(t.is_ok()) << t.message();
+  ASSERT_EQ(t->spans.size(), 3u);
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_EQ(t->names[static_cast<size_t>(t->spans[i].name)], std::string(1, char('a' + i)));
+
+  std::istringstream huge(
+      R"([{"ph":"X","name":"a","pid":0,"tid":0,"ts":1,"dur":1,"args":{"i":999999999999}}])");
+  EXPECT_EQ(read_chrome_trace(huge, "h.json").message(),
+            "h.json: error: found a gap at index 0 of the events' \"i\" numbering; expected every "
+            "index once");
+}
+
+TEST(ChromeTrace, ProcessAndThreadIdsAreBounded) {
+  std::istringstream pid(R"([{"ph":"X","name":"a","pid":4000000000000,"tid":0,"ts":1,"dur":1}])");
+  EXPECT_EQ(read_chrome_trace(pid, "p.json").message(),
+            "p.json: error: found \"pid\": 4000000000000 in event 0; expected a number from 0 "
+            "to 4194304");
+  std::istringstream tid(R"([{"ph":"M","name":"thread_name","pid":0,"tid":-3}])");
+  EXPECT_NE(read_chrome_trace(tid, "t.json").message().find("found \"tid\": -3 in event 0"),
+            std::string::npos);
+}
+
+TEST(ChromeTrace, SpansStayWithinTheHeadersLists) {
+  std::istringstream in(R"({"brigade":{"format":2,"devices":1,"device_names":["gpu0"],
+    "streams":[[0,"compute"]]},"traceEvents":[
+    {"ph":"X","name":"a","pid":0,"tid":1,"ts":1,"dur":1}]})");
+  EXPECT_EQ(read_chrome_trace(in, "s.json").message(),
+            "s.json: error: found a span on stream 1; expected an index below 1, the length of "
+            "the header's \"streams\"");
+}
+
 }  // namespace brigade
