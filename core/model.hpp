@@ -76,6 +76,9 @@ class Model {
   Model& operator=(Model&& other) noexcept;
   ~Model();
 
+  // Room for this many tensors and ops, and their name index sized for them.
+  void reserve(size_t tensor_count, size_t op_count);
+
   // The first tensor (op) of this name, or -1: through a hash index of the
   // names, built on first use and extended as entries are appended, so
   // that reading a graph of n ops costs O(n), not O(n^2) (issue 20, item 3).

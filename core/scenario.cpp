@@ -606,8 +606,7 @@ class ScenarioReader {
     // the graph itself (issue 20, item 3).
     const size_t n_ops = ops.size();
     if (n_ops == 0) return ops.error("found an empty list; expected at least one op");
-    g.ops.reserve(n_ops);
-    g.tensors.reserve(g.tensors.size() + n_ops);
+    g.reserve(g.tensors.size() + n_ops, n_ops);
     // Pass 1: the ops and their outputs (an output may be named without being
     // declared), and the inputs already known; an input named before its
     // producer waits for pass 2.
@@ -900,11 +899,11 @@ class ScenarioReader {
       if (!k.is_scalar())
         return k.error("found " + k.found() + "; expected " + std::string(key_what));
       BRIGADE_ASSIGN_OR_RETURN(std::string name, k.as_name());
-      if (out->count(name))  // before the value: the first problem in the file
+      // check_unique_keys has refused a key written twice before any reading.
+      BRIGADE_ASSIGN_OR_RETURN(const int device, read_device(v));
+      if (!out->emplace(name, device).second)
         return k.error("found key " + yamlio::quote(name) +
                        " a second time; expected each key once");
-      BRIGADE_ASSIGN_OR_RETURN(const int device, read_device(v));
-      out->emplace(name, device);
       const SourcePos p = k.pos();
       where->push_back(Scenario::EntryPosition{std::move(name), p.line, p.column});
       return Status::ok();
