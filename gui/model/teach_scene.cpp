@@ -31,7 +31,7 @@ const planner::DeviceView* view_of(const planner::Plan& plan, int device) {
   if (device < 0 || device >= static_cast<int>(plan.view_of_device.size())) return nullptr;
   const int v = plan.view_of_device[static_cast<size_t>(device)];
   return v >= 0 && v < static_cast<int>(plan.views.size()) ? &plan.views[static_cast<size_t>(v)]
-                                                            : nullptr;
+                                                           : nullptr;
 }
 
 // The first device the plan uses (its views are the teaching's tensors).
@@ -58,7 +58,9 @@ int split_of(const planner::TensorView* t) {
 }
 
 // Rows [k B/N, (k+1) B/N) of axis 0, as integers.
-std::int64_t row_at(std::int64_t rows, int k, int n) { return rows * k / n; }
+std::int64_t row_at(std::int64_t rows, int k, int n) {
+  return rows * k / n;
+}
 
 Shape with_rows(Shape s, std::int64_t rows) {
   if (!s.empty()) s[0] = rows;
@@ -72,8 +74,8 @@ ShardLayout row_split(const std::string& name, const Shape& global, int n, bool 
   for (int k = 0; k < n; ++k) {
     const std::int64_t r0 = row_at(rows, k, n), r1 = row_at(rows, k + 1, n);
     l.local_shapes.push_back(with_rows(global, r1 - r0));
-    l.blocks.push_back({{static_cast<double>(k) / n, static_cast<double>(k + 1) / n, 0, 1, k,
-                         partial}});
+    l.blocks.push_back(
+        {{static_cast<double>(k) / n, static_cast<double>(k + 1) / n, 0, 1, k, partial}});
   }
   return l;
 }
@@ -129,8 +131,8 @@ CollectiveTime ring_time(const Scenario& s, CollectiveKind kind, const std::vect
                          double bytes) {
   CollectiveTime t;
   if (group.size() < 2) return t;
-  auto q = cost::collective_query_on(s.topology, s.profile, kind, CollectiveAlgorithm::kRing,
-                                     group, bytes);
+  auto q = cost::collective_query_on(s.topology, s.profile, kind, CollectiveAlgorithm::kRing, group,
+                                     bytes);
   if (!q.is_ok()) return t;
   auto c = cost::collective_cost(*q);
   if (!c.is_ok()) return t;
@@ -152,7 +154,8 @@ void fill_chefs(TeachScene& scene, const Scenario& s, const planner::Plan& plan,
     c.name = dev.name;
     c.node = dev.node;
     c.capacity_bytes = dev.memory_bytes;
-    if (d < static_cast<int>(plan.device_role.size())) c.role = plan.device_role[static_cast<size_t>(d)];
+    if (d < static_cast<int>(plan.device_role.size()))
+      c.role = plan.device_role[static_cast<size_t>(d)];
     const planner::DeviceView* v = view_of(plan, d);
     c.used = v != nullptr;
     if (v)
@@ -164,7 +167,8 @@ void fill_chefs(TeachScene& scene, const Scenario& s, const planner::Plan& plan,
       for (const cost::DeviceMemoryEstimate& m : estimate->memory)
         if (m.device == d) {
           c.peak_bytes = m.peak_bytes;
-          c.parts_bytes = {m.params_bytes, m.grads_bytes, m.optimizer_bytes, m.activations_bytes};
+          c.parts_bytes = {m.params_bytes, m.grads_bytes, m.optimizer_bytes, m.activations_bytes,
+                           m.other_bytes};
           if (m.capacity_bytes > 0) c.capacity_bytes = m.capacity_bytes;
         }
     scene.chefs.push_back(std::move(c));
@@ -187,7 +191,8 @@ void fill_transfer(TeachScene& scene, const Scenario& s, const planner::Plan& pl
   // The plan's largest collective (closed form's communication list).
   const TeachCommunication* largest = nullptr;
   for (const TeachCommunication& c : scene.communication)
-    if (c.kind != "p2p" && c.group_size >= 2 && (!largest || c.bytes > largest->bytes)) largest = &c;
+    if (c.kind != "p2p" && c.group_size >= 2 && (!largest || c.bytes > largest->bytes))
+      largest = &c;
   // 1. a transfer of the Program.
   for (const Task& task : program.tasks())
     if (task.kind == TaskKind::kTransfer && task.peer >= 0 && task.peer != task.device) {
@@ -259,7 +264,8 @@ void fill_transforms(TeachScene& scene, const Scenario& s, const planner::Plan& 
   const planner::TensorView* w = find_tensor(v, "parameter", 2);
   const Shape xs = x ? x->global_shape : Shape{8, 16};
   const std::string xname = x ? x->name : "x";
-  const Shape ws = w ? w->global_shape : Shape{xs.size() > 1 ? xs[1] : xs[0], xs.size() > 1 ? xs[1] : 1};
+  const Shape ws =
+      w ? w->global_shape : Shape{xs.size() > 1 ? xs[1] : xs[0], xs.size() > 1 ? xs[1] : 1};
   const std::string wname = w ? w->name : "w";
   const DType dtype = x ? x->dtype : DType::kF32;
   // N: the plan's split of x or W over chefs, else the chefs it uses.
@@ -311,10 +317,11 @@ void fill_output(TeachScene& scene, const planner::Plan& plan) {
       if (t.role.rfind("activation", 0) == 0 && !t.global_shape.empty()) y = &t;  // the last
   if (!y) y = find_tensor(v, "", 1);
   TeachOutput& o = scene.output;
-  const int n = std::max(1, std::min(scene.transforms[0].after.blocks.empty()
-                                         ? 1
-                                         : static_cast<int>(scene.transforms[0].after.blocks.size()),
-                                     kMaxChefs));
+  const int n =
+      std::max(1, std::min(scene.transforms[0].after.blocks.empty()
+                               ? 1
+                               : static_cast<int>(scene.transforms[0].after.blocks.size()),
+                           kMaxChefs));
   o.tensor = y ? y->name : "y";
   o.global_shape = y ? y->global_shape : Shape{8, 16};
   const ShardLayout l = row_split(o.tensor, o.global_shape, n);
@@ -322,7 +329,8 @@ void fill_output(TeachScene& scene, const planner::Plan& plan) {
   o.concatenated_shape = o.global_shape;
   if (o.global_shape[0] % n == 0) {
     o.stacked_shape = {n};
-    o.stacked_shape.insert(o.stacked_shape.end(), o.local_shapes[0].begin(), o.local_shapes[0].end());
+    o.stacked_shape.insert(o.stacked_shape.end(), o.local_shapes[0].begin(),
+                           o.local_shapes[0].end());
   }
 }
 

@@ -36,8 +36,9 @@ struct TeachChef {
   double capacity_bytes = 0;
   // The closed form's M_peak = M_model + M_grad + M_opt + M_act (+ comm buffers).
   double peak_bytes = 0;
-  std::array<double, 4> parts_bytes{};  // params, grads, optimizer, activations
-  std::vector<std::string> holds;  // "x (4, 256)", the planner's shards (first few)
+  // params, grads, optimizer, activations, communication buffers
+  std::array<double, 5> parts_bytes{};
+  std::vector<std::string> holds;       // "x (4, 256)", the planner's shards (first few)
 };
 
 // A runner: the route between two chefs shown side by side.
@@ -68,14 +69,14 @@ enum class TransferSource {
 
 struct TeachTransfer {
   TransferSource source = TransferSource::kNone;
-  std::string tensor;  // the tensor or collective it carries ("a", "allreduce")
+  std::string tensor;    // the tensor or collective it carries ("a", "allreduce")
   int from = 0, to = 0;  // devices
   std::string from_name, to_name;
   double bytes = 0;
-  double alpha_seconds = 0;                // the route's alpha
-  double bandwidth_bytes_per_second = 0;   // the route's bottleneck
-  double alpha_part_seconds = 0;           // alpha
-  double beta_part_seconds = 0;            // M / B
+  double alpha_seconds = 0;               // the route's alpha
+  double bandwidth_bytes_per_second = 0;  // the route's bottleneck
+  double alpha_part_seconds = 0;          // alpha
+  double beta_part_seconds = 0;           // M / B
   double seconds() const { return alpha_part_seconds + beta_part_seconds; }
   // The collective this step belongs to (kRingStep) or the plan's largest
   // one, with its alpha and beta terms apart (cost::split_alpha_beta).
@@ -136,25 +137,25 @@ struct TeachPmap {
   Shape input_global, input_local, input_reshaped;  // (B, d), (B/N, d), (N, B/N, d)
   std::string param;
   Shape param_shape;
-  double gradient_bytes = 0;       // what each chef pours into the bowl
-  double allreduce_seconds = 0;    // the gradients' AllReduce (closed form)
+  double gradient_bytes = 0;     // what each chef pours into the bowl
+  double allreduce_seconds = 0;  // the gradients' AllReduce (closed form)
   // The plan has no gradient AllReduce (inference, or one chef): the two
   // figures above are the ring AllReduce (alpha-beta) of its parameters'
   // gradients over the chefs, were it trained.
   bool gradient_if_trained = false;
-  double allgather_seconds = 0;    // all_gather of the input back (alpha-beta)
-  double compute_seconds = 0;      // forward and backward of one chef
-  double step_seconds = 0;         // the closed form's step
+  double allgather_seconds = 0;  // all_gather of the input back (alpha-beta)
+  double compute_seconds = 0;    // forward and backward of one chef
+  double step_seconds = 0;       // the closed form's step
   bool training = true;
 };
 
 struct TeachScene {
-  std::string title;     // the scenario's name
-  std::string summary;   // the head chef's plan in one line (planner::Plan::summary)
+  std::string title;    // the scenario's name
+  std::string summary;  // the head chef's plan in one line (planner::Plan::summary)
   int total_devices = 0;
   int used_devices = 0;
-  std::vector<TeachChef> chefs;  // the first kMaxChefs devices
-  int hidden_chefs = 0;          // devices not shown
+  std::vector<TeachChef> chefs;      // the first kMaxChefs devices
+  int hidden_chefs = 0;              // devices not shown
   std::vector<TeachRunner> runners;  // between chefs i and i+1 (and the last back to the first)
   std::vector<TeachCommunication> communication;
   double step_seconds = 0;

@@ -6,11 +6,16 @@ namespace brigade::gui {
 
 std::string_view teach_mode_name(TeachMode m) {
   switch (m) {
-    case TeachMode::kOverview: return "overview";
-    case TeachMode::kTransfer: return "transfer";
-    case TeachMode::kTransform: return "transform";
-    case TeachMode::kOutput: return "output";
-    case TeachMode::kPmap: return "pmap";
+    case TeachMode::kOverview:
+      return "overview";
+    case TeachMode::kTransfer:
+      return "transfer";
+    case TeachMode::kTransform:
+      return "transform";
+    case TeachMode::kOutput:
+      return "output";
+    case TeachMode::kPmap:
+      return "pmap";
   }
   return "overview";
 }
@@ -26,19 +31,24 @@ TeachMode teach_mode_of(TeachStep step) {
 
 int first_step_of(TeachMode mode) {
   switch (mode) {
-    case TeachMode::kOverview: return static_cast<int>(TeachStep::kKitchen);
-    case TeachMode::kTransfer: return static_cast<int>(TeachStep::kTransferAlpha);
-    case TeachMode::kTransform: return static_cast<int>(TeachStep::kBatchSplit);
-    case TeachMode::kOutput: return static_cast<int>(TeachStep::kOutputStacked);
-    case TeachMode::kPmap: return static_cast<int>(TeachStep::kPmapDevices);
+    case TeachMode::kOverview:
+      return static_cast<int>(TeachStep::kKitchen);
+    case TeachMode::kTransfer:
+      return static_cast<int>(TeachStep::kTransferAlpha);
+    case TeachMode::kTransform:
+      return static_cast<int>(TeachStep::kBatchSplit);
+    case TeachMode::kOutput:
+      return static_cast<int>(TeachStep::kOutputStacked);
+    case TeachMode::kPmap:
+      return static_cast<int>(TeachStep::kPmapDevices);
   }
   return 0;
 }
 
 int steps_in(TeachMode mode) {
   const int m = static_cast<int>(mode);
-  const int end = m + 1 < kNumTeachModes ? first_step_of(static_cast<TeachMode>(m + 1))
-                                         : kNumTeachSteps;
+  const int end =
+      m + 1 < kNumTeachModes ? first_step_of(static_cast<TeachMode>(m + 1)) : kNumTeachSteps;
   return end - first_step_of(mode);
 }
 
@@ -67,10 +77,16 @@ void TeachPlayer::play() {
   playing_ = true;
 }
 
-void TeachPlayer::pause() { playing_ = false; }
+void TeachPlayer::pause() {
+  playing_ = false;
+}
 
-bool TeachPlayer::next() { return go_to(step_ + 1); }
-bool TeachPlayer::previous() { return go_to(step_ - 1); }
+bool TeachPlayer::next() {
+  return go_to(step_ + 1);
+}
+bool TeachPlayer::previous() {
+  return go_to(step_ - 1);
+}
 
 bool TeachPlayer::go_to(int step) {
   if (step < 0 || step >= kNumTeachSteps) return false;

@@ -42,7 +42,7 @@ class TeachCanvas : public QWidget {
   // A tensor of `global` shape drawn at the top of `frame` with its blocks
   // (none: a dashed outline); returns the tensor's rectangle.
   QRectF paint_blocks(QPainter& p, QRectF frame, const Shape& global,
-                    const std::vector<ShardBlock>& blocks);
+                      const std::vector<ShardBlock>& blocks);
   // A layout: one tensor per chef, each with its device's name and shape.
   void paint_layout(QPainter& p, QRectF r, const ShardLayout& layout, const QString& caption);
   // A bar of two parts (alpha, beta) with their labels and a cursor at `progress` of the whole.

@@ -13,9 +13,15 @@
 
 namespace brigade::gui::teach_paint {
 
-inline QString q(const std::string& s) { return QString::fromStdString(s); }
-inline QString secs(double s) { return q(format_seconds(s)); }
-inline QString bytes(double b) { return q(format_bytes(b)); }
+inline QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
+inline QString secs(double s) {
+  return q(format_seconds(s));
+}
+inline QString bytes(double b) {
+  return q(format_bytes(b));
+}
 
 inline const QColor kInk(0x20, 0x24, 0x2c);
 inline const QColor kMuted(0x6a, 0x70, 0x7c);

@@ -22,7 +22,9 @@ using teach_paint::secs;
 
 // A step's animation plays in the first 60% of its time; the rest holds
 // the finished picture so it can be read.
-double animation(double phase) { return std::min(1.0, phase / 0.6); }
+double animation(double phase) {
+  return std::min(1.0, phase / 0.6);
+}
 
 }  // namespace
 
@@ -36,12 +38,14 @@ TeachView::TeachView(QWidget* parent)
     auto* b = new QToolButton(this);
     b->setCheckable(true);
     b->setAutoRaise(true);
-    b->setObjectName(QString("teach_mode_") + QString::fromUtf8(teach_mode_name(static_cast<TeachMode>(m)).data()));
+    b->setObjectName(QString("teach_mode_") +
+                     QString::fromUtf8(teach_mode_name(static_cast<TeachMode>(m)).data()));
     modes_->addButton(b, m);
     top->addWidget(b);
     mode_buttons_[m] = b;
   }
-  connect(modes_, &QButtonGroup::idClicked, this, [this](int m) { show_mode(static_cast<TeachMode>(m)); });
+  connect(modes_, &QButtonGroup::idClicked, this,
+          [this](int m) { show_mode(static_cast<TeachMode>(m)); });
   top->addStretch(1);
   previous_ = new QToolButton(this);
   play_ = new QToolButton(this);
@@ -81,7 +85,8 @@ void TeachView::set_document(DocumentPtr doc) {
   pause();
   doc_ = std::move(doc);
   scene_.reset();
-  if (doc_ && doc_->scenario && doc_->plan) scene_ = build_teach_scene(*doc_->scenario, *doc_->plan);
+  if (doc_ && doc_->scenario && doc_->plan)
+    scene_ = build_teach_scene(*doc_->scenario, *doc_->plan);
   canvas_->set_scene(scene_ ? &*scene_ : nullptr);
   refresh();
 }
@@ -139,14 +144,15 @@ void TeachView::changeEvent(QEvent* e) {
 }
 
 void TeachView::retranslate() {
-  const QString names[kNumTeachModes] = {tr("Overview"), tr("Transfer"), tr("Transform"), tr("Output"),
-                                         tr("pmap demo")};
+  const QString names[kNumTeachModes] = {tr("Overview"), tr("Transfer"), tr("Transform"),
+                                         tr("Output"), tr("pmap demo")};
   const QString tips[kNumTeachModes] = {
       tr("The kitchen: chefs (devices), stations (memory), runners (links), the head chef"),
       tr("A tensor moving between two devices: T = α + M/B, drawn as its two parts"),
       tr("A sharding changing: batch split, AllGather, row split, ReduceScatter"),
       tr("Results gathered back, stacked by device as pmap returns them"),
-      tr("The second seed's pmap: device mapping, sharding, psum, pmean, all_gather, one training step")};
+      tr("The second seed's pmap: device mapping, sharding, psum, pmean, all_gather, one training "
+         "step")};
   for (int m = 0; m < kNumTeachModes; ++m) {
     mode_buttons_[m]->setText(names[m]);
     mode_buttons_[m]->setToolTip(tips[m]);
@@ -172,7 +178,9 @@ void TeachView::refresh() {
   canvas_->set_step(step, animation(player_.phase()));
 }
 
-QString TeachView::narration() const { return narration_of(player_.current()); }
+QString TeachView::narration() const {
+  return narration_of(player_.current());
+}
 
 QString TeachView::narration_of(TeachStep step) const {
   if (!scene_) return tr("Open a scenario (File > Open) to teach with its plan.");
@@ -183,11 +191,13 @@ QString TeachView::narration_of(TeachStep step) const {
     case TeachStep::kKitchen:
       return tr("The kitchen of %1: %n chef(s) (devices), each with a station (its memory, filled "
                 "to its peak); runners (links) carry dishes between them, and the head chef (XLA, "
-                "the planner) decided: %2.", "", s.total_devices)
+                "the planner) decided: %2.",
+                "", s.total_devices)
           .arg(q(s.title), q(s.summary));
     case TeachStep::kTransferAlpha:
       return tr("A runner sets off from %1: before a single byte moves, the message pays the "
-                "link's latency α = %2, however small it is.").arg(q(t.from_name), secs(t.alpha_part_seconds));
+                "link's latency α = %2, however small it is.")
+          .arg(q(t.from_name), secs(t.alpha_part_seconds));
     case TeachStep::kTransferBeta:
       return tr("Then the bytes cross: M/B = %1 / %2 B/s = %3. Bigger dishes take longer; the "
                 "latency does not grow with them.")
@@ -207,40 +217,52 @@ QString TeachView::narration_of(TeachStep step) const {
           .arg(q(s.transforms[0].before.tensor));
     case TeachStep::kAllGather:
       return tr("AllGather: the blocks are put on the shared platter and every chef takes the "
-                "whole tensor back: %1 on this kitchen's links.").arg(secs(s.transforms[1].seconds));
+                "whole tensor back: %1 on this kitchen's links.")
+          .arg(secs(s.transforms[1].seconds));
     case TeachStep::kRowSplit:
       return tr("Row split: the weights %1 are cut by rows, so each chef holds 1/N of them; each "
-                "chef's product is then a partial sum.").arg(q(s.transforms[2].before.tensor));
+                "chef's product is then a partial sum.")
+          .arg(q(s.transforms[2].before.tensor));
     case TeachStep::kReduceScatter:
       return tr("ReduceScatter: the partial sums meet in the sauce bowl and each chef takes back "
-                "only its rows of the total: %1.").arg(secs(s.transforms[3].seconds));
+                "only its rows of the total: %1.")
+          .arg(secs(s.transforms[3].seconds));
     case TeachStep::kOutputStacked:
-      return tr("pmap gives the results back stacked: a new leading axis of %n device(s), "
-                "entry d from chef d.", "", static_cast<int>(s.output.local_shapes.size()));
+      return tr(
+          "pmap gives the results back stacked: a new leading axis of %n device(s), "
+          "entry d from chef d.",
+          "", static_cast<int>(s.output.local_shapes.size()));
     case TeachStep::kOutputConcatenated:
       return tr("Batch sharding gives them back as one batch: the rows concatenated, %1.")
           .arg(q(shape_text(s.output.concatenated_shape)));
     case TeachStep::kPmapDevices:
-      return tr("jax.devices() lists the chefs: %n device(s), each an index on pmap's device "
-                "axis.", "", m.devices);
+      return tr(
+          "jax.devices() lists the chefs: %n device(s), each an index on pmap's device "
+          "axis.",
+          "", m.devices);
     case TeachStep::kPmapShard:
       return tr("The batch %1 is reshaped to %2: row block d goes to device d.")
           .arg(q(shape_text(m.input_global)), q(shape_text(m.input_reshaped)));
     case TeachStep::kPmapCompute:
       return tr("Every chef runs the same compiled function on its own block, all at once "
-                "(%1 each): each ends with its own gradient g_d.").arg(secs(m.compute_seconds));
+                "(%1 each): each ends with its own gradient g_d.")
+          .arg(secs(m.compute_seconds));
     case TeachStep::kPmapPsum:
       return tr("psum: every chef pours its gradient (%1) into the sauce bowl; the bowl holds "
-                "the sum. This AllReduce takes %2.").arg(bytes(m.gradient_bytes), secs(m.allreduce_seconds));
+                "the sum. This AllReduce takes %2.")
+          .arg(bytes(m.gradient_bytes), secs(m.allreduce_seconds));
     case TeachStep::kPmapPmean:
       return tr("pmean: the sum divided by %1 goes back to every chef, so all of them hold the "
-                "same averaged gradient.").arg(m.devices);
+                "same averaged gradient.")
+          .arg(m.devices);
     case TeachStep::kPmapAllGather:
       return tr("all_gather: each chef puts its block on the shared platter and takes every "
-                "block back (%1).").arg(secs(m.allgather_seconds));
+                "block back (%1).")
+          .arg(secs(m.allgather_seconds));
     case TeachStep::kPmapUpdate:
       return tr("Every chef updates its copy of the weights with the same averaged gradient: "
-                "the copies stay equal. One step: %1.").arg(secs(m.step_seconds));
+                "the copies stay equal. One step: %1.")
+          .arg(secs(m.step_seconds));
   }
   return {};
 }

@@ -5,6 +5,7 @@
 // bad input.
 #include <filesystem>
 
+#include <gtest/gtest.h>
 #include <QApplication>
 #include <QFile>
 #include <QImage>
@@ -12,7 +13,6 @@
 #include <QProcess>
 #include <QToolButton>
 #include <QTranslator>
-#include <gtest/gtest.h>
 
 #include "gui/model/loader.hpp"
 #include "gui/views/export.hpp"
@@ -70,9 +70,9 @@ TEST_P(TeachModes, EachModeIsARealPictureOfItsOwn) {
     const auto mode = teach_mode_of(static_cast<TeachStep>(step));
     if (step == first_step_of(mode)) {
       firsts.push_back(image);
-      image.save(QString::fromStdString(
-          (out_dir() / ("teach_" + GetParam().tag + "_" + std::string(teach_mode_name(mode)) + ".png"))
-              .string()));
+      image.save(QString::fromStdString((out_dir() / ("teach_" + GetParam().tag + "_" +
+                                                      std::string(teach_mode_name(mode)) + ".png"))
+                                            .string()));
     }
   }
   ASSERT_EQ(firsts.size(), static_cast<size_t>(kNumTeachModes));
@@ -186,14 +186,16 @@ TEST_P(TeachScreenshotBadInput, OneLineExitTwoNoFile) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, TeachScreenshotBadInput,
     ::testing::Values(
-        BadTeach{{"--view", "teach", "--lesson", "99"},
-                 "brigade-gui: error: --lesson: found '99'; expected a lesson's number from 1 to 7"},
+        BadTeach{
+            {"--view", "teach", "--lesson", "99"},
+            "brigade-gui: error: --lesson: found '99'; expected a lesson's number from 1 to 7"},
         BadTeach{{"--view", "teach", "--lesson", "2", "--step", "17"},
                  "brigade-gui: error: --step: found '17'; expected a step from 0 to 16"},
         BadTeach{{"--view", "teach", "--lesson", "2", "--step", "two"},
                  "brigade-gui: error: --step: found 'two'; expected a step number >= 0"},
-        BadTeach{{"--view", "timeline", "--lesson", "2", "--step", "1"},
-                 "brigade-gui: error: --step: found '1'; expected a view with steps (--view teach)"},
+        BadTeach{
+            {"--view", "timeline", "--lesson", "2", "--step", "1"},
+            "brigade-gui: error: --step: found '1'; expected a view with steps (--view teach)"},
         BadTeach{{"--view", "teach", "--lesson", "2",
                   QString::fromStdString(kSrc + "/scenarios/pmap_train_step.yaml")},
                  "brigade-gui: error: --lesson: found '2'; expected it without a FILE"}));

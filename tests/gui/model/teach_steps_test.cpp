@@ -74,14 +74,13 @@ TEST_P(PmapFrames, StepKShowsExactlyTheseThings) {
 //                     whole  shards compute grads  bowl   sum    mean   gather update clkC   clkAR
 INSTANTIATE_TEST_SUITE_P(
     Steps, PmapFrames,
-    ::testing::Values(
-        FrameCase{TeachStep::kPmapDevices, frame(1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)},
-        FrameCase{TeachStep::kPmapShard, frame(0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0)},
-        FrameCase{TeachStep::kPmapCompute, frame(0, 1, 1, 1, 0, 0, 0, 0, 0, 1, 0)},
-        FrameCase{TeachStep::kPmapPsum, frame(0, 1, 0, 1, 1, 1, 0, 0, 0, 1, 0)},
-        FrameCase{TeachStep::kPmapPmean, frame(0, 1, 0, 0, 1, 0, 1, 0, 0, 1, 1)},
-        FrameCase{TeachStep::kPmapAllGather, frame(0, 1, 0, 0, 0, 0, 1, 1, 0, 1, 1)},
-        FrameCase{TeachStep::kPmapUpdate, frame(0, 1, 0, 0, 0, 0, 1, 0, 1, 1, 1)}));
+    ::testing::Values(FrameCase{TeachStep::kPmapDevices, frame(1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)},
+                      FrameCase{TeachStep::kPmapShard, frame(0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0)},
+                      FrameCase{TeachStep::kPmapCompute, frame(0, 1, 1, 1, 0, 0, 0, 0, 0, 1, 0)},
+                      FrameCase{TeachStep::kPmapPsum, frame(0, 1, 0, 1, 1, 1, 0, 0, 0, 1, 0)},
+                      FrameCase{TeachStep::kPmapPmean, frame(0, 1, 0, 0, 1, 0, 1, 0, 0, 1, 1)},
+                      FrameCase{TeachStep::kPmapAllGather, frame(0, 1, 0, 0, 0, 0, 1, 1, 0, 1, 1)},
+                      FrameCase{TeachStep::kPmapUpdate, frame(0, 1, 0, 0, 0, 0, 1, 0, 1, 1, 1)}));
 
 TEST(PmapFrames, OtherModesShowNoPmapFrame) {
   const PmapFrame f = pmap_frame(TeachStep::kAllGather);
