@@ -432,8 +432,10 @@ void TeachCanvas::paint_transfer(QPainter& p, QRectF r) {
                                                 : tr("sends %1").arg(q(t.tensor)),
           Qt::AlignHCenter | Qt::AlignVCenter);
   text_in(p, b.adjusted(12, 30, -8, -40),
-          step_ == TeachStep::kTransferArrived ? tr("has %1").arg(q(t.tensor))
-                                               : tr("waits for %1").arg(q(t.tensor)),
+          t.source == TransferSource::kRingStep
+              ? (step_ == TeachStep::kTransferArrived ? tr("has the chunk") : tr("waits for the chunk"))
+              : (step_ == TeachStep::kTransferArrived ? tr("has %1").arg(q(t.tensor))
+                                                      : tr("waits for %1").arg(q(t.tensor))),
           Qt::AlignHCenter | Qt::AlignVCenter);
   const double lane_y = a.center().y() + 10;
   p.setPen(QPen(kMuted, 3));
