@@ -255,6 +255,18 @@ void fill_transfer(TeachScene& scene, const Scenario& s, const planner::Plan& pl
   t.beta_part_seconds = cost::p2p_seconds(t.bytes, {0, t.bandwidth_bytes_per_second, 0});
 }
 
+// A tensor whole on the first chef, then cut by rows over n chefs; in the
+// plan when the planner splits `t` that way.
+TeachTransform split_by_rows(TransformKind kind, const planner::TensorView* t,
+                             const std::string& name, const Shape& shape, int n) {
+  TeachTransform r;
+  r.kind = kind;
+  r.before = whole_on_first(name, shape, n);
+  r.after = row_split(name, shape, n);
+  r.in_plan = t && split_of(t) == n && n > 1;
+  return r;
+}
+
 void fill_transforms(TeachScene& scene, const Scenario& s, const planner::Plan& plan) {
   const int first = first_used_device(plan);
   const planner::DeviceView* v = view_of(plan, first);
@@ -280,10 +292,7 @@ void fill_transforms(TeachScene& scene, const Scenario& s, const planner::Plan& 
   const double y_bytes = elements(ys) * dtype_bytes(dtype);
 
   TeachTransform& split = scene.transforms[0];
-  split.kind = TransformKind::kBatchSplit;
-  split.before = whole_on_first(xname, xs, n);
-  split.after = row_split(xname, xs, n);
-  split.in_plan = x && split_of(x) == n && n > 1;
+  split = split_by_rows(TransformKind::kBatchSplit, x, xname, xs, n);
 
   TeachTransform& gather = scene.transforms[1];
   gather.kind = TransformKind::kAllGather;
@@ -293,11 +302,7 @@ void fill_transforms(TeachScene& scene, const Scenario& s, const planner::Plan& 
   const CollectiveTime g = ring_time(s, CollectiveKind::kAllGather, group, x_bytes);
   gather.seconds = g.seconds;
 
-  TeachTransform& rows = scene.transforms[2];
-  rows.kind = TransformKind::kRowSplit;
-  rows.before = whole_on_first(wname, ws, n);
-  rows.after = row_split(wname, ws, n);
-  rows.in_plan = w && split_of(w) == n && n > 1;
+  scene.transforms[2] = split_by_rows(TransformKind::kRowSplit, w, wname, ws, n);
 
   TeachTransform& scatter = scene.transforms[3];
   scatter.kind = TransformKind::kReduceScatter;

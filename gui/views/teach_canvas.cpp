@@ -253,7 +253,8 @@ void TeachCanvas::paint_overview(QPainter& p, QRectF r) {
               .arg(q(s.chefs[static_cast<size_t>(run.from)].name),
                    q(s.chefs[static_cast<size_t>(run.to)].name), secs(run.alpha_seconds),
                    bandwidth(run.bandwidth_bytes_per_second));
-      const QRectF label(b.center().x() + 8, y + 12, p.fontMetrics().horizontalAdvance(closes) + 8, 14);
+      const QRectF label(b.center().x() + 8, y + 12, p.fontMetrics().horizontalAdvance(closes) + 8,
+                         14);
       p.fillRect(label, Qt::white);
       p.setPen(kMuted);
       text_in(p, label, closes);
@@ -431,12 +432,13 @@ void TeachCanvas::paint_transfer(QPainter& p, QRectF r) {
           t.source == TransferSource::kRingStep ? tr("sends a chunk of the %1").arg(q(t.tensor))
                                                 : tr("sends %1").arg(q(t.tensor)),
           Qt::AlignHCenter | Qt::AlignVCenter);
-  text_in(p, b.adjusted(12, 30, -8, -40),
-          t.source == TransferSource::kRingStep
-              ? (step_ == TeachStep::kTransferArrived ? tr("has the chunk") : tr("waits for the chunk"))
-              : (step_ == TeachStep::kTransferArrived ? tr("has %1").arg(q(t.tensor))
-                                                      : tr("waits for %1").arg(q(t.tensor))),
-          Qt::AlignHCenter | Qt::AlignVCenter);
+  text_in(
+      p, b.adjusted(12, 30, -8, -40),
+      t.source == TransferSource::kRingStep
+          ? (step_ == TeachStep::kTransferArrived ? tr("has the chunk") : tr("waits for the chunk"))
+          : (step_ == TeachStep::kTransferArrived ? tr("has %1").arg(q(t.tensor))
+                                                  : tr("waits for %1").arg(q(t.tensor))),
+      Qt::AlignHCenter | Qt::AlignVCenter);
   const double lane_y = a.center().y() + 10;
   p.setPen(QPen(kMuted, 3));
   p.drawLine(QPointF(a.right(), lane_y), QPointF(b.left(), lane_y));

@@ -93,6 +93,11 @@ void TeachView::set_document(DocumentPtr doc) {
 
 void TeachView::set_step(int step) {
   player_.go_to(step);
+  stopped();
+}
+
+// After a step button: the player has paused; so does the timer.
+void TeachView::stopped() {
   timer_->stop();
   refresh();
 }
@@ -106,26 +111,22 @@ void TeachView::play() {
 
 void TeachView::pause() {
   player_.pause();
-  timer_->stop();
-  refresh();
+  stopped();
 }
 
 void TeachView::next() {
   player_.next();
-  timer_->stop();
-  refresh();
+  stopped();
 }
 
 void TeachView::previous() {
   player_.previous();
-  timer_->stop();
-  refresh();
+  stopped();
 }
 
 void TeachView::show_mode(TeachMode mode) {
   player_.go_to_mode(mode);
-  timer_->stop();
-  refresh();
+  stopped();
 }
 
 void TeachView::on_tick() {

@@ -53,6 +53,7 @@ class TeachView : public View {
   void retranslate();
   void refresh();  // controls, narration and canvas from the player
   void on_tick();
+  void stopped();
   QString narration_of(TeachStep step) const;
 
   DocumentPtr doc_;

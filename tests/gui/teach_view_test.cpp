@@ -19,17 +19,12 @@
 #include "gui/views/teach_canvas.hpp"
 #include "gui/views/teach_view.hpp"
 #include "gui/views/view_list.hpp"
+#include "tests/gui/gui_run.hpp"
 
 namespace brigade::gui {
 namespace {
 
 const std::string kSrc = BRIGADE_SOURCE_DIR;
-
-std::filesystem::path out_dir() {
-  const auto d = std::filesystem::temp_directory_path() / "brigade_gui_screens";
-  std::filesystem::create_directories(d);
-  return d;
-}
 
 DocumentPtr load(const std::string& relative) {
   auto doc = load_document(kSrc + "/" + relative);
@@ -140,18 +135,6 @@ TEST(TeachView, ALanguageChangeRetranslatesButtonsAndNarration) {
   QApplication::removeTranslator(&marker);
   QApplication::processEvents();
   EXPECT_EQ(overview->text(), "Overview");
-}
-
-struct GuiRun {
-  int code;
-  QString err;
-};
-
-GuiRun run_gui(const QStringList& args) {
-  QProcess p;
-  p.start(BRIGADE_GUI_EXE, args);
-  p.waitForFinished(120000);
-  return {p.exitCode(), QString::fromUtf8(p.readAllStandardError())};
 }
 
 TEST(TeachScreenshot, LessonAndStepFromTheCommandLine) {
