@@ -117,30 +117,6 @@ void require_flag(std::string_view flag, const std::string& value, std::string_v
         flag, flag, when)};
 }
 
-// The alpha-beta model's two terms apart (the seed's 2(N-1)alpha +
-// 2(N-1)/N beta M): every closed form is alpha terms that do not depend on
-// M plus beta terms proportional to it, so the alpha term is the time of
-// the same collective of 0 bytes, less the call's overhead, and the beta
-// term the rest.
-struct AlphaBetaSplit {
-  double alpha_seconds = 0;
-  double beta_seconds = 0;
-  double messages = -1;  // alpha term / alpha: the latencies paid in series (-1: not one alpha)
-};
-
-AlphaBetaSplit split_alpha_beta(const cost::CollectiveQuery& q, double seconds) {
-  cost::CollectiveQuery empty = q;
-  empty.bytes = 0;
-  AlphaBetaSplit s;
-  auto c0 = cost::collective_cost(empty);
-  s.alpha_seconds = c0.is_ok() ? c0->seconds - q.overhead_seconds : 0;
-  s.beta_seconds = seconds - q.overhead_seconds - s.alpha_seconds;
-  const bool one_alpha = q.algorithm != CollectiveAlgorithm::kHierarchical || q.ranks_per_node >= q.ranks;
-  if (one_alpha && q.intra.alpha_seconds > 0)
-    s.messages = std::round(s.alpha_seconds / q.intra.alpha_seconds);
-  return s;
-}
-
 void run_collective(const CollectiveOptions& o) {
   const auto kind_text = parse_collective_kind(o.kind);
   if (!kind_text) parse_choice_flag("KIND", o.kind, kind_names());  // throws with the choices
@@ -201,7 +177,7 @@ void run_collective(const CollectiveOptions& o) {
   check_algorithm_fits(kind, algorithm, q.ranks, q.ranks_per_node);
   auto c = cost::collective_cost(q);
   if (!c.is_ok()) throw BadInput{"brigade: error: " + c.message()};
-  const AlphaBetaSplit split = split_alpha_beta(q, c->seconds);
+  const cost::AlphaBetaSplit split = cost::split_alpha_beta(q, c->seconds);
 
   if (o.json) {
     nlohmann::json j;

@@ -334,6 +334,20 @@ Status check_algorithm(CollectiveKind kind, CollectiveAlgorithm algorithm, std::
   return Status::ok();
 }
 
+AlphaBetaSplit split_alpha_beta(const CollectiveQuery& q, double seconds) {
+  CollectiveQuery empty = q;
+  empty.bytes = 0;
+  AlphaBetaSplit s;
+  auto c0 = collective_cost(empty);
+  s.alpha_seconds = c0.is_ok() ? c0->seconds - q.overhead_seconds : 0;
+  s.beta_seconds = seconds - q.overhead_seconds - s.alpha_seconds;
+  const bool one_alpha =
+      q.algorithm != CollectiveAlgorithm::kHierarchical || q.ranks_per_node >= q.ranks;
+  if (one_alpha && q.intra.alpha_seconds > 0)
+    s.messages = std::round(s.alpha_seconds / q.intra.alpha_seconds);
+  return s;
+}
+
 Result<CollectiveCost> collective_cost(const CollectiveQuery& q) {
   const int n = q.ranks;
   if (n < 1) return Status::error(fmt::format("found {} ranks; expected at least 1", n));

@@ -191,6 +191,19 @@ struct CollectiveCost {
 // divisible by ranks_per_node, hierarchical Broadcast/Reduce/AllToAll.
 Result<CollectiveCost> collective_cost(const CollectiveQuery& q);
 
+// The alpha-beta model's two terms apart (the seed's 2(N-1)alpha +
+// 2(N-1)/N beta M): every closed form is alpha terms that do not depend on
+// M plus beta terms proportional to it, so the alpha term is the time of
+// the same collective of 0 bytes, less the call's overhead, and the beta
+// term the rest. `seconds`: collective_cost(q)'s. (`brigade collective`,
+// the app's teaching view.)
+struct AlphaBetaSplit {
+  double alpha_seconds = 0;
+  double beta_seconds = 0;
+  double messages = -1;  // alpha term / alpha: the latencies paid in series (-1: not one alpha)
+};
+AlphaBetaSplit split_alpha_beta(const CollectiveQuery& q, double seconds);
+
 // nccl-tests' busBw factor (doc/PERFORMANCE.md there): AllReduce 2(n-1)/n;
 // AllGather, ReduceScatter, AllToAll (n-1)/n; Broadcast, Reduce 1.
 double bus_bandwidth_factor(CollectiveKind kind, int n);

@@ -26,6 +26,8 @@ shots=(
   "scaling|scaling|1400x700||scenarios/llm_13b_128gpu.yaml"
   "calibration|calibration|1400x800||scenarios/profiles/h200_measured.yaml"
   "whatif|whatif|1400x420||scenarios/llm_13b_128gpu.yaml"
+  "teach_pmap|teach|1400x800|--step 13|scenarios/pmap_train_step.yaml"
+  "teach_transfer|teach|1400x800|--step 3|scenarios/lessons/03-sauce-bowl.yaml"
 )
 status=0
 for s in "${shots[@]}"; do

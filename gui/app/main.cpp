@@ -1,5 +1,6 @@
 // brigade-gui [FILE]: the desktop app. brigade-gui --screenshot OUT.png
-// --view NAME [--time T] FILE renders one view without a display.
+// --view NAME [--time T] [--step K] FILE renders one view without a display;
+// --lesson N stands for FILE: lesson N's scenario (scenarios/lessons/NN-*.yaml).
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -7,6 +8,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 
+#include "core/lesson.hpp"
 #include "core/units.hpp"
 #include "gui/app/main_window.hpp"
 #include "gui/app/screenshot.hpp"
@@ -25,6 +27,26 @@ namespace {
 // limits) are dropped; its critical and fatal messages still go out.
 void quiet_qt(QtMsgType type, const QMessageLogContext&, const QString& text) {
   if (type == QtCriticalMsg || type == QtFatalMsg) std::cerr << text.toStdString() << "\n";
+}
+
+// The scenario of lesson `number` (core/lesson.hpp), or exit 2 with one line.
+std::string lesson_scenario(const QString& number) {
+  bool ok = false;
+  const int n = number.toInt(&ok);
+  const std::string folder =
+      brigade::find_lessons_folder(QCoreApplication::applicationDirPath().toStdString());
+  if (folder.empty())
+    flag_error("--lesson", number, "a scenarios/lessons folder near brigade-gui, the working "
+                                   "folder or $BRIGADE_LESSONS");
+  auto lessons = brigade::load_lessons(folder);
+  if (!lessons.is_ok()) {
+    std::cerr << lessons.message() << "\n";
+    std::exit(2);
+  }
+  for (const brigade::Lesson& l : *lessons)
+    if (ok && l.number == n) return l.scenario_path;
+  flag_error("--lesson", number,
+             QString("a lesson's number from 1 to %1").arg(static_cast<int>(lessons->size())));
 }
 
 }  // namespace
@@ -56,12 +78,16 @@ int main(int argc, char** argv) {
   QCommandLineOption view("view", "the view to render: " + brigade::gui::view_names() + ", window",
                           "NAME", "timeline");
   QCommandLineOption time("time", "the time cursor for --screenshot (e.g. 1.5ms)", "T");
+  QCommandLineOption step("step", "the step of a teaching view for --screenshot (--view teach)",
+                          "K");
+  QCommandLineOption lesson("lesson", "open lesson N's scenario (scenarios/lessons) instead of FILE",
+                            "N");
   QCommandLineOption size("size", "the picture's size for --screenshot (default 1600x900)", "WxH");
   QCommandLineOption gran("granularity", "task granularity: auto, kernel, region or step", "G",
                           "auto");
   QCommandLineOption network("network", "flow or ideal (default: the scenario's)", "N");
   QCommandLineOption profile("profile", "a hardware profile replacing the scenario's", "FILE");
-  parser.addOptions({shot, view, time, size, gran, network, profile});
+  parser.addOptions({shot, view, time, step, lesson, size, gran, network, profile});
   parser.process(app);
 
   brigade::gui::LoadOptions load;
@@ -80,8 +106,12 @@ int main(int argc, char** argv) {
     load.network = n.toStdString();
   }
   if (parser.isSet(profile)) load.profile = parser.value(profile).toStdString();
-  const QStringList files = parser.positionalArguments();
+  QStringList files = parser.positionalArguments();
   if (files.size() > 1) flag_error("FILE", files.join(' '), "one file");
+  if (parser.isSet(lesson)) {
+    if (!files.isEmpty()) flag_error("--lesson", parser.value(lesson), "it without a FILE");
+    files << QString::fromStdString(lesson_scenario(parser.value(lesson)));
+  }
 
   if (parser.isSet(shot)) {
     brigade::gui::ScreenshotRequest r;
@@ -95,6 +125,11 @@ int main(int argc, char** argv) {
       auto v = brigade::parse_quantity(t.toStdString(), brigade::Dimension::kSeconds);
       if (!v.is_ok() || *v < 0) flag_error("--time", t, "a time >= 0 such as 1.5ms");
       r.time_seconds = *v;
+    }
+    if (parser.isSet(step)) {
+      bool ok = false;
+      r.step = parser.value(step).toInt(&ok);
+      if (!ok || r.step < 0) flag_error("--step", parser.value(step), "a step number >= 0");
     }
     if (parser.isSet(size)) {
       const QStringList wh = parser.value(size).split('x');

@@ -31,7 +31,10 @@ int window_screenshot(const ScreenshotRequest& r) {
     return 2;
   }
   if (r.time_seconds >= 0) w.set_time_seconds(r.time_seconds);
-  for (const ViewInfo& v : view_list()) w.view(v.name)->wait_ready(24 * 3600 * 1000);
+  for (const ViewInfo& v : view_list()) {
+    if (r.step >= 0 && r.step < w.view(v.name)->steps()) w.view(v.name)->set_step(r.step);
+    w.view(v.name)->wait_ready(24 * 3600 * 1000);
+  }
   QApplication::processEvents();
   const Status st = save(&w, r.out, "window");
   if (!st.is_ok()) {
@@ -66,11 +69,19 @@ int take_screenshot(const ScreenshotRequest& r) {
                : 1;
   }
   std::unique_ptr<View> view(info->make(nullptr));
+  if (r.step >= 0 && r.step >= view->steps()) {
+    std::cerr << "brigade-gui: error: --step: found '" << r.step << "'; expected "
+              << (view->steps() == 0 ? "a view with steps (--view teach)"
+                                     : "a step from 0 to " + std::to_string(view->steps() - 1))
+              << "\n";
+    return 2;
+  }
   view->setAttribute(Qt::WA_DontShowOnScreen);
   view->resize(r.size);
   view->show();
   view->set_document(doc.value());
   if (r.time_seconds >= 0) view->set_time_seconds(r.time_seconds);
+  if (r.step >= 0) view->set_step(r.step);
   view->wait_ready(24 * 3600 * 1000);
   QApplication::processEvents();
   const Status st = save(view.get(), r.out, r.view);

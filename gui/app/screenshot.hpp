@@ -1,4 +1,4 @@
-// `brigade-gui --screenshot OUT.png --view NAME [--time T] FILE`: one view
+// `brigade-gui --screenshot OUT.png --view NAME [--time T] [--step K] FILE`: one view
 // rendered without a display (QT_QPA_PLATFORM=offscreen) for tests, docs and
 // scripts. Bad input: the CLI's one line on stderr, exit 2, no file.
 #pragma once
@@ -15,6 +15,7 @@ struct ScreenshotRequest {
   QString view = "timeline";
   QString file;
   double time_seconds = -1;  // < 0: none
+  int step = -1;             // --step K of a view with steps (View::steps); < 0: none
   QSize size{1600, 900};
   LoadOptions load;
 };

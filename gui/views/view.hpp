@@ -36,6 +36,10 @@ class View : public QWidget {
   // if some is still running. --screenshot and the screenshot tests call it
   // before taking the picture. GUI thread only.
   virtual bool wait_ready(int timeout_ms) { (void)timeout_ms; return true; }
+  // Views that teach step by step (the teaching view): how many steps, and
+  // show step 0 <= `step` < steps() (--screenshot --step K). 0: no steps.
+  virtual int steps() const { return 0; }
+  virtual void set_step(int step) { (void)step; }
 
  signals:
   // The user picked a time here: the other views follow.

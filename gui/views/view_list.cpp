@@ -5,6 +5,7 @@
 #include "gui/views/calibration_view.hpp"
 #include "gui/views/memory_view.hpp"
 #include "gui/views/scaling_view.hpp"
+#include "gui/views/teach_view.hpp"
 #include "gui/views/timeline_view.hpp"
 #include "gui/views/topology_view.hpp"
 #include "gui/views/whatif_view.hpp"
@@ -25,6 +26,8 @@ const std::vector<ViewInfo>& view_list() {
        [](QWidget* p) -> View* { return new CalibrationView(p); }},
       {"whatif", "What-if", Qt::BottomDockWidgetArea,
        [](QWidget* p) -> View* { return new WhatIfView(p); }},
+      {"teach", "Teach", Qt::BottomDockWidgetArea,
+       [](QWidget* p) -> View* { return new TeachView(p); }},
   };
   return views;
 }

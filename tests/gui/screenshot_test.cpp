@@ -14,17 +14,12 @@
 #include "gui/views/export.hpp"
 #include "gui/views/view.hpp"
 #include "gui/views/view_list.hpp"
+#include "tests/gui/gui_run.hpp"
 
 namespace brigade::gui {
 namespace {
 
 const std::string kSrc = BRIGADE_SOURCE_DIR;
-
-std::filesystem::path out_dir() {
-  const auto d = std::filesystem::temp_directory_path() / "brigade_gui_screens";
-  std::filesystem::create_directories(d);
-  return d;
-}
 
 // Renders every view of `doc` at 1600 x 900 and checks each picture.
 void every_view_is_a_real_picture(const DocumentPtr& doc, const std::string& tag) {
@@ -60,18 +55,6 @@ TEST(Screenshots, EveryViewOfGpt3OnA1024GpusIsARealPicture) {
   auto doc = load_document(kSrc + "/scenarios/gpt3_175b_1024.yaml", o);
   ASSERT_TRUE(doc.is_ok()) << doc.message();
   every_view_is_a_real_picture(*doc, "gpt3_175b_1024");
-}
-
-struct GuiRun {
-  int code;
-  QString err;
-};
-
-GuiRun run_gui(const QStringList& args) {
-  QProcess p;
-  p.start(BRIGADE_GUI_EXE, args);
-  p.waitForFinished(120000);
-  return {p.exitCode(), QString::fromUtf8(p.readAllStandardError())};
 }
 
 TEST(Screenshots, TheCommandLineWritesAPng) {

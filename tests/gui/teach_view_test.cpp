@@ -1,0 +1,187 @@
+// The teaching view (gui/views/teach_view.hpp) offscreen: a picture of each
+// mode that is really drawn (the canvas alone, not the buttons), the step
+// buttons and play / pause, re-translation on a language change, and
+// `brigade-gui --screenshot --view teach --lesson N --step K` with its
+// bad input.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+#include <QApplication>
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QProcess>
+#include <QToolButton>
+#include <QTranslator>
+
+#include "gui/model/loader.hpp"
+#include "gui/views/export.hpp"
+#include "gui/views/teach_canvas.hpp"
+#include "gui/views/teach_view.hpp"
+#include "gui/views/view_list.hpp"
+#include "tests/gui/gui_run.hpp"
+
+namespace brigade::gui {
+namespace {
+
+const std::string kSrc = BRIGADE_SOURCE_DIR;
+
+DocumentPtr load(const std::string& relative) {
+  auto doc = load_document(kSrc + "/" + relative);
+  EXPECT_TRUE(doc.is_ok()) << doc.message();
+  return doc.is_ok() ? *doc : nullptr;
+}
+
+struct ModeCase {
+  std::string scenario;
+  std::string tag;
+};
+
+class TeachModes : public ::testing::TestWithParam<ModeCase> {};
+
+// Every step of every mode draws a real picture, and the modes differ.
+TEST_P(TeachModes, EachModeIsARealPictureOfItsOwn) {
+  DocumentPtr doc = load(GetParam().scenario);
+  ASSERT_TRUE(doc);
+  TeachView v;
+  v.setAttribute(Qt::WA_DontShowOnScreen);
+  v.resize(1600, 900);
+  v.show();
+  v.set_document(doc);
+  ASSERT_TRUE(v.scene());
+  auto* canvas = v.findChild<TeachCanvas*>();
+  ASSERT_TRUE(canvas);
+  std::vector<QImage> firsts;
+  for (int step = 0; step < v.steps(); ++step) {
+    SCOPED_TRACE(step);
+    v.set_step(step);
+    EXPECT_EQ(v.player().step(), step);
+    QApplication::processEvents();
+    const QImage image = render_widget(canvas);
+    const ImageStats s = image_stats(image);
+    EXPECT_GE(s.distinct_colours, 12);
+    EXPECT_GE(s.non_background_fraction, 0.03);
+    EXPECT_FALSE(v.narration().isEmpty());
+    const auto mode = teach_mode_of(static_cast<TeachStep>(step));
+    if (step == first_step_of(mode)) {
+      firsts.push_back(image);
+      image.save(QString::fromStdString((out_dir() / ("teach_" + GetParam().tag + "_" +
+                                                      std::string(teach_mode_name(mode)) + ".png"))
+                                            .string()));
+    }
+  }
+  ASSERT_EQ(firsts.size(), static_cast<size_t>(kNumTeachModes));
+  for (size_t i = 0; i < firsts.size(); ++i)
+    for (size_t j = i + 1; j < firsts.size(); ++j) EXPECT_NE(firsts[i], firsts[j]) << i << " " << j;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Scenarios, TeachModes,
+    ::testing::Values(ModeCase{"scenarios/pmap_train_step.yaml", "pmap_train_step"},
+                      ModeCase{"scenarios/lessons/01-placement-cost.yaml", "lesson01"},
+                      ModeCase{"scenarios/lessons/03-sauce-bowl.yaml", "lesson03"},
+                      ModeCase{"scenarios/lessons/05-model-sharding.yaml", "lesson05"}));
+
+TEST(TeachView, ButtonsStepPlayAndPause) {
+  TeachView v;
+  v.set_document(load("scenarios/lessons/02-pmap-sharding.yaml"));
+  auto* pmap = v.findChild<QToolButton*>("teach_mode_pmap");
+  ASSERT_TRUE(pmap);
+  pmap->click();
+  EXPECT_EQ(v.player().mode(), TeachMode::kPmap);
+  EXPECT_EQ(v.player().current(), TeachStep::kPmapDevices);
+  v.next();
+  EXPECT_EQ(v.player().current(), TeachStep::kPmapShard);
+  EXPECT_NE(v.narration().indexOf("(8, 4, 256)"), -1) << v.narration().toStdString();
+  v.previous();
+  EXPECT_EQ(v.player().current(), TeachStep::kPmapDevices);
+  v.play();
+  EXPECT_TRUE(v.player().playing());
+  v.pause();
+  EXPECT_FALSE(v.player().playing());
+}
+
+TEST(TeachView, WithoutAScenarioItSaysWhatToOpen) {
+  TeachView v;
+  v.set_document(nullptr);
+  EXPECT_FALSE(v.scene());
+  EXPECT_NE(v.narration().indexOf("Open a scenario"), -1);
+}
+
+// A translator that marks every string of the teaching view.
+class MarkingTranslator : public QTranslator {
+ public:
+  QString translate(const char* context, const char* source, const char* disambiguation,
+                    int n) const override {
+    (void)disambiguation;
+    (void)n;
+    if (QByteArray(context).contains("Teach")) return QString("«") + QString::fromUtf8(source);
+    return {};
+  }
+  bool isEmpty() const override { return false; }
+};
+
+TEST(TeachView, ALanguageChangeRetranslatesButtonsAndNarration) {
+  TeachView v;
+  v.set_document(load("scenarios/pmap_train_step.yaml"));
+  auto* overview = v.findChild<QToolButton*>("teach_mode_overview");
+  ASSERT_TRUE(overview);
+  EXPECT_EQ(overview->text(), "Overview");
+  MarkingTranslator marker;
+  QApplication::installTranslator(&marker);  // sends QEvent::LanguageChange
+  QApplication::processEvents();
+  EXPECT_EQ(overview->text(), "«Overview");
+  EXPECT_TRUE(v.narration().startsWith("«")) << v.narration().toStdString();
+  QApplication::removeTranslator(&marker);
+  QApplication::processEvents();
+  EXPECT_EQ(overview->text(), "Overview");
+}
+
+TEST(TeachScreenshot, LessonAndStepFromTheCommandLine) {
+  const QString out = QString::fromStdString((out_dir() / "cli_teach.png").string());
+  QFile::remove(out);
+  const GuiRun r = run_gui({"--screenshot", out, "--view", "teach", "--lesson", "2", "--step", "11",
+                            "--size", "1200x700"});
+  ASSERT_EQ(r.code, 0) << r.err.toStdString();
+  const QImage image(out);
+  EXPECT_EQ(image.size(), QSize(1200, 700));
+  EXPECT_GE(image_stats(image).distinct_colours, 12);
+}
+
+struct BadTeach {
+  QStringList args;
+  std::string message;
+};
+
+class TeachScreenshotBadInput : public ::testing::TestWithParam<BadTeach> {};
+
+TEST_P(TeachScreenshotBadInput, OneLineExitTwoNoFile) {
+  const QString out = QString::fromStdString((out_dir() / "bad_teach.png").string());
+  QFile::remove(out);
+  QStringList args = {"--screenshot", out};
+  args << GetParam().args;
+  const GuiRun r = run_gui(args);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.toStdString(), GetParam().message + "\n");
+  EXPECT_FALSE(QFile::exists(out));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, TeachScreenshotBadInput,
+    ::testing::Values(
+        BadTeach{
+            {"--view", "teach", "--lesson", "99"},
+            "brigade-gui: error: --lesson: found '99'; expected a lesson's number from 1 to 7"},
+        BadTeach{{"--view", "teach", "--lesson", "2", "--step", "17"},
+                 "brigade-gui: error: --step: found '17'; expected a step from 0 to 16"},
+        BadTeach{{"--view", "teach", "--lesson", "2", "--step", "two"},
+                 "brigade-gui: error: --step: found 'two'; expected a step number >= 0"},
+        BadTeach{
+            {"--view", "timeline", "--lesson", "2", "--step", "1"},
+            "brigade-gui: error: --step: found '1'; expected a view with steps (--view teach)"},
+        BadTeach{{"--view", "teach", "--lesson", "2",
+                  QString::fromStdString(kSrc + "/scenarios/pmap_train_step.yaml")},
+                 "brigade-gui: error: --lesson: found '2'; expected it without a FILE"}));
+
+}  // namespace
+}  // namespace brigade::gui
