@@ -34,14 +34,36 @@
 
 namespace brigade::cost {
 
-// The three block templates of one transformer shape.
+// What the judge reads from a block template again and again, worked out
+// once per template (element counts are whole numbers below 2^53: their
+// sums are exact in any order).
+struct TemplateFigures {
+  double saved_bytes = 0;            // BlockTemplate::saved_bytes()
+  double recompute_saved_bytes = 0;  // BlockTemplate::recompute_saved_bytes()
+  std::vector<double> group_elements;    // ParamGroup::local_elements() per group
+  std::vector<double> group_replicated;  // ParamGroup::replicated_elements() per group
+  // The backward kernel that completes the tied word embedding's gradient on
+  // the head ("head.logits.wgrad"), or -1.
+  int tied_wgrad = -1;
+};
+TemplateFigures template_figures(const BlockTemplate& tpl);
+
+// The three block templates of one transformer shape and their figures.
 struct TransformerBlocks {
   BlockTemplate layer, embedding, head;
+  TemplateFigures layer_figures, embedding_figures, head_figures;
+  // Fills the figures from the templates.
+  void prepare();
 };
+
+namespace detail {
+struct TransformerCache;  // the transformer judge's own (costmodel/plan_transformer_cache.hpp)
+}
 
 class PlanMemo {
  public:
   PlanMemo(const Topology& topology, const HardwareProfile& profile);
+  ~PlanMemo();
   PlanMemo(const PlanMemo&) = delete;
   PlanMemo& operator=(const PlanMemo&) = delete;
 
@@ -57,6 +79,10 @@ class PlanMemo {
   // skip hashing and comparing the group: a pipeline stage asks for its
   // tensor and data groups' collectives again and again.
   int group_handle(const std::vector<int>& group) { return group_id(group, true); }
+  // The same for the group {first, first + stride, ..., first + (size-1)
+  // stride} (a pipeline stage's tensor and data groups are such), without
+  // building it: the same handle as the vector's.
+  int group_handle(int first, int stride, int size);
   std::optional<double> find_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                         int group_handle, double bytes);
 
@@ -66,6 +92,9 @@ class PlanMemo {
   // route_alpha_seconds and route_bandwidth_bytes_per_second of the route
   // src -> dst, looked up once.
   AlphaBeta route_alpha_beta(int src, int dst);
+
+  // The transformer judge's cache of work shared by plans (gradient buckets).
+  detail::TransformerCache& transformer_cache() { return *transformer_cache_; }
 
   std::uint64_t hits() const { return hits_; }
   std::uint64_t misses() const { return misses_; }
@@ -79,35 +108,37 @@ class PlanMemo {
   struct GroupHash {
     std::size_t operator()(const std::vector<int>& g) const;
   };
-  struct Key {
-    int group;
-    std::uint8_t kind, algorithm;
-    double bytes;
-    bool operator==(const Key& o) const {
-      return group == o.group && kind == o.kind && algorithm == o.algorithm && bytes == o.bytes;
-    }
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const;
-  };
   int group_id(const std::vector<int>& group, bool add);
+  int progression_id(int first, int stride, int size, bool add);
 
   Topology topology_;  // a copy sharing the original's route cache: its identity
   const HardwareProfile* profile_;
-  std::unordered_map<std::vector<int>, int, GroupHash> groups_;
-  // The groups asked for last (a stage asks for one group again and again):
-  // compared by content before hashing.
-  struct Recent {
-    std::vector<int> group;
-    int id = -1;
+  // Groups that are arithmetic progressions (every group the transformer
+  // judge asks for), in an open-addressing table of (first, stride, size);
+  // the others by content.
+  struct Progression {
+    int first = 0, stride = 0, size = 0, id = -1;
   };
-  Recent recent_[4];
+  std::vector<Progression> progressions_;  // capacity a power of two; id -1: empty
+  std::size_t progression_count_ = 0;
+  std::unordered_map<std::vector<int>, int, GroupHash> groups_;
+  int group_count_ = 0;
+  Progression recent_[4];  // the progressions asked for last
   unsigned next_recent_ = 0;
-  std::unordered_map<Key, double, KeyHash> times_;
+  // Each group's collectives: a short list, newest last (the plans of one
+  // class ask for the newest ones), searched from its end.
+  struct Priced {
+    double bytes = 0, seconds = 0;
+    std::uint8_t kind = 0, algorithm = 0;
+  };
+  std::vector<std::vector<Priced>> times_;  // by group id
   using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, double, int,
                               std::int64_t, int, bool, int>;
   std::map<ShapeKey, std::unique_ptr<TransformerBlocks>> blocks_;
+  ShapeKey last_shape_{};
+  const TransformerBlocks* last_blocks_ = nullptr;
   std::unordered_map<std::uint64_t, AlphaBeta> routes_;
+  std::unique_ptr<detail::TransformerCache> transformer_cache_;
   std::uint64_t hits_ = 0, misses_ = 0;
 };
 
