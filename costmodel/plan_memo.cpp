@@ -17,6 +17,14 @@ TemplateFigures template_figures(const BlockTemplate& tpl) {
     f.group_elements.push_back(g.local_elements());
     f.group_replicated.push_back(g.replicated_elements());
   }
+  auto collectives = [](const std::vector<Kernel>& ks, std::vector<std::pair<CollectiveKind, double>>& out) {
+    for (const Kernel& k : ks)
+      if (k.is_collective) out.emplace_back(k.collective, k.collective_bytes);
+  };
+  collectives(tpl.forward, f.forward_collectives);
+  f.collectives = f.forward_collectives;
+  collectives(tpl.recompute, f.collectives);
+  collectives(tpl.backward, f.collectives);
   for (size_t n = 0; n < tpl.backward.size(); ++n)
     if (tpl.backward[n].name == "head.logits.wgrad") {
       f.tied_wgrad = static_cast<int>(n);
@@ -35,6 +43,8 @@ PlanMemo::PlanMemo(const Topology& topology, const HardwareProfile& profile)
     : topology_(topology),
       profile_(&profile),
       progressions_(1024),
+      times_(1 << 14),
+      recent_times_(1 << 12),
       transformer_cache_(std::make_unique<detail::TransformerCache>()) {}
 
 PlanMemo::~PlanMemo() = default;
@@ -54,11 +64,19 @@ std::size_t PlanMemo::GroupHash::operator()(const std::vector<int>& g) const {
 }
 
 namespace {
+// MurmurHash3's 64-bit finaliser: every input bit reaches every output bit.
+std::uint64_t mix(std::uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
 std::size_t progression_hash(int first, int stride, int size) {
-  std::uint64_t h = static_cast<std::uint32_t>(first) * 0x9e3779b97f4a7c15ULL;
-  h ^= (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stride)) << 32 | static_cast<std::uint32_t>(size)) *
-       0xc2b2ae3d27d4eb4fULL;
-  return static_cast<std::size_t>(h ^ (h >> 29));
+  return static_cast<std::size_t>(
+      mix(mix(static_cast<std::uint32_t>(first)) ^
+          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stride)) << 32 | static_cast<std::uint32_t>(size))));
 }
 }  // namespace
 
@@ -77,7 +95,6 @@ int PlanMemo::progression_id(int first, int stride, int size, bool add) {
   }
   if (!add) return -1;
   const Progression fresh{first, stride, size, group_count_++};
-  times_.emplace_back();
   progressions_[at] = fresh;
   recent_[next_recent_++ % 4] = fresh;
   if (++progression_count_ * 2 > progressions_.size()) {  // grow at half full
@@ -113,7 +130,6 @@ int PlanMemo::group_id(const std::vector<int>& group, bool add) {
   if (it != groups_.end()) return it->second;
   if (!add) return -1;
   const int id = group_count_++;
-  times_.emplace_back();
   groups_.emplace(group, id);
   return id;
 }
@@ -123,17 +139,40 @@ std::optional<double> PlanMemo::find_collective(CollectiveKind kind, CollectiveA
   return find_collective(kind, algorithm, group_id(group, false), bytes);
 }
 
+std::uint64_t PlanMemo::key_hash(int group, std::uint8_t kind, std::uint8_t algorithm, double bytes) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, &bytes, sizeof b);
+  return mix(mix(b) ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(group)) << 16 |
+                       static_cast<std::uint64_t>(kind) << 8 | algorithm));
+}
+
+std::size_t PlanMemo::slot_of(std::uint64_t hash, int group, std::uint8_t kind, std::uint8_t algorithm,
+                              double bytes) const {
+  const std::size_t mask = times_.size() - 1;
+  std::size_t at = static_cast<std::size_t>(hash) & mask;
+  while (true) {
+    const Priced& x = times_[at];
+    if (x.group < 0 || (x.group == group && x.bytes == bytes && x.kind == kind && x.algorithm == algorithm))
+      return at;
+    at = (at + 1) & mask;
+  }
+}
+
 std::optional<double> PlanMemo::find_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                                 int g, double bytes) {
   if (g >= 0) {
-    const std::vector<Priced>& list = times_[static_cast<size_t>(g)];
     const auto k = static_cast<std::uint8_t>(kind), a = static_cast<std::uint8_t>(algorithm);
-    for (size_t i = list.size(); i-- > 0;) {
-      const Priced& x = list[i];
-      if (x.bytes == bytes && x.kind == k && x.algorithm == a) {
-        ++hits_;
-        return x.seconds;
-      }
+    const std::uint64_t h = key_hash(g, k, a, bytes);
+    Priced& near = recent_times_[static_cast<std::size_t>(h >> 40) & (recent_times_.size() - 1)];
+    if (near.group == g && near.bytes == bytes && near.kind == k && near.algorithm == a) {
+      ++hits_;
+      return near.seconds;
+    }
+    const Priced& x = times_[slot_of(h, g, k, a, bytes)];
+    if (x.group >= 0) {
+      ++hits_;
+      near = x;
+      return x.seconds;
     }
   }
   ++misses_;
@@ -143,14 +182,33 @@ std::optional<double> PlanMemo::find_collective(CollectiveKind kind, CollectiveA
 void PlanMemo::store_collective(CollectiveKind kind, CollectiveAlgorithm algorithm, const std::vector<int>& group,
                                 double bytes, double seconds) {
   const int g = group_id(group, true);
-  std::vector<Priced>& list = times_[static_cast<size_t>(g)];
   const auto k = static_cast<std::uint8_t>(kind), a = static_cast<std::uint8_t>(algorithm);
-  for (Priced& x : list)
-    if (x.bytes == bytes && x.kind == k && x.algorithm == a) {
-      x.seconds = seconds;
-      return;
-    }
-  list.push_back({bytes, seconds, k, a});
+  const std::uint64_t h = key_hash(g, k, a, bytes);
+  Priced& x = times_[slot_of(h, g, k, a, bytes)];
+  const bool fresh = x.group < 0;
+  x = Priced{bytes, seconds, g, k, a};
+  recent_times_[static_cast<std::size_t>(h >> 40) & (recent_times_.size() - 1)] = x;
+  if (fresh && ++time_count_ * 2 > times_.size()) {  // grow at half full
+    std::vector<Priced> old(times_.size() * 2);
+    old.swap(times_);
+    for (const Priced& y : old)
+      if (y.group >= 0) times_[slot_of(key_hash(y.group, y.kind, y.algorithm, y.bytes), y.group, y.kind,
+                                       y.algorithm, y.bytes)] = y;
+  }
+}
+
+const NcclGroupShape* PlanMemo::nccl_shape(const std::vector<int>& group, const NcclTable* table) {
+  const int g = group_id(group, false);
+  if (g < 0 || static_cast<size_t>(g) >= shapes_.size()) return nullptr;
+  const Shape& s = shapes_[static_cast<size_t>(g)];
+  return s.table == table && table != nullptr ? &s.shape : nullptr;
+}
+
+void PlanMemo::store_nccl_shape(const std::vector<int>& group, const NcclTable* table,
+                                const NcclGroupShape& shape) {
+  const auto g = static_cast<size_t>(group_id(group, true));
+  if (g >= shapes_.size()) shapes_.resize(g + 1);
+  shapes_[g] = Shape{table, shape};
 }
 
 Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape) {

@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <tuple>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -30,6 +31,7 @@
 #include "core/status.hpp"
 #include "core/topology.hpp"
 #include "costmodel/collectives.hpp"
+#include "costmodel/nccl_model.hpp"
 #include "costmodel/transformer_blocks.hpp"
 
 namespace brigade::cost {
@@ -42,6 +44,9 @@ struct TemplateFigures {
   double recompute_saved_bytes = 0;  // BlockTemplate::recompute_saved_bytes()
   std::vector<double> group_elements;    // ParamGroup::local_elements() per group
   std::vector<double> group_replicated;  // ParamGroup::replicated_elements() per group
+  // The tensor-parallel collectives of the forward list, and of the
+  // forward, recompute and backward lists, as (kind, bytes) in list order.
+  std::vector<std::pair<CollectiveKind, double>> forward_collectives, collectives;
   // The backward kernel that completes the tied word embedding's gradient on
   // the head ("head.logits.wgrad"), or -1.
   int tied_wgrad = -1;
@@ -54,6 +59,10 @@ struct TransformerBlocks {
   TemplateFigures layer_figures, embedding_figures, head_figures;
   // Fills the figures from the templates.
   void prepare();
+  // The figures of one of the three templates.
+  const TemplateFigures& figures_of(const BlockTemplate* tpl) const {
+    return tpl == &layer ? layer_figures : tpl == &embedding ? embedding_figures : head_figures;
+  }
 };
 
 namespace detail {
@@ -85,6 +94,11 @@ class PlanMemo {
   int group_handle(int first, int stride, int size);
   std::optional<double> find_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                         int group_handle, double bytes);
+
+  // NCCL's view of a group (nccl_group_shape), worked out once per group
+  // and table: every kind and size of collective on the group shares it.
+  const NcclGroupShape* nccl_shape(const std::vector<int>& group, const NcclTable* table);
+  void store_nccl_shape(const std::vector<int>& group, const NcclTable* table, const NcclGroupShape& shape);
 
   // transformer_layer, embedding_block and head_block of `shape`, built once.
   Result<const TransformerBlocks*> blocks(const TransformerShape& shape);
@@ -125,13 +139,27 @@ class PlanMemo {
   int group_count_ = 0;
   Progression recent_[4];  // the progressions asked for last
   unsigned next_recent_ = 0;
-  // Each group's collectives: a short list, newest last (the plans of one
-  // class ask for the newest ones), searched from its end.
+  // Collective times in an open-addressing table keyed by (group, kind,
+  // algorithm, size): one probe a lookup, most of the time.
   struct Priced {
     double bytes = 0, seconds = 0;
+    int group = -1;  // -1: empty
     std::uint8_t kind = 0, algorithm = 0;
   };
-  std::vector<std::vector<Priced>> times_;  // by group id
+  std::vector<Priced> times_;  // capacity a power of two
+  std::size_t time_count_ = 0;
+  // The collectives found last, one per hash value modulo its size: a
+  // direct-mapped table small enough to stay in cache (the plans of one
+  // class ask for the same few hundred collectives), in front of `times_`.
+  std::vector<Priced> recent_times_;
+  static std::uint64_t key_hash(int group, std::uint8_t kind, std::uint8_t algorithm, double bytes);
+  std::size_t slot_of(std::uint64_t hash, int group, std::uint8_t kind, std::uint8_t algorithm,
+                      double bytes) const;
+  struct Shape {
+    const NcclTable* table = nullptr;
+    NcclGroupShape shape;
+  };
+  std::vector<Shape> shapes_;  // by group id; table null: none yet
   using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, double, int,
                               std::int64_t, int, bool, int>;
   std::map<ShapeKey, std::unique_ptr<TransformerBlocks>> blocks_;

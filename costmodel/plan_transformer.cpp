@@ -106,14 +106,20 @@ struct StageLayout {
   int chunks = 1;
   std::int64_t layers_per_chunk = 0;
 
-  // Calls f(block) for every block in forward order, chunk by chunk.
+  // Calls f(block, n) for each kind of block the stage runs, n blocks of it
+  // (n > 0): the embedding, the layers, the head.
   template <class F>
-  void for_each_block(F&& f) const {
-    for (int c = 0; c < chunks; ++c) {
-      if (c == 0 && first) f(embedding);
-      for (std::int64_t j = 0; j < layers_per_chunk; ++j) f(layer);
-      if (c == chunks - 1 && last) f(head);
-    }
+  void for_each_kind(F&& f) const {
+    if (first) f(embedding, 1.0);
+    if (layers_per_chunk > 0) f(layer, static_cast<double>(layers_per_chunk * chunks));
+    if (last) f(head, 1.0);
+  }
+  // The sum of a whole-number figure over every block (exact: below 2^53).
+  template <class F>
+  double sum(F&& figure) const {
+    double total = 0;
+    for_each_kind([&](const StageBlock& b, double n) { total += n * figure(b); });
+    return total;
   }
 };
 
@@ -405,6 +411,24 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   const double pp_bytes = p > 1 ? pipeline_boundary_bytes(shape) : 0.0;
   std::vector<int> group, g;  // the stage's tensor and data groups, built when a collective is priced
 
+  // Tensor-parallel collectives of a stage, by kind: calls, bytes and
+  // seconds per micro-batch.
+  struct TpTally {
+    bool used = false;
+    double calls = 0, bytes = 0, seconds = 0;
+    bool operator==(const TpTally&) const = default;
+  };
+  // The last stage whose kernels were summed: its compute, blocks, prices and sums.
+  struct Summed {
+    bool valid = false;
+    ComputeKey key;
+    std::array<std::pair<const BlockTemplate*, double>, 3> count{};
+    std::vector<double> prices;
+    StageTimes times;
+    std::array<TpTally, kNumCollectiveKinds> tally{};
+  } previous;
+  std::vector<double> stage_prices;
+
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
     const Device& dev = topo.device(rm.device(0, 0, i));
@@ -430,18 +454,15 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         for (int j = 0; j < d; ++j) stage_devices.push_back(rm.device(k, j, i));
       speed = slowest_speed(sc, stage_devices);
     }
-    // Tensor-parallel collectives of this stage per micro-batch, by kind:
-    // calls, bytes and seconds (they sit on the compute stream: not overlapped).
-    struct TpTally {
-      bool used = false;
-      double calls = 0, bytes = 0, seconds = 0;
-    };
+    // Tensor-parallel collectives of this stage per micro-batch (they sit on
+    // the compute stream: not overlapped).
     std::array<TpTally, kNumCollectiveKinds> tally{};
     // The templates this stage runs and how many blocks of each, in the
     // order of their addresses (the order the sums below add them in).
     std::array<std::pair<const BlockTemplate*, double>, 3> count{
         {{&embedding, 0.0}, {&layer, 0.0}, {&head, 0.0}}};
-    lay.for_each_block([&](const StageBlock& blk) { count[static_cast<size_t>(times.slot(blk.tpl))].second += 1; });
+    lay.for_each_kind(
+        [&](const StageBlock& blk, double n) { count[static_cast<size_t>(times.slot(blk.tpl))].second += n; });
     std::sort(count.begin(), count.end(), [](const auto& x, const auto& y) {
       return std::less<const BlockTemplate*>()(x.first, y.first);
     });
@@ -499,10 +520,33 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         }
       }
     };
+    // The stage's tensor-parallel collectives priced in the order the lists
+    // below meet them: a stage with the same blocks, compute and prices as
+    // the one before has the same sums (a pipeline's middle stages).
+    stage_prices.clear();
+    for (const auto& [tpl, n] : count) {
+      if (n == 0) continue;
+      const TemplateFigures& f = templates->figures_of(tpl);
+      for (const auto& [kind, bytes] : training ? f.collectives : f.forward_collectives) {
+        BRIGADE_ASSIGN_OR_RETURN(
+            const double one, price(tp_priced, tp_handle, kind, CollectiveAlgorithm::kAuto, bytes, [&] {
+              return collective_seconds(topo, prof, kind, CollectiveAlgorithm::kAuto, tp_vec(), bytes);
+            }));
+        stage_prices.push_back(one);
+      }
+    }
+    const bool same_sums = previous.valid && previous.key == key && previous.count == count &&
+                           previous.prices == stage_prices;
+    if (same_sums) {
+      T.fwd_kernels = previous.times.fwd_kernels, T.bwd_kernels = previous.times.bwd_kernels;
+      T.tp_fwd = previous.times.tp_fwd, T.tp_bwd = previous.times.tp_bwd;
+      tally = previous.tally;
+    }
     // Per micro-batch: every chunk's blocks forward, then (training) each block's
     // recomputation and backward.
     // (Each template timed once and counted: layers are alike.)
     for (const auto& [tpl, n] : count) {
+      if (same_sums) break;
       if (n == 0) continue;
       const int slot = times.slot(tpl);
       KernelTimes::Lists& lt = times.lists[slot];
@@ -518,6 +562,14 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         run(tpl->recompute, lt.recompute, n, T.bwd_kernels, T.tp_bwd);
         run(tpl->backward, lt.backward, n, T.bwd_kernels, T.tp_bwd);
       }
+    }
+    if (!same_sums) {
+      previous.valid = true;
+      previous.key = key;
+      previous.count = count;
+      previous.prices = stage_prices;
+      previous.times = T;
+      previous.tally = tally;
     }
     if (ledgers_on)
       for (size_t kind = 0; kind < tally.size(); ++kind)
@@ -555,7 +607,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
 
     // Parameters this device keeps (one tensor-parallel rank of the stage).
     double params = 0;
-    lay.for_each_block([&](const StageBlock& blk) { params += blk.owned_elements; });
+    params = lay.sum([](const StageBlock& blk) { return blk.owned_elements; });
     stage_params[si] = params;
 
     // Data parallelism and ZeRO (Rajbhandari et al. 2020 §7), as the planner
@@ -627,13 +679,13 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         };
         std::array<Kind, 3> kinds{};
         size_t n_kinds = 0;
-        lay.for_each_block([&](const StageBlock& blk) {
+        lay.for_each_kind([&](const StageBlock& blk, double count_of) {
           for (size_t x = 0; x < n_kinds; ++x)
             if (kinds[x].gather == blk.gather_elements && kinds[x].owned == blk.owned_elements) {
-              kinds[x].n += 1;
+              kinds[x].n += count_of;
               return;
             }
-          kinds[n_kinds++] = {blk.gather_elements, blk.owned_elements, 1.0};
+          kinds[n_kinds++] = {blk.gather_elements, blk.owned_elements, count_of};
         });
         for (size_t x = 1; x < n_kinds; ++x)  // at most three: insertion
           for (size_t y = x; y > 0 && std::pair(kinds[y].gather, kinds[y].owned) <
@@ -679,7 +731,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // tensor group per step, after the backward (on `dp`, before the optimizer).
     if (training && st.sequence_parallel && t > 1) {
       double replicated = 0;
-      lay.for_each_block([&](const StageBlock& blk) { replicated += blk.replicated_elements; });
+      replicated = lay.sum([](const StageBlock& blk) { return blk.replicated_elements; });
       if (replicated > 0) {
         const double bytes = replicated * e_bytes;
         BRIGADE_ASSIGN_OR_RETURN(
@@ -800,8 +852,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       // Inference keeps nothing for a backward pass: one block's working set at a time
       // (what its kernels write, the bytes training would save), as the planner
       // allocates it.
-      layouts[si].for_each_block(
-          [&](const StageBlock& blk) { act = std::max(act, blk.figures->saved_bytes); });
+      layouts[si].for_each_kind(
+          [&](const StageBlock& blk, double) { act = std::max(act, blk.figures->saved_bytes); });
     }
     // ZeRO-2: each parameter group's whole gradient lives from its first backward
     // write (the first micro-batch) to its bucket's reduce-scatter (the last): with
@@ -819,7 +871,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     }
     if (training && d > 1 && st.zero == 3) {
       double gather = 0, owned = 0;
-      layouts[si].for_each_block([&](const StageBlock& blk) {
+      layouts[si].for_each_kind([&](const StageBlock& blk, double) {
         gather = std::max(gather, blk.gather_elements);
         owned = std::max(owned, blk.owned_elements);
       });

@@ -50,7 +50,7 @@ struct BucketList {
 };
 
 struct TransformerCache {
-  static constexpr std::size_t kLists = 16;
+  static constexpr std::size_t kLists = 64;
   std::vector<BucketList> lists;  // at most kLists, replaced in turn
   std::size_t next = 0;
   std::vector<double> key;        // scratch: the times of the stage being judged
