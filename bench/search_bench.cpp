@@ -62,6 +62,7 @@ void BM_Estimate(benchmark::State& state, const char* file, bool fresh_copy, boo
                  bool every_device = false) {
   cost::EstimateOptions options;  // what the search asks for: memory per stage
   options.every_device = every_device;
+  options.communication = every_device;  // as the search: no communication lists
   const Scenario& base = scenario(file);
   const std::vector<StrategyPoint> points = sample(base, 4096);
   Scenario work = base;

@@ -467,14 +467,23 @@ Result<CollectiveQuery> collective_query_on(const Topology& topology, const Hard
                                             bool warm) {
   if (group.empty()) return Status::error("found an empty group; expected at least 1 device");
   const int d = topology.num_devices();
+  // The first rank out of range or seen before, in group order (a large
+  // group through a table of the devices seen, a small one by comparison).
+  std::vector<char> seen(group.size() > 32 ? static_cast<size_t>(d) : 0, 0);
   for (size_t i = 0; i < group.size(); ++i) {
     if (group[i] < 0 || group[i] >= d)
       return Status::error(
           fmt::format("found device {} in the group; expected a device id in 0..{}", group[i], d - 1));
-    for (size_t j = 0; j < i; ++j)
-      if (group[j] == group[i])
-        return Status::error(
-            fmt::format("found device {} twice in the group; expected distinct devices", group[i]));
+    bool twice = false;
+    if (!seen.empty()) {
+      twice = seen[static_cast<size_t>(group[i])] != 0;
+      seen[static_cast<size_t>(group[i])] = 1;
+    } else {
+      for (size_t j = 0; j < i && !twice; ++j) twice = group[j] == group[i];
+    }
+    if (twice)
+      return Status::error(
+          fmt::format("found device {} twice in the group; expected distinct devices", group[i]));
   }
   CollectiveQuery q;
   q.kind = kind;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/nvls.hpp"
+#include "costmodel/plan_memo.hpp"
 
 namespace brigade::cost {
 namespace {
@@ -332,7 +333,11 @@ Result<std::optional<NcclChoice>> nccl_collective(const Topology& topo,
     if (!why.empty())
       return Status::error("found algorithm 'nvls'; expected hardware that can run NVLS: " + why);
   }
-  const NcclGroupShape g = nccl_group_shape(topo, profile, *table, group);
+  // A search's memo (costmodel/plan_memo.hpp) keeps each group's shape.
+  PlanMemo* memo = PlanMemo::current(topo, profile);
+  const NcclGroupShape* known = memo != nullptr ? memo->nccl_shape(group, table) : nullptr;
+  const NcclGroupShape g = known != nullptr ? *known : nccl_group_shape(topo, profile, *table, group);
+  if (memo != nullptr && known == nullptr) memo->store_nccl_shape(group, table, g);
   BRIGADE_ASSIGN_OR_RETURN(NcclChoice c, nccl_choose(*table, g, kind, bytes, requested));
   return std::optional<NcclChoice>{std::move(c)};
 }

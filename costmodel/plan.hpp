@@ -109,6 +109,10 @@ struct EstimateOptions {
   // plan_warnings nor judge_differences). Every other figure, the largest
   // peak and whether every device fits are the same.
   bool every_device = true;
+  // false: `communication` and `stage_communication` are left empty (the
+  // search's inner loop reads the step, its parts and the memory alone);
+  // every other figure is the same.
+  bool communication = true;
 };
 Result<PlanEstimate> estimate_plan(const Scenario& scenario, const EstimateOptions& options);
 

@@ -2,13 +2,52 @@
 
 #include <cstring>
 
+#include "costmodel/plan_transformer_cache.hpp"
+
 namespace brigade::cost {
 namespace {
 thread_local PlanMemo* installed = nullptr;
 }  // namespace
 
+TemplateFigures template_figures(const BlockTemplate& tpl) {
+  TemplateFigures f;
+  f.saved_bytes = tpl.saved_bytes();
+  f.recompute_saved_bytes = tpl.recompute_saved_bytes();
+  for (const ParamGroup& g : tpl.params) {
+    f.group_elements.push_back(g.local_elements());
+    f.group_replicated.push_back(g.replicated_elements());
+  }
+  auto collectives = [](const std::vector<Kernel>& ks, std::vector<std::pair<CollectiveKind, double>>& out) {
+    for (const Kernel& k : ks)
+      if (k.is_collective) out.emplace_back(k.collective, k.collective_bytes);
+  };
+  collectives(tpl.forward, f.forward_collectives);
+  f.collectives = f.forward_collectives;
+  collectives(tpl.recompute, f.collectives);
+  collectives(tpl.backward, f.collectives);
+  for (size_t n = 0; n < tpl.backward.size(); ++n)
+    if (tpl.backward[n].name == "head.logits.wgrad") {
+      f.tied_wgrad = static_cast<int>(n);
+      break;
+    }
+  return f;
+}
+
+void TransformerBlocks::prepare() {
+  layer_figures = template_figures(layer);
+  embedding_figures = template_figures(embedding);
+  head_figures = template_figures(head);
+}
+
 PlanMemo::PlanMemo(const Topology& topology, const HardwareProfile& profile)
-    : topology_(topology), profile_(&profile) {}
+    : topology_(topology),
+      profile_(&profile),
+      progressions_(1024),
+      times_(1 << 14),
+      recent_times_(1 << 12),
+      transformer_cache_(std::make_unique<detail::TransformerCache>()) {}
+
+PlanMemo::~PlanMemo() = default;
 
 bool PlanMemo::covers(const Topology& topology, const HardwareProfile& profile) const {
   return &profile == profile_ && topology.shares_routes_with(topology_);
@@ -24,30 +63,74 @@ std::size_t PlanMemo::GroupHash::operator()(const std::vector<int>& g) const {
   return static_cast<std::size_t>(h);
 }
 
-std::size_t PlanMemo::KeyHash::operator()(const Key& k) const {
-  std::uint64_t b = 0;
-  std::memcpy(&b, &k.bytes, sizeof b);
-  std::uint64_t h = static_cast<std::uint64_t>(k.group) * 0x9e3779b97f4a7c15ULL;
-  h ^= (static_cast<std::uint64_t>(k.kind) << 8 | k.algorithm) + 0x7f4a7c15ULL + (h << 6) + (h >> 2);
-  h ^= b + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  return static_cast<std::size_t>(h);
+namespace {
+// MurmurHash3's 64-bit finaliser: every input bit reaches every output bit.
+std::uint64_t mix(std::uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+std::size_t progression_hash(int first, int stride, int size) {
+  return static_cast<std::size_t>(
+      mix(mix(static_cast<std::uint32_t>(first)) ^
+          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stride)) << 32 | static_cast<std::uint32_t>(size))));
+}
+}  // namespace
+
+int PlanMemo::progression_id(int first, int stride, int size, bool add) {
+  for (const Progression& r : recent_)
+    if (r.id >= 0 && r.first == first && r.stride == stride && r.size == size) return r.id;
+  const std::size_t mask = progressions_.size() - 1;
+  std::size_t at = progression_hash(first, stride, size) & mask;
+  while (progressions_[at].id >= 0) {
+    const Progression& x = progressions_[at];
+    if (x.first == first && x.stride == stride && x.size == size) {
+      recent_[next_recent_++ % 4] = x;
+      return x.id;
+    }
+    at = (at + 1) & mask;
+  }
+  if (!add) return -1;
+  const Progression fresh{first, stride, size, group_count_++};
+  progressions_[at] = fresh;
+  recent_[next_recent_++ % 4] = fresh;
+  if (++progression_count_ * 2 > progressions_.size()) {  // grow at half full
+    std::vector<Progression> old(progressions_.size() * 2);
+    old.swap(progressions_);
+    const std::size_t m2 = progressions_.size() - 1;
+    for (const Progression& x : old)
+      if (x.id >= 0) {
+        std::size_t j = progression_hash(x.first, x.stride, x.size) & m2;
+        while (progressions_[j].id >= 0) j = (j + 1) & m2;
+        progressions_[j] = x;
+      }
+  }
+  return fresh.id;
+}
+
+int PlanMemo::group_handle(int first, int stride, int size) {
+  // One rank: the stride says nothing (the vector form keys it with 0).
+  return progression_id(first, size > 1 ? stride : 0, size, true);
 }
 
 int PlanMemo::group_id(const std::vector<int>& group, bool add) {
-  for (const Recent& r : recent_)
-    if (r.id >= 0 && r.group == group) return r.id;
-  int id = -1;
-  auto it = groups_.find(group);
-  if (it != groups_.end()) {
-    id = it->second;
-  } else {
-    if (!add) return -1;
-    id = static_cast<int>(groups_.size());
-    groups_.emplace(group, id);
+  // An arithmetic progression (every group the transformer judge asks for)
+  // by its first rank, stride and size; any other by content.
+  const int n = static_cast<int>(group.size());
+  if (n >= 1) {
+    const int stride = n > 1 ? group[1] - group[0] : 0;
+    bool progression = true;
+    for (int k = 2; k < n && progression; ++k) progression = group[k] - group[k - 1] == stride;
+    if (progression) return progression_id(group[0], stride, n, add);
   }
-  Recent& slot = recent_[next_recent_++ % 4];
-  slot.group = group;
-  slot.id = id;
+  auto it = groups_.find(group);
+  if (it != groups_.end()) return it->second;
+  if (!add) return -1;
+  const int id = group_count_++;
+  groups_.emplace(group, id);
   return id;
 }
 
@@ -56,13 +139,40 @@ std::optional<double> PlanMemo::find_collective(CollectiveKind kind, CollectiveA
   return find_collective(kind, algorithm, group_id(group, false), bytes);
 }
 
+std::uint64_t PlanMemo::key_hash(int group, std::uint8_t kind, std::uint8_t algorithm, double bytes) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, &bytes, sizeof b);
+  return mix(mix(b) ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(group)) << 16 |
+                       static_cast<std::uint64_t>(kind) << 8 | algorithm));
+}
+
+std::size_t PlanMemo::slot_of(std::uint64_t hash, int group, std::uint8_t kind, std::uint8_t algorithm,
+                              double bytes) const {
+  const std::size_t mask = times_.size() - 1;
+  std::size_t at = static_cast<std::size_t>(hash) & mask;
+  while (true) {
+    const Priced& x = times_[at];
+    if (x.group < 0 || (x.group == group && x.bytes == bytes && x.kind == kind && x.algorithm == algorithm))
+      return at;
+    at = (at + 1) & mask;
+  }
+}
+
 std::optional<double> PlanMemo::find_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                                 int g, double bytes) {
   if (g >= 0) {
-    auto it = times_.find(Key{g, static_cast<std::uint8_t>(kind), static_cast<std::uint8_t>(algorithm), bytes});
-    if (it != times_.end()) {
+    const auto k = static_cast<std::uint8_t>(kind), a = static_cast<std::uint8_t>(algorithm);
+    const std::uint64_t h = key_hash(g, k, a, bytes);
+    Priced& near = recent_times_[static_cast<std::size_t>(h >> 40) & (recent_times_.size() - 1)];
+    if (near.group == g && near.bytes == bytes && near.kind == k && near.algorithm == a) {
       ++hits_;
-      return it->second;
+      return near.seconds;
+    }
+    const Priced& x = times_[slot_of(h, g, k, a, bytes)];
+    if (x.group >= 0) {
+      ++hits_;
+      near = x;
+      return x.seconds;
     }
   }
   ++misses_;
@@ -72,7 +182,33 @@ std::optional<double> PlanMemo::find_collective(CollectiveKind kind, CollectiveA
 void PlanMemo::store_collective(CollectiveKind kind, CollectiveAlgorithm algorithm, const std::vector<int>& group,
                                 double bytes, double seconds) {
   const int g = group_id(group, true);
-  times_[Key{g, static_cast<std::uint8_t>(kind), static_cast<std::uint8_t>(algorithm), bytes}] = seconds;
+  const auto k = static_cast<std::uint8_t>(kind), a = static_cast<std::uint8_t>(algorithm);
+  const std::uint64_t h = key_hash(g, k, a, bytes);
+  Priced& x = times_[slot_of(h, g, k, a, bytes)];
+  const bool fresh = x.group < 0;
+  x = Priced{bytes, seconds, g, k, a};
+  recent_times_[static_cast<std::size_t>(h >> 40) & (recent_times_.size() - 1)] = x;
+  if (fresh && ++time_count_ * 2 > times_.size()) {  // grow at half full
+    std::vector<Priced> old(times_.size() * 2);
+    old.swap(times_);
+    for (const Priced& y : old)
+      if (y.group >= 0) times_[slot_of(key_hash(y.group, y.kind, y.algorithm, y.bytes), y.group, y.kind,
+                                       y.algorithm, y.bytes)] = y;
+  }
+}
+
+const NcclGroupShape* PlanMemo::nccl_shape(const std::vector<int>& group, const NcclTable* table) {
+  const int g = group_id(group, false);
+  if (g < 0 || static_cast<size_t>(g) >= shapes_.size()) return nullptr;
+  const Shape& s = shapes_[static_cast<size_t>(g)];
+  return s.table == table && table != nullptr ? &s.shape : nullptr;
+}
+
+void PlanMemo::store_nccl_shape(const std::vector<int>& group, const NcclTable* table,
+                                const NcclGroupShape& shape) {
+  const auto g = static_cast<size_t>(group_id(group, true));
+  if (g >= shapes_.size()) shapes_.resize(g + 1);
+  shapes_[g] = Shape{table, shape};
 }
 
 Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape) {
@@ -81,13 +217,21 @@ Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape)
                      s.vocab,            s.ffn_ratio,  static_cast<int>(s.dtype),
                      shape.micro_batch,  shape.tensor, shape.sequence_parallel,
                      static_cast<int>(shape.recompute)};
+  if (last_blocks_ != nullptr && key == last_shape_) return last_blocks_;
   auto it = blocks_.find(key);
-  if (it != blocks_.end()) return static_cast<const TransformerBlocks*>(it->second.get());
+  if (it != blocks_.end()) {
+    last_shape_ = key;
+    last_blocks_ = it->second.get();
+    return last_blocks_;
+  }
   auto b = std::make_unique<TransformerBlocks>();
   BRIGADE_ASSIGN_OR_RETURN(b->layer, transformer_layer(shape));
   BRIGADE_ASSIGN_OR_RETURN(b->embedding, embedding_block(shape));
   BRIGADE_ASSIGN_OR_RETURN(b->head, head_block(shape));
+  b->prepare();
   const TransformerBlocks* out = b.get();
+  last_shape_ = key;
+  last_blocks_ = out;
   blocks_.emplace(key, std::move(b));
   return out;
 }

@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <tuple>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -30,18 +31,48 @@
 #include "core/status.hpp"
 #include "core/topology.hpp"
 #include "costmodel/collectives.hpp"
+#include "costmodel/nccl_model.hpp"
 #include "costmodel/transformer_blocks.hpp"
 
 namespace brigade::cost {
 
-// The three block templates of one transformer shape.
+// What the judge reads from a block template again and again, worked out
+// once per template (element counts are whole numbers below 2^53: their
+// sums are exact in any order).
+struct TemplateFigures {
+  double saved_bytes = 0;            // BlockTemplate::saved_bytes()
+  double recompute_saved_bytes = 0;  // BlockTemplate::recompute_saved_bytes()
+  std::vector<double> group_elements;    // ParamGroup::local_elements() per group
+  std::vector<double> group_replicated;  // ParamGroup::replicated_elements() per group
+  // The tensor-parallel collectives of the forward list, and of the
+  // forward, recompute and backward lists, as (kind, bytes) in list order.
+  std::vector<std::pair<CollectiveKind, double>> forward_collectives, collectives;
+  // The backward kernel that completes the tied word embedding's gradient on
+  // the head ("head.logits.wgrad"), or -1.
+  int tied_wgrad = -1;
+};
+TemplateFigures template_figures(const BlockTemplate& tpl);
+
+// The three block templates of one transformer shape and their figures.
 struct TransformerBlocks {
   BlockTemplate layer, embedding, head;
+  TemplateFigures layer_figures, embedding_figures, head_figures;
+  // Fills the figures from the templates.
+  void prepare();
+  // The figures of one of the three templates.
+  const TemplateFigures& figures_of(const BlockTemplate* tpl) const {
+    return tpl == &layer ? layer_figures : tpl == &embedding ? embedding_figures : head_figures;
+  }
 };
+
+namespace detail {
+struct TransformerCache;  // the transformer judge's own (costmodel/plan_transformer_cache.hpp)
+}
 
 class PlanMemo {
  public:
   PlanMemo(const Topology& topology, const HardwareProfile& profile);
+  ~PlanMemo();
   PlanMemo(const PlanMemo&) = delete;
   PlanMemo& operator=(const PlanMemo&) = delete;
 
@@ -57,8 +88,17 @@ class PlanMemo {
   // skip hashing and comparing the group: a pipeline stage asks for its
   // tensor and data groups' collectives again and again.
   int group_handle(const std::vector<int>& group) { return group_id(group, true); }
+  // The same for the group {first, first + stride, ..., first + (size-1)
+  // stride} (a pipeline stage's tensor and data groups are such), without
+  // building it: the same handle as the vector's.
+  int group_handle(int first, int stride, int size);
   std::optional<double> find_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                         int group_handle, double bytes);
+
+  // NCCL's view of a group (nccl_group_shape), worked out once per group
+  // and table: every kind and size of collective on the group shares it.
+  const NcclGroupShape* nccl_shape(const std::vector<int>& group, const NcclTable* table);
+  void store_nccl_shape(const std::vector<int>& group, const NcclTable* table, const NcclGroupShape& shape);
 
   // transformer_layer, embedding_block and head_block of `shape`, built once.
   Result<const TransformerBlocks*> blocks(const TransformerShape& shape);
@@ -66,6 +106,9 @@ class PlanMemo {
   // route_alpha_seconds and route_bandwidth_bytes_per_second of the route
   // src -> dst, looked up once.
   AlphaBeta route_alpha_beta(int src, int dst);
+
+  // The transformer judge's cache of work shared by plans (gradient buckets).
+  detail::TransformerCache& transformer_cache() { return *transformer_cache_; }
 
   std::uint64_t hits() const { return hits_; }
   std::uint64_t misses() const { return misses_; }
@@ -79,35 +122,51 @@ class PlanMemo {
   struct GroupHash {
     std::size_t operator()(const std::vector<int>& g) const;
   };
-  struct Key {
-    int group;
-    std::uint8_t kind, algorithm;
-    double bytes;
-    bool operator==(const Key& o) const {
-      return group == o.group && kind == o.kind && algorithm == o.algorithm && bytes == o.bytes;
-    }
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const;
-  };
   int group_id(const std::vector<int>& group, bool add);
+  int progression_id(int first, int stride, int size, bool add);
 
   Topology topology_;  // a copy sharing the original's route cache: its identity
   const HardwareProfile* profile_;
-  std::unordered_map<std::vector<int>, int, GroupHash> groups_;
-  // The groups asked for last (a stage asks for one group again and again):
-  // compared by content before hashing.
-  struct Recent {
-    std::vector<int> group;
-    int id = -1;
+  // Groups that are arithmetic progressions (every group the transformer
+  // judge asks for), in an open-addressing table of (first, stride, size);
+  // the others by content.
+  struct Progression {
+    int first = 0, stride = 0, size = 0, id = -1;
   };
-  Recent recent_[4];
+  std::vector<Progression> progressions_;  // capacity a power of two; id -1: empty
+  std::size_t progression_count_ = 0;
+  std::unordered_map<std::vector<int>, int, GroupHash> groups_;
+  int group_count_ = 0;
+  Progression recent_[4];  // the progressions asked for last
   unsigned next_recent_ = 0;
-  std::unordered_map<Key, double, KeyHash> times_;
+  // Collective times in an open-addressing table keyed by (group, kind,
+  // algorithm, size): one probe a lookup, most of the time.
+  struct Priced {
+    double bytes = 0, seconds = 0;
+    int group = -1;  // -1: empty
+    std::uint8_t kind = 0, algorithm = 0;
+  };
+  std::vector<Priced> times_;  // capacity a power of two
+  std::size_t time_count_ = 0;
+  // The collectives found last, one per hash value modulo its size: a
+  // direct-mapped table small enough to stay in cache (the plans of one
+  // class ask for the same few hundred collectives), in front of `times_`.
+  std::vector<Priced> recent_times_;
+  static std::uint64_t key_hash(int group, std::uint8_t kind, std::uint8_t algorithm, double bytes);
+  std::size_t slot_of(std::uint64_t hash, int group, std::uint8_t kind, std::uint8_t algorithm,
+                      double bytes) const;
+  struct Shape {
+    const NcclTable* table = nullptr;
+    NcclGroupShape shape;
+  };
+  std::vector<Shape> shapes_;  // by group id; table null: none yet
   using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, double, int,
                               std::int64_t, int, bool, int>;
   std::map<ShapeKey, std::unique_ptr<TransformerBlocks>> blocks_;
+  ShapeKey last_shape_{};
+  const TransformerBlocks* last_blocks_ = nullptr;
   std::unordered_map<std::uint64_t, AlphaBeta> routes_;
+  std::unique_ptr<detail::TransformerCache> transformer_cache_;
   std::uint64_t hits_ = 0, misses_ = 0;
 };
 

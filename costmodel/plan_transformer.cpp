@@ -22,6 +22,7 @@
 #include "costmodel/memory.hpp"
 #include "costmodel/model_size.hpp"
 #include "costmodel/plan_memo.hpp"
+#include "costmodel/plan_transformer_cache.hpp"
 #include "costmodel/scaling.hpp"
 #include "costmodel/transformer_blocks.hpp"
 
@@ -83,59 +84,78 @@ struct StageTimes {
 // whole numbers (below 2^53), so their sums are exact in any order.
 struct StageBlock {
   const BlockTemplate* tpl = nullptr;
-  std::span<const ParamGroup> owned;  // groups of `tpl` or the tied embedding
-  int tied = -1;  // index in `owned` of the tied word embedding
+  const TemplateFigures* figures = nullptr;
+  // The groups of `tpl` the device keeps, or the tied embedding: their
+  // elements (ParamGroup::local_elements), `owned` of them.
+  const double* group_elements = nullptr;
+  int owned = 0;
+  int tied = -1;  // index among the owned groups of the tied word embedding
   bool is_head = false;
   double owned_elements = 0;
-  double replicated_elements = 0;  // of `owned`, not split over the tensor group
+  double replicated_elements = 0;  // of the owned groups, not split over the tensor group
   double gather_elements = 0;
 };
 
 // The blocks of device stage `stage` per model chunk (virtual stage
-// c * P + stage): the embedding on virtual stage 0, the layers, the head on
-// the last virtual stage.
-std::vector<std::vector<StageBlock>> stage_chunks(int P, int v, int stage, std::int64_t layers_per_chunk,
-                                                  const BlockTemplate& embedding,
-                                                  const BlockTemplate& layer,
-                                                  const BlockTemplate& head) {
-  auto counted = [&](StageBlock b) {
-    for (const ParamGroup& g : b.owned) {
-      b.owned_elements += g.local_elements();
-      b.replicated_elements += g.replicated_elements();
-    }
-    b.gather_elements =
-        b.is_head && stage == 0 ? embedding.params[0].local_elements() : b.owned_elements;
-    return b;
-  };
-  StageBlock l;
-  l.tpl = &layer;
-  l.owned = layer.params;
-  const StageBlock one_layer = counted(l);
-  std::vector<std::vector<StageBlock>> chunks(static_cast<size_t>(v));
-  for (int c = 0; c < v; ++c) {
-    const int vs = c * P + stage;
-    auto& blocks = chunks[static_cast<size_t>(c)];
-    blocks.reserve(static_cast<size_t>(layers_per_chunk) + (vs == 0) + (vs == v * P - 1));
-    if (vs == 0) {
-      StageBlock e;
-      e.tpl = &embedding;
-      e.owned = embedding.params;
-      e.tied = P > 1 ? 0 : -1;
-      blocks.push_back(counted(e));
-    }
-    blocks.insert(blocks.end(), static_cast<size_t>(layers_per_chunk), one_layer);
-    if (vs == v * P - 1) {
-      StageBlock h;
-      h.tpl = &head;
-      h.is_head = true;
-      if (stage != 0) {
-        h.owned = std::span<const ParamGroup>(embedding.params.data(), 1);
-        h.tied = 0;
-      }
-      blocks.push_back(counted(h));
-    }
+// c * P + stage): the embedding on virtual stage 0 (chunk 0 of stage 0),
+// `layers_per_chunk` layers, the head on the last virtual stage (chunk v - 1
+// of stage P - 1). Held as the three kinds of block, not block by block.
+struct StageLayout {
+  StageBlock embedding, layer, head;
+  bool first = false, last = false;  // runs the embedding / the head
+  int chunks = 1;
+  std::int64_t layers_per_chunk = 0;
+
+  // Calls f(block, n) for each kind of block the stage runs, n blocks of it
+  // (n > 0): the embedding, the layers, the head.
+  template <class F>
+  void for_each_kind(F&& f) const {
+    if (first) f(embedding, 1.0);
+    if (layers_per_chunk > 0) f(layer, static_cast<double>(layers_per_chunk * chunks));
+    if (last) f(head, 1.0);
   }
-  return chunks;
+  // The sum of a whole-number figure over every block (exact: below 2^53).
+  template <class F>
+  double sum(F&& figure) const {
+    double total = 0;
+    for_each_kind([&](const StageBlock& b, double n) { total += n * figure(b); });
+    return total;
+  }
+};
+
+StageLayout stage_layout(int P, int v, int stage, std::int64_t layers_per_chunk, const TransformerBlocks& tb) {
+  StageLayout s;
+  s.first = stage == 0;
+  s.last = stage == P - 1;
+  s.chunks = v;
+  s.layers_per_chunk = layers_per_chunk;
+  auto counted = [&](StageBlock& b, const double* replicated) {
+    for (int g = 0; g < b.owned; ++g) {
+      b.owned_elements += b.group_elements[g];
+      b.replicated_elements += replicated[g];
+    }
+    b.gather_elements = b.is_head && stage == 0 ? tb.embedding_figures.group_elements[0] : b.owned_elements;
+  };
+  auto whole = [&](StageBlock& b, const BlockTemplate& tpl, const TemplateFigures& f) {
+    b.tpl = &tpl;
+    b.figures = &f;
+    b.group_elements = f.group_elements.data();
+    b.owned = static_cast<int>(f.group_elements.size());
+    counted(b, f.group_replicated.data());
+  };
+  s.embedding.tied = P > 1 ? 0 : -1;
+  whole(s.embedding, tb.embedding, tb.embedding_figures);
+  whole(s.layer, tb.layer, tb.layer_figures);
+  s.head.tpl = &tb.head;
+  s.head.figures = &tb.head_figures;
+  s.head.is_head = true;
+  if (stage != 0) {
+    s.head.group_elements = tb.embedding_figures.group_elements.data();
+    s.head.owned = 1;
+    s.head.tied = 0;
+  }
+  counted(s.head, tb.embedding_figures.group_replicated.data());
+  return s;
 }
 
 // The time of every kernel of the block templates as one stage runs them:
@@ -150,72 +170,105 @@ struct KernelTimes {
   const Lists& of(const BlockTemplate* t) const { return lists[slot(t)]; }
 };
 
-// The stage's gradient groups in the order the backward completes them at the
-// last micro-batch (chunks last to first, blocks in reverse, each block's
-// groups in the order of its backward kernels): the order in which the planner
-// fills gradient buckets. With `times` (each kernel's), each group's
-// completion time from the start of that backward and the backward's length.
-struct GradientGroup {
-  double elements = 0;
-  double ready_seconds = 0;
-};
-std::vector<GradientGroup> gradient_groups(const std::vector<std::vector<StageBlock>>& chunks,
-                                           const KernelTimes& times, double* backward_seconds) {
-  std::vector<GradientGroup> out;
-  double now = 0;
-  for (size_t c = chunks.size(); c-- > 0;)
-    for (size_t j = chunks[c].size(); j-- > 0;) {
-      const StageBlock& blk = chunks[c][j];
-      const BlockTemplate& tpl = *blk.tpl;
-      const KernelTimes::Lists& t = times.of(&tpl);
-      auto recompute = [&] {
-        for (double x : t.recompute) now += x;
-      };
-      for (size_t n = 0; n < tpl.backward.size(); ++n) {
-        if (static_cast<int>(n) == tpl.recompute_before) recompute();
-        now += t.backward[n];
-        int group = -1;
-        if (blk.is_head)
-          group = blk.tied >= 0 && tpl.backward[n].name == "head.logits.wgrad" ? blk.tied : -1;
-        else
-          group = tpl.backward[n].completes_grad;
-        if (group >= 0 && group < static_cast<int>(blk.owned.size()))
-          out.push_back({blk.owned[static_cast<size_t>(group)].local_elements(), now});
-      }
-      if (static_cast<int>(tpl.backward.size()) == tpl.recompute_before) recompute();
-    }
-  if (backward_seconds) *backward_seconds = now;
-  return out;
-}
-
-// Gradient buckets as PyTorch DDP and the planner fill them: whole groups in
-// completion order join the current bucket, which closes as soon as it holds
-// at least `bucket_bytes` (ready when the group that filled it is); the last
-// one closes when the backward ends (`end_seconds`).
-struct GradientBucket {
-  double bytes = 0;
-  double ready_seconds = 0;
-};
-std::vector<GradientBucket> fill_buckets(const std::vector<GradientGroup>& groups, double bytes_per_element,
-                                         double bucket_bytes, double end_seconds) {
-  std::vector<GradientBucket> out;
+// The stage's gradient buckets as PyTorch DDP and the planner fill them. The
+// backward of the last micro-batch completes the stage's gradient groups in
+// order (chunks last to first, blocks in reverse, each block's groups in the
+// order of its backward kernels; `times`: each kernel's, from the start of
+// that backward): whole groups in completion order join the current bucket,
+// which closes as soon as it holds at least `bucket_bytes` (ready when the
+// group that filled it is); the last one closes when the backward ends
+// (`window_seconds`, the backward's length).
+void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes_per_element,
+                  double bucket_bytes, BucketList& out) {
+  out.buckets.clear();
   GradientBucket cur;
   bool open = false;
-  for (const GradientGroup& g : groups) {
-    cur.bytes += g.elements * bytes_per_element;
-    open = true;
-    if (cur.bytes >= bucket_bytes) {
-      cur.ready_seconds = g.ready_seconds;
-      out.push_back(cur);
-      cur = GradientBucket{};
-      open = false;
+  double now = 0;
+  auto block = [&](const StageBlock& blk) {
+    const BlockTemplate& tpl = *blk.tpl;
+    const KernelTimes::Lists& t = times.of(&tpl);
+    auto recompute = [&] {
+      for (double x : t.recompute) now += x;
+    };
+    const int tied_wgrad = blk.is_head && blk.tied >= 0 ? blk.figures->tied_wgrad : -1;
+    for (size_t n = 0; n < tpl.backward.size(); ++n) {
+      if (static_cast<int>(n) == tpl.recompute_before) recompute();
+      now += t.backward[n];
+      int group = -1;
+      if (blk.is_head)
+        group = tied_wgrad == static_cast<int>(n) ? blk.tied : -1;
+      else
+        group = tpl.backward[n].completes_grad;
+      if (group >= 0 && group < blk.owned) {
+        cur.bytes += blk.group_elements[group] * bytes_per_element;
+        open = true;
+        if (cur.bytes >= bucket_bytes) {
+          cur.ready_seconds = now;
+          out.buckets.push_back(cur);
+          cur = GradientBucket{};
+          open = false;
+        }
+      }
     }
+    if (static_cast<int>(tpl.backward.size()) == tpl.recompute_before) recompute();
+  };
+  for (int c = lay.chunks; c-- > 0;) {
+    if (c == lay.chunks - 1 && lay.last) block(lay.head);
+    for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) block(lay.layer);
+    if (c == 0 && lay.first) block(lay.embedding);
   }
   if (open) {
-    cur.ready_seconds = end_seconds;
-    out.push_back(cur);
+    cur.ready_seconds = now;
+    out.buckets.push_back(cur);
   }
-  return out;
+  out.window_seconds = now;
+  out.sizes.clear();
+  out.size_index.resize(out.buckets.size());
+  out.bytes_sum = 0;
+  for (size_t k = 0; k < out.buckets.size(); ++k) {
+    const double bytes = out.buckets[k].bytes;
+    size_t at = 0;
+    while (at < out.sizes.size() && out.sizes[at] != bytes) ++at;
+    if (at == out.sizes.size()) out.sizes.push_back(bytes);
+    out.size_index[k] = static_cast<std::uint32_t>(at);
+    out.bytes_sum += bytes;
+  }
+  out.reduce.valid = out.gather.valid = false;
+}
+
+// The stage's bucket list from the cache, filled there first if no entry
+// has the same key (plan_transformer_cache.hpp).
+BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb, const StageLayout& lay,
+                          bool pipelined, const KernelTimes& times, double bytes_per_element,
+                          double bucket_bytes) {
+  std::vector<double>& key = cache.key;
+  key.clear();
+  auto add = [&](const BlockTemplate& tpl) {
+    const KernelTimes::Lists& t = times.of(&tpl);
+    key.insert(key.end(), t.backward.begin(), t.backward.end());
+    key.insert(key.end(), t.recompute.begin(), t.recompute.end());
+  };
+  if (lay.layers_per_chunk > 0) add(tb.layer);
+  if (lay.first) add(tb.embedding);
+  if (lay.last) add(tb.head);
+  const int role = (lay.first ? 1 : 0) | (lay.last ? 2 : 0) | (pipelined ? 4 : 0);
+  for (BucketList& l : cache.lists)
+    if (l.blocks == &tb && l.role == role && l.virtual_stages == lay.chunks &&
+        l.layers_per_chunk == lay.layers_per_chunk && l.bucket_bytes == bucket_bytes &&
+        l.element_bytes == bytes_per_element && l.times == key)
+      return l;
+  if (cache.lists.size() < TransformerCache::kLists) cache.lists.emplace_back();
+  BucketList& l = cache.lists[cache.next];
+  cache.next = (cache.next + 1) % TransformerCache::kLists;
+  l.blocks = &tb;
+  l.role = role;
+  l.virtual_stages = lay.chunks;
+  l.layers_per_chunk = lay.layers_per_chunk;
+  l.bucket_bytes = bucket_bytes;
+  l.element_bytes = bytes_per_element;
+  l.times = key;
+  fill_buckets(lay, times, bytes_per_element, bucket_bytes, l);
+  return l;
 }
 
 // The slowest speed factor (simulation.speed) among `devices`: a stage runs at
@@ -257,7 +310,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   e.devices = n_devices;
   const DType dt = ts.dtype;
   const double r = ts.ffn_ratio;
-  std::vector<CommLedger> ledgers(static_cast<size_t>(p));  // per step, one device of each stage
+  const bool ledgers_on = options.communication;
+  // Per step, one device of each stage (EstimateOptions::communication).
+  std::vector<CommLedger> ledgers(ledgers_on ? static_cast<size_t>(p) : 1);
   const bool full = options.every_device;  // notes and memory per device (EstimateOptions)
   if (full)
     e.notes.push_back(
@@ -284,6 +339,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     BRIGADE_ASSIGN_OR_RETURN(own.layer, transformer_layer(shape));
     BRIGADE_ASSIGN_OR_RETURN(own.embedding, embedding_block(shape));
     BRIGADE_ASSIGN_OR_RETURN(own.head, head_block(shape));
+    own.prepare();
   }
   const BlockTemplate& layer = templates->layer;
   const BlockTemplate& embedding = templates->embedding;
@@ -293,16 +349,11 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   std::vector<StageTimes> stages(static_cast<size_t>(p));
 
   // Tensor-parallel and data-parallel groups of stage i (tensor rank 0, data rank 0 as the
-  // representative; the others are the same by symmetry).
-  auto tp_group = [&](int i) {
-    std::vector<int> g;
-    for (int k = 0; k < t; ++k) g.push_back(rm.device(k, 0, i));
-    return g;
-  };
-  auto dp_group = [&](int i) {
-    std::vector<int> g;
-    for (int j = 0; j < d; ++j) g.push_back(rm.device(0, j, i));
-    return g;
+  // representative; the others are the same by symmetry): {first, first + stride, ...}.
+  auto tp_first = [&](int i) { return rm.device(0, 0, i); };
+  auto fill_group = [](std::vector<int>& g, int first, int stride, int size) {
+    g.resize(static_cast<size_t>(size));
+    for (int k = 0; k < size; ++k) g[static_cast<size_t>(k)] = first + k * stride;
   };
 
   const BytesPerParameter per = bytes_per_parameter(optimizer_kind(tr.optimizer), dt,
@@ -311,10 +362,13 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   std::vector<double> stage_params(static_cast<size_t>(p));
   std::vector<double> per_step_extra(static_cast<size_t>(p), 0.0);  // dp sync, param gather, optimizer
   std::vector<double> opt_seconds(static_cast<size_t>(p), 0.0);
-  std::vector<double> stage_speed(static_cast<size_t>(p), 1.0);
   std::vector<double> dp_after_backward(static_cast<size_t>(p), 0.0);  // gradient buckets past the backward
-  std::vector<std::vector<std::vector<StageBlock>>> chunks_of(static_cast<size_t>(p));
+  std::vector<StageLayout> layouts(static_cast<size_t>(p));
   const std::int64_t layers_per_chunk = L / (static_cast<std::int64_t>(p) * v);
+  // Gradient buckets, kept from stage to stage (and, in a search, from plan
+  // to plan: the memo's): costmodel/plan_transformer_cache.hpp.
+  TransformerCache own_cache;
+  TransformerCache& cache = memo != nullptr ? memo->transformer_cache() : own_cache;
 
   // Kernel times, kept from stage to stage: a compute kernel's time depends
   // on the device only through its profile entry, peaks and memory bandwidth,
@@ -329,15 +383,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     bool operator==(const ComputeKey&) const = default;
   } computed_for;
   bool compute_ready[3] = {false, false, false};
-  // The last middle stage's (neither first nor last: the same blocks) layer
-  // times and gradient buckets: a middle stage whose layer times are the same
-  // fills the same buckets.
-  struct MiddleBuckets {
-    bool valid = false;
-    std::vector<double> recompute, backward;
-    double window_seconds = 0;
-    std::vector<GradientBucket> buckets;
-  } middle;
   // One stage's collectives on one group priced once per (kind, size): a
   // stage's layers and buckets repeat them. `tp_priced`: the tensor group's
   // rings; `dp_priced`: the data group's buckets.
@@ -363,14 +408,43 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     if (priced.size() < 64) priced.push_back({kind, bytes, seconds});
     return seconds;
   };
+  const double pp_bytes = p > 1 ? pipeline_boundary_bytes(shape) : 0.0;
+  std::vector<int> group, g;  // the stage's tensor and data groups, built when a collective is priced
+
+  // Tensor-parallel collectives of a stage, by kind: calls, bytes and
+  // seconds per micro-batch.
+  struct TpTally {
+    bool used = false;
+    double calls = 0, bytes = 0, seconds = 0;
+    bool operator==(const TpTally&) const = default;
+  };
+  // The last stage whose kernels were summed: its compute, blocks, prices and sums.
+  struct Summed {
+    bool valid = false;
+    ComputeKey key;
+    std::array<std::pair<const BlockTemplate*, double>, 3> count{};
+    std::vector<double> prices;
+    StageTimes times;
+    std::array<TpTally, kNumCollectiveKinds> tally{};
+  } previous;
+  std::vector<double> stage_prices;
 
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
     const Device& dev = topo.device(rm.device(0, 0, i));
     const DeviceProfile& dp = prof.for_device(dev);
-    const std::vector<int> group = tp_group(i);
-    chunks_of[si] = stage_chunks(p, v, i, layers_per_chunk, embedding, layer, head);
-    const auto& chunks = chunks_of[si];
+    group.clear();
+    g.clear();
+    auto tp_vec = [&]() -> const std::vector<int>& {
+      if (group.empty()) fill_group(group, tp_first(i), rm.stride_tensor, t);
+      return group;
+    };
+    auto dp_vec = [&]() -> const std::vector<int>& {
+      if (g.empty()) fill_group(g, tp_first(i), rm.stride_data, d);
+      return g;
+    };
+    layouts[si] = stage_layout(p, v, i, layers_per_chunk, *templates);
+    const StageLayout& lay = layouts[si];
     // The stage runs at its slowest device's pace (simulation.speed): its
     // tensor-parallel collectives and its data-parallel buckets wait for it.
     double speed = 1;
@@ -380,21 +454,15 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         for (int j = 0; j < d; ++j) stage_devices.push_back(rm.device(k, j, i));
       speed = slowest_speed(sc, stage_devices);
     }
-    stage_speed[si] = speed;
-    // Tensor-parallel collectives of this stage per micro-batch, by kind:
-    // calls, bytes and seconds (they sit on the compute stream: not overlapped).
-    struct TpTally {
-      bool used = false;
-      double calls = 0, bytes = 0, seconds = 0;
-    };
+    // Tensor-parallel collectives of this stage per micro-batch (they sit on
+    // the compute stream: not overlapped).
     std::array<TpTally, kNumCollectiveKinds> tally{};
     // The templates this stage runs and how many blocks of each, in the
     // order of their addresses (the order the sums below add them in).
     std::array<std::pair<const BlockTemplate*, double>, 3> count{
         {{&embedding, 0.0}, {&layer, 0.0}, {&head, 0.0}}};
-    for (const auto& blocks : chunks)
-      for (const StageBlock& blk : blocks)
-        count[static_cast<size_t>(times.slot(blk.tpl))].second += 1;
+    lay.for_each_kind(
+        [&](const StageBlock& blk, double n) { count[static_cast<size_t>(times.slot(blk.tpl))].second += n; });
     std::sort(count.begin(), count.end(), [](const auto& x, const auto& y) {
       return std::less<const BlockTemplate*>()(x.first, y.first);
     });
@@ -410,7 +478,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     }
     tp_priced.clear();
     dp_priced.clear();
-    const int tp_handle = memo != nullptr ? memo->group_handle(group) : -1;
+    const int tp_handle = memo != nullptr ? memo->group_handle(tp_first(i), rm.stride_tensor, t) : -1;
     auto time_list = [&](const std::vector<Kernel>& ks, std::vector<double>& out,
                          bool compute_known) -> Status {
       out.resize(ks.size());
@@ -421,7 +489,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
               out[n], price(tp_priced, tp_handle, k.collective, CollectiveAlgorithm::kAuto,
                             k.collective_bytes, [&] {
                               return collective_seconds(topo, prof, k.collective,
-                                                        CollectiveAlgorithm::kAuto, group,
+                                                        CollectiveAlgorithm::kAuto, tp_vec(),
                                                         k.collective_bytes);
                             }));
         } else if (compute_known) {
@@ -435,7 +503,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       return Status::ok();
     };
     StageTimes& T = stages[si];
-    CommLedger& ledger = ledgers[si];
+    CommLedger& ledger = ledgers[ledgers_on ? si : 0];
     // Adds `n` x the kernels' durations to `compute` and `collectives`.
     auto run = [&](const std::vector<Kernel>& ks, const std::vector<double>& xs, double n,
                    double& compute, double& collectives) {
@@ -452,10 +520,33 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         }
       }
     };
+    // The stage's tensor-parallel collectives priced in the order the lists
+    // below meet them: a stage with the same blocks, compute and prices as
+    // the one before has the same sums (a pipeline's middle stages).
+    stage_prices.clear();
+    for (const auto& [tpl, n] : count) {
+      if (n == 0) continue;
+      const TemplateFigures& f = templates->figures_of(tpl);
+      for (const auto& [kind, bytes] : training ? f.collectives : f.forward_collectives) {
+        BRIGADE_ASSIGN_OR_RETURN(
+            const double one, price(tp_priced, tp_handle, kind, CollectiveAlgorithm::kAuto, bytes, [&] {
+              return collective_seconds(topo, prof, kind, CollectiveAlgorithm::kAuto, tp_vec(), bytes);
+            }));
+        stage_prices.push_back(one);
+      }
+    }
+    const bool same_sums = previous.valid && previous.key == key && previous.count == count &&
+                           previous.prices == stage_prices;
+    if (same_sums) {
+      T.fwd_kernels = previous.times.fwd_kernels, T.bwd_kernels = previous.times.bwd_kernels;
+      T.tp_fwd = previous.times.tp_fwd, T.tp_bwd = previous.times.tp_bwd;
+      tally = previous.tally;
+    }
     // Per micro-batch: every chunk's blocks forward, then (training) each block's
     // recomputation and backward.
     // (Each template timed once and counted: layers are alike.)
     for (const auto& [tpl, n] : count) {
+      if (same_sums) break;
       if (n == 0) continue;
       const int slot = times.slot(tpl);
       KernelTimes::Lists& lt = times.lists[slot];
@@ -472,16 +563,24 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         run(tpl->backward, lt.backward, n, T.bwd_kernels, T.tp_bwd);
       }
     }
-    for (size_t kind = 0; kind < tally.size(); ++kind)
-      if (const TpTally& x = tally[kind]; x.used)
-        ledger.add("tensor", kind_name(static_cast<CollectiveKind>(kind)), t, x.calls * m,
-                   x.bytes * m, x.seconds * m, x.seconds * m);
+    if (!same_sums) {
+      previous.valid = true;
+      previous.key = key;
+      previous.count = count;
+      previous.prices = stage_prices;
+      previous.times = T;
+      previous.tally = tally;
+    }
+    if (ledgers_on)
+      for (size_t kind = 0; kind < tally.size(); ++kind)
+        if (const TpTally& x = tally[kind]; x.used)
+          ledger.add("tensor", kind_name(static_cast<CollectiveKind>(kind)), t, x.calls * m,
+                     x.bytes * m, x.seconds * m, x.seconds * m);
 
     // Pipeline sends: each chunk's activations forward to the next virtual stage,
     // gradients back to the previous one, the boundary tensor as each
-    // tensor-parallel rank holds it.
+    // tensor-parallel rank holds it. Every chunk sends to the same two stages.
     if (p > 1) {
-      const double pp_bytes = pipeline_boundary_bytes(shape);
       auto send = [&](int to) {
         if (memo != nullptr)
           return p2p_seconds(pp_bytes, memo->route_alpha_beta(rm.device(0, 0, i), rm.device(0, 0, to)));
@@ -489,20 +588,26 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         return p2p_seconds(pp_bytes, AlphaBeta{route_alpha_seconds(route, prof),
                                                route_bandwidth_bytes_per_second(route, topo, prof)});
       };
+      std::optional<double> next, previous;
       double sends = 0, calls = 0;
       for (int c = 0; c < v; ++c) {
         const int vs = c * p + i;
-        if (vs < p * v - 1) sends += send((vs + 1) % p), calls += 1;
-        if (training && vs > 0) sends += send((vs - 1 + p) % p), calls += 1;
+        if (vs < p * v - 1) {
+          if (!next) next = send((vs + 1) % p);
+          sends += *next, calls += 1;
+        }
+        if (training && vs > 0) {
+          if (!previous) previous = send((vs - 1 + p) % p);
+          sends += *previous, calls += 1;
+        }
       }
       T.pp = sends;
-      ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_bytes, m * sends, sends);
+      if (ledgers_on) ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_bytes, m * sends, sends);
     }
 
     // Parameters this device keeps (one tensor-parallel rank of the stage).
     double params = 0;
-    for (const auto& blocks : chunks)
-      for (const StageBlock& blk : blocks) params += blk.owned_elements;
+    params = lay.sum([](const StageBlock& blk) { return blk.owned_elements; });
     stage_params[si] = params;
 
     // Data parallelism and ZeRO (Rajbhandari et al. 2020 §7), as the planner
@@ -515,73 +620,97 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // forward and again before its backward and reduce-scatters its gradients
     // after its backward, every micro-batch.
     if (training && d > 1) {
-      const std::vector<int> g = dp_group(i);
-      const int dp_handle = memo != nullptr ? memo->group_handle(g) : -1;
+      const int dp_handle = memo != nullptr ? memo->group_handle(tp_first(i), rm.stride_data, d) : -1;
       if (st.zero <= 2) {
         // The dp stream during the last micro-batch's backward (time 0 at its start,
         // `window` long): bucket k starts when it is full and bucket k-1 is done
         // (after the whole backward without overlap); what runs past the backward's
-        // end is exposed.
-        const bool is_middle = i != 0 && i != p - 1;
-        const KernelTimes::Lists& lt = times.lists[times.slot(&layer)];
-        if (!(is_middle && middle.valid && middle.recompute == lt.recompute &&
-              middle.backward == lt.backward)) {
-          double window_seconds = 0;
-          const std::vector<GradientGroup> groups = gradient_groups(chunks, times, &window_seconds);
-          middle.buckets = fill_buckets(groups, e_bytes, st.bucket_bytes, window_seconds);
-          middle.window_seconds = window_seconds;
-          middle.valid = is_middle;
-          if (is_middle) middle.recompute = lt.recompute, middle.backward = lt.backward;
-        }
-        const double window_seconds = middle.window_seconds;
-        const std::vector<GradientBucket>& buckets = middle.buckets;
+        // end is exposed. Each distinct bucket size is priced once.
+        BucketList& bl = stage_buckets(cache, *templates, lay, p > 1, times, e_bytes, st.bucket_bytes);
+        const double window_seconds = bl.window_seconds;
+        const std::vector<GradientBucket>& buckets = bl.buckets;
         const CollectiveKind k = st.zero == 0 ? CollectiveKind::kAllReduce : CollectiveKind::kReduceScatter;
-        double total = 0, bytes = 0, dp_end = 0;
-        for (const GradientBucket& bk : buckets) {
-          BRIGADE_ASSIGN_OR_RETURN(const double one,
-                                   price(dp_priced, dp_handle, k, st.algorithm, bk.bytes,
-                                         [&] { return plan_collective(sc, k, g, bk.bytes); }));
-          dp_end = std::max(dp_end, st.overlap ? bk.ready_seconds : window_seconds) + one;
-          total += one;
-          bytes += bk.bytes;
+        std::vector<double>& priced = cache.priced;
+        auto price_sizes = [&](CollectiveKind kind) -> Status {
+          priced.resize(bl.sizes.size());
+          for (size_t z = 0; z < bl.sizes.size(); ++z) {
+            const double bytes = bl.sizes[z];
+            BRIGADE_ASSIGN_OR_RETURN(priced[z], price(dp_priced, dp_handle, kind, st.algorithm, bytes,
+                                                      [&] { return plan_collective(sc, kind, dp_vec(), bytes); }));
+          }
+          return Status::ok();
+        };
+        BRIGADE_RETURN_IF_ERROR(price_sizes(k));
+        if (!(bl.reduce.valid && bl.reduce.overlap == st.overlap && bl.reduce.priced == priced)) {
+          double total = 0, dp_end = 0;
+          for (size_t z = 0; z < buckets.size(); ++z) {
+            const double one = priced[bl.size_index[z]];
+            dp_end = std::max(dp_end, st.overlap ? buckets[z].ready_seconds : window_seconds) + one;
+            total += one;
+          }
+          bl.reduce = {true, st.overlap, priced, total, dp_end};
         }
+        const double total = bl.reduce.total, dp_end = bl.reduce.end, bytes = bl.bytes_sum;
         dp_after_backward[si] = std::max(0.0, dp_end - window_seconds);
         per_step_extra[si] += dp_after_backward[si];
-        ledger.add("data", kind_name(k), d, static_cast<double>(buckets.size()), bytes, total,
-                   std::min(total, dp_after_backward[si]));
+        if (ledgers_on)
+          ledger.add("data", kind_name(k), d, static_cast<double>(buckets.size()), bytes, total,
+                     std::min(total, dp_after_backward[si]));
         if (st.zero >= 1) {
           // Updated weights gathered after the optimizer step (not overlapped).
-          double gather = 0;
-          for (const GradientBucket& bk : buckets) {
-            BRIGADE_ASSIGN_OR_RETURN(
-                double one,
-                price(
-                    dp_priced, dp_handle, CollectiveKind::kAllGather, st.algorithm, bk.bytes,
-                    [&] { return plan_collective(sc, CollectiveKind::kAllGather, g, bk.bytes); }));
-            gather += one;
+          BRIGADE_RETURN_IF_ERROR(price_sizes(CollectiveKind::kAllGather));
+          if (!(bl.gather.valid && bl.gather.priced == priced)) {
+            double gather = 0;
+            for (size_t z = 0; z < buckets.size(); ++z) gather += priced[bl.size_index[z]];
+            bl.gather = {true, false, priced, gather, 0.0};
           }
+          const double gather = bl.gather.total;
           per_step_extra[si] += gather;
-          ledger.add("data", "allgather", d, static_cast<double>(buckets.size()), bytes, gather, gather);
+          if (ledgers_on)
+            ledger.add("data", "allgather", d, static_cast<double>(buckets.size()), bytes, gather, gather);
         }
       } else {
         double f_total = 0, b_total = 0, f_last = 0, b_last = 0, rs_total = 0, rs_last = 0;
         double gathers = 0, gather_bytes = 0, scatters = 0, scatter_bytes = 0;
-        // Blocks with the same figures are timed once (layers are alike).
-        std::map<std::pair<double, double>, double> kinds;  // (gather, owned) elements -> blocks
-        for (const auto& blocks : chunks)
-          for (const StageBlock& blk : blocks) kinds[{blk.gather_elements, blk.owned_elements}] += 1;
-        for (const auto& [figures, n] : kinds) {
-          if (figures.first > 0) {
-            const double bytes = figures.first * e_bytes;
-            BRIGADE_ASSIGN_OR_RETURN(double one, plan_collective(sc, CollectiveKind::kAllGather, g, bytes));
+        // Blocks with the same figures are timed once (layers are alike), in
+        // the order of their (gather, owned) elements.
+        struct Kind {
+          double gather = 0, owned = 0, n = 0;
+        };
+        std::array<Kind, 3> kinds{};
+        size_t n_kinds = 0;
+        lay.for_each_kind([&](const StageBlock& blk, double count_of) {
+          for (size_t x = 0; x < n_kinds; ++x)
+            if (kinds[x].gather == blk.gather_elements && kinds[x].owned == blk.owned_elements) {
+              kinds[x].n += count_of;
+              return;
+            }
+          kinds[n_kinds++] = {blk.gather_elements, blk.owned_elements, count_of};
+        });
+        for (size_t x = 1; x < n_kinds; ++x)  // at most three: insertion
+          for (size_t y = x; y > 0 && std::pair(kinds[y].gather, kinds[y].owned) <
+                                          std::pair(kinds[y - 1].gather, kinds[y - 1].owned);
+               --y)
+            std::swap(kinds[y], kinds[y - 1]);
+        for (size_t x = 0; x < n_kinds; ++x) {
+          const Kind& kd = kinds[x];
+          const double n = kd.n;
+          if (kd.gather > 0) {
+            const double bytes = kd.gather * e_bytes;
+            BRIGADE_ASSIGN_OR_RETURN(
+                double one, price(dp_priced, dp_handle, CollectiveKind::kAllGather, st.algorithm, bytes, [&] {
+                  return plan_collective(sc, CollectiveKind::kAllGather, dp_vec(), bytes);
+                }));
             f_total += n * one, b_total += n * one;
             f_last = std::max(f_last, one), b_last = std::max(b_last, one);
             gathers += 2 * n, gather_bytes += 2 * n * bytes;
           }
-          if (figures.second > 0) {
-            const double bytes = figures.second * e_bytes;
-            BRIGADE_ASSIGN_OR_RETURN(double one,
-                                     plan_collective(sc, CollectiveKind::kReduceScatter, g, bytes));
+          if (kd.owned > 0) {
+            const double bytes = kd.owned * e_bytes;
+            BRIGADE_ASSIGN_OR_RETURN(
+                double one, price(dp_priced, dp_handle, CollectiveKind::kReduceScatter, st.algorithm, bytes, [&] {
+                  return plan_collective(sc, CollectiveKind::kReduceScatter, dp_vec(), bytes);
+                }));
             rs_total += n * one, rs_last = std::max(rs_last, one);
             scatters += n, scatter_bytes += n * bytes;
           }
@@ -590,9 +719,11 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                                 exposed_after_overlap(b_total, T.bwd_kernels, b_last, st.overlap);
         const double scattered = exposed_after_overlap(rs_total, T.bwd_kernels, rs_last, st.overlap);
         T.zero_exposed += gathered + scattered;
-        ledger.add("zero-3 params", "allgather", d, gathers * m, gather_bytes * m, (f_total + b_total) * m,
-                   gathered * m);
-        ledger.add("data", "reducescatter", d, scatters * m, scatter_bytes * m, rs_total * m, scattered * m);
+        if (ledgers_on) {
+          ledger.add("zero-3 params", "allgather", d, gathers * m, gather_bytes * m, (f_total + b_total) * m,
+                     gathered * m);
+          ledger.add("data", "reducescatter", d, scatters * m, scatter_bytes * m, rs_total * m, scattered * m);
+        }
       }
     }
     // Sequence parallelism: LayerNorm, bias and position-embedding gradients
@@ -600,25 +731,28 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // tensor group per step, after the backward (on `dp`, before the optimizer).
     if (training && st.sequence_parallel && t > 1) {
       double replicated = 0;
-      for (const auto& blocks : chunks)
-        for (const StageBlock& blk : blocks) replicated += blk.replicated_elements;
+      replicated = lay.sum([](const StageBlock& blk) { return blk.replicated_elements; });
       if (replicated > 0) {
-        BRIGADE_ASSIGN_OR_RETURN(double one, collective_seconds(topo, prof, CollectiveKind::kAllReduce,
-                                                                CollectiveAlgorithm::kAuto, group,
-                                                                replicated * e_bytes));
+        const double bytes = replicated * e_bytes;
+        BRIGADE_ASSIGN_OR_RETURN(
+            double one, price(tp_priced, tp_handle, CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, bytes,
+                              [&] {
+                                return collective_seconds(topo, prof, CollectiveKind::kAllReduce,
+                                                          CollectiveAlgorithm::kAuto, tp_vec(), bytes);
+                              }));
         per_step_extra[si] += one;
-        ledger.add("sequence", "allreduce", t, 1, replicated * e_bytes, one, one);
+        if (ledgers_on) ledger.add("sequence", "allreduce", t, 1, bytes, one, one);
       }
     }
     // Tied word embeddings: the first and the last stage each hold a copy; the
     // copies' gradients are summed over the pair before the optimizer step.
     if (training && p > 1 && (i == 0 || i == p - 1)) {
-      const double bytes = embedding.params[0].local_elements() * e_bytes / (st.zero >= 2 ? d : 1);
+      const double bytes = templates->embedding_figures.group_elements[0] * e_bytes / (st.zero >= 2 ? d : 1);
       const std::vector<int> pair = {rm.device(0, 0, 0), rm.device(0, 0, p - 1)};
       BRIGADE_ASSIGN_OR_RETURN(double one, collective_seconds(topo, prof, CollectiveKind::kAllReduce,
                                                               CollectiveAlgorithm::kAuto, pair, bytes));
       per_step_extra[si] += one;
-      ledger.add("tied embedding", "allreduce", 2, 1, bytes, one, one);
+      if (ledgers_on) ledger.add("tied embedding", "allreduce", 2, 1, bytes, one, one);
     }
     // The optimizer step: memory-bound over the local (ZeRO-sharded) optimizer state.
     if (training && tr.optimizer != Optimizer::kNone) {
@@ -658,8 +792,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       md * (bt.tp_fwd + bt.tp_bwd + bt.zero_exposed) + bt.pp + per_step_extra[busiest] - e.optimizer_seconds;
   e.bubble_seconds =
       std::max(0.0, e.step_seconds - md * bt.per_micro_batch() - bt.pp - per_step_extra[busiest]);
-  for (CommLedger& l : ledgers) e.stage_communication.push_back(l.take());
-  e.communication = e.stage_communication[busiest];
+  if (ledgers_on) {
+    for (CommLedger& l : ledgers) e.stage_communication.push_back(l.take());
+    e.communication = e.stage_communication[busiest];
+  }
   e.communication_device = rm.device(0, 0, static_cast<int>(busiest));
   if (full)
     e.notes.push_back(fmt::format("times are those of a device of pipeline stage {} (the busiest)", busiest));
@@ -686,33 +822,38 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       // block's saved activations per micro-batch in flight, and one block's
       // recomputed activations at a time.
       const double loads = in_flight_micro_batches(st.schedule, p, static_cast<int>(m), v, i);
-      act = loads * static_cast<double>(layers_per_chunk * v) * layer.saved_bytes();
+      const StageLayout& lay = layouts[si];
+      act = loads * static_cast<double>(layers_per_chunk * v) * templates->layer_figures.saved_bytes;
       // The embedding (stage 0) and the output layer (stage p-1) are the first and the
       // last layers of the model: they keep as many micro-batches as a stage of one chunk
       // (GPipe all m; 1F1B p - stage; Narayanan et al. 2021 §2.2, Korthikanti §4.3).
       if (i == 0)
-        act += embedding.saved_bytes() * in_flight_micro_batches(st.schedule, p, static_cast<int>(m), 1, 0);
+        act += templates->embedding_figures.saved_bytes * in_flight_micro_batches(st.schedule, p, static_cast<int>(m), 1, 0);
       if (i == p - 1)
-        act += head.saved_bytes() * in_flight_micro_batches(st.schedule, p, static_cast<int>(m), 1, p - 1);
+        act += templates->head_figures.saved_bytes * in_flight_micro_batches(st.schedule, p, static_cast<int>(m), 1, p - 1);
       // The first recomputation of a backward step comes after the blocks above the
       // first block that recomputes have run their backward and freed their saved
       // activations (the head's on the last stage).
-      const auto& top = chunks_of[si].back();
+      // (The top chunk's blocks from its last: the head, the layers, the embedding.)
       double freed = 0, recomputed = 0;
-      for (size_t j = top.size(); j-- > 0;) {
-        if (top[j].tpl->recompute_saved_bytes() > 0) {
-          recomputed = top[j].tpl->recompute_saved_bytes();
-          break;
+      auto visit = [&](const StageBlock& blk) {
+        if (blk.figures->recompute_saved_bytes > 0) {
+          recomputed = blk.figures->recompute_saved_bytes;
+          return false;
         }
-        freed += top[j].tpl->saved_bytes();
-      }
+        freed += blk.figures->saved_bytes;
+        return true;
+      };
+      bool going = !lay.last || visit(lay.head);
+      for (std::int64_t j = 0; j < lay.layers_per_chunk && going; ++j) going = visit(lay.layer);
+      if (going && lay.first && lay.chunks == 1) visit(lay.embedding);
       act = std::max(act, act - freed + recomputed);
     } else {
       // Inference keeps nothing for a backward pass: one block's working set at a time
       // (what its kernels write, the bytes training would save), as the planner
       // allocates it.
-      for (const auto& blocks : chunks_of[si])
-        for (const StageBlock& blk : blocks) act = std::max(act, blk.tpl->saved_bytes());
+      layouts[si].for_each_kind(
+          [&](const StageBlock& blk, double) { act = std::max(act, blk.figures->saved_bytes); });
     }
     // ZeRO-2: each parameter group's whole gradient lives from its first backward
     // write (the first micro-batch) to its bucket's reduce-scatter (the last): with
@@ -730,11 +871,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     }
     if (training && d > 1 && st.zero == 3) {
       double gather = 0, owned = 0;
-      for (const auto& blocks : chunks_of[si])
-        for (const StageBlock& blk : blocks) {
-          gather = std::max(gather, blk.gather_elements);
-          owned = std::max(owned, blk.owned_elements);
-        }
+      layouts[si].for_each_kind([&](const StageBlock& blk, double) {
+        gather = std::max(gather, blk.gather_elements);
+        owned = std::max(owned, blk.owned_elements);
+      });
       live.params_bytes += 2 * gather * e_bytes;
       live.grads_bytes += owned * e_bytes;
     }

@@ -179,6 +179,7 @@ Result<SearchResult> search_transformer(const Scenario& sc, const SearchOptions&
   // Per stage, not per device: the same step, parts, peak and fit.
   cost::EstimateOptions lean;
   lean.every_device = false;
+  lean.communication = false;  // the loop reads the step, compute and memory alone
   // Judges one point; returns its figures or nothing (invalid).
   struct Judged {
     bool ok = false;

@@ -153,6 +153,57 @@ TEST(PlanMemo, PerStageMemoryKeepsEveryFigureButTheList) {
   }
 }
 
+// Without the communication lists (what the search's inner loop asks for)
+// every other figure is the same, with or without a memo, and across plans
+// that reuse the memo's gradient buckets.
+TEST(PlanMemo, NoCommunicationListsKeepsEveryOtherFigure) {
+  Scenario s = gpt3();
+  EstimateOptions bare;
+  bare.every_device = false;
+  bare.communication = false;
+  PlanMemo memo(s.topology, s.profile);
+  for (int round = 0; round < 2; ++round)
+    for (const Plan& x : plans()) {
+      apply(x, s);
+      auto full = estimate_plan(s);
+      ASSERT_TRUE(full.is_ok()) << full.message();
+      ScopedPlanMemo use(memo);
+      auto lean = estimate_plan(s, bare);
+      ASSERT_TRUE(lean.is_ok()) << lean.message();
+      EXPECT_TRUE(lean->communication.empty());
+      EXPECT_TRUE(lean->stage_communication.empty());
+      PlanEstimate without = *full;
+      without.communication.clear();
+      without.stage_communication.clear();
+      expect_same(without, *lean, false);
+    }
+}
+
+// A group given as an arithmetic progression (first, stride, size) has the
+// handle of the same group written out, and finds what was stored for it.
+TEST(PlanMemo, ProgressionHandlesAreTheGroupsHandles) {
+  Scenario s = gpt3();
+  PlanMemo memo(s.topology, s.profile);
+  const std::vector<int> group = {8, 16, 24, 32};
+  memo.store_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, group, 1e6, 0.25);
+  const int h = memo.group_handle(8, 8, 4);
+  EXPECT_EQ(h, memo.group_handle(group));
+  EXPECT_EQ(memo.find_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, h, 1e6), 0.25);
+  EXPECT_FALSE(memo.find_collective(CollectiveKind::kAllGather, CollectiveAlgorithm::kAuto, h, 1e6));
+  EXPECT_FALSE(memo.find_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, h, 2e6));
+  EXPECT_NE(memo.group_handle(8, 8, 3), h);
+  EXPECT_NE(memo.group_handle(0, 8, 4), h);
+  // A group that is no progression is kept by content.
+  const std::vector<int> other = {0, 1, 3};
+  EXPECT_NE(memo.group_handle(other), memo.group_handle(0, 1, 3));
+  EXPECT_EQ(memo.group_handle(other), memo.group_handle(std::vector<int>{0, 1, 3}));
+  // Many groups: the table grows and keeps them all.
+  std::vector<int> handles;
+  for (int first = 0; first < 5000; ++first) handles.push_back(memo.group_handle(first, 3, 2));
+  for (int first = 0; first < 5000; ++first)
+    EXPECT_EQ(memo.group_handle(std::vector<int>{first, first + 3}), handles[static_cast<size_t>(first)]);
+}
+
 // The memo answers for its own topology and the copies that share its
 // routes, and not for one that changed or another profile.
 TEST(PlanMemo, CoversOnlyItsTopologyAndProfile) {
