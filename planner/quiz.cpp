@@ -365,27 +365,6 @@ Result<Answer> compute(int number, const std::string& dir, const std::vector<Qui
   return Status::error("found question " + std::to_string(number) + "; expected 1 to 10");
 }
 
-// A paragraph's lines as one line: joined by a space between two Latin
-// letters, by nothing where either side is Chinese (no spaces in Chinese).
-std::string join_lines(const std::string& text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '\n') {
-      out += text[i];
-      continue;
-    }
-    if (i + 1 < text.size() && text[i + 1] == '\n') {  // a paragraph break stays
-      out += "\n\n";
-      while (i + 1 < text.size() && text[i + 1] == '\n') ++i;
-      continue;
-    }
-    const bool ascii_before = !out.empty() && static_cast<unsigned char>(out.back()) < 128;
-    const bool ascii_after = i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 128;
-    if (ascii_before && ascii_after) out += ' ';
-  }
-  return out;
-}
-
 std::string trim(const std::string& s) {
   const size_t a = s.find_first_not_of(" \t\r\n");
   if (a == std::string::npos) return "";
@@ -442,7 +421,7 @@ Result<Quiz> load_quiz(const std::string& lessons_folder, Lang lang) {
                              name + "}}; expected a fact the tool computes for it");
     q.facts = a.facts;
     q.scenarios = a.scenarios;
-    q.explanation = join_lines(fill_answers(trim(rest), a.facts));
+    q.explanation = join_wrapped_lines(fill_answers(trim(rest), a.facts), /*latin=*/true);
     quiz.questions.push_back(std::move(q));
   }
   return quiz;
