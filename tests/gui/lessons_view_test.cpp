@@ -137,6 +137,9 @@ TEST(LessonsView, ScreenshotsAreRealPictures) {
   const Shot bad = screenshot({"--lesson", "99"}, "bad");
   EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(bad.err, "brigade-gui: error: --lesson: found '99'; expected a lesson from 1 to 13\n");
+  const Shot bad_lang = screenshot({"--lang", "fr"}, "bad_lang");
+  EXPECT_EQ(bad_lang.code, 2);
+  EXPECT_EQ(bad_lang.err, "brigade-gui: error: --lang: found 'fr'; expected one of en, zh\n");
   const Shot wrong_view = screenshot({"--lesson", "2", "--view", "timeline"}, "wrong");
   EXPECT_EQ(wrong_view.code, 2);
 }

@@ -19,6 +19,7 @@
 #include <QFontMetrics>
 #include <QMenuBar>
 #include <QRawFont>
+#include <QSettings>
 #include <QXmlStreamReader>
 
 #include "gui/app/main_window.hpp"
@@ -100,6 +101,17 @@ TEST(Translation, LanguageMenuSwitchesAtRuntime) {
   EXPECT_EQ(ui_language(), Lang::kEn);
   EXPECT_TRUE(titles().contains("&File"));
   EXPECT_EQ(w.findChild<QDockWidget*>("dock_timeline")->windowTitle(), "Timeline");
+}
+
+// The choice is remembered for the next start (brigade-gui reads it).
+TEST(Translation, LanguageIsRemembered) {
+  MainWindow w({}, /*remember=*/true);
+  w.findChild<QAction*>("language_zh")->trigger();
+  QApplication::processEvents();
+  EXPECT_EQ(QSettings().value("language").toString(), "zh");
+  w.findChild<QAction*>("language_en")->trigger();
+  QApplication::processEvents();
+  EXPECT_EQ(QSettings().value("language").toString(), "en");
 }
 
 // Every character of `text` (not whitespace) that `font` has no glyph for.
