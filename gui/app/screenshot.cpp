@@ -16,8 +16,13 @@ namespace brigade::gui {
 
 namespace {
 
-Status save(QWidget* w, const QString& out, const QString& title) {
-  return out.endsWith(".svg", Qt::CaseInsensitive) ? save_svg(w, out, title) : save_png(w, out);
+// Writes the picture; the exit code (1 and the message on stderr if it failed).
+int save(QWidget* w, const QString& out, const QString& title) {
+  const Status st =
+      out.endsWith(".svg", Qt::CaseInsensitive) ? save_svg(w, out, title) : save_png(w, out);
+  if (st.is_ok()) return 0;
+  std::cerr << st.message() << "\n";
+  return 1;
 }
 
 // The whole main window, docks and all, as a user first sees it.
@@ -35,12 +40,7 @@ int window_screenshot(const ScreenshotRequest& r) {
   if (r.time_seconds >= 0) w.set_time_seconds(r.time_seconds);
   for (const ViewInfo& v : view_list()) w.view(v.name)->wait_ready(24 * 3600 * 1000);
   QApplication::processEvents();
-  const Status st = save(&w, r.out, "window");
-  if (!st.is_ok()) {
-    std::cerr << st.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return save(&w, r.out, "window");
 }
 
 // The Lessons view on lesson N (or its quiz), with the lesson's numbers
@@ -77,12 +77,7 @@ int lessons_screenshot(const ScreenshotRequest& r) {
   }
   if (r.quiz && view->quiz()->quiz()) view->quiz()->reveal_all();
   QApplication::processEvents();
-  const Status st = save(view.get(), r.out, r.view);
-  if (!st.is_ok()) {
-    std::cerr << st.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return save(view.get(), r.out, r.view);
 }
 
 }  // namespace
@@ -124,12 +119,7 @@ int take_screenshot(const ScreenshotRequest& r) {
   if (r.time_seconds >= 0) view->set_time_seconds(r.time_seconds);
   view->wait_ready(24 * 3600 * 1000);
   QApplication::processEvents();
-  const Status st = save(view.get(), r.out, r.view);
-  if (!st.is_ok()) {
-    std::cerr << st.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return save(view.get(), r.out, r.view);
 }
 
 }  // namespace brigade::gui
