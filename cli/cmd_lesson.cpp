@@ -19,6 +19,7 @@
 #include "cli/cli_util.hpp"
 #include "cli/verbs.hpp"
 #include "core/lesson.hpp"
+#include "planner/quiz.hpp"
 
 namespace brigade::cli {
 namespace {
@@ -31,6 +32,7 @@ struct LessonOptions {
   int step = 0;         // --step K (1-based; 0: every step)
   bool no_run = false;
   bool json = false;
+  bool quiz = false;    // --quiz
 };
 
 std::string join(const std::vector<std::string>& words) {
@@ -150,6 +152,39 @@ void list_lessons(const std::vector<Lesson>& lessons, Lang lang, bool json) {
                                   : "Run `brigade lesson N` to read lesson N (--lang zh: in Chinese).\n");
 }
 
+// The seed's ten questions, each answer computed now from the lessons'
+// scenarios (planner/quiz.hpp).
+void print_quiz(const std::string& folder, Lang lang, bool json) {
+  auto quiz = planner::load_quiz(folder, lang);
+  if (!quiz.is_ok()) throw_status(quiz.status());
+  if (json) {
+    nlohmann::json j = {{"title", quiz->title}, {"intro", quiz->intro}, {"lang", lang_code(lang)}};
+    j["questions"] = nlohmann::json::array();
+    for (const planner::QuizQuestion& q : quiz->questions) {
+      nlohmann::json choices = nlohmann::json::array();
+      for (const planner::QuizChoice& c : q.choices)
+        choices.push_back({{"letter", std::string(1, c.letter)}, {"text", c.text}, {"correct", c.correct}});
+      j["questions"].push_back({{"number", q.number},
+                                {"question", q.question},
+                                {"multiple", q.multiple},
+                                {"choices", choices},
+                                {"answer", q.answer()},
+                                {"explanation", q.explanation},
+                                {"facts", q.facts},
+                                {"scenarios", q.scenarios}});
+    }
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::cout << quiz->title << "\n\n" << quiz->intro << "\n";
+  const char* answer_word = lang == Lang::kZh ? "答案" : "Answer";
+  for (const planner::QuizQuestion& q : quiz->questions) {
+    std::cout << fmt::format("\nQ{}. {}\n", q.number, q.question);
+    for (const planner::QuizChoice& c : q.choices) std::cout << fmt::format("  {}. {}\n", c.letter, c.text);
+    std::cout << fmt::format("{}: {}. {}\n", answer_word, q.answer(), q.explanation);
+  }
+}
+
 void run_lesson(const LessonOptions& o) {
   const auto lang = parse_lang(o.lang);
   if (!lang) parse_choice_flag("--lang", o.lang, {"en", "zh"});  // throws with the choices
@@ -161,6 +196,13 @@ void run_lesson(const LessonOptions& o) {
     if (folder.empty())
       throw BadInput{"brigade: error: found no scenarios/lessons folder near brigade or the "
                      "working folder; expected --lessons DIR or $BRIGADE_LESSONS"};
+  }
+  if (o.quiz) {
+    if (!o.name.empty())
+      throw BadInput{"brigade: error: --quiz: found it with lesson '" + o.name +
+                     "'; expected --quiz alone (the quiz draws on every lesson)"};
+    print_quiz(folder, *lang, o.json);
+    return;
   }
   auto lessons = load_lessons(folder);
   if (!lessons.is_ok()) throw_status(lessons.status());
@@ -236,6 +278,9 @@ const RegisterVerb kRegister("lesson", 26, [](CLI::App& app) {
   cmd->add_option("--lessons", opts->lessons,
                   "the lessons' folder (default: $BRIGADE_LESSONS, else scenarios/lessons "
                   "near brigade or the working folder)");
+  cmd->add_flag("--quiz", opts->quiz,
+                "the first seed text's ten questions, each answer computed now from the "
+                "lessons' scenarios");
   cmd->add_flag("--json", opts->json,
                 "one JSON object: the text, the commands, their output and the answers");
   cmd->callback([opts] { run_lesson(*opts); });

@@ -178,6 +178,26 @@ std::string fill_answers(const std::string& text, const std::map<std::string, st
   return out + text.substr(from);
 }
 
+std::string join_wrapped_lines(const std::string& text, bool latin) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      out += text[i];
+      continue;
+    }
+    if (i + 1 < text.size() && text[i + 1] == '\n') {  // a paragraph break stays
+      while (i + 1 < text.size() && text[i + 1] == '\n') out += text[++i];
+      out += '\n';
+      continue;
+    }
+    const bool ascii_before = !out.empty() && static_cast<unsigned char>(out.back()) < 128;
+    const bool ascii_after = i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 128;
+    if (!ascii_before && !ascii_after) continue;  // Chinese on both sides
+    out += latin ? ' ' : '\n';
+  }
+  return out;
+}
+
 Result<LessonText> parse_lesson_text(const std::string& markdown, const std::string& file) {
   LessonText t;
   t.file = file;

@@ -107,6 +107,13 @@ std::vector<std::pair<std::string, size_t>> answer_placeholders(const std::strin
 // from `values` is left as it is).
 std::string fill_answers(const std::string& text, const std::map<std::string, std::string>& values);
 
+// A text's wrapped lines joined: a line break between two characters that
+// are not ASCII (Chinese) disappears, since Chinese puts no space between
+// words and Markdown would show the break as one; with `latin`, every other
+// break becomes a space (one line per paragraph, for plain-text labels).
+// Paragraph breaks (blank lines) stay.
+std::string join_wrapped_lines(const std::string& text, bool latin = false);
+
 // "# Title / intro / ## sections" Markdown. Errors (FILE:LINE:1): no title
 // on the first line, an empty section heading.
 Result<LessonText> parse_lesson_text(const std::string& markdown, const std::string& file);

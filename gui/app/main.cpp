@@ -7,11 +7,13 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QSettings>
 
 #include "core/lesson.hpp"
 #include "core/units.hpp"
 #include "gui/app/main_window.hpp"
 #include "gui/app/screenshot.hpp"
+#include "gui/views/language.hpp"
 #include "gui/views/view_list.hpp"
 
 namespace {
@@ -87,7 +89,10 @@ int main(int argc, char** argv) {
                           "auto");
   QCommandLineOption network("network", "flow or ideal (default: the scenario's)", "N");
   QCommandLineOption profile("profile", "a hardware profile replacing the scenario's", "FILE");
-  parser.addOptions({shot, view, time, step, lesson, size, gran, network, profile});
+  QCommandLineOption lang("lang", "the app's language: en or zh (default: the last one chosen; "
+                          "--screenshot: en)", "L");
+  QCommandLineOption quiz("quiz", "--view lessons shows its quiz, every answer revealed");
+  parser.addOptions({shot, view, time, step, lesson, size, gran, network, profile, lang, quiz});
   parser.process(app);
 
   brigade::gui::LoadOptions load;
@@ -106,6 +111,16 @@ int main(int argc, char** argv) {
     load.network = n.toStdString();
   }
   if (parser.isSet(profile)) load.profile = parser.value(profile).toStdString();
+  // The language: --lang, else (not for screenshots, which look the same
+  // everywhere) the one chosen last in View > Language.
+  QString code = parser.isSet(shot) ? QStringLiteral("en") : QSettings().value("language", "en").toString();
+  if (parser.isSet(lang)) {
+    code = parser.value(lang);
+    if (!brigade::parse_lang(code.toStdString())) flag_error("--lang", code, "one of en, zh");
+  }
+  if (const auto l = brigade::parse_lang(code.toStdString()); l && !brigade::gui::set_ui_language(*l))
+    std::cerr << "brigade-gui: note: the " << code.toStdString()
+              << " translation could not be loaded; the app stays in English\n";
   QStringList files = parser.positionalArguments();
   if (files.size() > 1) flag_error("FILE", files.join(' '), "one file");
   if (parser.isSet(lesson)) {
@@ -118,8 +133,15 @@ int main(int argc, char** argv) {
     r.out = parser.value(shot);
     r.view = parser.value(view);
     r.load = load;
-    if (files.isEmpty()) flag_error("--screenshot", r.out, "a FILE to render after the options");
-    r.file = files.front();
+    if (parser.isSet(lesson)) {
+      bool ok = false;
+      r.lesson = parser.value(lesson).toInt(&ok);
+      if (!ok || r.lesson < 1) flag_error("--lesson", parser.value(lesson), "a lesson's number >= 1");
+    }
+    r.quiz = parser.isSet(quiz);
+    if (files.isEmpty() && r.view != "lessons")
+      flag_error("--screenshot", r.out, "a FILE to render after the options");
+    if (!files.isEmpty()) r.file = files.front();
     if (parser.isSet(time)) {
       const QString t = parser.value(time);
       auto v = brigade::parse_quantity(t.toStdString(), brigade::Dimension::kSeconds);

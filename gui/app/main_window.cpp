@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -25,6 +26,7 @@
 #include "core/units.hpp"
 #include "gui/app/session.hpp"
 #include "gui/views/export.hpp"
+#include "gui/views/language.hpp"
 #include "gui/views/view.hpp"
 #include "gui/views/view_list.hpp"
 
@@ -56,13 +58,12 @@ MainWindow::MainWindow(LoadOptions options, bool remember, QWidget* parent)
   auto* central = new QLabel(this);
   central->setObjectName("summary");
   central->setContentsMargins(8, 2, 8, 2);
-  central->setText(
-      tr("Open a scenario, a trace or a profile: File > Open (Ctrl+O), or drop a file here."));
+  central->setText(tr(kOpenHint));
   central->setMaximumHeight(28);
   setCentralWidget(central);
 
   for (const ViewInfo& info : view_list()) {
-    auto* dock = new QDockWidget(info.title, this);
+    auto* dock = new QDockWidget(view_title(info.title), this);
     dock->setObjectName("dock_" + info.name);
     View* v = info.make(dock);
     dock->setWidget(v);
@@ -73,6 +74,7 @@ MainWindow::MainWindow(LoadOptions options, bool remember, QWidget* parent)
         if (d.view != v) d.view->set_time_seconds(t);
     });
     connect(v, &View::message, this, [this](const QString& m) { status_->setText(m); });
+    connect(v, &View::open_file_requested, this, &MainWindow::open_file);
   }
   // Docks sharing an area start as tabs.
   for (size_t i = 1; i < docks_.size(); ++i)
@@ -157,6 +159,18 @@ void MainWindow::set_time_seconds(double t) {
 
 MainWindow::~MainWindow() = default;
 
+void MainWindow::changeEvent(QEvent* e) {
+  QMainWindow::changeEvent(e);
+  if (e->type() != QEvent::LanguageChange) return;
+  // Menus are rebuilt in the new language; docks and labels retitled.
+  menuBar()->clear();
+  build_menus();
+  for (const Dock& d : docks_) d.dock->setWindowTitle(view_title(d.info->title));
+  if (!doc_) static_cast<QLabel*>(centralWidget())->setText(tr(kOpenHint));
+  cancel_->setText(tr("Cancel"));
+  cancel_->setToolTip(tr("Stop loading (Esc)"));
+}
+
 void MainWindow::build_menus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open…"), this, [this] {
@@ -179,12 +193,12 @@ void MainWindow::build_menus() {
   QMenu* svg = file->addMenu(tr("Export View as &SVG"));
   for (const Dock& d : docks_) {
     const QString name = d.info->name;
-    png->addAction(d.info->title + tr("…"), this, [this, name] {
+    png->addAction(view_title(d.info->title) + tr("…"), this, [this, name] {
       const QString path = QFileDialog::getSaveFileName(this, tr("Export as PNG"), name + ".png",
                                                         tr("PNG images (*.png)"));
       if (!path.isEmpty()) export_view(name, path);
     });
-    svg->addAction(d.info->title + tr("…"), this, [this, name] {
+    svg->addAction(view_title(d.info->title) + tr("…"), this, [this, name] {
       const QString path = QFileDialog::getSaveFileName(this, tr("Export as SVG"), name + ".svg",
                                                         tr("SVG images (*.svg)"));
       if (!path.isEmpty()) export_view(name, path);
@@ -201,6 +215,23 @@ void MainWindow::build_menus() {
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   for (const Dock& d : docks_) view->addAction(d.dock->toggleViewAction());
+  view->addSeparator();
+  QMenu* language = view->addMenu(tr("&Language"));
+  auto* languages = new QActionGroup(language);
+  for (const auto& [lang, name] : {std::pair{Lang::kEn, QStringLiteral("English")},
+                                   std::pair{Lang::kZh, QStringLiteral("中文")}}) {
+    QAction* a = language->addAction(name, this, [this, lang = lang] {
+      if (!set_ui_language(lang)) {
+        show_message(tr("Could not load the translation; the language stays as it was."), true);
+        return;
+      }
+      if (remember_) QSettings().setValue("language", QString::fromLatin1(lang_code(lang).data()));
+    });
+    a->setCheckable(true);
+    a->setChecked(ui_language() == lang);
+    a->setObjectName(QStringLiteral("language_") + QString::fromLatin1(lang_code(lang).data()));
+    languages->addAction(a);
+  }
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&Keys"), this, [this] {
     show_message(tr("Timeline: W/S zoom, A/D pan, Ctrl+wheel zoom at the mouse, Shift+wheel or "

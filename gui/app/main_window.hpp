@@ -42,9 +42,12 @@ class MainWindow : public QMainWindow {
   bool export_trace(const QString& path);
 
   static constexpr int kMaxRecent = 10;
+  static constexpr const char* kOpenHint =
+      QT_TR_NOOP("Open a scenario, a trace or a profile: File > Open (Ctrl+O), or drop a file here.");
 
  protected:
   void closeEvent(QCloseEvent* e) override;
+  void changeEvent(QEvent* e) override;  // LanguageChange: menus and titles again
   void showEvent(QShowEvent* e) override;
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;

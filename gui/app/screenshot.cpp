@@ -6,6 +6,8 @@
 
 #include "gui/app/main_window.hpp"
 #include "gui/app/session.hpp"
+#include "gui/views/lessons_view.hpp"
+#include "gui/views/quiz_panel.hpp"
 #include "gui/views/export.hpp"
 #include "gui/views/view.hpp"
 #include "gui/views/view_list.hpp"
@@ -14,8 +16,13 @@ namespace brigade::gui {
 
 namespace {
 
-Status save(QWidget* w, const QString& out, const QString& title) {
-  return out.endsWith(".svg", Qt::CaseInsensitive) ? save_svg(w, out, title) : save_png(w, out);
+// Writes the picture; the exit code (1 and the message on stderr if it failed).
+int save(QWidget* w, const QString& out, const QString& title) {
+  const Status st =
+      out.endsWith(".svg", Qt::CaseInsensitive) ? save_svg(w, out, title) : save_png(w, out);
+  if (st.is_ok()) return 0;
+  std::cerr << st.message() << "\n";
+  return 1;
 }
 
 // The whole main window, docks and all, as a user first sees it.
@@ -36,12 +43,44 @@ int window_screenshot(const ScreenshotRequest& r) {
     w.view(v.name)->wait_ready(24 * 3600 * 1000);
   }
   QApplication::processEvents();
-  const Status st = save(&w, r.out, "window");
-  if (!st.is_ok()) {
-    std::cerr << st.message() << "\n";
+  return save(&w, r.out, "window");
+}
+
+// The Lessons view on lesson N (or its quiz), with the lesson's numbers
+// computed; FILE, when given, is opened as the app would (bold in the list).
+int lessons_screenshot(const ScreenshotRequest& r) {
+  auto view = std::make_unique<LessonsView>();
+  view->setAttribute(Qt::WA_DontShowOnScreen);
+  view->resize(r.size);
+  view->show();
+  if (view->lesson_count() == 0) {
+    std::cerr << view->error_text().toStdString() << "\n";
     return 1;
   }
-  return 0;
+  if (r.lesson != 0 && !view->show_lesson(r.lesson)) {
+    std::cerr << "brigade-gui: error: --lesson: found '" << r.lesson << "'; expected a lesson from 1 to "
+              << view->lesson_count() << "\n";
+    return 2;
+  }
+  if (!r.file.isEmpty()) {
+    Result<DocumentPtr> doc = load_document(r.file.toStdString(), r.load);
+    if (!doc.is_ok()) {
+      std::cerr << doc.message() << "\n";
+      return 2;
+    }
+    view->set_document(doc.value());
+  }
+  view->show_quiz(r.quiz);
+  QApplication::processEvents();
+  view->wait_ready(24 * 3600 * 1000);
+  QApplication::processEvents();
+  if (!view->error_text().isEmpty()) {
+    std::cerr << view->error_text().toStdString() << "\n";
+    return 1;
+  }
+  if (r.quiz && view->quiz()->quiz()) view->quiz()->reveal_all();
+  QApplication::processEvents();
+  return save(view.get(), r.out, r.view);
 }
 
 }  // namespace
@@ -59,7 +98,14 @@ int take_screenshot(const ScreenshotRequest& r) {
               << "'; expected a file name ending in .png or .svg\n";
     return 2;
   }
+  if ((r.lesson != 0 || r.quiz) && r.view != "lessons") {
+    std::cerr << "brigade-gui: error: --" << (r.quiz ? "quiz" : "lesson")
+              << ": found it with --view " << r.view.toStdString()
+              << "; expected --view lessons\n";
+    return 2;
+  }
   if (!info) return window_screenshot(r);
+  if (r.view == "lessons") return lessons_screenshot(r);
   Result<DocumentPtr> doc = load_document(r.file.toStdString(), r.load);
   if (!doc.is_ok()) {
     std::cerr << doc.message() << "\n";
@@ -84,12 +130,7 @@ int take_screenshot(const ScreenshotRequest& r) {
   if (r.step >= 0) view->set_step(r.step);
   view->wait_ready(24 * 3600 * 1000);
   QApplication::processEvents();
-  const Status st = save(view.get(), r.out, r.view);
-  if (!st.is_ok()) {
-    std::cerr << st.message() << "\n";
-    return 1;
-  }
-  return 0;
+  return save(view.get(), r.out, r.view);
 }
 
 }  // namespace brigade::gui

@@ -1,4 +1,5 @@
 // `brigade-gui --screenshot OUT.png --view NAME [--time T] [--step K] FILE`: one view
+// (`--view lessons [--lesson N] [--quiz]` needs no FILE: a lesson brings its own)
 // rendered without a display (QT_QPA_PLATFORM=offscreen) for tests, docs and
 // scripts. Bad input: the CLI's one line on stderr, exit 2, no file.
 #pragma once
@@ -18,6 +19,8 @@ struct ScreenshotRequest {
   int step = -1;             // --step K of a view with steps (View::steps); < 0: none
   QSize size{1600, 900};
   LoadOptions load;
+  int lesson = 0;  // --lesson N: the Lessons view shows lesson N (0: the first)
+  bool quiz = false;  // --quiz: the Lessons view shows its quiz tab
 };
 
 // Returns the exit code: 0 written, 2 bad input (message on stderr), 1 other failures.

@@ -46,6 +46,8 @@ class View : public QWidget {
   void time_selected(double seconds);
   // A line for the status bar.
   void message(const QString& text);
+  // Asks the app to open a file (the Lessons view's "Open the scenario").
+  void open_file_requested(const QString& path);
 };
 
 }  // namespace brigade::gui

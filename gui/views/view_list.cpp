@@ -3,6 +3,7 @@
 #include <QStringList>
 
 #include "gui/views/calibration_view.hpp"
+#include "gui/views/lessons_view.hpp"
 #include "gui/views/memory_view.hpp"
 #include "gui/views/scaling_view.hpp"
 #include "gui/views/teach_view.hpp"
@@ -28,6 +29,8 @@ const std::vector<ViewInfo>& view_list() {
        [](QWidget* p) -> View* { return new WhatIfView(p); }},
       {"teach", "Teach", Qt::BottomDockWidgetArea,
        [](QWidget* p) -> View* { return new TeachView(p); }},
+      {"lessons", "Lessons", Qt::RightDockWidgetArea,
+       [](QWidget* p) -> View* { return new LessonsView(p); }},
   };
   return views;
 }

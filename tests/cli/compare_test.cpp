@@ -17,8 +17,8 @@ namespace {
 using testing::run_brigade;
 
 const std::string kSource = BRIGADE_SOURCE_DIR;
-const std::string kAuto = kSource + "/scenarios/lessons/06-runtime-surprise.yaml";
-const std::string kHand = kSource + "/scenarios/lessons/more/06-hand-placed.yaml";
+const std::string kAuto = kSource + "/scenarios/lessons/12-runtime-surprise.yaml";
+const std::string kHand = kSource + "/scenarios/lessons/more/12-hand-placed.yaml";
 const std::string kPmap = kSource + "/scenarios/pmap_linear.yaml";
 
 nlohmann::json run_json(const std::vector<std::string>& args) {
@@ -109,8 +109,8 @@ TEST(CompareVerb, TwoTraces) {
 // plain data parallelism all-reduces; no span is left as a bare
 // "collective" (its name, "grad bucket N", does not say the kind).
 TEST(CompareVerb, CollectivesByKindFromTheProgram) {
-  const auto j = run_json({"compare", kSource + "/scenarios/lessons/04-peak-memory.yaml",
-                           kSource + "/scenarios/lessons/more/04-zero1.yaml", "--json"});
+  const auto j = run_json({"compare", kSource + "/scenarios/lessons/06-peak-memory.yaml",
+                           kSource + "/scenarios/lessons/more/06-zero1.yaml", "--json"});
   std::map<std::string, std::pair<bool, bool>> kinds;  // kind -> (in A, in B)
   for (const auto& row : j["kinds"])
     kinds[row["scope"].get<std::string>()] = {!row["a"].is_null(), !row["b"].is_null()};

@@ -222,5 +222,16 @@ TEST(BundledLessons, AllLoadInBothLanguages) {
   }
 }
 
+// Wrapped lines: a break between Chinese characters goes (no spaces in
+// Chinese), between Latin words it stays for Markdown or becomes a space
+// for a label; blank lines stay paragraph breaks.
+TEST(JoinWrappedLines, ChineseJoinsLatinKeepsItsSpace) {
+  EXPECT_EQ(join_wrapped_lines("一位厨师\n做完一步"), "一位厨师做完一步");
+  EXPECT_EQ(join_wrapped_lines("one chef\ncooks"), "one chef\ncooks");
+  EXPECT_EQ(join_wrapped_lines("one chef\ncooks", true), "one chef cooks");
+  EXPECT_EQ(join_wrapped_lines("拿 (4, 256)\n行", true), "拿 (4, 256) 行");
+  EXPECT_EQ(join_wrapped_lines("甲\n\n乙\n丙", true), "甲\n\n乙丙");
+}
+
 }  // namespace
 }  // namespace brigade

@@ -1,0 +1,30 @@
+// The app's language (English or Chinese, the seed texts' language),
+// switchable at runtime: set_ui_language() installs the translator built
+// from gui/i18n/brigade_zh_CN.ts (embedded at :/i18n/), and Qt sends every
+// widget a LanguageChange event, on which each retranslates its strings.
+// The lessons' texts are data files (scenarios/lessons/*.zh.md), read in
+// ui_language() by the Lessons view.
+#pragma once
+
+#include <QString>
+
+#include "core/lesson.hpp"
+
+namespace brigade::gui {
+
+Lang ui_language();
+// Installs (zh) or removes (en) the translator; false if the embedded .qm
+// cannot be loaded (the language then stays as it was).
+bool set_ui_language(Lang lang);
+
+// The installed family the app draws Chinese with ("WenQuanYi Micro Hei",
+// fonts-wqy-microhei); "" when no font of the Simplified Chinese writing
+// system is installed. In zh the application font falls back to it, so
+// that no glyph is an empty box, on screen or offscreen.
+QString cjk_font_family();
+
+// A dock's title in the current language: the registry's English title
+// (gui/views/view_list.cpp) through the "ViewTitle" context.
+QString view_title(const QString& english);
+
+}  // namespace brigade::gui
