@@ -26,6 +26,7 @@ shots=(
   "scaling|scaling|1400x700||scenarios/llm_13b_128gpu.yaml"
   "calibration|calibration|1400x800||scenarios/profiles/h200_measured.yaml"
   "whatif|whatif|1400x420||scenarios/llm_13b_128gpu.yaml"
+  "compare|compare|1400x760|--compare tests/data/compare/validation-pipeline-transformer.sim.json.gz|tests/data/compare/validation-pipeline-transformer.measured.json.gz"
 )
 status=0
 for s in "${shots[@]}"; do

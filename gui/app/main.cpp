@@ -1,5 +1,6 @@
-// brigade-gui [FILE]: the desktop app. brigade-gui --screenshot OUT.png
-// --view NAME [--time T] FILE renders one view without a display.
+// brigade-gui [FILE]: the desktop app; brigade-gui --compare A B opens two
+// runs side by side. brigade-gui --screenshot OUT.png --view NAME [--time T]
+// FILE renders one view without a display (--view compare A B: a compare).
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -61,7 +62,8 @@ int main(int argc, char** argv) {
                           "auto");
   QCommandLineOption network("network", "flow or ideal (default: the scenario's)", "N");
   QCommandLineOption profile("profile", "a hardware profile replacing the scenario's", "FILE");
-  parser.addOptions({shot, view, time, size, gran, network, profile});
+  QCommandLineOption compare("compare", "open two FILEs, A and B, side by side (the compare view)");
+  parser.addOptions({shot, view, time, size, gran, network, profile, compare});
   parser.process(app);
 
   brigade::gui::LoadOptions load;
@@ -81,7 +83,10 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(profile)) load.profile = parser.value(profile).toStdString();
   const QStringList files = parser.positionalArguments();
-  if (files.size() > 1) flag_error("FILE", files.join(' '), "one file");
+  if (parser.isSet(compare) && files.size() != 2)
+    flag_error("--compare", files.join(' '), "two files, A and B");
+  if (!parser.isSet(compare) && files.size() > 1)
+    flag_error("FILE", files.join(' '), "one file (two with --compare)");
 
   if (parser.isSet(shot)) {
     brigade::gui::ScreenshotRequest r;
@@ -90,6 +95,11 @@ int main(int argc, char** argv) {
     r.load = load;
     if (files.isEmpty()) flag_error("--screenshot", r.out, "a FILE to render after the options");
     r.file = files.front();
+    if (parser.isSet(compare)) {
+      if (r.view != "compare" && r.view != "window")
+        flag_error("--view", r.view, "compare or window with --compare");
+      r.compare = files.back();
+    }
     if (parser.isSet(time)) {
       const QString t = parser.value(time);
       auto v = brigade::parse_quantity(t.toStdString(), brigade::Dimension::kSeconds);
@@ -111,5 +121,6 @@ int main(int argc, char** argv) {
   brigade::gui::MainWindow window(load);
   window.show();
   if (!files.isEmpty()) window.open_file(files.front());
+  if (parser.isSet(compare)) window.compare_with(files.back());
   return QApplication::exec();
 }

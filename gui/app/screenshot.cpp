@@ -6,6 +6,7 @@
 
 #include "gui/app/main_window.hpp"
 #include "gui/app/session.hpp"
+#include "gui/views/compare_view.hpp"
 #include "gui/views/export.hpp"
 #include "gui/views/view.hpp"
 #include "gui/views/view_list.hpp"
@@ -18,6 +19,15 @@ Status save(QWidget* w, const QString& out, const QString& title) {
   return out.endsWith(".svg", Qt::CaseInsensitive) ? save_svg(w, out, title) : save_png(w, out);
 }
 
+// --compare's B: its one-line error (B cannot be opened, or is no run) as
+// bad input.
+bool compare_failed(View* v) {
+  auto* compare = qobject_cast<CompareView*>(v);
+  if (!compare || !compare->has_error()) return false;
+  std::cerr << compare->error_text().toStdString() << "\n";
+  return true;
+}
+
 // The whole main window, docks and all, as a user first sees it.
 int window_screenshot(const ScreenshotRequest& r) {
   MainWindow w(r.load, /*remember=*/false);
@@ -25,6 +35,7 @@ int window_screenshot(const ScreenshotRequest& r) {
   w.resize(r.size);
   w.show();
   w.open_file(r.file);
+  if (!r.compare.isEmpty()) w.compare_with(r.compare);
   w.session()->wait(24 * 3600 * 1000);
   if (!w.document()) {
     std::cerr << w.message_text().toStdString() << "\n";
@@ -32,6 +43,7 @@ int window_screenshot(const ScreenshotRequest& r) {
   }
   if (r.time_seconds >= 0) w.set_time_seconds(r.time_seconds);
   for (const ViewInfo& v : view_list()) w.view(v.name)->wait_ready(24 * 3600 * 1000);
+  if (compare_failed(w.view("compare"))) return 2;
   QApplication::processEvents();
   const Status st = save(&w, r.out, "window");
   if (!st.is_ok()) {
@@ -71,7 +83,10 @@ int take_screenshot(const ScreenshotRequest& r) {
   view->show();
   view->set_document(doc.value());
   if (r.time_seconds >= 0) view->set_time_seconds(r.time_seconds);
+  if (auto* compare = qobject_cast<CompareView*>(view.get()); compare && !r.compare.isEmpty())
+    compare->compare_with(r.compare, r.load);
   view->wait_ready(24 * 3600 * 1000);
+  if (compare_failed(view.get())) return 2;
   QApplication::processEvents();
   const Status st = save(view.get(), r.out, r.view);
   if (!st.is_ok()) {

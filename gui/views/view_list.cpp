@@ -3,6 +3,7 @@
 #include <QStringList>
 
 #include "gui/views/calibration_view.hpp"
+#include "gui/views/compare_view.hpp"
 #include "gui/views/memory_view.hpp"
 #include "gui/views/scaling_view.hpp"
 #include "gui/views/timeline_view.hpp"
@@ -25,6 +26,8 @@ const std::vector<ViewInfo>& view_list() {
        [](QWidget* p) -> View* { return new CalibrationView(p); }},
       {"whatif", "What-if", Qt::BottomDockWidgetArea,
        [](QWidget* p) -> View* { return new WhatIfView(p); }},
+      {"compare", "Compare", Qt::TopDockWidgetArea,
+       [](QWidget* p) -> View* { return new CompareView(p); }},
   };
   return views;
 }
