@@ -49,8 +49,9 @@ std::string table(const std::vector<FigureRow>& rows, int max_rows, const std::s
   for (size_t i = 0; i < shown; ++i) {
     const FigureRow& r = rows[i];
     out += fmt::format("  {:<{}}  {}{:>11}  {:>11}  {:>11}{}\n", r.scope, width,
-                       with_figure ? fmt::format("{:<14}", r.figure) : "", figure_text(r.a, r.bytes),
-                       figure_text(r.b, r.bytes), figure_delta_text(r.delta(), r.bytes), percent(r.a, r.b));
+                       with_figure ? fmt::format("{:<14}", r.figure) : "",
+                       figure_text(r.a, r.bytes), figure_text(r.b, r.bytes),
+                       figure_delta_text(r.delta(), r.bytes), percent(r.a, r.b));
   }
   if (shown < rows.size())
     out += fmt::format("  ... {} more row{} (--rows 0 or --json shows all)\n", rows.size() - shown,

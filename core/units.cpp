@@ -70,7 +70,8 @@ std::string with_prefix(double v, const char* const* names, const double* scales
   while (i > 0 && std::fabs(v) < scales[i]) --i;
   // The printed value, not the value, picks the prefix and the decimals:
   // 999.6 us prints as "1.00 ms" (not "1000 us"), 9.996 as "10.0" (not "10.00").
-  if (i + 1 < count && std::round(std::fabs(v / scales[i])) >= std::round(scales[i + 1] / scales[i]))
+  if (i + 1 < count &&
+      std::round(std::fabs(v / scales[i])) >= std::round(scales[i + 1] / scales[i]))
     ++i;
   const double x = v / scales[i];
   char buf[64];

@@ -15,7 +15,7 @@ struct ScreenshotRequest {
   QString out;  // .png or .svg
   QString view = "timeline";
   QString file;
-  QString compare;  // B, compared with `file` (--view compare or window); "" none
+  QString compare;           // B, compared with `file` (--view compare or window); "" none
   double time_seconds = -1;  // < 0: none
   QSize size{1600, 900};
   LoadOptions load;

@@ -13,7 +13,9 @@ namespace brigade::gui {
 
 namespace {
 
-bool known(double x) { return !std::isnan(x); }
+bool known(double x) {
+  return !std::isnan(x);
+}
 
 std::string source_words(const std::string& source) {
   if (source.rfind("sim", 0) == 0) return "simulated (" + source + ")";
@@ -68,8 +70,9 @@ void add_section(std::vector<CompareTableRow>& out, CompareSection section,
 
 Result<RunFigures> figures_of_document(const Document& doc) {
   if (doc.kind == DocumentKind::kProfile || !doc.trace)
-    return Status::error(doc.path + ": error: found a hardware profile; expected a scenario or a "
-                                    "trace to compare");
+    return Status::error(doc.path +
+                         ": error: found a hardware profile; expected a scenario or a "
+                         "trace to compare");
   if (doc.kind == DocumentKind::kScenario && doc.program() && doc.result)
     return figures_of_simulation(*doc.trace, *doc.program(), doc.result->step_seconds, doc.path);
   return figures_of_trace(*doc.trace, doc.path);
@@ -138,7 +141,8 @@ std::vector<std::int32_t> spans_of_kind(const Document& doc, const std::string& 
 std::pair<int, int> devices_of_scope(const Trace& a, const Trace& b, const std::string& scope) {
   const int da = device_named(a, scope);
   int db = device_named(b, scope);
-  if (db < 0 && da >= 0 && (b.device_names.empty() || static_cast<size_t>(da) < b.device_names.size()))
+  if (db < 0 && da >= 0 &&
+      (b.device_names.empty() || static_cast<size_t>(da) < b.device_names.size()))
     db = da;
   return {da, db};
 }

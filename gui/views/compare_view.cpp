@@ -1,7 +1,6 @@
 #include "gui/views/compare_view.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <mutex>
@@ -30,20 +29,11 @@
 
 namespace brigade::gui {
 
-// A load of B and its comparison with A, in flight: the worker fills the
-// results under the mutex and posts take_results(id) to the GUI thread.
-struct CompareView::Job {
-  ~Job() {
-    cancel = true;
-    if (thread.joinable()) thread.join();
-  }
-  std::thread thread;
-  std::atomic<bool> cancel{false};
-  std::atomic<bool> done{false};
-  std::uint64_t id = 0;
-  DocumentPtr a;  // the A compared
-  std::mutex mutex;
-  std::optional<Result<DocumentPtr>> loaded;       // B, when a file was loaded
+// A load of B and its comparison with A, in flight (WorkerJobs: the
+// worker fills it under the job's mutex, then posts take_results(id)).
+struct CompareView::Work {
+  DocumentPtr a;                                    // the A compared
+  std::optional<Result<DocumentPtr>> loaded;        // B, when a file was loaded
   std::optional<Result<RunComparison>> comparison;  // when A and B were there
   QString progress;
 };
@@ -57,7 +47,9 @@ const QColor kRunB(0x8e, 0x44, 0xad);
 const QColor kMore(0xd9, 0x53, 0x4f, 80);  // B took more time or memory than A
 const QColor kLess(0x2c, 0x9a, 0x4a, 80);  // B took less
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 // The B - A column: a bar as long as the difference against the section's
 // largest, under the text.
@@ -92,11 +84,13 @@ CompareView::CompareView(QWidget* parent) : View(parent) {
 
   auto* bar = new QHBoxLayout;
   choose_ = new QPushButton(tr("Compare with…"), this);
-  choose_->setToolTip(tr("Open a second run beside the open one: a scenario (simulated) or a "
-                         "trace (File > Compare with…, Ctrl+Shift+O; or drop a file here)"));
+  choose_->setToolTip(
+      tr("Open a second run beside the open one: a scenario (simulated) or a "
+         "trace (File > Compare with…, Ctrl+Shift+O; or drop a file here)"));
   copy_ = new QPushButton(tr("Copy table"), this);
-  copy_->setToolTip(tr("Copy the differences as text, as `brigade compare A B --rows 0` prints "
-                       "them"));
+  copy_->setToolTip(
+      tr("Copy the differences as text, as `brigade compare A B --rows 0` prints "
+         "them"));
   clear_ = new QPushButton(tr("Clear B"), this);
   status_ = new QLabel(this);
   bar->addWidget(choose_);
@@ -162,8 +156,9 @@ CompareView::CompareView(QWidget* parent) : View(parent) {
   table_ = new QTableWidget(0, 6, right);
   table_->setHorizontalHeaderLabels(
       {tr("device / kind"), tr("figure"), tr("A"), tr("B"), tr("B − A"), tr("change")});
-  table_->setToolTip(tr("Largest difference first in each part. Click a device's row to open and "
-                        "shade its lanes in both timelines, a kind's to outline its spans."));
+  table_->setToolTip(
+      tr("Largest difference first in each part. Click a device's row to open and "
+         "shade its lanes in both timelines, a kind's to outline its spans."));
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -184,8 +179,10 @@ CompareView::CompareView(QWidget* parent) : View(parent) {
   layout->addWidget(body_, 1);
 
   // One axis: whichever timeline the user moves, the other follows.
-  connect(canvas_a_, &TimelineCanvas::window_changed, this, [this] { canvas_b_->follow(*canvas_a_); });
-  connect(canvas_b_, &TimelineCanvas::window_changed, this, [this] { canvas_a_->follow(*canvas_b_); });
+  connect(canvas_a_, &TimelineCanvas::window_changed, this,
+          [this] { canvas_b_->follow(*canvas_a_); });
+  connect(canvas_b_, &TimelineCanvas::window_changed, this,
+          [this] { canvas_a_->follow(*canvas_b_); });
   for (TimelineCanvas* c : {canvas_a_, canvas_b_})
     connect(c, &TimelineCanvas::time_clicked, this, [this](double t) {
       canvas_a_->set_cursor_seconds(t);
@@ -193,10 +190,9 @@ CompareView::CompareView(QWidget* parent) : View(parent) {
       emit time_selected(t);
     });
   connect(table_, &QTableWidget::cellClicked, this, [this](int row, int) { activate_row(row); });
-  connect(table_, &QTableWidget::currentCellChanged, this,
-          [this](int row, int, int previous, int) {
-            if (row != previous) activate_row(row);
-          });
+  connect(table_, &QTableWidget::currentCellChanged, this, [this](int row, int, int previous, int) {
+    if (row != previous) activate_row(row);
+  });
   connect(choose_, &QPushButton::clicked, this, &CompareView::choose_file);
   connect(clear_, &QPushButton::clicked, this, &CompareView::clear_b);
   connect(copy_, &QPushButton::clicked, this, [this] {
@@ -214,7 +210,7 @@ void CompareView::set_document(DocumentPtr doc) {
   comparison_.reset();
   canvas_a_->set_document(a_);
   // A load of B in flight compares with the new A when it ends.
-  if (!job_ && a_ && b_) start({}, options_);
+  if (!jobs_.current() && a_ && b_) start({}, options_);
   show_comparison();
 }
 
@@ -242,7 +238,7 @@ void CompareView::choose_file() {
 }
 
 void CompareView::clear_b() {
-  retire_job();
+  jobs_.retire();
   b_.reset();
   comparison_.reset();
   error_.clear();
@@ -256,32 +252,32 @@ void CompareView::clear_b() {
 
 // path: B's file to load; empty: compare A with the B already loaded.
 void CompareView::start(const QString& path, const LoadOptions& options) {
-  retire_job();
-  auto job = std::make_unique<Job>();
-  job->id = next_id_++;
-  job->a = a_;
-  Job* j = job.get();
-  const std::uint64_t id = j->id;
+  WorkerJob<Work>& j = jobs_.start();
+  j.out.a = a_;
+  const std::uint64_t id = j.id;
   const DocumentPtr b = path.isEmpty() ? b_ : nullptr;
   const std::string file = path.toStdString();
-  job->thread = std::thread([this, j, id, b, file, options] {
+  j.thread = std::thread([this, &j, id, b, file, options] {
     auto post = [this, id] {
-      QMetaObject::invokeMethod(this, [this, id] { take_results(id); }, Qt::QueuedConnection);
+      QMetaObject::invokeMethod(
+          this, [this, id] { take_results(id); }, Qt::QueuedConnection);
     };
     DocumentPtr run_b = b;
     if (!run_b) {
       LoadOptions o = options;
-      o.cancel = &j->cancel;
+      o.cancel = &j.cancel;
       auto last = std::chrono::steady_clock::now();
       o.on_progress = [&](const std::string& stage, double done, double total) {
         const auto now = std::chrono::steady_clock::now();
         if (now - last < std::chrono::milliseconds(100)) return;
         last = now;
         {
-          std::lock_guard<std::mutex> lock(j->mutex);
-          j->progress = tr("B: %1 %2").arg(q(stage), total > 0 ? QString("%1%").arg(
-                                                                      static_cast<int>(100 * done / total))
-                                                                : QString());
+          std::lock_guard<std::mutex> lock(j.mutex);
+          j.out.progress =
+              tr("B: %1 %2")
+                  .arg(q(stage), total > 0
+                                     ? QString("%1%").arg(static_cast<int>(100 * done / total))
+                                     : QString());
         }
         post();
       };
@@ -289,61 +285,53 @@ void CompareView::start(const QString& path, const LoadOptions& options) {
       if (loaded.is_ok() && (*loaded)->kind == DocumentKind::kProfile)
         loaded = figures_of_document(**loaded).status();  // no run: said as the CLI says it
       if (loaded.is_ok()) run_b = *loaded;
-      std::lock_guard<std::mutex> lock(j->mutex);
-      j->loaded = std::move(loaded);
+      std::lock_guard<std::mutex> lock(j.mutex);
+      j.out.loaded = std::move(loaded);
     }
-    if (run_b && j->a && !j->cancel) {
-      auto c = compare_documents(*j->a, *run_b);
-      std::lock_guard<std::mutex> lock(j->mutex);
-      j->comparison = std::move(c);
+    if (run_b && j.out.a && !j.cancel) {
+      auto c = compare_documents(*j.out.a, *run_b);
+      std::lock_guard<std::mutex> lock(j.mutex);
+      j.out.comparison = std::move(c);
     }
-    j->done = true;
+    j.done = true;
     post();
   });
-  job_ = std::move(job);
   status_->setText(path.isEmpty() ? tr("Comparing…")
                                   : tr("Opening %1…").arg(QFileInfo(path).fileName()));
 }
 
-void CompareView::retire_job() {
-  if (!job_) return;
-  job_->cancel = true;
-  retired_.push_back(std::move(job_));
-}
-
 void CompareView::take_results(std::uint64_t id) {
-  // Retired jobs that ended are joined here, on the GUI thread.
-  retired_.erase(std::remove_if(retired_.begin(), retired_.end(),
-                                [](const std::unique_ptr<Job>& j) { return j->done.load(); }),
-                 retired_.end());
-  if (!job_ || job_->id != id) return;
-  if (!job_->done) {
-    std::lock_guard<std::mutex> lock(job_->mutex);
-    status_->setText(job_->progress);
+  jobs_.reap();  // retired jobs that ended are joined here, on the GUI thread
+  WorkerJob<Work>* current = jobs_.current();
+  if (!current || current->id != id) return;
+  if (!current->done) {
+    std::lock_guard<std::mutex> lock(current->mutex);
+    status_->setText(current->out.progress);
     return;
   }
-  std::unique_ptr<Job> job = std::move(job_);  // joins at the end: the worker has returned
+  const std::unique_ptr<WorkerJob<Work>> job = jobs_.take();  // its worker has returned
+  Work& w = job->out;
   status_->clear();
-  if (job->loaded) {
-    if (job->loaded->is_ok()) {
-      b_ = job->loaded->value();
+  if (w.loaded) {
+    if (w.loaded->is_ok()) {
+      b_ = w.loaded->value();
       error_.clear();
       canvas_b_->set_document(b_->has_trace() ? b_ : nullptr);
       comparison_.reset();
-    } else if (!is_cancelled(job->loaded->status())) {
-      error_ = q(job->loaded->message());
+    } else if (!is_cancelled(w.loaded->status())) {
+      error_ = q(w.loaded->message());
       raise_when_ready_ = false;
     }
   }
-  if (job->comparison) {
-    if (!job->comparison->is_ok()) {
-      error_ = q(job->comparison->message());
+  if (w.comparison) {
+    if (!w.comparison->is_ok()) {
+      error_ = q(w.comparison->message());
       comparison_.reset();
-    } else if (job->a == a_) {
-      comparison_ = job->comparison->value();
+    } else if (w.a == a_) {
+      comparison_ = w.comparison->value();
     }
   }
-  if (job->a != a_ && a_ && b_) {
+  if (w.a != a_ && a_ && b_) {
     start({}, options_);  // A changed meanwhile: compare the A open now
   } else if (comparison_ && raise_when_ready_) {
     raise_when_ready_ = false;
@@ -358,14 +346,14 @@ void CompareView::take_results(std::uint64_t id) {
 
 bool CompareView::wait_ready(int timeout_ms) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (job_ && std::chrono::steady_clock::now() < until) {
-    if (job_->done) {
-      take_results(job_->id);  // may start a comparison with a newer A
+  while (jobs_.current() && std::chrono::steady_clock::now() < until) {
+    if (jobs_.current()->done) {
+      take_results(jobs_.current()->id);  // may start a comparison with a newer A
       continue;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  return !job_;
+  return !jobs_.current();
 }
 
 void CompareView::show_comparison() {
@@ -419,9 +407,10 @@ void CompareView::update_headers() {
     header_b_->setToolTip(q(b_->path));
   }
   step_->setText(comparison_ ? q(step_summary(*comparison_))
-                 : b_ || job_ ? QString()
-                              : tr("Choose a second run to see the differences per device and "
-                                   "per task kind."));
+                 : b_ || jobs_.current()
+                     ? QString()
+                     : tr("Choose a second run to see the differences per device and "
+                          "per task kind."));
 }
 
 void CompareView::fill_table() {
@@ -470,7 +459,8 @@ void CompareView::activate_row(int row) {
     canvas_b_->highlight_device(-1);
     auto sa = spans_of_kind(*a_, r.scope);
     auto sb = spans_of_kind(*b_, r.scope);
-    emit message(tr("%1: %2 spans in A, %3 in B, outlined").arg(q(r.scope)).arg(sa.size()).arg(sb.size()));
+    emit message(
+        tr("%1: %2 spans in A, %3 in B, outlined").arg(q(r.scope)).arg(sa.size()).arg(sb.size()));
     canvas_a_->set_highlight(std::move(sa));
     canvas_b_->set_highlight(std::move(sb));
     return;
@@ -480,8 +470,8 @@ void CompareView::activate_row(int row) {
   const auto [da, db] = devices_of_scope(*a_->trace, *b_->trace, r.scope);
   canvas_a_->highlight_device(da);
   canvas_b_->highlight_device(db);
-  emit message(tr("%1 %2: A %3, B %4, B − A %5")
-                   .arg(q(r.scope), q(r.figure), q(r.a), q(r.b), q(r.delta)));
+  emit message(
+      tr("%1 %2: A %3, B %4, B − A %5").arg(q(r.scope), q(r.figure), q(r.a), q(r.b), q(r.delta)));
 }
 
 QString CompareView::notes_text() const {
@@ -507,7 +497,8 @@ void CompareView::dragEnterEvent(QDragEnterEvent* e) {
 
 void CompareView::dropEvent(QDropEvent* e) {
   const auto urls = e->mimeData()->urls();
-  if (!urls.isEmpty() && urls.front().isLocalFile()) compare_with(urls.front().toLocalFile(), options_);
+  if (!urls.isEmpty() && urls.front().isLocalFile())
+    compare_with(urls.front().toLocalFile(), options_);
 }
 
 }  // namespace brigade::gui

@@ -20,6 +20,7 @@
 #include "core/run_compare.hpp"
 #include "gui/model/compare.hpp"
 #include "gui/model/loader.hpp"
+#include "gui/model/worker_jobs.hpp"
 #include "gui/views/view.hpp"
 
 class QLabel;
@@ -81,10 +82,9 @@ class CompareView : public View {
   void resizeEvent(QResizeEvent* e) override;
 
  private:
-  struct Job;
+  struct Work;
   void start(const QString& path, const LoadOptions& options);
   void take_results(std::uint64_t id);
-  void retire_job();
   void show_comparison();
   void fill_table();
   void update_headers();
@@ -95,9 +95,7 @@ class CompareView : public View {
   QString error_;
   LoadOptions options_;
   bool raise_when_ready_ = false;
-  std::unique_ptr<Job> job_;
-  std::vector<std::unique_ptr<Job>> retired_;
-  std::uint64_t next_id_ = 1;
+  WorkerJobs<Work> jobs_;
 
   QPushButton* choose_;
   QPushButton* copy_;

@@ -148,9 +148,9 @@ void TimelineCanvas::set_cursor_seconds(double t) {
 }
 
 QRect TimelineCanvas::data_rect() const {
-  const int sb = vscroll_->isVisible()  ? vscroll_->width()
-                 : reserve_scrollbar_ ? vscroll_->sizeHint().width()
-                                      : 0;
+  const int sb = vscroll_->isVisible() ? vscroll_->width()
+                 : reserve_scrollbar_  ? vscroll_->sizeHint().width()
+                                       : 0;
   return QRect(kLabelWidth, kTopHeight, std::max(1, width() - kLabelWidth - sb),
                std::max(1, height() - kTopHeight - kLegendHeight));
 }

@@ -136,10 +136,9 @@ TEST(RunCompare, DifferencesLargestFirst) {
 // with it.
 TEST(RunFigures, OfASimulationTakeKindsFromTheProgram) {
   ProgramBuilder builder("zero1", 2);
-  const CollectiveId rs =
-      builder.add_collective(CollectiveKind::kReduceScatter, CollectiveAlgorithm::kRing, {0, 1},
-                             1e6, {builder.stream(0, "comm"), builder.stream(1, "comm")},
-                             "grad bucket 0");
+  const CollectiveId rs = builder.add_collective(
+      CollectiveKind::kReduceScatter, CollectiveAlgorithm::kRing, {0, 1}, 1e6,
+      {builder.stream(0, "comm"), builder.stream(1, "comm")}, "grad bucket 0");
   auto program = std::move(builder).build();
   ASSERT_TRUE(program.is_ok()) << program.message();
   Trace t = trace_a();

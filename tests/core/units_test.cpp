@@ -69,7 +69,6 @@ TEST(FormatQuantity, RoundingUpTakesTheNextPrefix) {
   EXPECT_EQ(format_seconds(-0.0009999999999999992), "-1.00 ms");
 }
 
-
 // Hardening (issue 20, item 4): a value that parses but overflows in its unit
 // used to become infinity and pass, although '.inf' itself was refused.
 TEST(ParseQuantity, AValueThatOverflowsInItsUnitIsRefusedLikeInfinity) {

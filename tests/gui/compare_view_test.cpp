@@ -1,14 +1,10 @@
 // The compare view (gui/views/compare_view.hpp; issue 17): two runs side by
 // side on one time axis, the table `brigade compare` prints, a row's click
-// pointing at lanes and spans, bad second runs as one line, and
-// `brigade-gui --screenshot --view compare --compare A B`.
-#include <filesystem>
-
+// pointing at lanes and spans, bad second runs as one line. Its screenshot
+// and --compare's bad input: screenshot_test.cpp.
 #include <gtest/gtest.h>
 #include <QApplication>
 #include <QDialog>
-#include <QFile>
-#include <QImage>
 #include <QProcess>
 #include <QTabBar>
 
@@ -16,7 +12,6 @@
 #include "gui/app/session.hpp"
 #include "gui/model/loader.hpp"
 #include "gui/views/compare_view.hpp"
-#include "gui/views/export.hpp"
 #include "gui/views/timeline_canvas.hpp"
 
 namespace brigade::gui {
@@ -32,12 +27,8 @@ const std::string kSimulated =
 const std::string kMeasured =
     kSrc + "/tests/data/compare/validation-pipeline-transformer.measured.json.gz";
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
-
-std::filesystem::path out_dir() {
-  const auto d = std::filesystem::temp_directory_path() / "brigade_gui_compare";
-  std::filesystem::create_directories(d);
-  return d;
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
 }
 
 // A compare view of its own, A opened, B compared with it.
@@ -166,13 +157,15 @@ TEST(CompareView, ABadSecondRunIsOneLineAndTheComparisonStays) {
   const std::string profile = kSrc + "/scenarios/profiles/h200_measured.yaml";
   v->compare_with(q(profile), {});
   ASSERT_TRUE(v->wait_ready(60000));
-  EXPECT_EQ(v->notes_text().toStdString(),
-            profile + ": error: found a hardware profile; expected a scenario or a trace to compare");
+  EXPECT_EQ(
+      v->notes_text().toStdString(),
+      profile + ": error: found a hardware profile; expected a scenario or a trace to compare");
   EXPECT_TRUE(no_dialog_open());
   // A good one clears the line.
   v->compare_with(q(kMeasured), {});
   ASSERT_TRUE(v->wait_ready(60000));
-  EXPECT_EQ(v->notes_text().toStdString(), "Note: a prediction against a measurement (sim:flow, cpu).");
+  EXPECT_EQ(v->notes_text().toStdString(),
+            "Note: a prediction against a measurement (sim:flow, cpu).");
   v->clear_b();
   EXPECT_FALSE(v->run_b());
   EXPECT_FALSE(v->comparison());
@@ -190,61 +183,6 @@ TEST(CompareView, ANewRunAComparesWithTheSameB) {
   EXPECT_EQ(v->comparison()->a.label, kSimulated);
   EXPECT_EQ(v->comparison()->b.label, kHand);
   EXPECT_FALSE(v->comparison()->same_program);
-}
-
-struct GuiRun {
-  int code;
-  QString err;
-};
-
-GuiRun run_gui(const QStringList& args) {
-  QProcess p;
-  p.start(BRIGADE_GUI_EXE, args);
-  p.waitForFinished(120000);
-  return {p.exitCode(), QString::fromUtf8(p.readAllStandardError())};
-}
-
-// brigade-gui --screenshot OUT --view compare --compare A B: a real
-// picture of bundled data (simulated against measured).
-TEST(CompareView, TheScreenshotOfACompareIsARealPicture) {
-  const QString out = q((out_dir() / "compare.png").string());
-  QFile::remove(out);
-  const GuiRun r = run_gui({"--screenshot", out, "--view", "compare", "--compare", q(kSimulated),
-                            q(kMeasured)});
-  ASSERT_EQ(r.code, 0) << r.err.toStdString();
-  const QImage image(out);
-  EXPECT_EQ(image.size(), QSize(1600, 900));
-  const ImageStats s = image_stats(image);
-  EXPECT_GE(s.distinct_colours, 12);
-  EXPECT_GE(s.non_background_fraction, 0.05);
-}
-
-// --compare's bad input: the CLI's one line, exit 2, no file.
-TEST(CompareView, CompareFlagsBadInput) {
-  const QString out = q((out_dir() / "bad.png").string());
-  struct Case {
-    QStringList args;
-    std::string err;
-  };
-  const std::string missing = kSrc + "/nope.yaml";
-  const std::vector<Case> cases = {
-      {{"--view", "compare", "--compare", q(kAuto)},
-       "brigade-gui: error: --compare: found '" + kAuto + "'; expected two files, A and B"},
-      {{"--view", "timeline", "--compare", q(kAuto), q(kHand)},
-       "brigade-gui: error: --view: found 'timeline'; expected compare or window with --compare"},
-      {{"--view", "compare", q(kAuto), q(kHand)},
-       "brigade-gui: error: FILE: found '" + kAuto + " " + kHand +
-           "'; expected one file (two with --compare)"},
-      {{"--view", "compare", "--compare", q(kAuto), q(missing)},
-       missing + ": error: found no readable file; expected a scenario, a trace or a profile"},
-  };
-  for (const Case& c : cases) {
-    QFile::remove(out);
-    const GuiRun r = run_gui(QStringList{"--screenshot", out} + c.args);
-    EXPECT_EQ(r.code, 2) << c.err;
-    EXPECT_EQ(r.err.toStdString(), c.err + "\n");
-    EXPECT_FALSE(QFile::exists(out));
-  }
 }
 
 }  // namespace

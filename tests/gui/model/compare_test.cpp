@@ -194,8 +194,9 @@ TEST(CompareTable, AProfileIsNoRun) {
   ASSERT_TRUE(profile.is_ok()) << profile.message();
   auto c = compare_documents(*predicted(), **profile);
   ASSERT_FALSE(c.is_ok());
-  EXPECT_EQ(c.message(), kSrc + "/scenarios/profiles/h200_measured.yaml: error: found a hardware "
-                                "profile; expected a scenario or a trace to compare");
+  EXPECT_EQ(c.message(), kSrc +
+                             "/scenarios/profiles/h200_measured.yaml: error: found a hardware "
+                             "profile; expected a scenario or a trace to compare");
 }
 
 // Open scenarios are read as `brigade compare` reads them: collectives by

@@ -104,9 +104,9 @@ TEST(LaneLayout, RevealDeviceOpensItsNodeAndItsRow) {
   EXPECT_EQ(l.reveal_device(3), 11);
   EXPECT_FALSE(l.row(7).collapsed);
   EXPECT_FALSE(l.row(11).collapsed);
-  EXPECT_TRUE(l.row(12).visible);                 // node1/gpu1's compute stream
+  EXPECT_TRUE(l.row(12).visible);  // node1/gpu1's compute stream
   EXPECT_EQ(l.row_showing_stream(6), 12);
-  EXPECT_EQ(l.row(8).visible, true);              // node1/gpu0 too: its node is open
+  EXPECT_EQ(l.row(8).visible, true);  // node1/gpu0 too: its node is open
   EXPECT_EQ(l.reveal_device(9), -1);
 }
 
