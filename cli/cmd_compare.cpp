@@ -7,8 +7,6 @@
 // compared as far as they can be, and the report says what differs.
 #include <fstream>
 #include <iostream>
-#include <map>
-#include <utility>
 #include <memory>
 #include <string>
 
@@ -54,33 +52,6 @@ bool looks_like_trace(const std::string& path) {
                                  text.find("\"brigade\"") != std::string::npos);
 }
 
-// A simulated trace's collective spans named by their kind too ("grad
-// bucket 3" becomes "reducescatter grad bucket 3"), from the Program, so
-// that the per-kind table does not have to guess the kind from a name (a
-// trace read from a file keeps its names: span_kind_key guesses there).
-void name_collective_kinds(Trace& trace, const Program& program) {
-  std::map<std::pair<NameId, int>, NameId> renamed;
-  for (TraceSpan& s : trace.spans) {
-    if (s.kind != TaskKind::kCollective || s.collective < 0 ||
-        static_cast<size_t>(s.collective) >= program.collectives().size())
-      continue;
-    const auto kind = static_cast<int>(program.collectives()[static_cast<size_t>(s.collective)].kind);
-    auto [it, added] = renamed.try_emplace({s.name, kind}, -1);
-    if (added) {
-      const std::string old =
-          s.name >= 0 && static_cast<size_t>(s.name) < trace.names.size() ? trace.names[static_cast<size_t>(s.name)] : "";
-      const std::string k(collective_kind_name(static_cast<CollectiveKind>(kind)));
-      if (old.rfind(k, 0) == 0) {
-        it->second = s.name;
-      } else {  // appended, not interned: Trace::intern is linear in the names
-        trace.names.push_back(k + " " + old);
-        it->second = static_cast<NameId>(trace.names.size() - 1);
-      }
-    }
-    s.name = it->second;
-  }
-}
-
 RunFigures figures_of(const std::string& path, const CompareOptions& o, bool ignore_runtime) {
   if (looks_like_trace(path)) {
     auto trace = read_chrome_trace_file(path);
@@ -101,11 +72,10 @@ RunFigures figures_of(const std::string& path, const CompareOptions& o, bool ign
   options.trace_steps = false;  // per-kind bytes are the same; far fewer records
   auto r = sim::simulate(plan->program, scenario.topology, scenario.profile, options);
   if (!r.is_ok()) throw_status(r.status());
-  name_collective_kinds(r->trace, plan->program);
-  RunFigures f = figures_of_trace(r->trace, path);
-  // The simulator knows the step exactly (an input pipeline before the first span included).
-  f.step_seconds = r->step_seconds;
-  return f;
+  // Collectives by their Program's kind; the simulator's step (an input
+  // pipeline before the first span included). The app's compare view reads
+  // an open scenario the same way.
+  return figures_of_simulation(r->trace, plan->program, r->step_seconds, path);
 }
 
 void run_compare(const CompareOptions& o) {

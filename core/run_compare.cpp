@@ -33,20 +33,9 @@ void sort_rows(std::vector<FigureRow>& rows) {
                    [&](const FigureRow& x, const FigureRow& y) { return weight(x) > weight(y); });
 }
 
-std::string value(double v, bool bytes) {
-  if (!known(v)) return "-";
-  return bytes ? format_bytes(v) : format_seconds(v);
-}
-
-std::string signed_value(double v, bool bytes) {
-  if (!known(v)) return "-";
-  if (v == 0) return "0";
-  return (v > 0 ? "+" : "-") + value(std::fabs(v), bytes);
-}
-
 std::string percent(double a, double b) {
-  if (!known(a) || !known(b) || a == 0) return "";
-  return fmt::format(" ({:+.1f}%)", 100 * (b - a) / a);
+  const std::string p = percent_change_text(a, b);
+  return p.empty() ? p : " (" + p + ")";
 }
 
 std::string table(const std::vector<FigureRow>& rows, int max_rows, const std::string& first_col,
@@ -60,8 +49,9 @@ std::string table(const std::vector<FigureRow>& rows, int max_rows, const std::s
   for (size_t i = 0; i < shown; ++i) {
     const FigureRow& r = rows[i];
     out += fmt::format("  {:<{}}  {}{:>11}  {:>11}  {:>11}{}\n", r.scope, width,
-                       with_figure ? fmt::format("{:<14}", r.figure) : "", value(r.a, r.bytes),
-                       value(r.b, r.bytes), signed_value(r.delta(), r.bytes), percent(r.a, r.b));
+                       with_figure ? fmt::format("{:<14}", r.figure) : "",
+                       figure_text(r.a, r.bytes), figure_text(r.b, r.bytes),
+                       figure_delta_text(r.delta(), r.bytes), percent(r.a, r.b));
   }
   if (shown < rows.size())
     out += fmt::format("  ... {} more row{} (--rows 0 or --json shows all)\n", rows.size() - shown,
@@ -91,6 +81,22 @@ nlohmann::json run_json(const RunFigures& f) {
 }
 
 }  // namespace
+
+std::string figure_text(double v, bool bytes) {
+  if (!known(v)) return "-";
+  return bytes ? format_bytes(v) : format_seconds(v);
+}
+
+std::string figure_delta_text(double v, bool bytes) {
+  if (!known(v)) return "-";
+  if (v == 0) return "0";
+  return (v > 0 ? "+" : "-") + figure_text(std::fabs(v), bytes);
+}
+
+std::string percent_change_text(double a, double b) {
+  if (!known(a) || !known(b) || a == 0) return "";
+  return fmt::format("{:+.1f}%", 100 * (b - a) / a);
+}
 
 RunComparison compare_runs(const RunFigures& a, const RunFigures& b) {
   RunComparison c;
@@ -168,7 +174,7 @@ std::string comparison_text(const RunComparison& c, int max_rows) {
   out += fmt::format("B  {}  ({}, '{}')\n", c.b.label, c.b.source, c.b.program);
   out += fmt::format("step   A {}   B {}   B - A {}{}\n", format_seconds(c.a.step_seconds),
                      format_seconds(c.b.step_seconds),
-                     signed_value(c.b.step_seconds - c.a.step_seconds, false),
+                     figure_delta_text(c.b.step_seconds - c.a.step_seconds, false),
                      percent(c.a.step_seconds, c.b.step_seconds));
   for (const std::string& d : c.differences) out += "note: " + d + "\n";
   if (!c.device_rows.empty()) {

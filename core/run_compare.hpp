@@ -53,6 +53,13 @@ RunComparison compare_runs(const RunFigures& a, const RunFigures& b);
 // how many rows were left out.
 std::string comparison_text(const RunComparison& c, int max_rows = 12);
 
+// A figure as the tables print it: "1.20 ms", "3.00 GB"; "-" when unknown.
+std::string figure_text(double v, bool bytes);
+// A difference as the tables print it: "+1.20 ms", "-3.00 GB", "0"; "-" when unknown.
+std::string figure_delta_text(double v, bool bytes);
+// B's change against A: "+25.0%"; "" when A is 0 or either is unknown.
+std::string percent_change_text(double a, double b);
+
 // For machines: {"a": {label, source, program, step_seconds, basis}, "b": ...,
 // "step_delta_seconds", "same_program", "differences"[], "devices"[],
 // "memory"[], "kinds"[]}, rows as {scope, figure, unit ("s" or "B"), a, b,

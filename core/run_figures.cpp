@@ -60,7 +60,7 @@ std::string lower(std::string s) {
 
 }  // namespace
 
-std::string span_kind_key(const Trace& trace, const TraceSpan& span) {
+std::string span_kind_key(const Trace& trace, const TraceSpan& span, const Program* program) {
   switch (span.kind) {
     case TaskKind::kCompute: {
       static const std::array<const char*, 5> kPhase = {"compute fwd", "compute bwd",
@@ -74,6 +74,10 @@ std::string span_kind_key(const Trace& trace, const TraceSpan& span) {
     case TaskKind::kCollective:
       break;
   }
+  if (program && span.collective >= 0 &&
+      static_cast<size_t>(span.collective) < program->collectives().size())
+    return std::string(
+        collective_kind_name(program->collectives()[static_cast<size_t>(span.collective)].kind));
   const std::string name =
       span.name >= 0 && static_cast<size_t>(span.name) < trace.names.size()
           ? lower(trace.names[static_cast<size_t>(span.name)])
@@ -92,7 +96,12 @@ std::string span_kind_key(const Trace& trace, const TraceSpan& span) {
   return "collective";
 }
 
-RunFigures figures_of_trace(const Trace& trace, const std::string& label) {
+namespace {
+
+// figures_of_trace, with the Program naming collectives' kinds and the
+// step given (`step_seconds` >= 0) when the run is a simulation.
+RunFigures figures(const Trace& trace, const std::string& label, const Program* program,
+                   double step_seconds) {
   RunFigures f;
   f.label = label;
   f.source = trace.source;
@@ -110,7 +119,7 @@ RunFigures figures_of_trace(const Trace& trace, const std::string& label) {
   // before the first span is part of the step); another tool's from its
   // first span.
   const double origin = brigade_source(trace.source) ? std::min(first, 0.0) : first;
-  f.step_seconds = any ? last - origin : 0;
+  f.step_seconds = step_seconds >= 0 ? step_seconds : any ? last - origin : 0;
 
   std::map<int, std::pair<Intervals, Intervals>> by_device;  // compute, communication
   std::map<std::string, KindFigures> kinds;
@@ -118,7 +127,7 @@ RunFigures figures_of_trace(const Trace& trace, const std::string& label) {
   for (const TraceSpan& s : trace.spans) {
     auto& [compute, comm] = by_device[s.device];
     (s.kind == TaskKind::kCompute ? compute : comm).emplace_back(s.start_seconds, s.end_seconds);
-    const std::string key = span_kind_key(trace, s);
+    const std::string key = span_kind_key(trace, s, program);
     KindFigures& k = kinds[key];
     k.kind = key;
     ++k.count;
@@ -171,6 +180,17 @@ RunFigures figures_of_trace(const Trace& trace, const std::string& label) {
   }
   for (auto& [key, k] : kinds) f.kinds.push_back(std::move(k));
   return f;
+}
+
+}  // namespace
+
+RunFigures figures_of_trace(const Trace& trace, const std::string& label) {
+  return figures(trace, label, nullptr, -1);
+}
+
+RunFigures figures_of_simulation(const Trace& trace, const Program& program, double step_seconds,
+                                 const std::string& label) {
+  return figures(trace, label, &program, step_seconds);
 }
 
 }  // namespace brigade

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/program.hpp"
 #include "core/trace.hpp"
 
 namespace brigade {
@@ -58,7 +59,17 @@ struct RunFigures {
 // without a span or a memory sample are left out.
 RunFigures figures_of_trace(const Trace& trace, const std::string& label);
 
-// The kind key of a span (RunFigures::kinds), from its kind, phase and name.
-std::string span_kind_key(const Trace& trace, const TraceSpan& span);
+// The figures of a simulated run (`brigade compare` of a scenario, the app's
+// compare view of an open scenario): `trace`'s, with each collective span
+// counted under its Program's kind (a Trace does not record the kind, which
+// figures_of_trace guesses from the span's name) and `step_seconds` the
+// simulator's step (an input pipeline's wait included), idle time too.
+RunFigures figures_of_simulation(const Trace& trace, const Program& program, double step_seconds,
+                                 const std::string& label);
+
+// The kind key of a span (RunFigures::kinds), from its kind, phase and name;
+// a collective's from `program` when given (the trace's Program).
+std::string span_kind_key(const Trace& trace, const TraceSpan& span,
+                          const Program* program = nullptr);
 
 }  // namespace brigade

@@ -68,13 +68,18 @@ std::string with_prefix(double v, const char* const* names, const double* scales
                         const char* unit) {
   int i = count - 1;
   while (i > 0 && std::fabs(v) < scales[i]) --i;
+  // The printed value, not the value, picks the prefix and the decimals:
+  // 999.6 us prints as "1.00 ms" (not "1000 us"), 9.996 as "10.0" (not "10.00").
+  if (i + 1 < count &&
+      std::round(std::fabs(v / scales[i])) >= std::round(scales[i + 1] / scales[i]))
+    ++i;
   const double x = v / scales[i];
   char buf[64];
   if (std::fabs(x) >= 99999.5)  // beyond the largest prefix: no 30-digit numbers
     std::snprintf(buf, sizeof buf, "%.2e %s%s", x, names[i], unit);
-  else if (std::fabs(x) >= 100 || x == 0)
+  else if (std::fabs(x) >= 99.95 || x == 0)
     std::snprintf(buf, sizeof buf, "%.0f %s%s", x, names[i], unit);
-  else if (std::fabs(x) >= 10)
+  else if (std::fabs(x) >= 9.995)
     std::snprintf(buf, sizeof buf, "%.1f %s%s", x, names[i], unit);
   else
     std::snprintf(buf, sizeof buf, "%.2f %s%s", x, names[i], unit);

@@ -27,7 +27,8 @@ shots=(
   "calibration|calibration|1400x800||scenarios/profiles/h200_measured.yaml"
   "whatif|whatif|1400x420||scenarios/llm_13b_128gpu.yaml"
   "teach_pmap|teach|1400x800|--step 13|scenarios/pmap_train_step.yaml"
-  "teach_transfer|teach|1400x800|--step 3|scenarios/lessons/03-sauce-bowl.yaml"
+  "teach_transfer|teach|1400x800|--step 3|scenarios/lessons/05-sauce-bowl.yaml"
+  "compare|compare|1400x760|--compare tests/data/compare/validation-pipeline-transformer.sim.json.gz|tests/data/compare/validation-pipeline-transformer.measured.json.gz"
 )
 status=0
 for s in "${shots[@]}"; do

@@ -1,6 +1,8 @@
-// brigade-gui [FILE]: the desktop app. brigade-gui --screenshot OUT.png
-// --view NAME [--time T] [--step K] FILE renders one view without a display;
-// --lesson N stands for FILE: lesson N's scenario (scenarios/lessons/NN-*.yaml).
+// brigade-gui [FILE]: the desktop app; brigade-gui --compare A B opens two
+// runs side by side. brigade-gui --screenshot OUT.png --view NAME [--time T]
+// [--step K] FILE renders one view without a display (--view compare A B: a
+// compare); --lesson N stands for FILE: lesson N's scenario
+// (scenarios/lessons/NN-*.yaml).
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -92,7 +94,8 @@ int main(int argc, char** argv) {
   QCommandLineOption lang("lang", "the app's language: en or zh (default: the last one chosen; "
                           "--screenshot: en)", "L");
   QCommandLineOption quiz("quiz", "--view lessons shows its quiz, every answer revealed");
-  parser.addOptions({shot, view, time, step, lesson, size, gran, network, profile, lang, quiz});
+  QCommandLineOption compare("compare", "open two FILEs, A and B, side by side (the compare view)");
+  parser.addOptions({shot, view, time, step, lesson, size, gran, network, profile, lang, quiz, compare});
   parser.process(app);
 
   brigade::gui::LoadOptions load;
@@ -122,7 +125,10 @@ int main(int argc, char** argv) {
     std::cerr << "brigade-gui: note: the " << code.toStdString()
               << " translation could not be loaded; the app stays in English\n";
   QStringList files = parser.positionalArguments();
-  if (files.size() > 1) flag_error("FILE", files.join(' '), "one file");
+  if (parser.isSet(compare) && files.size() != 2)
+    flag_error("--compare", files.join(' '), "two files, A and B");
+  if (!parser.isSet(compare) && files.size() > 1)
+    flag_error("FILE", files.join(' '), "one file (two with --compare)");
   if (parser.isSet(lesson)) {
     if (!files.isEmpty()) flag_error("--lesson", parser.value(lesson), "it without a FILE");
     files << QString::fromStdString(lesson_scenario(parser.value(lesson)));
@@ -142,6 +148,11 @@ int main(int argc, char** argv) {
     if (files.isEmpty() && r.view != "lessons")
       flag_error("--screenshot", r.out, "a FILE to render after the options");
     if (!files.isEmpty()) r.file = files.front();
+    if (parser.isSet(compare)) {
+      if (r.view != "compare" && r.view != "window")
+        flag_error("--view", r.view, "compare or window with --compare");
+      r.compare = files.back();
+    }
     if (parser.isSet(time)) {
       const QString t = parser.value(time);
       auto v = brigade::parse_quantity(t.toStdString(), brigade::Dimension::kSeconds);
@@ -168,5 +179,6 @@ int main(int argc, char** argv) {
   brigade::gui::MainWindow window(load);
   window.show();
   if (!files.isEmpty()) window.open_file(files.front());
+  if (parser.isSet(compare)) window.compare_with(files.back());
   return QApplication::exec();
 }

@@ -25,6 +25,7 @@
 
 #include "core/units.hpp"
 #include "gui/app/session.hpp"
+#include "gui/views/compare_view.hpp"
 #include "gui/views/export.hpp"
 #include "gui/views/language.hpp"
 #include "gui/views/view.hpp"
@@ -188,6 +189,18 @@ void MainWindow::build_menus() {
     if (doc_) open_file(QString::fromStdString(doc_->path));
   });
   reload->setShortcut(QKeySequence::Refresh);
+  // The compare view (gui/views/compare_view.hpp): a second run beside the open one.
+  if (auto* compare = qobject_cast<CompareView*>(view("compare"))) {
+    compare->set_load_options(options_);
+    file->addAction(tr("Compare &With…"), compare, &CompareView::choose_file)
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    connect(compare, &CompareView::comparison_ready, this, [compare] {
+      if (auto* dock = qobject_cast<QDockWidget*>(compare->parentWidget())) {
+        dock->show();
+        dock->raise();
+      }
+    });
+  }
   file->addSeparator();
   QMenu* png = file->addMenu(tr("Export View as &PNG"));
   QMenu* svg = file->addMenu(tr("Export View as &SVG"));
@@ -270,6 +283,11 @@ void MainWindow::add_recent(const QString& path) {
 void MainWindow::open_file(const QString& path) {
   show_message({}, false);
   session_->open(path, options_);
+}
+
+void MainWindow::compare_with(const QString& path) {
+  if (auto* compare = qobject_cast<CompareView*>(view("compare")))
+    compare->compare_with(path, options_);
 }
 
 View* MainWindow::view(const QString& name) const {

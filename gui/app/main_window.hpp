@@ -32,6 +32,9 @@ class MainWindow : public QMainWindow {
   ~MainWindow() override;
 
   void open_file(const QString& path);
+  // Opens `path` in the compare view beside the open run (File > Compare
+  // with…); the view comes to the front when both are judged.
+  void compare_with(const QString& path);
   Session* session() const { return session_; }
   DocumentPtr document() const { return doc_; }
   View* view(const QString& name) const;

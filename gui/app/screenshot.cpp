@@ -8,6 +8,7 @@
 #include "gui/app/session.hpp"
 #include "gui/views/lessons_view.hpp"
 #include "gui/views/quiz_panel.hpp"
+#include "gui/views/compare_view.hpp"
 #include "gui/views/export.hpp"
 #include "gui/views/view.hpp"
 #include "gui/views/view_list.hpp"
@@ -25,6 +26,15 @@ int save(QWidget* w, const QString& out, const QString& title) {
   return 1;
 }
 
+// --compare's B: its one-line error (B cannot be opened, or is no run) as
+// bad input.
+bool compare_failed(View* v) {
+  auto* compare = qobject_cast<CompareView*>(v);
+  if (!compare || !compare->has_error()) return false;
+  std::cerr << compare->error_text().toStdString() << "\n";
+  return true;
+}
+
 // The whole main window, docks and all, as a user first sees it.
 int window_screenshot(const ScreenshotRequest& r) {
   MainWindow w(r.load, /*remember=*/false);
@@ -32,6 +42,7 @@ int window_screenshot(const ScreenshotRequest& r) {
   w.resize(r.size);
   w.show();
   w.open_file(r.file);
+  if (!r.compare.isEmpty()) w.compare_with(r.compare);
   w.session()->wait(24 * 3600 * 1000);
   if (!w.document()) {
     std::cerr << w.message_text().toStdString() << "\n";
@@ -42,6 +53,7 @@ int window_screenshot(const ScreenshotRequest& r) {
     if (r.step >= 0 && r.step < w.view(v.name)->steps()) w.view(v.name)->set_step(r.step);
     w.view(v.name)->wait_ready(24 * 3600 * 1000);
   }
+  if (compare_failed(w.view("compare"))) return 2;
   QApplication::processEvents();
   return save(&w, r.out, "window");
 }
@@ -128,7 +140,10 @@ int take_screenshot(const ScreenshotRequest& r) {
   view->set_document(doc.value());
   if (r.time_seconds >= 0) view->set_time_seconds(r.time_seconds);
   if (r.step >= 0) view->set_step(r.step);
+  if (auto* compare = qobject_cast<CompareView*>(view.get()); compare && !r.compare.isEmpty())
+    compare->compare_with(r.compare, r.load);
   view->wait_ready(24 * 3600 * 1000);
+  if (compare_failed(view.get())) return 2;
   QApplication::processEvents();
   return save(view.get(), r.out, r.view);
 }

@@ -1,7 +1,8 @@
 // `brigade-gui --screenshot OUT.png --view NAME [--time T] [--step K] FILE`: one view
 // (`--view lessons [--lesson N] [--quiz]` needs no FILE: a lesson brings its own)
 // rendered without a display (QT_QPA_PLATFORM=offscreen) for tests, docs and
-// scripts. Bad input: the CLI's one line on stderr, exit 2, no file.
+// scripts (`--view compare --compare A B`: two runs compared). Bad input:
+// the CLI's one line on stderr, exit 2, no file.
 #pragma once
 
 #include <QSize>
@@ -15,6 +16,7 @@ struct ScreenshotRequest {
   QString out;  // .png or .svg
   QString view = "timeline";
   QString file;
+  QString compare;           // B, compared with `file` (--view compare or window); "" none
   double time_seconds = -1;  // < 0: none
   int step = -1;             // --step K of a view with steps (View::steps); < 0: none
   QSize size{1600, 900};

@@ -213,4 +213,19 @@ void LaneLayout::reveal_stream(int stream) {
   relayout();
 }
 
+int LaneLayout::reveal_device(int device) {
+  for (size_t r = 0; r < rows_.size(); ++r) {
+    if (rows_[r].kind != RowKind::kDevice || rows_[r].device != device) continue;
+    rows_[r].collapsed = false;
+    for (size_t p = r; p-- > 0;)
+      if (rows_[p].kind == RowKind::kNode) {
+        rows_[p].collapsed = false;
+        break;
+      }
+    relayout();
+    return static_cast<int>(r);
+  }
+  return -1;
+}
+
 }  // namespace brigade::gui

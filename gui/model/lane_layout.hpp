@@ -72,6 +72,9 @@ class LaneLayout {
   std::vector<int> streams_of_row(int r) const;
   // Expands the node and device around a stream, so that its row shows.
   void reveal_stream(int stream);
+  // Expands a device (and its node), so that its streams show; returns its
+  // device row, -1 if the device has none.
+  int reveal_device(int device);
 
  private:
   void relayout();

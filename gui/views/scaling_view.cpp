@@ -28,18 +28,9 @@
 
 namespace brigade::gui {
 
-// A sweep in flight: the worker fills the results under the mutex and
-// posts take_results(id) to the GUI thread after each judge.
-struct ScalingView::Job {
-  ~Job() {
-    cancel = true;
-    if (thread.joinable()) thread.join();
-  }
-  std::thread thread;
-  std::atomic<bool> cancel{false};
-  std::atomic<bool> done{false};
-  std::uint64_t id = 0;
-  std::mutex mutex;
+// A sweep in flight (WorkerJobs): the worker fills it under the job's
+// mutex and posts take_results(id) to the GUI thread after each judge.
+struct ScalingView::Work {
   std::optional<Result<planner::SweepResult>> closed, simulated;
   QString progress;
 };
@@ -193,7 +184,7 @@ ScalingView::~ScalingView() = default;  // the jobs' destructors cancel and join
 
 void ScalingView::set_document(DocumentPtr doc) {
   if (doc && doc == doc_) return;
-  retire_job();
+  jobs_.retire();
   doc_ = std::move(doc);
   simulated_.reset();
   closed_.reset();
@@ -226,24 +217,23 @@ void ScalingView::showEvent(QShowEvent* e) {
 }
 
 void ScalingView::start_if_needed() {
-  if (!doc_ || !doc_->scenario || job_ || simulated_ || !sim_error_.isEmpty() || !isVisible())
+  if (!doc_ || !doc_->scenario || jobs_.current() || simulated_ || !sim_error_.isEmpty() ||
+      !isVisible())
     return;
   sweep(counts_);
 }
 
 void ScalingView::sweep(const std::vector<int>& devices) {
   if (!doc_ || !doc_->scenario) return;
-  retire_job();
+  jobs_.retire();
   counts_ = devices;
   simulated_.reset();
   closed_.reset();
   sim_error_.clear();
-  auto job = std::make_unique<Job>();
-  job->id = next_id_++;
-  Job* j = job.get();
+  WorkerJob<Work>* j = &jobs_.start();
   const DocumentPtr doc = doc_;  // the worker keeps the scenario alive
   const std::uint64_t id = j->id;
-  job->thread = std::thread([this, j, doc, devices, id] {
+  j->thread = std::thread([this, j, doc, devices, id] {
     auto post = [this, id] {
       QMetaObject::invokeMethod(
           this, [this, id] { take_results(id); }, Qt::QueuedConnection);
@@ -251,8 +241,8 @@ void ScalingView::sweep(const std::vector<int>& devices) {
     auto closed = scaling_sweep(*doc->scenario, devices, ScalingJudge::kClosedForm, &j->cancel);
     {
       std::lock_guard<std::mutex> lock(j->mutex);
-      j->closed = std::move(closed);
-      j->progress = tr("simulating %1 device counts…").arg(devices.size());
+      j->out.closed = std::move(closed);
+      j->out.progress = tr("simulating %1 device counts…").arg(devices.size());
     }
     post();
     auto simulated = scaling_sweep(
@@ -260,7 +250,7 @@ void ScalingView::sweep(const std::vector<int>& devices) {
         [&](int done, int total, const planner::SweepPoint& p) {
           {
             std::lock_guard<std::mutex> lock(j->mutex);
-            j->progress =
+            j->out.progress =
                 tr("simulated %1 of %2 (%3 devices: %4)")
                     .arg(done)
                     .arg(total)
@@ -271,12 +261,11 @@ void ScalingView::sweep(const std::vector<int>& devices) {
         });
     {
       std::lock_guard<std::mutex> lock(j->mutex);
-      j->simulated = std::move(simulated);
+      j->out.simulated = std::move(simulated);
     }
     j->done = true;
     post();
   });
-  job_ = std::move(job);
   cancel_->setVisible(true);
   run_->setEnabled(false);
   status_->setText(tr("Judging %1 device counts…").arg(devices.size()));
@@ -284,29 +273,27 @@ void ScalingView::sweep(const std::vector<int>& devices) {
 }
 
 void ScalingView::take_results(std::uint64_t id) {
-  // Retired jobs that ended are joined here, on the GUI thread.
-  retired_.erase(std::remove_if(retired_.begin(), retired_.end(),
-                                [](const std::unique_ptr<Job>& j) { return j->done.load(); }),
-                 retired_.end());
-  if (!job_ || job_->id != id) return;
+  jobs_.reap();  // retired jobs that ended are joined here, on the GUI thread
+  WorkerJob<Work>* job = jobs_.current();
+  if (!job || job->id != id) return;
   bool changed = false;
   {
-    std::lock_guard<std::mutex> lock(job_->mutex);
-    if (job_->closed && !closed_ && job_->closed->is_ok()) {
-      closed_ = job_->closed->value();
+    std::lock_guard<std::mutex> lock(job->mutex);
+    if (job->out.closed && !closed_ && job->out.closed->is_ok()) {
+      closed_ = job->out.closed->value();
       changed = true;
     }
-    if (job_->simulated) {
-      if (job_->simulated->is_ok())
-        simulated_ = job_->simulated->value();
-      else if (!is_cancelled(job_->simulated->status()))
-        sim_error_ = q(job_->simulated->message());
+    if (job->out.simulated) {
+      if (job->out.simulated->is_ok())
+        simulated_ = job->out.simulated->value();
+      else if (!is_cancelled(job->out.simulated->status()))
+        sim_error_ = q(job->out.simulated->message());
       changed = true;
     }
-    status_->setText(job_->progress);
+    status_->setText(job->out.progress);
   }
-  if (job_->done) {
-    job_.reset();  // joins: the worker has returned
+  if (job->done) {
+    jobs_.take();  // joins: the worker has returned
     cancel_->setVisible(false);
     run_->setEnabled(true);
     status_->setText(sim_error_.isEmpty() ? QString() : tr("Not simulated: %1").arg(sim_error_));
@@ -318,26 +305,20 @@ void ScalingView::take_results(std::uint64_t id) {
 bool ScalingView::wait_ready(int timeout_ms) {
   start_if_needed();
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  while (job_ && !job_->done && std::chrono::steady_clock::now() < until)
+  while (jobs_.current() && !jobs_.current()->done && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  if (job_ && job_->done) take_results(job_->id);
-  return !job_;
+  if (jobs_.current() && jobs_.current()->done) take_results(jobs_.current()->id);
+  return !jobs_.current();
 }
 
 void ScalingView::cancel() {
-  if (!job_) return;
-  retire_job();
+  if (!jobs_.current()) return;
+  jobs_.retire();
   cancel_->setVisible(false);
   run_->setEnabled(doc_ && doc_->scenario);
   status_->setText(tr("Cancelled; press Sweep to start again."));
   sim_error_ = tr("cancelled");
   redraw();
-}
-
-void ScalingView::retire_job() {
-  if (!job_) return;
-  job_->cancel = true;
-  retired_.push_back(std::move(job_));
 }
 
 QString ScalingView::summary_text() const {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gui/model/scaling.hpp"
+#include "gui/model/worker_jobs.hpp"
 #include "gui/views/view.hpp"
 
 class QChart;
@@ -39,7 +40,7 @@ class ScalingView : public View {
 
   // Sweeps these device counts (replacing any sweep in flight).
   void sweep(const std::vector<int>& devices);
-  bool busy() const { return job_ != nullptr; }
+  bool busy() const { return jobs_.current() != nullptr; }
   // The sweeps shown (null until judged).
   const planner::SweepResult* simulated() const { return simulated_ ? &*simulated_ : nullptr; }
   const planner::SweepResult* closed_form() const { return closed_ ? &*closed_ : nullptr; }
@@ -49,11 +50,10 @@ class ScalingView : public View {
   void showEvent(QShowEvent* e) override;
 
  private:
-  struct Job;
+  struct Work;
   void start_if_needed();
   void take_results(std::uint64_t id);
   void cancel();
-  void retire_job();
   void redraw();
   void fill_table();
 
@@ -61,9 +61,7 @@ class ScalingView : public View {
   std::vector<int> counts_;
   std::optional<planner::SweepResult> simulated_, closed_;
   QString sim_error_;
-  std::unique_ptr<Job> job_;
-  std::vector<std::unique_ptr<Job>> retired_;
-  std::uint64_t next_id_ = 1;
+  WorkerJobs<Work> jobs_;
 
   QLineEdit* devices_edit_;
   QPushButton* run_;

@@ -79,6 +79,7 @@ void TimelineCanvas::set_document(DocumentPtr doc) {
   zoom_stack_.clear();
   collective_stream_.clear();
   cursor_ = -1;
+  device_highlight_ = -1;
   if (doc_ && doc_->has_trace()) {
     layout_.build(*doc_->trace, *doc_->index, doc_->topology());
     layout_.collapse_for_overview();
@@ -87,9 +88,7 @@ void TimelineCanvas::set_document(DocumentPtr doc) {
     const double t0 = doc_->index->start_seconds(), t1 = doc_->index->end_seconds();
     const double pad = std::max((t1 - t0) * 0.01, 1e-9);
     axis_.set_extent(t0 - pad, t1 + pad);
-    constexpr int kBins = 600;
-    overview_compute_ = utilisation_bins(*doc_->trace, t0 - pad, t1 + pad, kBins, true);
-    overview_comm_ = utilisation_bins(*doc_->trace, t0 - pad, t1 + pad, kBins, false);
+    compute_overview();
     for (const TraceSpan& s : doc_->trace->spans)
       if (s.collective >= 0) collective_stream_.emplace(key(s.collective, s.device), s.stream);
   } else {
@@ -104,13 +103,54 @@ void TimelineCanvas::set_document(DocumentPtr doc) {
   update();
 }
 
+void TimelineCanvas::compute_overview() {
+  constexpr int kBins = 600;
+  const TimeWindow e = axis_.extent();
+  overview_compute_ = utilisation_bins(*doc_->trace, e.start_seconds, e.end_seconds, kBins, true);
+  overview_comm_ = utilisation_bins(*doc_->trace, e.start_seconds, e.end_seconds, kBins, false);
+}
+
+void TimelineCanvas::set_extent(TimeWindow extent) {
+  if (!(extent.duration_seconds() > 0)) return;
+  axis_.set_extent(extent.start_seconds, extent.end_seconds);
+  zoom_stack_.clear();
+  if (doc_ && doc_->has_trace()) compute_overview();
+  update();
+}
+
+void TimelineCanvas::follow(const TimelineCanvas& leader) {
+  axis_.set_window(leader.axis_.window());
+  zoom_stack_ = leader.zoom_stack_;
+  update();
+}
+
+void TimelineCanvas::set_scrollbar_reserved(bool on) {
+  reserve_scrollbar_ = on;
+  const TimeWindow w = axis_.window();
+  update_scroll();
+  axis_.set_window(w);
+  update();
+}
+
+void TimelineCanvas::highlight_device(int device) {
+  device_highlight_ = device;
+  if (doc_ && doc_->has_trace() && device >= 0) {
+    const int r = layout_.reveal_device(device);
+    update_scroll();
+    if (r >= 0) vscroll_->setValue(static_cast<int>(layout_.row(r).y));
+  }
+  update();
+}
+
 void TimelineCanvas::set_cursor_seconds(double t) {
   cursor_ = t;
   update();
 }
 
 QRect TimelineCanvas::data_rect() const {
-  const int sb = vscroll_->isVisible() ? vscroll_->width() : 0;
+  const int sb = vscroll_->isVisible() ? vscroll_->width()
+                 : reserve_scrollbar_  ? vscroll_->sizeHint().width()
+                                       : 0;
   return QRect(kLabelWidth, kTopHeight, std::max(1, width() - kLabelWidth - sb),
                std::max(1, height() - kTopHeight - kLegendHeight));
 }
@@ -322,6 +362,10 @@ void TimelineCanvas::paint_rows(QPainter& p, const QRect& area) {
     const QRectF band(0, y, width(), row.height);
     // Label column and shading: devices alternate, headers are shaded.
     if (row.kind != RowKind::kStream) p.fillRect(band, kRowShade);
+    if (device_highlight_ >= 0 && row.kind != RowKind::kNode && row.device == device_highlight_) {
+      p.fillRect(band, QColor(0xff, 0xd4, 0x00, 60));
+      p.fillRect(QRectF(0, y, 4, row.height), QColor(0xe0, 0x9a, 0x00));
+    }
     p.setPen(kGrid);
     p.drawLine(QPointF(0, y + row.height), QPointF(width(), y + row.height));
     p.setPen(kText);

@@ -40,6 +40,19 @@ class TimelineCanvas : public QWidget {
   void set_arrows_shown(bool on);
   void set_highlight(std::vector<std::int32_t> spans);  // found spans, outlined
 
+  // Two timelines on one axis (the compare view): the extent to show instead
+  // of the trace's own (the window: all of it; the zoom stack cleared).
+  void set_extent(TimeWindow extent);
+  // Takes `leader`'s window and zoom stack without emitting window_changed:
+  // the other of two timelines follows the one the user moved.
+  void follow(const TimelineCanvas& leader);
+  // Keeps the vertical scroll bar's width free even while it is hidden, so
+  // that canvases of one width map a time to the same x.
+  void set_scrollbar_reserved(bool on);
+  // Opens a device's lanes, scrolls them to the top and shades them; -1 clears.
+  void highlight_device(int device);
+  int highlighted_device() const { return device_highlight_; }
+
   const TimeAxis& axis() const { return axis_; }
   const ZoomStack& zoom_stack() const { return zoom_stack_; }
   std::optional<TimeWindow> selection() const { return selection_; }
@@ -91,6 +104,7 @@ class TimelineCanvas : public QWidget {
   void paint_overview(QPainter& p, const QRect& area);
   void center_on_overview(int x);
   void paint_overlays(QPainter& p, const QRect& area);
+  void compute_overview();
 
   DocumentPtr doc_;
   LaneLayout layout_;
@@ -103,6 +117,8 @@ class TimelineCanvas : public QWidget {
   std::optional<TimeWindow> selection_;
   double cursor_ = -1;
   bool arrows_ = true;
+  bool reserve_scrollbar_ = false;
+  int device_highlight_ = -1;
   enum class Drag { kNone, kSelect, kPan, kOverview } drag_ = Drag::kNone;
   QPoint drag_from_;
   TimeWindow drag_window_;

@@ -4,6 +4,7 @@
 
 #include "gui/views/calibration_view.hpp"
 #include "gui/views/lessons_view.hpp"
+#include "gui/views/compare_view.hpp"
 #include "gui/views/memory_view.hpp"
 #include "gui/views/scaling_view.hpp"
 #include "gui/views/teach_view.hpp"
@@ -31,6 +32,8 @@ const std::vector<ViewInfo>& view_list() {
        [](QWidget* p) -> View* { return new TeachView(p); }},
       {"lessons", "Lessons", Qt::RightDockWidgetArea,
        [](QWidget* p) -> View* { return new LessonsView(p); }},
+      {"compare", "Compare", Qt::TopDockWidgetArea,
+       [](QWidget* p) -> View* { return new CompareView(p); }},
   };
   return views;
 }

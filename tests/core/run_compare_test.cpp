@@ -130,6 +130,37 @@ TEST(RunCompare, DifferencesLargestFirst) {
   EXPECT_DOUBLE_EQ(j["step_delta_seconds"].get<double>(), 2e-3);
 }
 
+// A simulated run: its collective spans count under their Program's kind
+// (the name, "grad bucket 0", says none: figures_of_trace leaves it as
+// "collective"), and the simulator's step replaces the trace's, idle time
+// with it.
+TEST(RunFigures, OfASimulationTakeKindsFromTheProgram) {
+  ProgramBuilder builder("zero1", 2);
+  const CollectiveId rs = builder.add_collective(
+      CollectiveKind::kReduceScatter, CollectiveAlgorithm::kRing, {0, 1}, 1e6,
+      {builder.stream(0, "comm"), builder.stream(1, "comm")}, "grad bucket 0");
+  auto program = std::move(builder).build();
+  ASSERT_TRUE(program.is_ok()) << program.message();
+  Trace t = trace_a();
+  for (TraceSpan& s : t.spans)
+    if (s.kind == TaskKind::kCollective) {
+      s.name = t.intern("grad bucket 0");
+      s.collective = rs;
+    }
+  const RunFigures guessed = figures_of_trace(t, "a.json");
+  ASSERT_EQ(guessed.kinds.size(), 3u);
+  EXPECT_EQ(guessed.kinds[0].kind, "collective");
+  const RunFigures f = figures_of_simulation(t, *program, 11e-3, "a.yaml");
+  ASSERT_EQ(f.kinds.size(), 3u);
+  EXPECT_EQ(f.kinds[2].kind, "reducescatter");  // after "compute bwd", "compute fwd"
+  EXPECT_DOUBLE_EQ(f.kinds[2].seconds, 8e-3);   // 4 + 4 ms, as before
+  EXPECT_EQ(f.step_seconds, 11e-3);
+  // gpu1: 11 - (5 busy + 4 exposed) = 2 ms idle (1 ms with the trace's 10 ms step).
+  EXPECT_NEAR(f.devices[1].idle_seconds, 2e-3, 1e-15);
+  EXPECT_EQ(span_kind_key(t, t.spans[2], &*program), "reducescatter");
+  EXPECT_EQ(span_kind_key(t, t.spans[2]), "collective");
+}
+
 // Traces of different programs: what differs is said, and what can be
 // compared still is (the devices both have, matched by name).
 TEST(RunCompare, DifferentProgramsSayWhatDiffers) {

@@ -57,6 +57,17 @@ TEST(FormatQuantity, ReadableForms) {
   EXPECT_EQ(format_bandwidth(235e9), "235 GB/s");
 }
 
+// What rounding prints picks the prefix and the decimals (a compare's idle
+// time of 10 - (6 + 3) ms is 0.99999999999999920 ms in doubles).
+TEST(FormatQuantity, RoundingUpTakesTheNextPrefix) {
+  EXPECT_EQ(format_seconds(0.0009999999999999992), "1.00 ms");
+  EXPECT_EQ(format_seconds(999.4e-6), "999 us");
+  EXPECT_EQ(format_bytes(1023.7 * 1024), "1.00 MiB");
+  EXPECT_EQ(format_bytes(1023.2 * 1024), "1023 KiB");
+  EXPECT_EQ(format_seconds(9.996e-3), "10.0 ms");
+  EXPECT_EQ(format_seconds(99.97e-3), "100 ms");
+  EXPECT_EQ(format_seconds(-0.0009999999999999992), "-1.00 ms");
+}
 
 // Hardening (issue 20, item 4): a value that parses but overflows in its unit
 // used to become infinity and pass, although '.inf' itself was refused.

@@ -68,10 +68,27 @@ TEST(Screenshots, TheCommandLineWritesAPng) {
   EXPECT_GE(image_stats(image).distinct_colours, 12);
 }
 
+// --view compare --compare A B: a compare of bundled data, simulated
+// against measured (tests/data/compare/README.md), is a real picture.
+TEST(Screenshots, TheCompareOfASimulatedAndAMeasuredRunIsARealPicture) {
+  const QString out = QString::fromStdString((out_dir() / "cli_compare.png").string());
+  QFile::remove(out);
+  const std::string pair = kSrc + "/tests/data/compare/validation-pipeline-transformer";
+  const GuiRun r = run_gui({"--screenshot", out, "--view", "compare", "--compare",
+                            QString::fromStdString(pair + ".sim.json.gz"),
+                            QString::fromStdString(pair + ".measured.json.gz")});
+  ASSERT_EQ(r.code, 0) << r.err.toStdString();
+  const QImage image(out);
+  EXPECT_EQ(image.size(), QSize(1600, 900));
+  const ImageStats s = image_stats(image);
+  EXPECT_GE(s.distinct_colours, 12);
+  EXPECT_GE(s.non_background_fraction, 0.05);
+}
+
 struct BadCase {
   QStringList args;  // before the output and file
   std::string file;  // relative to the source dir, or an absolute path
-  std::string message;
+  std::string message;  // {FILE}: the file's path
 };
 
 class ScreenshotBadInput : public ::testing::TestWithParam<BadCase> {};
@@ -87,7 +104,8 @@ TEST_P(ScreenshotBadInput, SaysSoOnStderrExitsTwoAndWritesNothing) {
   const GuiRun r = run_gui(args);
   EXPECT_EQ(r.code, 2);
   std::string expected = c.message;
-  if (auto at = expected.find("FILE"); at != std::string::npos) expected.replace(at, 4, file);
+  for (auto at = expected.find("{FILE}"); at != std::string::npos; at = expected.find("{FILE}"))
+    expected.replace(at, 6, file);
   EXPECT_EQ(r.err.toStdString(), expected + "\n");
   EXPECT_FALSE(QFile::exists(out));
 }
@@ -119,19 +137,43 @@ TEST(ScreenshotBadInputs, ATruncatedTraceGivesItsLineAndColumn) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, ScreenshotBadInput,
     ::testing::Values(
-        BadCase{{}, "tests/data/bad_missing_brace.json",
-                "FILE:5:1: error: found malformed YAML (end of map flow not found); expected a "
+        BadCase{{},
+                "tests/data/bad_missing_brace.json",
+                "{FILE}:5:1: error: found malformed YAML (end of map flow not found); expected a "
                 "well-formed YAML or JSON scenario"},
-        BadCase{{}, "nope.yaml",
-                "FILE: error: found no readable file; expected a scenario, a trace or a profile"},
-        BadCase{{"--view", "timelime"}, "scenarios/pmap_train_step.yaml",
+        BadCase{{},
+                "nope.yaml",
+                "{FILE}: error: found no readable file; expected a scenario, a trace or a profile"},
+        BadCase{{"--view", "timelime"},
+                "scenarios/pmap_train_step.yaml",
                 "brigade-gui: error: --view: found 'timelime'; expected one of " +
                     view_names().toStdString() + ", window"},
-        BadCase{{"--time", "soon"}, "scenarios/pmap_train_step.yaml",
+        BadCase{{"--time", "soon"},
+                "scenarios/pmap_train_step.yaml",
                 "brigade-gui: error: --time: found 'soon'; expected a time >= 0 such as 1.5ms"},
-        BadCase{{"--granularity", "fine"}, "scenarios/pmap_train_step.yaml",
+        BadCase{{"--granularity", "fine"},
+                "scenarios/pmap_train_step.yaml",
                 "brigade-gui: error: --granularity: found 'fine'; expected one of auto, kernel, "
-                "region, step"}));
+                "region, step"},
+        // --compare: two files, a view that shows them, a B that opens.
+        BadCase{{"--view", "compare", "--compare"},
+                "scenarios/pmap_train_step.yaml",
+                "brigade-gui: error: --compare: found '{FILE}'; expected two files, A and B"},
+        BadCase{{"--view", "timeline", "--compare",
+                 QString::fromStdString(kSrc + "/scenarios/pmap_linear.yaml")},
+                "scenarios/pmap_train_step.yaml",
+                "brigade-gui: error: --view: found 'timeline'; expected compare or window with "
+                "--compare"},
+        BadCase{{"--view", "compare", QString::fromStdString(kSrc + "/scenarios/pmap_linear.yaml")},
+                "scenarios/pmap_train_step.yaml",
+                "brigade-gui: error: FILE: found '" + kSrc +
+                    "/scenarios/pmap_linear.yaml {FILE}'; "
+                    "expected one file (two with --compare)"},
+        BadCase{
+            {"--view", "compare", "--compare",
+             QString::fromStdString(kSrc + "/scenarios/pmap_linear.yaml")},
+            "nope.yaml",
+            "{FILE}: error: found no readable file; expected a scenario, a trace or a profile"}));
 
 }  // namespace
 }  // namespace brigade::gui

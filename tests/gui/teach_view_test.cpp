@@ -79,12 +79,12 @@ INSTANTIATE_TEST_SUITE_P(
     Scenarios, TeachModes,
     ::testing::Values(ModeCase{"scenarios/pmap_train_step.yaml", "pmap_train_step"},
                       ModeCase{"scenarios/lessons/01-placement-cost.yaml", "lesson01"},
-                      ModeCase{"scenarios/lessons/03-sauce-bowl.yaml", "lesson03"},
-                      ModeCase{"scenarios/lessons/05-model-sharding.yaml", "lesson05"}));
+                      ModeCase{"scenarios/lessons/05-sauce-bowl.yaml", "lesson05"},
+                      ModeCase{"scenarios/lessons/07-model-sharding.yaml", "lesson07"}));
 
 TEST(TeachView, ButtonsStepPlayAndPause) {
   TeachView v;
-  v.set_document(load("scenarios/lessons/02-pmap-sharding.yaml"));
+  v.set_document(load("scenarios/lessons/04-pmap-sharding.yaml"));
   auto* pmap = v.findChild<QToolButton*>("teach_mode_pmap");
   ASSERT_TRUE(pmap);
   pmap->click();
@@ -140,7 +140,7 @@ TEST(TeachView, ALanguageChangeRetranslatesButtonsAndNarration) {
 TEST(TeachScreenshot, LessonAndStepFromTheCommandLine) {
   const QString out = QString::fromStdString((out_dir() / "cli_teach.png").string());
   QFile::remove(out);
-  const GuiRun r = run_gui({"--screenshot", out, "--view", "teach", "--lesson", "2", "--step", "11",
+  const GuiRun r = run_gui({"--screenshot", out, "--view", "teach", "--lesson", "4", "--step", "11",
                             "--size", "1200x700"});
   ASSERT_EQ(r.code, 0) << r.err.toStdString();
   const QImage image(out);
@@ -171,17 +171,17 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadTeach{
             {"--view", "teach", "--lesson", "99"},
-            "brigade-gui: error: --lesson: found '99'; expected a lesson's number from 1 to 7"},
-        BadTeach{{"--view", "teach", "--lesson", "2", "--step", "17"},
+            "brigade-gui: error: --lesson: found '99'; expected a lesson's number from 1 to 13"},
+        BadTeach{{"--view", "teach", "--lesson", "4", "--step", "17"},
                  "brigade-gui: error: --step: found '17'; expected a step from 0 to 16"},
-        BadTeach{{"--view", "teach", "--lesson", "2", "--step", "two"},
+        BadTeach{{"--view", "teach", "--lesson", "4", "--step", "two"},
                  "brigade-gui: error: --step: found 'two'; expected a step number >= 0"},
         BadTeach{
-            {"--view", "timeline", "--lesson", "2", "--step", "1"},
+            {"--view", "timeline", "--lesson", "4", "--step", "1"},
             "brigade-gui: error: --step: found '1'; expected a view with steps (--view teach)"},
-        BadTeach{{"--view", "teach", "--lesson", "2",
+        BadTeach{{"--view", "teach", "--lesson", "4",
                   QString::fromStdString(kSrc + "/scenarios/pmap_train_step.yaml")},
-                 "brigade-gui: error: --lesson: found '2'; expected it without a FILE"}));
+                 "brigade-gui: error: --lesson: found '4'; expected it without a FILE"}));
 
 }  // namespace
 }  // namespace brigade::gui

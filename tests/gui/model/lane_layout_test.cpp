@@ -91,6 +91,25 @@ TEST(LaneLayout, CollapsedRowsHideTheirChildrenAndShowTheirStreamsMerged) {
   EXPECT_EQ(l.row(l.row_showing_stream(6)).kind, RowKind::kStream);
 }
 
+// The compare view's click on a device's row: its node and its own row
+// open, whatever was collapsed; a device without a row gives -1.
+TEST(LaneLayout, RevealDeviceOpensItsNodeAndItsRow) {
+  const Trace t = cluster();
+  const TraceIndex ix = TraceIndex::build(t, nullptr);
+  LaneLayout l;
+  l.build(t, ix, nullptr, LaneMetrics{10, 20, 0});
+  l.toggle(7);   // node 1 collapsed
+  l.toggle(11);  // node1/gpu1 collapsed (hidden under its node)
+  EXPECT_FALSE(l.row(11).visible);
+  EXPECT_EQ(l.reveal_device(3), 11);
+  EXPECT_FALSE(l.row(7).collapsed);
+  EXPECT_FALSE(l.row(11).collapsed);
+  EXPECT_TRUE(l.row(12).visible);  // node1/gpu1's compute stream
+  EXPECT_EQ(l.row_showing_stream(6), 12);
+  EXPECT_EQ(l.row(8).visible, true);  // node1/gpu0 too: its node is open
+  EXPECT_EQ(l.reveal_device(9), -1);
+}
+
 TEST(LaneLayout, OverviewCollapsesEveryNodeButTheFirstWhenThereAreManyRows) {
   const Trace t = cluster();
   const TraceIndex ix = TraceIndex::build(t, nullptr);

@@ -50,7 +50,7 @@ TEST(TeachScene, TransferOfLessonOneIsThePlansEdgeAlphaPlusMOverB) {
 // Lesson 2: a (32, 256) batch over 8 host threads (shared memory, 1 us,
 // 10 GB/s at efficiency 1), batch sharding: (32 / 8, 256) = (4, 256) each.
 TEST(TeachScene, TransformsOfLessonTwoAreThePlannersShards) {
-  const TeachScene s = scene_of("scenarios/lessons/02-pmap-sharding.yaml");
+  const TeachScene s = scene_of("scenarios/lessons/04-pmap-sharding.yaml");
   const TeachTransform& split = s.transforms[0];
   EXPECT_EQ(split.kind, TransformKind::kBatchSplit);
   EXPECT_TRUE(split.in_plan);
@@ -93,7 +93,7 @@ TEST(TeachScene, TransformsOfLessonTwoAreThePlannersShards) {
 // tensor, w1 (256, 256) f32 = 262144 B, were it sent to device 1:
 // 1 us + 262144 / 10e9 = 1 us + 26.2144 us.
 TEST(TeachScene, APlanThatMovesNothingShowsItsLargestTensorAsAWhatIf) {
-  const TeachScene s = scene_of("scenarios/lessons/02-pmap-sharding.yaml");
+  const TeachScene s = scene_of("scenarios/lessons/04-pmap-sharding.yaml");
   EXPECT_EQ(s.transfer.source, TransferSource::kWhatIf);
   EXPECT_EQ(s.transfer.tensor, "w1");
   EXPECT_EQ(s.transfer.bytes, 262144);
@@ -107,7 +107,7 @@ TEST(TeachScene, APlanThatMovesNothingShowsItsLargestTensorAsAWhatIf) {
 // step hands M/N = 1 GiB / 8 = 128 MiB to the neighbour; the ring pays
 // 2(N-1) = 14 latencies in series (the seed's 2(N-1)alpha).
 TEST(TeachScene, TransferOfLessonThreeIsOneRingStepOfTheSauceBowl) {
-  const TeachScene s = scene_of("scenarios/lessons/03-sauce-bowl.yaml");
+  const TeachScene s = scene_of("scenarios/lessons/05-sauce-bowl.yaml");
   const TeachTransfer& t = s.transfer;
   EXPECT_EQ(t.source, TransferSource::kRingStep);
   EXPECT_EQ(t.tensor, "allreduce");
@@ -127,7 +127,7 @@ TEST(TeachScene, TransferOfLessonThreeIsOneRingStepOfTheSauceBowl) {
 // (256, 1024) each, the plan's own; the partial sums y (8, 1024) meet in
 // the bowl: an AllReduce of 8 x 1024 x 4 = 32768 B, 2(4-1) = 6 latencies.
 TEST(TeachScene, LessonFivesRowSplitIsThePlans) {
-  const TeachScene s = scene_of("scenarios/lessons/05-model-sharding.yaml");
+  const TeachScene s = scene_of("scenarios/lessons/07-model-sharding.yaml");
   const TeachTransform& rows = s.transforms[2];
   EXPECT_TRUE(rows.in_plan);
   EXPECT_EQ(rows.before.global_shape, (Shape{1024, 1024}));
