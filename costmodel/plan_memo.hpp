@@ -104,8 +104,11 @@ class PlanMemo {
   Recent recent_[4];
   unsigned next_recent_ = 0;
   std::unordered_map<Key, double, KeyHash> times_;
+  // The shape's dimensions and degrees, then the spec's variant (kv_heads,
+  // ffn_hidden, and the kinds packed: mlp, norm, positions, attention, tie,
+  // bias, qkv_bias).
   using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, double, int,
-                              std::int64_t, int, bool, int>;
+                              std::int64_t, int, bool, int, std::int64_t, std::int64_t, int>;
   std::map<ShapeKey, std::unique_ptr<TransformerBlocks>> blocks_;
   std::unordered_map<std::uint64_t, AlphaBeta> routes_;
   std::uint64_t hits_ = 0, misses_ = 0;

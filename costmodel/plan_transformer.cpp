@@ -98,13 +98,16 @@ std::vector<std::vector<StageBlock>> stage_chunks(int P, int v, int stage, std::
                                                   const BlockTemplate& embedding,
                                                   const BlockTemplate& layer,
                                                   const BlockTemplate& head) {
+  // Tied word embeddings: the head has no parameters of its own
+  // (transformer_blocks.hpp); untied, it owns its output matrix.
+  const bool tied = head.params.empty();
   auto counted = [&](StageBlock b) {
     for (const ParamGroup& g : b.owned) {
       b.owned_elements += g.local_elements();
       b.replicated_elements += g.replicated_elements();
     }
-    b.gather_elements =
-        b.is_head && stage == 0 ? embedding.params[0].local_elements() : b.owned_elements;
+    b.gather_elements = b.is_head && stage == 0 && tied ? embedding.params[0].local_elements()
+                                                         : b.owned_elements;
     return b;
   };
   StageBlock l;
@@ -120,7 +123,7 @@ std::vector<std::vector<StageBlock>> stage_chunks(int P, int v, int stage, std::
       StageBlock e;
       e.tpl = &embedding;
       e.owned = embedding.params;
-      e.tied = P > 1 ? 0 : -1;
+      e.tied = P > 1 && tied ? 0 : -1;
       blocks.push_back(counted(e));
     }
     blocks.insert(blocks.end(), static_cast<size_t>(layers_per_chunk), one_layer);
@@ -128,7 +131,9 @@ std::vector<std::vector<StageBlock>> stage_chunks(int P, int v, int stage, std::
       StageBlock h;
       h.tpl = &head;
       h.is_head = true;
-      if (stage != 0) {
+      if (!tied) {
+        h.owned = head.params;
+      } else if (stage != 0) {
         h.owned = std::span<const ParamGroup>(embedding.params.data(), 1);
         h.tied = 0;
       }
@@ -175,8 +180,8 @@ std::vector<GradientGroup> gradient_groups(const std::vector<std::vector<StageBl
         if (static_cast<int>(n) == tpl.recompute_before) recompute();
         now += t.backward[n];
         int group = -1;
-        if (blk.is_head)
-          group = blk.tied >= 0 && tpl.backward[n].name == "head.logits.wgrad" ? blk.tied : -1;
+        if (blk.is_head && blk.tied >= 0)
+          group = tpl.backward[n].name == "head.logits.wgrad" ? blk.tied : -1;
         else
           group = tpl.backward[n].completes_grad;
         if (group >= 0 && group < static_cast<int>(blk.owned.size()))
@@ -244,7 +249,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // check_plan (estimate_plan calls it first) has made the degrees use every
   // device, heads, FFN width and vocabulary divide by t (the sequence too
   // under SP), layers by p x v, and the global batch B by data x micro-batch.
-  const int64_t L = ts.layers, h = ts.hidden, s = ts.seq, V = ts.vocab;
+  const int64_t L = ts.layers;
   // Batch: global B sequences per step, micro-batches of b, m per replica.
   const int64_t B = global_batch(sc);
   const int64_t b = tr.micro_batch > 0 ? tr.micro_batch : per_replica_batch(sc);
@@ -256,7 +261,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   e.model_kind = "transformer";
   e.devices = n_devices;
   const DType dt = ts.dtype;
-  const double r = ts.ffn_ratio;
   std::vector<CommLedger> ledgers(static_cast<size_t>(p));  // per step, one device of each stage
   const bool full = options.every_device;  // notes and memory per device (EstimateOptions)
   if (full)
@@ -428,6 +432,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           continue;
         } else if (k.compute == ComputeKind::kGemm) {
           out[n] = gemm_seconds(dev, dp, k.m, k.n, k.k, dt, k.batch) / speed;
+        } else if (k.compute == ComputeKind::kFixed) {
+          out[n] = kernel_seconds(dev, dp, dt, k.fixed_flops, k.bytes, ComputeKind::kFixed) / speed;
         } else {
           out[n] = memory_bound_seconds(dev, dp, k.bytes, dt) / speed;
         }
@@ -612,7 +618,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     }
     // Tied word embeddings: the first and the last stage each hold a copy; the
     // copies' gradients are summed over the pair before the optimizer step.
-    if (training && p > 1 && (i == 0 || i == p - 1)) {
+    if (training && p > 1 && ts.tie_embeddings && (i == 0 || i == p - 1)) {
       const double bytes = embedding.params[0].local_elements() * e_bytes / (st.zero >= 2 ? d : 1);
       const std::vector<int> pair = {rm.device(0, 0, 0), rm.device(0, 0, p - 1)};
       BRIGADE_ASSIGN_OR_RETURN(double one, collective_seconds(topo, prof, CollectiveKind::kAllReduce,
@@ -769,23 +775,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     e.notes.push_back("inference: activations are one block's working set at a time (what its "
                       "kernels write)");
 
-  e.parameters = transformer_parameters(static_cast<double>(L), static_cast<double>(h),
-                                        static_cast<double>(V), static_cast<double>(s), r);
+  e.parameters = transformer_parameters(ts);
   const double Bd = static_cast<double>(B);
-  if (training) {
-    e.model_flops_per_iteration = transformer_flops_per_iteration(
-        Bd, static_cast<double>(s), static_cast<double>(L), static_cast<double>(h),
-        static_cast<double>(V), Recompute::kNone, r);
-    e.hardware_flops_per_iteration = transformer_flops_per_iteration(
-        Bd, static_cast<double>(s), static_cast<double>(L), static_cast<double>(h),
-        static_cast<double>(V), tr.recompute, r);
-  } else {
-    e.model_flops_per_iteration =
-        static_cast<double>(L) * transformer_layer_forward_flops(Bd, static_cast<double>(s),
-                                                                 static_cast<double>(h), r) +
-        logits_forward_flops(Bd, static_cast<double>(s), static_cast<double>(h), static_cast<double>(V));
-    e.hardware_flops_per_iteration = e.model_flops_per_iteration;
-  }
+  e.model_flops_per_iteration = transformer_model_flops(ts, Bd, training);
+  e.hardware_flops_per_iteration = transformer_hardware_flops(ts, Bd, training, tr.recompute);
   finish_flops(e, topo.device(rm.device(0, 0, 0)), sc.profile, dt);
   return e;
 }
