@@ -799,7 +799,11 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
   if (s.P > 1) plan.summary += ", " + schedule_label(st.schedule, s.v);
   if (s.zero > 0) plan.summary += ", ZeRO-" + std::to_string(s.zero);
   if (s.training)
-    plan.summary += ", " + recompute_label(sc.training.recompute);
+    plan.summary += ", " + (sc.training.recompute == Recompute::kSelective &&
+                                    spec.attention == AttentionKernel::kFlash
+                                ? std::string("selective recomputation (nothing to recompute: "
+                                              "FlashAttention keeps no seq x seq activation)")
+                                : recompute_label(sc.training.recompute));
   else
     plan.summary += ", inference";
   auto note = [&](std::string n) { plan.notes.push_back(std::move(n)); };

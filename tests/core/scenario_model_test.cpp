@@ -262,3 +262,19 @@ TEST(HuggingFace, ScenarioErrors) {
 
 }  // namespace
 }  // namespace brigade
+
+namespace brigade {
+namespace {
+
+// The bundled scenario reads its config and keeps its own keys.
+TEST(HuggingFace, BundledLlama3_70bScenario) {
+  auto s = load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/llama3_70b_64gpu.yaml");
+  ASSERT_TRUE(s.is_ok()) << s.message();
+  EXPECT_EQ(s->transformer.layers, 80);
+  EXPECT_EQ(s->transformer.seq, 8192);
+  EXPECT_EQ(s->transformer.attention, AttentionKernel::kFlash);
+  EXPECT_TRUE(check_plan(*s).is_ok()) << check_plan(*s).message();
+}
+
+}  // namespace
+}  // namespace brigade
