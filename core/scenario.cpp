@@ -94,14 +94,6 @@ std::string over_limit(std::int64_t found, std::int64_t limit, const std::string
          std::to_string(limit) + " " + noun + " " + kLimitsDoc;
 }
 
-template <class T>
-std::vector<std::pair<std::string, T>> choices_of(std::initializer_list<T> values,
-                                                  std::string_view (*name)(T)) {
-  std::vector<std::pair<std::string, T>> out;
-  for (T v : values) out.emplace_back(std::string(name(v)), v);
-  return out;
-}
-
 std::vector<std::string> link_class_names() {
   std::vector<std::string> names;
   for (int i = 0; i < kNumLinkClasses; ++i)

@@ -26,14 +26,6 @@ using yamlio::Bound;
 using yamlio::Cursor;
 constexpr std::int64_t kMaxDim = ScenarioLimits::kMaxDimension;
 
-template <class T>
-std::vector<std::pair<std::string, T>> choices_of(std::initializer_list<T> values,
-                                                  std::string_view (*name)(T)) {
-  std::vector<std::pair<std::string, T>> out;
-  for (T v : values) out.emplace_back(std::string(name(v)), v);
-  return out;
-}
-
 Result<AttentionKernel> read_attention(const Cursor& c, AttentionKernel dflt) {
   return c.get_enum("attention", dflt,
                     choices_of({AttentionKernel::kUnfused, AttentionKernel::kFlash},

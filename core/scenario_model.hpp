@@ -4,13 +4,26 @@
 // Private to core/: it takes a yamlio::Cursor.
 #pragma once
 
+#include <initializer_list>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/scenario.hpp"
 #include "core/status.hpp"
 #include "core/yaml_reader.hpp"
 
 namespace brigade {
+
+// (name, value) pairs for Cursor::as_enum from values and their name function.
+template <class T>
+std::vector<std::pair<std::string, T>> choices_of(std::initializer_list<T> values,
+                                                  std::string_view (*name)(T)) {
+  std::vector<std::pair<std::string, T>> out;
+  for (T v : values) out.emplace_back(std::string(name(v)), v);
+  return out;
+}
 
 // A dtype name ("bf16"), with "did you mean" on a near miss.
 Result<DType> read_dtype(const yamlio::Cursor& c);
