@@ -174,6 +174,7 @@ const ScenarioCase kScenarioCases[] = {
     {"scenarios/gpt3_175b_1024.yaml", false, planner::Granularity::kRegion},
     {"scenarios/llm_13b_128gpu.yaml", false, planner::Granularity::kAuto},
     {"scenarios/llm_13b_128gpu.yaml", true, planner::Granularity::kAuto},
+    {"scenarios/llama3_70b_64gpu.yaml", false, planner::Granularity::kAuto},
 };
 
 struct CpuTimes {
@@ -276,6 +277,7 @@ BENCHMARK(BM_Scenario)->Name("Scenario/gpt3_175b_exact")->Arg(1)->Iterations(1)-
 BENCHMARK(BM_Scenario)->Name("Scenario/gpt3_175b_region")->Arg(2)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 BENCHMARK(BM_Scenario)->Name("Scenario/llm_13b")->Arg(3)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 BENCHMARK(BM_Scenario)->Name("Scenario/llm_13b_exact")->Arg(4)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(BM_Scenario)->Name("Scenario/llama3_70b")->Arg(5)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 
 }  // namespace
 }  // namespace brigade::sim

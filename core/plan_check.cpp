@@ -68,7 +68,7 @@ class PlanChecker {
 
   Status run() {
     if (s_.model_kind == ModelKind::kNone)
-      return at("model", "found no model; expected one of mlp, transformer, graph or collective");
+      return at("model", "found no model; expected one of mlp, transformer, huggingface, graph or collective");
     BRIGADE_RETURN_IF_ERROR(check_strategy_ranges());
     BRIGADE_RETURN_IF_ERROR(check_model_support());
     if (s_.model_kind == ModelKind::kTransformer) BRIGADE_RETURN_IF_ERROR(check_transformer());
@@ -190,7 +190,8 @@ class PlanChecker {
   Status check_transformer() {
     const TransformerSpec& t = s_.transformer;
     // The FFN width in range before anything rounds it to an integer.
-    const double ffn_real = t.ffn_ratio * static_cast<double>(t.hidden);
+    const double ffn_real = t.ffn_hidden > 0 ? static_cast<double>(t.ffn_hidden)
+                                             : t.ffn_ratio * static_cast<double>(t.hidden);
     if (!(ffn_real >= 0.5 && ffn_real < static_cast<double>(kMaxDimension) + 0.5))
       return at("model.transformer.ffn_ratio",
                 "found FFN width " + num_str(ffn_real) + " (ffn_ratio " + num_str(t.ffn_ratio) +
@@ -211,7 +212,20 @@ class PlanChecker {
     // rows and, with sequence parallelism, the sequence over the tensor group
     // (Shoeybi et al. 2019 §3; Korthikanti et al. 2022 §4.2.2).
     const std::int64_t tp = st_.tensor;
+    // Megatron-Core splits the key/value heads (query groups) over the tensor
+    // group too: num_query_groups % tensor_model_parallel_size == 0.
+    if (t.key_value_heads() % tp != 0)
+      return at("strategy.tensor",
+                "found tensor " + std::to_string(tp) + " with kv_heads " +
+                    std::to_string(t.key_value_heads()) +
+                    "; expected tensor to divide kv_heads (each tensor-parallel rank holds "
+                    "kv_heads/tensor key/value heads, as Megatron-Core splits query groups)");
     const std::int64_t ffn = ffn_width(t);
+    if (ffn % tp != 0 && t.ffn_hidden > 0)
+      return at("model.transformer.ffn_hidden",
+                "found ffn_hidden " + std::to_string(ffn) + " with tensor " + std::to_string(tp) +
+                    "; expected a multiple of tensor (each tensor-parallel rank holds "
+                    "ffn_hidden/tensor columns of fc1)");
     if (ffn % tp != 0)
       return at("model.transformer.ffn_ratio",
                 "found FFN width " + std::to_string(ffn) + " (ffn_ratio " + num_str(t.ffn_ratio) +
@@ -548,6 +562,7 @@ class PlanChecker {
 std::int64_t ffn_width(const TransformerSpec& t) {
   // check_plan refuses widths outside [1, 2^31 - 1]; clamped here so that an
   // unchecked scenario cannot make llround overflow.
+  if (t.ffn_hidden > 0) return t.ffn_hidden;
   const double w = t.ffn_ratio * static_cast<double>(t.hidden);
   if (!(w >= 0)) return 0;
   if (w > 4e18) return static_cast<std::int64_t>(4e18);

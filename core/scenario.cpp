@@ -15,6 +15,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/scenario_model.hpp"
 #include "core/scenario_runtime.hpp"
 #include "core/yaml_reader.hpp"
 
@@ -93,35 +94,11 @@ std::string over_limit(std::int64_t found, std::int64_t limit, const std::string
          std::to_string(limit) + " " + noun + " " + kLimitsDoc;
 }
 
-template <class T>
-std::vector<std::pair<std::string, T>> choices_of(std::initializer_list<T> values,
-                                                  std::string_view (*name)(T)) {
-  std::vector<std::pair<std::string, T>> out;
-  for (T v : values) out.emplace_back(std::string(name(v)), v);
-  return out;
-}
-
-std::vector<std::string> dtype_names() {
-  std::vector<std::string> names;
-  for (int i = 0; i < kNumDTypes; ++i) names.emplace_back(dtype_name(static_cast<DType>(i)));
-  return names;
-}
-
 std::vector<std::string> link_class_names() {
   std::vector<std::string> names;
   for (int i = 0; i < kNumLinkClasses; ++i)
     names.emplace_back(link_class_name(static_cast<LinkClass>(i)));
   return names;
-}
-
-Result<DType> read_dtype(const Cursor& c) {
-  if (c.is_scalar())
-    if (auto t = parse_dtype(c.text())) return *t;
-  const std::vector<std::string> names = dtype_names();
-  std::string msg = "found " + c.found() + "; expected a dtype: one of " + yamlio::join_list(names);
-  if (c.is_scalar())
-    if (auto m = closest_match_in(c.text(), names)) msg += " (did you mean '" + *m + "'?)";
-  return c.error(msg);
 }
 
 Result<LinkClass> read_link_class(const Cursor& c) {
@@ -184,7 +161,7 @@ class ScenarioReader {
     if (root.has("profile")) BRIGADE_RETURN_IF_ERROR(read_profile(root.get("profile")));
 
     BRIGADE_RETURN_IF_ERROR(
-        root.require("model", "a model: one of mlp, transformer, graph or collective"));
+        root.require("model", "a model: one of mlp, transformer, huggingface, graph or collective"));
     BRIGADE_RETURN_IF_ERROR(read_model(root.get("model")));
 
     if (root.has("training")) BRIGADE_RETURN_IF_ERROR(read_training(root.get("training")));
@@ -462,20 +439,22 @@ class ScenarioReader {
   // ---- model ----------------------------------------------------------------
 
   Status read_model(const Cursor& c) {
-    const char* kWhat = "a model: one of mlp, transformer, graph or collective";
+    const char* kWhat = "a model: one of mlp, transformer, huggingface, graph or collective";
     BRIGADE_RETURN_IF_ERROR(c.expect_map(kWhat));
-    BRIGADE_RETURN_IF_ERROR(c.check_keys({"mlp", "transformer", "graph", "collective"}));
+    BRIGADE_RETURN_IF_ERROR(
+        c.check_keys({"mlp", "transformer", "huggingface", "graph", "collective"}));
     const auto entries = c.entries();
     if (entries.empty()) return c.error("found an empty model; expected " + std::string(kWhat));
     if (entries.size() > 1)
       return entries[1].first.error("found both '" + entries[0].first.text() + "' and '" +
                                     entries[1].first.text() +
                                     "' in 'model'; expected exactly one of mlp, transformer, "
-                                    "graph or collective");
+                                    "huggingface, graph or collective");
     const std::string kind = entries[0].first.text();
     const Cursor& v = entries[0].second;
     if (kind == "mlp") return read_mlp(v);
     if (kind == "transformer") return read_transformer(v);
+    if (kind == "huggingface") return read_huggingface(v);
     if (kind == "graph") return read_graph(v);
     return read_collective(v);
   }
@@ -510,30 +489,12 @@ class ScenarioReader {
 
   Status read_transformer(const Cursor& c) {
     s_->model_kind = ModelKind::kTransformer;
-    TransformerSpec& t = s_->transformer;
-    BRIGADE_RETURN_IF_ERROR(
-        c.expect_map("a transformer {layers, hidden, heads, seq, vocab, ffn_ratio, dtype}"));
-    BRIGADE_RETURN_IF_ERROR(
-        c.check_keys({"layers", "hidden", "heads", "seq", "vocab", "ffn_ratio", "dtype"}));
-    struct Field {
-      const char* key;
-      std::int64_t* out;
-      const char* what;
-    };
-    const Field fields[] = {{"layers", &t.layers, "the number of transformer layers"},
-                            {"hidden", &t.hidden, "the hidden size"},
-                            {"heads", &t.heads, "the number of attention heads"},
-                            {"seq", &t.seq, "the sequence length in tokens"},
-                            {"vocab", &t.vocab, "the vocabulary size"}};
-    for (const Field& f : fields) {
-      BRIGADE_RETURN_IF_ERROR(c.require(f.key, f.what));
-      BRIGADE_ASSIGN_OR_RETURN(*f.out, c.get(f.key).as_int(1, kMaxDim));
-    }
-    BRIGADE_ASSIGN_OR_RETURN(t.ffn_ratio, c.get_number("ffn_ratio", 4.0, Bound::kPositive));
-    if (c.has("dtype")) {
-      BRIGADE_ASSIGN_OR_RETURN(t.dtype, read_dtype(c.get("dtype")));
-    }
-    return Status::ok();
+    return read_transformer_spec(c, &s_->transformer);
+  }
+
+  Status read_huggingface(const Cursor& c) {
+    s_->model_kind = ModelKind::kTransformer;
+    return read_huggingface_spec(c, doc_.file, &s_->transformer);
   }
 
   // A tensor's shape: [8, 512] or, in the list form, [8, 512, f32].

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/model.hpp"
@@ -33,14 +34,48 @@ struct MlpSpec {
   bool bias = true;
 };
 
+// The MLP of a transformer layer: GPT's fc1 -> GeLU -> fc2, or the gated
+// SwiGLU of PaLM and Llama (Shazeer 2020): gate and up projections (one
+// column-parallel GEMM of 2 x ffn_hidden columns), silu(gate) * up, down.
+enum class MlpKind : std::uint8_t { kGelu, kSwiglu };
+std::string_view mlp_kind_name(MlpKind k);
+// LayerNorm (gain and bias) or RMSNorm (Zhang & Sennrich 2019: gain only).
+enum class NormKind : std::uint8_t { kLayerNorm, kRmsNorm };
+std::string_view norm_kind_name(NormKind k);
+// Learned absolute position embeddings (GPT) or rotary embeddings (Su et al.
+// 2021, RoPE: applied to Q and K in every layer, no parameters).
+enum class PositionKind : std::uint8_t { kLearned, kRotary };
+std::string_view position_kind_name(PositionKind k);
+// The attention core as separate kernels (scores GEMM, softmax, values GEMM,
+// the s x s probabilities kept for the backward) or as one fused
+// FlashAttention kernel (Dao 2023) that keeps only the log-sum-exp.
+enum class AttentionKernel : std::uint8_t { kUnfused, kFlash };
+std::string_view attention_kernel_name(AttentionKernel k);
+
 struct TransformerSpec {
   std::int64_t layers = 0;
   std::int64_t hidden = 0;
   std::int64_t heads = 0;
   std::int64_t seq = 0;
   std::int64_t vocab = 0;
-  double ffn_ratio = 4.0;
+  double ffn_ratio = 4.0;       // FFN width / hidden, when ffn_hidden is 0
   DType dtype = DType::kBF16;
+  std::int64_t kv_heads = 0;    // key/value heads (GQA, MQA); 0: as many as heads (MHA)
+  std::int64_t ffn_hidden = 0;  // the FFN width; 0: round(ffn_ratio x hidden)
+  MlpKind mlp = MlpKind::kGelu;
+  NormKind norm = NormKind::kLayerNorm;
+  PositionKind positions = PositionKind::kLearned;
+  bool tie_embeddings = true;   // the logits GEMM uses the word embedding
+  bool bias = true;             // biases on the linear layers (GPT yes, Llama no)
+  bool qkv_bias = false;        // biases on Q, K and V even without `bias` (Qwen2)
+  AttentionKernel attention = AttentionKernel::kUnfused;
+  // Where the description came from, for `explain`: "" (the scenario) or
+  // "ARCHITECTURE from PATH" (a Hugging Face config.json).
+  std::string source;
+
+  // Key/value heads as the kernels use them (heads when kv_heads is 0).
+  std::int64_t key_value_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+  bool operator==(const TransformerSpec&) const = default;
 };
 
 // One collective on its own, like an nccl-tests run (the seed's "ring

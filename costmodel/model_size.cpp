@@ -1,5 +1,6 @@
 #include "costmodel/model_size.hpp"
 
+#include "core/plan_check.hpp"
 #include "costmodel/compute.hpp"
 
 namespace brigade::cost {
@@ -60,6 +61,71 @@ double transformer_flops_per_iteration(double batch, double seq, double layers, 
   if (recompute == Recompute::kFull) recomputed = layer;
   if (recompute == Recompute::kSelective) recomputed = attention_core_forward_flops(batch, seq, hidden);
   return layers * (3 * layer + recomputed) + 3 * logits_forward_flops(batch, seq, hidden, vocab);
+}
+
+// ---- any transformer a TransformerSpec describes (model_size.hpp) ----------
+
+namespace {
+struct Widths {
+  double h, kv, f, s, V;  // hidden, key/value width, FFN width, sequence, vocabulary
+};
+Widths widths_of(const TransformerSpec& spec) {
+  const double h = static_cast<double>(spec.hidden);
+  const double heads = static_cast<double>(spec.heads);
+  return {h, static_cast<double>(spec.key_value_heads()) * h / heads,
+          static_cast<double>(ffn_width(spec)), static_cast<double>(spec.seq),
+          static_cast<double>(spec.vocab)};
+}
+// Weight elements of one layer's GEMMs (what 2Bs x multiplies).
+double layer_weight_elements(const TransformerSpec& spec) {
+  const Widths w = widths_of(spec);
+  const double attention = 2 * w.h * w.h + 2 * w.h * w.kv;  // Q, output; K, V
+  const double mlp = (spec.mlp == MlpKind::kSwiglu ? 3 : 2) * w.h * w.f;
+  return attention + mlp;
+}
+}  // namespace
+
+double transformer_layer_parameters(const TransformerSpec& spec) {
+  const Widths w = widths_of(spec);
+  const bool swiglu = spec.mlp == MlpKind::kSwiglu;
+  double biases = 0;
+  if (spec.bias || spec.qkv_bias) biases += w.h + 2 * w.kv;        // QKV
+  if (spec.bias) biases += w.h + (swiglu ? 2 * w.f : w.f) + w.h;  // projection, fc1, fc2
+  const double norms = (spec.norm == NormKind::kLayerNorm ? 4 : 2) * w.h;
+  return layer_weight_elements(spec) + biases + norms;
+}
+
+double transformer_parameters(const TransformerSpec& spec) {
+  const Widths w = widths_of(spec);
+  const double embeddings = w.V * w.h + (spec.positions == PositionKind::kLearned ? w.s * w.h : 0) +
+                            (spec.tie_embeddings ? 0 : w.V * w.h);
+  return static_cast<double>(spec.layers) * transformer_layer_parameters(spec) + embeddings;
+}
+
+double transformer_layer_forward_flops(const TransformerSpec& spec, double batch) {
+  const Widths w = widths_of(spec);
+  return 2 * batch * w.s * layer_weight_elements(spec) +
+         attention_core_forward_flops(batch, w.s, w.h);
+}
+
+double transformer_model_flops(const TransformerSpec& spec, double batch, bool training) {
+  const Widths w = widths_of(spec);
+  const double forward = static_cast<double>(spec.layers) * transformer_layer_forward_flops(spec, batch) +
+                         logits_forward_flops(batch, w.s, w.h, w.V);
+  return (training ? 3 : 1) * forward;
+}
+
+double transformer_hardware_flops(const TransformerSpec& spec, double batch, bool training,
+                                  Recompute recompute) {
+  const double model = transformer_model_flops(spec, batch, training);
+  if (!training) return model;
+  const Widths w = widths_of(spec);
+  const bool flash = spec.attention == AttentionKernel::kFlash;
+  const double core = attention_core_forward_flops(batch, w.s, w.h);
+  double again = flash ? core / 2 : 0;  // FlashAttention-2's backward recomputes QK^T
+  if (recompute == Recompute::kFull) again += transformer_layer_forward_flops(spec, batch);
+  if (recompute == Recompute::kSelective && !flash) again += core;
+  return model + static_cast<double>(spec.layers) * again;
 }
 
 double mlp_parameters(const std::vector<std::int64_t>& widths, bool bias) {

@@ -52,6 +52,33 @@ double transformer_flops_per_iteration(double batch, double seq, double layers, 
                                        double vocab, Recompute recompute,
                                        double ffn_ratio = 4.0);
 
+// ---- any transformer a TransformerSpec describes ---------------------------
+// With d_kv = kv_heads x hidden/heads (the key and value widths; hidden for
+// MHA) and f the FFN width (ffn_width), per layer:
+//   attention weights  2h^2 + 2 h d_kv            (Q and output h x h, K and V h x d_kv)
+//   MLP weights        2hf (gelu) or 3hf (swiglu: gate, up, down)
+//   biases (bias)      h + 2 d_kv + h (QKV, projection) + f + h (gelu) or 2f + h (swiglu);
+//                      qkv_bias alone: h + 2 d_kv
+//   norms              4h (layernorm: gain and bias, two of them) or 2h (rmsnorm)
+// plus the word embedding Vh, the learned position embedding sh (not with
+// rotary positions), and an untied output matrix Vh. The final norm is left
+// out, as Eq. 2 leaves it out. With MHA, gelu, layernorm, learned, tied
+// and biases these are the functions above.
+double transformer_layer_parameters(const TransformerSpec& spec);
+double transformer_parameters(const TransformerSpec& spec);
+// Forward GEMM FLOPs of one layer for B sequences: 2Bs x (the layer's weight
+// elements) + the attention core 4Bs^2 h (per query head, whatever kv_heads).
+double transformer_layer_forward_flops(const TransformerSpec& spec, double batch);
+// Model FLOPs of one iteration over B sequences: 3 x forward in training
+// (backward = 2 x forward), 1 x in inference; with the logits 2BshV.
+double transformer_model_flops(const TransformerSpec& spec, double batch, bool training);
+// Hardware FLOPs: the model's plus what is computed twice: full
+// recomputation the layer's forward, selective the attention core (4Bs^2h),
+// FlashAttention's backward the scores (2Bs^2h; with flash, selective has
+// nothing to recompute).
+double transformer_hardware_flops(const TransformerSpec& spec, double batch, bool training,
+                                  Recompute recompute);
+
 // MLP with layer widths [in, hidden..., out]: sum of in x out weights (+ out biases).
 double mlp_parameters(const std::vector<std::int64_t>& widths, bool bias);
 // Forward FLOPs for `rows` rows: 2 rows in out per layer (+ rows out for the bias add).

@@ -216,7 +216,10 @@ Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape)
   const ShapeKey key{s.layers,           s.hidden,     s.heads,      s.seq,
                      s.vocab,            s.ffn_ratio,  static_cast<int>(s.dtype),
                      shape.micro_batch,  shape.tensor, shape.sequence_parallel,
-                     static_cast<int>(shape.recompute)};
+                     static_cast<int>(shape.recompute), s.kv_heads, s.ffn_hidden,
+                     static_cast<int>(s.mlp) | static_cast<int>(s.norm) << 2 |
+                         static_cast<int>(s.positions) << 4 | static_cast<int>(s.attention) << 6 |
+                         int{s.tie_embeddings} << 8 | int{s.bias} << 9 | int{s.qkv_bias} << 10};
   if (last_blocks_ != nullptr && key == last_shape_) return last_blocks_;
   auto it = blocks_.find(key);
   if (it != blocks_.end()) {

@@ -160,8 +160,11 @@ class PlanMemo {
     NcclGroupShape shape;
   };
   std::vector<Shape> shapes_;  // by group id; table null: none yet
+  // The shape's dimensions and degrees, then the spec's variant (kv_heads,
+  // ffn_hidden, and the kinds packed: mlp, norm, positions, attention, tie,
+  // bias, qkv_bias).
   using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, double, int,
-                              std::int64_t, int, bool, int>;
+                              std::int64_t, int, bool, int, std::int64_t, std::int64_t, int>;
   std::map<ShapeKey, std::unique_ptr<TransformerBlocks>> blocks_;
   ShapeKey last_shape_{};
   const TransformerBlocks* last_blocks_ = nullptr;

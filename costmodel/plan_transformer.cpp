@@ -129,12 +129,16 @@ StageLayout stage_layout(int P, int v, int stage, std::int64_t layers_per_chunk,
   s.last = stage == P - 1;
   s.chunks = v;
   s.layers_per_chunk = layers_per_chunk;
+  // Tied word embeddings: the head has no parameters of its own
+  // (transformer_blocks.hpp); untied, it owns its output matrix.
+  const bool tied = tb.head.params.empty();
   auto counted = [&](StageBlock& b, const double* replicated) {
     for (int g = 0; g < b.owned; ++g) {
       b.owned_elements += b.group_elements[g];
       b.replicated_elements += replicated[g];
     }
-    b.gather_elements = b.is_head && stage == 0 ? tb.embedding_figures.group_elements[0] : b.owned_elements;
+    b.gather_elements =
+        b.is_head && stage == 0 && tied ? tb.embedding_figures.group_elements[0] : b.owned_elements;
   };
   auto whole = [&](StageBlock& b, const BlockTemplate& tpl, const TemplateFigures& f) {
     b.tpl = &tpl;
@@ -143,12 +147,16 @@ StageLayout stage_layout(int P, int v, int stage, std::int64_t layers_per_chunk,
     b.owned = static_cast<int>(f.group_elements.size());
     counted(b, f.group_replicated.data());
   };
-  s.embedding.tied = P > 1 ? 0 : -1;
+  s.embedding.tied = P > 1 && tied ? 0 : -1;
   whole(s.embedding, tb.embedding, tb.embedding_figures);
   whole(s.layer, tb.layer, tb.layer_figures);
+  s.head.is_head = true;
+  if (!tied) {
+    whole(s.head, tb.head, tb.head_figures);
+    return s;
+  }
   s.head.tpl = &tb.head;
   s.head.figures = &tb.head_figures;
-  s.head.is_head = true;
   if (stage != 0) {
     s.head.group_elements = tb.embedding_figures.group_elements.data();
     s.head.owned = 1;
@@ -195,7 +203,7 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
       if (static_cast<int>(n) == tpl.recompute_before) recompute();
       now += t.backward[n];
       int group = -1;
-      if (blk.is_head)
+      if (blk.is_head && blk.tied >= 0)
         group = tied_wgrad == static_cast<int>(n) ? blk.tied : -1;
       else
         group = tpl.backward[n].completes_grad;
@@ -297,7 +305,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // check_plan (estimate_plan calls it first) has made the degrees use every
   // device, heads, FFN width and vocabulary divide by t (the sequence too
   // under SP), layers by p x v, and the global batch B by data x micro-batch.
-  const int64_t L = ts.layers, h = ts.hidden, s = ts.seq, V = ts.vocab;
+  const int64_t L = ts.layers;
   // Batch: global B sequences per step, micro-batches of b, m per replica.
   const int64_t B = global_batch(sc);
   const int64_t b = tr.micro_batch > 0 ? tr.micro_batch : per_replica_batch(sc);
@@ -309,7 +317,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   e.model_kind = "transformer";
   e.devices = n_devices;
   const DType dt = ts.dtype;
-  const double r = ts.ffn_ratio;
   const bool ledgers_on = options.communication;
   // Per step, one device of each stage (EstimateOptions::communication).
   std::vector<CommLedger> ledgers(ledgers_on ? static_cast<size_t>(p) : 1);
@@ -496,6 +503,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           continue;
         } else if (k.compute == ComputeKind::kGemm) {
           out[n] = gemm_seconds(dev, dp, k.m, k.n, k.k, dt, k.batch) / speed;
+        } else if (k.compute == ComputeKind::kFixed) {
+          out[n] = kernel_seconds(dev, dp, dt, k.fixed_flops, k.bytes, ComputeKind::kFixed) / speed;
         } else {
           out[n] = memory_bound_seconds(dev, dp, k.bytes, dt) / speed;
         }
@@ -746,7 +755,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     }
     // Tied word embeddings: the first and the last stage each hold a copy; the
     // copies' gradients are summed over the pair before the optimizer step.
-    if (training && p > 1 && (i == 0 || i == p - 1)) {
+    if (training && p > 1 && ts.tie_embeddings && (i == 0 || i == p - 1)) {
       const double bytes = templates->embedding_figures.group_elements[0] * e_bytes / (st.zero >= 2 ? d : 1);
       const std::vector<int> pair = {rm.device(0, 0, 0), rm.device(0, 0, p - 1)};
       BRIGADE_ASSIGN_OR_RETURN(double one, collective_seconds(topo, prof, CollectiveKind::kAllReduce,
@@ -909,23 +918,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     e.notes.push_back("inference: activations are one block's working set at a time (what its "
                       "kernels write)");
 
-  e.parameters = transformer_parameters(static_cast<double>(L), static_cast<double>(h),
-                                        static_cast<double>(V), static_cast<double>(s), r);
+  e.parameters = transformer_parameters(ts);
   const double Bd = static_cast<double>(B);
-  if (training) {
-    e.model_flops_per_iteration = transformer_flops_per_iteration(
-        Bd, static_cast<double>(s), static_cast<double>(L), static_cast<double>(h),
-        static_cast<double>(V), Recompute::kNone, r);
-    e.hardware_flops_per_iteration = transformer_flops_per_iteration(
-        Bd, static_cast<double>(s), static_cast<double>(L), static_cast<double>(h),
-        static_cast<double>(V), tr.recompute, r);
-  } else {
-    e.model_flops_per_iteration =
-        static_cast<double>(L) * transformer_layer_forward_flops(Bd, static_cast<double>(s),
-                                                                 static_cast<double>(h), r) +
-        logits_forward_flops(Bd, static_cast<double>(s), static_cast<double>(h), static_cast<double>(V));
-    e.hardware_flops_per_iteration = e.model_flops_per_iteration;
-  }
+  e.model_flops_per_iteration = transformer_model_flops(ts, Bd, training);
+  e.hardware_flops_per_iteration = transformer_hardware_flops(ts, Bd, training, tr.recompute);
   finish_flops(e, topo.device(rm.device(0, 0, 0)), sc.profile, dt);
   return e;
 }

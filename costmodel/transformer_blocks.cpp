@@ -3,6 +3,7 @@
 #include <cmath>
 #include <utility>
 
+#include "core/plan_check.hpp"
 #include "core/profile.hpp"
 
 namespace brigade::cost {
@@ -33,6 +34,16 @@ Kernel memory(std::string name, OpKind op, double bytes) {
   x.name = std::move(name);
   x.op = op;
   x.compute = ComputeKind::kMemoryBound;
+  x.bytes = bytes;
+  return x;
+}
+
+Kernel fused(std::string name, OpKind op, double flops, double bytes) {
+  Kernel x;
+  x.name = std::move(name);
+  x.op = op;
+  x.compute = ComputeKind::kFixed;
+  x.fixed_flops = flops;
   x.bytes = bytes;
   return x;
 }
@@ -83,6 +94,7 @@ void push_partial_sum_exit(std::vector<Kernel>& ks, bool sp, bool tp, const std:
 // Problem dimensions, per tensor-parallel rank and micro-batch.
 struct Dims {
   std::int64_t b, s, h, a, t, f, v, dh;
+  std::int64_t kv;            // key/value heads (a for MHA)
   std::int64_t tokens;        // b*s: rows of every GEMM
   std::int64_t local_tokens;  // rows of memory-bound regions (b*s/t with sequence parallelism)
   double e;                   // bytes per element
@@ -105,7 +117,12 @@ Result<Dims> dims_of(const TransformerShape& x) {
   d.h = m.hidden;
   d.a = m.heads;
   d.t = x.tensor;
-  d.f = static_cast<std::int64_t>(std::llround(m.ffn_ratio * static_cast<double>(m.hidden)));
+  d.f = ffn_width(m);
+  d.kv = m.key_value_heads();
+  if (d.f <= 0 || d.kv <= 0 || d.kv > d.a)
+    return Status::error(
+        "transformer: found an FFN width or kv_heads out of range; expected FFN width >= 1 and "
+        "1 <= kv_heads <= heads");
   d.v = m.vocab;
   d.e = dtype_bytes(m.dtype);
   d.sp = x.sequence_parallel && x.tensor > 1;
@@ -118,7 +135,9 @@ Result<Dims> dims_of(const TransformerShape& x) {
 }  // namespace
 
 double Kernel::flops() const {
-  if (is_collective || compute != ComputeKind::kGemm) return 0;
+  if (is_collective) return 0;
+  if (compute == ComputeKind::kFixed) return fixed_flops;
+  if (compute != ComputeKind::kGemm) return 0;
   return gemm_flops(m, n, k, batch);
 }
 
@@ -180,41 +199,98 @@ double BlockTemplate::recompute_flops() const {
 
 // ---- transformer layer ---------------------------------------------------------
 
+namespace {
+
+// FlashAttention-2's tile edges (Dao 2023, §3.3: 128 x 128 blocks for head
+// dimension 128 on A100/H100): the forward reads K and V once per block of
+// kFlashBlock query rows, the backward Q, dO and dQ once per block of
+// kFlashBlock key rows.
+constexpr double kFlashBlock = 128;
+
+// The fused attention forward of one micro-batch on one tensor rank (heads
+// `ap` of head dimension dh, sequence s, b sequences): scores, softmax and
+// values in one kernel (Dao 2023, Algorithm 1). FLOPs: QK^T and PV, 4 s^2 dh
+// per head (causal masking's skipped tiles not subtracted, as the unfused
+// count does not). Bytes: Q read and O written once, K and V read once per
+// query block, the log-sum-exp (fp32) written.
+Kernel flash_forward(double b, double ap, double s, double dh, double e) {
+  const double blocks = std::ceil(s / kFlashBlock);
+  const double flops = 4 * b * ap * s * s * dh;
+  const double bytes = b * ap * s * dh * e * (2 + 2 * blocks) + b * ap * s * 4;
+  return fused("attn.flash", OpKind::kSoftmax, flops, bytes);
+}
+
+// Its backward (Dao 2023, Algorithm 2): recomputes QK^T, then dV = P^T dO,
+// dP = dO V^T, dQ = dS K, dK = dS^T Q: 10 s^2 dh per head, 2.5 x the
+// forward. Bytes: the preprocessing D = rowsum(dO * O) reads O and dO; per
+// key block K, V read and dK, dV written once; per key block Q and dO read
+// and dQ read and written; the log-sum-exp and D (fp32) read.
+Kernel flash_backward(double b, double ap, double s, double dh, double e) {
+  const double blocks = std::ceil(s / kFlashBlock);
+  const double flops = 10 * b * ap * s * s * dh;
+  const double bytes = b * ap * s * dh * e * (2 + 4 + 4 * blocks) + b * ap * s * 4 * 3;
+  return fused("attn.flash.bwd", OpKind::kSoftmax, flops, bytes);
+}
+
+}  // namespace
+
 Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   BRIGADE_ASSIGN_OR_RETURN(const Dims d, dims_of(shape));
+  const TransformerSpec& spec = shape.spec;
   const double e = d.e;
   const double T = static_cast<double>(d.tokens);
   const double Tl = static_cast<double>(d.local_tokens);
   const double h = static_cast<double>(d.h);
   const double s = static_cast<double>(d.s);
   const double b = static_cast<double>(d.b);
-  const std::int64_t ap = d.a / d.t;  // heads on this rank
+  const double dh = static_cast<double>(d.dh);
+  const std::int64_t ap = d.a / d.t;    // query heads on this rank
+  const std::int64_t kvp = d.kv / d.t;  // key/value heads on this rank
   const double heads_local = static_cast<double>(ap);
+  const double kv_local = static_cast<double>(kvp);
   const std::int64_t fp = d.f / d.t;  // FFN columns on this rank
   const double ffn_local = static_cast<double>(fp);
   const double hidden_bytes = T * h * e;  // one full (b, s, h) activation
   const bool tp = d.t > 1;
   const bool sp = d.sp;
+  const bool swiglu = spec.mlp == MlpKind::kSwiglu;
+  const bool flash = spec.attention == AttentionKernel::kFlash;
+  const bool gqa = d.kv < d.a;
   const double scores = b * heads_local * s * s;  // elements of one (b, a/t, s, s) tensor
+  // Columns of the fused QKV GEMM: a query heads, kv key heads, kv value heads.
+  const std::int64_t qkv_cols = (d.a + 2 * d.kv) * d.dh;
+  // Columns of fc1: up (GeLU), or gate and up (SwiGLU, one column-parallel GEMM).
+  const std::int64_t fc1_cols = swiglu ? 2 * d.f : d.f;
+  const std::int64_t fc1p = fc1_cols / d.t;
+  const double q_bytes = T * heads_local * dh * e;  // Q (or an expanded K or V) on this rank
+  const double kv_bytes = T * kv_local * dh * e;    // K or V as projected on this rank
 
   BlockTemplate L;
   L.name = "layer";
   // Parameters (Megatron-LM: QKV and fc1 column-parallel, projection and fc2
-  // row-parallel; LayerNorms and row-parallel biases replicated).
-  const std::int64_t h3 = 3 * d.h;
+  // row-parallel; norms and row-parallel biases replicated). Without `bias`,
+  // no linear layer has one (qkv_bias keeps Q, K, V's); RMSNorm has no bias.
+  const bool qkv_bias = spec.bias || spec.qkv_bias;
+  auto norm = [&](const std::string& name) {
+    ParamGroup g{name, {tensor(name + ".weight", {d.h}, {d.h})}};
+    if (spec.norm == NormKind::kLayerNorm) g.tensors.push_back(tensor(name + ".bias", {d.h}, {d.h}));
+    return g;
+  };
+  auto linear = [&](const std::string& name, std::vector<std::int64_t> global,
+                    std::vector<std::int64_t> local, bool with_bias, std::int64_t bias_global,
+                    std::int64_t bias_local) {
+    ParamGroup g{name, {tensor(name + ".weight", std::move(global), std::move(local))}};
+    if (with_bias) g.tensors.push_back(tensor(name + ".bias", {bias_global}, {bias_local}));
+    return g;
+  };
   L.params = {
-      {"mlp.fc2",
-       {tensor("mlp.fc2.weight", {d.f, d.h}, {fp, d.h}), tensor("mlp.fc2.bias", {d.h}, {d.h})}},
-      {"mlp.fc1",
-       {tensor("mlp.fc1.weight", {d.h, d.f}, {d.h, fp}), tensor("mlp.fc1.bias", {d.f}, {fp})}},
-      {"ln2", {tensor("ln2.weight", {d.h}, {d.h}), tensor("ln2.bias", {d.h}, {d.h})}},
-      {"attn.proj",
-       {tensor("attn.proj.weight", {d.h, d.h}, {d.h / d.t, d.h}),
-        tensor("attn.proj.bias", {d.h}, {d.h})}},
-      {"attn.qkv",
-       {tensor("attn.qkv.weight", {d.h, h3}, {d.h, h3 / d.t}),
-        tensor("attn.qkv.bias", {h3}, {h3 / d.t})}},
-      {"ln1", {tensor("ln1.weight", {d.h}, {d.h}), tensor("ln1.bias", {d.h}, {d.h})}},
+      linear("mlp.fc2", {d.f, d.h}, {fp, d.h}, spec.bias, d.h, d.h),
+      linear("mlp.fc1", {d.h, fc1_cols}, {d.h, fc1p}, spec.bias, fc1_cols, fc1p),
+      norm("ln2"),
+      linear("attn.proj", {d.h, d.h}, {d.h / d.t, d.h}, spec.bias, d.h, d.h),
+      linear("attn.qkv", {d.h, qkv_cols}, {d.h, qkv_cols / d.t}, qkv_bias, qkv_cols,
+             qkv_cols / d.t),
+      norm("ln1"),
   };
   enum { kFc2, kFc1, kLn2, kProj, kQkv, kLn1 };
 
@@ -226,6 +302,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   // Tensors that every tensor rank keeps whole without sequence
   // parallelism (LN inputs, QKV and fc1 inputs, dropout masks), 1/t with it.
   std::vector<Kernel>& F = L.forward;
+  // LayerNorm or RMSNorm: one read, one write (Megatron's fused kernels).
   Kernel ln1 = memory("ln1", OpKind::kLayerNorm, 2 * Tl * h * e);
   ln1.saved_bytes = sh_e;  // LN1 input (the layer input)
   F.push_back(ln1);
@@ -233,20 +310,36 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     F.push_back(collective("attn.allgather", CollectiveKind::kAllGather, hidden_bytes,
                            "sequence parallel: gather the LayerNorm output's sequence shards "
                            "over 'tensor' before the column-parallel QKV GEMM"));
-  Kernel qkv = gemm("attn.qkv", OpKind::kMatmul, d.tokens, h3 / d.t, d.h);
+  Kernel qkv = gemm("attn.qkv", OpKind::kMatmul, d.tokens, qkv_cols / d.t, d.h);
   qkv.saved_bytes = sh_e;  // QKV input (the shard, re-gathered in backward, with SP)
   F.push_back(qkv);
+  // Rotary embeddings (Su et al. 2021): Q and K rotated in place, read and
+  // written once; the rotation is linear, so its backward keeps nothing.
+  Kernel rope = memory("attn.rotary", OpKind::kElementwise, 2 * (q_bytes + kv_bytes));
+  if (spec.positions == PositionKind::kRotary) F.push_back(rope);
+  // Megatron-Core's unfused attention repeats each key/value head over its
+  // query group (repeat_interleave) before the batched GEMMs: read K and V,
+  // write them for every query head.
+  Kernel expand = memory("attn.kv_expand", OpKind::kElementwise, 2 * (kv_bytes + q_bytes));
+  if (gqa && !flash) F.push_back(expand);
   Kernel sc = gemm("attn.scores", OpKind::kMatmul, d.s, d.s, d.dh, d.b * ap);
-  sc.saved_bytes = 2 * T * (h / static_cast<double>(d.t)) * e;  // Q and K
-  F.push_back(sc);
   // Fused scale + causal mask + softmax + dropout: reads the scores, writes
   // the probabilities, the dropout mask (1 B) and the dropout output.
   Kernel sm = memory("attn.softmax", OpKind::kSoftmax, scores * (3 * e + 1));
-  sm.saved_bytes = scores * (e + 1);  // softmax output + dropout mask
-  F.push_back(sm);
   Kernel av = gemm("attn.values", OpKind::kMatmul, d.s, d.dh, d.s, d.b * ap);
-  av.saved_bytes = scores * e + T * (h / static_cast<double>(d.t)) * e;  // dropout output + V
-  F.push_back(av);
+  if (flash) {
+    // Q, K, V and the log-sum-exp (fp32) for the backward; no s x s tensor.
+    Kernel fa = flash_forward(b, heads_local, s, dh, e);
+    fa.saved_bytes = q_bytes + 2 * kv_bytes + b * heads_local * s * 4;
+    F.push_back(fa);
+  } else {
+    sc.saved_bytes = 2 * q_bytes;  // Q and K (K expanded to every query head)
+    F.push_back(sc);
+    sm.saved_bytes = scores * (e + 1);  // softmax output + dropout mask
+    F.push_back(sm);
+    av.saved_bytes = scores * e + q_bytes;  // dropout output + V (expanded)
+    F.push_back(av);
+  }
   Kernel proj = gemm("attn.proj", OpKind::kMatmul, d.tokens, d.h, d.h / d.t);
   proj.saved_bytes = T * (h / static_cast<double>(d.t)) * e;  // projection input
   F.push_back(proj);
@@ -265,12 +358,15 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     F.push_back(collective("mlp.allgather", CollectiveKind::kAllGather, hidden_bytes,
                            "sequence parallel: gather the LayerNorm output's sequence shards "
                            "over 'tensor' before the column-parallel fc1 GEMM"));
-  Kernel fc1 = gemm("mlp.fc1", OpKind::kMatmul, d.tokens, fp, d.h);
+  Kernel fc1 = gemm("mlp.fc1", OpKind::kMatmul, d.tokens, fc1p, d.h);
   fc1.saved_bytes = sh_e;  // fc1 input
   F.push_back(fc1);
-  Kernel gelu = memory("mlp.gelu", OpKind::kElementwise, 2 * T * ffn_local * e);  // bias + GELU
-  gelu.saved_bytes = T * ffn_local * e;                                           // GELU input
-  F.push_back(gelu);
+  // GeLU: bias + GELU, reads and writes (b, s, f/t), keeps its input.
+  // SwiGLU: reads gate and up, writes silu(gate) * up, keeps gate and up.
+  Kernel act = swiglu ? memory("mlp.swiglu", OpKind::kElementwise, 3 * T * ffn_local * e)
+                      : memory("mlp.gelu", OpKind::kElementwise, 2 * T * ffn_local * e);
+  act.saved_bytes = (swiglu ? 2 : 1) * T * ffn_local * e;
+  F.push_back(act);
   Kernel fc2 = gemm("mlp.fc2", OpKind::kMatmul, d.tokens, d.h, fp);
   fc2.saved_bytes = T * ffn_local * e;  // fc2 input
   F.push_back(fc2);
@@ -298,13 +394,15 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   Kernel fc2w = gemm("mlp.fc2.wgrad", OpKind::kMatmul, fp, d.h, d.tokens);
   fc2w.completes_grad = kFc2;
   B.push_back(fc2w);
-  B.push_back(backward_of(gelu, 3 * T * ffn_local * e));  // reads input and dy, writes dx
+  // GeLU: reads input and dy, writes dx. SwiGLU: reads gate, up and dy,
+  // writes the gradients of gate and up.
+  B.push_back(backward_of(act, (swiglu ? 5 : 3) * T * ffn_local * e));
   if (sp)
     B.push_back(collective("mlp.bwd.regather", CollectiveKind::kAllGather, hidden_bytes,
                            "sequence parallel backward: re-gather fc1's input over 'tensor' for "
                            "its weight gradient (only the sequence shard was kept)"));
-  B.push_back(gemm("mlp.fc1.dgrad", OpKind::kMatmul, d.tokens, d.h, fp));
-  Kernel fc1w = gemm("mlp.fc1.wgrad", OpKind::kMatmul, d.h, fp, d.tokens);
+  B.push_back(gemm("mlp.fc1.dgrad", OpKind::kMatmul, d.tokens, d.h, fc1p));
+  Kernel fc1w = gemm("mlp.fc1.wgrad", OpKind::kMatmul, d.h, fc1p, d.tokens);
   fc1w.completes_grad = kFc1;
   B.push_back(fc1w);
   push_partial_sum_exit(B, sp, tp, "mlp.bwd", hidden_bytes,
@@ -328,21 +426,28 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   projw.completes_grad = kProj;
   B.push_back(projw);
   L.recompute_before = static_cast<int>(B.size());
-  // Attention over values: gradients of the probabilities (dO·Vᵀ) and of V (Pᵀ·dO).
-  B.push_back(gemm("attn.values.dgrad", OpKind::kMatmul, d.s, d.s, d.dh, d.b * ap));
-  B.push_back(gemm("attn.values.dv", OpKind::kMatmul, d.s, d.dh, d.s, d.b * ap));
-  // Dropout + softmax backward: reads the output gradient, the mask and the
-  // probabilities, writes the scores' gradient (as many bytes as the forward).
-  B.push_back(backward_of(sm, scores * (3 * e + 1)));
-  // Scores: dQ = dS·K and dK = dSᵀ·Q.
-  B.push_back(gemm("attn.scores.dq", OpKind::kMatmul, d.s, d.dh, d.s, d.b * ap));
-  B.push_back(gemm("attn.scores.dk", OpKind::kMatmul, d.s, d.dh, d.s, d.b * ap));
+  if (flash) {
+    B.push_back(flash_backward(b, heads_local, s, dh, e));
+  } else {
+    // Attention over values: gradients of the probabilities (dO·Vᵀ) and of V (Pᵀ·dO).
+    B.push_back(gemm("attn.values.dgrad", OpKind::kMatmul, d.s, d.s, d.dh, d.b * ap));
+    B.push_back(gemm("attn.values.dv", OpKind::kMatmul, d.s, d.dh, d.s, d.b * ap));
+    // Dropout + softmax backward: reads the output gradient, the mask and the
+    // probabilities, writes the scores' gradient (as many bytes as the forward).
+    B.push_back(backward_of(sm, scores * (3 * e + 1)));
+    // Scores: dQ = dS·K and dK = dSᵀ·Q.
+    B.push_back(gemm("attn.scores.dq", OpKind::kMatmul, d.s, d.dh, d.s, d.b * ap));
+    B.push_back(gemm("attn.scores.dk", OpKind::kMatmul, d.s, d.dh, d.s, d.b * ap));
+    // The expansion's backward sums each group's dK and dV (the same bytes).
+    if (gqa) B.push_back(backward_of(expand, expand.bytes));
+  }
+  if (spec.positions == PositionKind::kRotary) B.push_back(backward_of(rope, rope.bytes));
   if (sp)
     B.push_back(collective("attn.bwd.regather", CollectiveKind::kAllGather, hidden_bytes,
                            "sequence parallel backward: re-gather the QKV input over 'tensor' "
                            "for its weight gradient (only the sequence shard was kept)"));
-  B.push_back(gemm("attn.qkv.dgrad", OpKind::kMatmul, d.tokens, d.h, h3 / d.t));
-  Kernel qkvw = gemm("attn.qkv.wgrad", OpKind::kMatmul, d.h, h3 / d.t, d.tokens);
+  B.push_back(gemm("attn.qkv.dgrad", OpKind::kMatmul, d.tokens, d.h, qkv_cols / d.t));
+  Kernel qkvw = gemm("attn.qkv.wgrad", OpKind::kMatmul, d.h, qkv_cols / d.t, d.tokens);
   qkvw.completes_grad = kQkv;
   B.push_back(qkvw);
   push_partial_sum_exit(B, sp, tp, "attn.bwd", hidden_bytes,
@@ -356,10 +461,11 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   B.push_back(ln1b);
 
   // Recomputation (Korthikanti et al. 2022, Section 5).
-  if (shape.recompute == Recompute::kSelective) {
+  if (shape.recompute == Recompute::kSelective && !flash) {
     // Keep Q, K, V; drop the softmax output, its mask and the dropout
     // output (the 5as²b term) and recompute the attention core before its
-    // backward.
+    // backward. (FlashAttention keeps no s x s tensor and recomputes the
+    // scores inside its own backward: nothing left to recompute.)
     const double core = scores * (2 * e + 1);  // softmax out + mask + dropout out
     for (Kernel& k : F) {
       if (k.name == "attn.softmax") k.saved_bytes = 0;
@@ -389,15 +495,20 @@ Result<BlockTemplate> embedding_block(const TransformerShape& shape) {
   const double T = static_cast<double>(d.tokens);
   const double Tl = static_cast<double>(d.local_tokens);
   const double h = static_cast<double>(d.h);
+  const bool learned = shape.spec.positions == PositionKind::kLearned;
   BlockTemplate E;
   E.name = "embedding";
   E.params = {
       {"embedding.word", {tensor("embedding.word", {d.v, d.h}, {d.v / d.t, d.h})}},
-      {"embedding.position", {tensor("embedding.position", {d.s, d.h}, {d.s, d.h})}},
   };
+  if (learned)
+    E.params.push_back(
+        {"embedding.position", {tensor("embedding.position", {d.s, d.h}, {d.s, d.h})}});
   // Vocabulary-parallel lookup (rows outside this rank's shard are zeros),
-  // plus the position embedding, then dropout.
-  Kernel look = memory("embedding", OpKind::kEmbedding, T * h * (3 * d.e + 1));
+  // plus the learned position embedding (rotary positions are applied in
+  // every layer instead), then dropout.
+  Kernel look =
+      memory("embedding", OpKind::kEmbedding, T * h * ((learned ? 3 : 2) * d.e + 1));
   look.saved_bytes = Tl * h * 1;  // dropout mask
   E.forward.push_back(look);
   const double hidden_bytes = T * h * d.e;
@@ -417,9 +528,11 @@ Result<BlockTemplate> embedding_block(const TransformerShape& shape) {
   scatter.completes_grad = 0;
   E.backward.push_back(scatter);
   // The position-embedding gradient is finished by the same kernel.
-  Kernel pos = memory("embedding.position.bwd", OpKind::kEmbedding, 2 * T * h * d.e);
-  pos.completes_grad = 1;
-  E.backward.push_back(pos);
+  if (learned) {
+    Kernel pos = memory("embedding.position.bwd", OpKind::kEmbedding, 2 * T * h * d.e);
+    pos.completes_grad = 1;
+    E.backward.push_back(pos);
+  }
   return E;
 }
 
@@ -434,9 +547,14 @@ Result<BlockTemplate> head_block(const TransformerShape& shape) {
   BlockTemplate H;
   H.name = "head";
   if (d.v == 0) return H;  // no vocabulary: no logits, no loss
-  // The logits GEMM uses the word embedding (tied weights): no parameters of
-  // its own. The lowering adds a copy when the head sits on another
-  // pipeline stage than the embedding.
+  // Tied weights: the logits GEMM uses the word embedding, no parameters of
+  // its own (the lowering adds a copy when the head sits on another
+  // pipeline stage than the embedding). Untied (Llama): its own
+  // vocabulary-parallel V x h output matrix, whose gradient the logits'
+  // weight-gradient GEMM completes.
+  const bool untied = !shape.spec.tie_embeddings;
+  if (untied)
+    H.params = {{"head.output", {tensor("head.output.weight", {d.v, d.h}, {d.v / d.t, d.h})}}};
   if (d.sp)
     H.forward.push_back(collective(
         "head.allgather", CollectiveKind::kAllGather, hidden_bytes,
@@ -456,7 +574,9 @@ Result<BlockTemplate> head_block(const TransformerShape& shape) {
         "values; fused here into one)"));
   H.backward.push_back(memory("head.cross_entropy.bwd", OpKind::kLoss, T * v_local * (kF32 + d.e)));
   H.backward.push_back(gemm("head.logits.dgrad", OpKind::kMatmul, d.tokens, d.h, d.v / d.t));
-  H.backward.push_back(gemm("head.logits.wgrad", OpKind::kMatmul, d.v / d.t, d.h, d.tokens));
+  Kernel logits_w = gemm("head.logits.wgrad", OpKind::kMatmul, d.v / d.t, d.h, d.tokens);
+  if (untied) logits_w.completes_grad = 0;
+  H.backward.push_back(logits_w);
   push_partial_sum_exit(
       H.backward, d.sp, d.t > 1, "head.bwd", hidden_bytes,
       "sequence parallel backward: the logits' input gradient is partial over the "
@@ -464,6 +584,27 @@ Result<BlockTemplate> head_block(const TransformerShape& shape) {
       "backward of the vocabulary-parallel logits GEMM: its input gradient is a partial sum "
       "over the vocabulary shards; psum over 'tensor'");
   return H;
+}
+
+std::string transformer_variant_label(const TransformerSpec& spec) {
+  std::vector<std::string> parts;
+  const std::int64_t kv = spec.key_value_heads();
+  if (kv == 1 && spec.heads > 1)
+    parts.push_back("MQA (1 key/value head)");
+  else if (kv < spec.heads)
+    parts.push_back("GQA with " + std::to_string(kv) + " key/value heads");
+  if (spec.mlp == MlpKind::kSwiglu)
+    parts.push_back("SwiGLU FFN " + std::to_string(ffn_width(spec)));
+  else if (spec.ffn_hidden > 0)
+    parts.push_back("FFN " + std::to_string(spec.ffn_hidden));
+  if (spec.norm == NormKind::kRmsNorm) parts.push_back("RMSNorm");
+  if (spec.positions == PositionKind::kRotary) parts.push_back("rotary positions");
+  if (!spec.tie_embeddings) parts.push_back("untied output");
+  if (!spec.bias) parts.push_back(spec.qkv_bias ? "biases on QKV only" : "no biases");
+  if (spec.attention == AttentionKernel::kFlash) parts.push_back("FlashAttention");
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
 }
 
 double pipeline_boundary_bytes(const TransformerShape& shape) {

@@ -16,6 +16,18 @@
 //
 // Counted FLOPs: GEMMs only (2mnk each). Memory-bound kernels carry 0 FLOPs
 // (Eq. 3 ignores them; their roofline time is the bytes term).
+//
+// Variants (TransformerSpec, docs/costmodel.md "Transformer variants"), as
+// Megatron-Core builds them: grouped-query attention (kv_heads: the QKV GEMM
+// has (heads + 2 kv_heads) head-widths of columns; the unfused core expands
+// K and V to every query head, Megatron-Core's DotProductAttention), SwiGLU
+// (fc1 of 2 x ffn_hidden columns, gate and up, one elementwise
+// silu(gate)*up), RMSNorm (gain only; the same bytes as LayerNorm), rotary
+// positions (an elementwise rotation of Q and K in every layer, no position
+// embedding), untied output weights (the head's own V x h matrix), no
+// biases, and FlashAttention (Dao 2023, FlashAttention-2): one fused kernel
+// for scores, softmax and values, keeping the log-sum-exp instead of the
+// s x s probabilities, and recomputing them in its backward.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +49,8 @@ struct Kernel {
   OpKind op = OpKind::kCustom;  // the logical op it belongs to
   ComputeKind compute = ComputeKind::kMemoryBound;
   std::int64_t m = 0, n = 0, k = 0, batch = 1;  // kGemm
-  double bytes = 0;                             // kMemoryBound: bytes read + written
+  double bytes = 0;        // kMemoryBound, kFixed: bytes read + written
+  double fixed_flops = 0;  // kFixed: a fused kernel's FLOPs (FlashAttention)
 
   bool is_collective = false;  // a tensor-parallel collective, not compute
   CollectiveKind collective = CollectiveKind::kAllReduce;
@@ -50,7 +63,7 @@ struct Kernel {
   // completes (index into BlockTemplate::params), or -1.
   int completes_grad = -1;
 
-  double flops() const;  // counted FLOPs: 2mnk·batch for GEMMs, else 0
+  double flops() const;  // counted FLOPs: 2mnk·batch for GEMMs, fixed_flops for kFixed, else 0
 };
 
 // A parameter tensor of a block, as one tensor-parallel rank holds it.
@@ -108,6 +121,12 @@ struct TransformerShape {
 Result<BlockTemplate> transformer_layer(const TransformerShape& shape);
 Result<BlockTemplate> embedding_block(const TransformerShape& shape);
 Result<BlockTemplate> head_block(const TransformerShape& shape);
+
+// The variant in words, for `explain` and reports: "" for the GPT-style
+// default, else its departures from it, such as "GQA with 8 key/value heads,
+// SwiGLU FFN 28672, RMSNorm, rotary positions, untied output, no biases,
+// FlashAttention".
+std::string transformer_variant_label(const TransformerSpec& spec);
 
 // Bytes one tensor-parallel rank sends to the next pipeline stage per
 // micro-batch (and the gradient back): the boundary activation (b, s, h) as

@@ -12,9 +12,10 @@ double transformer_parameters(const TransformerSpec& spec) {
   s.spec = spec;
   auto layer = transformer_layer(s);
   auto emb = embedding_block(s);
-  if (!layer.is_ok() || !emb.is_ok()) return 0;
+  auto head = head_block(s);
+  if (!layer.is_ok() || !emb.is_ok() || !head.is_ok()) return 0;
   return static_cast<double>(spec.layers) * layer->local_param_elements() +
-         emb->local_param_elements();
+         emb->local_param_elements() + head->local_param_elements();
 }
 
 double optimizer_traffic_bytes_per_param(Optimizer optimizer, bool mixed_precision, DType dtype) {
@@ -71,6 +72,7 @@ Result<Model> build_transformer_model(const TransformerSpec& spec, std::int64_t 
       op.kind = k.compute == ComputeKind::kGemm ? OpKind::kCustom : k.op;
       if (k.compute == ComputeKind::kGemm) op.kind = OpKind::kMatmul;
       op.flops = k.flops();
+      if (k.compute == ComputeKind::kFixed) op.kind = OpKind::kCustom;  // FlashAttention
       op.bytes = k.compute == ComputeKind::kGemm ? gemm_bytes(k.m, k.n, k.k, spec.dtype, k.batch)
                                                  : k.bytes;
       op.phase = phase;
@@ -97,7 +99,9 @@ Result<Model> build_transformer_model(const TransformerSpec& spec, std::int64_t 
   for (std::int64_t l = 0; l < spec.layers; ++l)
     add_ops("layer" + std::to_string(l) + ".", layer.forward, Phase::kForward,
             layer_params[static_cast<size_t>(l)]);
-  add_ops("", head.forward, Phase::kForward, {emb_params[0]});
+  const std::vector<int> head_params =
+      spec.tie_embeddings ? std::vector<int>{emb_params[0]} : add_params("", head);
+  add_ops("", head.forward, Phase::kForward, head_params);
   add_ops("", head.backward, Phase::kBackward, {});
   for (std::int64_t l = spec.layers - 1; l >= 0; --l) {
     const std::string p = "layer" + std::to_string(l) + ".";

@@ -116,6 +116,7 @@ class StageEmitter {
  private:
   // ---- blocks -------------------------------------------------------------------
   void build_blocks() {
+    const bool tied = s_.sc->transformer.tie_embeddings;
     chunks_.resize(static_cast<size_t>(s_.v));
     for (int c = 0; c < s_.v; ++c) {
       const int vs = c * s_.P + p_;
@@ -125,7 +126,7 @@ class StageEmitter {
         e.tpl = &s_.embedding;
         e.label = "embedding";
         e.owned = s_.embedding.params;
-        e.tied_group = s_.P > 1 ? 0 : -1;
+        e.tied_group = s_.P > 1 && tied ? 0 : -1;
         blocks.push_back(e);
       }
       for (std::int64_t j = 0; j < s_.layers_per_chunk; ++j) {
@@ -142,8 +143,11 @@ class StageEmitter {
         h.label = "head";
         // Tied weights: the logits GEMM uses the word embedding. On another
         // device than the embedding, the head keeps its own copy (Megatron-LM
-        // sums the two copies' gradients, see the finishing pass).
-        if (p_ != 0) {
+        // sums the two copies' gradients, see the finishing pass). Untied
+        // (Llama), the head owns its output matrix.
+        if (!tied) {
+          h.owned = s_.head.params;
+        } else if (p_ != 0) {
           h.owned.push_back(s_.embedding.params[0]);
           h.owned.back().name = "head.word_embedding_copy";
           h.tied_group = 0;
@@ -153,7 +157,7 @@ class StageEmitter {
       for (Block& blk : blocks) {
         for (const ParamGroup& g : blk.owned) blk.owned_elements += g.local_elements();
         blk.gather_elements = blk.owned_elements;
-        if (blk.tpl == &s_.head && p_ == 0)  // uses the embedding's (gathered) table
+        if (blk.tpl == &s_.head && p_ == 0 && tied)  // uses the embedding's (gathered) table
           blk.gather_elements = s_.embedding.params[0].local_elements();
         out_.owned_elements += blk.owned_elements;
         for (const ParamGroup& g : blk.owned) out_.replicated_elements += g.replicated_elements();
@@ -244,7 +248,9 @@ class StageEmitter {
       for (int r = 0; r < R_; ++r) {
         const StreamId st = out_.compute[static_cast<size_t>(r)];
         TaskId id;
-        if (gemm && n == 1)
+        if (gemm && n == 1 && k.compute == ComputeKind::kFixed)
+          id = b_.add_fixed(st, k.flops(), k.bytes, s_.dtype, name, pend_.phase);
+        else if (gemm && n == 1)
           id = b_.add_gemm(st, k.m, k.n, k.k, s_.dtype, name, pend_.phase, k.batch);
         else if (gemm)
           id = b_.add_fixed(st, pend_.gemm_flops, pend_.gemm_bytes, s_.dtype, name, pend_.phase);
@@ -298,10 +304,13 @@ class StageEmitter {
       pend_.mb = mb;
     }
     ++pend_.kernels;
-    if (k.compute == ComputeKind::kGemm) {
+    if (k.compute == ComputeKind::kGemm || k.compute == ComputeKind::kFixed) {
+      // A fused kernel (FlashAttention) is compute-bound: it joins the GEMMs.
       if (pend_.gemms++ == 0) pend_.first_gemm = k;
       pend_.gemm_flops += k.flops();
-      pend_.gemm_bytes += gemm_bytes(k.m, k.n, k.k, s_.dtype, k.batch);
+      pend_.gemm_bytes += k.compute == ComputeKind::kGemm
+                              ? gemm_bytes(k.m, k.n, k.k, s_.dtype, k.batch)
+                              : k.bytes;
     } else {
       if (pend_.memory++ == 0) pend_.first_memory = k;
       pend_.memory_bytes += k.bytes;
@@ -599,13 +608,14 @@ class StageEmitter {
       const Kernel& kern = tpl.backward[k];
       const ParamGroup* group = nullptr;
       bool tied = false;
-      if (blk.tpl == &s_.head) {
+      if (blk.tpl == &s_.head && blk.tied_group >= 0) {
         // The logits' weight gradient finishes the head's tied copy.
-        if (blk.tied_group >= 0 && kern.name == "head.logits.wgrad") {
+        if (kern.name == "head.logits.wgrad") {
           group = &blk.owned[static_cast<size_t>(blk.tied_group)];
           tied = true;
         }
-      } else if (kern.completes_grad >= 0) {
+      } else if (kern.completes_grad >= 0 &&
+                 kern.completes_grad < static_cast<int>(blk.owned.size())) {
         group = &blk.owned[static_cast<size_t>(kern.completes_grad)];
         tied = kern.completes_grad == blk.tied_group;
       }
@@ -775,22 +785,29 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
   plan.parameters = transformer_parameters(spec);
 
   // Explanation.
-  char buf[512];
+  const std::string variant = cost::transformer_variant_label(spec);
+  char buf[768];
   std::snprintf(buf, sizeof buf,
-                "GPT-style transformer (%lld layers, hidden %lld, %lld heads, seq %lld) on %d "
+                "%s (%lld layers, hidden %lld, %lld heads, seq %lld%s%s) on %d "
                 "devices: tensor %d x pipeline %d x data %d",
+                variant.empty() ? "GPT-style transformer" : "transformer",
                 static_cast<long long>(spec.layers), static_cast<long long>(spec.hidden),
-                static_cast<long long>(spec.heads), static_cast<long long>(spec.seq), N, s.T, s.P,
-                s.D);
+                static_cast<long long>(spec.heads), static_cast<long long>(spec.seq),
+                variant.empty() ? "" : "; ", variant.c_str(), N, s.T, s.P, s.D);
   plan.summary = buf;
   if (st.sequence_parallel && s.T > 1) plan.summary += " + sequence parallel";
   if (s.P > 1) plan.summary += ", " + schedule_label(st.schedule, s.v);
   if (s.zero > 0) plan.summary += ", ZeRO-" + std::to_string(s.zero);
   if (s.training)
-    plan.summary += ", " + recompute_label(sc.training.recompute);
+    plan.summary += ", " + (sc.training.recompute == Recompute::kSelective &&
+                                    spec.attention == AttentionKernel::kFlash
+                                ? std::string("selective recomputation (nothing to recompute: "
+                                              "FlashAttention keeps no seq x seq activation)")
+                                : recompute_label(sc.training.recompute));
   else
     plan.summary += ", inference";
   auto note = [&](std::string n) { plan.notes.push_back(std::move(n)); };
+  if (!spec.source.empty()) note("model: " + spec.source);
   note("batch: " + std::to_string(B) + " sequences per iteration; each data replica takes " +
        std::to_string(per_replica) + " (" +
        (st.data_mode == DataMode::kPmap
@@ -856,7 +873,7 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
         std::to_string(c.pipeline) + "/" + std::to_string(s.P);
   }
   const bool sp = st.sequence_parallel && s.T > 1;
-  const std::int64_t f = static_cast<std::int64_t>(std::llround(spec.ffn_ratio * spec.hidden));
+  const std::int64_t f = ffn_width(spec);
   for (int p = 0; p < s.P; ++p) {
     DeviceView view;
     const std::int64_t first = static_cast<std::int64_t>(p) * s.layers_per_chunk;
@@ -910,7 +927,8 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
       add_params(s.embedding, 1, "");
     }
     add_params(s.layer, layers_here, "layer.");
-    if (p == s.P - 1 && s.P > 1) {
+    if (p == s.P - 1 && !spec.tie_embeddings) add_params(s.head, 1, "");
+    if (p == s.P - 1 && s.P > 1 && spec.tie_embeddings) {
       TensorView tv;
       tv.name = "head.word_embedding_copy";
       tv.role = "parameter";
@@ -924,9 +942,22 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
     act("hidden states", {bsz, seq, h}, {bsz, sp ? seq / s.T : seq, h},
         sp ? "sequence split over 'tensor' between the GEMMs" : "replicated over 'tensor'",
         spec.dtype);
-    act("attention scores", {bsz, spec.heads, seq, seq}, {bsz, spec.heads / s.T, seq, seq},
-        s.T > 1 ? "heads split over 'tensor'" : "whole", spec.dtype);
-    act("FFN hidden", {bsz, seq, f}, {bsz, seq, f / s.T},
+    const std::int64_t kv = spec.key_value_heads(), dh = spec.hidden / spec.heads;
+    if (kv < spec.heads)
+      act("keys and values (" + std::to_string(kv) + " key/value heads for " +
+              std::to_string(spec.heads) + " query heads)",
+          {bsz, seq, 2 * kv * dh}, {bsz, seq, 2 * kv * dh / s.T},
+          s.T > 1 ? "key/value heads split over 'tensor'" : "whole", spec.dtype);
+    if (spec.attention == AttentionKernel::kFlash)
+      act("attention log-sum-exp (FlashAttention keeps no seq x seq scores)",
+          {bsz, spec.heads, seq}, {bsz, spec.heads / s.T, seq},
+          s.T > 1 ? "heads split over 'tensor'" : "whole", DType::kF32);
+    else
+      act("attention scores", {bsz, spec.heads, seq, seq}, {bsz, spec.heads / s.T, seq, seq},
+          s.T > 1 ? "heads split over 'tensor'" : "whole", spec.dtype);
+    const std::int64_t fc1 = spec.mlp == MlpKind::kSwiglu ? 2 * f : f;
+    act(spec.mlp == MlpKind::kSwiglu ? "FFN gate and up" : "FFN hidden", {bsz, seq, fc1},
+        {bsz, seq, fc1 / s.T},
         s.T > 1 ? "columns split over 'tensor'" : "whole", spec.dtype);
     if (p == s.P - 1)
       act("logits", {bsz, seq, spec.vocab}, {bsz, seq, spec.vocab / s.T},
@@ -1053,7 +1084,7 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
   // the word embedding; Megatron-LM sums their gradients (an all-reduce over
   // the pair) before the optimizer step.
   const double D = s.D;
-  if (s.training && s.P > 1) {
+  if (s.training && s.P > 1 && sc.transformer.tie_embeddings) {
     StageOut& first = stages.front();
     StageOut& last = stages.back();
     const double bytes = first.tied_elements * s.e / (s.zero >= 2 ? D : 1);
@@ -1149,19 +1180,8 @@ Result<Plan> describe_transformer(const Scenario& sc, const LowerOptions& option
   // Eq. 3 for the global batch, with recomputation (docs/planner.md, "Counted FLOPs").
   const TransformerSpec& spec = sc.transformer;
   const double Bd = static_cast<double>(global_batch(sc));
-  plan.flops_per_iteration =
-      s.training ? cost::transformer_flops_per_iteration(Bd, static_cast<double>(spec.seq),
-                                                         static_cast<double>(spec.layers),
-                                                         static_cast<double>(spec.hidden),
-                                                         static_cast<double>(spec.vocab),
-                                                         sc.training.recompute, spec.ffn_ratio)
-                 : static_cast<double>(spec.layers) *
-                           cost::transformer_layer_forward_flops(Bd, static_cast<double>(spec.seq),
-                                                                 static_cast<double>(spec.hidden),
-                                                                 spec.ffn_ratio) +
-                       cost::logits_forward_flops(Bd, static_cast<double>(spec.seq),
-                                                  static_cast<double>(spec.hidden),
-                                                  static_cast<double>(spec.vocab));
+  plan.flops_per_iteration = cost::transformer_hardware_flops(spec, Bd, s.training,
+                                                             sc.training.recompute);
   return plan;
 }
 

@@ -309,7 +309,8 @@ Result<StrategySpace> StrategySpace::make(const Scenario& sc, const SpaceGrid& g
   std::set<int> data_set;
   bool any_sp = false;
   for (std::int64_t t : divisors(D)) {
-    if (ts.heads % t != 0 || ffn % t != 0 || ts.vocab % t != 0) continue;
+    if (ts.heads % t != 0 || ts.key_value_heads() % t != 0 || ffn % t != 0 || ts.vocab % t != 0)
+      continue;
     if (!allowed(grid.tensor, static_cast<int>(t))) continue;
     bool used_t = false;
     for (std::int64_t p : divisors(D / t)) {

@@ -200,20 +200,20 @@ const ErrorCase kCases[] = {
      "t.yaml:3:55: error: found 'bf1'; expected a dtype: one of f64, f32, tf32, f16, bf16, fp8, "
      "i32, i8 (did you mean 'bf16'?)"},
     {"MissingModel", "topology: {preset: cpu-host, devices: 4}\n",
-     "t.yaml:1:1: error: found no 'model' key; expected a model: one of mlp, transformer, graph or "
-     "collective"},
+     "t.yaml:1:1: error: found no 'model' key; expected a model: one of mlp, transformer, huggingface, "
+     "graph or collective"},
     {"EmptyModel",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model: {}\n",
-     "t.yaml:2:8: error: found an empty model; expected a model: one of mlp, transformer, graph or "
-     "collective"},
+     "t.yaml:2:8: error: found an empty model; expected a model: one of mlp, transformer, huggingface, "
+     "graph or collective"},
     {"TwoModelKinds",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model:\n"
      "  mlp: {batch: 8, widths: [16, 16]}\n"
      "  transformer: {layers: 1}\n",
      "t.yaml:4:3: error: found both 'mlp' and 'transformer' in 'model'; expected exactly one of "
-     "mlp, transformer, graph or collective"},
+     "mlp, transformer, huggingface, graph or collective"},
     {"MissingTopology",
      "model:\n"
      "  mlp: {batch: 8, widths: [16, 16]}\n",

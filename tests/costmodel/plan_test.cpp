@@ -618,7 +618,7 @@ TEST(EstimatePlan, Errors) {
   Scenario none;
   none.path = "x.yaml";
   EXPECT_EQ(estimate_plan(none).message(),
-            "x.yaml: error: found no model; expected one of mlp, transformer, graph or collective");
+            "x.yaml: error: found no model; expected one of mlp, transformer, huggingface, graph or collective");
 }
 
 // The text report is a readable table with units.

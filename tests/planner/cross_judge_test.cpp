@@ -72,6 +72,16 @@ std::string gpt(const std::string& strategy, const std::string& training = "",
          "strategy: {" + strategy + "}\n" + extra;
 }
 
+// The same small transformer with variant keys (issue 21).
+std::string variant(const std::string& keys, const std::string& strategy,
+                    const std::string& training = "") {
+  return "topology: {preset: dgx-a100}\n"
+         "model:\n"
+         "  transformer: {layers: 4, hidden: 512, heads: 8, seq: 256, vocab: 4096, " + keys + "}\n"
+         "training: {global_batch: 32, micro_batch: 2" + (training.empty() ? "" : ", " + training) + "}\n"
+         "strategy: {" + strategy + "}\n";
+}
+
 std::string mlp(const std::string& strategy, const std::string& training = "mode: training",
                 const std::string& extra = "") {
   return "topology: {preset: dgx-a100}\n"
@@ -118,6 +128,21 @@ std::vector<Case> family() {
       {"gpt_no_overlap", gpt("data: 8, overlap: false")},
       {"gpt_speed", gpt("data: 8", "", 4, "simulation: {speed: {5: 0.5}}\n")},
       {"gpt_inference", gpt("tensor: 2, pipeline: 2, data: 2", "mode: inference")},
+      // transformer variants (issue 21): each kind through both judges
+      {"variant_gqa", variant("kv_heads: 2", "tensor: 2, pipeline: 2, data: 2")},
+      {"variant_mqa", variant("kv_heads: 1", "data: 8")},
+      {"variant_swiglu", variant("mlp: swiglu, ffn_hidden: 1376", "tensor: 2, data: 4")},
+      {"variant_rmsnorm_rotary", variant("norm: rmsnorm, positions: rotary", "pipeline: 2, data: 4")},
+      {"variant_untied", variant("tie_embeddings: false", "tensor: 2, pipeline: 2, data: 2")},
+      {"variant_untied_zero3", variant("tie_embeddings: false, bias: false", "data: 8, zero: 3")},
+      {"variant_flash", variant("attention: flash", "tensor: 2, pipeline: 2, data: 2")},
+      {"variant_flash_selective", variant("attention: flash", "tensor: 4, data: 2", "recompute: selective")},
+      {"variant_llama", variant("kv_heads: 2, mlp: swiglu, ffn_hidden: 1376, norm: rmsnorm, positions: rotary, "
+                                "tie_embeddings: false, bias: false, attention: flash",
+                                "tensor: 2, data: 4, sequence_parallel: true", "recompute: full")},
+      {"variant_llama_pipeline", variant("kv_heads: 2, mlp: swiglu, ffn_hidden: 1376, norm: rmsnorm, "
+                                         "positions: rotary, tie_embeddings: false, bias: false, attention: flash",
+                                         "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true, zero: 1")},
       // mlp
       {"mlp_data", mlp("data: 8")},
       {"mlp_pmap", "topology: {preset: cpu-host, devices: 4}\nmodel:\n  mlp: {batch: 4, widths: [256, 256, 256]}\n"
