@@ -416,6 +416,7 @@ void CompareView::update_headers() {
 void CompareView::fill_table() {
   rows_ = comparison_ ? compare_table(*comparison_) : std::vector<CompareTableRow>{};
   table_->clearSpans();
+  table_->clearContents();
   table_->setRowCount(static_cast<int>(rows_.size()));
   const QColor title_bg(0xe4, 0xe8, 0xee);
   for (int i = 0; i < static_cast<int>(rows_.size()); ++i) {
@@ -428,7 +429,6 @@ void CompareView::fill_table() {
       item->setBackground(title_bg);
       item->setFlags(Qt::ItemIsEnabled);
       table_->setItem(i, 0, item);
-      for (int c = 1; c < 6; ++c) table_->setItem(i, c, nullptr);
       table_->setSpan(i, 0, 1, 6);
       continue;
     }
