@@ -26,7 +26,7 @@ const std::vector<ViewInfo>& view_list() {
        [](QWidget* p) -> View* { return new CalibrationView(p); }},
       {"whatif", "What-if", Qt::BottomDockWidgetArea,
        [](QWidget* p) -> View* { return new WhatIfView(p); }},
-      {"lessons", "Lessons", Qt::RightDockWidgetArea,
+      {"lessons", "Lessons", Qt::BottomDockWidgetArea,
        [](QWidget* p) -> View* { return new LessonsView(p); }},
   };
   return views;
