@@ -12,6 +12,7 @@
 #include "gui/app/main_window.hpp"
 #include "gui/app/screenshot.hpp"
 #include "gui/views/language.hpp"
+#include "gui/views/lessons_view.hpp"
 #include "gui/views/view_list.hpp"
 
 namespace {
@@ -65,7 +66,7 @@ int main(int argc, char** argv) {
   QCommandLineOption profile("profile", "a hardware profile replacing the scenario's", "FILE");
   QCommandLineOption lang("lang", "the app's language: en or zh (default: the last one chosen; "
                           "--screenshot: en)", "L");
-  QCommandLineOption lesson("lesson", "the lesson --view lessons shows (default 1)", "N");
+  QCommandLineOption lesson("lesson", "the lesson the Lessons dock (and --view lessons) shows (default 1)", "N");
   QCommandLineOption quiz("quiz", "--view lessons shows its quiz, every answer revealed");
   parser.addOptions({shot, view, time, size, gran, network, profile, lang, lesson, quiz});
   parser.process(app);
@@ -133,6 +134,15 @@ int main(int argc, char** argv) {
 
   brigade::gui::MainWindow window(load);
   window.show();
+  if (parser.isSet(lesson)) {  // the Lessons dock, on lesson N
+    auto* lessons = qobject_cast<brigade::gui::LessonsView*>(window.view("lessons"));
+    bool ok = false;
+    const int n = parser.value(lesson).toInt(&ok);
+    if (!lessons || !ok || !lessons->show_lesson(n))
+      flag_error("--lesson", parser.value(lesson),
+                 "a lesson from 1 to " + QString::number(lessons ? lessons->lesson_count() : 0));
+    lessons->parentWidget()->raise();
+  }
   if (!files.isEmpty()) window.open_file(files.front());
   return QApplication::exec();
 }
