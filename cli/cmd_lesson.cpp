@@ -177,11 +177,11 @@ void print_quiz(const std::string& folder, Lang lang, bool json) {
     return;
   }
   std::cout << quiz->title << "\n\n" << quiz->intro << "\n";
-  const char* answer_word = lang == Lang::kZh ? "答案" : "Answer";
+  const char* answer_format = lang == Lang::kZh ? "答案：{}。{}\n" : "Answer: {}. {}\n";
   for (const planner::QuizQuestion& q : quiz->questions) {
     std::cout << fmt::format("\nQ{}. {}\n", q.number, q.question);
     for (const planner::QuizChoice& c : q.choices) std::cout << fmt::format("  {}. {}\n", c.letter, c.text);
-    std::cout << fmt::format("{}: {}. {}\n", answer_word, q.answer(), q.explanation);
+    std::cout << fmt::format(fmt::runtime(answer_format), q.answer(), q.explanation);
   }
 }
 

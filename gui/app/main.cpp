@@ -16,6 +16,7 @@
 #include "gui/app/main_window.hpp"
 #include "gui/app/screenshot.hpp"
 #include "gui/views/language.hpp"
+#include "gui/views/lessons_view.hpp"
 #include "gui/views/view_list.hpp"
 
 namespace {
@@ -84,7 +85,7 @@ int main(int argc, char** argv) {
   QCommandLineOption time("time", "the time cursor for --screenshot (e.g. 1.5ms)", "T");
   QCommandLineOption step("step", "the step of a teaching view for --screenshot (--view teach)",
                           "K");
-  QCommandLineOption lesson("lesson", "open lesson N's scenario (scenarios/lessons) instead of FILE",
+  QCommandLineOption lesson("lesson", "lesson N: its scenario (scenarios/lessons) instead of FILE, its text in the Lessons dock",
                             "N");
   QCommandLineOption size("size", "the picture's size for --screenshot (default 1600x900)", "WxH");
   QCommandLineOption gran("granularity", "task granularity: auto, kernel, region or step", "G",
@@ -178,6 +179,15 @@ int main(int argc, char** argv) {
 
   brigade::gui::MainWindow window(load);
   window.show();
+  if (parser.isSet(lesson)) {  // the Lessons dock, on lesson N
+    auto* lessons = qobject_cast<brigade::gui::LessonsView*>(window.view("lessons"));
+    bool ok = false;
+    const int n = parser.value(lesson).toInt(&ok);
+    if (!lessons || !ok || !lessons->show_lesson(n))
+      flag_error("--lesson", parser.value(lesson),
+                 "a lesson from 1 to " + QString::number(lessons ? lessons->lesson_count() : 0));
+    lessons->parentWidget()->raise();
+  }
   if (!files.isEmpty()) window.open_file(files.front());
   if (parser.isSet(compare)) window.compare_with(files.back());
   return QApplication::exec();

@@ -30,7 +30,7 @@ const std::vector<ViewInfo>& view_list() {
        [](QWidget* p) -> View* { return new WhatIfView(p); }},
       {"teach", "Teach", Qt::BottomDockWidgetArea,
        [](QWidget* p) -> View* { return new TeachView(p); }},
-      {"lessons", "Lessons", Qt::RightDockWidgetArea,
+      {"lessons", "Lessons", Qt::BottomDockWidgetArea,
        [](QWidget* p) -> View* { return new LessonsView(p); }},
       {"compare", "Compare", Qt::TopDockWidgetArea,
        [](QWidget* p) -> View* { return new CompareView(p); }},

@@ -224,6 +224,22 @@ TEST(LessonVerb, ScalingKneeAnswers) {
   EXPECT_EQ(j["answers"]["amdahl64"]["text"], "15.42");
 }
 
+// brigade lesson --quiz: the seed's ten questions, each answer computed
+// (planner/quiz.hpp; the values are checked in tests/planner/quiz_test.cpp).
+TEST(LessonVerb, Quiz) {
+  auto r = run_brigade({"lesson", "--quiz", "--lessons", kLessons, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["questions"].size(), 10u);
+  EXPECT_EQ(j["questions"][3]["answer"], "B");
+  EXPECT_EQ(j["questions"][3]["facts"]["pmap_input"], "(8, 4, 256)");
+  EXPECT_EQ(j["questions"][6]["answer"], "AB");
+  auto zh = run_brigade({"lesson", "--quiz", "--lessons", kLessons, "--lang", "zh"});
+  ASSERT_EQ(zh.exit_code, 0) << zh.err;
+  EXPECT_NE(zh.out.find("Q4. 用 pmap 处理形状为 (32, 256) 的输入"), std::string::npos) << zh.out;
+  EXPECT_NE(zh.out.find("答案：B。规划器沿第一维切分：32 / 8 = 4"), std::string::npos) << zh.out;
+}
+
 TEST(LessonVerb, StepAndNoRun) {
   auto r = run_brigade({"lesson", "5", "--lessons", kLessons, "--step", "2", "--no-run"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
