@@ -16,11 +16,6 @@ namespace {
 
 using namespace teach_paint;
 
-QString bandwidth(double bps) {
-  return std::isfinite(bps) ? QString::number(bps / 1e9, 'f', bps >= 1e10 ? 0 : 1) + " GB/s"
-                            : QStringLiteral("∞");
-}
-
 constexpr int kParts = 5;
 const QColor kPart[kParts] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b),
                               QColor(0xb0, 0x7a, 0xa1), QColor(0x59, 0xa1, 0x4f),

@@ -11,6 +11,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QProcess>
+#include <QTest>
 #include <QToolButton>
 #include <QTranslator>
 
@@ -98,6 +99,15 @@ TEST(TeachView, ButtonsStepPlayAndPause) {
   v.play();
   EXPECT_TRUE(v.player().playing());
   v.pause();
+  EXPECT_FALSE(v.player().playing());
+  // The keys, while the view has the focus: Right, Left, Space.
+  QTest::keyClick(&v, Qt::Key_Right);
+  EXPECT_EQ(v.player().current(), TeachStep::kPmapShard);
+  QTest::keyClick(&v, Qt::Key_Left);
+  EXPECT_EQ(v.player().current(), TeachStep::kPmapDevices);
+  QTest::keyClick(&v, Qt::Key_Space);
+  EXPECT_TRUE(v.player().playing());
+  QTest::keyClick(&v, Qt::Key_Space);
   EXPECT_FALSE(v.player().playing());
 }
 
