@@ -494,7 +494,11 @@ void TeachCanvas::paint_transfer(QPainter& p, QRectF r) {
     p.setPen(step_ == TeachStep::kTransferArrived ? kInk : kMuted);
     text_in(
         p, QRectF(cbar.left(), cbar.top() - 44, cbar.width(), 18),
-        tr("The whole %1 %2 over %3 chefs (M = %4): %5 latencies in series, α term %6; β term %7")
+        (t.source == TransferSource::kRingStep
+             ? tr("The whole %1 %2 over %3 chefs (M = %4): %5 latencies in series, α term %6; β "
+                  "term %7")
+             : tr("The plan's largest collective, a %1 %2 over %3 chefs (M = %4): %5 latencies in "
+                  "series, α term %6; β term %7"))
             .arg(q(t.algorithm), q(t.collective_kind))
             .arg(t.ranks)
             .arg(bytes(t.collective_bytes))

@@ -41,10 +41,8 @@ inline void set_font(QPainter& p, double points, bool bold = false) {
 
 // "240 GB/s" (decimal, as link data sheets say), "∞" for a device to itself.
 inline QString bandwidth(double bytes_per_second) {
-  return std::isfinite(bytes_per_second)
-             ? QString::number(bytes_per_second / 1e9, 'f', bytes_per_second >= 1e10 ? 0 : 1) +
-                   " GB/s"
-             : QStringLiteral("∞");
+  return std::isfinite(bytes_per_second) ? QString::number(bytes_per_second / 1e9, 'g', 3) + " GB/s"
+                                         : QStringLiteral("∞");
 }
 
 // Text in a box, elided to its width.
