@@ -51,7 +51,7 @@ std::string lesson_scenario(const QString& number) {
   for (const brigade::Lesson& l : *lessons)
     if (ok && l.number == n) return l.scenario_path;
   flag_error("--lesson", number,
-             QString("a lesson's number from 1 to %1").arg(static_cast<int>(lessons->size())));
+             QString("a lesson from 1 to %1").arg(static_cast<int>(lessons->size())));
 }
 
 }  // namespace

@@ -110,9 +110,10 @@ int take_screenshot(const ScreenshotRequest& r) {
               << "'; expected a file name ending in .png or .svg\n";
     return 2;
   }
-  if ((r.lesson != 0 || r.quiz) && r.view != "lessons") {
-    std::cerr << "brigade-gui: error: --" << (r.quiz ? "quiz" : "lesson")
-              << ": found it with --view " << r.view.toStdString()
+  // --lesson N stands for FILE with any view (its scenario); the quiz is the
+  // Lessons view's alone.
+  if (r.quiz && r.view != "lessons") {
+    std::cerr << "brigade-gui: error: --quiz: found it with --view " << r.view.toStdString()
               << "; expected --view lessons\n";
     return 2;
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "core/profile.hpp"
 #include "costmodel/collectives.hpp"
@@ -201,6 +202,10 @@ void fill_transfer(TeachScene& scene, const Scenario& s, const planner::Plan& pl
       t.to = task.peer;
       t.bytes = task.bytes;
       t.tensor = task.name >= 0 ? program.names()[static_cast<size_t>(task.name)] : std::string();
+      // The Program names a transfer by what it does ("transfer a", "send activations"):
+      // the tensor is what follows the verb.
+      for (const char* verb : {"transfer ", "send "})
+        if (t.tensor.rfind(verb, 0) == 0) t.tensor.erase(0, std::string_view(verb).size());
       break;
     }
   const int first = first_used_device(plan);

@@ -16,11 +16,6 @@ namespace {
 
 using namespace teach_paint;
 
-QString bandwidth(double bps) {
-  return std::isfinite(bps) ? QString::number(bps / 1e9, 'f', bps >= 1e10 ? 0 : 1) + " GB/s"
-                            : QStringLiteral("∞");
-}
-
 constexpr int kParts = 5;
 const QColor kPart[kParts] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b),
                               QColor(0xb0, 0x7a, 0xa1), QColor(0x59, 0xa1, 0x4f),
@@ -499,7 +494,11 @@ void TeachCanvas::paint_transfer(QPainter& p, QRectF r) {
     p.setPen(step_ == TeachStep::kTransferArrived ? kInk : kMuted);
     text_in(
         p, QRectF(cbar.left(), cbar.top() - 44, cbar.width(), 18),
-        tr("The whole %1 %2 over %3 chefs (M = %4): %5 latencies in series, α term %6; β term %7")
+        (t.source == TransferSource::kRingStep
+             ? tr("The whole %1 %2 over %3 chefs (M = %4): %5 latencies in series, α term %6; β "
+                  "term %7")
+             : tr("The plan's largest collective, a %1 %2 over %3 chefs (M = %4): %5 latencies in "
+                  "series, α term %6; β term %7"))
             .arg(q(t.algorithm), q(t.collective_kind))
             .arg(t.ranks)
             .arg(bytes(t.collective_bytes))

@@ -82,7 +82,7 @@ void TeachCanvas::paint_layout(QPainter& p, QRectF r, const ShardLayout& l,
                                const QString& caption) {
   set_font(p, 10.5, true);
   p.setPen(kInk);
-  text_in(p, QRectF(r.left(), r.top(), r.width(), 18), caption);
+  text_in(p, QRectF(r.left(), r.top(), r.width(), 18), caption + ": " + q(l.tensor));
   r.setTop(r.top() + 24);
   const int n = static_cast<int>(l.blocks.size());
   if (n == 0) return;
@@ -101,7 +101,7 @@ void TeachCanvas::paint_layout(QPainter& p, QRectF r, const ShardLayout& l,
     set_font(p, 9.5);
     p.setPen(local.empty() ? kMuted : kInk);
     text_in(p, QRectF(col.left(), t.bottom() + 4, col.width(), 16),
-            local.empty() ? tr("nothing") : q(l.tensor) + " " + q(shape_text(local)),
+            local.empty() ? tr("nothing") : q(shape_text(local)),
             Qt::AlignHCenter | Qt::AlignVCenter);
     // Which rows of the whole a single block is (x[kB/N:(k+1)B/N]).
     if (blocks.size() == 1 && !l.global_shape.empty() && blocks[0].row1 - blocks[0].row0 < 1) {

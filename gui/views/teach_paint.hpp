@@ -2,6 +2,7 @@
 // (teach_canvas.cpp, teach_canvas_shards.cpp): colours, fonts, text.
 #pragma once
 
+#include <cmath>
 #include <string>
 
 #include <QColor>
@@ -36,6 +37,12 @@ inline void set_font(QPainter& p, double points, bool bold = false) {
   f.setPointSizeF(points);
   f.setBold(bold);
   p.setFont(f);
+}
+
+// "240 GB/s" (decimal, as link data sheets say), "∞" for a device to itself.
+inline QString bandwidth(double bytes_per_second) {
+  return std::isfinite(bytes_per_second) ? QString::number(bytes_per_second / 1e9, 'g', 3) + " GB/s"
+                                         : QStringLiteral("∞");
 }
 
 // Text in a box, elided to its width.

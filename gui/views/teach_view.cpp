@@ -4,7 +4,9 @@
 #include <QElapsedTimer>
 #include <QEvent>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -16,6 +18,7 @@ namespace brigade::gui {
 
 namespace {
 
+using teach_paint::bandwidth;
 using teach_paint::bytes;
 using teach_paint::q;
 using teach_paint::secs;
@@ -73,6 +76,7 @@ TeachView::TeachView(QWidget* parent)
   layout->addWidget(narration_);
   layout->addWidget(canvas_, 1);
 
+  setFocusPolicy(Qt::StrongFocus);
   timer_->setInterval(40);
   connect(timer_, &QTimer::timeout, this, &TeachView::on_tick);
   retranslate();
@@ -136,6 +140,29 @@ void TeachView::on_tick() {
   refresh();
 }
 
+// Keys while the view has the focus (not window-wide shortcuts: the arrow
+// keys belong to the what-if panel's fields when they have it).
+void TeachView::keyPressEvent(QKeyEvent* e) {
+  switch (e->key()) {
+    case Qt::Key_Left:
+      previous();
+      break;
+    case Qt::Key_Right:
+      next();
+      break;
+    case Qt::Key_Space:
+      player_.playing() ? pause() : play();
+      break;
+    default:
+      View::keyPressEvent(e);
+  }
+}
+
+void TeachView::mousePressEvent(QMouseEvent* e) {
+  setFocus(Qt::MouseFocusReason);
+  View::mousePressEvent(e);
+}
+
 void TeachView::changeEvent(QEvent* e) {
   if (e->type() == QEvent::LanguageChange) {
     retranslate();
@@ -160,12 +187,9 @@ void TeachView::retranslate() {
   }
   previous_->setText(tr("◀ Previous"));
   previous_->setToolTip(tr("The step before (Left)"));
-  previous_->setShortcut(QKeySequence(Qt::Key_Left));
   next_->setText(tr("Next ▶"));
   next_->setToolTip(tr("The next step (Right)"));
-  next_->setShortcut(QKeySequence(Qt::Key_Right));
   play_->setToolTip(tr("Play the steps one after another, or pause (Space)"));
-  play_->setShortcut(QKeySequence(Qt::Key_Space));
 }
 
 void TeachView::refresh() {
@@ -200,11 +224,9 @@ QString TeachView::narration_of(TeachStep step) const {
                 "link's latency α = %2, however small it is.")
           .arg(q(t.from_name), secs(t.alpha_part_seconds));
     case TeachStep::kTransferBeta:
-      return tr("Then the bytes cross: M/B = %1 / %2 B/s = %3. Bigger dishes take longer; the "
+      return tr("Then the bytes cross: M/B = %1 / %2 = %3. Bigger dishes take longer; the "
                 "latency does not grow with them.")
-          .arg(bytes(t.bytes))
-          .arg(t.bandwidth_bytes_per_second, 0, 'g', 3)
-          .arg(secs(t.beta_part_seconds));
+          .arg(bytes(t.bytes), bandwidth(t.bandwidth_bytes_per_second), secs(t.beta_part_seconds));
     case TeachStep::kTransferArrived:
       return t.has_collective
                  ? tr("Arrived at %1 after α + M/B = %2. The whole ring %3 pays %4 latencies in "

@@ -48,6 +48,8 @@ class TeachView : public View {
 
  protected:
   void changeEvent(QEvent* e) override;
+  void keyPressEvent(QKeyEvent* e) override;
+  void mousePressEvent(QMouseEvent* e) override;
 
  private:
   void retranslate();

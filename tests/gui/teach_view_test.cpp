@@ -11,6 +11,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QProcess>
+#include <QTest>
 #include <QToolButton>
 #include <QTranslator>
 
@@ -99,6 +100,15 @@ TEST(TeachView, ButtonsStepPlayAndPause) {
   EXPECT_TRUE(v.player().playing());
   v.pause();
   EXPECT_FALSE(v.player().playing());
+  // The keys, while the view has the focus: Right, Left, Space.
+  QTest::keyClick(&v, Qt::Key_Right);
+  EXPECT_EQ(v.player().current(), TeachStep::kPmapShard);
+  QTest::keyClick(&v, Qt::Key_Left);
+  EXPECT_EQ(v.player().current(), TeachStep::kPmapDevices);
+  QTest::keyClick(&v, Qt::Key_Space);
+  EXPECT_TRUE(v.player().playing());
+  QTest::keyClick(&v, Qt::Key_Space);
+  EXPECT_FALSE(v.player().playing());
 }
 
 TEST(TeachView, WithoutAScenarioItSaysWhatToOpen) {
@@ -171,7 +181,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadTeach{
             {"--view", "teach", "--lesson", "99"},
-            "brigade-gui: error: --lesson: found '99'; expected a lesson's number from 1 to 13"},
+            "brigade-gui: error: --lesson: found '99'; expected a lesson from 1 to 13"},
         BadTeach{{"--view", "teach", "--lesson", "4", "--step", "17"},
                  "brigade-gui: error: --step: found '17'; expected a step from 0 to 16"},
         BadTeach{{"--view", "teach", "--lesson", "4", "--step", "two"},

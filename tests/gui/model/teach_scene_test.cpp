@@ -33,6 +33,7 @@ TEST(TeachScene, TransferOfLessonOneIsThePlansEdgeAlphaPlusMOverB) {
   const TeachScene s = scene_of("scenarios/lessons/01-placement-cost.yaml");
   const TeachTransfer& t = s.transfer;
   EXPECT_EQ(t.source, TransferSource::kPlanTransfer);
+  EXPECT_EQ(t.tensor, "a");
   EXPECT_EQ(t.from, 0);
   EXPECT_EQ(t.to, 1);
   EXPECT_EQ(t.bytes, 65536);
