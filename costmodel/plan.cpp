@@ -73,6 +73,16 @@ Result<Buckets> bucketed(const Scenario& sc, CollectiveKind kind, const std::vec
 // proceeds (gradient buckets during backward, ZeRO-3 prefetches): the stream
 // of calls hides behind the window except that the last call cannot start
 // before the window ends. exposed = max(last call, total - window).
+double exposed_on_one_stream(double gathers, double last_gather, double scatters, double last_scatter,
+                             double window, bool overlap) {
+  if (!overlap) return gathers + scatters;
+  // Each beside the window is max(last, total - window) (at most its total);
+  // together they need at least their sum minus the window.
+  const double separate = exposed_after_overlap(gathers, window, last_gather, true) +
+                          exposed_after_overlap(scatters, window, last_scatter, true);
+  return std::max(separate, gathers + scatters - window);
+}
+
 double exposed_after_overlap(double total, double window, double last_call, bool overlap) {
   if (!overlap) return total;
   return std::min(total, std::max(last_call, total - window));

@@ -43,6 +43,17 @@ Result<Buckets> bucketed(const Scenario& sc, CollectiveKind kind, const std::vec
 // proceeds: exposed = max(last call, total - window) (all of it without overlap).
 double exposed_after_overlap(double total, double window, double last_call, bool overlap);
 
+// ZeRO-3's backward pass: the parameter gathers and the gradient
+// reduce-scatters share one stream (the planner's `dp` stream,
+// planner/lower_transformer.cpp), one after another, beside a backward of
+// length `window`: each is exposed at least as exposed_after_overlap says
+// beside the window alone (the first block's gather comes before any
+// backward kernel, the last block's reduce-scatter after the last one), and
+// the stream must carry both totals: exposed = max(that sum, gathers +
+// scatters - window); all of them without overlap.
+double exposed_on_one_stream(double gathers, double last_gather, double scatters, double last_scatter,
+                             double window, bool overlap);
+
 class CommLedger {
  public:
   void add(const std::string& purpose, const std::string& kind, int group_size, double count,

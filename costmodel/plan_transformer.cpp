@@ -724,9 +724,18 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
             scatters += n, scatter_bytes += n * bytes;
           }
         }
+        // The forward's gathers beside the forward; the backward's gathers and
+        // reduce-scatters one after another on the one `dp` stream beside the
+        // backward (exposed_on_one_stream). The backward's exposed time is
+        // the gathers' alone over the window, the rest the reduce-scatters'.
         const double gathered = exposed_after_overlap(f_total, T.fwd_kernels, f_last, st.overlap) +
                                 exposed_after_overlap(b_total, T.bwd_kernels, b_last, st.overlap);
-        const double scattered = exposed_after_overlap(rs_total, T.bwd_kernels, rs_last, st.overlap);
+        const double separate = exposed_after_overlap(b_total, T.bwd_kernels, b_last, st.overlap) +
+                                exposed_after_overlap(rs_total, T.bwd_kernels, rs_last, st.overlap);
+        const double backward =
+            exposed_on_one_stream(b_total, b_last, rs_total, rs_last, T.bwd_kernels, st.overlap);
+        const double scattered = exposed_after_overlap(rs_total, T.bwd_kernels, rs_last, st.overlap) +
+                                 (backward - separate);  // 0 unless the stream is the bottleneck
         T.zero_exposed += gathered + scattered;
         if (ledgers_on) {
           ledger.add("zero-3 params", "allgather", d, gathers * m, gather_bytes * m, (f_total + b_total) * m,

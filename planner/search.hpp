@@ -86,6 +86,9 @@ struct RankedPlan {
   std::string reason;             // why it loses to the winner (or "best")
   std::string overflow;           // when it does not fit: "2.10 GiB over capacity on stage 0 (...)"
   int cost_rank = 0;              // 1-based, among the plans that fit
+  // Plans folded into this row: the same figures within rounding, differing
+  // only in rank order or bucket (docs/search.md, "Ties"), in key order.
+  std::vector<StrategyPoint> ties;
 
   // Filled by the simulator re-ranking.
   std::optional<double> sim_step_seconds;

@@ -52,6 +52,18 @@ struct MemoryFigures {
 };
 MemoryFigures memory_figures(const cost::PlanEstimate& e);
 
+// Whether plan b folds into plan a's row (`brigade search` lists distinct
+// plans): they differ only in the rank order and the gradient bucket (keys
+// that change neither the kernels nor, in closed form, the memory) and
+// their scores are equal within rounding (relative 1e-9), so those keys had
+// no effect on this plan.
+bool ties_with(const StrategyPoint& a, double a_primary, double a_secondary, const StrategyPoint& b,
+               double b_primary, double b_secondary);
+
+// "bucket 100MB, 500MB; order T-P-D": the values of the rank order and the
+// bucket that tie with the row's own (RankedPlan::ties), or "".
+std::string ties_text(const RankedPlan& p);
+
 // Orders plans by the objective: step time (then peak memory) or peak
 // memory (then step time). True when a ranks above b.
 bool better(SearchObjective o, const RankedPlan& a, const RankedPlan& b);

@@ -27,11 +27,13 @@
 namespace brigade::planner::detail {
 namespace {
 
-// A plan kept while streaming: its score and its keys, nothing else.
+// A plan kept while streaming: its score and its keys, and the plans folded
+// into it (the same figures, other rank orders or buckets).
 struct Kept {
   double primary = 0, secondary = 0;
   StrategyPoint point;
   double overflow = 0;  // not_fitting only
+  std::vector<StrategyPoint> ties;
 };
 
 bool kept_before(const Kept& a, const Kept& b) {
@@ -45,9 +47,25 @@ bool closer(const Kept& a, const Kept& b) {
   return kept_before(a, b);
 }
 
-// Inserts into a sorted list of at most k.
+// Inserts into a sorted list of at most k rows, folding a plan into a row
+// it ties with (ties_with, search_internal.hpp): the better of the two (by
+// `less`) stands for both.
 template <class Less>
 void keep(std::vector<Kept>& v, const Kept& x, size_t k, Less less) {
+  for (size_t i = 0; i < v.size(); ++i) {
+    Kept& row = v[i];
+    if (!ties_with(row.point, row.primary, row.secondary, x.point, x.primary, x.secondary)) continue;
+    if (!less(x, row)) {
+      row.ties.push_back(x.point);
+      return;
+    }
+    Kept better = x;
+    better.ties = std::move(row.ties);
+    better.ties.push_back(row.point);
+    v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
+    v.insert(std::upper_bound(v.begin(), v.end(), better, less), std::move(better));
+    return;
+  }
   if (v.size() >= k && !less(x, v.back())) return;
   v.insert(std::upper_bound(v.begin(), v.end(), x, less), x);
   if (v.size() > k) v.pop_back();
@@ -345,6 +363,8 @@ Result<SearchResult> search_transformer(const Scenario& sc, const SearchOptions&
     p.point = k.point;
     p.label = point_label(k.point);
     p.method = method;
+    p.ties = k.ties;
+    std::sort(p.ties.begin(), p.ties.end());
     p.scenario = s;
     fill_figures(*e, p);
     mark_crossings(sc, k.point, p);
@@ -360,12 +380,19 @@ Result<SearchResult> search_transformer(const Scenario& sc, const SearchOptions&
     RankedPlan& hp = *r.hand_written;
     const bool same_as_grid = hp.point && sc.strategy.data_mode == DataMode::kBatch;
     bool listed = false;
-    for (RankedPlan& p : r.plans)
+    for (RankedPlan& p : r.plans) {
       if (same_as_grid && p.point && equivalent(*p.point, *hp.point)) {
         p.hand_written = true;
         p.method = "grid = hand-written";
         listed = true;
       }
+      for (const StrategyPoint& t : p.ties)
+        if (same_as_grid && !listed && equivalent(t, *hp.point)) {
+          p.hand_written = true;
+          p.method = "grid, ties with the hand-written plan";
+          listed = true;
+        }
+    }
     r.hand_written_in_space = same_as_grid && space.contains(*hp.point);
     if (!listed) {
       r.plans.push_back(hp);

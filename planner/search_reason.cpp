@@ -108,6 +108,42 @@ void fill_figures(const cost::PlanEstimate& e, RankedPlan& p) {
     p.communication.push_back({c.purpose, c.kind, c.group_size, c.seconds, c.exposed_seconds, false});
 }
 
+bool ties_with(const StrategyPoint& a, double a_primary, double a_secondary, const StrategyPoint& b,
+               double b_primary, double b_secondary) {
+  StrategyPoint same = b;
+  same.rank_order = a.rank_order;
+  same.bucket_bytes = a.bucket_bytes;
+  if (!(same == a)) return false;
+  auto close = [](double x, double y) { return std::abs(x - y) <= 1e-9 * std::max(std::abs(x), std::abs(y)); };
+  return close(a_primary, b_primary) && close(a_secondary, b_secondary);
+}
+
+std::string ties_text(const RankedPlan& p) {
+  if (!p.point || p.ties.empty()) return "";
+  std::vector<double> buckets;
+  std::vector<RankOrder> orders;
+  for (const StrategyPoint& t : p.ties) {
+    if (t.bucket_bytes != p.point->bucket_bytes &&
+        std::find(buckets.begin(), buckets.end(), t.bucket_bytes) == buckets.end())
+      buckets.push_back(t.bucket_bytes);
+    if (t.rank_order != p.point->rank_order &&
+        std::find(orders.begin(), orders.end(), t.rank_order) == orders.end())
+      orders.push_back(t.rank_order);
+  }
+  std::sort(buckets.begin(), buckets.end());
+  std::sort(orders.begin(), orders.end());
+  std::string s;
+  if (!buckets.empty()) {
+    s = "bucket";
+    for (size_t i = 0; i < buckets.size(); ++i) s += (i ? ", " : " ") + bucket_label(buckets[i]);
+  }
+  if (!orders.empty()) {
+    s += s.empty() ? "order" : "; order";
+    for (size_t i = 0; i < orders.size(); ++i) s += (i ? ", " : " ") + rank_order_label(orders[i]);
+  }
+  return s;
+}
+
 bool better(SearchObjective o, const RankedPlan& a, const RankedPlan& b) {
   const double a1 = o == SearchObjective::kStepTime ? a.step_seconds : a.peak_memory_bytes;
   const double b1 = o == SearchObjective::kStepTime ? b.step_seconds : b.peak_memory_bytes;

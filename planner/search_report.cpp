@@ -49,6 +49,17 @@ nlohmann::json plan_json(const RankedPlan& p, bool with_rank) {
   j["optimizer_seconds"] = num(p.optimizer_seconds);
   j["mfu"] = num(p.mfu);
   j["reason"] = p.reason;
+  if (!p.ties.empty()) {
+    // The plans folded into this one: the same figures, other rank orders or buckets.
+    nlohmann::json ties = nlohmann::json::array();
+    for (const StrategyPoint& t : p.ties) {
+      RankedPlan tied;
+      tied.point = t;
+      ties.push_back(tied.keys_json());
+    }
+    j["ties"] = ties;
+    j["ties_text"] = detail::ties_text(p);
+  }
   if (p.cost_rank > 0) j["cost_rank"] = p.cost_rank;
   if (p.sim_step_seconds || !p.sim_error.empty()) {
     nlohmann::json s;
@@ -138,7 +149,9 @@ std::string search_text(const SearchResult& r, int top) {
         if (label.size() > 40) label = label.substr(0, 37) + "...";
         row += fmt::format("{:<40}", label);
       }
-      row += " " + figures(p) + "  " + (p.hand_written ? "[hand-written] " : "") + p.reason + "\n";
+      const std::string ties = detail::ties_text(p);
+      row += " " + figures(p) + "  " + (p.hand_written ? "[hand-written] " : "") + p.reason +
+             (ties.empty() ? "" : " (same with " + ties + ")") + "\n";
       s += row;
     }
   }

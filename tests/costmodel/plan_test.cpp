@@ -11,6 +11,7 @@
 
 #include "costmodel/memory.hpp"
 #include "costmodel/model_size.hpp"
+#include "costmodel/plan_internal.hpp"
 #include "costmodel/plan_report.hpp"
 #include "test_hardware.hpp"
 
@@ -148,6 +149,24 @@ TEST(EstimatePlan, PipelineActivationsPerStage) {
   // 737,280 B; the last stage 8 x 90,112 = 720,896 B.
   EXPECT_DOUBLE_EQ(g->memory[0].activations_bytes, 737280.0);
   EXPECT_DOUBLE_EQ(g->memory[3].activations_bytes, 720896.0);
+}
+
+// ZeRO-3's backward: the planner issues each block's parameter gather and
+// its gradient reduce-scatter on one `dp` stream (planner/lower_transformer.cpp,
+// data_collective), so beside a backward of W = 10 ms the stream must carry
+// both. Eight 1 ms gathers and eight 1 ms reduce-scatters: each alone would
+// hide all but its last call (max(1, 8 - 10) = 1 ms each, 2 ms in all), but
+// together they need 16 - 10 = 6 ms past the backward. Three of each: 6 ms
+// fit in the 10 ms window, and the first gather and the last reduce-scatter
+// remain exposed, 1 + 1 = 2 ms. Without overlap all 16 ms are exposed.
+TEST(EstimatePlan, ZeroThreeGathersAndScattersShareOneStream) {
+  EXPECT_DOUBLE_EQ(detail::exposed_on_one_stream(8e-3, 1e-3, 8e-3, 1e-3, 10e-3, true), 6e-3);
+  EXPECT_DOUBLE_EQ(detail::exposed_on_one_stream(3e-3, 1e-3, 3e-3, 1e-3, 10e-3, true), 2e-3);
+  EXPECT_DOUBLE_EQ(detail::exposed_on_one_stream(8e-3, 1e-3, 8e-3, 1e-3, 10e-3, false), 16e-3);
+  // The model before (each collective beside the whole window) said 2 ms for the first case.
+  EXPECT_DOUBLE_EQ(detail::exposed_after_overlap(8e-3, 10e-3, 1e-3, true) +
+                       detail::exposed_after_overlap(8e-3, 10e-3, 1e-3, true),
+                   2e-3);
 }
 
 // Tensor parallel t = 2 (Megatron): per layer 2 AllReduces forward + 2 backward of

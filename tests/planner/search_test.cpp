@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <set>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -40,10 +41,18 @@ Scenario medium_gpt() {
   return s;
 }
 
-// Every point of the space judged, best first (the reference for pruning).
+// Every point of the space judged, best first, plans that tie with a better
+// one folded into it (detail::ties_with): the reference for pruning.
 std::vector<std::pair<double, double>> brute_force(const Scenario& sc, const StrategySpace& space,
                                                    SearchObjective obj, size_t k, std::uint64_t* judged) {
-  std::vector<std::pair<double, double>> fit;  // (primary, secondary)
+  struct Judged {
+    double primary, secondary;
+    StrategyPoint point;
+    bool operator<(const Judged& o) const {
+      return std::tie(primary, secondary, point) < std::tie(o.primary, o.secondary, o.point);
+    }
+  };
+  std::vector<Judged> fit;
   Scenario w = sc;
   for (const TimeClass& c : space.classes())
     for (int z : space.zero_values(c))
@@ -56,12 +65,23 @@ std::vector<std::pair<double, double>> brute_force(const Scenario& sc, const Str
           ++*judged;
           const auto m = detail::memory_figures(*e);
           if (!m.fits) continue;
-          fit.push_back(obj == SearchObjective::kStepTime ? std::make_pair(e->step_seconds, m.peak_bytes)
-                                                          : std::make_pair(m.peak_bytes, e->step_seconds));
+          const StrategyPoint p = point_in(c, z, o, b);
+          if (obj == SearchObjective::kStepTime)
+            fit.push_back({e->step_seconds, m.peak_bytes, p});
+          else
+            fit.push_back({m.peak_bytes, e->step_seconds, p});
         }
   std::sort(fit.begin(), fit.end());
-  if (fit.size() > k) fit.resize(k);
-  return fit;
+  std::vector<Judged> rows;
+  for (const Judged& x : fit) {
+    bool folded = false;
+    for (const Judged& row : rows)
+      folded = folded || detail::ties_with(row.point, row.primary, row.secondary, x.point, x.primary, x.secondary);
+    if (!folded) rows.push_back(x);
+  }
+  std::vector<std::pair<double, double>> out;
+  for (size_t i = 0; i < rows.size() && i < k; ++i) out.emplace_back(rows[i].primary, rows[i].secondary);
+  return out;
 }
 
 TEST(SearchSpace, EveryPointIsAPlanAndNoTwoAreTheSame) {
@@ -122,6 +142,56 @@ TEST(Search, PruningKeepsTheTrueBest) {
     EXPECT_EQ(r->evaluated + r->pruned_memory + r->pruned_bound + r->invalid, space->size());
     EXPECT_EQ(r->plans.front().reason, "best");
   }
+}
+
+// Plans that differ only in the bucket or the rank order and have the same
+// figures are one row that says which values tie; the list shows the next
+// distinct plan instead (K distinct plans).
+TEST(Search, PlansThatTieOnlyInBucketOrOrderAreOneRow) {
+  const Scenario sc = medium_gpt();
+  SearchOptions o;
+  o.top = 10;
+  auto r = run_search(sc, o);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  ASSERT_EQ(r->plans.size(), 10u);
+  size_t rows_with_ties = 0;
+  Scenario w = sc;
+  for (size_t i = 0; i < r->plans.size(); ++i) {
+    const RankedPlan& a = r->plans[i];
+    ASSERT_TRUE(a.point);
+    for (size_t j = i + 1; j < r->plans.size(); ++j) {
+      const RankedPlan& b = r->plans[j];
+      EXPECT_FALSE(detail::ties_with(*a.point, a.step_seconds, a.peak_memory_bytes, *b.point, b.step_seconds,
+                                     b.peak_memory_bytes))
+          << a.label << " and " << b.label << " should be one row";
+    }
+    rows_with_ties += !a.ties.empty();
+    for (const StrategyPoint& t : a.ties) {
+      // A tie differs only in rank order or bucket, and judges the same.
+      StrategyPoint same = t;
+      same.rank_order = a.point->rank_order;
+      same.bucket_bytes = a.point->bucket_bytes;
+      EXPECT_EQ(same, *a.point) << point_label(t);
+      EXPECT_FALSE(equivalent(t, *a.point));
+      apply_point(t, w);
+      auto e = cost::estimate_plan(w);
+      ASSERT_TRUE(e.is_ok());
+      EXPECT_NEAR(e->step_seconds, a.step_seconds, 1e-9 * a.step_seconds) << point_label(t);
+      EXPECT_NEAR(detail::memory_figures(*e).peak_bytes, a.peak_memory_bytes, 1e-9 * a.peak_memory_bytes);
+    }
+    EXPECT_NE(a.reason, "ties with the winner") << a.label;
+  }
+  // On one node with data parallelism, the bucket size moves no step here:
+  // the winner's row carries the other buckets.
+  ASSERT_GT(rows_with_ties, 0u);
+  const RankedPlan& w0 = r->plans.front();
+  ASSERT_FALSE(w0.ties.empty());
+  const std::string text = detail::ties_text(w0);
+  EXPECT_NE(text, "");
+  EXPECT_NE(search_text(*r, 10).find("(same with " + text + ")"), std::string::npos) << search_text(*r, 10);
+  const nlohmann::json j = search_json(*r);
+  EXPECT_EQ(j["plans"][0]["ties"].size(), w0.ties.size());
+  EXPECT_EQ(j["plans"][0]["ties_text"], text);
 }
 
 TEST(Search, SameInputSameResult) {
