@@ -572,14 +572,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         run(tpl->backward, lt.backward, n, T.bwd_kernels, T.tp_bwd);
       }
     }
-    if (!same_sums) {
-      previous.valid = true;
-      previous.key = key;
-      previous.count = count;
-      previous.prices = stage_prices;
-      previous.times = T;
-      previous.tally = tally;
-    }
+    if (!same_sums) previous = Summed{true, key, count, stage_prices, T, tally};
     if (ledgers_on)
       for (size_t kind = 0; kind < tally.size(); ++kind)
         if (const TpTally& x = tally[kind]; x.used)

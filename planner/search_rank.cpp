@@ -234,6 +234,9 @@ Result<SearchResult> search_transformer(const Scenario& sc, const SearchOptions&
     return j;
   };
   auto kth = [&]() { return best.size() >= K ? best.back().primary : HUGE_VAL; };
+  // A floor must pass the K-th best by more than a tie's rounding (ties_with:
+  // 1e-9) to prune: a plan that would fold into the K-th row is still judged.
+  constexpr double kBoundSlack = 1 + 2e-9;
 
   const auto& classes = space.classes();
   std::vector<double> floor(classes.size(), 0.0);
@@ -261,7 +264,7 @@ Result<SearchResult> search_transformer(const Scenario& sc, const SearchOptions&
   for (size_t oi = 0; oi < order.size() && !stopped; ++oi) {
     const size_t i = order[oi];
     const TimeClass& c = classes[i];
-    if (bound_ok && floor[i] > 0 && floor[i] > kth() * (1 + 1e-12)) {
+    if (bound_ok && floor[i] > 0 && floor[i] > kth() * kBoundSlack) {
       // Classes are in order of their floors: this one and every one after it
       // are out (pass 1 visited one plan of each).
       for (size_t rest = oi; rest < order.size(); ++rest) {
@@ -301,14 +304,14 @@ Result<SearchResult> search_transformer(const Scenario& sc, const SearchOptions&
           }
           // Memory objective: a group whose (common) peak is past the K-th best is out.
           if (obj == SearchObjective::kMemory && have_group && memory_class_ok &&
-              group_peak > kth() * (1 + 1e-12)) {
+              group_peak > kth() * kBoundSlack) {
             r.pruned_bound += group - judged_in_group;
             visited += group - judged_in_group;
             oj = orders.size();
             break;
           }
           // Time: the heap may have filled while in this class.
-          if (bound_ok && floor[i] > 0 && floor[i] > kth() * (1 + 1e-12)) {
+          if (bound_ok && floor[i] > 0 && floor[i] > kth() * kBoundSlack) {
             const std::uint64_t left_in_group = group - judged_in_group;
             const std::uint64_t left_after = (zeros.size() - zi - 1) * group;
             r.pruned_bound += left_in_group + left_after;
