@@ -536,7 +536,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     for (const auto& [tpl, n] : count) {
       if (n == 0) continue;
       const TemplateFigures& f = templates->figures_of(tpl);
-      for (const auto& [kind, bytes] : training ? f.collectives : f.forward_collectives) {
+      for (const auto& kb : training ? f.collectives : f.forward_collectives) {
+        // Named copies: clang 14 cannot capture structured bindings in a lambda.
+        const auto kind = kb.first;
+        const double bytes = kb.second;
         BRIGADE_ASSIGN_OR_RETURN(
             const double one, price(tp_priced, tp_handle, kind, CollectiveAlgorithm::kAuto, bytes, [&] {
               return collective_seconds(topo, prof, kind, CollectiveAlgorithm::kAuto, tp_vec(), bytes);
