@@ -8,13 +8,16 @@
 
 #include <QString>
 
+class QObject;
+
 #include "core/lesson.hpp"
 
 namespace brigade::gui {
 
 Lang ui_language();
-// Installs (zh) or removes (en) the translator; false if the embedded .qm
-// cannot be loaded (the language then stays as it was).
+// Installs the translator of `lang` (zh: the Chinese texts; en: only the
+// English plural forms of %n strings); false if the embedded .qm cannot be
+// loaded (the language then stays as it was).
 bool set_ui_language(Lang lang);
 
 // The installed family the app draws Chinese with ("WenQuanYi Micro Hei",
@@ -22,6 +25,15 @@ bool set_ui_language(Lang lang);
 // system is installed. In zh the application font falls back to it, so
 // that no glyph is an empty box, on screen or offscreen.
 QString cjk_font_family();
+
+// Sets `target`'s `property` ("text", "toolTip", "placeholderText",
+// "title") to `source` translated now, and again whenever `target`
+// receives a LanguageChange: for the labels and buttons a view builds once.
+// `context` names the translation context by its class (lupdate gives
+// QT_TR_NOOP in a member function of a Q_OBJECT class that class's name):
+//   keep_tr(button, "text", this, QT_TR_NOOP("Zoom in"));
+// Returns the translated text.
+QString keep_tr(QObject* target, const char* property, const QObject* context, const char* source);
 
 // A dock's title in the current language: the registry's English title
 // (gui/views/view_list.cpp) through the "ViewTitle" context.
