@@ -2,6 +2,73 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en" sourcelanguage="en">
 <context>
+    <name>ModelText</name>
+    <message>
+        <source>parameters</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>gradients</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>optimizer state</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>activations</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>communication buffers</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>per device</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>peak memory per device</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>per task kind (span time summed over devices)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>per task kind (the busiest device&apos;s time per step)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>busy</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>communication</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>exposed</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>peak memory</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>time</source>
+        <translation></translation>
+    </message>
+</context>
+<context>
     <name>ViewTitle</name>
     <message>
         <source>Timeline</source>

@@ -2,6 +2,73 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>ModelText</name>
+    <message>
+        <source>parameters</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>gradients</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <source>optimizer state</source>
+        <translation>优化器状态</translation>
+    </message>
+    <message>
+        <source>activations</source>
+        <translation>激活值</translation>
+    </message>
+    <message>
+        <source>communication buffers</source>
+        <translation>通信缓冲区</translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>per device</source>
+        <translation>按设备</translation>
+    </message>
+    <message>
+        <source>peak memory per device</source>
+        <translation>每个设备的峰值显存</translation>
+    </message>
+    <message>
+        <source>per task kind (span time summed over devices)</source>
+        <translation>按任务种类（区段时间在各设备上求和）</translation>
+    </message>
+    <message>
+        <source>per task kind (the busiest device&apos;s time per step)</source>
+        <translation>按任务种类（最忙设备每步的时间）</translation>
+    </message>
+    <message>
+        <source>busy</source>
+        <translation>忙碌</translation>
+    </message>
+    <message>
+        <source>communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>exposed</source>
+        <translation>暴露</translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>peak memory</source>
+        <translation>峰值显存</translation>
+    </message>
+    <message>
+        <source>time</source>
+        <translation>时间</translation>
+    </message>
+</context>
+<context>
     <name>ViewTitle</name>
     <message>
         <source>Timeline</source>

@@ -439,7 +439,7 @@ void CompareView::fill_table() {
   for (int i = 0; i < static_cast<int>(rows_.size()); ++i) {
     const CompareTableRow& r = rows_[static_cast<size_t>(i)];
     if (r.title) {
-      auto* item = new QTableWidgetItem(q(r.scope));
+      auto* item = new QTableWidgetItem(model_text(r.scope));
       QFont f = item->font();
       f.setBold(true);
       item->setFont(f);
@@ -449,7 +449,7 @@ void CompareView::fill_table() {
       table_->setSpan(i, 0, 1, 6);
       continue;
     }
-    const QString cells[6] = {q(r.scope), q(r.figure), q(r.a), q(r.b), q(r.delta), q(r.percent)};
+    const QString cells[6] = {q(r.scope), model_text(r.figure), q(r.a), q(r.b), q(r.delta), q(r.percent)};
     for (int c = 0; c < 6; ++c) {
       auto* item = new QTableWidgetItem(cells[c]);
       if (c >= 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -488,7 +488,7 @@ void CompareView::activate_row(int row) {
   canvas_a_->highlight_device(da);
   canvas_b_->highlight_device(db);
   emit message(
-      tr("%1 %2: A %3, B %4, B − A %5").arg(q(r.scope), q(r.figure), q(r.a), q(r.b), q(r.delta)));
+      tr("%1 %2: A %3, B %4, B − A %5").arg(q(r.scope), model_text(r.figure), q(r.a), q(r.b), q(r.delta)));
 }
 
 QString CompareView::notes_text() const {

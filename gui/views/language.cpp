@@ -27,6 +27,28 @@ QString g_default_family;  // the application font's family before zh
     QT_TRANSLATE_NOOP("ViewTitle", "Compare"),
 };
 
+// The fixed words of gui/model that the views show as they are (model_text):
+// gui/model/memory_series.cpp's memory_category_label, gui/model/compare.cpp's
+// section titles and core/run_compare.cpp's figures.
+[[maybe_unused]] constexpr const char* kModelTexts[] = {
+    QT_TRANSLATE_NOOP("ModelText", "parameters"),
+    QT_TRANSLATE_NOOP("ModelText", "gradients"),
+    QT_TRANSLATE_NOOP("ModelText", "optimizer state"),
+    QT_TRANSLATE_NOOP("ModelText", "activations"),
+    QT_TRANSLATE_NOOP("ModelText", "communication buffers"),
+    QT_TRANSLATE_NOOP("ModelText", "other"),
+    QT_TRANSLATE_NOOP("ModelText", "per device"),
+    QT_TRANSLATE_NOOP("ModelText", "peak memory per device"),
+    QT_TRANSLATE_NOOP("ModelText", "per task kind (span time summed over devices)"),
+    QT_TRANSLATE_NOOP("ModelText", "per task kind (the busiest device's time per step)"),
+    QT_TRANSLATE_NOOP("ModelText", "busy"),
+    QT_TRANSLATE_NOOP("ModelText", "communication"),
+    QT_TRANSLATE_NOOP("ModelText", "exposed"),
+    QT_TRANSLATE_NOOP("ModelText", "idle"),
+    QT_TRANSLATE_NOOP("ModelText", "peak memory"),
+    QT_TRANSLATE_NOOP("ModelText", "time"),
+};
+
 // The property keep_tr() stores its texts in: {property: [context, source]}.
 constexpr const char* kKeptTexts = "brigade_kept_tr";
 
@@ -103,6 +125,10 @@ QString cjk_font_family() {
   for (const QString& f : families)
     if (f.startsWith(QLatin1String("WenQuanYi Micro Hei"))) return f;
   return families.isEmpty() ? QString() : families.front();
+}
+
+QString model_text(const std::string& english) {
+  return QCoreApplication::translate("ModelText", english.c_str());
 }
 
 QString view_title(const QString& english) {

@@ -6,6 +6,8 @@
 // ui_language() by the Lessons view.
 #pragma once
 
+#include <string>
+
 #include <QString>
 
 class QObject;
@@ -34,6 +36,12 @@ QString cjk_font_family();
 //   keep_tr(button, "text", this, QT_TR_NOOP("Zoom in"));
 // Returns the translated text.
 QString keep_tr(QObject* target, const char* property, const QObject* context, const char* source);
+
+// A text gui/model computed in English (Qt-free, shared with the CLI) in the
+// current language, for the few fixed words a view shows as they are: the
+// memory categories, compare's section titles and figures (the "ModelText"
+// context, listed in language.cpp); any other text stays as it is.
+QString model_text(const std::string& english);
 
 // A dock's title in the current language: the registry's English title
 // (gui/views/view_list.cpp) through the "ViewTitle" context.

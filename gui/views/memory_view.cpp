@@ -68,7 +68,7 @@ QString breakdown(const CategoryBytes& live, const QString& sep) {
   QStringList parts;
   for (int c = 0; c < kNumMemoryCategories; ++c)
     if (live[static_cast<size_t>(c)] > 0)
-      parts << q(memory_category_label(static_cast<MemoryCategory>(c))) + " " +
+      parts << model_text(memory_category_label(static_cast<MemoryCategory>(c))) + " " +
                    q(format_bytes(live[static_cast<size_t>(c)]));
   return parts.isEmpty() ? QCoreApplication::translate("brigade::gui::MemoryView", "nothing live")
                          : parts.join(sep);
@@ -274,7 +274,7 @@ void MemoryView::rebuild_chart() {
     upper->replace(pts);
     auto* area = new QAreaSeries(upper, below);
     upper->setParent(area);
-    area->setName(q(memory_category_label(cat)));
+    area->setName(model_text(memory_category_label(cat)));
     area->setColor(rgb(memory_category_rgb(cat)));
     area->setBorderColor(rgb(memory_category_rgb(cat)).darker(130));
     chart_->addSeries(area);
