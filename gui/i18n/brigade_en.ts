@@ -67,6 +67,34 @@
         <source>time</source>
         <translation></translation>
     </message>
+    <message>
+        <source>forward</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>recompute</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>optimizer</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>other compute</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>transfer</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>collective</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>ViewTitle</name>

@@ -67,6 +67,34 @@
         <source>time</source>
         <translation>时间</translation>
     </message>
+    <message>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>recompute</source>
+        <translation>重计算</translation>
+    </message>
+    <message>
+        <source>optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>other compute</source>
+        <translation>其他计算</translation>
+    </message>
+    <message>
+        <source>transfer</source>
+        <translation>传输</translation>
+    </message>
+    <message>
+        <source>collective</source>
+        <translation>集合通信</translation>
+    </message>
 </context>
 <context>
     <name>ViewTitle</name>

@@ -29,7 +29,8 @@ QString g_default_family;  // the application font's family before zh
 
 // The fixed words of gui/model that the views show as they are (model_text):
 // gui/model/memory_series.cpp's memory_category_label, gui/model/compare.cpp's
-// section titles and core/run_compare.cpp's figures.
+// section titles, core/run_compare.cpp's figures and
+// gui/model/palette.cpp's span classes (the timeline's legend).
 [[maybe_unused]] constexpr const char* kModelTexts[] = {
     QT_TRANSLATE_NOOP("ModelText", "parameters"),
     QT_TRANSLATE_NOOP("ModelText", "gradients"),
@@ -47,6 +48,13 @@ QString g_default_family;  // the application font's family before zh
     QT_TRANSLATE_NOOP("ModelText", "idle"),
     QT_TRANSLATE_NOOP("ModelText", "peak memory"),
     QT_TRANSLATE_NOOP("ModelText", "time"),
+    QT_TRANSLATE_NOOP("ModelText", "forward"),
+    QT_TRANSLATE_NOOP("ModelText", "backward"),
+    QT_TRANSLATE_NOOP("ModelText", "recompute"),
+    QT_TRANSLATE_NOOP("ModelText", "optimizer"),
+    QT_TRANSLATE_NOOP("ModelText", "other compute"),
+    QT_TRANSLATE_NOOP("ModelText", "transfer"),
+    QT_TRANSLATE_NOOP("ModelText", "collective"),
 };
 
 // The property keep_tr() stores its texts in: {property: [context, source]}.
