@@ -8,11 +8,13 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <gtest/gtest.h>
 #include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QFont>
@@ -28,8 +30,13 @@
 #include <QXmlStreamReader>
 
 #include "gui/app/main_window.hpp"
+#include "gui/views/calibration_view.hpp"
+#include "gui/views/compare_view.hpp"
 #include "gui/views/language.hpp"
+#include "gui/views/memory_view.hpp"
+#include "gui/views/scaling_view.hpp"
 #include "gui/views/timeline_view.hpp"
+#include "gui/views/topology_view.hpp"
 #include "gui/views/whatif_view.hpp"
 
 namespace brigade::gui {
@@ -307,6 +314,33 @@ TEST(Translation, ViewsRetranslateAtRuntime) {
   EXPECT_EQ(whatif.summary_text(), "Open a scenario to try changes to its plan.");
   EXPECT_NE(button(timeline, "Zoom in"), nullptr);
   EXPECT_EQ(timeline.range_text(), "Drag over the timeline to select a time range.");
+}
+
+// The other views built once too: one text of each, in Chinese and back.
+TEST(Translation, EveryViewRetranslatesAtRuntime) {
+  English restore;
+  MemoryView memory;
+  TopologyView topology;
+  ScalingView scaling;
+  CalibrationView calibration;
+  CompareView compare;
+  auto* kinds = calibration.findChildren<QComboBox*>().value(1);
+  ASSERT_NE(kinds, nullptr);
+  const std::vector<std::tuple<QWidget*, const char*, const char*>> texts = {
+      {&memory, "Scale to capacity", "按容量缩放"}, {&topology, "▶ Play", "▶ 播放"},
+      {&topology, "◀ All nodes", "◀ 全部节点"},     {&scaling, "Sweep", "扫描"},
+      {&compare, "Compare with…", "与之对比…"},     {&compare, "Clear B", "清除 B"},
+  };
+  for (const auto& [w, en, zh] : texts) ASSERT_NE(button(*w, QString::fromUtf8(en)), nullptr) << en;
+  EXPECT_EQ(kinds->itemText(0), "all kinds");
+  switch_to(Lang::kZh);
+  for (const auto& [w, en, zh] : texts) EXPECT_NE(button(*w, QString::fromUtf8(zh)), nullptr) << zh;
+  EXPECT_EQ(kinds->itemText(0), QString::fromUtf8("全部种类"));
+  EXPECT_EQ(scaling.findChild<QTableWidget*>()->horizontalHeaderItem(2)->text(),
+            QString::fromUtf8("加速比"));
+  switch_to(Lang::kEn);
+  for (const auto& [w, en, zh] : texts) EXPECT_NE(button(*w, QString::fromUtf8(en)), nullptr) << en;
+  EXPECT_EQ(kinds->itemText(0), "all kinds");
 }
 
 }  // namespace
