@@ -95,6 +95,22 @@
         <source>collective</source>
         <translation></translation>
     </message>
+    <message>
+        <source>reading</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>lowering</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>simulating</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>indexing</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>ViewTitle</name>

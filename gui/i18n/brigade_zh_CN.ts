@@ -95,6 +95,22 @@
         <source>collective</source>
         <translation>集合通信</translation>
     </message>
+    <message>
+        <source>reading</source>
+        <translation>读取中</translation>
+    </message>
+    <message>
+        <source>lowering</source>
+        <translation>生成程序中</translation>
+    </message>
+    <message>
+        <source>simulating</source>
+        <translation>模拟中</translation>
+    </message>
+    <message>
+        <source>indexing</source>
+        <translation>建立索引中</translation>
+    </message>
 </context>
 <context>
     <name>ViewTitle</name>

@@ -30,7 +30,8 @@ QString g_default_family;  // the application font's family before zh
 // The fixed words of gui/model that the views show as they are (model_text):
 // gui/model/memory_series.cpp's memory_category_label, gui/model/compare.cpp's
 // section titles, core/run_compare.cpp's figures and
-// gui/model/palette.cpp's span classes (the timeline's legend).
+// gui/model/palette.cpp's span classes (the timeline's legend), and
+// gui/model/loader.cpp's stages (the main window's progress bar).
 [[maybe_unused]] constexpr const char* kModelTexts[] = {
     QT_TRANSLATE_NOOP("ModelText", "parameters"),
     QT_TRANSLATE_NOOP("ModelText", "gradients"),
@@ -55,6 +56,10 @@ QString g_default_family;  // the application font's family before zh
     QT_TRANSLATE_NOOP("ModelText", "other compute"),
     QT_TRANSLATE_NOOP("ModelText", "transfer"),
     QT_TRANSLATE_NOOP("ModelText", "collective"),
+    QT_TRANSLATE_NOOP("ModelText", "reading"),
+    QT_TRANSLATE_NOOP("ModelText", "lowering"),
+    QT_TRANSLATE_NOOP("ModelText", "simulating"),
+    QT_TRANSLATE_NOOP("ModelText", "indexing"),
 };
 
 // The property keep_tr() stores its texts in: {property: [context, source]}.
