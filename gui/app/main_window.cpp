@@ -105,7 +105,7 @@ MainWindow::MainWindow(LoadOptions options, bool remember, QWidget* parent)
   });
   connect(session_, &Session::progress, this,
           [this](const QString& stage, double done, double total) {
-            progress_->setFormat(stage + (total > 0 ? " %p%" : ""));
+            progress_->setFormat(model_text(stage.toStdString()) + (total > 0 ? " %p%" : ""));
             if (total > 0) {
               progress_->setRange(0, 1000);
               progress_->setValue(static_cast<int>(1000 * done / total));

@@ -2,6 +2,117 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>ModelText</name>
+    <message>
+        <source>parameters</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>gradients</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <source>optimizer state</source>
+        <translation>优化器状态</translation>
+    </message>
+    <message>
+        <source>activations</source>
+        <translation>激活值</translation>
+    </message>
+    <message>
+        <source>communication buffers</source>
+        <translation>通信缓冲区</translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>per device</source>
+        <translation>按设备</translation>
+    </message>
+    <message>
+        <source>peak memory per device</source>
+        <translation>每个设备的峰值显存</translation>
+    </message>
+    <message>
+        <source>per task kind (span time summed over devices)</source>
+        <translation>按任务种类（区段时间在各设备上求和）</translation>
+    </message>
+    <message>
+        <source>per task kind (the busiest device&apos;s time per step)</source>
+        <translation>按任务种类（最忙设备每步的时间）</translation>
+    </message>
+    <message>
+        <source>busy</source>
+        <translation>忙碌</translation>
+    </message>
+    <message>
+        <source>communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>exposed</source>
+        <translation>暴露</translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>peak memory</source>
+        <translation>峰值显存</translation>
+    </message>
+    <message>
+        <source>time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>前向</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>反向</translation>
+    </message>
+    <message>
+        <source>recompute</source>
+        <translation>重计算</translation>
+    </message>
+    <message>
+        <source>optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>other compute</source>
+        <translation>其他计算</translation>
+    </message>
+    <message>
+        <source>transfer</source>
+        <translation>传输</translation>
+    </message>
+    <message>
+        <source>collective</source>
+        <translation>集合通信</translation>
+    </message>
+    <message>
+        <source>reading</source>
+        <translation>读取中</translation>
+    </message>
+    <message>
+        <source>lowering</source>
+        <translation>生成程序中</translation>
+    </message>
+    <message>
+        <source>simulating</source>
+        <translation>模拟中</translation>
+    </message>
+    <message>
+        <source>indexing</source>
+        <translation>建立索引中</translation>
+    </message>
+</context>
+<context>
     <name>ViewTitle</name>
     <message>
         <source>Timeline</source>
@@ -30,6 +141,204 @@
     <message>
         <source>Lessons</source>
         <translation>课程</translation>
+    </message>
+    <message>
+        <source>Teach</source>
+        <translation>教学</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+</context>
+<context>
+    <name>brigade::gui::CalibrationView</name>
+    <message>
+        <source>The device model whose profile entry is drawn</source>
+        <translation>绘制其硬件配置条目的设备型号</translation>
+    </message>
+    <message>
+        <source>all kinds</source>
+        <translation>全部种类</translation>
+    </message>
+    <message>
+        <source>Collectives drawn in the bus bandwidth plot</source>
+        <translation>总线带宽图中绘制的集合通信</translation>
+    </message>
+    <message>
+        <source>Device model:</source>
+        <translation>设备型号：</translation>
+    </message>
+    <message>
+        <source>Collectives:</source>
+        <translation>集合通信：</translation>
+    </message>
+    <message>
+        <source>fit</source>
+        <translation>拟合</translation>
+    </message>
+    <message>
+        <source>R²</source>
+        <translation>R²</translation>
+    </message>
+    <message>
+        <source>what it fits</source>
+        <translation>拟合对象</translation>
+    </message>
+    <message>
+        <source>A trace carries no hardware profile: open a profile written by brigade calibrate, or a scenario.</source>
+        <translation>trace 不含硬件配置：请打开 brigade calibrate 写出的硬件配置，或一个场景。</translation>
+    </message>
+    <message>
+        <source>Open a profile (brigade calibrate --out) or a scenario.</source>
+        <translation>打开一个硬件配置（brigade calibrate --out）或一个场景。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; (%2)</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;（%2）</translation>
+    </message>
+    <message>
+        <source>. Points: measured; lines: the judges with this profile.</source>
+        <translation>。点：实测值；线：各评判器使用此硬件配置的结果。</translation>
+    </message>
+    <message>
+        <source>. &lt;i&gt;No samples in this profile: its fits alone&lt;/i&gt; (brigade calibrate writes them; this profile was written without).</source>
+        <translation>。&lt;i&gt;此硬件配置没有采样点，只有拟合结果&lt;/i&gt;（brigade calibrate 会写出采样点；这份配置写出时没有包含）。</translation>
+    </message>
+    <message>
+        <source> Links and collectives on the scenario&apos;s topology.</source>
+        <translation> 链路与集合通信基于该场景的拓扑。</translation>
+    </message>
+    <message>
+        <source>nothing in this profile</source>
+        <translation>此硬件配置中没有内容</translation>
+    </message>
+</context>
+<context>
+    <name>brigade::gui::CompareView</name>
+    <message>
+        <source>Compare with…</source>
+        <translation>与之对比…</translation>
+    </message>
+    <message>
+        <source>Open a second run beside the open one: a scenario (simulated) or a trace (File &gt; Compare with…, Ctrl+Shift+O; or drop a file here)</source>
+        <translation>在已打开的运行旁边再打开一个运行：一个场景（模拟得出）或一个 trace（文件 &gt; 与之对比…，Ctrl+Shift+O；或把文件拖到这里）</translation>
+    </message>
+    <message>
+        <source>Copy table</source>
+        <translation>复制表格</translation>
+    </message>
+    <message>
+        <source>Copy the differences as text, as `brigade compare A B --rows 0` prints them</source>
+        <translation>将差异复制为文本，格式与 `brigade compare A B --rows 0` 的输出相同</translation>
+    </message>
+    <message>
+        <source>Clear B</source>
+        <translation>清除 B</translation>
+    </message>
+    <message>
+        <source>Nothing to compare with yet.
+
+File &gt; Compare with… (Ctrl+Shift+O), the button above, or a file dropped here sets a second run beside the open one: a scenario (simulated here) or a trace, such as the .sim.json and .measured.json that `brigade validate --trace-dir` writes.</source>
+        <translation>还没有可对比的运行。
+
+通过 文件 &gt; 与之对比…（Ctrl+Shift+O）、上方的按钮，或把文件拖到这里，可在已打开的运行旁边放上第二个运行：一个场景（在这里模拟）或一个 trace，例如 `brigade validate --trace-dir` 写出的 .sim.json 和 .measured.json。</translation>
+    </message>
+    <message>
+        <source>device / kind</source>
+        <translation>设备 / 种类</translation>
+    </message>
+    <message>
+        <source>figure</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>A</source>
+        <translation>A</translation>
+    </message>
+    <message>
+        <source>B</source>
+        <translation>B</translation>
+    </message>
+    <message>
+        <source>B − A</source>
+        <translation>B − A</translation>
+    </message>
+    <message>
+        <source>change</source>
+        <translation>变化</translation>
+    </message>
+    <message>
+        <source>Largest difference first in each part. Click a device&apos;s row to open and shade its lanes in both timelines, a kind&apos;s to outline its spans.</source>
+        <translation>每部分按差异从大到小排列。点击设备所在行，可在两条时间线中展开并突出显示它的通道；点击种类所在行，可勾出它的区段。</translation>
+    </message>
+    <message>
+        <source>Copied the differences as text</source>
+        <translation>已将差异复制为文本</translation>
+    </message>
+    <message>
+        <source>Compare with a scenario or a trace</source>
+        <translation>与一个场景或 trace 对比</translation>
+    </message>
+    <message>
+        <source>Runs (*.yaml *.yml *.json *.json.gz);;Scenarios (*.yaml *.yml *.json);;Chrome traces (*.json *.json.gz);;All files (*)</source>
+        <translation>运行 (*.yaml *.yml *.json *.json.gz);;场景 (*.yaml *.yml *.json);;Chrome trace (*.json *.json.gz);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>B: %1 %2</source>
+        <translation>B：%1 %2</translation>
+    </message>
+    <message>
+        <source>Comparing…</source>
+        <translation>正在对比…</translation>
+    </message>
+    <message>
+        <source>Opening %1…</source>
+        <translation>正在打开 %1…</translation>
+    </message>
+    <message>
+        <source>Compared %1 with %2</source>
+        <translation>已将 %1 与 %2 对比</translation>
+    </message>
+    <message>
+        <source>A %1 has no run to compare: open a scenario or a trace.</source>
+        <translation>%1 没有可对比的运行：请打开一个场景或 trace。</translation>
+    </message>
+    <message>
+        <source>profile</source>
+        <translation>硬件配置</translation>
+    </message>
+    <message>
+        <source>document</source>
+        <translation>文档</translation>
+    </message>
+    <message>
+        <source>Note: </source>
+        <translation>注意：</translation>
+    </message>
+    <message>
+        <source>Compared as far as they can be: </source>
+        <translation>已在可比较的范围内对比：</translation>
+    </message>
+    <message>
+        <source>nothing open</source>
+        <translation>未打开任何文件</translation>
+    </message>
+    <message>
+        <source>none yet</source>
+        <translation>尚无</translation>
+    </message>
+    <message>
+        <source>Choose a second run to see the differences per device and per task kind.</source>
+        <translation>选择第二个运行，查看按设备和按任务种类的差异。</translation>
+    </message>
+    <message>
+        <source>%1: %2 spans in A, %3 in B, outlined</source>
+        <translation>%1：A 中 %2 个区段，B 中 %3 个，已勾出</translation>
+    </message>
+    <message>
+        <source>%1 %2: A %3, B %4, B − A %5</source>
+        <translation>%1 %2：A %3，B %4，B − A %5</translation>
     </message>
 </context>
 <context>
@@ -249,6 +558,115 @@
         <source>Open a scenario, a trace or a profile: File &gt; Open (Ctrl+O), or drop a file here.</source>
         <translation>打开场景、trace 或硬件配置：文件 &gt; 打开（Ctrl+O），或把文件拖到这里。</translation>
     </message>
+    <message>
+        <source>Compare &amp;With…</source>
+        <translation>与之对比(&amp;W)…</translation>
+    </message>
+</context>
+<context>
+    <name>brigade::gui::MemoryView</name>
+    <message>
+        <source>nothing live</source>
+        <translation>没有在用的数据</translation>
+    </message>
+    <message>
+        <source>Device:</source>
+        <translation>设备：</translation>
+    </message>
+    <message>
+        <source>Devices by peak memory, highest first; type to search</source>
+        <translation>按峰值显存从高到低排列的设备；输入文字可搜索</translation>
+    </message>
+    <message>
+        <source>Scale to capacity</source>
+        <translation>按容量缩放</translation>
+    </message>
+    <message>
+        <source>Draw the axis up to the device&apos;s capacity even when the peak is far below it</source>
+        <translation>即使峰值远低于容量，坐标轴也画到设备容量</translation>
+    </message>
+    <message>
+        <source>at %1: %2 live
+%3</source>
+        <translation>在 %1：在用 %2
+%3</translation>
+    </message>
+    <message>
+        <source>This %1 has no memory samples.</source>
+        <translation>这个 %1 没有显存采样。</translation>
+    </message>
+    <message>
+        <source>profile</source>
+        <translation>硬件配置</translation>
+    </message>
+    <message>
+        <source>trace</source>
+        <translation>trace</translation>
+    </message>
+    <message>
+        <source>Open a scenario or a trace to see its memory over time.</source>
+        <translation>打开一个场景或 trace，查看显存随时间的变化。</translation>
+    </message>
+    <message>
+        <source>device %1</source>
+        <translation>设备 %1</translation>
+    </message>
+    <message>
+        <source>peak %1</source>
+        <translation>峰值 %1</translation>
+    </message>
+    <message>
+        <source> of %1</source>
+        <translation> / %1</translation>
+    </message>
+    <message>
+        <source>time (%1)</source>
+        <translation>时间（%1）</translation>
+    </message>
+    <message>
+        <source>live memory (%1)</source>
+        <translation>在用显存（%1）</translation>
+    </message>
+    <message>
+        <source>capacity %1</source>
+        <translation>容量 %1</translation>
+    </message>
+    <message>
+        <source>OOM at %1: %2</source>
+        <translation>在 %1 显存溢出：%2</translation>
+    </message>
+    <message>
+        <source>OOM: %1</source>
+        <translation>显存溢出：%1</translation>
+    </message>
+    <message>
+        <source>%1: peak %2 at %3</source>
+        <translation>%1：%3 时峰值 %2</translation>
+    </message>
+    <message>
+        <source> of %1 (%2%)</source>
+        <translation> / %1（%2%）</translation>
+    </message>
+    <message>
+        <source>The axis stops at the peak: the capacity (%1) lies far above.</source>
+        <translation>坐标轴止于峰值：容量（%1）远在其上。</translation>
+    </message>
+    <message>
+        <source>&lt;b style=&apos;color:#b00000&apos;&gt;Out of memory&lt;/b&gt; at %1: %2 brought it to %3 of %4 — live then: %5.</source>
+        <translation>&lt;b style=&apos;color:#b00000&apos;&gt;显存溢出&lt;/b&gt;，发生在 %1：%2 使占用达到 %3（容量 %4）——当时在用：%5。</translation>
+    </message>
+    <message>
+        <source> Largest buffers: %1.</source>
+        <translation> 最大的缓冲区：%1。</translation>
+    </message>
+    <message>
+        <source>At %1: %2 live — %3.</source>
+        <translation>在 %1：在用 %2——%3。</translation>
+    </message>
+    <message>
+        <source>Click the chart to place the time cursor; hover for what is live.</source>
+        <translation>点击图表放置时间游标；悬停查看在用的数据。</translation>
+    </message>
 </context>
 <context>
     <name>brigade::gui::QuizPanel</name>
@@ -279,6 +697,1412 @@
     <message>
         <source>Answer: %1. %2</source>
         <translation>答案：%1。%2</translation>
+    </message>
+</context>
+<context>
+    <name>brigade::gui::ScalingView</name>
+    <message>
+        <source>devices (log scale)</source>
+        <translation>设备数（对数坐标）</translation>
+    </message>
+    <message>
+        <source>no Amdahl fit (fewer than two judged device counts)</source>
+        <translation>无 Amdahl 拟合（评判过的设备数少于两个）</translation>
+    </message>
+    <message>
+        <source>Amdahl p = %1 (R² %2)</source>
+        <translation>Amdahl p = %1（R² %2）</translation>
+    </message>
+    <message>
+        <source>, no curve drawn: </source>
+        <translation>，未画曲线：</translation>
+    </message>
+    <message>
+        <source>: no serial part</source>
+        <translation>：没有串行部分</translation>
+    </message>
+    <message>
+        <source>: at most %1× however many devices</source>
+        <translation>：无论多少设备，至多 %1×</translation>
+    </message>
+    <message>
+        <source>: no parallel part, more devices only add cost</source>
+        <translation>：没有并行部分，更多设备只会增加开销</translation>
+    </message>
+    <message>
+        <source>; doubling beyond about %1 devices gains less than 10%</source>
+        <translation>；超过约 %1 个设备后，设备数翻倍的收益不到 10%</translation>
+    </message>
+    <message>
+        <source>Device counts to sweep, separated by commas; the data degree scales, the global batch stays</source>
+        <translation>要扫描的设备数，用逗号分隔；数据并行度随之变化，全局批大小不变</translation>
+    </message>
+    <message>
+        <source>Sweep</source>
+        <translation>扫描</translation>
+    </message>
+    <message>
+        <source>Judge every device count with the closed form, then the simulator</source>
+        <translation>先用闭式模型、再用模拟器评判每个设备数</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Devices:</source>
+        <translation>设备数：</translation>
+    </message>
+    <message>
+        <source>Speedup against the first device count</source>
+        <translation>相对第一个设备数的加速比</translation>
+    </message>
+    <message>
+        <source>Parallel efficiency</source>
+        <translation>并行效率</translation>
+    </message>
+    <message>
+        <source>devices</source>
+        <translation>设备数</translation>
+    </message>
+    <message>
+        <source>simulated step</source>
+        <translation>模拟的单步时间</translation>
+    </message>
+    <message>
+        <source>speedup</source>
+        <translation>加速比</translation>
+    </message>
+    <message>
+        <source>efficiency</source>
+        <translation>效率</translation>
+    </message>
+    <message>
+        <source>closed-form step</source>
+        <translation>闭式模型的单步时间</translation>
+    </message>
+    <message>
+        <source>note</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>Devices: found &apos;%1&apos;; expected positive whole numbers such as 1, 2, 4</source>
+        <translation>设备数：发现 &apos;%1&apos;；应为正整数，例如 1, 2, 4</translation>
+    </message>
+    <message>
+        <source>Devices: found nothing; expected counts such as 1, 2, 4</source>
+        <translation>设备数：什么也没有；应为设备数，例如 1, 2, 4</translation>
+    </message>
+    <message>
+        <source>A sweep needs a scenario: this is a %1.</source>
+        <translation>扫描需要一个场景：这是一个 %1。</translation>
+    </message>
+    <message>
+        <source>profile</source>
+        <translation>硬件配置</translation>
+    </message>
+    <message>
+        <source>trace</source>
+        <translation>trace</translation>
+    </message>
+    <message>
+        <source>Open a scenario to sweep it over device counts.</source>
+        <translation>打开一个场景，按设备数扫描它。</translation>
+    </message>
+    <message>
+        <source>simulating %1 device counts…</source>
+        <translation>正在模拟 %1 个设备数…</translation>
+    </message>
+    <message>
+        <source>simulated %1 of %2 (%3 devices: %4)</source>
+        <translation>已模拟 %1 / %2（%3 个设备：%4）</translation>
+    </message>
+    <message>
+        <source>not judged</source>
+        <translation>未评判</translation>
+    </message>
+    <message>
+        <source>Judging %1 device counts…</source>
+        <translation>正在评判 %1 个设备数…</translation>
+    </message>
+    <message>
+        <source>Not simulated: %1</source>
+        <translation>未模拟：%1</translation>
+    </message>
+    <message>
+        <source>Scaling sweep done</source>
+        <translation>扩展扫描完成</translation>
+    </message>
+    <message>
+        <source>Cancelled; press Sweep to start again.</source>
+        <translation>已取消；按“扫描”重新开始。</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Sweeping %1 over device counts…</source>
+        <translation>正在按设备数扫描 %1…</translation>
+    </message>
+    <message>
+        <source>No device count could be judged; see the table.</source>
+        <translation>没有一个设备数能被评判；请看表格。</translation>
+    </message>
+    <message>
+        <source>speedup (×, log scale)</source>
+        <translation>加速比（×，对数坐标）</translation>
+    </message>
+    <message>
+        <source>ideal (linear)</source>
+        <translation>理想（线性）</translation>
+    </message>
+    <message>
+        <source>Amdahl fit, p = %1 (on to %2 devices)</source>
+        <translation>Amdahl 拟合，p = %1（外推到 %2 个设备）</translation>
+    </message>
+    <message>
+        <source>Amdahl fit, p = %1</source>
+        <translation>Amdahl 拟合，p = %1</translation>
+    </message>
+    <message>
+        <source>closed form</source>
+        <translation>闭式模型</translation>
+    </message>
+    <message>
+        <source>simulated</source>
+        <translation>模拟</translation>
+    </message>
+    <message>
+        <source>efficiency (%)</source>
+        <translation>效率（%）</translation>
+    </message>
+    <message>
+        <source>ideal (100%)</source>
+        <translation>理想（100%）</translation>
+    </message>
+    <message>
+        <source>Amdahl fit</source>
+        <translation>Amdahl 拟合</translation>
+    </message>
+    <message>
+        <source>, global batch %1</source>
+        <translation>，全局批大小 %1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;: strong scaling (the data degree grows%2).</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;：强扩展（数据并行度增大%2）。</translation>
+    </message>
+    <message>
+        <source>Simulated and closed form alike: %1.</source>
+        <translation>模拟与闭式模型一致：%1。</translation>
+    </message>
+    <message>
+        <source>Simulated: %1.</source>
+        <translation>模拟：%1。</translation>
+    </message>
+    <message>
+        <source>Closed form: %1.</source>
+        <translation>闭式模型：%1。</translation>
+    </message>
+    <message>
+        <source>Adding devices stops paying after 1 device: the next count is no faster.</source>
+        <translation>超过 1 个设备后，增加设备就不再划算：下一个设备数并不更快。</translation>
+    </message>
+    <message>
+        <source>Adding devices stops paying after %1 devices: the next count is no faster.</source>
+        <translation>超过 %1 个设备后，增加设备就不再划算：下一个设备数并不更快。</translation>
+    </message>
+    <message>
+        <source>…</source>
+        <translation>…</translation>
+    </message>
+    <message>
+        <source>—</source>
+        <translation>—</translation>
+    </message>
+    <message>
+        <source>not simulated</source>
+        <translation>未模拟</translation>
+    </message>
+</context>
+<context>
+    <name>brigade::gui::TeachCanvas</name>
+    <message>
+        <source>device %1</source>
+        <translation>设备 %1</translation>
+    </message>
+    <message>
+        <source>Open a scenario to see its plan told as a kitchen: chefs (devices), their stations (memory), runners (links) and the head chef (the planner).</source>
+        <translation>打开一个场景，看它的方案如何讲成一间厨房：厨师（设备）、他们的灶台（显存）、传菜员（链路）和总厨（规划器）。</translation>
+    </message>
+    <message>
+        <source>The kitchen: %1</source>
+        <translation>厨房：%1</translation>
+    </message>
+    <message>
+        <source>Chefs are devices, their stations the memory, runners the links, the sauce bowl AllReduce; the head chef (XLA: the planner) wrote the plan.</source>
+        <translation>厨师是设备，灶台是显存，传菜员是链路，酱汁碗是 AllReduce；方案由总厨（XLA：规划器）写定。</translation>
+    </message>
+    <message>
+        <source>Head chef (XLA, the planner)</source>
+        <translation>总厨（XLA，规划器）</translation>
+    </message>
+    <message>
+        <source>one step: %1 (compute %2, communication left exposed %3)</source>
+        <translation>一步：%1（计算 %2，未被掩盖的通信 %3）</translation>
+    </message>
+    <message>
+        <source>the closed form gives no step time for this plan</source>
+        <translation>闭式模型没有给出这个方案的单步时间</translation>
+    </message>
+    <message>
+        <source>idle: nothing placed here</source>
+        <translation>空闲：这里没有放置任何工作</translation>
+    </message>
+    <message>
+        <source>peak %1</source>
+        <translation>峰值 %1</translation>
+    </message>
+    <message>
+        <source>%1% of %2</source>
+        <translation>%2 的 %1%</translation>
+    </message>
+    <message>
+        <source>runner from %1 back to %2 (the ring closes): α %3, %4</source>
+        <translation>从 %1 回到 %2 的传菜员（环闭合）：α %3，%4</translation>
+    </message>
+    <message numerus="yes">
+        <source>… and %n more chef(s)</source>
+        <translation>
+            <numerusform>……还有 %n 位厨师</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>sauce bowl: AllReduce (%1) over %2 chefs, %3 × %4 a step, %5</source>
+        <translation>酱汁碗：%2 位厨师之间的 AllReduce（%1），每步 %3 × %4，%5</translation>
+    </message>
+    <message>
+        <source>Nobody waits: in this plan the chefs never need each other&apos;s results.</source>
+        <translation>没有人等待：在这个方案中，厨师们从不需要彼此的结果。</translation>
+    </message>
+    <message>
+        <source>%1 (%2) among %3 chefs: %4 × a step, %5 in all, %6</source>
+        <translation>%3 位厨师之间的 %1（%2）：每步 %4 次，共 %5，%6</translation>
+    </message>
+    <message>
+        <source>weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>gradients</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <source>optimizer state</source>
+        <translation>优化器状态</translation>
+    </message>
+    <message>
+        <source>activations</source>
+        <translation>激活值</translation>
+    </message>
+    <message>
+        <source>communication buffers</source>
+        <translation>通信缓冲区</translation>
+    </message>
+    <message>
+        <source>Transfer: a runner carries a tensor, T = α + M/B</source>
+        <translation>传输：传菜员端送一个张量，T = α + M/B</translation>
+    </message>
+    <message>
+        <source>α: the latency every message pays, however small; M/B: its bytes over the link&apos;s bandwidth.</source>
+        <translation>α：每条消息不论多小都要付出的延迟；M/B：它的字节数除以链路带宽。</translation>
+    </message>
+    <message>
+        <source>One chef alone: nothing moves between devices in this kitchen.</source>
+        <translation>只有一位厨师：这间厨房里设备之间没有东西移动。</translation>
+    </message>
+    <message>
+        <source>The plan sends %1 (%2) from %3 to %4.</source>
+        <translation>方案把 %1（%2）从 %3 送到 %4。</translation>
+    </message>
+    <message>
+        <source>One step of the plan&apos;s ring %1: each chef hands its neighbour M/N = %2 (%3 to %4).</source>
+        <translation>方案中环形 %1 的一步：每位厨师把 M/N = %2 交给邻座（%3 到 %4）。</translation>
+    </message>
+    <message>
+        <source>This plan moves nothing between chefs; were %1 (%2) sent from %3 to %4:</source>
+        <translation>这个方案不在厨师之间传送任何东西；假如把 %1（%2）从 %3 送到 %4：</translation>
+    </message>
+    <message>
+        <source>sends a chunk of the %1</source>
+        <translation>送出 %1 的一块</translation>
+    </message>
+    <message>
+        <source>sends %1</source>
+        <translation>送出 %1</translation>
+    </message>
+    <message>
+        <source>has the chunk</source>
+        <translation>已拿到这一块</translation>
+    </message>
+    <message>
+        <source>waits for the chunk</source>
+        <translation>等待这一块</translation>
+    </message>
+    <message>
+        <source>has %1</source>
+        <translation>已拿到 %1</translation>
+    </message>
+    <message>
+        <source>waits for %1</source>
+        <translation>等待 %1</translation>
+    </message>
+    <message>
+        <source>link: α %1, bandwidth %2</source>
+        <translation>链路：α %1，带宽 %2</translation>
+    </message>
+    <message>
+        <source>T = α + M/B = %1 + %2 / %3 = %4 + %5 = %6</source>
+        <translation>T = α + M/B = %1 + %2 / %3 = %4 + %5 = %6</translation>
+    </message>
+    <message>
+        <source>α %1</source>
+        <translation>α %1</translation>
+    </message>
+    <message>
+        <source>M/B %1</source>
+        <translation>M/B %1</translation>
+    </message>
+    <message>
+        <source>The whole %1 %2 over %3 chefs (M = %4): %5 latencies in series, α term %6; β term %7</source>
+        <translation>%3 位厨师之间的整个 %1 %2（M = %4）：%5 个串行的延迟，α 项 %6；β 项 %7</translation>
+    </message>
+    <message>
+        <source>α term %1</source>
+        <translation>α 项 %1</translation>
+    </message>
+    <message>
+        <source>β term %1</source>
+        <translation>β 项 %1</translation>
+    </message>
+    <message>
+        <source>The same runner with other dishes: T = α + M/B</source>
+        <translation>同一位传菜员端送别的菜：T = α + M/B</translation>
+    </message>
+    <message>
+        <source>%1 (this one)</source>
+        <translation>%1（本次）</translation>
+    </message>
+    <message>
+        <source>%1 + %2 = %3 (α %4%)</source>
+        <translation>%1 + %2 = %3（α 占 %4%）</translation>
+    </message>
+    <message>
+        <source>latency α: paid per message, independent of its size</source>
+        <translation>延迟 α：每条消息付一次，与大小无关</translation>
+    </message>
+    <message>
+        <source>bandwidth term M/B: grows with the bytes</source>
+        <translation>带宽项 M/B：随字节数增长</translation>
+    </message>
+    <message>
+        <source>Output: every chef&apos;s %1 gathered back</source>
+        <translation>输出：收回每位厨师的 %1</translation>
+    </message>
+    <message>
+        <source>pmap returns the results stacked by device: the leading axis is the device axis. Batch sharding returns them concatenated along the batch.</source>
+        <translation>pmap 按设备把结果堆叠返回：最前面的轴就是设备轴。批分片则沿批维度把它们拼接返回。</translation>
+    </message>
+    <message>
+        <source>pmap: the rows do not split evenly over %1 devices</source>
+        <translation>pmap：行数不能平均分到 %1 个设备上</translation>
+    </message>
+    <message>
+        <source>pmap: stacked, shape %1</source>
+        <translation>pmap：堆叠，形状 %1</translation>
+    </message>
+    <message>
+        <source>out[d] is chef d&apos;s result: axis 0 has one entry per device</source>
+        <translation>out[d] 是 d 号厨师的结果：第 0 轴每个设备一项</translation>
+    </message>
+    <message>
+        <source>batch sharding: concatenated, shape %1</source>
+        <translation>批分片：拼接，形状 %1</translation>
+    </message>
+    <message>
+        <source>rows of chef d follow those of chef d−1: the batch is whole again</source>
+        <translation>d 号厨师的行接在 d−1 号厨师的行之后：批次又完整了</translation>
+    </message>
+    <message>
+        <source>nothing</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>rows %1 to %2</source>
+        <translation>第 %1 至 %2 行</translation>
+    </message>
+    <message>
+        <source>a partial sum</source>
+        <translation>部分和</translation>
+    </message>
+    <message>
+        <source>batch split</source>
+        <translation>按批切分</translation>
+    </message>
+    <message>
+        <source>AllGather</source>
+        <translation>AllGather</translation>
+    </message>
+    <message>
+        <source>row split</source>
+        <translation>按行切分</translation>
+    </message>
+    <message>
+        <source>ReduceScatter</source>
+        <translation>ReduceScatter</translation>
+    </message>
+    <message numerus="yes">
+        <source>Batch split: %1 cut by rows into %n block(s), one per chef</source>
+        <translation>
+            <numerusform>按批切分：%1 按行切成 %n 块，每位厨师一块</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Chef k gets rows kB/N to (k+1)B/N (NamedSharding P(&apos;data&apos;); the seed&apos;s pmap split). The host hands out the blocks: no chef waits for another.</source>
+        <translation>k 号厨师拿到第 kB/N 至 (k+1)B/N 行（NamedSharding P(&apos;data&apos;)；即种子文本中 pmap 的切分）。由主机分发各块：没有厨师需要等别人。</translation>
+    </message>
+    <message>
+        <source>split the rows</source>
+        <translation>切分行</translation>
+    </message>
+    <message>
+        <source>AllGather: every chef puts its block on the shared platter and takes the whole back</source>
+        <translation>AllGather：每位厨师把自己的一块放到公共大盘上，再取回整份</translation>
+    </message>
+    <message>
+        <source>all_gather(x, tiled=True): %1 on every chef again. Ring: (N−1)α + (N−1)/N · M/B.</source>
+        <translation>all_gather(x, tiled=True)：每位厨师又拿到完整的 %1。环形：(N−1)α + (N−1)/N · M/B。</translation>
+    </message>
+    <message>
+        <source>AllGather of %1: %2</source>
+        <translation>%1 的 AllGather：%2</translation>
+    </message>
+    <message>
+        <source>Row split: %1 cut by rows, block W_k on chef k</source>
+        <translation>按行切分：%1 按行切开，W_k 块放在 k 号厨师处</translation>
+    </message>
+    <message>
+        <source>Model sharding: each chef keeps 1/N of the weights; y = Σ_k x_k W_k, so each chef&apos;s x_k W_k is only a partial sum.</source>
+        <translation>模型分片：每位厨师只保存 1/N 的权重；y = Σ_k x_k W_k，所以每位厨师算出的 x_k W_k 只是部分和。</translation>
+    </message>
+    <message>
+        <source>ReduceScatter: the partial sums go into the bowl, each chef takes back its rows of the sum</source>
+        <translation>ReduceScatter：部分和倒进酱汁碗，每位厨师取回总和中属于自己的那些行</translation>
+    </message>
+    <message>
+        <source>psum_scatter: %1 partial on each chef → its rows of the sum. AllGather after ReduceScatter is an AllReduce (psum).</source>
+        <translation>psum_scatter：每位厨师处是 %1 的部分和 → 总和中属于自己的行。ReduceScatter 之后再 AllGather，就是一次 AllReduce（psum）。</translation>
+    </message>
+    <message>
+        <source>ReduceScatter of %1: %2</source>
+        <translation>%1 的 ReduceScatter：%2</translation>
+    </message>
+    <message>
+        <source>this is the plan&apos;s own layout of %1</source>
+        <translation>这就是方案中 %1 的布局</translation>
+    </message>
+    <message>
+        <source>the plan does not do this to %1; shown with its shapes</source>
+        <translation>方案并没有对 %1 这样做；这里用它的形状来演示</translation>
+    </message>
+    <message>
+        <source>before</source>
+        <translation>之前</translation>
+    </message>
+    <message>
+        <source>after</source>
+        <translation>之后</translation>
+    </message>
+    <message>
+        <source>device mapping</source>
+        <translation>设备映射</translation>
+    </message>
+    <message>
+        <source>data sharding</source>
+        <translation>数据分片</translation>
+    </message>
+    <message>
+        <source>compute on every chef at once</source>
+        <translation>所有厨师同时计算</translation>
+    </message>
+    <message>
+        <source>psum: pour into the sauce bowl</source>
+        <translation>psum：倒进酱汁碗</translation>
+    </message>
+    <message>
+        <source>pmean: take the average back</source>
+        <translation>pmean：取回平均值</translation>
+    </message>
+    <message>
+        <source>all_gather: the shared platter</source>
+        <translation>all_gather：公共大盘</translation>
+    </message>
+    <message>
+        <source>update: one step done</source>
+        <translation>更新：一步完成</translation>
+    </message>
+    <message>
+        <source>pmap, step %1 of %2: %3</source>
+        <translation>pmap，第 %1 / %2 步：%3</translation>
+    </message>
+    <message>
+        <source>The second seed&apos;s data-parallel step on this plan: %1 chefs, %2 %3 split by rows.</source>
+        <translation>第二份种子文本中的数据并行一步，用在这个方案上：%1 位厨师，%2 %3 按行切分。</translation>
+    </message>
+    <message>
+        <source>host (the restaurant owner)</source>
+        <translation>主机（餐厅老板）</translation>
+    </message>
+    <message>
+        <source>%1 %2: the whole batch</source>
+        <translation>%1 %2：整个批次</translation>
+    </message>
+    <message>
+        <source>%1 → %2: row block d for device d</source>
+        <translation>%1 → %2：第 d 个行块给 d 号设备</translation>
+    </message>
+    <message>
+        <source>device axis index %1</source>
+        <translation>设备轴索引 %1</translation>
+    </message>
+    <message>
+        <source>memory %1</source>
+        <translation>显存 %1</translation>
+    </message>
+    <message>
+        <source>waiting for its shard</source>
+        <translation>等待自己的分片</translation>
+    </message>
+    <message>
+        <source>f(x[%1]), %2</source>
+        <translation>f(x[%1])，%2</translation>
+    </message>
+    <message>
+        <source>ḡ = Σ g / %1</source>
+        <translation>ḡ = Σ g / %1</translation>
+    </message>
+    <message>
+        <source>%1 ← %1 − η·ḡ</source>
+        <translation>%1 ← %1 − η·ḡ</translation>
+    </message>
+    <message>
+        <source>pmap&apos;s device axis: index d runs on device d (0 to %1)</source>
+        <translation>pmap 的设备轴：索引 d 在 d 号设备上运行（0 至 %1）</translation>
+    </message>
+    <message>
+        <source>psum: Σ_d g_d, %1 from each chef (AllReduce %2, were this plan trained)</source>
+        <translation>psum：Σ_d g_d，每位厨师贡献 %1（假如这个方案用于训练，AllReduce 需 %2）</translation>
+    </message>
+    <message>
+        <source>psum: Σ_d g_d, %1 from each chef (AllReduce %2)</source>
+        <translation>psum：Σ_d g_d，每位厨师贡献 %1（AllReduce %2）</translation>
+    </message>
+    <message>
+        <source>pmean: Σ_d g_d / %1 back to every chef</source>
+        <translation>pmean：Σ_d g_d / %1 回到每位厨师手里</translation>
+    </message>
+    <message>
+        <source>the shared platter: each chef puts down its block and takes all %1 (AllGather %2)</source>
+        <translation>公共大盘：每位厨师放下自己的一块，再取走全部 %1（AllGather %2）</translation>
+    </message>
+    <message>
+        <source>pmap is not a for loop: all %1 chefs run the same program on their own shard at the same time.</source>
+        <translation>pmap 不是 for 循环：全部 %1 位厨师同时在各自的分片上运行同一个程序。</translation>
+    </message>
+    <message>
+        <source>this plan&apos;s step (closed form): compute %1, the whole step %3; a gradient AllReduce would add %2 were it trained</source>
+        <translation>这个方案的一步（闭式模型）：计算 %1，整步 %3；假如用于训练，梯度 AllReduce 还会增加 %2</translation>
+    </message>
+    <message>
+        <source>one training step (closed form): compute %1 + gradient AllReduce %2; the whole step %3</source>
+        <translation>一个训练步（闭式模型）：计算 %1 + 梯度 AllReduce %2；整步 %3</translation>
+    </message>
+</context>
+<context>
+    <name>brigade::gui::TeachView</name>
+    <message>
+        <source>Overview</source>
+        <translation>总览</translation>
+    </message>
+    <message>
+        <source>Transfer</source>
+        <translation>传输</translation>
+    </message>
+    <message>
+        <source>Transform</source>
+        <translation>变换</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>pmap demo</source>
+        <translation>pmap 演示</translation>
+    </message>
+    <message>
+        <source>The kitchen: chefs (devices), stations (memory), runners (links), the head chef</source>
+        <translation>厨房：厨师（设备）、灶台（显存）、传菜员（链路）、总厨</translation>
+    </message>
+    <message>
+        <source>A tensor moving between two devices: T = α + M/B, drawn as its two parts</source>
+        <translation>一个张量在两台设备之间移动：T = α + M/B，分成两部分画出</translation>
+    </message>
+    <message>
+        <source>A sharding changing: batch split, AllGather, row split, ReduceScatter</source>
+        <translation>分片方式的变换：按批切分、AllGather、按行切分、ReduceScatter</translation>
+    </message>
+    <message>
+        <source>Results gathered back, stacked by device as pmap returns them</source>
+        <translation>把结果收回，像 pmap 返回的那样按设备堆叠</translation>
+    </message>
+    <message>
+        <source>The second seed&apos;s pmap: device mapping, sharding, psum, pmean, all_gather, one training step</source>
+        <translation>第二份种子文本中的 pmap：设备映射、分片、psum、pmean、all_gather、一个训练步</translation>
+    </message>
+    <message>
+        <source>◀ Previous</source>
+        <translation>◀ 上一步</translation>
+    </message>
+    <message>
+        <source>The step before (Left)</source>
+        <translation>上一步（Left）</translation>
+    </message>
+    <message>
+        <source>Next ▶</source>
+        <translation>下一步 ▶</translation>
+    </message>
+    <message>
+        <source>The next step (Right)</source>
+        <translation>下一步（Right）</translation>
+    </message>
+    <message>
+        <source>Play the steps one after another, or pause (Space)</source>
+        <translation>逐步连续播放，或暂停（Space）</translation>
+    </message>
+    <message>
+        <source>❚❚ Pause</source>
+        <translation>❚❚ 暂停</translation>
+    </message>
+    <message>
+        <source>▶ Play</source>
+        <translation>▶ 播放</translation>
+    </message>
+    <message>
+        <source>step %1 of %2</source>
+        <translation>第 %1 / %2 步</translation>
+    </message>
+    <message>
+        <source>Open a scenario (File &gt; Open) to teach with its plan.</source>
+        <translation>打开一个场景（文件 &gt; 打开），用它的方案来教学。</translation>
+    </message>
+    <message numerus="yes">
+        <source>The kitchen of %1: %n chef(s) (devices), each with a station (its memory, filled to its peak); runners (links) carry dishes between them, and the head chef (XLA, the planner) decided: %2.</source>
+        <translation>
+            <numerusform>%1 的厨房：%n 位厨师（设备），每位都有一个灶台（他的显存，按峰值填满）；传菜员（链路）在他们之间端送菜品，总厨（XLA，规划器）的决定是：%2。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>A runner sets off from %1: before a single byte moves, the message pays the link&apos;s latency α = %2, however small it is.</source>
+        <translation>一位传菜员从 %1 出发：在任何一个字节移动之前，消息先要付出链路的延迟 α = %2，不论它多小。</translation>
+    </message>
+    <message>
+        <source>Then the bytes cross: M/B = %1 / %2 B/s = %3. Bigger dishes take longer; the latency does not grow with them.</source>
+        <translation>然后字节才过去：M/B = %1 / %2 B/s = %3。菜越大，端得越久；延迟却不随之增长。</translation>
+    </message>
+    <message>
+        <source>Arrived at %1 after α + M/B = %2. The whole ring %3 pays %4 latencies in series (α term %5) and the β term %6: for small messages α dominates.</source>
+        <translation>经过 α + M/B = %2 后到达 %1。整个环形 %3 要付出 %4 个串行的延迟（α 项 %5）和 β 项 %6：消息小的时候，α 占主导。</translation>
+    </message>
+    <message>
+        <source>Arrived at %1 after α + M/B = %2.</source>
+        <translation>经过 α + M/B = %2 后到达 %1。</translation>
+    </message>
+    <message>
+        <source>Batch split: each chef gets its own rows of %1 and cooks the same recipe on them.</source>
+        <translation>按批切分：每位厨师拿到 %1 中属于自己的行，按同一份菜谱烹饪。</translation>
+    </message>
+    <message>
+        <source>AllGather: the blocks are put on the shared platter and every chef takes the whole tensor back: %1 on this kitchen&apos;s links.</source>
+        <translation>AllGather：各块放到公共大盘上，每位厨师取回整个张量：在这间厨房的链路上需要 %1。</translation>
+    </message>
+    <message>
+        <source>Row split: the weights %1 are cut by rows, so each chef holds 1/N of them; each chef&apos;s product is then a partial sum.</source>
+        <translation>按行切分：权重 %1 按行切开，每位厨师只保存其中 1/N；于是每位厨师的乘积只是部分和。</translation>
+    </message>
+    <message>
+        <source>ReduceScatter: the partial sums meet in the sauce bowl and each chef takes back only its rows of the total: %1.</source>
+        <translation>ReduceScatter：部分和在酱汁碗里汇合，每位厨师只取回总和中属于自己的行：%1。</translation>
+    </message>
+    <message numerus="yes">
+        <source>pmap gives the results back stacked: a new leading axis of %n device(s), entry d from chef d.</source>
+        <translation>
+            <numerusform>pmap 把结果堆叠返回：新增一个长度为 %n（设备数）的最前轴，第 d 项来自 d 号厨师。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Batch sharding gives them back as one batch: the rows concatenated, %1.</source>
+        <translation>批分片把它们作为一个批次返回：各行拼接起来，%1。</translation>
+    </message>
+    <message numerus="yes">
+        <source>jax.devices() lists the chefs: %n device(s), each an index on pmap&apos;s device axis.</source>
+        <translation>
+            <numerusform>jax.devices() 列出各位厨师：%n 台设备，每台对应 pmap 设备轴上的一个索引。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The batch %1 is reshaped to %2: row block d goes to device d.</source>
+        <translation>批次 %1 被重塑为 %2：第 d 个行块交给 d 号设备。</translation>
+    </message>
+    <message>
+        <source>Every chef runs the same compiled function on its own block, all at once (%1 each): each ends with its own gradient g_d.</source>
+        <translation>每位厨师同时在自己的块上运行同一个编译好的函数（各用 %1）：最后各自得到自己的梯度 g_d。</translation>
+    </message>
+    <message>
+        <source>psum: every chef pours its gradient (%1) into the sauce bowl; the bowl holds the sum. This AllReduce takes %2.</source>
+        <translation>psum：每位厨师把自己的梯度（%1）倒进酱汁碗；碗里是它们的和。这次 AllReduce 需要 %2。</translation>
+    </message>
+    <message>
+        <source>pmean: the sum divided by %1 goes back to every chef, so all of them hold the same averaged gradient.</source>
+        <translation>pmean：总和除以 %1 后回到每位厨师手里，于是大家拿到同一个平均梯度。</translation>
+    </message>
+    <message>
+        <source>all_gather: each chef puts its block on the shared platter and takes every block back (%1).</source>
+        <translation>all_gather：每位厨师把自己的一块放到公共大盘上，再取回所有的块（%1）。</translation>
+    </message>
+    <message>
+        <source>Every chef updates its copy of the weights with the same averaged gradient: the copies stay equal. One step: %1.</source>
+        <translation>每位厨师用同一个平均梯度更新自己那份权重：各份副本保持一致。一步：%1。</translation>
+    </message>
+</context>
+<context>
+    <name>brigade::gui::TimelineCanvas</name>
+    <message>
+        <source>This document has no trace to show.</source>
+        <translation>这个文档没有可显示的 trace。</translation>
+    </message>
+    <message>
+        <source>Open a scenario or a trace (File &gt; Open, or drop a file here).</source>
+        <translation>打开一个场景或 trace（文件 &gt; 打开，或把文件拖到这里）。</translation>
+    </message>
+    <message>
+        <source>utilisation (all devices)</source>
+        <translation>利用率（全部设备）</translation>
+    </message>
+    <message>
+        <source>%1 transfers in view: zoom in to see their arrows</source>
+        <translation>视图中有 %1 次传输：放大才能看到它们的箭头</translation>
+    </message>
+    <message>
+        <source>view %1</source>
+        <translation>视图 %1</translation>
+    </message>
+    <message>
+        <source>transfer / collective step</source>
+        <translation>传输 / 集合通信的一步</translation>
+    </message>
+    <message>
+        <source>
+%1 spans share these pixels: zoom in (W) to tell them apart</source>
+        <translation>
+%1 个区段挤在这些像素里：放大（W）才能分清</translation>
+    </message>
+</context>
+<context>
+    <name>brigade::gui::TimelineView</name>
+    <message>
+        <source>Find spans by name (Ctrl+F; Enter: next)</source>
+        <translation>按名称查找区段（Ctrl+F；Enter：下一个）</translation>
+    </message>
+    <message>
+        <source>◀</source>
+        <translation>◀</translation>
+    </message>
+    <message>
+        <source>Previous match (Shift+Enter)</source>
+        <translation>上一个匹配（Shift+Enter）</translation>
+    </message>
+    <message>
+        <source>▶</source>
+        <translation>▶</translation>
+    </message>
+    <message>
+        <source>Next match (Enter)</source>
+        <translation>下一个匹配（Enter）</translation>
+    </message>
+    <message>
+        <source>Zoom in</source>
+        <translation>放大</translation>
+    </message>
+    <message>
+        <source>Zoom in (W, Ctrl+wheel)</source>
+        <translation>放大（W，Ctrl+滚轮）</translation>
+    </message>
+    <message>
+        <source>Zoom out</source>
+        <translation>缩小</translation>
+    </message>
+    <message>
+        <source>Zoom out (S)</source>
+        <translation>缩小（S）</translation>
+    </message>
+    <message>
+        <source>Zoom to selection</source>
+        <translation>缩放到选区</translation>
+    </message>
+    <message>
+        <source>Zoom to the selected range or span (Z)</source>
+        <translation>缩放到选中的范围或区段（Z）</translation>
+    </message>
+    <message>
+        <source>Back</source>
+        <translation>返回</translation>
+    </message>
+    <message>
+        <source>Back to the previous zoom (Backspace)</source>
+        <translation>回到上一次的缩放（Backspace）</translation>
+    </message>
+    <message>
+        <source>All</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Show the whole trace (0)</source>
+        <translation>显示整个 trace（0）</translation>
+    </message>
+    <message>
+        <source>Arrows</source>
+        <translation>箭头</translation>
+    </message>
+    <message>
+        <source>Draw transfers and collective steps as arrows between lanes</source>
+        <translation>把传输和集合通信的各步画成通道之间的箭头</translation>
+    </message>
+    <message>
+        <source>Click a span for its details; drag to select a time range.</source>
+        <translation>点击区段查看详情；拖动选择时间范围。</translation>
+    </message>
+    <message>
+        <source>Drag over the timeline to select a time range.</source>
+        <translation>在时间线上拖动以选择时间范围。</translation>
+    </message>
+    <message>
+        <source>device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>busy %</source>
+        <translation>忙碌 %</translation>
+    </message>
+    <message>
+        <source>comm %</source>
+        <translation>通信 %</translation>
+    </message>
+    <message>
+        <source>exposed comm</source>
+        <translation>暴露的通信</translation>
+    </message>
+    <message>
+        <source>sent</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>received</source>
+        <translation>接收</translation>
+    </message>
+    <message>
+        <source>no match</source>
+        <translation>无匹配</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>%1 to %2 (%3): %4 spans, %5 moved</source>
+        <translation>%1 至 %2（%3）：%4 个区段，传送 %5</translation>
+    </message>
+</context>
+<context>
+    <name>brigade::gui::TopologyCanvas</name>
+    <message>
+        <source>A trace file carries no topology: open its scenario to see the cluster.</source>
+        <translation>trace 文件不含拓扑：打开它的场景才能看到集群。</translation>
+    </message>
+    <message>
+        <source>Open a scenario to see its cluster.</source>
+        <translation>打开一个场景，查看它的集群。</translation>
+    </message>
+    <message>
+        <source>node %1 of %2 (Esc: all nodes) — </source>
+        <translation>节点 %1 / %2（Esc：全部节点）—— </translation>
+    </message>
+    <message>
+        <source>click a node to expand it — </source>
+        <translation>点击节点将其展开 —— </translation>
+    </message>
+    <message>
+        <source>%1: %2 devices, %3 links — utilisation over the whole step (%4)</source>
+        <translation>%1：%2 个设备，%3 条链路——整步的利用率（%4）</translation>
+    </message>
+    <message>
+        <source>%1: %2 devices, %3 links — t = %4, utilisation over %5 to %6</source>
+        <translation>%1：%2 个设备，%3 条链路——t = %4，%5 至 %6 的利用率</translation>
+    </message>
+    <message>
+        <source>node %1</source>
+        <translation>节点 %1</translation>
+    </message>
+    <message>
+        <source>node %1 · %2%</source>
+        <translation>节点 %1 · %2%</translation>
+    </message>
+    <message>
+        <source>link utilisation</source>
+        <translation>链路利用率</translation>
+    </message>
+    <message>
+        <source>100%  (width: capacity)</source>
+        <translation>100%（宽度：容量）</translation>
+    </message>
+    <message>
+        <source>device fill: compute occupancy</source>
+        <translation>设备填充：计算占用率</translation>
+    </message>
+    <message>
+        <source>frame: collective in flight; node frame: its NVLink, top bar: its uplinks; click a node for its packets</source>
+        <translation>边框：进行中的集合通信；节点边框：其 NVLink，顶栏：其上行链路；点击节点查看它的数据包</translation>
+    </message>
+    <message>
+        <source>frame: collective in flight (its kind&apos;s colour); dots: packets</source>
+        <translation>边框：进行中的集合通信（按种类着色）；圆点：数据包</translation>
+    </message>
+    <message>
+        <source>%1 (%2)
+compute occupancy %3%</source>
+        <translation>%1（%2）
+计算占用率 %3%</translation>
+    </message>
+    <message>
+        <source>
+in flight: %1</source>
+        <translation>
+进行中：%1</translation>
+    </message>
+    <message>
+        <source>node %1: %2 devices, compute occupancy %3%
+links out of the node: %4%</source>
+        <translation>节点 %1：%2 个设备，计算占用率 %3%
+出节点链路：%4%</translation>
+    </message>
+    <message>
+        <source>
+in flight on %1 of its devices: %2</source>
+        <translation>
+在其 %1 个设备上进行中：%2</translation>
+    </message>
+    <message>
+        <source>
+click (or Ctrl+wheel) to expand</source>
+        <translation>
+点击（或 Ctrl+滚轮）展开</translation>
+    </message>
+    <message>
+        <source>%1
+capacity %2 each way (%3)
+utilisation %4% (%5 carried)</source>
+        <translation>%1
+每个方向容量 %2（%3）
+利用率 %4%（已传送 %5）</translation>
+    </message>
+</context>
+<context>
+    <name>brigade::gui::TopologyView</name>
+    <message>
+        <source>▶ Play</source>
+        <translation>▶ 播放</translation>
+    </message>
+    <message>
+        <source>Animate the step: packets move along their routes</source>
+        <translation>播放这一步的动画：数据包沿各自路由移动</translation>
+    </message>
+    <message>
+        <source>◀ All nodes</source>
+        <translation>◀ 全部节点</translation>
+    </message>
+    <message>
+        <source>Back to every node of the cluster (Esc)</source>
+        <translation>回到集群的全部节点（Esc）</translation>
+    </message>
+    <message>
+        <source>Playback speed: 1x plays the whole step in 10 s</source>
+        <translation>播放速度：1x 在 10 秒内播完整步</translation>
+    </message>
+    <message>
+        <source>Whole step</source>
+        <translation>整步</translation>
+    </message>
+    <message>
+        <source>Colour links and devices by their use over the whole step</source>
+        <translation>按整步的使用情况给链路和设备着色</translation>
+    </message>
+    <message>
+        <source>Node %1 expanded; Esc or ◀ All nodes goes back</source>
+        <translation>已展开节点 %1；按 Esc 或“◀ 全部节点”返回</translation>
+    </message>
+    <message>
+        <source>❚❚ Pause</source>
+        <translation>❚❚ 暂停</translation>
+    </message>
+</context>
+<context>
+    <name>brigade::gui::WhatIfView</name>
+    <message>
+        <source>unchanged</source>
+        <translation>不变</translation>
+    </message>
+    <message>
+        <source>new</source>
+        <translation>新增</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <source>Hardware</source>
+        <translation>硬件</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>重置</translation>
+    </message>
+    <message>
+        <source>Back to the starting plan</source>
+        <translation>回到初始方案</translation>
+    </message>
+    <message>
+        <source>Save as scenario…</source>
+        <translation>另存为场景…</translation>
+    </message>
+    <message>
+        <source>Write the edited plan as a scenario file</source>
+        <translation>把编辑后的方案写成场景文件</translation>
+    </message>
+    <message>
+        <source>devices</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>peak memory</source>
+        <translation>峰值显存</translation>
+    </message>
+    <message>
+        <source>change</source>
+        <translation>变化</translation>
+    </message>
+    <message>
+        <source>capacity</source>
+        <translation>容量</translation>
+    </message>
+    <message>
+        <source>exposed communication</source>
+        <translation>暴露的通信</translation>
+    </message>
+    <message>
+        <source>Data-parallel degree (strategy.data)</source>
+        <translation>数据并行度（strategy.data）</translation>
+    </message>
+    <message>
+        <source>Tensor-parallel degree (strategy.tensor, Megatron-LM)</source>
+        <translation>张量并行度（strategy.tensor，Megatron-LM）</translation>
+    </message>
+    <message>
+        <source>Pipeline stages (strategy.pipeline)</source>
+        <translation>流水线级数（strategy.pipeline）</translation>
+    </message>
+    <message>
+        <source>sequence parallel</source>
+        <translation>序列并行</translation>
+    </message>
+    <message>
+        <source>strategy.sequence_parallel: needs tensor ≥ 2</source>
+        <translation>strategy.sequence_parallel：需要 tensor ≥ 2</translation>
+    </message>
+    <message>
+        <source>overlap</source>
+        <translation>重叠</translation>
+    </message>
+    <message>
+        <source>strategy.overlap: gradient communication during the backward pass</source>
+        <translation>strategy.overlap：在反向传播期间进行梯度通信</translation>
+    </message>
+    <message>
+        <source>0 (none)</source>
+        <translation>0（无）</translation>
+    </message>
+    <message>
+        <source>1 (optimizer)</source>
+        <translation>1（优化器状态）</translation>
+    </message>
+    <message>
+        <source>2 (+ gradients)</source>
+        <translation>2（+ 梯度）</translation>
+    </message>
+    <message>
+        <source>3 (FSDP)</source>
+        <translation>3（FSDP）</translation>
+    </message>
+    <message>
+        <source>strategy.zero: ZeRO stage over the data-parallel group</source>
+        <translation>strategy.zero：数据并行组上的 ZeRO 阶段</translation>
+    </message>
+    <message>
+        <source>strategy.data_mode: how the data axis splits the batch</source>
+        <translation>strategy.data_mode：数据轴如何切分批次</translation>
+    </message>
+    <message>
+        <source>training.micro_batch: rows per micro-batch on one replica</source>
+        <translation>training.micro_batch：一个副本上每个微批次的行数</translation>
+    </message>
+    <message>
+        <source>default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>strategy.schedule: pipeline schedule</source>
+        <translation>strategy.schedule：流水线调度</translation>
+    </message>
+    <message>
+        <source>strategy.virtual_stages: model chunks per device (interleaved)</source>
+        <translation>strategy.virtual_stages：每个设备上的模型块数（交错）</translation>
+    </message>
+    <message>
+        <source>training.recompute: activation recomputation</source>
+        <translation>training.recompute：激活重计算</translation>
+    </message>
+    <message>
+        <source>strategy.rank_order: rank mapping, innermost first</source>
+        <translation>strategy.rank_order：rank 映射，最内层在前</translation>
+    </message>
+    <message>
+        <source>strategy.bucket: gradient AllReduce bucket</source>
+        <translation>strategy.bucket：梯度 AllReduce 的分桶大小</translation>
+    </message>
+    <message>
+        <source>strategy.algorithm: for the plan&apos;s collectives</source>
+        <translation>strategy.algorithm：方案中集合通信所用的算法</translation>
+    </message>
+    <message>
+        <source>data × tensor × pipeline</source>
+        <translation>数据 × 张量 × 流水线</translation>
+    </message>
+    <message>
+        <source>ZeRO</source>
+        <translation>ZeRO</translation>
+    </message>
+    <message>
+        <source>micro-batch</source>
+        <translation>微批次</translation>
+    </message>
+    <message>
+        <source>schedule</source>
+        <translation>调度</translation>
+    </message>
+    <message>
+        <source>virtual stages</source>
+        <translation>虚拟级数</translation>
+    </message>
+    <message>
+        <source>recompute</source>
+        <translation>重计算</translation>
+    </message>
+    <message>
+        <source>rank order</source>
+        <translation>rank 顺序</translation>
+    </message>
+    <message>
+        <source>algorithm</source>
+        <translation>算法</translation>
+    </message>
+    <message>
+        <source>bucket</source>
+        <translation>分桶</translation>
+    </message>
+    <message>
+        <source>data mode</source>
+        <translation>数据模式</translation>
+    </message>
+    <message>
+        <source>A link class some route of this topology bottlenecks on</source>
+        <translation>本拓扑中某条路由的瓶颈所在的链路类别</translation>
+    </message>
+    <message>
+        <source>The class&apos;s α (per message), 0.1× to 10× the starting value</source>
+        <translation>该类别的 α（每条消息），初始值的 0.1× 到 10×</translation>
+    </message>
+    <message>
+        <source>The class&apos;s bandwidth per direction, 0.1× to 10× the starting value</source>
+        <translation>该类别每个方向的带宽，初始值的 0.1× 到 10×</translation>
+    </message>
+    <message>
+        <source>The device whose speed the slider sets</source>
+        <translation>滑块所设定速度的设备</translation>
+    </message>
+    <message>
+        <source>simulation.speed: the device&apos;s compute speed, 0.01× to 10× (a known straggler: every judge sees it)</source>
+        <translation>simulation.speed：该设备的计算速度，0.01× 到 10×（已知的慢设备：每个评判器都看得到）</translation>
+    </message>
+    <message>
+        <source>link class</source>
+        <translation>链路类别</translation>
+    </message>
+    <message>
+        <source>α</source>
+        <translation>α</translation>
+    </message>
+    <message>
+        <source>bandwidth</source>
+        <translation>带宽</translation>
+    </message>
+    <message>
+        <source>speed of device</source>
+        <translation>设备速度</translation>
+    </message>
+    <message>
+        <source>The what-if panel edits a scenario&apos;s plan: this is a %1.</source>
+        <translation>假设分析面板编辑的是场景的方案：这是一个 %1。</translation>
+    </message>
+    <message>
+        <source>profile</source>
+        <translation>硬件配置</translation>
+    </message>
+    <message>
+        <source>trace</source>
+        <translation>trace</translation>
+    </message>
+    <message>
+        <source>Open a scenario to try changes to its plan.</source>
+        <translation>打开一个场景，试着修改它的方案。</translation>
+    </message>
+    <message>
+        <source>This model has no strategy (a graph is placed by its placement or mesh, a collective by its group)</source>
+        <translation>这个模型没有并行策略（计算图由它的 placement 或 mesh 放置，集合通信由它的 group 决定）</translation>
+    </message>
+    <message>
+        <source>= %1 of %2 devices</source>
+        <translation>= %1 / %2 个设备</translation>
+    </message>
+    <message>
+        <source>%1 (×%2)</source>
+        <translation>%1（×%2）</translation>
+    </message>
+    <message>
+        <source>no links</source>
+        <translation>没有链路</translation>
+    </message>
+    <message>
+        <source>%1× %2</source>
+        <translation>%1× %2</translation>
+    </message>
+    <message>
+        <source>(straggler)</source>
+        <translation>（慢设备）</translation>
+    </message>
+    <message>
+        <source>Closed form: %1</source>
+        <translation>闭式模型：%1</translation>
+    </message>
+    <message>
+        <source>Simulator: %1</source>
+        <translation>模拟器：%1</translation>
+    </message>
+    <message>
+        <source>What-if: the simulator has judged the edited plan</source>
+        <translation>假设分析：模拟器已评判编辑后的方案</translation>
+    </message>
+    <message>
+        <source>This plan cannot be: %1</source>
+        <translation>这个方案不可行：%1</translation>
+    </message>
+    <message>
+        <source>simulating…</source>
+        <translation>正在模拟…</translation>
+    </message>
+    <message>
+        <source>not judged</source>
+        <translation>未评判</translation>
+    </message>
+    <message>
+        <source>starting plan → edited plan</source>
+        <translation>初始方案 → 编辑后的方案</translation>
+    </message>
+    <message>
+        <source>starting plan</source>
+        <translation>初始方案</translation>
+    </message>
+    <message>
+        <source>closed form</source>
+        <translation>闭式模型</translation>
+    </message>
+    <message>
+        <source>simulator</source>
+        <translation>模拟器</translation>
+    </message>
+    <message>
+        <source>step time</source>
+        <translation>单步时间</translation>
+    </message>
+    <message>
+        <source>peak memory (highest device)</source>
+        <translation>峰值显存（最高的设备）</translation>
+    </message>
+    <message>
+        <source>exposed communication (most exposed device)</source>
+        <translation>暴露的通信（暴露最多的设备）</translation>
+    </message>
+    <message>
+        <source>Per device: waiting for a judge</source>
+        <translation>按设备：等待评判</translation>
+    </message>
+    <message>
+        <source>Per device (%1), devices alike in one row, largest change first%2</source>
+        <translation>按设备（%1），相同的设备合为一行，变化最大的在前%2</translation>
+    </message>
+    <message>
+        <source>; the first %1 rows</source>
+        <translation>；前 %1 行</translation>
+    </message>
+    <message>
+        <source>over capacity</source>
+        <translation>超出容量</translation>
+    </message>
+    <message>
+        <source>Saved the edited plan as %1</source>
+        <translation>已将编辑后的方案保存为 %1</translation>
+    </message>
+    <message>
+        <source>Save the edited plan as a scenario</source>
+        <translation>把编辑后的方案保存为场景</translation>
+    </message>
+    <message>
+        <source>Scenarios (*.yaml)</source>
+        <translation>场景 (*.yaml)</translation>
+    </message>
+    <message>
+        <source>Not saved: %1</source>
+        <translation>未保存：%1</translation>
     </message>
 </context>
 </TS>

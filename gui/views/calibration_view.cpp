@@ -8,6 +8,7 @@
 #include <QChartView>
 #include <QComboBox>
 #include <QCursor>
+#include <QEvent>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -21,8 +22,9 @@
 #include <QValueAxis>
 
 #include "core/units.hpp"
-#include "gui/views/chart_util.hpp"
 #include "gui/model/chart_units.hpp"
+#include "gui/views/chart_util.hpp"
+#include "gui/views/language.hpp"
 
 namespace brigade::gui {
 
@@ -62,19 +64,23 @@ CalibrationView::CalibrationView(QWidget* parent) : View(parent) {
   layout->setSpacing(2);
   auto* bar = new QHBoxLayout();
   models_ = new QComboBox(this);
-  models_->setToolTip(tr("The device model whose profile entry is drawn"));
+  keep_tr(models_, "toolTip", this, QT_TR_NOOP("The device model whose profile entry is drawn"));
   models_->setMinimumWidth(220);
   kinds_ = new QComboBox(this);
-  kinds_->addItem(tr("all kinds"), -1);
+  kinds_->addItem(QString(), -1);  // "all kinds": retranslate()
   for (int k = 0; k < kNumCollectiveKinds; ++k)
     kinds_->addItem(q(std::string(collective_kind_name(static_cast<CollectiveKind>(k)))), k);
-  kinds_->setToolTip(tr("Collectives drawn in the bus bandwidth plot"));
+  keep_tr(kinds_, "toolTip", this, QT_TR_NOOP("Collectives drawn in the bus bandwidth plot"));
   header_ = new QLabel(this);
   header_->setWordWrap(true);
   header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  bar->addWidget(new QLabel(tr("Device model:"), this));
+  auto* models_label = new QLabel(this);
+  keep_tr(models_label, "text", this, QT_TR_NOOP("Device model:"));
+  auto* kinds_label = new QLabel(this);
+  keep_tr(kinds_label, "text", this, QT_TR_NOOP("Collectives:"));
+  bar->addWidget(models_label);
   bar->addWidget(models_);
-  bar->addWidget(new QLabel(tr("Collectives:"), this));
+  bar->addWidget(kinds_label);
   bar->addWidget(kinds_);
   bar->addSpacing(8);
   bar->addWidget(header_, 1);
@@ -114,7 +120,6 @@ CalibrationView::CalibrationView(QWidget* parent) : View(parent) {
 
   fits_ = new QTableWidget(this);
   fits_->setColumnCount(3);
-  fits_->setHorizontalHeaderLabels({tr("fit"), tr("R²"), tr("what it fits")});
   fits_->verticalHeader()->setVisible(false);
   fits_->verticalHeader()->setDefaultSectionSize(20);
   fits_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -127,6 +132,25 @@ CalibrationView::CalibrationView(QWidget* parent) : View(parent) {
   connect(kinds_, qOverload<int>(&QComboBox::activated), this,
           [this](int) { draw(collectives_, plots_.collectives, false); });
   set_document(nullptr);
+  retranslate();
+}
+
+void CalibrationView::changeEvent(QEvent* e) {
+  View::changeEvent(e);
+  if (e->type() != QEvent::LanguageChange) return;
+  retranslate();
+  // The header and the notes again, on the model shown.
+  const QString model = models_->currentText();
+  set_document(doc_);
+  if (!model.isEmpty() && models_->findText(model) >= 0) {
+    models_->setCurrentIndex(models_->findText(model));
+    show_model(model);
+  }
+}
+
+void CalibrationView::retranslate() {
+  kinds_->setItemText(0, tr("all kinds"));
+  fits_->setHorizontalHeaderLabels({tr("fit"), tr("R²"), tr("what it fits")});
 }
 
 QString CalibrationView::header_text() const {

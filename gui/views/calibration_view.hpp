@@ -30,7 +30,11 @@ class CalibrationView : public View {
   const CalibrationPlots& plots() const { return plots_; }
   QString header_text() const;
 
+ protected:
+  void changeEvent(QEvent* e) override;  // LanguageChange: retranslate(), the texts again
+
  private:
+  void retranslate();
   void show_model(const QString& model);
   void draw(QChart* chart, const CalibrationPlot& plot, bool x_flops);
 

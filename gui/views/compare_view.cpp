@@ -10,6 +10,7 @@
 #include <QClipboard>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -25,6 +26,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "gui/views/language.hpp"
 #include "gui/views/timeline_canvas.hpp"
 
 namespace brigade::gui {
@@ -83,15 +85,18 @@ CompareView::CompareView(QWidget* parent) : View(parent) {
   layout->setSpacing(4);
 
   auto* bar = new QHBoxLayout;
-  choose_ = new QPushButton(tr("Compare with…"), this);
-  choose_->setToolTip(
-      tr("Open a second run beside the open one: a scenario (simulated) or a "
-         "trace (File > Compare with…, Ctrl+Shift+O; or drop a file here)"));
-  copy_ = new QPushButton(tr("Copy table"), this);
-  copy_->setToolTip(
-      tr("Copy the differences as text, as `brigade compare A B --rows 0` prints "
-         "them"));
-  clear_ = new QPushButton(tr("Clear B"), this);
+  choose_ = new QPushButton(this);
+  keep_tr(choose_, "text", this, QT_TR_NOOP("Compare with…"));
+  keep_tr(choose_, "toolTip", this,
+          QT_TR_NOOP("Open a second run beside the open one: a scenario (simulated) or a "
+                     "trace (File > Compare with…, Ctrl+Shift+O; or drop a file here)"));
+  copy_ = new QPushButton(this);
+  keep_tr(copy_, "text", this, QT_TR_NOOP("Copy table"));
+  keep_tr(copy_, "toolTip", this,
+          QT_TR_NOOP("Copy the differences as text, as `brigade compare A B --rows 0` prints "
+                     "them"));
+  clear_ = new QPushButton(this);
+  keep_tr(clear_, "text", this, QT_TR_NOOP("Clear B"));
   status_ = new QLabel(this);
   bar->addWidget(choose_);
   bar->addWidget(copy_);
@@ -125,12 +130,12 @@ CompareView::CompareView(QWidget* parent) : View(parent) {
     c->set_scrollbar_reserved(true);
   }
   b_stack_ = new QStackedWidget(this);
-  auto* placeholder = new QLabel(
-      tr("Nothing to compare with yet.\n\nFile > Compare with… (Ctrl+Shift+O), the button above, "
-         "or a file dropped here sets a second run beside the open one: a scenario (simulated "
-         "here) or a trace, such as the .sim.json and .measured.json that `brigade validate "
-         "--trace-dir` writes."),
-      b_stack_);
+  auto* placeholder = new QLabel(b_stack_);
+  keep_tr(placeholder, "text", this,
+          QT_TR_NOOP("Nothing to compare with yet.\n\nFile > Compare with… (Ctrl+Shift+O), the "
+                     "button above, or a file dropped here sets a second run beside the open "
+                     "one: a scenario (simulated here) or a trace, such as the .sim.json and "
+                     ".measured.json that `brigade validate --trace-dir` writes."));
   placeholder->setAlignment(Qt::AlignCenter);
   placeholder->setWordWrap(true);
   placeholder->setContentsMargins(40, 10, 40, 10);
@@ -154,11 +159,9 @@ CompareView::CompareView(QWidget* parent) : View(parent) {
   step_->setFont(sf);
   rv->addWidget(step_);
   table_ = new QTableWidget(0, 6, right);
-  table_->setHorizontalHeaderLabels(
-      {tr("device / kind"), tr("figure"), tr("A"), tr("B"), tr("B − A"), tr("change")});
-  table_->setToolTip(
-      tr("Largest difference first in each part. Click a device's row to open and "
-         "shade its lanes in both timelines, a kind's to outline its spans."));
+  keep_tr(table_, "toolTip", this,
+          QT_TR_NOOP("Largest difference first in each part. Click a device's row to open and "
+                     "shade its lanes in both timelines, a kind's to outline its spans."));
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -199,7 +202,21 @@ CompareView::CompareView(QWidget* parent) : View(parent) {
     QApplication::clipboard()->setText(table_text());
     emit message(tr("Copied the differences as text"));
   });
+  retranslate();
   show_comparison();
+}
+
+void CompareView::changeEvent(QEvent* e) {
+  View::changeEvent(e);
+  if (e->type() != QEvent::LanguageChange) return;
+  retranslate();
+  show_comparison();  // the headers, the table's rows and the notes again
+}
+
+// The table's header (the buttons' texts are kept by keep_tr).
+void CompareView::retranslate() {
+  table_->setHorizontalHeaderLabels(
+      {tr("device / kind"), tr("figure"), tr("A"), tr("B"), tr("B − A"), tr("change")});
 }
 
 CompareView::~CompareView() = default;  // the jobs' destructors cancel and join
@@ -422,7 +439,7 @@ void CompareView::fill_table() {
   for (int i = 0; i < static_cast<int>(rows_.size()); ++i) {
     const CompareTableRow& r = rows_[static_cast<size_t>(i)];
     if (r.title) {
-      auto* item = new QTableWidgetItem(q(r.scope));
+      auto* item = new QTableWidgetItem(model_text(r.scope));
       QFont f = item->font();
       f.setBold(true);
       item->setFont(f);
@@ -432,7 +449,7 @@ void CompareView::fill_table() {
       table_->setSpan(i, 0, 1, 6);
       continue;
     }
-    const QString cells[6] = {q(r.scope), q(r.figure), q(r.a), q(r.b), q(r.delta), q(r.percent)};
+    const QString cells[6] = {q(r.scope), model_text(r.figure), q(r.a), q(r.b), q(r.delta), q(r.percent)};
     for (int c = 0; c < 6; ++c) {
       auto* item = new QTableWidgetItem(cells[c]);
       if (c >= 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -471,7 +488,7 @@ void CompareView::activate_row(int row) {
   canvas_a_->highlight_device(da);
   canvas_b_->highlight_device(db);
   emit message(
-      tr("%1 %2: A %3, B %4, B − A %5").arg(q(r.scope), q(r.figure), q(r.a), q(r.b), q(r.delta)));
+      tr("%1 %2: A %3, B %4, B − A %5").arg(q(r.scope), model_text(r.figure), q(r.a), q(r.b), q(r.delta)));
 }
 
 QString CompareView::notes_text() const {

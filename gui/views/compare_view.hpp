@@ -80,8 +80,10 @@ class CompareView : public View {
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
   void resizeEvent(QResizeEvent* e) override;
+  void changeEvent(QEvent* e) override;  // LanguageChange: retranslate(), the texts again
 
  private:
+  void retranslate();
   struct Work;
   void start(const QString& path, const LoadOptions& options);
   void take_results(std::uint64_t id);

@@ -6,15 +6,20 @@
 // ui_language() by the Lessons view.
 #pragma once
 
+#include <string>
+
 #include <QString>
+
+class QObject;
 
 #include "core/lesson.hpp"
 
 namespace brigade::gui {
 
 Lang ui_language();
-// Installs (zh) or removes (en) the translator; false if the embedded .qm
-// cannot be loaded (the language then stays as it was).
+// Installs the translator of `lang` (zh: the Chinese texts; en: only the
+// English plural forms of %n strings); false if the embedded .qm cannot be
+// loaded (the language then stays as it was).
 bool set_ui_language(Lang lang);
 
 // The installed family the app draws Chinese with ("WenQuanYi Micro Hei",
@@ -22,6 +27,21 @@ bool set_ui_language(Lang lang);
 // system is installed. In zh the application font falls back to it, so
 // that no glyph is an empty box, on screen or offscreen.
 QString cjk_font_family();
+
+// Sets `target`'s `property` ("text", "toolTip", "placeholderText",
+// "title") to `source` translated now, and again whenever `target`
+// receives a LanguageChange: for the labels and buttons a view builds once.
+// `context` names the translation context by its class (lupdate gives
+// QT_TR_NOOP in a member function of a Q_OBJECT class that class's name):
+//   keep_tr(button, "text", this, QT_TR_NOOP("Zoom in"));
+// Returns the translated text.
+QString keep_tr(QObject* target, const char* property, const QObject* context, const char* source);
+
+// A text gui/model computed in English (Qt-free, shared with the CLI) in the
+// current language, for the few fixed words a view shows as they are: the
+// memory categories, compare's section titles and figures (the "ModelText"
+// context, listed in language.cpp); any other text stays as it is.
+QString model_text(const std::string& english);
 
 // A dock's title in the current language: the registry's English title
 // (gui/views/view_list.cpp) through the "ViewTitle" context.

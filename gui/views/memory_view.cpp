@@ -9,6 +9,8 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCompleter>
+#include <QCoreApplication>
+#include <QEvent>
 #include <QGraphicsTextItem>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -22,6 +24,7 @@
 
 #include "core/units.hpp"
 #include "gui/views/chart_util.hpp"
+#include "gui/views/language.hpp"
 
 namespace brigade::gui {
 
@@ -65,9 +68,10 @@ QString breakdown(const CategoryBytes& live, const QString& sep) {
   QStringList parts;
   for (int c = 0; c < kNumMemoryCategories; ++c)
     if (live[static_cast<size_t>(c)] > 0)
-      parts << q(memory_category_label(static_cast<MemoryCategory>(c))) + " " +
+      parts << model_text(memory_category_label(static_cast<MemoryCategory>(c))) + " " +
                    q(format_bytes(live[static_cast<size_t>(c)]));
-  return parts.isEmpty() ? QObject::tr("nothing live") : parts.join(sep);
+  return parts.isEmpty() ? QCoreApplication::translate("brigade::gui::MemoryView", "nothing live")
+                         : parts.join(sep);
 }
 
 // A range with ticks at multiples of a 1-2-5 step (at most `ticks` of them),
@@ -93,17 +97,21 @@ MemoryView::MemoryView(QWidget* parent) : View(parent) {
   layout->setContentsMargins(4, 2, 4, 2);
   layout->setSpacing(2);
   auto* bar = new QHBoxLayout();
-  auto* label = new QLabel(tr("Device:"), this);
+  auto* label = new QLabel(this);
+  keep_tr(label, "text", this, QT_TR_NOOP("Device:"));
   devices_ = new QComboBox(this);
   devices_->setEditable(true);
   devices_->setInsertPolicy(QComboBox::NoInsert);
   devices_->completer()->setFilterMode(Qt::MatchContains);
   devices_->completer()->setCompletionMode(QCompleter::PopupCompletion);
   devices_->setMinimumWidth(300);
-  devices_->setToolTip(tr("Devices by peak memory, highest first; type to search"));
-  to_capacity_ = new QCheckBox(tr("Scale to capacity"), this);
-  to_capacity_->setToolTip(
-      tr("Draw the axis up to the device's capacity even when the peak is far below it"));
+  keep_tr(devices_, "toolTip", this,
+          QT_TR_NOOP("Devices by peak memory, highest first; type to search"));
+  to_capacity_ = new QCheckBox(this);
+  keep_tr(to_capacity_, "text", this, QT_TR_NOOP("Scale to capacity"));
+  keep_tr(
+      to_capacity_, "toolTip", this,
+      QT_TR_NOOP("Draw the axis up to the device's capacity even when the peak is far below it"));
   summary_ = new QLabel(this);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   bar->addWidget(label);
@@ -188,16 +196,26 @@ void MemoryView::set_document(DocumentPtr doc) {
     return peaks_[static_cast<size_t>(a)] > peaks_[static_cast<size_t>(b)];
   });
   for (int d : order) {
-    const std::string name = static_cast<size_t>(d) < trace.device_names.size()
-                                 ? trace.device_names[static_cast<size_t>(d)]
-                                 : "device " + std::to_string(d);
+    const QString name = static_cast<size_t>(d) < trace.device_names.size()
+                             ? q(trace.device_names[static_cast<size_t>(d)])
+                             : tr("device %1").arg(d);
     QString text =
-        q(name) + "  —  " + tr("peak %1").arg(q(format_bytes(peaks_[static_cast<size_t>(d)])));
+        name + "  —  " + tr("peak %1").arg(q(format_bytes(peaks_[static_cast<size_t>(d)])));
     if (const double cap = capacity_bytes(d); cap > 0)
       text += tr(" of %1").arg(q(format_bytes(cap)));
     devices_->addItem(text, d);
   }
   set_device(device_with_highest_peak(trace));
+}
+
+void MemoryView::changeEvent(QEvent* e) {
+  View::changeEvent(e);
+  if (e->type() != QEvent::LanguageChange) return;
+  // The device list, the chart's titles and the lines below it, again in
+  // the new language (the controls' texts are kept by keep_tr).
+  const int device = device_;
+  set_document(doc_);
+  if (device >= 0) set_device(device);
 }
 
 void MemoryView::set_device(int device) {
@@ -256,7 +274,7 @@ void MemoryView::rebuild_chart() {
     upper->replace(pts);
     auto* area = new QAreaSeries(upper, below);
     upper->setParent(area);
-    area->setName(q(memory_category_label(cat)));
+    area->setName(model_text(memory_category_label(cat)));
     area->setColor(rgb(memory_category_rgb(cat)));
     area->setBorderColor(rgb(memory_category_rgb(cat)).darker(130));
     chart_->addSeries(area);
@@ -339,11 +357,11 @@ void MemoryView::rebuild_chart() {
   add(cursor_);
   hide_from_legend(chart_, cursor_);
 
-  const std::string name = static_cast<size_t>(device_) < doc_->trace->device_names.size()
-                               ? doc_->trace->device_names[static_cast<size_t>(device_)]
-                               : "device " + std::to_string(device_);
+  const QString name = static_cast<size_t>(device_) < doc_->trace->device_names.size()
+                           ? q(doc_->trace->device_names[static_cast<size_t>(device_)])
+                           : tr("device %1").arg(device_);
   QString title = tr("%1: peak %2 at %3")
-                      .arg(q(name), q(format_bytes(stack_.peak_bytes)),
+                      .arg(name, q(format_bytes(stack_.peak_bytes)),
                            q(format_seconds(stack_.peak_time_seconds)));
   if (capacity > 0)
     title += tr(" of %1 (%2%)")

@@ -38,6 +38,9 @@ class MemoryView : public View {
   // What the info line says (tests read it).
   QString info_text() const;
 
+ protected:
+  void changeEvent(QEvent* e) override;  // LanguageChange: the texts again
+
  private:
   void rebuild_chart();
   void reset_chart();  // no series, axes or OOM label

@@ -6,6 +6,8 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QCoreApplication>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -21,10 +23,11 @@
 #include <QValueAxis>
 
 #include "core/units.hpp"
-#include "gui/views/chart_util.hpp"
 #include "costmodel/scaling.hpp"
 #include "gui/model/chart_units.hpp"
 #include "gui/model/loader.hpp"
+#include "gui/views/chart_util.hpp"
+#include "gui/views/language.hpp"
 
 namespace brigade::gui {
 
@@ -64,7 +67,7 @@ QLogValueAxis* devices_axis(double lo, double hi) {
   auto* a = new QLogValueAxis();
   a->setBase(2);
   a->setLabelFormat("%.0f");
-  a->setTitleText(QObject::tr("devices (log scale)"));
+  a->setTitleText(QCoreApplication::translate("brigade::gui::ScalingView", "devices (log scale)"));
   a->setRange(lo / 1.25, hi * 1.25);
   a->setMinorTickCount(0);
   return a;
@@ -78,24 +81,30 @@ void attach(QChart* chart, QAbstractSeries* s) {
 QString amdahl_text(const planner::SweepResult& r) {
   if (!r.amdahl_p)
     return r.amdahl_note.empty()
-               ? QObject::tr("no Amdahl fit (fewer than two judged device counts)")
+               ? QCoreApplication::translate("brigade::gui::ScalingView",
+                                             "no Amdahl fit (fewer than two judged device counts)")
                : QString::fromStdString(r.amdahl_note).toHtmlEscaped();
   const double p = *r.amdahl_p;
-  QString t = QObject::tr("Amdahl p = %1 (R² %2)")
+  QString t = QCoreApplication::translate("brigade::gui::ScalingView", "Amdahl p = %1 (R² %2)")
                   .arg(p, 0, 'f', 4)
                   .arg(r.r_squared.value_or(0), 0, 'f', 4);
   // Outside [0, 1] the planner says why the fit is no parallel fraction,
   // and no curve is drawn (amdahl_curve_drawn).
   if (!amdahl_curve_drawn(r))
-    return t + QObject::tr(", no curve drawn: ") + QString::fromStdString(r.amdahl_note).toHtmlEscaped();
+    return t + QCoreApplication::translate("brigade::gui::ScalingView", ", no curve drawn: ") +
+           QString::fromStdString(r.amdahl_note).toHtmlEscaped();
   if (p >= 1)
-    t += QObject::tr(": no serial part");
+    t += QCoreApplication::translate("brigade::gui::ScalingView", ": no serial part");
   else if (p > 0)
-    t += QObject::tr(": at most %1× however many devices").arg(1.0 / (1.0 - p), 0, 'f', 1);
+    t += QCoreApplication::translate("brigade::gui::ScalingView",
+                                     ": at most %1× however many devices")
+             .arg(1.0 / (1.0 - p), 0, 'f', 1);
   else
-    t += QObject::tr(": no parallel part, more devices only add cost");
+    t += QCoreApplication::translate("brigade::gui::ScalingView",
+                                     ": no parallel part, more devices only add cost");
   if (r.doubling_limit && std::isfinite(*r.doubling_limit) && p > 0)
-    t += QObject::tr("; doubling beyond about %1 devices gains less than 10%")
+    t += QCoreApplication::translate("brigade::gui::ScalingView",
+                                     "; doubling beyond about %1 devices gains less than 10%")
              .arg(QLocale().toString(std::round(*r.doubling_limit), 'f', 0));
   return t;
 }
@@ -109,14 +118,19 @@ ScalingView::ScalingView(QWidget* parent) : View(parent) {
   auto* bar = new QHBoxLayout();
   devices_edit_ = new QLineEdit(this);
   devices_edit_->setMinimumWidth(260);
-  devices_edit_->setToolTip(
-      tr("Device counts to sweep, separated by commas; the data degree scales, the global batch "
-         "stays"));
-  run_ = new QPushButton(tr("Sweep"), this);
-  run_->setToolTip(tr("Judge every device count with the closed form, then the simulator"));
-  cancel_ = new QPushButton(tr("Cancel"), this);
+  keep_tr(devices_edit_, "toolTip", this,
+          QT_TR_NOOP("Device counts to sweep, separated by commas; the data degree scales, the "
+                     "global batch stays"));
+  run_ = new QPushButton(this);
+  keep_tr(run_, "text", this, QT_TR_NOOP("Sweep"));
+  keep_tr(run_, "toolTip", this,
+          QT_TR_NOOP("Judge every device count with the closed form, then the simulator"));
+  cancel_ = new QPushButton(this);
+  keep_tr(cancel_, "text", this, QT_TR_NOOP("Cancel"));
   status_ = new QLabel(this);
-  bar->addWidget(new QLabel(tr("Devices:"), this));
+  auto* devices_label = new QLabel(this);
+  keep_tr(devices_label, "text", this, QT_TR_NOOP("Devices:"));
+  bar->addWidget(devices_label);
   bar->addWidget(devices_edit_);
   bar->addWidget(run_);
   bar->addWidget(cancel_);
@@ -129,9 +143,8 @@ ScalingView::ScalingView(QWidget* parent) : View(parent) {
   layout->addWidget(summary_);
 
   auto* charts = new QSplitter(Qt::Horizontal, this);
-  auto make_chart = [&](const QString& title) {
+  auto make_chart = [&] {
     auto* c = new QChart();
-    c->setTitle(title);
     c->setAnimationOptions(QChart::NoAnimation);
     c->legend()->setAlignment(Qt::AlignBottom);
     c->setMargins(QMargins(4, 4, 8, 4));
@@ -140,13 +153,10 @@ ScalingView::ScalingView(QWidget* parent) : View(parent) {
     v->setMinimumHeight(200);
     return c;
   };
-  speedup_chart_ = make_chart(tr("Speedup against the first device count"));
-  efficiency_chart_ = make_chart(tr("Parallel efficiency"));
+  speedup_chart_ = make_chart();
+  efficiency_chart_ = make_chart();
   table_ = new QTableWidget(this);
   table_->setColumnCount(8);
-  table_->setHorizontalHeaderLabels({tr("devices"), tr("simulated step"), tr("speedup"),
-                                     tr("efficiency"), tr("closed-form step"), tr("speedup"),
-                                     tr("efficiency"), tr("note")});
   table_->verticalHeader()->setVisible(false);
   table_->verticalHeader()->setDefaultSectionSize(24);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -177,7 +187,32 @@ ScalingView::ScalingView(QWidget* parent) : View(parent) {
   });
   connect(devices_edit_, &QLineEdit::returnPressed, run_, &QPushButton::click);
   connect(cancel_, &QPushButton::clicked, this, [this] { cancel(); });
+  retranslate();
   set_document(nullptr);
+}
+
+void ScalingView::changeEvent(QEvent* e) {
+  View::changeEvent(e);
+  if (e->type() != QEvent::LanguageChange) return;
+  retranslate();
+  if (!doc_ || !doc_->scenario) status_->setText(empty_text());
+  redraw();  // the summary, the charts' axes and series, the table
+}
+
+// The charts' titles and the table's header (the buttons' texts are kept by
+// keep_tr).
+void ScalingView::retranslate() {
+  speedup_chart_->setTitle(tr("Speedup against the first device count"));
+  efficiency_chart_->setTitle(tr("Parallel efficiency"));
+  table_->setHorizontalHeaderLabels({tr("devices"), tr("simulated step"), tr("speedup"),
+                                     tr("efficiency"), tr("closed-form step"), tr("speedup"),
+                                     tr("efficiency"), tr("note")});
+}
+
+QString ScalingView::empty_text() const {
+  return doc_ ? tr("A sweep needs a scenario: this is a %1.")
+                    .arg(doc_->kind == DocumentKind::kProfile ? tr("profile") : tr("trace"))
+              : tr("Open a scenario to sweep it over device counts.");
 }
 
 ScalingView::~ScalingView() = default;  // the jobs' destructors cancel and join
@@ -202,10 +237,7 @@ void ScalingView::set_document(DocumentPtr doc) {
     status_->clear();
   } else {
     devices_edit_->clear();
-    status_->setText(
-        doc_ ? tr("A sweep needs a scenario: this is a %1.")
-                   .arg(doc_->kind == DocumentKind::kProfile ? tr("profile") : tr("trace"))
-             : tr("Open a scenario to sweep it over device counts."));
+    status_->setText(empty_text());
   }
   redraw();
   start_if_needed();

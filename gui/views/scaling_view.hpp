@@ -48,8 +48,11 @@ class ScalingView : public View {
 
  protected:
   void showEvent(QShowEvent* e) override;
+  void changeEvent(QEvent* e) override;  // LanguageChange: retranslate(), redraw()
 
  private:
+  void retranslate();
+  QString empty_text() const;
   struct Work;
   void start_if_needed();
   void take_results(std::uint64_t id);

@@ -18,6 +18,7 @@
 #include "gui/model/range_stats.hpp"
 #include "gui/model/ruler.hpp"
 #include "gui/model/span_details.hpp"
+#include "gui/views/language.hpp"
 #include "gui/views/paint_util.hpp"
 
 namespace brigade::gui {
@@ -619,8 +620,7 @@ void TimelineCanvas::paint_legend(QPainter& p) {
   for (int c = 0; c < kNumSpanClasses; ++c) {
     const auto cls = static_cast<SpanClass>(c);
     if (!(present & class_bit(cls))) continue;
-    const QString label = QString::fromUtf8(class_style(cls).label.data(),
-                                            static_cast<int>(class_style(cls).label.size()));
+    const QString label = model_text(std::string(class_style(cls).label));
     p.fillRect(QRectF(x, y + 6, 12, 10), rgb(class_rgb(cls)));
     p.setPen(kText);
     p.drawText(QPointF(x + 16, y + 15), label);

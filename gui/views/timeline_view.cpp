@@ -1,6 +1,7 @@
 #include "gui/views/timeline_view.hpp"
 
 #include <QCheckBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -17,16 +18,18 @@
 #include "gui/model/range_stats.hpp"
 #include "gui/model/ruler.hpp"
 #include "gui/model/span_details.hpp"
+#include "gui/views/language.hpp"
 #include "gui/views/timeline_canvas.hpp"
 
 namespace brigade::gui {
 
 namespace {
 
-QToolButton* tool(QWidget* parent, const QString& text, const QString& tip) {
+// A tool button whose text and tip are tr() sources of the parent's class.
+QToolButton* tool(QWidget* parent, const char* text, const char* tip) {
   auto* b = new QToolButton(parent);
-  b->setText(text);
-  b->setToolTip(tip);
+  keep_tr(b, "text", parent, text);
+  keep_tr(b, "toolTip", parent, tip);
   b->setAutoRaise(true);
   return b;
 }
@@ -45,21 +48,25 @@ TimelineView::TimelineView(QWidget* parent) : View(parent) {
   auto* bar = new QHBoxLayout();
   bar->setContentsMargins(4, 2, 4, 0);
   find_edit_ = new QLineEdit(this);
-  find_edit_->setPlaceholderText(tr("Find spans by name (Ctrl+F; Enter: next)"));
+  keep_tr(find_edit_, "placeholderText", this,
+          QT_TR_NOOP("Find spans by name (Ctrl+F; Enter: next)"));
   find_edit_->setClearButtonEnabled(true);
   find_edit_->setMinimumWidth(240);
   find_edit_->setMaximumWidth(320);
   find_label_ = new QLabel(this);
-  auto* prev = tool(this, tr("◀"), tr("Previous match (Shift+Enter)"));
-  auto* next = tool(this, tr("▶"), tr("Next match (Enter)"));
-  auto* zin = tool(this, tr("Zoom in"), tr("Zoom in (W, Ctrl+wheel)"));
-  auto* zout = tool(this, tr("Zoom out"), tr("Zoom out (S)"));
-  auto* zsel = tool(this, tr("Zoom to selection"), tr("Zoom to the selected range or span (Z)"));
-  auto* zback = tool(this, tr("Back"), tr("Back to the previous zoom (Backspace)"));
-  auto* zall = tool(this, tr("All"), tr("Show the whole trace (0)"));
-  auto* arrows = new QCheckBox(tr("Arrows"), this);
+  auto* prev = tool(this, QT_TR_NOOP("◀"), QT_TR_NOOP("Previous match (Shift+Enter)"));
+  auto* next = tool(this, QT_TR_NOOP("▶"), QT_TR_NOOP("Next match (Enter)"));
+  auto* zin = tool(this, QT_TR_NOOP("Zoom in"), QT_TR_NOOP("Zoom in (W, Ctrl+wheel)"));
+  auto* zout = tool(this, QT_TR_NOOP("Zoom out"), QT_TR_NOOP("Zoom out (S)"));
+  auto* zsel = tool(this, QT_TR_NOOP("Zoom to selection"),
+                    QT_TR_NOOP("Zoom to the selected range or span (Z)"));
+  auto* zback = tool(this, QT_TR_NOOP("Back"), QT_TR_NOOP("Back to the previous zoom (Backspace)"));
+  auto* zall = tool(this, QT_TR_NOOP("All"), QT_TR_NOOP("Show the whole trace (0)"));
+  auto* arrows = new QCheckBox(this);
+  keep_tr(arrows, "text", this, QT_TR_NOOP("Arrows"));
   arrows->setChecked(true);
-  arrows->setToolTip(tr("Draw transfers and collective steps as arrows between lanes"));
+  keep_tr(arrows, "toolTip", this,
+          QT_TR_NOOP("Draw transfers and collective steps as arrows between lanes"));
   bar->addWidget(find_edit_);
   bar->addWidget(prev);
   bar->addWidget(next);
@@ -75,15 +82,14 @@ TimelineView::TimelineView(QWidget* parent) : View(parent) {
   canvas_ = new TimelineCanvas(split);
   auto* bottom = new QSplitter(Qt::Horizontal, split);
   details_ = new QTextBrowser(bottom);
-  details_->setPlaceholderText(tr("Click a span for its details; drag to select a time range."));
+  keep_tr(details_, "placeholderText", this,
+          QT_TR_NOOP("Click a span for its details; drag to select a time range."));
   auto* stats_box = new QWidget(bottom);
   auto* stats_layout = new QVBoxLayout(stats_box);
   stats_layout->setContentsMargins(0, 0, 0, 0);
-  stats_label_ = new QLabel(tr("Drag over the timeline to select a time range."), stats_box);
+  stats_label_ = new QLabel(stats_box);
   stats_label_->setWordWrap(true);
   stats_ = new QTableWidget(0, 6, stats_box);
-  stats_->setHorizontalHeaderLabels(
-      {tr("device"), tr("busy %"), tr("comm %"), tr("exposed comm"), tr("sent"), tr("received")});
   stats_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   stats_->verticalHeader()->hide();
   stats_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -116,6 +122,24 @@ TimelineView::TimelineView(QWidget* parent) : View(parent) {
   connect(canvas_, &TimelineCanvas::span_selected, this, &TimelineView::show_details);
   connect(canvas_, &TimelineCanvas::range_selected, this, &TimelineView::show_range);
   connect(canvas_, &TimelineCanvas::time_clicked, this, &View::time_selected);
+  retranslate();
+}
+
+void TimelineView::changeEvent(QEvent* e) {
+  View::changeEvent(e);
+  if (e->type() == QEvent::LanguageChange) retranslate();
+}
+
+// The texts that depend on the state: the table's header, the find count,
+// the selected range's line (the buttons' texts are kept by keep_tr).
+void TimelineView::retranslate() {
+  stats_->setHorizontalHeaderLabels(
+      {tr("device"), tr("busy %"), tr("comm %"), tr("exposed comm"), tr("sent"), tr("received")});
+  if (!found_.empty())
+    find_label_->setText(tr("%1 of %2").arg(found_at_ + 1).arg(found_.size()));
+  else if (!find_edit_->text().isEmpty())
+    find_label_->setText(tr("no match"));
+  show_range(range_t0_, range_t1_);
 }
 
 void TimelineView::set_document(DocumentPtr doc) {
@@ -125,7 +149,7 @@ void TimelineView::set_document(DocumentPtr doc) {
   find_label_->clear();
   canvas_->set_document(doc_);
   details_->clear();
-  stats_->setRowCount(0);
+  show_range(0, 0);
   if (!find_edit_->text().isEmpty()) find(find_edit_->text());
 }
 
@@ -184,6 +208,8 @@ void TimelineView::show_details(int span) {
 }
 
 void TimelineView::show_range(double t0, double t1) {
+  range_t0_ = t0;
+  range_t1_ = t1;
   stats_->setRowCount(0);
   if (!doc_ || !doc_->has_trace() || !(t1 > t0)) {
     stats_label_->setText(tr("Drag over the timeline to select a time range."));

@@ -34,7 +34,11 @@ class TimelineView : public View {
   QString details_text() const;
   QString range_text() const;
 
+ protected:
+  void changeEvent(QEvent* e) override;  // LanguageChange: retranslate()
+
  private:
+  void retranslate();
   void show_details(int span);
   void show_range(double t0, double t1);
 
@@ -47,6 +51,7 @@ class TimelineView : public View {
   QLabel* stats_label_;
   std::vector<std::int32_t> found_;
   int found_at_ = -1;
+  double range_t0_ = 0, range_t1_ = 0;  // the selected range (none: equal)
 };
 
 }  // namespace brigade::gui

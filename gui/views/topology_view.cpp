@@ -4,6 +4,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSlider>
@@ -12,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include "gui/model/ruler.hpp"
+#include "gui/views/language.hpp"
 #include "gui/views/topology_canvas.hpp"
 
 namespace brigade::gui {
@@ -29,12 +31,11 @@ TopologyView::TopologyView(QWidget* parent) : View(parent) {
   auto* bar = new QHBoxLayout();
   bar->setContentsMargins(4, 2, 4, 0);
   play_ = new QToolButton(this);
-  play_->setText(tr("▶ Play"));
   play_->setCheckable(true);
-  play_->setToolTip(tr("Animate the step: packets move along their routes"));
+  keep_tr(play_, "toolTip", this, QT_TR_NOOP("Animate the step: packets move along their routes"));
   all_nodes_ = new QToolButton(this);
-  all_nodes_->setText(tr("◀ All nodes"));
-  all_nodes_->setToolTip(tr("Back to every node of the cluster (Esc)"));
+  keep_tr(all_nodes_, "text", this, QT_TR_NOOP("◀ All nodes"));
+  keep_tr(all_nodes_, "toolTip", this, QT_TR_NOOP("Back to every node of the cluster (Esc)"));
   all_nodes_->setVisible(false);
   slider_ = new QSlider(Qt::Horizontal, this);
   slider_->setRange(0, kSliderSteps);
@@ -43,9 +44,11 @@ TopologyView::TopologyView(QWidget* parent) : View(parent) {
   speed_ = new QComboBox(this);
   for (const char* s : {"0.1x", "0.25x", "0.5x", "1x", "2x", "4x"}) speed_->addItem(s);
   speed_->setCurrentText("1x");
-  speed_->setToolTip(tr("Playback speed: 1x plays the whole step in 10 s"));
-  whole_step_ = new QCheckBox(tr("Whole step"), this);
-  whole_step_->setToolTip(tr("Colour links and devices by their use over the whole step"));
+  keep_tr(speed_, "toolTip", this, QT_TR_NOOP("Playback speed: 1x plays the whole step in 10 s"));
+  whole_step_ = new QCheckBox(this);
+  keep_tr(whole_step_, "text", this, QT_TR_NOOP("Whole step"));
+  keep_tr(whole_step_, "toolTip", this,
+          QT_TR_NOOP("Colour links and devices by their use over the whole step"));
   bar->addWidget(all_nodes_);
   bar->addWidget(play_);
   bar->addWidget(slider_, 1);
@@ -66,6 +69,16 @@ TopologyView::TopologyView(QWidget* parent) : View(parent) {
   connect(canvas_, &TopologyCanvas::node_clicked, this, &TopologyView::focus_node);
   connect(canvas_, &TopologyCanvas::back_requested, this, [this] { focus_node(-1); });
   connect(all_nodes_, &QToolButton::clicked, this, [this] { focus_node(-1); });
+  show_play_text();
+}
+
+void TopologyView::changeEvent(QEvent* e) {
+  View::changeEvent(e);
+  if (e->type() == QEvent::LanguageChange) show_play_text();  // the canvas repaints itself
+}
+
+void TopologyView::show_play_text() {
+  play_->setText(playing() ? tr("❚❚ Pause") : tr("▶ Play"));
 }
 
 void TopologyView::focus_node(int node) {
@@ -122,13 +135,13 @@ void TopologyView::play(bool on) {
     const QSignalBlocker block(play_);
     play_->setChecked(on);
   }
-  play_->setText(on ? tr("❚❚ Pause") : tr("▶ Play"));
   if (on) {
     if (slider_->value() >= kSliderSteps) slider_->setValue(0);
     timer_->start();
   } else {
     timer_->stop();
   }
+  show_play_text();
 }
 
 bool TopologyView::playing() const {

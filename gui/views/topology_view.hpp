@@ -37,7 +37,11 @@ class TopologyView : public View {
   // Expands one node of a many-node cluster (-1: back to all nodes).
   void focus_node(int node);
 
+ protected:
+  void changeEvent(QEvent* e) override;  // LanguageChange: the play button's text
+
  private:
+  void show_play_text();
   void set_time_from_slider(int value);
   void tick();
 

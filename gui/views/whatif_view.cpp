@@ -9,6 +9,7 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -27,6 +28,7 @@
 #include "core/plan_check.hpp"
 #include "core/units.hpp"
 #include "gui/model/loader.hpp"
+#include "gui/views/language.hpp"
 
 namespace brigade::gui {
 
@@ -50,8 +52,8 @@ const char* const kRankOrders[][3] = {
 
 QString change_text(double before, double after) {
   const double r = relative_change(before, after);
-  if (r == 0) return QObject::tr("unchanged");
-  if (std::isinf(r)) return QObject::tr("new");
+  if (r == 0) return QCoreApplication::translate("brigade::gui::WhatIfView", "unchanged");
+  if (std::isinf(r)) return QCoreApplication::translate("brigade::gui::WhatIfView", "new");
   return QString("%1%2%")
       .arg(QString(r > 0 ? "+" : ""))
       .arg(100 * r, 0, 'f', std::abs(r) < 0.1 ? 1 : 0);
@@ -75,23 +77,35 @@ QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignRight
   return item;
 }
 
+// A label whose text is the tr() source `text` of `context`'s class, kept
+// translated (language.hpp).
+QLabel* kept_label(QWidget* parent, const QObject* context, const char* text) {
+  auto* l = new QLabel(parent);
+  keep_tr(l, "text", context, text);
+  return l;
+}
+
 }  // namespace
 
 WhatIfView::WhatIfView(QWidget* parent) : View(parent) {
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(4, 2, 4, 2);
-  plan_box_ = new QGroupBox(tr("Plan"), this);
-  hardware_box_ = new QGroupBox(tr("Hardware"), this);
+  plan_box_ = new QGroupBox(this);
+  keep_tr(plan_box_, "title", this, QT_TR_NOOP("Plan"));
+  hardware_box_ = new QGroupBox(this);
+  keep_tr(hardware_box_, "title", this, QT_TR_NOOP("Hardware"));
   build_plan_box(plan_box_);
   build_hardware_box(hardware_box_);
   auto* left = new QVBoxLayout();
   left->addWidget(plan_box_);
   left->addWidget(hardware_box_);
   auto* buttons = new QHBoxLayout();
-  reset_ = new QPushButton(tr("Reset"), this);
-  reset_->setToolTip(tr("Back to the starting plan"));
-  save_ = new QPushButton(tr("Save as scenario…"), this);
-  save_->setToolTip(tr("Write the edited plan as a scenario file"));
+  reset_ = new QPushButton(this);
+  keep_tr(reset_, "text", this, QT_TR_NOOP("Reset"));
+  keep_tr(reset_, "toolTip", this, QT_TR_NOOP("Back to the starting plan"));
+  save_ = new QPushButton(this);
+  keep_tr(save_, "text", this, QT_TR_NOOP("Save as scenario…"));
+  keep_tr(save_, "toolTip", this, QT_TR_NOOP("Write the edited plan as a scenario file"));
   buttons->addWidget(reset_);
   buttons->addStretch(1);
   buttons->addWidget(save_);
@@ -114,8 +128,6 @@ WhatIfView::WhatIfView(QWidget* parent) : View(parent) {
   table_caption_ = new QLabel(this);
   table_ = new QTableWidget(this);
   table_->setColumnCount(7);
-  table_->setHorizontalHeaderLabels({tr("devices"), tr("peak memory"), tr("change"), tr("capacity"),
-                                     tr("exposed communication"), tr("change"), tr("")});
   table_->verticalHeader()->setVisible(false);
   table_->verticalHeader()->setDefaultSectionSize(22);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -141,6 +153,42 @@ WhatIfView::WhatIfView(QWidget* parent) : View(parent) {
             this, [this, id, shared] { take_simulated(id, shared); }, Qt::QueuedConnection);
       });
   set_document(nullptr);
+  retranslate();
+}
+
+void WhatIfView::changeEvent(QEvent* e) {
+  View::changeEvent(e);
+  if (e->type() == QEvent::LanguageChange) retranslate();
+}
+
+// The texts that are not kept by keep_tr: the table's header, the ZeRO
+// stages, and every line computed from the document and the edits.
+void WhatIfView::retranslate() {
+  table_->setHorizontalHeaderLabels({tr("devices"), tr("peak memory"), tr("change"), tr("capacity"),
+                                     tr("exposed communication"), tr("change"), QString()});
+  const QString stages[] = {tr("0 (none)"), tr("1 (optimizer)"), tr("2 (+ gradients)"),
+                            tr("3 (FSDP)")};
+  for (int i = 0; i < 4; ++i) zero_->setItemText(i, stages[i]);
+  if (!doc_ || !doc_->scenario) {
+    summary_->setText(empty_text());
+    return;
+  }
+  plan_box_->setToolTip(plan_box_->isEnabled() ? QString() : no_strategy_text());
+  show_device_count();
+  link_controls_from_edits();
+  show_results();
+}
+
+QString WhatIfView::empty_text() const {
+  return doc_ ? tr("The what-if panel edits a scenario's plan: this is a %1.")
+                    .arg(doc_->kind == DocumentKind::kProfile ? tr("profile") : tr("trace"))
+              : tr("Open a scenario to try changes to its plan.");
+}
+
+QString WhatIfView::no_strategy_text() const {
+  return tr(
+      "This model has no strategy (a graph is placed by its placement or mesh, a "
+      "collective by its group)");
 }
 
 WhatIfView::~WhatIfView() {
@@ -151,30 +199,31 @@ void WhatIfView::build_plan_box(QGroupBox* box) {
   auto* grid = new QGridLayout(box);
   grid->setHorizontalSpacing(8);
   grid->setVerticalSpacing(3);
-  auto spin = [&](int lo, int hi, const QString& tip) {
+  auto spin = [&](int lo, int hi, const char* tip) {
     auto* s = new QSpinBox(box);
     s->setRange(lo, hi);
-    s->setToolTip(tip);
+    keep_tr(s, "toolTip", this, tip);
     s->setKeyboardTracking(false);
     connect(s, &QSpinBox::valueChanged, this, [this] { judge(); });
     return s;
   };
-  auto combo = [&](const QStringList& items, const QString& tip) {
+  auto combo = [&](const QStringList& items, const char* tip) {
     auto* c = new QComboBox(box);
     c->addItems(items);
-    c->setToolTip(tip);
+    keep_tr(c, "toolTip", this, tip);
     connect(c, &QComboBox::currentIndexChanged, this, [this] { judge(); });
     return c;
   };
-  auto check = [&](const QString& text, const QString& tip) {
-    auto* c = new QCheckBox(text, box);
-    c->setToolTip(tip);
+  auto check = [&](const char* text, const char* tip) {
+    auto* c = new QCheckBox(box);
+    keep_tr(c, "text", this, text);
+    keep_tr(c, "toolTip", this, tip);
     connect(c, &QCheckBox::toggled, this, [this] { judge(); });
     return c;
   };
-  data_ = spin(1, 65536, tr("Data-parallel degree (strategy.data)"));
-  tensor_ = spin(1, 65536, tr("Tensor-parallel degree (strategy.tensor, Megatron-LM)"));
-  pipeline_ = spin(1, 65536, tr("Pipeline stages (strategy.pipeline)"));
+  data_ = spin(1, 65536, QT_TR_NOOP("Data-parallel degree (strategy.data)"));
+  tensor_ = spin(1, 65536, QT_TR_NOOP("Tensor-parallel degree (strategy.tensor, Megatron-LM)"));
+  pipeline_ = spin(1, 65536, QT_TR_NOOP("Pipeline stages (strategy.pipeline)"));
   devices_ = new QLabel(box);
   auto* degrees = new QHBoxLayout();
   degrees->addWidget(data_);
@@ -183,31 +232,32 @@ void WhatIfView::build_plan_box(QGroupBox* box) {
   degrees->addWidget(new QLabel("×", box));
   degrees->addWidget(pipeline_);
   degrees->addWidget(devices_, 1);
-  sequence_parallel_ =
-      check(tr("sequence parallel"), tr("strategy.sequence_parallel: needs tensor ≥ 2"));
-  overlap_ =
-      check(tr("overlap"), tr("strategy.overlap: gradient communication during the backward pass"));
-  zero_ = combo({tr("0 (none)"), tr("1 (optimizer)"), tr("2 (+ gradients)"), tr("3 (FSDP)")},
-                tr("strategy.zero: ZeRO stage over the data-parallel group"));
-  data_mode_ =
-      combo({"batch", "pmap"}, tr("strategy.data_mode: how the data axis splits the batch"));
+  sequence_parallel_ = check(QT_TR_NOOP("sequence parallel"),
+                             QT_TR_NOOP("strategy.sequence_parallel: needs tensor ≥ 2"));
+  overlap_ = check(QT_TR_NOOP("overlap"),
+                   QT_TR_NOOP("strategy.overlap: gradient communication during the backward pass"));
+  zero_ = combo({"0", "1", "2", "3"},  // their texts: retranslate()
+                QT_TR_NOOP("strategy.zero: ZeRO stage over the data-parallel group"));
+  data_mode_ = combo({"batch", "pmap"},
+                     QT_TR_NOOP("strategy.data_mode: how the data axis splits the batch"));
   micro_batch_ =
-      spin(0, 2147483647, tr("training.micro_batch: rows per micro-batch on one replica"));
-  micro_batch_->setSpecialValueText(tr("default"));
-  schedule_ = combo({"gpipe", "1f1b", "interleaved"}, tr("strategy.schedule: pipeline schedule"));
+      spin(0, 2147483647, QT_TR_NOOP("training.micro_batch: rows per micro-batch on one replica"));
+  keep_tr(micro_batch_, "specialValueText", this, QT_TR_NOOP("default"));
+  schedule_ =
+      combo({"gpipe", "1f1b", "interleaved"}, QT_TR_NOOP("strategy.schedule: pipeline schedule"));
   virtual_stages_ =
-      spin(1, 1024, tr("strategy.virtual_stages: model chunks per device (interleaved)"));
-  recompute_ =
-      combo({"none", "selective", "full"}, tr("training.recompute: activation recomputation"));
+      spin(1, 1024, QT_TR_NOOP("strategy.virtual_stages: model chunks per device (interleaved)"));
+  recompute_ = combo({"none", "selective", "full"},
+                     QT_TR_NOOP("training.recompute: activation recomputation"));
   QStringList orders;
   for (const auto& o : kRankOrders) orders << QString("%1, %2, %3").arg(o[0], o[1], o[2]);
-  rank_order_ = combo(orders, tr("strategy.rank_order: rank mapping, innermost first"));
+  rank_order_ = combo(orders, QT_TR_NOOP("strategy.rank_order: rank mapping, innermost first"));
   bucket_mb_ = new QDoubleSpinBox(box);
   bucket_mb_->setRange(0.001, 1e6);
   bucket_mb_->setDecimals(3);
   bucket_mb_->setSuffix(" MB");
   bucket_mb_->setKeyboardTracking(false);
-  bucket_mb_->setToolTip(tr("strategy.bucket: gradient AllReduce bucket"));
+  keep_tr(bucket_mb_, "toolTip", this, QT_TR_NOOP("strategy.bucket: gradient AllReduce bucket"));
   connect(bucket_mb_, &QDoubleSpinBox::valueChanged, this, [this] { judge(); });
   QStringList algorithms;
   // Every algorithm in the enum's order (the combo's index is the value), so
@@ -216,29 +266,29 @@ void WhatIfView::build_plan_box(QGroupBox* box) {
   // change of algorithm.
   for (int a = 0; a < kNumCollectiveAlgorithms; ++a)
     algorithms << q(std::string(collective_algorithm_name(static_cast<CollectiveAlgorithm>(a))));
-  algorithm_ = combo(algorithms, tr("strategy.algorithm: for the plan's collectives"));
+  algorithm_ = combo(algorithms, QT_TR_NOOP("strategy.algorithm: for the plan's collectives"));
 
   int row = 0;
-  auto add = [&](const QString& label, QWidget* w, int col) {
-    grid->addWidget(new QLabel(label, box), row, 2 * col);
+  auto add = [&](const char* label, QWidget* w, int col) {
+    grid->addWidget(kept_label(box, this, label), row, 2 * col);
     grid->addWidget(w, row, 2 * col + 1);
   };
-  grid->addWidget(new QLabel(tr("data × tensor × pipeline"), box), row, 0);
+  grid->addWidget(kept_label(box, this, QT_TR_NOOP("data × tensor × pipeline")), row, 0);
   grid->addLayout(degrees, row, 1, 1, 3);
   ++row;
-  add(tr("ZeRO"), zero_, 0);
-  add(tr("micro-batch"), micro_batch_, 1);
+  add(QT_TR_NOOP("ZeRO"), zero_, 0);
+  add(QT_TR_NOOP("micro-batch"), micro_batch_, 1);
   ++row;
-  add(tr("schedule"), schedule_, 0);
-  add(tr("virtual stages"), virtual_stages_, 1);
+  add(QT_TR_NOOP("schedule"), schedule_, 0);
+  add(QT_TR_NOOP("virtual stages"), virtual_stages_, 1);
   ++row;
-  add(tr("recompute"), recompute_, 0);
-  add(tr("rank order"), rank_order_, 1);
+  add(QT_TR_NOOP("recompute"), recompute_, 0);
+  add(QT_TR_NOOP("rank order"), rank_order_, 1);
   ++row;
-  add(tr("algorithm"), algorithm_, 0);
-  add(tr("bucket"), bucket_mb_, 1);
+  add(QT_TR_NOOP("algorithm"), algorithm_, 0);
+  add(QT_TR_NOOP("bucket"), bucket_mb_, 1);
   ++row;
-  add(tr("data mode"), data_mode_, 0);
+  add(QT_TR_NOOP("data mode"), data_mode_, 0);
   auto* flags = new QHBoxLayout();
   flags->addWidget(sequence_parallel_);
   flags->addWidget(overlap_);
@@ -251,45 +301,47 @@ void WhatIfView::build_hardware_box(QGroupBox* box) {
   auto* grid = new QGridLayout(box);
   grid->setHorizontalSpacing(8);
   grid->setVerticalSpacing(3);
-  auto slider = [&](int lo, int hi, const QString& tip) {
+  auto slider = [&](int lo, int hi, const char* tip) {
     auto* s = new QSlider(Qt::Horizontal, box);
     s->setRange(lo, hi);
-    s->setToolTip(tip);
+    keep_tr(s, "toolTip", this, tip);
     s->setMinimumWidth(160);
     connect(s, &QSlider::valueChanged, this, [this] { judge(); });
     return s;
   };
   link_class_ = new QComboBox(box);
-  link_class_->setToolTip(tr("A link class some route of this topology bottlenecks on"));
+  keep_tr(link_class_, "toolTip", this,
+          QT_TR_NOOP("A link class some route of this topology bottlenecks on"));
   connect(link_class_, &QComboBox::currentIndexChanged, this,
           [this] { link_controls_from_edits(); });
-  alpha_ = slider(-100, 100, tr("The class's α (per message), 0.1× to 10× the starting value"));
-  bandwidth_ =
-      slider(-100, 100, tr("The class's bandwidth per direction, 0.1× to 10× the starting value"));
+  alpha_ =
+      slider(-100, 100, QT_TR_NOOP("The class's α (per message), 0.1× to 10× the starting value"));
+  bandwidth_ = slider(
+      -100, 100, QT_TR_NOOP("The class's bandwidth per direction, 0.1× to 10× the starting value"));
   alpha_label_ = new QLabel(box);
   bandwidth_label_ = new QLabel(box);
   device_ = new QSpinBox(box);
-  device_->setToolTip(tr("The device whose speed the slider sets"));
+  keep_tr(device_, "toolTip", this, QT_TR_NOOP("The device whose speed the slider sets"));
   connect(device_, &QSpinBox::valueChanged, this, [this] { link_controls_from_edits(); });
   speed_ = slider(-200, 100,
-                  tr("simulation.speed: the device's compute speed, 0.01× to 10× (a known "
-                     "straggler: every judge sees it)"));
+                  QT_TR_NOOP("simulation.speed: the device's compute speed, 0.01× to 10× (a known "
+                             "straggler: every judge sees it)"));
   speed_label_ = new QLabel(box);
   for (QLabel* l : {alpha_label_, bandwidth_label_, speed_label_}) l->setMinimumWidth(150);
   int row = 0;
-  grid->addWidget(new QLabel(tr("link class"), box), row, 0);
+  grid->addWidget(kept_label(box, this, QT_TR_NOOP("link class")), row, 0);
   grid->addWidget(link_class_, row, 1);
   ++row;
-  grid->addWidget(new QLabel(tr("α"), box), row, 0);
+  grid->addWidget(kept_label(box, this, QT_TR_NOOP("α")), row, 0);
   grid->addWidget(alpha_, row, 1);
   grid->addWidget(alpha_label_, row, 2);
   ++row;
-  grid->addWidget(new QLabel(tr("bandwidth"), box), row, 0);
+  grid->addWidget(kept_label(box, this, QT_TR_NOOP("bandwidth")), row, 0);
   grid->addWidget(bandwidth_, row, 1);
   grid->addWidget(bandwidth_label_, row, 2);
   ++row;
   auto* dev = new QHBoxLayout();
-  dev->addWidget(new QLabel(tr("speed of device"), box));
+  dev->addWidget(kept_label(box, this, QT_TR_NOOP("speed of device")));
   dev->addWidget(device_);
   grid->addLayout(dev, row, 0);
   grid->addWidget(speed_, row, 1);
@@ -316,10 +368,7 @@ void WhatIfView::set_document(DocumentPtr doc) {
   save_->setEnabled(scenario);
   if (!scenario) {
     start_ = edits_ = WhatIfEdits{};
-    summary_->setText(
-        doc_ ? tr("The what-if panel edits a scenario's plan: this is a %1.")
-                   .arg(doc_->kind == DocumentKind::kProfile ? tr("profile") : tr("trace"))
-             : tr("Open a scenario to try changes to its plan."));
+    summary_->setText(empty_text());
     reason_label_->hide();
     notes_->clear();
     table_caption_->clear();
@@ -339,9 +388,7 @@ void WhatIfView::set_document(DocumentPtr doc) {
   // The strategy's keys mean nothing to a graph or a lone collective.
   const bool degrees = s.model_kind == ModelKind::kTransformer || s.model_kind == ModelKind::kMlp;
   plan_box_->setEnabled(degrees);
-  plan_box_->setToolTip(degrees ? QString()
-                                : tr("This model has no strategy (a graph is placed by its "
-                                     "placement or mesh, a collective by its group)"));
+  plan_box_->setToolTip(degrees ? QString() : no_strategy_text());
   if (auto cf = judge_closed_form(s); cf.is_ok()) cf_before_ = std::move(cf).value();
   if (doc_->result) sim_before_ = judgement_of(*doc_->result);
   // Read by the worker: set while no request runs (cancelled above; the

@@ -57,7 +57,13 @@ class WhatIfView : public View {
   // Writes the edited plan (the "Save as scenario..." button asks for the path).
   Status save_to(const QString& path);
 
+ protected:
+  void changeEvent(QEvent* e) override;  // LanguageChange: retranslate()
+
  private:
+  void retranslate();
+  QString empty_text() const;
+  QString no_strategy_text() const;
   void build_plan_box(QGroupBox* box);
   void build_hardware_box(QGroupBox* box);
   void controls_from_edits();

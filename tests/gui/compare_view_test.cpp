@@ -19,7 +19,7 @@ namespace {
 
 const std::string kSrc = BRIGADE_SOURCE_DIR;
 const std::string kAuto = kSrc + "/scenarios/lessons/12-runtime-surprise.yaml";
-const std::string kHand = kSrc + "/scenarios/lessons/more/06-hand-placed.yaml";
+const std::string kHand = kSrc + "/scenarios/lessons/more/12-hand-placed.yaml";
 // `brigade validate scenarios/validation/pipeline_transformer.yaml
 // --trace-dir DIR`'s pair, gzipped (tests/data/compare/README.md).
 const std::string kSimulated =

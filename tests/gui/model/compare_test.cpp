@@ -205,7 +205,7 @@ TEST(CompareTable, AProfileIsNoRun) {
 // simulator's step.
 TEST(CompareTable, ScenariosCountCollectivesByTheirProgramsKind) {
   auto a = load_document(kSrc + "/scenarios/lessons/06-peak-memory.yaml");
-  auto b = load_document(kSrc + "/scenarios/lessons/more/04-zero1.yaml");
+  auto b = load_document(kSrc + "/scenarios/lessons/more/06-zero1.yaml");
   ASSERT_TRUE(a.is_ok()) << a.message();
   ASSERT_TRUE(b.is_ok()) << b.message();
   auto c = compare_documents(**a, **b);
