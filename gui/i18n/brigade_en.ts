@@ -1327,6 +1327,10 @@ File &gt; Compare with… (Ctrl+Shift+O), the button above, or a file dropped he
         <source>one training step (closed form): compute %1 + gradient AllReduce %2; the whole step %3</source>
         <translation></translation>
     </message>
+    <message>
+        <source>The plan&apos;s largest collective, a %1 %2 over %3 chefs (M = %4): %5 latencies in series, α term %6; β term %7</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>brigade::gui::TeachView</name>
@@ -1418,10 +1422,6 @@ File &gt; Compare with… (Ctrl+Shift+O), the button above, or a file dropped he
         <translation></translation>
     </message>
     <message>
-        <source>Then the bytes cross: M/B = %1 / %2 B/s = %3. Bigger dishes take longer; the latency does not grow with them.</source>
-        <translation></translation>
-    </message>
-    <message>
         <source>Arrived at %1 after α + M/B = %2. The whole ring %3 pays %4 latencies in series (α term %5) and the β term %6: for small messages α dominates.</source>
         <translation></translation>
     </message>
@@ -1485,6 +1485,10 @@ File &gt; Compare with… (Ctrl+Shift+O), the button above, or a file dropped he
     </message>
     <message>
         <source>Every chef updates its copy of the weights with the same averaged gradient: the copies stay equal. One step: %1.</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Then the bytes cross: M/B = %1 / %2 = %3. Bigger dishes take longer; the latency does not grow with them.</source>
         <translation></translation>
     </message>
 </context>

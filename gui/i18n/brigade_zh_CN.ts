@@ -1328,6 +1328,10 @@ File &gt; Compare with… (Ctrl+Shift+O), the button above, or a file dropped he
         <source>one training step (closed form): compute %1 + gradient AllReduce %2; the whole step %3</source>
         <translation>一个训练步（闭式模型）：计算 %1 + 梯度 AllReduce %2；整步 %3</translation>
     </message>
+    <message>
+        <source>The plan&apos;s largest collective, a %1 %2 over %3 chefs (M = %4): %5 latencies in series, α term %6; β term %7</source>
+        <translation>方案中最大的集合通信：%3 位厨师之间的 %1 %2（M = %4）：%5 个串行的延迟，α 项 %6；β 项 %7</translation>
+    </message>
 </context>
 <context>
     <name>brigade::gui::TeachView</name>
@@ -1418,10 +1422,6 @@ File &gt; Compare with… (Ctrl+Shift+O), the button above, or a file dropped he
         <translation>一位传菜员从 %1 出发：在任何一个字节移动之前，消息先要付出链路的延迟 α = %2，不论它多小。</translation>
     </message>
     <message>
-        <source>Then the bytes cross: M/B = %1 / %2 B/s = %3. Bigger dishes take longer; the latency does not grow with them.</source>
-        <translation>然后字节才过去：M/B = %1 / %2 B/s = %3。菜越大，端得越久；延迟却不随之增长。</translation>
-    </message>
-    <message>
         <source>Arrived at %1 after α + M/B = %2. The whole ring %3 pays %4 latencies in series (α term %5) and the β term %6: for small messages α dominates.</source>
         <translation>经过 α + M/B = %2 后到达 %1。整个环形 %3 要付出 %4 个串行的延迟（α 项 %5）和 β 项 %6：消息小的时候，α 占主导。</translation>
     </message>
@@ -1484,6 +1484,10 @@ File &gt; Compare with… (Ctrl+Shift+O), the button above, or a file dropped he
     <message>
         <source>Every chef updates its copy of the weights with the same averaged gradient: the copies stay equal. One step: %1.</source>
         <translation>每位厨师用同一个平均梯度更新自己那份权重：各份副本保持一致。一步：%1。</translation>
+    </message>
+    <message>
+        <source>Then the bytes cross: M/B = %1 / %2 = %3. Bigger dishes take longer; the latency does not grow with them.</source>
+        <translation>然后字节才过去：M/B = %1 / %2 = %3。菜越大，端得越久；延迟却不随之增长。</translation>
     </message>
 </context>
 <context>
