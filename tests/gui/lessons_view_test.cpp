@@ -142,7 +142,7 @@ TEST(LessonsView, ScreenshotsAreRealPictures) {
   EXPECT_EQ(bad_lang.err, "brigade-gui: error: --lang: found 'fr'; expected one of en, zh\n");
   // --lesson N stands for FILE: with another view, that view of its scenario.
   const Shot other_view = screenshot({"--lesson", "2", "--view", "timeline"}, "timeline");
-  EXPECT_EQ(other_view.code, 0) << other_view.err;
+  EXPECT_EQ(other_view.code, 0) << other_view.err.toStdString();
   const Shot quiz_elsewhere = screenshot({"--quiz", "--view", "timeline"}, "quiz_timeline");
   EXPECT_EQ(quiz_elsewhere.code, 2);
 }
