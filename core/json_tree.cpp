@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/huge_pages.hpp"
+
 namespace brigade::json_tree {
 namespace {
 
@@ -345,6 +347,8 @@ bool Tree::parse(std::string_view text, Error* error, int max_depth) {
     for (const char c : text) bound += (c == ',') | (c == ':') | (c == '[') | (c == '{');
     values_.reserve(std::min(bound, text.size() / 2 + 2));
     text_.reserve(text.size());
+    advise_huge_pages(values_.data(), values_.capacity() * sizeof(Value));
+    advise_huge_pages(text_.data(), text_.capacity());
   }
   Parser p(text, &values_, &text_, max_depth);
   return p.run(&root_, error);

@@ -75,12 +75,14 @@ std::string bad_text(const std::string& t, bool allow_line_breaks) {
 Result<Tree> read_tree(const std::string& text, const std::string& file,
                        std::string_view expected_what) {
   // UTF-8 first (names reach JSON outputs and traces, which must be UTF-8),
-  // and no control characters: both with their position.
-  if (const size_t bad = utf8_error_offset(text); bad != std::string::npos)
+  // and no control characters: both with their position, in one pass.
+  bool not_utf8 = false;
+  const size_t bad = text_fault_offset(text, &not_utf8);
+  if (bad != std::string::npos && not_utf8)
     return Status::at(position_of(text, bad, file),
                       "found byte " + hex_byte(static_cast<unsigned char>(text[bad])) +
                           ", which is not UTF-8; expected UTF-8 text");
-  if (const size_t bad = control_char_offset(text); bad != std::string::npos)
+  if (bad != std::string::npos)
     return Status::at(position_of(text, bad, file),
                       "found control character " +
                           hex_byte(static_cast<unsigned char>(text[bad])) +
@@ -405,7 +407,7 @@ Cursor::Path Cursor::child_path(std::string_view key) const {
     p.tail.append(".").append(key);
     return p;
   }
-  return Path{nullptr, path_.str() + "." + std::string(key)};
+  return Path{std::make_shared<const std::string>(path_.str() + "." + std::string(key)), ""};
 }
 
 Cursor::Path Cursor::item_path(const std::shared_ptr<const std::string>& list_path,
