@@ -749,17 +749,18 @@ class ScenarioReader {
   }
 
   Status read_op_kind(const Cursor& c, Op* op) {
-    std::vector<std::string> names;
-    for (const OpSpelling& s : kOpSpellings) names.emplace_back(s.name);
     if (c.is_scalar()) {
+      const std::string_view text = c.text_view();
       for (const OpSpelling& s : kOpSpellings) {
-        if (c.text() == s.name) {
+        if (text == s.name) {
           op->kind = s.kind;
           op->fn = s.fn;
           return Status::ok();
         }
       }
     }
+    std::vector<std::string> names;
+    for (const OpSpelling& s : kOpSpellings) names.emplace_back(s.name);
     std::string msg = "found op " + c.found() + "; expected one of " + yamlio::join_list(names);
     if (c.is_scalar())
       if (auto m = closest_match_in(c.text(), names)) msg += " (did you mean '" + *m + "'?)";
@@ -779,10 +780,7 @@ class ScenarioReader {
     } else {
       return c.error("found " + c.found() + "; expected " + std::string(what));
     }
-    for (const Cursor& i : *out) {
-      Result<std::string> name = i.as_name();
-      if (!name.is_ok()) return name.status();
-    }
+    for (const Cursor& i : *out) BRIGADE_RETURN_IF_ERROR(i.check_name());
     return Status::ok();
   }
 

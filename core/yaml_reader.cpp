@@ -59,13 +59,13 @@ std::string hex_byte(unsigned char c) {
 // What a decoded scalar may not hold: bytes that are not UTF-8 (a YAML
 // escape such as "\ud800" decodes to them), control characters other than
 // tab and line feed. The message's "found" part, or "" when the text is fine.
-std::string bad_text(const std::string& t, bool allow_line_breaks) {
-  if (utf8_error_offset(t) != std::string::npos) return quote(t) + ", which is not UTF-8";
+std::string bad_text(std::string_view t, bool allow_line_breaks) {
+  if (utf8_error_offset(t) != std::string::npos) return quote(std::string(t)) + ", which is not UTF-8";
   for (const char ch : t) {
     const auto c = static_cast<unsigned char>(ch);
     const bool control = (c < 0x20 && c != '\t' && !(allow_line_breaks && (c == '\n' || c == '\r'))) ||
                          c == 0x7F;
-    if (control) return quote(t) + " with control character " + hex_byte(c);
+    if (control) return quote(std::string(t)) + " with control character " + hex_byte(c);
   }
   return "";
 }
@@ -821,13 +821,18 @@ Result<std::string> Cursor::as_string() const {
 }
 
 Result<std::string> Cursor::as_name() const {
-  const std::string t = text();
+  BRIGADE_RETURN_IF_ERROR(check_name());
+  return text();
+}
+
+Status Cursor::check_name() const {
+  const std::string_view t = text_view();
   bool one_line = is_scalar() && !t.empty();
   for (char ch : t) one_line = one_line && static_cast<unsigned char>(ch) >= 0x20;
   if (!one_line) return error("found " + found() + "; expected a name on one line");
   if (const std::string bad = bad_text(t, false); !bad.empty())
     return error("found " + bad + "; expected a name in UTF-8 without control characters");
-  return t;
+  return Status::ok();
 }
 
 Status Cursor::enum_error(const std::vector<std::string>& names) const {

@@ -161,6 +161,8 @@ class Cursor {
   Result<std::string> as_string() const;
   // A name that messages quote: a non-empty scalar on one line.
   Result<std::string> as_name() const;
+  // The same check without the copy.
+  Status check_name() const;
   // One of `choices` ("found 'x'; expected one of a, b, c (did you mean 'b'?)").
   template <class T>
   Result<T> as_enum(const std::vector<std::pair<std::string, T>>& choices) const;
