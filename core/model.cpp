@@ -157,7 +157,8 @@ void Model::reserve(size_t tensor_count, size_t op_count) {
   if (tensors_grow)
     advise_huge_pages(tensors.data() + tensors.size(),
                       (tensors.capacity() - tensors.size()) * sizeof(TensorSpec));
-  if (ops_grow) advise_huge_pages(ops.data() + ops.size(), (ops.capacity() - ops.size()) * sizeof(Op));
+  if (ops_grow)
+    advise_huge_pages(ops.data() + ops.size(), (ops.capacity() - ops.size()) * sizeof(Op));
   if (!index_) return;
   std::lock_guard<std::mutex> lock(index_->mu);
   // Sized once for what is coming: growing by doubling re-hashes every name

@@ -699,13 +699,12 @@ class ScenarioReader {
         }
         const size_t ti = static_cast<size_t>(t);
         if (producer[ti] >= 0)
-          return out.error("found tensor '" + std::string(name) + "' as an output of op '" + op.name +
-                           "'; expected each tensor to be produced by one op (op '" +
+          return out.error("found tensor '" + std::string(name) + "' as an output of op '" +
+                           op.name + "'; expected each tensor to be produced by one op (op '" +
                            g.ops[static_cast<size_t>(producer[ti])].name + "' produces it)");
         if (g.tensors[ti].is_parameter)
           return out.error("found parameter '" + std::string(name) + "' as an output of op '" +
-                           op.name +
-                           "'; expected parameters to be graph inputs");
+                           op.name + "'; expected parameters to be graph inputs");
         producer[ti] = static_cast<int>(i);
         op.outputs.push_back(t);
       }

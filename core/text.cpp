@@ -71,7 +71,8 @@ std::size_t text_fault_offset(std::string_view text, bool* not_utf8) {
       i += n;
     } else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
       // A control character; a byte that is not UTF-8 later still comes first.
-      if (const std::size_t bad = utf8_error_offset(text.substr(i)); bad != std::string_view::npos) {
+      if (const std::size_t bad = utf8_error_offset(text.substr(i));
+          bad != std::string_view::npos) {
         *not_utf8 = true;
         return i + bad;
       }

@@ -60,7 +60,8 @@ std::string hex_byte(unsigned char c) {
 // escape such as "\ud800" decodes to them), control characters other than
 // tab and line feed. The message's "found" part, or "" when the text is fine.
 std::string bad_text(std::string_view t, bool allow_line_breaks) {
-  if (utf8_error_offset(t) != std::string::npos) return quote(std::string(t)) + ", which is not UTF-8";
+  if (utf8_error_offset(t) != std::string::npos)
+    return quote(std::string(t)) + ", which is not UTF-8";
   for (const char ch : t) {
     const auto c = static_cast<unsigned char>(ch);
     const bool control = (c < 0x20 && c != '\t' && !(allow_line_breaks && (c == '\n' || c == '\r'))) ||
@@ -476,7 +477,8 @@ Status Cursor::check_keys(std::initializer_list<std::string_view> allowed) const
       if (x == name) break;
       ++a;
     }
-    if (a == allowed.size()) return check_keys(as_strings(allowed));  // the message, with "did you mean"
+    if (a == allowed.size())
+      return check_keys(as_strings(allowed));  // the message, with "did you mean"
     if (seen & (std::uint64_t{1} << a))
       return make_key().error("found key " + quote(std::string(name)) +
                               " a second time; expected each key once");
@@ -491,7 +493,8 @@ Status Cursor::check_keys(std::initializer_list<std::string_view> allowed) const
       const json_tree::Value& kv = json_.tree->at(ki);
       const bool scalar = kv.kind == json_tree::Kind::kScalar;
       BRIGADE_RETURN_IF_ERROR(check_one([&] { return json_child(ki, path_, line_column()); },
-                                        scalar, scalar ? json_.tree->text(kv) : std::string_view()));
+                                        scalar,
+                                        scalar ? json_.tree->text(kv) : std::string_view()));
     }
     return Status::ok();
   }
@@ -528,8 +531,7 @@ Status Cursor::check_keys(const std::vector<std::string>& allowed) const {
   if (json_.tree) {
     const json_tree::Value& v = json_.tree->at(json_.index);
     for (std::uint32_t k = 0; k + 1 < v.size; k += 2)
-      BRIGADE_RETURN_IF_ERROR(
-          check_one(json_child(json_.tree->child(v, k), path_, line_column())));
+      BRIGADE_RETURN_IF_ERROR(check_one(json_child(json_.tree->child(v, k), path_, line_column())));
     return Status::ok();
   }
   for (const auto& kv : node_) BRIGADE_RETURN_IF_ERROR(check_one(yaml_child(kv.first, path_, *this)));
@@ -660,8 +662,7 @@ Status Cursor::for_each_item(
   if (json_.tree) {
     const json_tree::Value& v = json_.tree->at(json_.index);
     for (std::uint32_t k = 0; k < v.size; ++k) {
-      const Cursor c =
-          json_child(json_.tree->child(v, k), item_path(list_path, k), line_column());
+      const Cursor c = json_child(json_.tree->child(v, k), item_path(list_path, k), line_column());
       if (record_items) record(c.path(), c.pos());
       BRIGADE_RETURN_IF_ERROR(f(k, c));
     }
@@ -750,7 +751,9 @@ bool within(double v, Bound bound) {
 // The scalar readers make their messages only when there is an error: they
 // run once per value of a million-op graph (issue 20, item 3).
 Result<std::int64_t> Cursor::as_int(std::int64_t min, std::int64_t max) const {
-  const auto fail = [&] { return error("found " + found() + "; expected " + int_range_text(min, max)); };
+  const auto fail = [&] {
+    return error("found " + found() + "; expected " + int_range_text(min, max));
+  };
   if (!is_scalar()) return fail();
   const std::string_view t = text_view();
   std::int64_t v = 0;
@@ -770,7 +773,9 @@ Result<std::int64_t> Cursor::as_int(std::int64_t min, std::int64_t max) const {
 }
 
 Result<double> Cursor::as_number(Bound bound) const {
-  const auto fail = [&] { return error("found " + found() + "; expected " + bounded("a number", bound)); };
+  const auto fail = [&] {
+    return error("found " + found() + "; expected " + bounded("a number", bound));
+  };
   if (!is_scalar()) return fail();
   const std::string t = text();
   char* end = nullptr;

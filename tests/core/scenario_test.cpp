@@ -221,9 +221,9 @@ TEST(ScenarioParse, PlacementOfNamesSharingPrefixesIsReadWhole) {
                                                      {"layer.10.attn.k", 2}}));
   std::vector<std::string> in_file_order;
   for (const Scenario::EntryPosition& e : s.placement_positions) in_file_order.push_back(e.name);
-  EXPECT_EQ(in_file_order, (std::vector<std::string>{"layer.10.attn.q", "\xc3\xa9t\xc3\xa9",
-                                                     "layer.10.attn", "op9", "op10",
-                                                     "layer.10.attn.k"}));
+  EXPECT_EQ(in_file_order,
+            (std::vector<std::string>{"layer.10.attn.q", "\xc3\xa9t\xc3\xa9", "layer.10.attn",
+                                      "op9", "op10", "layer.10.attn.k"}));
   EXPECT_EQ(s.where("placement.op10").str(), "t.yaml:2:77");
   EXPECT_TRUE(check_plan(s).is_ok());
 }
