@@ -3,13 +3,21 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/huge_pages.hpp"
+
 namespace brigade::json_tree {
 namespace {
 
 class Parser {
  public:
-  Parser(std::string_view in, std::vector<Value>* values, std::string* text, int max_depth)
-      : in_(in), values_(values), text_(text), max_depth_(max_depth) {}
+  // `stack_values`: room for this many values on the stack of children (the
+  // longest list's or map's), reserved once rather than grown by doubling.
+  Parser(std::string_view in, std::vector<Value>* values, std::string* text, int max_depth,
+         size_t stack_values)
+      : in_(in), values_(values), text_(text), max_depth_(max_depth) {
+    stack_.reserve(stack_values);
+    advise_huge_pages(stack_.data(), stack_.capacity() * sizeof(Value));
+  }
 
   bool run(std::uint32_t* root, Tree::Error* error) {
     skip_space();
@@ -103,7 +111,7 @@ class Parser {
           return true;
         }
         v->kind = Kind::kScalar;
-        v->begin = text_->size();
+        v->begin = static_cast<std::uint32_t>(text_->size());
         v->size = static_cast<std::uint32_t>(n);
         text_->append(word);
         return true;
@@ -182,7 +190,7 @@ class Parser {
   bool close(Value* v, size_t base) {
     const size_t n = stack_.size() - base;
     if (values_->size() + n >= 0xFFFFFFF0u) return fail("found more values than a tree holds");
-    v->begin = values_->size();
+    v->begin = static_cast<std::uint32_t>(values_->size());
     v->size = static_cast<std::uint32_t>(n);
     values_->insert(values_->end(), stack_.begin() + static_cast<std::ptrdiff_t>(base),
                     stack_.end());
@@ -213,7 +221,7 @@ class Parser {
       if (!digits()) return fail("found a malformed number");
     }
     v->kind = Kind::kScalar;
-    v->begin = text_->size();
+    v->begin = static_cast<std::uint32_t>(text_->size());
     v->size = static_cast<std::uint32_t>(i_ - start);
     text_->append(in_.substr(start, i_ - start));
     return true;
@@ -262,7 +270,7 @@ class Parser {
   // characters must be escaped (RFC 8259, section 7).
   bool string(Value* v) {
     ++i_;  // the quote
-    v->begin = text_->size();
+    v->begin = static_cast<std::uint32_t>(text_->size());
     while (true) {
       const size_t run = i_;
       while (i_ < in_.size() && in_[i_] != '"' && in_[i_] != '\\' &&
@@ -339,14 +347,24 @@ bool Tree::parse(std::string_view text, Error* error, int max_depth) {
   // when they appear in strings), and a valid text spends at least two
   // bytes per value; scalars' text is never longer than the input.
   // (Only for a text that starts as a container: YAML is tried as JSON first.)
-  const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) {
-    size_t bound = 1;
-    for (const char c : text) bound += (c == ',') | (c == ':') | (c == '[') | (c == '{');
-    values_.reserve(std::min(bound, text.size() / 2 + 2));
-    text_.reserve(text.size());
+  if (text.size() >= (size_t{1} << 30)) {
+    *error = Error{1, 1, "found a text of 1 GiB or more"};
+    return false;
   }
-  Parser p(text, &values_, &text_, max_depth);
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  size_t bound = 0;
+  if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) {
+    bound = 1;
+    for (const char c : text) bound += (c == ',') | (c == ':') | (c == '[') | (c == '{');
+    bound = std::min(bound, text.size() / 2 + 2);
+    values_.reserve(bound);
+    text_.reserve(text.size());
+    advise_huge_pages(values_.data(), values_.capacity() * sizeof(Value));
+    advise_huge_pages(text_.data(), text_.capacity());
+  }
+  // The stack holds at most every value but the root; reserved pages that
+  // are never written cost nothing.
+  Parser p(text, &values_, &text_, max_depth, bound);
   return p.run(&root_, error);
 }
 

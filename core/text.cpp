@@ -57,6 +57,33 @@ std::size_t control_char_offset(std::string_view text) {
   return std::string_view::npos;
 }
 
+std::size_t text_fault_offset(std::string_view text, bool* not_utf8) {
+  *not_utf8 = false;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x80) {
+      const std::size_t n = sequence_length(text, i);
+      if (n == 0) {
+        *not_utf8 = true;
+        return i;
+      }
+      i += n;
+    } else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
+      // A control character; a byte that is not UTF-8 later still comes first.
+      if (const std::size_t bad = utf8_error_offset(text.substr(i));
+          bad != std::string_view::npos) {
+        *not_utf8 = true;
+        return i + bad;
+      }
+      return i;
+    } else {
+      ++i;
+    }
+  }
+  return std::string_view::npos;
+}
+
 std::string quoted(std::string_view text, std::size_t max_chars) {
   std::string out = "'";
   std::size_t i = 0, chars = 0;

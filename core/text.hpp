@@ -19,6 +19,12 @@ std::size_t utf8_error_offset(std::string_view text);
 // Assumes valid UTF-8.
 std::size_t control_char_offset(std::string_view text);
 
+// Both checks in one pass, as a reader of a whole file makes them: the
+// offset of the first byte that is not UTF-8 (anywhere in the text: that
+// fault is reported first), else of the first control character, else npos;
+// *not_utf8 says which it is.
+std::size_t text_fault_offset(std::string_view text, bool* not_utf8);
+
 // `text` for a one-line message, in single quotes: line breaks and tabs as
 // \n \r \t, other control bytes and bytes that are not UTF-8 as \xNN, cut
 // after `max_chars` characters (never inside one) with "..." appended.

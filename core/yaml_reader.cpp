@@ -59,13 +59,14 @@ std::string hex_byte(unsigned char c) {
 // What a decoded scalar may not hold: bytes that are not UTF-8 (a YAML
 // escape such as "\ud800" decodes to them), control characters other than
 // tab and line feed. The message's "found" part, or "" when the text is fine.
-std::string bad_text(const std::string& t, bool allow_line_breaks) {
-  if (utf8_error_offset(t) != std::string::npos) return quote(t) + ", which is not UTF-8";
+std::string bad_text(std::string_view t, bool allow_line_breaks) {
+  if (utf8_error_offset(t) != std::string::npos)
+    return quote(std::string(t)) + ", which is not UTF-8";
   for (const char ch : t) {
     const auto c = static_cast<unsigned char>(ch);
     const bool control = (c < 0x20 && c != '\t' && !(allow_line_breaks && (c == '\n' || c == '\r'))) ||
                          c == 0x7F;
-    if (control) return quote(t) + " with control character " + hex_byte(c);
+    if (control) return quote(std::string(t)) + " with control character " + hex_byte(c);
   }
   return "";
 }
@@ -75,12 +76,14 @@ std::string bad_text(const std::string& t, bool allow_line_breaks) {
 Result<Tree> read_tree(const std::string& text, const std::string& file,
                        std::string_view expected_what) {
   // UTF-8 first (names reach JSON outputs and traces, which must be UTF-8),
-  // and no control characters: both with their position.
-  if (const size_t bad = utf8_error_offset(text); bad != std::string::npos)
+  // and no control characters: both with their position, in one pass.
+  bool not_utf8 = false;
+  const size_t bad = text_fault_offset(text, &not_utf8);
+  if (bad != std::string::npos && not_utf8)
     return Status::at(position_of(text, bad, file),
                       "found byte " + hex_byte(static_cast<unsigned char>(text[bad])) +
                           ", which is not UTF-8; expected UTF-8 text");
-  if (const size_t bad = control_char_offset(text); bad != std::string::npos)
+  if (bad != std::string::npos)
     return Status::at(position_of(text, bad, file),
                       "found control character " +
                           hex_byte(static_cast<unsigned char>(text[bad])) +
@@ -361,8 +364,12 @@ Status Cursor::error(const std::string& message) const {
 }
 
 std::string Cursor::text() const {
-  if (!is_scalar()) return std::string();
-  if (json_.tree) return std::string(scalar_view());
+  return std::string(text_view());
+}
+
+std::string_view Cursor::text_view() const {
+  if (!is_scalar()) return std::string_view();
+  if (json_.tree) return scalar_view();
   return node_.Scalar();
 }
 
@@ -401,7 +408,7 @@ Cursor::Path Cursor::child_path(std::string_view key) const {
     p.tail.append(".").append(key);
     return p;
   }
-  return Path{nullptr, path_.str() + "." + std::string(key)};
+  return Path{std::make_shared<const std::string>(path_.str() + "." + std::string(key)), ""};
 }
 
 Cursor::Path Cursor::item_path(const std::shared_ptr<const std::string>& list_path,
@@ -419,10 +426,14 @@ Cursor Cursor::yaml_child(YAML::Node node, Path path, const Cursor& parent_for_p
   return Cursor(doc_, std::move(node), Json{}, std::move(path), line, column, record_);
 }
 
-Cursor Cursor::json_child(std::uint32_t index, Path path, const Cursor& parent_for_pos) const {
-  const auto [line, column] = parent_for_pos.line_column();
-  return Cursor(doc_, YAML::Node(), Json{json_.tree, index}, std::move(path), line, column,
-                record_);
+Cursor Cursor::json_child(std::uint32_t index, Path path, std::pair<int, int> fallback) const {
+  return Cursor(doc_, YAML::Node(), Json{json_.tree, index}, std::move(path), fallback.first,
+                fallback.second, record_);
+}
+
+std::pair<int, int> Cursor::json_key_line_column(std::uint32_t index) const {
+  const json_tree::Value& k = json_.tree->at(index);
+  return {static_cast<int>(k.line), static_cast<int>(k.column)};
 }
 
 Cursor Cursor::missing(Path path) const {
@@ -448,22 +459,31 @@ std::vector<std::string> as_strings(std::initializer_list<std::string_view> name
 
 Status Cursor::check_keys(std::initializer_list<std::string_view> allowed) const {
   if (!is_map()) return Status::ok();
-  // Maps are small: a linear look at the keys before each is cheaper than a
-  // set, and no string is made unless there is an error to report.
-  std::vector<std::string_view> seen;
-  auto check_one = [&](const Cursor& key, std::string_view name) -> Status {
-    if (!key.is_scalar())
+  // Maps are small: a linear look at the allowed keys for each, the keys
+  // seen as bits of their place in `allowed` (the vector overload takes
+  // lists longer than 64), and no cursor or string is made unless there is
+  // an error to report or a position to record.
+  if (allowed.size() > 64) return check_keys(as_strings(allowed));
+  std::uint64_t seen = 0;
+  const bool record_keys = record_ && doc_->positions;
+  auto check_one = [&](const auto& make_key, bool scalar, std::string_view name) -> Status {
+    if (!scalar) {
+      const Cursor key = make_key();
       return key.error("found " + key.found() + " as a key; expected one of " +
                        join_list(as_strings(allowed)));
-    bool known = false;
-    for (std::string_view a : allowed) known = known || a == name;
-    if (!known) return check_keys(as_strings(allowed));  // the message, with "did you mean"
-    for (std::string_view x : seen)
-      if (x == name)
-        return key.error("found key " + quote(std::string(name)) +
-                         " a second time; expected each key once");
-    seen.push_back(name);
-    if (record_ && doc_->positions) record(child_path(name).str(), key.pos());
+    }
+    std::size_t a = 0;
+    for (std::string_view x : allowed) {
+      if (x == name) break;
+      ++a;
+    }
+    if (a == allowed.size())
+      return check_keys(as_strings(allowed));  // the message, with "did you mean"
+    if (seen & (std::uint64_t{1} << a))
+      return make_key().error("found key " + quote(std::string(name)) +
+                              " a second time; expected each key once");
+    seen |= std::uint64_t{1} << a;
+    if (record_keys) record(child_path(name).str(), make_key().pos());
     return Status::ok();
   };
   if (json_.tree) {
@@ -471,16 +491,18 @@ Status Cursor::check_keys(std::initializer_list<std::string_view> allowed) const
     for (std::uint32_t k = 0; k + 1 < v.size; k += 2) {
       const std::uint32_t ki = json_.tree->child(v, k);
       const json_tree::Value& kv = json_.tree->at(ki);
-      const std::string_view name =
-          kv.kind == json_tree::Kind::kScalar ? json_.tree->text(kv) : std::string_view();
-      BRIGADE_RETURN_IF_ERROR(check_one(json_child(ki, path_, *this), name));
+      const bool scalar = kv.kind == json_tree::Kind::kScalar;
+      BRIGADE_RETURN_IF_ERROR(check_one([&] { return json_child(ki, path_, line_column()); },
+                                        scalar,
+                                        scalar ? json_.tree->text(kv) : std::string_view()));
     }
     return Status::ok();
   }
   for (const auto& kv : node_) {
-    const std::string_view name =
-        kv.first.IsScalar() ? std::string_view(kv.first.Scalar()) : std::string_view();
-    BRIGADE_RETURN_IF_ERROR(check_one(yaml_child(kv.first, path_, *this), name));
+    const bool scalar = kv.first.IsScalar();
+    BRIGADE_RETURN_IF_ERROR(
+        check_one([&] { return yaml_child(kv.first, path_, *this); }, scalar,
+                  scalar ? std::string_view(kv.first.Scalar()) : std::string_view()));
   }
   return Status::ok();
 }
@@ -509,7 +531,7 @@ Status Cursor::check_keys(const std::vector<std::string>& allowed) const {
   if (json_.tree) {
     const json_tree::Value& v = json_.tree->at(json_.index);
     for (std::uint32_t k = 0; k + 1 < v.size; k += 2)
-      BRIGADE_RETURN_IF_ERROR(check_one(json_child(json_.tree->child(v, k), path_, *this)));
+      BRIGADE_RETURN_IF_ERROR(check_one(json_child(json_.tree->child(v, k), path_, line_column())));
     return Status::ok();
   }
   for (const auto& kv : node_) BRIGADE_RETURN_IF_ERROR(check_one(yaml_child(kv.first, path_, *this)));
@@ -539,7 +561,7 @@ Cursor Cursor::get(std::string_view key) const {
         const std::uint32_t ki = json_.tree->child(v, k);
         const json_tree::Value& kv = json_.tree->at(ki);
         if (kv.kind == json_tree::Kind::kScalar && json_.tree->text(kv) == key)
-          return json_child(ki + 1, child_path(key), json_child(ki, path_, *this));
+          return json_child(ki + 1, child_path(key), json_key_line_column(ki));
       }
     } else {
       for (const auto& kv : node_) {
@@ -559,7 +581,7 @@ Cursor Cursor::key_of(std::string_view key) const {
         const std::uint32_t ki = json_.tree->child(v, k);
         const json_tree::Value& kv = json_.tree->at(ki);
         if (kv.kind == json_tree::Kind::kScalar && json_.tree->text(kv) == key)
-          return json_child(ki, child_path(key), *this);
+          return json_child(ki, child_path(key), line_column());
       }
     } else {
       for (const auto& kv : node_)
@@ -580,8 +602,9 @@ Status Cursor::for_each_entry(
       const std::uint32_t ki = json_.tree->child(v, k);
       const json_tree::Value& kv = json_.tree->at(ki);
       const Cursor key = json_child(
-          ki, child_path(kv.kind == json_tree::Kind::kScalar ? json_.tree->text(kv) : "?"), *this);
-      const Cursor value = json_child(ki + 1, key.path_, key);
+          ki, child_path(kv.kind == json_tree::Kind::kScalar ? json_.tree->text(kv) : "?"),
+          line_column());
+      const Cursor value = json_child(ki + 1, key.path_, key.line_column());
       if (kv.kind == json_tree::Kind::kScalar && record_keys) record(key.path(), key.pos());
       BRIGADE_RETURN_IF_ERROR(f(key, value));
     }
@@ -595,6 +618,30 @@ Status Cursor::for_each_entry(
     BRIGADE_RETURN_IF_ERROR(f(key, value));
   }
   return Status::ok();
+}
+
+std::vector<std::optional<std::string_view>> Cursor::key_texts() const {
+  std::vector<std::optional<std::string_view>> out;
+  if (!is_map()) return out;
+  out.reserve(size());
+  if (json_.tree) {
+    const json_tree::Value& v = json_.tree->at(json_.index);
+    for (std::uint32_t k = 0; k + 1 < v.size; k += 2) {
+      const json_tree::Value& kv = json_.tree->at(json_.tree->child(v, k));
+      if (kv.kind == json_tree::Kind::kScalar)
+        out.emplace_back(json_.tree->text(kv));
+      else
+        out.emplace_back();
+    }
+    return out;
+  }
+  for (const auto& kv : node_) {
+    if (kv.first.IsScalar())
+      out.emplace_back(std::string_view(kv.first.Scalar()));
+    else
+      out.emplace_back();
+  }
+  return out;
 }
 
 std::vector<std::pair<Cursor, Cursor>> Cursor::entries() const {
@@ -615,7 +662,7 @@ Status Cursor::for_each_item(
   if (json_.tree) {
     const json_tree::Value& v = json_.tree->at(json_.index);
     for (std::uint32_t k = 0; k < v.size; ++k) {
-      const Cursor c = json_child(json_.tree->child(v, k), item_path(list_path, k), *this);
+      const Cursor c = json_child(json_.tree->child(v, k), item_path(list_path, k), line_column());
       if (record_items) record(c.path(), c.pos());
       BRIGADE_RETURN_IF_ERROR(f(k, c));
     }
@@ -701,10 +748,14 @@ bool within(double v, Bound bound) {
 
 }  // namespace
 
+// The scalar readers make their messages only when there is an error: they
+// run once per value of a million-op graph (issue 20, item 3).
 Result<std::int64_t> Cursor::as_int(std::int64_t min, std::int64_t max) const {
-  const std::string expected = int_range_text(min, max);
-  if (!is_scalar()) return error("found " + found() + "; expected " + expected);
-  const std::string t = text();
+  const auto fail = [&] {
+    return error("found " + found() + "; expected " + int_range_text(min, max));
+  };
+  if (!is_scalar()) return fail();
+  const std::string_view t = text_view();
   std::int64_t v = 0;
   const char* b = t.data();
   const char* e = t.data() + t.size();
@@ -716,20 +767,21 @@ Result<std::int64_t> Cursor::as_int(std::int64_t min, std::int64_t max) const {
   if (too_large)
     return error("found " + found() + "; expected an integer from " + std::to_string(min) +
                  " to " + std::to_string(max));
-  if (ec != std::errc() || ptr != e || t.empty())
-    return error("found " + found() + "; expected " + expected);
-  if (v < min) return error("found " + found() + "; expected " + expected);
+  if (ec != std::errc() || ptr != e || t.empty()) return fail();
+  if (v < min) return fail();
   return v;
 }
 
 Result<double> Cursor::as_number(Bound bound) const {
-  const std::string expected = bounded("a number", bound);
-  if (!is_scalar()) return error("found " + found() + "; expected " + expected);
+  const auto fail = [&] {
+    return error("found " + found() + "; expected " + bounded("a number", bound));
+  };
+  if (!is_scalar()) return fail();
   const std::string t = text();
   char* end = nullptr;
   const double v = std::strtod(t.c_str(), &end);
   if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(v) || !within(v, bound))
-    return error("found " + found() + "; expected " + expected);
+    return fail();
   return v;
 }
 
@@ -741,16 +793,17 @@ Result<double> Cursor::as_number_in(double lo, double hi, std::string_view noun)
 }
 
 Result<double> Cursor::as_quantity(Dimension dim, Bound bound) const {
-  const std::string expected = bounded(dimension_hint(dim), bound);
-  if (!is_scalar()) return error("found " + found() + "; expected " + expected);
+  const auto fail = [&] {
+    return error("found " + found() + "; expected " + bounded(dimension_hint(dim), bound));
+  };
+  if (!is_scalar()) return fail();
   double v = 0;
-  const QuantityFault fault = check_quantity(text(), dim, &v);
+  const QuantityFault fault = check_quantity(text_view(), dim, &v);
   if (fault == QuantityFault::kRange)
     return error("found " + found() + "; expected " +
                  bounded(quantity_range_hint(dim), bound == Bound::kPositive ? Bound::kPositive
                                                                              : Bound::kAny));
-  if (fault != QuantityFault::kNone || !within(v, bound))
-    return error("found " + found() + "; expected " + expected);
+  if (fault != QuantityFault::kNone || !within(v, bound)) return fail();
   return v;
 }
 
@@ -773,13 +826,18 @@ Result<std::string> Cursor::as_string() const {
 }
 
 Result<std::string> Cursor::as_name() const {
-  const std::string t = text();
+  BRIGADE_RETURN_IF_ERROR(check_name());
+  return text();
+}
+
+Status Cursor::check_name() const {
+  const std::string_view t = text_view();
   bool one_line = is_scalar() && !t.empty();
   for (char ch : t) one_line = one_line && static_cast<unsigned char>(ch) >= 0x20;
   if (!one_line) return error("found " + found() + "; expected a name on one line");
   if (const std::string bad = bad_text(t, false); !bad.empty())
     return error("found " + bad + "; expected a name in UTF-8 without control characters");
-  return t;
+  return Status::ok();
 }
 
 Status Cursor::enum_error(const std::vector<std::string>& names) const {

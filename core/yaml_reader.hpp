@@ -109,6 +109,8 @@ class Cursor {
   bool is_scalar() const;
   // The scalar's text ("" for other nodes).
   std::string text() const;
+  // The same without a copy: a view into the tree, valid while it lives.
+  std::string_view text_view() const;
   // The node as written in "found X": 'abc' for a scalar, "a list", "a map", "nothing".
   std::string found() const;
 
@@ -126,6 +128,10 @@ class Cursor {
   Cursor get(std::string_view key) const;
   // The key node itself (its position, its text) for a present key.
   Cursor key_of(std::string_view key) const;
+  // The text of each key in document order (nullopt for a key that is not
+  // a scalar), as views into the tree, without a cursor per key; records
+  // nothing.
+  std::vector<std::optional<std::string_view>> key_texts() const;
   // (key, value) pairs in document order; records every key's position.
   std::vector<std::pair<Cursor, Cursor>> entries() const;
   // The same pairs one at a time, stopping at the first error: for maps of
@@ -155,6 +161,8 @@ class Cursor {
   Result<std::string> as_string() const;
   // A name that messages quote: a non-empty scalar on one line.
   Result<std::string> as_name() const;
+  // The same check without the copy.
+  Status check_name() const;
   // One of `choices` ("found 'x'; expected one of a, b, c (did you mean 'b'?)").
   template <class T>
   Result<T> as_enum(const std::vector<std::pair<std::string, T>>& choices) const;
@@ -196,7 +204,11 @@ class Cursor {
   std::pair<int, int> line_column() const;
   // A child cursor of this map or list (positions recorded when record_).
   Cursor yaml_child(YAML::Node node, Path path, const Cursor& parent_for_pos) const;
-  Cursor json_child(std::uint32_t index, Path path, const Cursor& parent_for_pos) const;
+  // A JSON child; `fallback` is the line and column of the parent (of the
+  // key, for a map's value), where an empty value points.
+  Cursor json_child(std::uint32_t index, Path path, std::pair<int, int> fallback) const;
+  // A JSON key's line and column (keys are strings, never empty values).
+  std::pair<int, int> json_key_line_column(std::uint32_t index) const;
   Cursor missing(Path path) const;
   Path item_path(const std::shared_ptr<const std::string>& list_path, size_t i) const;
   std::string_view scalar_view() const;  // JSON only

@@ -101,6 +101,11 @@ const ErrorCase kCases[] = {
     {"ControlCharacter", "name: a\x01z\ntopology: {preset: cpu-host}\n" COLLECTIVE,
      "t.yaml:1:8: error: found control character 0x01; expected text without control characters "
      "(tab and line breaks aside)"},
+    // Both faults in one pass: a byte that is not UTF-8 is reported even
+    // after a control character.
+    {"NotUtf8AfterAControlCharacter",
+     "name: a\x01z\ntopology: {preset: cpu-host}\n" COLLECTIVE "description: \xc0\xaf\n",
+     "t.yaml:4:14: error: found byte 0xc0, which is not UTF-8; expected UTF-8 text"},
     {"EscapedNulInAName",
      "topology:\n"
      "  devices: [{name: \"a\\0b\", memory: 1GiB, memory_bandwidth: 1TB/s, flops: {f32: "

@@ -196,6 +196,38 @@ shardings: {x: [data, null], w1: [null, model], b: [model]}
   EXPECT_EQ(s.shardings.at("b"), (std::vector<std::string>{"model"}));
 }
 
+// The placement map is built from its keys sorted by their first 8 bytes
+// as an integer, then by the whole text (issue 20, item 3): names sharing 8
+// bytes, names shorter than 8, a name that is a prefix of another, bytes
+// above 0x7f (which sort after ASCII, as std::string compares) and digits
+// out of numeric order. The map and the file-order positions are as read.
+TEST(ScenarioParse, PlacementOfNamesSharingPrefixesIsReadWhole) {
+  const Scenario s = parse_ok(
+      "{\"topology\": {\"preset\": \"pcie-4gpu\"}, \"model\": {\"graph\": {\"tensors\": "
+      "{\"x\": [8, 8, \"f32\"]}, \"ops\": ["
+      "{\"name\": \"layer.10.attn.q\", \"op\": \"relu\", \"in\": \"x\", \"out\": \"a\"},"
+      "{\"name\": \"layer.10.attn\", \"op\": \"relu\", \"in\": \"a\", \"out\": \"b\"},"
+      "{\"name\": \"layer.10.attn.k\", \"op\": \"relu\", \"in\": \"b\", \"out\": \"c\"},"
+      "{\"name\": \"\xc3\xa9t\xc3\xa9\", \"op\": \"relu\", \"in\": \"c\", \"out\": \"d\"},"
+      "{\"name\": \"op10\", \"op\": \"relu\", \"in\": \"d\", \"out\": \"e\"},"
+      "{\"name\": \"op9\", \"op\": \"relu\", \"in\": \"e\", \"out\": \"f\"}]}},"
+      "\n\"placement\": {\"layer.10.attn.q\": 1, \"\xc3\xa9t\xc3\xa9\": 2, \"layer.10.attn\": 3, "
+      "\"op9\": 0, \"op10\": 1, \"layer.10.attn.k\": 2}}\n");
+  EXPECT_EQ(s.placement, (std::map<std::string, int>{{"layer.10.attn.q", 1},
+                                                     {"\xc3\xa9t\xc3\xa9", 2},
+                                                     {"layer.10.attn", 3},
+                                                     {"op9", 0},
+                                                     {"op10", 1},
+                                                     {"layer.10.attn.k", 2}}));
+  std::vector<std::string> in_file_order;
+  for (const Scenario::EntryPosition& e : s.placement_positions) in_file_order.push_back(e.name);
+  EXPECT_EQ(in_file_order,
+            (std::vector<std::string>{"layer.10.attn.q", "\xc3\xa9t\xc3\xa9", "layer.10.attn",
+                                      "op9", "op10", "layer.10.attn.k"}));
+  EXPECT_EQ(s.where("placement.op10").str(), "t.yaml:2:77");
+  EXPECT_TRUE(check_plan(s).is_ok());
+}
+
 TEST(ScenarioParse, CustomTopology) {
   const Scenario s = parse_ok(R"(topology:
   devices:
