@@ -90,6 +90,18 @@ TEST(LessonVerb, SauceBowlAlphaBetaAnswers) {
   EXPECT_EQ(j["answers"]["alpha8"]["text"], "70.0 us");
 }
 
+// Lesson 5, step 4, overlap: the same gradients poured in 25 MB buckets
+// during the backward pass expose less than poured in one bucket after it,
+// although the buckets pay more latencies (470 M parameters x 2 B = 941 MB:
+// 26 buckets, every byte allreduced either way).
+TEST(LessonVerb, SauceBowlOverlapHidesMostOfThePouring) {
+  const auto j = lesson_json("sauce-bowl");
+  EXPECT_EQ(answer(j, "ov_buckets"), 26);
+  EXPECT_LT(answer(j, "ov_exposed"), answer(j, "ov_comm") / 2);
+  EXPECT_GT(answer(j, "ov_comm"), answer(j, "one_comm"));  // more pours, more alphas
+  EXPECT_LT(answer(j, "ov_step"), answer(j, "one_step"));
+}
+
 // Lesson 6: the four parts add up to the peak, and ZeRO-1 keeps 1/8 of the
 // optimizer state on each of the 8 stations.
 TEST(LessonVerb, PeakMemoryAnswers) {
@@ -268,8 +280,8 @@ TEST(LessonVerb, BadInputIsOneLineExitTwo) {
        "runtime-surprise, pipeline-bubble) (did you mean 'sauce-bowl'?)\n"},
       {{"lesson", "3", "--lang", "fr"},
        "brigade: error: --lang: found 'fr'; expected one of en, zh\n"},
-      {{"lesson", "5", "--step", "4"},
-       "brigade: error: --step: found '4'; expected a step from 1 to 3 of lesson 05\n"},
+      {{"lesson", "5", "--step", "5"},
+       "brigade: error: --step: found '5'; expected a step from 1 to 4 of lesson 05\n"},
       {{"lesson", "5", "--quiz"},
        "brigade: error: --quiz: found it with lesson '5'; expected --quiz alone (the quiz draws on "
        "every lesson)\n"},
