@@ -92,11 +92,13 @@ TEST(LessonVerb, SauceBowlAlphaBetaAnswers) {
 
 // Lesson 5, step 4, overlap: the same gradients poured in 25 MB buckets
 // during the backward pass expose less than poured in one bucket after it,
-// although the buckets pay more latencies (470 M parameters x 2 B = 941 MB:
-// 26 buckets, every byte allreduced either way).
+// although the buckets pay more latencies. 470 499 328 parameters x 2 B =
+// 940 998 656 B; every bucket but the last holds at least 25e6 B, so there
+// are at most floor(940998656 / 25e6) + 1 = 38 of them, and more than one.
 TEST(LessonVerb, SauceBowlOverlapHidesMostOfThePouring) {
   const auto j = lesson_json("sauce-bowl");
-  EXPECT_EQ(answer(j, "ov_buckets"), 26);
+  EXPECT_GT(answer(j, "ov_buckets"), 1);
+  EXPECT_LE(answer(j, "ov_buckets"), 38);
   EXPECT_LT(answer(j, "ov_exposed"), answer(j, "ov_comm") / 2);
   EXPECT_GT(answer(j, "ov_comm"), answer(j, "one_comm"));  // more pours, more alphas
   EXPECT_LT(answer(j, "ov_step"), answer(j, "one_step"));
