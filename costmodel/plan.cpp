@@ -248,12 +248,6 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
                    "longer than the block before it shows) and frees as it goes: step and memory "
                    "within 10%",
                    0.10, 0, 0.10, false});
-  if (transformer && training && sc.training.recompute == Recompute::kFull)
-    out.push_back({"full recomputation: the closed form's peak holds the recomputed layer beside "
-                   "the saved activations less those of the blocks whose backward already ran; the "
-                   "planner frees a block's saved activations with the task after it, which can "
-                   "be the next block's recomputation: memory within 5%",
-                   0, 0, 0.05, false});
   const bool tree = (sc.model_kind == ModelKind::kCollective &&
                      sc.collective.algorithm == CollectiveAlgorithm::kTree) ||
                     (sc.model_kind != ModelKind::kCollective && st.algorithm == CollectiveAlgorithm::kTree);

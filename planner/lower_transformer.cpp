@@ -217,6 +217,19 @@ class StageEmitter {
       for (int r = 0; r < R_; ++r) b_.depend(base + r, send + r);
   }
 
+  // Frees `slot` (rank r's buffer at slot + r) when the task that last used
+  // it ends: the pending task if kernels are pending, else the last task
+  // emitted on the compute stream. (Left in pend_.frees with nothing pending,
+  // the free would ride on the next task, which may be the next micro-batch's
+  // first: both buffers would be live together.)
+  void free_after_last(BufferId slot) {
+    if (pend_.kernels > 0 || last_compute_ == kNone) {
+      pend_.frees.push_back(slot);
+      return;
+    }
+    for (int r = 0; r < R_; ++r) b_.free(last_compute_ + r, slot + r);
+  }
+
   void clear_attachments() {
     pend_.deps.clear();
     pend_.allocs.clear();
@@ -443,14 +456,24 @@ class StageEmitter {
     auto& blocks = blocks_of(st.chunk);
     gathered_.assign(blocks.size(), {});
     if (s_.fuse && s_.training) {
-      // Fused modes keep one activation buffer per step (all its blocks).
+      // Fused modes keep one activation buffer per step (all its blocks) but
+      // the head's: its backward runs first and frees it before the layers
+      // recompute (as the closed form counts the peak).
       double saved = 0;
-      for (const Block& blk : blocks) saved += blk.tpl->saved_bytes();
+      for (const Block& blk : blocks)
+        if (blk.tpl != &s_.head) saved += blk.tpl->saved_bytes();
       if (saved > 0) {
         const BufferId slot = new_slot("act mb" + std::to_string(st.micro_batch), saved,
                                        MemoryCategory::kActivations);
         next_allocs(slot);
         saved_slot(st.chunk, 0, st.micro_batch) = slot;
+      }
+      const Block& top = blocks.back();
+      if (top.tpl == &s_.head && top.tpl->saved_bytes() > 0 && blocks.size() > 1) {
+        const BufferId slot = new_slot("act head mb" + std::to_string(st.micro_batch),
+                                       top.tpl->saved_bytes(), MemoryCategory::kActivations);
+        next_allocs(slot);
+        saved_slot(st.chunk, blocks.size() - 1, st.micro_batch) = slot;
       }
     }
     // Inference keeps nothing for a backward, but a block's kernels still need
@@ -467,7 +490,7 @@ class StageEmitter {
       }
     }
     for (size_t j = 0; j < blocks.size(); ++j) forward_block(blocks, j, st);
-    if (working >= 0) pend_.frees.push_back(working);
+    if (working >= 0) free_after_last(working);
     if (vs < s_.V - 1) send(vs + 1, st.micro_batch, true);
   }
 
@@ -483,15 +506,21 @@ class StageEmitter {
     step_recompute_ = -1;
     // kStep: the step's recomputation runs first, as one task (with ZeRO-3
     // the gathers force block boundaries, so it stays interleaved).
+    // The blocks before the first that recomputes (the head) run their
+    // backward first and free their activations, as without hoisting.
     const bool hoist = s_.fuse_collectives && s_.zero < 3;
-    if (hoist)
-      for (size_t j : order) recompute_block(blocks, blocks[j], st.micro_batch);
-    for (size_t i = 0; i < order.size(); ++i)
-      backward_block(blocks, order, i, st, completing, first, hoist);
+    size_t i = 0;
+    if (hoist) {
+      for (; i < order.size() && blocks[order[i]].tpl->recompute.empty(); ++i)
+        backward_block(blocks, order, i, st, completing, first, hoist);
+      for (size_t k = i; k < order.size(); ++k)
+        recompute_block(blocks, blocks[order[k]], st.micro_batch);
+    }
+    for (; i < order.size(); ++i) backward_block(blocks, order, i, st, completing, first, hoist);
     if (s_.fuse) {
       const BufferId saved = saved_slot(st.chunk, 0, st.micro_batch);
-      if (saved >= 0) pend_.frees.push_back(saved);
-      if (step_recompute_ >= 0) pend_.frees.push_back(step_recompute_);
+      if (saved >= 0) free_after_last(saved);
+      if (step_recompute_ >= 0) free_after_last(step_recompute_);
     }
     if (vs > 0) send(vs - 1, st.micro_batch, false);
   }
@@ -502,6 +531,9 @@ class StageEmitter {
     const BlockTemplate& tpl = *blk.tpl;
     if (tpl.recompute.empty()) return;
     if (step_recompute_ < 0) {
+      // Allocated when the recomputation starts, not with the fused task
+      // before it (the head's backward, which frees the head's activations).
+      if (pend_.kernels > 0 && pend_.phase != Phase::kRecompute) flush();
       double bytes = 0;
       for (const Block& b : blocks) bytes = std::max(bytes, b.tpl->recompute_saved_bytes());
       if (bytes > 0) {
@@ -568,7 +600,7 @@ class StageEmitter {
       const TaskId last = flush();
       for (int r = 0; r < R_ && last != kNone; ++r) b_.free(last + r, working + r);
     }
-    if (!gathered_[j].ids.empty()) pend_.frees.push_back(gathered_[j].slot);
+    if (!gathered_[j].ids.empty()) free_after_last(gathered_[j].slot);
   }
 
   void backward_block(std::vector<Block>& blocks, const std::vector<size_t>& order, size_t i,
@@ -632,12 +664,12 @@ class StageEmitter {
       }
     }
     if (static_cast<int>(tpl.backward.size()) == tpl.recompute_before) run_recompute();
-    if (s_.training && !s_.fuse) {
+    if (s_.training && (!s_.fuse || (j > 0 && blk.tpl == &s_.head))) {
       const BufferId saved = saved_slot(st.chunk, j, mb);
-      if (saved >= 0) pend_.frees.push_back(saved);
+      if (saved >= 0) free_after_last(saved);
     }
-    if (recompute_slot >= 0) pend_.frees.push_back(recompute_slot);
-    if (!gathered_[j].ids.empty()) pend_.frees.push_back(gathered_[j].slot);
+    if (recompute_slot >= 0) free_after_last(recompute_slot);
+    if (!gathered_[j].ids.empty()) free_after_last(gathered_[j].slot);
     if (grad_slot >= 0) {
       const TaskId producer = flush();
       auto ids = data_collective(CollectiveKind::kReduceScatter, blk.owned_elements * s_.e,

@@ -24,26 +24,13 @@
 namespace brigade::planner {
 namespace {
 
-using testing::cost_calls;
-using testing::cost_comm_seconds;
-using testing::cost_peak_bytes;
-using testing::judge_both;
-using testing::program_calls;
-using testing::rel_diff;
-using testing::sim_comm_seconds;
-using testing::sim_peak_bytes;
-
-// Where no modelling difference is named, the two judges read the same
-// kernels, collectives and buffers in the same order: they agree up to
-// rounding (summing in another order).
-constexpr double kStepTolerance = 1e-6;
-constexpr double kCommTolerance = 1e-6;
-constexpr double kMemoryTolerance = 1e-6;
-
 struct Case {
   std::string name;
   std::string yaml;  // empty: `path` is a scenario file
   std::string path;
+  // kAuto as `brigade simulate`; a small plan forced to fused tasks is held
+  // to the peak memory alone (testing::expect_agreement, memory_only).
+  Granularity granularity = Granularity::kAuto;
 };
 
 std::vector<Case> bundled() {
@@ -128,6 +115,19 @@ std::vector<Case> family() {
       {"gpt_no_overlap", gpt("data: 8, overlap: false")},
       {"gpt_speed", gpt("data: 8", "", 4, "simulation: {speed: {5: 0.5}}\n")},
       {"gpt_inference", gpt("tensor: 2, pipeline: 2, data: 2", "mode: inference")},
+      // A step's activations (fused tasks: one buffer per step) and a block's
+      // (kernel tasks) were freed with the task after their last use when that
+      // use was a collective or a flush (ZeRO-3's reduce-scatter, the tied
+      // embedding, a gradient bucket): the next micro-batch's forward, or the
+      // next block's recomputation, allocated beside them. gpt3_175b_1024's
+      // searched winner (tensor 4, data 256, ZeRO-3, micro-batch 3) peaked at
+      // 121 GiB in the simulator against 63.9 GiB; these peaked 40%, 63% and
+      // 10% above the closed form (issue 18).
+      {"gpt_zero3_sp_region", gpt("tensor: 2, data: 4, zero: 3, sequence_parallel: true"), "",
+       Granularity::kRegion},
+      {"gpt_zero3_step", gpt("tensor: 2, data: 4, zero: 3", "", 4, "", 4), "", Granularity::kStep},
+      {"gpt_sp_full_recompute_pipeline",
+       gpt("tensor: 2, pipeline: 2, data: 2, sequence_parallel: true, zero: 1", "recompute: full", 4, "", 4)},
       // transformer variants (issue 21): each kind through both judges
       {"variant_gqa", variant("kv_heads: 2", "tensor: 2, pipeline: 2, data: 2")},
       {"variant_mqa", variant("kv_heads: 1", "data: 8")},
@@ -201,42 +201,9 @@ TEST_P(CrossJudge, StepCommunicationAndMemoryAgree) {
   // granularity, and the step granularity's merged collectives are a named
   // difference.
   LowerOptions lo;
-  lo.granularity = Granularity::kAuto;
-  const auto j = judge_both(sc, lo);
-  ASSERT_TRUE(j.ok);
-
-  double step_tol = kStepTolerance, comm_tol = kCommTolerance, mem_tol = kMemoryTolerance;
-  bool calls_differ = false;
-  std::string named;
-  for (const cost::JudgeDifference& d : cost::judge_differences(sc, j.plan.granularity != Granularity::kKernel)) {
-    step_tol = std::max(step_tol, d.step_tolerance);
-    comm_tol = std::max(comm_tol, d.communication_tolerance);
-    mem_tol = std::max(mem_tol, d.memory_tolerance);
-    calls_differ |= d.calls_differ;
-    named += "\n  named difference: " + d.text;
-  }
-  EXPECT_LT(rel_diff(j.cost.step_seconds, j.sim.step_seconds), step_tol)
-      << c.name << ": step: cost " << j.cost.step_seconds << " s, simulate " << j.sim.step_seconds
-      << " s" << named;
-  EXPECT_LT(rel_diff(cost_peak_bytes(j.cost), sim_peak_bytes(j.sim)), mem_tol)
-      << c.name << ": peak memory: cost " << cost_peak_bytes(j.cost) << " B, simulate "
-      << sim_peak_bytes(j.sim) << " B" << named;
-  // Communication, on the device the closed form reports (all devices for a
-  // manual placement, whose ledger lists every transfer).
-  const int dev = j.cost.communication_device;
-  std::map<std::string, double> sim_calls;
-  double sim_comm = 0;
-  for (int d = 0; d < j.plan.program.num_devices; ++d) {
-    if (dev >= 0 && d != dev) continue;
-    for (const auto& [k, n] : program_calls(j.plan.program, d)) sim_calls[k] += n;
-    sim_comm += sim_comm_seconds(j, d);
-  }
-  if (!calls_differ) {
-    EXPECT_EQ(cost_calls(j.cost), sim_calls) << c.name << ": calls per kind on device " << dev << named;
-  }
-  EXPECT_LT(rel_diff(cost_comm_seconds(j.cost), sim_comm), comm_tol)
-      << c.name << ": communication in flight on device " << dev << ": cost "
-      << cost_comm_seconds(j.cost) << " s, simulate " << sim_comm << " s" << named;
+  lo.granularity = c.granularity;
+  testing::expect_agreement(sc, c.name, lo,
+                            c.granularity != Granularity::kAuto && c.granularity != Granularity::kKernel);
 }
 
 INSTANTIATE_TEST_SUITE_P(Plans, CrossJudge, ::testing::ValuesIn(all_cases()),
