@@ -115,11 +115,34 @@ double in_flight_micro_batches(PipelineSchedule schedule, int pipeline, int micr
     case PipelineSchedule::k1F1B: return std::min(p - stage, m);
     case PipelineSchedule::kInterleaved: {
       if (v == 1) return std::min(p - stage, m);
-      const int chunks = std::min(m * v, 2 * (p - stage - 1) + (v - 1) * p + 1);
+      // Megatron-LM runs every forward first when m = p (all_warmup_microbatches).
+      const int chunks = m == p ? m * v : std::min(m * v, 2 * (p - stage - 1) + (v - 1) * p + 1);
       return static_cast<double>(chunks) / v;
     }
   }
   return m;
+}
+
+double interleaved_chunk_in_flight(int pipeline, int micro_batches, int virtual_stages, int stage,
+                                   int chunk) {
+  const std::int64_t p = std::max(1, pipeline), m = std::max(1, micro_batches);
+  const std::int64_t v = std::max(1, virtual_stages);
+  const std::int64_t total = m * v, group = p * v;
+  const std::int64_t warmup =
+      m == p ? total : std::min<std::int64_t>(2 * (p - stage - 1) + (v - 1) * p, total);
+  // Of the first n forward (backward) steps, those of `chunk`: virtual
+  // micro-batch k runs chunk (k mod pv) / p forward and v - 1 - that backward.
+  auto of_chunk = [&](std::int64_t n, std::int64_t c) {
+    return (n / group) * p + std::clamp<std::int64_t>(n % group - c * p, 0, p);
+  };
+  const std::int64_t remaining = total - warmup;
+  if (remaining == 0) return static_cast<double>(of_chunk(total, chunk));
+  // Before the j-th backward of the steady state, forwards 0..warmup+j have
+  // run and backwards 0..j-1: the count repeats with period pv.
+  std::int64_t most = 0;
+  for (std::int64_t j = 0; j < std::min(remaining, group); ++j)
+    most = std::max(most, of_chunk(warmup + j + 1, chunk) - of_chunk(j, v - 1 - chunk));
+  return static_cast<double>(most);
 }
 
 double mlp_activation_bytes(double rows, const std::vector<std::int64_t>& widths, DType dtype,

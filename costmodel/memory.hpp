@@ -96,6 +96,16 @@ double output_layer_activation_bytes(const LayerActivationQuery& q);
 double in_flight_micro_batches(PipelineSchedule schedule, int pipeline, int micro_batches,
                                int virtual_stages, int stage);
 
+// Interleaved 1F1B in Megatron-LM's order (planner/schedule.cpp): the most
+// micro-batches of model chunk `chunk` (0..v-1) that `stage` holds at once
+// while it holds the most chunks (before a steady-state backward, or after
+// every forward when m = p). The embedding is chunk 0 of stage 0 and the
+// output layer chunk v-1 of stage p-1: on 4 stages with 2 chunks and 8
+// micro-batches stage 0 holds all 8 micro-batches of chunk 0 at once, not
+// p = 4 (tests/costmodel/memory_test.cpp works the counts by hand).
+double interleaved_chunk_in_flight(int pipeline, int micro_batches, int virtual_stages, int stage,
+                                   int chunk);
+
 // Activations an MLP keeps for its backward pass with `rows` rows per device:
 // each layer's input and pre-activation output (training), or the widest
 // layer's input plus output live at once (inference).

@@ -841,10 +841,18 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       // The embedding (stage 0) and the output layer (stage p-1) are the first and the
       // last layers of the model: they keep as many micro-batches as a stage of one chunk
       // (GPipe all m; 1F1B p - stage; Narayanan et al. 2021 §2.2, Korthikanti §4.3).
+      // Interleaved, they are chunk 0 of stage 0 and chunk v-1 of stage p-1, whose
+      // micro-batches in flight Megatron-LM's order sets (memory.hpp).
+      const bool chunked = st.schedule == PipelineSchedule::kInterleaved && v > 1 && p > 1;
+      const int mi = static_cast<int>(m);
       if (i == 0)
-        act += templates->embedding_figures.saved_bytes * in_flight_micro_batches(st.schedule, p, static_cast<int>(m), 1, 0);
+        act += templates->embedding_figures.saved_bytes *
+               (chunked ? interleaved_chunk_in_flight(p, mi, v, 0, 0)
+                        : in_flight_micro_batches(st.schedule, p, mi, 1, 0));
       if (i == p - 1)
-        act += templates->head_figures.saved_bytes * in_flight_micro_batches(st.schedule, p, static_cast<int>(m), 1, p - 1);
+        act += templates->head_figures.saved_bytes *
+               (chunked ? interleaved_chunk_in_flight(p, mi, v, p - 1, v - 1)
+                        : in_flight_micro_batches(st.schedule, p, mi, 1, p - 1));
       // The first recomputation of a backward step comes after the blocks above the
       // first block that recomputes have run their backward and freed their saved
       // activations (the head's on the last stage).

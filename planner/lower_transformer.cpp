@@ -99,6 +99,7 @@ class StageEmitter {
     for (int i = 0; i < static_cast<int>(steps.size()); ++i) {
       if (cancel_requested(s_.cancel)) return cancelled_status();
       const PipelineStep& st = steps[static_cast<size_t>(i)];
+      next_step_ = i + 1 < static_cast<int>(steps.size()) ? &steps[static_cast<size_t>(i + 1)] : nullptr;
       if (st.forward)
         forward_step(st);
       else
@@ -425,6 +426,11 @@ class StageEmitter {
     return ids;
   }
 
+  struct Gathered {
+    std::vector<TaskId> ids;
+    BufferId slot = -1;
+  };
+
   // ---- pipeline steps ---------------------------------------------------------
   std::vector<Block>& blocks_of(int chunk) { return chunks_[static_cast<size_t>(chunk)]; }
 
@@ -455,6 +461,7 @@ class StageEmitter {
     if (vs > 0) pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, true));
     auto& blocks = blocks_of(st.chunk);
     gathered_.assign(blocks.size(), {});
+    take_prefetched();
     if (s_.fuse && s_.training) {
       // Fused modes keep one activation buffer per step (all its blocks) but
       // the head's: its backward runs first and frees it before the layers
@@ -500,6 +507,7 @@ class StageEmitter {
     if (vs < s_.V - 1) pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, false));
     auto& blocks = blocks_of(st.chunk);
     gathered_.assign(blocks.size(), {});
+    take_prefetched();
     // Backward visits the blocks in reverse; gathers follow that order.
     std::vector<size_t> order;
     for (size_t j = blocks.size(); j-- > 0;) order.push_back(j);
@@ -551,8 +559,11 @@ class StageEmitter {
   // blocks are whole at a time.
   void gather(std::vector<Block>& blocks, size_t j, Phase phase, int mb) {
     if (s_.zero < 3 || s_.D <= 1 || !gathered_[j].ids.empty()) return;
-    const Block& blk = blocks[j];
-    if (blk.gather_elements <= 0) return;
+    if (blocks[j].gather_elements <= 0) return;
+    gathered_[j] = issue_gather(blocks[j], phase, mb);
+  }
+
+  Gathered issue_gather(const Block& blk, Phase phase, int mb) {
     const TaskId after = flush();
     const double bytes = blk.gather_elements * s_.e;
     const BufferId slot = new_slot("gathered " + blk.label, bytes, MemoryCategory::kParams);
@@ -566,7 +577,29 @@ class StageEmitter {
       b_.alloc(ids[static_cast<size_t>(r)], slot + r);
       if (after != kNone) b_.depend(ids[static_cast<size_t>(r)], after + r);
     }
-    gathered_[j] = {std::move(ids), slot};
+    return {std::move(ids), slot};
+  }
+
+  // The prefetch crosses pipeline steps as FSDP's does (it follows the
+  // execution order, not the module tree): the last block of a step
+  // gathers the first block of the next step on this stage (the next
+  // micro-batch's or chunk's), so a step's first gather does not wait in
+  // the open.
+  void prefetch_next_step() {
+    if (s_.zero < 3 || s_.D <= 1 || next_step_ == nullptr) return;
+    const PipelineStep& nx = *next_step_;
+    const std::vector<Block>& blocks = blocks_of(nx.chunk);
+    const size_t j = nx.forward ? 0 : blocks.size() - 1;
+    if (blocks[j].gather_elements <= 0) return;
+    prefetched_ = issue_gather(blocks[j], nx.forward ? Phase::kForward : Phase::kBackward,
+                               nx.micro_batch);
+    prefetched_index_ = j;
+  }
+
+  void take_prefetched() {
+    if (prefetched_.ids.empty()) return;
+    gathered_[prefetched_index_] = std::move(prefetched_);
+    prefetched_ = Gathered{};
   }
 
   void use_gathered(size_t j) {
@@ -576,7 +609,10 @@ class StageEmitter {
   void forward_block(std::vector<Block>& blocks, size_t j, const PipelineStep& st) {
     const Block& blk = blocks[j];
     gather(blocks, j, Phase::kForward, st.micro_batch);
-    if (j + 1 < blocks.size()) gather(blocks, j + 1, Phase::kForward, st.micro_batch);
+    if (j + 1 < blocks.size())
+      gather(blocks, j + 1, Phase::kForward, st.micro_batch);
+    else
+      prefetch_next_step();
     use_gathered(j);
     const double saved = blk.tpl->saved_bytes();
     if (s_.training && saved > 0 && !s_.fuse) {
@@ -609,7 +645,10 @@ class StageEmitter {
     const Block& blk = blocks[j];
     const BlockTemplate& tpl = *blk.tpl;
     gather(blocks, j, Phase::kBackward, st.micro_batch);
-    if (i + 1 < order.size()) gather(blocks, order[i + 1], Phase::kBackward, st.micro_batch);
+    if (i + 1 < order.size())
+      gather(blocks, order[i + 1], Phase::kBackward, st.micro_batch);
+    else
+      prefetch_next_step();
     use_gathered(j);
     const int mb = st.micro_batch;
     // ZeRO-3: this block's unsharded gradient lives from its first backward
@@ -755,11 +794,6 @@ class StageEmitter {
     return c[j * static_cast<size_t>(s_.m) + static_cast<size_t>(mb)];
   }
 
-  struct Gathered {
-    std::vector<TaskId> ids;
-    BufferId slot = -1;
-  };
-
   ProgramBuilder& b_;
   Setup& s_;
   int p_;
@@ -769,6 +803,9 @@ class StageEmitter {
   std::vector<std::vector<Block>> chunks_;
   std::vector<std::vector<BufferId>> saved_;
   std::vector<Gathered> gathered_;
+  Gathered prefetched_;  // the next step's first block, gathered ahead
+  size_t prefetched_index_ = 0;
+  const PipelineStep* next_step_ = nullptr;
   std::map<std::string, BufferId> zero2_slots_;
   Pending pend_;
   std::vector<Deferred> deferred_;

@@ -143,6 +143,26 @@ TEST(InFlightMicroBatches, Schedules) {
   EXPECT_EQ(in_flight_micro_batches(PipelineSchedule::k1F1B, 4, 2, 1, 0), 2.0);
   EXPECT_EQ(in_flight_micro_batches(PipelineSchedule::kInterleaved, 4, 8, 2, 0), 5.5);
   EXPECT_EQ(in_flight_micro_batches(PipelineSchedule::kInterleaved, 4, 8, 2, 0), 4.0 * (1 + 3.0 / 8));
+  // m = p: Megatron-LM runs every forward first (all_warmup_microbatches), so even the
+  // last stage holds all m v = 4 chunks, 2 stage-loads (p = 2, v = 2).
+  EXPECT_EQ(in_flight_micro_batches(PipelineSchedule::kInterleaved, 2, 2, 2, 1), 2.0);
+}
+
+// Which chunks those are (issue 18: the embedding counted p micro-batches, the
+// simulator ran more). p = 4, v = 2, m = 8, stage 0: warm-up 2*3 + 1*4 = 10
+// forwards; forward k runs chunk (k mod 8) / 4 (k 0-3, 8-11: chunk 0),
+// backward i chunk 1 - (i mod 8) / 4 (i 0-3: chunk 1). Before the steady
+// state's backward j, forwards 0..10+j and backwards 0..j-1 have run: at
+// j = 1 forwards 0-3 and 8-11 (chunk 0: all 8 micro-batches) and backward 0
+// (chunk 1), so stage 0 holds the embedding of 8 micro-batches.
+// Stage 3, chunk 1 (the output layer): warm-up 4; at j = 0 forwards 0-4 (k 4:
+// chunk 1), and every later forward of chunk 1 follows a backward of chunk 1:
+// at most 1. m = p = 2, v = 2, stage 1: every forward first, both
+// micro-batches of chunk 1.
+TEST(InterleavedChunkInFlight, ByHand) {
+  EXPECT_EQ(interleaved_chunk_in_flight(4, 8, 2, 0, 0), 8.0);
+  EXPECT_EQ(interleaved_chunk_in_flight(4, 8, 2, 3, 1), 1.0);
+  EXPECT_EQ(interleaved_chunk_in_flight(2, 2, 2, 1, 1), 2.0);
 }
 
 // MLP, 2 rows, f32: training keeps each layer's input and output: [16, 16] -> 2 * 32 * 4 = 256 B;
