@@ -12,6 +12,7 @@
 #include <QLabel>
 
 #include "core/run_compare.hpp"
+#include "tests/gui/gui_run.hpp"
 #include "gui/app/main_window.hpp"
 #include "gui/app/session.hpp"
 #include "gui/model/calibration_plots.hpp"
@@ -22,6 +23,7 @@
 #include "gui/model/model_tr.hpp"
 #include "gui/model/span_details.hpp"
 #include "gui/model/whatif.hpp"
+#include "gui/views/export.hpp"
 #include "gui/views/language.hpp"
 #include "gui/views/timeline_canvas.hpp"
 #include "gui/views/timeline_view.hpp"
@@ -271,11 +273,34 @@ TEST(ModelText, TheViewsComposeThemAgainWhenTheLanguageSwitches) {
   EXPECT_TRUE(details.contains(QString::fromUtf8("等待的是"))) << details.toStdString();
   EXPECT_TRUE(details.contains(QString::fromUtf8("4 个 rank"))) << details.toStdString();
   EXPECT_FALSE(details.contains("waited for")) << details.toStdString();
+  // The picture, to look at: the details panel and the summary line in zh.
+  w.resize(1600, 900);
+  QApplication::processEvents();
+  const QString picture = QString::fromStdString((out_dir() / "model_text_zh.png").string());
+  ASSERT_TRUE(save_png(&w, picture).is_ok()) << picture.toStdString();
 
   set_ui_language(Lang::kEn);
   for (int i = 0; i < 3; ++i) QApplication::processEvents();
   EXPECT_TRUE(summary->text().contains("24 tasks on 4 devices")) << summary->text().toStdString();
   EXPECT_TRUE(timeline->details_text().contains("waited for"));
+}
+
+// The timeline's details panel in zh, to look at ($TMPDIR/brigade_gui_screens/
+// timeline_details_zh.png): the selected psum's lines, every key and
+// composed value in Chinese, nothing clipped.
+TEST(ModelText, TheTimelinesDetailsInAPicture) {
+  Language zh(Lang::kZh);
+  TimelineView v;
+  v.resize(1200, 1000);
+  v.set_document(load_document(kSrc + "/scenarios/pmap_train_step.yaml").value());
+  v.show();
+  v.find("grad psum");
+  QApplication::processEvents();
+  const QString details = v.details_text();
+  EXPECT_TRUE(details.contains(QString::fromUtf8("“mm1.wgrad” — 事件：本设备流“compute”上的一个 kernel")))
+      << details.toStdString();
+  const QString picture = QString::fromStdString((out_dir() / "timeline_details_zh.png").string());
+  ASSERT_TRUE(save_png(&v, picture).is_ok()) << picture.toStdString();
 }
 
 // A timeline canvas relabels its rows on LanguageChange.
