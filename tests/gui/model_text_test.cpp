@@ -74,7 +74,9 @@ DocumentPtr small_trace() {
   return document_from_trace(std::move(t), "x.json");
 }
 
-std::vector<std::string> lane_labels() {
+// One span on each of two devices on nodes 0 and 1 (by their names), on
+// streams unnamed and "comm".
+Trace two_nodes() {
   Trace t;
   t.device_names = {"node0/gpu0", "node1/gpu0"};
   t.streams = {{0, ""}, {1, "comm"}};
@@ -87,6 +89,11 @@ std::vector<std::string> lane_labels() {
     x.end_seconds = 1e-3;
     t.spans.push_back(x);
   }
+  return t;
+}
+
+std::vector<std::string> lane_labels() {
+  const Trace t = two_nodes();
   const TraceIndex index = TraceIndex::build(t, nullptr);
   LaneLayout l;
   l.build(t, index, nullptr);
@@ -306,25 +313,15 @@ TEST(ModelText, TheTimelinesDetailsInAPicture) {
 // A timeline canvas relabels its rows on LanguageChange.
 TEST(ModelText, TheTimelineRowsAreRelabelled) {
   Language start(Lang::kEn);
-  Trace t;
-  t.device_names = {"node0/gpu0", "node1/gpu0"};
-  t.streams = {{0, "s"}, {1, "s"}};
-  t.names = {"k"};
-  for (int s = 0; s < 2; ++s) {
-    TraceSpan x;
-    x.name = 0;
-    x.device = s;
-    x.stream = s;
-    x.end_seconds = 1e-3;
-    t.spans.push_back(x);
-  }
   TimelineCanvas c;
-  c.set_document(document_from_trace(std::move(t), "x.json"));
+  c.set_document(document_from_trace(two_nodes(), "x.json"));
   ASSERT_GT(c.layout().num_rows(), 0);
   EXPECT_EQ(c.layout().row(0).label, "node 0");
+  EXPECT_EQ(c.layout().row(2).label, "stream 0");
   set_ui_language(Lang::kZh);
   for (int i = 0; i < 3; ++i) QApplication::processEvents();
   EXPECT_EQ(c.layout().row(0).label, "节点 0");
+  EXPECT_EQ(c.layout().row(2).label, "流 0");
   set_ui_language(Lang::kEn);
   for (int i = 0; i < 3; ++i) QApplication::processEvents();
   EXPECT_EQ(c.layout().row(0).label, "node 0");
