@@ -25,6 +25,7 @@
 
 #include "core/units.hpp"
 #include "gui/app/session.hpp"
+#include "gui/model/loader.hpp"
 #include "gui/views/compare_view.hpp"
 #include "gui/views/export.hpp"
 #include "gui/views/language.hpp"
@@ -167,7 +168,7 @@ void MainWindow::changeEvent(QEvent* e) {
   menuBar()->clear();
   build_menus();
   for (const Dock& d : docks_) d.dock->setWindowTitle(view_title(d.info->title));
-  if (!doc_) static_cast<QLabel*>(centralWidget())->setText(tr(kOpenHint));
+  static_cast<QLabel*>(centralWidget())->setText(doc_ ? summary_text() : tr(kOpenHint));
   cancel_->setText(tr("Cancel"));
   cancel_->setToolTip(tr("Stop loading (Esc)"));
 }
@@ -316,15 +317,19 @@ void MainWindow::set_busy(bool busy) {
   }
 }
 
-void MainWindow::set_document(DocumentPtr doc) {
-  doc_ = std::move(doc);
-  setWindowTitle(tr("%1 — Brigade").arg(QString::fromStdString(doc_->title)));
+QString MainWindow::summary_text() const {
   QString summary = QString::fromStdString(doc_->title);
   if (doc_->result)
     summary +=
         tr(": step %1").arg(QString::fromStdString(format_seconds(doc_->result->step_seconds)));
-  for (const std::string& n : doc_->notes) summary += " · " + QString::fromStdString(n);
-  static_cast<QLabel*>(centralWidget())->setText(summary);
+  for (const std::string& n : document_notes(*doc_)) summary += " · " + QString::fromStdString(n);
+  return summary;
+}
+
+void MainWindow::set_document(DocumentPtr doc) {
+  doc_ = std::move(doc);
+  setWindowTitle(tr("%1 — Brigade").arg(QString::fromStdString(doc_->title)));
+  static_cast<QLabel*>(centralWidget())->setText(summary_text());
   status_->setText(tr("Opened %1").arg(QString::fromStdString(doc_->path)));
   // In each dock area, the first view with something to show comes to the front.
   std::vector<Qt::DockWidgetArea> raised;

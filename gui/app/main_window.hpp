@@ -45,8 +45,8 @@ class MainWindow : public QMainWindow {
   bool export_trace(const QString& path);
 
   static constexpr int kMaxRecent = 10;
-  static constexpr const char* kOpenHint =
-      QT_TR_NOOP("Open a scenario, a trace or a profile: File > Open (Ctrl+O), or drop a file here.");
+  static constexpr const char* kOpenHint = QT_TR_NOOP(
+      "Open a scenario, a trace or a profile: File > Open (Ctrl+O), or drop a file here.");
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -61,6 +61,8 @@ class MainWindow : public QMainWindow {
   void add_recent(const QString& path);
   void show_message(const QString& text, bool error);
   void set_document(DocumentPtr doc);
+  // The central label: the title, the step time and document_notes(), in the current language.
+  QString summary_text() const;
 
  public:
   // The shared time cursor, for every view.

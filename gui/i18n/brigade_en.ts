@@ -2,6 +2,227 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en" sourcelanguage="en">
 <context>
+    <name>CalibrationPlots</name>
+    <message>
+        <source>%1 measured</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>streaming kernels: T = α + bytes / B</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>collective steps, all kinds together: T = overhead + s α + copied / B + reduced / B_r</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>transfers over %1: T = α + bytes / B</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1&apos;s own steps (α and scale by size)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1 GEMM curve against its samples</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>GEMM efficiency (of each dtype&apos;s peak) against FLOP per GEMM</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>FLOP per GEMM (log scale)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>efficiency</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>peaks: %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>no peak known for %1: the curve alone (no half-performance time)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Streaming kernels: bandwidth against bytes per kernel</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>bytes per kernel (log scale)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>bandwidth (bytes / kernel time)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>model: %1 x %2, launch %3</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>no memory bandwidth known for %1 (neither measured nor a data sheet&apos;s): no model line</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s) over %1</source>
+        <translation>
+            <numerusform>%n rank over %1</numerusform>
+            <numerusform>%n ranks over %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>no link measured in this profile: transfers and collectives take the topology&apos;s bandwidths (open a scenario that names the profile to see them)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Transfers: bandwidth against bytes, per link class</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>bytes (log scale)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>bandwidth (bytes / time)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Collectives: bus bandwidth against size (nccl-tests&apos; busBw)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>size M (bytes, log scale)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>bus bandwidth</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>ring algorithm, %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>ring algorithm; solid: %1; dashed: %2</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>no samples in this profile: the fits alone</source>
+        <translation></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s) in node %1</source>
+        <translation>
+            <numerusform>%n rank in node %1</numerusform>
+            <numerusform>%n ranks in node %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s), one rank each</source>
+        <translation>
+            <numerusform>%n node, one rank each</numerusform>
+            <numerusform>%n nodes, one rank each</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>Compare</name>
+    <message>
+        <source>simulated (%1)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>closed form</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>a trace</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>measured (%1)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>step: A %1, B %2, B - A %3%4</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source> (%1)</source>
+        <translation></translation>
+    </message>
+    <message numerus="yes">
+        <source>&apos;%1&apos; · %2 · %n device(s) · step %3</source>
+        <translation>
+            <numerusform>&apos;%1&apos; · %2 · %n device · step %3</numerusform>
+            <numerusform>&apos;%1&apos; · %2 · %n devices · step %3</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>LaneLayout</name>
+    <message>
+        <source>node %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>device %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>stream %1</source>
+        <translation></translation>
+    </message>
+</context>
+<context>
+    <name>Loader</name>
+    <message>
+        <source>%1 on %2, granularity %3</source>
+        <translation></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n task(s)</source>
+        <translation>
+            <numerusform>%n task</numerusform>
+            <numerusform>%n tasks</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n device(s)</source>
+        <translation>
+            <numerusform>%n device</numerusform>
+            <numerusform>%n devices</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>recorded for %1</source>
+        <translation></translation>
+    </message>
+</context>
+<context>
+    <name>MemorySeries</name>
+    <message>
+        <source>resident buffers</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1 (task %2)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>task %1</source>
+        <translation></translation>
+    </message>
+</context>
+<context>
     <name>ModelText</name>
     <message>
         <source>parameters</source>
@@ -113,6 +334,155 @@
     </message>
 </context>
 <context>
+    <name>SpanDetails</name>
+    <message>
+        <source>(unnamed)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>device %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>stream %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>stream order: issued after it on the same stream (%1)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>data: the transfer from device %1 to this device</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>dependency on a transfer</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>data computed on device %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>event: a kernel on stream &apos;%1&apos; of this device</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>dependency</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1 — %2 (%3, %4)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>kind</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>where</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>start</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>end</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>duration</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>task</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1 (phase %2)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>micro-batch</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>op</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>bytes</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>achieved</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>GEMM %1 x %2 x %3%4 (%5)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>, batch %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1 kernel (%2)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>transfer to %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1 (nccl-tests size)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>why</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>barrier: the last rank to arrive was %1 (rank %2), waiting for &apos;%3&apos; (%4)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>nothing: the first task of its stream, with no dependencies</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; — %2</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>; it started %1 after that was done</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>waited for</source>
+        <translation></translation>
+    </message>
+    <message numerus="yes">
+        <source>the result of the %1 over %n rank(s)</source>
+        <translation>
+            <numerusform>the result of the %1 over %n rank</numerusform>
+            <numerusform>the result of the %1 over %n ranks</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (%2) over %n rank(s), %3</source>
+        <translation>
+            <numerusform>%1 (%2) over %n rank, %3</numerusform>
+            <numerusform>%1 (%2) over %n ranks, %3</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ViewTitle</name>
     <message>
         <source>Timeline</source>
@@ -149,6 +519,23 @@
     <message>
         <source>Compare</source>
         <translation></translation>
+    </message>
+</context>
+<context>
+    <name>WhatIf</name>
+    <message numerus="yes">
+        <source>out of memory on %n device(s) (the memory view shows where)</source>
+        <translation>
+            <numerusform>out of memory on %n device (the memory view shows where)</numerusform>
+            <numerusform>out of memory on %n devices (the memory view shows where)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>does not fit: %1 of %n device(s) over their memory</source>
+        <translation>
+            <numerusform>does not fit: %1 of %n device over their memory</numerusform>
+            <numerusform>does not fit: %1 of %n devices over their memory</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -2,6 +2,221 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>CalibrationPlots</name>
+    <message>
+        <source>%1 measured</source>
+        <translation>%1 实测</translation>
+    </message>
+    <message>
+        <source>streaming kernels: T = α + bytes / B</source>
+        <translation>流式 kernel：T = α + 字节数 / B</translation>
+    </message>
+    <message>
+        <source>collective steps, all kinds together: T = overhead + s α + copied / B + reduced / B_r</source>
+        <translation>集合通信的步骤（所有种类合在一起）：T = 开销 + s α + 复制量 / B + 归约量 / B_r</translation>
+    </message>
+    <message>
+        <source>transfers over %1: T = α + bytes / B</source>
+        <translation>经 %1 的传输：T = α + 字节数 / B</translation>
+    </message>
+    <message>
+        <source>%1&apos;s own steps (α and scale by size)</source>
+        <translation>%1 自己的步骤（α 及随大小的缩放）</translation>
+    </message>
+    <message>
+        <source>%1 GEMM curve against its samples</source>
+        <translation>%1 的 GEMM 曲线与其采样点</translation>
+    </message>
+    <message>
+        <source>GEMM efficiency (of each dtype&apos;s peak) against FLOP per GEMM</source>
+        <translation>GEMM 效率（相对各 dtype 的峰值）随单个 GEMM 的 FLOP 的变化</translation>
+    </message>
+    <message>
+        <source>FLOP per GEMM (log scale)</source>
+        <translation>单个 GEMM 的 FLOP（对数刻度）</translation>
+    </message>
+    <message>
+        <source>efficiency</source>
+        <translation>效率</translation>
+    </message>
+    <message>
+        <source>peaks: %1</source>
+        <translation>峰值：%1</translation>
+    </message>
+    <message>
+        <source>no peak known for %1: the curve alone (no half-performance time)</source>
+        <translation>%1 没有已知的峰值：只画曲线（没有半性能时间）</translation>
+    </message>
+    <message>
+        <source>Streaming kernels: bandwidth against bytes per kernel</source>
+        <translation>流式 kernel：带宽随单个 kernel 字节数的变化</translation>
+    </message>
+    <message>
+        <source>bytes per kernel (log scale)</source>
+        <translation>单个 kernel 的字节数（对数刻度）</translation>
+    </message>
+    <message>
+        <source>bandwidth (bytes / kernel time)</source>
+        <translation>带宽（字节数 / kernel 时间）</translation>
+    </message>
+    <message>
+        <source>model: %1 x %2, launch %3</source>
+        <translation>模型：%1 x %2，启动开销 %3</translation>
+    </message>
+    <message>
+        <source>no memory bandwidth known for %1 (neither measured nor a data sheet&apos;s): no model line</source>
+        <translation>%1 没有已知的显存带宽（既无实测值，也无数据手册值）：不画模型线</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s) over %1</source>
+        <translation>
+            <numerusform>经 %1 的 %n 个 rank</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>no link measured in this profile: transfers and collectives take the topology&apos;s bandwidths (open a scenario that names the profile to see them)</source>
+        <translation>此硬件配置中没有实测的链路：传输与集合通信采用拓扑的带宽（打开一个引用此硬件配置的场景即可看到）</translation>
+    </message>
+    <message>
+        <source>Transfers: bandwidth against bytes, per link class</source>
+        <translation>传输：带宽随字节数的变化，按链路类别</translation>
+    </message>
+    <message>
+        <source>bytes (log scale)</source>
+        <translation>字节数（对数刻度）</translation>
+    </message>
+    <message>
+        <source>bandwidth (bytes / time)</source>
+        <translation>带宽（字节数 / 时间）</translation>
+    </message>
+    <message>
+        <source>Collectives: bus bandwidth against size (nccl-tests&apos; busBw)</source>
+        <translation>集合通信：总线带宽随大小的变化（nccl-tests 的 busBw）</translation>
+    </message>
+    <message>
+        <source>size M (bytes, log scale)</source>
+        <translation>大小 M（字节，对数刻度）</translation>
+    </message>
+    <message>
+        <source>bus bandwidth</source>
+        <translation>总线带宽</translation>
+    </message>
+    <message>
+        <source>ring algorithm, %1</source>
+        <translation>ring 算法，%1</translation>
+    </message>
+    <message>
+        <source>ring algorithm; solid: %1; dashed: %2</source>
+        <translation>ring 算法；实线：%1；虚线：%2</translation>
+    </message>
+    <message>
+        <source>no samples in this profile: the fits alone</source>
+        <translation>此硬件配置没有采样点：只有拟合结果</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s) in node %1</source>
+        <translation>
+            <numerusform>节点 %1 内的 %n 个 rank</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n node(s), one rank each</source>
+        <translation>
+            <numerusform>%n 个节点，每个节点一个 rank</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>Compare</name>
+    <message>
+        <source>simulated (%1)</source>
+        <translation>模拟（%1）</translation>
+    </message>
+    <message>
+        <source>closed form</source>
+        <translation>闭式模型</translation>
+    </message>
+    <message>
+        <source>a trace</source>
+        <translation>一份 trace</translation>
+    </message>
+    <message>
+        <source>measured (%1)</source>
+        <translation>实测（%1）</translation>
+    </message>
+    <message>
+        <source>step: A %1, B %2, B - A %3%4</source>
+        <translation>单步时间：A %1，B %2，B - A %3%4</translation>
+    </message>
+    <message>
+        <source> (%1)</source>
+        <translation>（%1）</translation>
+    </message>
+    <message numerus="yes">
+        <source>&apos;%1&apos; · %2 · %n device(s) · step %3</source>
+        <translation>
+            <numerusform>“%1” · %2 · %n 个设备 · 单步 %3</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>LaneLayout</name>
+    <message>
+        <source>node %1</source>
+        <translation>节点 %1</translation>
+    </message>
+    <message>
+        <source>device %1</source>
+        <translation>设备 %1</translation>
+    </message>
+    <message>
+        <source>stream %1</source>
+        <translation>流 %1</translation>
+    </message>
+</context>
+<context>
+    <name>Loader</name>
+    <message>
+        <source>%1 on %2, granularity %3</source>
+        <translation>%1，分布在 %2上，粒度 %3</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n task(s)</source>
+        <translation>
+            <numerusform>%n 个任务</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n device(s)</source>
+        <translation>
+            <numerusform>%n 个设备</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>recorded for %1</source>
+        <translation>记录范围：%1</translation>
+    </message>
+</context>
+<context>
+    <name>MemorySeries</name>
+    <message>
+        <source>resident buffers</source>
+        <translation>常驻缓冲区</translation>
+    </message>
+    <message>
+        <source>%1 (task %2)</source>
+        <translation>%1（任务 %2）</translation>
+    </message>
+    <message>
+        <source>task %1</source>
+        <translation>任务 %1</translation>
+    </message>
+</context>
+<context>
     <name>ModelText</name>
     <message>
         <source>parameters</source>
@@ -113,6 +328,153 @@
     </message>
 </context>
 <context>
+    <name>SpanDetails</name>
+    <message>
+        <source>(unnamed)</source>
+        <translation>（未命名）</translation>
+    </message>
+    <message>
+        <source>device %1</source>
+        <translation>设备 %1</translation>
+    </message>
+    <message>
+        <source>stream %1</source>
+        <translation>流 %1</translation>
+    </message>
+    <message>
+        <source>stream order: issued after it on the same stream (%1)</source>
+        <translation>流顺序：在同一个流（%1）上排在它之后发出</translation>
+    </message>
+    <message>
+        <source>data: the transfer from device %1 to this device</source>
+        <translation>数据：从设备 %1 到本设备的传输</translation>
+    </message>
+    <message>
+        <source>dependency on a transfer</source>
+        <translation>依赖一次传输</translation>
+    </message>
+    <message>
+        <source>data computed on device %1</source>
+        <translation>在设备 %1 上计算出的数据</translation>
+    </message>
+    <message>
+        <source>event: a kernel on stream &apos;%1&apos; of this device</source>
+        <translation>事件：本设备流“%1”上的一个 kernel</translation>
+    </message>
+    <message>
+        <source>dependency</source>
+        <translation>依赖</translation>
+    </message>
+    <message>
+        <source>%1 — %2 (%3, %4)</source>
+        <translation>%1 — %2（%3，%4）</translation>
+    </message>
+    <message>
+        <source>kind</source>
+        <translation>种类</translation>
+    </message>
+    <message>
+        <source>where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>end</source>
+        <translation>结束</translation>
+    </message>
+    <message>
+        <source>duration</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <source>task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>%1 (phase %2)</source>
+        <translation>%1（阶段 %2）</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>micro-batch</source>
+        <translation>微批次</translation>
+    </message>
+    <message>
+        <source>op</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>bytes</source>
+        <translation>字节数</translation>
+    </message>
+    <message>
+        <source>achieved</source>
+        <translation>实际达到</translation>
+    </message>
+    <message>
+        <source>GEMM %1 x %2 x %3%4 (%5)</source>
+        <translation>GEMM %1 x %2 x %3%4（%5）</translation>
+    </message>
+    <message>
+        <source>, batch %1</source>
+        <translation>，批 %1</translation>
+    </message>
+    <message>
+        <source>%1 kernel (%2)</source>
+        <translation>%1 kernel（%2）</translation>
+    </message>
+    <message>
+        <source>transfer to %1</source>
+        <translation>传输到 %1</translation>
+    </message>
+    <message>
+        <source>%1 (nccl-tests size)</source>
+        <translation>%1（nccl-tests 的大小口径）</translation>
+    </message>
+    <message>
+        <source>why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>barrier: the last rank to arrive was %1 (rank %2), waiting for &apos;%3&apos; (%4)</source>
+        <translation>屏障：最后到达的 rank 是 %1（rank %2），它在等待“%3”（%4）</translation>
+    </message>
+    <message>
+        <source>nothing: the first task of its stream, with no dependencies</source>
+        <translation>无：它是所在流的第一个任务，没有依赖</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; — %2</source>
+        <translation>“%1” — %2</translation>
+    </message>
+    <message>
+        <source>; it started %1 after that was done</source>
+        <translation>；它在其完成 %1 之后才开始</translation>
+    </message>
+    <message>
+        <source>waited for</source>
+        <translation>等待的是</translation>
+    </message>
+    <message numerus="yes">
+        <source>the result of the %1 over %n rank(s)</source>
+        <translation>
+            <numerusform>%n 个 rank 上 %1 的结果</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (%2) over %n rank(s), %3</source>
+        <translation>
+            <numerusform>%1（%2），%n 个 rank，%3</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ViewTitle</name>
     <message>
         <source>Timeline</source>
@@ -149,6 +511,21 @@
     <message>
         <source>Compare</source>
         <translation>对比</translation>
+    </message>
+</context>
+<context>
+    <name>WhatIf</name>
+    <message numerus="yes">
+        <source>out of memory on %n device(s) (the memory view shows where)</source>
+        <translation>
+            <numerusform>%n 个设备显存不足（显存视图显示在何处）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>does not fit: %1 of %n device(s) over their memory</source>
+        <translation>
+            <numerusform>放不下：%n 个设备中有 %1 个超出显存</numerusform>
+        </translation>
     </message>
 </context>
 <context>

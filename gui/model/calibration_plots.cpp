@@ -8,6 +8,7 @@
 
 #include "core/units.hpp"
 #include "costmodel/collectives.hpp"
+#include "gui/model/model_tr.hpp"
 
 namespace brigade::gui {
 
@@ -59,15 +60,27 @@ Device device_of(const Topology* topology, const std::string& model) {
   return d;
 }
 
+// A series of samples' legend: "f32 measured".
+std::string measured_name(std::string_view what) {
+  return fill_args(model_tr("CalibrationPlots", "%1 measured"), {what});
+}
+
 std::string fit_description(const std::string& name) {
-  if (name == "memory") return "streaming kernels: T = α + bytes / B";
+  if (name == "memory") return model_tr("CalibrationPlots", "streaming kernels: T = α + bytes / B");
   if (name == "collective_step")
-    return "collective steps, all kinds together: T = overhead + s α + copied / B + reduced / B_r";
+    return model_tr("CalibrationPlots",
+                    "collective steps, all kinds together: T = overhead + s α + "
+                    "copied / B + reduced / B_r");
   if (name.rfind("link.", 0) == 0)
-    return "transfers over " + name.substr(5) + ": T = α + bytes / B";
+    return fill_args(model_tr("CalibrationPlots", "transfers over %1: T = α + bytes / B"),
+                     {name.substr(5)});
   if (name.rfind("collective.", 0) == 0) return name.substr(11) + ": T = a + b M";
-  if (name.rfind("steps.", 0) == 0) return name.substr(6) + "'s own steps (α and scale by size)";
-  if (name.rfind("gemm.", 0) == 0) return name.substr(5) + " GEMM curve against its samples";
+  if (name.rfind("steps.", 0) == 0)
+    return fill_args(model_tr("CalibrationPlots", "%1's own steps (α and scale by size)"),
+                     {name.substr(6)});
+  if (name.rfind("gemm.", 0) == 0)
+    return fill_args(model_tr("CalibrationPlots", "%1 GEMM curve against its samples"),
+                     {name.substr(5)});
   return "";
 }
 
@@ -111,9 +124,10 @@ int group_of(CollectiveKind k) {
 void gemm_plot(const HardwareProfile& profile, const DeviceProfile& p, const Device& device,
                CalibrationPlots& out) {
   CalibrationPlot& plot = out.gemm;
-  plot.title = "GEMM efficiency (of each dtype's peak) against FLOP per GEMM";
-  plot.x_title = "FLOP per GEMM (log scale)";
-  plot.y_title = "efficiency";
+  plot.title =
+      model_tr("CalibrationPlots", "GEMM efficiency (of each dtype's peak) against FLOP per GEMM");
+  plot.x_title = model_tr("CalibrationPlots", "FLOP per GEMM (log scale)");
+  plot.y_title = model_tr("CalibrationPlots", "efficiency");
   const CalibrationSamples& s = profile.calibration;
   std::vector<double> xs;
   std::set<int> sampled;
@@ -174,8 +188,8 @@ void gemm_plot(const HardwareProfile& profile, const DeviceProfile& p, const Dev
     const auto dt = static_cast<DType>(line_dtype[l]);
     const double peak = peak_flops_per_second(device, p, dt);
     if (peak > 0)
-      peaks += (peaks.empty() ? "peaks: " : ", ") + std::string(dtype_name(dt)) + " " +
-               format_flops_rate(peak);
+      peaks +=
+          (peaks.empty() ? "" : ", ") + std::string(dtype_name(dt)) + " " + format_flops_rate(peak);
     PlotSeries model;
     model.name = lines[l].first;
     model.group = line_dtype[l];
@@ -192,28 +206,32 @@ void gemm_plot(const HardwareProfile& profile, const DeviceProfile& p, const Dev
     plot.series.push_back(std::move(model));
     if (!measured.empty()) {
       PlotSeries m;
-      m.name = lines[l].first.substr(0, lines[l].first.find(' ')) + " measured";
+      m.name = measured_name(lines[l].first.substr(0, lines[l].first.find(' ')));
       m.group = line_dtype[l];
       m.measured = true;
       m.xy = std::move(measured);
       plot.series.push_back(std::move(m));
     }
   }
-  if (!peaks.empty()) plot.notes.push_back(peaks);
+  if (!peaks.empty())
+    plot.notes.push_back(fill_args(model_tr("CalibrationPlots", "peaks: %1"), {peaks}));
   if (!unpeaked.empty()) {
     std::string list;
     for (const auto& u : unpeaked) list += (list.empty() ? "" : ", ") + u;
-    plot.notes.push_back("no peak known for " + list +
-                         ": the curve alone (no half-performance time)");
+    plot.notes.push_back(
+        fill_args(model_tr("CalibrationPlots",
+                           "no peak known for %1: the curve alone (no half-performance time)"),
+                  {list}));
   }
 }
 
 void memory_plot(const HardwareProfile& profile, const DeviceProfile& p, const Device& device,
                  CalibrationPlots& out) {
   CalibrationPlot& plot = out.memory;
-  plot.title = "Streaming kernels: bandwidth against bytes per kernel";
-  plot.x_title = "bytes per kernel (log scale)";
-  plot.y_title = "bandwidth (bytes / kernel time)";
+  plot.title =
+      model_tr("CalibrationPlots", "Streaming kernels: bandwidth against bytes per kernel");
+  plot.x_title = model_tr("CalibrationPlots", "bytes per kernel (log scale)");
+  plot.y_title = model_tr("CalibrationPlots", "bandwidth (bytes / kernel time)");
   plot.y_is_bandwidth = true;
   const CalibrationSamples& s = profile.calibration;
   std::vector<double> xs;
@@ -222,20 +240,23 @@ void memory_plot(const HardwareProfile& profile, const DeviceProfile& p, const D
   const double peak = peak_memory_bandwidth_bytes_per_second(device, p);
   if (peak > 0) {
     PlotSeries model;
-    model.name = "model: " + format_bandwidth(peak) + " x " + fmt_efficiency(p.memory_efficiency) +
-                 ", launch " + format_seconds(p.launch_overhead_seconds);
+    model.name = fill_args(model_tr("CalibrationPlots", "model: %1 x %2, launch %3"),
+                           {format_bandwidth(peak), fmt_efficiency(p.memory_efficiency),
+                            format_seconds(p.launch_overhead_seconds)});
     for (double b : log_space(lo, hi, xs)) {
       const double t = kernel_seconds(device, p, DType::kF32, 0, b, ComputeKind::kMemoryBound);
       if (t > 0) model.xy.emplace_back(b, b / t);
     }
     plot.series.push_back(std::move(model));
   } else {
-    plot.notes.push_back("no memory bandwidth known for " + p.model +
-                         " (neither measured nor a data sheet's): no model line");
+    plot.notes.push_back(fill_args(model_tr("CalibrationPlots",
+                                            "no memory bandwidth known for %1 (neither measured "
+                                            "nor a data sheet's): no model line"),
+                                   {p.model}));
   }
   if (!s.memory.empty()) {
     PlotSeries m;
-    m.name = "measured";
+    m.name = model_tr("CalibrationPlots", "measured");
     m.measured = true;
     for (const auto& x : s.memory)
       if (x.seconds > 0) m.xy.emplace_back(x.bytes, x.bytes / x.seconds);
@@ -275,12 +296,14 @@ LinkSetup link_setup(const HardwareProfile& profile, const Topology* topology,
     }
     if (node0.size() >= 2)
       setup.collectives.push_back({topology, node0,
-                                   std::to_string(node0.size()) + " ranks in node " +
-                                       std::to_string(topology->device(0).node),
+                                   fill_args(model_tr("CalibrationPlots", "%n rank(s) in node %1",
+                                                      nullptr, plural_count(node0.size())),
+                                             {std::to_string(topology->device(0).node)}),
                                    topology->route(node0[0], node0[1]).slowest_class});
     if (heads.size() >= 2)
       setup.collectives.push_back({topology, heads,
-                                   std::to_string(heads.size()) + " nodes, one rank each",
+                                   model_tr("CalibrationPlots", "%n node(s), one rank each",
+                                            nullptr, plural_count(heads.size())),
                                    topology->route(heads[0], heads[1]).slowest_class});
     return setup;
   }
@@ -312,21 +335,24 @@ LinkSetup link_setup(const HardwareProfile& profile, const Topology* topology,
       for (int i = 0; i < n; ++i) ranks.push_back(i);
       setup.collectives.push_back(
           {&owned.back(), ranks,
-           std::to_string(n) + " ranks over " + std::string(link_class_name(c)), c});
+           fill_args(model_tr("CalibrationPlots", "%n rank(s) over %1", nullptr, n),
+                     {link_class_name(c)}),
+           c});
     }
   }
   if (classes.empty())
-    notes.push_back(
-        "no link measured in this profile: transfers and collectives take the topology's "
-        "bandwidths (open a scenario that names the profile to see them)");
+    notes.push_back(model_tr("CalibrationPlots",
+                             "no link measured in this profile: transfers and collectives take "
+                             "the topology's bandwidths (open a scenario that names the profile "
+                             "to see them)"));
   return setup;
 }
 
 void transfer_plot(const HardwareProfile& profile, const LinkSetup& setup, CalibrationPlots& out) {
   CalibrationPlot& plot = out.transfers;
-  plot.title = "Transfers: bandwidth against bytes, per link class";
-  plot.x_title = "bytes (log scale)";
-  plot.y_title = "bandwidth (bytes / time)";
+  plot.title = model_tr("CalibrationPlots", "Transfers: bandwidth against bytes, per link class");
+  plot.x_title = model_tr("CalibrationPlots", "bytes (log scale)");
+  plot.y_title = model_tr("CalibrationPlots", "bandwidth (bytes / time)");
   plot.y_is_bandwidth = true;
   const CalibrationSamples& s = profile.calibration;
   std::vector<double> xs;
@@ -342,7 +368,7 @@ void transfer_plot(const HardwareProfile& profile, const LinkSetup& setup, Calib
     for (double b : log_space(lo, hi, xs)) model.xy.emplace_back(b, b / (alpha + b / bw));
     plot.series.push_back(std::move(model));
     PlotSeries m;
-    m.name = std::string(link_class_name(g.link_class)) + " measured";
+    m.name = measured_name(link_class_name(g.link_class));
     m.group = static_cast<int>(g.link_class);
     m.measured = true;
     for (const auto& l : s.links)
@@ -355,9 +381,10 @@ void transfer_plot(const HardwareProfile& profile, const LinkSetup& setup, Calib
 void collective_plot(const HardwareProfile& profile, const LinkSetup& setup,
                      CalibrationPlots& out) {
   CalibrationPlot& plot = out.collectives;
-  plot.title = "Collectives: bus bandwidth against size (nccl-tests' busBw)";
-  plot.x_title = "size M (bytes, log scale)";
-  plot.y_title = "bus bandwidth";
+  plot.title =
+      model_tr("CalibrationPlots", "Collectives: bus bandwidth against size (nccl-tests' busBw)");
+  plot.x_title = model_tr("CalibrationPlots", "size M (bytes, log scale)");
+  plot.y_title = model_tr("CalibrationPlots", "bus bandwidth");
   plot.y_is_bandwidth = true;
   const CalibrationSamples& s = profile.calibration;
   std::vector<double> xs;
@@ -365,10 +392,12 @@ void collective_plot(const HardwareProfile& profile, const LinkSetup& setup,
   const auto [lo, hi] = range_of(xs, 1024, 1.0 * (1 << 30));
   const std::vector<double> x = log_space(lo, hi, xs);
   if (setup.collectives.size() == 1)
-    plot.notes.push_back("ring algorithm, " + setup.collectives[0].label);
+    plot.notes.push_back(fill_args(model_tr("CalibrationPlots", "ring algorithm, %1"),
+                                   {setup.collectives[0].label}));
   if (setup.collectives.size() > 1)
-    plot.notes.push_back("ring algorithm; solid: " + setup.collectives[0].label +
-                         "; dashed: " + setup.collectives[1].label);
+    plot.notes.push_back(
+        fill_args(model_tr("CalibrationPlots", "ring algorithm; solid: %1; dashed: %2"),
+                  {setup.collectives[0].label, setup.collectives[1].label}));
   for (size_t gi = 0; gi < setup.collectives.size(); ++gi) {
     const Group& g = setup.collectives[gi];
     const int n = static_cast<int>(g.ranks.size());
@@ -388,7 +417,7 @@ void collective_plot(const HardwareProfile& profile, const LinkSetup& setup,
       }
       if (!model.xy.empty()) plot.series.push_back(std::move(model));
       PlotSeries meas;
-      meas.name = std::string(collective_kind_name(kind)) + " measured";
+      meas.name = measured_name(collective_kind_name(kind));
       meas.group = group_of(kind);
       meas.measured = true;
       for (const auto& c : s.collectives)
@@ -400,6 +429,10 @@ void collective_plot(const HardwareProfile& profile, const LinkSetup& setup,
 }
 
 }  // namespace
+
+std::string no_samples_note() {
+  return model_tr("CalibrationPlots", "no samples in this profile: the fits alone");
+}
 
 bool CalibrationPlot::has_samples() const {
   return std::any_of(series.begin(), series.end(), [](const PlotSeries& s) { return s.measured; });
@@ -438,7 +471,7 @@ CalibrationPlots calibration_plots(const HardwareProfile& profile, const Topolog
   out.transfers.notes = notes;
   if (out.collectives.series.empty()) out.collectives.notes = notes;
   if (!out.has_samples) {
-    const std::string why = "no samples in this profile: the fits alone";
+    const std::string why = no_samples_note();
     for (CalibrationPlot* plot : {&out.gemm, &out.memory, &out.transfers, &out.collectives})
       plot->notes.insert(plot->notes.begin(), why);
   }

@@ -70,6 +70,10 @@ std::vector<std::string> calibration_models(const HardwareProfile& profile,
 CalibrationPlots calibration_plots(const HardwareProfile& profile, const Topology* topology,
                                    const std::string& model);
 
+// The note every plot of a profile without samples starts with, in the
+// current language: "no samples in this profile: the fits alone".
+std::string no_samples_note();
+
 // Coefficient of determination of a model f against points (x, y):
 // 1 - sum (y - f(x))^2 / sum (y - mean y)^2 (1 when every y is equal and
 // matched). Needs two points or more; else 0.

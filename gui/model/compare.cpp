@@ -5,9 +5,8 @@
 #include <cmath>
 #include <map>
 
-#include <fmt/format.h>
-
 #include "core/units.hpp"
+#include "gui/model/model_tr.hpp"
 
 namespace brigade::gui {
 
@@ -18,10 +17,11 @@ bool known(double x) {
 }
 
 std::string source_words(const std::string& source) {
-  if (source.rfind("sim", 0) == 0) return "simulated (" + source + ")";
-  if (source == "cost") return "closed form";
-  if (source.empty()) return "a trace";
-  return "measured (" + source + ")";
+  if (source.rfind("sim", 0) == 0)
+    return fill_args(model_tr("Compare", "simulated (%1)"), {source});
+  if (source == "cost") return model_tr("Compare", "closed form");
+  if (source.empty()) return model_tr("Compare", "a trace");
+  return fill_args(model_tr("Compare", "measured (%1)"), {source});
 }
 
 // A device's id from its name as figures_of_trace names it: the trace's
@@ -116,16 +116,16 @@ std::vector<CompareTableRow> compare_table(const RunComparison& c) {
 
 std::string step_summary(const RunComparison& c) {
   const std::string p = percent_change_text(c.a.step_seconds, c.b.step_seconds);
-  return fmt::format("step: A {}, B {}, B - A {}{}", format_seconds(c.a.step_seconds),
-                     format_seconds(c.b.step_seconds),
-                     figure_delta_text(c.b.step_seconds - c.a.step_seconds, false),
-                     p.empty() ? "" : " (" + p + ")");
+  return fill_args(model_tr("Compare", "step: A %1, B %2, B - A %3%4"),
+                   {format_seconds(c.a.step_seconds), format_seconds(c.b.step_seconds),
+                    figure_delta_text(c.b.step_seconds - c.a.step_seconds, false),
+                    p.empty() ? std::string() : fill_args(model_tr("Compare", " (%1)"), {p})});
 }
 
 std::string run_summary(const RunFigures& f) {
-  return fmt::format("'{}' · {} · {} device{} · step {}", f.program, source_words(f.source),
-                     f.devices.size(), f.devices.size() == 1 ? "" : "s",
-                     format_seconds(f.step_seconds));
+  return fill_args(model_tr("Compare", "'%1' · %2 · %n device(s) · step %3", nullptr,
+                            plural_count(f.devices.size())),
+                   {f.program, source_words(f.source), format_seconds(f.step_seconds)});
 }
 
 std::vector<std::int32_t> spans_of_kind(const Document& doc, const std::string& kind) {

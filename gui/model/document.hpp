@@ -42,8 +42,9 @@ struct Document {
   std::unique_ptr<TopologyUsage> usage;
   // kProfile: the profile opened; kScenario: the scenario's.
   std::unique_ptr<HardwareProfile> profile;
-  // Lines worth telling the user about the load ("granularity step: ...").
-  std::vector<std::string> notes;
+  // The lines worth telling the user about the load ("24 tasks on 4
+  // devices, granularity kernel") are composed from the above, in the
+  // current language, by document_notes() (gui/model/loader.hpp).
 
   const Topology* topology() const { return scenario ? &scenario->topology : nullptr; }
   const Program* program() const { return plan ? &plan->program : nullptr; }

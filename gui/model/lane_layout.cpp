@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include "gui/model/model_tr.hpp"
 
 namespace brigade::gui {
 
@@ -21,6 +22,33 @@ int node_of_device(const Trace& trace, int device, const Topology* topology) {
     }
   }
   return 0;
+}
+
+namespace {
+
+// A row's label: the trace's name for a device or stream, else its number.
+std::string row_label(const Trace& trace, const LaneRow& r) {
+  switch (r.kind) {
+    case RowKind::kNode:
+      return fill_args(model_tr("LaneLayout", "node %1"), {std::to_string(r.node)});
+    case RowKind::kDevice:
+      if (r.device >= 0 && static_cast<size_t>(r.device) < trace.device_names.size() &&
+          !trace.device_names[static_cast<size_t>(r.device)].empty())
+        return trace.device_names[static_cast<size_t>(r.device)];
+      return fill_args(model_tr("LaneLayout", "device %1"), {std::to_string(r.device)});
+    case RowKind::kStream:
+      if (r.stream >= 0 && static_cast<size_t>(r.stream) < trace.streams.size() &&
+          !trace.streams[static_cast<size_t>(r.stream)].name.empty())
+        return trace.streams[static_cast<size_t>(r.stream)].name;
+      return fill_args(model_tr("LaneLayout", "stream %1"), {std::to_string(r.stream)});
+  }
+  return {};
+}
+
+}  // namespace
+
+void LaneLayout::relabel(const Trace& trace) {
+  for (LaneRow& r : rows_) r.label = row_label(trace, r);
 }
 
 void LaneLayout::build(const Trace& trace, const TraceIndex& index, const Topology* topology,
@@ -43,7 +71,7 @@ void LaneLayout::build(const Trace& trace, const TraceIndex& index, const Topolo
       r.kind = RowKind::kNode;
       r.node = node;
       r.indent = 0;
-      r.label = "node " + std::to_string(node);
+      r.label = row_label(trace, r);
       rows_.push_back(r);
     }
     for (const auto& [device, streams] : devices) {
@@ -52,10 +80,7 @@ void LaneLayout::build(const Trace& trace, const TraceIndex& index, const Topolo
       r.node = node;
       r.device = device;
       r.indent = node_rows ? 1 : 0;
-      r.label = device >= 0 && static_cast<size_t>(device) < trace.device_names.size() &&
-                        !trace.device_names[static_cast<size_t>(device)].empty()
-                    ? trace.device_names[static_cast<size_t>(device)]
-                    : "device " + std::to_string(device);
+      r.label = row_label(trace, r);
       rows_.push_back(r);
       for (int s : streams) {
         LaneRow sr;
@@ -65,8 +90,7 @@ void LaneLayout::build(const Trace& trace, const TraceIndex& index, const Topolo
         sr.stream = s;
         sr.indent = r.indent + 1;
         sr.depths = static_cast<std::int32_t>(index.tracks_of_stream(s).size());
-        const std::string& name = trace.streams[static_cast<size_t>(s)].name;
-        sr.label = name.empty() ? "stream " + std::to_string(s) : name;
+        sr.label = row_label(trace, sr);
         stream_row_[static_cast<size_t>(s)] = static_cast<std::int32_t>(rows_.size());
         rows_.push_back(sr);
       }

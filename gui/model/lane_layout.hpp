@@ -11,6 +11,7 @@
 
 #include "core/topology.hpp"
 #include "core/trace.hpp"
+#include "gui/model/model_tr.hpp"
 #include "gui/model/trace_index.hpp"
 
 namespace brigade::gui {
@@ -51,6 +52,11 @@ class LaneLayout {
   // every node but the first collapsed (and, over 8 devices a node, every
   // device of it too).
   void collapse_for_overview(int max_rows = 48);
+
+  // The rows' labels composed again in the current language (model_tr:
+  // "node 3", a device or stream without a name), for a view on
+  // QEvent::LanguageChange; `trace` is the one built from.
+  void relabel(const Trace& trace);
 
   std::span<const LaneRow> rows() const { return rows_; }
   const LaneRow& row(int r) const { return rows_[static_cast<size_t>(r)]; }

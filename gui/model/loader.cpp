@@ -9,6 +9,7 @@
 
 #include "core/units.hpp"
 #include "gui/model/foreign_trace.hpp"
+#include "gui/model/model_tr.hpp"
 #include "planner/lower.hpp"
 
 namespace brigade::gui {
@@ -100,8 +101,19 @@ DocumentPtr document_from_trace(Trace trace, std::string path) {
   doc->index = std::make_unique<TraceIndex>(TraceIndex::build(*doc->trace, nullptr));
   doc->title = !doc->trace->program.empty() ? doc->trace->program
                                             : std::filesystem::path(doc->path).filename().string();
-  if (!doc->trace->filter.empty()) doc->notes.push_back("recorded for " + doc->trace->filter);
   return doc;
+}
+
+std::vector<std::string> document_notes(const Document& doc) {
+  std::vector<std::string> out;
+  if (const Program* program = doc.program())
+    out.push_back(fill_args(model_tr("Loader", "%1 on %2, granularity %3"),
+                            {model_tr("Loader", "%n task(s)", nullptr, program->num_tasks()),
+                             model_tr("Loader", "%n device(s)", nullptr, program->num_devices),
+                             planner::granularity_name(doc.plan->granularity)}));
+  if (doc.trace && !doc.trace->filter.empty())
+    out.push_back(fill_args(model_tr("Loader", "recorded for %1"), {doc.trace->filter}));
+  return out;
 }
 
 Result<DocumentPtr> document_from_scenario(Scenario scenario, const LoadOptions& o) {
@@ -129,9 +141,6 @@ Result<DocumentPtr> document_from_scenario(Scenario scenario, const LoadOptions&
   if (!plan.is_ok()) return plan.status();
   doc->plan = std::make_unique<planner::Plan>(std::move(plan).value());
   const Program& program = doc->plan->program;
-  doc->notes.push_back(std::to_string(program.num_tasks()) + " tasks on " +
-                       std::to_string(program.num_devices) + " devices, granularity " +
-                       std::string(planner::granularity_name(doc->plan->granularity)));
 
   sim::SimOptions sim_options = scenario_sim_options(sc, o.cancel, o.network);
   sim_options.record_trace = true;

@@ -56,6 +56,12 @@ Result<DocumentPtr> document_from_scenario(Scenario scenario, const LoadOptions&
 // A Trace (e.g. the simulator's), indexed. `program` may be null.
 DocumentPtr document_from_trace(Trace trace, std::string path);
 
+// What is worth telling the user about a loaded document, in the current
+// language (model_tr): a scenario's size ("24 tasks on 4 devices,
+// granularity kernel"), the devices a trace was recorded for. Composed on
+// each call, so that a view shows it in the language switched to.
+std::vector<std::string> document_notes(const Document& doc);
+
 // Whether a load stopped through LoadOptions::cancel (core's
 // cancelled_status(): ErrorKind::kCancelled).
 bool is_cancelled(const Status& status);

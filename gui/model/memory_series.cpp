@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gui/model/model_tr.hpp"
+
 namespace brigade::gui {
 
 double MemoryStack::total_at_index(size_t i) const {
@@ -147,11 +149,12 @@ std::optional<OomMark> oom_mark(const sim::SimResult& result, const Program* pro
     OomMark m;
     m.time_seconds = e.time_seconds;
     if (e.task < 0)
-      m.task = "resident buffers";
+      m.task = model_tr("MemorySeries", "resident buffers");
     else if (program)
-      m.task = std::string(program->task_name(e.task)) + " (task " + std::to_string(e.task) + ")";
+      m.task = fill_args(model_tr("MemorySeries", "%1 (task %2)"),
+                         {program->task_name(e.task), std::to_string(e.task)});
     else
-      m.task = "task " + std::to_string(e.task);
+      m.task = fill_args(model_tr("MemorySeries", "task %1"), {std::to_string(e.task)});
     m.live_bytes = e.live_bytes;
     m.capacity_bytes = e.capacity_bytes;
     m.live = live_at(stack, e.time_seconds);

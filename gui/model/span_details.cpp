@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include <fmt/format.h>
-
 #include "core/units.hpp"
+#include "gui/model/model_tr.hpp"
 #include "gui/model/palette.hpp"
 #include "gui/model/ruler.hpp"
 
@@ -15,18 +14,19 @@ namespace {
 
 std::string name_of(const Trace& t, NameId id) {
   return id >= 0 && static_cast<size_t>(id) < t.names.size() ? t.names[static_cast<size_t>(id)]
-                                                             : std::string("(unnamed)");
+                                                             : model_tr("SpanDetails", "(unnamed)");
 }
 
 std::string device_name(const Trace& t, int d) {
   return d >= 0 && static_cast<size_t>(d) < t.device_names.size() &&
                  !t.device_names[static_cast<size_t>(d)].empty()
              ? t.device_names[static_cast<size_t>(d)]
-             : "device " + std::to_string(d);
+             : fill_args(model_tr("SpanDetails", "device %1"), {std::to_string(d)});
 }
 
 std::string stream_name(const Trace& t, int s) {
-  if (s < 0 || static_cast<size_t>(s) >= t.streams.size()) return "stream " + std::to_string(s);
+  if (s < 0 || static_cast<size_t>(s) >= t.streams.size())
+    return fill_args(model_tr("SpanDetails", "stream %1"), {std::to_string(s)});
   const Stream& st = t.streams[static_cast<size_t>(s)];
   return device_name(t, st.device) + "/" + st.name;
 }
@@ -74,24 +74,30 @@ std::string why(const Program& p, TaskId t, TaskId on, bool stream_order) {
   const Task& me = p.task(t);
   const Task& u = p.task(on);
   if (stream_order)
-    return fmt::format("stream order: issued after it on the same stream ({})",
-                       p.streams()[static_cast<size_t>(me.stream)].name);
+    return fill_args(
+        model_tr("SpanDetails", "stream order: issued after it on the same stream (%1)"),
+        {p.streams()[static_cast<size_t>(me.stream)].name});
   switch (u.kind) {
     case TaskKind::kTransfer:
       if (u.peer == me.device)
-        return fmt::format("data: the transfer from device {} to this device", u.device);
-      return "dependency on a transfer";
+        return fill_args(
+            model_tr("SpanDetails", "data: the transfer from device %1 to this device"),
+            {std::to_string(u.device)});
+      return model_tr("SpanDetails", "dependency on a transfer");
     case TaskKind::kCollective: {
       const Collective& c = p.collectives()[static_cast<size_t>(u.collective)];
-      return fmt::format("the result of the {} over {} ranks",
-                         class_style(collective_class(c.kind)).label, c.group.size());
+      return fill_args(model_tr("SpanDetails", "the result of the %1 over %n rank(s)", nullptr,
+                                plural_count(c.group.size())),
+                       {class_style(collective_class(c.kind)).label});
     }
     case TaskKind::kCompute:
-      if (u.device != me.device) return fmt::format("data computed on device {}", u.device);
-      return fmt::format("event: a kernel on stream '{}' of this device",
-                         p.streams()[static_cast<size_t>(u.stream)].name);
+      if (u.device != me.device)
+        return fill_args(model_tr("SpanDetails", "data computed on device %1"),
+                         {std::to_string(u.device)});
+      return fill_args(model_tr("SpanDetails", "event: a kernel on stream '%1' of this device"),
+                       {p.streams()[static_cast<size_t>(u.stream)].name});
   }
-  return "dependency";
+  return model_tr("SpanDetails", "dependency");
 }
 
 }  // namespace
@@ -99,9 +105,10 @@ std::string why(const Program& p, TaskId t, TaskId on, bool stream_order) {
 std::string span_summary(const Document& doc, std::int32_t span) {
   const Trace& t = *doc.trace;
   const TraceSpan& s = t.spans[static_cast<size_t>(span)];
-  return fmt::format("{} — {} ({}, {})", name_of(t, s.name),
-                     format_duration(s.end_seconds - s.start_seconds),
-                     class_style(doc.index->span_class(span)).label, stream_name(t, s.stream));
+  return fill_args(
+      model_tr("SpanDetails", "%1 — %2 (%3, %4)"),
+      {name_of(t, s.name), format_duration(s.end_seconds - s.start_seconds),
+       model_word(class_style(doc.index->span_class(span)).label), stream_name(t, s.stream)});
 }
 
 SpanDetails describe_span(const Document& doc, std::int32_t span) {
@@ -113,46 +120,57 @@ SpanDetails describe_span(const Document& doc, std::int32_t span) {
   auto add = [&](std::string k, std::string v) {
     out.lines.push_back({std::move(k), std::move(v)});
   };
-  add("kind", std::string(class_style(doc.index->span_class(span)).label));
-  add("where", stream_name(tr, s.stream));
-  add("start", format_duration(s.start_seconds));
-  add("end", format_duration(s.end_seconds));
-  add("duration", format_duration(dur));
+  add(model_tr("SpanDetails", "kind"), model_word(class_style(doc.index->span_class(span)).label));
+  add(model_tr("SpanDetails", "where"), stream_name(tr, s.stream));
+  add(model_tr("SpanDetails", "start"), format_duration(s.start_seconds));
+  add(model_tr("SpanDetails", "end"), format_duration(s.end_seconds));
+  add(model_tr("SpanDetails", "duration"), format_duration(dur));
   const Program* p = doc.program();
   if (!p || s.task < 0 || s.task >= p->num_tasks()) {
-    if (s.task >= 0) add("task", std::to_string(s.task));
+    if (s.task >= 0) add(model_tr("SpanDetails", "task"), std::to_string(s.task));
     return out;
   }
   const TaskId t = s.task;
   const Task& task = p->task(t);
-  add("task", fmt::format("{} (phase {})", t, phase_name(task.phase)));
-  if (task.layer >= 0) add("layer", std::to_string(task.layer));
-  if (task.micro_batch >= 0) add("micro-batch", std::to_string(task.micro_batch));
+  add(model_tr("SpanDetails", "task"), fill_args(model_tr("SpanDetails", "%1 (phase %2)"),
+                                                 {std::to_string(t), phase_name(task.phase)}));
+  if (task.layer >= 0) add(model_tr("SpanDetails", "layer"), std::to_string(task.layer));
+  if (task.micro_batch >= 0)
+    add(model_tr("SpanDetails", "micro-batch"), std::to_string(task.micro_batch));
+  const std::string op = model_tr("SpanDetails", "op");
+  const std::string bytes = model_tr("SpanDetails", "bytes");
+  const std::string achieved = model_tr("SpanDetails", "achieved");
   switch (task.kind) {
     case TaskKind::kCompute:
       if (task.compute == ComputeKind::kGemm)
-        add("op", fmt::format("GEMM {} x {} x {}{} ({})", task.m, task.n, task.k,
-                              task.batch > 1 ? fmt::format(", batch {}", task.batch) : "",
-                              dtype_name(task.dtype)));
+        add(op, fill_args(model_tr("SpanDetails", "GEMM %1 x %2 x %3%4 (%5)"),
+                          {std::to_string(task.m), std::to_string(task.n), std::to_string(task.k),
+                           task.batch > 1 ? fill_args(model_tr("SpanDetails", ", batch %1"),
+                                                      {std::to_string(task.batch)})
+                                          : std::string(),
+                           dtype_name(task.dtype)}));
       else
-        add("op",
-            fmt::format("{} kernel ({})", compute_kind_name(task.compute), dtype_name(task.dtype)));
+        add(op, fill_args(model_tr("SpanDetails", "%1 kernel (%2)"),
+                          {compute_kind_name(task.compute), dtype_name(task.dtype)}));
       if (task.flops > 0) add("FLOP", format_flops(task.flops));
-      add("bytes", format_bytes(task.bytes));
-      if (dur > 0 && task.flops > 0) add("achieved", format_flops_rate(task.flops / dur));
+      add(bytes, format_bytes(task.bytes));
+      if (dur > 0 && task.flops > 0) add(achieved, format_flops_rate(task.flops / dur));
       break;
     case TaskKind::kTransfer:
-      add("op", fmt::format("transfer to {}", device_name(tr, task.peer)));
-      add("bytes", format_bytes(task.bytes));
-      if (dur > 0) add("achieved", format_bandwidth(task.bytes / dur));
+      add(op, fill_args(model_tr("SpanDetails", "transfer to %1"), {device_name(tr, task.peer)}));
+      add(bytes, format_bytes(task.bytes));
+      if (dur > 0) add(achieved, format_bandwidth(task.bytes / dur));
       break;
     case TaskKind::kCollective: {
       const Collective& c = p->collectives()[static_cast<size_t>(task.collective)];
-      add("op",
-          fmt::format("{} ({}) over {} ranks, {}", collective_kind_name(c.kind),
-                      collective_algorithm_name(c.algorithm), c.group.size(), dtype_name(c.dtype)));
-      add("bytes", format_bytes(c.bytes) + " (nccl-tests size)");
-      if (!c.reason.empty()) add("why", c.reason);
+      add(op, fill_args(model_tr("SpanDetails", "%1 (%2) over %n rank(s), %3", nullptr,
+                                 plural_count(c.group.size())),
+                        {collective_kind_name(c.kind), collective_algorithm_name(c.algorithm),
+                         dtype_name(c.dtype)}));
+      add(bytes,
+          fill_args(model_tr("SpanDetails", "%1 (nccl-tests size)"), {format_bytes(c.bytes)}));
+      // The planner's reason for the algorithm, as the CLI prints it (English).
+      if (!c.reason.empty()) add(model_tr("SpanDetails", "why"), c.reason);
       break;
     }
   }
@@ -177,25 +195,29 @@ SpanDetails describe_span(const Document& doc, std::int32_t span) {
     if (last.task >= 0 && r.seconds < last.seconds &&
         c.tasks[static_cast<size_t>(last_rank)] != t) {
       r = last;
-      who = fmt::format(
-          "barrier: the last rank to arrive was {} (rank {}), waiting for '{}' ({})",
-          device_name(tr, c.group[static_cast<size_t>(last_rank)]), last_rank,
-          p->task_name(last.task),
-          why(*p, c.tasks[static_cast<size_t>(last_rank)], last.task, last.stream_order));
+      who = fill_args(
+          model_tr("SpanDetails",
+                   "barrier: the last rank to arrive was %1 (rank %2), waiting for '%3' (%4)"),
+          {device_name(tr, c.group[static_cast<size_t>(last_rank)]), std::to_string(last_rank),
+           p->task_name(last.task),
+           why(*p, c.tasks[static_cast<size_t>(last_rank)], last.task, last.stream_order)});
     }
   }
   if (r.task < 0) {
-    out.waited_for = "nothing: the first task of its stream, with no dependencies";
+    out.waited_for =
+        model_tr("SpanDetails", "nothing: the first task of its stream, with no dependencies");
   } else {
     if (who.empty())
-      who = fmt::format("'{}' — {}", p->task_name(r.task), why(*p, t, r.task, r.stream_order));
+      who = fill_args(model_tr("SpanDetails", "'%1' — %2"),
+                      {p->task_name(r.task), why(*p, t, r.task, r.stream_order)});
     out.waited_for_span = doc.index->span_of_task(r.task);
     const double late = s.start_seconds - r.seconds;
     if (std::isfinite(late) && late > 1e-9 * std::max(1.0, s.start_seconds) && late > 1e-12)
-      who += fmt::format("; it started {} after that was done", format_duration(late));
+      who += fill_args(model_tr("SpanDetails", "; it started %1 after that was done"),
+                       {format_duration(late)});
     out.waited_for = who;
   }
-  add("waited for", out.waited_for);
+  add(model_tr("SpanDetails", "waited for"), out.waited_for);
   return out;
 }
 

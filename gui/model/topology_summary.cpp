@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "gui/model/model_tr.hpp"
+
 namespace brigade::gui {
 
 std::vector<NodeSummary> node_summaries(const Topology& topology, const TopologyUsage& usage,
@@ -25,7 +27,7 @@ std::vector<NodeSummary> node_summaries(const Topology& topology, const Topology
     const NameId name = trace.spans[static_cast<size_t>(span)].name;
     const std::string n = name >= 0 && static_cast<size_t>(name) < trace.names.size()
                               ? trace.names[static_cast<size_t>(name)]
-                              : "collective";
+                              : model_word("collective");
     auto& [count, first] = by_name[static_cast<size_t>(node_of(d))][n];
     if (count++ == 0) first = span;
   }

@@ -14,8 +14,9 @@
 #include "core/profile.hpp"
 #include "core/scenario_writer.hpp"
 #include "core/units.hpp"
-#include "gui/model/loader.hpp"
 #include "costmodel/plan.hpp"
+#include "gui/model/loader.hpp"
+#include "gui/model/model_tr.hpp"
 #include "planner/lower.hpp"
 
 namespace brigade::gui {
@@ -217,6 +218,18 @@ double Judgement::max_exposed_comm_seconds() const {
   return m;
 }
 
+std::vector<std::string> Judgement::notes() const {
+  std::vector<std::string> out = warnings;
+  if (devices_over_memory > 0)
+    out.push_back(fill_args(model_tr("WhatIf", "does not fit: %1 of %n device(s) over their memory",
+                                     nullptr, plural_count(devices.size())),
+                            {std::to_string(devices_over_memory)}));
+  if (oom_devices > 0)
+    out.push_back(model_tr("WhatIf", "out of memory on %n device(s) (the memory view shows where)",
+                           nullptr, oom_devices));
+  return out;
+}
+
 Result<Judgement> judge_closed_form(const Scenario& s) {
   BRIGADE_ASSIGN_OR_RETURN(const cost::PlanEstimate e, cost::estimate_plan(s));
   Judgement j;
@@ -239,10 +252,8 @@ Result<Judgement> judge_closed_form(const Scenario& s) {
   }
   std::sort(j.devices.begin(), j.devices.end(),
             [](const DeviceFigures& a, const DeviceFigures& b) { return a.device < b.device; });
-  j.notes = cost::plan_warnings(s);
-  if (over > 0)
-    j.notes.push_back("does not fit: " + std::to_string(over) + " of " +
-                      std::to_string(e.memory.size()) + " devices over their memory");
+  j.warnings = cost::plan_warnings(s);
+  j.devices_over_memory = over;
   return j;
 }
 
@@ -251,9 +262,7 @@ Judgement judgement_of(const sim::SimResult& r) {
   j.step_seconds = r.step_seconds;
   for (const sim::DeviceStats& d : r.devices)
     j.devices.push_back({d.id, d.peak_memory_bytes, d.capacity_bytes, d.exposed_comm_seconds});
-  if (!r.oom.empty())
-    j.notes.push_back("out of memory on " + std::to_string(r.oom.size()) + " device" +
-                      (r.oom.size() == 1 ? "" : "s") + " (the memory view shows where)");
+  j.oom_devices = static_cast<int>(r.oom.size());
   return j;
 }
 
@@ -280,9 +289,7 @@ Result<Judgement> judge_simulated(const Scenario& s, const std::atomic<bool>* ca
   if (is_cancelled_flag(cancel)) return cancelled_status();
   if (!r.is_ok()) return r.status();
   Judgement j = judgement_of(*r);
-  std::vector<std::string> notes = cost::plan_warnings(s);
-  notes.insert(notes.end(), j.notes.begin(), j.notes.end());
-  j.notes = std::move(notes);
+  j.warnings = cost::plan_warnings(s);
   return j;
 }
 

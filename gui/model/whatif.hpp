@@ -84,7 +84,12 @@ struct DeviceFigures {
 struct Judgement {
   double step_seconds = 0;
   std::vector<DeviceFigures> devices;  // by device id, the devices the plan uses
-  std::vector<std::string> notes;      // plan_warnings, out-of-memory devices
+  std::vector<std::string> warnings;   // cost::plan_warnings (the CLI's words)
+  int devices_over_memory = 0;         // the closed form: devices whose estimate does not fit
+  int oom_devices = 0;                 // the simulator: devices that ran out of memory
+  // The warnings, then what did not fit, composed in the current language
+  // (model_tr) on each call.
+  std::vector<std::string> notes() const;
   double max_peak_memory_bytes() const;
   double max_exposed_comm_seconds() const;
 };

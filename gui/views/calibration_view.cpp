@@ -207,7 +207,7 @@ void CalibrationView::show_model(const QString& model) {
     QString line = "<b>" + q(all[i]->title).toHtmlEscaped() + "</b>: ";
     QStringList notes;
     for (const std::string& n : all[i]->notes)
-      if (n != "no samples in this profile: the fits alone") notes << q(n).toHtmlEscaped();
+      if (n != no_samples_note()) notes << q(n).toHtmlEscaped();
     absent << line + (notes.isEmpty() ? tr("nothing in this profile") : notes.join("; "));
   }
   absent_->setText(absent.join("<br>"));

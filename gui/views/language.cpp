@@ -10,6 +10,8 @@
 #include <QTranslator>
 #include <QVariant>
 
+#include "gui/model/model_tr.hpp"
+
 namespace brigade::gui {
 namespace {
 
@@ -88,6 +90,14 @@ class Retranslator : public QObject {
   }
 };
 
+// gui/model's translator (gui/model/model_tr.hpp): its sources through the
+// installed QTranslator, %n filled by Qt (QCoreApplication::translate is
+// safe on the loader's and the what-if panel's worker threads).
+std::string translate_for_model(const char* context, const char* source, const char* disambiguation,
+                                int n) {
+  return QCoreApplication::translate(context, source, disambiguation, n).toStdString();
+}
+
 }  // namespace
 
 QString keep_tr(QObject* target, const char* property, const QObject* context, const char* source) {
@@ -105,6 +115,7 @@ QString keep_tr(QObject* target, const char* property, const QObject* context, c
 Lang ui_language() { return g_lang; }
 
 bool set_ui_language(Lang lang) {
+  set_model_translator(&translate_for_model);
   if (lang == g_lang && g_translator) return true;
   // English loads its translator too: the source texts are English, but
   // a %n string needs brigade_en.ts's plural forms ("1 device", "2 devices").

@@ -19,7 +19,9 @@ namespace brigade::gui {
 Lang ui_language();
 // Installs the translator of `lang` (zh: the Chinese texts; en: only the
 // English plural forms of %n strings); false if the embedded .qm cannot be
-// loaded (the language then stays as it was).
+// loaded (the language then stays as it was). Installs gui/model's
+// translator too (gui/model/model_tr.hpp), so that the texts the model
+// composes come out in the language.
 bool set_ui_language(Lang lang);
 
 // The installed family the app draws Chinese with ("WenQuanYi Micro Hei",
@@ -37,8 +39,9 @@ QString cjk_font_family();
 // Returns the translated text.
 QString keep_tr(QObject* target, const char* property, const QObject* context, const char* source);
 
-// A text gui/model computed in English (Qt-free, shared with the CLI) in the
-// current language, for the few fixed words a view shows as they are: the
+// A fixed word gui/model returns in English, in the current language, for
+// the few a view shows as they are (sentences and labels the model composes
+// go through gui/model/model_tr.hpp's model_tr instead): the
 // memory categories, compare's section titles and figures (the "ModelText"
 // context, listed in language.cpp); any other text stays as it is.
 QString model_text(const std::string& english);

@@ -104,6 +104,13 @@ void TimelineCanvas::set_document(DocumentPtr doc) {
   update();
 }
 
+void TimelineCanvas::changeEvent(QEvent* e) {
+  QWidget::changeEvent(e);
+  if (e->type() != QEvent::LanguageChange || !doc_ || !doc_->has_trace()) return;
+  layout_.relabel(*doc_->trace);
+  update();
+}
+
 void TimelineCanvas::compute_overview() {
   constexpr int kBins = 600;
   const TimeWindow e = axis_.extent();

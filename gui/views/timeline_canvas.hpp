@@ -87,6 +87,7 @@ class TimelineCanvas : public QWidget {
   void mouseDoubleClickEvent(QMouseEvent* e) override;
   void keyPressEvent(QKeyEvent* e) override;
   bool event(QEvent* e) override;
+  void changeEvent(QEvent* e) override;  // LanguageChange: the rows' labels again
 
  private:
   QRect data_rect() const;

@@ -140,6 +140,9 @@ void TimelineView::retranslate() {
   else if (!find_edit_->text().isEmpty())
     find_label_->setText(tr("no match"));
   show_range(range_t0_, range_t1_);
+  // The selected span's details (gui/model composes them in the language).
+  if (doc_ && canvas_->selected_span() >= 0 && !details_->toPlainText().isEmpty())
+    show_details(canvas_->selected_span());
 }
 
 void TimelineView::set_document(DocumentPtr doc) {

@@ -659,7 +659,7 @@ void WhatIfView::show_results() {
   if (!sim_status_.isEmpty()) notes << sim_status_;
   const std::optional<Judgement>& shown = sim_after_ ? sim_after_ : cf_after_;
   if (shown)
-    for (const std::string& n : shown->notes) notes << q(n);
+    for (const std::string& n : shown->notes()) notes << q(n);
   notes_->setText(notes.join("\n"));
   notes_->setVisible(!notes.isEmpty());
 

@@ -30,6 +30,7 @@
 #include <QXmlStreamReader>
 
 #include "gui/app/main_window.hpp"
+#include "gui/model/model_tr.hpp"
 #include "gui/views/calibration_view.hpp"
 #include "gui/views/compare_view.hpp"
 #include "gui/views/language.hpp"
@@ -169,6 +170,50 @@ TEST(Translation, EveryTrStringOfTheSourcesIsInTheTsFiles) {
   EXPECT_GE(found, 300);
 }
 
+// The same for gui/model's model_tr("Context", "...") (gui/model/model_tr.hpp):
+// a model file that calls it must be among lupdate's sources
+// (gui/CMakeLists.txt), else its texts stay English in zh. Each source is
+// found in its own context.
+TEST(Translation, EveryModelTrStringOfTheModelIsInTheTsFiles) {
+  std::set<std::pair<QString, QString>> sources;
+  for (const TsMessage& m : read_ts(kZhTs)) sources.insert({m.context, m.source});
+  static const QRegularExpression call(
+      "\\bmodel_tr\\(\\s*\"([A-Za-z]+)\",\\s*\"([^\"\\\\]*)\"\\s*[,)]");
+  int files = 0, found = 0;
+  for (const auto& e : fs::directory_iterator(kSrc + "/gui/model")) {
+    if (e.path().extension() != ".cpp") continue;
+    const QString text = QString::fromStdString(read_text(e.path()));
+    bool any = false;
+    for (auto it = call.globalMatch(text); it.hasNext();) {
+      const auto m = it.next();
+      any = true;
+      ++found;
+      EXPECT_EQ(sources.count({m.captured(1), m.captured(2)}), 1u)
+          << e.path().filename().string() << ": " << m.captured(1).toStdString() << " / "
+          << m.captured(2).toStdString();
+    }
+    files += any;
+  }
+  EXPECT_GE(files, 7);
+  EXPECT_GE(found, 75);
+}
+
+// Without the app's translator (gui/model's tests, a Qt-free user) a plural
+// source comes out in English by english_plural(): the same forms as
+// brigade_en.ts writes out, for one and for two.
+TEST(Translation, TheModelsEnglishFallbackHasTheEnTsPluralForms) {
+  int plurals = 0;
+  for (const TsMessage& m : read_ts(kEnTs)) {
+    if (!m.numerus || m.forms.size() != 2) continue;
+    ++plurals;
+    const std::string source = m.source.toStdString();
+    SCOPED_TRACE(m.context.toStdString() + ": " + source);
+    EXPECT_EQ(english_plural(source, 1), QString(m.forms[0]).replace("%n", "1").toStdString());
+    EXPECT_EQ(english_plural(source, 2), QString(m.forms[1]).replace("%n", "2").toStdString());
+  }
+  EXPECT_GE(plurals, 15);
+}
+
 // View > Language switches the running window: menus and dock titles in
 // Chinese, then back in English.
 TEST(Translation, LanguageMenuSwitchesAtRuntime) {
@@ -243,6 +288,14 @@ TEST(Translation, CjkFontCoversEveryChineseString) {
   app_font.setPixelSize(16);
   const QRawFont app_raw = QRawFont::fromFont(app_font);
   const QFontMetrics app_fm(app_font);
+  // Every context's translations, gui/model's included (the texts it
+  // composes: the timeline's notes, a span's details, the calibration
+  // plots, ...).
+  std::set<QString> contexts;
+  for (const TsMessage& m : read_ts(kZhTs)) contexts.insert(m.context);
+  for (const char* c : {"Loader", "SpanDetails", "LaneLayout", "MemorySeries", "Compare", "WhatIf",
+                        "CalibrationPlots", "ModelText"})
+    EXPECT_EQ(contexts.count(QString::fromLatin1(c)), 1u) << c;
   for (const TsMessage& m : read_ts(kZhTs)) {
     QString not_cjk, not_drawn;
     for (const QChar c : missing_glyphs(raw, fm, m.translation))

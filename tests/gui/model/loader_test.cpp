@@ -61,7 +61,7 @@ TEST(Loader, AScenarioIsLoweredSimulatedAndIndexed) {
   EXPECT_TRUE(d.result->trace.spans.empty());  // moved into the Document, not copied
   EXPECT_EQ(d.trace->device_names.size(), 4u);
   EXPECT_EQ(stages, (std::vector<std::string>{"reading", "lowering", "simulating", "indexing"}));
-  EXPECT_EQ(d.notes.front(), "24 tasks on 4 devices, granularity kernel");
+  EXPECT_EQ(document_notes(d).front(), "24 tasks on 4 devices, granularity kernel");
 }
 
 TEST(Loader, ATraceWrittenByTheCliOpensWithItsSpans) {
