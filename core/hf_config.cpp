@@ -12,7 +12,7 @@ namespace {
 using yamlio::Cursor;
 constexpr std::int64_t kMaxDim = ScenarioLimits::kMaxDimension;
 
-enum class Family { kLlama, kQwen2 };
+enum class Family { kLlama, kQwen2, kMixtral, kQwen2Moe, kDeepseekV3 };
 
 // One required positive integer key.
 Result<std::int64_t> required_int(const Cursor& c, const char* key, const char* what) {
@@ -20,36 +20,86 @@ Result<std::int64_t> required_int(const Cursor& c, const char* key, const char* 
   return c.get(key).as_int(1, kMaxDim);
 }
 
-// The refusal of a mixture of experts, naming what the config says of it.
-Status refuse_moe(const Cursor& root, const Cursor& arch_item, const std::string& arch) {
-  std::string experts;
-  for (const char* key : {"num_local_experts", "num_experts", "n_routed_experts"})
-    if (root.has(key)) {
-      auto n = root.get(key).as_int(1, kMaxDim);
-      if (n.is_ok()) experts = std::to_string(*n) + " experts";
-    }
-  if (root.has("num_experts_per_tok")) {
-    auto k = root.get("num_experts_per_tok").as_int(1, kMaxDim);
-    if (k.is_ok()) experts += (experts.empty() ? "" : ", ") + std::string("top-") + std::to_string(*k);
-  }
-  if (root.has("moe_intermediate_size")) {
-    auto f = root.get("moe_intermediate_size").as_int(1, kMaxDim);
-    if (f.is_ok())
-      experts += (experts.empty() ? "" : ", ") + std::string("expert FFN ") + std::to_string(*f);
-  }
-  return arch_item.error("found architecture '" + arch + "', a mixture of experts" +
-                         (experts.empty() ? "" : " (" + experts + ")") +
-                         "; expected a dense architecture: " +
-                         yamlio::join_choices(hf_dense_architectures()) +
-                         " (mixtures of experts and expert parallelism are not supported yet: "
-                         "issue 21, item 2)");
-}
-
 Result<DType> read_torch_dtype(const Cursor& c) {
   if (!c.has("torch_dtype") || c.get("torch_dtype").is_null()) return DType::kBF16;
   const Cursor v = c.get("torch_dtype");
   return v.as_enum<DType>(
       {{"bfloat16", DType::kBF16}, {"float16", DType::kF16}, {"float32", DType::kF32}});
+}
+
+// An optional non-negative integer key (null as absent).
+Result<std::int64_t> optional_int(const Cursor& c, const char* key, std::int64_t dflt,
+                                  std::int64_t min) {
+  if (!c.has(key) || c.get(key).is_null()) return dflt;
+  return c.get(key).as_int(min, kMaxDim);
+}
+
+// The experts of a mixture of experts, as each family's transformers
+// config names them (MixtralConfig, Qwen2MoeConfig, DeepseekV3Config).
+Status read_moe(const Cursor& c, Family family, TransformerSpec& t) {
+  MoeSpec& m = t.moe;
+  const char* experts_key = family == Family::kMixtral     ? "num_local_experts"
+                            : family == Family::kQwen2Moe ? "num_experts"
+                                                          : "n_routed_experts";
+  BRIGADE_ASSIGN_OR_RETURN(m.experts, required_int(c, experts_key, "the number of routed experts"));
+  BRIGADE_ASSIGN_OR_RETURN(m.top_k, required_int(c, "num_experts_per_tok",
+                                                 "the experts each token is routed to"));
+  if (m.top_k > m.experts)
+    return c.get("num_experts_per_tok")
+        .error("found num_experts_per_tok " + std::to_string(m.top_k) + " with " + experts_key +
+               " " + std::to_string(m.experts) +
+               "; expected num_experts_per_tok <= " + experts_key);
+  if (family == Family::kMixtral) {
+    // MixtralSparseMoeBlock: every layer, experts of intermediate_size.
+    m.ffn_hidden = t.ffn_hidden;
+    return Status::ok();
+  }
+  BRIGADE_ASSIGN_OR_RETURN(m.ffn_hidden, required_int(c, "moe_intermediate_size",
+                                                      "one expert's intermediate size"));
+  if (family == Family::kQwen2Moe) {
+    // Qwen2MoeSparseMoeBlock: one shared expert of
+    // shared_expert_intermediate_size, counted here as that many experts of
+    // moe_intermediate_size (its sigmoid gate, h x 1, is left out); a MoE
+    // block where (layer + 1) % decoder_sparse_step == 0 and the layer is
+    // not in mlp_only_layers.
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t shared,
+                             optional_int(c, "shared_expert_intermediate_size", 0, 0));
+    if (shared % m.ffn_hidden != 0)
+      return c.get("shared_expert_intermediate_size")
+          .error("found shared_expert_intermediate_size " + std::to_string(shared) +
+                 " with moe_intermediate_size " + std::to_string(m.ffn_hidden) +
+                 "; expected a multiple of it (the shared expert is modelled as whole experts)");
+    m.shared_experts = shared / m.ffn_hidden;
+    BRIGADE_ASSIGN_OR_RETURN(m.every, optional_int(c, "decoder_sparse_step", 1, 1));
+    if (c.has("mlp_only_layers") && c.get("mlp_only_layers").size() > 0)
+      return c.get("mlp_only_layers")
+          .error("found a non-empty mlp_only_layers; expected [] (dense layers at chosen "
+                 "places are not modelled; decoder_sparse_step and first dense layers are)");
+    return Status::ok();
+  }
+  // DeepseekV3MoE: n_shared_experts shared experts of moe_intermediate_size;
+  // layer i is MoE when i >= first_k_dense_replace and i % moe_layer_freq == 0.
+  BRIGADE_ASSIGN_OR_RETURN(m.shared_experts, optional_int(c, "n_shared_experts", 0, 0));
+  BRIGADE_ASSIGN_OR_RETURN(m.first_dense, optional_int(c, "first_k_dense_replace", 0, 0));
+  BRIGADE_ASSIGN_OR_RETURN(const std::int64_t freq, optional_int(c, "moe_layer_freq", 1, 1));
+  if (freq != 1)
+    return c.get("moe_layer_freq")
+        .error("found moe_layer_freq " + std::to_string(freq) +
+               "; expected 1 (every layer past the first dense ones is MoE)");
+  if (m.first_dense >= t.layers)
+    return c.get("first_k_dense_replace")
+        .error("found first_k_dense_replace " + std::to_string(m.first_dense) + " with " +
+               std::to_string(t.layers) + " layers; expected fewer (at least one MoE layer)");
+  // Multi-head latent attention.
+  MlaSpec& a = t.mla;
+  BRIGADE_ASSIGN_OR_RETURN(a.q_lora_rank, optional_int(c, "q_lora_rank", 0, 1));
+  BRIGADE_ASSIGN_OR_RETURN(a.kv_lora_rank, required_int(c, "kv_lora_rank", "MLA's key/value latent rank"));
+  BRIGADE_ASSIGN_OR_RETURN(a.qk_nope_head_dim,
+                           required_int(c, "qk_nope_head_dim", "MLA's per-head key width without rotary"));
+  BRIGADE_ASSIGN_OR_RETURN(a.qk_rope_head_dim,
+                           required_int(c, "qk_rope_head_dim", "MLA's per-head rotary key width"));
+  BRIGADE_ASSIGN_OR_RETURN(a.v_head_dim, required_int(c, "v_head_dim", "MLA's per-head value width"));
+  return Status::ok();
 }
 
 Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
@@ -62,20 +112,20 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
     return archs.error("found an empty list; expected one architecture, such as [\"LlamaForCausalLM\"]");
   const Cursor arch_item = archs.items()[0];
   BRIGADE_ASSIGN_OR_RETURN(const std::string arch, arch_item.as_name());
-  for (const std::string& moe : hf_moe_architectures())
-    if (arch == moe) return refuse_moe(c, arch_item, arch);
   Family family = Family::kLlama;
   if (arch == "Qwen2ForCausalLM") {
     family = Family::kQwen2;
+  } else if (arch == "MixtralForCausalLM") {
+    family = Family::kMixtral;
+  } else if (arch == "Qwen2MoeForCausalLM") {
+    family = Family::kQwen2Moe;
+  } else if (arch == "DeepseekV3ForCausalLM") {
+    family = Family::kDeepseekV3;
   } else if (arch != "LlamaForCausalLM" && arch != "MistralForCausalLM") {
-    std::vector<std::string> all = hf_dense_architectures();
     return arch_item.error("found architecture '" + arch + "'; expected one of " +
-                           yamlio::join_choices(all) +
-                           " (dense decoder-only transformers; the mixtures of experts " +
-                           yamlio::join_choices(hf_moe_architectures()) +
-                           " are recognised and refused until issue 21, item 2)");
+                           yamlio::join_choices(hf_architectures()) +
+                           " (decoder-only transformers, dense or mixtures of experts)");
   }
-
   HfConfig out;
   TransformerSpec& t = out.spec;
   t.source = arch + " from " + path;
@@ -96,7 +146,8 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
   BRIGADE_ASSIGN_OR_RETURN(
       t.seq, required_int(c, "max_position_embeddings", "the longest sequence (max_position_embeddings)"));
   // transformers' LlamaConfig: num_key_value_heads defaults to num_attention_heads (MHA).
-  if (c.has("num_key_value_heads") && !c.get("num_key_value_heads").is_null()) {
+  if (family != Family::kDeepseekV3 && c.has("num_key_value_heads") &&
+      !c.get("num_key_value_heads").is_null()) {
     const Cursor kv = c.get("num_key_value_heads");
     BRIGADE_ASSIGN_OR_RETURN(t.kv_heads, kv.as_int(1, kMaxDim));
     if (t.heads % t.kv_heads != 0)
@@ -105,11 +156,11 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
                       "; expected a divisor of num_attention_heads (each key/value head serves "
                       "a whole group of query heads)");
   }
-  if (t.hidden % t.heads != 0)
+  if (t.hidden % t.heads != 0 && family != Family::kDeepseekV3)
     return c.key_of("hidden_size")
         .error("found hidden_size " + std::to_string(t.hidden) + " with num_attention_heads " +
                std::to_string(t.heads) + "; expected hidden_size divisible by num_attention_heads");
-  if (c.has("head_dim") && !c.get("head_dim").is_null()) {
+  if (family != Family::kDeepseekV3 && c.has("head_dim") && !c.get("head_dim").is_null()) {
     const Cursor hd = c.get("head_dim");
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t head_dim, hd.as_int(1, kMaxDim));
     if (head_dim != t.hidden / t.heads)
@@ -122,7 +173,19 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
   // transformers' defaults: tie_word_embeddings false for Llama, Mistral, Qwen2.
   BRIGADE_ASSIGN_OR_RETURN(t.tie_embeddings, c.get_bool("tie_word_embeddings", false));
   BRIGADE_ASSIGN_OR_RETURN(t.dtype, read_torch_dtype(c));
-  if (family == Family::kQwen2) {
+  if (family == Family::kMixtral || family == Family::kQwen2Moe || family == Family::kDeepseekV3)
+    BRIGADE_RETURN_IF_ERROR(read_moe(c, family, t));
+  if (family == Family::kDeepseekV3) {
+    // MLA's linear layers have no biases (attention_bias false in every
+    // released config); the MLP none either.
+    BRIGADE_ASSIGN_OR_RETURN(const bool attention_bias, c.get_bool("attention_bias", false));
+    if (attention_bias)
+      return c.get("attention_bias")
+          .error("found attention_bias true; expected false (MLA with biases is not modelled)");
+    t.bias = false;
+    return out;
+  }
+  if (family == Family::kQwen2 || family == Family::kQwen2Moe) {
     // Qwen2Attention: q_proj, k_proj, v_proj with bias, o_proj without.
     t.bias = false;
     t.qkv_bias = true;
@@ -150,15 +213,10 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
 
 }  // namespace
 
-const std::vector<std::string>& hf_dense_architectures() {
-  static const std::vector<std::string> kNames = {"LlamaForCausalLM", "MistralForCausalLM",
-                                                  "Qwen2ForCausalLM"};
-  return kNames;
-}
-
-const std::vector<std::string>& hf_moe_architectures() {
-  static const std::vector<std::string> kNames = {"MixtralForCausalLM", "Qwen2MoeForCausalLM",
-                                                  "DeepseekV3ForCausalLM"};
+const std::vector<std::string>& hf_architectures() {
+  static const std::vector<std::string> kNames = {
+      "LlamaForCausalLM",   "MistralForCausalLM",  "Qwen2ForCausalLM",
+      "MixtralForCausalLM", "Qwen2MoeForCausalLM", "DeepseekV3ForCausalLM"};
   return kNames;
 }
 

@@ -13,11 +13,10 @@
 
 namespace brigade {
 
-// The architectures read (`architectures[0]` of the config).
-const std::vector<std::string>& hf_dense_architectures();
-// The mixture-of-experts architectures recognised and refused (issue 21,
-// item 2: expert parallelism is not modelled yet).
-const std::vector<std::string>& hf_moe_architectures();
+// The architectures read (`architectures[0]` of the config): Llama,
+// Mistral, Qwen2 (dense), Mixtral, Qwen2-MoE and DeepSeek-V3 (mixtures of
+// experts; DeepSeek's multi-head latent attention as TransformerSpec::mla).
+const std::vector<std::string>& hf_architectures();
 
 // A config as read: the transformer, and what the scenario must check
 // against its own keys.

@@ -1,4 +1,6 @@
 #include "core/plan_check.hpp"
+
+#include <numeric>
 #include "core/nvls.hpp"
 
 #include <algorithm>
@@ -6,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
 #include <set>
 #include <string>
 
@@ -244,6 +247,7 @@ class PlanChecker {
                 "found seq " + std::to_string(t.seq) + " with sequence_parallel over tensor " +
                     std::to_string(tp) +
                     "; expected a multiple of tensor (each rank keeps seq/tensor positions)");
+    BRIGADE_RETURN_IF_ERROR(check_experts());
     const std::int64_t stages = static_cast<std::int64_t>(st_.pipeline) * st_.virtual_stages;
     if (t.layers % stages != 0)
       return at("strategy.pipeline",
@@ -251,6 +255,70 @@ class PlanChecker {
                     " pipeline stages (pipeline " + std::to_string(st_.pipeline) +
                     " x virtual_stages " + std::to_string(st_.virtual_stages) +
                     "); expected layers divisible by " + std::to_string(stages));
+    return Status::ok();
+  }
+
+  // A mixture of experts and expert parallelism (Megatron-Core's
+  // constraints: num_moe_experts % expert_model_parallel_size == 0, the
+  // expert group inside the data group).
+  Status check_experts() {
+    const TransformerSpec& t = s_.transformer;
+    const MoeSpec& moe = t.moe;
+    const int ep = st_.expert;
+    if (t.mla.enabled())
+      return at("model.huggingface",
+                "found multi-head latent attention (kv_lora_rank " +
+                    std::to_string(t.mla.kv_lora_rank) +
+                    "); expected grouped-query or multi-head attention (MLA's parameters and "
+                    "FLOPs are counted, its kernels are not modelled yet: write the model as "
+                    "model.transformer with kv_heads to plan it)");
+    const std::string ep_s = std::to_string(ep);
+    if (!moe.enabled()) {
+      if (ep > 1)
+        return at("strategy.expert",
+                  "found expert " + ep_s +
+                      " with a dense model; expected expert 1 (expert parallelism splits the "
+                      "experts of a mixture of experts: model.transformer.moe)");
+      return Status::ok();
+    }
+    const std::string where_moe = t.source.empty() ? "model.transformer.moe" : "model.huggingface";
+    const std::int64_t tp = st_.tensor;
+    if (moe.ffn_hidden % tp != 0)
+      return at(where_moe,
+                "found expert FFN width " + std::to_string(moe.ffn_hidden) + " with tensor " +
+                    std::to_string(tp) +
+                    "; expected a multiple of tensor (each tensor-parallel rank holds "
+                    "ffn_hidden/tensor columns of every expert)");
+    if (t.moe_layers() != t.layers)
+      return at(where_moe,
+                "found " + std::to_string(t.moe_layers()) + " MoE layers of " +
+                    std::to_string(t.layers) +
+                    " (first_dense " + std::to_string(moe.first_dense) + ", every " +
+                    std::to_string(moe.every) +
+                    "); expected every layer MoE (dense and MoE layers in one model are counted "
+                    "but not yet judged by cost and simulate)");
+    if (ep == 1) return Status::ok();
+    if (moe.experts % ep != 0)
+      return at("strategy.expert",
+                "found expert " + ep_s + " with " + std::to_string(moe.experts) +
+                    " experts; expected a divisor of the experts, such as " +
+                    std::to_string(std::gcd(moe.experts, static_cast<std::int64_t>(ep))) +
+                    " (each expert-parallel rank holds experts/expert whole experts)");
+    if (st_.data % ep != 0)
+      return at("strategy.expert",
+                "found expert " + ep_s + " with data " + std::to_string(st_.data) +
+                    "; expected a divisor of data (the expert-parallel group is made of "
+                    "consecutive data-parallel ranks, as in Megatron-Core and DeepSpeed-MoE)");
+    if (tp > 1)
+      return at("strategy.expert",
+                "found expert " + ep_s + " with tensor " + std::to_string(tp) +
+                    "; expected tensor 1 with expert parallelism (expert-tensor parallelism "
+                    "is not modelled yet; use expert 1 to split the experts over 'tensor')");
+    if (st_.zero >= 1)
+      return at("strategy.zero",
+                "found zero " + std::to_string(st_.zero) + " with expert " + ep_s +
+                    "; expected zero 0 with expert parallelism (sharding the optimizer over "
+                    "the expert-data group is not modelled yet)");
     return Status::ok();
   }
 

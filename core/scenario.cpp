@@ -597,7 +597,7 @@ class ScenarioReader {
     StrategySpec& st = s_->strategy;
     s_->has_strategy = true;
     BRIGADE_RETURN_IF_ERROR(c.expect_map("a strategy such as {data: 8, tensor: 8, pipeline: 1}"));
-    BRIGADE_RETURN_IF_ERROR(c.check_keys({"data", "tensor", "pipeline", "sequence_parallel",
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"data", "tensor", "pipeline", "expert", "sequence_parallel",
                                           "schedule", "virtual_stages", "zero", "data_mode",
                                           "rank_order", "bucket", "overlap", "algorithm"}));
     // A degree above the device limit can never match a topology; bounding
@@ -607,6 +607,8 @@ class ScenarioReader {
                              c.get_int("tensor", 1, 1, Limits::kMaxDevices));
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t pipeline,
                              c.get_int("pipeline", 1, 1, Limits::kMaxDevices));
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t expert,
+                             c.get_int("expert", 1, 1, Limits::kMaxDevices));
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t virtual_stages,
                              c.get_int("virtual_stages", 1, 1, kIntMax));
     // The ZeRO stage's range (0..3) is check_plan's, so that its message names the stages.
@@ -614,6 +616,7 @@ class ScenarioReader {
     st.data = static_cast<int>(data);
     st.tensor = static_cast<int>(tensor);
     st.pipeline = static_cast<int>(pipeline);
+    st.expert = static_cast<int>(expert);
     st.virtual_stages = static_cast<int>(virtual_stages);
     st.zero = static_cast<int>(zero);
     BRIGADE_ASSIGN_OR_RETURN(st.sequence_parallel, c.get_bool("sequence_parallel", false));

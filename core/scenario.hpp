@@ -52,6 +52,59 @@ std::string_view position_kind_name(PositionKind k);
 enum class AttentionKernel : std::uint8_t { kUnfused, kFlash };
 std::string_view attention_kernel_name(AttentionKernel k);
 
+// A mixture of experts in place of the MLP (Shazeer et al. 2017; GShard,
+// Lepikhin et al. 2020; Switch, Fedus et al. 2021; Mixtral, Jiang et al.
+// 2024; DeepSeek-V3, 2024): a router picks top_k of `experts` experts per
+// token, each expert an MLP of the layer's kind (gelu or swiglu) of width
+// ffn_hidden; `shared_experts` more run on every token (DeepSeek). Layer i
+// (from 0) is a MoE layer when i >= first_dense and (i + 1) % every == 0
+// (Hugging Face's decoder_sparse_step; DeepSeek's first_k_dense_replace);
+// the others keep the dense MLP. experts == 0: no MoE.
+struct MoeSpec {
+  std::int64_t experts = 0;
+  std::int64_t top_k = 0;
+  std::int64_t shared_experts = 0;
+  std::int64_t ffn_hidden = 0;      // one expert's FFN width (moe_intermediate_size)
+  std::int64_t first_dense = 0;     // the first layers keep the dense MLP
+  std::int64_t every = 1;           // a MoE layer every `every` layers
+  // Capacity factor (GShard): each expert takes at most capacity_factor x
+  // tokens x top_k / experts tokens, its buffer padded to that; 0: dropless
+  // (Megatron-Core's default, MegaBlocks).
+  double capacity_factor = 0;
+  // Router load imbalance: the busiest expert-parallel rank's routed tokens
+  // over the mean (1 = balanced). Or a measured histogram `load` (each
+  // expert's share of the routed tokens, any scale): it sets the imbalance
+  // per rank from the experts each rank holds.
+  double imbalance = 1;
+  std::vector<double> load;
+
+  bool enabled() const { return experts > 0; }
+  // "first 3 dense", "every 2nd layer" or "" (every layer MoE), for reports.
+  std::string moe_layers_note(std::int64_t layers) const {
+    std::string n;
+    if (first_dense > 0 && first_dense < layers) n = "first " + std::to_string(first_dense) + " dense";
+    if (every > 1) n += (n.empty() ? "" : ", ") + std::string("MoE every ") + std::to_string(every) + " layers";
+    return n;
+  }
+  bool is_moe_layer(std::int64_t i) const {
+    return enabled() && i >= first_dense && (i + 1) % every == 0;
+  }
+  bool operator==(const MoeSpec&) const = default;
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3): queries through a low-rank
+// down (q_lora_rank, 0: a full h x heads*(nope+rope) projection) and up
+// projection, keys and values through one shared latent of kv_lora_rank
+// plus a rotary key of qk_rope_head_dim, up-projected per head to
+// qk_nope_head_dim keys and v_head_dim values. Counted (parameters, FLOPs)
+// exactly; its kernels are not modelled (check_plan refuses cost/simulate).
+struct MlaSpec {
+  std::int64_t q_lora_rank = 0, kv_lora_rank = 0;
+  std::int64_t qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
+  bool enabled() const { return kv_lora_rank > 0; }
+  bool operator==(const MlaSpec&) const = default;
+};
+
 struct TransformerSpec {
   std::int64_t layers = 0;
   std::int64_t hidden = 0;
@@ -69,12 +122,20 @@ struct TransformerSpec {
   bool bias = true;             // biases on the linear layers (GPT yes, Llama no)
   bool qkv_bias = false;        // biases on Q, K and V even without `bias` (Qwen2)
   AttentionKernel attention = AttentionKernel::kUnfused;
+  MoeSpec moe;                  // mixture of experts (moe.experts > 0)
+  MlaSpec mla;                  // DeepSeek's latent attention (mla.kv_lora_rank > 0)
   // Where the description came from, for `explain`: "" (the scenario) or
   // "ARCHITECTURE from PATH" (a Hugging Face config.json).
   std::string source;
 
   // Key/value heads as the kernels use them (heads when kv_heads is 0).
   std::int64_t key_value_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+  // MoE layers among the `layers` (0 without MoE).
+  std::int64_t moe_layers() const {
+    std::int64_t n = 0;
+    for (std::int64_t i = 0; i < layers && moe.enabled(); ++i) n += moe.is_moe_layer(i);
+    return n;
+  }
   bool operator==(const TransformerSpec&) const = default;
 };
 
@@ -117,6 +178,10 @@ struct StrategySpec {
   int data = 1;
   int tensor = 1;
   int pipeline = 1;
+  // Expert parallelism (Megatron-Core, DeepSpeed-MoE): the experts of a MoE
+  // layer split over `expert` consecutive data-parallel ranks (EP inside
+  // DP), tokens dispatched to them and combined back by AllToAll.
+  int expert = 1;
   bool sequence_parallel = false;
   PipelineSchedule schedule = PipelineSchedule::k1F1B;
   int virtual_stages = 1;            // interleaved 1F1B: model chunks per device

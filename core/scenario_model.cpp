@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/hf_config.hpp"
+#include "core/plan_check.hpp"
 
 namespace brigade {
 
@@ -34,6 +35,78 @@ Result<AttentionKernel> read_attention(const Cursor& c, AttentionKernel dflt) {
 
 }  // namespace
 
+// model.transformer.moe, or model.huggingface.moe (the router's behaviour only:
+// the shape comes from the config).
+static Status read_moe_spec(const Cursor& c, const TransformerSpec& t, MoeSpec* out,
+                            bool from_config) {
+  MoeSpec& m = *out;
+  if (from_config) {
+    // A config.json gives the shape; the scenario gives how the router behaves.
+    BRIGADE_RETURN_IF_ERROR(
+        c.expect_map("the router's behaviour {capacity_factor, imbalance or load}"));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"capacity_factor", "imbalance", "load"}));
+    if (!m.enabled())
+      return c.error("found moe settings for a dense model; expected a mixture-of-experts config "
+                     "(its experts come from the config.json)");
+  } else {
+    BRIGADE_RETURN_IF_ERROR(c.expect_map(
+        "a mixture of experts {experts, top_k, shared_experts, ffn_hidden, first_dense, every, "
+        "capacity_factor, imbalance or load}"));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"experts", "top_k", "shared_experts", "ffn_hidden",
+                                          "first_dense", "every", "capacity_factor", "imbalance",
+                                          "load"}));
+    BRIGADE_RETURN_IF_ERROR(c.require("experts", "the number of routed experts"));
+    BRIGADE_ASSIGN_OR_RETURN(m.experts, c.get("experts").as_int(1, kMaxDim));
+    BRIGADE_RETURN_IF_ERROR(c.require("top_k", "the experts each token is routed to"));
+    const Cursor k = c.get("top_k");
+    BRIGADE_ASSIGN_OR_RETURN(m.top_k, k.as_int(1, kMaxDim));
+    if (m.top_k > m.experts)
+      return k.error("found top_k " + std::to_string(m.top_k) + " with " +
+                     std::to_string(m.experts) +
+                     " experts; expected top_k <= experts (each token goes to top_k distinct "
+                     "experts)");
+    BRIGADE_ASSIGN_OR_RETURN(m.shared_experts, c.get_int("shared_experts", 0, 0, kMaxDim));
+    BRIGADE_ASSIGN_OR_RETURN(m.ffn_hidden, c.get_int("ffn_hidden", 0, 1, kMaxDim));
+    if (m.ffn_hidden == 0) m.ffn_hidden = ffn_width(t);
+    BRIGADE_ASSIGN_OR_RETURN(m.first_dense, c.get_int("first_dense", 0, 0, kMaxDim));
+    BRIGADE_ASSIGN_OR_RETURN(m.every, c.get_int("every", 1, 1, kMaxDim));
+    if (t.layers > 0 && m.first_dense >= t.layers)
+      return c.get("first_dense")
+          .error("found first_dense " + std::to_string(m.first_dense) + " with " +
+                 std::to_string(t.layers) +
+                 " layers; expected fewer dense layers than layers (at least one MoE layer)");
+  }
+  if (c.has("capacity_factor")) {
+    BRIGADE_ASSIGN_OR_RETURN(m.capacity_factor,
+                             c.get("capacity_factor").as_number_in(0, 1e6, "a capacity factor"));
+  }
+  if (c.has("imbalance") && c.has("load"))
+    return c.key_of("load").error(
+        "found both 'imbalance' and 'load'; expected one of them (imbalance: the busiest rank's "
+        "tokens over the mean; load: each expert's share of the tokens)");
+  if (c.has("imbalance")) {
+    const Cursor im = c.get("imbalance");
+    BRIGADE_ASSIGN_OR_RETURN(m.imbalance, im.as_number_in(1, 1e6, "an imbalance"));
+  }
+  if (c.has("load")) {
+    const Cursor l = c.get("load");
+    const std::string what = "a list of " + std::to_string(m.experts) +
+                             " non-negative token shares, one per expert";
+    BRIGADE_RETURN_IF_ERROR(l.expect_list(what));
+    if (static_cast<std::int64_t>(l.size()) != m.experts)
+      return l.error("found " + std::to_string(l.size()) + " loads; expected " + what);
+    m.load.clear();
+    double sum = 0;
+    for (const Cursor& x : l.items()) {
+      BRIGADE_ASSIGN_OR_RETURN(const double w, x.as_number(Bound::kNonNegative));
+      m.load.push_back(w);
+      sum += w;
+    }
+    if (!(sum > 0)) return l.error("found loads summing to 0; expected " + what);
+  }
+  return Status::ok();
+}
+
 Result<DType> read_dtype(const Cursor& c) {
   if (c.is_scalar())
     if (auto t = parse_dtype(c.text())) return *t;
@@ -53,7 +126,7 @@ Status read_transformer_spec(const Cursor& c, TransformerSpec* out) {
   BRIGADE_RETURN_IF_ERROR(c.check_keys({"layers", "hidden", "heads", "kv_heads", "seq", "vocab",
                                         "ffn_ratio", "ffn_hidden", "mlp", "norm", "positions",
                                         "tie_embeddings", "bias", "qkv_bias", "attention",
-                                        "dtype"}));
+                                        "dtype", "moe"}));
   struct Field {
     const char* key;
     std::int64_t* out;
@@ -102,15 +175,16 @@ Status read_transformer_spec(const Cursor& c, TransformerSpec* out) {
   if (c.has("dtype")) {
     BRIGADE_ASSIGN_OR_RETURN(t.dtype, read_dtype(c.get("dtype")));
   }
+  if (c.has("moe")) BRIGADE_RETURN_IF_ERROR(read_moe_spec(c.get("moe"), t, &t.moe, false));
   return Status::ok();
 }
 
 Status read_huggingface_spec(const Cursor& c, const std::string& scenario_file,
                              TransformerSpec* out) {
   const char* kWhat =
-      "a Hugging Face config: PATH/config.json or {config: PATH, seq, dtype, attention}";
+      "a Hugging Face config: PATH/config.json or {config: PATH, seq, dtype, attention, moe}";
   if (c.is_map()) {
-    BRIGADE_RETURN_IF_ERROR(c.check_keys({"config", "seq", "dtype", "attention"}));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"config", "seq", "dtype", "attention", "moe"}));
     BRIGADE_RETURN_IF_ERROR(c.require("config", "the path of the model's config.json"));
   } else if (!c.is_scalar()) {
     return c.error("found " + c.found() + "; expected " + kWhat);
@@ -138,6 +212,7 @@ Status read_huggingface_spec(const Cursor& c, const std::string& scenario_file,
       BRIGADE_ASSIGN_OR_RETURN(t.dtype, read_dtype(c.get("dtype")));
     }
     BRIGADE_ASSIGN_OR_RETURN(t.attention, read_attention(c, AttentionKernel::kUnfused));
+    if (c.has("moe")) BRIGADE_RETURN_IF_ERROR(read_moe_spec(c.get("moe"), t, &t.moe, true));
   }
   if (config.sliding_window > 0 && t.seq > config.sliding_window) {
     const Cursor at = c.is_map() && c.has("seq") ? c.get("seq") : file_at;

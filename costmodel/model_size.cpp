@@ -76,56 +76,144 @@ Widths widths_of(const TransformerSpec& spec) {
           static_cast<double>(ffn_width(spec)), static_cast<double>(spec.seq),
           static_cast<double>(spec.vocab)};
 }
-// Weight elements of one layer's GEMMs (what 2Bs x multiplies).
-double layer_weight_elements(const TransformerSpec& spec) {
+double mlp_matrices(const TransformerSpec& spec) {
+  return spec.mlp == MlpKind::kSwiglu ? 3 : 2;
+}
+// Weight elements of the attention's GEMMs. MHA/GQA: Q and output h x h, K
+// and V h x d_kv. MLA (DeepSeek-V3, transformers' DeepseekV3Attention):
+// q_a h x q_lora and q_b q_lora x H(nope + rope) (or one h x H(nope + rope)
+// without q_lora), kv_a h x (kv_lora + rope), kv_b kv_lora x H(nope + v),
+// output H v x h.
+double attention_weight_elements(const TransformerSpec& spec) {
   const Widths w = widths_of(spec);
-  const double attention = 2 * w.h * w.h + 2 * w.h * w.kv;  // Q, output; K, V
-  const double mlp = (spec.mlp == MlpKind::kSwiglu ? 3 : 2) * w.h * w.f;
-  return attention + mlp;
+  if (!spec.mla.enabled()) return 2 * w.h * w.h + 2 * w.h * w.kv;
+  const MlaSpec& a = spec.mla;
+  const double H = static_cast<double>(spec.heads);
+  const double qk = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
+  const double ql = static_cast<double>(a.q_lora_rank), kl = static_cast<double>(a.kv_lora_rank);
+  const double q = a.q_lora_rank > 0 ? w.h * ql + ql * H * qk : w.h * H * qk;
+  const double kv = w.h * (kl + static_cast<double>(a.qk_rope_head_dim)) +
+                    kl * H * static_cast<double>(a.qk_nope_head_dim + a.v_head_dim);
+  return q + kv + H * static_cast<double>(a.v_head_dim) * w.h;
+}
+// One MLP of width f: its weights and (with `bias`) biases.
+double mlp_elements(const TransformerSpec& spec, double f) {
+  const double h = static_cast<double>(spec.hidden);
+  const bool swiglu = spec.mlp == MlpKind::kSwiglu;
+  return mlp_matrices(spec) * h * f + (spec.bias ? (swiglu ? 2 * f : f) + h : 0.0);
+}
+// The MLP part of a layer: the dense MLP, or the router (h x experts, no
+// bias), `experts_counted` routed experts and the shared ones.
+double ffn_part_elements(const TransformerSpec& spec, bool moe, double experts_counted,
+                         bool weights_only) {
+  const Widths w = widths_of(spec);
+  auto one = [&](double f) { return weights_only ? mlp_matrices(spec) * w.h * f : mlp_elements(spec, f); };
+  if (!moe) return one(w.f);
+  const MoeSpec& m = spec.moe;
+  const double fe = static_cast<double>(m.ffn_hidden);
+  return w.h * static_cast<double>(m.experts) +
+         (experts_counted + static_cast<double>(m.shared_experts)) * one(fe);
+}
+double layer_elements(const TransformerSpec& spec, bool moe, bool active) {
+  const Widths w = widths_of(spec);
+  const double routed = moe ? static_cast<double>(active ? spec.moe.top_k : spec.moe.experts) : 0;
+  double attention_biases = 0;
+  if (!spec.mla.enabled()) {
+    if (spec.bias || spec.qkv_bias) attention_biases += w.h + 2 * w.kv;  // QKV
+    if (spec.bias) attention_biases += w.h;                              // projection
+  }
+  const double norm = spec.norm == NormKind::kLayerNorm ? 2 : 1;
+  // MLA's own RMSNorms of the latents (q_a_layernorm, kv_a_layernorm).
+  const double mla_norms =
+      spec.mla.enabled() ? static_cast<double>(spec.mla.q_lora_rank + spec.mla.kv_lora_rank) : 0;
+  return attention_weight_elements(spec) + attention_biases + mla_norms +
+         ffn_part_elements(spec, moe, routed, false) + 2 * norm * w.h;
+}
+// Forward GEMM FLOPs of the attention core for B sequences: QK^T and PV,
+// 2Bs^2 per query head and head dimension of each.
+double core_flops(const TransformerSpec& spec, double batch) {
+  const Widths w = widths_of(spec);
+  if (!spec.mla.enabled()) return attention_core_forward_flops(batch, w.s, w.h);
+  const MlaSpec& a = spec.mla;
+  const double H = static_cast<double>(spec.heads);
+  return 2 * batch * w.s * w.s * H *
+         static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim);
+}
+// Sums f(moe) over the layers, by kind.
+template <class F>
+double over_layers(const TransformerSpec& spec, F&& f) {
+  const double moe_layers = static_cast<double>(spec.moe_layers());
+  const double dense_layers = static_cast<double>(spec.layers) - moe_layers;
+  return (dense_layers > 0 ? dense_layers * f(false) : 0.0) +
+         (moe_layers > 0 ? moe_layers * f(true) : 0.0);
+}
+double embedding_elements(const TransformerSpec& spec) {
+  const Widths w = widths_of(spec);
+  return w.V * w.h + (spec.positions == PositionKind::kLearned ? w.s * w.h : 0) +
+         (spec.tie_embeddings ? 0 : w.V * w.h);
 }
 }  // namespace
 
 double transformer_layer_parameters(const TransformerSpec& spec) {
-  const Widths w = widths_of(spec);
-  const bool swiglu = spec.mlp == MlpKind::kSwiglu;
-  double biases = 0;
-  if (spec.bias || spec.qkv_bias) biases += w.h + 2 * w.kv;        // QKV
-  if (spec.bias) biases += w.h + (swiglu ? 2 * w.f : w.f) + w.h;  // projection, fc1, fc2
-  const double norms = (spec.norm == NormKind::kLayerNorm ? 4 : 2) * w.h;
-  return layer_weight_elements(spec) + biases + norms;
+  return layer_elements(spec, false, false);
+}
+double transformer_layer_parameters(const TransformerSpec& spec, bool moe, bool active) {
+  return layer_elements(spec, moe && spec.moe.enabled(), active);
 }
 
 double transformer_parameters(const TransformerSpec& spec) {
-  const Widths w = widths_of(spec);
-  const double embeddings = w.V * w.h + (spec.positions == PositionKind::kLearned ? w.s * w.h : 0) +
-                            (spec.tie_embeddings ? 0 : w.V * w.h);
-  return static_cast<double>(spec.layers) * transformer_layer_parameters(spec) + embeddings;
+  return over_layers(spec, [&](bool moe) { return layer_elements(spec, moe, false); }) +
+         embedding_elements(spec);
 }
 
-double transformer_layer_forward_flops(const TransformerSpec& spec, double batch) {
+double transformer_active_parameters(const TransformerSpec& spec) {
+  return over_layers(spec, [&](bool moe) { return layer_elements(spec, moe, true); }) +
+         embedding_elements(spec);
+}
+
+double transformer_layer_forward_flops(const TransformerSpec& spec, double batch, bool moe) {
   const Widths w = widths_of(spec);
-  return 2 * batch * w.s * layer_weight_elements(spec) +
-         attention_core_forward_flops(batch, w.s, w.h);
+  moe = moe && spec.moe.enabled();
+  const double routed = moe ? static_cast<double>(spec.moe.top_k) : 0;
+  const double weights = attention_weight_elements(spec) + ffn_part_elements(spec, moe, routed, true);
+  return 2 * batch * w.s * weights + core_flops(spec, batch);
 }
 
 double transformer_model_flops(const TransformerSpec& spec, double batch, bool training) {
   const Widths w = widths_of(spec);
-  const double forward = static_cast<double>(spec.layers) * transformer_layer_forward_flops(spec, batch) +
-                         logits_forward_flops(batch, w.s, w.h, w.V);
+  const double forward =
+      over_layers(spec, [&](bool moe) { return transformer_layer_forward_flops(spec, batch, moe); }) +
+      logits_forward_flops(batch, w.s, w.h, w.V);
   return (training ? 3 : 1) * forward;
 }
 
 double transformer_hardware_flops(const TransformerSpec& spec, double batch, bool training,
                                   Recompute recompute) {
-  const double model = transformer_model_flops(spec, batch, training);
+  double model = transformer_model_flops(spec, batch, training);
+  // A capacity factor pads every expert's buffer to capacity: the routed
+  // experts' GEMMs run capacity_factor x the routed tokens.
+  const MoeSpec& m = spec.moe;
+  if (m.enabled() && m.capacity_factor > 0) {
+    const Widths w = widths_of(spec);
+    const double routed = 2 * batch * w.s * static_cast<double>(m.top_k) * mlp_matrices(spec) * w.h *
+                          static_cast<double>(m.ffn_hidden);
+    model += (training ? 3 : 1) * static_cast<double>(spec.moe_layers()) * (m.capacity_factor - 1) * routed;
+  }
   if (!training) return model;
-  const Widths w = widths_of(spec);
   const bool flash = spec.attention == AttentionKernel::kFlash;
-  const double core = attention_core_forward_flops(batch, w.s, w.h);
-  double again = flash ? core / 2 : 0;  // FlashAttention-2's backward recomputes QK^T
-  if (recompute == Recompute::kFull) again += transformer_layer_forward_flops(spec, batch);
-  if (recompute == Recompute::kSelective && !flash) again += core;
-  return model + static_cast<double>(spec.layers) * again;
+  const double core = core_flops(spec, batch);
+  // FlashAttention-2's backward recomputes QK^T (half the core for MHA).
+  double qk = core / 2;
+  if (spec.mla.enabled()) {
+    const Widths w = widths_of(spec);
+    qk = 2 * batch * w.s * w.s * static_cast<double>(spec.heads) *
+         static_cast<double>(spec.mla.qk_nope_head_dim + spec.mla.qk_rope_head_dim);
+  }
+  const double again_core = (flash ? qk : 0) + (recompute == Recompute::kSelective && !flash ? core : 0);
+  double again = static_cast<double>(spec.layers) * again_core;
+  if (recompute == Recompute::kFull)
+    again += over_layers(spec, [&](bool moe) { return transformer_layer_forward_flops(spec, batch, moe); });
+  return model + again;
 }
 
 double mlp_parameters(const std::vector<std::int64_t>& widths, bool bias) {

@@ -66,16 +66,31 @@ double transformer_flops_per_iteration(double batch, double seq, double layers, 
 // and biases these are the functions above.
 double transformer_layer_parameters(const TransformerSpec& spec);
 double transformer_parameters(const TransformerSpec& spec);
-// Forward GEMM FLOPs of one layer for B sequences: 2Bs x (the layer's weight
-// elements) + the attention core 4Bs^2 h (per query head, whatever kv_heads).
-double transformer_layer_forward_flops(const TransformerSpec& spec, double batch);
+// Mixture of experts (spec.moe): a MoE layer's MLP is the router h x E
+// (no bias), E routed experts and the shared ones, each an MLP of width
+// moe.ffn_hidden of the layer's kind (with its biases when `bias`). Its
+// active parameters count top_k routed experts instead of E. MLA
+// (spec.mla) replaces the attention's weights by its projections
+// (attention_weight_elements in model_size.cpp) plus its latents' RMSNorms.
+// One layer of either kind (moe false: the dense MLP); active: top_k experts.
+double transformer_layer_parameters(const TransformerSpec& spec, bool moe, bool active);
+// Parameters a token passes through: the dense layers, the MoE layers with
+// top_k routed experts, the embeddings (Mixtral 8x7B: 12.9B of 46.7B).
+double transformer_active_parameters(const TransformerSpec& spec);
+// Forward GEMM FLOPs of one layer for B sequences: 2Bs x (the layer's active
+// weight elements: top_k routed and the shared experts and the router in a
+// MoE layer) + the attention core 4Bs^2 h (per query head, whatever
+// kv_heads; MLA: 2Bs^2 H (nope + rope + v)).
+double transformer_layer_forward_flops(const TransformerSpec& spec, double batch,
+                                       bool moe = false);
 // Model FLOPs of one iteration over B sequences: 3 x forward in training
 // (backward = 2 x forward), 1 x in inference; with the logits 2BshV.
 double transformer_model_flops(const TransformerSpec& spec, double batch, bool training);
 // Hardware FLOPs: the model's plus what is computed twice: full
 // recomputation the layer's forward, selective the attention core (4Bs^2h),
 // FlashAttention's backward the scores (2Bs^2h; with flash, selective has
-// nothing to recompute).
+// nothing to recompute); with a capacity factor c, the routed experts' GEMMs
+// run on buffers padded to c x the routed tokens.
 double transformer_hardware_flops(const TransformerSpec& spec, double batch, bool training,
                                   Recompute recompute);
 

@@ -16,6 +16,8 @@ TemplateFigures template_figures(const BlockTemplate& tpl) {
   for (const ParamGroup& g : tpl.params) {
     f.group_elements.push_back(g.local_elements());
     f.group_replicated.push_back(g.replicated_elements());
+    f.group_expert.push_back(g.expert ? 1 : 0);
+    if (g.expert) f.expert_elements += g.local_elements();
   }
   auto collectives = [](const std::vector<Kernel>& ks, std::vector<std::pair<CollectiveKind, double>>& out) {
     for (const Kernel& k : ks)
@@ -220,9 +222,12 @@ Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape)
                      static_cast<int>(s.mlp) | static_cast<int>(s.norm) << 2 |
                          static_cast<int>(s.positions) << 4 | static_cast<int>(s.attention) << 6 |
                          int{s.tie_embeddings} << 8 | int{s.bias} << 9 | int{s.qkv_bias} << 10};
-  if (last_blocks_ != nullptr && key == last_shape_) return last_blocks_;
+  auto same_rest = [&](const TransformerBlocks* b) {
+    return b->moe == s.moe && b->mla == s.mla && b->expert == shape.expert;
+  };
+  if (last_blocks_ != nullptr && key == last_shape_ && same_rest(last_blocks_)) return last_blocks_;
   auto it = blocks_.find(key);
-  if (it != blocks_.end()) {
+  if (it != blocks_.end() && same_rest(it->second.get())) {
     last_shape_ = key;
     last_blocks_ = it->second.get();
     return last_blocks_;
@@ -232,10 +237,21 @@ Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape)
   BRIGADE_ASSIGN_OR_RETURN(b->embedding, embedding_block(shape));
   BRIGADE_ASSIGN_OR_RETURN(b->head, head_block(shape));
   b->prepare();
+  b->moe = s.moe;
+  b->mla = s.mla;
+  b->expert = shape.expert;
   const TransformerBlocks* out = b.get();
   last_shape_ = key;
   last_blocks_ = out;
-  blocks_.emplace(key, std::move(b));
+  // A shape met before with other experts or attention: the old templates
+  // stay alive (caches compare their addresses), retired.
+  auto old = blocks_.find(key);
+  if (old != blocks_.end()) {
+    retired_.push_back(std::move(old->second));
+    old->second = std::move(b);
+  } else {
+    blocks_.emplace(key, std::move(b));
+  }
   return out;
 }
 

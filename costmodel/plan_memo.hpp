@@ -44,6 +44,8 @@ struct TemplateFigures {
   double recompute_saved_bytes = 0;  // BlockTemplate::recompute_saved_bytes()
   std::vector<double> group_elements;    // ParamGroup::local_elements() per group
   std::vector<double> group_replicated;  // ParamGroup::replicated_elements() per group
+  std::vector<char> group_expert;        // ParamGroup::expert per group (1: an expert group)
+  double expert_elements = 0;            // the expert groups' elements
   // The tensor-parallel collectives of the forward list, and of the
   // forward, recompute and backward lists, as (kind, bytes) in list order.
   std::vector<std::pair<CollectiveKind, double>> forward_collectives, collectives;
@@ -56,6 +58,10 @@ TemplateFigures template_figures(const BlockTemplate& tpl);
 // The three block templates of one transformer shape and their figures.
 struct TransformerBlocks {
   BlockTemplate layer, embedding, head;
+  // What the memo's shape key leaves out, compared in full on a hit.
+  MoeSpec moe;
+  MlaSpec mla;
+  int expert = 1;
   TemplateFigures layer_figures, embedding_figures, head_figures;
   // Fills the figures from the templates.
   void prepare();
@@ -166,6 +172,7 @@ class PlanMemo {
   using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, double, int,
                               std::int64_t, int, bool, int, std::int64_t, std::int64_t, int>;
   std::map<ShapeKey, std::unique_ptr<TransformerBlocks>> blocks_;
+  std::vector<std::unique_ptr<TransformerBlocks>> retired_;
   ShapeKey last_shape_{};
   const TransformerBlocks* last_blocks_ = nullptr;
   std::unordered_map<std::uint64_t, AlphaBeta> routes_;

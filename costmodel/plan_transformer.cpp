@@ -88,12 +88,15 @@ struct StageBlock {
   // The groups of `tpl` the device keeps, or the tied embedding: their
   // elements (ParamGroup::local_elements), `owned` of them.
   const double* group_elements = nullptr;
+  const char* group_expert = nullptr;  // per group: 1 for experts split over 'expert'
   int owned = 0;
   int tied = -1;  // index among the owned groups of the tied word embedding
   bool is_head = false;
   double owned_elements = 0;
   double replicated_elements = 0;  // of the owned groups, not split over the tensor group
+  double expert_elements = 0;      // of the owned groups, experts split over 'expert'
   double gather_elements = 0;
+  bool is_expert(int g) const { return group_expert != nullptr && group_expert[g] != 0; }
 };
 
 // The blocks of device stage `stage` per model chunk (virtual stage
@@ -136,6 +139,7 @@ StageLayout stage_layout(int P, int v, int stage, std::int64_t layers_per_chunk,
     for (int g = 0; g < b.owned; ++g) {
       b.owned_elements += b.group_elements[g];
       b.replicated_elements += replicated[g];
+      if (b.is_expert(g)) b.expert_elements += b.group_elements[g];
     }
     b.gather_elements =
         b.is_head && stage == 0 && tied ? tb.embedding_figures.group_elements[0] : b.owned_elements;
@@ -144,6 +148,7 @@ StageLayout stage_layout(int P, int v, int stage, std::int64_t layers_per_chunk,
     b.tpl = &tpl;
     b.figures = &f;
     b.group_elements = f.group_elements.data();
+    b.group_expert = f.group_expert.data();
     b.owned = static_cast<int>(f.group_elements.size());
     counted(b, f.group_replicated.data());
   };
@@ -207,7 +212,7 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
         group = tied_wgrad == static_cast<int>(n) ? blk.tied : -1;
       else
         group = tpl.backward[n].completes_grad;
-      if (group >= 0 && group < blk.owned) {
+      if (group >= 0 && group < blk.owned && !blk.is_expert(group)) {
         cur.bytes += blk.group_elements[group] * bytes_per_element;
         open = true;
         if (cur.bytes >= bucket_bytes) {
@@ -334,6 +339,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   shape.spec = ts;
   shape.micro_batch = b;
   shape.tensor = t;
+  shape.expert = st.expert;
   shape.sequence_parallel = st.sequence_parallel;
   shape.recompute = training ? tr.recompute : Recompute::kNone;
   // A search's memo (costmodel/plan_memo.hpp) builds each shape's templates once.
@@ -417,6 +423,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   };
   const double pp_bytes = p > 1 ? pipeline_boundary_bytes(shape) : 0.0;
   std::vector<int> group, g;  // the stage's tensor and data groups, built when a collective is priced
+  std::vector<int> ep_group;  // the stage's first expert-parallel group, likewise
+  const int ep = st.expert;
 
   // Tensor-parallel collectives of a stage, by kind: calls, bytes and
   // seconds per micro-batch.
@@ -442,6 +450,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     const DeviceProfile& dp = prof.for_device(dev);
     group.clear();
     g.clear();
+    ep_group.clear();
     auto tp_vec = [&]() -> const std::vector<int>& {
       if (group.empty()) fill_group(group, tp_first(i), rm.stride_tensor, t);
       return group;
@@ -486,19 +495,28 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     tp_priced.clear();
     dp_priced.clear();
     const int tp_handle = memo != nullptr ? memo->group_handle(tp_first(i), rm.stride_tensor, t) : -1;
+    // A block's collectives: over 'tensor', except the MoE dispatch and
+    // combine AllToAll (the templates' only AllToAll), over the stage's first
+    // expert-parallel group: data ranks 0..ep-1 (tensor 1: check_plan).
+    const int ep_handle =
+        memo != nullptr && ep > 1 ? memo->group_handle(tp_first(i), rm.stride_data, ep) : -1;
+    auto block_collective = [&](CollectiveKind kind, double bytes) -> Result<double> {
+      if (kind == CollectiveKind::kAllToAll && ep > 1)
+        return price(tp_priced, ep_handle, kind, CollectiveAlgorithm::kAuto, bytes, [&] {
+          if (ep_group.empty()) fill_group(ep_group, tp_first(i), rm.stride_data, ep);
+          return collective_seconds(topo, prof, kind, CollectiveAlgorithm::kAuto, ep_group, bytes);
+        });
+      return price(tp_priced, tp_handle, kind, CollectiveAlgorithm::kAuto, bytes, [&] {
+        return collective_seconds(topo, prof, kind, CollectiveAlgorithm::kAuto, tp_vec(), bytes);
+      });
+    };
     auto time_list = [&](const std::vector<Kernel>& ks, std::vector<double>& out,
                          bool compute_known) -> Status {
       out.resize(ks.size());
       for (size_t n = 0; n < ks.size(); ++n) {
         const Kernel& k = ks[n];
         if (k.is_collective) {
-          BRIGADE_ASSIGN_OR_RETURN(
-              out[n], price(tp_priced, tp_handle, k.collective, CollectiveAlgorithm::kAuto,
-                            k.collective_bytes, [&] {
-                              return collective_seconds(topo, prof, k.collective,
-                                                        CollectiveAlgorithm::kAuto, tp_vec(),
-                                                        k.collective_bytes);
-                            }));
+          BRIGADE_ASSIGN_OR_RETURN(out[n], block_collective(k.collective, k.collective_bytes));
         } else if (compute_known) {
           continue;
         } else if (k.compute == ComputeKind::kGemm) {
@@ -540,10 +558,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         // Named copies: clang 14 cannot capture structured bindings in a lambda.
         const auto kind = kb.first;
         const double bytes = kb.second;
-        BRIGADE_ASSIGN_OR_RETURN(
-            const double one, price(tp_priced, tp_handle, kind, CollectiveAlgorithm::kAuto, bytes, [&] {
-              return collective_seconds(topo, prof, kind, CollectiveAlgorithm::kAuto, tp_vec(), bytes);
-            }));
+        BRIGADE_ASSIGN_OR_RETURN(const double one, block_collective(kind, bytes));
         stage_prices.push_back(one);
       }
     }
@@ -578,9 +593,11 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     if (!same_sums) previous = Summed{true, key, count, stage_prices, T, tally};
     if (ledgers_on)
       for (size_t kind = 0; kind < tally.size(); ++kind)
-        if (const TpTally& x = tally[kind]; x.used)
-          ledger.add("tensor", kind_name(static_cast<CollectiveKind>(kind)), t, x.calls * m,
-                     x.bytes * m, x.seconds * m, x.seconds * m);
+        if (const TpTally& x = tally[kind]; x.used) {
+          const bool expert = static_cast<CollectiveKind>(kind) == CollectiveKind::kAllToAll && ep > 1;
+          ledger.add(expert ? "expert" : "tensor", kind_name(static_cast<CollectiveKind>(kind)),
+                     expert ? ep : t, x.calls * m, x.bytes * m, x.seconds * m, x.seconds * m);
+        }
 
     // Pipeline sends: each chunk's activations forward to the next virtual stage,
     // gradients back to the previous one, the boundary tensor as each
@@ -738,6 +755,21 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                      gathered * m);
           ledger.add("data", "reducescatter", d, scatters * m, scatter_bytes * m, rs_total * m, scattered * m);
         }
+      }
+    }
+    // Expert parallelism: the experts' gradients summed over the expert-data
+    // group (the d/ep data ranks holding the same experts: data ranks j, j +
+    // ep, ...), once per step after the backward, not bucketed (Megatron-Core
+    // reduces them in buckets of their own; here one AllReduce, exposed).
+    if (training && ep > 1 && d / ep > 1) {
+      const double experts_here = lay.sum([](const StageBlock& blk) { return blk.expert_elements; });
+      if (experts_here > 0) {
+        const double bytes = experts_here * e_bytes;
+        std::vector<int> edp;
+        fill_group(edp, tp_first(i), rm.stride_data * ep, d / ep);
+        BRIGADE_ASSIGN_OR_RETURN(double one, plan_collective(sc, CollectiveKind::kAllReduce, edp, bytes));
+        per_step_extra[si] += one;
+        if (ledgers_on) ledger.add("expert data", "allreduce", d / ep, 1, bytes, one, one);
       }
     }
     // Sequence parallelism: LayerNorm, bias and position-embedding gradients

@@ -1,6 +1,8 @@
 #include "costmodel/transformer_blocks.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 #include "core/plan_check.hpp"
@@ -133,6 +135,28 @@ Result<Dims> dims_of(const TransformerShape& x) {
 }
 
 }  // namespace
+
+std::vector<double> expert_rank_loads(const MoeSpec& moe, int ep) {
+  ep = std::max(1, ep);
+  std::vector<double> loads(static_cast<size_t>(ep), 1.0);
+  if (ep == 1 || !moe.enabled() || moe.capacity_factor > 0) return loads;
+  if (!moe.load.empty() && static_cast<std::int64_t>(moe.load.size()) == moe.experts) {
+    double total = 0;
+    for (double w : moe.load) total += w;
+    const std::int64_t per = moe.experts / ep;
+    for (int j = 0; j < ep; ++j) {
+      double mine = 0;
+      for (std::int64_t x = 0; x < per; ++x) mine += moe.load[static_cast<size_t>(j * per + x)];
+      loads[static_cast<size_t>(j)] = total > 0 ? mine * ep / total : 1.0;
+    }
+    return loads;
+  }
+  // The busiest rank at `imbalance` (at most ep: all tokens), the rest even.
+  const double f = std::min(moe.imbalance, static_cast<double>(ep));
+  loads[0] = f;
+  for (int j = 1; j < ep; ++j) loads[static_cast<size_t>(j)] = (ep - f) / (ep - 1);
+  return loads;
+}
 
 double Kernel::flops() const {
   if (is_collective) return 0;
@@ -283,16 +307,77 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     if (with_bias) g.tensors.push_back(tensor(name + ".bias", {bias_global}, {bias_local}));
     return g;
   };
-  L.params = {
-      linear("mlp.fc2", {d.f, d.h}, {fp, d.h}, spec.bias, d.h, d.h),
-      linear("mlp.fc1", {d.h, fc1_cols}, {d.h, fc1p}, spec.bias, fc1_cols, fc1p),
-      norm("ln2"),
-      linear("attn.proj", {d.h, d.h}, {d.h / d.t, d.h}, spec.bias, d.h, d.h),
-      linear("attn.qkv", {d.h, qkv_cols}, {d.h, qkv_cols / d.t}, qkv_bias, qkv_cols,
-             qkv_cols / d.t),
-      norm("ln1"),
-  };
-  enum { kFc2, kFc1, kLn2, kProj, kQkv, kLn1 };
+  // Mixture of experts (every layer MoE: check_plan refuses mixed layers
+  // and expert parallelism for now): E experts of width fe on every rank,
+  // their columns split over 'tensor' as Megatron-Core's experts with
+  // expert_tensor_parallel_size = tensor; the router h x E replicated.
+  const MoeSpec& moe = spec.moe;
+  const bool is_moe = moe.enabled();
+  const std::int64_t E = is_moe ? moe.experts : 0;
+  const std::int64_t fe = is_moe ? moe.ffn_hidden : 0;
+  const std::int64_t fep = fe / d.t;                      // one expert's FFN columns on this rank
+  const std::int64_t fc1e = (swiglu ? 2 : 1) * fe;        // one expert's fc1 columns
+  const std::int64_t fc1ep = fc1e / d.t;
+  const std::int64_t ns = is_moe ? moe.shared_experts : 0;
+  // Routed rows per expert (balanced, dropless: T k / E; with a capacity
+  // factor c, padded to c T k / E), rounded up to whole rows.
+  // Expert parallelism (ep ranks of the data group, tensor 1: check_plan):
+  // each rank holds El = E/ep experts and receives, on average, the ep x T k
+  // / E tokens its experts were routed from the ep ranks' micro-batches.
+  const int ep = is_moe ? std::max(1, shape.expert) : 1;
+  const std::int64_t El = is_moe ? E / ep : 0;
+  const double cf = moe.capacity_factor > 0 ? moe.capacity_factor : 1.0;
+  const double rows_mean = is_moe ? static_cast<double>(ep) * T * static_cast<double>(moe.top_k) *
+                                        cf / static_cast<double>(E)
+                                  : 0;
+  double busiest = 1;
+  if (is_moe)
+    for (double x : expert_rank_loads(moe, ep)) busiest = std::max(busiest, x);
+  const std::int64_t rows = static_cast<std::int64_t>(std::ceil(rows_mean * busiest));
+  const double routed_elems = static_cast<double>(rows) * static_cast<double>(El);  // rows over local experts
+  // The dispatch and combine AllToAll: each rank sends its T k token copies
+  // (padded to capacity c T k) of h elements (Megatron-Core's
+  // MoEAlltoAllTokenDispatcher; nccl-tests' size: what each rank holds).
+  const double a2a_bytes = T * static_cast<double>(is_moe ? moe.top_k : 0) * cf * h * e;
+  if (is_moe) {
+    auto experts = [&](const std::string& name, std::int64_t in, std::int64_t out,
+                       std::int64_t out_local, bool column) {
+      ParamGroup g{name, {tensor(name + ".weight", {E, in, out},
+                                 {El, column ? in : in / d.t, column ? out_local : out})}};
+      if (spec.bias) {
+        const std::int64_t bias_local = column ? out_local : out;
+        g.tensors.push_back(tensor(name + ".bias", {E, out}, {El, bias_local}));
+      }
+      // Split over experts, not over 'tensor': replicated_elements (what
+      // sequence parallelism sums over 'tensor') must not count them.
+      for (ParamTensor& pt : g.tensors) pt.tensor_sharded = d.t > 1 || pt.global_shape != pt.local_shape;
+      g.expert = ep > 1;
+      return g;
+    };
+    L.params = {experts("moe.experts.fc2", fe, d.h, d.h, false),
+                experts("moe.experts.fc1", d.h, fc1e, fc1ep, true),
+                ParamGroup{"moe.router", {tensor("moe.router.weight", {d.h, E}, {d.h, E})}}};
+    if (ns > 0) {
+      L.params.push_back(linear("moe.shared.fc2", {ns * fe, d.h}, {ns * fep, d.h}, spec.bias, d.h, d.h));
+      L.params.push_back(linear("moe.shared.fc1", {d.h, ns * fc1e}, {d.h, ns * fc1ep}, spec.bias,
+                                ns * fc1e, ns * fc1ep));
+    }
+  } else {
+    L.params = {
+        linear("mlp.fc2", {d.f, d.h}, {fp, d.h}, spec.bias, d.h, d.h),
+        linear("mlp.fc1", {d.h, fc1_cols}, {d.h, fc1p}, spec.bias, fc1_cols, fc1p),
+    };
+  }
+  const int mlp_groups = static_cast<int>(L.params.size());
+  L.params.push_back(norm("ln2"));
+  L.params.push_back(linear("attn.proj", {d.h, d.h}, {d.h / d.t, d.h}, spec.bias, d.h, d.h));
+  L.params.push_back(linear("attn.qkv", {d.h, qkv_cols}, {d.h, qkv_cols / d.t}, qkv_bias, qkv_cols,
+                            qkv_cols / d.t));
+  L.params.push_back(norm("ln1"));
+  // Indices of the groups (the dense MLP's fc2, fc1; a MoE's experts' fc2,
+  // fc1, router, shared fc2, shared fc1), then the attention's.
+  const int kFc2 = 0, kFc1 = 1, kRouter = 2, kSharedFc2 = 3, kSharedFc1 = 4;
+  const int kLn2 = mlp_groups, kProj = mlp_groups + 1, kQkv = mlp_groups + 2, kLn1 = mlp_groups + 3;
 
   // Activation bytes kept for the backward, per Korthikanti et al. 2022,
   // Section 4.1 (16-bit activations, 1-byte dropout masks): LN inputs,
@@ -358,18 +443,83 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     F.push_back(collective("mlp.allgather", CollectiveKind::kAllGather, hidden_bytes,
                            "sequence parallel: gather the LayerNorm output's sequence shards "
                            "over 'tensor' before the column-parallel fc1 GEMM"));
-  Kernel fc1 = gemm("mlp.fc1", OpKind::kMatmul, d.tokens, fc1p, d.h);
-  fc1.saved_bytes = sh_e;  // fc1 input
-  F.push_back(fc1);
-  // GeLU: bias + GELU, reads and writes (b, s, f/t), keeps its input.
-  // SwiGLU: reads gate and up, writes silu(gate) * up, keeps gate and up.
   Kernel act = swiglu ? memory("mlp.swiglu", OpKind::kElementwise, 3 * T * ffn_local * e)
                       : memory("mlp.gelu", OpKind::kElementwise, 2 * T * ffn_local * e);
-  act.saved_bytes = (swiglu ? 2 : 1) * T * ffn_local * e;
-  F.push_back(act);
-  Kernel fc2 = gemm("mlp.fc2", OpKind::kMatmul, d.tokens, d.h, fp);
-  fc2.saved_bytes = T * ffn_local * e;  // fc2 input
-  F.push_back(fc2);
+  // A MoE layer's kernels (Megatron-Core's MoELayer with its alltoall token
+  // dispatcher, grouped GEMMs; Gale et al. 2023, MegaBlocks): the router
+  // GEMM (h x E logits), softmax/sigmoid and top-k (fp32 scores), the
+  // permutation of each token's k copies into expert order, each expert's
+  // fc1, activation and fc2 as one batched GEMM of `rows` rows per expert,
+  // the un-permutation weighted by the router's probabilities, and the
+  // shared experts as one dense MLP on every token, added in.
+  const double permuted_bytes = routed_elems * h * e;  // the tokens in expert order
+  const double expert_act = routed_elems * static_cast<double>(fep);  // one expert activation's elements
+  Kernel router = gemm("moe.router", OpKind::kMatmul, d.tokens, E, d.h);
+  Kernel topk = memory("moe.router.topk", OpKind::kSoftmax, T * static_cast<double>(E) * (e + 4));
+  Kernel permute = memory("moe.permute", OpKind::kElementwise, T * h * e + permuted_bytes);
+  auto routed = [&](Kernel k, int dim) {
+    k.routed_rows = rows_mean;
+    k.routed_dim = dim;
+    return k;
+  };
+  Kernel efc1 = routed(gemm("moe.experts.fc1", OpKind::kMatmul, rows, fc1ep, d.h, El), 1);
+  Kernel eact = swiglu ? memory("moe.experts.swiglu", OpKind::kElementwise, 3 * expert_act * e)
+                       : memory("moe.experts.gelu", OpKind::kElementwise, 2 * expert_act * e);
+  Kernel efc2 = routed(gemm("moe.experts.fc2", OpKind::kMatmul, rows, d.h, fep, El), 1);
+  const std::string ep_s = std::to_string(ep);
+  auto alltoall = [&](const std::string& name, const std::string& why) {
+    return collective(name, CollectiveKind::kAllToAll, a2a_bytes, why);
+  };
+  Kernel unpermute = memory("moe.unpermute", OpKind::kElementwise,
+                            permuted_bytes + T * h * e + T * static_cast<double>(moe.top_k) * 4);
+  const double shared_local = static_cast<double>(ns * fep);
+  Kernel sfc1 = gemm("moe.shared.fc1", OpKind::kMatmul, d.tokens, ns * fc1ep, d.h);
+  Kernel sact = swiglu ? memory("moe.shared.swiglu", OpKind::kElementwise, 3 * T * shared_local * e)
+                       : memory("moe.shared.gelu", OpKind::kElementwise, 2 * T * shared_local * e);
+  Kernel sfc2 = gemm("moe.shared.fc2", OpKind::kMatmul, d.tokens, d.h, ns * fep);
+  Kernel sadd = memory("moe.shared.add", OpKind::kElementwise, 3 * T * h * e);
+  if (is_moe) {
+    router.saved_bytes = sh_e;  // the MLP input (router and shared fc1 weight gradients)
+    F.push_back(router);
+    topk.saved_bytes = T * static_cast<double>(E) * 4;  // the router's probabilities
+    F.push_back(topk);
+    F.push_back(permute);
+    if (ep > 1)
+      F.push_back(alltoall("moe.dispatch.alltoall",
+                           "expert parallel: send each token's top-" + std::to_string(moe.top_k) +
+                               " copies to the ranks of 'expert' (" + ep_s + " ranks, " +
+                               std::to_string(El) + " experts each) that hold their experts"));
+    efc1.saved_bytes = permuted_bytes;  // the experts' fc1 input
+    F.push_back(efc1);
+    eact.saved_bytes = (swiglu ? 2 : 1) * expert_act * e;
+    F.push_back(eact);
+    efc2.saved_bytes = expert_act * e;  // the experts' fc2 input
+    F.push_back(efc2);
+    if (ep > 1)
+      F.push_back(alltoall("moe.combine.alltoall",
+                           "expert parallel: return the experts' outputs over 'expert' to the "
+                           "ranks whose tokens they were"));
+    F.push_back(unpermute);
+    if (ns > 0) {
+      F.push_back(sfc1);
+      sact.saved_bytes = (swiglu ? 2 : 1) * T * shared_local * e;
+      F.push_back(sact);
+      sfc2.saved_bytes = T * shared_local * e;
+      F.push_back(sfc2);
+      F.push_back(sadd);
+    }
+  } else {
+    Kernel fc1 = gemm("mlp.fc1", OpKind::kMatmul, d.tokens, fc1p, d.h);
+    fc1.saved_bytes = sh_e;  // fc1 input
+    F.push_back(fc1);
+    // GeLU: bias + GELU, reads and writes (b, s, f/t), keeps its input.
+    // SwiGLU: reads gate and up, writes silu(gate) * up, keeps gate and up.
+    act.saved_bytes = (swiglu ? 2 : 1) * T * ffn_local * e;
+    F.push_back(act);
+    Kernel fc2 = gemm("mlp.fc2", OpKind::kMatmul, d.tokens, d.h, fp);
+    fc2.saved_bytes = T * ffn_local * e;  // fc2 input
+    F.push_back(fc2);
+  }
   push_partial_sum_exit(F, sp, tp, "mlp", hidden_bytes,
                        "sequence parallel: the row-parallel fc2 leaves partial sums; "
                        "reduce-scatter them over 'tensor' into sequence shards",
@@ -390,21 +540,70 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     B.push_back(collective("mlp.bwd.allgather", CollectiveKind::kAllGather, hidden_bytes,
                            "sequence parallel backward: gather the output gradient's sequence "
                            "shards over 'tensor' (the transpose of the forward reduce-scatter)"));
-  B.push_back(gemm("mlp.fc2.dgrad", OpKind::kMatmul, d.tokens, fp, d.h));
-  Kernel fc2w = gemm("mlp.fc2.wgrad", OpKind::kMatmul, fp, d.h, d.tokens);
-  fc2w.completes_grad = kFc2;
-  B.push_back(fc2w);
-  // GeLU: reads input and dy, writes dx. SwiGLU: reads gate, up and dy,
-  // writes the gradients of gate and up.
-  B.push_back(backward_of(act, (swiglu ? 5 : 3) * T * ffn_local * e));
-  if (sp)
-    B.push_back(collective("mlp.bwd.regather", CollectiveKind::kAllGather, hidden_bytes,
-                           "sequence parallel backward: re-gather fc1's input over 'tensor' for "
-                           "its weight gradient (only the sequence shard was kept)"));
-  B.push_back(gemm("mlp.fc1.dgrad", OpKind::kMatmul, d.tokens, d.h, fc1p));
-  Kernel fc1w = gemm("mlp.fc1.wgrad", OpKind::kMatmul, d.h, fc1p, d.tokens);
-  fc1w.completes_grad = kFc1;
-  B.push_back(fc1w);
+  const char* kRegather =
+      "sequence parallel backward: re-gather the MLP input over 'tensor' for the weight "
+      "gradients (only the sequence shard was kept)";
+  if (is_moe) {
+    // The un-permutation's backward: reads the output gradient and the
+    // probabilities, writes the experts' output gradient in expert order and
+    // the probabilities' gradient.
+    B.push_back(backward_of(unpermute, T * h * e + permuted_bytes +
+                                           T * static_cast<double>(moe.top_k) * 8));
+    if (ep > 1)
+      B.push_back(alltoall("moe.combine.bwd.alltoall",
+                           "expert parallel backward: send the output gradients of the token "
+                           "copies over 'expert' to the ranks holding their experts (the "
+                           "transpose of the combine)"));
+    B.push_back(routed(gemm("moe.experts.fc2.dgrad", OpKind::kMatmul, rows, fep, d.h, El), 1));
+    Kernel efc2w = routed(gemm("moe.experts.fc2.wgrad", OpKind::kMatmul, fep, d.h, rows, El), 3);
+    efc2w.completes_grad = kFc2;
+    B.push_back(efc2w);
+    B.push_back(backward_of(eact, (swiglu ? 5 : 3) * expert_act * e));
+    B.push_back(routed(gemm("moe.experts.fc1.dgrad", OpKind::kMatmul, rows, d.h, fc1ep, El), 1));
+    Kernel efc1w = routed(gemm("moe.experts.fc1.wgrad", OpKind::kMatmul, d.h, fc1ep, rows, El), 3);
+    efc1w.completes_grad = kFc1;
+    B.push_back(efc1w);
+    if (ep > 1)
+      B.push_back(alltoall("moe.dispatch.bwd.alltoall",
+                           "expert parallel backward: return the input gradients of the token "
+                           "copies over 'expert' (the transpose of the dispatch)"));
+    // Scatter-add of the k copies' gradients back to the tokens.
+    B.push_back(backward_of(permute, permuted_bytes + T * h * e));
+    B.push_back(backward_of(topk, T * static_cast<double>(E) * (8 + e)));
+    if (sp)
+      B.push_back(collective("mlp.bwd.regather", CollectiveKind::kAllGather, hidden_bytes, kRegather));
+    B.push_back(gemm("moe.router.dgrad", OpKind::kMatmul, d.tokens, d.h, E));
+    Kernel routerw = gemm("moe.router.wgrad", OpKind::kMatmul, d.h, E, d.tokens);
+    routerw.completes_grad = kRouter;
+    B.push_back(routerw);
+    if (ns > 0) {
+      B.push_back(gemm("moe.shared.fc2.dgrad", OpKind::kMatmul, d.tokens, ns * fep, d.h));
+      Kernel sfc2w = gemm("moe.shared.fc2.wgrad", OpKind::kMatmul, ns * fep, d.h, d.tokens);
+      sfc2w.completes_grad = kSharedFc2;
+      B.push_back(sfc2w);
+      B.push_back(backward_of(sact, (swiglu ? 5 : 3) * T * shared_local * e));
+      B.push_back(gemm("moe.shared.fc1.dgrad", OpKind::kMatmul, d.tokens, d.h, ns * fc1ep));
+      Kernel sfc1w = gemm("moe.shared.fc1.wgrad", OpKind::kMatmul, d.h, ns * fc1ep, d.tokens);
+      sfc1w.completes_grad = kSharedFc1;
+      B.push_back(sfc1w);
+    }
+  } else {
+    B.push_back(gemm("mlp.fc2.dgrad", OpKind::kMatmul, d.tokens, fp, d.h));
+    Kernel fc2w = gemm("mlp.fc2.wgrad", OpKind::kMatmul, fp, d.h, d.tokens);
+    fc2w.completes_grad = kFc2;
+    B.push_back(fc2w);
+    // GeLU: reads input and dy, writes dx. SwiGLU: reads gate, up and dy,
+    // writes the gradients of gate and up.
+    B.push_back(backward_of(act, (swiglu ? 5 : 3) * T * ffn_local * e));
+    if (sp)
+      B.push_back(collective("mlp.bwd.regather", CollectiveKind::kAllGather, hidden_bytes,
+                             "sequence parallel backward: re-gather fc1's input over 'tensor' for "
+                             "its weight gradient (only the sequence shard was kept)"));
+    B.push_back(gemm("mlp.fc1.dgrad", OpKind::kMatmul, d.tokens, d.h, fc1p));
+    Kernel fc1w = gemm("mlp.fc1.wgrad", OpKind::kMatmul, d.h, fc1p, d.tokens);
+    fc1w.completes_grad = kFc1;
+    B.push_back(fc1w);
+  }
   push_partial_sum_exit(B, sp, tp, "mlp.bwd", hidden_bytes,
                        "sequence parallel backward: fc1's input gradient is partial over the "
                        "FFN shards; reduce-scatter it over 'tensor' (the transpose of the "
@@ -597,6 +796,20 @@ std::string transformer_variant_label(const TransformerSpec& spec) {
     parts.push_back("SwiGLU FFN " + std::to_string(ffn_width(spec)));
   else if (spec.ffn_hidden > 0)
     parts.push_back("FFN " + std::to_string(spec.ffn_hidden));
+  if (spec.moe.enabled()) {
+    const MoeSpec& m = spec.moe;
+    std::string moe = "MoE: " + std::to_string(m.experts) + " experts, top-" +
+                      std::to_string(m.top_k) + ", expert FFN " + std::to_string(m.ffn_hidden);
+    if (m.shared_experts > 0) moe += ", " + std::to_string(m.shared_experts) + " shared";
+    if (m.capacity_factor > 0) {
+      char cf[32];
+      std::snprintf(cf, sizeof cf, "%g", m.capacity_factor);
+      moe += ", capacity factor " + std::string(cf);
+    }
+    if (m.moe_layers_note(spec.layers) != "") moe += ", " + m.moe_layers_note(spec.layers);
+    parts.push_back(moe);
+  }
+  if (spec.mla.enabled()) parts.push_back("MLA (latent " + std::to_string(spec.mla.kv_lora_rank) + ")");
   if (spec.norm == NormKind::kRmsNorm) parts.push_back("RMSNorm");
   if (spec.positions == PositionKind::kRotary) parts.push_back("rotary positions");
   if (!spec.tie_embeddings) parts.push_back("untied output");

@@ -63,8 +63,21 @@ struct Kernel {
   // completes (index into BlockTemplate::params), or -1.
   int completes_grad = -1;
 
+  // A MoE expert GEMM whose rows are the routed tokens: `routed_dim` 1 (m)
+  // or 3 (k) holds ceil(routed_rows x the busiest expert-parallel rank's
+  // load); a rank of load x runs ceil(routed_rows x x) (the lowering).
+  double routed_rows = 0;
+  int routed_dim = 0;
+
   double flops() const;  // counted FLOPs: 2mnk·batch for GEMMs, fixed_flops for kFixed, else 0
 };
+
+// Each expert-parallel rank's routed tokens over the mean (mean 1), rank j
+// holding experts [j E/ep, (j+1) E/ep): from moe.load (each expert's share)
+// when given, else rank 0 at moe.imbalance and the others sharing the rest
+// evenly. With a capacity factor every rank's buffers are padded to
+// capacity: all 1. One rank (ep = 1) holds every expert: 1.
+std::vector<double> expert_rank_loads(const MoeSpec& moe, int ep);
 
 // A parameter tensor of a block, as one tensor-parallel rank holds it.
 struct ParamTensor {
@@ -80,6 +93,10 @@ struct ParamTensor {
 struct ParamGroup {
   std::string name;  // "mlp.fc2"
   std::vector<ParamTensor> tensors;
+  // Experts split over an expert-parallel group: their gradients are summed
+  // over the expert-data group (the data ranks holding the same experts),
+  // not the data group (Megatron-Core's expert_data_parallel group).
+  bool expert = false;
   double local_elements() const;
   double replicated_elements() const;  // elements not split over the tensor group
 };
@@ -109,6 +126,7 @@ struct TransformerShape {
   TransformerSpec spec;
   std::int64_t micro_batch = 1;  // b: sequences per micro-batch
   int tensor = 1;                // t
+  int expert = 1;                // expert-parallel degree (strategy.expert)
   bool sequence_parallel = false;
   Recompute recompute = Recompute::kNone;
 };

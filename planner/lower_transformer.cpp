@@ -37,6 +37,9 @@ struct Setup {
   const Scenario* sc = nullptr;
   const std::atomic<bool>* cancel = nullptr;  // LowerOptions::cancel, polled per pipeline step
   int T = 1, D = 1, P = 1, v = 1, V = 1;  // V = P * v virtual stages
+  int EP = 1;                             // expert-parallel degree (tensor 1 when > 1)
+  std::vector<double> expert_loads;       // per expert-parallel rank (cost::expert_rank_loads)
+  bool uneven_experts = false;            // some rank's load differs from another's
   int m = 1;                              // micro-batches per pipeline
   std::int64_t b = 1;                     // sequences per micro-batch
   std::int64_t layers_per_chunk = 0;
@@ -62,6 +65,7 @@ struct StageOut {
   double tied_elements = 0;
   double replicated_elements = 0;  // not split over 'tensor' (LN, biases, positions)
   double owned_elements = 0;
+  double expert_elements = 0;  // experts split over 'expert' (summed over the expert-data group)
   TaskId final_compute = kNone;
   std::vector<double> buckets;  // ZeRO-1/2: bytes of each gradient bucket
 };
@@ -161,7 +165,10 @@ class StageEmitter {
         if (blk.tpl == &s_.head && p_ == 0 && tied)  // uses the embedding's (gathered) table
           blk.gather_elements = s_.embedding.params[0].local_elements();
         out_.owned_elements += blk.owned_elements;
-        for (const ParamGroup& g : blk.owned) out_.replicated_elements += g.replicated_elements();
+        for (const ParamGroup& g : blk.owned) {
+          out_.replicated_elements += g.replicated_elements();
+          if (g.expert) out_.expert_elements += g.local_elements();
+        }
         if (blk.tied_group >= 0 && s_.P > 1)
           out_.tied_elements = blk.owned[static_cast<size_t>(blk.tied_group)].local_elements();
       }
@@ -311,6 +318,10 @@ class StageEmitter {
       tensor_collective(k, phase, layer, mb);
       return;
     }
+    if (k.routed_dim != 0 && s_.uneven_experts) {
+      routed_gemm(k, phase, layer, mb);
+      return;
+    }
     if (pend_.kernels > 0 && (!s_.fuse || pend_.phase != phase || pend_.mb != mb)) flush_compute();
     if (pend_.kernels == 0) {
       pend_.phase = phase;
@@ -331,7 +342,62 @@ class StageEmitter {
     }
   }
 
+  // A MoE expert GEMM under an uneven router: each rank's own rows
+  // (ceil(routed_rows x its load)), one task per rank on its own; the rank
+  // of the busiest experts is the straggler the combine AllToAll waits for.
+  void routed_gemm(const Kernel& k, Phase phase, int layer, int mb) {
+    flush_compute();
+    const TaskId base = b_.num_tasks();
+    for (int r = 0; r < R_; ++r) {
+      const double load = s_.expert_loads[static_cast<size_t>((r / s_.T) % s_.EP)];
+      const auto rows = static_cast<std::int64_t>(std::ceil(k.routed_rows * load));
+      const std::int64_t m = k.routed_dim == 1 ? rows : k.m;
+      const std::int64_t kk = k.routed_dim == 3 ? rows : k.k;
+      const TaskId id = b_.add_gemm(out_.compute[static_cast<size_t>(r)], m, k.n, kk, s_.dtype, k.name,
+                                    phase, k.batch);
+      b_.task(id).layer = layer;
+      b_.task(id).micro_batch = mb;
+      attach(id, r);
+    }
+    for (int key : pend_.recv_keys) link_recv(key, base);
+    clear_attachments();
+    last_compute_ = base;
+  }
+
+  // The MoE dispatch or combine AllToAll over each expert-parallel group of
+  // the stage: data ranks [k ep, (k+1) ep) (tensor 1, so rank r = d and the
+  // groups' tasks come out in rank order).
+  void expert_collective(const Kernel& k, Phase phase, int layer, int mb) {
+    flush_compute();
+    const TaskId base = b_.num_tasks();
+    for (int g = 0; g < s_.D / s_.EP; ++g) {
+      std::vector<int> devices;
+      std::vector<StreamId> streams;
+      for (int j = 0; j < s_.EP; ++j) {
+        const int r = g * s_.EP + j;
+        devices.push_back(out_.devices[static_cast<size_t>(r)]);
+        streams.push_back(out_.compute[static_cast<size_t>(r)]);
+      }
+      const CollectiveId c = b_.add_collective(k.collective, CollectiveAlgorithm::kAuto, devices,
+                                               k.collective_bytes, streams, k.name, phase, k.reason);
+      b_.collective(c).dtype = s_.dtype;
+      for (int j = 0; j < s_.EP; ++j) {
+        Task& task = b_.task(b_.collective_task(c, j));
+        task.layer = layer;
+        task.micro_batch = mb;
+      }
+    }
+    for (int r = 0; r < R_; ++r) attach(base + r, r);
+    for (int key : pend_.recv_keys) link_recv(key, base);
+    clear_attachments();
+    last_compute_ = base;
+  }
+
   void tensor_collective(const Kernel& k, Phase phase, int layer, int mb) {
+    if (k.collective == CollectiveKind::kAllToAll && s_.EP > 1) {
+      expert_collective(k, phase, layer, mb);
+      return;
+    }
     flush_compute();
     const TaskId base = b_.num_tasks();
     for (int d = 0; d < s_.D; ++d) {
@@ -699,7 +765,7 @@ class StageEmitter {
       add_kernel(kern, Phase::kBackward, blk.layer, mb);
       if (group && completing) {
         if (tied) out_.tied_grad = flush();
-        if (s_.zero < 3 && s_.D > 1) grad_ready(blk, *group);
+        if (s_.zero < 3 && s_.D > 1 && !group->expert) grad_ready(blk, *group);
       }
     }
     if (static_cast<int>(tpl.backward.size()) == tpl.recompute_before) run_recompute();
@@ -877,6 +943,48 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
     plan.summary += ", inference";
   auto note = [&](std::string n) { plan.notes.push_back(std::move(n)); };
   if (!spec.source.empty()) note("model: " + spec.source);
+  if (spec.moe.enabled()) {
+    const MoeSpec& moe = spec.moe;
+    const std::string routing =
+        "the router sends each token to " + std::to_string(moe.top_k) + " of " +
+        std::to_string(moe.experts) + " experts (" +
+        (moe.capacity_factor > 0 ? "buffers padded to capacity factor " +
+                                       std::to_string(moe.capacity_factor).substr(0, 4)
+                                 : std::string("dropless")) +
+        "), each matrix of the local experts run as one grouped GEMM" +
+        (moe.shared_experts > 0 ? "; " + std::to_string(moe.shared_experts) +
+                                      " shared expert(s) run on every token"
+                                : std::string());
+    if (s.EP == 1) {
+      note("mixture of experts: every device holds all " + std::to_string(moe.experts) +
+           " experts of every layer (expert 1), each expert's FFN " +
+           (s.T > 1 ? "columns split over 'tensor' (" + std::to_string(moe.ffn_hidden / s.T) +
+                          " of " + std::to_string(moe.ffn_hidden) + ")"
+                    : std::string("whole")) +
+           "; " + routing + "; no AllToAll, as no expert-parallel group splits the experts");
+    } else {
+      const std::int64_t per = moe.experts / s.EP;
+      const std::vector<double>& loads = s.expert_loads;
+      double busiest = 0;
+      int at = 0;
+      for (size_t j = 0; j < loads.size(); ++j)
+        if (loads[j] > busiest) busiest = loads[j], at = static_cast<int>(j);
+      char load[64];
+      std::snprintf(load, sizeof load, "%.3g", busiest);
+      note("mixture of experts over 'expert' (" + std::to_string(s.EP) +
+           " consecutive data ranks): each holds " + std::to_string(per) +
+           " whole experts of every MoE layer (data rank j: experts (j mod " +
+           std::to_string(s.EP) + ") x " + std::to_string(per) + " onward); " + routing +
+           "; per layer and micro-batch a dispatch AllToAll sends each rank's token copies to "
+           "the ranks of their experts and a combine AllToAll brings the outputs back (two more "
+           "in the backward); the experts' gradients are summed over the " +
+           std::to_string(s.D / s.EP) + " ranks holding the same experts, not over 'data'");
+      if (s.uneven_experts)
+        note("router imbalance: the rank holding experts " + std::to_string(at * per) + "-" +
+             std::to_string(at * per + per - 1) + " of each expert-parallel group gets " +
+             load + " x the mean tokens; it is the straggler the combine AllToAll waits for");
+    }
+  }
   note("batch: " + std::to_string(B) + " sequences per iteration; each data replica takes " +
        std::to_string(per_replica) + " (" +
        (st.data_mode == DataMode::kPmap
@@ -940,6 +1048,13 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
         "tensor " + std::to_string(c.tensor) + "/" + std::to_string(s.T) + ", data " +
         std::to_string(c.data) + "/" + std::to_string(s.D) + ", pipeline " +
         std::to_string(c.pipeline) + "/" + std::to_string(s.P);
+    if (s.EP > 1) {
+      const std::int64_t per = spec.moe.experts / s.EP;
+      const std::int64_t first = (c.data % s.EP) * per;
+      plan.device_role[static_cast<size_t>(dev)] +=
+          ", experts " + std::to_string(first) + "-" + std::to_string(first + per - 1) + " of " +
+          std::to_string(spec.moe.experts);
+    }
   }
   const bool sp = st.sequence_parallel && s.T > 1;
   const std::int64_t f = ffn_width(spec);
@@ -968,7 +1083,10 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
           tv.dtype = spec.dtype;
           tv.count = copies;
           std::string how = "replicated";
-          if (pt.tensor_sharded)
+          if (g2.expert)
+            how = "experts split over 'expert' (" + std::to_string(pt.local_shape[0]) + " of " +
+                  std::to_string(pt.global_shape[0]) + " on each rank)";
+          else if (pt.tensor_sharded)
             how = pt.local_shape.size() == 2 && pt.local_shape[0] != pt.global_shape[0]
                       ? "split over 'tensor' (rows)"
                       : "split over 'tensor' (columns)";
@@ -1048,6 +1166,9 @@ Status prepare_setup(const Scenario& sc, Setup& s) {
             ? std::max(1, st.virtual_stages)
             : 1;
   s.V = s.P * s.v;
+  s.EP = spec.moe.enabled() ? std::max(1, st.expert) : 1;
+  s.expert_loads = cost::expert_rank_loads(spec.moe, s.EP);
+  for (double x : s.expert_loads) s.uneven_experts |= x != s.expert_loads.front();
   s.training = !sc.training.inference;
   s.zero = s.training ? st.zero : 0;
   s.dtype = spec.dtype;
@@ -1064,6 +1185,7 @@ Status prepare_setup(const Scenario& sc, Setup& s) {
   shape.spec = spec;
   shape.micro_batch = s.b;
   shape.tensor = s.T;
+  shape.expert = st.expert;
   shape.sequence_parallel = st.sequence_parallel;
   shape.recompute = s.training ? sc.training.recompute : Recompute::kNone;
   BRIGADE_ASSIGN_OR_RETURN(s.layer, transformer_layer(shape));
@@ -1195,6 +1317,33 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
           const TaskId id = b.collective_task(c, t);
           if (so.final_compute != kNone) b.depend(id, so.final_compute + d * s.T + t);
           so.grad_sync[static_cast<size_t>(d * s.T + t)].push_back(id);
+        }
+      }
+    }
+    // Expert parallelism: the experts' gradients summed over the
+    // expert-data group (data ranks j, j + ep, ...: the replicas of the same
+    // experts), once after the backward (the closed form's figure too).
+    if (s.EP > 1 && s.D / s.EP > 1 && so.expert_elements > 0) {
+      for (int j = 0; j < s.EP; ++j) {
+        std::vector<int> group;
+        std::vector<StreamId> streams;
+        for (int k = 0; k < s.D / s.EP; ++k) {
+          const int r = k * s.EP + j;
+          group.push_back(so.devices[static_cast<size_t>(r)]);
+          streams.push_back(b.stream(so.devices[static_cast<size_t>(r)], "dp"));
+        }
+        const CollectiveId c = b.add_collective(
+            CollectiveKind::kAllReduce, st.algorithm, group, so.expert_elements * s.e, streams,
+            "expert.grads", Phase::kBackward,
+            "expert parallel: each expert lives on " + std::to_string(s.D / s.EP) +
+                " data ranks (one per expert-parallel group); sum its gradients over them, the "
+                "expert-data group, not over 'data'");
+        b.collective(c).dtype = s.dtype;
+        for (int k = 0; k < s.D / s.EP; ++k) {
+          const int r = k * s.EP + j;
+          const TaskId id = b.collective_task(c, k);
+          if (so.final_compute != kNone) b.depend(id, so.final_compute + r);
+          so.grad_sync[static_cast<size_t>(r)].push_back(id);
         }
       }
     }

@@ -18,7 +18,7 @@ const std::vector<std::string>& keys() {
   static const std::vector<std::string> k = {
       "data",         "tensor",    "pipeline",          "zero",        "virtual_stages",
       "schedule",     "recompute", "sequence_parallel", "micro_batch", "global_batch",
-      "bucket_bytes", "overlap",   "data_mode",         "algorithm"};
+      "bucket_bytes", "overlap",   "data_mode",         "algorithm",   "expert"};
   return k;
 }
 
@@ -107,11 +107,13 @@ Status set_key(Scenario& s, const std::string& raw_key, const std::string& value
   for (const char* prefix : {"strategy.", "training."})
     if (key.rfind(prefix, 0) == 0) key = key.substr(std::string(prefix).size());
   const std::string flag = "--set " + raw_key;
-  if (key == "data" || key == "tensor" || key == "pipeline" || key == "virtual_stages") {
+  if (key == "data" || key == "tensor" || key == "pipeline" || key == "virtual_stages" ||
+      key == "expert") {
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t x, parse_whole(flag, value));
     (key == "data"       ? st.data
      : key == "tensor"   ? st.tensor
      : key == "pipeline" ? st.pipeline
+     : key == "expert"   ? st.expert
                          : st.virtual_stages) = static_cast<int>(x);
   } else if (key == "zero") {
     BRIGADE_ASSIGN_OR_RETURN(st.zero, parse_zero_value(flag, value));

@@ -92,11 +92,15 @@ TEST(ModelsCli, SweepTakesTheVariantKeys) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 
-TEST(ModelsCli, MixtureOfExpertsConfigExits2) {
+// A bad mixture-of-experts config exits 2 on every verb, one line at the
+// JSON key, nothing on stdout.
+TEST(ModelsCli, BadMixtureOfExpertsConfigExits2) {
   TempDir dir;
   dir.write("mixtral.json",
             "{\n  \"architectures\": [\"MixtralForCausalLM\"],\n  \"num_local_experts\": 8,\n"
-            "  \"num_experts_per_tok\": 2\n}\n");
+            "  \"num_experts_per_tok\": 9,\n  \"hidden_size\": 4096,\n  \"intermediate_size\": 14336,\n"
+            "  \"num_attention_heads\": 32,\n  \"num_hidden_layers\": 32,\n  \"vocab_size\": 32000,\n"
+            "  \"max_position_embeddings\": 4096\n}\n");
   const std::string f = dir.write(
       "s.yaml",
       "topology: {preset: dgx-h100, nodes: 2}\nmodel: {huggingface: mixtral.json}\n"
@@ -106,13 +110,76 @@ TEST(ModelsCli, MixtureOfExpertsConfigExits2) {
     EXPECT_EQ(r.exit_code, 2) << verb;
     EXPECT_EQ(r.out, "") << verb;
     EXPECT_EQ(r.err, (dir.path / "mixtral.json").string() +
-                         ":2:21: error: found architecture 'MixtralForCausalLM', a mixture of "
-                         "experts (8 experts, top-2); expected a dense architecture: "
-                         "LlamaForCausalLM, MistralForCausalLM or Qwen2ForCausalLM (mixtures of "
-                         "experts and expert parallelism are not supported yet: issue 21, item "
-                         "2)\n")
+                         ":4:26: error: found num_experts_per_tok 9 with num_local_experts 8; "
+                         "expected num_experts_per_tok <= num_local_experts\n")
         << verb;
   }
+}
+
+// Experts that the expert-parallel degree does not divide: exit 2 on every
+// verb, at strategy.expert.
+TEST(ModelsCli, ExpertsNotDivisibleExits2) {
+  TempDir dir;
+  const std::string f = dir.write(
+      "s.yaml",
+      "topology: {preset: cpu-host, devices: 4}\n"
+      "model:\n"
+      "  transformer: {layers: 2, hidden: 64, heads: 4, seq: 32, vocab: 128, mlp: swiglu,\n"
+      "                moe: {experts: 6, top_k: 2}}\n"
+      "training: {global_batch: 8}\n"
+      "strategy: {data: 4, expert: 4}\n");
+  for (const char* verb : {"cost", "simulate", "explain", "execute", "sweep"}) {
+    auto r = run_brigade({verb, f});
+    EXPECT_EQ(r.exit_code, 2) << verb;
+    EXPECT_EQ(r.out, "") << verb;
+    EXPECT_EQ(r.err, f + ":6:21: error: found expert 4 with 6 experts; expected a divisor of the "
+                         "experts, such as 2 (each expert-parallel rank holds experts/expert whole "
+                         "experts)\n")
+        << verb;
+  }
+}
+
+const std::string kMixtral = std::string(BRIGADE_SOURCE_DIR) + "/scenarios/mixtral_8x7b_16gpu.yaml";
+
+// Mixtral 8x7B: the published 46.7B parameters (tests/costmodel/moe_test.cpp
+// works them by hand); explain names each GPU's expert and the AllToAll.
+TEST(ModelsCli, Mixtral8x7bCostAndExplain) {
+  auto c = run_brigade({"cost", kMixtral, "--json"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(nlohmann::json::parse(c.out)["parameters"].get<double>(), 46702788608.0);
+  auto e = run_brigade({"explain", kMixtral});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_NE(e.out.find("MoE: 8 experts, top-2, expert FFN 14336"), std::string::npos) << e.out;
+  auto ej = run_brigade({"explain", kMixtral, "--json"});
+  ASSERT_EQ(ej.exit_code, 0) << ej.err;
+  EXPECT_EQ(nlohmann::json::parse(ej.out)["devices"][11]["role"].get<std::string>(),
+            "tensor 0/1, data 3/8, pipeline 1/2, experts 3-3 of 8");
+  EXPECT_NE(e.out.find("dispatch AllToAll"), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("router imbalance: the rank holding experts 0-0"), std::string::npos) << e.out;
+  auto s = run_brigade({"simulate", kMixtral, "--json"});
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_GT(nlohmann::json::parse(s.out)["step_seconds"].get<double>(), 0);
+}
+
+// The CPU executor runs a MoE Program: the AllToAll between two host
+// devices, the grouped expert GEMMs.
+TEST(ModelsCli, ExecuteTinyMoeOnTheCpu) {
+  TempDir dir;
+  const std::string f = dir.write(
+      "moe.yaml",
+      "name: tiny-moe\n"
+      "topology: {preset: cpu-host, devices: 2}\n"
+      "model:\n"
+      "  transformer: {layers: 2, hidden: 64, heads: 4, kv_heads: 2, seq: 32, vocab: 128,\n"
+      "                ffn_hidden: 96, mlp: swiglu, norm: rmsnorm, positions: rotary,\n"
+      "                tie_embeddings: false, bias: false, dtype: f32,\n"
+      "                moe: {experts: 4, top_k: 2, imbalance: 1.5}}\n"
+      "training: {mode: training, global_batch: 4, micro_batch: 1, optimizer: sgd, "
+      "mixed_precision: false}\n"
+      "strategy: {data: 2, expert: 2}\n");
+  auto r = run_brigade({"execute", f, "--repeat", "1", "--json", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("alltoall"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -178,24 +178,23 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         ErrorCase{"UnknownArchitecture", config("GPT2LMHeadModel"),
                   "config.json:2:21: error: found architecture 'GPT2LMHeadModel'; expected one of "
-                  "LlamaForCausalLM, MistralForCausalLM or Qwen2ForCausalLM (dense decoder-only "
-                  "transformers; the mixtures of experts MixtralForCausalLM, Qwen2MoeForCausalLM "
-                  "or DeepseekV3ForCausalLM are recognised and refused until issue 21, item 2)"},
-        ErrorCase{"Mixtral", config("MixtralForCausalLM",
-                                    "  \"num_local_experts\": 8,\n  \"num_experts_per_tok\": 2,\n"),
-                  "config.json:2:21: error: found architecture 'MixtralForCausalLM', a mixture of "
-                  "experts (8 experts, top-2); expected a dense architecture: LlamaForCausalLM, "
-                  "MistralForCausalLM or Qwen2ForCausalLM (mixtures of experts and expert "
-                  "parallelism are not supported yet: issue 21, item 2)"},
-        ErrorCase{"DeepSeekV3",
+                  "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, MixtralForCausalLM, "
+                  "Qwen2MoeForCausalLM or DeepseekV3ForCausalLM (decoder-only transformers, dense "
+                  "or mixtures of experts)"},
+        ErrorCase{"MixtralTopKAboveExperts",
+                  config("MixtralForCausalLM",
+                         "  \"num_local_experts\": 8,\n  \"num_experts_per_tok\": 9,\n"),
+                  "config.json:10:26: error: found num_experts_per_tok 9 with num_local_experts 8; "
+                  "expected num_experts_per_tok <= num_local_experts"},
+        ErrorCase{"MixtralMissingExperts", config("MixtralForCausalLM"),
+                  "config.json:1:1: error: found no 'num_local_experts' key; expected the number "
+                  "of routed experts"},
+        ErrorCase{"DeepSeekV3MissingMla",
                   config("DeepseekV3ForCausalLM",
                          "  \"n_routed_experts\": 256,\n  \"num_experts_per_tok\": 8,\n"
                          "  \"moe_intermediate_size\": 2048,\n"),
-                  "config.json:2:21: error: found architecture 'DeepseekV3ForCausalLM', a mixture "
-                  "of experts (256 experts, top-8, expert FFN 2048); expected a dense "
-                  "architecture: LlamaForCausalLM, MistralForCausalLM or Qwen2ForCausalLM "
-                  "(mixtures of experts and expert parallelism are not supported yet: issue 21, "
-                  "item 2)"},
+                  "config.json:1:1: error: found no 'kv_lora_rank' key; expected MLA's key/value "
+                  "latent rank"},
         ErrorCase{"MissingKey", "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 64}",
                   "config.json:1:1: error: found no 'intermediate_size' key; expected the MLP's "
                   "intermediate size"},
