@@ -8,6 +8,7 @@
 
 #include "core/file_io.hpp"
 #include "core/status.hpp"
+#include "core/text.hpp"
 
 namespace brigade::cli {
 namespace {
@@ -33,7 +34,14 @@ bool parse_long(const std::string& s, long& out) {
 std::string flag_error_line(std::string_view flag, std::string_view found,
                             std::string_view expected) {
   std::string line = "brigade: error: ";
-  line.append(flag).append(": found '").append(found).append("'; expected ").append(expected);
+  // quoted(): a value with a line break or a byte that is not UTF-8 (a
+  // lesson named "a\xff") is shown escaped, so the line stays one line of
+  // UTF-8.
+  line.append(flag)
+      .append(": found ")
+      .append(quoted(found, 200))
+      .append("; expected ")
+      .append(expected);
   return line;
 }
 

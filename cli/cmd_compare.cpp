@@ -5,7 +5,10 @@
 // (busy, communication, exposed, idle, peak memory) and per task kind,
 // largest first (core/run_compare.hpp). Runs of different programs are
 // compared as far as they can be, and the report says what differs.
-#include <fstream>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -14,6 +17,7 @@
 
 #include "cli/cli_util.hpp"
 #include "cli/verbs.hpp"
+#include "core/file_io.hpp"
 #include "core/run_compare.hpp"
 #include "core/run_figures.hpp"
 #include "core/trace.hpp"
@@ -37,11 +41,16 @@ struct CompareOptions {
 // A trace (gzip, a JSON array, or an object with traceEvents / Brigade's
 // header) or a scenario, from the file's first bytes.
 bool looks_like_trace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;  // the scenario reader says why
+  // Not std::ifstream: a FIFO with no writer would hang it (open_input_file
+  // refuses it, and the scenario reader then says why).
+  auto file = open_input_file(path, "a scenario or a trace");
+  if (!file.is_ok()) return false;
   char head[4096] = {};
-  in.read(head, sizeof head);
-  const std::string text(head, static_cast<size_t>(in.gcount()));
+  ssize_t n = 0;
+  do {
+    n = ::read(file->fd(), head, sizeof head);
+  } while (n < 0 && errno == EINTR);
+  const std::string text(head, static_cast<size_t>(std::max<ssize_t>(n, 0)));
   if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
       static_cast<unsigned char>(text[1]) == 0x8b)
     return true;

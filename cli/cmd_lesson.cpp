@@ -30,6 +30,7 @@ struct LessonOptions {
   std::string lang = "en";
   std::string lessons;  // --lessons DIR
   int step = 0;         // --step K (1-based; 0: every step)
+  bool step_given = false;  // --step 0 is refused, not read as "every step"
   bool no_run = false;
   bool json = false;
   bool quiz = false;    // --quiz
@@ -207,12 +208,12 @@ void run_lesson(const LessonOptions& o) {
   auto lessons = load_lessons(folder);
   if (!lessons.is_ok()) throw_status(lessons.status());
   if (o.name.empty()) {
-    if (o.step != 0) throw_flag_error("--step", std::to_string(o.step), "a lesson NAME with it");
+    if (o.step_given) throw_flag_error("--step", std::to_string(o.step), "a lesson NAME with it");
     list_lessons(*lessons, *lang, o.json);
     return;
   }
   const Lesson& lesson = find_lesson(*lessons, o.name);
-  if (o.step < 0 || o.step > static_cast<int>(lesson.steps.size()))
+  if ((o.step_given && o.step < 1) || o.step < 0 || o.step > static_cast<int>(lesson.steps.size()))
     throw_flag_error("--step", std::to_string(o.step),
                      fmt::format("a step from 1 to {} of lesson {:02d}", lesson.steps.size(),
                                  lesson.number));
@@ -272,18 +273,26 @@ const RegisterVerb kRegister("lesson", 26, [](CLI::App& app) {
       "after its section, and the quiz's answers computed live by the judges.");
   cmd->add_option("NAME", opts->name, "a lesson's number (3, 03) or name (ring-allreduce)");
   cmd->add_option("--lang", opts->lang, "en (default) or zh");
-  cmd->add_option("--step", opts->step, "only step K (1-based) of the lesson");
+  CLI::Option* step = cmd->add_option("--step", opts->step, "only step K (1-based) of the lesson");
   cmd->add_flag("--no-run", opts->no_run,
                 "print the steps' commands without running them (answers are still computed)");
   cmd->add_option("--lessons", opts->lessons,
                   "the lessons' folder (default: $BRIGADE_LESSONS, else scenarios/lessons "
-                  "near brigade or the working folder)");
+                  "near brigade or the working folder)")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            return v.empty() ? std::string("found ''; expected a folder") : std::string();
+          },
+          ""));
   cmd->add_flag("--quiz", opts->quiz,
                 "the first seed text's ten questions, each answer computed now from the "
                 "lessons' scenarios");
   cmd->add_flag("--json", opts->json,
                 "one JSON object: the text, the commands, their output and the answers");
-  cmd->callback([opts] { run_lesson(*opts); });
+  cmd->callback([opts, step] {
+    opts->step_given = step->count() > 0;
+    run_lesson(*opts);
+  });
 });
 
 }  // namespace

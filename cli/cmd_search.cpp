@@ -67,10 +67,19 @@ void run_search_verb(const SearchCliOptions& o) {
     j.out_of_memory = !r->oom.empty();
     return j;
   };
+  std::vector<std::string> keys_set;
   for (const std::string& kv : o.set) {
     const size_t eq = kv.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size())
       throw_flag_error("--set", kv, "KEY=V1,V2,... such as tensor=4,8");
+    // A key given twice used to keep the last list silently.
+    const std::string key = kv.substr(0, eq);
+    if (std::find(keys_set.begin(), keys_set.end(), key) != keys_set.end())
+      throw_flag_error("--set", kv,
+                       fmt::format("each key once ({0} is set twice; list its values together, "
+                                   "such as {0}=4,8)",
+                                   key));
+    keys_set.push_back(key);
     Status st = planner::restrict_grid(so.grid, kv.substr(0, eq), kv.substr(eq + 1));
     if (!st.is_ok()) throw_status(st);
   }
@@ -148,7 +157,9 @@ const RegisterVerb kRegister("search", 40, [](CLI::App& app) {
   cmd->add_option("--set", opts->set,
                   "KEY=V1,V2,... restricts one key of the transformer space, e.g. tensor=4,8 "
                   "(repeatable; keys as in docs/search.md)");
-  cmd->add_option("--emit", opts->emit, "write the winner as a scenario file (simulate/execute open it)");
+  cmd->add_option("--emit", opts->emit,
+                  "write the winner as a scenario file (simulate/execute open it)")
+      ->check(output_path_check());
   cmd->add_flag("--json", opts->json, "one JSON object on stdout: plans[] best first, counts, notes");
   cmd->add_flag("--quiet", opts->quiet, "no progress on stderr");
   cmd->callback([opts] { run_search_verb(*opts); });

@@ -9,6 +9,7 @@
 
 #include "cli/verbs.hpp"
 #include "core/status.hpp"
+#include "core/text.hpp"
 
 namespace brigade::cli {
 std::vector<Verb>& verb_registry() {
@@ -162,7 +163,7 @@ int main(int argc, char** argv) {
       std::string msg = "brigade: error: found verb '" + word + "'; expected one of ";
       for (size_t i = 0; i < names.size(); ++i) msg += (i ? ", " : "") + names[i];
       if (auto m = brigade::closest_match_in(word, names)) msg += " (did you mean '" + *m + "'?)";
-      std::cerr << msg << "\n";
+      std::cerr << brigade::one_line(msg) << "\n";
       return 2;
     }
   }
@@ -175,13 +176,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << parse_error_line(app, e) << "\n";
+    std::cerr << brigade::one_line(parse_error_line(app, e)) << "\n";
     return 2;
   } catch (const BadInput& e) {
-    std::cerr << e.message << "\n";
+    // Every error line is one line of UTF-8, whatever bytes the user gave
+    // (an argument with a line break, a Latin-1 name): docs/RELIABILITY.md.
+    std::cerr << brigade::one_line(e.message) << "\n";
     return 2;
   } catch (const RuntimeFailure& e) {
-    std::cerr << e.message << "\n";
+    std::cerr << brigade::one_line(e.message) << "\n";
     return 1;
   } catch (const std::bad_alloc&) {
     // The one exception libraries let through (docs/ARCHITECTURE.md, "Errors"):
@@ -189,7 +192,7 @@ int main(int argc, char** argv) {
     std::cerr << out_of_memory_line(app) << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "brigade: internal error: " << e.what() << "\n";
+    std::cerr << brigade::one_line(std::string("brigade: internal error: ") + e.what()) << "\n";
     return 1;
   }
   return 0;

@@ -299,4 +299,39 @@ Status write_file_atomically(const std::string& path, std::string_view text) {
   });
 }
 
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<InputFile> open_input_file(const std::string& path, std::string_view expected_what) {
+  auto fail = [&](const std::string& found) {
+    return Status::error(path + ": error: found " + found + "; expected " +
+                         std::string(expected_what));
+  };
+  auto fail_errno = [&](int err) {
+    return fail(std::string("no readable file (") + std::strerror(err) + ")");
+  };
+  // O_NONBLOCK: opening a FIFO with no writer must not wait for one (it is
+  // refused below, as every file that is not regular is).
+  InputFile f;
+  f.fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (f.fd_ < 0) return fail_errno(errno != 0 ? errno : ENOENT);
+  struct stat st {};
+  if (::fstat(f.fd_, &st) != 0) return fail_errno(errno);
+  if (!S_ISREG(st.st_mode)) {
+    const char* what = S_ISDIR(st.st_mode)    ? "a folder"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "a file that is not regular";
+    return fail(what);
+  }
+  // Reads of a regular file never block; blocking mode for whoever reads on.
+  const int flags = ::fcntl(f.fd_, F_GETFL);
+  if (flags >= 0) ::fcntl(f.fd_, F_SETFL, flags & ~O_NONBLOCK);
+  f.size_bytes_ = static_cast<std::uint64_t>(st.st_size);
+  return f;
+}
+
 }  // namespace brigade

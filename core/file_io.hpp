@@ -15,6 +15,7 @@
 //   - a symbolic link, a directory, a block device or a socket: refused.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -50,5 +51,31 @@ Status write_file_atomically(const std::string& path, std::string_view text);
 // writer (std::bad_alloc) removes the temporary and propagates.
 Status write_file_atomically(const std::string& path,
                              const std::function<Status(std::ostream&)>& write);
+
+// ---- Reading ----------------------------------------------------------------
+
+// An input file opened for reading: a regular file, never a FIFO (opened
+// without waiting for a writer, then refused), a device (/dev/zero,
+// /dev/urandom), a folder or a socket. Closes its descriptor.
+class InputFile {
+ public:
+  InputFile() = default;
+  InputFile(InputFile&& o) noexcept : fd_(o.fd_), size_bytes_(o.size_bytes_) { o.fd_ = -1; }
+  InputFile& operator=(InputFile&&) = delete;
+  InputFile(const InputFile&) = delete;
+  ~InputFile();
+  int fd() const { return fd_; }
+  std::uint64_t size_bytes() const { return size_bytes_; }
+
+ private:
+  friend Result<InputFile> open_input_file(const std::string&, std::string_view);
+  int fd_ = -1;
+  std::uint64_t size_bytes_ = 0;
+};
+
+// Opens `path` as above. Errors (kBadInput) read
+//   "PATH: error: found a FIFO; expected EXPECTED_WHAT"
+//   "PATH: error: found no readable file (No such file or directory); expected ..."
+Result<InputFile> open_input_file(const std::string& path, std::string_view expected_what);
 
 }  // namespace brigade

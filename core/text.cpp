@@ -114,4 +114,9 @@ std::string quoted(std::string_view text, std::size_t max_chars) {
   return out + "'";
 }
 
+std::string one_line(std::string_view text) {
+  const std::string q = quoted(text, text.size());
+  return q.substr(1, q.size() - 2);
+}
+
 }  // namespace brigade

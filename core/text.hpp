@@ -31,4 +31,9 @@ std::size_t text_fault_offset(std::string_view text, bool* not_utf8);
 //   quoted("a\nb") == "'a\\nb'"
 std::string quoted(std::string_view text, std::size_t max_chars = 60);
 
+// `text` escaped as quoted() escapes it, without quotes and uncut: a whole
+// message made one line of UTF-8 whatever the user's bytes in it (the CLI
+// prints every error line through it).
+std::string one_line(std::string_view text);
+
 }  // namespace brigade

@@ -170,10 +170,24 @@ Status Topology::validate() const {
                            "; expected a latency >= 0");
   }
   if (num_devices() > 1) {
-    const Graph g = make_graph(v, links_);
-    const std::vector<int> dist = hop_distances(g, 0);
+    // Connected: every device in device 0's component. Union-find over the
+    // links (linear, one vector), not a BFS over a graph built for it: a
+    // scenario is validated every time it is read, routes are built later
+    // and only for the pairs asked for.
+    std::vector<int> parent(static_cast<size_t>(v));
+    for (int i = 0; i < v; ++i) parent[static_cast<size_t>(i)] = i;
+    auto root = [&](int x) {
+      while (parent[static_cast<size_t>(x)] != x) {
+        int& up = parent[static_cast<size_t>(x)];
+        up = parent[static_cast<size_t>(up)];  // path halving
+        x = up;
+      }
+      return x;
+    };
+    for (const Link& l : links_) parent[static_cast<size_t>(root(l.a))] = root(l.b);
+    const int first = root(devices_[0].id);
     for (const Device& d : devices_)
-      if (dist[static_cast<size_t>(d.id)] < 0)
+      if (root(d.id) != first)
         return Status::error("topology: device '" + d.name + "' cannot reach device '" +
                              devices_[0].name + "'; expected a connected topology");
   }

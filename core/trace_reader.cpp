@@ -3,7 +3,10 @@
 // SAX parse (nlohmann::json::sax_parse) that keeps one event at a time, so
 // that reading costs the Trace's memory and not the JSON document's; gzip
 // input (a file or stream that starts with 1f 8b) is inflated as it is read.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -17,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/file_io.hpp"
 #include "core/gzip_stream.hpp"
 #include "core/trace.hpp"
 #include "core/trace_decimal.hpp"
@@ -51,7 +55,11 @@ std::optional<MemoryCategory> parse_category(std::string_view s) {
 // block at a time, when the block is done.
 class BlockSource {
  public:
-  explicit BlockSource(std::streambuf* sb) : sb_(sb), buf_(1 << 20) {}
+  // cur_ and end_ start at the (empty) block, not null: refill() adds
+  // end_ - buf_ to base_, and null - buf_ made every offset on line 1 the
+  // buffer's address (a column of -1218695182).
+  explicit BlockSource(std::streambuf* sb)
+      : sb_(sb), buf_(1 << 20), cur_(buf_.data()), end_(buf_.data()) {}
   // True once every byte has been taken. Refills lazily, so that the last
   // byte taken is always in the current block.
   bool at_end() {
@@ -787,10 +795,40 @@ Result<Trace> read_chrome_trace(std::istream& in, const std::string& filename) {
   return read_stream(in.rdbuf(), filename, nullptr);
 }
 
+namespace {
+
+// The bytes of an open descriptor as a streambuf (what std::ifstream would
+// be, over a file opened by open_input_file: never a FIFO waiting for a
+// writer, nor /dev/zero read for ever).
+class FdReadBuf : public std::streambuf {
+ public:
+  explicit FdReadBuf(int fd) : fd_(fd), buf_(1 << 16) {}
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    ssize_t n = 0;
+    do {
+      n = ::read(fd_, buf_.data(), buf_.size());
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) return traits_type::eof();
+    setg(buf_.data(), buf_.data(), buf_.data() + n);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  int fd_;
+  std::vector<char> buf_;
+};
+
+}  // namespace
+
 Result<Trace> read_chrome_trace_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::error(path + ": error: cannot open the file", ErrorKind::kBadInput);
-  return read_chrome_trace(f, path);
+  BRIGADE_ASSIGN_OR_RETURN(const InputFile file,
+                           open_input_file(path, "a readable Chrome trace (.json or .json.gz)"));
+  FdReadBuf buf(file.fd());
+  std::istream in(&buf);
+  return read_chrome_trace(in, path);
 }
 
 }  // namespace brigade

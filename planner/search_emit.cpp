@@ -9,6 +9,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "core/text.hpp"
 #include "planner/search_internal.hpp"
 
 namespace brigade::planner {
@@ -86,7 +87,9 @@ Result<std::string> plan_scenario_yaml(const Scenario& base, const RankedPlan& p
   out << root;
   if (!out.good()) return Status::error(std::string("search: YAML: ") + out.GetLastError(), ErrorKind::kInternal);
   std::ostringstream text;
-  text << "# Written by `brigade search " << base.path << "`: " << plan.label << "\n"
+  // The path on one line (one_line escapes line breaks): a file named
+  // "x\nname: evil\ny.yaml" put its second line into the emitted YAML.
+  text << "# Written by `brigade search " << one_line(base.path) << "`: " << plan.label << "\n"
        << "# Everything but the plan's keys is the original file's (its comments are not kept).\n"
        << out.c_str() << "\n";
   return text.str();

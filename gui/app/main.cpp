@@ -11,6 +11,7 @@
 #include <QCommandLineParser>
 #include <QSettings>
 
+#include "core/file_io.hpp"
 #include "core/lesson.hpp"
 #include "core/units.hpp"
 #include "gui/app/main_window.hpp"
@@ -138,6 +139,17 @@ int main(int argc, char** argv) {
   if (parser.isSet(shot)) {
     brigade::gui::ScreenshotRequest r;
     r.out = parser.value(shot);
+    // The output checked before the (long) rendering, as brigade's output
+    // flags are: a missing folder, a folder, a symbolic link, an empty path.
+    if (r.out.isEmpty()) flag_error("--screenshot", r.out, "a file name ending in .png or .svg");
+    if (const auto target = brigade::check_output_path(r.out.toStdString()); !target.is_ok()) {
+      std::string line = target.message();
+      const auto cut = line.find("; expected");
+      if (cut != std::string::npos && line.substr(0, cut).find('\'') == std::string::npos)
+        line.insert(cut, " at '" + r.out.toStdString() + "'");
+      std::cerr << "brigade-gui: error: --screenshot: " << line << "\n";
+      return 2;
+    }
     r.view = parser.value(view);
     r.load = load;
     if (parser.isSet(lesson)) {

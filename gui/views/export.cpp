@@ -2,10 +2,12 @@
 
 #include <unordered_map>
 
+#include <QBuffer>
 #include <QPainter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QWidget>
+
+#include "core/file_io.hpp"
 
 namespace brigade::gui {
 
@@ -16,28 +18,30 @@ QImage render_widget(QWidget* widget) {
   return image;
 }
 
+// The picture's bytes go through write_file_atomically (core/file_io.hpp),
+// as every output of the command line does: QSaveFile wrote through a
+// symbolic link to its target and replaced a FIFO (as root, /dev/null)
+// with a regular file. Now a link is refused, a device or FIFO is written
+// in place, and a regular file is replaced only by a whole picture.
 Status save_png(QWidget* widget, const QString& path) {
   const QImage image = render_widget(widget);
-  QSaveFile f(path);
-  if (!f.open(QIODevice::WriteOnly))
-    return Status::error(path.toStdString() + ": error: cannot write the file (" +
-                             f.errorString().toStdString() + ")",
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  if (!image.save(&buffer, "PNG"))
+    return Status::error(path.toStdString() + ": error: could not encode the PNG image",
                          ErrorKind::kRuntime);
-  if (!image.save(&f, "PNG") || !f.commit())
-    return Status::error(path.toStdString() + ": error: could not write the PNG image",
-                         ErrorKind::kRuntime);
-  return Status::ok();
+  return write_file_atomically(
+      path.toStdString(), std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())));
 }
 
 Status save_svg(QWidget* widget, const QString& path, const QString& title) {
-  QSaveFile f(path);
-  if (!f.open(QIODevice::WriteOnly))
-    return Status::error(path.toStdString() + ": error: cannot write the file (" +
-                             f.errorString().toStdString() + ")",
-                         ErrorKind::kRuntime);
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
   {
     QSvgGenerator svg;
-    svg.setOutputDevice(&f);
+    svg.setOutputDevice(&buffer);
     svg.setSize(widget->size());
     svg.setViewBox(QRect(QPoint(0, 0), widget->size()));
     svg.setTitle(title);
@@ -45,10 +49,8 @@ Status save_svg(QWidget* widget, const QString& path, const QString& title) {
     QPainter p(&svg);
     widget->render(&p);
   }
-  if (!f.commit())
-    return Status::error(path.toStdString() + ": error: could not write the SVG image",
-                         ErrorKind::kRuntime);
-  return Status::ok();
+  return write_file_atomically(
+      path.toStdString(), std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())));
 }
 
 ImageStats image_stats(const QImage& image) {

@@ -73,6 +73,48 @@ const FlagCase kFlagCases[] = {
     {"SweepDevicesAboveTheLimit", {"sweep", "S", "--devices", "8,1000000000"},
      "brigade: error: --devices: found '8,1000000000'; expected a comma-separated list of whole "
      "numbers from 1 to 65536 such as 1,2,4,8"},
+    // The re-audit of the verbs added since (docs/RELIABILITY.md): for
+    // --emit, the line being the whole of stderr also says the search did
+    // not run first (it prints its progress there).
+    // Was exit 0: an empty --emit wrote nothing and said nothing.
+    {"SearchEmitEmpty",
+     {"search", "S", "--emit", ""},
+     "brigade: error: --emit: found ''; expected a file path"},
+    // Was checked after the whole search, in the file's form, not the flag's.
+    {"SearchEmitMissingFolder",
+     {"search", "S", "--emit", "/nonexistent-brigade-dir/w.yaml"},
+     "brigade: error: --emit: found no folder '/nonexistent-brigade-dir'; expected an existing "
+     "folder for the file"},
+    {"SearchEmitAFolder",
+     {"search", "S", "--emit", "/tmp"},
+     "brigade: error: --emit: found a folder at '/tmp'; expected a file path"},
+    // Was exit 0: the second list replaced the first without a word.
+    {"SearchSetKeyTwice",
+     {"search", "S", "--set", "tensor=4", "--set", "tensor=8"},
+     "brigade: error: --set: found 'tensor=8'; expected each key once (tensor is set twice; "
+     "list its values together, such as tensor=4,8)"},
+    // Was exit 0: --step 0 showed every step, as if no --step were given.
+    {"LessonStepZero",
+     {"lesson", "3", "--step", "0", "--no-run"},
+     "brigade: error: --step: found '0'; expected a step from 1 to 3 of lesson 03"},
+    // Was exit 0: an empty folder meant the default one.
+    {"LessonsFolderEmpty",
+     {"lesson", "3", "--lessons", "", "--no-run"},
+     "brigade: error: --lessons: found ''; expected a folder"},
+    // Was a raw 0xff byte on stderr (a line that is not UTF-8).
+    {"FlagValueNotUtf8",
+     {"lesson", "--lang", "a\xff"},
+     "brigade: error: --lang: found 'a\\xff'; expected one of en, zh"},
+    // Was CLI11's extras message with the raw byte.
+    {"ArgumentNotUtf8",
+     {"cost", "S", "x\xff"},
+     "brigade: error: found unexpected argument 'x\\xff'; expected only the flags and arguments "
+     "of 'brigade cost --help'"},
+    // Was two lines: the path's line break printed as it is.
+    {"PathWithALineBreak",
+     {"cost", "S", "--profile", "a\nb.yaml"},
+     "a\\nb.yaml: error: found no readable file (No such file or directory); expected a "
+     "readable profile file (YAML)"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Cli, FlagError, ::testing::ValuesIn(kFlagCases),

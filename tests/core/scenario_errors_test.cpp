@@ -39,6 +39,12 @@ const ErrorCase kCases[] = {
     {"MalformedIndentation", "topology:\n  preset: cpu-host\n bad: 1\n",
      "t.yaml:3:2: error: found malformed YAML (end of map not found); expected a well-formed "
      "YAML or JSON scenario"},
+    // A fuzz find: at the text's end yaml-cpp reads its end-of-stream byte
+    // 0x04 and reported "t.yaml:1:4: ... (unknown escape character: \x04)"
+    // for the two bytes `"\`, a column past the text and a byte not in it.
+    {"EscapeAtTheEndOfTheText", "\"\\",
+     "t.yaml:1:3: error: found malformed YAML (the text ends inside an escape sequence); "
+     "expected a well-formed YAML or JSON scenario"},
     // An empty value is reported at its key.
     {"EmptyStrategyValue",
      "topology: {preset: cpu-host, devices: 4}\n"
@@ -200,12 +206,14 @@ const ErrorCase kCases[] = {
      "t.yaml:3:55: error: found 'bf1'; expected a dtype: one of f64, f32, tf32, f16, bf16, fp8, "
      "i32, i8 (did you mean 'bf16'?)"},
     {"MissingModel", "topology: {preset: cpu-host, devices: 4}\n",
-     "t.yaml:1:1: error: found no 'model' key; expected a model: one of mlp, transformer, huggingface, "
+     "t.yaml:1:1: error: found no 'model' key; expected a model: one of mlp, transformer, "
+     "huggingface, "
      "graph or collective"},
     {"EmptyModel",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model: {}\n",
-     "t.yaml:2:8: error: found an empty model; expected a model: one of mlp, transformer, huggingface, "
+     "t.yaml:2:8: error: found an empty model; expected a model: one of mlp, transformer, "
+     "huggingface, "
      "graph or collective"},
     {"TwoModelKinds",
      "topology: {preset: cpu-host, devices: 4}\n"

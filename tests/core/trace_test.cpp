@@ -1,6 +1,9 @@
 // Trace and its Chrome Trace Event JSON writer and reader.
 #include "core/trace.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +13,8 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include "tests/core/fifo_watch.hpp"
 
 namespace brigade {
 namespace {
@@ -160,6 +165,18 @@ TEST(ChromeTrace, InvalidJsonNamesLineAndColumn) {
   EXPECT_EQ(t.message(), "bad.json:2:14: error: found invalid JSON; expected a Chrome trace");
 }
 
+TEST(ChromeTrace, InvalidJsonOnTheFirstLineNamesItsColumn) {
+  // Line 1 had no newline before it, and the column came out as the
+  // reader's buffer address (bad.json:1:-1218695182): `[}` fails at the
+  // '}', column 2; `[{"name":"a<0xff>"}]` at the byte 0xff, column 12.
+  std::istringstream a("[}");
+  EXPECT_EQ(read_chrome_trace(a, "bad.json").message(),
+            "bad.json:1:2: error: found invalid JSON; expected a Chrome trace");
+  std::istringstream b("[{\"name\":\"a\xff\"}]");
+  EXPECT_EQ(read_chrome_trace(b, "bad.json").message(),
+            "bad.json:1:12: error: found invalid JSON; expected a Chrome trace");
+}
+
 TEST(ChromeTrace, WrongShapesAreNamed) {
   std::istringstream a("42");
   EXPECT_EQ(
@@ -195,6 +212,31 @@ TEST(ChromeTrace, FileWriteIsAtomic) {
   EXPECT_EQ(st.message(), bad + ": error: found no folder '" + (dir / "missing").string() +
                               "'; expected an existing folder for the file");
   EXPECT_FALSE(std::filesystem::exists(bad));
+  std::filesystem::remove_all(dir);
+}
+
+// read_chrome_trace_file opened its path with std::ifstream: a FIFO with no
+// writer hung the reader (the app, `brigade compare`), /dev/zero was read
+// as a trace. Both are refused, as the scenario reader refuses them
+// (tests/core/fifo_watch.hpp: a regression fails rather than hangs).
+TEST(ChromeTrace, AFileThatIsNotRegularIsRefusedAtOnce) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("brigade_trace_fifo_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string fifo = (dir / "t.json").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  testing::FifoWatch watch(fifo);
+  auto r = read_chrome_trace_file(fifo);
+  EXPECT_FALSE(watch.someone_waited()) << "the reader waited for a writer on the FIFO";
+  EXPECT_EQ(r.message(),
+            fifo + ": error: found a FIFO; expected a readable Chrome trace (.json or .json.gz)");
+  EXPECT_EQ(
+      read_chrome_trace_file("/dev/zero").message(),
+      "/dev/zero: error: found a character device; expected a readable Chrome trace (.json or "
+      ".json.gz)");
+  EXPECT_EQ(read_chrome_trace_file(dir.string()).message(),
+            dir.string() +
+                ": error: found a folder; expected a readable Chrome trace (.json or .json.gz)");
   std::filesystem::remove_all(dir);
 }
 

@@ -1,11 +1,13 @@
 #include "tests/fuzz/fuzz_bodies.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <string>
 
+#include "core/hf_config.hpp"
 #include "core/plan_check.hpp"
 #include "core/profile.hpp"
 #include "core/scenario.hpp"
@@ -56,9 +58,38 @@ bool valid_utf8(std::string_view s) {
   return true;
 }
 
+// "FILE:LINE:COL: error: ..." names a place in the input: a line at most
+// one past its last, a column at most one past its size (a trace's column
+// on line 1 was once the reader's buffer address). `data` is the input as
+// read; a gzip stream's text is longer than its bytes, so only the sign is
+// checked there.
+void check_position(const std::string& m, std::string_view file, std::string_view data) {
+  if (file.empty() || m.rfind(std::string(file) + ":", 0) != 0) return;
+  std::size_t i = file.size() + 1;
+  long long n[2] = {0, 0};
+  for (long long& x : n) {
+    const std::size_t start = i;
+    bool negative = false;
+    if (i < m.size() && m[i] == '-') negative = true, ++i;
+    while (i < m.size() && m[i] >= '0' && m[i] <= '9' && x < (1LL << 40))
+      x = x * 10 + (m[i++] - '0');
+    if (i == start || i >= m.size() || m[i] != ':') return;  // no "LINE:COL:" here
+    if (negative) x = -x;
+    ++i;
+  }
+  check(n[0] >= 1 && n[1] >= 1, "a position that is not positive", m);
+  const bool gzip = data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
+                    static_cast<unsigned char>(data[1]) == 0x8b;
+  if (gzip) return;
+  const auto lines = static_cast<long long>(std::count(data.begin(), data.end(), '\n')) + 1;
+  check(n[0] <= lines + 1, "a line past the input's end", m);
+  check(n[1] <= static_cast<long long>(data.size()) + 1, "a column past the input's end", m);
+}
+
 // An error message is one line, in UTF-8, naming the input, and no bug's.
-void check_message(const Status& st, std::string_view file) {
+void check_message(const Status& st, std::string_view file, std::string_view data) {
   const std::string& m = st.message();
+  check_position(m, file, data);
   check(st.kind() != ErrorKind::kInternal, "an internal error", m);
   check(m.find('\n') == std::string::npos, "a message of more than one line", m);
   check(valid_utf8(m), "a message in invalid UTF-8", m);
@@ -144,33 +175,46 @@ void scenario_one(std::string_view data) {
   if (!s.is_ok()) {
     // A profile file named by the scenario is named in its own messages.
     const bool in_profile = s.message().rfind(kFile, 0) != 0 && data.find("profile") != data.npos;
-    return check_message(s.status(), in_profile ? "" : kFile);
+    return check_message(s.status(), in_profile ? "" : kFile, data);
   }
-  if (Status st = check_plan(*s); !st.is_ok()) return check_message(st, kFile);
+  if (Status st = check_plan(*s); !st.is_ok()) return check_message(st, kFile, data);
   // The closed form's route tables grow as devices^2 (6 GB at 16384 devices,
   // docs/RELIABILITY.md): larger plans are read and checked, not judged.
   if (s->topology.num_devices() > kMaxDevicesToJudge) return;
   Result<cost::PlanEstimate> e = cost::estimate_plan(*s);
-  if (!e.is_ok()) return check_message(e.status(), kFile);
+  if (!e.is_ok()) return check_message(e.status(), kFile, data);
   check_estimate(*e);
   if (!small_enough_to_lower(*s)) return;
   planner::LowerOptions options;
   options.max_kernel_tasks = 2000;
   Result<planner::Plan> plan = planner::lower(*s, options);
-  if (!plan.is_ok()) return check_message(plan.status(), kFile);
+  if (!plan.is_ok()) return check_message(plan.status(), kFile, data);
   check_finite(plan->parameters, "plan.parameters");
   check_finite(plan->flops_per_iteration, "plan.flops_per_iteration");
 }
 
 void profile_one(std::string_view data) {
   Result<HardwareProfile> p = parse_profile(std::string(data), kFile);
-  if (!p.is_ok()) return check_message(p.status(), kFile);
+  if (!p.is_ok()) return check_message(p.status(), kFile, data);
 }
 
 void trace_one(std::string_view data) {
   std::istringstream in{std::string(data)};
   Result<Trace> t = read_chrome_trace(in, kFile);
-  if (!t.is_ok()) return check_message(t.status(), kFile);
+  if (!t.is_ok()) return check_message(t.status(), kFile, data);
+}
+
+void hf_config_one(std::string_view data) {
+  constexpr const char* kConfig = "config.json";
+  Result<HfConfig> c = parse_hf_config(std::string(data), kConfig);
+  if (!c.is_ok()) return check_message(c.status(), kConfig, data);
+  const TransformerSpec& t = c->spec;
+  check(t.hidden >= 1 && t.heads >= 1 && t.layers >= 1 && t.vocab >= 1 && t.seq >= 1 &&
+            t.ffn_hidden >= 1,
+        "a config read with a dimension below 1");
+  check(t.hidden % t.heads == 0, "a config read with hidden_size not divisible by the heads");
+  check(t.kv_heads == 0 || t.heads % t.kv_heads == 0,
+        "a config read with key/value heads that do not divide the heads");
 }
 
 void units_one(std::string_view data) {

@@ -24,6 +24,10 @@ void profile_one(std::string_view data);
 void trace_one(std::string_view data);
 // The unit parser (parse_quantity, every dimension) and the formatters.
 void units_one(std::string_view data);
+// The Hugging Face config.json reader (parse_hf_config: model.huggingface's
+// file), then the transformer it gives checked against the limits as a
+// scenario's would be.
+void hf_config_one(std::string_view data);
 
 // Aborts with `what` on stderr unless `ok`.
 void check(bool ok, std::string_view what, std::string_view detail = {});

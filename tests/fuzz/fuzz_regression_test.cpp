@@ -20,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Input {
-  std::string target;  // scenario, profile, trace, units
+  std::string target;  // scenario, profile, trace, units, hf_config
   fs::path path;
 };
 
@@ -41,12 +41,13 @@ std::vector<Input> inputs() {
     else
       for (const auto& e : fs::directory_iterator(dir)) add(e);
   };
-  for (const char* t : {"scenario", "profile", "trace", "units"})
+  for (const char* t : {"scenario", "profile", "trace", "units", "hf_config"})
     add_dir(t, root / "tests/data/fuzz" / t, false, {});
   add_dir("scenario", root / "scenarios", true, {".yaml", ".yml", ".json"});
   add_dir("profile", root / "scenarios/profiles", false, {".yaml"});
   add_dir("units", root / "tests/fuzz/seeds/units", false, {});
   add_dir("trace", root / "tests/fuzz/seeds/trace", false, {});
+  add_dir("hf_config", root / "scenarios/models", false, {".json"});
   std::sort(out.begin(), out.end(),
             [](const Input& a, const Input& b) { return a.path < b.path; });
   return out;
@@ -65,6 +66,7 @@ TEST_P(FuzzRegression, TheBodyKeepsItsPromises) {
   if (in.target == "profile") profile_one(data);
   if (in.target == "trace") trace_one(data);
   if (in.target == "units") units_one(data);
+  if (in.target == "hf_config") hf_config_one(data);
 }
 
 std::string test_name(const testing::TestParamInfo<Input>& info) {
@@ -79,7 +81,7 @@ INSTANTIATE_TEST_SUITE_P(Inputs, FuzzRegression, testing::ValuesIn(inputs()), te
 
 // The corpus must not be empty: a moved folder would make the test above vacuous.
 TEST(FuzzRegressionCorpus, EveryTargetHasInputs) {
-  for (const char* t : {"scenario", "profile", "trace", "units"}) {
+  for (const char* t : {"scenario", "profile", "trace", "units", "hf_config"}) {
     const auto all = inputs();
     EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const Input& i) { return i.target == t; }))
         << t;

@@ -1,8 +1,18 @@
 // A picture of every registered view (gui/views/view_list.cpp) for the
 // bundled scenarios, checked to be a real image: many colours, much drawn
 // on it. Also brigade-gui --screenshot itself, and its bad-input contract.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
 
 #include <QFile>
 #include <QImage>
@@ -132,6 +142,68 @@ TEST(ScreenshotBadInputs, ATruncatedTraceGivesItsLineAndColumn) {
       << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1);
   EXPECT_FALSE(QFile::exists(out));
+}
+
+// --screenshot wrote through QSaveFile: through a symbolic link to its
+// target (here a text file, overwritten with a PNG, exit 0), and over a
+// FIFO (as root, over /dev/null) a regular file replacing it. Now the
+// output is checked before the render, as brigade's outputs are, and
+// written by write_file_atomically: the link refused, the FIFO written in
+// place for its reader.
+TEST(ScreenshotOutputs, ALinkIsRefusedAndAFifoWrittenInPlace) {
+  const std::string scenario = kSrc + "/scenarios/pmap_train_step.yaml";
+  const std::filesystem::path victim = out_dir() / "victim.txt";
+  const std::filesystem::path link = out_dir() / "link.png";
+  std::filesystem::remove(link);
+  { std::ofstream(victim) << "keep me\n"; }
+  std::filesystem::create_symlink(victim, link);
+  const GuiRun r = run_gui({"--screenshot", QString::fromStdString(link.string()), "--size",
+                            "400x300", QString::fromStdString(scenario)});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.toStdString(),
+            "brigade-gui: error: --screenshot: found a symbolic link at '" + link.string() +
+                "'; expected a regular file or a new file (an output replaces its file and never "
+                "writes through a link, except to a device or a FIFO)\n");
+  std::ifstream in(victim);
+  std::string kept;
+  std::getline(in, kept);
+  EXPECT_EQ(kept, "keep me");
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  std::filesystem::remove(link);
+
+  const std::filesystem::path fifo = out_dir() / "fifo.png";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // The reader holds the FIFO open (without waiting for a writer) and
+  // drains it until brigade-gui has exited: if the FIFO were replaced, it
+  // would read nothing rather than wait for ever.
+  const int rfd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(rfd, 0);
+  std::atomic<bool> exited{false};
+  std::string got;
+  std::thread reader([&] {
+    char buf[4096];
+    while (true) {
+      const bool last = exited;
+      const ssize_t n = ::read(rfd, buf, sizeof buf);
+      if (n > 0) {
+        got.append(buf, static_cast<size_t>(n));
+        continue;
+      }
+      if (last) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  const GuiRun w = run_gui({"--screenshot", QString::fromStdString(fifo.string()), "--size",
+                            "400x300", QString::fromStdString(scenario)});
+  exited = true;
+  reader.join();
+  ::close(rfd);
+  EXPECT_EQ(w.code, 0) << w.err.toStdString();
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo)) << "the FIFO was replaced";
+  ASSERT_GE(got.size(), 8u);
+  EXPECT_EQ(got.substr(1, 3), "PNG");
+  std::filesystem::remove(fifo);
 }
 
 INSTANTIATE_TEST_SUITE_P(
