@@ -167,9 +167,10 @@ std::vector<FamilyCase> pairwise() {
 
 // One plan of each class the full product found in disagreement (issue 18),
 // each failing before its fix: ZeRO-3 interleaved, 12% slower simulated (no
-// gather across pipeline steps); interleaved, the embedding's micro-batches
-// in flight (1.1% above); ZeRO-2 under GPipe (3% below, now a named
-// difference); full recomputation, 13% above (a block's activations freed
+// gather across pipeline steps); interleaved, the simulated peak 1.1% above
+// (the embedding's micro-batches in flight); ZeRO-2 under GPipe, 3% below
+// (the closed form held whole gradients beside every micro-batch's
+// activations); full recomputation, 13% above (a block's activations freed
 // with the next block's recomputation); fused tasks with recomputation (the
 // head's activations held to the end of the step; the recomputation hoisted
 // before the head's backward at step granularity).
