@@ -894,8 +894,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       // block while that backward frees the activations. Walk it: at each block,
       // what is still saved, the gradients written so far (this block's
       // included) and its recomputed activations.
-      const bool drains = lay.chunks == 1 && (st.schedule == PipelineSchedule::kGpipe ||
-                                              static_cast<int>(m) <= p - i);
+      const bool drains = lay.chunks == 1 &&
+                          (st.schedule == PipelineSchedule::kGpipe || static_cast<int>(m) <= p - i);
       if (drains) {
         double freed = 0, grads = 0, peak = act_all;
         auto visit = [&](const StageBlock& blk) {
