@@ -863,6 +863,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     const auto si = static_cast<size_t>(i);
     BRIGADE_ASSIGN_OR_RETURN(ModelStateBytes states, model_state_bytes(stage_params[si], per, st.zero, d));
     double act = 0;
+    double act_all = 0;  // training: every micro-batch in flight, before any backward frees
     if (training) {
       // What the planner keeps (costmodel/transformer_blocks.hpp, saved_bytes): each
       // block's saved activations per micro-batch in flight, and one block's
@@ -901,6 +902,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       bool going = !lay.last || visit(lay.head);
       for (std::int64_t j = 0; j < lay.layers_per_chunk && going; ++j) going = visit(lay.layer);
       if (going && lay.first && lay.chunks == 1) visit(lay.embedding);
+      act_all = act;
       act = std::max(act, act - freed + recomputed);
     } else {
       // Inference keeps nothing for a backward pass: one block's working set at a time
@@ -918,10 +920,30 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     ModelStateBytes live = states;
     if (training && d > 1 && st.zero == 2) {
       const double whole = stage_params[si] * per.grads;
-      if (m > 1)
+      const StageLayout& lay = layouts[si];
+      // No forward after the stage's first backward (GPipe; 1F1B when the stage
+      // holds every micro-batch, m <= p - stage): the gradients appear block by
+      // block while that backward frees the activations. Walk it: at each block,
+      // what is still saved, the gradients written so far (this block's
+      // included) and its recomputed activations.
+      const bool drains = lay.chunks == 1 &&
+                          (st.schedule == PipelineSchedule::kGpipe || static_cast<int>(m) <= p - i);
+      if (drains) {
+        double freed = 0, grads = 0, peak = act_all;
+        auto visit = [&](const StageBlock& blk) {
+          grads += blk.owned_elements * per.grads;
+          peak = std::max(peak, act_all - freed + grads + blk.figures->recompute_saved_bytes);
+          freed += blk.figures->saved_bytes;
+        };
+        if (lay.last) visit(lay.head);
+        for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) visit(lay.layer);
+        if (lay.first) visit(lay.embedding);
+        act = std::max(act, peak);
+      } else if (m > 1) {
         live.grads_bytes += whole;
-      else
-        act = std::max(act, whole), live.grads_bytes += 0;
+      } else {
+        act = std::max(act, whole);
+      }
     }
     if (training && d > 1 && st.zero == 3) {
       double gather = 0, owned = 0;

@@ -103,7 +103,8 @@ class StageEmitter {
     for (int i = 0; i < static_cast<int>(steps.size()); ++i) {
       if (cancel_requested(s_.cancel)) return cancelled_status();
       const PipelineStep& st = steps[static_cast<size_t>(i)];
-      next_step_ = i + 1 < static_cast<int>(steps.size()) ? &steps[static_cast<size_t>(i + 1)] : nullptr;
+      next_step_ =
+          i + 1 < static_cast<int>(steps.size()) ? &steps[static_cast<size_t>(i + 1)] : nullptr;
       if (st.forward)
         forward_step(st);
       else
@@ -657,8 +658,8 @@ class StageEmitter {
     const std::vector<Block>& blocks = blocks_of(nx.chunk);
     const size_t j = nx.forward ? 0 : blocks.size() - 1;
     if (blocks[j].gather_elements <= 0) return;
-    prefetched_ = issue_gather(blocks[j], nx.forward ? Phase::kForward : Phase::kBackward,
-                               nx.micro_batch);
+    prefetched_ =
+        issue_gather(blocks[j], nx.forward ? Phase::kForward : Phase::kBackward, nx.micro_batch);
     prefetched_index_ = j;
   }
 

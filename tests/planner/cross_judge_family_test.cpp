@@ -35,7 +35,9 @@ struct FamilyCase {
   Granularity granularity = Granularity::kKernel;
 };
 
-void PrintTo(const FamilyCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const FamilyCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 // The axes, by index into each list.
 const std::vector<int> kZero = {0, 1, 2, 3};
@@ -131,7 +133,8 @@ std::vector<FamilyCase> pairwise() {
     if (make_case(ix, &c)) {
       valid.emplace_back(ix, ix + kAxes);
       for (int a = 0; a < kAxes; ++a)
-        for (int b = a + 1; b < kAxes; ++b) possible[static_cast<size_t>(pair_index(a, ix[a], b, ix[b]))] = 1;
+        for (int b = a + 1; b < kAxes; ++b)
+          possible[static_cast<size_t>(pair_index(a, ix[a], b, ix[b]))] = 1;
     }
     int a = 0;
     while (a < kAxes && ++ix[a] == kSizes[a]) ix[a++] = 0;
@@ -157,7 +160,8 @@ std::vector<FamilyCase> pairwise() {
     const std::vector<int>& w = valid[best];
     for (int a = 0; a < kAxes; ++a)
       for (int b = a + 1; b < kAxes; ++b)
-        covered[static_cast<size_t>(pair_index(a, w[static_cast<size_t>(a)], b, w[static_cast<size_t>(b)]))] = 1;
+        covered[static_cast<size_t>(
+            pair_index(a, w[static_cast<size_t>(a)], b, w[static_cast<size_t>(b)]))] = 1;
     FamilyCase c;
     make_case(w.data(), &c);
     out.push_back(std::move(c));
@@ -167,9 +171,10 @@ std::vector<FamilyCase> pairwise() {
 
 // One plan of each class the full product found in disagreement (issue 18),
 // each failing before its fix: ZeRO-3 interleaved, 12% slower simulated (no
-// gather across pipeline steps); interleaved, the embedding's micro-batches
-// in flight (1.1% above); ZeRO-2 under GPipe (3% below, now a named
-// difference); full recomputation, 13% above (a block's activations freed
+// gather across pipeline steps); interleaved, the simulated peak 1.1% above
+// (the embedding's micro-batches in flight); ZeRO-2 under GPipe, 3% below
+// (the closed form held whole gradients beside every micro-batch's
+// activations); full recomputation, 13% above (a block's activations freed
 // with the next block's recomputation); fused tasks with recomputation (the
 // head's activations held to the end of the step; the recomputation hoisted
 // before the head's backward at step granularity).
@@ -207,7 +212,9 @@ TEST_P(CrossJudgeFamily, StepCommunicationAndMemoryAgree) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Crossed, CrossJudgeFamily, ::testing::ValuesIn(family()),
-                         [](const ::testing::TestParamInfo<FamilyCase>& p) { return p.param.name; });
+                         [](const ::testing::TestParamInfo<FamilyCase>& p) {
+                           return p.param.name;
+                         });
 
 }  // namespace
 }  // namespace brigade::planner

@@ -107,7 +107,8 @@ std::vector<Case> family() {
       {"gpt_zero2", gpt("data: 8, zero: 2")},
       {"gpt_zero3", gpt("data: 8, zero: 3")},
       {"gpt_schedule_gpipe", gpt("pipeline: 4, data: 2, schedule: gpipe")},
-      {"gpt_schedule_interleaved", gpt("pipeline: 2, data: 4, schedule: interleaved, virtual_stages: 2")},
+      {"gpt_schedule_interleaved",
+       gpt("pipeline: 2, data: 4, schedule: interleaved, virtual_stages: 2")},
       {"gpt_recompute_selective", gpt("tensor: 2, data: 4", "recompute: selective")},
       {"gpt_recompute_full", gpt("tensor: 2, data: 4", "recompute: full")},
       {"gpt_micro_batch", gpt("data: 8", "", 4, "", 4)},
@@ -127,55 +128,74 @@ std::vector<Case> family() {
        Granularity::kRegion},
       {"gpt_zero3_step", gpt("tensor: 2, data: 4, zero: 3", "", 4, "", 4), "", Granularity::kStep},
       {"gpt_sp_full_recompute_pipeline",
-       gpt("tensor: 2, pipeline: 2, data: 2, sequence_parallel: true, zero: 1", "recompute: full", 4, "", 4)},
+       gpt("tensor: 2, pipeline: 2, data: 2, sequence_parallel: true, zero: 1", "recompute: full",
+           4, "", 4)},
       // transformer variants (issue 21): each kind through both judges
       {"variant_gqa", variant("kv_heads: 2", "tensor: 2, pipeline: 2, data: 2")},
       {"variant_mqa", variant("kv_heads: 1", "data: 8")},
       {"variant_swiglu", variant("mlp: swiglu, ffn_hidden: 1376", "tensor: 2, data: 4")},
-      {"variant_rmsnorm_rotary", variant("norm: rmsnorm, positions: rotary", "pipeline: 2, data: 4")},
+      {"variant_rmsnorm_rotary",
+       variant("norm: rmsnorm, positions: rotary", "pipeline: 2, data: 4")},
       {"variant_untied", variant("tie_embeddings: false", "tensor: 2, pipeline: 2, data: 2")},
       {"variant_untied_zero3", variant("tie_embeddings: false, bias: false", "data: 8, zero: 3")},
       {"variant_flash", variant("attention: flash", "tensor: 2, pipeline: 2, data: 2")},
-      {"variant_flash_selective", variant("attention: flash", "tensor: 4, data: 2", "recompute: selective")},
-      {"variant_llama", variant("kv_heads: 2, mlp: swiglu, ffn_hidden: 1376, norm: rmsnorm, positions: rotary, "
-                                "tie_embeddings: false, bias: false, attention: flash",
-                                "tensor: 2, data: 4, sequence_parallel: true", "recompute: full")},
-      {"variant_llama_pipeline", variant("kv_heads: 2, mlp: swiglu, ffn_hidden: 1376, norm: rmsnorm, "
-                                         "positions: rotary, tie_embeddings: false, bias: false, attention: flash",
-                                         "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true, zero: 1")},
+      {"variant_flash_selective",
+       variant("attention: flash", "tensor: 4, data: 2", "recompute: selective")},
+      {"variant_llama",
+       variant("kv_heads: 2, mlp: swiglu, ffn_hidden: 1376, norm: rmsnorm, positions: rotary, "
+               "tie_embeddings: false, bias: false, attention: flash",
+               "tensor: 2, data: 4, sequence_parallel: true", "recompute: full")},
+      {"variant_llama_pipeline",
+       variant("kv_heads: 2, mlp: swiglu, ffn_hidden: 1376, norm: rmsnorm, "
+               "positions: rotary, tie_embeddings: false, bias: false, attention: flash",
+               "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true, zero: 1")},
       // mlp
       {"mlp_data", mlp("data: 8")},
-      {"mlp_pmap", "topology: {preset: cpu-host, devices: 4}\nmodel:\n  mlp: {batch: 4, widths: [256, 256, 256]}\n"
-                   "training: {mode: training}\nstrategy: {data: 4, data_mode: pmap}\n"},
+      {"mlp_pmap",
+       "topology: {preset: cpu-host, devices: 4}\nmodel:\n  mlp: {batch: 4, widths: [256, 256, "
+       "256]}\n"
+       "training: {mode: training}\nstrategy: {data: 4, data_mode: pmap}\n"},
       {"mlp_zero1", mlp("data: 8, zero: 1")},
       {"mlp_zero2", mlp("data: 8, zero: 2")},
       {"mlp_bucket", mlp("data: 8, bucket: 1MB")},
       {"mlp_speed", mlp("data: 8", "mode: training", "simulation: {speed: {2: 0.25}}\n")},
       {"mlp_inference", mlp("data: 8", "mode: inference")},
-      {"mlp_one_device", "topology: {preset: h200x1}\nmodel:\n  mlp: {batch: 64, widths: [512, 512]}\n"},
+      {"mlp_one_device",
+       "topology: {preset: h200x1}\nmodel:\n  mlp: {batch: 64, widths: [512, 512]}\n"},
       // graph: placement, device_put, mesh, speed
       {"graph_one_device", graph("training: {mode: training}\n")},
       {"graph_inference", graph("training: {mode: inference}\n")},
-      {"graph_placement", graph("training: {mode: training}\nplacement: {mm1: 0, act: 0, mm2: 1, loss: 1}\n")},
-      {"graph_placement_inference", graph("training: {mode: inference}\nplacement: {mm1: 0, mm2: 2}\n")},
-      {"graph_device_put", graph("training: {mode: inference}\nplacement: {mm1: 0}\ndevice_put: {x: 1, w2: 3}\n")},
-      {"graph_speed", graph("training: {mode: training}\nplacement: {mm1: 0, mm2: 1}\nsimulation: {speed: {1: 0.5}}\n")},
-      {"graph_mesh_data", graph("training: {mode: training}\nmesh: {shape: [4], axes: [data]}\nshardings: {x: [data, null], t: [data, null]}\n")},
-      {"graph_mesh_megatron", graph("training: {mode: training}\nmesh: {shape: [2, 2], axes: [data, model]}\n"
-                                    "shardings: {x: [data, null], t: [data, null], w1: [null, model], w2: [model, null]}\n")},
-      {"graph_mesh_inference", graph("training: {mode: inference}\nmesh: {shape: [4], axes: [model]}\n"
-                                     "shardings: {w1: [null, model], w2: [model, null]}\n")},
+      {"graph_placement",
+       graph("training: {mode: training}\nplacement: {mm1: 0, act: 0, mm2: 1, loss: 1}\n")},
+      {"graph_placement_inference",
+       graph("training: {mode: inference}\nplacement: {mm1: 0, mm2: 2}\n")},
+      {"graph_device_put",
+       graph("training: {mode: inference}\nplacement: {mm1: 0}\ndevice_put: {x: 1, w2: 3}\n")},
+      {"graph_speed", graph("training: {mode: training}\nplacement: {mm1: 0, mm2: 1}\nsimulation: "
+                            "{speed: {1: 0.5}}\n")},
+      {"graph_mesh_data", graph("training: {mode: training}\nmesh: {shape: [4], axes: "
+                                "[data]}\nshardings: {x: [data, null], t: [data, null]}\n")},
+      {"graph_mesh_megatron",
+       graph("training: {mode: training}\nmesh: {shape: [2, 2], axes: [data, model]}\n"
+             "shardings: {x: [data, null], t: [data, null], w1: [null, model], w2: [model, "
+             "null]}\n")},
+      {"graph_mesh_inference",
+       graph("training: {mode: inference}\nmesh: {shape: [4], axes: [model]}\n"
+             "shardings: {w1: [null, model], w2: [model, null]}\n")},
       {"graph_cross_entropy",
        "topology: {preset: pcie-4gpu}\nmodel:\n  graph:\n"
        "    tensors: {x: [32, 512, f32], w1: [512, 1000, f32], labels: [32, i32]}\n"
        "    ops:\n      - {name: mm1, op: matmul, in: [x, w1], out: logits}\n"
        "      - {name: loss, op: cross_entropy, in: [logits, labels], out: l}\n"
-       "training: {mode: training}\nmesh: {shape: [4], axes: [data]}\nshardings: {x: [data, null], labels: [data]}\n"},
+       "training: {mode: training}\nmesh: {shape: [4], axes: [data]}\nshardings: {x: [data, null], "
+       "labels: [data]}\n"},
       // collective: kinds and algorithms
       {"collective_allreduce_ring", collective("kind: allreduce, bytes: 64MiB")},
       {"collective_allreduce_tree", collective("kind: allreduce, bytes: 64MiB, algorithm: tree")},
-      {"collective_allgather_hd", collective("kind: allgather, bytes: 64MiB, algorithm: halving-doubling")},
-      {"collective_reducescatter", collective("kind: reducescatter, bytes: 8MiB, group: [0, 2, 4, 6]")},
+      {"collective_allgather_hd",
+       collective("kind: allgather, bytes: 64MiB, algorithm: halving-doubling")},
+      {"collective_reducescatter",
+       collective("kind: reducescatter, bytes: 8MiB, group: [0, 2, 4, 6]")},
       {"collective_broadcast", collective("kind: broadcast, bytes: 16MiB")},
       {"collective_alltoall", collective("kind: alltoall, bytes: 16MiB")},
   };
@@ -202,8 +222,8 @@ TEST_P(CrossJudge, StepCommunicationAndMemoryAgree) {
   // difference.
   LowerOptions lo;
   lo.granularity = c.granularity;
-  testing::expect_agreement(sc, c.name, lo,
-                            c.granularity != Granularity::kAuto && c.granularity != Granularity::kKernel);
+  testing::expect_agreement(
+      sc, c.name, lo, c.granularity != Granularity::kAuto && c.granularity != Granularity::kKernel);
 }
 
 INSTANTIATE_TEST_SUITE_P(Plans, CrossJudge, ::testing::ValuesIn(all_cases()),

@@ -132,7 +132,8 @@ inline void expect_agreement(const Scenario& sc, const std::string& name, LowerO
   double step_tol = kStepTolerance, comm_tol = kCommTolerance, mem_tol = kMemoryTolerance;
   bool calls_differ = false;
   std::string named;
-  for (const cost::JudgeDifference& d : cost::judge_differences(sc, j.plan.granularity != Granularity::kKernel)) {
+  for (const cost::JudgeDifference& d :
+       cost::judge_differences(sc, j.plan.granularity != Granularity::kKernel)) {
     step_tol = std::max(step_tol, d.step_tolerance);
     comm_tol = std::max(comm_tol, d.communication_tolerance);
     mem_tol = std::max(mem_tol, d.memory_tolerance);
@@ -157,7 +158,8 @@ inline void expect_agreement(const Scenario& sc, const std::string& name, LowerO
     sim_comm += sim_comm_seconds(j, d);
   }
   if (!calls_differ) {
-    EXPECT_EQ(cost_calls(j.cost), sim_calls) << name << ": calls per kind on device " << dev << named;
+    EXPECT_EQ(cost_calls(j.cost), sim_calls)
+        << name << ": calls per kind on device " << dev << named;
   }
   EXPECT_LT(rel_diff(cost_comm_seconds(j.cost), sim_comm), comm_tol)
       << name << ": communication in flight on device " << dev << ": cost "
