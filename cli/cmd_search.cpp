@@ -23,7 +23,7 @@ namespace {
 
 struct SearchCliOptions {
   std::string scenario, profile, objective = "step_time", budget, top = "10", seed = "1", judge = "cost",
-                                 emit;
+                                 emit, sim_ring_steps = "16";
   std::vector<std::string> set;
   bool json = false, quiet = false;
 };
@@ -52,13 +52,16 @@ void run_search_verb(const SearchCliOptions& o) {
     so.seed = static_cast<std::uint64_t>(seed);
   }
   so.judge_sim = parse_choice_flag("--judge", o.judge, {"cost", "sim"}) == "sim";
+  so.sim_ring_max_steps = parse_int_flag("--sim-ring-steps", o.sim_ring_steps, 0);
   // The simulator as `brigade simulate` runs it: the planner's Program with the
-  // scenario's network model and device speeds.
-  so.simulate = [](const Scenario& s) -> Result<planner::SearchOptions::SimJudgement> {
+  // scenario's network model, device speeds and runtime conditions; long
+  // rings in super-steps (docs/search.md, "--judge sim").
+  so.simulate = [ring = so.sim_ring_max_steps](const Scenario& s) -> Result<planner::SearchOptions::SimJudgement> {
     auto plan = planner::lower(s);
     if (!plan.is_ok()) return plan.status();
     sim::SimOptions options = sim_options_for(s);
     options.record_task_times = false;
+    options.ring_max_steps = ring;
     auto r = sim::simulate(plan->program, s.topology, s.profile, options);
     if (!r.is_ok()) return r.status();
     planner::SearchOptions::SimJudgement j;
@@ -145,6 +148,9 @@ const RegisterVerb kRegister("search", 40, [](CLI::App& app) {
   cmd->add_option("--seed", opts->seed, "seed of the annealing search of large graphs (default 1)");
   cmd->add_option("--judge", opts->judge,
                   "cost (closed form, default) or sim (the best --top plans re-ranked by the simulator)");
+  cmd->add_option("--sim-ring-steps", opts->sim_ring_steps,
+                  "with --judge sim: a ring phase of more than N steps runs as N super-steps "
+                  "(default 16; 0: every step, as `brigade simulate` does)");
   cmd->add_option("--set", opts->set,
                   "KEY=V1,V2,... restricts one key of the transformer space, e.g. tensor=4,8 "
                   "(repeatable; keys as in docs/search.md)");

@@ -18,13 +18,15 @@ namespace brigade::planner::detail {
 namespace {
 
 // The planner's Program through the simulator with the scenario's own
-// network model and device speeds (what `brigade simulate` runs).
-Result<SearchOptions::SimJudgement> simulate_default(const Scenario& s) {
+// network model and device speeds (what `brigade simulate` runs), with
+// coarse rings (SearchOptions::sim_ring_max_steps).
+Result<SearchOptions::SimJudgement> simulate_default(const Scenario& s, std::int32_t ring_max_steps) {
   BRIGADE_ASSIGN_OR_RETURN(Plan plan, lower(s));
   sim::SimOptions options;
   options.network = s.simulation.network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
   options.speed = s.simulation.speed;
   options.record_task_times = false;
+  options.ring_max_steps = ring_max_steps;
   BRIGADE_ASSIGN_OR_RETURN(sim::SimResult r, sim::simulate(plan.program, s.topology, s.profile, options));
   SearchOptions::SimJudgement j;
   j.step_seconds = r.step_seconds;
@@ -38,7 +40,7 @@ void judge_one(RankedPlan& p, const SearchOptions& o) {
     p.sim_error = "no scenario to simulate";
     return;
   }
-  auto j = o.simulate ? o.simulate(*p.scenario) : simulate_default(*p.scenario);
+  auto j = o.simulate ? o.simulate(*p.scenario) : simulate_default(*p.scenario, o.sim_ring_max_steps);
   if (!j.is_ok()) {
     p.sim_error = j.message();
     return;
