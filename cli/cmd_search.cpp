@@ -14,9 +14,7 @@
 #include "cli/verbs.hpp"
 #include "core/file_io.hpp"
 #include "core/units.hpp"
-#include "planner/lower.hpp"
 #include "planner/search.hpp"
-#include "sim/simulator.hpp"
 
 namespace brigade::cli {
 namespace {
@@ -53,23 +51,9 @@ void run_search_verb(const SearchCliOptions& o) {
   }
   so.judge_sim = parse_choice_flag("--judge", o.judge, {"cost", "sim"}) == "sim";
   so.sim_ring_max_steps = parse_int_flag("--sim-ring-steps", o.sim_ring_steps, 0);
-  // The simulator as `brigade simulate` runs it: the planner's Program with the
-  // scenario's network model, device speeds and runtime conditions; long
-  // rings in super-steps (docs/search.md, "--judge sim").
-  so.simulate = [ring = so.sim_ring_max_steps](const Scenario& s) -> Result<planner::SearchOptions::SimJudgement> {
-    auto plan = planner::lower(s);
-    if (!plan.is_ok()) return plan.status();
-    sim::SimOptions options = sim_options_for(s);
-    options.record_task_times = false;
-    options.ring_max_steps = ring;
-    auto r = sim::simulate(plan->program, s.topology, s.profile, options);
-    if (!r.is_ok()) return r.status();
-    planner::SearchOptions::SimJudgement j;
-    j.step_seconds = r->step_seconds;
-    for (const sim::DeviceStats& d : r->devices) j.peak_memory_bytes = std::max(j.peak_memory_bytes, d.peak_memory_bytes);
-    j.out_of_memory = !r->oom.empty();
-    return j;
-  };
+  // With --judge sim the planner's own judge runs: the Program simulated as
+  // `brigade simulate` runs it (network model, device speeds, runtime
+  // conditions), stopped when the budget runs out.
   for (const std::string& kv : o.set) {
     const size_t eq = kv.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size())

@@ -57,7 +57,7 @@ struct SearchOptions {
   std::function<Result<SimJudgement>(const Scenario&)> simulate;
   // The default judge's coarse rings (sim::SimOptions::ring_max_steps): a
   // ring phase of more than this many steps runs as this many super-steps.
-  // 16 keeps GPT-3 175B's top 10 on 1024 GPUs within 1e-11 of the
+  // 16 keeps GPT-3 175B's top 10 on 1024 GPUs to 12 digits of the
   // step-by-step simulation at 1/5 of its time (docs/search.md, "--judge
   // sim"); 0 simulates every step.
   std::int32_t sim_ring_max_steps = 16;

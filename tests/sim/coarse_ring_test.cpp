@@ -120,7 +120,9 @@ TEST(CoarseRing, ContendedRingsStayCloseToTheStepByStepRun) {
     EXPECT_LT(coarse.flows, exact.flows);
     EXPECT_LT(rel_err(coarse.step_seconds, exact.step_seconds), net == NetworkModel::kIdeal ? 1e-12 : 1e-3)
         << network_model_name(net);
-    if (net == NetworkModel::kFlow) EXPECT_NE(coarse.step_seconds, exact.step_seconds);  // not the same run
+    if (net == NetworkModel::kFlow) {
+      EXPECT_NE(coarse.step_seconds, exact.step_seconds);  // not the same run
+    }
     for (size_t l = 0; l < exact.links.size(); ++l)
       EXPECT_LT(rel_err(coarse.links[l].bytes, exact.links[l].bytes), 1e-12) << exact.links[l].name;
   }
