@@ -29,8 +29,8 @@ Program one_ring(int n, CollectiveKind kind, double bytes) {
   return build(std::move(b));
 }
 
-SimResult run_coarse(const Program& p, const Topology& t, const HardwareProfile& h, NetworkModel net,
-                     std::int32_t max_steps) {
+SimResult run_coarse(const Program& p, const Topology& t, const HardwareProfile& h,
+                     NetworkModel net, std::int32_t max_steps) {
   SimOptions o;
   o.network = net;
   o.exact = true;
@@ -69,7 +69,8 @@ TEST(CoarseRing, IdleRingKeepsTheClosedFormWithFewerMessages) {
       EXPECT_EQ(coarse.flows, c.coarse_flows);
       // Every byte still crosses every link.
       for (size_t l = 0; l < exact.links.size(); ++l)
-        EXPECT_LT(rel_err(coarse.links[l].bytes, exact.links[l].bytes), 1e-12) << exact.links[l].name;
+        EXPECT_LT(rel_err(coarse.links[l].bytes, exact.links[l].bytes), 1e-12)
+            << exact.links[l].name;
     }
   }
 }
@@ -112,13 +113,15 @@ TEST(CoarseRing, ContendedRingsStayCloseToTheStepByStepRun) {
     s2r.push_back(s2[static_cast<size_t>(d)]);
   }
   b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, group, 6e8, s1, "ar");
-  b.add_collective(CollectiveKind::kAllGather, CollectiveAlgorithm::kRing, reversed, 3e8, s2r, "ag");
+  b.add_collective(CollectiveKind::kAllGather, CollectiveAlgorithm::kRing, reversed, 3e8, s2r,
+                   "ag");
   const Program p = build(std::move(b));
   for (auto net : {NetworkModel::kIdeal, NetworkModel::kFlow}) {
     const SimResult exact = run_coarse(p, t, h, net, 0);
     const SimResult coarse = run_coarse(p, t, h, net, 4);
     EXPECT_LT(coarse.flows, exact.flows);
-    EXPECT_LT(rel_err(coarse.step_seconds, exact.step_seconds), net == NetworkModel::kIdeal ? 1e-12 : 1e-3)
+    EXPECT_LT(rel_err(coarse.step_seconds, exact.step_seconds),
+              net == NetworkModel::kIdeal ? 1e-12 : 1e-3)
         << network_model_name(net);
     if (net == NetworkModel::kFlow) {
       EXPECT_NE(coarse.step_seconds, exact.step_seconds);  // not the same run
