@@ -11,7 +11,13 @@
 // Search530B: the whole space of a 530B GPT on 2240 A100s (goal <= 5 s).
 // SearchSim175B: --judge sim re-ranking of the top 10 for GPT-3 175B on 1024
 // GPUs (goal <= 30 s).
+// SimCandidate/I/N: the I-th of those plans (10: the hand-written one)
+// lowered and simulated as the search's judge does, rings of more than N
+// steps a phase in N super-steps (0: every step): CPU of lowering, setup
+// and the event loop, events, and the simulated step to 12 digits.
+//   build/default/bench/search_bench --benchmark_filter='SimCandidate/[0-9]+/(0|16)/'
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -24,7 +30,9 @@
 #include "costmodel/plan_memo.hpp"
 #include "costmodel/plan.hpp"
 #include "planner/search.hpp"
+#include "planner/lower.hpp"
 #include "planner/search_space.hpp"
+#include "sim/simulator.hpp"
 
 namespace brigade::planner {
 namespace {
@@ -129,6 +137,80 @@ BENCHMARK_CAPTURE(BM_Search, Search175B, "gpt3_175b_1024.yaml", false)
     ->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
 BENCHMARK_CAPTURE(BM_Search, SearchSim175B, "gpt3_175b_1024.yaml", true)
     ->Unit(benchmark::kSecond)->Iterations(1)->UseRealTime();
+
+// The closed-form search's best plans for GPT-3 175B on 1024 GPUs (the 10
+// that `--judge sim` re-ranks, and the hand-written plan), found once.
+const SearchResult& top_plans_175b() {
+  static const SearchResult r = [] {
+    SearchOptions o;
+    o.top = 10;
+    auto s = run_search(scenario("gpt3_175b_1024.yaml"), o);
+    if (!s.is_ok()) std::abort();
+    return std::move(s).value();
+  }();
+  return r;
+}
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// One plan of the re-rank, lowered and simulated as the search's default
+// judge does (planner/search_sim.cpp): CPU time of lowering, of the
+// simulator's setup and of its event loop; events and flows. Arg: the
+// plan's closed-form rank - 1; 10: the hand-written plan.
+void BM_SimCandidate(benchmark::State& state) {
+  const SearchResult& r = top_plans_175b();
+  const auto i = static_cast<size_t>(state.range(0));
+  const RankedPlan* p = i < r.plans.size() ? &r.plans[i] : r.hand_written ? &*r.hand_written : nullptr;
+  if (!p || !p->scenario) {
+    state.SkipWithError("no such plan");
+    return;
+  }
+  const Scenario& s = *p->scenario;
+  double lower_cpu = 0, setup_cpu = 0, loop_cpu = 0, step = 0;
+  std::int64_t events = 0, flows = 0, tasks = 0;
+  for (auto _ : state) {
+    const double t0 = thread_cpu_seconds();
+    auto plan = lower(s);
+    lower_cpu += thread_cpu_seconds() - t0;
+    if (!plan.is_ok()) {
+      state.SkipWithError(plan.message().c_str());
+      return;
+    }
+    sim::SimOptions so;
+    so.network = s.simulation.network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
+    so.speed = s.simulation.speed;
+    so.runtime = s.runtime;
+    so.record_task_times = false;
+    so.ring_max_steps = static_cast<std::int32_t>(state.range(1));
+    auto sr = sim::simulate(plan->program, s.topology, s.profile, so);
+    if (!sr.is_ok()) {
+      state.SkipWithError(sr.message().c_str());
+      return;
+    }
+    setup_cpu += sr->setup_cpu_seconds;
+    loop_cpu += sr->run_cpu_seconds;
+    step = sr->step_seconds;
+    events = sr->events;
+    flows = sr->flows;
+    tasks = plan->program.num_tasks();
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["lower_cpu_s"] = lower_cpu / n;
+  state.counters["setup_cpu_s"] = setup_cpu / n;
+  state.counters["loop_cpu_s"] = loop_cpu / n;
+  state.counters["tasks"] = static_cast<double>(tasks);
+  state.counters["events"] = static_cast<double>(events);
+  state.counters["flows"] = static_cast<double>(flows);
+  state.counters["sim_step_s"] = step;
+  char full[64];
+  std::snprintf(full, sizeof full, " | simulated step %.12g s", step);
+  state.SetLabel(p->label + full);
+}
+BENCHMARK(BM_SimCandidate)->ArgsProduct({benchmark::CreateDenseRange(0, 10, 1), {0, 16}})->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 
 }  // namespace
 }  // namespace brigade::planner

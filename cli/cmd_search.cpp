@@ -14,16 +14,14 @@
 #include "cli/verbs.hpp"
 #include "core/file_io.hpp"
 #include "core/units.hpp"
-#include "planner/lower.hpp"
 #include "planner/search.hpp"
-#include "sim/simulator.hpp"
 
 namespace brigade::cli {
 namespace {
 
 struct SearchCliOptions {
   std::string scenario, profile, objective = "step_time", budget, top = "10", seed = "1", judge = "cost",
-                                 emit;
+                                 emit, sim_ring_steps = "16";
   std::vector<std::string> set;
   bool json = false, quiet = false;
 };
@@ -52,21 +50,10 @@ void run_search_verb(const SearchCliOptions& o) {
     so.seed = static_cast<std::uint64_t>(seed);
   }
   so.judge_sim = parse_choice_flag("--judge", o.judge, {"cost", "sim"}) == "sim";
-  // The simulator as `brigade simulate` runs it: the planner's Program with the
-  // scenario's network model and device speeds.
-  so.simulate = [](const Scenario& s) -> Result<planner::SearchOptions::SimJudgement> {
-    auto plan = planner::lower(s);
-    if (!plan.is_ok()) return plan.status();
-    sim::SimOptions options = sim_options_for(s);
-    options.record_task_times = false;
-    auto r = sim::simulate(plan->program, s.topology, s.profile, options);
-    if (!r.is_ok()) return r.status();
-    planner::SearchOptions::SimJudgement j;
-    j.step_seconds = r->step_seconds;
-    for (const sim::DeviceStats& d : r->devices) j.peak_memory_bytes = std::max(j.peak_memory_bytes, d.peak_memory_bytes);
-    j.out_of_memory = !r->oom.empty();
-    return j;
-  };
+  so.sim_ring_max_steps = parse_int_flag("--sim-ring-steps", o.sim_ring_steps, 0);
+  // With --judge sim the planner's own judge runs: the Program simulated as
+  // `brigade simulate` runs it (network model, device speeds, runtime
+  // conditions), stopped when the budget runs out.
   std::vector<std::string> keys_set;
   for (const std::string& kv : o.set) {
     const size_t eq = kv.find('=');
@@ -154,6 +141,9 @@ const RegisterVerb kRegister("search", 40, [](CLI::App& app) {
   cmd->add_option("--seed", opts->seed, "seed of the annealing search of large graphs (default 1)");
   cmd->add_option("--judge", opts->judge,
                   "cost (closed form, default) or sim (the best --top plans re-ranked by the simulator)");
+  cmd->add_option("--sim-ring-steps", opts->sim_ring_steps,
+                  "with --judge sim: a ring phase of more than N steps runs as N super-steps "
+                  "(default 16; 0: every step, as `brigade simulate` does)");
   cmd->add_option("--set", opts->set,
                   "KEY=V1,V2,... restricts one key of the transformer space, e.g. tensor=4,8 "
                   "(repeatable; keys as in docs/search.md)");

@@ -3,6 +3,7 @@
 // where the two judges order plans differently said in words.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <mutex>
 #include <thread>
@@ -18,13 +19,21 @@ namespace brigade::planner::detail {
 namespace {
 
 // The planner's Program through the simulator with the scenario's own
-// network model and device speeds (what `brigade simulate` runs).
-Result<SearchOptions::SimJudgement> simulate_default(const Scenario& s) {
-  BRIGADE_ASSIGN_OR_RETURN(Plan plan, lower(s));
+// network model, device speeds and runtime conditions (what `brigade
+// simulate` runs), with coarse rings (SearchOptions::sim_ring_max_steps).
+// `cancel` stops the lowering and the simulation (the budget ran out).
+Result<SearchOptions::SimJudgement> simulate_default(const Scenario& s, std::int32_t ring_max_steps,
+                                                     const std::atomic<bool>* cancel) {
+  LowerOptions lo;
+  lo.cancel = cancel;
+  BRIGADE_ASSIGN_OR_RETURN(Plan plan, lower(s, lo));
   sim::SimOptions options;
   options.network = s.simulation.network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
   options.speed = s.simulation.speed;
+  options.runtime = s.runtime;
   options.record_task_times = false;
+  options.ring_max_steps = ring_max_steps;
+  options.cancel = cancel;
   BRIGADE_ASSIGN_OR_RETURN(sim::SimResult r, sim::simulate(plan.program, s.topology, s.profile, options));
   SearchOptions::SimJudgement j;
   j.step_seconds = r.step_seconds;
@@ -33,19 +42,22 @@ Result<SearchOptions::SimJudgement> simulate_default(const Scenario& s) {
   return j;
 }
 
-void judge_one(RankedPlan& p, const SearchOptions& o) {
+// False when the budget stopped it (the plan keeps its closed-form rank).
+bool judge_one(RankedPlan& p, const SearchOptions& o, const std::atomic<bool>* cancel) {
   if (!p.scenario) {
     p.sim_error = "no scenario to simulate";
-    return;
+    return true;
   }
-  auto j = o.simulate ? o.simulate(*p.scenario) : simulate_default(*p.scenario);
+  auto j = o.simulate ? o.simulate(*p.scenario) : simulate_default(*p.scenario, o.sim_ring_max_steps, cancel);
   if (!j.is_ok()) {
+    if (j.status().kind() == ErrorKind::kCancelled) return false;
     p.sim_error = j.message();
-    return;
+    return true;
   }
   p.sim_step_seconds = j->step_seconds;
   p.sim_peak_memory_bytes = j->peak_memory_bytes;
   p.sim_out_of_memory = j->out_of_memory;
+  return true;
 }
 
 }  // namespace
@@ -53,7 +65,8 @@ void judge_one(RankedPlan& p, const SearchOptions& o) {
 void rerank_with_simulator(SearchResult& r, const SearchOptions& o, const Deadline& deadline) {
   // The plans are simulated side by side, one per core (each simulation is
   // single-threaded and independent; the results do not depend on the order).
-  // A plan is started only while the budget lasts.
+  // A plan is started only while the budget lasts, and the default judge
+  // is stopped when it runs out (a watcher polls the deadline).
   // The hand-written plan (when it fits and is not listed) goes last.
   std::vector<RankedPlan*> jobs;
   for (RankedPlan& p : r.plans) jobs.push_back(&p);
@@ -65,12 +78,13 @@ void rerank_with_simulator(SearchResult& r, const SearchOptions& o, const Deadli
   ProgressThrottle throttle(o, deadline);
   std::mutex mu;
   std::atomic<size_t> next{0};
+  std::atomic<bool> cancel{false};
   size_t done = 0, done_listed = 0;
   auto worker = [&] {
     while (true) {
       const size_t i = next.fetch_add(1);
       if (i >= jobs.size() || deadline.expired()) return;
-      judge_one(*jobs[i], o);
+      if (!judge_one(*jobs[i], o, &cancel)) return;
       std::lock_guard<std::mutex> lock(mu);
       ++done;
       done_listed += i < r.plans.size();
@@ -83,9 +97,23 @@ void rerank_with_simulator(SearchResult& r, const SearchOptions& o, const Deadli
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const size_t workers = std::min<size_t>(cores, jobs.size());
   std::vector<std::thread> threads;
+  std::atomic<bool> finished{false};
+  std::thread watcher;
+  if (deadline.has_budget() && !o.simulate)
+    watcher = std::thread([&] {
+      while (!finished.load()) {
+        if (deadline.expired()) {
+          cancel.store(true);
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    });
   for (size_t w = 1; w < workers; ++w) threads.emplace_back(worker);
   worker();
   for (std::thread& t : threads) t.join();
+  finished.store(true);
+  if (watcher.joinable()) watcher.join();
   if (done_listed < r.plans.size())
     r.notes.push_back(fmt::format("budget: the simulator judged {} of the {} best plans; the "
                                   "others keep their closed-form rank",

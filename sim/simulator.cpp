@@ -111,6 +111,11 @@ struct Instance {
   bool ring = false;
   std::int32_t ring_steps = 0;
   std::int32_t ring_reduce_steps = 0;  // the first steps, which reduce (ring_reduce_route)
+  // Coarse rings (SimOptions::ring_max_steps): the reducing phase's steps
+  // run in super-steps of ring_group_a steps (ring_super_a of them), the
+  // others' in super-steps of ring_group_b; ring_steps counts super-steps.
+  // Both groups are 1 when off.
+  std::int32_t ring_group_a = 1, ring_super_a = 0, ring_group_b = 1, ring_len_b = 0;
   double ring_bytes = 0;
   std::vector<std::int32_t> next_step, sends_done, recvs_done, ring_route, ring_reduce_route;
 };
@@ -190,7 +195,8 @@ class Engine {
   void finish_collective(CollectiveId c);
   void start_instance(std::int32_t inst);
   void start_op(std::int32_t inst, std::int32_t op);
-  void launch_flow(std::int32_t inst, std::int32_t op, std::int32_t step, double bytes, std::int32_t route);
+  void launch_flow(std::int32_t inst, std::int32_t op, std::int32_t step, double bytes, std::int32_t route,
+                   std::int32_t alpha_times = 1);
   void ring_try(std::int32_t inst, std::int32_t rank);
   void start_ring(std::int32_t inst, const Collective& col);
   void op_error(const Instance& in, const Status& st);
@@ -269,6 +275,7 @@ class Engine {
   std::vector<std::uint8_t> buffer_live_;
   std::vector<std::uint8_t> oom_seen_;
   std::vector<OomEvent> oom_;
+  std::vector<std::vector<BufferId>> buffers_of_device_;  // filled by the first report_oom
   // Channels.
   struct ChannelUse {  // one cache line's worth per channel touch
     double busy = 0, bytes = 0, since = 0;
@@ -817,10 +824,21 @@ void Engine::report_oom(std::int32_t device, TaskId t) {
   e.task = t;
   e.live_bytes = total_[d];
   e.capacity_bytes = capacity_[d];
-  // The largest live buffers of the device (largest first, then by id).
+  // The largest live buffers of the device (largest first, then by id). The
+  // buffers by device, listed on the first report (a plan over capacity
+  // everywhere reports every device: one pass over all buffers each was
+  // most of such a run's time).
+  if (buffers_of_device_.empty()) {
+    buffers_of_device_.assign(p_.buffers().size() > 0 ? capacity_.size() : 0, {});
+    for (size_t i = 0; i < p_.buffers().size(); ++i) {
+      const auto bd = static_cast<size_t>(p_.buffers()[i].device);
+      if (bd < buffers_of_device_.size()) buffers_of_device_[bd].push_back(static_cast<BufferId>(i));
+    }
+  }
   std::vector<std::pair<double, BufferId>> live;
-  for (size_t i = 0; i < p_.buffers().size(); ++i)
-    if (buffer_live_[i] && p_.buffers()[i].device == device) {
+  static const std::vector<BufferId> kNone;
+  for (const BufferId b : d < buffers_of_device_.size() ? buffers_of_device_[d] : kNone)
+    if (const auto i = static_cast<size_t>(b); buffer_live_[i]) {
       live.emplace_back(-p_.buffers()[i].bytes, static_cast<BufferId>(i));
       const auto c = static_cast<size_t>(p_.buffers()[i].category);
       e.live_by_category[c] += p_.buffers()[i].bytes;
@@ -1046,8 +1064,20 @@ void Engine::start_ring(std::int32_t inst, const Collective& col) {
   Instance& in = instances_[static_cast<size_t>(inst)];
   const auto n = static_cast<std::int32_t>(col.group.size());
   in.ring = true;
-  in.ring_steps = n <= 1 ? 0 : (col.kind == CollectiveKind::kAllReduce ? 2 * (n - 1) : n - 1);
+  const std::int32_t steps = n <= 1 ? 0 : (col.kind == CollectiveKind::kAllReduce ? 2 * (n - 1) : n - 1);
   in.ring_reduce_steps = plain_ring_reduce_steps(col);
+  // Super-steps (SimOptions::ring_max_steps): each phase on its own, so that
+  // no message mixes reducing and plain steps.
+  const std::int32_t len_a = in.ring_reduce_steps, len_b = steps - len_a;
+  auto group = [this](std::int32_t len) {
+    const std::int32_t m = opt_.ring_max_steps;
+    return m > 0 && len > m ? (len + m - 1) / m : 1;
+  };
+  in.ring_group_a = group(len_a);
+  in.ring_group_b = group(len_b);
+  in.ring_super_a = (len_a + in.ring_group_a - 1) / in.ring_group_a;
+  in.ring_len_b = len_b;
+  in.ring_steps = in.ring_super_a + (len_b + in.ring_group_b - 1) / in.ring_group_b;
   in.ring_bytes = col.bytes / n;
   in.next_step.assign(static_cast<size_t>(n), 0);
   in.sends_done.assign(static_cast<size_t>(n), 0);
@@ -1086,7 +1116,16 @@ void Engine::ring_try(std::int32_t inst, std::int32_t r) {
   const std::int32_t s = in.next_step[i];
   if (s >= in.ring_steps || in.sends_done[i] != s || in.recvs_done[i] < s) return;
   in.next_step[i] = s + 1;
-  launch_flow(inst, r, s, in.ring_bytes, s < in.ring_reduce_steps ? in.ring_reduce_route[i] : in.ring_route[i]);
+  if (in.ring_group_a == 1 && in.ring_group_b == 1) {
+    launch_flow(inst, r, s, in.ring_bytes, s < in.ring_reduce_steps ? in.ring_reduce_route[i] : in.ring_route[i]);
+    return;
+  }
+  // A super-step: g steps of the phase as one message (the phase's last one
+  // may hold fewer).
+  const bool reduce = s < in.ring_super_a;
+  const std::int32_t g = reduce ? std::min(in.ring_group_a, in.ring_reduce_steps - s * in.ring_group_a)
+                                : std::min(in.ring_group_b, in.ring_len_b - (s - in.ring_super_a) * in.ring_group_b);
+  launch_flow(inst, r, s, g * in.ring_bytes, reduce ? in.ring_reduce_route[i] : in.ring_route[i], g);
 }
 
 void Engine::op_error(const Instance& in, const Status& st) {
@@ -1150,7 +1189,8 @@ void Engine::start_op(std::int32_t inst, std::int32_t op) {
   launch_flow(inst, op, 0, o.bytes, *r);
 }
 
-void Engine::launch_flow(std::int32_t inst, std::int32_t op, std::int32_t step, double bytes, std::int32_t route) {
+void Engine::launch_flow(std::int32_t inst, std::int32_t op, std::int32_t step, double bytes, std::int32_t route,
+                         std::int32_t alpha_times) {
   const std::int32_t slot = new_flow();
   FlowSlot& f = flows_slots_[static_cast<size_t>(slot)];
   f.bytes = bytes;
@@ -1163,7 +1203,8 @@ void Engine::launch_flow(std::int32_t inst, std::int32_t op, std::int32_t step, 
   f.step = step;
   f.route = route;
   ++flows_;
-  queue_.push(now_ + routes_[static_cast<size_t>(route)].alpha_seconds,
+  const double alpha = routes_[static_cast<size_t>(route)].alpha_seconds;
+  queue_.push(now_ + (alpha_times == 1 ? alpha : alpha * alpha_times),
               make_event(static_cast<std::uint32_t>(slot), kAlphaEnd, f.version));
 }
 

@@ -52,6 +52,14 @@ struct SimOptions {
   // transfer of their summed bytes; an order of magnitude fewer records at
   // scale). `brigade simulate --trace` merges unless given --trace-steps.
   bool trace_steps = true;
+  // Coarse rings, for judging many plans quickly (`brigade search --judge
+  // sim`; docs/simulator.md, "Coarse rings"). 0 (the default): every ring
+  // step is a message. N > 0: a phase of a ring collective (the reducing
+  // steps, the others) with more than N steps runs as at most N super-steps,
+  // each g = ceil(steps / N) consecutive steps merged into one message of g
+  // times the bytes and g times the step's alpha; on an idle network the
+  // ring takes the same time, under contention it reacts in coarser slices.
+  std::int32_t ring_max_steps = 0;
   // Start and end of every task into SimResult::task_*_seconds (16 bytes a task).
   bool record_task_times = true;
   // Per-device speed factor (absent = 1): compute durations are divided by it,

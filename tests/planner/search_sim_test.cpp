@@ -1,0 +1,58 @@
+// `brigade search --judge sim`'s default judge runs rings coarsely
+// (SearchOptions::sim_ring_max_steps, sim::SimOptions::ring_max_steps;
+// docs/search.md "--judge sim"): on plans whose data-parallel rings are long
+// (ZeRO-3 gathers over 64 and 128 ranks) it must rank and time them as the
+// step-by-step simulation does.
+#include <gtest/gtest.h>
+
+#include "core/scenario.hpp"
+#include "planner/search.hpp"
+
+namespace brigade::planner {
+namespace {
+
+TEST(SearchSim, CoarseRingsJudgeAsTheStepByStepSimulation) {
+  // 13B on 128 A100s (scenarios/llm_13b_128gpu.yaml), one micro-batch a
+  // replica at data 128 (global batch 128), the grid cut to ZeRO-3 plans of
+  // tensor 1 and 2 on one stage: data 128 and 64, whose gathers are rings of
+  // 127 and 63 steps (16 super-steps of 8 and 4 at the default 16). The
+  // hand-written plan (tensor 8, data 16: rings of 15 steps) is untouched by
+  // the coarse rings and is simulated too.
+  auto sc = load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/llm_13b_128gpu.yaml");
+  ASSERT_TRUE(sc.is_ok()) << sc.message();
+  sc->training.global_batch = 128;
+  SearchOptions o;
+  o.top = 4;
+  o.judge_sim = true;
+  o.grid.tensor = {1, 2};
+  o.grid.pipeline = {1};
+  o.grid.zero = {3};
+  o.grid.sequence_parallel = {false};
+  o.grid.micro_batch = {1};
+  o.grid.recompute = {Recompute::kSelective};
+  o.grid.bucket_bytes = {25e6};
+  o.grid.rank_order = {RankOrder{0, 1, 2}};  // T-D-P
+  auto coarse = run_search(*sc, o);
+  o.sim_ring_max_steps = 0;
+  auto exact = run_search(*sc, o);
+  ASSERT_TRUE(coarse.is_ok()) << coarse.message();
+  ASSERT_TRUE(exact.is_ok()) << exact.message();
+  ASSERT_GE(coarse->plans.size(), 2u);  // data 128 and 64 (and the hand-written plan when it ranks)
+  ASSERT_EQ(coarse->plans.size(), exact->plans.size());
+  for (size_t i = 0; i < coarse->plans.size(); ++i) {
+    const RankedPlan& c = coarse->plans[i];
+    const RankedPlan& e = exact->plans[i];
+    EXPECT_EQ(c.label, e.label);
+    EXPECT_EQ(c.sim_rank, e.sim_rank);
+    ASSERT_TRUE(c.sim_step_seconds && e.sim_step_seconds) << c.sim_error << e.sim_error;
+    EXPECT_NEAR(*c.sim_step_seconds / *e.sim_step_seconds, 1.0, 1e-9) << c.label;
+    EXPECT_EQ(c.sim_peak_memory_bytes, e.sim_peak_memory_bytes) << c.label;
+    EXPECT_EQ(c.sim_out_of_memory, e.sim_out_of_memory) << c.label;
+  }
+  ASSERT_TRUE(coarse->hand_written && exact->hand_written);
+  EXPECT_EQ(coarse->hand_written->sim_step_seconds, exact->hand_written->sim_step_seconds);
+  EXPECT_EQ(coarse->disagreements, exact->disagreements);
+}
+
+}  // namespace
+}  // namespace brigade::planner
