@@ -77,7 +77,8 @@ const ErrorCase kCases[] = {
      "  mlp: {batch: 8, widths: [16, 16]}\n"
      "strategy: {dta: 4}\n",
      "t.yaml:4:12: error: found key 'dta'; expected one of data, tensor, pipeline, "
-     "sequence_parallel, schedule, virtual_stages, zero, data_mode, rank_order, bucket, overlap, "
+     "expert, sequence_parallel, schedule, virtual_stages, zero, data_mode, rank_order, bucket, "
+     "overlap, "
      "algorithm (did you mean 'data'?)"},
     {"WrongTypeInteger",
      "topology: {preset: cpu-host, devices: 4}\n"
@@ -200,12 +201,14 @@ const ErrorCase kCases[] = {
      "t.yaml:3:55: error: found 'bf1'; expected a dtype: one of f64, f32, tf32, f16, bf16, fp8, "
      "i32, i8 (did you mean 'bf16'?)"},
     {"MissingModel", "topology: {preset: cpu-host, devices: 4}\n",
-     "t.yaml:1:1: error: found no 'model' key; expected a model: one of mlp, transformer, huggingface, "
+     "t.yaml:1:1: error: found no 'model' key; expected a model: one of mlp, transformer, "
+     "huggingface, "
      "graph or collective"},
     {"EmptyModel",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model: {}\n",
-     "t.yaml:2:8: error: found an empty model; expected a model: one of mlp, transformer, huggingface, "
+     "t.yaml:2:8: error: found an empty model; expected a model: one of mlp, transformer, "
+     "huggingface, "
      "graph or collective"},
     {"TwoModelKinds",
      "topology: {preset: cpu-host, devices: 4}\n"
