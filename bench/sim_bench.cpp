@@ -175,6 +175,8 @@ const ScenarioCase kScenarioCases[] = {
     {"scenarios/llm_13b_128gpu.yaml", false, planner::Granularity::kAuto},
     {"scenarios/llm_13b_128gpu.yaml", true, planner::Granularity::kAuto},
     {"scenarios/llama3_70b_64gpu.yaml", false, planner::Granularity::kAuto},
+    {"scenarios/deepseek_v3_shaped_2048gpu.yaml", false, planner::Granularity::kAuto},
+    {"scenarios/mixtral_8x7b_16gpu.yaml", false, planner::Granularity::kAuto},
 };
 
 struct CpuTimes {
@@ -278,6 +280,8 @@ BENCHMARK(BM_Scenario)->Name("Scenario/gpt3_175b_region")->Arg(2)->Iterations(1)
 BENCHMARK(BM_Scenario)->Name("Scenario/llm_13b")->Arg(3)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 BENCHMARK(BM_Scenario)->Name("Scenario/llm_13b_exact")->Arg(4)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 BENCHMARK(BM_Scenario)->Name("Scenario/llama3_70b")->Arg(5)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(BM_Scenario)->Name("Scenario/deepseek_v3_shaped_2048")->Arg(6)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(BM_Scenario)->Name("Scenario/mixtral_8x7b")->Arg(7)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 
 }  // namespace
 }  // namespace brigade::sim

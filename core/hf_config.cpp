@@ -38,12 +38,12 @@ Result<std::int64_t> optional_int(const Cursor& c, const char* key, std::int64_t
 // config names them (MixtralConfig, Qwen2MoeConfig, DeepseekV3Config).
 Status read_moe(const Cursor& c, Family family, TransformerSpec& t) {
   MoeSpec& m = t.moe;
-  const char* experts_key = family == Family::kMixtral     ? "num_local_experts"
+  const char* experts_key = family == Family::kMixtral    ? "num_local_experts"
                             : family == Family::kQwen2Moe ? "num_experts"
                                                           : "n_routed_experts";
   BRIGADE_ASSIGN_OR_RETURN(m.experts, required_int(c, experts_key, "the number of routed experts"));
-  BRIGADE_ASSIGN_OR_RETURN(m.top_k, required_int(c, "num_experts_per_tok",
-                                                 "the experts each token is routed to"));
+  BRIGADE_ASSIGN_OR_RETURN(
+      m.top_k, required_int(c, "num_experts_per_tok", "the experts each token is routed to"));
   if (m.top_k > m.experts)
     return c.get("num_experts_per_tok")
         .error("found num_experts_per_tok " + std::to_string(m.top_k) + " with " + experts_key +
@@ -54,8 +54,8 @@ Status read_moe(const Cursor& c, Family family, TransformerSpec& t) {
     m.ffn_hidden = t.ffn_hidden;
     return Status::ok();
   }
-  BRIGADE_ASSIGN_OR_RETURN(m.ffn_hidden, required_int(c, "moe_intermediate_size",
-                                                      "one expert's intermediate size"));
+  BRIGADE_ASSIGN_OR_RETURN(
+      m.ffn_hidden, required_int(c, "moe_intermediate_size", "one expert's intermediate size"));
   if (family == Family::kQwen2Moe) {
     // Qwen2MoeSparseMoeBlock: one shared expert of
     // shared_expert_intermediate_size, counted here as that many experts of
@@ -73,8 +73,9 @@ Status read_moe(const Cursor& c, Family family, TransformerSpec& t) {
     BRIGADE_ASSIGN_OR_RETURN(m.every, optional_int(c, "decoder_sparse_step", 1, 1));
     if (c.has("mlp_only_layers") && c.get("mlp_only_layers").size() > 0)
       return c.get("mlp_only_layers")
-          .error("found a non-empty mlp_only_layers; expected [] (dense layers at chosen "
-                 "places are not modelled; decoder_sparse_step and first dense layers are)");
+          .error(
+              "found a non-empty mlp_only_layers; expected [] (dense layers at chosen "
+              "places are not modelled; decoder_sparse_step and first dense layers are)");
     return Status::ok();
   }
   // DeepseekV3MoE: n_shared_experts shared experts of moe_intermediate_size;
@@ -93,12 +94,15 @@ Status read_moe(const Cursor& c, Family family, TransformerSpec& t) {
   // Multi-head latent attention.
   MlaSpec& a = t.mla;
   BRIGADE_ASSIGN_OR_RETURN(a.q_lora_rank, optional_int(c, "q_lora_rank", 0, 1));
-  BRIGADE_ASSIGN_OR_RETURN(a.kv_lora_rank, required_int(c, "kv_lora_rank", "MLA's key/value latent rank"));
-  BRIGADE_ASSIGN_OR_RETURN(a.qk_nope_head_dim,
-                           required_int(c, "qk_nope_head_dim", "MLA's per-head key width without rotary"));
+  BRIGADE_ASSIGN_OR_RETURN(a.kv_lora_rank,
+                           required_int(c, "kv_lora_rank", "MLA's key/value latent rank"));
+  BRIGADE_ASSIGN_OR_RETURN(
+      a.qk_nope_head_dim,
+      required_int(c, "qk_nope_head_dim", "MLA's per-head key width without rotary"));
   BRIGADE_ASSIGN_OR_RETURN(a.qk_rope_head_dim,
                            required_int(c, "qk_rope_head_dim", "MLA's per-head rotary key width"));
-  BRIGADE_ASSIGN_OR_RETURN(a.v_head_dim, required_int(c, "v_head_dim", "MLA's per-head value width"));
+  BRIGADE_ASSIGN_OR_RETURN(a.v_head_dim,
+                           required_int(c, "v_head_dim", "MLA's per-head value width"));
   return Status::ok();
 }
 
@@ -214,9 +218,9 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
 }  // namespace
 
 const std::vector<std::string>& hf_architectures() {
-  static const std::vector<std::string> kNames = {
-      "LlamaForCausalLM",   "MistralForCausalLM",  "Qwen2ForCausalLM",
-      "MixtralForCausalLM", "Qwen2MoeForCausalLM", "DeepseekV3ForCausalLM"};
+  static const std::vector<std::string> kNames = {"LlamaForCausalLM",    "MistralForCausalLM",
+                                                  "Qwen2ForCausalLM",    "MixtralForCausalLM",
+                                                  "Qwen2MoeForCausalLM", "DeepseekV3ForCausalLM"};
   return kNames;
 }
 

@@ -284,17 +284,15 @@ class PlanChecker {
     const std::string where_moe = t.source.empty() ? "model.transformer.moe" : "model.huggingface";
     const std::int64_t tp = st_.tensor;
     if (moe.ffn_hidden % tp != 0)
-      return at(where_moe,
-                "found expert FFN width " + std::to_string(moe.ffn_hidden) + " with tensor " +
-                    std::to_string(tp) +
-                    "; expected a multiple of tensor (each tensor-parallel rank holds "
-                    "ffn_hidden/tensor columns of every expert)");
+      return at(where_moe, "found expert FFN width " + std::to_string(moe.ffn_hidden) +
+                               " with tensor " + std::to_string(tp) +
+                               "; expected a multiple of tensor (each tensor-parallel rank holds "
+                               "ffn_hidden/tensor columns of every expert)");
     if (t.moe_layers() != t.layers)
       return at(where_moe,
                 "found " + std::to_string(t.moe_layers()) + " MoE layers of " +
-                    std::to_string(t.layers) +
-                    " (first_dense " + std::to_string(moe.first_dense) + ", every " +
-                    std::to_string(moe.every) +
+                    std::to_string(t.layers) + " (first_dense " + std::to_string(moe.first_dense) +
+                    ", every " + std::to_string(moe.every) +
                     "); expected every layer MoE (dense and MoE layers in one model are counted "
                     "but not yet judged by cost and simulate)");
     if (ep == 1) return Status::ok();

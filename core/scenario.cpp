@@ -597,9 +597,9 @@ class ScenarioReader {
     StrategySpec& st = s_->strategy;
     s_->has_strategy = true;
     BRIGADE_RETURN_IF_ERROR(c.expect_map("a strategy such as {data: 8, tensor: 8, pipeline: 1}"));
-    BRIGADE_RETURN_IF_ERROR(c.check_keys({"data", "tensor", "pipeline", "expert", "sequence_parallel",
-                                          "schedule", "virtual_stages", "zero", "data_mode",
-                                          "rank_order", "bucket", "overlap", "algorithm"}));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys(
+        {"data", "tensor", "pipeline", "expert", "sequence_parallel", "schedule", "virtual_stages",
+         "zero", "data_mode", "rank_order", "bucket", "overlap", "algorithm"}));
     // A degree above the device limit can never match a topology; bounding
     // each keeps their product far inside 64 bits.
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t data, c.get_int("data", 1, 1, Limits::kMaxDevices));

@@ -64,9 +64,9 @@ struct MoeSpec {
   std::int64_t experts = 0;
   std::int64_t top_k = 0;
   std::int64_t shared_experts = 0;
-  std::int64_t ffn_hidden = 0;      // one expert's FFN width (moe_intermediate_size)
-  std::int64_t first_dense = 0;     // the first layers keep the dense MLP
-  std::int64_t every = 1;           // a MoE layer every `every` layers
+  std::int64_t ffn_hidden = 0;   // one expert's FFN width (moe_intermediate_size)
+  std::int64_t first_dense = 0;  // the first layers keep the dense MLP
+  std::int64_t every = 1;        // a MoE layer every `every` layers
   // Capacity factor (GShard): each expert takes at most capacity_factor x
   // tokens x top_k / experts tokens, its buffer padded to that; 0: dropless
   // (Megatron-Core's default, MegaBlocks).
@@ -82,8 +82,10 @@ struct MoeSpec {
   // "first 3 dense", "every 2nd layer" or "" (every layer MoE), for reports.
   std::string moe_layers_note(std::int64_t layers) const {
     std::string n;
-    if (first_dense > 0 && first_dense < layers) n = "first " + std::to_string(first_dense) + " dense";
-    if (every > 1) n += (n.empty() ? "" : ", ") + std::string("MoE every ") + std::to_string(every) + " layers";
+    if (first_dense > 0 && first_dense < layers)
+      n = "first " + std::to_string(first_dense) + " dense";
+    if (every > 1)
+      n += (n.empty() ? "" : ", ") + std::string("MoE every ") + std::to_string(every) + " layers";
     return n;
   }
   bool is_moe_layer(std::int64_t i) const {
@@ -122,8 +124,8 @@ struct TransformerSpec {
   bool bias = true;             // biases on the linear layers (GPT yes, Llama no)
   bool qkv_bias = false;        // biases on Q, K and V even without `bias` (Qwen2)
   AttentionKernel attention = AttentionKernel::kUnfused;
-  MoeSpec moe;                  // mixture of experts (moe.experts > 0)
-  MlaSpec mla;                  // DeepSeek's latent attention (mla.kv_lora_rank > 0)
+  MoeSpec moe;  // mixture of experts (moe.experts > 0)
+  MlaSpec mla;  // DeepSeek's latent attention (mla.kv_lora_rank > 0)
   // Where the description came from, for `explain`: "" (the scenario) or
   // "ARCHITECTURE from PATH" (a Hugging Face config.json).
   std::string source;

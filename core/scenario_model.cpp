@@ -46,15 +46,16 @@ static Status read_moe_spec(const Cursor& c, const TransformerSpec& t, MoeSpec* 
         c.expect_map("the router's behaviour {capacity_factor, imbalance or load}"));
     BRIGADE_RETURN_IF_ERROR(c.check_keys({"capacity_factor", "imbalance", "load"}));
     if (!m.enabled())
-      return c.error("found moe settings for a dense model; expected a mixture-of-experts config "
-                     "(its experts come from the config.json)");
+      return c.error(
+          "found moe settings for a dense model; expected a mixture-of-experts config "
+          "(its experts come from the config.json)");
   } else {
     BRIGADE_RETURN_IF_ERROR(c.expect_map(
         "a mixture of experts {experts, top_k, shared_experts, ffn_hidden, first_dense, every, "
         "capacity_factor, imbalance or load}"));
-    BRIGADE_RETURN_IF_ERROR(c.check_keys({"experts", "top_k", "shared_experts", "ffn_hidden",
-                                          "first_dense", "every", "capacity_factor", "imbalance",
-                                          "load"}));
+    BRIGADE_RETURN_IF_ERROR(
+        c.check_keys({"experts", "top_k", "shared_experts", "ffn_hidden", "first_dense", "every",
+                      "capacity_factor", "imbalance", "load"}));
     BRIGADE_RETURN_IF_ERROR(c.require("experts", "the number of routed experts"));
     BRIGADE_ASSIGN_OR_RETURN(m.experts, c.get("experts").as_int(1, kMaxDim));
     BRIGADE_RETURN_IF_ERROR(c.require("top_k", "the experts each token is routed to"));
@@ -90,8 +91,8 @@ static Status read_moe_spec(const Cursor& c, const TransformerSpec& t, MoeSpec* 
   }
   if (c.has("load")) {
     const Cursor l = c.get("load");
-    const std::string what = "a list of " + std::to_string(m.experts) +
-                             " non-negative token shares, one per expert";
+    const std::string what =
+        "a list of " + std::to_string(m.experts) + " non-negative token shares, one per expert";
     BRIGADE_RETURN_IF_ERROR(l.expect_list(what));
     if (static_cast<std::int64_t>(l.size()) != m.experts)
       return l.error("found " + std::to_string(l.size()) + " loads; expected " + what);
@@ -123,10 +124,9 @@ Status read_transformer_spec(const Cursor& c, TransformerSpec* out) {
   BRIGADE_RETURN_IF_ERROR(c.expect_map(
       "a transformer {layers, hidden, heads, kv_heads, seq, vocab, ffn_ratio or ffn_hidden, mlp, "
       "norm, positions, tie_embeddings, bias, qkv_bias, attention, dtype}"));
-  BRIGADE_RETURN_IF_ERROR(c.check_keys({"layers", "hidden", "heads", "kv_heads", "seq", "vocab",
-                                        "ffn_ratio", "ffn_hidden", "mlp", "norm", "positions",
-                                        "tie_embeddings", "bias", "qkv_bias", "attention",
-                                        "dtype", "moe"}));
+  BRIGADE_RETURN_IF_ERROR(c.check_keys(
+      {"layers", "hidden", "heads", "kv_heads", "seq", "vocab", "ffn_ratio", "ffn_hidden", "mlp",
+       "norm", "positions", "tie_embeddings", "bias", "qkv_bias", "attention", "dtype", "moe"}));
   struct Field {
     const char* key;
     std::int64_t* out;

@@ -107,7 +107,9 @@ double mlp_elements(const TransformerSpec& spec, double f) {
 double ffn_part_elements(const TransformerSpec& spec, bool moe, double experts_counted,
                          bool weights_only) {
   const Widths w = widths_of(spec);
-  auto one = [&](double f) { return weights_only ? mlp_matrices(spec) * w.h * f : mlp_elements(spec, f); };
+  auto one = [&](double f) {
+    return weights_only ? mlp_matrices(spec) * w.h * f : mlp_elements(spec, f);
+  };
   if (!moe) return one(w.f);
   const MoeSpec& m = spec.moe;
   const double fe = static_cast<double>(m.ffn_hidden);
@@ -175,14 +177,16 @@ double transformer_layer_forward_flops(const TransformerSpec& spec, double batch
   const Widths w = widths_of(spec);
   moe = moe && spec.moe.enabled();
   const double routed = moe ? static_cast<double>(spec.moe.top_k) : 0;
-  const double weights = attention_weight_elements(spec) + ffn_part_elements(spec, moe, routed, true);
+  const double weights =
+      attention_weight_elements(spec) + ffn_part_elements(spec, moe, routed, true);
   return 2 * batch * w.s * weights + core_flops(spec, batch);
 }
 
 double transformer_model_flops(const TransformerSpec& spec, double batch, bool training) {
   const Widths w = widths_of(spec);
   const double forward =
-      over_layers(spec, [&](bool moe) { return transformer_layer_forward_flops(spec, batch, moe); }) +
+      over_layers(spec,
+                  [&](bool moe) { return transformer_layer_forward_flops(spec, batch, moe); }) +
       logits_forward_flops(batch, w.s, w.h, w.V);
   return (training ? 3 : 1) * forward;
 }
@@ -195,9 +199,10 @@ double transformer_hardware_flops(const TransformerSpec& spec, double batch, boo
   const MoeSpec& m = spec.moe;
   if (m.enabled() && m.capacity_factor > 0) {
     const Widths w = widths_of(spec);
-    const double routed = 2 * batch * w.s * static_cast<double>(m.top_k) * mlp_matrices(spec) * w.h *
-                          static_cast<double>(m.ffn_hidden);
-    model += (training ? 3 : 1) * static_cast<double>(spec.moe_layers()) * (m.capacity_factor - 1) * routed;
+    const double routed = 2 * batch * w.s * static_cast<double>(m.top_k) * mlp_matrices(spec) *
+                          w.h * static_cast<double>(m.ffn_hidden);
+    model += (training ? 3 : 1) * static_cast<double>(spec.moe_layers()) * (m.capacity_factor - 1) *
+             routed;
   }
   if (!training) return model;
   const bool flash = spec.attention == AttentionKernel::kFlash;
@@ -209,10 +214,12 @@ double transformer_hardware_flops(const TransformerSpec& spec, double batch, boo
     qk = 2 * batch * w.s * w.s * static_cast<double>(spec.heads) *
          static_cast<double>(spec.mla.qk_nope_head_dim + spec.mla.qk_rope_head_dim);
   }
-  const double again_core = (flash ? qk : 0) + (recompute == Recompute::kSelective && !flash ? core : 0);
+  const double again_core =
+      (flash ? qk : 0) + (recompute == Recompute::kSelective && !flash ? core : 0);
   double again = static_cast<double>(spec.layers) * again_core;
   if (recompute == Recompute::kFull)
-    again += over_layers(spec, [&](bool moe) { return transformer_layer_forward_flops(spec, batch, moe); });
+    again += over_layers(
+        spec, [&](bool moe) { return transformer_layer_forward_flops(spec, batch, moe); });
   return model + again;
 }
 

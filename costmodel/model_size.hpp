@@ -81,8 +81,7 @@ double transformer_active_parameters(const TransformerSpec& spec);
 // weight elements: top_k routed and the shared experts and the router in a
 // MoE layer) + the attention core 4Bs^2 h (per query head, whatever
 // kv_heads; MLA: 2Bs^2 H (nope + rope + v)).
-double transformer_layer_forward_flops(const TransformerSpec& spec, double batch,
-                                       bool moe = false);
+double transformer_layer_forward_flops(const TransformerSpec& spec, double batch, bool moe = false);
 // Model FLOPs of one iteration over B sequences: 3 x forward in training
 // (backward = 2 x forward), 1 x in inference; with the logits 2BshV.
 double transformer_model_flops(const TransformerSpec& spec, double batch, bool training);

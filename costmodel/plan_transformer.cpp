@@ -594,7 +594,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     if (ledgers_on)
       for (size_t kind = 0; kind < tally.size(); ++kind)
         if (const TpTally& x = tally[kind]; x.used) {
-          const bool expert = static_cast<CollectiveKind>(kind) == CollectiveKind::kAllToAll && ep > 1;
+          const bool expert =
+              static_cast<CollectiveKind>(kind) == CollectiveKind::kAllToAll && ep > 1;
           ledger.add(expert ? "expert" : "tensor", kind_name(static_cast<CollectiveKind>(kind)),
                      expert ? ep : t, x.calls * m, x.bytes * m, x.seconds * m, x.seconds * m);
         }
@@ -762,12 +763,14 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // ep, ...), once per step after the backward, not bucketed (Megatron-Core
     // reduces them in buckets of their own; here one AllReduce, exposed).
     if (training && ep > 1 && d / ep > 1) {
-      const double experts_here = lay.sum([](const StageBlock& blk) { return blk.expert_elements; });
+      const double experts_here =
+          lay.sum([](const StageBlock& blk) { return blk.expert_elements; });
       if (experts_here > 0) {
         const double bytes = experts_here * e_bytes;
         std::vector<int> edp;
         fill_group(edp, tp_first(i), rm.stride_data * ep, d / ep);
-        BRIGADE_ASSIGN_OR_RETURN(double one, plan_collective(sc, CollectiveKind::kAllReduce, edp, bytes));
+        BRIGADE_ASSIGN_OR_RETURN(double one,
+                                 plan_collective(sc, CollectiveKind::kAllReduce, edp, bytes));
         per_step_extra[si] += one;
         if (ledgers_on) ledger.add("expert data", "allreduce", d / ep, 1, bytes, one, one);
       }

@@ -315,8 +315,8 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   const bool is_moe = moe.enabled();
   const std::int64_t E = is_moe ? moe.experts : 0;
   const std::int64_t fe = is_moe ? moe.ffn_hidden : 0;
-  const std::int64_t fep = fe / d.t;                      // one expert's FFN columns on this rank
-  const std::int64_t fc1e = (swiglu ? 2 : 1) * fe;        // one expert's fc1 columns
+  const std::int64_t fep = fe / d.t;                // one expert's FFN columns on this rank
+  const std::int64_t fc1e = (swiglu ? 2 : 1) * fe;  // one expert's fc1 columns
   const std::int64_t fc1ep = fc1e / d.t;
   const std::int64_t ns = is_moe ? moe.shared_experts : 0;
   // Routed rows per expert (balanced, dropless: T k / E; with a capacity
@@ -334,7 +334,8 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   if (is_moe)
     for (double x : expert_rank_loads(moe, ep)) busiest = std::max(busiest, x);
   const std::int64_t rows = static_cast<std::int64_t>(std::ceil(rows_mean * busiest));
-  const double routed_elems = static_cast<double>(rows) * static_cast<double>(El);  // rows over local experts
+  const double routed_elems =
+      static_cast<double>(rows) * static_cast<double>(El);  // rows over local experts
   // The dispatch and combine AllToAll: each rank sends its T k token copies
   // (padded to capacity c T k) of h elements (Megatron-Core's
   // MoEAlltoAllTokenDispatcher; nccl-tests' size: what each rank holds).
@@ -342,15 +343,17 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   if (is_moe) {
     auto experts = [&](const std::string& name, std::int64_t in, std::int64_t out,
                        std::int64_t out_local, bool column) {
-      ParamGroup g{name, {tensor(name + ".weight", {E, in, out},
-                                 {El, column ? in : in / d.t, column ? out_local : out})}};
+      ParamGroup g{name,
+                   {tensor(name + ".weight", {E, in, out},
+                           {El, column ? in : in / d.t, column ? out_local : out})}};
       if (spec.bias) {
         const std::int64_t bias_local = column ? out_local : out;
         g.tensors.push_back(tensor(name + ".bias", {E, out}, {El, bias_local}));
       }
       // Split over experts, not over 'tensor': replicated_elements (what
       // sequence parallelism sums over 'tensor') must not count them.
-      for (ParamTensor& pt : g.tensors) pt.tensor_sharded = d.t > 1 || pt.global_shape != pt.local_shape;
+      for (ParamTensor& pt : g.tensors)
+        pt.tensor_sharded = d.t > 1 || pt.global_shape != pt.local_shape;
       g.expert = ep > 1;
       return g;
     };
@@ -358,7 +361,8 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                 experts("moe.experts.fc1", d.h, fc1e, fc1ep, true),
                 ParamGroup{"moe.router", {tensor("moe.router.weight", {d.h, E}, {d.h, E})}}};
     if (ns > 0) {
-      L.params.push_back(linear("moe.shared.fc2", {ns * fe, d.h}, {ns * fep, d.h}, spec.bias, d.h, d.h));
+      L.params.push_back(
+          linear("moe.shared.fc2", {ns * fe, d.h}, {ns * fep, d.h}, spec.bias, d.h, d.h));
       L.params.push_back(linear("moe.shared.fc1", {d.h, ns * fc1e}, {d.h, ns * fc1ep}, spec.bias,
                                 ns * fc1e, ns * fc1ep));
     }
@@ -453,7 +457,8 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   // the un-permutation weighted by the router's probabilities, and the
   // shared experts as one dense MLP on every token, added in.
   const double permuted_bytes = routed_elems * h * e;  // the tokens in expert order
-  const double expert_act = routed_elems * static_cast<double>(fep);  // one expert activation's elements
+  const double expert_act =
+      routed_elems * static_cast<double>(fep);  // one expert activation's elements
   Kernel router = gemm("moe.router", OpKind::kMatmul, d.tokens, E, d.h);
   Kernel topk = memory("moe.router.topk", OpKind::kSoftmax, T * static_cast<double>(E) * (e + 4));
   Kernel permute = memory("moe.permute", OpKind::kElementwise, T * h * e + permuted_bytes);
@@ -547,8 +552,8 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     // The un-permutation's backward: reads the output gradient and the
     // probabilities, writes the experts' output gradient in expert order and
     // the probabilities' gradient.
-    B.push_back(backward_of(unpermute, T * h * e + permuted_bytes +
-                                           T * static_cast<double>(moe.top_k) * 8));
+    B.push_back(backward_of(unpermute,
+                            T * h * e + permuted_bytes + T * static_cast<double>(moe.top_k) * 8));
     if (ep > 1)
       B.push_back(alltoall("moe.combine.bwd.alltoall",
                            "expert parallel backward: send the output gradients of the token "
@@ -571,7 +576,8 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     B.push_back(backward_of(permute, permuted_bytes + T * h * e));
     B.push_back(backward_of(topk, T * static_cast<double>(E) * (8 + e)));
     if (sp)
-      B.push_back(collective("mlp.bwd.regather", CollectiveKind::kAllGather, hidden_bytes, kRegather));
+      B.push_back(
+          collective("mlp.bwd.regather", CollectiveKind::kAllGather, hidden_bytes, kRegather));
     B.push_back(gemm("moe.router.dgrad", OpKind::kMatmul, d.tokens, d.h, E));
     Kernel routerw = gemm("moe.router.wgrad", OpKind::kMatmul, d.h, E, d.tokens);
     routerw.completes_grad = kRouter;
@@ -809,7 +815,8 @@ std::string transformer_variant_label(const TransformerSpec& spec) {
     if (m.moe_layers_note(spec.layers) != "") moe += ", " + m.moe_layers_note(spec.layers);
     parts.push_back(moe);
   }
-  if (spec.mla.enabled()) parts.push_back("MLA (latent " + std::to_string(spec.mla.kv_lora_rank) + ")");
+  if (spec.mla.enabled())
+    parts.push_back("MLA (latent " + std::to_string(spec.mla.kv_lora_rank) + ")");
   if (spec.norm == NormKind::kRmsNorm) parts.push_back("RMSNorm");
   if (spec.positions == PositionKind::kRotary) parts.push_back("rotary positions");
   if (!spec.tie_embeddings) parts.push_back("untied output");

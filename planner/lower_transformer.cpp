@@ -354,8 +354,8 @@ class StageEmitter {
       const auto rows = static_cast<std::int64_t>(std::ceil(k.routed_rows * load));
       const std::int64_t m = k.routed_dim == 1 ? rows : k.m;
       const std::int64_t kk = k.routed_dim == 3 ? rows : k.k;
-      const TaskId id = b_.add_gemm(out_.compute[static_cast<size_t>(r)], m, k.n, kk, s_.dtype, k.name,
-                                    phase, k.batch);
+      const TaskId id = b_.add_gemm(out_.compute[static_cast<size_t>(r)], m, k.n, kk, s_.dtype,
+                                    k.name, phase, k.batch);
       b_.task(id).layer = layer;
       b_.task(id).micro_batch = mb;
       attach(id, r);
@@ -379,8 +379,9 @@ class StageEmitter {
         devices.push_back(out_.devices[static_cast<size_t>(r)]);
         streams.push_back(out_.compute[static_cast<size_t>(r)]);
       }
-      const CollectiveId c = b_.add_collective(k.collective, CollectiveAlgorithm::kAuto, devices,
-                                               k.collective_bytes, streams, k.name, phase, k.reason);
+      const CollectiveId c =
+          b_.add_collective(k.collective, CollectiveAlgorithm::kAuto, devices, k.collective_bytes,
+                            streams, k.name, phase, k.reason);
       b_.collective(c).dtype = s_.dtype;
       for (int j = 0; j < s_.EP; ++j) {
         Task& task = b_.task(b_.collective_task(c, j));
@@ -953,9 +954,9 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
                                        std::to_string(moe.capacity_factor).substr(0, 4)
                                  : std::string("dropless")) +
         "), each matrix of the local experts run as one grouped GEMM" +
-        (moe.shared_experts > 0 ? "; " + std::to_string(moe.shared_experts) +
-                                      " shared expert(s) run on every token"
-                                : std::string());
+        (moe.shared_experts > 0
+             ? "; " + std::to_string(moe.shared_experts) + " shared expert(s) run on every token"
+             : std::string());
     if (s.EP == 1) {
       note("mixture of experts: every device holds all " + std::to_string(moe.experts) +
            " experts of every layer (expert 1), each expert's FFN " +
@@ -982,8 +983,8 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
            std::to_string(s.D / s.EP) + " ranks holding the same experts, not over 'data'");
       if (s.uneven_experts)
         note("router imbalance: the rank holding experts " + std::to_string(at * per) + "-" +
-             std::to_string(at * per + per - 1) + " of each expert-parallel group gets " +
-             load + " x the mean tokens; it is the straggler the combine AllToAll waits for");
+             std::to_string(at * per + per - 1) + " of each expert-parallel group gets " + load +
+             " x the mean tokens; it is the straggler the combine AllToAll waits for");
     }
   }
   note("batch: " + std::to_string(B) + " sequences per iteration; each data replica takes " +
@@ -1052,9 +1053,9 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
     if (s.EP > 1) {
       const std::int64_t per = spec.moe.experts / s.EP;
       const std::int64_t first = (c.data % s.EP) * per;
-      plan.device_role[static_cast<size_t>(dev)] +=
-          ", experts " + std::to_string(first) + "-" + std::to_string(first + per - 1) + " of " +
-          std::to_string(spec.moe.experts);
+      plan.device_role[static_cast<size_t>(dev)] += ", experts " + std::to_string(first) + "-" +
+                                                    std::to_string(first + per - 1) + " of " +
+                                                    std::to_string(spec.moe.experts);
     }
   }
   const bool sp = st.sequence_parallel && s.T > 1;

@@ -96,11 +96,12 @@ TEST(ModelsCli, SweepTakesTheVariantKeys) {
 // JSON key, nothing on stdout.
 TEST(ModelsCli, BadMixtureOfExpertsConfigExits2) {
   TempDir dir;
-  dir.write("mixtral.json",
-            "{\n  \"architectures\": [\"MixtralForCausalLM\"],\n  \"num_local_experts\": 8,\n"
-            "  \"num_experts_per_tok\": 9,\n  \"hidden_size\": 4096,\n  \"intermediate_size\": 14336,\n"
-            "  \"num_attention_heads\": 32,\n  \"num_hidden_layers\": 32,\n  \"vocab_size\": 32000,\n"
-            "  \"max_position_embeddings\": 4096\n}\n");
+  dir.write(
+      "mixtral.json",
+      "{\n  \"architectures\": [\"MixtralForCausalLM\"],\n  \"num_local_experts\": 8,\n"
+      "  \"num_experts_per_tok\": 9,\n  \"hidden_size\": 4096,\n  \"intermediate_size\": 14336,\n"
+      "  \"num_attention_heads\": 32,\n  \"num_hidden_layers\": 32,\n  \"vocab_size\": 32000,\n"
+      "  \"max_position_embeddings\": 4096\n}\n");
   const std::string f = dir.write(
       "s.yaml",
       "topology: {preset: dgx-h100, nodes: 2}\nmodel: {huggingface: mixtral.json}\n"
@@ -128,7 +129,7 @@ TEST(ModelsCli, ExpertsNotDivisibleExits2) {
       "                moe: {experts: 6, top_k: 2}}\n"
       "training: {global_batch: 8}\n"
       "strategy: {data: 4, expert: 4}\n");
-  for (const char* verb : {"cost", "simulate", "explain", "execute", "sweep"}) {
+  for (const char* verb : {"cost", "simulate", "explain", "execute"}) {
     auto r = run_brigade({verb, f});
     EXPECT_EQ(r.exit_code, 2) << verb;
     EXPECT_EQ(r.out, "") << verb;
@@ -137,6 +138,17 @@ TEST(ModelsCli, ExpertsNotDivisibleExits2) {
                          "experts)\n")
         << verb;
   }
+  // A sweep judges every point and names the one that could not be planned:
+  // expert 2 plans, expert 4 does not (exit 2).
+  auto sweep = run_brigade({"sweep", f, "--set", "expert=2,4", "--json"});
+  EXPECT_EQ(sweep.exit_code, 2);
+  EXPECT_NE(
+      sweep.err.find("expert=4 (4 devices): " + f + ":6:21: error: found expert 4 with 6 experts"),
+      std::string::npos)
+      << sweep.err;
+  EXPECT_NE(sweep.err.find("found 1 of 2 points not judged (the first: expert=4)"),
+            std::string::npos)
+      << sweep.err;
 }
 
 const std::string kMixtral = std::string(BRIGADE_SOURCE_DIR) + "/scenarios/mixtral_8x7b_16gpu.yaml";
@@ -155,7 +167,8 @@ TEST(ModelsCli, Mixtral8x7bCostAndExplain) {
   EXPECT_EQ(nlohmann::json::parse(ej.out)["devices"][11]["role"].get<std::string>(),
             "tensor 0/1, data 3/8, pipeline 1/2, experts 3-3 of 8");
   EXPECT_NE(e.out.find("dispatch AllToAll"), std::string::npos) << e.out;
-  EXPECT_NE(e.out.find("router imbalance: the rank holding experts 0-0"), std::string::npos) << e.out;
+  EXPECT_NE(e.out.find("router imbalance: the rank holding experts 0-0"), std::string::npos)
+      << e.out;
   auto s = run_brigade({"simulate", kMixtral, "--json"});
   ASSERT_EQ(s.exit_code, 0) << s.err;
   EXPECT_GT(nlohmann::json::parse(s.out)["step_seconds"].get<double>(), 0);

@@ -83,7 +83,8 @@ const ErrorCase kCases[] = {
      "  mlp: {batch: 8, widths: [16, 16]}\n"
      "strategy: {dta: 4}\n",
      "t.yaml:4:12: error: found key 'dta'; expected one of data, tensor, pipeline, "
-     "sequence_parallel, schedule, virtual_stages, zero, data_mode, rank_order, bucket, overlap, "
+     "expert, sequence_parallel, schedule, virtual_stages, zero, data_mode, rank_order, bucket, "
+     "overlap, "
      "algorithm (did you mean 'data'?)"},
     {"WrongTypeInteger",
      "topology: {preset: cpu-host, devices: 4}\n"

@@ -198,14 +198,15 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"MissingKey", "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 64}",
                   "config.json:1:1: error: found no 'intermediate_size' key; expected the MLP's "
                   "intermediate size"},
-        ErrorCase{"KvHeadsNotDividing",
-                  "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 64,\n"
-                  " \"intermediate_size\": 128, \"num_attention_heads\": 8,\n"
-                  " \"num_hidden_layers\": 2, \"vocab_size\": 100, \"max_position_embeddings\": 64,\n"
-                  " \"num_key_value_heads\": 3}",
-                  "config.json:4:25: error: found num_key_value_heads 3 with num_attention_heads "
-                  "8; expected a divisor of num_attention_heads (each key/value head serves a "
-                  "whole group of query heads)"},
+        ErrorCase{
+            "KvHeadsNotDividing",
+            "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 64,\n"
+            " \"intermediate_size\": 128, \"num_attention_heads\": 8,\n"
+            " \"num_hidden_layers\": 2, \"vocab_size\": 100, \"max_position_embeddings\": 64,\n"
+            " \"num_key_value_heads\": 3}",
+            "config.json:4:25: error: found num_key_value_heads 3 with num_attention_heads "
+            "8; expected a divisor of num_attention_heads (each key/value head serves a "
+            "whole group of query heads)"},
         ErrorCase{"HeadDimOfItsOwn", config("MistralForCausalLM", "  \"head_dim\": 64,\n"),
                   "config.json:9:15: error: found head_dim 64 with hidden_size 4096 / "
                   "num_attention_heads 32 = 128; expected head_dim = hidden_size / "

@@ -63,7 +63,9 @@ struct ErrorCase {
   std::string text;
   std::string expected;
 };
-void PrintTo(const ErrorCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const ErrorCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class MoeKeyError : public ::testing::TestWithParam<ErrorCase> {};
 
@@ -102,19 +104,19 @@ INSTANTIATE_TEST_SUITE_P(
                   "experts, such as 2 (each expert-parallel rank holds experts/expert whole "
                   "experts)"},
         ErrorCase{"ExpertDegreeNotDividingData",
-                  moe_scenario("{experts: 8, top_k: 2}",
-                               "{data: 2, tensor: 4, expert: 4}"),
+                  moe_scenario("{experts: 8, top_k: 2}", "{data: 2, tensor: 4, expert: 4}"),
                   "m.yaml:6:32: error: found expert 4 with data 2; expected a divisor of data "
                   "(the expert-parallel group is made of consecutive data-parallel ranks, as in "
                   "Megatron-Core and DeepSpeed-MoE)"},
-        ErrorCase{"ExpertWithDenseModel",
-                  "topology: {preset: dgx-h100}\n"
-                  "model: {transformer: {layers: 4, hidden: 512, heads: 8, seq: 256, vocab: 1024}}\n"
-                  "training: {global_batch: 16}\n"
-                  "strategy: {data: 8, expert: 2}\n",
-                  "m.yaml:4:21: error: found expert 2 with a dense model; expected expert 1 "
-                  "(expert parallelism splits the experts of a mixture of experts: "
-                  "model.transformer.moe)"},
+        ErrorCase{
+            "ExpertWithDenseModel",
+            "topology: {preset: dgx-h100}\n"
+            "model: {transformer: {layers: 4, hidden: 512, heads: 8, seq: 256, vocab: 1024}}\n"
+            "training: {global_batch: 16}\n"
+            "strategy: {data: 8, expert: 2}\n",
+            "m.yaml:4:21: error: found expert 2 with a dense model; expected expert 1 "
+            "(expert parallelism splits the experts of a mixture of experts: "
+            "model.transformer.moe)"},
         ErrorCase{"ExpertWithTensor",
                   moe_scenario("{experts: 8, top_k: 2}", "{data: 4, tensor: 2, expert: 4}"),
                   "m.yaml:6:32: error: found expert 4 with tensor 2; expected tensor 1 with "
@@ -125,8 +127,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "m.yaml:6:32: error: found zero 1 with expert 4; expected zero 0 with expert "
                   "parallelism (sharding the optimizer over the expert-data group is not "
                   "modelled yet)"},
-        ErrorCase{"MixedLayersNotJudgedYet",
-                  moe_scenario("{experts: 8, top_k: 2, first_dense: 1}"),
+        ErrorCase{"MixedLayersNotJudgedYet", moe_scenario("{experts: 8, top_k: 2, first_dense: 1}"),
                   "m.yaml:4:17: error: found 3 MoE layers of 4 (first_dense 1, every 1); expected "
                   "every layer MoE (dense and MoE layers in one model are counted but not yet "
                   "judged by cost and simulate)"},

@@ -147,7 +147,7 @@ TEST(MoeTemplates, ParametersAndFlopsMatchTheClosedForm) {
   auto layer = transformer_layer(shape);
   ASSERT_TRUE(layer.is_ok()) << layer.message();
   EXPECT_EQ(layer->local_param_elements(), 68224.0);
-  // Forward: 2 x 256 tokens x (12,288 + 512 + 3 x 6,144) + 4 x 4 x 64^2 x 64 = 
+  // Forward: 2 x 256 tokens x (12,288 + 512 + 3 x 6,144) + 4 x 4 x 64^2 x 64 =
   // 512 x 31,232 + 4,194,304 = 15,990,784 + 4,194,304 = 20,185,088 (= the closed form).
   EXPECT_EQ(layer->forward_flops(), 20185088.0);
   EXPECT_EQ(layer->forward_flops(), transformer_layer_forward_flops(m, 4, true));

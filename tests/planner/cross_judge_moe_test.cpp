@@ -20,7 +20,9 @@ struct Case {
   std::string name;
   std::string yaml;
 };
-void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.name;
+}
 
 // A small Mixtral-like model (SwiGLU experts, GQA, RMSNorm, rotary, untied)
 // on one DGX A100.
@@ -44,15 +46,19 @@ std::string moe(const std::string& moe_keys, const std::string& strategy,
 std::vector<Case> cases() {
   return {
       {"moe_data", moe("experts: 8, top_k: 2", "data: 8")},
-      {"moe_tensor", moe("experts: 8, top_k: 2, shared_experts: 1, ffn_hidden: 512", "tensor: 2, data: 4")},
+      {"moe_tensor",
+       moe("experts: 8, top_k: 2, shared_experts: 1, ffn_hidden: 512", "tensor: 2, data: 4")},
       {"moe_tensor_sp", moe("experts: 8, top_k: 2", "tensor: 2, data: 4, sequence_parallel: true")},
       {"moe_ep2", moe("experts: 8, top_k: 2", "data: 8, expert: 2")},
       {"moe_ep8", moe("experts: 8, top_k: 2, shared_experts: 1", "data: 8, expert: 8")},
       {"moe_ep4_pipeline", moe("experts: 8, top_k: 2", "data: 4, pipeline: 2, expert: 4")},
-      {"moe_ep4_capacity", moe("experts: 8, top_k: 2, capacity_factor: 1.25", "data: 8, expert: 4")},
+      {"moe_ep4_capacity",
+       moe("experts: 8, top_k: 2, capacity_factor: 1.25", "data: 8, expert: 4")},
       {"moe_ep8_imbalance", moe("experts: 8, top_k: 2, imbalance: 2", "data: 8, expert: 8")},
-      {"moe_ep4_load", moe("experts: 8, top_k: 2, load: [5, 3, 1, 1, 1, 1, 1, 3]", "data: 8, expert: 4")},
-      {"moe_ep8_full_recompute", moe("experts: 8, top_k: 2", "data: 8, expert: 8", "recompute: full")},
+      {"moe_ep4_load",
+       moe("experts: 8, top_k: 2, load: [5, 3, 1, 1, 1, 1, 1, 3]", "data: 8, expert: 4")},
+      {"moe_ep8_full_recompute",
+       moe("experts: 8, top_k: 2", "data: 8, expert: 8", "recompute: full")},
       {"moe_ep8_inference", moe("experts: 8, top_k: 2", "data: 8, expert: 8", "mode: inference")},
   };
 }
@@ -124,7 +130,8 @@ TEST(MoeAllToAll, CallsAndBytes) {
 // ceil(877.71) = 878. The step is slower than balanced routing's in both
 // judges, and rank 0's expert GEMMs are the longest.
 TEST(MoeAllToAll, ImbalanceMakesAStraggler) {
-  const auto balanced = judge_both(scenario_from(moe("experts: 8, top_k: 2", "data: 8, expert: 8")));
+  const auto balanced =
+      judge_both(scenario_from(moe("experts: 8, top_k: 2", "data: 8, expert: 8")));
   const auto skewed =
       judge_both(scenario_from(moe("experts: 8, top_k: 2, imbalance: 2", "data: 8, expert: 8")));
   ASSERT_TRUE(balanced.ok && skewed.ok);
