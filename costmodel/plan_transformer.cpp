@@ -199,27 +199,39 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
     auto recompute = [&] {
       for (double x : t.recompute) now += x;
     };
-    const int tied_wgrad = blk.is_head && blk.tied >= 0 ? blk.figures->tied_wgrad : -1;
-    for (size_t n = 0; n < tpl.backward.size(); ++n) {
-      if (static_cast<int>(n) == tpl.recompute_before) recompute();
-      now += t.backward[n];
-      int group = -1;
-      if (blk.is_head && blk.tied >= 0)
-        group = tied_wgrad == static_cast<int>(n) ? blk.tied : -1;
-      else
-        group = tpl.backward[n].completes_grad;
-      if (group >= 0 && group < blk.owned) {
-        cur.bytes += blk.group_elements[group] * bytes_per_element;
-        open = true;
-        if (cur.bytes >= bucket_bytes) {
-          cur.ready_seconds = now;
-          out.buckets.push_back(cur);
-          cur = GradientBucket{};
-          open = false;
+    const bool tied_head = blk.is_head && blk.tied >= 0;
+    const int tied_wgrad = tied_head ? blk.figures->tied_wgrad : -1;
+    const int* grads = blk.figures->backward_grad.data();
+    const double* backward = t.backward.data();
+    // Kernels [from, to) of the backward: each one's time, then the group it
+    // completes, if the device keeps it.
+    auto kernels = [&](int from, int to) {
+      for (int n = from; n < to; ++n) {
+        now += backward[n];
+        const int group = tied_head ? (tied_wgrad == n ? blk.tied : -1) : grads[n];
+        if (group >= 0 && group < blk.owned) {
+          cur.bytes += blk.group_elements[group] * bytes_per_element;
+          open = true;
+          if (cur.bytes >= bucket_bytes) {
+            cur.ready_seconds = now;
+            out.buckets.push_back(cur);
+            cur = GradientBucket{};
+            open = false;
+          }
         }
       }
+    };
+    // The recomputation runs just before backward kernel `recompute_before`
+    // (after the last one when it equals their count; never outside that).
+    const int count = static_cast<int>(tpl.backward.size());
+    const int before = tpl.recompute_before;
+    if (before >= 0 && before <= count) {
+      kernels(0, before);
+      recompute();
+      kernels(before, count);
+    } else {
+      kernels(0, count);
     }
-    if (static_cast<int>(tpl.backward.size()) == tpl.recompute_before) recompute();
   };
   for (int c = lay.chunks; c-- > 0;) {
     if (c == lay.chunks - 1 && lay.last) block(lay.head);
