@@ -27,6 +27,7 @@ TemplateFigures template_figures(const BlockTemplate& tpl) {
   f.collectives = f.forward_collectives;
   collectives(tpl.recompute, f.collectives);
   collectives(tpl.backward, f.collectives);
+  for (const Kernel& k : tpl.backward) f.backward_grad.push_back(k.completes_grad);
   for (size_t n = 0; n < tpl.backward.size(); ++n)
     if (tpl.backward[n].name == "head.logits.wgrad") {
       f.tied_wgrad = static_cast<int>(n);

@@ -52,6 +52,9 @@ struct TemplateFigures {
   // The backward kernel that completes the tied word embedding's gradient on
   // the head ("head.logits.wgrad"), or -1.
   int tied_wgrad = -1;
+  // Kernel::completes_grad of each backward kernel, in list order (the
+  // gradient buckets' fill reads them kernel by kernel).
+  std::vector<int> backward_grad;
 };
 TemplateFigures template_figures(const BlockTemplate& tpl);
 

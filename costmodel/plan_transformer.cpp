@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -203,27 +204,39 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
     auto recompute = [&] {
       for (double x : t.recompute) now += x;
     };
-    const int tied_wgrad = blk.is_head && blk.tied >= 0 ? blk.figures->tied_wgrad : -1;
-    for (size_t n = 0; n < tpl.backward.size(); ++n) {
-      if (static_cast<int>(n) == tpl.recompute_before) recompute();
-      now += t.backward[n];
-      int group = -1;
-      if (blk.is_head && blk.tied >= 0)
-        group = tied_wgrad == static_cast<int>(n) ? blk.tied : -1;
-      else
-        group = tpl.backward[n].completes_grad;
-      if (group >= 0 && group < blk.owned && !blk.is_expert(group)) {
-        cur.bytes += blk.group_elements[group] * bytes_per_element;
-        open = true;
-        if (cur.bytes >= bucket_bytes) {
-          cur.ready_seconds = now;
-          out.buckets.push_back(cur);
-          cur = GradientBucket{};
-          open = false;
+    const bool tied_head = blk.is_head && blk.tied >= 0;
+    const int tied_wgrad = tied_head ? blk.figures->tied_wgrad : -1;
+    const int* grads = blk.figures->backward_grad.data();
+    const double* backward = t.backward.data();
+    // Kernels [from, to) of the backward: each one's time, then the group it
+    // completes, if the device keeps it.
+    auto kernels = [&](int from, int to) {
+      for (int n = from; n < to; ++n) {
+        now += backward[n];
+        const int group = tied_head ? (tied_wgrad == n ? blk.tied : -1) : grads[n];
+        if (group >= 0 && group < blk.owned && !blk.is_expert(group)) {
+          cur.bytes += blk.group_elements[group] * bytes_per_element;
+          open = true;
+          if (cur.bytes >= bucket_bytes) {
+            cur.ready_seconds = now;
+            out.buckets.push_back(cur);
+            cur = GradientBucket{};
+            open = false;
+          }
         }
       }
+    };
+    // The recomputation runs just before backward kernel `recompute_before`
+    // (after the last one when it equals their count; never outside that).
+    const int count = static_cast<int>(tpl.backward.size());
+    const int before = tpl.recompute_before;
+    if (before >= 0 && before <= count) {
+      kernels(0, before);
+      recompute();
+      kernels(before, count);
+    } else {
+      kernels(0, count);
     }
-    if (static_cast<int>(tpl.backward.size()) == tpl.recompute_before) recompute();
   };
   for (int c = lay.chunks; c-- > 0;) {
     if (c == lay.chunks - 1 && lay.last) block(lay.head);
@@ -295,6 +308,31 @@ double slowest_speed(const Scenario& sc, const std::vector<int>& devices) {
   return s;
 }
 
+// One stage's collective on one group, priced (estimate_transformer's
+// per-stage list: a stage's layers and buckets repeat their collectives).
+struct PricedCollective {
+  CollectiveKind kind;
+  double bytes, seconds;
+};
+
+// The judge's working vectors, kept per thread from plan to plan so that a
+// plan allocates none of them (a search judges 10^5 plans a second; each is
+// sized and filled afresh by every plan, so no figure depends on the last).
+struct Scratch {
+  std::vector<StageTimes> stages;
+  std::vector<double> stage_params, per_step_extra, opt_seconds, dp_after_backward;
+  std::vector<StageLayout> layouts;
+  KernelTimes times;
+  std::vector<PricedCollective> tp_priced, dp_priced;
+  std::vector<int> group, g;
+  std::vector<double> stage_prices, previous_prices;
+};
+
+Scratch& scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
 }  // namespace
 
 Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOptions& options) {
@@ -358,8 +396,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   const BlockTemplate& embedding = templates->embedding;
   const BlockTemplate& head = templates->head;
 
+  Scratch& work = scratch();
   // Per micro-batch, per stage.
-  std::vector<StageTimes> stages(static_cast<size_t>(p));
+  std::vector<StageTimes>& stages = work.stages;
+  stages.assign(static_cast<size_t>(p), StageTimes{});
 
   // Tensor-parallel and data-parallel groups of stage i (tensor rank 0, data rank 0 as the
   // representative; the others are the same by symmetry): {first, first + stride, ...}.
@@ -372,11 +412,17 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   const BytesPerParameter per = bytes_per_parameter(optimizer_kind(tr.optimizer), dt,
                                                     tr.mixed_precision, training);
   const double e_bytes = dtype_bytes(dt);
-  std::vector<double> stage_params(static_cast<size_t>(p));
-  std::vector<double> per_step_extra(static_cast<size_t>(p), 0.0);  // dp sync, param gather, optimizer
-  std::vector<double> opt_seconds(static_cast<size_t>(p), 0.0);
-  std::vector<double> dp_after_backward(static_cast<size_t>(p), 0.0);  // gradient buckets past the backward
-  std::vector<StageLayout> layouts(static_cast<size_t>(p));
+  std::vector<double>& stage_params = work.stage_params;
+  stage_params.assign(static_cast<size_t>(p), 0.0);
+  std::vector<double>& per_step_extra = work.per_step_extra;  // dp sync, param gather, optimizer
+  per_step_extra.assign(static_cast<size_t>(p), 0.0);
+  std::vector<double>& opt_seconds = work.opt_seconds;
+  opt_seconds.assign(static_cast<size_t>(p), 0.0);
+  // Gradient buckets past the backward.
+  std::vector<double>& dp_after_backward = work.dp_after_backward;
+  dp_after_backward.assign(static_cast<size_t>(p), 0.0);
+  std::vector<StageLayout>& layouts = work.layouts;
+  layouts.assign(static_cast<size_t>(p), StageLayout{});
   const std::int64_t layers_per_chunk = L / (static_cast<std::int64_t>(p) * v);
   // Gradient buckets, kept from stage to stage (and, in a search, from plan
   // to plan: the memo's): costmodel/plan_transformer_cache.hpp.
@@ -387,7 +433,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // on the device only through its profile entry, peaks and memory bandwidth,
   // and on the stage's speed; stages alike in those reuse the first one's
   // (a search judges 10^5 plans a second).
-  KernelTimes times;
+  // (Every list is written in full before it is read: compute_ready below.)
+  KernelTimes& times = work.times;
   times.tpl[0] = &embedding, times.tpl[1] = &layer, times.tpl[2] = &head;
   struct ComputeKey {
     const DeviceProfile* profile = nullptr;
@@ -399,11 +446,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // One stage's collectives on one group priced once per (kind, size): a
   // stage's layers and buckets repeat them. `tp_priced`: the tensor group's
   // rings; `dp_priced`: the data group's buckets.
-  struct Priced {
-    CollectiveKind kind;
-    double bytes, seconds;
-  };
-  std::vector<Priced> tp_priced, dp_priced;
+  using Priced = PricedCollective;
+  std::vector<Priced>& tp_priced = work.tp_priced;
+  std::vector<Priced>& dp_priced = work.dp_priced;
   // `handle`: the group's in the memo, when there is one.
   auto price = [memo](std::vector<Priced>& priced, int handle, CollectiveKind kind,
                       CollectiveAlgorithm algorithm, double bytes,
@@ -422,8 +467,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     return seconds;
   };
   const double pp_bytes = p > 1 ? pipeline_boundary_bytes(shape) : 0.0;
-  std::vector<int> group, g;  // the stage's tensor and data groups, built when a collective is priced
-  std::vector<int> ep_group;  // the stage's first expert-parallel group, likewise
+  // The stage's tensor and data groups, built when a collective is priced.
+  std::vector<int>& group = work.group;
+  std::vector<int>& g = work.g;
+  std::vector<int> ep_group;  // the stage's first expert-parallel group, built when priced
   const int ep = st.expert;
 
   // Tensor-parallel collectives of a stage, by kind: calls, bytes and
@@ -438,11 +485,12 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     bool valid = false;
     ComputeKey key;
     std::array<std::pair<const BlockTemplate*, double>, 3> count{};
-    std::vector<double> prices;
     StageTimes times;
     std::array<TpTally, kNumCollectiveKinds> tally{};
   } previous;
-  std::vector<double> stage_prices;
+  std::vector<double>& previous_prices = work.previous_prices;  // the last summed stage's prices
+  std::vector<double>& stage_prices = work.stage_prices;
+  std::optional<double> tied_seconds;  // the tied embedding's AllReduce (first and last stage)
 
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
@@ -563,7 +611,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       }
     }
     const bool same_sums = previous.valid && previous.key == key && previous.count == count &&
-                           previous.prices == stage_prices;
+                           previous_prices == stage_prices;
     if (same_sums) {
       T.fwd_kernels = previous.times.fwd_kernels, T.bwd_kernels = previous.times.bwd_kernels;
       T.tp_fwd = previous.times.tp_fwd, T.tp_bwd = previous.times.tp_bwd;
@@ -590,7 +638,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         run(tpl->backward, lt.backward, n, T.bwd_kernels, T.tp_bwd);
       }
     }
-    if (!same_sums) previous = Summed{true, key, count, stage_prices, T, tally};
+    if (!same_sums) {
+      previous = Summed{true, key, count, T, tally};
+      previous_prices.swap(stage_prices);  // stage_prices is cleared before it is next read
+    }
     if (ledgers_on)
       for (size_t kind = 0; kind < tally.size(); ++kind)
         if (const TpTally& x = tally[kind]; x.used) {
@@ -797,9 +848,14 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // copies' gradients are summed over the pair before the optimizer step.
     if (training && p > 1 && ts.tie_embeddings && (i == 0 || i == p - 1)) {
       const double bytes = templates->embedding_figures.group_elements[0] * e_bytes / (st.zero >= 2 ? d : 1);
-      const std::vector<int> pair = {rm.device(0, 0, 0), rm.device(0, 0, p - 1)};
-      BRIGADE_ASSIGN_OR_RETURN(double one, collective_seconds(topo, prof, CollectiveKind::kAllReduce,
-                                                              CollectiveAlgorithm::kAuto, pair, bytes));
+      // The same pair and size for both stages: priced once.
+      if (!tied_seconds) {
+        const std::vector<int> pair = {rm.device(0, 0, 0), rm.device(0, 0, p - 1)};
+        BRIGADE_ASSIGN_OR_RETURN(tied_seconds,
+                                 collective_seconds(topo, prof, CollectiveKind::kAllReduce,
+                                                    CollectiveAlgorithm::kAuto, pair, bytes));
+      }
+      const double one = *tied_seconds;
       per_step_extra[si] += one;
       if (ledgers_on) ledger.add("tied embedding", "allreduce", 2, 1, bytes, one, one);
     }
@@ -861,7 +917,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                       "(not overlapped)");
 
   // Memory per device (per stage without EstimateOptions::every_device).
-  if (full) e.memory.resize(static_cast<size_t>(n_devices));
+  if (full)
+    e.memory.resize(static_cast<size_t>(n_devices));
+  else
+    e.memory.reserve(static_cast<size_t>(p));
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
     BRIGADE_ASSIGN_OR_RETURN(ModelStateBytes states, model_state_bytes(stage_params[si], per, st.zero, d));
