@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/tr.hpp"
 #include "core/units.hpp"
 
 namespace brigade {
@@ -104,7 +105,8 @@ RunComparison compare_runs(const RunFigures& a, const RunFigures& b) {
   c.b = b;
   if (a.program != b.program) {
     c.same_program = false;
-    c.differences.push_back(fmt::format("different programs: '{}' and '{}'", a.program, b.program));
+    c.differences.push_back(
+        fill_args(tr_text("Compare", "different programs: '%1' and '%2'"), {a.program, b.program}));
   }
   // Devices: by name when the names say the same thing, else by id.
   std::map<std::string, const DeviceFigures*> b_by_name;
@@ -118,25 +120,31 @@ RunComparison compare_runs(const RunFigures& a, const RunFigures& b) {
     for (const DeviceFigures& d : a.devices)
       if (auto it = b_by_id.find(d.device); it != b_by_id.end()) pairs.emplace_back(&d, it->second);
     if (!pairs.empty())
-      c.differences.push_back("no device names in common: devices matched by id");
+      c.differences.push_back(
+          tr_text("Compare", "no device names in common: devices matched by id"));
   }
   if (a.devices.size() != b.devices.size() || pairs.size() != a.devices.size()) {
     c.same_program = false;
-    c.differences.push_back(fmt::format("different devices: {} and {} ({} in common{})",
-                                        a.devices.size(), b.devices.size(), pairs.size(),
-                                        pairs.empty() ? ": no per-device rows" : ""));
+    c.differences.push_back(
+        fill_args(pairs.empty() ? tr_text("Compare",
+                                          "different devices: %1 and %2 (%3 in common: no "
+                                          "per-device rows)")
+                                : tr_text("Compare", "different devices: %1 and %2 (%3 in common)"),
+                  {std::to_string(a.devices.size()), std::to_string(b.devices.size()),
+                   std::to_string(pairs.size())}));
   }
   if (measured(a.source) != measured(b.source))
-    c.differences.push_back(fmt::format("{} against {} ({}, {})",
-                                        measured(a.source) ? "a measurement" : "a prediction",
-                                        measured(b.source) ? "a measurement" : "a prediction",
-                                        a.source, b.source));
+    c.differences.push_back(fill_args(
+        measured(a.source) ? tr_text("Compare", "a measurement against a prediction (%1, %2)")
+                           : tr_text("Compare", "a prediction against a measurement (%1, %2)"),
+        {a.source, b.source}));
   const bool same_basis = a.basis == b.basis;
   if (!same_basis)
-    c.differences.push_back(fmt::format(
-        "per-kind times counted differently (A: {}, B: {}): compared are the step, the devices "
-        "and the memory",
-        basis_name(a.basis), basis_name(b.basis)));
+    c.differences.push_back(
+        fill_args(tr_text("Compare",
+                          "per-kind times counted differently (A: %1, B: %2): compared are the "
+                          "step, the devices and the memory"),
+                  {basis_name(a.basis), basis_name(b.basis)}));
 
   struct Figure {
     const char* name;

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/tr.hpp"
 #include "core/units.hpp"
 
 namespace brigade {
@@ -34,6 +35,31 @@ std::string TraceFilter::str() const {
          (std::isinf(end_seconds) ? std::string("the end") : format_seconds(end_seconds));
   }
   return s;
+}
+
+std::string trace_filter_text(std::string_view stored) {
+  std::string out;
+  std::string_view rest = stored;
+  while (!rest.empty()) {
+    const size_t cut = rest.find("; ");
+    const std::string_view part = rest.substr(0, cut);
+    rest = cut == std::string_view::npos ? std::string_view() : rest.substr(cut + 2);
+    std::string text;
+    if (part.rfind("devices ", 0) == 0) {
+      text = fill_args(tr_text("TraceFilter", "devices %1"), {part.substr(8)});
+    } else if (const size_t to = part.find(" to ");
+               part.rfind("window ", 0) == 0 && to != std::string_view::npos) {
+      const std::string_view end = part.substr(to + 4);
+      text = fill_args(tr_text("TraceFilter", "window %1 to %2"),
+                       {part.substr(7, to - 7),
+                        end == "the end" ? tr_text("TraceFilter", "the end") : std::string(end)});
+    } else {
+      return std::string(stored);  // not str()'s form: as it is
+    }
+    if (!out.empty()) out += tr_text("TraceFilter", "; ");
+    out += text;
+  }
+  return out;
 }
 
 namespace {

@@ -33,9 +33,15 @@ struct TraceFilter {
   bool overlaps(double start, double end) const {
     return end >= start_seconds && start <= end_seconds;
   }
-  // "" when it keeps everything, else e.g. "devices 0-7,64; window 0 s to 50.0 ms".
+  // "" when it keeps everything, else e.g. "devices 0-7,64; window 0 s to 50.0 ms"
+  // (English always: a trace file keeps it as its "filter").
   std::string str() const;
 };
+
+// A filter's str(), as a trace keeps it, in the app's language (core/tr.hpp):
+// "devices 0-7,64; window 0 s to 50.0 ms" -> "设备 0-7,64；时间窗 0 s 至 50.0 ms".
+// Without a translator, or for text not in str()'s form, `stored` as it is.
+std::string trace_filter_text(std::string_view stored);
 
 // "0-7,64" -> {0, ..., 7, 64}: comma-separated ids and inclusive ranges A-B
 // (A <= B), sorted and made unique. The error message is the part after

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "core/plan_check.hpp"
+#include "core/tr.hpp"
 #include "core/units.hpp"
 #include "costmodel/collectives.hpp"
 #include "costmodel/compute.hpp"
@@ -23,7 +24,6 @@
 #include "costmodel/plan_internal.hpp"
 #include "costmodel/plan_memo.hpp"
 #include "costmodel/scaling.hpp"
-
 
 namespace brigade::cost {
 namespace detail {
@@ -198,17 +198,20 @@ std::vector<std::string> plan_warnings(const Scenario& sc) {
   const StrategySpec& st = sc.strategy;
   if (sc.model_kind == ModelKind::kTransformer && st.schedule == PipelineSchedule::kInterleaved &&
       st.virtual_stages <= 1)
-    out.push_back(
+    out.push_back(tr_text(
+        "PlanWarnings",
         "schedule: interleaved with virtual_stages: 1 is plain 1F1B (interleaving needs 2 or more "
-        "model chunks per device): judged as 1F1B");
+        "model chunks per device): judged as 1F1B"));
   const int n = sc.topology.num_devices();
   const bool distributed = sc.has_strategy || sc.mesh || !sc.placement.empty() ||
                            !sc.device_put.empty() || sc.model_kind == ModelKind::kCollective;
   if (!distributed && n > 1 && sc.model_kind != ModelKind::kNone)
-    out.push_back(fmt::format(
-        "no strategy: the plan uses 1 of the topology's {} devices (strategy: {{data: {}}} would "
-        "use them all; `brigade search` looks for a strategy)",
-        n, n));
+    out.push_back(fill_args(
+        tr_text(
+            "PlanWarnings",
+            "no strategy: the plan uses 1 of the topology's %1 devices (strategy: {data: %1} would "
+            "use them all; `brigade search` looks for a strategy)"),
+        {std::to_string(n)}));
   return out;
 }
 

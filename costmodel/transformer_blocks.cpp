@@ -7,6 +7,7 @@
 
 #include "core/plan_check.hpp"
 #include "core/profile.hpp"
+#include "core/tr.hpp"
 
 namespace brigade::cost {
 
@@ -396,9 +397,11 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   ln1.saved_bytes = sh_e;  // LN1 input (the layer input)
   F.push_back(ln1);
   if (sp)
-    F.push_back(collective("attn.allgather", CollectiveKind::kAllGather, hidden_bytes,
+    F.push_back(
+        collective("attn.allgather", CollectiveKind::kAllGather, hidden_bytes,
+                   tr_text("Reasons",
                            "sequence parallel: gather the LayerNorm output's sequence shards "
-                           "over 'tensor' before the column-parallel QKV GEMM"));
+                           "over 'tensor' before the column-parallel QKV GEMM")));
   Kernel qkv = gemm("attn.qkv", OpKind::kMatmul, d.tokens, qkv_cols / d.t, d.h);
   qkv.saved_bytes = sh_e;  // QKV input (the shard, re-gathered in backward, with SP)
   F.push_back(qkv);
@@ -432,11 +435,14 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   Kernel proj = gemm("attn.proj", OpKind::kMatmul, d.tokens, d.h, d.h / d.t);
   proj.saved_bytes = T * (h / static_cast<double>(d.t)) * e;  // projection input
   F.push_back(proj);
-  push_partial_sum_exit(F, sp, tp, "attn", hidden_bytes,
-                       "sequence parallel: the row-parallel projection leaves partial sums; "
-                       "reduce-scatter them over 'tensor' into sequence shards",
-                       "Megatron row-parallel attention projection: each rank holds a "
-                       "partial sum over its heads; psum over 'tensor'");
+  push_partial_sum_exit(
+      F, sp, tp, "attn", hidden_bytes,
+      tr_text("Reasons",
+              "sequence parallel: the row-parallel projection leaves partial sums; "
+              "reduce-scatter them over 'tensor' into sequence shards"),
+      tr_text("Reasons",
+              "Megatron row-parallel attention projection: each rank holds a "
+              "partial sum over its heads; psum over 'tensor'"));
   // Bias + dropout + residual add, fused with LayerNorm 2: reads the
   // projection output and the residual, writes the mask, the sum (the next
   // residual and LN2 input) and the LN output.
@@ -444,9 +450,11 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   bda1.saved_bytes = Tl * h * 1 + sh_e;  // dropout mask + LN2 input
   F.push_back(bda1);
   if (sp)
-    F.push_back(collective("mlp.allgather", CollectiveKind::kAllGather, hidden_bytes,
+    F.push_back(
+        collective("mlp.allgather", CollectiveKind::kAllGather, hidden_bytes,
+                   tr_text("Reasons",
                            "sequence parallel: gather the LayerNorm output's sequence shards "
-                           "over 'tensor' before the column-parallel fc1 GEMM"));
+                           "over 'tensor' before the column-parallel fc1 GEMM")));
   Kernel act = swiglu ? memory("mlp.swiglu", OpKind::kElementwise, 3 * T * ffn_local * e)
                       : memory("mlp.gelu", OpKind::kElementwise, 2 * T * ffn_local * e);
   // A MoE layer's kernels (Megatron-Core's MoELayer with its alltoall token
@@ -526,10 +534,12 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     F.push_back(fc2);
   }
   push_partial_sum_exit(F, sp, tp, "mlp", hidden_bytes,
-                       "sequence parallel: the row-parallel fc2 leaves partial sums; "
-                       "reduce-scatter them over 'tensor' into sequence shards",
-                       "Megatron row-parallel fc2: each rank holds a partial sum over its "
-                       "FFN columns; psum over 'tensor'");
+                        tr_text("Reasons",
+                                "sequence parallel: the row-parallel fc2 leaves partial sums; "
+                                "reduce-scatter them over 'tensor' into sequence shards"),
+                        tr_text("Reasons",
+                                "Megatron row-parallel fc2: each rank holds a partial sum over its "
+                                "FFN columns; psum over 'tensor'"));
   // Bias + dropout + residual add: reads fc2 output and residual, writes mask and sum.
   Kernel bda2 = memory("mlp.residual", OpKind::kElementwise, Tl * h * (3 * e + 1));
   bda2.saved_bytes = Tl * h * 1;  // dropout mask
@@ -542,9 +552,11 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   // dropout's backward reads it and the mask and writes fc2's output gradient.
   B.push_back(backward_of(bda2, Tl * h * (2 * e + 1)));
   if (sp)
-    B.push_back(collective("mlp.bwd.allgather", CollectiveKind::kAllGather, hidden_bytes,
+    B.push_back(
+        collective("mlp.bwd.allgather", CollectiveKind::kAllGather, hidden_bytes,
+                   tr_text("Reasons",
                            "sequence parallel backward: gather the output gradient's sequence "
-                           "shards over 'tensor' (the transpose of the forward reduce-scatter)"));
+                           "shards over 'tensor' (the transpose of the forward reduce-scatter)")));
   const char* kRegather =
       "sequence parallel backward: re-gather the MLP input over 'tensor' for the weight "
       "gradients (only the sequence shard was kept)";
@@ -603,19 +615,24 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     B.push_back(backward_of(act, (swiglu ? 5 : 3) * T * ffn_local * e));
     if (sp)
       B.push_back(collective("mlp.bwd.regather", CollectiveKind::kAllGather, hidden_bytes,
-                             "sequence parallel backward: re-gather fc1's input over 'tensor' for "
-                             "its weight gradient (only the sequence shard was kept)"));
+                             tr_text("Reasons",
+                                     "sequence parallel backward: re-gather fc1's input over "
+                                     "'tensor' for its weight gradient (only the sequence shard "
+                                     "was kept)")));
     B.push_back(gemm("mlp.fc1.dgrad", OpKind::kMatmul, d.tokens, d.h, fc1p));
     Kernel fc1w = gemm("mlp.fc1.wgrad", OpKind::kMatmul, d.h, fc1p, d.tokens);
     fc1w.completes_grad = kFc1;
     B.push_back(fc1w);
   }
-  push_partial_sum_exit(B, sp, tp, "mlp.bwd", hidden_bytes,
-                       "sequence parallel backward: fc1's input gradient is partial over the "
-                       "FFN shards; reduce-scatter it over 'tensor' (the transpose of the "
-                       "forward all-gather)",
-                       "backward of the column-parallel fc1: its input gradient is a partial "
-                       "sum over the FFN columns; psum over 'tensor'");
+  push_partial_sum_exit(
+      B, sp, tp, "mlp.bwd", hidden_bytes,
+      tr_text("Reasons",
+              "sequence parallel backward: fc1's input gradient is partial over the "
+              "FFN shards; reduce-scatter it over 'tensor' (the transpose of the "
+              "forward all-gather)"),
+      tr_text("Reasons",
+              "backward of the column-parallel fc1: its input gradient is a partial "
+              "sum over the FFN columns; psum over 'tensor'"));
   // LN2 backward (reads its input and output gradient), plus the residual
   // stream's gradient (read), written once as the residual's gradient and,
   // through dropout (reads the mask), as the projection's output gradient.
@@ -623,9 +640,11 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   bda1b.completes_grad = kLn2;
   B.push_back(bda1b);
   if (sp)
-    B.push_back(collective("attn.bwd.allgather", CollectiveKind::kAllGather, hidden_bytes,
+    B.push_back(
+        collective("attn.bwd.allgather", CollectiveKind::kAllGather, hidden_bytes,
+                   tr_text("Reasons",
                            "sequence parallel backward: gather the output gradient's sequence "
-                           "shards over 'tensor' (the transpose of the forward reduce-scatter)"));
+                           "shards over 'tensor' (the transpose of the forward reduce-scatter)")));
   B.push_back(gemm("attn.proj.dgrad", OpKind::kMatmul, d.tokens, d.h / d.t, d.h));
   Kernel projw = gemm("attn.proj.wgrad", OpKind::kMatmul, d.h / d.t, d.h, d.tokens);
   projw.completes_grad = kProj;
@@ -648,9 +667,11 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   }
   if (spec.positions == PositionKind::kRotary) B.push_back(backward_of(rope, rope.bytes));
   if (sp)
-    B.push_back(collective("attn.bwd.regather", CollectiveKind::kAllGather, hidden_bytes,
+    B.push_back(
+        collective("attn.bwd.regather", CollectiveKind::kAllGather, hidden_bytes,
+                   tr_text("Reasons",
                            "sequence parallel backward: re-gather the QKV input over 'tensor' "
-                           "for its weight gradient (only the sequence shard was kept)"));
+                           "for its weight gradient (only the sequence shard was kept)")));
   B.push_back(gemm("attn.qkv.dgrad", OpKind::kMatmul, d.tokens, d.h, qkv_cols / d.t));
   Kernel qkvw = gemm("attn.qkv.wgrad", OpKind::kMatmul, d.h, qkv_cols / d.t, d.tokens);
   qkvw.completes_grad = kQkv;

@@ -1,6 +1,7 @@
 #include "planner/lower.hpp"
 
 #include "core/plan_check.hpp"
+#include "core/tr.hpp"
 #include "costmodel/plan.hpp"
 #include "planner/lower_internal.hpp"
 
@@ -45,10 +46,10 @@ Result<Plan> lower_collective(const Scenario& sc) {
   std::vector<StreamId> streams;
   for (int d : group) streams.push_back(b.stream(d, "comm"));
   const std::string kind(collective_kind_name(c.kind));
-  const std::string reason = "the scenario asks for one " + kind + " of " +
-                             std::to_string(static_cast<long long>(c.bytes)) + " bytes over " +
-                             std::to_string(group.size()) + " devices (" +
-                             std::string(collective_algorithm_name(c.algorithm)) + ")";
+  const std::string reason =
+      fill_args(tr_text("Reasons", "the scenario asks for one %1 of %2 bytes over %3 devices (%4)"),
+                {kind, std::to_string(static_cast<long long>(c.bytes)),
+                 std::to_string(group.size()), collective_algorithm_name(c.algorithm)});
   const CollectiveId id =
       b.add_collective(c.kind, c.algorithm, group, c.bytes, streams, kind, Phase::kOther, reason);
   b.collective(id).dtype = c.dtype;
@@ -74,8 +75,8 @@ Result<Plan> lower_collective(const Scenario& sc) {
   plan.views.push_back(view);
   for (size_t r = 0; r < group.size(); ++r) {
     plan.view_of_device[static_cast<size_t>(group[r])] = 0;
-    plan.device_role[static_cast<size_t>(group[r])] =
-        "rank " + std::to_string(r) + " of " + std::to_string(group.size());
+    plan.device_role[static_cast<size_t>(group[r])] = fill_args(
+        tr_text("Roles", "rank %1 of %2"), {std::to_string(r), std::to_string(group.size())});
   }
   return plan;
 }

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "core/tr.hpp"
 #include "costmodel/memory.hpp"
 #include "planner/builders.hpp"
 #include "planner/graph_ir.hpp"
@@ -135,20 +136,23 @@ struct SpmdEmitter {
     if (bucket.tensors.size() > 1) {
       std::string names;
       for (const auto& n : bucket.names) names += (names.empty() ? "" : ", ") + n;
-      reason = "psum over " + mesh.axes_string(bucket.axes) + ": the gradients of " + names +
-               " sum over the batch, which is split over " + mesh.axes_string(bucket.axes) +
-               " (averaging gradients; one bucket, as DDP buckets or XLA's all-reduce combiner)";
+      reason = fill_args(tr_text("Reasons",
+                                 "psum over %1: the gradients of %2 sum over the batch, "
+                                 "which is split over %1 (averaging gradients; one "
+                                 "bucket, as DDP buckets or XLA's all-reduce combiner)"),
+                         {mesh.axes_string(bucket.axes), names});
     }
     // ZeRO-1/2: a replica updates only its 1/D of the weights, so it needs
     // only that shard's sum: psum_scatter (Rajbhandari et al. 2020, Sec. 7.2.1).
     if (c.zero > 0) {
       std::string names;
       for (const auto& n : bucket.names) names += (names.empty() ? "" : ", ") + n;
-      reason = "psum_scatter over " + mesh.axes_string(bucket.axes) + ": ZeRO-" +
-               std::to_string(c.zero) + ": the gradients of " + names +
-               " sum over the batch split over " + mesh.axes_string(bucket.axes) +
-               "; each replica keeps the 1/" + std::to_string(axes_size(bucket.axes)) +
-               " shard it updates";
+      reason = fill_args(tr_text("Reasons",
+                                 "psum_scatter over %1: ZeRO-%2: the gradients of %3 "
+                                 "sum over the batch split over %1; each replica keeps "
+                                 "the 1/%4 shard it updates"),
+                         {mesh.axes_string(bucket.axes), std::to_string(c.zero), names,
+                          std::to_string(axes_size(bucket.axes))});
     }
     auto ids = collective(c.zero > 0 ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
                           bucket.axes, bucket.bytes, dp, "grad psum", Phase::kBackward, reason);
@@ -610,7 +614,8 @@ Result<Plan> lower_manual(Common& c) {
     std::string list;
     if (it != ops_on.end())
       for (const auto& n : it->second) list += (list.empty() ? "" : ", ") + n;
-    plan.device_role[static_cast<size_t>(d)] = list.empty() ? "idle" : "runs " + list;
+    plan.device_role[static_cast<size_t>(d)] =
+        list.empty() ? tr_text("Roles", "idle") : fill_args(tr_text("Roles", "runs %1"), {list});
     for (size_t t = 0; t < nt; ++t) {
       const IrTensor& x = g.tensors[t];
       if (x.grad_of >= 0 && !x.input) continue;

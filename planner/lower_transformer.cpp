@@ -11,6 +11,7 @@
 
 #include "core/plan_check.hpp"
 #include "core/profile.hpp"
+#include "core/tr.hpp"
 #include "costmodel/memory.hpp"
 #include "costmodel/model_size.hpp"
 #include "planner/builders.hpp"
@@ -457,9 +458,10 @@ class StageEmitter {
       k.collective_bytes = d.bytes;
       k.reason = d.reasons.front();
       if (d.count > 1) {
-        k.reason = std::to_string(d.count) + " tensor-parallel " +
-                   std::string(collective_kind_name(d.kind)) +
-                   "s of this pipeline step, merged into one (granularity step): ";
+        k.reason = fill_args(tr_text("Reasons",
+                                     "%1 tensor-parallel %2s of this pipeline step, "
+                                     "merged into one (granularity step): "),
+                             {std::to_string(d.count), collective_kind_name(d.kind)});
         for (size_t i = 0; i < d.reasons.size(); ++i) k.reason += (i ? " | " : "") + d.reasons[i];
       }
       tensor_collective(k, d.phase, -1, d.mb);
@@ -837,12 +839,14 @@ class StageEmitter {
     // The part before "; this bucket:" is the same for every bucket (explain
     // groups by it).
     const std::string reason =
-        (rs ? "ZeRO-" + std::to_string(s_.zero) +
-                  ": sum the gradients over 'data' bucket by bucket, each replica keeping the 1/" +
-                  std::to_string(s_.D) + " shard it updates"
-            : std::string("data parallel: average the gradients over 'data' (the sauce bowl) "
-                          "bucket by bucket, each as soon as the backward has produced it")) +
-        "; this bucket: " + what;
+        (rs ? fill_args(tr_text("Reasons",
+                                "ZeRO-%1: sum the gradients over 'data' bucket by "
+                                "bucket, each replica keeping the 1/%2 shard it updates"),
+                        {std::to_string(s_.zero), std::to_string(s_.D)})
+            : tr_text("Reasons",
+                      "data parallel: average the gradients over 'data' (the sauce bowl) "
+                      "bucket by bucket, each as soon as the backward has produced it")) +
+        fill_args(tr_text("Reasons", "; this bucket: %1"), {what});
     auto ids =
         data_collective(rs ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bk.bytes,
                         "grad bucket " + std::to_string(index), Phase::kBackward, reason);
@@ -1047,9 +1051,9 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
     const RankCoord c = s.ranks->coord(dev);
     plan.view_of_device[static_cast<size_t>(dev)] = c.pipeline;
     plan.device_role[static_cast<size_t>(dev)] =
-        "tensor " + std::to_string(c.tensor) + "/" + std::to_string(s.T) + ", data " +
-        std::to_string(c.data) + "/" + std::to_string(s.D) + ", pipeline " +
-        std::to_string(c.pipeline) + "/" + std::to_string(s.P);
+        fill_args(tr_text("Roles", "tensor %1/%2, data %3/%4, pipeline %5/%6"),
+                  {std::to_string(c.tensor), std::to_string(s.T), std::to_string(c.data),
+                   std::to_string(s.D), std::to_string(c.pipeline), std::to_string(s.P)});
     if (s.EP > 1) {
       const std::int64_t per = spec.moe.experts / s.EP;
       const std::int64_t first = (c.data % s.EP) * per;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/tr.hpp"
 #include "core/units.hpp"
 #include "costmodel/scaling.hpp"
 #include "planner/set_values.hpp"
@@ -392,10 +393,11 @@ Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
   // Amdahl's p from the speedups, in devices relative to the first point
   // (costmodel/scaling.hpp, fit_amdahl), when the device count varies.
   if (first && r.devices_vary && base.model_kind == ModelKind::kCollective) {
-    r.amdahl_note =
+    r.amdahl_note = tr_text(
+        "Amdahl",
         "no Amdahl fit: a lone collective has no work that divides over the devices (each rank "
         "moves its M bytes whatever their number; a ring's time grows as (N-1)/N), so a "
-        "parallel fraction means nothing here";
+        "parallel fraction means nothing here");
   } else if (first) {
     std::vector<cost::SpeedupPoint> pts;
     for (const SweepPoint* p : judged)
@@ -409,14 +411,16 @@ Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
         r.r_squared = fit->r_squared;
         r.doubling_limit = cost::amdahl_doubling_limit(fit->p) * first->devices;
         if (fit->p < 0)
-          r.amdahl_note =
+          r.amdahl_note = tr_text(
+              "Amdahl",
               "the fitted p is not a parallel fraction (Amdahl's law needs 0 <= p <= 1): the step "
               "only grows with the devices, whatever of it is parallel is outweighed by what "
-              "adding devices costs";
+              "adding devices costs");
         else if (fit->p > 1)
-          r.amdahl_note =
+          r.amdahl_note = tr_text(
+              "Amdahl",
               "the fitted p is not a parallel fraction (Amdahl's law needs 0 <= p <= 1): the "
-              "speedup is better than linear (per-device work fits caches or memory better)";
+              "speedup is better than linear (per-device work fits caches or memory better)");
       }
     }
   }

@@ -2,6 +2,21 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en" sourcelanguage="en">
 <context>
+    <name>Amdahl</name>
+    <message>
+        <source>no Amdahl fit: a lone collective has no work that divides over the devices (each rank moves its M bytes whatever their number; a ring&apos;s time grows as (N-1)/N), so a parallel fraction means nothing here</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>the fitted p is not a parallel fraction (Amdahl&apos;s law needs 0 &lt;= p &lt;= 1): the step only grows with the devices, whatever of it is parallel is outweighed by what adding devices costs</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>the fitted p is not a parallel fraction (Amdahl&apos;s law needs 0 &lt;= p &lt;= 1): the speedup is better than linear (per-device work fits caches or memory better)</source>
+        <translation></translation>
+    </message>
+</context>
+<context>
     <name>CalibrationPlots</name>
     <message>
         <source>%1 measured</source>
@@ -165,6 +180,34 @@
             <numerusform>&apos;%1&apos; · %2 · %n device · step %3</numerusform>
             <numerusform>&apos;%1&apos; · %2 · %n devices · step %3</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>different programs: &apos;%1&apos; and &apos;%2&apos;</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>no device names in common: devices matched by id</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>different devices: %1 and %2 (%3 in common: no per-device rows)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>different devices: %1 and %2 (%3 in common)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>a measurement against a prediction (%1, %2)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>a prediction against a measurement (%1, %2)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>per-kind times counted differently (A: %1, B: %2): compared are the step, the devices and the memory</source>
+        <translation></translation>
     </message>
 </context>
 <context>
@@ -334,6 +377,111 @@
     </message>
 </context>
 <context>
+    <name>PlanWarnings</name>
+    <message>
+        <source>schedule: interleaved with virtual_stages: 1 is plain 1F1B (interleaving needs 2 or more model chunks per device): judged as 1F1B</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>no strategy: the plan uses 1 of the topology&apos;s %1 devices (strategy: {data: %1} would use them all; `brigade search` looks for a strategy)</source>
+        <translation></translation>
+    </message>
+</context>
+<context>
+    <name>Reasons</name>
+    <message>
+        <source>sequence parallel: gather the LayerNorm output&apos;s sequence shards over &apos;tensor&apos; before the column-parallel QKV GEMM</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>sequence parallel: the row-parallel projection leaves partial sums; reduce-scatter them over &apos;tensor&apos; into sequence shards</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Megatron row-parallel attention projection: each rank holds a partial sum over its heads; psum over &apos;tensor&apos;</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>sequence parallel: gather the LayerNorm output&apos;s sequence shards over &apos;tensor&apos; before the column-parallel fc1 GEMM</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>sequence parallel: the row-parallel fc2 leaves partial sums; reduce-scatter them over &apos;tensor&apos; into sequence shards</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Megatron row-parallel fc2: each rank holds a partial sum over its FFN columns; psum over &apos;tensor&apos;</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>sequence parallel backward: gather the output gradient&apos;s sequence shards over &apos;tensor&apos; (the transpose of the forward reduce-scatter)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>sequence parallel backward: re-gather fc1&apos;s input over &apos;tensor&apos; for its weight gradient (only the sequence shard was kept)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>sequence parallel backward: fc1&apos;s input gradient is partial over the FFN shards; reduce-scatter it over &apos;tensor&apos; (the transpose of the forward all-gather)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>backward of the column-parallel fc1: its input gradient is a partial sum over the FFN columns; psum over &apos;tensor&apos;</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>sequence parallel backward: re-gather the QKV input over &apos;tensor&apos; for its weight gradient (only the sequence shard was kept)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>the scenario asks for one %1 of %2 bytes over %3 devices (%4)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>psum over %1: the gradients of %2 sum over the batch, which is split over %1 (averaging gradients; one bucket, as DDP buckets or XLA&apos;s all-reduce combiner)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>psum_scatter over %1: ZeRO-%2: the gradients of %3 sum over the batch split over %1; each replica keeps the 1/%4 shard it updates</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1 tensor-parallel %2s of this pipeline step, merged into one (granularity step): </source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>ZeRO-%1: sum the gradients over &apos;data&apos; bucket by bucket, each replica keeping the 1/%2 shard it updates</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>data parallel: average the gradients over &apos;data&apos; (the sauce bowl) bucket by bucket, each as soon as the backward has produced it</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>; this bucket: %1</source>
+        <translation></translation>
+    </message>
+</context>
+<context>
+    <name>Roles</name>
+    <message>
+        <source>rank %1 of %2</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>runs %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>tensor %1/%2, data %3/%4, pipeline %5/%6</source>
+        <translation></translation>
+    </message>
+</context>
+<context>
     <name>SpanDetails</name>
     <message>
         <source>(unnamed)</source>
@@ -480,6 +628,25 @@
             <numerusform>%1 (%2) over %n rank, %3</numerusform>
             <numerusform>%1 (%2) over %n ranks, %3</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>TraceFilter</name>
+    <message>
+        <source>devices %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>window %1 to %2</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>the end</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation></translation>
     </message>
 </context>
 <context>

@@ -2,6 +2,21 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN" sourcelanguage="en">
 <context>
+    <name>Amdahl</name>
+    <message>
+        <source>no Amdahl fit: a lone collective has no work that divides over the devices (each rank moves its M bytes whatever their number; a ring&apos;s time grows as (N-1)/N), so a parallel fraction means nothing here</source>
+        <translation>无法拟合 Amdahl：单独一次集合通信没有可分到各设备上的工作（无论设备多少，每个 rank 都要搬运自己的 M 字节；环的时间按 (N-1)/N 增长），所以并行比例在这里没有意义</translation>
+    </message>
+    <message>
+        <source>the fitted p is not a parallel fraction (Amdahl&apos;s law needs 0 &lt;= p &lt;= 1): the step only grows with the devices, whatever of it is parallel is outweighed by what adding devices costs</source>
+        <translation>拟合出的 p 不是并行比例（Amdahl 定律要求 0 &lt;= p &lt;= 1）：一步的时间只随设备增多而变长，可并行的部分被加设备的代价抵消了</translation>
+    </message>
+    <message>
+        <source>the fitted p is not a parallel fraction (Amdahl&apos;s law needs 0 &lt;= p &lt;= 1): the speedup is better than linear (per-device work fits caches or memory better)</source>
+        <translation>拟合出的 p 不是并行比例（Amdahl 定律要求 0 &lt;= p &lt;= 1）：加速比好于线性（每台设备的工作更容易放进缓存或显存）</translation>
+    </message>
+</context>
+<context>
     <name>CalibrationPlots</name>
     <message>
         <source>%1 measured</source>
@@ -161,6 +176,34 @@
         <translation>
             <numerusform>“%1” · %2 · %n 个设备 · 单步 %3</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>different programs: &apos;%1&apos; and &apos;%2&apos;</source>
+        <translation>程序不同：“%1”与“%2”</translation>
+    </message>
+    <message>
+        <source>no device names in common: devices matched by id</source>
+        <translation>没有相同的设备名：按编号对应设备</translation>
+    </message>
+    <message>
+        <source>different devices: %1 and %2 (%3 in common: no per-device rows)</source>
+        <translation>设备不同：%1 台与 %2 台（共有 %3 台：没有逐设备的行）</translation>
+    </message>
+    <message>
+        <source>different devices: %1 and %2 (%3 in common)</source>
+        <translation>设备不同：%1 台与 %2 台（共有 %3 台）</translation>
+    </message>
+    <message>
+        <source>a measurement against a prediction (%1, %2)</source>
+        <translation>实测对预测（%1，%2）</translation>
+    </message>
+    <message>
+        <source>a prediction against a measurement (%1, %2)</source>
+        <translation>预测对实测（%1，%2）</translation>
+    </message>
+    <message>
+        <source>per-kind times counted differently (A: %1, B: %2): compared are the step, the devices and the memory</source>
+        <translation>按类别的时间计法不同（A：%1，B：%2）：只比较一步的时间、各设备和显存</translation>
     </message>
 </context>
 <context>
@@ -328,6 +371,111 @@
     </message>
 </context>
 <context>
+    <name>PlanWarnings</name>
+    <message>
+        <source>schedule: interleaved with virtual_stages: 1 is plain 1F1B (interleaving needs 2 or more model chunks per device): judged as 1F1B</source>
+        <translation>schedule：virtual_stages 为 1 的 interleaved 就是普通的 1F1B（交错需要每台设备 2 个或更多模型块）：按 1F1B 评估</translation>
+    </message>
+    <message>
+        <source>no strategy: the plan uses 1 of the topology&apos;s %1 devices (strategy: {data: %1} would use them all; `brigade search` looks for a strategy)</source>
+        <translation>没有 strategy：方案只用了拓扑中 %1 台设备里的 1 台（strategy: {data: %1} 会用上全部；`brigade search` 可以找一个策略）</translation>
+    </message>
+</context>
+<context>
+    <name>Reasons</name>
+    <message>
+        <source>sequence parallel: gather the LayerNorm output&apos;s sequence shards over &apos;tensor&apos; before the column-parallel QKV GEMM</source>
+        <translation>序列并行：在按列并行的 QKV GEMM 之前，经“tensor”轴收齐 LayerNorm 输出的各个序列分片</translation>
+    </message>
+    <message>
+        <source>sequence parallel: the row-parallel projection leaves partial sums; reduce-scatter them over &apos;tensor&apos; into sequence shards</source>
+        <translation>序列并行：按行并行的投影留下部分和；经“tensor”轴 reduce-scatter 成序列分片</translation>
+    </message>
+    <message>
+        <source>Megatron row-parallel attention projection: each rank holds a partial sum over its heads; psum over &apos;tensor&apos;</source>
+        <translation>Megatron 按行并行的注意力投影：每个 rank 持有自己那些头上的部分和；经“tensor”轴 psum</translation>
+    </message>
+    <message>
+        <source>sequence parallel: gather the LayerNorm output&apos;s sequence shards over &apos;tensor&apos; before the column-parallel fc1 GEMM</source>
+        <translation>序列并行：在按列并行的 fc1 GEMM 之前，经“tensor”轴收齐 LayerNorm 输出的各个序列分片</translation>
+    </message>
+    <message>
+        <source>sequence parallel: the row-parallel fc2 leaves partial sums; reduce-scatter them over &apos;tensor&apos; into sequence shards</source>
+        <translation>序列并行：按行并行的 fc2 留下部分和；经“tensor”轴 reduce-scatter 成序列分片</translation>
+    </message>
+    <message>
+        <source>Megatron row-parallel fc2: each rank holds a partial sum over its FFN columns; psum over &apos;tensor&apos;</source>
+        <translation>Megatron 按行并行的 fc2：每个 rank 持有自己那些 FFN 列上的部分和；经“tensor”轴 psum</translation>
+    </message>
+    <message>
+        <source>sequence parallel backward: gather the output gradient&apos;s sequence shards over &apos;tensor&apos; (the transpose of the forward reduce-scatter)</source>
+        <translation>序列并行的反向：经“tensor”轴收齐输出梯度的各个序列分片（前向 reduce-scatter 的转置）</translation>
+    </message>
+    <message>
+        <source>sequence parallel backward: re-gather fc1&apos;s input over &apos;tensor&apos; for its weight gradient (only the sequence shard was kept)</source>
+        <translation>序列并行的反向：为算 fc1 的权重梯度，经“tensor”轴重新收齐它的输入（之前只保留了序列分片）</translation>
+    </message>
+    <message>
+        <source>sequence parallel backward: fc1&apos;s input gradient is partial over the FFN shards; reduce-scatter it over &apos;tensor&apos; (the transpose of the forward all-gather)</source>
+        <translation>序列并行的反向：fc1 的输入梯度是各 FFN 分片上的部分和；经“tensor”轴 reduce-scatter（前向 all-gather 的转置）</translation>
+    </message>
+    <message>
+        <source>backward of the column-parallel fc1: its input gradient is a partial sum over the FFN columns; psum over &apos;tensor&apos;</source>
+        <translation>按列并行的 fc1 的反向：它的输入梯度是各 FFN 列上的部分和；经“tensor”轴 psum</translation>
+    </message>
+    <message>
+        <source>sequence parallel backward: re-gather the QKV input over &apos;tensor&apos; for its weight gradient (only the sequence shard was kept)</source>
+        <translation>序列并行的反向：为算权重梯度，经“tensor”轴重新收齐 QKV 的输入（之前只保留了序列分片）</translation>
+    </message>
+    <message>
+        <source>the scenario asks for one %1 of %2 bytes over %3 devices (%4)</source>
+        <translation>场景要求在 %3 台设备上做一次 %2 字节的 %1（%4）</translation>
+    </message>
+    <message>
+        <source>psum over %1: the gradients of %2 sum over the batch, which is split over %1 (averaging gradients; one bucket, as DDP buckets or XLA&apos;s all-reduce combiner)</source>
+        <translation>经 %1 轴 psum：批次按 %1 切分，%2 的梯度要在整个批次上求和（梯度平均；合成一个桶，就像 DDP 的分桶或 XLA 的 all-reduce 合并器）</translation>
+    </message>
+    <message>
+        <source>psum_scatter over %1: ZeRO-%2: the gradients of %3 sum over the batch split over %1; each replica keeps the 1/%4 shard it updates</source>
+        <translation>经 %1 轴 psum_scatter：ZeRO-%2：批次按 %1 切分，%3 的梯度在整个批次上求和；每个副本只留下自己要更新的 1/%4 分片</translation>
+    </message>
+    <message>
+        <source>%1 tensor-parallel %2s of this pipeline step, merged into one (granularity step): </source>
+        <translation>这一流水线步的 %1 次张量并行 %2，合并成一次（粒度 step）：</translation>
+    </message>
+    <message>
+        <source>ZeRO-%1: sum the gradients over &apos;data&apos; bucket by bucket, each replica keeping the 1/%2 shard it updates</source>
+        <translation>ZeRO-%1：经“data”轴逐桶对梯度求和，每个副本只留下自己要更新的 1/%2 分片</translation>
+    </message>
+    <message>
+        <source>data parallel: average the gradients over &apos;data&apos; (the sauce bowl) bucket by bucket, each as soon as the backward has produced it</source>
+        <translation>数据并行：经“data”轴逐桶平均梯度（大家一起倒进酱汁碗），反向一算出一个桶就倒一个</translation>
+    </message>
+    <message>
+        <source>; this bucket: %1</source>
+        <translation>；这个桶：%1</translation>
+    </message>
+</context>
+<context>
+    <name>Roles</name>
+    <message>
+        <source>rank %1 of %2</source>
+        <translation>rank %1（共 %2 个）</translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>runs %1</source>
+        <translation>负责 %1</translation>
+    </message>
+    <message>
+        <source>tensor %1/%2, data %3/%4, pipeline %5/%6</source>
+        <translation>张量 %1/%2，数据 %3/%4，流水线 %5/%6</translation>
+    </message>
+</context>
+<context>
     <name>SpanDetails</name>
     <message>
         <source>(unnamed)</source>
@@ -472,6 +620,25 @@
         <translation>
             <numerusform>%1（%2），%n 个 rank，%3</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>TraceFilter</name>
+    <message>
+        <source>devices %1</source>
+        <translation>设备 %1</translation>
+    </message>
+    <message>
+        <source>window %1 to %2</source>
+        <translation>时间窗 %1 至 %2</translation>
+    </message>
+    <message>
+        <source>the end</source>
+        <translation>结束</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
     </message>
 </context>
 <context>

@@ -7,6 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "core/trace_filter.hpp"
 #include "core/units.hpp"
 #include "gui/model/foreign_trace.hpp"
 #include "gui/model/model_tr.hpp"
@@ -112,7 +113,8 @@ std::vector<std::string> document_notes(const Document& doc) {
                              model_tr("Loader", "%n device(s)", nullptr, program->num_devices),
                              planner::granularity_name(doc.plan->granularity)}));
   if (doc.trace && !doc.trace->filter.empty())
-    out.push_back(fill_args(model_tr("Loader", "recorded for %1"), {doc.trace->filter}));
+    out.push_back(
+        fill_args(model_tr("Loader", "recorded for %1"), {trace_filter_text(doc.trace->filter)}));
   return out;
 }
 

@@ -115,7 +115,7 @@ QString keep_tr(QObject* target, const char* property, const QObject* context, c
 Lang ui_language() { return g_lang; }
 
 bool set_ui_language(Lang lang) {
-  set_model_translator(&translate_for_model);
+  set_translator(&translate_for_model);
   if (lang == g_lang && g_translator) return true;
   // English loads its translator too: the source texts are English, but
   // a %n string needs brigade_en.ts's plural forms ("1 device", "2 devices").

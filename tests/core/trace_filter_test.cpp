@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/tr.hpp"
+
 namespace brigade {
 namespace {
 
@@ -70,6 +72,29 @@ TEST(TraceFilter, KeepsWhatItSays) {
   EXPECT_TRUE(f.overlaps(2e-3, 3e-3));  // starts as it closes
   EXPECT_FALSE(f.overlaps(0, 0.5e-3));
   EXPECT_EQ(f.str(), "devices 2,9; window 1.00 ms to 2.00 ms");
+}
+
+// The stored filter (str()) recomposed for people: as it is without a
+// translator (the CLI), each part through tr_text with one.
+std::string bracketed(const char* context, const char* source, const char*, int) {
+  return std::string(context) == "TraceFilter" ? std::string("[") + source + "]" : std::string();
+}
+
+TEST(TraceFilter, TextForPeopleIsTheStoredFormInTheAppsLanguage) {
+  TraceFilter f;
+  f.devices = {0, 1, 2, 3, 64};
+  f.end_seconds = 0.05;
+  const std::string stored = f.str();
+  ASSERT_EQ(stored, "devices 0-3,64; window 0 s to 50.0 ms");
+  EXPECT_EQ(trace_filter_text(stored), stored);
+  EXPECT_EQ(trace_filter_text("window 1.00 ms to the end"), "window 1.00 ms to the end");
+  set_translator(&bracketed);
+  EXPECT_EQ(trace_filter_text(stored), "[devices 0-3,64][; ][window 0 s to 50.0 ms]");
+  EXPECT_EQ(trace_filter_text("window 1.00 ms to the end"), "[window 1.00 ms to [the end]]");
+  EXPECT_EQ(trace_filter_text("devices 2"), "[devices 2]");
+  // Not str()'s form (a foreign or future trace's text): as it is.
+  EXPECT_EQ(trace_filter_text("devices 2; nodes 1"), "devices 2; nodes 1");
+  set_translator(nullptr);
 }
 
 }  // namespace

@@ -12,7 +12,9 @@
 #include <QLabel>
 
 #include "core/run_compare.hpp"
-#include "tests/gui/gui_run.hpp"
+#include "core/scenario.hpp"
+#include "core/trace_filter.hpp"
+#include "costmodel/plan.hpp"
 #include "gui/app/main_window.hpp"
 #include "gui/app/session.hpp"
 #include "gui/model/calibration_plots.hpp"
@@ -27,6 +29,8 @@
 #include "gui/views/language.hpp"
 #include "gui/views/timeline_canvas.hpp"
 #include "gui/views/timeline_view.hpp"
+#include "planner/lower.hpp"
+#include "tests/gui/gui_run.hpp"
 
 namespace brigade::gui {
 namespace {
@@ -140,6 +144,39 @@ std::string oom_task(TaskId task, bool with_program) {
   return m ? m->task : "(no mark)";
 }
 
+// Prose composed below gui/ (core/tr.hpp's tr_text): the planner's chef
+// roles and collective reasons, the closed form's warnings, compare's
+// differences, a trace's filter.
+Scenario scenario(const std::string& file) {
+  return load_scenario(kSrc + "/scenarios/" + file).value();
+}
+
+planner::Plan lowered(const std::string& file) {
+  return planner::lower(scenario(file)).value();
+}
+
+// Why the plan needs its `index`-th collective.
+std::string reason_of(const std::string& file, size_t index) {
+  const planner::Plan p = lowered(file);
+  return index < p.program.collectives().size() ? p.program.collectives()[index].reason
+                                                : "(no collective)";
+}
+
+std::string no_strategy_warning() {
+  Scenario s = scenario("lessons/06-peak-memory.yaml");
+  s.has_strategy = false;
+  s.strategy = StrategySpec{};
+  return joined(cost::plan_warnings(s));
+}
+
+std::string differences() {
+  const RunComparison c = comparison();
+  RunFigures b = c.b;
+  b.source = "cpu";
+  b.program = "dp4";
+  return joined(compare_runs(c.a, b).differences);
+}
+
 struct TextCase {
   const char* name;
   std::function<std::string()> compose;
@@ -251,6 +288,39 @@ INSTANTIATE_TEST_SUITE_P(
                  "(bytes / kernel time) | bytes (log scale) | bus bandwidth",
                  "GEMM 效率（相对各 dtype 的峰值）随单个 GEMM 的 FLOP 的变化 | 带宽（字节数 / "
                  "kernel 时间） | 字节数（对数刻度） | 总线带宽"},
+        // The teach view's chefs: each device's role in the plan.
+        TextCase{"ChefRoleTransformer",
+                 [] { return lowered("lessons/06-peak-memory.yaml").device_role[3]; },
+                 "tensor 0/1, data 3/8, pipeline 0/1", "张量 0/1，数据 3/8，流水线 0/1"},
+        TextCase{"ChefRoleCollective",
+                 [] { return lowered("ring_allreduce_8.yaml").device_role[2]; }, "rank 2 of 8",
+                 "rank 2（共 8 个）"},
+        // The timeline's details: why the plan needs a collective.
+        TextCase{"ReasonLoneCollective", [] { return reason_of("ring_allreduce_8.yaml", 0); },
+                 "the scenario asks for one allreduce of 1073741824 bytes over 8 devices (ring)",
+                 "场景要求在 8 台设备上做一次 1073741824 字节的 allreduce（ring）"},
+        TextCase{"ReasonGradientBucket", [] { return reason_of("lessons/06-peak-memory.yaml", 0); },
+                 "data parallel: average the gradients over 'data' (the sauce bowl) bucket by "
+                 "bucket, each as soon as the backward has produced it; this bucket: layer "
+                 "23/mlp.fc2",
+                 "数据并行：经“data”轴逐桶平均梯度（大家一起倒进酱汁碗），反向一算出一个桶就倒"
+                 "一个；这个桶：layer 23/mlp.fc2"},
+        // The what-if panel's notes from the closed form, the scaling view's note.
+        TextCase{"PlanWarningNoStrategy", [] { return no_strategy_warning(); },
+                 "no strategy: the plan uses 1 of the topology's 8 devices (strategy: {data: 8} "
+                 "would use them all; `brigade search` looks for a strategy)",
+                 "没有 strategy：方案只用了拓扑中 8 台设备里的 1 台（strategy: {data: 8} "
+                 "会用上全部；`brigade search` 可以找一个策略）"},
+        // The compare view's differences (core/run_compare).
+        TextCase{"CompareDifferences", [] { return differences(); },
+                 "different programs: 'dp2' and 'dp4' | different devices: 2 and 1 (2 in "
+                 "common) | a prediction against a measurement (sim:flow, cpu)",
+                 "程序不同：“dp2”与“dp4” | 设备不同：2 台与 1 台（共有 2 台） | "
+                 "预测对实测（sim:flow，cpu）"},
+        // The summary line's "recorded for" a trace's filter (core/trace_filter).
+        TextCase{"TraceFilter",
+                 [] { return trace_filter_text("devices 0-7,64; window 0 s to the end"); },
+                 "devices 0-7,64; window 0 s to the end", "设备 0-7,64；时间窗 0 s 至 结束"},
         TextCase{"CalibrationNoSamples", [] { return no_samples_note(); },
                  "no samples in this profile: the fits alone",
                  "此硬件配置没有采样点：只有拟合结果"}),
