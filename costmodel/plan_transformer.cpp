@@ -705,12 +705,21 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         const std::vector<GradientBucket>& buckets = bl.buckets;
         const CollectiveKind k = st.zero == 0 ? CollectiveKind::kAllReduce : CollectiveKind::kReduceScatter;
         std::vector<double>& priced = cache.priced;
+        // The sizes are distinct and each kind is priced once per stage, so
+        // the stage's own list (`price`) could never answer: the memo, or
+        // the collective model, directly.
         auto price_sizes = [&](CollectiveKind kind) -> Status {
           priced.resize(bl.sizes.size());
           for (size_t z = 0; z < bl.sizes.size(); ++z) {
             const double bytes = bl.sizes[z];
-            BRIGADE_ASSIGN_OR_RETURN(priced[z], price(dp_priced, dp_handle, kind, st.algorithm, bytes,
-                                                      [&] { return plan_collective(sc, kind, dp_vec(), bytes); }));
+            std::optional<double> known;
+            if (memo != nullptr)
+              known = memo->find_collective(kind, st.algorithm, dp_handle, bytes);
+            if (known) {
+              priced[z] = *known;
+            } else {
+              BRIGADE_ASSIGN_OR_RETURN(priced[z], plan_collective(sc, kind, dp_vec(), bytes));
+            }
           }
           return Status::ok();
         };
