@@ -212,7 +212,14 @@ void hf_config_one(std::string_view data) {
   check(t.hidden >= 1 && t.heads >= 1 && t.layers >= 1 && t.vocab >= 1 && t.seq >= 1 &&
             t.ffn_hidden >= 1,
         "a config read with a dimension below 1");
-  check(t.hidden % t.heads == 0, "a config read with hidden_size not divisible by the heads");
+  // Latent attention (DeepSeek-V3) has head widths of its own
+  // (qk_nope/qk_rope/v_head_dim), so only plain attention promises a whole
+  // hidden/heads; check_plan refuses MLA before anything divides by it.
+  check(t.mla.enabled() || t.hidden % t.heads == 0,
+        "a config read with hidden_size not divisible by the heads");
+  check(!t.mla.enabled() || (t.mla.qk_nope_head_dim >= 1 && t.mla.qk_rope_head_dim >= 1 &&
+                             t.mla.v_head_dim >= 1),
+        "a latent-attention config read with a head width below 1");
   check(t.kv_heads == 0 || t.heads % t.kv_heads == 0,
         "a config read with key/value heads that do not divide the heads");
 }
