@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 namespace brigade {
 namespace {
@@ -57,10 +58,32 @@ std::size_t control_char_offset(std::string_view text) {
   return std::string_view::npos;
 }
 
+namespace {
+
+// Whether the 8 bytes at p are all printable ASCII (0x20..0x7E): the word
+// holds no byte >= 0x80, none below 0x20 and no 0x7F. SWAR ("has a byte
+// less than n", Hacker's Delight 6-1 / Anderson's bit hacks): (x - n*ones)
+// & ~x & highs is non-zero exactly when some byte of x is below n, for n
+// <= 0x80; 0x7F is the one byte that x + 1 carries into the high bit.
+bool eight_printable(const char* p) {
+  std::uint64_t x;
+  std::memcpy(&x, p, 8);
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+  const std::uint64_t below_space = (x - 0x20 * kOnes) & ~x & kHighs;
+  const std::uint64_t del_or_high = (x + kOnes) | x;  // high bit: byte >= 0x7F
+  return ((below_space | del_or_high) & kHighs) == 0;
+}
+
+}  // namespace
+
 std::size_t text_fault_offset(std::string_view text, bool* not_utf8) {
   *not_utf8 = false;
   std::size_t i = 0;
   while (i < text.size()) {
+    // Runs of printable ASCII, the bulk of any scenario, eight bytes at a
+    // time (an 88 MB graph spent 4% of its read here byte by byte).
+    while (i + 8 <= text.size() && eight_printable(text.data() + i)) i += 8;
+    if (i >= text.size()) break;
     const auto c = static_cast<unsigned char>(text[i]);
     if (c >= 0x80) {
       const std::size_t n = sequence_length(text, i);
