@@ -9,12 +9,14 @@
 #include "core/scenario.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <unordered_map>
 
+#include "core/json_tree.hpp"
 #include "core/scenario_graph.hpp"
 #include "core/scenario_model.hpp"
 #include "core/scenario_runtime.hpp"
@@ -410,11 +412,38 @@ class ScenarioReader {
   }
 
   // A device: its index or its name.
+  void index_device_names() {
+    if (!device_names_.empty()) return;
+    const Topology& t = s_->topology;
+    for (int i = t.num_devices() - 1; i >= 0; --i) {
+      device_names_[t.device(i).name] = i;  // the first wins
+      std::int64_t v = 0;
+      const std::string& name = t.device(i).name;
+      const auto [ptr, ec] = std::from_chars(name.data(), name.data() + name.size(), v);
+      numeric_device_name_ = numeric_device_name_ || (ec == std::errc() && ptr == name.data() + name.size());
+    }
+  }
+
+  // read_device's answer for a JSON scalar's text, or -1 where read_device
+  // would refuse it (the cursors then word the message).
+  int device_of_text(std::string_view text) {
+    index_device_names();
+    std::int64_t v = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    const bool integer = ec == std::errc() && ptr == text.data() + text.size() && !text.empty();
+    // A device's name wins over an index; names that read as integers are
+    // rare, so the name is looked up only when one could match.
+    if (!integer || numeric_device_name_)
+      if (auto it = device_names_.find(std::string(text)); it != device_names_.end())
+        return it->second;
+    if (integer && v >= 0 && v < s_->topology.num_devices()) return static_cast<int>(v);
+    return -1;
+  }
+
   Result<int> read_device(const Cursor& c) {
     const Topology& t = s_->topology;
     const int n = t.num_devices();
-    if (device_names_.empty())
-      for (int i = n - 1; i >= 0; --i) device_names_[t.device(i).name] = i;  // the first wins
+    index_device_names();
     if (c.is_scalar()) {
       if (auto it = device_names_.find(c.text()); it != device_names_.end()) return it->second;
       auto idx = c.as_int(0, n - 1);
@@ -671,6 +700,7 @@ class ScenarioReader {
     // compares, a cache miss each (issue 20, item 3).
     const std::vector<std::optional<std::string_view>> keys = c.key_texts();
     const std::vector<std::uint32_t> order = name_order(keys);
+    if (read_device_map_json(c, keys, order, out, where)) return Status::ok();
     // check_unique_keys has refused a key written twice before any reading;
     // should one come through, it is reported where inserting it failed: at
     // the first entry in the file whose name an earlier entry has.
@@ -697,6 +727,40 @@ class ScenarioReader {
     if (!read.is_ok()) return read;
     for (const std::uint32_t i : order) out->emplace_hint(out->end(), *keys[i], devices[i]);
     return Status::ok();
+  }
+
+  // A JSON map read straight from its tree, as read_device_map reads it
+  // but without two cursors per entry (a generator's million-op placement,
+  // issue 20 item 3): keys that are names written once, values device
+  // indices or names. At anything else it undoes what it appended and
+  // returns false, and the cursors read the map and word the message.
+  bool read_device_map_json(const Cursor& c, const std::vector<std::optional<std::string_view>>& keys,
+                            const std::vector<std::uint32_t>& order,
+                            std::map<std::string, int>* out,
+                            std::vector<Scenario::EntryPosition>* where) {
+    const auto [tree, index] = c.json_value();
+    if (tree == nullptr || order.size() != keys.size()) return false;  // a key not a scalar
+    for (std::size_t k = 1; k < order.size(); ++k)
+      if (*keys[order[k]] == *keys[order[k - 1]]) return false;
+    const json_tree::Value& map = tree->at(index);
+    std::vector<int> devices(keys.size(), -1);
+    const std::size_t where_before = where->size();
+    where->reserve(where_before + keys.size());
+    for (std::uint32_t e = 0; e < keys.size(); ++e) {
+      const json_tree::Value& key = tree->at(tree->child(map, 2 * e));
+      const json_tree::Value& value = tree->at(tree->child(map, 2 * e + 1));
+      const int device =
+          value.kind == json_tree::Kind::kScalar ? device_of_text(tree->text(value)) : -1;
+      if (device < 0 || !yamlio::is_clean_name(*keys[e])) {
+        where->resize(where_before);
+        return false;
+      }
+      devices[e] = device;
+      where->push_back(Scenario::EntryPosition{std::string(*keys[e]), static_cast<int>(key.line),
+                                               static_cast<int>(key.column)});
+    }
+    for (const std::uint32_t i : order) out->emplace_hint(out->end(), *keys[i], devices[i]);
+    return true;
   }
 
   Status read_mesh(const Cursor& c) {
@@ -784,6 +848,7 @@ class ScenarioReader {
   Scenario* s_;
   yamlio::Document doc_;
   std::unordered_map<std::string, int> device_names_;  // read_device's, built on first use
+  bool numeric_device_name_ = false;  // a device named as an integer reads ("3")
 };
 
 }  // namespace

@@ -821,8 +821,25 @@ Result<std::string> Cursor::as_name() const {
   return text();
 }
 
+bool is_clean_name(std::string_view text) {
+  if (text.empty()) return false;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7F) return false;
+  }
+  return utf8_error_offset(text) == std::string_view::npos;
+}
+
+std::pair<const json_tree::Tree*, std::uint32_t> Cursor::json_value() const {
+  if (!json_.tree || json_missing_) return {nullptr, 0};
+  return {json_.tree, json_.index};
+}
+
+const std::string& Cursor::file() const { return doc_->file; }
+
 Status Cursor::check_name() const {
   const std::string_view t = text_view();
+  if (is_scalar() && is_clean_name(t)) return Status::ok();
   bool one_line = is_scalar() && !t.empty();
   for (char ch : t) one_line = one_line && static_cast<unsigned char>(ch) >= 0x20;
   if (!one_line) return error("found " + found() + "; expected a name on one line");

@@ -163,6 +163,15 @@ class Cursor {
   Result<std::string> as_name() const;
   // The same check without the copy.
   Status check_name() const;
+
+  // ---- for a reader's fast path over a million items ----
+  // The JSON value under this cursor: its tree and index, or a null tree
+  // when the text was read as YAML or the value is missing. A fast path
+  // reads what it recognises straight from the tree and hands anything else
+  // back to the cursors, which alone word messages (core/scenario_graph.cpp).
+  std::pair<const json_tree::Tree*, std::uint32_t> json_value() const;
+  // The file that messages name.
+  const std::string& file() const;
   // One of `choices` ("found 'x'; expected one of a, b, c (did you mean 'b'?)").
   template <class T>
   Result<T> as_enum(const std::vector<std::pair<std::string, T>>& choices) const;
@@ -224,6 +233,10 @@ class Cursor {
   Path path_;
   int fallback_line_ = 0, fallback_column_ = 0;
 };
+
+// What Cursor::check_name accepts, without a cursor: non-empty UTF-8 text
+// on one line with no control character (DEL included).
+bool is_clean_name(std::string_view text);
 
 // 'text' for messages, on one line (line breaks escaped, long text cut).
 std::string quote(const std::string& text);
