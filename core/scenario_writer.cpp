@@ -1,5 +1,7 @@
 #include "core/scenario_writer.hpp"
 
+#include <filesystem>
+
 #include <charconv>
 #include <cstdint>
 
@@ -99,6 +101,32 @@ void write_simulation(const Scenario& orig, const Scenario& edited, YAML::Node r
 
 }  // namespace
 
+std::string rebase_path(const std::string& written, const std::string& scenario_file,
+                        const std::string& folder) {
+  namespace fs = std::filesystem;
+  fs::path p(written);
+  if (p.is_absolute()) return written;
+  std::error_code ec;
+  const fs::path absolute =
+      fs::absolute(fs::path(scenario_file).parent_path() / p, ec).lexically_normal();
+  if (folder.empty()) return absolute.generic_string();
+  const fs::path rel = absolute.lexically_relative(fs::absolute(folder, ec).lexically_normal());
+  return rel.empty() ? absolute.generic_string() : rel.generic_string();
+}
+
+void rebase_huggingface(YAML::Node& root, const std::string& scenario_file,
+                        const std::string& folder) {
+  // Looked up through const nodes: a non-const operator[] adds the key.
+  const YAML::Node& r = root;
+  if (!r.IsMap() || !r["model"] || !r["model"].IsMap() || !r["model"]["huggingface"]) return;
+  const YAML::Node hf = r["model"]["huggingface"];
+  if (hf.IsScalar()) {
+    root["model"]["huggingface"] = rebase_path(hf.Scalar(), scenario_file, folder);
+  } else if (hf.IsMap() && hf["config"] && hf["config"].IsScalar()) {
+    root["model"]["huggingface"]["config"] = rebase_path(hf["config"].Scalar(), scenario_file, folder);
+  }
+}
+
 Result<std::string> scenario_yaml_with_edits(const std::string& original_text,
                                              const std::string& filename, const Scenario& edited,
                                              const ScenarioWriteOptions& options) {
@@ -107,6 +135,7 @@ Result<std::string> scenario_yaml_with_edits(const std::string& original_text,
     YAML::Node root = YAML::Load(original_text);
     if (options.name) root["name"] = *options.name;
     if (options.profile) root["profile"] = *options.profile;
+    rebase_huggingface(root, filename, options.folder);
     write_strategy(orig, edited, root);
     write_training(orig, edited, root);
     write_simulation(orig, edited, root);
@@ -129,8 +158,13 @@ Status save_edited_scenario(const Scenario& edited, const std::string& path,
   std::string text;
   BRIGADE_RETURN_IF_ERROR(
       yamlio::read_file_text(edited.path, "a scenario file", &text, ScenarioLimits::kMaxFileBytes));
+  ScenarioWriteOptions o = options;
+  if (o.folder.empty()) {
+    std::error_code ec;
+    o.folder = std::filesystem::absolute(path, ec).parent_path().string();
+  }
   BRIGADE_ASSIGN_OR_RETURN(const std::string yaml,
-                           scenario_yaml_with_edits(text, edited.path, edited, options));
+                           scenario_yaml_with_edits(text, edited.path, edited, o));
   return write_file_atomically(path, yaml);
 }
 

@@ -15,6 +15,10 @@
 #include "core/scenario.hpp"
 #include "core/status.hpp"
 
+namespace YAML {
+class Node;
+}
+
 namespace brigade {
 
 struct ScenarioWriteOptions {
@@ -23,7 +27,22 @@ struct ScenarioWriteOptions {
   std::optional<std::string> profile;
   // When set, the `name:` key.
   std::optional<std::string> name;
+  // The folder the text will be written in: model.huggingface's config,
+  // written relative to the original's folder, is rewritten relative to
+  // this one; when empty, as an absolute path (a relative path would not
+  // resolve from another folder). save_edited_scenario sets it.
+  std::string folder;
 };
+
+// A path as written in the scenario file `scenario_file` (relative to that
+// file's folder, or absolute) as it must be written in a file in `folder`:
+// relative to `folder` when given, else absolute; an absolute path stays.
+std::string rebase_path(const std::string& written, const std::string& scenario_file,
+                        const std::string& folder = "");
+// The same for model.huggingface's config in a scenario's YAML tree (either
+// form: {config: PATH, ...} or PATH), read from `scenario_file`.
+void rebase_huggingface(YAML::Node& root, const std::string& scenario_file,
+                        const std::string& folder = "");
 
 // The YAML text of `edited`: `original_text` (the scenario file `edited`
 // was read from, YAML or JSON; `filename` names it in messages) with the

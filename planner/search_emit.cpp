@@ -9,6 +9,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "core/scenario_writer.hpp"
+
 #include "core/text.hpp"
 #include "planner/search_internal.hpp"
 
@@ -30,6 +32,7 @@ Result<std::string> plan_scenario_yaml(const Scenario& base, const RankedPlan& p
   // new one: write it absolute.
   if (!s.profile_path.empty())
     root["profile"] = std::filesystem::absolute(s.profile_path).lexically_normal().string();
+  rebase_huggingface(root, base.path);  // and model.huggingface's config
 
   if (s.model_kind == ModelKind::kTransformer) {
     const StrategySpec& st = s.strategy;

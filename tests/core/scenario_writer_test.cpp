@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace brigade {
@@ -165,6 +166,46 @@ TEST(ScenarioWriter, SaveWritesAFileThatLoads) {
   // A folder is refused as file_io refuses it, and nothing is written.
   const Status st = save_edited_scenario(*s, dir.string());
   EXPECT_FALSE(st.is_ok());
+  fs::remove_all(dir);
+}
+
+// model.huggingface names its config relative to the scenario's folder; a
+// copy written to another folder must still find it (the what-if panel's
+// "Save as", search --emit): relative to the new folder, or absolute.
+TEST(ScenarioWriter, AHuggingFaceConfigStillResolvesFromAnotherFolder) {
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / ("brigade_scenario_writer_hf_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "models");
+  fs::create_directories(dir / "elsewhere" / "deeper");
+  fs::copy_file(fs::path(BRIGADE_SOURCE_DIR) / "scenarios/models/llama3_70b.json",
+                dir / "models" / "llama3_70b.json", fs::copy_options::overwrite_existing);
+  const std::string body =
+      "topology: {preset: dgx-h100, nodes: 8}\n"
+      "strategy: {tensor: 8, pipeline: 4, data: 2}\n"
+      "training: {global_batch: 64, micro_batch: 1}\n";
+  for (const std::string model :
+       {std::string("model: {huggingface: {config: models/llama3_70b.json, seq: 4096}}\n"),
+        std::string("model: {huggingface: models/llama3_70b.json}\n")}) {
+    const fs::path src = dir / "src.yaml";
+    std::ofstream(src) << body << model;
+    Result<Scenario> s = load_scenario(src.string());
+    ASSERT_TRUE(s.is_ok()) << s.message();
+    s->strategy.data = 1;
+    s->strategy.pipeline = 8;
+    const fs::path out = dir / "elsewhere" / "deeper" / "out.yaml";
+    ASSERT_TRUE(save_edited_scenario(*s, out.string()).is_ok());
+    Result<Scenario> back = load_scenario(out.string());
+    ASSERT_TRUE(back.is_ok()) << back.message();
+    EXPECT_EQ(back->transformer.hidden, 8192);
+    EXPECT_EQ(back->strategy.pipeline, 8);
+    std::ifstream in(out);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("../../models/llama3_70b.json"), std::string::npos) << text;
+  }
+  // The path arithmetic by itself: relative to the new folder, else absolute.
+  EXPECT_EQ(rebase_path("m/c.json", "/a/b/s.yaml", "/a/x"), "../b/m/c.json");
+  EXPECT_EQ(rebase_path("m/c.json", "/a/b/s.yaml"), "/a/b/m/c.json");
+  EXPECT_EQ(rebase_path("/abs/c.json", "/a/b/s.yaml", "/a/x"), "/abs/c.json");
   fs::remove_all(dir);
 }
 

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <tuple>
@@ -430,6 +431,35 @@ TEST(SearchEmit, WinnerRoundTripsThroughLoadScenarioAndSimulates) {
   EXPECT_GT(s->step_seconds, 0);
   std::remove(path.c_str());
   std::remove(out.c_str());
+}
+
+// A scenario naming its Hugging Face config relative to its folder: the
+// winner written to another folder still finds it (the path is written
+// absolute, as the profile's is).
+TEST(SearchEmit, AHuggingFaceConfigResolvesFromTheWrittenFile) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(temp_path("-hf"));
+  fs::create_directories(dir / "models");
+  fs::create_directories(dir / "out");
+  fs::copy_file(fs::path(BRIGADE_SOURCE_DIR) / "scenarios/models/llama3_70b.json",
+                dir / "models/llama3_70b.json", fs::copy_options::overwrite_existing);
+  std::ofstream(dir / "base.yaml")
+      << "topology: {preset: dgx-h100, nodes: 2}\n"
+         "model: {huggingface: {config: models/llama3_70b.json, seq: 2048, attention: flash}}\n"
+         "training: {global_batch: 32, micro_batch: 1}\n";
+  auto base = load_scenario((dir / "base.yaml").string());
+  ASSERT_TRUE(base.is_ok()) << base.message();
+  auto r = run_search(*base, SearchOptions{});
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  ASSERT_FALSE(r->plans.empty());
+  auto text = plan_scenario_yaml(*base, r->plans.front());
+  ASSERT_TRUE(text.is_ok()) << text.message();
+  const fs::path out = dir / "out" / "best.yaml";
+  std::ofstream(out) << *text;
+  auto back = load_scenario(out.string());
+  ASSERT_TRUE(back.is_ok()) << back.message() << "\n" << *text;
+  EXPECT_EQ(back->transformer.hidden, 8192);
+  fs::remove_all(dir);
 }
 
 TEST(Search, ModelsItCannotSearchAreRefused) {
