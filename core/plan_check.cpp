@@ -505,7 +505,7 @@ class PlanChecker {
       for (const TensorSpec& t : g.tensors) v.push_back(t.name);
       return v;
     };
-    for (const auto& [op, dev] : s_.placement) {
+    auto check_op = [&](const std::string& op, int dev) -> Status {
       if (g.find_op(op) < 0)
         return at("placement." + op, "found op '" + op +
                                          "' in placement; expected an op of the graph" +
@@ -513,8 +513,9 @@ class PlanChecker {
       if (dev < 0 || dev >= devices())
         return at("placement." + op, "found device " + std::to_string(dev) + " for op '" + op +
                                          "'; expected " + device_range());
-    }
-    for (const auto& [tensor, dev] : s_.device_put) {
+      return Status::ok();
+    };
+    auto check_tensor = [&](const std::string& tensor, int dev) -> Status {
       if (g.find_tensor(tensor) < 0)
         return at("device_put." + tensor, "found tensor '" + tensor +
                                               "' in device_put; expected a tensor of the graph" +
@@ -522,8 +523,32 @@ class PlanChecker {
       if (dev < 0 || dev >= devices())
         return at("device_put." + tensor, "found device " + std::to_string(dev) + " for tensor '" +
                                               tensor + "'; expected " + device_range());
+      return Status::ok();
+    };
+    BRIGADE_RETURN_IF_ERROR(first_in_file_order(s_.placement, s_.placement_positions, check_op));
+    return first_in_file_order(s_.device_put, s_.device_put_positions, check_tensor);
+  }
+
+  // The first fault of a name -> device map in the order its entries were
+  // written (the map holds them in name order): checked in name order, the
+  // fast way, and only when something is wrong again in file order, so that
+  // a user fixing a file top to bottom meets the faults in that order.
+  template <class Check>
+  static Status first_in_file_order(const std::map<std::string, int>& map,
+                                    const std::vector<Scenario::EntryPosition>& written,
+                                    const Check& check) {
+    Status first = Status::ok();
+    for (const auto& [name, dev] : map) {
+      first = check(name, dev);
+      if (!first.is_ok()) break;
     }
-    return Status::ok();
+    if (first.is_ok() || written.size() != map.size()) return first;
+    for (const Scenario::EntryPosition& e : written) {
+      const auto it = map.find(e.name);
+      if (it == map.end()) continue;
+      BRIGADE_RETURN_IF_ERROR(check(it->first, it->second));
+    }
+    return first;
   }
 
   Status check_mesh() {

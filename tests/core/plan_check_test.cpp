@@ -258,6 +258,12 @@ const PlanCase kCases[] = {
     {"PlacementNamesMissingOp", GRAPH4 "placement: {mm1: 0, mm3: 1}\n",
      "p.yaml:9:21: error: found op 'mm3' in placement; expected an op of the graph (did you mean "
      "'mm1'?)"},
+    // Faults come in the order they are written, not in name order.
+    {"PlacementFaultsInFileOrder", GRAPH4 "placement: {zz: 0, mm1: 0, aa: 1}\n",
+     "p.yaml:9:13: error: found op 'zz' in placement; expected an op of the graph"},
+    {"DevicePutFaultsInFileOrder", GRAPH4 "device_put: {x9: 0, w1: 0, a9: 1}\n",
+     "p.yaml:9:14: error: found tensor 'x9' in device_put; expected a tensor of the graph (did you "
+     "mean 'x'?)"},
     {"DevicePutNamesMissingTensor", GRAPH4 "device_put: {w3: 1}\n",
      "p.yaml:9:14: error: found tensor 'w3' in device_put; expected a tensor of the graph (did you "
      "mean 'w1'?)"},
