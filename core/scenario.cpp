@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "core/json_tree.hpp"
+#include "core/published_reader.hpp"
 #include "core/scenario_graph.hpp"
 #include "core/scenario_model.hpp"
 #include "core/scenario_runtime.hpp"
@@ -162,7 +163,7 @@ class ScenarioReader {
     BRIGADE_RETURN_IF_ERROR(root.expect_map(kWhat));
     BRIGADE_RETURN_IF_ERROR(root.check_keys(
         {"name", "description", "topology", "profile", "model", "training", "strategy", "placement",
-         "device_put", "mesh", "shardings", "simulation", "runtime", "lesson"}));
+         "device_put", "mesh", "shardings", "simulation", "runtime", "lesson", "published"}));
     BRIGADE_ASSIGN_OR_RETURN(
         s_->name, root.get_name("name", std::filesystem::path(doc_.file).stem().string()));
     BRIGADE_ASSIGN_OR_RETURN(s_->description, root.get_string("description", ""));
@@ -194,6 +195,11 @@ class ScenarioReader {
           root.get("runtime"), s_->topology, [this](const Cursor& d) { return read_device(d); },
           &s_->runtime));
     // `lesson:` is teaching metadata, read by core/lesson.cpp; the judges ignore it.
+    // `published:` is a published measurement of this plan (core/published.hpp):
+    // checked here so that a malformed one is refused, then left to scripts/fidelity.
+    if (root.has("published"))
+      if (Result<PublishedResult> p = read_published(root.get("published")); !p.is_ok())
+        return p.status();
     return Status::ok();
   }
 

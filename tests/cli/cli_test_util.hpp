@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace brigade::testing {
@@ -40,9 +41,10 @@ inline std::string temp_file(int& fd) {
 
 }  // namespace detail
 
-// `brigade ARGS...`; with `address_space_bytes` > 0, under that RLIMIT_AS
-// (to see what the host running out of memory looks like).
-inline CommandResult run_brigade(const std::vector<std::string>& args,
+// `PROGRAM ARGS...` (argv[0] looked up in PATH, as a shell would); with
+// `address_space_bytes` > 0, under that RLIMIT_AS (to see what the host
+// running out of memory looks like).
+inline CommandResult run_program(std::vector<std::string> argv_s,
                                  std::size_t address_space_bytes = 0) {
   CommandResult r;
   int out_fd = -1, err_fd = -1;
@@ -52,8 +54,6 @@ inline CommandResult run_brigade(const std::vector<std::string>& args,
     r.err = "cli_test_util: could not create temporary files";
     return r;
   }
-  std::vector<std::string> argv_s{BRIGADE_EXE};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -65,7 +65,7 @@ inline CommandResult run_brigade(const std::vector<std::string>& args,
       const rlimit limit{address_space_bytes, address_space_bytes};
       setrlimit(RLIMIT_AS, &limit);
     }
-    execv(argv[0], argv.data());
+    execvp(argv[0], argv.data());
     _exit(127);
   }
   close(out_fd);
@@ -80,6 +80,14 @@ inline CommandResult run_brigade(const std::vector<std::string>& args,
   std::remove(out_path.c_str());
   std::remove(err_path.c_str());
   return r;
+}
+
+// `brigade ARGS...`, the built binary (BRIGADE_EXE).
+inline CommandResult run_brigade(const std::vector<std::string>& args,
+                                 std::size_t address_space_bytes = 0) {
+  std::vector<std::string> argv{BRIGADE_EXE};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_program(std::move(argv), address_space_bytes);
 }
 
 }  // namespace brigade::testing

@@ -84,7 +84,7 @@ TEST(CostVerb, UnknownKeyIsOneLineWithPosition) {
   EXPECT_EQ(r.err.substr(r.err.find(':')),
             ":5:1: error: found key 'stratgy'; expected one of name, description, topology, "
             "profile, model, training, strategy, placement, device_put, mesh, shardings, "
-            "simulation, runtime, lesson (did you mean 'strategy'?)\n");
+            "simulation, runtime, lesson, published (did you mean 'strategy'?)\n");
 }
 
 // The seed's quiz: a batch of 30 rows cannot be split over 8 devices.

@@ -76,7 +76,7 @@ const ErrorCase kCases[] = {
      "  mlp: {batch: 8, widths: [16, 16]}\n",
      "t.yaml:2:1: error: found key 'stratgy'; expected one of name, description, topology, "
      "profile, model, training, strategy, placement, device_put, mesh, shardings, simulation, "
-     "runtime, lesson (did you mean 'strategy'?)"},
+     "runtime, lesson, published (did you mean 'strategy'?)"},
     {"UnknownStrategyKey",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model:\n"

@@ -357,7 +357,7 @@ TEST(ScenarioJson, JsonUnknownKeyHasPosition) {
   EXPECT_EQ(r.message(),
             "s.json:3:3: error: found key 'modle'; expected one of name, description, topology, "
             "profile, model, training, strategy, placement, device_put, mesh, shardings, "
-            "simulation, runtime, lesson (did you mean 'model'?)");
+            "simulation, runtime, lesson, published (did you mean 'model'?)");
 }
 
 TEST(ScenarioFile, MissingFileSaysSo) {

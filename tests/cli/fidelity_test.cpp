@@ -1,0 +1,174 @@
+// scripts/fidelity (issue 19, item 4): Brigade's predictions against the
+// published end-to-end results of scenarios/published/, as one Markdown
+// table. Runs the script on two rows (one per metric it converts a step time
+// into) with the built brigade, and checks the table's shape and its
+// arithmetic against a hand-worked error.
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_test_util.hpp"
+
+namespace brigade {
+namespace {
+
+using testing::run_brigade;
+using testing::run_program;
+
+const std::string kSource = BRIGADE_SOURCE_DIR;
+const std::string kScript = kSource + "/scripts/fidelity";
+// Narayanan et al. 2021, Table 1, GPT 1.7B on 32 A100: 137 TFLOP/s per GPU.
+const std::string kRowA = kSource + "/scenarios/published/narayanan21_01_gpt_1.7b_32gpu.yaml";
+// NeMo 24.12 performance summary, Llama 2 7B on 8 H100: 16934 tokens/s per GPU.
+const std::string kRowB = kSource + "/scenarios/published/nemo2412_05_llama2_7b_8gpu.yaml";
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// "| a | b |" -> {"a", "b"}
+std::vector<std::string> cells_of(const std::string& row) {
+  std::vector<std::string> out;
+  std::size_t at = row.find('|');
+  while (at != std::string::npos) {
+    const std::size_t next = row.find('|', at + 1);
+    if (next == std::string::npos) break;
+    std::string cell = row.substr(at + 1, next - at - 1);
+    cell.erase(0, cell.find_first_not_of(' '));
+    cell.erase(cell.find_last_not_of(' ') + 1);
+    out.push_back(cell);
+    at = next;
+  }
+  return out;
+}
+
+std::string format(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+double step_seconds(const std::string& scenario) {
+  const auto r = run_brigade({"cost", scenario, "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out).at("step_seconds").get<double>();
+}
+
+TEST(Fidelity, ReportsTwoRowsWithHandWorkedErrors) {
+  const auto r =
+      run_program({"python3", kScript, "--report", "--brigade", BRIGADE_EXE, kRowA, kRowB});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const std::vector<std::string> lines = lines_of(r.out);
+  // A dated line, the table (header, rule, two rows), the summary.
+  ASSERT_EQ(lines.size(), 9u) << r.out;
+  EXPECT_EQ(lines[0].rfind("Generated ", 0), 0u) << lines[0];
+  EXPECT_NE(lines[0].find(" UTC by `scripts/fidelity --judge cost`."), std::string::npos);
+  EXPECT_EQ(lines[1], "");
+  EXPECT_EQ(lines[2], "| # | row | source | configuration | published | Brigade | error |");
+  EXPECT_EQ(lines[3], "|---|---|---|---|---|---|---|");
+  EXPECT_EQ(lines[6], "");
+
+  // Row A, TFLOP/s per GPU as the paper counts FLOPs (Narayanan et al. 2021,
+  // Appendix, with full recomputation): B 512, s 2048, l 24, h 2304, V 51200,
+  //   96 B s l h^2 = 96 * 512 * 2048 * 24 * 2304^2 = 12,824,703,626,379,264
+  //   1 + s/(6h) + V/(16 l h) = 1 + 4/27 + 25/432 = 521/432
+  //   F = 12,824,703,626,379,264 * 521 / 432 = 15,466,830,067,924,992 FLOP,
+  // Brigade's TFLOP/s per GPU = F / (step * 32 GPUs) / 1e12, error against 137.
+  const std::vector<std::string> a = cells_of(lines[4]);
+  ASSERT_EQ(a.size(), 7u) << lines[4];
+  EXPECT_EQ(a[0], "1");
+  EXPECT_EQ(a[1], "narayanan21_01_gpt_1.7b_32gpu");
+  EXPECT_EQ(a[2], "Narayanan et al. 2021 (SC'21), Table 1, 1.7B");
+  EXPECT_EQ(a[3], "32x dgx-a100, l24 h2304 s2048, TP1 PP1 DP32, mb16 gb512, recompute full, f16");
+  EXPECT_EQ(a[4], "137.00 TFLOP/s/GPU");
+  const double tflops_a = 15466830067924992.0 / (step_seconds(kRowA) * 32) / 1e12;
+  const double error_a = tflops_a / 137 - 1;
+  EXPECT_EQ(a[5], format("%.2f TFLOP/s/GPU", tflops_a));
+  EXPECT_EQ(a[6], format("%+.2f%%", 100 * error_a));
+
+  // Row B, tokens per second per GPU: 128 sequences x 4096 tokens over
+  // (step * 8 GPUs), error against 16934.
+  const std::vector<std::string> b = cells_of(lines[5]);
+  ASSERT_EQ(b.size(), 7u) << lines[5];
+  EXPECT_EQ(b[0], "2");
+  EXPECT_EQ(b[1], "nemo2412_05_llama2_7b_8gpu");
+  EXPECT_EQ(b[4], "16934.0 tokens/s/GPU");
+  const double tokens_b = 128.0 * 4096 / (step_seconds(kRowB) * 8);
+  const double error_b = tokens_b / 16934 - 1;
+  EXPECT_EQ(b[5], format("%.1f tokens/s/GPU", tokens_b));
+  EXPECT_EQ(b[6], format("%+.2f%%", 100 * error_b));
+
+  // The summary: the mean and the largest |error|, and the goal (mean <= 3%,
+  // max <= 8%) met or not.
+  const double mean = (std::fabs(error_a) + std::fabs(error_b)) / 2;
+  const bool a_worse = std::fabs(error_a) >= std::fabs(error_b);
+  const double worst = a_worse ? std::fabs(error_a) : std::fabs(error_b);
+  EXPECT_EQ(lines[7], "rows: 2; judge: cost; mean |error|: " + format("%.2f", 100 * mean) +
+                          "%; max |error|: " + format("%.2f", 100 * worst) + "% (" +
+                          (a_worse ? a[1] : b[1]) + ")");
+  const bool met = mean <= 0.03 && worst <= 0.08;
+  EXPECT_EQ(lines[8],
+            std::string("goal: mean |error| <= 3%, max |error| <= 8%, memory within 3%: ") +
+                (met ? "met" : "NOT met"));
+}
+
+// Without --report the exit status is the goal: 0 met, 1 not met.
+TEST(Fidelity, ExitStatusIsTheGoal) {
+  const auto r = run_program({"python3", kScript, "--brigade", BRIGADE_EXE, kRowA});
+  const bool met = r.out.find("memory within 3%: met") != std::string::npos;
+  ASSERT_TRUE(met || r.out.find("memory within 3%: NOT met") != std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, met ? 0 : 1) << r.err;
+}
+
+// A scenario without a published figure is bad input: one line, exit 2,
+// no table.
+TEST(Fidelity, RowWithoutPublishedFigureIsRefused) {
+  const std::string plain = kSource + "/scenarios/gpt3_175b_1024.yaml";
+  const auto r = run_program({"python3", kScript, "--report", "--brigade", BRIGADE_EXE, plain});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, plain +
+                       ": error: found no 'published' section; expected the source's figure "
+                       "(docs/scenario-format.md, \"published\")\n");
+}
+
+// A brigade that refuses the scenario: its one-line message, exit 2.
+TEST(Fidelity, BrigadeRefusalIsPassedOn) {
+  const std::string bad = "/tmp/brigade-fidelity-test-" + std::to_string(::getpid()) + ".yaml";
+  {
+    std::FILE* f = std::fopen(bad.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(
+        "topology: {preset: dgx-a100}\n"
+        "model:\n"
+        "  transformer: {layers: 2, hidden: 64, heads: 4, seq: 16, vocab: 128}\n"
+        "training: {global_batch: 8}\n"
+        "strategy: {data: 8}\n"
+        "published:\n"
+        "  source: s\n"
+        "  metric: step_seconds\n"
+        "  value: 1\n"
+        "  flops: megatron\n",
+        f);
+    std::fclose(f);
+  }
+  const auto r = run_program({"python3", kScript, "--report", "--brigade", BRIGADE_EXE, bad});
+  std::remove(bad.c_str());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, bad +
+                       ":10:3: error: found 'flops' with metric step_seconds; expected it only "
+                       "with tflops_per_gpu or mfu\n");
+}
+
+}  // namespace
+}  // namespace brigade
