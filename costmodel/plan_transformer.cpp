@@ -574,7 +574,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         } else if (k.compute == ComputeKind::kGemm) {
           out[n] = gemm_seconds(dev, dp, k.m, k.n, k.k, dt, k.batch) / speed;
         } else if (k.compute == ComputeKind::kFixed) {
-          out[n] = kernel_seconds(dev, dp, dt, k.fixed_flops, k.bytes, ComputeKind::kFixed) / speed;
+          out[n] = kernel_seconds(dev, dp, dt, k.fixed_flops, k.bytes, ComputeKind::kFixed, 0,
+                                  k.kernel_class, k.m, k.k) /
+                   speed;
         } else {
           out[n] = memory_bound_seconds(dev, dp, k.bytes, dt) / speed;
         }

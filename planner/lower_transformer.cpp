@@ -276,9 +276,13 @@ class StageEmitter {
       for (int r = 0; r < R_; ++r) {
         const StreamId st = out_.compute[static_cast<size_t>(r)];
         TaskId id;
-        if (gemm && n == 1 && k.compute == ComputeKind::kFixed)
+        if (gemm && n == 1 && k.compute == ComputeKind::kFixed) {
           id = b_.add_fixed(st, k.flops(), k.bytes, s_.dtype, name, pend_.phase);
-        else if (gemm && n == 1)
+          // FlashAttention: its class and shape for the measured rates.
+          b_.task(id).kernel = k.kernel_class;
+          b_.task(id).m = k.m;
+          b_.task(id).k = k.k;
+        } else if (gemm && n == 1)
           id = b_.add_gemm(st, k.m, k.n, k.k, s_.dtype, name, pend_.phase, k.batch);
         else if (gemm)
           id = b_.add_fixed(st, pend_.gemm_flops, pend_.gemm_bytes, s_.dtype, name, pend_.phase);
