@@ -113,6 +113,40 @@ class PlanChecker {
     return Status::ok();
   }
 
+  // Megatron-LM's training keys (docs/scenario-format.md, "training"): the
+  // fp32 main_grad and the distributed optimizer are modelled for
+  // transformers; the fp32 main_grad for gradients kept whole
+  // on every data rank (Megatron's DDP and distributed optimizer, ZeRO 0-1).
+  Status check_megatron_training() {
+    const TrainingSpec& tr = s_.training;
+    const bool transformer = s_.model_kind == ModelKind::kTransformer;
+    const std::string kind = model_kind_name(s_.model_kind);
+    if (tr.main_grad_fp32 && !transformer)
+      return at("training.main_grad",
+                "found main_grad fp32 with " + kind +
+                    " model; expected main_grad weights (Megatron-LM's fp32 gradient buffer is "
+                    "modelled for transformer models)",
+                ErrorKind::kUnsupported);
+    if (tr.main_grad_fp32 && st_.zero >= 2)
+      return at("training.main_grad",
+                "found main_grad fp32 with zero " + std::to_string(st_.zero) +
+                    "; expected zero 0 or 1 (Megatron-LM keeps its fp32 main_grad whole on "
+                    "every data rank, under DDP and the distributed optimizer alike)",
+                ErrorKind::kUnsupported);
+    if (tr.distributed_optimizer && !transformer)
+      return at("training.distributed_optimizer",
+                "found distributed_optimizer with " + kind +
+                    " model; expected a transformer model (Megatron-LM's distributed optimizer "
+                    "is modelled for transformers)",
+                ErrorKind::kUnsupported);
+    if (tr.distributed_optimizer && st_.zero != 1)
+      return at("training.distributed_optimizer",
+                "found distributed_optimizer with zero " + std::to_string(st_.zero) +
+                    "; expected zero 1 or no zero key (Megatron-LM's distributed optimizer "
+                    "shards the optimizer state over 'data': ZeRO-1's sharding)");
+    return Status::ok();
+  }
+
   // What each model kind supports (docs/scenario-format.md, "What each model
   // supports"): MLPs are lowered data-parallel; graphs are distributed by a
   // placement or a mesh; a collective names its own group.
@@ -166,6 +200,7 @@ class PlanChecker {
                            "transformer models only)"
                          : "zero 0 (ZeRO is planned for transformers and batch-sharded MLPs)"),
                 ErrorKind::kUnsupported);
+    BRIGADE_RETURN_IF_ERROR(check_megatron_training());
     if (s_.model_kind != ModelKind::kGraph) {
       const std::string kind = model_kind_name(s_.model_kind);
       if (!s_.placement.empty())

@@ -173,6 +173,35 @@ NcclTable hopper_nccl(double nvls_bus_gbs) {
   return t;
 }
 
+// FlashAttention-2 on an H100 SXM5 80GB, BF16/FP16, head dimension 128,
+// sequence lengths 512 .. 16k (total tokens 16k, hidden 2048: 16 heads),
+// as the FlashAttention-3 paper measured it for its baseline (Shah, Bikshandi,
+// Zhang, Thakkar, Ramani & Dao 2024, arXiv 2407.08608, Figure 5 "Attention
+// forward speed, head dim 128 (H100 80GB SXM5)", with and without the
+// causal mask, and Figure 6 "Attention backward speed, head dim 128", without
+// it), TFLOP/s as the FlashAttention benchmarks count them (causal halved).
+// The paper's backward has no causal panel: the causal backward takes the
+// non-causal backward times the forward's measured causal / non-causal
+// ratio at the same length (0.62 at 512, 0.91 at 16k: the diagonal blocks'
+// masking and the shorter rows), an assumption stated plainly, not a
+// measurement. Megatron-LM's --use-flash-attn runs FlashAttention-2 (head
+// dimensions up to 128, Megatron-LM README), hence FA2's figures, not FA3's.
+std::vector<FlashAttentionRates> hopper_flash_attention() {
+  const double seq[] = {512, 1024, 2048, 4096, 8192, 16384};
+  const double fwd_causal[] = {191, 260, 298, 319, 333, 335};  // Figure 5, causal
+  const double fwd_full[] = {309, 350, 362, 368, 370, 370};    // Figure 5, no mask
+  const double bwd_full[] = {214, 260, 291, 310, 318, 322};    // Figure 6, no mask
+  FlashAttentionRates r;
+  r.head_dim = 128;
+  for (size_t i = 0; i < 6; ++i) {
+    r.forward.points.emplace_back(seq[i], fwd_causal[i] * kTF);
+    r.backward.points.emplace_back(seq[i], bwd_full[i] * fwd_causal[i] / fwd_full[i] * kTF);
+  }
+  r.forward.fallback = r.forward.points.back().second;
+  r.backward.fallback = r.backward.points.back().second;
+  return {r};
+}
+
 // NVIDIA H100-SXM5-80GB (dgx-h100).
 DeviceProfile h100_sxm5_80gb() {
   DeviceProfile p = gpu_base("NVIDIA H100-SXM5-80GB");
@@ -202,6 +231,7 @@ DeviceProfile h100_sxm5_80gb() {
   // 479.72 GB/s measured at 8 GiB on 8x H100 SXM5 (ZiyanIshani/vpbenchmarking,
   // "NCCL Communication - Single Node").
   p.nccl = hopper_nccl(480.0);
+  p.flash_attention = hopper_flash_attention();
   return p;
 }
 
@@ -245,6 +275,14 @@ DeviceProfile h200_sxm() {
   // NVLS: 475 GB/s peak AllReduce bus bandwidth measured on 8x H200 over
   // NVLink4 (NVIDIA/nccl-tests issue 272, 2024-11-27, NCCL 2.20.3).
   p.nccl = hopper_nccl(475.0);
+  // FlashAttention-2: the H100's table (above). No published FA2 kernel
+  // measurement on an H200 was found; the two share the GH100 die, SMs and
+  // clocks, and FA2 at these lengths is bound by its tensor-core and softmax
+  // pipeline (about 37% of the bf16 peak on the H100), not by HBM (its
+  // traffic grows as s, its work as s^2), so the H200's faster HBM is not
+  // expected to move it. The H200's own measured GEMM peak (759.6 TFLOP/s
+  // at 700 W, below) does not scale the table either: FA2 is far below it.
+  p.flash_attention = hopper_flash_attention();
   return p;
 }
 

@@ -164,8 +164,31 @@ double achieved_link_bandwidth_bytes_per_second(const Link& link, const Hardware
   return raw * lp.bandwidth_efficiency;
 }
 
+const FlashAttentionRates* flash_attention_rates(const DeviceProfile& p, std::int64_t head_dim) {
+  const FlashAttentionRates* best = nullptr;
+  for (const FlashAttentionRates& r : p.flash_attention) {
+    if (best == nullptr) {
+      best = &r;
+      continue;
+    }
+    const auto gap = [&](std::int64_t h) { return h > head_dim ? h - head_dim : head_dim - h; };
+    if (gap(r.head_dim) < gap(best->head_dim) ||
+        (gap(r.head_dim) == gap(best->head_dim) && r.head_dim < best->head_dim))
+      best = &r;
+  }
+  return best;
+}
+
 double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, double flops,
-                      double bytes, ComputeKind kind, double written_bytes) {
+                      double bytes, ComputeKind kind, double written_bytes, KernelClass kernel,
+                      std::int64_t seq, std::int64_t head_dim) {
+  if (kernel != KernelClass::kGeneric && seq > 0 && flops > 0) {
+    if (const FlashAttentionRates* r = flash_attention_rates(p, head_dim)) {
+      const EfficiencyCurve& c = kernel == KernelClass::kFlashForward ? r->forward : r->backward;
+      const double rate = c.points.empty() ? 0 : c.at(static_cast<double>(seq));
+      if (rate > 0) return p.launch_overhead_seconds + 0.5 * flops / rate;
+    }
+  }
   const double peak = peak_flops_per_second(d, p, dtype);
   double compute = 0;
   if (flops > 0 && peak > 0) {

@@ -30,6 +30,18 @@ struct EfficiencyCurve {
   double at(double work) const;
 };
 
+// FlashAttention-2's measured speed on a device for one head dimension:
+// achieved FLOP/s of the causal kernel by sequence length, forward and
+// backward, counted as the FlashAttention benchmarks count them (4 s^2 d
+// per head forward, 2.5 x that backward, halved for the causal mask:
+// Dao-AILab/flash-attention, benchmarks/benchmark_flash_attention.py).
+// Points are (sequence length, FLOP/s), interpolated in log(seq) and
+// clamped at both ends (EfficiencyCurve::at).
+struct FlashAttentionRates {
+  std::int64_t head_dim = 0;
+  EfficiencyCurve forward, backward;
+};
+
 struct DeviceProfile {
   std::string model;                          // matches Device::model; "*" matches any
   std::array<EfficiencyCurve, kNumDTypes> gemm{};  // GEMM efficiency by dtype vs FLOP
@@ -95,6 +107,10 @@ struct DeviceProfile {
   // (costmodel/nccl_model.hpp; HardwareProfile::collective_model). Empty:
   // the alpha-beta model.
   NcclTable nccl;
+  // FlashAttention-2's measured rates by head dimension (presets only; a
+  // profile file cannot set them yet). Empty: a FlashAttention kernel is
+  // timed as a kFixed kernel on the GEMM curve and the memory roofline.
+  std::vector<FlashAttentionRates> flash_attention;
 };
 
 struct LinkProfile {
@@ -272,9 +288,21 @@ double achieved_link_bandwidth_bytes_per_second(const Link& link, const Hardware
 // (DeviceProfile::gemm_cold_operand_bandwidth_bytes_per_second); of them,
 // `written_bytes` (its output: gemm_written_bytes) at the output rate when
 // the profile has one.
+//
+// A FlashAttention kernel (`kernel` kFlashForward / kFlashBackward, `seq`
+// and `head_dim` its shape) on a profile with FlashAttention-2 rates takes
+// launch + (flops / 2) / rate(seq): Brigade counts the full s^2 score
+// matrix, the causal kernel computes half of it (its blocks above the
+// diagonal skipped), and the rates are per causal FLOP. The head dimension
+// takes the row of the nearest measured one.
 double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, double flops,
-                      double bytes, ComputeKind kind = ComputeKind::kGemm,
-                      double written_bytes = 0);
+                      double bytes, ComputeKind kind = ComputeKind::kGemm, double written_bytes = 0,
+                      KernelClass kernel = KernelClass::kGeneric, std::int64_t seq = 0,
+                      std::int64_t head_dim = 0);
+
+// The FlashAttention-2 rates of `p` for `head_dim` (the nearest measured
+// head dimension, ties to the smaller), or null when it has none.
+const FlashAttentionRates* flash_attention_rates(const DeviceProfile& p, std::int64_t head_dim);
 
 // The alpha-beta parameters every judge uses for a message along a route:
 // alpha = the profile's alpha for the route's bottleneck link class when it

@@ -50,6 +50,12 @@ enum class ComputeKind : std::uint8_t {
   kFixed,        // explicit flops and bytes (roofline of both)
 };
 std::string_view compute_kind_name(ComputeKind k);
+// Which kernel a task is, where a device profile has a measured rate for it
+// apart from its ComputeKind's roofline (DeviceProfile::flash_attention).
+// kFlashForward / kFlashBackward: FlashAttention-2's fused causal attention
+// (Dao 2023), a kFixed task whose `m` is the sequence length and `k` the
+// head dimension.
+enum class KernelClass : std::uint8_t { kGeneric, kFlashForward, kFlashBackward };
 // How a model op runs as a kernel: matmul a GEMM, custom explicit FLOPs and
 // bytes, everything else (elementwise, softmax, layernorm, embedding, loss) a
 // streaming kernel.
@@ -87,6 +93,7 @@ struct Task {
   ComputeKind compute = ComputeKind::kFixed;
   DType dtype = DType::kF32;
   Phase phase = Phase::kForward;
+  KernelClass kernel = KernelClass::kGeneric;  // compute: see KernelClass
   std::int32_t device = 0;
   StreamId stream = 0;
   std::int64_t m = 0, n = 0, k = 0, batch = 1;  // kGemm shape

@@ -181,6 +181,11 @@ class ScenarioReader {
 
     if (root.has("training")) BRIGADE_RETURN_IF_ERROR(read_training(root.get("training")));
     if (root.has("strategy")) BRIGADE_RETURN_IF_ERROR(read_strategy(root.get("strategy")));
+    // Megatron's distributed optimizer is ZeRO-1's sharding: stage 1 unless
+    // the file names a stage (check_plan refuses any but 1 with it).
+    if (s_->training.distributed_optimizer &&
+        !(root.has("strategy") && root.get("strategy").has("zero")))
+      s_->strategy.zero = 1;
     if (root.has("placement"))
       BRIGADE_RETURN_IF_ERROR(read_device_map(root.get("placement"), "an op name", &s_->placement,
                                               &s_->placement_positions));
@@ -608,9 +613,10 @@ class ScenarioReader {
     TrainingSpec& t = s_->training;
     BRIGADE_RETURN_IF_ERROR(
         c.expect_map("training options {mode, global_batch, micro_batch, optimizer, "
-                     "mixed_precision, recompute}"));
-    BRIGADE_RETURN_IF_ERROR(c.check_keys(
-        {"mode", "global_batch", "micro_batch", "optimizer", "mixed_precision", "recompute"}));
+                     "mixed_precision, recompute, main_grad, distributed_optimizer}"));
+    BRIGADE_RETURN_IF_ERROR(
+        c.check_keys({"mode", "global_batch", "micro_batch", "optimizer", "mixed_precision",
+                      "recompute", "main_grad", "distributed_optimizer"}));
     BRIGADE_ASSIGN_OR_RETURN(
         t.inference, c.get_enum<bool>("mode", false, {{"training", false}, {"inference", true}}));
     BRIGADE_ASSIGN_OR_RETURN(t.global_batch, c.get_int("global_batch", 0, 1, kMaxDim));
@@ -625,6 +631,10 @@ class ScenarioReader {
         c.get_enum("recompute", Recompute::kNone,
                    choices_of({Recompute::kNone, Recompute::kSelective, Recompute::kFull},
                               recompute_name)));
+    BRIGADE_ASSIGN_OR_RETURN(
+        t.main_grad_fp32,
+        c.get_enum<bool>("main_grad", false, {{"weights", false}, {"fp32", true}}));
+    BRIGADE_ASSIGN_OR_RETURN(t.distributed_optimizer, c.get_bool("distributed_optimizer", false));
     return Status::ok();
   }
 

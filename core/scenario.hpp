@@ -165,6 +165,18 @@ struct TrainingSpec {
   Optimizer optimizer = Optimizer::kAdam;
   bool mixed_precision = true;       // 16-bit weights/grads + fp32 master copy in Adam
   Recompute recompute = Recompute::kNone;
+  // Megatron-LM's fp32 gradient accumulation buffer (`main_grad`,
+  // --accumulate-allreduce-grads-in-fp32): gradients kept and reduced over
+  // 'data' in fp32 whatever the weights' width (18 bytes per parameter with
+  // mixed-precision Adam on bf16 weights instead of ZeRO's 16). Off by
+  // default (`main_grad: weights`); `main_grad: fp32` turns it on.
+  bool main_grad_fp32 = false;
+  // Megatron-LM's distributed optimizer (--use-distributed-optimizer): the
+  // optimizer state sharded over 'data', gradients reduce-scattered, the
+  // updated weights all-gathered; its bytes and collectives are ZeRO-1's
+  // (docs/costmodel.md, "What Megatron-LM holds"), so the reader sets
+  // strategy.zero to 1 and check_plan refuses any other stage with it.
+  bool distributed_optimizer = false;
 };
 
 enum class PipelineSchedule { kGpipe, k1F1B, kInterleaved };

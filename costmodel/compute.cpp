@@ -16,8 +16,10 @@ double memory_bound_seconds(const Device& device, const DeviceProfile& profile, 
 
 double task_seconds(const Task& task, const Device& device, const DeviceProfile& profile) {
   if (task.kind != TaskKind::kCompute) return 0;
+  const bool flash = task.kernel != KernelClass::kGeneric;
   return kernel_seconds(device, profile, task.dtype, task.flops, task.bytes, task.compute,
-                        task_written_bytes(task));
+                        task_written_bytes(task), task.kernel, flash ? task.m : 0,
+                        flash ? task.k : 0);
 }
 
 }  // namespace brigade::cost

@@ -18,13 +18,14 @@ OptimizerKind optimizer_kind(Optimizer o) {
 
 // Mixed-precision Adam: 2 + 2 + 12 bytes/parameter (Rajbhandari et al. 2020, ZeRO §3.1, K = 12);
 // fp32 Adam 4 + 4 + 8 (m and v); SGD-momentum adds 4 (its buffer); the fp32 master copy adds 4.
+// Megatron-LM's fp32 main_grad: gradients of 4 bytes (README, "Distributed Optimizer": 2 + 4 + 12).
 BytesPerParameter bytes_per_parameter(OptimizerKind optimizer, DType weight_dtype,
-                                      bool mixed_precision, bool training) {
+                                      bool mixed_precision, bool training, bool fp32_grads) {
   BytesPerParameter b;
   const double w = dtype_bytes(weight_dtype);
   b.params = w;
   if (!training) return b;
-  b.grads = w;
+  b.grads = fp32_grads ? 4.0 : w;
   const double master = (mixed_precision && w < 4 && optimizer != OptimizerKind::kNone) ? 4.0 : 0.0;
   switch (optimizer) {
     case OptimizerKind::kAdam: b.optimizer = master + 8; break;

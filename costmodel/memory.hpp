@@ -33,9 +33,13 @@ struct BytesPerParameter {
 // fp32 master copy of the weights (4 B) when `mixed_precision` and the
 // weights are narrower than 4 bytes. Mixed-precision Adam on bf16 weights:
 // 2 + 2 + 12 (ZeRO's K = 12); fp32 Adam: 4 + 4 + 8. `training` false
-// (inference): weights only.
+// (inference): weights only. `fp32_grads`: Megatron-LM's fp32 gradient
+// accumulation buffer (main_grad, --accumulate-allreduce-grads-in-fp32):
+// gradients 4 bytes whatever the weights' width, so mixed-precision Adam on
+// bf16 weights holds 2 + 4 + 12 = 18 bytes (Megatron-LM README,
+// "Distributed Optimizer": "bf16 param, fp32 grads | 18").
 BytesPerParameter bytes_per_parameter(OptimizerKind optimizer, DType weight_dtype,
-                                      bool mixed_precision, bool training);
+                                      bool mixed_precision, bool training, bool fp32_grads = false);
 
 // Memory traffic of one optimizer step, per parameter: it reads the weights,
 // the gradient and the optimizer state and writes the weights and the state

@@ -409,9 +409,13 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     for (int k = 0; k < size; ++k) g[static_cast<size_t>(k)] = first + k * stride;
   };
 
-  const BytesPerParameter per = bytes_per_parameter(optimizer_kind(tr.optimizer), dt,
-                                                    tr.mixed_precision, training);
+  const BytesPerParameter per = bytes_per_parameter(
+      optimizer_kind(tr.optimizer), dt, tr.mixed_precision, training, tr.main_grad_fp32);
   const double e_bytes = dtype_bytes(dt);
+  // The gradients' width as they are kept and reduced over 'data': the
+  // weights', or 4 with Megatron-LM's fp32 main_grad (grad_reduce_in_fp32:
+  // its DDP buffers hold main_grad and reduce them in place).
+  const double g_bytes = training && tr.main_grad_fp32 ? 4.0 : e_bytes;
   std::vector<double>& stage_params = work.stage_params;
   stage_params.assign(static_cast<size_t>(p), 0.0);
   std::vector<double>& per_step_extra = work.per_step_extra;  // dp sync, param gather, optimizer
@@ -570,7 +574,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         } else if (k.compute == ComputeKind::kGemm) {
           out[n] = gemm_seconds(dev, dp, k.m, k.n, k.k, dt, k.batch) / speed;
         } else if (k.compute == ComputeKind::kFixed) {
-          out[n] = kernel_seconds(dev, dp, dt, k.fixed_flops, k.bytes, ComputeKind::kFixed) / speed;
+          out[n] = kernel_seconds(dev, dp, dt, k.fixed_flops, k.bytes, ComputeKind::kFixed, 0,
+                                  k.kernel_class, k.m, k.k) /
+                   speed;
         } else {
           out[n] = memory_bound_seconds(dev, dp, k.bytes, dt) / speed;
         }
@@ -700,7 +706,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         // `window` long): bucket k starts when it is full and bucket k-1 is done
         // (after the whole backward without overlap); what runs past the backward's
         // end is exposed. Each distinct bucket size is priced once.
-        BucketList& bl = stage_buckets(cache, *templates, lay, p > 1, times, e_bytes, st.bucket_bytes);
+        BucketList& bl =
+            stage_buckets(cache, *templates, lay, p > 1, times, g_bytes, st.bucket_bytes);
         const double window_seconds = bl.window_seconds;
         const std::vector<GradientBucket>& buckets = bl.buckets;
         const CollectiveKind k = st.zero == 0 ? CollectiveKind::kAllReduce : CollectiveKind::kReduceScatter;
@@ -708,10 +715,12 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         // The sizes are distinct and each kind is priced once per stage, so
         // the stage's own list (`price`) could never answer: the memo, or
         // the collective model, directly.
-        auto price_sizes = [&](CollectiveKind kind) -> Status {
+        // `scale`: the updated weights' bytes per gradient byte (e / g: 1/2
+        // for bf16 weights gathered after fp32 main_grad reduce-scatters).
+        auto price_sizes = [&](CollectiveKind kind, double scale) -> Status {
           priced.resize(bl.sizes.size());
           for (size_t z = 0; z < bl.sizes.size(); ++z) {
-            const double bytes = bl.sizes[z];
+            const double bytes = bl.sizes[z] * scale;
             std::optional<double> known;
             if (memo != nullptr)
               known = memo->find_collective(kind, st.algorithm, dp_handle, bytes);
@@ -723,7 +732,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           }
           return Status::ok();
         };
-        BRIGADE_RETURN_IF_ERROR(price_sizes(k));
+        BRIGADE_RETURN_IF_ERROR(price_sizes(k, 1.0));
         if (!(bl.reduce.valid && bl.reduce.overlap == st.overlap && bl.reduce.priced == priced)) {
           double total = 0, dp_end = 0;
           for (size_t z = 0; z < buckets.size(); ++z) {
@@ -741,7 +750,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                      std::min(total, dp_after_backward[si]));
         if (st.zero >= 1) {
           // Updated weights gathered after the optimizer step (not overlapped).
-          BRIGADE_RETURN_IF_ERROR(price_sizes(CollectiveKind::kAllGather));
+          BRIGADE_RETURN_IF_ERROR(price_sizes(CollectiveKind::kAllGather, e_bytes / g_bytes));
           if (!(bl.gather.valid && bl.gather.priced == priced)) {
             double gather = 0;
             for (size_t z = 0; z < buckets.size(); ++z) gather += priced[bl.size_index[z]];
@@ -750,7 +759,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           const double gather = bl.gather.total;
           per_step_extra[si] += gather;
           if (ledgers_on)
-            ledger.add("data", "allgather", d, static_cast<double>(buckets.size()), bytes, gather, gather);
+            ledger.add("data", "allgather", d, static_cast<double>(buckets.size()),
+                       bytes * e_bytes / g_bytes, gather, gather);
         }
       } else {
         double f_total = 0, b_total = 0, f_last = 0, b_last = 0, rs_total = 0, rs_last = 0;
@@ -826,7 +836,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       const double experts_here =
           lay.sum([](const StageBlock& blk) { return blk.expert_elements; });
       if (experts_here > 0) {
-        const double bytes = experts_here * e_bytes;
+        const double bytes = experts_here * g_bytes;
         std::vector<int> edp;
         fill_group(edp, tp_first(i), rm.stride_data * ep, d / ep);
         BRIGADE_ASSIGN_OR_RETURN(double one,
@@ -842,7 +852,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       double replicated = 0;
       replicated = lay.sum([](const StageBlock& blk) { return blk.replicated_elements; });
       if (replicated > 0) {
-        const double bytes = replicated * e_bytes;
+        const double bytes = replicated * g_bytes;
         BRIGADE_ASSIGN_OR_RETURN(
             double one, price(tp_priced, tp_handle, CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, bytes,
                               [&] {
@@ -856,7 +866,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // Tied word embeddings: the first and the last stage each hold a copy; the
     // copies' gradients are summed over the pair before the optimizer step.
     if (training && p > 1 && ts.tie_embeddings && (i == 0 || i == p - 1)) {
-      const double bytes = templates->embedding_figures.group_elements[0] * e_bytes / (st.zero >= 2 ? d : 1);
+      const double bytes =
+          templates->embedding_figures.group_elements[0] * g_bytes / (st.zero >= 2 ? d : 1);
       // The same pair and size for both stages: priced once.
       if (!tied_seconds) {
         const std::vector<int> pair = {rm.device(0, 0, 0), rm.device(0, 0, p - 1)};

@@ -232,6 +232,15 @@ namespace {
 // kFlashBlock key rows.
 constexpr double kFlashBlock = 128;
 
+// Marks a fused kernel as FlashAttention's, with its shape for the
+// profile's measured rates: m = sequence length, k = head dimension.
+Kernel flash_kernel(Kernel x, KernelClass c, double s, double dh) {
+  x.kernel_class = c;
+  x.m = static_cast<std::int64_t>(s);
+  x.k = static_cast<std::int64_t>(dh);
+  return x;
+}
+
 // The fused attention forward of one micro-batch on one tensor rank (heads
 // `ap` of head dimension dh, sequence s, b sequences): scores, softmax and
 // values in one kernel (Dao 2023, Algorithm 1). FLOPs: QK^T and PV, 4 s^2 dh
@@ -242,7 +251,8 @@ Kernel flash_forward(double b, double ap, double s, double dh, double e) {
   const double blocks = std::ceil(s / kFlashBlock);
   const double flops = 4 * b * ap * s * s * dh;
   const double bytes = b * ap * s * dh * e * (2 + 2 * blocks) + b * ap * s * 4;
-  return fused("attn.flash", OpKind::kSoftmax, flops, bytes);
+  return flash_kernel(fused("attn.flash", OpKind::kSoftmax, flops, bytes),
+                      KernelClass::kFlashForward, s, dh);
 }
 
 // Its backward (Dao 2023, Algorithm 2): recomputes QK^T, then dV = P^T dO,
@@ -254,7 +264,8 @@ Kernel flash_backward(double b, double ap, double s, double dh, double e) {
   const double blocks = std::ceil(s / kFlashBlock);
   const double flops = 10 * b * ap * s * s * dh;
   const double bytes = b * ap * s * dh * e * (2 + 4 + 4 * blocks) + b * ap * s * 4 * 3;
-  return fused("attn.flash.bwd", OpKind::kSoftmax, flops, bytes);
+  return flash_kernel(fused("attn.flash.bwd", OpKind::kSoftmax, flops, bytes),
+                      KernelClass::kFlashBackward, s, dh);
 }
 
 }  // namespace

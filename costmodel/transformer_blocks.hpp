@@ -51,6 +51,10 @@ struct Kernel {
   std::int64_t m = 0, n = 0, k = 0, batch = 1;  // kGemm
   double bytes = 0;        // kMemoryBound, kFixed: bytes read + written
   double fixed_flops = 0;  // kFixed: a fused kernel's FLOPs (FlashAttention)
+  // FlashAttention's kernels: KernelClass::kFlashForward / kFlashBackward,
+  // with m = the sequence length and k = the head dimension (a profile's
+  // measured FlashAttention-2 rates take them; core/profile.hpp).
+  KernelClass kernel_class = KernelClass::kGeneric;
 
   bool is_collective = false;  // a tensor-parallel collective, not compute
   CollectiveKind collective = CollectiveKind::kAllReduce;

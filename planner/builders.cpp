@@ -18,10 +18,11 @@ double transformer_parameters(const TransformerSpec& spec) {
          emb->local_param_elements() + head->local_param_elements();
 }
 
-double optimizer_traffic_bytes_per_param(Optimizer optimizer, bool mixed_precision, DType dtype) {
+double optimizer_traffic_bytes_per_param(Optimizer optimizer, bool mixed_precision, DType dtype,
+                                         bool fp32_grads) {
   if (optimizer == Optimizer::kNone) return 0;
-  const cost::BytesPerParameter per =
-      cost::bytes_per_parameter(cost::optimizer_kind(optimizer), dtype, mixed_precision, true);
+  const cost::BytesPerParameter per = cost::bytes_per_parameter(
+      cost::optimizer_kind(optimizer), dtype, mixed_precision, true, fp32_grads);
   return cost::optimizer_step_bytes_per_parameter(per);
 }
 

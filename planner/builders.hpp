@@ -53,6 +53,7 @@ double transformer_parameters(const TransformerSpec& spec);
 // Bytes moved per parameter by one optimizer step of `optimizer` on `dtype`
 // weights: cost::optimizer_step_bytes_per_parameter (costmodel/memory.hpp);
 // 0 for none.
-double optimizer_traffic_bytes_per_param(Optimizer optimizer, bool mixed_precision, DType dtype);
+double optimizer_traffic_bytes_per_param(Optimizer optimizer, bool mixed_precision, DType dtype,
+                                         bool fp32_grads = false);
 
 }  // namespace brigade::planner

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "core/plan_check.hpp"
@@ -50,6 +51,10 @@ struct Setup {
   int zero = 0;
   double e = 2;
   DType dtype = DType::kBF16;
+  // The gradients as kept and reduced over 'data': the weights' width and
+  // dtype, or fp32 with Megatron-LM's main_grad (training.main_grad).
+  double g = 2;
+  DType grad_dtype = DType::kBF16;
   BlockTemplate layer, embedding, head;
   double boundary_bytes = 0;  // pipeline send per rank and micro-batch (cost::pipeline_boundary_bytes)
   std::unique_ptr<RankMap> ranks;
@@ -181,9 +186,9 @@ class StageEmitter {
   // optimizer, ZeRO sharding over the data group), resident from time 0.
   Status add_resident_buffers() {
     const Scenario& sc = *s_.sc;
-    const cost::BytesPerParameter per =
-        cost::bytes_per_parameter(cost::optimizer_kind(sc.training.optimizer), s_.dtype,
-                                  sc.training.mixed_precision, s_.training);
+    const cost::BytesPerParameter per = cost::bytes_per_parameter(
+        cost::optimizer_kind(sc.training.optimizer), s_.dtype, sc.training.mixed_precision,
+        s_.training, sc.training.main_grad_fp32);
     BRIGADE_ASSIGN_OR_RETURN(const cost::ModelStateBytes m,
                              cost::model_state_bytes(out_.owned_elements, per, s_.zero, s_.D));
     for (int r = 0; r < R_; ++r) {
@@ -271,9 +276,13 @@ class StageEmitter {
       for (int r = 0; r < R_; ++r) {
         const StreamId st = out_.compute[static_cast<size_t>(r)];
         TaskId id;
-        if (gemm && n == 1 && k.compute == ComputeKind::kFixed)
+        if (gemm && n == 1 && k.compute == ComputeKind::kFixed) {
           id = b_.add_fixed(st, k.flops(), k.bytes, s_.dtype, name, pend_.phase);
-        else if (gemm && n == 1)
+          // FlashAttention: its class and shape for the measured rates.
+          b_.task(id).kernel = k.kernel_class;
+          b_.task(id).m = k.m;
+          b_.task(id).k = k.k;
+        } else if (gemm && n == 1)
           id = b_.add_gemm(st, k.m, k.n, k.k, s_.dtype, name, pend_.phase, k.batch);
         else if (gemm)
           id = b_.add_fixed(st, pend_.gemm_flops, pend_.gemm_bytes, s_.dtype, name, pend_.phase);
@@ -481,7 +490,8 @@ class StageEmitter {
   // A data-parallel collective per tensor rank over the stage's data group,
   // on the `dp` stream; returns rank r's task ids.
   std::vector<TaskId> data_collective(CollectiveKind kind, double bytes, const std::string& name,
-                                      Phase phase, const std::string& reason) {
+                                      Phase phase, const std::string& reason,
+                                      std::optional<DType> dtype = std::nullopt) {
     std::vector<TaskId> ids(static_cast<size_t>(R_));
     for (int t = 0; t < s_.T; ++t) {
       std::vector<StreamId> streams;
@@ -489,7 +499,7 @@ class StageEmitter {
       const CollectiveId c =
           b_.add_collective(kind, s_.sc->strategy.algorithm, s_.ranks->data_group(t, p_), bytes,
                             streams, name, phase, reason);
-      b_.collective(c).dtype = s_.dtype;
+      b_.collective(c).dtype = dtype.value_or(s_.dtype);
       for (int d = 0; d < s_.D; ++d)
         ids[static_cast<size_t>(d * s_.T + t)] = b_.collective_task(c, d);
     }
@@ -812,7 +822,7 @@ class StageEmitter {
   }
 
   void grad_ready(const Block& blk, const ParamGroup& g) {
-    bucket_.bytes += g.local_elements() * s_.e;
+    bucket_.bytes += g.local_elements() * s_.g;
     bucket_.groups.push_back(group_key(blk, g));
     if (s_.zero == 2) bucket_.zero2_slots.push_back(zero2_slots_[group_key(blk, g)]);
     if (bucket_.bytes >= s_.sc->strategy.bucket_bytes) close_bucket();
@@ -847,9 +857,9 @@ class StageEmitter {
                       "data parallel: average the gradients over 'data' (the sauce bowl) "
                       "bucket by bucket, each as soon as the backward has produced it")) +
         fill_args(tr_text("Reasons", "; this bucket: %1"), {what});
-    auto ids =
-        data_collective(rs ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce, bk.bytes,
-                        "grad bucket " + std::to_string(index), Phase::kBackward, reason);
+    auto ids = data_collective(rs ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
+                               bk.bytes, "grad bucket " + std::to_string(index), Phase::kBackward,
+                               reason, s_.grad_dtype);
     for (int r = 0; r < R_; ++r) {
       const TaskId id = ids[static_cast<size_t>(r)];
       if (after != kNone) b_.depend(id, after + r);
@@ -938,7 +948,10 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
   plan.summary = buf;
   if (st.sequence_parallel && s.T > 1) plan.summary += " + sequence parallel";
   if (s.P > 1) plan.summary += ", " + schedule_label(st.schedule, s.v);
-  if (s.zero > 0) plan.summary += ", ZeRO-" + std::to_string(s.zero);
+  if (s.zero > 0)
+    plan.summary += sc.training.distributed_optimizer ? ", distributed optimizer (ZeRO-1)"
+                                                      : ", ZeRO-" + std::to_string(s.zero);
+  if (s.training && sc.training.main_grad_fp32) plan.summary += ", fp32 main_grad";
   if (s.training)
     plan.summary += ", " + (sc.training.recompute == Recompute::kSelective &&
                                     spec.attention == AttentionKernel::kFlash
@@ -1179,6 +1192,8 @@ Status prepare_setup(const Scenario& sc, Setup& s) {
   s.zero = s.training ? st.zero : 0;
   s.dtype = spec.dtype;
   s.e = dtype_bytes(spec.dtype);
+  s.grad_dtype = s.training && sc.training.main_grad_fp32 ? DType::kF32 : spec.dtype;
+  s.g = dtype_bytes(s.grad_dtype);
   // check_plan (called by lower) has made the degrees fit the devices, the
   // batch divide by the data degree and the micro-batch, the layers by the
   // (virtual) stages.
@@ -1284,7 +1299,7 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
   if (s.training && s.P > 1 && sc.transformer.tie_embeddings) {
     StageOut& first = stages.front();
     StageOut& last = stages.back();
-    const double bytes = first.tied_elements * s.e / (s.zero >= 2 ? D : 1);
+    const double bytes = first.tied_elements * s.g / (s.zero >= 2 ? D : 1);
     for (int r = 0; r < s.T * s.D; ++r) {
       const std::vector<StreamId> streams = {b.stream(first.devices[static_cast<size_t>(r)], "dp"),
                                              b.stream(last.devices[static_cast<size_t>(r)], "dp")};
@@ -1294,15 +1309,15 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
           streams, "tied embedding", Phase::kBackward,
           "tied word embeddings: the first and last pipeline stages each hold a copy; sum their "
           "gradients");
-      b.collective(c).dtype = s.dtype;
+      b.collective(c).dtype = s.grad_dtype;
       if (first.tied_grad != kNone) b.depend(b.collective_task(c, 0), first.tied_grad + r);
       if (last.tied_grad != kNone) b.depend(b.collective_task(c, 1), last.tied_grad + r);
       first.grad_sync[static_cast<size_t>(r)].push_back(b.collective_task(c, 0));
       last.grad_sync[static_cast<size_t>(r)].push_back(b.collective_task(c, 1));
     }
   }
-  const double traffic = optimizer_traffic_bytes_per_param(sc.training.optimizer,
-                                                           sc.training.mixed_precision, s.dtype);
+  const double traffic = optimizer_traffic_bytes_per_param(
+      sc.training.optimizer, sc.training.mixed_precision, s.dtype, sc.training.main_grad_fp32);
   for (int p = 0; p < s.P && s.training; ++p) {
     StageOut& so = stages[static_cast<size_t>(p)];
     const int R = s.T * s.D;
@@ -1315,10 +1330,10 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
           streams.push_back(b.stream(so.devices[static_cast<size_t>(d * s.T + t)], "dp"));
         const CollectiveId c = b.add_collective(
             CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, s.ranks->tensor_group(d, p),
-            so.replicated_elements * s.e, streams, "sp.replicated_grads", Phase::kBackward,
+            so.replicated_elements * s.g, streams, "sp.replicated_grads", Phase::kBackward,
             "sequence parallel: LayerNorm, bias and position-embedding gradients are partial "
             "over the sequence shards; psum over 'tensor'");
-        b.collective(c).dtype = s.dtype;
+        b.collective(c).dtype = s.grad_dtype;
         for (int t = 0; t < s.T; ++t) {
           const TaskId id = b.collective_task(c, t);
           if (so.final_compute != kNone) b.depend(id, so.final_compute + d * s.T + t);
@@ -1339,12 +1354,12 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
           streams.push_back(b.stream(so.devices[static_cast<size_t>(r)], "dp"));
         }
         const CollectiveId c = b.add_collective(
-            CollectiveKind::kAllReduce, st.algorithm, group, so.expert_elements * s.e, streams,
+            CollectiveKind::kAllReduce, st.algorithm, group, so.expert_elements * s.g, streams,
             "expert.grads", Phase::kBackward,
             "expert parallel: each expert lives on " + std::to_string(s.D / s.EP) +
                 " data ranks (one per expert-parallel group); sum its gradients over them, the "
                 "expert-data group, not over 'data'");
-        b.collective(c).dtype = s.dtype;
+        b.collective(c).dtype = s.grad_dtype;
         for (int k = 0; k < s.D / s.EP; ++k) {
           const int r = k * s.EP + j;
           const TaskId id = b.collective_task(c, k);
@@ -1370,7 +1385,7 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
           std::vector<int> group = s.ranks->data_group(t, p);
           for (int dev : group) streams.push_back(b.stream(dev, "dp"));
           const CollectiveId c = b.add_collective(
-              CollectiveKind::kAllGather, st.algorithm, group, so.buckets[k], streams,
+              CollectiveKind::kAllGather, st.algorithm, group, so.buckets[k] * s.e / s.g, streams,
               "zero.param_gather", Phase::kOptimizer,
               "ZeRO-" + std::to_string(s.zero) + ": each data replica updated only its 1/" +
                   std::to_string(s.D) +

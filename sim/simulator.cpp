@@ -128,7 +128,8 @@ class KernelMemo {
   KernelMemo() : slots_(kSlots) {}
   double get(const Topology& topo, const HardwareProfile& profile, std::int32_t device_class,
              std::int32_t device, DType dtype, ComputeKind kind, double flops, double bytes,
-             double written) {
+             double written, KernelClass kernel = KernelClass::kGeneric, std::int64_t seq = 0,
+             std::int64_t head_dim = 0) {
     std::uint64_t h = static_cast<std::uint64_t>(device_class) * 0x9E3779B97F4A7C15ull;
     std::uint64_t fb, bb, wb;
     std::memcpy(&fb, &flops, 8);
@@ -139,14 +140,19 @@ class KernelMemo {
     h ^= (wb + 0x27D4EB2F165667C5ull + (h << 6) + (h >> 2));
     h ^= static_cast<std::uint64_t>(dtype_index(dtype)) * 0xC2B2AE3D27D4EB4Full;
     h ^= (static_cast<std::uint64_t>(kind) + 1) * 0x165667B19E3779F9ull;
+    h ^= (static_cast<std::uint64_t>(kernel) + 1) * 0x9E3779B185EBCA87ull;
+    h ^= static_cast<std::uint64_t>(seq) * 0xD6E8FEB86659FD93ull;
+    h ^= static_cast<std::uint64_t>(head_dim) * 0xA0761D6478BD642Full;
     h ^= h >> 29;
     Slot& s = slots_[h & (kSlots - 1)];
     if (s.valid && s.device_class == device_class && s.dtype == dtype && s.kind == kind &&
-        s.flops == flops && s.bytes == bytes && s.written == written)
+        s.flops == flops && s.bytes == bytes && s.written == written && s.kernel == kernel &&
+        s.seq == seq && s.head_dim == head_dim)
       return s.seconds;
     const Device& d = topo.device(device);
-    const double sec = kernel_seconds(d, profile.for_device(d), dtype, flops, bytes, kind, written);
-    s = Slot{flops, bytes, written, sec, device_class, dtype, kind, true};
+    const double sec = kernel_seconds(d, profile.for_device(d), dtype, flops, bytes, kind, written,
+                                      kernel, seq, head_dim);
+    s = Slot{flops, bytes, written, sec, device_class, dtype, kind, true, kernel, seq, head_dim};
     return sec;
   }
 
@@ -158,6 +164,8 @@ class KernelMemo {
     DType dtype = DType::kF32;
     ComputeKind kind = ComputeKind::kGemm;
     bool valid = false;
+    KernelClass kernel = KernelClass::kGeneric;
+    std::int64_t seq = 0, head_dim = 0;
   };
   std::vector<Slot> slots_;
 };
@@ -658,7 +666,9 @@ Status Engine::setup() {
     h.bits = static_cast<std::uint32_t>(x.kind) | (mem ? 4u : 0u) | (static_cast<std::uint32_t>(aux) << 3);
     if (x.kind == TaskKind::kCompute) {
       h.duration = memo.get(topo_, prof_, device_class[static_cast<size_t>(x.device)], x.device,
-                            x.dtype, x.compute, x.flops, x.bytes, task_written_bytes(x)) /
+                            x.dtype, x.compute, x.flops, x.bytes, task_written_bytes(x), x.kernel,
+                            x.kernel != KernelClass::kGeneric ? x.m : 0,
+                            x.kernel != KernelClass::kGeneric ? x.k : 0) /
                    (x.compute == ComputeKind::kMemoryBound ? memory_speed_
                                                            : speed_)[static_cast<size_t>(x.device)];
     } else if (x.kind == TaskKind::kTransfer) {

@@ -1,0 +1,97 @@
+// FlashAttention-2's measured rates in the Hopper presets (issue 19, item
+// 1): the kernel time a FlashAttention task takes from them, worked by hand.
+// Source of the figures: the FlashAttention-3 paper (Shah et al. 2024,
+// arXiv 2407.08608), Figures 5 and 6, FlashAttention-2 on an H100 SXM5,
+// head dimension 128 (core/presets_profiles.cpp).
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "core/profile.hpp"
+#include "core/topology.hpp"
+
+namespace brigade {
+namespace {
+
+struct Gpu {
+  Device device;
+  DeviceProfile profile;
+};
+
+Gpu preset_gpu(const std::string& preset) {
+  auto t = make_preset(preset);
+  EXPECT_TRUE(t.is_ok()) << t.message();
+  const Device d = t->device(0);
+  return {d, HardwareProfile::defaults().for_device(d)};
+}
+
+// One causal forward of 16 heads of dimension 128 over 2,048 tokens:
+// Brigade counts 4 s^2 d a = 4 x 2048^2 x 128 x 16 = 2^35 FLOPs; the causal
+// kernel computes half, 2^34 = 17,179,869,184, at the measured 298 TFLOP/s
+// (Figure 5, causal, 2k): 57.6506 us, plus the launch gap (5.2788 us).
+TEST(FlashAttentionRates, H100ForwardTakesTheMeasuredCausalRate) {
+  const Gpu g = preset_gpu("dgx-h100");
+  const double flops = 34359738368.0;  // 2^35
+  const double t = kernel_seconds(g.device, g.profile, DType::kBF16, flops, 1e6,
+                                  ComputeKind::kFixed, 0, KernelClass::kFlashForward, 2048, 128);
+  EXPECT_NEAR(t - g.profile.launch_overhead_seconds, 17179869184.0 / 298e12, 1e-15);
+  EXPECT_NEAR(t, 5.2788e-6 + 5.76506e-5, 1e-9);
+}
+
+// The backward: no causal panel in the paper; the non-causal backward (291
+// TFLOP/s at 2k, Figure 6) times the forward's causal / non-causal ratio
+// at 2k (298 / 362): 239.55 TFLOP/s on the causal count. 2.5 x 2^35 FLOPs
+// counted, half computed: 42,949,672,960 / 239.55e12 = 179.29 us.
+TEST(FlashAttentionRates, H100BackwardScalesTheNonCausalByTheForwardsRatio) {
+  const Gpu g = preset_gpu("dgx-h100");
+  const FlashAttentionRates* r = flash_attention_rates(g.profile, 128);
+  ASSERT_NE(r, nullptr);
+  EXPECT_NEAR(r->backward.at(2048), 291e12 * 298.0 / 362.0, 1e3);
+  const double flops = 2.5 * 34359738368.0;
+  const double t = kernel_seconds(g.device, g.profile, DType::kBF16, flops, 1e6,
+                                  ComputeKind::kFixed, 0, KernelClass::kFlashBackward, 2048, 128);
+  EXPECT_NEAR(t - g.profile.launch_overhead_seconds, 42949672960.0 / (291e12 * 298.0 / 362.0),
+              1e-15);
+}
+
+// Between measured lengths, linear in log(seq): 3,000 tokens lie
+// ln(3000/2048) / ln 2 = 0.55072 of the way from 2k (298) to 4k (319):
+// 298 + 0.55072 x 21 = 309.565 TFLOP/s. Beyond 16k, the 16k figure (335).
+TEST(FlashAttentionRates, InterpolatesInLogSequenceAndClamps) {
+  const Gpu g = preset_gpu("dgx-h100");
+  const FlashAttentionRates* r = flash_attention_rates(g.profile, 128);
+  ASSERT_NE(r, nullptr);
+  EXPECT_NEAR(r->forward.at(3000), 309.565e12, 0.01e12);
+  EXPECT_EQ(r->forward.at(65536), 335e12);
+  EXPECT_EQ(r->forward.at(128), 191e12);
+  // Head dimension 64 has no row of its own: the nearest, 128.
+  EXPECT_EQ(flash_attention_rates(g.profile, 64), r);
+}
+
+// The H200 takes the H100's table (no H200 measurement of FA2 was found;
+// the same GH100 SMs and clocks).
+TEST(FlashAttentionRates, H200TakesTheH100Table) {
+  const Gpu h100 = preset_gpu("dgx-h100");
+  const Gpu h200 = preset_gpu("dgx-h200");
+  const FlashAttentionRates* a = flash_attention_rates(h100.profile, 128);
+  const FlashAttentionRates* b = flash_attention_rates(h200.profile, 128);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(a->forward.points, b->forward.points);
+  EXPECT_EQ(a->backward.points, b->backward.points);
+}
+
+// The A100 has no table (no FA2 kernel measurement on an A100 was found in
+// a form this project could cite figure by figure): a FlashAttention kernel
+// is timed as any kFixed kernel, on the GEMM ceiling and the memory roofline.
+TEST(FlashAttentionRates, A100KeepsTheRoofline) {
+  const Gpu g = preset_gpu("dgx-a100");
+  EXPECT_EQ(flash_attention_rates(g.profile, 128), nullptr);
+  const double flops = 34359738368.0, bytes = 5e7;
+  EXPECT_EQ(kernel_seconds(g.device, g.profile, DType::kBF16, flops, bytes, ComputeKind::kFixed, 0,
+                           KernelClass::kFlashForward, 2048, 128),
+            kernel_seconds(g.device, g.profile, DType::kBF16, flops, bytes, ComputeKind::kFixed));
+}
+
+}  // namespace
+}  // namespace brigade

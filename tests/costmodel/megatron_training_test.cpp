@@ -1,0 +1,148 @@
+// What Megatron-LM holds and moves (issue 19, item 3): the fp32 main_grad
+// (training.main_grad: fp32) and the distributed optimizer
+// (training.distributed_optimizer), by hand-worked byte counts.
+//
+// Source of the bytes per parameter: NVIDIA/Megatron-LM README.md,
+// "Distributed Optimizer": "bf16 param, fp32 grads | 18 | 6 + 12/d" and
+// "fp32 param, fp32 grads | 16 | 8 + 8/d" (non-distributed | distributed,
+// d the data-parallel size); ZeRO (Rajbhandari et al. 2020, §3.1) for the
+// 16 bytes (2 + 2 + K, K = 12) without the fp32 gradient buffer.
+#include <gtest/gtest.h>
+
+#include "core/plan_check.hpp"
+#include "core/scenario.hpp"
+#include "costmodel/memory.hpp"
+#include "costmodel/plan.hpp"
+
+namespace brigade::cost {
+namespace {
+
+TEST(MainGrad, BytesPerParameterAreMegatronsTable) {
+  // bf16 weights, mixed-precision Adam, fp32 main_grad: 2 + 4 + (4 master + 8 m, v) = 18.
+  const BytesPerParameter b =
+      bytes_per_parameter(OptimizerKind::kAdam, DType::kBF16, true, true, true);
+  EXPECT_EQ(b.params, 2.0);
+  EXPECT_EQ(b.grads, 4.0);
+  EXPECT_EQ(b.optimizer, 12.0);
+  EXPECT_EQ(b.total(), 18.0);
+  // Off (the default): ZeRO's 16.
+  EXPECT_EQ(bytes_per_parameter(OptimizerKind::kAdam, DType::kBF16, true, true).total(), 16.0);
+  // fp32 weights: the gradients are fp32 already, 4 + 4 + 8 = 16 either way.
+  EXPECT_EQ(bytes_per_parameter(OptimizerKind::kAdam, DType::kF32, true, true, true).total(), 16.0);
+  // Inference keeps no gradients, main_grad or not.
+  EXPECT_EQ(bytes_per_parameter(OptimizerKind::kAdam, DType::kBF16, true, false, true).total(),
+            2.0);
+  // The optimizer step reads the fp32 gradient: 2 (2 + 12) + 4 = 32 bytes per parameter.
+  EXPECT_EQ(optimizer_step_bytes_per_parameter(b), 32.0);
+}
+
+TEST(MainGrad, DistributedOptimizerIsSixPlusTwelveOverD) {
+  // Megatron's "6 + 12/d" at d = 8, per parameter: 2 (bf16) + 4 (fp32 main_grad) + 12/8 = 7.5.
+  const BytesPerParameter b =
+      bytes_per_parameter(OptimizerKind::kAdam, DType::kBF16, true, true, true);
+  auto m = model_state_bytes(1e9, b, 1, 8);
+  ASSERT_TRUE(m.is_ok());
+  EXPECT_EQ(m->total(), 7.5e9);
+  // "8 + 8/d" for fp32 weights and gradients: 8 + 1 = 9 at d = 8.
+  auto f = model_state_bytes(
+      1e9, bytes_per_parameter(OptimizerKind::kAdam, DType::kF32, true, true, true), 1, 8);
+  ASSERT_TRUE(f.is_ok());
+  EXPECT_EQ(f->total(), 9e9);
+}
+
+// A tiny GPT on one DGX A100, data 8: per layer 12h^2 + 13h = 12 x 4096 +
+// 13 x 64 = 49,984 parameters (QKV 3h^2 + 3h, projection h^2 + h, fc1 4h^2 +
+// 4h, fc2 4h^2 + h, two LayerNorms 4h); two layers 99,968; word embedding
+// Vh = 8,192 (tied with the logits), learned positions sh = 2,048: 110,208
+// on every device. (Brigade's head block holds the logits' weight only: the
+// final LayerNorm's 2h = 128 are not counted, by both judges alike.)
+constexpr double kParams = 110208;
+
+Scenario tiny(const std::string& training, const std::string& strategy) {
+  const std::string yaml =
+      "topology: {preset: dgx-a100}\n"
+      "model:\n  transformer: {layers: 2, hidden: 64, heads: 4, seq: 32, vocab: 128}\n"
+      "training: {global_batch: 8, micro_batch: 1" +
+      training + "}\nstrategy: {data: 8" + strategy + "}\n";
+  Result<Scenario> sc = parse_scenario(yaml, "tiny.yaml");
+  EXPECT_TRUE(sc.is_ok()) << sc.message();
+  return sc.is_ok() ? *sc : Scenario{};
+}
+
+const CommunicationEstimate* find(const PlanEstimate& e, const std::string& purpose,
+                                  const std::string& kind) {
+  for (const CommunicationEstimate& c : e.communication)
+    if (c.purpose == purpose && c.kind == kind) return &c;
+  return nullptr;
+}
+
+TEST(MainGrad, HoldsAndReducesFp32Gradients) {
+  const Scenario off = tiny("", "");
+  const Scenario on = tiny(", main_grad: fp32", "");
+  EXPECT_FALSE(off.training.main_grad_fp32);
+  EXPECT_TRUE(on.training.main_grad_fp32);
+  auto a = estimate_plan(off);
+  auto b = estimate_plan(on);
+  ASSERT_TRUE(a.is_ok()) << a.message();
+  ASSERT_TRUE(b.is_ok()) << b.message();
+  EXPECT_EQ(b->memory[0].params_bytes, 2 * kParams);      // 220,416
+  EXPECT_EQ(a->memory[0].grads_bytes, 2 * kParams);       // 220,416
+  EXPECT_EQ(b->memory[0].grads_bytes, 4 * kParams);       // 440,832
+  EXPECT_EQ(b->memory[0].optimizer_bytes, 12 * kParams);  // 1,322,496
+  // Megatron reduces main_grad in fp32 (grad_reduce_in_fp32): the buckets'
+  // AllReduce moves 4 bytes a parameter, twice the bf16 gradients' 2.
+  const CommunicationEstimate* ra = find(*a, "data", "allreduce");
+  const CommunicationEstimate* rb = find(*b, "data", "allreduce");
+  ASSERT_NE(ra, nullptr);
+  ASSERT_NE(rb, nullptr);
+  EXPECT_EQ(ra->bytes, 2 * kParams);
+  EXPECT_EQ(rb->bytes, 4 * kParams);
+  EXPECT_GT(rb->seconds, ra->seconds);
+}
+
+TEST(DistributedOptimizer, IsZeroOneWithFp32ReduceScatterAndBf16Gather) {
+  const Scenario sc = tiny(", main_grad: fp32, distributed_optimizer: true", "");
+  EXPECT_TRUE(sc.training.distributed_optimizer);
+  EXPECT_EQ(sc.strategy.zero, 1);  // the reader's stage for it
+  auto e = estimate_plan(sc);
+  ASSERT_TRUE(e.is_ok()) << e.message();
+  // 6 + 12/d bytes per parameter: 2 + 4 whole, 12 / 8 = 1.5 sharded.
+  EXPECT_EQ(e->memory[0].params_bytes, 2 * kParams);
+  EXPECT_EQ(e->memory[0].grads_bytes, 4 * kParams);
+  EXPECT_EQ(e->memory[0].optimizer_bytes, 1.5 * kParams);  // 165,312
+  // Gradients reduce-scattered in fp32 (4 B), the updated bf16 weights all-gathered (2 B).
+  const CommunicationEstimate* rs = find(*e, "data", "reducescatter");
+  const CommunicationEstimate* ag = find(*e, "data", "allgather");
+  ASSERT_NE(rs, nullptr);
+  ASSERT_NE(ag, nullptr);
+  EXPECT_EQ(rs->bytes, 4 * kParams);
+  EXPECT_EQ(ag->bytes, 2 * kParams);
+  // The same plan as `zero: 1` written out.
+  auto z = estimate_plan(tiny(", main_grad: fp32", ", zero: 1"));
+  ASSERT_TRUE(z.is_ok()) << z.message();
+  EXPECT_EQ(z->step_seconds, e->step_seconds);
+  EXPECT_EQ(z->memory[0].peak_bytes, e->memory[0].peak_bytes);
+}
+
+TEST(DistributedOptimizer, BadCombinationsAreRefused) {
+  auto check = [](const Scenario& sc) { return check_plan(sc).message(); };
+  EXPECT_EQ(check(tiny(", distributed_optimizer: true", ", zero: 2")),
+            "tiny.yaml:4:45: error: found distributed_optimizer with zero 2; expected zero 1 or no "
+            "zero key (Megatron-LM's distributed optimizer shards the optimizer state over "
+            "'data': ZeRO-1's sharding)");
+  EXPECT_EQ(check(tiny(", main_grad: fp32", ", zero: 3")),
+            "tiny.yaml:4:45: error: found main_grad fp32 with zero 3; expected zero 0 or 1 "
+            "(Megatron-LM keeps its fp32 main_grad whole on every data rank, under DDP and the "
+            "distributed optimizer alike)");
+  Result<Scenario> bad = parse_scenario(
+      "topology: {preset: dgx-a100}\nmodel:\n  transformer: {layers: 2, hidden: 64, heads: 4, "
+      "seq: 32, vocab: 128}\ntraining: {main_grad: fp16}\n",
+      "bad.yaml");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_EQ(bad.message(),
+            "bad.yaml:4:23: error: found 'fp16'; expected one of weights, fp32 (did you mean "
+            "'fp32'?)");
+}
+
+}  // namespace
+}  // namespace brigade::cost
