@@ -99,6 +99,7 @@ TEST(SearchFastPath, EqualsThePlainJudgeOnGpt3_175B) { expect_fast_path_is_plain
 
 TEST(SearchFastPath, EqualsThePlainJudgeOn530B) { expect_fast_path_is_plain("mt_nlg_530b_2240.yaml", 120, 80); }
 
+TEST(SearchFastPath, EqualsThePlainJudgeOnMixtral) { expect_fast_path_is_plain("mixtral_8x7b_16gpu.yaml", 300, 150); }
 
 }  // namespace
 }  // namespace brigade::planner
