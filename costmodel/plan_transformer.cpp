@@ -172,18 +172,6 @@ StageLayout stage_layout(int P, int v, int stage, std::int64_t layers_per_chunk,
   return s;
 }
 
-// The time of every kernel of the block templates as one stage runs them:
-// per template (embedding, layer, head) and list, in the lists' order.
-struct KernelTimes {
-  struct Lists {
-    std::vector<double> forward, recompute, backward;
-  };
-  const BlockTemplate* tpl[3] = {};
-  Lists lists[3];
-  int slot(const BlockTemplate* t) const { return t == tpl[0] ? 0 : t == tpl[1] ? 1 : 2; }
-  const Lists& of(const BlockTemplate* t) const { return lists[slot(t)]; }
-};
-
 // The stage's gradient buckets as PyTorch DDP and the planner fill them. The
 // backward of the last micro-batch completes the stage's gradient groups in
 // order (chunks last to first, blocks in reverse, each block's groups in the
@@ -193,37 +181,25 @@ struct KernelTimes {
 // group that filled it is); the last one closes when the backward ends
 // (`window_seconds`, the backward's length).
 void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes_per_element,
-                  double bucket_bytes, BucketList& out) {
+                  double bucket_bytes, BucketList& out, FlatBackward (&flat)[3]) {
   out.buckets.clear();
-  GradientBucket cur;
-  bool open = false;
-  double now = 0;
-  auto block = [&](const StageBlock& blk) {
+  // Each kind of block flattened once (FlatBackward): its additions to the
+  // clock in order and the groups it completes; the blocks then replay them,
+  // the same additions in the same order as kernel by kernel.
+  auto flatten = [&](const StageBlock& blk, FlatBackward& f) {
+    f.xs.clear();
+    f.events.clear();
     const BlockTemplate& tpl = *blk.tpl;
     const KernelTimes::Lists& t = times.of(&tpl);
-    auto recompute = [&] {
-      for (double x : t.recompute) now += x;
-    };
     const bool tied_head = blk.is_head && blk.tied >= 0;
     const int tied_wgrad = tied_head ? blk.figures->tied_wgrad : -1;
     const int* grads = blk.figures->backward_grad.data();
-    const double* backward = t.backward.data();
-    // Kernels [from, to) of the backward: each one's time, then the group it
-    // completes, if the device keeps it.
     auto kernels = [&](int from, int to) {
       for (int n = from; n < to; ++n) {
-        now += backward[n];
+        f.xs.push_back(t.backward[static_cast<size_t>(n)]);
         const int group = tied_head ? (tied_wgrad == n ? blk.tied : -1) : grads[n];
-        if (group >= 0 && group < blk.owned && !blk.is_expert(group)) {
-          cur.bytes += blk.group_elements[group] * bytes_per_element;
-          open = true;
-          if (cur.bytes >= bucket_bytes) {
-            cur.ready_seconds = now;
-            out.buckets.push_back(cur);
-            cur = GradientBucket{};
-            open = false;
-          }
-        }
+        if (group >= 0 && group < blk.owned && !blk.is_expert(group))
+          f.events.push_back({static_cast<std::uint32_t>(f.xs.size()), blk.group_elements[group] * bytes_per_element});
       }
     };
     // The recomputation runs just before backward kernel `recompute_before`
@@ -232,16 +208,39 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
     const int before = tpl.recompute_before;
     if (before >= 0 && before <= count) {
       kernels(0, before);
-      recompute();
+      f.xs.insert(f.xs.end(), t.recompute.begin(), t.recompute.end());
       kernels(before, count);
     } else {
       kernels(0, count);
     }
   };
+  if (lay.last) flatten(lay.head, flat[2]);
+  if (lay.layers_per_chunk > 0) flatten(lay.layer, flat[1]);
+  if (lay.first) flatten(lay.embedding, flat[0]);
+  GradientBucket cur;
+  bool open = false;
+  double now = 0;
+  auto block = [&](const FlatBackward& f) {
+    const double* xs = f.xs.data();
+    std::uint32_t n = 0;
+    for (const FlatBackward::Event& ev : f.events) {
+      for (; n < ev.end; ++n) now += xs[n];
+      cur.bytes += ev.bytes;
+      open = true;
+      if (cur.bytes >= bucket_bytes) {
+        cur.ready_seconds = now;
+        out.buckets.push_back(cur);
+        cur = GradientBucket{};
+        open = false;
+      }
+    }
+    const auto size = static_cast<std::uint32_t>(f.xs.size());
+    for (; n < size; ++n) now += xs[n];
+  };
   for (int c = lay.chunks; c-- > 0;) {
-    if (c == lay.chunks - 1 && lay.last) block(lay.head);
-    for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) block(lay.layer);
-    if (c == 0 && lay.first) block(lay.embedding);
+    if (c == lay.chunks - 1 && lay.last) block(flat[2]);
+    for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) block(flat[1]);
+    if (c == 0 && lay.first) block(flat[0]);
   }
   if (open) {
     cur.ready_seconds = now;
@@ -251,11 +250,23 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
   out.sizes.clear();
   out.size_index.resize(out.buckets.size());
   out.bytes_sum = 0;
+  // The sizes recur in the same order block after block: the search for
+  // each starts after the last one found (the same index as from the start:
+  // the sizes are distinct).
+  size_t last = 0;
   for (size_t k = 0; k < out.buckets.size(); ++k) {
     const double bytes = out.buckets[k].bytes;
-    size_t at = 0;
-    while (at < out.sizes.size() && out.sizes[at] != bytes) ++at;
-    if (at == out.sizes.size()) out.sizes.push_back(bytes);
+    const size_t n_sizes = out.sizes.size();
+    size_t at = n_sizes;
+    for (size_t step = 0; step < n_sizes; ++step) {
+      const size_t x = (last + 1 + step) % n_sizes;
+      if (out.sizes[x] == bytes) {
+        at = x;
+        break;
+      }
+    }
+    if (at == n_sizes) out.sizes.push_back(bytes);
+    last = at;
     out.size_index[k] = static_cast<std::uint32_t>(at);
     out.bytes_sum += bytes;
   }
@@ -293,7 +304,7 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb, 
   l.bucket_bytes = bucket_bytes;
   l.element_bytes = bytes_per_element;
   l.times = key;
-  fill_buckets(lay, times, bytes_per_element, bucket_bytes, l);
+  fill_buckets(lay, times, bytes_per_element, bucket_bytes, l, cache.flat);
   return l;
 }
 
@@ -322,7 +333,7 @@ struct Scratch {
   std::vector<StageTimes> stages;
   std::vector<double> stage_params, per_step_extra, opt_seconds, dp_after_backward;
   std::vector<StageLayout> layouts;
-  KernelTimes times;
+  TimedKernels kernels;
   std::vector<PricedCollective> tp_priced, dp_priced;
   std::vector<int> group, g;
   std::vector<double> stage_prices, previous_prices;
@@ -433,20 +444,23 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   TransformerCache own_cache;
   TransformerCache& cache = memo != nullptr ? memo->transformer_cache() : own_cache;
 
-  // Kernel times, kept from stage to stage: a compute kernel's time depends
-  // on the device only through its profile entry, peaks and memory bandwidth,
-  // and on the stage's speed; stages alike in those reuse the first one's
+  // Kernel times, kept from stage to stage (and, in a search, from plan to
+  // plan: the memo's): a compute kernel's time depends on the device only
+  // through its profile entry, peaks and memory bandwidth, and on the
+  // stage's speed (ComputeKey); stages alike in those reuse the first one's
   // (a search judges 10^5 plans a second).
   // (Every list is written in full before it is read: compute_ready below.)
-  KernelTimes& times = work.times;
-  times.tpl[0] = &embedding, times.tpl[1] = &layer, times.tpl[2] = &head;
-  struct ComputeKey {
-    const DeviceProfile* profile = nullptr;
-    PerDType peak{};
-    double memory_bandwidth = 0, speed = 0;
-    bool operator==(const ComputeKey&) const = default;
-  } computed_for;
-  bool compute_ready[3] = {false, false, false};
+  TimedKernels& timed = memo != nullptr ? cache.kernels[templates] : work.kernels;
+  KernelTimes& times = timed.times;
+  {
+    const BlockTemplate* const now[3] = {&embedding, &layer, &head};
+    for (int k = 0; k < 3; ++k) {
+      if (memo == nullptr || times.tpl[k] != now[k]) timed.ready[k] = false;
+      times.tpl[k] = now[k];
+    }
+  }
+  ComputeKey& computed_for = timed.computed_for;
+  bool* const compute_ready = timed.ready;
   // One stage's collectives on one group priced once per (kind, size): a
   // stage's layers and buckets repeat them. `tp_priced`: the tensor group's
   // rings; `dp_priced`: the data group's buckets.
@@ -495,6 +509,11 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   std::vector<double>& previous_prices = work.previous_prices;  // the last summed stage's prices
   std::vector<double>& stage_prices = work.stage_prices;
   std::optional<double> tied_seconds;  // the tied embedding's AllReduce (first and last stage)
+  // Kernel-time writes so far (a stage that sums its kernels afresh writes
+  // its lists), and the bucket list the last stage used, at which count.
+  std::uint64_t times_written = 0, last_list_written = 0;
+  BucketList* last_list = nullptr;
+  bool last_list_first = false, last_list_last = false;
 
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
@@ -511,7 +530,13 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       if (g.empty()) fill_group(g, tp_first(i), rm.stride_data, d);
       return g;
     };
-    layouts[si] = stage_layout(p, v, i, layers_per_chunk, *templates);
+    // A middle stage (neither first nor last) is laid out as the one before
+    // it when that one is a middle stage too: stage_layout reads the stage's
+    // index only through those two.
+    if (i >= 2 && i < p - 1)
+      layouts[si] = layouts[si - 1];
+    else
+      layouts[si] = stage_layout(p, v, i, layers_per_chunk, *templates);
     const StageLayout& lay = layouts[si];
     // The stage runs at its slowest device's pace (simulation.speed): its
     // tensor-parallel collectives and its data-parallel buckets wait for it.
@@ -644,6 +669,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         run(tpl->backward, lt.backward, n, T.bwd_kernels, T.tp_bwd);
       }
     }
+    if (!same_sums) ++times_written;
     if (!same_sums) {
       previous = Summed{true, key, count, T, tally};
       previous_prices.swap(stage_prices);  // stage_prices is cleared before it is next read
@@ -706,8 +732,16 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         // `window` long): bucket k starts when it is full and bucket k-1 is done
         // (after the whole backward without overlap); what runs past the backward's
         // end is exposed. Each distinct bucket size is priced once.
-        BucketList& bl =
-            stage_buckets(cache, *templates, lay, p > 1, times, g_bytes, st.bucket_bytes);
+        // The list of the stage before when this one runs the same blocks and
+        // no kernel time has been written since (stage_buckets' key is those
+        // blocks' times): a pipeline's middle stages.
+        const bool same_list = last_list != nullptr && last_list_written == times_written &&
+                               last_list_first == lay.first && last_list_last == lay.last;
+        BucketList& bl = same_list ? *last_list
+                                   : stage_buckets(cache, *templates, lay, p > 1, times, g_bytes, st.bucket_bytes);
+        last_list = &bl;
+        last_list_written = times_written;
+        last_list_first = lay.first, last_list_last = lay.last;
         const double window_seconds = bl.window_seconds;
         const std::vector<GradientBucket>& buckets = bl.buckets;
         const CollectiveKind k = st.zero == 0 ? CollectiveKind::kAllReduce : CollectiveKind::kReduceScatter;

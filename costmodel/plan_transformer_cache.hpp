@@ -11,9 +11,47 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
+#include "core/dtype.hpp"
+
+namespace brigade {
+struct BlockTemplate;
+struct DeviceProfile;
+}  // namespace brigade
+
 namespace brigade::cost::detail {
+
+// The time of every kernel of the block templates as one stage runs them:
+// per template (embedding, layer, head) and list, in the lists' order.
+struct KernelTimes {
+  struct Lists {
+    std::vector<double> forward, recompute, backward;
+  };
+  const BlockTemplate* tpl[3] = {};
+  Lists lists[3];
+  int slot(const BlockTemplate* t) const { return t == tpl[0] ? 0 : t == tpl[1] ? 1 : 2; }
+  const Lists& of(const BlockTemplate* t) const { return lists[slot(t)]; }
+};
+
+// What a compute kernel's time depends on besides the kernel: the device's
+// profile entry, peaks and memory bandwidth, and the stage's speed.
+struct ComputeKey {
+  const DeviceProfile* profile = nullptr;
+  PerDType peak{};
+  double memory_bandwidth = 0, speed = 0;
+  bool operator==(const ComputeKey&) const = default;
+};
+
+// Kernel times whose compute entries are known for `computed_for`, per
+// template slot (`ready`); the collective entries are rewritten by every
+// stage that reads them.
+struct TimedKernels {
+  KernelTimes times;
+  ComputeKey computed_for;
+  bool ready[3] = {false, false, false};
+};
 
 struct GradientBucket {
   double bytes = 0;
@@ -49,12 +87,30 @@ struct BucketList {
   Sums reduce, gather;
 };
 
+// One kind of block's backward as the bucket fill replays it, block after
+// block: the kernel times in the order they are added to the clock (the
+// recomputation's at its place) and, after the `end`-th addition, the bytes
+// of the gradient group that completes there.
+struct FlatBackward {
+  struct Event {
+    std::uint32_t end = 0;
+    double bytes = 0;
+  };
+  std::vector<double> xs;
+  std::vector<Event> events;
+};
+
 struct TransformerCache {
   static constexpr std::size_t kLists = 64;
   std::vector<BucketList> lists;  // at most kLists, replaced in turn
   std::size_t next = 0;
   std::vector<double> key;        // scratch: the times of the stage being judged
   std::vector<double> priced;     // scratch: one stage's bucket prices
+  FlatBackward flat[3];           // scratch: the embedding's, a layer's, the head's
+  // Kernel times kept from plan to plan, per TransformerBlocks (a shape's
+  // templates): the memo owns the templates, so their address names one
+  // shape for the memo's whole life.
+  std::unordered_map<const void*, TimedKernels> kernels;
 };
 
 }  // namespace brigade::cost::detail

@@ -21,6 +21,7 @@ nlohmann::json RankedPlan::keys_json() const {
     j["tensor"] = p.tensor;
     j["pipeline"] = p.pipeline;
     j["data"] = p.data;
+    j["expert"] = p.expert;
     j["sequence_parallel"] = p.sequence_parallel;
     j["zero"] = p.zero;
     j["micro_batch"] = p.micro_batch;

@@ -40,6 +40,7 @@ Result<std::string> plan_scenario_yaml(const Scenario& base, const RankedPlan& p
     strat["tensor"] = st.tensor;
     strat["pipeline"] = st.pipeline;
     strat["data"] = st.data;
+    if (st.expert > 1 || s.transformer.moe.enabled()) strat["expert"] = st.expert;
     strat["sequence_parallel"] = st.sequence_parallel;
     strat["schedule"] = std::string(schedule_name(st.schedule));
     strat["virtual_stages"] = st.virtual_stages;

@@ -135,6 +135,8 @@ Result<SearchResult> search_transformer(const Scenario& sc, const SearchOptions&
   r.objective = obj;
   r.judge = o.judge_sim ? "sim" : "cost";
   r.space = space.describe();
+  r.experts = space.experts();
+  r.refused = space.refused();
   r.space_size = space.size();
 
   // One scenario for every candidate: its Topology (and the routes cached in

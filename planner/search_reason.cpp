@@ -58,6 +58,7 @@ std::string compute_cause(const RankedPlan& a, const RankedPlan& w) {
   };
   add("tensor", std::to_string(p.tensor), std::to_string(q.tensor));
   add("pipeline", std::to_string(p.pipeline), std::to_string(q.pipeline));
+  add("expert", std::to_string(p.expert), std::to_string(q.expert));
   add("micro-batch", std::to_string(p.micro_batch), std::to_string(q.micro_batch));
   add("recompute", std::string(recompute_name(p.recompute)), std::string(recompute_name(q.recompute)));
   add("sp", p.sequence_parallel ? "on" : "off", q.sequence_parallel ? "on" : "off");

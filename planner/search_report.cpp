@@ -74,12 +74,12 @@ nlohmann::json plan_json(const RankedPlan& p, bool with_rank) {
 }
 
 // One row of the transformer table.
-std::string transformer_row(const RankedPlan& p) {
+std::string transformer_row(const RankedPlan& p, bool experts) {
   const StrategyPoint& s = *p.point;
   std::string sched = s.pipeline == 1 ? "-" : std::string(schedule_name(s.schedule));
   if (s.pipeline > 1 && s.schedule == PipelineSchedule::kInterleaved) sched += fmt::format(" x{}", s.virtual_stages);
-  return fmt::format("{:>6} {:>4} {:>4} {:>3} {:>4} {:>5} {:<14} {:<9} {:<5} {:>6}", s.tensor, s.pipeline,
-                     s.data, s.sequence_parallel ? "on" : "-", s.zero, s.micro_batch, sched,
+  return fmt::format("{:>6} {:>4} {:>4} {}{:>3} {:>4} {:>5} {:<14} {:<9} {:<5} {:>6}", s.tensor, s.pipeline,
+                     s.data, experts ? fmt::format("{:>6} ", s.expert) : std::string(), s.sequence_parallel ? "on" : "-", s.zero, s.micro_batch, sched,
                      recompute_name(s.recompute), rank_order_label(s.rank_order),
                      s.data > 1 ? bucket_label(s.bucket_bytes) : std::string("-"));
 }
@@ -130,8 +130,8 @@ std::string search_text(const SearchResult& r, int top) {
     std::string head = fmt::format("{:>3} ", "#");
     if (sim) head += fmt::format("{:>4} {:>10} ", "cost", "simulated");
     if (tf)
-      head += fmt::format("{:>6} {:>4} {:>4} {:>3} {:>4} {:>5} {:<14} {:<9} {:<5} {:>6}", "tensor", "pipe",
-                          "data", "sp", "zero", "micro", "schedule", "recompute", "order", "bucket");
+      head += fmt::format("{:>6} {:>4} {:>4} {}{:>3} {:>4} {:>5} {:<14} {:<9} {:<5} {:>6}", "tensor", "pipe",
+                          "data", r.experts ? fmt::format("{:>6} ", "expert") : std::string(), "sp", "zero", "micro", "schedule", "recompute", "order", "bucket");
     else
       head += fmt::format("{:<40}", "plan");
     head += fmt::format(" {:>10} {:>10} {:>10} {:>6}  {}\n", "step", "peak mem", "exposed", "MFU", "why it loses");
@@ -143,7 +143,7 @@ std::string search_text(const SearchResult& r, int top) {
         row += fmt::format("{:>4} {:>10} ", p.cost_rank,
                            p.sim_step_seconds ? format_seconds(*p.sim_step_seconds) : std::string("-"));
       if (tf && p.point)
-        row += transformer_row(p);
+        row += transformer_row(p, r.experts);
       else {
         std::string label = p.method + ": " + p.label;
         if (label.size() > 40) label = label.substr(0, 37) + "...";
@@ -217,6 +217,11 @@ nlohmann::json search_json(const SearchResult& r) {
   j["objective"] = std::string(objective_name(r.objective));
   j["judge"] = r.judge;
   j["space"] = {{"keys", r.space}, {"size", r.space_size}};
+  if (!r.refused.empty()) {
+    nlohmann::json refused = nlohmann::json::object();
+    for (const auto& [why, n] : r.refused) refused[why] = n;
+    j["space"]["refused"] = refused;
+  }
   j["counts"] = {{"evaluated", r.evaluated},         {"fitting", r.fitting},
                  {"over_capacity", r.infeasible},    {"rejected", r.invalid},
                  {"pruned_memory", r.pruned_memory}, {"pruned_bound", r.pruned_bound},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -69,14 +70,14 @@ std::string rank_order_label(const RankOrder& order) {
 
 namespace {
 auto key_tuple(const StrategyPoint& p) {
-  return std::make_tuple(p.tensor, p.pipeline, p.data, p.sequence_parallel, p.zero, p.micro_batch,
+  return std::make_tuple(p.tensor, p.pipeline, p.data, p.expert, p.sequence_parallel, p.zero, p.micro_batch,
                          static_cast<int>(p.schedule), p.virtual_stages,
                          static_cast<int>(p.recompute), p.rank_order, p.bucket_bytes);
 }
 }  // namespace
 
 bool equivalent(const StrategyPoint& a, const StrategyPoint& b) {
-  if (a.tensor != b.tensor || a.pipeline != b.pipeline || a.data != b.data ||
+  if (a.tensor != b.tensor || a.pipeline != b.pipeline || a.data != b.data || a.expert != b.expert ||
       a.sequence_parallel != b.sequence_parallel || a.zero != b.zero ||
       a.micro_batch != b.micro_batch || a.schedule != b.schedule ||
       a.virtual_stages != b.virtual_stages || a.recompute != b.recompute)
@@ -97,6 +98,7 @@ bool StrategyPoint::operator<(const StrategyPoint& o) const { return key_tuple(*
 
 std::string point_label(const StrategyPoint& p) {
   std::string s = fmt::format("tensor {}, pipeline {}, data {}", p.tensor, p.pipeline, p.data);
+  if (p.expert > 1) s += fmt::format(", expert {}", p.expert);
   if (p.sequence_parallel) s += ", sp";
   s += fmt::format(", zero {}, micro {}", p.zero, p.micro_batch);
   if (p.pipeline > 1) {
@@ -114,6 +116,7 @@ StrategyPoint point_of(const Scenario& sc) {
   p.tensor = st.tensor;
   p.pipeline = st.pipeline;
   p.data = st.data;
+  p.expert = st.expert;
   p.sequence_parallel = st.sequence_parallel;
   p.zero = st.zero;
   p.micro_batch = sc.training.micro_batch > 0 ? sc.training.micro_batch : per_replica_batch(sc);
@@ -133,6 +136,7 @@ void apply_point(const StrategyPoint& p, Scenario& sc) {
   st.tensor = p.tensor;
   st.pipeline = p.pipeline;
   st.data = p.data;
+  st.expert = p.expert;
   st.sequence_parallel = p.sequence_parallel;
   st.zero = p.zero;
   st.schedule = p.schedule;
@@ -148,7 +152,8 @@ void apply_point(const StrategyPoint& p, Scenario& sc) {
 
 std::vector<std::string> space_keys() {
   return {"tensor",    "pipeline",       "sequence_parallel", "zero",       "micro_batch",
-          "schedule",  "virtual_stages", "recompute",         "rank_order", "bucket"};
+          "schedule",  "virtual_stages", "recompute",         "rank_order", "bucket",
+          "expert"};
 }
 
 Status restrict_grid(SpaceGrid& out, const std::string& raw_key, const std::string& text) {
@@ -158,8 +163,11 @@ Status restrict_grid(SpaceGrid& out, const std::string& raw_key, const std::stri
   auto keys = space_keys();
   if (std::find(keys.begin(), keys.end(), key) == keys.end()) return unknown_key(raw_key, keys);
   SpaceGrid grid = out;  // written back only when every value parses
-  if (key == "tensor" || key == "pipeline" || key == "virtual_stages") {
-    std::vector<int>& v = key == "tensor" ? grid.tensor : key == "pipeline" ? grid.pipeline : grid.virtual_stages;
+  if (key == "tensor" || key == "pipeline" || key == "virtual_stages" || key == "expert") {
+    std::vector<int>& v = key == "tensor"     ? grid.tensor
+                          : key == "pipeline" ? grid.pipeline
+                          : key == "expert"   ? grid.expert
+                                              : grid.virtual_stages;
     v.clear();
     for (const auto& x : values) {
       BRIGADE_ASSIGN_OR_RETURN(const std::int64_t n, parse_whole(flag, x));
@@ -227,6 +235,7 @@ StrategyPoint point_in(const TimeClass& c, int zero, const RankOrder& order, dou
   p.tensor = c.tensor;
   p.pipeline = c.pipeline;
   p.data = c.data;
+  p.expert = c.expert;
   p.sequence_parallel = c.sequence_parallel;
   p.micro_batch = c.micro_batch;
   p.schedule = c.schedule;
@@ -240,6 +249,10 @@ StrategyPoint point_in(const TimeClass& c, int zero, const RankOrder& order, dou
 
 std::vector<int> StrategySpace::zero_values(const TimeClass& c) const {
   if (!training_ || c.data == 1) return {0};
+  // Expert parallelism with ZeRO is refused by check_plan (the optimizer's
+  // sharding over the expert-data group is not modelled): ZeRO 0 alone.
+  // (make() keeps such classes only when the grid has ZeRO 0.)
+  if (c.expert > 1) return {0};
   return grid_.zero;
 }
 
@@ -261,7 +274,7 @@ std::vector<RankOrder> StrategySpace::rank_orders(const TimeClass& c) const {
 
 bool StrategySpace::contains(const StrategyPoint& p) const {
   for (const TimeClass& c : classes_) {
-    if (c.tensor != p.tensor || c.pipeline != p.pipeline || c.data != p.data ||
+    if (c.tensor != p.tensor || c.pipeline != p.pipeline || c.data != p.data || c.expert != p.expert ||
         c.sequence_parallel != p.sequence_parallel || c.micro_batch != p.micro_batch ||
         c.schedule != p.schedule || c.virtual_stages != p.virtual_stages || c.recompute != p.recompute)
       continue;
@@ -303,6 +316,28 @@ Result<StrategySpace> StrategySpace::make(const Scenario& sc, const SpaceGrid& g
   s.training_ = !sc.training.inference;
   if (B <= 0) return Status::error("search: found no training.global_batch; expected one");
 
+  const MoeSpec& moe = ts.moe;
+  s.experts_ = moe.enabled();
+  // Expert degrees: divisors of the experts (check_plan: each rank holds
+  // whole experts); a dense model has expert 1 alone.
+  std::vector<int> expert_degrees;
+  if (moe.enabled()) {
+    for (std::int64_t e : divisors(moe.experts))
+      if (allowed(grid.expert, static_cast<int>(e))) expert_degrees.push_back(static_cast<int>(e));
+  } else if (allowed(grid.expert, 1)) {
+    expert_degrees.push_back(1);
+  }
+  if (expert_degrees.empty())
+    return Status::error(
+        moe.enabled()
+            ? fmt::format("search: no expert degree left: --set expert has no divisor of the {} experts",
+                          moe.experts)
+            : std::string("search: no expert degree left: a dense model has expert 1 alone (expert "
+                          "parallelism splits the experts of a mixture of experts)"));
+  const bool zero_0 = std::find(grid.zero.begin(), grid.zero.end(), 0) != grid.zero.end();
+  std::map<std::string, std::uint64_t> refused;  // check_plan's refusals, in points
+  std::set<int> expert_set;
+
   std::vector<int> tensors;
   std::set<int> pipe_set, virt_set;
   std::set<std::int64_t> micro_set;
@@ -311,6 +346,7 @@ Result<StrategySpace> StrategySpace::make(const Scenario& sc, const SpaceGrid& g
   for (std::int64_t t : divisors(D)) {
     if (ts.heads % t != 0 || ts.key_value_heads() % t != 0 || ffn % t != 0 || ts.vocab % t != 0)
       continue;
+    if (moe.enabled() && moe.ffn_hidden % t != 0) continue;  // each rank: ffn_hidden/t of every expert
     if (!allowed(grid.tensor, static_cast<int>(t))) continue;
     bool used_t = false;
     for (std::int64_t p : divisors(D / t)) {
@@ -341,26 +377,44 @@ Result<StrategySpace> StrategySpace::make(const Scenario& sc, const SpaceGrid& g
                 scheds.push_back({sch, static_cast<int>(v)}), virt_set.insert(static_cast<int>(v));
           }
         }
-        for (bool sp : sps)
-          for (const auto& [sch, v] : scheds)
-            for (Recompute r : recs) {
-              TimeClass c;
-              c.tensor = static_cast<int>(t);
-              c.pipeline = static_cast<int>(p);
-              c.data = static_cast<int>(d);
-              c.sequence_parallel = sp;
-              c.micro_batch = b;
-              c.schedule = sch;
-              c.virtual_stages = v;
-              c.recompute = r;
-              s.classes_.push_back(c);
-              s.size_ += s.class_size(c);
-              used_t = true;
-              pipe_set.insert(static_cast<int>(p));
-              micro_set.insert(b);
-              data_set.insert(static_cast<int>(d));
-              any_sp |= sp;
-            }
+        for (int ep : expert_degrees)
+          for (bool sp : sps)
+            for (const auto& [sch, v] : scheds)
+              for (Recompute r : recs) {
+                TimeClass c;
+                c.tensor = static_cast<int>(t);
+                c.pipeline = static_cast<int>(p);
+                c.data = static_cast<int>(d);
+                c.sequence_parallel = sp;
+                c.micro_batch = b;
+                c.schedule = sch;
+                c.virtual_stages = v;
+                c.recompute = r;
+                // Expert parallelism as check_plan takes it (its messages):
+                // the expert group inside the data group, tensor 1, ZeRO 0.
+                if (ep > 1) {
+                  const std::uint64_t points = s.class_size(c);  // with expert 1's ZeRO stages
+                  const char* why = d % ep != 0    ? "expert not dividing data"
+                                    : t > 1          ? "expert > 1 and tensor > 1"
+                                    : !s.training_   ? nullptr
+                                    : !zero_0        ? "expert > 1 and ZeRO >= 1"
+                                                     : nullptr;
+                  if (why != nullptr) {
+                    refused[why] += points;
+                    continue;
+                  }
+                  c.expert = ep;
+                  if (points > s.class_size(c)) refused["expert > 1 and ZeRO >= 1"] += points - s.class_size(c);
+                }
+                s.classes_.push_back(c);
+                s.size_ += s.class_size(c);
+                used_t = true;
+                pipe_set.insert(static_cast<int>(p));
+                micro_set.insert(b);
+                data_set.insert(static_cast<int>(d));
+                expert_set.insert(ep);
+                any_sp |= sp;
+              }
       }
     }
     if (used_t) tensors.push_back(static_cast<int>(t));
@@ -373,6 +427,8 @@ Result<StrategySpace> StrategySpace::make(const Scenario& sc, const SpaceGrid& g
         D, ts.heads, ffn, ts.vocab, ts.layers, B, grid.tensor.empty() && grid.pipeline.empty() &&
         grid.micro_batch.empty() ? "" : " among the values of --set"));
 
+  for (const auto& [why, n] : refused) s.refused_.emplace_back(why, n);
+
   auto& L = s.lines_;
   L.push_back(fmt::format("tensor: {} (divisors of {} devices that divide heads {}, FFN width {} "
                           "and vocab {})",
@@ -382,6 +438,15 @@ Result<StrategySpace> StrategySpace::make(const Scenario& sc, const SpaceGrid& g
   L.push_back(fmt::format("data: {} (filled in: devices / (tensor x pipeline), dividing global "
                           "batch {})",
                           ints({data_set.begin(), data_set.end()}), B));
+  if (s.experts_) {
+    std::string left;
+    for (const auto& [why, n] : s.refused_)
+      left += fmt::format("{}{} plans with {}", left.empty() ? "" : ", ", n, why);
+    L.push_back(fmt::format("expert: {} (divisors of {} experts; above 1: dividing data, with tensor 1 "
+                            "and ZeRO 0, as check_plan demands{})",
+                            ints({expert_set.begin(), expert_set.end()}), moe.experts,
+                            left.empty() ? "" : "; left out: " + left));
+  }
   L.push_back(fmt::format("sequence parallelism: {} (on needs tensor >= 2 dividing seq {})",
                           any_sp ? join(grid.sequence_parallel, [](bool b) { return std::string(b ? "on" : "off"); })
                                  : std::string("off"),

@@ -5,8 +5,9 @@
 // docs/search.md gives every key's values and the reasons for them.
 //
 // The space is enumerated as "time classes" (the keys that decide the
-// kernels a device runs: tensor, pipeline, data, sequence parallelism,
-// micro-batch, schedule, virtual stages, recomputation), each expanded over
+// kernels a device runs: tensor, pipeline, data, expert, sequence
+// parallelism, micro-batch, schedule, virtual stages, recomputation), each
+// expanded over
 // the keys that only change communication and model states (ZeRO, rank
 // order, bucket). The ranking (search_rank.cpp) prunes whole classes.
 #pragma once
@@ -14,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/scenario.hpp"
@@ -32,6 +34,7 @@ std::string bucket_label(double bytes);
 // One point of the space: every key `search` chooses.
 struct StrategyPoint {
   int tensor = 1, pipeline = 1, data = 1;
+  int expert = 1;  // expert parallelism (mixtures of experts; 1 for a dense model)
   bool sequence_parallel = false;
   int zero = 0;
   std::int64_t micro_batch = 1;
@@ -51,7 +54,7 @@ struct StrategyPoint {
 bool equivalent(const StrategyPoint& a, const StrategyPoint& b);
 
 // "tensor 8, pipeline 16, data 8, sp, zero 1, micro 1, interleaved x2,
-// selective, T-D-P, bucket 25 MB".
+// selective, T-D-P, bucket 25 MB" ("data 8, expert 8, ..." with expert > 1).
 std::string point_label(const StrategyPoint& p);
 
 // The point a scenario's own strategy and training keys describe.
@@ -68,6 +71,7 @@ void apply_point(const StrategyPoint& p, Scenario& sc);
 struct SpaceGrid {
   std::vector<int> tensor;                 // empty: every divisor allowed by the model
   std::vector<int> pipeline;               // empty: every divisor of the layers
+  std::vector<int> expert;                 // empty: every divisor of the experts (MoE only)
   std::vector<bool> sequence_parallel = {false, true};
   std::vector<int> zero = {0, 1, 2, 3};
   std::vector<std::int64_t> micro_batch;   // empty: every divisor of the per-replica batch
@@ -91,6 +95,7 @@ Status restrict_grid(SpaceGrid& grid, const std::string& key, const std::string&
 // same kernels for the same time on identical devices.
 struct TimeClass {
   int tensor = 1, pipeline = 1, data = 1;
+  int expert = 1;
   bool sequence_parallel = false;
   std::int64_t micro_batch = 1;
   PipelineSchedule schedule = PipelineSchedule::k1F1B;
@@ -120,6 +125,12 @@ class StrategySpace {
 
   // One line per key: "tensor: 1, 2, 4, 8 (divisors of 1024 that divide heads 96, ...)".
   const std::vector<std::string>& describe() const { return lines_; }
+  // Whether the model is a mixture of experts (the space has an expert key).
+  bool experts() const { return experts_; }
+  // Combinations of the grid's values left out because check_plan refuses
+  // them (expert parallelism's conditions), per reason, in points: the
+  // points those classes and ZeRO stages would have held.
+  const std::vector<std::pair<std::string, std::uint64_t>>& refused() const { return refused_; }
   int devices() const { return devices_; }
   bool training() const { return training_; }
 
@@ -130,6 +141,8 @@ class StrategySpace {
   std::vector<std::string> lines_;
   int devices_ = 0;
   bool training_ = true;
+  bool experts_ = false;
+  std::vector<std::pair<std::string, std::uint64_t>> refused_;
 };
 
 // The point of a class with the given inner keys.
