@@ -7,6 +7,7 @@
 #include <QCoreApplication>
 #include <QPainter>
 #include <QPainterPath>
+#include <QRegularExpression>
 #include <QTextLayout>
 
 #include "core/units.hpp"
@@ -24,10 +25,11 @@ const QColor kPart[kParts] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b)
                               QColor(0xb0, 0x7a, 0xa1), QColor(0x59, 0xa1, 0x4f),
                               QColor(0x9c, 0x75, 0x5f)};
 
-// The lines `s` breaks into at `width` in `font` (words kept whole where
-// they fit; Chinese breaks between any two characters).
-std::vector<QString> wrap_lines(const QFont& font, const QString& s, double width) {
-  QTextLayout layout(s, font);
+// The lines `s` takes at `width` in `font`, broken anywhere (Chinese
+// breaks between any two characters; English words whole where they fit).
+std::vector<QString> layout_lines(const QFont& font, const QString& s, double width,
+                                  QPaintDevice* device) {
+  QTextLayout layout(s, font, device);
   QTextOption o;
   o.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
   layout.setTextOption(o);
@@ -41,19 +43,46 @@ std::vector<QString> wrap_lines(const QFont& font, const QString& s, double widt
   return lines;
 }
 
+// The lines `s` breaks into at `width`: after a comma or semicolon first
+// (a role's parts, "张量 0/1，数据 0/8，" | "流水线 0/1", a summary's
+// clauses), anywhere only in a part wider than a line.
+std::vector<QString> wrap_lines(const QFont& font, const QString& s, double width,
+                                QPaintDevice* device) {
+  static const QRegularExpression after_comma(QString::fromUtf8("(?<=[，；,;])\\s*"));
+  const QFontMetricsF fm(font, device);  // the painter's, not the screen's
+  std::vector<QString> lines;
+  QString line;
+  for (const QString& part : s.split(after_comma, Qt::SkipEmptyParts)) {
+    const QString joined =
+        line.isEmpty() ? part : line + (line.back().unicode() < 128 ? " " : "") + part;
+    if (fm.horizontalAdvance(joined) <= width - 2) {  // text_in elides at whole pixels
+      line = joined;
+      continue;
+    }
+    if (!line.isEmpty()) lines.push_back(line);
+    std::vector<QString> pieces = layout_lines(font, part, width, device);
+    if (pieces.empty()) pieces.push_back(part);
+    for (size_t i = 0; i + 1 < pieces.size(); ++i) lines.push_back(pieces[i]);
+    line = pieces.back();
+  }
+  if (!line.isEmpty()) lines.push_back(line);
+  return lines;
+}
+
 // How many lines `s` needs at `width` in the painter's font, at most `most`.
 int lines_needed(QPainter& p, const QString& s, double width, int most) {
-  return std::clamp(static_cast<int>(wrap_lines(p.font(), s, width).size()), 1, most);
+  return std::clamp(static_cast<int>(wrap_lines(p.font(), s, width, p.device()).size()), 1, most);
 }
 
 // Text in a box on up to `most` lines (the last one elided): the head chef's
 // plan and a chef's role, which do not fit one line in every plan.
 void wrapped_in(QPainter& p, const QRectF& r, const QString& s, int most) {
-  std::vector<QString> lines = wrap_lines(p.font(), s, r.width());
+  std::vector<QString> lines = wrap_lines(p.font(), s, r.width(), p.device());
   if (lines.empty()) return;
   if (static_cast<int>(lines.size()) > most) {
     QString rest;
-    for (size_t i = static_cast<size_t>(most) - 1; i < lines.size(); ++i) rest += lines[i];
+    for (size_t i = static_cast<size_t>(most) - 1; i < lines.size(); ++i)
+      rest += (!rest.isEmpty() && rest.back().unicode() < 128 ? " " : "") + lines[i];
     lines.resize(static_cast<size_t>(most));
     lines.back() = rest;
   }
@@ -189,11 +218,11 @@ void TeachCanvas::paint_overview(QPainter& p, QRectF r) {
   paint_title(p, r, tr("The kitchen: %1").arg(q(s.title)),
               tr("Chefs are devices, their stations the memory, runners the links, the sauce "
                  "bowl AllReduce; the head chef (XLA: the planner) wrote the plan."));
-  // The head chef, its plan on two lines when one does not hold it.
+  // The head chef, its plan on up to three lines when one does not hold it.
   const double head_w = std::min(r.width() * 0.7, 980.0);
   set_font(p, 10);
   const QString summary = q(s.summary);
-  const int plan_lines = lines_needed(p, summary, head_w - 24, 2);
+  const int plan_lines = lines_needed(p, summary, head_w - 24, 3);
   const double plan_h = p.fontMetrics().height() * plan_lines;
   const QRectF head(r.center().x() - head_w / 2, r.top(), head_w, 48 + std::max(18.0, plan_h));
   p.setBrush(QColor(0xfb, 0xf3, 0xe0));
@@ -205,7 +234,7 @@ void TeachCanvas::paint_overview(QPainter& p, QRectF r) {
           tr("Head chef (XLA, the planner)"), Qt::AlignHCenter | Qt::AlignVCenter);
   set_font(p, 10);
   wrapped_in(p, QRectF(head.left() + 12, head.top() + 24, head.width() - 24, head.height() - 48),
-             summary, 2);
+             summary, 3);
   p.setPen(kMuted);
   text_in(p, QRectF(head.left() + 12, head.bottom() - 22, head.width() - 24, 18),
           s.step_seconds > 0 ? tr("one step: %1 (compute %2, communication left exposed %3)")
@@ -226,12 +255,12 @@ void TeachCanvas::paint_overview(QPainter& p, QRectF r) {
   size_t most_held = 0;
   for (const TeachChef& c : s.chefs) most_held = std::max(most_held, c.holds.size());
   // A role that does not fit one line ("tensor 0/1, data 0/8, pipeline
-  // 0/2, expert 0 of 8") takes up to three, and every station moves down
+  // 0/2, expert 0 of 8") takes up to four, and every station moves down
   // as much.
   set_font(p, 8.5);
   int role_lines = 1;
   for (const TeachChef& c : s.chefs)
-    if (c.used) role_lines = std::max(role_lines, lines_needed(p, q(c.role), chef_w - 12, 3));
+    if (c.used) role_lines = std::max(role_lines, lines_needed(p, q(c.role), chef_w - 12, 4));
   const double role_h = p.fontMetrics().height() * role_lines;
   const double role_more = std::max(0.0, role_h - 16);
   const double chef_h =
