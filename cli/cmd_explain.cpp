@@ -13,6 +13,7 @@
 #include "cli/cli_util.hpp"
 #include "cli/kitchen.hpp"
 #include "cli/verbs.hpp"
+#include "cli/zh_texts.hpp"
 #include "costmodel/plan.hpp"
 #include "planner/explain.hpp"
 #include "planner/lower.hpp"
@@ -42,6 +43,9 @@ void run_explain(const ExplainOptions& o) {
     throw BadInput{"brigade: error: --lang: found it without --kitchen; expected --kitchen with it "
                    "(the other reports are in English)"};
   const Scenario scenario = load_scenario_or_throw(o.scenario);
+  // The narration's plan summary and chefs' roles in its language (the
+  // other reports stay English).
+  if (o.kitchen) use_language(*lang);
   if (o.program) {
     auto plan = planner::lower(scenario, options);
     if (!plan.is_ok()) throw_status(plan.status());

@@ -101,6 +101,13 @@ std::string why(const std::string& purpose, const std::string& kind, Lang lang) 
     return zh ? "序列并行：合并部分梯度" : "sequence parallelism: sum the partial gradients";
   if (purpose == "tied embedding")
     return zh ? "共享词嵌入：合并两份梯度" : "tied embeddings: sum the two copies' gradients";
+  if (purpose == "expert")
+    return zh ? "专家并行：把每个 token 送到持有其专家的厨师那里，再把结果送回"
+              : "expert parallelism: each token to the chefs holding its experts, and the results "
+                "back";
+  if (purpose == "expert data")
+    return zh ? "专家并行：持有同一批专家的厨师合并它们的梯度"
+              : "expert parallelism: the chefs holding the same experts sum their gradients";
   return purpose;
 }
 

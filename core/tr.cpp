@@ -8,10 +8,19 @@ namespace brigade {
 
 namespace {
 std::atomic<Translator> g_translator{nullptr};
+std::atomic<int> g_generation{0};
 }  // namespace
 
 void set_translator(Translator t) {
-  g_translator.store(t);
+  if (g_translator.exchange(t) != t) g_generation.fetch_add(1);
+}
+
+void translations_changed() {
+  g_generation.fetch_add(1);
+}
+
+int translation_generation() {
+  return g_generation.load();
 }
 
 int plural_count(std::size_t n) {

@@ -20,8 +20,9 @@
 // through it: error messages stay English (the house rule), and so do the
 // data's own names and what is written to files.
 //
-// Text composed once and kept (a plan's roles and reasons) is in the
-// language of the moment it was composed.
+// Text composed once and kept (a plan's summary, roles and reasons) is in
+// the language of the moment it was composed; translation_generation()
+// tells a keeper when to compose it again (gui/model/plan_prose.hpp).
 #pragma once
 
 #include <cstddef>
@@ -39,6 +40,16 @@ using Translator = std::string (*)(const char* context, const char* source,
 // Installs `t` for every later tr_text() call, on any thread (nullptr:
 // English). The app installs one once, before any view composes text.
 void set_translator(Translator t);
+
+// Says that the installed translator now answers in another language (the
+// app's language switch, gui/views/language.cpp).
+void translations_changed();
+
+// A number that changes whenever the language of tr_text's answers may
+// have: on set_translator with another translator and on
+// translations_changed(). Text composed under one generation is worded in
+// one language.
+int translation_generation();
 
 // `source` in the installed translator's language (English without one).
 std::string tr_text(const char* context, const char* source, const char* disambiguation = nullptr,

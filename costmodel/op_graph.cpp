@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/profile.hpp"
+#include "core/tr.hpp"
 #include "costmodel/memory.hpp"
 
 namespace brigade::cost {
@@ -639,10 +640,12 @@ Result<OpGraphSetup> op_graph_setup(const Scenario& sc) {
     BRIGADE_ASSIGN_OR_RETURN(fwd, mlp_forward_model(sc.mlp, c.training));
     std::string widths;
     for (auto w : sc.mlp.widths) widths += (widths.empty() ? "" : "-") + std::to_string(w);
-    c.model_label = "MLP " + widths + " (batch " + std::to_string(sc.mlp.batch) + ")";
+    c.model_label =
+        fill_args(tr_text("Summary", "MLP %1 (batch %2)"), {widths, std::to_string(sc.mlp.batch)});
   } else {
     fwd = sc.graph;
-    c.model_label = "graph of " + std::to_string(sc.graph.ops.size()) + " op(s)";
+    c.model_label =
+        tr_text("Summary", "graph of %n op(s)", nullptr, plural_count(sc.graph.ops.size()));
   }
   BRIGADE_ASSIGN_OR_RETURN(c.g, make_training_graph(fwd, c.training, opt));
   const DType dt = sc.model_kind == ModelKind::kMlp

@@ -23,6 +23,7 @@
 #include "costmodel/model_size.hpp"
 #include "costmodel/plan_internal.hpp"
 #include "costmodel/plan_memo.hpp"
+#include "costmodel/plan_warnings.hpp"
 #include "costmodel/scaling.hpp"
 
 namespace brigade::cost {
@@ -193,25 +194,36 @@ Result<PlanEstimate> estimate_plan(const Scenario& scenario, const EstimateOptio
   return e;
 }
 
-std::vector<std::string> plan_warnings(const Scenario& sc) {
-  std::vector<std::string> out;
+PlanWarningFacts plan_warning_facts(const Scenario& sc) {
+  PlanWarningFacts f;
   const StrategySpec& st = sc.strategy;
-  if (sc.model_kind == ModelKind::kTransformer && st.schedule == PipelineSchedule::kInterleaved &&
-      st.virtual_stages <= 1)
+  f.interleaved_as_1f1b = sc.model_kind == ModelKind::kTransformer &&
+                          st.schedule == PipelineSchedule::kInterleaved && st.virtual_stages <= 1;
+  const int n = sc.topology.num_devices();
+  const bool distributed = sc.has_strategy || sc.mesh || !sc.placement.empty() ||
+                           !sc.device_put.empty() || sc.model_kind == ModelKind::kCollective;
+  if (!distributed && n > 1 && sc.model_kind != ModelKind::kNone) f.one_of_devices = n;
+  return f;
+}
+
+std::vector<std::string> plan_warnings(const Scenario& sc) {
+  return plan_warning_texts(plan_warning_facts(sc));
+}
+
+std::vector<std::string> plan_warning_texts(const PlanWarningFacts& f) {
+  std::vector<std::string> out;
+  if (f.interleaved_as_1f1b)
     out.push_back(tr_text(
         "PlanWarnings",
         "schedule: interleaved with virtual_stages: 1 is plain 1F1B (interleaving needs 2 or more "
         "model chunks per device): judged as 1F1B"));
-  const int n = sc.topology.num_devices();
-  const bool distributed = sc.has_strategy || sc.mesh || !sc.placement.empty() ||
-                           !sc.device_put.empty() || sc.model_kind == ModelKind::kCollective;
-  if (!distributed && n > 1 && sc.model_kind != ModelKind::kNone)
+  if (f.one_of_devices > 0)
     out.push_back(fill_args(
         tr_text(
             "PlanWarnings",
             "no strategy: the plan uses 1 of the topology's %1 devices (strategy: {data: %1} would "
             "use them all; `brigade search` looks for a strategy)"),
-        {std::to_string(n)}));
+        {std::to_string(f.one_of_devices)}));
   return out;
 }
 

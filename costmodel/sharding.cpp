@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "core/tr.hpp"
+
 namespace brigade::cost {
 
 int Mesh::size() const {
@@ -128,8 +130,8 @@ std::vector<ReshardStep> reshard(const Sharded& from, const PartitionSpec& to,
       s.kind = CollectiveKind::kReduceScatter;
       s.axes = {a};
       s.bytes = bytes();
-      s.what =
-          "psum_scatter over " + mesh.axes_string({a}) + " onto dimension " + std::to_string(j);
+      s.what = fill_args(tr_text("Reasons", "psum_scatter over %1 onto dimension %2"),
+                         {mesh.axes_string({a}), std::to_string(j)});
       cur[static_cast<size_t>(j)] = a;
       s.spec_after = cur;
       steps.push_back(s);
@@ -142,7 +144,7 @@ std::vector<ReshardStep> reshard(const Sharded& from, const PartitionSpec& to,
     s.kind = CollectiveKind::kAllReduce;
     s.axes = psum_axes;
     s.bytes = bytes();
-    s.what = "psum over " + mesh.axes_string(psum_axes);
+    s.what = fill_args(tr_text("Reasons", "psum over %1"), {mesh.axes_string(psum_axes)});
     s.spec_after = cur;
     steps.push_back(s);
   }
@@ -156,8 +158,8 @@ std::vector<ReshardStep> reshard(const Sharded& from, const PartitionSpec& to,
       s.kind = CollectiveKind::kAllToAll;
       s.axes = {a};
       s.bytes = bytes();
-      s.what = "all_to_all over " + mesh.axes_string({a}) + " (dimension " + std::to_string(i) +
-               " -> " + std::to_string(j) + ")";
+      s.what = fill_args(tr_text("Reasons", "all_to_all over %1 (dimension %2 -> %3)"),
+                         {mesh.axes_string({a}), std::to_string(i), std::to_string(j)});
       cur[i] = -1;
       cur[static_cast<size_t>(j)] = a;
       s.spec_after = cur;
@@ -172,7 +174,8 @@ std::vector<ReshardStep> reshard(const Sharded& from, const PartitionSpec& to,
     s.kind = CollectiveKind::kAllGather;
     s.axes = {a};
     s.bytes = bytes() * static_cast<double>(mesh.shape[static_cast<size_t>(a)]);
-    s.what = "all_gather over " + mesh.axes_string({a}) + " (dimension " + std::to_string(i) + ")";
+    s.what = fill_args(tr_text("Reasons", "all_gather over %1 (dimension %2)"),
+                       {mesh.axes_string({a}), std::to_string(i)});
     cur[i] = -1;
     s.spec_after = cur;
     steps.push_back(s);

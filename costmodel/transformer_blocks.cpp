@@ -510,9 +510,11 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     F.push_back(permute);
     if (ep > 1)
       F.push_back(alltoall("moe.dispatch.alltoall",
-                           "expert parallel: send each token's top-" + std::to_string(moe.top_k) +
-                               " copies to the ranks of 'expert' (" + ep_s + " ranks, " +
-                               std::to_string(El) + " experts each) that hold their experts"));
+                           fill_args(tr_text("Reasons",
+                                             "expert parallel: send each token's top-%1 copies "
+                                             "to the ranks of 'expert' (%2 ranks, %3 experts "
+                                             "each) that hold their experts"),
+                                     {std::to_string(moe.top_k), ep_s, std::to_string(El)})));
     efc1.saved_bytes = permuted_bytes;  // the experts' fc1 input
     F.push_back(efc1);
     eact.saved_bytes = (swiglu ? 2 : 1) * expert_act * e;
@@ -521,8 +523,9 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     F.push_back(efc2);
     if (ep > 1)
       F.push_back(alltoall("moe.combine.alltoall",
-                           "expert parallel: return the experts' outputs over 'expert' to the "
-                           "ranks whose tokens they were"));
+                           tr_text("Reasons",
+                                   "expert parallel: return the experts' outputs over 'expert' "
+                                   "to the ranks whose tokens they were")));
     F.push_back(unpermute);
     if (ns > 0) {
       F.push_back(sfc1);
@@ -568,9 +571,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                    tr_text("Reasons",
                            "sequence parallel backward: gather the output gradient's sequence "
                            "shards over 'tensor' (the transpose of the forward reduce-scatter)")));
-  const char* kRegather =
-      "sequence parallel backward: re-gather the MLP input over 'tensor' for the weight "
-      "gradients (only the sequence shard was kept)";
+
   if (is_moe) {
     // The un-permutation's backward: reads the output gradient and the
     // probabilities, writes the experts' output gradient in expert order and
@@ -579,9 +580,10 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                             T * h * e + permuted_bytes + T * static_cast<double>(moe.top_k) * 8));
     if (ep > 1)
       B.push_back(alltoall("moe.combine.bwd.alltoall",
-                           "expert parallel backward: send the output gradients of the token "
-                           "copies over 'expert' to the ranks holding their experts (the "
-                           "transpose of the combine)"));
+                           tr_text("Reasons",
+                                   "expert parallel backward: send the output gradients of the "
+                                   "token copies over 'expert' to the ranks holding their "
+                                   "experts (the transpose of the combine)")));
     B.push_back(routed(gemm("moe.experts.fc2.dgrad", OpKind::kMatmul, rows, fep, d.h, El), 1));
     Kernel efc2w = routed(gemm("moe.experts.fc2.wgrad", OpKind::kMatmul, fep, d.h, rows, El), 3);
     efc2w.completes_grad = kFc2;
@@ -593,14 +595,18 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     B.push_back(efc1w);
     if (ep > 1)
       B.push_back(alltoall("moe.dispatch.bwd.alltoall",
-                           "expert parallel backward: return the input gradients of the token "
-                           "copies over 'expert' (the transpose of the dispatch)"));
+                           tr_text("Reasons",
+                                   "expert parallel backward: return the input gradients of the "
+                                   "token copies over 'expert' (the transpose of the dispatch)")));
     // Scatter-add of the k copies' gradients back to the tokens.
     B.push_back(backward_of(permute, permuted_bytes + T * h * e));
     B.push_back(backward_of(topk, T * static_cast<double>(E) * (8 + e)));
     if (sp)
-      B.push_back(
-          collective("mlp.bwd.regather", CollectiveKind::kAllGather, hidden_bytes, kRegather));
+      B.push_back(collective("mlp.bwd.regather", CollectiveKind::kAllGather, hidden_bytes,
+                             tr_text("Reasons",
+                                     "sequence parallel backward: re-gather the MLP input over "
+                                     "'tensor' for the weight gradients (only the sequence "
+                                     "shard was kept)")));
     B.push_back(gemm("moe.router.dgrad", OpKind::kMatmul, d.tokens, d.h, E));
     Kernel routerw = gemm("moe.router.wgrad", OpKind::kMatmul, d.h, E, d.tokens);
     routerw.completes_grad = kRouter;
@@ -688,11 +694,13 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   qkvw.completes_grad = kQkv;
   B.push_back(qkvw);
   push_partial_sum_exit(B, sp, tp, "attn.bwd", hidden_bytes,
-                       "sequence parallel backward: the QKV input gradient is partial over "
-                       "the heads; reduce-scatter it over 'tensor' (the transpose of the "
-                       "forward all-gather)",
-                       "backward of the column-parallel QKV: its input gradient is a partial "
-                       "sum over the heads; psum over 'tensor'");
+                        tr_text("Reasons",
+                                "sequence parallel backward: the QKV input gradient is partial "
+                                "over the heads; reduce-scatter it over 'tensor' (the transpose "
+                                "of the forward all-gather)"),
+                        tr_text("Reasons",
+                                "backward of the column-parallel QKV: its input gradient is a "
+                                "partial sum over the heads; psum over 'tensor'"));
   Kernel ln1b = backward_of(ln1, 3 * Tl * h * e);  // reads input and dy, writes dx
   ln1b.completes_grad = kLn1;
   B.push_back(ln1b);
@@ -751,15 +759,18 @@ Result<BlockTemplate> embedding_block(const TransformerShape& shape) {
   const double hidden_bytes = T * h * d.e;
   push_partial_sum_exit(
       E.forward, d.sp, d.t > 1, "embedding", hidden_bytes,
-      "vocabulary-parallel embedding: each rank looked up only its V/t rows; reduce-scatter "
-      "the partial embeddings over 'tensor' into sequence shards",
-      "vocabulary-parallel embedding: each rank looked up only its V/t rows; psum over "
-      "'tensor'");
+      tr_text("Reasons",
+              "vocabulary-parallel embedding: each rank looked up only its V/t rows; "
+              "reduce-scatter the partial embeddings over 'tensor' into sequence shards"),
+      tr_text("Reasons",
+              "vocabulary-parallel embedding: each rank looked up only its V/t rows; psum over "
+              "'tensor'"));
   if (d.sp)
     E.backward.push_back(collective(
         "embedding.bwd.allgather", CollectiveKind::kAllGather, hidden_bytes,
-        "sequence parallel backward: gather the embedding gradient's sequence shards over "
-        "'tensor'"));
+        tr_text("Reasons",
+                "sequence parallel backward: gather the embedding gradient's sequence shards "
+                "over 'tensor'")));
   // Scatter-add of the output gradient into the word- and position-embedding gradients.
   Kernel scatter = memory("embedding.bwd", OpKind::kEmbedding, 3 * T * h * d.e);
   scatter.completes_grad = 0;
@@ -795,8 +806,9 @@ Result<BlockTemplate> head_block(const TransformerShape& shape) {
   if (d.sp)
     H.forward.push_back(collective(
         "head.allgather", CollectiveKind::kAllGather, hidden_bytes,
-        "sequence parallel: gather the final hidden states' sequence shards over 'tensor' "
-        "before the vocabulary-parallel logits GEMM"));
+        tr_text("Reasons",
+                "sequence parallel: gather the final hidden states' sequence shards over "
+                "'tensor' before the vocabulary-parallel logits GEMM")));
   Kernel logits = gemm("head.logits", OpKind::kMatmul, d.tokens, d.v / d.t, d.h);
   logits.saved_bytes = Tl * h * d.e;  // the logits GEMM's input
   H.forward.push_back(logits);
@@ -806,9 +818,10 @@ Result<BlockTemplate> head_block(const TransformerShape& shape) {
   if (d.t > 1)
     H.forward.push_back(collective(
         "head.loss.allreduce", CollectiveKind::kAllReduce, 3 * T * kF32,
-        "vocabulary-parallel cross-entropy: max, target logit and sum of exponentials over "
-        "the V/t shards; psum over 'tensor' (Megatron-LM issues three all-reduces of b*s "
-        "values; fused here into one)"));
+        tr_text("Reasons",
+                "vocabulary-parallel cross-entropy: max, target logit and sum of exponentials "
+                "over the V/t shards; psum over 'tensor' (Megatron-LM issues three "
+                "all-reduces of b*s values; fused here into one)")));
   H.backward.push_back(memory("head.cross_entropy.bwd", OpKind::kLoss, T * v_local * (kF32 + d.e)));
   H.backward.push_back(gemm("head.logits.dgrad", OpKind::kMatmul, d.tokens, d.h, d.v / d.t));
   Kernel logits_w = gemm("head.logits.wgrad", OpKind::kMatmul, d.v / d.t, d.h, d.tokens);
@@ -816,46 +829,62 @@ Result<BlockTemplate> head_block(const TransformerShape& shape) {
   H.backward.push_back(logits_w);
   push_partial_sum_exit(
       H.backward, d.sp, d.t > 1, "head.bwd", hidden_bytes,
-      "sequence parallel backward: the logits' input gradient is partial over the "
-      "vocabulary shards; reduce-scatter it over 'tensor'",
-      "backward of the vocabulary-parallel logits GEMM: its input gradient is a partial sum "
-      "over the vocabulary shards; psum over 'tensor'");
+      tr_text("Reasons",
+              "sequence parallel backward: the logits' input gradient is partial over the "
+              "vocabulary shards; reduce-scatter it over 'tensor'"),
+      tr_text("Reasons",
+              "backward of the vocabulary-parallel logits GEMM: its input gradient is a partial "
+              "sum over the vocabulary shards; psum over 'tensor'"));
   return H;
 }
 
 std::string transformer_variant_label(const TransformerSpec& spec) {
+  // Each part through tr_text ("Summary": the plan's one line, shown by the
+  // app's teach view); the CLI, without a translator, keeps its words.
   std::vector<std::string> parts;
   const std::int64_t kv = spec.key_value_heads();
   if (kv == 1 && spec.heads > 1)
-    parts.push_back("MQA (1 key/value head)");
+    parts.push_back(tr_text("Summary", "MQA (1 key/value head)"));
   else if (kv < spec.heads)
-    parts.push_back("GQA with " + std::to_string(kv) + " key/value heads");
+    parts.push_back(
+        fill_args(tr_text("Summary", "GQA with %1 key/value heads"), {std::to_string(kv)}));
   if (spec.mlp == MlpKind::kSwiglu)
-    parts.push_back("SwiGLU FFN " + std::to_string(ffn_width(spec)));
+    parts.push_back(
+        fill_args(tr_text("Summary", "SwiGLU FFN %1"), {std::to_string(ffn_width(spec))}));
   else if (spec.ffn_hidden > 0)
-    parts.push_back("FFN " + std::to_string(spec.ffn_hidden));
+    parts.push_back(fill_args(tr_text("Summary", "FFN %1"), {std::to_string(spec.ffn_hidden)}));
   if (spec.moe.enabled()) {
     const MoeSpec& m = spec.moe;
-    std::string moe = "MoE: " + std::to_string(m.experts) + " experts, top-" +
-                      std::to_string(m.top_k) + ", expert FFN " + std::to_string(m.ffn_hidden);
-    if (m.shared_experts > 0) moe += ", " + std::to_string(m.shared_experts) + " shared";
+    std::string moe = fill_args(
+        tr_text("Summary", "MoE: %1 experts, top-%2, expert FFN %3"),
+        {std::to_string(m.experts), std::to_string(m.top_k), std::to_string(m.ffn_hidden)});
+    if (m.shared_experts > 0)
+      moe += fill_args(tr_text("Summary", ", %1 shared"), {std::to_string(m.shared_experts)});
     if (m.capacity_factor > 0) {
       char cf[32];
       std::snprintf(cf, sizeof cf, "%g", m.capacity_factor);
-      moe += ", capacity factor " + std::string(cf);
+      moe += fill_args(tr_text("Summary", ", capacity factor %1"), {cf});
     }
-    if (m.moe_layers_note(spec.layers) != "") moe += ", " + m.moe_layers_note(spec.layers);
+    if (m.first_dense > 0 && m.first_dense < spec.layers)
+      moe += fill_args(tr_text("Summary", ", first %1 dense"), {std::to_string(m.first_dense)});
+    if (m.every > 1)
+      moe += fill_args(tr_text("Summary", ", MoE every %1 layers"), {std::to_string(m.every)});
     parts.push_back(moe);
   }
   if (spec.mla.enabled())
-    parts.push_back("MLA (latent " + std::to_string(spec.mla.kv_lora_rank) + ")");
-  if (spec.norm == NormKind::kRmsNorm) parts.push_back("RMSNorm");
-  if (spec.positions == PositionKind::kRotary) parts.push_back("rotary positions");
-  if (!spec.tie_embeddings) parts.push_back("untied output");
-  if (!spec.bias) parts.push_back(spec.qkv_bias ? "biases on QKV only" : "no biases");
+    parts.push_back(
+        fill_args(tr_text("Summary", "MLA (latent %1)"), {std::to_string(spec.mla.kv_lora_rank)}));
+  if (spec.norm == NormKind::kRmsNorm) parts.push_back("RMSNorm");  // a name
+  if (spec.positions == PositionKind::kRotary)
+    parts.push_back(tr_text("Summary", "rotary positions"));
+  if (!spec.tie_embeddings) parts.push_back(tr_text("Summary", "untied output"));
+  if (!spec.bias)
+    parts.push_back(spec.qkv_bias ? tr_text("Summary", "biases on QKV only")
+                                  : tr_text("Summary", "no biases"));
   if (spec.attention == AttentionKernel::kFlash) parts.push_back("FlashAttention");
+  const std::string comma = tr_text("Summary", ", ");
   std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
+  for (const std::string& p : parts) out += (out.empty() ? "" : comma) + p;
   return out;
 }
 

@@ -49,6 +49,13 @@ std::string why(const std::string& purpose, const std::string& kind) {
   if (purpose == "transfer")
     return "a tensor read on another device than the one that made it (the runner carrying a dish)";
   if (purpose == "collective") return "the scenario asks for it";
+  if (purpose == "expert")
+    return "expert parallelism: the dispatch AllToAll sends each token's top-k copies over "
+           "'expert' to the ranks holding their experts, the combine AllToAll brings the outputs "
+           "back (twice more in the backward)";
+  if (purpose == "expert data")
+    return "expert parallelism: each expert's gradients summed over the data ranks holding the "
+           "same experts (the expert-data group), not over 'data'";
   return purpose;
 }
 

@@ -58,7 +58,8 @@ Result<Plan> lower_collective(const Scenario& sc) {
   Plan plan;
   plan.program = std::move(p);
   plan.granularity = Granularity::kKernel;
-  plan.summary = "one " + kind + " over " + std::to_string(group.size()) + " devices";
+  plan.summary =
+      fill_args(tr_text("Summary", "one %1 over %2 devices"), {kind, std::to_string(group.size())});
   plan.view_of_device.assign(static_cast<size_t>(sc.topology.num_devices()), -1);
   plan.device_role.assign(static_cast<size_t>(sc.topology.num_devices()), "unused");
   DeviceView view;

@@ -176,7 +176,7 @@ struct SpmdEmitter {
     const auto steps = reshard(from, to, x.shape, dtype_bytes(x.dtype), mesh);
     for (const ReshardStep& s : steps) {
       if (axes_size(s.axes) <= 1) continue;
-      const std::string reason = s.what + ": " + why;
+      const std::string reason = fill_args(tr_text("Reasons", "%1: %2"), {s.what, why});
       if (gradient_reduction && s.kind == CollectiveKind::kAllReduce && c.training) {
         if (!bucket.tensors.empty() &&
             (bucket.axes != s.axes || bucket.bytes >= c.sc->strategy.bucket_bytes))
@@ -205,21 +205,26 @@ struct SpmdEmitter {
   std::string contracted_why(const IrOp& op, const std::vector<int>& partial) {
     const std::string axes = mesh.axes_string(partial);
     if (op.kind == IrKind::kLoss)
-      return "the loss '" + op.name +
-             "' sums over every element of its input, which is split "
-             "over " +
-             axes;
+      return fill_args(tr_text("Reasons",
+                               "the loss '%1' sums over every element of its input, "
+                               "which is split over %2"),
+                       {op.name, axes});
     if (op.kind == IrKind::kEmbedding)
-      return "the table of " + op.name + " is split over " + axes +
-             " by vocabulary rows; each device looked up only its rows";
+      return fill_args(tr_text("Reasons",
+                               "the table of %1 is split over %2 by vocabulary rows; "
+                               "each device looked up only its rows"),
+                       {op.name, axes});
     // The contracted dimension's size, from the first operand.
     std::int64_t size = 0;
     const std::string& l0 = op.rule.inputs[0];
     for (size_t d = 0; d < l0.size(); ++d)
       if (op.rule.output.find(l0[d]) == std::string::npos)
         size = c.g.tensors[static_cast<size_t>(op.inputs[0])].shape[d];
-    return "the contracted dimension (size " + std::to_string(size) + ") of " + op.name +
-           " is split over " + axes + ", so each device holds a partial sum (y = sum_k x_k W_k)";
+    return fill_args(tr_text("Reasons",
+                             "the contracted dimension (size %1) of %2 is split over "
+                             "%3, so each device holds a partial sum (y = sum_k x_k "
+                             "W_k)"),
+                     {std::to_string(size), op.name, axes});
   }
 };
 
@@ -303,9 +308,10 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
       if (e.cur[static_cast<size_t>(t)].spec == prop.inputs[k] &&
           e.cur[static_cast<size_t>(t)].partial.empty())
         continue;
-      const std::string why = op.name + " needs " + g.tensors[static_cast<size_t>(t)].name +
-                              " as " + spec_string(prop.inputs[k], e.mesh) +
-                              (op.kind == IrKind::kRowwise ? " (whole rows)" : "");
+      const std::string why = fill_args(
+          op.kind == IrKind::kRowwise ? tr_text("Reasons", "%1 needs %2 as %3 (whole rows)")
+                                      : tr_text("Reasons", "%1 needs %2 as %3"),
+          {op.name, g.tensors[static_cast<size_t>(t)].name, spec_string(prop.inputs[k], e.mesh)});
       e.emit_reshard(t, e.cur[static_cast<size_t>(t)], prop.inputs[k], why, op.phase, false);
       e.cur[static_cast<size_t>(t)] = {prop.inputs[k], {}};
     }
@@ -370,13 +376,16 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
     std::string why;
     if (!prop.output.partial.empty()) {
       if (pgrad)
-        why = "the gradient of " + g.tensors[static_cast<size_t>(ot.grad_of)].name +
-              " sums over the batch, which is split over " +
-              e.mesh.axes_string(prop.output.partial) + " (averaging gradients, pmean)";
+        why = fill_args(tr_text("Reasons",
+                                "the gradient of %1 sums over the batch, which is "
+                                "split over %2 (averaging gradients, pmean)"),
+                        {g.tensors[static_cast<size_t>(ot.grad_of)].name,
+                         e.mesh.axes_string(prop.output.partial)});
       else
         why = e.contracted_why(op, prop.output.partial);
     } else {
-      why = ot.name + " is wanted as " + spec_string(target, e.mesh);
+      why = fill_args(tr_text("Reasons", "%1 is wanted as %2"),
+                      {ot.name, spec_string(target, e.mesh)});
     }
     e.emit_reshard(out, prop.output, target, why, op.phase, pgrad);
     e.cur[static_cast<size_t>(out)] = {target, {}};
@@ -396,9 +405,12 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
       for (const auto& n : bk.names) names += (names.empty() ? "" : ", ") + n;
       auto ids = e.collective(
           CollectiveKind::kAllGather, bk.axes, bk.bytes, e.dp, "zero gather", Phase::kOptimizer,
-          "all_gather over " + e.mesh.axes_string(bk.axes) + ": ZeRO-" + std::to_string(c.zero) +
-              ": each replica updated only its 1/" + std::to_string(e.axes_size(bk.axes)) + " of " +
-              names + "; gather the new weights (the shared platter)");
+          fill_args(tr_text("Reasons",
+                            "all_gather over %1: ZeRO-%2: each replica updated only "
+                            "its 1/%3 of %4; gather the new weights (the shared "
+                            "platter)"),
+                    {e.mesh.axes_string(bk.axes), std::to_string(c.zero),
+                     std::to_string(e.axes_size(bk.axes)), names}));
       for (int d = 0; d < e.R; ++d)
         if (ids[static_cast<size_t>(d)] != kNone && after != kNone)
           b.depend(ids[static_cast<size_t>(d)], after + d);
@@ -417,15 +429,12 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
   for (const IrTensor& x : g.tensors)
     if (x.parameter) params += elements(x.shape);
   plan.parameters = params;
-  plan.summary =
-      c.model_label + " on a mesh " +
-      [&] {
-        std::string s = "(";
-        for (size_t a = 0; a < e.mesh.axes.size(); ++a)
-          s += (a ? ", '" : "'") + e.mesh.axes[a] + "': " + std::to_string(e.mesh.shape[a]);
-        return s + ")";
-      }() +
-      " of " + std::to_string(e.R) + " device(s)";
+  std::string mesh_text = "(";
+  for (size_t a = 0; a < e.mesh.axes.size(); ++a)
+    mesh_text += (a ? ", '" : "'") + e.mesh.axes[a] + "': " + std::to_string(e.mesh.shape[a]);
+  mesh_text += ")";
+  plan.summary = fill_args(tr_text("Summary", "%1 on a mesh %2 of %n device(s)", nullptr, e.R),
+                           {c.model_label, mesh_text});
   if (!e.mode_note.empty()) plan.notes.push_back(e.mode_note);
   plan.notes.push_back(
       "every device runs every op on its local shapes (SPMD); the collectives below are the ones "
@@ -437,8 +446,9 @@ Result<Plan> lower_spmd(Common& c, SpmdEmitter& e, Granularity) {
     const auto cc = e.mesh.coords(d);
     std::string role;
     for (size_t a = 0; a < e.mesh.axes.size(); ++a)
-      role += (a ? ", " : "") + e.mesh.axes[a] + " " + std::to_string(cc[a]) + "/" +
-              std::to_string(e.mesh.shape[a]);
+      role += (a ? tr_text("Roles", ", ") : "") +
+              fill_args(tr_text("Roles", "%1 %2/%3", "a mesh axis's name, the coordinate/its size"),
+                        {e.mesh.axes[a], std::to_string(cc[a]), std::to_string(e.mesh.shape[a])});
     plan.device_role[static_cast<size_t>(d)] = role;
   }
   DeviceView view;
@@ -595,9 +605,10 @@ Result<Plan> lower_manual(Common& c) {
   for (const auto& [d, names] : ops_on) {
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    where += (where.empty() ? "" : "; ") + list + " -> device " + std::to_string(d);
+    where += (where.empty() ? "" : tr_text("Summary", "; ")) +
+             fill_args(tr_text("Summary", "%1 -> device %2"), {list, std::to_string(d)});
   }
-  plan.summary = c.model_label + ", manual placement: " + where;
+  plan.summary = fill_args(tr_text("Summary", "%1, manual placement: %2"), {c.model_label, where});
   plan.notes.push_back(std::to_string(transfers) +
                        " transfer(s) on the `xfer` stream: one for "
                        "every tensor an op reads on a device other than the one that made it "

@@ -649,8 +649,10 @@ class StageEmitter {
     const BufferId slot = new_slot("gathered " + blk.label, bytes, MemoryCategory::kParams);
     auto ids =
         data_collective(CollectiveKind::kAllGather, bytes, "zero3.gather", phase,
-                        "ZeRO-3: each data replica keeps 1/" + std::to_string(s_.D) + " of " +
-                            blk.label + "'s parameters; all-gather them over 'data' before use");
+                        fill_args(tr_text("Reasons",
+                                          "ZeRO-3: each data replica keeps 1/%1 of %2's "
+                                          "parameters; all-gather them over 'data' before use"),
+                                  {std::to_string(s_.D), blk.label}));
     for (int r = 0; r < R_; ++r) {
       b_.task(ids[static_cast<size_t>(r)]).layer = blk.layer;
       b_.task(ids[static_cast<size_t>(r)]).micro_batch = mb;
@@ -793,9 +795,10 @@ class StageEmitter {
       const TaskId producer = flush();
       auto ids = data_collective(CollectiveKind::kReduceScatter, blk.owned_elements * s_.e,
                                  "zero3.reduce_scatter", Phase::kBackward,
-                                 "ZeRO-3: sum " + blk.label +
-                                     "'s gradients over 'data', each replica keeping its 1/" +
-                                     std::to_string(s_.D) + " shard");
+                                 fill_args(tr_text("Reasons",
+                                                   "ZeRO-3: sum %1's gradients over 'data', each "
+                                                   "replica keeping its 1/%2 shard"),
+                                           {blk.label, std::to_string(s_.D)}));
       for (int r = 0; r < R_; ++r) {
         const TaskId id = ids[static_cast<size_t>(r)];
         b_.task(id).layer = blk.layer;
@@ -900,11 +903,11 @@ class StageEmitter {
 std::string recompute_label(Recompute r) {
   switch (r) {
     case Recompute::kNone:
-      return "no recomputation";
+      return tr_text("Summary", "no recomputation");
     case Recompute::kSelective:
-      return "selective recomputation (attention core)";
+      return tr_text("Summary", "selective recomputation (attention core)");
     case Recompute::kFull:
-      return "full recomputation (whole layer)";
+      return tr_text("Summary", "full recomputation (whole layer)");
   }
   return "";
 }
@@ -916,7 +919,9 @@ std::string schedule_label(PipelineSchedule s, int v) {
     case PipelineSchedule::k1F1B:
       return "1F1B";
     case PipelineSchedule::kInterleaved:
-      return v > 1 ? "interleaved 1F1B (" + std::to_string(v) + " chunks per device)" : "1F1B";
+      return v > 1 ? fill_args(tr_text("Summary", "interleaved 1F1B (%1 chunks per device)"),
+                               {std::to_string(v)})
+                   : "1F1B";
   }
   return "";
 }
@@ -935,31 +940,41 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
   plan.granularity = g;
   plan.parameters = transformer_parameters(spec);
 
-  // Explanation.
+  // Explanation: the one line the app's teach view shows too, so in the
+  // app's language (tr_text, "Summary"); the CLI's words without a translator.
   const std::string variant = cost::transformer_variant_label(spec);
-  char buf[768];
-  std::snprintf(buf, sizeof buf,
-                "%s (%lld layers, hidden %lld, %lld heads, seq %lld%s%s) on %d "
-                "devices: tensor %d x pipeline %d x data %d",
-                variant.empty() ? "GPT-style transformer" : "transformer",
-                static_cast<long long>(spec.layers), static_cast<long long>(spec.hidden),
-                static_cast<long long>(spec.heads), static_cast<long long>(spec.seq),
-                variant.empty() ? "" : "; ", variant.c_str(), N, s.T, s.P, s.D);
-  plan.summary = buf;
-  if (st.sequence_parallel && s.T > 1) plan.summary += " + sequence parallel";
-  if (s.P > 1) plan.summary += ", " + schedule_label(st.schedule, s.v);
+  const std::string model =
+      variant.empty()
+          ? fill_args(tr_text("Summary",
+                              "GPT-style transformer (%1 layers, hidden %2, %3 heads, "
+                              "seq %4)"),
+                      {std::to_string(spec.layers), std::to_string(spec.hidden),
+                       std::to_string(spec.heads), std::to_string(spec.seq)})
+          : fill_args(
+                tr_text("Summary", "transformer (%1 layers, hidden %2, %3 heads, seq %4; %5)"),
+                {std::to_string(spec.layers), std::to_string(spec.hidden),
+                 std::to_string(spec.heads), std::to_string(spec.seq), variant});
+  plan.summary = fill_args(
+      tr_text("Summary", "%1 on %2 devices: tensor %3 x pipeline %4 x data %5"),
+      {model, std::to_string(N), std::to_string(s.T), std::to_string(s.P), std::to_string(s.D)});
+  if (st.sequence_parallel && s.T > 1) plan.summary += tr_text("Summary", " + sequence parallel");
+  const std::string comma = tr_text("Summary", ", ");
+  if (s.P > 1) plan.summary += comma + schedule_label(st.schedule, s.v);
   if (s.zero > 0)
-    plan.summary += sc.training.distributed_optimizer ? ", distributed optimizer (ZeRO-1)"
-                                                      : ", ZeRO-" + std::to_string(s.zero);
-  if (s.training && sc.training.main_grad_fp32) plan.summary += ", fp32 main_grad";
+    plan.summary += comma + (sc.training.distributed_optimizer
+                                 ? tr_text("Summary", "distributed optimizer (ZeRO-1)")
+                                 : "ZeRO-" + std::to_string(s.zero));
+  if (s.training && sc.training.main_grad_fp32)
+    plan.summary += comma + tr_text("Summary", "fp32 main_grad");
   if (s.training)
-    plan.summary += ", " + (sc.training.recompute == Recompute::kSelective &&
-                                    spec.attention == AttentionKernel::kFlash
-                                ? std::string("selective recomputation (nothing to recompute: "
-                                              "FlashAttention keeps no seq x seq activation)")
-                                : recompute_label(sc.training.recompute));
+    plan.summary += comma + (sc.training.recompute == Recompute::kSelective &&
+                                     spec.attention == AttentionKernel::kFlash
+                                 ? tr_text("Summary",
+                                           "selective recomputation (nothing to recompute: "
+                                           "FlashAttention keeps no seq x seq activation)")
+                                 : recompute_label(sc.training.recompute));
   else
-    plan.summary += ", inference";
+    plan.summary += comma + tr_text("Summary", "inference");
   auto note = [&](std::string n) { plan.notes.push_back(std::move(n)); };
   if (!spec.source.empty()) note("model: " + spec.source);
   if (spec.moe.enabled()) {
@@ -1070,9 +1085,12 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
     if (s.EP > 1) {
       const std::int64_t per = spec.moe.experts / s.EP;
       const std::int64_t first = (c.data % s.EP) * per;
-      plan.device_role[static_cast<size_t>(dev)] += ", experts " + std::to_string(first) + "-" +
-                                                    std::to_string(first + per - 1) + " of " +
-                                                    std::to_string(spec.moe.experts);
+      plan.device_role[static_cast<size_t>(dev)] +=
+          per == 1 ? fill_args(tr_text("Roles", ", expert %1 of %2"),
+                               {std::to_string(first), std::to_string(spec.moe.experts)})
+                   : fill_args(tr_text("Roles", ", experts %1-%2 of %3"),
+                               {std::to_string(first), std::to_string(first + per - 1),
+                                std::to_string(spec.moe.experts)});
     }
   }
   const bool sp = st.sequence_parallel && s.T > 1;
@@ -1307,8 +1325,9 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
           CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto,
           {first.devices[static_cast<size_t>(r)], last.devices[static_cast<size_t>(r)]}, bytes,
           streams, "tied embedding", Phase::kBackward,
-          "tied word embeddings: the first and last pipeline stages each hold a copy; sum their "
-          "gradients");
+          tr_text("Reasons",
+                  "tied word embeddings: the first and last pipeline stages each hold a copy; "
+                  "sum their gradients"));
       b.collective(c).dtype = s.grad_dtype;
       if (first.tied_grad != kNone) b.depend(b.collective_task(c, 0), first.tied_grad + r);
       if (last.tied_grad != kNone) b.depend(b.collective_task(c, 1), last.tied_grad + r);
@@ -1331,8 +1350,9 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
         const CollectiveId c = b.add_collective(
             CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, s.ranks->tensor_group(d, p),
             so.replicated_elements * s.g, streams, "sp.replicated_grads", Phase::kBackward,
-            "sequence parallel: LayerNorm, bias and position-embedding gradients are partial "
-            "over the sequence shards; psum over 'tensor'");
+            tr_text("Reasons",
+                    "sequence parallel: LayerNorm, bias and position-embedding gradients are "
+                    "partial over the sequence shards; psum over 'tensor'"));
         b.collective(c).dtype = s.grad_dtype;
         for (int t = 0; t < s.T; ++t) {
           const TaskId id = b.collective_task(c, t);
@@ -1356,9 +1376,11 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
         const CollectiveId c = b.add_collective(
             CollectiveKind::kAllReduce, st.algorithm, group, so.expert_elements * s.g, streams,
             "expert.grads", Phase::kBackward,
-            "expert parallel: each expert lives on " + std::to_string(s.D / s.EP) +
-                " data ranks (one per expert-parallel group); sum its gradients over them, the "
-                "expert-data group, not over 'data'");
+            fill_args(tr_text("Reasons",
+                              "expert parallel: each expert lives on %1 data ranks (one per "
+                              "expert-parallel group); sum its gradients over them, the "
+                              "expert-data group, not over 'data'"),
+                      {std::to_string(s.D / s.EP)}));
         b.collective(c).dtype = s.grad_dtype;
         for (int k = 0; k < s.D / s.EP; ++k) {
           const int r = k * s.EP + j;
@@ -1387,10 +1409,11 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
           const CollectiveId c = b.add_collective(
               CollectiveKind::kAllGather, st.algorithm, group, so.buckets[k] * s.e / s.g, streams,
               "zero.param_gather", Phase::kOptimizer,
-              "ZeRO-" + std::to_string(s.zero) + ": each data replica updated only its 1/" +
-                  std::to_string(s.D) +
-                  " of the weights; all-gather the new weights over 'data' (the shared "
-                  "platter), bucket by bucket");
+              fill_args(tr_text("Reasons",
+                                "ZeRO-%1: each data replica updated only its 1/%2 of the "
+                                "weights; all-gather the new weights over 'data' (the shared "
+                                "platter), bucket by bucket"),
+                        {std::to_string(s.zero), std::to_string(s.D)}));
           b.collective(c).dtype = s.dtype;
           for (int d = 0; d < s.D; ++d) b.depend(b.collective_task(c, d), opt_base + d * s.T + t);
         }

@@ -388,6 +388,53 @@
     </message>
 </context>
 <context>
+    <name>Purpose</name>
+    <message>
+        <source>data</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>tensor</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>pipeline</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>expert</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>expert data</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>sequence</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>tied embedding</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>zero-3 params</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>sharding</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>transfer</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>collective</source>
+        <translation></translation>
+    </message>
+</context>
+<context>
     <name>Reasons</name>
     <message>
         <source>sequence parallel: gather the LayerNorm output&apos;s sequence shards over &apos;tensor&apos; before the column-parallel QKV GEMM</source>
@@ -461,6 +508,138 @@
         <source>; this bucket: %1</source>
         <translation></translation>
     </message>
+    <message>
+        <source>expert parallel: send each token&apos;s top-%1 copies to the ranks of &apos;expert&apos; (%2 ranks, %3 experts each) that hold their experts</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>expert parallel: return the experts&apos; outputs over &apos;expert&apos; to the ranks whose tokens they were</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>expert parallel backward: send the output gradients of the token copies over &apos;expert&apos; to the ranks holding their experts (the transpose of the combine)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>expert parallel backward: return the input gradients of the token copies over &apos;expert&apos; (the transpose of the dispatch)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>sequence parallel backward: re-gather the MLP input over &apos;tensor&apos; for the weight gradients (only the sequence shard was kept)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>sequence parallel backward: the QKV input gradient is partial over the heads; reduce-scatter it over &apos;tensor&apos; (the transpose of the forward all-gather)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>backward of the column-parallel QKV: its input gradient is a partial sum over the heads; psum over &apos;tensor&apos;</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>psum_scatter over %1 onto dimension %2</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>psum over %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>all_to_all over %1 (dimension %2 -&gt; %3)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>all_gather over %1 (dimension %2)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>the loss &apos;%1&apos; sums over every element of its input, which is split over %2</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>the table of %1 is split over %2 by vocabulary rows; each device looked up only its rows</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>the contracted dimension (size %1) of %2 is split over %3, so each device holds a partial sum (y = sum_k x_k W_k)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1 needs %2 as %3 (whole rows)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1 needs %2 as %3</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>the gradient of %1 sums over the batch, which is split over %2 (averaging gradients, pmean)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1 is wanted as %2</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>all_gather over %1: ZeRO-%2: each replica updated only its 1/%3 of %4; gather the new weights (the shared platter)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>ZeRO-3: each data replica keeps 1/%1 of %2&apos;s parameters; all-gather them over &apos;data&apos; before use</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>ZeRO-3: sum %1&apos;s gradients over &apos;data&apos;, each replica keeping its 1/%2 shard</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>tied word embeddings: the first and last pipeline stages each hold a copy; sum their gradients</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>sequence parallel: LayerNorm, bias and position-embedding gradients are partial over the sequence shards; psum over &apos;tensor&apos;</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>expert parallel: each expert lives on %1 data ranks (one per expert-parallel group); sum its gradients over them, the expert-data group, not over &apos;data&apos;</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>ZeRO-%1: each data replica updated only its 1/%2 of the weights; all-gather the new weights over &apos;data&apos; (the shared platter), bucket by bucket</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>vocabulary-parallel embedding: each rank looked up only its V/t rows; reduce-scatter the partial embeddings over &apos;tensor&apos; into sequence shards</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>vocabulary-parallel embedding: each rank looked up only its V/t rows; psum over &apos;tensor&apos;</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>sequence parallel backward: gather the embedding gradient&apos;s sequence shards over &apos;tensor&apos;</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>sequence parallel: gather the final hidden states&apos; sequence shards over &apos;tensor&apos; before the vocabulary-parallel logits GEMM</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>vocabulary-parallel cross-entropy: max, target logit and sum of exponentials over the V/t shards; psum over &apos;tensor&apos; (Megatron-LM issues three all-reduces of b*s values; fused here into one)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>sequence parallel backward: the logits&apos; input gradient is partial over the vocabulary shards; reduce-scatter it over &apos;tensor&apos;</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>backward of the vocabulary-parallel logits GEMM: its input gradient is a partial sum over the vocabulary shards; psum over &apos;tensor&apos;</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>Roles</name>
@@ -478,6 +657,23 @@
     </message>
     <message>
         <source>tensor %1/%2, data %3/%4, pipeline %5/%6</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1 %2/%3</source>
+        <comment>a mesh axis&apos;s name, the coordinate/its size</comment>
+        <translation></translation>
+    </message>
+    <message>
+        <source>, experts %1-%2 of %3</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>, expert %1 of %2</source>
         <translation></translation>
     </message>
 </context>
@@ -628,6 +824,151 @@
             <numerusform>%1 (%2) over %n rank, %3</numerusform>
             <numerusform>%1 (%2) over %n ranks, %3</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>Summary</name>
+    <message>
+        <source>MQA (1 key/value head)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>GQA with %1 key/value heads</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>SwiGLU FFN %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>FFN %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>MoE: %1 experts, top-%2, expert FFN %3</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>, %1 shared</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>, capacity factor %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>, first %1 dense</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>, MoE every %1 layers</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>MLA (latent %1)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>rotary positions</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>untied output</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>biases on QKV only</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>no biases</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>MLP %1 (batch %2)</source>
+        <translation></translation>
+    </message>
+    <message numerus="yes">
+        <source>graph of %n op(s)</source>
+        <translation>
+            <numerusform>graph of %n op</numerusform>
+            <numerusform>graph of %n ops</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>one %1 over %2 devices</source>
+        <translation></translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 on a mesh %2 of %n device(s)</source>
+        <translation>
+            <numerusform>%1 on a mesh %2 of %n device</numerusform>
+            <numerusform>%1 on a mesh %2 of %n devices</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1 -&gt; device %2</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1, manual placement: %2</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>no recomputation</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>selective recomputation (attention core)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>full recomputation (whole layer)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>interleaved 1F1B (%1 chunks per device)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>GPT-style transformer (%1 layers, hidden %2, %3 heads, seq %4)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>transformer (%1 layers, hidden %2, %3 heads, seq %4; %5)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1 on %2 devices: tensor %3 x pipeline %4 x data %5</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source> + sequence parallel</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>selective recomputation (nothing to recompute: FlashAttention keeps no seq x seq activation)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>distributed optimizer (ZeRO-1)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>fp32 main_grad</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>inference</source>
+        <translation></translation>
     </message>
 </context>
 <context>

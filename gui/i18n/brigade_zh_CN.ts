@@ -382,6 +382,53 @@
     </message>
 </context>
 <context>
+    <name>Purpose</name>
+    <message>
+        <source>data</source>
+        <translation>数据并行</translation>
+    </message>
+    <message>
+        <source>tensor</source>
+        <translation>张量并行</translation>
+    </message>
+    <message>
+        <source>pipeline</source>
+        <translation>流水线并行</translation>
+    </message>
+    <message>
+        <source>expert</source>
+        <translation>专家并行</translation>
+    </message>
+    <message>
+        <source>expert data</source>
+        <translation>专家的数据组</translation>
+    </message>
+    <message>
+        <source>sequence</source>
+        <translation>序列并行</translation>
+    </message>
+    <message>
+        <source>tied embedding</source>
+        <translation>共享词嵌入</translation>
+    </message>
+    <message>
+        <source>zero-3 params</source>
+        <translation>ZeRO-3 参数</translation>
+    </message>
+    <message>
+        <source>sharding</source>
+        <translation>分片布局</translation>
+    </message>
+    <message>
+        <source>transfer</source>
+        <translation>传输</translation>
+    </message>
+    <message>
+        <source>collective</source>
+        <translation>场景指定</translation>
+    </message>
+</context>
+<context>
     <name>Reasons</name>
     <message>
         <source>sequence parallel: gather the LayerNorm output&apos;s sequence shards over &apos;tensor&apos; before the column-parallel QKV GEMM</source>
@@ -455,6 +502,138 @@
         <source>; this bucket: %1</source>
         <translation>；这个桶：%1</translation>
     </message>
+    <message>
+        <source>expert parallel: send each token&apos;s top-%1 copies to the ranks of &apos;expert&apos; (%2 ranks, %3 experts each) that hold their experts</source>
+        <translation>专家并行：经“expert”轴把每个 token 的 top-%1 个副本发往持有其专家的 rank（共 %2 个 rank，每个持有 %3 个专家）</translation>
+    </message>
+    <message>
+        <source>expert parallel: return the experts&apos; outputs over &apos;expert&apos; to the ranks whose tokens they were</source>
+        <translation>专家并行：经“expert”轴把各专家的输出送回这些 token 原来所在的 rank</translation>
+    </message>
+    <message>
+        <source>expert parallel backward: send the output gradients of the token copies over &apos;expert&apos; to the ranks holding their experts (the transpose of the combine)</source>
+        <translation>专家并行的反向：经“expert”轴把各 token 副本的输出梯度发往持有其专家的 rank（combine 的转置）</translation>
+    </message>
+    <message>
+        <source>expert parallel backward: return the input gradients of the token copies over &apos;expert&apos; (the transpose of the dispatch)</source>
+        <translation>专家并行的反向：经“expert”轴送回各 token 副本的输入梯度（dispatch 的转置）</translation>
+    </message>
+    <message>
+        <source>sequence parallel backward: re-gather the MLP input over &apos;tensor&apos; for the weight gradients (only the sequence shard was kept)</source>
+        <translation>序列并行的反向：为算权重梯度，经“tensor”轴重新收齐 MLP 的输入（之前只保留了序列分片）</translation>
+    </message>
+    <message>
+        <source>sequence parallel backward: the QKV input gradient is partial over the heads; reduce-scatter it over &apos;tensor&apos; (the transpose of the forward all-gather)</source>
+        <translation>序列并行的反向：QKV 的输入梯度是各个头上的部分和；经“tensor”轴 reduce-scatter（前向 all-gather 的转置）</translation>
+    </message>
+    <message>
+        <source>backward of the column-parallel QKV: its input gradient is a partial sum over the heads; psum over &apos;tensor&apos;</source>
+        <translation>按列并行的 QKV 的反向：它的输入梯度是各个头上的部分和；经“tensor”轴 psum</translation>
+    </message>
+    <message>
+        <source>psum_scatter over %1 onto dimension %2</source>
+        <translation>经 %1 轴 psum_scatter 到第 %2 维</translation>
+    </message>
+    <message>
+        <source>psum over %1</source>
+        <translation>经 %1 轴 psum</translation>
+    </message>
+    <message>
+        <source>all_to_all over %1 (dimension %2 -&gt; %3)</source>
+        <translation>经 %1 轴 all_to_all（第 %2 维 -&gt; 第 %3 维）</translation>
+    </message>
+    <message>
+        <source>all_gather over %1 (dimension %2)</source>
+        <translation>经 %1 轴 all_gather（第 %2 维）</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>the loss &apos;%1&apos; sums over every element of its input, which is split over %2</source>
+        <translation>损失“%1”要对输入的每个元素求和，而输入按 %2 轴切分</translation>
+    </message>
+    <message>
+        <source>the table of %1 is split over %2 by vocabulary rows; each device looked up only its rows</source>
+        <translation>%1 的表按词表的行切分到 %2 轴上；每台设备只查了自己的那些行</translation>
+    </message>
+    <message>
+        <source>the contracted dimension (size %1) of %2 is split over %3, so each device holds a partial sum (y = sum_k x_k W_k)</source>
+        <translation>%2 的收缩维（大小 %1）按 %3 轴切分，所以每台设备持有的是部分和（y = sum_k x_k W_k）</translation>
+    </message>
+    <message>
+        <source>%1 needs %2 as %3 (whole rows)</source>
+        <translation>%1 需要 %2 的布局为 %3（整行）</translation>
+    </message>
+    <message>
+        <source>%1 needs %2 as %3</source>
+        <translation>%1 需要 %2 的布局为 %3</translation>
+    </message>
+    <message>
+        <source>the gradient of %1 sums over the batch, which is split over %2 (averaging gradients, pmean)</source>
+        <translation>%1 的梯度要在整个批次上求和，而批次按 %2 轴切分（梯度平均，pmean）</translation>
+    </message>
+    <message>
+        <source>%1 is wanted as %2</source>
+        <translation>%1 要求的布局是 %2</translation>
+    </message>
+    <message>
+        <source>all_gather over %1: ZeRO-%2: each replica updated only its 1/%3 of %4; gather the new weights (the shared platter)</source>
+        <translation>经 %1 轴 all_gather：ZeRO-%2：每个副本只更新了 %4 的 1/%3；收齐新的权重（公共大盘）</translation>
+    </message>
+    <message>
+        <source>ZeRO-3: each data replica keeps 1/%1 of %2&apos;s parameters; all-gather them over &apos;data&apos; before use</source>
+        <translation>ZeRO-3：每个数据副本只保存 %2 参数的 1/%1；用之前经“data”轴 all-gather</translation>
+    </message>
+    <message>
+        <source>ZeRO-3: sum %1&apos;s gradients over &apos;data&apos;, each replica keeping its 1/%2 shard</source>
+        <translation>ZeRO-3：经“data”轴对 %1 的梯度求和，每个副本留下自己的 1/%2 分片</translation>
+    </message>
+    <message>
+        <source>tied word embeddings: the first and last pipeline stages each hold a copy; sum their gradients</source>
+        <translation>共享的词嵌入：流水线的第一级和最后一级各持有一份；对两份的梯度求和</translation>
+    </message>
+    <message>
+        <source>sequence parallel: LayerNorm, bias and position-embedding gradients are partial over the sequence shards; psum over &apos;tensor&apos;</source>
+        <translation>序列并行：LayerNorm、偏置和位置嵌入的梯度是各序列分片上的部分和；经“tensor”轴 psum</translation>
+    </message>
+    <message>
+        <source>expert parallel: each expert lives on %1 data ranks (one per expert-parallel group); sum its gradients over them, the expert-data group, not over &apos;data&apos;</source>
+        <translation>专家并行：每个专家分布在 %1 个数据 rank 上（每个专家并行组一个）；在这些 rank（专家-数据组）上对它的梯度求和，而不是经“data”轴</translation>
+    </message>
+    <message>
+        <source>ZeRO-%1: each data replica updated only its 1/%2 of the weights; all-gather the new weights over &apos;data&apos; (the shared platter), bucket by bucket</source>
+        <translation>ZeRO-%1：每个数据副本只更新了自己那 1/%2 的权重；经“data”轴逐桶 all-gather 新的权重（公共大盘）</translation>
+    </message>
+    <message>
+        <source>vocabulary-parallel embedding: each rank looked up only its V/t rows; reduce-scatter the partial embeddings over &apos;tensor&apos; into sequence shards</source>
+        <translation>词表并行的嵌入：每个 rank 只查了自己那 V/t 行；经“tensor”轴把部分嵌入 reduce-scatter 成序列分片</translation>
+    </message>
+    <message>
+        <source>vocabulary-parallel embedding: each rank looked up only its V/t rows; psum over &apos;tensor&apos;</source>
+        <translation>词表并行的嵌入：每个 rank 只查了自己那 V/t 行；经“tensor”轴 psum</translation>
+    </message>
+    <message>
+        <source>sequence parallel backward: gather the embedding gradient&apos;s sequence shards over &apos;tensor&apos;</source>
+        <translation>序列并行的反向：经“tensor”轴收齐嵌入梯度的各个序列分片</translation>
+    </message>
+    <message>
+        <source>sequence parallel: gather the final hidden states&apos; sequence shards over &apos;tensor&apos; before the vocabulary-parallel logits GEMM</source>
+        <translation>序列并行：在词表并行的 logits GEMM 之前，经“tensor”轴收齐最后隐藏状态的各个序列分片</translation>
+    </message>
+    <message>
+        <source>vocabulary-parallel cross-entropy: max, target logit and sum of exponentials over the V/t shards; psum over &apos;tensor&apos; (Megatron-LM issues three all-reduces of b*s values; fused here into one)</source>
+        <translation>词表并行的交叉熵：各 V/t 分片上的最大值、目标 logit 和指数和；经“tensor”轴 psum（Megatron-LM 发出三次各 b*s 个值的 all-reduce；这里合并成一次）</translation>
+    </message>
+    <message>
+        <source>sequence parallel backward: the logits&apos; input gradient is partial over the vocabulary shards; reduce-scatter it over &apos;tensor&apos;</source>
+        <translation>序列并行的反向：logits 的输入梯度是各词表分片上的部分和；经“tensor”轴 reduce-scatter</translation>
+    </message>
+    <message>
+        <source>backward of the vocabulary-parallel logits GEMM: its input gradient is a partial sum over the vocabulary shards; psum over &apos;tensor&apos;</source>
+        <translation>词表并行的 logits GEMM 的反向：它的输入梯度是各词表分片上的部分和；经“tensor”轴 psum</translation>
+    </message>
 </context>
 <context>
     <name>Roles</name>
@@ -473,6 +652,23 @@
     <message>
         <source>tensor %1/%2, data %3/%4, pipeline %5/%6</source>
         <translation>张量 %1/%2，数据 %3/%4，流水线 %5/%6</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>%1 %2/%3</source>
+        <comment>a mesh axis&apos;s name, the coordinate/its size</comment>
+        <translation>%1 轴 %2/%3</translation>
+    </message>
+    <message>
+        <source>, experts %1-%2 of %3</source>
+        <translation>，专家 %1-%2（共 %3 个）</translation>
+    </message>
+    <message>
+        <source>, expert %1 of %2</source>
+        <translation>，专家 %1（共 %2 个）</translation>
     </message>
 </context>
 <context>
@@ -620,6 +816,149 @@
         <translation>
             <numerusform>%1（%2），%n 个 rank，%3</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>Summary</name>
+    <message>
+        <source>MQA (1 key/value head)</source>
+        <translation>MQA（1 个键/值头）</translation>
+    </message>
+    <message>
+        <source>GQA with %1 key/value heads</source>
+        <translation>GQA，%1 个键/值头</translation>
+    </message>
+    <message>
+        <source>SwiGLU FFN %1</source>
+        <translation>SwiGLU FFN 宽 %1</translation>
+    </message>
+    <message>
+        <source>FFN %1</source>
+        <translation>FFN 宽 %1</translation>
+    </message>
+    <message>
+        <source>MoE: %1 experts, top-%2, expert FFN %3</source>
+        <translation>MoE：%1 个专家，top-%2，专家 FFN 宽 %3</translation>
+    </message>
+    <message>
+        <source>, %1 shared</source>
+        <translation>，%1 个共享专家</translation>
+    </message>
+    <message>
+        <source>, capacity factor %1</source>
+        <translation>，容量因子 %1</translation>
+    </message>
+    <message>
+        <source>, first %1 dense</source>
+        <translation>，前 %1 层为稠密层</translation>
+    </message>
+    <message>
+        <source>, MoE every %1 layers</source>
+        <translation>，每 %1 层有一个 MoE 层</translation>
+    </message>
+    <message>
+        <source>MLA (latent %1)</source>
+        <translation>MLA（潜在维 %1）</translation>
+    </message>
+    <message>
+        <source>rotary positions</source>
+        <translation>旋转位置编码</translation>
+    </message>
+    <message>
+        <source>untied output</source>
+        <translation>输出层不与嵌入共享</translation>
+    </message>
+    <message>
+        <source>biases on QKV only</source>
+        <translation>仅 QKV 有偏置</translation>
+    </message>
+    <message>
+        <source>no biases</source>
+        <translation>无偏置</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>MLP %1 (batch %2)</source>
+        <translation>MLP %1（批大小 %2）</translation>
+    </message>
+    <message numerus="yes">
+        <source>graph of %n op(s)</source>
+        <translation>
+            <numerusform>%n 个算子的计算图</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>one %1 over %2 devices</source>
+        <translation>在 %2 台设备上做一次 %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 on a mesh %2 of %n device(s)</source>
+        <translation>
+            <numerusform>%1，运行在 %n 台设备组成的网格 %2 上</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>%1 -&gt; device %2</source>
+        <translation>%1 -&gt; 设备 %2</translation>
+    </message>
+    <message>
+        <source>%1, manual placement: %2</source>
+        <translation>%1，手动放置：%2</translation>
+    </message>
+    <message>
+        <source>no recomputation</source>
+        <translation>不重计算</translation>
+    </message>
+    <message>
+        <source>selective recomputation (attention core)</source>
+        <translation>选择性重计算（注意力核心）</translation>
+    </message>
+    <message>
+        <source>full recomputation (whole layer)</source>
+        <translation>完全重计算（整层）</translation>
+    </message>
+    <message>
+        <source>interleaved 1F1B (%1 chunks per device)</source>
+        <translation>交错式 1F1B（每台设备 %1 个模型块）</translation>
+    </message>
+    <message>
+        <source>GPT-style transformer (%1 layers, hidden %2, %3 heads, seq %4)</source>
+        <translation>GPT 式 Transformer（%1 层，隐藏维 %2，%3 个头，序列长 %4）</translation>
+    </message>
+    <message>
+        <source>transformer (%1 layers, hidden %2, %3 heads, seq %4; %5)</source>
+        <translation>Transformer（%1 层，隐藏维 %2，%3 个头，序列长 %4；%5）</translation>
+    </message>
+    <message>
+        <source>%1 on %2 devices: tensor %3 x pipeline %4 x data %5</source>
+        <translation>%1，%2 台设备：张量 %3 × 流水线 %4 × 数据 %5</translation>
+    </message>
+    <message>
+        <source> + sequence parallel</source>
+        <translation> + 序列并行</translation>
+    </message>
+    <message>
+        <source>selective recomputation (nothing to recompute: FlashAttention keeps no seq x seq activation)</source>
+        <translation>选择性重计算（无需重计算：FlashAttention 不保留 seq × seq 的激活）</translation>
+    </message>
+    <message>
+        <source>distributed optimizer (ZeRO-1)</source>
+        <translation>分布式优化器（ZeRO-1）</translation>
+    </message>
+    <message>
+        <source>fp32 main_grad</source>
+        <translation>fp32 主梯度（main_grad）</translation>
+    </message>
+    <message>
+        <source>inference</source>
+        <translation>推理</translation>
     </message>
 </context>
 <context>

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@
 namespace brigade::gui {
 
 enum class DocumentKind { kScenario, kTrace, kProfile };
+
+struct PlanProse;    // gui/model/plan_prose.hpp
+struct PlanReasons;  // gui/model/plan_prose.cpp
 
 struct Document {
   Document() = default;
@@ -45,6 +49,17 @@ struct Document {
   // The lines worth telling the user about the load ("24 tasks on 4
   // devices, granularity kernel") are composed from the above, in the
   // current language, by document_notes() (gui/model/loader.hpp).
+
+  // kScenario: core/tr.hpp's translation_generation() under which the
+  // planner composed the Plan's summary, roles and reasons (-1: the
+  // language changed while it lowered). Views read those texts through
+  // gui/model/plan_prose.hpp, which composes them again in another
+  // language and keeps them here (the only state that changes after
+  // loading; the mutex guards it).
+  int prose_generation = -1;
+  mutable std::mutex prose_mutex;
+  mutable std::shared_ptr<const PlanProse> prose;
+  mutable std::shared_ptr<const PlanReasons> reasons;
 
   const Topology* topology() const { return scenario ? &scenario->topology : nullptr; }
   const Program* program() const { return plan ? &plan->program : nullptr; }

@@ -138,10 +138,12 @@ Result<DocumentPtr> document_from_scenario(Scenario scenario, const LoadOptions&
   lower_options.max_kernel_tasks = o.max_traced_tasks;
   lower_options.cancel = o.cancel;
   progress(o, "lowering", 0, 0);
+  const int generation = translation_generation();
   auto plan = planner::lower(sc, lower_options);
   if (cancelled(o)) return cancelled_status();
   if (!plan.is_ok()) return plan.status();
   doc->plan = std::make_unique<planner::Plan>(std::move(plan).value());
+  doc->prose_generation = generation == translation_generation() ? generation : -1;
   const Program& program = doc->plan->program;
 
   sim::SimOptions sim_options = scenario_sim_options(sc, o.cancel, o.network);

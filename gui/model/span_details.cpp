@@ -6,6 +6,7 @@
 #include "core/units.hpp"
 #include "gui/model/model_tr.hpp"
 #include "gui/model/palette.hpp"
+#include "gui/model/plan_prose.hpp"
 #include "gui/model/ruler.hpp"
 
 namespace brigade::gui {
@@ -169,8 +170,10 @@ SpanDetails describe_span(const Document& doc, std::int32_t span) {
                          dtype_name(c.dtype)}));
       add(bytes,
           fill_args(model_tr("SpanDetails", "%1 (nccl-tests size)"), {format_bytes(c.bytes)}));
-      // The planner's reason for the algorithm, as the CLI prints it (English).
-      if (!c.reason.empty()) add(model_tr("SpanDetails", "why"), c.reason);
+      // The planner's reason for it, in the current language (plan_prose.hpp:
+      // composed again after a language switch).
+      if (!c.reason.empty())
+        add(model_tr("SpanDetails", "why"), collective_reason(doc, task.collective));
       break;
     }
   }

@@ -7,6 +7,7 @@
 #include "core/profile.hpp"
 #include "costmodel/collectives.hpp"
 #include "costmodel/plan.hpp"
+#include "gui/model/plan_prose.hpp"
 
 namespace brigade::gui {
 
@@ -384,6 +385,13 @@ void fill_pmap(TeachScene& scene, const Scenario& s, const planner::Plan& plan,
 }
 
 }  // namespace
+
+void reword_teach_scene(TeachScene& scene, const PlanProse& prose) {
+  scene.summary = prose.summary;
+  for (TeachChef& c : scene.chefs)
+    if (c.device >= 0 && static_cast<size_t>(c.device) < prose.device_role.size())
+      c.role = prose.device_role[static_cast<size_t>(c.device)];
+}
 
 TeachScene build_teach_scene(const Scenario& s, const planner::Plan& plan) {
   TeachScene scene;

@@ -152,6 +152,7 @@ struct TeachPmap {
 struct TeachScene {
   std::string title;    // the scenario's name
   std::string summary;  // the head chef's plan in one line (planner::Plan::summary)
+                        // in the language of reword_teach_scene's call
   int total_devices = 0;
   int used_devices = 0;
   std::vector<TeachChef> chefs;      // the first kMaxChefs devices
@@ -176,5 +177,12 @@ inline constexpr int kMaxChefs = 8;
 // collective groups are read). Never fails: a figure the closed form cannot
 // give is 0 and a note says why.
 TeachScene build_teach_scene(const Scenario& scenario, const planner::Plan& plan);
+
+struct PlanProse;  // gui/model/plan_prose.hpp
+
+// The scene's words from the planner (the head chef's summary, each chef's
+// role) set to `prose`'s: the current language's (plan_prose(doc)), again
+// when the language changes. The figures stay.
+void reword_teach_scene(TeachScene& scene, const PlanProse& prose);
 
 }  // namespace brigade::gui

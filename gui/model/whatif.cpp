@@ -219,7 +219,7 @@ double Judgement::max_exposed_comm_seconds() const {
 }
 
 std::vector<std::string> Judgement::notes() const {
-  std::vector<std::string> out = warnings;
+  std::vector<std::string> out = cost::plan_warning_texts(warnings);
   if (devices_over_memory > 0)
     out.push_back(fill_args(model_tr("WhatIf", "does not fit: %1 of %n device(s) over their memory",
                                      nullptr, plural_count(devices.size())),
@@ -252,7 +252,7 @@ Result<Judgement> judge_closed_form(const Scenario& s) {
   }
   std::sort(j.devices.begin(), j.devices.end(),
             [](const DeviceFigures& a, const DeviceFigures& b) { return a.device < b.device; });
-  j.warnings = cost::plan_warnings(s);
+  j.warnings = cost::plan_warning_facts(s);
   j.devices_over_memory = over;
   return j;
 }
@@ -289,7 +289,7 @@ Result<Judgement> judge_simulated(const Scenario& s, const std::atomic<bool>* ca
   if (is_cancelled_flag(cancel)) return cancelled_status();
   if (!r.is_ok()) return r.status();
   Judgement j = judgement_of(*r);
-  j.warnings = cost::plan_warnings(s);
+  j.warnings = cost::plan_warning_facts(s);
   return j;
 }
 

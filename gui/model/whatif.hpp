@@ -23,6 +23,7 @@
 #include "core/scenario.hpp"
 #include "core/status.hpp"
 #include "core/topology.hpp"
+#include "costmodel/plan_warnings.hpp"
 #include "planner/plan.hpp"
 #include "sim/simulator.hpp"
 
@@ -84,11 +85,11 @@ struct DeviceFigures {
 struct Judgement {
   double step_seconds = 0;
   std::vector<DeviceFigures> devices;  // by device id, the devices the plan uses
-  std::vector<std::string> warnings;   // cost::plan_warnings (the CLI's words)
+  cost::PlanWarningFacts warnings;     // cost::plan_warnings, worded by notes()
   int devices_over_memory = 0;         // the closed form: devices whose estimate does not fit
   int oom_devices = 0;                 // the simulator: devices that ran out of memory
-  // The warnings, then what did not fit, composed in the current language
-  // (model_tr) on each call.
+  // The warnings (cost::plan_warning_texts), then what did not fit,
+  // composed in the current language (model_tr) on each call.
   std::vector<std::string> notes() const;
   double max_peak_memory_bytes() const;
   double max_exposed_comm_seconds() const;

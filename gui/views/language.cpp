@@ -139,6 +139,9 @@ bool set_ui_language(Lang lang) {
   if (g_translator) QCoreApplication::removeTranslator(g_translator.get());
   g_translator = std::move(next);
   if (g_translator) QCoreApplication::installTranslator(g_translator.get());
+  // Text the model keeps (a plan's summary, roles and reasons:
+  // gui/model/plan_prose.hpp) is composed again in the new language.
+  translations_changed();
   return true;
 }
 

@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
+#include <QCoreApplication>
 #include <QPainter>
 #include <QPainterPath>
+#include <QRegularExpression>
+#include <QTextLayout>
 
 #include "core/units.hpp"
 #include "gui/views/paint_util.hpp"
@@ -20,6 +24,90 @@ constexpr int kParts = 5;
 const QColor kPart[kParts] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b),
                               QColor(0xb0, 0x7a, 0xa1), QColor(0x59, 0xa1, 0x4f),
                               QColor(0x9c, 0x75, 0x5f)};
+
+// The lines `s` takes at `width` in `font`, broken anywhere (Chinese
+// breaks between any two characters; English words whole where they fit).
+std::vector<QString> layout_lines(const QFont& font, const QString& s, double width,
+                                  QPaintDevice* device) {
+  QTextLayout layout(s, font, device);
+  QTextOption o;
+  o.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+  layout.setTextOption(o);
+  std::vector<QString> lines;
+  layout.beginLayout();
+  for (QTextLine l = layout.createLine(); l.isValid(); l = layout.createLine()) {
+    l.setLineWidth(width);
+    lines.push_back(s.mid(l.textStart(), l.textLength()).trimmed());
+  }
+  layout.endLayout();
+  return lines;
+}
+
+// The lines `s` breaks into at `width`: after a comma or semicolon first
+// (a role's parts, "张量 0/1，数据 0/8，" | "流水线 0/1", a summary's
+// clauses), anywhere only in a part wider than a line.
+std::vector<QString> wrap_lines(const QFont& font, const QString& s, double width,
+                                QPaintDevice* device) {
+  static const QRegularExpression after_comma(QString::fromUtf8("(?<=[，；,;])\\s*"));
+  const QFontMetricsF fm(font, device);  // the painter's, not the screen's
+  std::vector<QString> lines;
+  QString line;
+  for (const QString& part : s.split(after_comma, Qt::SkipEmptyParts)) {
+    const QString joined =
+        line.isEmpty() ? part : line + (line.back().unicode() < 128 ? " " : "") + part;
+    if (fm.horizontalAdvance(joined) <= width - 2) {  // text_in elides at whole pixels
+      line = joined;
+      continue;
+    }
+    if (!line.isEmpty()) lines.push_back(line);
+    std::vector<QString> pieces = layout_lines(font, part, width, device);
+    if (pieces.empty()) pieces.push_back(part);
+    for (size_t i = 0; i + 1 < pieces.size(); ++i) lines.push_back(pieces[i]);
+    line = pieces.back();
+  }
+  if (!line.isEmpty()) lines.push_back(line);
+  return lines;
+}
+
+// How many lines `s` needs at `width` in the painter's font, at most `most`.
+int lines_needed(QPainter& p, const QString& s, double width, int most) {
+  return std::clamp(static_cast<int>(wrap_lines(p.font(), s, width, p.device()).size()), 1, most);
+}
+
+// Text in a box on up to `most` lines (the last one elided): the head chef's
+// plan and a chef's role, which do not fit one line in every plan.
+void wrapped_in(QPainter& p, const QRectF& r, const QString& s, int most) {
+  std::vector<QString> lines = wrap_lines(p.font(), s, r.width(), p.device());
+  if (lines.empty()) return;
+  if (static_cast<int>(lines.size()) > most) {
+    QString rest;
+    for (size_t i = static_cast<size_t>(most) - 1; i < lines.size(); ++i)
+      rest += (!rest.isEmpty() && rest.back().unicode() < 128 ? " " : "") + lines[i];
+    lines.resize(static_cast<size_t>(most));
+    lines.back() = rest;
+  }
+  const double h = p.fontMetrics().height();
+  double y = r.center().y() - h * static_cast<double>(lines.size()) / 2;
+  for (const QString& l : lines) {
+    text_in(p, QRectF(r.left(), y, r.width(), h), l, Qt::AlignHCenter | Qt::AlignVCenter);
+    y += h;
+  }
+}
+
+// What a communication is for (the closed form's purposes, the data's words
+// in English), in the app's language.
+QString purpose_text(const std::string& purpose) {
+  static const char* const kPurposes[] = {
+      QT_TRANSLATE_NOOP("Purpose", "data"),           QT_TRANSLATE_NOOP("Purpose", "tensor"),
+      QT_TRANSLATE_NOOP("Purpose", "pipeline"),       QT_TRANSLATE_NOOP("Purpose", "expert"),
+      QT_TRANSLATE_NOOP("Purpose", "expert data"),    QT_TRANSLATE_NOOP("Purpose", "sequence"),
+      QT_TRANSLATE_NOOP("Purpose", "tied embedding"), QT_TRANSLATE_NOOP("Purpose", "zero-3 params"),
+      QT_TRANSLATE_NOOP("Purpose", "sharding"),       QT_TRANSLATE_NOOP("Purpose", "transfer"),
+      QT_TRANSLATE_NOOP("Purpose", "collective")};
+  for (const char* k : kPurposes)
+    if (purpose == k) return QCoreApplication::translate("Purpose", k);
+  return q(purpose);
+}
 
 }  // namespace
 
@@ -130,20 +218,25 @@ void TeachCanvas::paint_overview(QPainter& p, QRectF r) {
   paint_title(p, r, tr("The kitchen: %1").arg(q(s.title)),
               tr("Chefs are devices, their stations the memory, runners the links, the sauce "
                  "bowl AllReduce; the head chef (XLA: the planner) wrote the plan."));
-  // The head chef.
+  // The head chef, its plan on up to three lines when one does not hold it.
   const double head_w = std::min(r.width() * 0.7, 980.0);
-  const QRectF head(r.center().x() - head_w / 2, r.top(), head_w, 66);
+  set_font(p, 10);
+  const QString summary = q(s.summary);
+  const int plan_lines = lines_needed(p, summary, head_w - 24, 3);
+  const double plan_h = p.fontMetrics().height() * plan_lines;
+  const QRectF head(r.center().x() - head_w / 2, r.top(), head_w, 48 + std::max(18.0, plan_h));
   p.setBrush(QColor(0xfb, 0xf3, 0xe0));
   p.setPen(QPen(QColor(0xb0, 0x8a, 0x3a), 1.5));
   p.drawRoundedRect(head, 10, 10);
   set_font(p, 11, true);
   p.setPen(kInk);
-  text_in(p, head.adjusted(12, 4, -12, -44), tr("Head chef (XLA, the planner)"),
-          Qt::AlignHCenter | Qt::AlignVCenter);
+  text_in(p, QRectF(head.left() + 12, head.top() + 4, head.width() - 24, 18),
+          tr("Head chef (XLA, the planner)"), Qt::AlignHCenter | Qt::AlignVCenter);
   set_font(p, 10);
-  text_in(p, head.adjusted(12, 24, -12, -24), q(s.summary), Qt::AlignHCenter | Qt::AlignVCenter);
+  wrapped_in(p, QRectF(head.left() + 12, head.top() + 24, head.width() - 24, head.height() - 48),
+             summary, 3);
   p.setPen(kMuted);
-  text_in(p, head.adjusted(12, 44, -12, -4),
+  text_in(p, QRectF(head.left() + 12, head.bottom() - 22, head.width() - 24, 18),
           s.step_seconds > 0 ? tr("one step: %1 (compute %2, communication left exposed %3)")
                                    .arg(secs(s.step_seconds), secs(s.compute_seconds),
                                         secs(s.exposed_communication_seconds))
@@ -161,7 +254,17 @@ void TeachCanvas::paint_overview(QPainter& p, QRectF r) {
   const double top = head.bottom() + 56;
   size_t most_held = 0;
   for (const TeachChef& c : s.chefs) most_held = std::max(most_held, c.holds.size());
-  const double chef_h = std::clamp(112.0 + 14.0 * static_cast<double>(most_held), 150.0, 250.0);
+  // A role that does not fit one line ("tensor 0/1, data 0/8, pipeline
+  // 0/2, expert 0 of 8") takes up to four, and every station moves down
+  // as much.
+  set_font(p, 8.5);
+  int role_lines = 1;
+  for (const TeachChef& c : s.chefs)
+    if (c.used) role_lines = std::max(role_lines, lines_needed(p, q(c.role), chef_w - 12, 4));
+  const double role_h = p.fontMetrics().height() * role_lines;
+  const double role_more = std::max(0.0, role_h - 16);
+  const double chef_h =
+      std::clamp(112.0 + 14.0 * static_cast<double>(most_held), 150.0, 250.0) + role_more;
   std::vector<QRectF> boxes;
   for (int i = 0; i < n; ++i) boxes.emplace_back(x0 + i * (chef_w + gap), top, chef_w, chef_h);
   // The plan reaches every chef.
@@ -173,12 +276,11 @@ void TeachCanvas::paint_overview(QPainter& p, QRectF r) {
     const QRectF b = paint_chef(p, boxes[static_cast<size_t>(i)], i, q(c.name), c.used);
     set_font(p, 8.5);
     p.setPen(kMuted);
-    text_in(p, QRectF(b.left() + 6, b.top() + 22, b.width() - 12, 16),
-            c.used ? q(c.role) : tr("idle: nothing placed here"),
-            Qt::AlignHCenter | Qt::AlignVCenter);
+    wrapped_in(p, QRectF(b.left() + 6, b.top() + 22, b.width() - 12, 16 + role_more),
+               c.used ? q(c.role) : tr("idle: nothing placed here"), role_lines);
     // The station: the peak's four parts (M_model + M_grad + M_opt + M_act),
     // then how full the station is at that peak.
-    const QRectF station(b.left() + 10, b.top() + 42, b.width() - 18, 14);
+    const QRectF station(b.left() + 10, b.top() + 42 + role_more, b.width() - 18, 14);
     p.setPen(QPen(kMuted, 1));
     p.setBrush(Qt::white);
     p.drawRect(station);
@@ -273,7 +375,7 @@ void TeachCanvas::paint_overview(QPainter& p, QRectF r) {
       p.drawLine(QPointF(b.center().x(), b.bottom()), centre + QPointF(0, -22));
     paint_bowl(p, centre,
                tr("sauce bowl: AllReduce (%1) over %2 chefs, %3 × %4 a step, %5")
-                   .arg(q(bowl->purpose))
+                   .arg(purpose_text(bowl->purpose))
                    .arg(bowl->group_size)
                    .arg(bowl->count)
                    .arg(bytes(bowl->count > 0 ? bowl->bytes / bowl->count : bowl->bytes),
@@ -293,7 +395,7 @@ void TeachCanvas::paint_overview(QPainter& p, QRectF r) {
     if (y + 16 > r.bottom() - 20) break;
     text_in(p, QRectF(r.left(), y, r.width() * 0.75, 16),
             tr("%1 (%2) among %3 chefs: %4 × a step, %5 in all, %6")
-                .arg(q(c.kind), q(c.purpose))
+                .arg(q(c.kind), purpose_text(c.purpose))
                 .arg(c.group_size)
                 .arg(c.count)
                 .arg(bytes(c.bytes), secs(c.seconds)));

@@ -11,6 +11,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "gui/model/plan_prose.hpp"
 #include "gui/views/teach_canvas.hpp"
 #include "gui/views/teach_paint.hpp"
 
@@ -91,6 +92,7 @@ void TeachView::set_document(DocumentPtr doc) {
   scene_.reset();
   if (doc_ && doc_->scenario && doc_->plan)
     scene_ = build_teach_scene(*doc_->scenario, *doc_->plan);
+  if (scene_) reword_teach_scene(*scene_, *plan_prose(*doc_));
   canvas_->set_scene(scene_ ? &*scene_ : nullptr);
   refresh();
 }
@@ -166,6 +168,9 @@ void TeachView::mousePressEvent(QMouseEvent* e) {
 void TeachView::changeEvent(QEvent* e) {
   if (e->type() == QEvent::LanguageChange) {
     retranslate();
+    // The planner's words (the summary, the chefs' roles) in the new language.
+    if (scene_ && doc_) reword_teach_scene(*scene_, *plan_prose(*doc_));
+    canvas_->update();
     refresh();
   }
   View::changeEvent(e);

@@ -31,6 +31,30 @@ TEST(KitchenExplain, RowShardedMatmul) {
       << zh.out;
 }
 
+// Under --lang zh the head chef's plan (the planner's summary) is the app's
+// Chinese too (cli/zh_texts.hpp, from gui/i18n/brigade_zh_CN.ts), the
+// MoE's variant included; English without it. (The stations' tensor roles
+// and shardings stay the planner's English words: the data's.)
+TEST(KitchenExplain, ThePlansSummaryInChineseUnderLangZh) {
+  const std::string mixtral = kSource + "/scenarios/mixtral_8x7b_16gpu.yaml";
+  auto en = run_brigade({"explain", mixtral, "--kitchen"});
+  ASSERT_EQ(en.exit_code, 0) << en.err;
+  EXPECT_NE(en.out.find("transformer (32 layers, hidden 4096, 32 heads, seq 4096; GQA with 8 "
+                        "key/value heads"),
+            std::string::npos)
+      << en.out;
+  auto zh = run_brigade({"explain", mixtral, "--kitchen", "--lang", "zh"});
+  ASSERT_EQ(zh.exit_code, 0) << zh.err;
+  EXPECT_NE(zh.out.find("Transformer（32 层，隐藏维 4096，32 个头，序列长 4096；GQA，8 个键/值头，"
+                        "SwiGLU FFN 宽 14336，MoE：8 个专家，top-2，专家 FFN 宽 14336"),
+            std::string::npos)
+      << zh.out;
+  EXPECT_NE(zh.out.find("，16 台设备：张量 1 × 流水线 2 × 数据 8，1F1B，完全重计算（整层）"),
+            std::string::npos)
+      << zh.out;
+  EXPECT_EQ(zh.out.find("32 layers"), std::string::npos) << zh.out;
+}
+
 // A hand placement: idle chefs are named, the runner carries a = 64 KiB.
 TEST(KitchenExplain, RunnersAndIdleChefs) {
   auto r = run_brigade({"explain", kSource + "/scenarios/manual_two_chefs.yaml", "--kitchen"});

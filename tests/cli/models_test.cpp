@@ -165,7 +165,7 @@ TEST(ModelsCli, Mixtral8x7bCostAndExplain) {
   auto ej = run_brigade({"explain", kMixtral, "--json"});
   ASSERT_EQ(ej.exit_code, 0) << ej.err;
   EXPECT_EQ(nlohmann::json::parse(ej.out)["devices"][11]["role"].get<std::string>(),
-            "tensor 0/1, data 3/8, pipeline 1/2, experts 3-3 of 8");
+            "tensor 0/1, data 3/8, pipeline 1/2, expert 3 of 8");
   EXPECT_NE(e.out.find("dispatch AllToAll"), std::string::npos) << e.out;
   EXPECT_NE(e.out.find("router imbalance: the rank holding experts 0-0"), std::string::npos)
       << e.out;

@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 #include <QApplication>
 #include <QLabel>
+#include <QScrollBar>
+#include <QTextBrowser>
 
 #include "core/run_compare.hpp"
 #include "core/scenario.hpp"
@@ -27,6 +29,7 @@
 #include "gui/model/whatif.hpp"
 #include "gui/views/export.hpp"
 #include "gui/views/language.hpp"
+#include "gui/views/teach_view.hpp"
 #include "gui/views/timeline_canvas.hpp"
 #include "gui/views/timeline_view.hpp"
 #include "planner/lower.hpp"
@@ -327,7 +330,9 @@ INSTANTIATE_TEST_SUITE_P(
     [](const testing::TestParamInfo<TextCase>& i) { return std::string(i.param.name); });
 
 // Switching the language recomposes what the views keep: the main window's
-// summary line, the timeline's row labels and the selected span's details.
+// summary line, the timeline's row labels and the selected span's details
+// (the planner's reason for a collective included), the teach view's head
+// chef (the plan's summary) and chefs (their roles), without reopening.
 TEST(ModelText, TheViewsComposeThemAgainWhenTheLanguageSwitches) {
   Language start(Lang::kEn);
   MainWindow w({}, /*remember=*/false);
@@ -341,6 +346,16 @@ TEST(ModelText, TheViewsComposeThemAgainWhenTheLanguageSwitches) {
   ASSERT_NE(timeline, nullptr);
   timeline->find("grad psum");
   EXPECT_TRUE(timeline->details_text().contains("waited for"));
+  // psum over 'data': the gradient of w1 sums over the batch, ...
+  EXPECT_TRUE(timeline->details_text().contains("sums over the batch"))
+      << timeline->details_text().toStdString();
+  auto* teach = static_cast<TeachView*>(w.view("teach"));
+  ASSERT_NE(teach, nullptr);
+  ASSERT_NE(teach->scene(), nullptr);
+  EXPECT_EQ(teach->scene()->summary, "MLP 1-1 (batch 8) on a mesh ('data': 4) of 4 devices");
+  EXPECT_EQ(teach->scene()->chefs.at(1).role, "data 1/4");
+  EXPECT_TRUE(teach->narration().contains("MLP 1-1 (batch 8) on a mesh"))
+      << teach->narration().toStdString();
 
   set_ui_language(Lang::kZh);
   for (int i = 0; i < 3; ++i) QApplication::processEvents();
@@ -350,6 +365,13 @@ TEST(ModelText, TheViewsComposeThemAgainWhenTheLanguageSwitches) {
   EXPECT_TRUE(details.contains(QString::fromUtf8("等待的是"))) << details.toStdString();
   EXPECT_TRUE(details.contains(QString::fromUtf8("4 个 rank"))) << details.toStdString();
   EXPECT_FALSE(details.contains("waited for")) << details.toStdString();
+  EXPECT_TRUE(details.contains(QString::fromUtf8("经 'data' 轴 psum"))) << details.toStdString();
+  EXPECT_FALSE(details.contains("sums over the batch")) << details.toStdString();
+  EXPECT_EQ(teach->scene()->summary,
+            "MLP 1-1（批大小 8），运行在 4 台设备组成的网格 ('data': 4) 上");
+  EXPECT_EQ(teach->scene()->chefs.at(1).role, "data 轴 1/4");
+  EXPECT_TRUE(teach->narration().contains(QString::fromUtf8("MLP 1-1（批大小 8），运行在")))
+      << teach->narration().toStdString();
   // The picture, to look at: the details panel and the summary line in zh.
   w.resize(1600, 900);
   QApplication::processEvents();
@@ -360,6 +382,8 @@ TEST(ModelText, TheViewsComposeThemAgainWhenTheLanguageSwitches) {
   for (int i = 0; i < 3; ++i) QApplication::processEvents();
   EXPECT_TRUE(summary->text().contains("24 tasks on 4 devices")) << summary->text().toStdString();
   EXPECT_TRUE(timeline->details_text().contains("waited for"));
+  EXPECT_TRUE(timeline->details_text().contains("sums over the batch"));
+  EXPECT_EQ(teach->scene()->chefs.at(1).role, "data 1/4");
 }
 
 // The timeline's details panel in zh, to look at ($TMPDIR/brigade_gui_screens/
@@ -378,6 +402,46 @@ TEST(ModelText, TheTimelinesDetailsInAPicture) {
       << details.toStdString();
   const QString picture = QString::fromStdString((out_dir() / "timeline_details_zh.png").string());
   ASSERT_TRUE(save_png(&v, picture).is_ok()) << picture.toStdString();
+}
+
+// The details of a MoE's AllToAll and of a graph plan's resharding in zh,
+// to look at ($TMPDIR/brigade_gui_screens/timeline_reason_<tag>_zh.png):
+// the planner's reason in Chinese, no English sentence left.
+TEST(ModelText, CollectiveReasonsInChineseInAPicture) {
+  Language zh(Lang::kZh);
+  struct Case {
+    const char* scenario;
+    const char* span;  // a name the timeline's find matches
+    const char* reason;
+    const char* tag;
+  };
+  for (const Case& c :
+       {Case{"mixtral_8x7b_16gpu.yaml", "moe.dispatch.alltoall",
+             "专家并行：经“expert”轴把每个 token 的 top-2 个副本发往持有其专家的 rank（共 8 "
+             "个 rank，每个持有 1 个专家）",
+             "moe"},
+        Case{"sharded_mlp.yaml", "allreduce", "经 'model' 轴 psum：%1 的收缩维", "graph"}}) {
+    SCOPED_TRACE(c.scenario);
+    TimelineView v;
+    v.resize(1200, 1000);
+    auto doc = load_document(kSrc + "/scenarios/" + c.scenario);
+    ASSERT_TRUE(doc.is_ok()) << doc.message();
+    v.set_document(*doc);
+    v.show();
+    v.find(c.span);
+    QApplication::processEvents();
+    const QString details = v.details_text();
+    EXPECT_TRUE(details.contains(QString::fromUtf8(c.reason).section("%1", 0, 0)))
+        << details.toStdString();
+    for (const char* english : {"expert parallel", "over 'expert'", "psum over", "is split over"})
+      EXPECT_FALSE(details.contains(english)) << english << "\n" << details.toStdString();
+    // The reason is the details' last row: scrolled into the picture.
+    for (QTextBrowser* b : v.findChildren<QTextBrowser*>())
+      b->verticalScrollBar()->setValue(b->verticalScrollBar()->maximum());
+    const QString picture = QString::fromStdString(
+        (out_dir() / ("timeline_reason_" + std::string(c.tag) + "_zh.png")).string());
+    ASSERT_TRUE(save_png(&v, picture).is_ok()) << picture.toStdString();
+  }
 }
 
 // A timeline canvas relabels its rows on LanguageChange.

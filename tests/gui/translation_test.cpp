@@ -2,8 +2,11 @@
 // covers every source string of its .ts (no unfinished entry), the embedded
 // translator switches the main window at runtime, and the CJK font present
 // offscreen has a glyph for every character of every Chinese string the app
-// shows: the .ts translations, the lessons' *.zh.md and the quiz (an
-// empty-box glyph would pass a non-blank screenshot check).
+// shows: the .ts translations, the lessons' *.zh.md and the quiz, and the
+// planner's prose of every bundled scenario composed in zh (an empty-box
+// glyph would pass a non-blank screenshot check), in which no English word
+// is left.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -30,6 +33,7 @@
 #include <QToolButton>
 #include <QXmlStreamReader>
 
+#include "core/scenario.hpp"
 #include "gui/app/main_window.hpp"
 #include "gui/model/model_tr.hpp"
 #include "gui/views/calibration_view.hpp"
@@ -40,6 +44,7 @@
 #include "gui/views/timeline_view.hpp"
 #include "gui/views/topology_view.hpp"
 #include "gui/views/whatif_view.hpp"
+#include "planner/lower.hpp"
 
 namespace brigade::gui {
 namespace {
@@ -405,6 +410,121 @@ TEST(Translation, EveryViewRetranslatesAtRuntime) {
   switch_to(Lang::kEn);
   for (const auto& [w, en, zh] : texts) EXPECT_NE(button(*w, QString::fromUtf8(en)), nullptr) << en;
   EXPECT_EQ(kinds->itemText(0), "all kinds");
+}
+
+// The ASCII words of a Chinese text that are English left over. Not
+// counted: what is quoted ('data', “mm1”: the data's names), identifiers
+// (with a digit, '_', '.' or '/': fc2, psum_scatter, layer 23/mlp.fc2,
+// 1/8), single letters (x, y, P), `names` (the scenario's own: ops,
+// tensors, mesh axes) and the terms kept in Chinese texts on purpose: the
+// collectives' and kernels' names, the models' and schedules' proper names
+// and the transformer's block labels ("layer", "embedding", "head": data
+// labels, as in the buffers' names). The check can fail (below).
+std::string english_left(const std::string& text, const std::set<std::string>& names) {
+  static const std::set<std::string> kTerms = {
+      // collectives, as the .ts and the lessons keep them
+      "psum", "pmean", "AllReduce", "AllGather", "ReduceScatter", "AllToAll", "allreduce",
+      "allgather", "reducescatter", "alltoall", "all-reduce", "all-gather", "reduce-scatter",
+      "dispatch", "combine", "rank", "ring", "tree", "auto", "direct",
+      // kernels, layers and models by their names
+      "GEMM", "FFN", "QKV", "MLP", "MoE", "GQA", "MQA", "MLA", "SwiGLU", "RMSNorm", "LayerNorm",
+      "FlashAttention", "Transformer", "GPT", "ZeRO", "GPipe", "Megatron", "Megatron-LM", "DDP",
+      "XLA", "token", "top", "seq", "None", "kernel", "step", "region", "logit", "logits",
+      // the transformer's block labels
+      "layer", "embedding", "head"};
+  QString t = QString::fromStdString(text);
+  static const QRegularExpression quoted(QString::fromUtf8("'[^']*'|“[^”]*”"));
+  t.remove(quoted);
+  static const QRegularExpression word("[A-Za-z0-9][A-Za-z0-9_./+-]*");
+  std::string left;
+  for (auto it = word.globalMatch(t); it.hasNext();) {
+    const std::string w = it.next().captured().toStdString();
+    const std::string bare = w.back() == '-' || w.back() == '.' ? w.substr(0, w.size() - 1) : w;
+    if (bare.size() < 2 || bare.find_first_of("0123456789_./") != std::string::npos) continue;
+    if (kTerms.count(bare) || names.count(bare)) continue;
+    left += (left.empty() ? "" : " ") + bare;
+  }
+  return left;
+}
+
+TEST(Translation, EnglishLeftFindsEnglish) {
+  EXPECT_EQ(english_left("经 'data' 轴 psum：mm1 需要 w1 的布局为 P('data', None)", {}), "");
+  EXPECT_EQ(english_left("这个桶：layer 23/mlp.fc2", {}), "");
+  EXPECT_EQ(english_left("张量 0/1, experts 0-3 of 8", {}), "experts of");
+  EXPECT_EQ(english_left("loss 需要 x", {"loss"}), "");
+}
+
+// Every bundled scenario (scenarios/**/*.yaml: the lessons, the graph
+// scenarios, the MoE ones) lowered in zh: the plan's one-line summary (the
+// head chef), every device's role (the chefs) and every collective's reason
+// (the span details) are Chinese, with no English word left, and the CJK
+// font draws every character of them. The reasons are those of the
+// granularity the app would choose (kAuto within 100,000 tasks; a merged
+// step-granularity reason quotes the kernel ones it merges).
+TEST(Translation, EveryBundledScenariosPlanProseIsChineseInZh) {
+  English restore;
+  ASSERT_TRUE(set_ui_language(Lang::kZh));
+  QFont font(cjk_font_family());
+  font.setPixelSize(16);
+  const QRawFont raw = QRawFont::fromFont(font, QFontDatabase::SimplifiedChinese);
+  const QFontMetrics fm(font);
+  QFont app_font = QApplication::font();
+  app_font.setPixelSize(16);
+  const QRawFont app_raw = QRawFont::fromFont(app_font);
+  const QFontMetrics app_fm(app_font);
+  static const QRegularExpression cjk("[\\x{4E00}-\\x{9FFF}]");
+  int scenarios = 0, reasons = 0, roles = 0;
+  std::set<std::string> seen;  // each distinct text checked once
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(kSrc + "/scenarios"))
+    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  for (const std::string& file : files) {
+    const std::string rel = file.substr(kSrc.size() + 1);
+    auto sc = load_scenario(file);
+    if (!sc.is_ok() || sc->model_kind == ModelKind::kNone) continue;  // a profile, a lesson list
+    SCOPED_TRACE(rel);
+    planner::LowerOptions lo;
+    lo.max_kernel_tasks = 100'000;
+    auto plan = planner::lower(*sc, lo);
+    ASSERT_TRUE(plan.is_ok()) << plan.message();
+    ++scenarios;
+    std::set<std::string> names;
+    for (const std::string& n : plan->program.names()) names.insert(n);
+    for (const planner::DeviceView& v : plan->views)
+      for (const planner::TensorView& x : v.tensors) names.insert(x.name);
+    if (sc->mesh)
+      for (const std::string& a : sc->mesh->axes) names.insert(a);
+    else if (sc->model_kind == ModelKind::kMlp || sc->model_kind == ModelKind::kGraph)
+      names.insert("data");  // the graph planner's mesh of a strategy (costmodel/op_graph.cpp)
+    auto check = [&](const std::string& what, const std::string& text) {
+      if (text.empty() || !seen.insert(text).second) return;
+      SCOPED_TRACE(what + ": " + text);
+      EXPECT_TRUE(QString::fromStdString(text).contains(cjk)) << "no Chinese at all";
+      EXPECT_EQ(english_left(text, names), "");
+      QString not_drawn;
+      for (const QChar c : missing_glyphs(raw, fm, QString::fromStdString(text)))
+        if (!missing_glyphs(app_raw, app_fm, QString(c)).isEmpty()) not_drawn += c;
+      EXPECT_EQ(not_drawn.toStdString(), "");
+    };
+    check("summary", plan->summary);
+    for (size_t d = 0; d < plan->device_role.size(); ++d)
+      if (plan->view_of_device[d] >= 0) {
+        ++roles;
+        check("role of device " + std::to_string(d), plan->device_role[d]);
+      }
+    for (const Collective& c : plan->program.collectives()) {
+      ++reasons;
+      check("reason", c.reason);
+    }
+  }
+  EXPECT_GE(scenarios, 40);
+  EXPECT_GT(roles, 1000);
+  EXPECT_GT(reasons, 1000);
+  // The scenarios the earlier English leftovers came from are among them.
+  for (const char* f : {"scenarios/mixtral_8x7b_16gpu.yaml", "scenarios/sharded_mlp.yaml",
+                        "scenarios/pmap_train_step.yaml", "scenarios/row_sharded_matmul.yaml"})
+    EXPECT_TRUE(std::find(files.begin(), files.end(), kSrc + "/" + f) != files.end()) << f;
 }
 
 }  // namespace
