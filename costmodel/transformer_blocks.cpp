@@ -112,10 +112,13 @@ struct Dims {
 Result<Dims> dims_of(const TransformerShape& x) {
   const TransformerSpec& m = x.spec;
   if (m.layers <= 0 || m.hidden <= 0 || m.heads <= 0 || m.seq <= 0 || m.vocab < 0 ||
-      x.micro_batch <= 0 || x.tensor <= 0 || x.context <= 0 || m.seq % x.context != 0)
+      x.micro_batch <= 0 || x.tensor <= 0)
     return Status::error(
         "transformer: found a non-positive dimension; expected layers, hidden, heads, seq, "
-        "micro-batch and tensor degree >= 1 and vocab >= 0 (and context dividing seq)");
+        "micro-batch and tensor degree >= 1 and vocab >= 0");
+  if (x.context <= 0 || m.seq % x.context != 0)
+    return Status::error("transformer: found context " + std::to_string(x.context) + " with seq " +
+                         std::to_string(m.seq) + "; expected a divisor of seq");
   Dims d{};
   d.b = x.micro_batch;
   d.cp = x.context;

@@ -228,7 +228,8 @@ TEST(ModelsCli, ContextParallelOnTheCpu) {
   auto c = run_brigade({"cost", f, "--json"});
   ASSERT_EQ(c.exit_code, 0) << c.err;
   bool ring = false;
-  for (const auto& x : nlohmann::json::parse(c.out)["communication"])
+  const auto cj = nlohmann::json::parse(c.out);
+  for (const auto& x : cj["communication"])
     if (x["purpose"] == "context") {
       ring = true;
       // 2 layers x 2 micro-batches x (1 forward + 1 backward hop).
