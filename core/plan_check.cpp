@@ -151,7 +151,14 @@ class PlanChecker {
   // supports"): MLPs are lowered data-parallel; graphs are distributed by a
   // placement or a mesh; a collective names its own group.
   Status check_model_support() {
-    const bool degrees = st_.data > 1 || st_.tensor > 1 || st_.pipeline > 1;
+    const bool degrees = st_.data > 1 || st_.tensor > 1 || st_.pipeline > 1 || st_.context > 1;
+    if (st_.context > 1 && s_.model_kind != ModelKind::kTransformer)
+      return at("strategy.context",
+                "found context " + std::to_string(st_.context) + " with " +
+                    model_kind_name(s_.model_kind) +
+                    " model; expected context 1 (context parallelism splits a transformer's "
+                    "sequence)",
+                ErrorKind::kUnsupported);
     switch (s_.model_kind) {
       case ModelKind::kMlp:
         if (st_.tensor > 1)
@@ -222,6 +229,7 @@ class PlanChecker {
 
   std::string degrees_str() const {
     return "data " + std::to_string(st_.data) + " x tensor " + std::to_string(st_.tensor) +
+           (st_.context > 1 ? " x context " + std::to_string(st_.context) : std::string()) +
            " x pipeline " + std::to_string(st_.pipeline);
   }
 
@@ -283,6 +291,7 @@ class PlanChecker {
                     std::to_string(tp) +
                     "; expected a multiple of tensor (each rank keeps seq/tensor positions)");
     BRIGADE_RETURN_IF_ERROR(check_experts());
+    BRIGADE_RETURN_IF_ERROR(check_context());
     const std::int64_t stages = static_cast<std::int64_t>(st_.pipeline) * st_.virtual_stages;
     if (t.layers % stages != 0)
       return at("strategy.pipeline",
@@ -290,6 +299,51 @@ class PlanChecker {
                     " pipeline stages (pipeline " + std::to_string(st_.pipeline) +
                     " x virtual_stages " + std::to_string(st_.virtual_stages) +
                     "); expected layers divisible by " + std::to_string(stages));
+    return Status::ok();
+  }
+
+  // Context parallelism as Megatron-Core runs it (Transformer Engine's
+  // AttnFuncWithCPAndKVP2P): the sequence in 2 x context chunks
+  // (get_batch_on_this_cp_rank), the attention fused.
+  Status check_context() {
+    const int cp = st_.context;
+    if (cp == 1) return Status::ok();
+    const TransformerSpec& t = s_.transformer;
+    const std::string cp_s = std::to_string(cp), seq_s = std::to_string(t.seq);
+    if (t.seq % cp != 0)
+      return at("strategy.context",
+                "found context " + cp_s + " with seq " + seq_s +
+                    "; expected a divisor of seq (each context-parallel rank holds seq/context "
+                    "positions)");
+    if (t.seq % (2 * cp) != 0)
+      return at("strategy.context",
+                "found context " + cp_s + " with seq " + seq_s + "; expected seq divisible by 2 x context = " +
+                    std::to_string(2 * cp) +
+                    " (the sequence is cut in 2 x context chunks, rank c holding chunks c and "
+                    "2 x context - 1 - c, so that every rank has the same share of the causal "
+                    "mask's work)");
+    if (st_.sequence_parallel && (t.seq / cp) % st_.tensor != 0)
+      return at("strategy.context",
+                "found " + std::to_string(t.seq / cp) + " positions per context rank (seq " + seq_s +
+                    " / context " + cp_s + ") with sequence_parallel over tensor " +
+                    std::to_string(st_.tensor) +
+                    "; expected a multiple of tensor (each rank keeps seq/context/tensor positions)");
+    if (t.attention != AttentionKernel::kFlash)
+      return at("strategy.context",
+                "found context " + cp_s +
+                    " with attention unfused; expected attention: flash (Transformer Engine runs "
+                    "context parallelism in its fused attention only)");
+    if (st_.expert > 1)
+      return at("strategy.context",
+                "found context " + cp_s + " with expert " + std::to_string(st_.expert) +
+                    "; expected expert 1 with context parallelism (Megatron-Core folds context "
+                    "into the expert-data group; not modelled yet)",
+                ErrorKind::kUnsupported);
+    if (t.mla.enabled())
+      return at("strategy.context",
+                "found context " + cp_s +
+                    " with multi-head latent attention; expected context 1 (not modelled)",
+                ErrorKind::kUnsupported);
     return Status::ok();
   }
 
@@ -359,7 +413,8 @@ class PlanChecker {
     if (!s_.has_strategy) return Status::ok();
     if (s_.model_kind != ModelKind::kMlp && s_.model_kind != ModelKind::kTransformer)
       return Status::ok();
-    const std::int64_t need = static_cast<std::int64_t>(st_.data) * st_.tensor * st_.pipeline;
+    const std::int64_t need =
+        static_cast<std::int64_t>(st_.data) * st_.tensor * st_.context * st_.pipeline;
     if (need != devices())
       return at("strategy", "found a plan for " + std::to_string(need) + " devices (" +
                                 degrees_str() + "); expected the topology's " +

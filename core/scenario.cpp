@@ -37,6 +37,14 @@ std::string_view recompute_name(Recompute r) {
   return "?";
 }
 
+std::vector<std::string> full_rank_order(const StrategySpec& st) {
+  std::vector<std::string> order = st.rank_order;
+  if (std::find(order.begin(), order.end(), "context") != order.end()) return order;
+  auto tensor = std::find(order.begin(), order.end(), "tensor");
+  order.insert(tensor == order.end() ? order.begin() : tensor + 1, "context");
+  return order;
+}
+
 std::string_view schedule_name(PipelineSchedule s) {
   switch (s) {
     case PipelineSchedule::kGpipe:
@@ -643,8 +651,8 @@ class ScenarioReader {
     s_->has_strategy = true;
     BRIGADE_RETURN_IF_ERROR(c.expect_map("a strategy such as {data: 8, tensor: 8, pipeline: 1}"));
     BRIGADE_RETURN_IF_ERROR(c.check_keys(
-        {"data", "tensor", "pipeline", "expert", "sequence_parallel", "schedule", "virtual_stages",
-         "zero", "data_mode", "rank_order", "bucket", "overlap", "algorithm"}));
+        {"data", "tensor", "pipeline", "expert", "context", "sequence_parallel", "schedule",
+         "virtual_stages", "zero", "data_mode", "rank_order", "bucket", "overlap", "algorithm"}));
     // A degree above the device limit can never match a topology; bounding
     // each keeps their product far inside 64 bits.
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t data, c.get_int("data", 1, 1, Limits::kMaxDevices));
@@ -654,6 +662,8 @@ class ScenarioReader {
                              c.get_int("pipeline", 1, 1, Limits::kMaxDevices));
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t expert,
                              c.get_int("expert", 1, 1, Limits::kMaxDevices));
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t context,
+                             c.get_int("context", 1, 1, Limits::kMaxDevices));
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t virtual_stages,
                              c.get_int("virtual_stages", 1, 1, kIntMax));
     // The ZeRO stage's range (0..3) is check_plan's, so that its message names the stages.
@@ -662,6 +672,7 @@ class ScenarioReader {
     st.tensor = static_cast<int>(tensor);
     st.pipeline = static_cast<int>(pipeline);
     st.expert = static_cast<int>(expert);
+    st.context = static_cast<int>(context);
     st.virtual_stages = static_cast<int>(virtual_stages);
     st.zero = static_cast<int>(zero);
     BRIGADE_ASSIGN_OR_RETURN(st.sequence_parallel, c.get_bool("sequence_parallel", false));
@@ -675,19 +686,24 @@ class ScenarioReader {
                                         {{"batch", DataMode::kBatch}, {"pmap", DataMode::kPmap}}));
     if (c.has("rank_order")) {
       const Cursor r = c.get("rank_order");
-      const char* kWhat = "a permutation of tensor, data, pipeline (innermost first)";
+      const char* kWhat =
+          "a permutation of tensor, data, pipeline (innermost first), context optional";
       BRIGADE_RETURN_IF_ERROR(r.expect_list(kWhat));
       std::vector<std::string> order;
       for (const Cursor& i : r.items()) {
         BRIGADE_ASSIGN_OR_RETURN(
             const std::string name,
             i.as_enum<std::string>(
-                {{"tensor", "tensor"}, {"data", "data"}, {"pipeline", "pipeline"}}));
+                {{"tensor", "tensor"},
+                 {"data", "data"},
+                 {"pipeline", "pipeline"},
+                 {"context", "context"}}));
         if (std::find(order.begin(), order.end(), name) != order.end())
           return i.error("found '" + name + "' twice in rank_order; expected " + kWhat);
         order.push_back(name);
       }
-      if (order.size() != 3)
+      const bool has_context = std::find(order.begin(), order.end(), "context") != order.end();
+      if (order.size() != (has_context ? 4u : 3u))
         return r.error("found " + std::to_string(order.size()) +
                        " entries in rank_order; expected " + kWhat);
       st.rank_order = order;

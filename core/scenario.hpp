@@ -196,13 +196,20 @@ struct StrategySpec {
   // layer split over `expert` consecutive data-parallel ranks (EP inside
   // DP), tokens dispatched to them and combined back by AllToAll.
   int expert = 1;
+  // Context parallelism (Megatron-Core's context_parallel_size; Liu et al.
+  // 2023, ring attention): the sequence split over `context` ranks in 2 x
+  // context chunks (rank c holds chunks c and 2 context - 1 - c, the causal
+  // mask's work balanced), keys and values passed around the ring point to
+  // point beside the attention blocks; gradients summed over data x context.
+  int context = 1;
   bool sequence_parallel = false;
   PipelineSchedule schedule = PipelineSchedule::k1F1B;
   int virtual_stages = 1;            // interleaved 1F1B: model chunks per device
   int zero = 0;                      // 0 (none), 1, 2, 3 (3 = FSDP)
   DataMode data_mode = DataMode::kBatch;
   // Rank mapping, innermost first: default tensor, data, pipeline (tensor
-  // groups inside a node first).
+  // groups inside a node first). `context` may be listed too; left out, it
+  // sits right after tensor (Megatron-Core's tp-cp-ep-dp-pp): full_rank_order.
   std::vector<std::string> rank_order = {"tensor", "data", "pipeline"};
   double bucket_bytes = 25e6;        // gradient AllReduce bucket (PyTorch DDP's 25 MB default)
   bool overlap = true;               // overlap gradient communication with backward
@@ -210,6 +217,10 @@ struct StrategySpec {
   // by size under the NCCL model, the ring under alpha-beta), or one asked.
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
 };
+
+// strategy.rank_order with every axis: tensor, context, data and pipeline
+// (innermost first), context placed right after tensor when not listed.
+std::vector<std::string> full_rank_order(const StrategySpec& st);
 
 struct MeshSpec {
   std::vector<std::int64_t> shape;

@@ -41,6 +41,7 @@ void write_strategy(const Scenario& orig, const Scenario& edited, YAML::Node roo
   if (all || a.tensor != b.tensor) set(st, "tensor", b.tensor);
   if (all || a.pipeline != b.pipeline) set(st, "pipeline", b.pipeline);
   if ((all && b.expert != 1) || a.expert != b.expert) set(st, "expert", b.expert);
+  if ((all && b.context != 1) || a.context != b.context) set(st, "context", b.context);
   if (all || a.sequence_parallel != b.sequence_parallel)
     set(st, "sequence_parallel", b.sequence_parallel);
   if (all || a.schedule != b.schedule) set(st, "schedule", std::string(schedule_name(b.schedule)));

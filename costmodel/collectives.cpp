@@ -114,6 +114,11 @@ AlphaBeta collective_step_alpha_beta(const Route& route, const Topology& topolog
 // alpha + M beta (Hockney 1994, the alpha-beta model).
 double p2p_seconds(double bytes, AlphaBeta link) { return link.alpha_seconds + bytes * beta(link); }
 
+double ring_attention_seconds(int steps, double block_seconds, double hop_seconds) {
+  if (steps <= 1) return block_seconds;
+  return block_seconds + (steps - 1) * std::max(block_seconds, hop_seconds);
+}
+
 // 2(N-1)alpha + (N-1)/N M (beta_r + beta) (Patarasuk & Yuan 2009, "Bandwidth optimal
 // all-reduce algorithms"; the reduce-scatter half at beta_r).
 double ring_allreduce_seconds(int n, double bytes, AlphaBeta link) {

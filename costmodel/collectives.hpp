@@ -84,6 +84,14 @@ AlphaBeta collective_step_alpha_beta(const Route& route, const Topology& topolog
 // Point-to-point message: alpha + M/B.
 double p2p_seconds(double bytes, AlphaBeta link);
 
+// Ring attention (context parallelism; Liu et al. 2023; Megatron-Core /
+// Transformer Engine's AttnFuncWithCPAndKVP2P): `steps` attention blocks of
+// `block_seconds` each; the chunk block i needs arrives by a hop of
+// `hop_seconds` issued when block i-1 starts (after block i-2 and the hop
+// before it). Block i starts at i max(block, hop):
+//   block + (steps - 1) max(block, hop).
+double ring_attention_seconds(int steps, double block_seconds, double hop_seconds);
+
 // Ring AllReduce: 2(N-1)alpha + (N-1)/N * M (beta_r + beta).
 double ring_allreduce_seconds(int n, double bytes, AlphaBeta link);
 // Double binary tree AllReduce: 2 ceil(lg N) alpha + (N-1)/N * M (beta_r + beta).

@@ -224,7 +224,8 @@ Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape)
                          static_cast<int>(s.positions) << 4 | static_cast<int>(s.attention) << 6 |
                          int{s.tie_embeddings} << 8 | int{s.bias} << 9 | int{s.qkv_bias} << 10};
   auto same_rest = [&](const TransformerBlocks* b) {
-    return b->moe == s.moe && b->mla == s.mla && b->expert == shape.expert;
+    return b->moe == s.moe && b->mla == s.mla && b->expert == shape.expert &&
+           b->context == shape.context;
   };
   if (last_blocks_ != nullptr && key == last_shape_ && same_rest(last_blocks_)) return last_blocks_;
   auto it = blocks_.find(key);
@@ -241,6 +242,7 @@ Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape)
   b->moe = s.moe;
   b->mla = s.mla;
   b->expert = shape.expert;
+  b->context = shape.context;
   const TransformerBlocks* out = b.get();
   last_shape_ = key;
   last_blocks_ = out;

@@ -65,6 +65,7 @@ struct TransformerBlocks {
   MoeSpec moe;
   MlaSpec mla;
   int expert = 1;
+  int context = 1;
   TemplateFigures layer_figures, embedding_figures, head_figures;
   // Fills the figures from the templates.
   void prepare();

@@ -36,20 +36,22 @@ namespace {
 // ---- rank mapping ------------------------------------------------------------------
 
 struct RankMap {
-  int stride_tensor = 1, stride_data = 1, stride_pipeline = 1;
-  int device(int t, int d, int p) const {
-    return t * stride_tensor + d * stride_data + p * stride_pipeline;
+  int stride_tensor = 1, stride_data = 1, stride_pipeline = 1, stride_context = 1;
+  int device(int t, int d, int p, int c = 0) const {
+    return t * stride_tensor + d * stride_data + p * stride_pipeline + c * stride_context;
   }
 };
 
 // The strides of strategy.rank_order (the parser has checked it names
-// tensor, data and pipeline once each): the first axis varies fastest.
+// tensor, data and pipeline once each, context at most once): the first axis
+// varies fastest; context, when not listed, right after tensor.
 RankMap rank_map(const Scenario& sc) {
   const StrategySpec& st = sc.strategy;
   RankMap m;
   int stride = 1;
-  for (const std::string& axis : st.rank_order) {
+  for (const std::string& axis : full_rank_order(st)) {
     if (axis == "tensor") m.stride_tensor = stride, stride *= st.tensor;
+    if (axis == "context") m.stride_context = stride, stride *= st.context;
     if (axis == "data") m.stride_data = stride, stride *= st.data;
     if (axis == "pipeline") m.stride_pipeline = stride, stride *= st.pipeline;
   }
@@ -72,6 +74,9 @@ struct StageTimes {
   double tp_fwd = 0, tp_bwd = 0;            // tensor-parallel collectives (exposed)
   double pp = 0;                            // pipeline sends of one micro-batch
   double zero_exposed = 0;                  // ZeRO-2/3 per-micro-batch traffic left exposed
+  // Context parallelism's KV ring per micro-batch: hops, bytes sent, their
+  // time and what of it the attention blocks do not hide (in tp_fwd/tp_bwd).
+  double cp_calls = 0, cp_bytes = 0, cp_seconds = 0, cp_exposed = 0;
   // The stage's own time per micro-batch. Its pipeline sends are not in it: they
   // run on their own stream beside its next step (the planner's `pp`), so only
   // the pipeline's fill and drain wait for them.
@@ -353,9 +358,13 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   const Topology& topo = sc.topology;
   const HardwareProfile& prof = sc.profile;
   const bool training = !tr.inference;
-  const int d = st.data, t = st.tensor, p = st.pipeline;
+  const int d = st.data, t = st.tensor, p = st.pipeline, cp = st.context;
   const int v = st.schedule == PipelineSchedule::kInterleaved ? std::max(1, st.virtual_stages) : 1;
-  const int n_devices = d * t * p;
+  const int n_devices = d * t * cp * p;
+  // The ranks holding the same weights: data x context (Megatron-Core sums
+  // gradients and shards the distributed optimizer over the data-parallel
+  // group with context parallelism).
+  const int dg = d * cp;
   // check_plan (estimate_plan calls it first) has made the degrees use every
   // device, heads, FFN width and vocabulary divide by t (the sequence too
   // under SP), layers by p x v, and the global batch B by data x micro-batch.
@@ -389,6 +398,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   shape.micro_batch = b;
   shape.tensor = t;
   shape.expert = st.expert;
+  shape.context = cp;
   shape.sequence_parallel = st.sequence_parallel;
   shape.recompute = training ? tr.recompute : Recompute::kNone;
   // A search's memo (costmodel/plan_memo.hpp) builds each shape's templates once.
@@ -418,6 +428,17 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   auto fill_group = [](std::vector<int>& g, int first, int stride, int size) {
     g.resize(static_cast<size_t>(size));
     for (int k = 0; k < size; ++k) g[static_cast<size_t>(k)] = first + k * stride;
+  };
+  // Stage i's gradient group (tensor rank 0): data x context ranks, context
+  // fastest (replica j = data x cp + context, as the planner numbers them). A
+  // progression when context is 1 or sits right inside data in rank_order.
+  const bool grad_progression = cp == 1 || rm.stride_data == rm.stride_context * cp;
+  const int grad_stride = cp == 1 ? rm.stride_data : rm.stride_context;
+  auto fill_grad_group = [&](std::vector<int>& g, int i) {
+    if (grad_progression) return fill_group(g, tp_first(i), grad_stride, dg);
+    g.clear();
+    for (int j = 0; j < d; ++j)
+      for (int c = 0; c < cp; ++c) g.push_back(rm.device(0, j, i, c));
   };
 
   const BytesPerParameter per = bytes_per_parameter(
@@ -489,6 +510,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   std::vector<int>& group = work.group;
   std::vector<int>& g = work.g;
   std::vector<int> ep_group;  // the stage's first expert-parallel group, built when priced
+  std::vector<AlphaBeta> ring_hops;  // the stage's context ring, built when priced
   const int ep = st.expert;
 
   // Tensor-parallel collectives of a stage, by kind: calls, bytes and
@@ -527,7 +549,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       return group;
     };
     auto dp_vec = [&]() -> const std::vector<int>& {
-      if (g.empty()) fill_group(g, tp_first(i), rm.stride_data, d);
+      if (g.empty()) fill_grad_group(g, i);
       return g;
     };
     // A middle stage (neither first nor last) is laid out as the one before
@@ -544,7 +566,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     if (!sc.simulation.speed.empty()) {
       std::vector<int> stage_devices;
       for (int k = 0; k < t; ++k)
-        for (int j = 0; j < d; ++j) stage_devices.push_back(rm.device(k, j, i));
+        for (int j = 0; j < d; ++j)
+          for (int c = 0; c < cp; ++c) stage_devices.push_back(rm.device(k, j, i, c));
       speed = slowest_speed(sc, stage_devices);
     }
     // Tensor-parallel collectives of this stage per micro-batch (they sit on
@@ -587,6 +610,36 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         return collective_seconds(topo, prof, kind, CollectiveAlgorithm::kAuto, tp_vec(), bytes);
       });
     };
+    // Context parallelism: the hops of the stage's first context ring
+    // (tensor and data rank 0: the others are alike), context rank c to
+    // c + 1; a hop of the ring waits for its slowest link.
+    ring_hops.clear();
+    auto hop_seconds = [&](double bytes) {
+      if (ring_hops.empty())
+        for (int c = 0; c < cp; ++c) {
+          const int from = rm.device(0, 0, i, c), to = rm.device(0, 0, i, (c + 1) % cp);
+          if (memo != nullptr) {
+            ring_hops.push_back(memo->route_alpha_beta(from, to));
+          } else {
+            const Route& route = topo.route(from, to);
+            ring_hops.push_back(AlphaBeta{route_alpha_seconds(route, prof),
+                                          route_bandwidth_bytes_per_second(route, topo, prof)});
+          }
+        }
+      double x = 0;
+      for (const AlphaBeta& ab : ring_hops) x = std::max(x, p2p_seconds(bytes, ab));
+      return x;
+    };
+    // A ring kernel's blocks (1/steps of its FLOPs and bytes each) and its
+    // time with the hops between them (ring_attention_seconds).
+    auto ring_block = [&](const Kernel& k) {
+      const double steps = k.ring_steps;
+      return kernel_seconds(dev, dp, dt, k.fixed_flops / steps, k.bytes / steps, ComputeKind::kFixed) /
+             speed;
+    };
+    auto ring_total = [&](const Kernel& k) {
+      return ring_attention_seconds(k.ring_steps, ring_block(k), hop_seconds(k.ring_bytes));
+    };
     auto time_list = [&](const std::vector<Kernel>& ks, std::vector<double>& out,
                          bool compute_known) -> Status {
       out.resize(ks.size());
@@ -594,6 +647,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         const Kernel& k = ks[n];
         if (k.is_collective) {
           BRIGADE_ASSIGN_OR_RETURN(out[n], block_collective(k.collective, k.collective_bytes));
+        } else if (k.ring_steps > 1) {
+          out[n] = ring_total(k);
         } else if (compute_known) {
           continue;
         } else if (k.compute == ComputeKind::kGemm) {
@@ -621,6 +676,14 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           TpTally& y = tally[static_cast<size_t>(k.collective)];
           y.used = true;
           y.calls += n, y.bytes += n * k.collective_bytes, y.seconds += n * x;
+        } else if (k.ring_steps > 1) {
+          // The blocks are compute; what the hops add beyond them is exposed.
+          const double blocks = k.ring_steps * ring_block(k);
+          compute += n * blocks;
+          collectives += n * (x - blocks);
+          const double hops = k.ring_steps - 1;
+          T.cp_calls += n * hops, T.cp_bytes += n * hops * k.ring_bytes;
+          T.cp_seconds += n * hops * hop_seconds(k.ring_bytes), T.cp_exposed += n * (x - blocks);
         } else {
           compute += n * x;
         }
@@ -640,12 +703,19 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         BRIGADE_ASSIGN_OR_RETURN(const double one, block_collective(kind, bytes));
         stage_prices.push_back(one);
       }
+      // The context ring's hops are priced per stage too.
+      if (cp > 1)
+        for (const auto* list : {&tpl->forward, &tpl->recompute, &tpl->backward})
+          for (const Kernel& k : *list)
+            if (k.ring_steps > 1) stage_prices.push_back(hop_seconds(k.ring_bytes));
     }
     const bool same_sums = previous.valid && previous.key == key && previous.count == count &&
                            previous_prices == stage_prices;
     if (same_sums) {
       T.fwd_kernels = previous.times.fwd_kernels, T.bwd_kernels = previous.times.bwd_kernels;
       T.tp_fwd = previous.times.tp_fwd, T.tp_bwd = previous.times.tp_bwd;
+      T.cp_calls = previous.times.cp_calls, T.cp_bytes = previous.times.cp_bytes;
+      T.cp_seconds = previous.times.cp_seconds, T.cp_exposed = previous.times.cp_exposed;
       tally = previous.tally;
     }
     // Per micro-batch: every chunk's blocks forward, then (training) each block's
@@ -682,6 +752,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           ledger.add(expert ? "expert" : "tensor", kind_name(static_cast<CollectiveKind>(kind)),
                      expert ? ep : t, x.calls * m, x.bytes * m, x.seconds * m, x.seconds * m);
         }
+    if (ledgers_on && T.cp_calls > 0)
+      ledger.add("context", "p2p", 2, T.cp_calls * m, T.cp_bytes * m, T.cp_seconds * m,
+                 T.cp_exposed * m);
 
     // Pipeline sends: each chunk's activations forward to the next virtual stage,
     // gradients back to the previous one, the boundary tensor as each
@@ -725,8 +798,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // the optimizer step. Stage 3 gathers each block's parameters before its
     // forward and again before its backward and reduce-scatters its gradients
     // after its backward, every micro-batch.
-    if (training && d > 1) {
-      const int dp_handle = memo != nullptr ? memo->group_handle(tp_first(i), rm.stride_data, d) : -1;
+    if (training && dg > 1) {
+      const int dp_handle = memo == nullptr ? -1
+                            : grad_progression ? memo->group_handle(tp_first(i), grad_stride, dg)
+                                               : memo->group_handle(dp_vec());
       if (st.zero <= 2) {
         // The dp stream during the last micro-batch's backward (time 0 at its start,
         // `window` long): bucket k starts when it is full and bucket k-1 is done
@@ -780,7 +855,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         dp_after_backward[si] = std::max(0.0, dp_end - window_seconds);
         per_step_extra[si] += dp_after_backward[si];
         if (ledgers_on)
-          ledger.add("data", kind_name(k), d, static_cast<double>(buckets.size()), bytes, total,
+          ledger.add("data", kind_name(k), dg, static_cast<double>(buckets.size()), bytes, total,
                      std::min(total, dp_after_backward[si]));
         if (st.zero >= 1) {
           // Updated weights gathered after the optimizer step (not overlapped).
@@ -793,7 +868,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           const double gather = bl.gather.total;
           per_step_extra[si] += gather;
           if (ledgers_on)
-            ledger.add("data", "allgather", d, static_cast<double>(buckets.size()),
+            ledger.add("data", "allgather", dg, static_cast<double>(buckets.size()),
                        bytes * e_bytes / g_bytes, gather, gather);
         }
       } else {
@@ -856,9 +931,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                                  (backward - separate);  // 0 unless the stream is the bottleneck
         T.zero_exposed += gathered + scattered;
         if (ledgers_on) {
-          ledger.add("zero-3 params", "allgather", d, gathers * m, gather_bytes * m, (f_total + b_total) * m,
+          ledger.add("zero-3 params", "allgather", dg, gathers * m, gather_bytes * m, (f_total + b_total) * m,
                      gathered * m);
-          ledger.add("data", "reducescatter", d, scatters * m, scatter_bytes * m, rs_total * m, scattered * m);
+          ledger.add("data", "reducescatter", dg, scatters * m, scatter_bytes * m, rs_total * m, scattered * m);
         }
       }
     }
@@ -901,7 +976,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // copies' gradients are summed over the pair before the optimizer step.
     if (training && p > 1 && ts.tie_embeddings && (i == 0 || i == p - 1)) {
       const double bytes =
-          templates->embedding_figures.group_elements[0] * g_bytes / (st.zero >= 2 ? d : 1);
+          templates->embedding_figures.group_elements[0] * g_bytes / (st.zero >= 2 ? dg : 1);
       // The same pair and size for both stages: priced once.
       if (!tied_seconds) {
         const std::vector<int> pair = {rm.device(0, 0, 0), rm.device(0, 0, p - 1)};
@@ -915,7 +990,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     }
     // The optimizer step: memory-bound over the local (ZeRO-sharded) optimizer state.
     if (training && tr.optimizer != Optimizer::kNone) {
-      const double shard = st.zero >= 1 ? 1.0 / d : 1.0;
+      const double shard = st.zero >= 1 ? 1.0 / dg : 1.0;
       opt_seconds[si] =
           memory_bound_seconds(dev, dp, optimizer_step_bytes(params, per, shard), DType::kF32) / speed;
       per_step_extra[si] += opt_seconds[si];
@@ -962,7 +1037,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     e.notes.push_back(fmt::format("pipeline: {} micro-batches over {} stages ({}), bubble = (sum of "
                                   "stage times - the slowest) / {}",
                                   m, p, schedule_label(st.schedule), v));
-  if (full && training && d > 1)
+  if (full && training && dg > 1)
     e.notes.push_back(st.overlap ? "data-parallel gradients overlap the backward pass except the last "
                                    "bucket: exposed = max(last bucket, total - backward time)"
                                  : "data-parallel gradients are not overlapped (strategy.overlap: false)");
@@ -977,7 +1052,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     e.memory.reserve(static_cast<size_t>(p));
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
-    BRIGADE_ASSIGN_OR_RETURN(ModelStateBytes states, model_state_bytes(stage_params[si], per, st.zero, d));
+    BRIGADE_ASSIGN_OR_RETURN(ModelStateBytes states, model_state_bytes(stage_params[si], per, st.zero, dg));
     double act = 0;
     double act_all = 0;  // training: every micro-batch in flight, before any backward frees
     if (training) {
@@ -1034,7 +1109,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // ZeRO-3: two blocks' gathered parameters (one of prefetch) and the unsharded
     // gradient of the block in its backward (planner/lower_transformer.cpp).
     ModelStateBytes live = states;
-    if (training && d > 1 && st.zero == 2) {
+    if (training && dg > 1 && st.zero == 2) {
       const double whole = stage_params[si] * per.grads;
       const StageLayout& lay = layouts[si];
       // No forward after the stage's first backward (GPipe; 1F1B when the stage
@@ -1061,7 +1136,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         act = std::max(act, whole);
       }
     }
-    if (training && d > 1 && st.zero == 3) {
+    if (training && dg > 1 && st.zero == 3) {
       double gather = 0, owned = 0;
       layouts[si].for_each_kind([&](const StageBlock& blk, double) {
         gather = std::max(gather, blk.gather_elements);
@@ -1077,16 +1152,16 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       e.memory.push_back(proto);
       if (topo.min_device_memory_bytes() == topo.max_device_memory_bytes()) continue;
       for (int k = 0; k < t; ++k)
-        for (int j = 0; j < d; ++j) {
-          const int dev = rm.device(k, j, i);
+        for (int j = 0; j < dg; ++j) {
+          const int dev = rm.device(k, j / cp, i, j % cp);
           if (topo.device(dev).memory_bytes != proto.capacity_bytes)
             e.memory.push_back(memory_entry(dev, i, live, act, 0.0, topo.device(dev).memory_bytes));
         }
       continue;
     }
     for (int k = 0; k < t; ++k)
-      for (int j = 0; j < d; ++j) {
-        const int dev = rm.device(k, j, i);
+      for (int j = 0; j < dg; ++j) {
+        const int dev = rm.device(k, j / cp, i, j % cp);
         DeviceMemoryEstimate& slot = e.memory[static_cast<size_t>(dev)];
         if (topo.device(dev).memory_bytes == proto.capacity_bytes) {
           slot = proto;

@@ -96,7 +96,9 @@ void push_partial_sum_exit(std::vector<Kernel>& ks, bool sp, bool tp, const std:
 
 // Problem dimensions, per tensor-parallel rank and micro-batch.
 struct Dims {
-  std::int64_t b, s, h, a, t, f, v, dh;
+  std::int64_t b, s, h, a, t, f, v, dh;  // s: positions on this rank (seq/context)
+  std::int64_t s_kv;          // keys each query attends to: the whole sequence
+  int cp;                     // context-parallel degree
   std::int64_t kv;            // key/value heads (a for MHA)
   std::int64_t tokens;        // b*s: rows of every GEMM
   std::int64_t local_tokens;  // rows of memory-bound regions (b*s/t with sequence parallelism)
@@ -114,9 +116,14 @@ Result<Dims> dims_of(const TransformerShape& x) {
     return Status::error(
         "transformer: found a non-positive dimension; expected layers, hidden, heads, seq, "
         "micro-batch and tensor degree >= 1 and vocab >= 0");
+  if (x.context <= 0 || m.seq % x.context != 0)
+    return Status::error("transformer: found context " + std::to_string(x.context) + " with seq " +
+                         std::to_string(m.seq) + "; expected a divisor of seq");
   Dims d{};
   d.b = x.micro_batch;
-  d.s = m.seq;
+  d.cp = x.context;
+  d.s = m.seq / x.context;
+  d.s_kv = m.seq;
   d.h = m.hidden;
   d.a = m.heads;
   d.t = x.tensor;
@@ -242,28 +249,31 @@ Kernel flash_kernel(Kernel x, KernelClass c, double s, double dh) {
 }
 
 // The fused attention forward of one micro-batch on one tensor rank (heads
-// `ap` of head dimension dh, sequence s, b sequences): scores, softmax and
-// values in one kernel (Dao 2023, Algorithm 1). FLOPs: QK^T and PV, 4 s^2 dh
+// `ap` of head dimension dh, `s` query positions against `skv` keys, b
+// sequences; s = skv but under context parallelism): scores, softmax and
+// values in one kernel (Dao 2023, Algorithm 1). FLOPs: QK^T and PV, 4 s skv dh
 // per head (causal masking's skipped tiles not subtracted, as the unfused
 // count does not). Bytes: Q read and O written once, K and V read once per
 // query block, the log-sum-exp (fp32) written.
-Kernel flash_forward(double b, double ap, double s, double dh, double e) {
+Kernel flash_forward(double b, double ap, double s, double skv, double dh, double e) {
   const double blocks = std::ceil(s / kFlashBlock);
-  const double flops = 4 * b * ap * s * s * dh;
-  const double bytes = b * ap * s * dh * e * (2 + 2 * blocks) + b * ap * s * 4;
+  const double flops = 4 * b * ap * s * skv * dh;
+  const double bytes = b * ap * dh * e * (2 * s + 2 * skv * blocks) + b * ap * s * 4;
+  // The rate by the queries' length (s: the rank's positions under context
+  // parallelism, whose blocks are that long).
   return flash_kernel(fused("attn.flash", OpKind::kSoftmax, flops, bytes),
                       KernelClass::kFlashForward, s, dh);
 }
 
 // Its backward (Dao 2023, Algorithm 2): recomputes QK^T, then dV = P^T dO,
-// dP = dO V^T, dQ = dS K, dK = dS^T Q: 10 s^2 dh per head, 2.5 x the
+// dP = dO V^T, dQ = dS K, dK = dS^T Q: 10 s skv dh per head, 2.5 x the
 // forward. Bytes: the preprocessing D = rowsum(dO * O) reads O and dO; per
 // key block K, V read and dK, dV written once; per key block Q and dO read
 // and dQ read and written; the log-sum-exp and D (fp32) read.
-Kernel flash_backward(double b, double ap, double s, double dh, double e) {
-  const double blocks = std::ceil(s / kFlashBlock);
-  const double flops = 10 * b * ap * s * s * dh;
-  const double bytes = b * ap * s * dh * e * (2 + 4 + 4 * blocks) + b * ap * s * 4 * 3;
+Kernel flash_backward(double b, double ap, double s, double skv, double dh, double e) {
+  const double blocks = std::ceil(skv / kFlashBlock);
+  const double flops = 10 * b * ap * s * skv * dh;
+  const double bytes = b * ap * dh * e * (2 * s + 4 * skv + 4 * s * blocks) + b * ap * s * 4 * 3;
   return flash_kernel(fused("attn.flash.bwd", OpKind::kSoftmax, flops, bytes),
                       KernelClass::kFlashBackward, s, dh);
 }
@@ -292,7 +302,8 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   const bool swiglu = spec.mlp == MlpKind::kSwiglu;
   const bool flash = spec.attention == AttentionKernel::kFlash;
   const bool gqa = d.kv < d.a;
-  const double scores = b * heads_local * s * s;  // elements of one (b, a/t, s, s) tensor
+  // Elements of one (b, a/t, s, s) tensor (s x seq positions under context parallelism).
+  const double scores = b * heads_local * s * static_cast<double>(d.s_kv);
   // Columns of the fused QKV GEMM: a query heads, kv key heads, kv value heads.
   const std::int64_t qkv_cols = (d.a + 2 * d.kv) * d.dh;
   // Columns of fc1: up (GeLU), or gate and up (SwiGLU, one column-parallel GEMM).
@@ -425,15 +436,21 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   // write them for every query head.
   Kernel expand = memory("attn.kv_expand", OpKind::kElementwise, 2 * (kv_bytes + q_bytes));
   if (gqa && !flash) F.push_back(expand);
-  Kernel sc = gemm("attn.scores", OpKind::kMatmul, d.s, d.s, d.dh, d.b * ap);
+  Kernel sc = gemm("attn.scores", OpKind::kMatmul, d.s, d.s_kv, d.dh, d.b * ap);
   // Fused scale + causal mask + softmax + dropout: reads the scores, writes
   // the probabilities, the dropout mask (1 B) and the dropout output.
   Kernel sm = memory("attn.softmax", OpKind::kSoftmax, scores * (3 * e + 1));
-  Kernel av = gemm("attn.values", OpKind::kMatmul, d.s, d.dh, d.s, d.b * ap);
+  Kernel av = gemm("attn.values", OpKind::kMatmul, d.s, d.dh, d.s_kv, d.b * ap);
   if (flash) {
     // Q, K, V and the log-sum-exp (fp32) for the backward; no s x s tensor.
-    Kernel fa = flash_forward(b, heads_local, s, dh, e);
+    Kernel fa = flash_forward(b, heads_local, s, static_cast<double>(d.s_kv), dh, e);
     fa.saved_bytes = q_bytes + 2 * kv_bytes + b * heads_local * s * 4;
+    if (d.cp > 1) {
+      // Ring attention (Megatron-Core's context parallelism): this rank's K
+      // and V chunk goes round the ring, one hop per attention block.
+      fa.ring_steps = d.cp;
+      fa.ring_bytes = 2 * kv_bytes;
+    }
     F.push_back(fa);
   } else {
     sc.saved_bytes = 2 * q_bytes;  // Q and K (K expanded to every query head)
@@ -668,17 +685,24 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   B.push_back(projw);
   L.recompute_before = static_cast<int>(B.size());
   if (flash) {
-    B.push_back(flash_backward(b, heads_local, s, dh, e));
+    Kernel fb = flash_backward(b, heads_local, s, static_cast<double>(d.s_kv), dh, e);
+    if (d.cp > 1) {
+      // K and V go round again, with their gradients (dK, dV) accumulating
+      // on the way back to their owner.
+      fb.ring_steps = d.cp;
+      fb.ring_bytes = 4 * kv_bytes;
+    }
+    B.push_back(fb);
   } else {
     // Attention over values: gradients of the probabilities (dO·Vᵀ) and of V (Pᵀ·dO).
-    B.push_back(gemm("attn.values.dgrad", OpKind::kMatmul, d.s, d.s, d.dh, d.b * ap));
-    B.push_back(gemm("attn.values.dv", OpKind::kMatmul, d.s, d.dh, d.s, d.b * ap));
+    B.push_back(gemm("attn.values.dgrad", OpKind::kMatmul, d.s, d.s_kv, d.dh, d.b * ap));
+    B.push_back(gemm("attn.values.dv", OpKind::kMatmul, d.s_kv, d.dh, d.s, d.b * ap));
     // Dropout + softmax backward: reads the output gradient, the mask and the
     // probabilities, writes the scores' gradient (as many bytes as the forward).
     B.push_back(backward_of(sm, scores * (3 * e + 1)));
     // Scores: dQ = dS·K and dK = dSᵀ·Q.
-    B.push_back(gemm("attn.scores.dq", OpKind::kMatmul, d.s, d.dh, d.s, d.b * ap));
-    B.push_back(gemm("attn.scores.dk", OpKind::kMatmul, d.s, d.dh, d.s, d.b * ap));
+    B.push_back(gemm("attn.scores.dq", OpKind::kMatmul, d.s, d.dh, d.s_kv, d.b * ap));
+    B.push_back(gemm("attn.scores.dk", OpKind::kMatmul, d.s_kv, d.dh, d.s, d.b * ap));
     // The expansion's backward sums each group's dK and dV (the same bytes).
     if (gqa) B.push_back(backward_of(expand, expand.bytes));
   }
@@ -748,7 +772,7 @@ Result<BlockTemplate> embedding_block(const TransformerShape& shape) {
   };
   if (learned)
     E.params.push_back(
-        {"embedding.position", {tensor("embedding.position", {d.s, d.h}, {d.s, d.h})}});
+        {"embedding.position", {tensor("embedding.position", {d.s_kv, d.h}, {d.s_kv, d.h})}});
   // Vocabulary-parallel lookup (rows outside this rank's shard are zeros),
   // plus the learned position embedding (rotary positions are applied in
   // every layer instead), then dropout.
@@ -891,8 +915,8 @@ std::string transformer_variant_label(const TransformerSpec& spec) {
 double pipeline_boundary_bytes(const TransformerShape& shape) {
   const TransformerSpec& m = shape.spec;
   const bool sp = shape.sequence_parallel && shape.tensor > 1;
-  return static_cast<double>(shape.micro_batch * m.seq) * static_cast<double>(m.hidden) *
-         dtype_bytes(m.dtype) / (sp ? shape.tensor : 1);
+  return static_cast<double>(shape.micro_batch * (m.seq / std::max(1, shape.context))) *
+         static_cast<double>(m.hidden) * dtype_bytes(m.dtype) / (sp ? shape.tensor : 1);
 }
 
 }  // namespace brigade::cost

@@ -73,6 +73,15 @@ struct Kernel {
   double routed_rows = 0;
   int routed_dim = 0;
 
+  // Context parallelism (TransformerShape::context > 1): the fused attention
+  // runs as `ring_steps` (= context) blocks of 1/ring_steps of its FLOPs and
+  // bytes each, and before blocks 1 .. ring_steps - 1 every rank sends
+  // `ring_bytes` (its K and V chunk; in the backward K, V and their
+  // gradients) to the next rank of the context ring, overlapped with the
+  // block before (Transformer Engine's AttnFuncWithCPAndKVP2P). 0: no ring.
+  int ring_steps = 0;
+  double ring_bytes = 0;
+
   double flops() const;  // counted FLOPs: 2mnk·batch for GEMMs, fixed_flops for kFixed, else 0
 };
 
@@ -131,6 +140,7 @@ struct TransformerShape {
   std::int64_t micro_batch = 1;  // b: sequences per micro-batch
   int tensor = 1;                // t
   int expert = 1;                // expert-parallel degree (strategy.expert)
+  int context = 1;               // context-parallel degree (strategy.context): seq/context positions
   bool sequence_parallel = false;
   Recompute recompute = Recompute::kNone;
 };
@@ -152,7 +162,7 @@ std::string transformer_variant_label(const TransformerSpec& spec);
 
 // Bytes one tensor-parallel rank sends to the next pipeline stage per
 // micro-batch (and the gradient back): the boundary activation (b, s, h) as
-// the rank holds it, 1/t of it under sequence parallelism (Megatron-core's
+// the rank holds it (s/context positions), 1/t of it under sequence parallelism (Megatron-core's
 // p2p_communication; the scatter-gather optimisation of Narayanan et al.
 // 2021 §4.1 is not modelled).
 double pipeline_boundary_bytes(const TransformerShape& shape);

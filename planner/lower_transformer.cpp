@@ -1,8 +1,9 @@
-// Transformer lowering: tensor, sequence, pipeline and data parallelism,
-// ZeRO 1/2/3, activation recomputation, topology-aware rank mapping. Every
-// device of one pipeline stage runs the same schedule, so a stage is emitted
-// in lockstep over its T x D devices (rank r = d*T + t): each logical task
-// becomes R consecutive tasks, rank r's at base + r.
+// Transformer lowering: tensor, sequence, context, pipeline and data
+// parallelism, ZeRO 1/2/3, activation recomputation, topology-aware rank
+// mapping. Every device of one pipeline stage runs the same schedule, so a
+// stage is emitted in lockstep over its T x D devices (rank r = j*T + t, the
+// replica j = data rank x C + context rank): each logical task becomes R
+// consecutive tasks, rank r's at base + r.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -39,6 +40,10 @@ struct Setup {
   const Scenario* sc = nullptr;
   const std::atomic<bool>* cancel = nullptr;  // LowerOptions::cancel, polled per pipeline step
   int T = 1, D = 1, P = 1, v = 1, V = 1;  // V = P * v virtual stages
+  // Context-parallel degree. D counts the replicas of the weights, data x C
+  // (gradients and ZeRO shards span them, as Megatron-Core's data-parallel
+  // group with context parallelism).
+  int C = 1;
   int EP = 1;                             // expert-parallel degree (tensor 1 when > 1)
   std::vector<double> expert_loads;       // per expert-parallel rank (cost::expert_rank_loads)
   bool uneven_experts = false;            // some rank's load differs from another's
@@ -59,6 +64,8 @@ struct Setup {
   double boundary_bytes = 0;  // pipeline send per rank and micro-batch (cost::pipeline_boundary_bytes)
   std::unique_ptr<RankMap> ranks;
   std::vector<TaskId> send_base, recv_base;  // pipeline transfers, by key
+  // Context rings' transfers waiting for a pipeline receive, by key (bases).
+  std::vector<std::vector<TaskId>> recv_extra;
   int key(int vs, int mb, bool forward) const { return (vs * m + mb) * 2 + (forward ? 0 : 1); }
 };
 
@@ -88,6 +95,8 @@ class StageEmitter {
       for (int dev : out_.devices) out_.dp.push_back(b.stream(dev, "dp"));
     if (s.P > 1)
       for (int dev : out_.devices) pp_.push_back(b.stream(dev, "pp"));
+    if (s.C > 1)
+      for (int dev : out_.devices) cp_.push_back(b.stream(dev, "cp"));
     out_.grad_sync.resize(static_cast<size_t>(R_));
     build_blocks();
   }
@@ -264,6 +273,7 @@ class StageEmitter {
   // (or the last task's when nothing was pending).
   TaskId flush_compute() {
     if (pend_.kernels == 0) return last_compute_;
+    const TaskId before = last_compute_;
     const bool both = pend_.gemms > 0 && pend_.memory > 0;
     TaskId first_base = -1;
     // Short names (interned once; no allocation per task).
@@ -304,6 +314,7 @@ class StageEmitter {
     if (pend_.gemms > 0) emit(true, true, !both);
     if (pend_.memory > 0) emit(false, !both, true);
     for (int key : pend_.recv_keys) link_recv(key, first_base);
+    if (ring_bytes_ > 0) ring_segment(before);
     clear_attachments();
     pend_.kernels = pend_.gemms = pend_.memory = 0;
     pend_.gemm_flops = pend_.gemm_bytes = pend_.memory_bytes = 0;
@@ -333,6 +344,12 @@ class StageEmitter {
       routed_gemm(k, phase, layer, mb);
       return;
     }
+    if (k.ring_steps > 1 && !s_.fuse_collectives) {
+      ring_kernel(k, phase, layer, mb);
+      return;
+    }
+    // kStep: the ring's hops of the fused run go as one transfer (below).
+    if (k.ring_steps > 1) ring_bytes_ += (k.ring_steps - 1) * k.ring_bytes;
     if (pend_.kernels > 0 && (!s_.fuse || pend_.phase != phase || pend_.mb != mb)) flush_compute();
     if (pend_.kernels == 0) {
       pend_.phase = phase;
@@ -373,6 +390,88 @@ class StageEmitter {
     for (int key : pend_.recv_keys) link_recv(key, base);
     clear_attachments();
     last_compute_ = base;
+  }
+
+  // Rank r's neighbour in its context ring: the next (hop 1) or the
+  // previous (hop -1) context rank of the same tensor rank and data replica.
+  int ring_peer(int r, int hop) const {
+    const int t = r % s_.T, j = r / s_.T, c = j % s_.C;
+    return (j - c + (c + hop + s_.C) % s_.C) * s_.T + t;
+  }
+
+  // Context parallelism, kernel and region granularity: the fused attention
+  // as Transformer Engine's ring attention runs it (AttnFuncWithCPAndKVP2P):
+  // C blocks of 1/C of its FLOPs and bytes; before block i >= 1 each rank
+  // forwards the chunk it holds to the next rank of its ring, a hop issued
+  // when block i-1 starts (after block i-2 and the hop that brought that
+  // chunk), which block i waits for. The closed form's
+  // ring_attention_seconds on an idle network.
+  void ring_kernel(const Kernel& k, Phase phase, int layer, int mb) {
+    const TaskId before = flush_compute();
+    const int C = k.ring_steps;
+    const double flops = k.flops() / C, bytes = k.bytes / C;
+    std::vector<TaskId> blocks(static_cast<size_t>(C), kNone), hops(static_cast<size_t>(C), kNone);
+    const std::string hop_name = k.name + ".kv_hop";
+    for (int i = 0; i < C; ++i) {
+      const auto si = static_cast<size_t>(i);
+      if (i >= 1) {
+        hops[si] = b_.num_tasks();
+        const TaskId after = i >= 2 ? blocks[si - 2] : before;
+        for (int r = 0; r < R_; ++r) {
+          const TaskId id = b_.add_transfer(cp_[static_cast<size_t>(r)],
+                                            out_.devices[static_cast<size_t>(ring_peer(r, 1))],
+                                            k.ring_bytes, hop_name, phase);
+          b_.task(id).layer = layer;
+          b_.task(id).micro_batch = mb;
+          if (after != kNone) b_.depend(id, after + r);
+          if (i >= 2) b_.depend(id, hops[si - 1] + ring_peer(r, -1));
+          if (i == 1)
+            for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
+        }
+      }
+      blocks[si] = b_.num_tasks();
+      for (int r = 0; r < R_; ++r) {
+        const TaskId id = b_.add_fixed(out_.compute[static_cast<size_t>(r)], flops, bytes,
+                                       s_.dtype, k.name, phase);
+        b_.task(id).layer = layer;
+        b_.task(id).micro_batch = mb;
+        if (i == 0) attach(id, r);
+        if (i >= 1) b_.depend(id, hops[si] + ring_peer(r, -1));
+      }
+      if (i == 0) {
+        for (int key : pend_.recv_keys) link_recv(key, blocks[si]);
+        clear_attachments();
+      }
+      last_compute_ = blocks[si];
+    }
+  }
+
+  // Context parallelism, step granularity: the hops of a fused run's ring
+  // kernels as one transfer per rank to the next rank of its ring (their
+  // summed bytes, one latency), from the run's start (what precedes it, and
+  // the pipeline receive it waits for), beside its compute; the run's last
+  // task waits for the transfer coming in. The closed form's per-kernel
+  // ring is hidden or exposed alike where the run's compute hides the hops
+  // or not (docs/costmodel.md, "The closed form against the simulator").
+  void ring_segment(TaskId before) {
+    const TaskId base = b_.num_tasks();
+    for (int r = 0; r < R_; ++r) {
+      const TaskId id = b_.add_transfer(cp_[static_cast<size_t>(r)],
+                                        out_.devices[static_cast<size_t>(ring_peer(r, 1))],
+                                        ring_bytes_, "cp.kv_ring", pend_.phase);
+      b_.task(id).micro_batch = pend_.mb;
+      if (before != kNone) b_.depend(id, before + r);
+      for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
+    }
+    for (int key : pend_.recv_keys) {
+      const TaskId send = s_.send_base[static_cast<size_t>(key)];
+      if (send != kNone)
+        for (int r = 0; r < R_; ++r) b_.depend(base + r, send + r);
+      else
+        s_.recv_extra[static_cast<size_t>(key)].push_back(base);
+    }
+    for (int r = 0; r < R_; ++r) b_.depend(last_compute_ + r, base + ring_peer(r, -1));
+    ring_bytes_ = 0;
   }
 
   // The MoE dispatch or combine AllToAll over each expert-parallel group of
@@ -533,6 +632,8 @@ class StageEmitter {
     const TaskId recv = s_.recv_base[static_cast<size_t>(key)];
     if (recv != kNone)
       for (int r = 0; r < R_; ++r) b_.depend(recv + r, base + r);
+    for (TaskId waiting : s_.recv_extra[static_cast<size_t>(key)])
+      for (int r = 0; r < R_; ++r) b_.depend(waiting + r, base + r);
   }
 
   void forward_step(const PipelineStep& st) {
@@ -884,7 +985,8 @@ class StageEmitter {
   int p_;
   int R_ = 1;
   StageOut out_;
-  std::vector<StreamId> pp_;
+  std::vector<StreamId> pp_, cp_;
+  double ring_bytes_ = 0;  // kStep: the pending run's context-ring bytes per rank
   std::vector<std::vector<Block>> chunks_;
   std::vector<std::vector<BufferId>> saved_;
   std::vector<Gathered> gathered_;
@@ -956,7 +1058,10 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
                  std::to_string(spec.heads), std::to_string(spec.seq), variant});
   plan.summary = fill_args(
       tr_text("Summary", "%1 on %2 devices: tensor %3 x pipeline %4 x data %5"),
-      {model, std::to_string(N), std::to_string(s.T), std::to_string(s.P), std::to_string(s.D)});
+      {model, std::to_string(N), std::to_string(s.T), std::to_string(s.P),
+       std::to_string(st.data)});
+  if (s.C > 1)
+    plan.summary += fill_args(tr_text("Summary", " x context %1"), {std::to_string(s.C)});
   if (st.sequence_parallel && s.T > 1) plan.summary += tr_text("Summary", " + sequence parallel");
   const std::string comma = tr_text("Summary", ", ");
   if (s.P > 1) plan.summary += comma + schedule_label(st.schedule, s.v);
@@ -1018,6 +1123,23 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
              std::to_string(at * per + per - 1) + " of each expert-parallel group gets " + load +
              " x the mean tokens; it is the straggler the combine AllToAll waits for");
     }
+  }
+  if (s.C > 1) {
+    const std::int64_t chunk = spec.seq / (2 * s.C);
+    note("context parallel over 'context' (" + std::to_string(s.C) +
+         " ranks, Megatron-Core's ring attention): each sequence of " + std::to_string(spec.seq) +
+         " positions is cut in " + std::to_string(2 * s.C) + " chunks of " + std::to_string(chunk) +
+         "; context rank c holds chunks c and " + std::to_string(2 * s.C - 1) +
+         " - c, so that every rank has the same share of the causal mask's work. Every layer "
+         "and micro-batch, each rank's keys and values go round the ring of the context ranks "
+         "of its tensor rank and replica (rank c sends to c + 1): " +
+         std::to_string(s.C - 1) + " point-to-point hops of " + std::to_string(s.b * 2 * chunk) +
+         " positions' K and V each in the forward, overlapped with the attention blocks, and " +
+         std::to_string(s.C - 1) +
+         " hops of K, V and their gradients in the backward; the linear layers see " +
+         std::to_string(spec.seq / s.C) +
+         " positions, activations are 1/" + std::to_string(s.C) +
+         "; gradients are summed over data x context (" + std::to_string(s.D) + " ranks)");
   }
   note("batch: " + std::to_string(B) + " sequences per iteration; each data replica takes " +
        std::to_string(per_replica) + " (" +
@@ -1081,7 +1203,17 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
     plan.device_role[static_cast<size_t>(dev)] =
         fill_args(tr_text("Roles", "tensor %1/%2, data %3/%4, pipeline %5/%6"),
                   {std::to_string(c.tensor), std::to_string(s.T), std::to_string(c.data),
-                   std::to_string(s.D), std::to_string(c.pipeline), std::to_string(s.P)});
+                   std::to_string(st.data), std::to_string(c.pipeline), std::to_string(s.P)});
+    if (s.C > 1) {
+      // Megatron-Core's get_batch_on_this_cp_rank: chunks c and 2C - 1 - c.
+      const std::int64_t chunk = spec.seq / (2 * s.C);
+      const std::int64_t lo = c.context * chunk, hi = (2 * s.C - 1 - c.context) * chunk;
+      const int next = s.ranks->device(c.tensor, c.data * s.C + (c.context + 1) % s.C, c.pipeline);
+      plan.device_role[static_cast<size_t>(dev)] +=
+          ", context " + std::to_string(c.context) + "/" + std::to_string(s.C) + " (positions " +
+          std::to_string(lo) + "-" + std::to_string(lo + chunk - 1) + " and " + std::to_string(hi) +
+          "-" + std::to_string(hi + chunk - 1) + "; KV ring to device " + std::to_string(next) + ")";
+    }
     if (s.EP > 1) {
       const std::int64_t per = spec.moe.experts / s.EP;
       const std::int64_t first = (c.data % s.EP) * per;
@@ -1144,9 +1276,12 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
     };
     const std::int64_t bsz = s.b, seq = spec.seq, h = spec.hidden;
     if (p == 0) {
-      act("tokens", {B, seq}, {bsz, seq},
+      act("tokens", {B, seq}, {bsz, seq / s.C},
           "batch split over 'data' (" + std::to_string(per_replica) + " per replica), " +
-              std::to_string(s.m) + " micro-batch(es)",
+              std::to_string(s.m) + " micro-batch(es)" +
+              (s.C > 1 ? "; sequence split over 'context' (chunks c and " +
+                             std::to_string(2 * s.C - 1) + " - c of " + std::to_string(2 * s.C) + ")"
+                       : std::string()),
           DType::kI32);
       add_params(s.embedding, 1, "");
     }
@@ -1163,29 +1298,35 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
                     "; tied to the first stage's embedding" + shard3;
       view.tensors.push_back(tv);
     }
-    act("hidden states", {bsz, seq, h}, {bsz, sp ? seq / s.T : seq, h},
-        sp ? "sequence split over 'tensor' between the GEMMs" : "replicated over 'tensor'",
+    const std::int64_t lseq = seq / s.C;  // positions on a context rank
+    const std::string cpw =
+        s.C > 1 ? "; sequence split over 'context' (2 of " + std::to_string(2 * s.C) + " chunks)"
+                : std::string();
+    act("hidden states", {bsz, seq, h}, {bsz, sp ? lseq / s.T : lseq, h},
+        (sp ? "sequence split over 'tensor' between the GEMMs" : "replicated over 'tensor'") + cpw,
         spec.dtype);
     const std::int64_t kv = spec.key_value_heads(), dh = spec.hidden / spec.heads;
     if (kv < spec.heads)
       act("keys and values (" + std::to_string(kv) + " key/value heads for " +
               std::to_string(spec.heads) + " query heads)",
-          {bsz, seq, 2 * kv * dh}, {bsz, seq, 2 * kv * dh / s.T},
-          s.T > 1 ? "key/value heads split over 'tensor'" : "whole", spec.dtype);
+          {bsz, seq, 2 * kv * dh}, {bsz, lseq, 2 * kv * dh / s.T},
+          (s.T > 1 ? "key/value heads split over 'tensor'" : "whole") + cpw +
+              (s.C > 1 ? "; passed round the context ring" : ""),
+          spec.dtype);
     if (spec.attention == AttentionKernel::kFlash)
       act("attention log-sum-exp (FlashAttention keeps no seq x seq scores)",
-          {bsz, spec.heads, seq}, {bsz, spec.heads / s.T, seq},
-          s.T > 1 ? "heads split over 'tensor'" : "whole", DType::kF32);
+          {bsz, spec.heads, seq}, {bsz, spec.heads / s.T, lseq},
+          (s.T > 1 ? "heads split over 'tensor'" : "whole") + cpw, DType::kF32);
     else
       act("attention scores", {bsz, spec.heads, seq, seq}, {bsz, spec.heads / s.T, seq, seq},
           s.T > 1 ? "heads split over 'tensor'" : "whole", spec.dtype);
     const std::int64_t fc1 = spec.mlp == MlpKind::kSwiglu ? 2 * f : f;
     act(spec.mlp == MlpKind::kSwiglu ? "FFN gate and up" : "FFN hidden", {bsz, seq, fc1},
-        {bsz, seq, fc1 / s.T},
-        s.T > 1 ? "columns split over 'tensor'" : "whole", spec.dtype);
+        {bsz, lseq, fc1 / s.T},
+        (s.T > 1 ? "columns split over 'tensor'" : "whole") + cpw, spec.dtype);
     if (p == s.P - 1)
-      act("logits", {bsz, seq, spec.vocab}, {bsz, seq, spec.vocab / s.T},
-          s.T > 1 ? "vocabulary split over 'tensor'" : "whole", spec.dtype);
+      act("logits", {bsz, seq, spec.vocab}, {bsz, lseq, spec.vocab / s.T},
+          (s.T > 1 ? "vocabulary split over 'tensor'" : "whole") + cpw, spec.dtype);
     plan.views.push_back(std::move(view));
   }
 }
@@ -1197,7 +1338,8 @@ Status prepare_setup(const Scenario& sc, Setup& s) {
   const TransformerSpec& spec = sc.transformer;
   s.sc = &sc;
   s.T = st.tensor;
-  s.D = st.data;
+  s.C = st.context;
+  s.D = st.data * s.C;
   s.P = st.pipeline;
   s.v = st.schedule == PipelineSchedule::kInterleaved && st.pipeline > 1
             ? std::max(1, st.virtual_stages)
@@ -1225,6 +1367,7 @@ Status prepare_setup(const Scenario& sc, Setup& s) {
   shape.micro_batch = s.b;
   shape.tensor = s.T;
   shape.expert = st.expert;
+  shape.context = s.C;
   shape.sequence_parallel = st.sequence_parallel;
   shape.recompute = s.training ? sc.training.recompute : Recompute::kNone;
   BRIGADE_ASSIGN_OR_RETURN(s.layer, transformer_layer(shape));
@@ -1237,7 +1380,8 @@ Status prepare_setup(const Scenario& sc, Setup& s) {
     s.embedding.backward.clear();
     s.head.backward.clear();
   }
-  BRIGADE_ASSIGN_OR_RETURN(RankMap ranks, RankMap::make(s.T, s.D, s.P, st.rank_order));
+  BRIGADE_ASSIGN_OR_RETURN(RankMap ranks,
+                           RankMap::make(s.T, st.data, s.P, st.rank_order, s.C));
   s.ranks = std::make_unique<RankMap>(ranks);
 
   return Status::ok();
@@ -1259,12 +1403,20 @@ Granularity choose_granularity(const Setup& s, const LowerOptions& options, doub
     return n;
   };
   const double steps_per_device = static_cast<double>(s.m) * s.v * (s.training ? 2 : 1);
-  const double per_step_kernels =
-      static_cast<double>(s.layers_per_chunk) * count(s.layer) / (s.training ? 2 : 1);
+  // Context parallelism splits each ring kernel into C blocks and C - 1 hops.
+  auto ring_tasks = [](const BlockTemplate& t) {
+    double n = 0;
+    for (const auto* ks : {&t.forward, &t.backward, &t.recompute})
+      for (const Kernel& k : *ks) n += k.ring_steps > 1 ? 2.0 * (k.ring_steps - 1) : 0.0;
+    return n;
+  };
+  const double per_step_kernels = static_cast<double>(s.layers_per_chunk) *
+                                  (count(s.layer) + ring_tasks(s.layer)) / (s.training ? 2 : 1);
   // kRegion: per collective, the collective and the GEMM and memory tasks
   // of the run before it; recomputation adds its own runs.
   const double per_step_regions = static_cast<double>(s.layers_per_chunk) *
-                                  (3 * collectives(s.layer) + (s.layer.recompute.empty() ? 0 : 4)) /
+                                  (3 * collectives(s.layer) + (s.layer.recompute.empty() ? 0 : 4) +
+                                   ring_tasks(s.layer)) /
                                   (s.training ? 2 : 1);
   const double kernel_tasks = N * steps_per_device * (per_step_kernels + 1);
   const double region_tasks = N * steps_per_device * (per_step_regions + 2);
@@ -1294,6 +1446,7 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
   const int keys = s.V * s.m * 2;
   s.send_base.assign(static_cast<size_t>(keys), kNone);
   s.recv_base.assign(static_cast<size_t>(keys), kNone);
+  s.recv_extra.assign(static_cast<size_t>(keys), {});
 
   ProgramBuilder b(sc.name.empty() ? "transformer" : sc.name, N);
   std::vector<StageOut> stages;

@@ -5,25 +5,32 @@
 namespace brigade::planner {
 
 Result<RankMap> RankMap::make(int tensor, int data, int pipeline,
-                              const std::vector<std::string>& order) {
+                              const std::vector<std::string>& order, int context) {
   RankMap r;
   r.tensor_ = tensor;
   r.data_ = data;
   r.pipeline_ = pipeline;
+  r.context_ = context;
   r.order_ = order;
   std::vector<std::string> sorted = order;
   std::sort(sorted.begin(), sorted.end());
-  if (sorted != std::vector<std::string>{"data", "pipeline", "tensor"}) {
+  if (sorted != std::vector<std::string>{"data", "pipeline", "tensor"} &&
+      sorted != std::vector<std::string>{"context", "data", "pipeline", "tensor"}) {
     std::string got;
     for (const auto& o : order) got += (got.empty() ? "" : ", ") + o;
     return Status::error("strategy.rank_order: found [" + got +
                          "]; expected an order of tensor, data, pipeline");
   }
+  StrategySpec st;
+  st.rank_order = order;
   int stride = 1;
-  for (const std::string& axis : order) {
+  for (const std::string& axis : full_rank_order(st)) {
     if (axis == "tensor") {
       r.stride_t_ = stride;
       stride *= tensor;
+    } else if (axis == "context") {
+      r.stride_c_ = stride;
+      stride *= context;
     } else if (axis == "data") {
       r.stride_d_ = stride;
       stride *= data;
@@ -35,27 +42,28 @@ Result<RankMap> RankMap::make(int tensor, int data, int pipeline,
   return r;
 }
 
-int RankMap::device(int t, int d, int p) const {
-  return t * stride_t_ + d * stride_d_ + p * stride_p_;
+int RankMap::device(int t, int j, int p) const {
+  return t * stride_t_ + (j / context_) * stride_d_ + (j % context_) * stride_c_ + p * stride_p_;
 }
 
 RankCoord RankMap::coord(int device) const {
   RankCoord c;
   c.tensor = (device / stride_t_) % tensor_;
   c.data = (device / stride_d_) % data_;
+  c.context = (device / stride_c_) % context_;
   c.pipeline = (device / stride_p_) % pipeline_;
   return c;
 }
 
-std::vector<int> RankMap::tensor_group(int d, int p) const {
+std::vector<int> RankMap::tensor_group(int j, int p) const {
   std::vector<int> g;
-  for (int t = 0; t < tensor_; ++t) g.push_back(device(t, d, p));
+  for (int t = 0; t < tensor_; ++t) g.push_back(device(t, j, p));
   return g;
 }
 
 std::vector<int> RankMap::data_group(int t, int p) const {
   std::vector<int> g;
-  for (int d = 0; d < data_; ++d) g.push_back(device(t, d, p));
+  for (int j = 0; j < data_ * context_; ++j) g.push_back(device(t, j, p));
   return g;
 }
 

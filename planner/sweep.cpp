@@ -19,7 +19,8 @@ const std::vector<std::string>& keys() {
   static const std::vector<std::string> k = {
       "data",         "tensor",    "pipeline",          "zero",        "virtual_stages",
       "schedule",     "recompute", "sequence_parallel", "micro_batch", "global_batch",
-      "bucket_bytes", "overlap",   "data_mode",         "algorithm",   "expert"};
+      "bucket_bytes", "overlap",   "data_mode",         "algorithm",   "expert",
+      "context"};
   return k;
 }
 
@@ -109,12 +110,13 @@ Status set_key(Scenario& s, const std::string& raw_key, const std::string& value
     if (key.rfind(prefix, 0) == 0) key = key.substr(std::string(prefix).size());
   const std::string flag = "--set " + raw_key;
   if (key == "data" || key == "tensor" || key == "pipeline" || key == "virtual_stages" ||
-      key == "expert") {
+      key == "expert" || key == "context") {
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t x, parse_whole(flag, value));
     (key == "data"       ? st.data
      : key == "tensor"   ? st.tensor
      : key == "pipeline" ? st.pipeline
      : key == "expert"   ? st.expert
+     : key == "context"  ? st.context
                          : st.virtual_stages) = static_cast<int>(x);
   } else if (key == "zero") {
     BRIGADE_ASSIGN_OR_RETURN(st.zero, parse_zero_value(flag, value));
@@ -167,10 +169,10 @@ Status set_devices(Scenario& s, const std::string& value) {
   const int devices = static_cast<int>(n);
   switch (s.model_kind) {
     case ModelKind::kTransformer: {
-      const int tp = st.tensor * st.pipeline;
+      const int tp = st.tensor * st.pipeline * st.context;
       if (devices % tp != 0)
-        return Status::error("--devices: " + value +
-                             " devices are not a multiple of tensor x pipeline = " + std::to_string(tp));
+        return Status::error("--devices: " + value + " devices are not a multiple of tensor x " +
+                             (st.context > 1 ? "context x " : "") + "pipeline = " + std::to_string(tp));
       st.data = devices / tp;
       break;
     }
@@ -193,7 +195,7 @@ Status set_devices(Scenario& s, const std::string& value) {
 
 // After strategy keys: the topology of tensor x pipeline x data devices.
 Status fit_topology(Scenario& s) {
-  const int n = s.strategy.tensor * s.strategy.pipeline * s.strategy.data;
+  const int n = s.strategy.tensor * s.strategy.pipeline * s.strategy.data * s.strategy.context;
   if (s.model_kind == ModelKind::kTransformer || s.model_kind == ModelKind::kMlp) {
     BRIGADE_ASSIGN_OR_RETURN(s.topology, resize_topology(s.topology, n));
   }
@@ -225,7 +227,7 @@ int devices_of(const Scenario& s) {
     return static_cast<int>(n);
   }
   if (!s.placement.empty()) return s.topology.num_devices();
-  return s.strategy.tensor * s.strategy.pipeline * s.strategy.data;
+  return s.strategy.tensor * s.strategy.pipeline * s.strategy.data * s.strategy.context;
 }
 }  // namespace
 
@@ -317,9 +319,10 @@ Result<SweepResult> run_sweep(const Scenario& base, const SweepSpec& spec,
       if (devices_value) {
         made = set_devices(*s, *devices_value);
       } else if (spec.fixed_devices) {
-        const int tp = s->strategy.tensor * s->strategy.pipeline;
+        const int tp = s->strategy.tensor * s->strategy.pipeline * s->strategy.context;
         if (fixed % tp != 0)
-          made = Status::error(std::to_string(fixed) + " devices are not a multiple of tensor x pipeline = " +
+          made = Status::error(std::to_string(fixed) + " devices are not a multiple of tensor x " +
+                               (s->strategy.context > 1 ? "context x " : "") + "pipeline = " +
                                std::to_string(tp));
         else
           s->strategy.data = fixed / tp;
@@ -436,7 +439,8 @@ Result<SweepResult> amdahl_through_plan(const Scenario& base, const SweepJudge& 
     return Status::error(
         "the scenario fixes its devices (a mesh or a placement): no other device count to judge");
   const StrategySpec& st = base.strategy;
-  const int unit = base.model_kind == ModelKind::kTransformer ? st.tensor * st.pipeline : 1;
+  const int unit =
+      base.model_kind == ModelKind::kTransformer ? st.tensor * st.pipeline * st.context : 1;
   const int d = std::max(1, st.data);
   std::vector<int> degrees;
   for (int x = 1; x <= 2 * d; x *= 2) degrees.push_back(x);

@@ -951,6 +951,10 @@
         <translation></translation>
     </message>
     <message>
+        <source> x context %1</source>
+        <translation></translation>
+    </message>
+    <message>
         <source> + sequence parallel</source>
         <translation></translation>
     </message>

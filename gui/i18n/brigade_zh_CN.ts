@@ -941,6 +941,10 @@
         <translation>%1，%2 台设备：张量 %3 × 流水线 %4 × 数据 %5</translation>
     </message>
     <message>
+        <source> x context %1</source>
+        <translation> × 上下文 %1</translation>
+    </message>
+    <message>
         <source> + sequence parallel</source>
         <translation> + 序列并行</translation>
     </message>

@@ -195,5 +195,73 @@ TEST(ModelsCli, ExecuteTinyMoeOnTheCpu) {
   EXPECT_NE(r.out.find("alltoall"), std::string::npos) << r.out;
 }
 
+// Context parallelism (issue 21, item 3). Llama 3 405B on 16,384 H100s,
+// TP8 x CP16 x PP16 x DP8 (the paper's Table 4): explain names each GPU's
+// sequence chunks and its KV ring neighbour. Device 24 is tensor 0, context
+// 3, data 0, pipeline 0 (strides 1, 8, 128, 1024): with 2 x 16 chunks of
+// 131072 / 32 = 4096 positions it holds chunks 3 and 28, positions
+// 12288-16383 and 114688-118783, and sends to context 4, device 32.
+TEST(ModelsCli, Llama3_405bExplainShowsTheSequenceChunksAndTheRing) {
+  const std::string f = std::string(BRIGADE_SOURCE_DIR) + "/scenarios/llama3_405b_16384gpu.yaml";
+  auto e = run_brigade({"explain", f, "--json"});
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  auto j = nlohmann::json::parse(e.out);
+  EXPECT_EQ(j["devices"][24]["role"].get<std::string>(),
+            "tensor 0/8, data 0/8, pipeline 0/16, context 3/16 (positions 12288-16383 and "
+            "114688-118783; KV ring to device 32)");
+  auto t = run_brigade({"explain", f});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("tensor 8 x pipeline 16 x data 8 x context 16"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("context parallel over 'context' (16 ranks"), std::string::npos) << t.out;
+}
+
+// A tiny Llama with context 2 on two host devices: `cost` lists the ring's
+// hops, the CPU executor runs them (each rank's K and V to the other) and
+// `sweep` takes the key.
+TEST(ModelsCli, ContextParallelOnTheCpu) {
+  TempDir dir;
+  std::string yaml = kTinyLlama;
+  yaml.replace(yaml.find("strategy: {pipeline: 2, schedule: 1f1b}"),
+               std::string("strategy: {pipeline: 2, schedule: 1f1b}").size(),
+               "strategy: {context: 2}");
+  const std::string f = dir.write("cp.yaml", yaml);
+  auto c = run_brigade({"cost", f, "--json"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  bool ring = false;
+  const auto cj = nlohmann::json::parse(c.out);
+  for (const auto& x : cj["communication"])
+    if (x["purpose"] == "context") {
+      ring = true;
+      // 2 layers x 2 micro-batches x (1 forward + 1 backward hop).
+      EXPECT_EQ(x["count"].get<double>(), 8.0);
+    }
+  EXPECT_TRUE(ring) << c.out;
+  auto r = run_brigade({"execute", f, "--repeat", "1", "--json", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("transfer"), std::string::npos) << r.out;
+  auto s = run_brigade({"sweep", f, "--set", "context=1,2", "--json"});
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+}
+
+// A context degree that does not divide the sequence: one line, exit 2, on
+// every verb, nothing on stdout.
+TEST(ModelsCli, ContextNotDividingTheSequenceExits2) {
+  TempDir dir;
+  std::string yaml = kTinyLlama;
+  yaml.replace(yaml.find("strategy: {pipeline: 2, schedule: 1f1b}"),
+               std::string("strategy: {pipeline: 2, schedule: 1f1b}").size(),
+               "strategy: {data: 1, context: 3}");
+  yaml.replace(yaml.find("devices: 2"), std::string("devices: 2").size(), "devices: 3");
+  const std::string f = dir.write("cp3.yaml", yaml);
+  for (const char* verb : {"cost", "simulate", "explain", "execute"}) {
+    auto r = run_brigade({verb, f});
+    EXPECT_EQ(r.exit_code, 2) << verb;
+    EXPECT_EQ(r.out, "") << verb;
+    EXPECT_EQ(r.err, f + ":8:21: error: found context 3 with seq 64; expected a divisor of seq "
+                         "(each context-parallel rank holds seq/context positions)\n")
+        << verb;
+  }
+}
+
 }  // namespace
 }  // namespace brigade

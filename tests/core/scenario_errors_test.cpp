@@ -83,8 +83,8 @@ const ErrorCase kCases[] = {
      "  mlp: {batch: 8, widths: [16, 16]}\n"
      "strategy: {dta: 4}\n",
      "t.yaml:4:12: error: found key 'dta'; expected one of data, tensor, pipeline, "
-     "expert, sequence_parallel, schedule, virtual_stages, zero, data_mode, rank_order, bucket, "
-     "overlap, "
+     "expert, context, sequence_parallel, schedule, virtual_stages, zero, data_mode, rank_order, "
+     "bucket, overlap, "
      "algorithm (did you mean 'data'?)"},
     {"WrongTypeInteger",
      "topology: {preset: cpu-host, devices: 4}\n"
@@ -276,7 +276,14 @@ const ErrorCase kCases[] = {
      "  mlp: {batch: 8, widths: [16, 16]}\n"
      "strategy: {rank_order: [data, data, tensor]}\n",
      "t.yaml:4:31: error: found 'data' twice in rank_order; expected a permutation of tensor, "
-     "data, pipeline (innermost first)"},
+     "data, pipeline (innermost first), context optional"},
+    {"RankOrderContextWithTwoOthers",
+     "topology: {preset: cpu-host, devices: 4}\n"
+     "model:\n"
+     "  mlp: {batch: 8, widths: [16, 16]}\n"
+     "strategy: {rank_order: [tensor, context, data]}\n",
+     "t.yaml:4:24: error: found 3 entries in rank_order; expected a permutation of tensor, "
+     "data, pipeline (innermost first), context optional"},
     {"NegativeBucket",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model:\n"

@@ -9,7 +9,9 @@
 // interleaved 2 x 2 chunks, GPipe); sequence parallelism; recomputation
 // none / selective / full; micro-batch 1 / 2 / 4; tensor 1 / 2 / 4; the
 // transformer variants (GQA kv_heads, SwiGLU, FlashAttention, untied
-// embeddings); and the task granularity (kernel, region, step).
+// embeddings); the task granularity (kernel, region, step); and context
+// parallelism 1 / 2 (issue 21, item 3: the KV ring's hops beside the
+// attention blocks; FlashAttention only, as Transformer Engine runs it).
 //
 // `make test` runs a pairwise cover of those axes (every pair of values of
 // two axes appears in at least one plan) and one plan of each class that
@@ -67,12 +69,13 @@ const std::vector<Variant> kVariant = {{"plain", ""},
                                        {"untied", ", tie_embeddings: false, bias: false"}};
 const std::vector<Granularity> kGranularity = {Granularity::kKernel, Granularity::kRegion,
                                                Granularity::kStep};
-constexpr int kAxes = 8;
-const int kSizes[kAxes] = {4, 4, 2, 3, 3, 3, 5, 3};
+const std::vector<int> kContext = {1, 2};
+constexpr int kAxes = 9;
+const int kSizes[kAxes] = {4, 4, 2, 3, 3, 3, 5, 3, 2};
 
 // The plan at one index per axis, or false if the keys do not make a plan on
 // one DGX A100 (8 GPUs): sequence parallelism needs tensor >= 2, ZeRO needs
-// data >= 2.
+// data >= 2, context parallelism FlashAttention.
 bool make_case(const int* ix, FamilyCase* out) {
   const int zero = kZero[static_cast<size_t>(ix[0])];
   const Pipe& pipe = kPipe[static_cast<size_t>(ix[1])];
@@ -82,7 +85,10 @@ bool make_case(const int* ix, FamilyCase* out) {
   const int tensor = kTensor[static_cast<size_t>(ix[5])];
   const Variant& var = kVariant[static_cast<size_t>(ix[6])];
   const Granularity g = kGranularity[static_cast<size_t>(ix[7])];
-  const int data = 8 / (tensor * pipe.pipeline);
+  const int context = kContext[static_cast<size_t>(ix[8])];
+  if (tensor * pipe.pipeline * context > 8) return false;
+  if (context > 1 && std::string(var.name) != "flash") return false;
+  const int data = 8 / (tensor * pipe.pipeline * context);
   if (sp && tensor < 2) return false;
   if (zero > 0 && data < 2) return false;
   // 64 sequences: every replica runs 64 / (data x micro) >= 2 micro-batches
@@ -94,11 +100,12 @@ bool make_case(const int* ix, FamilyCase* out) {
               ", pipeline: " + std::to_string(pipe.pipeline) + ", data: " + std::to_string(data) +
               ", zero: " + std::to_string(zero) + ", schedule: " + pipe.schedule +
               ", virtual_stages: " + std::to_string(pipe.virtual_stages) +
-              (sp ? ", sequence_parallel: true" : "") + "}\n";
+              (sp ? ", sequence_parallel: true" : "") +
+              (context > 1 ? ", context: " + std::to_string(context) : "") + "}\n";
   out->granularity = g;
   out->name = "z" + std::to_string(zero) + "_" + pipe.name + (sp ? "_sp" : "") + "_" + recompute +
               "_mb" + std::to_string(micro) + "_t" + std::to_string(tensor) + "_" + var.name + "_" +
-              std::string(granularity_name(g));
+              std::string(granularity_name(g)) + (context > 1 ? "_cp" + std::to_string(context) : "");
   return true;
 }
 
@@ -181,7 +188,11 @@ std::vector<FamilyCase> pairwise() {
 std::vector<FamilyCase> classes() {
   const int picks[][kAxes] = {{3, 2, 0, 0, 0, 0, 0, 0}, {0, 2, 0, 0, 2, 2, 0, 0},
                               {2, 3, 0, 0, 0, 0, 0, 0}, {1, 1, 0, 2, 2, 0, 0, 0},
-                              {1, 0, 0, 1, 2, 2, 4, 1}, {0, 0, 0, 2, 2, 0, 0, 2}};
+                              {1, 0, 0, 1, 2, 2, 4, 1}, {0, 0, 0, 2, 2, 0, 0, 2},
+                              // context 2 at kernel granularity: the ring's hops beside
+                              // the blocks (with full recomputation's too, tensor 2 + SP)
+                              // and under interleaving with ZeRO-2.
+                              {0, 1, 1, 2, 1, 1, 3, 0, 1}, {2, 2, 0, 0, 2, 0, 3, 0, 1}};
   std::vector<FamilyCase> out;
   for (const auto& ix : picks) {
     FamilyCase c;

@@ -45,6 +45,12 @@ std::vector<Case> bundled() {
     // GPUs, minutes and gigabytes each under the simulator; the two judges
     // are compared on them by `scripts/fidelity --judge sim` instead.
     if (rel.rfind("published/", 0) == 0) continue;
+    // Llama 3 405B on 16,384 GPUs: 5.9 M tasks whose data-parallel rings of
+    // 128 ranks over 128 nodes the simulator expands step by step, minutes
+    // and more than 8 GiB on the development VM (its speed goal is not met:
+    // docs/PERFORMANCE.md); bench/sim_bench's Scenario/llama3_405b_16384
+    // runs it. Its closed form runs in tests/cli/models_test.cpp.
+    if (rel == "llama3_405b_16384gpu.yaml") continue;
     std::string name = rel.substr(0, rel.size() - 5);
     std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
     out.push_back({name, "", entry.path().string()});

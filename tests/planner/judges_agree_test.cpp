@@ -24,7 +24,10 @@ std::vector<std::string> bundled_scenarios() {
   std::vector<std::string> out;
   for (const auto& entry :
        std::filesystem::directory_iterator(std::string(BRIGADE_SOURCE_DIR) + "/scenarios"))
-    if (entry.is_regular_file() && entry.path().extension() == ".yaml")
+    // Not the 405B on 16,384 GPUs: minutes and > 8 GiB to simulate here
+    // (docs/PERFORMANCE.md; tests/planner/cross_judge_test.cpp says why).
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml" &&
+        entry.path().filename() != "llama3_405b_16384gpu.yaml")
       out.push_back(entry.path().filename().string());
   std::sort(out.begin(), out.end());
   return out;

@@ -1,0 +1,124 @@
+// Context parallelism (issue 21, item 3) in the closed form and the one
+// description (costmodel/transformer_blocks.hpp): the ring attention's
+// overlap formula, the fused attention split over the context ranks, the
+// KV ring's bytes, and the closed form's ledger of hops.
+//
+// Sources: Liu et al. 2023, "Ring Attention with Blockwise Transformers";
+// Megatron-Core's context parallelism (docs: context_parallel.html) and
+// Transformer Engine's AttnFuncWithCPAndKVP2P (K and V chunks passed to the
+// next rank cp - 1 times per forward, K, V and dK, dV in the backward,
+// each hop overlapped with an attention block).
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/scenario.hpp"
+#include "costmodel/collectives.hpp"
+#include "costmodel/plan.hpp"
+#include "costmodel/transformer_blocks.hpp"
+
+namespace brigade::cost {
+namespace {
+
+// block + (steps - 1) max(block, hop):
+//   4 blocks of 1 ms, hops of 1.5 ms: 1 + 3 x 1.5 = 5.5 ms (the hops exposed);
+//   4 blocks of 2 ms, hops of 1 ms:   2 + 3 x 2   = 8 ms = 4 blocks (hidden);
+//   one step: the block alone.
+TEST(RingAttention, ByHand) {
+  EXPECT_DOUBLE_EQ(ring_attention_seconds(4, 1e-3, 1.5e-3), 5.5e-3);
+  EXPECT_DOUBLE_EQ(ring_attention_seconds(4, 2e-3, 1e-3), 8e-3);
+  EXPECT_DOUBLE_EQ(ring_attention_seconds(1, 2e-3, 1e-3), 2e-3);
+}
+
+TransformerShape shape(int context) {
+  TransformerShape x;
+  x.spec.layers = 2;
+  x.spec.hidden = 512;
+  x.spec.heads = 8;
+  x.spec.kv_heads = 2;
+  x.spec.seq = 1024;
+  x.spec.vocab = 1024;
+  x.spec.attention = AttentionKernel::kFlash;
+  x.spec.dtype = DType::kBF16;
+  x.micro_batch = 1;
+  x.context = context;
+  return x;
+}
+
+const Kernel& named(const std::vector<Kernel>& ks, const std::string& name) {
+  for (const Kernel& k : ks)
+    if (k.name == name) return k;
+  ADD_FAILURE() << "no kernel " << name;
+  return ks.front();
+}
+
+// b 1, seq 1024, hidden 512, 8 heads of 64, 2 key/value heads, bf16, tensor 1.
+// Context 4: each rank holds 1024 / 4 = 256 positions.
+//   FlashAttention forward FLOPs 4 b a s_q s_kv dh:
+//     context 1: 4 x 8 x 1024 x 1024 x 64 = 2,147,483,648
+//     context 4: 4 x 8 x  256 x 1024 x 64 =   536,870,912 (a quarter)
+//   K or V of the rank's positions: 256 x 2 heads x 64 x 2 B = 65,536 B;
+//   a forward hop carries K and V, 131,072 B; a backward hop K, V, dK, dV,
+//   262,144 B; 4 steps (3 hops).
+//   Pipeline boundary (b, s/cp, h): 256 x 512 x 2 B = 262,144 B.
+TEST(ContextTemplates, FlashSplitAndRingBytes) {
+  auto one = transformer_layer(shape(1));
+  auto four = transformer_layer(shape(4));
+  ASSERT_TRUE(one.is_ok() && four.is_ok());
+  const Kernel& f1 = named(one->forward, "attn.flash");
+  const Kernel& f4 = named(four->forward, "attn.flash");
+  EXPECT_DOUBLE_EQ(f1.flops(), 2147483648.0);
+  EXPECT_DOUBLE_EQ(f4.flops(), 536870912.0);
+  EXPECT_EQ(f1.ring_steps, 0);
+  EXPECT_EQ(f4.ring_steps, 4);
+  EXPECT_DOUBLE_EQ(f4.ring_bytes, 131072.0);
+  const Kernel& b4 = named(four->backward, "attn.flash.bwd");
+  EXPECT_EQ(b4.ring_steps, 4);
+  EXPECT_DOUBLE_EQ(b4.ring_bytes, 262144.0);
+  // Every activation a layer keeps is per position: a quarter.
+  EXPECT_DOUBLE_EQ(4 * four->saved_bytes(), one->saved_bytes());
+  // The linear layers' FLOPs per rank are a quarter too; the total is the same.
+  EXPECT_DOUBLE_EQ(4 * four->forward_flops(), one->forward_flops());
+  EXPECT_DOUBLE_EQ(4 * four->backward_flops(), one->backward_flops());
+  EXPECT_DOUBLE_EQ(pipeline_boundary_bytes(shape(4)), 262144.0);
+}
+
+// The closed form's ledger on one DGX A100: data 2 x context 4, global batch
+// 4 in micro-batches of 1, so m = 4 / 2 = 2 per replica. Per layer and
+// micro-batch 3 forward hops of 131,072 B and 3 backward hops of 262,144 B:
+//   calls 2 layers x 2 micro-batches x 6 = 24,
+//   bytes 2 x 2 x (3 x 131,072 + 3 x 262,144) = 4 x 1,179,648 = 4,718,592.
+// The gradients are summed over data x context = 8 ranks.
+TEST(ContextEstimate, LedgerOfHopsAndTheGradientGroup) {
+  auto sc = parse_scenario(
+      "topology: {preset: dgx-a100}\n"
+      "model:\n"
+      "  transformer: {layers: 2, hidden: 512, heads: 8, kv_heads: 2, seq: 1024, vocab: 1024,\n"
+      "                attention: flash, dtype: bf16}\n"
+      "training: {global_batch: 4, micro_batch: 1}\n"
+      "strategy: {data: 2, context: 4}\n",
+      "c.yaml");
+  ASSERT_TRUE(sc.is_ok()) << sc.message();
+  auto e = estimate_plan(*sc);
+  ASSERT_TRUE(e.is_ok()) << e.message();
+  bool ring = false, grads = false;
+  for (const CommunicationEstimate& c : e->communication) {
+    if (c.purpose == "context") {
+      ring = true;
+      EXPECT_EQ(c.kind, "p2p");
+      EXPECT_DOUBLE_EQ(c.count, 24.0);
+      EXPECT_DOUBLE_EQ(c.bytes, 4718592.0);
+      EXPECT_LE(c.exposed_seconds, c.seconds);
+    }
+    if (c.purpose == "data") {
+      grads = true;
+      EXPECT_EQ(c.group_size, 8);
+    }
+  }
+  EXPECT_TRUE(ring);
+  EXPECT_TRUE(grads);
+  EXPECT_EQ(e->devices, 8);
+}
+
+}  // namespace
+}  // namespace brigade::cost
