@@ -13,11 +13,6 @@
 namespace brigade::realexec {
 namespace {
 
-// The same limits as calibrate's other fits (realexec/calibrate_sanity.cpp).
-constexpr double kMinRSquared = 0.5;
-constexpr double kContradiction = 1.1;
-constexpr double kMaxMiss = 3.0;
-
 int nccl_steps(CollectiveKind kind, int n) {
   return kind == CollectiveKind::kAllReduce ? 2 * (n - 1) : n - 1;
 }
@@ -223,20 +218,15 @@ Result<NcclProtocolFit> fit_nccl_protocols(const NcclTable& table,
 }
 
 std::string nccl_fit_refusal(const NcclProtocolFit& fit, const std::vector<NcclSizePoint>& points) {
-  std::vector<NcclSizePoint> p = points;
-  std::sort(p.begin(), p.end(),
-            [](const NcclSizePoint& a, const NcclSizePoint& b) { return a.bytes < b.bytes; });
-  for (size_t i = 0; i < p.size(); ++i)
-    for (size_t j = i + 1; j < p.size(); ++j)
-      if (p[j].bytes > p[i].bytes && p[j].seconds > 0 &&
-          p[i].seconds > kContradiction * p[j].seconds)
-        return fmt::format("{} took {}, longer than {} ({})", format_bytes(p[i].bytes),
-                           format_seconds(p[i].seconds), format_bytes(p[j].bytes),
-                           format_seconds(p[j].seconds));
-  if (fit.r_squared < kMinRSquared)
+  // The rules of calibrate's other collective fits (realexec/calibrate_sanity.cpp).
+  std::vector<CollectivePoint> p;
+  for (const NcclSizePoint& x : points)
+    p.push_back(CollectivePoint{.bytes = x.bytes, .seconds = x.seconds});
+  if (std::string why = contradicting_sizes(p); !why.empty()) return why;
+  if (fit.r_squared < kFitMinRSquared)
     return fmt::format("the protocols' lines explain little of the times (R² {:.2f})",
                        fit.r_squared);
-  if (fit.worst_miss > kMaxMiss - 1 || fit.worst_miss < 1 / kMaxMiss - 1)
+  if (fit.worst_miss > kFitMaxMiss - 1 || fit.worst_miss < 1 / kFitMaxMiss - 1)
     return fmt::format("the fitted table misses a measured size by {:+.0f}%", 100 * fit.worst_miss);
   if (Status s = check_nccl_table(fit.table); !s.is_ok()) return s.message();
   return "";
