@@ -28,6 +28,7 @@ std::string_view nccl_algorithm_name(NcclAlgorithm a) {
     case NcclAlgorithm::kRing: return "ring";
     case NcclAlgorithm::kTree: return "tree";
     case NcclAlgorithm::kNvls: return "nvls";
+    case NcclAlgorithm::kNvlsTree: return "nvls_tree";
   }
   return "?";
 }
@@ -48,11 +49,11 @@ std::string_view nccl_hop_name(NcclHop h) {
 }
 
 bool nccl_protocol_defined(NcclAlgorithm a, NcclProtocol p) {
-  return a != NcclAlgorithm::kNvls || p == NcclProtocol::kSimple;
+  return !nccl_is_nvls(a) || p == NcclProtocol::kSimple;
 }
 
 bool nccl_hop_defined(NcclAlgorithm a, NcclHop h) {
-  return a != NcclAlgorithm::kNvls || h != NcclHop::kPcie;
+  return !nccl_is_nvls(a) || h != NcclHop::kPcie;
 }
 
 namespace {
@@ -62,13 +63,18 @@ std::string entry_path(NcclAlgorithm a, NcclProtocol p) {
 }
 
 std::string protocol_list(NcclAlgorithm a) {
-  return a == NcclAlgorithm::kNvls ? "simple" : "ll, ll128 and simple";
+  return nccl_is_nvls(a) ? "simple" : "ll, ll128 and simple";
 }
 
 std::string field_list(NcclAlgorithm a) {
-  return a == NcclAlgorithm::kNvls
-             ? "latency, nvlink, network, bandwidth and bus_bandwidth in nvls.simple"
-             : "latency, nvlink, pcie, network and bandwidth in every ring and tree protocol";
+  switch (a) {
+    case NcclAlgorithm::kNvls:
+      return "latency, nvlink, network, bandwidth and bus_bandwidth in nvls.simple";
+    case NcclAlgorithm::kNvlsTree:
+      return "latency, nvlink, network and bandwidth (NVLS's efficiency) in nvls_tree.simple";
+    default:
+      return "latency, nvlink, pcie, network and bandwidth in every ring and tree protocol";
+  }
 }
 
 }  // namespace
@@ -96,8 +102,8 @@ std::optional<NcclTableFault> find_nccl_table_fault(const NcclTable& t) {
       if (!nccl_protocol_defined(a, p)) {
         if (e.given())
           return fault(NcclTableFault::Where::kEntry, a, p, "",
-                       "found " + entry_path(a, p) + "; expected only simple for nvls (NCCL runs "
-                       "NVLink SHARP with the Simple protocol alone)");
+                       "found " + entry_path(a, p) + "; expected only simple for " + alg +
+                           " (NCCL runs NVLink SHARP with the Simple protocol alone)");
         continue;
       }
       if (!e.given())
@@ -120,7 +126,11 @@ std::optional<NcclTableFault> find_nccl_table_fault(const NcclTable& t) {
                      "found " + entry_path(a, p) + " without 'bus_bandwidth'; expected " +
                          field_list(a));
     }
-    if (a == NcclAlgorithm::kNvls) continue;
+    if (a == NcclAlgorithm::kNvlsTree && !t.has(NcclAlgorithm::kNvls))
+      return fault(NcclTableFault::Where::kAlgorithm, a, NcclProtocol::kSimple, "",
+                   "found nccl.nvls_tree without nccl.nvls; expected nvls too (NVLS-tree reduces "
+                   "in each node's NVSwitch as NVLS does)");
+    if (nccl_is_nvls(a)) continue;
     // Monotonic: LL <= LL128 <= Simple in every hop latency and in bandwidth.
     for (int pi = 0; pi + 1 < kNumNcclProtocols; ++pi) {
       const auto lo = static_cast<NcclProtocol>(pi), hi = static_cast<NcclProtocol>(pi + 1);

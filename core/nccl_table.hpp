@@ -35,11 +35,17 @@ std::optional<NcclProtocol> parse_nccl_protocol(std::string_view s);
 
 // NCCL's algorithms that the model covers: ring (every kind), tree
 // (AllReduce), NVLS (NVLink SHARP AllReduce in the NVSwitch, Hopper and
-// later, one node). CollNet and NVLS-tree (NVLS across nodes) are not
+// later, one node) and NVLS-tree (NVLS inside each node, a tree between the
+// nodes: NCCL's NVLS across nodes without CollNet). CollNet and PAT are not
 // modelled (docs/costmodel.md, "NCCL's protocols and algorithms").
-enum class NcclAlgorithm : std::uint8_t { kRing, kTree, kNvls };
-inline constexpr int kNumNcclAlgorithms = 3;
-std::string_view nccl_algorithm_name(NcclAlgorithm a);  // "ring", "tree", "nvls"
+enum class NcclAlgorithm : std::uint8_t { kRing, kTree, kNvls, kNvlsTree };
+inline constexpr int kNumNcclAlgorithms = 4;
+// "ring", "tree", "nvls", "nvls_tree"
+std::string_view nccl_algorithm_name(NcclAlgorithm a);
+// NVLS or NVLS-tree: reduced in the NVSwitch, Simple only, no PCIe hop.
+inline bool nccl_is_nvls(NcclAlgorithm a) {
+  return a == NcclAlgorithm::kNvls || a == NcclAlgorithm::kNvlsTree;
+}
 std::optional<NcclAlgorithm> parse_nccl_algorithm(std::string_view s);
 
 // What an algorithm step crosses (NCCL's NCCL_HW_NVLINK, NCCL_HW_PCI,
@@ -63,6 +69,10 @@ struct NcclEntry {
   // Caps on the bus bandwidth per rank, by the number of nodes (1, 2, more:
   // NCCL's llMaxBws columns N1, N2, N4); 0: none.
   std::array<double, 3> max_bandwidth_bytes_per_second{0, 0, 0};
+  // Caps on the bandwidth of one channel, by the number of nodes (1, 2,
+  // more): NVLS-tree's perChMaxNVLSTreeBws (tuning.cc; Hopper 0, 57.7, 45.5
+  // GB/s). 0: none.
+  std::array<double, 3> channel_max_bandwidth_bytes_per_second{0, 0, 0};
   // NVLS only: the AllReduce bus bandwidth the switch sustains, measured
   // (NCCL's own figure, 2 x 0.85 of the links, is an upper bound it uses to
   // rank; nccl-tests measures less). 0: not given.
@@ -75,6 +85,11 @@ struct NcclEntry {
   }
   double cap(int nodes) const {
     return max_bandwidth_bytes_per_second[static_cast<size_t>(nodes <= 1 ? 0 : nodes == 2 ? 1 : 2)];
+  }
+  double channel_cap(int nodes) const {
+    return channel_max_bandwidth_bytes_per_second[static_cast<size_t>(nodes <= 1   ? 0
+                                                                      : nodes == 2 ? 1
+                                                                                   : 2)];
   }
 };
 
@@ -96,6 +111,10 @@ struct NcclTable {
   // protocol, by log2(bytes / 64) from 0 to 22 (src/graph/tuning.cc,
   // treeCorrectionFactor). 0 entries: 1.
   std::array<std::array<double, 23>, kNumNcclProtocols> tree_correction{};
+  // NCCL's ring "plateau": a multi-node ring Simple AllReduce of at least 64
+  // bytes per channel and rank takes this times its latency (ncclTopoGetAlgoTime:
+  // 1.4 from Ampere on, 1.9 before). 0: 1 (none).
+  double ring_plateau_factor = 0;
 
   bool present() const { return has(NcclAlgorithm::kRing); }
   bool has(NcclAlgorithm a) const {
@@ -112,19 +131,20 @@ struct NcclTable {
 };
 
 // The protocols an algorithm is defined with: ring and tree all three, NVLS
-// Simple only (NCCL runs NVLS with Simple alone).
+// and NVLS-tree Simple only (NCCL runs NVLS with Simple alone).
 bool nccl_protocol_defined(NcclAlgorithm a, NcclProtocol p);
-// The hops an algorithm's steps cross: NVLS no PCIe (it needs NVSwitch).
+// The hops an algorithm's steps cross: NVLS and NVLS-tree no PCIe (they
+// need an NVSwitch).
 bool nccl_hop_defined(NcclAlgorithm a, NcclHop h);
 
 // Checks a table built in code (a preset's, a fit's) by the rules the
 // profile reader applies with positions (core/profile_io.cpp): complete
 // (ring present; every algorithm present has every defined protocol, each
 // with its latency, every defined hop and a bandwidth factor in (0, 1]; an
-// NVLS entry also its bus bandwidth) and monotonic (LL <= LL128 <= Simple in
-// every hop latency and in the bandwidth factor: each protocol buys
-// bandwidth with latency). An empty table (no entries at all) is valid: no
-// NCCL model. "found nccl.ring.ll128 without hop latency 'pcie'; expected
+// NVLS entry also its bus bandwidth; NVLS-tree only with NVLS) and monotonic (LL <= LL128 <= Simple
+// in every hop latency and in the bandwidth factor: each protocol buys bandwidth with latency). An
+// empty table (no entries at all) is valid: no NCCL model. "found nccl.ring.ll128 without hop
+// latency 'pcie'; expected
 // ...", "found nccl.ring.ll.nvlink 3 us above nccl.ring.ll128.nvlink 1.9 us;
 // expected ...".
 Status check_nccl_table(const NcclTable& table);

@@ -76,10 +76,21 @@ std::string nvls_refusal(const Topology& t, const HardwareProfile& p, const std:
         return "devices '" + t.device(v[i]).name + "' and '" + t.device(v[i + 1]).name +
                "' share no NVSwitch (" + why + "); NVLS reduces in the NVSwitch";
     }
-  if (nodes.size() > 1)
-    return "the group spans " + std::to_string(nodes.size()) +
-           " nodes; NVLS reduces inside one node's NVSwitch (NVLS-tree across nodes is not "
-           "modelled)";
+  if (nodes.size() > 1) {
+    // Across nodes NCCL runs NVLS-tree: NVLS in each node, a tree between.
+    for (int d : group) {
+      const Device& dev = t.device(d);
+      if (!p.for_device(dev).nccl.has(NcclAlgorithm::kNvlsTree))
+        return "the group spans " + std::to_string(nodes.size()) + " nodes and device '" +
+               dev.name + "' (" + dev.model +
+               ") has no nvls_tree in its NCCL table; across nodes NCCL runs NVLS as NVLS-tree";
+    }
+    for (const auto& v : nodes)
+      if (v.size() < 2)
+        return "device '" + t.device(v.front()).name +
+               "' is its node's only device in the group; NVLS-tree reduces in each node's "
+               "NVSwitch and needs at least two devices on every node";
+  }
   if (group.size() < 2) return "a group of one device has nothing to reduce";
   return "";
 }

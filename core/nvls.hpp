@@ -23,8 +23,9 @@ bool on_nvswitch(const Topology& topology, const std::vector<int>& group);
 
 // Why NVLS cannot run on `group` ("" when it can): no NVSwitch between its
 // devices (naming two devices and what joins them), a device model whose
-// profile's NCCL table has no nvls (Hopper or later), several nodes, the
-// alpha-beta model. A phrase for "...; expected ...: PHRASE".
+// profile's NCCL table has no nvls (Hopper or later), several nodes where a
+// table has no nvls_tree or a node holds one device of the group (NCCL runs
+// NVLS across nodes as NVLS-tree), the alpha-beta model. A phrase for "...; expected ...: PHRASE".
 std::string nvls_refusal(const Topology& topology, const HardwareProfile& profile,
                          const std::vector<int>& group);
 

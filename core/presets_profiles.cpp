@@ -87,6 +87,9 @@ NcclTable nccl_ring_tree(double nvlink_gbs, double net_overhead_us, std::array<d
       {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
       {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
   }};
+  // The ring's "plateau" (ncclTopoGetAlgoTime): a multi-node ring Simple
+  // AllReduce takes 1.4 x its latency from Ampere on (1.9 before).
+  t.ring_plateau_factor = 1.4;
   return t;
 }
 
@@ -170,6 +173,15 @@ NcclTable hopper_nccl(double nvls_bus_gbs) {
   NcclEntry nvls = entry(0.0, 25.0, -1, 18.0, 1.0);
   nvls.bus_bandwidth_bytes_per_second = nvls_bus_gbs * kGB;
   t.at(NcclAlgorithm::kNvls, NcclProtocol::kSimple) = nvls;
+  // NVLS-tree (NVLS in each node, a tree between nodes): baseLat 0, hwLat
+  // NVLink 25 us, NET 20.9 us; bandwidth NCCL's nvlsEfficiency for Hopper,
+  // 0.85, and per channel at most perChMaxNVLSTreeBws Hopper {-, 57.7, 45.5}
+  // GB/s for {1, 2, more} nodes (tuning.cc; NCCL disables NVLS-tree on one
+  // node). No collective-level measurement of NVLS-tree alone is published
+  // for these nodes that we know of: NCCL's own constants.
+  NcclEntry tree = entry(0.0, 25.0, -1, 20.9, 0.85);
+  tree.channel_max_bandwidth_bytes_per_second = {0, 57.7 * kGB, 45.5 * kGB};
+  t.at(NcclAlgorithm::kNvlsTree, NcclProtocol::kSimple) = tree;
   return t;
 }
 

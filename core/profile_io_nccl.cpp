@@ -1,5 +1,7 @@
 #include "core/profile_io_nccl.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -39,15 +41,34 @@ struct Places {
   std::map<std::tuple<int, int, std::string>, Cursor> field;
 };
 
+// A bandwidth, or a list of 1 to 3 by the number of nodes (one, two, more;
+// a shorter list repeats its last).
+Status read_by_nodes(const Cursor& m, std::array<double, 3>* out) {
+  std::vector<Cursor> caps = m.is_list() ? m.items() : std::vector<Cursor>{m};
+  if (caps.empty() || caps.size() > 3)
+    return m.error("found " + m.found() +
+                   "; expected a bandwidth or a list of 1 to 3 (one node, two, more)");
+  for (size_t i = 0; i < 3; ++i) {
+    const Cursor& x = caps[std::min(i, caps.size() - 1)];
+    BRIGADE_ASSIGN_OR_RETURN((*out)[i], x.as_quantity(Dimension::kBytesPerSecond, Bound::kNonNegative));
+  }
+  return Status::ok();
+}
+
 Status read_entry(const Cursor& c, NcclAlgorithm a, NcclProtocol p, NcclEntry* e, Places* at) {
   const bool nvls = a == NcclAlgorithm::kNvls;
+  const bool nvls_tree = a == NcclAlgorithm::kNvlsTree;
   BRIGADE_RETURN_IF_ERROR(c.expect_map(
-      nvls ? "an NVLS entry {latency, nvlink, network, bandwidth, bus_bandwidth}"
-           : "a protocol entry {latency, nvlink, pcie, network, bandwidth, multinode_bandwidth, "
-             "max_bandwidth}"));
+      nvls        ? "an NVLS entry {latency, nvlink, network, bandwidth, bus_bandwidth}"
+      : nvls_tree ? "an NVLS-tree entry {latency, nvlink, network, bandwidth, channel_max_bandwidth}"
+                  : "a protocol entry {latency, nvlink, pcie, network, bandwidth, multinode_bandwidth, "
+                    "max_bandwidth}"));
   if (nvls)
     BRIGADE_RETURN_IF_ERROR(
         c.check_keys({"latency", "nvlink", "network", "bandwidth", "bus_bandwidth", "max_bandwidth"}));
+  else if (nvls_tree)
+    BRIGADE_RETURN_IF_ERROR(
+        c.check_keys({"latency", "nvlink", "network", "bandwidth", "channel_max_bandwidth"}));
   else
     BRIGADE_RETURN_IF_ERROR(c.check_keys({"latency", "nvlink", "pcie", "network", "bandwidth",
                                           "multinode_bandwidth", "max_bandwidth"}));
@@ -73,18 +94,11 @@ Status read_entry(const Cursor& c, NcclAlgorithm a, NcclProtocol p, NcclEntry* e
   BRIGADE_ASSIGN_OR_RETURN(e->bus_bandwidth_bytes_per_second,
                            c.get_quantity("bus_bandwidth", 0, Dimension::kBytesPerSecond,
                                           Bound::kPositive));
-  if (c.has("max_bandwidth")) {
-    const Cursor m = c.get("max_bandwidth");
-    std::vector<Cursor> caps = m.is_list() ? m.items() : std::vector<Cursor>{m};
-    if (caps.empty() || caps.size() > 3)
-      return m.error("found " + m.found() +
-                     "; expected a bandwidth or a list of 1 to 3 (one node, two, more)");
-    for (size_t i = 0; i < 3; ++i) {
-      const Cursor& x = caps[std::min(i, caps.size() - 1)];
-      BRIGADE_ASSIGN_OR_RETURN(e->max_bandwidth_bytes_per_second[i],
-                               x.as_quantity(Dimension::kBytesPerSecond, Bound::kPositive));
-    }
-  }
+  if (c.has("max_bandwidth"))
+    BRIGADE_RETURN_IF_ERROR(read_by_nodes(c.get("max_bandwidth"), &e->max_bandwidth_bytes_per_second));
+  if (c.has("channel_max_bandwidth"))
+    BRIGADE_RETURN_IF_ERROR(read_by_nodes(c.get("channel_max_bandwidth"),
+                                          &e->channel_max_bandwidth_bytes_per_second));
   return Status::ok();
 }
 
@@ -92,9 +106,14 @@ Status read_entry(const Cursor& c, NcclAlgorithm a, NcclProtocol p, NcclEntry* e
 
 Status read_nccl_table(const Cursor& c, NcclTable* t) {
   BRIGADE_RETURN_IF_ERROR(c.expect_map(
-      "an NCCL table {ring, tree, nvls, nvlink_bandwidth, net_overhead, tree_correction}"));
-  BRIGADE_RETURN_IF_ERROR(c.check_keys(
-      {"ring", "tree", "nvls", "nvlink_bandwidth", "net_overhead", "tree_correction"}));
+      "an NCCL table {ring, tree, nvls, nvls_tree, nvlink_bandwidth, net_overhead, ring_plateau, "
+      "tree_correction}"));
+  BRIGADE_RETURN_IF_ERROR(c.check_keys({"ring", "tree", "nvls", "nvls_tree", "nvlink_bandwidth",
+                                        "net_overhead", "ring_plateau", "tree_correction"}));
+  if (c.has("ring_plateau")) {
+    BRIGADE_ASSIGN_OR_RETURN(t->ring_plateau_factor,
+                             c.get("ring_plateau").as_number_in(1, 10, "a latency factor"));
+  }
   BRIGADE_ASSIGN_OR_RETURN(t->nvlink_bandwidth_bytes_per_second,
                            c.get_quantity("nvlink_bandwidth", 0, Dimension::kBytesPerSecond,
                                           Bound::kPositive));
@@ -107,17 +126,17 @@ Status read_nccl_table(const Cursor& c, NcclTable* t) {
     if (!c.has(key)) continue;
     const Cursor m = c.get(key);
     at.algorithm.emplace(ai, m);
-    BRIGADE_RETURN_IF_ERROR(m.expect_map(a == NcclAlgorithm::kNvls
-                                             ? "NVLS's protocol {simple: {...}}"
+    BRIGADE_RETURN_IF_ERROR(m.expect_map(nccl_is_nvls(a)
+                                             ? key + "'s protocol {simple: {...}}"
                                              : "protocols {ll: {...}, ll128: {...}, simple: {...}}"));
     for (const auto& [k, v] : m.entries()) {
       std::optional<NcclProtocol> p;
       if (k.is_scalar()) p = parse_nccl_protocol(k.text());
       if (!p) return unknown(k, "protocol", names_of(kNumNcclProtocols, protocol_at));
       if (!nccl_protocol_defined(a, *p))
-        return k.error("found protocol '" + k.text() +
-                       "' for nvls; expected simple (NCCL runs NVLink SHARP with the Simple "
-                       "protocol alone)");
+        return k.error("found protocol '" + k.text() + "' for " + key +
+                       "; expected simple (NCCL runs NVLink SHARP with the Simple protocol "
+                       "alone)");
       at.entry.emplace(std::make_pair(ai, static_cast<int>(*p)), v);
       BRIGADE_RETURN_IF_ERROR(read_entry(v, a, *p, &t->at(a, *p), &at));
     }
@@ -184,6 +203,10 @@ void emit_nccl_table(YAML::Emitter& out, const NcclTable& t) {
     out << YAML::Key << "net_overhead" << YAML::Value;
     emit_number(out, t.net_overhead_seconds);
   }
+  if (t.ring_plateau_factor > 0) {
+    out << YAML::Key << "ring_plateau" << YAML::Value;
+    emit_number(out, t.ring_plateau_factor);
+  }
   for (int ai = 0; ai < kNumNcclAlgorithms; ++ai) {
     const auto a = static_cast<NcclAlgorithm>(ai);
     if (!t.has(a)) continue;
@@ -214,6 +237,13 @@ void emit_nccl_table(YAML::Emitter& out, const NcclTable& t) {
       if (e.max_bandwidth_bytes_per_second[0] > 0) {
         out << YAML::Key << "max_bandwidth" << YAML::Value << YAML::Flow << YAML::BeginSeq;
         for (double x : e.max_bandwidth_bytes_per_second) emit_number(out, x);
+        out << YAML::EndSeq;
+      }
+      bool channel_caps = false;
+      for (double x : e.channel_max_bandwidth_bytes_per_second) channel_caps |= x > 0;
+      if (channel_caps) {
+        out << YAML::Key << "channel_max_bandwidth" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (double x : e.channel_max_bandwidth_bytes_per_second) emit_number(out, x);
         out << YAML::EndSeq;
       }
       out << YAML::EndMap;

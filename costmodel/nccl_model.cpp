@@ -63,21 +63,24 @@ NcclEstimate nccl_estimate(const NcclTable& table, const NcclGroupShape& g, Coll
   const NcclEntry& e = table.at(a, p);
   if (!e.given())
     return unavailable(a, p,
-                       a == NcclAlgorithm::kNvls
-                           ? "the device's NCCL table has no nvls (NVLink SHARP needs a "
-                             "third-generation NVSwitch: Hopper or later)"
+                       nccl_is_nvls(a)
+                           ? "the device's NCCL table has no " + alg +
+                                 " (NVLink SHARP needs a third-generation NVSwitch: Hopper or "
+                                 "later)"
                            : "the device's NCCL table has no " + alg);
-  if (a == NcclAlgorithm::kNvls) {
-    if (!g.nvswitch)
-      return unavailable(a, p,
-                         "NVLS (NVLink SHARP) reduces in an NVSwitch, and the group's devices are "
-                         "not all on one NVSwitch");
-    if (g.nodes > 1)
-      return unavailable(a, p,
-                         fmt::format("NVLS reduces inside one node's NVSwitch and the group spans "
-                                     "{} nodes (NVLS-tree across nodes is not modelled)",
-                                     g.nodes));
-  }
+  if (nccl_is_nvls(a) && !g.nvswitch)
+    return unavailable(a, p,
+                       "NVLS (NVLink SHARP) reduces in an NVSwitch, and the group's devices are "
+                       "not all on one NVSwitch per node");
+  if (a == NcclAlgorithm::kNvls && g.nodes > 1)
+    return unavailable(a, p,
+                       fmt::format("NVLS reduces inside one node's NVSwitch and the group spans "
+                                   "{} nodes (across nodes NCCL runs NVLS-tree)",
+                                   g.nodes));
+  if (a == NcclAlgorithm::kNvlsTree && g.nodes < 2)
+    return unavailable(a, p, "NCCL runs NVLS-tree across nodes only (NVLS inside one)");
+  if (a == NcclAlgorithm::kNvlsTree && g.ranks_per_node < 2)
+    return unavailable(a, p, "NVLS-tree needs at least two ranks per node (NCCL: two channels)");
 
   const int n = g.ranks;
   const bool multi = g.nodes > 1;
@@ -145,7 +148,35 @@ NcclEstimate nccl_estimate(const NcclTable& table, const NcclGroupShape& g, Coll
       r.alg_bandwidth_bytes_per_second = r.bus_bandwidth_bytes_per_second * n / steps;
       break;
     }
+    case NcclAlgorithm::kNvlsTree: {
+      // NCCL's NVLS graph: one channel per local rank (each its NIC, the
+      // tree's head for a share of the data). Per channel: the NVLS part
+      // inside the node, NVLink / channels x NCCL's NVLS efficiency x
+      // (ch - 1)/ch x 2 (AllReduce pipelines two operations); the network,
+      // the NIC's bandwidth (x2 on two nodes); at most the per-channel cap.
+      const double ch = g.ranks_per_node;
+      const double intra_ch = g.intra_bandwidth_bytes_per_second / ch * e.bandwidth_factor *
+                              (ch - 1) / ch * 2.0;
+      const double inter_ch = g.inter_bandwidth_bytes_per_second / ch * (g.nodes <= 2 ? 2.0 : 1.0);
+      double bw = std::min(intra_ch, inter_ch);
+      const double ch_cap = e.channel_cap(g.nodes);
+      if (ch_cap > 0) bw = std::min(bw, ch_cap);
+      r.latency_seconds = e.latency_seconds +
+                          e.hop_latency_seconds[static_cast<size_t>(NcclHop::kNvlink)] +
+                          2.0 * log2i(g.nodes) * inter;
+      r.bus_bandwidth_bytes_per_second = ch * bw;
+      r.alg_bandwidth_bytes_per_second = r.bus_bandwidth_bytes_per_second * n / steps;
+      break;
+    }
   }
+  // NCCL's ring "plateau": a multi-node ring Simple AllReduce with at least
+  // 64 bytes per channel and rank pays its latency x1.4 (ncclTopoGetAlgoTime).
+  // NCCL's channel count is not modelled: Brigade takes its largest, 32
+  // (MAXCHANNELS), so the factor applies from 2 KiB x ranks (NCCL, with fewer
+  // channels, from less).
+  if (a == NcclAlgorithm::kRing && simple && multi && kind == CollectiveKind::kAllReduce &&
+      table.ring_plateau_factor > 0 && bytes / (32.0 * n) >= 64)
+    r.latency_seconds *= table.ring_plateau_factor;
   if (!(r.alg_bandwidth_bytes_per_second > 0))
     return unavailable(a, p, "no bandwidth (a link of bandwidth 0)");
   r.seconds = g.launch_overhead_seconds + r.latency_seconds + bytes / r.alg_bandwidth_bytes_per_second;
@@ -157,12 +188,16 @@ Result<NcclChoice> nccl_choose(const NcclTable& table, const NcclGroupShape& g,
   std::vector<NcclAlgorithm> allowed;
   switch (requested) {
     case CollectiveAlgorithm::kAuto:
-      allowed = {NcclAlgorithm::kRing, NcclAlgorithm::kTree, NcclAlgorithm::kNvls};
+      allowed = {NcclAlgorithm::kRing, NcclAlgorithm::kTree, NcclAlgorithm::kNvls,
+                 NcclAlgorithm::kNvlsTree};
       break;
     case CollectiveAlgorithm::kTree:
       allowed = {kind == CollectiveKind::kAllReduce ? NcclAlgorithm::kTree : NcclAlgorithm::kRing};
       break;
-    case CollectiveAlgorithm::kNvls: allowed = {NcclAlgorithm::kNvls}; break;
+    // NVLink SHARP: NVLS on one node, NVLS-tree across nodes.
+    case CollectiveAlgorithm::kNvls:
+      allowed = {g.nodes > 1 ? NcclAlgorithm::kNvlsTree : NcclAlgorithm::kNvls};
+      break;
     default: allowed = {NcclAlgorithm::kRing}; break;
   }
   NcclChoice c;
@@ -209,7 +244,7 @@ Result<NcclChoice> nccl_choose(const NcclTable& table, const NcclGroupShape& g,
     c.step.bandwidth_bytes_per_second = b;
     c.step.reduce_bandwidth_bytes_per_second = b;
   } else {
-    // Brigade's ring (NVLS as an equivalent ring): its steps and its bytes
+    // Brigade's ring (NVLS and NVLS-tree as an equivalent ring): its steps and its bytes
     // per step are NCCL's steps and M / n, so alpha = spread / steps and
     // B = busBw (Broadcast and Reduce: a chain of n - 1 hops, B = algBw).
     c.expansion = CollectiveAlgorithm::kRing;

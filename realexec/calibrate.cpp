@@ -1,4 +1,5 @@
 #include "realexec/calibrate.hpp"
+#include "realexec/fit_nccl.hpp"
 
 #include <unistd.h>
 
@@ -1323,6 +1324,9 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     cal.notes.push_back(
         "fp8, i8 and i32 GEMMs keep the data-sheet peaks and default curves (not measured)");
   cal.profile = std::move(profile);
+  // NCCL's protocols (LL, LL128, Simple) from the measured sizes, under the
+  // same fit-sanity rules (realexec/fit_nccl.hpp).
+  apply_nccl_fit(cal, topo);
   // Fits the measurements contradict are not written (and every collective
   // point's model is what the profile as written predicts).
   apply_fit_sanity(cal, topo);

@@ -243,6 +243,15 @@ struct Calibration {
 // written. `topology` is the machine calibrate measured.
 void apply_fit_sanity(Calibration& cal, const Topology& topology);
 
+// apply_fit_sanity's rule for times that fall as sizes grow: the first pair
+// (smaller, larger) where the smaller took over 1.1 x the larger's time, as
+// "4.00 KiB took 483 us, longer than 256 KiB (344 us)"; "" if none. Also
+// realexec/fit_nccl.cpp's. kFitMinRSquared and kFitMaxMiss are the rules'
+// other limits (calibrate_sanity.cpp says where they come from).
+std::string contradicting_sizes(const std::vector<CollectivePoint>& points);
+inline constexpr double kFitMinRSquared = 0.5;
+inline constexpr double kFitMaxMiss = 3.0;
+
 // Progress: a short line about what is being measured, and how far along.
 using CalibrateProgress = std::function<void(const std::string& what, int done, int total)>;
 

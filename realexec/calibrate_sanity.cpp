@@ -21,7 +21,7 @@ namespace {
 // calibrations on a shared 2-core VM fit the collective steps at 0.61-0.78
 // and the transfers' line above 0.99 (docs/VALIDATION.md); 0.27 came from a
 // --quick run whose every collective was time-sliced.
-constexpr double kMinRSquared = 0.5;
+constexpr double kMinRSquared = kFitMinRSquared;
 // A smaller message taking this much longer than a larger one contradicts the
 // larger (a message moves no faster for being larger): the machine was busy.
 // 10% leaves latency-bound sizes their noise.
@@ -30,7 +30,7 @@ constexpr double kContradiction = 1.1;
 // (either way) are not a model of it. Alpha-bound sizes miss by up to +93% in
 // good runs (docs/VALIDATION.md); the nonsense fits missed by +117% to
 // +300894%.
-constexpr double kMaxMiss = 3.0;
+constexpr double kMaxMiss = kFitMaxMiss;
 
 // The first pair (smaller, larger) whose times contradict each other, as
 // "4.00 KiB took 483 us, longer than 256 KiB (344 us)"; "" if none.
@@ -59,6 +59,10 @@ double modelled(const Topology& topo, const HardwareProfile& profile, Collective
 }
 
 }  // namespace
+
+std::string contradicting_sizes(const std::vector<CollectivePoint>& points) {
+  return contradiction(points);
+}
 
 void apply_fit_sanity(Calibration& cal, const Topology& topo) {
   const HardwareProfile defaults = HardwareProfile::defaults();

@@ -49,9 +49,12 @@ TEST(NcclTable, RoundTripsThroughAProfileFile) {
         EXPECT_EQ(x.hop_latency_seconds, y.hop_latency_seconds);
         EXPECT_EQ(x.bandwidth_factor, y.bandwidth_factor);
         EXPECT_EQ(x.max_bandwidth_bytes_per_second, y.max_bandwidth_bytes_per_second);
+        EXPECT_EQ(x.channel_max_bandwidth_bytes_per_second,
+                  y.channel_max_bandwidth_bytes_per_second);
         EXPECT_EQ(x.bus_bandwidth_bytes_per_second, y.bus_bandwidth_bytes_per_second);
       }
     EXPECT_EQ(a.tree_correction, b.tree_correction);
+    EXPECT_EQ(a.ring_plateau_factor, b.ring_plateau_factor);
   }
 }
 
@@ -113,6 +116,25 @@ TEST(NcclTableErrors, NvlsOnlyWithSimpleAndNotWithoutRing) {
             "simple (every collective kind runs as a ring)");
 }
 
+TEST(NcclTableErrors, NvlsTreeOnlyWithSimpleAndWithNvls) {
+  const std::string ring = std::string("      ring:\n") + kLL + kLL128 + kSimple;
+  EXPECT_EQ(load_error(ring + "      nvls_tree:\n        ll: {latency: 0us, nvlink: 25us, network: "
+                              "20.9us, bandwidth: 0.85}\n"),
+            "p.yaml:9:9: error: found protocol 'll' for nvls_tree; expected simple (NCCL runs "
+            "NVLink SHARP with the Simple protocol alone)");
+  EXPECT_EQ(load_error(ring + "      nvls_tree:\n        simple: {latency: 0us, nvlink: 25us, "
+                              "network: 20.9us, bandwidth: 0.85, channel_max_bandwidth: [0, "
+                              "57.7GB/s, 45.5GB/s]}\n"),
+            "p.yaml:9:9: error: found nccl.nvls_tree without nccl.nvls; expected nvls too "
+            "(NVLS-tree reduces in each node's NVSwitch as NVLS does)");
+  EXPECT_EQ(load_error(ring + "      nvls:\n        simple: {latency: 0us, nvlink: 25us, network: "
+                              "18us, bandwidth: 1, bus_bandwidth: 480GB/s}\n" +
+                       "      nvls_tree:\n        simple: {latency: 0us, nvlink: 25us, "
+                       "bandwidth: 0.85}\n"),
+            "p.yaml:11:17: error: found nccl.nvls_tree.simple without 'network'; expected "
+            "latency, nvlink, network and bandwidth (NVLS's efficiency) in nvls_tree.simple");
+}
+
 // ---- NVLS where it cannot run: refused at the scenario's key, with the reason ----
 
 Status check(const std::string& text) {
@@ -136,13 +158,11 @@ TEST(NvlsRefusal, AmpereHasNoNvls) {
 }
 
 TEST(NvlsRefusal, AcrossNodesAndWithoutNvswitch) {
-  EXPECT_EQ(check("topology: {preset: dgx-h100, nodes: 2}\n"
-                  "model:\n"
-                  "  collective: {kind: allreduce, bytes: 1GiB, algorithm: nvls}\n")
-                .message(),
-            "p.yaml:3:46: error: found algorithm 'nvls'; expected hardware that can run NVLS: the "
-            "group spans 2 nodes; NVLS reduces inside one node's NVSwitch (NVLS-tree across nodes "
-            "is not modelled)");
+  // Across nodes NCCL runs NVLS as NVLS-tree: the presets' Hopper tables have it.
+  EXPECT_TRUE(check("topology: {preset: dgx-h100, nodes: 2}\n"
+                    "model:\n"
+                    "  collective: {kind: allreduce, bytes: 1GiB, algorithm: nvls}\n")
+                  .is_ok());
   const std::string pcie = check("topology: {preset: pcie-4gpu}\n"
                                  "model:\n"
                                  "  collective: {kind: allreduce, bytes: 1GiB, algorithm: nvls}\n")

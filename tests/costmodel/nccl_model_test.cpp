@@ -101,11 +101,11 @@ TEST(NcclEstimate, DgxA100AllReduceByHand) {
 // NCCL's documented crossover on one NVLink node (NCCL docs, NCCL_PROTO: LL
 // for small messages, LL128 in between, Simple for large), as its model
 // computes it on DGX A100 (numbers above):
-//   LL vs LL128: 15.0 + M/50.114 = 40.6 + M/126.171  ->  M = 25.6 / (1/50.114 - 1/126.171) ~ 2.13 MB
-//   LL128 vs Simple: 40.6 + M/126.171 = 56.0 + M/137.143  ->  M ~ 24.3 MB
-//   64 KiB: ring LL 16.31 us (tree LL 15.2 + 65536/17.43e3 = 18.96)
-//   8 MiB: ring LL128 40.6 + 8388608/126.171e3 = 107.09 us (Simple 117.2, LL 182.4)
-//   256 MiB: ring Simple 56.0 + 268435456/137.143e3 = 2013.3 us (LL128 2168.1)
+//   LL vs LL128: 15.0 + M/50.114 = 40.6 + M/126.171  ->  M = 25.6 / (1/50.114 - 1/126.171) ~ 2.13
+//   MB LL128 vs Simple: 40.6 + M/126.171 = 56.0 + M/137.143  ->  M ~ 24.3 MB 64 KiB: ring LL 16.31
+//   us (tree LL 15.2 + 65536/17.43e3 = 18.96) 8 MiB: ring LL128 40.6 + 8388608/126.171e3 = 107.09
+//   us (Simple 117.2, LL 182.4) 256 MiB: ring Simple 56.0 + 268435456/137.143e3 = 2013.3 us (LL128
+//   2168.1)
 TEST(NcclChoice, DgxA100ProtocolCrossovers) {
   const Case c = preset("dgx-a100");
   EXPECT_EQ(name(choose(c, CollectiveKind::kAllReduce, 64 * kKiB)), "ring/ll");
@@ -161,15 +161,20 @@ TEST(NcclChoice, DgxH100NvlsTakesLargeAllReduces) {
 //     6.6 + 28 x 1.0 + 2 x 2.7 = 40.0 us
 //   tree Simple: 8.4 + 2 x ((8-1) x 4.0 + log2(2) x 14) = 92.4 us
 //   tree LL: 6.8 + 2 x (7 x 0.6 + 1 x 5.0) = 25.2 us
-// NVLS spans two nodes: not available (NVLS-tree is not modelled).
+// NVLS spans two nodes: not available (NCCL runs NVLS-tree there instead):
+//   NVLS-tree: baseLat 0 + hwLat NVLink 25 + 2 x log2(2) x NET 20.9 = 66.8 us
 TEST(NcclEstimate, TwoDgxH100NodesLatencyByHand) {
   const Case c = preset("dgx-h100", 2);
   const NcclChoice x = choose(c, CollectiveKind::kAllReduce, 0, CollectiveAlgorithm::kAuto, 16);
-  expect_near_rel(candidate(x, NcclAlgorithm::kRing, NcclProtocol::kSimple).latency_seconds, 131.6e-6);
+  expect_near_rel(candidate(x, NcclAlgorithm::kRing, NcclProtocol::kSimple).latency_seconds,
+                  131.6e-6);
   expect_near_rel(candidate(x, NcclAlgorithm::kRing, NcclProtocol::kLL).latency_seconds, 40.0e-6);
-  expect_near_rel(candidate(x, NcclAlgorithm::kTree, NcclProtocol::kSimple).latency_seconds, 92.4e-6);
+  expect_near_rel(candidate(x, NcclAlgorithm::kTree, NcclProtocol::kSimple).latency_seconds,
+                  92.4e-6);
   expect_near_rel(candidate(x, NcclAlgorithm::kTree, NcclProtocol::kLL).latency_seconds, 25.2e-6);
   EXPECT_FALSE(candidate(x, NcclAlgorithm::kNvls, NcclProtocol::kSimple).available);
+  expect_near_rel(candidate(x, NcclAlgorithm::kNvlsTree, NcclProtocol::kSimple).latency_seconds,
+                  66.8e-6);
   // With no bytes the least latency wins: tree LL.
   EXPECT_EQ(name(x), "tree/ll");
   // Across nodes the LL cap is the host's: Intel-N2 39.0.
@@ -177,22 +182,77 @@ TEST(NcclEstimate, TwoDgxH100NodesLatencyByHand) {
               39.0e9, 1);
 }
 
+// Two DGX H100 nodes, NVLS-tree's bandwidth (tuning.cc, ncclTopoTuneModel):
+// 8 channels (one per local rank and NIC); per channel
+//   NVLS part: NVLink 370.8 / 8 x 0.85 x 7/8 x 2 = 68.945625
+//   network: NIC 50 x 0.92 (InfiniBand efficiency) = 46.0, x2 on two nodes = 92
+//   cap perChMaxNVLSTreeBws Hopper-N2 57.7  -> 57.7
+// busBw 8 x 57.7 = 461.6; algBw 461.6 x 16/30 = 246.18667
+// 1 GiB: 66.8 + 2^30 / 246.18667e3 = 4428.3 us; ring Simple (busBw min(370.8,
+// 8 x 46 = 368) = 368, algBw 196.267, latency 131.6 x 1.4 plateau = 184.24)
+// 184.24 + 2^30/196.267e3 = 5655.1 us: NVLS-tree chosen.
+TEST(NcclChoice, TwoDgxH100NodesNvlsTree) {
+  const Case c = preset("dgx-h100", 2);
+  const NcclChoice x = choose(c, CollectiveKind::kAllReduce, kGiB, CollectiveAlgorithm::kAuto, 16);
+  EXPECT_EQ(name(x), "nvls_tree/simple");
+  expect_near_rel(x.chosen.bus_bandwidth_bytes_per_second, 461.6e9);
+  expect_near_rel(x.chosen.seconds, 66.8e-6 + kGiB / (461.6e9 * 16 / 30));
+  const NcclEstimate& ring = candidate(x, NcclAlgorithm::kRing, NcclProtocol::kSimple);
+  expect_near_rel(ring.latency_seconds, 131.6e-6 * 1.4);
+  expect_near_rel(ring.bus_bandwidth_bytes_per_second, 368e9);
+  // NCCL_ALGO=NVLS(Tree): `nvls` across nodes is NVLS-tree.
+  const NcclChoice n = choose(c, CollectiveKind::kAllReduce, kGiB, CollectiveAlgorithm::kNvls, 16);
+  EXPECT_EQ(name(n), "nvls_tree/simple");
+}
+
+// Four DGX H100 nodes (32 ranks), NCCL's choice by size:
+//   NVLS-tree: per channel min(68.945625, 46.0, Hopper-N4 cap 45.5) = 45.5;
+//     busBw 364.0, algBw 364 x 32/62 = 187.871; latency 25 + 2 x 2 x 20.9 = 108.6
+//   ring Simple: busBw 368, algBw 189.935; latency (8.4 + 56 x max(3.4, 3 x 1)
+//     + 6 x 14) x 1.4 = 282.8 x 1.4 = 395.92 (plateau)
+//   tree LL: 6.8 + 2 x (7 x 0.6 + 2 x 5.0) = 35.2; busBw min(368 x 0.92 / 3.8,
+//     Intel-N4 20.4) = 20.4, algBw 10.2 x treeCorrection
+//   64 KiB: tree LL, log2(65536/64) = 10 -> LL factor 0.6: 35.2 + 65536 /
+//     6.12e3 = 45.908 us (NVLS-tree 108.6 + 0.349 = 108.95)
+//   256 MiB: NVLS-tree 108.6 + 268435456/187.871e3 = 1537.4 us (ring Simple
+//     395.92 + 1413.3 = 1809.2)
+//   crossover NVLS-tree -> ring Simple: 287.32 us / (1/187.871 - 1/189.935) GB/s
+//     = 287.32e-6 / 5.7845e-14 ~ 4.97 GB: 8 GiB runs the ring.
+TEST(NcclChoice, FourDgxH100NodesByHand) {
+  const Case c = preset("dgx-h100", 4);
+  const NcclChoice small =
+      choose(c, CollectiveKind::kAllReduce, 64 * kKiB, CollectiveAlgorithm::kAuto, 32);
+  EXPECT_EQ(name(small), "tree/ll");
+  expect_near_rel(small.chosen.seconds, 35.2e-6 + 65536 / 6.12e9);
+  const NcclChoice mid =
+      choose(c, CollectiveKind::kAllReduce, 256 * kMiB, CollectiveAlgorithm::kAuto, 32);
+  EXPECT_EQ(name(mid), "nvls_tree/simple");
+  expect_near_rel(mid.chosen.bus_bandwidth_bytes_per_second, 364e9);
+  expect_near_rel(mid.chosen.seconds, 108.6e-6 + 256 * kMiB / (364e9 * 32 / 62));
+  const NcclChoice big =
+      choose(c, CollectiveKind::kAllReduce, 8 * kGiB, CollectiveAlgorithm::kAuto, 32);
+  EXPECT_EQ(name(big), "ring/simple");
+  expect_near_rel(big.chosen.seconds, 395.92e-6 + 8 * kGiB / (368e9 * 32 / 62));
+}
+
 // The closed form that both judges run gives NCCL's time exactly: ring
 // expansion, alpha = latency / steps, B = busBw.
 TEST(NcclChoice, ClosedFormReproducesNcclTime) {
-  const Case c = preset("dgx-h100");
-  for (double m : {4 * kKiB, 2 * kMiB, 256 * kMiB}) {
-    for (auto kind : {CollectiveKind::kAllReduce, CollectiveKind::kAllGather,
-                      CollectiveKind::kReduceScatter, CollectiveKind::kBroadcast}) {
-      const NcclChoice x = choose(c, kind, m);
-      auto q = collective_query_on(c.topology, c.profile, kind, CollectiveAlgorithm::kAuto, first(8), m);
-      ASSERT_TRUE(q.is_ok()) << q.message();
-      EXPECT_TRUE(q->nccl);
-      auto t = collective_cost(*q);
-      ASSERT_TRUE(t.is_ok()) << t.message();
-      expect_near_rel(t->seconds, x.chosen.seconds, 1e-9);
+  for (int nodes : {1, 4})
+    for (double m : {4 * kKiB, 2 * kMiB, 256 * kMiB}) {
+      const Case c = preset("dgx-h100", nodes);
+      for (auto kind : {CollectiveKind::kAllReduce, CollectiveKind::kAllGather,
+                        CollectiveKind::kReduceScatter, CollectiveKind::kBroadcast}) {
+        const NcclChoice x = choose(c, kind, m, CollectiveAlgorithm::kAuto, 8 * nodes);
+        auto q = collective_query_on(c.topology, c.profile, kind, CollectiveAlgorithm::kAuto,
+                                     first(8 * nodes), m);
+        ASSERT_TRUE(q.is_ok()) << q.message();
+        EXPECT_TRUE(q->nccl);
+        auto t = collective_cost(*q);
+        ASSERT_TRUE(t.is_ok()) << t.message();
+        expect_near_rel(t->seconds, x.chosen.seconds, 1e-9);
+      }
     }
-  }
 }
 
 // ---- refusals -------------------------------------------------------------------
@@ -206,13 +266,27 @@ TEST(NcclChoice, NvlsRefusedWithoutNvswitchSharp) {
             "found algorithm 'nvls'; expected hardware that can run NVLS: device 'gpu0' "
             "(NVIDIA A100-SXM4-80GB) has no NVLS: NVLink SHARP needs a third-generation NVSwitch "
             "(Hopper or later), and its NCCL table has no nvls");
-  const Case two = preset("dgx-h100", 2);
+  // Across nodes: NVLS-tree, refused where the table has none.
+  Case two = preset("dgx-h100", 2);
+  for (DeviceProfile& d : two.profile.devices)
+    d.nccl.at(NcclAlgorithm::kNvlsTree, NcclProtocol::kSimple) = NcclEntry{};
   auto s = nccl_collective(two.topology, two.profile, CollectiveKind::kAllReduce,
                            CollectiveAlgorithm::kNvls, first(16), kGiB);
   ASSERT_FALSE(s.is_ok());
   EXPECT_EQ(s.message(),
-            "found algorithm 'nvls'; expected hardware that can run NVLS: the group spans 2 nodes; "
-            "NVLS reduces inside one node's NVSwitch (NVLS-tree across nodes is not modelled)");
+            "found algorithm 'nvls'; expected hardware that can run NVLS: the group spans 2 nodes "
+            "and device 'node0/gpu0' (NVIDIA H100-SXM5-80GB) has no nvls_tree in its NCCL table; "
+            "across nodes NCCL runs NVLS as NVLS-tree");
+  // One device per node: no NVSwitch to reduce in.
+  const Case four = preset("dgx-h100", 2);
+  auto o = nccl_collective(four.topology, four.profile, CollectiveKind::kAllReduce,
+                           CollectiveAlgorithm::kNvls, {0, 8}, kGiB);
+  ASSERT_FALSE(o.is_ok());
+  EXPECT_EQ(
+      o.message(),
+      "found algorithm 'nvls'; expected hardware that can run NVLS: device 'node0/gpu0' is its "
+      "node's only device in the group; NVLS-tree reduces in each node's NVSwitch and needs "
+      "at least two devices on every node");
   const Case pcie = preset("pcie-4gpu");
   auto p = nccl_collective(pcie.topology, pcie.profile, CollectiveKind::kAllReduce,
                            CollectiveAlgorithm::kNvls, first(4), kGiB);
@@ -229,7 +303,8 @@ TEST(NcclChoice, AlphaBetaModelLeavesNcclOut) {
   auto n = nccl_collective(c.topology, c.profile, CollectiveKind::kAllReduce,
                            CollectiveAlgorithm::kNvls, first(8), kGiB);
   ASSERT_FALSE(n.is_ok());
-  EXPECT_NE(n.message().find("under collective_model alpha-beta"), std::string::npos) << n.message();
+  EXPECT_NE(n.message().find("under collective_model alpha-beta"), std::string::npos)
+      << n.message();
 }
 
 }  // namespace

@@ -40,7 +40,8 @@ TEST(NcclSimulated, DgxH100AllReduceTakesNcclsChoice) {
   const HardwareProfile h = HardwareProfile::defaults();
   for (const auto& [bytes, want] : {std::pair{kGiB, 25e-6 + kGiB / (480e9 * 8 / 14)},
                                     std::pair{65536.0, 15e-6 + 65536 / (141e9 * 8 / 14)}}) {
-    const Program p = one_collective(8, CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, bytes);
+    const Program p =
+        one_collective(8, CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, bytes);
     for (auto net : {NetworkModel::kIdeal, NetworkModel::kFlow})
       for (bool exact : {false, true}) {
         const SimResult r = run(p, *t, h, net, exact);
@@ -49,6 +50,28 @@ TEST(NcclSimulated, DgxH100AllReduceTakesNcclsChoice) {
             << r.step_seconds << " vs " << want;
       }
   }
+}
+
+// Four DGX H100 nodes, 32 ranks, AllReduce of 256 MiB: NCCL picks NVLS-tree,
+// 108.6 us + 2^28 / (364 GB/s x 32/62) = 1537.43 us (per channel min(68.95,
+// 46.0, 45.5) x 8 channels; tests/costmodel/nccl_model_test.cpp
+// FourDgxH100NodesByHand). The simulator's steps cross the network on
+// channels of their own, as for the ring: the same time, either network model.
+TEST(NcclSimulated, FourDgxH100NodesNvlsTree) {
+  auto t = make_preset("dgx-h100", 4);
+  ASSERT_TRUE(t.is_ok());
+  const HardwareProfile h = HardwareProfile::defaults();
+  const double bytes = 256.0 * 1048576;
+  const double want = 108.6e-6 + bytes / (364e9 * 32 / 62);
+  const Program p =
+      one_collective(32, CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, bytes);
+  for (auto net : {NetworkModel::kIdeal, NetworkModel::kFlow})
+    for (bool exact : {false, true}) {
+      const SimResult r = run(p, *t, h, net, exact);
+      EXPECT_LT(rel_err(r.step_seconds, want), 1e-9)
+          << network_model_name(net) << " exact " << exact << ": " << r.step_seconds << " vs "
+          << want;
+    }
 }
 
 // NVLS runs on a channel of its own (faster than any NVLink); its messages

@@ -1,0 +1,113 @@
+// NCCL's model against published nccl-tests tables, size by size (issue 19
+// item 2: every size from 64 KiB to 8 GiB within 10% of the measured bus
+// bandwidth). The tables are in tests/data/nccl_tests/, each with its source;
+// docs/FIDELITY.md lists every size's error and why the misses miss.
+//
+// This test holds the model to what it achieves today: a size not listed as
+// a known miss must be within 10%, and a listed one must still miss (so the
+// list, and docs/FIDELITY.md, are corrected when the model improves).
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/profile.hpp"
+#include "core/topology.hpp"
+#include "costmodel/nccl_model.hpp"
+
+namespace brigade::cost {
+namespace {
+
+struct Row {
+  double bytes = 0, seconds = 0, busbw = 0;
+};
+
+std::vector<Row> read_table(const std::string& name) {
+  std::ifstream in(std::string(BRIGADE_SOURCE_DIR) + "/tests/data/nccl_tests/" + name);
+  EXPECT_TRUE(in.good()) << name;
+  std::vector<Row> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ss(line);
+    Row r;
+    double alg = 0;
+    ss >> r.bytes >> r.seconds >> alg >> r.busbw;
+    r.seconds *= 1e-6;
+    r.busbw *= 1e9;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+// Brigade's busBw (nccl-tests': M / T x 2(n-1)/n) and the relative error of
+// each size against the table.
+std::vector<double> errors(const std::string& preset, int nodes, const std::vector<Row>& rows) {
+  const Topology t = make_preset(preset, nodes).value();
+  const HardwareProfile prof = HardwareProfile::defaults();
+  std::vector<int> group;
+  for (int d = 0; d < t.num_devices(); ++d) group.push_back(d);
+  const double n = static_cast<double>(group.size());
+  std::vector<double> err;
+  for (const Row& r : rows) {
+    auto c = nccl_collective(t, prof, CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, group,
+                             r.bytes);
+    EXPECT_TRUE(c.is_ok() && c->has_value());
+    const double bus = r.bytes / (*c)->chosen.seconds * 2 * (n - 1) / n;
+    err.push_back((bus - r.busbw) / r.busbw);
+    // The rows of docs/FIDELITY.md's per-size tables.
+    std::printf("| %.0f | %.2f | %.2f | %s/%s | %+.1f%% |\n", r.bytes, r.busbw / 1e9, bus / 1e9,
+                std::string(nccl_algorithm_name((*c)->chosen.algorithm)).c_str(),
+                std::string(nccl_protocol_name((*c)->chosen.protocol)).c_str(), 100 * err.back());
+  }
+  return err;
+}
+
+void expect_within_except(const std::vector<Row>& rows, const std::vector<double>& err,
+                          const std::set<double>& known_misses) {
+  ASSERT_EQ(rows.size(), err.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const bool miss = std::fabs(err[i]) > 0.10;
+    EXPECT_EQ(miss, known_misses.count(rows[i].bytes) > 0)
+        << rows[i].bytes << " B: error " << 100 * err[i] << "% (known misses: update the list and "
+        << "docs/FIDELITY.md)";
+  }
+}
+
+constexpr double kKiB = 1024, kMiB = 1048576, kGiB = 1073741824;
+
+// 8x H100 SXM5, one node (ZiyanIshani/vpbenchmarking, NCCL 2.24.3, -g 8):
+// within 10% from 512 MiB up (NVLS at its measured 480 GB/s peak); below,
+// Brigade is fast by 11% (256 MiB) to 113% (64 KiB): the table's ~33 us floor
+// (one process launching 8 GPUs' kernels) is twice NCCL's modelled latency
+// (ring LL 15.0 us), and NVLS reaches its peak bus bandwidth only at the
+// largest sizes, where the model takes it from 2 MiB on.
+TEST(NcclPublished, H100OneNodeAllReduce) {
+  const auto rows = read_table("h100_8gpu_allreduce_vpbenchmarking.txt");
+  ASSERT_EQ(rows.size(), 18u);  // 64 KiB .. 8 GiB
+  std::set<double> misses;
+  for (double m = 64 * kKiB; m <= 256 * kMiB; m *= 2) misses.insert(m);
+  expect_within_except(rows, errors("dgx-h100", 1, rows), misses);
+}
+
+// 4 x 8 H100 SXM5 over 8 x 400 Gb/s InfiniBand per node (same source): within
+// 10% at 128 KiB and 256 KiB (tree LL / LL128) and from 2 GiB up (NVLS-tree,
+// then the ring at 8 GiB, +9.9% .. +10.2%: 8 GiB misses by 0.2 points); the
+// medium sizes are fast by 12% to 85% (no launch, no pipeline fill in NCCL's
+// model; the published run's dip at 256 MiB is an algorithm switch the model
+// places elsewhere).
+TEST(NcclPublished, H100FourNodesAllReduce) {
+  const auto rows = read_table("h100_4x8gpu_allreduce_vpbenchmarking.txt");
+  ASSERT_EQ(rows.size(), 18u);
+  std::set<double> misses = {64 * kKiB, 8 * kGiB};
+  for (double m = 512 * kKiB; m <= kGiB; m *= 2) misses.insert(m);
+  expect_within_except(rows, errors("dgx-h100", 4, rows), misses);
+}
+
+}  // namespace
+}  // namespace brigade::cost
