@@ -1209,10 +1209,11 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
       const std::int64_t chunk = spec.seq / (2 * s.C);
       const std::int64_t lo = c.context * chunk, hi = (2 * s.C - 1 - c.context) * chunk;
       const int next = s.ranks->device(c.tensor, c.data * s.C + (c.context + 1) % s.C, c.pipeline);
-      plan.device_role[static_cast<size_t>(dev)] +=
-          ", context " + std::to_string(c.context) + "/" + std::to_string(s.C) + " (positions " +
-          std::to_string(lo) + "-" + std::to_string(lo + chunk - 1) + " and " + std::to_string(hi) +
-          "-" + std::to_string(hi + chunk - 1) + "; KV ring to device " + std::to_string(next) + ")";
+      plan.device_role[static_cast<size_t>(dev)] += fill_args(
+          tr_text("Roles", ", context %1/%2 (positions %3-%4 and %5-%6; KV ring to device %7)"),
+          {std::to_string(c.context), std::to_string(s.C), std::to_string(lo),
+           std::to_string(lo + chunk - 1), std::to_string(hi), std::to_string(hi + chunk - 1),
+           std::to_string(next)});
     }
     if (s.EP > 1) {
       const std::int64_t per = spec.moe.experts / s.EP;

@@ -676,6 +676,10 @@
         <source>, expert %1 of %2</source>
         <translation></translation>
     </message>
+    <message>
+        <source>, context %1/%2 (positions %3-%4 and %5-%6; KV ring to device %7)</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>SpanDetails</name>

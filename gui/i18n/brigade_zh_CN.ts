@@ -670,6 +670,10 @@
         <source>, expert %1 of %2</source>
         <translation>，专家 %1（共 %2 个）</translation>
     </message>
+    <message>
+        <source>, context %1/%2 (positions %3-%4 and %5-%6; KV ring to device %7)</source>
+        <translation>，上下文 %1/%2（位置 %3-%4 与 %5-%6；K/V 沿环传给设备 %7）</translation>
+    </message>
 </context>
 <context>
     <name>SpanDetails</name>
