@@ -99,10 +99,16 @@ void LaneLayout::build(const Trace& trace, const TraceIndex& index, const Topolo
   relayout();
 }
 
+void LaneLayout::fit_to_height(double available, double max_scale) {
+  available_ = std::max(0.0, available);
+  max_scale_ = std::max(1.0, max_scale);
+  relayout();
+}
+
 void LaneLayout::relayout() {
   visible_.clear();
-  double y = 0;
   bool node_collapsed = false, device_collapsed = false;
+  double tracks = 0, fixed = 0;  // of the visible rows
   for (size_t i = 0; i < rows_.size(); ++i) {
     LaneRow& r = rows_[i];
     switch (r.kind) {
@@ -120,13 +126,28 @@ void LaneLayout::relayout() {
         break;
     }
     if (!r.visible) continue;
+    visible_.push_back(static_cast<std::int32_t>(i));
+    fixed += m_.gap;
+    if (r.kind == RowKind::kStream)
+      tracks += std::max(1, r.depths);
+    else if (r.collapsed)
+      tracks += 1;
+    else
+      fixed += m_.header_height;
+  }
+  track_h_ = m_.track_height;
+  if (available_ > 0 && tracks > 0 && m_.track_height > 0)
+    track_h_ = m_.track_height *
+               std::clamp((available_ - fixed) / (tracks * m_.track_height), 1.0, max_scale_);
+  double y = 0;
+  for (std::int32_t i : visible_) {
+    LaneRow& r = rows_[static_cast<size_t>(i)];
     r.y = y;
     if (r.kind == RowKind::kStream)
-      r.height = m_.track_height * std::max(1, r.depths);
+      r.height = track_h_ * std::max(1, r.depths);
     else
-      r.height = r.collapsed ? m_.track_height : m_.header_height;
+      r.height = r.collapsed ? track_h_ : m_.header_height;
     y += r.height + m_.gap;
-    visible_.push_back(static_cast<std::int32_t>(i));
   }
   total_height_ = y;
 }

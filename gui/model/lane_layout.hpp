@@ -65,6 +65,16 @@ class LaneLayout {
   void toggle(int r) { set_collapsed(r, !rows_[static_cast<size_t>(r)].collapsed); }
   void set_all_collapsed(RowKind kind, bool collapsed);
 
+  // Taller tracks when the visible rows would leave a view `available`
+  // pixels high partly empty (four devices in a 900-pixel window filled a
+  // third of it): every track (one depth of a stream, a collapsed row) grows
+  // by one factor, at most `max_scale`, so that the rows fill the view;
+  // headers and gaps keep their height. Kept across collapsing and
+  // expanding; 0 (the default) keeps the metrics' height.
+  void fit_to_height(double available, double max_scale = 2.5);
+  // The height of one track now: the metrics' or the fitted one.
+  double track_height() const { return track_h_; }
+
   double total_height() const { return total_height_; }
   // The visible row at `y` (top of the rows is 0), -1 if none.
   int row_at(double y) const;
@@ -89,6 +99,8 @@ class LaneLayout {
   std::vector<std::int32_t> stream_row_;  // stream -> its kStream row, -1 if none
   std::vector<std::int32_t> visible_;     // visible rows, in order
   double total_height_ = 0;
+  double available_ = 0, max_scale_ = 1;
+  double track_h_ = LaneMetrics{}.track_height;
 };
 
 // A device's node: the topology's when it covers the device, else the number

@@ -78,6 +78,39 @@ void attach(QChart* chart, QAbstractSeries* s) {
   for (QAbstractAxis* a : chart->axes()) s->attachAxis(a);
 }
 
+// The closed form's points as hollow rings, larger than the simulated dots
+// and drawn after them: where the judges agree (as they should), a filled
+// dot sat exactly on the other and hid it, and "closed form" was in the
+// legend with no point to be seen.
+QScatterSeries* rings(const QString& name, const XY& xy, const QColor& colour) {
+  auto* s = new QScatterSeries();
+  s->setName(name);
+  s->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+  s->setMarkerSize(18);
+  s->setColor(Qt::transparent);
+  s->setBorderColor(colour);
+  s->setPen(QPen(colour, 3));
+  for (const auto& [x, y] : xy)
+    if (y > 0) s->append(x, y);
+  return s;
+}
+
+// The closed form: its dotted line (out of the legend) under the simulated
+// series, its rings over them.
+void attach_closed_form(QChart* chart, const QString& name, const XY& xy, const XY& simulated,
+                        bool with_simulated) {
+  QLineSeries* l = line(name, xy, kClosedForm, Qt::DotLine, false);
+  attach(chart, l);
+  for (QLegendMarker* m : chart->legend()->markers(l)) m->setVisible(false);
+  if (with_simulated)
+    attach(chart, line(QCoreApplication::translate("brigade::gui::ScalingView", "simulated"),
+                       simulated, kSimulated, Qt::SolidLine, true));
+  QScatterSeries* r = rings(name, xy, kClosedForm);
+  attach(chart, r);
+  // The legend's square drawn as the rings are: hollow, orange.
+  for (QLegendMarker* m : chart->legend()->markers(r)) m->setPen(QPen(kClosedForm, 2));
+}
+
 QString amdahl_text(const planner::SweepResult& r) {
   if (!r.amdahl_p)
     return r.amdahl_note.empty()
@@ -417,8 +450,9 @@ void ScalingView::redraw() {
                              : tr("Amdahl fit, p = %1").arg(*main->amdahl_p, 0, 'f', 4),
                 m.amdahl, kAmdahl, Qt::SolidLine, false));
   if (closed_)
-    attach(speedup_chart_, line(tr("closed form"), cf.speedup, kClosedForm, Qt::DotLine, true));
-  if (simulated_)
+    attach_closed_form(speedup_chart_, tr("closed form"), cf.speedup, sim.speedup,
+                       simulated_.has_value());
+  else if (simulated_)
     attach(speedup_chart_, line(tr("simulated"), sim.speedup, kSimulated, Qt::SolidLine, true));
 
   // Efficiency, linear in %.
@@ -443,9 +477,9 @@ void ScalingView::redraw() {
     attach(efficiency_chart_,
            line(tr("Amdahl fit"), m.amdahl_efficiency, kAmdahl, Qt::SolidLine, false));
   if (closed_)
-    attach(efficiency_chart_,
-           line(tr("closed form"), cf.efficiency, kClosedForm, Qt::DotLine, true));
-  if (simulated_)
+    attach_closed_form(efficiency_chart_, tr("closed form"), cf.efficiency, sim.efficiency,
+                       simulated_.has_value());
+  else if (simulated_)
     attach(efficiency_chart_,
            line(tr("simulated"), sim.efficiency, kSimulated, Qt::SolidLine, true));
 

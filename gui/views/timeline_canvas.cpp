@@ -165,6 +165,7 @@ QRect TimelineCanvas::data_rect() const {
 
 void TimelineCanvas::update_scroll() {
   const int data_h = std::max(1, height() - kTopHeight - kLegendHeight);
+  layout_.fit_to_height(data_h);
   const int max = std::max(0, static_cast<int>(std::ceil(layout_.total_height())) - data_h);
   vscroll_->setRange(0, max);
   vscroll_->setPageStep(data_h);
@@ -358,7 +359,7 @@ void TimelineCanvas::paint_rows(QPainter& p, const QRect& area) {
   const double top = vscroll_->value();
   const TimeWindow w = axis_.window();
   const double spp = axis_.seconds_per_pixel();
-  const double track_h = LaneMetrics{}.track_height;
+  const double track_h = layout_.track_height();
   QFont small = font();
   small.setPointSizeF(std::max(7.0, small.pointSizeF() - 1.5));
   p.setFont(small);
@@ -483,7 +484,7 @@ double TimelineCanvas::stream_center_y(int stream) const {
   const int r = layout_.row_showing_stream(stream);
   if (r < 0) return NAN;
   const LaneRow& row = layout_.row(r);
-  return row_top(r) + std::min(row.height, LaneMetrics{}.track_height) / 2;
+  return row_top(r) + std::min(row.height, layout_.track_height()) / 2;
 }
 
 void TimelineCanvas::paint_arrows(QPainter& p, const QRect& area) {
@@ -538,7 +539,7 @@ void TimelineCanvas::paint_overlays(QPainter& p, const QRect& area) {
     if (r < 0) return std::nullopt;
     const LaneRow& row = layout_.row(r);
     const int depth = row.kind == RowKind::kStream ? doc_->index->depth_of_span(s) : 0;
-    const double th = LaneMetrics{}.track_height;
+    const double th = layout_.track_height();
     const double x0 = area.left() + axis_.time_to_x(sp.start_seconds);
     const double x1 = area.left() + axis_.time_to_x(sp.end_seconds);
     return QRectF(x0, row_top(r) + depth * th + 1, std::max(2.0, x1 - x0), th - 2);
@@ -653,7 +654,7 @@ int TimelineCanvas::span_under(QPoint pos) const {
   const double t = axis_.x_to_time(pos.x() - area.left());
   const double tol = 2 * axis_.seconds_per_pixel();
   const int depth = row.kind == RowKind::kStream
-                        ? static_cast<int>((y - row.y) / LaneMetrics{}.track_height)
+                        ? static_cast<int>((y - row.y) / layout_.track_height())
                         : -1;
   int best = -1;
   for (int s : layout_.streams_of_row(r))
@@ -706,7 +707,7 @@ void TimelineCanvas::wheelEvent(QWheelEvent* e) {
     changed();
   } else {
     vscroll_->setValue(vscroll_->value() -
-                       static_cast<int>(notches * 3 * LaneMetrics{}.track_height));
+                       static_cast<int>(notches * 3 * layout_.track_height()));
   }
   e->accept();
 }

@@ -1,7 +1,11 @@
 // The scaling view, offscreen (gui/views/scaling_view.hpp): the sweep on
 // its worker thread, both judges, edited counts, cancel, non-scenarios.
 #include <gtest/gtest.h>
+#include <QChart>
+#include <QChartView>
 #include <QLabel>
+#include <QLegendMarker>
+#include <QScatterSeries>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QTableWidget>
@@ -56,6 +60,44 @@ TEST(ScalingView, SweepsWhenShownWithBothJudgesAndFitsAmdahl) {
   EXPECT_EQ(table->rowCount(), 4);
   EXPECT_EQ(table->item(0, 0)->text(), "1");
   EXPECT_EQ(table->item(0, 2)->text(), "1.00×");
+}
+
+// Where the judges agree the closed form's points used to sit exactly under
+// the simulated ones: "closed form" in the legend, no orange to be seen. Its
+// points are now hollow rings, larger than the dots and drawn after them, on
+// both charts; the legend names each judge once.
+TEST(ScalingView, TheClosedFormsPointsShowOverTheSimulatedOnes) {
+  ScalingView v;
+  v.resize(1200, 700);
+  v.show();
+  v.set_document(pmap());
+  ASSERT_TRUE(v.wait_ready(120000));
+  (void)v.grab();  // lays the legends out: a marker shows once painted
+  const auto charts = v.findChildren<QChartView*>();
+  ASSERT_EQ(charts.size(), 2);
+  for (QChartView* cv : charts) {
+    const QList<QAbstractSeries*> series = cv->chart()->series();
+    int simulated = -1, rings = -1, legend_closed = 0, legend_simulated = 0;
+    for (int i = 0; i < series.size(); ++i) {
+      if (series[i]->name() == "simulated") simulated = i;
+      if (auto* sc = qobject_cast<QScatterSeries*>(series[i]); sc && sc->name() == "closed form") {
+        rings = i;
+        EXPECT_EQ(sc->color().alpha(), 0);  // hollow: the dot under it shows
+        EXPECT_GT(sc->markerSize(), 8);     // larger than the simulated dots
+        EXPECT_EQ(sc->count(), 4);
+      }
+    }
+    for (QLegendMarker* m : cv->chart()->legend()->markers()) {
+      if (!m->isVisible()) continue;
+      legend_closed += m->label() == "closed form";
+      legend_simulated += m->label() == "simulated";
+    }
+    ASSERT_GE(simulated, 0);
+    ASSERT_GE(rings, 0);
+    EXPECT_GT(rings, simulated);  // drawn after, so on top
+    EXPECT_EQ(legend_closed, 1);
+    EXPECT_EQ(legend_simulated, 1);
+  }
 }
 
 TEST(ScalingView, SweepsTheCountsTypedIn) {

@@ -122,6 +122,41 @@ TEST(LaneLayout, OverviewCollapsesEveryNodeButTheFirstWhenThereAreManyRows) {
   EXPECT_TRUE(l.row(7).collapsed);
 }
 
+// Four devices in a tall window filled a third of it: the tracks grow to
+// fill the view, by one factor and at most 2.5 times their height; headers keep
+// theirs; a view too short for the rows keeps the metrics' height.
+TEST(LaneLayout, TracksGrowToFillAViewTheRowsLeavePartlyEmpty) {
+  const Trace t = cluster();
+  const TraceIndex ix = TraceIndex::build(t, nullptr);
+  LaneLayout l;
+  l.build(t, ix, nullptr, LaneMetrics{10, 20, 0});
+  // Rows: 6 headers of 10 (60) + 8 tracks of 20 (160) = 220.
+  l.fit_to_height(380);  // (380 - 60) / 8 = 40 a track: twice 20
+  EXPECT_DOUBLE_EQ(l.track_height(), 40);
+  EXPECT_DOUBLE_EQ(l.total_height(), 380);
+  EXPECT_DOUBLE_EQ(l.row(2).height, 40);
+  EXPECT_DOUBLE_EQ(l.row(1).height, 10);
+  EXPECT_EQ(l.row_at(10 + 10 + 40), 3);  // node0, gpu0, compute: comm starts at 60
+  l.fit_to_height(300);  // (300 - 60) / 8 = 30
+  EXPECT_DOUBLE_EQ(l.track_height(), 30);
+  EXPECT_DOUBLE_EQ(l.total_height(), 300);
+  l.fit_to_height(1000);  // at most 2.5 times: 50
+  EXPECT_DOUBLE_EQ(l.track_height(), 50);
+  EXPECT_DOUBLE_EQ(l.total_height(), 60 + 8 * 50);
+  l.fit_to_height(100);  // too short: the metrics' height, and a scroll bar
+  EXPECT_DOUBLE_EQ(l.track_height(), 20);
+  EXPECT_DOUBLE_EQ(l.total_height(), 220);
+  // Collapsing refits: node 1 collapsed is one track, its devices hidden.
+  l.fit_to_height(300);
+  l.toggle(7);
+  // Visible: node0, gpu0, 2 streams, gpu1, 2 streams, node1 (collapsed):
+  // headers 30, tracks 5: (300 - 30) / 5 = 54, clamped to 50.
+  EXPECT_DOUBLE_EQ(l.track_height(), 50);
+  EXPECT_DOUBLE_EQ(l.row(7).height, 50);
+  l.fit_to_height(0);  // off
+  EXPECT_DOUBLE_EQ(l.track_height(), 20);
+}
+
 TEST(LaneLayout, OneNodeHasNoNodeRow) {
   Trace t = cluster();
   t.device_names = {"gpu0", "gpu1", "gpu2", "gpu3"};
