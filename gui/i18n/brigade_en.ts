@@ -2806,10 +2806,6 @@ utilisation %4% (%5 carried)</source>
         <translation></translation>
     </message>
     <message>
-        <source>data × tensor × pipeline</source>
-        <translation></translation>
-    </message>
-    <message>
         <source>ZeRO</source>
         <translation></translation>
     </message>
@@ -3003,6 +2999,22 @@ utilisation %4% (%5 carried)</source>
     </message>
     <message>
         <source>Not saved: %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Context-parallel degree (strategy.context): the sequence split over this many ranks, ring attention</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Expert-parallel degree (strategy.expert): a MoE layer&apos;s experts split over this many data-parallel ranks (inside data)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>data × tensor × context × pipeline</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>expert</source>
         <translation></translation>
     </message>
 </context>

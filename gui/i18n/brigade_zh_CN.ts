@@ -2800,10 +2800,6 @@ utilisation %4% (%5 carried)</source>
         <translation>strategy.algorithm：方案中集合通信所用的算法</translation>
     </message>
     <message>
-        <source>data × tensor × pipeline</source>
-        <translation>数据 × 张量 × 流水线</translation>
-    </message>
-    <message>
         <source>ZeRO</source>
         <translation>ZeRO</translation>
     </message>
@@ -2998,6 +2994,22 @@ utilisation %4% (%5 carried)</source>
     <message>
         <source>Not saved: %1</source>
         <translation>未保存：%1</translation>
+    </message>
+    <message>
+        <source>Context-parallel degree (strategy.context): the sequence split over this many ranks, ring attention</source>
+        <translation>上下文并行度（strategy.context）：序列切分到这么多个秩上，环形注意力</translation>
+    </message>
+    <message>
+        <source>Expert-parallel degree (strategy.expert): a MoE layer&apos;s experts split over this many data-parallel ranks (inside data)</source>
+        <translation>专家并行度（strategy.expert）：MoE 层的专家分布在这么多个数据并行秩上（在数据并行之内）</translation>
+    </message>
+    <message>
+        <source>data × tensor × context × pipeline</source>
+        <translation>数据 × 张量 × 上下文 × 流水线</translation>
+    </message>
+    <message>
+        <source>expert</source>
+        <translation>专家并行</translation>
     </message>
 </context>
 </TS>

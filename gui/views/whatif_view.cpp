@@ -224,11 +224,19 @@ void WhatIfView::build_plan_box(QGroupBox* box) {
   data_ = spin(1, 65536, QT_TR_NOOP("Data-parallel degree (strategy.data)"));
   tensor_ = spin(1, 65536, QT_TR_NOOP("Tensor-parallel degree (strategy.tensor, Megatron-LM)"));
   pipeline_ = spin(1, 65536, QT_TR_NOOP("Pipeline stages (strategy.pipeline)"));
+  context_ = spin(1, 65536,
+                  QT_TR_NOOP("Context-parallel degree (strategy.context): the sequence split "
+                             "over this many ranks, ring attention"));
+  expert_ = spin(1, 65536,
+                 QT_TR_NOOP("Expert-parallel degree (strategy.expert): a MoE layer's experts "
+                            "split over this many data-parallel ranks (inside data)"));
   devices_ = new QLabel(box);
   auto* degrees = new QHBoxLayout();
   degrees->addWidget(data_);
   degrees->addWidget(new QLabel("×", box));
   degrees->addWidget(tensor_);
+  degrees->addWidget(new QLabel("×", box));
+  degrees->addWidget(context_);
   degrees->addWidget(new QLabel("×", box));
   degrees->addWidget(pipeline_);
   degrees->addWidget(devices_, 1);
@@ -273,7 +281,8 @@ void WhatIfView::build_plan_box(QGroupBox* box) {
     grid->addWidget(kept_label(box, this, label), row, 2 * col);
     grid->addWidget(w, row, 2 * col + 1);
   };
-  grid->addWidget(kept_label(box, this, QT_TR_NOOP("data × tensor × pipeline")), row, 0);
+  grid->addWidget(kept_label(box, this, QT_TR_NOOP("data × tensor × context × pipeline")), row,
+                  0);
   grid->addLayout(degrees, row, 1, 1, 3);
   ++row;
   add(QT_TR_NOOP("ZeRO"), zero_, 0);
@@ -293,6 +302,8 @@ void WhatIfView::build_plan_box(QGroupBox* box) {
   flags->addWidget(sequence_parallel_);
   flags->addWidget(overlap_);
   grid->addLayout(flags, row, 2, 1, 2);
+  ++row;
+  add(QT_TR_NOOP("expert"), expert_, 0);
   grid->setColumnStretch(1, 1);
   grid->setColumnStretch(3, 1);
 }
@@ -408,7 +419,7 @@ void WhatIfView::show_device_count() {
     return;
   }
   devices_->setText(tr("= %1 of %2 devices")
-                        .arg(static_cast<qint64>(st.data) * st.tensor * st.pipeline)
+                        .arg(static_cast<qint64>(st.data) * st.tensor * st.context * st.pipeline)
                         .arg(doc_->scenario->topology.num_devices()));
 }
 
@@ -418,6 +429,8 @@ void WhatIfView::controls_from_edits() {
   data_->setValue(st.data);
   tensor_->setValue(st.tensor);
   pipeline_->setValue(st.pipeline);
+  context_->setValue(st.context);
+  expert_->setValue(st.expert);
   sequence_parallel_->setChecked(st.sequence_parallel);
   overlap_->setChecked(st.overlap);
   zero_->setCurrentIndex(std::clamp(st.zero, 0, 3));
@@ -426,10 +439,23 @@ void WhatIfView::controls_from_edits() {
   schedule_->setCurrentIndex(static_cast<int>(st.schedule));
   virtual_stages_->setValue(st.virtual_stages);
   recompute_->setCurrentIndex(static_cast<int>(edits_.recompute));
+  int order = -1;
   for (int i = 0; i < 6; ++i)
     if (st.rank_order ==
         std::vector<std::string>{kRankOrders[i][0], kRankOrders[i][1], kRankOrders[i][2]})
-      rank_order_->setCurrentIndex(i);
+      order = i;
+  // An order the six do not hold (context listed, say) is kept as the
+  // seventh item: choosing nothing once rewrote it as a three-axis order,
+  // an edit the user never made.
+  while (rank_order_->count() > 6) rank_order_->removeItem(6);
+  if (order < 0) {
+    own_rank_order_ = st.rank_order;
+    QStringList axes;
+    for (const std::string& a : st.rank_order) axes << q(a);
+    rank_order_->addItem(axes.join(", "));
+    order = 6;
+  }
+  rank_order_->setCurrentIndex(order);
   bucket_mb_->setValue(st.bucket_bytes / 1e6);
   algorithm_->setCurrentIndex(static_cast<int>(st.algorithm));
   // The speed slider shows the first device given a speed, if any.
@@ -488,6 +514,8 @@ void WhatIfView::edits_from_controls() {
   st.data = data_->value();
   st.tensor = tensor_->value();
   st.pipeline = pipeline_->value();
+  st.context = context_->value();
+  st.expert = expert_->value();
   st.sequence_parallel = sequence_parallel_->isChecked();
   st.overlap = overlap_->isChecked();
   st.zero = zero_->currentIndex();
@@ -495,7 +523,10 @@ void WhatIfView::edits_from_controls() {
   st.schedule = static_cast<PipelineSchedule>(schedule_->currentIndex());
   st.virtual_stages = virtual_stages_->value();
   const int o = rank_order_->currentIndex();
-  st.rank_order = {kRankOrders[o][0], kRankOrders[o][1], kRankOrders[o][2]};
+  if (o >= 0 && o < 6)
+    st.rank_order = {kRankOrders[o][0], kRankOrders[o][1], kRankOrders[o][2]};
+  else if (o == 6)
+    st.rank_order = own_rank_order_;
   // The spin box shows MB to 3 decimals: keep the exact starting bytes
   // until the user moves it.
   if (std::abs(bucket_mb_->value() - before.bucket_bytes / 1e6) > 5e-4)

@@ -90,6 +90,8 @@ class WhatIfView : public View {
   QSpinBox* data_;
   QSpinBox* tensor_;
   QSpinBox* pipeline_;
+  QSpinBox* context_;
+  QSpinBox* expert_;
   QLabel* devices_;
   QCheckBox* sequence_parallel_;
   QComboBox* zero_;
@@ -99,6 +101,9 @@ class WhatIfView : public View {
   QSpinBox* virtual_stages_;
   QComboBox* recompute_;
   QComboBox* rank_order_;
+  // The scenario's own rank order when it is none of the combo's six (it
+  // lists context, say): the combo's seventh item, kept as it is.
+  std::vector<std::string> own_rank_order_;
   QDoubleSpinBox* bucket_mb_;
   QCheckBox* overlap_;
   QComboBox* algorithm_;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 #include <QApplication>
@@ -137,6 +138,55 @@ TEST(WhatIfView, AnImpossiblePlanGetsItsReasonInlineNeverADialog) {
   data->setValue(4);
   EXPECT_TRUE(v.reason_text().isEmpty());
   EXPECT_TRUE(save->isEnabled());
+}
+
+// Context parallelism in the panel: its degree edited like the others, the
+// device count counting it, and a rank order that lists context (none of the
+// combo's six) kept as the scenario has it rather than rewritten by the combo.
+TEST(WhatIfView, ContextIsADegreeAndARankOrderListingItIsKept) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("brigade_whatif_cp_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "cp.yaml").string();
+  {
+    std::ofstream f(path);
+    f << "topology: {preset: dgx-h100}\n"
+         "model:\n"
+         "  transformer: {layers: 4, hidden: 512, heads: 8, kv_heads: 4, seq: 1024, vocab: 1024, "
+         "attention: flash}\n"
+         "training: {global_batch: 16}\n"
+         "strategy: {data: 2, tensor: 2, context: 2, rank_order: [tensor, context, data, "
+         "pipeline]}\n";
+  }
+  auto r = load_document(path);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  const DocumentPtr doc = r.value();
+  WhatIfView v;
+  v.resize(1400, 700);
+  v.show();
+  v.set_document(doc);
+  EXPECT_EQ(v.edits(), starting_edits(*doc->scenario));
+  EXPECT_EQ(v.edits().strategy.rank_order,
+            (std::vector<std::string>{"tensor", "context", "data", "pipeline"}));
+  QSpinBox* context = nullptr;
+  for (QSpinBox* s : v.findChildren<QSpinBox*>())
+    if (s->toolTip().startsWith("Context-parallel")) context = s;
+  ASSERT_NE(context, nullptr);
+  EXPECT_EQ(context->value(), 2);
+  auto devices_label = [&] {
+    for (QLabel* l : v.findChildren<QLabel*>())
+      if (l->text().startsWith("= ")) return l->text().toStdString();
+    return std::string();
+  };
+  EXPECT_EQ(devices_label(), "= 8 of 8 devices");
+  context->setValue(1);
+  EXPECT_EQ(v.edits().strategy.context, 1);
+  EXPECT_EQ(v.edits().strategy.rank_order,
+            (std::vector<std::string>{"tensor", "context", "data", "pipeline"}));
+  EXPECT_EQ(devices_label(), "= 4 of 8 devices");
+  ASSERT_NE(v.closed_form(), nullptr) << v.reason_text().toStdString();
+  ASSERT_TRUE(v.wait_ready(60000));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(WhatIfView, SavesTheEditedPlanAsAScenario) {
