@@ -1,12 +1,15 @@
 // The CUDA backend's module and its loader (realexec/cuda_module.hpp): the
 // programs do not map cuBLAS or NCCL until the backend is asked for, and a
 // module that is missing, not a library, or not Brigade's is refused with a
-// message naming the file. Every gtest case runs in a process of its own
-// (gtest_discover_tests), so "not yet loaded" is a property of the test.
+// message naming the file. "Not yet loaded" is checked in a fresh process
+// of its own (a threadsafe death test re-runs this binary for it): run
+// whole, an earlier test of the binary may already have loaded the backend.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -24,22 +27,38 @@ std::string mapped_files() {
   return ss.str();
 }
 
-TEST(CudaModule, NoCudaLibraryIsMappedUntilTheBackendIsAskedFor) {
+// The checks, in the fresh process; exits 0 when they all hold, else 1
+// with what failed on stderr.
+[[noreturn]] void check_mapped_only_when_asked() {
+  int failed = 0;
+  auto expect = [&](bool ok, const std::string& what) {
+    if (!ok) {
+      std::fprintf(stderr, "failed: %s\n", what.c_str());
+      ++failed;
+    }
+  };
   const std::string before = mapped_files();
-  ASSERT_FALSE(before.empty());
-  EXPECT_EQ(before.find("libcublas"), std::string::npos);
-  EXPECT_EQ(before.find("libnccl"), std::string::npos);
-  EXPECT_EQ(before.find("libbrigade_cuda"), std::string::npos);
+  expect(!before.empty(), "/proc/self/maps was read");
+  expect(before.find("libcublas") == std::string::npos, "no libcublas before");
+  expect(before.find("libnccl") == std::string::npos, "no libnccl before");
+  expect(before.find("libbrigade_cuda") == std::string::npos, "no libbrigade_cuda before");
   std::string why;
   cuda_device_count(&why);
 #if defined(BRIGADE_HAVE_CUDA)
   const std::string after = mapped_files();
-  EXPECT_NE(after.find("libbrigade_cuda.so"), std::string::npos);
-  EXPECT_NE(after.find("libcublas"), std::string::npos);
-  EXPECT_NE(after.find("libnccl"), std::string::npos);
+  expect(after.find("libbrigade_cuda.so") != std::string::npos, "libbrigade_cuda.so after");
+  expect(after.find("libcublas") != std::string::npos, "libcublas after");
+  expect(after.find("libnccl") != std::string::npos, "libnccl after");
 #else
-  EXPECT_EQ(why.rfind("the CUDA backend was not built", 0), 0u) << why;
+  expect(why.rfind("the CUDA backend was not built", 0) == 0, "why: " + why);
 #endif
+  std::fflush(stderr);
+  std::_Exit(failed == 0 ? 0 : 1);
+}
+
+TEST(CudaModule, NoCudaLibraryIsMappedUntilTheBackendIsAskedFor) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(check_mapped_only_when_asked(), ::testing::ExitedWithCode(0), "");
 }
 
 TEST(CudaModule, NoCandidateThatExistsListsThePlacesLookedAt) {
