@@ -79,15 +79,6 @@ struct MoeSpec {
   std::vector<double> load;
 
   bool enabled() const { return experts > 0; }
-  // "first 3 dense", "every 2nd layer" or "" (every layer MoE), for reports.
-  std::string moe_layers_note(std::int64_t layers) const {
-    std::string n;
-    if (first_dense > 0 && first_dense < layers)
-      n = "first " + std::to_string(first_dense) + " dense";
-    if (every > 1)
-      n += (n.empty() ? "" : ", ") + std::string("MoE every ") + std::to_string(every) + " layers";
-    return n;
-  }
   bool is_moe_layer(std::int64_t i) const {
     return enabled() && i >= first_dense && (i + 1) % every == 0;
   }
