@@ -1,6 +1,6 @@
 // The two judges of one plan, held to each other (issue 18): every bundled
 // scenario (scenarios/*.yaml, scenarios/validation/**, scenarios/experiments/**;
-// not scenarios/published/, below)
+// of scenarios/published/ the three small ones, below)
 // and a generated family of small plans, one or more per model kind and
 // strategy key, go through the closed form (`brigade cost`) and the planner's
 // Program through the simulator under `--network ideal` (`brigade simulate
@@ -32,6 +32,21 @@ struct Case {
   // kAuto as `brigade simulate`; a small plan forced to fused tasks is held
   // to the peak memory alone (testing::expect_agreement, memory_only).
   Granularity granularity = Granularity::kAuto;
+  // Forced fused tasks held to the step and the peak memory: GEMMs as large
+  // as those of the plans `auto` fuses (a 175B model's width), so the
+  // fused-task step bound applies. Not the communication: a step's merged
+  // tensor-parallel calls save one alpha per call merged, a share of the
+  // communication that depends on the layers per step and the bytes per call
+  // (below: the 184 tensor-parallel calls of a device merge into 40, saving
+  // 2.68 ms of 12.8 ms in fp8 and of 22.3 ms in bf16, 21% and 12%), past
+  // the bounds stated for the plans `auto` fuses.
+  bool step_and_memory = false;
+};
+
+const std::string kPublishedHere[] = {
+    "published/narayanan21_01_gpt_1.7b_32gpu.yaml",
+    "published/narayanan21_02_gpt_3.6b_64gpu.yaml",
+    "published/nemo2412_03_gpt3_175b_128gpu.yaml",
 };
 
 std::vector<Case> bundled() {
@@ -44,7 +59,12 @@ std::vector<Case> bundled() {
     // Published end-to-end rows (docs/FIDELITY.md): clusters of up to 3360
     // GPUs, minutes and gigabytes each under the simulator; the two judges
     // are compared on them by `scripts/fidelity --judge sim` instead.
-    if (rel.rfind("published/", 0) == 0) continue;
+    // The small ones run here (under 2 s each): they once disagreed (issue
+    // 18; the shrunk plans of the family below hold the causes).
+    if (rel.rfind("published/", 0) == 0 &&
+        std::find(std::begin(kPublishedHere), std::end(kPublishedHere), rel) ==
+            std::end(kPublishedHere))
+      continue;
     // Llama 3 405B on 16,384 GPUs: 5.9 M tasks whose data-parallel rings of
     // 128 ranks over 128 nodes the simulator expands step by step, minutes
     // and more than 8 GiB on the development VM (its speed goal is not met:
@@ -141,6 +161,28 @@ std::vector<Case> family() {
       {"gpt_sp_full_recompute_pipeline",
        gpt("tensor: 2, pipeline: 2, data: 2, sequence_parallel: true, zero: 1", "recompute: full",
            4, "", 4)},
+      // NCCL's choice of its tree (AllReduce of 256 KiB to 16 MiB across DGX
+      // A100 nodes: these 4 MB gradient buckets over 2 nodes) ran as the
+      // double binary tree in the simulator, its two halves at once each at
+      // NCCL's whole tree bandwidth: a step of 1.876 ms simulated against
+      // the closed form's 1.940 ms (communication 0.638 ms against 0.857 ms);
+      // narayanan21_01's last, 9 MiB bucket, 64 us of 2.6 s (issue 18).
+      {"gpt_data_nccl_tree",
+       "topology: {preset: dgx-a100, nodes: 2}\nmodel:\n  transformer: {layers: 4, hidden: 512, "
+       "heads: 8, seq: 256, vocab: 4096}\ntraining: {global_batch: 32, micro_batch: 2}\n"
+       "strategy: {data: 16, bucket: 4MB}\n"},
+      // nemo2412_03 (GPT-3 175B on 128 H100, fp8, sequence parallelism,
+      // interleaved) at the step granularity `auto` gives it: fused tasks
+      // drop per-kernel launches, per-GEMM efficiency and per-call alphas
+      // that fp8 does not shrink, 7.5% of its step where bf16 plans stay
+      // within 5% (issue 18). Shrunk: four layers of its width on one DGX
+      // H100, tensor 4 x pipeline 2, 8 micro-batches: 7.0% (bf16: 3.2%).
+      {"gpt175b_width_fp8_sp_step",
+       "topology: {preset: dgx-h100}\nmodel:\n  transformer: {layers: 4, hidden: 12288, heads: "
+       "96, seq: 2048, vocab: 50688, attention: flash, dtype: fp8}\n"
+       "training: {global_batch: 8, micro_batch: 1}\n"
+       "strategy: {tensor: 4, pipeline: 2, sequence_parallel: true}\n",
+       "", Granularity::kStep, true},
       // transformer variants (issue 21): each kind through both judges
       {"variant_gqa", variant("kv_heads: 2", "tensor: 2, pipeline: 2, data: 2")},
       {"variant_mqa", variant("kv_heads: 1", "data: 8")},
@@ -233,8 +275,10 @@ TEST_P(CrossJudge, StepCommunicationAndMemoryAgree) {
   // difference.
   LowerOptions lo;
   lo.granularity = c.granularity;
-  testing::expect_agreement(
-      sc, c.name, lo, c.granularity != Granularity::kAuto && c.granularity != Granularity::kKernel);
+  testing::expect_agreement(sc, c.name, lo,
+                            !c.step_and_memory && c.granularity != Granularity::kAuto &&
+                                c.granularity != Granularity::kKernel,
+                            c.step_and_memory);
 }
 
 INSTANTIATE_TEST_SUITE_P(Plans, CrossJudge, ::testing::ValuesIn(all_cases()),
