@@ -396,9 +396,12 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     e.notes.push_back(
         "FP8 (" + std::string(fp8_recipe_name(tr.fp8)) +
         ", Transformer Engine): the linear layers' GEMMs at the FP8 rate after a cast of each "
-        "input and output gradient, their inputs saved in FP8, FP8 copies of their weights "
-        "(2 B per weight, cast once a step with the optimizer); attention, norms, activations, "
-        "embedding and logits in " + std::string(dtype_name(dt)));
+        "input" +
+        std::string(training ? " and output gradient, their inputs saved in FP8" : "") +
+        ", FP8 copies of their weights (2 B per weight" +
+        std::string(training ? ", cast once a step with the optimizer" : "") +
+        "); attention, norms, activations, embedding and logits in " +
+        std::string(dtype_name(dt)));
   // One description of the work (costmodel/transformer_blocks.hpp): the blocks a
   // tensor-parallel rank runs for one micro-batch, as the planner lowers them.
   TransformerShape shape;
