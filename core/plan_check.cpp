@@ -139,11 +139,49 @@ class PlanChecker {
                     " model; expected a transformer model (Megatron-LM's distributed optimizer "
                     "is modelled for transformers)",
                 ErrorKind::kUnsupported);
+    BRIGADE_RETURN_IF_ERROR(check_fp8());
     if (tr.distributed_optimizer && st_.zero != 1)
       return at("training.distributed_optimizer",
                 "found distributed_optimizer with zero " + std::to_string(st_.zero) +
                     "; expected zero 1 or no zero key (Megatron-LM's distributed optimizer "
                     "shards the optimizer state over 'data': ZeRO-1's sharding)");
+    return Status::ok();
+  }
+
+  // FP8 training (docs/scenario-format.md, "training"; docs/costmodel.md,
+  // "FP8 training"): Transformer Engine's recipe for a transformer in bf16
+  // or f16 on devices with FP8 tensor cores. A transformer's dtype fp8 in
+  // training (every kernel and tensor in FP8) is not what Megatron-LM or
+  // NeMo run: refused, pointing at the key that is.
+  Status check_fp8() {
+    const TrainingSpec& tr = s_.training;
+    const bool transformer = s_.model_kind == ModelKind::kTransformer;
+    if (transformer && !tr.inference && s_.transformer.dtype == DType::kFP8)
+      return at("model.transformer.dtype",
+                "found dtype fp8 for training; expected dtype bf16 with training.fp8: hybrid "
+                "(Transformer Engine keeps bf16 weights and activations and runs only the "
+                "linear layers' GEMMs in FP8)");
+    if (tr.fp8 == Fp8Recipe::kNone) return Status::ok();
+    const std::string recipe(fp8_recipe_name(tr.fp8));
+    if (!transformer)
+      return at("training.fp8",
+                "found fp8 " + recipe + " with " + model_kind_name(s_.model_kind) +
+                    " model; expected fp8: none (Transformer Engine's FP8 is modelled for "
+                    "transformer models)",
+                ErrorKind::kUnsupported);
+    const DType dt = s_.transformer.dtype;
+    if (dt != DType::kBF16 && dt != DType::kF16)
+      return at("training.fp8",
+                "found fp8 " + recipe + " with dtype " + std::string(dtype_name(dt)) +
+                    "; expected dtype bf16 or f16 (FP8 GEMMs cast from 16-bit activations and "
+                    "weights)");
+    for (const Device& d : s_.topology.devices())
+      if (!(d.peak_flops_per_second[dtype_index(DType::kFP8)] > 0))
+        return at("training.fp8",
+                  "found fp8 " + recipe + " on " + d.name + " (" + d.model +
+                      "), which has no FP8 tensor cores; expected fp8: none, or devices with "
+                      "FP8 (H100, H200)",
+                  ErrorKind::kUnsupported);
     return Status::ok();
   }
 

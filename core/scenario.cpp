@@ -37,6 +37,18 @@ std::string_view recompute_name(Recompute r) {
   return "?";
 }
 
+std::string_view fp8_recipe_name(Fp8Recipe r) {
+  switch (r) {
+    case Fp8Recipe::kNone:
+      return "none";
+    case Fp8Recipe::kHybrid:
+      return "hybrid";
+    case Fp8Recipe::kE4M3:
+      return "e4m3";
+  }
+  return "?";
+}
+
 std::vector<std::string> full_rank_order(const StrategySpec& st) {
   std::vector<std::string> order = st.rank_order;
   if (std::find(order.begin(), order.end(), "context") != order.end()) return order;
@@ -621,10 +633,10 @@ class ScenarioReader {
     TrainingSpec& t = s_->training;
     BRIGADE_RETURN_IF_ERROR(
         c.expect_map("training options {mode, global_batch, micro_batch, optimizer, "
-                     "mixed_precision, recompute, main_grad, distributed_optimizer}"));
+                     "mixed_precision, recompute, main_grad, distributed_optimizer, fp8}"));
     BRIGADE_RETURN_IF_ERROR(
         c.check_keys({"mode", "global_batch", "micro_batch", "optimizer", "mixed_precision",
-                      "recompute", "main_grad", "distributed_optimizer"}));
+                      "recompute", "main_grad", "distributed_optimizer", "fp8"}));
     BRIGADE_ASSIGN_OR_RETURN(
         t.inference, c.get_enum<bool>("mode", false, {{"training", false}, {"inference", true}}));
     BRIGADE_ASSIGN_OR_RETURN(t.global_batch, c.get_int("global_batch", 0, 1, kMaxDim));
@@ -643,6 +655,10 @@ class ScenarioReader {
         t.main_grad_fp32,
         c.get_enum<bool>("main_grad", false, {{"weights", false}, {"fp32", true}}));
     BRIGADE_ASSIGN_OR_RETURN(t.distributed_optimizer, c.get_bool("distributed_optimizer", false));
+    BRIGADE_ASSIGN_OR_RETURN(
+        t.fp8, c.get_enum("fp8", Fp8Recipe::kNone,
+                          choices_of({Fp8Recipe::kNone, Fp8Recipe::kHybrid, Fp8Recipe::kE4M3},
+                                     fp8_recipe_name)));
     return Status::ok();
   }
 

@@ -149,6 +149,15 @@ std::string_view recompute_name(Recompute r);
 
 enum class Optimizer { kAdam, kSgd, kNone };
 
+// FP8 training as Transformer Engine runs it (Megatron-LM's --fp8-format,
+// NeMo's fp8: hybrid | e4m3): the linear layers' GEMMs in FP8 with per-tensor
+// delayed scaling, everything else in the model's dtype (docs/costmodel.md,
+// "FP8 training"). kHybrid: E4M3 forward, E5M2 gradients; kE4M3: E4M3 both
+// ways. The two cost the same (one FP8 tensor-core rate); the key records
+// which recipe the run uses.
+enum class Fp8Recipe : std::uint8_t { kNone, kHybrid, kE4M3 };
+std::string_view fp8_recipe_name(Fp8Recipe r);
+
 struct TrainingSpec {
   bool inference = false;            // forward only (no gradients, no optimizer)
   std::int64_t global_batch = 0;     // 0: the model's batch
@@ -168,6 +177,9 @@ struct TrainingSpec {
   // (docs/costmodel.md, "What Megatron-LM holds"), so the reader sets
   // strategy.zero to 1 and check_plan refuses any other stage with it.
   bool distributed_optimizer = false;
+  // Transformer Engine's FP8 (training.fp8; transformers on devices with FP8
+  // tensor cores: check_plan).
+  Fp8Recipe fp8 = Fp8Recipe::kNone;
 };
 
 enum class PipelineSchedule { kGpipe, k1F1B, kInterleaved };

@@ -13,6 +13,7 @@ TemplateFigures template_figures(const BlockTemplate& tpl) {
   TemplateFigures f;
   f.saved_bytes = tpl.saved_bytes();
   f.recompute_saved_bytes = tpl.recompute_saved_bytes();
+  f.fp8_weight_elements = tpl.fp8_weight_elements();
   for (const ParamGroup& g : tpl.params) {
     f.group_elements.push_back(g.local_elements());
     f.group_replicated.push_back(g.replicated_elements());
@@ -222,7 +223,8 @@ Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape)
                      static_cast<int>(shape.recompute), s.kv_heads, s.ffn_hidden,
                      static_cast<int>(s.mlp) | static_cast<int>(s.norm) << 2 |
                          static_cast<int>(s.positions) << 4 | static_cast<int>(s.attention) << 6 |
-                         int{s.tie_embeddings} << 8 | int{s.bias} << 9 | int{s.qkv_bias} << 10};
+                         int{s.tie_embeddings} << 8 | int{s.bias} << 9 | int{s.qkv_bias} << 10 |
+                         static_cast<int>(shape.fp8) << 11};
   auto same_rest = [&](const TransformerBlocks* b) {
     return b->moe == s.moe && b->mla == s.mla && b->expert == shape.expert &&
            b->context == shape.context;

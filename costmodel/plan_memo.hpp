@@ -46,6 +46,7 @@ struct TemplateFigures {
   std::vector<double> group_replicated;  // ParamGroup::replicated_elements() per group
   std::vector<char> group_expert;        // ParamGroup::expert per group (1: an expert group)
   double expert_elements = 0;            // the expert groups' elements
+  double fp8_weight_elements = 0;        // BlockTemplate::fp8_weight_elements()
   // The tensor-parallel collectives of the forward list, and of the
   // forward, recompute and backward lists, as (kind, bytes) in list order.
   std::vector<std::pair<CollectiveKind, double>> forward_collectives, collectives;

@@ -336,7 +336,8 @@ struct PricedCollective {
 // sized and filled afresh by every plan, so no figure depends on the last).
 struct Scratch {
   std::vector<StageTimes> stages;
-  std::vector<double> stage_params, per_step_extra, opt_seconds, dp_after_backward;
+  std::vector<double> stage_params, stage_fp8_weights, per_step_extra, opt_seconds,
+      dp_after_backward;
   std::vector<StageLayout> layouts;
   TimedKernels kernels;
   std::vector<PricedCollective> tp_priced, dp_priced;
@@ -391,6 +392,16 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         "through the roofline, norms, softmax, GeLU and residuals as memory-bound "
         "kernels");
 
+  if (full && tr.fp8 != Fp8Recipe::kNone)
+    e.notes.push_back(
+        "FP8 (" + std::string(fp8_recipe_name(tr.fp8)) +
+        ", Transformer Engine): the linear layers' GEMMs at the FP8 rate after a cast of each "
+        "input" +
+        std::string(training ? " and output gradient, their inputs saved in FP8" : "") +
+        ", FP8 copies of their weights (2 B per weight" +
+        std::string(training ? ", cast once a step with the optimizer" : "") +
+        "); attention, norms, activations, embedding and logits in " +
+        std::string(dtype_name(dt)));
   // One description of the work (costmodel/transformer_blocks.hpp): the blocks a
   // tensor-parallel rank runs for one micro-batch, as the planner lowers them.
   TransformerShape shape;
@@ -401,6 +412,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   shape.context = cp;
   shape.sequence_parallel = st.sequence_parallel;
   shape.recompute = training ? tr.recompute : Recompute::kNone;
+  shape.fp8 = tr.fp8;
   // A search's memo (costmodel/plan_memo.hpp) builds each shape's templates once.
   PlanMemo* memo = PlanMemo::current(topo, prof);
   TransformerBlocks own;
@@ -450,6 +462,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   const double g_bytes = training && tr.main_grad_fp32 ? 4.0 : e_bytes;
   std::vector<double>& stage_params = work.stage_params;
   stage_params.assign(static_cast<size_t>(p), 0.0);
+  std::vector<double>& stage_fp8_weights = work.stage_fp8_weights;
+  stage_fp8_weights.assign(static_cast<size_t>(p), 0.0);
   std::vector<double>& per_step_extra = work.per_step_extra;  // dp sync, param gather, optimizer
   per_step_extra.assign(static_cast<size_t>(p), 0.0);
   std::vector<double>& opt_seconds = work.opt_seconds;
@@ -634,7 +648,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // time with the hops between them (ring_attention_seconds).
     auto ring_block = [&](const Kernel& k) {
       const double steps = k.ring_steps;
-      return kernel_seconds(dev, dp, dt, k.fixed_flops / steps, k.bytes / steps, ComputeKind::kFixed) /
+      return kernel_seconds(dev, dp, k.dtype, k.fixed_flops / steps, k.bytes / steps,
+                            ComputeKind::kFixed) /
              speed;
     };
     auto ring_total = [&](const Kernel& k) {
@@ -652,13 +667,13 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         } else if (compute_known) {
           continue;
         } else if (k.compute == ComputeKind::kGemm) {
-          out[n] = gemm_seconds(dev, dp, k.m, k.n, k.k, dt, k.batch) / speed;
+          out[n] = gemm_seconds(dev, dp, k.m, k.n, k.k, k.dtype, k.batch) / speed;
         } else if (k.compute == ComputeKind::kFixed) {
-          out[n] = kernel_seconds(dev, dp, dt, k.fixed_flops, k.bytes, ComputeKind::kFixed, 0,
+          out[n] = kernel_seconds(dev, dp, k.dtype, k.fixed_flops, k.bytes, ComputeKind::kFixed, 0,
                                   k.kernel_class, k.m, k.k) /
                    speed;
         } else {
-          out[n] = memory_bound_seconds(dev, dp, k.bytes, dt) / speed;
+          out[n] = memory_bound_seconds(dev, dp, k.bytes, k.dtype) / speed;
         }
       }
       return Status::ok();
@@ -788,6 +803,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     double params = 0;
     params = lay.sum([](const StageBlock& blk) { return blk.owned_elements; });
     stage_params[si] = params;
+    // FP8 (training.fp8): the linear layers' weights, of which Transformer
+    // Engine keeps FP8 copies (the layers' only: the embedding and head stay 16-bit).
+    stage_fp8_weights[si] = static_cast<double>(lay.layers_per_chunk * lay.chunks) *
+                            templates->layer_figures.fp8_weight_elements;
 
     // Data parallelism and ZeRO (Rajbhandari et al. 2020 §7), as the planner
     // lowers them: stages 0-2 reduce the gradients once per step in buckets
@@ -989,10 +1008,14 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       if (ledgers_on) ledger.add("tied embedding", "allreduce", 2, 1, bytes, one, one);
     }
     // The optimizer step: memory-bound over the local (ZeRO-sharded) optimizer state.
+    // FP8: with it, the step's cast of the updated 16-bit weights to their FP8
+    // copies (Transformer Engine casts them in the first micro-batch's forward,
+    // is_first_microbatch; the same bytes once a step), as the planner lowers it.
     if (training && tr.optimizer != Optimizer::kNone) {
       const double shard = st.zero >= 1 ? 1.0 / dg : 1.0;
-      opt_seconds[si] =
-          memory_bound_seconds(dev, dp, optimizer_step_bytes(params, per, shard), DType::kF32) / speed;
+      const double bytes = optimizer_step_bytes(params, per, shard) +
+                           fp8_cast_bytes(stage_fp8_weights[si], e_bytes);
+      opt_seconds[si] = memory_bound_seconds(dev, dp, bytes, DType::kF32) / speed;
       per_step_extra[si] += opt_seconds[si];
     }
   }
@@ -1109,6 +1132,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // ZeRO-3: two blocks' gathered parameters (one of prefetch) and the unsharded
     // gradient of the block in its backward (planner/lower_transformer.cpp).
     ModelStateBytes live = states;
+    // FP8: each FP8 weight's FP8 copy and transpose, resident.
+    live.params_bytes += kFp8WeightCacheBytesPerElement * stage_fp8_weights[si];
     if (training && dg > 1 && st.zero == 2) {
       const double whole = stage_params[si] * per.grads;
       const StageLayout& lay = layouts[si];

@@ -186,6 +186,13 @@ double ParamGroup::local_elements() const {
   return n;
 }
 
+double ParamGroup::fp8_elements() const {
+  double n = 0;
+  for (const ParamTensor& t : tensors)
+    if (t.fp8) n += t.local_elements();
+  return n;
+}
+
 double ParamGroup::replicated_elements() const {
   double n = 0;
   for (const ParamTensor& t : tensors)
@@ -211,6 +218,16 @@ double BlockTemplate::local_param_elements() const {
   return n;
 }
 
+double BlockTemplate::fp8_weight_elements() const {
+  double n = 0;
+  for (const ParamGroup& g : params) n += g.fp8_elements();
+  return n;
+}
+
+double fp8_cast_bytes(double elements, double e) {
+  return elements * (e + 2);
+}
+
 namespace {
 double sum_flops(const std::vector<Kernel>& ks) {
   double f = 0;
@@ -232,6 +249,13 @@ double BlockTemplate::recompute_flops() const {
 // ---- transformer layer ---------------------------------------------------------
 
 namespace {
+
+// Every kernel not made FP8 computes in the model's dtype.
+void set_dtypes(BlockTemplate& b, DType dt) {
+  for (auto* ks : {&b.forward, &b.recompute, &b.backward})
+    for (Kernel& k : *ks)
+      if (k.dtype != DType::kFP8) k.dtype = dt;
+}
 
 // FlashAttention-2's tile edges (Dao 2023, §3.3: 128 x 128 blocks for head
 // dimension 128 on A100/H100): the forward reads K and V once per block of
@@ -311,6 +335,20 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   const std::int64_t fc1p = fc1_cols / d.t;
   const double q_bytes = T * heads_local * dh * e;  // Q (or an expanded K or V) on this rank
   const double kv_bytes = T * kv_local * dh * e;    // K or V as projected on this rank
+  // FP8 (Transformer Engine, Megatron-Core's TE linear layers; Micikevicius
+  // et al. 2022): each linear layer's GEMMs (forward, dgrad, wgrad) in FP8;
+  // before the forward GEMM its input, before the dgrad its output gradient
+  // cast to FP8 (fp8_cast_bytes); the input saved for the wgrad in FP8
+  // (a_e bytes an element instead of e).
+  const bool fp8 = shape.fp8 != Fp8Recipe::kNone;
+  const double a_e = fp8 ? 1.0 : e;
+  auto linear_gemm = [&](Kernel g) {
+    if (fp8) g.dtype = DType::kFP8;
+    return g;
+  };
+  auto push_cast = [&](std::vector<Kernel>& ks, const std::string& name, double elements) {
+    if (fp8) ks.push_back(memory(name + ".cast", OpKind::kElementwise, fp8_cast_bytes(elements, e)));
+  };
 
   BlockTemplate L;
   L.name = "layer";
@@ -327,6 +365,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                     std::vector<std::int64_t> local, bool with_bias, std::int64_t bias_global,
                     std::int64_t bias_local) {
     ParamGroup g{name, {tensor(name + ".weight", std::move(global), std::move(local))}};
+    g.tensors[0].fp8 = fp8;  // every `linear` here is one of Transformer Engine's
     if (with_bias) g.tensors.push_back(tensor(name + ".bias", {bias_global}, {bias_local}));
     return g;
   };
@@ -377,6 +416,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
       // sequence parallelism sums over 'tensor') must not count them.
       for (ParamTensor& pt : g.tensors)
         pt.tensor_sharded = d.t > 1 || pt.global_shape != pt.local_shape;
+      g.tensors[0].fp8 = fp8;
       g.expert = ep > 1;
       return g;
     };
@@ -424,8 +464,9 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                    tr_text("Reasons",
                            "sequence parallel: gather the LayerNorm output's sequence shards "
                            "over 'tensor' before the column-parallel QKV GEMM")));
-  Kernel qkv = gemm("attn.qkv", OpKind::kMatmul, d.tokens, qkv_cols / d.t, d.h);
-  qkv.saved_bytes = sh_e;  // QKV input (the shard, re-gathered in backward, with SP)
+  push_cast(F, "attn.qkv", T * h);
+  Kernel qkv = linear_gemm(gemm("attn.qkv", OpKind::kMatmul, d.tokens, qkv_cols / d.t, d.h));
+  qkv.saved_bytes = Tl * h * a_e;  // QKV input (the shard, re-gathered in backward, with SP)
   F.push_back(qkv);
   // Rotary embeddings (Su et al. 2021): Q and K rotated in place, read and
   // written once; the rotation is linear, so its backward keeps nothing.
@@ -460,8 +501,9 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     av.saved_bytes = scores * e + q_bytes;  // dropout output + V (expanded)
     F.push_back(av);
   }
-  Kernel proj = gemm("attn.proj", OpKind::kMatmul, d.tokens, d.h, d.h / d.t);
-  proj.saved_bytes = T * (h / static_cast<double>(d.t)) * e;  // projection input
+  push_cast(F, "attn.proj", T * h / static_cast<double>(d.t));
+  Kernel proj = linear_gemm(gemm("attn.proj", OpKind::kMatmul, d.tokens, d.h, d.h / d.t));
+  proj.saved_bytes = T * (h / static_cast<double>(d.t)) * a_e;  // projection input
   F.push_back(proj);
   push_partial_sum_exit(
       F, sp, tp, "attn", hidden_bytes,
@@ -503,10 +545,12 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     k.routed_dim = dim;
     return k;
   };
-  Kernel efc1 = routed(gemm("moe.experts.fc1", OpKind::kMatmul, rows, fc1ep, d.h, El), 1);
+  Kernel efc1 =
+      linear_gemm(routed(gemm("moe.experts.fc1", OpKind::kMatmul, rows, fc1ep, d.h, El), 1));
   Kernel eact = swiglu ? memory("moe.experts.swiglu", OpKind::kElementwise, 3 * expert_act * e)
                        : memory("moe.experts.gelu", OpKind::kElementwise, 2 * expert_act * e);
-  Kernel efc2 = routed(gemm("moe.experts.fc2", OpKind::kMatmul, rows, d.h, fep, El), 1);
+  Kernel efc2 =
+      linear_gemm(routed(gemm("moe.experts.fc2", OpKind::kMatmul, rows, d.h, fep, El), 1));
   const std::string ep_s = std::to_string(ep);
   auto alltoall = [&](const std::string& name, const std::string& why) {
     return collective(name, CollectiveKind::kAllToAll, a2a_bytes, why);
@@ -514,10 +558,10 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   Kernel unpermute = memory("moe.unpermute", OpKind::kElementwise,
                             permuted_bytes + T * h * e + T * static_cast<double>(moe.top_k) * 4);
   const double shared_local = static_cast<double>(ns * fep);
-  Kernel sfc1 = gemm("moe.shared.fc1", OpKind::kMatmul, d.tokens, ns * fc1ep, d.h);
+  Kernel sfc1 = linear_gemm(gemm("moe.shared.fc1", OpKind::kMatmul, d.tokens, ns * fc1ep, d.h));
   Kernel sact = swiglu ? memory("moe.shared.swiglu", OpKind::kElementwise, 3 * T * shared_local * e)
                        : memory("moe.shared.gelu", OpKind::kElementwise, 2 * T * shared_local * e);
-  Kernel sfc2 = gemm("moe.shared.fc2", OpKind::kMatmul, d.tokens, d.h, ns * fep);
+  Kernel sfc2 = linear_gemm(gemm("moe.shared.fc2", OpKind::kMatmul, d.tokens, d.h, ns * fep));
   Kernel sadd = memory("moe.shared.add", OpKind::kElementwise, 3 * T * h * e);
   if (is_moe) {
     router.saved_bytes = sh_e;  // the MLP input (router and shared fc1 weight gradients)
@@ -532,11 +576,13 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                                              "to the ranks of 'expert' (%2 ranks, %3 experts "
                                              "each) that hold their experts"),
                                      {std::to_string(moe.top_k), ep_s, std::to_string(El)})));
-    efc1.saved_bytes = permuted_bytes;  // the experts' fc1 input
+    push_cast(F, "moe.experts.fc1", routed_elems * h);
+    efc1.saved_bytes = routed_elems * h * a_e;  // the experts' fc1 input
     F.push_back(efc1);
     eact.saved_bytes = (swiglu ? 2 : 1) * expert_act * e;
     F.push_back(eact);
-    efc2.saved_bytes = expert_act * e;  // the experts' fc2 input
+    push_cast(F, "moe.experts.fc2", expert_act);
+    efc2.saved_bytes = expert_act * a_e;  // the experts' fc2 input
     F.push_back(efc2);
     if (ep > 1)
       F.push_back(alltoall("moe.combine.alltoall",
@@ -545,23 +591,27 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                                    "to the ranks whose tokens they were")));
     F.push_back(unpermute);
     if (ns > 0) {
+      push_cast(F, "moe.shared.fc1", T * h);
       F.push_back(sfc1);
       sact.saved_bytes = (swiglu ? 2 : 1) * T * shared_local * e;
       F.push_back(sact);
-      sfc2.saved_bytes = T * shared_local * e;
+      push_cast(F, "moe.shared.fc2", T * shared_local);
+      sfc2.saved_bytes = T * shared_local * a_e;
       F.push_back(sfc2);
       F.push_back(sadd);
     }
   } else {
-    Kernel fc1 = gemm("mlp.fc1", OpKind::kMatmul, d.tokens, fc1p, d.h);
-    fc1.saved_bytes = sh_e;  // fc1 input
+    push_cast(F, "mlp.fc1", T * h);
+    Kernel fc1 = linear_gemm(gemm("mlp.fc1", OpKind::kMatmul, d.tokens, fc1p, d.h));
+    fc1.saved_bytes = Tl * h * a_e;  // fc1 input
     F.push_back(fc1);
     // GeLU: bias + GELU, reads and writes (b, s, f/t), keeps its input.
     // SwiGLU: reads gate and up, writes silu(gate) * up, keeps gate and up.
     act.saved_bytes = (swiglu ? 2 : 1) * T * ffn_local * e;
     F.push_back(act);
-    Kernel fc2 = gemm("mlp.fc2", OpKind::kMatmul, d.tokens, d.h, fp);
-    fc2.saved_bytes = T * ffn_local * e;  // fc2 input
+    push_cast(F, "mlp.fc2", T * ffn_local);
+    Kernel fc2 = linear_gemm(gemm("mlp.fc2", OpKind::kMatmul, d.tokens, d.h, fp));
+    fc2.saved_bytes = T * ffn_local * a_e;  // fc2 input
     F.push_back(fc2);
   }
   push_partial_sum_exit(F, sp, tp, "mlp", hidden_bytes,
@@ -601,13 +651,19 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                                    "expert parallel backward: send the output gradients of the "
                                    "token copies over 'expert' to the ranks holding their "
                                    "experts (the transpose of the combine)")));
-    B.push_back(routed(gemm("moe.experts.fc2.dgrad", OpKind::kMatmul, rows, fep, d.h, El), 1));
-    Kernel efc2w = routed(gemm("moe.experts.fc2.wgrad", OpKind::kMatmul, fep, d.h, rows, El), 3);
+    push_cast(B, "moe.experts.fc2.bwd", routed_elems * h);
+    B.push_back(linear_gemm(
+        routed(gemm("moe.experts.fc2.dgrad", OpKind::kMatmul, rows, fep, d.h, El), 1)));
+    Kernel efc2w = linear_gemm(
+        routed(gemm("moe.experts.fc2.wgrad", OpKind::kMatmul, fep, d.h, rows, El), 3));
     efc2w.completes_grad = kFc2;
     B.push_back(efc2w);
     B.push_back(backward_of(eact, (swiglu ? 5 : 3) * expert_act * e));
-    B.push_back(routed(gemm("moe.experts.fc1.dgrad", OpKind::kMatmul, rows, d.h, fc1ep, El), 1));
-    Kernel efc1w = routed(gemm("moe.experts.fc1.wgrad", OpKind::kMatmul, d.h, fc1ep, rows, El), 3);
+    push_cast(B, "moe.experts.fc1.bwd", routed_elems * static_cast<double>(fc1ep));
+    B.push_back(linear_gemm(
+        routed(gemm("moe.experts.fc1.dgrad", OpKind::kMatmul, rows, d.h, fc1ep, El), 1)));
+    Kernel efc1w = linear_gemm(
+        routed(gemm("moe.experts.fc1.wgrad", OpKind::kMatmul, d.h, fc1ep, rows, El), 3));
     efc1w.completes_grad = kFc1;
     B.push_back(efc1w);
     if (ep > 1)
@@ -629,32 +685,40 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     routerw.completes_grad = kRouter;
     B.push_back(routerw);
     if (ns > 0) {
-      B.push_back(gemm("moe.shared.fc2.dgrad", OpKind::kMatmul, d.tokens, ns * fep, d.h));
-      Kernel sfc2w = gemm("moe.shared.fc2.wgrad", OpKind::kMatmul, ns * fep, d.h, d.tokens);
+      push_cast(B, "moe.shared.fc2.bwd", T * h);
+      B.push_back(
+          linear_gemm(gemm("moe.shared.fc2.dgrad", OpKind::kMatmul, d.tokens, ns * fep, d.h)));
+      Kernel sfc2w =
+          linear_gemm(gemm("moe.shared.fc2.wgrad", OpKind::kMatmul, ns * fep, d.h, d.tokens));
       sfc2w.completes_grad = kSharedFc2;
       B.push_back(sfc2w);
       B.push_back(backward_of(sact, (swiglu ? 5 : 3) * T * shared_local * e));
-      B.push_back(gemm("moe.shared.fc1.dgrad", OpKind::kMatmul, d.tokens, d.h, ns * fc1ep));
-      Kernel sfc1w = gemm("moe.shared.fc1.wgrad", OpKind::kMatmul, d.h, ns * fc1ep, d.tokens);
+      push_cast(B, "moe.shared.fc1.bwd", T * static_cast<double>(ns * fc1ep));
+      B.push_back(
+          linear_gemm(gemm("moe.shared.fc1.dgrad", OpKind::kMatmul, d.tokens, d.h, ns * fc1ep)));
+      Kernel sfc1w =
+          linear_gemm(gemm("moe.shared.fc1.wgrad", OpKind::kMatmul, d.h, ns * fc1ep, d.tokens));
       sfc1w.completes_grad = kSharedFc1;
       B.push_back(sfc1w);
     }
   } else {
-    B.push_back(gemm("mlp.fc2.dgrad", OpKind::kMatmul, d.tokens, fp, d.h));
-    Kernel fc2w = gemm("mlp.fc2.wgrad", OpKind::kMatmul, fp, d.h, d.tokens);
+    push_cast(B, "mlp.fc2.bwd", T * h);
+    B.push_back(linear_gemm(gemm("mlp.fc2.dgrad", OpKind::kMatmul, d.tokens, fp, d.h)));
+    Kernel fc2w = linear_gemm(gemm("mlp.fc2.wgrad", OpKind::kMatmul, fp, d.h, d.tokens));
     fc2w.completes_grad = kFc2;
     B.push_back(fc2w);
     // GeLU: reads input and dy, writes dx. SwiGLU: reads gate, up and dy,
     // writes the gradients of gate and up.
     B.push_back(backward_of(act, (swiglu ? 5 : 3) * T * ffn_local * e));
     if (sp)
-      B.push_back(collective("mlp.bwd.regather", CollectiveKind::kAllGather, hidden_bytes,
+      B.push_back(collective("mlp.bwd.regather", CollectiveKind::kAllGather, T * h * a_e,
                              tr_text("Reasons",
                                      "sequence parallel backward: re-gather fc1's input over "
                                      "'tensor' for its weight gradient (only the sequence shard "
                                      "was kept)")));
-    B.push_back(gemm("mlp.fc1.dgrad", OpKind::kMatmul, d.tokens, d.h, fc1p));
-    Kernel fc1w = gemm("mlp.fc1.wgrad", OpKind::kMatmul, d.h, fc1p, d.tokens);
+    push_cast(B, "mlp.fc1.bwd", T * static_cast<double>(fc1p));
+    B.push_back(linear_gemm(gemm("mlp.fc1.dgrad", OpKind::kMatmul, d.tokens, d.h, fc1p)));
+    Kernel fc1w = linear_gemm(gemm("mlp.fc1.wgrad", OpKind::kMatmul, d.h, fc1p, d.tokens));
     fc1w.completes_grad = kFc1;
     B.push_back(fc1w);
   }
@@ -679,8 +743,9 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                    tr_text("Reasons",
                            "sequence parallel backward: gather the output gradient's sequence "
                            "shards over 'tensor' (the transpose of the forward reduce-scatter)")));
-  B.push_back(gemm("attn.proj.dgrad", OpKind::kMatmul, d.tokens, d.h / d.t, d.h));
-  Kernel projw = gemm("attn.proj.wgrad", OpKind::kMatmul, d.h / d.t, d.h, d.tokens);
+  push_cast(B, "attn.proj.bwd", T * h);
+  B.push_back(linear_gemm(gemm("attn.proj.dgrad", OpKind::kMatmul, d.tokens, d.h / d.t, d.h)));
+  Kernel projw = linear_gemm(gemm("attn.proj.wgrad", OpKind::kMatmul, d.h / d.t, d.h, d.tokens));
   projw.completes_grad = kProj;
   B.push_back(projw);
   L.recompute_before = static_cast<int>(B.size());
@@ -709,12 +774,14 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   if (spec.positions == PositionKind::kRotary) B.push_back(backward_of(rope, rope.bytes));
   if (sp)
     B.push_back(
-        collective("attn.bwd.regather", CollectiveKind::kAllGather, hidden_bytes,
+        collective("attn.bwd.regather", CollectiveKind::kAllGather, T * h * a_e,
                    tr_text("Reasons",
                            "sequence parallel backward: re-gather the QKV input over 'tensor' "
                            "for its weight gradient (only the sequence shard was kept)")));
-  B.push_back(gemm("attn.qkv.dgrad", OpKind::kMatmul, d.tokens, d.h, qkv_cols / d.t));
-  Kernel qkvw = gemm("attn.qkv.wgrad", OpKind::kMatmul, d.h, qkv_cols / d.t, d.tokens);
+  push_cast(B, "attn.qkv.bwd", T * static_cast<double>(qkv_cols / d.t));
+  B.push_back(linear_gemm(gemm("attn.qkv.dgrad", OpKind::kMatmul, d.tokens, d.h, qkv_cols / d.t)));
+  Kernel qkvw =
+      linear_gemm(gemm("attn.qkv.wgrad", OpKind::kMatmul, d.h, qkv_cols / d.t, d.tokens));
   qkvw.completes_grad = kQkv;
   B.push_back(qkvw);
   push_partial_sum_exit(B, sp, tp, "attn.bwd", hidden_bytes,
@@ -754,6 +821,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     L.recompute_before = 0;
   }
   for (Kernel& k : L.recompute) k.name += ".recompute";
+  set_dtypes(L, spec.dtype);
   return L;
 }
 
@@ -805,6 +873,7 @@ Result<BlockTemplate> embedding_block(const TransformerShape& shape) {
     pos.completes_grad = 1;
     E.backward.push_back(pos);
   }
+  set_dtypes(E, shape.spec.dtype);
   return E;
 }
 
@@ -859,6 +928,7 @@ Result<BlockTemplate> head_block(const TransformerShape& shape) {
       tr_text("Reasons",
               "backward of the vocabulary-parallel logits GEMM: its input gradient is a partial "
               "sum over the vocabulary shards; psum over 'tensor'"));
+  set_dtypes(H, shape.spec.dtype);
   return H;
 }
 

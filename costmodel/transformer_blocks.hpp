@@ -49,6 +49,9 @@ struct Kernel {
   OpKind op = OpKind::kCustom;  // the logical op it belongs to
   ComputeKind compute = ComputeKind::kMemoryBound;
   std::int64_t m = 0, n = 0, k = 0, batch = 1;  // kGemm
+  // The width the kernel computes in: the model's dtype, or FP8 for the
+  // linear layers' GEMMs under training.fp8 (TransformerShape::fp8).
+  DType dtype = DType::kBF16;
   double bytes = 0;        // kMemoryBound, kFixed: bytes read + written
   double fixed_flops = 0;  // kFixed: a fused kernel's FLOPs (FlashAttention)
   // FlashAttention's kernels: KernelClass::kFlashForward / kFlashBackward,
@@ -98,6 +101,10 @@ struct ParamTensor {
   std::vector<std::int64_t> global_shape;
   std::vector<std::int64_t> local_shape;  // on one tensor-parallel rank
   bool tensor_sharded = false;            // split over the tensor group (else replicated)
+  // A linear layer's weight under FP8: Transformer Engine keeps an FP8 copy
+  // and its transpose beside the 16-bit weight (2 bytes per element more),
+  // cast once per step.
+  bool fp8 = false;
   double local_elements() const;
   double global_elements() const;
 };
@@ -112,6 +119,7 @@ struct ParamGroup {
   bool expert = false;
   double local_elements() const;
   double replicated_elements() const;  // elements not split over the tensor group
+  double fp8_elements() const;         // elements of its FP8 weights (ParamTensor::fp8)
 };
 
 // A layer (or the embedding, or the output head) for one micro-batch on one
@@ -128,6 +136,7 @@ struct BlockTemplate {
   double saved_bytes() const;            // sum of forward kernels' saved bytes
   double recompute_saved_bytes() const;  // sum of recompute kernels' saved bytes
   double local_param_elements() const;
+  double fp8_weight_elements() const;  // local elements of the FP8 weights (ParamTensor::fp8)
   double forward_flops() const;
   double backward_flops() const;
   double recompute_flops() const;
@@ -143,7 +152,24 @@ struct TransformerShape {
   int context = 1;               // context-parallel degree (strategy.context): seq/context positions
   bool sequence_parallel = false;
   Recompute recompute = Recompute::kNone;
+  // Transformer Engine's FP8 (training.fp8): the linear layers' GEMMs (QKV,
+  // attention projection, fc1, fc2; the experts' and shared experts') in
+  // FP8, each input cast first (kernels "NAME.cast", and "NAME.bwd.cast" for
+  // the output gradient in the backward), their inputs saved in FP8;
+  // attention, norms, activations, the embedding, the router and the logits
+  // stay in the model's dtype (docs/costmodel.md, "FP8 training").
+  Fp8Recipe fp8 = Fp8Recipe::kNone;
 };
+
+// Bytes of Transformer Engine's cast of `elements` 16-bit (`e` bytes) values
+// to FP8 for a GEMM: read once, written as FP8 and as its FP8 transpose (the
+// wgrad GEMM's operand), the amax taken in the same pass
+// (transformer_engine/common/transpose/cast_transpose.cu): elements (e + 2).
+double fp8_cast_bytes(double elements, double e);
+
+// Bytes Transformer Engine keeps per FP8 weight element beside the 16-bit
+// weight: its FP8 copy and the copy's transpose (the dgrad GEMM's operand).
+constexpr double kFp8WeightCacheBytesPerElement = 2;
 
 // The three block kinds. The shape must have passed check_plan
 // (core/plan_check.hpp: heads, FFN width and vocabulary divisible by t, the

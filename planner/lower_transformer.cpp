@@ -79,6 +79,7 @@ struct StageOut {
   double replicated_elements = 0;  // not split over 'tensor' (LN, biases, positions)
   double owned_elements = 0;
   double expert_elements = 0;  // experts split over 'expert' (summed over the expert-data group)
+  double fp8_weight_elements = 0;  // weights with FP8 copies (training.fp8; ParamTensor::fp8)
   TaskId final_compute = kNone;
   std::vector<double> buckets;  // ZeRO-1/2: bytes of each gradient bucket
 };
@@ -183,6 +184,7 @@ class StageEmitter {
         out_.owned_elements += blk.owned_elements;
         for (const ParamGroup& g : blk.owned) {
           out_.replicated_elements += g.replicated_elements();
+          out_.fp8_weight_elements += g.fp8_elements();
           if (g.expert) out_.expert_elements += g.local_elements();
         }
         if (blk.tied_group >= 0 && s_.P > 1)
@@ -207,6 +209,12 @@ class StageEmitter {
         b_.add_buffer("gradients", dev, m.grads_bytes, MemoryCategory::kGrads, true);
       if (m.optimizer_bytes > 0)
         b_.add_buffer("optimizer state", dev, m.optimizer_bytes, MemoryCategory::kOptimizer, true);
+      // Transformer Engine's FP8 copies of the linear layers' weights (and
+      // their transposes), beside the 16-bit weights.
+      if (out_.fp8_weight_elements > 0)
+        b_.add_buffer("fp8 weights", dev,
+                      cost::kFp8WeightCacheBytesPerElement * out_.fp8_weight_elements,
+                      MemoryCategory::kParams, true);
     }
     return Status::ok();
   }
@@ -214,12 +222,14 @@ class StageEmitter {
   // ---- pending task (one kernel, or a fused region) -----------------------------
   // Fused modes keep a run's GEMMs and its memory-bound kernels apart: two
   // tasks, each timed by the roofline of its sums, so memory-bound time adds
-  // to GEMM time instead of hiding under it in one max().
+  // to GEMM time instead of hiding under it in one max(). FP8 GEMMs
+  // (training.fp8) are a third task, timed at the FP8 rate: the run's
+  // GEMMs by dtype.
   struct Pending {
     int kernels = 0;
-    int gemms = 0, memory = 0;
-    Kernel first_gemm, first_memory;
-    double gemm_flops = 0, gemm_bytes = 0, memory_bytes = 0;
+    int gemms = 0, memory = 0, gemms8 = 0;
+    Kernel first_gemm, first_memory, first_gemm8;
+    double gemm_flops = 0, gemm_bytes = 0, memory_bytes = 0, gemm8_flops = 0, gemm8_bytes = 0;
     Phase phase = Phase::kForward;
     int layer = -1, mb = -1;
     std::vector<std::vector<TaskId>> deps;  // per rank
@@ -274,30 +284,36 @@ class StageEmitter {
   TaskId flush_compute() {
     if (pend_.kernels == 0) return last_compute_;
     const TaskId before = last_compute_;
-    const bool both = pend_.gemms > 0 && pend_.memory > 0;
+    const int parts = (pend_.gemms > 0) + (pend_.gemms8 > 0) + (pend_.memory > 0);
+    int emitted = 0;
     TaskId first_base = -1;
     // Short names (interned once; no allocation per task).
     const std::string fused = std::string(phase_name(pend_.phase)) + " fused";
-    auto emit = [&](bool gemm, bool first, bool last) {
+    // `fp8`: the FP8 GEMMs (with `gemm`).
+    auto emit = [&](bool gemm, bool fp8) {
+      const bool first = emitted == 0, last = ++emitted == parts;
       const TaskId base = b_.num_tasks();
-      const int n = gemm ? pend_.gemms : pend_.memory;
-      const Kernel& k = gemm ? pend_.first_gemm : pend_.first_memory;
-      const std::string name = n == 1 ? k.name : fused + (gemm ? " gemms" : " memory");
+      const int n = !gemm ? pend_.memory : fp8 ? pend_.gemms8 : pend_.gemms;
+      const Kernel& k = !gemm ? pend_.first_memory : fp8 ? pend_.first_gemm8 : pend_.first_gemm;
+      const double flops = fp8 ? pend_.gemm8_flops : pend_.gemm_flops;
+      const double bytes = fp8 ? pend_.gemm8_bytes : pend_.gemm_bytes;
+      const std::string name =
+          n == 1 ? k.name : fused + (!gemm ? " memory" : fp8 ? " fp8 gemms" : " gemms");
       for (int r = 0; r < R_; ++r) {
         const StreamId st = out_.compute[static_cast<size_t>(r)];
         TaskId id;
         if (gemm && n == 1 && k.compute == ComputeKind::kFixed) {
-          id = b_.add_fixed(st, k.flops(), k.bytes, s_.dtype, name, pend_.phase);
+          id = b_.add_fixed(st, k.flops(), k.bytes, k.dtype, name, pend_.phase);
           // FlashAttention: its class and shape for the measured rates.
           b_.task(id).kernel = k.kernel_class;
           b_.task(id).m = k.m;
           b_.task(id).k = k.k;
         } else if (gemm && n == 1)
-          id = b_.add_gemm(st, k.m, k.n, k.k, s_.dtype, name, pend_.phase, k.batch);
+          id = b_.add_gemm(st, k.m, k.n, k.k, k.dtype, name, pend_.phase, k.batch);
         else if (gemm)
-          id = b_.add_fixed(st, pend_.gemm_flops, pend_.gemm_bytes, s_.dtype, name, pend_.phase);
+          id = b_.add_fixed(st, flops, bytes, k.dtype, name, pend_.phase);
         else
-          id = b_.add_memory_bound(st, pend_.memory_bytes, s_.dtype, name, pend_.phase);
+          id = b_.add_memory_bound(st, pend_.memory_bytes, k.dtype, name, pend_.phase);
         Task& t = b_.task(id);
         t.layer = pend_.layer;
         t.micro_batch = pend_.mb;
@@ -311,13 +327,15 @@ class StageEmitter {
       if (first) first_base = base;
       last_compute_ = base;
     };
-    if (pend_.gemms > 0) emit(true, true, !both);
-    if (pend_.memory > 0) emit(false, !both, true);
+    if (pend_.gemms > 0) emit(true, false);
+    if (pend_.gemms8 > 0) emit(true, true);
+    if (pend_.memory > 0) emit(false, false);
     for (int key : pend_.recv_keys) link_recv(key, first_base);
     if (ring_bytes_ > 0) ring_segment(before);
     clear_attachments();
-    pend_.kernels = pend_.gemms = pend_.memory = 0;
+    pend_.kernels = pend_.gemms = pend_.memory = pend_.gemms8 = 0;
     pend_.gemm_flops = pend_.gemm_bytes = pend_.memory_bytes = 0;
+    pend_.gemm8_flops = pend_.gemm8_bytes = 0;
     return last_compute_;
   }
 
@@ -357,12 +375,16 @@ class StageEmitter {
       pend_.mb = mb;
     }
     ++pend_.kernels;
-    if (k.compute == ComputeKind::kGemm || k.compute == ComputeKind::kFixed) {
+    if (k.dtype == DType::kFP8 && s_.dtype != DType::kFP8) {
+      if (pend_.gemms8++ == 0) pend_.first_gemm8 = k;
+      pend_.gemm8_flops += k.flops();
+      pend_.gemm8_bytes += gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch);
+    } else if (k.compute == ComputeKind::kGemm || k.compute == ComputeKind::kFixed) {
       // A fused kernel (FlashAttention) is compute-bound: it joins the GEMMs.
       if (pend_.gemms++ == 0) pend_.first_gemm = k;
       pend_.gemm_flops += k.flops();
       pend_.gemm_bytes += k.compute == ComputeKind::kGemm
-                              ? gemm_bytes(k.m, k.n, k.k, s_.dtype, k.batch)
+                              ? gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch)
                               : k.bytes;
     } else {
       if (pend_.memory++ == 0) pend_.first_memory = k;
@@ -381,7 +403,7 @@ class StageEmitter {
       const auto rows = static_cast<std::int64_t>(std::ceil(k.routed_rows * load));
       const std::int64_t m = k.routed_dim == 1 ? rows : k.m;
       const std::int64_t kk = k.routed_dim == 3 ? rows : k.k;
-      const TaskId id = b_.add_gemm(out_.compute[static_cast<size_t>(r)], m, k.n, kk, s_.dtype,
+      const TaskId id = b_.add_gemm(out_.compute[static_cast<size_t>(r)], m, k.n, kk, k.dtype,
                                     k.name, phase, k.batch);
       b_.task(id).layer = layer;
       b_.task(id).micro_batch = mb;
@@ -432,7 +454,7 @@ class StageEmitter {
       blocks[si] = b_.num_tasks();
       for (int r = 0; r < R_; ++r) {
         const TaskId id = b_.add_fixed(out_.compute[static_cast<size_t>(r)], flops, bytes,
-                                       s_.dtype, k.name, phase);
+                                       k.dtype, k.name, phase);
         b_.task(id).layer = layer;
         b_.task(id).micro_batch = mb;
         if (i == 0) attach(id, r);
@@ -1371,6 +1393,7 @@ Status prepare_setup(const Scenario& sc, Setup& s) {
   shape.context = s.C;
   shape.sequence_parallel = st.sequence_parallel;
   shape.recompute = s.training ? sc.training.recompute : Recompute::kNone;
+  shape.fp8 = sc.training.fp8;
   BRIGADE_ASSIGN_OR_RETURN(s.layer, transformer_layer(shape));
   BRIGADE_ASSIGN_OR_RETURN(s.embedding, embedding_block(shape));
   BRIGADE_ASSIGN_OR_RETURN(s.head, head_block(shape));
@@ -1546,10 +1569,14 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
     }
     if (sc.training.optimizer == Optimizer::kNone) continue;
     const double local = so.owned_elements / (s.zero >= 1 ? D : 1);
+    // FP8: the cast of the updated weights to their FP8 copies rides on the
+    // step (Transformer Engine's first micro-batch casts them; the same bytes).
+    const double fp8_cast = cost::fp8_cast_bytes(so.fp8_weight_elements, s.e);
     const TaskId opt_base = b.num_tasks();
     for (int r = 0; r < R; ++r) {
-      const TaskId id = b.add_memory_bound(so.compute[static_cast<size_t>(r)], local * traffic,
-                                           DType::kF32, "optimizer", Phase::kOptimizer);
+      const TaskId id = b.add_memory_bound(so.compute[static_cast<size_t>(r)],
+                                           local * traffic + fp8_cast, DType::kF32, "optimizer",
+                                           Phase::kOptimizer);
       for (TaskId on : so.grad_sync[static_cast<size_t>(r)]) b.depend(id, on);
     }
     // ZeRO-1/2: each replica updated its shard; gather the new 16-bit

@@ -87,6 +87,27 @@ TEST(CostVerb, UnknownKeyIsOneLineWithPosition) {
             "simulation, runtime, lesson, published (did you mean 'strategy'?)\n");
 }
 
+// FP8 training (training.fp8) on A100s, which have no FP8 tensor cores:
+// one line at the key, exit 2, nothing on stdout; `simulate` alike.
+TEST(CostVerb, Fp8OnA100IsRefusedAtTheKey) {
+  const std::string path = write_temp(
+      "topology: {preset: dgx-a100}\n"
+      "model:\n"
+      "  transformer: {layers: 2, hidden: 1024, heads: 8, seq: 1024, vocab: 32000}\n"
+      "training: {global_batch: 8, fp8: hybrid}\n"
+      "strategy: {data: 8}\n");
+  for (const char* verb : {"cost", "simulate"}) {
+    auto r = run_brigade({verb, path});
+    EXPECT_EQ(r.exit_code, 2) << verb;
+    EXPECT_EQ(r.out, "") << verb;
+    EXPECT_EQ(r.err.substr(r.err.find(':')),
+              ":4:29: error: found fp8 hybrid on gpu0 (NVIDIA A100-SXM4-80GB), which has no FP8 "
+              "tensor cores; expected fp8: none, or devices with FP8 (H100, H200)\n")
+        << verb;
+  }
+  std::remove(path.c_str());
+}
+
 // The seed's quiz: a batch of 30 rows cannot be split over 8 devices.
 TEST(CostVerb, BatchNotDivisibleByDataDegree) {
   const std::string path = write_temp(

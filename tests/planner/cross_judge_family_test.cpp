@@ -239,6 +239,57 @@ std::vector<FamilyCase> megatron_cases() {
   return out;
 }
 
+// Issue 21 item 4's FP8 (training.fp8: Transformer Engine's recipe on
+// dgx-h100): the linear layers' GEMMs at the FP8 rate, the casts before
+// them, FP8 saved inputs, the weights' FP8 copies in memory and their cast
+// on the optimizer step; crossed with data, tensor + SP, the pipeline
+// (interleaved), recomputation, ZeRO-3, the Llama-style variant, context
+// parallelism, a MoE layer under expert parallelism, and the fused
+// granularities (whose runs keep FP8 GEMMs a task of their own).
+std::vector<FamilyCase> fp8_cases() {
+  struct Keys {
+    const char* name;
+    const char* model;
+    const char* training;
+    const char* strategy;
+    Granularity granularity;
+  };
+  const Granularity kK = Granularity::kKernel, kR = Granularity::kRegion, kS = Granularity::kStep;
+  const Keys keys[] = {
+      {"dp8", ", attention: flash", ", fp8: hybrid", "data: 8", kK},
+      {"t2_sp_p2i2", ", attention: flash", ", fp8: hybrid",
+       "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true, schedule: interleaved, "
+       "virtual_stages: 2",
+       kK},
+      {"full_t2_p2_z1", "", ", fp8: e4m3, recompute: full", "tensor: 2, pipeline: 2, data: 2, zero: 1",
+       kK},
+      {"selective_t4_z3", "", ", fp8: hybrid, recompute: selective", "tensor: 4, data: 2, zero: 3",
+       kK},
+      {"llama_t2_maingrad", ", kv_heads: 2, mlp: swiglu, ffn_hidden: 1376, norm: rmsnorm, "
+       "positions: rotary, tie_embeddings: false, bias: false, attention: flash",
+       ", fp8: hybrid, main_grad: fp32, distributed_optimizer: true", "tensor: 2, data: 4", kK},
+      {"cp2_t2", ", attention: flash", ", fp8: hybrid", "tensor: 2, context: 2, data: 2", kK},
+      {"moe_ep4", ", attention: flash, moe: {experts: 8, top_k: 2, ffn_hidden: 1024, shared_experts: 1, imbalance: 2}",
+       ", fp8: hybrid", "data: 8, expert: 4", kK},
+      {"region_t2_p2", ", attention: flash", ", fp8: hybrid",
+       "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true", kR},
+      {"step_p2i2_z1", "", ", fp8: hybrid", "pipeline: 2, data: 4, zero: 1, schedule: interleaved, "
+       "virtual_stages: 2", kS},
+  };
+  std::vector<FamilyCase> out;
+  for (const Keys& k : keys) {
+    FamilyCase c;
+    c.name = std::string("fp8_") + k.name;
+    c.yaml = std::string("topology: {preset: dgx-h100}\nmodel:\n") +
+             "  transformer: {layers: 4, hidden: 512, heads: 4, seq: 256, vocab: 4096" + k.model +
+             "}\n" + "training: {global_batch: 64, micro_batch: 2" + k.training + "}\n" +
+             "strategy: {" + k.strategy + "}\n";
+    c.granularity = k.granularity;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 std::vector<FamilyCase> family() {
   const char* env = std::getenv("BRIGADE_JUDGE_FAMILY");
   std::vector<FamilyCase> out =
@@ -249,6 +300,7 @@ std::vector<FamilyCase> family() {
                        [&](const FamilyCase& o) { return o.name == c.name; }))
         out.push_back(std::move(c));
   for (FamilyCase& c : megatron_cases()) out.push_back(std::move(c));
+  for (FamilyCase& c : fp8_cases()) out.push_back(std::move(c));
   return out;
 }
 

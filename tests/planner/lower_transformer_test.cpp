@@ -543,5 +543,38 @@ TEST(LowerTransformer, FusionKeepsComputeTimeWithinFivePercentAtRealSizes) {
   EXPECT_LE(step / kernel, 1.0);
 }
 
+// FP8 (training.fp8, docs/costmodel.md "FP8 training"): the lowered Program
+// runs the linear layers' GEMMs as FP8 tasks and the casts before them,
+// keeps the attention and the logits in bf16, holds the weights' FP8 copies
+// resident (2 B per FP8 weight element: a layer of h 512 has 12 h^2 =
+// 3,145,728 of them, 4 layers 12,582,912, so 25,165,824 B on one rank).
+TEST(LowerTransformerFp8, Fp8GemmTasksCastsAndTheWeightCopies) {
+  auto sc = parse_scenario(
+      "topology: {preset: dgx-h100}\n"
+      "model:\n"
+      "  transformer: {layers: 4, hidden: 512, heads: 4, seq: 256, vocab: 4096, attention: flash}\n"
+      "training: {global_batch: 16, micro_batch: 2, fp8: hybrid}\n"
+      "strategy: {data: 8}\n",
+      "fp8.yaml");
+  ASSERT_TRUE(sc.is_ok()) << sc.message();
+  const Plan plan = lower_ok(*sc);
+  const Program& p = plan.program;
+  std::map<std::string, DType> dtype_of;
+  for (TaskId t = 0; t < p.num_tasks(); ++t) {
+    const Task& x = p.task(t);
+    if (x.kind == TaskKind::kCompute && x.device == 0)
+      dtype_of[p.names()[static_cast<size_t>(x.name)]] = x.dtype;
+  }
+  for (const char* fp8 : {"attn.qkv", "attn.proj", "mlp.fc1", "mlp.fc2", "mlp.fc2.dgrad",
+                          "attn.qkv.wgrad"})
+    EXPECT_EQ(dtype_of.at(fp8), DType::kFP8) << fp8;
+  for (const char* bf16 : {"attn.qkv.cast", "attn.flash", "ln1", "head.logits", "mlp.gelu"})
+    EXPECT_EQ(dtype_of.at(bf16), DType::kBF16) << bf16;
+  double fp8_weights = 0;
+  for (const Buffer& b : p.buffers())
+    if (b.device == 0 && b.name == "fp8 weights") fp8_weights = b.bytes;
+  EXPECT_DOUBLE_EQ(fp8_weights, 25165824);
+}
+
 }  // namespace
 }  // namespace brigade::planner
