@@ -179,8 +179,8 @@ std::vector<Case> family() {
       // H100, tensor 4 x pipeline 2, 8 micro-batches: 7.0% (bf16: 3.2%).
       {"gpt175b_width_fp8_sp_step",
        "topology: {preset: dgx-h100}\nmodel:\n  transformer: {layers: 4, hidden: 12288, heads: "
-       "96, seq: 2048, vocab: 50688, attention: flash, dtype: fp8}\n"
-       "training: {global_batch: 8, micro_batch: 1}\n"
+       "96, seq: 2048, vocab: 50688, attention: flash}\n"
+       "training: {global_batch: 8, micro_batch: 1, fp8: hybrid}\n"
        "strategy: {tensor: 4, pipeline: 2, sequence_parallel: true}\n",
        "", Granularity::kStep, true},
       // transformer variants (issue 21): each kind through both judges
