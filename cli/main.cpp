@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "cli/verbs.hpp"
 #include "core/status.hpp"
 #include "core/text.hpp"
@@ -145,6 +149,17 @@ std::string out_of_memory_line(const CLI::App& app) {
 }  // namespace brigade::cli
 
 int main(int argc, char** argv) {
+#if defined(__GLIBC__)
+  // Keep freed heap memory for the next allocation instead of trimming it
+  // back to the system: the simulator's shortcut plan runs thousands of
+  // small isolated engines one after another (arrays of a few MB each for
+  // a 16,384-GPU topology), and on the development VM every page given
+  // back and touched again costs a fault and a zeroing (docs/PERFORMANCE.md,
+  // "Fresh pages and routes"). Blocks of 4 MiB or more that the planner and
+  // the simulator use are mapped apart (core/program.hpp).
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+#endif
   using namespace brigade::cli;
   CLI::App app{
       "Brigade: how long a training or inference step takes under a device placement,\n"

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <new>
 #include <numeric>
 #include <set>
@@ -111,11 +113,55 @@ static_assert(kBigBlockBytes % kHugePage == 0);
 size_t big_mapping_bytes(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
 }  // namespace
 
+namespace {
+// Freed big blocks kept for reuse, process-wide. On the development VM a
+// fresh page costs far more than the bytes written to it (the kernel zeroes
+// it and the hypervisor backs it: docs/PERFORMANCE.md), and the planner and
+// the simulator free and allocate blocks of the same sizes again and again:
+// a builder's pairs become a Program's CSR arrays, the simulator's setup
+// frees its scratch before the next array, and `brigade search --judge sim`
+// lowers and simulates one Program after another. A block is reused for a
+// request it covers (the smallest such; its tail past the request stays in
+// the cache as a block of its own).
+// At most kBigCacheBytes are kept; past that the smallest go back first.
+constexpr size_t kBigCacheBytes = size_t{2} << 30;
+struct BigCache {
+  std::mutex mu;
+  std::multimap<size_t, void*> blocks;  // mapping bytes -> address
+  size_t bytes = 0;
+};
+BigCache& big_cache() {
+  static BigCache* c = new BigCache;  // never destroyed: blocks may be freed during exit
+  return *c;
+}
+}  // namespace
+
 void* big_allocate(size_t bytes) {
 #if defined(__linux__)
   if (bytes >= kBigBlockBytes) {
-    // Map one huge page more than needed, keep the 2 MiB-aligned part.
     const size_t want = big_mapping_bytes(bytes);
+    {
+      BigCache& c = big_cache();
+      std::lock_guard<std::mutex> lock(c.mu);
+      auto it = c.blocks.lower_bound(want);
+      if (it != c.blocks.end()) {
+        const size_t have = it->first;
+        void* p = it->second;
+        c.blocks.erase(it);
+        c.bytes -= have;
+        if (have > want) {  // the tail stays for later requests (its pages are backed)
+          void* tail = static_cast<char*>(p) + want;
+          if (have - want >= kBigBlockBytes) {
+            c.blocks.emplace(have - want, tail);
+            c.bytes += have - want;
+          } else {
+            munmap(tail, have - want);
+          }
+        }
+        return p;
+      }
+    }
+    // Map one huge page more than needed, keep the 2 MiB-aligned part.
     void* raw = mmap(nullptr, want + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) throw std::bad_alloc();
     const auto base = reinterpret_cast<std::uintptr_t>(raw);
@@ -137,11 +183,49 @@ void big_deallocate(void* p, size_t bytes) noexcept {
   if (!p) return;
 #if defined(__linux__)
   if (bytes >= kBigBlockBytes) {
-    munmap(p, big_mapping_bytes(bytes));
+    const size_t have = big_mapping_bytes(bytes);
+    if (have <= kBigCacheBytes) {
+      BigCache& c = big_cache();
+      std::lock_guard<std::mutex> lock(c.mu);
+      // Make room: the smallest blocks go back first.
+      while (c.bytes + have > kBigCacheBytes && !c.blocks.empty()) {
+        auto it = c.blocks.begin();
+        munmap(it->second, it->first);
+        c.bytes -= it->first;
+        c.blocks.erase(it);
+      }
+      try {
+        c.blocks.emplace(have, p);
+        c.bytes += have;
+        return;
+      } catch (...) {  // no room for the entry: give the block back
+      }
+    }
+    munmap(p, have);
     return;
   }
 #endif
   std::free(p);
+}
+
+size_t big_cached_bytes() {
+#if defined(__linux__)
+  BigCache& c = big_cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  return c.bytes;
+#else
+  return 0;
+#endif
+}
+
+void big_release_cached() noexcept {
+#if defined(__linux__)
+  BigCache& c = big_cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  for (const auto& [size, p] : c.blocks) munmap(p, size);
+  c.blocks.clear();
+  c.bytes = 0;
+#endif
 }
 
 std::string_view Program::task_name(TaskId t) const {

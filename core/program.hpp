@@ -146,8 +146,13 @@ struct Buffer {
 // time.) Small blocks and other systems: plain malloc. `bytes` of
 // big_deallocate: what was asked of big_allocate.
 inline constexpr size_t kBigBlockBytes = size_t{4} << 20;  // mapped on its own from this size
+// Freed mapped blocks are kept (up to 2 GiB, process-wide) and handed out
+// again: a fresh page costs more than the bytes written to it. Memory from
+// big_allocate is therefore not zeroed.
 void* big_allocate(size_t bytes);
 void big_deallocate(void* p, size_t bytes) noexcept;
+size_t big_cached_bytes();        // what freed blocks kept for reuse hold
+void big_release_cached() noexcept;  // gives them back to the system
 
 template <class T>
 struct BigAllocator {

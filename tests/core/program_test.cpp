@@ -8,6 +8,40 @@
 namespace brigade {
 namespace {
 
+// Freed big blocks are kept and handed out again (core/program.cpp): a
+// block covering a later request is reused, its tail kept apart, and a
+// vector on reused memory still starts from the values it was given.
+TEST(BigAllocate, FreedBlocksAreReusedAndTheirTailsKept) {
+  big_release_cached();
+  EXPECT_EQ(big_cached_bytes(), 0u);
+  const size_t mib = size_t{1} << 20;
+  void* a = big_allocate(16 * mib);
+  static_cast<char*>(a)[0] = 1;
+  big_deallocate(a, 16 * mib);
+  EXPECT_EQ(big_cached_bytes(), 16 * mib);
+  void* b = big_allocate(6 * mib);  // rounded up to 6 MiB (3 huge pages)
+  EXPECT_EQ(b, a);                  // the same block, its head
+  EXPECT_EQ(big_cached_bytes(), 10 * mib);  // the tail waits for the next request
+  void* c = big_allocate(10 * mib);
+  EXPECT_EQ(c, static_cast<char*>(a) + 6 * mib);
+  EXPECT_EQ(big_cached_bytes(), 0u);
+  big_deallocate(b, 6 * mib);
+  big_deallocate(c, 10 * mib);
+  {
+    BigVector<int> v(10 * mib / sizeof(int), 7);  // 10 MiB: the block c was
+    EXPECT_EQ(static_cast<void*>(v.data()), c);
+    EXPECT_EQ(v[0], 7);
+    EXPECT_EQ(v.back(), 7);
+  }
+  {
+    BigVector<int> w(10 * mib / sizeof(int));  // value-initialised on memory that held 7s
+    EXPECT_EQ(static_cast<void*>(w.data()), c);
+    EXPECT_EQ(w[12345], 0);
+  }
+  big_release_cached();
+  EXPECT_EQ(big_cached_bytes(), 0u);
+}
+
 TEST(ProgramBuilder, GemmFlopsAreTwoMNK) {
   ProgramBuilder b("p", 1);
   const StreamId s = b.stream(0, "compute");

@@ -1,5 +1,10 @@
 #include "core/topology.hpp"
 
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace brigade {
@@ -90,6 +95,74 @@ TEST(Topology, CopiesShareTheRouteCacheUntilOneChanges) {
   EXPECT_DOUBLE_EQ(changed.route(1, 9).bandwidth_bytes_per_second, 25e9);
   EXPECT_NE(&changed.route(1, 9), &r);
   EXPECT_EQ(&t->route(1, 9), &r);        // the others keep theirs
+}
+
+// Routes are found two ways (core/topology.cpp): a search from both ends
+// over the shortest-path vertices alone for a source's first destinations,
+// the source's whole tree after that. Both must give the same route bit
+// for bit: two fresh copies of each topology are asked every pair, one in
+// increasing and one in decreasing order of destination, so each pair is
+// answered one way in one copy and the other way in the other. The
+// irregular topology has ties on hops, bandwidth and latency, parallel
+// links and switches, to exercise every tie-break.
+Topology irregular_topology() {
+  Topology t;
+  const int n = 40;
+  for (int i = 0; i < n; ++i)
+    t.add_device(Device{0, "d" + std::to_string(i), "m", DeviceKind::kGpu, i / 8, 0, 1e9, {}, 1e9});
+  const int s0 = t.add_switch(Switch{"s0", -1});
+  const int s1 = t.add_switch(Switch{"s1", -1});
+  std::uint32_t x = 12345;
+  auto next = [&] {
+    x = x * 1103515245u + 12345u;
+    return (x >> 16) & 0x7fff;
+  };
+  const double bws[] = {10e9, 20e9, 20e9};
+  const double lats[] = {1e-6, 2e-6};
+  int k = 0;
+  auto link = [&](int a, int b) {
+    t.add_link(Link{a, b, lats[next() % 2], bws[next() % 3], LinkClass::kPcie, "l" + std::to_string(k++)});
+  };
+  for (int i = 0; i < n; ++i) link(i, (i + 1) % n);                     // a ring
+  for (int i = 0; i < n; i += 3) link(i, (i + 7) % n);                  // chords
+  for (int i = 0; i < n; i += 5) link(i, i % 2 == 0 ? s0 : s1);         // two switches
+  link(s0, s1);
+  for (int i = 0; i < n; i += 9) link(i, (i + 1) % n);                  // parallel links
+  return t;
+}
+
+TEST(Topology, PairSearchAndSourceTreeGiveTheSameRoutes) {
+  FabricSpec f{25e9, 5e-6, LinkClass::kInfiniband};
+  std::vector<std::pair<std::string, std::function<Topology()>>> cases = {
+      {"irregular", [] { return irregular_topology(); }},
+      {"dgx-a100 x 5", [&] { return make_preset("dgx-a100", 5, 0, &f).value(); }},
+      {"dgx-h100 x 4", [] { return make_preset("dgx-h100", 4).value(); }},
+      {"pcie-4gpu", [] { return make_preset("pcie-4gpu").value(); }},
+  };
+  for (const auto& [name, make] : cases) {
+    const Topology up = make(), down = make();
+    ASSERT_TRUE(up.validate().is_ok()) << name << ": " << up.validate().message();
+    const int n = up.num_devices();
+    ASSERT_GT(n, 1) << name;
+    for (int s = 0; s < n; ++s)
+      for (int i = 0; i < n; ++i) {
+        const int d = i, e = n - 1 - i;
+        const Route& a = up.route(s, d);
+        const Route& b = down.route(s, e);
+        (void)b;
+        (void)a;
+      }
+    for (int s = 0; s < n; ++s)
+      for (int d = 0; d < n; ++d) {
+        const Route& a = up.route(s, d);
+        const Route& b = down.route(s, d);
+        ASSERT_EQ(a.channels, b.channels) << name << " " << s << " -> " << d;
+        ASSERT_EQ(a.bandwidth_bytes_per_second, b.bandwidth_bytes_per_second) << name << " " << s << " -> " << d;
+        ASSERT_EQ(a.latency_seconds, b.latency_seconds) << name << " " << s << " -> " << d;
+        ASSERT_EQ(a.slowest_class, b.slowest_class) << name << " " << s << " -> " << d;
+        if (s != d) ASSERT_FALSE(a.channels.empty()) << name << " " << s << " -> " << d;
+      }
+  }
 }
 
 }  // namespace
