@@ -640,13 +640,18 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     auto ring_total = [&](const Kernel& k) {
       return ring_attention_seconds(k.ring_steps, ring_block(k), hop_seconds(k.ring_bytes));
     };
-    auto time_list = [&](const std::vector<Kernel>& ks, std::vector<double>& out,
-                         bool compute_known) -> Status {
+    // Where each template's distinct collectives' prices start in
+    // `stage_prices` (by KernelTimes slot).
+    std::array<size_t, 3> prices_at{};
+    // A list's kernel times: its collectives from `stage_prices` (`slots`:
+    // each kernel's index among its template's distinct collectives).
+    auto time_list = [&](const std::vector<Kernel>& ks, const std::vector<int>& slots, size_t at,
+                         std::vector<double>& out, bool compute_known) {
       out.resize(ks.size());
       for (size_t n = 0; n < ks.size(); ++n) {
         const Kernel& k = ks[n];
         if (k.is_collective) {
-          BRIGADE_ASSIGN_OR_RETURN(out[n], block_collective(k.collective, k.collective_bytes));
+          out[n] = stage_prices[at + static_cast<size_t>(slots[n])];
         } else if (k.ring_steps > 1) {
           out[n] = ring_total(k);
         } else if (compute_known) {
@@ -661,7 +666,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           out[n] = memory_bound_seconds(dev, dp, k.bytes, dt) / speed;
         }
       }
-      return Status::ok();
     };
     StageTimes& T = stages[si];
     CommLedger& ledger = ledgers[ledgers_on ? si : 0];
@@ -692,15 +696,18 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // The stage's tensor-parallel collectives priced in the order the lists
     // below meet them: a stage with the same blocks, compute and prices as
     // the one before has the same sums (a pipeline's middle stages).
+    // (Each distinct (kind, size) of a template once: the lists repeat them.
+    // Two stages with the same blocks have the same prices exactly when
+    // their distinct collectives do.)
     stage_prices.clear();
     for (const auto& [tpl, n] : count) {
       if (n == 0) continue;
       const TemplateFigures& f = templates->figures_of(tpl);
-      for (const auto& kb : training ? f.collectives : f.forward_collectives) {
-        // Named copies: clang 14 cannot capture structured bindings in a lambda.
-        const auto kind = kb.first;
-        const double bytes = kb.second;
-        BRIGADE_ASSIGN_OR_RETURN(const double one, block_collective(kind, bytes));
+      prices_at[static_cast<size_t>(times.slot(tpl))] = stage_prices.size();
+      const int priced_here = training ? static_cast<int>(f.distinct.size()) : f.forward_distinct;
+      for (int z = 0; z < priced_here; ++z) {
+        const auto& kb = f.distinct[static_cast<size_t>(z)];
+        BRIGADE_ASSIGN_OR_RETURN(const double one, block_collective(kb.first, kb.second));
         stage_prices.push_back(one);
       }
       // The context ring's hops are priced per stage too.
@@ -727,10 +734,12 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       const int slot = times.slot(tpl);
       KernelTimes::Lists& lt = times.lists[slot];
       const bool known = compute_ready[slot];
-      BRIGADE_RETURN_IF_ERROR(time_list(tpl->forward, lt.forward, known));
+      const TemplateFigures& f = templates->figures_of(tpl);
+      const size_t at = prices_at[static_cast<size_t>(slot)];
+      time_list(tpl->forward, f.forward_slot, at, lt.forward, known);
       if (training) {
-        BRIGADE_RETURN_IF_ERROR(time_list(tpl->recompute, lt.recompute, known));
-        BRIGADE_RETURN_IF_ERROR(time_list(tpl->backward, lt.backward, known));
+        time_list(tpl->recompute, f.recompute_slot, at, lt.recompute, known);
+        time_list(tpl->backward, f.backward_slot, at, lt.backward, known);
       }
       compute_ready[slot] = true;
       run(tpl->forward, lt.forward, n, T.fwd_kernels, T.tp_fwd);
