@@ -185,8 +185,12 @@ StageLayout stage_layout(int P, int v, int stage, std::int64_t layers_per_chunk,
 // which closes as soon as it holds at least `bucket_bytes` (ready when the
 // group that filled it is); the last one closes when the backward ends
 // (`window_seconds`, the backward's length).
+// On a first stage with layers, `middle` gets the fill up to the embedding:
+// a middle stage's (MiddleFill); `middle_ready` fills a middle stage's list
+// from it instead of its kernels.
 void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes_per_element,
-                  double bucket_bytes, BucketList& out, FlatBackward (&flat)[3]) {
+                  double bucket_bytes, BucketList& out, FlatBackward (&flat)[3], MiddleFill* middle,
+                  const MiddleFill* middle_ready) {
   out.buckets.clear();
   // Each kind of block flattened once (FlatBackward): its additions to the
   // clock in order and the groups it completes; the blocks then replay them,
@@ -219,12 +223,19 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
       kernels(0, count);
     }
   };
-  if (lay.last) flatten(lay.head, flat[2]);
-  if (lay.layers_per_chunk > 0) flatten(lay.layer, flat[1]);
-  if (lay.first) flatten(lay.embedding, flat[0]);
   GradientBucket cur;
   bool open = false;
   double now = 0;
+  if (middle_ready != nullptr) {
+    out.buckets = middle_ready->buckets;
+    cur = middle_ready->current;
+    open = middle_ready->open;
+    now = middle_ready->now;
+  } else {
+    if (lay.last) flatten(lay.head, flat[2]);
+    if (lay.layers_per_chunk > 0) flatten(lay.layer, flat[1]);
+    if (lay.first) flatten(lay.embedding, flat[0]);
+  }
   auto block = [&](const FlatBackward& f) {
     const double* xs = f.xs.data();
     std::uint32_t n = 0;
@@ -242,10 +253,18 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
     const auto size = static_cast<std::uint32_t>(f.xs.size());
     for (; n < size; ++n) now += xs[n];
   };
-  for (int c = lay.chunks; c-- > 0;) {
+  for (int c = lay.chunks; c-- > 0 && middle_ready == nullptr;) {
     if (c == lay.chunks - 1 && lay.last) block(flat[2]);
     for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) block(flat[1]);
-    if (c == 0 && lay.first) block(flat[0]);
+    if (c == 0 && lay.first) {
+      if (middle != nullptr) {
+        middle->buckets = out.buckets;
+        middle->current = cur;
+        middle->open = open;
+        middle->now = now;
+      }
+      block(flat[0]);
+    }
   }
   if (open) {
     cur.ready_seconds = now;
@@ -291,6 +310,7 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb, 
     key.insert(key.end(), t.recompute.begin(), t.recompute.end());
   };
   if (lay.layers_per_chunk > 0) add(tb.layer);
+  const size_t layer_times = key.size();
   if (lay.first) add(tb.embedding);
   if (lay.last) add(tb.head);
   const int role = (lay.first ? 1 : 0) | (lay.last ? 2 : 0) | (pipelined ? 4 : 0);
@@ -309,7 +329,25 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb, 
   l.bucket_bytes = bucket_bytes;
   l.element_bytes = bytes_per_element;
   l.times = key;
-  fill_buckets(lay, times, bytes_per_element, bucket_bytes, l, cache.flat);
+  // A middle stage after a first stage with the same layer times (a
+  // pipeline's, judged in stage order) starts from where that one's
+  // embedding began, which the first stage leaves in `middle`.
+  MiddleFill& middle = cache.middle;
+  const bool from_middle = role == 4 && middle.blocks == &tb && middle.virtual_stages == lay.chunks &&
+                           middle.layers_per_chunk == lay.layers_per_chunk &&
+                           middle.bucket_bytes == bucket_bytes && middle.element_bytes == bytes_per_element &&
+                           middle.times == key;
+  const bool leaves_middle = role == 5 && lay.layers_per_chunk > 0;
+  if (leaves_middle) {
+    middle.blocks = &tb;
+    middle.virtual_stages = lay.chunks;
+    middle.layers_per_chunk = lay.layers_per_chunk;
+    middle.bucket_bytes = bucket_bytes;
+    middle.element_bytes = bytes_per_element;
+    middle.times.assign(key.begin(), key.begin() + static_cast<std::ptrdiff_t>(layer_times));
+  }
+  fill_buckets(lay, times, bytes_per_element, bucket_bytes, l, cache.flat, leaves_middle ? &middle : nullptr,
+               from_middle ? &middle : nullptr);
   return l;
 }
 
