@@ -45,15 +45,32 @@ struct RankMap {
 // The strides of strategy.rank_order (the parser has checked it names
 // tensor, data and pipeline once each, context at most once): the first axis
 // varies fastest; context, when not listed, right after tensor.
+// (full_rank_order's axes, walked without building its list: a search
+// asks once a plan.)
 RankMap rank_map(const Scenario& sc) {
   const StrategySpec& st = sc.strategy;
   RankMap m;
   int stride = 1;
-  for (const std::string& axis : full_rank_order(st)) {
+  auto take = [&](std::string_view axis) {
     if (axis == "tensor") m.stride_tensor = stride, stride *= st.tensor;
     if (axis == "context") m.stride_context = stride, stride *= st.context;
     if (axis == "data") m.stride_data = stride, stride *= st.data;
     if (axis == "pipeline") m.stride_pipeline = stride, stride *= st.pipeline;
+  };
+  const auto& order = st.rank_order;
+  const bool listed = std::find(order.begin(), order.end(), "context") != order.end();
+  // Unlisted, context goes right after the first tensor, or first.
+  bool context_due = !listed;
+  if (context_due && std::find(order.begin(), order.end(), "tensor") == order.end()) {
+    take("context");
+    context_due = false;
+  }
+  for (const std::string& axis : order) {
+    take(axis);
+    if (context_due && axis == "tensor") {
+      take("context");
+      context_due = false;
+    }
   }
   return m;
 }
@@ -575,6 +592,12 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   BucketList* last_list = nullptr;
   bool last_list_first = false, last_list_last = false;
 
+  // The last optimizer step priced: its compute key, bytes and time.
+  struct {
+    bool valid = false;
+    ComputeKey key;
+    double bytes = 0, seconds = 0;
+  } opt_previous;
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
     const Device& dev = topo.device(rm.device(0, 0, i));
@@ -1036,10 +1059,14 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       if (ledgers_on) ledger.add("tied embedding", "allreduce", 2, 1, bytes, one, one);
     }
     // The optimizer step: memory-bound over the local (ZeRO-sharded) optimizer state.
+    // (The stage before's when its compute and bytes are the same: a
+    // pipeline's middle stages.)
     if (training && tr.optimizer != Optimizer::kNone) {
       const double shard = st.zero >= 1 ? 1.0 / dg : 1.0;
-      opt_seconds[si] =
-          memory_bound_seconds(dev, dp, optimizer_step_bytes(params, per, shard), DType::kF32) / speed;
+      const double bytes = optimizer_step_bytes(params, per, shard);
+      if (!(opt_previous.valid && opt_previous.key == key && opt_previous.bytes == bytes))
+        opt_previous = {true, key, bytes, memory_bound_seconds(dev, dp, bytes, DType::kF32) / speed};
+      opt_seconds[si] = opt_previous.seconds;
       per_step_extra[si] += opt_seconds[si];
     }
   }
