@@ -8,8 +8,10 @@
 //       --toggle-collect='*judge_points*' build/default/bench/estimate_count_bench 2048
 // (one line)
 //
-// then instructions per plan = "Collected" / N. Not a Google Benchmark: one
-// pass, no timing (docs/PERFORMANCE.md has the figures).
+// then instructions per plan = "Collected" / N. An optional second argument
+// names another scenario of scenarios/ (as BM_Estimate's: llm_13b_128gpu.yaml,
+// mt_nlg_530b_2240.yaml). Not a Google Benchmark: one pass, no timing
+// (docs/PERFORMANCE.md has the figures).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -36,8 +38,8 @@ __attribute__((noinline)) std::size_t judge_points(const std::vector<StrategyPoi
   return ok;
 }
 
-int run(std::size_t n) {
-  auto s = load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/gpt3_175b_1024.yaml");
+int run(std::size_t n, const std::string& file) {
+  auto s = load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/" + file);
   if (!s.is_ok()) {
     std::fprintf(stderr, "%s\n", s.message().c_str());
     return 1;
@@ -71,5 +73,6 @@ int run(std::size_t n) {
 }  // namespace brigade::planner
 
 int main(int argc, char** argv) {
-  return brigade::planner::run(argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 2048);
+  return brigade::planner::run(argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 2048,
+                               argc > 2 ? argv[2] : "gpt3_175b_1024.yaml");
 }

@@ -1,5 +1,6 @@
 #include "costmodel/plan_memo.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "costmodel/plan_transformer_cache.hpp"
@@ -20,14 +21,22 @@ TemplateFigures template_figures(const BlockTemplate& tpl) {
     f.group_expert.push_back(g.expert ? 1 : 0);
     if (g.expert) f.expert_elements += g.local_elements();
   }
-  auto collectives = [](const std::vector<Kernel>& ks, std::vector<std::pair<CollectiveKind, double>>& out) {
-    for (const Kernel& k : ks)
-      if (k.is_collective) out.emplace_back(k.collective, k.collective_bytes);
+  auto collectives = [&f](const std::vector<Kernel>& ks, std::vector<int>& slots) {
+    for (const Kernel& k : ks) {
+      int slot = -1;
+      if (k.is_collective) {
+        const std::pair<CollectiveKind, double> kb{k.collective, k.collective_bytes};
+        const auto at = std::find(f.distinct.begin(), f.distinct.end(), kb);
+        slot = static_cast<int>(at - f.distinct.begin());
+        if (at == f.distinct.end()) f.distinct.push_back(kb);
+      }
+      slots.push_back(slot);
+    }
   };
-  collectives(tpl.forward, f.forward_collectives);
-  f.collectives = f.forward_collectives;
-  collectives(tpl.recompute, f.collectives);
-  collectives(tpl.backward, f.collectives);
+  collectives(tpl.forward, f.forward_slot);
+  f.forward_distinct = static_cast<int>(f.distinct.size());
+  collectives(tpl.recompute, f.recompute_slot);
+  collectives(tpl.backward, f.backward_slot);
   for (const Kernel& k : tpl.backward) f.backward_grad.push_back(k.completes_grad);
   for (size_t n = 0; n < tpl.backward.size(); ++n)
     if (tpl.backward[n].name == "head.logits.wgrad") {
@@ -80,7 +89,8 @@ std::uint64_t mix(std::uint64_t h) {
 std::size_t progression_hash(int first, int stride, int size) {
   return static_cast<std::size_t>(
       mix(mix(static_cast<std::uint32_t>(first)) ^
-          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stride)) << 32 | static_cast<std::uint32_t>(size))));
+          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stride)) << 32 |
+           static_cast<std::uint32_t>(size))));
 }
 }  // namespace
 
@@ -143,48 +153,30 @@ std::optional<double> PlanMemo::find_collective(CollectiveKind kind, CollectiveA
   return find_collective(kind, algorithm, group_id(group, false), bytes);
 }
 
-std::uint64_t PlanMemo::key_hash(int group, std::uint8_t kind, std::uint8_t algorithm, double bytes) {
-  std::uint64_t b = 0;
-  std::memcpy(&b, &bytes, sizeof b);
-  return mix(mix(b) ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(group)) << 16 |
-                       static_cast<std::uint64_t>(kind) << 8 | algorithm));
-}
-
-std::size_t PlanMemo::slot_of(std::uint64_t hash, int group, std::uint8_t kind, std::uint8_t algorithm,
-                              double bytes) const {
+std::size_t PlanMemo::slot_of(std::uint64_t hash, int group, std::uint8_t kind,
+                              std::uint8_t algorithm, double bytes) const {
   const std::size_t mask = times_.size() - 1;
   std::size_t at = static_cast<std::size_t>(hash) & mask;
   while (true) {
     const Priced& x = times_[at];
-    if (x.group < 0 || (x.group == group && x.bytes == bytes && x.kind == kind && x.algorithm == algorithm))
+    if (x.group < 0 ||
+        (x.group == group && x.bytes == bytes && x.kind == kind && x.algorithm == algorithm))
       return at;
     at = (at + 1) & mask;
   }
 }
 
-std::optional<double> PlanMemo::find_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
-                                                int g, double bytes) {
-  if (g >= 0) {
-    const auto k = static_cast<std::uint8_t>(kind), a = static_cast<std::uint8_t>(algorithm);
-    const std::uint64_t h = key_hash(g, k, a, bytes);
-    Priced& near = recent_times_[static_cast<std::size_t>(h >> 40) & (recent_times_.size() - 1)];
-    if (near.group == g && near.bytes == bytes && near.kind == k && near.algorithm == a) {
-      ++hits_;
-      return near.seconds;
-    }
-    const Priced& x = times_[slot_of(h, g, k, a, bytes)];
-    if (x.group >= 0) {
-      ++hits_;
-      near = x;
-      return x.seconds;
-    }
-  }
-  ++misses_;
-  return std::nullopt;
+std::optional<double> PlanMemo::find_in_table(std::uint64_t h, int g, std::uint8_t k,
+                                              std::uint8_t a, double bytes) {
+  const Priced& x = times_[slot_of(h, g, k, a, bytes)];
+  if (x.group < 0) return missed();
+  ++hits_;
+  recent_times_[static_cast<std::size_t>(h >> 40) & (recent_times_.size() - 1)] = x;
+  return x.seconds;
 }
 
-void PlanMemo::store_collective(CollectiveKind kind, CollectiveAlgorithm algorithm, const std::vector<int>& group,
-                                double bytes, double seconds) {
+void PlanMemo::store_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                const std::vector<int>& group, double bytes, double seconds) {
   const int g = group_id(group, true);
   const auto k = static_cast<std::uint8_t>(kind), a = static_cast<std::uint8_t>(algorithm);
   const std::uint64_t h = key_hash(g, k, a, bytes);
@@ -196,8 +188,9 @@ void PlanMemo::store_collective(CollectiveKind kind, CollectiveAlgorithm algorit
     std::vector<Priced> old(times_.size() * 2);
     old.swap(times_);
     for (const Priced& y : old)
-      if (y.group >= 0) times_[slot_of(key_hash(y.group, y.kind, y.algorithm, y.bytes), y.group, y.kind,
-                                       y.algorithm, y.bytes)] = y;
+      if (y.group >= 0)
+        times_[slot_of(key_hash(y.group, y.kind, y.algorithm, y.bytes), y.group, y.kind,
+                       y.algorithm, y.bytes)] = y;
   }
 }
 
@@ -217,10 +210,19 @@ void PlanMemo::store_nccl_shape(const std::vector<int>& group, const NcclTable* 
 
 Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape) {
   const TransformerSpec& s = shape.spec;
-  const ShapeKey key{s.layers,           s.hidden,     s.heads,      s.seq,
-                     s.vocab,            s.ffn_ratio,  static_cast<int>(s.dtype),
-                     shape.micro_batch,  shape.tensor, shape.sequence_parallel,
-                     static_cast<int>(shape.recompute), s.kv_heads, s.ffn_hidden,
+  const ShapeKey key{s.layers,
+                     s.hidden,
+                     s.heads,
+                     s.seq,
+                     s.vocab,
+                     s.ffn_ratio,
+                     static_cast<int>(s.dtype),
+                     shape.micro_batch,
+                     shape.tensor,
+                     shape.sequence_parallel,
+                     static_cast<int>(shape.recompute),
+                     s.kv_heads,
+                     s.ffn_hidden,
                      static_cast<int>(s.mlp) | static_cast<int>(s.norm) << 2 |
                          static_cast<int>(s.positions) << 4 | static_cast<int>(s.attention) << 6 |
                          int{s.tie_embeddings} << 8 | int{s.bias} << 9 | int{s.qkv_bias} << 10 |
@@ -266,7 +268,8 @@ AlphaBeta PlanMemo::route_alpha_beta(int src, int dst) {
   auto it = routes_.find(key);
   if (it != routes_.end()) return it->second;
   const Route& r = topology_.route(src, dst);
-  AlphaBeta ab{route_alpha_seconds(r, *profile_), route_bandwidth_bytes_per_second(r, topology_, *profile_)};
+  AlphaBeta ab{route_alpha_seconds(r, *profile_),
+               route_bandwidth_bytes_per_second(r, topology_, *profile_)};
   routes_.emplace(key, ab);
   return ab;
 }
@@ -275,7 +278,11 @@ PlanMemo* PlanMemo::current(const Topology& topology, const HardwareProfile& pro
   return installed != nullptr && installed->covers(topology, profile) ? installed : nullptr;
 }
 
-ScopedPlanMemo::ScopedPlanMemo(PlanMemo& memo) : previous_(installed) { installed = &memo; }
-ScopedPlanMemo::~ScopedPlanMemo() { installed = previous_; }
+ScopedPlanMemo::ScopedPlanMemo(PlanMemo& memo) : previous_(installed) {
+  installed = &memo;
+}
+ScopedPlanMemo::~ScopedPlanMemo() {
+  installed = previous_;
+}
 
 }  // namespace brigade::cost

@@ -45,15 +45,32 @@ struct RankMap {
 // The strides of strategy.rank_order (the parser has checked it names
 // tensor, data and pipeline once each, context at most once): the first axis
 // varies fastest; context, when not listed, right after tensor.
+// (full_rank_order's axes, walked without building its list: a search
+// asks once a plan.)
 RankMap rank_map(const Scenario& sc) {
   const StrategySpec& st = sc.strategy;
   RankMap m;
   int stride = 1;
-  for (const std::string& axis : full_rank_order(st)) {
+  auto take = [&](std::string_view axis) {
     if (axis == "tensor") m.stride_tensor = stride, stride *= st.tensor;
     if (axis == "context") m.stride_context = stride, stride *= st.context;
     if (axis == "data") m.stride_data = stride, stride *= st.data;
     if (axis == "pipeline") m.stride_pipeline = stride, stride *= st.pipeline;
+  };
+  const auto& order = st.rank_order;
+  const bool listed = std::find(order.begin(), order.end(), "context") != order.end();
+  // Unlisted, context goes right after the first tensor, or first.
+  bool context_due = !listed;
+  if (context_due && std::find(order.begin(), order.end(), "tensor") == order.end()) {
+    take("context");
+    context_due = false;
+  }
+  for (const std::string& axis : order) {
+    take(axis);
+    if (context_due && axis == "tensor") {
+      take("context");
+      context_due = false;
+    }
   }
   return m;
 }
@@ -185,8 +202,12 @@ StageLayout stage_layout(int P, int v, int stage, std::int64_t layers_per_chunk,
 // which closes as soon as it holds at least `bucket_bytes` (ready when the
 // group that filled it is); the last one closes when the backward ends
 // (`window_seconds`, the backward's length).
+// On a first stage with layers, `middle` gets the fill up to the embedding:
+// a middle stage's (MiddleFill); `middle_ready` fills a middle stage's list
+// from it instead of its kernels.
 void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes_per_element,
-                  double bucket_bytes, BucketList& out, FlatBackward (&flat)[3]) {
+                  double bucket_bytes, BucketList& out, FlatBackward (&flat)[3], MiddleFill* middle,
+                  const MiddleFill* middle_ready) {
   out.buckets.clear();
   // Each kind of block flattened once (FlatBackward): its additions to the
   // clock in order and the groups it completes; the blocks then replay them,
@@ -219,12 +240,19 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
       kernels(0, count);
     }
   };
-  if (lay.last) flatten(lay.head, flat[2]);
-  if (lay.layers_per_chunk > 0) flatten(lay.layer, flat[1]);
-  if (lay.first) flatten(lay.embedding, flat[0]);
   GradientBucket cur;
   bool open = false;
   double now = 0;
+  if (middle_ready != nullptr) {
+    out.buckets = middle_ready->buckets;
+    cur = middle_ready->current;
+    open = middle_ready->open;
+    now = middle_ready->now;
+  } else {
+    if (lay.last) flatten(lay.head, flat[2]);
+    if (lay.layers_per_chunk > 0) flatten(lay.layer, flat[1]);
+    if (lay.first) flatten(lay.embedding, flat[0]);
+  }
   auto block = [&](const FlatBackward& f) {
     const double* xs = f.xs.data();
     std::uint32_t n = 0;
@@ -242,10 +270,18 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
     const auto size = static_cast<std::uint32_t>(f.xs.size());
     for (; n < size; ++n) now += xs[n];
   };
-  for (int c = lay.chunks; c-- > 0;) {
+  for (int c = lay.chunks; c-- > 0 && middle_ready == nullptr;) {
     if (c == lay.chunks - 1 && lay.last) block(flat[2]);
     for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) block(flat[1]);
-    if (c == 0 && lay.first) block(flat[0]);
+    if (c == 0 && lay.first) {
+      if (middle != nullptr) {
+        middle->buckets = out.buckets;
+        middle->current = cur;
+        middle->open = open;
+        middle->now = now;
+      }
+      block(flat[0]);
+    }
   }
   if (open) {
     cur.ready_seconds = now;
@@ -291,6 +327,7 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb, 
     key.insert(key.end(), t.recompute.begin(), t.recompute.end());
   };
   if (lay.layers_per_chunk > 0) add(tb.layer);
+  const size_t layer_times = key.size();
   if (lay.first) add(tb.embedding);
   if (lay.last) add(tb.head);
   const int role = (lay.first ? 1 : 0) | (lay.last ? 2 : 0) | (pipelined ? 4 : 0);
@@ -309,7 +346,25 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb, 
   l.bucket_bytes = bucket_bytes;
   l.element_bytes = bytes_per_element;
   l.times = key;
-  fill_buckets(lay, times, bytes_per_element, bucket_bytes, l, cache.flat);
+  // A middle stage after a first stage with the same layer times (a
+  // pipeline's, judged in stage order) starts from where that one's
+  // embedding began, which the first stage leaves in `middle`.
+  MiddleFill& middle = cache.middle;
+  const bool from_middle = role == 4 && middle.blocks == &tb && middle.virtual_stages == lay.chunks &&
+                           middle.layers_per_chunk == lay.layers_per_chunk &&
+                           middle.bucket_bytes == bucket_bytes && middle.element_bytes == bytes_per_element &&
+                           middle.times == key;
+  const bool leaves_middle = role == 5 && lay.layers_per_chunk > 0;
+  if (leaves_middle) {
+    middle.blocks = &tb;
+    middle.virtual_stages = lay.chunks;
+    middle.layers_per_chunk = lay.layers_per_chunk;
+    middle.bucket_bytes = bucket_bytes;
+    middle.element_bytes = bytes_per_element;
+    middle.times.assign(key.begin(), key.begin() + static_cast<std::ptrdiff_t>(layer_times));
+  }
+  fill_buckets(lay, times, bytes_per_element, bucket_bytes, l, cache.flat, leaves_middle ? &middle : nullptr,
+               from_middle ? &middle : nullptr);
   return l;
 }
 
@@ -551,6 +606,12 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   BucketList* last_list = nullptr;
   bool last_list_first = false, last_list_last = false;
 
+  // The last optimizer step priced: its compute key, bytes and time.
+  struct {
+    bool valid = false;
+    ComputeKey key;
+    double bytes = 0, seconds = 0;
+  } opt_previous;
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
     const Device& dev = topo.device(rm.device(0, 0, i));
@@ -655,13 +716,18 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     auto ring_total = [&](const Kernel& k) {
       return ring_attention_seconds(k.ring_steps, ring_block(k), hop_seconds(k.ring_bytes));
     };
-    auto time_list = [&](const std::vector<Kernel>& ks, std::vector<double>& out,
-                         bool compute_known) -> Status {
+    // Where each template's distinct collectives' prices start in
+    // `stage_prices` (by KernelTimes slot).
+    std::array<size_t, 3> prices_at{};
+    // A list's kernel times: its collectives from `stage_prices` (`slots`:
+    // each kernel's index among its template's distinct collectives).
+    auto time_list = [&](const std::vector<Kernel>& ks, const std::vector<int>& slots, size_t at,
+                         std::vector<double>& out, bool compute_known) {
       out.resize(ks.size());
       for (size_t n = 0; n < ks.size(); ++n) {
         const Kernel& k = ks[n];
         if (k.is_collective) {
-          BRIGADE_ASSIGN_OR_RETURN(out[n], block_collective(k.collective, k.collective_bytes));
+          out[n] = stage_prices[at + static_cast<size_t>(slots[n])];
         } else if (k.ring_steps > 1) {
           out[n] = ring_total(k);
         } else if (compute_known) {
@@ -676,7 +742,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           out[n] = memory_bound_seconds(dev, dp, k.bytes, k.dtype) / speed;
         }
       }
-      return Status::ok();
     };
     StageTimes& T = stages[si];
     CommLedger& ledger = ledgers[ledgers_on ? si : 0];
@@ -707,15 +772,18 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // The stage's tensor-parallel collectives priced in the order the lists
     // below meet them: a stage with the same blocks, compute and prices as
     // the one before has the same sums (a pipeline's middle stages).
+    // (Each distinct (kind, size) of a template once: the lists repeat them.
+    // Two stages with the same blocks have the same prices exactly when
+    // their distinct collectives do.)
     stage_prices.clear();
     for (const auto& [tpl, n] : count) {
       if (n == 0) continue;
       const TemplateFigures& f = templates->figures_of(tpl);
-      for (const auto& kb : training ? f.collectives : f.forward_collectives) {
-        // Named copies: clang 14 cannot capture structured bindings in a lambda.
-        const auto kind = kb.first;
-        const double bytes = kb.second;
-        BRIGADE_ASSIGN_OR_RETURN(const double one, block_collective(kind, bytes));
+      prices_at[static_cast<size_t>(times.slot(tpl))] = stage_prices.size();
+      const int priced_here = training ? static_cast<int>(f.distinct.size()) : f.forward_distinct;
+      for (int z = 0; z < priced_here; ++z) {
+        const auto& kb = f.distinct[static_cast<size_t>(z)];
+        BRIGADE_ASSIGN_OR_RETURN(const double one, block_collective(kb.first, kb.second));
         stage_prices.push_back(one);
       }
       // The context ring's hops are priced per stage too.
@@ -742,10 +810,12 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       const int slot = times.slot(tpl);
       KernelTimes::Lists& lt = times.lists[slot];
       const bool known = compute_ready[slot];
-      BRIGADE_RETURN_IF_ERROR(time_list(tpl->forward, lt.forward, known));
+      const TemplateFigures& f = templates->figures_of(tpl);
+      const size_t at = prices_at[static_cast<size_t>(slot)];
+      time_list(tpl->forward, f.forward_slot, at, lt.forward, known);
       if (training) {
-        BRIGADE_RETURN_IF_ERROR(time_list(tpl->recompute, lt.recompute, known));
-        BRIGADE_RETURN_IF_ERROR(time_list(tpl->backward, lt.backward, known));
+        time_list(tpl->recompute, f.recompute_slot, at, lt.recompute, known);
+        time_list(tpl->backward, f.backward_slot, at, lt.backward, known);
       }
       compute_ready[slot] = true;
       run(tpl->forward, lt.forward, n, T.fwd_kernels, T.tp_fwd);
@@ -1011,11 +1081,15 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // FP8: with it, the step's cast of the updated 16-bit weights to their FP8
     // copies (Transformer Engine casts them in the first micro-batch's forward,
     // is_first_microbatch; the same bytes once a step), as the planner lowers it.
+    // (The stage before's when its compute and bytes are the same: a
+    // pipeline's middle stages.)
     if (training && tr.optimizer != Optimizer::kNone) {
       const double shard = st.zero >= 1 ? 1.0 / dg : 1.0;
       const double bytes = optimizer_step_bytes(params, per, shard) +
                            fp8_cast_bytes(stage_fp8_weights[si], e_bytes);
-      opt_seconds[si] = memory_bound_seconds(dev, dp, bytes, DType::kF32) / speed;
+      if (!(opt_previous.valid && opt_previous.key == key && opt_previous.bytes == bytes))
+        opt_previous = {true, key, bytes, memory_bound_seconds(dev, dp, bytes, DType::kF32) / speed};
+      opt_seconds[si] = opt_previous.seconds;
       per_step_extra[si] += opt_seconds[si];
     }
   }

@@ -100,8 +100,27 @@ struct FlatBackward {
   std::vector<Event> events;
 };
 
+// The first stage's bucket fill where its embedding's backward starts: up to
+// there it is the fill of a middle stage whose layers have the same times
+// (the first stage runs their backward, chunk by chunk, then the
+// embedding's). Its buckets so far (the first `closed` of the list
+// `filled_from`, which holds `bucket_bytes`), the bucket still open and the
+// clock; keyed as BucketList is.
+struct MiddleFill {
+  const void* blocks = nullptr;
+  int virtual_stages = 0;
+  std::int64_t layers_per_chunk = 0;
+  double bucket_bytes = 0, element_bytes = 0;
+  std::vector<double> times;  // the layers' backward and recompute kernel times
+  std::vector<GradientBucket> buckets;
+  bool open = false;
+  GradientBucket current;
+  double now = 0;
+};
+
 struct TransformerCache {
   static constexpr std::size_t kLists = 64;
+  MiddleFill middle;  // the last first stage's, when it had layers
   std::vector<BucketList> lists;  // at most kLists, replaced in turn
   std::size_t next = 0;
   std::vector<double> key;        // scratch: the times of the stage being judged
