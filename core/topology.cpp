@@ -1,6 +1,8 @@
 #include "core/topology.hpp"
+#include "core/topology_stats.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -274,12 +276,11 @@ Status Topology::validate() const {
   return Status::ok();
 }
 
-int Topology::source_trees() const {
-  std::lock_guard<std::mutex> lock(routes_->mu);
-  int n = 0;
-  for (const auto& t : routes_->by_source) n += t && t->built ? 1 : 0;
-  return n;
-}
+namespace {
+std::atomic<std::uint64_t> trees_built{0};
+}  // namespace
+
+std::uint64_t route_trees_built() { return trees_built.load(std::memory_order_relaxed); }
 
 const Route& Topology::route(int src, int dst) const {
   std::lock_guard<std::mutex> lock(routes_->mu);
@@ -302,6 +303,7 @@ const Route& Topology::route(int src, int dst) const {
   if (!slot->built) {
     auto tree = std::make_unique<RouteCache::Tree>();
     tree->built = true;
+    trees_built.fetch_add(1, std::memory_order_relaxed);
     tree->routes = std::move(slot->routes);
     tree->dist = hop_distances(g, src);
     const std::vector<int>& dist = tree->dist;

@@ -113,11 +113,6 @@ class Topology {
   // topology from the shared cache (it starts a fresh one of its own).
   const Route& route(int src_device, int dst_device) const;
 
-  // How many sources' shortest-path trees the route cache holds (tests): a
-  // route of one or two hops (every pair of a cluster's devices, through a
-  // node's switch or the fabric) is found from its endpoints' links alone.
-  int source_trees() const;
-
   // True when this topology and `other` share one route cache (tests).
   bool shares_routes_with(const Topology& other) const { return routes_ == other.routes_; }
 
