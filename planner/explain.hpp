@@ -39,8 +39,8 @@ std::string explain_text(const Plan& plan, const Scenario& scenario);
 // ...] inclusive id ranges), "device_list" ("0-7, 16-23"), "count",
 // "example" {id, name, role: the first device's}, "view", "shapes",
 // "collectives", "memory"}; "warnings" name each group over its memory
-// once. kPerDevice (`--per-device`, the kitchen and the quiz): "devices"[],
-// one entry per device, as above.
+// once (`--kitchen` narrates from these groups). kPerDevice (`--per-device`,
+// the quiz): "devices"[], one entry per device, as above.
 enum class DeviceListing { kGroups, kPerDevice };
 nlohmann::json explain_plan_json(const Plan& described, const Scenario& scenario,
                                  const cost::PlanEstimate& estimate,
