@@ -30,7 +30,8 @@ void BM_ExplainFromThePlan(benchmark::State& state, const char* file) {
       return;
     }
     // As `brigade explain --json` prints it: devices alike as groups.
-    bytes = brigade::planner::explain_plan_json(*plan, *sc, *e, brigade::planner::DeviceListing::kGroups)
+    bytes = brigade::planner::explain_plan_json(*plan, *sc, *e,
+                                                brigade::planner::DeviceListing::kGroups)
                 .dump()
                 .size();
     benchmark::DoNotOptimize(bytes);

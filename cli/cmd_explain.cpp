@@ -68,9 +68,9 @@ void run_explain(const ExplainOptions& o) {
   if (o.kitchen) {
     std::vector<std::string> names;
     for (const Device& d : scenario.topology.devices()) names.push_back(d.name);
-    std::cout << kitchen_text(planner::explain_plan_json(*plan, scenario, *estimate,
-                                                         planner::DeviceListing::kGroups),
-                              names, *lang);
+    std::cout << kitchen_text(
+        planner::explain_plan_json(*plan, scenario, *estimate, planner::DeviceListing::kGroups),
+        names, *lang);
   } else if (o.json)
     std::cout << planner::explain_plan_json(*plan, scenario, *estimate,
                                             o.per_device ? planner::DeviceListing::kPerDevice

@@ -181,7 +181,8 @@ std::string kitchen_text(const json& e, const std::vector<std::string>& device_n
     return k;
   };
   auto mark_busy = [&](const json& d, int id) {
-    if (id >= 0 && id < devices && d.value("view", std::string()) != "unused") busy[static_cast<size_t>(id)] = true;
+    if (id >= 0 && id < devices && d.value("view", std::string()) != "unused")
+      busy[static_cast<size_t>(id)] = true;
   };
   for (const json& d : device_list) {
     groups[add(d)].push_back(d.value("name", std::string()));

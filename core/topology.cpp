@@ -166,7 +166,7 @@ std::optional<Route> short_route(const Graph& g, const std::vector<Link>& links,
     if (it == near.end()) {
       near.push_back({u, li, l.bandwidth_bytes_per_second, l.latency_seconds});
     } else if (l.bandwidth_bytes_per_second != it->bw ? l.bandwidth_bytes_per_second > it->bw
-                                                       : l.latency_seconds < it->lat) {
+                                                      : l.latency_seconds < it->lat) {
       *it = {u, li, l.bandwidth_bytes_per_second, l.latency_seconds};
     }
   }
@@ -208,9 +208,12 @@ std::optional<Route> short_route(const Graph& g, const std::vector<Link>& links,
     const double clat = it->lat + l.latency_seconds;
     bool better = best_middle == nullptr;
     if (!better) {
-      if (cbw != best_bw) better = cbw > best_bw;
-      else if (clat != best_lat) better = clat < best_lat;
-      else better = m < best_middle->vertex;
+      if (cbw != best_bw)
+        better = cbw > best_bw;
+      else if (clat != best_lat)
+        better = clat < best_lat;
+      else
+        better = m < best_middle->vertex;
     }
     if (better) best_middle = &*it, best_link = li, best_bw = cbw, best_lat = clat;
   }
@@ -280,7 +283,9 @@ namespace {
 std::atomic<std::uint64_t> trees_built{0};
 }  // namespace
 
-std::uint64_t route_trees_built() { return trees_built.load(std::memory_order_relaxed); }
+std::uint64_t route_trees_built() {
+  return trees_built.load(std::memory_order_relaxed);
+}
 
 const Route& Topology::route(int src, int dst) const {
   std::lock_guard<std::mutex> lock(routes_->mu);

@@ -106,14 +106,16 @@ int view_of(const Plan& plan, size_t d) {
 // Devices that hold and do the same (view, collectives, memory) as one
 // group, groups in the order of their first device; devices that hold
 // nothing and have no memory figure are left out. Linear in the devices.
-std::vector<std::vector<int>> alike_devices(const Plan& plan, const std::vector<DeviceFigures>& views) {
+std::vector<std::vector<int>> alike_devices(const Plan& plan,
+                                            const std::vector<DeviceFigures>& views) {
   std::map<std::string, size_t> index;
   std::vector<std::vector<int>> groups;
   for (size_t d = 0; d < views.size(); ++d) {
     const int v = view_of(plan, d);
     const cost::DeviceMemoryEstimate* m = views[d].memory;
     if (v < 0 && !m) continue;
-    std::string key = std::to_string(v) + "|" + fmt::format("{}", static_cast<const void*>(views[d].communication));
+    std::string key = std::to_string(v) + "|" +
+                      fmt::format("{}", static_cast<const void*>(views[d].communication));
     if (m)
       key += fmt::format("|{}|{}|{}|{}|{}|{}|{}|{}", m->stage, m->params_bytes, m->grads_bytes,
                          m->optimizer_bytes, m->activations_bytes, m->other_bytes, m->peak_bytes,
@@ -180,19 +182,18 @@ json explain_plan_json(const Plan& plan, const Scenario& sc, const cost::PlanEst
                        {"name", sc.topology.device(static_cast<int>(d0)).name},
                        {"role", d0 < plan.device_role.size() ? plan.device_role[d0] : ""}};
       gj["view"] = v >= 0 ? plan.views[static_cast<size_t>(v)].title : "unused";
-      gj["shapes"] = v >= 0 ? detail::view_shapes_json(plan.views[static_cast<size_t>(v)]) : json::array();
+      gj["shapes"] =
+          v >= 0 ? detail::view_shapes_json(plan.views[static_cast<size_t>(v)]) : json::array();
       gj["collectives"] = collectives_json(views[d0].communication);
       if (const cost::DeviceMemoryEstimate* m = views[d0].memory) {
         gj["memory"] = memory_json(*m);
         if (!m->fits)
-          warnings.push_back(fmt::format("{} {} ({} device{}) need{} {} at {} peak but {} {}",
-                                         devs.size() > 1 ? "devices" : "device",
-                                         detail::device_ranges(devs), devs.size(),
-                                         devs.size() > 1 ? "s" : "", devs.size() > 1 ? "" : "s",
-                                         format_bytes(m->peak_bytes),
-                                         devs.size() > 1 ? "their" : "its",
-                                         devs.size() > 1 ? "have" : "has",
-                                         format_bytes(m->capacity_bytes)));
+          warnings.push_back(
+              fmt::format("{} {} ({} device{}) need{} {} at {} peak but {} {}",
+                          devs.size() > 1 ? "devices" : "device", detail::device_ranges(devs),
+                          devs.size(), devs.size() > 1 ? "s" : "", devs.size() > 1 ? "" : "s",
+                          format_bytes(m->peak_bytes), devs.size() > 1 ? "their" : "its",
+                          devs.size() > 1 ? "have" : "has", format_bytes(m->capacity_bytes)));
       }
       groups.push_back(gj);
     }
@@ -208,7 +209,8 @@ json explain_plan_json(const Plan& plan, const Scenario& sc, const cost::PlanEst
       dj["name"] = sc.topology.device(static_cast<int>(d)).name;
       dj["role"] = d < plan.device_role.size() ? plan.device_role[d] : "";
       dj["view"] = v >= 0 ? plan.views[static_cast<size_t>(v)].title : "unused";
-      dj["shapes"] = v >= 0 ? detail::view_shapes_json(plan.views[static_cast<size_t>(v)]) : json::array();
+      dj["shapes"] =
+          v >= 0 ? detail::view_shapes_json(plan.views[static_cast<size_t>(v)]) : json::array();
       dj["collectives"] = collectives_json(views[d].communication);
       if (views[d].memory) {
         const cost::DeviceMemoryEstimate& m = *views[d].memory;
@@ -216,7 +218,8 @@ json explain_plan_json(const Plan& plan, const Scenario& sc, const cost::PlanEst
         if (!m.fits)
           warnings.push_back(fmt::format("device {} ({}) needs {} at its peak but has {}", d,
                                          sc.topology.device(static_cast<int>(d)).name,
-                                         format_bytes(m.peak_bytes), format_bytes(m.capacity_bytes)));
+                                         format_bytes(m.peak_bytes),
+                                         format_bytes(m.capacity_bytes)));
       }
       devices.push_back(dj);
     }

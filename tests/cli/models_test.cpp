@@ -232,7 +232,8 @@ TEST(ModelsCli, Llama3_405bExplainGroupsItsDevices) {
   for (const auto& g : j["device_groups"]) {
     size_t count = 0;
     for (const auto& r : g["devices"])
-      for (int d = r[0].get<int>(); d <= r[1].get<int>(); ++d, ++count) ++seen[static_cast<size_t>(d)];
+      for (int d = r[0].get<int>(); d <= r[1].get<int>(); ++d, ++count)
+        ++seen[static_cast<size_t>(d)];
     EXPECT_EQ(g["count"].get<size_t>(), count);
   }
   EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 16384);
@@ -259,11 +260,12 @@ TEST(ModelsCli, Llama3_405bExplainAndCostFitIn256MiB) {
   GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: no RLIMIT_AS under it";
 #else
   const std::string f = std::string(BRIGADE_SOURCE_DIR) + "/scenarios/llama3_405b_16384gpu.yaml";
-  const std::vector<std::vector<std::string>> runs = {
+  const std::vector<std::vector<std::string> > runs = {
       {"explain", f}, {"explain", f, "--json"}, {"explain", f, "--kitchen"}, {"cost", f}};
   for (const auto& args : runs) {
     auto r = run_brigade(args, std::size_t{256} << 20);
-    EXPECT_EQ(r.exit_code, 0) << args[0] << " " << (args.size() > 2 ? args[2] : "") << ": " << r.err;
+    EXPECT_EQ(r.exit_code, 0) << args[0] << " " << (args.size() > 2 ? args[2] : "") << ": "
+                              << r.err;
     EXPECT_FALSE(r.out.empty());
   }
 #endif

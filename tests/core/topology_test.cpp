@@ -94,7 +94,6 @@ TEST(Topology, CopiesShareTheRouteCacheUntilOneChanges) {
   EXPECT_EQ(&t->route(1, 9), &r);        // the others keep theirs
 }
 
-
 // Issue 18, item 16: a cluster's routes are one or two hops (a node's switch
 // or the fabric), found from the endpoints' links alone. Before, each source
 // built a shortest-path tree over every vertex: the 405B scenario's groups
@@ -107,7 +106,7 @@ TEST(Topology, ClusterRoutesNeedNoShortestPathTree) {
   const std::uint64_t trees_before = route_trees_built();
   for (int n = 0; n < 128; ++n) {
     const int a = 8 * n + 3, b = 8 * ((n + 1) % 128) + 3;
-    EXPECT_EQ(t->route(a, b).channels.size(), 2u);   // device -> fabric -> device
+    EXPECT_EQ(t->route(a, b).channels.size(), 2u);      // device -> fabric -> device
     EXPECT_EQ(t->route(a, 8 * n).channels.size(), 2u);  // device -> NVSwitch -> device
     EXPECT_EQ(t->route(a, 8 * n).slowest_class, LinkClass::kNvlink);
   }
@@ -120,7 +119,8 @@ TEST(Topology, ClusterRoutesNeedNoShortestPathTree) {
 Topology tied_topology() {
   Topology t;
   for (int i = 0; i < 6; ++i)
-    t.add_device(Device{0, "d" + std::to_string(i), "m", DeviceKind::kGpu, i / 2, i % 2, 1e9, {}, 1e9});
+    t.add_device(
+        Device{0, "d" + std::to_string(i), "m", DeviceKind::kGpu, i / 2, i % 2, 1e9, {}, 1e9});
   const int s0 = t.add_switch(Switch{"s0", 0});
   const int s1 = t.add_switch(Switch{"s1", 0});
   const int s2 = t.add_switch(Switch{"s2", -1});
@@ -160,7 +160,8 @@ TEST(Topology, ShortRoutesPickWhatTheTreePicks) {
   const Topology t = tied_topology();
   const std::uint64_t trees_before = route_trees_built();
   EXPECT_EQ(t.route(0, 1).channels, std::vector<ChannelId>{channel_of(0, false)});
-  EXPECT_EQ(t.route(0, 2).channels, (std::vector<ChannelId>{channel_of(2, false), channel_of(5, true)}));
+  EXPECT_EQ(t.route(0, 2).channels,
+            (std::vector<ChannelId>{channel_of(2, false), channel_of(5, true)}));
   EXPECT_DOUBLE_EQ(t.route(4, 5).latency_seconds, 1e-6);
   EXPECT_EQ(route_trees_built(), trees_before);
 }

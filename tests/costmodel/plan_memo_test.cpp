@@ -222,7 +222,6 @@ TEST(PlanMemo, CoversOnlyItsTopologyAndProfile) {
   EXPECT_EQ(PlanMemo::current(changed, s.profile), nullptr);
 }
 
-
 // Issue 18, item 16: the 405B scenario's groups (16 stages of a tensor, a
 // context and a 128-rank gradient group over 16,384 GPUs) ask routes from
 // about 2,400 sources; each is one or two hops, so none builds a
