@@ -27,6 +27,7 @@ struct ExplainOptions {
   bool json = false;
   bool program = false;
   bool kitchen = false;
+  bool per_device = false;
   std::string lang = "en";
 };
 
@@ -42,6 +43,11 @@ void run_explain(const ExplainOptions& o) {
   if (o.lang != "en" && !o.kitchen)
     throw BadInput{"brigade: error: --lang: found it without --kitchen; expected --kitchen with it "
                    "(the other reports are in English)"};
+  if (o.per_device && (!o.json || o.program))
+    throw BadInput{std::string("brigade: error: --per-device: found it ") +
+                   (o.program ? "with --program" : "without --json") +
+                   "; expected --json without --program (the text report and the Program's "
+                   "JSON list devices their own way)"};
   const Scenario scenario = load_scenario_or_throw(o.scenario);
   // The narration's plan summary and chefs' roles in its language (the
   // other reports stay English).
@@ -62,9 +68,15 @@ void run_explain(const ExplainOptions& o) {
   if (o.kitchen) {
     std::vector<std::string> names;
     for (const Device& d : scenario.topology.devices()) names.push_back(d.name);
-    std::cout << kitchen_text(planner::explain_plan_json(*plan, scenario, *estimate), names, *lang);
+    std::cout << kitchen_text(
+        planner::explain_plan_json(*plan, scenario, *estimate, planner::DeviceListing::kGroups),
+        names, *lang);
   } else if (o.json)
-    std::cout << planner::explain_plan_json(*plan, scenario, *estimate).dump(2) << "\n";
+    std::cout << planner::explain_plan_json(*plan, scenario, *estimate,
+                                            o.per_device ? planner::DeviceListing::kPerDevice
+                                                         : planner::DeviceListing::kGroups)
+                     .dump(2)
+              << "\n";
   else
     std::cout << planner::explain_plan_text(*plan, scenario, *estimate);
 }
@@ -88,7 +100,12 @@ const RegisterVerb kRegister("explain", 22, [](CLI::App& app) {
                 "station (memory), which runner (link) carries what, who waits at the sauce bowl "
                 "(AllReduce)");
   cmd->add_option("--lang", opts->lang, "with --kitchen: en (default) or zh");
-  cmd->add_flag("--json", opts->json, "one JSON object on stdout (SI units)");
+  cmd->add_flag("--json", opts->json,
+                "one JSON object on stdout (SI units); devices alike in shapes, collectives and "
+                "memory as one entry of \"device_groups\" with their id ranges");
+  cmd->add_flag("--per-device", opts->per_device,
+                "with --json: one entry per device in \"devices\" instead of the groups (16,384 "
+                "entries for a 16,384-GPU plan)");
   cmd->callback([opts] { run_explain(*opts); });
 });
 

@@ -1,9 +1,12 @@
 #include "core/topology.hpp"
+#include "core/topology_stats.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -151,6 +154,87 @@ std::vector<int> hop_distances(const Graph& g, int source) {
   return dist;
 }
 
+// The route src -> dst when it is one or two hops long, found from the two
+// endpoints' own links alone (O(degree), no tree over the whole topology:
+// a cluster's fabric switch puts every pair of devices two hops apart, and a
+// tree per source over 16,384 GPUs cost O(V) time and memory for each of
+// the thousands of sources a plan's groups ask from; issue 18). It picks
+// what the shortest-path tree below would: the widest bottleneck, then the
+// lowest latency, then the lowest middle vertex, then the lowest link index
+// (the order a vertex's edges are met in). nullopt when the route is longer.
+std::optional<Route> short_route(const Graph& g, const std::vector<Link>& links, int src, int dst) {
+  struct Near {
+    int vertex, link;
+    double bw, lat;
+  };
+  std::vector<Near> near;  // src's neighbours, each by its best link
+  auto [ei, ee] = boost::out_edges(static_cast<size_t>(src), g);
+  for (; ei != ee; ++ei) {
+    const int u = static_cast<int>(boost::target(*ei, g));
+    const int li = boost::get(boost::edge_index, g, *ei);
+    const Link& l = links[static_cast<size_t>(li)];
+    auto it = std::find_if(near.begin(), near.end(), [u](const Near& n) { return n.vertex == u; });
+    if (it == near.end()) {
+      near.push_back({u, li, l.bandwidth_bytes_per_second, l.latency_seconds});
+    } else if (l.bandwidth_bytes_per_second != it->bw ? l.bandwidth_bytes_per_second > it->bw
+                                                      : l.latency_seconds < it->lat) {
+      *it = {u, li, l.bandwidth_bytes_per_second, l.latency_seconds};
+    }
+  }
+  auto channel_into = [&](int li, int from) {
+    return channel_of(li, /*reverse=*/links[static_cast<size_t>(li)].a != from);
+  };
+  Route r;
+  auto finish = [&]() {
+    double slowest = std::numeric_limits<double>::infinity();
+    for (ChannelId ch : r.channels) {
+      const Link& l = links[static_cast<size_t>(link_of(ch))];
+      if (l.bandwidth_bytes_per_second < slowest) {
+        slowest = l.bandwidth_bytes_per_second;
+        r.slowest_class = l.link_class;
+      }
+    }
+    return std::optional<Route>{std::move(r)};
+  };
+  for (const Near& n : near)
+    if (n.vertex == dst) {
+      r.channels = {channel_into(n.link, src)};
+      r.latency_seconds = 0 + n.lat;
+      r.bandwidth_bytes_per_second = n.bw;
+      return finish();
+    }
+  // Two hops: the best middle vertex among the common neighbours, met in
+  // the order of dst's edges (as the tree meets them).
+  const Near* best_middle = nullptr;
+  int best_link = -1;
+  double best_bw = 0, best_lat = 0;
+  auto [di, de] = boost::out_edges(static_cast<size_t>(dst), g);
+  for (; di != de; ++di) {
+    const int m = static_cast<int>(boost::target(*di, g));
+    auto it = std::find_if(near.begin(), near.end(), [m](const Near& n) { return n.vertex == m; });
+    if (it == near.end()) continue;
+    const int li = boost::get(boost::edge_index, g, *di);
+    const Link& l = links[static_cast<size_t>(li)];
+    const double cbw = std::min(it->bw, l.bandwidth_bytes_per_second);
+    const double clat = it->lat + l.latency_seconds;
+    bool better = best_middle == nullptr;
+    if (!better) {
+      if (cbw != best_bw)
+        better = cbw > best_bw;
+      else if (clat != best_lat)
+        better = clat < best_lat;
+      else
+        better = m < best_middle->vertex;
+    }
+    if (better) best_middle = &*it, best_link = li, best_bw = cbw, best_lat = clat;
+  }
+  if (best_middle == nullptr) return std::nullopt;
+  r.channels = {channel_into(best_middle->link, src), channel_into(best_link, best_middle->vertex)};
+  r.latency_seconds = best_lat;
+  r.bandwidth_bytes_per_second = best_bw;
+  return finish();
+}
+
 }  // namespace
 
 Status Topology::validate() const {
@@ -244,6 +328,17 @@ inline void relax(const std::vector<Link>& links, int li, int u, int x, std::vec
 // route bit for bit, at the cost of the few vertices near both ends instead
 // of the whole graph: on a cluster of 16,384 GPUs behind one fabric switch,
 // a tree per source was 16,384 passes over ~20 k vertices and ~0.5 MB each.
+namespace {
+std::atomic<std::uint64_t> trees_built{0};
+std::atomic<bool> shortcut_on{true};
+}  // namespace
+
+std::uint64_t route_trees_built() {
+  return trees_built.load(std::memory_order_relaxed);
+}
+
+void set_route_shortcut_enabled(bool on) { shortcut_on.store(on, std::memory_order_relaxed); }
+
 const Route& Topology::route(int src, int dst) const {
   constexpr int kPairSearches = 16;  // then the source's tree
   std::lock_guard<std::mutex> lock(routes_->mu);
@@ -264,8 +359,17 @@ const Route& Topology::route(int src, int dst) const {
   if (!rc.graph) rc.graph = std::make_shared<const Graph>(make_graph(nv, links_));
   const Graph& g = *static_cast<const Graph*>(rc.graph.get());
 
+  // One or two hops (a cluster's devices behind their node's switch or the
+  // fabric switch): from the two endpoints' own links, no search at all.
+  if (source.via.empty() && shortcut_on.load(std::memory_order_relaxed)) {
+    if (std::optional<Route> s = short_route(g, links_, src, dst)) {
+      r = std::move(*s);
+      return r;
+    }
+  }
   if (source.via.empty() && source.pair_searches >= kPairSearches) {
     // Many destinations from this source: its whole tree, once.
+    trees_built.fetch_add(1, std::memory_order_relaxed);
     const std::vector<int> dist = hop_distances(g, src);
     std::vector<int> order(static_cast<size_t>(nv));
     for (int i = 0; i < nv; ++i) order[static_cast<size_t>(i)] = i;

@@ -32,8 +32,19 @@ std::string explain_text(const Plan& plan, const Scenario& scenario);
 // collective {kind, purpose, group_size, count, bytes, seconds, reason};
 // "memory" {params, grads, optimizer, activations, comm, peak, capacity}; a
 // placement's transfers plan-wide in "transfers".
+//
+// DeviceListing::kGroups (`brigade explain --json`): instead of "devices",
+// "device_groups"[], one per set of devices alike in view, collectives and
+// memory, in the order of their first device: {"devices" ([[first, last],
+// ...] inclusive id ranges), "device_list" ("0-7, 16-23"), "count",
+// "example" {id, name, role: the first device's}, "view", "shapes",
+// "collectives", "memory"}; "warnings" name each group over its memory
+// once (`--kitchen` narrates from these groups). kPerDevice (`--per-device`,
+// the quiz): "devices"[], one entry per device, as above.
+enum class DeviceListing { kGroups, kPerDevice };
 nlohmann::json explain_plan_json(const Plan& described, const Scenario& scenario,
-                                 const cost::PlanEstimate& estimate);
+                                 const cost::PlanEstimate& estimate,
+                                 DeviceListing listing = DeviceListing::kPerDevice);
 std::string explain_plan_text(const Plan& described, const Scenario& scenario,
                               const cost::PlanEstimate& estimate);
 

@@ -99,9 +99,64 @@ json memory_json(const cost::DeviceMemoryEstimate& m) {
 
 std::vector<std::string> notes_of(const Plan& plan) { return plan.notes; }
 
+int view_of(const Plan& plan, size_t d) {
+  return d < plan.view_of_device.size() ? plan.view_of_device[d] : -1;
+}
+
+// Devices that hold and do the same (view, collectives, memory) as one
+// group, groups in the order of their first device; devices that hold
+// nothing and have no memory figure are left out. Linear in the devices.
+std::vector<std::vector<int>> alike_devices(const Plan& plan,
+                                            const std::vector<DeviceFigures>& views) {
+  std::map<std::string, size_t> index;
+  std::vector<std::vector<int>> groups;
+  for (size_t d = 0; d < views.size(); ++d) {
+    const int v = view_of(plan, d);
+    const cost::DeviceMemoryEstimate* m = views[d].memory;
+    if (v < 0 && !m) continue;
+    std::string key = std::to_string(v) + "|" +
+                      fmt::format("{}", static_cast<const void*>(views[d].communication));
+    if (m)
+      key += fmt::format("|{}|{}|{}|{}|{}|{}|{}|{}", m->stage, m->params_bytes, m->grads_bytes,
+                         m->optimizer_bytes, m->activations_bytes, m->other_bytes, m->peak_bytes,
+                         m->capacity_bytes);
+    auto [it, added] = index.try_emplace(key, groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(static_cast<int>(d));
+  }
+  return groups;
+}
+
+// [[first, last], ...]: runs of consecutive ids, inclusive.
+json id_ranges(const std::vector<int>& ids) {
+  json out = json::array();
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    out.push_back({ids[i], ids[j]});
+    i = j + 1;
+  }
+  return out;
+}
+
+json collectives_json(const std::vector<cost::CommunicationEstimate>* comm) {
+  json cols = json::array();
+  if (comm)
+    for (const cost::CommunicationEstimate& c : *comm)
+      cols.push_back({{"kind", c.kind},
+                      {"purpose", c.purpose},
+                      {"group_size", c.group_size},
+                      {"count", c.count},
+                      {"bytes", c.bytes},
+                      {"seconds", c.seconds},
+                      {"reason", why(c.purpose, c.kind)}});
+  return cols;
+}
+
 }  // namespace
 
-json explain_plan_json(const Plan& plan, const Scenario& sc, const cost::PlanEstimate& e) {
+json explain_plan_json(const Plan& plan, const Scenario& sc, const cost::PlanEstimate& e,
+                       DeviceListing listing) {
   json out;
   out["scenario"] = sc.name;
   out["summary"] = plan.summary;
@@ -112,39 +167,65 @@ json explain_plan_json(const Plan& plan, const Scenario& sc, const cost::PlanEst
   out["program"] = nullptr;  // brigade explain --program lowers it
   const std::vector<DeviceFigures> views = device_figures(sc, e);
   json warnings = json::array();
-  json devices = json::array();
-  for (size_t d = 0; d < views.size(); ++d) {
-    const int v = d < plan.view_of_device.size() ? plan.view_of_device[d] : -1;
-    if (v < 0 && !views[d].memory) continue;
-    json dj;
-    dj["id"] = d;
-    dj["name"] = sc.topology.device(static_cast<int>(d)).name;
-    dj["role"] = d < plan.device_role.size() ? plan.device_role[d] : "";
-    dj["view"] = v >= 0 ? plan.views[static_cast<size_t>(v)].title : "unused";
-    dj["shapes"] = v >= 0 ? detail::view_shapes_json(plan.views[static_cast<size_t>(v)]) : json::array();
-    json cols = json::array();
-    if (views[d].communication)
-      for (const cost::CommunicationEstimate& c : *views[d].communication)
-        cols.push_back({{"kind", c.kind},
-                        {"purpose", c.purpose},
-                        {"group_size", c.group_size},
-                        {"count", c.count},
-                        {"bytes", c.bytes},
-                        {"seconds", c.seconds},
-                        {"reason", why(c.purpose, c.kind)}});
-    dj["collectives"] = cols;
-    if (views[d].memory) {
-      const cost::DeviceMemoryEstimate& m = *views[d].memory;
-      dj["memory"] = memory_json(m);
-      if (!m.fits)
-        warnings.push_back(fmt::format("device {} ({}) needs {} at its peak but has {}", d,
-                                       sc.topology.device(static_cast<int>(d)).name,
-                                       format_bytes(m.peak_bytes), format_bytes(m.capacity_bytes)));
+  if (listing == DeviceListing::kGroups) {
+    // One entry per group of alike devices (docs/planner.md, "explain
+    // --json"): a 16,384-GPU plan is a few dozen entries, not 16,384.
+    json groups = json::array();
+    for (const std::vector<int>& devs : alike_devices(plan, views)) {
+      const auto d0 = static_cast<size_t>(devs.front());
+      const int v = view_of(plan, d0);
+      json gj;
+      gj["devices"] = id_ranges(devs);
+      gj["device_list"] = detail::device_ranges(devs);
+      gj["count"] = devs.size();
+      gj["example"] = {{"id", d0},
+                       {"name", sc.topology.device(static_cast<int>(d0)).name},
+                       {"role", d0 < plan.device_role.size() ? plan.device_role[d0] : ""}};
+      gj["view"] = v >= 0 ? plan.views[static_cast<size_t>(v)].title : "unused";
+      gj["shapes"] =
+          v >= 0 ? detail::view_shapes_json(plan.views[static_cast<size_t>(v)]) : json::array();
+      gj["collectives"] = collectives_json(views[d0].communication);
+      if (const cost::DeviceMemoryEstimate* m = views[d0].memory) {
+        gj["memory"] = memory_json(*m);
+        if (!m->fits)
+          warnings.push_back(
+              fmt::format("{} {} ({} device{}) need{} {} at {} peak but {} {}",
+                          devs.size() > 1 ? "devices" : "device", detail::device_ranges(devs),
+                          devs.size(), devs.size() > 1 ? "s" : "", devs.size() > 1 ? "" : "s",
+                          format_bytes(m->peak_bytes), devs.size() > 1 ? "their" : "its",
+                          devs.size() > 1 ? "have" : "has", format_bytes(m->capacity_bytes)));
+      }
+      groups.push_back(gj);
     }
-    devices.push_back(dj);
+    out["warnings"] = warnings;
+    out["device_groups"] = groups;
+  } else {
+    json devices = json::array();
+    for (size_t d = 0; d < views.size(); ++d) {
+      const int v = view_of(plan, d);
+      if (v < 0 && !views[d].memory) continue;
+      json dj;
+      dj["id"] = d;
+      dj["name"] = sc.topology.device(static_cast<int>(d)).name;
+      dj["role"] = d < plan.device_role.size() ? plan.device_role[d] : "";
+      dj["view"] = v >= 0 ? plan.views[static_cast<size_t>(v)].title : "unused";
+      dj["shapes"] =
+          v >= 0 ? detail::view_shapes_json(plan.views[static_cast<size_t>(v)]) : json::array();
+      dj["collectives"] = collectives_json(views[d].communication);
+      if (views[d].memory) {
+        const cost::DeviceMemoryEstimate& m = *views[d].memory;
+        dj["memory"] = memory_json(m);
+        if (!m.fits)
+          warnings.push_back(fmt::format("device {} ({}) needs {} at its peak but has {}", d,
+                                         sc.topology.device(static_cast<int>(d)).name,
+                                         format_bytes(m.peak_bytes),
+                                         format_bytes(m.capacity_bytes)));
+      }
+      devices.push_back(dj);
+    }
+    out["warnings"] = warnings;
+    out["devices"] = devices;
   }
-  out["warnings"] = warnings;
-  out["devices"] = devices;
   if (e.communication_device < 0) {
     json xs = json::array();
     for (const cost::CommunicationEstimate& c : e.communication)
@@ -166,22 +247,8 @@ std::string explain_plan_text(const Plan& plan, const Scenario& sc, const cost::
   line("");
   const std::vector<DeviceFigures> views = device_figures(sc, e);
   // Devices that hold and do the same read as one group.
-  std::map<std::string, std::vector<int>> groups;
-  std::vector<std::string> order;
-  for (size_t d = 0; d < views.size(); ++d) {
-    const int v = d < plan.view_of_device.size() ? plan.view_of_device[d] : -1;
-    const cost::DeviceMemoryEstimate* m = views[d].memory;
-    if (v < 0 && !m) continue;
-    std::string key = std::to_string(v) + "|" + fmt::format("{}", static_cast<const void*>(views[d].communication));
-    if (m)
-      key += fmt::format("|{}|{}|{}|{}|{}|{}", m->stage, m->params_bytes, m->grads_bytes,
-                         m->optimizer_bytes, m->activations_bytes, m->other_bytes);
-    if (!groups.count(key)) order.push_back(key);
-    groups[key].push_back(static_cast<int>(d));
-  }
   line("Who holds and does what (chefs = devices, counters = memory):");
-  for (const std::string& key : order) {
-    const std::vector<int>& devs = groups[key];
+  for (const std::vector<int>& devs : alike_devices(plan, views)) {
     const int d0 = devs.front();
     const int v = d0 < static_cast<int>(plan.view_of_device.size()) ? plan.view_of_device[static_cast<size_t>(d0)] : -1;
     line("");

@@ -213,7 +213,24 @@ TEST(ExplainVerb, FromThePlanUnlessAskedForTheProgram) {
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   const auto pj = nlohmann::json::parse(plain.out);
   EXPECT_TRUE(pj["program"].is_null());
-  EXPECT_EQ(pj["devices"].size(), 128u);
+  // Devices alike as groups of id ranges (the 128 GPUs: one group per
+  // pipeline stage), each device once; --per-device lists them one by one.
+  EXPECT_FALSE(pj.contains("devices"));
+  size_t listed = 0;
+  for (const auto& g : pj["device_groups"]) {
+    for (const auto& r : g["devices"]) listed += r[1].get<size_t>() - r[0].get<size_t>() + 1;
+    EXPECT_EQ(g["example"]["id"], g["devices"][0][0]);
+  }
+  EXPECT_EQ(listed, 128u);
+  EXPECT_LT(pj["device_groups"].size(), 128u);
+  auto each = run_brigade({"explain", scenario("llm_13b_128gpu.yaml"), "--json", "--per-device"});
+  ASSERT_EQ(each.exit_code, 0) << each.err;
+  EXPECT_EQ(nlohmann::json::parse(each.out)["devices"].size(), 128u);
+  auto text = run_brigade({"explain", scenario("llm_13b_128gpu.yaml"), "--per-device"});
+  EXPECT_EQ(text.exit_code, 2);
+  EXPECT_EQ(text.err,
+            "brigade: error: --per-device: found it without --json; expected --json without "
+            "--program (the text report and the Program's JSON list devices their own way)\n");
   auto prog = run_brigade({"explain", scenario("pmap_linear.yaml"), "--program", "--json"});
   ASSERT_EQ(prog.exit_code, 0) << prog.err;
   EXPECT_GT(nlohmann::json::parse(prog.out)["program"]["tasks"].get<int>(), 0);

@@ -147,7 +147,7 @@ TEST(LessonVerb, RuntimeSurpriseSearchedFileIsTodaysChoice) {
   auto r = run_brigade({"search", kLessons + "/12-runtime-surprise.yaml", "--quiet", "--emit", emitted});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto plan_keys = [](const std::string& path) {
-    auto c = run_brigade({"explain", path, "--json"});
+    auto c = run_brigade({"explain", path, "--json", "--per-device"});
     EXPECT_EQ(c.exit_code, 0) << c.err;
     const auto j = nlohmann::json::parse(c.out);
     nlohmann::json shapes = nlohmann::json::array();

@@ -236,8 +236,9 @@ TEST(ExplainVerb, JsonShapesPerDevice) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_TRUE(j.contains("parameters"));
   EXPECT_TRUE(j.contains("flops_per_iteration"));
-  ASSERT_FALSE(j["devices"].empty());
-  EXPECT_NE(j["devices"][0].dump().find("[4,256]"), std::string::npos) << j["devices"][0].dump();
+  ASSERT_FALSE(j["device_groups"].empty());
+  const auto& g = j["device_groups"][0];
+  EXPECT_NE(g["shapes"].dump().find("[4,256]"), std::string::npos) << g.dump();
 }
 
 TEST(SweepVerb, CostJudgeJsonAndBadDevices) {

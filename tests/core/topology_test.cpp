@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/topology_stats.hpp"
+
 namespace brigade {
 namespace {
 
@@ -163,6 +165,82 @@ TEST(Topology, PairSearchAndSourceTreeGiveTheSameRoutes) {
         if (s != d) ASSERT_FALSE(a.channels.empty()) << name << " " << s << " -> " << d;
       }
   }
+}
+
+// Issue 18, item 16: a cluster's routes are one or two hops (a node's switch
+// or the fabric), found from the endpoints' links alone. Before, each source
+// built a shortest-path tree over every vertex: the 405B scenario's groups
+// asked from about 2,400 sources of a 16,384-GPU cluster (1 GB of trees), its
+// Amdahl table from more on clusters up to 32,768 GPUs (4.6 GB).
+TEST(Topology, ClusterRoutesNeedNoShortestPathTree) {
+  auto t = make_preset("dgx-h100", 128);  // 1024 GPUs behind the preset's own NICs
+  ASSERT_TRUE(t.is_ok()) << t.message();
+  ASSERT_TRUE(t->validate().is_ok());
+  const std::uint64_t trees_before = route_trees_built();
+  for (int n = 0; n < 128; ++n) {
+    const int a = 8 * n + 3, b = 8 * ((n + 1) % 128) + 3;
+    EXPECT_EQ(t->route(a, b).channels.size(), 2u);      // device -> fabric -> device
+    EXPECT_EQ(t->route(a, 8 * n).channels.size(), 2u);  // device -> NVSwitch -> device
+    EXPECT_EQ(t->route(a, 8 * n).slowest_class, LinkClass::kNvlink);
+  }
+  EXPECT_EQ(route_trees_built(), trees_before);
+}
+
+// A topology of parallel links, ties and routes of one to four hops: the
+// endpoints' short answer picks what the tree picks (the widest bottleneck,
+// the lowest latency, the lowest middle vertex, the lowest link index).
+Topology tied_topology() {
+  Topology t;
+  for (int i = 0; i < 6; ++i)
+    t.add_device(
+        Device{0, "d" + std::to_string(i), "m", DeviceKind::kGpu, i / 2, i % 2, 1e9, {}, 1e9});
+  const int s0 = t.add_switch(Switch{"s0", 0});
+  const int s1 = t.add_switch(Switch{"s1", 0});
+  const int s2 = t.add_switch(Switch{"s2", -1});
+  t.add_link(Link{0, 1, 1e-6, 10e9, LinkClass::kNvlink, "0-1a"});
+  t.add_link(Link{0, 1, 1e-6, 10e9, LinkClass::kPcie, "0-1b"});  // a tie: the first link wins
+  t.add_link(Link{0, s0, 1e-6, 20e9, LinkClass::kPcie, "0-s0"});
+  t.add_link(Link{0, s1, 1e-6, 20e9, LinkClass::kNvlink, "0-s1"});
+  t.add_link(Link{2, s1, 1e-6, 20e9, LinkClass::kNvlink, "2-s1"});
+  t.add_link(Link{2, s0, 1e-6, 20e9, LinkClass::kPcie, "2-s0"});  // a tie between s0 and s1
+  t.add_link(Link{1, s0, 2e-6, 20e9, LinkClass::kPcie, "1-s0"});
+  t.add_link(Link{1, s1, 1e-6, 20e9, LinkClass::kPcie, "1-s1"});  // lower latency wins
+  t.add_link(Link{3, 2, 1e-6, 5e9, LinkClass::kEthernet, "3-2"});
+  t.add_link(Link{3, s2, 1e-6, 5e9, LinkClass::kEthernet, "3-s2"});
+  t.add_link(Link{4, s2, 1e-6, 5e9, LinkClass::kEthernet, "4-s2"});
+  t.add_link(Link{5, 4, 3e-6, 8e9, LinkClass::kEthernet, "5-4"});
+  t.add_link(Link{5, 4, 1e-6, 8e9, LinkClass::kEthernet, "5-4b"});
+  return t;
+}
+
+TEST(Topology, ShortRoutesPickWhatTheTreePicks) {
+  // The reference: the same topology with the shortcut off, its routes from
+  // the pair search (the tree's bit for bit:
+  // PairSearchAndSourceTreeGiveTheSameRoutes).
+  for (int src = 0; src < 6; ++src) {
+    set_route_shortcut_enabled(false);
+    const Topology searched = tied_topology();
+    ASSERT_TRUE(searched.validate().is_ok());
+    std::vector<Route> reference;
+    for (int dst = 0; dst < 6; ++dst) reference.push_back(searched.route(src, dst));
+    set_route_shortcut_enabled(true);
+    const Topology short_first = tied_topology();
+    for (int dst = 0; dst < 6; ++dst) {
+      const Route& a = reference[static_cast<size_t>(dst)];
+      const Route& b = short_first.route(src, dst);
+      EXPECT_EQ(a.channels, b.channels) << src << " -> " << dst;
+      EXPECT_EQ(a.latency_seconds, b.latency_seconds) << src << " -> " << dst;
+      EXPECT_EQ(a.bandwidth_bytes_per_second, b.bandwidth_bytes_per_second) << src << " -> " << dst;
+      EXPECT_EQ(a.slowest_class, b.slowest_class) << src << " -> " << dst;
+    }
+  }
+  const Topology t = tied_topology();
+  const std::uint64_t trees_before = route_trees_built();
+  EXPECT_EQ(t.route(0, 1).channels, std::vector<ChannelId>{channel_of(0, false)});
+  EXPECT_EQ(t.route(0, 2).channels,
+            (std::vector<ChannelId>{channel_of(2, false), channel_of(5, true)}));
+  EXPECT_DOUBLE_EQ(t.route(4, 5).latency_seconds, 1e-6);
+  EXPECT_EQ(route_trees_built(), trees_before);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/topology_stats.hpp"
 #include "costmodel/plan.hpp"
 
 namespace brigade::cost {
@@ -219,6 +220,21 @@ TEST(PlanMemo, CoversOnlyItsTopologyAndProfile) {
   ScopedPlanMemo use(memo);
   EXPECT_EQ(PlanMemo::current(s.topology, s.profile), &memo);
   EXPECT_EQ(PlanMemo::current(changed, s.profile), nullptr);
+}
+
+// Issue 18, item 16: the 405B scenario's groups (16 stages of a tensor, a
+// context and a 128-rank gradient group over 16,384 GPUs) ask routes from
+// about 2,400 sources; each is one or two hops, so none builds a
+// shortest-path tree over the cluster's vertices (before: one per source,
+// 1 GB in all, most of explain's and cost's time).
+TEST(PlanMemo, The405bPlanBuildsNoShortestPathTree) {
+  auto s = load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/llama3_405b_16384gpu.yaml");
+  ASSERT_TRUE(s.is_ok()) << s.message();
+  const std::uint64_t before = route_trees_built();
+  auto e = estimate_plan(*s);
+  ASSERT_TRUE(e.is_ok()) << e.message();
+  EXPECT_GT(e->step_seconds, 0);
+  EXPECT_EQ(route_trees_built(), before);
 }
 
 }  // namespace
