@@ -127,13 +127,13 @@ NcclEstimate nccl_estimate(const NcclTable& table, const NcclGroupShape& g, Coll
       r.latency_seconds =
           e.latency_seconds + 2.0 * ((g.ranks_per_node - 1) * intra + log2i(g.nodes) * inter);
       r.bus_bandwidth_bytes_per_second = bus;
-      double alg = 0.5 * bus;
+      double alg_bw = 0.5 * bus;
       const int idx = log2i(bytes / 64.0);
       if (bytes >= 64 && idx < 23) {
         const double f = table.tree_correction[static_cast<size_t>(p)][static_cast<size_t>(idx)];
-        if (f > 0) alg *= f;
+        if (f > 0) alg_bw *= f;
       }
-      r.alg_bandwidth_bytes_per_second = alg;
+      r.alg_bandwidth_bytes_per_second = alg_bw;
       break;
     }
     case NcclAlgorithm::kNvls: {

@@ -852,17 +852,17 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         return p2p_seconds(pp_bytes, AlphaBeta{route_alpha_seconds(route, prof),
                                                route_bandwidth_bytes_per_second(route, topo, prof)});
       };
-      std::optional<double> next, previous;
+      std::optional<double> to_next, to_previous;
       double sends = 0, calls = 0;
       for (int c = 0; c < v; ++c) {
         const int vs = c * p + i;
         if (vs < p * v - 1) {
-          if (!next) next = send((vs + 1) % p);
-          sends += *next, calls += 1;
+          if (!to_next) to_next = send((vs + 1) % p);
+          sends += *to_next, calls += 1;
         }
         if (training && vs > 0) {
-          if (!previous) previous = send((vs - 1 + p) % p);
-          sends += *previous, calls += 1;
+          if (!to_previous) to_previous = send((vs - 1 + p) % p);
+          sends += *to_previous, calls += 1;
         }
       }
       T.pp = sends;

@@ -162,7 +162,9 @@ TEST(Topology, PairSearchAndSourceTreeGiveTheSameRoutes) {
         ASSERT_EQ(a.bandwidth_bytes_per_second, b.bandwidth_bytes_per_second) << name << " " << s << " -> " << d;
         ASSERT_EQ(a.latency_seconds, b.latency_seconds) << name << " " << s << " -> " << d;
         ASSERT_EQ(a.slowest_class, b.slowest_class) << name << " " << s << " -> " << d;
-        if (s != d) ASSERT_FALSE(a.channels.empty()) << name << " " << s << " -> " << d;
+        if (s != d) {
+          ASSERT_FALSE(a.channels.empty()) << name << " " << s << " -> " << d;
+        }
       }
   }
 }
