@@ -1,0 +1,157 @@
+// The fits of `calibrate` that need no executor: the cold-operand GEMM
+// rates, the ring collectives' step rows and each collective kind's own
+// steps (realexec/calibrate.hpp declares them).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "costmodel/collectives.hpp"
+#include "realexec/calibrate.hpp"
+
+namespace brigade::realexec {
+
+ColdOperandRates fit_cold_operand_rates(std::vector<ColdGemmPoint>& points) {
+  // Seconds per byte: beyond = x read + y written (Srr x + Srw y = Srb,
+  // Srw x + Sww y = Swb), else beyond = z (read + written).
+  double srr = 0, srw = 0, sww = 0, srb = 0, swb = 0, sbb = 0, sb = 0;
+  for (const ColdGemmPoint& c : points) {
+    const double w = c.written_bytes, r = c.bytes - w, b = c.beyond_curve_seconds();
+    srr += r * r;
+    srw += r * w;
+    sww += w * w;
+    srb += r * b;
+    swb += w * b;
+    sbb += c.bytes * c.bytes;
+    sb += c.bytes * b;
+  }
+  double x = 0, y = 0;
+  const double det = srr * sww - srw * srw;
+  // The plane needs read / written ratios that differ: a determinant that
+  // is not lost in rounding against its terms.
+  if (det > 1e-9 * srr * sww) {
+    x = (srb * sww - swb * srw) / det;
+    y = (swb * srr - srb * srw) / det;
+  }
+  ColdOperandRates rates;
+  if (x > 0 && y > 0) {
+    rates.read_bytes_per_second = 1 / x;
+    rates.written_bytes_per_second = 1 / y;
+  } else if (sbb > 0 && sb > 0) {
+    x = y = sb / sbb;
+    rates.read_bytes_per_second = 1 / x;
+  } else {
+    x = y = 0;
+  }
+  for (ColdGemmPoint& c : points)
+    c.fitted_seconds = x * (c.bytes - c.written_bytes) + y * c.written_bytes;
+  return rates;
+}
+
+// Steps and per-rank bytes of the ring algorithms (Patarasuk & Yuan 2009 for
+// AllReduce; Thakur, Rabenseifner & Gropp 2005 for the others), the terms
+// of costmodel/collectives.cpp's ring_* closed forms.
+bool collective_step_row(CollectiveKind kind, int ranks, double bytes, std::vector<double>* row) {
+  const double n = ranks;
+  const double part = (n - 1) / n * bytes;
+  switch (kind) {
+    case CollectiveKind::kAllReduce:
+      *row = {1.0, 2 * (n - 1), part, part};
+      return true;
+    case CollectiveKind::kAllGather:
+    case CollectiveKind::kAllToAll:
+      *row = {1.0, n - 1, part, 0.0};
+      return true;
+    case CollectiveKind::kReduceScatter:
+      *row = {1.0, n - 1, 0.0, part};
+      return true;
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kReduce:
+      return false;
+  }
+  return false;
+}
+
+Result<MultiFit> fit_kind_steps(CollectiveKind kind, int ranks,
+                                const std::vector<CollectivePoint>& points, double overhead_seconds,
+                                cost::AlphaBeta step, LinkProfile::KindSteps* out) {
+  // s and X(M) from the closed forms: one alpha per step and no bandwidth
+  // term, then the bandwidth term alone.
+  auto closed = [&](double bytes, cost::AlphaBeta ab) {
+    cost::CollectiveQuery q;
+    q.kind = kind;
+    q.algorithm = CollectiveAlgorithm::kRing;
+    q.ranks = ranks;
+    q.bytes = bytes;
+    q.intra = ab;
+    auto c = cost::collective_cost(q);
+    return c.is_ok() ? c->seconds : 0.0;
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  struct Use {
+    double bytes, steps, bandwidth_seconds, seconds;  // seconds: T - overhead (warm: T)
+  };
+  std::vector<Use> use;
+  std::vector<std::vector<double>> rows;
+  std::vector<double> times;
+  for (const CollectivePoint& p : points) {
+    const double t = p.seconds - overhead_seconds;
+    if (!(t > 0) || !(p.bytes > 0)) continue;
+    const Use u{p.bytes, closed(p.bytes, cost::AlphaBeta{1.0, inf, inf}),
+                closed(p.bytes, cost::AlphaBeta{0.0, step.bandwidth_bytes_per_second,
+                                                step.reduce_bandwidth_bytes_per_second}),
+                t};
+    use.push_back(u);
+    rows.push_back({u.steps, u.bandwidth_seconds});
+    times.push_back(t);
+  }
+  if (use.size() < 2)
+    return Status::error("found " + std::to_string(use.size()) + " usable " +
+                         std::string(collective_kind_name(kind)) +
+                         " points; expected at least 2 measured above the collective overhead");
+  BRIGADE_ASSIGN_OR_RETURN(MultiFit f, fit_nonnegative(rows, times));
+  LinkProfile::KindSteps ks;
+  ks.alpha_seconds = f.coefficients[0];
+  ks.bandwidth_scale.fallback =
+      f.coefficients[1] > 0 ? std::clamp(1.0 / f.coefficients[1], 0.01, 100.0) : 1.0;
+  // At least a quarter of the time is the bandwidth's: the scale is then at
+  // most 4 X / (T - overhead), finite and positive; no clamp, so the judges
+  // reproduce the point.
+  auto add_scale = [](const Use& u, double seconds, double alpha, EfficiencyCurve& curve) {
+    const double bandwidth_part = seconds - u.steps * alpha;
+    if (!(u.bandwidth_seconds > 0) || bandwidth_part < 0.25 * seconds) return;
+    curve.points.emplace_back(u.bytes, u.bandwidth_seconds / bandwidth_part);
+  };
+  for (const Use& u : use) add_scale(u, u.seconds, ks.alpha_seconds, ks.bandwidth_scale);
+  // Warm: the same fit of the back-to-back times, whole (a warm collective
+  // pays no call overhead), for the warm alpha and mean scale; then each
+  // size's own scale at that alpha.
+  std::vector<std::vector<double>> warm_rows;
+  std::vector<double> warm_times;
+  std::vector<Use> warm_use;
+  for (const CollectivePoint& p : points) {
+    if (!(p.warm_seconds > 0) || !(p.bytes > 0)) continue;
+    const Use u{p.bytes, closed(p.bytes, cost::AlphaBeta{1.0, inf, inf}),
+                closed(p.bytes, cost::AlphaBeta{0.0, step.bandwidth_bytes_per_second,
+                                                step.reduce_bandwidth_bytes_per_second}),
+                p.warm_seconds};
+    warm_use.push_back(u);
+    warm_rows.push_back({u.steps, u.bandwidth_seconds});
+    warm_times.push_back(u.seconds);
+  }
+  if (warm_use.size() >= 2) {
+    auto wf = fit_nonnegative(warm_rows, warm_times);
+    if (wf.is_ok()) {
+      ks.warm_alpha_seconds = wf->coefficients[0];
+      ks.warm_bandwidth_scale.fallback =
+          wf->coefficients[1] > 0 ? std::clamp(1.0 / wf->coefficients[1], 0.01, 100.0) : 1.0;
+      for (const Use& u : warm_use)
+        add_scale(u, u.seconds, ks.warm_alpha_seconds, ks.warm_bandwidth_scale);
+    }
+  }
+  *out = std::move(ks);
+  return f;
+}
+
+}  // namespace brigade::realexec
