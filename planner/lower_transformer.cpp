@@ -1093,6 +1093,10 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
                                  : "ZeRO-" + std::to_string(s.zero));
   if (s.training && sc.training.main_grad_fp32)
     plan.summary += comma + tr_text("Summary", "fp32 main_grad");
+  if (sc.training.fp8 == Fp8Recipe::kHybrid)
+    plan.summary += comma + tr_text("Summary", "FP8 GEMMs (hybrid: E4M3 forward, E5M2 gradients)");
+  else if (sc.training.fp8 == Fp8Recipe::kE4M3)
+    plan.summary += comma + tr_text("Summary", "FP8 GEMMs (E4M3 forward and backward)");
   if (s.training)
     plan.summary += comma + (sc.training.recompute == Recompute::kSelective &&
                                      spec.attention == AttentionKernel::kFlash

@@ -975,6 +975,14 @@
         <translation></translation>
     </message>
     <message>
+        <source>FP8 GEMMs (hybrid: E4M3 forward, E5M2 gradients)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>FP8 GEMMs (E4M3 forward and backward)</source>
+        <translation></translation>
+    </message>
+    <message>
         <source>inference</source>
         <translation></translation>
     </message>

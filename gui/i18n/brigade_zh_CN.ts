@@ -965,6 +965,14 @@
         <translation>fp32 主梯度（main_grad）</translation>
     </message>
     <message>
+        <source>FP8 GEMMs (hybrid: E4M3 forward, E5M2 gradients)</source>
+        <translation>FP8 GEMM（混合格式：前向 E4M3，梯度 E5M2）</translation>
+    </message>
+    <message>
+        <source>FP8 GEMMs (E4M3 forward and backward)</source>
+        <translation>FP8 GEMM（前向与反向均为 E4M3）</translation>
+    </message>
+    <message>
         <source>inference</source>
         <translation>推理</translation>
     </message>

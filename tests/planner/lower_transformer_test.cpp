@@ -574,6 +574,10 @@ TEST(LowerTransformerFp8, Fp8GemmTasksCastsAndTheWeightCopies) {
   for (const Buffer& b : p.buffers())
     if (b.device == 0 && b.name == "fp8 weights") fp8_weights = b.bytes;
   EXPECT_DOUBLE_EQ(fp8_weights, 25165824);
+  // `explain`'s one line says the run is FP8, and which recipe.
+  EXPECT_NE(plan.summary.find(", FP8 GEMMs (hybrid: E4M3 forward, E5M2 gradients), "),
+            std::string::npos)
+      << plan.summary;
 }
 
 }  // namespace
