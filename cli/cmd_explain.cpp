@@ -41,8 +41,9 @@ void run_explain(const ExplainOptions& o) {
                    (o.program ? "--program" : "--json") +
                    "; expected --kitchen alone (a narration of the plan, for people)"};
   if (o.lang != "en" && !o.kitchen)
-    throw BadInput{"brigade: error: --lang: found it without --kitchen; expected --kitchen with it "
-                   "(the other reports are in English)"};
+    throw BadInput{
+        "brigade: error: --lang: found it without --kitchen; expected --kitchen with it "
+        "(the other reports are in English)"};
   if (o.per_device && (!o.json || o.program))
     throw BadInput{std::string("brigade: error: --per-device: found it ") +
                    (o.program ? "with --program" : "without --json") +
@@ -71,10 +72,11 @@ void run_explain(const ExplainOptions& o) {
     std::cout << kitchen_text(
         planner::explain_plan_json(*plan, scenario, *estimate, planner::DeviceListing::kGroups),
         names, *lang);
-  } else if (o.json)
+  } else if (o.json && o.per_device)
+    planner::write_explain_plan_json_per_device(std::cout, *plan, scenario, *estimate);
+  else if (o.json)
     std::cout << planner::explain_plan_json(*plan, scenario, *estimate,
-                                            o.per_device ? planner::DeviceListing::kPerDevice
-                                                         : planner::DeviceListing::kGroups)
+                                            planner::DeviceListing::kGroups)
                      .dump(2)
               << "\n";
   else
@@ -95,10 +97,11 @@ const RegisterVerb kRegister("explain", 22, [](CLI::App& app) {
   cmd->add_flag("--program", opts->program,
                 "lower the whole Program and explain its tasks, collectives and buffers (slow "
                 "for plans of millions of tasks)");
-  cmd->add_flag("--kitchen", opts->kitchen,
-                "the plan told in the kitchen analogy: which chef (device) holds which shard on its "
-                "station (memory), which runner (link) carries what, who waits at the sauce bowl "
-                "(AllReduce)");
+  cmd->add_flag(
+      "--kitchen", opts->kitchen,
+      "the plan told in the kitchen analogy: which chef (device) holds which shard on its "
+      "station (memory), which runner (link) carries what, who waits at the sauce bowl "
+      "(AllReduce)");
   cmd->add_option("--lang", opts->lang, "with --kitchen: en (default) or zh");
   cmd->add_flag("--json", opts->json,
                 "one JSON object on stdout (SI units); devices alike in shapes, collectives and "

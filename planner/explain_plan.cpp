@@ -5,6 +5,7 @@
 // explained in well under a second (docs/PERFORMANCE.md).
 #include <algorithm>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -30,11 +31,11 @@ std::string why(const std::string& purpose, const std::string& kind) {
     return kind == "allgather"
                ? "ZeRO: each data replica updated only its shard of the weights; gather the new "
                  "weights over 'data' (the shared platter), bucket by bucket"
-               : kind == "reducescatter"
-                     ? "ZeRO: sum the gradients over 'data', each replica keeping the shard it "
-                       "updates, bucket by bucket"
-                     : "data parallelism: average the gradients over 'data' (the sauce bowl), "
-                       "bucket by bucket as the backward makes them";
+           : kind == "reducescatter"
+               ? "ZeRO: sum the gradients over 'data', each replica keeping the shard it "
+                 "updates, bucket by bucket"
+               : "data parallelism: average the gradients over 'data' (the sauce bowl), "
+                 "bucket by bucket as the backward makes them";
   if (purpose == "zero-3 params")
     return "ZeRO-3: each replica keeps 1/data of a block's parameters; gather them before its "
            "forward and again before its backward";
@@ -91,13 +92,15 @@ std::vector<DeviceFigures> device_figures(const Scenario& sc, const cost::PlanEs
 }
 
 json memory_json(const cost::DeviceMemoryEstimate& m) {
-  return {{"params", m.params_bytes},         {"grads", m.grads_bytes},
-          {"optimizer", m.optimizer_bytes},   {"activations", m.activations_bytes},
-          {"comm", m.other_bytes},            {"peak", m.peak_bytes},
+  return {{"params", m.params_bytes},       {"grads", m.grads_bytes},
+          {"optimizer", m.optimizer_bytes}, {"activations", m.activations_bytes},
+          {"comm", m.other_bytes},          {"peak", m.peak_bytes},
           {"capacity", m.capacity_bytes}};
 }
 
-std::vector<std::string> notes_of(const Plan& plan) { return plan.notes; }
+std::vector<std::string> notes_of(const Plan& plan) {
+  return plan.notes;
+}
 
 int view_of(const Plan& plan, size_t d) {
   return d < plan.view_of_device.size() ? plan.view_of_device[d] : -1;
@@ -153,10 +156,8 @@ json collectives_json(const std::vector<cost::CommunicationEstimate>* comm) {
   return cols;
 }
 
-}  // namespace
-
-json explain_plan_json(const Plan& plan, const Scenario& sc, const cost::PlanEstimate& e,
-                       DeviceListing listing) {
+// The top of explain_plan_json, before its device listing.
+json plan_head_json(const Plan& plan, const Scenario& sc) {
   json out;
   out["scenario"] = sc.name;
   out["summary"] = plan.summary;
@@ -165,6 +166,82 @@ json explain_plan_json(const Plan& plan, const Scenario& sc, const cost::PlanEst
   out["flops_per_iteration"] = plan.flops_per_iteration;
   out["granularity"] = std::string(granularity_name(plan.granularity));
   out["program"] = nullptr;  // brigade explain --program lowers it
+  return out;
+}
+
+// A placement's transfers, plan-wide (when the estimate follows no one device).
+void add_transfers(const cost::PlanEstimate& e, json& out) {
+  if (e.communication_device >= 0) return;
+  json xs = json::array();
+  for (const cost::CommunicationEstimate& c : e.communication)
+    xs.push_back(
+        {{"kind", c.kind}, {"count", c.count}, {"bytes", c.bytes}, {"seconds", c.seconds}});
+  out["transfers"] = xs;
+}
+
+// kPerDevice's entries, one device at a time in id order (devices that hold
+// nothing and have no memory figure left out), each handed to `emit`; the
+// devices over their memory added to `warnings`.
+template <class Emit>
+void for_each_listed_device(const Plan& plan, const Scenario& sc,
+                            const std::vector<DeviceFigures>& views, json* warnings, Emit&& emit) {
+  for (size_t d = 0; d < views.size(); ++d) {
+    const int v = view_of(plan, d);
+    if (v < 0 && !views[d].memory) continue;
+    json dj;
+    dj["id"] = d;
+    dj["name"] = sc.topology.device(static_cast<int>(d)).name;
+    dj["role"] = d < plan.device_role.size() ? plan.device_role[d] : "";
+    dj["view"] = v >= 0 ? plan.views[static_cast<size_t>(v)].title : "unused";
+    dj["shapes"] =
+        v >= 0 ? detail::view_shapes_json(plan.views[static_cast<size_t>(v)]) : json::array();
+    dj["collectives"] = collectives_json(views[d].communication);
+    if (views[d].memory) {
+      const cost::DeviceMemoryEstimate& m = *views[d].memory;
+      dj["memory"] = memory_json(m);
+      if (!m.fits)
+        warnings->push_back(fmt::format("device {} ({}) needs {} at its peak but has {}", d,
+                                        sc.topology.device(static_cast<int>(d)).name,
+                                        format_bytes(m.peak_bytes),
+                                        format_bytes(m.capacity_bytes)));
+    }
+    emit(std::move(dj));
+  }
+}
+
+}  // namespace
+
+void write_explain_plan_json_per_device(std::ostream& os, const Plan& plan, const Scenario& sc,
+                                        const cost::PlanEstimate& e) {
+  // nlohmann::json keeps an object's keys sorted, and "devices" sorts
+  // first of the document's keys: the listing is written first, one
+  // device's entry at a time (indented two levels deeper than dump(2)
+  // writes it alone), then the rest of the document without its "{".
+  json rest = plan_head_json(plan, sc);
+  const std::vector<DeviceFigures> views = device_figures(sc, e);
+  json warnings = json::array();
+  bool first = true;
+  for_each_listed_device(plan, sc, views, &warnings, [&](json&& dj) {
+    std::string text = dj.dump(2);
+    std::string indented = "    ";
+    indented.reserve(text.size() + text.size() / 8);
+    for (char c : text) {
+      indented += c;
+      if (c == '\n') indented += "    ";  // a JSON string holds no raw newline
+    }
+    os << (first ? "{\n  \"devices\": [\n" : ",\n") << indented;
+    first = false;
+  });
+  os << (first ? "{\n  \"devices\": []" : "\n  ]");
+  rest["warnings"] = warnings;
+  add_transfers(e, rest);
+  const std::string tail = rest.dump(2);  // "{\n  \"flops_per_iteration\": ..."
+  os << "," << tail.substr(1) << "\n";
+}
+
+json explain_plan_json(const Plan& plan, const Scenario& sc, const cost::PlanEstimate& e,
+                       DeviceListing listing) {
+  json out = plan_head_json(plan, sc);
   const std::vector<DeviceFigures> views = device_figures(sc, e);
   json warnings = json::array();
   if (listing == DeviceListing::kGroups) {
@@ -201,37 +278,12 @@ json explain_plan_json(const Plan& plan, const Scenario& sc, const cost::PlanEst
     out["device_groups"] = groups;
   } else {
     json devices = json::array();
-    for (size_t d = 0; d < views.size(); ++d) {
-      const int v = view_of(plan, d);
-      if (v < 0 && !views[d].memory) continue;
-      json dj;
-      dj["id"] = d;
-      dj["name"] = sc.topology.device(static_cast<int>(d)).name;
-      dj["role"] = d < plan.device_role.size() ? plan.device_role[d] : "";
-      dj["view"] = v >= 0 ? plan.views[static_cast<size_t>(v)].title : "unused";
-      dj["shapes"] =
-          v >= 0 ? detail::view_shapes_json(plan.views[static_cast<size_t>(v)]) : json::array();
-      dj["collectives"] = collectives_json(views[d].communication);
-      if (views[d].memory) {
-        const cost::DeviceMemoryEstimate& m = *views[d].memory;
-        dj["memory"] = memory_json(m);
-        if (!m.fits)
-          warnings.push_back(fmt::format("device {} ({}) needs {} at its peak but has {}", d,
-                                         sc.topology.device(static_cast<int>(d)).name,
-                                         format_bytes(m.peak_bytes),
-                                         format_bytes(m.capacity_bytes)));
-      }
-      devices.push_back(dj);
-    }
+    for_each_listed_device(plan, sc, views, &warnings,
+                           [&](json&& dj) { devices.push_back(std::move(dj)); });
     out["warnings"] = warnings;
     out["devices"] = devices;
   }
-  if (e.communication_device < 0) {
-    json xs = json::array();
-    for (const cost::CommunicationEstimate& c : e.communication)
-      xs.push_back({{"kind", c.kind}, {"count", c.count}, {"bytes", c.bytes}, {"seconds", c.seconds}});
-    out["transfers"] = xs;
-  }
+  add_transfers(e, out);
   return out;
 }
 
@@ -250,10 +302,12 @@ std::string explain_plan_text(const Plan& plan, const Scenario& sc, const cost::
   line("Who holds and does what (chefs = devices, counters = memory):");
   for (const std::vector<int>& devs : alike_devices(plan, views)) {
     const int d0 = devs.front();
-    const int v = d0 < static_cast<int>(plan.view_of_device.size()) ? plan.view_of_device[static_cast<size_t>(d0)] : -1;
+    const int v = d0 < static_cast<int>(plan.view_of_device.size())
+                      ? plan.view_of_device[static_cast<size_t>(d0)]
+                      : -1;
     line("");
-    line((devs.size() > 1 ? "Devices " : "Device ") + detail::device_ranges(devs) + " (" + std::to_string(devs.size()) +
-         (devs.size() > 1 ? " chefs" : " chef") + ")" +
+    line((devs.size() > 1 ? "Devices " : "Device ") + detail::device_ranges(devs) + " (" +
+         std::to_string(devs.size()) + (devs.size() > 1 ? " chefs" : " chef") + ")" +
          (v >= 0 ? ": " + plan.views[static_cast<size_t>(v)].title : ""));
     if (d0 < static_cast<int>(plan.device_role.size()))
       line(std::string(devs.size() > 1 ? "  e.g. device " + std::to_string(d0) + ": " : "  ") +
@@ -285,9 +339,10 @@ std::string explain_plan_text(const Plan& plan, const Scenario& sc, const cost::
   }
   if (e.communication_device < 0)
     for (const cost::CommunicationEstimate& c : e.communication)
-      line(fmt::format("\nTransfers: {:g} in all, {} (a tensor read on another device than the one "
-                       "that made it, on the sender's `xfer` stream)",
-                       c.count, format_bytes(c.bytes)));
+      line(
+          fmt::format("\nTransfers: {:g} in all, {} (a tensor read on another device than the one "
+                      "that made it, on the sender's `xfer` stream)",
+                      c.count, format_bytes(c.bytes)));
   line("");
   line("Explained from the plan (granularity " + std::string(granularity_name(plan.granularity)) +
        " if lowered): shapes from the planner, communication and memory from the closed form "
