@@ -1,13 +1,39 @@
 #include "core/status.hpp"
 
 #include <algorithm>
+#include <mutex>
+#include <ostream>
+#include <unordered_set>
 #include <vector>
 
 namespace brigade {
 
+const std::string& FileName::empty_name() {
+  static const std::string empty;
+  return empty;
+}
+
+FileName::FileName(std::string_view name) : s_(&empty_name()) {
+  if (name.empty()) return;
+  // Most names come one after another from one file: the last one this
+  // thread interned is checked first, without the lock.
+  thread_local const std::string* last = nullptr;
+  if (last != nullptr && *last == name) {
+    s_ = last;
+    return;
+  }
+  static std::mutex mutex;
+  static std::unordered_set<std::string>* names = new std::unordered_set<std::string>();  // never freed
+  std::lock_guard<std::mutex> lock(mutex);
+  s_ = &*names->emplace(name).first;  // node-based: the address stays put
+  last = s_;
+}
+
+std::ostream& operator<<(std::ostream& os, const FileName& f) { return os << f.str(); }
+
 std::string SourcePos::str() const {
-  if (line <= 0) return file;
-  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+  if (line <= 0) return file.str();
+  return file.str() + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
 Status Status::at(const SourcePos& pos, const std::string& message, ErrorKind kind) {

@@ -228,6 +228,31 @@ TEST(ScenarioParse, PlacementOfNamesSharingPrefixesIsReadWhole) {
   EXPECT_TRUE(check_plan(s).is_ok());
 }
 
+// Every op and tensor of a graph carries its position, and each position
+// names the file: one name held once, whatever its length (issue 20, item
+// 3: a path longer than 15 characters was a heap block per op and tensor).
+TEST(ScenarioParse, PositionsOfAGraphShareOneFileName) {
+  const std::string path = "scenarios/generated/a-long-folder-name/graph.json";
+  Result<Scenario> r = parse_scenario(
+      "{\"topology\": {\"preset\": \"pcie-4gpu\"}, \"model\": {\"graph\": {\"tensors\": "
+      "{\"x\": [8, 8, \"f32\"]}, \"ops\": ["
+      "{\"name\": \"a\", \"op\": \"relu\", \"in\": \"x\", \"out\": \"y\"},"
+      "{\"name\": \"b\", \"op\": \"relu\", \"in\": \"y\", \"out\": \"z\"}]}}}\n",
+      path);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  const Model& g = r->graph;
+  ASSERT_EQ(g.ops.size(), 2u);
+  ASSERT_EQ(g.tensors.size(), 3u);
+  EXPECT_EQ(g.ops[0].pos.str(), path + ":1:100");  // the op's opening brace
+  EXPECT_EQ(g.tensors[2].pos.file, path);
+  const char* name = g.ops[0].pos.file.c_str();
+  EXPECT_EQ(g.ops[1].pos.file.c_str(), name);
+  for (const TensorSpec& t : g.tensors) EXPECT_EQ(t.pos.file.c_str(), name) << t.name;
+  EXPECT_EQ(SourcePos{path}.file.c_str(), name);  // a later position of the same file too
+  EXPECT_TRUE(FileName().empty());
+  EXPECT_NE(FileName("a.yaml"), FileName("b.yaml"));
+}
+
 TEST(ScenarioParse, CustomTopology) {
   const Scenario s = parse_ok(R"(topology:
   devices:
