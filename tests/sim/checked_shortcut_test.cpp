@@ -4,8 +4,10 @@
 // Both are held to the full expansion (SimOptions::exact) or to the run
 // without them.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "core/topology.hpp"
+#include "sim/report.hpp"
 #include "sim/shortcut.hpp"
 #include "sim/simulator.hpp"
 #include "sim/simulator_detail.hpp"
@@ -164,6 +166,11 @@ TEST(CheckedShortcut, ExpandsTheRingInASecondRunWhenAFlowJoinsItsChannels) {
     EXPECT_EQ(fast.flows, full.flows);
     EXPECT_EQ(fast.events, full.events);
     expect_same_figures(fast, full, 0.0);  // expanded in both: the same run
+    // The report says so.
+    EXPECT_NE(simulation_text(fast, p, *t).find("collectives by shortcut; the last of 2 runs)"),
+              std::string::npos);
+    EXPECT_EQ(simulation_json(fast, p, *t).value("runs", 0), 2);
+    EXPECT_FALSE(simulation_json(full, p, *t).contains("runs"));
   }
 }
 
