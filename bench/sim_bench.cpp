@@ -161,7 +161,8 @@ BENCHMARK(BM_Ring1024)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTi
 // (planner::lower), simulate, free. Counters split the work: lowering and
 // simulation wall time, the process's user and system CPU time for each
 // (system time is page faults, mostly: expensive on the development VM), the
-// simulator's own setup and loop CPU time, tasks, events, flows, and the
+// simulator's own setup and loop CPU time (all its runs: SimResult::runs),
+// tasks, events, flows, and the
 // process's peak RSS during the iteration (VmHWM, reset before it).
 struct ScenarioCase {
   const char* file;
@@ -219,7 +220,7 @@ void BM_Scenario(benchmark::State& state) {
   auto secs = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
   double lower_s = 0, sim_s = 0, free_s = 0, lower_user = 0, lower_sys = 0, sim_user = 0, sim_sys = 0,
          setup_cpu = 0, loop_cpu = 0, peak = 0;
-  std::int64_t tasks = 0, events = 0, flows = 0, shortcut = 0;
+  std::int64_t tasks = 0, events = 0, flows = 0, shortcut = 0, runs = 0;
   double step = 0;
   for (auto _ : state) {
     reset_peak_rss();
@@ -243,6 +244,7 @@ void BM_Scenario(benchmark::State& state) {
     events = r->events;
     flows = r->flows;
     shortcut = r->collectives_shortcut;
+    runs = r->runs;
     step = r->step_seconds;
     setup_cpu += r->setup_cpu_seconds;
     loop_cpu += r->run_cpu_seconds;
@@ -272,6 +274,7 @@ void BM_Scenario(benchmark::State& state) {
   state.counters["events"] = static_cast<double>(events);
   state.counters["flows"] = static_cast<double>(flows);
   state.counters["shortcut"] = static_cast<double>(shortcut);
+  state.counters["runs"] = static_cast<double>(runs);  // SimResult::runs (the checked shortcut)
   state.counters["sim_step_s"] = step;
   state.counters["peak_rss_GiB"] = peak / 1073741824.0;
   std::string label = std::string(c.file).substr(10);

@@ -75,6 +75,7 @@ nlohmann::json simulation_json(const SimResult& r, const Program& p, const Topol
   j["events"] = r.events;
   j["flows"] = r.flows;
   j["collectives_shortcut"] = r.collectives_shortcut;
+  if (r.runs > 1) j["runs"] = r.runs;  // the checked shortcut refused collectives (docs/simulator.md)
   json devices = json::array();
   for (const DeviceStats& d : r.devices) {
     json pc = json::object();
@@ -151,8 +152,9 @@ std::string simulation_text(const SimResult& r, const Program& p, const Topology
     out += '\n';
   };
   line(fmt::format("program '{}' on {} (network: {})", p.name, topo.preset, network_model_name(r.network)));
-  line(fmt::format("step time: {}   ({} events, {} flows, {} collectives by shortcut)",
-                   format_seconds(r.step_seconds), r.events, r.flows, r.collectives_shortcut));
+  line(fmt::format("step time: {}   ({} events, {} flows, {} collectives by shortcut{})",
+                   format_seconds(r.step_seconds), r.events, r.flows, r.collectives_shortcut,
+                   r.runs > 1 ? fmt::format("; the last of {} runs", r.runs) : std::string()));
   line("");
   line(fmt::format("{:<16} {:>10} {:>10} {:>13} {:>10} {:>12} {:>10}", "device", "busy", "comm",
                    "exposed comm", "idle", "peak mem", "capacity"));

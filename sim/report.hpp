@@ -24,6 +24,7 @@ namespace brigade::sim {
 //             "largest_buffers": [{"name", "bytes"}]}],
 //    "critical_path": {"tasks", "seconds_by_kind": {...}, "segments": [{"device", "stream",
 //                      "tasks", "start_seconds", "end_seconds", "first", "last"}]}}
+//    and "runs" where more than 1 (SimResult::runs: the checked shortcut).
 nlohmann::json simulation_json(const SimResult& result, const Program& program,
                                const Topology& topology);
 

@@ -1,6 +1,7 @@
 #include "sim/shortcut.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_map>
 
 #include "sim/schedule.hpp"
@@ -28,7 +29,9 @@ class VectorInterner {
     ids.push_back(static_cast<std::int32_t>(items_.size()) - 1);
     return ids.back();
   }
-  const std::vector<std::int32_t>& item(std::int32_t id) const { return items_[static_cast<size_t>(id)]; }
+  const std::vector<std::int32_t>& item(std::int32_t id) const {
+    return items_[static_cast<size_t>(id)];
+  }
   size_t size() const { return items_.size(); }
 
  private:
@@ -36,32 +39,142 @@ class VectorInterner {
   std::vector<std::vector<std::int32_t>> items_;
 };
 
+// Ranks of `v`'s values among its distinct values (order kept).
+void order_ranks(const std::vector<std::int32_t>& v, std::vector<std::int32_t>& sorted,
+                 std::vector<std::int32_t>& out) {
+  sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  out.clear();
+  for (std::int32_t x : v)
+    out.push_back(static_cast<std::int32_t>(std::lower_bound(sorted.begin(), sorted.end(), x) -
+                                            sorted.begin()));
+}
+
+void push_double(std::vector<std::int32_t>& key, double x) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &x, sizeof bits);
+  key.push_back(static_cast<std::int32_t>(bits & 0xFFFFFFFFu));
+  key.push_back(static_cast<std::int32_t>(bits >> 32));
+}
+
+// What an isolated run of a collective pattern depends on, with devices,
+// nodes, vertices and channels renumbered by their order: two patterns with
+// the same key run the same isolated simulation (the same events in the
+// same order, on channels and devices that correspond one to one, in the
+// same order), so one run serves both. The key holds the kind, algorithm,
+// root and size; per rank its device's order in the group, its node's
+// order among the group's nodes, its kind, index in its node and profile
+// entry; per channel its link's figures and class and its ends' order among
+// the vertices; per message of the expansion its ranks and its route as
+// channel orders.
+std::vector<std::int32_t> shape_key(const Collective& col, const std::vector<std::int32_t>& node_of,
+                                    const std::vector<std::pair<std::int32_t, std::int32_t>>& pairs,
+                                    const std::vector<ChannelId>& chans, const Topology& topology,
+                                    const HardwareProfile& profile) {
+  std::vector<std::int32_t> key{static_cast<std::int32_t>(col.kind),
+                                static_cast<std::int32_t>(col.algorithm), col.root,
+                                static_cast<std::int32_t>(col.group.size())};
+  std::vector<std::int32_t> sorted, ranks, nodes;
+  order_ranks(col.group, sorted, ranks);
+  key.insert(key.end(), ranks.begin(), ranks.end());
+  for (std::int32_t d : col.group) nodes.push_back(node_of[static_cast<size_t>(d)]);
+  order_ranks(nodes, sorted, ranks);
+  key.insert(key.end(), ranks.begin(), ranks.end());
+  std::vector<const DeviceProfile*> seen_profiles;
+  for (std::int32_t d : col.group) {
+    const Device& dev = topology.device(d);
+    const DeviceProfile* dp = &profile.for_device(dev);
+    auto it = std::find(seen_profiles.begin(), seen_profiles.end(), dp);
+    if (it == seen_profiles.end()) it = seen_profiles.insert(seen_profiles.end(), dp);
+    key.push_back(static_cast<std::int32_t>(dev.kind));
+    key.push_back(dev.local_index);
+    key.push_back(static_cast<std::int32_t>(it - seen_profiles.begin()));
+  }
+  // Profiles told apart by their contents too (one key serves every
+  // collective of the Program, whose devices' entries are few).
+  for (const DeviceProfile* dp : seen_profiles) {
+    push_double(key, dp->collective_overhead_seconds);
+    push_double(key, dp->comm_compute_slowdown);
+    push_double(key, dp->comm_compute_share);
+    key.push_back(static_cast<std::int32_t>(dp - profile.devices.data()));
+  }
+  std::vector<std::int32_t> ends;
+  for (ChannelId ch : chans) {
+    ends.push_back(topology.channel_from(ch));
+    ends.push_back(topology.channel_to(ch));
+  }
+  order_ranks(ends, sorted, ranks);
+  key.insert(key.end(), ranks.begin(), ranks.end());
+  key.push_back(-1);
+  for (ChannelId ch : chans) {
+    const Link& l = topology.links()[static_cast<size_t>(link_of(ch))];
+    push_double(key, l.bandwidth_bytes_per_second);
+    push_double(key, l.latency_seconds);
+    key.push_back(static_cast<std::int32_t>(l.link_class));
+    key.push_back(ch & 1);
+  }
+  for (const auto& [src, dst] : pairs) {
+    key.push_back(-2);
+    key.push_back(src);
+    key.push_back(dst);
+    for (ChannelId ch :
+         topology.route(col.group[static_cast<size_t>(src)], col.group[static_cast<size_t>(dst)])
+             .channels)
+      key.push_back(static_cast<std::int32_t>(std::lower_bound(chans.begin(), chans.end(), ch) -
+                                              chans.begin()));
+  }
+  return key;
+}
+
+std::atomic<bool> g_share_shapes{true};
+
 }  // namespace
 
-Status plan_shortcuts(const Program& program, const std::vector<CollectiveAlgorithm>& algorithms,
-                      const Topology& topology,
-                      const HardwareProfile& profile, NetworkModel network,
-                      const std::vector<std::int32_t>& node_of, const std::vector<TaskId>& transfers,
-                      ShortcutTable& table, std::vector<std::int32_t>& shortcut_of,
-                      const std::atomic<bool>* cancel, bool record_transfers, bool merge_steps) {
+namespace detail {
+void share_shortcut_shapes(bool on) {
+  g_share_shapes = on;
+}
+}  // namespace detail
+
+Status ShortcutPlan::plan(const Program& program,
+                          const std::vector<CollectiveAlgorithm>& algorithms,
+                          const Topology& topology, const HardwareProfile& profile,
+                          NetworkModel network, const std::vector<std::int32_t>& node_of,
+                          const std::vector<TaskId>& transfers, ShortcutTable& table,
+                          std::vector<std::int32_t>& shortcut_of, const std::atomic<bool>* cancel,
+                          bool record_transfers, bool merge_steps) {
+  program_ = &program;
+  share_shapes_ = g_share_shapes;
+  topology_ = &topology;
+  network_ = network;
+  cancel_ = cancel;
+  record_transfers_ = record_transfers;
+  merge_steps_ = merge_steps;
+  table_ = &table;
   const auto& colls = program.collectives();
   const auto nc = static_cast<size_t>(topology.num_channels());
 
   // Patterns: (kind, algorithm, root, group) -> the channels its steps use.
   VectorInterner patterns, stream_sets;
-  std::vector<std::int32_t> coll_pattern(colls.size()), coll_streams(colls.size());
+  coll_pattern_.assign(colls.size(), 0);
+  std::vector<std::int32_t> coll_streams(colls.size());
   std::vector<std::int32_t> key;
   for (size_t c = 0; c < colls.size(); ++c) {
     const Collective& col = colls[c];
-    key.assign({static_cast<std::int32_t>(col.kind), static_cast<std::int32_t>(algorithms[c]), col.root});
+    key.assign(
+        {static_cast<std::int32_t>(col.kind), static_cast<std::int32_t>(algorithms[c]), col.root});
     key.insert(key.end(), col.group.begin(), col.group.end());
-    coll_pattern[c] = patterns.intern(key);
+    coll_pattern_[c] = patterns.intern(key);
     key.clear();
     for (TaskId t : col.tasks) key.push_back(program.task(t).stream);
     std::sort(key.begin(), key.end());
     coll_streams[c] = stream_sets.intern(key);
   }
-  std::vector<std::vector<ChannelId>> pattern_channels(patterns.size());
+  pattern_channels_.assign(patterns.size(), {});
+  pattern_shape_.assign(patterns.size(), -1);
+  shape_entry_.clear();
+  VectorInterner shapes;
   std::vector<std::uint8_t> pattern_ok(patterns.size(), 1);
   {
     Schedule sched;
@@ -76,9 +189,10 @@ Status plan_shortcuts(const Program& program, const std::vector<CollectiveAlgori
       col.group.assign(v.begin() + 3, v.end());
       col.bytes = 1;
       collective_pairs(col, node_of, sched, scratch, pairs);
-      auto& chans = pattern_channels[p];
+      auto& chans = pattern_channels_[p];
       for (const auto& [src, dst] : pairs) {
-        const Route& r = topology.route(col.group[static_cast<size_t>(src)], col.group[static_cast<size_t>(dst)]);
+        const Route& r = topology.route(col.group[static_cast<size_t>(src)],
+                                        col.group[static_cast<size_t>(dst)]);
         if (r.channels.empty()) pattern_ok[p] = 0;  // unroutable: left to the run to report
         chans.insert(chans.end(), r.channels.begin(), r.channels.end());
       }
@@ -86,9 +200,11 @@ Status plan_shortcuts(const Program& program, const std::vector<CollectiveAlgori
       chans.erase(std::unique(chans.begin(), chans.end()), chans.end());
       for (ChannelId ch : chans) {
         const Link& l = topology.links()[static_cast<size_t>(link_of(ch))];
-        if (!(achieved_link_bandwidth_bytes_per_second(l, profile) > 0))
-          pattern_ok[p] = 0;
+        if (!(achieved_link_bandwidth_bytes_per_second(l, profile) > 0)) pattern_ok[p] = 0;
       }
+      pattern_shape_[p] =
+          share_shapes_ ? shapes.intern(shape_key(col, node_of, pairs, chans, topology, profile))
+                        : static_cast<std::int32_t>(p);
     }
   }
 
@@ -104,87 +220,134 @@ Status plan_shortcuts(const Program& program, const std::vector<CollectiveAlgori
       return;
     }
     tmp.clear();
-    std::set_intersection(cs.begin(), cs.end(), streams.begin(), streams.end(), std::back_inserter(tmp));
+    std::set_intersection(cs.begin(), cs.end(), streams.begin(), streams.end(),
+                          std::back_inserter(tmp));
     cs.swap(tmp);
   };
   {
     // Distinct (pattern, stream set) users, then distinct transfer users.
     std::unordered_map<std::uint64_t, std::uint8_t> seen;
     for (size_t c = 0; c < colls.size(); ++c) {
-      const std::uint64_t k = (static_cast<std::uint64_t>(coll_pattern[c]) << 32) |
+      const std::uint64_t k = (static_cast<std::uint64_t>(coll_pattern_[c]) << 32) |
                               static_cast<std::uint32_t>(coll_streams[c]);
       if (!seen.emplace(k, 1).second) continue;
       const auto& streams = stream_sets.item(coll_streams[c]);
-      for (ChannelId ch : pattern_channels[static_cast<size_t>(coll_pattern[c])]) meet(ch, streams);
+      for (ChannelId ch : pattern_channels_[static_cast<size_t>(coll_pattern_[c])])
+        meet(ch, streams);
     }
     seen.clear();
     std::vector<std::int32_t> one(1);
     for (TaskId t : transfers) {
       const Task& x = program.task(t);
-      const std::uint64_t k = (static_cast<std::uint64_t>(x.stream) << 32) | static_cast<std::uint32_t>(x.peer);
+      const std::uint64_t k =
+          (static_cast<std::uint64_t>(x.stream) << 32) | static_cast<std::uint32_t>(x.peer);
       if (!seen.emplace(k, 1).second) continue;
       one[0] = x.stream;
       for (ChannelId ch : topology.route(x.device, x.peer).channels) meet(ch, one);
     }
   }
 
-  // Eligible collectives, and one isolated run per (pattern, bytes).
-  HardwareProfile quiet = profile;  // the overhead is paid in context, not in the isolated run
-  for (auto& d : quiet.devices) d.collective_overhead_seconds = 0;
-  std::unordered_map<std::uint64_t, std::vector<std::pair<double, std::int32_t>>> entry_of;  // pattern -> (bytes, entry)
-  std::vector<std::int32_t> rank_of(static_cast<size_t>(program.num_devices), -1);  // while one entry is made
+  // Eligible collectives, and one isolated run per (pattern, bytes); the
+  // rest that could qualify at their start are candidates.
+  quiet_ = profile;  // the overhead is paid in context, not in the isolated run
+  for (auto& d : quiet_.devices) d.collective_overhead_seconds = 0;
+  entry_of_.clear();
+  rank_of_.assign(static_cast<size_t>(program.num_devices), -1);
+  candidate_.assign(colls.size(), 0);
+  any_candidate_ = false;
   for (size_t c = 0; c < colls.size(); ++c) {
-    const auto p = static_cast<size_t>(coll_pattern[c]);
+    const auto p = static_cast<size_t>(coll_pattern_[c]);
     if (!pattern_ok[p] || colls[c].group.size() < 2) continue;
     bool exclusive = true;
-    for (ChannelId ch : pattern_channels[p])
+    for (ChannelId ch : pattern_channels_[p])
       if (common[static_cast<size_t>(ch)].empty()) {
         exclusive = false;
         break;
       }
-    if (!exclusive) continue;
-    auto& list = entry_of[p];
-    std::int32_t entry = -1;
-    for (const auto& [bytes, e] : list)
-      if (bytes == colls[c].bytes) entry = e;
-    if (entry < 0) {
-      const Collective& col = colls[c];
-      ProgramBuilder b(program.name, program.num_devices);
-      std::vector<StreamId> streams;
-      for (std::int32_t d : col.group) streams.push_back(b.stream(d, "comm"));
-      const CollectiveId id = b.add_collective(col.kind, col.algorithm, col.group, col.bytes, streams, "c");
-      b.collective(id).root = col.root;
-      auto prog = std::move(b).build();
-      if (!prog.is_ok()) return prog.status();
-      SimOptions o;
-      o.network = network;
-      o.exact = true;
-      o.record_task_times = false;
-      o.cancel = cancel;
-      o.trace_steps = !merge_steps;
-      auto r = detail::simulate_unnamed_links(*prog, topology, quiet, o, record_transfers);
-      if (!r.is_ok() && r.status().kind() == ErrorKind::kCancelled) return r.status();
-      if (!r.is_ok()) continue;  // the run in context reports it
-      ShortcutEntry e;
-      e.duration_seconds = r->step_seconds;
-      for (const LinkStats& l : r->links)
-        if (l.bytes > 0 || l.busy_seconds > 0) e.channels.push_back(ChannelUse{l.channel, l.bytes, l.busy_seconds});
-      if (record_transfers) {
-        for (size_t k = 0; k < col.group.size(); ++k) rank_of[static_cast<size_t>(col.group[k])] = static_cast<std::int32_t>(k);
-        e.transfers.reserve(r->trace.transfers.size());
-        for (const TraceTransfer& x : r->trace.transfers)
-          e.transfers.push_back(ShortcutTransfer{x.start_seconds, x.end_seconds, x.bytes,
-                                                 rank_of[static_cast<size_t>(x.src)],
-                                                 rank_of[static_cast<size_t>(x.dst)], x.lane});
-        for (std::int32_t d : col.group) rank_of[static_cast<size_t>(d)] = -1;
-      }
-      table.entries.push_back(std::move(e));
-      entry = static_cast<std::int32_t>(table.entries.size()) - 1;
-      list.emplace_back(col.bytes, entry);
+    if (!exclusive) {
+      if (colls[c].group.size() >= kCheckedShortcutMinRanks) candidate_[c] = any_candidate_ = true;
+      continue;
     }
-    shortcut_of[c] = entry;
+    auto e = entry(static_cast<CollectiveId>(c), static_cast<std::int32_t>(p));
+    if (!e.is_ok()) return e.status();
+    shortcut_of[c] = *e;
   }
   return Status::ok();
+}
+
+Result<std::int32_t> ShortcutPlan::entry(CollectiveId c, std::int32_t pattern) {
+  const Collective& col = program_->collectives()[static_cast<size_t>(c)];
+  auto& list = entry_of_[pattern];
+  for (const auto& [bytes, e] : list)
+    if (bytes == col.bytes) return e;
+  // The same run for a collective of the same shape (isolated runs of the
+  // same shape are the same run with other channel and device numbers).
+  auto& same = shape_entry_[pattern_shape_[static_cast<size_t>(pattern)]];
+  for (const auto& [bytes, from] : same) {
+    if (bytes != col.bytes || from.second < 0) continue;
+    const auto& a = pattern_channels_[static_cast<size_t>(from.first)];
+    const auto& b = pattern_channels_[static_cast<size_t>(pattern)];
+    auto moved = [&](ChannelId ch) -> ChannelId {
+      const auto it = std::lower_bound(a.begin(), a.end(), ch);
+      return it != a.end() && *it == ch ? b[static_cast<size_t>(it - a.begin())] : -1;
+    };
+    ShortcutEntry e = table_->entries[static_cast<size_t>(from.second)];
+    bool whole = true;
+    for (ChannelUse& u : e.channels) whole &= (u.channel = moved(u.channel)) >= 0;
+    for (ShortcutTransfer& x : e.transfers)
+      if (x.lane >= 0) whole &= (x.lane = moved(x.lane)) >= 0;
+    if (!whole) break;  // a channel outside its pattern's: run it
+    table_->entries.push_back(std::move(e));
+    const auto index = static_cast<std::int32_t>(table_->entries.size()) - 1;
+    list.emplace_back(col.bytes, index);
+    return index;
+  }
+  ProgramBuilder b(program_->name, program_->num_devices);
+  std::vector<StreamId> streams;
+  for (std::int32_t d : col.group) streams.push_back(b.stream(d, "comm"));
+  const CollectiveId id =
+      b.add_collective(col.kind, col.algorithm, col.group, col.bytes, streams, "c");
+  b.collective(id).root = col.root;
+  auto prog = std::move(b).build();
+  if (!prog.is_ok()) return prog.status();
+  SimOptions o;
+  o.network = network_;
+  o.exact = true;
+  o.record_task_times = false;
+  o.cancel = cancel_;
+  o.trace_steps = !merge_steps_;
+  auto r = detail::simulate_unnamed_links(*prog, *topology_, quiet_, o, record_transfers_);
+  if (!r.is_ok() && r.status().kind() == ErrorKind::kCancelled) return r.status();
+  if (!r.is_ok()) {  // the run in context reports it
+    list.emplace_back(col.bytes, -1);
+    same.emplace_back(col.bytes, std::make_pair(pattern, -1));
+    return -1;
+  }
+  ShortcutEntry e;
+  e.duration_seconds = r->step_seconds;
+  for (const LinkStats& l : r->links)
+    if (l.bytes > 0 || l.busy_seconds > 0)
+      e.channels.push_back(ChannelUse{l.channel, l.bytes, l.busy_seconds});
+  if (record_transfers_) {
+    for (size_t k = 0; k < col.group.size(); ++k)
+      rank_of_[static_cast<size_t>(col.group[k])] = static_cast<std::int32_t>(k);
+    e.transfers.reserve(r->trace.transfers.size());
+    for (const TraceTransfer& x : r->trace.transfers)
+      e.transfers.push_back(ShortcutTransfer{x.start_seconds, x.end_seconds, x.bytes,
+                                             rank_of_[static_cast<size_t>(x.src)],
+                                             rank_of_[static_cast<size_t>(x.dst)], x.lane});
+    for (std::int32_t d : col.group) rank_of_[static_cast<size_t>(d)] = -1;
+  }
+  table_->entries.push_back(std::move(e));
+  const auto index = static_cast<std::int32_t>(table_->entries.size()) - 1;
+  list.emplace_back(col.bytes, index);
+  same.emplace_back(col.bytes, std::make_pair(pattern, index));
+  return index;
+}
+
+Result<std::int32_t> ShortcutPlan::candidate_entry(CollectiveId c) {
+  if (!any_candidate_ || !candidate_[static_cast<size_t>(c)]) return -1;
+  return entry(c, coll_pattern_[static_cast<size_t>(c)]);
 }
 
 }  // namespace brigade::sim

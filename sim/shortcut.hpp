@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "core/profile.hpp"
@@ -57,12 +58,57 @@ struct ShortcutTable {
 // back-to-back ones merged where `merge_steps` (SimOptions::trace_steps).
 // `algorithms`: each collective's algorithm as it runs (the Program's, or
 // the expansion of NCCL's choice), which decides the channels it uses.
-Status plan_shortcuts(const Program& program, const std::vector<CollectiveAlgorithm>& algorithms,
-                      const Topology& topology,
-                      const HardwareProfile& profile, NetworkModel network,
-                      const std::vector<std::int32_t>& node_of, const std::vector<TaskId>& transfers,
-                      ShortcutTable& table, std::vector<std::int32_t>& shortcut_of,
-                      const std::atomic<bool>* cancel = nullptr, bool record_transfers = false,
-                      bool merge_steps = false);
+//
+// Collectives of at least kCheckedShortcutMinRanks ranks that do not
+// qualify before the run (some user of their channels shares no stream
+// with them) are candidates for a shortcut checked as the run goes
+// (ShortcutPlan::candidate_entry): the engine runs one by the shortcut when
+// no flow is on its channels as it starts, reserves the channels for its
+// isolated run's time, and runs the Program again with the collective
+// expanded if a flow joins a channel it holds (see simulator.cpp). Below
+// that size expanding costs little, and the rule is kept as it was.
+inline constexpr size_t kCheckedShortcutMinRanks = 128;
+
+class ShortcutPlan {
+ public:
+  Status plan(const Program& program, const std::vector<CollectiveAlgorithm>& algorithms,
+              const Topology& topology, const HardwareProfile& profile, NetworkModel network,
+              const std::vector<std::int32_t>& node_of, const std::vector<TaskId>& transfers,
+              ShortcutTable& table, std::vector<std::int32_t>& shortcut_of,
+              const std::atomic<bool>* cancel = nullptr, bool record_transfers = false,
+              bool merge_steps = false);
+
+  // Collective c, not a shortcut before the run: its isolated run's entry
+  // in the table (made on first use) if c is a candidate for the checked
+  // shortcut, else -1.
+  Result<std::int32_t> candidate_entry(CollectiveId c);
+  bool any_candidate() const { return any_candidate_; }
+
+ private:
+  Result<std::int32_t> entry(CollectiveId c, std::int32_t pattern);
+
+  const Program* program_ = nullptr;
+  const Topology* topology_ = nullptr;
+  HardwareProfile quiet_;
+  NetworkModel network_{};
+  const std::atomic<bool>* cancel_ = nullptr;
+  bool record_transfers_ = false, merge_steps_ = false;
+  ShortcutTable* table_ = nullptr;
+  std::vector<std::int32_t> coll_pattern_;
+  std::vector<std::vector<ChannelId>> pattern_channels_;
+  // Isolated runs shared by patterns of the same shape (see shape_key in
+  // shortcut.cpp): per pattern its shape; per shape (bytes, (pattern, entry))
+  // of the runs made.
+  bool share_shapes_ = true;
+  std::vector<std::int32_t> pattern_shape_;
+  std::unordered_map<std::int32_t,
+                     std::vector<std::pair<double, std::pair<std::int32_t, std::int32_t>>>>
+      shape_entry_;
+  std::unordered_map<std::int32_t, std::vector<std::pair<double, std::int32_t>>>
+      entry_of_;                       // pattern -> (bytes, entry)
+  std::vector<std::int32_t> rank_of_;  // while one entry is made
+  bool any_candidate_ = false;
+  std::vector<std::uint8_t> candidate_;  // per collective
+};
 
 }  // namespace brigade::sim

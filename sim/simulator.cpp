@@ -172,10 +172,25 @@ class KernelMemo {
 
 class Engine {
  public:
+  // What runs of one Program share: the shortcut table and plan (planned
+  // once), and the collectives the checked shortcut refused.
+  struct Shortcuts {
+    ShortcutTable table;
+    ShortcutPlan plan;
+    std::vector<std::int32_t> of;  // per collective: its entry, -1: expanded
+    bool planned = false;
+    std::vector<std::uint8_t> refused;
+  };
+
   Engine(const Program& p, const Topology& t, const HardwareProfile& h, const SimOptions& o,
-         bool implicit_rings, bool name_links, TraceRecorder::Mode trace)
+         bool implicit_rings, bool name_links, TraceRecorder::Mode trace, Shortcuts& shortcuts)
       : p_(p), topo_(t), prof_(h), opt_(o), implicit_rings_(implicit_rings), name_links_(name_links),
-        trace_mode_(trace) {}
+        trace_mode_(trace), coll_shortcut_(shortcuts.of), shortcuts_table_(shortcuts.table),
+        shortcut_plan_(shortcuts.plan), shortcuts_planned_(shortcuts.planned), refused_(&shortcuts.refused) {}
+
+  // Collectives the checked shortcut refused in this run (the run must be
+  // made again: its figures are not the Program's).
+  std::int64_t refusals() const { return refusals_; }
 
   Status setup();
   Status run();
@@ -255,7 +270,7 @@ class Engine {
   std::vector<std::int32_t> arrived_;
   std::vector<std::int32_t> last_arrival_;  // internal index
   std::vector<double> coll_overhead_;
-  std::vector<std::int32_t> coll_shortcut_;
+  std::vector<std::int32_t>& coll_shortcut_;
   // NCCL's model (cost::nccl_collective): per collective, the algorithm it
   // expands to and an index into nccl_steps_ (-1: the alpha-beta model).
   std::vector<CollectiveAlgorithm> coll_algorithm_;
@@ -325,7 +340,16 @@ class Engine {
   std::vector<std::int32_t> free_instances_;
   FlowNetwork net_;
   ExpandScratch scratch_;
-  ShortcutTable shortcuts_table_;
+  ShortcutTable& shortcuts_table_;
+  ShortcutPlan& shortcut_plan_;
+  bool& shortcuts_planned_;
+  // The checked shortcut: per channel, until when a collective run by it
+  // holds the channel, and which; per collective, refused in a run before
+  // (a flow joined a channel it held: it runs expanded).
+  std::vector<double> held_until_;
+  std::vector<CollectiveId> held_by_;
+  std::vector<std::uint8_t>* refused_ = nullptr;
+  std::int64_t refusals_ = 0;  // new refusals in this run
   TraceRecorder rec_;
 };
 
@@ -715,13 +739,21 @@ Status Engine::setup() {
   // Shortcuts: collectives whose channels no concurrent traffic can touch
   // (not with warm collectives: a shortcut's time is decided before the
   // run, warmth when the collective starts).
-  coll_shortcut_.assign(ncoll, -1);
-  if (!opt_.exact && ncoll > 0 && !warm_steps_) {
-    BRIGADE_RETURN_IF_ERROR(plan_shortcuts(p_, coll_algorithm_, topo_, prof_, opt_.network, node_of_, transfers,
-                                           shortcuts_table_, coll_shortcut_, opt_.cancel,
-                                           trace_mode_ == TraceRecorder::Mode::kFull, !opt_.trace_steps));
+  if (!shortcuts_planned_) {
+    coll_shortcut_.assign(ncoll, -1);
+    if (!opt_.exact && ncoll > 0 && !warm_steps_) {
+      BRIGADE_RETURN_IF_ERROR(shortcut_plan_.plan(p_, coll_algorithm_, topo_, prof_, opt_.network, node_of_,
+                                                  transfers, shortcuts_table_, coll_shortcut_, opt_.cancel,
+                                                  trace_mode_ == TraceRecorder::Mode::kFull, !opt_.trace_steps));
+    }
+    shortcuts_planned_ = true;
   }
   if (cancel_requested(opt_.cancel)) return cancelled_status();
+  refused_->resize(ncoll, 0);
+  if (shortcut_plan_.any_candidate()) {
+    held_until_.assign(nc, 0.0);
+    held_by_.assign(nc, 0);
+  }
 
   // Memory: resident buffers are live from time 0.
   live_.assign(nd * nk, 0);
@@ -1036,7 +1068,30 @@ const Collective& Engine::running_collective(CollectiveId c) {
 
 void Engine::collective_go(CollectiveId c) {
   const Collective& col = running_collective(c);
-  const std::int32_t sc = coll_shortcut_[static_cast<size_t>(c)];
+  std::int32_t sc = coll_shortcut_[static_cast<size_t>(c)];
+  if (sc < 0 && shortcut_plan_.any_candidate() && !(*refused_)[static_cast<size_t>(c)]) {
+    // The checked shortcut (ShortcutPlan::candidate_entry): when no flow is
+    // on its channels now, it holds them for its isolated run's time; a
+    // flow that joins one of them meanwhile refuses it (alpha_end).
+    auto e = shortcut_plan_.candidate_entry(c);
+    if (!e.is_ok()) {
+      error_ = e.status();
+      return;
+    }
+    if (*e >= 0) {
+      const ShortcutEntry& x = shortcuts_table_.entries[static_cast<size_t>(*e)];
+      bool free = true;
+      for (const auto& u : x.channels)
+        free &= chan_[static_cast<size_t>(u.channel)].active == 0 && held_until_[static_cast<size_t>(u.channel)] <= now_;
+      if (free) {
+        for (const auto& u : x.channels) {
+          held_until_[static_cast<size_t>(u.channel)] = now_ + x.duration_seconds;
+          held_by_[static_cast<size_t>(u.channel)] = c;
+        }
+        sc = *e;
+      }
+    }
+  }
   if (sc >= 0) {
     // Channels provably its own: the isolated expansion's time and link use.
     const ShortcutEntry& e = shortcuts_table_.entries[static_cast<size_t>(sc)];
@@ -1236,6 +1291,14 @@ void Engine::alpha_end(std::int32_t slot) {
     return;
   }
   const RouteInfo& r = routes_[static_cast<size_t>(g.route)];
+  if (!held_until_.empty())
+    for (std::int32_t i = 0; i < r.count; ++i) {
+      const auto ch = static_cast<size_t>(route_channels_[static_cast<size_t>(r.first + i)]);
+      if (ch < held_until_.size() && held_until_[ch] > now_ && !(*refused_)[static_cast<size_t>(held_by_[ch])]) {
+        (*refused_)[static_cast<size_t>(held_by_[ch])] = 1;  // run again with it expanded
+        ++refusals_;
+      }
+    }
   for (std::int32_t i = 0; i < r.count; ++i) channel_up(route_channels_[static_cast<size_t>(r.first + i)]);
   g.last_update = now_;
   if (opt_.network == NetworkModel::kIdeal) {
@@ -1509,15 +1572,32 @@ Result<SimResult> run_engine(const Program& program, const Topology& topology, c
   const auto mode = transfers_only        ? TraceRecorder::Mode::kTransfersOnly
                     : options.record_trace ? TraceRecorder::Mode::kFull
                                            : TraceRecorder::Mode::kOff;
-  Engine e(program, topology, profile, options, implicit_rings, name_links, mode);
-  BRIGADE_RETURN_IF_ERROR(e.setup());
-  const double t1 = thread_cpu_seconds();
-  BRIGADE_RETURN_IF_ERROR(e.run());
-  const double t2 = thread_cpu_seconds();
-  SimResult r = e.result();
-  r.setup_cpu_seconds = t1 - t0;
-  r.run_cpu_seconds = t2 - t1;
-  return r;
+  // The checked shortcut (ShortcutPlan::candidate_entry): a run in which a
+  // flow joined a channel that such a shortcut held is made again with that
+  // collective expanded, until a run refuses none; after kMaxRuns - 1 such
+  // runs, the last one expands every candidate (the rule as it was).
+  constexpr int kMaxRuns = 8;
+  Engine::Shortcuts shortcuts;
+  double setup_cpu = 0, run_cpu = 0, t_prev = t0;
+  for (int run = 1;; ++run) {
+    Engine e(program, topology, profile, options, implicit_rings, name_links, mode, shortcuts);
+    BRIGADE_RETURN_IF_ERROR(e.setup());
+    const double t1 = thread_cpu_seconds();
+    BRIGADE_RETURN_IF_ERROR(e.run());
+    const double t2 = thread_cpu_seconds();
+    setup_cpu += t1 - t_prev;
+    run_cpu += t2 - t1;
+    t_prev = t2;
+    if (e.refusals() > 0) {
+      if (run + 1 == kMaxRuns) std::fill(shortcuts.refused.begin(), shortcuts.refused.end(), 1);
+      continue;
+    }
+    SimResult r = e.result();
+    r.runs = run;
+    r.setup_cpu_seconds = setup_cpu;
+    r.run_cpu_seconds = run_cpu;
+    return r;
+  }
 }
 }  // namespace
 

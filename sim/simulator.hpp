@@ -138,6 +138,9 @@ struct SimResult {
   std::vector<TaskId> critical_path;
   std::int64_t collectives_shortcut = 0;  // collectives run by the closed-form shortcut
   std::int64_t flows = 0;                  // flows simulated
+  // Runs of the event loop: more than 1 when the checked shortcut (sim/shortcut.hpp)
+  // refused collectives, which the last run expands; the figures are the last run's.
+  std::int32_t runs = 1;
   // Host CPU time of the calling thread (not simulated time): preparing the
   // run (per-task arrays, routes, shortcuts) and the event loop.
   double setup_cpu_seconds = 0;

@@ -22,4 +22,9 @@ Result<SimResult> simulate_unnamed_links(const Program& program, const Topology&
                                          const HardwareProfile& profile, const SimOptions& options,
                                          bool record_transfers = false);
 
+// Whether the shortcut's isolated runs are shared by collectives of the same
+// shape (sim/shortcut.cpp, shape_key; on by default): tests hold runs with
+// and without sharing to the same figures.
+void share_shortcut_shapes(bool on);
+
 }  // namespace brigade::sim::detail
