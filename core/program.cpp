@@ -122,54 +122,99 @@ namespace {
 // frees its scratch before the next array, and `brigade search --judge sim`
 // lowers and simulates one Program after another. A block is reused for a
 // request it covers (the smallest such; its tail past the request stays in
-// the cache as a block of its own).
-// At most kBigCacheBytes are kept; past that the smallest go back first.
+// the cache as a block of its own). A request no kept block covers is
+// assembled from kept blocks: their pages are moved (mremap, page tables
+// only, no copy) into one new range, largest first, and only what they lack
+// is fresh memory. So the pages a process touches are its own high-water
+// mark of big blocks in use at once, whatever the order and sizes of the
+// requests (the Programs of a search differ in size from plan to plan).
+// Kept: up to the larger of kBigCacheBytes and that high-water mark; past
+// that the smallest go back first.
 constexpr size_t kBigCacheBytes = size_t{2} << 30;
 struct BigCache {
   std::mutex mu;
   std::multimap<size_t, void*> blocks;  // mapping bytes -> address
-  size_t bytes = 0;
+  size_t bytes = 0;                     // kept
+  size_t in_use_bytes = 0;              // handed out, not yet freed
+  size_t high_water_bytes = 0;          // the most ever in use at once
 };
 BigCache& big_cache() {
   static BigCache* c = new BigCache;  // never destroyed: blocks may be freed during exit
   return *c;
 }
+
+#if defined(__linux__)
+// A new 2 MiB-aligned range of `bytes` (a multiple of 2 MiB), not yet touched.
+void* map_fresh(size_t bytes) {
+  // Map one huge page more than needed, keep the 2 MiB-aligned part.
+  void* raw = mmap(nullptr, bytes + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  const auto base = reinterpret_cast<std::uintptr_t>(raw);
+  const std::uintptr_t aligned = (base + kHugePage - 1) / kHugePage * kHugePage;
+  if (aligned > base) munmap(raw, aligned - base);
+  const std::uintptr_t end = base + bytes + kHugePage;
+  if (end > aligned + bytes) munmap(reinterpret_cast<void*>(aligned + bytes), end - (aligned + bytes));
+  return reinterpret_cast<void*>(aligned);
+}
+
+// Puts the tail of a kept block back (or unmaps it when too small to keep).
+void keep_tail(BigCache& c, void* tail, size_t bytes) {
+  if (bytes >= kBigBlockBytes) {
+    c.blocks.emplace(bytes, tail);
+    c.bytes += bytes;
+  } else if (bytes > 0) {
+    munmap(tail, bytes);
+  }
+}
+
+// `want` bytes from kept blocks (c.mu held): the smallest block that covers
+// it, or kept blocks moved side by side into a new range, largest first,
+// fresh pages after them if they are not enough. Null when none are kept.
+void* take_kept(BigCache& c, size_t want) {
+  if (c.blocks.empty()) return nullptr;
+  auto it = c.blocks.lower_bound(want);
+  if (it != c.blocks.end()) {
+    const size_t have = it->first;
+    void* p = it->second;
+    c.blocks.erase(it);
+    c.bytes -= have;
+    keep_tail(c, static_cast<char*>(p) + want, have - want);  // its pages are backed
+    return p;
+  }
+  char* p = static_cast<char*>(map_fresh(want));
+  size_t filled = 0;
+  while (filled < want && !c.blocks.empty()) {
+    auto largest = std::prev(c.blocks.end());
+    const size_t have = largest->first;
+    char* src = static_cast<char*>(largest->second);
+    c.blocks.erase(largest);
+    c.bytes -= have;
+    const size_t take = std::min(have, want - filled);
+    if (mremap(src, take, take, MREMAP_MAYMOVE | MREMAP_FIXED, p + filled) == MAP_FAILED) {
+      munmap(src, have);  // (not seen: p + filled keeps its fresh pages)
+      continue;
+    }
+    keep_tail(c, src + take, have - take);
+    filled += take;
+  }
+  return p;
+}
+#endif
 }  // namespace
 
 void* big_allocate(size_t bytes) {
 #if defined(__linux__)
   if (bytes >= kBigBlockBytes) {
     const size_t want = big_mapping_bytes(bytes);
+    BigCache& c = big_cache();
+    void* p = nullptr;
     {
-      BigCache& c = big_cache();
       std::lock_guard<std::mutex> lock(c.mu);
-      auto it = c.blocks.lower_bound(want);
-      if (it != c.blocks.end()) {
-        const size_t have = it->first;
-        void* p = it->second;
-        c.blocks.erase(it);
-        c.bytes -= have;
-        if (have > want) {  // the tail stays for later requests (its pages are backed)
-          void* tail = static_cast<char*>(p) + want;
-          if (have - want >= kBigBlockBytes) {
-            c.blocks.emplace(have - want, tail);
-            c.bytes += have - want;
-          } else {
-            munmap(tail, have - want);
-          }
-        }
-        return p;
-      }
+      p = take_kept(c, want);
+      c.in_use_bytes += want;
+      c.high_water_bytes = std::max(c.high_water_bytes, c.in_use_bytes);
     }
-    // Map one huge page more than needed, keep the 2 MiB-aligned part.
-    void* raw = mmap(nullptr, want + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED) throw std::bad_alloc();
-    const auto base = reinterpret_cast<std::uintptr_t>(raw);
-    const std::uintptr_t aligned = (base + kHugePage - 1) / kHugePage * kHugePage;
-    if (aligned > base) munmap(raw, aligned - base);
-    const std::uintptr_t end = base + want + kHugePage;
-    if (end > aligned + want) munmap(reinterpret_cast<void*>(aligned + want), end - (aligned + want));
-    void* p = reinterpret_cast<void*>(aligned);
+    if (!p) p = map_fresh(want);
     madvise(p, want, MADV_HUGEPAGE);
     return p;
   }
@@ -184,11 +229,13 @@ void big_deallocate(void* p, size_t bytes) noexcept {
 #if defined(__linux__)
   if (bytes >= kBigBlockBytes) {
     const size_t have = big_mapping_bytes(bytes);
-    if (have <= kBigCacheBytes) {
-      BigCache& c = big_cache();
-      std::lock_guard<std::mutex> lock(c.mu);
+    BigCache& c = big_cache();
+    std::lock_guard<std::mutex> lock(c.mu);
+    c.in_use_bytes -= have;
+    const size_t cap = std::max(kBigCacheBytes, c.high_water_bytes);
+    if (have <= cap) {
       // Make room: the smallest blocks go back first.
-      while (c.bytes + have > kBigCacheBytes && !c.blocks.empty()) {
+      while (c.bytes + have > cap && !c.blocks.empty()) {
         auto it = c.blocks.begin();
         munmap(it->second, it->first);
         c.bytes -= it->first;
@@ -225,6 +272,7 @@ void big_release_cached() noexcept {
   for (const auto& [size, p] : c.blocks) munmap(p, size);
   c.blocks.clear();
   c.bytes = 0;
+  c.high_water_bytes = c.in_use_bytes;  // the cap starts again from what is in use
 #endif
 }
 

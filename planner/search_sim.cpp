@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/program.hpp"
 #include "core/units.hpp"
 #include "planner/lower.hpp"
 #include "planner/search_internal.hpp"
@@ -114,6 +115,11 @@ void rerank_with_simulator(SearchResult& r, const SearchOptions& o, const Deadli
   for (std::thread& t : threads) t.join();
   finished.store(true);
   if (watcher.joinable()) watcher.join();
+  // Each plan's Program and simulator state reused the pages the plans
+  // before it freed (big_allocate keeps freed blocks and moves their pages
+  // into the next request: fresh pages are what a plan costs most on this
+  // VM); the search is done with them.
+  big_release_cached();
   if (done_listed < r.plans.size())
     r.notes.push_back(fmt::format("budget: the simulator judged {} of the {} best plans; the "
                                   "others keep their closed-form rank",

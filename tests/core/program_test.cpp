@@ -1,7 +1,13 @@
 #include "core/program.hpp"
 
+#include <cstring>
 #include <random>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include <gtest/gtest.h>
 
@@ -41,6 +47,64 @@ TEST(BigAllocate, FreedBlocksAreReusedAndTheirTailsKept) {
   big_release_cached();
   EXPECT_EQ(big_cached_bytes(), 0u);
 }
+
+#if defined(__linux__)
+// Whether each page of [p, p + bytes) is resident (touched since mapped).
+std::vector<bool> resident_pages(const void* p, size_t bytes) {
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> v((bytes + page - 1) / page);
+  EXPECT_EQ(mincore(const_cast<void*>(p), bytes, v.data()), 0);
+  std::vector<bool> r(v.size());
+  for (size_t i = 0; i < v.size(); ++i) r[i] = (v[i] & 1) != 0;
+  return r;
+}
+
+// A request that no kept block covers takes the kept blocks' pages (moved,
+// largest first, not copied) and only what they lack is fresh: a search's
+// Programs differ in size from plan to plan, and fresh pages are what costs
+// (docs/PERFORMANCE.md).
+TEST(BigAllocate, ARequestNoKeptBlockCoversTakesTheKeptPagesFirst) {
+  big_release_cached();
+  const size_t mib = size_t{1} << 20;
+  auto* a = static_cast<unsigned char*>(big_allocate(8 * mib));
+  auto* b = static_cast<unsigned char*>(big_allocate(6 * mib));
+  std::memset(a, 0xA1, 8 * mib);
+  std::memset(b, 0xB2, 6 * mib);
+  big_deallocate(a, 8 * mib);
+  big_deallocate(b, 6 * mib);
+  EXPECT_EQ(big_cached_bytes(), 14 * mib);
+  // 20 MiB: a's 8 MiB, then b's 6, then 6 fresh MiB.
+  auto* c = static_cast<unsigned char*>(big_allocate(20 * mib));
+  EXPECT_EQ(big_cached_bytes(), 0u);
+  const std::vector<bool> touched = resident_pages(c, 20 * mib);
+  const size_t per_mib = touched.size() / 20;
+  for (size_t i = 0; i < 14 * per_mib; ++i) ASSERT_TRUE(touched[i]) << "page " << i;
+  for (size_t i = 14 * per_mib; i < touched.size(); ++i) ASSERT_FALSE(touched[i]) << "page " << i;
+  EXPECT_EQ(c[0], 0xA1);
+  EXPECT_EQ(c[8 * mib - 1], 0xA1);
+  EXPECT_EQ(c[8 * mib], 0xB2);
+  EXPECT_EQ(c[14 * mib - 1], 0xB2);
+  EXPECT_EQ(c[14 * mib], 0);  // fresh
+  std::memset(c, 0xC3, 20 * mib);
+  big_deallocate(c, 20 * mib);
+  // Kept blocks more than enough: the largest go first, and the part of the
+  // last one not needed stays kept.
+  auto* d = static_cast<unsigned char*>(big_allocate(8 * mib));
+  std::memset(d, 0xD4, 8 * mib);
+  big_deallocate(d, 8 * mib);  // kept: 12 MiB (c's tail) and 8 MiB
+  EXPECT_EQ(big_cached_bytes(), 20 * mib);
+  auto* e = static_cast<unsigned char*>(big_allocate(16 * mib));  // 12 + 4 of the 8
+  EXPECT_EQ(big_cached_bytes(), 4 * mib);
+  const std::vector<bool> all = resident_pages(e, 16 * mib);
+  for (size_t i = 0; i < all.size(); ++i) ASSERT_TRUE(all[i]) << "page " << i;
+  EXPECT_EQ(e[0], 0xC3);
+  EXPECT_EQ(e[12 * mib], 0xD4);
+  std::memset(e, 0, 16 * mib);  // writable throughout
+  big_deallocate(e, 16 * mib);
+  big_release_cached();
+  EXPECT_EQ(big_cached_bytes(), 0u);
+}
+#endif
 
 TEST(ProgramBuilder, GemmFlopsAreTwoMNK) {
   ProgramBuilder b("p", 1);

@@ -5,6 +5,9 @@
 // step-by-step simulation does.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
+#include "core/program.hpp"
 #include "core/scenario.hpp"
 #include "planner/search.hpp"
 
@@ -52,6 +55,57 @@ TEST(SearchSim, CoarseRingsJudgeAsTheStepByStepSimulation) {
   ASSERT_TRUE(coarse->hand_written && exact->hand_written);
   EXPECT_EQ(coarse->hand_written->sim_step_seconds, exact->hand_written->sim_step_seconds);
   EXPECT_EQ(coarse->disagreements, exact->disagreements);
+}
+
+// The judge's Programs and simulator state live on pages that earlier plans
+// freed (big_allocate keeps freed blocks and hands their pages out again,
+// not zeroed). Judging the same plans again, on pages left full of another
+// pattern, gives the same figures bit for bit: nothing reads memory it did
+// not write.
+TEST(SearchSim, JudgingAgainOnReusedPagesGivesBitIdenticalFigures) {
+  auto sc = load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/llm_13b_128gpu.yaml");
+  ASSERT_TRUE(sc.is_ok()) << sc.message();
+  SearchOptions o;
+  o.top = 2;
+  o.judge_sim = true;
+  o.grid.tensor = {4, 8};
+  o.grid.pipeline = {2};
+  o.grid.zero = {1};
+  o.grid.micro_batch = {1};
+  o.grid.bucket_bytes = {25e6};
+  o.grid.rank_order = {RankOrder{0, 1, 2}};
+  auto first = run_search(*sc, o);
+  ASSERT_TRUE(first.is_ok()) << first.message();
+  // Leave 64 MiB of kept pages full of 0xA5 bytes (-2.5e-127 in every
+  // double, -1515870811 in every int32): the next Programs' large arrays and
+  // the simulator's per-task state are handed these pages first.
+  const size_t mib = size_t{1} << 20;
+  std::vector<std::pair<void*, size_t>> blocks;
+  for (size_t bytes : {32 * mib, 16 * mib, 8 * mib, 4 * mib, 4 * mib}) {
+    void* p = big_allocate(bytes);
+    std::memset(p, 0xA5, bytes);
+    blocks.emplace_back(p, bytes);
+  }
+  for (const auto& [p, bytes] : blocks) big_deallocate(p, bytes);
+  auto again = run_search(*sc, o);
+  ASSERT_TRUE(again.is_ok()) << again.message();
+  ASSERT_EQ(first->plans.size(), again->plans.size());
+  ASSERT_GE(first->plans.size(), 2u);
+  for (size_t i = 0; i < first->plans.size(); ++i) {
+    const RankedPlan& a = first->plans[i];
+    const RankedPlan& b = again->plans[i];
+    EXPECT_EQ(a.label, b.label);
+    EXPECT_EQ(a.sim_rank, b.sim_rank);
+    ASSERT_TRUE(a.sim_step_seconds && b.sim_step_seconds) << a.sim_error << b.sim_error;
+    EXPECT_EQ(std::memcmp(&*a.sim_step_seconds, &*b.sim_step_seconds, sizeof(double)), 0) << a.label;
+    EXPECT_EQ(a.sim_peak_memory_bytes, b.sim_peak_memory_bytes) << a.label;
+    EXPECT_EQ(a.sim_out_of_memory, b.sim_out_of_memory) << a.label;
+    EXPECT_EQ(a.reason, b.reason);
+  }
+  ASSERT_TRUE(first->hand_written && again->hand_written);
+  EXPECT_EQ(first->hand_written->sim_step_seconds, again->hand_written->sim_step_seconds);
+  EXPECT_EQ(first->disagreements, again->disagreements);
+  EXPECT_EQ(first->notes, again->notes);
 }
 
 }  // namespace
