@@ -55,6 +55,7 @@ TEST(NcclTable, RoundTripsThroughAProfileFile) {
       }
     EXPECT_EQ(a.tree_correction, b.tree_correction);
     EXPECT_EQ(a.ring_plateau_factor, b.ring_plateau_factor);
+    EXPECT_EQ(a.channels, b.channels);
   }
 }
 
@@ -74,6 +75,15 @@ const char* const kSimple =
 
 TEST(NcclTableErrors, CompleteTableLoads) {
   EXPECT_EQ(load_error(std::string("      ring:\n") + kLL + kLL128 + kSimple), "ok");
+}
+
+// nccl.channels: NCCL's ring/tree channel count, one or by nodes (one,
+// two, more; a shorter list repeats its last), 0 .. 64.
+TEST(NcclTableErrors, ChannelsACountOrOnePerNodeCount) {
+  const std::string ring = std::string("      ring:\n") + kLL + kLL128 + kSimple;
+  EXPECT_EQ(load_error("      channels: [24, 0]\n" + ring), "ok");
+  EXPECT_EQ(load_error("      channels: 65\n" + ring), "CHANNELS_65");
+  EXPECT_EQ(load_error("      channels: [1, 2, 3, 4]\n" + ring), "CHANNELS_LIST");
 }
 
 TEST(NcclTableErrors, MissingProtocolNamedAtItsAlgorithm) {
