@@ -82,8 +82,9 @@ TEST(NcclTableErrors, CompleteTableLoads) {
 TEST(NcclTableErrors, ChannelsACountOrOnePerNodeCount) {
   const std::string ring = std::string("      ring:\n") + kLL + kLL128 + kSimple;
   EXPECT_EQ(load_error("      channels: [24, 0]\n" + ring), "ok");
-  EXPECT_EQ(load_error("      channels: 65\n" + ring), "CHANNELS_65");
-  EXPECT_EQ(load_error("      channels: [1, 2, 3, 4]\n" + ring), "CHANNELS_LIST");
+  EXPECT_EQ(load_error("      channels: 65\n" + ring), "p.yaml:4:17: error: found '65'; expected an integer from 0 to 64");
+  EXPECT_EQ(load_error("      channels: [1, 2, 3, 4]\n" + ring), "p.yaml:4:17: error: found a list; expected a channel count or a list of 1 to 3 (one "
+            "node, two, more)");
 }
 
 TEST(NcclTableErrors, MissingProtocolNamedAtItsAlgorithm) {
