@@ -321,6 +321,8 @@ void run_on_preset(const CollectiveOptions& o, CollectiveKind kind, CollectiveMo
           k["latency_seconds"] = e.latency_seconds;
           k["bus_bandwidth"] = e.bus_bandwidth_bytes_per_second;
           k["alg_bandwidth"] = e.alg_bandwidth_bytes_per_second;
+          k["model_seconds"] = e.model_seconds;
+          if (e.channels > 0) k["channels"] = e.channels;
         } else {
           k["why_not"] = e.why_not;
         }

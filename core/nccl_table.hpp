@@ -71,7 +71,9 @@ struct NcclEntry {
   std::array<double, 3> max_bandwidth_bytes_per_second{0, 0, 0};
   // Caps on the bandwidth of one channel, by the number of nodes (1, 2,
   // more): NVLS-tree's perChMaxNVLSTreeBws (tuning.cc; Hopper 0, 57.7, 45.5
-  // GB/s). 0: none.
+  // GB/s); for ring LL128, tree Simple and tree LL128, perChMaxRingLL128Bws,
+  // perChMaxTreeBws and perChMaxTreeLL128Bws, applied as NCCL does, times
+  // the table's channels (only where `channels` is known). 0: none.
   std::array<double, 3> channel_max_bandwidth_bytes_per_second{0, 0, 0};
   // NVLS only: the AllReduce bus bandwidth the switch sustains, measured
   // (NCCL's own figure, 2 x 0.85 of the links, is an upper bound it uses to
@@ -115,6 +117,17 @@ struct NcclTable {
   // bytes per channel and rank takes this times its latency (ncclTopoGetAlgoTime:
   // 1.4 from Ampere on, 1.9 before). 0: 1 (none).
   double ring_plateau_factor = 0;
+  // NCCL's collective channels for rings and trees (comm->nChannels, the
+  // "N coll channels" of NCCL's init log), by the number of nodes (one,
+  // two, more); 0: not known. With it the NCCL model runs a small
+  // collective on fewer channels as NCCL's enqueue does (src/enqueue.cc,
+  // topoGetAlgoInfo: a channel per nt x threadThreshold bytes), applies
+  // the per-channel caps of ring and tree entries (channel_max_bandwidth)
+  // and the ring plateau's threshold with the true count.
+  std::array<int, 3> channels{0, 0, 0};
+  int channels_for(int nodes) const {
+    return channels[static_cast<size_t>(nodes <= 1 ? 0 : nodes == 2 ? 1 : 2)];
+  }
 
   bool present() const { return has(NcclAlgorithm::kRing); }
   bool has(NcclAlgorithm a) const {

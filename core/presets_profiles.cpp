@@ -168,6 +168,29 @@ NcclTable hopper_nccl(double nvls_bus_gbs) {
   // hosts are Intel Xeon 8480C (net overhead 1 us; llMaxBws Hopper-N1 141,
   // Intel-N2 39.0, Intel-N4 20.4 GB/s).
   NcclTable t = nccl_ring_tree(18 * 20.6, 1.0, {141.0, 39.0, 20.4});
+  // Ring and tree channels on one node: 24 ("24 coll channels, 24 collnet
+  // channels, 16 nvls channels", NCCL's init log of an 8x H100 node,
+  // p5.48xlarge, quoted in a public benchmark log with threadThresholds
+  // "8/8/64 | 64/8/64", i.e. tree LL 8 and ring LL 8 x 8 ranks). Across
+  // nodes not known (NCCL's graph search with the NICs decides): 0, so the
+  // multi-node estimates keep every channel and no per-channel cap. The
+  // H200 (same NVLinks and NVSwitch) takes the H100's count.
+  t.channels = {24, 0, 0};
+  // Per-channel caps, Hopper rows {N1, N2, N4} of tuning.cc (5067397c),
+  // folded as ncclTopoTuneModel applies them: ring LL128
+  // perChMaxRingLL128Bws 36.7; tree Simple perChMaxTreeBws {38.7, 41.4,
+  // 36.0}; tree LL min(perChMaxTreeBws / 3.8, ...) = {10.18, 10.89, 9.47}
+  // (llMaxBws already caps it); tree LL128 min(perChMaxTreeBws x (7/9 on
+  // one node, 120/128 across), perChMaxTreeLL128Bws {36.7, 36.7, 29.0}) =
+  // {30.1, 36.7, 29.0}.
+  t.at(NcclAlgorithm::kRing, NcclProtocol::kLL128).channel_max_bandwidth_bytes_per_second = {
+      36.7 * kGB, 36.7 * kGB, 36.7 * kGB};
+  t.at(NcclAlgorithm::kTree, NcclProtocol::kSimple).channel_max_bandwidth_bytes_per_second = {
+      38.7 * kGB, 41.4 * kGB, 36.0 * kGB};
+  t.at(NcclAlgorithm::kTree, NcclProtocol::kLL).channel_max_bandwidth_bytes_per_second = {
+      38.7 / 3.8 * kGB, 41.4 / 3.8 * kGB, 36.0 / 3.8 * kGB};
+  t.at(NcclAlgorithm::kTree, NcclProtocol::kLL128).channel_max_bandwidth_bytes_per_second = {
+      38.7 * 7.0 / 9.0 * kGB, 36.7 * kGB, 29.0 * kGB};
   // NVLS: baseLat 0, hwLat NVLink 25 us, NET 18 us (tuning.cc); its bus
   // bandwidth measured (the preset's source says which).
   NcclEntry nvls = entry(0.0, 25.0, -1, 18.0, 1.0);

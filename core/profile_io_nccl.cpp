@@ -62,7 +62,7 @@ Status read_entry(const Cursor& c, NcclAlgorithm a, NcclProtocol p, NcclEntry* e
       nvls        ? "an NVLS entry {latency, nvlink, network, bandwidth, bus_bandwidth}"
       : nvls_tree ? "an NVLS-tree entry {latency, nvlink, network, bandwidth, channel_max_bandwidth}"
                   : "a protocol entry {latency, nvlink, pcie, network, bandwidth, multinode_bandwidth, "
-                    "max_bandwidth}"));
+                    "max_bandwidth, channel_max_bandwidth}"));
   if (nvls)
     BRIGADE_RETURN_IF_ERROR(
         c.check_keys({"latency", "nvlink", "network", "bandwidth", "bus_bandwidth", "max_bandwidth"}));
@@ -71,7 +71,8 @@ Status read_entry(const Cursor& c, NcclAlgorithm a, NcclProtocol p, NcclEntry* e
         c.check_keys({"latency", "nvlink", "network", "bandwidth", "channel_max_bandwidth"}));
   else
     BRIGADE_RETURN_IF_ERROR(c.check_keys({"latency", "nvlink", "pcie", "network", "bandwidth",
-                                          "multinode_bandwidth", "max_bandwidth"}));
+                                          "multinode_bandwidth", "max_bandwidth",
+                                          "channel_max_bandwidth"}));
   const int ai = static_cast<int>(a), pi = static_cast<int>(p);
   for (const auto& [k, v] : c.entries()) at->field.emplace(std::make_tuple(ai, pi, k.text()), v);
   BRIGADE_RETURN_IF_ERROR(c.require(
@@ -107,9 +108,23 @@ Status read_entry(const Cursor& c, NcclAlgorithm a, NcclProtocol p, NcclEntry* e
 Status read_nccl_table(const Cursor& c, NcclTable* t) {
   BRIGADE_RETURN_IF_ERROR(c.expect_map(
       "an NCCL table {ring, tree, nvls, nvls_tree, nvlink_bandwidth, net_overhead, ring_plateau, "
-      "tree_correction}"));
+      "channels, tree_correction}"));
   BRIGADE_RETURN_IF_ERROR(c.check_keys({"ring", "tree", "nvls", "nvls_tree", "nvlink_bandwidth",
-                                        "net_overhead", "ring_plateau", "tree_correction"}));
+                                        "net_overhead", "ring_plateau", "channels",
+                                        "tree_correction"}));
+  if (c.has("channels")) {
+    // A count, or a list of 1 to 3 by the number of nodes (one, two, more;
+    // a shorter list repeats its last); 0: not known.
+    const Cursor m = c.get("channels");
+    std::vector<Cursor> v = m.is_list() ? m.items() : std::vector<Cursor>{m};
+    if (v.empty() || v.size() > 3)
+      return m.error("found " + m.found() +
+                     "; expected a channel count or a list of 1 to 3 (one node, two, more)");
+    for (size_t i = 0; i < 3; ++i) {
+      BRIGADE_ASSIGN_OR_RETURN(const std::int64_t n, v[std::min(i, v.size() - 1)].as_int(0, 64));
+      t->channels[i] = static_cast<int>(n);
+    }
+  }
   if (c.has("ring_plateau")) {
     BRIGADE_ASSIGN_OR_RETURN(t->ring_plateau_factor,
                              c.get("ring_plateau").as_number_in(1, 10, "a latency factor"));
@@ -206,6 +221,11 @@ void emit_nccl_table(YAML::Emitter& out, const NcclTable& t) {
   if (t.ring_plateau_factor > 0) {
     out << YAML::Key << "ring_plateau" << YAML::Value;
     emit_number(out, t.ring_plateau_factor);
+  }
+  if (t.channels[0] > 0 || t.channels[1] > 0 || t.channels[2] > 0) {
+    out << YAML::Key << "channels" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (int x : t.channels) out << x;
+    out << YAML::EndSeq;
   }
   for (int ai = 0; ai < kNumNcclAlgorithms; ++ai) {
     const auto a = static_cast<NcclAlgorithm>(ai);

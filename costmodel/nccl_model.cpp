@@ -1,6 +1,7 @@
 #include "costmodel/nccl_model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -44,7 +45,29 @@ NcclEstimate unavailable(NcclAlgorithm a, NcclProtocol p, std::string why) {
   return e;
 }
 
+// Threads per channel and bytes per thread by protocol (LL, LL128, Simple):
+// NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS 640,
+// NCCL_SIMPLE_MAX_NTHREADS 512 (src/include/device.h);
+// NCCL_LL_THREAD_THRESHOLD 8, NCCL_LL128_THREAD_THRESHOLD 8,
+// NCCL_SIMPLE_THREAD_THRESHOLD 64 (src/include/comm.h), NVIDIA/nccl 5067397c.
+constexpr std::array<int, kNumNcclProtocols> kThreadsPerChannel{512, 640, 512};
+constexpr std::array<int, kNumNcclProtocols> kBytesPerThread{8, 8, 64};
+
 }  // namespace
+
+int nccl_channels_used(const NcclTable& table, int nodes, int ranks, NcclAlgorithm a,
+                       NcclProtocol p, double bytes) {
+  if (a != NcclAlgorithm::kRing && a != NcclAlgorithm::kTree) return 0;
+  int nc = table.channels_for(nodes);
+  if (nc <= 0) return 0;
+  const auto pi = static_cast<size_t>(p);
+  // ncclTopoTuneModel multiplies the ring LL threshold by the ranks.
+  const double per_thread =
+      kBytesPerThread[pi] * (a == NcclAlgorithm::kRing && p == NcclProtocol::kLL ? ranks : 1);
+  const double per_channel = kThreadsPerChannel[pi] * per_thread;
+  while (nc >= 2 && bytes < nc * per_channel) --nc;
+  return nc;
+}
 
 NcclEstimate nccl_estimate(const NcclTable& table, const NcclGroupShape& g, CollectiveKind kind,
                            double bytes, NcclAlgorithm a, NcclProtocol p) {
@@ -101,6 +124,13 @@ NcclEstimate nccl_estimate(const NcclTable& table, const NcclGroupShape& g, Coll
   double bus = graph * e.factor(multi);
   const double cap = e.cap(g.nodes);
   if (cap > 0) bus = std::min(bus, cap);
+  // Rings and trees: NCCL's per-channel caps times its channels
+  // (ncclTopoTuneModel: ring LL128, tree, tree LL128), where the table
+  // knows the channels.
+  const int all_channels = table.channels_for(g.nodes);
+  const bool ring_or_tree = a == NcclAlgorithm::kRing || a == NcclAlgorithm::kTree;
+  if (ring_or_tree && all_channels > 0 && e.channel_cap(g.nodes) > 0)
+    bus = std::min(bus, all_channels * e.channel_cap(g.nodes));
 
   switch (a) {
     case NcclAlgorithm::kRing: {
@@ -164,15 +194,24 @@ NcclEstimate nccl_estimate(const NcclTable& table, const NcclGroupShape& g, Coll
     }
   }
   // NCCL's ring "plateau": a multi-node ring Simple AllReduce with at least
-  // 64 bytes per channel and rank pays its latency x1.4 (ncclTopoGetAlgoTime).
-  // NCCL's channel count is not modelled: Brigade takes its largest, 32
-  // (MAXCHANNELS), so the factor applies from 2 KiB x ranks (NCCL, with fewer
-  // channels, from less).
+  // 64 bytes per channel and rank pays its latency x1.4 (ncclTopoGetAlgoTime,
+  // with comm->nChannels). Where the table does not know the channels,
+  // Brigade takes NCCL's largest, 32 (MAXCHANNELS).
+  const double plateau_channels = all_channels > 0 ? all_channels : 32.0;
   if (a == NcclAlgorithm::kRing && simple && multi && kind == CollectiveKind::kAllReduce &&
-      table.ring_plateau_factor > 0 && bytes / (32.0 * n) >= 64)
+      table.ring_plateau_factor > 0 && bytes / (plateau_channels * n) >= 64)
     r.latency_seconds *= table.ring_plateau_factor;
   if (!(r.alg_bandwidth_bytes_per_second > 0))
     return unavailable(a, p, "no bandwidth (a link of bandwidth 0)");
+  // NCCL ranks with every channel counted (its model), then runs a small
+  // ring or tree collective on fewer (nccl_channels_used): each channel
+  // carries 1/channels of the bandwidth, so the bytes take channels / used
+  // times longer.
+  r.model_seconds =
+      g.launch_overhead_seconds + r.latency_seconds + bytes / r.alg_bandwidth_bytes_per_second;
+  r.channels = nccl_channels_used(table, g.nodes, n, a, p, bytes);
+  if (r.channels > 0 && r.channels < all_channels)
+    r.alg_bandwidth_bytes_per_second *= static_cast<double>(r.channels) / all_channels;
   r.seconds = g.launch_overhead_seconds + r.latency_seconds + bytes / r.alg_bandwidth_bytes_per_second;
   return r;
 }
@@ -209,7 +248,7 @@ Result<NcclChoice> nccl_choose(const NcclTable& table, const NcclGroupShape& g,
       continue;
     }
     // Strictly less, in candidate order: NCCL keeps the first of equal times.
-    if (!best || e.seconds < best->seconds) best = &e;
+    if (!best || e.model_seconds < best->model_seconds) best = &e;
   }
   if (!best) {
     if (requested == CollectiveAlgorithm::kNvls)

@@ -58,8 +58,27 @@ struct NcclEstimate {
   double latency_seconds = 0;  // NCCL's latency: base + steps x hop latencies
   double bus_bandwidth_bytes_per_second = 0;  // NCCL's busBw for the algorithm
   double alg_bandwidth_bytes_per_second = 0;  // busBw converted (ring n/steps, tree 1/2)
-  double seconds = 0;  // launch + latency + M / algBw
+  double seconds = 0;  // launch + latency + M / (algBw x channels / all channels): what it takes
+  // NCCL's own estimate, which ranks the candidates (ncclTopoGetAlgoTime):
+  // launch + latency + M / algBw, every channel counted. Equal to `seconds`
+  // unless the collective runs on fewer channels than the table's.
+  double model_seconds = 0;
+  // The channels it runs on (nccl_channels_used); 0: not modelled (NVLS,
+  // NVLS-tree, or a table without `channels`).
+  int channels = 0;
 };
+
+// The channels NCCL runs a ring or tree collective of `bytes` on (src/
+// enqueue.cc, topoGetAlgoInfo, NVIDIA/nccl 5067397c): from the table's
+// channels for the group's nodes, one fewer while bytes < channels x nt x
+// threshold, down to 1; nt the protocol's threads per channel (LL 512,
+// LL128 640, Simple 512: NCCL_*_MAX_NTHREADS, src/include/device.h) and
+// threshold its bytes per thread (LL 8, LL128 8, Simple 64:
+// NCCL_*_THREAD_THRESHOLD, src/include/comm.h; ring LL x ranks,
+// ncclTopoTuneModel). 0 for NVLS and NVLS-tree (NCCL runs them on its
+// nvlsChannels whatever the size) and where the table's channels are not known.
+int nccl_channels_used(const NcclTable& table, int nodes, int ranks, NcclAlgorithm algorithm,
+                       NcclProtocol protocol, double bytes);
 
 // NCCL's estimate of one (algorithm, protocol); not available where the
 // table lacks it, the kind has no such algorithm (tree and NVLS are
@@ -71,7 +90,7 @@ NcclEstimate nccl_estimate(const NcclTable& table, const NcclGroupShape& group,
 
 // NCCL's choice and how Brigade's closed forms run it.
 struct NcclChoice {
-  NcclEstimate chosen;
+  NcclEstimate chosen;  // the least model_seconds (NCCL's rank); it takes chosen.seconds
   std::vector<NcclEstimate> candidates;  // every (algorithm, protocol) considered, in order
   // The chosen one as a closed form of costmodel/collectives.hpp: expand
   // `expansion` (ring for ring and NVLS, tree for tree) with this overhead

@@ -55,6 +55,7 @@ TEST(NcclTable, RoundTripsThroughAProfileFile) {
       }
     EXPECT_EQ(a.tree_correction, b.tree_correction);
     EXPECT_EQ(a.ring_plateau_factor, b.ring_plateau_factor);
+    EXPECT_EQ(a.channels, b.channels);
   }
 }
 
@@ -74,6 +75,16 @@ const char* const kSimple =
 
 TEST(NcclTableErrors, CompleteTableLoads) {
   EXPECT_EQ(load_error(std::string("      ring:\n") + kLL + kLL128 + kSimple), "ok");
+}
+
+// nccl.channels: NCCL's ring/tree channel count, one or by nodes (one,
+// two, more; a shorter list repeats its last), 0 .. 64.
+TEST(NcclTableErrors, ChannelsACountOrOnePerNodeCount) {
+  const std::string ring = std::string("      ring:\n") + kLL + kLL128 + kSimple;
+  EXPECT_EQ(load_error("      channels: [24, 0]\n" + ring), "ok");
+  EXPECT_EQ(load_error("      channels: 65\n" + ring), "p.yaml:4:17: error: found '65'; expected an integer from 0 to 64");
+  EXPECT_EQ(load_error("      channels: [1, 2, 3, 4]\n" + ring), "p.yaml:4:17: error: found a list; expected a channel count or a list of 1 to 3 (one "
+            "node, two, more)");
 }
 
 TEST(NcclTableErrors, MissingProtocolNamedAtItsAlgorithm) {

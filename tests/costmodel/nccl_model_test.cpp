@@ -127,14 +127,19 @@ TEST(NcclChoice, DgxA100ProtocolCrossovers) {
 // the measured 480 (core/presets_profiles.cpp), algBw 480 x 8/14 = 274.29.
 //   ring LL: 15.0 + M/80.571;  NVLS: 25.0 + M/274.29
 //   crossover: 10 / (1/80.571 - 1/274.29) ~ 1.14 MB
-//   512 KiB: LL 15.0 + 524288/80.571e3 = 21.507 us (NVLS 26.91)
+//   512 KiB: LL 15.0 + 524288/80.571e3 = 21.507 us by NCCL's model (NVLS 26.91),
+//     which ranks; it runs on 16 of its 24 channels (512 KiB / (512 threads x
+//     8 B x 8 ranks) = 16, enqueue.cc topoGetAlgoInfo): 15.0 + 524288 /
+//     (80.571 x 16/24) e3 = 24.761 us
 //   2 MiB: NVLS 25.0 + 2097152/274.29e3 = 32.646 us (LL 41.03)
 //   1 GiB: NVLS 25.0 + 2^30/274.29e3 = 3939.68 us (ring Simple 56 + 2^30/211.89e3 = 5123.5)
 TEST(NcclChoice, DgxH100NvlsTakesLargeAllReduces) {
   const Case c = preset("dgx-h100");
   const NcclChoice small = choose(c, CollectiveKind::kAllReduce, 512 * kKiB);
   EXPECT_EQ(name(small), "ring/ll");
-  expect_near_rel(small.chosen.seconds, 2.1507120567375886e-05);
+  expect_near_rel(small.chosen.model_seconds, 2.1507120567375886e-05);
+  EXPECT_EQ(small.chosen.channels, 16);
+  expect_near_rel(small.chosen.seconds, 2.476068085106383e-05);
   const NcclChoice mid = choose(c, CollectiveKind::kAllReduce, 2 * kMiB);
   EXPECT_EQ(name(mid), "nvls/simple");
   expect_near_rel(mid.chosen.seconds, 3.2645866666666665e-05);
@@ -152,6 +157,58 @@ TEST(NcclChoice, DgxH100NvlsTakesLargeAllReduces) {
   const NcclChoice ag = choose(c, CollectiveKind::kAllGather, kGiB);
   EXPECT_EQ(name(ag), "ring/simple");
   expect_near_rel(ag.chosen.seconds, 32.2e-6 + kGiB / (370.8e9 * 8 / 7));
+}
+
+// NCCL's channels by size (src/enqueue.cc topoGetAlgoInfo, NVIDIA/nccl
+// 5067397c): from comm->nChannels (dgx-h100, one node: 24), one fewer while
+// bytes < nc x nt x threshold. nt x threshold: ring LL 512 x (8 x 8 ranks) =
+// 32768 B; ring LL128 640 x 8 = 5120 B; ring Simple 512 x 64 = 32768 B; tree
+// LL 512 x 8 = 4096 B (NCCL_*_MAX_NTHREADS, src/include/device.h;
+// NCCL_*_THREAD_THRESHOLD, src/include/comm.h; ring LL x nRanks,
+// tuning.cc ncclTopoTuneModel).
+TEST(NcclChannels, ByProtocolAndSizeByHand) {
+  const Case c = preset("dgx-h100");
+  const NcclTable& t = c.profile.for_device(c.topology.device(0)).nccl;
+  ASSERT_EQ(t.channels_for(1), 24);
+  using A = NcclAlgorithm;
+  using P = NcclProtocol;
+  EXPECT_EQ(nccl_channels_used(t, 1, 8, A::kRing, P::kLL, 16 * kKiB), 1);   // < 1 x 32768
+  EXPECT_EQ(nccl_channels_used(t, 1, 8, A::kRing, P::kLL, 64 * kKiB), 2);   // 2 x 32768 = 65536
+  EXPECT_EQ(nccl_channels_used(t, 1, 8, A::kRing, P::kLL, 100000), 3);      // 98304 <= 100000 < 131072
+  EXPECT_EQ(nccl_channels_used(t, 1, 8, A::kRing, P::kLL, kMiB), 24);       // 32 x 32768: all 24
+  EXPECT_EQ(nccl_channels_used(t, 1, 2, A::kRing, P::kLL, 64 * kKiB), 8);   // 2 ranks: 8192 B a channel
+  EXPECT_EQ(nccl_channels_used(t, 1, 8, A::kRing, P::kLL128, 64 * kKiB), 12);  // 61440 <= 65536 < 66560
+  EXPECT_EQ(nccl_channels_used(t, 1, 8, A::kRing, P::kSimple, 64 * kKiB), 2);
+  EXPECT_EQ(nccl_channels_used(t, 1, 8, A::kTree, P::kLL, 64 * kKiB), 16);  // 65536 / 4096
+  // NVLS runs on its own nvlsChannels whatever the size; across nodes the
+  // preset does not know NCCL's channels; the A100 preset not at all.
+  EXPECT_EQ(nccl_channels_used(t, 1, 8, A::kNvls, P::kSimple, 64 * kKiB), 0);
+  EXPECT_EQ(nccl_channels_used(t, 4, 32, A::kRing, P::kLL, 64 * kKiB), 0);
+  const Case a100 = preset("dgx-a100");
+  EXPECT_EQ(nccl_channels_used(a100.profile.for_device(a100.topology.device(0)).nccl, 1, 8,
+                               A::kRing, P::kLL, 64 * kKiB),
+            0);
+}
+
+// The channels a collective runs on slow its bytes, not NCCL's rank: 64 KiB
+// AllReduce on one DGX H100 by ring LL, 2 of 24 channels:
+//   model 15.0 + 65536 / 80.571e3 = 15.813 us; runs 15.0 + 65536 / (80.571 x 2/24) e3 = 24.761 us
+// Per-channel caps (tuning.cc, Hopper N1): with 4 channels instead of 24,
+// ring LL128 busBw = min(370.8 x 0.92 = 341.136, 4 x 36.7 = 146.8) = 146.8.
+TEST(NcclChannels, FewerChannelsSlowTheBytesAndCapsBind) {
+  const Case c = preset("dgx-h100");
+  const NcclChoice small = choose(c, CollectiveKind::kAllReduce, 64 * kKiB);
+  EXPECT_EQ(name(small), "ring/ll");
+  EXPECT_EQ(small.chosen.channels, 2);
+  expect_near_rel(small.chosen.model_seconds, 15.0e-6 + 65536 / (141e9 * 8 / 14));
+  expect_near_rel(small.chosen.seconds, 15.0e-6 + 65536 / (141e9 * 8 / 14 * 2 / 24));
+  NcclTable t = c.profile.for_device(c.topology.device(0)).nccl;
+  const NcclGroupShape g = nccl_group_shape(c.topology, c.profile, t, first(8));
+  t.channels = {4, 0, 0};
+  const NcclEstimate ll128 =
+      nccl_estimate(t, g, CollectiveKind::kAllReduce, kGiB, NcclAlgorithm::kRing, NcclProtocol::kLL128);
+  expect_near_rel(ll128.bus_bandwidth_bytes_per_second, 4 * 36.7e9);
+  EXPECT_EQ(ll128.channels, 4);
 }
 
 // Two DGX H100 nodes, 16 ranks (ppn 8), AllReduce with no bytes: latency alone.

@@ -1,0 +1,96 @@
+// Issue 19 item 3: "ZeRO-3 is predicted faster than ZeRO-0 for a 7.5B model
+// on 64 GPUs although it moves 1.5x the bytes". The case
+// (scenarios/experiments/zero3_7.5b_64gpu.yaml: GPT 7.5B, data 64 over 8 x
+// DGX A100, one micro-batch of 8 x 2048 tokens a replica, full
+// recomputation) through both judges, and why the answer is what it is:
+//  - ZeRO-3 moves 1.5x ZeRO-0's traffic: a gather of the bf16 parameters
+//    before the forward, a re-gather before the backward and a
+//    reduce-scatter of the gradients (3 M, M = 2 bytes x 7.47 B parameters),
+//    against one AllReduce (2 M of traffic);
+//  - each layer's gather (402 MB over 64 ranks, 2.5 ms) is shorter than the
+//    layer's forward (~30 ms), so with a gather issued a block ahead only the
+//    first gather of the step and the last reduce-scatter show (ZeRO-3
+//    exposes more than ZeRO-0, whose last bucket alone shows);
+//  - but ZeRO-3 shards the optimizer step 64 ways (Rajbhandari et al. 2020,
+//    Sec. 5: P_os), and mixed-precision Adam over 7.47 B parameters is a
+//    memory-bound 129 ms a step unsharded: more than ZeRO-3's extra exposure.
+// So ZeRO-3 is faster here, by its sharded optimizer step, in both judges.
+// docs/FIDELITY.md, "ZeRO-3 against ZeRO-0".
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/planner/two_judges.hpp"
+
+namespace brigade::planner {
+namespace {
+
+Scenario zero(int stage) {
+  Result<Scenario> s =
+      load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/experiments/zero3_7.5b_64gpu.yaml");
+  EXPECT_TRUE(s.is_ok()) << s.message();
+  Scenario sc = s.is_ok() ? std::move(s).value() : Scenario{};
+  sc.strategy.zero = stage;
+  return sc;
+}
+
+double bytes_of(const cost::PlanEstimate& e, const std::string& purpose, const std::string& kind) {
+  double b = 0;
+  for (const cost::CommunicationEstimate& c : e.communication)
+    if (c.purpose == purpose && c.kind == kind) b += c.bytes;
+  return b;
+}
+
+TEST(Zero3, SevenAndAHalfBillionOn64GpusFasterThanZero0ByItsShardedOptimizer) {
+  const testing::TwoJudges z0 = testing::judge_both(zero(0));
+  const testing::TwoJudges z3 = testing::judge_both(zero(3));
+  ASSERT_TRUE(z0.ok && z3.ok);
+  const cost::PlanEstimate& c0 = z0.cost;
+  const cost::PlanEstimate& c3 = z3.cost;
+
+  // The bytes: ZeRO-0 one AllReduce of M = 2 B x parameters (traffic 2 M);
+  // ZeRO-3 two gathers (forward, backward re-gather) and one reduce-scatter.
+  const double m = bytes_of(c0, "data", "allreduce");
+  EXPECT_NEAR(m, 2.0 * c0.parameters, 1e-6 * m);
+  const double gathered = bytes_of(c3, "zero-3 params", "allgather");
+  const double scattered = bytes_of(c3, "data", "reducescatter");
+  EXPECT_NEAR(scattered, m, 0.01 * m);
+  EXPECT_GE(gathered, 2.0 * m);  // 2 M and the embedding's gather for the tied head
+  const double ratio = (gathered + scattered) / (2.0 * m);
+  EXPECT_GE(ratio, 1.5);
+  EXPECT_LT(ratio, 1.6);
+
+  // ZeRO-3 exposes more communication than ZeRO-0 (its first gather and last
+  // reduce-scatter against ZeRO-0's last bucket) ...
+  EXPECT_GT(c3.exposed_communication_seconds, c0.exposed_communication_seconds);
+  // ... and its optimizer step is ZeRO-0's over the 64 shards (the same
+  // memory-bound bytes / 64: 129 ms against 2.0 ms) ...
+  EXPECT_NEAR(c0.optimizer_seconds / c3.optimizer_seconds, 64.0, 64.0 * 0.02);
+  // ... which is the whole of the difference: the same kernels, ZeRO-3
+  // faster by the optimizer saving less its extra exposure.
+  EXPECT_NEAR(c3.compute_seconds, c0.compute_seconds, 1e-9 * c0.compute_seconds);
+  const double saved = c0.optimizer_seconds - c3.optimizer_seconds;
+  const double extra = c3.exposed_communication_seconds - c0.exposed_communication_seconds;
+  EXPECT_LT(c3.step_seconds, c0.step_seconds);
+  EXPECT_NEAR(c0.step_seconds - c3.step_seconds, saved - extra, 1e-3);
+
+  // The simulator agrees on the order and within 1% on each step.
+  EXPECT_LT(z3.sim.step_seconds, z0.sim.step_seconds);
+  EXPECT_NEAR(z3.sim.step_seconds, c3.step_seconds, 0.01 * c3.step_seconds);
+  EXPECT_NEAR(z0.sim.step_seconds, c0.step_seconds, 0.01 * c0.step_seconds);
+  // Its critical path begins with ZeRO-3's first gathers, exposed: nothing
+  // computes before them.
+  const Program& p = z3.plan.program;
+  ASSERT_FALSE(z3.sim.critical_path.empty());
+  EXPECT_EQ(p.task_name(z3.sim.critical_path.front()), "zero3.gather");
+  double first_compute = 1e30;
+  for (TaskId t = 0; t < p.num_tasks(); ++t)
+    if (p.task(t).device == 0 && p.task(t).kind == TaskKind::kCompute)
+      first_compute = std::min(first_compute, z3.sim.task_start_seconds[static_cast<size_t>(t)]);
+  EXPECT_GT(first_compute, 1e-3);  // the embedding's and the first layer's gathers, ~5 ms
+}
+
+}  // namespace
+}  // namespace brigade::planner
