@@ -1110,6 +1110,16 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     chain += stages[i].pp;
   }
   e.step_seconds = md * t_max + (t_sum - t_max) / v + chain / v + extra_max;
+  {
+    // The same schedule with kernels alone: T_i >= K_i gives t_max >= K_max
+    // and t_sum - t_max >= K_sum - K_max, so this is a floor under the step.
+    double k_max = 0, k_sum = 0;
+    for (const StageTimes& s : stages) {
+      k_sum += s.fwd_kernels + s.bwd_kernels;
+      k_max = std::max(k_max, s.fwd_kernels + s.bwd_kernels);
+    }
+    e.kernel_floor_seconds = md * k_max + (k_sum - k_max) / v;
+  }
   // The report follows the busiest device (most work of its own); its idle time is the bubble.
   size_t busiest = 0;
   for (size_t i = 0; i < stages.size(); ++i)
