@@ -690,6 +690,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // c + 1; a hop of the ring waits for its slowest link.
     ring_hops.clear();
     auto hop_seconds = [&](double bytes) {
+      if (ring_hops.empty() && memo != nullptr)  // the ring's distinct hops, once per search
+        ring_hops = memo->ring_alpha_betas(rm.device(0, 0, i, 0), rm.stride_context, cp);
       if (ring_hops.empty())
         for (int c = 0; c < cp; ++c) {
           const int from = rm.device(0, 0, i, c), to = rm.device(0, 0, i, (c + 1) % cp);

@@ -119,10 +119,27 @@ RankOrder rank_order_of(const std::vector<std::string>& names) {
 }
 
 namespace {
+// An order's place in all_orders() (the default, T-C-D-P, first; with
+// context 1 the six orders of T, D and P in their old order), so that ties
+// between plans that differ only in the rank order keep the default.
+int order_index(const RankOrder& o) {
+  static const std::array<std::uint8_t, 256> k = [] {
+    std::array<std::uint8_t, 256> t{};
+    t.fill(255);
+    const auto& all = all_orders();
+    for (size_t i = 0; i < all.size(); ++i)
+      t[static_cast<size_t>(all[i][0] | all[i][1] << 2 | all[i][2] << 4 | all[i][3] << 6)] =
+          static_cast<std::uint8_t>(i);
+    return t;
+  }();
+  return k[static_cast<size_t>((o[0] & 3) | (o[1] & 3) << 2 | (o[2] & 3) << 4 | (o[3] & 3) << 6)];
+}
+
 auto key_tuple(const StrategyPoint& p) {
   return std::make_tuple(p.tensor, p.pipeline, p.data, p.expert, p.context, p.sequence_parallel,
                          p.zero, p.micro_batch, static_cast<int>(p.schedule), p.virtual_stages,
-                         static_cast<int>(p.recompute), p.rank_order, p.bucket_bytes);
+                         static_cast<int>(p.recompute), order_index(p.rank_order), p.rank_order,
+                         p.bucket_bytes);
 }
 }  // namespace
 
