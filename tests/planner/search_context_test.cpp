@@ -320,3 +320,44 @@ TEST(SearchContext, Llama405bSpaceHoldsTheWrittenCp16PlanAndRanksIt) {
 
 }  // namespace
 }  // namespace brigade::planner
+
+namespace brigade::planner {
+namespace {
+
+// The time bound's floor (PlanEstimate::kernel_floor_seconds, docs/costmodel.md
+// "Pipeline schedule"): m max K + (sum K - max K) / v is under every step and
+// at least the busiest device's compute; with one stage it is m K, the
+// compute itself. Over every point of a space with context and pipelines.
+TEST(SearchContext, TheKernelFloorIsUnderEveryStep) {
+  const Scenario sc = long_gpt();
+  SpaceGrid grid;
+  grid.rank_order = {kDefaultRankOrder};
+  grid.bucket_bytes = {25e6};
+  auto space = StrategySpace::make(sc, grid);
+  ASSERT_TRUE(space.is_ok()) << space.message();
+  Scenario w = sc;
+  size_t staged = 0;
+  for (const StrategyPoint& p : every_point(*space)) {
+    apply_point(p, w);
+    auto e = cost::estimate_plan(w);
+    ASSERT_TRUE(e.is_ok()) << point_label(p) << ": " << e.message();
+    EXPECT_LE(e->kernel_floor_seconds, e->step_seconds * (1 + 1e-12)) << point_label(p);
+    EXPECT_GE(e->kernel_floor_seconds, e->compute_seconds * (1 - 1e-12)) << point_label(p);
+    if (p.pipeline == 1) {
+      EXPECT_DOUBLE_EQ(e->kernel_floor_seconds, e->compute_seconds) << point_label(p);
+    }
+    // Many stages, few micro-batches: the fill and drain raise the floor
+    // well above the compute (p = 4, m = 1: the four stages' kernels in a
+    // row, the sum of all K against the busiest stage's, the head's, alone:
+    // about 2.9x here).
+    if (p.pipeline == 4 && p.schedule != PipelineSchedule::kInterleaved &&
+        p.micro_batch * p.data == 8) {
+      EXPECT_GT(e->kernel_floor_seconds, 2 * e->compute_seconds) << point_label(p);
+      ++staged;
+    }
+  }
+  EXPECT_GT(staged, 0u);
+}
+
+}  // namespace
+}  // namespace brigade::planner
