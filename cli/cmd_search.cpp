@@ -128,8 +128,9 @@ const RegisterVerb kRegister("search", 40, [](CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "search",
       "Automatic placement on the scenario's cluster: for a transformer, the strategy space\n"
-      "(tensor x pipeline x data x sequence parallelism x ZeRO x micro-batch x schedule x\n"
-      "recomputation x rank order x bucket) judged in closed form and pruned; for a graph,\n"
+      "(tensor x pipeline x data x context [x expert] x sequence parallelism x ZeRO x\n"
+      "micro-batch x schedule x recomputation x rank order x bucket) judged in closed form and\n"
+      "pruned; for a graph,\n"
       "per-op placement (branch and bound or annealing), stage splits (DP) and mesh shardings\n"
       "(ILP, CBC). The best plans that fit, why each loses to the winner, the closest that do\n"
       "not fit, and where the scenario's own plan ranks. docs/search.md.");

@@ -55,6 +55,12 @@ struct PlanEstimate {
   double bubble_seconds = 0;   // idle: pipeline fill and drain, or waiting for other devices
   double exposed_communication_seconds = 0;
   double optimizer_seconds = 0;
+  // A floor under step_seconds from the kernels alone (transformers; 0
+  // otherwise): the pipeline schedule's step with every stage's per-micro-batch
+  // time cut to its kernels, m max K + (sum K - max K) / v, no communication,
+  // no per-step work. On identical devices it is the same for every rank order
+  // and gradient bucket (the search's time bound, planner/search_rank.cpp).
+  double kernel_floor_seconds = 0;
   std::vector<CommunicationEstimate> communication;
   // The device whose communication `communication` lists (the busiest
   // device the times follow); -1: every device of the plan (a manual

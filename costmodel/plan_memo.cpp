@@ -274,6 +274,22 @@ AlphaBeta PlanMemo::route_alpha_beta(int src, int dst) {
   return ab;
 }
 
+const std::vector<AlphaBeta>& PlanMemo::ring_alpha_betas(int first, int stride, int n) {
+  auto [it, fresh] = rings_.try_emplace(std::make_tuple(first, stride, n));
+  if (fresh)
+    for (int c = 0; c < n; ++c) {
+      const AlphaBeta ab = route_alpha_beta(first + c * stride, first + ((c + 1) % n) * stride);
+      bool seen = false;
+      for (const AlphaBeta& x : it->second)
+        seen =
+            seen || (x.alpha_seconds == ab.alpha_seconds &&
+                     x.bandwidth_bytes_per_second == ab.bandwidth_bytes_per_second &&
+                     x.reduce_bandwidth_bytes_per_second == ab.reduce_bandwidth_bytes_per_second);
+      if (!seen) it->second.push_back(ab);
+    }
+  return it->second;
+}
+
 PlanMemo* PlanMemo::current(const Topology& topology, const HardwareProfile& profile) {
   return installed != nullptr && installed->covers(topology, profile) ? installed : nullptr;
 }

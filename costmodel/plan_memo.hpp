@@ -137,6 +137,11 @@ class PlanMemo {
   // route_alpha_seconds and route_bandwidth_bytes_per_second of the route
   // src -> dst, looked up once.
   AlphaBeta route_alpha_beta(int src, int dst);
+  // The distinct route_alpha_beta values of the ring first + c x stride ->
+  // first + ((c + 1) mod n) x stride, c = 0 .. n - 1 (a context-parallel
+  // ring), looked up once per ring: a ring of 4096 ranks reads 4096 routes,
+  // and the search judges it in plan after plan.
+  const std::vector<AlphaBeta>& ring_alpha_betas(int first, int stride, int n);
 
   // The transformer judge's cache of work shared by plans (gradient buckets).
   detail::TransformerCache& transformer_cache() { return *transformer_cache_; }
@@ -222,6 +227,7 @@ class PlanMemo {
   ShapeKey last_shape_{};
   const TransformerBlocks* last_blocks_ = nullptr;
   std::unordered_map<std::uint64_t, AlphaBeta> routes_;
+  std::map<std::tuple<int, int, int>, std::vector<AlphaBeta>> rings_;
   std::unique_ptr<detail::TransformerCache> transformer_cache_;
   std::uint64_t hits_ = 0, misses_ = 0;
 };

@@ -690,6 +690,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // c + 1; a hop of the ring waits for its slowest link.
     ring_hops.clear();
     auto hop_seconds = [&](double bytes) {
+      if (ring_hops.empty() && memo != nullptr)  // the ring's distinct hops, once per search
+        ring_hops = memo->ring_alpha_betas(rm.device(0, 0, i, 0), rm.stride_context, cp);
       if (ring_hops.empty())
         for (int c = 0; c < cp; ++c) {
           const int from = rm.device(0, 0, i, c), to = rm.device(0, 0, i, (c + 1) % cp);
@@ -1110,6 +1112,16 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     chain += stages[i].pp;
   }
   e.step_seconds = md * t_max + (t_sum - t_max) / v + chain / v + extra_max;
+  {
+    // The same schedule with kernels alone: T_i >= K_i gives t_max >= K_max
+    // and t_sum - t_max >= K_sum - K_max, so this is a floor under the step.
+    double k_max = 0, k_sum = 0;
+    for (const StageTimes& s : stages) {
+      k_sum += s.fwd_kernels + s.bwd_kernels;
+      k_max = std::max(k_max, s.fwd_kernels + s.bwd_kernels);
+    }
+    e.kernel_floor_seconds = md * k_max + (k_sum - k_max) / v;
+  }
   // The report follows the busiest device (most work of its own); its idle time is the bubble.
   size_t busiest = 0;
   for (size_t i = 0; i < stages.size(); ++i)

@@ -22,13 +22,14 @@ nlohmann::json RankedPlan::keys_json() const {
     j["pipeline"] = p.pipeline;
     j["data"] = p.data;
     j["expert"] = p.expert;
+    j["context"] = p.context;
     j["sequence_parallel"] = p.sequence_parallel;
     j["zero"] = p.zero;
     j["micro_batch"] = p.micro_batch;
     j["schedule"] = std::string(schedule_name(p.schedule));
     j["virtual_stages"] = p.virtual_stages;
     j["recompute"] = std::string(recompute_name(p.recompute));
-    j["rank_order"] = rank_order_names(p.rank_order);
+    j["rank_order"] = rank_order_names(p.rank_order, p.context);
     j["bucket_bytes"] = p.bucket_bytes;
     return j;
   }

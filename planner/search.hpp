@@ -137,8 +137,9 @@ struct SearchResult {
   std::vector<std::string> space;   // one line per key
   std::uint64_t space_size = 0;
   bool experts = false;             // a mixture of experts: the space has an expert key
+  bool contexts = false;            // context degrees above 1 in the space or the hand-written plan
   // Points of the grid left out of the space because check_plan refuses
-  // them (expert parallelism's conditions), per reason.
+  // them (expert and context parallelism's conditions), per reason.
   std::vector<std::pair<std::string, std::uint64_t>> refused;
   std::uint64_t evaluated = 0;
   std::uint64_t pruned_memory = 0;  // never judged: their class's representative did not fit

@@ -41,6 +41,9 @@ Result<std::string> plan_scenario_yaml(const Scenario& base, const RankedPlan& p
     strat["pipeline"] = st.pipeline;
     strat["data"] = st.data;
     if (st.expert > 1 || s.transformer.moe.enabled()) strat["expert"] = st.expert;
+    // context: written when above 1, or when the original plan had it (so
+    // that a searched context 1 is said, not left to the default).
+    if (st.context > 1 || base.strategy.context > 1) strat["context"] = st.context;
     strat["sequence_parallel"] = st.sequence_parallel;
     strat["schedule"] = std::string(schedule_name(st.schedule));
     strat["virtual_stages"] = st.virtual_stages;

@@ -9,8 +9,10 @@
 //    order or the bucket size (checked on every plan judged after it; if a
 //    plan ever disagrees the search stops relying on it and says so);
 //  - time: a class's kernels are the same for all its plans on identical
-//    devices, so the compute time of any plan judged in it is a floor for
-//    every step in it (step >= compute, also checked on every plan). Classes
+//    devices, so the kernel floor of any plan judged in it (its compute, and
+//    the pipeline schedule run with kernels alone: PlanEstimate's
+//    kernel_floor_seconds) is a floor for every step in it (also checked on
+//    every plan). Classes
 //    are visited in order of that floor (one plan each first), so once a
 //    floor exceeds the K-th best step, every class left is dropped.
 #include <algorithm>
@@ -88,7 +90,8 @@ bool identical_devices(const Scenario& sc) {
 
 // Marks which of a transformer plan's collectives leave a node.
 void mark_crossings(const Scenario& sc, const StrategyPoint& p, RankedPlan& plan) {
-  auto rm = RankMap::make(p.tensor, p.data, p.pipeline, rank_order_names(p.rank_order));
+  auto rm = RankMap::make(p.tensor, p.data, p.pipeline, rank_order_names(p.rank_order, p.context),
+                          p.context);
   if (!rm.is_ok()) return;
   const Topology& t = sc.topology;
   auto spans = [&](const std::vector<int>& g) {
@@ -97,9 +100,13 @@ void mark_crossings(const Scenario& sc, const StrategyPoint& p, RankedPlan& plan
     return false;
   };
   const bool tp = spans(rm->tensor_group(0, 0));
-  const bool dp = spans(rm->data_group(0, 0));
+  const std::vector<int> replicas = rm->data_group(0, 0);  // data x context, context fastest
+  const bool dp = spans(replicas);
+  // The first ring of context ranks (data rank 0).
+  const bool cp = p.context > 1 && spans({replicas.begin(), replicas.begin() + p.context});
   const bool pp = p.pipeline > 1 && spans({rm->device(0, 0, 0), rm->device(0, 0, 1)});
   for (auto& c : plan.communication) {
+    if (c.purpose == "context") c.crosses_nodes = cp;
     if (c.purpose == "tensor") c.crosses_nodes = tp;
     if (c.purpose == "data" || c.purpose == "zero-3 params") c.crosses_nodes = dp;
     if (c.purpose == "pipeline") c.crosses_nodes = pp;
@@ -136,6 +143,7 @@ Result<SearchResult> search_transformer(const Scenario& sc, const SearchOptions&
   r.judge = o.judge_sim ? "sim" : "cost";
   r.space = space.describe();
   r.experts = space.experts();
+  r.contexts = space.contexts() || (sc.has_strategy && sc.strategy.context > 1);
   r.refused = space.refused();
   r.space_size = space.size();
 
@@ -204,6 +212,7 @@ Result<SearchResult> search_transformer(const Scenario& sc, const SearchOptions&
   struct Judged {
     bool ok = false;
     double step = 0, compute = 0;
+    double floor = 0;  // the class's kernel floor: max(compute, kernel_floor_seconds)
     MemoryFigures mem;
   };
   auto judge = [&](const StrategyPoint& p) {
@@ -218,6 +227,7 @@ Result<SearchResult> search_transformer(const Scenario& sc, const SearchOptions&
     j.ok = true;
     j.step = e->step_seconds;
     j.compute = e->compute_seconds;
+    j.floor = std::max(e->compute_seconds, e->kernel_floor_seconds);
     j.mem = memory_figures(*e);
     Kept k;
     k.point = p;
@@ -252,7 +262,7 @@ Result<SearchResult> search_transformer(const Scenario& sc, const SearchOptions&
     const TimeClass& c = classes[i];
     first[i] = judge(point_in(c, space.zero_values(c).front(), space.rank_orders(c).front(),
                               space.bucket_values(c).front()));
-    floor[i] = first[i].ok ? first[i].compute : 0.0;
+    floor[i] = first[i].ok ? first[i].floor : 0.0;
     ++visited;
     if ((i & 63) == 0 && deadline.expired()) stopped = true;
   }
@@ -326,15 +336,15 @@ Result<SearchResult> search_transformer(const Scenario& sc, const SearchOptions&
           ++judged_in_group;
           ++visited;
           if (!j.ok) continue;
-          if (bound_ok && j.mem.fits && j.step < j.compute * (1 - 1e-9)) bound_ok = false;
+          if (bound_ok && j.mem.fits && j.step < j.floor * (1 - 1e-9)) bound_ok = false;
           if (bound_ok && j.step < floor[i] * (1 - 1e-9)) {
             bound_ok = false;
             r.notes.push_back(fmt::format(
-                "a plan stepped faster ({}) than its class's compute ({}): the time bound was "
-                "dropped from there on",
+                "a plan stepped faster ({}) than its class's kernel floor ({}): the time bound "
+                "was dropped from there on",
                 format_seconds(j.step), format_seconds(floor[i])));
           }
-          floor[i] = std::max(floor[i], j.compute);
+          floor[i] = std::max(floor[i], j.floor);
           if (!have_group) {
             have_group = true;
             group_peak = j.mem.peak_bytes;
@@ -429,15 +439,16 @@ Result<SearchResult> search_transformer(const Scenario& sc, const SearchOptions&
   if (r.pruned_memory > 0)
     r.notes.push_back(fmt::format(
         "memory first: {} plans never judged, because the first plan of their group (same "
-        "tensor, pipeline, data, sequence parallelism, micro-batch, schedule, recomputation and "
-        "ZeRO stage: rank order and bucket change no memory in the closed form) did not fit",
+        "tensor, pipeline, data, expert, context, sequence parallelism, micro-batch, schedule, "
+        "recomputation and ZeRO stage: rank order and bucket change no memory in the closed form) "
+        "did not fit",
         r.pruned_memory));
   if (r.pruned_bound > 0)
     r.notes.push_back(
         obj == SearchObjective::kStepTime
-            ? fmt::format("time bound: {} plans never judged, because the compute alone of their "
-                          "class (a floor under every step in it) was slower than the {} best "
-                          "steps found",
+            ? fmt::format("time bound: {} plans never judged, because the kernels alone of their "
+                          "class (its compute, with the pipeline's fill and drain: a floor under "
+                          "every step in it) were slower than the {} best steps found",
                           r.pruned_bound, K)
             : fmt::format("memory bound: {} plans never judged, because their group's peak "
                           "memory was above the {} smallest found",

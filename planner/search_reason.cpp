@@ -25,6 +25,7 @@ std::string purpose_name(const std::string& purpose) {
   if (purpose == "zero-3 params") return "ZeRO-3 parameter";
   if (purpose == "transfer") return "cross-device";
   if (purpose == "sharding") return "resharding";
+  if (purpose == "context") return "ring attention's KV exchange";
   return purpose;
 }
 
@@ -59,6 +60,7 @@ std::string compute_cause(const RankedPlan& a, const RankedPlan& w) {
   add("tensor", std::to_string(p.tensor), std::to_string(q.tensor));
   add("pipeline", std::to_string(p.pipeline), std::to_string(q.pipeline));
   add("expert", std::to_string(p.expert), std::to_string(q.expert));
+  add("context", std::to_string(p.context), std::to_string(q.context));
   add("micro-batch", std::to_string(p.micro_batch), std::to_string(q.micro_batch));
   add("recompute", std::string(recompute_name(p.recompute)), std::string(recompute_name(q.recompute)));
   add("sp", p.sequence_parallel ? "on" : "off", q.sequence_parallel ? "on" : "off");
@@ -127,7 +129,8 @@ std::string ties_text(const RankedPlan& p) {
     if (t.bucket_bytes != p.point->bucket_bytes &&
         std::find(buckets.begin(), buckets.end(), t.bucket_bytes) == buckets.end())
       buckets.push_back(t.bucket_bytes);
-    if (t.rank_order != p.point->rank_order &&
+    if (rank_order_label(t.rank_order, t.context) !=
+            rank_order_label(p.point->rank_order, p.point->context) &&
         std::find(orders.begin(), orders.end(), t.rank_order) == orders.end())
       orders.push_back(t.rank_order);
   }
@@ -140,7 +143,8 @@ std::string ties_text(const RankedPlan& p) {
   }
   if (!orders.empty()) {
     s += s.empty() ? "order" : "; order";
-    for (size_t i = 0; i < orders.size(); ++i) s += (i ? ", " : " ") + rank_order_label(orders[i]);
+    for (size_t i = 0; i < orders.size(); ++i)
+      s += (i ? ", " : " ") + rank_order_label(orders[i], p.point->context);
   }
   return s;
 }
@@ -175,6 +179,11 @@ std::string loses_because(SearchObjective o, const RankedPlan& a, const RankedPl
                           recompute_name(q.recompute));
       else if (p.micro_batch > q.micro_batch)
         why = fmt::format(" (micro-batch {}; winner {})", p.micro_batch, q.micro_batch);
+      else if (p.context < q.context)
+        why = fmt::format(
+            " (context {} keeps {} of the sequence's activations per rank; winner context {})",
+            p.context, p.context == 1 ? std::string("all") : fmt::format("1/{}", p.context),
+            q.context);
     }
     return fmt::format("peak memory {} ({:.2f}x the winner's {}){}", format_bytes(a.peak_memory_bytes),
                        a.peak_memory_bytes / w.peak_memory_bytes, format_bytes(w.peak_memory_bytes), why);
@@ -216,6 +225,15 @@ std::string loses_because(SearchObjective o, const RankedPlan& a, const RankedPl
     auto it = wa.find({top->purpose, top->kind});
     const double was = it == wa.end() ? 0.0 : it->second->exposed_seconds;
     std::string where;
+    if (top->purpose == "context") {
+      // Ring attention: the hops the attention blocks did not hide.
+      const int cp = a.point ? a.point->context : 0;
+      return fmt::format(
+          "{}: ring attention's KV exchange exposed ({} exposed, winner {}; context {}, "
+          "{} hops each way per layer, the ring {})",
+          head, format_seconds(top->exposed_seconds), format_seconds(was), cp, cp > 1 ? cp - 1 : 0,
+          top->crosses_nodes ? "crossing nodes" : "inside a node");
+    }
     if (top->purpose == "data" || top->purpose == "tensor" || top->purpose == "zero-3 params")
       where = top->crosses_nodes ? " crosses nodes" : " inside a node";
     else if (top->purpose == "pipeline")

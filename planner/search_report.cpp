@@ -74,14 +74,18 @@ nlohmann::json plan_json(const RankedPlan& p, bool with_rank) {
 }
 
 // One row of the transformer table.
-std::string transformer_row(const RankedPlan& p, bool experts) {
+// The expert and context columns appear when the space has them.
+std::string transformer_row(const RankedPlan& p, bool experts, bool contexts) {
   const StrategyPoint& s = *p.point;
   std::string sched = s.pipeline == 1 ? "-" : std::string(schedule_name(s.schedule));
   if (s.pipeline > 1 && s.schedule == PipelineSchedule::kInterleaved) sched += fmt::format(" x{}", s.virtual_stages);
-  return fmt::format("{:>6} {:>4} {:>4} {}{:>3} {:>4} {:>5} {:<14} {:<9} {:<5} {:>6}", s.tensor, s.pipeline,
-                     s.data, experts ? fmt::format("{:>6} ", s.expert) : std::string(), s.sequence_parallel ? "on" : "-", s.zero, s.micro_batch, sched,
-                     recompute_name(s.recompute), rank_order_label(s.rank_order),
-                     s.data > 1 ? bucket_label(s.bucket_bytes) : std::string("-"));
+  return fmt::format("{:>6} {:>4} {:>4} {}{}{:>3} {:>4} {:>5} {:<14} {:<9} {:<{}} {:>6}", s.tensor,
+                     s.pipeline, s.data, experts ? fmt::format("{:>6} ", s.expert) : std::string(),
+                     contexts ? fmt::format("{:>4} ", s.context) : std::string(),
+                     s.sequence_parallel ? "on" : "-", s.zero, s.micro_batch, sched,
+                     recompute_name(s.recompute), rank_order_label(s.rank_order, s.context),
+                     contexts ? 7 : 5,
+                     s.data * s.context > 1 ? bucket_label(s.bucket_bytes) : std::string("-"));
 }
 
 std::string figures(const RankedPlan& p) {
@@ -130,8 +134,11 @@ std::string search_text(const SearchResult& r, int top) {
     std::string head = fmt::format("{:>3} ", "#");
     if (sim) head += fmt::format("{:>4} {:>10} ", "cost", "simulated");
     if (tf)
-      head += fmt::format("{:>6} {:>4} {:>4} {}{:>3} {:>4} {:>5} {:<14} {:<9} {:<5} {:>6}", "tensor", "pipe",
-                          "data", r.experts ? fmt::format("{:>6} ", "expert") : std::string(), "sp", "zero", "micro", "schedule", "recompute", "order", "bucket");
+      head +=
+          fmt::format("{:>6} {:>4} {:>4} {}{}{:>3} {:>4} {:>5} {:<14} {:<9} {:<{}} {:>6}", "tensor",
+                      "pipe", "data", r.experts ? fmt::format("{:>6} ", "expert") : std::string(),
+                      r.contexts ? fmt::format("{:>4} ", "ctx") : std::string(), "sp", "zero",
+                      "micro", "schedule", "recompute", "order", r.contexts ? 7 : 5, "bucket");
     else
       head += fmt::format("{:<40}", "plan");
     head += fmt::format(" {:>10} {:>10} {:>10} {:>6}  {}\n", "step", "peak mem", "exposed", "MFU", "why it loses");
@@ -143,7 +150,7 @@ std::string search_text(const SearchResult& r, int top) {
         row += fmt::format("{:>4} {:>10} ", p.cost_rank,
                            p.sim_step_seconds ? format_seconds(*p.sim_step_seconds) : std::string("-"));
       if (tf && p.point)
-        row += transformer_row(p, r.experts);
+        row += transformer_row(p, r.experts, r.contexts);
       else {
         std::string label = p.method + ": " + p.label;
         if (label.size() > 40) label = label.substr(0, 37) + "...";

@@ -1,11 +1,12 @@
 // The strategy space `brigade search` explores for a transformer on a fixed
-// cluster: tensor x pipeline x data (their product is the topology's device
-// count) x sequence parallelism x ZeRO stage x micro-batch x schedule and
+// cluster: tensor x pipeline x data x context (their product is the
+// topology's device count; x expert inside data for a mixture of experts) x
+// sequence parallelism x ZeRO stage x micro-batch x schedule and
 // virtual stages x recomputation x rank order x gradient bucket size.
 // docs/search.md gives every key's values and the reasons for them.
 //
 // The space is enumerated as "time classes" (the keys that decide the
-// kernels a device runs: tensor, pipeline, data, expert, sequence
+// kernels a device runs: tensor, pipeline, data, expert, context, sequence
 // parallelism, micro-batch, schedule, virtual stages, recomputation), each
 // expanded over
 // the keys that only change communication and model states (ZeRO, rank
@@ -23,11 +24,23 @@
 
 namespace brigade::planner {
 
-// A rank order, innermost axis first: indices into {tensor, data, pipeline}.
-using RankOrder = std::array<std::uint8_t, 3>;
-std::vector<std::string> rank_order_names(const RankOrder& order);
-// "T-D-P" for {tensor, data, pipeline}.
-std::string rank_order_label(const RankOrder& order);
+// A rank order, innermost axis first: indices into {tensor, data, pipeline,
+// context}. Every order lists the four axes; with context 1 the context axis
+// takes no devices and the names and labels leave it out.
+using RankOrder = std::array<std::uint8_t, 4>;
+inline constexpr std::uint8_t kContextAxis = 3;
+// The default order: tensor, context, data, pipeline (Megatron-Core's
+// tp-cp-dp-pp; with context 1, the scenario default [tensor, data, pipeline]).
+inline constexpr RankOrder kDefaultRankOrder = {0, 3, 1, 2};
+// The axes' names, innermost first; "context" only when `context` > 1 (a
+// scenario's rank_order without it puts context right after tensor).
+std::vector<std::string> rank_order_names(const RankOrder& order, int context = 1);
+// "T-D-P" for {tensor, (context,) data, pipeline} with context 1; "T-C-D-P"
+// with context > 1.
+std::string rank_order_label(const RankOrder& order, int context = 1);
+// The order of names written in a scenario (three axes or four), as a
+// RankOrder; context goes right after tensor when not listed (full_rank_order).
+RankOrder rank_order_of(const std::vector<std::string>& names);
 // "25MB" for a whole number of megabytes, else format_bytes.
 std::string bucket_label(double bytes);
 
@@ -35,13 +48,14 @@ std::string bucket_label(double bytes);
 struct StrategyPoint {
   int tensor = 1, pipeline = 1, data = 1;
   int expert = 1;  // expert parallelism (mixtures of experts; 1 for a dense model)
+  int context = 1;  // context parallelism (ring attention over the sequence)
   bool sequence_parallel = false;
   int zero = 0;
   std::int64_t micro_batch = 1;
   PipelineSchedule schedule = PipelineSchedule::k1F1B;
   int virtual_stages = 1;
   Recompute recompute = Recompute::kNone;
-  RankOrder rank_order{0, 1, 2};
+  RankOrder rank_order = kDefaultRankOrder;
   double bucket_bytes = 25e6;
 
   bool operator==(const StrategyPoint& o) const;
@@ -54,7 +68,8 @@ struct StrategyPoint {
 bool equivalent(const StrategyPoint& a, const StrategyPoint& b);
 
 // "tensor 8, pipeline 16, data 8, sp, zero 1, micro 1, interleaved x2,
-// selective, T-D-P, bucket 25 MB" ("data 8, expert 8, ..." with expert > 1).
+// selective, T-D-P, bucket 25 MB" ("data 8, expert 8, ..." with expert > 1,
+// "data 8, context 16, ..., T-C-D-P, ..." with context > 1).
 std::string point_label(const StrategyPoint& p);
 
 // The point a scenario's own strategy and training keys describe.
@@ -72,6 +87,7 @@ struct SpaceGrid {
   std::vector<int> tensor;                 // empty: every divisor allowed by the model
   std::vector<int> pipeline;               // empty: every divisor of the layers
   std::vector<int> expert;                 // empty: every divisor of the experts (MoE only)
+  std::vector<int> context;                // empty: every degree check_plan accepts
   std::vector<bool> sequence_parallel = {false, true};
   std::vector<int> zero = {0, 1, 2, 3};
   std::vector<std::int64_t> micro_batch;   // empty: every divisor of the per-replica batch
@@ -96,6 +112,7 @@ Status restrict_grid(SpaceGrid& grid, const std::string& key, const std::string&
 struct TimeClass {
   int tensor = 1, pipeline = 1, data = 1;
   int expert = 1;
+  int context = 1;
   bool sequence_parallel = false;
   std::int64_t micro_batch = 1;
   PipelineSchedule schedule = PipelineSchedule::k1F1B;
@@ -127,9 +144,11 @@ class StrategySpace {
   const std::vector<std::string>& describe() const { return lines_; }
   // Whether the model is a mixture of experts (the space has an expert key).
   bool experts() const { return experts_; }
+  // Whether the space holds context degrees above 1.
+  bool contexts() const { return contexts_; }
   // Combinations of the grid's values left out because check_plan refuses
-  // them (expert parallelism's conditions), per reason, in points: the
-  // points those classes and ZeRO stages would have held.
+  // them (expert and context parallelism's conditions), per reason, in
+  // points: the points those classes and ZeRO stages would have held.
   const std::vector<std::pair<std::string, std::uint64_t>>& refused() const { return refused_; }
   int devices() const { return devices_; }
   bool training() const { return training_; }
@@ -142,6 +161,7 @@ class StrategySpace {
   int devices_ = 0;
   bool training_ = true;
   bool experts_ = false;
+  bool contexts_ = false;
   std::vector<std::pair<std::string, std::uint64_t>> refused_;
 };
 

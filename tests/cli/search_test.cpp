@@ -151,6 +151,54 @@ TEST(SearchVerb, BadFlagsAreOneLine) {
   EXPECT_EQ(o.out + b.out + t.out + k.out + m.out, "");
 }
 
+// Context parallelism from the command line: the bundled Llama 3 405B
+// scenario (TP8 x CP16 x PP16 x DP8) searched over tensor 8 and pipeline 16
+// (cut to keep the test short): every plan's strategy has `context`, the
+// device product is 16,384, the hand-written CP16 plan is ranked, and
+// --emit writes a scenario that `cost` judges the same; a context degree
+// that fits nothing is one line, exit 2.
+TEST(SearchVerb, ContextParallelismIsInTheSpaceAndEmitted) {
+  const std::string best = temp_path("-405b-best.yaml");
+  const std::string s = scenario("llama3_405b_16384gpu.yaml");
+  auto r = run_brigade({"search", s, "--set", "tensor=8", "--set", "pipeline=16", "--set",
+                        "context=8,16,32", "--top", "3", "--json", "--quiet", "--emit", best});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["plans"].empty());
+  for (const auto& p : j["plans"]) {
+    const auto& st = p["strategy"];
+    EXPECT_EQ(st["tensor"].get<int>() * st["context"].get<int>() * st["pipeline"].get<int>() *
+                  st["data"].get<int>(),
+              16384);
+    EXPECT_NE(st["context"].get<int>(), 1);
+    EXPECT_EQ(st["rank_order"].size(), 4u);
+  }
+  EXPECT_EQ(j["hand_written"]["strategy"]["context"], 16);
+  EXPECT_GE(j["hand_written"]["rank"].get<int>(), 1);
+  bool line = false;
+  for (const auto& k : j["space"]["keys"])
+    line |= k.get<std::string>().rfind("context: 8, 16, 32 (", 0) == 0;
+  EXPECT_TRUE(line) << j["space"]["keys"].dump();
+  auto c = run_brigade({"cost", best, "--json"});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(c.out)["step_seconds"].get<double>(),
+                   j["plans"][0]["step_seconds"].get<double>());
+  std::remove(best.c_str());
+
+  auto bad =
+      run_brigade({"search", scenario("gpt3_175b_1024.yaml"), "--set", "context=2", "--quiet"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_EQ(
+      bad.err.rfind(
+          "brigade: error: search: no strategy fits: check_plan refuses every plan left: ", 0),
+      0u)
+      << bad.err;
+  EXPECT_NE(bad.err.find("plans with context > 1 with unfused attention"), std::string::npos)
+      << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1);
+}
+
 // A graph: the exact method on the seed's two-chef graph; the hand-written
 // placement is ranked with the methods' plans.
 TEST(SearchVerb, GraphScenarioRanksTheMethodsAndTheHandWrittenPlacement) {

@@ -73,6 +73,7 @@ void expect_fast_path_is_plain(const std::string& file, size_t n, size_t run) {
     EXPECT_EQ(want->bubble_seconds, got->bubble_seconds) << at;
     EXPECT_EQ(want->exposed_communication_seconds, got->exposed_communication_seconds) << at;
     EXPECT_EQ(want->optimizer_seconds, got->optimizer_seconds) << at;
+    EXPECT_EQ(want->kernel_floor_seconds, got->kernel_floor_seconds) << at;
     EXPECT_EQ(want->mfu, got->mfu) << at;
     EXPECT_EQ(want->hfu, got->hfu) << at;
     EXPECT_EQ(want->communication_device, got->communication_device) << at;
@@ -100,6 +101,17 @@ TEST(SearchFastPath, EqualsThePlainJudgeOnGpt3_175B) { expect_fast_path_is_plain
 TEST(SearchFastPath, EqualsThePlainJudgeOn530B) { expect_fast_path_is_plain("mt_nlg_530b_2240.yaml", 120, 80); }
 
 TEST(SearchFastPath, EqualsThePlainJudgeOnMixtral) { expect_fast_path_is_plain("mixtral_8x7b_16gpu.yaml", 300, 150); }
+
+// Llama 3 70B on 64 H100s (fused attention): context degrees 1 to 64 in the
+// space, the memo's rings (PlanMemo::ring_alpha_betas) against every hop's
+// own route.
+TEST(SearchFastPath, EqualsThePlainJudgeOnLlama70bWithContext) {
+  const auto all = every_point(load("llama3_70b_64gpu.yaml"));
+  size_t with_context = 0;
+  for (const StrategyPoint& p : sample(all, 300, 150)) with_context += p.context > 1;
+  EXPECT_GT(with_context, 50u);
+  expect_fast_path_is_plain("llama3_70b_64gpu.yaml", 300, 150);
+}
 
 }  // namespace
 }  // namespace brigade::planner

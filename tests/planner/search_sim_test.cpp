@@ -34,7 +34,8 @@ TEST(SearchSim, CoarseRingsJudgeAsTheStepByStepSimulation) {
   o.grid.micro_batch = {1};
   o.grid.recompute = {Recompute::kSelective};
   o.grid.bucket_bytes = {25e6};
-  o.grid.rank_order = {RankOrder{0, 1, 2}};  // T-D-P
+  o.grid.rank_order = {
+      kDefaultRankOrder};  // T-D-P (T-C-D-P: context, of degree 1 here, right after tensor)
   auto coarse = run_search(*sc, o);
   o.sim_ring_max_steps = 0;
   auto exact = run_search(*sc, o);

@@ -22,6 +22,7 @@
 #include "planner/search_internal.hpp"
 #include "sim/simulator.hpp"
 #include "tests/planner/scenario_fixtures.hpp"
+#include "tests/planner/search_brute_force.hpp"
 
 namespace brigade::planner {
 namespace {
@@ -40,49 +41,6 @@ Scenario medium_gpt() {
   s.transformer.vocab = 51200;
   s.training.recompute = Recompute::kNone;
   return s;
-}
-
-// Every point of the space judged, best first, plans that tie with a better
-// one folded into it (detail::ties_with): the reference for pruning.
-std::vector<std::pair<double, double>> brute_force(const Scenario& sc, const StrategySpace& space,
-                                                   SearchObjective obj, size_t k, std::uint64_t* judged) {
-  struct Judged {
-    double primary, secondary;
-    StrategyPoint point;
-    bool operator<(const Judged& o) const {
-      return std::tie(primary, secondary, point) < std::tie(o.primary, o.secondary, o.point);
-    }
-  };
-  std::vector<Judged> fit;
-  Scenario w = sc;
-  for (const TimeClass& c : space.classes())
-    for (int z : space.zero_values(c))
-      for (const RankOrder& o : space.rank_orders(c))
-        for (double b : space.bucket_values(c)) {
-          apply_point(point_in(c, z, o, b), w);
-          auto e = cost::estimate_plan(w);
-          EXPECT_TRUE(e.is_ok()) << e.message();
-          if (!e.is_ok()) continue;
-          ++*judged;
-          const auto m = detail::memory_figures(*e);
-          if (!m.fits) continue;
-          const StrategyPoint p = point_in(c, z, o, b);
-          if (obj == SearchObjective::kStepTime)
-            fit.push_back({e->step_seconds, m.peak_bytes, p});
-          else
-            fit.push_back({m.peak_bytes, e->step_seconds, p});
-        }
-  std::sort(fit.begin(), fit.end());
-  std::vector<Judged> rows;
-  for (const Judged& x : fit) {
-    bool folded = false;
-    for (const Judged& row : rows)
-      folded = folded || detail::ties_with(row.point, row.primary, row.secondary, x.point, x.primary, x.secondary);
-    if (!folded) rows.push_back(x);
-  }
-  std::vector<std::pair<double, double>> out;
-  for (size_t i = 0; i < rows.size() && i < k; ++i) out.emplace_back(rows[i].primary, rows[i].secondary);
-  return out;
 }
 
 TEST(SearchSpace, EveryPointIsAPlanAndNoTwoAreTheSame) {
@@ -121,7 +79,7 @@ TEST(Search, PruningKeepsTheTrueBest) {
   ASSERT_TRUE(space.is_ok());
   for (SearchObjective obj : {SearchObjective::kStepTime, SearchObjective::kMemory}) {
     std::uint64_t all = 0;
-    const auto ref = brute_force(sc, *space, obj, 10, &all);
+    const auto ref = testing::brute_force(sc, *space, obj, 10, &all);
     SearchOptions o;
     o.objective = obj;
     o.top = 10;
@@ -371,7 +329,9 @@ TEST(SearchSpace, SetRestrictsAndRejectsWithOneLine) {
   EXPECT_EQ(restrict_grid(g, "tensr", "2").message().rfind("--set: found key 'tensr'; expected one of tensor,", 0), 0u);
   EXPECT_EQ(restrict_grid(g, "zero", "5").message(), "--set zero: found '5'; expected 0, 1, 2 or 3");
   EXPECT_EQ(restrict_grid(g, "rank_order", "T-X-P").message(),
-            "--set rank_order: found 'T-X-P'; expected an order of T, D and P, innermost first, such as T-D-P");
+            "--set rank_order: found 'T-X-P'; expected an order of T, D and P, innermost first, "
+            "such as T-D-P "
+            "(or of T, C, D and P, such as T-C-D-P; C left out goes right after T)");
   ASSERT_TRUE(restrict_grid(g, "strategy.tensor", "2,4").is_ok());
   EXPECT_EQ(g.tensor, (std::vector<int>{2, 4}));
   ASSERT_TRUE(restrict_grid(g, "bucket", "40MB").is_ok());
@@ -384,8 +344,10 @@ TEST(SearchSpace, SetRestrictsAndRejectsWithOneLine) {
   auto empty = StrategySpace::make(medium_gpt(), none);
   ASSERT_FALSE(empty.is_ok());
   EXPECT_EQ(empty.message(),
-            "search: no strategy fits: no tensor x pipeline x data = 8 devices with tensor dividing heads 32, "
-            "FFN width 16384 and vocab 51200, pipeline dividing 8 layers and data dividing global batch 64 "
+            "search: no strategy fits: no tensor x context x pipeline x data = 8 devices with "
+            "tensor dividing heads 32, "
+            "FFN width 16384 and vocab 51200, pipeline dividing 8 layers and data dividing global "
+            "batch 64 "
             "among the values of --set");
 }
 
