@@ -168,13 +168,17 @@ NcclTable hopper_nccl(double nvls_bus_gbs) {
   // hosts are Intel Xeon 8480C (net overhead 1 us; llMaxBws Hopper-N1 141,
   // Intel-N2 39.0, Intel-N4 20.4 GB/s).
   NcclTable t = nccl_ring_tree(18 * 20.6, 1.0, {141.0, 39.0, 20.4});
-  // Ring and tree channels on one node: 24 ("24 coll channels, 24 collnet
-  // channels, 16 nvls channels", NCCL's init log of an 8x H100 node,
-  // p5.48xlarge, quoted in a public benchmark log with threadThresholds
-  // "8/8/64 | 64/8/64", i.e. tree LL 8 and ring LL 8 x 8 ranks). Across
-  // nodes not known (NCCL's graph search with the NICs decides): 0, so the
-  // multi-node estimates keep every channel and no per-channel cap. The
-  // H200 (same NVLinks and NVSwitch) takes the H100's count.
+  // Ring and tree channels on one node: 24 ("24 coll channels, 16 nvls
+  // channels", NCCL's init log of an 8x H100 node, p5.48xlarge, with
+  // threadThresholds "8/8/64 | 64/8/64", i.e. tree LL 8 and ring LL 8 x 8
+  // ranks: aws-samples/aws-do-eks, Container-Root/eks/deployment/nccl-test/
+  // README.md at 701c554a, "Expected results"; the same line appears in
+  // other public 8x H100 logs). Across nodes: that README's two-node run
+  // prints 16, but one cluster's two-node figure is not a rule for these
+  // presets' fabrics, and more nodes are not known (NCCL's graph search
+  // with the NICs decides): 0, so the multi-node estimates keep every
+  // channel and no per-channel cap. The H200 (same NVLinks and NVSwitch)
+  // takes the H100's count.
   t.channels = {24, 0, 0};
   // Per-channel caps, Hopper rows {N1, N2, N4} of tuning.cc (5067397c),
   // folded as ncclTopoTuneModel applies them: ring LL128
