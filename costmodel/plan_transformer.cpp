@@ -253,22 +253,47 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
     if (lay.layers_per_chunk > 0) flatten(lay.layer, flat[1]);
     if (lay.first) flatten(lay.embedding, flat[0]);
   }
+  // (The clock and the bucket's bytes are separate sums: each takes its
+  // additions in the same order as kernel by kernel, the bytes up to the
+  // group that fills the bucket, then the clock up to that group's kernel.)
   auto block = [&](const FlatBackward& f) {
     const double* xs = f.xs.data();
+    const FlatBackward::Event* ev = f.events.data();
+    const size_t events = f.events.size();
     std::uint32_t n = 0;
-    for (const FlatBackward::Event& ev : f.events) {
-      for (; n < ev.end; ++n) now += xs[n];
-      cur.bytes += ev.bytes;
-      open = true;
-      if (cur.bytes >= bucket_bytes) {
-        cur.ready_seconds = now;
-        out.buckets.push_back(cur);
-        cur = GradientBucket{};
-        open = false;
+    auto clock_to = [&](std::uint32_t end) {
+      double t = now;
+      for (; n + 4 <= end; n += 4) {
+        t += xs[n];
+        t += xs[n + 1];
+        t += xs[n + 2];
+        t += xs[n + 3];
       }
+      for (; n < end; ++n) t += xs[n];
+      now = t;
+    };
+    size_t e = 0;
+    while (e < events) {
+      double bytes = cur.bytes;
+      size_t fills = events;
+      for (; e < events; ++e) {
+        bytes += ev[e].bytes;
+        if (bytes >= bucket_bytes) {
+          fills = e;
+          break;
+        }
+      }
+      cur.bytes = bytes;
+      open = true;
+      if (fills == events) break;
+      clock_to(ev[fills].end);
+      cur.ready_seconds = now;
+      out.buckets.push_back(cur);
+      cur = GradientBucket{};
+      open = false;
+      ++e;
     }
-    const auto size = static_cast<std::uint32_t>(f.xs.size());
-    for (; n < size; ++n) now += xs[n];
+    clock_to(static_cast<std::uint32_t>(f.xs.size()));
   };
   for (int c = lay.chunks; c-- > 0 && middle_ready == nullptr;) {
     if (c == lay.chunks - 1 && lay.last) block(flat[2]);
@@ -299,8 +324,8 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
     const double bytes = out.buckets[k].bytes;
     const size_t n_sizes = out.sizes.size();
     size_t at = n_sizes;
-    for (size_t step = 0; step < n_sizes; ++step) {
-      const size_t x = (last + 1 + step) % n_sizes;
+    for (size_t step = 0, x = last + 1; step < n_sizes; ++step, ++x) {
+      if (x >= n_sizes) x -= n_sizes;
       if (out.sizes[x] == bytes) {
         at = x;
         break;
@@ -396,8 +421,9 @@ struct Scratch {
   std::vector<StageLayout> layouts;
   TimedKernels kernels;
   std::vector<PricedCollective> tp_priced, dp_priced;
-  std::vector<int> group, g;
+  std::vector<int> group, g, pair;
   std::vector<double> stage_prices, previous_prices;
+  std::vector<CommLedger> ledgers;
 };
 
 Scratch& scratch() {
@@ -438,7 +464,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   const DType dt = ts.dtype;
   const bool ledgers_on = options.communication;
   // Per step, one device of each stage (EstimateOptions::communication).
-  std::vector<CommLedger> ledgers(ledgers_on ? static_cast<size_t>(p) : 1);
+  std::vector<CommLedger>& ledgers = scratch().ledgers;  // (taken by the estimate below)
+  ledgers.assign(ledgers_on ? static_cast<size_t>(p) : 1, CommLedger{});
   const bool full = options.every_device;  // notes and memory per device (EstimateOptions)
   if (full)
     e.notes.push_back(
@@ -612,6 +639,43 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     ComputeKey key;
     double bytes = 0, seconds = 0;
   } opt_previous;
+  // Pipeline sends of stage i per micro-batch: each chunk's activations
+  // forward to the next virtual stage, gradients back to the previous one,
+  // the boundary tensor as each tensor-parallel rank holds it. Every chunk
+  // sends to the same two stages.
+  auto pipeline_sends = [&](int i, CommLedger& ledger) {
+    if (p == 1) return 0.0;
+    auto send = [&](int to) {
+      if (memo != nullptr)
+        return p2p_seconds(pp_bytes, memo->route_alpha_beta(rm.device(0, 0, i), rm.device(0, 0, to)));
+      const Route& route = topo.route(rm.device(0, 0, i), rm.device(0, 0, to));
+      return p2p_seconds(pp_bytes, AlphaBeta{route_alpha_seconds(route, prof),
+                                             route_bandwidth_bytes_per_second(route, topo, prof)});
+    };
+    std::optional<double> to_next, to_previous;
+    double sends = 0, calls = 0;
+    for (int c = 0; c < v; ++c) {
+      const int vs = c * p + i;
+      if (vs < p * v - 1) {
+        if (!to_next) to_next = send((vs + 1) % p);
+        sends += *to_next, calls += 1;
+      }
+      if (training && vs > 0) {
+        if (!to_previous) to_previous = send((vs - 1 + p) % p);
+        sends += *to_previous, calls += 1;
+      }
+    }
+    if (ledgers_on) ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_bytes, m * sends, sends);
+    return sends;
+  };
+  // The last middle stage judged, by what its figures depend on (a middle
+  // stage like it takes them: below).
+  struct Alike {
+    bool valid = false;
+    ComputeKey key;
+    int tp = -1, dp = -1, ep = -1, edp = -1, cp = -1;  // price classes (-1: no such group)
+    bool operator==(const Alike&) const = default;
+  } alike;
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
     const Device& dev = topo.device(rm.device(0, 0, i));
@@ -675,6 +739,42 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // expert-parallel group: data ranks 0..ep-1 (tensor 1: check_plan).
     const int ep_handle =
         memo != nullptr && ep > 1 ? memo->group_handle(tp_first(i), rm.stride_data, ep) : -1;
+    // The gradient group's (data parallelism below).
+    const int dp_handle = memo == nullptr || !(training && dg > 1) ? -1
+                          : grad_progression ? memo->group_handle(tp_first(i), grad_stride, dg)
+                                             : memo->group_handle(dp_vec());
+    StageTimes& T = stages[si];
+    // A middle stage whose compute and groups' price classes (the memo's
+    // handles: costmodel/plan_memo.hpp) are those of the middle stage before
+    // it runs the same blocks (the same layout), prices every collective and
+    // route of its own the same, so it has that stage's times, sums and
+    // per-step work; only its pipeline sends, to other stages, are its own.
+    // (Every figure is the one the full pass below gives; without a memo,
+    // or with the communication lists, every stage takes that pass.)
+    if (memo != nullptr && !ledgers_on && i >= 1 && i < p - 1) {
+      Alike now{true, key, tp_handle, dp_handle, ep_handle, -1, -1};
+      if (training && ep > 1 && d / ep > 1)
+        now.edp = memo->group_handle(tp_first(i), rm.stride_data * ep, d / ep);
+      if (cp > 1) now.cp = memo->group_handle(tp_first(i), rm.stride_context, cp);
+      const bool known = now.tp >= 0 && (now.dp >= 0 || !(training && dg > 1)) &&
+                         (now.ep >= 0 || ep == 1) &&
+                         (now.edp >= 0 || !(training && ep > 1 && d / ep > 1)) &&
+                         (now.cp >= 0 || cp == 1);
+      if (i >= 2 && known && alike == now) {
+        const size_t before = si - 1;
+        T = stages[before];
+        stage_params[si] = stage_params[before];
+        stage_fp8_weights[si] = stage_fp8_weights[before];
+        per_step_extra[si] = per_step_extra[before];
+        opt_seconds[si] = opt_seconds[before];
+        dp_after_backward[si] = dp_after_backward[before];
+        T.pp = pipeline_sends(i, ledgers[0]);
+        continue;
+      }
+      alike = known ? now : Alike{};
+    } else {
+      alike = Alike{};
+    }
     auto block_collective = [&](CollectiveKind kind, double bytes) -> Result<double> {
       if (kind == CollectiveKind::kAllToAll && ep > 1)
         return price(tp_priced, ep_handle, kind, CollectiveAlgorithm::kAuto, bytes, [&] {
@@ -725,14 +825,18 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                          std::vector<double>& out, bool compute_known) {
       out.resize(ks.size());
       for (size_t n = 0; n < ks.size(); ++n) {
-        const Kernel& k = ks[n];
-        if (k.is_collective) {
-          out[n] = stage_prices[at + static_cast<size_t>(slots[n])];
-        } else if (k.ring_steps > 1) {
-          out[n] = ring_total(k);
-        } else if (compute_known) {
+        const int slot = slots[n];
+        if (slot >= 0) {  // a collective
+          out[n] = stage_prices[at + static_cast<size_t>(slot)];
           continue;
-        } else if (k.compute == ComputeKind::kGemm) {
+        }
+        if (slot == -2) {  // a ring kernel
+          out[n] = ring_total(ks[n]);
+          continue;
+        }
+        if (compute_known) continue;
+        const Kernel& k = ks[n];
+        if (k.compute == ComputeKind::kGemm) {
           out[n] = gemm_seconds(dev, dp, k.m, k.n, k.k, k.dtype, k.batch) / speed;
         } else if (k.compute == ComputeKind::kFixed) {
           out[n] = kernel_seconds(dev, dp, k.dtype, k.fixed_flops, k.bytes, ComputeKind::kFixed, 0,
@@ -743,20 +847,26 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         }
       }
     };
-    StageTimes& T = stages[si];
     CommLedger& ledger = ledgers[ledgers_on ? si : 0];
-    // Adds `n` x the kernels' durations to `compute` and `collectives`.
-    auto run = [&](const std::vector<Kernel>& ks, const std::vector<double>& xs, double n,
-                   double& compute, double& collectives) {
+    // Adds `n` x the kernels' durations to `compute` and `collectives`
+    // (`slots`: the template figures' kinds of kernel; the tallies serve the
+    // communication lists alone).
+    auto run = [&](const std::vector<Kernel>& ks, const std::vector<int>& slots,
+                   const std::vector<double>& xs, double n, double& compute, double& collectives) {
       for (size_t j = 0; j < ks.size(); ++j) {
-        const Kernel& k = ks[j];
         const double x = xs[j];
-        if (k.is_collective) {
+        const int slot = slots[j];
+        if (slot == -1) {
+          compute += n * x;
+        } else if (slot >= 0) {
           collectives += n * x;
+          if (!ledgers_on) continue;
+          const Kernel& k = ks[j];
           TpTally& y = tally[static_cast<size_t>(k.collective)];
           y.used = true;
           y.calls += n, y.bytes += n * k.collective_bytes, y.seconds += n * x;
-        } else if (k.ring_steps > 1) {
+        } else {
+          const Kernel& k = ks[j];
           // The blocks are compute; what the hops add beyond them is exposed.
           const double blocks = k.ring_steps * ring_block(k);
           compute += n * blocks;
@@ -764,8 +874,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           const double hops = k.ring_steps - 1;
           T.cp_calls += n * hops, T.cp_bytes += n * hops * k.ring_bytes;
           T.cp_seconds += n * hops * hop_seconds(k.ring_bytes), T.cp_exposed += n * (x - blocks);
-        } else {
-          compute += n * x;
         }
       }
     };
@@ -818,10 +926,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         time_list(tpl->backward, f.backward_slot, at, lt.backward, known);
       }
       compute_ready[slot] = true;
-      run(tpl->forward, lt.forward, n, T.fwd_kernels, T.tp_fwd);
+      run(tpl->forward, f.forward_slot, lt.forward, n, T.fwd_kernels, T.tp_fwd);
       if (training) {
-        run(tpl->recompute, lt.recompute, n, T.bwd_kernels, T.tp_bwd);
-        run(tpl->backward, lt.backward, n, T.bwd_kernels, T.tp_bwd);
+        run(tpl->recompute, f.recompute_slot, lt.recompute, n, T.bwd_kernels, T.tp_bwd);
+        run(tpl->backward, f.backward_slot, lt.backward, n, T.bwd_kernels, T.tp_bwd);
       }
     }
     if (!same_sums) ++times_written;
@@ -841,33 +949,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       ledger.add("context", "p2p", 2, T.cp_calls * m, T.cp_bytes * m, T.cp_seconds * m,
                  T.cp_exposed * m);
 
-    // Pipeline sends: each chunk's activations forward to the next virtual stage,
-    // gradients back to the previous one, the boundary tensor as each
-    // tensor-parallel rank holds it. Every chunk sends to the same two stages.
-    if (p > 1) {
-      auto send = [&](int to) {
-        if (memo != nullptr)
-          return p2p_seconds(pp_bytes, memo->route_alpha_beta(rm.device(0, 0, i), rm.device(0, 0, to)));
-        const Route& route = topo.route(rm.device(0, 0, i), rm.device(0, 0, to));
-        return p2p_seconds(pp_bytes, AlphaBeta{route_alpha_seconds(route, prof),
-                                               route_bandwidth_bytes_per_second(route, topo, prof)});
-      };
-      std::optional<double> to_next, to_previous;
-      double sends = 0, calls = 0;
-      for (int c = 0; c < v; ++c) {
-        const int vs = c * p + i;
-        if (vs < p * v - 1) {
-          if (!to_next) to_next = send((vs + 1) % p);
-          sends += *to_next, calls += 1;
-        }
-        if (training && vs > 0) {
-          if (!to_previous) to_previous = send((vs - 1 + p) % p);
-          sends += *to_previous, calls += 1;
-        }
-      }
-      T.pp = sends;
-      if (ledgers_on) ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_bytes, m * sends, sends);
-    }
+    T.pp = pipeline_sends(i, ledger);
 
     // Parameters this device keeps (one tensor-parallel rank of the stage).
     double params = 0;
@@ -888,9 +970,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // forward and again before its backward and reduce-scatters its gradients
     // after its backward, every micro-batch.
     if (training && dg > 1) {
-      const int dp_handle = memo == nullptr ? -1
-                            : grad_progression ? memo->group_handle(tp_first(i), grad_stride, dg)
-                                               : memo->group_handle(dp_vec());
       if (st.zero <= 2) {
         // The dp stream during the last micro-batch's backward (time 0 at its start,
         // `window` long): bucket k starts when it is full and bucket k-1 is done
@@ -938,7 +1017,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
             dp_end = std::max(dp_end, st.overlap ? buckets[z].ready_seconds : window_seconds) + one;
             total += one;
           }
-          bl.reduce = {true, st.overlap, priced, total, dp_end};
+          bl.reduce.valid = true, bl.reduce.overlap = st.overlap;  // (in place: no allocation)
+          bl.reduce.priced.assign(priced.begin(), priced.end());
+          bl.reduce.total = total, bl.reduce.end = dp_end;
         }
         const double total = bl.reduce.total, dp_end = bl.reduce.end, bytes = bl.bytes_sum;
         dp_after_backward[si] = std::max(0.0, dp_end - window_seconds);
@@ -952,7 +1033,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           if (!(bl.gather.valid && bl.gather.priced == priced)) {
             double gather = 0;
             for (size_t z = 0; z < buckets.size(); ++z) gather += priced[bl.size_index[z]];
-            bl.gather = {true, false, priced, gather, 0.0};
+            bl.gather.valid = true, bl.gather.overlap = false;
+            bl.gather.priced.assign(priced.begin(), priced.end());
+            bl.gather.total = gather, bl.gather.end = 0.0;
           }
           const double gather = bl.gather.total;
           per_step_extra[si] += gather;
@@ -1068,7 +1151,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           templates->embedding_figures.group_elements[0] * g_bytes / (st.zero >= 2 ? dg : 1);
       // The same pair and size for both stages: priced once.
       if (!tied_seconds) {
-        const std::vector<int> pair = {rm.device(0, 0, 0), rm.device(0, 0, p - 1)};
+        std::vector<int>& pair = work.pair;
+        pair.assign({rm.device(0, 0, 0), rm.device(0, 0, p - 1)});
         BRIGADE_ASSIGN_OR_RETURN(tied_seconds,
                                  collective_seconds(topo, prof, CollectiveKind::kAllReduce,
                                                     CollectiveAlgorithm::kAuto, pair, bytes));
