@@ -159,6 +159,25 @@ int PlanMemo::group_handle(const std::vector<int>& group) {
   return cls;
 }
 
+std::size_t PlanMemo::StagesHash::operator()(const StagesKey& k) const {
+  std::uint64_t h = murmur_mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.first)) << 32 |
+                               static_cast<std::uint32_t>(k.stage_stride));
+  h = murmur_mix(h ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.stages)) << 32 |
+                      static_cast<std::uint32_t>(k.stride)));
+  return static_cast<std::size_t>(murmur_mix(h ^ static_cast<std::uint32_t>(k.size)));
+}
+
+const int* PlanMemo::stage_handles(int first, int stage_stride, int stages, int stride, int size) {
+  const auto [it, fresh] =
+      stage_handles_.try_emplace(StagesKey{first, stage_stride, stages, stride, size});
+  if (fresh) {
+    it->second.resize(static_cast<size_t>(std::max(stages, 0)));
+    for (int s = 0; s < stages; ++s)
+      it->second[static_cast<size_t>(s)] = group_handle(first + s * stage_stride, stride, size);
+  }
+  return it->second.data();
+}
+
 std::optional<double> PlanMemo::find_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                                 const std::vector<int>& group, double bytes) {
   return find_collective(kind, algorithm, group_handle(group), bytes);

@@ -127,6 +127,12 @@ class PlanMemo {
   // stride} (a pipeline stage's tensor and data groups are such), without
   // building it unless it is new: the same handle as the vector's.
   int group_handle(int first, int stride, int size);
+  // The handles of the groups {first + s stage_stride + k stride : k <
+  // size} of s = 0 .. stages - 1 (a pipeline's tensor, data, expert or
+  // context groups, stage by stage), kept per (first, stage_stride, stages,
+  // stride, size): the plans of a search that share their degrees and rank
+  // order ask for the same ones. Valid until the memo goes.
+  const int* stage_handles(int first, int stage_stride, int stages, int stride, int size);
   // (Inline: the judge asks ~200 times a plan, mostly answered by the
   // direct-mapped table of the latest collectives.)
   std::optional<double> find_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
@@ -158,6 +164,15 @@ class PlanMemo {
   // route_alpha_seconds and route_bandwidth_bytes_per_second of the route
   // src -> dst, looked up once.
   AlphaBeta route_alpha_beta(int src, int dst);
+
+  // profile.for_device(topology.device(device)), looked up once per device.
+  const DeviceProfile& device_profile(int device) {
+    if (device_profiles_.empty())
+      device_profiles_.assign(static_cast<std::size_t>(topology_.num_devices()), nullptr);
+    const DeviceProfile*& p = device_profiles_[static_cast<std::size_t>(device)];
+    if (p == nullptr) p = &profile_->for_device(topology_.device(device));
+    return *p;
+  }
 
   // The transformer judge's cache of work shared by plans (gradient buckets).
   detail::TransformerCache& transformer_cache() { return *transformer_cache_; }
@@ -248,6 +263,15 @@ class PlanMemo {
     AlphaBeta ab;
   };
   std::vector<RouteEntry> routes_;
+  std::vector<const DeviceProfile*> device_profiles_;  // by device id; null: not yet
+  struct StagesKey {
+    int first, stage_stride, stages, stride, size;
+    bool operator==(const StagesKey&) const = default;
+  };
+  struct StagesHash {
+    std::size_t operator()(const StagesKey& k) const;
+  };
+  std::unordered_map<StagesKey, std::vector<int>, StagesHash> stage_handles_;
   std::size_t route_count_ = 0;
   std::unique_ptr<detail::TransformerCache> transformer_cache_;
   std::uint64_t hits_ = 0, misses_ = 0;

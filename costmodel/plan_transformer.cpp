@@ -668,6 +668,18 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     if (ledgers_on) ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_bytes, m * sends, sends);
     return sends;
   };
+  // The handles of each stage's groups in the memo (tensor, gradients when
+  // a progression, experts; expert data and context when asked).
+  const int* const tp_handles =
+      memo != nullptr ? memo->stage_handles(tp_first(0), rm.stride_pipeline, p, rm.stride_tensor, t) : nullptr;
+  const int* const dp_handles = memo != nullptr && training && dg > 1 && grad_progression
+                                    ? memo->stage_handles(tp_first(0), rm.stride_pipeline, p, grad_stride, dg)
+                                    : nullptr;
+  const int* const ep_handles =
+      memo != nullptr && ep > 1 ? memo->stage_handles(tp_first(0), rm.stride_pipeline, p, rm.stride_data, ep)
+                                : nullptr;
+  const int* edp_handles = nullptr;
+  const int* cp_handles = nullptr;
   // The last middle stage judged, by what its figures depend on (a middle
   // stage like it takes them: below).
   struct Alike {
@@ -679,7 +691,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
     const Device& dev = topo.device(rm.device(0, 0, i));
-    const DeviceProfile& dp = prof.for_device(dev);
+    const DeviceProfile& dp = memo != nullptr ? memo->device_profile(rm.device(0, 0, i)) : prof.for_device(dev);
     group.clear();
     g.clear();
     ep_group.clear();
@@ -733,15 +745,14 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     }
     tp_priced.clear();
     dp_priced.clear();
-    const int tp_handle = memo != nullptr ? memo->group_handle(tp_first(i), rm.stride_tensor, t) : -1;
+    const int tp_handle = tp_handles != nullptr ? tp_handles[i] : -1;
     // A block's collectives: over 'tensor', except the MoE dispatch and
     // combine AllToAll (the templates' only AllToAll), over the stage's first
     // expert-parallel group: data ranks 0..ep-1 (tensor 1: check_plan).
-    const int ep_handle =
-        memo != nullptr && ep > 1 ? memo->group_handle(tp_first(i), rm.stride_data, ep) : -1;
+    const int ep_handle = ep_handles != nullptr ? ep_handles[i] : -1;
     // The gradient group's (data parallelism below).
     const int dp_handle = memo == nullptr || !(training && dg > 1) ? -1
-                          : grad_progression ? memo->group_handle(tp_first(i), grad_stride, dg)
+                          : grad_progression ? dp_handles[i]
                                              : memo->group_handle(dp_vec());
     StageTimes& T = stages[si];
     // A middle stage whose compute and groups' price classes (the memo's
@@ -753,9 +764,16 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // or with the communication lists, every stage takes that pass.)
     if (memo != nullptr && !ledgers_on && i >= 1 && i < p - 1) {
       Alike now{true, key, tp_handle, dp_handle, ep_handle, -1, -1};
-      if (training && ep > 1 && d / ep > 1)
-        now.edp = memo->group_handle(tp_first(i), rm.stride_data * ep, d / ep);
-      if (cp > 1) now.cp = memo->group_handle(tp_first(i), rm.stride_context, cp);
+      if (training && ep > 1 && d / ep > 1) {
+        if (edp_handles == nullptr)
+          edp_handles = memo->stage_handles(tp_first(0), rm.stride_pipeline, p, rm.stride_data * ep, d / ep);
+        now.edp = edp_handles[i];
+      }
+      if (cp > 1) {
+        if (cp_handles == nullptr)
+          cp_handles = memo->stage_handles(tp_first(0), rm.stride_pipeline, p, rm.stride_context, cp);
+        now.cp = cp_handles[i];
+      }
       const bool known = now.tp >= 0 && (now.dp >= 0 || !(training && dg > 1)) &&
                          (now.ep >= 0 || ep == 1) &&
                          (now.edp >= 0 || !(training && ep > 1 && d / ep > 1)) &&
@@ -1359,10 +1377,24 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     e.notes.push_back("inference: activations are one block's working set at a time (what its "
                       "kernels write)");
 
-  e.parameters = transformer_parameters(ts);
+  // (A search's plans share the model and the batch: the memo keeps the
+  // last counts with what they depend on.)
   const double Bd = static_cast<double>(B);
-  e.model_flops_per_iteration = transformer_model_flops(ts, Bd, training);
-  e.hardware_flops_per_iteration = transformer_hardware_flops(ts, Bd, training, tr.recompute);
+  ModelTotals& totals = cache.totals;
+  if (!(memo != nullptr && totals.valid && totals.global_batch == Bd && totals.training == training &&
+        totals.recompute == tr.recompute && totals.spec == ts)) {
+    totals.valid = true;
+    totals.spec = ts;
+    totals.global_batch = Bd;
+    totals.training = training;
+    totals.recompute = tr.recompute;
+    totals.parameters = transformer_parameters(ts);
+    totals.model_flops = transformer_model_flops(ts, Bd, training);
+    totals.hardware_flops = transformer_hardware_flops(ts, Bd, training, tr.recompute);
+  }
+  e.parameters = totals.parameters;
+  e.model_flops_per_iteration = totals.model_flops;
+  e.hardware_flops_per_iteration = totals.hardware_flops;
   finish_flops(e, topo.device(rm.device(0, 0, 0)), sc.profile, dt);
   return e;
 }
