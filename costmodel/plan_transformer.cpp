@@ -220,24 +220,23 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
     const bool tied_head = blk.is_head && blk.tied >= 0;
     const int tied_wgrad = tied_head ? blk.figures->tied_wgrad : -1;
     const int* grads = blk.figures->backward_grad.data();
-    auto kernels = [&](int from, int to) {
-      for (int n = from; n < to; ++n) {
-        f.xs.push_back(t.backward[static_cast<size_t>(n)]);
-        const int group = tied_head ? (tied_wgrad == n ? blk.tied : -1) : grads[n];
-        if (group >= 0 && group < blk.owned && !blk.is_expert(group))
-          f.events.push_back({static_cast<std::uint32_t>(f.xs.size()), blk.group_elements[group] * bytes_per_element});
-      }
-    };
     // The recomputation runs just before backward kernel `recompute_before`
     // (after the last one when it equals their count; never outside that).
     const int count = static_cast<int>(tpl.backward.size());
     const int before = tpl.recompute_before;
-    if (before >= 0 && before <= count) {
-      kernels(0, before);
-      f.xs.insert(f.xs.end(), t.recompute.begin(), t.recompute.end());
-      kernels(before, count);
-    } else {
-      kernels(0, count);
+    const bool recomputes = before >= 0 && before <= count;
+    const auto cut = t.backward.begin() + (recomputes ? before : count);
+    f.xs.insert(f.xs.end(), t.backward.begin(), cut);
+    if (recomputes) f.xs.insert(f.xs.end(), t.recompute.begin(), t.recompute.end());
+    f.xs.insert(f.xs.end(), cut, t.backward.end());
+    // Backward kernel n is addition n + 1 (and the recomputation's after it
+    // when it comes later).
+    const auto shift = static_cast<std::uint32_t>(recomputes ? t.recompute.size() : 0);
+    for (int n = 0; n < count; ++n) {
+      const int group = tied_head ? (tied_wgrad == n ? blk.tied : -1) : grads[n];
+      if (group >= 0 && group < blk.owned && !blk.is_expert(group))
+        f.events.push_back({static_cast<std::uint32_t>(n + 1) + (recomputes && n >= before ? shift : 0),
+                            blk.group_elements[group] * bytes_per_element});
     }
   };
   GradientBucket cur;
@@ -320,7 +319,8 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
   // each starts after the last one found (the same index as from the start:
   // the sizes are distinct).
   size_t last = 0;
-  for (size_t k = 0; k < out.buckets.size(); ++k) {
+  const size_t n_buckets = out.buckets.size();
+  for (size_t k = 0; k < n_buckets; ++k) {
     const double bytes = out.buckets[k].bytes;
     const size_t n_sizes = out.sizes.size();
     size_t at = n_sizes;
@@ -624,6 +624,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     StageTimes times;
     std::array<TpTally, kNumCollectiveKinds> tally{};
   } previous;
+  std::array<TpTally, kNumCollectiveKinds> tally{};  // the stage's (below)
   std::vector<double>& previous_prices = work.previous_prices;  // the last summed stage's prices
   std::vector<double>& stage_prices = work.stage_prices;
   std::optional<double> tied_seconds;  // the tied embedding's AllReduce (first and last stage)
@@ -722,8 +723,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       speed = slowest_speed(sc, stage_devices);
     }
     // Tensor-parallel collectives of this stage per micro-batch (they sit on
-    // the compute stream: not overlapped).
-    std::array<TpTally, kNumCollectiveKinds> tally{};
+    // the compute stream: not overlapped); kept for the communication lists
+    // alone.
+    if (ledgers_on) tally = {};
     // The templates this stage runs and how many blocks of each, in the
     // order of their addresses (the order the sums below add them in).
     std::array<std::pair<const BlockTemplate*, double>, 3> count{
@@ -841,15 +843,18 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // each kernel's index among its template's distinct collectives).
     auto time_list = [&](const std::vector<Kernel>& ks, const std::vector<int>& slots, size_t at,
                          std::vector<double>& out, bool compute_known) {
-      out.resize(ks.size());
-      for (size_t n = 0; n < ks.size(); ++n) {
-        const int slot = slots[n];
+      const size_t count_of = ks.size();
+      out.resize(count_of);
+      double* const o = out.data();
+      const int* const slot_of = slots.data();
+      for (size_t n = 0; n < count_of; ++n) {
+        const int slot = slot_of[n];
         if (slot >= 0) {  // a collective
-          out[n] = stage_prices[at + static_cast<size_t>(slot)];
+          o[n] = stage_prices[at + static_cast<size_t>(slot)];
           continue;
         }
         if (slot == -2) {  // a ring kernel
-          out[n] = ring_total(ks[n]);
+          o[n] = ring_total(ks[n]);
           continue;
         }
         if (compute_known) continue;
@@ -871,9 +876,12 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // communication lists alone).
     auto run = [&](const std::vector<Kernel>& ks, const std::vector<int>& slots,
                    const std::vector<double>& xs, double n, double& compute, double& collectives) {
-      for (size_t j = 0; j < ks.size(); ++j) {
-        const double x = xs[j];
-        const int slot = slots[j];
+      const size_t count_of = ks.size();
+      const double* const x_of = xs.data();
+      const int* const slot_of = slots.data();
+      for (size_t j = 0; j < count_of; ++j) {
+        const double x = x_of[j];
+        const int slot = slot_of[j];
         if (slot == -1) {
           compute += n * x;
         } else if (slot >= 0) {
@@ -1030,7 +1038,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         BRIGADE_RETURN_IF_ERROR(price_sizes(k, 1.0));
         if (!(bl.reduce.valid && bl.reduce.overlap == st.overlap && bl.reduce.priced == priced)) {
           double total = 0, dp_end = 0;
-          for (size_t z = 0; z < buckets.size(); ++z) {
+          const size_t n_buckets = buckets.size();
+          for (size_t z = 0; z < n_buckets; ++z) {
             const double one = priced[bl.size_index[z]];
             dp_end = std::max(dp_end, st.overlap ? buckets[z].ready_seconds : window_seconds) + one;
             total += one;
@@ -1050,7 +1059,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           BRIGADE_RETURN_IF_ERROR(price_sizes(CollectiveKind::kAllGather, e_bytes / g_bytes));
           if (!(bl.gather.valid && bl.gather.priced == priced)) {
             double gather = 0;
-            for (size_t z = 0; z < buckets.size(); ++z) gather += priced[bl.size_index[z]];
+            const size_t n_buckets = buckets.size();
+            for (size_t z = 0; z < n_buckets; ++z) gather += priced[bl.size_index[z]];
             bl.gather.valid = true, bl.gather.overlap = false;
             bl.gather.priced.assign(priced.begin(), priced.end());
             bl.gather.total = gather, bl.gather.end = 0.0;
