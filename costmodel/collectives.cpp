@@ -593,7 +593,8 @@ std::vector<std::uint64_t> collective_group_signature(const Topology& topology,
   for (size_t k = 0; k < n; ++k) {
     const Device& dev = topology.device(group[k]);
     const DeviceProfile* p = &profile.for_device(dev);
-    const bool listed = !std::less<const DeviceProfile*>()(p, first) && std::less<const DeviceProfile*>()(p, end);
+    const bool listed =
+        !std::less<const DeviceProfile*>()(p, first) && std::less<const DeviceProfile*>()(p, end);
     sig.push_back(static_cast<std::uint64_t>(labels[k]));
     sig.push_back(listed ? static_cast<std::uint64_t>(p - first) : ~std::uint64_t{0});
     sig.push_back(std::bit_cast<std::uint64_t>(dev.memory_bandwidth_bytes_per_second));
@@ -606,7 +607,8 @@ std::vector<std::uint64_t> collective_group_signature(const Topology& topology,
     sig.push_back(r.channels.size());
     sig.push_back(static_cast<std::uint64_t>(r.slowest_class) << 1 | (nvlink ? 1 : 0));
     sig.push_back(std::bit_cast<std::uint64_t>(r.latency_seconds));
-    sig.push_back(std::bit_cast<std::uint64_t>(route_bandwidth_bytes_per_second(r, topology, profile)));
+    sig.push_back(
+        std::bit_cast<std::uint64_t>(route_bandwidth_bytes_per_second(r, topology, profile)));
   };
   // Ring neighbours (the alpha-beta model's ring), then inside each node
   // (hierarchical's and NCCL's intra ring; on_nvswitch's and nvls_refusal's

@@ -144,8 +144,9 @@ double interleaved_chunk_in_flight(int pipeline, int micro_batches, int virtual_
   // divided again: the same whole numbers.)
   std::int64_t most = 0;
   const std::int64_t steps = std::min(remaining, group), c_back = v - 1 - chunk;
-  std::int64_t fq = (warmup + 1) / group, fr = (warmup + 1) % group;  // forward count warmup + j + 1
-  std::int64_t bq = 0, br = 0;                                        // backward count j
+  std::int64_t fq = (warmup + 1) / group,
+               fr = (warmup + 1) % group;  // forward count warmup + j + 1
+  std::int64_t bq = 0, br = 0;             // backward count j
   for (std::int64_t j = 0; j < steps; ++j) {
     const std::int64_t forwards = fq * p + std::clamp<std::int64_t>(fr - chunk * p, 0, p);
     const std::int64_t backwards = bq * p + std::clamp<std::int64_t>(br - c_back * p, 0, p);

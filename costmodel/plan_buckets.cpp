@@ -49,8 +49,9 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
     for (int n = 0; n < count; ++n) {
       const int group = tied_head ? (tied_wgrad == n ? blk.tied : -1) : grads[n];
       if (group >= 0 && group < blk.owned && !blk.is_expert(group))
-        f.events.push_back({static_cast<std::uint32_t>(n + 1) + (recomputes && n >= before ? shift : 0),
-                            blk.group_elements[group] * bytes_per_element});
+        f.events.push_back(
+            {static_cast<std::uint32_t>(n + 1) + (recomputes && n >= before ? shift : 0),
+             blk.group_elements[group] * bytes_per_element});
     }
   };
   GradientBucket cur;
@@ -157,9 +158,9 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
 
 // The stage's bucket list from the cache, filled there first if no entry
 // has the same key (plan_transformer_cache.hpp).
-BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb, const StageLayout& lay,
-                          bool pipelined, const KernelTimes& times, double bytes_per_element,
-                          double bucket_bytes) {
+BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
+                          const StageLayout& lay, bool pipelined, const KernelTimes& times,
+                          double bytes_per_element, double bucket_bytes) {
   std::vector<double>& key = cache.key;
   key.clear();
   auto add = [&](const BlockTemplate& tpl) {
@@ -191,10 +192,10 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb, 
   // pipeline's, judged in stage order) starts from where that one's
   // embedding began, which the first stage leaves in `middle`.
   MiddleFill& middle = cache.middle;
-  const bool from_middle = role == 4 && middle.blocks == &tb && middle.virtual_stages == lay.chunks &&
-                           middle.layers_per_chunk == lay.layers_per_chunk &&
-                           middle.bucket_bytes == bucket_bytes && middle.element_bytes == bytes_per_element &&
-                           middle.times == key;
+  const bool from_middle =
+      role == 4 && middle.blocks == &tb && middle.virtual_stages == lay.chunks &&
+      middle.layers_per_chunk == lay.layers_per_chunk && middle.bucket_bytes == bucket_bytes &&
+      middle.element_bytes == bytes_per_element && middle.times == key;
   const bool leaves_middle = role == 5 && lay.layers_per_chunk > 0;
   if (leaves_middle) {
     middle.blocks = &tb;
@@ -204,8 +205,8 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb, 
     middle.element_bytes = bytes_per_element;
     middle.times.assign(key.begin(), key.begin() + static_cast<std::ptrdiff_t>(layer_times));
   }
-  fill_buckets(lay, times, bytes_per_element, bucket_bytes, l, cache.flat, leaves_middle ? &middle : nullptr,
-               from_middle ? &middle : nullptr);
+  fill_buckets(lay, times, bytes_per_element, bucket_bytes, l, cache.flat,
+               leaves_middle ? &middle : nullptr, from_middle ? &middle : nullptr);
   return l;
 }
 

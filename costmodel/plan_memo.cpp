@@ -160,8 +160,9 @@ int PlanMemo::group_handle(const std::vector<int>& group) {
 }
 
 std::size_t PlanMemo::StagesHash::operator()(const StagesKey& k) const {
-  std::uint64_t h = murmur_mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.first)) << 32 |
-                               static_cast<std::uint32_t>(k.stage_stride));
+  std::uint64_t h =
+      murmur_mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.first)) << 32 |
+                 static_cast<std::uint32_t>(k.stage_stride));
   h = murmur_mix(h ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.stages)) << 32 |
                       static_cast<std::uint32_t>(k.stride)));
   return static_cast<std::size_t>(murmur_mix(h ^ static_cast<std::uint32_t>(k.size)));

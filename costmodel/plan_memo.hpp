@@ -13,11 +13,10 @@
 // per price class of groups, not per group: groups with one
 // collective_group_signature (costmodel/collectives.hpp: everything the
 // collective model reads of a group) cost the same for every collective, so
-// a pipeline's stages whose groups sit alike on identical nodes share them. ScopedPlanMemo installs it
-// for the calling thread, and estimate_plan then goes through it; the
-// numbers are the same, bit for bit, with or without it
-// (tests/costmodel/plan_memo_test.cpp). Not thread-safe: one per thread.
-// Failures are not memoised.
+// a pipeline's stages whose groups sit alike on identical nodes share them. ScopedPlanMemo installs
+// it for the calling thread, and estimate_plan then goes through it; the numbers are the same, bit
+// for bit, with or without it (tests/costmodel/plan_memo_test.cpp). Not thread-safe: one per
+// thread. Failures are not memoised.
 #pragma once
 
 #include <bit>

@@ -62,8 +62,8 @@ struct StageLayout {
 
 // The stage's bucket list from the cache, filled there first if no entry
 // has the same key (plan_transformer_cache.hpp).
-BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb, const StageLayout& lay,
-                          bool pipelined, const KernelTimes& times, double bytes_per_element,
-                          double bucket_bytes);
+BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
+                          const StageLayout& lay, bool pipelined, const KernelTimes& times,
+                          double bytes_per_element, double bucket_bytes);
 
 }  // namespace brigade::cost::detail

@@ -377,7 +377,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     StageTimes times;
     std::array<TpTally, kNumCollectiveKinds> tally{};
   } previous;
-  std::array<TpTally, kNumCollectiveKinds> tally{};  // the stage's (below)
+  std::array<TpTally, kNumCollectiveKinds> tally{};             // the stage's (below)
   std::vector<double>& previous_prices = work.previous_prices;  // the last summed stage's prices
   std::vector<double>& stage_prices = work.stage_prices;
   std::optional<double> tied_seconds;  // the tied embedding's AllReduce (first and last stage)
@@ -401,7 +401,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     if (p == 1) return 0.0;
     auto send = [&](int to) {
       if (memo != nullptr)
-        return p2p_seconds(pp_bytes, memo->route_alpha_beta(rm.device(0, 0, i), rm.device(0, 0, to)));
+        return p2p_seconds(pp_bytes,
+                           memo->route_alpha_beta(rm.device(0, 0, i), rm.device(0, 0, to)));
       const Route& route = topo.route(rm.device(0, 0, i), rm.device(0, 0, to));
       return p2p_seconds(pp_bytes, AlphaBeta{route_alpha_seconds(route, prof),
                                              route_bandwidth_bytes_per_second(route, topo, prof)});
@@ -419,19 +420,23 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         sends += *to_previous, calls += 1;
       }
     }
-    if (ledgers_on) ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_bytes, m * sends, sends);
+    if (ledgers_on)
+      ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_bytes, m * sends, sends);
     return sends;
   };
   // The handles of each stage's groups in the memo (tensor, gradients when
   // a progression, experts; expert data and context when asked).
   const int* const tp_handles =
-      memo != nullptr ? memo->stage_handles(tp_first(0), rm.stride_pipeline, p, rm.stride_tensor, t) : nullptr;
-  const int* const dp_handles = memo != nullptr && training && dg > 1 && grad_progression
-                                    ? memo->stage_handles(tp_first(0), rm.stride_pipeline, p, grad_stride, dg)
-                                    : nullptr;
+      memo != nullptr ? memo->stage_handles(tp_first(0), rm.stride_pipeline, p, rm.stride_tensor, t)
+                      : nullptr;
+  const int* const dp_handles =
+      memo != nullptr && training && dg > 1 && grad_progression
+          ? memo->stage_handles(tp_first(0), rm.stride_pipeline, p, grad_stride, dg)
+          : nullptr;
   const int* const ep_handles =
-      memo != nullptr && ep > 1 ? memo->stage_handles(tp_first(0), rm.stride_pipeline, p, rm.stride_data, ep)
-                                : nullptr;
+      memo != nullptr && ep > 1
+          ? memo->stage_handles(tp_first(0), rm.stride_pipeline, p, rm.stride_data, ep)
+          : nullptr;
   const int* edp_handles = nullptr;
   const int* cp_handles = nullptr;
   // The last middle stage judged, by what its figures depend on (a middle
@@ -445,7 +450,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
     const Device& dev = topo.device(rm.device(0, 0, i));
-    const DeviceProfile& dp = memo != nullptr ? memo->device_profile(rm.device(0, 0, i)) : prof.for_device(dev);
+    const DeviceProfile& dp =
+        memo != nullptr ? memo->device_profile(rm.device(0, 0, i)) : prof.for_device(dev);
     group.clear();
     g.clear();
     ep_group.clear();
@@ -507,8 +513,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     const int ep_handle = ep_handles != nullptr ? ep_handles[i] : -1;
     // The gradient group's (data parallelism below).
     const int dp_handle = memo == nullptr || !(training && dg > 1) ? -1
-                          : grad_progression ? dp_handles[i]
-                                             : memo->group_handle(dp_vec());
+                          : grad_progression                       ? dp_handles[i]
+                                                                   : memo->group_handle(dp_vec());
     StageTimes& T = stages[si];
     // A middle stage whose compute and groups' price classes (the memo's
     // handles: costmodel/plan_memo.hpp) are those of the middle stage before
@@ -521,18 +527,19 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       Alike now{true, key, tp_handle, dp_handle, ep_handle, -1, -1};
       if (training && ep > 1 && d / ep > 1) {
         if (edp_handles == nullptr)
-          edp_handles = memo->stage_handles(tp_first(0), rm.stride_pipeline, p, rm.stride_data * ep, d / ep);
+          edp_handles =
+              memo->stage_handles(tp_first(0), rm.stride_pipeline, p, rm.stride_data * ep, d / ep);
         now.edp = edp_handles[i];
       }
       if (cp > 1) {
         if (cp_handles == nullptr)
-          cp_handles = memo->stage_handles(tp_first(0), rm.stride_pipeline, p, rm.stride_context, cp);
+          cp_handles =
+              memo->stage_handles(tp_first(0), rm.stride_pipeline, p, rm.stride_context, cp);
         now.cp = cp_handles[i];
       }
-      const bool known = now.tp >= 0 && (now.dp >= 0 || !(training && dg > 1)) &&
-                         (now.ep >= 0 || ep == 1) &&
-                         (now.edp >= 0 || !(training && ep > 1 && d / ep > 1)) &&
-                         (now.cp >= 0 || cp == 1);
+      const bool known =
+          now.tp >= 0 && (now.dp >= 0 || !(training && dg > 1)) && (now.ep >= 0 || ep == 1) &&
+          (now.edp >= 0 || !(training && ep > 1 && d / ep > 1)) && (now.cp >= 0 || cp == 1);
       if (i >= 2 && known && alike == now) {
         const size_t before = si - 1;
         T = stages[before];
@@ -1144,8 +1151,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // last counts with what they depend on.)
   const double Bd = static_cast<double>(B);
   ModelTotals& totals = cache.totals;
-  if (!(memo != nullptr && totals.valid && totals.global_batch == Bd && totals.training == training &&
-        totals.recompute == tr.recompute && totals.spec == ts)) {
+  if (!(memo != nullptr && totals.valid && totals.global_batch == Bd &&
+        totals.training == training && totals.recompute == tr.recompute && totals.spec == ts)) {
     totals.valid = true;
     totals.spec = ts;
     totals.global_batch = Bd;

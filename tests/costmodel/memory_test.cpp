@@ -192,7 +192,8 @@ TEST(InterleavedChunkInFlight, SameAsDividingEveryStep) {
       for (int v = 1; v <= 4; ++v)
         for (int stage = 0; stage < p; ++stage)
           for (int chunk = 0; chunk < v; ++chunk, ++cases)
-            ASSERT_EQ(interleaved_chunk_in_flight(p, m, v, stage, chunk), divided(p, m, v, stage, chunk))
+            ASSERT_EQ(interleaved_chunk_in_flight(p, m, v, stage, chunk),
+                      divided(p, m, v, stage, chunk))
                 << p << " " << m << " " << v << " " << stage << " " << chunk;
   EXPECT_EQ(cases, 8640);
 }

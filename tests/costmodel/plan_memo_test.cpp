@@ -208,17 +208,18 @@ TEST(PlanMemo, ProgressionHandlesAreTheGroupsHandles) {
   const std::vector<int> other = {0, 1, 3};
   EXPECT_EQ(memo.group_handle(other), memo.group_handle(0, 1, 3));
   EXPECT_EQ(memo.group_handle(other), memo.group_handle(std::vector<int>{40, 41, 43}));
-  EXPECT_EQ(memo.group_handle(std::vector<int>{0, 0}), -1);      // a device twice
+  EXPECT_EQ(memo.group_handle(std::vector<int>{0, 0}), -1);        // a device twice
   EXPECT_EQ(memo.group_handle(std::vector<int>{1023, 1024}), -1);  // out of range
   // Many groups: the table grows and keeps them all (pairs of ranks 3
   // apart: inside a node, or across two).
   std::vector<int> handles;
-  for (int first = 0; first < 5000; ++first) handles.push_back(memo.group_handle(first % 1021, 3, 2));
+  for (int first = 0; first < 5000; ++first)
+    handles.push_back(memo.group_handle(first % 1021, 3, 2));
   for (int first = 0; first < 5000; ++first)
     EXPECT_EQ(memo.group_handle(std::vector<int>{first % 1021, first % 1021 + 3}),
               handles[static_cast<size_t>(first)]);
-  EXPECT_EQ(handles[0], handles[8]);   // 0-3, 8-11: in a node
-  EXPECT_NE(handles[0], handles[5]);   // 5-8: across two
+  EXPECT_EQ(handles[0], handles[8]);  // 0-3, 8-11: in a node
+  EXPECT_NE(handles[0], handles[5]);  // 5-8: across two
   EXPECT_EQ(handles[5], handles[13]);
 }
 
@@ -239,7 +240,8 @@ Topology uneven_cluster() {
   for (Link l : base->links()) {
     if (l.link_class == LinkClass::kNvlink && (node_of(l.a) == 2 || node_of(l.b) == 2))
       l.bandwidth_bytes_per_second /= 2;
-    if (l.link_class != LinkClass::kNvlink && (l.a == 13 || l.b == 13)) l.bandwidth_bytes_per_second /= 4;
+    if (l.link_class != LinkClass::kNvlink && (l.a == 13 || l.b == 13))
+      l.bandwidth_bytes_per_second /= 4;
     t.add_link(l);
   }
   EXPECT_TRUE(t.validate().is_ok());
@@ -254,8 +256,9 @@ Topology uneven_cluster() {
 // classes of their own.
 TEST(PlanMemo, SignatureClassesPriceAlike) {
   const Topology topo = uneven_cluster();
-  std::vector<std::vector<int>> groups = {{0, 1, 3}, {8, 9, 11}, {16, 17, 19}, {24, 25, 27}, {5, 1, 2},
-                                          {13, 9, 10}, {29, 25, 26}, {0, 8, 16, 24}, {1, 9, 17, 25}};
+  std::vector<std::vector<int>> groups = {{0, 1, 3},    {8, 9, 11},     {16, 17, 19},
+                                          {24, 25, 27}, {5, 1, 2},      {13, 9, 10},
+                                          {29, 25, 26}, {0, 8, 16, 24}, {1, 9, 17, 25}};
   for (int size : {2, 3, 4, 8})
     for (int stride : {1, 2, 3, 4, 8})
       for (int first = 0; first + (size - 1) * stride < 32; ++first) {
@@ -266,12 +269,13 @@ TEST(PlanMemo, SignatureClassesPriceAlike) {
   HardwareProfile nccl = HardwareProfile::defaults();
   HardwareProfile alpha_beta = nccl;
   alpha_beta.collective_model = CollectiveModel::kAlphaBeta;
-  const CollectiveKind kinds[] = {CollectiveKind::kAllReduce, CollectiveKind::kAllGather,
+  const CollectiveKind kinds[] = {CollectiveKind::kAllReduce,     CollectiveKind::kAllGather,
                                   CollectiveKind::kReduceScatter, CollectiveKind::kAllToAll,
-                                  CollectiveKind::kBroadcast, CollectiveKind::kReduce};
+                                  CollectiveKind::kBroadcast,     CollectiveKind::kReduce};
   const CollectiveAlgorithm algorithms[] = {
-      CollectiveAlgorithm::kAuto, CollectiveAlgorithm::kRing, CollectiveAlgorithm::kTree,
-      CollectiveAlgorithm::kHalvingDoubling, CollectiveAlgorithm::kHierarchical, CollectiveAlgorithm::kNvls};
+      CollectiveAlgorithm::kAuto,         CollectiveAlgorithm::kRing,
+      CollectiveAlgorithm::kTree,         CollectiveAlgorithm::kHalvingDoubling,
+      CollectiveAlgorithm::kHierarchical, CollectiveAlgorithm::kNvls};
   for (const HardwareProfile* prof : {&nccl, &alpha_beta}) {
     std::map<std::vector<std::uint64_t>, std::vector<size_t>> classes;
     for (size_t i = 0; i < groups.size(); ++i) {
@@ -296,8 +300,8 @@ TEST(PlanMemo, SignatureClassesPriceAlike) {
             const Result<double> a = price(first);
             for (size_t m = 1; m < members.size(); ++m) {
               const Result<double> b = price(groups[members[m]]);
-              ASSERT_EQ(a.is_ok(), b.is_ok()) << collective_kind_name(kind) << " "
-                                              << collective_algorithm_name(algorithm);
+              ASSERT_EQ(a.is_ok(), b.is_ok())
+                  << collective_kind_name(kind) << " " << collective_algorithm_name(algorithm);
               if (a.is_ok()) {
                 EXPECT_EQ(*a, *b);
               }
