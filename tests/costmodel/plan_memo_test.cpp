@@ -323,6 +323,40 @@ TEST(PlanMemo, SignatureClassesPriceAlike) {
   }
 }
 
+// Context parallelism (the 405B plan: TP8 x CP16 x PP16 x DP8): its rings
+// are priced per stage too, and a middle stage takes the figures of the one
+// before only when its context ring's class is the same; the figures with
+// the memo are the plain judge's, bit for bit, with and without the
+// communication lists, and with slow devices.
+TEST(PlanMemo, SameFiguresWithContextParallelism) {
+  auto loaded = load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/llama3_405b_16384gpu.yaml");
+  ASSERT_TRUE(loaded.is_ok()) << loaded.message();
+  Scenario s = std::move(loaded).value();
+  ASSERT_GT(s.strategy.context, 1);
+  ASSERT_GT(s.strategy.pipeline, 3);
+  PlanMemo memo(s.topology, s.profile);
+  EstimateOptions bare;
+  bare.every_device = false;
+  bare.communication = false;
+  for (bool slow : {false, true}) {
+    if (slow) s.simulation.speed = {{8 * 16 * 8 * 5, 0.5}};  // a device of stage 5
+    auto plain = estimate_plan(s);
+    ASSERT_TRUE(plain.is_ok()) << plain.message();
+    ScopedPlanMemo use(memo);
+    for (int round = 0; round < 2; ++round) {
+      auto lean = estimate_plan(s, bare);
+      ASSERT_TRUE(lean.is_ok()) << lean.message();
+      PlanEstimate without = *plain;
+      without.communication.clear();
+      without.stage_communication.clear();
+      expect_same(without, *lean, false);
+      auto full = estimate_plan(s);
+      ASSERT_TRUE(full.is_ok()) << full.message();
+      expect_same(*plain, *full, true);
+    }
+  }
+}
+
 // The memo answers for its own topology and the copies that share its
 // routes, and not for one that changed or another profile.
 TEST(PlanMemo, CoversOnlyItsTopologyAndProfile) {
