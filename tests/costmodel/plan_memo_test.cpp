@@ -329,7 +329,8 @@ TEST(PlanMemo, SignatureClassesPriceAlike) {
 // the memo are the plain judge's, bit for bit, with and without the
 // communication lists, and with slow devices.
 TEST(PlanMemo, SameFiguresWithContextParallelism) {
-  auto loaded = load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/llama3_405b_16384gpu.yaml");
+  auto loaded =
+      load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/llama3_405b_16384gpu.yaml");
   ASSERT_TRUE(loaded.is_ok()) << loaded.message();
   Scenario s = std::move(loaded).value();
   ASSERT_GT(s.strategy.context, 1);
