@@ -1,10 +1,12 @@
 #include "costmodel/collectives.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <string>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -559,6 +561,69 @@ Result<CollectiveQuery> collective_query_on(const Topology& topology, const Hard
   q.intra = in.ab();
   q.inter = out.ab();
   return q;
+}
+
+std::vector<std::uint64_t> collective_group_signature(const Topology& topology,
+                                                      const HardwareProfile& profile,
+                                                      const std::vector<int>& group) {
+  std::vector<std::uint64_t> sig;
+  const int d = topology.num_devices();
+  const size_t n = group.size();
+  if (n == 0) return sig;
+  // Nodes numbered by first appearance; the ranks of each, in group order
+  // (group_by_node's view).
+  std::unordered_map<int, int> label;
+  std::vector<std::vector<int>> by_node;
+  std::vector<int> labels(n);
+  std::vector<char> seen(static_cast<size_t>(d), 0);
+  for (size_t k = 0; k < n; ++k) {
+    const int dev = group[k];
+    if (dev < 0 || dev >= d || seen[static_cast<size_t>(dev)] != 0) return {};
+    seen[static_cast<size_t>(dev)] = 1;
+    const int node = topology.device(dev).node;
+    auto [it, fresh] = label.try_emplace(node, static_cast<int>(by_node.size()));
+    if (fresh) by_node.emplace_back();
+    by_node[static_cast<size_t>(it->second)].push_back(dev);
+    labels[k] = it->second;
+  }
+  const DeviceProfile* const first = profile.devices.data();
+  const DeviceProfile* const end = first + profile.devices.size();
+  sig.reserve(4 * n + 5 * 4 * n);
+  sig.push_back(n);
+  for (size_t k = 0; k < n; ++k) {
+    const Device& dev = topology.device(group[k]);
+    const DeviceProfile* p = &profile.for_device(dev);
+    const bool listed =
+        !std::less<const DeviceProfile*>()(p, first) && std::less<const DeviceProfile*>()(p, end);
+    sig.push_back(static_cast<std::uint64_t>(labels[k]));
+    sig.push_back(listed ? static_cast<std::uint64_t>(p - first) : ~std::uint64_t{0});
+    sig.push_back(std::bit_cast<std::uint64_t>(dev.memory_bandwidth_bytes_per_second));
+  }
+  auto route = [&](int a, int b) {
+    const Route& r = topology.route(a, b);
+    bool nvlink = !r.channels.empty();
+    for (ChannelId ch : r.channels)
+      nvlink &= topology.links()[static_cast<size_t>(link_of(ch))].link_class == LinkClass::kNvlink;
+    sig.push_back(r.channels.size());
+    sig.push_back(static_cast<std::uint64_t>(r.slowest_class) << 1 | (nvlink ? 1 : 0));
+    sig.push_back(std::bit_cast<std::uint64_t>(r.latency_seconds));
+    sig.push_back(
+        std::bit_cast<std::uint64_t>(route_bandwidth_bytes_per_second(r, topology, profile)));
+  };
+  // Ring neighbours (the alpha-beta model's ring), then inside each node
+  // (hierarchical's and NCCL's intra ring; on_nvswitch's and nvls_refusal's
+  // neighbours are among them), then to the next node (the rails).
+  if (n > 1)
+    for (size_t k = 0; k < n; ++k) route(group[k], group[(k + 1) % n]);
+  for (const std::vector<int>& v : by_node)
+    if (v.size() > 1)
+      for (size_t k = 0; k < v.size(); ++k) route(v[k], v[(k + 1) % v.size()]);
+  if (by_node.size() > 1)
+    for (size_t j = 0; j < by_node.size(); ++j) {
+      const std::vector<int>& next = by_node[(j + 1) % by_node.size()];
+      for (size_t r = 0; r < by_node[j].size(); ++r) route(by_node[j][r], next[r % next.size()]);
+    }
+  return sig;
 }
 
 }  // namespace brigade::cost

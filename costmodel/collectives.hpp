@@ -232,4 +232,27 @@ Result<CollectiveQuery> collective_query_on(const Topology& topology,
                                             const std::vector<int>& group, double bytes,
                                             bool warm = false);
 
+// Everything collective_query_on (and the NCCL model under it:
+// nccl_collective, nccl_group_shape, nvls_refusal, on_nvswitch) reads of a
+// group, in group order: its size; per rank, its node numbered by first
+// appearance, its device profile (HardwareProfile::for_device, by position
+// in the profile) and the device's own memory bandwidth; per route those
+// functions take (ring neighbours in group order, ring neighbours inside
+// each node, each rank to the same local rank of the next node, r mod its
+// size), the route's channel count, bottleneck class, summed latency,
+// route_bandwidth_bytes_per_second and whether every link is NVLink
+// (doubles as their bits). The rest they read is the profile's and the
+// call's own (kind, algorithm, size, warmth). So two groups of one topology
+// and profile with equal signatures get the same query, hence the same
+// time, for every collective: a pipeline's stages whose groups sit alike on
+// identical nodes are priced once (costmodel/plan_memo.hpp). on_nvswitch and
+// nvls_refusal's verdict are functions of the in-node routes' channel counts
+// and classes, the node pattern and the profiles. Empty for a group that
+// collective_query_on refuses (empty, an id out of range, a device twice).
+// Whoever makes those functions read more of a group adds it here
+// (tests/costmodel/plan_memo_test.cpp, PlanMemo.SignatureClasses*).
+std::vector<std::uint64_t> collective_group_signature(const Topology& topology,
+                                                      const HardwareProfile& profile,
+                                                      const std::vector<int>& group);
+
 }  // namespace brigade::cost

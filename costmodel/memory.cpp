@@ -140,9 +140,20 @@ double interleaved_chunk_in_flight(int pipeline, int micro_batches, int virtual_
   if (remaining == 0) return static_cast<double>(of_chunk(total, chunk));
   // Before the j-th backward of the steady state, forwards 0..warmup+j have
   // run and backwards 0..j-1: the count repeats with period pv.
+  // (of_chunk's quotients and remainders carried from j to j + 1, not
+  // divided again: the same whole numbers.)
   std::int64_t most = 0;
-  for (std::int64_t j = 0; j < std::min(remaining, group); ++j)
-    most = std::max(most, of_chunk(warmup + j + 1, chunk) - of_chunk(j, v - 1 - chunk));
+  const std::int64_t steps = std::min(remaining, group), c_back = v - 1 - chunk;
+  std::int64_t fq = (warmup + 1) / group,
+               fr = (warmup + 1) % group;  // forward count warmup + j + 1
+  std::int64_t bq = 0, br = 0;             // backward count j
+  for (std::int64_t j = 0; j < steps; ++j) {
+    const std::int64_t forwards = fq * p + std::clamp<std::int64_t>(fr - chunk * p, 0, p);
+    const std::int64_t backwards = bq * p + std::clamp<std::int64_t>(br - c_back * p, 0, p);
+    most = std::max(most, forwards - backwards);
+    if (++fr == group) fr = 0, ++fq;
+    if (++br == group) br = 0, ++bq;
+  }
   return static_cast<double>(most);
 }
 

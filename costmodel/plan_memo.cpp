@@ -23,7 +23,7 @@ TemplateFigures template_figures(const BlockTemplate& tpl) {
   }
   auto collectives = [&f](const std::vector<Kernel>& ks, std::vector<int>& slots) {
     for (const Kernel& k : ks) {
-      int slot = -1;
+      int slot = k.ring_steps > 1 ? -2 : -1;
       if (k.is_collective) {
         const std::pair<CollectiveKind, double> kb{k.collective, k.collective_bytes};
         const auto at = std::find(f.distinct.begin(), f.distinct.end(), kb);
@@ -58,6 +58,7 @@ PlanMemo::PlanMemo(const Topology& topology, const HardwareProfile& profile)
       progressions_(1024),
       times_(1 << 14),
       recent_times_(1 << 12),
+      routes_(1024),
       transformer_cache_(std::make_unique<detail::TransformerCache>()) {}
 
 PlanMemo::~PlanMemo() = default;
@@ -76,39 +77,49 @@ std::size_t PlanMemo::GroupHash::operator()(const std::vector<int>& g) const {
   return static_cast<std::size_t>(h);
 }
 
+std::size_t PlanMemo::SignatureHash::operator()(const std::vector<std::uint64_t>& sig) const {
+  std::uint64_t h = sig.size();
+  for (std::uint64_t x : sig) h = murmur_mix(h ^ x) + 0x9e3779b97f4a7c15ULL;
+  return static_cast<std::size_t>(h);
+}
+
 namespace {
-// MurmurHash3's 64-bit finaliser: every input bit reaches every output bit.
-std::uint64_t mix(std::uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  h ^= h >> 33;
-  return h;
+// A route's (src, dst) spread by a multiplier (Fibonacci hashing).
+std::size_t route_slot(std::uint64_t key) {
+  return static_cast<std::size_t>((key * 0x9e3779b97f4a7c15ULL) >> 32);
 }
 std::size_t progression_hash(int first, int stride, int size) {
   return static_cast<std::size_t>(
-      mix(mix(static_cast<std::uint32_t>(first)) ^
-          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stride)) << 32 |
-           static_cast<std::uint32_t>(size))));
+      murmur_mix(murmur_mix(static_cast<std::uint32_t>(first)) ^
+                 (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stride)) << 32 |
+                  static_cast<std::uint32_t>(size))));
 }
 }  // namespace
 
-int PlanMemo::progression_id(int first, int stride, int size, bool add) {
+int PlanMemo::classify(const std::vector<int>& group) {
+  std::vector<std::uint64_t> sig = collective_group_signature(topology_, *profile_, group);
+  if (sig.empty()) return -1;
+  const auto [it, fresh] = classes_.try_emplace(std::move(sig), class_count_);
+  if (fresh) ++class_count_;
+  return it->second;
+}
+
+int PlanMemo::progression_class(int first, int stride, int size) {
   for (const Progression& r : recent_)
-    if (r.id >= 0 && r.first == first && r.stride == stride && r.size == size) return r.id;
+    if (r.size == size && r.first == first && r.stride == stride) return r.cls;
   const std::size_t mask = progressions_.size() - 1;
   std::size_t at = progression_hash(first, stride, size) & mask;
-  while (progressions_[at].id >= 0) {
+  while (progressions_[at].size != 0) {
     const Progression& x = progressions_[at];
     if (x.first == first && x.stride == stride && x.size == size) {
       recent_[next_recent_++ % 4] = x;
-      return x.id;
+      return x.cls;
     }
     at = (at + 1) & mask;
   }
-  if (!add) return -1;
-  const Progression fresh{first, stride, size, group_count_++};
+  std::vector<int> group(static_cast<size_t>(size));
+  for (int k = 0; k < size; ++k) group[static_cast<size_t>(k)] = first + k * stride;
+  const Progression fresh{first, stride, size, classify(group)};
   progressions_[at] = fresh;
   recent_[next_recent_++ % 4] = fresh;
   if (++progression_count_ * 2 > progressions_.size()) {  // grow at half full
@@ -116,21 +127,22 @@ int PlanMemo::progression_id(int first, int stride, int size, bool add) {
     old.swap(progressions_);
     const std::size_t m2 = progressions_.size() - 1;
     for (const Progression& x : old)
-      if (x.id >= 0) {
+      if (x.size != 0) {
         std::size_t j = progression_hash(x.first, x.stride, x.size) & m2;
-        while (progressions_[j].id >= 0) j = (j + 1) & m2;
+        while (progressions_[j].size != 0) j = (j + 1) & m2;
         progressions_[j] = x;
       }
   }
-  return fresh.id;
+  return fresh.cls;
 }
 
 int PlanMemo::group_handle(int first, int stride, int size) {
+  if (size < 1) return -1;
   // One rank: the stride says nothing (the vector form keys it with 0).
-  return progression_id(first, size > 1 ? stride : 0, size, true);
+  return progression_class(first, size > 1 ? stride : 0, size);
 }
 
-int PlanMemo::group_id(const std::vector<int>& group, bool add) {
+int PlanMemo::group_handle(const std::vector<int>& group) {
   // An arithmetic progression (every group the transformer judge asks for)
   // by its first rank, stride and size; any other by content.
   const int n = static_cast<int>(group.size());
@@ -138,19 +150,38 @@ int PlanMemo::group_id(const std::vector<int>& group, bool add) {
     const int stride = n > 1 ? group[1] - group[0] : 0;
     bool progression = true;
     for (int k = 2; k < n && progression; ++k) progression = group[k] - group[k - 1] == stride;
-    if (progression) return progression_id(group[0], stride, n, add);
+    if (progression) return progression_class(group[0], stride, n);
   }
   auto it = groups_.find(group);
   if (it != groups_.end()) return it->second;
-  if (!add) return -1;
-  const int id = group_count_++;
-  groups_.emplace(group, id);
-  return id;
+  const int cls = classify(group);
+  groups_.emplace(group, cls);
+  return cls;
+}
+
+std::size_t PlanMemo::StagesHash::operator()(const StagesKey& k) const {
+  std::uint64_t h =
+      murmur_mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.first)) << 32 |
+                 static_cast<std::uint32_t>(k.stage_stride));
+  h = murmur_mix(h ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.stages)) << 32 |
+                      static_cast<std::uint32_t>(k.stride)));
+  return static_cast<std::size_t>(murmur_mix(h ^ static_cast<std::uint32_t>(k.size)));
+}
+
+const int* PlanMemo::stage_handles(int first, int stage_stride, int stages, int stride, int size) {
+  const auto [it, fresh] =
+      stage_handles_.try_emplace(StagesKey{first, stage_stride, stages, stride, size});
+  if (fresh) {
+    it->second.resize(static_cast<size_t>(std::max(stages, 0)));
+    for (int s = 0; s < stages; ++s)
+      it->second[static_cast<size_t>(s)] = group_handle(first + s * stage_stride, stride, size);
+  }
+  return it->second.data();
 }
 
 std::optional<double> PlanMemo::find_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                                 const std::vector<int>& group, double bytes) {
-  return find_collective(kind, algorithm, group_id(group, false), bytes);
+  return find_collective(kind, algorithm, group_handle(group), bytes);
 }
 
 std::size_t PlanMemo::slot_of(std::uint64_t hash, int group, std::uint8_t kind,
@@ -177,7 +208,8 @@ std::optional<double> PlanMemo::find_in_table(std::uint64_t h, int g, std::uint8
 
 void PlanMemo::store_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
                                 const std::vector<int>& group, double bytes, double seconds) {
-  const int g = group_id(group, true);
+  const int g = group_handle(group);
+  if (g < 0) return;
   const auto k = static_cast<std::uint8_t>(kind), a = static_cast<std::uint8_t>(algorithm);
   const std::uint64_t h = key_hash(g, k, a, bytes);
   Priced& x = times_[slot_of(h, g, k, a, bytes)];
@@ -195,7 +227,7 @@ void PlanMemo::store_collective(CollectiveKind kind, CollectiveAlgorithm algorit
 }
 
 const NcclGroupShape* PlanMemo::nccl_shape(const std::vector<int>& group, const NcclTable* table) {
-  const int g = group_id(group, false);
+  const int g = group_handle(group);
   if (g < 0 || static_cast<size_t>(g) >= shapes_.size()) return nullptr;
   const Shape& s = shapes_[static_cast<size_t>(g)];
   return s.table == table && table != nullptr ? &s.shape : nullptr;
@@ -203,7 +235,9 @@ const NcclGroupShape* PlanMemo::nccl_shape(const std::vector<int>& group, const 
 
 void PlanMemo::store_nccl_shape(const std::vector<int>& group, const NcclTable* table,
                                 const NcclGroupShape& shape) {
-  const auto g = static_cast<size_t>(group_id(group, true));
+  const int handle = group_handle(group);
+  if (handle < 0) return;
+  const auto g = static_cast<size_t>(handle);
   if (g >= shapes_.size()) shapes_.resize(g + 1);
   shapes_[g] = Shape{table, shape};
 }
@@ -265,12 +299,28 @@ Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape)
 AlphaBeta PlanMemo::route_alpha_beta(int src, int dst) {
   const std::uint64_t key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32 |
                             static_cast<std::uint32_t>(dst);
-  auto it = routes_.find(key);
-  if (it != routes_.end()) return it->second;
+  std::size_t mask = routes_.size() - 1;
+  std::size_t at = route_slot(key) & mask;
+  while (routes_[at].key != key) {
+    if (routes_[at].key == ~std::uint64_t{0}) break;
+    at = (at + 1) & mask;
+  }
+  if (routes_[at].key == key) return routes_[at].ab;
   const Route& r = topology_.route(src, dst);
-  AlphaBeta ab{route_alpha_seconds(r, *profile_),
-               route_bandwidth_bytes_per_second(r, topology_, *profile_)};
-  routes_.emplace(key, ab);
+  const AlphaBeta ab{route_alpha_seconds(r, *profile_),
+                     route_bandwidth_bytes_per_second(r, topology_, *profile_)};
+  routes_[at] = RouteEntry{key, ab};
+  if (++route_count_ * 2 > routes_.size()) {  // grow at half full
+    std::vector<RouteEntry> old(routes_.size() * 2);
+    old.swap(routes_);
+    mask = routes_.size() - 1;
+    for (const RouteEntry& x : old)
+      if (x.key != ~std::uint64_t{0}) {
+        std::size_t k = route_slot(x.key) & mask;
+        while (routes_[k].key != ~std::uint64_t{0}) k = (k + 1) & mask;
+        routes_[k] = x;
+      }
+  }
   return ab;
 }
 

@@ -9,11 +9,14 @@
 //
 // A memo is bound to one topology (its route cache, which every copy of the
 // topology shares and any change detaches: core/topology.hpp) and one
-// profile (by address); it answers only for them. ScopedPlanMemo installs it
-// for the calling thread, and estimate_plan then goes through it; the
-// numbers are the same, bit for bit, with or without it
-// (tests/costmodel/plan_memo_test.cpp). Not thread-safe: one per thread.
-// Failures are not memoised.
+// profile (by address); it answers only for them. Collective times are kept
+// per price class of groups, not per group: groups with one
+// collective_group_signature (costmodel/collectives.hpp: everything the
+// collective model reads of a group) cost the same for every collective, so
+// a pipeline's stages whose groups sit alike on identical nodes share them. ScopedPlanMemo installs
+// it for the calling thread, and estimate_plan then goes through it; the numbers are the same, bit
+// for bit, with or without it (tests/costmodel/plan_memo_test.cpp). Not thread-safe: one per
+// thread. Failures are not memoised.
 #pragma once
 
 #include <bit>
@@ -51,7 +54,8 @@ struct TemplateFigures {
   // The distinct (kind, bytes) of the tensor-parallel collectives of the
   // forward, recompute and backward lists, in order of first appearance (the
   // forward list's are the first `forward_distinct`), and each kernel's index
-  // among them (-1: not a collective), per list: a stage prices each once.
+  // among them (-1: compute, -2: a context-parallel ring kernel, neither a
+  // collective), per list: a stage prices each once.
   std::vector<std::pair<CollectiveKind, double>> distinct;
   int forward_distinct = 0;
   std::vector<int> forward_slot, recompute_slot, backward_slot;
@@ -81,6 +85,17 @@ struct TransformerBlocks {
   }
 };
 
+// MurmurHash3's 64-bit finaliser: every input bit reaches every output bit
+// (the memo's hashes).
+inline std::uint64_t murmur_mix(std::uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
 namespace detail {
 struct TransformerCache;  // the transformer judge's own (costmodel/plan_transformer_cache.hpp)
 }
@@ -100,14 +115,23 @@ class PlanMemo {
   void store_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
                         const std::vector<int>& group, double bytes, double seconds);
 
-  // A handle to `group` (in rank order) for the lookups below, which then
-  // skip hashing and comparing the group: a pipeline stage asks for its
-  // tensor and data groups' collectives again and again.
-  int group_handle(const std::vector<int>& group) { return group_id(group, true); }
+  // A handle to `group`'s price class (in rank order) for the lookups
+  // below, which then skip hashing and comparing the group: a pipeline stage
+  // asks for its tensor and data groups' collectives again and again. Two
+  // groups have one handle exactly when their collective_group_signature is
+  // the same (so a stage whose groups have the handles of the stage before's
+  // has its prices); -1 for a group the collective model refuses.
+  int group_handle(const std::vector<int>& group);
   // The same for the group {first, first + stride, ..., first + (size-1)
   // stride} (a pipeline stage's tensor and data groups are such), without
-  // building it: the same handle as the vector's.
+  // building it unless it is new: the same handle as the vector's.
   int group_handle(int first, int stride, int size);
+  // The handles of the groups {first + s stage_stride + k stride : k <
+  // size} of s = 0 .. stages - 1 (a pipeline's tensor, data, expert or
+  // context groups, stage by stage), kept per (first, stage_stride, stages,
+  // stride, size): the plans of a search that share their degrees and rank
+  // order ask for the same ones. Valid until the memo goes.
+  const int* stage_handles(int first, int stage_stride, int stages, int stride, int size);
   // (Inline: the judge asks ~200 times a plan, mostly answered by the
   // direct-mapped table of the latest collectives.)
   std::optional<double> find_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
@@ -124,6 +148,8 @@ class PlanMemo {
     }
     return find_in_table(h, group_handle, k, a, bytes);
   }
+  // The number of price classes met so far (tests).
+  int price_classes() const { return class_count_; }
 
   // NCCL's view of a group (nccl_group_shape), worked out once per group
   // and table: every kind and size of collective on the group shares it.
@@ -143,6 +169,15 @@ class PlanMemo {
   // and the search judges it in plan after plan.
   const std::vector<AlphaBeta>& ring_alpha_betas(int first, int stride, int n);
 
+  // profile.for_device(topology.device(device)), looked up once per device.
+  const DeviceProfile& device_profile(int device) {
+    if (device_profiles_.empty())
+      device_profiles_.assign(static_cast<std::size_t>(topology_.num_devices()), nullptr);
+    const DeviceProfile*& p = device_profiles_[static_cast<std::size_t>(device)];
+    if (p == nullptr) p = &profile_->for_device(topology_.device(device));
+    return *p;
+  }
+
   // The transformer judge's cache of work shared by plans (gradient buckets).
   detail::TransformerCache& transformer_cache() { return *transformer_cache_; }
 
@@ -158,28 +193,33 @@ class PlanMemo {
   struct GroupHash {
     std::size_t operator()(const std::vector<int>& g) const;
   };
-  int group_id(const std::vector<int>& group, bool add);
-  int progression_id(int first, int stride, int size, bool add);
+  struct SignatureHash {
+    std::size_t operator()(const std::vector<std::uint64_t>& s) const;
+  };
+  int progression_class(int first, int stride, int size);
+  // The price class of a group met for the first time (-1: refused).
+  int classify(const std::vector<int>& group);
 
   Topology topology_;  // a copy sharing the original's route cache: its identity
   const HardwareProfile* profile_;
   // Groups that are arithmetic progressions (every group the transformer
   // judge asks for), in an open-addressing table of (first, stride, size);
-  // the others by content.
+  // the others by content. Each maps to its price class.
   struct Progression {
-    int first = 0, stride = 0, size = 0, id = -1;
+    int first = 0, stride = 0, size = 0, cls = -1;  // size 0: empty
   };
-  std::vector<Progression> progressions_;  // capacity a power of two; id -1: empty
+  std::vector<Progression> progressions_;  // capacity a power of two
   std::size_t progression_count_ = 0;
   std::unordered_map<std::vector<int>, int, GroupHash> groups_;
-  int group_count_ = 0;
   Progression recent_[4];  // the progressions asked for last
   unsigned next_recent_ = 0;
-  // Collective times in an open-addressing table keyed by (group, kind,
+  std::unordered_map<std::vector<std::uint64_t>, int, SignatureHash> classes_;
+  int class_count_ = 0;
+  // Collective times in an open-addressing table keyed by (class, kind,
   // algorithm, size): one probe a lookup, most of the time.
   struct Priced {
     double bytes = 0, seconds = 0;
-    int group = -1;  // -1: empty
+    int group = -1;  // the price class; -1: empty
     std::uint8_t kind = 0, algorithm = 0;
   };
   std::vector<Priced> times_;  // capacity a power of two
@@ -188,20 +228,14 @@ class PlanMemo {
   // direct-mapped table small enough to stay in cache (the plans of one
   // class ask for the same few hundred collectives), in front of `times_`.
   std::vector<Priced> recent_times_;
-  // MurmurHash3's 64-bit finaliser over the size's bits and the rest of the
-  // key spread by a multiplier: one mix, every input bit in every output bit.
+  // The size's bits and the rest of the key spread by a multiplier, mixed
+  // once: every input bit in every output bit.
   static std::uint64_t key_hash(int group, std::uint8_t kind, std::uint8_t algorithm,
                                 double bytes) {
-    std::uint64_t h = std::bit_cast<std::uint64_t>(bytes) ^
+    return murmur_mix(std::bit_cast<std::uint64_t>(bytes) ^
                       (static_cast<std::uint64_t>(static_cast<std::uint32_t>(group)) << 16 |
                        static_cast<std::uint64_t>(kind) << 8 | algorithm) *
-                          0x9e3779b97f4a7c15ULL;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
+                          0x9e3779b97f4a7c15ULL);
   }
   std::optional<double> find_in_table(std::uint64_t hash, int group, std::uint8_t kind,
                                       std::uint8_t algorithm, double bytes);
@@ -215,7 +249,7 @@ class PlanMemo {
     const NcclTable* table = nullptr;
     NcclGroupShape shape;
   };
-  std::vector<Shape> shapes_;  // by group id; table null: none yet
+  std::vector<Shape> shapes_;  // by price class; table null: none yet
   // The shape's dimensions and degrees, then the spec's variant (kv_heads,
   // ffn_hidden, and the kinds packed: mlp, norm, positions, attention, tie,
   // bias, qkv_bias).
@@ -226,8 +260,24 @@ class PlanMemo {
   std::vector<std::unique_ptr<TransformerBlocks>> retired_;
   ShapeKey last_shape_{};
   const TransformerBlocks* last_blocks_ = nullptr;
-  std::unordered_map<std::uint64_t, AlphaBeta> routes_;
-  std::map<std::tuple<int, int, int>, std::vector<AlphaBeta>> rings_;
+  // Routes' alpha-beta by (src, dst) in an open-addressing table (key ~0:
+  // empty; capacity a power of two).
+  struct RouteEntry {
+    std::uint64_t key = ~std::uint64_t{0};
+    AlphaBeta ab;
+  };
+  std::vector<RouteEntry> routes_;
+  std::vector<const DeviceProfile*> device_profiles_;  // by device id; null: not yet
+  struct StagesKey {
+    int first, stage_stride, stages, stride, size;
+    bool operator==(const StagesKey&) const = default;
+  };
+  struct StagesHash {
+    std::size_t operator()(const StagesKey& k) const;
+  };
+  std::unordered_map<StagesKey, std::vector<int>, StagesHash> stage_handles_;
+  std::size_t route_count_ = 0;
+  std::map<std::tuple<int, int, int>, std::vector<AlphaBeta>> rings_;  // ring_alpha_betas
   std::unique_ptr<detail::TransformerCache> transformer_cache_;
   std::uint64_t hits_ = 0, misses_ = 0;
 };

@@ -23,6 +23,7 @@
 #include "costmodel/memory.hpp"
 #include "costmodel/model_size.hpp"
 #include "costmodel/plan_memo.hpp"
+#include "costmodel/plan_stage.hpp"
 #include "costmodel/plan_transformer_cache.hpp"
 #include "costmodel/scaling.hpp"
 #include "costmodel/transformer_blocks.hpp"
@@ -100,55 +101,6 @@ struct StageTimes {
   double per_micro_batch() const { return fwd_kernels + bwd_kernels + tp_fwd + tp_bwd + zero_exposed; }
 };
 
-// A block of one pipeline stage as the planner lays it out
-// (planner/lower_transformer.cpp, build_blocks): its template, the parameter
-// groups the device keeps (the last stage's head keeps a copy of the tied word
-// embedding), and what ZeRO-3 gathers before it computes. Element counts are
-// whole numbers (below 2^53), so their sums are exact in any order.
-struct StageBlock {
-  const BlockTemplate* tpl = nullptr;
-  const TemplateFigures* figures = nullptr;
-  // The groups of `tpl` the device keeps, or the tied embedding: their
-  // elements (ParamGroup::local_elements), `owned` of them.
-  const double* group_elements = nullptr;
-  const char* group_expert = nullptr;  // per group: 1 for experts split over 'expert'
-  int owned = 0;
-  int tied = -1;  // index among the owned groups of the tied word embedding
-  bool is_head = false;
-  double owned_elements = 0;
-  double replicated_elements = 0;  // of the owned groups, not split over the tensor group
-  double expert_elements = 0;      // of the owned groups, experts split over 'expert'
-  double gather_elements = 0;
-  bool is_expert(int g) const { return group_expert != nullptr && group_expert[g] != 0; }
-};
-
-// The blocks of device stage `stage` per model chunk (virtual stage
-// c * P + stage): the embedding on virtual stage 0 (chunk 0 of stage 0),
-// `layers_per_chunk` layers, the head on the last virtual stage (chunk v - 1
-// of stage P - 1). Held as the three kinds of block, not block by block.
-struct StageLayout {
-  StageBlock embedding, layer, head;
-  bool first = false, last = false;  // runs the embedding / the head
-  int chunks = 1;
-  std::int64_t layers_per_chunk = 0;
-
-  // Calls f(block, n) for each kind of block the stage runs, n blocks of it
-  // (n > 0): the embedding, the layers, the head.
-  template <class F>
-  void for_each_kind(F&& f) const {
-    if (first) f(embedding, 1.0);
-    if (layers_per_chunk > 0) f(layer, static_cast<double>(layers_per_chunk * chunks));
-    if (last) f(head, 1.0);
-  }
-  // The sum of a whole-number figure over every block (exact: below 2^53).
-  template <class F>
-  double sum(F&& figure) const {
-    double total = 0;
-    for_each_kind([&](const StageBlock& b, double n) { total += n * figure(b); });
-    return total;
-  }
-};
-
 StageLayout stage_layout(int P, int v, int stage, std::int64_t layers_per_chunk, const TransformerBlocks& tb) {
   StageLayout s;
   s.first = stage == 0;
@@ -194,180 +146,6 @@ StageLayout stage_layout(int P, int v, int stage, std::int64_t layers_per_chunk,
   return s;
 }
 
-// The stage's gradient buckets as PyTorch DDP and the planner fill them. The
-// backward of the last micro-batch completes the stage's gradient groups in
-// order (chunks last to first, blocks in reverse, each block's groups in the
-// order of its backward kernels; `times`: each kernel's, from the start of
-// that backward): whole groups in completion order join the current bucket,
-// which closes as soon as it holds at least `bucket_bytes` (ready when the
-// group that filled it is); the last one closes when the backward ends
-// (`window_seconds`, the backward's length).
-// On a first stage with layers, `middle` gets the fill up to the embedding:
-// a middle stage's (MiddleFill); `middle_ready` fills a middle stage's list
-// from it instead of its kernels.
-void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes_per_element,
-                  double bucket_bytes, BucketList& out, FlatBackward (&flat)[3], MiddleFill* middle,
-                  const MiddleFill* middle_ready) {
-  out.buckets.clear();
-  // Each kind of block flattened once (FlatBackward): its additions to the
-  // clock in order and the groups it completes; the blocks then replay them,
-  // the same additions in the same order as kernel by kernel.
-  auto flatten = [&](const StageBlock& blk, FlatBackward& f) {
-    f.xs.clear();
-    f.events.clear();
-    const BlockTemplate& tpl = *blk.tpl;
-    const KernelTimes::Lists& t = times.of(&tpl);
-    const bool tied_head = blk.is_head && blk.tied >= 0;
-    const int tied_wgrad = tied_head ? blk.figures->tied_wgrad : -1;
-    const int* grads = blk.figures->backward_grad.data();
-    auto kernels = [&](int from, int to) {
-      for (int n = from; n < to; ++n) {
-        f.xs.push_back(t.backward[static_cast<size_t>(n)]);
-        const int group = tied_head ? (tied_wgrad == n ? blk.tied : -1) : grads[n];
-        if (group >= 0 && group < blk.owned && !blk.is_expert(group))
-          f.events.push_back({static_cast<std::uint32_t>(f.xs.size()), blk.group_elements[group] * bytes_per_element});
-      }
-    };
-    // The recomputation runs just before backward kernel `recompute_before`
-    // (after the last one when it equals their count; never outside that).
-    const int count = static_cast<int>(tpl.backward.size());
-    const int before = tpl.recompute_before;
-    if (before >= 0 && before <= count) {
-      kernels(0, before);
-      f.xs.insert(f.xs.end(), t.recompute.begin(), t.recompute.end());
-      kernels(before, count);
-    } else {
-      kernels(0, count);
-    }
-  };
-  GradientBucket cur;
-  bool open = false;
-  double now = 0;
-  if (middle_ready != nullptr) {
-    out.buckets = middle_ready->buckets;
-    cur = middle_ready->current;
-    open = middle_ready->open;
-    now = middle_ready->now;
-  } else {
-    if (lay.last) flatten(lay.head, flat[2]);
-    if (lay.layers_per_chunk > 0) flatten(lay.layer, flat[1]);
-    if (lay.first) flatten(lay.embedding, flat[0]);
-  }
-  auto block = [&](const FlatBackward& f) {
-    const double* xs = f.xs.data();
-    std::uint32_t n = 0;
-    for (const FlatBackward::Event& ev : f.events) {
-      for (; n < ev.end; ++n) now += xs[n];
-      cur.bytes += ev.bytes;
-      open = true;
-      if (cur.bytes >= bucket_bytes) {
-        cur.ready_seconds = now;
-        out.buckets.push_back(cur);
-        cur = GradientBucket{};
-        open = false;
-      }
-    }
-    const auto size = static_cast<std::uint32_t>(f.xs.size());
-    for (; n < size; ++n) now += xs[n];
-  };
-  for (int c = lay.chunks; c-- > 0 && middle_ready == nullptr;) {
-    if (c == lay.chunks - 1 && lay.last) block(flat[2]);
-    for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) block(flat[1]);
-    if (c == 0 && lay.first) {
-      if (middle != nullptr) {
-        middle->buckets = out.buckets;
-        middle->current = cur;
-        middle->open = open;
-        middle->now = now;
-      }
-      block(flat[0]);
-    }
-  }
-  if (open) {
-    cur.ready_seconds = now;
-    out.buckets.push_back(cur);
-  }
-  out.window_seconds = now;
-  out.sizes.clear();
-  out.size_index.resize(out.buckets.size());
-  out.bytes_sum = 0;
-  // The sizes recur in the same order block after block: the search for
-  // each starts after the last one found (the same index as from the start:
-  // the sizes are distinct).
-  size_t last = 0;
-  for (size_t k = 0; k < out.buckets.size(); ++k) {
-    const double bytes = out.buckets[k].bytes;
-    const size_t n_sizes = out.sizes.size();
-    size_t at = n_sizes;
-    for (size_t step = 0; step < n_sizes; ++step) {
-      const size_t x = (last + 1 + step) % n_sizes;
-      if (out.sizes[x] == bytes) {
-        at = x;
-        break;
-      }
-    }
-    if (at == n_sizes) out.sizes.push_back(bytes);
-    last = at;
-    out.size_index[k] = static_cast<std::uint32_t>(at);
-    out.bytes_sum += bytes;
-  }
-  out.reduce.valid = out.gather.valid = false;
-}
-
-// The stage's bucket list from the cache, filled there first if no entry
-// has the same key (plan_transformer_cache.hpp).
-BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb, const StageLayout& lay,
-                          bool pipelined, const KernelTimes& times, double bytes_per_element,
-                          double bucket_bytes) {
-  std::vector<double>& key = cache.key;
-  key.clear();
-  auto add = [&](const BlockTemplate& tpl) {
-    const KernelTimes::Lists& t = times.of(&tpl);
-    key.insert(key.end(), t.backward.begin(), t.backward.end());
-    key.insert(key.end(), t.recompute.begin(), t.recompute.end());
-  };
-  if (lay.layers_per_chunk > 0) add(tb.layer);
-  const size_t layer_times = key.size();
-  if (lay.first) add(tb.embedding);
-  if (lay.last) add(tb.head);
-  const int role = (lay.first ? 1 : 0) | (lay.last ? 2 : 0) | (pipelined ? 4 : 0);
-  for (BucketList& l : cache.lists)
-    if (l.blocks == &tb && l.role == role && l.virtual_stages == lay.chunks &&
-        l.layers_per_chunk == lay.layers_per_chunk && l.bucket_bytes == bucket_bytes &&
-        l.element_bytes == bytes_per_element && l.times == key)
-      return l;
-  if (cache.lists.size() < TransformerCache::kLists) cache.lists.emplace_back();
-  BucketList& l = cache.lists[cache.next];
-  cache.next = (cache.next + 1) % TransformerCache::kLists;
-  l.blocks = &tb;
-  l.role = role;
-  l.virtual_stages = lay.chunks;
-  l.layers_per_chunk = lay.layers_per_chunk;
-  l.bucket_bytes = bucket_bytes;
-  l.element_bytes = bytes_per_element;
-  l.times = key;
-  // A middle stage after a first stage with the same layer times (a
-  // pipeline's, judged in stage order) starts from where that one's
-  // embedding began, which the first stage leaves in `middle`.
-  MiddleFill& middle = cache.middle;
-  const bool from_middle = role == 4 && middle.blocks == &tb && middle.virtual_stages == lay.chunks &&
-                           middle.layers_per_chunk == lay.layers_per_chunk &&
-                           middle.bucket_bytes == bucket_bytes && middle.element_bytes == bytes_per_element &&
-                           middle.times == key;
-  const bool leaves_middle = role == 5 && lay.layers_per_chunk > 0;
-  if (leaves_middle) {
-    middle.blocks = &tb;
-    middle.virtual_stages = lay.chunks;
-    middle.layers_per_chunk = lay.layers_per_chunk;
-    middle.bucket_bytes = bucket_bytes;
-    middle.element_bytes = bytes_per_element;
-    middle.times.assign(key.begin(), key.begin() + static_cast<std::ptrdiff_t>(layer_times));
-  }
-  fill_buckets(lay, times, bytes_per_element, bucket_bytes, l, cache.flat, leaves_middle ? &middle : nullptr,
-               from_middle ? &middle : nullptr);
-  return l;
-}
-
 // The slowest speed factor (simulation.speed) among `devices`: a stage runs at
 // the pace of its slowest rank, whom every collective waits for.
 double slowest_speed(const Scenario& sc, const std::vector<int>& devices) {
@@ -396,8 +174,9 @@ struct Scratch {
   std::vector<StageLayout> layouts;
   TimedKernels kernels;
   std::vector<PricedCollective> tp_priced, dp_priced;
-  std::vector<int> group, g;
+  std::vector<int> group, g, pair;
   std::vector<double> stage_prices, previous_prices;
+  std::vector<CommLedger> ledgers;
 };
 
 Scratch& scratch() {
@@ -438,7 +217,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   const DType dt = ts.dtype;
   const bool ledgers_on = options.communication;
   // Per step, one device of each stage (EstimateOptions::communication).
-  std::vector<CommLedger> ledgers(ledgers_on ? static_cast<size_t>(p) : 1);
+  std::vector<CommLedger>& ledgers = scratch().ledgers;  // (taken by the estimate below)
+  ledgers.assign(ledgers_on ? static_cast<size_t>(p) : 1, CommLedger{});
   const bool full = options.every_device;  // notes and memory per device (EstimateOptions)
   if (full)
     e.notes.push_back(
@@ -597,6 +377,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     StageTimes times;
     std::array<TpTally, kNumCollectiveKinds> tally{};
   } previous;
+  std::array<TpTally, kNumCollectiveKinds> tally{};             // the stage's (below)
   std::vector<double>& previous_prices = work.previous_prices;  // the last summed stage's prices
   std::vector<double>& stage_prices = work.stage_prices;
   std::optional<double> tied_seconds;  // the tied embedding's AllReduce (first and last stage)
@@ -612,10 +393,65 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     ComputeKey key;
     double bytes = 0, seconds = 0;
   } opt_previous;
+  // Pipeline sends of stage i per micro-batch: each chunk's activations
+  // forward to the next virtual stage, gradients back to the previous one,
+  // the boundary tensor as each tensor-parallel rank holds it. Every chunk
+  // sends to the same two stages.
+  auto pipeline_sends = [&](int i, CommLedger& ledger) {
+    if (p == 1) return 0.0;
+    auto send = [&](int to) {
+      if (memo != nullptr)
+        return p2p_seconds(pp_bytes,
+                           memo->route_alpha_beta(rm.device(0, 0, i), rm.device(0, 0, to)));
+      const Route& route = topo.route(rm.device(0, 0, i), rm.device(0, 0, to));
+      return p2p_seconds(pp_bytes, AlphaBeta{route_alpha_seconds(route, prof),
+                                             route_bandwidth_bytes_per_second(route, topo, prof)});
+    };
+    std::optional<double> to_next, to_previous;
+    double sends = 0, calls = 0;
+    for (int c = 0; c < v; ++c) {
+      const int vs = c * p + i;
+      if (vs < p * v - 1) {
+        if (!to_next) to_next = send((vs + 1) % p);
+        sends += *to_next, calls += 1;
+      }
+      if (training && vs > 0) {
+        if (!to_previous) to_previous = send((vs - 1 + p) % p);
+        sends += *to_previous, calls += 1;
+      }
+    }
+    if (ledgers_on)
+      ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_bytes, m * sends, sends);
+    return sends;
+  };
+  // The handles of each stage's groups in the memo (tensor, gradients when
+  // a progression, experts; expert data and context when asked).
+  const int* const tp_handles =
+      memo != nullptr ? memo->stage_handles(tp_first(0), rm.stride_pipeline, p, rm.stride_tensor, t)
+                      : nullptr;
+  const int* const dp_handles =
+      memo != nullptr && training && dg > 1 && grad_progression
+          ? memo->stage_handles(tp_first(0), rm.stride_pipeline, p, grad_stride, dg)
+          : nullptr;
+  const int* const ep_handles =
+      memo != nullptr && ep > 1
+          ? memo->stage_handles(tp_first(0), rm.stride_pipeline, p, rm.stride_data, ep)
+          : nullptr;
+  const int* edp_handles = nullptr;
+  const int* cp_handles = nullptr;
+  // The last middle stage judged, by what its figures depend on (a middle
+  // stage like it takes them: below).
+  struct Alike {
+    bool valid = false;
+    ComputeKey key;
+    int tp = -1, dp = -1, ep = -1, edp = -1, cp = -1;  // price classes (-1: no such group)
+    bool operator==(const Alike&) const = default;
+  } alike;
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
     const Device& dev = topo.device(rm.device(0, 0, i));
-    const DeviceProfile& dp = prof.for_device(dev);
+    const DeviceProfile& dp =
+        memo != nullptr ? memo->device_profile(rm.device(0, 0, i)) : prof.for_device(dev);
     group.clear();
     g.clear();
     ep_group.clear();
@@ -646,8 +482,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       speed = slowest_speed(sc, stage_devices);
     }
     // Tensor-parallel collectives of this stage per micro-batch (they sit on
-    // the compute stream: not overlapped).
-    std::array<TpTally, kNumCollectiveKinds> tally{};
+    // the compute stream: not overlapped); kept for the communication lists
+    // alone.
+    if (ledgers_on) tally = {};
     // The templates this stage runs and how many blocks of each, in the
     // order of their addresses (the order the sums below add them in).
     std::array<std::pair<const BlockTemplate*, double>, 3> count{
@@ -669,12 +506,55 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     }
     tp_priced.clear();
     dp_priced.clear();
-    const int tp_handle = memo != nullptr ? memo->group_handle(tp_first(i), rm.stride_tensor, t) : -1;
+    const int tp_handle = tp_handles != nullptr ? tp_handles[i] : -1;
     // A block's collectives: over 'tensor', except the MoE dispatch and
     // combine AllToAll (the templates' only AllToAll), over the stage's first
     // expert-parallel group: data ranks 0..ep-1 (tensor 1: check_plan).
-    const int ep_handle =
-        memo != nullptr && ep > 1 ? memo->group_handle(tp_first(i), rm.stride_data, ep) : -1;
+    const int ep_handle = ep_handles != nullptr ? ep_handles[i] : -1;
+    // The gradient group's (data parallelism below).
+    const int dp_handle = memo == nullptr || !(training && dg > 1) ? -1
+                          : grad_progression                       ? dp_handles[i]
+                                                                   : memo->group_handle(dp_vec());
+    StageTimes& T = stages[si];
+    // A middle stage whose compute and groups' price classes (the memo's
+    // handles: costmodel/plan_memo.hpp) are those of the middle stage before
+    // it runs the same blocks (the same layout), prices every collective and
+    // route of its own the same, so it has that stage's times, sums and
+    // per-step work; only its pipeline sends, to other stages, are its own.
+    // (Every figure is the one the full pass below gives; without a memo,
+    // or with the communication lists, every stage takes that pass.)
+    if (memo != nullptr && !ledgers_on && i >= 1 && i < p - 1) {
+      Alike now{true, key, tp_handle, dp_handle, ep_handle, -1, -1};
+      if (training && ep > 1 && d / ep > 1) {
+        if (edp_handles == nullptr)
+          edp_handles =
+              memo->stage_handles(tp_first(0), rm.stride_pipeline, p, rm.stride_data * ep, d / ep);
+        now.edp = edp_handles[i];
+      }
+      if (cp > 1) {
+        if (cp_handles == nullptr)
+          cp_handles =
+              memo->stage_handles(tp_first(0), rm.stride_pipeline, p, rm.stride_context, cp);
+        now.cp = cp_handles[i];
+      }
+      const bool known =
+          now.tp >= 0 && (now.dp >= 0 || !(training && dg > 1)) && (now.ep >= 0 || ep == 1) &&
+          (now.edp >= 0 || !(training && ep > 1 && d / ep > 1)) && (now.cp >= 0 || cp == 1);
+      if (i >= 2 && known && alike == now) {
+        const size_t before = si - 1;
+        T = stages[before];
+        stage_params[si] = stage_params[before];
+        stage_fp8_weights[si] = stage_fp8_weights[before];
+        per_step_extra[si] = per_step_extra[before];
+        opt_seconds[si] = opt_seconds[before];
+        dp_after_backward[si] = dp_after_backward[before];
+        T.pp = pipeline_sends(i, ledgers[0]);
+        continue;
+      }
+      alike = known ? now : Alike{};
+    } else {
+      alike = Alike{};
+    }
     auto block_collective = [&](CollectiveKind kind, double bytes) -> Result<double> {
       if (kind == CollectiveKind::kAllToAll && ep > 1)
         return price(tp_priced, ep_handle, kind, CollectiveAlgorithm::kAuto, bytes, [&] {
@@ -725,16 +605,23 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // each kernel's index among its template's distinct collectives).
     auto time_list = [&](const std::vector<Kernel>& ks, const std::vector<int>& slots, size_t at,
                          std::vector<double>& out, bool compute_known) {
-      out.resize(ks.size());
-      for (size_t n = 0; n < ks.size(); ++n) {
-        const Kernel& k = ks[n];
-        if (k.is_collective) {
-          out[n] = stage_prices[at + static_cast<size_t>(slots[n])];
-        } else if (k.ring_steps > 1) {
-          out[n] = ring_total(k);
-        } else if (compute_known) {
+      const size_t count_of = ks.size();
+      out.resize(count_of);
+      double* const o = out.data();
+      const int* const slot_of = slots.data();
+      for (size_t n = 0; n < count_of; ++n) {
+        const int slot = slot_of[n];
+        if (slot >= 0) {  // a collective
+          o[n] = stage_prices[at + static_cast<size_t>(slot)];
           continue;
-        } else if (k.compute == ComputeKind::kGemm) {
+        }
+        if (slot == -2) {  // a ring kernel
+          o[n] = ring_total(ks[n]);
+          continue;
+        }
+        if (compute_known) continue;
+        const Kernel& k = ks[n];
+        if (k.compute == ComputeKind::kGemm) {
           out[n] = gemm_seconds(dev, dp, k.m, k.n, k.k, k.dtype, k.batch) / speed;
         } else if (k.compute == ComputeKind::kFixed) {
           out[n] = kernel_seconds(dev, dp, k.dtype, k.fixed_flops, k.bytes, ComputeKind::kFixed, 0,
@@ -745,20 +632,29 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         }
       }
     };
-    StageTimes& T = stages[si];
     CommLedger& ledger = ledgers[ledgers_on ? si : 0];
-    // Adds `n` x the kernels' durations to `compute` and `collectives`.
-    auto run = [&](const std::vector<Kernel>& ks, const std::vector<double>& xs, double n,
-                   double& compute, double& collectives) {
-      for (size_t j = 0; j < ks.size(); ++j) {
-        const Kernel& k = ks[j];
-        const double x = xs[j];
-        if (k.is_collective) {
+    // Adds `n` x the kernels' durations to `compute` and `collectives`
+    // (`slots`: the template figures' kinds of kernel; the tallies serve the
+    // communication lists alone).
+    auto run = [&](const std::vector<Kernel>& ks, const std::vector<int>& slots,
+                   const std::vector<double>& xs, double n, double& compute, double& collectives) {
+      const size_t count_of = ks.size();
+      const double* const x_of = xs.data();
+      const int* const slot_of = slots.data();
+      for (size_t j = 0; j < count_of; ++j) {
+        const double x = x_of[j];
+        const int slot = slot_of[j];
+        if (slot == -1) {
+          compute += n * x;
+        } else if (slot >= 0) {
           collectives += n * x;
+          if (!ledgers_on) continue;
+          const Kernel& k = ks[j];
           TpTally& y = tally[static_cast<size_t>(k.collective)];
           y.used = true;
           y.calls += n, y.bytes += n * k.collective_bytes, y.seconds += n * x;
-        } else if (k.ring_steps > 1) {
+        } else {
+          const Kernel& k = ks[j];
           // The blocks are compute; what the hops add beyond them is exposed.
           const double blocks = k.ring_steps * ring_block(k);
           compute += n * blocks;
@@ -766,8 +662,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           const double hops = k.ring_steps - 1;
           T.cp_calls += n * hops, T.cp_bytes += n * hops * k.ring_bytes;
           T.cp_seconds += n * hops * hop_seconds(k.ring_bytes), T.cp_exposed += n * (x - blocks);
-        } else {
-          compute += n * x;
         }
       }
     };
@@ -820,10 +714,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         time_list(tpl->backward, f.backward_slot, at, lt.backward, known);
       }
       compute_ready[slot] = true;
-      run(tpl->forward, lt.forward, n, T.fwd_kernels, T.tp_fwd);
+      run(tpl->forward, f.forward_slot, lt.forward, n, T.fwd_kernels, T.tp_fwd);
       if (training) {
-        run(tpl->recompute, lt.recompute, n, T.bwd_kernels, T.tp_bwd);
-        run(tpl->backward, lt.backward, n, T.bwd_kernels, T.tp_bwd);
+        run(tpl->recompute, f.recompute_slot, lt.recompute, n, T.bwd_kernels, T.tp_bwd);
+        run(tpl->backward, f.backward_slot, lt.backward, n, T.bwd_kernels, T.tp_bwd);
       }
     }
     if (!same_sums) ++times_written;
@@ -843,33 +737,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       ledger.add("context", "p2p", 2, T.cp_calls * m, T.cp_bytes * m, T.cp_seconds * m,
                  T.cp_exposed * m);
 
-    // Pipeline sends: each chunk's activations forward to the next virtual stage,
-    // gradients back to the previous one, the boundary tensor as each
-    // tensor-parallel rank holds it. Every chunk sends to the same two stages.
-    if (p > 1) {
-      auto send = [&](int to) {
-        if (memo != nullptr)
-          return p2p_seconds(pp_bytes, memo->route_alpha_beta(rm.device(0, 0, i), rm.device(0, 0, to)));
-        const Route& route = topo.route(rm.device(0, 0, i), rm.device(0, 0, to));
-        return p2p_seconds(pp_bytes, AlphaBeta{route_alpha_seconds(route, prof),
-                                               route_bandwidth_bytes_per_second(route, topo, prof)});
-      };
-      std::optional<double> to_next, to_previous;
-      double sends = 0, calls = 0;
-      for (int c = 0; c < v; ++c) {
-        const int vs = c * p + i;
-        if (vs < p * v - 1) {
-          if (!to_next) to_next = send((vs + 1) % p);
-          sends += *to_next, calls += 1;
-        }
-        if (training && vs > 0) {
-          if (!to_previous) to_previous = send((vs - 1 + p) % p);
-          sends += *to_previous, calls += 1;
-        }
-      }
-      T.pp = sends;
-      if (ledgers_on) ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_bytes, m * sends, sends);
-    }
+    T.pp = pipeline_sends(i, ledger);
 
     // Parameters this device keeps (one tensor-parallel rank of the stage).
     double params = 0;
@@ -890,9 +758,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // forward and again before its backward and reduce-scatters its gradients
     // after its backward, every micro-batch.
     if (training && dg > 1) {
-      const int dp_handle = memo == nullptr ? -1
-                            : grad_progression ? memo->group_handle(tp_first(i), grad_stride, dg)
-                                               : memo->group_handle(dp_vec());
       if (st.zero <= 2) {
         // The dp stream during the last micro-batch's backward (time 0 at its start,
         // `window` long): bucket k starts when it is full and bucket k-1 is done
@@ -935,12 +800,15 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         BRIGADE_RETURN_IF_ERROR(price_sizes(k, 1.0));
         if (!(bl.reduce.valid && bl.reduce.overlap == st.overlap && bl.reduce.priced == priced)) {
           double total = 0, dp_end = 0;
-          for (size_t z = 0; z < buckets.size(); ++z) {
+          const size_t n_buckets = buckets.size();
+          for (size_t z = 0; z < n_buckets; ++z) {
             const double one = priced[bl.size_index[z]];
             dp_end = std::max(dp_end, st.overlap ? buckets[z].ready_seconds : window_seconds) + one;
             total += one;
           }
-          bl.reduce = {true, st.overlap, priced, total, dp_end};
+          bl.reduce.valid = true, bl.reduce.overlap = st.overlap;  // (in place: no allocation)
+          bl.reduce.priced.assign(priced.begin(), priced.end());
+          bl.reduce.total = total, bl.reduce.end = dp_end;
         }
         const double total = bl.reduce.total, dp_end = bl.reduce.end, bytes = bl.bytes_sum;
         dp_after_backward[si] = std::max(0.0, dp_end - window_seconds);
@@ -953,8 +821,11 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           BRIGADE_RETURN_IF_ERROR(price_sizes(CollectiveKind::kAllGather, e_bytes / g_bytes));
           if (!(bl.gather.valid && bl.gather.priced == priced)) {
             double gather = 0;
-            for (size_t z = 0; z < buckets.size(); ++z) gather += priced[bl.size_index[z]];
-            bl.gather = {true, false, priced, gather, 0.0};
+            const size_t n_buckets = buckets.size();
+            for (size_t z = 0; z < n_buckets; ++z) gather += priced[bl.size_index[z]];
+            bl.gather.valid = true, bl.gather.overlap = false;
+            bl.gather.priced.assign(priced.begin(), priced.end());
+            bl.gather.total = gather, bl.gather.end = 0.0;
           }
           const double gather = bl.gather.total;
           per_step_extra[si] += gather;
@@ -1070,7 +941,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           templates->embedding_figures.group_elements[0] * g_bytes / (st.zero >= 2 ? dg : 1);
       // The same pair and size for both stages: priced once.
       if (!tied_seconds) {
-        const std::vector<int> pair = {rm.device(0, 0, 0), rm.device(0, 0, p - 1)};
+        std::vector<int>& pair = work.pair;
+        pair.assign({rm.device(0, 0, 0), rm.device(0, 0, p - 1)});
         BRIGADE_ASSIGN_OR_RETURN(tied_seconds,
                                  collective_seconds(topo, prof, CollectiveKind::kAllReduce,
                                                     CollectiveAlgorithm::kAuto, pair, bytes));
@@ -1287,10 +1159,24 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     e.notes.push_back("inference: activations are one block's working set at a time (what its "
                       "kernels write)");
 
-  e.parameters = transformer_parameters(ts);
+  // (A search's plans share the model and the batch: the memo keeps the
+  // last counts with what they depend on.)
   const double Bd = static_cast<double>(B);
-  e.model_flops_per_iteration = transformer_model_flops(ts, Bd, training);
-  e.hardware_flops_per_iteration = transformer_hardware_flops(ts, Bd, training, tr.recompute);
+  ModelTotals& totals = cache.totals;
+  if (!(memo != nullptr && totals.valid && totals.global_batch == Bd &&
+        totals.training == training && totals.recompute == tr.recompute && totals.spec == ts)) {
+    totals.valid = true;
+    totals.spec = ts;
+    totals.global_batch = Bd;
+    totals.training = training;
+    totals.recompute = tr.recompute;
+    totals.parameters = transformer_parameters(ts);
+    totals.model_flops = transformer_model_flops(ts, Bd, training);
+    totals.hardware_flops = transformer_hardware_flops(ts, Bd, training, tr.recompute);
+  }
+  e.parameters = totals.parameters;
+  e.model_flops_per_iteration = totals.model_flops;
+  e.hardware_flops_per_iteration = totals.hardware_flops;
   finish_flops(e, topo.device(rm.device(0, 0, 0)), sc.profile, dt);
   return e;
 }

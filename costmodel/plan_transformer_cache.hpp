@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/scenario.hpp"
 
 namespace brigade {
 struct BlockTemplate;
@@ -118,7 +119,19 @@ struct MiddleFill {
   double now = 0;
 };
 
+// The model's parameter count and FLOPs per step (transformer_parameters,
+// transformer_model_flops, transformer_hardware_flops) with their inputs.
+struct ModelTotals {
+  bool valid = false;
+  TransformerSpec spec;
+  double global_batch = 0;
+  bool training = false;
+  Recompute recompute = Recompute::kNone;
+  double parameters = 0, model_flops = 0, hardware_flops = 0;
+};
+
 struct TransformerCache {
+  ModelTotals totals;  // the last plan's
   static constexpr std::size_t kLists = 64;
   MiddleFill middle;  // the last first stage's, when it had layers
   std::vector<BucketList> lists;  // at most kLists, replaced in turn

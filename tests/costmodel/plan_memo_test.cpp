@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "core/topology_stats.hpp"
+#include "costmodel/collectives.hpp"
 #include "costmodel/plan.hpp"
 
 namespace brigade::cost {
@@ -181,7 +184,8 @@ TEST(PlanMemo, NoCommunicationListsKeepsEveryOtherFigure) {
 }
 
 // A group given as an arithmetic progression (first, stride, size) has the
-// handle of the same group written out, and finds what was stored for it.
+// handle of the same group written out, and finds what was stored for it;
+// handles name price classes, so groups alike on identical nodes share one.
 TEST(PlanMemo, ProgressionHandlesAreTheGroupsHandles) {
   Scenario s = gpt3();
   PlanMemo memo(s.topology, s.profile);
@@ -192,17 +196,166 @@ TEST(PlanMemo, ProgressionHandlesAreTheGroupsHandles) {
   EXPECT_EQ(memo.find_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, h, 1e6), 0.25);
   EXPECT_FALSE(memo.find_collective(CollectiveKind::kAllGather, CollectiveAlgorithm::kAuto, h, 1e6));
   EXPECT_FALSE(memo.find_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, h, 2e6));
-  EXPECT_NE(memo.group_handle(8, 8, 3), h);
-  EXPECT_NE(memo.group_handle(0, 8, 4), h);
-  // A group that is no progression is kept by content.
+  EXPECT_NE(memo.group_handle(8, 8, 3), h);  // three ranks
+  EXPECT_NE(memo.group_handle(8, 1, 4), h);  // four ranks of one node
+  // 128 identical DGX A100 nodes: one node on, the same group.
+  EXPECT_EQ(memo.group_handle(0, 8, 4), h);
+  EXPECT_EQ(memo.find_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto,
+                                 memo.group_handle(992, 8, 4), 1e6),
+            0.25);
+  // A group that is no progression is kept by content, with the handle of
+  // the groups alike: three ranks of one node behind its NVSwitch.
   const std::vector<int> other = {0, 1, 3};
-  EXPECT_NE(memo.group_handle(other), memo.group_handle(0, 1, 3));
-  EXPECT_EQ(memo.group_handle(other), memo.group_handle(std::vector<int>{0, 1, 3}));
-  // Many groups: the table grows and keeps them all.
+  EXPECT_EQ(memo.group_handle(other), memo.group_handle(0, 1, 3));
+  EXPECT_EQ(memo.group_handle(other), memo.group_handle(std::vector<int>{40, 41, 43}));
+  EXPECT_EQ(memo.group_handle(std::vector<int>{0, 0}), -1);        // a device twice
+  EXPECT_EQ(memo.group_handle(std::vector<int>{1023, 1024}), -1);  // out of range
+  // Many groups: the table grows and keeps them all (pairs of ranks 3
+  // apart: inside a node, or across two).
   std::vector<int> handles;
-  for (int first = 0; first < 5000; ++first) handles.push_back(memo.group_handle(first, 3, 2));
   for (int first = 0; first < 5000; ++first)
-    EXPECT_EQ(memo.group_handle(std::vector<int>{first, first + 3}), handles[static_cast<size_t>(first)]);
+    handles.push_back(memo.group_handle(first % 1021, 3, 2));
+  for (int first = 0; first < 5000; ++first)
+    EXPECT_EQ(memo.group_handle(std::vector<int>{first % 1021, first % 1021 + 3}),
+              handles[static_cast<size_t>(first)]);
+  EXPECT_EQ(handles[0], handles[8]);  // 0-3, 8-11: in a node
+  EXPECT_NE(handles[0], handles[5]);  // 5-8: across two
+  EXPECT_EQ(handles[5], handles[13]);
+}
+
+// Four DGX H100 nodes made uneven: node 2's NVLink at half bandwidth, node
+// 3's GPUs another model (the A100's profile), device 13's NIC at a quarter.
+Topology uneven_cluster() {
+  auto base = make_preset("dgx-h100", 4);
+  EXPECT_TRUE(base.is_ok()) << base.message();
+  Topology t;
+  t.preset = "custom";
+  for (Device d : base->devices()) {
+    if (d.node == 3) d.model = "NVIDIA A100-SXM4-80GB";
+    t.add_device(d);
+  }
+  for (const Switch& sw : base->switches()) t.add_switch(sw);
+  const int n = base->num_devices();
+  auto node_of = [&](int v) { return v < n ? base->device(v).node : -1; };
+  for (Link l : base->links()) {
+    if (l.link_class == LinkClass::kNvlink && (node_of(l.a) == 2 || node_of(l.b) == 2))
+      l.bandwidth_bytes_per_second /= 2;
+    if (l.link_class != LinkClass::kNvlink && (l.a == 13 || l.b == 13))
+      l.bandwidth_bytes_per_second /= 4;
+    t.add_link(l);
+  }
+  EXPECT_TRUE(t.validate().is_ok());
+  return t;
+}
+
+// collective_group_signature's promise: groups with one signature get the
+// same time for every collective (kind, algorithm, size), bit for bit, or
+// are refused alike; checked on every progression of 2, 3, 4 and 8 ranks
+// (strides 1, 2, 3, 4, 8) and a few other groups of an uneven cluster,
+// under NCCL's model and the alpha-beta model. The uneven parts make
+// classes of their own.
+TEST(PlanMemo, SignatureClassesPriceAlike) {
+  const Topology topo = uneven_cluster();
+  std::vector<std::vector<int>> groups = {{0, 1, 3},    {8, 9, 11},     {16, 17, 19},
+                                          {24, 25, 27}, {5, 1, 2},      {13, 9, 10},
+                                          {29, 25, 26}, {0, 8, 16, 24}, {1, 9, 17, 25}};
+  for (int size : {2, 3, 4, 8})
+    for (int stride : {1, 2, 3, 4, 8})
+      for (int first = 0; first + (size - 1) * stride < 32; ++first) {
+        std::vector<int> g;
+        for (int k = 0; k < size; ++k) g.push_back(first + k * stride);
+        groups.push_back(g);
+      }
+  HardwareProfile nccl = HardwareProfile::defaults();
+  HardwareProfile alpha_beta = nccl;
+  alpha_beta.collective_model = CollectiveModel::kAlphaBeta;
+  const CollectiveKind kinds[] = {CollectiveKind::kAllReduce,     CollectiveKind::kAllGather,
+                                  CollectiveKind::kReduceScatter, CollectiveKind::kAllToAll,
+                                  CollectiveKind::kBroadcast,     CollectiveKind::kReduce};
+  const CollectiveAlgorithm algorithms[] = {
+      CollectiveAlgorithm::kAuto,         CollectiveAlgorithm::kRing,
+      CollectiveAlgorithm::kTree,         CollectiveAlgorithm::kHalvingDoubling,
+      CollectiveAlgorithm::kHierarchical, CollectiveAlgorithm::kNvls};
+  for (const HardwareProfile* prof : {&nccl, &alpha_beta}) {
+    std::map<std::vector<std::uint64_t>, std::vector<size_t>> classes;
+    for (size_t i = 0; i < groups.size(); ++i) {
+      auto sig = collective_group_signature(topo, *prof, groups[i]);
+      ASSERT_FALSE(sig.empty());
+      classes[sig].push_back(i);
+    }
+    size_t shared = 0, compared = 0;
+    for (const auto& [sig, members] : classes) {
+      if (members.size() < 2) continue;
+      ++shared;
+      const std::vector<int>& first = groups[members[0]];
+      for (CollectiveKind kind : kinds)
+        for (CollectiveAlgorithm algorithm : algorithms)
+          for (double bytes : {1e3, 3e8}) {
+            auto price = [&](const std::vector<int>& g) -> Result<double> {
+              BRIGADE_ASSIGN_OR_RETURN(CollectiveQuery q,
+                                       collective_query_on(topo, *prof, kind, algorithm, g, bytes));
+              BRIGADE_ASSIGN_OR_RETURN(CollectiveCost c, collective_cost(q));
+              return c.seconds;
+            };
+            const Result<double> a = price(first);
+            for (size_t m = 1; m < members.size(); ++m) {
+              const Result<double> b = price(groups[members[m]]);
+              ASSERT_EQ(a.is_ok(), b.is_ok())
+                  << collective_kind_name(kind) << " " << collective_algorithm_name(algorithm);
+              if (a.is_ok()) {
+                EXPECT_EQ(*a, *b);
+              }
+              ++compared;
+            }
+          }
+    }
+    EXPECT_GT(shared, 30u);
+    EXPECT_GT(compared, 10000u);
+    auto sig = [&](std::vector<int> g) { return collective_group_signature(topo, *prof, g); };
+    EXPECT_EQ(sig({0, 1, 2, 3}), sig({8, 9, 10, 11}));
+    EXPECT_NE(sig({0, 1, 2, 3}), sig({16, 17, 18, 19}));  // node 2's NVLink
+    EXPECT_NE(sig({0, 1, 2, 3}), sig({24, 25, 26, 27}));  // node 3's model
+    EXPECT_EQ(sig({0, 8}), sig({1, 9}));
+    EXPECT_NE(sig({5, 13}), sig({4, 12}));  // device 13's NIC
+    EXPECT_TRUE(sig({}).empty());
+    EXPECT_TRUE(sig({3, 3}).empty());
+    EXPECT_TRUE(sig({31, 32}).empty());
+  }
+}
+
+// Context parallelism (the 405B plan: TP8 x CP16 x PP16 x DP8): its rings
+// are priced per stage too, and a middle stage takes the figures of the one
+// before only when its context ring's class is the same; the figures with
+// the memo are the plain judge's, bit for bit, with and without the
+// communication lists, and with slow devices.
+TEST(PlanMemo, SameFiguresWithContextParallelism) {
+  auto loaded =
+      load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/llama3_405b_16384gpu.yaml");
+  ASSERT_TRUE(loaded.is_ok()) << loaded.message();
+  Scenario s = std::move(loaded).value();
+  ASSERT_GT(s.strategy.context, 1);
+  ASSERT_GT(s.strategy.pipeline, 3);
+  PlanMemo memo(s.topology, s.profile);
+  EstimateOptions bare;
+  bare.every_device = false;
+  bare.communication = false;
+  for (bool slow : {false, true}) {
+    if (slow) s.simulation.speed = {{8 * 16 * 8 * 5, 0.5}};  // a device of stage 5
+    auto plain = estimate_plan(s);
+    ASSERT_TRUE(plain.is_ok()) << plain.message();
+    ScopedPlanMemo use(memo);
+    for (int round = 0; round < 2; ++round) {
+      auto lean = estimate_plan(s, bare);
+      ASSERT_TRUE(lean.is_ok()) << lean.message();
+      PlanEstimate without = *plain;
+      without.communication.clear();
+      without.stage_communication.clear();
+      expect_same(without, *lean, false);
+      auto full = estimate_plan(s);
+      ASSERT_TRUE(full.is_ok()) << full.message();
+      expect_same(*plain, *full, true);
+    }
+  }
 }
 
 // The memo answers for its own topology and the copies that share its

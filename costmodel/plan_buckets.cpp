@@ -1,0 +1,213 @@
+// The gradient buckets of a pipeline stage (costmodel/plan_stage.hpp): the
+// transformer judge's bucket fill, kept apart from its stage loop.
+#include <cstdint>
+#include <vector>
+
+#include "costmodel/plan_stage.hpp"
+
+namespace brigade::cost::detail {
+namespace {
+
+// The stage's gradient buckets as PyTorch DDP and the planner fill them. The
+// backward of the last micro-batch completes the stage's gradient groups in
+// order (chunks last to first, blocks in reverse, each block's groups in the
+// order of its backward kernels; `times`: each kernel's, from the start of
+// that backward): whole groups in completion order join the current bucket,
+// which closes as soon as it holds at least `bucket_bytes` (ready when the
+// group that filled it is); the last one closes when the backward ends
+// (`window_seconds`, the backward's length).
+// On a first stage with layers, `middle` gets the fill up to the embedding:
+// a middle stage's (MiddleFill); `middle_ready` fills a middle stage's list
+// from it instead of its kernels.
+void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes_per_element,
+                  double bucket_bytes, BucketList& out, FlatBackward (&flat)[3], MiddleFill* middle,
+                  const MiddleFill* middle_ready) {
+  out.buckets.clear();
+  // Each kind of block flattened once (FlatBackward): its additions to the
+  // clock in order and the groups it completes; the blocks then replay them,
+  // the same additions in the same order as kernel by kernel.
+  auto flatten = [&](const StageBlock& blk, FlatBackward& f) {
+    f.xs.clear();
+    f.events.clear();
+    const BlockTemplate& tpl = *blk.tpl;
+    const KernelTimes::Lists& t = times.of(&tpl);
+    const bool tied_head = blk.is_head && blk.tied >= 0;
+    const int tied_wgrad = tied_head ? blk.figures->tied_wgrad : -1;
+    const int* grads = blk.figures->backward_grad.data();
+    // The recomputation runs just before backward kernel `recompute_before`
+    // (after the last one when it equals their count; never outside that).
+    const int count = static_cast<int>(tpl.backward.size());
+    const int before = tpl.recompute_before;
+    const bool recomputes = before >= 0 && before <= count;
+    const auto cut = t.backward.begin() + (recomputes ? before : count);
+    f.xs.insert(f.xs.end(), t.backward.begin(), cut);
+    if (recomputes) f.xs.insert(f.xs.end(), t.recompute.begin(), t.recompute.end());
+    f.xs.insert(f.xs.end(), cut, t.backward.end());
+    // Backward kernel n is addition n + 1 (and the recomputation's after it
+    // when it comes later).
+    const auto shift = static_cast<std::uint32_t>(recomputes ? t.recompute.size() : 0);
+    for (int n = 0; n < count; ++n) {
+      const int group = tied_head ? (tied_wgrad == n ? blk.tied : -1) : grads[n];
+      if (group >= 0 && group < blk.owned && !blk.is_expert(group))
+        f.events.push_back(
+            {static_cast<std::uint32_t>(n + 1) + (recomputes && n >= before ? shift : 0),
+             blk.group_elements[group] * bytes_per_element});
+    }
+  };
+  GradientBucket cur;
+  bool open = false;
+  double now = 0;
+  if (middle_ready != nullptr) {
+    out.buckets = middle_ready->buckets;
+    cur = middle_ready->current;
+    open = middle_ready->open;
+    now = middle_ready->now;
+  } else {
+    if (lay.last) flatten(lay.head, flat[2]);
+    if (lay.layers_per_chunk > 0) flatten(lay.layer, flat[1]);
+    if (lay.first) flatten(lay.embedding, flat[0]);
+  }
+  // (The clock and the bucket's bytes are separate sums: each takes its
+  // additions in the same order as kernel by kernel, the bytes up to the
+  // group that fills the bucket, then the clock up to that group's kernel.)
+  auto block = [&](const FlatBackward& f) {
+    const double* xs = f.xs.data();
+    const FlatBackward::Event* ev = f.events.data();
+    const size_t events = f.events.size();
+    std::uint32_t n = 0;
+    auto clock_to = [&](std::uint32_t end) {
+      double t = now;
+      for (; n + 4 <= end; n += 4) {
+        t += xs[n];
+        t += xs[n + 1];
+        t += xs[n + 2];
+        t += xs[n + 3];
+      }
+      for (; n < end; ++n) t += xs[n];
+      now = t;
+    };
+    size_t e = 0;
+    while (e < events) {
+      double bytes = cur.bytes;
+      size_t fills = events;
+      for (; e < events; ++e) {
+        bytes += ev[e].bytes;
+        if (bytes >= bucket_bytes) {
+          fills = e;
+          break;
+        }
+      }
+      cur.bytes = bytes;
+      open = true;
+      if (fills == events) break;
+      clock_to(ev[fills].end);
+      cur.ready_seconds = now;
+      out.buckets.push_back(cur);
+      cur = GradientBucket{};
+      open = false;
+      ++e;
+    }
+    clock_to(static_cast<std::uint32_t>(f.xs.size()));
+  };
+  for (int c = lay.chunks; c-- > 0 && middle_ready == nullptr;) {
+    if (c == lay.chunks - 1 && lay.last) block(flat[2]);
+    for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) block(flat[1]);
+    if (c == 0 && lay.first) {
+      if (middle != nullptr) {
+        middle->buckets = out.buckets;
+        middle->current = cur;
+        middle->open = open;
+        middle->now = now;
+      }
+      block(flat[0]);
+    }
+  }
+  if (open) {
+    cur.ready_seconds = now;
+    out.buckets.push_back(cur);
+  }
+  out.window_seconds = now;
+  out.sizes.clear();
+  out.size_index.resize(out.buckets.size());
+  out.bytes_sum = 0;
+  // The sizes recur in the same order block after block: the search for
+  // each starts after the last one found (the same index as from the start:
+  // the sizes are distinct).
+  size_t last = 0;
+  const size_t n_buckets = out.buckets.size();
+  for (size_t k = 0; k < n_buckets; ++k) {
+    const double bytes = out.buckets[k].bytes;
+    const size_t n_sizes = out.sizes.size();
+    size_t at = n_sizes;
+    for (size_t step = 0, x = last + 1; step < n_sizes; ++step, ++x) {
+      if (x >= n_sizes) x -= n_sizes;
+      if (out.sizes[x] == bytes) {
+        at = x;
+        break;
+      }
+    }
+    if (at == n_sizes) out.sizes.push_back(bytes);
+    last = at;
+    out.size_index[k] = static_cast<std::uint32_t>(at);
+    out.bytes_sum += bytes;
+  }
+  out.reduce.valid = out.gather.valid = false;
+}
+
+}  // namespace
+
+// The stage's bucket list from the cache, filled there first if no entry
+// has the same key (plan_transformer_cache.hpp).
+BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
+                          const StageLayout& lay, bool pipelined, const KernelTimes& times,
+                          double bytes_per_element, double bucket_bytes) {
+  std::vector<double>& key = cache.key;
+  key.clear();
+  auto add = [&](const BlockTemplate& tpl) {
+    const KernelTimes::Lists& t = times.of(&tpl);
+    key.insert(key.end(), t.backward.begin(), t.backward.end());
+    key.insert(key.end(), t.recompute.begin(), t.recompute.end());
+  };
+  if (lay.layers_per_chunk > 0) add(tb.layer);
+  const size_t layer_times = key.size();
+  if (lay.first) add(tb.embedding);
+  if (lay.last) add(tb.head);
+  const int role = (lay.first ? 1 : 0) | (lay.last ? 2 : 0) | (pipelined ? 4 : 0);
+  for (BucketList& l : cache.lists)
+    if (l.blocks == &tb && l.role == role && l.virtual_stages == lay.chunks &&
+        l.layers_per_chunk == lay.layers_per_chunk && l.bucket_bytes == bucket_bytes &&
+        l.element_bytes == bytes_per_element && l.times == key)
+      return l;
+  if (cache.lists.size() < TransformerCache::kLists) cache.lists.emplace_back();
+  BucketList& l = cache.lists[cache.next];
+  cache.next = (cache.next + 1) % TransformerCache::kLists;
+  l.blocks = &tb;
+  l.role = role;
+  l.virtual_stages = lay.chunks;
+  l.layers_per_chunk = lay.layers_per_chunk;
+  l.bucket_bytes = bucket_bytes;
+  l.element_bytes = bytes_per_element;
+  l.times = key;
+  // A middle stage after a first stage with the same layer times (a
+  // pipeline's, judged in stage order) starts from where that one's
+  // embedding began, which the first stage leaves in `middle`.
+  MiddleFill& middle = cache.middle;
+  const bool from_middle =
+      role == 4 && middle.blocks == &tb && middle.virtual_stages == lay.chunks &&
+      middle.layers_per_chunk == lay.layers_per_chunk && middle.bucket_bytes == bucket_bytes &&
+      middle.element_bytes == bytes_per_element && middle.times == key;
+  const bool leaves_middle = role == 5 && lay.layers_per_chunk > 0;
+  if (leaves_middle) {
+    middle.blocks = &tb;
+    middle.virtual_stages = lay.chunks;
+    middle.layers_per_chunk = lay.layers_per_chunk;
+    middle.bucket_bytes = bucket_bytes;
+    middle.element_bytes = bytes_per_element;
+    middle.times.assign(key.begin(), key.begin() + static_cast<std::ptrdiff_t>(layer_times));
+  }
+  fill_buckets(lay, times, bytes_per_element, bucket_bytes, l, cache.flat,
+               leaves_middle ? &middle : nullptr, from_middle ? &middle : nullptr);
+  return l;
+}
+
+}  // namespace brigade::cost::detail
