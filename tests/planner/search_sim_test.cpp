@@ -74,7 +74,7 @@ TEST(SearchSim, JudgingAgainOnReusedPagesGivesBitIdenticalFigures) {
   o.grid.zero = {1};
   o.grid.micro_batch = {1};
   o.grid.bucket_bytes = {25e6};
-  o.grid.rank_order = {RankOrder{0, 1, 2}};
+  o.grid.rank_order = {kDefaultRankOrder};  // T-D-P
   auto first = run_search(*sc, o);
   ASSERT_TRUE(first.is_ok()) << first.message();
   // Leave 64 MiB of kept pages full of 0xA5 bytes (-2.5e-127 in every
