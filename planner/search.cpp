@@ -40,7 +40,8 @@ nlohmann::json RankedPlan::keys_json() const {
       nlohmann::json sh = nlohmann::json::object();
       for (const auto& [t, spec] : s.shardings) {
         nlohmann::json dims = nlohmann::json::array();
-        for (const std::string& ax : spec) dims.push_back(ax.empty() ? nlohmann::json() : nlohmann::json(ax));
+        for (const std::string& ax : spec)
+          dims.push_back(ax.empty() ? nlohmann::json() : nlohmann::json(ax));
         sh[t] = dims;
       }
       j["shardings"] = sh;
@@ -65,7 +66,9 @@ Deadline::Deadline(const SearchOptions& o) : clock_(o.clock), budget_(o.budget_s
   start_ = clock_();
 }
 
-double Deadline::now() const { return clock_(); }
+double Deadline::now() const {
+  return clock_();
+}
 
 void ProgressThrottle::report(const SearchProgress& p, bool force) {
   if (!o_.progress) return;
@@ -78,12 +81,30 @@ void ProgressThrottle::report(const SearchProgress& p, bool force) {
 }  // namespace detail
 
 Result<SearchResult> run_search(const Scenario& scenario, const SearchOptions& options) {
-  if (options.top < 1) return Status::error("--top: found " + std::to_string(options.top) + "; expected 1 or more");
+  if (options.top < 1)
+    return Status::error("--top: found " + std::to_string(options.top) + "; expected 1 or more");
   if (options.budget_seconds < 0)
-    return Status::error("--budget: found a negative budget; expected a positive duration such as 5s");
+    return Status::error(
+        "--budget: found a negative budget; expected a positive duration such as 5s");
+  for (const RankOrder& order : options.grid.rank_order) {
+    // Each order lists the four axes once (tensor 0, data 1, pipeline 2,
+    // context 3): an order written with three, as before context joined the
+    // space, leaves the fourth 0 and is no permutation.
+    unsigned seen = 0;
+    for (std::uint8_t axis : order)
+      if (axis < 4) seen |= 1u << axis;
+    if (seen != 0xFu)
+      return Status::error("search: found the rank order " + std::to_string(order[0]) + "-" +
+                           std::to_string(order[1]) + "-" + std::to_string(order[2]) + "-" +
+                           std::to_string(order[3]) +
+                           "; expected each of the four axes (tensor 0, data 1, pipeline 2, "
+                           "context 3) once");
+  }
   switch (scenario.model_kind) {
-    case ModelKind::kTransformer: return detail::search_transformer(scenario, options);
-    case ModelKind::kGraph: return detail::search_graph(scenario, options);
+    case ModelKind::kTransformer:
+      return detail::search_transformer(scenario, options);
+    case ModelKind::kGraph:
+      return detail::search_graph(scenario, options);
     case ModelKind::kMlp:
       return Status::error(
           "search: found an mlp model; expected a transformer or a graph (an MLP is lowered "
@@ -94,7 +115,8 @@ Result<SearchResult> run_search(const Scenario& scenario, const SearchOptions& o
           "search: found a collective model; expected a transformer or a graph (a lone "
           "collective has no placement to choose; `brigade collective` compares algorithms)",
           ErrorKind::kUnsupported);
-    case ModelKind::kNone: break;
+    case ModelKind::kNone:
+      break;
   }
   return Status::error("search: found no model; expected a transformer or a graph");
 }

@@ -98,7 +98,8 @@ TEST(SearchSim, JudgingAgainOnReusedPagesGivesBitIdenticalFigures) {
     EXPECT_EQ(a.label, b.label);
     EXPECT_EQ(a.sim_rank, b.sim_rank);
     ASSERT_TRUE(a.sim_step_seconds && b.sim_step_seconds) << a.sim_error << b.sim_error;
-    EXPECT_EQ(std::memcmp(&*a.sim_step_seconds, &*b.sim_step_seconds, sizeof(double)), 0) << a.label;
+    EXPECT_EQ(std::memcmp(&*a.sim_step_seconds, &*b.sim_step_seconds, sizeof(double)), 0)
+        << a.label;
     EXPECT_EQ(a.sim_peak_memory_bytes, b.sim_peak_memory_bytes) << a.label;
     EXPECT_EQ(a.sim_out_of_memory, b.sim_out_of_memory) << a.label;
     EXPECT_EQ(a.reason, b.reason);
@@ -107,6 +108,22 @@ TEST(SearchSim, JudgingAgainOnReusedPagesGivesBitIdenticalFigures) {
   EXPECT_EQ(first->hand_written->sim_step_seconds, again->hand_written->sim_step_seconds);
   EXPECT_EQ(first->disagreements, again->disagreements);
   EXPECT_EQ(first->notes, again->notes);
+}
+
+// A grid's rank order must name the four axes once: {0, 1, 2} (three axes,
+// as orders were written before context joined the space) leaves the
+// context axis 0, and the search refuses it instead of judging plans on a
+// rank map that is no permutation.
+TEST(SearchSim, ARankOrderThatIsNoPermutationIsRefused) {
+  auto sc = load_scenario(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/llm_13b_128gpu.yaml");
+  ASSERT_TRUE(sc.is_ok()) << sc.message();
+  SearchOptions o;
+  o.grid.rank_order = {RankOrder{0, 1, 2}};
+  auto r = run_search(*sc, o);
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.message(),
+            "search: found the rank order 0-1-2-0; expected each of the four axes (tensor 0, data "
+            "1, pipeline 2, context 3) once");
 }
 
 }  // namespace
