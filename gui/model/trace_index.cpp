@@ -26,17 +26,22 @@ namespace {
 constexpr int kLevels = 12;
 
 // Merges items below a resolution: a run of items each shorter than
-// `resolution` and less than `resolution` apart becomes one item; an item
-// as long as the resolution stays alone. Among items `resolution` wide, at
-// most about one per resolution of time comes out, plus one run between two
-// of them: the O(visible) bound.
+// `resolution`, less than `resolution` apart and starting in the same bin of
+// a grid `resolution` wide (from time 0) becomes one item; an item as long
+// as the resolution stays alone. At most one merged item starts in a bin,
+// so at most about two items per resolution of time come out: the
+// O(visible) bound. The bins keep a merged item under two resolutions wide,
+// so its colour (its longest member's) stands for about one pixel, as
+// Perfetto colours a pixel by the longest slice in it; a run merged over a
+// whole busy row took one colour for the row.
 class Merger {
  public:
   Merger(double resolution, std::vector<LodItem>& out, const std::vector<TraceSpan>& spans)
       : r_(resolution), out_(out), spans_(spans) {}
   void add(const LodItem& x) {
     const bool small = x.end_seconds - x.start_seconds < r_;
-    if (open_ && small_ && small && x.start_seconds - cur_.end_seconds < r_) {
+    if (open_ && small_ && small && x.start_seconds - cur_.end_seconds < r_ &&
+        std::floor(x.start_seconds / r_) == std::floor(cur_.start_seconds / r_)) {
       cur_.end_seconds = std::max(cur_.end_seconds, x.end_seconds);
       cur_.busy_seconds += x.busy_seconds;
       cur_.count += x.count;

@@ -136,6 +136,49 @@ TEST(LevelOfDetail, ZoomedInQueriesReturnTheSpansThemselves) {
   EXPECT_GT(ix.levels(), 0);
 }
 
+// A zoomed-out row is coloured per pixel by what runs there: merged items
+// stay within about one resolution, so one long span early in a busy row
+// does not lend its colour to the whole row. (Before, a run of spans each
+// shorter than the resolution merged into one item over the whole track,
+// coloured by its longest member: the Mixtral scenario's expert GPUs drew
+// one solid "recompute" band over a step of forward and backward kernels.)
+TEST(LevelOfDetail, MergedItemsStayWithinAboutOneResolution) {
+  Trace t;
+  t.device_names = {"gpu0"};
+  t.streams = {{0, "compute"}};
+  t.names = {"k"};
+  double now = 0;
+  // One 8 us recompute span, then 2000 forward spans of 5 us, 1 us apart.
+  auto add = [&](double len, Phase ph) {
+    TraceSpan s;
+    s.name = 0;
+    s.start_seconds = now;
+    s.end_seconds = now + len;
+    s.phase = ph;
+    s.task = static_cast<TaskId>(t.spans.size());
+    t.spans.push_back(s);
+    now += len + 1e-6;
+  };
+  add(8e-6, Phase::kRecompute);
+  for (int i = 0; i < 2000; ++i) add(5e-6, Phase::kForward);
+  const TraceIndex ix = TraceIndex::build(t, nullptr);
+  // 12 ms over 100 pixels: 120 us a pixel; every span is below it.
+  const double r = (ix.end_seconds() - ix.start_seconds()) / 100;
+  std::vector<LodItem> items;
+  ix.query(0, ix.start_seconds(), ix.end_seconds(), r, items);
+  ASSERT_GE(items.size(), 90u);
+  std::int64_t count = 0;
+  int recompute = 0;
+  for (const LodItem& it : items) {
+    count += it.count;
+    EXPECT_LT(it.end_seconds - it.start_seconds, 2 * r);
+    if (ix.span_class(it.rep) == SpanClass::kRecompute) ++recompute;
+  }
+  EXPECT_EQ(count, 2001);
+  EXPECT_EQ(recompute, 1);  // the first item only
+  EXPECT_EQ(ix.span_class(items.back().rep), SpanClass::kForward);
+}
+
 TEST(TraceIndex, TransfersInAWindowIncludeThoseThatStartedBefore) {
   Trace t = two_streams();
   for (auto [s, e] : {std::pair{0.0, 100.0}, {1.0, 2.0}, {5.0, 6.0}, {50.0, 60.0}}) {
