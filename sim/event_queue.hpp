@@ -5,8 +5,12 @@
 // time of the most recent push share one bucket, so the thousands of events
 // a collective step produces at one instant cost one heap entry: pushing is
 // O(1) for them and popping a bucket is O(log buckets). A bucket's first
-// event lives in its heap entry (most buckets hold one); the rest spill into
-// a recycled vector. A warm queue does not allocate.
+// event lives in its node (most buckets hold one); the rest spill into a
+// recycled vector, taken only when a second event joins, so that handling a
+// bucket of one event touches no spill vector. The most recent bucket's node
+// waits outside the heap until a push of another time (it can still grow;
+// its push order is the latest, so it comes after every node of its time in
+// the heap). A warm queue does not allocate.
 #pragma once
 
 #include <algorithm>
@@ -23,46 +27,68 @@ struct Event {
 class EventQueue {
  public:
   void push(double time, Event e) {
-    if (last_open_ && time == last_time_) {
-      extra_[static_cast<size_t>(last_bucket_)].push_back(e);
+    if (open_ && time == last_.time) {
+      if (last_.spill < 0) {
+        last_.spill = new_spill();
+        if (last_current_) current_spill_ = last_.spill;
+      }
+      spill_[static_cast<size_t>(last_.spill)].push_back(e);
       return;
     }
-    std::int32_t b;
-    if (!free_.empty()) {
-      b = free_.back();
-      free_.pop_back();
-    } else {
-      b = static_cast<std::int32_t>(extra_.size());
-      extra_.emplace_back();
+    if (waiting_) {
+      heap_.push_back(last_);
+      std::push_heap(heap_.begin(), heap_.end(), Later{});
     }
-    heap_.push_back(Node{time, seq_++, e, b});
-    std::push_heap(heap_.begin(), heap_.end(), Later{});
-    last_open_ = true;
-    last_bucket_ = b;
-    last_time_ = time;
+    last_ = Node{time, seq_++, e, -1};
+    open_ = waiting_ = true;
+    last_current_ = false;
   }
-  bool empty() const { return heap_.empty(); }
-  double top_time() const { return heap_.front().time; }
+  bool empty() const { return heap_.empty() && !waiting_; }
+  double top_time() const {
+    return waiting_ && (heap_.empty() || last_.time < heap_.front().time) ? last_.time : heap_.front().time;
+  }
 
-  // The earliest bucket: its first event inline, the rest in extra(bucket)
-  // (re-read the vector each time: handling an event may push more events at
-  // the same time into this very bucket, which keeps the (time, push order)
-  // order). Call release(bucket) when done.
-  struct Bucket {
-    Event first;
-    std::int32_t bucket;
-  };
-  Bucket pop() {
+  // Takes the earliest bucket and returns its first event; the rest are
+  // extra(0), extra(1), ... up to extras() (re-read the count each time:
+  // handling an event may push more events at the same time into this very
+  // bucket, which keeps the (time, push order) order). Call release() when
+  // done.
+  Event pop() {
+    if (waiting_ && (heap_.empty() || last_.time < heap_.front().time)) {
+      waiting_ = false;
+      last_current_ = true;
+      current_spill_ = last_.spill;
+      return last_.first;
+    }
     std::pop_heap(heap_.begin(), heap_.end(), Later{});
     const Node n = heap_.back();
     heap_.pop_back();
-    return Bucket{n.first, n.bucket};
+    current_spill_ = n.spill;
+    return n.first;
   }
-  const std::vector<Event>& extra(std::int32_t b) const { return extra_[static_cast<size_t>(b)]; }
-  void release(std::int32_t b) {
-    extra_[static_cast<size_t>(b)].clear();
-    free_.push_back(b);
-    if (last_bucket_ == b) last_open_ = false;
+  size_t extras() const {
+    return current_spill_ < 0 ? 0 : spill_[static_cast<size_t>(current_spill_)].size();
+  }
+  Event extra(size_t i) const { return spill_[static_cast<size_t>(current_spill_)][i]; }
+  void release() {
+    if (current_spill_ >= 0) {
+      spill_[static_cast<size_t>(current_spill_)].clear();
+      free_.push_back(current_spill_);
+      current_spill_ = -1;
+    }
+    if (last_current_) open_ = last_current_ = false;  // no more events join it
+  }
+
+  // Whether an event of the next bucket (the one pop() would take)
+  // satisfies `pred`; the queue is left as it is.
+  template <class Pred>
+  bool next_bucket_has(Pred&& pred) const {
+    const Node& n = waiting_ && (heap_.empty() || last_.time < heap_.front().time) ? last_ : heap_.front();
+    if (pred(n.first)) return true;
+    if (n.spill >= 0)
+      for (const Event e : spill_[static_cast<size_t>(n.spill)])
+        if (pred(e)) return true;
+    return false;
   }
 
  private:
@@ -70,19 +96,30 @@ class EventQueue {
     double time;
     std::uint64_t seq;
     Event first;
-    std::int32_t bucket;
+    std::int32_t spill;  // index into spill_ of its further events, -1: none
   };
   struct Later {
     bool operator()(const Node& a, const Node& b) const {
       return a.time != b.time ? a.time > b.time : a.seq > b.seq;
     }
   };
-  std::vector<Node> heap_;
-  std::vector<std::vector<Event>> extra_;  // events after a bucket's first
+  std::int32_t new_spill() {
+    if (!free_.empty()) {
+      const std::int32_t b = free_.back();
+      free_.pop_back();
+      return b;
+    }
+    spill_.emplace_back();
+    return static_cast<std::int32_t>(spill_.size()) - 1;
+  }
+  std::vector<Node> heap_;  // every bucket not yet taken but the most recent
+  Node last_{};             // the most recent bucket
+  bool waiting_ = false;    // last_ is not taken yet and not in heap_
+  bool open_ = false;       // events of last_'s time join last_
+  bool last_current_ = false;  // last_ is the bucket taken (being handled)
+  std::int32_t current_spill_ = -1;  // the taken bucket's further events
+  std::vector<std::vector<Event>> spill_;
   std::vector<std::int32_t> free_;
-  bool last_open_ = false;  // the most recent bucket can still take events
-  std::int32_t last_bucket_ = -1;
-  double last_time_ = 0;
   std::uint64_t seq_ = 0;
 };
 

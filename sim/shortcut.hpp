@@ -83,6 +83,9 @@ class ShortcutPlan {
   // shortcut, else -1.
   Result<std::int32_t> candidate_entry(CollectiveId c);
   bool any_candidate() const { return any_candidate_; }
+  bool is_candidate(CollectiveId c) const {
+    return any_candidate_ && candidate_[static_cast<size_t>(c)] != 0;
+  }
 
  private:
   Result<std::int32_t> entry(CollectiveId c, std::int32_t pattern);

@@ -17,7 +17,9 @@
 
 #include "costmodel/collectives.hpp"
 #include "costmodel/nccl_model.hpp"
+#include "sim/engine_records.hpp"
 #include "sim/event_queue.hpp"
+#include "sim/kernel_memo.hpp"
 #include "sim/network.hpp"
 #include "sim/schedule.hpp"
 #include "sim/shortcut.hpp"
@@ -53,123 +55,6 @@ constexpr std::int64_t kProgressMaxEvery = 1 << 20;
 constexpr std::int64_t kProgressCalls = 256;
 constexpr std::uint32_t kCancelPollEvery = 4096;
 
-struct RouteInfo {
-  std::int32_t first = 0, count = 0;  // into Engine::route_channels_
-  double alpha_seconds = 0;
-  double bandwidth_bytes_per_second = 0;
-  // The link channel a trace names for a message on this route; -1: the
-  // first of its channels. Set where the route runs on a channel of its own
-  // alone (an NCCL step faster than the links), which no link carries.
-  std::int32_t trace_channel = -1;
-};
-
-struct FlowSlot {
-  double bytes = 0;
-  double remaining = 0;    // bytes left at `last_update`
-  double rate = 0;         // bytes per second; 0 until its bytes start
-  double last_update = 0;
-  double start_seconds = 0;  // when its alpha began
-  std::int32_t instance = -1, op = -1, route = -1;  // op: schedule op, or the ring rank
-  std::int32_t step = 0;                            // ring step
-  std::uint32_t version = 0;
-};
-
-// What the event loop needs of a task, packed into 32 bytes so that starting
-// or finishing a task touches one cache line (the Program's Task is 88 bytes
-// and mostly cold). The engine numbers tasks internally in stream order
-// (stream 0's tasks, then stream 1's, ...), so a task's successor on its
-// stream is the next record; Engine::ext_ maps back to TaskIds.
-struct HotTask {
-  double duration = 0;          // compute: seconds at speed 1 / speed factor
-  std::int32_t stream = 0;
-  std::int32_t pending = 0;     // unfinished predecessors (stream + deps)
-  // Internal index of the predecessor whose end made it ready (for a kernel
-  // held for communication on its core, that communication).
-  std::int32_t crit_pred = -1;
-  std::uint32_t succ_begin = 0; // into Engine::succ_ (internal indices)
-  std::uint32_t succ_count = 0;
-  std::uint32_t bits = 0;       // kind (2 bits) | has memory effects (1 bit) | aux << 3
-  TaskKind kind() const { return static_cast<TaskKind>(bits & 3u); }
-  bool has_memory() const { return (bits & 4u) != 0; }
-  std::int32_t aux() const { return static_cast<std::int32_t>(bits >> 3); }  // collective, or peer
-};
-static_assert(sizeof(HotTask) == 32);
-
-// A running transfer or collective (its expansion and progress).
-struct Instance {
-  TaskId transfer = -1;         // the transfer task, or -1 for a collective
-  std::int32_t transfer_int = -1;  // its internal index
-  CollectiveId collective = -1;
-  std::int32_t ops_left = 0;
-  std::vector<std::int32_t> devices;  // rank -> device
-  Schedule sched;
-  // A ring (ReduceScatter/AllGather: N-1 steps, AllReduce: 2(N-1)) runs
-  // without a materialised schedule: the dependencies of schedule.cpp's
-  // ring() are two counters per rank (a rank's step s+1 needs its own step s
-  // sent and its predecessor's step s received), which keeps a 1024-rank
-  // ring's 2 million messages out of memory.
-  bool ring = false;
-  std::int32_t ring_steps = 0;
-  std::int32_t ring_reduce_steps = 0;  // the first steps, which reduce (ring_reduce_route)
-  // Coarse rings (SimOptions::ring_max_steps): the reducing phase's steps
-  // run in super-steps of ring_group_a steps (ring_super_a of them), the
-  // others' in super-steps of ring_group_b; ring_steps counts super-steps.
-  // Both groups are 1 when off.
-  std::int32_t ring_group_a = 1, ring_super_a = 0, ring_group_b = 1, ring_len_b = 0;
-  double ring_bytes = 0;
-  std::vector<std::int32_t> next_step, sends_done, recvs_done, ring_route, ring_reduce_route;
-};
-
-// Direct-mapped memo of kernel_seconds: Programs repeat the same kernels
-// (every layer, every micro-batch), and the roofline with its efficiency
-// curve (two logs) is the costliest part of setting a task up.
-class KernelMemo {
- public:
-  KernelMemo() : slots_(kSlots) {}
-  double get(const Topology& topo, const HardwareProfile& profile, std::int32_t device_class,
-             std::int32_t device, DType dtype, ComputeKind kind, double flops, double bytes,
-             double written, KernelClass kernel = KernelClass::kGeneric, std::int64_t seq = 0,
-             std::int64_t head_dim = 0) {
-    std::uint64_t h = static_cast<std::uint64_t>(device_class) * 0x9E3779B97F4A7C15ull;
-    std::uint64_t fb, bb, wb;
-    std::memcpy(&fb, &flops, 8);
-    std::memcpy(&bb, &bytes, 8);
-    std::memcpy(&wb, &written, 8);
-    h ^= (fb + 0x632BE59BD9B4E019ull + (h << 6) + (h >> 2));
-    h ^= (bb + 0x85EBCA77C2B2AE63ull + (h << 6) + (h >> 2));
-    h ^= (wb + 0x27D4EB2F165667C5ull + (h << 6) + (h >> 2));
-    h ^= static_cast<std::uint64_t>(dtype_index(dtype)) * 0xC2B2AE3D27D4EB4Full;
-    h ^= (static_cast<std::uint64_t>(kind) + 1) * 0x165667B19E3779F9ull;
-    h ^= (static_cast<std::uint64_t>(kernel) + 1) * 0x9E3779B185EBCA87ull;
-    h ^= static_cast<std::uint64_t>(seq) * 0xD6E8FEB86659FD93ull;
-    h ^= static_cast<std::uint64_t>(head_dim) * 0xA0761D6478BD642Full;
-    h ^= h >> 29;
-    Slot& s = slots_[h & (kSlots - 1)];
-    if (s.valid && s.device_class == device_class && s.dtype == dtype && s.kind == kind &&
-        s.flops == flops && s.bytes == bytes && s.written == written && s.kernel == kernel &&
-        s.seq == seq && s.head_dim == head_dim)
-      return s.seconds;
-    const Device& d = topo.device(device);
-    const double sec = kernel_seconds(d, profile.for_device(d), dtype, flops, bytes, kind, written,
-                                      kernel, seq, head_dim);
-    s = Slot{flops, bytes, written, sec, device_class, dtype, kind, true, kernel, seq, head_dim};
-    return sec;
-  }
-
- private:
-  static constexpr size_t kSlots = 1 << 14;
-  struct Slot {
-    double flops = 0, bytes = 0, written = 0, seconds = 0;
-    std::int32_t device_class = -1;
-    DType dtype = DType::kF32;
-    ComputeKind kind = ComputeKind::kGemm;
-    bool valid = false;
-    KernelClass kernel = KernelClass::kGeneric;
-    std::int64_t seq = 0, head_dim = 0;
-  };
-  std::vector<Slot> slots_;
-};
-
 class Engine {
  public:
   // What runs of one Program share: the shortcut table and plan (planned
@@ -195,6 +80,14 @@ class Engine {
   Status setup();
   Status run();
   SimResult result();
+
+  // The run resumed by later runs (see run_engine): `*into` receives a copy
+  // of this engine as it stands just before the first event that starts a
+  // checked-shortcut candidate (ShortcutPlan::is_candidate), the last moment
+  // at which every run of the Program is the same whatever was refused. If
+  // such an event is found only while its bucket is being handled (a go
+  // pushed into the bucket being handled), no copy is made.
+  void snapshot_into(std::unique_ptr<Engine>* into) { snapshot_ = into; }
 
  private:
   // ---- setup helpers
@@ -238,6 +131,8 @@ class Engine {
   void channel_down(ChannelId c, double bytes);
   void progress();
   void handle(Event e);
+  bool candidate_go(Event e) const;
+  bool candidate_go_next() const;
 
   const Program& p_;
   const Topology& topo_;
@@ -350,6 +245,7 @@ class Engine {
   std::vector<CollectiveId> held_by_;
   std::vector<std::uint8_t>* refused_ = nullptr;
   std::int64_t refusals_ = 0;  // new refusals in this run
+  std::unique_ptr<Engine>* snapshot_ = nullptr;  // wanted and not taken yet (snapshot_into)
   TraceRecorder rec_;
 };
 
@@ -1067,6 +963,10 @@ const Collective& Engine::running_collective(CollectiveId c) {
 }
 
 void Engine::collective_go(CollectiveId c) {
+  // A candidate that starts inside a bucket the snapshot was not taken
+  // before: too late for one (run_engine runs again from scratch).
+  if (snapshot_ != nullptr && shortcut_plan_.is_candidate(c) && coll_shortcut_[static_cast<size_t>(c)] < 0)
+    snapshot_ = nullptr;
   const Collective& col = running_collective(c);
   std::int32_t sc = coll_shortcut_[static_cast<size_t>(c)];
   if (sc < 0 && shortcut_plan_.any_candidate() && !(*refused_)[static_cast<size_t>(c)]) {
@@ -1422,7 +1322,20 @@ void Engine::handle(Event e) {
   }
 }
 
+bool Engine::candidate_go(Event e) const {
+  return (e.tag & kKindMask) == kCollectiveGo && coll_shortcut_[e.id] < 0 &&
+         shortcut_plan_.is_candidate(static_cast<CollectiveId>(e.id));
+}
+
+// Whether the next bucket starts a checked-shortcut candidate.
+bool Engine::candidate_go_next() const {
+  return queue_.next_bucket_has([this](Event e) { return candidate_go(e); });
+}
+
 Status Engine::run() {
+  // Between loop iterations the engine's whole state is in its members (no
+  // ready task half started, no bucket half handled): a copy taken there
+  // runs on exactly as this one would.
   size_t ready_head = 0;
   std::uint32_t until_poll = kCancelPollEvery;
   for (;;) {
@@ -1432,11 +1345,14 @@ Status Engine::run() {
       if (cancel_requested(opt_.cancel)) return cancelled_status();
     }
     if (!queue_.empty() && queue_.top_time() <= now_) {
-      const EventQueue::Bucket bucket = queue_.pop();
-      handle(bucket.first);
-      for (size_t i = 0; error_.is_ok() && i < queue_.extra(bucket.bucket).size(); ++i)
-        handle(queue_.extra(bucket.bucket)[i]);
-      queue_.release(bucket.bucket);
+      if (snapshot_ != nullptr && candidate_go_next()) {
+        std::unique_ptr<Engine>* into = snapshot_;
+        snapshot_ = nullptr;
+        *into = std::make_unique<Engine>(*this);
+      }
+      handle(queue_.pop());
+      for (size_t i = 0; error_.is_ok() && i < queue_.extras(); ++i) handle(queue_.extra(i));
+      queue_.release();
       continue;
     }
     if (ready_head < ready_.size()) {
@@ -1540,6 +1456,8 @@ SimResult Engine::result() {
 }  // namespace
 
 namespace {
+std::atomic<bool> g_resume_runs{true};  // detail::resume_checked_runs
+
 // CPU time of the calling thread: on a shared machine, wall time measures
 // the neighbours as much as the simulator.
 double thread_cpu_seconds() {
@@ -1576,23 +1494,39 @@ Result<SimResult> run_engine(const Program& program, const Topology& topology, c
   // flow joined a channel that such a shortcut held is made again with that
   // collective expanded, until a run refuses none; after kMaxRuns - 1 such
   // runs, the last one expands every candidate (the rule as it was).
+  //
+  // Until the first candidate starts, every run is the same event for event
+  // (what was refused decides nothing before): a run from the start keeps a
+  // copy of its engine from there (Engine::snapshot_into), and the next run
+  // resumes that copy instead of simulating the prefix again.
   constexpr int kMaxRuns = 8;
   Engine::Shortcuts shortcuts;
+  std::unique_ptr<Engine> snapshot;
+  const bool resume_runs = g_resume_runs;
   double setup_cpu = 0, run_cpu = 0, t_prev = t0;
   for (int run = 1;; ++run) {
-    Engine e(program, topology, profile, options, implicit_rings, name_links, mode, shortcuts);
-    BRIGADE_RETURN_IF_ERROR(e.setup());
+    std::unique_ptr<Engine> e;
+    if (snapshot != nullptr) {
+      // Taken over, not copied (a run after this one, rare, starts from
+      // scratch and takes a copy of its own).
+      e = std::move(snapshot);
+    } else {
+      e = std::make_unique<Engine>(program, topology, profile, options, implicit_rings, name_links, mode,
+                                   shortcuts);
+      BRIGADE_RETURN_IF_ERROR(e->setup());
+      if (shortcuts.plan.any_candidate() && resume_runs) e->snapshot_into(&snapshot);
+    }
     const double t1 = thread_cpu_seconds();
-    BRIGADE_RETURN_IF_ERROR(e.run());
+    BRIGADE_RETURN_IF_ERROR(e->run());
     const double t2 = thread_cpu_seconds();
     setup_cpu += t1 - t_prev;
     run_cpu += t2 - t1;
     t_prev = t2;
-    if (e.refusals() > 0) {
+    if (e->refusals() > 0) {
       if (run + 1 == kMaxRuns) std::fill(shortcuts.refused.begin(), shortcuts.refused.end(), 1);
       continue;
     }
-    SimResult r = e.result();
+    SimResult r = e->result();
     r.runs = run;
     r.setup_cpu_seconds = setup_cpu;
     r.run_cpu_seconds = run_cpu;
@@ -1602,6 +1536,7 @@ Result<SimResult> run_engine(const Program& program, const Topology& topology, c
 }  // namespace
 
 namespace detail {
+void resume_checked_runs(bool on) { g_resume_runs = on; }
 Result<SimResult> simulate_with(const Program& program, const Topology& topology,
                                 const HardwareProfile& profile, const SimOptions& options,
                                 bool implicit_rings) {

@@ -27,4 +27,10 @@ Result<SimResult> simulate_unnamed_links(const Program& program, const Topology&
 // and without sharing to the same figures.
 void share_shortcut_shapes(bool on);
 
+// Whether a run the checked shortcut makes again resumes the first run's
+// engine from just before the first candidate collective starts (on by
+// default) or simulates the Program from its start: tests hold both to the
+// same figures, bit for bit.
+void resume_checked_runs(bool on);
+
 }  // namespace brigade::sim::detail

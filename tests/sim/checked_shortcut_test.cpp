@@ -174,5 +174,97 @@ TEST(CheckedShortcut, ExpandsTheRingInASecondRunWhenAFlowJoinsItsChannels) {
   }
 }
 
+
+// 16 DGX A100 nodes, 128 GPUs, for the resumed runs: a prefix of kernels and
+// transfers on every GPU (two rounds of a kernel, then a send to the same
+// GPU index of the next node), then ring_and_transfer(kWith)'s case after
+// it: a ring AllReduce over the 128 GPUs on "dp" streams, and, ~1 ms after
+// it starts (behind a kernel on a "side" stream of GPU 0), a transfer from
+// GPU 0 to GPU 1 that joins its channels (refused: expanded in the second
+// run); then, behind a ~3 s kernel, a second AllReduce on "dp2" streams,
+// alone (by the shortcut in every run).
+Program prefix_then_rings() {
+  constexpr int n = 128;
+  ProgramBuilder b("prefix_then_rings", n);
+  std::vector<StreamId> dp(n), dp2(n), pp(n), compute(n);
+  std::vector<std::int32_t> group(n);
+  for (int d = 0; d < n; ++d) {
+    dp[static_cast<size_t>(d)] = b.stream(d, "dp");
+    dp2[static_cast<size_t>(d)] = b.stream(d, "dp2");
+    pp[static_cast<size_t>(d)] = b.stream(d, "pp");
+    compute[static_cast<size_t>(d)] = b.stream(d, "compute");
+    group[static_cast<size_t>(d)] = d;
+  }
+  std::vector<TaskId> last(n, -1);
+  for (int round = 0; round < 2; ++round)
+    for (int d = 0; d < n; ++d) {
+      const TaskId k = b.add_fixed(compute[static_cast<size_t>(d)], 1e11, 0, DType::kBF16, "fwd");
+      const TaskId x = b.add_transfer(pp[static_cast<size_t>(d)], (d + 8) % n, 32e6, "send");
+      b.depend(x, k);
+      last[static_cast<size_t>(d)] = x;
+    }
+  const StreamId side = b.stream(0, "side");
+  const TaskId short_kernel = b.add_fixed(side, 3e11, 0, DType::kBF16, "short");
+  b.depend(short_kernel, last[0]);
+  const TaskId late = b.add_transfer(pp[0], 1, 256e6, "late send");
+  b.depend(late, short_kernel);
+  const CollectiveId ar = b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
+                                           group, 512e6, dp, "ar");
+  for (int d = 0; d < n; ++d) b.depend(b.collective_task(ar, d), last[static_cast<size_t>(d)]);
+  const TaskId long_kernel = b.add_fixed(side, 1e15, 0, DType::kBF16, "long");
+  const CollectiveId ar2 = b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing,
+                                            group, 256e6, dp2, "ar2");
+  b.depend(b.collective_task(ar2, 0), long_kernel);
+  return build(std::move(b));
+}
+
+TEST(CheckedShortcut, ALaterRunResumesTheFirstRunsStateBitForBit) {
+  auto t = make_preset("dgx-a100", 16);
+  ASSERT_TRUE(t.is_ok());
+  for (double overhead : {-1.0, 0.0}) {  // the profile's own collective overhead, and none
+    HardwareProfile h = HardwareProfile::defaults();
+    if (overhead >= 0)
+      for (auto& d : h.devices) d.collective_overhead_seconds = overhead;
+    for (auto net : {NetworkModel::kIdeal, NetworkModel::kFlow}) {
+      const Program p = prefix_then_rings();
+      detail::resume_checked_runs(false);
+      const SimResult again = run(p, *t, h, net);
+      detail::resume_checked_runs(true);
+      const SimResult resumed = run(p, *t, h, net);
+      const SimResult full = run(p, *t, h, net, /*exact=*/true);
+      EXPECT_EQ(again.runs, 2);
+      EXPECT_EQ(resumed.runs, 2);
+      EXPECT_GE(resumed.collectives_shortcut, 1);  // the AllReduce at least
+      EXPECT_EQ(resumed.collectives_shortcut, again.collectives_shortcut);
+      EXPECT_EQ(resumed.events, again.events);
+      EXPECT_EQ(resumed.flows, again.flows);
+      expect_same_figures(resumed, again, 0.0);  // the same numbers, not close ones
+      EXPECT_EQ(resumed.critical_path, again.critical_path);
+      ASSERT_EQ(resumed.task_end_seconds.size(), again.task_end_seconds.size());
+      for (size_t i = 0; i < again.task_end_seconds.size(); ++i) {
+        EXPECT_EQ(resumed.task_start_seconds[i], again.task_start_seconds[i]) << i;
+        EXPECT_EQ(resumed.task_end_seconds[i], again.task_end_seconds[i]) << i;
+      }
+      for (size_t d = 0; d < again.devices.size(); ++d)
+        EXPECT_EQ(resumed.devices[d].exposed_comm_seconds, again.devices[d].exposed_comm_seconds);
+      expect_same_figures(resumed, full, 1e-9);
+    }
+    // The second run did resume: its progress starts where the copy was
+    // taken, so it reports fewer times than a run from the start.
+    const Program p = prefix_then_rings();
+    auto calls = [&](bool resume) {
+      detail::resume_checked_runs(resume);
+      int n = 0;
+      SimOptions o;
+      o.on_progress = [&n](double, double) { ++n; };
+      auto r = simulate(p, *t, h, o);
+      EXPECT_TRUE(r.is_ok() && r->runs == 2);
+      detail::resume_checked_runs(true);
+      return n;
+    };
+    EXPECT_LT(calls(true), calls(false));
+  }
+}
+
 }  // namespace
 }  // namespace brigade::sim
