@@ -478,10 +478,19 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   Kernel expand = memory("attn.kv_expand", OpKind::kElementwise, 2 * (kv_bytes + q_bytes));
   if (gqa && !flash) F.push_back(expand);
   Kernel sc = gemm("attn.scores", OpKind::kMatmul, d.s, d.s_kv, d.dh, d.b * ap);
-  // Fused scale + causal mask + softmax + dropout: reads the scores, writes
-  // the probabilities, the dropout mask (1 B) and the dropout output.
-  Kernel sm = memory("attn.softmax", OpKind::kSoftmax, scores * (3 * e + 1));
+  // Megatron-LM's unfused attention core (megatron/model/transformer.py,
+  // CoreAttention.forward, read at 00baee46): the fused scale + causal mask
+  // + softmax kernel (FusedScaleMaskSoftmax) reads the scores and writes the
+  // probabilities; torch's dropout, a kernel of its own, reads them and
+  // writes its output and its 1-byte mask.
+  Kernel sm = memory("attn.softmax", OpKind::kSoftmax, scores * 2 * e);
+  Kernel dp = memory("attn.dropout", OpKind::kElementwise, scores * (2 * e + 1));
   Kernel av = gemm("attn.values", OpKind::kMatmul, d.s, d.dh, d.s_kv, d.b * ap);
+  // The context layer, (b, a/t, s, d_h) out of the batched GEMM, copied to
+  // Megatron's (s, b, a/t·d_h) layout (the same file: permute(2, 0, 1, 3)
+  // .contiguous()): read and written once; its backward copies the gradient
+  // back.
+  Kernel ctx = memory("attn.context", OpKind::kElementwise, 2 * q_bytes);
   if (flash) {
     // Q, K, V and the log-sum-exp (fp32) for the backward; no s x s tensor.
     Kernel fa = flash_forward(b, heads_local, s, static_cast<double>(d.s_kv), dh, e);
@@ -496,10 +505,13 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   } else {
     sc.saved_bytes = 2 * q_bytes;  // Q and K (K expanded to every query head)
     F.push_back(sc);
-    sm.saved_bytes = scores * (e + 1);  // softmax output + dropout mask
+    sm.saved_bytes = scores * e;  // softmax output
     F.push_back(sm);
+    dp.saved_bytes = scores * 1;  // dropout mask
+    F.push_back(dp);
     av.saved_bytes = scores * e + q_bytes;  // dropout output + V (expanded)
     F.push_back(av);
+    F.push_back(ctx);
   }
   push_cast(F, "attn.proj", T * h / static_cast<double>(d.t));
   Kernel proj = linear_gemm(gemm("attn.proj", OpKind::kMatmul, d.tokens, d.h, d.h / d.t));
@@ -513,12 +525,18 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
       tr_text("Reasons",
               "Megatron row-parallel attention projection: each rank holds a "
               "partial sum over its heads; psum over 'tensor'"));
-  // Bias + dropout + residual add, fused with LayerNorm 2: reads the
-  // projection output and the residual, writes the mask, the sum (the next
-  // residual and LN2 input) and the LN output.
-  Kernel bda1 = memory("attn.residual+ln2", OpKind::kElementwise, Tl * h * (4 * e + 1));
-  bda1.saved_bytes = Tl * h * 1 + sh_e;  // dropout mask + LN2 input
+  // Bias + dropout + residual add (Megatron's fused bias_dropout_add): reads
+  // the projection output and the residual, writes the sum (the next
+  // residual and LN2's input) and the mask. Then LayerNorm 2, a kernel of its
+  // own (megatron/model/transformer.py, ParallelTransformerLayer.forward:
+  // bias_dropout_add_func, then post_attention_layernorm): reads the sum,
+  // writes its output.
+  Kernel bda1 = memory("attn.residual", OpKind::kElementwise, Tl * h * (3 * e + 1));
+  bda1.saved_bytes = Tl * h * 1;  // dropout mask
   F.push_back(bda1);
+  Kernel ln2 = memory("ln2", OpKind::kLayerNorm, 2 * Tl * h * e);
+  ln2.saved_bytes = sh_e;  // LN2 input
+  F.push_back(ln2);
   if (sp)
     F.push_back(
         collective("mlp.allgather", CollectiveKind::kAllGather, hidden_bytes,
@@ -731,12 +749,16 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
       tr_text("Reasons",
               "backward of the column-parallel fc1: its input gradient is a partial "
               "sum over the FFN columns; psum over 'tensor'"));
-  // LN2 backward (reads its input and output gradient), plus the residual
-  // stream's gradient (read), written once as the residual's gradient and,
-  // through dropout (reads the mask), as the projection's output gradient.
-  Kernel bda1b = backward_of(bda1, Tl * h * (5 * e + 1));
-  bda1b.completes_grad = kLn2;
-  B.push_back(bda1b);
+  // LN2 backward (reads its input and output gradient, writes the input
+  // gradient); autograd then sums that with the residual stream's gradient
+  // (LN2's input feeds the second residual add too: read both, write one);
+  // the dropout's backward reads the sum and the mask and writes the
+  // projection's output gradient (the residual's gradient passes unchanged).
+  Kernel ln2b = backward_of(ln2, 3 * Tl * h * e);
+  ln2b.completes_grad = kLn2;
+  B.push_back(ln2b);
+  B.push_back(memory("ln2.grad_add", OpKind::kElementwise, 3 * Tl * h * e));
+  B.push_back(backward_of(bda1, Tl * h * (2 * e + 1)));
   if (sp)
     B.push_back(
         collective("attn.bwd.allgather", CollectiveKind::kAllGather, hidden_bytes,
@@ -759,12 +781,16 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     }
     B.push_back(fb);
   } else {
+    // The context layer's gradient back to (b, a/t, s, d_h).
+    B.push_back(backward_of(ctx, ctx.bytes));
     // Attention over values: gradients of the probabilities (dO·Vᵀ) and of V (Pᵀ·dO).
     B.push_back(gemm("attn.values.dgrad", OpKind::kMatmul, d.s, d.s_kv, d.dh, d.b * ap));
     B.push_back(gemm("attn.values.dv", OpKind::kMatmul, d.s_kv, d.dh, d.s, d.b * ap));
-    // Dropout + softmax backward: reads the output gradient, the mask and the
-    // probabilities, writes the scores' gradient (as many bytes as the forward).
-    B.push_back(backward_of(sm, scores * (3 * e + 1)));
+    // Dropout backward (reads the gradient and the mask, writes the
+    // probabilities' gradient), then the fused softmax backward (reads that
+    // gradient and the probabilities, writes the scores' gradient).
+    B.push_back(backward_of(dp, scores * (2 * e + 1)));
+    B.push_back(backward_of(sm, scores * 3 * e));
     // Scores: dQ = dS·K and dK = dSᵀ·Q.
     B.push_back(gemm("attn.scores.dq", OpKind::kMatmul, d.s, d.dh, d.s_kv, d.b * ap));
     B.push_back(gemm("attn.scores.dk", OpKind::kMatmul, d.s_kv, d.dh, d.s, d.b * ap));
@@ -795,6 +821,9 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   Kernel ln1b = backward_of(ln1, 3 * Tl * h * e);  // reads input and dy, writes dx
   ln1b.completes_grad = kLn1;
   B.push_back(ln1b);
+  // The layer's input feeds LN1 and the first residual add: autograd sums
+  // the two gradients (read both, write one).
+  B.push_back(memory("ln1.grad_add", OpKind::kElementwise, 3 * Tl * h * e));
 
   // Recomputation (Korthikanti et al. 2022, Section 5).
   if (shape.recompute == Recompute::kSelective && !flash) {
@@ -802,16 +831,16 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     // output (the 5as²b term) and recompute the attention core before its
     // backward. (FlashAttention keeps no s x s tensor and recomputes the
     // scores inside its own backward: nothing left to recompute.)
-    const double core = scores * (2 * e + 1);  // softmax out + mask + dropout out
     for (Kernel& k : F) {
-      if (k.name == "attn.softmax") k.saved_bytes = 0;
+      if (k.name == "attn.softmax" || k.name == "attn.dropout") k.saved_bytes = 0;
       if (k.name == "attn.values") k.saved_bytes -= scores * e;
     }
-    Kernel rs = sc, rm = sm, rv = av;
+    Kernel rs = sc, rm = sm, rd = dp, rv = av;
     rs.saved_bytes = 0;
-    rm.saved_bytes = core;
+    rm.saved_bytes = scores * e;        // softmax output
+    rd.saved_bytes = scores * (e + 1);  // dropout mask + dropout output
     rv.saved_bytes = 0;
-    L.recompute = {rs, rm, rv};
+    L.recompute = {rs, rm, rd, rv};
   } else if (shape.recompute == Recompute::kFull) {
     // Keep only the layer input; recompute the whole forward (its
     // tensor-parallel collectives included) before the layer's backward.

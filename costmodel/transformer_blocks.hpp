@@ -7,9 +7,11 @@
 // Shoeybi et al. 2019 (tensor parallelism); Narayanan et al. 2021 (Eq. 2, 3);
 // Korthikanti et al. 2022 (sequence parallelism, activation memory,
 // selective recomputation). Pre-LayerNorm layers of LN, QKV GEMM, attention
-// scores (batched GEMM), softmax + dropout, attention over values (batched
-// GEMM), output projection, residual add, LN, two MLP GEMMs with GELU,
-// residual add; a vocabulary-parallel word embedding + learned position
+// scores (batched GEMM), softmax, dropout, attention over values (batched
+// GEMM), the context copy, output projection, residual add, LN, two MLP GEMMs
+// with GELU, residual add, each a kernel of its own as Megatron-LM launches
+// them (and, in the backward, autograd's sums of the residual stream's two
+// gradients); a vocabulary-parallel word embedding + learned position
 // embedding; the output logits GEMM tied to the word embedding, and a
 // vocabulary-parallel cross-entropy. The final LayerNorm is left out, as
 // Eq. 2 leaves it out (2h parameters; docs/planner.md).
