@@ -53,7 +53,28 @@ NcclEstimate unavailable(NcclAlgorithm a, NcclProtocol p, std::string why) {
 constexpr std::array<int, kNumNcclProtocols> kThreadsPerChannel{512, 640, 512};
 constexpr std::array<int, kNumNcclProtocols> kBytesPerThread{8, 8, 64};
 
+// NVLS on Hopper: 16 channels (NVLS_NCHANNELS_SM90, src/transport/nvls.cc)
+// and 128 KiB chunks at most (NCCL_NVLS_CHUNKSIZE, same file), NVIDIA/nccl
+// 5067397c.
+constexpr int kNvlsChannels = 16;
+constexpr double kNvlsMaxChunkBytes = 128.0 * 1024;
+// NVLS AllReduce on one node: scatter, reduce-broadcast, gather warps
+// (src/device/all_reduce.h, RunWorkColl NVLS, oneNode, 5067397c).
+constexpr int kNvlsPipelineStages = 3;
+
 }  // namespace
+
+double nccl_nvls_chunk_bytes(double bytes, int heads) {
+  // src/enqueue.cc, calcCollChunking, NVLS (5067397c): concurrentOps =
+  // nvlsChannels x heads; 64 KiB below 64 x ops x chunk, 32 KiB below 8 x ops
+  // x chunk, 16 KiB below 2 x ops x chunk, each test on the chunk as it stands.
+  const double ops = static_cast<double>(kNvlsChannels) * heads;
+  double chunk = kNvlsMaxChunkBytes;
+  if (bytes < 64 * ops * chunk && chunk > 65536) chunk = 65536;
+  if (bytes < 8 * ops * chunk && chunk > 32768) chunk = 32768;
+  if (bytes < 2 * ops * chunk && chunk > 16384) chunk = 16384;
+  return chunk;
+}
 
 int nccl_channels_used(const NcclTable& table, int nodes, int ranks, NcclAlgorithm a,
                        NcclProtocol p, double bytes) {
@@ -212,6 +233,25 @@ NcclEstimate nccl_estimate(const NcclTable& table, const NcclGroupShape& g, Coll
   r.channels = nccl_channels_used(table, g.nodes, n, a, p, bytes);
   if (r.channels > 0 && r.channels < all_channels)
     r.alg_bandwidth_bytes_per_second *= static_cast<double>(r.channels) / all_channels;
+  // NVLS on one node is a pipeline of three warp groups per channel
+  // (src/device/all_reduce.h, RunWorkColl NVLS, oneNode: scatter into the
+  // heads' buffers, reduce and broadcast through the switch, gather out),
+  // handing each other loops of heads x chunk elements per channel, ops x
+  // chunk bytes of M over all channels (nccl_nvls_chunk_bytes). The measured
+  // bus bandwidth is the pipeline's steady state; the first loop passes
+  // three stages before the last stage starts, so the collective takes two
+  // loops more: 2 x min(ops x chunk, M) / algBw, the 16 KiB chunks of a few
+  // MiB as much as the 128 KiB chunks of a GiB. NCCL's model ranks without
+  // it (model_seconds). Folded into the bandwidth, as the channels are: the
+  // bytes take M / algBw + fill.
+  r.chunk_bytes = 0;
+  if (a == NcclAlgorithm::kNvls && bytes > 0) {
+    r.chunk_bytes = nccl_nvls_chunk_bytes(bytes, g.ranks_per_node);
+    const double loop_bytes = std::min(bytes, kNvlsChannels * g.ranks_per_node * r.chunk_bytes);
+    const double fill = (kNvlsPipelineStages - 1) * loop_bytes / r.alg_bandwidth_bytes_per_second;
+    r.alg_bandwidth_bytes_per_second =
+        bytes / (bytes / r.alg_bandwidth_bytes_per_second + fill);
+  }
   r.seconds = g.launch_overhead_seconds + r.latency_seconds + bytes / r.alg_bandwidth_bytes_per_second;
   return r;
 }

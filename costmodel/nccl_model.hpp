@@ -66,7 +66,19 @@ struct NcclEstimate {
   // The channels it runs on (nccl_channels_used); 0: not modelled (NVLS,
   // NVLS-tree, or a table without `channels`).
   int channels = 0;
+  // NVLS on one node: the chunk NCCL cuts for this size
+  // (nccl_nvls_chunk_bytes); 0 for every other algorithm.
+  double chunk_bytes = 0;
 };
+
+// The chunk NVLS AllReduce on one node moves per channel and head (src/
+// enqueue.cc, calcCollChunking, NVIDIA/nccl 5067397c): 128 KiB
+// (NCCL_NVLS_CHUNKSIZE), cut to 64 KiB below 64 x ops x 128 KiB, to 32 KiB
+// below 8 x ops x 64 KiB and to 16 KiB below 2 x ops x 32 KiB, ops = NCCL's
+// nvlsChannels (16 on Hopper, NVLS_NCHANNELS_SM90) x heads (one per local
+// rank). On 8 GPUs (ops 128): 128 KiB from 1 GiB, 64 KiB from 64 MiB, 32 KiB
+// from 8 MiB, 16 KiB below.
+double nccl_nvls_chunk_bytes(double bytes, int heads);
 
 // The channels NCCL runs a ring or tree collective of `bytes` on (src/
 // enqueue.cc, topoGetAlgoInfo, NVIDIA/nccl 5067397c): from the table's

@@ -234,12 +234,13 @@ TEST(CollectiveVerb, MissingBandwidth) {
 
 // --model nccl on a preset: NCCL's choice and its time (hand-worked in
 // tests/costmodel/nccl_model_test.cpp from NCCL's src/graph/tuning.cc).
-// DGX H100, 8 ranks, 1 GiB AllReduce: NVLS, 25 us + 2^30 / (480 GB/s x 8/14);
+// DGX H100, 8 ranks, 1 GiB AllReduce: NVLS, 25 us + 2^30 / (480 GB/s x 8/14)
+// and two loops of NVLS's pipeline fill (128 x 128 KiB chunks = 16 MiB each);
 // busBw = algBw x 14/8.
 TEST(CollectiveVerb, NcclModelOnDgxH100) {
   auto j = run_json({"collective", "allreduce", "--model", "nccl", "--preset", "dgx-h100",
                      "--devices", "8", "--bytes", "1GiB", "--json"});
-  const double want = 25e-6 + 1073741824.0 / (480e9 * 8 / 14);
+  const double want = 25e-6 + (1073741824.0 + 2 * 16777216.0) / (480e9 * 8 / 14);
   expect_rel(j["seconds"].get<double>(), want);
   expect_rel(j["bus_bandwidth"].get<double>(), 1.75 * 1073741824.0 / want);
   EXPECT_EQ(j["model"], "nccl");
@@ -248,6 +249,9 @@ TEST(CollectiveVerb, NcclModelOnDgxH100) {
   // ring and tree x 3 protocols, NVLS and NVLS-tree Simple (NVLS-tree listed as
   // not available on one node)
   EXPECT_EQ(j["candidates"].size(), 8u);
+  // NVLS's chunk at 1 GiB on 8 GPUs: 128 KiB (calcCollChunking).
+  for (const auto& k : j["candidates"])
+    if (k["algorithm"] == "nvls") EXPECT_EQ(k["chunk_bytes"].get<double>(), 131072.0);
   // DGX A100, 64 KiB: ring LL, 15.0 us + 65536 / (87.7 GB/s x 8/14).
   auto a = run_json({"collective", "allreduce", "--model", "nccl", "--preset", "dgx-a100",
                      "--devices", "8", "--bytes", "64KiB", "--json"});
