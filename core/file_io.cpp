@@ -66,16 +66,28 @@ class Temporary {
 
   // Creates it in `dir` ("" = the working folder) with a name that starts
   // with `stem`; false (errno set) if it cannot.
+  // SIGINT and SIGTERM are held back from the file's creation until the
+  // handler knows its path: one arriving in between ended the process with
+  // the temporary left behind (AtomicWrite.ASignalDuringTheWrite... saw it
+  // under load); held back, it is delivered once the path is known.
   bool create(const std::string& dir, const std::string& stem, mode_t mode) {
     install_signal_cleanup();
+    sigset_t cleanup_signals, before;
+    sigemptyset(&cleanup_signals);
+    sigaddset(&cleanup_signals, SIGINT);
+    sigaddset(&cleanup_signals, SIGTERM);
     for (int attempt = 0; attempt < 64; ++attempt) {
       path_ = (dir.empty() ? std::string() : dir + "/") + stem + random_suffix();
+      ::pthread_sigmask(SIG_BLOCK, &cleanup_signals, &before);
       fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-      if (fd_ >= 0) {
-        remember();
-        return true;
+      const int open_errno = errno;
+      if (fd_ >= 0) remember();
+      ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+      if (fd_ >= 0) return true;
+      if (open_errno != EEXIST) {
+        errno = open_errno;
+        return false;
       }
-      if (errno != EEXIST) return false;
     }
     errno = EEXIST;
     return false;
