@@ -24,7 +24,6 @@ std::vector<std::string> names_of(int n, std::string_view (*name)(int)) {
 }
 
 std::string_view protocol_at(int i) { return nccl_protocol_name(static_cast<NcclProtocol>(i)); }
-std::string_view algorithm_at(int i) { return nccl_algorithm_name(static_cast<NcclAlgorithm>(i)); }
 
 Status unknown(const Cursor& k, const std::string& what, const std::vector<std::string>& names) {
   std::string msg = "found " + what + " " + k.found() + "; expected one of " + yamlio::join_list(names);

@@ -1018,7 +1018,7 @@ class StageEmitter {
   std::map<std::string, BufferId> zero2_slots_;
   Pending pend_;
   std::vector<Deferred> deferred_;
-  BufferId step_saved_ = -1, step_recompute_ = -1;  // fused modes: one buffer per step
+  BufferId step_recompute_ = -1;  // fused modes: one buffer per step
   TaskId last_compute_ = kNone;
   Bucket bucket_;
   std::vector<Bucket> deferred_buckets_;

@@ -19,7 +19,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // stage's tensors do not fit its device.
 class StageCosts {
  public:
-  StageCosts(const PlacementProblem& p, int stages) : p_(p), n_(static_cast<int>(p.order.size())), s_(stages) {
+  StageCosts(const PlacementProblem& p, int stages) : n_(static_cast<int>(p.order.size())), s_(stages) {
     cost_.assign(static_cast<size_t>(n_ + 1) * static_cast<size_t>(n_ + 1) * static_cast<size_t>(s_), kInf);
     std::vector<int> pos(static_cast<size_t>(p.ops), 0);
     for (int x = 0; x < n_; ++x) pos[static_cast<size_t>(p.order[static_cast<size_t>(x)])] = x;
@@ -62,7 +62,6 @@ class StageCosts {
   double& at(int i, int j, int k) {
     return cost_[(static_cast<size_t>(i) * static_cast<size_t>(n_ + 1) + static_cast<size_t>(j)) * static_cast<size_t>(s_) + static_cast<size_t>(k)];
   }
-  const PlacementProblem& p_;
   int n_, s_;
   std::vector<double> cost_;
 };
