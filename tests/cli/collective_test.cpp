@@ -250,8 +250,11 @@ TEST(CollectiveVerb, NcclModelOnDgxH100) {
   // not available on one node)
   EXPECT_EQ(j["candidates"].size(), 8u);
   // NVLS's chunk at 1 GiB on 8 GPUs: 128 KiB (calcCollChunking).
-  for (const auto& k : j["candidates"])
-    if (k["algorithm"] == "nvls") EXPECT_EQ(k["chunk_bytes"].get<double>(), 131072.0);
+  for (const auto& k : j["candidates"]) {
+    if (k["algorithm"] == "nvls") {
+      EXPECT_EQ(k["chunk_bytes"].get<double>(), 131072.0);
+    }
+  }
   // DGX A100, 64 KiB: ring LL, 15.0 us + 65536 / (87.7 GB/s x 8/14).
   auto a = run_json({"collective", "allreduce", "--model", "nccl", "--preset", "dgx-a100",
                      "--devices", "8", "--bytes", "64KiB", "--json"});

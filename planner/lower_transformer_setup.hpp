@@ -1,0 +1,65 @@
+// The transformer lowering's setup, shared by lower_transformer.cpp (the
+// Program) and lower_transformer_setup.cpp (the setup, and what `brigade
+// explain` says of it); not a public interface.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/program.hpp"
+#include "core/scenario.hpp"
+#include "costmodel/transformer_blocks.hpp"
+#include "planner/plan.hpp"
+#include "planner/rank_map.hpp"
+
+namespace brigade::planner::detail {
+
+struct Setup {
+  const Scenario* sc = nullptr;
+  const std::atomic<bool>* cancel = nullptr;  // LowerOptions::cancel, polled per pipeline step
+  int T = 1, D = 1, P = 1, v = 1, V = 1;  // V = P * v virtual stages
+  // Context-parallel degree. D counts the replicas of the weights, data x C
+  // (gradients and ZeRO shards span them, as Megatron-Core's data-parallel
+  // group with context parallelism).
+  int C = 1;
+  int EP = 1;                             // expert-parallel degree (tensor 1 when > 1)
+  std::vector<double> expert_loads;       // per expert-parallel rank (cost::expert_rank_loads)
+  bool uneven_experts = false;            // some rank's load differs from another's
+  int m = 1;                              // micro-batches per pipeline
+  std::int64_t b = 1;                     // sequences per micro-batch
+  std::int64_t layers_per_chunk = 0;
+  bool training = true;
+  bool fuse = false;              // kRegion, kStep: consecutive kernels become one task
+  bool fuse_collectives = false;  // kStep: a step's tensor-parallel collectives merge per kind
+  int zero = 0;
+  double e = 2;
+  DType dtype = DType::kBF16;
+  // The gradients as kept and reduced over 'data': the weights' width and
+  // dtype, or fp32 with Megatron-LM's main_grad (training.main_grad).
+  double g = 2;
+  DType grad_dtype = DType::kBF16;
+  BlockTemplate layer, embedding, head;
+  double boundary_bytes = 0;  // pipeline send per rank and micro-batch (cost::pipeline_boundary_bytes)
+  std::unique_ptr<RankMap> ranks;
+  std::vector<TaskId> send_base, recv_base;  // pipeline transfers, by key
+  // Context rings' transfers waiting for a pipeline receive, by key (bases).
+  std::vector<std::vector<TaskId>> recv_extra;
+  int key(int vs, int mb, bool forward) const { return (vs * m + mb) * 2 + (forward ? 0 : 1); }
+};
+
+// The lowering's setup: degrees, micro-batches, the block templates
+// (costmodel/transformer_blocks.hpp) and the rank map. check_plan has run.
+Status prepare_setup(const Scenario& sc, Setup& s);
+// The finest granularity whose task count fits the budget (or the one asked
+// for), and the task counts kernel and region granularity would give.
+Granularity choose_granularity(const Setup& s, const LowerOptions& options, double* kernel_tasks_out,
+                               double* region_tasks_out);
+// What the plan is, in words and shapes (`brigade explain`), from the setup
+// alone: the summary, the notes, each stage's view and each device's role.
+void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, double kernel_tasks,
+                          double region_tasks, Plan& plan);
+
+}  // namespace brigade::planner::detail
