@@ -1,0 +1,67 @@
+// Private to the transformer's block templates (costmodel/transformer_blocks.cpp:
+// the embedding, the head and these helpers; costmodel/transformer_blocks_layer.cpp:
+// the layer): the kernel builders and the problem dimensions both files use.
+// Not part of the library's interface.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "costmodel/transformer_blocks.hpp"
+
+namespace brigade::cost::block_detail {
+
+// A GEMM of m x n outputs over k, `batch` times (2mnk·batch FLOPs).
+Kernel gemm(std::string name, OpKind op, std::int64_t m, std::int64_t n, std::int64_t k,
+            std::int64_t batch = 1);
+
+// A memory-bound kernel of `bytes` read + written, 0 FLOPs.
+Kernel memory(std::string name, OpKind op, double bytes);
+
+// A fused kernel of fixed FLOPs and bytes (FlashAttention's).
+Kernel fused(std::string name, OpKind op, double flops, double bytes);
+
+// A tensor-parallel collective of `bytes` (Collective::bytes) and why it is there.
+Kernel collective(std::string name, CollectiveKind kind, double bytes, std::string reason);
+
+// A parameter tensor, tensor-sharded when its local shape differs from its global one.
+ParamTensor tensor(std::string name, std::vector<std::int64_t> global,
+                   std::vector<std::int64_t> local);
+
+// The backward of a memory-bound kernel reads what its forward saved and the
+// output gradient and writes the input gradient; each caller states its
+// bytes (a LayerNorm or GELU of one input: 3 passes to the forward's 2).
+Kernel backward_of(const Kernel& fwd, double bytes);
+
+// The exit of a row-parallel region (or of the vocabulary-parallel lookup):
+// each rank holds a partial sum over its shard of the tensor group. Without
+// sequence parallelism an AllReduce sums it (Shoeybi et al. 2019 §3, the g
+// operator); with it a ReduceScatter sums it into sequence shards
+// (Korthikanti et al. 2022 §4.2.2). `name` gets ".allreduce" or
+// ".reducescatter"; t = 1 needs neither.
+void push_partial_sum_exit(std::vector<Kernel>& ks, bool sp, bool tp, const std::string& name,
+                           double bytes, const std::string& sp_reason,
+                           const std::string& tp_reason);
+
+// Problem dimensions, per tensor-parallel rank and micro-batch.
+struct Dims {
+  std::int64_t b, s, h, a, t, f, v, dh;  // s: positions on this rank (seq/context)
+  std::int64_t s_kv;          // keys each query attends to: the whole sequence
+  int cp;                     // context-parallel degree
+  std::int64_t kv;            // key/value heads (a for MHA)
+  std::int64_t tokens;        // b*s: rows of every GEMM
+  std::int64_t local_tokens;  // rows of memory-bound regions (b*s/t with sequence parallelism)
+  double e;                   // bytes per element
+  bool sp;
+};
+
+// check_plan has checked divisibility (heads, FFN width, vocabulary by t;
+// the sequence too under SP): only positivity is guarded here, against
+// division by zero from shapes built in code.
+Result<Dims> dims_of(const TransformerShape& x);
+
+// Every kernel not made FP8 computes in the model's dtype.
+void set_dtypes(BlockTemplate& b, DType dt);
+
+}  // namespace brigade::cost::block_detail

@@ -1,0 +1,618 @@
+// The transformer layer's block template (transformer_blocks.hpp): its
+// kernels, collectives, parameters and recomputation, as Megatron-LM runs them.
+#include "costmodel/transformer_blocks.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/tr.hpp"
+#include "costmodel/transformer_blocks_internal.hpp"
+
+namespace brigade::cost {
+
+using namespace block_detail;
+
+namespace {
+
+// FlashAttention-2's tile edges (Dao 2023, §3.3: 128 x 128 blocks for head
+// dimension 128 on A100/H100): the forward reads K and V once per block of
+// kFlashBlock query rows, the backward Q, dO and dQ once per block of
+// kFlashBlock key rows.
+constexpr double kFlashBlock = 128;
+
+// Marks a fused kernel as FlashAttention's, with its shape for the
+// profile's measured rates: m = sequence length, k = head dimension.
+Kernel flash_kernel(Kernel x, KernelClass c, double s, double dh) {
+  x.kernel_class = c;
+  x.m = static_cast<std::int64_t>(s);
+  x.k = static_cast<std::int64_t>(dh);
+  return x;
+}
+
+// The fused attention forward of one micro-batch on one tensor rank (heads
+// `ap` of head dimension dh, `s` query positions against `skv` keys, b
+// sequences; s = skv but under context parallelism): scores, softmax and
+// values in one kernel (Dao 2023, Algorithm 1). FLOPs: QK^T and PV, 4 s skv dh
+// per head (causal masking's skipped tiles not subtracted, as the unfused
+// count does not). Bytes: Q read and O written once, K and V read once per
+// query block, the log-sum-exp (fp32) written.
+Kernel flash_forward(double b, double ap, double s, double skv, double dh, double e) {
+  const double blocks = std::ceil(s / kFlashBlock);
+  const double flops = 4 * b * ap * s * skv * dh;
+  const double bytes = b * ap * dh * e * (2 * s + 2 * skv * blocks) + b * ap * s * 4;
+  // The rate by the queries' length (s: the rank's positions under context
+  // parallelism, whose blocks are that long).
+  return flash_kernel(fused("attn.flash", OpKind::kSoftmax, flops, bytes),
+                      KernelClass::kFlashForward, s, dh);
+}
+
+// Its backward (Dao 2023, Algorithm 2): recomputes QK^T, then dV = P^T dO,
+// dP = dO V^T, dQ = dS K, dK = dS^T Q: 10 s skv dh per head, 2.5 x the
+// forward. Bytes: the preprocessing D = rowsum(dO * O) reads O and dO; per
+// key block K, V read and dK, dV written once; per key block Q and dO read
+// and dQ read and written; the log-sum-exp and D (fp32) read.
+Kernel flash_backward(double b, double ap, double s, double skv, double dh, double e) {
+  const double blocks = std::ceil(skv / kFlashBlock);
+  const double flops = 10 * b * ap * s * skv * dh;
+  const double bytes = b * ap * dh * e * (2 * s + 4 * skv + 4 * s * blocks) + b * ap * s * 4 * 3;
+  return flash_kernel(fused("attn.flash.bwd", OpKind::kSoftmax, flops, bytes),
+                      KernelClass::kFlashBackward, s, dh);
+}
+
+}  // namespace
+
+Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
+  BRIGADE_ASSIGN_OR_RETURN(const Dims d, dims_of(shape));
+  const TransformerSpec& spec = shape.spec;
+  const double e = d.e;
+  const double T = static_cast<double>(d.tokens);
+  const double Tl = static_cast<double>(d.local_tokens);
+  const double h = static_cast<double>(d.h);
+  const double s = static_cast<double>(d.s);
+  const double b = static_cast<double>(d.b);
+  const double dh = static_cast<double>(d.dh);
+  const std::int64_t ap = d.a / d.t;    // query heads on this rank
+  const std::int64_t kvp = d.kv / d.t;  // key/value heads on this rank
+  const double heads_local = static_cast<double>(ap);
+  const double kv_local = static_cast<double>(kvp);
+  const std::int64_t fp = d.f / d.t;  // FFN columns on this rank
+  const double ffn_local = static_cast<double>(fp);
+  const double hidden_bytes = T * h * e;  // one full (b, s, h) activation
+  const bool tp = d.t > 1;
+  const bool sp = d.sp;
+  const bool swiglu = spec.mlp == MlpKind::kSwiglu;
+  const bool flash = spec.attention == AttentionKernel::kFlash;
+  const bool gqa = d.kv < d.a;
+  // Elements of one (b, a/t, s, s) tensor (s x seq positions under context parallelism).
+  const double scores = b * heads_local * s * static_cast<double>(d.s_kv);
+  // Columns of the fused QKV GEMM: a query heads, kv key heads, kv value heads.
+  const std::int64_t qkv_cols = (d.a + 2 * d.kv) * d.dh;
+  // Columns of fc1: up (GeLU), or gate and up (SwiGLU, one column-parallel GEMM).
+  const std::int64_t fc1_cols = swiglu ? 2 * d.f : d.f;
+  const std::int64_t fc1p = fc1_cols / d.t;
+  const double q_bytes = T * heads_local * dh * e;  // Q (or an expanded K or V) on this rank
+  const double kv_bytes = T * kv_local * dh * e;    // K or V as projected on this rank
+  // FP8 (Transformer Engine, Megatron-Core's TE linear layers; Micikevicius
+  // et al. 2022): each linear layer's GEMMs (forward, dgrad, wgrad) in FP8;
+  // before the forward GEMM its input, before the dgrad its output gradient
+  // cast to FP8 (fp8_cast_bytes); the input saved for the wgrad in FP8
+  // (a_e bytes an element instead of e).
+  const bool fp8 = shape.fp8 != Fp8Recipe::kNone;
+  const double a_e = fp8 ? 1.0 : e;
+  auto linear_gemm = [&](Kernel g) {
+    if (fp8) g.dtype = DType::kFP8;
+    return g;
+  };
+  auto push_cast = [&](std::vector<Kernel>& ks, const std::string& name, double elements) {
+    if (fp8) ks.push_back(memory(name + ".cast", OpKind::kElementwise, fp8_cast_bytes(elements, e)));
+  };
+
+  BlockTemplate L;
+  L.name = "layer";
+  // Parameters (Megatron-LM: QKV and fc1 column-parallel, projection and fc2
+  // row-parallel; norms and row-parallel biases replicated). Without `bias`,
+  // no linear layer has one (qkv_bias keeps Q, K, V's); RMSNorm has no bias.
+  const bool qkv_bias = spec.bias || spec.qkv_bias;
+  auto norm = [&](const std::string& name) {
+    ParamGroup g{name, {tensor(name + ".weight", {d.h}, {d.h})}};
+    if (spec.norm == NormKind::kLayerNorm) g.tensors.push_back(tensor(name + ".bias", {d.h}, {d.h}));
+    return g;
+  };
+  auto linear = [&](const std::string& name, std::vector<std::int64_t> global,
+                    std::vector<std::int64_t> local, bool with_bias, std::int64_t bias_global,
+                    std::int64_t bias_local) {
+    ParamGroup g{name, {tensor(name + ".weight", std::move(global), std::move(local))}};
+    g.tensors[0].fp8 = fp8;  // every `linear` here is one of Transformer Engine's
+    if (with_bias) g.tensors.push_back(tensor(name + ".bias", {bias_global}, {bias_local}));
+    return g;
+  };
+  // Mixture of experts (every layer MoE: check_plan refuses mixed layers
+  // and expert parallelism for now): E experts of width fe on every rank,
+  // their columns split over 'tensor' as Megatron-Core's experts with
+  // expert_tensor_parallel_size = tensor; the router h x E replicated.
+  const MoeSpec& moe = spec.moe;
+  const bool is_moe = moe.enabled();
+  const std::int64_t E = is_moe ? moe.experts : 0;
+  const std::int64_t fe = is_moe ? moe.ffn_hidden : 0;
+  const std::int64_t fep = fe / d.t;                // one expert's FFN columns on this rank
+  const std::int64_t fc1e = (swiglu ? 2 : 1) * fe;  // one expert's fc1 columns
+  const std::int64_t fc1ep = fc1e / d.t;
+  const std::int64_t ns = is_moe ? moe.shared_experts : 0;
+  // Routed rows per expert (balanced, dropless: T k / E; with a capacity
+  // factor c, padded to c T k / E), rounded up to whole rows.
+  // Expert parallelism (ep ranks of the data group, tensor 1: check_plan):
+  // each rank holds El = E/ep experts and receives, on average, the ep x T k
+  // / E tokens its experts were routed from the ep ranks' micro-batches.
+  const int ep = is_moe ? std::max(1, shape.expert) : 1;
+  const std::int64_t El = is_moe ? E / ep : 0;
+  const double cf = moe.capacity_factor > 0 ? moe.capacity_factor : 1.0;
+  const double rows_mean = is_moe ? static_cast<double>(ep) * T * static_cast<double>(moe.top_k) *
+                                        cf / static_cast<double>(E)
+                                  : 0;
+  double busiest = 1;
+  if (is_moe)
+    for (double x : expert_rank_loads(moe, ep)) busiest = std::max(busiest, x);
+  const std::int64_t rows = static_cast<std::int64_t>(std::ceil(rows_mean * busiest));
+  const double routed_elems =
+      static_cast<double>(rows) * static_cast<double>(El);  // rows over local experts
+  // The dispatch and combine AllToAll: each rank sends its T k token copies
+  // (padded to capacity c T k) of h elements (Megatron-Core's
+  // MoEAlltoAllTokenDispatcher; nccl-tests' size: what each rank holds).
+  const double a2a_bytes = T * static_cast<double>(is_moe ? moe.top_k : 0) * cf * h * e;
+  if (is_moe) {
+    auto experts = [&](const std::string& name, std::int64_t in, std::int64_t out,
+                       std::int64_t out_local, bool column) {
+      ParamGroup g{name,
+                   {tensor(name + ".weight", {E, in, out},
+                           {El, column ? in : in / d.t, column ? out_local : out})}};
+      if (spec.bias) {
+        const std::int64_t bias_local = column ? out_local : out;
+        g.tensors.push_back(tensor(name + ".bias", {E, out}, {El, bias_local}));
+      }
+      // Split over experts, not over 'tensor': replicated_elements (what
+      // sequence parallelism sums over 'tensor') must not count them.
+      for (ParamTensor& pt : g.tensors)
+        pt.tensor_sharded = d.t > 1 || pt.global_shape != pt.local_shape;
+      g.tensors[0].fp8 = fp8;
+      g.expert = ep > 1;
+      return g;
+    };
+    L.params = {experts("moe.experts.fc2", fe, d.h, d.h, false),
+                experts("moe.experts.fc1", d.h, fc1e, fc1ep, true),
+                ParamGroup{"moe.router", {tensor("moe.router.weight", {d.h, E}, {d.h, E})}}};
+    if (ns > 0) {
+      L.params.push_back(
+          linear("moe.shared.fc2", {ns * fe, d.h}, {ns * fep, d.h}, spec.bias, d.h, d.h));
+      L.params.push_back(linear("moe.shared.fc1", {d.h, ns * fc1e}, {d.h, ns * fc1ep}, spec.bias,
+                                ns * fc1e, ns * fc1ep));
+    }
+  } else {
+    L.params = {
+        linear("mlp.fc2", {d.f, d.h}, {fp, d.h}, spec.bias, d.h, d.h),
+        linear("mlp.fc1", {d.h, fc1_cols}, {d.h, fc1p}, spec.bias, fc1_cols, fc1p),
+    };
+  }
+  const int mlp_groups = static_cast<int>(L.params.size());
+  L.params.push_back(norm("ln2"));
+  L.params.push_back(linear("attn.proj", {d.h, d.h}, {d.h / d.t, d.h}, spec.bias, d.h, d.h));
+  L.params.push_back(linear("attn.qkv", {d.h, qkv_cols}, {d.h, qkv_cols / d.t}, qkv_bias, qkv_cols,
+                            qkv_cols / d.t));
+  L.params.push_back(norm("ln1"));
+  // Indices of the groups (the dense MLP's fc2, fc1; a MoE's experts' fc2,
+  // fc1, router, shared fc2, shared fc1), then the attention's.
+  const int kFc2 = 0, kFc1 = 1, kRouter = 2, kSharedFc2 = 3, kSharedFc1 = 4;
+  const int kLn2 = mlp_groups, kProj = mlp_groups + 1, kQkv = mlp_groups + 2, kLn1 = mlp_groups + 3;
+
+  // Activation bytes kept for the backward, per Korthikanti et al. 2022,
+  // Section 4.1 (16-bit activations, 1-byte dropout masks): LN inputs,
+  // GEMM inputs, Q and K, softmax output, its dropout mask and output, V,
+  // the GELU input and the two residual dropout masks.
+  const double sh_e = Tl * h * e;  // a (b, s, h) tensor as this rank keeps it
+  // Tensors that every tensor rank keeps whole without sequence
+  // parallelism (LN inputs, QKV and fc1 inputs, dropout masks), 1/t with it.
+  std::vector<Kernel>& F = L.forward;
+  // LayerNorm or RMSNorm: one read, one write (Megatron's fused kernels).
+  Kernel ln1 = memory("ln1", OpKind::kLayerNorm, 2 * Tl * h * e);
+  ln1.saved_bytes = sh_e;  // LN1 input (the layer input)
+  F.push_back(ln1);
+  if (sp)
+    F.push_back(
+        collective("attn.allgather", CollectiveKind::kAllGather, hidden_bytes,
+                   tr_text("Reasons",
+                           "sequence parallel: gather the LayerNorm output's sequence shards "
+                           "over 'tensor' before the column-parallel QKV GEMM")));
+  push_cast(F, "attn.qkv", T * h);
+  Kernel qkv = linear_gemm(gemm("attn.qkv", OpKind::kMatmul, d.tokens, qkv_cols / d.t, d.h));
+  qkv.saved_bytes = Tl * h * a_e;  // QKV input (the shard, re-gathered in backward, with SP)
+  F.push_back(qkv);
+  // Rotary embeddings (Su et al. 2021): Q and K rotated in place, read and
+  // written once; the rotation is linear, so its backward keeps nothing.
+  Kernel rope = memory("attn.rotary", OpKind::kElementwise, 2 * (q_bytes + kv_bytes));
+  if (spec.positions == PositionKind::kRotary) F.push_back(rope);
+  // Megatron-Core's unfused attention repeats each key/value head over its
+  // query group (repeat_interleave) before the batched GEMMs: read K and V,
+  // write them for every query head.
+  Kernel expand = memory("attn.kv_expand", OpKind::kElementwise, 2 * (kv_bytes + q_bytes));
+  if (gqa && !flash) F.push_back(expand);
+  Kernel sc = gemm("attn.scores", OpKind::kMatmul, d.s, d.s_kv, d.dh, d.b * ap);
+  // Megatron-LM's unfused attention core (megatron/model/transformer.py,
+  // CoreAttention.forward, read at 00baee46): the fused scale + causal mask
+  // + softmax kernel (FusedScaleMaskSoftmax) reads the scores and writes the
+  // probabilities; torch's dropout, a kernel of its own, reads them and
+  // writes its output and its 1-byte mask.
+  Kernel sm = memory("attn.softmax", OpKind::kSoftmax, scores * 2 * e);
+  Kernel dp = memory("attn.dropout", OpKind::kElementwise, scores * (2 * e + 1));
+  Kernel av = gemm("attn.values", OpKind::kMatmul, d.s, d.dh, d.s_kv, d.b * ap);
+  // The context layer, (b, a/t, s, d_h) out of the batched GEMM, copied to
+  // Megatron's (s, b, a/t·d_h) layout (the same file: permute(2, 0, 1, 3)
+  // .contiguous()): read and written once; its backward copies the gradient
+  // back.
+  Kernel ctx = memory("attn.context", OpKind::kElementwise, 2 * q_bytes);
+  if (flash) {
+    // Q, K, V and the log-sum-exp (fp32) for the backward; no s x s tensor.
+    Kernel fa = flash_forward(b, heads_local, s, static_cast<double>(d.s_kv), dh, e);
+    fa.saved_bytes = q_bytes + 2 * kv_bytes + b * heads_local * s * 4;
+    if (d.cp > 1) {
+      // Ring attention (Megatron-Core's context parallelism): this rank's K
+      // and V chunk goes round the ring, one hop per attention block.
+      fa.ring_steps = d.cp;
+      fa.ring_bytes = 2 * kv_bytes;
+    }
+    F.push_back(fa);
+  } else {
+    sc.saved_bytes = 2 * q_bytes;  // Q and K (K expanded to every query head)
+    F.push_back(sc);
+    sm.saved_bytes = scores * e;  // softmax output
+    F.push_back(sm);
+    dp.saved_bytes = scores * 1;  // dropout mask
+    F.push_back(dp);
+    av.saved_bytes = scores * e + q_bytes;  // dropout output + V (expanded)
+    F.push_back(av);
+    F.push_back(ctx);
+  }
+  push_cast(F, "attn.proj", T * h / static_cast<double>(d.t));
+  Kernel proj = linear_gemm(gemm("attn.proj", OpKind::kMatmul, d.tokens, d.h, d.h / d.t));
+  proj.saved_bytes = T * (h / static_cast<double>(d.t)) * a_e;  // projection input
+  F.push_back(proj);
+  push_partial_sum_exit(
+      F, sp, tp, "attn", hidden_bytes,
+      tr_text("Reasons",
+              "sequence parallel: the row-parallel projection leaves partial sums; "
+              "reduce-scatter them over 'tensor' into sequence shards"),
+      tr_text("Reasons",
+              "Megatron row-parallel attention projection: each rank holds a "
+              "partial sum over its heads; psum over 'tensor'"));
+  // Bias + dropout + residual add (Megatron's fused bias_dropout_add): reads
+  // the projection output and the residual, writes the sum (the next
+  // residual and LN2's input) and the mask. Then LayerNorm 2, a kernel of its
+  // own (megatron/model/transformer.py, ParallelTransformerLayer.forward:
+  // bias_dropout_add_func, then post_attention_layernorm): reads the sum,
+  // writes its output.
+  Kernel bda1 = memory("attn.residual", OpKind::kElementwise, Tl * h * (3 * e + 1));
+  bda1.saved_bytes = Tl * h * 1;  // dropout mask
+  F.push_back(bda1);
+  Kernel ln2 = memory("ln2", OpKind::kLayerNorm, 2 * Tl * h * e);
+  ln2.saved_bytes = sh_e;  // LN2 input
+  F.push_back(ln2);
+  if (sp)
+    F.push_back(
+        collective("mlp.allgather", CollectiveKind::kAllGather, hidden_bytes,
+                   tr_text("Reasons",
+                           "sequence parallel: gather the LayerNorm output's sequence shards "
+                           "over 'tensor' before the column-parallel fc1 GEMM")));
+  Kernel act = swiglu ? memory("mlp.swiglu", OpKind::kElementwise, 3 * T * ffn_local * e)
+                      : memory("mlp.gelu", OpKind::kElementwise, 2 * T * ffn_local * e);
+  // A MoE layer's kernels (Megatron-Core's MoELayer with its alltoall token
+  // dispatcher, grouped GEMMs; Gale et al. 2023, MegaBlocks): the router
+  // GEMM (h x E logits), softmax/sigmoid and top-k (fp32 scores), the
+  // permutation of each token's k copies into expert order, each expert's
+  // fc1, activation and fc2 as one batched GEMM of `rows` rows per expert,
+  // the un-permutation weighted by the router's probabilities, and the
+  // shared experts as one dense MLP on every token, added in.
+  const double permuted_bytes = routed_elems * h * e;  // the tokens in expert order
+  const double expert_act =
+      routed_elems * static_cast<double>(fep);  // one expert activation's elements
+  Kernel router = gemm("moe.router", OpKind::kMatmul, d.tokens, E, d.h);
+  Kernel topk = memory("moe.router.topk", OpKind::kSoftmax, T * static_cast<double>(E) * (e + 4));
+  Kernel permute = memory("moe.permute", OpKind::kElementwise, T * h * e + permuted_bytes);
+  auto routed = [&](Kernel k, int dim) {
+    k.routed_rows = rows_mean;
+    k.routed_dim = dim;
+    return k;
+  };
+  Kernel efc1 =
+      linear_gemm(routed(gemm("moe.experts.fc1", OpKind::kMatmul, rows, fc1ep, d.h, El), 1));
+  Kernel eact = swiglu ? memory("moe.experts.swiglu", OpKind::kElementwise, 3 * expert_act * e)
+                       : memory("moe.experts.gelu", OpKind::kElementwise, 2 * expert_act * e);
+  Kernel efc2 =
+      linear_gemm(routed(gemm("moe.experts.fc2", OpKind::kMatmul, rows, d.h, fep, El), 1));
+  const std::string ep_s = std::to_string(ep);
+  auto alltoall = [&](const std::string& name, const std::string& why) {
+    return collective(name, CollectiveKind::kAllToAll, a2a_bytes, why);
+  };
+  Kernel unpermute = memory("moe.unpermute", OpKind::kElementwise,
+                            permuted_bytes + T * h * e + T * static_cast<double>(moe.top_k) * 4);
+  const double shared_local = static_cast<double>(ns * fep);
+  Kernel sfc1 = linear_gemm(gemm("moe.shared.fc1", OpKind::kMatmul, d.tokens, ns * fc1ep, d.h));
+  Kernel sact = swiglu ? memory("moe.shared.swiglu", OpKind::kElementwise, 3 * T * shared_local * e)
+                       : memory("moe.shared.gelu", OpKind::kElementwise, 2 * T * shared_local * e);
+  Kernel sfc2 = linear_gemm(gemm("moe.shared.fc2", OpKind::kMatmul, d.tokens, d.h, ns * fep));
+  Kernel sadd = memory("moe.shared.add", OpKind::kElementwise, 3 * T * h * e);
+  if (is_moe) {
+    router.saved_bytes = sh_e;  // the MLP input (router and shared fc1 weight gradients)
+    F.push_back(router);
+    topk.saved_bytes = T * static_cast<double>(E) * 4;  // the router's probabilities
+    F.push_back(topk);
+    F.push_back(permute);
+    if (ep > 1)
+      F.push_back(alltoall("moe.dispatch.alltoall",
+                           fill_args(tr_text("Reasons",
+                                             "expert parallel: send each token's top-%1 copies "
+                                             "to the ranks of 'expert' (%2 ranks, %3 experts "
+                                             "each) that hold their experts"),
+                                     {std::to_string(moe.top_k), ep_s, std::to_string(El)})));
+    push_cast(F, "moe.experts.fc1", routed_elems * h);
+    efc1.saved_bytes = routed_elems * h * a_e;  // the experts' fc1 input
+    F.push_back(efc1);
+    eact.saved_bytes = (swiglu ? 2 : 1) * expert_act * e;
+    F.push_back(eact);
+    push_cast(F, "moe.experts.fc2", expert_act);
+    efc2.saved_bytes = expert_act * a_e;  // the experts' fc2 input
+    F.push_back(efc2);
+    if (ep > 1)
+      F.push_back(alltoall("moe.combine.alltoall",
+                           tr_text("Reasons",
+                                   "expert parallel: return the experts' outputs over 'expert' "
+                                   "to the ranks whose tokens they were")));
+    F.push_back(unpermute);
+    if (ns > 0) {
+      push_cast(F, "moe.shared.fc1", T * h);
+      F.push_back(sfc1);
+      sact.saved_bytes = (swiglu ? 2 : 1) * T * shared_local * e;
+      F.push_back(sact);
+      push_cast(F, "moe.shared.fc2", T * shared_local);
+      sfc2.saved_bytes = T * shared_local * a_e;
+      F.push_back(sfc2);
+      F.push_back(sadd);
+    }
+  } else {
+    push_cast(F, "mlp.fc1", T * h);
+    Kernel fc1 = linear_gemm(gemm("mlp.fc1", OpKind::kMatmul, d.tokens, fc1p, d.h));
+    fc1.saved_bytes = Tl * h * a_e;  // fc1 input
+    F.push_back(fc1);
+    // GeLU: bias + GELU, reads and writes (b, s, f/t), keeps its input.
+    // SwiGLU: reads gate and up, writes silu(gate) * up, keeps gate and up.
+    act.saved_bytes = (swiglu ? 2 : 1) * T * ffn_local * e;
+    F.push_back(act);
+    push_cast(F, "mlp.fc2", T * ffn_local);
+    Kernel fc2 = linear_gemm(gemm("mlp.fc2", OpKind::kMatmul, d.tokens, d.h, fp));
+    fc2.saved_bytes = T * ffn_local * a_e;  // fc2 input
+    F.push_back(fc2);
+  }
+  push_partial_sum_exit(F, sp, tp, "mlp", hidden_bytes,
+                        tr_text("Reasons",
+                                "sequence parallel: the row-parallel fc2 leaves partial sums; "
+                                "reduce-scatter them over 'tensor' into sequence shards"),
+                        tr_text("Reasons",
+                                "Megatron row-parallel fc2: each rank holds a partial sum over its "
+                                "FFN columns; psum over 'tensor'"));
+  // Bias + dropout + residual add: reads fc2 output and residual, writes mask and sum.
+  Kernel bda2 = memory("mlp.residual", OpKind::kElementwise, Tl * h * (3 * e + 1));
+  bda2.saved_bytes = Tl * h * 1;  // dropout mask
+  F.push_back(bda2);
+
+  // Backward, in issue order: the reverse of the forward, each GEMM as its
+  // input-gradient (dgrad) and weight-gradient (wgrad) GEMMs.
+  std::vector<Kernel>& B = L.backward;
+  // Residual add backward: the gradient passes to the residual unchanged;
+  // dropout's backward reads it and the mask and writes fc2's output gradient.
+  B.push_back(backward_of(bda2, Tl * h * (2 * e + 1)));
+  if (sp)
+    B.push_back(
+        collective("mlp.bwd.allgather", CollectiveKind::kAllGather, hidden_bytes,
+                   tr_text("Reasons",
+                           "sequence parallel backward: gather the output gradient's sequence "
+                           "shards over 'tensor' (the transpose of the forward reduce-scatter)")));
+
+  if (is_moe) {
+    // The un-permutation's backward: reads the output gradient and the
+    // probabilities, writes the experts' output gradient in expert order and
+    // the probabilities' gradient.
+    B.push_back(backward_of(unpermute,
+                            T * h * e + permuted_bytes + T * static_cast<double>(moe.top_k) * 8));
+    if (ep > 1)
+      B.push_back(alltoall("moe.combine.bwd.alltoall",
+                           tr_text("Reasons",
+                                   "expert parallel backward: send the output gradients of the "
+                                   "token copies over 'expert' to the ranks holding their "
+                                   "experts (the transpose of the combine)")));
+    push_cast(B, "moe.experts.fc2.bwd", routed_elems * h);
+    B.push_back(linear_gemm(
+        routed(gemm("moe.experts.fc2.dgrad", OpKind::kMatmul, rows, fep, d.h, El), 1)));
+    Kernel efc2w = linear_gemm(
+        routed(gemm("moe.experts.fc2.wgrad", OpKind::kMatmul, fep, d.h, rows, El), 3));
+    efc2w.completes_grad = kFc2;
+    B.push_back(efc2w);
+    B.push_back(backward_of(eact, (swiglu ? 5 : 3) * expert_act * e));
+    push_cast(B, "moe.experts.fc1.bwd", routed_elems * static_cast<double>(fc1ep));
+    B.push_back(linear_gemm(
+        routed(gemm("moe.experts.fc1.dgrad", OpKind::kMatmul, rows, d.h, fc1ep, El), 1)));
+    Kernel efc1w = linear_gemm(
+        routed(gemm("moe.experts.fc1.wgrad", OpKind::kMatmul, d.h, fc1ep, rows, El), 3));
+    efc1w.completes_grad = kFc1;
+    B.push_back(efc1w);
+    if (ep > 1)
+      B.push_back(alltoall("moe.dispatch.bwd.alltoall",
+                           tr_text("Reasons",
+                                   "expert parallel backward: return the input gradients of the "
+                                   "token copies over 'expert' (the transpose of the dispatch)")));
+    // Scatter-add of the k copies' gradients back to the tokens.
+    B.push_back(backward_of(permute, permuted_bytes + T * h * e));
+    B.push_back(backward_of(topk, T * static_cast<double>(E) * (8 + e)));
+    if (sp)
+      B.push_back(collective("mlp.bwd.regather", CollectiveKind::kAllGather, hidden_bytes,
+                             tr_text("Reasons",
+                                     "sequence parallel backward: re-gather the MLP input over "
+                                     "'tensor' for the weight gradients (only the sequence "
+                                     "shard was kept)")));
+    B.push_back(gemm("moe.router.dgrad", OpKind::kMatmul, d.tokens, d.h, E));
+    Kernel routerw = gemm("moe.router.wgrad", OpKind::kMatmul, d.h, E, d.tokens);
+    routerw.completes_grad = kRouter;
+    B.push_back(routerw);
+    if (ns > 0) {
+      push_cast(B, "moe.shared.fc2.bwd", T * h);
+      B.push_back(
+          linear_gemm(gemm("moe.shared.fc2.dgrad", OpKind::kMatmul, d.tokens, ns * fep, d.h)));
+      Kernel sfc2w =
+          linear_gemm(gemm("moe.shared.fc2.wgrad", OpKind::kMatmul, ns * fep, d.h, d.tokens));
+      sfc2w.completes_grad = kSharedFc2;
+      B.push_back(sfc2w);
+      B.push_back(backward_of(sact, (swiglu ? 5 : 3) * T * shared_local * e));
+      push_cast(B, "moe.shared.fc1.bwd", T * static_cast<double>(ns * fc1ep));
+      B.push_back(
+          linear_gemm(gemm("moe.shared.fc1.dgrad", OpKind::kMatmul, d.tokens, d.h, ns * fc1ep)));
+      Kernel sfc1w =
+          linear_gemm(gemm("moe.shared.fc1.wgrad", OpKind::kMatmul, d.h, ns * fc1ep, d.tokens));
+      sfc1w.completes_grad = kSharedFc1;
+      B.push_back(sfc1w);
+    }
+  } else {
+    push_cast(B, "mlp.fc2.bwd", T * h);
+    B.push_back(linear_gemm(gemm("mlp.fc2.dgrad", OpKind::kMatmul, d.tokens, fp, d.h)));
+    Kernel fc2w = linear_gemm(gemm("mlp.fc2.wgrad", OpKind::kMatmul, fp, d.h, d.tokens));
+    fc2w.completes_grad = kFc2;
+    B.push_back(fc2w);
+    // GeLU: reads input and dy, writes dx. SwiGLU: reads gate, up and dy,
+    // writes the gradients of gate and up.
+    B.push_back(backward_of(act, (swiglu ? 5 : 3) * T * ffn_local * e));
+    if (sp)
+      B.push_back(collective("mlp.bwd.regather", CollectiveKind::kAllGather, T * h * a_e,
+                             tr_text("Reasons",
+                                     "sequence parallel backward: re-gather fc1's input over "
+                                     "'tensor' for its weight gradient (only the sequence shard "
+                                     "was kept)")));
+    push_cast(B, "mlp.fc1.bwd", T * static_cast<double>(fc1p));
+    B.push_back(linear_gemm(gemm("mlp.fc1.dgrad", OpKind::kMatmul, d.tokens, d.h, fc1p)));
+    Kernel fc1w = linear_gemm(gemm("mlp.fc1.wgrad", OpKind::kMatmul, d.h, fc1p, d.tokens));
+    fc1w.completes_grad = kFc1;
+    B.push_back(fc1w);
+  }
+  push_partial_sum_exit(
+      B, sp, tp, "mlp.bwd", hidden_bytes,
+      tr_text("Reasons",
+              "sequence parallel backward: fc1's input gradient is partial over the "
+              "FFN shards; reduce-scatter it over 'tensor' (the transpose of the "
+              "forward all-gather)"),
+      tr_text("Reasons",
+              "backward of the column-parallel fc1: its input gradient is a partial "
+              "sum over the FFN columns; psum over 'tensor'"));
+  // LN2 backward (reads its input and output gradient, writes the input
+  // gradient); autograd then sums that with the residual stream's gradient
+  // (LN2's input feeds the second residual add too: read both, write one);
+  // the dropout's backward reads the sum and the mask and writes the
+  // projection's output gradient (the residual's gradient passes unchanged).
+  Kernel ln2b = backward_of(ln2, 3 * Tl * h * e);
+  ln2b.completes_grad = kLn2;
+  B.push_back(ln2b);
+  B.push_back(memory("ln2.grad_add", OpKind::kElementwise, 3 * Tl * h * e));
+  B.push_back(backward_of(bda1, Tl * h * (2 * e + 1)));
+  if (sp)
+    B.push_back(
+        collective("attn.bwd.allgather", CollectiveKind::kAllGather, hidden_bytes,
+                   tr_text("Reasons",
+                           "sequence parallel backward: gather the output gradient's sequence "
+                           "shards over 'tensor' (the transpose of the forward reduce-scatter)")));
+  push_cast(B, "attn.proj.bwd", T * h);
+  B.push_back(linear_gemm(gemm("attn.proj.dgrad", OpKind::kMatmul, d.tokens, d.h / d.t, d.h)));
+  Kernel projw = linear_gemm(gemm("attn.proj.wgrad", OpKind::kMatmul, d.h / d.t, d.h, d.tokens));
+  projw.completes_grad = kProj;
+  B.push_back(projw);
+  L.recompute_before = static_cast<int>(B.size());
+  if (flash) {
+    Kernel fb = flash_backward(b, heads_local, s, static_cast<double>(d.s_kv), dh, e);
+    if (d.cp > 1) {
+      // K and V go round again, with their gradients (dK, dV) accumulating
+      // on the way back to their owner.
+      fb.ring_steps = d.cp;
+      fb.ring_bytes = 4 * kv_bytes;
+    }
+    B.push_back(fb);
+  } else {
+    // The context layer's gradient back to (b, a/t, s, d_h).
+    B.push_back(backward_of(ctx, ctx.bytes));
+    // Attention over values: gradients of the probabilities (dO·Vᵀ) and of V (Pᵀ·dO).
+    B.push_back(gemm("attn.values.dgrad", OpKind::kMatmul, d.s, d.s_kv, d.dh, d.b * ap));
+    B.push_back(gemm("attn.values.dv", OpKind::kMatmul, d.s_kv, d.dh, d.s, d.b * ap));
+    // Dropout backward (reads the gradient and the mask, writes the
+    // probabilities' gradient), then the fused softmax backward (reads that
+    // gradient and the probabilities, writes the scores' gradient).
+    B.push_back(backward_of(dp, scores * (2 * e + 1)));
+    B.push_back(backward_of(sm, scores * 3 * e));
+    // Scores: dQ = dS·K and dK = dSᵀ·Q.
+    B.push_back(gemm("attn.scores.dq", OpKind::kMatmul, d.s, d.dh, d.s_kv, d.b * ap));
+    B.push_back(gemm("attn.scores.dk", OpKind::kMatmul, d.s_kv, d.dh, d.s, d.b * ap));
+    // The expansion's backward sums each group's dK and dV (the same bytes).
+    if (gqa) B.push_back(backward_of(expand, expand.bytes));
+  }
+  if (spec.positions == PositionKind::kRotary) B.push_back(backward_of(rope, rope.bytes));
+  if (sp)
+    B.push_back(
+        collective("attn.bwd.regather", CollectiveKind::kAllGather, T * h * a_e,
+                   tr_text("Reasons",
+                           "sequence parallel backward: re-gather the QKV input over 'tensor' "
+                           "for its weight gradient (only the sequence shard was kept)")));
+  push_cast(B, "attn.qkv.bwd", T * static_cast<double>(qkv_cols / d.t));
+  B.push_back(linear_gemm(gemm("attn.qkv.dgrad", OpKind::kMatmul, d.tokens, d.h, qkv_cols / d.t)));
+  Kernel qkvw =
+      linear_gemm(gemm("attn.qkv.wgrad", OpKind::kMatmul, d.h, qkv_cols / d.t, d.tokens));
+  qkvw.completes_grad = kQkv;
+  B.push_back(qkvw);
+  push_partial_sum_exit(B, sp, tp, "attn.bwd", hidden_bytes,
+                        tr_text("Reasons",
+                                "sequence parallel backward: the QKV input gradient is partial "
+                                "over the heads; reduce-scatter it over 'tensor' (the transpose "
+                                "of the forward all-gather)"),
+                        tr_text("Reasons",
+                                "backward of the column-parallel QKV: its input gradient is a "
+                                "partial sum over the heads; psum over 'tensor'"));
+  Kernel ln1b = backward_of(ln1, 3 * Tl * h * e);  // reads input and dy, writes dx
+  ln1b.completes_grad = kLn1;
+  B.push_back(ln1b);
+  // The layer's input feeds LN1 and the first residual add: autograd sums
+  // the two gradients (read both, write one).
+  B.push_back(memory("ln1.grad_add", OpKind::kElementwise, 3 * Tl * h * e));
+
+  // Recomputation (Korthikanti et al. 2022, Section 5).
+  if (shape.recompute == Recompute::kSelective && !flash) {
+    // Keep Q, K, V; drop the softmax output, its mask and the dropout
+    // output (the 5as²b term) and recompute the attention core before its
+    // backward. (FlashAttention keeps no s x s tensor and recomputes the
+    // scores inside its own backward: nothing left to recompute.)
+    for (Kernel& k : F) {
+      if (k.name == "attn.softmax" || k.name == "attn.dropout") k.saved_bytes = 0;
+      if (k.name == "attn.values") k.saved_bytes -= scores * e;
+    }
+    Kernel rs = sc, rm = sm, rd = dp, rv = av;
+    rs.saved_bytes = 0;
+    rm.saved_bytes = scores * e;        // softmax output
+    rd.saved_bytes = scores * (e + 1);  // dropout mask + dropout output
+    rv.saved_bytes = 0;
+    L.recompute = {rs, rm, rd, rv};
+  } else if (shape.recompute == Recompute::kFull) {
+    // Keep only the layer input; recompute the whole forward (its
+    // tensor-parallel collectives included) before the layer's backward.
+    L.recompute = F;
+    L.recompute[0].saved_bytes = 0;  // the layer input is kept from the forward
+    for (size_t i = 1; i < F.size(); ++i) F[i].saved_bytes = 0;
+    L.recompute_before = 0;
+  }
+  for (Kernel& k : L.recompute) k.name += ".recompute";
+  set_dtypes(L, spec.dtype);
+  return L;
+}
+
+}  // namespace brigade::cost
