@@ -1,10 +1,19 @@
-// Private to the transformer judge (costmodel/plan_transformer.cpp,
-// costmodel/plan_buckets.cpp): how one pipeline stage is laid out, and its
-// gradient buckets. Not part of the library's interface.
+// Private to the transformer judge (costmodel/plan_transformer.cpp: the stage
+// loop; costmodel/plan_stage.cpp: the rank map, a stage's layout and pace;
+// costmodel/plan_transformer_step.cpp: the step and memory from the stages'
+// figures; costmodel/plan_buckets.cpp: the gradient buckets). Not part of the
+// library's interface.
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <vector>
 
+#include "core/scenario.hpp"
+#include "core/status.hpp"
+#include "costmodel/memory.hpp"
+#include "costmodel/plan.hpp"
+#include "costmodel/plan_internal.hpp"
 #include "costmodel/plan_memo.hpp"
 #include "costmodel/plan_transformer_cache.hpp"
 #include "costmodel/transformer_blocks.hpp"
@@ -65,5 +74,80 @@ struct StageLayout {
 BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
                           const StageLayout& lay, bool pipelined, const KernelTimes& times,
                           double bytes_per_element, double bucket_bytes);
+
+// A device's index from its tensor, data, pipeline and context ranks.
+struct RankMap {
+  int stride_tensor = 1, stride_data = 1, stride_pipeline = 1, stride_context = 1;
+  int device(int t, int d, int p, int c = 0) const {
+    return t * stride_tensor + d * stride_data + p * stride_pipeline + c * stride_context;
+  }
+};
+
+// The strides of strategy.rank_order (the parser has checked it names
+// tensor, data and pipeline once each, context at most once): the first axis
+// varies fastest; context, when not listed, right after tensor.
+// (full_rank_order's axes, walked without building its list: a search
+// asks once a plan.)
+RankMap rank_map(const Scenario& sc);
+
+// The blocks of device stage `stage` of P (v chunks of `layers_per_chunk`
+// layers each): what it runs, the parameter groups it keeps and ZeRO-3 gathers.
+StageLayout stage_layout(int P, int v, int stage, std::int64_t layers_per_chunk,
+                         const TransformerBlocks& tb);
+
+// The slowest speed factor (simulation.speed) among `devices`: a stage runs at
+// the pace of its slowest rank, whom every collective waits for.
+double slowest_speed(const Scenario& sc, const std::vector<int>& devices);
+
+// One pipeline stage's times per micro-batch (estimate_transformer's stage loop).
+struct StageTimes {
+  double fwd_kernels = 0, bwd_kernels = 0;  // per micro-batch, incl. recomputation in bwd
+  double tp_fwd = 0, tp_bwd = 0;            // tensor-parallel collectives (exposed)
+  double pp = 0;                            // pipeline sends of one micro-batch
+  double zero_exposed = 0;                  // ZeRO-2/3 per-micro-batch traffic left exposed
+  // Context parallelism's KV ring per micro-batch: hops, bytes sent, their
+  // time and what of it the attention blocks do not hide (in tp_fwd/tp_bwd).
+  double cp_calls = 0, cp_bytes = 0, cp_seconds = 0, cp_exposed = 0;
+  // The stage's own time per micro-batch. Its pipeline sends are not in it: they
+  // run on their own stream beside its next step (the planner's `pp`), so only
+  // the pipeline's fill and drain wait for them.
+  double per_micro_batch() const { return fwd_kernels + bwd_kernels + tp_fwd + tp_bwd + zero_exposed; }
+};
+
+// The plan's degrees and batch as estimate_transformer reads them (check_plan has run).
+struct TransformerDegrees {
+  int t = 1, p = 1, cp = 1, v = 1;  // v: model chunks per device (interleaved)
+  int dg = 1;                       // data x context: the ranks holding the same weights
+  int n_devices = 1;
+  std::int64_t m = 1;                 // micro-batches per replica and step
+  std::int64_t layers_per_chunk = 0;  // layers / (p v)
+  bool training = true;
+};
+
+// What the stage loop found, one entry per pipeline stage.
+struct StageFigures {
+  std::span<const StageTimes> times;
+  std::span<const double> params;          // parameters one device keeps
+  std::span<const double> fp8_weights;     // of them, FP8 weights (ParamTensor::fp8)
+  std::span<const double> per_step_extra;  // gradient sync, parameter gathers, optimizer
+  std::span<const double> opt_seconds;     // the optimizer step
+  std::span<const StageLayout> layouts;
+};
+
+// The step (Narayanan et al. 2021 §2.2, the schedule's bubble), the busiest
+// stage's compute, optimizer, exposed communication and bubble, its
+// communication lists (`ledgers`, one a stage when `ledgers_on`, taken), and,
+// with `full`, the notes that say how.
+void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const RankMap& rm,
+                   const StageFigures& figures, std::span<CommLedger> ledgers, bool full,
+                   bool ledgers_on, PlanEstimate& e);
+
+// Memory per device (per stage, and per device of another capacity, without
+// `full`): model states under ZeRO, activations in flight and recomputed, FP8
+// weight copies, ZeRO-2's whole gradients and ZeRO-3's gathered blocks.
+Status transformer_memory(const Topology& topo, const StrategySpec& st,
+                          const TransformerDegrees& x, const RankMap& rm,
+                          const TransformerBlocks* templates, const BytesPerParameter& per,
+                          double e_bytes, const StageFigures& figures, bool full, PlanEstimate& e);
 
 }  // namespace brigade::cost::detail

@@ -1,5 +1,8 @@
 // The plan judge for GPT-style transformers under data, tensor (+ sequence),
 // pipeline parallelism and ZeRO: Megatron-LM's kernels and collectives.
+// This file: the stage loop (each stage's kernels, collectives and per-step
+// work); the rank map and a stage's layout in plan_stage.cpp; the step and
+// memory from the stages' figures in plan_transformer_step.cpp.
 #include "costmodel/plan_internal.hpp"
 
 #include <algorithm>
@@ -13,8 +16,6 @@
 #include <span>
 #include <string>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "core/plan_check.hpp"
 #include "core/units.hpp"
@@ -33,129 +34,6 @@ namespace brigade::cost::detail {
 using std::int64_t;
 
 namespace {
-
-// ---- rank mapping ------------------------------------------------------------------
-
-struct RankMap {
-  int stride_tensor = 1, stride_data = 1, stride_pipeline = 1, stride_context = 1;
-  int device(int t, int d, int p, int c = 0) const {
-    return t * stride_tensor + d * stride_data + p * stride_pipeline + c * stride_context;
-  }
-};
-
-// The strides of strategy.rank_order (the parser has checked it names
-// tensor, data and pipeline once each, context at most once): the first axis
-// varies fastest; context, when not listed, right after tensor.
-// (full_rank_order's axes, walked without building its list: a search
-// asks once a plan.)
-RankMap rank_map(const Scenario& sc) {
-  const StrategySpec& st = sc.strategy;
-  RankMap m;
-  int stride = 1;
-  auto take = [&](std::string_view axis) {
-    if (axis == "tensor") m.stride_tensor = stride, stride *= st.tensor;
-    if (axis == "context") m.stride_context = stride, stride *= st.context;
-    if (axis == "data") m.stride_data = stride, stride *= st.data;
-    if (axis == "pipeline") m.stride_pipeline = stride, stride *= st.pipeline;
-  };
-  const auto& order = st.rank_order;
-  const bool listed = std::find(order.begin(), order.end(), "context") != order.end();
-  // Unlisted, context goes right after the first tensor, or first.
-  bool context_due = !listed;
-  if (context_due && std::find(order.begin(), order.end(), "tensor") == order.end()) {
-    take("context");
-    context_due = false;
-  }
-  for (const std::string& axis : order) {
-    take(axis);
-    if (context_due && axis == "tensor") {
-      take("context");
-      context_due = false;
-    }
-  }
-  return m;
-}
-
-// ---- transformer -------------------------------------------------------------------
-
-std::string_view schedule_label(PipelineSchedule s) {
-  switch (s) {
-    case PipelineSchedule::kGpipe: return "GPipe";
-    case PipelineSchedule::k1F1B: return "1F1B";
-    case PipelineSchedule::kInterleaved: return "interleaved 1F1B";
-  }
-  return "?";
-}
-
-struct StageTimes {
-  double fwd_kernels = 0, bwd_kernels = 0;  // per micro-batch, incl. recomputation in bwd
-  double tp_fwd = 0, tp_bwd = 0;            // tensor-parallel collectives (exposed)
-  double pp = 0;                            // pipeline sends of one micro-batch
-  double zero_exposed = 0;                  // ZeRO-2/3 per-micro-batch traffic left exposed
-  // Context parallelism's KV ring per micro-batch: hops, bytes sent, their
-  // time and what of it the attention blocks do not hide (in tp_fwd/tp_bwd).
-  double cp_calls = 0, cp_bytes = 0, cp_seconds = 0, cp_exposed = 0;
-  // The stage's own time per micro-batch. Its pipeline sends are not in it: they
-  // run on their own stream beside its next step (the planner's `pp`), so only
-  // the pipeline's fill and drain wait for them.
-  double per_micro_batch() const { return fwd_kernels + bwd_kernels + tp_fwd + tp_bwd + zero_exposed; }
-};
-
-StageLayout stage_layout(int P, int v, int stage, std::int64_t layers_per_chunk, const TransformerBlocks& tb) {
-  StageLayout s;
-  s.first = stage == 0;
-  s.last = stage == P - 1;
-  s.chunks = v;
-  s.layers_per_chunk = layers_per_chunk;
-  // Tied word embeddings: the head has no parameters of its own
-  // (transformer_blocks.hpp); untied, it owns its output matrix.
-  const bool tied = tb.head.params.empty();
-  auto counted = [&](StageBlock& b, const double* replicated) {
-    for (int g = 0; g < b.owned; ++g) {
-      b.owned_elements += b.group_elements[g];
-      b.replicated_elements += replicated[g];
-      if (b.is_expert(g)) b.expert_elements += b.group_elements[g];
-    }
-    b.gather_elements =
-        b.is_head && stage == 0 && tied ? tb.embedding_figures.group_elements[0] : b.owned_elements;
-  };
-  auto whole = [&](StageBlock& b, const BlockTemplate& tpl, const TemplateFigures& f) {
-    b.tpl = &tpl;
-    b.figures = &f;
-    b.group_elements = f.group_elements.data();
-    b.group_expert = f.group_expert.data();
-    b.owned = static_cast<int>(f.group_elements.size());
-    counted(b, f.group_replicated.data());
-  };
-  s.embedding.tied = P > 1 && tied ? 0 : -1;
-  whole(s.embedding, tb.embedding, tb.embedding_figures);
-  whole(s.layer, tb.layer, tb.layer_figures);
-  s.head.is_head = true;
-  if (!tied) {
-    whole(s.head, tb.head, tb.head_figures);
-    return s;
-  }
-  s.head.tpl = &tb.head;
-  s.head.figures = &tb.head_figures;
-  if (stage != 0) {
-    s.head.group_elements = tb.embedding_figures.group_elements.data();
-    s.head.owned = 1;
-    s.head.tied = 0;
-  }
-  counted(s.head, tb.embedding_figures.group_replicated.data());
-  return s;
-}
-
-// The slowest speed factor (simulation.speed) among `devices`: a stage runs at
-// the pace of its slowest rank, whom every collective waits for.
-double slowest_speed(const Scenario& sc, const std::vector<int>& devices) {
-  double s = 1;
-  for (int d : devices) {
-    auto it = sc.simulation.speed.find(d);
-    if (it != sc.simulation.speed.end() && it->second > 0) s = std::min(s, it->second);
-  }
-  return s;
-}
 
 // One stage's collective on one group, priced (estimate_transformer's
 // per-stage list: a stage's layers and buckets repeat their collectives).
@@ -968,196 +846,14 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     }
   }
 
-  // Pipeline schedule (Narayanan et al. 2021 §2.2): with per-micro-batch stage times T_i,
-  //   pipeline = m max T_i + (sum T_i - max T_i) / v + the sends of one micro-batch
-  // through every stage and back (the fill and the drain wait for them; in the steady
-  // state a stage's sends run beside its next step), i.e. (m + p - 1) T + 2(p - 1) send
-  // for uniform stages: a bubble of (p-1)/m (GPipe, 1F1B) or (p-1)/(v m) (interleaved)
-  // of the ideal time. Per-step work (gradient sync, parameter gathers, the optimizer)
-  // follows; the step ends when the slowest stage's has.
-  const double md = static_cast<double>(m);
-  double t_max = 0, t_sum = 0, extra_max = 0, chain = 0;
-  for (size_t i = 0; i < stages.size(); ++i) {
-    t_sum += stages[i].per_micro_batch();
-    t_max = std::max(t_max, stages[i].per_micro_batch());
-    extra_max = std::max(extra_max, per_step_extra[i]);
-    chain += stages[i].pp;
-  }
-  e.step_seconds = md * t_max + (t_sum - t_max) / v + chain / v + extra_max;
-  {
-    // The same schedule with kernels alone: T_i >= K_i gives t_max >= K_max
-    // and t_sum - t_max >= K_sum - K_max, so this is a floor under the step.
-    double k_max = 0, k_sum = 0;
-    for (const StageTimes& s : stages) {
-      k_sum += s.fwd_kernels + s.bwd_kernels;
-      k_max = std::max(k_max, s.fwd_kernels + s.bwd_kernels);
-    }
-    e.kernel_floor_seconds = md * k_max + (k_sum - k_max) / v;
-  }
-  // The report follows the busiest device (most work of its own); its idle time is the bubble.
-  size_t busiest = 0;
-  for (size_t i = 0; i < stages.size(); ++i)
-    if (md * stages[i].per_micro_batch() + per_step_extra[i] >
-        md * stages[busiest].per_micro_batch() + per_step_extra[busiest])
-      busiest = i;
-  const StageTimes& bt = stages[busiest];
-  e.compute_seconds = md * (bt.fwd_kernels + bt.bwd_kernels);
-  e.optimizer_seconds = opt_seconds[busiest];
-  e.exposed_communication_seconds =
-      md * (bt.tp_fwd + bt.tp_bwd + bt.zero_exposed) + bt.pp + per_step_extra[busiest] - e.optimizer_seconds;
-  e.bubble_seconds =
-      std::max(0.0, e.step_seconds - md * bt.per_micro_batch() - bt.pp - per_step_extra[busiest]);
-  if (ledgers_on) {
-    for (CommLedger& l : ledgers) e.stage_communication.push_back(l.take());
-    e.communication = e.stage_communication[busiest];
-  }
-  e.communication_device = rm.device(0, 0, static_cast<int>(busiest));
-  if (full)
-    e.notes.push_back(fmt::format("times are those of a device of pipeline stage {} (the busiest)", busiest));
-  if (full && p > 1)
-    e.notes.push_back(fmt::format("pipeline: {} micro-batches over {} stages ({}), bubble = (sum of "
-                                  "stage times - the slowest) / {}",
-                                  m, p, schedule_label(st.schedule), v));
-  if (full && training && dg > 1)
-    e.notes.push_back(st.overlap ? "data-parallel gradients overlap the backward pass except the last "
-                                   "bucket: exposed = max(last bucket, total - backward time)"
-                                 : "data-parallel gradients are not overlapped (strategy.overlap: false)");
-  if (full && (t > 1 || p > 1))
-    e.notes.push_back("tensor-parallel collectives and pipeline sends are on the critical path "
-                      "(not overlapped)");
-
-  // Memory per device (per stage without EstimateOptions::every_device).
-  if (full)
-    e.memory.resize(static_cast<size_t>(n_devices));
-  else
-    e.memory.reserve(static_cast<size_t>(p));
-  for (int i = 0; i < p; ++i) {
-    const auto si = static_cast<size_t>(i);
-    BRIGADE_ASSIGN_OR_RETURN(ModelStateBytes states, model_state_bytes(stage_params[si], per, st.zero, dg));
-    double act = 0;
-    double act_all = 0;  // training: every micro-batch in flight, before any backward frees
-    if (training) {
-      // What the planner keeps (costmodel/transformer_blocks.hpp, saved_bytes): each
-      // block's saved activations per micro-batch in flight, and one block's
-      // recomputed activations at a time.
-      const double loads = in_flight_micro_batches(st.schedule, p, static_cast<int>(m), v, i);
-      const StageLayout& lay = layouts[si];
-      act = loads * static_cast<double>(layers_per_chunk * v) * templates->layer_figures.saved_bytes;
-      // The embedding (stage 0) and the output layer (stage p-1) are the first and the
-      // last layers of the model: they keep as many micro-batches as a stage of one chunk
-      // (GPipe all m; 1F1B p - stage; Narayanan et al. 2021 §2.2, Korthikanti §4.3).
-      // Interleaved, they are chunk 0 of stage 0 and chunk v-1 of stage p-1, whose
-      // micro-batches in flight Megatron-LM's order sets (memory.hpp).
-      const bool chunked = st.schedule == PipelineSchedule::kInterleaved && v > 1 && p > 1;
-      const int mi = static_cast<int>(m);
-      if (i == 0)
-        act += templates->embedding_figures.saved_bytes *
-               (chunked ? interleaved_chunk_in_flight(p, mi, v, 0, 0)
-                        : in_flight_micro_batches(st.schedule, p, mi, 1, 0));
-      if (i == p - 1)
-        act += templates->head_figures.saved_bytes *
-               (chunked ? interleaved_chunk_in_flight(p, mi, v, p - 1, v - 1)
-                        : in_flight_micro_batches(st.schedule, p, mi, 1, p - 1));
-      // The first recomputation of a backward step comes after the blocks above the
-      // first block that recomputes have run their backward and freed their saved
-      // activations (the head's on the last stage).
-      // (The top chunk's blocks from its last: the head, the layers, the embedding.)
-      double freed = 0, recomputed = 0;
-      auto visit = [&](const StageBlock& blk) {
-        if (blk.figures->recompute_saved_bytes > 0) {
-          recomputed = blk.figures->recompute_saved_bytes;
-          return false;
-        }
-        freed += blk.figures->saved_bytes;
-        return true;
-      };
-      bool going = !lay.last || visit(lay.head);
-      for (std::int64_t j = 0; j < lay.layers_per_chunk && going; ++j) going = visit(lay.layer);
-      if (going && lay.first && lay.chunks == 1) visit(lay.embedding);
-      act_all = act;
-      act = std::max(act, act - freed + recomputed);
-    } else {
-      // Inference keeps nothing for a backward pass: one block's working set at a time
-      // (what its kernels write, the bytes training would save), as the planner
-      // allocates it.
-      layouts[si].for_each_kind(
-          [&](const StageBlock& blk, double) { act = std::max(act, blk.figures->saved_bytes); });
-    }
-    // ZeRO-2: each parameter group's whole gradient lives from its first backward
-    // write (the first micro-batch) to its bucket's reduce-scatter (the last): with
-    // several micro-batches all of them beside the activations in flight; with one,
-    // as many as the backward has made while the rest of the activations remain.
-    // ZeRO-3: two blocks' gathered parameters (one of prefetch) and the unsharded
-    // gradient of the block in its backward (planner/lower_transformer.cpp).
-    ModelStateBytes live = states;
-    // FP8: each FP8 weight's FP8 copy and transpose, resident.
-    live.params_bytes += kFp8WeightCacheBytesPerElement * stage_fp8_weights[si];
-    if (training && dg > 1 && st.zero == 2) {
-      const double whole = stage_params[si] * per.grads;
-      const StageLayout& lay = layouts[si];
-      // No forward after the stage's first backward (GPipe; 1F1B when the stage
-      // holds every micro-batch, m <= p - stage): the gradients appear block by
-      // block while that backward frees the activations. Walk it: at each block,
-      // what is still saved, the gradients written so far (this block's
-      // included) and its recomputed activations.
-      const bool drains = lay.chunks == 1 &&
-                          (st.schedule == PipelineSchedule::kGpipe || static_cast<int>(m) <= p - i);
-      if (drains) {
-        double freed = 0, grads = 0, peak = act_all;
-        auto visit = [&](const StageBlock& blk) {
-          grads += blk.owned_elements * per.grads;
-          peak = std::max(peak, act_all - freed + grads + blk.figures->recompute_saved_bytes);
-          freed += blk.figures->saved_bytes;
-        };
-        if (lay.last) visit(lay.head);
-        for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) visit(lay.layer);
-        if (lay.first) visit(lay.embedding);
-        act = std::max(act, peak);
-      } else if (m > 1) {
-        live.grads_bytes += whole;
-      } else {
-        act = std::max(act, whole);
-      }
-    }
-    if (training && dg > 1 && st.zero == 3) {
-      double gather = 0, owned = 0;
-      layouts[si].for_each_kind([&](const StageBlock& blk, double) {
-        gather = std::max(gather, blk.gather_elements);
-        owned = std::max(owned, blk.owned_elements);
-      });
-      live.params_bytes += 2 * gather * e_bytes;
-      live.grads_bytes += owned * e_bytes;
-    }
-    // One entry per device; devices of a stage differ only in their capacity.
-    const int first = rm.device(0, 0, i);
-    const DeviceMemoryEstimate proto = memory_entry(first, i, live, act, 0.0, topo.device(first).memory_bytes);
-    if (!full) {  // the stage's first device, and those of another capacity
-      e.memory.push_back(proto);
-      if (topo.min_device_memory_bytes() == topo.max_device_memory_bytes()) continue;
-      for (int k = 0; k < t; ++k)
-        for (int j = 0; j < dg; ++j) {
-          const int dev = rm.device(k, j / cp, i, j % cp);
-          if (topo.device(dev).memory_bytes != proto.capacity_bytes)
-            e.memory.push_back(memory_entry(dev, i, live, act, 0.0, topo.device(dev).memory_bytes));
-        }
-      continue;
-    }
-    for (int k = 0; k < t; ++k)
-      for (int j = 0; j < dg; ++j) {
-        const int dev = rm.device(k, j / cp, i, j % cp);
-        DeviceMemoryEstimate& slot = e.memory[static_cast<size_t>(dev)];
-        if (topo.device(dev).memory_bytes == proto.capacity_bytes) {
-          slot = proto;
-          slot.device = dev;
-        } else {
-          slot = memory_entry(dev, i, live, act, 0.0, topo.device(dev).memory_bytes);
-        }
-      }
-  }
-  // Entries are written at their device's index, so they are in order already.
-  if (!training && full)
-    e.notes.push_back("inference: activations are one block's working set at a time (what its "
-                      "kernels write)");
+  // The step, the busiest stage's report and memory per device from the stages'
+  // figures (plan_transformer_step.cpp).
+  const TransformerDegrees degrees{t, p, cp, v, dg, n_devices, m, layers_per_chunk, training};
+  const StageFigures figures{stages, stage_params, stage_fp8_weights, per_step_extra, opt_seconds,
+                             layouts};
+  pipeline_step(st, degrees, rm, figures, ledgers, full, ledgers_on, e);
+  BRIGADE_RETURN_IF_ERROR(
+      transformer_memory(topo, st, degrees, rm, templates, per, e_bytes, figures, full, e));
 
   // (A search's plans share the model and the batch: the memo keeps the
   // last counts with what they depend on.)

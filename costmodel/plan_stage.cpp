@@ -1,0 +1,96 @@
+// The transformer judge's stages (plan_stage.hpp): where each rank of the
+// strategy sits, which blocks a pipeline stage runs and holds, and its pace.
+#include "costmodel/plan_stage.hpp"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace brigade::cost::detail {
+
+// ---- rank mapping ------------------------------------------------------------------
+
+RankMap rank_map(const Scenario& sc) {
+  const StrategySpec& st = sc.strategy;
+  RankMap m;
+  int stride = 1;
+  auto take = [&](std::string_view axis) {
+    if (axis == "tensor") m.stride_tensor = stride, stride *= st.tensor;
+    if (axis == "context") m.stride_context = stride, stride *= st.context;
+    if (axis == "data") m.stride_data = stride, stride *= st.data;
+    if (axis == "pipeline") m.stride_pipeline = stride, stride *= st.pipeline;
+  };
+  const auto& order = st.rank_order;
+  const bool listed = std::find(order.begin(), order.end(), "context") != order.end();
+  // Unlisted, context goes right after the first tensor, or first.
+  bool context_due = !listed;
+  if (context_due && std::find(order.begin(), order.end(), "tensor") == order.end()) {
+    take("context");
+    context_due = false;
+  }
+  for (const std::string& axis : order) {
+    take(axis);
+    if (context_due && axis == "tensor") {
+      take("context");
+      context_due = false;
+    }
+  }
+  return m;
+}
+
+StageLayout stage_layout(int P, int v, int stage, std::int64_t layers_per_chunk, const TransformerBlocks& tb) {
+  StageLayout s;
+  s.first = stage == 0;
+  s.last = stage == P - 1;
+  s.chunks = v;
+  s.layers_per_chunk = layers_per_chunk;
+  // Tied word embeddings: the head has no parameters of its own
+  // (transformer_blocks.hpp); untied, it owns its output matrix.
+  const bool tied = tb.head.params.empty();
+  auto counted = [&](StageBlock& b, const double* replicated) {
+    for (int g = 0; g < b.owned; ++g) {
+      b.owned_elements += b.group_elements[g];
+      b.replicated_elements += replicated[g];
+      if (b.is_expert(g)) b.expert_elements += b.group_elements[g];
+    }
+    b.gather_elements =
+        b.is_head && stage == 0 && tied ? tb.embedding_figures.group_elements[0] : b.owned_elements;
+  };
+  auto whole = [&](StageBlock& b, const BlockTemplate& tpl, const TemplateFigures& f) {
+    b.tpl = &tpl;
+    b.figures = &f;
+    b.group_elements = f.group_elements.data();
+    b.group_expert = f.group_expert.data();
+    b.owned = static_cast<int>(f.group_elements.size());
+    counted(b, f.group_replicated.data());
+  };
+  s.embedding.tied = P > 1 && tied ? 0 : -1;
+  whole(s.embedding, tb.embedding, tb.embedding_figures);
+  whole(s.layer, tb.layer, tb.layer_figures);
+  s.head.is_head = true;
+  if (!tied) {
+    whole(s.head, tb.head, tb.head_figures);
+    return s;
+  }
+  s.head.tpl = &tb.head;
+  s.head.figures = &tb.head_figures;
+  if (stage != 0) {
+    s.head.group_elements = tb.embedding_figures.group_elements.data();
+    s.head.owned = 1;
+    s.head.tied = 0;
+  }
+  counted(s.head, tb.embedding_figures.group_replicated.data());
+  return s;
+}
+
+double slowest_speed(const Scenario& sc, const std::vector<int>& devices) {
+  double s = 1;
+  for (int d : devices) {
+    auto it = sc.simulation.speed.find(d);
+    if (it != sc.simulation.speed.end() && it->second > 0) s = std::min(s, it->second);
+  }
+  return s;
+}
+
+}  // namespace brigade::cost::detail
