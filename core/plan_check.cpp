@@ -541,8 +541,7 @@ class PlanChecker {
     const double V = static_cast<double>(t.vocab), f = static_cast<double>(ffn_width(t));
     const double B = static_cast<double>(global_batch(s_));
     const std::int64_t per_replica = per_replica_batch(s_);
-    const double b = static_cast<double>(s_.training.micro_batch > 0 ? s_.training.micro_batch
-                                                                     : per_replica);
+    const double b = static_cast<double>(micro_batch_size(s_));
     // Parameters (Megatron-LM, Narayanan et al. 2021 Eq. 2, with the FFN
     // width f in place of 4h): per layer 4h^2 + 2hf + 9h + f, embeddings (V + s)h.
     const double layer_params = L * (4 * h * h + 2 * h * f + 9 * h + f);
@@ -798,6 +797,10 @@ std::int64_t per_replica_batch(const Scenario& s) {
   if (s.strategy.data_mode == DataMode::kPmap) return 1;
   const std::int64_t b = global_batch(s);
   return s.strategy.data > 0 ? b / s.strategy.data : b;
+}
+
+std::int64_t micro_batch_size(const Scenario& s) {
+  return s.training.micro_batch > 0 ? s.training.micro_batch : per_replica_batch(s);
 }
 
 Result<std::vector<std::int64_t>> per_device_input_shape(const std::vector<std::int64_t>& shape,

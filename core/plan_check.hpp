@@ -35,6 +35,10 @@ std::int64_t global_batch(const Scenario& s);
 // Requires check_plan to have passed.
 std::int64_t per_replica_batch(const Scenario& s);
 
+// Sequences (rows) per micro-batch: training.micro_batch when given, else a
+// replica's whole batch (per_replica_batch). Requires check_plan to have passed.
+std::int64_t micro_batch_size(const Scenario& s);
+
 // The block of an input of `shape` (leading axis = batch) that each of
 // `devices` data-parallel devices holds:
 //   DataMode::kBatch: [B/devices, ...]; B must be a multiple of devices

@@ -84,7 +84,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   const int64_t L = ts.layers;
   // Batch: global B sequences per step, micro-batches of b, m per replica.
   const int64_t B = global_batch(sc);
-  const int64_t b = tr.micro_batch > 0 ? tr.micro_batch : per_replica_batch(sc);
+  const int64_t b = micro_batch_size(sc);
   const int64_t m = per_replica_batch(sc) / b;
   const RankMap rm = rank_map(sc);
 
@@ -117,15 +117,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         std::string(dtype_name(dt)));
   // One description of the work (costmodel/transformer_blocks.hpp): the blocks a
   // tensor-parallel rank runs for one micro-batch, as the planner lowers them.
-  TransformerShape shape;
-  shape.spec = ts;
-  shape.micro_batch = b;
-  shape.tensor = t;
-  shape.expert = st.expert;
-  shape.context = cp;
-  shape.sequence_parallel = st.sequence_parallel;
-  shape.recompute = training ? tr.recompute : Recompute::kNone;
-  shape.fp8 = tr.fp8;
+  const TransformerShape shape = transformer_shape(sc);
   // A search's memo (costmodel/plan_memo.hpp) builds each shape's templates once.
   PlanMemo* memo = PlanMemo::current(topo, prof);
   TransformerBlocks own;

@@ -214,6 +214,19 @@ double BlockTemplate::fp8_weight_elements() const {
   return n;
 }
 
+TransformerShape transformer_shape(const Scenario& sc) {
+  TransformerShape shape;
+  shape.spec = sc.transformer;
+  shape.micro_batch = micro_batch_size(sc);
+  shape.tensor = sc.strategy.tensor;
+  shape.expert = sc.strategy.expert;
+  shape.context = sc.strategy.context;
+  shape.sequence_parallel = sc.strategy.sequence_parallel;
+  shape.recompute = sc.training.inference ? Recompute::kNone : sc.training.recompute;
+  shape.fp8 = sc.training.fp8;
+  return shape;
+}
+
 double fp8_cast_bytes(double elements, double e) {
   return elements * (e + 2);
 }

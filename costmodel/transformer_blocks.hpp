@@ -179,6 +179,12 @@ constexpr double kFp8WeightCacheBytesPerElement = 2;
 // dimension. A vocabulary of 0 gives an embedding of positions only and a
 // head without logits (for cost models of the layers alone).
 Result<BlockTemplate> transformer_layer(const TransformerShape& shape);
+
+// The shape of a plan's transformer, as both judges build its blocks: the
+// model, micro_batch_size (core/plan_check.hpp), the strategy's tensor,
+// expert and context degrees and sequence parallelism, training's
+// recomputation (none for inference) and FP8. check_plan must have passed.
+TransformerShape transformer_shape(const Scenario& sc);
 Result<BlockTemplate> embedding_block(const TransformerShape& shape);
 Result<BlockTemplate> head_block(const TransformerShape& shape);
 

@@ -76,21 +76,13 @@ Status prepare_setup(const Scenario& sc, Setup& s) {
   s.g = dtype_bytes(s.grad_dtype);
   // check_plan (called by lower) has made the degrees fit the devices, the
   // batch divide by the data degree and the micro-batch, the layers by the
-  // (virtual) stages.
-  const std::int64_t per_replica = per_replica_batch(sc);
-  s.b = sc.training.micro_batch > 0 ? sc.training.micro_batch : per_replica;
-  s.m = static_cast<int>(per_replica / s.b);
+  // (virtual) stages. The closed-form judge builds its blocks from the same
+  // shape (costmodel/transformer_blocks.hpp, transformer_shape).
+  const TransformerShape shape = cost::transformer_shape(sc);
+  s.b = shape.micro_batch;
+  s.m = static_cast<int>(per_replica_batch(sc) / s.b);
   s.layers_per_chunk = spec.layers / s.V;
 
-  TransformerShape shape;
-  shape.spec = spec;
-  shape.micro_batch = s.b;
-  shape.tensor = s.T;
-  shape.expert = st.expert;
-  shape.context = s.C;
-  shape.sequence_parallel = st.sequence_parallel;
-  shape.recompute = s.training ? sc.training.recompute : Recompute::kNone;
-  shape.fp8 = sc.training.fp8;
   BRIGADE_ASSIGN_OR_RETURN(s.layer, transformer_layer(shape));
   BRIGADE_ASSIGN_OR_RETURN(s.embedding, embedding_block(shape));
   BRIGADE_ASSIGN_OR_RETURN(s.head, head_block(shape));

@@ -186,7 +186,7 @@ StrategyPoint point_of(const Scenario& sc) {
   p.context = st.context;
   p.sequence_parallel = st.sequence_parallel;
   p.zero = st.zero;
-  p.micro_batch = sc.training.micro_batch > 0 ? sc.training.micro_batch : per_replica_batch(sc);
+  p.micro_batch = micro_batch_size(sc);
   p.schedule = st.schedule;
   p.virtual_stages = st.virtual_stages;
   p.recompute = sc.training.recompute;
