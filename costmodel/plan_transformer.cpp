@@ -885,7 +885,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         // the gathers' alone over the window, the rest the reduce-scatters'.
         // strategy.zero3_prefetch: a pass that starts cold waits for its first
         // (the largest) gather; one whose first gather the pass before
-        // prefetched sets only the rest against its window (zero3_exposure).
+        // prefetched has no such floor (zero3_exposure).
         const Zero3Exposure z =
             zero3_exposure(st.zero3_prefetch, st.overlap, lay.chunks, f_total, f_last, b_total, b_last,
                            rs_total, rs_last, T.fwd_kernels, T.bwd_kernels);
