@@ -323,8 +323,8 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
              "), and counts two gathered blocks and one unsharded block gradient at the peak; "
              "the planner prefetches one block ahead (a gather longer than the block before "
              "it shows, such as the first layer's behind the embedding) and frees as it goes: "
-             "step within 15%, memory within 10%",
-         0.15, 0, 0.10, false});
+             "step within 10%, memory within 10%",
+         0.10, 0, 0.10, false});
   // ZeRO-2 whose stages run no forward after their first backward (GPipe, or
   // 1F1B with m <= p): fused tasks allocate a backward step's gradients with
   // its first task, beside the step's activations (one buffer, freed at its
