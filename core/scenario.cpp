@@ -69,6 +69,18 @@ std::string_view schedule_name(PipelineSchedule s) {
   return "?";
 }
 
+std::string_view zero3_prefetch_name(Zero3Prefetch p) {
+  switch (p) {
+    case Zero3Prefetch::kPerPass:
+      return "per_pass";
+    case Zero3Prefetch::kPerMicroBatch:
+      return "per_micro_batch";
+    case Zero3Prefetch::kAcrossPasses:
+      return "across_passes";
+  }
+  return "?";
+}
+
 SourcePos Scenario::where(const std::string& key) const {
   // A graph's ops and tensors carry their own positions (a million-op graph
   // records none in `positions`): "model.graph.ops[2]...", "model.graph.tensors.x".
@@ -668,7 +680,8 @@ class ScenarioReader {
     BRIGADE_RETURN_IF_ERROR(c.expect_map("a strategy such as {data: 8, tensor: 8, pipeline: 1}"));
     BRIGADE_RETURN_IF_ERROR(c.check_keys(
         {"data", "tensor", "pipeline", "expert", "context", "sequence_parallel", "schedule",
-         "virtual_stages", "zero", "data_mode", "rank_order", "bucket", "overlap", "algorithm"}));
+         "virtual_stages", "zero", "zero3_prefetch", "data_mode", "rank_order", "bucket", "overlap",
+         "algorithm"}));
     // A degree above the device limit can never match a topology; bounding
     // each keeps their product far inside 64 bits.
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t data, c.get_int("data", 1, 1, Limits::kMaxDevices));
@@ -697,6 +710,13 @@ class ScenarioReader {
                                 choices_of({PipelineSchedule::kGpipe, PipelineSchedule::k1F1B,
                                             PipelineSchedule::kInterleaved},
                                            schedule_name)));
+    // Read whatever the stage; only ZeRO-3 uses it (docs/scenario-format.md).
+    BRIGADE_ASSIGN_OR_RETURN(
+        st.zero3_prefetch,
+        c.get_enum("zero3_prefetch", Zero3Prefetch::kPerPass,
+                   choices_of({Zero3Prefetch::kPerPass, Zero3Prefetch::kPerMicroBatch,
+                               Zero3Prefetch::kAcrossPasses},
+                              zero3_prefetch_name)));
     BRIGADE_ASSIGN_OR_RETURN(st.data_mode,
                              c.get_enum("data_mode", DataMode::kBatch,
                                         {{"batch", DataMode::kBatch}, {"pmap", DataMode::kPmap}}));

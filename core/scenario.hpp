@@ -185,6 +185,27 @@ struct TrainingSpec {
 enum class PipelineSchedule { kGpipe, k1F1B, kInterleaved };
 std::string_view schedule_name(PipelineSchedule s);
 
+// How far ZeRO-3's parameter prefetch reaches (strategy.zero3_prefetch;
+// docs/scenario-format.md, docs/costmodel.md "ZeRO-3 prefetch"). Within a
+// pass (a pipeline step: one chunk's forward or backward of one micro-batch)
+// each block's gather is issued when the block before it starts; the modes
+// differ at the passes' boundaries:
+enum class Zero3Prefetch {
+  // Every forward and every backward pass starts cold: its first block's
+  // gather is issued when the pass starts and waits in the open.
+  kPerPass,
+  // DeepSpeed's parameter coordinator: one prefetch trace for a micro-batch's
+  // forward and backward, reset when the next forward starts
+  // (deepspeed/runtime/zero/partitioned_param_coordinator.py reset_step,
+  // called by parameter_offload.py's forward pre-hook): a forward starts
+  // cold, its backward's first gather is prefetched by the forward's end.
+  kPerMicroBatch,
+  // PyTorch FSDP: the prefetch follows the execution order across passes and
+  // pipeline steps; only the step's first gather waits.
+  kAcrossPasses,
+};
+std::string_view zero3_prefetch_name(Zero3Prefetch p);
+
 // How a data-parallel axis splits the batch (see DESIGN.md, "Batch sharding").
 enum class DataMode {
   kBatch,  // NamedSharding(mesh, P('data')) / shard_map: B rows in N blocks
@@ -209,6 +230,8 @@ struct StrategySpec {
   PipelineSchedule schedule = PipelineSchedule::k1F1B;
   int virtual_stages = 1;            // interleaved 1F1B: model chunks per device
   int zero = 0;                      // 0 (none), 1, 2, 3 (3 = FSDP)
+  // ZeRO-3's prefetch at the passes' boundaries; ignored with zero 0-2.
+  Zero3Prefetch zero3_prefetch = Zero3Prefetch::kPerPass;
   DataMode data_mode = DataMode::kBatch;
   // Rank mapping, innermost first: default tensor, data, pipeline (tensor
   // groups inside a node first). `context` may be listed too; left out, it

@@ -47,6 +47,8 @@ void write_strategy(const Scenario& orig, const Scenario& edited, YAML::Node roo
   if (all || a.schedule != b.schedule) set(st, "schedule", std::string(schedule_name(b.schedule)));
   if (all || a.virtual_stages != b.virtual_stages) set(st, "virtual_stages", b.virtual_stages);
   if (all || a.zero != b.zero) set(st, "zero", b.zero);
+  if ((all && b.zero3_prefetch != Zero3Prefetch::kPerPass) || a.zero3_prefetch != b.zero3_prefetch)
+    set(st, "zero3_prefetch", std::string(zero3_prefetch_name(b.zero3_prefetch)));
   if (all || a.data_mode != b.data_mode) set(st, "data_mode", data_mode_name(b.data_mode));
   if (all || a.rank_order != b.rank_order) {
     YAML::Node order(YAML::NodeType::Sequence);

@@ -89,6 +89,43 @@ double exposed_after_overlap(double total, double window, double last_call, bool
   return std::min(total, std::max(last_call, total - window));
 }
 
+Zero3Exposure zero3_exposure(Zero3Prefetch mode, bool overlap, int chunks, double f_total,
+                             double f_first, double b_total, double b_first, double rs_total,
+                             double rs_last, double fwd_window, double bwd_window) {
+  const bool fwd_warm = overlap && mode == Zero3Prefetch::kAcrossPasses;
+  const bool bwd_warm = overlap && mode != Zero3Prefetch::kPerPass;
+  // A warm pass's first gather ran in the pass before, which in turn
+  // carries the next pass's: the stream's load per pass is the same, only
+  // the floor goes (a cold pass waits for its first gather before any block
+  // computes). With `chunks` model chunks a micro-batch's forward (backward)
+  // on a stage is that many passes, each cold or each warm.
+  const double v = chunks;
+  const double f_gathers = f_total, b_gathers = b_total;
+  const double f_floor = fwd_warm ? 0 : v * f_first, b_floor = bwd_warm ? 0 : v * b_first;
+  // The pass after a backward waits behind its last reduce-scatter where it
+  // starts cold: after each chunk's under per_pass, after the micro-batch's
+  // under per_micro_batch (its next forward); under across_passes the next
+  // pass's first gather was issued before it.
+  const double rs_floor_seconds = !overlap || mode == Zero3Prefetch::kPerPass ? v * rs_last
+                                  : mode == Zero3Prefetch::kPerMicroBatch    ? rs_last
+                                                                             : 0;
+  Zero3Exposure z;
+  const double backward_gathers = exposed_after_overlap(b_gathers, bwd_window, b_floor, overlap);
+  const double scatters = exposed_after_overlap(rs_total, bwd_window, rs_floor_seconds, overlap);
+  const double backward =
+      exposed_on_one_stream(b_gathers, b_floor, rs_total, rs_floor_seconds, bwd_window, overlap);
+  z.gathered = exposed_after_overlap(f_gathers, fwd_window, f_floor, overlap) + backward_gathers;
+  // The rest of the stream's overflow is the reduce-scatters' (0 unless the
+  // stream, not compute, bounds the backward).
+  const double separate = backward_gathers + scatters;
+  z.scattered = scatters + (backward - separate);
+  if (fwd_warm) {
+    z.per_step_gather = f_first;
+    z.per_step = f_first + rs_last;
+  }
+  return z;
+}
+
 std::string kind_name(CollectiveKind k) { return std::string(collective_kind_name(k)); }
 
 void finish_flops(PlanEstimate& e, const Device& d, const HardwareProfile& profile, DType dtype) {
@@ -280,12 +317,14 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
   if (transformer && training && replicas > 1 && st.zero == 3)
     out.push_back(
         {"ZeRO-3: the closed form lets a micro-batch's parameter gathers hide behind its "
-         "whole forward (backward) pass and counts two gathered blocks and one unsharded "
-         "block gradient at the peak; the planner prefetches one block ahead (across "
-         "pipeline steps, as FSDP follows the execution order: a gather longer than the "
-         "block before it shows) and frees as it goes: step within 15%, memory within "
-         "10%",
-         0.15, 0, 0.10, false});
+         "whole forward (backward) pass, but for the largest gather where a pass starts "
+         "cold (strategy.zero3_prefetch: " +
+             std::string(zero3_prefetch_name(st.zero3_prefetch)) +
+             "), and counts two gathered blocks and one unsharded block gradient at the peak; "
+             "the planner prefetches one block ahead (a gather longer than the block before "
+             "it shows, such as the first layer's behind the embedding) and frees as it goes: "
+             "step within 10%, memory within 10%",
+         0.10, 0, 0.10, false});
   // ZeRO-2 whose stages run no forward after their first backward (GPipe, or
   // 1F1B with m <= p): fused tasks allocate a backward step's gradients with
   // its first task, beside the step's activations (one buffer, freed at its

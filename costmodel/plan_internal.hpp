@@ -54,6 +54,30 @@ double exposed_after_overlap(double total, double window, double last_call, bool
 double exposed_on_one_stream(double gathers, double last_gather, double scatters, double last_scatter,
                              double window, bool overlap);
 
+// ZeRO-3's exposed gathers and reduce-scatters under strategy.zero3_prefetch
+// (docs/costmodel.md, "ZeRO-3 prefetch"), per micro-batch on one stage of
+// `chunks` model chunks (a pass each; forward window `fwd_window`, backward
+// `bwd_window`; `f_first`, `b_first`:
+// the gather a forward (backward) pass waits for when it starts cold, the
+// largest; `rs_last`: the last reduce-scatter). Every pass sets its gathers
+// against its window (a warm pass's first ran during the pass before, which
+// carried it instead of its own next: the same load); a cold pass waits for
+// its first before any block computes, the floor (exposed_after_overlap), a
+// warm one has none. per_pass: every pass cold (and
+// the next pass's gathers wait behind the last reduce-scatter);
+// per_micro_batch: the forward cold, the backward warm; across_passes: every
+// pass warm, and once per step the step's first gather and last
+// reduce-scatter (nothing comes before or after them to hide them).
+// Without overlap every collective is exposed, whatever the mode.
+struct Zero3Exposure {
+  double gathered = 0, scattered = 0;  // per micro-batch
+  double per_step = 0;                 // once per step, of which
+  double per_step_gather = 0;          // the gather
+};
+Zero3Exposure zero3_exposure(Zero3Prefetch mode, bool overlap, int chunks, double f_total,
+                             double f_first, double b_total, double b_first, double rs_total,
+                             double rs_last, double fwd_window, double bwd_window);
+
 class CommLedger {
  public:
   void add(const std::string& purpose, const std::string& kind, int group_size, double count,

@@ -753,19 +753,19 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         // reduce-scatters one after another on the one `dp` stream beside the
         // backward (exposed_on_one_stream). The backward's exposed time is
         // the gathers' alone over the window, the rest the reduce-scatters'.
-        const double gathered = exposed_after_overlap(f_total, T.fwd_kernels, f_last, st.overlap) +
-                                exposed_after_overlap(b_total, T.bwd_kernels, b_last, st.overlap);
-        const double separate = exposed_after_overlap(b_total, T.bwd_kernels, b_last, st.overlap) +
-                                exposed_after_overlap(rs_total, T.bwd_kernels, rs_last, st.overlap);
-        const double backward =
-            exposed_on_one_stream(b_total, b_last, rs_total, rs_last, T.bwd_kernels, st.overlap);
-        const double scattered = exposed_after_overlap(rs_total, T.bwd_kernels, rs_last, st.overlap) +
-                                 (backward - separate);  // 0 unless the stream is the bottleneck
-        T.zero_exposed += gathered + scattered;
+        // strategy.zero3_prefetch: a pass that starts cold waits for its first
+        // (the largest) gather; one whose first gather the pass before
+        // prefetched has no such floor (zero3_exposure).
+        const Zero3Exposure z =
+            zero3_exposure(st.zero3_prefetch, st.overlap, lay.chunks, f_total, f_last, b_total, b_last,
+                           rs_total, rs_last, T.fwd_kernels, T.bwd_kernels);
+        T.zero_exposed += z.gathered + z.scattered;
+        per_step_extra[si] += z.per_step;
         if (ledgers_on) {
           ledger.add("zero-3 params", "allgather", dg, gathers * m, gather_bytes * m, (f_total + b_total) * m,
-                     gathered * m);
-          ledger.add("data", "reducescatter", dg, scatters * m, scatter_bytes * m, rs_total * m, scattered * m);
+                     z.gathered * m + z.per_step_gather);
+          ledger.add("data", "reducescatter", dg, scatters * m, scatter_bytes * m, rs_total * m,
+                     z.scattered * m + (z.per_step - z.per_step_gather));
         }
       }
     }

@@ -728,7 +728,7 @@ class StageEmitter {
   // ZeRO-3 (FSDP): gather a block's parameters over 'data' before it
   // computes; the gather of the next block is issued when this one starts
   // (one block of prefetch, as FSDP's limit_all_gathers), so at most two
-  // blocks are whole at a time.
+  // blocks are whole at a time; at a step's end, prefetch_next_step.
   void gather(std::vector<Block>& blocks, size_t j, Phase phase, int mb) {
     if (s_.zero < 3 || s_.D <= 1 || !gathered_[j].ids.empty()) return;
     if (blocks[j].gather_elements <= 0) return;
@@ -754,14 +754,26 @@ class StageEmitter {
     return {std::move(ids), slot};
   }
 
-  // The prefetch crosses pipeline steps as FSDP's does (it follows the
-  // execution order, not the module tree): the last block of a step
-  // gathers the first block of the next step on this stage (the next
-  // micro-batch's or chunk's), so a step's first gather does not wait in
-  // the open.
+  // Whether the prefetch crosses from this step into the next
+  // (strategy.zero3_prefetch): across_passes as FSDP's, which follows the
+  // execution order, not the module tree (the last block of a step gathers
+  // the first block of the next step on this stage, the next micro-batch's
+  // or chunk's, so a step's first gather does not wait in the open);
+  // per_micro_batch as DeepSpeed's coordinator, whose one trace runs from a
+  // forward into the backward and is reset when a forward starts (so only
+  // into a backward); per_pass never (every step's first gather waits).
   void prefetch_next_step() {
     if (s_.zero < 3 || s_.D <= 1 || next_step_ == nullptr) return;
     const PipelineStep& nx = *next_step_;
+    switch (s_.sc->strategy.zero3_prefetch) {
+      case Zero3Prefetch::kPerPass:
+        return;
+      case Zero3Prefetch::kPerMicroBatch:
+        if (nx.forward) return;
+        break;
+      case Zero3Prefetch::kAcrossPasses:
+        break;
+    }
     const std::vector<Block>& blocks = blocks_of(nx.chunk);
     const size_t j = nx.forward ? 0 : blocks.size() - 1;
     if (blocks[j].gather_elements <= 0) return;

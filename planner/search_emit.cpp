@@ -48,6 +48,9 @@ Result<std::string> plan_scenario_yaml(const Scenario& base, const RankedPlan& p
     strat["schedule"] = std::string(schedule_name(st.schedule));
     strat["virtual_stages"] = st.virtual_stages;
     strat["zero"] = st.zero;
+    // The base scenario's prefetch mode, kept (search does not vary it).
+    if (st.zero3_prefetch != Zero3Prefetch::kPerPass)
+      strat["zero3_prefetch"] = std::string(zero3_prefetch_name(st.zero3_prefetch));
     strat["data_mode"] = st.data_mode == DataMode::kPmap ? "pmap" : "batch";
     YAML::Node order(YAML::NodeType::Sequence);
     for (const std::string& a : st.rank_order) order.push_back(a);

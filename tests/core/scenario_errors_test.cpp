@@ -83,9 +83,8 @@ const ErrorCase kCases[] = {
      "  mlp: {batch: 8, widths: [16, 16]}\n"
      "strategy: {dta: 4}\n",
      "t.yaml:4:12: error: found key 'dta'; expected one of data, tensor, pipeline, "
-     "expert, context, sequence_parallel, schedule, virtual_stages, zero, data_mode, rank_order, "
-     "bucket, overlap, "
-     "algorithm (did you mean 'data'?)"},
+     "expert, context, sequence_parallel, schedule, virtual_stages, zero, zero3_prefetch, data_mode, "
+     "rank_order, bucket, overlap, algorithm (did you mean 'data'?)"},
     {"WrongTypeInteger",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model:\n"
@@ -263,6 +262,12 @@ const ErrorCase kCases[] = {
      "strategy: {schedule: 1f2b}\n",
      "t.yaml:4:22: error: found '1f2b'; expected one of gpipe, 1f1b, interleaved (did you mean "
      "'1f1b'?)"},
+    {"UnknownZero3Prefetch",
+     "topology: {preset: cpu-host, devices: 4}\n"
+     "model:\n"
+     "  mlp: {batch: 8, widths: [16, 16]}\n"
+     "strategy: {zero: 3, zero3_prefetch: fsdp}\n",
+     "t.yaml:4:37: error: found 'fsdp'; expected one of per_pass, per_micro_batch, across_passes"},
     {"UnknownAlgorithm",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model:\n"

@@ -45,6 +45,7 @@ strategy:
   schedule: interleaved
   virtual_stages: 2
   zero: 2
+  zero3_prefetch: per_micro_batch
   data_mode: batch
   rank_order: [tensor, pipeline, data]
   bucket: 50MB
@@ -84,6 +85,8 @@ simulation: {network: ideal, speed: {0: 0.5, node1/gpu3: 2}}
   EXPECT_EQ(s.strategy.schedule, PipelineSchedule::kInterleaved);
   EXPECT_EQ(s.strategy.virtual_stages, 2);
   EXPECT_EQ(s.strategy.zero, 2);
+  // Read whatever the stage (ignored below ZeRO-3: check_plan passes it).
+  EXPECT_EQ(s.strategy.zero3_prefetch, Zero3Prefetch::kPerMicroBatch);
   EXPECT_EQ(s.strategy.data_mode, DataMode::kBatch);
   EXPECT_EQ(s.strategy.rank_order, (std::vector<std::string>{"tensor", "pipeline", "data"}));
   EXPECT_DOUBLE_EQ(s.strategy.bucket_bytes, 50e6);
@@ -108,6 +111,7 @@ TEST(ScenarioParse, DefaultsWhenKeysAreLeftOut) {
   EXPECT_FALSE(s.has_strategy);
   EXPECT_EQ(s.strategy.data, 1);
   EXPECT_EQ(s.strategy.schedule, PipelineSchedule::k1F1B);
+  EXPECT_EQ(s.strategy.zero3_prefetch, Zero3Prefetch::kPerPass);
   EXPECT_DOUBLE_EQ(s.strategy.bucket_bytes, 25e6);
   EXPECT_TRUE(s.strategy.overlap);
   EXPECT_EQ(s.training.optimizer, Optimizer::kAdam);

@@ -282,6 +282,61 @@ TEST(EstimatePlan, ZeroStagesMemoryAndTraffic) {
   }
 }
 
+// strategy.zero3_prefetch by hand (docs/costmodel.md, "ZeRO-3 prefetch";
+// DeepSpeed's deepspeed/runtime/zero/partitioned_param_coordinator.py
+// reset_step, PyTorch FSDP's execution-order prefetch). The tiny GPT with
+// rotary positions and V = 1024: the embedding holds only the word
+// embedding, V h = 65,536 elements, which the tied head gathers too, more
+// than a layer's 12 h^2 + 13 h = 49,984; so the first gather of a forward
+// (the embedding's) and of a backward (the head's) are the largest. d = 2,
+// ring, alpha 1 us, 10 GB/s, bf16: g = 1e-6 + 131,072 B / 2 / 1e10
+// = 7.5536e-6 s; the last reduce-scatter (the embedding's 65,536 gradients)
+// the same, r = 7.5536e-6 s. Micro-batches of 4 (a layer's forward 13.6 us,
+// the logits 16.8 us, the backwards twice that) hide every other gather and
+// reduce-scatter (f_total 27.1 us < 44.0 us of forward; gathers and
+// reduce-scatters 46.7 us < 88.1 us of backward). Two micro-batches a replica:
+//   per_pass:        each forward and each backward waits for its first gather,
+//                    and each backward's last reduce-scatter shows: 2 (g + g + r)
+//   per_micro_batch: the backward's first gather prefetched by the forward: 2 (g + r)
+//   across_passes:   only the step's first gather and last reduce-scatter: g + r
+// so per_pass - per_micro_batch = 2 g = 1.51072e-5 s and per_micro_batch -
+// across_passes = (2 - 1)(g + r) = 1.51072e-5 s.
+TEST(EstimatePlan, ZeroThreePrefetchModesByHand) {
+  Scenario sc = tiny_gpt(2, 2, 0, 1024);
+  sc.transformer.positions = PositionKind::kRotary;
+  sc.strategy.data = 2;
+  sc.strategy.zero = 3;
+  sc.training.global_batch = 16;
+  sc.training.micro_batch = 4;
+  const double g = 1e-6 + 131072.0 / 2 / 1e10, r = g;
+  const double expected[] = {2 * (g + g + r), 2 * (g + r), g + r};
+  const double gathers_exposed[] = {4 * g, 2 * g, g};
+  double step[3] = {};
+  const Zero3Prefetch modes[] = {Zero3Prefetch::kPerPass, Zero3Prefetch::kPerMicroBatch,
+                                 Zero3Prefetch::kAcrossPasses};
+  for (int i = 0; i < 3; ++i) {
+    sc.strategy.zero3_prefetch = modes[i];
+    auto e = estimate_plan(sc);
+    ASSERT_TRUE(e.is_ok()) << e.message();
+    expect_rel(e->exposed_communication_seconds, expected[i], 1e-9);
+    const CommunicationEstimate* z3 = find_comm(*e, "zero-3 params", "allgather");
+    ASSERT_NE(z3, nullptr);
+    EXPECT_EQ(z3->count, 16.0);  // the same gathers in every mode: 2 x 4 blocks x 2 micro-batches
+    expect_rel(z3->exposed_seconds, gathers_exposed[i], 1e-9);
+    step[i] = e->step_seconds;
+  }
+  expect_rel(step[0] - step[1], 2 * g, 1e-6);
+  expect_rel(step[1] - step[2], g + r, 1e-6);
+  // Without overlap nothing hides, whatever the mode.
+  sc.strategy.overlap = false;
+  sc.strategy.zero3_prefetch = Zero3Prefetch::kPerPass;
+  auto cold = estimate_plan(sc);
+  sc.strategy.zero3_prefetch = Zero3Prefetch::kAcrossPasses;
+  auto warm = estimate_plan(sc);
+  ASSERT_TRUE(cold.is_ok() && warm.is_ok());
+  EXPECT_EQ(cold->step_seconds, warm->step_seconds);
+}
+
 // Inference keeps weights only and one block's working set at a time (what its kernels write).
 TEST(EstimatePlan, TransformerInference) {
   Scenario sc = tiny_gpt(1);

@@ -22,6 +22,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/costmodel/test_hardware.hpp"
 #include "tests/planner/two_judges.hpp"
 
 namespace brigade::planner {
@@ -90,6 +91,56 @@ TEST(Zero3, SevenAndAHalfBillionOn64GpusFasterThanZero0ByItsShardedOptimizer) {
     if (p.task(t).device == 0 && p.task(t).kind == TaskKind::kCompute)
       first_compute = std::min(first_compute, z3.sim.task_start_seconds[static_cast<size_t>(t)]);
   EXPECT_GT(first_compute, 1e-3);  // the embedding's and the first layer's gathers, ~5 ms
+}
+
+// strategy.zero3_prefetch through both judges, by hand (the closed form's
+// own case, with two micro-batches, is tests/costmodel/plan_test.cpp's
+// EstimatePlan.ZeroThreePrefetchModesByHand). Two layers, h = 64, s = 32,
+// rotary positions, V = 1024 tied, on two round devices (ring, alpha 1 us,
+// 10 GB/s, kernels at 1e12 FLOP/s, memory free), ZeRO-3 over d = 2, one
+// micro-batch of 4 a replica. The head gathers the word embedding, V h =
+// 65,536 bf16 elements: g = 1e-6 + 131,072 B / 2 / 1e10 = 7.5536e-6 s.
+// per_pass waits for it when the backward starts; per_micro_batch (DeepSpeed)
+// and across_passes (FSDP) gather it during the head's forward (16.8 us of
+// logits, longer than g), so it hides: each judge's step is g longer under
+// per_pass, and with one micro-batch (nothing after the backward to prefetch
+// for) the two others are the same plan.
+Scenario tiny_zero3(Zero3Prefetch mode) {
+  Scenario sc;
+  sc.name = "tiny-zero3";
+  sc.path = "tiny.yaml";
+  sc.topology = cost::testing::round_star(2, 1e-6, 1e10, 0);
+  sc.profile = cost::testing::round_hardware();
+  sc.model_kind = ModelKind::kTransformer;
+  sc.transformer.layers = 2;
+  sc.transformer.hidden = 64;
+  sc.transformer.heads = 4;
+  sc.transformer.seq = 32;
+  sc.transformer.vocab = 1024;
+  sc.transformer.positions = PositionKind::kRotary;
+  sc.transformer.dtype = DType::kBF16;
+  sc.training.global_batch = 8;
+  sc.training.micro_batch = 4;
+  sc.has_strategy = true;
+  sc.strategy.data = 2;
+  sc.strategy.zero = 3;
+  sc.strategy.zero3_prefetch = mode;
+  return sc;
+}
+
+TEST(Zero3, PrefetchModesByHandInBothJudges) {
+  const double g = 1e-6 + 131072.0 / 2 / 1e10;
+  const testing::TwoJudges pass = testing::judge_both(tiny_zero3(Zero3Prefetch::kPerPass));
+  const testing::TwoJudges micro = testing::judge_both(tiny_zero3(Zero3Prefetch::kPerMicroBatch));
+  const testing::TwoJudges across = testing::judge_both(tiny_zero3(Zero3Prefetch::kAcrossPasses));
+  ASSERT_TRUE(pass.ok && micro.ok && across.ok);
+  EXPECT_NEAR(pass.cost.step_seconds - across.cost.step_seconds, g, 1e-12);
+  EXPECT_NEAR(pass.cost.step_seconds - micro.cost.step_seconds, g, 1e-12);
+  EXPECT_NEAR(pass.sim.step_seconds - across.sim.step_seconds, g, 1e-12);
+  EXPECT_NEAR(pass.sim.step_seconds - micro.sim.step_seconds, g, 1e-12);
+  EXPECT_EQ(micro.sim.step_seconds, across.sim.step_seconds);
+  // The same collectives in every mode; only when the gathers are issued moves.
+  EXPECT_EQ(testing::program_calls(pass.plan.program, 0), testing::program_calls(across.plan.program, 0));
 }
 
 }  // namespace
