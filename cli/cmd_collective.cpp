@@ -323,7 +323,7 @@ void run_on_preset(const CollectiveOptions& o, CollectiveKind kind, CollectiveMo
           k["alg_bandwidth"] = e.alg_bandwidth_bytes_per_second;
           k["model_seconds"] = e.model_seconds;
           if (e.channels > 0) k["channels"] = e.channels;
-          if (e.chunk_bytes > 0) k["chunk_bytes"] = e.chunk_bytes;  // NVLS on one node
+          if (e.chunk_bytes > 0) k["chunk_bytes"] = e.chunk_bytes;  // NVLS and NVLS-tree
         } else {
           k["why_not"] = e.why_not;
         }

@@ -73,7 +73,7 @@ struct NcclEntry {
   // more): NVLS-tree's perChMaxNVLSTreeBws (tuning.cc; Hopper 0, 57.7, 45.5
   // GB/s); for ring LL128, tree Simple and tree LL128, perChMaxRingLL128Bws,
   // perChMaxTreeBws and perChMaxTreeLL128Bws, applied as NCCL does, times
-  // the table's channels (only where `channels` is known). 0: none.
+  // the table's graph_channels (only where they are known). 0: none.
   std::array<double, 3> channel_max_bandwidth_bytes_per_second{0, 0, 0};
   // NVLS only: the AllReduce bus bandwidth the switch sustains, measured
   // (NCCL's own figure, 2 x 0.85 of the links, is an upper bound it uses to
@@ -121,12 +121,21 @@ struct NcclTable {
   // "N coll channels" of NCCL's init log), by the number of nodes (one,
   // two, more); 0: not known. With it the NCCL model runs a small
   // collective on fewer channels as NCCL's enqueue does (src/enqueue.cc,
-  // topoGetAlgoInfo: a channel per nt x threadThreshold bytes), applies
-  // the per-channel caps of ring and tree entries (channel_max_bandwidth)
-  // and the ring plateau's threshold with the true count.
+  // topoGetAlgoInfo: a channel per nt x threadThreshold bytes) and applies
+  // the ring plateau's threshold with the true count.
   std::array<int, 3> channels{0, 0, 0};
   int channels_for(int nodes) const {
     return channels[static_cast<size_t>(nodes <= 1 ? 0 : nodes == 2 ? 1 : 2)];
+  }
+  // The channels of NCCL's ring and tree graphs (graphs[a]->nChannels: what
+  // its topology search finds, src/graph/search.cc ncclTopoCompute, before
+  // ncclTopoPostset duplicates them into comm->nChannels), by the number of
+  // nodes (one, two, more); 0: not known. ncclTopoTuneModel multiplies the
+  // per-channel caps (channel_max_bandwidth of ring LL128, tree Simple, LL
+  // and LL128) by these, not by `channels`: without them no cap applies.
+  std::array<int, 3> graph_channels{0, 0, 0};
+  int graph_channels_for(int nodes) const {
+    return graph_channels[static_cast<size_t>(nodes <= 1 ? 0 : nodes == 2 ? 1 : 2)];
   }
 
   bool present() const { return has(NcclAlgorithm::kRing); }

@@ -173,15 +173,40 @@ NcclTable hopper_nccl(double nvls_bus_gbs) {
   // threadThresholds "8/8/64 | 64/8/64", i.e. tree LL 8 and ring LL 8 x 8
   // ranks: aws-samples/aws-do-eks, Container-Root/eks/deployment/nccl-test/
   // README.md at 701c554a, "Expected results"; the same line appears in
-  // other public 8x H100 logs). Across nodes: that README's two-node run
-  // prints 16, but one cluster's two-node figure is not a rule for these
-  // presets' fabrics, and more nodes are not known (NCCL's graph search
-  // with the NICs decides): 0, so the multi-node estimates keep every
-  // channel and no per-channel cap. The H200 (same NVLinks and NVSwitch)
-  // takes the H100's count.
-  t.channels = {24, 0, 0};
-  // Per-channel caps, Hopper rows {N1, N2, N4} of tuning.cc (5067397c),
-  // folded as ncclTopoTuneModel applies them: ring LL128
+  // other public 8x H100 logs). The H200 (same NVLinks and NVSwitch) takes
+  // the H100's count.
+  //
+  // The graphs behind them, from NCCL's search (src/graph/search.cc,
+  // ncclTopoCompute; src/graph/connect.cc, ncclTopoPostset; the same at
+  // v2.24.3-1 = 6aae3792, the version of the published tables, and at
+  // 5067397c), worked by hand for these nodes (docs/costmodel.md, "NCCL's
+  // channels across nodes"):
+  // - One node (no NIC): sm90SpeedArrayIntra {60, 50, 40, 30, ...}, each
+  //   GPU's NVLinks 18 x 20.6 = 370.8 GB/s (SM90_NVLINK_BW, topo.h). At 60
+  //   GB/s a ring takes 60 out of and into every GPU: 6 channels (360 <=
+  //   370.8 < 420); slower speeds give no more than 6 x 60 = 360 in all.
+  //   ncclTopoDupChannels (bwIntra 60 >= 50) doubles them: 12 channels of
+  //   30. The tree graph takes the ring's count (init.cc: min = max =
+  //   ringGraph->nChannels). ncclTopoPostset doubles again: 24 coll channels,
+  //   as the log prints.
+  // - Several nodes, each GPU with its NDR 400 Gb/s NIC behind a PCIe Gen5
+  //   x16 switch (DGX H100 / H200): NCCL's NIC is 400000 Mb/s / 8000 = 50
+  //   GB/s (topo.cc, ncclTopoAddNet), the PCIe link 16 lanes x 240 / 80 = 48
+  //   GB/s (topo.cc, kvDictPciGen "32.0 GT/s PCIe"), so maxBw (GPU to NIC) =
+  //   48 and the search starts at sm90SpeedArrayInter[0] = 48. A channel
+  //   enters through a NIC and takes 48 of its 50 (ncclTopoSearchRecNet:
+  //   net.bw < bw rejects a NIC): one channel a NIC, 8 channels of 48
+  //   (8 x 48 = 384 >= totalBw 370.8 ends the search; NVLink carries 7 x 48
+  //   = 336 out of each GPU). No duplication (sm90, bwIntra 48 < 50 with 8 >
+  //   4 channels); the tree takes 8 too. ncclTopoPostset doubles them to 16;
+  //   its sm90 multi-node rule (bwIntra > 45 and nChannels < 16) does not
+  //   double again: 16 coll channels (the aws-do-eks README's two-node run
+  //   prints 16 too).
+  t.channels = {24, 16, 16};
+  t.graph_channels = {12, 8, 8};
+  // Per-channel caps, Hopper rows {N1, N2, N4} of tuning.cc (5067397c;
+  // the same rows at v2.24.3-1), folded as ncclTopoTuneModel applies them,
+  // times graph_channels: ring LL128
   // perChMaxRingLL128Bws 36.7; tree Simple perChMaxTreeBws {38.7, 41.4,
   // 36.0}; tree LL min(perChMaxTreeBws / 3.8, ...) = {10.18, 10.89, 9.47}
   // (llMaxBws already caps it); tree LL128 min(perChMaxTreeBws x (7/9 on

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -107,21 +108,24 @@ Status read_entry(const Cursor& c, NcclAlgorithm a, NcclProtocol p, NcclEntry* e
 Status read_nccl_table(const Cursor& c, NcclTable* t) {
   BRIGADE_RETURN_IF_ERROR(c.expect_map(
       "an NCCL table {ring, tree, nvls, nvls_tree, nvlink_bandwidth, net_overhead, ring_plateau, "
-      "channels, tree_correction}"));
+      "channels, graph_channels, tree_correction}"));
   BRIGADE_RETURN_IF_ERROR(c.check_keys({"ring", "tree", "nvls", "nvls_tree", "nvlink_bandwidth",
                                         "net_overhead", "ring_plateau", "channels",
-                                        "tree_correction"}));
-  if (c.has("channels")) {
-    // A count, or a list of 1 to 3 by the number of nodes (one, two, more;
-    // a shorter list repeats its last); 0: not known.
-    const Cursor m = c.get("channels");
+                                        "graph_channels", "tree_correction"}));
+  // channels (comm->nChannels) and graph_channels (the search's
+  // graphs[a]->nChannels): a count, or a list of 1 to 3 by the number of
+  // nodes (one, two, more; a shorter list repeats its last); 0: not known.
+  for (const char* key : {"channels", "graph_channels"}) {
+    if (!c.has(key)) continue;
+    const Cursor m = c.get(key);
     std::vector<Cursor> v = m.is_list() ? m.items() : std::vector<Cursor>{m};
     if (v.empty() || v.size() > 3)
       return m.error("found " + m.found() +
                      "; expected a channel count or a list of 1 to 3 (one node, two, more)");
+    std::array<int, 3>& out = std::string(key) == "channels" ? t->channels : t->graph_channels;
     for (size_t i = 0; i < 3; ++i) {
       BRIGADE_ASSIGN_OR_RETURN(const std::int64_t n, v[std::min(i, v.size() - 1)].as_int(0, 64));
-      t->channels[i] = static_cast<int>(n);
+      out[i] = static_cast<int>(n);
     }
   }
   if (c.has("ring_plateau")) {
@@ -221,9 +225,11 @@ void emit_nccl_table(YAML::Emitter& out, const NcclTable& t) {
     out << YAML::Key << "ring_plateau" << YAML::Value;
     emit_number(out, t.ring_plateau_factor);
   }
-  if (t.channels[0] > 0 || t.channels[1] > 0 || t.channels[2] > 0) {
-    out << YAML::Key << "channels" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-    for (int x : t.channels) out << x;
+  for (const auto& [key, v] : {std::pair<const char*, const std::array<int, 3>*>{"channels", &t.channels},
+                               {"graph_channels", &t.graph_channels}}) {
+    if ((*v)[0] <= 0 && (*v)[1] <= 0 && (*v)[2] <= 0) continue;
+    out << YAML::Key << key << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (int x : *v) out << x;
     out << YAML::EndSeq;
   }
   for (int ai = 0; ai < kNumNcclAlgorithms; ++ai) {

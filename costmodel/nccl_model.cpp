@@ -76,6 +76,23 @@ double nccl_nvls_chunk_bytes(double bytes, int heads) {
   return chunk;
 }
 
+double nccl_nvls_tree_chunk_bytes(double bytes, int heads, int nodes) {
+  // src/enqueue.cc, calcCollChunking, NVLS_TREE (v2.24.3-1 and 5067397c):
+  // concurrentOps = nvlsChannels x heads; the chunk starts at
+  // NCCL_NVLS_CHUNKSIZE (128 KiB), at most 64 KiB on 4 nodes or more
+  // (nvlsTreeMaxChunkSize: enqueue.cc at v2.24.3-1, src/transport/nvls.cc at
+  // 5067397c); 256 KiB below 32 x ops x chunk, 128 KiB below 16 x, 64 KiB
+  // below 4 x and 32 KiB below 1 x, each only if the chunk is larger.
+  const double ops = static_cast<double>(kNvlsChannels) * heads;
+  double chunk = kNvlsMaxChunkBytes;
+  if (nodes >= 4) chunk = std::min(chunk, 65536.0);
+  if (bytes < 32 * ops * chunk && chunk > 262144) chunk = 262144;
+  if (bytes < 16 * ops * chunk && chunk > 131072) chunk = 131072;
+  if (bytes < 4 * ops * chunk && chunk > 65536) chunk = 65536;
+  if (bytes < 1 * ops * chunk && chunk > 32768) chunk = 32768;
+  return chunk;
+}
+
 int nccl_channels_used(const NcclTable& table, int nodes, int ranks, NcclAlgorithm a,
                        NcclProtocol p, double bytes) {
   if (a != NcclAlgorithm::kRing && a != NcclAlgorithm::kTree) return 0;
@@ -145,13 +162,15 @@ NcclEstimate nccl_estimate(const NcclTable& table, const NcclGroupShape& g, Coll
   double bus = graph * e.factor(multi);
   const double cap = e.cap(g.nodes);
   if (cap > 0) bus = std::min(bus, cap);
-  // Rings and trees: NCCL's per-channel caps times its channels
-  // (ncclTopoTuneModel: ring LL128, tree, tree LL128), where the table
-  // knows the channels.
+  // Rings and trees: NCCL's per-channel caps times its graph's channels
+  // (ncclTopoTuneModel: graphs[a]->nChannels x perChMax{RingLL128,Tree,
+  // TreeLL128}Bw, the search's count, not comm->nChannels), where the table
+  // knows them.
   const int all_channels = table.channels_for(g.nodes);
+  const int graph_channels = table.graph_channels_for(g.nodes);
   const bool ring_or_tree = a == NcclAlgorithm::kRing || a == NcclAlgorithm::kTree;
-  if (ring_or_tree && all_channels > 0 && e.channel_cap(g.nodes) > 0)
-    bus = std::min(bus, all_channels * e.channel_cap(g.nodes));
+  if (ring_or_tree && graph_channels > 0 && e.channel_cap(g.nodes) > 0)
+    bus = std::min(bus, graph_channels * e.channel_cap(g.nodes));
 
   switch (a) {
     case NcclAlgorithm::kRing: {
@@ -244,9 +263,19 @@ NcclEstimate nccl_estimate(const NcclTable& table, const NcclGroupShape& g, Coll
   // MiB as much as the 128 KiB chunks of a GiB. NCCL's model ranks without
   // it (model_seconds). Folded into the bandwidth, as the channels are: the
   // bytes take M / algBw + fill.
+  // NVLS-tree (src/device/all_reduce.h, RunWorkColl NVLS_TREE) is the same
+  // pipeline with the tree between its middle warps: scatter, reduce and
+  // send up the tree (the root: reduce and broadcast), receive from the
+  // tree and broadcast, gather, on loops of heads x chunk per channel, its
+  // chunk cut by nccl_nvls_tree_chunk_bytes. The tree's round trip is
+  // NCCL's latency term (2 lg(nodes) network hops); Brigade charges the
+  // three stages a loop passes on every node (scatter, the reduce-tree-
+  // broadcast path, gather) as for NVLS: two loops more.
   r.chunk_bytes = 0;
-  if (a == NcclAlgorithm::kNvls && bytes > 0) {
-    r.chunk_bytes = nccl_nvls_chunk_bytes(bytes, g.ranks_per_node);
+  if (nccl_is_nvls(a) && bytes > 0) {
+    r.chunk_bytes = a == NcclAlgorithm::kNvls
+                        ? nccl_nvls_chunk_bytes(bytes, g.ranks_per_node)
+                        : nccl_nvls_tree_chunk_bytes(bytes, g.ranks_per_node, g.nodes);
     const double loop_bytes = std::min(bytes, kNvlsChannels * g.ranks_per_node * r.chunk_bytes);
     const double fill = (kNvlsPipelineStages - 1) * loop_bytes / r.alg_bandwidth_bytes_per_second;
     r.alg_bandwidth_bytes_per_second =

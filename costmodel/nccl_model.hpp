@@ -66,8 +66,8 @@ struct NcclEstimate {
   // The channels it runs on (nccl_channels_used); 0: not modelled (NVLS,
   // NVLS-tree, or a table without `channels`).
   int channels = 0;
-  // NVLS on one node: the chunk NCCL cuts for this size
-  // (nccl_nvls_chunk_bytes); 0 for every other algorithm.
+  // NVLS and NVLS-tree: the chunk NCCL cuts for this size
+  // (nccl_nvls_chunk_bytes, nccl_nvls_tree_chunk_bytes); 0 for ring and tree.
   double chunk_bytes = 0;
 };
 
@@ -79,6 +79,16 @@ struct NcclEstimate {
 // rank). On 8 GPUs (ops 128): 128 KiB from 1 GiB, 64 KiB from 64 MiB, 32 KiB
 // from 8 MiB, 16 KiB below.
 double nccl_nvls_chunk_bytes(double bytes, int heads);
+
+// The chunk NVLS-tree AllReduce moves per channel and head (src/enqueue.cc,
+// calcCollChunking, NVLS_TREE, the same at v2.24.3-1 and 5067397c): from
+// 128 KiB (NCCL_NVLS_CHUNKSIZE), at most 64 KiB on four nodes or more
+// (nvlsTreeMaxChunkSize), cut to 256 KiB below 32 x ops x chunk, 128 KiB
+// below 16 x, 64 KiB below 4 x and 32 KiB below 1 x ops x chunk, ops =
+// nvlsChannels (16) x heads (one per local rank, each with its NIC). Eight
+// heads: on two nodes 128 KiB from 64 MiB, 64 KiB from 8 MiB, 32 KiB below;
+// on four or more 64 KiB from 8 MiB, 32 KiB below.
+double nccl_nvls_tree_chunk_bytes(double bytes, int heads, int nodes);
 
 // The channels NCCL runs a ring or tree collective of `bytes` on (src/
 // enqueue.cc, topoGetAlgoInfo, NVIDIA/nccl 5067397c): from the table's

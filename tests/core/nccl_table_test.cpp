@@ -56,6 +56,7 @@ TEST(NcclTable, RoundTripsThroughAProfileFile) {
     EXPECT_EQ(a.tree_correction, b.tree_correction);
     EXPECT_EQ(a.ring_plateau_factor, b.ring_plateau_factor);
     EXPECT_EQ(a.channels, b.channels);
+    EXPECT_EQ(a.graph_channels, b.graph_channels);
   }
 }
 
@@ -85,6 +86,11 @@ TEST(NcclTableErrors, ChannelsACountOrOnePerNodeCount) {
   EXPECT_EQ(load_error("      channels: 65\n" + ring), "p.yaml:4:17: error: found '65'; expected an integer from 0 to 64");
   EXPECT_EQ(load_error("      channels: [1, 2, 3, 4]\n" + ring), "p.yaml:4:17: error: found a list; expected a channel count or a list of 1 to 3 (one "
             "node, two, more)");
+  // nccl.graph_channels (the search's graph channels, what the per-channel
+  // caps multiply): the same form.
+  EXPECT_EQ(load_error("      graph_channels: [12, 8]\n" + ring), "ok");
+  EXPECT_EQ(load_error("      graph_channels: 65\n" + ring),
+            "p.yaml:4:23: error: found '65'; expected an integer from 0 to 64");
 }
 
 TEST(NcclTableErrors, MissingProtocolNamedAtItsAlgorithm) {

@@ -226,10 +226,18 @@ TEST(NcclChannels, ByProtocolAndSizeByHand) {
   EXPECT_EQ(nccl_channels_used(t, 1, 8, A::kRing, P::kLL128, 64 * kKiB), 12);  // 61440 <= 65536 < 66560
   EXPECT_EQ(nccl_channels_used(t, 1, 8, A::kRing, P::kSimple, 64 * kKiB), 2);
   EXPECT_EQ(nccl_channels_used(t, 1, 8, A::kTree, P::kLL, 64 * kKiB), 16);  // 65536 / 4096
-  // NVLS runs on its own nvlsChannels whatever the size; across nodes the
-  // preset does not know NCCL's channels; the A100 preset not at all.
+  // NVLS runs on its own nvlsChannels whatever the size; the A100 preset
+  // does not know NCCL's channels.
   EXPECT_EQ(nccl_channels_used(t, 1, 8, A::kNvls, P::kSimple, 64 * kKiB), 0);
-  EXPECT_EQ(nccl_channels_used(t, 4, 32, A::kRing, P::kLL, 64 * kKiB), 0);
+  // Four nodes, 32 ranks: 16 coll channels (NCCL's search: 8 graph channels
+  // of 48 GB/s, one a NIC, doubled by ncclTopoPostset; presets_profiles.cpp).
+  // Ring LL: 512 x 8 x 32 ranks = 131072 B a channel, so 64 KiB takes 1; tree
+  // LL 4096 B a channel: 32 KiB takes 8; tree LL128 640 x 8 = 5120 B: 1 MiB
+  // (>= 16 x 5120 = 81920) all 16.
+  ASSERT_EQ(t.channels_for(4), 16);
+  EXPECT_EQ(nccl_channels_used(t, 4, 32, A::kRing, P::kLL, 64 * kKiB), 1);
+  EXPECT_EQ(nccl_channels_used(t, 4, 32, A::kTree, P::kLL, 32 * kKiB), 8);
+  EXPECT_EQ(nccl_channels_used(t, 4, 32, A::kTree, P::kLL128, kMiB), 16);
   const Case a100 = preset("dgx-a100");
   EXPECT_EQ(nccl_channels_used(a100.profile.for_device(a100.topology.device(0)).nccl, 1, 8,
                                A::kRing, P::kLL, 64 * kKiB),
@@ -239,8 +247,10 @@ TEST(NcclChannels, ByProtocolAndSizeByHand) {
 // The channels a collective runs on slow its bytes, not NCCL's rank: 64 KiB
 // AllReduce on one DGX H100 by ring LL, 2 of 24 channels:
 //   model 15.0 + 65536 / 80.571e3 = 15.813 us; runs 15.0 + 65536 / (80.571 x 2/24) e3 = 24.761 us
-// Per-channel caps (tuning.cc, Hopper N1): with 4 channels instead of 24,
-// ring LL128 busBw = min(370.8 x 0.92 = 341.136, 4 x 36.7 = 146.8) = 146.8.
+// Per-channel caps (tuning.cc, Hopper N1) multiply the graph's channels
+// (graphs[a]->nChannels): with 4 instead of 12, ring LL128 busBw =
+// min(370.8 x 0.92 = 341.136, 4 x 36.7 = 146.8) = 146.8; with the preset's
+// 12, min(341.136, 440.4): no cap.
 TEST(NcclChannels, FewerChannelsSlowTheBytesAndCapsBind) {
   const Case c = preset("dgx-h100");
   const NcclChoice small = choose(c, CollectiveKind::kAllReduce, 64 * kKiB);
@@ -250,11 +260,82 @@ TEST(NcclChannels, FewerChannelsSlowTheBytesAndCapsBind) {
   expect_near_rel(small.chosen.seconds, 15.0e-6 + 65536 / (141e9 * 8 / 14 * 2 / 24));
   NcclTable t = c.profile.for_device(c.topology.device(0)).nccl;
   const NcclGroupShape g = nccl_group_shape(c.topology, c.profile, t, first(8));
+  expect_near_rel(nccl_estimate(t, g, CollectiveKind::kAllReduce, kGiB, NcclAlgorithm::kRing,
+                                NcclProtocol::kLL128)
+                      .bus_bandwidth_bytes_per_second,
+                  370.8e9 * 0.92);
   t.channels = {4, 0, 0};
+  t.graph_channels = {4, 0, 0};
   const NcclEstimate ll128 =
       nccl_estimate(t, g, CollectiveKind::kAllReduce, kGiB, NcclAlgorithm::kRing, NcclProtocol::kLL128);
   expect_near_rel(ll128.bus_bandwidth_bytes_per_second, 4 * 36.7e9);
   EXPECT_EQ(ll128.channels, 4);
+}
+
+// Four DGX H100 nodes (32 ranks): the per-channel caps of tuning.cc's
+// Hopper-N4 column times the graph's 8 channels (ncclTopoTuneModel), on the
+// graph busBw min(NVLink 370.8, 8 NICs x 46.0) = 368:
+//   ring LL128  min(368 x 0.92 = 338.56, 8 x 36.7 = 293.6) = 293.6
+//   tree Simple min(368 x 0.92 = 338.56, 8 x 36.0 = 288.0) = 288.0
+//   tree LL128  min(338.56 x 120/128 = 317.4, 8 x 29.0 = 232.0) = 232.0
+//   ring Simple 368 (no cap in NCCL's model)
+// 1 MiB: tree LL128 latency 14 + 2 x (7 x 1.25 + 2 x 8.5) = 65.5 us; algBw
+// 232 / 2 x treeCorrection LL128[log2(2^20 / 64) = 14] 0.6 = 69.6:
+// 65.5 + 1048576 / 69.6e3 = 80.566 us on all 16 channels (1 MiB >= 16 x
+// 5120), against NVLS-tree 108.6 + 1048576 / 187.871e3 = 114.18 and tree
+// Simple 120.4 + 1048576 / (144 x 0.5)e3 = 134.96. (nccl-tests measured
+// 92.47 us on such a cluster: tests/data/nccl_tests/.)
+TEST(NcclChannels, FourDgxH100NodesCapsByHand) {
+  const Case c = preset("dgx-h100", 4);
+  const NcclChoice x = choose(c, CollectiveKind::kAllReduce, kMiB, CollectiveAlgorithm::kAuto, 32);
+  using A = NcclAlgorithm;
+  using P = NcclProtocol;
+  expect_near_rel(candidate(x, A::kRing, P::kLL128).bus_bandwidth_bytes_per_second, 293.6e9);
+  expect_near_rel(candidate(x, A::kTree, P::kSimple).bus_bandwidth_bytes_per_second, 288e9);
+  expect_near_rel(candidate(x, A::kTree, P::kLL128).bus_bandwidth_bytes_per_second, 232e9);
+  expect_near_rel(candidate(x, A::kRing, P::kSimple).bus_bandwidth_bytes_per_second, 368e9);
+  EXPECT_EQ(name(x), "tree/ll128");
+  EXPECT_EQ(x.chosen.channels, 16);
+  expect_near_rel(x.chosen.seconds, 65.5e-6 + kMiB / (116e9 * 0.6));
+  expect_near_rel(x.chosen.seconds, x.chosen.model_seconds);
+}
+
+// NVLS-tree's chunk (src/enqueue.cc calcCollChunking NVLS_TREE, v2.24.3-1 and
+// 5067397c), 8 heads x 16 nvlsChannels = 128 ops:
+//   two nodes: 128 KiB; 64 KiB below 4 x 128 x 128 KiB = 64 MiB; 32 KiB below
+//     1 x 128 x 64 KiB = 8 MiB
+//   four nodes: at most 64 KiB (nvlsTreeMaxChunkSize); 32 KiB below 8 MiB
+TEST(NcclNvlsChunk, TreeChunkBySizeByHand) {
+  EXPECT_EQ(nccl_nvls_tree_chunk_bytes(kGiB, 8, 2), 128 * kKiB);
+  EXPECT_EQ(nccl_nvls_tree_chunk_bytes(64 * kMiB, 8, 2), 128 * kKiB);
+  EXPECT_EQ(nccl_nvls_tree_chunk_bytes(64 * kMiB - 1, 8, 2), 64 * kKiB);
+  EXPECT_EQ(nccl_nvls_tree_chunk_bytes(8 * kMiB, 8, 2), 64 * kKiB);
+  EXPECT_EQ(nccl_nvls_tree_chunk_bytes(8 * kMiB - 1, 8, 2), 32 * kKiB);
+  EXPECT_EQ(nccl_nvls_tree_chunk_bytes(8 * kGiB, 8, 4), 64 * kKiB);
+  EXPECT_EQ(nccl_nvls_tree_chunk_bytes(8 * kMiB, 8, 4), 64 * kKiB);
+  EXPECT_EQ(nccl_nvls_tree_chunk_bytes(4 * kMiB, 8, 4), 32 * kKiB);
+}
+
+// NVLS-tree's pipeline (src/device/all_reduce.h, RunWorkColl NVLS_TREE):
+// two loops of ops x chunk more than NCCL's model. Four DGX H100 nodes:
+//   32 MiB: chunk 64 KiB, loop 128 x 64 KiB = 8 MiB; algBw 364 x 32/62 =
+//     187.871; 108.6 + (32 + 2 x 8) MiB / 187.871e3 = 108.6 + 267.90 =
+//     376.50 us (model 108.6 + 178.60 = 287.20; nccl-tests measured 373.03)
+//   4 MiB: chunk 32 KiB, loop 4 MiB = M: 108.6 + 3 x 4 MiB / 187.871e3 =
+//     175.58 us (NVLS-tree is not NCCL's choice there: tree LL128)
+TEST(NcclNvlsChunk, TreePipelineFillsTwoLoops) {
+  const Case c = preset("dgx-h100", 4);
+  const double alg = 364e9 * 32 / 62;
+  const NcclChoice x = choose(c, CollectiveKind::kAllReduce, 32 * kMiB, CollectiveAlgorithm::kAuto, 32);
+  EXPECT_EQ(name(x), "nvls_tree/simple");
+  EXPECT_EQ(x.chosen.chunk_bytes, 64 * kKiB);
+  expect_near_rel(x.chosen.model_seconds, 108.6e-6 + 32 * kMiB / alg);
+  expect_near_rel(x.chosen.seconds, 108.6e-6 + 48 * kMiB / alg);
+  const NcclChoice y = choose(c, CollectiveKind::kAllReduce, 4 * kMiB, CollectiveAlgorithm::kAuto, 32);
+  const NcclEstimate& t = candidate(y, NcclAlgorithm::kNvlsTree, NcclProtocol::kSimple);
+  EXPECT_EQ(t.chunk_bytes, 32 * kKiB);
+  expect_near_rel(t.seconds, 108.6e-6 + 12 * kMiB / alg);
+  EXPECT_EQ(name(y), "tree/ll128");
 }
 
 // Two DGX H100 nodes, 16 ranks (ppn 8), AllReduce with no bytes: latency alone.
@@ -291,7 +372,8 @@ TEST(NcclEstimate, TwoDgxH100NodesLatencyByHand) {
 //   network: NIC 50 x 0.92 (InfiniBand efficiency) = 46.0, x2 on two nodes = 92
 //   cap perChMaxNVLSTreeBws Hopper-N2 57.7  -> 57.7
 // busBw 8 x 57.7 = 461.6; algBw 461.6 x 16/30 = 246.18667
-// 1 GiB: 66.8 + 2^30 / 246.18667e3 = 4428.3 us; ring Simple (busBw min(370.8,
+// 1 GiB: 66.8 + 2^30 / 246.18667e3 = 4428.3 us (NCCL's model, which ranks;
+// it takes two 16 MiB loops more, 4564.6 us); ring Simple (busBw min(370.8,
 // 8 x 46 = 368) = 368, algBw 196.267, latency 131.6 x 1.4 plateau = 184.24)
 // 184.24 + 2^30/196.267e3 = 5655.1 us: NVLS-tree chosen.
 TEST(NcclChoice, TwoDgxH100NodesNvlsTree) {
@@ -299,7 +381,9 @@ TEST(NcclChoice, TwoDgxH100NodesNvlsTree) {
   const NcclChoice x = choose(c, CollectiveKind::kAllReduce, kGiB, CollectiveAlgorithm::kAuto, 16);
   EXPECT_EQ(name(x), "nvls_tree/simple");
   expect_near_rel(x.chosen.bus_bandwidth_bytes_per_second, 461.6e9);
-  expect_near_rel(x.chosen.seconds, 66.8e-6 + kGiB / (461.6e9 * 16 / 30));
+  expect_near_rel(x.chosen.model_seconds, 66.8e-6 + kGiB / (461.6e9 * 16 / 30));
+  // Its pipeline: two loops of 128 x 128 KiB = 16 MiB more.
+  expect_near_rel(x.chosen.seconds, 66.8e-6 + (kGiB + 32 * kMiB) / (461.6e9 * 16 / 30));
   const NcclEstimate& ring = candidate(x, NcclAlgorithm::kRing, NcclProtocol::kSimple);
   expect_near_rel(ring.latency_seconds, 131.6e-6 * 1.4);
   expect_near_rel(ring.bus_bandwidth_bytes_per_second, 368e9);
@@ -318,7 +402,8 @@ TEST(NcclChoice, TwoDgxH100NodesNvlsTree) {
 //   64 KiB: tree LL, log2(65536/64) = 10 -> LL factor 0.6: 35.2 + 65536 /
 //     6.12e3 = 45.908 us (NVLS-tree 108.6 + 0.349 = 108.95)
 //   256 MiB: NVLS-tree 108.6 + 268435456/187.871e3 = 1537.4 us (ring Simple
-//     395.92 + 1413.3 = 1809.2)
+//     395.92 + 1413.3 = 1809.2); it takes two 8 MiB loops more (64 KiB
+//     chunks): 108.6 + (256 + 16) MiB / 187.871e3 = 1626.7 us
 //   crossover NVLS-tree -> ring Simple: 287.32 us / (1/187.871 - 1/189.935) GB/s
 //     = 287.32e-6 / 5.7845e-14 ~ 4.97 GB: 8 GiB runs the ring.
 TEST(NcclChoice, FourDgxH100NodesByHand) {
@@ -331,7 +416,7 @@ TEST(NcclChoice, FourDgxH100NodesByHand) {
       choose(c, CollectiveKind::kAllReduce, 256 * kMiB, CollectiveAlgorithm::kAuto, 32);
   EXPECT_EQ(name(mid), "nvls_tree/simple");
   expect_near_rel(mid.chosen.bus_bandwidth_bytes_per_second, 364e9);
-  expect_near_rel(mid.chosen.seconds, 108.6e-6 + 256 * kMiB / (364e9 * 32 / 62));
+  expect_near_rel(mid.chosen.seconds, 108.6e-6 + 272 * kMiB / (364e9 * 32 / 62));
   const NcclChoice big =
       choose(c, CollectiveKind::kAllReduce, 8 * kGiB, CollectiveAlgorithm::kAuto, 32);
   EXPECT_EQ(name(big), "ring/simple");

@@ -99,16 +99,19 @@ TEST(NcclPublished, H100OneNodeAllReduce) {
 }
 
 // 4 x 8 H100 SXM5 over 8 x 400 Gb/s InfiniBand per node (same source): within
-// 10% at 128 KiB and 256 KiB (tree LL / LL128) and from 2 GiB up (NVLS-tree,
-// then the ring at 8 GiB, +9.9% .. +10.2%: 8 GiB misses by 0.2 points); the
-// medium sizes are fast by 12% to 85% (no launch, no pipeline fill in NCCL's
-// model; the published run's dip at 256 MiB is an algorithm switch the model
-// places elsewhere).
+// 10% at 128 KiB to 512 KiB (tree LL / LL128, under the per-channel caps of
+// NCCL's 8 graph channels), 16 MiB to 128 MiB (NVLS-tree with its chunk and
+// pipeline fill) and 1 GiB to 4 GiB. Misses: 64 KiB (+31%: no launch floor),
+// 1 MiB to 8 MiB (+15% to +62%: NCCL 2.24.3, which ran the table, picks
+// NVLS-tree from 2 MiB where 2.29's constants, the preset's, keep the tree
+// LL128), 256 MiB and 512 MiB (+33%, +17%: 2.24.3 switches to the ring at
+// ~250 MiB, the published dip; 2.29's model keeps NVLS-tree to ~5 GB) and
+// 8 GiB (+10.2%: the NICs' achieved bandwidth). docs/FIDELITY.md says why.
 TEST(NcclPublished, H100FourNodesAllReduce) {
   const auto rows = read_table("h100_4x8gpu_allreduce_vpbenchmarking.txt");
   ASSERT_EQ(rows.size(), 18u);
-  std::set<double> misses = {64 * kKiB, 8 * kGiB};
-  for (double m = 512 * kKiB; m <= kGiB; m *= 2) misses.insert(m);
+  std::set<double> misses = {64 * kKiB, 256 * kMiB, 512 * kMiB, 8 * kGiB};
+  for (double m = kMiB; m <= 8 * kMiB; m *= 2) misses.insert(m);
   expect_within_except(rows, errors("dgx-h100", 4, rows), misses);
 }
 
