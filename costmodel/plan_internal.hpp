@@ -45,7 +45,7 @@ double exposed_after_overlap(double total, double window, double last_call, bool
 
 // ZeRO-3's backward pass: the parameter gathers and the gradient
 // reduce-scatters share one stream (the planner's `dp` stream,
-// planner/lower_transformer.cpp), one after another, beside a backward of
+// planner/lower_transformer_stage.cpp), one after another, beside a backward of
 // length `window`: each is exposed at least as exposed_after_overlap says
 // beside the window alone (the first block's gather comes before any
 // backward kernel, the last block's reduce-scatter after the last one), and

@@ -21,7 +21,7 @@
 namespace brigade::cost::detail {
 
 // A block of one pipeline stage as the planner lays it out
-// (planner/lower_transformer.cpp, build_blocks): its template, the parameter
+// (planner/lower_transformer_stage.cpp, build_blocks): its template, the parameter
 // groups the device keeps (the last stage's head keeps a copy of the tied word
 // embedding), and what ZeRO-3 gathers before it computes. Element counts are
 // whole numbers (below 2^53), so their sums are exact in any order.

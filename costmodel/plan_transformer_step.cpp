@@ -165,7 +165,7 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
     // several micro-batches all of them beside the activations in flight; with one,
     // as many as the backward has made while the rest of the activations remain.
     // ZeRO-3: two blocks' gathered parameters (one of prefetch) and the unsharded
-    // gradient of the block in its backward (planner/lower_transformer.cpp).
+    // gradient of the block in its backward (planner/lower_transformer_stage.cpp).
     ModelStateBytes live = states;
     // FP8: each FP8 weight's FP8 copy and transpose, resident.
     live.params_bytes += kFp8WeightCacheBytesPerElement * stage_fp8_weights[si];

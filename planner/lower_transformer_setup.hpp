@@ -1,6 +1,7 @@
 // The transformer lowering's setup, shared by lower_transformer.cpp (the
-// Program) and lower_transformer_setup.cpp (the setup, and what `brigade
-// explain` says of it); not a public interface.
+// step), lower_transformer_stage.cpp (one pipeline stage) and
+// lower_transformer_setup.cpp (the setup, and what `brigade explain` says of
+// it); not a public interface.
 #pragma once
 
 #include <atomic>
@@ -49,6 +50,26 @@ struct Setup {
   std::vector<std::vector<TaskId>> recv_extra;
   int key(int vs, int mb, bool forward) const { return (vs * m + mb) * 2 + (forward ? 0 : 1); }
 };
+
+inline constexpr TaskId kNone = -1;
+
+// What one emitted stage hands to the finishing pass.
+struct StageOut {
+  std::vector<int> devices;  // by rank r = d*T + t
+  std::vector<StreamId> compute, dp;
+  std::vector<std::vector<TaskId>> grad_sync;  // per rank: collectives the optimizer waits for
+  TaskId tied_grad = kNone;  // base: task completing the tied embedding's gradient
+  double tied_elements = 0;
+  double replicated_elements = 0;  // not split over 'tensor' (LN, biases, positions)
+  double owned_elements = 0;
+  double expert_elements = 0;  // experts split over 'expert' (summed over the expert-data group)
+  double fp8_weight_elements = 0;  // weights with FP8 copies (training.fp8; ParamTensor::fp8)
+  TaskId final_compute = kNone;
+  std::vector<double> buckets;  // ZeRO-1/2: bytes of each gradient bucket
+};
+
+// Emits pipeline stage p's tasks for all its devices (lower_transformer_stage.cpp).
+Result<StageOut> emit_stage(ProgramBuilder& b, Setup& s, int p);
 
 // The lowering's setup: degrees, micro-batches, the block templates
 // (costmodel/transformer_blocks.hpp) and the rank map. check_plan has run.

@@ -152,7 +152,7 @@ TEST(EstimatePlan, PipelineActivationsPerStage) {
 }
 
 // ZeRO-3's backward: the planner issues each block's parameter gather and
-// its gradient reduce-scatter on one `dp` stream (planner/lower_transformer.cpp,
+// its gradient reduce-scatter on one `dp` stream (planner/lower_transformer_stage.cpp,
 // data_collective), so beside a backward of W = 10 ms the stream must carry
 // both. Eight 1 ms gathers and eight 1 ms reduce-scatters: each alone would
 // hide all but its last call (max(1, 8 - 10) = 1 ms each, 2 ms in all), but

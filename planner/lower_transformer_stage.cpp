@@ -1,0 +1,997 @@
+// Transformer lowering, one pipeline stage (emit_stage; lower_transformer.cpp
+// runs the stages in order and the finishing pass): tensor, sequence,
+// context, pipeline and data parallelism, ZeRO 1/2/3, activation
+// recomputation. Every device of one pipeline stage runs the same schedule,
+// so a stage is emitted in lockstep over its T x D devices (rank r = j*T + t,
+// the replica j = data rank x C + context rank): each logical task becomes R
+// consecutive tasks, rank r's at base + r.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "core/plan_check.hpp"
+#include "core/profile.hpp"
+#include "core/tr.hpp"
+#include "costmodel/memory.hpp"
+#include "costmodel/model_size.hpp"
+#include "planner/builders.hpp"
+#include "planner/lower_internal.hpp"
+#include "planner/lower_transformer_setup.hpp"
+#include "planner/rank_map.hpp"
+#include "planner/schedule.hpp"
+
+namespace brigade::planner::detail {
+namespace {
+
+struct Block {
+  const BlockTemplate* tpl = nullptr;
+  int layer = -1;                 // global layer index; -1 for the embedding and the head
+  std::string label;              // "layer 5", "embedding", "head"
+  std::vector<ParamGroup> owned;  // what this device keeps (the head's tied copy included)
+  double owned_elements = 0;
+  double gather_elements = 0;  // ZeRO-3: parameters it needs whole while it computes
+  int tied_group = -1;         // index in `owned` of the tied word embedding, if any
+};
+
+
+
+class StageEmitter {
+ public:
+  StageEmitter(ProgramBuilder& b, Setup& s, int p) : b_(b), s_(s), p_(p) {
+    R_ = s.T * s.D;
+    out_.devices.resize(static_cast<size_t>(R_));
+    for (int r = 0; r < R_; ++r)
+      out_.devices[static_cast<size_t>(r)] = s.ranks->device(r % s.T, r / s.T, p);
+    for (int dev : out_.devices) out_.compute.push_back(b.stream(dev, "compute"));
+    if (s.training && s.D > 1)
+      for (int dev : out_.devices) out_.dp.push_back(b.stream(dev, "dp"));
+    if (s.P > 1)
+      for (int dev : out_.devices) pp_.push_back(b.stream(dev, "pp"));
+    if (s.C > 1)
+      for (int dev : out_.devices) cp_.push_back(b.stream(dev, "cp"));
+    out_.grad_sync.resize(static_cast<size_t>(R_));
+    build_blocks();
+  }
+
+  Result<StageOut> run() {
+    BRIGADE_RETURN_IF_ERROR(add_resident_buffers());
+    const auto steps =
+        pipeline_schedule(s_.sc->strategy.schedule, s_.P, p_, s_.m, s_.v, !s_.training);
+    // The step of each chunk whose backward finishes the gradients.
+    std::vector<int> last_bwd(static_cast<size_t>(s_.v), -1),
+        first_bwd(static_cast<size_t>(s_.v), -1);
+    for (int i = 0; i < static_cast<int>(steps.size()); ++i)
+      if (!steps[static_cast<size_t>(i)].forward) {
+        const auto c = static_cast<size_t>(steps[static_cast<size_t>(i)].chunk);
+        last_bwd[c] = i;
+        if (first_bwd[c] < 0) first_bwd[c] = i;
+      }
+    saved_.assign(static_cast<size_t>(s_.v), {});
+    for (int i = 0; i < static_cast<int>(steps.size()); ++i) {
+      if (cancel_requested(s_.cancel)) return cancelled_status();
+      const PipelineStep& st = steps[static_cast<size_t>(i)];
+      next_step_ =
+          i + 1 < static_cast<int>(steps.size()) ? &steps[static_cast<size_t>(i + 1)] : nullptr;
+      if (st.forward)
+        forward_step(st);
+      else
+        backward_step(st, i == last_bwd[static_cast<size_t>(st.chunk)],
+                      i == first_bwd[static_cast<size_t>(st.chunk)]);
+    }
+    flush();
+    close_bucket();
+    out_.final_compute = last_compute_;
+    if (!s_.sc->strategy.overlap)
+      for (auto& bk : deferred_buckets_) emit_bucket(bk, out_.final_compute);
+    return std::move(out_);
+  }
+
+ private:
+  // ---- blocks -------------------------------------------------------------------
+  void build_blocks() {
+    const bool tied = s_.sc->transformer.tie_embeddings;
+    chunks_.resize(static_cast<size_t>(s_.v));
+    for (int c = 0; c < s_.v; ++c) {
+      const int vs = c * s_.P + p_;
+      auto& blocks = chunks_[static_cast<size_t>(c)];
+      if (vs == 0) {
+        Block e;
+        e.tpl = &s_.embedding;
+        e.label = "embedding";
+        e.owned = s_.embedding.params;
+        e.tied_group = s_.P > 1 && tied ? 0 : -1;
+        blocks.push_back(e);
+      }
+      for (std::int64_t j = 0; j < s_.layers_per_chunk; ++j) {
+        Block l;
+        l.tpl = &s_.layer;
+        l.layer = static_cast<int>(vs * s_.layers_per_chunk + j);
+        l.label = "layer " + std::to_string(l.layer);
+        l.owned = s_.layer.params;
+        blocks.push_back(l);
+      }
+      if (vs == s_.V - 1) {
+        Block h;
+        h.tpl = &s_.head;
+        h.label = "head";
+        // Tied weights: the logits GEMM uses the word embedding. On another
+        // device than the embedding, the head keeps its own copy (Megatron-LM
+        // sums the two copies' gradients, see the finishing pass). Untied
+        // (Llama), the head owns its output matrix.
+        if (!tied) {
+          h.owned = s_.head.params;
+        } else if (p_ != 0) {
+          h.owned.push_back(s_.embedding.params[0]);
+          h.owned.back().name = "head.word_embedding_copy";
+          h.tied_group = 0;
+        }
+        blocks.push_back(h);
+      }
+      for (Block& blk : blocks) {
+        for (const ParamGroup& g : blk.owned) blk.owned_elements += g.local_elements();
+        blk.gather_elements = blk.owned_elements;
+        if (blk.tpl == &s_.head && p_ == 0 && tied)  // uses the embedding's (gathered) table
+          blk.gather_elements = s_.embedding.params[0].local_elements();
+        out_.owned_elements += blk.owned_elements;
+        for (const ParamGroup& g : blk.owned) {
+          out_.replicated_elements += g.replicated_elements();
+          out_.fp8_weight_elements += g.fp8_elements();
+          if (g.expert) out_.expert_elements += g.local_elements();
+        }
+        if (blk.tied_group >= 0 && s_.P > 1)
+          out_.tied_elements = blk.owned[static_cast<size_t>(blk.tied_group)].local_elements();
+      }
+    }
+  }
+
+  // Model states (costmodel/memory.hpp: bytes per parameter by dtype and
+  // optimizer, ZeRO sharding over the data group), resident from time 0.
+  Status add_resident_buffers() {
+    const Scenario& sc = *s_.sc;
+    const cost::BytesPerParameter per = cost::bytes_per_parameter(
+        cost::optimizer_kind(sc.training.optimizer), s_.dtype, sc.training.mixed_precision,
+        s_.training, sc.training.main_grad_fp32);
+    BRIGADE_ASSIGN_OR_RETURN(const cost::ModelStateBytes m,
+                             cost::model_state_bytes(out_.owned_elements, per, s_.zero, s_.D));
+    for (int r = 0; r < R_; ++r) {
+      const int dev = out_.devices[static_cast<size_t>(r)];
+      b_.add_buffer("parameters", dev, m.params_bytes, MemoryCategory::kParams, true);
+      if (m.grads_bytes > 0)
+        b_.add_buffer("gradients", dev, m.grads_bytes, MemoryCategory::kGrads, true);
+      if (m.optimizer_bytes > 0)
+        b_.add_buffer("optimizer state", dev, m.optimizer_bytes, MemoryCategory::kOptimizer, true);
+      // Transformer Engine's FP8 copies of the linear layers' weights (and
+      // their transposes), beside the 16-bit weights.
+      if (out_.fp8_weight_elements > 0)
+        b_.add_buffer("fp8 weights", dev,
+                      cost::kFp8WeightCacheBytesPerElement * out_.fp8_weight_elements,
+                      MemoryCategory::kParams, true);
+    }
+    return Status::ok();
+  }
+
+  // ---- pending task (one kernel, or a fused region) -----------------------------
+  // Fused modes keep a run's GEMMs and its memory-bound kernels apart: two
+  // tasks, each timed by the roofline of its sums, so memory-bound time adds
+  // to GEMM time instead of hiding under it in one max(). FP8 GEMMs
+  // (training.fp8) are a third task, timed at the FP8 rate: the run's
+  // GEMMs by dtype.
+  struct Pending {
+    int kernels = 0;
+    int gemms = 0, memory = 0, gemms8 = 0;
+    Kernel first_gemm, first_memory, first_gemm8;
+    double gemm_flops = 0, gemm_bytes = 0, memory_bytes = 0, gemm8_flops = 0, gemm8_bytes = 0;
+    Phase phase = Phase::kForward;
+    int layer = -1, mb = -1;
+    std::vector<std::vector<TaskId>> deps;  // per rank
+    std::vector<BufferId> allocs, frees;    // slot bases (rank r's buffer at base + r)
+    std::vector<int> recv_keys;
+  };
+
+  void attach(TaskId id, int r) {
+    for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
+    for (BufferId a : pend_.allocs) b_.alloc(id, a + r);
+    for (BufferId f : pend_.frees) b_.free(id, f + r);
+  }
+
+  void link_recv(int key, TaskId base) {
+    TaskId& recv = s_.recv_base[static_cast<size_t>(key)];
+    recv = base;
+    const TaskId send = s_.send_base[static_cast<size_t>(key)];
+    if (send != kNone)
+      for (int r = 0; r < R_; ++r) b_.depend(base + r, send + r);
+  }
+
+  // Frees `slot` (rank r's buffer at slot + r) when the task that last used
+  // it ends: the pending task if kernels are pending, else the last task
+  // emitted on the compute stream. (Left in pend_.frees with nothing pending,
+  // the free would ride on the next task, which may be the next micro-batch's
+  // first: both buffers would be live together.)
+  void free_after_last(BufferId slot) {
+    if (pend_.kernels > 0 || last_compute_ == kNone) {
+      pend_.frees.push_back(slot);
+      return;
+    }
+    for (int r = 0; r < R_; ++r) b_.free(last_compute_ + r, slot + r);
+  }
+
+  void clear_attachments() {
+    pend_.deps.clear();
+    pend_.allocs.clear();
+    pend_.frees.clear();
+    pend_.recv_keys.clear();
+  }
+
+  // Emits everything pending: the compute, then (kStep) the step's merged
+  // tensor-parallel collectives. Returns the base id of the last task.
+  TaskId flush() {
+    flush_compute();
+    if (!deferred_.empty()) emit_deferred();
+    return last_compute_;
+  }
+
+  // Emits the pending kernel(s) as one task per rank; returns the base id
+  // (or the last task's when nothing was pending).
+  TaskId flush_compute() {
+    if (pend_.kernels == 0) return last_compute_;
+    const TaskId before = last_compute_;
+    const int parts = (pend_.gemms > 0) + (pend_.gemms8 > 0) + (pend_.memory > 0);
+    int emitted = 0;
+    TaskId first_base = -1;
+    // Short names (interned once; no allocation per task).
+    const std::string fused = std::string(phase_name(pend_.phase)) + " fused";
+    // `fp8`: the FP8 GEMMs (with `gemm`).
+    auto emit = [&](bool gemm, bool fp8) {
+      const bool first = emitted == 0, last = ++emitted == parts;
+      const TaskId base = b_.num_tasks();
+      const int n = !gemm ? pend_.memory : fp8 ? pend_.gemms8 : pend_.gemms;
+      const Kernel& k = !gemm ? pend_.first_memory : fp8 ? pend_.first_gemm8 : pend_.first_gemm;
+      const double flops = fp8 ? pend_.gemm8_flops : pend_.gemm_flops;
+      const double bytes = fp8 ? pend_.gemm8_bytes : pend_.gemm_bytes;
+      const std::string name =
+          n == 1 ? k.name : fused + (!gemm ? " memory" : fp8 ? " fp8 gemms" : " gemms");
+      for (int r = 0; r < R_; ++r) {
+        const StreamId st = out_.compute[static_cast<size_t>(r)];
+        TaskId id;
+        if (gemm && n == 1 && k.compute == ComputeKind::kFixed) {
+          id = b_.add_fixed(st, k.flops(), k.bytes, k.dtype, name, pend_.phase);
+          // FlashAttention: its class and shape for the measured rates.
+          b_.task(id).kernel = k.kernel_class;
+          b_.task(id).m = k.m;
+          b_.task(id).k = k.k;
+        } else if (gemm && n == 1)
+          id = b_.add_gemm(st, k.m, k.n, k.k, k.dtype, name, pend_.phase, k.batch);
+        else if (gemm)
+          id = b_.add_fixed(st, flops, bytes, k.dtype, name, pend_.phase);
+        else
+          id = b_.add_memory_bound(st, pend_.memory_bytes, k.dtype, name, pend_.phase);
+        Task& t = b_.task(id);
+        t.layer = pend_.layer;
+        t.micro_batch = pend_.mb;
+        if (first) {
+          for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
+          for (BufferId a : pend_.allocs) b_.alloc(id, a + r);
+        }
+        if (last)
+          for (BufferId f : pend_.frees) b_.free(id, f + r);
+      }
+      if (first) first_base = base;
+      last_compute_ = base;
+    };
+    if (pend_.gemms > 0) emit(true, false);
+    if (pend_.gemms8 > 0) emit(true, true);
+    if (pend_.memory > 0) emit(false, false);
+    for (int key : pend_.recv_keys) link_recv(key, first_base);
+    if (ring_bytes_ > 0) ring_segment(before);
+    clear_attachments();
+    pend_.kernels = pend_.gemms = pend_.memory = pend_.gemms8 = 0;
+    pend_.gemm_flops = pend_.gemm_bytes = pend_.memory_bytes = 0;
+    pend_.gemm8_flops = pend_.gemm8_bytes = 0;
+    return last_compute_;
+  }
+
+  // A dependency for the next task: it must not delay kernels already pending.
+  void next_depends(std::vector<TaskId> per_rank) {
+    if (pend_.kernels > 0) flush();
+    pend_.deps.push_back(std::move(per_rank));
+  }
+  void next_allocs(BufferId slot) {
+    if (pend_.kernels > 0 && !s_.fuse) flush();
+    pend_.allocs.push_back(slot);
+  }
+
+  void add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
+    if (k.is_collective && s_.fuse_collectives) {
+      defer(k, phase, mb);
+      return;
+    }
+    if (k.is_collective) {
+      tensor_collective(k, phase, layer, mb);
+      return;
+    }
+    if (k.routed_dim != 0 && s_.uneven_experts) {
+      routed_gemm(k, phase, layer, mb);
+      return;
+    }
+    if (k.ring_steps > 1 && !s_.fuse_collectives) {
+      ring_kernel(k, phase, layer, mb);
+      return;
+    }
+    // kStep: the ring's hops of the fused run go as one transfer (below).
+    if (k.ring_steps > 1) ring_bytes_ += (k.ring_steps - 1) * k.ring_bytes;
+    if (pend_.kernels > 0 && (!s_.fuse || pend_.phase != phase || pend_.mb != mb)) flush_compute();
+    if (pend_.kernels == 0) {
+      pend_.phase = phase;
+      pend_.layer = layer;
+      pend_.mb = mb;
+    }
+    ++pend_.kernels;
+    if (k.dtype == DType::kFP8 && s_.dtype != DType::kFP8) {
+      if (pend_.gemms8++ == 0) pend_.first_gemm8 = k;
+      pend_.gemm8_flops += k.flops();
+      pend_.gemm8_bytes += gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch);
+    } else if (k.compute == ComputeKind::kGemm || k.compute == ComputeKind::kFixed) {
+      // A fused kernel (FlashAttention) is compute-bound: it joins the GEMMs.
+      if (pend_.gemms++ == 0) pend_.first_gemm = k;
+      pend_.gemm_flops += k.flops();
+      pend_.gemm_bytes += k.compute == ComputeKind::kGemm
+                              ? gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch)
+                              : k.bytes;
+    } else {
+      if (pend_.memory++ == 0) pend_.first_memory = k;
+      pend_.memory_bytes += k.bytes;
+    }
+  }
+
+  // A MoE expert GEMM under an uneven router: each rank's own rows
+  // (ceil(routed_rows x its load)), one task per rank on its own; the rank
+  // of the busiest experts is the straggler the combine AllToAll waits for.
+  void routed_gemm(const Kernel& k, Phase phase, int layer, int mb) {
+    flush_compute();
+    const TaskId base = b_.num_tasks();
+    for (int r = 0; r < R_; ++r) {
+      const double load = s_.expert_loads[static_cast<size_t>((r / s_.T) % s_.EP)];
+      const auto rows = static_cast<std::int64_t>(std::ceil(k.routed_rows * load));
+      const std::int64_t m = k.routed_dim == 1 ? rows : k.m;
+      const std::int64_t kk = k.routed_dim == 3 ? rows : k.k;
+      const TaskId id = b_.add_gemm(out_.compute[static_cast<size_t>(r)], m, k.n, kk, k.dtype,
+                                    k.name, phase, k.batch);
+      b_.task(id).layer = layer;
+      b_.task(id).micro_batch = mb;
+      attach(id, r);
+    }
+    for (int key : pend_.recv_keys) link_recv(key, base);
+    clear_attachments();
+    last_compute_ = base;
+  }
+
+  // Rank r's neighbour in its context ring: the next (hop 1) or the
+  // previous (hop -1) context rank of the same tensor rank and data replica.
+  int ring_peer(int r, int hop) const {
+    const int t = r % s_.T, j = r / s_.T, c = j % s_.C;
+    return (j - c + (c + hop + s_.C) % s_.C) * s_.T + t;
+  }
+
+  // Context parallelism, kernel and region granularity: the fused attention
+  // as Transformer Engine's ring attention runs it (AttnFuncWithCPAndKVP2P):
+  // C blocks of 1/C of its FLOPs and bytes; before block i >= 1 each rank
+  // forwards the chunk it holds to the next rank of its ring, a hop issued
+  // when block i-1 starts (after block i-2 and the hop that brought that
+  // chunk), which block i waits for. The closed form's
+  // ring_attention_seconds on an idle network.
+  void ring_kernel(const Kernel& k, Phase phase, int layer, int mb) {
+    const TaskId before = flush_compute();
+    const int C = k.ring_steps;
+    const double flops = k.flops() / C, bytes = k.bytes / C;
+    std::vector<TaskId> blocks(static_cast<size_t>(C), kNone), hops(static_cast<size_t>(C), kNone);
+    const std::string hop_name = k.name + ".kv_hop";
+    for (int i = 0; i < C; ++i) {
+      const auto si = static_cast<size_t>(i);
+      if (i >= 1) {
+        hops[si] = b_.num_tasks();
+        const TaskId after = i >= 2 ? blocks[si - 2] : before;
+        for (int r = 0; r < R_; ++r) {
+          const TaskId id = b_.add_transfer(cp_[static_cast<size_t>(r)],
+                                            out_.devices[static_cast<size_t>(ring_peer(r, 1))],
+                                            k.ring_bytes, hop_name, phase);
+          b_.task(id).layer = layer;
+          b_.task(id).micro_batch = mb;
+          if (after != kNone) b_.depend(id, after + r);
+          if (i >= 2) b_.depend(id, hops[si - 1] + ring_peer(r, -1));
+          if (i == 1)
+            for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
+        }
+      }
+      blocks[si] = b_.num_tasks();
+      for (int r = 0; r < R_; ++r) {
+        const TaskId id = b_.add_fixed(out_.compute[static_cast<size_t>(r)], flops, bytes,
+                                       k.dtype, k.name, phase);
+        b_.task(id).layer = layer;
+        b_.task(id).micro_batch = mb;
+        if (i == 0) attach(id, r);
+        if (i >= 1) b_.depend(id, hops[si] + ring_peer(r, -1));
+      }
+      if (i == 0) {
+        for (int key : pend_.recv_keys) link_recv(key, blocks[si]);
+        clear_attachments();
+      }
+      last_compute_ = blocks[si];
+    }
+  }
+
+  // Context parallelism, step granularity: the hops of a fused run's ring
+  // kernels as one transfer per rank to the next rank of its ring (their
+  // summed bytes, one latency), from the run's start (what precedes it, and
+  // the pipeline receive it waits for), beside its compute; the run's last
+  // task waits for the transfer coming in. The closed form's per-kernel
+  // ring is hidden or exposed alike where the run's compute hides the hops
+  // or not (docs/costmodel.md, "The closed form against the simulator").
+  void ring_segment(TaskId before) {
+    const TaskId base = b_.num_tasks();
+    for (int r = 0; r < R_; ++r) {
+      const TaskId id = b_.add_transfer(cp_[static_cast<size_t>(r)],
+                                        out_.devices[static_cast<size_t>(ring_peer(r, 1))],
+                                        ring_bytes_, "cp.kv_ring", pend_.phase);
+      b_.task(id).micro_batch = pend_.mb;
+      if (before != kNone) b_.depend(id, before + r);
+      for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
+    }
+    for (int key : pend_.recv_keys) {
+      const TaskId send = s_.send_base[static_cast<size_t>(key)];
+      if (send != kNone)
+        for (int r = 0; r < R_; ++r) b_.depend(base + r, send + r);
+      else
+        s_.recv_extra[static_cast<size_t>(key)].push_back(base);
+    }
+    for (int r = 0; r < R_; ++r) b_.depend(last_compute_ + r, base + ring_peer(r, -1));
+    ring_bytes_ = 0;
+  }
+
+  // The MoE dispatch or combine AllToAll over each expert-parallel group of
+  // the stage: data ranks [k ep, (k+1) ep) (tensor 1, so rank r = d and the
+  // groups' tasks come out in rank order).
+  void expert_collective(const Kernel& k, Phase phase, int layer, int mb) {
+    flush_compute();
+    const TaskId base = b_.num_tasks();
+    for (int g = 0; g < s_.D / s_.EP; ++g) {
+      std::vector<int> devices;
+      std::vector<StreamId> streams;
+      for (int j = 0; j < s_.EP; ++j) {
+        const int r = g * s_.EP + j;
+        devices.push_back(out_.devices[static_cast<size_t>(r)]);
+        streams.push_back(out_.compute[static_cast<size_t>(r)]);
+      }
+      const CollectiveId c =
+          b_.add_collective(k.collective, CollectiveAlgorithm::kAuto, devices, k.collective_bytes,
+                            streams, k.name, phase, k.reason);
+      b_.collective(c).dtype = s_.dtype;
+      for (int j = 0; j < s_.EP; ++j) {
+        Task& task = b_.task(b_.collective_task(c, j));
+        task.layer = layer;
+        task.micro_batch = mb;
+      }
+    }
+    for (int r = 0; r < R_; ++r) attach(base + r, r);
+    for (int key : pend_.recv_keys) link_recv(key, base);
+    clear_attachments();
+    last_compute_ = base;
+  }
+
+  void tensor_collective(const Kernel& k, Phase phase, int layer, int mb) {
+    if (k.collective == CollectiveKind::kAllToAll && s_.EP > 1) {
+      expert_collective(k, phase, layer, mb);
+      return;
+    }
+    flush_compute();
+    const TaskId base = b_.num_tasks();
+    for (int d = 0; d < s_.D; ++d) {
+      std::vector<StreamId> streams;
+      for (int t = 0; t < s_.T; ++t)
+        streams.push_back(out_.compute[static_cast<size_t>(d * s_.T + t)]);
+      const CollectiveId c =
+          b_.add_collective(k.collective, CollectiveAlgorithm::kAuto, s_.ranks->tensor_group(d, p_),
+                            k.collective_bytes, streams, k.name, phase, k.reason);
+      b_.collective(c).dtype = s_.dtype;
+      for (int t = 0; t < s_.T; ++t) {
+        Task& task = b_.task(b_.collective_task(c, t));
+        task.layer = layer;
+        task.micro_batch = mb;
+      }
+    }
+    // Whatever waited for "the next task" waits for this one.
+    for (int r = 0; r < R_; ++r) attach(base + r, r);
+    for (int key : pend_.recv_keys) link_recv(key, base);
+    clear_attachments();
+    last_compute_ = base;
+  }
+
+  // kStep: the step's tensor-parallel collectives of one kind become one
+  // collective carrying their summed bytes, issued after the step's fused
+  // compute on the same stream (the stream's busy time is the same sum; the
+  // per-call latency is paid once instead of n times).
+  struct Deferred {
+    CollectiveKind kind;
+    double bytes = 0;
+    int count = 0;
+    Phase phase;
+    int mb;
+    std::vector<std::string> reasons;
+  };
+  void defer(const Kernel& k, Phase phase, int mb) {
+    for (Deferred& d : deferred_)
+      if (d.kind == k.collective) {
+        d.bytes += k.collective_bytes;
+        ++d.count;
+        if (std::find(d.reasons.begin(), d.reasons.end(), k.reason) == d.reasons.end())
+          d.reasons.push_back(k.reason);
+        return;
+      }
+    deferred_.push_back({k.collective, k.collective_bytes, 1, phase, mb, {k.reason}});
+  }
+  void emit_deferred() {
+    std::vector<Deferred> list = std::move(deferred_);
+    deferred_.clear();
+    for (const Deferred& d : list) {
+      Kernel k;
+      k.name = "tp." + std::string(collective_kind_name(d.kind));
+      k.is_collective = true;
+      k.collective = d.kind;
+      k.collective_bytes = d.bytes;
+      k.reason = d.reasons.front();
+      if (d.count > 1) {
+        k.reason = fill_args(tr_text("Reasons",
+                                     "%1 tensor-parallel %2s of this pipeline step, "
+                                     "merged into one (granularity step): "),
+                             {std::to_string(d.count), collective_kind_name(d.kind)});
+        for (size_t i = 0; i < d.reasons.size(); ++i) k.reason += (i ? " | " : "") + d.reasons[i];
+      }
+      tensor_collective(k, d.phase, -1, d.mb);
+    }
+  }
+
+  // R buffers (one per rank device), consecutive ids.
+  BufferId new_slot(const std::string& name, double bytes, MemoryCategory cat) {
+    BufferId base = -1;
+    for (int r = 0; r < R_; ++r) {
+      const BufferId id = b_.add_buffer(name, out_.devices[static_cast<size_t>(r)], bytes, cat);
+      if (r == 0) base = id;
+    }
+    return base;
+  }
+
+  // A data-parallel collective per tensor rank over the stage's data group,
+  // on the `dp` stream; returns rank r's task ids.
+  std::vector<TaskId> data_collective(CollectiveKind kind, double bytes, const std::string& name,
+                                      Phase phase, const std::string& reason,
+                                      std::optional<DType> dtype = std::nullopt) {
+    std::vector<TaskId> ids(static_cast<size_t>(R_));
+    for (int t = 0; t < s_.T; ++t) {
+      std::vector<StreamId> streams;
+      for (int d = 0; d < s_.D; ++d) streams.push_back(out_.dp[static_cast<size_t>(d * s_.T + t)]);
+      const CollectiveId c =
+          b_.add_collective(kind, s_.sc->strategy.algorithm, s_.ranks->data_group(t, p_), bytes,
+                            streams, name, phase, reason);
+      b_.collective(c).dtype = dtype.value_or(s_.dtype);
+      for (int d = 0; d < s_.D; ++d)
+        ids[static_cast<size_t>(d * s_.T + t)] = b_.collective_task(c, d);
+    }
+    return ids;
+  }
+
+  struct Gathered {
+    std::vector<TaskId> ids;
+    BufferId slot = -1;
+  };
+
+  // ---- pipeline steps ---------------------------------------------------------
+  std::vector<Block>& blocks_of(int chunk) { return chunks_[static_cast<size_t>(chunk)]; }
+
+  double boundary_bytes() const { return s_.boundary_bytes; }
+
+  void send(int vs_to, int mb, bool forward) {
+    const TaskId producer = flush();
+    const int to_stage = vs_to % s_.P;
+    const TaskId base = b_.num_tasks();
+    for (int r = 0; r < R_; ++r) {
+      const int peer = s_.ranks->device(r % s_.T, r / s_.T, to_stage);
+      const TaskId id = b_.add_transfer(pp_[static_cast<size_t>(r)], peer, boundary_bytes(),
+                                        forward ? "send activations" : "send gradients",
+                                        forward ? Phase::kForward : Phase::kBackward);
+      b_.task(id).micro_batch = mb;
+      if (producer != kNone) b_.depend(id, producer + r);
+    }
+    const int key = s_.key(vs_to, mb, forward);
+    s_.send_base[static_cast<size_t>(key)] = base;
+    const TaskId recv = s_.recv_base[static_cast<size_t>(key)];
+    if (recv != kNone)
+      for (int r = 0; r < R_; ++r) b_.depend(recv + r, base + r);
+    for (TaskId waiting : s_.recv_extra[static_cast<size_t>(key)])
+      for (int r = 0; r < R_; ++r) b_.depend(waiting + r, base + r);
+  }
+
+  void forward_step(const PipelineStep& st) {
+    flush();
+    const int vs = st.chunk * s_.P + p_;
+    if (vs > 0) pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, true));
+    auto& blocks = blocks_of(st.chunk);
+    gathered_.assign(blocks.size(), {});
+    take_prefetched();
+    if (s_.fuse && s_.training) {
+      // Fused modes keep one activation buffer per step (all its blocks) but
+      // the head's: its backward runs first and frees it before the layers
+      // recompute (as the closed form counts the peak).
+      double saved = 0;
+      for (const Block& blk : blocks)
+        if (blk.tpl != &s_.head) saved += blk.tpl->saved_bytes();
+      if (saved > 0) {
+        const BufferId slot = new_slot("act mb" + std::to_string(st.micro_batch), saved,
+                                       MemoryCategory::kActivations);
+        next_allocs(slot);
+        saved_slot(st.chunk, 0, st.micro_batch) = slot;
+      }
+      const Block& top = blocks.back();
+      if (top.tpl == &s_.head && top.tpl->saved_bytes() > 0 && blocks.size() > 1) {
+        const BufferId slot = new_slot("act head mb" + std::to_string(st.micro_batch),
+                                       top.tpl->saved_bytes(), MemoryCategory::kActivations);
+        next_allocs(slot);
+        saved_slot(st.chunk, blocks.size() - 1, st.micro_batch) = slot;
+      }
+    }
+    // Inference keeps nothing for a backward, but a block's kernels still need
+    // their outputs while it runs: one block's working set (what its kernels
+    // write, saved_bytes) at a time; fused modes hold the largest for the step.
+    BufferId working = -1;
+    if (!s_.training && s_.fuse) {
+      double bytes = 0;
+      for (const Block& blk : blocks) bytes = std::max(bytes, blk.tpl->saved_bytes());
+      if (bytes > 0) {
+        working = new_slot("working set mb" + std::to_string(st.micro_batch), bytes,
+                           MemoryCategory::kActivations);
+        next_allocs(working);
+      }
+    }
+    for (size_t j = 0; j < blocks.size(); ++j) forward_block(blocks, j, st);
+    if (working >= 0) free_after_last(working);
+    if (vs < s_.V - 1) send(vs + 1, st.micro_batch, true);
+  }
+
+  void backward_step(const PipelineStep& st, bool completing, bool first) {
+    flush();
+    const int vs = st.chunk * s_.P + p_;
+    if (vs < s_.V - 1) pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, false));
+    auto& blocks = blocks_of(st.chunk);
+    gathered_.assign(blocks.size(), {});
+    take_prefetched();
+    // Backward visits the blocks in reverse; gathers follow that order.
+    std::vector<size_t> order;
+    for (size_t j = blocks.size(); j-- > 0;) order.push_back(j);
+    step_recompute_ = -1;
+    // kStep: the step's recomputation runs first, as one task (with ZeRO-3
+    // the gathers force block boundaries, so it stays interleaved).
+    // The blocks before the first that recomputes (the head) run their
+    // backward first and free their activations, as without hoisting.
+    const bool hoist = s_.fuse_collectives && s_.zero < 3;
+    size_t i = 0;
+    if (hoist) {
+      for (; i < order.size() && blocks[order[i]].tpl->recompute.empty(); ++i)
+        backward_block(blocks, order, i, st, completing, first, hoist);
+      for (size_t k = i; k < order.size(); ++k)
+        recompute_block(blocks, blocks[order[k]], st.micro_batch);
+    }
+    for (; i < order.size(); ++i) backward_block(blocks, order, i, st, completing, first, hoist);
+    if (s_.fuse) {
+      const BufferId saved = saved_slot(st.chunk, 0, st.micro_batch);
+      if (saved >= 0) free_after_last(saved);
+      if (step_recompute_ >= 0) free_after_last(step_recompute_);
+    }
+    if (vs > 0) send(vs - 1, st.micro_batch, false);
+  }
+
+  // Fused modes: one buffer per step for recomputed activations, sized for
+  // one block (blocks recompute one after another and free as they go).
+  void recompute_block(const std::vector<Block>& blocks, const Block& blk, int mb) {
+    const BlockTemplate& tpl = *blk.tpl;
+    if (tpl.recompute.empty()) return;
+    if (step_recompute_ < 0) {
+      // Allocated when the recomputation starts, not with the fused task
+      // before it (the head's backward, which frees the head's activations).
+      if (pend_.kernels > 0 && pend_.phase != Phase::kRecompute) flush();
+      double bytes = 0;
+      for (const Block& b : blocks) bytes = std::max(bytes, b.tpl->recompute_saved_bytes());
+      if (bytes > 0) {
+        step_recompute_ =
+            new_slot("recomp mb" + std::to_string(mb), bytes, MemoryCategory::kActivations);
+        next_allocs(step_recompute_);
+      }
+    }
+    for (const Kernel& k : tpl.recompute) add_kernel(k, Phase::kRecompute, blk.layer, mb);
+  }
+
+  // ZeRO-3 (FSDP): gather a block's parameters over 'data' before it
+  // computes; the gather of the next block is issued when this one starts
+  // (one block of prefetch, as FSDP's limit_all_gathers), so at most two
+  // blocks are whole at a time; at a step's end, prefetch_next_step.
+  void gather(std::vector<Block>& blocks, size_t j, Phase phase, int mb) {
+    if (s_.zero < 3 || s_.D <= 1 || !gathered_[j].ids.empty()) return;
+    if (blocks[j].gather_elements <= 0) return;
+    gathered_[j] = issue_gather(blocks[j], phase, mb);
+  }
+
+  Gathered issue_gather(const Block& blk, Phase phase, int mb) {
+    const TaskId after = flush();
+    const double bytes = blk.gather_elements * s_.e;
+    const BufferId slot = new_slot("gathered " + blk.label, bytes, MemoryCategory::kParams);
+    auto ids =
+        data_collective(CollectiveKind::kAllGather, bytes, "zero3.gather", phase,
+                        fill_args(tr_text("Reasons",
+                                          "ZeRO-3: each data replica keeps 1/%1 of %2's "
+                                          "parameters; all-gather them over 'data' before use"),
+                                  {std::to_string(s_.D), blk.label}));
+    for (int r = 0; r < R_; ++r) {
+      b_.task(ids[static_cast<size_t>(r)]).layer = blk.layer;
+      b_.task(ids[static_cast<size_t>(r)]).micro_batch = mb;
+      b_.alloc(ids[static_cast<size_t>(r)], slot + r);
+      if (after != kNone) b_.depend(ids[static_cast<size_t>(r)], after + r);
+    }
+    return {std::move(ids), slot};
+  }
+
+  // Whether the prefetch crosses from this step into the next
+  // (strategy.zero3_prefetch): across_passes as FSDP's, which follows the
+  // execution order, not the module tree (the last block of a step gathers
+  // the first block of the next step on this stage, the next micro-batch's
+  // or chunk's, so a step's first gather does not wait in the open);
+  // per_micro_batch as DeepSpeed's coordinator, whose one trace runs from a
+  // forward into the backward and is reset when a forward starts (so only
+  // into a backward); per_pass never (every step's first gather waits).
+  void prefetch_next_step() {
+    if (s_.zero < 3 || s_.D <= 1 || next_step_ == nullptr) return;
+    const PipelineStep& nx = *next_step_;
+    switch (s_.sc->strategy.zero3_prefetch) {
+      case Zero3Prefetch::kPerPass:
+        return;
+      case Zero3Prefetch::kPerMicroBatch:
+        if (nx.forward) return;
+        break;
+      case Zero3Prefetch::kAcrossPasses:
+        break;
+    }
+    const std::vector<Block>& blocks = blocks_of(nx.chunk);
+    const size_t j = nx.forward ? 0 : blocks.size() - 1;
+    if (blocks[j].gather_elements <= 0) return;
+    prefetched_ =
+        issue_gather(blocks[j], nx.forward ? Phase::kForward : Phase::kBackward, nx.micro_batch);
+    prefetched_index_ = j;
+  }
+
+  void take_prefetched() {
+    if (prefetched_.ids.empty()) return;
+    gathered_[prefetched_index_] = std::move(prefetched_);
+    prefetched_ = Gathered{};
+  }
+
+  void use_gathered(size_t j) {
+    if (!gathered_[j].ids.empty()) next_depends(gathered_[j].ids);
+  }
+
+  void forward_block(std::vector<Block>& blocks, size_t j, const PipelineStep& st) {
+    const Block& blk = blocks[j];
+    gather(blocks, j, Phase::kForward, st.micro_batch);
+    if (j + 1 < blocks.size())
+      gather(blocks, j + 1, Phase::kForward, st.micro_batch);
+    else
+      prefetch_next_step();
+    use_gathered(j);
+    const double saved = blk.tpl->saved_bytes();
+    if (s_.training && saved > 0 && !s_.fuse) {
+      const BufferId slot =
+          new_slot("activations " + blk.label + " mb" + std::to_string(st.micro_batch), saved,
+                   MemoryCategory::kActivations);
+      next_allocs(slot);
+      saved_slot(st.chunk, j, st.micro_batch) = slot;
+    }
+    BufferId working = -1;
+    if (!s_.training && saved > 0 && !s_.fuse) {
+      working = new_slot("working set " + blk.label + " mb" + std::to_string(st.micro_batch), saved,
+                         MemoryCategory::kActivations);
+      next_allocs(working);
+    }
+    for (const Kernel& k : blk.tpl->forward)
+      add_kernel(k, Phase::kForward, blk.layer, st.micro_batch);
+    if (working >= 0) {
+      // Freed by the block's last compute task (not the next block's first, which
+      // allocates the next working set).
+      const TaskId last = flush();
+      for (int r = 0; r < R_ && last != kNone; ++r) b_.free(last + r, working + r);
+    }
+    if (!gathered_[j].ids.empty()) free_after_last(gathered_[j].slot);
+  }
+
+  void backward_block(std::vector<Block>& blocks, const std::vector<size_t>& order, size_t i,
+                      const PipelineStep& st, bool completing, bool first, bool recomputed) {
+    const size_t j = order[i];
+    const Block& blk = blocks[j];
+    const BlockTemplate& tpl = *blk.tpl;
+    gather(blocks, j, Phase::kBackward, st.micro_batch);
+    if (i + 1 < order.size())
+      gather(blocks, order[i + 1], Phase::kBackward, st.micro_batch);
+    else
+      prefetch_next_step();
+    use_gathered(j);
+    const int mb = st.micro_batch;
+    // ZeRO-3: this block's unsharded gradient lives from its first backward
+    // kernel to its reduce-scatter.
+    BufferId grad_slot = -1;
+    if (s_.zero >= 3 && s_.D > 1 && blk.owned_elements > 0) {
+      grad_slot = new_slot("gradients " + blk.label + " mb" + std::to_string(mb),
+                           blk.owned_elements * s_.e, MemoryCategory::kGrads);
+      next_allocs(grad_slot);
+    }
+    BufferId recompute_slot = -1;
+    auto run_recompute = [&] {
+      if (tpl.recompute.empty() || recomputed) return;
+      if (s_.fuse) {
+        recompute_block(blocks, blk, mb);
+        return;
+      }
+      const double bytes = tpl.recompute_saved_bytes();
+      if (bytes > 0) {
+        recompute_slot = new_slot("recomputed " + blk.label + " mb" + std::to_string(mb), bytes,
+                                  MemoryCategory::kActivations);
+        next_allocs(recompute_slot);
+      }
+      for (const Kernel& k : tpl.recompute) add_kernel(k, Phase::kRecompute, blk.layer, mb);
+    };
+    for (size_t k = 0; k < tpl.backward.size(); ++k) {
+      if (static_cast<int>(k) == tpl.recompute_before) run_recompute();
+      const Kernel& kern = tpl.backward[k];
+      const ParamGroup* group = nullptr;
+      bool tied = false;
+      if (blk.tpl == &s_.head && blk.tied_group >= 0) {
+        // The logits' weight gradient finishes the head's tied copy.
+        if (kern.name == "head.logits.wgrad") {
+          group = &blk.owned[static_cast<size_t>(blk.tied_group)];
+          tied = true;
+        }
+      } else if (kern.completes_grad >= 0 &&
+                 kern.completes_grad < static_cast<int>(blk.owned.size())) {
+        group = &blk.owned[static_cast<size_t>(kern.completes_grad)];
+        tied = kern.completes_grad == blk.tied_group;
+      }
+      if (group && first && s_.zero == 2 && s_.D > 1) {
+        const BufferId slot = new_slot("gradients " + blk.label + " " + group->name,
+                                       group->local_elements() * s_.e, MemoryCategory::kGrads);
+        next_allocs(slot);
+        zero2_slots_[group_key(blk, *group)] = slot;
+      }
+      add_kernel(kern, Phase::kBackward, blk.layer, mb);
+      if (group && completing) {
+        if (tied) out_.tied_grad = flush();
+        if (s_.zero < 3 && s_.D > 1 && !group->expert) grad_ready(blk, *group);
+      }
+    }
+    if (static_cast<int>(tpl.backward.size()) == tpl.recompute_before) run_recompute();
+    if (s_.training && (!s_.fuse || (j > 0 && blk.tpl == &s_.head))) {
+      const BufferId saved = saved_slot(st.chunk, j, mb);
+      if (saved >= 0) free_after_last(saved);
+    }
+    if (recompute_slot >= 0) free_after_last(recompute_slot);
+    if (!gathered_[j].ids.empty()) free_after_last(gathered_[j].slot);
+    if (grad_slot >= 0) {
+      const TaskId producer = flush();
+      auto ids = data_collective(CollectiveKind::kReduceScatter, blk.owned_elements * s_.e,
+                                 "zero3.reduce_scatter", Phase::kBackward,
+                                 fill_args(tr_text("Reasons",
+                                                   "ZeRO-3: sum %1's gradients over 'data', each "
+                                                   "replica keeping its 1/%2 shard"),
+                                           {blk.label, std::to_string(s_.D)}));
+      for (int r = 0; r < R_; ++r) {
+        const TaskId id = ids[static_cast<size_t>(r)];
+        b_.task(id).layer = blk.layer;
+        b_.task(id).micro_batch = mb;
+        b_.depend(id, producer + r);
+        b_.free(id, grad_slot + r);
+      }
+      if (completing)
+        for (int r = 0; r < R_; ++r)
+          out_.grad_sync[static_cast<size_t>(r)].push_back(ids[static_cast<size_t>(r)]);
+    }
+  }
+
+  // ---- gradient buckets (data parallel, ZeRO-1/2) ------------------------------
+  struct Bucket {
+    double bytes = 0;
+    std::vector<std::string> groups;
+    std::vector<BufferId> zero2_slots;
+    TaskId producer = kNone;
+  };
+
+  static std::string group_key(const Block& blk, const ParamGroup& g) {
+    return blk.label + "/" + g.name;
+  }
+
+  void grad_ready(const Block& blk, const ParamGroup& g) {
+    bucket_.bytes += g.local_elements() * s_.g;
+    bucket_.groups.push_back(group_key(blk, g));
+    if (s_.zero == 2) bucket_.zero2_slots.push_back(zero2_slots_[group_key(blk, g)]);
+    if (bucket_.bytes >= s_.sc->strategy.bucket_bytes) close_bucket();
+  }
+
+  void close_bucket() {
+    if (bucket_.groups.empty()) return;
+    bucket_.producer = flush();
+    if (s_.sc->strategy.overlap)
+      emit_bucket(bucket_, bucket_.producer);
+    else
+      deferred_buckets_.push_back(bucket_);
+    bucket_ = Bucket{};
+  }
+
+  void emit_bucket(const Bucket& bk, TaskId after) {
+    const int index = static_cast<int>(out_.buckets.size());
+    // ZeRO-1 and -2 reduce-scatter: a replica updates only its shard, so it
+    // needs only that shard's sum (with the all-gather after the step, the
+    // same volume as an all-reduce; Rajbhandari et al. 2020, Sec. 7.2.1).
+    const bool rs = s_.zero >= 1;
+    std::string what = bk.groups.front();
+    if (bk.groups.size() > 1) what += " .. " + bk.groups.back();
+    // The part before "; this bucket:" is the same for every bucket (explain
+    // groups by it).
+    const std::string reason =
+        (rs ? fill_args(tr_text("Reasons",
+                                "ZeRO-%1: sum the gradients over 'data' bucket by "
+                                "bucket, each replica keeping the 1/%2 shard it updates"),
+                        {std::to_string(s_.zero), std::to_string(s_.D)})
+            : tr_text("Reasons",
+                      "data parallel: average the gradients over 'data' (the sauce bowl) "
+                      "bucket by bucket, each as soon as the backward has produced it")) +
+        fill_args(tr_text("Reasons", "; this bucket: %1"), {what});
+    auto ids = data_collective(rs ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
+                               bk.bytes, "grad bucket " + std::to_string(index), Phase::kBackward,
+                               reason, s_.grad_dtype);
+    for (int r = 0; r < R_; ++r) {
+      const TaskId id = ids[static_cast<size_t>(r)];
+      if (after != kNone) b_.depend(id, after + r);
+      for (BufferId slot : bk.zero2_slots) b_.free(id, slot + r);
+      out_.grad_sync[static_cast<size_t>(r)].push_back(id);
+    }
+    out_.buckets.push_back(bk.bytes);
+  }
+
+  BufferId& saved_slot(int chunk, size_t j, int mb) {
+    auto& c = saved_[static_cast<size_t>(chunk)];
+    const size_t n = blocks_of(chunk).size() * static_cast<size_t>(s_.m);
+    if (c.size() != n) c.assign(n, -1);
+    return c[j * static_cast<size_t>(s_.m) + static_cast<size_t>(mb)];
+  }
+
+  ProgramBuilder& b_;
+  Setup& s_;
+  int p_;
+  int R_ = 1;
+  StageOut out_;
+  std::vector<StreamId> pp_, cp_;
+  double ring_bytes_ = 0;  // kStep: the pending run's context-ring bytes per rank
+  std::vector<std::vector<Block>> chunks_;
+  std::vector<std::vector<BufferId>> saved_;
+  std::vector<Gathered> gathered_;
+  Gathered prefetched_;  // the next step's first block, gathered ahead
+  size_t prefetched_index_ = 0;
+  const PipelineStep* next_step_ = nullptr;
+  std::map<std::string, BufferId> zero2_slots_;
+  Pending pend_;
+  std::vector<Deferred> deferred_;
+  BufferId step_recompute_ = -1;  // fused modes: one buffer per step
+  TaskId last_compute_ = kNone;
+  Bucket bucket_;
+  std::vector<Bucket> deferred_buckets_;
+};
+
+}  // namespace
+
+Result<StageOut> emit_stage(ProgramBuilder& b, Setup& s, int p) { return StageEmitter(b, s, p).run(); }
+
+}  // namespace brigade::planner::detail
