@@ -30,6 +30,15 @@ class FlowNetwork {
   // nothing else changes. Otherwise its rate is set by the next recompute().
   bool add(std::int32_t flow, std::span<const ChannelId> channels);
   void remove(std::int32_t flow);
+  // The rate add() gives a flow over `channels` alone on them.
+  double narrowest(std::span<const ChannelId> channels) const {
+    double r = 0;
+    for (ChannelId c : channels) {
+      const double cap = capacity_[static_cast<size_t>(c)];
+      r = (r == 0 || cap < r) ? cap : r;
+    }
+    return r;
+  }
 
   // Re-shares the components with a dirty channel. `changed(flow, rate)` is
   // called, in a deterministic order, for every flow of those components

@@ -55,6 +55,15 @@ constexpr std::int64_t kProgressMaxEvery = 1 << 20;
 constexpr std::int64_t kProgressCalls = 256;
 constexpr std::uint32_t kCancelPollEvery = 4096;
 
+std::atomic<bool> g_split_rings{true};  // detail::split_checked_rings
+
+// One message of a ring: its bytes, route and alpha multiple (a super-step's).
+struct RingStep {
+  double bytes = 0;
+  std::int32_t route = -1, alpha_times = 1;
+};
+RingStep ring_step(const Instance& in, std::int32_t r, std::int32_t s);
+
 class Engine {
  public:
   // What runs of one Program share: the shortcut table and plan (planned
@@ -88,6 +97,10 @@ class Engine {
   // such an event is found only while its bucket is being handled (a go
   // pushed into the bucket being handled), no copy is made.
   void snapshot_into(std::unique_ptr<Engine>* into) { snapshot_ = into; }
+  // Whether a checked-shortcut candidate may be refused in this run (not
+  // every one is a ring split_held can split): only then is a copy worth
+  // keeping for a later run.
+  bool may_refuse() const { return may_refuse_; }
 
  private:
   // ---- setup helpers
@@ -115,6 +128,9 @@ class Engine {
                    std::int32_t alpha_times = 1);
   void ring_try(std::int32_t inst, std::int32_t rank);
   void start_ring(std::int32_t inst, const Collective& col);
+  bool prepare_ring(std::int32_t inst, const Collective& col);
+  bool split_held(CollectiveId c);
+  bool candidates_split();
   void op_error(const Instance& in, const Status& st);
   void alpha_end(std::int32_t slot);
   void complete_flow(std::int32_t slot);
@@ -245,6 +261,26 @@ class Engine {
   std::vector<CollectiveId> held_by_;
   std::vector<std::uint8_t>* refused_ = nullptr;
   std::int64_t refusals_ = 0;  // new refusals in this run
+  // Split held rings (split_held): per collective, the entry it holds its
+  // channels by (-1: none) and since when; whether it was split (its
+  // kShortcutEnd is then stale). Scratch for the split's replay.
+  bool split_rings_ = false;
+  bool may_refuse_ = true;
+  std::vector<std::int32_t> held_entry_;
+  std::vector<double> held_since_;
+  std::vector<std::uint8_t> split_;
+  std::int64_t splits_ = 0;
+  std::vector<std::uint64_t> split_owner_;  // per channel: (split stamp << 32) | hop
+  std::uint64_t split_stamp_ = 0;
+  struct SplitRank {
+    double end = 0;        // of its latest replayed step
+    std::int32_t launched = 0, done = 0;
+    double start = 0, alpha_end = 0, flight_end = 0;  // of the step in flight (launched > done)
+    double bytes = 0;
+    std::int32_t route = -1, alpha_times = 1;
+  };
+  std::vector<SplitRank> split_ranks_;
+  std::vector<double> split_prev_end_;
   std::unique_ptr<Engine>* snapshot_ = nullptr;  // wanted and not taken yet (snapshot_into)
   TraceRecorder rec_;
 };
@@ -649,6 +685,15 @@ Status Engine::setup() {
   if (shortcut_plan_.any_candidate()) {
     held_until_.assign(nc, 0.0);
     held_by_.assign(nc, 0);
+    // A held ring a flow joins is split at that instant (split_held) where
+    // its isolated run can be replayed exactly: flows shared max-min fairly,
+    // no trace to replay its messages into.
+    split_rings_ = g_split_rings && implicit_rings_ && opt_.network == NetworkModel::kFlow &&
+                   trace_mode_ == TraceRecorder::Mode::kOff;
+    held_entry_.assign(ncoll, -1);
+    held_since_.assign(ncoll, 0.0);
+    split_.assign(ncoll, 0);
+    may_refuse_ = !split_rings_ || !candidates_split();
   }
 
   // Memory: resident buffers are live from time 0.
@@ -988,6 +1033,8 @@ void Engine::collective_go(CollectiveId c) {
           held_until_[static_cast<size_t>(u.channel)] = now_ + x.duration_seconds;
           held_by_[static_cast<size_t>(u.channel)] = c;
         }
+        held_entry_[static_cast<size_t>(c)] = *e;
+        held_since_[static_cast<size_t>(c)] = now_;
         sc = *e;
       }
     }
@@ -1026,6 +1073,14 @@ void Engine::collective_go(CollectiveId c) {
 }
 
 void Engine::start_ring(std::int32_t inst, const Collective& col) {
+  if (!prepare_ring(inst, col)) return;
+  const auto n = static_cast<std::int32_t>(col.group.size());
+  for (std::int32_t r = 0; r < n; ++r) ring_try(inst, r);
+}
+
+// The ring's steps, super-steps and routes; false when it has nothing to do
+// (finished) or failed (error_ set).
+bool Engine::prepare_ring(std::int32_t inst, const Collective& col) {
   Instance& in = instances_[static_cast<size_t>(inst)];
   const auto n = static_cast<std::int32_t>(col.group.size());
   in.ring = true;
@@ -1052,7 +1107,7 @@ void Engine::start_ring(std::int32_t inst, const Collective& col) {
   in.ops_left = in.ring_steps * n;
   if (in.ops_left == 0) {
     finish_instance(inst);
-    return;
+    return false;
   }
   for (std::int32_t r = 0; r < n; ++r) {
     const std::int32_t src = in.devices[static_cast<size_t>(r)];
@@ -1062,15 +1117,15 @@ void Engine::start_ring(std::int32_t inst, const Collective& col) {
     if (route.is_ok() && in.ring_reduce_steps > 0) {
       auto reduce = collective_route_index(src, dst, true, in.collective, warm);
       if (!reduce.is_ok()) route = reduce.status();
-      else in.ring_reduce_route[static_cast<size_t>(r)] = *reduce;
+      else instances_[static_cast<size_t>(inst)].ring_reduce_route[static_cast<size_t>(r)] = *reduce;
     }
     if (!route.is_ok()) {
-      op_error(in, route.status());
-      return;
+      op_error(instances_[static_cast<size_t>(inst)], route.status());
+      return false;
     }
-    in.ring_route[static_cast<size_t>(r)] = *route;
+    instances_[static_cast<size_t>(inst)].ring_route[static_cast<size_t>(r)] = *route;
   }
-  for (std::int32_t r = 0; r < n; ++r) ring_try(inst, r);
+  return true;
 }
 
 // Starts rank r's next ring step if its previous send left and its
@@ -1081,16 +1136,197 @@ void Engine::ring_try(std::int32_t inst, std::int32_t r) {
   const std::int32_t s = in.next_step[i];
   if (s >= in.ring_steps || in.sends_done[i] != s || in.recvs_done[i] < s) return;
   in.next_step[i] = s + 1;
-  if (in.ring_group_a == 1 && in.ring_group_b == 1) {
-    launch_flow(inst, r, s, in.ring_bytes, s < in.ring_reduce_steps ? in.ring_reduce_route[i] : in.ring_route[i]);
-    return;
-  }
+  const RingStep x = ring_step(in, r, s);
+  launch_flow(inst, r, s, x.bytes, x.route, x.alpha_times);
+}
+
+RingStep ring_step(const Instance& in, std::int32_t r, std::int32_t s) {
+  const auto i = static_cast<size_t>(r);
+  if (in.ring_group_a == 1 && in.ring_group_b == 1)
+    return {in.ring_bytes, s < in.ring_reduce_steps ? in.ring_reduce_route[i] : in.ring_route[i], 1};
   // A super-step: g steps of the phase as one message (the phase's last one
   // may hold fewer).
   const bool reduce = s < in.ring_super_a;
   const std::int32_t g = reduce ? std::min(in.ring_group_a, in.ring_reduce_steps - s * in.ring_group_a)
                                 : std::min(in.ring_group_b, in.ring_len_b - (s - in.ring_super_a) * in.ring_group_b);
-  launch_flow(inst, r, s, g * in.ring_bytes, reduce ? in.ring_reduce_route[i] : in.ring_route[i], g);
+  return {g * in.ring_bytes, reduce ? in.ring_reduce_route[i] : in.ring_route[i], g};
+}
+
+// Whether split_held can split every checked-shortcut candidate, as far
+// as the Program and the topology tell: a plain ring as it runs, whose hops'
+// routes share no channel (the channels the engine adds to a route are the
+// pair's own). split_held checks again when it splits.
+bool Engine::candidates_split() {
+  const auto ncoll = p_.collectives().size();
+  std::vector<std::uint64_t> owner(static_cast<size_t>(topo_.num_channels()), 0);
+  std::uint64_t stamp = 0;
+  for (size_t c = 0; c < ncoll; ++c) {
+    if (!shortcut_plan_.is_candidate(static_cast<CollectiveId>(c))) continue;
+    const Collective& col = running_collective(static_cast<CollectiveId>(c));
+    if (!is_plain_ring(col)) return false;
+    ++stamp;
+    const size_t n = col.group.size();
+    for (size_t r = 0; r < n; ++r) {
+      const std::uint64_t mine = (stamp << 32) | r;
+      for (ChannelId ch : topo_.route(col.group[r], col.group[(r + 1) % n]).channels) {
+        std::uint64_t& o = owner[static_cast<size_t>(ch)];
+        if ((o >> 32) == stamp && o != mine) return false;
+        o = mine;
+      }
+    }
+  }
+  return true;
+}
+
+// A held ring (collective_go's checked shortcut) that a flow is about to
+// join at now_. Until now no other flow was on its channels, so it has run
+// exactly as its isolated expansion from held_since_: each rank's step
+// starts when the rank's previous send has left and its predecessor's has
+// arrived, waits its route's alpha, then moves its bytes at the route's
+// narrowest capacity (alone on its channels: no two hops share one). That
+// run is replayed here up to now_ (the same arithmetic as the events would
+// do), and the ring goes on expanded from the state it reaches: messages
+// in flight become flows, the rest starts as the ring's counters say. The
+// shortcut's link figures, added when it started, are replaced by what the
+// replayed messages carried. Returns false, changing nothing that counts,
+// where the replay would not be the expansion: not a plain ring, two hops
+// on one channel, or a channel of its routes already carrying a flow.
+bool Engine::split_held(CollectiveId c) {
+  const auto ci = static_cast<size_t>(c);
+  const std::int32_t entry = held_entry_[ci];
+  if (entry < 0) return false;
+  const Collective& col = running_collective(c);
+  if (!is_plain_ring(col)) return false;
+  const auto n = static_cast<std::int32_t>(col.group.size());
+  const std::int32_t inst = new_instance();
+  {
+    Instance& in = instances_[static_cast<size_t>(inst)];
+    in.transfer = -1;
+    in.transfer_int = -1;
+    in.collective = c;
+    in.devices.assign(col.group.begin(), col.group.end());
+  }
+  if (!prepare_ring(inst, col)) return false;  // an error (a held ring has steps)
+  Instance& in = instances_[static_cast<size_t>(inst)];
+  // Each hop's channels its own, and no flow on them.
+  ++split_stamp_;
+  if (split_owner_.size() < chan_capacity_.size()) split_owner_.resize(chan_capacity_.size(), 0);
+  auto claim = [this](std::int32_t route, std::int32_t hop) {
+    const RouteInfo& ri = routes_[static_cast<size_t>(route)];
+    const std::uint64_t mine = (split_stamp_ << 32) | static_cast<std::uint32_t>(hop);
+    for (std::int32_t i = 0; i < ri.count; ++i) {
+      const auto ch = static_cast<size_t>(route_channels_[static_cast<size_t>(ri.first + i)]);
+      std::uint64_t& o = split_owner_[ch];
+      if (((o >> 32) == split_stamp_ && o != mine) || net_.flows_on(static_cast<ChannelId>(ch)) != 0) return false;
+      o = mine;
+    }
+    return true;
+  };
+  for (std::int32_t r = 0; r < n; ++r)
+    if (!claim(in.ring_route[static_cast<size_t>(r)], r) ||
+        (in.ring_reduce_steps > 0 && !claim(in.ring_reduce_route[static_cast<size_t>(r)], r))) {
+      free_instances_.push_back(inst);
+      return false;
+    }
+  auto rate = [this](std::int32_t route) {
+    const RouteInfo& ri = routes_[static_cast<size_t>(route)];
+    return net_.narrowest(std::span<const ChannelId>(route_channels_.data() + ri.first, static_cast<size_t>(ri.count)));
+  };
+  auto account = [this](std::int32_t route, double bytes, double busy) {
+    const RouteInfo& ri = routes_[static_cast<size_t>(route)];
+    for (std::int32_t i = 0; i < ri.count; ++i) {
+      ChannelUse& u = chan_[static_cast<size_t>(route_channels_[static_cast<size_t>(ri.first + i)])];
+      u.bytes += bytes;
+      u.busy += busy;
+    }
+  };
+  // The replay, step by step over all ranks, until no rank starts one by now_.
+  const double t0 = held_since_[ci];
+  split_ranks_.assign(static_cast<size_t>(n), SplitRank{});
+  split_prev_end_.assign(static_cast<size_t>(n), t0);
+  for (std::int32_t s = 0; s < in.ring_steps; ++s) {
+    bool any = false;
+    for (std::int32_t r = 0; r < n; ++r) {
+      SplitRank& k = split_ranks_[static_cast<size_t>(r)];
+      const double start = s == 0 ? t0
+                                  : std::max(split_prev_end_[static_cast<size_t>(r)],
+                                             split_prev_end_[static_cast<size_t>((r + n - 1) % n)]);
+      const RingStep x = ring_step(in, r, s);
+      const double alpha = routes_[static_cast<size_t>(x.route)].alpha_seconds;
+      const double alpha_end = start + (x.alpha_times == 1 ? alpha : alpha * x.alpha_times);
+      k.end = x.bytes > 0 ? alpha_end + x.bytes / rate(x.route) : alpha_end;
+      if (start > now_) continue;
+      any = true;
+      ++k.launched;
+      if (k.end <= now_) {
+        ++k.done;
+        if (x.bytes > 0) account(x.route, x.bytes, k.end - alpha_end);
+      } else {
+        k.start = start;
+        k.alpha_end = alpha_end;
+        k.flight_end = k.end;
+        k.bytes = x.bytes;
+        k.route = x.route;
+      }
+    }
+    if (!any) break;
+    for (std::int32_t r = 0; r < n; ++r) split_prev_end_[static_cast<size_t>(r)] = split_ranks_[static_cast<size_t>(r)].end;
+  }
+  // The shortcut's figures out, its channels free.
+  for (const auto& u : shortcuts_table_.entries[static_cast<size_t>(entry)].channels) {
+    const auto ch = static_cast<size_t>(u.channel);
+    chan_[ch].bytes -= u.bytes;
+    chan_[ch].busy -= u.busy_seconds;
+    if (held_by_[ch] == c) held_until_[ch] = now_;
+  }
+  held_entry_[ci] = -1;
+  split_[ci] = 1;
+  ++splits_;
+  --shortcuts_;
+  // The ring's counters, and its messages in flight.
+  std::int32_t done = 0;
+  for (std::int32_t r = 0; r < n; ++r) {
+    const SplitRank& k = split_ranks_[static_cast<size_t>(r)];
+    in.next_step[static_cast<size_t>(r)] = k.launched;
+    in.sends_done[static_cast<size_t>(r)] = k.done;
+    in.recvs_done[static_cast<size_t>((r + 1) % n)] = k.done;
+    done += k.done;
+  }
+  in.ops_left = in.ring_steps * n - done;
+  for (std::int32_t r = 0; r < n; ++r) {
+    const SplitRank& k = split_ranks_[static_cast<size_t>(r)];
+    if (k.launched == k.done) continue;
+    const std::int32_t slot = new_flow();
+    FlowSlot& f = flows_slots_[static_cast<size_t>(slot)];
+    f.bytes = k.bytes;
+    f.remaining = k.bytes;
+    f.rate = 0;
+    f.last_update = now_;
+    f.start_seconds = k.start;
+    f.instance = inst;
+    f.op = r;
+    f.step = k.done;
+    f.route = k.route;
+    ++flows_;
+    if (now_ < k.alpha_end) {
+      queue_.push(k.alpha_end, make_event(static_cast<std::uint32_t>(slot), kAlphaEnd, f.version));
+      continue;
+    }
+    // Its bytes have been moving since its alpha ended, at the rate it had
+    // alone: on_rate takes what it moved off, as at any change of rate.
+    const RouteInfo& ri = routes_[static_cast<size_t>(k.route)];
+    for (std::int32_t i = 0; i < ri.count; ++i) {
+      const ChannelId ch = route_channels_[static_cast<size_t>(ri.first + i)];
+      channel_up(ch);
+      chan_[static_cast<size_t>(ch)].since = k.alpha_end;  // its own channel: up since then
+    }
+    f.rate = rate(k.route);
+    f.last_update = k.alpha_end;
+    if (net_.add(slot, std::span<const ChannelId>(route_channels_.data() + ri.first, static_cast<size_t>(ri.count))))
+      on_rate(slot, net_.rate(slot));
+  }
+  if (in.ops_left == 0) finish_instance(inst);  // rounding: the foreign flow came as it ended
+  return true;
 }
 
 void Engine::op_error(const Instance& in, const Status& st) {
@@ -1190,20 +1426,28 @@ void Engine::alpha_end(std::int32_t slot) {
     complete_flow(slot);
     return;
   }
-  const RouteInfo& r = routes_[static_cast<size_t>(g.route)];
-  if (!held_until_.empty())
-    for (std::int32_t i = 0; i < r.count; ++i) {
-      const auto ch = static_cast<size_t>(route_channels_[static_cast<size_t>(r.first + i)]);
+  if (!held_until_.empty()) {
+    const std::int32_t route = g.route;
+    for (std::int32_t i = 0; i < routes_[static_cast<size_t>(route)].count; ++i) {
+      const auto ch = static_cast<size_t>(route_channels_[static_cast<size_t>(routes_[static_cast<size_t>(route)].first + i)]);
       if (ch < held_until_.size() && held_until_[ch] > now_ && !(*refused_)[static_cast<size_t>(held_by_[ch])]) {
-        (*refused_)[static_cast<size_t>(held_by_[ch])] = 1;  // run again with it expanded
+        // The held collective goes on expanded from now (split_held: no
+        // rerun), or, where its run cannot be replayed, the Program runs
+        // again with it expanded from its start.
+        if (split_rings_ && split_held(held_by_[ch])) continue;
+        if (!error_.is_ok()) return;
+        (*refused_)[static_cast<size_t>(held_by_[ch])] = 1;
         ++refusals_;
       }
     }
+  }
+  FlowSlot& g2 = flows_slots_[static_cast<size_t>(slot)];  // split_held may have grown the pools
+  const RouteInfo& r = routes_[static_cast<size_t>(g2.route)];
   for (std::int32_t i = 0; i < r.count; ++i) channel_up(route_channels_[static_cast<size_t>(r.first + i)]);
-  g.last_update = now_;
+  g2.last_update = now_;
   if (opt_.network == NetworkModel::kIdeal) {
-    g.rate = r.bandwidth_bytes_per_second;
-    queue_.push(now_ + g.bytes / g.rate, make_event(static_cast<std::uint32_t>(slot), kFlowEnd, g.version));
+    g2.rate = r.bandwidth_bytes_per_second;
+    queue_.push(now_ + g2.bytes / g2.rate, make_event(static_cast<std::uint32_t>(slot), kFlowEnd, g2.version));
   } else {
     if (net_.add(slot, std::span<const ChannelId>(route_channels_.data() + r.first, static_cast<size_t>(r.count))))
       on_rate(slot, net_.rate(slot));
@@ -1314,6 +1558,7 @@ void Engine::handle(Event e) {
       collective_go(static_cast<CollectiveId>(e.id));
       return;
     case kShortcutEnd:
+      if (!split_.empty() && split_[e.id] != 0) return;  // split: its expansion finishes it
       ++events_;
       finish_collective(static_cast<CollectiveId>(e.id));
       return;
@@ -1406,6 +1651,7 @@ SimResult Engine::result() {
   r.network = opt_.network;
   r.flows = flows_;
   r.collectives_shortcut = shortcuts_;
+  r.collectives_split = splits_;
   const auto nd = static_cast<size_t>(p_.num_devices);
   for (size_t d = 0; d < nd; ++d) {
     now_ = step_end_;
@@ -1514,7 +1760,7 @@ Result<SimResult> run_engine(const Program& program, const Topology& topology, c
       e = std::make_unique<Engine>(program, topology, profile, options, implicit_rings, name_links, mode,
                                    shortcuts);
       BRIGADE_RETURN_IF_ERROR(e->setup());
-      if (shortcuts.plan.any_candidate() && resume_runs) e->snapshot_into(&snapshot);
+      if (shortcuts.plan.any_candidate() && resume_runs && e->may_refuse()) e->snapshot_into(&snapshot);
     }
     const double t1 = thread_cpu_seconds();
     BRIGADE_RETURN_IF_ERROR(e->run());
@@ -1537,6 +1783,7 @@ Result<SimResult> run_engine(const Program& program, const Topology& topology, c
 
 namespace detail {
 void resume_checked_runs(bool on) { g_resume_runs = on; }
+void split_checked_rings(bool on) { g_split_rings = on; }
 Result<SimResult> simulate_with(const Program& program, const Topology& topology,
                                 const HardwareProfile& profile, const SimOptions& options,
                                 bool implicit_rings) {

@@ -137,6 +137,9 @@ struct SimResult {
   // when the previous one ends (a collective through its last-arriving rank).
   std::vector<TaskId> critical_path;
   std::int64_t collectives_shortcut = 0;  // collectives run by the closed-form shortcut
+  // Collectives the checked shortcut held until a flow joined their channels,
+  // then expanded from that instant on (not counted in collectives_shortcut).
+  std::int64_t collectives_split = 0;
   std::int64_t flows = 0;                  // flows simulated
   // Runs of the event loop: more than 1 when the checked shortcut (sim/shortcut.hpp)
   // refused collectives, which the last run expands; the figures are the last run's.

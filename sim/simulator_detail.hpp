@@ -33,4 +33,10 @@ void share_shortcut_shapes(bool on);
 // same figures, bit for bit.
 void resume_checked_runs(bool on);
 
+// Whether a held ring that a flow joins is split at that instant (replayed
+// to it and expanded from it, Engine::split_held; on by default) or refused
+// (the Program runs again with it expanded from its start): tests hold both
+// to the same figures.
+void split_checked_rings(bool on);
+
 }  // namespace brigade::sim::detail
