@@ -119,13 +119,19 @@ class Engine {
   void finish_collective(CollectiveId c);
   void start_instance(std::int32_t inst);
   void start_op(std::int32_t inst, std::int32_t op);
-  void launch_flow(std::int32_t inst, std::int32_t op, std::int32_t step, double bytes, std::int32_t route,
-                   std::int32_t alpha_times = 1);
+  std::int32_t launch_flow(std::int32_t inst, std::int32_t op, std::int32_t step, double bytes, std::int32_t route,
+                           std::int32_t alpha_times = 1);
   void ring_try(std::int32_t inst, std::int32_t rank);
   void start_ring(std::int32_t inst, const Collective& col);
   bool prepare_ring(std::int32_t inst, const Collective& col);
-  bool split_held(CollectiveId c);
   bool candidates_split();
+  bool split_held(CollectiveId c);
+  double replay_hold(CollectiveId c, const Instance& in, double until, bool account);
+  void mark_split_channels(const Instance& in, CollectiveId owner);
+  void hold_again(CollectiveId c);
+  template <class F>
+  void for_each_hop_channel(const Instance& in, F&& f) const;
+  void end_hold(CollectiveId c);
   void op_error(const Instance& in, const Status& st);
   void alpha_end(std::int32_t slot);
   void complete_flow(std::int32_t slot);
@@ -256,26 +262,33 @@ class Engine {
   std::vector<CollectiveId> held_by_;
   std::vector<std::uint8_t>* refused_ = nullptr;
   std::int64_t refusals_ = 0;  // new refusals in this run
-  // Split held rings (split_held): per collective, the entry it holds its
-  // channels by (-1: none) and since when; whether it was split (its
-  // kShortcutEnd is then stale). Scratch for the split's replay.
+  // Held rings split where a flow joins them, and held again once no other
+  // flow is on their channels (engine_hold.cpp). Per collective: the
+  // shortcut entry it holds its channels by since its start (-1: none) and
+  // since when; the version of its pending end event (a split makes it
+  // stale); its ring's instance while split or held again (-1: none);
+  // queued for a check whether it can be held again. Per topology channel:
+  // the split ring running on it (-1: none).
   bool split_rings_ = false;
   bool may_refuse_ = true;
   std::vector<std::int32_t> held_entry_;
   std::vector<double> held_since_;
-  std::vector<std::uint8_t> split_;
-  std::int64_t splits_ = 0;
-  std::vector<std::uint64_t> split_owner_;  // per channel: (split stamp << 32) | hop
+  std::vector<std::uint32_t> hold_version_;
+  std::vector<std::int32_t> coll_inst_;
+  std::vector<std::uint8_t> hold_queued_;
+  std::vector<CollectiveId> hold_check_;
+  std::vector<CollectiveId> split_ring_of_chan_;
+  std::int64_t splits_ = 0, holds_again_ = 0;
+  std::vector<std::uint64_t> split_owner_;  // per channel: (stamp << 32) | hop
   std::uint64_t split_stamp_ = 0;
-  struct SplitRank {
-    double end = 0;        // of its latest replayed step
-    std::int32_t launched = 0, done = 0;
-    double start = 0, alpha_end = 0, flight_end = 0;  // of the step in flight (launched > done)
-    double bytes = 0;
-    std::int32_t route = -1, alpha_times = 1;
+  // A replay's result per rank (replay_hold).
+  struct ReplayRank {
+    double end = 0;  // of its latest step replayed
+    std::int32_t done = 0, launched = 0;
+    HoldRank flight;  // its message in flight when launched > done
   };
-  std::vector<SplitRank> split_ranks_;
-  std::vector<double> split_prev_end_;
+  std::vector<ReplayRank> replay_;
+  std::vector<double> replay_prev_end_;
   std::unique_ptr<Engine>* snapshot_ = nullptr;  // wanted and not taken yet (snapshot_into)
   TraceRecorder rec_;
 };

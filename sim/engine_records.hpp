@@ -52,6 +52,18 @@ struct HotTask {
 };
 static_assert(sizeof(HotTask) == 32);
 
+// One rank of a ring held by the checked shortcut, as it stood when the
+// hold began (Engine::hold_again), or as a replay leaves it: its steps sent
+// and started, and the message in flight (launched > done): when it
+// started, when its alpha is over, its bytes left at `last_update` (all of
+// them until its alpha is over), since when its channels' busy time is not
+// counted yet, its bytes and route.
+struct HoldRank {
+  std::int32_t done = 0, launched = 0;
+  double start = 0, alpha_end = 0, remaining = 0, last_update = 0, busy_from = 0, bytes = 0;
+  std::int32_t route = -1;
+};
+
 // A running transfer or collective (its expansion and progress).
 struct Instance {
   TaskId transfer = -1;         // the transfer task, or -1 for a collective
@@ -75,6 +87,11 @@ struct Instance {
   std::int32_t ring_group_a = 1, ring_super_a = 0, ring_group_b = 1, ring_len_b = 0;
   double ring_bytes = 0;
   std::vector<std::int32_t> next_step, sends_done, recvs_done, ring_route, ring_reduce_route;
+  std::vector<std::int32_t> ring_flight;  // per rank: its message in flight (a flow slot), -1: none
+  // A ring held again after a split (Engine::hold_again): since when, and
+  // each rank's state then; empty while it runs expanded.
+  double hold_since = 0;
+  std::vector<HoldRank> hold_ranks;
 };
 
 }  // namespace brigade::sim

@@ -420,7 +420,10 @@ Status Engine::setup() {
                    trace_mode_ == TraceRecorder::Mode::kOff;
     held_entry_.assign(ncoll, -1);
     held_since_.assign(ncoll, 0.0);
-    split_.assign(ncoll, 0);
+    hold_version_.assign(ncoll, 0);
+    coll_inst_.assign(ncoll, -1);
+    hold_queued_.assign(ncoll, 0);
+    if (split_rings_) split_ring_of_chan_.assign(nc, -1);
     may_refuse_ = !split_rings_ || !candidates_split();
   }
 
@@ -480,6 +483,7 @@ SimResult Engine::result() {
   r.flows = flows_;
   r.collectives_shortcut = shortcuts_;
   r.collectives_split = splits_;
+  r.holds_again = holds_again_;
   const auto nd = static_cast<size_t>(p_.num_devices);
   for (size_t d = 0; d < nd; ++d) {
     now_ = step_end_;

@@ -76,7 +76,10 @@ nlohmann::json simulation_json(const SimResult& r, const Program& p, const Topol
   j["flows"] = r.flows;
   j["collectives_shortcut"] = r.collectives_shortcut;
   // Held by the checked shortcut, then expanded from the instant a flow joined (docs/simulator.md).
-  if (r.collectives_split > 0) j["collectives_split"] = r.collectives_split;
+  if (r.collectives_split > 0) {
+    j["collectives_split"] = r.collectives_split;
+    j["holds_again"] = r.holds_again;
+  }
   if (r.runs > 1) j["runs"] = r.runs;  // the checked shortcut refused collectives (docs/simulator.md)
   json devices = json::array();
   for (const DeviceStats& d : r.devices) {
@@ -156,7 +159,8 @@ std::string simulation_text(const SimResult& r, const Program& p, const Topology
   line(fmt::format("program '{}' on {} (network: {})", p.name, topo.preset, network_model_name(r.network)));
   line(fmt::format("step time: {}   ({} events, {} flows, {} collectives by shortcut{}{})",
                    format_seconds(r.step_seconds), r.events, r.flows, r.collectives_shortcut,
-                   r.collectives_split > 0 ? fmt::format(", {} split", r.collectives_split) : std::string(),
+                   r.collectives_split > 0 ? fmt::format(", {} split ({} times held again)", r.collectives_split, r.holds_again)
+                                           : std::string(),
                    r.runs > 1 ? fmt::format("; the last of {} runs", r.runs) : std::string()));
   line("");
   line(fmt::format("{:<16} {:>10} {:>10} {:>13} {:>10} {:>12} {:>10}", "device", "busy", "comm",

@@ -395,6 +395,8 @@ bool Engine::prepare_ring(std::int32_t inst, const Collective& col) {
   in.recvs_done.assign(static_cast<size_t>(n), 0);
   in.ring_route.resize(static_cast<size_t>(n));
   in.ring_reduce_route.resize(static_cast<size_t>(n));
+  in.ring_flight.assign(static_cast<size_t>(n), -1);
+  in.hold_ranks.clear();
   in.ops_left = in.ring_steps * n;
   if (in.ops_left == 0) {
     finish_instance(inst);
@@ -428,7 +430,8 @@ void Engine::ring_try(std::int32_t inst, std::int32_t r) {
   if (s >= in.ring_steps || in.sends_done[i] != s || in.recvs_done[i] < s) return;
   in.next_step[i] = s + 1;
   const RingStep x = ring_step(in, r, s);
-  launch_flow(inst, r, s, x.bytes, x.route, x.alpha_times);
+  const std::int32_t slot = launch_flow(inst, r, s, x.bytes, x.route, x.alpha_times);
+  instances_[static_cast<size_t>(inst)].ring_flight[i] = slot;
 }
 
 RingStep ring_step(const Instance& in, std::int32_t r, std::int32_t s) {
@@ -504,8 +507,8 @@ void Engine::start_op(std::int32_t inst, std::int32_t op) {
   launch_flow(inst, op, 0, o.bytes, *r);
 }
 
-void Engine::launch_flow(std::int32_t inst, std::int32_t op, std::int32_t step, double bytes, std::int32_t route,
-                         std::int32_t alpha_times) {
+std::int32_t Engine::launch_flow(std::int32_t inst, std::int32_t op, std::int32_t step, double bytes,
+                                 std::int32_t route, std::int32_t alpha_times) {
   const std::int32_t slot = new_flow();
   FlowSlot& f = flows_slots_[static_cast<size_t>(slot)];
   f.bytes = bytes;
@@ -521,6 +524,7 @@ void Engine::launch_flow(std::int32_t inst, std::int32_t op, std::int32_t step, 
   const double alpha = routes_[static_cast<size_t>(route)].alpha_seconds;
   queue_.push(now_ + (alpha_times == 1 ? alpha : alpha * alpha_times),
               make_event(static_cast<std::uint32_t>(slot), kAlphaEnd, f.version));
+  return slot;
 }
 
 void Engine::alpha_end(std::int32_t slot) {
@@ -585,6 +589,20 @@ void Engine::complete_flow(std::int32_t slot) {
     const RouteInfo& r = routes_[static_cast<size_t>(f.route)];
     for (std::int32_t i = 0; i < r.count; ++i) channel_down(route_channels_[static_cast<size_t>(r.first + i)], f.bytes);
     if (opt_.network == NetworkModel::kFlow) net_.remove(slot);
+    if (!split_ring_of_chan_.empty()) {
+      // Leaving a split ring's channel: the ring may be held again once
+      // the network is re-shared (run, hold_again).
+      const CollectiveId own = instances_[static_cast<size_t>(inst)].collective;
+      for (std::int32_t i = 0; i < r.count; ++i) {
+        const auto ch = static_cast<size_t>(route_channels_[static_cast<size_t>(r.first + i)]);
+        if (ch >= split_ring_of_chan_.size()) continue;
+        const CollectiveId c = split_ring_of_chan_[ch];
+        if (c >= 0 && c != own && hold_queued_[static_cast<size_t>(c)] == 0) {
+          hold_queued_[static_cast<size_t>(c)] = 1;
+          hold_check_.push_back(c);
+        }
+      }
+    }
   }
   Instance& in = instances_[static_cast<size_t>(inst)];
   const auto n = static_cast<std::int32_t>(in.devices.size());
@@ -603,6 +621,7 @@ void Engine::complete_flow(std::int32_t slot) {
   ++f.version;  // any event still queued for this slot is stale
   free_flows_.push_back(slot);
   if (in.ring) {
+    in.ring_flight[static_cast<size_t>(src_rank)] = -1;
     ++in.sends_done[static_cast<size_t>(src_rank)];
     ++in.recvs_done[static_cast<size_t>(dst_rank)];
     // The order the materialised schedule's edge lists would start them in.
@@ -627,6 +646,10 @@ void Engine::finish_instance(std::int32_t inst) {
   Instance& in = instances_[static_cast<size_t>(inst)];
   const std::int32_t transfer = in.transfer_int;
   const CollectiveId c = in.collective;
+  if (c >= 0 && !coll_inst_.empty() && coll_inst_[static_cast<size_t>(c)] == inst) {
+    mark_split_channels(in, -1);  // a split ring's last message
+    coll_inst_[static_cast<size_t>(c)] = -1;
+  }
   free_instances_.push_back(inst);
   if (in.transfer >= 0) finish_task(transfer);
   else finish_collective(c);
@@ -659,6 +682,7 @@ void Engine::handle(Event e) {
       return;
     }
     case kAlphaEnd:
+      if ((flows_slots_[e.id].version & kVersionMask) != (e.tag >> kKindBits)) return;  // held again
       ++events_;
       alpha_end(static_cast<std::int32_t>(e.id));
       return;
@@ -672,7 +696,10 @@ void Engine::handle(Event e) {
       collective_go(static_cast<CollectiveId>(e.id));
       return;
     case kShortcutEnd:
-      if (!split_.empty() && split_[e.id] != 0) return;  // split: its expansion finishes it
+      if (!hold_version_.empty()) {
+        if ((hold_version_[e.id] & kVersionMask) != (e.tag >> kKindBits)) return;  // split since
+        if (coll_inst_[e.id] >= 0) end_hold(static_cast<CollectiveId>(e.id));  // held again
+      }
       ++events_;
       finish_collective(static_cast<CollectiveId>(e.id));
       return;
@@ -734,6 +761,16 @@ Status Engine::run() {
     }
     if (net_.dirty()) {
       net_.recompute([this](std::int32_t f, double r) { on_rate(f, r); });
+      continue;
+    }
+    if (!hold_check_.empty()) {
+      // Split rings some flow left at this instant, the network re-shared:
+      // those with no other flow on their channels are held again.
+      for (size_t k = 0; k < hold_check_.size(); ++k) {
+        hold_queued_[static_cast<size_t>(hold_check_[k])] = 0;
+        hold_again(hold_check_[k]);
+      }
+      hold_check_.clear();
       continue;
     }
     if (queue_.empty()) break;

@@ -140,6 +140,9 @@ struct SimResult {
   // Collectives the checked shortcut held until a flow joined their channels,
   // then expanded from that instant on (not counted in collectives_shortcut).
   std::int64_t collectives_split = 0;
+  // Times such a split ring was held again once no other flow was on its
+  // channels (to its replayed end, or to the next flow that joins).
+  std::int64_t holds_again = 0;
   std::int64_t flows = 0;                  // flows simulated
   // Runs of the event loop: more than 1 when the checked shortcut (sim/shortcut.hpp)
   // refused collectives, which the last run expands; the figures are the last run's.

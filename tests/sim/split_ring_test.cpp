@@ -61,12 +61,13 @@ SimResult run(const Program& p, const Topology& t, const HardwareProfile& h, boo
   return std::move(r).value();
 }
 
-// 16 DGX A100 nodes: a `kind` ring over the 128 GPUs on "dp" streams, and a
-// 64 MB transfer from GPU `from` to GPU `from` + 1 on a "pp" stream behind a
-// kernel of `flop` on GPU `from` (no stream in common with the ring: a
-// candidate for the checked shortcut). The transfer's route is the ring's
-// hop from rank `from` (NVLink within a node; the fabric from GPU 7 to 8).
-Program ring_joined_by(CollectiveKind kind, int from, double flop) {
+// 16 DGX A100 nodes: a `kind` ring over the 128 GPUs on "dp" streams, and
+// 64 MB transfers from GPU `from` to GPU `from` + 1 on a "pp" stream, each
+// behind a kernel on GPU `from`, the kernels one after the other with
+// `flops` between them (no stream in common with the ring: a candidate for
+// the checked shortcut). The transfers' route is the ring's hop from rank
+// `from` (NVLink within a node; the fabric from GPU 7 to 8).
+Program ring_joined_by(CollectiveKind kind, int from, std::vector<double> flops) {
   ProgramBuilder b("ring_joined_by", kRanks);
   std::vector<StreamId> dp(kRanks);
   std::vector<std::int32_t> group(kRanks);
@@ -74,9 +75,12 @@ Program ring_joined_by(CollectiveKind kind, int from, double flop) {
     dp[static_cast<size_t>(d)] = b.stream(d, "dp");
     group[static_cast<size_t>(d)] = d;
   }
-  const TaskId kernel = b.add_fixed(b.stream(from, "compute"), flop, 0, DType::kBF16, "kernel");
-  const TaskId send = b.add_transfer(b.stream(from, "pp"), from + 1, 64e6, "send");
-  b.depend(send, kernel);
+  const StreamId compute = b.stream(from, "compute"), pp = b.stream(from, "pp");
+  for (double flop : flops) {
+    const TaskId kernel = b.add_fixed(compute, flop, 0, DType::kBF16, "kernel");
+    const TaskId send = b.add_transfer(pp, from + 1, 64e6, "send");
+    b.depend(send, kernel);
+  }
   b.add_collective(kind, CollectiveAlgorithm::kRing, group, 512e6, dp, "dp");
   return build(std::move(b));
 }
@@ -91,7 +95,7 @@ TEST(SplitRing, GoesOnExpandedFromTheInstantAFlowJoins) {
     for (int from : {0, 7}) {
       // The ring's time alone and a kernel's time per FLOP (the transfer
       // behind a kernel far longer than the ring).
-      const Program alone = ring_joined_by(kind, from, 1e16);
+      const Program alone = ring_joined_by(kind, from, {1e16});
       const SimResult a = run(alone, *t, h, true, true);
       const TaskId ring_task = alone.collectives()[0].tasks[0];
       const double ring = a.task_end_seconds[static_cast<size_t>(ring_task)] -
@@ -105,7 +109,7 @@ TEST(SplitRing, GoesOnExpandedFromTheInstantAFlowJoins) {
           const double flop = at > 0 ? at * ring / per_flop : 1e3;
           SCOPED_TRACE(::testing::Message() << collective_kind_name(kind) << " from " << from << " at " << at
                                             << " ring_max_steps " << coarse);
-          const Program p = ring_joined_by(kind, from, flop);
+          const Program p = ring_joined_by(kind, from, {flop});
           const SimResult split = run(p, *t, h, false, true, coarse);
           const SimResult refused = run(p, *t, h, false, false, coarse);
           const SimResult full = run(p, *t, h, true, true, coarse);
@@ -114,12 +118,37 @@ TEST(SplitRing, GoesOnExpandedFromTheInstantAFlowJoins) {
           EXPECT_EQ(split.collectives_shortcut, 0);
           EXPECT_EQ(refused.runs, 2);
           EXPECT_EQ(refused.collectives_split, 0);
-          // Only the messages from the join on are flows (the transfer's too).
-          if (at > 0) EXPECT_LT(split.flows, full.flows);
+          // Only the messages from the join until the transfer has left are
+          // flows (the transfer's too).
+          EXPECT_LT(split.flows, full.flows);
+          // Held again once the transfer has left its channels.
+          EXPECT_EQ(split.holds_again, 1);
           EXPECT_GT(split.flows, 1);
           expect_close(split, full, 1e-9);
           expect_close(split, refused, 1e-9);
         }
+    }
+}
+
+// A held ring joined twice: split at the first transfer, held again when it
+// has left, split again from that state at the second, held again after it.
+TEST(SplitRing, SplitsAgainFromWhereItWasHeldAgain) {
+  auto t = make_preset("dgx-a100", 16);
+  ASSERT_TRUE(t.is_ok());
+  const HardwareProfile h = testing::plain_profile();
+  for (CollectiveKind kind : {CollectiveKind::kAllReduce, CollectiveKind::kReduceScatter})
+    for (int from : {0, 7}) {
+      SCOPED_TRACE(::testing::Message() << collective_kind_name(kind) << " from " << from);
+      // A 64 MB transfer takes ~0.2 ms on NVLink, ~3 ms on the fabric; the
+      // ring ~20-40 ms: joins at ~1 ms and ~9 ms (3e11 FLOP ~ 1 ms).
+      const Program p = ring_joined_by(kind, from, {3e11, 2.4e12});
+      const SimResult split = run(p, *t, h, false, true);
+      const SimResult full = run(p, *t, h, true, true);
+      EXPECT_EQ(split.runs, 1);
+      EXPECT_EQ(split.collectives_split, 1);
+      EXPECT_EQ(split.holds_again, 2);
+      EXPECT_LT(split.flows, full.flows);
+      expect_close(split, full, 1e-9);
     }
 }
 
@@ -151,7 +180,7 @@ TEST(SplitRing, AnotherCollectivesMessagesSplitIt) {
   EXPECT_LT(split.flows, full.flows);
   expect_close(split, full, 1e-9);
   // The report says so.
-  EXPECT_NE(simulation_text(split, p, *t).find("0 collectives by shortcut, 1 split)"), std::string::npos);
+  EXPECT_NE(simulation_text(split, p, *t).find("0 collectives by shortcut, 1 split ("), std::string::npos);
   EXPECT_EQ(simulation_json(split, p, *t).value("collectives_split", 0), 1);
   EXPECT_FALSE(simulation_json(full, p, *t).contains("collectives_split"));
 }
