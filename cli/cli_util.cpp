@@ -174,6 +174,17 @@ Scenario load_scenario_or_throw(const std::string& path, const std::string& prof
     if (!profile.is_ok()) throw_status(profile.status());
     s->profile = std::move(profile).value();
     s->profile_path = profile_flag;
+    // The scenario's topology.nccl_version names the cluster's NCCL: a
+    // profile whose NCCL tables follow another cannot stand in for it.
+    bool mixed = false;
+    const std::optional<NcclVersion> v = s->profile.nccl_version(&mixed);
+    if (s->nccl_version && (mixed || (v && *v != *s->nccl_version)))
+      throw_flag_error("--profile", profile_flag,
+                       "a profile whose NCCL tables follow NCCL " +
+                           std::string(nccl_version_name(*s->nccl_version)) +
+                           " (the scenario's topology.nccl_version); its tables follow " +
+                           (mixed ? std::string("several versions")
+                                  : std::string(nccl_version_name(*v))));
   }
   if (!s->profile_path.empty())
     for (const std::string& w : s->profile.uncovered_models(s->topology))

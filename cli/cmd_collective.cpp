@@ -28,7 +28,7 @@ namespace {
 struct CollectiveOptions {
   std::string kind, algorithm, devices, bytes, alpha, bandwidth;
   std::string ranks_per_node, inter_alpha, inter_bandwidth, overhead;
-  std::string model = "alpha-beta", preset, nodes, profile;
+  std::string model = "alpha-beta", preset, nodes, profile, nccl_version;
   bool json = false;
 };
 
@@ -131,6 +131,8 @@ void run_collective(const CollectiveOptions& o) {
   }
   if (!o.nodes.empty()) throw_flag_error("--nodes", o.nodes, "it only with --preset");
   if (!o.profile.empty()) throw_flag_error("--profile", o.profile, "it only with --preset");
+  if (!o.nccl_version.empty())
+    throw_flag_error("--nccl-version", o.nccl_version, "it only with --preset");
   require_flag("--alpha", o.alpha, "without --preset");
   require_flag("--bandwidth", o.bandwidth, "without --preset");
   const CollectiveAlgorithm algorithm = *parse_collective_algorithm(
@@ -264,11 +266,27 @@ void run_on_preset(const CollectiveOptions& o, CollectiveKind kind, CollectiveMo
   const std::string alg_text = o.algorithm.empty() ? "auto" : o.algorithm;
   const CollectiveAlgorithm algorithm = *parse_collective_algorithm(
       parse_choice_flag("--algorithm", alg_text, preset_algorithm_names(model)));
-  HardwareProfile profile = HardwareProfile::defaults();
+  // The NCCL release whose tuning model the preset's tables follow.
+  std::vector<std::string> versions;
+  for (int i = 0; i < kNumNcclVersions; ++i)
+    versions.emplace_back(nccl_version_name(static_cast<NcclVersion>(i)));
+  const bool version_given = !o.nccl_version.empty();
+  const NcclVersion version =
+      version_given
+          ? *parse_nccl_version(parse_choice_flag("--nccl-version", o.nccl_version, versions))
+          : kDefaultNcclVersion;
+  HardwareProfile profile = HardwareProfile::defaults(version);
   if (!o.profile.empty()) {
     auto p = load_profile(o.profile);
     if (!p.is_ok()) throw_status(p.status());
     profile = std::move(p).value();
+    bool mixed = false;
+    const std::optional<NcclVersion> v = profile.nccl_version(&mixed);
+    if (version_given && (mixed || (v && *v != version)))
+      throw_flag_error("--nccl-version", o.nccl_version,
+                       fmt::format("the version of --profile {}'s NCCL tables ({}), or no "
+                                   "--nccl-version",
+                                   o.profile, mixed ? "several" : nccl_version_name(*v)));
   }
   profile.collective_model = model;
   std::vector<int> group;
@@ -308,6 +326,9 @@ void run_on_preset(const CollectiveOptions& o, CollectiveKind kind, CollectiveMo
       j["bus_bandwidth"] = c->bus_bandwidth_bytes_per_second;
     }
     if (choice) {
+      bool mixed = false;
+      if (const std::optional<NcclVersion> v = profile.nccl_version(&mixed))
+        j["nccl_version"] = std::string(nccl_version_name(*v));
       j["nccl_algorithm"] = std::string(nccl_algorithm_name(choice->chosen.algorithm));
       j["nccl_protocol"] = std::string(nccl_protocol_name(choice->chosen.protocol));
       j["candidates"] = nlohmann::json::array();
@@ -342,7 +363,10 @@ void run_on_preset(const CollectiveOptions& o, CollectiveKind kind, CollectiveMo
                            model_name, ranks == 1 ? "nothing to do" : chosen);
   print_times(*c, kind, ranks);
   if (!choice || ranks == 1) return;
-  std::cout << "  NCCL's estimates (src/graph/tuning.cc), * its choice:\n";
+  bool mixed = false;
+  const std::optional<NcclVersion> shown = profile.nccl_version(&mixed);
+  std::cout << fmt::format("  NCCL {}'s estimates (src/graph/tuning.cc), * its choice:\n",
+                           shown ? nccl_version_name(*shown) : "?");
   for (const cost::NcclEstimate& e : choice->candidates) {
     const std::string label = fmt::format("{}/{}", nccl_algorithm_name(e.algorithm),
                                           nccl_protocol_name(e.protocol));
@@ -378,6 +402,9 @@ const RegisterVerb kRegister("collective", 40, [](CLI::App& app) {
                   "time it on this preset's first --devices devices (dgx-a100, dgx-h100, ...)");
   sub->add_option("--nodes", o->nodes, "with --preset: nodes of the preset (default 1)");
   sub->add_option("--profile", o->profile, "with --preset: a profile file instead of the defaults");
+  sub->add_option("--nccl-version", o->nccl_version,
+                  "with --preset: the NCCL release whose tuning model the preset's NCCL tables "
+                  "follow, 2.24 or 2.29 (default 2.29)");
   sub->add_option("--algorithm", o->algorithm,
                   "ring (default), tree, halving-doubling, hierarchical; with --preset also auto "
                   "(the default: NCCL's choice) and nvls");

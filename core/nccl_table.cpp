@@ -39,6 +39,29 @@ std::optional<NcclAlgorithm> parse_nccl_algorithm(std::string_view s) {
   return std::nullopt;
 }
 
+std::string_view nccl_version_name(NcclVersion v) {
+  switch (v) {
+    case NcclVersion::k2_24: return "2.24";
+    case NcclVersion::k2_29: return "2.29";
+  }
+  return "?";
+}
+
+std::optional<NcclVersion> parse_nccl_version(std::string_view s) {
+  for (int i = 0; i < kNumNcclVersions; ++i)
+    if (s == nccl_version_name(static_cast<NcclVersion>(i))) return static_cast<NcclVersion>(i);
+  return std::nullopt;
+}
+
+std::string nccl_version_list() {
+  std::string out;
+  for (int i = 0; i < kNumNcclVersions; ++i) {
+    if (i) out += ", ";
+    out += nccl_version_name(static_cast<NcclVersion>(i));
+  }
+  return out;
+}
+
 std::string_view nccl_hop_name(NcclHop h) {
   switch (h) {
     case NcclHop::kNvlink: return "nvlink";

@@ -48,6 +48,22 @@ inline bool nccl_is_nvls(NcclAlgorithm a) {
 }
 std::optional<NcclAlgorithm> parse_nccl_algorithm(std::string_view s);
 
+// The NCCL release whose tuning model a table follows: a cluster runs one
+// NCCL, and its choice of algorithm and protocol (and the time NCCL's model
+// gives it) differs between releases. Each version's differences are read
+// from NVIDIA/nccl at its tag (docs/costmodel.md, "NCCL's version"):
+// - k2_24: NCCL 2.24.3 (tag v2.24.3-1, commit 6aae3792), the release of the
+//   published nccl-tests tables of tests/data/nccl_tests/;
+// - k2_29: NCCL 2.29 (tag v2.29.7-1, commit b91894bd; the presets' constants
+//   were read at 5067397c, whose modelled lines are the same), the default.
+enum class NcclVersion : std::uint8_t { k2_24, k2_29 };
+inline constexpr int kNumNcclVersions = 2;
+inline constexpr NcclVersion kDefaultNcclVersion = NcclVersion::k2_29;
+std::string_view nccl_version_name(NcclVersion v);  // "2.24", "2.29"
+std::optional<NcclVersion> parse_nccl_version(std::string_view s);
+// "2.24, 2.29": the versions supported, for messages.
+std::string nccl_version_list();
+
 // What an algorithm step crosses (NCCL's NCCL_HW_NVLINK, NCCL_HW_PCI,
 // NCCL_HW_NET): a step inside a node over NVLink or PCIe, or between nodes.
 enum class NcclHop : std::uint8_t { kNvlink, kPcie, kNetwork };
@@ -96,6 +112,9 @@ struct NcclEntry {
 };
 
 struct NcclTable {
+  // The NCCL release whose model this table follows (the formulas that
+  // differ between releases: costmodel/nccl_model.cpp, nccl_estimate).
+  NcclVersion version = kDefaultNcclVersion;
   // entries[algorithm][protocol]; an algorithm with no entry given is absent
   // (a GPU without NVLS has no nvls entries).
   std::array<std::array<NcclEntry, kNumNcclProtocols>, kNumNcclAlgorithms> entries{};

@@ -111,7 +111,7 @@ DeviceProfile gpu_base(const std::string& model) {
 }
 
 // NVIDIA A100-SXM4-80GB (dgx-a100).
-DeviceProfile a100_sxm4_80gb() {
+DeviceProfile a100_sxm4_80gb(NcclVersion version) {
   DeviceProfile p = gpu_base("NVIDIA A100-SXM4-80GB");
   // GEMMs: Hockney's model (one wave of tiles, 5.8 us) with its ceiling at
   // the Maximum Achievable Matmul FLOPS measured on an A100 SXM: 271.2 of
@@ -136,14 +136,15 @@ DeviceProfile a100_sxm4_80gb() {
   // hosts are AMD EPYC 7742 (net overhead 2 us; llMaxBws Ampere-N1 87.7,
   // AMD-N2 22.5, AMD-N4 19.0 GB/s). No NVLS (Ampere's NVSwitch has no SHARP).
   p.nccl = nccl_ring_tree(12 * 20.0, 2.0, {87.7, 22.5, 19.0});
+  p.nccl.version = version;  // the same constants at both tags
   return p;
 }
 
 // NVIDIA A100-PCIE-80GB (pcie-4gpu): the SXM4's GEMMs (the same GA100 and
 // clocks: MAMF A100 PCIe 252.9 TFLOP/s = 0.811, same source), no NVLink:
 // NCCL over PCIe takes the route's bandwidth.
-DeviceProfile a100_pcie_80gb() {
-  DeviceProfile p = a100_sxm4_80gb();
+DeviceProfile a100_pcie_80gb(NcclVersion version) {
+  DeviceProfile p = a100_sxm4_80gb(version);
   p.model = "NVIDIA A100-PCIE-80GB";
   for (DType t : {DType::kTF32, DType::kF16, DType::kBF16, DType::kI8})
     set(p, t, flat(252.9 / 312.0));
@@ -163,7 +164,7 @@ std::vector<std::pair<double, double>> gh100_bf16_shape() {
           {137438953472, 0.9359257697257107 * peak}, {1099511627776, 0.9265006676042581 * peak}};
 }
 
-NcclTable hopper_nccl(double nvls_bus_gbs) {
+NcclTable hopper_nccl(double nvls_bus_gbs, NcclVersion version) {
   // 18 NVLinks x 20.6 GB/s (SM90_NVLINK_BW) = 370.8 GB/s; DGX H100/H200
   // hosts are Intel Xeon 8480C (net overhead 1 us; llMaxBws Hopper-N1 141,
   // Intel-N2 39.0, Intel-N4 20.4 GB/s).
@@ -233,7 +234,17 @@ NcclTable hopper_nccl(double nvls_bus_gbs) {
   // for these nodes that we know of: NCCL's own constants.
   NcclEntry tree = entry(0.0, 25.0, -1, 20.9, 0.85);
   tree.channel_max_bandwidth_bytes_per_second = {0, 57.7 * kGB, 45.5 * kGB};
+  // NCCL 2.24.3 (src/graph/tuning.cc at v2.24.3-1 = 6aae3792): NVLS-tree's
+  // NET hop 14 us (hwLat, line 141), no nvlsEfficiency and no
+  // perChMaxNVLSTreeBws (neither exists at that tag): factor 1, no cap. Its
+  // bandwidth formula differs too (costmodel/nccl_model.cpp). Every other
+  // constant of this table is the same at both tags (docs/costmodel.md,
+  // "NCCL's version").
+  if (version == NcclVersion::k2_24) {
+    tree = entry(0.0, 25.0, -1, 14.0, 1.0);
+  }
   t.at(NcclAlgorithm::kNvlsTree, NcclProtocol::kSimple) = tree;
+  t.version = version;
   return t;
 }
 
@@ -267,7 +278,7 @@ std::vector<FlashAttentionRates> hopper_flash_attention() {
 }
 
 // NVIDIA H100-SXM5-80GB (dgx-h100).
-DeviceProfile h100_sxm5_80gb() {
+DeviceProfile h100_sxm5_80gb(NcclVersion version) {
   DeviceProfile p = gpu_base("NVIDIA H100-SXM5-80GB");
   // GEMMs: the GH100 curve measured on the H200 (above), scaled so that its
   // top is the MAMF measured on an H100 SXM: 794.5 of 989 TFLOP/s bf16 =
@@ -294,7 +305,7 @@ DeviceProfile h100_sxm5_80gb() {
   // NCCL maintainer, NVIDIA/nccl-tests issue 212, 2024-05-06), with
   // 479.72 GB/s measured at 8 GiB on 8x H100 SXM5 (ZiyanIshani/vpbenchmarking,
   // "NCCL Communication - Single Node").
-  p.nccl = hopper_nccl(480.0);
+  p.nccl = hopper_nccl(480.0, version);
   p.flash_attention = hopper_flash_attention();
   return p;
 }
@@ -304,7 +315,7 @@ DeviceProfile h100_sxm5_80gb() {
 // on one H200 SXM, 2026-11-30, docs/VALIDATION.md run 7), peaks and curves
 // as measured; FP8 and INT8 (not measured there) from the H200 SXM's MAMF,
 // 1453.4 of 1979 TFLOP/s = 0.734 (stas00/ml-engineering, same table).
-DeviceProfile h200_sxm() {
+DeviceProfile h200_sxm(NcclVersion version) {
   DeviceProfile p = gpu_base("NVIDIA H200");
   p.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF64))] = 63068104842216.33;
   p.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))] = 51094885319150.74;
@@ -338,7 +349,7 @@ DeviceProfile h200_sxm() {
   set(p, DType::kI8, curve(fp8));
   // NVLS: 475 GB/s peak AllReduce bus bandwidth measured on 8x H200 over
   // NVLink4 (NVIDIA/nccl-tests issue 272, 2024-11-27, NCCL 2.20.3).
-  p.nccl = hopper_nccl(475.0);
+  p.nccl = hopper_nccl(475.0, version);
   // FlashAttention-2: the H100's table (above). No published FA2 kernel
   // measurement on an H200 was found; the two share the GH100 die, SMs and
   // clocks, and FA2 at these lengths is bound by its tensor-core and softmax
@@ -352,14 +363,15 @@ DeviceProfile h200_sxm() {
 
 }  // namespace
 
-std::vector<DeviceProfile> preset_gpu_profiles() {
-  return {a100_sxm4_80gb(), a100_pcie_80gb(), h100_sxm5_80gb(), h200_sxm()};
+std::vector<DeviceProfile> preset_gpu_profiles(NcclVersion version) {
+  return {a100_sxm4_80gb(version), a100_pcie_80gb(version), h100_sxm5_80gb(version),
+          h200_sxm(version)};
 }
 
 DeviceProfile preset_fallback_gpu_profile() {
   // Any other GPU: the A100's GEMMs and streams, without an NCCL table (its
   // NVLink and NCCL constants are unknown): the alpha-beta model.
-  DeviceProfile p = a100_sxm4_80gb();
+  DeviceProfile p = a100_sxm4_80gb(kDefaultNcclVersion);
   p.model = "*";
   p.nccl = NcclTable{};
   return p;

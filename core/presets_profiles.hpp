@@ -9,8 +9,9 @@
 namespace brigade {
 
 // A100-SXM4-80GB, A100-PCIE-80GB, H100-SXM5-80GB and H200: the models the
-// GPU presets' devices carry (core/presets.cpp).
-std::vector<DeviceProfile> preset_gpu_profiles();
+// GPU presets' devices carry (core/presets.cpp), their NCCL tables those of
+// NCCL `version` (its tuning model: docs/costmodel.md, "NCCL's version").
+std::vector<DeviceProfile> preset_gpu_profiles(NcclVersion version = kDefaultNcclVersion);
 
 // The "*" entry: any other GPU (a custom topology's): the A100's kernels,
 // no NCCL table.

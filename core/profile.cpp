@@ -30,7 +30,7 @@ EfficiencyCurve flat(double e_max) {
 
 }  // namespace
 
-HardwareProfile HardwareProfile::defaults() {
+HardwareProfile HardwareProfile::defaults(NcclVersion version) {
   HardwareProfile h;
   h.name = "datasheet";
   h.machine_kind = "datasheet";
@@ -38,7 +38,7 @@ HardwareProfile HardwareProfile::defaults() {
              "measurements, each with its source)";
   // GPUs: GEMM curves, streaming and launch from micro-benchmarks, NCCL's
   // tuning tables (core/presets_profiles.cpp).
-  for (DeviceProfile& p : preset_gpu_profiles()) h.devices.push_back(std::move(p));
+  for (DeviceProfile& p : preset_gpu_profiles(version)) h.devices.push_back(std::move(p));
   {
     // A host thread running Eigen: ~70% of AVX2 FMA peak on large GEMMs (Eigen
     // benchmark pages, single-threaded sgemm). t_half 0.3 us: the 32^3 GEMM
@@ -65,6 +65,20 @@ HardwareProfile HardwareProfile::defaults() {
   h.links[static_cast<size_t>(LinkClass::kEthernet)] = {-1, 0.9};
   h.links[static_cast<size_t>(LinkClass::kSharedMemory)] = {-1, 1.0};
   return h;
+}
+
+std::optional<NcclVersion> HardwareProfile::nccl_version(bool* mixed) const {
+  std::optional<NcclVersion> v;
+  if (mixed) *mixed = false;
+  for (const DeviceProfile& p : devices) {
+    if (!p.nccl.present()) continue;
+    if (v && *v != p.nccl.version) {
+      if (mixed) *mixed = true;
+      return std::nullopt;
+    }
+    v = p.nccl.version;
+  }
+  return v;
 }
 
 std::string_view collective_model_name(CollectiveModel m) {

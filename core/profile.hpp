@@ -249,8 +249,13 @@ struct HardwareProfile {
   std::vector<std::string> uncovered_models(const Topology& topology) const;
   const LinkProfile& for_link(LinkClass c) const { return links[static_cast<size_t>(c)]; }
 
-  // Data-sheet defaults for every device model the presets use.
-  static HardwareProfile defaults();
+  // Data-sheet defaults for every device model the presets use, their NCCL
+  // tables those of NCCL `version` (scenario key topology.nccl_version,
+  // `brigade collective --nccl-version`).
+  static HardwareProfile defaults(NcclVersion version = kDefaultNcclVersion);
+  // The version of this profile's NCCL tables when they all follow one
+  // (none, or a table of another version: nullopt with `mixed` set).
+  std::optional<NcclVersion> nccl_version(bool* mixed = nullptr) const;
 };
 
 // FLOPs of (m x k) times (k x n), `batch` times: 2mnk per product (one

@@ -105,13 +105,25 @@ Status read_entry(const Cursor& c, NcclAlgorithm a, NcclProtocol p, NcclEntry* e
 
 }  // namespace
 
+Result<NcclVersion> read_nccl_version(const Cursor& c) {
+  if (c.is_scalar())
+    if (std::optional<NcclVersion> v = parse_nccl_version(c.text())) return *v;
+  return c.error("found NCCL version " + c.found() + "; expected one of " + nccl_version_list() +
+                 " (the NCCL releases whose tuning model Brigade knows: docs/costmodel.md, "
+                 "\"NCCL's version\")");
+}
+
 Status read_nccl_table(const Cursor& c, NcclTable* t) {
   BRIGADE_RETURN_IF_ERROR(c.expect_map(
       "an NCCL table {ring, tree, nvls, nvls_tree, nvlink_bandwidth, net_overhead, ring_plateau, "
-      "channels, graph_channels, tree_correction}"));
+      "channels, graph_channels, tree_correction, version}"));
   BRIGADE_RETURN_IF_ERROR(c.check_keys({"ring", "tree", "nvls", "nvls_tree", "nvlink_bandwidth",
                                         "net_overhead", "ring_plateau", "channels",
-                                        "graph_channels", "tree_correction"}));
+                                        "graph_channels", "tree_correction", "version"}));
+  // The NCCL release whose model the table follows (default 2.29).
+  if (c.has("version")) {
+    BRIGADE_ASSIGN_OR_RETURN(t->version, read_nccl_version(c.get("version")));
+  }
   // channels (comm->nChannels) and graph_channels (the search's
   // graphs[a]->nChannels): a count, or a list of 1 to 3 by the number of
   // nodes (one, two, more; a shorter list repeats its last); 0: not known.
@@ -213,6 +225,9 @@ void emit_number(YAML::Emitter& out, double v) {
 void emit_nccl_table(YAML::Emitter& out, const NcclTable& t) {
   if (!t.present()) return;
   out << YAML::Key << "nccl" << YAML::Value << YAML::BeginMap;
+  if (t.version != kDefaultNcclVersion)
+    out << YAML::Key << "version" << YAML::Value << YAML::DoubleQuoted
+        << std::string(nccl_version_name(t.version));
   if (t.nvlink_bandwidth_bytes_per_second > 0) {
     out << YAML::Key << "nvlink_bandwidth" << YAML::Value;
     emit_number(out, t.nvlink_bandwidth_bytes_per_second);

@@ -16,6 +16,11 @@ namespace brigade {
 // reported at the entry or field at fault.
 Status read_nccl_table(const yamlio::Cursor& c, NcclTable* table);
 
+// An NCCL version ("2.24" or "2.29", quoted or not): the scenario's
+// topology.nccl_version and a table's nccl.version. Unknown: "found NCCL
+// version '2.30'; expected one of 2.24, 2.29 (...)" at the value.
+Result<NcclVersion> read_nccl_version(const yamlio::Cursor& c);
+
 // Writes the `nccl` key and its table (nothing for an empty table).
 void emit_nccl_table(YAML::Emitter& out, const NcclTable& table);
 

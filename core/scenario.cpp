@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "core/json_tree.hpp"
+#include "core/profile_io_nccl.hpp"
 #include "core/published_reader.hpp"
 #include "core/scenario_graph.hpp"
 #include "core/scenario_model.hpp"
@@ -204,8 +205,22 @@ class ScenarioReader {
         "topology", "a topology: {preset: dgx-a100} or {devices: [...], links: [...]}"));
     BRIGADE_RETURN_IF_ERROR(read_topology(root.get("topology"), root.key_of("topology")));
 
-    s_->profile = HardwareProfile::defaults();
+    // The cluster's NCCL (topology.nccl_version): the presets' NCCL tables
+    // follow its tuning model; a profile file's tables state their own
+    // (nccl.version), which must then agree.
+    s_->profile = HardwareProfile::defaults(s_->nccl_version.value_or(kDefaultNcclVersion));
     if (root.has("profile")) BRIGADE_RETURN_IF_ERROR(read_profile(root.get("profile")));
+    if (root.has("profile") && s_->nccl_version) {
+      bool mixed = false;
+      const std::optional<NcclVersion> v = s_->profile.nccl_version(&mixed);
+      if (mixed || (v && *v != *s_->nccl_version))
+        return root.get("topology").get("nccl_version").error(
+            "found nccl_version '" + std::string(nccl_version_name(*s_->nccl_version)) +
+            "' with profile '" + s_->profile_path + "', whose NCCL tables follow " +
+            (mixed ? std::string("several versions")
+                   : "NCCL " + std::string(nccl_version_name(*v))) +
+            "; expected the profile's own version (its tables' nccl.version) or no nccl_version");
+    }
 
     BRIGADE_RETURN_IF_ERROR(root.require(
         "model", "a model: one of mlp, transformer, huggingface, graph or collective"));
@@ -246,6 +261,9 @@ class ScenarioReader {
   Status read_topology(const Cursor& c, const Cursor& key) {
     BRIGADE_RETURN_IF_ERROR(c.expect_map(
         "a topology: {preset: dgx-a100} or {devices: [...], switches: [...], links: [...]}"));
+    if (c.has("nccl_version")) {
+      BRIGADE_ASSIGN_OR_RETURN(s_->nccl_version, read_nccl_version(c.get("nccl_version")));
+    }
     if (c.has("preset")) {
       BRIGADE_RETURN_IF_ERROR(read_preset(c));
     } else {
@@ -256,7 +274,7 @@ class ScenarioReader {
   }
 
   Status read_preset(const Cursor& c) {
-    BRIGADE_RETURN_IF_ERROR(c.check_keys({"preset", "nodes", "devices", "fabric"}));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"preset", "nodes", "devices", "fabric", "nccl_version"}));
     const Cursor preset = c.get("preset");
     BRIGADE_ASSIGN_OR_RETURN(const std::string name, preset.as_name());
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t nodes, c.get_int("nodes", 1, 1, kIntMax));
@@ -317,7 +335,8 @@ class ScenarioReader {
   }
 
   Status read_custom_topology(const Cursor& c) {
-    BRIGADE_RETURN_IF_ERROR(c.check_keys({"preset", "devices", "switches", "links"}));
+    BRIGADE_RETURN_IF_ERROR(
+        c.check_keys({"preset", "devices", "switches", "links", "nccl_version"}));
     BRIGADE_RETURN_IF_ERROR(
         c.require("devices", "a preset ({preset: dgx-a100}) or a list of devices with links"));
     const Cursor devs = c.get("devices");

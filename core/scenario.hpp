@@ -266,6 +266,9 @@ struct Scenario {
   Topology topology;                // resolved preset or custom topology
   HardwareProfile profile;          // defaults, or the file named by `profile:`
   std::string profile_path;
+  // topology.nccl_version when written: the NCCL release of the cluster,
+  // whose tuning model the presets' NCCL tables follow (default 2.29).
+  std::optional<NcclVersion> nccl_version;
 
   ModelKind model_kind = ModelKind::kNone;
   MlpSpec mlp;

@@ -136,6 +136,15 @@ NcclEstimate nccl_estimate(const NcclTable& table, const NcclGroupShape& g, Coll
     return unavailable(a, p, "NCCL runs NVLS-tree across nodes only (NVLS inside one)");
   if (a == NcclAlgorithm::kNvlsTree && g.ranks_per_node < 2)
     return unavailable(a, p, "NVLS-tree needs at least two ranks per node (NCCL: two channels)");
+  // NCCL 2.24.3 initialises NVLS only with more than two GPUs on the node
+  // (src/transport/nvls.cc, ncclNvlsInit, line 155 at v2.24.3-1: `gpuCount
+  // <= 2` returns without NVLS); 2.29 from two (line 162 at v2.29.7-1:
+  // `gpuCount < 2`).
+  if (nccl_is_nvls(a) && table.version == NcclVersion::k2_24 && g.ranks_per_node <= 2)
+    return unavailable(a, p,
+                       fmt::format("NCCL 2.24 runs NVLS only with more than two GPUs per node "
+                                   "(the group has {})",
+                                   g.ranks_per_node));
 
   const int n = g.ranks;
   const bool multi = g.nodes > 1;
@@ -214,22 +223,43 @@ NcclEstimate nccl_estimate(const NcclTable& table, const NcclGroupShape& g, Coll
     }
     case NcclAlgorithm::kNvlsTree: {
       // NCCL's NVLS graph: one channel per local rank (each its NIC, the
-      // tree's head for a share of the data). Per channel: the NVLS part
-      // inside the node, NVLink / channels x NCCL's NVLS efficiency x
-      // (ch - 1)/ch x 2 (AllReduce pipelines two operations); the network,
-      // the NIC's bandwidth (x2 on two nodes); at most the per-channel cap.
+      // tree's head for a share of the data), ch of them. The latency, in
+      // every version: base + the NVLink hop + 2 lg(nodes) network hops
+      // (the table's; 2.24.3's NET hop is 14 us, 2.29's 20.9).
       const double ch = g.ranks_per_node;
-      const double intra_ch = g.intra_bandwidth_bytes_per_second / ch * e.bandwidth_factor *
-                              (ch - 1) / ch * 2.0;
-      const double inter_ch = g.inter_bandwidth_bytes_per_second / ch * (g.nodes <= 2 ? 2.0 : 1.0);
-      double bw = std::min(intra_ch, inter_ch);
-      const double ch_cap = e.channel_cap(g.nodes);
-      if (ch_cap > 0) bw = std::min(bw, ch_cap);
+      const double nvlink_ch = g.intra_bandwidth_bytes_per_second / ch;
+      const double nic_ch = g.inter_bandwidth_bytes_per_second / ch;
+      double bw = 0;
+      if (table.version == NcclVersion::k2_24) {
+        // NCCL 2.24.3 (src/graph/tuning.cc at v2.24.3-1 = 6aae3792,
+        // ncclTopoTuneModel, lines 246-247 and 283-289): bw = min(bwIntra,
+        // bwInter on two nodes, bwInter / 2 on more), busBw = channels x bw,
+        // algBw = busBw x 5/6. No NVLS efficiency, no per-channel cap (the
+        // table's factor and cap apply where it gives them: 1 and none in
+        // the presets' 2.24 tables).
+        bw = std::min(nvlink_ch * e.bandwidth_factor, g.nodes <= 2 ? nic_ch : nic_ch / 2.0);
+        const double ch_cap = e.channel_cap(g.nodes);
+        if (ch_cap > 0) bw = std::min(bw, ch_cap);
+        r.bus_bandwidth_bytes_per_second = ch * bw;
+        r.alg_bandwidth_bytes_per_second = r.bus_bandwidth_bytes_per_second * 5.0 / 6.0;
+      } else {
+        // NCCL 2.29 (tuning.cc at v2.29.7-1 = b91894bd, lines 286-302 and
+        // 346-352; the same at 5067397c): per channel, the NVLS part inside
+        // the node, NVLink / ch x NCCL's NVLS efficiency x (ch - 1)/ch x 2
+        // (AllReduce pipelines two operations); the network, the NIC's
+        // bandwidth (x2 on two nodes); at most perChMaxNVLSTreeBw.
+        // algBw = busBw x n / nsteps.
+        const double intra_ch = nvlink_ch * e.bandwidth_factor * (ch - 1) / ch * 2.0;
+        const double inter_ch = nic_ch * (g.nodes <= 2 ? 2.0 : 1.0);
+        bw = std::min(intra_ch, inter_ch);
+        const double ch_cap = e.channel_cap(g.nodes);
+        if (ch_cap > 0) bw = std::min(bw, ch_cap);
+        r.bus_bandwidth_bytes_per_second = ch * bw;
+        r.alg_bandwidth_bytes_per_second = r.bus_bandwidth_bytes_per_second * n / steps;
+      }
       r.latency_seconds = e.latency_seconds +
                           e.hop_latency_seconds[static_cast<size_t>(NcclHop::kNvlink)] +
                           2.0 * log2i(g.nodes) * inter;
-      r.bus_bandwidth_bytes_per_second = ch * bw;
-      r.alg_bandwidth_bytes_per_second = r.bus_bandwidth_bytes_per_second * n / steps;
       break;
     }
   }

@@ -57,7 +57,9 @@ struct NcclEstimate {
   std::string why_not;         // when not available: a phrase ("NVLS needs an NVSwitch")
   double latency_seconds = 0;  // NCCL's latency: base + steps x hop latencies
   double bus_bandwidth_bytes_per_second = 0;  // NCCL's busBw for the algorithm
-  double alg_bandwidth_bytes_per_second = 0;  // busBw converted (ring n/steps, tree 1/2)
+  // busBw converted (ring n/steps, tree 1/2; NVLS-tree n/steps under NCCL
+  // 2.29, 5/6 under 2.24: NcclTable::version)
+  double alg_bandwidth_bytes_per_second = 0;
   double seconds = 0;  // launch + latency + M / (algBw x channels / all channels): what it takes
   // NCCL's own estimate, which ranks the candidates (ncclTopoGetAlgoTime):
   // launch + latency + M / algBw, every channel counted. Equal to `seconds`
@@ -102,7 +104,8 @@ double nccl_nvls_tree_chunk_bytes(double bytes, int heads, int nodes);
 int nccl_channels_used(const NcclTable& table, int nodes, int ranks, NcclAlgorithm algorithm,
                        NcclProtocol protocol, double bytes);
 
-// NCCL's estimate of one (algorithm, protocol); not available where the
+// NCCL's estimate of one (algorithm, protocol), by the model of the
+// table's NCCL release (NcclTable::version); not available where the
 // table lacks it, the kind has no such algorithm (tree and NVLS are
 // AllReduce only), or the group cannot run it (NVLS: one node of an
 // NVSwitch). Preconditions: ranks >= 2, bytes >= 0.

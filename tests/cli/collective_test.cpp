@@ -309,5 +309,41 @@ TEST(CollectiveVerb, NcclModelErrors) {
             "'nccl'?)\n");
 }
 
+// --nccl-version: the preset's NCCL tables follow that release's tuning
+// model (tests/costmodel/nccl_version_test.cpp works the numbers by hand).
+// Four DGX H100 nodes, 2 MiB: NCCL 2.24 takes NVLS-tree (81 us + 2 MiB /
+// (184 GB/s x 5/6), two loops of fill: 81 + 3 x 13.677 = 122.03 us), 2.29
+// (the default) the tree LL128.
+TEST(CollectiveVerb, NcclVersionFlag) {
+  const std::vector<std::string> base = {"collective", "allreduce", "--model", "nccl",
+                                         "--preset", "dgx-h100", "--nodes", "4",
+                                         "--devices", "32", "--bytes", "2MiB", "--json"};
+  auto old = base;
+  old.insert(old.end(), {"--nccl-version", "2.24"});
+  auto j = run_json(old);
+  EXPECT_EQ(j["nccl_version"], "2.24");
+  EXPECT_EQ(j["nccl_algorithm"], "nvls_tree");
+  expect_rel(j["seconds"].get<double>(), 81e-6 + 3 * 2097152.0 / (184e9 * 5 / 6));
+  auto d = run_json(base);
+  EXPECT_EQ(d["nccl_version"], "2.29");
+  EXPECT_EQ(d["nccl_algorithm"], "tree");
+  EXPECT_EQ(d["nccl_protocol"], "ll128");
+
+  auto bad = base;
+  bad.insert(bad.end(), {"--nccl-version", "2.30"});
+  auto r = run_brigade(bad);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "brigade: error: --nccl-version: found '2.30'; expected one of 2.24, 2.29 (did you "
+            "mean '2.24'?)\n");
+  EXPECT_EQ(r.out, "");
+  auto no_preset = run_brigade({"collective", "allreduce", "--devices", "8", "--bytes", "1GiB",
+                                "--alpha", "5us", "--bandwidth", "100GB/s", "--nccl-version",
+                                "2.24"});
+  EXPECT_EQ(no_preset.exit_code, 2);
+  EXPECT_EQ(no_preset.err,
+            "brigade: error: --nccl-version: found '2.24'; expected it only with --preset\n");
+}
+
 }  // namespace
 }  // namespace brigade
