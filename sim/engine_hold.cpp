@@ -152,7 +152,7 @@ bool Engine::split_held(CollectiveId c) {
   const auto ci = static_cast<size_t>(c);
   const std::int32_t entry = held_entry_[ci];
   std::int32_t inst = coll_inst_[ci];  // held again: its instance is kept
-  if (entry < 0 && inst < 0) return false;
+  if (entry < 0 && (inst < 0 || instances_[static_cast<size_t>(inst)].hold_ranks.empty())) return false;
   const Collective& col = running_collective(c);
   const auto n = static_cast<std::int32_t>(col.group.size());
   if (entry >= 0) {
@@ -283,10 +283,12 @@ void Engine::hold_again(CollectiveId c) {
     for (std::int32_t i = 0; i < ri.count; ++i)
       split_owner_[static_cast<size_t>(route_channels_[static_cast<size_t>(ri.first + i)])] = split_stamp_ << 32;
   }
+  // Nor held by another collective (one that started on an idle hop).
   bool alone = true;
   for_each_hop_channel(in, [&](ChannelId ch) {
-    const std::int32_t own = split_owner_[static_cast<size_t>(ch)] == (split_stamp_ << 32) ? 1 : 0;
-    alone &= net_.flows_on(ch) == own;
+    const auto k = static_cast<size_t>(ch);
+    const std::int32_t own = split_owner_[k] == (split_stamp_ << 32) ? 1 : 0;
+    alone &= net_.flows_on(ch) == own && (k >= held_until_.size() || held_until_[k] <= now_ || held_by_[k] == c);
   });
   if (!alone) return;
   // Each rank's state now; its messages off the network.
