@@ -87,6 +87,9 @@ Status prepare_setup(const Scenario& sc, Setup& s) {
   BRIGADE_ASSIGN_OR_RETURN(s.embedding, embedding_block(shape));
   BRIGADE_ASSIGN_OR_RETURN(s.head, head_block(shape));
   s.boundary_bytes = cost::pipeline_boundary_bytes(shape);
+  s.deepspeed =
+      s.training && s.P > 1 && sc.strategy.pipeline_engine == PipelineEngine::kDeepSpeed;
+  s.ds_part_bytes = s.T > 1 ? s.boundary_bytes / s.T : s.boundary_bytes;
   if (!s.training) {
     s.layer.backward.clear();
     s.layer.recompute.clear();

@@ -44,8 +44,15 @@ struct Setup {
   DType grad_dtype = DType::kBF16;
   BlockTemplate layer, embedding, head;
   double boundary_bytes = 0;  // pipeline send per rank and micro-batch (cost::pipeline_boundary_bytes)
+  // strategy.pipeline_engine deepspeed (training, P > 1): blocking sends on
+  // the compute stream of ds_part_bytes (1/T of the boundary) a rank, and
+  // AllGathers of the boundary over 'tensor' to rebuild it (lower_transformer_stage.cpp).
+  bool deepspeed = false;
+  double ds_part_bytes = 0;
   std::unique_ptr<RankMap> ranks;
   std::vector<TaskId> send_base, recv_base;  // pipeline transfers, by key
+  // deepspeed: where the receiver of a key is ready for it (its rendezvous), by key (bases).
+  std::vector<TaskId> ds_ready;
   // Context rings' transfers waiting for a pipeline receive, by key (bases).
   std::vector<std::vector<TaskId>> recv_extra;
   int key(int vs, int mb, bool forward) const { return (vs * m + mb) * 2 + (forward ? 0 : 1); }

@@ -81,9 +81,12 @@ class StageEmitter {
         backward_step(st, i == last_bwd[static_cast<size_t>(st.chunk)],
                       i == first_bwd[static_cast<size_t>(st.chunk)]);
     }
+    // DeepSpeed: the last step's send, in a slot of its own; the step's
+    // gradient reduction and optimizer follow it (schedule.py 233-237).
+    const TaskId last_send = ds_send_ ? ds_emit_send(-1) : kNone;
     flush();
     close_bucket();
-    out_.final_compute = last_compute_;
+    out_.final_compute = last_send != kNone ? last_send : last_compute_;
     if (!s_.sc->strategy.overlap)
       for (auto& bk : deferred_buckets_) emit_bucket(bk, out_.final_compute);
     return std::move(out_);
@@ -592,6 +595,10 @@ class StageEmitter {
   double boundary_bytes() const { return s_.boundary_bytes; }
 
   void send(int vs_to, int mb, bool forward) {
+    if (s_.deepspeed) {  // held for the next step (ds_emit_send)
+      ds_send_ = DsSend{vs_to, mb, forward};
+      return;
+    }
     const TaskId producer = flush();
     const int to_stage = vs_to % s_.P;
     const TaskId base = b_.num_tasks();
@@ -603,7 +610,11 @@ class StageEmitter {
       b_.task(id).micro_batch = mb;
       if (producer != kNone) b_.depend(id, producer + r);
     }
-    const int key = s_.key(vs_to, mb, forward);
+    register_send(s_.key(vs_to, mb, forward), base);
+  }
+
+  // The receivers of `key`, emitted before or after, wait for the sends at `base`.
+  void register_send(int key, TaskId base) {
     s_.send_base[static_cast<size_t>(key)] = base;
     const TaskId recv = s_.recv_base[static_cast<size_t>(key)];
     if (recv != kNone)
@@ -612,10 +623,92 @@ class StageEmitter {
       for (int r = 0; r < R_; ++r) b_.depend(waiting + r, base + r);
   }
 
+  // strategy.pipeline_engine deepspeed (DeepSpeed v0.5.8's PipelineEngine;
+  // docs/costmodel.md "DeepSpeed's pipeline engine"): a step's output is sent
+  // at the start of the stage's next step, 1/T of the boundary a rank; a
+  // forward step receives first and then sends (the gradient), a backward
+  // step sends (the activation) and then receives (schedule.py 205-219).
+  // p2p.send/recv block both ends (p2p.py 48-86): a transfer starts when its
+  // sender and its receiver have both reached it and the stage goes on when
+  // it ends, as NCCL's send/recv rendezvous. The receiving stage's tensor
+  // group all-gathers the parts back before its forward, and twice (the kept
+  // output, the gradient) before its backward (engine.py 612-622, 703-724).
+  struct DsSend {
+    int vs_to = -1, mb = -1;
+    bool forward = false;
+  };
+  std::optional<DsSend> ds_send_;
+
+  // Emits the held send on the `pp` streams: after the stage's last task
+  // (and, after_key >= 0, after that receive), with its receiver ready; the
+  // stage's next task waits for it. Returns its base.
+  TaskId ds_emit_send(int after_key) {
+    const DsSend x = *ds_send_;
+    ds_send_.reset();
+    const TaskId before = flush();
+    const int to_stage = x.vs_to % s_.P;
+    const TaskId base = b_.num_tasks();
+    for (int r = 0; r < R_; ++r) {
+      const int peer = s_.ranks->device(r % s_.T, r / s_.T, to_stage);
+      const TaskId id = b_.add_transfer(pp_[static_cast<size_t>(r)], peer, s_.ds_part_bytes,
+                                        x.forward ? "send activations" : "send gradients",
+                                        x.forward ? Phase::kForward : Phase::kBackward);
+      b_.task(id).micro_batch = x.mb;
+      if (before != kNone) b_.depend(id, before + r);
+    }
+    if (after_key >= 0) link_recv(after_key, base);
+    const int key = s_.key(x.vs_to, x.mb, x.forward);
+    register_send(key, base);
+    if (const TaskId ready = s_.ds_ready[static_cast<size_t>(key)]; ready != kNone)
+      for (int r = 0; r < R_; ++r) b_.depend(base + r, ready + r);
+    std::vector<TaskId> ends(static_cast<size_t>(R_));
+    for (int r = 0; r < R_; ++r) ends[static_cast<size_t>(r)] = base + r;
+    next_depends(std::move(ends));
+    return base;
+  }
+
+  // The step's receive (key, or -1) with the send held from the step before.
+  void ds_exchange(int key, bool forward, int mb) {
+    TaskId ready = last_compute_;
+    if (ds_send_ && forward && !ds_send_->forward) {
+      // Receive, then send: the send waits for the receive (link_recv).
+      if (key >= 0) ds_ready_at(key, ready);
+      ds_emit_send(key);
+    } else {
+      if (ds_send_) ready = ds_emit_send(-1);
+      if (key >= 0) {
+        ds_ready_at(key, ready);
+        pend_.recv_keys.push_back(key);
+      }
+    }
+    if (key < 0 || s_.T == 1) return;
+    Kernel k;
+    k.is_collective = true;
+    k.collective = CollectiveKind::kAllGather;
+    k.collective_bytes = s_.boundary_bytes;
+    k.name = "pipe.allgather";
+    k.reason = "DeepSpeed's pipeline engine sends 1/" + std::to_string(s_.T) +
+               " of the boundary tensor a rank; all-gather it back over 'tensor'";
+    for (int n = 0; n < (forward ? 1 : 2); ++n)
+      tensor_collective(k, forward ? Phase::kForward : Phase::kBackward, -1, mb);
+  }
+
+  // The receiver of `key` is ready once `ready` (a base, or kNone) has ended:
+  // its sender's transfer, emitted before or after, starts no sooner.
+  void ds_ready_at(int key, TaskId ready) {
+    if (ready == kNone) return;
+    s_.ds_ready[static_cast<size_t>(key)] = ready;
+    if (const TaskId send = s_.send_base[static_cast<size_t>(key)]; send != kNone)
+      for (int r = 0; r < R_; ++r) b_.depend(send + r, ready + r);
+  }
+
   void forward_step(const PipelineStep& st) {
     flush();
     const int vs = st.chunk * s_.P + p_;
-    if (vs > 0) pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, true));
+    if (s_.deepspeed)
+      ds_exchange(vs > 0 ? s_.key(vs, st.micro_batch, true) : -1, true, st.micro_batch);
+    else if (vs > 0)
+      pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, true));
     auto& blocks = blocks_of(st.chunk);
     gathered_.assign(blocks.size(), {});
     take_prefetched();
@@ -661,7 +754,10 @@ class StageEmitter {
   void backward_step(const PipelineStep& st, bool completing, bool first) {
     flush();
     const int vs = st.chunk * s_.P + p_;
-    if (vs < s_.V - 1) pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, false));
+    if (s_.deepspeed)
+      ds_exchange(vs < s_.V - 1 ? s_.key(vs, st.micro_batch, false) : -1, false, st.micro_batch);
+    else if (vs < s_.V - 1)
+      pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, false));
     auto& blocks = blocks_of(st.chunk);
     gathered_.assign(blocks.size(), {});
     take_prefetched();
