@@ -316,6 +316,13 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
          std::to_string(static_cast<double>(s.P - 1) / (s.m + s.P - 1)).substr(0, 5) +
          " of the step for GPipe and 1F1B alike; 1F1B keeps at most p micro-batches' "
          "activations on the first stage, GPipe all m");
+  if (s.deepspeed)
+    note("pipeline engine: DeepSpeed's (strategy.pipeline_engine): a step's sends and receives "
+         "block both stages, one after the other" +
+         (s.T > 1 ? ", each tensor rank sending 1/" + std::to_string(s.T) +
+                        " of the boundary tensor, which the receiving stage's tensor group "
+                        "all-gathers back (once before a forward, twice before a backward)"
+                  : std::string()));
 
   plan.view_of_device.assign(static_cast<size_t>(sc.topology.num_devices()), -1);
   plan.device_role.assign(static_cast<size_t>(sc.topology.num_devices()), "unused");
