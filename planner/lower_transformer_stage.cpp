@@ -26,18 +26,6 @@
 namespace brigade::planner::detail {
 namespace {
 
-struct Block {
-  const BlockTemplate* tpl = nullptr;
-  int layer = -1;                 // global layer index; -1 for the embedding and the head
-  std::string label;              // "layer 5", "embedding", "head"
-  std::vector<ParamGroup> owned;  // what this device keeps (the head's tied copy included)
-  double owned_elements = 0;
-  double gather_elements = 0;  // ZeRO-3: parameters it needs whole while it computes
-  int tied_group = -1;         // index in `owned` of the tied word embedding, if any
-};
-
-
-
 class StageEmitter {
  public:
   StageEmitter(ProgramBuilder& b, Setup& s, int p) : b_(b), s_(s), p_(p) {
@@ -53,11 +41,11 @@ class StageEmitter {
     if (s.C > 1)
       for (int dev : out_.devices) cp_.push_back(b.stream(dev, "cp"));
     out_.grad_sync.resize(static_cast<size_t>(R_));
-    build_blocks();
+    chunks_ = stage_blocks(s_, p_, out_);
   }
 
   Result<StageOut> run() {
-    BRIGADE_RETURN_IF_ERROR(add_resident_buffers());
+    BRIGADE_RETURN_IF_ERROR(add_resident_buffers(b_, s_, out_));
     const auto steps =
         pipeline_schedule(s_.sc->strategy.schedule, s_.P, p_, s_.m, s_.v, !s_.training);
     // The step of each chunk whose backward finishes the gradients.
@@ -93,89 +81,6 @@ class StageEmitter {
   }
 
  private:
-  // ---- blocks -------------------------------------------------------------------
-  void build_blocks() {
-    const bool tied = s_.sc->transformer.tie_embeddings;
-    chunks_.resize(static_cast<size_t>(s_.v));
-    for (int c = 0; c < s_.v; ++c) {
-      const int vs = c * s_.P + p_;
-      auto& blocks = chunks_[static_cast<size_t>(c)];
-      if (vs == 0) {
-        Block e;
-        e.tpl = &s_.embedding;
-        e.label = "embedding";
-        e.owned = s_.embedding.params;
-        e.tied_group = s_.P > 1 && tied ? 0 : -1;
-        blocks.push_back(e);
-      }
-      for (std::int64_t j = 0; j < s_.layers_per_chunk; ++j) {
-        Block l;
-        l.tpl = &s_.layer;
-        l.layer = static_cast<int>(vs * s_.layers_per_chunk + j);
-        l.label = "layer " + std::to_string(l.layer);
-        l.owned = s_.layer.params;
-        blocks.push_back(l);
-      }
-      if (vs == s_.V - 1) {
-        Block h;
-        h.tpl = &s_.head;
-        h.label = "head";
-        // Tied weights: the logits GEMM uses the word embedding. On another
-        // device than the embedding, the head keeps its own copy (Megatron-LM
-        // sums the two copies' gradients, see the finishing pass). Untied
-        // (Llama), the head owns its output matrix.
-        if (!tied) {
-          h.owned = s_.head.params;
-        } else if (p_ != 0) {
-          h.owned.push_back(s_.embedding.params[0]);
-          h.owned.back().name = "head.word_embedding_copy";
-          h.tied_group = 0;
-        }
-        blocks.push_back(h);
-      }
-      for (Block& blk : blocks) {
-        for (const ParamGroup& g : blk.owned) blk.owned_elements += g.local_elements();
-        blk.gather_elements = blk.owned_elements;
-        if (blk.tpl == &s_.head && p_ == 0 && tied)  // uses the embedding's (gathered) table
-          blk.gather_elements = s_.embedding.params[0].local_elements();
-        out_.owned_elements += blk.owned_elements;
-        for (const ParamGroup& g : blk.owned) {
-          out_.replicated_elements += g.replicated_elements();
-          out_.fp8_weight_elements += g.fp8_elements();
-          if (g.expert) out_.expert_elements += g.local_elements();
-        }
-        if (blk.tied_group >= 0 && s_.P > 1)
-          out_.tied_elements = blk.owned[static_cast<size_t>(blk.tied_group)].local_elements();
-      }
-    }
-  }
-
-  // Model states (costmodel/memory.hpp: bytes per parameter by dtype and
-  // optimizer, ZeRO sharding over the data group), resident from time 0.
-  Status add_resident_buffers() {
-    const Scenario& sc = *s_.sc;
-    const cost::BytesPerParameter per = cost::bytes_per_parameter(
-        cost::optimizer_kind(sc.training.optimizer), s_.dtype, sc.training.mixed_precision,
-        s_.training, sc.training.main_grad_fp32);
-    BRIGADE_ASSIGN_OR_RETURN(const cost::ModelStateBytes m,
-                             cost::model_state_bytes(out_.owned_elements, per, s_.zero, s_.D));
-    for (int r = 0; r < R_; ++r) {
-      const int dev = out_.devices[static_cast<size_t>(r)];
-      b_.add_buffer("parameters", dev, m.params_bytes, MemoryCategory::kParams, true);
-      if (m.grads_bytes > 0)
-        b_.add_buffer("gradients", dev, m.grads_bytes, MemoryCategory::kGrads, true);
-      if (m.optimizer_bytes > 0)
-        b_.add_buffer("optimizer state", dev, m.optimizer_bytes, MemoryCategory::kOptimizer, true);
-      // Transformer Engine's FP8 copies of the linear layers' weights (and
-      // their transposes), beside the 16-bit weights.
-      if (out_.fp8_weight_elements > 0)
-        b_.add_buffer("fp8 weights", dev,
-                      cost::kFp8WeightCacheBytesPerElement * out_.fp8_weight_elements,
-                      MemoryCategory::kParams, true);
-    }
-    return Status::ok();
-  }
-
   // ---- pending task (one kernel, or a fused region) -----------------------------
   // Fused modes keep a run's GEMMs and its memory-bound kernels apart: two
   // tasks, each timed by the roofline of its sums, so memory-bound time adds
