@@ -110,6 +110,40 @@ class PlanChecker {
     if (st_.schedule == PipelineSchedule::kInterleaved && st_.pipeline == 1)
       return at("strategy.schedule",
                 "found schedule interleaved with pipeline 1; expected pipeline >= 2");
+    return check_pipeline_engine();
+  }
+
+  // DeepSpeed's PipelineEngine runs one schedule, TrainSchedule (1F1B order,
+  // deepspeed/runtime/pipe/schedule.py), over Megatron's tensor slicing of
+  // 2021: no interleaving, no GPipe, no sequence or context parallelism.
+  Status check_pipeline_engine() {
+    if (st_.pipeline_engine != PipelineEngine::kDeepSpeed) return Status::ok();
+    const std::string_view key = "strategy.pipeline_engine";
+    if (s_.model_kind != ModelKind::kTransformer)
+      return at(std::string(key), "found pipeline_engine deepspeed with " +
+                                      model_kind_name(s_.model_kind) +
+                                      " model; expected a transformer model (or pipeline_engine "
+                                      "megatron)");
+    if (s_.training.inference)
+      return at(std::string(key),
+                "found pipeline_engine deepspeed with training.inference; expected a training "
+                "step (DeepSpeed's TrainSchedule is what is modelled) or pipeline_engine megatron");
+    if (st_.schedule != PipelineSchedule::k1F1B)
+      return at(std::string(key), "found pipeline_engine deepspeed with schedule " +
+                                      std::string(schedule_name(st_.schedule)) +
+                                      "; expected schedule 1f1b (DeepSpeed's TrainSchedule)");
+    if (st_.zero >= 2)
+      return at(std::string(key), "found pipeline_engine deepspeed with zero " +
+                                      std::to_string(st_.zero) +
+                                      "; expected zero 0 or 1 (DeepSpeed's PipelineEngine asserts "
+                                      "that ZeRO-2 and ZeRO-3 are incompatible with pipeline "
+                                      "parallelism, engine.py at v0.5.8 line 72)");
+    if (st_.sequence_parallel || st_.context > 1)
+      return at(std::string(key),
+                std::string("found pipeline_engine deepspeed with ") +
+                    (st_.sequence_parallel ? "sequence_parallel" : "context parallelism") +
+                    "; expected neither (DeepSpeed's engine sends the boundary tensor as "
+                    "Megatron's 2021 tensor slicing leaves it) or pipeline_engine megatron");
     return Status::ok();
   }
 

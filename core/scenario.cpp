@@ -70,6 +70,16 @@ std::string_view schedule_name(PipelineSchedule s) {
   return "?";
 }
 
+std::string_view pipeline_engine_name(PipelineEngine e) {
+  switch (e) {
+    case PipelineEngine::kMegatron:
+      return "megatron";
+    case PipelineEngine::kDeepSpeed:
+      return "deepspeed";
+  }
+  return "?";
+}
+
 std::string_view zero3_prefetch_name(Zero3Prefetch p) {
   switch (p) {
     case Zero3Prefetch::kPerPass:
@@ -700,7 +710,7 @@ class ScenarioReader {
     BRIGADE_RETURN_IF_ERROR(c.check_keys(
         {"data", "tensor", "pipeline", "expert", "context", "sequence_parallel", "schedule",
          "virtual_stages", "zero", "zero3_prefetch", "data_mode", "rank_order", "bucket", "overlap",
-         "algorithm"}));
+         "algorithm", "pipeline_engine"}));
     // A degree above the device limit can never match a topology; bounding
     // each keeps their product far inside 64 bits.
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t data, c.get_int("data", 1, 1, Limits::kMaxDevices));
@@ -729,6 +739,11 @@ class ScenarioReader {
                                 choices_of({PipelineSchedule::kGpipe, PipelineSchedule::k1F1B,
                                             PipelineSchedule::kInterleaved},
                                            schedule_name)));
+    BRIGADE_ASSIGN_OR_RETURN(
+        st.pipeline_engine,
+        c.get_enum("pipeline_engine", PipelineEngine::kMegatron,
+                   choices_of({PipelineEngine::kMegatron, PipelineEngine::kDeepSpeed},
+                              pipeline_engine_name)));
     // Read whatever the stage; only ZeRO-3 uses it (docs/scenario-format.md).
     BRIGADE_ASSIGN_OR_RETURN(
         st.zero3_prefetch,

@@ -206,6 +206,21 @@ enum class Zero3Prefetch {
 };
 std::string_view zero3_prefetch_name(Zero3Prefetch p);
 
+// Whose pipeline engine runs the stages (strategy.pipeline_engine;
+// docs/scenario-format.md, docs/costmodel.md "DeepSpeed's pipeline engine").
+enum class PipelineEngine {
+  // Megatron-LM's schedules: a stage's sends run beside its next step, the
+  // boundary tensor whole on every tensor-parallel rank.
+  kMegatron,
+  // DeepSpeed's PipelineEngine (deepspeed/runtime/pipe/engine.py, p2p.py at
+  // v0.5.8): the same 1F1B order, but blocking sends on the compute stream,
+  // a step's receive and send one after the other, 1/tensor of the boundary
+  // tensor a rank and an AllGather over the tensor group to rebuild it
+  // (once before a forward, twice before a backward).
+  kDeepSpeed,
+};
+std::string_view pipeline_engine_name(PipelineEngine e);
+
 // How a data-parallel axis splits the batch (see DESIGN.md, "Batch sharding").
 enum class DataMode {
   kBatch,  // NamedSharding(mesh, P('data')) / shard_map: B rows in N blocks
@@ -228,6 +243,7 @@ struct StrategySpec {
   int context = 1;
   bool sequence_parallel = false;
   PipelineSchedule schedule = PipelineSchedule::k1F1B;
+  PipelineEngine pipeline_engine = PipelineEngine::kMegatron;
   int virtual_stages = 1;            // interleaved 1F1B: model chunks per device
   int zero = 0;                      // 0 (none), 1, 2, 3 (3 = FSDP)
   // ZeRO-3's prefetch at the passes' boundaries; ignored with zero 0-2.

@@ -45,6 +45,9 @@ void write_strategy(const Scenario& orig, const Scenario& edited, YAML::Node roo
   if (all || a.sequence_parallel != b.sequence_parallel)
     set(st, "sequence_parallel", b.sequence_parallel);
   if (all || a.schedule != b.schedule) set(st, "schedule", std::string(schedule_name(b.schedule)));
+  if ((all && b.pipeline_engine != PipelineEngine::kMegatron) ||
+      a.pipeline_engine != b.pipeline_engine)
+    set(st, "pipeline_engine", std::string(pipeline_engine_name(b.pipeline_engine)));
   if (all || a.virtual_stages != b.virtual_stages) set(st, "virtual_stages", b.virtual_stages);
   if (all || a.zero != b.zero) set(st, "zero", b.zero);
   if ((all && b.zero3_prefetch != Zero3Prefetch::kPerPass) || a.zero3_prefetch != b.zero3_prefetch)

@@ -104,14 +104,22 @@ struct StageTimes {
   double fwd_kernels = 0, bwd_kernels = 0;  // per micro-batch, incl. recomputation in bwd
   double tp_fwd = 0, tp_bwd = 0;            // tensor-parallel collectives (exposed)
   double pp = 0;                            // pipeline sends of one micro-batch
+  // strategy.pipeline_engine deepspeed: the stage's blocking sends and
+  // receives of one micro-batch, one after the other, and the AllGathers
+  // that rebuild the boundary tensor (in the stage's own time; pp is 0);
+  // ds_gather: one such AllGather over the stage's tensor group.
+  double pp_blocking = 0, ds_gather = 0;
   double zero_exposed = 0;                  // ZeRO-2/3 per-micro-batch traffic left exposed
   // Context parallelism's KV ring per micro-batch: hops, bytes sent, their
   // time and what of it the attention blocks do not hide (in tp_fwd/tp_bwd).
   double cp_calls = 0, cp_bytes = 0, cp_seconds = 0, cp_exposed = 0;
-  // The stage's own time per micro-batch. Its pipeline sends are not in it: they
-  // run on their own stream beside its next step (the planner's `pp`), so only
-  // the pipeline's fill and drain wait for them.
-  double per_micro_batch() const { return fwd_kernels + bwd_kernels + tp_fwd + tp_bwd + zero_exposed; }
+  // The stage's own time per micro-batch. Megatron's pipeline sends are not in
+  // it: they run on their own stream beside its next step (the planner's
+  // `pp`), so only the pipeline's fill and drain wait for them; DeepSpeed's
+  // block the stage (pp_blocking).
+  double per_micro_batch() const {
+    return fwd_kernels + bwd_kernels + tp_fwd + tp_bwd + zero_exposed + pp_blocking;
+  }
 };
 
 // The plan's degrees and batch as estimate_transformer reads them (check_plan has run).

@@ -294,6 +294,38 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_bytes, m * sends, sends);
     return sends;
   };
+  // strategy.pipeline_engine deepspeed (docs/costmodel.md "DeepSpeed's
+  // pipeline engine"; DeepSpeed v0.5.8): p2p.send/recv are blocking
+  // (p2p.py 48-86), a slot's receive and send run one after the other
+  // (schedule.py 205-219), so a middle stage's micro-batch waits for four
+  // transfers (activation in, gradient out, activation out, gradient in);
+  // each moves 1/t of the boundary tensor (engine.py 131-132, 634-655,
+  // 951-966) and the tensor group all-gathers it back once before the
+  // forward (612-622) and twice before the backward (the kept output and the
+  // received gradient, 703-724). All of it in the stage's own time
+  // (StageTimes::pp_blocking); nothing runs beside the next step (pp = 0).
+  const bool deepspeed = training && p > 1 && st.pipeline_engine == PipelineEngine::kDeepSpeed;
+  const double ds_part = t > 1 ? pp_bytes / t : pp_bytes;
+  auto deepspeed_sends = [&](int i, double gather, CommLedger& ledger) {
+    auto hop = [&](int from, int to) {
+      const int src = rm.device(0, 0, from), dst = rm.device(0, 0, to);
+      if (memo != nullptr) return p2p_seconds(ds_part, memo->route_alpha_beta(src, dst));
+      const Route& route = topo.route(src, dst);
+      return p2p_seconds(ds_part, AlphaBeta{route_alpha_seconds(route, prof),
+                                            route_bandwidth_bytes_per_second(route, topo, prof)});
+    };
+    double sent = 0, waits = 0, sends = 0;
+    int gathers = 0;
+    if (i > 0) sent += hop(i, i - 1), waits += hop(i - 1, i), sends += 1, gathers += 1;
+    if (i < p - 1) sent += hop(i, i + 1), waits += hop(i + 1, i), sends += 1, gathers += 2;
+    if (t == 1) gathers = 0;
+    if (ledgers_on) {
+      ledger.add("pipeline", "p2p", 2, sends * m, sends * m * ds_part, m * sent, m * (sent + waits));
+      ledger.add("pipeline", "allgather", t, gathers * m, gathers * m * pp_bytes,
+                 gathers * m * gather, gathers * m * gather);
+    }
+    return sent + waits + gathers * gather;
+  };
   // The handles of each stage's groups in the memo (tensor, gradients when
   // a progression, experts; expert data and context when asked).
   const int* const tp_handles =
@@ -418,7 +450,12 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         per_step_extra[si] = per_step_extra[before];
         opt_seconds[si] = opt_seconds[before];
         dp_after_backward[si] = dp_after_backward[before];
-        T.pp = pipeline_sends(i, ledgers[0]);
+        if (deepspeed) {
+          T.pp = 0;
+          T.pp_blocking = deepspeed_sends(i, T.ds_gather, ledgers[0]);
+        } else {
+          T.pp = pipeline_sends(i, ledgers[0]);
+        }
         continue;
       }
       alike = known ? now : Alike{};
@@ -607,7 +644,15 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       ledger.add("context", "p2p", 2, T.cp_calls * m, T.cp_bytes * m, T.cp_seconds * m,
                  T.cp_exposed * m);
 
-    T.pp = pipeline_sends(i, ledger);
+    if (deepspeed) {
+      if (t > 1) {
+        BRIGADE_ASSIGN_OR_RETURN(T.ds_gather, block_collective(CollectiveKind::kAllGather, pp_bytes));
+      }
+      T.pp = 0;
+      T.pp_blocking = deepspeed_sends(i, T.ds_gather, ledger);
+    } else {
+      T.pp = pipeline_sends(i, ledger);
+    }
 
     // Parameters this device keeps (one tensor-parallel rank of the stage).
     double params = 0;

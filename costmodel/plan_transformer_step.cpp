@@ -70,7 +70,8 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
   e.compute_seconds = md * (bt.fwd_kernels + bt.bwd_kernels);
   e.optimizer_seconds = opt_seconds[busiest];
   e.exposed_communication_seconds =
-      md * (bt.tp_fwd + bt.tp_bwd + bt.zero_exposed) + bt.pp + per_step_extra[busiest] - e.optimizer_seconds;
+      md * (bt.tp_fwd + bt.tp_bwd + bt.zero_exposed + bt.pp_blocking) + bt.pp + per_step_extra[busiest] -
+      e.optimizer_seconds;
   e.bubble_seconds =
       std::max(0.0, e.step_seconds - md * bt.per_micro_batch() - bt.pp - per_step_extra[busiest]);
   if (ledgers_on) {
@@ -84,6 +85,10 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     e.notes.push_back(fmt::format("pipeline: {} micro-batches over {} stages ({}), bubble = (sum of "
                                   "stage times - the slowest) / {}",
                                   m, p, schedule_label(st.schedule), v));
+  if (full && p > 1 && training && st.pipeline_engine == PipelineEngine::kDeepSpeed)
+    e.notes.push_back("pipeline: DeepSpeed's engine: each stage's sends and receives block it, one "
+                      "after the other, 1/tensor of the boundary tensor each, and the tensor group "
+                      "all-gathers it back (once before a forward, twice before a backward)");
   if (full && training && dg > 1)
     e.notes.push_back(st.overlap ? "data-parallel gradients overlap the backward pass except the last "
                                    "bucket: exposed = max(last bucket, total - backward time)"

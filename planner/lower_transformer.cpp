@@ -28,6 +28,7 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
 
   const int keys = s.V * s.m * 2;
   s.send_base.assign(static_cast<size_t>(keys), kNone);
+  if (s.deepspeed) s.ds_ready.assign(static_cast<size_t>(keys), kNone);
   s.recv_base.assign(static_cast<size_t>(keys), kNone);
   s.recv_extra.assign(static_cast<size_t>(keys), {});
 

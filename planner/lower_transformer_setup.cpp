@@ -87,6 +87,9 @@ Status prepare_setup(const Scenario& sc, Setup& s) {
   BRIGADE_ASSIGN_OR_RETURN(s.embedding, embedding_block(shape));
   BRIGADE_ASSIGN_OR_RETURN(s.head, head_block(shape));
   s.boundary_bytes = cost::pipeline_boundary_bytes(shape);
+  s.deepspeed =
+      s.training && s.P > 1 && sc.strategy.pipeline_engine == PipelineEngine::kDeepSpeed;
+  s.ds_part_bytes = s.T > 1 ? s.boundary_bytes / s.T : s.boundary_bytes;
   if (!s.training) {
     s.layer.backward.clear();
     s.layer.recompute.clear();
@@ -313,6 +316,13 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
          std::to_string(static_cast<double>(s.P - 1) / (s.m + s.P - 1)).substr(0, 5) +
          " of the step for GPipe and 1F1B alike; 1F1B keeps at most p micro-batches' "
          "activations on the first stage, GPipe all m");
+  if (s.deepspeed)
+    note("pipeline engine: DeepSpeed's (strategy.pipeline_engine): a step's sends and receives "
+         "block both stages, one after the other" +
+         (s.T > 1 ? ", each tensor rank sending 1/" + std::to_string(s.T) +
+                        " of the boundary tensor, which the receiving stage's tensor group "
+                        "all-gathers back (once before a forward, twice before a backward)"
+                  : std::string()));
 
   plan.view_of_device.assign(static_cast<size_t>(sc.topology.num_devices()), -1);
   plan.device_role.assign(static_cast<size_t>(sc.topology.num_devices()), "unused");
@@ -465,6 +475,91 @@ Result<Plan> describe_transformer(const Scenario& sc, const LowerOptions& option
   plan.flops_per_iteration = cost::transformer_hardware_flops(spec, Bd, s.training,
                                                              sc.training.recompute);
   return plan;
+}
+
+// ---- a stage's blocks and model states (emit_stage's) ---------------------------
+
+std::vector<std::vector<Block>> stage_blocks(const Setup& s, int p, StageOut& out) {
+  const bool tied = s.sc->transformer.tie_embeddings;
+  std::vector<std::vector<Block>> chunks(static_cast<size_t>(s.v));
+  for (int c = 0; c < s.v; ++c) {
+    const int vs = c * s.P + p;
+    auto& blocks = chunks[static_cast<size_t>(c)];
+    if (vs == 0) {
+      Block e;
+      e.tpl = &s.embedding;
+      e.label = "embedding";
+      e.owned = s.embedding.params;
+      e.tied_group = s.P > 1 && tied ? 0 : -1;
+      blocks.push_back(e);
+    }
+    for (std::int64_t j = 0; j < s.layers_per_chunk; ++j) {
+      Block l;
+      l.tpl = &s.layer;
+      l.layer = static_cast<int>(vs * s.layers_per_chunk + j);
+      l.label = "layer " + std::to_string(l.layer);
+      l.owned = s.layer.params;
+      blocks.push_back(l);
+    }
+    if (vs == s.V - 1) {
+      Block h;
+      h.tpl = &s.head;
+      h.label = "head";
+      // Tied weights: the logits GEMM uses the word embedding. On another
+      // device than the embedding, the head keeps its own copy (Megatron-LM
+      // sums the two copies' gradients, see the finishing pass). Untied
+      // (Llama), the head owns its output matrix.
+      if (!tied) {
+        h.owned = s.head.params;
+      } else if (p != 0) {
+        h.owned.push_back(s.embedding.params[0]);
+        h.owned.back().name = "head.word_embedding_copy";
+        h.tied_group = 0;
+      }
+      blocks.push_back(h);
+    }
+    for (Block& blk : blocks) {
+      for (const ParamGroup& g : blk.owned) blk.owned_elements += g.local_elements();
+      blk.gather_elements = blk.owned_elements;
+      if (blk.tpl == &s.head && p == 0 && tied)  // uses the embedding's (gathered) table
+        blk.gather_elements = s.embedding.params[0].local_elements();
+      out.owned_elements += blk.owned_elements;
+      for (const ParamGroup& g : blk.owned) {
+        out.replicated_elements += g.replicated_elements();
+        out.fp8_weight_elements += g.fp8_elements();
+        if (g.expert) out.expert_elements += g.local_elements();
+      }
+      if (blk.tied_group >= 0 && s.P > 1)
+        out.tied_elements = blk.owned[static_cast<size_t>(blk.tied_group)].local_elements();
+    }
+  }
+  return chunks;
+}
+
+// Model states (costmodel/memory.hpp: bytes per parameter by dtype and
+// optimizer, ZeRO sharding over the data group), resident from time 0.
+Status add_resident_buffers(ProgramBuilder& b, const Setup& s, const StageOut& out) {
+  const Scenario& sc = *s.sc;
+  const cost::BytesPerParameter per = cost::bytes_per_parameter(
+      cost::optimizer_kind(sc.training.optimizer), s.dtype, sc.training.mixed_precision,
+      s.training, sc.training.main_grad_fp32);
+  BRIGADE_ASSIGN_OR_RETURN(const cost::ModelStateBytes m,
+                           cost::model_state_bytes(out.owned_elements, per, s.zero, s.D));
+  for (int r = 0; r < s.T * s.D; ++r) {
+    const int dev = out.devices[static_cast<size_t>(r)];
+    b.add_buffer("parameters", dev, m.params_bytes, MemoryCategory::kParams, true);
+    if (m.grads_bytes > 0)
+      b.add_buffer("gradients", dev, m.grads_bytes, MemoryCategory::kGrads, true);
+    if (m.optimizer_bytes > 0)
+      b.add_buffer("optimizer state", dev, m.optimizer_bytes, MemoryCategory::kOptimizer, true);
+    // Transformer Engine's FP8 copies of the linear layers' weights (and
+    // their transposes), beside the 16-bit weights.
+    if (out.fp8_weight_elements > 0)
+      b.add_buffer("fp8 weights", dev,
+                   cost::kFp8WeightCacheBytesPerElement * out.fp8_weight_elements,
+                   MemoryCategory::kParams, true);
+  }
+  return Status::ok();
 }
 
 }  // namespace brigade::planner::detail

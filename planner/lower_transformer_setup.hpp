@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/dtype.hpp"
@@ -44,8 +45,15 @@ struct Setup {
   DType grad_dtype = DType::kBF16;
   BlockTemplate layer, embedding, head;
   double boundary_bytes = 0;  // pipeline send per rank and micro-batch (cost::pipeline_boundary_bytes)
+  // strategy.pipeline_engine deepspeed (training, P > 1): blocking sends on
+  // the compute stream of ds_part_bytes (1/T of the boundary) a rank, and
+  // AllGathers of the boundary over 'tensor' to rebuild it (lower_transformer_stage.cpp).
+  bool deepspeed = false;
+  double ds_part_bytes = 0;
   std::unique_ptr<RankMap> ranks;
   std::vector<TaskId> send_base, recv_base;  // pipeline transfers, by key
+  // deepspeed: where the receiver of a key is ready for it (its rendezvous), by key (bases).
+  std::vector<TaskId> ds_ready;
   // Context rings' transfers waiting for a pipeline receive, by key (bases).
   std::vector<std::vector<TaskId>> recv_extra;
   int key(int vs, int mb, bool forward) const { return (vs * m + mb) * 2 + (forward ? 0 : 1); }
@@ -67,6 +75,25 @@ struct StageOut {
   TaskId final_compute = kNone;
   std::vector<double> buckets;  // ZeRO-1/2: bytes of each gradient bucket
 };
+
+// A block of a stage's chunk as the stage emitter runs it.
+struct Block {
+  const BlockTemplate* tpl = nullptr;
+  int layer = -1;                 // global layer index; -1 for the embedding and the head
+  std::string label;              // "layer 5", "embedding", "head"
+  std::vector<cost::ParamGroup> owned;  // what this device keeps (the head's tied copy included)
+  double owned_elements = 0;
+  double gather_elements = 0;  // ZeRO-3: parameters it needs whole while it computes
+  int tied_group = -1;         // index in `owned` of the tied word embedding, if any
+};
+
+// Stage p's blocks, by chunk (its virtual stages c * P + p): the embedding on
+// virtual stage 0, its layers, the head on the last; adds what the stage
+// keeps (owned, replicated, expert, FP8 and tied elements) to `out`.
+std::vector<std::vector<Block>> stage_blocks(const Setup& s, int p, StageOut& out);
+// The stage's model states (parameters, gradients, optimizer state, FP8
+// weight copies) as resident buffers on each of its T x D devices.
+Status add_resident_buffers(ProgramBuilder& b, const Setup& s, const StageOut& out);
 
 // Emits pipeline stage p's tasks for all its devices (lower_transformer_stage.cpp).
 Result<StageOut> emit_stage(ProgramBuilder& b, Setup& s, int p);

@@ -26,18 +26,6 @@
 namespace brigade::planner::detail {
 namespace {
 
-struct Block {
-  const BlockTemplate* tpl = nullptr;
-  int layer = -1;                 // global layer index; -1 for the embedding and the head
-  std::string label;              // "layer 5", "embedding", "head"
-  std::vector<ParamGroup> owned;  // what this device keeps (the head's tied copy included)
-  double owned_elements = 0;
-  double gather_elements = 0;  // ZeRO-3: parameters it needs whole while it computes
-  int tied_group = -1;         // index in `owned` of the tied word embedding, if any
-};
-
-
-
 class StageEmitter {
  public:
   StageEmitter(ProgramBuilder& b, Setup& s, int p) : b_(b), s_(s), p_(p) {
@@ -53,11 +41,11 @@ class StageEmitter {
     if (s.C > 1)
       for (int dev : out_.devices) cp_.push_back(b.stream(dev, "cp"));
     out_.grad_sync.resize(static_cast<size_t>(R_));
-    build_blocks();
+    chunks_ = stage_blocks(s_, p_, out_);
   }
 
   Result<StageOut> run() {
-    BRIGADE_RETURN_IF_ERROR(add_resident_buffers());
+    BRIGADE_RETURN_IF_ERROR(add_resident_buffers(b_, s_, out_));
     const auto steps =
         pipeline_schedule(s_.sc->strategy.schedule, s_.P, p_, s_.m, s_.v, !s_.training);
     // The step of each chunk whose backward finishes the gradients.
@@ -81,98 +69,18 @@ class StageEmitter {
         backward_step(st, i == last_bwd[static_cast<size_t>(st.chunk)],
                       i == first_bwd[static_cast<size_t>(st.chunk)]);
     }
+    // DeepSpeed: the last step's send, in a slot of its own; the step's
+    // gradient reduction and optimizer follow it (schedule.py 233-237).
+    const TaskId last_send = ds_send_ ? ds_emit_send(-1) : kNone;
     flush();
     close_bucket();
-    out_.final_compute = last_compute_;
+    out_.final_compute = last_send != kNone ? last_send : last_compute_;
     if (!s_.sc->strategy.overlap)
       for (auto& bk : deferred_buckets_) emit_bucket(bk, out_.final_compute);
     return std::move(out_);
   }
 
  private:
-  // ---- blocks -------------------------------------------------------------------
-  void build_blocks() {
-    const bool tied = s_.sc->transformer.tie_embeddings;
-    chunks_.resize(static_cast<size_t>(s_.v));
-    for (int c = 0; c < s_.v; ++c) {
-      const int vs = c * s_.P + p_;
-      auto& blocks = chunks_[static_cast<size_t>(c)];
-      if (vs == 0) {
-        Block e;
-        e.tpl = &s_.embedding;
-        e.label = "embedding";
-        e.owned = s_.embedding.params;
-        e.tied_group = s_.P > 1 && tied ? 0 : -1;
-        blocks.push_back(e);
-      }
-      for (std::int64_t j = 0; j < s_.layers_per_chunk; ++j) {
-        Block l;
-        l.tpl = &s_.layer;
-        l.layer = static_cast<int>(vs * s_.layers_per_chunk + j);
-        l.label = "layer " + std::to_string(l.layer);
-        l.owned = s_.layer.params;
-        blocks.push_back(l);
-      }
-      if (vs == s_.V - 1) {
-        Block h;
-        h.tpl = &s_.head;
-        h.label = "head";
-        // Tied weights: the logits GEMM uses the word embedding. On another
-        // device than the embedding, the head keeps its own copy (Megatron-LM
-        // sums the two copies' gradients, see the finishing pass). Untied
-        // (Llama), the head owns its output matrix.
-        if (!tied) {
-          h.owned = s_.head.params;
-        } else if (p_ != 0) {
-          h.owned.push_back(s_.embedding.params[0]);
-          h.owned.back().name = "head.word_embedding_copy";
-          h.tied_group = 0;
-        }
-        blocks.push_back(h);
-      }
-      for (Block& blk : blocks) {
-        for (const ParamGroup& g : blk.owned) blk.owned_elements += g.local_elements();
-        blk.gather_elements = blk.owned_elements;
-        if (blk.tpl == &s_.head && p_ == 0 && tied)  // uses the embedding's (gathered) table
-          blk.gather_elements = s_.embedding.params[0].local_elements();
-        out_.owned_elements += blk.owned_elements;
-        for (const ParamGroup& g : blk.owned) {
-          out_.replicated_elements += g.replicated_elements();
-          out_.fp8_weight_elements += g.fp8_elements();
-          if (g.expert) out_.expert_elements += g.local_elements();
-        }
-        if (blk.tied_group >= 0 && s_.P > 1)
-          out_.tied_elements = blk.owned[static_cast<size_t>(blk.tied_group)].local_elements();
-      }
-    }
-  }
-
-  // Model states (costmodel/memory.hpp: bytes per parameter by dtype and
-  // optimizer, ZeRO sharding over the data group), resident from time 0.
-  Status add_resident_buffers() {
-    const Scenario& sc = *s_.sc;
-    const cost::BytesPerParameter per = cost::bytes_per_parameter(
-        cost::optimizer_kind(sc.training.optimizer), s_.dtype, sc.training.mixed_precision,
-        s_.training, sc.training.main_grad_fp32);
-    BRIGADE_ASSIGN_OR_RETURN(const cost::ModelStateBytes m,
-                             cost::model_state_bytes(out_.owned_elements, per, s_.zero, s_.D));
-    for (int r = 0; r < R_; ++r) {
-      const int dev = out_.devices[static_cast<size_t>(r)];
-      b_.add_buffer("parameters", dev, m.params_bytes, MemoryCategory::kParams, true);
-      if (m.grads_bytes > 0)
-        b_.add_buffer("gradients", dev, m.grads_bytes, MemoryCategory::kGrads, true);
-      if (m.optimizer_bytes > 0)
-        b_.add_buffer("optimizer state", dev, m.optimizer_bytes, MemoryCategory::kOptimizer, true);
-      // Transformer Engine's FP8 copies of the linear layers' weights (and
-      // their transposes), beside the 16-bit weights.
-      if (out_.fp8_weight_elements > 0)
-        b_.add_buffer("fp8 weights", dev,
-                      cost::kFp8WeightCacheBytesPerElement * out_.fp8_weight_elements,
-                      MemoryCategory::kParams, true);
-    }
-    return Status::ok();
-  }
-
   // ---- pending task (one kernel, or a fused region) -----------------------------
   // Fused modes keep a run's GEMMs and its memory-bound kernels apart: two
   // tasks, each timed by the roofline of its sums, so memory-bound time adds
@@ -592,6 +500,10 @@ class StageEmitter {
   double boundary_bytes() const { return s_.boundary_bytes; }
 
   void send(int vs_to, int mb, bool forward) {
+    if (s_.deepspeed) {  // held for the next step (ds_emit_send)
+      ds_send_ = DsSend{vs_to, mb, forward};
+      return;
+    }
     const TaskId producer = flush();
     const int to_stage = vs_to % s_.P;
     const TaskId base = b_.num_tasks();
@@ -603,7 +515,11 @@ class StageEmitter {
       b_.task(id).micro_batch = mb;
       if (producer != kNone) b_.depend(id, producer + r);
     }
-    const int key = s_.key(vs_to, mb, forward);
+    register_send(s_.key(vs_to, mb, forward), base);
+  }
+
+  // The receivers of `key`, emitted before or after, wait for the sends at `base`.
+  void register_send(int key, TaskId base) {
     s_.send_base[static_cast<size_t>(key)] = base;
     const TaskId recv = s_.recv_base[static_cast<size_t>(key)];
     if (recv != kNone)
@@ -612,10 +528,92 @@ class StageEmitter {
       for (int r = 0; r < R_; ++r) b_.depend(waiting + r, base + r);
   }
 
+  // strategy.pipeline_engine deepspeed (DeepSpeed v0.5.8's PipelineEngine;
+  // docs/costmodel.md "DeepSpeed's pipeline engine"): a step's output is sent
+  // at the start of the stage's next step, 1/T of the boundary a rank; a
+  // forward step receives first and then sends (the gradient), a backward
+  // step sends (the activation) and then receives (schedule.py 205-219).
+  // p2p.send/recv block both ends (p2p.py 48-86): a transfer starts when its
+  // sender and its receiver have both reached it and the stage goes on when
+  // it ends, as NCCL's send/recv rendezvous. The receiving stage's tensor
+  // group all-gathers the parts back before its forward, and twice (the kept
+  // output, the gradient) before its backward (engine.py 612-622, 703-724).
+  struct DsSend {
+    int vs_to = -1, mb = -1;
+    bool forward = false;
+  };
+  std::optional<DsSend> ds_send_;
+
+  // Emits the held send on the `pp` streams: after the stage's last task
+  // (and, after_key >= 0, after that receive), with its receiver ready; the
+  // stage's next task waits for it. Returns its base.
+  TaskId ds_emit_send(int after_key) {
+    const DsSend x = *ds_send_;
+    ds_send_.reset();
+    const TaskId before = flush();
+    const int to_stage = x.vs_to % s_.P;
+    const TaskId base = b_.num_tasks();
+    for (int r = 0; r < R_; ++r) {
+      const int peer = s_.ranks->device(r % s_.T, r / s_.T, to_stage);
+      const TaskId id = b_.add_transfer(pp_[static_cast<size_t>(r)], peer, s_.ds_part_bytes,
+                                        x.forward ? "send activations" : "send gradients",
+                                        x.forward ? Phase::kForward : Phase::kBackward);
+      b_.task(id).micro_batch = x.mb;
+      if (before != kNone) b_.depend(id, before + r);
+    }
+    if (after_key >= 0) link_recv(after_key, base);
+    const int key = s_.key(x.vs_to, x.mb, x.forward);
+    register_send(key, base);
+    if (const TaskId ready = s_.ds_ready[static_cast<size_t>(key)]; ready != kNone)
+      for (int r = 0; r < R_; ++r) b_.depend(base + r, ready + r);
+    std::vector<TaskId> ends(static_cast<size_t>(R_));
+    for (int r = 0; r < R_; ++r) ends[static_cast<size_t>(r)] = base + r;
+    next_depends(std::move(ends));
+    return base;
+  }
+
+  // The step's receive (key, or -1) with the send held from the step before.
+  void ds_exchange(int key, bool forward, int mb) {
+    TaskId ready = last_compute_;
+    if (ds_send_ && forward && !ds_send_->forward) {
+      // Receive, then send: the send waits for the receive (link_recv).
+      if (key >= 0) ds_ready_at(key, ready);
+      ds_emit_send(key);
+    } else {
+      if (ds_send_) ready = ds_emit_send(-1);
+      if (key >= 0) {
+        ds_ready_at(key, ready);
+        pend_.recv_keys.push_back(key);
+      }
+    }
+    if (key < 0 || s_.T == 1) return;
+    Kernel k;
+    k.is_collective = true;
+    k.collective = CollectiveKind::kAllGather;
+    k.collective_bytes = s_.boundary_bytes;
+    k.name = "pipe.allgather";
+    k.reason = "DeepSpeed's pipeline engine sends 1/" + std::to_string(s_.T) +
+               " of the boundary tensor a rank; all-gather it back over 'tensor'";
+    for (int n = 0; n < (forward ? 1 : 2); ++n)
+      tensor_collective(k, forward ? Phase::kForward : Phase::kBackward, -1, mb);
+  }
+
+  // The receiver of `key` is ready once `ready` (a base, or kNone) has ended:
+  // its sender's transfer, emitted before or after, starts no sooner.
+  void ds_ready_at(int key, TaskId ready) {
+    if (ready == kNone) return;
+    s_.ds_ready[static_cast<size_t>(key)] = ready;
+    if (const TaskId send = s_.send_base[static_cast<size_t>(key)]; send != kNone)
+      for (int r = 0; r < R_; ++r) b_.depend(send + r, ready + r);
+  }
+
   void forward_step(const PipelineStep& st) {
     flush();
     const int vs = st.chunk * s_.P + p_;
-    if (vs > 0) pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, true));
+    if (s_.deepspeed)
+      ds_exchange(vs > 0 ? s_.key(vs, st.micro_batch, true) : -1, true, st.micro_batch);
+    else if (vs > 0)
+      pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, true));
     auto& blocks = blocks_of(st.chunk);
     gathered_.assign(blocks.size(), {});
     take_prefetched();
@@ -661,7 +659,10 @@ class StageEmitter {
   void backward_step(const PipelineStep& st, bool completing, bool first) {
     flush();
     const int vs = st.chunk * s_.P + p_;
-    if (vs < s_.V - 1) pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, false));
+    if (s_.deepspeed)
+      ds_exchange(vs < s_.V - 1 ? s_.key(vs, st.micro_batch, false) : -1, false, st.micro_batch);
+    else if (vs < s_.V - 1)
+      pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, false));
     auto& blocks = blocks_of(st.chunk);
     gathered_.assign(blocks.size(), {});
     take_prefetched();

@@ -46,6 +46,9 @@ Result<std::string> plan_scenario_yaml(const Scenario& base, const RankedPlan& p
     if (st.context > 1 || base.strategy.context > 1) strat["context"] = st.context;
     strat["sequence_parallel"] = st.sequence_parallel;
     strat["schedule"] = std::string(schedule_name(st.schedule));
+    // The base scenario's pipeline engine, kept (search does not vary it).
+    if (st.pipeline_engine != PipelineEngine::kMegatron)
+      strat["pipeline_engine"] = std::string(pipeline_engine_name(st.pipeline_engine));
     strat["virtual_stages"] = st.virtual_stages;
     strat["zero"] = st.zero;
     // The base scenario's prefetch mode, kept (search does not vary it).

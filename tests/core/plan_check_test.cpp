@@ -191,6 +191,35 @@ const PlanCase kCases[] = {
     {"TransformerBatchNotDivisible", GPT "training: {global_batch: 60}\nstrategy: {data: 16}\n",
      "p.yaml:4:12: error: found batch 60 over 16 data-parallel devices; expected a multiple of 16, "
      "such as 48 or 64"},
+    // strategy.pipeline_engine deepspeed: DeepSpeed's TrainSchedule (1F1B)
+    // over 2021's tensor slicing, ZeRO 0-1 (its engine asserts it).
+    {"DeepSpeedEngineInterleaved",
+     GPT "training: {global_batch: 64}\n"
+         "strategy: {data: 2, pipeline: 4, schedule: interleaved, virtual_stages: 2, "
+         "pipeline_engine: deepspeed}\n",
+     "p.yaml:5:76: error: found pipeline_engine deepspeed with schedule interleaved; expected "
+     "schedule 1f1b (DeepSpeed's TrainSchedule)"},
+    {"DeepSpeedEngineSequenceParallel",
+     GPT "training: {global_batch: 64}\n"
+         "strategy: {tensor: 2, pipeline: 4, sequence_parallel: true, pipeline_engine: deepspeed}\n",
+     "p.yaml:5:61: error: found pipeline_engine deepspeed with sequence_parallel; expected neither "
+     "(DeepSpeed's engine sends the boundary tensor as Megatron's 2021 tensor slicing leaves it) "
+     "or pipeline_engine megatron"},
+    {"DeepSpeedEngineZero2",
+     GPT "training: {global_batch: 64}\n"
+         "strategy: {data: 2, pipeline: 4, zero: 2, pipeline_engine: deepspeed}\n",
+     "p.yaml:5:43: error: found pipeline_engine deepspeed with zero 2; expected zero 0 or 1 "
+     "(DeepSpeed's PipelineEngine asserts that ZeRO-2 and ZeRO-3 are incompatible with pipeline "
+     "parallelism, engine.py at v0.5.8 line 72)"},
+    {"DeepSpeedEngineInference",
+     GPT "training: {global_batch: 64, mode: inference}\n"
+         "strategy: {data: 2, pipeline: 4, pipeline_engine: deepspeed}\n",
+     "p.yaml:5:34: error: found pipeline_engine deepspeed with training.inference; expected a "
+     "training step (DeepSpeed's TrainSchedule is what is modelled) or pipeline_engine megatron"},
+    {"DeepSpeedEngine1F1B",
+     GPT "training: {global_batch: 64}\n"
+         "strategy: {data: 2, tensor: 2, pipeline: 4, zero: 1, pipeline_engine: deepspeed}\n",
+     ""},
     {"InterleavedMicroBatchCount",
      GPT "training: {global_batch: 48, micro_batch: 2}\n"
          "strategy: {data: 2, pipeline: 8, schedule: interleaved, virtual_stages: 3}\n",

@@ -84,7 +84,7 @@ const ErrorCase kCases[] = {
      "strategy: {dta: 4}\n",
      "t.yaml:4:12: error: found key 'dta'; expected one of data, tensor, pipeline, "
      "expert, context, sequence_parallel, schedule, virtual_stages, zero, zero3_prefetch, data_mode, "
-     "rank_order, bucket, overlap, algorithm (did you mean 'data'?)"},
+     "rank_order, bucket, overlap, algorithm, pipeline_engine (did you mean 'data'?)"},
     {"WrongTypeInteger",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model:\n"
@@ -268,6 +268,13 @@ const ErrorCase kCases[] = {
      "  mlp: {batch: 8, widths: [16, 16]}\n"
      "strategy: {zero: 3, zero3_prefetch: fsdp}\n",
      "t.yaml:4:37: error: found 'fsdp'; expected one of per_pass, per_micro_batch, across_passes"},
+    {"UnknownPipelineEngine",
+     "topology: {preset: cpu-host, devices: 4}\n"
+     "model:\n"
+     "  mlp: {batch: 8, widths: [16, 16]}\n"
+     "strategy: {pipeline: 2, pipeline_engine: deepseed}\n",
+     "t.yaml:4:42: error: found 'deepseed'; expected one of megatron, deepspeed (did you mean "
+     "'deepspeed'?)"},
     {"UnknownAlgorithm",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model:\n"

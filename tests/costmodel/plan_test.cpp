@@ -127,6 +127,70 @@ TEST(EstimatePlan, PipelineBubbleByHand) {
   expect_rel(e->step_seconds, 1.94248704e-4, 1e-9);
 }
 
+// strategy.pipeline_engine deepspeed (DeepSpeed v0.5.8's PipelineEngine,
+// docs/costmodel.md "DeepSpeed's pipeline engine"): the stages of
+// PipelineBubbleByHand (T = 1.0223616e-5 s of compute a micro-batch, m = 8,
+// p = 4) on links of alpha 1e-6 s and 1e10 B/s. The boundary tensor is
+// b s h x 2 B = 1 x 32 x 64 x 2 = 4096 B.
+//   megatron: sends beside the next step; one micro-batch's sends through
+//   the pipeline and back, 3 + 3 = 6 of x = 1e-6 + 4096 / 1e10 = 1.4096e-6 s:
+//   11 T + 6 x = 1.12459776e-4 + 8.4576e-6 = 1.20917376e-4 s.
+//   deepspeed: blocking, one after the other, in the stage's time: the end
+//   stages 2 x (T0 = T3 = T + 2x), the middle ones 4 x (T + 4x); no chain:
+//   m (T + 4x) + (sum - max) = 8 (T + 4x) + 3 T + (2 + 4 + 2) x = 11 T + 40 x
+//   = 1.12459776e-4 + 5.6384e-5 = 1.68843776e-4 s.
+// With tensor 2 (8 devices; same kernels in both engines, so the difference
+// is the sends'): a part is 4096 / 2 = 2048 B, x' = 1e-6 + 2048 / 1e10 =
+// 1.2048e-6 s, and each rebuild is a ring AllGather of 4096 B over 2 ranks,
+// g = (2 - 1) 1e-6 + (1/2) 4096 / 1e10 = 1.2048e-6 s, once before a forward
+// (stages 1-3), twice before a backward (stages 0-2). Stage 0 also runs the
+// embedding's AllReduce over 'tensor' (ring, 2 ranks, 4096 B: 2 x 1e-6 +
+// 2 x (1/2) 4096 / 1e10 = 2.4096e-6 = 2g), so with T' a layer's time:
+//   megatron: T0 = T' + 2g the slowest, T1..T3 = T'; 8 (T' + 2g) + 3 T' + 6 x
+//   = 11 T' + 16 g + 6 x.
+//   deepspeed: T0 = T' + 2g + 2x' + 2g = T' + 6g, T1 = T2 = T' + 4x' + 3g =
+//   T' + 7g the slowest, T3 = T' + 2x' + g = T' + 3g; 8 (T' + 7g) + 3 T' +
+//   (6 + 7 + 3) g = 11 T' + 72 g.
+//   deepspeed - megatron = 56 g - 6 x = 6.74688e-5 - 8.4576e-6 = 5.90112e-5 s.
+TEST(EstimatePlan, DeepSpeedPipelineEngineByHand) {
+  Scenario sc = tiny_gpt(4, 4, 0, 0);
+  sc.topology = testing::round_star(4, 1e-6, 1e10, 0);
+  ASSERT_TRUE(sc.topology.validate().is_ok());
+  sc.strategy.pipeline = 4;
+  sc.training.global_batch = 8;
+  auto meg = estimate_plan(sc);
+  ASSERT_TRUE(meg.is_ok()) << meg.message();
+  expect_rel(meg->step_seconds, 1.20917376e-4, 1e-9);
+  sc.strategy.pipeline_engine = PipelineEngine::kDeepSpeed;
+  auto ds = estimate_plan(sc);
+  ASSERT_TRUE(ds.is_ok()) << ds.message();
+  expect_rel(ds->step_seconds, 1.68843776e-4, 1e-9);
+  // The busiest (a middle) stage's sends: 2 a micro-batch of 4096 B.
+  const CommunicationEstimate* p2p = find_comm(*ds, "pipeline", "p2p");
+  ASSERT_NE(p2p, nullptr);
+  EXPECT_DOUBLE_EQ(p2p->count, 16.0);
+  EXPECT_DOUBLE_EQ(p2p->bytes, 16 * 4096.0);
+  EXPECT_EQ(find_comm(*ds, "pipeline", "allgather"), nullptr);  // tensor 1: whole tensors
+
+  sc = tiny_gpt(8, 4, 0, 0);
+  sc.topology = testing::round_star(8, 1e-6, 1e10, 0);
+  sc.strategy.pipeline = 4;
+  sc.strategy.tensor = 2;
+  sc.training.global_batch = 8;
+  auto meg2 = estimate_plan(sc);
+  ASSERT_TRUE(meg2.is_ok()) << meg2.message();
+  sc.strategy.pipeline_engine = PipelineEngine::kDeepSpeed;
+  auto ds2 = estimate_plan(sc);
+  ASSERT_TRUE(ds2.is_ok()) << ds2.message();
+  expect_rel(ds2->step_seconds - meg2->step_seconds, 5.90112e-5, 1e-6);
+  const CommunicationEstimate* gathers = find_comm(*ds2, "pipeline", "allgather");
+  ASSERT_NE(gathers, nullptr);
+  EXPECT_DOUBLE_EQ(gathers->count, 3 * 8.0);  // a middle stage: 3 a micro-batch
+  const CommunicationEstimate* parts = find_comm(*ds2, "pipeline", "p2p");
+  ASSERT_NE(parts, nullptr);
+  EXPECT_DOUBLE_EQ(parts->bytes, 16 * 2048.0);
+}
+
 // Pipeline memory: 1F1B's first stage holds p = 4 micro-batches of its layer, the last one 1;
 // GPipe holds all m = 8 everywhere. One layer: sbh(34 + 5as/h) = 90,112 B (as above).
 TEST(EstimatePlan, PipelineActivationsPerStage) {

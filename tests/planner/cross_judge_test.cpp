@@ -148,6 +148,12 @@ std::vector<Case> family() {
        gpt("pipeline: 2, data: 4, zero: 3, schedule: interleaved, virtual_stages: 2, "
            "zero3_prefetch: across_passes")},
       {"gpt_schedule_gpipe", gpt("pipeline: 4, data: 2, schedule: gpipe")},
+      // strategy.pipeline_engine deepspeed: blocking sends of 1/tensor parts
+      // and the AllGathers that rebuild them (a named difference: the fill
+      // and drain).
+      {"gpt_pipeline_deepspeed", gpt("pipeline: 4, data: 2, pipeline_engine: deepspeed")},
+      {"gpt_tensor_pipeline_deepspeed",
+       gpt("tensor: 2, pipeline: 4, pipeline_engine: deepspeed", "recompute: full")},
       {"gpt_schedule_interleaved",
        gpt("pipeline: 2, data: 4, schedule: interleaved, virtual_stages: 2")},
       {"gpt_recompute_selective", gpt("tensor: 2, data: 4", "recompute: selective")},

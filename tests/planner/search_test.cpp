@@ -395,6 +395,37 @@ TEST(SearchEmit, WinnerRoundTripsThroughLoadScenarioAndSimulates) {
   std::remove(out.c_str());
 }
 
+// --emit keeps the base scenario's strategy.pipeline_engine (search does not
+// vary it): the winner of a DeepSpeed-engine search is judged, written and
+// loaded back as DeepSpeed's.
+TEST(SearchEmit, KeepsThePipelineEngine) {
+  const std::string path = temp_path("-ds.yaml");
+  std::ofstream(path) << "name: tiny-ds\n"
+                         "topology: {preset: dgx-a100}\n"
+                         "model:\n"
+                         "  transformer: {layers: 4, hidden: 256, heads: 8, seq: 128, vocab: 1024}\n"
+                         "training: {global_batch: 16, micro_batch: 2, optimizer: adam}\n"
+                         "strategy: {tensor: 2, pipeline: 2, data: 2, pipeline_engine: deepspeed}\n";
+  auto base = load_scenario(path);
+  ASSERT_TRUE(base.is_ok()) << base.message();
+  auto r = run_search(*base, SearchOptions{});
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  ASSERT_FALSE(r->plans.empty());
+  const RankedPlan& win = r->plans.front();
+  auto text = plan_scenario_yaml(*base, win);
+  ASSERT_TRUE(text.is_ok()) << text.message();
+  const std::string out = temp_path("-ds-best.yaml");
+  std::ofstream(out) << *text;
+  auto back = load_scenario(out);
+  ASSERT_TRUE(back.is_ok()) << back.message() << "\n" << *text;
+  EXPECT_EQ(back->strategy.pipeline_engine, PipelineEngine::kDeepSpeed) << *text;
+  auto e = cost::estimate_plan(*back);
+  ASSERT_TRUE(e.is_ok()) << e.message();
+  EXPECT_DOUBLE_EQ(e->step_seconds, win.step_seconds);
+  std::remove(path.c_str());
+  std::remove(out.c_str());
+}
+
 // A scenario naming its Hugging Face config relative to its folder: the
 // winner written to another folder still finds it (the path is written
 // absolute, as the profile's is).
