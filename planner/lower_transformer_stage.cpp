@@ -592,8 +592,10 @@ class StageEmitter {
     k.collective = CollectiveKind::kAllGather;
     k.collective_bytes = s_.boundary_bytes;
     k.name = "pipe.allgather";
-    k.reason = "DeepSpeed's pipeline engine sends 1/" + std::to_string(s_.T) +
-               " of the boundary tensor a rank; all-gather it back over 'tensor'";
+    k.reason = fill_args(tr_text("Reasons",
+                                 "DeepSpeed's pipeline engine sends 1/%1 of the boundary tensor a rank; "
+                                 "all-gather it back over 'tensor'"),
+                         {std::to_string(s_.T)});
     for (int n = 0; n < (forward ? 1 : 2); ++n)
       tensor_collective(k, forward ? Phase::kForward : Phase::kBackward, -1, mb);
   }
