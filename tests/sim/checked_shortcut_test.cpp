@@ -20,21 +20,6 @@ using testing::build;
 using testing::rel_err;
 using testing::run;
 
-void expect_same_figures(const SimResult& a, const SimResult& e, double tolerance) {
-  EXPECT_LE(rel_err(a.step_seconds, e.step_seconds), tolerance);
-  ASSERT_EQ(a.devices.size(), e.devices.size());
-  for (size_t d = 0; d < a.devices.size(); ++d) {
-    EXPECT_LE(rel_err(a.devices[d].busy_seconds, e.devices[d].busy_seconds), tolerance) << d;
-    EXPECT_LE(rel_err(a.devices[d].comm_seconds, e.devices[d].comm_seconds), tolerance) << d;
-    EXPECT_LE(rel_err(a.devices[d].idle_seconds, e.devices[d].idle_seconds), tolerance) << d;
-  }
-  ASSERT_EQ(a.links.size(), e.links.size());
-  for (size_t l = 0; l < a.links.size(); ++l) {
-    EXPECT_LE(rel_err(a.links[l].bytes, e.links[l].bytes), tolerance) << l;
-    EXPECT_LE(rel_err(a.links[l].busy_seconds, e.links[l].busy_seconds), tolerance) << l;
-  }
-}
-
 // Four DGX A100 nodes: per node, tensor-parallel AllReduces (8 ranks over
 // NVLink, their own channels: shortcut before the run) of two sizes, and
 // across nodes, per local GPU index, an AllReduce on "dp" streams sharing
@@ -93,10 +78,10 @@ TEST(ShortcutShapes, SharedIsolatedRunsGiveTheSameFiguresBitForBit) {
     // shared, 8 apart).
     EXPECT_EQ(shared.collectives_shortcut, 16);
     EXPECT_EQ(apart.collectives_shortcut, 16);
-    expect_same_figures(shared, apart, 0.0);  // the same numbers, not close ones
+    testing::expect_close_figures(shared, apart, 0.0);  // the same numbers, not close ones
     EXPECT_EQ(shared.events, apart.events);
     EXPECT_EQ(shared.flows, apart.flows);
-    expect_same_figures(shared, full, 1e-9);
+    testing::expect_close_figures(shared, full, 1e-9);
   }
 }
 
@@ -149,7 +134,7 @@ TEST(CheckedShortcut, RunsTheRingByTheShortcutWhenNoFlowJoinsItsChannels) {
       EXPECT_EQ(fast.runs, 1);
       EXPECT_EQ(fast.flows, 1);  // the transfer's
       EXPECT_EQ(full.flows, 1 + 2 * 127 * 128);
-      expect_same_figures(fast, full, 1e-9);
+      testing::expect_close_figures(fast, full, 1e-9);
     }
 }
 
@@ -168,7 +153,7 @@ TEST(CheckedShortcut, ExpandsTheRingInASecondRunWhenAFlowJoinsItsChannels) {
     EXPECT_EQ(fast.collectives_shortcut, 0);
     EXPECT_EQ(fast.flows, full.flows);
     EXPECT_EQ(fast.events, full.events);
-    expect_same_figures(fast, full, 0.0);  // expanded in both: the same run
+    testing::expect_close_figures(fast, full, 0.0);  // expanded in both: the same run
     // The report says so.
     EXPECT_NE(simulation_text(fast, p, *t).find("collectives by shortcut; the last of 2 runs)"),
               std::string::npos);
@@ -243,7 +228,7 @@ TEST(CheckedShortcut, ALaterRunResumesTheFirstRunsStateBitForBit) {
       EXPECT_EQ(resumed.collectives_shortcut, again.collectives_shortcut);
       EXPECT_EQ(resumed.events, again.events);
       EXPECT_EQ(resumed.flows, again.flows);
-      expect_same_figures(resumed, again, 0.0);  // the same numbers, not close ones
+      testing::expect_close_figures(resumed, again, 0.0);  // the same numbers, not close ones
       EXPECT_EQ(resumed.critical_path, again.critical_path);
       ASSERT_EQ(resumed.task_end_seconds.size(), again.task_end_seconds.size());
       for (size_t i = 0; i < again.task_end_seconds.size(); ++i) {
@@ -252,7 +237,7 @@ TEST(CheckedShortcut, ALaterRunResumesTheFirstRunsStateBitForBit) {
       }
       for (size_t d = 0; d < again.devices.size(); ++d)
         EXPECT_EQ(resumed.devices[d].exposed_comm_seconds, again.devices[d].exposed_comm_seconds);
-      expect_same_figures(resumed, full, 1e-9);
+      testing::expect_close_figures(resumed, full, 1e-9);
     }
     // The second run did resume: its progress starts where the copy was
     // taken, so it reports fewer times than a run from the start.

@@ -1,6 +1,8 @@
 // Topologies and Programs built in code for the simulator's tests.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -67,6 +69,35 @@ inline SimResult run(const Program& p, const Topology& t, const HardwareProfile&
 
 inline double rel_err(double got, double want) {
   return want == 0 ? std::abs(got) : std::abs(got - want) / std::abs(want);
+}
+
+// Two runs' figures within `tolerance` (relative; 0: equal): step, every
+// device's busy / comm / idle / exposed time, every link's bytes and busy
+// time (sums of many terms: a slack of `tolerance` of the larger of the
+// figure and 1 B or 1 ms), and, where both kept them, every task's start
+// and end.
+inline void expect_close_figures(const SimResult& a, const SimResult& e, double tolerance) {
+  EXPECT_LE(rel_err(a.step_seconds, e.step_seconds), tolerance);
+  ASSERT_EQ(a.devices.size(), e.devices.size());
+  for (size_t d = 0; d < a.devices.size(); ++d) {
+    EXPECT_LE(rel_err(a.devices[d].busy_seconds, e.devices[d].busy_seconds), tolerance) << d;
+    EXPECT_LE(rel_err(a.devices[d].comm_seconds, e.devices[d].comm_seconds), tolerance) << d;
+    EXPECT_LE(rel_err(a.devices[d].idle_seconds, e.devices[d].idle_seconds), tolerance) << d;
+    EXPECT_LE(rel_err(a.devices[d].exposed_comm_seconds, e.devices[d].exposed_comm_seconds), tolerance) << d;
+  }
+  ASSERT_EQ(a.links.size(), e.links.size());
+  for (size_t l = 0; l < a.links.size(); ++l) {
+    EXPECT_NEAR(a.links[l].bytes, e.links[l].bytes, tolerance * std::max(1.0, e.links[l].bytes)) << l;
+    EXPECT_NEAR(a.links[l].busy_seconds, e.links[l].busy_seconds,
+                tolerance * std::max(1e-3, e.links[l].busy_seconds))
+        << l;
+  }
+  ASSERT_EQ(a.task_end_seconds.size(), e.task_end_seconds.size());
+  ASSERT_EQ(a.task_start_seconds.size(), e.task_start_seconds.size());
+  for (size_t i = 0; i < a.task_end_seconds.size(); ++i) {
+    EXPECT_LE(rel_err(a.task_start_seconds[i], e.task_start_seconds[i]), tolerance) << i;
+    EXPECT_LE(rel_err(a.task_end_seconds[i], e.task_end_seconds[i]), tolerance) << i;
+  }
 }
 
 }  // namespace brigade::sim::testing

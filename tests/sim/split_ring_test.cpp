@@ -22,31 +22,6 @@ using testing::rel_err;
 constexpr int kRanks = 128;
 static_assert(kRanks >= static_cast<int>(kCheckedShortcutMinRanks));
 
-void expect_close(const SimResult& a, const SimResult& e, double tolerance) {
-  EXPECT_LE(rel_err(a.step_seconds, e.step_seconds), tolerance);
-  ASSERT_EQ(a.devices.size(), e.devices.size());
-  for (size_t d = 0; d < a.devices.size(); ++d) {
-    EXPECT_LE(rel_err(a.devices[d].busy_seconds, e.devices[d].busy_seconds), tolerance) << d;
-    EXPECT_LE(rel_err(a.devices[d].comm_seconds, e.devices[d].comm_seconds), tolerance) << d;
-    EXPECT_LE(rel_err(a.devices[d].idle_seconds, e.devices[d].idle_seconds), tolerance) << d;
-    EXPECT_LE(rel_err(a.devices[d].exposed_comm_seconds, e.devices[d].exposed_comm_seconds), tolerance) << d;
-  }
-  ASSERT_EQ(a.links.size(), e.links.size());
-  for (size_t l = 0; l < a.links.size(); ++l) {
-    // Bytes and busy seconds are sums of many terms: absolute slack of 1e-9
-    // of the channel's largest figure.
-    EXPECT_NEAR(a.links[l].bytes, e.links[l].bytes, tolerance * std::max(1.0, e.links[l].bytes)) << l;
-    EXPECT_NEAR(a.links[l].busy_seconds, e.links[l].busy_seconds,
-                tolerance * std::max(1e-3, e.links[l].busy_seconds))
-        << l;
-  }
-  ASSERT_EQ(a.task_end_seconds.size(), e.task_end_seconds.size());
-  for (size_t i = 0; i < a.task_end_seconds.size(); ++i) {
-    EXPECT_LE(rel_err(a.task_start_seconds[i], e.task_start_seconds[i]), tolerance) << i;
-    EXPECT_LE(rel_err(a.task_end_seconds[i], e.task_end_seconds[i]), tolerance) << i;
-  }
-}
-
 SimResult run(const Program& p, const Topology& t, const HardwareProfile& h, bool exact, bool split,
               std::int32_t ring_max_steps = 0) {
   detail::split_checked_rings(split);
@@ -124,8 +99,8 @@ TEST(SplitRing, GoesOnExpandedFromTheInstantAFlowJoins) {
           // Held again once the transfer has left its channels.
           EXPECT_EQ(split.holds_again, 1);
           EXPECT_GT(split.flows, 1);
-          expect_close(split, full, 1e-9);
-          expect_close(split, refused, 1e-9);
+          testing::expect_close_figures(split, full, 1e-9);
+          testing::expect_close_figures(split, refused, 1e-9);
         }
     }
 }
@@ -148,7 +123,7 @@ TEST(SplitRing, SplitsAgainFromWhereItWasHeldAgain) {
       EXPECT_EQ(split.collectives_split, 1);
       EXPECT_EQ(split.holds_again, 2);
       EXPECT_LT(split.flows, full.flows);
-      expect_close(split, full, 1e-9);
+      testing::expect_close_figures(split, full, 1e-9);
     }
 }
 
@@ -178,7 +153,7 @@ TEST(SplitRing, AnotherCollectivesMessagesSplitIt) {
   EXPECT_EQ(split.runs, 1);
   EXPECT_EQ(split.collectives_split, 1);
   EXPECT_LT(split.flows, full.flows);
-  expect_close(split, full, 1e-9);
+  testing::expect_close_figures(split, full, 1e-9);
   // The report says so.
   EXPECT_NE(simulation_text(split, p, *t).find("0 collectives by shortcut, 1 split ("), std::string::npos);
   EXPECT_EQ(simulation_json(split, p, *t).value("collectives_split", 0), 1);
@@ -218,7 +193,7 @@ TEST(SplitRing, RefusesWhereItsHopsShareAChannel) {
   const SimResult full = run(p, t, h, true, true);
   EXPECT_EQ(r.runs, 2);
   EXPECT_EQ(r.collectives_split, 0);
-  expect_close(r, full, 1e-9);
+  testing::expect_close_figures(r, full, 1e-9);
 }
 
 }  // namespace
