@@ -372,16 +372,28 @@ class StageEmitter {
         devices.push_back(out_.devices[static_cast<size_t>(r)]);
         streams.push_back(out_.compute[static_cast<size_t>(r)]);
       }
-      const CollectiveId c =
-          b_.add_collective(k.collective, CollectiveAlgorithm::kAuto, devices, k.collective_bytes,
-                            streams, k.name, phase, k.reason);
-      b_.collective(c).dtype = s_.dtype;
-      for (int j = 0; j < s_.EP; ++j) {
-        Task& task = b_.task(b_.collective_task(c, j));
-        task.layer = layer;
-        task.micro_batch = mb;
-      }
+      add_group_collective(k, phase, layer, mb, devices, streams);
     }
+    collectives_issued(base);
+  }
+
+  // One collective of kernel k over `devices` on `streams`, its ranks'
+  // tasks tagged with the layer and micro-batch.
+  void add_group_collective(const Kernel& k, Phase phase, int layer, int mb, const std::vector<int>& devices,
+                            const std::vector<StreamId>& streams) {
+    const CollectiveId c = b_.add_collective(k.collective, CollectiveAlgorithm::kAuto, devices,
+                                             k.collective_bytes, streams, k.name, phase, k.reason);
+    b_.collective(c).dtype = s_.dtype;
+    for (size_t j = 0; j < devices.size(); ++j) {
+      Task& task = b_.task(b_.collective_task(c, static_cast<int>(j)));
+      task.layer = layer;
+      task.micro_batch = mb;
+    }
+  }
+
+  // The stage's collectives from task `base` on are issued: whatever waited
+  // for "the next task" waits for them.
+  void collectives_issued(TaskId base) {
     for (int r = 0; r < R_; ++r) attach(base + r, r);
     for (int key : pend_.recv_keys) link_recv(key, base);
     clear_attachments();
@@ -399,21 +411,9 @@ class StageEmitter {
       std::vector<StreamId> streams;
       for (int t = 0; t < s_.T; ++t)
         streams.push_back(out_.compute[static_cast<size_t>(d * s_.T + t)]);
-      const CollectiveId c =
-          b_.add_collective(k.collective, CollectiveAlgorithm::kAuto, s_.ranks->tensor_group(d, p_),
-                            k.collective_bytes, streams, k.name, phase, k.reason);
-      b_.collective(c).dtype = s_.dtype;
-      for (int t = 0; t < s_.T; ++t) {
-        Task& task = b_.task(b_.collective_task(c, t));
-        task.layer = layer;
-        task.micro_batch = mb;
-      }
+      add_group_collective(k, phase, layer, mb, s_.ranks->tensor_group(d, p_), streams);
     }
-    // Whatever waited for "the next task" waits for this one.
-    for (int r = 0; r < R_; ++r) attach(base + r, r);
-    for (int key : pend_.recv_keys) link_recv(key, base);
-    clear_attachments();
-    last_compute_ = base;
+    collectives_issued(base);
   }
 
   // kStep: the step's tensor-parallel collectives of one kind become one

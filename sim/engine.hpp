@@ -289,6 +289,7 @@ class Engine {
   };
   std::vector<ReplayRank> replay_;
   std::vector<double> replay_prev_end_;
+  std::vector<double> replay_rate_;  // per rank: its hop's plain and reducing route's rate alone
   std::unique_ptr<Engine>* snapshot_ = nullptr;  // wanted and not taken yet (snapshot_into)
   TraceRecorder rec_;
 };

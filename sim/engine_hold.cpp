@@ -64,9 +64,19 @@ double Engine::replay_hold(CollectiveId c, const Instance& in, double until, boo
   const bool fresh = held_entry_[static_cast<size_t>(c)] >= 0;
   const double t0 = fresh ? held_since_[static_cast<size_t>(c)] : in.hold_since;
   constexpr double kBefore = -std::numeric_limits<double>::infinity();  // ended before the hold
-  auto rate = [this](std::int32_t route) {
+  auto narrowest = [this](std::int32_t route) {
     const RouteInfo& ri = routes_[static_cast<size_t>(route)];
     return net_.narrowest(std::span<const ChannelId>(route_channels_.data() + ri.first, static_cast<size_t>(ri.count)));
+  };
+  // Each hop's rate alone, on its plain and its reducing route.
+  replay_rate_.resize(2 * static_cast<size_t>(n));
+  for (std::int32_t r = 0; r < n; ++r) {
+    replay_rate_[2 * static_cast<size_t>(r)] = narrowest(in.ring_route[static_cast<size_t>(r)]);
+    replay_rate_[2 * static_cast<size_t>(r) + 1] =
+        in.ring_reduce_steps > 0 ? narrowest(in.ring_reduce_route[static_cast<size_t>(r)]) : 0;
+  }
+  auto rate = [&](std::int32_t r, std::int32_t route) {
+    return replay_rate_[2 * static_cast<size_t>(r) + (route == in.ring_route[static_cast<size_t>(r)] ? 0 : 1)];
   };
   auto add = [this](std::int32_t route, double bytes, double busy) {
     const RouteInfo& ri = routes_[static_cast<size_t>(route)];
@@ -114,7 +124,7 @@ double Engine::replay_hold(CollectiveId c, const Instance& in, double until, boo
         m.route = x.route;
       }
       // Its end: at its alpha's end with no bytes, else its bytes left at the route's rate.
-      k.end = m.bytes > 0 ? m.last_update + m.remaining / rate(m.route) : m.alpha_end;
+      k.end = m.bytes > 0 ? m.last_update + m.remaining / rate(r, m.route) : m.alpha_end;
       last_end = std::max(last_end, k.end);
       if (m.start > until) continue;
       any = true;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -355,75 +356,89 @@ std::string temp_path(const char* suffix) {
   return std::string("/tmp/brigade-search-test-") + std::to_string(::getpid()) + suffix;
 }
 
+// What --emit does, in a test: `yaml` written to a temporary file and
+// loaded as the base, searched, its winner written as a scenario and loaded
+// back; the temporary files removed. Fails the test where a step fails.
+struct Emitted {
+  Scenario base, back;
+  RankedPlan win;
+  std::string text;
+};
+std::optional<Emitted> emit_winner(const std::string& yaml, const std::string& tag) {
+  const std::string path = temp_path(("-" + tag + ".yaml").c_str());
+  const std::string out = temp_path(("-" + tag + "-best.yaml").c_str());
+  std::ofstream(path) << yaml;
+  auto base = load_scenario(path);
+  EXPECT_TRUE(base.is_ok()) << base.message();
+  if (!base.is_ok()) {
+    std::remove(path.c_str());
+    return std::nullopt;
+  }
+  auto r = run_search(*base, SearchOptions{});
+  EXPECT_TRUE(r.is_ok()) << r.message();
+  if (!r.is_ok() || r->plans.empty()) {
+    std::remove(path.c_str());
+    ADD_FAILURE() << "no plan";
+    return std::nullopt;
+  }
+  const RankedPlan& win = r->plans.front();
+  auto text = plan_scenario_yaml(*base, win);  // re-reads the base file for its comments and layout
+  std::remove(path.c_str());
+  EXPECT_TRUE(text.is_ok()) << text.message();
+  if (!text.is_ok()) return std::nullopt;
+  std::ofstream(out) << *text;
+  auto back = load_scenario(out);
+  std::remove(out.c_str());
+  EXPECT_TRUE(back.is_ok()) << back.message() << "\n" << *text;
+  if (!back.is_ok()) return std::nullopt;
+  return Emitted{*base, *back, win, *text};
+}
+
 // --emit: the winner written as a scenario loads back as the same plan, is
 // judged the same, and lowers and simulates.
 TEST(SearchEmit, WinnerRoundTripsThroughLoadScenarioAndSimulates) {
-  const std::string path = temp_path("-base.yaml");
-  std::ofstream(path) << "# a comment that is not kept\n"
-                         "name: tiny\n"
-                         "topology: {preset: dgx-a100}\n"
-                         "model:\n"
-                         "  transformer: {layers: 4, hidden: 256, heads: 8, seq: 128, vocab: 1024}\n"
-                         "training: {global_batch: 16, micro_batch: 2, optimizer: adam}\n"
-                         "strategy: {tensor: 2, data: 4}\n";
-  auto base = load_scenario(path);
-  ASSERT_TRUE(base.is_ok()) << base.message();
-  auto r = run_search(*base, SearchOptions{});
-  ASSERT_TRUE(r.is_ok()) << r.message();
-  ASSERT_FALSE(r->plans.empty());
-  const RankedPlan& win = r->plans.front();
-  auto text = plan_scenario_yaml(*base, win);
-  ASSERT_TRUE(text.is_ok()) << text.message();
-  const std::string out = temp_path("-best.yaml");
-  std::ofstream(out) << *text;
-  auto back = load_scenario(out);
-  ASSERT_TRUE(back.is_ok()) << back.message() << "\n" << *text;
+  auto em = emit_winner("# a comment that is not kept\n"
+                        "name: tiny\n"
+                        "topology: {preset: dgx-a100}\n"
+                        "model:\n"
+                        "  transformer: {layers: 4, hidden: 256, heads: 8, seq: 128, vocab: 1024}\n"
+                        "training: {global_batch: 16, micro_batch: 2, optimizer: adam}\n"
+                        "strategy: {tensor: 2, data: 4}\n",
+                        "base");
+  ASSERT_TRUE(em);
+  const RankedPlan& win = em->win;
+  const Scenario& back = em->back;
   ASSERT_TRUE(win.point);
-  EXPECT_TRUE(equivalent(point_of(*back), *win.point)) << point_label(point_of(*back)) << " vs "
-                                                       << point_label(*win.point);
-  auto e = cost::estimate_plan(*back);
+  EXPECT_TRUE(equivalent(point_of(back), *win.point)) << point_label(point_of(back)) << " vs "
+                                                      << point_label(*win.point);
+  auto e = cost::estimate_plan(back);
   ASSERT_TRUE(e.is_ok()) << e.message();
   EXPECT_DOUBLE_EQ(e->step_seconds, win.step_seconds);
-  auto plan = lower(*back);
+  auto plan = lower(back);
   ASSERT_TRUE(plan.is_ok()) << plan.message();
   sim::SimOptions so;
   so.record_task_times = false;
-  auto s = sim::simulate(plan->program, back->topology, back->profile, so);
+  auto s = sim::simulate(plan->program, back.topology, back.profile, so);
   ASSERT_TRUE(s.is_ok()) << s.message();
   EXPECT_GT(s->step_seconds, 0);
-  std::remove(path.c_str());
-  std::remove(out.c_str());
 }
 
 // --emit keeps the base scenario's strategy.pipeline_engine (search does not
 // vary it): the winner of a DeepSpeed-engine search is judged, written and
 // loaded back as DeepSpeed's.
 TEST(SearchEmit, KeepsThePipelineEngine) {
-  const std::string path = temp_path("-ds.yaml");
-  std::ofstream(path) << "name: tiny-ds\n"
-                         "topology: {preset: dgx-a100}\n"
-                         "model:\n"
-                         "  transformer: {layers: 4, hidden: 256, heads: 8, seq: 128, vocab: 1024}\n"
-                         "training: {global_batch: 16, micro_batch: 2, optimizer: adam}\n"
-                         "strategy: {tensor: 2, pipeline: 2, data: 2, pipeline_engine: deepspeed}\n";
-  auto base = load_scenario(path);
-  ASSERT_TRUE(base.is_ok()) << base.message();
-  auto r = run_search(*base, SearchOptions{});
-  ASSERT_TRUE(r.is_ok()) << r.message();
-  ASSERT_FALSE(r->plans.empty());
-  const RankedPlan& win = r->plans.front();
-  auto text = plan_scenario_yaml(*base, win);
-  ASSERT_TRUE(text.is_ok()) << text.message();
-  const std::string out = temp_path("-ds-best.yaml");
-  std::ofstream(out) << *text;
-  auto back = load_scenario(out);
-  ASSERT_TRUE(back.is_ok()) << back.message() << "\n" << *text;
-  EXPECT_EQ(back->strategy.pipeline_engine, PipelineEngine::kDeepSpeed) << *text;
-  auto e = cost::estimate_plan(*back);
+  auto em = emit_winner("name: tiny-ds\n"
+                        "topology: {preset: dgx-a100}\n"
+                        "model:\n"
+                        "  transformer: {layers: 4, hidden: 256, heads: 8, seq: 128, vocab: 1024}\n"
+                        "training: {global_batch: 16, micro_batch: 2, optimizer: adam}\n"
+                        "strategy: {tensor: 2, pipeline: 2, data: 2, pipeline_engine: deepspeed}\n",
+                        "ds");
+  ASSERT_TRUE(em);
+  EXPECT_EQ(em->back.strategy.pipeline_engine, PipelineEngine::kDeepSpeed) << em->text;
+  auto e = cost::estimate_plan(em->back);
   ASSERT_TRUE(e.is_ok()) << e.message();
-  EXPECT_DOUBLE_EQ(e->step_seconds, win.step_seconds);
-  std::remove(path.c_str());
-  std::remove(out.c_str());
+  EXPECT_DOUBLE_EQ(e->step_seconds, em->win.step_seconds);
 }
 
 // A scenario naming its Hugging Face config relative to its folder: the
