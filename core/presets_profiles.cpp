@@ -128,6 +128,23 @@ DeviceProfile a100_sxm4_80gb(NcclVersion version) {
   // brick road to exascale", P3HPC 2020): 0.85. (No A100-80GB measurement
   // of its own: the weakest constant of this preset.)
   p.memory_efficiency = 0.85;
+  // The unfused attention core (Megatron-LM's: the scores' batched GEMM,
+  // the fused scale-mask-softmax, torch's dropout, the values' batched GEMM,
+  // and their backward), measured as a whole on an A100: Dao et al. 2022,
+  // "FlashAttention" (arXiv 2205.14135v2), Appendix E.6, Tables 15 and 16,
+  // row "Megatron" (forward 0.27, 0.27, 0.56, 1.88, 6.56 ms; backward 0.28,
+  // 0.33, 0.92, 2.94, 10.80 ms at s = 128 ... 2048; batch 16, 8 heads of
+  // dimension 64, fp16, dropout 0.1, no mask; one A100 40GB, 1,555 GB/s).
+  // Against the bytes Brigade's passes move at each length (costmodel/
+  // transformer_blocks_layer.cpp: forward b a ((6e + 1) s^2 + 4 e s d),
+  // backward b a ((9e + 1) s^2 + 8 e s d), e = 2), the least-squares line
+  // t = t0 + bytes / (1555 GB/s x eff) gives eff 0.717 forward and 0.634
+  // backward (t0 0.19 ms: the benchmark's per-call host time, not a
+  // kernel's); tests/costmodel/attention_published_test.cpp recomputes both
+  // from the rows. Taken as fractions of peak bandwidth for the 80GB part
+  // (HBM2e, 2,039 GB/s): an assumption, the passes being memory-bound.
+  p.attention_forward_efficiency = 0.717;
+  p.attention_backward_efficiency = 0.634;
   // Kernel launch gap: this project's H200 measurement (scenarios/profiles/
   // h200_measured.yaml, calibrate's per-kernel fixed time measured behind a
   // GEMM, docs/VALIDATION.md run 7): 5.28 us; the same CUDA launch path.

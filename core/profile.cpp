@@ -196,7 +196,7 @@ const FlashAttentionRates* flash_attention_rates(const DeviceProfile& p, std::in
 double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, double flops,
                       double bytes, ComputeKind kind, double written_bytes, KernelClass kernel,
                       std::int64_t seq, std::int64_t head_dim) {
-  if (kernel != KernelClass::kGeneric && seq > 0 && flops > 0) {
+  if (is_flash_attention(kernel) && seq > 0 && flops > 0) {
     if (const FlashAttentionRates* r = flash_attention_rates(p, head_dim)) {
       const EfficiencyCurve& c = kernel == KernelClass::kFlashForward ? r->forward : r->backward;
       const double rate = c.points.empty() ? 0 : c.at(static_cast<double>(seq));
@@ -225,7 +225,12 @@ double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, doub
   }
   const double mem_bw = peak_memory_bandwidth_bytes_per_second(d, p);
   double memory = 0;
-  if (bytes > 0 && mem_bw > 0) memory = bytes / (mem_bw * std::max(p.memory_efficiency, 1e-6));
+  double efficiency = p.memory_efficiency;
+  if (kernel == KernelClass::kAttentionForward && p.attention_forward_efficiency > 0)
+    efficiency = p.attention_forward_efficiency;
+  else if (kernel == KernelClass::kAttentionBackward && p.attention_backward_efficiency > 0)
+    efficiency = p.attention_backward_efficiency;
+  if (bytes > 0 && mem_bw > 0) memory = bytes / (mem_bw * std::max(efficiency, 1e-6));
   return p.launch_overhead_seconds + std::max(compute, memory);
 }
 

@@ -111,6 +111,14 @@ struct DeviceProfile {
   // profile file cannot set them yet). Empty: a FlashAttention kernel is
   // timed as a kFixed kernel on the GEMM curve and the memory roofline.
   std::vector<FlashAttentionRates> flash_attention;
+  // The unfused attention core's passes over its s x s matrices
+  // (KernelClass::kAttentionForward / kAttentionBackward: the scores' and
+  // values' batched GEMMs, the fused softmax and the dropout, forward and
+  // backward) stream at these fractions of peak bandwidth instead of
+  // memory_efficiency (> 0; 0 = memory_efficiency). Measured as a whole
+  // pass, not kernel by kernel (docs/costmodel.md, "Presets").
+  double attention_forward_efficiency = 0;
+  double attention_backward_efficiency = 0;
 };
 
 struct LinkProfile {
@@ -300,6 +308,11 @@ double achieved_link_bandwidth_bytes_per_second(const Link& link, const Hardware
 // matrix, the causal kernel computes half of it (its blocks above the
 // diagonal skipped), and the rates are per causal FLOP. The head dimension
 // takes the row of the nearest measured one.
+//
+// An unfused attention core's pass (kAttentionForward / kAttentionBackward)
+// takes its bytes at the profile's attention_forward_efficiency /
+// attention_backward_efficiency of peak bandwidth where that is > 0, at
+// memory_efficiency otherwise.
 double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, double flops,
                       double bytes, ComputeKind kind = ComputeKind::kGemm, double written_bytes = 0,
                       KernelClass kernel = KernelClass::kGeneric, std::int64_t seq = 0,

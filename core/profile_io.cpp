@@ -148,7 +148,8 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   BRIGADE_RETURN_IF_ERROR(c.check_keys(
       {"model", "peak_flops", "memory_bandwidth", "memory_efficiency", "launch_overhead",
        "gemm_half_time", "gemm_cold_operand_bandwidth", "gemm_cold_output_bandwidth",
-       "collective_overhead", "comm_compute_slowdown", "comm_compute_share", "gemm", "nccl"}));
+       "collective_overhead", "comm_compute_slowdown", "comm_compute_share", "gemm", "nccl",
+       "attention_forward_efficiency", "attention_backward_efficiency"}));
   BRIGADE_RETURN_IF_ERROR(c.require("model", "the device model it describes (or \"*\" for any)"));
   BRIGADE_ASSIGN_OR_RETURN(p->model, c.get("model").as_name());
   if (c.has("peak_flops")) {
@@ -167,6 +168,16 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
                                           Bound::kPositive));
   if (c.has("memory_efficiency")) {
     BRIGADE_ASSIGN_OR_RETURN(p->memory_efficiency, read_efficiency(c.get("memory_efficiency")));
+  }
+  // An unfused attention core's passes (docs/costmodel.md, "The unfused
+  // attention core on the A100"); absent: memory_efficiency.
+  if (c.has("attention_forward_efficiency")) {
+    BRIGADE_ASSIGN_OR_RETURN(p->attention_forward_efficiency,
+                             read_efficiency(c.get("attention_forward_efficiency")));
+  }
+  if (c.has("attention_backward_efficiency")) {
+    BRIGADE_ASSIGN_OR_RETURN(p->attention_backward_efficiency,
+                             read_efficiency(c.get("attention_backward_efficiency")));
   }
   BRIGADE_ASSIGN_OR_RETURN(p->gemm_half_seconds,
                            c.get_quantity("gemm_half_time", p->gemm_half_seconds,
@@ -498,6 +509,14 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
       }
       out << YAML::Key << "memory_efficiency" << YAML::Value;
       emit_double(out, d.memory_efficiency);
+      if (d.attention_forward_efficiency > 0) {
+        out << YAML::Key << "attention_forward_efficiency" << YAML::Value;
+        emit_double(out, d.attention_forward_efficiency);
+      }
+      if (d.attention_backward_efficiency > 0) {
+        out << YAML::Key << "attention_backward_efficiency" << YAML::Value;
+        emit_double(out, d.attention_backward_efficiency);
+      }
       if (d.gemm_half_seconds > 0) {
         out << YAML::Key << "gemm_half_time" << YAML::Value;
         emit_double(out, d.gemm_half_seconds);

@@ -54,8 +54,21 @@ std::string_view compute_kind_name(ComputeKind k);
 // apart from its ComputeKind's roofline (DeviceProfile::flash_attention).
 // kFlashForward / kFlashBackward: FlashAttention-2's fused causal attention
 // (Dao 2023), a kFixed task whose `m` is the sequence length and `k` the
-// head dimension.
-enum class KernelClass : std::uint8_t { kGeneric, kFlashForward, kFlashBackward };
+// head dimension. kAttentionForward / kAttentionBackward: the passes of an
+// unfused attention core over its s x s matrices (the scores' and values'
+// batched GEMMs, the fused softmax, the dropout, and their backward), which
+// a profile may stream at a measured efficiency of their own
+// (DeviceProfile::attention_*_efficiency).
+enum class KernelClass : std::uint8_t {
+  kGeneric,
+  kFlashForward,
+  kFlashBackward,
+  kAttentionForward,
+  kAttentionBackward
+};
+inline bool is_flash_attention(KernelClass k) {
+  return k == KernelClass::kFlashForward || k == KernelClass::kFlashBackward;
+}
 // How a model op runs as a kernel: matmul a GEMM, custom explicit FLOPs and
 // bytes, everything else (elementwise, softmax, layernorm, embedding, loss) a
 // streaming kernel.

@@ -3,20 +3,21 @@
 namespace brigade::cost {
 
 double gemm_seconds(const Device& device, const DeviceProfile& profile, std::int64_t m,
-                    std::int64_t n, std::int64_t k, DType dtype, std::int64_t batch) {
+                    std::int64_t n, std::int64_t k, DType dtype, std::int64_t batch,
+                    KernelClass kernel) {
   return kernel_seconds(device, profile, dtype, gemm_flops(m, n, k, batch),
                         gemm_bytes(m, n, k, dtype, batch), ComputeKind::kGemm,
-                        gemm_written_bytes(m, n, dtype, batch));
+                        gemm_written_bytes(m, n, dtype, batch), kernel);
 }
 
 double memory_bound_seconds(const Device& device, const DeviceProfile& profile, double bytes,
-                            DType dtype, double flops) {
-  return kernel_seconds(device, profile, dtype, flops, bytes, ComputeKind::kMemoryBound);
+                            DType dtype, double flops, KernelClass kernel) {
+  return kernel_seconds(device, profile, dtype, flops, bytes, ComputeKind::kMemoryBound, 0, kernel);
 }
 
 double task_seconds(const Task& task, const Device& device, const DeviceProfile& profile) {
   if (task.kind != TaskKind::kCompute) return 0;
-  const bool flash = task.kernel != KernelClass::kGeneric;
+  const bool flash = is_flash_attention(task.kernel);
   return kernel_seconds(device, profile, task.dtype, task.flops, task.bytes, task.compute,
                         task_written_bytes(task), task.kernel, flash ? task.m : 0,
                         flash ? task.k : 0);

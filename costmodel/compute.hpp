@@ -18,12 +18,16 @@ using brigade::gemm_bytes;
 using brigade::gemm_flops;
 
 // Roofline time of the GEMM on a device: kernel_seconds(gemm_flops, gemm_bytes).
+// `kernel`: the class of kernel it is (an unfused attention core's batched
+// GEMMs stream at the profile's attention efficiencies: kernel_seconds).
 double gemm_seconds(const Device& device, const DeviceProfile& profile, std::int64_t m,
-                    std::int64_t n, std::int64_t k, DType dtype, std::int64_t batch = 1);
+                    std::int64_t n, std::int64_t k, DType dtype, std::int64_t batch = 1,
+                    KernelClass kernel = KernelClass::kGeneric);
 
 // Time of a memory-bound kernel that streams `bytes` (and does `flops`).
 double memory_bound_seconds(const Device& device, const DeviceProfile& profile, double bytes,
-                            DType dtype, double flops = 0);
+                            DType dtype, double flops = 0,
+                            KernelClass kernel = KernelClass::kGeneric);
 
 // Duration of a Compute task of a Program: kernel_seconds with the task's
 // FLOPs and bytes (ProgramBuilder fills both for every compute kind). Not for

@@ -529,13 +529,13 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         if (compute_known) continue;
         const Kernel& k = ks[n];
         if (k.compute == ComputeKind::kGemm) {
-          out[n] = gemm_seconds(dev, dp, k.m, k.n, k.k, k.dtype, k.batch) / speed;
+          out[n] = gemm_seconds(dev, dp, k.m, k.n, k.k, k.dtype, k.batch, k.kernel_class) / speed;
         } else if (k.compute == ComputeKind::kFixed) {
           out[n] = kernel_seconds(dev, dp, k.dtype, k.fixed_flops, k.bytes, ComputeKind::kFixed, 0,
                                   k.kernel_class, k.m, k.k) /
                    speed;
         } else {
-          out[n] = memory_bound_seconds(dev, dp, k.bytes, k.dtype) / speed;
+          out[n] = memory_bound_seconds(dev, dp, k.bytes, k.dtype, 0, k.kernel_class) / speed;
         }
       }
     };

@@ -247,6 +247,10 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   Kernel sm = memory("attn.softmax", OpKind::kSoftmax, scores * 2 * e);
   Kernel dp = memory("attn.dropout", OpKind::kElementwise, scores * (2 * e + 1));
   Kernel av = gemm("attn.values", OpKind::kMatmul, d.s, d.dh, d.s_kv, d.b * ap);
+  // The four are the core's forward pass over its s x s matrices, which a
+  // profile may stream at a measured efficiency of its own (the A100's:
+  // FlashAttention paper, Appendix E, Megatron's attention; docs/costmodel.md).
+  for (Kernel* k : {&sc, &sm, &dp, &av}) k->kernel_class = KernelClass::kAttentionForward;
   // The context layer, (b, a/t, s, d_h) out of the batched GEMM, copied to
   // Megatron's (s, b, a/t·d_h) layout (the same file: permute(2, 0, 1, 3)
   // .contiguous()): read and written once; its backward copies the gradient
@@ -544,17 +548,23 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   } else {
     // The context layer's gradient back to (b, a/t, s, d_h).
     B.push_back(backward_of(ctx, ctx.bytes));
+    // The core's backward pass over its s x s matrices (its own measured
+    // efficiency where the profile has one, as the forward's).
+    auto core = [&](Kernel k) {
+      k.kernel_class = KernelClass::kAttentionBackward;
+      B.push_back(std::move(k));
+    };
     // Attention over values: gradients of the probabilities (dO·Vᵀ) and of V (Pᵀ·dO).
-    B.push_back(gemm("attn.values.dgrad", OpKind::kMatmul, d.s, d.s_kv, d.dh, d.b * ap));
-    B.push_back(gemm("attn.values.dv", OpKind::kMatmul, d.s_kv, d.dh, d.s, d.b * ap));
+    core(gemm("attn.values.dgrad", OpKind::kMatmul, d.s, d.s_kv, d.dh, d.b * ap));
+    core(gemm("attn.values.dv", OpKind::kMatmul, d.s_kv, d.dh, d.s, d.b * ap));
     // Dropout backward (reads the gradient and the mask, writes the
     // probabilities' gradient), then the fused softmax backward (reads that
     // gradient and the probabilities, writes the scores' gradient).
-    B.push_back(backward_of(dp, scores * (2 * e + 1)));
-    B.push_back(backward_of(sm, scores * 3 * e));
+    core(backward_of(dp, scores * (2 * e + 1)));
+    core(backward_of(sm, scores * 3 * e));
     // Scores: dQ = dS·K and dK = dSᵀ·Q.
-    B.push_back(gemm("attn.scores.dq", OpKind::kMatmul, d.s, d.dh, d.s_kv, d.b * ap));
-    B.push_back(gemm("attn.scores.dk", OpKind::kMatmul, d.s_kv, d.dh, d.s, d.b * ap));
+    core(gemm("attn.scores.dq", OpKind::kMatmul, d.s, d.dh, d.s_kv, d.b * ap));
+    core(gemm("attn.scores.dk", OpKind::kMatmul, d.s_kv, d.dh, d.s, d.b * ap));
     // The expansion's backward sums each group's dK and dV (the same bytes).
     if (gqa) B.push_back(backward_of(expand, expand.bytes));
   }

@@ -94,6 +94,10 @@ class StageEmitter {
     double gemm_flops = 0, gemm_bytes = 0, memory_bytes = 0, gemm8_flops = 0, gemm8_bytes = 0;
     Phase phase = Phase::kForward;
     int layer = -1, mb = -1;
+    // The run's attention-core class (kAttentionForward / kAttentionBackward)
+    // or kGeneric: a run never mixes them (add_kernel flushes between), so
+    // that a fused task streams at its kernels' own efficiency.
+    KernelClass core = KernelClass::kGeneric;
     std::vector<std::vector<TaskId>> deps;  // per rank
     std::vector<BufferId> allocs, frees;    // slot bases (rank r's buffer at base + r)
     std::vector<int> recv_keys;
@@ -177,6 +181,7 @@ class StageEmitter {
         else
           id = b_.add_memory_bound(st, pend_.memory_bytes, k.dtype, name, pend_.phase);
         Task& t = b_.task(id);
+        if (pend_.core != KernelClass::kGeneric) t.kernel = pend_.core;
         t.layer = pend_.layer;
         t.micro_batch = pend_.mb;
         if (first) {
@@ -211,6 +216,16 @@ class StageEmitter {
     pend_.allocs.push_back(slot);
   }
 
+  // The class a run of fused kernels keeps apart: an attention core's
+  // passes (their own streaming efficiency); every other class kGeneric
+  // (FlashAttention's kernel joins the GEMMs, as before).
+  static KernelClass attention_core_class(const Kernel& k) {
+    return k.kernel_class == KernelClass::kAttentionForward ||
+                   k.kernel_class == KernelClass::kAttentionBackward
+               ? k.kernel_class
+               : KernelClass::kGeneric;
+  }
+
   void add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
     if (k.is_collective && s_.fuse_collectives) {
       defer(k, phase, mb);
@@ -230,11 +245,15 @@ class StageEmitter {
     }
     // kStep: the ring's hops of the fused run go as one transfer (below).
     if (k.ring_steps > 1) ring_bytes_ += (k.ring_steps - 1) * k.ring_bytes;
-    if (pend_.kernels > 0 && (!s_.fuse || pend_.phase != phase || pend_.mb != mb)) flush_compute();
+    const KernelClass core = attention_core_class(k);
+    if (pend_.kernels > 0 &&
+        (!s_.fuse || pend_.phase != phase || pend_.mb != mb || pend_.core != core))
+      flush_compute();
     if (pend_.kernels == 0) {
       pend_.phase = phase;
       pend_.layer = layer;
       pend_.mb = mb;
+      pend_.core = core;
     }
     ++pend_.kernels;
     if (k.dtype == DType::kFP8 && s_.dtype != DType::kFP8) {

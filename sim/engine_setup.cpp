@@ -349,12 +349,12 @@ Status Engine::setup() {
     const bool mem = !p_.allocs(static_cast<TaskId>(t)).empty() || !p_.frees(static_cast<TaskId>(t)).empty();
     h.bits = static_cast<std::uint32_t>(x.kind) | (mem ? 4u : 0u) | (static_cast<std::uint32_t>(aux) << 3);
     if (x.kind == TaskKind::kCompute) {
-      h.duration = memo.get(topo_, prof_, device_class[static_cast<size_t>(x.device)], x.device,
-                            x.dtype, x.compute, x.flops, x.bytes, task_written_bytes(x), x.kernel,
-                            x.kernel != KernelClass::kGeneric ? x.m : 0,
-                            x.kernel != KernelClass::kGeneric ? x.k : 0) /
-                   (x.compute == ComputeKind::kMemoryBound ? memory_speed_
-                                                           : speed_)[static_cast<size_t>(x.device)];
+      h.duration =
+          memo.get(topo_, prof_, device_class[static_cast<size_t>(x.device)], x.device, x.dtype,
+                   x.compute, x.flops, x.bytes, task_written_bytes(x), x.kernel,
+                   is_flash_attention(x.kernel) ? x.m : 0, is_flash_attention(x.kernel) ? x.k : 0) /
+          (x.compute == ComputeKind::kMemoryBound ? memory_speed_
+                                                  : speed_)[static_cast<size_t>(x.device)];
     } else if (x.kind == TaskKind::kTransfer) {
       // Resolve the route now, so that a bad link is reported before running.
       auto r = route_index(x.device, x.peer);

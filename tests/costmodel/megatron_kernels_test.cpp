@@ -76,8 +76,13 @@ TEST(MegatronKernels, ResidualAddAndLayerNormTwoAreTwoKernelsAndGradientsAreSumm
             75497472.0 * 3);
 }
 
-// The softmax on the dgx-a100 preset: launch + bytes / (2039 GB/s x 0.85)
-// = 5.278783798217772e-6 + 6442450944 / 1.73315e12 = 3.7224706e-3 s.
+// The softmax on the dgx-a100 preset. As a streaming kernel of no class:
+// launch + bytes / (2039 GB/s x 0.85) = 5.278783798217772e-6 + 6442450944 /
+// 1.73315e12 = 3.7224706e-3 s. As the plan runs it, a pass of the unfused
+// attention core (KernelClass::kAttentionForward), at the A100's measured
+// 0.717 (FlashAttention paper, Appendix E; tests/costmodel/
+// attention_published_test.cpp): 5.278783798217772e-6 + 6442450944 /
+// 1.461963e12 = 4.4119915e-3 s.
 TEST(MegatronKernels, SoftmaxTimeOnTheA100Preset) {
   auto topo = make_preset("dgx-a100");
   ASSERT_TRUE(topo.is_ok()) << topo.message();
@@ -87,6 +92,17 @@ TEST(MegatronKernels, SoftmaxTimeOnTheA100Preset) {
                                   ComputeKind::kMemoryBound);
   EXPECT_NEAR(t, 5.278783798217772e-6 + 6442450944.0 / (2039e9 * 0.85), 1e-12);
   EXPECT_NEAR(t, 3.7224706e-3, 1e-9);
+  auto L = transformer_layer(gpt_1_7b());
+  ASSERT_TRUE(L.is_ok()) << L.message();
+  const Kernel* sm = find(L->forward, "attn.softmax");
+  ASSERT_NE(sm, nullptr);
+  EXPECT_EQ(sm->kernel_class, KernelClass::kAttentionForward);
+  const double core = kernel_seconds(d, prof.for_device(d), DType::kF16, 0, sm->bytes,
+                                     ComputeKind::kMemoryBound, 0, sm->kernel_class);
+  EXPECT_NEAR(core, 4.4119915e-3, 1e-9);
+  // The context copy is not a pass over the s x s matrices: no class.
+  EXPECT_EQ(find(L->forward, "attn.context")->kernel_class, KernelClass::kGeneric);
+  EXPECT_EQ(find(L->backward, "attn.softmax.bwd")->kernel_class, KernelClass::kAttentionBackward);
 }
 
 }  // namespace

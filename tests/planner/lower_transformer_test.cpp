@@ -433,6 +433,40 @@ TEST(LowerTransformer, RegionGranularityFusesButKeepsFlopsAndCollectives) {
   EXPECT_EQ(lower_ok(s, tiny).granularity, Granularity::kStep);
 }
 
+// The unfused attention core's passes keep their class at every
+// granularity (a run of their own when fused), so a profile's measured
+// efficiency for them (the A100's) times the fused tasks as the kernels:
+// the bytes of each class are the same at kernel, region and step
+// granularity, and nothing else carries the class.
+TEST(LowerTransformer, AttentionCorePassesKeepTheirClassWhenFused) {
+  Scenario s = small_gpt(2, 2, 2, 8, 1);
+  s.training.recompute = Recompute::kSelective;
+  auto bytes_of = [](const Plan& p, KernelClass c) {
+    double bytes = 0;
+    int tasks = 0;
+    for (const Task& t : p.program.tasks())
+      if (t.kind == TaskKind::kCompute && t.kernel == c) bytes += t.bytes, ++tasks;
+    EXPECT_GT(tasks, 0);
+    return bytes;
+  };
+  double kernel_fwd = 0, kernel_bwd = 0;
+  for (Granularity g : {Granularity::kKernel, Granularity::kRegion, Granularity::kStep}) {
+    LowerOptions o;
+    o.granularity = g;
+    const Plan plan = lower_ok(s, o);
+    const double fwd = bytes_of(plan, KernelClass::kAttentionForward);
+    const double bwd = bytes_of(plan, KernelClass::kAttentionBackward);
+    if (g == Granularity::kKernel) {
+      kernel_fwd = fwd, kernel_bwd = bwd;
+      // Selective recomputation runs the forward passes twice a micro-batch.
+      EXPECT_GT(fwd, bwd * 0.5);
+      continue;
+    }
+    EXPECT_NEAR(fwd / kernel_fwd, 1.0, 1e-12) << granularity_name(g);
+    EXPECT_NEAR(bwd / kernel_bwd, 1.0, 1e-12) << granularity_name(g);
+  }
+}
+
 // Per device, phase and kind: (number of collective tasks, their bytes).
 std::map<std::tuple<int, int, int>, std::pair<int, double>> collective_totals(const Program& p) {
   std::map<std::tuple<int, int, int>, std::pair<int, double>> m;
