@@ -107,9 +107,10 @@ struct DeviceProfile {
   // (costmodel/nccl_model.hpp; HardwareProfile::collective_model). Empty:
   // the alpha-beta model.
   NcclTable nccl;
-  // FlashAttention-2's measured rates by head dimension (presets only; a
-  // profile file cannot set them yet). Empty: a FlashAttention kernel is
-  // timed as a kFixed kernel on the GEMM curve and the memory roofline.
+  // FlashAttention-2's measured rates by head dimension (the Hopper
+  // presets'; a profile file's `flash_attention`). Empty: a FlashAttention
+  // kernel is timed as a kFixed kernel on the GEMM curve and the memory
+  // roofline.
   std::vector<FlashAttentionRates> flash_attention;
   // The unfused attention core's passes over its s x s matrices
   // (KernelClass::kAttentionForward / kAttentionBackward: the scores' and

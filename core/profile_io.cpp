@@ -143,13 +143,47 @@ Status read_collective_kinds(const Cursor& c, LinkProfile* lp) {
   return Status::ok();
 }
 
+// FlashAttention-2's measured rates: [{head_dim: 128, forward: [[seq,
+// FLOP/s], ...], backward: [...]}, ...] (core/profile.hpp,
+// FlashAttentionRates), one entry per head dimension.
+Result<std::vector<FlashAttentionRates>> read_flash_attention(const Cursor& c) {
+  BRIGADE_RETURN_IF_ERROR(c.expect_list(
+      "FlashAttention-2 rates by head dimension: [{head_dim: 128, forward: [[2048, 298TFLOPS], "
+      "...], backward: [...]}]"));
+  auto read_rates = [](const Cursor& v) {
+    return read_points_curve(v, "rates by sequence length: [[seq, FLOP/s], ...]",
+                             Dimension::kNumber, "sequence length", "FLOP/s", [](const Cursor& r) {
+                               return r.as_quantity(Dimension::kFlopsPerSecond, Bound::kPositive);
+                             });
+  };
+  std::vector<FlashAttentionRates> out;
+  for (const Cursor& e : c.items()) {
+    BRIGADE_RETURN_IF_ERROR(e.expect_map("{head_dim, forward, backward}"));
+    BRIGADE_RETURN_IF_ERROR(e.check_keys({"head_dim", "forward", "backward"}));
+    BRIGADE_RETURN_IF_ERROR(e.require("head_dim", "the head dimension the rates were measured at"));
+    BRIGADE_RETURN_IF_ERROR(e.require("forward", "the forward's rates by sequence length"));
+    BRIGADE_RETURN_IF_ERROR(e.require("backward", "the backward's rates by sequence length"));
+    FlashAttentionRates r;
+    BRIGADE_ASSIGN_OR_RETURN(r.head_dim, e.get("head_dim").as_int(1, 1 << 16));
+    for (const FlashAttentionRates& before : out)
+      if (before.head_dim == r.head_dim)
+        return e.get("head_dim")
+            .error("found head_dim " + std::to_string(r.head_dim) +
+                   " twice; expected one entry per head dimension");
+    BRIGADE_ASSIGN_OR_RETURN(r.forward, read_rates(e.get("forward")));
+    BRIGADE_ASSIGN_OR_RETURN(r.backward, read_rates(e.get("backward")));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   BRIGADE_RETURN_IF_ERROR(c.expect_map("a device profile {model, memory_efficiency, ...}"));
   BRIGADE_RETURN_IF_ERROR(c.check_keys(
       {"model", "peak_flops", "memory_bandwidth", "memory_efficiency", "launch_overhead",
        "gemm_half_time", "gemm_cold_operand_bandwidth", "gemm_cold_output_bandwidth",
        "collective_overhead", "comm_compute_slowdown", "comm_compute_share", "gemm", "nccl",
-       "attention_forward_efficiency", "attention_backward_efficiency"}));
+       "attention_forward_efficiency", "attention_backward_efficiency", "flash_attention"}));
   BRIGADE_RETURN_IF_ERROR(c.require("model", "the device model it describes (or \"*\" for any)"));
   BRIGADE_ASSIGN_OR_RETURN(p->model, c.get("model").as_name());
   if (c.has("peak_flops")) {
@@ -223,6 +257,9 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
     }
   }
   if (c.has("nccl")) BRIGADE_RETURN_IF_ERROR(read_nccl_table(c.get("nccl"), &p->nccl));
+  if (c.has("flash_attention")) {
+    BRIGADE_ASSIGN_OR_RETURN(p->flash_attention, read_flash_attention(c.get("flash_attention")));
+  }
   return Status::ok();
 }
 
@@ -557,6 +594,28 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
       }
       out << YAML::EndMap;
       emit_nccl_table(out, d.nccl);
+      if (!d.flash_attention.empty()) {
+        auto emit_rates = [&](const EfficiencyCurve& c) {
+          out << YAML::BeginSeq;
+          for (const auto& [seq, rate] : c.points) {
+            out << YAML::Flow << YAML::BeginSeq;
+            emit_double(out, seq);
+            emit_double(out, rate);
+            out << YAML::EndSeq;
+          }
+          out << YAML::EndSeq;
+        };
+        out << YAML::Key << "flash_attention" << YAML::Value << YAML::BeginSeq;
+        for (const FlashAttentionRates& r : d.flash_attention) {
+          out << YAML::BeginMap << YAML::Key << "head_dim" << YAML::Value << r.head_dim;
+          out << YAML::Key << "forward" << YAML::Value;
+          emit_rates(r.forward);
+          out << YAML::Key << "backward" << YAML::Value;
+          emit_rates(r.backward);
+          out << YAML::EndMap;
+        }
+        out << YAML::EndSeq;
+      }
       out << YAML::EndMap;
     }
     out << YAML::EndSeq;

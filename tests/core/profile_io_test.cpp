@@ -48,6 +48,12 @@ void expect_same(const HardwareProfile& a, const HardwareProfile& b) {
     EXPECT_EQ(x.memory_efficiency, y.memory_efficiency);
     EXPECT_EQ(x.attention_forward_efficiency, y.attention_forward_efficiency);
     EXPECT_EQ(x.attention_backward_efficiency, y.attention_backward_efficiency);
+    ASSERT_EQ(x.flash_attention.size(), y.flash_attention.size()) << x.model;
+    for (size_t f = 0; f < x.flash_attention.size(); ++f) {
+      EXPECT_EQ(x.flash_attention[f].head_dim, y.flash_attention[f].head_dim);
+      EXPECT_EQ(x.flash_attention[f].forward.points, y.flash_attention[f].forward.points);
+      EXPECT_EQ(x.flash_attention[f].backward.points, y.flash_attention[f].backward.points);
+    }
     EXPECT_EQ(x.launch_overhead_seconds, y.launch_overhead_seconds);
     EXPECT_EQ(x.collective_overhead_seconds, y.collective_overhead_seconds);
     EXPECT_EQ(x.comm_compute_slowdown, y.comm_compute_slowdown);
@@ -316,6 +322,14 @@ const ProfileError kProfileErrors[] = {
      "(did you mean 'gemm'?)"},
     {"EfficiencyAboveOne", DEV "    memory_efficiency: 1.2\n",
      "3:24: error: found '1.2'; expected an efficiency from 1e-6 to 1"},
+    {"FlashAttentionHeadDimTwice",
+     DEV "    flash_attention:\n      - {head_dim: 128, forward: [[2048, 298TFLOPS]], backward: "
+         "[[2048, 240TFLOPS]]}\n      - {head_dim: 128, forward: [[1024, 260TFLOPS]], backward: "
+         "[[1024, 193TFLOPS]]}\n",
+     "5:20: error: found head_dim 128 twice; expected one entry per head dimension"},
+    {"FlashAttentionWithoutBackward", DEV "    flash_attention: [{head_dim: 64, forward: 1e14}]\n",
+     "3:23: error: found no 'backward' in 'devices[0].flash_attention[0]'; expected the backward's "
+     "rates by sequence length"},
     {"AttentionEfficiencyAboveOne", DEV "    attention_backward_efficiency: 1.5\n",
      "3:36: error: found '1.5'; expected an efficiency from 1e-6 to 1"},
     {"EfficiencyZero", "links:\n  nvlink: {bandwidth_efficiency: 0}\n",

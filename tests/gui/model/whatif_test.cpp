@@ -366,6 +366,34 @@ TEST(WhatIfSave, TheSavedScenarioJudgesAsTheEditedPlan) {
   fs::remove_all(dir);
 }
 
+// The same for a plan whose attention runs FlashAttention on H100s: the
+// saved profile keeps the preset's measured FlashAttention-2 rates (and an
+// A100's attention efficiencies), so the file judges as the edit did (it
+// once fell back to the roofline, a different step).
+TEST(WhatIfSave, ASavedProfileKeepsTheMeasuredAttentionRates) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / ("brigade_whatif_flash_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const Scenario base = scenario("llama3_70b_64gpu");
+  WhatIfEdits e = starting_edits(base);
+  LinkClassKnob ib = link_class_knobs(base).back();
+  ib.bandwidth_bytes_per_second /= 2;
+  e.links[ib.link_class] = ib;
+  const Scenario s = edited(base, e);
+  auto want = judge_closed_form(s);
+  ASSERT_TRUE(want.is_ok()) << want.message();
+  const std::string path = (dir / "flash.yaml").string();
+  ASSERT_TRUE(save_whatif_scenario(s, true, path).is_ok());
+  auto back = load_scenario(path);
+  ASSERT_TRUE(back.is_ok()) << back.message();
+  auto got = judge_closed_form(*back);
+  ASSERT_TRUE(got.is_ok()) << got.message();
+  EXPECT_DOUBLE_EQ(got->step_seconds, want->step_seconds);
+  fs::remove_all(dir);
+}
+
 // The what-if panel's simulator runs a scenario as `brigade simulate` does,
 // runtime: included (gui/model/loader.hpp, scenario_sim_options): a data
 // loader of 1 ms per step holds back everything of the step, which is that
