@@ -437,6 +437,25 @@ void emit_double(YAML::Emitter& out, double v) {
   out << buf;
 }
 
+// `key: v` when v > 0 (a field whose 0 means "not set").
+void emit_if_positive(YAML::Emitter& out, const char* key, double v) {
+  if (!(v > 0)) return;
+  out << YAML::Key << key << YAML::Value;
+  emit_double(out, v);
+}
+
+// A curve's points as a block list of [x, y] flow pairs.
+void emit_points(YAML::Emitter& out, const EfficiencyCurve& c) {
+  out << YAML::BeginSeq;
+  for (const auto& [x, y] : c.points) {
+    out << YAML::Flow << YAML::BeginSeq;
+    emit_double(out, x);
+    emit_double(out, y);
+    out << YAML::EndSeq;
+  }
+  out << YAML::EndSeq;
+}
+
 // The `calibration` map: one flow list per sample, so a table reads as one.
 void emit_calibration(YAML::Emitter& out, const CalibrationSamples& c) {
   out << YAML::Key << "calibration" << YAML::Value << YAML::BeginMap;
@@ -540,42 +559,23 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
         }
         out << YAML::EndMap;
       }
-      if (d.memory_bandwidth_bytes_per_second > 0) {
-        out << YAML::Key << "memory_bandwidth" << YAML::Value;
-        emit_double(out, d.memory_bandwidth_bytes_per_second);
-      }
+      emit_if_positive(out, "memory_bandwidth", d.memory_bandwidth_bytes_per_second);
       out << YAML::Key << "memory_efficiency" << YAML::Value;
       emit_double(out, d.memory_efficiency);
-      if (d.attention_forward_efficiency > 0) {
-        out << YAML::Key << "attention_forward_efficiency" << YAML::Value;
-        emit_double(out, d.attention_forward_efficiency);
-      }
-      if (d.attention_backward_efficiency > 0) {
-        out << YAML::Key << "attention_backward_efficiency" << YAML::Value;
-        emit_double(out, d.attention_backward_efficiency);
-      }
-      if (d.gemm_half_seconds > 0) {
-        out << YAML::Key << "gemm_half_time" << YAML::Value;
-        emit_double(out, d.gemm_half_seconds);
-      }
-      if (d.gemm_cold_operand_bandwidth_bytes_per_second > 0) {
-        out << YAML::Key << "gemm_cold_operand_bandwidth" << YAML::Value;
-        emit_double(out, d.gemm_cold_operand_bandwidth_bytes_per_second);
-      }
-      if (d.gemm_cold_output_bandwidth_bytes_per_second > 0) {
-        out << YAML::Key << "gemm_cold_output_bandwidth" << YAML::Value;
-        emit_double(out, d.gemm_cold_output_bandwidth_bytes_per_second);
-      }
+      emit_if_positive(out, "attention_forward_efficiency", d.attention_forward_efficiency);
+      emit_if_positive(out, "attention_backward_efficiency", d.attention_backward_efficiency);
+      emit_if_positive(out, "gemm_half_time", d.gemm_half_seconds);
+      emit_if_positive(out, "gemm_cold_operand_bandwidth",
+                       d.gemm_cold_operand_bandwidth_bytes_per_second);
+      emit_if_positive(out, "gemm_cold_output_bandwidth",
+                       d.gemm_cold_output_bandwidth_bytes_per_second);
       out << YAML::Key << "launch_overhead" << YAML::Value;
       emit_double(out, d.launch_overhead_seconds);
       out << YAML::Key << "collective_overhead" << YAML::Value;
       emit_double(out, d.collective_overhead_seconds);
       out << YAML::Key << "comm_compute_slowdown" << YAML::Value;
       emit_double(out, d.comm_compute_slowdown);
-      if (d.comm_compute_share > 0) {
-        out << YAML::Key << "comm_compute_share" << YAML::Value;
-        emit_double(out, d.comm_compute_share);
-      }
+      emit_if_positive(out, "comm_compute_share", d.comm_compute_share);
       out << YAML::Key << "gemm" << YAML::Value << YAML::BeginMap;
       for (int i = 0; i < kNumDTypes; ++i) {
         const EfficiencyCurve& c = d.gemm[static_cast<size_t>(i)];
@@ -583,35 +583,20 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
         out << YAML::Key << std::string(dtype_name(static_cast<DType>(i))) << YAML::Value;
         out << YAML::BeginMap << YAML::Key << "fallback" << YAML::Value;
         emit_double(out, c.fallback);
-        out << YAML::Key << "points" << YAML::Value << YAML::BeginSeq;
-        for (const auto& [flops, eff] : c.points) {
-          out << YAML::Flow << YAML::BeginSeq;
-          emit_double(out, flops);
-          emit_double(out, eff);
-          out << YAML::EndSeq;
-        }
-        out << YAML::EndSeq << YAML::EndMap;
+        out << YAML::Key << "points" << YAML::Value;
+        emit_points(out, c);
+        out << YAML::EndMap;
       }
       out << YAML::EndMap;
       emit_nccl_table(out, d.nccl);
       if (!d.flash_attention.empty()) {
-        auto emit_rates = [&](const EfficiencyCurve& c) {
-          out << YAML::BeginSeq;
-          for (const auto& [seq, rate] : c.points) {
-            out << YAML::Flow << YAML::BeginSeq;
-            emit_double(out, seq);
-            emit_double(out, rate);
-            out << YAML::EndSeq;
-          }
-          out << YAML::EndSeq;
-        };
         out << YAML::Key << "flash_attention" << YAML::Value << YAML::BeginSeq;
         for (const FlashAttentionRates& r : d.flash_attention) {
           out << YAML::BeginMap << YAML::Key << "head_dim" << YAML::Value << r.head_dim;
           out << YAML::Key << "forward" << YAML::Value;
-          emit_rates(r.forward);
+          emit_points(out, r.forward);
           out << YAML::Key << "backward" << YAML::Value;
-          emit_rates(r.backward);
+          emit_points(out, r.backward);
           out << YAML::EndMap;
         }
         out << YAML::EndSeq;
@@ -661,14 +646,9 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
             out << YAML::Key << key << YAML::Value << YAML::BeginMap << YAML::Key << "fallback"
                 << YAML::Value;
             emit_double(out, curve.fallback);
-            out << YAML::Key << "points" << YAML::Value << YAML::BeginSeq;
-            for (const auto& [bytes, scale] : curve.points) {
-              out << YAML::Flow << YAML::BeginSeq;
-              emit_double(out, bytes);
-              emit_double(out, scale);
-              out << YAML::EndSeq;
-            }
-            out << YAML::EndSeq << YAML::EndMap;
+            out << YAML::Key << "points" << YAML::Value;
+            emit_points(out, curve);
+            out << YAML::EndMap;
           };
           emit_scale("bandwidth_scale", ks.bandwidth_scale);
           if (ks.warm_alpha_seconds >= 0) {
