@@ -6,6 +6,7 @@
 // the replica j = data rank x C + context rank): each logical task becomes R
 // consecutive tasks, rank r's at base + r.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -86,17 +87,25 @@ class StageEmitter {
   // tasks, each timed by the roofline of its sums, so memory-bound time adds
   // to GEMM time instead of hiding under it in one max(). FP8 GEMMs
   // (training.fp8) are a third task, timed at the FP8 rate: the run's
-  // GEMMs by dtype.
+  // GEMMs by dtype. An unfused attention core's passes (KernelClass
+  // kAttentionForward / kAttentionBackward) are two more, its GEMMs and its
+  // memory-bound kernels, tagged with the class, so that a profile that
+  // streams them at a measured efficiency of their own times the fused
+  // tasks as it times the kernels (without a run of their own per layer,
+  // which multiplied step granularity's tasks).
+  enum PartKind { kGemmPart, kGemm8Part, kMemoryPart, kCoreGemmPart, kCoreMemoryPart, kParts };
+  struct Part {
+    int n = 0;
+    Kernel first;
+    double flops = 0, bytes = 0;
+  };
   struct Pending {
     int kernels = 0;
-    int gemms = 0, memory = 0, gemms8 = 0;
-    Kernel first_gemm, first_memory, first_gemm8;
-    double gemm_flops = 0, gemm_bytes = 0, memory_bytes = 0, gemm8_flops = 0, gemm8_bytes = 0;
+    std::array<Part, kParts> parts;
     Phase phase = Phase::kForward;
     int layer = -1, mb = -1;
-    // The run's attention-core class (kAttentionForward / kAttentionBackward)
-    // or kGeneric: a run never mixes them (add_kernel flushes between), so
-    // that a fused task streams at its kernels' own efficiency.
+    // The class of the run's attention-core parts (kGeneric when it has
+    // none): a run holds one (add_kernel flushes before another).
     KernelClass core = KernelClass::kGeneric;
     std::vector<std::vector<TaskId>> deps;  // per rank
     std::vector<BufferId> allocs, frees;    // slot bases (rank r's buffer at base + r)
@@ -150,21 +159,23 @@ class StageEmitter {
   TaskId flush_compute() {
     if (pend_.kernels == 0) return last_compute_;
     const TaskId before = last_compute_;
-    const int parts = (pend_.gemms > 0) + (pend_.gemms8 > 0) + (pend_.memory > 0);
+    int parts = 0;
+    for (const Part& x : pend_.parts) parts += x.n > 0;
     int emitted = 0;
     TaskId first_base = -1;
     // Short names (interned once; no allocation per task).
     const std::string fused = std::string(phase_name(pend_.phase)) + " fused";
-    // `fp8`: the FP8 GEMMs (with `gemm`).
-    auto emit = [&](bool gemm, bool fp8) {
+    static constexpr const char* kPartNames[kParts] = {" gemms", " fp8 gemms", " memory",
+                                                       " attention gemms", " attention memory"};
+    auto emit = [&](PartKind kind) {
+      const Part& part = pend_.parts[static_cast<size_t>(kind)];
+      const bool gemm = kind != kMemoryPart && kind != kCoreMemoryPart;
+      const bool core = kind == kCoreGemmPart || kind == kCoreMemoryPart;
       const bool first = emitted == 0, last = ++emitted == parts;
       const TaskId base = b_.num_tasks();
-      const int n = !gemm ? pend_.memory : fp8 ? pend_.gemms8 : pend_.gemms;
-      const Kernel& k = !gemm ? pend_.first_memory : fp8 ? pend_.first_gemm8 : pend_.first_gemm;
-      const double flops = fp8 ? pend_.gemm8_flops : pend_.gemm_flops;
-      const double bytes = fp8 ? pend_.gemm8_bytes : pend_.gemm_bytes;
-      const std::string name =
-          n == 1 ? k.name : fused + (!gemm ? " memory" : fp8 ? " fp8 gemms" : " gemms");
+      const int n = part.n;
+      const Kernel& k = part.first;
+      const std::string name = n == 1 ? k.name : fused + kPartNames[kind];
       for (int r = 0; r < R_; ++r) {
         const StreamId st = out_.compute[static_cast<size_t>(r)];
         TaskId id;
@@ -177,11 +188,11 @@ class StageEmitter {
         } else if (gemm && n == 1)
           id = b_.add_gemm(st, k.m, k.n, k.k, k.dtype, name, pend_.phase, k.batch);
         else if (gemm)
-          id = b_.add_fixed(st, flops, bytes, k.dtype, name, pend_.phase);
+          id = b_.add_fixed(st, part.flops, part.bytes, k.dtype, name, pend_.phase);
         else
-          id = b_.add_memory_bound(st, pend_.memory_bytes, k.dtype, name, pend_.phase);
+          id = b_.add_memory_bound(st, part.bytes, k.dtype, name, pend_.phase);
         Task& t = b_.task(id);
-        if (pend_.core != KernelClass::kGeneric) t.kernel = pend_.core;
+        if (core) t.kernel = pend_.core;
         t.layer = pend_.layer;
         t.micro_batch = pend_.mb;
         if (first) {
@@ -194,15 +205,14 @@ class StageEmitter {
       if (first) first_base = base;
       last_compute_ = base;
     };
-    if (pend_.gemms > 0) emit(true, false);
-    if (pend_.gemms8 > 0) emit(true, true);
-    if (pend_.memory > 0) emit(false, false);
+    for (int kind = 0; kind < kParts; ++kind)
+      if (pend_.parts[static_cast<size_t>(kind)].n > 0) emit(static_cast<PartKind>(kind));
     for (int key : pend_.recv_keys) link_recv(key, first_base);
     if (ring_bytes_ > 0) ring_segment(before);
     clear_attachments();
-    pend_.kernels = pend_.gemms = pend_.memory = pend_.gemms8 = 0;
-    pend_.gemm_flops = pend_.gemm_bytes = pend_.memory_bytes = 0;
-    pend_.gemm8_flops = pend_.gemm8_bytes = 0;
+    pend_.kernels = 0;
+    for (Part& x : pend_.parts) x.n = 0, x.flops = x.bytes = 0;
+    pend_.core = KernelClass::kGeneric;
     return last_compute_;
   }
 
@@ -246,30 +256,32 @@ class StageEmitter {
     // kStep: the ring's hops of the fused run go as one transfer (below).
     if (k.ring_steps > 1) ring_bytes_ += (k.ring_steps - 1) * k.ring_bytes;
     const KernelClass core = attention_core_class(k);
-    if (pend_.kernels > 0 &&
-        (!s_.fuse || pend_.phase != phase || pend_.mb != mb || pend_.core != core))
+    const bool other_core =
+        core != KernelClass::kGeneric && pend_.core != KernelClass::kGeneric && pend_.core != core;
+    if (pend_.kernels > 0 && (!s_.fuse || pend_.phase != phase || pend_.mb != mb || other_core))
       flush_compute();
     if (pend_.kernels == 0) {
       pend_.phase = phase;
       pend_.layer = layer;
       pend_.mb = mb;
-      pend_.core = core;
     }
+    if (core != KernelClass::kGeneric) pend_.core = core;
     ++pend_.kernels;
+    const bool is_core = core != KernelClass::kGeneric;
+    auto add = [&](PartKind kind, double flops, double bytes) {
+      Part& part = pend_.parts[static_cast<size_t>(kind)];
+      if (part.n++ == 0) part.first = k;
+      part.flops += flops;
+      part.bytes += bytes;
+    };
     if (k.dtype == DType::kFP8 && s_.dtype != DType::kFP8) {
-      if (pend_.gemms8++ == 0) pend_.first_gemm8 = k;
-      pend_.gemm8_flops += k.flops();
-      pend_.gemm8_bytes += gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch);
+      add(kGemm8Part, k.flops(), gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch));
     } else if (k.compute == ComputeKind::kGemm || k.compute == ComputeKind::kFixed) {
       // A fused kernel (FlashAttention) is compute-bound: it joins the GEMMs.
-      if (pend_.gemms++ == 0) pend_.first_gemm = k;
-      pend_.gemm_flops += k.flops();
-      pend_.gemm_bytes += k.compute == ComputeKind::kGemm
-                              ? gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch)
-                              : k.bytes;
+      add(is_core ? kCoreGemmPart : kGemmPart, k.flops(),
+          k.compute == ComputeKind::kGemm ? gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch) : k.bytes);
     } else {
-      if (pend_.memory++ == 0) pend_.first_memory = k;
-      pend_.memory_bytes += k.bytes;
+      add(is_core ? kCoreMemoryPart : kMemoryPart, 0, k.bytes);
     }
   }
 
