@@ -1,5 +1,6 @@
 // The gradient buckets of a pipeline stage (costmodel/plan_stage.hpp): the
 // transformer judge's bucket fill, kept apart from its stage loop.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -208,6 +209,105 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
   fill_buckets(lay, times, bytes_per_element, bucket_bytes, l, cache.flat,
                leaves_middle ? &middle : nullptr, from_middle ? &middle : nullptr);
   return l;
+}
+
+Result<ParamGatherChain> param_gather_chain(
+    const StageLayout& lay, const KernelTimes& times, double grad_bytes_per_element,
+    double weight_bytes_per_element, double bucket_bytes, double arrival,
+    const std::function<Result<double>(double)>& price) {
+  ParamGatherChain out;
+  struct Bucket {
+    double bytes = 0;
+    std::size_t first = 0;
+  };
+  std::vector<const StageBlock*> blocks;
+  std::vector<double> forward;
+  std::vector<Bucket> list;
+  std::vector<std::pair<double, double>> priced;  // bytes, seconds
+  for (int c = 0; c < lay.chunks; ++c) {
+    blocks.clear();
+    if (c == 0 && lay.first) blocks.push_back(&lay.embedding);
+    for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) blocks.push_back(&lay.layer);
+    if (c == lay.chunks - 1 && lay.last) blocks.push_back(&lay.head);
+    forward.clear();
+    double total = 0;
+    for (const StageBlock* blk : blocks) {
+      double f = 0;
+      for (double x : times.of(blk->tpl).forward) f += x;
+      forward.push_back(f);
+      total += f;
+    }
+    // The buckets, backward order (fill_buckets' groups), then reversed.
+    list.clear();
+    Bucket cur;
+    double grad_bytes = 0;
+    bool open = false;
+    for (std::size_t j = blocks.size(); j-- > 0;) {
+      const StageBlock& blk = *blocks[j];
+      const bool tied_head = blk.is_head && blk.tied >= 0;
+      const int tied_wgrad = tied_head ? blk.figures->tied_wgrad : -1;
+      const int count = static_cast<int>(blk.tpl->backward.size());
+      for (int n = 0; n < count; ++n) {
+        const int group = tied_head ? (tied_wgrad == n ? blk.tied : -1)
+                                    : blk.figures->backward_grad[static_cast<std::size_t>(n)];
+        if (group < 0 || group >= blk.owned || blk.is_expert(group)) continue;
+        grad_bytes += blk.group_elements[group] * grad_bytes_per_element;
+        cur.bytes += blk.group_elements[group] * weight_bytes_per_element;
+        cur.first = j;
+        open = true;
+        if (grad_bytes >= bucket_bytes) {
+          list.push_back(cur);
+          cur = Bucket{};
+          grad_bytes = 0;
+          open = false;
+        }
+      }
+    }
+    if (open) list.push_back(cur);
+    std::reverse(list.begin(), list.end());
+    // The chain against the forward.
+    const double start = c == 0 ? arrival : 0.0;
+    double clock = start, stream = 0;
+    std::size_t issued = 0;  // gathers 0..issued-1 are on the stream
+    auto issue = [&](double gate) -> Result<double> {
+      const double bytes = list[issued].bytes;
+      double seconds = -1;
+      for (const auto& [b, x] : priced)
+        if (b == bytes) seconds = x;
+      if (seconds < 0) {
+        BRIGADE_ASSIGN_OR_RETURN(seconds, price(bytes));
+        priced.emplace_back(bytes, seconds);
+      }
+      stream = std::max(stream, gate) + seconds;
+      out.seconds += seconds, out.bytes += bytes, out.calls += 1;
+      ++issued;
+      return stream;
+    };
+    std::vector<double> ends(list.size(), 0.0);
+    for (std::size_t j = 0; j < blocks.size(); ++j) {
+      const double gate = clock;
+      double begin = clock;
+      for (std::size_t k = 0; k < list.size(); ++k) {
+        if (list[k].first != j) continue;
+        if (issued == k) {
+          BRIGADE_ASSIGN_OR_RETURN(ends[k], issue(k > 0 || c > 0 ? gate : 0.0));
+        }
+        if (k + 1 < list.size() && issued == k + 1) {
+          BRIGADE_ASSIGN_OR_RETURN(ends[k + 1], issue(gate));
+        }
+        begin = std::max(begin, ends[k]);
+      }
+      clock = begin + forward[j];
+    }
+    const double delay = std::max(0.0, clock - (start + total));
+    if (c == 0) {
+      out.chunk0_delay = delay;
+      out.chunk0_forward = total;
+    } else {
+      out.later_delay += delay;
+    }
+  }
+  return out;
 }
 
 }  // namespace brigade::cost::detail

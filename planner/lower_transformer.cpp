@@ -140,8 +140,9 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
       for (TaskId on : so.grad_sync[static_cast<size_t>(r)]) b.depend(id, on);
     }
     // ZeRO-1/2: each replica updated its shard; gather the new 16-bit
-    // weights over 'data', bucket by bucket.
-    if ((s.zero == 1 || s.zero == 2) && s.D > 1) {
+    // weights over 'data', bucket by bucket (with overlap_param_gather, in
+    // the step's first forward instead: lower_transformer_stage.cpp).
+    if ((s.zero == 1 || s.zero == 2) && s.D > 1 && !param_gather_ahead(s)) {
       for (size_t k = 0; k < so.buckets.size(); ++k) {
         for (int t = 0; t < s.T; ++t) {
           std::vector<StreamId> streams;

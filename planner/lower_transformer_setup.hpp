@@ -61,6 +61,17 @@ struct Setup {
 
 inline constexpr TaskId kNone = -1;
 
+// strategy.overlap_param_gather in effect (Megatron-LM's
+// --overlap-param-gather): ZeRO-1/2 over more than one data replica, with
+// an optimizer and overlap on; the updated weights' gathers then run in the
+// step's first forward (lower_transformer_stage.cpp) instead of after the
+// optimizer (lower_transformer.cpp).
+inline bool param_gather_ahead(const Setup& s) {
+  const StrategySpec& st = s.sc->strategy;
+  return s.training && s.D > 1 && (s.zero == 1 || s.zero == 2) && st.overlap &&
+         st.overlap_param_gather && s.sc->training.optimizer != Optimizer::kNone;
+}
+
 // What one emitted stage hands to the finishing pass.
 struct StageOut {
   std::vector<int> devices;  // by rank r = d*T + t

@@ -42,6 +42,10 @@ class StageEmitter {
       for (int dev : out_.devices) cp_.push_back(b.stream(dev, "cp"));
     out_.grad_sync.resize(static_cast<size_t>(R_));
     chunks_ = stage_blocks(s_, p_, out_);
+    if (param_gather_ahead(s_)) {
+      for (const std::vector<Block>& blocks : chunks_) pg_buckets_.push_back(param_buckets(blocks));
+      pg_done_.assign(chunks_.size(), 0);
+    }
   }
 
   Result<StageOut> run() {
@@ -638,6 +642,15 @@ class StageEmitter {
     auto& blocks = blocks_of(st.chunk);
     gathered_.assign(blocks.size(), {});
     take_prefetched();
+    // overlap_param_gather: the chunk's first forward of the step gathers
+    // the weights the last step updated (param_gather_chain).
+    pg_ = nullptr;
+    if (!pg_done_.empty() && !pg_done_[static_cast<size_t>(st.chunk)]) {
+      pg_done_[static_cast<size_t>(st.chunk)] = 1;
+      pg_ = &pg_buckets_[static_cast<size_t>(st.chunk)];
+      pg_ids_.assign(pg_->size(), {});
+      pg_chunk_ = st.chunk;
+    }
     if (s_.fuse && s_.training) {
       // Fused modes keep one activation buffer per step (all its blocks) but
       // the head's: its backward runs first and frees it before the layers
@@ -799,8 +812,102 @@ class StageEmitter {
     if (!gathered_[j].ids.empty()) next_depends(gathered_[j].ids);
   }
 
+  // ---- overlap_param_gather (ZeRO-1/2) ------------------------------------------
+  // Megatron-LM's --overlap-param-gather (megatron/core/distributed/
+  // param_and_grad_buffer.py, _ParamAndGradBucketGroup.start_param_sync and
+  // finish_param_sync; distributed_data_parallel.py's forward pre-hooks;
+  // distrib_optimizer.py step_with_ready_grads): the optimizer step gathers
+  // nothing; in the next step's first forward each module's pre-hook waits
+  // for its bucket's all-gather and dispatches the next bucket's (buckets in
+  // forward order), which NCCL starts when the compute reaches that module:
+  // one bucket of prefetch. A one-step Program as the steady state: the last
+  // step's update is gathered at the start of this one, bucket k (forward
+  // order) issued when the first block using bucket k-1 starts (bucket 0 at
+  // the step's start on chunk 0; a later chunk's when its first forward
+  // does), the first micro-batch's first block using bucket k waiting for it.
+  // Each chunk has buckets of its own (Megatron-LM's per-chunk buffers),
+  // filled as the gradient buckets are (grad_ready: whole groups in the
+  // backward's completion order, closed at strategy.bucket bytes).
+  struct ParamBucket {
+    double bytes = 0;  // the 16-bit weights gathered
+    size_t first = 0;  // the first block (forward order) using them
+  };
+
+  std::vector<ParamBucket> param_buckets(const std::vector<Block>& blocks) const {
+    std::vector<ParamBucket> list;
+    double grad_bytes = 0;
+    ParamBucket cur;
+    bool open = false;
+    auto add = [&](size_t j, const ParamGroup& g) {
+      if (g.expert) return;
+      grad_bytes += g.local_elements() * s_.g;
+      cur.bytes += g.local_elements() * s_.e;
+      cur.first = j;
+      open = true;
+      if (grad_bytes >= s_.sc->strategy.bucket_bytes) {
+        list.push_back(cur);
+        cur = ParamBucket{};
+        grad_bytes = 0;
+        open = false;
+      }
+    };
+    for (size_t j = blocks.size(); j-- > 0;) {
+      const Block& blk = blocks[j];
+      for (const Kernel& kern : blk.tpl->backward) {
+        if (blk.tpl == &s_.head && blk.tied_group >= 0) {
+          if (kern.name == "head.logits.wgrad")
+            add(j, blk.owned[static_cast<size_t>(blk.tied_group)]);
+        } else if (kern.completes_grad >= 0 &&
+                   kern.completes_grad < static_cast<int>(blk.owned.size())) {
+          add(j, blk.owned[static_cast<size_t>(kern.completes_grad)]);
+        }
+      }
+    }
+    if (open) list.push_back(cur);
+    std::reverse(list.begin(), list.end());
+    return list;
+  }
+
+  // Before block j of the chunk's first forward: the gathers of the buckets
+  // it is the first to use, each dispatching the next bucket's.
+  void param_gather_chain(size_t j, int mb) {
+    const std::vector<ParamBucket>& bks = *pg_;
+    for (size_t k = 0; k < bks.size(); ++k) {
+      if (bks[k].first != j) continue;
+      if (pg_ids_[k].empty()) pg_ids_[k] = issue_param_gather(k, k > 0 || pg_chunk_ > 0, mb);
+      if (k + 1 < bks.size() && pg_ids_[k + 1].empty())
+        pg_ids_[k + 1] = issue_param_gather(k + 1, true, mb);
+      next_depends(pg_ids_[k]);
+    }
+  }
+
+  // `gated`: issued when the next block starts (after the compute before
+  // it and the pipeline receive it waits for), else at the step's start.
+  std::vector<TaskId> issue_param_gather(size_t k, bool gated, int mb) {
+    const TaskId after = gated ? flush() : kNone;
+    auto ids = data_collective(
+        CollectiveKind::kAllGather, (*pg_)[k].bytes, "zero.param_gather", Phase::kForward,
+        fill_args(tr_text("Reasons",
+                          "ZeRO-%1 with overlap_param_gather: each data replica updated only "
+                          "its 1/%2 of the weights; all-gather them over 'data' bucket by bucket "
+                          "in the next step's first forward, one bucket ahead of the compute"),
+                  {std::to_string(s_.zero), std::to_string(s_.D)}));
+    for (int r = 0; r < R_; ++r) {
+      const TaskId id = ids[static_cast<size_t>(r)];
+      b_.task(id).micro_batch = mb;
+      if (after != kNone) b_.depend(id, after + r);
+      if (!gated) continue;
+      for (int key : pend_.recv_keys) {
+        const TaskId send = s_.send_base[static_cast<size_t>(key)];
+        if (send != kNone) b_.depend(id, send + r);
+      }
+    }
+    return ids;
+  }
+
   void forward_block(std::vector<Block>& blocks, size_t j, const PipelineStep& st) {
     const Block& blk = blocks[j];
+    if (pg_ != nullptr) param_gather_chain(j, st.micro_batch);
     gather(blocks, j, Phase::kForward, st.micro_batch);
     if (j + 1 < blocks.size())
       gather(blocks, j + 1, Phase::kForward, st.micro_batch);
@@ -1000,6 +1107,13 @@ class StageEmitter {
   std::vector<std::vector<Block>> chunks_;
   std::vector<std::vector<BufferId>> saved_;
   std::vector<Gathered> gathered_;
+  // overlap_param_gather: each chunk's buckets (forward order), whether its
+  // first forward has run, and the chain of the step in progress.
+  std::vector<std::vector<ParamBucket>> pg_buckets_;
+  std::vector<char> pg_done_;
+  const std::vector<ParamBucket>* pg_ = nullptr;
+  std::vector<std::vector<TaskId>> pg_ids_;
+  int pg_chunk_ = 0;
   Gathered prefetched_;  // the next step's first block, gathered ahead
   size_t prefetched_index_ = 0;
   const PipelineStep* next_step_ = nullptr;
