@@ -355,11 +355,15 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // stage i's first forward would start without the gathers (the warm-up:
   // the stages before's first forward and send), `pg_carry`: how much later
   // the gathers of the stages before made it, `pg_forward`: the last judged
-  // stage's chunk-0 forward of one micro-batch.
+  // stage's chunk-0 forward of one micro-batch. (Stages are judged one by
+  // one: no middle stage takes the one before's figures.)
   const bool param_gather_ahead = training && dg > 1 && (st.zero == 1 || st.zero == 2) &&
                                   st.overlap && st.overlap_param_gather &&
                                   tr.optimizer != Optimizer::kNone;
-  double pg_arrival = 0, pg_carry = 0, pg_forward = 0;
+  // `pg_later`: the later chunks' delays of the stages so far (the first
+  // micro-batch passes every virtual stage in turn, chunk c + 1 after chunk
+  // c on every stage: each one's delay adds to the step).
+  double pg_arrival = 0, pg_carry = 0, pg_forward = 0, pg_later = 0;
   auto forward_send = [&](int from, int to) {
     if (memo != nullptr)
       return p2p_seconds(pp_bytes, memo->route_alpha_beta(rm.device(0, 0, from), rm.device(0, 0, to)));
@@ -444,7 +448,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // per-step work; only its pipeline sends, to other stages, are its own.
     // (Every figure is the one the full pass below gives; without a memo,
     // or with the communication lists, every stage takes that pass.)
-    if (memo != nullptr && !ledgers_on && i >= 1 && i < p - 1) {
+    if (memo != nullptr && !ledgers_on && !param_gather_ahead && i >= 1 && i < p - 1) {
       Alike now{true, key, tp_handle, dp_handle, ep_handle, -1, -1};
       if (training && ep > 1 && d / ep > 1) {
         if (edp_handles == nullptr)
@@ -766,8 +770,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
               param_gather_chain(lay, times, g_bytes, e_bytes, st.bucket_bytes, pg_arrival + pg_carry,
                                  price_gather));
           pg_carry += chain.chunk0_delay;
+          pg_later += chain.later_delay;
           pg_forward = chain.chunk0_forward;
-          const double exposed = pg_carry + chain.later_delay;
+          const double exposed = pg_carry + pg_later;
           per_step_extra[si] += exposed;
           if (ledgers_on)
             ledger.add("data", "allgather", dg, chain.calls, chain.bytes, chain.seconds,
