@@ -87,7 +87,12 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
 // step's start (chunk 0) or the chunk's first forward; the first block using
 // bucket k starts no sooner than gather k ends. Chunk 0's forward starts at
 // `arrival` (a later pipeline stage's warm-up: the gathers that run before
-// it are hidden), a later chunk's at its gather 0.
+// it are hidden), a later chunk's at its gather 0. With more than one chunk
+// (interleaved; `pipeline_size` P, this stage's `rank`, `hop` one pipeline
+// send) Megatron-LM's aligned dispatch instead: chunks 0 and 1's gathers at
+// the step's start, chunk c >= 2's when the rank's forward of virtual
+// micro-batch (c-1)*P - rank starts (aligned_param_gathers in
+// plan_buckets.cpp; docs/costmodel.md).
 struct ParamGatherChain {
   double chunk0_delay = 0;  // how much later chunk 0's first forward ends
   double later_delay = 0;   // the same, summed over chunks 1..v-1
@@ -96,8 +101,8 @@ struct ParamGatherChain {
 };
 Result<ParamGatherChain> param_gather_chain(
     const StageLayout& lay, const KernelTimes& times, double grad_bytes_per_element,
-    double weight_bytes_per_element, double bucket_bytes, double arrival,
-    const std::function<Result<double>(double)>& price);
+    double weight_bytes_per_element, double bucket_bytes, double arrival, int pipeline_size,
+    int rank, double hop, const std::function<Result<double>(double)>& price);
 
 // A device's index from its tensor, data, pipeline and context ranks.
 struct RankMap {

@@ -768,6 +768,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           BRIGADE_ASSIGN_OR_RETURN(
               const ParamGatherChain chain,
               param_gather_chain(lay, times, g_bytes, e_bytes, st.bucket_bytes, pg_arrival + pg_carry,
+                                 p, i, p > 1 ? forward_send(i > 0 ? i - 1 : 1, i > 0 ? i : 0) : 0.0,
                                  price_gather));
           pg_carry += chain.chunk0_delay;
           pg_later += chain.later_delay;

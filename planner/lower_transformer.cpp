@@ -31,6 +31,7 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
   if (s.deepspeed) s.ds_ready.assign(static_cast<size_t>(keys), kNone);
   s.recv_base.assign(static_cast<size_t>(keys), kNone);
   s.recv_extra.assign(static_cast<size_t>(keys), {});
+  s.recv_rank_extra.assign(static_cast<size_t>(keys), {});
 
   ProgramBuilder b(sc.name.empty() ? "transformer" : sc.name, N);
   std::vector<StageOut> stages;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/dtype.hpp"
@@ -56,6 +57,10 @@ struct Setup {
   std::vector<TaskId> ds_ready;
   // Context rings' transfers waiting for a pipeline receive, by key (bases).
   std::vector<std::vector<TaskId>> recv_extra;
+  // Single tasks (rank r, task) that wait for the sends of a key, emitted
+  // before or after (overlap_param_gather's gathers issued at a forward's
+  // start: collective tasks, not one base per rank), by key.
+  std::vector<std::vector<std::pair<int, TaskId>>> recv_rank_extra;
   int key(int vs, int mb, bool forward) const { return (vs * m + mb) * 2 + (forward ? 0 : 1); }
 };
 

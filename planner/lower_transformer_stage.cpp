@@ -549,6 +549,8 @@ class StageEmitter {
       for (int r = 0; r < R_; ++r) b_.depend(recv + r, base + r);
     for (TaskId waiting : s_.recv_extra[static_cast<size_t>(key)])
       for (int r = 0; r < R_; ++r) b_.depend(waiting + r, base + r);
+    for (const auto& [r, waiting] : s_.recv_rank_extra[static_cast<size_t>(key)])
+      b_.depend(waiting, base + r);
   }
 
   // strategy.pipeline_engine deepspeed (DeepSpeed v0.5.8's PipelineEngine;
@@ -645,12 +647,22 @@ class StageEmitter {
     // overlap_param_gather: the chunk's first forward of the step gathers
     // the weights the last step updated (param_gather_chain).
     pg_ = nullptr;
+    if (!pg_done_.empty() && s_.v > 1) aligned_param_gathers(st);
     if (!pg_done_.empty() && !pg_done_[static_cast<size_t>(st.chunk)]) {
       pg_done_[static_cast<size_t>(st.chunk)] = 1;
       pg_ = &pg_buckets_[static_cast<size_t>(st.chunk)];
-      pg_ids_.assign(pg_->size(), {});
       pg_chunk_ = st.chunk;
+      if (s_.v > 1) {
+        // Dispatched ahead (aligned_param_gathers); one still waiting is
+        // dispatched now, when its chunk's first forward starts.
+        if (pg_chunk_ids_[static_cast<size_t>(st.chunk)].empty())
+          issue_chunk_gathers(st.chunk, true, st.micro_batch);
+        pg_ids_ = pg_chunk_ids_[static_cast<size_t>(st.chunk)];
+      } else {
+        pg_ids_.assign(pg_->size(), {});
+      }
     }
+    ++pg_forwards_;
     if (s_.fuse && s_.training) {
       // Fused modes keep one activation buffer per step (all its blocks) but
       // the head's: its backward runs first and frees it before the layers
@@ -868,25 +880,63 @@ class StageEmitter {
     return list;
   }
 
+  // Interleaved schedules (virtual_stages > 1): Megatron-LM's
+  // align_param_gather (megatron/training/arguments.py: on unless the
+  // schedule is not interleaved). The pre-hooks only wait
+  // (skip_next_bucket_dispatch); the schedule dispatches whole chunks
+  // (megatron/core/pipeline_parallel/schedules.py,
+  // forward_backward_pipelining_with_interleaving): chunks 0 and 1 at the
+  // step's start (param_sync_func[0], [1]), every bucket in forward order,
+  // back to back on the dp stream; chunk c >= 2 when this rank's forward of
+  // virtual micro-batch k starts, where k + rank is chunk c-1's first
+  // virtual micro-batch ((c-1) * P: forward_step_helper's
+  // param_sync_microbatch_id, is_first_microbatch_for_model_chunk,
+  // get_model_chunk_id(...) + 1), at the step's start if k < 0.
+  void aligned_param_gathers(const PipelineStep& st) {
+    if (pg_chunk_ids_.empty()) {
+      pg_chunk_ids_.assign(chunks_.size(), {});
+      for (int c = 0; c < std::min(2, s_.v); ++c) issue_chunk_gathers(c, false, st.micro_batch);
+      for (int c = 2; c < s_.v; ++c)
+        if ((c - 1) * s_.P - p_ < 0) issue_chunk_gathers(c, false, st.micro_batch);
+    }
+    for (int c = 2; c < s_.v; ++c)
+      if ((c - 1) * s_.P - p_ == pg_forwards_ && pg_chunk_ids_[static_cast<size_t>(c)].empty())
+        issue_chunk_gathers(c, true, st.micro_batch);
+  }
+
+  // All of chunk c's gathers, in forward order; `gated` as in
+  // issue_param_gather.
+  void issue_chunk_gathers(int c, bool gated, int mb) {
+    const std::vector<ParamBucket>& bks = pg_buckets_[static_cast<size_t>(c)];
+    auto& ids = pg_chunk_ids_[static_cast<size_t>(c)];
+    ids.assign(bks.size(), {});
+    for (size_t k = 0; k < bks.size(); ++k) ids[k] = issue_param_gather(bks[k].bytes, gated, mb);
+  }
+
   // Before block j of the chunk's first forward: the gathers of the buckets
-  // it is the first to use, each dispatching the next bucket's.
+  // it is the first to use, each dispatching the next bucket's (interleaved
+  // schedules: dispatched ahead, only waited for).
   void param_gather_chain(size_t j, int mb) {
     const std::vector<ParamBucket>& bks = *pg_;
     for (size_t k = 0; k < bks.size(); ++k) {
       if (bks[k].first != j) continue;
-      if (pg_ids_[k].empty()) pg_ids_[k] = issue_param_gather(k, k > 0 || pg_chunk_ > 0, mb);
+      if (s_.v > 1) {
+        next_depends(pg_ids_[k]);
+        continue;
+      }
+      if (pg_ids_[k].empty()) pg_ids_[k] = issue_param_gather(bks[k].bytes, k > 0 || pg_chunk_ > 0, mb);
       if (k + 1 < bks.size() && pg_ids_[k + 1].empty())
-        pg_ids_[k + 1] = issue_param_gather(k + 1, true, mb);
+        pg_ids_[k + 1] = issue_param_gather(bks[k + 1].bytes, true, mb);
       next_depends(pg_ids_[k]);
     }
   }
 
   // `gated`: issued when the next block starts (after the compute before
   // it and the pipeline receive it waits for), else at the step's start.
-  std::vector<TaskId> issue_param_gather(size_t k, bool gated, int mb) {
+  std::vector<TaskId> issue_param_gather(double bytes, bool gated, int mb) {
     const TaskId after = gated ? flush() : kNone;
     auto ids = data_collective(
-        CollectiveKind::kAllGather, (*pg_)[k].bytes, "zero.param_gather", Phase::kForward,
+        CollectiveKind::kAllGather, bytes, "zero.param_gather", Phase::kForward,
         fill_args(tr_text("Reasons",
                           "ZeRO-%1 with overlap_param_gather: each data replica updated only "
                           "its 1/%2 of the weights; all-gather them over 'data' bucket by bucket "
@@ -899,7 +949,10 @@ class StageEmitter {
       if (!gated) continue;
       for (int key : pend_.recv_keys) {
         const TaskId send = s_.send_base[static_cast<size_t>(key)];
-        if (send != kNone) b_.depend(id, send + r);
+        if (send != kNone)
+          b_.depend(id, send + r);
+        else  // a later stage's send (interleaved: the last stage's to the first)
+          s_.recv_rank_extra[static_cast<size_t>(key)].emplace_back(r, id);
       }
     }
     return ids;
@@ -1114,6 +1167,8 @@ class StageEmitter {
   const std::vector<ParamBucket>* pg_ = nullptr;
   std::vector<std::vector<TaskId>> pg_ids_;
   int pg_chunk_ = 0;
+  int pg_forwards_ = 0;  // forward steps emitted so far (the virtual micro-batch id)
+  std::vector<std::vector<std::vector<TaskId>>> pg_chunk_ids_;  // interleaved: by chunk
   Gathered prefetched_;  // the next step's first block, gathered ahead
   size_t prefetched_index_ = 0;
   const PipelineStep* next_step_ = nullptr;
