@@ -710,7 +710,7 @@ class ScenarioReader {
     BRIGADE_RETURN_IF_ERROR(c.check_keys(
         {"data", "tensor", "pipeline", "expert", "context", "sequence_parallel", "schedule",
          "virtual_stages", "zero", "zero3_prefetch", "data_mode", "rank_order", "bucket", "overlap",
-         "algorithm", "pipeline_engine"}));
+         "overlap_param_gather", "algorithm", "pipeline_engine"}));
     // A degree above the device limit can never match a topology; bounding
     // each keeps their product far inside 64 bits.
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t data, c.get_int("data", 1, 1, Limits::kMaxDevices));
@@ -781,6 +781,15 @@ class ScenarioReader {
     BRIGADE_ASSIGN_OR_RETURN(st.bucket_bytes, c.get_quantity("bucket", st.bucket_bytes,
                                                              Dimension::kBytes, Bound::kPositive));
     BRIGADE_ASSIGN_OR_RETURN(st.overlap, c.get_bool("overlap", true));
+    // Read whatever the stage; only ZeRO-1/2 use it (docs/scenario-format.md).
+    // Megatron-LM refuses --overlap-param-gather without --overlap-grad-reduce
+    // (megatron/training/arguments.py).
+    BRIGADE_ASSIGN_OR_RETURN(st.overlap_param_gather, c.get_bool("overlap_param_gather", false));
+    if (st.overlap_param_gather && !st.overlap)
+      return c.get("overlap_param_gather")
+          .error("found overlap_param_gather: true with overlap: false; expected overlap: true "
+                 "with overlap_param_gather (Megatron-LM's --overlap-param-gather needs "
+                 "--overlap-grad-reduce)");
     BRIGADE_ASSIGN_OR_RETURN(
         st.algorithm, c.get_enum("algorithm", CollectiveAlgorithm::kAuto, algorithm_choices()));
     return Status::ok();

@@ -255,6 +255,11 @@ struct StrategySpec {
   std::vector<std::string> rank_order = {"tensor", "data", "pipeline"};
   double bucket_bytes = 25e6;        // gradient AllReduce bucket (PyTorch DDP's 25 MB default)
   bool overlap = true;               // overlap gradient communication with backward
+  // ZeRO-1/2 (Megatron-LM's distributed optimizer): gather the updated
+  // weights bucket by bucket in the next step's first forward, one bucket
+  // ahead of the compute (--overlap-param-gather), instead of after the
+  // optimizer step; needs `overlap`; ignored with zero 0 or 3.
+  bool overlap_param_gather = false;
   // Data-parallel collectives' algorithm: auto (the model's choice: NCCL's
   // by size under the NCCL model, the ring under alpha-beta), or one asked.
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;

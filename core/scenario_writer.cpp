@@ -61,6 +61,13 @@ void write_strategy(const Scenario& orig, const Scenario& edited, YAML::Node roo
   }
   if (all || a.bucket_bytes != b.bucket_bytes) set(st, "bucket", number_text(b.bucket_bytes));
   if (all || a.overlap != b.overlap) set(st, "overlap", b.overlap);
+  // Written when set; the default (false) takes the key away.
+  if ((all && b.overlap_param_gather) || a.overlap_param_gather != b.overlap_param_gather) {
+    if (b.overlap_param_gather)
+      set(st, "overlap_param_gather", true);
+    else
+      st.remove("overlap_param_gather");
+  }
   if (all || a.algorithm != b.algorithm)
     set(st, "algorithm", std::string(collective_algorithm_name(b.algorithm)));
 }

@@ -1,5 +1,6 @@
 // The gradient buckets of a pipeline stage (costmodel/plan_stage.hpp): the
 // transformer judge's bucket fill, kept apart from its stage loop.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -208,6 +209,245 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
   fill_buckets(lay, times, bytes_per_element, bucket_bytes, l, cache.flat,
                leaves_middle ? &middle : nullptr, from_middle ? &middle : nullptr);
   return l;
+}
+
+namespace {
+
+// One chunk's blocks (forward order), their forward of one micro-batch and
+// the gather buckets (forward order), as param_gather_chain fills them.
+struct ChunkGathers {
+  struct Bucket {
+    double bytes = 0;
+    std::size_t first = 0;
+  };
+  std::vector<const StageBlock*> blocks;
+  std::vector<double> forward;
+  double total = 0;
+  std::vector<Bucket> list;
+};
+
+ChunkGathers chunk_gathers(const StageLayout& lay, const KernelTimes& times, int c,
+                           double grad_bytes_per_element, double weight_bytes_per_element,
+                           double bucket_bytes) {
+  ChunkGathers g;
+  if (c == 0 && lay.first) g.blocks.push_back(&lay.embedding);
+  for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) g.blocks.push_back(&lay.layer);
+  if (c == lay.chunks - 1 && lay.last) g.blocks.push_back(&lay.head);
+  for (const StageBlock* blk : g.blocks) {
+    double f = 0;
+    for (double x : times.of(blk->tpl).forward) f += x;
+    g.forward.push_back(f);
+    g.total += f;
+  }
+  ChunkGathers::Bucket cur;
+  double grad_bytes = 0;
+  bool open = false;
+  for (std::size_t j = g.blocks.size(); j-- > 0;) {
+    const StageBlock& blk = *g.blocks[j];
+    const bool tied_head = blk.is_head && blk.tied >= 0;
+    const int tied_wgrad = tied_head ? blk.figures->tied_wgrad : -1;
+    const int count = static_cast<int>(blk.tpl->backward.size());
+    for (int n = 0; n < count; ++n) {
+      const int group = tied_head ? (tied_wgrad == n ? blk.tied : -1)
+                                  : blk.figures->backward_grad[static_cast<std::size_t>(n)];
+      if (group < 0 || group >= blk.owned || blk.is_expert(group)) continue;
+      grad_bytes += blk.group_elements[group] * grad_bytes_per_element;
+      cur.bytes += blk.group_elements[group] * weight_bytes_per_element;
+      cur.first = j;
+      open = true;
+      if (grad_bytes >= bucket_bytes) {
+        g.list.push_back(cur);
+        cur = ChunkGathers::Bucket{};
+        grad_bytes = 0;
+        open = false;
+      }
+    }
+  }
+  if (open) g.list.push_back(cur);
+  std::reverse(g.list.begin(), g.list.end());
+  return g;
+}
+
+// Interleaved schedules (virtual_stages > 1): Megatron-LM's
+// align_param_gather (ParamGatherChain in plan_stage.hpp). Chunks 0 and 1's
+// gathers issued at the step's start, chunk c >= 2's when this rank's
+// forward of virtual micro-batch (c-1)*P - rank starts; each block of a
+// chunk's first forward waits for its bucket. The warm-up's forward
+// timeline on this rank, without the gathers: virtual micro-batch k
+// (chunk j = k / P, micro-batch n = k % P of the first round) starts at
+// arrival + j * P * (f + hop) + n * f_j (f: one chunk's layers' forward,
+// hop: one pipeline send, f_j: chunk j's forward here), no sooner than
+// this rank ends chunk j-1's P micro-batches; each chunk's first-forward
+// delay shifts what follows on this rank.
+Result<ParamGatherChain> aligned_param_gathers(
+    const StageLayout& lay, const KernelTimes& times, double grad_bytes_per_element,
+    double weight_bytes_per_element, double bucket_bytes, double arrival, int pipeline_size,
+    int rank, double hop, const std::function<Result<double>(double)>& price_once) {
+  ParamGatherChain out;
+  const int v = lay.chunks, P = std::max(1, pipeline_size);
+  std::vector<ChunkGathers> ch;
+  for (int c = 0; c < v; ++c)
+    ch.push_back(chunk_gathers(lay, times, c, grad_bytes_per_element, weight_bytes_per_element,
+                               bucket_bytes));
+  double f = 0;
+  for (double x : times.of(lay.layer.tpl).forward) f += x;
+  f *= static_cast<double>(lay.layers_per_chunk);
+  // Chunk j's first micro-batch's start here, without the gathers.
+  std::vector<double> begin(static_cast<std::size_t>(v), 0.0);
+  for (int j = 0; j < v; ++j) {
+    const auto sj = static_cast<std::size_t>(j);
+    begin[sj] = arrival + j * P * (f + hop);
+    if (j > 0) begin[sj] = std::max(begin[sj], begin[sj - 1] + P * ch[sj - 1].total);
+  }
+  std::vector<std::vector<double>> ends(static_cast<std::size_t>(v));
+  double stream = 0;
+  auto issue = [&](int c, double gate) -> Status {
+    auto& e = ends[static_cast<std::size_t>(c)];
+    for (const ChunkGathers::Bucket& bk : ch[static_cast<std::size_t>(c)].list) {
+      BRIGADE_ASSIGN_OR_RETURN(const double seconds, price_once(bk.bytes));
+      stream = std::max(stream, gate) + seconds;
+      e.push_back(stream);
+      out.seconds += seconds, out.bytes += bk.bytes, out.calls += 1;
+    }
+    return Status::ok();
+  };
+  for (int c = 0; c < std::min(2, v); ++c) BRIGADE_RETURN_IF_ERROR(issue(c, 0.0));
+  for (int c = 2; c < v; ++c)
+    if ((c - 1) * P - rank < 0) BRIGADE_RETURN_IF_ERROR(issue(c, 0.0));
+  double shift = 0;  // the first-forward delays of the chunks so far, here
+  for (int c = 0; c < v; ++c) {
+    const auto sc = static_cast<std::size_t>(c);
+    // This chunk's gathers, if dispatched at virtual micro-batch k of an
+    // earlier chunk (its start shifted by the delays before it).
+    const int k = (c - 1) * P - rank;
+    if (c >= 2 && k >= 0) {
+      const int j = k / P, n = k % P;
+      BRIGADE_RETURN_IF_ERROR(issue(c, begin[static_cast<std::size_t>(j)] + shift +
+                                           n * ch[static_cast<std::size_t>(j)].total));
+    }
+    const ChunkGathers& g = ch[sc];
+    const double start = begin[sc] + shift;
+    double clock = start;
+    for (std::size_t j = 0; j < g.blocks.size(); ++j) {
+      for (std::size_t b = 0; b < g.list.size(); ++b)
+        if (g.list[b].first == j) clock = std::max(clock, ends[sc][b]);
+      clock += g.forward[j];
+    }
+    const double delay = std::max(0.0, clock - (start + g.total));
+    shift += delay;
+    if (c == 0) {
+      out.chunk0_delay = delay;
+      out.chunk0_forward = g.total;
+    } else {
+      out.later_delay += delay;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<ParamGatherChain> param_gather_chain(
+    const StageLayout& lay, const KernelTimes& times, double grad_bytes_per_element,
+    double weight_bytes_per_element, double bucket_bytes, double arrival, int pipeline_size,
+    int rank, double hop, const std::function<Result<double>(double)>& price) {
+  ParamGatherChain out;
+  struct Bucket {
+    double bytes = 0;
+    std::size_t first = 0;
+  };
+  std::vector<std::pair<double, double>> priced;  // bytes, seconds
+  auto price_once = [&](double bytes) -> Result<double> {
+    for (const auto& [b, x] : priced)
+      if (b == bytes) return x;
+    BRIGADE_ASSIGN_OR_RETURN(const double seconds, price(bytes));
+    priced.emplace_back(bytes, seconds);
+    return seconds;
+  };
+  if (lay.chunks > 1)
+    return aligned_param_gathers(lay, times, grad_bytes_per_element, weight_bytes_per_element,
+                                 bucket_bytes, arrival, pipeline_size, rank, hop, price_once);
+  std::vector<const StageBlock*> blocks;
+  std::vector<double> forward;
+  std::vector<Bucket> list;
+  for (int c = 0; c < lay.chunks; ++c) {
+    blocks.clear();
+    if (c == 0 && lay.first) blocks.push_back(&lay.embedding);
+    for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) blocks.push_back(&lay.layer);
+    if (c == lay.chunks - 1 && lay.last) blocks.push_back(&lay.head);
+    forward.clear();
+    double total = 0;
+    for (const StageBlock* blk : blocks) {
+      double f = 0;
+      for (double x : times.of(blk->tpl).forward) f += x;
+      forward.push_back(f);
+      total += f;
+    }
+    // The buckets, backward order (fill_buckets' groups), then reversed.
+    list.clear();
+    Bucket cur;
+    double grad_bytes = 0;
+    bool open = false;
+    for (std::size_t j = blocks.size(); j-- > 0;) {
+      const StageBlock& blk = *blocks[j];
+      const bool tied_head = blk.is_head && blk.tied >= 0;
+      const int tied_wgrad = tied_head ? blk.figures->tied_wgrad : -1;
+      const int count = static_cast<int>(blk.tpl->backward.size());
+      for (int n = 0; n < count; ++n) {
+        const int group = tied_head ? (tied_wgrad == n ? blk.tied : -1)
+                                    : blk.figures->backward_grad[static_cast<std::size_t>(n)];
+        if (group < 0 || group >= blk.owned || blk.is_expert(group)) continue;
+        grad_bytes += blk.group_elements[group] * grad_bytes_per_element;
+        cur.bytes += blk.group_elements[group] * weight_bytes_per_element;
+        cur.first = j;
+        open = true;
+        if (grad_bytes >= bucket_bytes) {
+          list.push_back(cur);
+          cur = Bucket{};
+          grad_bytes = 0;
+          open = false;
+        }
+      }
+    }
+    if (open) list.push_back(cur);
+    std::reverse(list.begin(), list.end());
+    // The chain against the forward.
+    const double start = c == 0 ? arrival : 0.0;
+    double clock = start, stream = 0;
+    std::size_t issued = 0;  // gathers 0..issued-1 are on the stream
+    auto issue = [&](double gate) -> Result<double> {
+      const double bytes = list[issued].bytes;
+      BRIGADE_ASSIGN_OR_RETURN(const double seconds, price_once(bytes));
+      stream = std::max(stream, gate) + seconds;
+      out.seconds += seconds, out.bytes += bytes, out.calls += 1;
+      ++issued;
+      return stream;
+    };
+    std::vector<double> ends(list.size(), 0.0);
+    for (std::size_t j = 0; j < blocks.size(); ++j) {
+      const double gate = clock;
+      double begin = clock;
+      for (std::size_t k = 0; k < list.size(); ++k) {
+        if (list[k].first != j) continue;
+        if (issued == k) {
+          BRIGADE_ASSIGN_OR_RETURN(ends[k], issue(k > 0 || c > 0 ? gate : 0.0));
+        }
+        if (k + 1 < list.size() && issued == k + 1) {
+          BRIGADE_ASSIGN_OR_RETURN(ends[k + 1], issue(gate));
+        }
+        begin = std::max(begin, ends[k]);
+      }
+      clock = begin + forward[j];
+    }
+    const double delay = std::max(0.0, clock - (start + total));
+    if (c == 0) {
+      out.chunk0_delay = delay;
+      out.chunk0_forward = total;
+    } else {
+      out.later_delay += delay;
+    }
+  }
+  return out;
 }
 
 }  // namespace brigade::cost::detail

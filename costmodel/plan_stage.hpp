@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -74,6 +75,34 @@ struct StageLayout {
 BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
                           const StageLayout& lay, bool pipelined, const KernelTimes& times,
                           double bytes_per_element, double bucket_bytes);
+
+// strategy.overlap_param_gather (Megatron-LM's --overlap-param-gather) on
+// a ZeRO-1/2 stage: the last step's updated weights gathered over 'data' at
+// the start of the step, one bucket ahead of the first micro-batch's
+// forward (planner/lower_transformer_stage.cpp, param_gather_chain). Each
+// chunk's buckets are filled as the gradient buckets are (whole groups in
+// the backward's completion order, closed at `bucket_bytes` gradient
+// bytes) and taken in forward order; gather k starts at max(gather k-1's
+// end, the start of the first block using bucket k-1), gather 0 at the
+// step's start (chunk 0) or the chunk's first forward; the first block using
+// bucket k starts no sooner than gather k ends. Chunk 0's forward starts at
+// `arrival` (a later pipeline stage's warm-up: the gathers that run before
+// it are hidden), a later chunk's at its gather 0. With more than one chunk
+// (interleaved; `pipeline_size` P, this stage's `rank`, `hop` one pipeline
+// send) Megatron-LM's aligned dispatch instead: chunks 0 and 1's gathers at
+// the step's start, chunk c >= 2's when the rank's forward of virtual
+// micro-batch (c-1)*P - rank starts (aligned_param_gathers in
+// plan_buckets.cpp; docs/costmodel.md).
+struct ParamGatherChain {
+  double chunk0_delay = 0;  // how much later chunk 0's first forward ends
+  double later_delay = 0;   // the same, summed over chunks 1..v-1
+  double chunk0_forward = 0;  // chunk 0's forward of one micro-batch
+  double seconds = 0, bytes = 0, calls = 0;  // every gather of the step
+};
+Result<ParamGatherChain> param_gather_chain(
+    const StageLayout& lay, const KernelTimes& times, double grad_bytes_per_element,
+    double weight_bytes_per_element, double bucket_bytes, double arrival, int pipeline_size,
+    int rank, double hop, const std::function<Result<double>(double)>& price);
 
 // A device's index from its tensor, data, pipeline and context ranks.
 struct RankMap {

@@ -349,8 +349,31 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     int tp = -1, dp = -1, ep = -1, edp = -1, cp = -1;  // price classes (-1: no such group)
     bool operator==(const Alike&) const = default;
   } alike;
+  // strategy.overlap_param_gather (ZeRO-1/2, Megatron-LM's
+  // --overlap-param-gather; param_gather_chain in plan_stage.hpp): the
+  // updated weights gathered in the step's first forward. `pg_arrival`: when
+  // stage i's first forward would start without the gathers (the warm-up:
+  // the stages before's first forward and send), `pg_carry`: how much later
+  // the gathers of the stages before made it, `pg_forward`: the last judged
+  // stage's chunk-0 forward of one micro-batch. (Stages are judged one by
+  // one: no middle stage takes the one before's figures.)
+  const bool param_gather_ahead = training && dg > 1 && (st.zero == 1 || st.zero == 2) &&
+                                  st.overlap && st.overlap_param_gather &&
+                                  tr.optimizer != Optimizer::kNone;
+  // `pg_later`: the later chunks' delays of the stages so far (the first
+  // micro-batch passes every virtual stage in turn, chunk c + 1 after chunk
+  // c on every stage: each one's delay adds to the step).
+  double pg_arrival = 0, pg_carry = 0, pg_forward = 0, pg_later = 0;
+  auto forward_send = [&](int from, int to) {
+    if (memo != nullptr)
+      return p2p_seconds(pp_bytes, memo->route_alpha_beta(rm.device(0, 0, from), rm.device(0, 0, to)));
+    const Route& route = topo.route(rm.device(0, 0, from), rm.device(0, 0, to));
+    return p2p_seconds(pp_bytes, AlphaBeta{route_alpha_seconds(route, prof),
+                                           route_bandwidth_bytes_per_second(route, topo, prof)});
+  };
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
+    if (param_gather_ahead && i > 0) pg_arrival += pg_forward + forward_send(i - 1, i);
     const Device& dev = topo.device(rm.device(0, 0, i));
     const DeviceProfile& dp =
         memo != nullptr ? memo->device_profile(rm.device(0, 0, i)) : prof.for_device(dev);
@@ -425,7 +448,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // per-step work; only its pipeline sends, to other stages, are its own.
     // (Every figure is the one the full pass below gives; without a memo,
     // or with the communication lists, every stage takes that pass.)
-    if (memo != nullptr && !ledgers_on && i >= 1 && i < p - 1) {
+    if (memo != nullptr && !ledgers_on && !param_gather_ahead && i >= 1 && i < p - 1) {
       Alike now{true, key, tp_handle, dp_handle, ep_handle, -1, -1};
       if (training && ep > 1 && d / ep > 1) {
         if (edp_handles == nullptr)
@@ -731,7 +754,31 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         if (ledgers_on)
           ledger.add("data", kind_name(k), dg, static_cast<double>(buckets.size()), bytes, total,
                      std::min(total, dp_after_backward[si]));
-        if (st.zero >= 1) {
+        if (param_gather_ahead) {
+          // overlap_param_gather: at the start of the step, one bucket ahead
+          // of the first micro-batch's forward; exposed, what that forward
+          // ends later by (chunk 0's carried down the pipeline).
+          auto price_gather = [&](double size) -> Result<double> {
+            std::optional<double> known;
+            if (memo != nullptr)
+              known = memo->find_collective(CollectiveKind::kAllGather, st.algorithm, dp_handle, size);
+            if (known) return *known;
+            return plan_collective(sc, CollectiveKind::kAllGather, dp_vec(), size);
+          };
+          BRIGADE_ASSIGN_OR_RETURN(
+              const ParamGatherChain chain,
+              param_gather_chain(lay, times, g_bytes, e_bytes, st.bucket_bytes, pg_arrival + pg_carry,
+                                 p, i, p > 1 ? forward_send(i > 0 ? i - 1 : 1, i > 0 ? i : 0) : 0.0,
+                                 price_gather));
+          pg_carry += chain.chunk0_delay;
+          pg_later += chain.later_delay;
+          pg_forward = chain.chunk0_forward;
+          const double exposed = pg_carry + pg_later;
+          per_step_extra[si] += exposed;
+          if (ledgers_on)
+            ledger.add("data", "allgather", dg, chain.calls, chain.bytes, chain.seconds,
+                       std::min(chain.seconds, exposed));
+        } else if (st.zero >= 1) {
           // Updated weights gathered after the optimizer step (not overlapped).
           BRIGADE_RETURN_IF_ERROR(price_sizes(CollectiveKind::kAllGather, e_bytes / g_bytes));
           if (!(bl.gather.valid && bl.gather.priced == priced)) {

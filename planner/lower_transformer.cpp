@@ -31,6 +31,7 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
   if (s.deepspeed) s.ds_ready.assign(static_cast<size_t>(keys), kNone);
   s.recv_base.assign(static_cast<size_t>(keys), kNone);
   s.recv_extra.assign(static_cast<size_t>(keys), {});
+  s.recv_rank_extra.assign(static_cast<size_t>(keys), {});
 
   ProgramBuilder b(sc.name.empty() ? "transformer" : sc.name, N);
   std::vector<StageOut> stages;
@@ -140,8 +141,9 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
       for (TaskId on : so.grad_sync[static_cast<size_t>(r)]) b.depend(id, on);
     }
     // ZeRO-1/2: each replica updated its shard; gather the new 16-bit
-    // weights over 'data', bucket by bucket.
-    if ((s.zero == 1 || s.zero == 2) && s.D > 1) {
+    // weights over 'data', bucket by bucket (with overlap_param_gather, in
+    // the step's first forward instead: lower_transformer_stage.cpp).
+    if ((s.zero == 1 || s.zero == 2) && s.D > 1 && !param_gather_ahead(s)) {
       for (size_t k = 0; k < so.buckets.size(); ++k) {
         for (int t = 0; t < s.T; ++t) {
           std::vector<StreamId> streams;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/dtype.hpp"
@@ -56,10 +57,25 @@ struct Setup {
   std::vector<TaskId> ds_ready;
   // Context rings' transfers waiting for a pipeline receive, by key (bases).
   std::vector<std::vector<TaskId>> recv_extra;
+  // Single tasks (rank r, task) that wait for the sends of a key, emitted
+  // before or after (overlap_param_gather's gathers issued at a forward's
+  // start: collective tasks, not one base per rank), by key.
+  std::vector<std::vector<std::pair<int, TaskId>>> recv_rank_extra;
   int key(int vs, int mb, bool forward) const { return (vs * m + mb) * 2 + (forward ? 0 : 1); }
 };
 
 inline constexpr TaskId kNone = -1;
+
+// strategy.overlap_param_gather in effect (Megatron-LM's
+// --overlap-param-gather): ZeRO-1/2 over more than one data replica, with
+// an optimizer and overlap on; the updated weights' gathers then run in the
+// step's first forward (lower_transformer_stage.cpp) instead of after the
+// optimizer (lower_transformer.cpp).
+inline bool param_gather_ahead(const Setup& s) {
+  const StrategySpec& st = s.sc->strategy;
+  return s.training && s.D > 1 && (s.zero == 1 || s.zero == 2) && st.overlap &&
+         st.overlap_param_gather && s.sc->training.optimizer != Optimizer::kNone;
+}
 
 // What one emitted stage hands to the finishing pass.
 struct StageOut {

@@ -61,6 +61,8 @@ Result<std::string> plan_scenario_yaml(const Scenario& base, const RankedPlan& p
     strat["rank_order"] = order;
     strat["bucket"] = st.bucket_bytes;
     strat["overlap"] = st.overlap;
+    // The base scenario's choice, kept (search does not vary it).
+    if (st.overlap_param_gather) strat["overlap_param_gather"] = true;
     strat["algorithm"] = std::string(collective_algorithm_name(st.algorithm));
     root["strategy"] = strat;
     YAML::Node training = root["training"];

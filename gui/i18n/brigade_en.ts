@@ -613,6 +613,10 @@
         <translation></translation>
     </message>
     <message>
+        <source>ZeRO-%1 with overlap_param_gather: each data replica updated only its 1/%2 of the weights; all-gather them over &apos;data&apos; bucket by bucket in the next step&apos;s first forward, one bucket ahead of the compute</source>
+        <translation></translation>
+    </message>
+    <message>
         <source>ZeRO-%1: each data replica updated only its 1/%2 of the weights; all-gather the new weights over &apos;data&apos; (the shared platter), bucket by bucket</source>
         <translation></translation>
     </message>

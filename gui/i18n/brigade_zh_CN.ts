@@ -607,6 +607,10 @@
         <translation>专家并行：每个专家分布在 %1 个数据 rank 上（每个专家并行组一个）；在这些 rank（专家-数据组）上对它的梯度求和，而不是经“data”轴</translation>
     </message>
     <message>
+        <source>ZeRO-%1 with overlap_param_gather: each data replica updated only its 1/%2 of the weights; all-gather them over &apos;data&apos; bucket by bucket in the next step&apos;s first forward, one bucket ahead of the compute</source>
+        <translation>ZeRO-%1（overlap_param_gather）：每个数据副本只更新了自己那 1/%2 的权重；在下一步的第一个前向中经“data”轴逐桶 all-gather 它们，比计算提前一个桶</translation>
+    </message>
+    <message>
         <source>ZeRO-%1: each data replica updated only its 1/%2 of the weights; all-gather the new weights over &apos;data&apos; (the shared platter), bucket by bucket</source>
         <translation>ZeRO-%1：每个数据副本只更新了自己那 1/%2 的权重；经“data”轴逐桶 all-gather 新的权重（公共大盘）</translation>
     </message>

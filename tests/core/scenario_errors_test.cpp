@@ -84,7 +84,8 @@ const ErrorCase kCases[] = {
      "strategy: {dta: 4}\n",
      "t.yaml:4:12: error: found key 'dta'; expected one of data, tensor, pipeline, "
      "expert, context, sequence_parallel, schedule, virtual_stages, zero, zero3_prefetch, data_mode, "
-     "rank_order, bucket, overlap, algorithm, pipeline_engine (did you mean 'data'?)"},
+     "rank_order, bucket, overlap, overlap_param_gather, algorithm, pipeline_engine (did you "
+     "mean 'data'?)"},
     {"WrongTypeInteger",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model:\n"
@@ -268,6 +269,16 @@ const ErrorCase kCases[] = {
      "  mlp: {batch: 8, widths: [16, 16]}\n"
      "strategy: {zero: 3, zero3_prefetch: fsdp}\n",
      "t.yaml:4:37: error: found 'fsdp'; expected one of per_pass, per_micro_batch, across_passes"},
+    // Megatron-LM's --overlap-param-gather needs --overlap-grad-reduce
+    // (megatron/training/arguments.py).
+    {"OverlapParamGatherWithoutOverlap",
+     "topology: {preset: cpu-host, devices: 4}\n"
+     "model:\n"
+     "  mlp: {batch: 8, widths: [16, 16]}\n"
+     "strategy: {data: 4, zero: 1, overlap: false, overlap_param_gather: true}\n",
+     "t.yaml:4:68: error: found overlap_param_gather: true with overlap: false; expected "
+     "overlap: true with overlap_param_gather (Megatron-LM's --overlap-param-gather needs "
+     "--overlap-grad-reduce)"},
     {"UnknownPipelineEngine",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model:\n"

@@ -49,6 +49,7 @@ void expect_same_strategy(const StrategySpec& a, const StrategySpec& b) {
   EXPECT_EQ(a.rank_order, b.rank_order);
   EXPECT_EQ(a.bucket_bytes, b.bucket_bytes);
   EXPECT_EQ(a.overlap, b.overlap);
+  EXPECT_EQ(a.overlap_param_gather, b.overlap_param_gather);
   EXPECT_EQ(a.algorithm, b.algorithm);
 }
 
@@ -83,6 +84,26 @@ TEST(ScenarioWriter, EveryStrategyKeyReadsBackAsEdited) {
   EXPECT_EQ(back.topology.preset, s.topology.preset);
   EXPECT_EQ(back.transformer.hidden, 1024);
   EXPECT_EQ(back.transformer.vocab, 32000);
+}
+
+// strategy.overlap_param_gather: written when set, read back; its default
+// (false) takes the key away again.
+TEST(ScenarioWriter, OverlapParamGatherReadsBackAndItsDefaultRemovesIt) {
+  Scenario s = parse_ok(kTransformer);
+  s.strategy.zero = 1;
+  s.strategy.overlap_param_gather = true;
+  Result<std::string> text = scenario_yaml_with_edits(kTransformer, "t.yaml", s);
+  ASSERT_TRUE(text.is_ok()) << text.message();
+  EXPECT_NE(text->find("overlap_param_gather: true"), std::string::npos) << *text;
+  const Scenario back = parse_ok(*text);
+  expect_same_strategy(back.strategy, s.strategy);
+  EXPECT_TRUE(back.strategy.overlap_param_gather);
+  Scenario off = back;
+  off.strategy.overlap_param_gather = false;
+  Result<std::string> again = scenario_yaml_with_edits(*text, "t.yaml", off);
+  ASSERT_TRUE(again.is_ok()) << again.message();
+  EXPECT_EQ(again->find("overlap_param_gather"), std::string::npos) << *again;
+  EXPECT_FALSE(parse_ok(*again).strategy.overlap_param_gather);
 }
 
 TEST(ScenarioWriter, AnUneditedScenarioWritesOnlyWhatItHad) {

@@ -225,6 +225,15 @@ std::vector<FamilyCase> megatron_cases() {
       {"h100_flash_full_t2_p2", "dgx-h100", ", attention: flash",
        ", recompute: full, main_grad: fp32, distributed_optimizer: true",
        "tensor: 2, pipeline: 2, data: 2"},
+      // --overlap-param-gather: the updated weights gathered one bucket
+      // ahead of the step's first forward (small buckets: a chain of them).
+      {"opg_dp8", "dgx-a100", "", ", main_grad: fp32, distributed_optimizer: true",
+       "data: 8, bucket: 1MB, overlap_param_gather: true"},
+      {"opg_t2_p2", "dgx-a100", "", ", distributed_optimizer: true",
+       "tensor: 2, pipeline: 2, data: 2, bucket: 1MB, overlap_param_gather: true"},
+      {"opg_z2_p2i2", "dgx-a100", "", "",
+       "pipeline: 2, data: 4, zero: 2, schedule: interleaved, virtual_stages: 2, bucket: 1MB, "
+       "overlap_param_gather: true"},
   };
   std::vector<FamilyCase> out;
   for (const Keys& k : keys) {
