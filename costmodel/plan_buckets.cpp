@@ -352,10 +352,6 @@ Result<ParamGatherChain> param_gather_chain(
     double weight_bytes_per_element, double bucket_bytes, double arrival, int pipeline_size,
     int rank, double hop, const std::function<Result<double>(double)>& price) {
   ParamGatherChain out;
-  struct Bucket {
-    double bytes = 0;
-    std::size_t first = 0;
-  };
   std::vector<std::pair<double, double>> priced;  // bytes, seconds
   auto price_once = [&](double bytes) -> Result<double> {
     for (const auto& [b, x] : priced)
@@ -367,50 +363,14 @@ Result<ParamGatherChain> param_gather_chain(
   if (lay.chunks > 1)
     return aligned_param_gathers(lay, times, grad_bytes_per_element, weight_bytes_per_element,
                                  bucket_bytes, arrival, pipeline_size, rank, hop, price_once);
-  std::vector<const StageBlock*> blocks;
-  std::vector<double> forward;
-  std::vector<Bucket> list;
   for (int c = 0; c < lay.chunks; ++c) {
-    blocks.clear();
-    if (c == 0 && lay.first) blocks.push_back(&lay.embedding);
-    for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) blocks.push_back(&lay.layer);
-    if (c == lay.chunks - 1 && lay.last) blocks.push_back(&lay.head);
-    forward.clear();
-    double total = 0;
-    for (const StageBlock* blk : blocks) {
-      double f = 0;
-      for (double x : times.of(blk->tpl).forward) f += x;
-      forward.push_back(f);
-      total += f;
-    }
-    // The buckets, backward order (fill_buckets' groups), then reversed.
-    list.clear();
-    Bucket cur;
-    double grad_bytes = 0;
-    bool open = false;
-    for (std::size_t j = blocks.size(); j-- > 0;) {
-      const StageBlock& blk = *blocks[j];
-      const bool tied_head = blk.is_head && blk.tied >= 0;
-      const int tied_wgrad = tied_head ? blk.figures->tied_wgrad : -1;
-      const int count = static_cast<int>(blk.tpl->backward.size());
-      for (int n = 0; n < count; ++n) {
-        const int group = tied_head ? (tied_wgrad == n ? blk.tied : -1)
-                                    : blk.figures->backward_grad[static_cast<std::size_t>(n)];
-        if (group < 0 || group >= blk.owned || blk.is_expert(group)) continue;
-        grad_bytes += blk.group_elements[group] * grad_bytes_per_element;
-        cur.bytes += blk.group_elements[group] * weight_bytes_per_element;
-        cur.first = j;
-        open = true;
-        if (grad_bytes >= bucket_bytes) {
-          list.push_back(cur);
-          cur = Bucket{};
-          grad_bytes = 0;
-          open = false;
-        }
-      }
-    }
-    if (open) list.push_back(cur);
-    std::reverse(list.begin(), list.end());
+    // The chunk's blocks, their forward, its buckets (forward order).
+    const ChunkGathers g = chunk_gathers(lay, times, c, grad_bytes_per_element,
+                                         weight_bytes_per_element, bucket_bytes);
+    const std::vector<const StageBlock*>& blocks = g.blocks;
+    const std::vector<double>& forward = g.forward;
+    const std::vector<ChunkGathers::Bucket>& list = g.list;
+    const double total = g.total;
     // The chain against the forward.
     const double start = c == 0 ? arrival : 0.0;
     double clock = start, stream = 0;
