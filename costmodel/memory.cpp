@@ -42,6 +42,25 @@ double optimizer_step_bytes_per_parameter(const BytesPerParameter& per) {
   return 2 * (per.params + per.optimizer) + per.grads;
 }
 
+OptimizerStepBytes megatron_optimizer_step_bytes(OptimizerKind optimizer, DType weight_dtype,
+                                                 bool mixed_precision, bool fp32_grads) {
+  OptimizerStepBytes s;
+  if (optimizer == OptimizerKind::kNone) return s;
+  const BytesPerParameter per =
+      bytes_per_parameter(optimizer, weight_dtype, mixed_precision, true, fp32_grads);
+  const bool master = mixed_precision && per.params < 4;
+  const double grad = master ? 4.0 : per.grads;  // the gradient the norm, clip and step read
+  if (master && per.grads < 4) s.shard += per.grads + 4;      // main_param.grad = grad.float()
+  if (master && weight_dtype == DType::kF16) s.shard += 8;  // unscale and inf check (fp16)
+  s.shard += grad;                                          // the gradient norm
+  s.shard += 2 * grad;                                      // the clip's in-place scale
+  s.shard += master ? 2 * per.optimizer + 4                 // fused Adam on the fp32 master
+                    : optimizer_step_bytes_per_parameter(per);
+  if (master) s.shard += 4 + per.params;                    // fp32 weights to 16-bit ones
+  s.buffer = per.grads;                                     // zero_grad_buffer
+  return s;
+}
+
 // ZeRO Figure 1: (2+2+K)Psi, 2Psi + 2Psi + K Psi/Nd, 2Psi + (2+K)Psi/Nd, (2+2+K)Psi/Nd.
 Result<ModelStateBytes> model_state_bytes(double parameters, const BytesPerParameter& per,
                                           int zero_stage, int data_parallel) {

@@ -47,6 +47,35 @@ BytesPerParameter bytes_per_parameter(OptimizerKind optimizer, DType weight_dtyp
 // states).
 double optimizer_step_bytes_per_parameter(const BytesPerParameter& per);
 
+// One optimizer step as Megatron-LM runs it, per parameter (Brigade's
+// transformers; docs/costmodel.md "The optimizer step as Megatron-LM runs
+// it"): MixedPrecisionOptimizer.step (megatron/core/optimizer/optimizer.py
+// at d98e8a64; the same passes in megatron/optimizer/optimizer.py of 2021,
+// aed2f75e) is, over the parameters this rank updates:
+//   the 16-bit gradients cast to fp32 main gradients (`.float()`: read g,
+//     write 4; none with an fp32 main_grad, where `.float()` is a view),
+//   with fp16 only, the grad scaler's unscale and inf check in place (8),
+//   the gradient norm for clipping (multi_tensor_l2norm: read 4; clip_grad
+//     defaults to 1.0),
+//   the clip, scaling the gradients in place by min(1, clip / norm) (8:
+//     with Transformer Engine's multi_tensor_scale_tensor the coefficient
+//     stays on the GPU and the scale always runs, clip_grads.py),
+//   the optimizer's own step (fused Adam: reads the fp32 master weights,
+//     its state and the gradient, writes weights and state: 2 x (4 + state)
+//     + 4),
+//   the updated fp32 weights copied to the 16-bit ones (read 4, write w);
+// and, over the whole gradient buffer, DDP's zero_grad_buffer at the next
+// step's start (write g). Without a master copy (FP32Optimizer): the norm,
+// the clip and the step of optimizer_step_bytes_per_parameter. Under the
+// distributed optimizer (ZeRO-1/2) `shard` covers 1/d of the parameters,
+// `buffer` all of them (1/d with ZeRO-2's sharded gradients).
+struct OptimizerStepBytes {
+  double shard = 0;   // bytes per parameter the rank updates
+  double buffer = 0;  // bytes per parameter of its gradient buffer
+};
+OptimizerStepBytes megatron_optimizer_step_bytes(OptimizerKind optimizer, DType weight_dtype,
+                                                 bool mixed_precision, bool fp32_grads);
+
 struct ModelStateBytes {
   double params_bytes = 0;
   double grads_bytes = 0;

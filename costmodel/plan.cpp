@@ -158,9 +158,9 @@ DeviceMemoryEstimate memory_entry(int device, int stage, const ModelStateBytes& 
 }
 
 // Memory traffic of one optimizer step over n local parameters (memory.hpp's rule).
-double optimizer_step_bytes(double local_params, const BytesPerParameter& per,
-                            double sharded_fraction) {
-  return local_params * sharded_fraction * optimizer_step_bytes_per_parameter(per);
+double optimizer_step_bytes(double local_params, const OptimizerStepBytes& step,
+                            double sharded_fraction, double buffer_fraction) {
+  return local_params * (sharded_fraction * step.shard + buffer_fraction * step.buffer);
 }
 
 // ---- one collective on its own ---------------------------------------------------------

@@ -160,6 +160,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
 
   const BytesPerParameter per = bytes_per_parameter(
       optimizer_kind(tr.optimizer), dt, tr.mixed_precision, training, tr.main_grad_fp32);
+  const OptimizerStepBytes opt_step = megatron_optimizer_step_bytes(
+      optimizer_kind(tr.optimizer), dt, tr.mixed_precision, tr.main_grad_fp32);
   const double e_bytes = dtype_bytes(dt);
   // The gradients' width as they are kept and reduced over 'data': the
   // weights', or 4 with Megatron-LM's fp32 main_grad (grad_reduce_in_fp32:
@@ -921,7 +923,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // pipeline's middle stages.)
     if (training && tr.optimizer != Optimizer::kNone) {
       const double shard = st.zero >= 1 ? 1.0 / dg : 1.0;
-      const double bytes = optimizer_step_bytes(params, per, shard) +
+      const double buffer = st.zero >= 2 ? 1.0 / dg : 1.0;
+      const double bytes = optimizer_step_bytes(params, opt_step, shard, buffer) +
                            fp8_cast_bytes(stage_fp8_weights[si], e_bytes);
       if (!(opt_previous.valid && opt_previous.key == key && opt_previous.bytes == bytes))
         opt_previous = {true, key, bytes, memory_bound_seconds(dev, dp, bytes, DType::kF32) / speed};

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/tr.hpp"
+#include "costmodel/memory.hpp"
 #include "costmodel/transformer_blocks.hpp"
 #include "planner/builders.hpp"
 #include "planner/lower_internal.hpp"
@@ -73,8 +74,14 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
       last.grad_sync[static_cast<size_t>(r)].push_back(b.collective_task(c, 1));
     }
   }
-  const double traffic = optimizer_traffic_bytes_per_param(
-      sc.training.optimizer, sc.training.mixed_precision, s.dtype, sc.training.main_grad_fp32);
+  // The step as Megatron-LM runs it (costmodel/memory.hpp): its passes over
+  // the rank's shard of the parameters and over its whole gradient buffer.
+  const cost::OptimizerStepBytes traffic =
+      sc.training.optimizer == Optimizer::kNone
+          ? cost::OptimizerStepBytes{}
+          : cost::megatron_optimizer_step_bytes(cost::optimizer_kind(sc.training.optimizer),
+                                                s.dtype, sc.training.mixed_precision,
+                                                sc.training.main_grad_fp32);
   for (int p = 0; p < s.P && s.training; ++p) {
     StageOut& so = stages[static_cast<size_t>(p)];
     const int R = s.T * s.D;
@@ -130,13 +137,16 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
     }
     if (sc.training.optimizer == Optimizer::kNone) continue;
     const double local = so.owned_elements / (s.zero >= 1 ? D : 1);
+    const double buffer = so.owned_elements / (s.zero >= 2 ? D : 1);
     // FP8: the cast of the updated weights to their FP8 copies rides on the
     // step (Transformer Engine's first micro-batch casts them; the same bytes).
     const double fp8_cast = cost::fp8_cast_bytes(so.fp8_weight_elements, s.e);
     const TaskId opt_base = b.num_tasks();
     for (int r = 0; r < R; ++r) {
       const TaskId id = b.add_memory_bound(so.compute[static_cast<size_t>(r)],
-                                           local * traffic + fp8_cast, DType::kF32, "optimizer",
+                                           local * traffic.shard + buffer * traffic.buffer +
+                                               fp8_cast,
+                                           DType::kF32, "optimizer",
                                            Phase::kOptimizer);
       for (TaskId on : so.grad_sync[static_cast<size_t>(r)]) b.depend(id, on);
     }

