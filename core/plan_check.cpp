@@ -161,6 +161,12 @@ class PlanChecker {
                     " model; expected main_grad weights (Megatron-LM's fp32 gradient buffer is "
                     "modelled for transformer models)",
                 ErrorKind::kUnsupported);
+    if (!tr.gradient_accumulation_fusion && !transformer)
+      return at("training.gradient_accumulation_fusion",
+                "found gradient_accumulation_fusion: false with " + kind +
+                    " model; expected true (Megatron-LM's unfused gradient accumulation is "
+                    "modelled for transformer models)",
+                ErrorKind::kUnsupported);
     if (tr.main_grad_fp32 && st_.zero >= 2)
       return at("training.main_grad",
                 "found main_grad fp32 with zero " + std::to_string(st_.zero) +

@@ -674,10 +674,12 @@ class ScenarioReader {
     TrainingSpec& t = s_->training;
     BRIGADE_RETURN_IF_ERROR(
         c.expect_map("training options {mode, global_batch, micro_batch, optimizer, "
-                     "mixed_precision, recompute, main_grad, distributed_optimizer, fp8}"));
-    BRIGADE_RETURN_IF_ERROR(
-        c.check_keys({"mode", "global_batch", "micro_batch", "optimizer", "mixed_precision",
-                      "recompute", "main_grad", "distributed_optimizer", "fp8"}));
+                     "mixed_precision, recompute, main_grad, distributed_optimizer, fp8, "
+                     "gradient_accumulation_fusion}"));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"mode", "global_batch", "micro_batch", "optimizer",
+                                          "mixed_precision", "recompute", "main_grad",
+                                          "distributed_optimizer", "fp8",
+                                          "gradient_accumulation_fusion"}));
     BRIGADE_ASSIGN_OR_RETURN(
         t.inference, c.get_enum<bool>("mode", false, {{"training", false}, {"inference", true}}));
     BRIGADE_ASSIGN_OR_RETURN(t.global_batch, c.get_int("global_batch", 0, 1, kMaxDim));
@@ -700,6 +702,8 @@ class ScenarioReader {
         t.fp8, c.get_enum("fp8", Fp8Recipe::kNone,
                           choices_of({Fp8Recipe::kNone, Fp8Recipe::kHybrid, Fp8Recipe::kE4M3},
                                      fp8_recipe_name)));
+    BRIGADE_ASSIGN_OR_RETURN(t.gradient_accumulation_fusion,
+                             c.get_bool("gradient_accumulation_fusion", true));
     return Status::ok();
   }
 

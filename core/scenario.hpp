@@ -180,6 +180,13 @@ struct TrainingSpec {
   // Transformer Engine's FP8 (training.fp8; transformers on devices with FP8
   // tensor cores: check_plan).
   Fp8Recipe fp8 = Fp8Recipe::kNone;
+  // Megatron-LM's gradient accumulation fusion (--no-gradient-accumulation-
+  // fusion turns it off; the default since 83b1e42f, 2022-02-13): the
+  // weight-gradient GEMMs accumulate into the gradient buffer. `false`:
+  // each micro-batch's gradients are added into the accumulated ones by a
+  // pass of their own (Megatron-LM before 2022, DeepSpeed's engine then:
+  // autograd's AccumulateGrad or DDP's `main_grad.add_`). Transformers only.
+  bool gradient_accumulation_fusion = true;
 };
 
 enum class PipelineSchedule { kGpipe, k1F1B, kInterleaved };

@@ -47,6 +47,28 @@ Kernel memory(std::string name, OpKind op, double bytes) {
   return x;
 }
 
+void add_grad_accumulation(BlockTemplate& block, double bytes_per_element) {
+  if (!(bytes_per_element > 0)) return;
+  const size_t n = block.backward.size();
+  std::vector<Kernel> out;
+  out.reserve(n + block.params.size());
+  int before = static_cast<int>(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (static_cast<int>(i) == block.recompute_before) before = static_cast<int>(out.size());
+    out.push_back(std::move(block.backward[i]));
+    const int g = out.back().completes_grad;
+    if (g < 0 || g >= static_cast<int>(block.params.size())) continue;
+    const ParamGroup& group = block.params[static_cast<size_t>(g)];
+    Kernel add = memory(group.name + ".grad_accumulate", OpKind::kElementwise,
+                        group.local_elements() * bytes_per_element);
+    add.completes_grad = g;
+    out.back().completes_grad = -1;
+    out.push_back(std::move(add));
+  }
+  block.backward = std::move(out);
+  block.recompute_before = before;
+}
+
 Kernel fused(std::string name, OpKind op, double flops, double bytes) {
   Kernel x;
   x.name = std::move(name);
@@ -224,6 +246,10 @@ TransformerShape transformer_shape(const Scenario& sc) {
   shape.sequence_parallel = sc.strategy.sequence_parallel;
   shape.recompute = sc.training.inference ? Recompute::kNone : sc.training.recompute;
   shape.fp8 = sc.training.fp8;
+  if (!sc.training.inference && !sc.training.gradient_accumulation_fusion) {
+    const double e = dtype_bytes(sc.transformer.dtype);
+    shape.grad_accumulate_bytes = e + 2 * (sc.training.main_grad_fp32 ? 4.0 : e);
+  }
   return shape;
 }
 
@@ -297,6 +323,7 @@ Result<BlockTemplate> embedding_block(const TransformerShape& shape) {
     pos.completes_grad = 1;
     E.backward.push_back(pos);
   }
+  add_grad_accumulation(E, shape.grad_accumulate_bytes);
   set_dtypes(E, shape.spec.dtype);
   return E;
 }
@@ -352,6 +379,7 @@ Result<BlockTemplate> head_block(const TransformerShape& shape) {
       tr_text("Reasons",
               "backward of the vocabulary-parallel logits GEMM: its input gradient is a partial "
               "sum over the vocabulary shards; psum over 'tensor'"));
+  add_grad_accumulation(H, shape.grad_accumulate_bytes);
   set_dtypes(H, shape.spec.dtype);
   return H;
 }

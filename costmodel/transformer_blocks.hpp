@@ -161,6 +161,14 @@ struct TransformerShape {
   // attention, norms, activations, the embedding, the router and the logits
   // stay in the model's dtype (docs/costmodel.md, "FP8 training").
   Fp8Recipe fp8 = Fp8Recipe::kNone;
+  // Gradient accumulation not fused into the weight-gradient GEMMs
+  // (training.gradient_accumulation_fusion false): each micro-batch's
+  // backward adds every gradient it completes into the accumulated one, a
+  // memory-bound kernel "GROUP.grad_accumulate" right after the kernel that
+  // completes the group, of this many bytes per local element (e + 2 g: the
+  // new gradient read, the accumulated one read and written); 0 when fused
+  // (Megatron-LM's default) or not training.
+  double grad_accumulate_bytes = 0;
 };
 
 // Bytes of Transformer Engine's cast of `elements` 16-bit (`e` bytes) values

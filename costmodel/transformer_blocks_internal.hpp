@@ -22,6 +22,13 @@ Kernel memory(std::string name, OpKind op, double bytes);
 // A fused kernel of fixed FLOPs and bytes (FlashAttention's).
 Kernel fused(std::string name, OpKind op, double flops, double bytes);
 
+// The unfused gradient accumulation (TransformerShape::grad_accumulate_bytes):
+// after each backward kernel that completes a parameter group's gradient,
+// a memory-bound add of `bytes_per_element` per local element of the group,
+// which completes the group instead; recompute_before follows its kernel.
+// Nothing when `bytes_per_element` is 0.
+void add_grad_accumulation(BlockTemplate& block, double bytes_per_element);
+
 // A tensor-parallel collective of `bytes` (Collective::bytes) and why it is there.
 Kernel collective(std::string name, CollectiveKind kind, double bytes, std::string reason);
 

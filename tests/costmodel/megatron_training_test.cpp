@@ -7,12 +7,17 @@
 // "fp32 param, fp32 grads | 16 | 8 + 8/d" (non-distributed | distributed,
 // d the data-parallel size); ZeRO (Rajbhandari et al. 2020, §3.1) for the
 // 16 bytes (2 + 2 + K, K = 12) without the fp32 gradient buffer.
+#include <string>
+#include <utility>
+
 #include <gtest/gtest.h>
 
 #include "core/plan_check.hpp"
 #include "core/scenario.hpp"
+#include "costmodel/compute.hpp"
 #include "costmodel/memory.hpp"
 #include "costmodel/plan.hpp"
+#include "costmodel/transformer_blocks.hpp"
 
 namespace brigade::cost {
 namespace {
@@ -142,6 +147,126 @@ TEST(DistributedOptimizer, BadCombinationsAreRefused) {
   EXPECT_EQ(bad.message(),
             "bad.yaml:4:23: error: found 'fp16'; expected one of weights, fp32 (did you mean "
             "'fp32'?)");
+}
+
+// Gradient accumulation without Megatron-LM's fusion
+// (training.gradient_accumulation_fusion: false; megatron/model/distributed.py
+// at aed2f75e, the param hook `param.main_grad.add_(param.grad.data)`):
+// after each backward kernel that completes a parameter group's gradient,
+// an add of e + 2 g bytes per local element, which then completes the
+// group. The tiny GPT's layer holds 49,984 parameters (above): in bf16
+// 6 B each, 299,904 B a layer; with an fp32 main_grad 2 + 2 x 4 = 10 B,
+// 499,840 B. The embedding's word and position tables (8,192 + 2,048):
+// 61,440 B in bf16. The tied head holds none.
+TEST(GradientAccumulationFusion, UnfusedAddsFollowEveryCompletedGradient) {
+  auto added = [](const BlockTemplate& b) {
+    double bytes = 0;
+    int adds = 0;
+    for (size_t i = 0; i < b.backward.size(); ++i) {
+      const Kernel& k = b.backward[i];
+      if (k.name.size() < 16 || k.name.substr(k.name.size() - 16) != ".grad_accumulate") continue;
+      ++adds;
+      bytes += k.bytes;
+      EXPECT_GE(k.completes_grad, 0) << k.name;
+      EXPECT_GT(i, 0u);
+      if (i > 0) EXPECT_EQ(b.backward[i - 1].completes_grad, -1) << k.name;
+    }
+    return std::make_pair(adds, bytes);
+  };
+  const Scenario fused = tiny("", "");
+  const Scenario unfused = tiny(", gradient_accumulation_fusion: false", "");
+  const Scenario fp32 = tiny(", gradient_accumulation_fusion: false, main_grad: fp32", "");
+  EXPECT_TRUE(fused.training.gradient_accumulation_fusion);
+  EXPECT_FALSE(unfused.training.gradient_accumulation_fusion);
+  const TransformerShape s0 = transformer_shape(fused), s1 = transformer_shape(unfused),
+                         s2 = transformer_shape(fp32);
+  EXPECT_EQ(s0.grad_accumulate_bytes, 0.0);
+  EXPECT_EQ(s1.grad_accumulate_bytes, 6.0);
+  EXPECT_EQ(s2.grad_accumulate_bytes, 10.0);
+  Result<BlockTemplate> l0 = transformer_layer(s0), l1 = transformer_layer(s1),
+                        l2 = transformer_layer(s2);
+  ASSERT_TRUE(l0.is_ok() && l1.is_ok() && l2.is_ok());
+  EXPECT_EQ(added(*l0).first, 0);
+  const auto [adds, bytes] = added(*l1);
+  EXPECT_EQ(adds, static_cast<int>(l1->params.size()));
+  EXPECT_EQ(l1->backward.size(), l0->backward.size() + l1->params.size());
+  EXPECT_DOUBLE_EQ(bytes, 299904);
+  EXPECT_DOUBLE_EQ(added(*l2).second, 499840);
+  Result<BlockTemplate> e1 = embedding_block(s1), h1 = head_block(s1);
+  ASSERT_TRUE(e1.is_ok() && h1.is_ok());
+  EXPECT_DOUBLE_EQ(added(*e1).second, 61440);
+  EXPECT_EQ(added(*h1).first, 0);
+  // Inference has no gradients to accumulate.
+  Scenario inference = unfused;
+  inference.training.inference = true;
+  EXPECT_EQ(transformer_shape(inference).grad_accumulate_bytes, 0.0);
+}
+
+// Full recomputation reruns the layer's forward before its whole backward;
+// selective recomputation reruns the attention core just before its
+// backward kernels: the adds inserted before that point move the index.
+TEST(GradientAccumulationFusion, RecomputationStillRunsBeforeTheSameKernel) {
+  const Scenario base = tiny(", recompute: selective", "");
+  const Scenario unfused = tiny(", recompute: selective, gradient_accumulation_fusion: false", "");
+  Result<BlockTemplate> a = transformer_layer(transformer_shape(base));
+  Result<BlockTemplate> b = transformer_layer(transformer_shape(unfused));
+  ASSERT_TRUE(a.is_ok() && b.is_ok());
+  ASSERT_LT(a->recompute_before, static_cast<int>(a->backward.size()));
+  EXPECT_GT(b->recompute_before, a->recompute_before);
+  EXPECT_EQ(b->backward[static_cast<size_t>(b->recompute_before)].name,
+            a->backward[static_cast<size_t>(a->recompute_before)].name);
+}
+
+// One replica, four micro-batches a step, no collectives: the unfused step is
+// longer by four times the adds' time, each add a memory-bound kernel timed
+// as any other (memory_bound_seconds), two layers and the embedding.
+TEST(GradientAccumulationFusion, EachMicroBatchPaysItsAdds) {
+  auto one = [](const std::string& training) {
+    const std::string yaml =
+        "topology: {preset: h200x1}\n"
+        "model:\n  transformer: {layers: 2, hidden: 64, heads: 4, seq: 32, vocab: 128}\n"
+        "training: {global_batch: 4, micro_batch: 1" +
+        training + "}\nstrategy: {data: 1}\n";
+    Result<Scenario> sc = parse_scenario(yaml, "one.yaml");
+    EXPECT_TRUE(sc.is_ok()) << sc.message();
+    return sc.is_ok() ? *sc : Scenario{};
+  };
+  const Scenario fused = one(""), unfused = one(", gradient_accumulation_fusion: false");
+  auto a = estimate_plan(fused);
+  auto b = estimate_plan(unfused);
+  ASSERT_TRUE(a.is_ok() && b.is_ok()) << a.message() << b.message();
+  const Device& dev = unfused.topology.device(0);
+  const DeviceProfile& dp = unfused.profile.for_device(dev);
+  const TransformerShape shape = transformer_shape(unfused);
+  double adds = 0;
+  for (auto block : {transformer_layer(shape), embedding_block(shape)}) {
+    ASSERT_TRUE(block.is_ok());
+    const double layers = block->name == "layer" ? 2 : 1;
+    for (const Kernel& k : block->backward)
+      if (k.name.find(".grad_accumulate") != std::string::npos)
+        adds += layers * memory_bound_seconds(dev, dp, k.bytes, k.dtype);
+  }
+  EXPECT_GT(adds, 0);
+  EXPECT_NEAR(b->step_seconds - a->step_seconds, 4 * adds, 1e-12);
+}
+
+TEST(GradientAccumulationFusion, BadValuesAndModelsAreRefused) {
+  Result<Scenario> bad = parse_scenario(
+      "topology: {preset: dgx-a100}\nmodel:\n  transformer: {layers: 2, hidden: 64, heads: 4, "
+      "seq: 32, vocab: 128}\ntraining: {gradient_accumulation_fusion: maybe}\n",
+      "bad.yaml");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.message().find("bad.yaml:4:42: error: found 'maybe'"), std::string::npos)
+      << bad.message();
+  Result<Scenario> mlp = parse_scenario(
+      "topology: {preset: dgx-a100}\nmodel:\n  mlp: {batch: 8, widths: [64, 64]}\n"
+      "training: {gradient_accumulation_fusion: false}\n",
+      "mlp.yaml");
+  ASSERT_TRUE(mlp.is_ok()) << mlp.message();
+  EXPECT_EQ(check_plan(*mlp).message(),
+            "mlp.yaml:4:12: error: found gradient_accumulation_fusion: false with an mlp model; "
+            "expected true (Megatron-LM's unfused gradient accumulation is modelled for "
+            "transformer models)");
 }
 
 }  // namespace

@@ -234,6 +234,17 @@ std::vector<FamilyCase> megatron_cases() {
       {"opg_z2_p2i2", "dgx-a100", "", "",
        "pipeline: 2, data: 4, zero: 2, schedule: interleaved, virtual_stages: 2, bucket: 1MB, "
        "overlap_param_gather: true"},
+      // Gradient accumulation unfused (Megatron-LM before 2022): an add
+      // after each gradient-completing kernel of every micro-batch's
+      // backward; with a pipeline, recomputation, fp16 and fp32 main_grad.
+      {"unfused_acc_dp8", "dgx-a100", ", dtype: f16", ", gradient_accumulation_fusion: false",
+       "data: 8"},
+      {"unfused_acc_full_t2_p2i2", "dgx-a100", "",
+       ", recompute: full, main_grad: fp32, gradient_accumulation_fusion: false",
+       "tensor: 2, pipeline: 2, data: 2, schedule: interleaved, virtual_stages: 2"},
+      {"unfused_acc_selective_sp_p2", "dgx-a100", ", dtype: f16",
+       ", recompute: selective, gradient_accumulation_fusion: false",
+       "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true"},
   };
   std::vector<FamilyCase> out;
   for (const Keys& k : keys) {
