@@ -1,7 +1,8 @@
 // Internal to the transformer lowering: the emitter of one pipeline stage,
 // whose tasks emit_stage (lower_transformer_setup.hpp) hands to the
-// finishing pass. Its definitions: lower_transformer_stage.cpp; not a
-// public interface.
+// finishing pass. Its definitions: lower_transformer_stage.cpp, and the
+// members of strategy.overlap_param_gather in
+// lower_transformer_param_gather.cpp; not a public interface.
 #pragma once
 
 #include <array>
@@ -133,7 +134,7 @@ class StageEmitter {
   void take_prefetched();
   void use_gathered(size_t j);
 
-  // ---- overlap_param_gather (ZeRO-1/2) ------------------------------------------
+  // ---- overlap_param_gather (ZeRO-1/2; lower_transformer_param_gather.cpp) -----
   struct ParamBucket {
     double bytes = 0;  // the 16-bit weights gathered
     size_t first = 0;  // the first block (forward order) using them
