@@ -79,7 +79,7 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
 // strategy.overlap_param_gather (Megatron-LM's --overlap-param-gather) on
 // a ZeRO-1/2 stage: the last step's updated weights gathered over 'data' at
 // the start of the step, one bucket ahead of the first micro-batch's
-// forward (planner/lower_transformer_stage.cpp, param_gather_chain). Each
+// forward (planner/lower_transformer_param_gather.cpp, param_gather_chain). Each
 // chunk's buckets are filled as the gradient buckets are (whole groups in
 // the backward's completion order, closed at `bucket_bytes` gradient
 // bytes) and taken in forward order; gather k starts at max(gather k-1's

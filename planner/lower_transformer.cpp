@@ -152,7 +152,7 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
     }
     // ZeRO-1/2: each replica updated its shard; gather the new 16-bit
     // weights over 'data', bucket by bucket (with overlap_param_gather, in
-    // the step's first forward instead: lower_transformer_stage.cpp).
+    // the step's first forward instead: lower_transformer_param_gather.cpp).
     if ((s.zero == 1 || s.zero == 2) && s.D > 1 && !param_gather_ahead(s)) {
       for (size_t k = 0; k < so.buckets.size(); ++k) {
         for (int t = 0; t < s.T; ++t) {

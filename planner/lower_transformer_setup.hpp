@@ -1,5 +1,6 @@
 // The transformer lowering's setup, shared by lower_transformer.cpp (the
-// step), lower_transformer_stage.cpp (one pipeline stage) and
+// step), lower_transformer_stage.cpp and lower_transformer_param_gather.cpp
+// (one pipeline stage: StageEmitter, lower_transformer_stage_emitter.hpp) and
 // lower_transformer_setup.cpp (the setup, and what `brigade explain` says of
 // it); not a public interface.
 #pragma once
@@ -69,7 +70,7 @@ inline constexpr TaskId kNone = -1;
 // strategy.overlap_param_gather in effect (Megatron-LM's
 // --overlap-param-gather): ZeRO-1/2 over more than one data replica, with
 // an optimizer and overlap on; the updated weights' gathers then run in the
-// step's first forward (lower_transformer_stage.cpp) instead of after the
+// step's first forward (lower_transformer_param_gather.cpp) instead of after the
 // optimizer (lower_transformer.cpp).
 inline bool param_gather_ahead(const Setup& s) {
   const StrategySpec& st = s.sc->strategy;

@@ -21,1179 +21,938 @@
 #include "planner/builders.hpp"
 #include "planner/lower_internal.hpp"
 #include "planner/lower_transformer_setup.hpp"
+#include "planner/lower_transformer_stage_emitter.hpp"
 #include "planner/rank_map.hpp"
 #include "planner/schedule.hpp"
 
 namespace brigade::planner::detail {
-namespace {
 
-class StageEmitter {
- public:
-  StageEmitter(ProgramBuilder& b, Setup& s, int p) : b_(b), s_(s), p_(p) {
-    R_ = s.T * s.D;
-    out_.devices.resize(static_cast<size_t>(R_));
-    for (int r = 0; r < R_; ++r)
-      out_.devices[static_cast<size_t>(r)] = s.ranks->device(r % s.T, r / s.T, p);
-    for (int dev : out_.devices) out_.compute.push_back(b.stream(dev, "compute"));
-    if (s.training && s.D > 1)
-      for (int dev : out_.devices) out_.dp.push_back(b.stream(dev, "dp"));
-    if (s.P > 1)
-      for (int dev : out_.devices) pp_.push_back(b.stream(dev, "pp"));
-    if (s.C > 1)
-      for (int dev : out_.devices) cp_.push_back(b.stream(dev, "cp"));
-    out_.grad_sync.resize(static_cast<size_t>(R_));
-    chunks_ = stage_blocks(s_, p_, out_);
-    if (param_gather_ahead(s_)) {
-      for (const std::vector<Block>& blocks : chunks_) pg_buckets_.push_back(param_buckets(blocks));
-      pg_done_.assign(chunks_.size(), 0);
-    }
+StageEmitter::StageEmitter(ProgramBuilder& b, Setup& s, int p) : b_(b), s_(s), p_(p) {
+  R_ = s.T * s.D;
+  out_.devices.resize(static_cast<size_t>(R_));
+  for (int r = 0; r < R_; ++r)
+    out_.devices[static_cast<size_t>(r)] = s.ranks->device(r % s.T, r / s.T, p);
+  for (int dev : out_.devices) out_.compute.push_back(b.stream(dev, "compute"));
+  if (s.training && s.D > 1)
+    for (int dev : out_.devices) out_.dp.push_back(b.stream(dev, "dp"));
+  if (s.P > 1)
+    for (int dev : out_.devices) pp_.push_back(b.stream(dev, "pp"));
+  if (s.C > 1)
+    for (int dev : out_.devices) cp_.push_back(b.stream(dev, "cp"));
+  out_.grad_sync.resize(static_cast<size_t>(R_));
+  chunks_ = stage_blocks(s_, p_, out_);
+  if (param_gather_ahead(s_)) {
+    for (const std::vector<Block>& blocks : chunks_) pg_buckets_.push_back(param_buckets(blocks));
+    pg_done_.assign(chunks_.size(), 0);
   }
+}
 
-  Result<StageOut> run() {
-    BRIGADE_RETURN_IF_ERROR(add_resident_buffers(b_, s_, out_));
-    const auto steps =
-        pipeline_schedule(s_.sc->strategy.schedule, s_.P, p_, s_.m, s_.v, !s_.training);
-    // The step of each chunk whose backward finishes the gradients.
-    std::vector<int> last_bwd(static_cast<size_t>(s_.v), -1),
-        first_bwd(static_cast<size_t>(s_.v), -1);
-    for (int i = 0; i < static_cast<int>(steps.size()); ++i)
-      if (!steps[static_cast<size_t>(i)].forward) {
-        const auto c = static_cast<size_t>(steps[static_cast<size_t>(i)].chunk);
-        last_bwd[c] = i;
-        if (first_bwd[c] < 0) first_bwd[c] = i;
-      }
-    saved_.assign(static_cast<size_t>(s_.v), {});
-    for (int i = 0; i < static_cast<int>(steps.size()); ++i) {
-      if (cancel_requested(s_.cancel)) return cancelled_status();
-      const PipelineStep& st = steps[static_cast<size_t>(i)];
-      next_step_ =
-          i + 1 < static_cast<int>(steps.size()) ? &steps[static_cast<size_t>(i + 1)] : nullptr;
-      if (st.forward)
-        forward_step(st);
+Result<StageOut> StageEmitter::run() {
+  BRIGADE_RETURN_IF_ERROR(add_resident_buffers(b_, s_, out_));
+  const auto steps =
+      pipeline_schedule(s_.sc->strategy.schedule, s_.P, p_, s_.m, s_.v, !s_.training);
+  // The step of each chunk whose backward finishes the gradients.
+  std::vector<int> last_bwd(static_cast<size_t>(s_.v), -1),
+      first_bwd(static_cast<size_t>(s_.v), -1);
+  for (int i = 0; i < static_cast<int>(steps.size()); ++i)
+    if (!steps[static_cast<size_t>(i)].forward) {
+      const auto c = static_cast<size_t>(steps[static_cast<size_t>(i)].chunk);
+      last_bwd[c] = i;
+      if (first_bwd[c] < 0) first_bwd[c] = i;
+    }
+  saved_.assign(static_cast<size_t>(s_.v), {});
+  for (int i = 0; i < static_cast<int>(steps.size()); ++i) {
+    if (cancel_requested(s_.cancel)) return cancelled_status();
+    const PipelineStep& st = steps[static_cast<size_t>(i)];
+    next_step_ =
+        i + 1 < static_cast<int>(steps.size()) ? &steps[static_cast<size_t>(i + 1)] : nullptr;
+    if (st.forward)
+      forward_step(st);
+    else
+      backward_step(st, i == last_bwd[static_cast<size_t>(st.chunk)],
+                    i == first_bwd[static_cast<size_t>(st.chunk)]);
+  }
+  // DeepSpeed: the last step's send, in a slot of its own; the step's
+  // gradient reduction and optimizer follow it (schedule.py 233-237).
+  const TaskId last_send = ds_send_ ? ds_emit_send(-1) : kNone;
+  flush();
+  close_bucket();
+  out_.final_compute = last_send != kNone ? last_send : last_compute_;
+  if (!s_.sc->strategy.overlap)
+    for (auto& bk : deferred_buckets_) emit_bucket(bk, out_.final_compute);
+  return std::move(out_);
+}
+
+void StageEmitter::attach(TaskId id, int r) {
+  for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
+  for (BufferId a : pend_.allocs) b_.alloc(id, a + r);
+  for (BufferId f : pend_.frees) b_.free(id, f + r);
+}
+
+void StageEmitter::link_recv(int key, TaskId base) {
+  TaskId& recv = s_.recv_base[static_cast<size_t>(key)];
+  recv = base;
+  const TaskId send = s_.send_base[static_cast<size_t>(key)];
+  if (send != kNone)
+    for (int r = 0; r < R_; ++r) b_.depend(base + r, send + r);
+}
+
+// Frees `slot` (rank r's buffer at slot + r) when the task that last used
+// it ends: the pending task if kernels are pending, else the last task
+// emitted on the compute stream. (Left in pend_.frees with nothing pending,
+// the free would ride on the next task, which may be the next micro-batch's
+// first: both buffers would be live together.)
+void StageEmitter::free_after_last(BufferId slot) {
+  if (pend_.kernels > 0 || last_compute_ == kNone) {
+    pend_.frees.push_back(slot);
+    return;
+  }
+  for (int r = 0; r < R_; ++r) b_.free(last_compute_ + r, slot + r);
+}
+
+void StageEmitter::clear_attachments() {
+  pend_.deps.clear();
+  pend_.allocs.clear();
+  pend_.frees.clear();
+  pend_.recv_keys.clear();
+}
+
+// Emits everything pending: the compute, then (kStep) the step's merged
+// tensor-parallel collectives. Returns the base id of the last task.
+TaskId StageEmitter::flush() {
+  flush_compute();
+  if (!deferred_.empty()) emit_deferred();
+  return last_compute_;
+}
+
+// Emits the pending kernel(s) as one task per rank; returns the base id
+// (or the last task's when nothing was pending).
+TaskId StageEmitter::flush_compute() {
+  if (pend_.kernels == 0) return last_compute_;
+  const TaskId before = last_compute_;
+  int parts = 0;
+  for (const Part& x : pend_.parts) parts += x.n > 0;
+  int emitted = 0;
+  TaskId first_base = -1;
+  // Short names (interned once; no allocation per task).
+  const std::string fused = std::string(phase_name(pend_.phase)) + " fused";
+  static constexpr const char* kPartNames[kParts] = {" gemms", " fp8 gemms", " memory",
+                                                     " attention gemms", " attention memory"};
+  auto emit = [&](PartKind kind) {
+    const Part& part = pend_.parts[static_cast<size_t>(kind)];
+    const bool gemm = kind != kMemoryPart && kind != kCoreMemoryPart;
+    const bool core = kind == kCoreGemmPart || kind == kCoreMemoryPart;
+    const bool first = emitted == 0, last = ++emitted == parts;
+    const TaskId base = b_.num_tasks();
+    const int n = part.n;
+    const Kernel& k = part.first;
+    const std::string name = n == 1 ? k.name : fused + kPartNames[kind];
+    for (int r = 0; r < R_; ++r) {
+      const StreamId st = out_.compute[static_cast<size_t>(r)];
+      TaskId id;
+      if (gemm && n == 1 && k.compute == ComputeKind::kFixed) {
+        id = b_.add_fixed(st, k.flops(), k.bytes, k.dtype, name, pend_.phase);
+        // FlashAttention: its class and shape for the measured rates.
+        b_.task(id).kernel = k.kernel_class;
+        b_.task(id).m = k.m;
+        b_.task(id).k = k.k;
+      } else if (gemm && n == 1)
+        id = b_.add_gemm(st, k.m, k.n, k.k, k.dtype, name, pend_.phase, k.batch);
+      else if (gemm)
+        id = b_.add_fixed(st, part.flops, part.bytes, k.dtype, name, pend_.phase);
       else
-        backward_step(st, i == last_bwd[static_cast<size_t>(st.chunk)],
-                      i == first_bwd[static_cast<size_t>(st.chunk)]);
+        id = b_.add_memory_bound(st, part.bytes, k.dtype, name, pend_.phase);
+      Task& t = b_.task(id);
+      if (core) t.kernel = pend_.core;
+      t.layer = pend_.layer;
+      t.micro_batch = pend_.mb;
+      if (first) {
+        for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
+        for (BufferId a : pend_.allocs) b_.alloc(id, a + r);
+      }
+      if (last)
+        for (BufferId f : pend_.frees) b_.free(id, f + r);
     }
-    // DeepSpeed: the last step's send, in a slot of its own; the step's
-    // gradient reduction and optimizer follow it (schedule.py 233-237).
-    const TaskId last_send = ds_send_ ? ds_emit_send(-1) : kNone;
-    flush();
-    close_bucket();
-    out_.final_compute = last_send != kNone ? last_send : last_compute_;
-    if (!s_.sc->strategy.overlap)
-      for (auto& bk : deferred_buckets_) emit_bucket(bk, out_.final_compute);
-    return std::move(out_);
+    if (first) first_base = base;
+    last_compute_ = base;
+  };
+  for (int kind = 0; kind < kParts; ++kind)
+    if (pend_.parts[static_cast<size_t>(kind)].n > 0) emit(static_cast<PartKind>(kind));
+  for (int key : pend_.recv_keys) link_recv(key, first_base);
+  if (ring_bytes_ > 0) ring_segment(before);
+  clear_attachments();
+  pend_.kernels = 0;
+  for (Part& x : pend_.parts) x.n = 0, x.flops = x.bytes = 0;
+  pend_.core = KernelClass::kGeneric;
+  return last_compute_;
+}
+
+// A dependency for the next task: it must not delay kernels already pending.
+void StageEmitter::next_depends(std::vector<TaskId> per_rank) {
+  if (pend_.kernels > 0) flush();
+  pend_.deps.push_back(std::move(per_rank));
+}
+
+void StageEmitter::next_allocs(BufferId slot) {
+  if (pend_.kernels > 0 && !s_.fuse) flush();
+  pend_.allocs.push_back(slot);
+}
+
+// The class a run of fused kernels keeps apart: an attention core's
+// passes (their own streaming efficiency); every other class kGeneric
+// (FlashAttention's kernel joins the GEMMs, as before).
+KernelClass StageEmitter::attention_core_class(const Kernel& k) {
+  return k.kernel_class == KernelClass::kAttentionForward ||
+                 k.kernel_class == KernelClass::kAttentionBackward
+             ? k.kernel_class
+             : KernelClass::kGeneric;
+}
+
+void StageEmitter::add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
+  if (k.is_collective && s_.fuse_collectives) {
+    defer(k, phase, mb);
+    return;
   }
-
- private:
-  // ---- pending task (one kernel, or a fused region) -----------------------------
-  // Fused modes keep a run's GEMMs and its memory-bound kernels apart: two
-  // tasks, each timed by the roofline of its sums, so memory-bound time adds
-  // to GEMM time instead of hiding under it in one max(). FP8 GEMMs
-  // (training.fp8) are a third task, timed at the FP8 rate: the run's
-  // GEMMs by dtype. An unfused attention core's passes (KernelClass
-  // kAttentionForward / kAttentionBackward) are two more, its GEMMs and its
-  // memory-bound kernels, tagged with the class, so that a profile that
-  // streams them at a measured efficiency of their own times the fused
-  // tasks as it times the kernels (without a run of their own per layer,
-  // which multiplied step granularity's tasks).
-  enum PartKind { kGemmPart, kGemm8Part, kMemoryPart, kCoreGemmPart, kCoreMemoryPart, kParts };
-  struct Part {
-    int n = 0;
-    Kernel first;
-    double flops = 0, bytes = 0;
+  if (k.is_collective) {
+    tensor_collective(k, phase, layer, mb);
+    return;
+  }
+  if (k.routed_dim != 0 && s_.uneven_experts) {
+    routed_gemm(k, phase, layer, mb);
+    return;
+  }
+  if (k.ring_steps > 1 && !s_.fuse_collectives) {
+    ring_kernel(k, phase, layer, mb);
+    return;
+  }
+  // kStep: the ring's hops of the fused run go as one transfer (below).
+  if (k.ring_steps > 1) ring_bytes_ += (k.ring_steps - 1) * k.ring_bytes;
+  const KernelClass core = attention_core_class(k);
+  const bool other_core =
+      core != KernelClass::kGeneric && pend_.core != KernelClass::kGeneric && pend_.core != core;
+  if (pend_.kernels > 0 && (!s_.fuse || pend_.phase != phase || pend_.mb != mb || other_core))
+    flush_compute();
+  if (pend_.kernels == 0) {
+    pend_.phase = phase;
+    pend_.layer = layer;
+    pend_.mb = mb;
+  }
+  if (core != KernelClass::kGeneric) pend_.core = core;
+  ++pend_.kernels;
+  const bool is_core = core != KernelClass::kGeneric;
+  auto add = [&](PartKind kind, double flops, double bytes) {
+    Part& part = pend_.parts[static_cast<size_t>(kind)];
+    if (part.n++ == 0) part.first = k;
+    part.flops += flops;
+    part.bytes += bytes;
   };
-  struct Pending {
-    int kernels = 0;
-    std::array<Part, kParts> parts;
-    Phase phase = Phase::kForward;
-    int layer = -1, mb = -1;
-    // The class of the run's attention-core parts (kGeneric when it has
-    // none): a run holds one (add_kernel flushes before another).
-    KernelClass core = KernelClass::kGeneric;
-    std::vector<std::vector<TaskId>> deps;  // per rank
-    std::vector<BufferId> allocs, frees;    // slot bases (rank r's buffer at base + r)
-    std::vector<int> recv_keys;
-  };
+  if (k.dtype == DType::kFP8 && s_.dtype != DType::kFP8) {
+    add(kGemm8Part, k.flops(), gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch));
+  } else if (k.compute == ComputeKind::kGemm || k.compute == ComputeKind::kFixed) {
+    // A fused kernel (FlashAttention) is compute-bound: it joins the GEMMs.
+    add(is_core ? kCoreGemmPart : kGemmPart, k.flops(),
+        k.compute == ComputeKind::kGemm ? gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch) : k.bytes);
+  } else {
+    add(is_core ? kCoreMemoryPart : kMemoryPart, 0, k.bytes);
+  }
+}
 
-  void attach(TaskId id, int r) {
+// A MoE expert GEMM under an uneven router: each rank's own rows
+// (ceil(routed_rows x its load)), one task per rank on its own; the rank
+// of the busiest experts is the straggler the combine AllToAll waits for.
+void StageEmitter::routed_gemm(const Kernel& k, Phase phase, int layer, int mb) {
+  flush_compute();
+  const TaskId base = b_.num_tasks();
+  for (int r = 0; r < R_; ++r) {
+    const double load = s_.expert_loads[static_cast<size_t>((r / s_.T) % s_.EP)];
+    const auto rows = static_cast<std::int64_t>(std::ceil(k.routed_rows * load));
+    const std::int64_t m = k.routed_dim == 1 ? rows : k.m;
+    const std::int64_t kk = k.routed_dim == 3 ? rows : k.k;
+    const TaskId id = b_.add_gemm(out_.compute[static_cast<size_t>(r)], m, k.n, kk, k.dtype,
+                                  k.name, phase, k.batch);
+    b_.task(id).layer = layer;
+    b_.task(id).micro_batch = mb;
+    attach(id, r);
+  }
+  for (int key : pend_.recv_keys) link_recv(key, base);
+  clear_attachments();
+  last_compute_ = base;
+}
+
+// Rank r's neighbour in its context ring: the next (hop 1) or the
+// previous (hop -1) context rank of the same tensor rank and data replica.
+int StageEmitter::ring_peer(int r, int hop) const {
+  const int t = r % s_.T, j = r / s_.T, c = j % s_.C;
+  return (j - c + (c + hop + s_.C) % s_.C) * s_.T + t;
+}
+
+// Context parallelism, kernel and region granularity: the fused attention
+// as Transformer Engine's ring attention runs it (AttnFuncWithCPAndKVP2P):
+// C blocks of 1/C of its FLOPs and bytes; before block i >= 1 each rank
+// forwards the chunk it holds to the next rank of its ring, a hop issued
+// when block i-1 starts (after block i-2 and the hop that brought that
+// chunk), which block i waits for. The closed form's
+// ring_attention_seconds on an idle network.
+void StageEmitter::ring_kernel(const Kernel& k, Phase phase, int layer, int mb) {
+  const TaskId before = flush_compute();
+  const int C = k.ring_steps;
+  const double flops = k.flops() / C, bytes = k.bytes / C;
+  std::vector<TaskId> blocks(static_cast<size_t>(C), kNone), hops(static_cast<size_t>(C), kNone);
+  const std::string hop_name = k.name + ".kv_hop";
+  for (int i = 0; i < C; ++i) {
+    const auto si = static_cast<size_t>(i);
+    if (i >= 1) {
+      hops[si] = b_.num_tasks();
+      const TaskId after = i >= 2 ? blocks[si - 2] : before;
+      for (int r = 0; r < R_; ++r) {
+        const TaskId id = b_.add_transfer(cp_[static_cast<size_t>(r)],
+                                          out_.devices[static_cast<size_t>(ring_peer(r, 1))],
+                                          k.ring_bytes, hop_name, phase);
+        b_.task(id).layer = layer;
+        b_.task(id).micro_batch = mb;
+        if (after != kNone) b_.depend(id, after + r);
+        if (i >= 2) b_.depend(id, hops[si - 1] + ring_peer(r, -1));
+        if (i == 1)
+          for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
+      }
+    }
+    blocks[si] = b_.num_tasks();
+    for (int r = 0; r < R_; ++r) {
+      const TaskId id = b_.add_fixed(out_.compute[static_cast<size_t>(r)], flops, bytes,
+                                     k.dtype, k.name, phase);
+      b_.task(id).layer = layer;
+      b_.task(id).micro_batch = mb;
+      if (i == 0) attach(id, r);
+      if (i >= 1) b_.depend(id, hops[si] + ring_peer(r, -1));
+    }
+    if (i == 0) {
+      for (int key : pend_.recv_keys) link_recv(key, blocks[si]);
+      clear_attachments();
+    }
+    last_compute_ = blocks[si];
+  }
+}
+
+// Context parallelism, step granularity: the hops of a fused run's ring
+// kernels as one transfer per rank to the next rank of its ring (their
+// summed bytes, one latency), from the run's start (what precedes it, and
+// the pipeline receive it waits for), beside its compute; the run's last
+// task waits for the transfer coming in. The closed form's per-kernel
+// ring is hidden or exposed alike where the run's compute hides the hops
+// or not (docs/costmodel.md, "The closed form against the simulator").
+void StageEmitter::ring_segment(TaskId before) {
+  const TaskId base = b_.num_tasks();
+  for (int r = 0; r < R_; ++r) {
+    const TaskId id = b_.add_transfer(cp_[static_cast<size_t>(r)],
+                                      out_.devices[static_cast<size_t>(ring_peer(r, 1))],
+                                      ring_bytes_, "cp.kv_ring", pend_.phase);
+    b_.task(id).micro_batch = pend_.mb;
+    if (before != kNone) b_.depend(id, before + r);
     for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
-    for (BufferId a : pend_.allocs) b_.alloc(id, a + r);
-    for (BufferId f : pend_.frees) b_.free(id, f + r);
   }
-
-  void link_recv(int key, TaskId base) {
-    TaskId& recv = s_.recv_base[static_cast<size_t>(key)];
-    recv = base;
+  for (int key : pend_.recv_keys) {
     const TaskId send = s_.send_base[static_cast<size_t>(key)];
     if (send != kNone)
       for (int r = 0; r < R_; ++r) b_.depend(base + r, send + r);
-  }
-
-  // Frees `slot` (rank r's buffer at slot + r) when the task that last used
-  // it ends: the pending task if kernels are pending, else the last task
-  // emitted on the compute stream. (Left in pend_.frees with nothing pending,
-  // the free would ride on the next task, which may be the next micro-batch's
-  // first: both buffers would be live together.)
-  void free_after_last(BufferId slot) {
-    if (pend_.kernels > 0 || last_compute_ == kNone) {
-      pend_.frees.push_back(slot);
-      return;
-    }
-    for (int r = 0; r < R_; ++r) b_.free(last_compute_ + r, slot + r);
-  }
-
-  void clear_attachments() {
-    pend_.deps.clear();
-    pend_.allocs.clear();
-    pend_.frees.clear();
-    pend_.recv_keys.clear();
-  }
-
-  // Emits everything pending: the compute, then (kStep) the step's merged
-  // tensor-parallel collectives. Returns the base id of the last task.
-  TaskId flush() {
-    flush_compute();
-    if (!deferred_.empty()) emit_deferred();
-    return last_compute_;
-  }
-
-  // Emits the pending kernel(s) as one task per rank; returns the base id
-  // (or the last task's when nothing was pending).
-  TaskId flush_compute() {
-    if (pend_.kernels == 0) return last_compute_;
-    const TaskId before = last_compute_;
-    int parts = 0;
-    for (const Part& x : pend_.parts) parts += x.n > 0;
-    int emitted = 0;
-    TaskId first_base = -1;
-    // Short names (interned once; no allocation per task).
-    const std::string fused = std::string(phase_name(pend_.phase)) + " fused";
-    static constexpr const char* kPartNames[kParts] = {" gemms", " fp8 gemms", " memory",
-                                                       " attention gemms", " attention memory"};
-    auto emit = [&](PartKind kind) {
-      const Part& part = pend_.parts[static_cast<size_t>(kind)];
-      const bool gemm = kind != kMemoryPart && kind != kCoreMemoryPart;
-      const bool core = kind == kCoreGemmPart || kind == kCoreMemoryPart;
-      const bool first = emitted == 0, last = ++emitted == parts;
-      const TaskId base = b_.num_tasks();
-      const int n = part.n;
-      const Kernel& k = part.first;
-      const std::string name = n == 1 ? k.name : fused + kPartNames[kind];
-      for (int r = 0; r < R_; ++r) {
-        const StreamId st = out_.compute[static_cast<size_t>(r)];
-        TaskId id;
-        if (gemm && n == 1 && k.compute == ComputeKind::kFixed) {
-          id = b_.add_fixed(st, k.flops(), k.bytes, k.dtype, name, pend_.phase);
-          // FlashAttention: its class and shape for the measured rates.
-          b_.task(id).kernel = k.kernel_class;
-          b_.task(id).m = k.m;
-          b_.task(id).k = k.k;
-        } else if (gemm && n == 1)
-          id = b_.add_gemm(st, k.m, k.n, k.k, k.dtype, name, pend_.phase, k.batch);
-        else if (gemm)
-          id = b_.add_fixed(st, part.flops, part.bytes, k.dtype, name, pend_.phase);
-        else
-          id = b_.add_memory_bound(st, part.bytes, k.dtype, name, pend_.phase);
-        Task& t = b_.task(id);
-        if (core) t.kernel = pend_.core;
-        t.layer = pend_.layer;
-        t.micro_batch = pend_.mb;
-        if (first) {
-          for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
-          for (BufferId a : pend_.allocs) b_.alloc(id, a + r);
-        }
-        if (last)
-          for (BufferId f : pend_.frees) b_.free(id, f + r);
-      }
-      if (first) first_base = base;
-      last_compute_ = base;
-    };
-    for (int kind = 0; kind < kParts; ++kind)
-      if (pend_.parts[static_cast<size_t>(kind)].n > 0) emit(static_cast<PartKind>(kind));
-    for (int key : pend_.recv_keys) link_recv(key, first_base);
-    if (ring_bytes_ > 0) ring_segment(before);
-    clear_attachments();
-    pend_.kernels = 0;
-    for (Part& x : pend_.parts) x.n = 0, x.flops = x.bytes = 0;
-    pend_.core = KernelClass::kGeneric;
-    return last_compute_;
-  }
-
-  // A dependency for the next task: it must not delay kernels already pending.
-  void next_depends(std::vector<TaskId> per_rank) {
-    if (pend_.kernels > 0) flush();
-    pend_.deps.push_back(std::move(per_rank));
-  }
-  void next_allocs(BufferId slot) {
-    if (pend_.kernels > 0 && !s_.fuse) flush();
-    pend_.allocs.push_back(slot);
-  }
-
-  // The class a run of fused kernels keeps apart: an attention core's
-  // passes (their own streaming efficiency); every other class kGeneric
-  // (FlashAttention's kernel joins the GEMMs, as before).
-  static KernelClass attention_core_class(const Kernel& k) {
-    return k.kernel_class == KernelClass::kAttentionForward ||
-                   k.kernel_class == KernelClass::kAttentionBackward
-               ? k.kernel_class
-               : KernelClass::kGeneric;
-  }
-
-  void add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
-    if (k.is_collective && s_.fuse_collectives) {
-      defer(k, phase, mb);
-      return;
-    }
-    if (k.is_collective) {
-      tensor_collective(k, phase, layer, mb);
-      return;
-    }
-    if (k.routed_dim != 0 && s_.uneven_experts) {
-      routed_gemm(k, phase, layer, mb);
-      return;
-    }
-    if (k.ring_steps > 1 && !s_.fuse_collectives) {
-      ring_kernel(k, phase, layer, mb);
-      return;
-    }
-    // kStep: the ring's hops of the fused run go as one transfer (below).
-    if (k.ring_steps > 1) ring_bytes_ += (k.ring_steps - 1) * k.ring_bytes;
-    const KernelClass core = attention_core_class(k);
-    const bool other_core =
-        core != KernelClass::kGeneric && pend_.core != KernelClass::kGeneric && pend_.core != core;
-    if (pend_.kernels > 0 && (!s_.fuse || pend_.phase != phase || pend_.mb != mb || other_core))
-      flush_compute();
-    if (pend_.kernels == 0) {
-      pend_.phase = phase;
-      pend_.layer = layer;
-      pend_.mb = mb;
-    }
-    if (core != KernelClass::kGeneric) pend_.core = core;
-    ++pend_.kernels;
-    const bool is_core = core != KernelClass::kGeneric;
-    auto add = [&](PartKind kind, double flops, double bytes) {
-      Part& part = pend_.parts[static_cast<size_t>(kind)];
-      if (part.n++ == 0) part.first = k;
-      part.flops += flops;
-      part.bytes += bytes;
-    };
-    if (k.dtype == DType::kFP8 && s_.dtype != DType::kFP8) {
-      add(kGemm8Part, k.flops(), gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch));
-    } else if (k.compute == ComputeKind::kGemm || k.compute == ComputeKind::kFixed) {
-      // A fused kernel (FlashAttention) is compute-bound: it joins the GEMMs.
-      add(is_core ? kCoreGemmPart : kGemmPart, k.flops(),
-          k.compute == ComputeKind::kGemm ? gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch) : k.bytes);
-    } else {
-      add(is_core ? kCoreMemoryPart : kMemoryPart, 0, k.bytes);
-    }
-  }
-
-  // A MoE expert GEMM under an uneven router: each rank's own rows
-  // (ceil(routed_rows x its load)), one task per rank on its own; the rank
-  // of the busiest experts is the straggler the combine AllToAll waits for.
-  void routed_gemm(const Kernel& k, Phase phase, int layer, int mb) {
-    flush_compute();
-    const TaskId base = b_.num_tasks();
-    for (int r = 0; r < R_; ++r) {
-      const double load = s_.expert_loads[static_cast<size_t>((r / s_.T) % s_.EP)];
-      const auto rows = static_cast<std::int64_t>(std::ceil(k.routed_rows * load));
-      const std::int64_t m = k.routed_dim == 1 ? rows : k.m;
-      const std::int64_t kk = k.routed_dim == 3 ? rows : k.k;
-      const TaskId id = b_.add_gemm(out_.compute[static_cast<size_t>(r)], m, k.n, kk, k.dtype,
-                                    k.name, phase, k.batch);
-      b_.task(id).layer = layer;
-      b_.task(id).micro_batch = mb;
-      attach(id, r);
-    }
-    for (int key : pend_.recv_keys) link_recv(key, base);
-    clear_attachments();
-    last_compute_ = base;
-  }
-
-  // Rank r's neighbour in its context ring: the next (hop 1) or the
-  // previous (hop -1) context rank of the same tensor rank and data replica.
-  int ring_peer(int r, int hop) const {
-    const int t = r % s_.T, j = r / s_.T, c = j % s_.C;
-    return (j - c + (c + hop + s_.C) % s_.C) * s_.T + t;
-  }
-
-  // Context parallelism, kernel and region granularity: the fused attention
-  // as Transformer Engine's ring attention runs it (AttnFuncWithCPAndKVP2P):
-  // C blocks of 1/C of its FLOPs and bytes; before block i >= 1 each rank
-  // forwards the chunk it holds to the next rank of its ring, a hop issued
-  // when block i-1 starts (after block i-2 and the hop that brought that
-  // chunk), which block i waits for. The closed form's
-  // ring_attention_seconds on an idle network.
-  void ring_kernel(const Kernel& k, Phase phase, int layer, int mb) {
-    const TaskId before = flush_compute();
-    const int C = k.ring_steps;
-    const double flops = k.flops() / C, bytes = k.bytes / C;
-    std::vector<TaskId> blocks(static_cast<size_t>(C), kNone), hops(static_cast<size_t>(C), kNone);
-    const std::string hop_name = k.name + ".kv_hop";
-    for (int i = 0; i < C; ++i) {
-      const auto si = static_cast<size_t>(i);
-      if (i >= 1) {
-        hops[si] = b_.num_tasks();
-        const TaskId after = i >= 2 ? blocks[si - 2] : before;
-        for (int r = 0; r < R_; ++r) {
-          const TaskId id = b_.add_transfer(cp_[static_cast<size_t>(r)],
-                                            out_.devices[static_cast<size_t>(ring_peer(r, 1))],
-                                            k.ring_bytes, hop_name, phase);
-          b_.task(id).layer = layer;
-          b_.task(id).micro_batch = mb;
-          if (after != kNone) b_.depend(id, after + r);
-          if (i >= 2) b_.depend(id, hops[si - 1] + ring_peer(r, -1));
-          if (i == 1)
-            for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
-        }
-      }
-      blocks[si] = b_.num_tasks();
-      for (int r = 0; r < R_; ++r) {
-        const TaskId id = b_.add_fixed(out_.compute[static_cast<size_t>(r)], flops, bytes,
-                                       k.dtype, k.name, phase);
-        b_.task(id).layer = layer;
-        b_.task(id).micro_batch = mb;
-        if (i == 0) attach(id, r);
-        if (i >= 1) b_.depend(id, hops[si] + ring_peer(r, -1));
-      }
-      if (i == 0) {
-        for (int key : pend_.recv_keys) link_recv(key, blocks[si]);
-        clear_attachments();
-      }
-      last_compute_ = blocks[si];
-    }
-  }
-
-  // Context parallelism, step granularity: the hops of a fused run's ring
-  // kernels as one transfer per rank to the next rank of its ring (their
-  // summed bytes, one latency), from the run's start (what precedes it, and
-  // the pipeline receive it waits for), beside its compute; the run's last
-  // task waits for the transfer coming in. The closed form's per-kernel
-  // ring is hidden or exposed alike where the run's compute hides the hops
-  // or not (docs/costmodel.md, "The closed form against the simulator").
-  void ring_segment(TaskId before) {
-    const TaskId base = b_.num_tasks();
-    for (int r = 0; r < R_; ++r) {
-      const TaskId id = b_.add_transfer(cp_[static_cast<size_t>(r)],
-                                        out_.devices[static_cast<size_t>(ring_peer(r, 1))],
-                                        ring_bytes_, "cp.kv_ring", pend_.phase);
-      b_.task(id).micro_batch = pend_.mb;
-      if (before != kNone) b_.depend(id, before + r);
-      for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
-    }
-    for (int key : pend_.recv_keys) {
-      const TaskId send = s_.send_base[static_cast<size_t>(key)];
-      if (send != kNone)
-        for (int r = 0; r < R_; ++r) b_.depend(base + r, send + r);
-      else
-        s_.recv_extra[static_cast<size_t>(key)].push_back(base);
-    }
-    for (int r = 0; r < R_; ++r) b_.depend(last_compute_ + r, base + ring_peer(r, -1));
-    ring_bytes_ = 0;
-  }
-
-  // The MoE dispatch or combine AllToAll over each expert-parallel group of
-  // the stage: data ranks [k ep, (k+1) ep) (tensor 1, so rank r = d and the
-  // groups' tasks come out in rank order).
-  void expert_collective(const Kernel& k, Phase phase, int layer, int mb) {
-    flush_compute();
-    const TaskId base = b_.num_tasks();
-    for (int g = 0; g < s_.D / s_.EP; ++g) {
-      std::vector<int> devices;
-      std::vector<StreamId> streams;
-      for (int j = 0; j < s_.EP; ++j) {
-        const int r = g * s_.EP + j;
-        devices.push_back(out_.devices[static_cast<size_t>(r)]);
-        streams.push_back(out_.compute[static_cast<size_t>(r)]);
-      }
-      add_group_collective(k, phase, layer, mb, devices, streams);
-    }
-    collectives_issued(base);
-  }
-
-  // One collective of kernel k over `devices` on `streams`, its ranks'
-  // tasks tagged with the layer and micro-batch.
-  void add_group_collective(const Kernel& k, Phase phase, int layer, int mb, const std::vector<int>& devices,
-                            const std::vector<StreamId>& streams) {
-    const CollectiveId c = b_.add_collective(k.collective, CollectiveAlgorithm::kAuto, devices,
-                                             k.collective_bytes, streams, k.name, phase, k.reason);
-    b_.collective(c).dtype = s_.dtype;
-    for (size_t j = 0; j < devices.size(); ++j) {
-      Task& task = b_.task(b_.collective_task(c, static_cast<int>(j)));
-      task.layer = layer;
-      task.micro_batch = mb;
-    }
-  }
-
-  // The stage's collectives from task `base` on are issued: whatever waited
-  // for "the next task" waits for them.
-  void collectives_issued(TaskId base) {
-    for (int r = 0; r < R_; ++r) attach(base + r, r);
-    for (int key : pend_.recv_keys) link_recv(key, base);
-    clear_attachments();
-    last_compute_ = base;
-  }
-
-  void tensor_collective(const Kernel& k, Phase phase, int layer, int mb) {
-    if (k.collective == CollectiveKind::kAllToAll && s_.EP > 1) {
-      expert_collective(k, phase, layer, mb);
-      return;
-    }
-    flush_compute();
-    const TaskId base = b_.num_tasks();
-    for (int d = 0; d < s_.D; ++d) {
-      std::vector<StreamId> streams;
-      for (int t = 0; t < s_.T; ++t)
-        streams.push_back(out_.compute[static_cast<size_t>(d * s_.T + t)]);
-      add_group_collective(k, phase, layer, mb, s_.ranks->tensor_group(d, p_), streams);
-    }
-    collectives_issued(base);
-  }
-
-  // kStep: the step's tensor-parallel collectives of one kind become one
-  // collective carrying their summed bytes, issued after the step's fused
-  // compute on the same stream (the stream's busy time is the same sum; the
-  // per-call latency is paid once instead of n times).
-  struct Deferred {
-    CollectiveKind kind;
-    double bytes = 0;
-    int count = 0;
-    Phase phase;
-    int mb;
-    std::vector<std::string> reasons;
-  };
-  void defer(const Kernel& k, Phase phase, int mb) {
-    for (Deferred& d : deferred_)
-      if (d.kind == k.collective) {
-        d.bytes += k.collective_bytes;
-        ++d.count;
-        if (std::find(d.reasons.begin(), d.reasons.end(), k.reason) == d.reasons.end())
-          d.reasons.push_back(k.reason);
-        return;
-      }
-    deferred_.push_back({k.collective, k.collective_bytes, 1, phase, mb, {k.reason}});
-  }
-  void emit_deferred() {
-    std::vector<Deferred> list = std::move(deferred_);
-    deferred_.clear();
-    for (const Deferred& d : list) {
-      Kernel k;
-      k.name = "tp." + std::string(collective_kind_name(d.kind));
-      k.is_collective = true;
-      k.collective = d.kind;
-      k.collective_bytes = d.bytes;
-      k.reason = d.reasons.front();
-      if (d.count > 1) {
-        k.reason = fill_args(tr_text("Reasons",
-                                     "%1 tensor-parallel %2s of this pipeline step, "
-                                     "merged into one (granularity step): "),
-                             {std::to_string(d.count), collective_kind_name(d.kind)});
-        for (size_t i = 0; i < d.reasons.size(); ++i) k.reason += (i ? " | " : "") + d.reasons[i];
-      }
-      tensor_collective(k, d.phase, -1, d.mb);
-    }
-  }
-
-  // R buffers (one per rank device), consecutive ids.
-  BufferId new_slot(const std::string& name, double bytes, MemoryCategory cat) {
-    BufferId base = -1;
-    for (int r = 0; r < R_; ++r) {
-      const BufferId id = b_.add_buffer(name, out_.devices[static_cast<size_t>(r)], bytes, cat);
-      if (r == 0) base = id;
-    }
-    return base;
-  }
-
-  // A data-parallel collective per tensor rank over the stage's data group,
-  // on the `dp` stream; returns rank r's task ids.
-  std::vector<TaskId> data_collective(CollectiveKind kind, double bytes, const std::string& name,
-                                      Phase phase, const std::string& reason,
-                                      std::optional<DType> dtype = std::nullopt) {
-    std::vector<TaskId> ids(static_cast<size_t>(R_));
-    for (int t = 0; t < s_.T; ++t) {
-      std::vector<StreamId> streams;
-      for (int d = 0; d < s_.D; ++d) streams.push_back(out_.dp[static_cast<size_t>(d * s_.T + t)]);
-      const CollectiveId c =
-          b_.add_collective(kind, s_.sc->strategy.algorithm, s_.ranks->data_group(t, p_), bytes,
-                            streams, name, phase, reason);
-      b_.collective(c).dtype = dtype.value_or(s_.dtype);
-      for (int d = 0; d < s_.D; ++d)
-        ids[static_cast<size_t>(d * s_.T + t)] = b_.collective_task(c, d);
-    }
-    return ids;
-  }
-
-  struct Gathered {
-    std::vector<TaskId> ids;
-    BufferId slot = -1;
-  };
-
-  // ---- pipeline steps ---------------------------------------------------------
-  std::vector<Block>& blocks_of(int chunk) { return chunks_[static_cast<size_t>(chunk)]; }
-
-  double boundary_bytes() const { return s_.boundary_bytes; }
-
-  void send(int vs_to, int mb, bool forward) {
-    if (s_.deepspeed) {  // held for the next step (ds_emit_send)
-      ds_send_ = DsSend{vs_to, mb, forward};
-      return;
-    }
-    const TaskId producer = flush();
-    const int to_stage = vs_to % s_.P;
-    const TaskId base = b_.num_tasks();
-    for (int r = 0; r < R_; ++r) {
-      const int peer = s_.ranks->device(r % s_.T, r / s_.T, to_stage);
-      const TaskId id = b_.add_transfer(pp_[static_cast<size_t>(r)], peer, boundary_bytes(),
-                                        forward ? "send activations" : "send gradients",
-                                        forward ? Phase::kForward : Phase::kBackward);
-      b_.task(id).micro_batch = mb;
-      if (producer != kNone) b_.depend(id, producer + r);
-    }
-    register_send(s_.key(vs_to, mb, forward), base);
-  }
-
-  // The receivers of `key`, emitted before or after, wait for the sends at `base`.
-  void register_send(int key, TaskId base) {
-    s_.send_base[static_cast<size_t>(key)] = base;
-    const TaskId recv = s_.recv_base[static_cast<size_t>(key)];
-    if (recv != kNone)
-      for (int r = 0; r < R_; ++r) b_.depend(recv + r, base + r);
-    for (TaskId waiting : s_.recv_extra[static_cast<size_t>(key)])
-      for (int r = 0; r < R_; ++r) b_.depend(waiting + r, base + r);
-    for (const auto& [r, waiting] : s_.recv_rank_extra[static_cast<size_t>(key)])
-      b_.depend(waiting, base + r);
-  }
-
-  // strategy.pipeline_engine deepspeed (DeepSpeed v0.5.8's PipelineEngine;
-  // docs/costmodel.md "DeepSpeed's pipeline engine"): a step's output is sent
-  // at the start of the stage's next step, 1/T of the boundary a rank; a
-  // forward step receives first and then sends (the gradient), a backward
-  // step sends (the activation) and then receives (schedule.py 205-219).
-  // p2p.send/recv block both ends (p2p.py 48-86): a transfer starts when its
-  // sender and its receiver have both reached it and the stage goes on when
-  // it ends, as NCCL's send/recv rendezvous. The receiving stage's tensor
-  // group all-gathers the parts back before its forward, and twice (the kept
-  // output, the gradient) before its backward (engine.py 612-622, 703-724).
-  struct DsSend {
-    int vs_to = -1, mb = -1;
-    bool forward = false;
-  };
-  std::optional<DsSend> ds_send_;
-
-  // Emits the held send on the `pp` streams: after the stage's last task
-  // (and, after_key >= 0, after that receive), with its receiver ready; the
-  // stage's next task waits for it. Returns its base.
-  TaskId ds_emit_send(int after_key) {
-    const DsSend x = *ds_send_;
-    ds_send_.reset();
-    const TaskId before = flush();
-    const int to_stage = x.vs_to % s_.P;
-    const TaskId base = b_.num_tasks();
-    for (int r = 0; r < R_; ++r) {
-      const int peer = s_.ranks->device(r % s_.T, r / s_.T, to_stage);
-      const TaskId id = b_.add_transfer(pp_[static_cast<size_t>(r)], peer, s_.ds_part_bytes,
-                                        x.forward ? "send activations" : "send gradients",
-                                        x.forward ? Phase::kForward : Phase::kBackward);
-      b_.task(id).micro_batch = x.mb;
-      if (before != kNone) b_.depend(id, before + r);
-    }
-    if (after_key >= 0) link_recv(after_key, base);
-    const int key = s_.key(x.vs_to, x.mb, x.forward);
-    register_send(key, base);
-    if (const TaskId ready = s_.ds_ready[static_cast<size_t>(key)]; ready != kNone)
-      for (int r = 0; r < R_; ++r) b_.depend(base + r, ready + r);
-    std::vector<TaskId> ends(static_cast<size_t>(R_));
-    for (int r = 0; r < R_; ++r) ends[static_cast<size_t>(r)] = base + r;
-    next_depends(std::move(ends));
-    return base;
-  }
-
-  // The step's receive (key, or -1) with the send held from the step before.
-  void ds_exchange(int key, bool forward, int mb) {
-    TaskId ready = last_compute_;
-    if (ds_send_ && forward && !ds_send_->forward) {
-      // Receive, then send: the send waits for the receive (link_recv).
-      if (key >= 0) ds_ready_at(key, ready);
-      ds_emit_send(key);
-    } else {
-      if (ds_send_) ready = ds_emit_send(-1);
-      if (key >= 0) {
-        ds_ready_at(key, ready);
-        pend_.recv_keys.push_back(key);
-      }
-    }
-    if (key < 0 || s_.T == 1) return;
-    Kernel k;
-    k.is_collective = true;
-    k.collective = CollectiveKind::kAllGather;
-    k.collective_bytes = s_.boundary_bytes;
-    k.name = "pipe.allgather";
-    k.reason = fill_args(tr_text("Reasons",
-                                 "DeepSpeed's pipeline engine sends 1/%1 of the boundary tensor a rank; "
-                                 "all-gather it back over 'tensor'"),
-                         {std::to_string(s_.T)});
-    for (int n = 0; n < (forward ? 1 : 2); ++n)
-      tensor_collective(k, forward ? Phase::kForward : Phase::kBackward, -1, mb);
-  }
-
-  // The receiver of `key` is ready once `ready` (a base, or kNone) has ended:
-  // its sender's transfer, emitted before or after, starts no sooner.
-  void ds_ready_at(int key, TaskId ready) {
-    if (ready == kNone) return;
-    s_.ds_ready[static_cast<size_t>(key)] = ready;
-    if (const TaskId send = s_.send_base[static_cast<size_t>(key)]; send != kNone)
-      for (int r = 0; r < R_; ++r) b_.depend(send + r, ready + r);
-  }
-
-  void forward_step(const PipelineStep& st) {
-    flush();
-    const int vs = st.chunk * s_.P + p_;
-    if (s_.deepspeed)
-      ds_exchange(vs > 0 ? s_.key(vs, st.micro_batch, true) : -1, true, st.micro_batch);
-    else if (vs > 0)
-      pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, true));
-    auto& blocks = blocks_of(st.chunk);
-    gathered_.assign(blocks.size(), {});
-    take_prefetched();
-    // overlap_param_gather: the chunk's first forward of the step gathers
-    // the weights the last step updated (param_gather_chain).
-    pg_ = nullptr;
-    if (!pg_done_.empty() && s_.v > 1) aligned_param_gathers(st);
-    if (!pg_done_.empty() && !pg_done_[static_cast<size_t>(st.chunk)]) {
-      pg_done_[static_cast<size_t>(st.chunk)] = 1;
-      pg_ = &pg_buckets_[static_cast<size_t>(st.chunk)];
-      pg_chunk_ = st.chunk;
-      if (s_.v > 1) {
-        // Dispatched ahead (aligned_param_gathers); one still waiting is
-        // dispatched now, when its chunk's first forward starts.
-        if (pg_chunk_ids_[static_cast<size_t>(st.chunk)].empty())
-          issue_chunk_gathers(st.chunk, true, st.micro_batch);
-        pg_ids_ = pg_chunk_ids_[static_cast<size_t>(st.chunk)];
-      } else {
-        pg_ids_.assign(pg_->size(), {});
-      }
-    }
-    ++pg_forwards_;
-    if (s_.fuse && s_.training) {
-      // Fused modes keep one activation buffer per step (all its blocks) but
-      // the head's: its backward runs first and frees it before the layers
-      // recompute (as the closed form counts the peak).
-      double saved = 0;
-      for (const Block& blk : blocks)
-        if (blk.tpl != &s_.head) saved += blk.tpl->saved_bytes();
-      if (saved > 0) {
-        const BufferId slot = new_slot("act mb" + std::to_string(st.micro_batch), saved,
-                                       MemoryCategory::kActivations);
-        next_allocs(slot);
-        saved_slot(st.chunk, 0, st.micro_batch) = slot;
-      }
-      const Block& top = blocks.back();
-      if (top.tpl == &s_.head && top.tpl->saved_bytes() > 0 && blocks.size() > 1) {
-        const BufferId slot = new_slot("act head mb" + std::to_string(st.micro_batch),
-                                       top.tpl->saved_bytes(), MemoryCategory::kActivations);
-        next_allocs(slot);
-        saved_slot(st.chunk, blocks.size() - 1, st.micro_batch) = slot;
-      }
-    }
-    // Inference keeps nothing for a backward, but a block's kernels still need
-    // their outputs while it runs: one block's working set (what its kernels
-    // write, saved_bytes) at a time; fused modes hold the largest for the step.
-    BufferId working = -1;
-    if (!s_.training && s_.fuse) {
-      double bytes = 0;
-      for (const Block& blk : blocks) bytes = std::max(bytes, blk.tpl->saved_bytes());
-      if (bytes > 0) {
-        working = new_slot("working set mb" + std::to_string(st.micro_batch), bytes,
-                           MemoryCategory::kActivations);
-        next_allocs(working);
-      }
-    }
-    for (size_t j = 0; j < blocks.size(); ++j) forward_block(blocks, j, st);
-    if (working >= 0) free_after_last(working);
-    if (vs < s_.V - 1) send(vs + 1, st.micro_batch, true);
-  }
-
-  void backward_step(const PipelineStep& st, bool completing, bool first) {
-    flush();
-    const int vs = st.chunk * s_.P + p_;
-    if (s_.deepspeed)
-      ds_exchange(vs < s_.V - 1 ? s_.key(vs, st.micro_batch, false) : -1, false, st.micro_batch);
-    else if (vs < s_.V - 1)
-      pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, false));
-    auto& blocks = blocks_of(st.chunk);
-    gathered_.assign(blocks.size(), {});
-    take_prefetched();
-    // Backward visits the blocks in reverse; gathers follow that order.
-    std::vector<size_t> order;
-    for (size_t j = blocks.size(); j-- > 0;) order.push_back(j);
-    step_recompute_ = -1;
-    // kStep: the step's recomputation runs first, as one task (with ZeRO-3
-    // the gathers force block boundaries, so it stays interleaved).
-    // The blocks before the first that recomputes (the head) run their
-    // backward first and free their activations, as without hoisting.
-    const bool hoist = s_.fuse_collectives && s_.zero < 3;
-    size_t i = 0;
-    if (hoist) {
-      for (; i < order.size() && blocks[order[i]].tpl->recompute.empty(); ++i)
-        backward_block(blocks, order, i, st, completing, first, hoist);
-      for (size_t k = i; k < order.size(); ++k)
-        recompute_block(blocks, blocks[order[k]], st.micro_batch);
-    }
-    for (; i < order.size(); ++i) backward_block(blocks, order, i, st, completing, first, hoist);
-    if (s_.fuse) {
-      const BufferId saved = saved_slot(st.chunk, 0, st.micro_batch);
-      if (saved >= 0) free_after_last(saved);
-      if (step_recompute_ >= 0) free_after_last(step_recompute_);
-    }
-    if (vs > 0) send(vs - 1, st.micro_batch, false);
-  }
-
-  // Fused modes: one buffer per step for recomputed activations, sized for
-  // one block (blocks recompute one after another and free as they go).
-  void recompute_block(const std::vector<Block>& blocks, const Block& blk, int mb) {
-    const BlockTemplate& tpl = *blk.tpl;
-    if (tpl.recompute.empty()) return;
-    if (step_recompute_ < 0) {
-      // Allocated when the recomputation starts, not with the fused task
-      // before it (the head's backward, which frees the head's activations).
-      if (pend_.kernels > 0 && pend_.phase != Phase::kRecompute) flush();
-      double bytes = 0;
-      for (const Block& b : blocks) bytes = std::max(bytes, b.tpl->recompute_saved_bytes());
-      if (bytes > 0) {
-        step_recompute_ =
-            new_slot("recomp mb" + std::to_string(mb), bytes, MemoryCategory::kActivations);
-        next_allocs(step_recompute_);
-      }
-    }
-    for (const Kernel& k : tpl.recompute) add_kernel(k, Phase::kRecompute, blk.layer, mb);
-  }
-
-  // ZeRO-3 (FSDP): gather a block's parameters over 'data' before it
-  // computes; the gather of the next block is issued when this one starts
-  // (one block of prefetch, as FSDP's limit_all_gathers), so at most two
-  // blocks are whole at a time; at a step's end, prefetch_next_step.
-  void gather(std::vector<Block>& blocks, size_t j, Phase phase, int mb) {
-    if (s_.zero < 3 || s_.D <= 1 || !gathered_[j].ids.empty()) return;
-    if (blocks[j].gather_elements <= 0) return;
-    gathered_[j] = issue_gather(blocks[j], phase, mb);
-  }
-
-  Gathered issue_gather(const Block& blk, Phase phase, int mb) {
-    const TaskId after = flush();
-    const double bytes = blk.gather_elements * s_.e;
-    const BufferId slot = new_slot("gathered " + blk.label, bytes, MemoryCategory::kParams);
-    auto ids =
-        data_collective(CollectiveKind::kAllGather, bytes, "zero3.gather", phase,
-                        fill_args(tr_text("Reasons",
-                                          "ZeRO-3: each data replica keeps 1/%1 of %2's "
-                                          "parameters; all-gather them over 'data' before use"),
-                                  {std::to_string(s_.D), blk.label}));
-    for (int r = 0; r < R_; ++r) {
-      b_.task(ids[static_cast<size_t>(r)]).layer = blk.layer;
-      b_.task(ids[static_cast<size_t>(r)]).micro_batch = mb;
-      b_.alloc(ids[static_cast<size_t>(r)], slot + r);
-      if (after != kNone) b_.depend(ids[static_cast<size_t>(r)], after + r);
-    }
-    return {std::move(ids), slot};
-  }
-
-  // Whether the prefetch crosses from this step into the next
-  // (strategy.zero3_prefetch): across_passes as FSDP's, which follows the
-  // execution order, not the module tree (the last block of a step gathers
-  // the first block of the next step on this stage, the next micro-batch's
-  // or chunk's, so a step's first gather does not wait in the open);
-  // per_micro_batch as DeepSpeed's coordinator, whose one trace runs from a
-  // forward into the backward and is reset when a forward starts (so only
-  // into a backward); per_pass never (every step's first gather waits).
-  void prefetch_next_step() {
-    if (s_.zero < 3 || s_.D <= 1 || next_step_ == nullptr) return;
-    const PipelineStep& nx = *next_step_;
-    switch (s_.sc->strategy.zero3_prefetch) {
-      case Zero3Prefetch::kPerPass:
-        return;
-      case Zero3Prefetch::kPerMicroBatch:
-        if (nx.forward) return;
-        break;
-      case Zero3Prefetch::kAcrossPasses:
-        break;
-    }
-    const std::vector<Block>& blocks = blocks_of(nx.chunk);
-    const size_t j = nx.forward ? 0 : blocks.size() - 1;
-    if (blocks[j].gather_elements <= 0) return;
-    prefetched_ =
-        issue_gather(blocks[j], nx.forward ? Phase::kForward : Phase::kBackward, nx.micro_batch);
-    prefetched_index_ = j;
-  }
-
-  void take_prefetched() {
-    if (prefetched_.ids.empty()) return;
-    gathered_[prefetched_index_] = std::move(prefetched_);
-    prefetched_ = Gathered{};
-  }
-
-  void use_gathered(size_t j) {
-    if (!gathered_[j].ids.empty()) next_depends(gathered_[j].ids);
-  }
-
-  // ---- overlap_param_gather (ZeRO-1/2) ------------------------------------------
-  // Megatron-LM's --overlap-param-gather (megatron/core/distributed/
-  // param_and_grad_buffer.py, _ParamAndGradBucketGroup.start_param_sync and
-  // finish_param_sync; distributed_data_parallel.py's forward pre-hooks;
-  // distrib_optimizer.py step_with_ready_grads): the optimizer step gathers
-  // nothing; in the next step's first forward each module's pre-hook waits
-  // for its bucket's all-gather and dispatches the next bucket's (buckets in
-  // forward order), which NCCL starts when the compute reaches that module:
-  // one bucket of prefetch. A one-step Program as the steady state: the last
-  // step's update is gathered at the start of this one, bucket k (forward
-  // order) issued when the first block using bucket k-1 starts (bucket 0 at
-  // the step's start on chunk 0; a later chunk's when its first forward
-  // does), the first micro-batch's first block using bucket k waiting for it.
-  // Each chunk has buckets of its own (Megatron-LM's per-chunk buffers),
-  // filled as the gradient buckets are (grad_ready: whole groups in the
-  // backward's completion order, closed at strategy.bucket bytes).
-  struct ParamBucket {
-    double bytes = 0;  // the 16-bit weights gathered
-    size_t first = 0;  // the first block (forward order) using them
-  };
-
-  std::vector<ParamBucket> param_buckets(const std::vector<Block>& blocks) const {
-    std::vector<ParamBucket> list;
-    double grad_bytes = 0;
-    ParamBucket cur;
-    bool open = false;
-    auto add = [&](size_t j, const ParamGroup& g) {
-      if (g.expert) return;
-      grad_bytes += g.local_elements() * s_.g;
-      cur.bytes += g.local_elements() * s_.e;
-      cur.first = j;
-      open = true;
-      if (grad_bytes >= s_.sc->strategy.bucket_bytes) {
-        list.push_back(cur);
-        cur = ParamBucket{};
-        grad_bytes = 0;
-        open = false;
-      }
-    };
-    for (size_t j = blocks.size(); j-- > 0;) {
-      const Block& blk = blocks[j];
-      for (const Kernel& kern : blk.tpl->backward) {
-        if (blk.tpl == &s_.head && blk.tied_group >= 0) {
-          if (kern.name == "head.logits.wgrad")
-            add(j, blk.owned[static_cast<size_t>(blk.tied_group)]);
-        } else if (kern.completes_grad >= 0 &&
-                   kern.completes_grad < static_cast<int>(blk.owned.size())) {
-          add(j, blk.owned[static_cast<size_t>(kern.completes_grad)]);
-        }
-      }
-    }
-    if (open) list.push_back(cur);
-    std::reverse(list.begin(), list.end());
-    return list;
-  }
-
-  // Interleaved schedules (virtual_stages > 1): Megatron-LM's
-  // align_param_gather (megatron/training/arguments.py: on unless the
-  // schedule is not interleaved). The pre-hooks only wait
-  // (skip_next_bucket_dispatch); the schedule dispatches whole chunks
-  // (megatron/core/pipeline_parallel/schedules.py,
-  // forward_backward_pipelining_with_interleaving): chunks 0 and 1 at the
-  // step's start (param_sync_func[0], [1]), every bucket in forward order,
-  // back to back on the dp stream; chunk c >= 2 when this rank's forward of
-  // virtual micro-batch k starts, where k + rank is chunk c-1's first
-  // virtual micro-batch ((c-1) * P: forward_step_helper's
-  // param_sync_microbatch_id, is_first_microbatch_for_model_chunk,
-  // get_model_chunk_id(...) + 1), at the step's start if k < 0.
-  void aligned_param_gathers(const PipelineStep& st) {
-    if (pg_chunk_ids_.empty()) {
-      pg_chunk_ids_.assign(chunks_.size(), {});
-      for (int c = 0; c < std::min(2, s_.v); ++c) issue_chunk_gathers(c, false, st.micro_batch);
-      for (int c = 2; c < s_.v; ++c)
-        if ((c - 1) * s_.P - p_ < 0) issue_chunk_gathers(c, false, st.micro_batch);
-    }
-    for (int c = 2; c < s_.v; ++c)
-      if ((c - 1) * s_.P - p_ == pg_forwards_ && pg_chunk_ids_[static_cast<size_t>(c)].empty())
-        issue_chunk_gathers(c, true, st.micro_batch);
-  }
-
-  // All of chunk c's gathers, in forward order; `gated` as in
-  // issue_param_gather.
-  void issue_chunk_gathers(int c, bool gated, int mb) {
-    const std::vector<ParamBucket>& bks = pg_buckets_[static_cast<size_t>(c)];
-    auto& ids = pg_chunk_ids_[static_cast<size_t>(c)];
-    ids.assign(bks.size(), {});
-    for (size_t k = 0; k < bks.size(); ++k) ids[k] = issue_param_gather(bks[k].bytes, gated, mb);
-  }
-
-  // Before block j of the chunk's first forward: the gathers of the buckets
-  // it is the first to use, each dispatching the next bucket's (interleaved
-  // schedules: dispatched ahead, only waited for).
-  void param_gather_chain(size_t j, int mb) {
-    const std::vector<ParamBucket>& bks = *pg_;
-    for (size_t k = 0; k < bks.size(); ++k) {
-      if (bks[k].first != j) continue;
-      if (s_.v > 1) {
-        next_depends(pg_ids_[k]);
-        continue;
-      }
-      if (pg_ids_[k].empty()) pg_ids_[k] = issue_param_gather(bks[k].bytes, k > 0 || pg_chunk_ > 0, mb);
-      if (k + 1 < bks.size() && pg_ids_[k + 1].empty())
-        pg_ids_[k + 1] = issue_param_gather(bks[k + 1].bytes, true, mb);
-      next_depends(pg_ids_[k]);
-    }
-  }
-
-  // `gated`: issued when the next block starts (after the compute before
-  // it and the pipeline receive it waits for), else at the step's start.
-  std::vector<TaskId> issue_param_gather(double bytes, bool gated, int mb) {
-    const TaskId after = gated ? flush() : kNone;
-    auto ids = data_collective(
-        CollectiveKind::kAllGather, bytes, "zero.param_gather", Phase::kForward,
-        fill_args(tr_text("Reasons",
-                          "ZeRO-%1 with overlap_param_gather: each data replica updated only "
-                          "its 1/%2 of the weights; all-gather them over 'data' bucket by bucket "
-                          "in the next step's first forward, one bucket ahead of the compute"),
-                  {std::to_string(s_.zero), std::to_string(s_.D)}));
-    for (int r = 0; r < R_; ++r) {
-      const TaskId id = ids[static_cast<size_t>(r)];
-      b_.task(id).micro_batch = mb;
-      if (after != kNone) b_.depend(id, after + r);
-      if (!gated) continue;
-      for (int key : pend_.recv_keys) {
-        const TaskId send = s_.send_base[static_cast<size_t>(key)];
-        if (send != kNone)
-          b_.depend(id, send + r);
-        else  // a later stage's send (interleaved: the last stage's to the first)
-          s_.recv_rank_extra[static_cast<size_t>(key)].emplace_back(r, id);
-      }
-    }
-    return ids;
-  }
-
-  void forward_block(std::vector<Block>& blocks, size_t j, const PipelineStep& st) {
-    const Block& blk = blocks[j];
-    if (pg_ != nullptr) param_gather_chain(j, st.micro_batch);
-    gather(blocks, j, Phase::kForward, st.micro_batch);
-    if (j + 1 < blocks.size())
-      gather(blocks, j + 1, Phase::kForward, st.micro_batch);
     else
-      prefetch_next_step();
-    use_gathered(j);
-    const double saved = blk.tpl->saved_bytes();
-    if (s_.training && saved > 0 && !s_.fuse) {
-      const BufferId slot =
-          new_slot("activations " + blk.label + " mb" + std::to_string(st.micro_batch), saved,
-                   MemoryCategory::kActivations);
-      next_allocs(slot);
-      saved_slot(st.chunk, j, st.micro_batch) = slot;
+      s_.recv_extra[static_cast<size_t>(key)].push_back(base);
+  }
+  for (int r = 0; r < R_; ++r) b_.depend(last_compute_ + r, base + ring_peer(r, -1));
+  ring_bytes_ = 0;
+}
+
+// The MoE dispatch or combine AllToAll over each expert-parallel group of
+// the stage: data ranks [k ep, (k+1) ep) (tensor 1, so rank r = d and the
+// groups' tasks come out in rank order).
+void StageEmitter::expert_collective(const Kernel& k, Phase phase, int layer, int mb) {
+  flush_compute();
+  const TaskId base = b_.num_tasks();
+  for (int g = 0; g < s_.D / s_.EP; ++g) {
+    std::vector<int> devices;
+    std::vector<StreamId> streams;
+    for (int j = 0; j < s_.EP; ++j) {
+      const int r = g * s_.EP + j;
+      devices.push_back(out_.devices[static_cast<size_t>(r)]);
+      streams.push_back(out_.compute[static_cast<size_t>(r)]);
     }
-    BufferId working = -1;
-    if (!s_.training && saved > 0 && !s_.fuse) {
-      working = new_slot("working set " + blk.label + " mb" + std::to_string(st.micro_batch), saved,
+    add_group_collective(k, phase, layer, mb, devices, streams);
+  }
+  collectives_issued(base);
+}
+
+// One collective of kernel k over `devices` on `streams`, its ranks'
+// tasks tagged with the layer and micro-batch.
+void StageEmitter::add_group_collective(const Kernel& k, Phase phase, int layer, int mb,
+                                        const std::vector<int>& devices,
+                                        const std::vector<StreamId>& streams) {
+  const CollectiveId c = b_.add_collective(k.collective, CollectiveAlgorithm::kAuto, devices,
+                                           k.collective_bytes, streams, k.name, phase, k.reason);
+  b_.collective(c).dtype = s_.dtype;
+  for (size_t j = 0; j < devices.size(); ++j) {
+    Task& task = b_.task(b_.collective_task(c, static_cast<int>(j)));
+    task.layer = layer;
+    task.micro_batch = mb;
+  }
+}
+
+// The stage's collectives from task `base` on are issued: whatever waited
+// for "the next task" waits for them.
+void StageEmitter::collectives_issued(TaskId base) {
+  for (int r = 0; r < R_; ++r) attach(base + r, r);
+  for (int key : pend_.recv_keys) link_recv(key, base);
+  clear_attachments();
+  last_compute_ = base;
+}
+
+void StageEmitter::tensor_collective(const Kernel& k, Phase phase, int layer, int mb) {
+  if (k.collective == CollectiveKind::kAllToAll && s_.EP > 1) {
+    expert_collective(k, phase, layer, mb);
+    return;
+  }
+  flush_compute();
+  const TaskId base = b_.num_tasks();
+  for (int d = 0; d < s_.D; ++d) {
+    std::vector<StreamId> streams;
+    for (int t = 0; t < s_.T; ++t)
+      streams.push_back(out_.compute[static_cast<size_t>(d * s_.T + t)]);
+    add_group_collective(k, phase, layer, mb, s_.ranks->tensor_group(d, p_), streams);
+  }
+  collectives_issued(base);
+}
+
+void StageEmitter::defer(const Kernel& k, Phase phase, int mb) {
+  for (Deferred& d : deferred_)
+    if (d.kind == k.collective) {
+      d.bytes += k.collective_bytes;
+      ++d.count;
+      if (std::find(d.reasons.begin(), d.reasons.end(), k.reason) == d.reasons.end())
+        d.reasons.push_back(k.reason);
+      return;
+    }
+  deferred_.push_back({k.collective, k.collective_bytes, 1, phase, mb, {k.reason}});
+}
+
+void StageEmitter::emit_deferred() {
+  std::vector<Deferred> list = std::move(deferred_);
+  deferred_.clear();
+  for (const Deferred& d : list) {
+    Kernel k;
+    k.name = "tp." + std::string(collective_kind_name(d.kind));
+    k.is_collective = true;
+    k.collective = d.kind;
+    k.collective_bytes = d.bytes;
+    k.reason = d.reasons.front();
+    if (d.count > 1) {
+      k.reason = fill_args(tr_text("Reasons",
+                                   "%1 tensor-parallel %2s of this pipeline step, "
+                                   "merged into one (granularity step): "),
+                           {std::to_string(d.count), collective_kind_name(d.kind)});
+      for (size_t i = 0; i < d.reasons.size(); ++i) k.reason += (i ? " | " : "") + d.reasons[i];
+    }
+    tensor_collective(k, d.phase, -1, d.mb);
+  }
+}
+
+// R buffers (one per rank device), consecutive ids.
+BufferId StageEmitter::new_slot(const std::string& name, double bytes, MemoryCategory cat) {
+  BufferId base = -1;
+  for (int r = 0; r < R_; ++r) {
+    const BufferId id = b_.add_buffer(name, out_.devices[static_cast<size_t>(r)], bytes, cat);
+    if (r == 0) base = id;
+  }
+  return base;
+}
+
+// A data-parallel collective per tensor rank over the stage's data group,
+// on the `dp` stream; returns rank r's task ids.
+std::vector<TaskId> StageEmitter::data_collective(CollectiveKind kind, double bytes,
+                                                  const std::string& name, Phase phase,
+                                                  const std::string& reason,
+                                                  std::optional<DType> dtype) {
+  std::vector<TaskId> ids(static_cast<size_t>(R_));
+  for (int t = 0; t < s_.T; ++t) {
+    std::vector<StreamId> streams;
+    for (int d = 0; d < s_.D; ++d) streams.push_back(out_.dp[static_cast<size_t>(d * s_.T + t)]);
+    const CollectiveId c =
+        b_.add_collective(kind, s_.sc->strategy.algorithm, s_.ranks->data_group(t, p_), bytes,
+                          streams, name, phase, reason);
+    b_.collective(c).dtype = dtype.value_or(s_.dtype);
+    for (int d = 0; d < s_.D; ++d)
+      ids[static_cast<size_t>(d * s_.T + t)] = b_.collective_task(c, d);
+  }
+  return ids;
+}
+
+void StageEmitter::send(int vs_to, int mb, bool forward) {
+  if (s_.deepspeed) {  // held for the next step (ds_emit_send)
+    ds_send_ = DsSend{vs_to, mb, forward};
+    return;
+  }
+  const TaskId producer = flush();
+  const int to_stage = vs_to % s_.P;
+  const TaskId base = b_.num_tasks();
+  for (int r = 0; r < R_; ++r) {
+    const int peer = s_.ranks->device(r % s_.T, r / s_.T, to_stage);
+    const TaskId id = b_.add_transfer(pp_[static_cast<size_t>(r)], peer, boundary_bytes(),
+                                      forward ? "send activations" : "send gradients",
+                                      forward ? Phase::kForward : Phase::kBackward);
+    b_.task(id).micro_batch = mb;
+    if (producer != kNone) b_.depend(id, producer + r);
+  }
+  register_send(s_.key(vs_to, mb, forward), base);
+}
+
+// The receivers of `key`, emitted before or after, wait for the sends at `base`.
+void StageEmitter::register_send(int key, TaskId base) {
+  s_.send_base[static_cast<size_t>(key)] = base;
+  const TaskId recv = s_.recv_base[static_cast<size_t>(key)];
+  if (recv != kNone)
+    for (int r = 0; r < R_; ++r) b_.depend(recv + r, base + r);
+  for (TaskId waiting : s_.recv_extra[static_cast<size_t>(key)])
+    for (int r = 0; r < R_; ++r) b_.depend(waiting + r, base + r);
+  for (const auto& [r, waiting] : s_.recv_rank_extra[static_cast<size_t>(key)])
+    b_.depend(waiting, base + r);
+}
+
+// Emits the held send on the `pp` streams: after the stage's last task
+// (and, after_key >= 0, after that receive), with its receiver ready; the
+// stage's next task waits for it. Returns its base.
+TaskId StageEmitter::ds_emit_send(int after_key) {
+  const DsSend x = *ds_send_;
+  ds_send_.reset();
+  const TaskId before = flush();
+  const int to_stage = x.vs_to % s_.P;
+  const TaskId base = b_.num_tasks();
+  for (int r = 0; r < R_; ++r) {
+    const int peer = s_.ranks->device(r % s_.T, r / s_.T, to_stage);
+    const TaskId id = b_.add_transfer(pp_[static_cast<size_t>(r)], peer, s_.ds_part_bytes,
+                                      x.forward ? "send activations" : "send gradients",
+                                      x.forward ? Phase::kForward : Phase::kBackward);
+    b_.task(id).micro_batch = x.mb;
+    if (before != kNone) b_.depend(id, before + r);
+  }
+  if (after_key >= 0) link_recv(after_key, base);
+  const int key = s_.key(x.vs_to, x.mb, x.forward);
+  register_send(key, base);
+  if (const TaskId ready = s_.ds_ready[static_cast<size_t>(key)]; ready != kNone)
+    for (int r = 0; r < R_; ++r) b_.depend(base + r, ready + r);
+  std::vector<TaskId> ends(static_cast<size_t>(R_));
+  for (int r = 0; r < R_; ++r) ends[static_cast<size_t>(r)] = base + r;
+  next_depends(std::move(ends));
+  return base;
+}
+
+// The step's receive (key, or -1) with the send held from the step before.
+void StageEmitter::ds_exchange(int key, bool forward, int mb) {
+  TaskId ready = last_compute_;
+  if (ds_send_ && forward && !ds_send_->forward) {
+    // Receive, then send: the send waits for the receive (link_recv).
+    if (key >= 0) ds_ready_at(key, ready);
+    ds_emit_send(key);
+  } else {
+    if (ds_send_) ready = ds_emit_send(-1);
+    if (key >= 0) {
+      ds_ready_at(key, ready);
+      pend_.recv_keys.push_back(key);
+    }
+  }
+  if (key < 0 || s_.T == 1) return;
+  Kernel k;
+  k.is_collective = true;
+  k.collective = CollectiveKind::kAllGather;
+  k.collective_bytes = s_.boundary_bytes;
+  k.name = "pipe.allgather";
+  k.reason = fill_args(tr_text("Reasons",
+                               "DeepSpeed's pipeline engine sends 1/%1 of the boundary tensor a rank; "
+                               "all-gather it back over 'tensor'"),
+                       {std::to_string(s_.T)});
+  for (int n = 0; n < (forward ? 1 : 2); ++n)
+    tensor_collective(k, forward ? Phase::kForward : Phase::kBackward, -1, mb);
+}
+
+// The receiver of `key` is ready once `ready` (a base, or kNone) has ended:
+// its sender's transfer, emitted before or after, starts no sooner.
+void StageEmitter::ds_ready_at(int key, TaskId ready) {
+  if (ready == kNone) return;
+  s_.ds_ready[static_cast<size_t>(key)] = ready;
+  if (const TaskId send = s_.send_base[static_cast<size_t>(key)]; send != kNone)
+    for (int r = 0; r < R_; ++r) b_.depend(send + r, ready + r);
+}
+
+void StageEmitter::forward_step(const PipelineStep& st) {
+  flush();
+  const int vs = st.chunk * s_.P + p_;
+  if (s_.deepspeed)
+    ds_exchange(vs > 0 ? s_.key(vs, st.micro_batch, true) : -1, true, st.micro_batch);
+  else if (vs > 0)
+    pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, true));
+  auto& blocks = blocks_of(st.chunk);
+  gathered_.assign(blocks.size(), {});
+  take_prefetched();
+  // overlap_param_gather: the chunk's first forward of the step gathers
+  // the weights the last step updated (param_gather_chain).
+  pg_ = nullptr;
+  if (!pg_done_.empty() && s_.v > 1) aligned_param_gathers(st);
+  if (!pg_done_.empty() && !pg_done_[static_cast<size_t>(st.chunk)]) {
+    pg_done_[static_cast<size_t>(st.chunk)] = 1;
+    pg_ = &pg_buckets_[static_cast<size_t>(st.chunk)];
+    pg_chunk_ = st.chunk;
+    if (s_.v > 1) {
+      // Dispatched ahead (aligned_param_gathers); one still waiting is
+      // dispatched now, when its chunk's first forward starts.
+      if (pg_chunk_ids_[static_cast<size_t>(st.chunk)].empty())
+        issue_chunk_gathers(st.chunk, true, st.micro_batch);
+      pg_ids_ = pg_chunk_ids_[static_cast<size_t>(st.chunk)];
+    } else {
+      pg_ids_.assign(pg_->size(), {});
+    }
+  }
+  ++pg_forwards_;
+  if (s_.fuse && s_.training) {
+    // Fused modes keep one activation buffer per step (all its blocks) but
+    // the head's: its backward runs first and frees it before the layers
+    // recompute (as the closed form counts the peak).
+    double saved = 0;
+    for (const Block& blk : blocks)
+      if (blk.tpl != &s_.head) saved += blk.tpl->saved_bytes();
+    if (saved > 0) {
+      const BufferId slot = new_slot("act mb" + std::to_string(st.micro_batch), saved,
+                                     MemoryCategory::kActivations);
+      next_allocs(slot);
+      saved_slot(st.chunk, 0, st.micro_batch) = slot;
+    }
+    const Block& top = blocks.back();
+    if (top.tpl == &s_.head && top.tpl->saved_bytes() > 0 && blocks.size() > 1) {
+      const BufferId slot = new_slot("act head mb" + std::to_string(st.micro_batch),
+                                     top.tpl->saved_bytes(), MemoryCategory::kActivations);
+      next_allocs(slot);
+      saved_slot(st.chunk, blocks.size() - 1, st.micro_batch) = slot;
+    }
+  }
+  // Inference keeps nothing for a backward, but a block's kernels still need
+  // their outputs while it runs: one block's working set (what its kernels
+  // write, saved_bytes) at a time; fused modes hold the largest for the step.
+  BufferId working = -1;
+  if (!s_.training && s_.fuse) {
+    double bytes = 0;
+    for (const Block& blk : blocks) bytes = std::max(bytes, blk.tpl->saved_bytes());
+    if (bytes > 0) {
+      working = new_slot("working set mb" + std::to_string(st.micro_batch), bytes,
                          MemoryCategory::kActivations);
       next_allocs(working);
     }
-    for (const Kernel& k : blk.tpl->forward)
-      add_kernel(k, Phase::kForward, blk.layer, st.micro_batch);
-    if (working >= 0) {
-      // Freed by the block's last compute task (not the next block's first, which
-      // allocates the next working set).
-      const TaskId last = flush();
-      for (int r = 0; r < R_ && last != kNone; ++r) b_.free(last + r, working + r);
-    }
-    if (!gathered_[j].ids.empty()) free_after_last(gathered_[j].slot);
   }
+  for (size_t j = 0; j < blocks.size(); ++j) forward_block(blocks, j, st);
+  if (working >= 0) free_after_last(working);
+  if (vs < s_.V - 1) send(vs + 1, st.micro_batch, true);
+}
 
-  void backward_block(std::vector<Block>& blocks, const std::vector<size_t>& order, size_t i,
-                      const PipelineStep& st, bool completing, bool first, bool recomputed) {
-    const size_t j = order[i];
-    const Block& blk = blocks[j];
-    const BlockTemplate& tpl = *blk.tpl;
-    gather(blocks, j, Phase::kBackward, st.micro_batch);
-    if (i + 1 < order.size())
-      gather(blocks, order[i + 1], Phase::kBackward, st.micro_batch);
-    else
-      prefetch_next_step();
-    use_gathered(j);
-    const int mb = st.micro_batch;
-    // ZeRO-3: this block's unsharded gradient lives from its first backward
-    // kernel to its reduce-scatter.
-    BufferId grad_slot = -1;
-    if (s_.zero >= 3 && s_.D > 1 && blk.owned_elements > 0) {
-      grad_slot = new_slot("gradients " + blk.label + " mb" + std::to_string(mb),
-                           blk.owned_elements * s_.e, MemoryCategory::kGrads);
-      next_allocs(grad_slot);
-    }
-    BufferId recompute_slot = -1;
-    auto run_recompute = [&] {
-      if (tpl.recompute.empty() || recomputed) return;
-      if (s_.fuse) {
-        recompute_block(blocks, blk, mb);
-        return;
-      }
-      const double bytes = tpl.recompute_saved_bytes();
-      if (bytes > 0) {
-        recompute_slot = new_slot("recomputed " + blk.label + " mb" + std::to_string(mb), bytes,
-                                  MemoryCategory::kActivations);
-        next_allocs(recompute_slot);
-      }
-      for (const Kernel& k : tpl.recompute) add_kernel(k, Phase::kRecompute, blk.layer, mb);
-    };
-    for (size_t k = 0; k < tpl.backward.size(); ++k) {
-      if (static_cast<int>(k) == tpl.recompute_before) run_recompute();
-      const Kernel& kern = tpl.backward[k];
-      const ParamGroup* group = nullptr;
-      bool tied = false;
-      if (blk.tpl == &s_.head && blk.tied_group >= 0) {
-        // The logits' weight gradient finishes the head's tied copy.
-        if (kern.name == "head.logits.wgrad") {
-          group = &blk.owned[static_cast<size_t>(blk.tied_group)];
-          tied = true;
-        }
-      } else if (kern.completes_grad >= 0 &&
-                 kern.completes_grad < static_cast<int>(blk.owned.size())) {
-        group = &blk.owned[static_cast<size_t>(kern.completes_grad)];
-        tied = kern.completes_grad == blk.tied_group;
-      }
-      if (group && first && s_.zero == 2 && s_.D > 1) {
-        const BufferId slot = new_slot("gradients " + blk.label + " " + group->name,
-                                       group->local_elements() * s_.e, MemoryCategory::kGrads);
-        next_allocs(slot);
-        zero2_slots_[group_key(blk, *group)] = slot;
-      }
-      add_kernel(kern, Phase::kBackward, blk.layer, mb);
-      if (group && completing) {
-        if (tied) out_.tied_grad = flush();
-        if (s_.zero < 3 && s_.D > 1 && !group->expert) grad_ready(blk, *group);
-      }
-    }
-    if (static_cast<int>(tpl.backward.size()) == tpl.recompute_before) run_recompute();
-    if (s_.training && (!s_.fuse || (j > 0 && blk.tpl == &s_.head))) {
-      const BufferId saved = saved_slot(st.chunk, j, mb);
-      if (saved >= 0) free_after_last(saved);
-    }
-    if (recompute_slot >= 0) free_after_last(recompute_slot);
-    if (!gathered_[j].ids.empty()) free_after_last(gathered_[j].slot);
-    if (grad_slot >= 0) {
-      const TaskId producer = flush();
-      auto ids = data_collective(CollectiveKind::kReduceScatter, blk.owned_elements * s_.e,
-                                 "zero3.reduce_scatter", Phase::kBackward,
-                                 fill_args(tr_text("Reasons",
-                                                   "ZeRO-3: sum %1's gradients over 'data', each "
-                                                   "replica keeping its 1/%2 shard"),
-                                           {blk.label, std::to_string(s_.D)}));
-      for (int r = 0; r < R_; ++r) {
-        const TaskId id = ids[static_cast<size_t>(r)];
-        b_.task(id).layer = blk.layer;
-        b_.task(id).micro_batch = mb;
-        b_.depend(id, producer + r);
-        b_.free(id, grad_slot + r);
-      }
-      if (completing)
-        for (int r = 0; r < R_; ++r)
-          out_.grad_sync[static_cast<size_t>(r)].push_back(ids[static_cast<size_t>(r)]);
-    }
+void StageEmitter::backward_step(const PipelineStep& st, bool completing, bool first) {
+  flush();
+  const int vs = st.chunk * s_.P + p_;
+  if (s_.deepspeed)
+    ds_exchange(vs < s_.V - 1 ? s_.key(vs, st.micro_batch, false) : -1, false, st.micro_batch);
+  else if (vs < s_.V - 1)
+    pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, false));
+  auto& blocks = blocks_of(st.chunk);
+  gathered_.assign(blocks.size(), {});
+  take_prefetched();
+  // Backward visits the blocks in reverse; gathers follow that order.
+  std::vector<size_t> order;
+  for (size_t j = blocks.size(); j-- > 0;) order.push_back(j);
+  step_recompute_ = -1;
+  // kStep: the step's recomputation runs first, as one task (with ZeRO-3
+  // the gathers force block boundaries, so it stays interleaved).
+  // The blocks before the first that recomputes (the head) run their
+  // backward first and free their activations, as without hoisting.
+  const bool hoist = s_.fuse_collectives && s_.zero < 3;
+  size_t i = 0;
+  if (hoist) {
+    for (; i < order.size() && blocks[order[i]].tpl->recompute.empty(); ++i)
+      backward_block(blocks, order, i, st, completing, first, hoist);
+    for (size_t k = i; k < order.size(); ++k)
+      recompute_block(blocks, blocks[order[k]], st.micro_batch);
   }
+  for (; i < order.size(); ++i) backward_block(blocks, order, i, st, completing, first, hoist);
+  if (s_.fuse) {
+    const BufferId saved = saved_slot(st.chunk, 0, st.micro_batch);
+    if (saved >= 0) free_after_last(saved);
+    if (step_recompute_ >= 0) free_after_last(step_recompute_);
+  }
+  if (vs > 0) send(vs - 1, st.micro_batch, false);
+}
 
-  // ---- gradient buckets (data parallel, ZeRO-1/2) ------------------------------
-  struct Bucket {
+// Fused modes: one buffer per step for recomputed activations, sized for
+// one block (blocks recompute one after another and free as they go).
+void StageEmitter::recompute_block(const std::vector<Block>& blocks, const Block& blk, int mb) {
+  const BlockTemplate& tpl = *blk.tpl;
+  if (tpl.recompute.empty()) return;
+  if (step_recompute_ < 0) {
+    // Allocated when the recomputation starts, not with the fused task
+    // before it (the head's backward, which frees the head's activations).
+    if (pend_.kernels > 0 && pend_.phase != Phase::kRecompute) flush();
     double bytes = 0;
-    std::vector<std::string> groups;
-    std::vector<BufferId> zero2_slots;
-    TaskId producer = kNone;
+    for (const Block& b : blocks) bytes = std::max(bytes, b.tpl->recompute_saved_bytes());
+    if (bytes > 0) {
+      step_recompute_ =
+          new_slot("recomp mb" + std::to_string(mb), bytes, MemoryCategory::kActivations);
+      next_allocs(step_recompute_);
+    }
+  }
+  for (const Kernel& k : tpl.recompute) add_kernel(k, Phase::kRecompute, blk.layer, mb);
+}
+
+// ZeRO-3 (FSDP): gather a block's parameters over 'data' before it
+// computes; the gather of the next block is issued when this one starts
+// (one block of prefetch, as FSDP's limit_all_gathers), so at most two
+// blocks are whole at a time; at a step's end, prefetch_next_step.
+void StageEmitter::gather(std::vector<Block>& blocks, size_t j, Phase phase, int mb) {
+  if (s_.zero < 3 || s_.D <= 1 || !gathered_[j].ids.empty()) return;
+  if (blocks[j].gather_elements <= 0) return;
+  gathered_[j] = issue_gather(blocks[j], phase, mb);
+}
+
+StageEmitter::Gathered StageEmitter::issue_gather(const Block& blk, Phase phase, int mb) {
+  const TaskId after = flush();
+  const double bytes = blk.gather_elements * s_.e;
+  const BufferId slot = new_slot("gathered " + blk.label, bytes, MemoryCategory::kParams);
+  auto ids =
+      data_collective(CollectiveKind::kAllGather, bytes, "zero3.gather", phase,
+                      fill_args(tr_text("Reasons",
+                                        "ZeRO-3: each data replica keeps 1/%1 of %2's "
+                                        "parameters; all-gather them over 'data' before use"),
+                                {std::to_string(s_.D), blk.label}));
+  for (int r = 0; r < R_; ++r) {
+    b_.task(ids[static_cast<size_t>(r)]).layer = blk.layer;
+    b_.task(ids[static_cast<size_t>(r)]).micro_batch = mb;
+    b_.alloc(ids[static_cast<size_t>(r)], slot + r);
+    if (after != kNone) b_.depend(ids[static_cast<size_t>(r)], after + r);
+  }
+  return {std::move(ids), slot};
+}
+
+// Whether the prefetch crosses from this step into the next
+// (strategy.zero3_prefetch): across_passes as FSDP's, which follows the
+// execution order, not the module tree (the last block of a step gathers
+// the first block of the next step on this stage, the next micro-batch's
+// or chunk's, so a step's first gather does not wait in the open);
+// per_micro_batch as DeepSpeed's coordinator, whose one trace runs from a
+// forward into the backward and is reset when a forward starts (so only
+// into a backward); per_pass never (every step's first gather waits).
+void StageEmitter::prefetch_next_step() {
+  if (s_.zero < 3 || s_.D <= 1 || next_step_ == nullptr) return;
+  const PipelineStep& nx = *next_step_;
+  switch (s_.sc->strategy.zero3_prefetch) {
+    case Zero3Prefetch::kPerPass:
+      return;
+    case Zero3Prefetch::kPerMicroBatch:
+      if (nx.forward) return;
+      break;
+    case Zero3Prefetch::kAcrossPasses:
+      break;
+  }
+  const std::vector<Block>& blocks = blocks_of(nx.chunk);
+  const size_t j = nx.forward ? 0 : blocks.size() - 1;
+  if (blocks[j].gather_elements <= 0) return;
+  prefetched_ =
+      issue_gather(blocks[j], nx.forward ? Phase::kForward : Phase::kBackward, nx.micro_batch);
+  prefetched_index_ = j;
+}
+
+void StageEmitter::take_prefetched() {
+  if (prefetched_.ids.empty()) return;
+  gathered_[prefetched_index_] = std::move(prefetched_);
+  prefetched_ = Gathered{};
+}
+
+void StageEmitter::use_gathered(size_t j) {
+  if (!gathered_[j].ids.empty()) next_depends(gathered_[j].ids);
+}
+
+void StageEmitter::forward_block(std::vector<Block>& blocks, size_t j, const PipelineStep& st) {
+  const Block& blk = blocks[j];
+  if (pg_ != nullptr) param_gather_chain(j, st.micro_batch);
+  gather(blocks, j, Phase::kForward, st.micro_batch);
+  if (j + 1 < blocks.size())
+    gather(blocks, j + 1, Phase::kForward, st.micro_batch);
+  else
+    prefetch_next_step();
+  use_gathered(j);
+  const double saved = blk.tpl->saved_bytes();
+  if (s_.training && saved > 0 && !s_.fuse) {
+    const BufferId slot =
+        new_slot("activations " + blk.label + " mb" + std::to_string(st.micro_batch), saved,
+                 MemoryCategory::kActivations);
+    next_allocs(slot);
+    saved_slot(st.chunk, j, st.micro_batch) = slot;
+  }
+  BufferId working = -1;
+  if (!s_.training && saved > 0 && !s_.fuse) {
+    working = new_slot("working set " + blk.label + " mb" + std::to_string(st.micro_batch), saved,
+                       MemoryCategory::kActivations);
+    next_allocs(working);
+  }
+  for (const Kernel& k : blk.tpl->forward)
+    add_kernel(k, Phase::kForward, blk.layer, st.micro_batch);
+  if (working >= 0) {
+    // Freed by the block's last compute task (not the next block's first, which
+    // allocates the next working set).
+    const TaskId last = flush();
+    for (int r = 0; r < R_ && last != kNone; ++r) b_.free(last + r, working + r);
+  }
+  if (!gathered_[j].ids.empty()) free_after_last(gathered_[j].slot);
+}
+
+void StageEmitter::backward_block(std::vector<Block>& blocks, const std::vector<size_t>& order,
+                                  size_t i, const PipelineStep& st, bool completing, bool first,
+                                  bool recomputed) {
+  const size_t j = order[i];
+  const Block& blk = blocks[j];
+  const BlockTemplate& tpl = *blk.tpl;
+  gather(blocks, j, Phase::kBackward, st.micro_batch);
+  if (i + 1 < order.size())
+    gather(blocks, order[i + 1], Phase::kBackward, st.micro_batch);
+  else
+    prefetch_next_step();
+  use_gathered(j);
+  const int mb = st.micro_batch;
+  // ZeRO-3: this block's unsharded gradient lives from its first backward
+  // kernel to its reduce-scatter.
+  BufferId grad_slot = -1;
+  if (s_.zero >= 3 && s_.D > 1 && blk.owned_elements > 0) {
+    grad_slot = new_slot("gradients " + blk.label + " mb" + std::to_string(mb),
+                         blk.owned_elements * s_.e, MemoryCategory::kGrads);
+    next_allocs(grad_slot);
+  }
+  BufferId recompute_slot = -1;
+  auto run_recompute = [&] {
+    if (tpl.recompute.empty() || recomputed) return;
+    if (s_.fuse) {
+      recompute_block(blocks, blk, mb);
+      return;
+    }
+    const double bytes = tpl.recompute_saved_bytes();
+    if (bytes > 0) {
+      recompute_slot = new_slot("recomputed " + blk.label + " mb" + std::to_string(mb), bytes,
+                                MemoryCategory::kActivations);
+      next_allocs(recompute_slot);
+    }
+    for (const Kernel& k : tpl.recompute) add_kernel(k, Phase::kRecompute, blk.layer, mb);
   };
-
-  static std::string group_key(const Block& blk, const ParamGroup& g) {
-    return blk.label + "/" + g.name;
+  for (size_t k = 0; k < tpl.backward.size(); ++k) {
+    if (static_cast<int>(k) == tpl.recompute_before) run_recompute();
+    const Kernel& kern = tpl.backward[k];
+    const ParamGroup* group = nullptr;
+    bool tied = false;
+    if (blk.tpl == &s_.head && blk.tied_group >= 0) {
+      // The logits' weight gradient finishes the head's tied copy.
+      if (kern.name == "head.logits.wgrad") {
+        group = &blk.owned[static_cast<size_t>(blk.tied_group)];
+        tied = true;
+      }
+    } else if (kern.completes_grad >= 0 &&
+               kern.completes_grad < static_cast<int>(blk.owned.size())) {
+      group = &blk.owned[static_cast<size_t>(kern.completes_grad)];
+      tied = kern.completes_grad == blk.tied_group;
+    }
+    if (group && first && s_.zero == 2 && s_.D > 1) {
+      const BufferId slot = new_slot("gradients " + blk.label + " " + group->name,
+                                     group->local_elements() * s_.e, MemoryCategory::kGrads);
+      next_allocs(slot);
+      zero2_slots_[group_key(blk, *group)] = slot;
+    }
+    add_kernel(kern, Phase::kBackward, blk.layer, mb);
+    if (group && completing) {
+      if (tied) out_.tied_grad = flush();
+      if (s_.zero < 3 && s_.D > 1 && !group->expert) grad_ready(blk, *group);
+    }
   }
-
-  void grad_ready(const Block& blk, const ParamGroup& g) {
-    bucket_.bytes += g.local_elements() * s_.g;
-    bucket_.groups.push_back(group_key(blk, g));
-    if (s_.zero == 2) bucket_.zero2_slots.push_back(zero2_slots_[group_key(blk, g)]);
-    if (bucket_.bytes >= s_.sc->strategy.bucket_bytes) close_bucket();
+  if (static_cast<int>(tpl.backward.size()) == tpl.recompute_before) run_recompute();
+  if (s_.training && (!s_.fuse || (j > 0 && blk.tpl == &s_.head))) {
+    const BufferId saved = saved_slot(st.chunk, j, mb);
+    if (saved >= 0) free_after_last(saved);
   }
-
-  void close_bucket() {
-    if (bucket_.groups.empty()) return;
-    bucket_.producer = flush();
-    if (s_.sc->strategy.overlap)
-      emit_bucket(bucket_, bucket_.producer);
-    else
-      deferred_buckets_.push_back(bucket_);
-    bucket_ = Bucket{};
-  }
-
-  void emit_bucket(const Bucket& bk, TaskId after) {
-    const int index = static_cast<int>(out_.buckets.size());
-    // ZeRO-1 and -2 reduce-scatter: a replica updates only its shard, so it
-    // needs only that shard's sum (with the all-gather after the step, the
-    // same volume as an all-reduce; Rajbhandari et al. 2020, Sec. 7.2.1).
-    const bool rs = s_.zero >= 1;
-    std::string what = bk.groups.front();
-    if (bk.groups.size() > 1) what += " .. " + bk.groups.back();
-    // The part before "; this bucket:" is the same for every bucket (explain
-    // groups by it).
-    const std::string reason =
-        (rs ? fill_args(tr_text("Reasons",
-                                "ZeRO-%1: sum the gradients over 'data' bucket by "
-                                "bucket, each replica keeping the 1/%2 shard it updates"),
-                        {std::to_string(s_.zero), std::to_string(s_.D)})
-            : tr_text("Reasons",
-                      "data parallel: average the gradients over 'data' (the sauce bowl) "
-                      "bucket by bucket, each as soon as the backward has produced it")) +
-        fill_args(tr_text("Reasons", "; this bucket: %1"), {what});
-    auto ids = data_collective(rs ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
-                               bk.bytes, "grad bucket " + std::to_string(index), Phase::kBackward,
-                               reason, s_.grad_dtype);
+  if (recompute_slot >= 0) free_after_last(recompute_slot);
+  if (!gathered_[j].ids.empty()) free_after_last(gathered_[j].slot);
+  if (grad_slot >= 0) {
+    const TaskId producer = flush();
+    auto ids = data_collective(CollectiveKind::kReduceScatter, blk.owned_elements * s_.e,
+                               "zero3.reduce_scatter", Phase::kBackward,
+                               fill_args(tr_text("Reasons",
+                                                 "ZeRO-3: sum %1's gradients over 'data', each "
+                                                 "replica keeping its 1/%2 shard"),
+                                         {blk.label, std::to_string(s_.D)}));
     for (int r = 0; r < R_; ++r) {
       const TaskId id = ids[static_cast<size_t>(r)];
-      if (after != kNone) b_.depend(id, after + r);
-      for (BufferId slot : bk.zero2_slots) b_.free(id, slot + r);
-      out_.grad_sync[static_cast<size_t>(r)].push_back(id);
+      b_.task(id).layer = blk.layer;
+      b_.task(id).micro_batch = mb;
+      b_.depend(id, producer + r);
+      b_.free(id, grad_slot + r);
     }
-    out_.buckets.push_back(bk.bytes);
+    if (completing)
+      for (int r = 0; r < R_; ++r)
+        out_.grad_sync[static_cast<size_t>(r)].push_back(ids[static_cast<size_t>(r)]);
   }
+}
 
-  BufferId& saved_slot(int chunk, size_t j, int mb) {
-    auto& c = saved_[static_cast<size_t>(chunk)];
-    const size_t n = blocks_of(chunk).size() * static_cast<size_t>(s_.m);
-    if (c.size() != n) c.assign(n, -1);
-    return c[j * static_cast<size_t>(s_.m) + static_cast<size_t>(mb)];
+std::string StageEmitter::group_key(const Block& blk, const ParamGroup& g) {
+  return blk.label + "/" + g.name;
+}
+
+void StageEmitter::grad_ready(const Block& blk, const ParamGroup& g) {
+  bucket_.bytes += g.local_elements() * s_.g;
+  bucket_.groups.push_back(group_key(blk, g));
+  if (s_.zero == 2) bucket_.zero2_slots.push_back(zero2_slots_[group_key(blk, g)]);
+  if (bucket_.bytes >= s_.sc->strategy.bucket_bytes) close_bucket();
+}
+
+void StageEmitter::close_bucket() {
+  if (bucket_.groups.empty()) return;
+  bucket_.producer = flush();
+  if (s_.sc->strategy.overlap)
+    emit_bucket(bucket_, bucket_.producer);
+  else
+    deferred_buckets_.push_back(bucket_);
+  bucket_ = Bucket{};
+}
+
+void StageEmitter::emit_bucket(const Bucket& bk, TaskId after) {
+  const int index = static_cast<int>(out_.buckets.size());
+  // ZeRO-1 and -2 reduce-scatter: a replica updates only its shard, so it
+  // needs only that shard's sum (with the all-gather after the step, the
+  // same volume as an all-reduce; Rajbhandari et al. 2020, Sec. 7.2.1).
+  const bool rs = s_.zero >= 1;
+  std::string what = bk.groups.front();
+  if (bk.groups.size() > 1) what += " .. " + bk.groups.back();
+  // The part before "; this bucket:" is the same for every bucket (explain
+  // groups by it).
+  const std::string reason =
+      (rs ? fill_args(tr_text("Reasons",
+                              "ZeRO-%1: sum the gradients over 'data' bucket by "
+                              "bucket, each replica keeping the 1/%2 shard it updates"),
+                      {std::to_string(s_.zero), std::to_string(s_.D)})
+          : tr_text("Reasons",
+                    "data parallel: average the gradients over 'data' (the sauce bowl) "
+                    "bucket by bucket, each as soon as the backward has produced it")) +
+      fill_args(tr_text("Reasons", "; this bucket: %1"), {what});
+  auto ids = data_collective(rs ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
+                             bk.bytes, "grad bucket " + std::to_string(index), Phase::kBackward,
+                             reason, s_.grad_dtype);
+  for (int r = 0; r < R_; ++r) {
+    const TaskId id = ids[static_cast<size_t>(r)];
+    if (after != kNone) b_.depend(id, after + r);
+    for (BufferId slot : bk.zero2_slots) b_.free(id, slot + r);
+    out_.grad_sync[static_cast<size_t>(r)].push_back(id);
   }
+  out_.buckets.push_back(bk.bytes);
+}
 
-  ProgramBuilder& b_;
-  Setup& s_;
-  int p_;
-  int R_ = 1;
-  StageOut out_;
-  std::vector<StreamId> pp_, cp_;
-  double ring_bytes_ = 0;  // kStep: the pending run's context-ring bytes per rank
-  std::vector<std::vector<Block>> chunks_;
-  std::vector<std::vector<BufferId>> saved_;
-  std::vector<Gathered> gathered_;
-  // overlap_param_gather: each chunk's buckets (forward order), whether its
-  // first forward has run, and the chain of the step in progress.
-  std::vector<std::vector<ParamBucket>> pg_buckets_;
-  std::vector<char> pg_done_;
-  const std::vector<ParamBucket>* pg_ = nullptr;
-  std::vector<std::vector<TaskId>> pg_ids_;
-  int pg_chunk_ = 0;
-  int pg_forwards_ = 0;  // forward steps emitted so far (the virtual micro-batch id)
-  std::vector<std::vector<std::vector<TaskId>>> pg_chunk_ids_;  // interleaved: by chunk
-  Gathered prefetched_;  // the next step's first block, gathered ahead
-  size_t prefetched_index_ = 0;
-  const PipelineStep* next_step_ = nullptr;
-  std::map<std::string, BufferId> zero2_slots_;
-  Pending pend_;
-  std::vector<Deferred> deferred_;
-  BufferId step_recompute_ = -1;  // fused modes: one buffer per step
-  TaskId last_compute_ = kNone;
-  Bucket bucket_;
-  std::vector<Bucket> deferred_buckets_;
-};
-
-}  // namespace
+BufferId& StageEmitter::saved_slot(int chunk, size_t j, int mb) {
+  auto& c = saved_[static_cast<size_t>(chunk)];
+  const size_t n = blocks_of(chunk).size() * static_cast<size_t>(s_.m);
+  if (c.size() != n) c.assign(n, -1);
+  return c[j * static_cast<size_t>(s_.m) + static_cast<size_t>(mb)];
+}
 
 Result<StageOut> emit_stage(ProgramBuilder& b, Setup& s, int p) { return StageEmitter(b, s, p).run(); }
 
