@@ -189,6 +189,8 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
                                  : "ZeRO-" + std::to_string(s.zero));
   if (s.training && sc.training.main_grad_fp32)
     plan.summary += comma + tr_text("Summary", "fp32 main_grad");
+  if (s.training && !sc.training.gradient_accumulation_fusion)
+    plan.summary += comma + tr_text("Summary", "gradient accumulation unfused");
   if (sc.training.fp8 == Fp8Recipe::kHybrid)
     plan.summary += comma + tr_text("Summary", "FP8 GEMMs (hybrid: E4M3 forward, E5M2 gradients)");
   else if (sc.training.fp8 == Fp8Recipe::kE4M3)

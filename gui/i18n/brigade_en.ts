@@ -983,6 +983,10 @@
         <translation></translation>
     </message>
     <message>
+        <source>gradient accumulation unfused</source>
+        <translation></translation>
+    </message>
+    <message>
         <source>FP8 GEMMs (hybrid: E4M3 forward, E5M2 gradients)</source>
         <translation></translation>
     </message>

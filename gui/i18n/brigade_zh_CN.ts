@@ -973,6 +973,10 @@
         <translation>fp32 主梯度（main_grad）</translation>
     </message>
     <message>
+        <source>gradient accumulation unfused</source>
+        <translation>梯度累加未融合（逐微批次单独相加）</translation>
+    </message>
+    <message>
         <source>FP8 GEMMs (hybrid: E4M3 forward, E5M2 gradients)</source>
         <translation>FP8 GEMM（混合格式：前向 E4M3，梯度 E5M2）</translation>
     </message>

@@ -1,0 +1,180 @@
+// The dgx-a100 preset's GEMM ceiling and streaming efficiency against an
+// independent kernel-level measurement (issue 19 item 1): LLMCompass's
+// artifact timed torch GEMMs, LayerNorm and GeLU on one A100 80GB
+// (tests/data/a100_kernels/llmcompass_a100.txt says which files, which
+// commit and how). Neither constant was set from these rows (the GEMM
+// ceiling is the MAMF table's 271.2 TFLOP/s, the streaming efficiency a
+// cross-paper 0.85: docs/costmodel.md, "Presets"); this test holds the
+// preset to them and prints the comparison docs/FIDELITY.md quotes, so a
+// change of either constant that moves the A100 away from its kernels fails
+// here.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/profile.hpp"
+#include "core/topology.hpp"
+#include "costmodel/compute.hpp"
+
+namespace brigade::cost {
+namespace {
+
+struct Gemm {
+  std::int64_t m = 0, n = 0, k = 0;
+  double seconds = 0;
+};
+
+struct Stream {
+  std::string kind;  // "layernorm" or "gelu"
+  double width = 0;  // a LayerNorm's row length N (0 for GeLU)
+  double elements = 0;
+  double seconds = 0;  // elements / (G elements/s)
+};
+
+struct Table {
+  std::vector<Gemm> gemms;
+  std::vector<Stream> streams;
+};
+
+Table read_table() {
+  std::ifstream in(std::string(BRIGADE_SOURCE_DIR) +
+                   "/tests/data/a100_kernels/llmcompass_a100.txt");
+  EXPECT_TRUE(in.good());
+  Table t;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ss(line);
+    std::string kind;
+    ss >> kind;
+    if (kind == "gemm") {
+      Gemm g;
+      double ms = 0;
+      ss >> g.m >> g.n >> g.k >> ms;
+      g.seconds = ms * 1e-3;
+      t.gemms.push_back(g);
+    } else {
+      Stream s;
+      s.kind = kind;
+      double a = 0, b = 0, rate = 0;
+      if (kind == "layernorm") {
+        ss >> a >> b >> rate;
+        s.width = b;
+        s.elements = a * b;
+      } else {
+        ss >> a >> rate;
+        s.elements = a;
+      }
+      s.seconds = s.elements / (rate * 1e9);
+      t.streams.push_back(s);
+    }
+  }
+  return t;
+}
+
+struct Gpu {
+  Device device;
+  DeviceProfile profile;
+};
+
+Gpu a100() {
+  const Topology t = make_preset("dgx-a100").value();
+  const Device d = t.device(0);
+  return {d, HardwareProfile::defaults().for_device(d)};
+}
+
+// The table as read: 20 GEMMs, 22 LayerNorms, 20 GeLUs; the 8192^3 GEMM's
+// 3.9614 ms is 2 x 8192^3 / 3.9614e-3 = 277.55 TFLOP/s, the file's own
+// "277.5532Tflops" (the rate column is not read; the time is).
+TEST(A100KernelsPublished, TheTableReadsAsWritten) {
+  const Table t = read_table();
+  ASSERT_EQ(t.gemms.size(), 20u);
+  int ln = 0, gelu = 0;
+  for (const Stream& s : t.streams) (s.kind == "layernorm" ? ln : gelu)++;
+  EXPECT_EQ(ln, 22);
+  EXPECT_EQ(gelu, 20);
+  const Gemm& g = t.gemms[17];
+  ASSERT_EQ(g.m, 8192);
+  EXPECT_NEAR(2.0 * 8192 * 8192 * 8192 / g.seconds / 1e12, 277.5532, 0.01);
+}
+
+// Every GEMM against the preset (gemm_seconds: the 0.869 ceiling and the
+// Hockney fill, bf16). Held where the call's host time (the table's
+// smallest calls take ~0.03 ms) is under 3% of it, from 1 ms on: each
+// within 12%, and the mean of Brigade / measured within 5% of 1. Printed:
+// every row.
+TEST(A100KernelsPublished, GemmsAtTheCeilingWithinTheirBound) {
+  const Table t = read_table();
+  const Gpu g = a100();
+  std::printf("| M | N | K | measured (ms) | TFLOP/s | Brigade (ms) | Brigade / measured |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  double sum = 0;
+  int held = 0;
+  for (const Gemm& r : t.gemms) {
+    const double b = gemm_seconds(g.device, g.profile, r.m, r.n, r.k, DType::kBF16);
+    const double ratio = b / r.seconds;
+    const double tflops = 2.0 * r.m * r.n * r.k / r.seconds / 1e12;
+    std::printf("| %lld | %lld | %lld | %.4f | %.1f | %.4f | %.3f |\n",
+                static_cast<long long>(r.m), static_cast<long long>(r.n),
+                static_cast<long long>(r.k), r.seconds * 1e3, tflops, b * 1e3, ratio);
+    if (r.seconds < 1e-3) continue;
+    ++held;
+    sum += ratio;
+    EXPECT_NEAR(ratio, 1.0, 0.12) << r.m << " x " << r.n << " x " << r.k;
+  }
+  ASSERT_EQ(held, 10);
+  std::printf("mean Brigade / measured over the %d GEMMs from 1 ms: %.3f\n", held, sum / held);
+  EXPECT_NEAR(sum / held, 1.0, 0.05);
+}
+
+// A streaming kernel's time against its bytes is a line t0 + bytes / (peak x
+// eff); its slope through the four largest calls of each kernel (2 B read
+// and 2 B written an element, fp16: 67 MB to 537 MB for the LayerNorms of
+// rows of 4,096, 268 MB to 2.1 GB for GeLU) is the kernel's efficiency on
+// the A100 80GB's 2,039 GB/s, the intercept the call's host time. The
+// preset's one streaming efficiency (0.85) is held within 10% of each
+// kernel's. The LayerNorms are the table's rows of N = 4,096 (a hidden
+// size; M, the tokens, from 4,096 to 32,768); its sweep of N at M = 4,096
+// falls from 265 G elements/s at N = 8,192 to 199 at 32,768 (torch.compile's
+// row reduction over very wide rows): printed by the table, not held.
+TEST(A100KernelsPublished, StreamingEfficiencyWithinTenPercentOfEachKernel) {
+  const Table t = read_table();
+  const Gpu g = a100();
+  const double peak = g.device.memory_bandwidth_bytes_per_second;
+  EXPECT_DOUBLE_EQ(peak, 2039e9);
+  for (const char* kind : {"layernorm", "gelu"}) {
+    std::vector<const Stream*> rows;
+    for (const Stream& s : t.streams)
+      if (s.kind == kind && (s.kind != "layernorm" || s.width == 4096)) rows.push_back(&s);
+    std::sort(rows.begin(), rows.end(),
+              [](const Stream* a, const Stream* b) { return a->elements < b->elements; });
+    ASSERT_GE(rows.size(), 4u);
+    rows.erase(rows.begin(), rows.end() - 4);
+    double mx = 0, my = 0;
+    for (const Stream* s : rows) mx += 4 * s->elements, my += s->seconds;
+    mx /= 4;
+    my /= 4;
+    double sxy = 0, sxx = 0;
+    for (const Stream* s : rows) {
+      const double x = 4 * s->elements - mx;
+      sxy += x * (s->seconds - my);
+      sxx += x * x;
+    }
+    const double slope = sxy / sxx, t0 = my - slope * mx;
+    const double eff = 1 / (slope * peak);
+    std::printf("%s: efficiency %.3f of 2039 GB/s (%.0f GB/s), host time %.1f us; preset %.3f\n",
+                kind, eff, eff * peak / 1e9, t0 * 1e6, g.profile.memory_efficiency);
+    EXPECT_GT(t0, 0);
+    EXPECT_LT(t0, 100e-6);
+    EXPECT_NEAR(g.profile.memory_efficiency / eff, 1.0, 0.10) << kind;
+  }
+}
+
+}  // namespace
+}  // namespace brigade::cost
