@@ -21,6 +21,7 @@
 #include "core/profile.hpp"
 #include "core/topology.hpp"
 #include "costmodel/compute.hpp"
+#include "tests/costmodel/published_kernels.hpp"
 
 namespace brigade::cost {
 namespace {
@@ -78,16 +79,8 @@ Table read_table() {
   return t;
 }
 
-struct Gpu {
-  Device device;
-  DeviceProfile profile;
-};
-
-Gpu a100() {
-  const Topology t = make_preset("dgx-a100").value();
-  const Device d = t.device(0);
-  return {d, HardwareProfile::defaults().for_device(d)};
-}
+using Gpu = testing::PresetGpu;
+Gpu a100() { return testing::preset_gpu("dgx-a100"); }
 
 // The table as read: 20 GEMMs, 22 LayerNorms, 20 GeLUs; the 8192^3 GEMM's
 // 3.9614 ms is 2 x 8192^3 / 3.9614e-3 = 277.55 TFLOP/s, the file's own
@@ -156,17 +149,10 @@ TEST(A100KernelsPublished, StreamingEfficiencyWithinTenPercentOfEachKernel) {
               [](const Stream* a, const Stream* b) { return a->elements < b->elements; });
     ASSERT_GE(rows.size(), 4u);
     rows.erase(rows.begin(), rows.end() - 4);
-    double mx = 0, my = 0;
-    for (const Stream* s : rows) mx += 4 * s->elements, my += s->seconds;
-    mx /= 4;
-    my /= 4;
-    double sxy = 0, sxx = 0;
-    for (const Stream* s : rows) {
-      const double x = 4 * s->elements - mx;
-      sxy += x * (s->seconds - my);
-      sxx += x * x;
-    }
-    const double slope = sxy / sxx, t0 = my - slope * mx;
+    std::vector<double> bytes, seconds;
+    for (const Stream* s : rows) bytes.push_back(4 * s->elements), seconds.push_back(s->seconds);
+    const testing::Line line = testing::least_squares(bytes, seconds);
+    const double slope = line.slope, t0 = line.intercept;
     const double eff = 1 / (slope * peak);
     std::printf("%s: efficiency %.3f of 2039 GB/s (%.0f GB/s), host time %.1f us; preset %.3f\n",
                 kind, eff, eff * peak / 1e9, t0 * 1e6, g.profile.memory_efficiency);

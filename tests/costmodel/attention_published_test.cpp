@@ -28,6 +28,7 @@
 #include "core/topology.hpp"
 #include "costmodel/compute.hpp"
 #include "costmodel/transformer_blocks.hpp"
+#include "tests/costmodel/published_kernels.hpp"
 
 namespace brigade::cost {
 namespace {
@@ -107,20 +108,8 @@ double pass_bytes(std::int64_t s, bool forward, bool dropout) {
   return bytes;
 }
 
-struct Line {
-  double slope = 0, intercept = 0;
-};
-
-Line least_squares(const std::vector<double>& x, const std::vector<double>& y) {
-  double mx = 0, my = 0;
-  for (size_t i = 0; i < x.size(); ++i) mx += x[i], my += y[i];
-  mx /= static_cast<double>(x.size());
-  my /= static_cast<double>(y.size());
-  double sxy = 0, sxx = 0;
-  for (size_t i = 0; i < x.size(); ++i)
-    sxy += (x[i] - mx) * (y[i] - my), sxx += (x[i] - mx) * (x[i] - mx);
-  return {sxy / sxx, my - sxy / sxx * mx};
-}
+using testing::least_squares;
+using testing::Line;
 
 const Row& row(const std::vector<Row>& rows, int table, const std::string& impl) {
   for (const Row& r : rows)
@@ -135,16 +124,8 @@ Line fit(const Row& r) {
   return least_squares(x, r.seconds);
 }
 
-struct Gpu {
-  Device device;
-  DeviceProfile profile;
-};
-
-Gpu a100() {
-  const Topology t = make_preset("dgx-a100").value();
-  const Device d = t.device(0);
-  return {d, HardwareProfile::defaults().for_device(d)};
-}
+using Gpu = testing::PresetGpu;
+Gpu a100() { return testing::preset_gpu("dgx-a100"); }
 
 // Brigade's bytes for the benchmark's passes, worked by hand (b a = 128,
 // e = 2, d = 64): forward b a ((6e + 1) s^2 + 4 e s d), backward
