@@ -193,9 +193,17 @@ const FlashAttentionRates* flash_attention_rates(const DeviceProfile& p, std::in
   return best;
 }
 
+std::int64_t fused_kernels(const Task& task) {
+  if (task.kind != TaskKind::kCompute || task.compute == ComputeKind::kGemm ||
+      is_flash_attention(task.kernel))
+    return 1;
+  return std::max<std::int64_t>(1, task.batch);
+}
+
 double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, double flops,
                       double bytes, ComputeKind kind, double written_bytes, KernelClass kernel,
-                      std::int64_t seq, std::int64_t head_dim) {
+                      std::int64_t seq, std::int64_t head_dim, std::int64_t fused) {
+  const double n = fused > 1 ? static_cast<double>(fused) : 1.0;
   if (is_flash_attention(kernel) && seq > 0 && flops > 0) {
     if (const FlashAttentionRates* r = flash_attention_rates(p, head_dim)) {
       const EfficiencyCurve& c = kernel == KernelClass::kFlashForward ? r->forward : r->backward;
@@ -211,9 +219,9 @@ double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, doub
       compute = flops / peak;
     } else if (curve.points.empty()) {
       // Hockney's r = r_inf * n / (n + n_half) in time: t = (n / r_inf + t_half) / e_max.
-      compute = (flops / peak + p.gemm_half_seconds) / std::max(curve.fallback, 1e-6);
+      compute = (flops / peak + n * p.gemm_half_seconds) / std::max(curve.fallback, 1e-6);
     } else {
-      compute = flops / (peak * std::max(curve.at(flops), 1e-6));
+      compute = flops / (peak * std::max(curve.at(flops / n), 1e-6));
     }
     if (kind == ComputeKind::kGemm && p.gemm_cold_operand_bandwidth_bytes_per_second > 0) {
       const double written = p.gemm_cold_output_bandwidth_bytes_per_second > 0
@@ -231,7 +239,7 @@ double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, doub
   else if (kernel == KernelClass::kAttentionBackward && p.attention_backward_efficiency > 0)
     efficiency = p.attention_backward_efficiency;
   if (bytes > 0 && mem_bw > 0) memory = bytes / (mem_bw * std::max(efficiency, 1e-6));
-  return p.launch_overhead_seconds + std::max(compute, memory);
+  return n * p.launch_overhead_seconds + std::max(compute, memory);
 }
 
 double route_alpha_seconds(const Route& route, const HardwareProfile& profile) {

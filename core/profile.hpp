@@ -281,6 +281,11 @@ double gemm_written_bytes(std::int64_t m, std::int64_t n, DType dtype, std::int6
 // (gemm_written_bytes of its shape), 0 for other kinds.
 double task_written_bytes(const Task& task);
 
+// The kernels a compute task stands for (kernel_seconds' `fused`): the batch
+// of a kFixed or kMemoryBound task that is not FlashAttention's, where the
+// planner records how many kernels it fused into one task; 1 otherwise.
+std::int64_t fused_kernels(const Task& task);
+
 // The peak a device is judged against: the profile's measured peak when it
 // gives one, else the data sheet's; a dtype without a peak falls back to f32's.
 double peak_flops_per_second(const Device& d, const DeviceProfile& p, DType dtype);
@@ -314,10 +319,18 @@ double achieved_link_bandwidth_bytes_per_second(const Link& link, const Hardware
 // takes its bytes at the profile's attention_forward_efficiency /
 // attention_backward_efficiency of peak bandwidth where that is > 0, at
 // memory_efficiency otherwise.
+//
+// `fused` > 1: the task is a run of that many kernels fused into one (the
+// planner's region and step granularities; Task::batch of a kFixed or
+// kMemoryBound task): the GEMM curve is read at the mean kernel's FLOPs
+// (flops / fused) rather than at the run's sum, where it would credit many
+// small GEMMs with a large one's efficiency, and each kernel pays its launch
+// gap (and, without a curve, its Hockney fill), as the closed form charges
+// them one by one.
 double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, double flops,
                       double bytes, ComputeKind kind = ComputeKind::kGemm, double written_bytes = 0,
                       KernelClass kernel = KernelClass::kGeneric, std::int64_t seq = 0,
-                      std::int64_t head_dim = 0);
+                      std::int64_t head_dim = 0, std::int64_t fused = 1);
 
 // The FlashAttention-2 rates of `p` for `head_dim` (the nearest measured
 // head dimension, ties to the smaller), or null when it has none.

@@ -109,7 +109,11 @@ struct Task {
   KernelClass kernel = KernelClass::kGeneric;  // compute: see KernelClass
   std::int32_t device = 0;
   StreamId stream = 0;
-  std::int64_t m = 0, n = 0, k = 0, batch = 1;  // kGemm shape
+  // kGemm: its shape. kFixed and kMemoryBound (not FlashAttention's): batch
+  // is the number of kernels the planner fused into this task (region and
+  // step granularities), which kernel_seconds times one by one in launch
+  // gaps and in the GEMM curve's position (core/profile.hpp, fused_kernels).
+  std::int64_t m = 0, n = 0, k = 0, batch = 1;
   double flops = 0;   // compute: FLOP
   // compute: bytes of memory traffic; transfer: payload bytes;
   // collective: the collective's `bytes` (see Collective).

@@ -20,7 +20,7 @@ double task_seconds(const Task& task, const Device& device, const DeviceProfile&
   const bool flash = is_flash_attention(task.kernel);
   return kernel_seconds(device, profile, task.dtype, task.flops, task.bytes, task.compute,
                         task_written_bytes(task), task.kernel, flash ? task.m : 0,
-                        flash ? task.k : 0);
+                        flash ? task.k : 0, fused_kernels(task));
 }
 
 }  // namespace brigade::cost

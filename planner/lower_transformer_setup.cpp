@@ -299,7 +299,8 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
       case Granularity::kRegion:
         why =
             "kernels between two communication points fused into one task, timed by the "
-            "roofline of their summed FLOPs and bytes (kernel tasks would number about " +
+            "roofline of their summed FLOPs and bytes with a launch per kernel and the GEMM "
+            "curve at their mean size (kernel tasks would number about " +
             std::to_string(static_cast<long long>(kernel_tasks)) + ")";
         break;
       default:

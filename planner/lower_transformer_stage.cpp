@@ -163,6 +163,7 @@ TaskId StageEmitter::flush_compute() {
       else
         id = b_.add_memory_bound(st, part.bytes, k.dtype, name, pend_.phase);
       Task& t = b_.task(id);
+      if (n > 1) t.batch = n;  // the kernels it fuses (core/program.hpp, fused_kernels)
       if (core) t.kernel = pend_.core;
       t.layer = pend_.layer;
       t.micro_batch = pend_.mb;

@@ -352,7 +352,8 @@ Status Engine::setup() {
       h.duration =
           memo.get(topo_, prof_, device_class[static_cast<size_t>(x.device)], x.device, x.dtype,
                    x.compute, x.flops, x.bytes, task_written_bytes(x), x.kernel,
-                   is_flash_attention(x.kernel) ? x.m : 0, is_flash_attention(x.kernel) ? x.k : 0) /
+                   is_flash_attention(x.kernel) ? x.m : 0, is_flash_attention(x.kernel) ? x.k : 0,
+                   fused_kernels(x)) /
           (x.compute == ComputeKind::kMemoryBound ? memory_speed_
                                                   : speed_)[static_cast<size_t>(x.device)];
     } else if (x.kind == TaskKind::kTransfer) {

@@ -2,6 +2,8 @@
 // (core/profile.hpp), with a calibrated profile's measured peaks.
 #include "core/profile.hpp"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 namespace brigade {
@@ -50,6 +52,54 @@ TEST(KernelSeconds, DataSheetRoofline) {
   p.memory_efficiency = 0.8;
   p.launch_overhead_seconds = 1e-6;
   EXPECT_DOUBLE_EQ(kernel_seconds(host_device(), p, DType::kF32, 1e9, 1e8), 0.025001);
+}
+
+// A task that fuses n kernels (the planner's region and step granularities)
+// is timed as its kernels: n launch gaps, and the GEMM curve read at the
+// mean kernel's FLOPs, not at the sum. Curve (log-linear in FLOPs): 0.25 at
+// 1e8, 0.5 at 1e9, 1.0 at 1e10. Four GEMMs of 1e9 FLOP fused (4e9 FLOP):
+// at the mean, 1e9, efficiency 0.5: 4e9 / (80e9 x 0.5) = 100 ms, plus 4 x 1
+// us; read at the sum it would be 4e9 / (80e9 x 0.80103) = 62.42 ms (the
+// curve at 4e9: 0.5 + 0.5 x log10(4) = 0.80103). Without a curve each
+// kernel pays its Hockney fill: (4e9 / 80e9 + 4 x 2 ms) / 0.5 = 116 ms.
+TEST(KernelSeconds, AFusedTaskIsTimedAsItsKernels) {
+  DeviceProfile p;
+  p.gemm[static_cast<size_t>(dtype_index(DType::kF32))].points = {{1e8, 0.25}, {1e9, 0.5},
+                                                                   {1e10, 1.0}};
+  p.launch_overhead_seconds = 1e-6;
+  const Device d = host_device();
+  EXPECT_NEAR(kernel_seconds(d, p, DType::kF32, 4e9, 0, ComputeKind::kFixed, 0,
+                             KernelClass::kGeneric, 0, 0, 4),
+              0.1 + 4e-6, 1e-12);
+  EXPECT_NEAR(kernel_seconds(d, p, DType::kF32, 4e9, 0, ComputeKind::kFixed),
+              4e9 / (80e9 * (0.5 + 0.5 * std::log10(4.0))) + 1e-6, 1e-9);
+  // Memory-bound: the bytes as before, a launch gap per kernel.
+  p.memory_efficiency = 1.0;
+  EXPECT_NEAR(kernel_seconds(d, p, DType::kF32, 0, 1e8, ComputeKind::kMemoryBound, 0,
+                             KernelClass::kGeneric, 0, 0, 3),
+              0.01 + 3e-6, 1e-12);
+  DeviceProfile hockney;
+  hockney.gemm[static_cast<size_t>(dtype_index(DType::kF32))].fallback = 0.5;
+  hockney.gemm_half_seconds = 2e-3;
+  EXPECT_NEAR(kernel_seconds(d, hockney, DType::kF32, 4e9, 0, ComputeKind::kFixed, 0,
+                             KernelClass::kGeneric, 0, 0, 4),
+              0.116, 1e-12);
+  // The fused count a task carries: its batch, for kFixed and kMemoryBound
+  // tasks only (a GEMM's batch is its shape; FlashAttention's is not fused).
+  Task t;
+  t.kind = TaskKind::kCompute;
+  t.compute = ComputeKind::kFixed;
+  t.batch = 4;
+  EXPECT_EQ(fused_kernels(t), 4);
+  t.compute = ComputeKind::kGemm;
+  EXPECT_EQ(fused_kernels(t), 1);
+  t.compute = ComputeKind::kMemoryBound;
+  t.batch = 0;
+  EXPECT_EQ(fused_kernels(t), 1);
+  t.compute = ComputeKind::kFixed;
+  t.batch = 3;
+  t.kernel = KernelClass::kFlashForward;
+  EXPECT_EQ(fused_kernels(t), 1);
 }
 
 // A calibrated profile: f32 efficiency 0.5 of a measured 100 GFLOP/s,

@@ -467,6 +467,40 @@ TEST(LowerTransformer, AttentionCorePassesKeepTheirClassWhenFused) {
   }
 }
 
+// A fused task records how many kernels it stands for (Task::batch of a
+// kFixed or kMemoryBound task: core/profile.hpp, fused_kernels), so that the
+// judges time it as its kernels: each compute kind's count of kernels is the
+// same at every granularity, as are its FLOPs.
+TEST(LowerTransformer, FusedTasksCountTheirKernels) {
+  const Scenario s = small_gpt(2, 2, 2, 8, 1);
+  auto totals = [](const Plan& p) {
+    std::map<int, std::pair<std::int64_t, double>> m;  // compute kind (gemm and fixed as one)
+    for (const Task& t : p.program.tasks()) {
+      if (t.kind != TaskKind::kCompute || t.device != 0) continue;
+      const int kind = t.compute == ComputeKind::kMemoryBound ? 1 : 0;
+      m[kind].first += fused_kernels(t);
+      m[kind].second += t.flops;
+    }
+    return m;
+  };
+  LowerOptions k;
+  k.granularity = Granularity::kKernel;
+  const auto base = totals(lower_ok(s, k));
+  for (Granularity g : {Granularity::kRegion, Granularity::kStep}) {
+    LowerOptions o;
+    o.granularity = g;
+    const Plan plan = lower_ok(s, o);
+    int fused = 0;
+    for (const Task& t : plan.program.tasks()) fused += fused_kernels(t) > 1;
+    EXPECT_GT(fused, 0) << granularity_name(g);
+    const auto m = totals(plan);
+    for (const auto& [kind, v] : base) {
+      EXPECT_EQ(m.at(kind).first, v.first) << granularity_name(g) << " kind " << kind;
+      EXPECT_NEAR(m.at(kind).second / std::max(v.second, 1.0), v.second > 0 ? 1.0 : 0.0, 1e-12);
+    }
+  }
+}
+
 // Per device, phase and kind: (number of collective tasks, their bytes).
 std::map<std::tuple<int, int, int>, std::pair<int, double>> collective_totals(const Program& p) {
   std::map<std::tuple<int, int, int>, std::pair<int, double>> m;
