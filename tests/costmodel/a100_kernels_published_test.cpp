@@ -44,14 +44,8 @@ struct Table {
 };
 
 Table read_table() {
-  std::ifstream in(std::string(BRIGADE_SOURCE_DIR) +
-                   "/tests/data/a100_kernels/llmcompass_a100.txt");
-  EXPECT_TRUE(in.good());
   Table t;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ss(line);
+  for (std::istringstream& ss : testing::data_rows("a100_kernels/llmcompass_a100.txt")) {
     std::string kind;
     ss >> kind;
     if (kind == "gemm") {

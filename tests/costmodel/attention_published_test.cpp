@@ -44,14 +44,8 @@ struct Row {
 };
 
 std::vector<Row> read_rows() {
-  std::ifstream in(std::string(BRIGADE_SOURCE_DIR) +
-                   "/tests/data/attention/flashattention_a100_appendix_e.txt");
-  EXPECT_TRUE(in.good());
   std::vector<Row> rows;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ss(line);
+  for (std::istringstream& ss : testing::data_rows("attention/flashattention_a100_appendix_e.txt")) {
     Row r;
     std::string pass, dropout;
     ss >> r.table >> pass >> dropout >> r.impl;

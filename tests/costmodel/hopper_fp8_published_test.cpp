@@ -31,14 +31,8 @@ struct Row {
 };
 
 std::vector<Row> read_rows() {
-  std::ifstream in(std::string(BRIGADE_SOURCE_DIR) +
-                   "/tests/data/hopper_fp8/azure_cublaslt_fp8.txt");
-  EXPECT_TRUE(in.good());
   std::vector<Row> rows;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ss(line);
+  for (std::istringstream& ss : testing::data_rows("hopper_fp8/azure_cublaslt_fp8.txt")) {
     Row r;
     ss >> r.gpu >> r.m >> r.n >> r.k >> r.tflops;
     rows.push_back(r);

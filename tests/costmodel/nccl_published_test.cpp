@@ -23,6 +23,7 @@
 
 #include "core/profile.hpp"
 #include "core/topology.hpp"
+#include "tests/costmodel/published_kernels.hpp"
 #include "costmodel/nccl_model.hpp"
 
 namespace brigade::cost {
@@ -33,13 +34,8 @@ struct Row {
 };
 
 std::vector<Row> read_table(const std::string& name) {
-  std::ifstream in(std::string(BRIGADE_SOURCE_DIR) + "/tests/data/nccl_tests/" + name);
-  EXPECT_TRUE(in.good()) << name;
   std::vector<Row> rows;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ss(line);
+  for (std::istringstream& ss : testing::data_rows("nccl_tests/" + name)) {
     Row r;
     double alg = 0;
     ss >> r.bytes >> r.seconds >> alg >> r.busbw;
