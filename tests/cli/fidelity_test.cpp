@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -168,6 +171,59 @@ TEST(Fidelity, BrigadeRefusalIsPassedOn) {
   EXPECT_EQ(r.err, bad +
                        ":10:3: error: found 'flops' with metric step_seconds; expected it only "
                        "with tflops_per_gpu or mfu\n");
+}
+
+// The pairs after the table (scenarios/published/pairs.txt): two rows of one
+// source that differ in one thing, compared as a change in useful work per
+// GPU-second. Korthikanti et al. 2022, Table 5, 22B on 8 GPUs: full
+// recomputation 1.42 s a step, selective + sequence parallelism 1.10 s; the
+// same model, batch and GPUs, so the work cancels and the published change is
+// 1.42 / 1.10 - 1 = +29.09%; Brigade's is its own steps' ratio, and the pair
+// error is Brigade's ratio over the published one, less 1.
+TEST(Fidelity, PairsAreChangesBetweenTwoRows) {
+  const std::string full = kSource + "/scenarios/published/korthikanti22_01_22b_8gpu_full.yaml";
+  const std::string sel =
+      kSource + "/scenarios/published/korthikanti22_02_22b_8gpu_selective_sp.yaml";
+  const auto r =
+      run_program({"python3", kScript, "--report", "--brigade", BRIGADE_EXE, full, sel});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = lines_of(r.out);
+  // The dated line, the table and its summary (9 lines), then a blank line,
+  // the pairs' header and rule, the one pair both rows make, a blank line and
+  // the legend.
+  ASSERT_EQ(lines.size(), 15u) << r.out;
+  EXPECT_EQ(lines[9], "");
+  EXPECT_EQ(lines[10], "| pair | what differs | published | Brigade | pair error |");
+  const std::vector<std::string> p = cells_of(lines[12]);
+  ASSERT_EQ(p.size(), 5u) << lines[12];
+  EXPECT_EQ(p[0], "korthikanti22_01_22b_8gpu_full → korthikanti22_02_22b_8gpu_selective_sp");
+  EXPECT_EQ(p[1], "recompute full -> selective, sequence parallelism (22B, 8 GPUs)");
+  EXPECT_EQ(p[2], "+29.09%");
+  const double brigade = step_seconds(full) / step_seconds(sel);
+  EXPECT_EQ(p[3], format("%+.2f%%", 100 * (brigade - 1)));
+  EXPECT_EQ(p[4], format("%+.2f%%", 100 * (brigade / (1.42 / 1.10) - 1)));
+}
+
+// A pairs file naming a row that is not a scenario beside it (rows are
+// NAME.yaml in the pairs file's folder): its line and column, exit 2, no table.
+TEST(Fidelity, BadPairIsRefusedAtItsLineAndColumn) {
+  const std::string dir = "/tmp/brigade-fidelity-pairs-" + std::to_string(::getpid());
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  const std::string pairs = dir + "/pairs.txt";
+  {
+    std::FILE* f = std::fopen(pairs.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("# a comment\n  no_such_row other_row what differs\n", f);
+    std::fclose(f);
+  }
+  const auto r = run_program(
+      {"python3", kScript, "--report", "--brigade", BRIGADE_EXE, "--pairs", pairs, kRowA});
+  std::remove(pairs.c_str());
+  ::rmdir(dir.c_str());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, pairs + ":2:3: error: found row 'no_such_row'; expected a scenario of " + dir +
+                       " (NAME.yaml)\n");
 }
 
 }  // namespace
