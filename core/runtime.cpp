@@ -1,6 +1,7 @@
 #include "core/runtime.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "core/topology.hpp"
@@ -15,7 +16,45 @@ std::string percent(double fraction) {
   return buf;
 }
 
+std::uint64_t splitmix64(std::uint64_t& state) {
+  state += 0x9E3779B97F4A7C15ULL;
+  std::uint64_t z = state;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+double unit(std::uint64_t x) { return static_cast<double>(x >> 11) * 0x1.0p-53; }
+
 }  // namespace
+
+double spread_normal(std::uint64_t seed, int device) {
+  // Draw 2d of the stream starts from state seed + 2d * gamma.
+  std::uint64_t state = seed + 2 * static_cast<std::uint64_t>(device) * 0x9E3779B97F4A7C15ULL;
+  const double u1 = unit(splitmix64(state));
+  const double u2 = unit(splitmix64(state));
+  constexpr double kTwoPi = 6.283185307179586476925286766559;
+  return std::sqrt(-2 * std::log(1 - u1)) * std::cos(kTwoPi * u2);
+}
+
+double spread_factor(double spread, std::uint64_t seed, int device) {
+  if (!(spread > 0)) return 1;
+  return 1 / (1 + spread * std::fabs(spread_normal(seed, device)));
+}
+
+std::map<int, double> RuntimeConditions::device_speeds(int num_devices) const {
+  std::map<int, double> out = speed;
+  if (spread > 0)
+    for (int d = 0; d < num_devices; ++d) {
+      auto it = out.find(d);
+      const double f = spread_factor(spread, spread_seed, d);
+      if (it == out.end())
+        out.emplace(d, f);
+      else
+        it->second *= f;
+    }
+  return out;
+}
 
 std::string describe_runtime(const RuntimeConditions& runtime, const Topology& topology) {
   std::string out;
@@ -34,6 +73,18 @@ std::string describe_runtime(const RuntimeConditions& runtime, const Topology& t
   }
   if (runtime.input_seconds > 0)
     add("input pipeline " + format_seconds(runtime.input_seconds) + " per step");
+  if (runtime.spread > 0 && topology.num_devices() > 0) {
+    int slowest = 0;
+    double low = 1, sum = 0;
+    for (int d = 0; d < topology.num_devices(); ++d) {
+      const double f = spread_factor(runtime.spread, runtime.spread_seed, d);
+      sum += f;
+      if (f < low) low = f, slowest = d;
+    }
+    add("speed spread " + percent(runtime.spread) + " (seed " +
+        std::to_string(runtime.spread_seed) + "): mean " + percent(sum / topology.num_devices()) +
+        ", slowest " + topology.device(slowest).name + " at " + percent(low));
+  }
   return out;
 }
 

@@ -9,6 +9,7 @@
 // every judge sees.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -28,9 +29,32 @@ struct RuntimeConditions {
   // The input pipeline's time per step (a data loader that does not keep
   // ahead of the devices): nothing of the step starts before it has passed.
   double input_seconds = 0;
+  // Chips of one kind that are not equally fast (manufacturing variation
+  // under power management: Sinha et al., SC'22, arXiv 2208.11035): with
+  // spread s > 0 every device keeps 1 / (1 + s |z|) of its speed, z a
+  // standard normal drawn for the device from `spread_seed`
+  // (spread_factor), on top of its `speed` entry. The preset is the
+  // fastest chip; the slowest of N sets the pace of every synchronous step.
+  double spread = 0;
+  std::uint64_t spread_seed = 1;
 
-  bool empty() const { return speed.empty() && link_load.empty() && input_seconds == 0; }
+  bool empty() const {
+    return speed.empty() && link_load.empty() && input_seconds == 0 && spread == 0;
+  }
+  // The speed each device keeps under these conditions, for devices
+  // 0..num_devices-1 that do not keep all of it: `speed`'s entries times
+  // the spread's factors. Entries of `speed` for other devices are kept.
+  std::map<int, double> device_speeds(int num_devices) const;
 };
+
+// The spread's draw for one device: z = sqrt(-2 ln(1 - u1)) cos(2 pi u2)
+// (Box-Muller), u1, u2 the device's two uniforms in [0, 1): draws 2d and
+// 2d + 1 of the SplitMix64 stream seeded with `seed` (Steele, Lea and Flood,
+// OOPSLA 2014), each output's top 53 bits / 2^53. Portable: the same z on
+// every platform and standard library.
+double spread_normal(std::uint64_t seed, int device);
+// The speed a device keeps under spread s: 1 / (1 + s |spread_normal|).
+double spread_factor(double spread, std::uint64_t seed, int device);
 
 // The conditions in words for reports, one phrase per condition joined by
 // "; ", e.g. "gpu1 at 50% speed; link gpu0<->nvswitch 60% loaded; input

@@ -1,5 +1,6 @@
 #include "core/scenario_runtime.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -8,9 +9,10 @@ namespace brigade {
 Status read_runtime(const yamlio::Cursor& c, const Topology& topology,
                     const std::function<Result<int>(const yamlio::Cursor&)>& read_device,
                     RuntimeConditions* out) {
+  BRIGADE_RETURN_IF_ERROR(c.expect_map(
+      "runtime conditions {speed, link_load, input_pipeline, spread, spread_seed}"));
   BRIGADE_RETURN_IF_ERROR(
-      c.expect_map("runtime conditions {speed, link_load, input_pipeline}"));
-  BRIGADE_RETURN_IF_ERROR(c.check_keys({"speed", "link_load", "input_pipeline"}));
+      c.check_keys({"speed", "link_load", "input_pipeline", "spread", "spread_seed"}));
   if (c.has("speed")) {
     const yamlio::Cursor sp = c.get("speed");
     BRIGADE_RETURN_IF_ERROR(
@@ -58,6 +60,19 @@ Status read_runtime(const yamlio::Cursor& c, const Topology& topology,
       }
       for (int i : links) out->link_load[i] = load;
     }
+  }
+  if (c.has("spread")) {
+    BRIGADE_ASSIGN_OR_RETURN(
+        out->spread,
+        c.get("spread").as_number_in(
+            0, 0.5, "a speed spread (the standard deviation of the chips' slowdown, such as 0.03)"));
+  }
+  if (c.has("spread_seed")) {
+    if (!c.has("spread"))
+      return c.get("spread_seed").error(
+          "found 'spread_seed' without 'spread'; expected a spread to draw (such as spread: 0.03)");
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t seed, c.get("spread_seed").as_int(0));
+    out->spread_seed = static_cast<std::uint64_t>(seed);
   }
   if (c.has("input_pipeline")) {
     BRIGADE_ASSIGN_OR_RETURN(

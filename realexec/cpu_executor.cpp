@@ -844,7 +844,7 @@ Result<std::vector<Trace>> CpuExecutor::run_steps(const Program& program, const 
   run.placement = cpu_stream_placement(program, topology.num_devices(), options_,
                                        options_.pin_devices ? usable_cpus() : std::vector<int>{});
   run.runtime = options.runtime;
-  for (const auto& [dev, f] : options.runtime.speed) {
+  for (const auto& [dev, f] : options.runtime.device_speeds(program.num_devices)) {
     if (!(f > 0) || !(f <= 1)) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%g", f);

@@ -184,7 +184,8 @@ Status Engine::setup() {
     if (memory_speed_[d] == 0) memory_speed_[d] = speed_[d];
   // Runtime conditions (core/runtime.hpp): what the plan did not see slows
   // every kernel of the device, streaming ones included.
-  for (const auto& [dev, f] : opt_.runtime.speed) {
+  // The spread's factors (core/runtime.hpp) are drawn for every device.
+  for (const auto& [dev, f] : opt_.runtime.device_speeds(static_cast<int>(nd))) {
     if (dev < 0 || static_cast<size_t>(dev) >= nd) continue;  // a device the Program does not use
     if (!(f > 0) || !(f <= 1)) {
       char buf[64];
