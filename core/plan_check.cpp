@@ -179,6 +179,19 @@ class PlanChecker {
                     " model; expected a transformer model (Megatron-LM's distributed optimizer "
                     "is modelled for transformers)",
                 ErrorKind::kUnsupported);
+    if (tr.cross_entropy_fusion && !transformer)
+      return at("training.cross_entropy_fusion",
+                "found cross_entropy_fusion: true with " + kind +
+                    " model; expected false (Megatron-LM's fused cross-entropy is modelled for "
+                    "transformer models)",
+                ErrorKind::kUnsupported);
+    if (tr.transformer_impl != TransformerImpl::kTransformerEngine && !transformer)
+      return at("training.transformer_impl",
+                "found transformer_impl " +
+                    std::string(transformer_impl_name(tr.transformer_impl)) + " with " + kind +
+                    " model; expected no transformer_impl key (Megatron-LM's layer "
+                    "implementations are modelled for transformer models)",
+                ErrorKind::kUnsupported);
     BRIGADE_RETURN_IF_ERROR(check_fp8());
     if (tr.distributed_optimizer && st_.zero != 1)
       return at("training.distributed_optimizer",
@@ -209,6 +222,11 @@ class PlanChecker {
                     " model; expected fp8: none (Transformer Engine's FP8 is modelled for "
                     "transformer models)",
                 ErrorKind::kUnsupported);
+    if (tr.transformer_impl == TransformerImpl::kLocal)
+      return at("training.transformer_impl",
+                "found transformer_impl local with fp8 " + recipe +
+                    "; expected transformer_impl transformer_engine (Megatron-LM runs FP8 only "
+                    "through Transformer Engine's layers)");
     const DType dt = s_.transformer.dtype;
     if (dt != DType::kBF16 && dt != DType::kF16)
       return at("training.fp8",

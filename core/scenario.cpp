@@ -38,6 +38,16 @@ std::string_view recompute_name(Recompute r) {
   return "?";
 }
 
+std::string_view transformer_impl_name(TransformerImpl i) {
+  switch (i) {
+    case TransformerImpl::kTransformerEngine:
+      return "transformer_engine";
+    case TransformerImpl::kLocal:
+      return "local";
+  }
+  return "?";
+}
+
 std::string_view fp8_recipe_name(Fp8Recipe r) {
   switch (r) {
     case Fp8Recipe::kNone:
@@ -675,11 +685,11 @@ class ScenarioReader {
     BRIGADE_RETURN_IF_ERROR(
         c.expect_map("training options {mode, global_batch, micro_batch, optimizer, "
                      "mixed_precision, recompute, main_grad, distributed_optimizer, fp8, "
-                     "gradient_accumulation_fusion}"));
-    BRIGADE_RETURN_IF_ERROR(c.check_keys({"mode", "global_batch", "micro_batch", "optimizer",
-                                          "mixed_precision", "recompute", "main_grad",
-                                          "distributed_optimizer", "fp8",
-                                          "gradient_accumulation_fusion"}));
+                     "gradient_accumulation_fusion, cross_entropy_fusion, transformer_impl}"));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys(
+        {"mode", "global_batch", "micro_batch", "optimizer", "mixed_precision", "recompute",
+         "main_grad", "distributed_optimizer", "fp8", "gradient_accumulation_fusion",
+         "cross_entropy_fusion", "transformer_impl"}));
     BRIGADE_ASSIGN_OR_RETURN(
         t.inference, c.get_enum<bool>("mode", false, {{"training", false}, {"inference", true}}));
     BRIGADE_ASSIGN_OR_RETURN(t.global_batch, c.get_int("global_batch", 0, 1, kMaxDim));
@@ -704,6 +714,12 @@ class ScenarioReader {
                                      fp8_recipe_name)));
     BRIGADE_ASSIGN_OR_RETURN(t.gradient_accumulation_fusion,
                              c.get_bool("gradient_accumulation_fusion", true));
+    BRIGADE_ASSIGN_OR_RETURN(t.cross_entropy_fusion, c.get_bool("cross_entropy_fusion", false));
+    BRIGADE_ASSIGN_OR_RETURN(
+        t.transformer_impl,
+        c.get_enum("transformer_impl", TransformerImpl::kTransformerEngine,
+                   choices_of({TransformerImpl::kTransformerEngine, TransformerImpl::kLocal},
+                              transformer_impl_name)));
     return Status::ok();
   }
 

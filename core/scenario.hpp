@@ -158,6 +158,16 @@ enum class Optimizer { kAdam, kSgd, kNone };
 enum class Fp8Recipe : std::uint8_t { kNone, kHybrid, kE4M3 };
 std::string_view fp8_recipe_name(Fp8Recipe r);
 
+// Whose linear and norm layers a transformer runs (Megatron-LM's
+// --transformer-impl): kTransformerEngine (the default since Megatron-Core
+// adopted Transformer Engine: the QKV bias gradient in the weight-gradient
+// GEMM's epilogue, one-pass LayerNorm backward) or kLocal (Megatron-LM's own
+// layers, the only ones before 2023: `F.linear` plus a bias add and a
+// separate bias-gradient reduction for QKV, apex's two-kernel LayerNorm
+// backward). docs/costmodel.md, "Bias gradients and the LayerNorm backward".
+enum class TransformerImpl : std::uint8_t { kTransformerEngine, kLocal };
+std::string_view transformer_impl_name(TransformerImpl i);
+
 struct TrainingSpec {
   bool inference = false;            // forward only (no gradients, no optimizer)
   std::int64_t global_batch = 0;     // 0: the model's batch
@@ -187,6 +197,14 @@ struct TrainingSpec {
   // pass of their own (Megatron-LM before 2022, DeepSpeed's engine then:
   // autograd's AccumulateGrad or DDP's `main_grad.add_`). Transformers only.
   bool gradient_accumulation_fusion = true;
+  // Megatron-LM's --cross-entropy-loss-fusion (off by default): the
+  // vocabulary-parallel cross-entropy's passes over the fp32 logits fused
+  // into four kernels instead of eight (docs/costmodel.md, "The
+  // cross-entropy as Megatron-LM runs it"). Transformers only.
+  bool cross_entropy_fusion = false;
+  // Megatron-LM's --transformer-impl (TransformerImpl). Transformers only;
+  // FP8 needs Transformer Engine's.
+  TransformerImpl transformer_impl = TransformerImpl::kTransformerEngine;
 };
 
 enum class PipelineSchedule { kGpipe, k1F1B, kInterleaved };

@@ -261,7 +261,9 @@ Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape)
                          static_cast<int>(s.positions) << 4 | static_cast<int>(s.attention) << 6 |
                          int{s.tie_embeddings} << 8 | int{s.bias} << 9 | int{s.qkv_bias} << 10 |
                          static_cast<int>(shape.fp8) << 11 |
-                         static_cast<int>(shape.grad_accumulate_bytes) << 13};
+                         static_cast<int>(shape.grad_accumulate_bytes) << 13 |
+                         int{shape.cross_entropy_fusion} << 18 | int{shape.local_layers} << 19 |
+                         int{shape.loss} << 20};
   auto same_rest = [&](const TransformerBlocks* b) {
     return b->moe == s.moe && b->mla == s.mla && b->expert == shape.expert &&
            b->context == shape.context;

@@ -252,8 +252,8 @@ class PlanMemo {
   std::vector<Shape> shapes_;  // by price class; table null: none yet
   // The shape's dimensions and degrees, then the spec's variant (kv_heads,
   // ffn_hidden, and the kinds packed: mlp, norm, positions, attention, tie,
-  // bias, qkv_bias, fp8, and the unfused accumulation's bytes, a whole
-  // number below 32).
+  // bias, qkv_bias, fp8, the unfused accumulation's bytes, a whole
+  // number below 32, the cross-entropy's fusion, the local layers and the loss).
   using ShapeKey =
       std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, double, int,
                  std::int64_t, int, bool, int, std::int64_t, std::int64_t, int>;

@@ -250,6 +250,9 @@ TransformerShape transformer_shape(const Scenario& sc) {
     const double e = dtype_bytes(sc.transformer.dtype);
     shape.grad_accumulate_bytes = e + 2 * (sc.training.main_grad_fp32 ? 4.0 : e);
   }
+  shape.loss = !sc.training.inference;
+  shape.cross_entropy_fusion = sc.training.cross_entropy_fusion;
+  shape.local_layers = sc.training.transformer_impl == TransformerImpl::kLocal;
   return shape;
 }
 
@@ -356,17 +359,61 @@ Result<BlockTemplate> head_block(const TransformerShape& shape) {
   Kernel logits = gemm("head.logits", OpKind::kMatmul, d.tokens, d.v / d.t, d.h);
   logits.saved_bytes = Tl * h * d.e;  // the logits GEMM's input
   H.forward.push_back(logits);
-  Kernel ce = memory("head.cross_entropy", OpKind::kLoss, T * v_local * (d.e + kF32));
-  ce.saved_bytes = T * v_local * kF32;  // softmax of the logits, for the backward
-  H.forward.push_back(ce);
-  if (d.t > 1)
-    H.forward.push_back(collective(
-        "head.loss.allreduce", CollectiveKind::kAllReduce, 3 * T * kF32,
-        tr_text("Reasons",
-                "vocabulary-parallel cross-entropy: max, target logit and sum of exponentials "
-                "over the V/t shards; psum over 'tensor' (Megatron-LM issues three "
-                "all-reduces of b*s values; fused here into one)")));
-  H.backward.push_back(memory("head.cross_entropy.bwd", OpKind::kLoss, T * v_local * (kF32 + d.e)));
+  // The loss: training only (an inference step stops at the logits).
+  if (shape.loss) {
+    // The vocabulary-parallel cross-entropy's passes over this rank's T x V/t
+    // logits (docs/costmodel.md, "The cross-entropy as Megatron-LM runs it").
+    const double n = T * v_local;
+    const bool cast = d.e != kF32;  // `.float()` of fp32 logits returns them
+    if (shape.cross_entropy_fusion) {
+      // fusions/fused_cross_entropy.py (Megatron-LM at d98e8a64), each
+      // function one compiled kernel (core/jit.py: torch.compile from torch
+      // 2.2): the cast and the max, writing the fp32 logits; the subtraction,
+      // exp and sum in place; the division.
+      H.forward.push_back(
+          memory("head.cross_entropy.max", OpKind::kLoss, n * (cast ? d.e + kF32 : kF32)));
+      H.forward.push_back(memory("head.cross_entropy.exp", OpKind::kLoss, n * 2 * kF32));
+    } else {
+      // tensor_parallel/cross_entropy.py (d98e8a64; mpu/cross_entropy.py and
+      // gpt_model.py's `output.float()` at de7dc40f, 2021), each a kernel of
+      // its own: the cast to fp32, the max, the in-place subtraction, the
+      // in-place exp, the sum, then the division below.
+      if (cast)
+        H.forward.push_back(memory("head.cross_entropy.cast", OpKind::kLoss, n * (d.e + kF32)));
+      H.forward.push_back(memory("head.cross_entropy.max", OpKind::kLoss, n * kF32));
+      H.forward.push_back(memory("head.cross_entropy.sub", OpKind::kLoss, n * 2 * kF32));
+      H.forward.push_back(memory("head.cross_entropy.exp", OpKind::kLoss, n * 2 * kF32));
+      H.forward.push_back(memory("head.cross_entropy.sum", OpKind::kLoss, n * kF32));
+    }
+    // exp_logits.div_(sum): the softmax, kept in fp32 for the backward.
+    Kernel ce = memory("head.cross_entropy.div", OpKind::kLoss, n * 2 * kF32);
+    ce.saved_bytes = n * kF32;
+    H.forward.push_back(ce);
+    if (d.t > 1)
+      H.forward.push_back(collective(
+          "head.loss.allreduce", CollectiveKind::kAllReduce, 3 * T * kF32,
+          tr_text("Reasons",
+                  "vocabulary-parallel cross-entropy: max, target logit and sum of exponentials "
+                  "over the V/t shards; psum over 'tensor' (Megatron-LM issues three "
+                  "all-reduces of b*s values; fused here into one)")));
+    if (shape.cross_entropy_fusion) {
+      // calculate_gradients: the target's subtraction, the scaling and
+      // `.to(torch.bfloat16)` in one kernel; autograd casts a bf16 gradient
+      // to the logits' width where that differs.
+      constexpr double kBF16 = 2;
+      H.backward.push_back(memory("head.cross_entropy.bwd", OpKind::kLoss, n * (kF32 + kBF16)));
+      if (shape.spec.dtype != DType::kBF16)
+        H.backward.push_back(
+            memory("head.cross_entropy.bwd.cast", OpKind::kLoss, n * (kBF16 + d.e)));
+    } else {
+      // grad_input.mul_(grad_output) in place, then the gradient of `.float()`
+      // back to the logits' width.
+      H.backward.push_back(memory("head.cross_entropy.bwd", OpKind::kLoss, n * 2 * kF32));
+      if (cast)
+        H.backward.push_back(
+            memory("head.cross_entropy.bwd.cast", OpKind::kLoss, n * (kF32 + d.e)));
+    }
+  }
   H.backward.push_back(gemm("head.logits.dgrad", OpKind::kMatmul, d.tokens, d.h, d.v / d.t));
   Kernel logits_w = gemm("head.logits.wgrad", OpKind::kMatmul, d.v / d.t, d.h, d.tokens);
   if (untied) logits_w.completes_grad = 0;

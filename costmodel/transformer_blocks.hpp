@@ -169,6 +169,20 @@ struct TransformerShape {
   // new gradient read, the accumulated one read and written); 0 when fused
   // (Megatron-LM's default) or not training.
   double grad_accumulate_bytes = 0;
+  // The vocabulary-parallel cross-entropy's passes (training.cross_entropy_
+  // fusion): false, Megatron-LM's default, the eight of
+  // tensor_parallel/cross_entropy.py over the fp32 logits; true, the four of
+  // fusions/fused_cross_entropy.py (docs/costmodel.md, "The cross-entropy as
+  // Megatron-LM runs it").
+  bool cross_entropy_fusion = false;
+  // The cross-entropy and its all-reduce after the logits: training only
+  // (an inference step ends at the logits).
+  bool loss = true;
+  // Megatron-LM's own linear and LayerNorm layers (training.transformer_impl:
+  // local) rather than Transformer Engine's: the QKV bias added by a pass of
+  // its own and its gradient reduced by another; the LayerNorm backward as
+  // apex's two kernels (5 bytes an element read or written, not 3).
+  bool local_layers = false;
 };
 
 // Bytes of Transformer Engine's cast of `elements` 16-bit (`e` bytes) values

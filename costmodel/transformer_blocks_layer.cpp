@@ -229,6 +229,22 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   Kernel qkv = linear_gemm(gemm("attn.qkv", OpKind::kMatmul, d.tokens, qkv_cols / d.t, d.h));
   qkv.saved_bytes = Tl * h * a_e;  // QKV input (the shard, re-gathered in backward, with SP)
   F.push_back(qkv);
+  // Bias gradients (docs/costmodel.md, "Bias gradients and the LayerNorm
+  // backward"). Megatron-LM's own QKV layer adds its bias by a pass of its
+  // own (mpu/layers.py at de7dc40f: F.linear of a 3-D input, PyTorch's
+  // matmul then `add_`; core/tensor_parallel/layers.py: `output + bias`)
+  // and reduces its gradient by another (autograd's sum_to; `grad_output.
+  // sum(dim=0)`); Transformer Engine's adds it in the GEMM and reduces it
+  // in the weight-gradient GEMM's epilogue. The projection's, fc1's and
+  // fc2's biases are returned unadded (skip_bias_add) under both and added
+  // in the fused bias-dropout-add and bias-GeLU kernels; autograd reduces
+  // their gradients over the tokens, a pass each in the backward.
+  const bool qkv_bias_passes = shape.local_layers && qkv_bias;
+  const double qkv_out = T * static_cast<double>(qkv_cols / d.t);
+  if (qkv_bias_passes) F.push_back(memory("attn.qkv.bias", OpKind::kElementwise, 2 * qkv_out * e));
+  auto bias_grad = [&](const std::string& name, double elements) {
+    return memory(name + ".bias_grad", OpKind::kElementwise, elements * e);
+  };
   // Rotary embeddings (Su et al. 2021): Q and K rotated in place, read and
   // written once; the rotation is linear, so its backward keeps nothing.
   Kernel rope = memory("attn.rotary", OpKind::kElementwise, 2 * (q_bytes + kv_bytes));
@@ -415,6 +431,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   // Residual add backward: the gradient passes to the residual unchanged;
   // dropout's backward reads it and the mask and writes fc2's output gradient.
   B.push_back(backward_of(bda2, Tl * h * (2 * e + 1)));
+  if (spec.bias && !is_moe) B.push_back(bias_grad("mlp.fc2", Tl * h));
   if (sp)
     B.push_back(
         collective("mlp.bwd.allgather", CollectiveKind::kAllGather, hidden_bytes,
@@ -493,6 +510,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     // GeLU: reads input and dy, writes dx. SwiGLU: reads gate, up and dy,
     // writes the gradients of gate and up.
     B.push_back(backward_of(act, (swiglu ? 5 : 3) * T * ffn_local * e));
+    if (spec.bias) B.push_back(bias_grad("mlp.fc1", T * static_cast<double>(fc1p)));
     if (sp)
       B.push_back(collective("mlp.bwd.regather", CollectiveKind::kAllGather, T * h * a_e,
                              tr_text("Reasons",
@@ -519,11 +537,17 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   // (LN2's input feeds the second residual add too: read both, write one);
   // the dropout's backward reads the sum and the mask and writes the
   // projection's output gradient (the residual's gradient passes unchanged).
-  Kernel ln2b = backward_of(ln2, 3 * Tl * h * e);
+  // apex's LayerNorm backward (Megatron-LM's own, fused_kernels/layer_norm_
+  // cuda_kernel.cu at de7dc40f) reads the input and the output gradient
+  // twice, in cuComputePartGradGammaBeta and in cuComputeGradInput;
+  // Transformer Engine's once.
+  const double norm_bwd_passes = shape.local_layers ? 5 : 3;
+  Kernel ln2b = backward_of(ln2, norm_bwd_passes * Tl * h * e);
   ln2b.completes_grad = kLn2;
   B.push_back(ln2b);
   B.push_back(memory("ln2.grad_add", OpKind::kElementwise, 3 * Tl * h * e));
   B.push_back(backward_of(bda1, Tl * h * (2 * e + 1)));
+  if (spec.bias) B.push_back(bias_grad("attn.proj", Tl * h));
   if (sp)
     B.push_back(
         collective("attn.bwd.allgather", CollectiveKind::kAllGather, hidden_bytes,
@@ -569,6 +593,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     if (gqa) B.push_back(backward_of(expand, expand.bytes));
   }
   if (spec.positions == PositionKind::kRotary) B.push_back(backward_of(rope, rope.bytes));
+  if (qkv_bias_passes) B.push_back(bias_grad("attn.qkv", qkv_out));
   if (sp)
     B.push_back(
         collective("attn.bwd.regather", CollectiveKind::kAllGather, T * h * a_e,
@@ -589,7 +614,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                         tr_text("Reasons",
                                 "backward of the column-parallel QKV: its input gradient is a "
                                 "partial sum over the heads; psum over 'tensor'"));
-  Kernel ln1b = backward_of(ln1, 3 * Tl * h * e);  // reads input and dy, writes dx
+  Kernel ln1b = backward_of(ln1, norm_bwd_passes * Tl * h * e);  // reads input and dy, writes dx
   ln1b.completes_grad = kLn1;
   B.push_back(ln1b);
   // The layer's input feeds LN1 and the first residual add: autograd sums

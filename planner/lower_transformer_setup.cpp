@@ -191,6 +191,10 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
     plan.summary += comma + tr_text("Summary", "fp32 main_grad");
   if (s.training && !sc.training.gradient_accumulation_fusion)
     plan.summary += comma + tr_text("Summary", "gradient accumulation unfused");
+  if (s.training && sc.training.cross_entropy_fusion)
+    plan.summary += comma + tr_text("Summary", "cross-entropy fused");
+  if (sc.training.transformer_impl == TransformerImpl::kLocal)
+    plan.summary += comma + tr_text("Summary", "Megatron-LM's own layers (no Transformer Engine)");
   if (sc.training.fp8 == Fp8Recipe::kHybrid)
     plan.summary += comma + tr_text("Summary", "FP8 GEMMs (hybrid: E4M3 forward, E5M2 gradients)");
   else if (sc.training.fp8 == Fp8Recipe::kE4M3)

@@ -987,6 +987,14 @@
         <translation></translation>
     </message>
     <message>
+        <source>cross-entropy fused</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Megatron-LM&apos;s own layers (no Transformer Engine)</source>
+        <translation></translation>
+    </message>
+    <message>
         <source>FP8 GEMMs (hybrid: E4M3 forward, E5M2 gradients)</source>
         <translation></translation>
     </message>

@@ -977,6 +977,14 @@
         <translation>梯度累加未融合（逐微批次单独相加）</translation>
     </message>
     <message>
+        <source>cross-entropy fused</source>
+        <translation>交叉熵已融合</translation>
+    </message>
+    <message>
+        <source>Megatron-LM&apos;s own layers (no Transformer Engine)</source>
+        <translation>Megatron-LM 自带的层（不用 Transformer Engine）</translation>
+    </message>
+    <message>
         <source>FP8 GEMMs (hybrid: E4M3 forward, E5M2 gradients)</source>
         <translation>FP8 GEMM（混合格式：前向 E4M3，梯度 E5M2）</translation>
     </message>

@@ -430,6 +430,7 @@ std::string english_left(const std::string& text, const std::set<std::string>& n
       "GEMM", "FFN", "QKV", "MLP", "MoE", "GQA", "MQA", "MLA", "SwiGLU", "RMSNorm", "LayerNorm",
       "FlashAttention", "Transformer", "GPT", "ZeRO", "GPipe", "Megatron", "Megatron-LM", "DeepSpeed", "DDP",
       "XLA", "token", "top", "seq", "None", "kernel", "step", "region", "logit", "logits",
+      "Engine",  // NVIDIA's Transformer Engine, a product's name
       // the transformer's block labels
       "layer", "embedding", "head"};
   QString t = QString::fromStdString(text);

@@ -245,6 +245,15 @@ std::vector<FamilyCase> megatron_cases() {
       {"unfused_acc_selective_sp_p2", "dgx-a100", ", dtype: f16",
        ", recompute: selective, gradient_accumulation_fusion: false",
        "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true"},
+      // Megatron-LM's own layers (the QKV bias's add and gradient passes,
+      // apex's LayerNorm backward) and the fused cross-entropy's four
+      // kernels, with a pipeline, sequence parallelism and fp16.
+      {"local_layers_dp8", "dgx-a100", ", dtype: f16",
+       ", transformer_impl: local, gradient_accumulation_fusion: false", "data: 8"},
+      {"local_layers_sp_t2_p2", "dgx-a100", "", ", recompute: full, transformer_impl: local",
+       "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true"},
+      {"ce_fused_t2_p2i2", "dgx-a100", ", dtype: f16", ", cross_entropy_fusion: true",
+       "tensor: 2, pipeline: 2, data: 2, schedule: interleaved, virtual_stages: 2"},
   };
   std::vector<FamilyCase> out;
   for (const Keys& k : keys) {
