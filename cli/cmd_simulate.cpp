@@ -2,7 +2,8 @@
 // simulator (sim/): step time, per-device busy / communication / idle time and
 // exposed communication, the critical path, the busiest links, memory peaks
 // and OOM; --trace writes Chrome Trace Event JSON for Perfetto (gzip for
-// .json.gz), --trace-devices and --trace-window filter it as it is recorded.
+// .json.gz), --trace-devices and --trace-window filter it as it is recorded;
+// --kernels DEVICE adds where that device's compute time goes, kernel by kernel.
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -14,7 +15,9 @@
 
 #include "cli/cli_util.hpp"
 #include "cli/verbs.hpp"
+#include "core/run_figures.hpp"
 #include "core/trace.hpp"
+#include "core/units.hpp"
 #include "core/trace_filter.hpp"
 #include "costmodel/plan.hpp"
 #include "planner/lower.hpp"
@@ -33,6 +36,7 @@ struct SimulateOptions {
   std::string trace_devices;  // --trace-devices "0-7,64"
   std::string trace_window;   // --trace-window "0:50ms"
   bool trace_steps = false;  // --trace-steps: a transfer per message
+  std::string kernels;        // --kernels DEVICE: its compute time by kernel
   bool exact = false;
   bool ignore_runtime = false;  // --ignore-runtime: what the planner expected
   bool json = false;
@@ -46,6 +50,33 @@ std::string runtime_note(const Scenario& scenario, bool honoured) {
                         " (honoured here; the planner, `search` and `cost` do not see it; "
                         "--ignore-runtime simulates what they expected)"
                   : "runtime: " + what + " ignored (--ignore-runtime): the step the plan expected";
+}
+
+// The --kernels table: the rows of `kernel_rows`, the largest first, as
+// many as `shown` (the JSON has them all).
+std::string kernel_table(const std::vector<KernelRow>& rows, const std::string& device,
+                         std::string_view granularity) {
+  double busy = 0;
+  for (const KernelRow& r : rows) busy += r.seconds;
+  std::string out = fmt::format("\ntime by kernel on {} (compute spans, {} busy", device,
+                                format_seconds(busy));
+  if (granularity != "kernel")
+    out += fmt::format("; granularity {}: a row may be a fused run of kernels, --granularity "
+                       "kernel names each",
+                       granularity);
+  out += "):\n";
+  out += fmt::format("  {:<40} {:>7} {:>11} {:>11} {:>7}\n", "kernel", "count", "total", "mean",
+                     "share");
+  constexpr size_t kShown = 30;
+  for (size_t i = 0; i < rows.size() && i < kShown; ++i) {
+    const KernelRow& r = rows[i];
+    out += fmt::format("  {:<40} {:>7} {:>11} {:>11} {:>6.1f}%\n", r.name, r.count,
+                       format_seconds(r.seconds), format_seconds(r.seconds / r.count),
+                       busy > 0 ? 100 * r.seconds / busy : 0.0);
+  }
+  if (rows.size() > kShown)
+    out += fmt::format("  ... {} more kernels (--json lists them all)\n", rows.size() - kShown);
+  return out;
 }
 
 void run_simulate(const SimulateOptions& o) {
@@ -72,6 +103,25 @@ void run_simulate(const SimulateOptions& o) {
     if (!devices.is_ok()) throw_flag_error("--trace-devices", o.trace_devices, devices.message());
     options.trace_filter.devices = std::move(devices).value();
   }
+  // --kernels: one device's spans are recorded (with --trace, its filter
+  // must keep that device).
+  int kernels_device = -1;
+  if (!o.kernels.empty()) {
+    auto one = parse_device_list(o.kernels);
+    if (!one.is_ok() || one->size() != 1)
+      throw_flag_error("--kernels", o.kernels,
+                       "one device id, such as 0 (the busiest device of pipeline stage 0)");
+    kernels_device = one->front();
+    options.record_trace = true;
+    if (o.trace.empty()) {
+      options.trace_filter.devices = {kernels_device};
+    } else if (!options.trace_filter.devices.empty() &&
+               !std::binary_search(options.trace_filter.devices.begin(),
+                                   options.trace_filter.devices.end(), kernels_device)) {
+      throw_flag_error("--kernels", o.kernels,
+                       "a device that --trace-devices " + o.trace_devices + " keeps");
+    }
+  }
   if (!o.trace_window.empty()) {
     auto window = parse_time_window(o.trace_window);
     if (!window.is_ok()) throw_flag_error("--trace-window", o.trace_window, window.message());
@@ -81,6 +131,9 @@ void run_simulate(const SimulateOptions& o) {
   auto plan = planner::lower(scenario, lower_options);
   if (!plan.is_ok()) throw_status(plan.status());
   const Program& program = plan->program;
+  if (kernels_device >= program.num_devices)
+    throw_flag_error("--kernels", o.kernels,
+                     "a device id below " + std::to_string(program.num_devices) + " (the plan's devices)");
   if (!options.trace_filter.devices.empty() && options.trace_filter.devices.back() >= program.num_devices)
     throw_flag_error("--trace-devices", o.trace_devices,
                      "device ids below " + std::to_string(program.num_devices) + " (the plan's devices)");
@@ -116,9 +169,21 @@ void run_simulate(const SimulateOptions& o) {
     j["notes"] = cost::plan_warnings(scenario);
     j["runtime"] = describe_runtime(options.runtime, scenario.topology);
     if (!scenario.runtime.empty() && o.ignore_runtime) j["notes"].push_back(runtime_note(scenario, false));
+    if (kernels_device >= 0) {
+      nlohmann::json rows = nlohmann::json::array();
+      for (const KernelRow& r : kernel_rows(result->trace, kernels_device))
+        rows.push_back({{"name", r.name}, {"count", r.count}, {"seconds", r.seconds}});
+      j["kernels"] = {{"device", kernels_device},
+                      {"device_name", scenario.topology.device(kernels_device).name},
+                      {"rows", std::move(rows)}};
+    }
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << sim::simulation_text(*result, program, scenario.topology);
+    if (kernels_device >= 0)
+      std::cout << kernel_table(kernel_rows(result->trace, kernels_device),
+                                scenario.topology.device(kernels_device).name,
+                                planner::granularity_name(plan->granularity));
     for (const std::string& n : cost::plan_warnings(scenario)) std::cout << "note: " << n << "\n";
     if (!scenario.runtime.empty())
       std::cout << "note: " << runtime_note(scenario, !o.ignore_runtime) << "\n";
@@ -155,6 +220,9 @@ const RegisterVerb kRegister("simulate", 21, [](CLI::App& app) {
   cmd->add_option("--trace", opts->trace,
                   "write a Chrome Trace Event JSON file for Perfetto (FILE.json.gz: gzip-compressed)")
       ->check(output_path_check());
+  cmd->add_option("--kernels", opts->kernels,
+                  "where DEVICE's compute time goes, kernel by kernel (its spans summed by name: "
+                  "count, total, mean, share), e.g. --kernels 0");
   cmd->add_option("--trace-devices", opts->trace_devices,
                   "trace only these devices (and transfers from or to them), e.g. 0-7,64");
   cmd->add_option("--trace-window", opts->trace_window,

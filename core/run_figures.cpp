@@ -184,6 +184,28 @@ RunFigures figures(const Trace& trace, const std::string& label, const Program* 
 
 }  // namespace
 
+std::vector<KernelRow> kernel_rows(const Trace& trace, int device) {
+  std::map<NameId, KernelRow> by_name;
+  for (const TraceSpan& s : trace.spans) {
+    if (s.device != device || s.kind != TaskKind::kCompute) continue;
+    KernelRow& r = by_name[s.name];
+    ++r.count;
+    r.seconds += s.end_seconds - s.start_seconds;
+  }
+  std::vector<KernelRow> rows;
+  rows.reserve(by_name.size());
+  for (auto& [id, r] : by_name) {
+    r.name = id >= 0 && static_cast<size_t>(id) < trace.names.size()
+                 ? trace.names[static_cast<size_t>(id)]
+                 : "?";
+    rows.push_back(std::move(r));
+  }
+  std::sort(rows.begin(), rows.end(), [](const KernelRow& a, const KernelRow& b) {
+    return a.seconds != b.seconds ? a.seconds > b.seconds : a.name < b.name;
+  });
+  return rows;
+}
+
 RunFigures figures_of_trace(const Trace& trace, const std::string& label) {
   return figures(trace, label, nullptr, -1);
 }

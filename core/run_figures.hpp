@@ -67,6 +67,22 @@ RunFigures figures_of_trace(const Trace& trace, const std::string& label);
 RunFigures figures_of_simulation(const Trace& trace, const Program& program, double step_seconds,
                                  const std::string& label);
 
+// Where one device's compute time goes, kernel by kernel (`brigade simulate
+// --kernels DEVICE`): its compute spans summed by name, so each row is a
+// kernel of the Program (or a fused task's region at coarser granularity)
+// with every layer's and micro-batch's instances together. Its spans on a
+// device's compute streams do not overlap in a Brigade trace, so the
+// seconds add up to the device's busy time.
+struct KernelRow {
+  std::string name;  // the task's name ("attn.qkv", "mlp.fc1.wgrad.recompute", ...)
+  int count = 0;     // spans
+  double seconds = 0;
+};
+
+// Rows for `device`, largest first (ties by name); none when the trace holds
+// no compute span of it.
+std::vector<KernelRow> kernel_rows(const Trace& trace, int device);
+
 // The kind key of a span (RunFigures::kinds), from its kind, phase and name;
 // a collective's from `program` when given (the trace's Program).
 std::string span_kind_key(const Trace& trace, const TraceSpan& span,

@@ -49,6 +49,65 @@ TEST(SimulateVerb, RingAllReduceAgreesWithCollective) {
   }
 }
 
+// --kernels DEVICE: where that device's compute time goes, its spans summed
+// by name. A two-layer transformer on one H200, four micro-batches, at
+// kernel granularity: each layer kernel runs 2 layers x 4 micro-batches = 8
+// times, the head's 4, the optimizer once; the rows add up to the device's
+// busy time (one compute stream: its spans do not overlap).
+TEST(SimulateVerb, KernelsTableSumsTheDevicesComputeByName) {
+  const std::string path = temp_path("-kernels.yaml");
+  std::ofstream(path) << "topology: {preset: h200x1}\n"
+                         "model:\n  transformer: {layers: 2, hidden: 256, heads: 4, seq: 128, "
+                         "vocab: 1024}\n"
+                         "training: {global_batch: 8, micro_batch: 2}\nstrategy: {data: 1}\n";
+  auto r = run_brigade({"simulate", path, "--granularity", "kernel", "--kernels", "0", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("kernels"));
+  EXPECT_EQ(j["kernels"]["device"].get<int>(), 0);
+  std::map<std::string, int> count;
+  double sum = 0, previous = 1e300;
+  for (const auto& row : j["kernels"]["rows"]) {
+    count[row["name"].get<std::string>()] = row["count"].get<int>();
+    const double s = row["seconds"].get<double>();
+    EXPECT_LE(s, previous);  // largest first
+    previous = s;
+    sum += s;
+  }
+  EXPECT_EQ(count["attn.qkv"], 8);
+  EXPECT_EQ(count["mlp.fc2.wgrad"], 8);
+  EXPECT_EQ(count["head.logits"], 4);
+  EXPECT_EQ(count["head.cross_entropy.div"], 4);
+  EXPECT_EQ(count["optimizer"], 1);
+  const double busy = j["devices"][0]["busy_seconds"].get<double>();
+  EXPECT_NEAR(sum, busy, busy * 1e-9);
+  // The text names the device and the largest kernel.
+  auto t = run_brigade({"simulate", path, "--granularity", "kernel", "--kernels", "0"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("time by kernel on gpu0"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find(j["kernels"]["rows"][0]["name"].get<std::string>()), std::string::npos);
+  // Bad input: a device the plan has not, not a device, one the trace's
+  // filter leaves out; exit 2, the flag named, no output.
+  auto none = run_brigade({"simulate", path, "--kernels", "3"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.out, "");
+  EXPECT_NE(none.err.find("--kernels: found '3'; expected a device id below 1"), std::string::npos)
+      << none.err;
+  auto word = run_brigade({"simulate", path, "--kernels", "gpu"});
+  EXPECT_EQ(word.exit_code, 2);
+  EXPECT_NE(word.err.find("--kernels: found 'gpu'; expected one device id"), std::string::npos)
+      << word.err;
+  const std::string trace = temp_path("-kernels-trace.json");
+  auto outside = run_brigade({"simulate", path, "--kernels", "0", "--trace", trace,
+                              "--trace-devices", "1"});
+  EXPECT_EQ(outside.exit_code, 2);
+  EXPECT_NE(outside.err.find("--kernels: found '0'; expected a device that --trace-devices 1 keeps"),
+            std::string::npos)
+      << outside.err;
+  std::remove(trace.c_str());
+  std::remove(path.c_str());
+}
+
 // --profile FILE replaces the scenario's profile for one command: the same
 // step time as a scenario that names the file with `profile:`, and another
 // than the scenario's own (a 10x slower shm link: the 16 MiB AllReduce of
