@@ -40,6 +40,7 @@ struct ValidateOptions {
   bool json = false;
   bool quiet = false;
   bool probes = true;  // --no-probes turns them off
+  bool kernels = false;  // --kernels: each scenario's kernels, simulated against measured
 };
 
 // The machine's speed around one round of one scenario against the
@@ -372,6 +373,14 @@ void run_validate(const ValidateOptions& o) {
                       {"p90_abs_task_error", r.comparison.p90_abs_task_error},
                       {"kinds", kinds}});
       nlohmann::json& row = rows.back();
+      nlohmann::json kernels = nlohmann::json::array();
+      for (const auto& k : r.comparison.kernels)
+        kernels.push_back({{"name", k.name},
+                           {"tasks", k.tasks},
+                           {"simulated_seconds", k.simulated_seconds},
+                           {"measured_seconds", k.measured_seconds},
+                           {"relative_error", k.relative_error}});
+      row["kernels"] = std::move(kernels);
       auto or_null = [](double x, bool ok) { return ok ? nlohmann::json(x) : nlohmann::json(nullptr); };
       const bool ok = std::isfinite(r.speed_adjusted_error);
       row["measured_at_profile_speed_seconds"] = or_null(r.measured_at_profile_speed_seconds, ok);
@@ -421,6 +430,24 @@ void run_validate(const ValidateOptions& o) {
         std::isfinite(r.speed_adjusted_error) ? percent(r.speed_adjusted_error) : "-", by_round,
         kinds);
   }
+  if (o.kernels)
+    for (const ScenarioResult& r : results) {
+      std::cout << fmt::format(
+          "\nkernels of {} (compute tasks by name, every device; the largest measured first):\n",
+          r.name);
+      std::cout << fmt::format("  {:<40} {:>7} {:>11} {:>11} {:>9}\n", "kernel", "tasks",
+                               "simulated", "measured", "error");
+      constexpr size_t kShown = 15;
+      for (size_t i = 0; i < r.comparison.kernels.size() && i < kShown; ++i) {
+        const realexec::KernelComparison& k = r.comparison.kernels[i];
+        std::cout << fmt::format("  {:<40} {:>7} {:>11} {:>11} {:>9}\n", k.name, k.tasks,
+                                 format_seconds(k.simulated_seconds),
+                                 format_seconds(k.measured_seconds), percent(k.relative_error));
+      }
+      if (r.comparison.kernels.size() > kShown)
+        std::cout << fmt::format("  ... {} more kernels (--json lists them all)\n",
+                                 r.comparison.kernels.size() - kShown);
+    }
   std::cout << fmt::format("\n|step error| over {} scenarios: median {:.1f}%, p90 {:.1f}%\n",
                            summary.count, 100 * summary.median_abs_error, 100 * summary.p90_abs_error);
   if (all_adjusted)
@@ -470,6 +497,9 @@ const RegisterVerb kRegister("validate", 31, [](CLI::App& app) {
       ->check(input_path_check());
   cmd->add_flag("--compute-16bit-in-f32", opts->run.compute_16bit_in_f32,
                 "cpu: run f16/bf16 kernels in f32 (else they are refused)");
+  cmd->add_flag("--kernels", opts->kernels,
+                "each scenario's kernels, simulated against measured: compute tasks summed by "
+                "name over every device, the largest measured first (--json: always, all)");
   cmd->add_flag("--json", opts->json, "one JSON object on stdout (SI units)");
   cmd->add_flag("--quiet", opts->quiet, "no progress on stderr");
   cmd->add_flag("--no-probes", [opts](std::int64_t) { opts->probes = false; },

@@ -46,6 +46,7 @@ Result<TraceComparison> compare_traces(const Program& program, const Trace& simu
   c.measured_step_seconds = measured.step_seconds();
   c.step_relative_error = relative_error(c.simulated_step_seconds, c.measured_step_seconds);
   std::map<std::string, KindComparison> kinds;
+  std::map<std::string, KernelComparison, std::less<>> kernels;
   std::vector<double> errors;
   for (TaskId t = 0; t < program.num_tasks(); ++t) {
     TaskComparison tc;
@@ -60,8 +61,28 @@ Result<TraceComparison> compare_traces(const Program& program, const Trace& simu
     ++k.tasks;
     k.simulated_seconds += tc.simulated_seconds;
     k.measured_seconds += tc.measured_seconds;
+    if (program.task(t).kind == TaskKind::kCompute) {
+      const std::string_view name = program.task_name(t);
+      auto it = kernels.find(name);
+      if (it == kernels.end()) it = kernels.emplace(std::string(name), KernelComparison{}).first;
+      KernelComparison& kc = it->second;
+      ++kc.tasks;
+      kc.simulated_seconds += tc.simulated_seconds;
+      kc.measured_seconds += tc.measured_seconds;
+    }
     c.tasks.push_back(std::move(tc));
   }
+  for (auto& [name, kc] : kernels) {
+    kc.name = name;
+    kc.relative_error = relative_error(kc.simulated_seconds, kc.measured_seconds);
+    c.kernels.push_back(kc);
+  }
+  std::sort(c.kernels.begin(), c.kernels.end(),
+            [](const KernelComparison& a, const KernelComparison& b) {
+              return a.measured_seconds != b.measured_seconds
+                         ? a.measured_seconds > b.measured_seconds
+                         : a.name < b.name;
+            });
   for (auto& [name, k] : kinds) {
     k.relative_error = relative_error(k.simulated_seconds, k.measured_seconds);
     c.kinds.push_back(k);

@@ -32,12 +32,25 @@ struct KindComparison {
   double relative_error = 0;
 };
 
+// A kernel's tasks together: the compute tasks of one name (every layer's
+// and micro-batch's instance of "attn.qkv", ...), as `simulate --kernels`
+// groups one device's spans, here over every device.
+struct KernelComparison {
+  std::string name;
+  int tasks = 0;
+  double simulated_seconds = 0;  // summed durations (device-seconds)
+  double measured_seconds = 0;
+  double relative_error = 0;
+};
+
 struct TraceComparison {
   double simulated_step_seconds = 0;
   double measured_step_seconds = 0;
   double step_relative_error = 0;
   std::vector<TaskComparison> tasks;  // every task of the Program, in id order
   std::vector<KindComparison> kinds;  // sorted by kind
+  // Compute tasks by name, the largest measured first (ties by name).
+  std::vector<KernelComparison> kernels;
   double median_abs_task_error = 0;
   double p90_abs_task_error = 0;
 };

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <string>
 #include <vector>
 
 #include <unistd.h>
@@ -67,6 +69,28 @@ TEST(ValidateVerb, JsonHasTheIssuesKeys) {
   }
   EXPECT_TRUE(j.contains("median_abs_error"));
   EXPECT_TRUE(j.contains("p90_abs_error"));
+  // Kernels: the compute tasks by name; together they are the kinds' time
+  // less the transfers' and collectives', simulated and measured alike.
+  const std::set<std::string> communication = {"transfer",  "allreduce", "allgather",
+                                                "reducescatter", "broadcast", "reduce",
+                                                "alltoall", "collective"};
+  for (const auto& s : j["scenarios"]) {
+    ASSERT_TRUE(s.contains("kernels"));
+    double sim = 0, measured = 0, kind_sim = 0, kind_measured = 0;
+    for (const auto& k : s["kernels"]) {
+      sim += k["simulated_seconds"].get<double>();
+      measured += k["measured_seconds"].get<double>();
+      EXPECT_GT(k["tasks"].get<int>(), 0);
+      EXPECT_FALSE(k["name"].get<std::string>().empty());
+    }
+    for (const auto& k : s["kinds"])
+      if (!communication.count(k["kind"].get<std::string>())) {
+        kind_sim += k["simulated_seconds"].get<double>();
+        kind_measured += k["measured_seconds"].get<double>();
+      }
+    EXPECT_NEAR(sim, kind_sim, 1e-12 + 1e-9 * kind_sim) << s["name"];
+    EXPECT_NEAR(measured, kind_measured, 1e-12 + 1e-9 * kind_measured) << s["name"];
+  }
   // The machine's load around the runs (null where the system gives none).
   ASSERT_TRUE(j.contains("load_average"));
   for (const char* when : {"before", "after"})

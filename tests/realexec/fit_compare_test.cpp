@@ -134,6 +134,39 @@ TEST(CompareTraces, RelativeErrorsPerTaskKindAndStep) {
   EXPECT_NEAR(c->p90_abs_task_error, 0.2, 1e-12);      // ceil(1.8) = 2nd of 2
 }
 
+// Kernels: compute tasks of one name summed (two "mm" GEMMs on two devices,
+// one "ln"), transfers left out, the largest measured first.
+TEST(CompareTraces, KernelsSumTheComputeTasksOfOneName) {
+  ProgramBuilder b("named", 2);
+  b.add_gemm(b.stream(0, "compute"), 8, 8, 8, DType::kF32, "mm");
+  b.add_gemm(b.stream(1, "compute"), 8, 8, 8, DType::kF32, "mm");
+  b.add_transfer(b.stream(0, "xfer"), 1, 1024, "send");
+  b.add_gemm(b.stream(1, "compute"), 4, 4, 4, DType::kF32, "ln");
+  const Program p = std::move(b).build().value();
+  auto trace = [](const char* source, double mm0, double mm1, double ln) {
+    Trace t;
+    t.source = source;
+    t.spans.push_back(TraceSpan{0, 0, 0, 0.0, mm0});
+    t.spans.push_back(TraceSpan{1, 1, 1, 0.0, mm1});
+    t.spans.push_back(TraceSpan{2, 0, 2, 0.0, 5e-3, -1, TaskKind::kTransfer});
+    t.spans.push_back(TraceSpan{3, 1, 1, mm1, mm1 + ln});
+    return t;
+  };
+  // Simulated: mm 1 + 1 ms, ln 0.5 ms. Measured: mm 1.5 + 1.5 ms, ln 0.4 ms.
+  auto c = compare_traces(p, trace("sim:flow", 1e-3, 1e-3, 0.5e-3),
+                          trace("cpu", 1.5e-3, 1.5e-3, 0.4e-3));
+  ASSERT_TRUE(c.is_ok()) << c.message();
+  ASSERT_EQ(c->kernels.size(), 2u);
+  EXPECT_EQ(c->kernels[0].name, "mm");
+  EXPECT_EQ(c->kernels[0].tasks, 2);
+  EXPECT_NEAR(c->kernels[0].simulated_seconds, 2e-3, 1e-15);
+  EXPECT_NEAR(c->kernels[0].measured_seconds, 3e-3, 1e-15);
+  EXPECT_NEAR(c->kernels[0].relative_error, (2.0 - 3.0) / 3.0, 1e-12);
+  EXPECT_EQ(c->kernels[1].name, "ln");
+  EXPECT_EQ(c->kernels[1].tasks, 1);
+  EXPECT_NEAR(c->kernels[1].relative_error, 0.25, 1e-12);  // (0.5 - 0.4) / 0.4
+}
+
 TEST(CompareTraces, AMissingSpanIsNamed) {
   const Program p = two_tasks();
   Trace measured = trace_of("cpu", 1e-3, 1e-3, 2e-3);
