@@ -157,7 +157,7 @@ run_checks() {
     local traces="${TMPDIR:-/tmp}/gpu-check-traces"
     rm -rf "$traces" && mkdir -p "$traces"
     timeout 100 "$CARRY/bin/brigade" validate "$ROOT"/scenarios/validation/gpu/*.yaml --backend cuda \
-      "${profile_flag[@]}" --repeat 5 --trace-dir "$traces" >"$out/validate.txt" 2>"$out/validate.err" || val_rc=$?
+      "${profile_flag[@]}" --repeat 5 --kernels --trace-dir "$traces" >"$out/validate.txt" 2>"$out/validate.err" || val_rc=$?
     cat "$out/validate.txt"
     [ "$val_rc" -eq 0 ] || tail -5 "$out/validate.err"
     # The traces (simulated and measured) in one file: the device tool
