@@ -52,8 +52,8 @@ std::string runtime_note(const Scenario& scenario, bool honoured) {
                   : "runtime: " + what + " ignored (--ignore-runtime): the step the plan expected";
 }
 
-// The --kernels table: the rows of `kernel_rows`, the largest first, as
-// many as `shown` (the JSON has them all).
+// The --kernels table: the first 30 rows of `kernel_rows`, the largest
+// first (the JSON has them all).
 std::string kernel_table(const std::vector<KernelRow>& rows, const std::string& device,
                          std::string_view granularity) {
   double busy = 0;
@@ -110,7 +110,7 @@ void run_simulate(const SimulateOptions& o) {
     auto one = parse_device_list(o.kernels);
     if (!one.is_ok() || one->size() != 1)
       throw_flag_error("--kernels", o.kernels,
-                       "one device id, such as 0 (the busiest device of pipeline stage 0)");
+                       "one device id, such as 0 (a device of pipeline stage 0)");
     kernels_device = one->front();
     options.record_trace = true;
     if (o.trace.empty()) {
