@@ -153,6 +153,46 @@ DeviceProfile a100_sxm4_80gb(NcclVersion version) {
   // hosts are AMD EPYC 7742 (net overhead 2 us; llMaxBws Ampere-N1 87.7,
   // AMD-N2 22.5, AMD-N4 19.0 GB/s). No NVLS (Ampere's NVSwitch has no SHARP).
   p.nccl = nccl_ring_tree(12 * 20.0, 2.0, {87.7, 22.5, 19.0});
+  // Ring and tree channels, from NCCL's search worked by hand for this node
+  // as for the Hopper nodes below (src/graph/search.cc ncclTopoCompute and
+  // ncclTopoDupChannels, src/graph/connect.cc ncclTopoPostset, src/init.cc;
+  // the same at v2.24.3-1 and v2.29.7-1; docs/costmodel.md, "NCCL's
+  // channels across nodes"):
+  // - One node (no NIC): speedArrayIntra {40, 30, 20, ...} (sm80 takes the
+  //   pre-Hopper arrays), each GPU's NVLinks 12 x 20 = 240 GB/s. At 40 GB/s
+  //   a ring takes 40 out of and into every GPU: 6 channels, 240 in all,
+  //   the optimum. ncclTopoDupChannels doubles them (bwIntra 40 >= 25; its
+  //   "ccMin > 80" exception is Hopper's): 12 channels of 20, the tree the
+  //   ring's count; ncclTopoPostset doubles again: 24 coll channels.
+  // - Several nodes, each GPU with its HDR 200 Gb/s NIC behind a PCIe Gen4
+  //   x16 switch (DGX A100): the NIC 200000 Mb/s / 8000 = 25 GB/s
+  //   (ncclTopoAddNet), the PCIe link 16 lanes x 120 / 80 = 24 GB/s
+  //   (topo.cc, kvDictPciGen "16.0 GT/s PCIe"), so maxBw = 24 and the search
+  //   starts at speedArrayInter's 24: one channel a NIC, 8 of 24 (192 GB/s;
+  //   the lower speeds it then tries down to 12, half of 24, give no more in
+  //   all: 16 x 12 = 192). No duplication (bwIntra 24 < 25); the tree takes
+  //   8; ncclTopoPostset doubles them: 16 coll channels (the sm90 rule that
+  //   doubles again is Hopper's).
+  p.nccl.channels = {24, 16, 16};
+  p.nccl.graph_channels = {12, 8, 8};
+  // Per-channel caps, Ampere rows {N1, N2, N4} of tuning.cc (the same at
+  // both tags), folded as ncclTopoTuneModel applies them, times
+  // graph_channels: ring LL128 perChMaxRingLL128Bws 20.0; tree Simple
+  // perChMaxTreeBws {24.0, 23.6, 17.8}; tree LL min(perChMaxTreeBws / 3.8,
+  // ...) (llMaxBws caps it too); tree LL128 min(perChMaxTreeBws x (7/9 on
+  // one node, 120/128 across), perChMaxTreeLL128Bws 20.0) = {18.67, 20.0,
+  // 16.69}. On one node none binds (12 x 20 x 0.92 < 12 x 20); across
+  // nodes ring LL128 does: 8 x 24 x 0.92 = 176.6 > 8 x 20 = 160 GB/s.
+  using A = NcclAlgorithm;
+  using P = NcclProtocol;
+  p.nccl.at(A::kRing, P::kLL128).channel_max_bandwidth_bytes_per_second = {20.0 * kGB, 20.0 * kGB,
+                                                                           20.0 * kGB};
+  p.nccl.at(A::kTree, P::kSimple).channel_max_bandwidth_bytes_per_second = {24.0 * kGB, 23.6 * kGB,
+                                                                            17.8 * kGB};
+  p.nccl.at(A::kTree, P::kLL).channel_max_bandwidth_bytes_per_second = {
+      24.0 / 3.8 * kGB, 23.6 / 3.8 * kGB, 17.8 / 3.8 * kGB};
+  p.nccl.at(A::kTree, P::kLL128).channel_max_bandwidth_bytes_per_second = {
+      24.0 * 7.0 / 9.0 * kGB, 20.0 * kGB, 17.8 * 120.0 / 128.0 * kGB};
   p.nccl.version = version;  // the same constants at both tags
   return p;
 }
@@ -166,6 +206,10 @@ DeviceProfile a100_pcie_80gb(NcclVersion version) {
   for (DType t : {DType::kTF32, DType::kF16, DType::kBF16, DType::kI8})
     set(p, t, flat(252.9 / 312.0));
   p.nccl.nvlink_bandwidth_bytes_per_second = 0;
+  // NCCL's search over PCIe gives other graphs, not worked out here: no
+  // channel counts, so no per-channel caps and no enqueue's fewer channels.
+  p.nccl.channels = {0, 0, 0};
+  p.nccl.graph_channels = {0, 0, 0};
   return p;
 }
 

@@ -193,6 +193,14 @@ Result<NcclProtocolFit> fit_nccl_protocols(const NcclTable& table,
     e.bandwidth_factor = line.bus_bandwidth_bytes_per_second / g_bw;
     e.max_bandwidth_bytes_per_second[0] = 0;
   }
+  // The measured times already hold the channels NCCL ran each size on (its
+  // enqueue's fewer channels for small sizes) and whatever capped them: on
+  // one node the fitted lines are the times, so the table's channel counts,
+  // which would cut the small sizes' bandwidth again, and the per-channel
+  // caps, which would clip the fitted bandwidth, are dropped there (kept
+  // across nodes, which the fit does not see).
+  t.channels[0] = 0;
+  t.graph_channels[0] = 0;
 
   // How well the table, as written, reproduces every point.
   cost::NcclGroupShape g2 = group;

@@ -76,9 +76,13 @@ TEST(NcclEstimate, DgxA100AllReduceByHand) {
   const NcclEstimate& ll = candidate(x, NcclAlgorithm::kRing, NcclProtocol::kLL);
   expect_near_rel(ll.latency_seconds, 15.0e-6);
   expect_near_rel(ll.bus_bandwidth_bytes_per_second, 87.7e9);
-  expect_near_rel(ll.alg_bandwidth_bytes_per_second, 87.7e9 * 8 / 14);
-  // 15.0 + 65536 / 50.1143e3 = 15.0 + 1.30773 = 16.30773 us
-  expect_near_rel(ll.seconds, 1.6307730900798176e-05);
+  // NCCL's model: 15.0 + 65536 / 50.1143e3 = 15.0 + 1.30773 = 16.30773 us.
+  expect_near_rel(ll.model_seconds, 1.6307730900798176e-05);
+  // Run on 2 of the node's 24 channels (freeze 3: NCCL's enqueue, ring LL
+  // 512 x 8 x 8 ranks = 32768 B a channel; NcclChannels below): algBw
+  // 50.1143 x 2/24 = 4.17619, 15.0 + 65536 / 4.17619e3 = 30.69277 us.
+  expect_near_rel(ll.alg_bandwidth_bytes_per_second, 87.7e9 * 8 / 14 * 2 / 24);
+  expect_near_rel(ll.seconds, 15.0e-6 + 65536 / (87.7e9 * 8 / 14 * 2 / 24));
   const NcclEstimate& ll128 = candidate(x, NcclAlgorithm::kRing, NcclProtocol::kLL128);
   expect_near_rel(ll128.latency_seconds, 40.6e-6);
   expect_near_rel(ll128.bus_bandwidth_bytes_per_second, 220.8e9);
@@ -88,8 +92,9 @@ TEST(NcclEstimate, DgxA100AllReduceByHand) {
   const NcclEstimate& tll = candidate(x, NcclAlgorithm::kTree, NcclProtocol::kLL);
   expect_near_rel(tll.latency_seconds, 15.2e-6);
   expect_near_rel(tll.bus_bandwidth_bytes_per_second, 240e9 * 0.92 / 3.8);
-  // treeCorrectionFactor[LL][log2(65536 / 64) = 10] = 0.6: algBw 58.105 / 2 x 0.6
-  expect_near_rel(tll.alg_bandwidth_bytes_per_second, 240e9 * 0.92 / 3.8 / 2 * 0.6);
+  // treeCorrectionFactor[LL][log2(65536 / 64) = 10] = 0.6: algBw 58.105 / 2 x
+  // 0.6, on 16 of 24 channels (tree LL 4096 B a channel).
+  expect_near_rel(tll.alg_bandwidth_bytes_per_second, 240e9 * 0.92 / 3.8 / 2 * 0.6 * 16 / 24);
   const NcclEstimate& tsimple = candidate(x, NcclAlgorithm::kTree, NcclProtocol::kSimple);
   expect_near_rel(tsimple.latency_seconds, 64.4e-6);
   // No NVLS on Ampere: not available, with the reason.
@@ -238,8 +243,19 @@ TEST(NcclChannels, ByProtocolAndSizeByHand) {
   EXPECT_EQ(nccl_channels_used(t, 4, 32, A::kRing, P::kLL, 64 * kKiB), 1);
   EXPECT_EQ(nccl_channels_used(t, 4, 32, A::kTree, P::kLL, 32 * kKiB), 8);
   EXPECT_EQ(nccl_channels_used(t, 4, 32, A::kTree, P::kLL128, kMiB), 16);
+  // DGX A100 (freeze 3): 24 coll channels on one node, 16 across nodes, as
+  // NCCL's search gives them (presets_profiles.cpp, a100_sxm4_80gb), so the
+  // same counts as the H100's at these sizes; its PCIe variant knows none.
   const Case a100 = preset("dgx-a100");
-  EXPECT_EQ(nccl_channels_used(a100.profile.for_device(a100.topology.device(0)).nccl, 1, 8,
+  const NcclTable& ta = a100.profile.for_device(a100.topology.device(0)).nccl;
+  EXPECT_EQ(ta.channels_for(1), 24);
+  EXPECT_EQ(ta.graph_channels_for(1), 12);
+  EXPECT_EQ(ta.channels_for(4), 16);
+  EXPECT_EQ(ta.graph_channels_for(4), 8);
+  EXPECT_EQ(nccl_channels_used(ta, 1, 8, A::kRing, P::kLL, 64 * kKiB), 2);
+  EXPECT_EQ(nccl_channels_used(ta, 4, 32, A::kRing, P::kLL, 64 * kKiB), 1);
+  const Case pcie = preset("pcie-4gpu");
+  EXPECT_EQ(nccl_channels_used(pcie.profile.for_device(pcie.topology.device(0)).nccl, 1, 4,
                                A::kRing, P::kLL, 64 * kKiB),
             0);
 }

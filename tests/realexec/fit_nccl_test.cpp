@@ -89,6 +89,13 @@ TEST(FitNcclProtocols, RecoversExactLines) {
   EXPECT_NEAR(ll.hop_latency_seconds[0], 0.8e-6, 1e-12);
   EXPECT_NEAR(ll.bandwidth_factor, 0.25, 1e-6);
   EXPECT_EQ(ll.max_bandwidth_bytes_per_second[0], 0);  // measured: no single-node cap
+  // The measured times hold NCCL's channels: on one node the fitted table
+  // cuts no size's channels and caps no channel; across nodes the preset's
+  // stand (NCCL's search, 16 coll channels, 8 graph channels).
+  EXPECT_EQ(fit->table.channels_for(1), 0);
+  EXPECT_EQ(fit->table.graph_channels_for(1), 0);
+  EXPECT_EQ(fit->table.channels_for(4), 16);
+  EXPECT_EQ(fit->table.graph_channels_for(4), 8);
   EXPECT_NEAR(fit->r_squared, 1.0, 1e-9);
   EXPECT_NEAR(fit->worst_miss, 0.0, 1e-6);
   EXPECT_EQ(nccl_fit_refusal(*fit, measure(Truth{}, 0)), "");
