@@ -1,8 +1,13 @@
 // brigade calibrate [--backend cpu|cuda] [--devices N] [--out PROFILE.yaml] [--json] [--quick]
+// brigade calibrate --nccl-tests FILE --preset P [--devices N] [--kind K] [--nccl-version V]
+//                   [--out PROFILE.yaml] [--json]
 //
 // Runs realexec's micro-benchmarks and writes the fitted HardwareProfile
 // (core/profile.hpp, save_profile). Progress on stderr; a summary table (or,
-// with --json, one JSON object) on stdout.
+// with --json, one JSON object) on stdout. With --nccl-tests it runs
+// nothing: it fits NCCL's per-protocol figures to a collective measured
+// elsewhere (nccl-tests' output) on one node of a preset and writes the
+// presets' profile with that device's fitted table.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,6 +23,7 @@
 #include "core/units.hpp"
 #include "costmodel/collectives.hpp"
 #include "realexec/calibrate.hpp"
+#include "realexec/nccl_tests_import.hpp"
 
 namespace brigade::cli {
 namespace {
@@ -28,6 +34,9 @@ struct CalibrateArgs {
   std::string out;
   bool json = false;
   bool quick = false;
+  // --nccl-tests: fit a measured table instead of measuring.
+  std::string nccl_tests, preset, kind, nccl_version;
+  bool backend_given = false;
 };
 
 nlohmann::json fit_json(const realexec::LinearFit& f) {
@@ -392,6 +401,108 @@ void run_calibrate(const CalibrateArgs& a) {
   }
 }
 
+// --nccl-tests: NCCL's ring protocols fitted to a measured table.
+void run_calibrate_nccl_tests(const CalibrateArgs& a) {
+  if (a.preset.empty())
+    throw_flag_error("--nccl-tests", a.nccl_tests,
+                     "it with --preset, the node the table was measured on (dgx-a100, "
+                     "dgx-h100, ...)");
+  if (a.backend_given || a.quick)
+    throw_flag_error(a.quick ? "--quick" : "--backend", a.quick ? "" : a.backend,
+                     "no measurement flag with --nccl-tests (it fits a table, it runs nothing)");
+  const std::string kind_name = parse_choice_flag(
+      "--kind", a.kind.empty() ? "allreduce" : a.kind, {"allreduce", "allgather", "reducescatter"});
+  const CollectiveKind kind = *parse_collective_kind(kind_name);
+  std::vector<std::string> versions;
+  for (int i = 0; i < kNumNcclVersions; ++i)
+    versions.emplace_back(nccl_version_name(static_cast<NcclVersion>(i)));
+  const NcclVersion version =
+      a.nccl_version.empty()
+          ? kDefaultNcclVersion
+          : *parse_nccl_version(parse_choice_flag("--nccl-version", a.nccl_version, versions));
+  auto preset = make_preset(parse_choice_flag("--preset", a.preset, preset_names()), 1);
+  if (!preset.is_ok()) throw_status(preset.status());
+  const int node_gpus = preset->num_devices();
+  const int ranks = a.devices.empty() ? node_gpus : parse_int_flag("--devices", a.devices, 2);
+  auto points = realexec::read_nccl_tests(a.nccl_tests);
+  if (!points.is_ok()) throw_status(points.status());
+  auto fitted = realexec::fit_nccl_tests(a.preset, ranks, kind, version, *points);
+  if (!fitted.is_ok())
+    throw BadInput{"brigade: error: --nccl-tests " + a.nccl_tests + ": " +
+                   fitted.status().message()};
+  const realexec::NcclTestsFit& f = *fitted;
+  HardwareProfile profile = f.profile;
+  profile.name = "nccl-tests";
+  profile.source = fmt::format("NCCL's ring protocols fitted to {} ({} on {} GPUs of one {} "
+                               "node); the rest the presets' data-sheet defaults",
+                               a.nccl_tests, kind_name, ranks, a.preset);
+  // Each measured size against the fitted table, the ring as fitted.
+  const Topology& topo = *preset;
+  std::vector<int> group;
+  for (int d = 0; d < ranks; ++d) group.push_back(d);
+  const double n = ranks;
+  const double bus_factor =
+      kind == CollectiveKind::kAllReduce ? 2 * (n - 1) / n : (n - 1) / n;
+  nlohmann::json sizes = nlohmann::json::array();
+  std::string rows;
+  for (const realexec::NcclSizePoint& p : *points) {
+    auto c = cost::nccl_collective(topo, profile, kind, CollectiveAlgorithm::kRing, group, p.bytes);
+    if (!c.is_ok()) throw_status(c.status());
+    const double model = (*c)->chosen.seconds + f.group.launch_overhead_seconds;
+    const double err = model / p.seconds - 1;
+    sizes.push_back({{"bytes", p.bytes},
+                     {"measured_seconds", p.seconds},
+                     {"fitted_seconds", model},
+                     {"protocol", nccl_protocol_name((*c)->chosen.protocol)},
+                     {"error", err}});
+    rows += fmt::format("  {:>10}  {:>10}  {:>10}  {:>10}  {:>7}  {:+6.1f}%\n",
+                        format_bytes(p.bytes), format_seconds(p.seconds),
+                        format_bandwidth(p.bytes / p.seconds * bus_factor),
+                        format_bandwidth(p.bytes / model * bus_factor),
+                        nccl_protocol_name((*c)->chosen.protocol), 100 * err);
+  }
+  if (!a.out.empty()) {
+    const Status st = save_profile(profile, a.out);
+    if (!st.is_ok()) throw RuntimeFailure{"brigade: error: --out: " + st.message()};
+  }
+  if (a.json) {
+    nlohmann::json lines = nlohmann::json::array();
+    for (const realexec::NcclProtocolLine& l : f.fit.lines)
+      lines.push_back({{"protocol", nccl_protocol_name(l.protocol)},
+                       {"latency_seconds", l.latency_seconds},
+                       {"alg_bandwidth", l.alg_bandwidth_bytes_per_second},
+                       {"bus_bandwidth", l.bus_bandwidth_bytes_per_second},
+                       {"min_bytes", l.min_bytes},
+                       {"max_bytes", l.max_bytes},
+                       {"points", l.points}});
+    nlohmann::json j = {{"nccl_tests", a.nccl_tests},   {"preset", a.preset},
+                        {"device_model", f.device_model}, {"kind", kind_name},
+                        {"ranks", ranks},                 {"nccl_version", nccl_version_name(version)},
+                        {"lines", lines},                 {"r_squared", f.fit.r_squared},
+                        {"worst_miss", f.fit.worst_miss}, {"sizes", sizes},
+                        {"out", a.out.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.out)}};
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format("NCCL's ring protocols fitted to {}: {} on {} GPUs of one {} node ({}), "
+                           "NCCL {}'s structure\n",
+                           a.nccl_tests, kind_name, ranks, a.preset, f.device_model,
+                           nccl_version_name(version));
+  for (const realexec::NcclProtocolLine& l : f.fit.lines)
+    std::cout << fmt::format("  {:<7} latency {:>9}  busBw {:>10}  ({} .. {}, {} sizes)\n",
+                             nccl_protocol_name(l.protocol), format_seconds(l.latency_seconds),
+                             format_bandwidth(l.bus_bandwidth_bytes_per_second),
+                             format_bytes(l.min_bytes), format_bytes(l.max_bytes), l.points);
+  std::cout << fmt::format("  R² {:.3f}, worst miss {:+.1f}%\n\n", f.fit.r_squared,
+                           100 * f.fit.worst_miss);
+  std::cout << fmt::format("  {:>10}  {:>10}  {:>10}  {:>10}  {:>7}  {:>7}\n", "size",
+                           "time", "busBw", "fitted", "choice", "error")
+            << rows;
+  if (!a.out.empty())
+    std::cout << "\nProfile written to " << a.out
+              << " (--profile FILE, or a scenario's profile: key)\n";
+}
+
 const RegisterVerb kRegister("calibrate", 60, [](CLI::App& app) {
   auto args = std::make_shared<CalibrateArgs>();
   CLI::App* cmd = app.add_subcommand(
@@ -407,7 +518,29 @@ const RegisterVerb kRegister("calibrate", 60, [](CLI::App& app) {
       ->check(output_path_check());
   cmd->add_flag("--json", args->json, "print one JSON object instead of tables");
   cmd->add_flag("--quick", args->quick, "tiny sizes: a smoke test in seconds, not figures");
-  cmd->callback([args] { run_calibrate(*args); });
+  cmd->add_option("--nccl-tests", args->nccl_tests,
+                  "measure nothing: fit NCCL's ring protocols to this nccl-tests output (or "
+                  "size_bytes time_us algbw busbw rows) measured on one node of --preset")
+      ->check(input_path_check());
+  cmd->add_option("--preset", args->preset,
+                  "with --nccl-tests: the node it was measured on (dgx-a100, dgx-h100, ...)");
+  cmd->add_option("--kind", args->kind,
+                  "with --nccl-tests: allreduce (default), allgather or reducescatter");
+  cmd->add_option("--nccl-version", args->nccl_version,
+                  "with --nccl-tests: the NCCL release whose structure the fit keeps, 2.24 or "
+                  "2.29 (default 2.29)");
+  cmd->callback([args, cmd] {
+    args->backend_given = cmd->count("--backend") > 0;
+    if (!args->nccl_tests.empty()) {
+      run_calibrate_nccl_tests(*args);
+      return;
+    }
+    for (const char* flag : {"--preset", "--kind", "--nccl-version"})
+      if (cmd->count(flag) > 0)
+        throw_flag_error(flag, cmd->get_option(flag)->as<std::string>(),
+                         "it only with --nccl-tests");
+    run_calibrate(*args);
+  });
 });
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cmath>
 #include <chrono>
 #include <thread>
 #include <cstdio>
@@ -14,6 +15,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "core/profile.hpp"
 #include "realexec/executor.hpp"
@@ -136,6 +139,67 @@ TEST(CalibrateCommand, SigintWritesWhatWasMeasured) {
   ASSERT_TRUE(loaded.is_ok()) << loaded.message();
   EXPECT_EQ(loaded->machine_kind, "cpu");
   std::filesystem::remove_all(dir);
+}
+
+// --nccl-tests: no measurement, a fit of a published table. The H100 node's
+// AllReduce of tests/data/nccl_tests (vpbenchmarking, 64 KiB .. 8 GiB) on
+// dgx-h100: three protocol lines, every size within 10% (the fit's own
+// table of sizes), and a profile that `brigade collective --profile`
+// reads back with the fitted ring.
+TEST(CalibrateCommand, NcclTestsFitsAPublishedTable) {
+  const std::string table =
+      std::string(BRIGADE_SOURCE_DIR) + "/tests/data/nccl_tests/h100_8gpu_allreduce_vpbenchmarking.txt";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("brigade-calibrate-nccl-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string prof = (dir / "h100.yaml").string();
+  Outcome r = brigade("calibrate --nccl-tests " + table + " --preset dgx-h100 --json --out " + prof);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["device_model"], "NVIDIA H100-SXM5-80GB");
+  EXPECT_EQ(j["ranks"], 8);
+  EXPECT_EQ(j["kind"], "allreduce");
+  ASSERT_EQ(j["lines"].size(), 3u);
+  EXPECT_EQ(j["lines"][0]["protocol"], "ll");
+  EXPECT_EQ(j["lines"][2]["protocol"], "simple");
+  EXPECT_GT(j["r_squared"].get<double>(), 0.99);
+  ASSERT_EQ(j["sizes"].size(), 18u);
+  for (const auto& s : j["sizes"]) EXPECT_LT(std::fabs(s["error"].get<double>()), 0.10) << s;
+  // The written profile times 8 GiB as the fitted Simple line does.
+  Outcome c = brigade("collective allreduce --model nccl --preset dgx-h100 --devices 8 "
+                      "--algorithm ring --bytes 8GiB --json --profile " + prof);
+  ASSERT_EQ(c.code, 0) << c.err;
+  const double fitted = j["sizes"][17]["fitted_seconds"].get<double>();
+  EXPECT_NEAR(nlohmann::json::parse(c.out)["seconds"].get<double>(), fitted, fitted * 1e-9);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CalibrateCommand, NcclTestsBadInput) {
+  const std::string table =
+      std::string(BRIGADE_SOURCE_DIR) + "/tests/data/nccl_tests/a100_8gpu_allreduce_vtrain.txt";
+  Outcome r = brigade("calibrate --nccl-tests " + table);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "brigade: error: --nccl-tests: found '" + table +
+                       "'; expected it with --preset, the node the table was measured on "
+                       "(dgx-a100, dgx-h100, ...)\n");
+  r = brigade("calibrate --nccl-tests " + table + " --preset dgx-a100 --backend cpu");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "brigade: error: --backend: found 'cpu'; expected no measurement flag with "
+            "--nccl-tests (it fits a table, it runs nothing)\n");
+  r = brigade("calibrate --preset dgx-a100");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "brigade: error: --preset: found 'dgx-a100'; expected it only with --nccl-tests\n");
+  r = brigade("calibrate --nccl-tests " + table + " --preset dgx-a100 --devices 9");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "brigade: error: --nccl-tests " + table +
+                       ": found 9 ranks; expected 2 to 8, the GPUs of one dgx-a100 node the table "
+                       "was measured on\n");
+  r = brigade("calibrate --nccl-tests /nonexistent/t.txt --preset dgx-a100");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "/nonexistent/t.txt: error: found no readable file; expected nccl-tests' "
+                   "output to fit\n");
 }
 
 }  // namespace
