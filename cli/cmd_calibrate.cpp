@@ -424,7 +424,7 @@ void run_calibrate_nccl_tests(const CalibrateArgs& a) {
   if (!preset.is_ok()) throw_status(preset.status());
   const int node_gpus = preset->num_devices();
   const int ranks = a.devices.empty() ? node_gpus : parse_int_flag("--devices", a.devices, 2);
-  auto points = realexec::read_nccl_tests(a.nccl_tests);
+  auto points = read_nccl_tests(a.nccl_tests);
   if (!points.is_ok()) throw_status(points.status());
   auto fitted = realexec::fit_nccl_tests(a.preset, ranks, kind, version, *points);
   if (!fitted.is_ok())

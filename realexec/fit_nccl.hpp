@@ -15,16 +15,16 @@
 #include <vector>
 
 #include "core/nccl_table.hpp"
+#include "core/nccl_tests.hpp"
 #include "core/status.hpp"
 #include "core/topology.hpp"
 #include "costmodel/nccl_model.hpp"
 
 namespace brigade::realexec {
 
-struct NcclSizePoint {
-  double bytes = 0;    // M (nccl-tests "size")
-  double seconds = 0;  // measured, per call
-};
+// One measured size (core/nccl_tests.hpp, which also reads them from
+// nccl-tests' output).
+using brigade::NcclSizePoint;
 
 // One protocol's line over the sizes it ran.
 struct NcclProtocolLine {

@@ -12,6 +12,7 @@
 #include "core/profile.hpp"
 #include "core/scenario.hpp"
 #include "core/trace.hpp"
+#include "core/nccl_tests.hpp"
 #include "core/units.hpp"
 #include "costmodel/plan.hpp"
 #include "planner/lower.hpp"
@@ -222,6 +223,18 @@ void hf_config_one(std::string_view data) {
         "a latent-attention config read with a head width below 1");
   check(t.kv_heads == 0 || t.heads % t.kv_heads == 0,
         "a config read with key/value heads that do not divide the heads");
+}
+
+void nccl_tests_one(std::string_view data) {
+  constexpr const char* kTable = "nccl.txt";
+  Result<std::vector<NcclSizePoint>> p = parse_nccl_tests(std::string(data), kTable);
+  if (!p.is_ok()) return check_message(p.status(), kTable, data);
+  check(!p->empty(), "a table read with no size");
+  for (const NcclSizePoint& x : *p) {
+    check_finite(x.bytes, "nccl-tests size");
+    check_finite(x.seconds, "nccl-tests time");
+    check(x.bytes > 0 && x.seconds > 0, "a size or time read that is not positive");
+  }
 }
 
 void units_one(std::string_view data) {

@@ -28,6 +28,9 @@ void units_one(std::string_view data);
 // file), then the transformer it gives checked against the limits as a
 // scenario's would be.
 void hf_config_one(std::string_view data);
+// The nccl-tests output reader (parse_nccl_tests: calibrate --nccl-tests's
+// file).
+void nccl_tests_one(std::string_view data);
 
 // Aborts with `what` on stderr unless `ok`.
 void check(bool ok, std::string_view what, std::string_view detail = {});

@@ -20,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Input {
-  std::string target;  // scenario, profile, trace, units, hf_config
+  std::string target;  // scenario, profile, trace, units, hf_config, nccl_tests
   fs::path path;
 };
 
@@ -41,13 +41,14 @@ std::vector<Input> inputs() {
     else
       for (const auto& e : fs::directory_iterator(dir)) add(e);
   };
-  for (const char* t : {"scenario", "profile", "trace", "units", "hf_config"})
+  for (const char* t : {"scenario", "profile", "trace", "units", "hf_config", "nccl_tests"})
     add_dir(t, root / "tests/data/fuzz" / t, false, {});
   add_dir("scenario", root / "scenarios", true, {".yaml", ".yml", ".json"});
   add_dir("profile", root / "scenarios/profiles", false, {".yaml"});
   add_dir("units", root / "tests/fuzz/seeds/units", false, {});
   add_dir("trace", root / "tests/fuzz/seeds/trace", false, {});
   add_dir("hf_config", root / "scenarios/models", false, {".json"});
+  add_dir("nccl_tests", root / "tests/data/nccl_tests", false, {".txt"});
   std::sort(out.begin(), out.end(),
             [](const Input& a, const Input& b) { return a.path < b.path; });
   return out;
@@ -67,6 +68,7 @@ TEST_P(FuzzRegression, TheBodyKeepsItsPromises) {
   if (in.target == "trace") trace_one(data);
   if (in.target == "units") units_one(data);
   if (in.target == "hf_config") hf_config_one(data);
+  if (in.target == "nccl_tests") nccl_tests_one(data);
 }
 
 std::string test_name(const testing::TestParamInfo<Input>& info) {
@@ -81,7 +83,7 @@ INSTANTIATE_TEST_SUITE_P(Inputs, FuzzRegression, testing::ValuesIn(inputs()), te
 
 // The corpus must not be empty: a moved folder would make the test above vacuous.
 TEST(FuzzRegressionCorpus, EveryTargetHasInputs) {
-  for (const char* t : {"scenario", "profile", "trace", "units", "hf_config"}) {
+  for (const char* t : {"scenario", "profile", "trace", "units", "hf_config", "nccl_tests"}) {
     const auto all = inputs();
     EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const Input& i) { return i.target == t; }))
         << t;
