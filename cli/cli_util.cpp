@@ -230,4 +230,11 @@ sim::SimOptions sim_options_for(const Scenario& scenario, const std::string& net
   return options;
 }
 
+NcclVersion parse_nccl_version_flag(std::string_view flag, std::string_view text) {
+  std::vector<std::string> versions;
+  for (int i = 0; i < kNumNcclVersions; ++i)
+    versions.emplace_back(nccl_version_name(static_cast<NcclVersion>(i)));
+  return *parse_nccl_version(parse_choice_flag(flag, text, versions));
+}
+
 }  // namespace brigade::cli

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/verbs.hpp"
+#include "core/nccl_table.hpp"
 #include "core/scenario.hpp"
 #include "core/status.hpp"
 #include "core/units.hpp"
@@ -47,6 +48,10 @@ double parse_number_in_flag(std::string_view flag, std::string_view text, double
 // One of `choices`, else "found 'X'; expected one of a, b, c" (+ " (did you mean 'a'?)").
 std::string parse_choice_flag(std::string_view flag, std::string_view text,
                               const std::vector<std::string>& choices);
+
+// --nccl-version's value: "2.24" or "2.29" (NcclVersion), else
+// "found 'X'; expected one of 2.24, 2.29".
+NcclVersion parse_nccl_version_flag(std::string_view flag, std::string_view text);
 
 // Throws the CLI exception matching a failed Status: bad input and
 // unsupported plans exit 2, anything else (runtime, internal, cancelled) 1. A message that carries no

@@ -413,13 +413,9 @@ void run_calibrate_nccl_tests(const CalibrateArgs& a) {
   const std::string kind_name = parse_choice_flag(
       "--kind", a.kind.empty() ? "allreduce" : a.kind, {"allreduce", "allgather", "reducescatter"});
   const CollectiveKind kind = *parse_collective_kind(kind_name);
-  std::vector<std::string> versions;
-  for (int i = 0; i < kNumNcclVersions; ++i)
-    versions.emplace_back(nccl_version_name(static_cast<NcclVersion>(i)));
-  const NcclVersion version =
-      a.nccl_version.empty()
-          ? kDefaultNcclVersion
-          : *parse_nccl_version(parse_choice_flag("--nccl-version", a.nccl_version, versions));
+  const NcclVersion version = a.nccl_version.empty()
+                                  ? kDefaultNcclVersion
+                                  : parse_nccl_version_flag("--nccl-version", a.nccl_version);
   auto preset = make_preset(parse_choice_flag("--preset", a.preset, preset_names()), 1);
   if (!preset.is_ok()) throw_status(preset.status());
   const int node_gpus = preset->num_devices();

@@ -267,14 +267,10 @@ void run_on_preset(const CollectiveOptions& o, CollectiveKind kind, CollectiveMo
   const CollectiveAlgorithm algorithm = *parse_collective_algorithm(
       parse_choice_flag("--algorithm", alg_text, preset_algorithm_names(model)));
   // The NCCL release whose tuning model the preset's tables follow.
-  std::vector<std::string> versions;
-  for (int i = 0; i < kNumNcclVersions; ++i)
-    versions.emplace_back(nccl_version_name(static_cast<NcclVersion>(i)));
   const bool version_given = !o.nccl_version.empty();
-  const NcclVersion version =
-      version_given
-          ? *parse_nccl_version(parse_choice_flag("--nccl-version", o.nccl_version, versions))
-          : kDefaultNcclVersion;
+  const NcclVersion version = version_given
+                                  ? parse_nccl_version_flag("--nccl-version", o.nccl_version)
+                                  : kDefaultNcclVersion;
   HardwareProfile profile = HardwareProfile::defaults(version);
   if (!o.profile.empty()) {
     auto p = load_profile(o.profile);

@@ -16,12 +16,16 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.hpp"
+#include "markdown_test_util.hpp"
 
 namespace brigade {
 namespace {
 
 using testing::run_brigade;
 using testing::run_program;
+using testing::cells_of;
+using testing::format;
+using testing::lines_of;
 
 const std::string kSource = BRIGADE_SOURCE_DIR;
 const std::string kScript = kSource + "/scripts/fidelity";
@@ -29,35 +33,6 @@ const std::string kScript = kSource + "/scripts/fidelity";
 const std::string kRowA = kSource + "/scenarios/published/narayanan21_01_gpt_1.7b_32gpu.yaml";
 // NeMo 24.12 performance summary, Llama 2 7B on 8 H100: 16934 tokens/s per GPU.
 const std::string kRowB = kSource + "/scenarios/published/nemo2412_05_llama2_7b_8gpu.yaml";
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-// "| a | b |" -> {"a", "b"}
-std::vector<std::string> cells_of(const std::string& row) {
-  std::vector<std::string> out;
-  std::size_t at = row.find('|');
-  while (at != std::string::npos) {
-    const std::size_t next = row.find('|', at + 1);
-    if (next == std::string::npos) break;
-    std::string cell = row.substr(at + 1, next - at - 1);
-    cell.erase(0, cell.find_first_not_of(' '));
-    cell.erase(cell.find_last_not_of(' ') + 1);
-    out.push_back(cell);
-    at = next;
-  }
-  return out;
-}
-
-std::string format(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
 
 double step_seconds(const std::string& scenario) {
   const auto r = run_brigade({"cost", scenario, "--json"});

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_test_util.hpp"
+#include "markdown_test_util.hpp"
 
 namespace brigade {
 namespace {
@@ -24,34 +25,11 @@ namespace {
 namespace fs = std::filesystem;
 using testing::run_brigade;
 using testing::run_program;
+using testing::cells_of;
+using testing::format;
+using testing::lines_of;
 
 const std::string kScript = std::string(BRIGADE_SOURCE_DIR) + "/scripts/ranking";
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-// "| a | b |" -> {"a", "b"}
-std::vector<std::string> cells_of(const std::string& row) {
-  std::vector<std::string> out;
-  std::size_t at = row.find("| ");
-  while (at != std::string::npos) {
-    const std::size_t next = row.find(" |", at + 1);
-    if (next == std::string::npos) break;
-    out.push_back(row.substr(at + 2, next - at - 2));
-    at = row.find("| ", next + 1);
-  }
-  return out;
-}
-
-std::string format(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
 
 class RankingTest : public ::testing::Test {
  protected:
