@@ -446,6 +446,10 @@ void run_calibrate_nccl_tests(const CalibrateArgs& a) {
     if (!c.is_ok()) throw_status(c.status());
     const double model = (*c)->chosen.seconds + f.group.launch_overhead_seconds;
     const double err = model / p.seconds - 1;
+    // The measured points go into the profile as calibrate's own would, so
+    // the app's calibration view plots them against the fitted table.
+    profile.calibration.collectives.push_back(
+        {.kind = kind, .ranks = ranks, .bytes = p.bytes, .seconds = p.seconds, .model_seconds = model});
     sizes.push_back({{"bytes", p.bytes},
                      {"measured_seconds", p.seconds},
                      {"fitted_seconds", model},

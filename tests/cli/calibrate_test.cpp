@@ -166,6 +166,16 @@ TEST(CalibrateCommand, NcclTestsFitsAPublishedTable) {
   EXPECT_GT(j["r_squared"].get<double>(), 0.99);
   ASSERT_EQ(j["sizes"].size(), 18u);
   for (const auto& s : j["sizes"]) EXPECT_LT(std::fabs(s["error"].get<double>()), 0.10) << s;
+  // The measured sizes go into the profile as calibration samples (the app's
+  // calibration view plots them), each with the fitted table's time.
+  auto written = brigade::load_profile(prof);
+  ASSERT_TRUE(written.is_ok()) << written.message();
+  ASSERT_EQ(written->calibration.collectives.size(), 18u);
+  EXPECT_EQ(written->calibration.collectives[0].ranks, 8);
+  EXPECT_EQ(written->calibration.collectives[0].bytes, 65536);
+  EXPECT_NEAR(written->calibration.collectives[0].seconds, 33.62e-6, 1e-12);
+  EXPECT_NEAR(written->calibration.collectives[17].model_seconds,
+              j["sizes"][17]["fitted_seconds"].get<double>(), 1e-12);
   // The written profile times 8 GiB as the fitted Simple line does.
   Outcome c = brigade("collective allreduce --model nccl --preset dgx-h100 --devices 8 "
                       "--algorithm ring --bytes 8GiB --json --profile " + prof);
