@@ -9,7 +9,8 @@
 // reduction and the root, then the out-of-place time (us), algBw, busBw,
 // #wrong, and the same for in-place. The out-of-place time is read. Lines
 // starting with '#' and lines that do not start with a number (nccl-tests'
-// banner, "Avg bus bandwidth", "Out of bounds values") are skipped.
+// banner, "Avg bus bandwidth", "Out of bounds values") are skipped, and so
+// are rows of size 0 (nccl-tests run from -b 0 print one).
 #pragma once
 
 #include <string>

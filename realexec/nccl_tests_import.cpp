@@ -23,6 +23,11 @@ Result<NcclTestsFit> fit_nccl_tests(const std::string& preset, int ranks, Collec
         "found preset '{}', whose devices have no NCCL table; expected a GPU preset "
         "(dgx-a100, dgx-h100, dgx-h200, pcie-4gpu, h200x1)",
         preset));
+  if (gpus < 2)
+    return Status::error(fmt::format(
+        "found preset '{}', one GPU a node; expected a node of two GPUs or more (an nccl-tests "
+        "table is measured between GPUs)",
+        preset));
   if (ranks < 2 || ranks > gpus)
     return Status::error(fmt::format(
         "found {} ranks; expected 2 to {}, the GPUs of one {} node the table was measured on",

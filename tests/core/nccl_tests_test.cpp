@@ -48,6 +48,12 @@ TEST(NcclTestsImport, ReadsTheOtherLayouts) {
                               "old.txt");
   ASSERT_TRUE(old.is_ok()) << old.message();
   EXPECT_DOUBLE_EQ(old->at(0).seconds, 55.0e-6);
+  auto zero = parse_nccl_tests("  0  0  float  sum  -1  30.1  0.00  0.00  0  29.9  0.00  0.00  0\n"
+                               "  8  2  float  sum  -1  31.5  0.00  0.00  0  31.0  0.00  0.00  0\n",
+                               "zero.txt");
+  ASSERT_TRUE(zero.is_ok()) << zero.message();
+  ASSERT_EQ(zero->size(), 1u);  // the size-0 row carries no bytes: skipped
+  EXPECT_EQ(zero->at(0).bytes, 8);
   auto four = parse_nccl_tests("# size_bytes time_us algbw_GBps busbw_GBps\n1048576 92.79 11.30 19.78\n",
                                "four.txt");
   ASSERT_TRUE(four.is_ok()) << four.message();

@@ -58,6 +58,11 @@ TEST(NcclTestsImport, RefusesWhatItCannotFit) {
   EXPECT_EQ(cpu.message().rfind("found preset 'cpu-host', whose devices have no NCCL table", 0),
             0u)
       << cpu.message();
+  auto one = fit_nccl_tests("h200x1", 1, CollectiveKind::kAllReduce, NcclVersion::k2_29, pts);
+  ASSERT_FALSE(one.is_ok());
+  EXPECT_EQ(one.message(),
+            "found preset 'h200x1', one GPU a node; expected a node of two GPUs or more (an "
+            "nccl-tests table is measured between GPUs)");
   auto many = fit_nccl_tests("dgx-a100", 9, CollectiveKind::kAllReduce, NcclVersion::k2_29, pts);
   ASSERT_FALSE(many.is_ok());
   EXPECT_EQ(many.message(),
