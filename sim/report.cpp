@@ -66,6 +66,36 @@ std::string stream_label(const Program& p, const Topology& topo, StreamId s) {
 
 }  // namespace
 
+namespace {
+
+// The kernels the busiest device runs in the step: what its host must
+// issue. A fused task counts the kernels it stands for (Task::batch of a
+// fixed or memory-bound task); a GEMM (batched or not) and a FlashAttention
+// task are one launch each; transfers and collectives are not counted.
+struct KernelLoad {
+  int device = -1;
+  std::int64_t kernels = 0;
+  double busy_seconds = 0;
+};
+
+KernelLoad busiest_kernel_load(const SimResult& r, const Program& p) {
+  KernelLoad out;
+  for (const DeviceStats& d : r.devices)
+    if (out.device < 0 || d.busy_seconds > out.busy_seconds) {
+      out.device = d.id;
+      out.busy_seconds = d.busy_seconds;
+    }
+  if (out.device < 0) return out;
+  for (const Task& t : p.tasks())
+    if (t.kind == TaskKind::kCompute && t.device == out.device)
+      out.kernels += t.compute == ComputeKind::kGemm || is_flash_attention(t.kernel)
+                         ? 1
+                         : std::max<std::int64_t>(1, t.batch);
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json simulation_json(const SimResult& r, const Program& p, const Topology& topo) {
   using nlohmann::json;
   json j;
@@ -147,6 +177,12 @@ nlohmann::json simulation_json(const SimResult& r, const Program& p, const Topol
   }
   cp["segments"] = segs;
   j["critical_path"] = cp;
+  const KernelLoad load = busiest_kernel_load(r, p);
+  if (load.kernels > 0)
+    j["kernels_per_step"] = {
+        {"device", load.device},
+        {"kernels", load.kernels},
+        {"mean_kernel_seconds", load.busy_seconds / static_cast<double>(load.kernels)}};
   return j;
 }
 
@@ -213,6 +249,12 @@ std::string simulation_text(const SimResult& r, const Program& p, const Topology
     line(fmt::format("  {:<24} {:>6} tasks  {} {}", stream_label(p, topo, s.stream), s.tasks, when, names));
   }
   if (segs.size() > kMaxSegs) line(fmt::format("  ... {} more segments", segs.size() - kMaxSegs));
+  if (const KernelLoad load = busiest_kernel_load(r, p); load.kernels > 0)
+    line(fmt::format("kernels a step: {} on {} (the busiest), {} each on average; its host "
+                     "issues every one, and a framework that takes longer than that per operation "
+                     "sets the pace instead (not modelled)",
+                     load.kernels, topo.device(load.device).name,
+                     format_seconds(load.busy_seconds / static_cast<double>(load.kernels))));
 
   std::vector<size_t> order;
   for (size_t i = 0; i < r.links.size(); ++i)

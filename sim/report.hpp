@@ -24,13 +24,18 @@ namespace brigade::sim {
 //             "largest_buffers": [{"name", "bytes"}]}],
 //    "critical_path": {"tasks", "seconds_by_kind": {...}, "segments": [{"device", "stream",
 //                      "tasks", "start_seconds", "end_seconds", "first", "last"}]}}
+//    "kernels_per_step": {"device", "kernels", "mean_kernel_seconds"} (the busiest
+//                        device: its compute kernels, a fused task counted as the
+//                        kernels it stands for, and its busy time over them; absent
+//                        when it runs none),
 //    and "runs" where more than 1 (SimResult::runs: the checked shortcut).
 nlohmann::json simulation_json(const SimResult& result, const Program& program,
                                const Topology& topology);
 
 // Human-readable report: step time; per device busy / comm / exposed comm /
 // idle and memory peak; the critical path summarised by runs of tasks on one
-// stream; the links ranked by utilisation (occupancy beside it); OOM events
+// stream; the busiest device's kernels a step and their mean time (what its
+// host must issue); the links ranked by utilisation (occupancy beside it); OOM events
 // with what was live by category, then the largest buffers.
 std::string simulation_text(const SimResult& result, const Program& program,
                             const Topology& topology);

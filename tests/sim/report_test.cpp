@@ -55,6 +55,34 @@ TEST(Report, JsonHasTheFieldsTheCliPromises) {
   EXPECT_EQ(j["critical_path"]["tasks"], 3);
 }
 
+// The busiest device's kernels: a fused task counts the kernels it stands
+// for (batch 5 here), a batched GEMM one launch, transfers none. gpu0 runs
+// a GEMM (1) and a fused memory-bound task of 5 kernels: 6, its busy time
+// over 6 on average; gpu1 one GEMM.
+TEST(Report, KernelsAStepCountFusedTasksAsTheirKernels) {
+  const Topology t = star(2, 100e9, 2e-6, LinkClass::kNvlink, 1e9);
+  ProgramBuilder b("fused", 2);
+  const StreamId c0 = b.stream(0, "compute");
+  const StreamId c1 = b.stream(1, "compute");
+  b.add_gemm(c0, 2048, 2048, 2048, DType::kBF16, "mm", Phase::kForward, 4);
+  const TaskId f = b.add_memory_bound(c0, 1e9, DType::kBF16, "fused norms");
+  b.task(f).batch = 5;
+  b.add_transfer(c0, 1, 1e6, "send");
+  b.add_gemm(c1, 256, 256, 256, DType::kBF16, "small");
+  const Program p = build(std::move(b));
+  const SimResult r = run(p, t, plain_profile());
+  ASSERT_GT(r.devices[0].busy_seconds, r.devices[1].busy_seconds);
+  const nlohmann::json j = simulation_json(r, p, t);
+  EXPECT_EQ(j["kernels_per_step"]["device"], 0);
+  EXPECT_EQ(j["kernels_per_step"]["kernels"], 6);
+  EXPECT_DOUBLE_EQ(j["kernels_per_step"]["mean_kernel_seconds"].get<double>(),
+                   r.devices[0].busy_seconds / 6);
+  EXPECT_NE(simulation_text(r, p, t)
+                .find("kernels a step: 6 on gpu0 (the busiest), " +
+                      format_seconds(r.devices[0].busy_seconds / 6) + " each on average"),
+            std::string::npos);
+}
+
 TEST(Report, TextNamesStepDevicesPathLinksAndOom) {
   const Topology t = star(2, 100e9, 2e-6, LinkClass::kNvlink, 1e9);
   const Program p = tiny(2e9);
