@@ -436,9 +436,7 @@ void run_calibrate_nccl_tests(const CalibrateArgs& a) {
   const Topology& topo = *preset;
   std::vector<int> group;
   for (int d = 0; d < ranks; ++d) group.push_back(d);
-  const double n = ranks;
-  const double bus_factor =
-      kind == CollectiveKind::kAllReduce ? 2 * (n - 1) / n : (n - 1) / n;
+  const double bus_factor = cost::bus_bandwidth_factor(kind, ranks);
   nlohmann::json sizes = nlohmann::json::array();
   std::string rows;
   for (const realexec::NcclSizePoint& p : *points) {
