@@ -183,6 +183,7 @@ void BM_SimCandidate(benchmark::State& state) {
     sim::SimOptions so;
     so.network = s.simulation.network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
     so.speed = s.simulation.speed;
+    so.host_op_seconds = s.simulation.host_op_seconds;
     so.runtime = s.runtime;
     so.record_task_times = false;
     so.ring_max_steps = static_cast<std::int32_t>(state.range(1));

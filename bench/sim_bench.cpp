@@ -214,6 +214,7 @@ void BM_Scenario(benchmark::State& state) {
   SimOptions o;
   o.network = scenario->simulation.network == "ideal" ? NetworkModel::kIdeal : NetworkModel::kFlow;
   o.speed = scenario->simulation.speed;
+  o.host_op_seconds = scenario->simulation.host_op_seconds;
   o.exact = c.exact;
   o.ring_max_steps = c.ring_max_steps;
   using Clock = std::chrono::steady_clock;

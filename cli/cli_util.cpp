@@ -226,6 +226,7 @@ sim::SimOptions sim_options_for(const Scenario& scenario, const std::string& net
                            : parse_choice_flag("--network", network_flag, {"flow", "ideal"});
   options.network = network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
   options.speed = scenario.simulation.speed;
+  options.host_op_seconds = scenario.simulation.host_op_seconds;
   options.runtime = scenario.runtime;  // the simulator honours what the planner did not see
   return options;
 }

@@ -47,6 +47,17 @@ struct DeviceProfile {
   std::array<EfficiencyCurve, kNumDTypes> gemm{};  // GEMM efficiency by dtype vs FLOP
   double memory_efficiency = 0.8;             // streaming kernels' fraction of peak bandwidth
   double launch_overhead_seconds = 0;         // per kernel
+  // The host's time to issue one operation (a kernel, a collective call, a
+  // send): the framework's dispatch on the CPU (Python, PyTorch's dispatcher
+  // and autograd, hooks) and the driver's launch. 0: the host is never the
+  // bottleneck (every judge's assumption before it). With h > 0 each
+  // device's host issues its operations one after another, h apart, in
+  // the Program's order, and never waits for the device: a task starts no
+  // earlier than its issue (the simulator), a pipeline stage's micro-batch
+  // takes no less than its operations times h (the closed form). No preset
+  // sets it: it is a property of the framework on its host, measured there
+  // (docs/costmodel.md, "The host's time per operation").
+  double host_op_seconds = 0;
   // While a collective or transfer of this device is in flight, its compute
   // kernels run this much slower (0.1 = 10% slower): SMs taken by NCCL kernels
   // and memory-bandwidth contention. 0 = no interference.
@@ -266,6 +277,14 @@ struct HardwareProfile {
   // (none, or a table of another version: nullopt with `mixed` set).
   std::optional<NcclVersion> nccl_version(bool* mixed = nullptr) const;
 };
+
+// A device's host time per operation (DeviceProfile::host_op_seconds):
+// `override` where set (a scenario's simulation.host_op_time), else its
+// profile entry's.
+inline double host_op_seconds(const HardwareProfile& p, const Device& d,
+                              std::optional<double> override) {
+  return override ? *override : p.for_device(d).host_op_seconds;
+}
 
 // FLOPs of (m x k) times (k x n), `batch` times: 2mnk per product (one
 // multiply and one add per inner-product term).

@@ -180,7 +180,7 @@ Result<std::vector<FlashAttentionRates>> read_flash_attention(const Cursor& c) {
 Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   BRIGADE_RETURN_IF_ERROR(c.expect_map("a device profile {model, memory_efficiency, ...}"));
   BRIGADE_RETURN_IF_ERROR(c.check_keys(
-      {"model", "peak_flops", "memory_bandwidth", "memory_efficiency", "launch_overhead",
+      {"model", "peak_flops", "memory_bandwidth", "memory_efficiency", "launch_overhead", "host_op_time",
        "gemm_half_time", "gemm_cold_operand_bandwidth", "gemm_cold_output_bandwidth",
        "collective_overhead", "comm_compute_slowdown", "comm_compute_share", "gemm", "nccl",
        "attention_forward_efficiency", "attention_backward_efficiency", "flash_attention"}));
@@ -231,6 +231,9 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   BRIGADE_ASSIGN_OR_RETURN(p->launch_overhead_seconds,
                            c.get_quantity("launch_overhead", p->launch_overhead_seconds,
                                           Dimension::kSeconds, Bound::kNonNegative));
+  BRIGADE_ASSIGN_OR_RETURN(p->host_op_seconds,
+                           c.get_quantity("host_op_time", p->host_op_seconds, Dimension::kSeconds,
+                                          Bound::kNonNegative));
   BRIGADE_ASSIGN_OR_RETURN(p->collective_overhead_seconds,
                            c.get_quantity("collective_overhead", p->collective_overhead_seconds,
                                           Dimension::kSeconds, Bound::kNonNegative));
@@ -571,6 +574,7 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
                        d.gemm_cold_output_bandwidth_bytes_per_second);
       out << YAML::Key << "launch_overhead" << YAML::Value;
       emit_double(out, d.launch_overhead_seconds);
+      emit_if_positive(out, "host_op_time", d.host_op_seconds);
       out << YAML::Key << "collective_overhead" << YAML::Value;
       emit_double(out, d.collective_overhead_seconds);
       out << YAML::Key << "comm_compute_slowdown" << YAML::Value;

@@ -882,8 +882,13 @@ class ScenarioReader {
   }
 
   Status read_simulation(const Cursor& c) {
-    BRIGADE_RETURN_IF_ERROR(c.expect_map("simulation options {network, speed}"));
-    BRIGADE_RETURN_IF_ERROR(c.check_keys({"network", "speed"}));
+    BRIGADE_RETURN_IF_ERROR(c.expect_map("simulation options {network, speed, host_op_time}"));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"network", "speed", "host_op_time"}));
+    if (c.has("host_op_time")) {
+      BRIGADE_ASSIGN_OR_RETURN(
+          s_->simulation.host_op_seconds,
+          c.get("host_op_time").as_quantity(Dimension::kSeconds, Bound::kNonNegative));
+    }
     BRIGADE_ASSIGN_OR_RETURN(
         s_->simulation.network,
         c.get_enum<std::string>("network", "flow", {{"flow", "flow"}, {"ideal", "ideal"}}));

@@ -302,6 +302,10 @@ struct MeshSpec {
 struct SimulationSpec {
   std::string network = "flow";             // flow | ideal
   std::map<int, double> speed;              // device -> speed factor (0.5 = half speed)
+  // simulation.host_op_time: every device's host time per operation
+  // (DeviceProfile::host_op_seconds), in place of the profile's. Every
+  // judge sees it; unset: the profile's.
+  std::optional<double> host_op_seconds;
 };
 
 struct Scenario {

@@ -322,6 +322,23 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
                    "equal time; stages of unequal time (the embedding, the logits) shift the "
                    "simulated fill and drain: step within 0.1%",
                    0.001, 0, 0, false});
+  // The host lane (DeviceProfile::host_op_seconds): a stage's micro-batch
+  // at the longer of its device's and its host's time against the kernels
+  // issued one by one; measured on small GPTs over h = 2-40 us (a kernel of
+  // 4-30 us): within 0.7% without a pipeline, 6.1% with one (where stages
+  // change between device- and host-bound, the pipeline's fill and drain).
+  if (transformer && detail::slowest_host_op_seconds(sc) > 0)
+    out.push_back({st.pipeline > 1
+                       ? "host: the closed form takes a stage's micro-batch at the longer of its "
+                         "device's and its host's time (operations x host_op_time) and the fill and "
+                         "drain at the devices' pace; the simulator issues every kernel after the "
+                         "one before and a pipeline's hosts ahead of their data: equal where the "
+                         "device or the host sets the pace throughout, step within 8% between"
+                       : "host: the closed form takes a micro-batch at the longer of its device's and "
+                         "its host's time (operations x host_op_time); the simulator issues every "
+                         "kernel after the one before, the two interleaved: equal where either sets "
+                         "the pace throughout, step within 1% between",
+                   st.pipeline > 1 ? 0.08 : 0.01, 0, 0, false});
   const int replicas = st.data * st.context;  // the gradient group: data x context
   if (transformer && training && replicas > 1 && st.zero == 3)
     out.push_back(

@@ -237,6 +237,7 @@ class SpmdJudge {
       for (int d : group) {
         start = std::max(start, free[static_cast<size_t>(d)]);
         if (!after.empty()) start = std::max(start, after[static_cast<size_t>(d)]);
+        start = std::max(start, issue(d));
       }
       auto s = plan_collective(sc_, kind, group, bytes);
       if (!s.is_ok()) return s.status();
@@ -249,6 +250,13 @@ class SpmdJudge {
       }
     }
     return ends;
+  }
+
+  // The host lane (DeviceProfile::host_op_seconds): device d's next
+  // operation is issued h after its last; 0 without one.
+  double issue(int d) {
+    if (!(host_op_ > 0)) return 0;
+    return host_[static_cast<size_t>(d)] += host_op_;
   }
 
   Ends op_ends(int op) const {
@@ -267,7 +275,8 @@ class SpmdJudge {
   std::vector<PartitionSpec> requested_;
   int R_ = 1;
   bool dp_streams_ = false;
-  Ends compute_free_, dp_free_;
+  double host_op_ = 0;
+  Ends compute_free_, dp_free_, host_;
   std::vector<Sharded> cur_;
   std::vector<PartitionSpec> home_;
   std::vector<int> last_producer_;   // per tensor: the op that made it
@@ -338,6 +347,8 @@ Result<PlanEstimate> SpmdJudge::run(PlanEstimate e) {
   dp_streams_ = c_.training && g_.has_backward && R_ > 1;
   compute_free_.assign(static_cast<size_t>(R_), 0.0);
   dp_free_.assign(static_cast<size_t>(R_), 0.0);
+  host_op_ = slowest_host_op_seconds(sc_);
+  host_.assign(static_cast<size_t>(R_), 0.0);
   logs_.assign(static_cast<size_t>(R_), DeviceLog{});
   comm_.assign(static_cast<size_t>(R_), {});
   cur_.assign(nt, {});
@@ -434,7 +445,7 @@ Result<PlanEstimate> SpmdJudge::run(PlanEstimate e) {
     hardware_flops += cost.flops * R_;
     end_[i].assign(static_cast<size_t>(R_), 0.0);
     for (int d = 0; d < R_; ++d) {
-      double start = compute_free_[static_cast<size_t>(d)];
+      double start = std::max(compute_free_[static_cast<size_t>(d)], issue(d));
       for (const Ends* w : waits) start = std::max(start, (*w)[static_cast<size_t>(d)]);
       const double dur = op_seconds(sc_, g_, op, cost, d);
       DeviceLog& log = logs_[static_cast<size_t>(d)];
@@ -521,6 +532,10 @@ Result<PlanEstimate> judge_manual(const Scenario& sc, const OpGraphSetup& c, Pla
   const size_t nops = g.ops.size(), nt = g.tensors.size();
   std::vector<DeviceLog> logs(static_cast<size_t>(used));
   std::vector<double> compute_free(static_cast<size_t>(used), 0.0), xfer_free(static_cast<size_t>(used), 0.0);
+  // The host lane (DeviceProfile::host_op_seconds), as SpmdJudge::issue.
+  const double host_op = slowest_host_op_seconds(sc);
+  std::vector<double> host(static_cast<size_t>(used), 0.0);
+  auto issue = [&](int d) { return host_op > 0 ? host[static_cast<size_t>(d)] += host_op : 0.0; };
   auto bytes_of = [&](int t) {
     return elements_of(g.tensors[static_cast<size_t>(t)].shape) * dtype_bytes(g.tensors[static_cast<size_t>(t)].dtype);
   };
@@ -564,7 +579,7 @@ Result<PlanEstimate> judge_manual(const Scenario& sc, const OpGraphSetup& c, Pla
     if (from == to) return -1;
     auto it = copy.find({t, to});
     if (it != copy.end()) return it->second;
-    double start = xfer_free[static_cast<size_t>(from)];
+    double start = std::max(xfer_free[static_cast<size_t>(from)], issue(from));
     if (produced_by[static_cast<size_t>(t)] >= 0)
       start = std::max(start, tasks[static_cast<size_t>(produced_by[static_cast<size_t>(t)])].end);
     const Route& route = sc.topology.route(from, to);
@@ -599,6 +614,7 @@ Result<PlanEstimate> judge_manual(const Scenario& sc, const OpGraphSetup& c, Pla
       const bool pgrad = is_param_grad(g, t) || g.tensors[static_cast<size_t>(t)].parameter;
       if (!pgrad && !buffers.count({t, d})) allocs.push_back({t, bytes_of(t)});
     }
+    ready = std::max(ready, issue(d));  // after its inputs' sends were issued
     const OpCost cost = op_cost(g, op, shapes, c.traffic_per_param);
     hardware_flops += cost.flops;
     const double dur = op_seconds(sc, g, op, cost, d);

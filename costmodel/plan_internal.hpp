@@ -15,6 +15,13 @@
 
 namespace brigade::cost::detail {
 
+// The host time per operation (DeviceProfile::host_op_seconds) the closed
+// form charges every device, in the op-graph judge's lanes and the
+// transformer's stages alike: the scenario's simulation.host_op_time where
+// set, else the largest of the profile's entries (a cluster's hosts are
+// alike; a mixed one is judged at its slowest host).
+double slowest_host_op_seconds(const Scenario& sc);
+
 // "FILE:LINE:COL: error: MESSAGE" at `key` (Scenario::where's position).
 Status bad_at(const Scenario& sc, const std::string& key, const std::string& message,
               ErrorKind kind = ErrorKind::kBadInput);

@@ -93,4 +93,11 @@ double slowest_speed(const Scenario& sc, const std::vector<int>& devices) {
   return s;
 }
 
+double slowest_host_op_seconds(const Scenario& sc) {
+  if (sc.simulation.host_op_seconds) return *sc.simulation.host_op_seconds;
+  double h = 0;
+  for (const DeviceProfile& d : sc.profile.devices) h = std::max(h, d.host_op_seconds);
+  return h;
+}
+
 }  // namespace brigade::cost::detail

@@ -5,6 +5,8 @@
 // library's interface.
 #pragma once
 
+#include <algorithm>
+
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -146,9 +148,16 @@ struct StageTimes {
   // it: they run on their own stream beside its next step (the planner's
   // `pp`), so only the pipeline's fill and drain wait for them; DeepSpeed's
   // block the stage (pp_blocking).
-  double per_micro_batch() const {
+  // The operations its host issues per micro-batch (kernels, collectives,
+  // sends) and their time at the stage's host time per operation
+  // (DeviceProfile::host_op_seconds; 0 without one): the host runs ahead of
+  // the device within a micro-batch, so the stage takes the longer of the
+  // two (docs/costmodel.md, "The host's time per operation").
+  double fwd_ops = 0, bwd_ops = 0, host = 0;
+  double device_per_micro_batch() const {
     return fwd_kernels + bwd_kernels + tp_fwd + tp_bwd + zero_exposed + pp_blocking;
   }
+  double per_micro_batch() const { return std::max(device_per_micro_batch(), host); }
 };
 
 // The plan's degrees and batch as estimate_transformer reads them (check_plan has run).
@@ -169,6 +178,7 @@ struct StageFigures {
   std::span<const double> per_step_extra;  // gradient sync, parameter gathers, optimizer
   std::span<const double> opt_seconds;     // the optimizer step
   std::span<const StageLayout> layouts;
+  double host_op = 0;  // the hosts' time per operation (slowest_host_op_seconds)
 };
 
 // The step (Narayanan et al. 2021 §2.2, the schedule's bubble), the busiest

@@ -373,6 +373,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     return p2p_seconds(pp_bytes, AlphaBeta{route_alpha_seconds(route, prof),
                                            route_bandwidth_bytes_per_second(route, topo, prof)});
   };
+  const double host_op = slowest_host_op_seconds(sc);
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
     if (param_gather_ahead && i > 0) pg_arrival += pg_forward + forward_send(i - 1, i);
@@ -569,8 +570,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // (`slots`: the template figures' kinds of kernel; the tallies serve the
     // communication lists alone).
     auto run = [&](const std::vector<Kernel>& ks, const std::vector<int>& slots,
-                   const std::vector<double>& xs, double n, double& compute, double& collectives) {
+                   const std::vector<double>& xs, double n, double& compute, double& collectives,
+                   double& ops) {
       const size_t count_of = ks.size();
+      ops += n * static_cast<double>(count_of);  // each kernel and collective, issued once
       const double* const x_of = xs.data();
       const int* const slot_of = slots.data();
       for (size_t j = 0; j < count_of; ++j) {
@@ -592,6 +595,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           compute += n * blocks;
           collectives += n * (x - blocks);
           const double hops = k.ring_steps - 1;
+          ops += n * (k.ring_steps + hops - 1);  // its blocks and hops, not one kernel
           T.cp_calls += n * hops, T.cp_bytes += n * hops * k.ring_bytes;
           T.cp_seconds += n * hops * hop_seconds(k.ring_bytes), T.cp_exposed += n * (x - blocks);
         }
@@ -624,6 +628,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                            previous_prices == stage_prices;
     if (same_sums) {
       T.fwd_kernels = previous.times.fwd_kernels, T.bwd_kernels = previous.times.bwd_kernels;
+      T.fwd_ops = previous.times.fwd_ops, T.bwd_ops = previous.times.bwd_ops;
       T.tp_fwd = previous.times.tp_fwd, T.tp_bwd = previous.times.tp_bwd;
       T.cp_calls = previous.times.cp_calls, T.cp_bytes = previous.times.cp_bytes;
       T.cp_seconds = previous.times.cp_seconds, T.cp_exposed = previous.times.cp_exposed;
@@ -646,10 +651,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         time_list(tpl->backward, f.backward_slot, at, lt.backward, known);
       }
       compute_ready[slot] = true;
-      run(tpl->forward, f.forward_slot, lt.forward, n, T.fwd_kernels, T.tp_fwd);
+      run(tpl->forward, f.forward_slot, lt.forward, n, T.fwd_kernels, T.tp_fwd, T.fwd_ops);
       if (training) {
-        run(tpl->recompute, f.recompute_slot, lt.recompute, n, T.bwd_kernels, T.tp_bwd);
-        run(tpl->backward, f.backward_slot, lt.backward, n, T.bwd_kernels, T.tp_bwd);
+        run(tpl->recompute, f.recompute_slot, lt.recompute, n, T.bwd_kernels, T.tp_bwd, T.bwd_ops);
+        run(tpl->backward, f.backward_slot, lt.backward, n, T.bwd_kernels, T.tp_bwd, T.bwd_ops);
       }
     }
     if (!same_sums) ++times_written;
@@ -677,6 +682,15 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       T.pp_blocking = deepspeed_sends(i, T.ds_gather, ledger);
     } else {
       T.pp = pipeline_sends(i, ledger);
+    }
+
+    // The host's issue per micro-batch (DeviceProfile::host_op_seconds): the
+    // stage's kernels and collectives and its pipeline sends (one each way
+    // per chunk, none before the first stage or past the last), at the
+    // slowest host's time per operation.
+    if (host_op > 0) {
+      const double sends = p > 1 ? 2.0 * v - (i == 0 ? 1 : 0) - (i == p - 1 ? 1 : 0) : 0;
+      T.host = (T.fwd_ops + T.bwd_ops + (training ? sends : sends / 2)) * host_op;
     }
 
     // Parameters this device keeps (one tensor-parallel rank of the stage).
@@ -936,8 +950,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // The step, the busiest stage's report and memory per device from the stages'
   // figures (plan_transformer_step.cpp).
   const TransformerDegrees degrees{t, p, cp, v, dg, n_devices, m, layers_per_chunk, training};
-  const StageFigures figures{stages, stage_params, stage_fp8_weights, per_step_extra, opt_seconds,
-                             layouts};
+  const StageFigures figures{stages,      stage_params, stage_fp8_weights, per_step_extra,
+                             opt_seconds, layouts,      host_op};
   pipeline_step(st, degrees, rm, figures, ledgers, full, ledgers_on, e);
   BRIGADE_RETURN_IF_ERROR(
       transformer_memory(topo, st, degrees, rm, templates, per, e_bytes, figures, full, e));

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/units.hpp"
 #include "costmodel/memory.hpp"
 
 namespace brigade::cost::detail {
@@ -41,18 +42,28 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
   // for uniform stages: a bubble of (p-1)/m (GPipe, 1F1B) or (p-1)/(v m) (interleaved)
   // of the ideal time. Per-step work (gradient sync, parameter gathers, the optimizer)
   // follows; the step ends when the slowest stage's has.
+  //
+  // With a host time per operation (figures.host_op), T_i is the longer of
+  // the stage's device time D_i and its host's; every host issues from the
+  // step's start and never waits, so the fill and drain (the others once)
+  // run at the devices' pace, (sum D_i - D_slowest) / v; where the device
+  // sets the pace the step also waits for the host's first issue.
   const double md = static_cast<double>(m);
-  double t_max = 0, t_sum = 0, extra_max = 0, chain = 0;
+  double t_max = 0, d_sum = 0, extra_max = 0, chain = 0;
+  size_t slowest = 0;
   for (size_t i = 0; i < stages.size(); ++i) {
-    t_sum += stages[i].per_micro_batch();
-    t_max = std::max(t_max, stages[i].per_micro_batch());
+    d_sum += stages[i].device_per_micro_batch();
+    if (stages[i].per_micro_batch() > t_max) t_max = stages[i].per_micro_batch(), slowest = i;
     extra_max = std::max(extra_max, per_step_extra[i]);
     chain += stages[i].pp;
   }
-  e.step_seconds = md * t_max + (t_sum - t_max) / v + chain / v + extra_max;
+  const double d_slowest = stages.empty() ? 0 : stages[slowest].device_per_micro_batch();
+  const double first_issue = figures.host_op > 0 && d_slowest >= t_max ? figures.host_op : 0;
+  e.step_seconds = md * t_max + (d_sum - d_slowest) / v + chain / v + extra_max + first_issue;
   {
-    // The same schedule with kernels alone: T_i >= K_i gives t_max >= K_max
-    // and t_sum - t_max >= K_sum - K_max, so this is a floor under the step.
+    // The same schedule with kernels alone: T_i >= D_i >= K_i gives t_max >=
+    // K_max and d_sum - d_slowest >= K_sum - K_max, so this is a floor under
+    // the step.
     double k_max = 0, k_sum = 0;
     for (const StageTimes& s : stages) {
       k_sum += s.fwd_kernels + s.bwd_kernels;
@@ -96,6 +107,12 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
   if (full && (t > 1 || p > 1))
     e.notes.push_back("tensor-parallel collectives and pipeline sends are on the critical path "
                       "(not overlapped)");
+  if (full && bt.host > 0)
+    e.notes.push_back(fmt::format(
+        "host: {:.0f} operations a micro-batch on stage {}, {} of host time against {} on the device: {}",
+        bt.fwd_ops + bt.bwd_ops, busiest, format_seconds(bt.host), format_seconds(bt.device_per_micro_batch()),
+        bt.host > bt.device_per_micro_batch() ? "the host sets the pace (host-bound)"
+                                              : "the device sets the pace"));
 }
 
 Status transformer_memory(const Topology& topo, const StrategySpec& st,

@@ -31,6 +31,7 @@ Result<SearchOptions::SimJudgement> simulate_default(const Scenario& s, std::int
   sim::SimOptions options;
   options.network = s.simulation.network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
   options.speed = s.simulation.speed;
+  options.host_op_seconds = s.simulation.host_op_seconds;
   options.runtime = s.runtime;
   options.record_task_times = false;
   options.ring_max_steps = ring_max_steps;

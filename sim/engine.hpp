@@ -37,6 +37,7 @@ enum EventKind : std::uint32_t {
   kFlowEnd = 2,       // id: flow slot, tag carries its version
   kCollectiveGo = 3,  // id: collective; its overhead is over, its steps start
   kShortcutEnd = 4,   // id: collective run by the shortcut; it is over
+  kRelease = 5,       // id: task (internal index); its host has issued it
 };
 inline constexpr std::uint32_t kVersionMask = 0xFFFFFFFFu >> kKindBits;
 inline Event make_event(std::uint32_t id, EventKind kind, std::uint32_t version = 0) {
@@ -99,6 +100,9 @@ class Engine {
 
  private:
   // ---- setup helpers
+  // The host lane (DeviceProfile::host_op_seconds): each task's issue time,
+  // as a kRelease event it waits for like a predecessor.
+  void setup_host_lane(const std::vector<double>& host_op);
   std::string task_label(TaskId t) const;
   std::string collective_label(CollectiveId c) const;
   Result<std::int32_t> route_index(std::int32_t src, std::int32_t dst);
@@ -191,6 +195,11 @@ class Engine {
   // Routes of NCCL-timed steps, by (src, dst, index into nccl_steps_).
   std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t>, std::int32_t> nccl_route_map_;
   Collective running_scratch_;
+  // The host lane: per task (internal index), the task its host issued
+  // just before it on its device (-1: none; empty without a host lane), the
+  // critical path's link where the issue came last.
+  std::vector<std::int32_t> host_pred_;
+  double host_op_max_ = 0;
   // Per device.
   std::vector<double> speed_, memory_speed_, slowdown_, capacity_;
   // Per device: DeviceProfile::comm_compute_share, and the compute time its

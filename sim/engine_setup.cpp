@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <queue>
 
 #include "costmodel/collectives.hpp"
 #include "costmodel/nccl_model.hpp"
@@ -468,6 +469,21 @@ Status Engine::setup() {
   for (size_t d = 0; d < nd; ++d)
     if (total_[d] > capacity_[d]) report_oom(static_cast<std::int32_t>(d), -1);
 
+  // The host lane: each device's host time per operation.
+  {
+    std::vector<double> host_op(nd, 0);
+    bool any = false;
+    for (size_t d = 0; d < nd; ++d) {
+      const double h = host_op_seconds(prof_, topo_.device(static_cast<int>(d)), opt_.host_op_seconds);
+      if (!(h >= 0) || !std::isfinite(h))
+        return Status::error(who + "host time per operation " + std::to_string(h) + " for device " +
+                             std::to_string(d) + "; expected a duration >= 0");
+      host_op[d] = h;
+      any |= h > 0;
+    }
+    host_op_max_ = host_op.empty() ? 0 : *std::max_element(host_op.begin(), host_op.end());
+    if (any) setup_host_lane(host_op);
+  }
   for (size_t i = 0; i < nt; ++i)
     if (hot_[i].pending == 0) ready_.push_back(static_cast<std::int32_t>(i));
   // The input pipeline (runtime.input_seconds): nothing of the step starts
@@ -477,9 +493,67 @@ Status Engine::setup() {
   return Status::ok();
 }
 
+// Each device's host issues its tasks one after another in the Program's
+// order (stream order, a task after its dependencies on the same device,
+// the lower TaskId first among those free to go: Kahn's order), each
+// fused_kernels(task) x h after the one before, from the input pipeline's
+// end (the host waits for the batch; the step starts with the host and
+// the device synchronised, as after the previous step's optimizer).
+// The host never waits for the device (no synchronisation inside the
+// step), so the issue times are known before the run: each task with h > 0
+// gets a kRelease event at its issue time, counted as one more predecessor
+// (docs/simulator.md, "The host lane").
+void Engine::setup_host_lane(const std::vector<double>& host_op) {
+  const size_t nt = hot_.size();
+  host_pred_.assign(nt, -1);
+  auto device_of = [this](size_t i) {
+    return static_cast<size_t>(stream_device_[static_cast<size_t>(hot_[i].stream)]);
+  };
+  // Predecessors on the task's own device: its stream predecessor and its
+  // dependencies there (counted as Engine::pending counts them).
+  std::vector<std::int32_t> local(nt, 0);
+  for (size_t i = 0; i < nt; ++i) {
+    const HotTask& h = hot_[i];
+    const size_t d = device_of(i);
+    for (std::uint32_t k = 0; k < h.succ_count; ++k) {
+      const auto j = static_cast<size_t>(succ_[h.succ_begin + k]);
+      if (device_of(j) == d) ++local[j];
+    }
+    if (static_cast<std::int32_t>(i) + 1 < stream_end_[static_cast<size_t>(h.stream)]) ++local[i + 1];
+  }
+  using Entry = std::pair<TaskId, std::int32_t>;  // (TaskId, internal index): the lower TaskId first
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> free_to_go;
+  for (size_t i = 0; i < nt; ++i)
+    if (local[i] == 0) free_to_go.emplace(ext_[i], static_cast<std::int32_t>(i));
+  std::vector<double> host(host_op.size(), opt_.runtime.input_seconds);
+  std::vector<std::int32_t> last(host_op.size(), -1);
+  auto done = [&](size_t j) {
+    if (--local[j] == 0) free_to_go.emplace(ext_[j], static_cast<std::int32_t>(j));
+  };
+  while (!free_to_go.empty()) {
+    const auto i = static_cast<size_t>(free_to_go.top().second);
+    free_to_go.pop();
+    const size_t d = device_of(i);
+    if (host_op[d] > 0) {
+      host[d] += static_cast<double>(fused_kernels(p_.task(ext_[i]))) * host_op[d];
+      host_pred_[i] = last[d];
+      last[d] = static_cast<std::int32_t>(i);
+      ++hot_[i].pending;
+      queue_.push(host[d], make_event(static_cast<std::uint32_t>(i), kRelease));
+    }
+    const HotTask& h = hot_[i];
+    for (std::uint32_t k = 0; k < h.succ_count; ++k) {
+      const auto j = static_cast<size_t>(succ_[h.succ_begin + k]);
+      if (device_of(j) == d) done(j);
+    }
+    if (static_cast<std::int32_t>(i) + 1 < stream_end_[static_cast<size_t>(h.stream)]) done(i + 1);
+  }
+}
+
 SimResult Engine::result() {
   SimResult r;
   r.step_seconds = step_end_;
+  r.host_op_seconds = host_op_max_;
   r.events = events_;
   r.network = opt_.network;
   r.flows = flows_;

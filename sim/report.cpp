@@ -182,7 +182,8 @@ nlohmann::json simulation_json(const SimResult& r, const Program& p, const Topol
     j["kernels_per_step"] = {
         {"device", load.device},
         {"kernels", load.kernels},
-        {"mean_kernel_seconds", load.busy_seconds / static_cast<double>(load.kernels)}};
+        {"mean_kernel_seconds", load.busy_seconds / static_cast<double>(load.kernels)},
+        {"host_op_seconds", r.host_op_seconds}};
   return j;
 }
 
@@ -251,10 +252,13 @@ std::string simulation_text(const SimResult& r, const Program& p, const Topology
   if (segs.size() > kMaxSegs) line(fmt::format("  ... {} more segments", segs.size() - kMaxSegs));
   if (const KernelLoad load = busiest_kernel_load(r, p); load.kernels > 0)
     line(fmt::format("kernels a step: {} on {} (the busiest), {} each on average; its host "
-                     "issues every one, and a framework that takes longer than that per operation "
-                     "sets the pace instead (not modelled)",
+                     "issues every one, {}",
                      load.kernels, topo.device(load.device).name,
-                     format_seconds(load.busy_seconds / static_cast<double>(load.kernels))));
+                     format_seconds(load.busy_seconds / static_cast<double>(load.kernels)),
+                     r.host_op_seconds > 0
+                         ? fmt::format("{} after the one before (host_op_time)", format_seconds(r.host_op_seconds))
+                         : std::string("and a framework that takes longer than that per operation sets "
+                                       "the pace instead (simulation.host_op_time; 0 here)")));
 
   std::vector<size_t> order;
   for (size_t i = 0; i < r.links.size(); ++i)

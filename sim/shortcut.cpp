@@ -314,6 +314,7 @@ Result<std::int32_t> ShortcutPlan::entry(CollectiveId c, std::int32_t pattern) {
   o.network = network_;
   o.exact = true;
   o.record_task_times = false;
+  o.host_op_seconds = 0.0;  // the collective alone from its start: no host issues it late
   o.cancel = cancel_;
   o.trace_steps = !merge_steps_;
   auto r = detail::simulate_unnamed_links(*prog, *topology_, quiet_, o, record_transfers_);

@@ -695,6 +695,15 @@ void Engine::handle(Event e) {
       ++events_;
       collective_go(static_cast<CollectiveId>(e.id));
       return;
+    case kRelease: {
+      ++events_;
+      HotTask& h = hot_[e.id];
+      if (--h.pending == 0) {
+        h.crit_pred = host_pred_[e.id];  // waited for its host
+        ready_.push_back(static_cast<std::int32_t>(e.id));
+      }
+      return;
+    }
     case kShortcutEnd:
       if (!hold_version_.empty()) {
         if ((hold_version_[e.id] & kVersionMask) != (e.tag >> kKindBits)) return;  // split since

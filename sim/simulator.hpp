@@ -65,6 +65,9 @@ struct SimOptions {
   // Per-device speed factor (absent = 1): compute durations are divided by it,
   // so a straggler at 0.5 takes twice as long. Must be > 0.
   std::map<int, double> speed;
+  // Every device's host time per operation in place of its profile's
+  // (DeviceProfile::host_op_seconds; the scenario's simulation.host_op_time).
+  std::optional<double> host_op_seconds;
   // The same for streaming kernels (ComputeKind::kMemoryBound) alone, where
   // given (absent: `speed`'s): a device whose memory drifts apart from its
   // arithmetic (brigade validate's speed probes). Must be > 0.
@@ -127,6 +130,9 @@ struct OomEvent {
 };
 
 struct SimResult {
+  // The largest host time per operation the run used (the host lane;
+  // DeviceProfile::host_op_seconds), 0 without one.
+  double host_op_seconds = 0;
   double step_seconds = 0;  // the last task's end (the step starts at 0)
   std::int64_t events = 0;  // events processed (docs/simulator.md, "Events")
   NetworkModel network = NetworkModel::kFlow;

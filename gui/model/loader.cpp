@@ -225,6 +225,7 @@ sim::SimOptions scenario_sim_options(const Scenario& scenario, const std::atomic
   const std::string& n = network.empty() ? scenario.simulation.network : network;
   so.network = n == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
   so.speed = scenario.simulation.speed;
+  so.host_op_seconds = scenario.simulation.host_op_seconds;
   so.runtime = scenario.runtime;  // the simulator honours what the plan did not see
   so.cancel = cancel;
   return so;

@@ -164,6 +164,12 @@ std::vector<Case> family() {
       {"gpt_no_overlap", gpt("data: 8, overlap: false")},
       {"gpt_speed", gpt("data: 8", "", 4, "simulation: {speed: {5: 0.5}}\n")},
       {"gpt_inference", gpt("tensor: 2, pipeline: 2, data: 2", "mode: inference")},
+      // simulation.host_op_time (the host lane): host-bound (100 us an
+      // operation against kernels of a few us), in a pipeline, and
+      // device-bound (2 us).
+      {"gpt_host_bound", gpt("data: 8", "", 4, "simulation: {host_op_time: 100us}\n")},
+      {"gpt_host_pipeline", gpt("pipeline: 4, data: 2", "", 4, "simulation: {host_op_time: 100us}\n")},
+      {"gpt_host_device_bound", gpt("tensor: 2, data: 4", "", 4, "simulation: {host_op_time: 2us}\n")},
       // A step's activations (fused tasks: one buffer per step) and a block's
       // (kernel tasks) were freed with the task after their last use when that
       // use was a collective or a flush (ZeRO-3's reduce-scatter, the tied
@@ -230,6 +236,7 @@ std::vector<Case> family() {
       {"mlp_bucket", mlp("data: 8, bucket: 1MB")},
       {"mlp_speed", mlp("data: 8", "mode: training", "simulation: {speed: {2: 0.25}}\n")},
       {"mlp_inference", mlp("data: 8", "mode: inference")},
+      {"mlp_host", mlp("data: 8", "mode: training", "simulation: {host_op_time: 50us}\n")},
       {"mlp_one_device",
        "topology: {preset: h200x1}\nmodel:\n  mlp: {batch: 64, widths: [512, 512]}\n"},
       // graph: placement, device_put, mesh, speed
@@ -249,6 +256,13 @@ std::vector<Case> family() {
        graph("training: {mode: training}\nmesh: {shape: [2, 2], axes: [data, model]}\n"
              "shardings: {x: [data, null], t: [data, null], w1: [null, model], w2: [model, "
              "null]}\n")},
+      {"graph_placement_host",
+       graph("training: {mode: training}\nplacement: {mm1: 0, act: 0, mm2: 1, loss: 1}\n"
+             "simulation: {host_op_time: 20us}\n")},
+      {"graph_mesh_megatron_host",
+       graph("training: {mode: training}\nmesh: {shape: [2, 2], axes: [data, model]}\n"
+             "shardings: {x: [data, null], t: [data, null], w1: [null, model], w2: [model, "
+             "null]}\nsimulation: {host_op_time: 30us}\n")},
       {"graph_mesh_inference",
        graph("training: {mode: inference}\nmesh: {shape: [4], axes: [model]}\n"
              "shardings: {w1: [null, model], w2: [model, null]}\n")},

@@ -38,6 +38,7 @@ inline TwoJudges judge_both(const Scenario& sc, LowerOptions lower_options = {})
   sim::SimOptions o;
   o.network = sim::NetworkModel::kIdeal;
   o.speed = sc.simulation.speed;
+  o.host_op_seconds = sc.simulation.host_op_seconds;
   auto r = sim::simulate(j.plan.program, sc.topology, sc.profile, o);
   EXPECT_TRUE(r.is_ok()) << r.message();
   if (!r.is_ok()) return j;

@@ -1,0 +1,184 @@
+// The host lane (DeviceProfile::host_op_seconds; docs/simulator.md, "The
+// host lane"): each device's host issues its tasks one after another, h a
+// kernel apart, in the Program's order, and never waits for the device; a
+// task starts no earlier than its issue. Every expectation below is worked
+// by hand from the kernels' own durations (g, read from a run without a
+// host lane) and h.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/simulator.hpp"
+#include "tests/sim/sim_test_util.hpp"
+
+namespace brigade::sim {
+namespace {
+
+using testing::build;
+using testing::plain_profile;
+using testing::star;
+
+constexpr double kBytes = 64e6;  // a streaming kernel of some 40 us on an A100
+
+Result<SimResult> run_with(const Program& p, const Topology& t, const HardwareProfile& h,
+                           std::optional<double> host_op, double input = 0) {
+  SimOptions o;
+  o.host_op_seconds = host_op;
+  o.runtime.input_seconds = input;
+  return simulate(p, t, h, o);
+}
+
+double duration(const SimResult& r, TaskId t) {
+  return r.task_end_seconds[static_cast<size_t>(t)] - r.task_start_seconds[static_cast<size_t>(t)];
+}
+
+// Four equal kernels on one stream. Host-bound (h = 2.5 g): kernel k is
+// issued at k h and starts then, so the step is 4 h + g = 11 g. Device-bound
+// (h = 0.5 g): the first waits h, the rest follow back to back: h + 4 g.
+TEST(HostLane, KernelsStartNoEarlierThanTheirIssue) {
+  const Topology t = star(1, 100e9, 2e-6);
+  const HardwareProfile h = plain_profile();
+  ProgramBuilder b("four", 1);
+  const StreamId s = b.stream(0, "compute");
+  std::vector<TaskId> k;
+  for (int i = 0; i < 4; ++i) k.push_back(b.add_memory_bound(s, kBytes, DType::kBF16, "k"));
+  const Program p = build(std::move(b));
+  auto base = run_with(p, t, h, std::nullopt);
+  ASSERT_TRUE(base.is_ok()) << base.message();
+  const double g = duration(*base, k[0]);
+  ASSERT_GT(g, 0);
+  EXPECT_NEAR(base->step_seconds, 4 * g, 1e-12);
+
+  auto slow_host = run_with(p, t, h, 2.5 * g);
+  ASSERT_TRUE(slow_host.is_ok()) << slow_host.message();
+  for (int i = 0; i < 4; ++i)
+    EXPECT_NEAR(slow_host->task_start_seconds[static_cast<size_t>(k[i])], (i + 1) * 2.5 * g, 1e-12) << i;
+  EXPECT_NEAR(slow_host->step_seconds, 11 * g, 1e-12);
+  // The critical path runs through every kernel (each waited for its host).
+  EXPECT_EQ(slow_host->critical_path, k);
+
+  auto fast_host = run_with(p, t, h, 0.5 * g);
+  ASSERT_TRUE(fast_host.is_ok()) << fast_host.message();
+  EXPECT_NEAR(fast_host->step_seconds, 0.5 * g + 4 * g, 1e-12);
+  // The idle time is the host's first issue.
+  ASSERT_EQ(fast_host->devices.size(), 1u);
+  EXPECT_NEAR(fast_host->devices[0].idle_seconds, 0.5 * g, 1e-12);
+
+  // h = 0 is no host lane at all: the same run, bit for bit.
+  auto zero = run_with(p, t, h, 0.0);
+  ASSERT_TRUE(zero.is_ok()) << zero.message();
+  EXPECT_EQ(zero->step_seconds, base->step_seconds);
+  EXPECT_EQ(zero->events, base->events);
+}
+
+// A fused task stands for its kernels (fused_kernels: a memory-bound task's
+// batch), each of which its host issues: a task of 3 is issued at 3 h.
+TEST(HostLane, AFusedTaskIsIssuedAsItsKernels) {
+  const Topology t = star(1, 100e9, 2e-6);
+  const HardwareProfile h = plain_profile();
+  ProgramBuilder b("fused", 1);
+  const StreamId s = b.stream(0, "compute");
+  const TaskId a = b.add_memory_bound(s, kBytes, DType::kBF16, "three");
+  b.task(a).batch = 3;
+  const TaskId c = b.add_gemm(s, 1024, 1024, 1024, DType::kBF16, "gemm");
+  const Program p = build(std::move(b));
+  const double hop = 1e-3;  // far above either kernel: host-bound
+  auto r = run_with(p, t, h, hop);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_NEAR(r->task_start_seconds[static_cast<size_t>(a)], 3 * hop, 1e-12);
+  EXPECT_NEAR(r->task_start_seconds[static_cast<size_t>(c)], 4 * hop, 1e-12);
+}
+
+// The issue order on a device with two streams: stream order, a task after
+// its dependencies there, the lower TaskId first among those free to go.
+// compute: A (task 0), C (task 2); comm: B (task 1) after A. Issued A, B,
+// C at h, 2h, 3h; B and C wait for A as well. A dependency on another
+// device does not hold the host back (it issues and goes on): device 1's D
+// after A is issued at h and starts when A ends.
+TEST(HostLane, EachDeviceIssuesInProgramOrderAndNeverWaits) {
+  const Topology t = star(2, 100e9, 2e-6);
+  const HardwareProfile h = plain_profile();
+  ProgramBuilder b("order", 2);
+  const StreamId compute = b.stream(0, "compute"), comm = b.stream(0, "comm");
+  const TaskId a = b.add_memory_bound(compute, kBytes, DType::kBF16, "A");
+  const TaskId bb = b.add_memory_bound(comm, kBytes, DType::kBF16, "B");
+  b.depend(bb, a);
+  const TaskId c = b.add_memory_bound(compute, kBytes, DType::kBF16, "C");
+  const TaskId d = b.add_memory_bound(b.stream(1, "compute"), kBytes, DType::kBF16, "D");
+  b.depend(d, a);
+  const Program p = build(std::move(b));
+  auto base = run_with(p, t, h, std::nullopt);
+  ASSERT_TRUE(base.is_ok()) << base.message();
+  const double g = duration(*base, a);
+  const double hop = 0.25 * g;
+  auto r = run_with(p, t, h, hop);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  auto start = [&](TaskId x) { return r->task_start_seconds[static_cast<size_t>(x)]; };
+  EXPECT_NEAR(start(a), hop, 1e-12);
+  EXPECT_NEAR(start(bb), hop + g, 1e-12);  // issued at 2h < A's end
+  EXPECT_NEAR(start(c), hop + g, 1e-12);
+  EXPECT_NEAR(start(d), hop + g, 1e-12);   // issued at h on device 1, waits for A
+  // A slow host on device 0 (h = 2 g): C is issued at 3 h = 6 g, after A's
+  // end (3 g), so it waits for its host, not for A.
+  auto slow = run_with(p, t, h, 2 * g);
+  ASSERT_TRUE(slow.is_ok()) << slow.message();
+  EXPECT_NEAR(slow->task_start_seconds[static_cast<size_t>(c)], 6 * g, 1e-12);
+  EXPECT_NEAR(slow->task_start_seconds[static_cast<size_t>(bb)], 4 * g, 1e-12);
+}
+
+// The host issues from the input pipeline's end (runtime.input_pipeline:
+// it waits for the batch), and a collective's rank is issued like a kernel:
+// the collective starts when its last rank has been issued.
+TEST(HostLane, IssuesStartAfterTheInputAndCoverCollectives) {
+  const Topology t = star(2, 100e9, 2e-6);
+  const HardwareProfile h = plain_profile();
+  ProgramBuilder b("coll", 2);
+  const StreamId s0 = b.stream(0, "compute"), s1 = b.stream(1, "compute");
+  const TaskId k0 = b.add_memory_bound(s0, kBytes, DType::kBF16, "k0");
+  const CollectiveId c = b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, {0, 1},
+                                          1e6, {s0, s1}, "ar");
+  const Program p = build(std::move(b));
+  auto base = run_with(p, t, h, std::nullopt);
+  ASSERT_TRUE(base.is_ok()) << base.message();
+  const double g = duration(*base, k0);
+  const double input = 1e-3, hop = 10 * g;
+  auto r = run_with(p, t, h, hop, input);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_NEAR(r->task_start_seconds[static_cast<size_t>(k0)], input + hop, 1e-12);
+  // Rank 0 is issued second on device 0 (2 h), rank 1 first on device 1 (h):
+  // the collective runs from 2 h, as long as it ran alone before.
+  const TaskId r0 = p.collectives()[static_cast<size_t>(c)].tasks[0];
+  const TaskId r1 = p.collectives()[static_cast<size_t>(c)].tasks[1];
+  const double ar = duration(*base, r0);
+  EXPECT_NEAR(r->task_end_seconds[static_cast<size_t>(r0)], input + 2 * hop + ar, 1e-9);
+  EXPECT_NEAR(r->task_end_seconds[static_cast<size_t>(r1)], input + 2 * hop + ar, 1e-9);
+}
+
+// The profile's value is the default; the option (a scenario's
+// simulation.host_op_time) replaces it for every device; a negative or
+// non-finite one is refused.
+TEST(HostLane, ProfileValueAndOverride) {
+  const Topology t = star(1, 100e9, 2e-6);
+  HardwareProfile h = plain_profile();
+  for (auto& d : h.devices) d.host_op_seconds = 1e-3;
+  ProgramBuilder b("one", 1);
+  const TaskId k = b.add_memory_bound(b.stream(0, "compute"), kBytes, DType::kBF16, "k");
+  const Program p = build(std::move(b));
+  auto from_profile = run_with(p, t, h, std::nullopt);
+  ASSERT_TRUE(from_profile.is_ok()) << from_profile.message();
+  EXPECT_NEAR(from_profile->task_start_seconds[static_cast<size_t>(k)], 1e-3, 1e-15);
+  auto overridden = run_with(p, t, h, 2e-3);
+  ASSERT_TRUE(overridden.is_ok()) << overridden.message();
+  EXPECT_NEAR(overridden->task_start_seconds[static_cast<size_t>(k)], 2e-3, 1e-15);
+  auto off = run_with(p, t, h, 0.0);
+  ASSERT_TRUE(off.is_ok()) << off.message();
+  EXPECT_EQ(off->task_start_seconds[static_cast<size_t>(k)], 0);
+  auto bad = run_with(p, t, h, -1e-6);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.message().find("host time per operation"), std::string::npos) << bad.message();
+  EXPECT_NE(bad.message().find("expected a duration >= 0"), std::string::npos) << bad.message();
+}
+
+}  // namespace
+}  // namespace brigade::sim
