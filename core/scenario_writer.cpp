@@ -94,7 +94,8 @@ void write_training(const Scenario& orig, const Scenario& edited, YAML::Node roo
 
 void write_simulation(const Scenario& orig, const Scenario& edited, YAML::Node root) {
   if (orig.simulation.speed == edited.simulation.speed &&
-      orig.simulation.network == edited.simulation.network)
+      orig.simulation.network == edited.simulation.network &&
+      orig.simulation.host_op_seconds == edited.simulation.host_op_seconds)
     return;
   YAML::Node sim = root["simulation"];
   if (orig.simulation.network != edited.simulation.network)
@@ -109,6 +110,12 @@ void write_simulation(const Scenario& orig, const Scenario& edited, YAML::Node r
         speed[device] = number_text(factor);
       sim["speed"] = speed;
     }
+  }
+  if (orig.simulation.host_op_seconds != edited.simulation.host_op_seconds) {
+    if (edited.simulation.host_op_seconds)
+      sim["host_op_time"] = number_text(*edited.simulation.host_op_seconds);  // seconds
+    else
+      sim.remove("host_op_time");
   }
 }
 

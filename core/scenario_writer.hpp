@@ -2,9 +2,9 @@
 // what-if panel, "Save as scenario..."). The writer does not re-serialise a
 // whole Scenario: it takes the file the scenario came from and overwrites
 // only the keys whose values the edit changed (strategy, training's
-// micro_batch and recompute, simulation.speed, and the profile reference),
-// so that the topology, the model, placements and shardings stay exactly
-// as their author wrote them (comments are not kept: yaml-cpp drops them).
+// micro_batch and recompute, simulation.speed and host_op_time, and the
+// profile reference), so that the topology, the model, placements and
+// shardings stay exactly as their author wrote them (comments are not kept: yaml-cpp drops them).
 // The result reads back (load_scenario) as the edited scenario for every
 // key it writes; tests/core/scenario_writer_test.cpp holds it to that.
 #pragma once

@@ -3045,5 +3045,13 @@ utilisation %4% (%5 carried)</source>
         <source>expert</source>
         <translation></translation>
     </message>
+    <message>
+        <source>simulation.host_op_time: the host&apos;s time to issue one operation (a kernel, a collective, a send); where the device&apos;s kernels are shorter, the host sets the pace. 0: the host keeps ahead (every judge sees it)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>host time per operation</source>
+        <translation></translation>
+    </message>
 </context>
 </TS>

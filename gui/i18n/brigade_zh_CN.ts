@@ -3039,5 +3039,13 @@ utilisation %4% (%5 carried)</source>
         <source>expert</source>
         <translation>专家并行</translation>
     </message>
+    <message>
+        <source>simulation.host_op_time: the host&apos;s time to issue one operation (a kernel, a collective, a send); where the device&apos;s kernels are shorter, the host sets the pace. 0: the host keeps ahead (every judge sees it)</source>
+        <translation>simulation.host_op_time：主机发出一个操作（一个内核、一次集合通信、一次发送）所需的时间；设备的内核比它短时，由主机决定节奏。0：主机始终领先（每位评判都看得到）</translation>
+    </message>
+    <message>
+        <source>host time per operation</source>
+        <translation>每个操作的主机时间</translation>
+    </message>
 </context>
 </TS>

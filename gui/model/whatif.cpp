@@ -130,7 +130,8 @@ bool operator==(const WhatIfEdits& a, const WhatIfEdits& b) {
                              x.rank_order == y.rank_order && x.bucket_bytes == y.bucket_bytes &&
                              x.overlap == y.overlap && x.algorithm == y.algorithm;
   return same_strategy && a.has_strategy == b.has_strategy && a.micro_batch == b.micro_batch &&
-         a.recompute == b.recompute && a.links == b.links && a.speed == b.speed;
+         a.recompute == b.recompute && a.links == b.links && a.speed == b.speed &&
+         a.host_op_seconds == b.host_op_seconds;
 }
 
 WhatIfEdits starting_edits(const Scenario& s) {
@@ -140,6 +141,7 @@ WhatIfEdits starting_edits(const Scenario& s) {
   e.micro_batch = s.training.micro_batch;
   e.recompute = s.training.recompute;
   e.speed = s.simulation.speed;
+  e.host_op_seconds = s.simulation.host_op_seconds;
   return e;
 }
 
@@ -153,6 +155,9 @@ Result<Scenario> apply_edits(const Scenario& base, const WhatIfEdits& e) {
     if (!(factor >= 1e-6 && factor <= 1e6))
       return out_of_range(what, number(factor), "a factor from 1e-06 to 1e+06");
   }
+  if (e.host_op_seconds && !(*e.host_op_seconds >= 0 && *e.host_op_seconds <= 1))
+    return out_of_range("host time per operation", number(*e.host_op_seconds) + " s",
+                        "a duration from 0 to 1 s");
   for (const auto& [cls, knob] : e.links) {
     const std::string name(link_class_name(cls));
     if (!(knob.alpha_seconds >= 0 && knob.alpha_seconds <= 1e6))
@@ -168,6 +173,7 @@ Result<Scenario> apply_edits(const Scenario& base, const WhatIfEdits& e) {
   s.training.micro_batch = e.micro_batch;
   s.training.recompute = e.recompute;
   s.simulation.speed = e.speed;
+  s.simulation.host_op_seconds = e.host_op_seconds;
   if (!e.links.empty()) {
     const std::vector<LinkClassKnob> start = link_class_knobs(base);
     for (const auto& [cls, knob] : e.links) {

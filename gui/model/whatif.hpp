@@ -54,6 +54,9 @@ struct WhatIfEdits {
   // A class's alpha and bandwidth as set (absent: as the scenario has them).
   std::map<LinkClass, LinkClassKnob> links;
   std::map<int, double> speed;  // simulation.speed: device -> factor (absent = 1)
+  // simulation.host_op_time: every device's host time per operation
+  // (absent: the profile's; docs/simulator.md, "The host lane").
+  std::optional<double> host_op_seconds;
 };
 bool operator==(const WhatIfEdits& a, const WhatIfEdits& b);
 
@@ -67,6 +70,7 @@ WhatIfEdits starting_edits(const Scenario& scenario);
 //   "speed of device 3: found 0; expected a factor from 1e-06 to 1e+06"
 //   "nvlink alpha: found -1 s; expected a duration >= 0"
 //   "strategy.data: found 0; expected a whole number >= 1"
+//   "host time per operation: found -1 s; expected a duration from 0 to 1 s"
 Result<Scenario> apply_edits(const Scenario& base, const WhatIfEdits& edits);
 
 // The one-line reason of a judge's error without its position ("FILE:LINE:COL:

@@ -339,6 +339,17 @@ void WhatIfView::build_hardware_box(QGroupBox* box) {
                              "straggler: every judge sees it)"));
   speed_label_ = new QLabel(box);
   for (QLabel* l : {alpha_label_, bandwidth_label_, speed_label_}) l->setMinimumWidth(150);
+  host_op_ = new QDoubleSpinBox(box);
+  host_op_->setRange(0, 1e6);  // up to 1 s
+  host_op_->setDecimals(1);
+  host_op_->setSingleStep(5);
+  host_op_->setSuffix(" µs");
+  host_op_->setKeyboardTracking(false);
+  keep_tr(host_op_, "toolTip", this,
+          QT_TR_NOOP("simulation.host_op_time: the host's time to issue one operation (a kernel, a "
+                     "collective, a send); where the device's kernels are shorter, the host sets the "
+                     "pace. 0: the host keeps ahead (every judge sees it)"));
+  connect(host_op_, &QDoubleSpinBox::valueChanged, this, [this] { judge(); });
   int row = 0;
   grid->addWidget(kept_label(box, this, QT_TR_NOOP("link class")), row, 0);
   grid->addWidget(link_class_, row, 1);
@@ -357,6 +368,9 @@ void WhatIfView::build_hardware_box(QGroupBox* box) {
   grid->addLayout(dev, row, 0);
   grid->addWidget(speed_, row, 1);
   grid->addWidget(speed_label_, row, 2);
+  ++row;
+  grid->addWidget(kept_label(box, this, QT_TR_NOOP("host time per operation")), row, 0);
+  grid->addWidget(host_op_, row, 1);
   grid->setColumnStretch(1, 1);
 }
 
@@ -505,6 +519,7 @@ void WhatIfView::link_controls_from_edits() {
   const double speed = sp != edits_.speed.end() ? sp->second : 1.0;
   speed_->setValue(value_of(speed));
   speed_label_->setText(tr("%1× %2").arg(speed, 0, 'f', 2).arg(speed < 1 ? tr("(straggler)") : ""));
+  host_op_->setValue(shown_host_op_seconds() * 1e6);
   filling_ = false;
 }
 
@@ -557,6 +572,9 @@ void WhatIfView::edits_from_controls() {
     else
       edits_.links[start.link_class] = k;
   }
+  // The spin box shows 0.1 us: keep the exact value set until it is moved.
+  if (std::abs(host_op_->value() - shown_host_op_seconds() * 1e6) > 0.05)
+    edits_.host_op_seconds = host_op_->value() * 1e-6;
   const int device = device_->value();
   const auto sp = edits_.speed.find(device);
   const double speed = sp != edits_.speed.end() ? sp->second : 1.0;
@@ -566,6 +584,14 @@ void WhatIfView::edits_from_controls() {
     else
       edits_.speed[device] = factor_of(speed_->value());
   }
+}
+
+double WhatIfView::shown_host_op_seconds() const {
+  if (edits_.host_op_seconds) return *edits_.host_op_seconds;
+  double h = 0;  // the profile's, as the judges take it (the largest entry)
+  if (doc_ && doc_->scenario)
+    for (const DeviceProfile& d : doc_->scenario->profile.devices) h = std::max(h, d.host_op_seconds);
+  return h;
 }
 
 void WhatIfView::set_edits(const WhatIfEdits& edits) {

@@ -68,6 +68,9 @@ class WhatIfView : public View {
   void build_hardware_box(QGroupBox* box);
   void controls_from_edits();
   void edits_from_controls();
+  // The host time per operation the spin box shows: the edit's, else the
+  // profile's (the largest entry, as the judges take it).
+  double shown_host_op_seconds() const;
   void link_controls_from_edits();
   void show_device_count();
   void judge();
@@ -115,6 +118,7 @@ class WhatIfView : public View {
   QSpinBox* device_;
   QSlider* speed_;
   QLabel* speed_label_;
+  QDoubleSpinBox* host_op_;  // simulation.host_op_time, in us
   QLabel* summary_;
   QLabel* reason_label_;
   QLabel* notes_;

@@ -134,6 +134,39 @@ TEST_F(RankingTest, ThreePlansWorkedByHand) {
   }
 }
 
+// --host-op-time: every filled-in scenario gains simulation.host_op_time
+// (the host lane, a what-if), said in the dated line; the tiny GPT's
+// kernels are far shorter than 1 ms, so every plan becomes host-bound and
+// slower; a duration it cannot read, or a template with a simulation
+// section of its own, is refused (exit 2).
+TEST_F(RankingTest, HostOpTimeIsAddedToEveryPlan) {
+  const std::string plans = write("plans.csv", csv("g,8,8,1,64,4,2,16,1,8,1,30\n"
+                                                   "g,8,8,1,64,4,4,16,1,8,1,10\n"));
+  const auto r = run_program({"python3", kScript, "--brigade", BRIGADE_EXE, "--host-op-time", "1ms",
+                              "--scenarios", (dir_ / "out").string(), plans});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("`scripts/ranking --judge cost --host-op-time 1ms`."), std::string::npos) << r.out;
+  std::ifstream in(dir_ / "out" / "plans_001.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("\nsimulation: {host_op_time: 1ms}\n"), std::string::npos) << text.str();
+  const auto with = run_brigade({"cost", (dir_ / "out" / "plans_001.yaml").string(), "--json"});
+  ASSERT_EQ(with.exit_code, 0) << with.err;
+  // Two layers' kernels and more, a millisecond each, in each of 1 micro-batch.
+  EXPECT_GT(nlohmann::json::parse(with.out).at("step_seconds").get<double>(), 0.02);
+
+  const auto bad = run_program({"python3", kScript, "--brigade", BRIGADE_EXE, "--host-op-time", "25", plans});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--host-op-time: found '25'; expected a duration such as 25us"), std::string::npos)
+      << bad.err;
+  write("tiny.yaml.in", "topology: {preset: dgx-a100}\nsimulation: {network: ideal}\n");
+  const auto twice = run_program({"python3", kScript, "--brigade", BRIGADE_EXE, "--host-op-time", "5us", plans});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find("found a 'simulation:' section; expected none where --host-op-time adds one"),
+            std::string::npos)
+      << twice.err;
+}
+
 // Equal measured times share their mean rank, and a pair they make is left
 // out of the pairs counted.
 TEST_F(RankingTest, TiesShareTheirRank) {

@@ -133,6 +133,24 @@ TEST(ScenarioWriter, DefaultsRemoveTheirKeys) {
   EXPECT_EQ(back.training.micro_batch, 0);
 }
 
+// simulation.host_op_time (the what-if panel's host time per operation):
+// written in seconds, read back to the same double; unset again, removed.
+TEST(ScenarioWriter, HostOpTimeReadsBackAndUnsetRemovesIt) {
+  Scenario s = parse_ok(kTransformer);
+  s.simulation.host_op_seconds = 2.5e-5;
+  Result<std::string> text = scenario_yaml_with_edits(kTransformer, "t.yaml", s);
+  ASSERT_TRUE(text.is_ok()) << text.message();
+  const Scenario back = parse_ok(*text);
+  ASSERT_TRUE(back.simulation.host_op_seconds.has_value()) << *text;
+  EXPECT_EQ(*back.simulation.host_op_seconds, 2.5e-5);
+  Scenario unset = back;
+  unset.simulation.host_op_seconds.reset();
+  Result<std::string> again = scenario_yaml_with_edits(*text, "t.yaml", unset);
+  ASSERT_TRUE(again.is_ok()) << again.message();
+  EXPECT_EQ(again->find("host_op_time"), std::string::npos) << *again;
+  EXPECT_FALSE(parse_ok(*again).simulation.host_op_seconds.has_value());
+}
+
 TEST(ScenarioWriter, AStrategyAddedToAScenarioWithoutOneIsWrittenWhole) {
   const char* kMlp = R"({"name": "mlp", "topology": {"preset": "cpu-host", "devices": 4},
  "model": {"mlp": {"batch": 8, "widths": [4, 4]}}})";

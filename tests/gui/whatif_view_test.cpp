@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 #include <QApplication>
+#include <QDoubleSpinBox>
 #include <QImage>
 #include <QLabel>
 #include <QPushButton>
@@ -80,6 +81,33 @@ TEST(WhatIfView, AStragglerIsJudgedAtOnceThenSimulated) {
       << summary;
   EXPECT_NE(summary.find(" → <b>" + format_seconds(cf->step_seconds) + "</b>"), std::string::npos)
       << summary;
+}
+
+// The host time per operation spin box (simulation.host_op_time, in us):
+// turned to 2000 us, it becomes the edit (2 ms a kernel), both judges see
+// it, and they agree (the op-graph judge's lanes are the simulator's).
+TEST(WhatIfView, AHostTimePerOperationIsAnEditBothJudgesSee) {
+  WhatIfView v;
+  v.resize(1400, 600);
+  const DocumentPtr doc = open("pmap_train_step");
+  v.set_document(doc);
+  QDoubleSpinBox* host = nullptr;
+  for (QDoubleSpinBox* s : v.findChildren<QDoubleSpinBox*>())
+    if (s->suffix() == " µs") host = s;
+  ASSERT_NE(host, nullptr);
+  EXPECT_EQ(host->value(), 0);
+  host->setValue(2000);
+  ASSERT_TRUE(v.edits().host_op_seconds.has_value());
+  EXPECT_DOUBLE_EQ(*v.edits().host_op_seconds, 2e-3);
+  ASSERT_NE(v.closed_form(), nullptr);
+  ASSERT_TRUE(v.wait_ready(60000));
+  ASSERT_NE(v.simulated(), nullptr);
+  EXPECT_GT(v.closed_form()->step_seconds, doc->result->step_seconds + 2e-3);
+  EXPECT_NEAR(v.simulated()->step_seconds, v.closed_form()->step_seconds,
+              1e-9 * v.closed_form()->step_seconds);
+  v.reset();
+  EXPECT_EQ(host->value(), 0);
+  EXPECT_FALSE(v.edits().host_op_seconds.has_value());
 }
 
 TEST(WhatIfView, TheLatestOfManyQuickEditsWins) {

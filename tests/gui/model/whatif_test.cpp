@@ -101,6 +101,31 @@ TEST(WhatIfEdits, AStragglerSlowsTheClosedFormAndTheSimulator) {
   EXPECT_GE(after->step_seconds, before->step_seconds + est->compute_seconds * 0.99);
 }
 
+// The host's time per operation (simulation.host_op_time), on pmap_train_step
+// (an MLP's data-parallel step, the op-graph judge): a 1 ns host stays ahead
+// of every kernel (the step moves by the first issue at most), a 10 ms one
+// sets the pace: the step grows by more than one operation's host time.
+TEST(WhatIfEdits, AHostTimePerOperationSlowsAPlanOnlyOnceItSetsThePace) {
+  const Scenario base = scenario("pmap_train_step");
+  auto before = judge_closed_form(base);
+  ASSERT_TRUE(before.is_ok()) << before.message();
+  WhatIfEdits quick = starting_edits(base);
+  quick.host_op_seconds = 1e-9;
+  const Scenario q = edited(base, quick);
+  ASSERT_TRUE(q.simulation.host_op_seconds.has_value());
+  auto ahead = judge_closed_form(q);
+  ASSERT_TRUE(ahead.is_ok()) << ahead.message();
+  EXPECT_NEAR(ahead->step_seconds, before->step_seconds, 1e-6 * before->step_seconds + 1e-8);
+  WhatIfEdits slow = starting_edits(base);
+  slow.host_op_seconds = 0.01;
+  auto behind = judge_closed_form(edited(base, slow));
+  ASSERT_TRUE(behind.is_ok()) << behind.message();
+  // Every one of its operations takes the host 10 ms: far more than the step was.
+  EXPECT_GT(behind->step_seconds, before->step_seconds + 0.01);
+  // starting_edits keeps the scenario's own value.
+  EXPECT_EQ(starting_edits(q).host_op_seconds, q.simulation.host_op_seconds);
+}
+
 struct BadEdit {
   const char* what;
   std::function<void(WhatIfEdits&)> edit;
@@ -134,7 +159,9 @@ INSTANTIATE_TEST_SUITE_P(
                               },
                               "nvlink alpha: found -1e-06 s; expected a duration from 0 to 1e6 s"},
                       BadEdit{"bucket", [](WhatIfEdits& e) { e.strategy.bucket_bytes = 0; },
-                              "strategy.bucket: found 0 B; expected a size from 1 B to 1 EiB"}),
+                              "strategy.bucket: found 0 B; expected a size from 1 B to 1 EiB"},
+                      BadEdit{"host", [](WhatIfEdits& e) { e.host_op_seconds = -1.0; },
+                              "host time per operation: found -1 s; expected a duration from 0 to 1 s"}),
     [](const auto& row) { return std::string(row.param.what); });
 
 TEST(WhatIfReasons, AnImpossiblePlanGetsTheCliReasonWithoutItsPosition) {
