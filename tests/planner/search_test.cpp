@@ -104,6 +104,32 @@ TEST(Search, PruningKeepsTheTrueBest) {
   }
 }
 
+// The same with a host time per operation (simulation.host_op_time) that
+// makes the plans of small micro-batches host-bound: the kernel floor still
+// lies under every step (the host only lengthens a stage), so the search's
+// top 10 are brute force's, and the host reorders them.
+TEST(Search, PruningKeepsTheTrueBestWithAHost) {
+  Scenario sc = medium_gpt();
+  auto space = StrategySpace::make(sc, SpaceGrid{});
+  ASSERT_TRUE(space.is_ok());
+  SearchOptions o;
+  o.top = 10;
+  auto without = run_search(sc, o);
+  ASSERT_TRUE(without.is_ok()) << without.message();
+  sc.simulation.host_op_seconds = 200e-6;
+  std::uint64_t all = 0;
+  const auto ref = testing::brute_force(sc, *space, SearchObjective::kStepTime, 10, &all);
+  auto r = run_search(sc, o);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  ASSERT_EQ(r->plans.size(), ref.size());
+  for (size_t i = 0; i < ref.size(); ++i) {
+    EXPECT_DOUBLE_EQ(r->plans[i].step_seconds, ref[i].first) << "rank " << i + 1;
+    EXPECT_DOUBLE_EQ(r->plans[i].peak_memory_bytes, ref[i].second) << "rank " << i + 1;
+  }
+  EXPECT_GT(r->pruned_bound, 0u);
+  EXPECT_GT(r->plans.front().step_seconds, without->plans.front().step_seconds);
+}
+
 // Plans that differ only in the bucket or the rank order and have the same
 // figures are one row that says which values tie; the list shows the next
 // distinct plan instead (K distinct plans).
