@@ -868,6 +868,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
             zero3_exposure(st.zero3_prefetch, st.overlap, lay.chunks, f_total, f_last, b_total, b_last,
                            rs_total, rs_last, T.fwd_kernels, T.bwd_kernels);
         T.zero_exposed += z.gathered + z.scattered;
+        T.host += (gathers + scatters) * host_op;  // each issued by the host too
         per_step_extra[si] += z.per_step;
         if (ledgers_on) {
           ledger.add("zero-3 params", "allgather", dg, gathers * m, gather_bytes * m, (f_total + b_total) * m,

@@ -64,26 +64,27 @@ TEST(HostOpTime, ProfileReadsAndWritesIt) {
   ASSERT_TRUE(p.is_ok()) << p.message();
   ASSERT_EQ(p->devices.size(), 1u);
   EXPECT_DOUBLE_EQ(p->devices[0].host_op_seconds, 30e-6);
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("brigade_host_op_" + std::to_string(::getpid()) + ".yaml")).string();
-  ASSERT_TRUE(save_profile(*p, path).is_ok());
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::filesystem::remove(path);
-  EXPECT_NE(ss.str().find("host_op_time"), std::string::npos) << ss.str();
-  auto back = parse_profile(ss.str(), "back.yaml");
+  // The profile as save_profile writes it.
+  auto saved = [](const HardwareProfile& profile) {
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("brigade_host_op_" + std::to_string(::getpid()) + ".yaml"))
+                                 .string();
+    EXPECT_TRUE(save_profile(profile, path).is_ok());
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::filesystem::remove(path);
+    return text.str();
+  };
+  const std::string written = saved(*p);
+  EXPECT_NE(written.find("host_op_time"), std::string::npos) << written;
+  auto back = parse_profile(written, "back.yaml");
   ASSERT_TRUE(back.is_ok()) << back.message();
   EXPECT_DOUBLE_EQ(back->devices[0].host_op_seconds, 30e-6);
   // Not written when 0 (a profile without it reads as before).
   HardwareProfile none = *p;
   none.devices[0].host_op_seconds = 0;
-  ASSERT_TRUE(save_profile(none, path).is_ok());
-  std::ifstream in2(path);
-  std::stringstream s2;
-  s2 << in2.rdbuf();
-  std::filesystem::remove(path);
-  EXPECT_EQ(s2.str().find("host_op_time"), std::string::npos) << s2.str();
+  EXPECT_EQ(saved(none).find("host_op_time"), std::string::npos);
 
   auto bad = parse_profile("devices:\n  - model: \"*\"\n    host_op_time: -1us\n", "bad.yaml");
   ASSERT_FALSE(bad.is_ok());

@@ -170,6 +170,11 @@ std::vector<Case> family() {
       {"gpt_host_bound", gpt("data: 8", "", 4, "simulation: {host_op_time: 100us}\n")},
       {"gpt_host_pipeline", gpt("pipeline: 4, data: 2", "", 4, "simulation: {host_op_time: 100us}\n")},
       {"gpt_host_device_bound", gpt("tensor: 2, data: 4", "", 4, "simulation: {host_op_time: 2us}\n")},
+      // ZeRO-3's gathers and reduce-scatters are issued too; an interleaved
+      // pipeline's chunks each send.
+      {"gpt_host_zero3", gpt("data: 8, zero: 3", "", 4, "simulation: {host_op_time: 15us}\n")},
+      {"gpt_host_interleaved", gpt("pipeline: 2, data: 4, schedule: interleaved, virtual_stages: 2", "", 4,
+                                   "simulation: {host_op_time: 15us}\n")},
       // A step's activations (fused tasks: one buffer per step) and a block's
       // (kernel tasks) were freed with the task after their last use when that
       // use was a collective or a flush (ZeRO-3's reduce-scatter, the tied
