@@ -525,6 +525,19 @@ void Engine::setup_host_lane(const std::vector<double>& host_op) {
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> free_to_go;
   for (size_t i = 0; i < nt; ++i)
     if (local[i] == 0) free_to_go.emplace(ext_[i], static_cast<std::int32_t>(i));
+  // A lower bound on each task's start: the input pipeline's end plus the
+  // kernels before it on its stream, which run one after another at no less
+  // than their durations (a slowdown or a share only lengthens them). An
+  // issue no later than that can never hold the task back: it gets no event
+  // (on a device-bound plan, almost none does).
+  std::vector<double> earliest(nt, 0);
+  for (size_t st = 0, k = 0; st < stream_end_.size(); ++st) {
+    double at = opt_.runtime.input_seconds;
+    for (; k < static_cast<size_t>(stream_end_[st]); ++k) {
+      earliest[k] = at;
+      if (hot_[k].kind() == TaskKind::kCompute) at += hot_[k].duration;
+    }
+  }
   std::vector<double> host(host_op.size(), opt_.runtime.input_seconds);
   std::vector<std::int32_t> last(host_op.size(), -1);
   auto done = [&](size_t j) {
@@ -538,8 +551,10 @@ void Engine::setup_host_lane(const std::vector<double>& host_op) {
       host[d] += static_cast<double>(fused_kernels(p_.task(ext_[i]))) * host_op[d];
       host_pred_[i] = last[d];
       last[d] = static_cast<std::int32_t>(i);
-      ++hot_[i].pending;
-      queue_.push(host[d], make_event(static_cast<std::uint32_t>(i), kRelease));
+      if (host[d] > earliest[i]) {
+        ++hot_[i].pending;
+        queue_.push(host[d], make_event(static_cast<std::uint32_t>(i), kRelease));
+      }
     }
     const HotTask& h = hot_[i];
     for (std::uint32_t k = 0; k < h.succ_count; ++k) {
