@@ -169,6 +169,7 @@ struct ScenarioCase {
   bool exact;
   planner::Granularity granularity;
   int ring_max_steps = 0;  // SimOptions::ring_max_steps (0: every step, as brigade simulate)
+  double host_op_seconds = -1;  // >= 0: SimOptions::host_op_seconds (the host lane); < 0: the scenario's
 };
 const ScenarioCase kScenarioCases[] = {
     {"scenarios/gpt3_175b_1024.yaml", false, planner::Granularity::kAuto},
@@ -184,6 +185,8 @@ const ScenarioCase kScenarioCases[] = {
     // The same with the data-parallel rings (128 ranks over 128 nodes) run as
     // 16 super-steps each (search --judge sim's coarse rings).
     {"scenarios/llama3_405b_16384gpu.yaml", false, planner::Granularity::kAuto, 16},
+    // The first case with a 20 us host per operation (docs/simulator.md, "The host lane").
+    {"scenarios/gpt3_175b_1024.yaml", false, planner::Granularity::kAuto, 0, 20e-6},
 };
 
 struct CpuTimes {
@@ -215,6 +218,7 @@ void BM_Scenario(benchmark::State& state) {
   o.network = scenario->simulation.network == "ideal" ? NetworkModel::kIdeal : NetworkModel::kFlow;
   o.speed = scenario->simulation.speed;
   o.host_op_seconds = scenario->simulation.host_op_seconds;
+  if (c.host_op_seconds >= 0) o.host_op_seconds = c.host_op_seconds;
   o.exact = c.exact;
   o.ring_max_steps = c.ring_max_steps;
   using Clock = std::chrono::steady_clock;
@@ -295,6 +299,7 @@ BENCHMARK(BM_Scenario)->Name("Scenario/deepseek_v3_shaped_2048")->Arg(6)->Iterat
 BENCHMARK(BM_Scenario)->Name("Scenario/mixtral_8x7b")->Arg(7)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 BENCHMARK(BM_Scenario)->Name("Scenario/llama3_405b_16384")->Arg(8)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 BENCHMARK(BM_Scenario)->Name("Scenario/llama3_405b_16384_coarse16")->Arg(9)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(BM_Scenario)->Name("Scenario/gpt3_175b_host20us")->Arg(10)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 
 }  // namespace
 }  // namespace brigade::sim

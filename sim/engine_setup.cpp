@@ -509,22 +509,6 @@ void Engine::setup_host_lane(const std::vector<double>& host_op) {
   auto device_of = [this](size_t i) {
     return static_cast<size_t>(stream_device_[static_cast<size_t>(hot_[i].stream)]);
   };
-  // Predecessors on the task's own device: its stream predecessor and its
-  // dependencies there (counted as Engine::pending counts them).
-  std::vector<std::int32_t> local(nt, 0);
-  for (size_t i = 0; i < nt; ++i) {
-    const HotTask& h = hot_[i];
-    const size_t d = device_of(i);
-    for (std::uint32_t k = 0; k < h.succ_count; ++k) {
-      const auto j = static_cast<size_t>(succ_[h.succ_begin + k]);
-      if (device_of(j) == d) ++local[j];
-    }
-    if (static_cast<std::int32_t>(i) + 1 < stream_end_[static_cast<size_t>(h.stream)]) ++local[i + 1];
-  }
-  using Entry = std::pair<TaskId, std::int32_t>;  // (TaskId, internal index): the lower TaskId first
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> free_to_go;
-  for (size_t i = 0; i < nt; ++i)
-    if (local[i] == 0) free_to_go.emplace(ext_[i], static_cast<std::int32_t>(i));
   // A lower bound on each task's start: the input pipeline's end plus the
   // kernels before it on its stream, which run one after another at no less
   // than their durations (a slowdown or a share only lengthens them). An
@@ -540,28 +524,54 @@ void Engine::setup_host_lane(const std::vector<double>& host_op) {
   }
   std::vector<double> host(host_op.size(), opt_.runtime.input_seconds);
   std::vector<std::int32_t> last(host_op.size(), -1);
-  auto done = [&](size_t j) {
-    if (--local[j] == 0) free_to_go.emplace(ext_[j], static_cast<std::int32_t>(j));
+  auto issue = [&](size_t i) {
+    const size_t d = device_of(i);
+    if (!(host_op[d] > 0)) return;
+    host[d] += static_cast<double>(fused_kernels(p_.task(ext_[i]))) * host_op[d];
+    host_pred_[i] = last[d];
+    last[d] = static_cast<std::int32_t>(i);
+    if (host[d] > earliest[i]) {
+      ++hot_[i].pending;
+      queue_.push(host[d], make_event(static_cast<std::uint32_t>(i), kRelease));
+    }
   };
+  // Where every dependency points to a lower TaskId (as the planners build
+  // their Programs; a stream's tasks are in TaskId order already), TaskId
+  // order is Kahn's order with the lower TaskId first: issue in it.
+  bool sorted = true;
+  for (TaskId t = 0; sorted && t < p_.num_tasks(); ++t)
+    for (TaskId on : p_.deps(t)) sorted &= on < t;
+  if (sorted) {
+    std::vector<std::int32_t> int_of(nt);
+    for (size_t i = 0; i < nt; ++i) int_of[static_cast<size_t>(ext_[i])] = static_cast<std::int32_t>(i);
+    for (size_t t = 0; t < nt; ++t) issue(static_cast<size_t>(int_of[t]));
+    return;
+  }
+  // Otherwise Kahn's order over each device's own graph. Predecessors on
+  // the task's own device: its stream predecessor and its dependencies
+  // there (counted as Engine::pending counts them).
+  std::vector<std::int32_t> local(nt, 0);
+  auto for_each_local_successor = [&](size_t i, auto&& f) {
+    const HotTask& h = hot_[i];
+    const size_t d = device_of(i);
+    for (std::uint32_t k = 0; k < h.succ_count; ++k) {
+      const auto j = static_cast<size_t>(succ_[h.succ_begin + k]);
+      if (device_of(j) == d) f(j);
+    }
+    if (static_cast<std::int32_t>(i) + 1 < stream_end_[static_cast<size_t>(h.stream)]) f(i + 1);
+  };
+  for (size_t i = 0; i < nt; ++i) for_each_local_successor(i, [&](size_t j) { ++local[j]; });
+  using Entry = std::pair<TaskId, std::int32_t>;  // (TaskId, internal index): the lower TaskId first
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> free_to_go;
+  for (size_t i = 0; i < nt; ++i)
+    if (local[i] == 0) free_to_go.emplace(ext_[i], static_cast<std::int32_t>(i));
   while (!free_to_go.empty()) {
     const auto i = static_cast<size_t>(free_to_go.top().second);
     free_to_go.pop();
-    const size_t d = device_of(i);
-    if (host_op[d] > 0) {
-      host[d] += static_cast<double>(fused_kernels(p_.task(ext_[i]))) * host_op[d];
-      host_pred_[i] = last[d];
-      last[d] = static_cast<std::int32_t>(i);
-      if (host[d] > earliest[i]) {
-        ++hot_[i].pending;
-        queue_.push(host[d], make_event(static_cast<std::uint32_t>(i), kRelease));
-      }
-    }
-    const HotTask& h = hot_[i];
-    for (std::uint32_t k = 0; k < h.succ_count; ++k) {
-      const auto j = static_cast<size_t>(succ_[h.succ_begin + k]);
-      if (device_of(j) == d) done(j);
-    }
-    if (static_cast<std::int32_t>(i) + 1 < stream_end_[static_cast<size_t>(h.stream)]) done(i + 1);
+    issue(i);
+    for_each_local_successor(i, [&](size_t j) {
+      if (--local[j] == 0) free_to_go.emplace(ext_[j], static_cast<std::int32_t>(j));
+    });
   }
 }
 

@@ -127,6 +127,28 @@ TEST(HostLane, EachDeviceIssuesInProgramOrderAndNeverWaits) {
   EXPECT_NEAR(slow->task_start_seconds[static_cast<size_t>(bb)], 4 * g, 1e-12);
 }
 
+// A dependency on a task added later (the builder allows it): the host
+// still issues a task after what it waits for on its device. compute: A
+// (task 0), C (task 1) after B; comm: B (task 2). Issued A, B, C at h, 2h,
+// 3h (not in TaskId order, which would put C before B).
+TEST(HostLane, ADependencyOnALaterTaskIsIssuedFirst) {
+  const Topology t = star(1, 100e9, 2e-6);
+  const HardwareProfile h = plain_profile();
+  ProgramBuilder b("later", 1);
+  const StreamId compute = b.stream(0, "compute"), comm = b.stream(0, "comm");
+  const TaskId a = b.add_memory_bound(compute, kBytes, DType::kBF16, "A");
+  const TaskId c = b.add_memory_bound(compute, kBytes, DType::kBF16, "C");
+  const TaskId bb = b.add_memory_bound(comm, kBytes, DType::kBF16, "B");
+  b.depend(c, bb);
+  const Program p = build(std::move(b));
+  const double hop = 1e-3;  // host-bound: every task starts at its issue
+  auto r = run_with(p, t, h, hop);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  EXPECT_NEAR(r->task_start_seconds[static_cast<size_t>(a)], hop, 1e-12);
+  EXPECT_NEAR(r->task_start_seconds[static_cast<size_t>(bb)], 2 * hop, 1e-12);
+  EXPECT_NEAR(r->task_start_seconds[static_cast<size_t>(c)], 3 * hop, 1e-12);
+}
+
 // The host issues from the input pipeline's end (runtime.input_pipeline:
 // it waits for the batch), and a collective's rank is issued like a kernel:
 // the collective starts when its last rank has been issued.
