@@ -55,6 +55,11 @@ struct PlanEstimate {
   double bubble_seconds = 0;   // idle: pipeline fill and drain, or waiting for other devices
   double exposed_communication_seconds = 0;
   double optimizer_seconds = 0;
+  // The reported device's time waiting for its host (DeviceProfile::
+  // host_op_seconds; transformers): per micro-batch, what its host's issue
+  // takes beyond the device's work, and the step's first issue. Op graphs
+  // count such waits among bubble_seconds (waiting for others). 0: none.
+  double host_wait_seconds = 0;
   // A floor under step_seconds from the kernels alone (transformers; 0
   // otherwise): the pipeline schedule's step with every stage's per-micro-batch
   // time cut to its kernels, m max K + (sum K - max K) / v, no communication,

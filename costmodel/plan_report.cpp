@@ -35,6 +35,7 @@ nlohmann::json plan_estimate_json(const PlanEstimate& e) {
   j["step_seconds"] = num(e.step_seconds);
   j["compute_seconds"] = num(e.compute_seconds);
   j["bubble_seconds"] = num(e.bubble_seconds);
+  if (e.host_wait_seconds > 0) j["host_wait_seconds"] = num(e.host_wait_seconds);
   j["exposed_communication_seconds"] = num(e.exposed_communication_seconds);
   j["optimizer_seconds"] = num(e.optimizer_seconds);
   nlohmann::json comm = nlohmann::json::array();
@@ -111,6 +112,9 @@ std::string plan_estimate_text(const PlanEstimate& e) {
     line(fmt::format("    {:<21} {:>12}  {}",
                      e.model_kind == "transformer" ? "pipeline bubble" : "waiting for others",
                      format_seconds(e.bubble_seconds), percent(e.bubble_seconds, e.step_seconds)));
+  if (e.host_wait_seconds > 1e-9 * e.step_seconds)
+    line(fmt::format("    waiting for the host  {:>12}  {}", format_seconds(e.host_wait_seconds),
+                     percent(e.host_wait_seconds, e.step_seconds)));
   if (e.optimizer_seconds > 1e-9 * e.step_seconds)
     line(fmt::format("    optimizer step        {:>12}  {}", format_seconds(e.optimizer_seconds),
                      percent(e.optimizer_seconds, e.step_seconds)));

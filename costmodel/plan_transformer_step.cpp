@@ -83,8 +83,9 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
   e.exposed_communication_seconds =
       md * (bt.tp_fwd + bt.tp_bwd + bt.zero_exposed + bt.pp_blocking) + bt.pp + per_step_extra[busiest] -
       e.optimizer_seconds;
-  e.bubble_seconds =
-      std::max(0.0, e.step_seconds - md * bt.per_micro_batch() - bt.pp - per_step_extra[busiest]);
+  e.host_wait_seconds = md * std::max(0.0, bt.host - bt.device_per_micro_batch()) + first_issue;
+  e.bubble_seconds = std::max(0.0, e.step_seconds - md * bt.per_micro_batch() - bt.pp -
+                                       per_step_extra[busiest] - first_issue);
   if (ledgers_on) {
     for (CommLedger& l : ledgers) e.stage_communication.push_back(l.take());
     e.communication = e.stage_communication[busiest];

@@ -81,6 +81,7 @@ struct RankedPlan {
   double bubble_seconds = 0;
   double exposed_communication_seconds = 0;
   double optimizer_seconds = 0;
+  double host_wait_seconds = 0;   // waiting for its host (PlanEstimate::host_wait_seconds)
   double peak_memory_bytes = 0;   // the largest device peak
   double capacity_bytes = 0;      // that device's capacity
   double overflow_bytes = 0;      // the largest peak - capacity (0 when it fits)

@@ -97,6 +97,7 @@ void fill_figures(const cost::PlanEstimate& e, RankedPlan& p) {
   p.bubble_seconds = e.bubble_seconds;
   p.exposed_communication_seconds = e.exposed_communication_seconds;
   p.optimizer_seconds = e.optimizer_seconds;
+  p.host_wait_seconds = e.host_wait_seconds;
   p.mfu = e.mfu;
   const MemoryFigures m = memory_figures(e);
   p.peak_memory_bytes = m.peak_bytes;
@@ -190,13 +191,19 @@ std::string loses_because(SearchObjective o, const RankedPlan& a, const RankedPl
   }
   const double ds = a.step_seconds - w.step_seconds;
   if (ds <= 1e-12 * std::max(1e-30, w.step_seconds)) return "ties with the winner";
-  // The step's parts: compute, bubble, exposed communication, optimizer.
+  // The step's parts: compute, bubble, exposed communication, optimizer, the host.
   const double d_compute = a.compute_seconds - w.compute_seconds;
   const double d_bubble = a.bubble_seconds - w.bubble_seconds;
   const double d_exposed = (a.exposed_communication_seconds) - (w.exposed_communication_seconds);
   const double d_opt = a.optimizer_seconds - w.optimizer_seconds;
-  const double biggest = std::max({d_compute, d_bubble, d_exposed, d_opt});
+  const double d_host = a.host_wait_seconds - w.host_wait_seconds;
+  const double biggest = std::max({d_compute, d_bubble, d_exposed, d_opt, d_host});
   if (biggest <= 0) return fmt::format("step {:.2f}x the winner's", a.step_seconds / w.step_seconds);
+  if (biggest == d_host)
+    return fmt::format("waits {} for its host ({} of the step; winner {}): more, shorter kernels than "
+                       "the host issues in their time (simulation.host_op_time)",
+                       format_seconds(a.host_wait_seconds), pct(a.host_wait_seconds, a.step_seconds),
+                       format_seconds(w.host_wait_seconds));
   if (biggest == d_bubble)
     return fmt::format("pipeline bubble {} of the step (winner {})", pct(a.bubble_seconds, a.step_seconds),
                        pct(w.bubble_seconds, w.step_seconds));

@@ -852,5 +852,35 @@ TEST(PlanReport, ModelAndHardwareFlopsAreLabelled) {
   expect_rel(j["model_flops_per_second_per_device"].get<double>(), model / e->step_seconds);
 }
 
+// The host's time per operation (simulation.host_op_time; docs/costmodel.md,
+// "The host's time per operation"). The tiny GPT's kernels take well under
+// a microsecond each on this ideal device. A 1 ns host stays ahead: the
+// step grows by its first issue alone, which is the wait. A 1 ms host sets
+// the pace: the step's parts still add up to it, the wait being the host's
+// N operations x h beyond the device's time, N a whole number of
+// operations; twice the host time, twice the issue.
+TEST(EstimatePlan, HostTimePerOperation) {
+  Scenario sc = tiny_gpt(1);
+  auto base = estimate_plan(sc);
+  ASSERT_TRUE(base.is_ok()) << base.message();
+  EXPECT_EQ(base->host_wait_seconds, 0);
+  sc.simulation.host_op_seconds = 1e-9;
+  auto ahead = estimate_plan(sc);
+  ASSERT_TRUE(ahead.is_ok()) << ahead.message();
+  expect_rel(ahead->step_seconds, base->step_seconds + 1e-9);
+  expect_rel(ahead->host_wait_seconds, 1e-9);
+  for (double h : {1e-3, 2e-3}) {
+    sc.simulation.host_op_seconds = h;
+    auto e = estimate_plan(sc);
+    ASSERT_TRUE(e.is_ok()) << e.message();
+    expect_rel(e->step_seconds, e->compute_seconds + e->exposed_communication_seconds + e->bubble_seconds +
+                                    e->optimizer_seconds + e->host_wait_seconds);
+    const double ops = (e->host_wait_seconds + base->compute_seconds) / h;  // one micro-batch
+    EXPECT_NEAR(ops, std::round(ops), 1e-6) << ops;
+    EXPECT_GT(ops, 20);  // every layer's kernels, the embedding's and the logits'
+    expect_rel(e->compute_seconds, base->compute_seconds);  // the kernels themselves unchanged
+  }
+}
+
 }  // namespace
 }  // namespace brigade::cost

@@ -316,6 +316,12 @@ TEST(SearchReason, TheLargestExtraPartNamesTheReason) {
   EXPECT_EQ(detail::loses_because(SearchObjective::kStepTime, a, w),
             "100 ms more exposed communication than the winner (1.60 s against 1.50 s): pipeline sends cross "
             "nodes (100 ms exposed, winner 0 s)");
+  // Waiting for the host (simulation.host_op_time): +2 s, the largest.
+  a = w;
+  a.step_seconds = 12.5, a.host_wait_seconds = 2.0, a.compute_seconds = 8.5;
+  EXPECT_EQ(detail::loses_because(SearchObjective::kStepTime, a, w),
+            "waits 2.00 s for its host (16% of the step; winner 0 s): more, shorter kernels than the host "
+            "issues in their time (simulation.host_op_time)");
   a = w;
   EXPECT_EQ(detail::loses_because(SearchObjective::kStepTime, a, w), "ties with the winner");
 }
