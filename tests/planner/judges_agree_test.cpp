@@ -75,6 +75,7 @@ TEST_P(JudgesAgree, CostWithinToleranceOfBothSimulations) {
   for (sim::NetworkModel net : {sim::NetworkModel::kIdeal, sim::NetworkModel::kFlow}) {
     sim::SimOptions o;
     o.network = net;
+    o.host_op_seconds = sc->simulation.host_op_seconds;  // what both judges see
     o.record_task_times = false;
     auto r = sim::simulate(plan->program, sc->topology, sc->profile, o);
     ASSERT_TRUE(r.is_ok()) << r.message();
