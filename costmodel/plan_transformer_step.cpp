@@ -108,10 +108,10 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
   if (full && (t > 1 || p > 1))
     e.notes.push_back("tensor-parallel collectives and pipeline sends are on the critical path "
                       "(not overlapped)");
-  if (full && bt.host > 0)
+  if (full && bt.host > 0 && figures.host_op > 0)
     e.notes.push_back(fmt::format(
         "host: {:.0f} operations a micro-batch on stage {}, {} of host time against {} on the device: {}",
-        bt.fwd_ops + bt.bwd_ops, busiest, format_seconds(bt.host), format_seconds(bt.device_per_micro_batch()),
+        bt.host / figures.host_op, busiest, format_seconds(bt.host), format_seconds(bt.device_per_micro_batch()),
         bt.host > bt.device_per_micro_batch() ? "the host sets the pace (host-bound)"
                                               : "the device sets the pace"));
 }
