@@ -47,6 +47,7 @@ nlohmann::json plan_json(const RankedPlan& p, bool with_rank) {
   j["bubble_seconds"] = num(p.bubble_seconds);
   j["exposed_communication_seconds"] = num(p.exposed_communication_seconds);
   j["optimizer_seconds"] = num(p.optimizer_seconds);
+  if (p.host_wait_seconds > 0) j["host_wait_seconds"] = num(p.host_wait_seconds);  // a host lane's
   j["mfu"] = num(p.mfu);
   j["reason"] = p.reason;
   if (!p.ties.empty()) {
