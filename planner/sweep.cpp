@@ -20,7 +20,7 @@ const std::vector<std::string>& keys() {
       "data",         "tensor",    "pipeline",          "zero",        "virtual_stages",
       "schedule",     "recompute", "sequence_parallel", "micro_batch", "global_batch",
       "bucket_bytes", "overlap",   "data_mode",         "algorithm",   "expert",
-      "context"};
+      "context",      "host_op_time"};
   return k;
 }
 
@@ -106,9 +106,17 @@ namespace {
 Status set_key(Scenario& s, const std::string& raw_key, const std::string& value) {
   StrategySpec& st = s.strategy;
   std::string key = raw_key;
-  for (const char* prefix : {"strategy.", "training."})
+  for (const char* prefix : {"strategy.", "training.", "simulation."})
     if (key.rfind(prefix, 0) == 0) key = key.substr(std::string(prefix).size());
   const std::string flag = "--set " + raw_key;
+  if (key == "host_op_time") {
+    // simulation.host_op_time (the host lane), not a strategy key.
+    auto h = parse_quantity(value, Dimension::kSeconds);
+    if (!h.is_ok() || !(*h >= 0))
+      return Status::error(flag + ": found '" + value + "'; expected a duration >= 0 such as 25us");
+    s.simulation.host_op_seconds = *h;
+    return Status::ok();
+  }
   if (key == "data" || key == "tensor" || key == "pipeline" || key == "virtual_stages" ||
       key == "expert" || key == "context") {
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t x, parse_whole(flag, value));

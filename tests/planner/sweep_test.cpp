@@ -54,6 +54,21 @@ TEST(Sweep, SetKeysAndTheirErrors) {
   auto t = sweep_variant(base, "tensor", "two");
   ASSERT_FALSE(t.is_ok());
   EXPECT_EQ(t.message(), "--set tensor: found 'two'; expected a positive integer");
+  // simulation.host_op_time (the host lane): a duration, not a strategy key.
+  auto h = sweep_variant(base, "host_op_time", "25us");
+  ASSERT_TRUE(h.is_ok()) << h.message();
+  ASSERT_TRUE(h->simulation.host_op_seconds.has_value());
+  EXPECT_DOUBLE_EQ(*h->simulation.host_op_seconds, 25e-6);
+  EXPECT_EQ(h->strategy.data, base.strategy.data);
+  auto h2 = sweep_variant(base, "simulation.host_op_time", "0.001");
+  ASSERT_TRUE(h2.is_ok()) << h2.message();
+  EXPECT_DOUBLE_EQ(*h2->simulation.host_op_seconds, 1e-3);
+  for (const char* bad : {"-3us", "fast", "25GB"}) {
+    auto e = sweep_variant(base, "host_op_time", bad);
+    ASSERT_FALSE(e.is_ok()) << bad;
+    EXPECT_EQ(e.message(), std::string("--set host_op_time: found '") + bad +
+                               "'; expected a duration >= 0 such as 25us");
+  }
   auto k = sweep_variant(base, "tensr", "2");
   ASSERT_FALSE(k.is_ok());
   EXPECT_EQ(k.message().rfind("--set: found key 'tensr'; expected one of data, tensor,", 0), 0u);
