@@ -32,6 +32,7 @@
 #include "planner/search.hpp"
 #include "planner/lower.hpp"
 #include "planner/search_space.hpp"
+#include "sim/scenario_options.hpp"
 #include "sim/simulator.hpp"
 
 namespace brigade::planner {
@@ -180,11 +181,7 @@ void BM_SimCandidate(benchmark::State& state) {
       state.SkipWithError(plan.message().c_str());
       return;
     }
-    sim::SimOptions so;
-    so.network = s.simulation.network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
-    so.speed = s.simulation.speed;
-    so.host_op_seconds = s.simulation.host_op_seconds;
-    so.runtime = s.runtime;
+    sim::SimOptions so = sim::options_for(s);
     so.record_task_times = false;
     so.ring_max_steps = static_cast<std::int32_t>(state.range(1));
     auto sr = sim::simulate(plan->program, s.topology, s.profile, so);

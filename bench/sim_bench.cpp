@@ -21,6 +21,7 @@
 #include "core/program.hpp"
 #include "core/topology.hpp"
 #include "planner/lower.hpp"
+#include "sim/scenario_options.hpp"
 #include "sim/simulator.hpp"
 
 namespace brigade::sim {
@@ -214,10 +215,7 @@ void BM_Scenario(benchmark::State& state) {
   }
   planner::LowerOptions lo;
   lo.granularity = c.granularity;
-  SimOptions o;
-  o.network = scenario->simulation.network == "ideal" ? NetworkModel::kIdeal : NetworkModel::kFlow;
-  o.speed = scenario->simulation.speed;
-  o.host_op_seconds = scenario->simulation.host_op_seconds;
+  SimOptions o = options_for(*scenario);  // as brigade simulate runs it
   if (c.host_op_seconds >= 0) o.host_op_seconds = c.host_op_seconds;
   o.exact = c.exact;
   o.ring_max_steps = c.ring_max_steps;

@@ -15,6 +15,7 @@
 #include "core/scenario.hpp"
 #include "core/trace.hpp"
 #include "planner/lower.hpp"
+#include "sim/scenario_options.hpp"
 #include "sim/simulator.hpp"
 
 namespace brigade {
@@ -71,9 +72,7 @@ const planner::Plan& plan_of(int c, const Scenario*& scenario) {
 Trace simulate_traced(int c, bool steps, benchmark::State& state) {
   const Scenario* s = nullptr;
   const planner::Plan& plan = plan_of(c, s);
-  sim::SimOptions o;
-  o.network =
-      s->simulation.network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
+  sim::SimOptions o = sim::options_for(*s);
   o.record_trace = true;
   o.trace_steps = steps;
   o.record_task_times = false;

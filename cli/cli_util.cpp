@@ -9,6 +9,7 @@
 #include "core/file_io.hpp"
 #include "core/status.hpp"
 #include "core/text.hpp"
+#include "sim/scenario_options.hpp"
 
 namespace brigade::cli {
 namespace {
@@ -220,14 +221,11 @@ planner::Granularity parse_granularity_flag(const std::string& text) {
 }
 
 sim::SimOptions sim_options_for(const Scenario& scenario, const std::string& network_flag) {
-  sim::SimOptions options;
-  const std::string network =
-      network_flag.empty() ? scenario.simulation.network
-                           : parse_choice_flag("--network", network_flag, {"flow", "ideal"});
-  options.network = network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
-  options.speed = scenario.simulation.speed;
-  options.host_op_seconds = scenario.simulation.host_op_seconds;
-  options.runtime = scenario.runtime;  // the simulator honours what the planner did not see
+  sim::SimOptions options = sim::options_for(scenario);
+  if (!network_flag.empty())
+    options.network = parse_choice_flag("--network", network_flag, {"flow", "ideal"}) == "ideal"
+                          ? sim::NetworkModel::kIdeal
+                          : sim::NetworkModel::kFlow;
   return options;
 }
 

@@ -4,6 +4,7 @@
 // scenario names with `profile: FILE`.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -284,6 +285,16 @@ struct HardwareProfile {
 inline double host_op_seconds(const HardwareProfile& p, const Device& d,
                               std::optional<double> override) {
   return override ? *override : p.for_device(d).host_op_seconds;
+}
+
+// The host time per operation the closed form charges every device and the
+// app shows: `override` where set, else the largest of the profile's entries
+// (a cluster's hosts are alike; a mixed one is judged at its slowest host).
+inline double slowest_host_op_seconds(const HardwareProfile& p, std::optional<double> override) {
+  if (override) return *override;
+  double h = 0;
+  for (const DeviceProfile& d : p.devices) h = std::max(h, d.host_op_seconds);
+  return h;
 }
 
 // FLOPs of (m x k) times (k x n), `batch` times: 2mnk per product (one

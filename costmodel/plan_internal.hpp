@@ -17,9 +17,8 @@ namespace brigade::cost::detail {
 
 // The host time per operation (DeviceProfile::host_op_seconds) the closed
 // form charges every device, in the op-graph judge's lanes and the
-// transformer's stages alike: the scenario's simulation.host_op_time where
-// set, else the largest of the profile's entries (a cluster's hosts are
-// alike; a mixed one is judged at its slowest host).
+// transformer's stages alike: brigade::slowest_host_op_seconds of the
+// scenario's profile and its simulation.host_op_time.
 double slowest_host_op_seconds(const Scenario& sc);
 
 // "FILE:LINE:COL: error: MESSAGE" at `key` (Scenario::where's position).

@@ -94,10 +94,7 @@ double slowest_speed(const Scenario& sc, const std::vector<int>& devices) {
 }
 
 double slowest_host_op_seconds(const Scenario& sc) {
-  if (sc.simulation.host_op_seconds) return *sc.simulation.host_op_seconds;
-  double h = 0;
-  for (const DeviceProfile& d : sc.profile.devices) h = std::max(h, d.host_op_seconds);
-  return h;
+  return brigade::slowest_host_op_seconds(sc.profile, sc.simulation.host_op_seconds);
 }
 
 }  // namespace brigade::cost::detail

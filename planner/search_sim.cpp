@@ -14,6 +14,7 @@
 #include "core/units.hpp"
 #include "planner/lower.hpp"
 #include "planner/search_internal.hpp"
+#include "sim/scenario_options.hpp"
 #include "sim/simulator.hpp"
 
 namespace brigade::planner::detail {
@@ -28,11 +29,7 @@ Result<SearchOptions::SimJudgement> simulate_default(const Scenario& s, std::int
   LowerOptions lo;
   lo.cancel = cancel;
   BRIGADE_ASSIGN_OR_RETURN(Plan plan, lower(s, lo));
-  sim::SimOptions options;
-  options.network = s.simulation.network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
-  options.speed = s.simulation.speed;
-  options.host_op_seconds = s.simulation.host_op_seconds;
-  options.runtime = s.runtime;
+  sim::SimOptions options = sim::options_for(s);
   options.record_task_times = false;
   options.ring_max_steps = ring_max_steps;
   options.cancel = cancel;

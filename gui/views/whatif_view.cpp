@@ -587,11 +587,8 @@ void WhatIfView::edits_from_controls() {
 }
 
 double WhatIfView::shown_host_op_seconds() const {
-  if (edits_.host_op_seconds) return *edits_.host_op_seconds;
-  double h = 0;  // the profile's, as the judges take it (the largest entry)
-  if (doc_ && doc_->scenario)
-    for (const DeviceProfile& d : doc_->scenario->profile.devices) h = std::max(h, d.host_op_seconds);
-  return h;
+  if (!doc_ || !doc_->scenario) return edits_.host_op_seconds.value_or(0.0);
+  return slowest_host_op_seconds(doc_->scenario->profile, edits_.host_op_seconds);  // as the judges take it
 }
 
 void WhatIfView::set_edits(const WhatIfEdits& edits) {

@@ -14,6 +14,7 @@
 #include "core/scenario.hpp"
 #include "costmodel/plan.hpp"
 #include "planner/lower.hpp"
+#include "sim/scenario_options.hpp"
 #include "sim/simulator.hpp"
 
 namespace brigade::planner::testing {
@@ -35,10 +36,9 @@ inline TwoJudges judge_both(const Scenario& sc, LowerOptions lower_options = {})
   EXPECT_TRUE(p.is_ok()) << p.message();
   if (!p.is_ok()) return j;
   j.plan = std::move(p).value();
-  sim::SimOptions o;
+  sim::SimOptions o = sim::options_for(sc);  // what the closed form sees too
   o.network = sim::NetworkModel::kIdeal;
-  o.speed = sc.simulation.speed;
-  o.host_op_seconds = sc.simulation.host_op_seconds;
+  o.runtime = {};  // but not what the plan did not see: the closed form never does
   auto r = sim::simulate(j.plan.program, sc.topology, sc.profile, o);
   EXPECT_TRUE(r.is_ok()) << r.message();
   if (!r.is_ok()) return j;
