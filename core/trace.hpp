@@ -40,6 +40,19 @@ struct TraceTransfer {
   std::int32_t lane = -1;    // index into Trace::lanes (a link or channel), -1 if none
 };
 
+// The host lane (docs/simulator.md, "The host lane"): a device's host
+// issuing one task's operations (its kernels, a collective's launch), from
+// the host's previous issue to this task's: the task can start no earlier
+// than `end_seconds`. The simulator records one per task where a host time
+// per operation is set (simulation.host_op_time); the executors, none yet.
+struct HostSpan {
+  TaskId task = -1;
+  std::int32_t device = 0;
+  double start_seconds = 0;
+  double end_seconds = 0;  // the task's issue time
+  NameId name = -1;        // the task's name, into Trace::names
+};
+
 // Bytes live on a device in one memory category from `time_seconds` on
 // (a step function: the value holds until the next sample of that device
 // and category).
@@ -63,6 +76,7 @@ struct Trace {
   std::vector<TraceSpan> spans;
   std::vector<TraceTransfer> transfers;
   std::vector<MemorySample> memory;
+  std::vector<HostSpan> host;  // the host lane, in issue order (each device's in its own); empty without one
 
   // Latest end minus earliest start over all spans (0 if none).
   double step_seconds() const;
@@ -74,7 +88,9 @@ struct Trace {
 //   async ("b"/"e") events on per-link lanes of a "network" process, with
 //   flow ("s"/"f") arrows from the sending span to the receiving span (one
 //   per point-to-point transfer; one per sender and receiver of a
-//   collective, not one per step); memory as counter ("C") tracks;
+//   collective, not one per step); memory as counter ("C") tracks; the host
+//   lane as complete events of category "host" on a thread "host" of its
+//   device (tid: the streams' count plus the device);
 //   process/thread names as metadata ("M") events for the devices and
 //   streams that have events. Times in microseconds, written as exact
 //   decimals of the seconds (core/trace_decimal.hpp); task ids, kinds and the

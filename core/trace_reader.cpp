@@ -1,4 +1,4 @@
-// The Chrome Trace Event JSON reader: Brigade's own files (formats 1 and 2,
+// The Chrome Trace Event JSON reader: Brigade's own files (formats 1 to 3,
 // read back exactly) and any other Chrome trace, best effort. Streaming: a
 // SAX parse (nlohmann::json::sax_parse) that keeps one event at a time, so
 // that reading costs the Trace's memory and not the JSON document's; gzip
@@ -358,6 +358,7 @@ class TraceSax {
   Indexed<TraceSpan> span_ok_;
   Indexed<TraceTransfer> xfer_ok_;
   Indexed<MemorySample> mem_ok_;
+  Indexed<HostSpan> host_ok_;
   std::vector<std::pair<std::int64_t, double>>
       late_ends_;  // "e" events of transfers not yet placed
   std::map<std::int64_t, std::string> process_names_;
@@ -636,8 +637,27 @@ bool TraceSax::event_done() {
   }
   if (ph == 'M') {
     if (e.name == "process_name") process_names_[e.pid] = e.arg_name;
-    if (e.name == "thread_name" && (devices_ < 0 || e.pid < devices_))
+    // Format 3's host threads are no streams (the header names the streams).
+    if (e.name == "thread_name" && (devices_ < 0 || e.pid < devices_) &&
+        !(format_ >= 3 && e.arg_name == "host"))
       threads_[e.tid] = Stream{static_cast<std::int32_t>(e.pid), e.arg_name};
+  } else if (ph == 'X' && format_ >= 3 && e.cat == "host") {
+    HostSpan h;
+    h.device = static_cast<std::int32_t>(e.pid);
+    h.task = static_cast<TaskId>(e.task.value_or(-1));
+    h.start_seconds = e.start_s ? *e.start_s : ts;
+    if (e.end_s)
+      h.end_seconds = *e.end_s;
+    else if (e.has_ts && e.has_dur)
+      h.end_seconds = trace_decimal::seconds_from_us_sum(e.ts, e.dur).value_or(ts);
+    else
+      h.end_seconds = h.start_seconds;
+    const std::int64_t name_id = e.name_id.value_or(-2);
+    if (name_id >= -1 && name_id < static_cast<std::int64_t>(t_.names.size()))
+      h.name = static_cast<NameId>(name_id);
+    else
+      h.name = intern(e.name);
+    place(t_.host, host_ok_, e.i.value_or(-1), h);
   } else if (ph == 'X') {
     TraceSpan s;
     s.device = static_cast<std::int32_t>(e.pid);
@@ -720,7 +740,8 @@ Result<Trace> TraceSax::finish() {
   if (root_type_) return Status::error(who_ + "found a JSON " + root_type_ + "; " + shape);
   if (!saw_events_) return Status::error(who_ + "found no \"traceEvents\" array; " + shape);
   for (std::int64_t gap :
-       {settle(t_.spans, span_ok_), settle(t_.transfers, xfer_ok_), settle(t_.memory, mem_ok_)})
+       {settle(t_.spans, span_ok_), settle(t_.transfers, xfer_ok_), settle(t_.memory, mem_ok_),
+        settle(t_.host, host_ok_)})
     if (gap >= 0)
       return Status::error(who_ + "found a gap at index " + std::to_string(gap) +
                            " of the events' \"i\" numbering; expected every index once");
@@ -758,6 +779,11 @@ Result<Trace> TraceSax::finish() {
     if (static_cast<size_t>(s.stream) >= t_.streams.size())
       return over("stream", "streams", s.stream, t_.streams.size());
   }
+  for (const HostSpan& h : t_.host)
+    if (h.device < 0 || static_cast<size_t>(h.device) >= t_.device_names.size())
+      return Status::error(who_ + "found a host slice on device " + std::to_string(h.device) +
+                           "; expected an index below " + std::to_string(t_.device_names.size()) +
+                           ", the length of the header's \"device_names\"");
   return std::move(t_);
 }
 

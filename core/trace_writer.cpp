@@ -1,19 +1,20 @@
-// The Chrome Trace Event JSON writer (format 2).
+// The Chrome Trace Event JSON writer (format 3).
 //
 // File layout (one JSON object):
 //   {"displayTimeUnit":"ns",
-//    "brigade":{"format":2,"source":..,"program":..,"filter":..,"devices":D,
+//    "brigade":{"format":3,"source":..,"program":..,"filter":..,"devices":D,
 //               "device_names":[..],"streams":[[device,name],..],"names":[..],"lanes":[..]},
 //    "traceEvents":[ metadata ("M") first, then every other event sorted by time ]}
 // pid = device (the network's link lanes are process D, "network"), tid =
-// stream index (lane index on the network process). Times ("ts", "dur") are
+// stream index (lane index on the network process; the host lane of device
+// d is tid S + d, S the streams' count, format 3). Times ("ts", "dur") are
 // microseconds written as exact decimals (core/trace_decimal.hpp), so that
 // reading gives back the same seconds; ids and kinds travel in "args".
 //
 // Memory: the events are not held as text. Each kind of event (memory
-// samples, transfer ends, spans, transfer begins, arrow starts, arrow ends)
-// is an array of (time, index) keys sorted on its own; the writer merges the
-// six arrays and formats each event as it goes, into a buffer that is handed
+// samples, transfer ends, host slices, spans, transfer begins, arrow starts,
+// arrow ends) is an array of (time, index) keys sorted on its own; the writer
+// merges the seven arrays and formats each event as it goes, into a buffer that is handed
 // to the stream every 1 MiB.
 #include <algorithm>
 #include <charconv>
@@ -33,7 +34,7 @@
 namespace brigade {
 namespace {
 
-constexpr int kFormat = 2;
+constexpr int kFormat = 3;  // 3: the host lane ("host" slices)
 constexpr size_t kFlushBytes = 1 << 20;
 
 void append_int(std::string& out, std::int64_t v) {
@@ -136,11 +137,15 @@ class ChromeWriter {
   void metadata();
   void arrows();
   void span(std::uint32_t i);
+  void host(std::uint32_t i);
   void id_event_head(const char* ph_name_cat, std::int64_t id, std::int64_t pid, std::int64_t tid,
                      double time);
   void transfer_event(std::uint32_t i, bool begin);
   void arrow_event(std::uint32_t a, bool start);
   void memory(std::uint32_t i);
+  std::int64_t host_tid(std::int64_t device) const {
+    return static_cast<std::int64_t>(t_.streams.size()) + device;
+  }
   const std::string& lane_name(std::int32_t lane) const {
     return lane >= 0 && static_cast<size_t>(lane) < lanes_.size()
                ? lanes_[static_cast<size_t>(lane)]
@@ -221,6 +226,10 @@ void ChromeWriter::metadata() {
   }
   for (const MemorySample& m : t_.memory)
     if (m.device >= 0 && m.device < devices_) device_used[static_cast<size_t>(m.device)] = 1;
+  std::vector<std::uint8_t> host_used(static_cast<size_t>(devices_), 0);
+  for (const HostSpan& h : t_.host)
+    if (h.device >= 0 && h.device < devices_)
+      device_used[static_cast<size_t>(h.device)] = host_used[static_cast<size_t>(h.device)] = 1;
   for (std::int64_t d = 0; d < devices_; ++d) {
     if (!device_used[static_cast<size_t>(d)]) continue;
     begin_event();
@@ -240,6 +249,22 @@ void ChromeWriter::metadata() {
     buf_ += ",\"args\":{\"name\":";
     append_string(buf_, t_.streams[s].name);
     buf_ += "}}";
+  }
+  for (std::int64_t d = 0; d < devices_; ++d) {
+    if (!host_used[static_cast<size_t>(d)]) continue;
+    begin_event();
+    buf_ += "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":";
+    append_int(buf_, d);
+    buf_ += ",\"tid\":";
+    append_int(buf_, host_tid(d));
+    buf_ += ",\"args\":{\"name\":\"host\"}}";
+    // Above the device's streams, as the host issues what they run.
+    begin_event();
+    buf_ += "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":";
+    append_int(buf_, d);
+    buf_ += ",\"tid\":";
+    append_int(buf_, host_tid(d));
+    buf_ += ",\"args\":{\"sort_index\":-1}}";
   }
   if (!t_.transfers.empty()) {
     begin_event();
@@ -371,6 +396,43 @@ void ChromeWriter::span(std::uint32_t i) {
   buf_ += "}}";
 }
 
+// A host slice: the span's shape, category "host", on the device's host
+// thread; its index, task and name id in args as a span's.
+void ChromeWriter::host(std::uint32_t i) {
+  const HostSpan& h = t_.host[i];
+  begin_event();
+  buf_ += "{\"ph\":\"X\",\"name\":";
+  buf_ += h.name >= 0 && static_cast<size_t>(h.name) < names_.size()
+              ? names_[static_cast<size_t>(h.name)]
+              : std::string("\"\"");
+  buf_ += ",\"cat\":\"host\",\"pid\":";
+  append_int(buf_, h.device);
+  buf_ += ",\"tid\":";
+  append_int(buf_, host_tid(h.device));
+  buf_ += ",\"ts\":";
+  append_us(buf_, h.start_seconds);
+  buf_ += ",\"dur\":";
+  const bool exact_dur = std::isfinite(h.start_seconds) && std::isfinite(h.end_seconds) &&
+                         trace_decimal::append_us_difference(buf_, h.start_seconds, h.end_seconds);
+  if (!exact_dur) append_double(buf_, (h.end_seconds - h.start_seconds) * 1e6);
+  buf_ += ",\"args\":{\"i\":";
+  append_int(buf_, i);
+  buf_ += ",\"task\":";
+  append_int(buf_, h.task);
+  if (h.name < 0 || static_cast<size_t>(h.name) >= names_.size() ||
+      ambiguous_name_[static_cast<size_t>(h.name)]) {
+    buf_ += ",\"name_id\":";
+    append_int(buf_, h.name);
+  }
+  if (!exact_dur) {
+    buf_ += ",\"start_s\":";
+    append_double(buf_, h.start_seconds);
+    buf_ += ",\"end_s\":";
+    append_double(buf_, h.end_seconds);
+  }
+  buf_ += "}}";
+}
+
 // `{"ph":PH,"name":NAME,"cat":CAT,"id":ID,"pid":PID,"tid":TID,"ts":TIME`,
 // the part the async and flow events share; the caller closes it.
 void ChromeWriter::id_event_head(const char* ph_name_cat, std::int64_t id, std::int64_t pid,
@@ -445,7 +507,7 @@ void ChromeWriter::memory(std::uint32_t i) {
 
 Status ChromeWriter::write() {
   if (t_.spans.size() >= UINT32_MAX || t_.transfers.size() >= UINT32_MAX / 2 ||
-      t_.memory.size() >= UINT32_MAX)
+      t_.memory.size() >= UINT32_MAX || t_.host.size() >= UINT32_MAX)
     return Status::error(
         "the trace has more than 2^31 events of a kind; expected fewer (filter it: "
         "--trace-devices, --trace-window)",
@@ -454,10 +516,12 @@ Status ChromeWriter::write() {
   metadata();
   arrows();
 
-  // The six kinds of events, each sorted by (time, index); at equal times
+  // The seven kinds of events, each sorted by (time, index); at equal times
   // they come in this order, so that lanes and threads nest: memory samples,
-  // transfer ends, spans, transfer begins, arrow starts, arrow ends.
-  std::vector<Key> lists[6];
+  // transfer ends, spans, transfer begins, arrow starts, arrow ends, host
+  // slices (on threads of their own: nothing nests in them).
+  constexpr int kKinds = 7;
+  std::vector<Key> lists[kKinds];
   lists[0].reserve(t_.memory.size());
   for (size_t i = 0; i < t_.memory.size(); ++i)
     lists[0].push_back(Key{t_.memory[i].time_seconds, static_cast<std::uint32_t>(i)});
@@ -479,13 +543,16 @@ Status ChromeWriter::write() {
     lists[5].push_back(
         Key{t_.spans[arrows_[a].recv_span].start_seconds, static_cast<std::uint32_t>(a)});
   }
+  lists[6].reserve(t_.host.size());
+  for (size_t i = 0; i < t_.host.size(); ++i)
+    lists[6].push_back(Key{t_.host[i].start_seconds, static_cast<std::uint32_t>(i)});
   for (auto& l : lists) sort_keys(l);
 
-  size_t head[6] = {0, 0, 0, 0, 0, 0};
+  size_t head[kKinds] = {};
   for (;;) {
     int best = -1;
     double best_time = 0;
-    for (int k = 0; k < 6; ++k) {
+    for (int k = 0; k < kKinds; ++k) {
       if (head[k] >= lists[k].size()) continue;
       const double time = lists[k][head[k]].time;
       if (best < 0 || time < best_time) {
@@ -511,8 +578,11 @@ Status ChromeWriter::write() {
       case 4:
         arrow_event(i, /*start=*/true);
         break;
-      default:
+      case 5:
         arrow_event(i, /*start=*/false);
+        break;
+      default:
+        host(i);
         break;
     }
     flush();

@@ -527,7 +527,10 @@ void Engine::setup_host_lane(const std::vector<double>& host_op) {
   auto issue = [&](size_t i) {
     const size_t d = device_of(i);
     if (!(host_op[d] > 0)) return;
-    host[d] += static_cast<double>(fused_kernels(p_.task(ext_[i]))) * host_op[d];
+    const Task& x = p_.task(ext_[i]);
+    const double from = host[d];
+    host[d] += static_cast<double>(fused_kernels(x)) * host_op[d];
+    if (rec_.full()) rec_.host(ext_[i], x, from, host[d]);
     host_pred_[i] = last[d];
     last[d] = static_cast<std::int32_t>(i);
     if (host[d] > earliest[i]) {

@@ -51,6 +51,22 @@ std::array<double, 3> path_by_kind(const SimResult& r, const Program& p) {
   return by;
 }
 
+// Seconds of the critical path when none of its tasks runs: before its
+// first task starts, and between one task's end and the next one's start
+// (a task that waited for its host's issue, or for the input pipeline;
+// docs/simulator.md, "The host lane"). The tasks' durations plus this are
+// the step. Needs task times.
+double path_wait(const SimResult& r, const Program& p) {
+  if (r.task_start_seconds.size() != static_cast<size_t>(p.num_tasks()) || r.critical_path.empty())
+    return 0;
+  auto start = [&](TaskId t) { return r.task_start_seconds[static_cast<size_t>(t)]; };
+  auto end = [&](TaskId t) { return r.task_end_seconds[static_cast<size_t>(t)]; };
+  double wait = std::max(0.0, start(r.critical_path.front()));
+  for (size_t i = 1; i < r.critical_path.size(); ++i)
+    wait += std::max(0.0, start(r.critical_path[i]) - end(r.critical_path[i - 1]));
+  return wait;
+}
+
 std::string label(const Program& p, TaskId t) {
   if (t < 0) return "resident buffers";
   std::string s = "task " + std::to_string(t);
@@ -162,6 +178,7 @@ nlohmann::json simulation_json(const SimResult& r, const Program& p, const Topol
   cp["tasks"] = r.critical_path.size();
   const auto by = path_by_kind(r, p);
   cp["seconds_by_kind"] = {{"compute", by[0]}, {"transfer", by[1]}, {"collective", by[2]}};
+  cp["wait_seconds"] = path_wait(r, p);
   json segs = json::array();
   for (const Segment& s : segments(r, p)) {
     json o = {{"device", s.device},
@@ -234,9 +251,14 @@ std::string simulation_text(const SimResult& r, const Program& p, const Topology
   line("");
   const auto by = path_by_kind(r, p);
   std::string kinds;
-  if (by[0] + by[1] + by[2] > 0)
+  if (by[0] + by[1] + by[2] > 0) {
     kinds = fmt::format(": compute {}, transfers {}, collectives {}", format_seconds(by[0]),
                         format_seconds(by[1]), format_seconds(by[2]));
+    // Where the path stood still (a thousandth of the step or more).
+    if (const double wait = path_wait(r, p); wait >= 1e-3 * r.step_seconds)
+      kinds += fmt::format(", waiting {}{}", format_seconds(wait),
+                           r.host_op_seconds > 0 ? " (for its host's issue, or the input)" : "");
+  }
   line(fmt::format("critical path: {} tasks{}", r.critical_path.size(), kinds));
   const auto segs = segments(r, p);
   const size_t kMaxSegs = 12;

@@ -55,6 +55,12 @@ class TraceRecorder {
     s.collective = x.collective;
     trace_.spans.push_back(s);
   }
+  // The host lane: the host of `x`'s device issued `task` over [start, end].
+  void host(TaskId task, const Task& x, double start_seconds, double end_seconds) {
+    if (mode_ != Mode::kFull || !keeps_device(x.device) || !keeps_time(start_seconds, end_seconds))
+      return;
+    trace_.host.push_back(HostSpan{task, x.device, start_seconds, end_seconds, x.name});
+  }
   // `lane`: the first channel of the message's route; a channel past the
   // topology's (a pair's reduction channel) is no lane (-1).
   void transfer(TaskId task, std::int32_t src, std::int32_t dst, double bytes, double start_seconds,

@@ -39,6 +39,10 @@ Trace sample_trace() {
   t.memory.push_back(MemorySample{0, MemoryCategory::kParams, 0, 1.5e9});
   t.memory.push_back(MemorySample{1, MemoryCategory::kActivations, 1.0 / 3, 7});
   t.memory.push_back(MemorySample{1, MemoryCategory::kActivations, 0.1, 3});
+  // The host lane: device 0's host issues task 0 then task 1; device 1's, task 2.
+  t.host.push_back(HostSpan{0, 0, 0.0, 1.0 / 30, 0});
+  t.host.push_back(HostSpan{2, 1, 0.0, 1.0 / 7, 2});
+  t.host.push_back(HostSpan{1, 0, 1.0 / 30, 0.1, 1});
   return t;
 }
 
@@ -84,6 +88,15 @@ void expect_equal(const Trace& a, const Trace& b) {
     EXPECT_EQ(a.memory[i].time_seconds, b.memory[i].time_seconds);
     EXPECT_EQ(a.memory[i].bytes, b.memory[i].bytes);
   }
+  ASSERT_EQ(a.host.size(), b.host.size());
+  for (size_t i = 0; i < a.host.size(); ++i) {
+    const HostSpan &x = a.host[i], &y = b.host[i];
+    EXPECT_EQ(x.task, y.task);
+    EXPECT_EQ(x.device, y.device);
+    EXPECT_EQ(x.start_seconds, y.start_seconds);
+    EXPECT_EQ(x.end_seconds, y.end_seconds);
+    EXPECT_EQ(x.name, y.name);
+  }
 }
 
 std::string to_json(const Trace& t) {
@@ -126,13 +139,65 @@ TEST(ChromeTrace, WriterIsDeterministicAndSorted) {
   // Spans: complete events with pid = device and tid = stream.
   int x = 0;
   for (const auto& e : j["traceEvents"])
-    if (e["ph"] == "X" && e["args"]["task"] == 2) {
+    if (e["ph"] == "X" && e["cat"] != "host" && e["args"]["task"] == 2) {
       ++x;
       EXPECT_EQ(e["pid"], 1);
       EXPECT_EQ(e["tid"], 2);
       EXPECT_EQ(e["name"], "bwd \\ tab\t");
     }
   EXPECT_EQ(x, 1);
+}
+
+// The host lane (format 3): complete events of category "host" on a thread
+// "host" of the device, tid = the streams' count (3) plus the device,
+// sorted above the device's streams; read back as host slices, not spans.
+TEST(ChromeTrace, HostSlicesAreAThreadOfTheirDevice) {
+  const auto j = nlohmann::json::parse(to_json(sample_trace()));
+  EXPECT_EQ(j["brigade"]["format"], 3);
+  int host = 0;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "X" && e["cat"] == "host") {
+      ++host;
+      EXPECT_EQ(e["tid"], 3 + e["pid"].get<int>());
+      if (e["args"]["task"] == 2) {
+        EXPECT_EQ(e["pid"], 1);
+        EXPECT_EQ(e["name"], "bwd \\ tab\t");
+      }
+    }
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "host")
+      EXPECT_EQ(e["tid"], 3 + e["pid"].get<int>());
+    if (e["ph"] == "M" && e["name"] == "thread_sort_index") EXPECT_EQ(e["args"]["sort_index"], -1);
+  }
+  EXPECT_EQ(host, 3);
+  std::istringstream in(to_json(sample_trace()));
+  auto back = read_chrome_trace(in, "t.json");
+  ASSERT_TRUE(back.is_ok()) << back.message();
+  EXPECT_EQ(back->spans.size(), 4u);  // the host slices are not spans
+  EXPECT_EQ(back->streams.size(), 3u);
+  ASSERT_EQ(back->host.size(), 3u);
+  EXPECT_EQ(back->host[1].device, 1);
+  EXPECT_EQ(back->host[1].end_seconds, 1.0 / 7);
+}
+
+// A host slice on a device the header does not have is refused with the
+// index it found; a format-2 file's "host" events stay spans (no host lane
+// before format 3).
+TEST(ChromeTrace, HostSlicesStayWithinTheHeadersDevices) {
+  std::istringstream bad(R"({"brigade":{"format":3,"devices":1,"device_names":["gpu0"],
+    "streams":[[0,"compute"]],"names":["a"],"lanes":[]},"traceEvents":[
+    {"ph":"X","name":"a","cat":"host","pid":4,"tid":5,"ts":0,"dur":1,"args":{"i":0,"task":0}}]})");
+  auto r = read_chrome_trace(bad, "h.json");
+  ASSERT_FALSE(r.is_ok());
+  EXPECT_EQ(r.message(),
+            "h.json: error: found a host slice on device 4; expected an index below 1, the length "
+            "of the header's \"device_names\"");
+  std::istringstream old(R"({"brigade":{"format":2,"devices":1,"device_names":["gpu0"],
+    "streams":[[0,"compute"]],"names":["a"],"lanes":[]},"traceEvents":[
+    {"ph":"X","name":"a","cat":"host","pid":0,"tid":0,"ts":0,"dur":1,"args":{"i":0,"task":0}}]})");
+  auto o = read_chrome_trace(old, "o.json");
+  ASSERT_TRUE(o.is_ok()) << o.message();
+  EXPECT_EQ(o->spans.size(), 1u);
+  EXPECT_TRUE(o->host.empty());
 }
 
 TEST(ChromeTrace, ReadsForeignTracesBestEffort) {
@@ -294,8 +359,8 @@ TEST(ChromeTrace, TimesAreExactMicrosecondDecimals) {
     ++spans;
     EXPECT_FALSE(e["args"].contains("start_s"));
   }
-  EXPECT_EQ(spans, 4);
-  EXPECT_EQ(j["brigade"]["format"], 2);
+  EXPECT_EQ(spans, 4 + 3);  // the spans and the host slices, exact alike
+  EXPECT_EQ(j["brigade"]["format"], 3);
   EXPECT_EQ(j["brigade"]["device_names"], (nlohmann::json{"gpu0", "node1/gpu1"}));
 }
 

@@ -9,6 +9,10 @@
 #include <cstdint>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "core/units.hpp"
+#include "sim/report.hpp"
 #include "sim/simulator.hpp"
 #include "tests/sim/sim_test_util.hpp"
 
@@ -64,6 +68,18 @@ TEST(HostLane, KernelsStartNoEarlierThanTheirIssue) {
   // The idle time is the host's first issue.
   ASSERT_EQ(fast_host->devices.size(), 1u);
   EXPECT_NEAR(fast_host->devices[0].idle_seconds, 0.5 * g, 1e-12);
+
+  // The report says where the path stood still: 11 g of step, 4 g of
+  // kernels, 7 g waiting for the host's issue (h before the first, 1.5 g
+  // between each two); none with a fast host but its first issue.
+  const nlohmann::json j = simulation_json(*slow_host, p, t);
+  EXPECT_NEAR(j["critical_path"]["wait_seconds"].get<double>(), 7 * g, 1e-12);
+  EXPECT_NE(simulation_text(*slow_host, p, t)
+                .find(", waiting " + format_seconds(7 * g) + " (for its host's issue, or the input)"),
+            std::string::npos)
+      << simulation_text(*slow_host, p, t);
+  EXPECT_NEAR(simulation_json(*fast_host, p, t)["critical_path"]["wait_seconds"].get<double>(),
+              0.5 * g, 1e-12);
 
   // h = 0 is no host lane at all: the same run, bit for bit.
   auto zero = run_with(p, t, h, 0.0);
@@ -125,6 +141,67 @@ TEST(HostLane, EachDeviceIssuesInProgramOrderAndNeverWaits) {
   ASSERT_TRUE(slow.is_ok()) << slow.message();
   EXPECT_NEAR(slow->task_start_seconds[static_cast<size_t>(c)], 6 * g, 1e-12);
   EXPECT_NEAR(slow->task_start_seconds[static_cast<size_t>(bb)], 4 * g, 1e-12);
+}
+
+// The trace keeps the host lane: one host slice per task, from its host's
+// previous issue to its own, in issue order; none on a device the trace
+// filter leaves out, and none without a host. With the Program above and
+// h = g/4: A [0, h] and B [h, 2h], C [2h, 3h] on device 0; D [0, h] on 1.
+TEST(HostLane, TheTraceHasAHostSliceForEveryIssue) {
+  const Topology t = star(2, 100e9, 2e-6);
+  const HardwareProfile h = plain_profile();
+  ProgramBuilder b("order", 2);
+  const StreamId compute = b.stream(0, "compute"), comm = b.stream(0, "comm");
+  const TaskId a = b.add_memory_bound(compute, kBytes, DType::kBF16, "A");
+  const TaskId bb = b.add_memory_bound(comm, kBytes, DType::kBF16, "B");
+  b.depend(bb, a);
+  const TaskId c = b.add_memory_bound(compute, kBytes, DType::kBF16, "C");
+  const TaskId d = b.add_memory_bound(b.stream(1, "compute"), kBytes, DType::kBF16, "D");
+  b.depend(d, a);
+  const Program p = build(std::move(b));
+  auto base = run_with(p, t, h, std::nullopt);
+  ASSERT_TRUE(base.is_ok()) << base.message();
+  const double hop = 0.25 * duration(*base, a);
+  SimOptions o;
+  o.host_op_seconds = hop;
+  o.record_trace = true;
+  auto r = simulate(p, t, h, o);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  const std::vector<HostSpan>& host = r->trace.host;
+  ASSERT_EQ(host.size(), 4u);
+  struct Want {
+    TaskId task;
+    int device;
+    double start, end;
+  };
+  const Want want[] = {{a, 0, 0, hop}, {bb, 0, hop, 2 * hop}, {c, 0, 2 * hop, 3 * hop}, {d, 1, 0, hop}};
+  for (const Want& w : want) {
+    int found = 0;
+    for (const HostSpan& x : host)
+      if (x.task == w.task) {
+        ++found;
+        EXPECT_EQ(x.device, w.device) << w.task;
+        EXPECT_NEAR(x.start_seconds, w.start, 1e-15) << w.task;
+        EXPECT_NEAR(x.end_seconds, w.end, 1e-15) << w.task;
+        EXPECT_EQ(x.name, p.task(w.task).name);
+        // The task starts no earlier than its issue.
+        EXPECT_GE(r->task_start_seconds[static_cast<size_t>(w.task)], x.end_seconds - 1e-15);
+      }
+    EXPECT_EQ(found, 1) << w.task;
+  }
+  // The filter applies: device 1 alone keeps D's slice alone.
+  o.trace_filter.devices = {1};
+  auto one = simulate(p, t, h, o);
+  ASSERT_TRUE(one.is_ok()) << one.message();
+  ASSERT_EQ(one->trace.host.size(), 1u);
+  EXPECT_EQ(one->trace.host[0].task, d);
+  // No host, no host lane; the step's spans are the same.
+  o.trace_filter = {};
+  o.host_op_seconds = 0.0;
+  auto none = simulate(p, t, h, o);
+  ASSERT_TRUE(none.is_ok()) << none.message();
+  EXPECT_TRUE(none->trace.host.empty());
+  EXPECT_EQ(none->trace.spans.size(), r->trace.spans.size());
 }
 
 // A dependency on a task added later (the builder allows it): the host
