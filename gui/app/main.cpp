@@ -3,6 +3,7 @@
 // [--step K] FILE renders one view without a display (--view compare A B: a
 // compare); --lesson N stands for FILE: lesson N's scenario
 // (scenarios/lessons/NN-*.yaml).
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -13,6 +14,7 @@
 
 #include "core/file_io.hpp"
 #include "core/lesson.hpp"
+#include "core/trace_filter.hpp"
 #include "core/units.hpp"
 #include "gui/app/main_window.hpp"
 #include "gui/app/screenshot.hpp"
@@ -84,6 +86,8 @@ int main(int argc, char** argv) {
   QCommandLineOption view("view", "the view to render: " + brigade::gui::view_names() + ", window",
                           "NAME", "timeline");
   QCommandLineOption time("time", "the time cursor for --screenshot (e.g. 1.5ms)", "T");
+  QCommandLineOption window_opt("window", "the timeline's window for --screenshot (e.g. 0:2ms)",
+                                "START:END");
   QCommandLineOption step("step", "the step of a teaching view for --screenshot (--view teach)",
                           "K");
   QCommandLineOption lesson("lesson", "lesson N: its scenario (scenarios/lessons) instead of FILE, its text in the Lessons dock",
@@ -97,7 +101,7 @@ int main(int argc, char** argv) {
                           "--screenshot: en)", "L");
   QCommandLineOption quiz("quiz", "--view lessons shows its quiz, every answer revealed");
   QCommandLineOption compare("compare", "open two FILEs, A and B, side by side (the compare view)");
-  parser.addOptions({shot, view, time, step, lesson, size, gran, network, profile, lang, quiz, compare});
+  parser.addOptions({shot, view, time, window_opt, step, lesson, size, gran, network, profile, lang, quiz, compare});
   parser.process(app);
 
   brigade::gui::LoadOptions load;
@@ -171,6 +175,13 @@ int main(int argc, char** argv) {
       auto v = brigade::parse_quantity(t.toStdString(), brigade::Dimension::kSeconds);
       if (!v.is_ok() || *v < 0) flag_error("--time", t, "a time >= 0 such as 1.5ms");
       r.time_seconds = *v;
+    }
+    if (parser.isSet(window_opt)) {
+      const QString w = parser.value(window_opt);
+      auto v = brigade::parse_time_window(w.toStdString());
+      if (!v.is_ok() || !std::isfinite(v->second))
+        flag_error("--window", w, "a window START:END such as 0:2ms, both ends given, START < END");
+      r.window = *v;
     }
     if (parser.isSet(step)) {
       bool ok = false;

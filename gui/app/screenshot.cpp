@@ -8,6 +8,8 @@
 #include "gui/app/session.hpp"
 #include "gui/views/lessons_view.hpp"
 #include "gui/views/quiz_panel.hpp"
+#include "gui/views/timeline_canvas.hpp"
+#include "gui/views/timeline_view.hpp"
 #include "gui/views/compare_view.hpp"
 #include "gui/views/export.hpp"
 #include "gui/views/view.hpp"
@@ -112,6 +114,11 @@ int take_screenshot(const ScreenshotRequest& r) {
   }
   // --lesson N stands for FILE with any view (its scenario); the quiz is the
   // Lessons view's alone.
+  if (r.window && r.view != "timeline") {
+    std::cerr << "brigade-gui: error: --window: found it with --view " << r.view.toStdString()
+              << "; expected --view timeline\n";
+    return 2;
+  }
   if (r.quiz && r.view != "lessons") {
     std::cerr << "brigade-gui: error: --quiz: found it with --view " << r.view.toStdString()
               << "; expected --view lessons\n";
@@ -140,6 +147,8 @@ int take_screenshot(const ScreenshotRequest& r) {
   view->show();
   view->set_document(doc.value());
   if (r.time_seconds >= 0) view->set_time_seconds(r.time_seconds);
+  if (auto* timeline = qobject_cast<TimelineView*>(view.get()); timeline && r.window)
+    timeline->canvas()->zoom_to_window({r.window->first, r.window->second});
   if (r.step >= 0) view->set_step(r.step);
   if (auto* compare = qobject_cast<CompareView*>(view.get()); compare && !r.compare.isEmpty())
     compare->compare_with(r.compare, r.load);

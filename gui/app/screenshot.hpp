@@ -5,6 +5,9 @@
 // the CLI's one line on stderr, exit 2, no file.
 #pragma once
 
+#include <optional>
+#include <utility>
+
 #include <QSize>
 #include <QString>
 
@@ -18,6 +21,8 @@ struct ScreenshotRequest {
   QString file;
   QString compare;           // B, compared with `file` (--view compare or window); "" none
   double time_seconds = -1;  // < 0: none
+  // --window START:END: the timeline zoomed to [START, END] seconds (--view timeline).
+  std::optional<std::pair<double, double>> window;
   int step = -1;             // --step K of a view with steps (View::steps); < 0: none
   QSize size{1600, 900};
   LoadOptions load;

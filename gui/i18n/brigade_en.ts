@@ -211,6 +211,29 @@
     </message>
 </context>
 <context>
+    <name>HostLane</name>
+    <message>
+        <source>device %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>task %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1&apos;s host issues %2: %3, from %4 to %5</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>; it started then, waiting for its host</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>; it started at %1</source>
+        <translation></translation>
+    </message>
+</context>
+<context>
     <name>LaneLayout</name>
     <message>
         <source>node %1</source>
@@ -222,6 +245,10 @@
     </message>
     <message>
         <source>stream %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>host</source>
         <translation></translation>
     </message>
 </context>
@@ -373,6 +400,10 @@
     </message>
     <message>
         <source>indexing</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>host issuing</source>
         <translation></translation>
     </message>
 </context>

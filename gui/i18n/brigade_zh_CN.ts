@@ -207,6 +207,29 @@
     </message>
 </context>
 <context>
+    <name>HostLane</name>
+    <message>
+        <source>device %1</source>
+        <translation>设备 %1</translation>
+    </message>
+    <message>
+        <source>task %1</source>
+        <translation>任务 %1</translation>
+    </message>
+    <message>
+        <source>%1&apos;s host issues %2: %3, from %4 to %5</source>
+        <translation>%1 的主机发出 %2：%3，从 %4 到 %5</translation>
+    </message>
+    <message>
+        <source>; it started then, waiting for its host</source>
+        <translation>；它随即开始，一直在等主机</translation>
+    </message>
+    <message>
+        <source>; it started at %1</source>
+        <translation>；它在 %1 开始</translation>
+    </message>
+</context>
+<context>
     <name>LaneLayout</name>
     <message>
         <source>node %1</source>
@@ -219,6 +242,10 @@
     <message>
         <source>stream %1</source>
         <translation>流 %1</translation>
+    </message>
+    <message>
+        <source>host</source>
+        <translation>主机</translation>
     </message>
 </context>
 <context>
@@ -368,6 +395,10 @@
     <message>
         <source>indexing</source>
         <translation>建立索引中</translation>
+    </message>
+    <message>
+        <source>host issuing</source>
+        <translation>主机发出</translation>
     </message>
 </context>
 <context>

@@ -12,6 +12,7 @@
 #include "core/profile.hpp"
 #include "core/scenario.hpp"
 #include "core/trace.hpp"
+#include "gui/model/host_lane.hpp"
 #include "gui/model/topology_usage.hpp"
 #include "gui/model/trace_index.hpp"
 #include "planner/plan.hpp"
@@ -42,6 +43,8 @@ struct Document {
   // reads its spans).
   std::unique_ptr<Trace> trace;
   std::unique_ptr<TraceIndex> index;
+  // The trace's host lane, indexed for the timeline (null without one).
+  std::unique_ptr<HostLane> host;
   // kScenario: link utilisation and device occupancy binned over the step.
   std::unique_ptr<TopologyUsage> usage;
   // kProfile: the profile opened; kScenario: the scenario's.

@@ -41,6 +41,8 @@ std::string row_label(const Trace& trace, const LaneRow& r) {
           !trace.streams[static_cast<size_t>(r.stream)].name.empty())
         return trace.streams[static_cast<size_t>(r.stream)].name;
       return fill_args(model_tr("LaneLayout", "stream %1"), {std::to_string(r.stream)});
+    case RowKind::kHost:
+      return model_tr("LaneLayout", "host");
   }
   return {};
 }
@@ -64,6 +66,14 @@ void LaneLayout::build(const Trace& trace, const TraceIndex& index, const Topolo
     const int d = trace.streams[static_cast<size_t>(s)].device;
     by_node[node_of_device(trace, d, topology)][d].push_back(s);
   }
+  std::vector<std::uint8_t> has_host;  // by device
+  for (const HostSpan& h : trace.host) {
+    if (h.device < 0) continue;
+    if (static_cast<size_t>(h.device) >= has_host.size()) has_host.resize(static_cast<size_t>(h.device) + 1, 0);
+    if (has_host[static_cast<size_t>(h.device)]) continue;
+    has_host[static_cast<size_t>(h.device)] = 1;
+    by_node[node_of_device(trace, h.device, topology)][h.device];  // a device row, streams or not
+  }
   const bool node_rows = by_node.size() > 1;
   for (const auto& [node, devices] : by_node) {
     if (node_rows) {
@@ -82,6 +92,15 @@ void LaneLayout::build(const Trace& trace, const TraceIndex& index, const Topolo
       r.indent = node_rows ? 1 : 0;
       r.label = row_label(trace, r);
       rows_.push_back(r);
+      if (static_cast<size_t>(device) < has_host.size() && has_host[static_cast<size_t>(device)]) {
+        LaneRow hr;
+        hr.kind = RowKind::kHost;
+        hr.node = node;
+        hr.device = device;
+        hr.indent = r.indent + 1;
+        hr.label = row_label(trace, hr);
+        rows_.push_back(hr);
+      }
       for (int s : streams) {
         LaneRow sr;
         sr.kind = RowKind::kStream;
@@ -122,13 +141,14 @@ void LaneLayout::relayout() {
         device_collapsed = r.collapsed;
         break;
       case RowKind::kStream:
+      case RowKind::kHost:
         r.visible = !node_collapsed && !device_collapsed;
         break;
     }
     if (!r.visible) continue;
     visible_.push_back(static_cast<std::int32_t>(i));
     fixed += m_.gap;
-    if (r.kind == RowKind::kStream)
+    if (r.kind == RowKind::kStream || r.kind == RowKind::kHost)
       tracks += std::max(1, r.depths);
     else if (r.collapsed)
       tracks += 1;
@@ -143,7 +163,7 @@ void LaneLayout::relayout() {
   for (std::int32_t i : visible_) {
     LaneRow& r = rows_[static_cast<size_t>(i)];
     r.y = y;
-    if (r.kind == RowKind::kStream)
+    if (r.kind == RowKind::kStream || r.kind == RowKind::kHost)
       r.height = track_h_ * std::max(1, r.depths);
     else
       r.height = r.collapsed ? track_h_ : m_.header_height;
@@ -155,7 +175,7 @@ void LaneLayout::relayout() {
 void LaneLayout::collapse_for_overview(int max_rows) {
   int streams = 0, max_devices_per_node = 0, devices = 0;
   for (const LaneRow& r : rows_) {
-    if (r.kind == RowKind::kStream) ++streams;
+    if (r.kind == RowKind::kStream || r.kind == RowKind::kHost) ++streams;
     if (r.kind == RowKind::kNode) devices = 0;
     if (r.kind == RowKind::kDevice)
       max_devices_per_node = std::max(max_devices_per_node, ++devices);
@@ -175,7 +195,7 @@ void LaneLayout::collapse_for_overview(int max_rows) {
 void LaneLayout::set_collapsed(int r, bool collapsed) {
   if (r < 0 || r >= num_rows()) return;
   LaneRow& row = rows_[static_cast<size_t>(r)];
-  if (row.kind == RowKind::kStream) return;
+  if (row.kind == RowKind::kStream || row.kind == RowKind::kHost) return;
   row.collapsed = collapsed;
   relayout();
 }

@@ -1,7 +1,9 @@
 // The timeline's rows: node > device > stream (one row per nesting depth of
 // a stream), collapsible at node and device level, as Perfetto's process
 // and thread tracks. A collapsed node or device row draws all the tracks
-// beneath it merged into one row.
+// beneath it merged into one row. A device whose trace has a host lane
+// (Trace::host) has a host row first, above its streams; a collapsed
+// device does not merge it (its occupancy is the device's, not the host's).
 #pragma once
 
 #include <cstdint>
@@ -16,15 +18,15 @@
 
 namespace brigade::gui {
 
-enum class RowKind : std::uint8_t { kNode, kDevice, kStream };
+enum class RowKind : std::uint8_t { kNode, kDevice, kStream, kHost };
 
 struct LaneRow {
   RowKind kind = RowKind::kStream;
   std::int32_t node = 0;
-  std::int32_t device = -1;  // kDevice, kStream
+  std::int32_t device = -1;  // kDevice, kStream, kHost
   std::int32_t stream = -1;  // kStream
   std::int32_t depths = 1;   // kStream: tracks (nesting depths) it shows
-  std::int32_t indent = 0;   // 0 node, 1 device, 2 stream (node rows absent with one node)
+  std::int32_t indent = 0;   // 0 node, 1 device, 2 stream or host (node rows absent with one node)
   bool collapsed = false;    // kNode, kDevice
   std::string label;
   // Layout of the visible rows (valid when `visible`).
@@ -41,10 +43,11 @@ struct LaneMetrics {
 
 class LaneLayout {
  public:
-  // Rows for every device of `trace` with spans or memory, grouped by node:
-  // the topology's node when it has the trace's devices, else the "nodeN/"
-  // prefix of the device's name, else node 0. Node rows only when there is
-  // more than one node. Streams without spans are left out.
+  // Rows for every device of `trace` with spans or host slices, grouped by
+  // node: the topology's node when it has the trace's devices, else the
+  // "nodeN/" prefix of the device's name, else node 0. Node rows only when
+  // there is more than one node. Streams without spans are left out; a
+  // device with host slices gets its host row.
   void build(const Trace& trace, const TraceIndex& index, const Topology* topology,
              LaneMetrics metrics = {});
 

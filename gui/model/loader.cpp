@@ -12,6 +12,7 @@
 #include "gui/model/foreign_trace.hpp"
 #include "gui/model/model_tr.hpp"
 #include "planner/lower.hpp"
+#include "sim/scenario_options.hpp"
 
 namespace brigade::gui {
 
@@ -100,6 +101,7 @@ DocumentPtr document_from_trace(Trace trace, std::string path) {
   doc->kind = DocumentKind::kTrace;
   doc->trace = std::make_unique<Trace>(std::move(trace));
   doc->index = std::make_unique<TraceIndex>(TraceIndex::build(*doc->trace, nullptr));
+  doc->host = HostLane::build(*doc->trace);
   doc->title = !doc->trace->program.empty() ? doc->trace->program
                                             : std::filesystem::path(doc->path).filename().string();
   return doc;
@@ -160,6 +162,7 @@ Result<DocumentPtr> document_from_scenario(Scenario scenario, const LoadOptions&
   doc->result->trace = Trace{};
   progress(o, "indexing", 0, 0);
   doc->index = std::make_unique<TraceIndex>(TraceIndex::build(*doc->trace, &program));
+  doc->host = HostLane::build(*doc->trace);
   if (cancelled(o)) return cancelled_status();
   doc->usage =
       std::make_unique<TopologyUsage>(TopologyUsage::build(*doc->trace, sc.topology, sc.profile));
@@ -221,12 +224,8 @@ Result<DocumentPtr> load_document(const std::string& path, const LoadOptions& o)
 
 sim::SimOptions scenario_sim_options(const Scenario& scenario, const std::atomic<bool>* cancel,
                                      const std::string& network) {
-  sim::SimOptions so;
-  const std::string& n = network.empty() ? scenario.simulation.network : network;
-  so.network = n == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
-  so.speed = scenario.simulation.speed;
-  so.host_op_seconds = scenario.simulation.host_op_seconds;
-  so.runtime = scenario.runtime;  // the simulator honours what the plan did not see
+  sim::SimOptions so = sim::options_for(scenario);
+  if (!network.empty()) so.network = network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
   so.cancel = cancel;
   return so;
 }

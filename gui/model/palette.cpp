@@ -26,6 +26,7 @@ constexpr std::array<ClassStyle, kNumSpanClasses> kStyles{{
     {0x9E3D22, "Reduce"},
     {0xD6A5C9, "AllToAll"},
     {0xFF9DA6, "collective"},
+    {0x6B6ECF, "host issuing"},
 }};
 
 std::string lower_alnum(std::string_view s) {

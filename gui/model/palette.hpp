@@ -1,6 +1,6 @@
 // The colour of a span: one class per task kind and phase (forward,
 // backward, recompute, optimizer, other compute, transfer, each collective
-// kind), one legend for every view. Colours are 0xRRGGBB (no Qt here).
+// kind), and the host lane's issuing, one legend for every view. Colours are 0xRRGGBB (no Qt here).
 #pragma once
 
 #include <array>
@@ -26,8 +26,9 @@ enum class SpanClass : std::uint8_t {
   kReduce,
   kAllToAll,
   kCollective,  // a collective of unknown kind (a foreign trace's)
+  kHost,        // the host issuing a task (Trace::host; the timeline's host rows)
 };
-inline constexpr int kNumSpanClasses = 13;
+inline constexpr int kNumSpanClasses = 14;
 
 struct ClassStyle {
   std::uint32_t rgb;

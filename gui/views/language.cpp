@@ -58,6 +58,7 @@ QString g_default_family;  // the application font's family before zh
     QT_TRANSLATE_NOOP("ModelText", "other compute"),
     QT_TRANSLATE_NOOP("ModelText", "transfer"),
     QT_TRANSLATE_NOOP("ModelText", "collective"),
+    QT_TRANSLATE_NOOP("ModelText", "host issuing"),
     QT_TRANSLATE_NOOP("ModelText", "reading"),
     QT_TRANSLATE_NOOP("ModelText", "lowering"),
     QT_TRANSLATE_NOOP("ModelText", "simulating"),

@@ -369,8 +369,9 @@ void TimelineCanvas::paint_rows(QPainter& p, const QRect& area) {
     const LaneRow& row = layout_.row(r);
     const double y = row_top(r);
     const QRectF band(0, y, width(), row.height);
+    const bool header = row.kind == RowKind::kNode || row.kind == RowKind::kDevice;
     // Label column and shading: devices alternate, headers are shaded.
-    if (row.kind != RowKind::kStream) p.fillRect(band, kRowShade);
+    if (header) p.fillRect(band, kRowShade);
     if (device_highlight_ >= 0 && row.kind != RowKind::kNode && row.device == device_highlight_) {
       p.fillRect(band, QColor(0xff, 0xd4, 0x00, 60));
       p.fillRect(QRectF(0, y, 4, row.height), QColor(0xe0, 0x9a, 0x00));
@@ -379,7 +380,7 @@ void TimelineCanvas::paint_rows(QPainter& p, const QRect& area) {
     p.drawLine(QPointF(0, y + row.height), QPointF(width(), y + row.height));
     p.setPen(kText);
     const double x = 6 + 12 * row.indent;
-    if (row.kind != RowKind::kStream) {
+    if (header) {
       QPainterPath tri;  // collapse triangle
       const double cy = y + row.height / 2;
       if (row.collapsed) {
@@ -394,7 +395,8 @@ void TimelineCanvas::paint_rows(QPainter& p, const QRect& area) {
       p.fillPath(tri, kText);
     }
     QFont lf = small;
-    lf.setBold(row.kind != RowKind::kStream);
+    lf.setBold(header);
+    lf.setItalic(row.kind == RowKind::kHost);
     p.setFont(lf);
     p.drawText(QRectF(x + 10, y, kLabelWidth - x - 14, std::min(row.height, track_h)),
                Qt::AlignVCenter | Qt::AlignLeft,
@@ -402,6 +404,10 @@ void TimelineCanvas::paint_rows(QPainter& p, const QRect& area) {
                                            static_cast<int>(kLabelWidth - x - 14)));
     p.setFont(small);
 
+    if (row.kind == RowKind::kHost) {
+      paint_host_row(p, area, y, row.device);
+      continue;
+    }
     // Spans, gathered a pixel column at a time (PixelRow) and painted as
     // runs: at most one rectangle per column however many tracks a
     // collapsed row holds; then the names of spans wide enough for them.
@@ -455,6 +461,57 @@ void TimelineCanvas::paint_rows(QPainter& p, const QRect& area) {
     }
     p.restore();
   }
+}
+
+// A device's host row (RowKind::kHost): its host slices at their level of
+// detail in the host colour, fuller where the host was busier, with the
+// issued task's name where a slice is wide enough.
+void TimelineCanvas::paint_host_row(QPainter& p, const QRect& area, double y, int device) {
+  if (!doc_->host) return;
+  const int t = doc_->host->track_of_device(device);
+  if (t < 0) return;
+  const TimeWindow w = axis_.window();
+  const double track_h = layout_.track_height();
+  const double ty = y + 1, th = track_h - 2;
+  p.save();
+  p.setClipRect(area);
+  pixels_.reset(area.width());
+  labels_.clear();
+  items_.clear();
+  doc_->host->index().query(t, w.start_seconds, w.end_seconds, axis_.seconds_per_pixel(), items_);
+  last_items_ += static_cast<std::int64_t>(items_.size());
+  const int cls = static_cast<int>(SpanClass::kHost);
+  std::vector<double> starts;  // of slices wide enough to show where they begin
+  for (const LodItem& it : items_) {
+    const double x0 = axis_.time_to_x(it.start_seconds);
+    const double x1 = axis_.time_to_x(it.end_seconds);
+    const double fill =
+        it.count > 1 ? it.busy_seconds / std::max(it.end_seconds - it.start_seconds, 1e-30) : 1.0;
+    pixels_.add(x0, x1, cls, fill, it.count == 1);
+    if (it.count == 1 && x1 - x0 > 36) labels_.push_back(it);
+    if (it.count == 1 && x1 - x0 >= 6) starts.push_back(x0);
+  }
+  for (const PixelRow::Run& run : pixels_.runs())
+    p.fillRect(QRectF(area.left() + run.x0, ty, run.x1 - run.x0, th), colour_of(run.cls, run.fill));
+  // A host busy issuing one task after another is one solid bar: a hairline
+  // of background marks where each slice begins, where it has room.
+  p.setPen(QPen(kBackground, 1));
+  for (double x : starts)
+    if (x > 0) p.drawLine(QPointF(area.left() + x + 0.5, ty), QPointF(area.left() + x + 0.5, ty + th));
+  p.setPen(Qt::white);
+  const QFontMetrics fm(p.font());
+  const Trace& trace = *doc_->trace;
+  for (const LodItem& it : labels_) {
+    const double x0 = std::max(0.0, axis_.time_to_x(it.start_seconds));
+    const double x1 = std::min(static_cast<double>(area.width()), axis_.time_to_x(it.end_seconds));
+    if (x1 - x0 < 30) continue;
+    const NameId name = doc_->host->slice(it.rep).name;
+    if (name < 0 || static_cast<size_t>(name) >= trace.names.size()) continue;
+    p.drawText(QRectF(area.left() + x0 + 3, ty, x1 - x0 - 6, th), Qt::AlignVCenter | Qt::AlignLeft,
+               fm.elidedText(QString::fromStdString(trace.names[static_cast<size_t>(name)]),
+                             Qt::ElideRight, static_cast<int>(x1 - x0 - 6)));
+  }
+  p.restore();
 }
 
 int TimelineCanvas::dst_stream_of_transfer(std::int32_t transfer) const {
@@ -624,7 +681,8 @@ void TimelineCanvas::paint_legend(QPainter& p) {
   p.setFont(f);
   const QFontMetrics fm(f);
   double x = 8;
-  const ClassSet present = doc_->index->classes_present();
+  ClassSet present = doc_->index->classes_present();
+  if (doc_->host) present |= class_bit(SpanClass::kHost);
   for (int c = 0; c < kNumSpanClasses; ++c) {
     const auto cls = static_cast<SpanClass>(c);
     if (!(present & class_bit(cls))) continue;
@@ -669,9 +727,22 @@ int TimelineCanvas::span_under(QPoint pos) const {
   return best;
 }
 
+int TimelineCanvas::host_slice_under(QPoint pos) const {
+  if (!doc_ || !doc_->has_trace() || !doc_->host) return -1;
+  const QRect area = data_rect();
+  if (!area.contains(pos)) return -1;
+  const int r = layout_.row_at(pos.y() - kTopHeight + vscroll_->value());
+  if (r < 0 || layout_.row(r).kind != RowKind::kHost) return -1;
+  const double t = axis_.x_to_time(pos.x() - area.left());
+  return doc_->host->slice_at(layout_.row(r).device, t, 2 * axis_.seconds_per_pixel());
+}
+
 QString TimelineCanvas::tooltip_at(QPoint pos) const {
   const int s = span_under(pos);
-  if (s < 0) return {};
+  if (s < 0) {
+    const int h = host_slice_under(pos);
+    return h < 0 ? QString() : QString::fromStdString(doc_->host->describe(h, doc_->index.get()));
+  }
   QString text = QString::fromStdString(span_summary(*doc_, s));
   const TraceSpan& sp = doc_->trace->spans[static_cast<size_t>(s)];
   const double px = (sp.end_seconds - sp.start_seconds) / axis_.seconds_per_pixel();

@@ -99,6 +99,8 @@ class TimelineCanvas : public QWidget {
   int dst_stream_of_transfer(std::int32_t transfer) const;
   double stream_center_y(int stream) const;
   void paint_rows(QPainter& p, const QRect& area);
+  void paint_host_row(QPainter& p, const QRect& area, double y, int device);
+  int host_slice_under(QPoint pos) const;  // Trace::host index, -1 if none
   void paint_arrows(QPainter& p, const QRect& area);
   void paint_ruler(QPainter& p, const QRect& area);
   void paint_legend(QPainter& p);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <QApplication>
 #include <QHelpEvent>
+#include <QImage>
 #include <QTest>
 #include <QToolTip>
 #include <QWheelEvent>
@@ -142,6 +143,52 @@ TEST_F(Timeline, CtrlWheelZoomsAtTheMouseAndDragSelectsARangeWithItsStatistics) 
   const QString stats = v.range_text();
   EXPECT_EQ(stats.count('\n'), 4) << stats.toStdString();  // four devices
   EXPECT_TRUE(stats.contains("cpu0 | ")) << stats.toStdString();
+}
+
+// A scenario whose host sets the pace (scenarios/host_bound_gpt.yaml, 40 us
+// a kernel): each device's host row comes first under it and is painted in
+// the host colour; zoomed in on the step's start, hovering a slice of
+// device 0's host names the task it issued and says that it waited for it.
+TEST(TimelineHost, TheHostRowIsPaintedAndItsSlicesExplainTheWait) {
+  auto r = load_document(std::string(BRIGADE_SOURCE_DIR) + "/scenarios/host_bound_gpt.yaml");
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  const DocumentPtr doc = r.value();
+  ASSERT_NE(doc->host, nullptr);
+  ASSERT_FALSE(doc->trace->host.empty());
+  TimelineView v;
+  v.resize(1400, 800);
+  v.show();
+  v.set_document(doc);
+  TimelineCanvas* c = v.canvas();
+  int host_row = -1;
+  for (int i = 0; i < c->layout().num_rows() && host_row < 0; ++i)
+    if (c->layout().row(i).kind == RowKind::kHost && c->layout().row(i).visible) host_row = i;
+  ASSERT_GE(host_row, 0);
+  const LaneRow& row = c->layout().row(host_row);
+  EXPECT_EQ(c->layout().row(host_row - 1).kind, RowKind::kDevice);
+  EXPECT_EQ(c->layout().row(host_row + 1).kind, RowKind::kStream);
+  // Zoom to the first 200 us: 5 issues at 40 us.
+  c->zoom_to_window({0, 200e-6});
+  QImage img(c->size(), QImage::Format_ARGB32);
+  c->render(&img);
+  EXPECT_GT(c->last_frame_items(), 0);
+  const int y = TimelineCanvas::kTopHeight + static_cast<int>(row.y + row.height / 2);
+  // The second slice of the device's host: [40, 80] us.
+  const int x = TimelineCanvas::kLabelWidth + static_cast<int>(c->axis().time_to_x(60e-6));
+  const QColor painted = img.pixelColor(x, y);
+  const QColor host = QColor::fromRgb(class_rgb(SpanClass::kHost));
+  EXPECT_LT(std::abs(painted.red() - host.red()) + std::abs(painted.green() - host.green()) +
+                std::abs(painted.blue() - host.blue()),
+            24)
+      << painted.name().toStdString();
+  const QPoint at(x, y);
+  QHelpEvent help(QEvent::ToolTip, at, c->mapToGlobal(at));
+  QApplication::sendEvent(c, &help);
+  const std::string tip = QToolTip::text().toStdString();
+  EXPECT_NE(tip.find("'s host issues "), std::string::npos) << tip;
+  EXPECT_NE(tip.find(": 40.0 us, from 40.0 us to 80.0 us; it started then, waiting for its host"),
+            std::string::npos)
+      << tip;
 }
 
 }  // namespace

@@ -168,5 +168,46 @@ TEST(LaneLayout, OneNodeHasNoNodeRow) {
   EXPECT_EQ(l.row(1).indent, 1);
 }
 
+// The host lane (Trace::host): a "host" row first under each device that
+// has host slices, above its streams, one track high; a device with host
+// slices and no spans still gets its device row; collapsing the device
+// hides the host row and does not merge it into the device's occupancy.
+TEST(LaneLayout, AHostRowComesFirstUnderItsDevice) {
+  Trace t = cluster();
+  t.device_names = {"gpu0", "gpu1", "gpu2", "gpu3", "gpu4"};
+  t.host.push_back(HostSpan{0, 1, 0.0, 0.5, 0});
+  t.host.push_back(HostSpan{1, 1, 0.5, 1.0, 0});
+  t.host.push_back(HostSpan{2, 4, 0.0, 0.5, 0});  // device 4: host slices, no spans
+  const TraceIndex ix = TraceIndex::build(t, nullptr);
+  LaneLayout l;
+  l.build(t, ix, nullptr, LaneMetrics{10, 20, 0});
+  // gpu0 compute comm, gpu1 host compute comm, gpu2 .., gpu3 .., gpu4 host.
+  ASSERT_EQ(l.num_rows(), 4 + 8 + 1 + 2);
+  EXPECT_EQ(l.row(3).kind, RowKind::kDevice);
+  EXPECT_EQ(l.row(3).device, 1);
+  EXPECT_EQ(l.row(4).kind, RowKind::kHost);
+  EXPECT_EQ(l.row(4).device, 1);
+  EXPECT_EQ(l.row(4).label, "host");
+  EXPECT_EQ(l.row(4).indent, 1);
+  EXPECT_EQ(l.row(5).kind, RowKind::kStream);
+  EXPECT_EQ(l.row(5).stream, 2);
+  EXPECT_EQ(l.row(13).kind, RowKind::kDevice);
+  EXPECT_EQ(l.row(13).device, 4);
+  EXPECT_EQ(l.row(14).kind, RowKind::kHost);
+  // One track high, like a stream of depth 1.
+  EXPECT_DOUBLE_EQ(l.row(4).height, 20);
+  EXPECT_DOUBLE_EQ(l.row(5).y - l.row(4).y, 20);
+  // The host row draws no stream's spans; a collapsed device merges its
+  // streams but not its host, and hides the host row.
+  EXPECT_TRUE(l.streams_of_row(4).empty());
+  l.toggle(4);  // a host row does not collapse
+  EXPECT_FALSE(l.row(4).collapsed);
+  l.toggle(3);
+  EXPECT_FALSE(l.row(4).visible);
+  EXPECT_EQ(l.streams_of_row(3), (std::vector<int>{2, 3}));
+  // Stream rows are still found through the host row in between.
+  EXPECT_EQ(l.row_showing_stream(2), 3);
+}
+
 }  // namespace
 }  // namespace brigade::gui
