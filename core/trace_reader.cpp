@@ -641,46 +641,37 @@ bool TraceSax::event_done() {
     if (e.name == "thread_name" && (devices_ < 0 || e.pid < devices_) &&
         !(format_ >= 3 && e.arg_name == "host"))
       threads_[e.tid] = Stream{static_cast<std::int32_t>(e.pid), e.arg_name};
-  } else if (ph == 'X' && format_ >= 3 && e.cat == "host") {
-    HostSpan h;
-    h.device = static_cast<std::int32_t>(e.pid);
-    h.task = static_cast<TaskId>(e.task.value_or(-1));
-    h.start_seconds = e.start_s ? *e.start_s : ts;
-    if (e.end_s)
-      h.end_seconds = *e.end_s;
-    else if (e.has_ts && e.has_dur)
-      h.end_seconds = trace_decimal::seconds_from_us_sum(e.ts, e.dur).value_or(ts);
-    else
-      h.end_seconds = h.start_seconds;
-    const std::int64_t name_id = e.name_id.value_or(-2);
-    if (name_id >= -1 && name_id < static_cast<std::int64_t>(t_.names.size()))
-      h.name = static_cast<NameId>(name_id);
-    else
-      h.name = intern(e.name);
-    place(t_.host, host_ok_, e.i.value_or(-1), h);
   } else if (ph == 'X') {
-    TraceSpan s;
-    s.device = static_cast<std::int32_t>(e.pid);
-    s.stream = static_cast<std::int32_t>(e.tid);
-    s.task = static_cast<TaskId>(e.task.value_or(-1));
-    s.start_seconds = e.start_s ? *e.start_s : ts;
+    // A complete event: a span's or (format 3, category "host") a host
+    // slice's start, end, task and name, read alike.
+    const double start = e.start_s ? *e.start_s : ts;
+    double end = start + (e.has_dur ? trace_decimal::seconds_from_us(e.dur).value_or(0) : 0);
     if (e.end_s)
-      s.end_seconds = *e.end_s;
+      end = *e.end_s;
     else if (e.has_ts && e.has_dur)
-      s.end_seconds = trace_decimal::seconds_from_us_sum(e.ts, e.dur).value_or(ts);
-    else
-      s.end_seconds =
-          s.start_seconds + (e.has_dur ? trace_decimal::seconds_from_us(e.dur).value_or(0) : 0);
-    s.kind = parse_task_kind(e.kind.empty() ? std::string_view(e.cat) : std::string_view(e.kind))
-                 .value_or(TaskKind::kCompute);
-    s.phase = parse_phase(e.phase).value_or(Phase::kForward);
-    s.collective = static_cast<CollectiveId>(e.collective.value_or(-1));
+      end = trace_decimal::seconds_from_us_sum(e.ts, e.dur).value_or(ts);
+    const auto task = static_cast<TaskId>(e.task.value_or(-1));
     const std::int64_t name_id = e.name_id.value_or(-2);
-    if (name_id >= -1 && name_id < static_cast<std::int64_t>(t_.names.size()))
-      s.name = static_cast<NameId>(name_id);
-    else
-      s.name = intern(e.name);
-    place(t_.spans, span_ok_, e.i.value_or(-1), s);
+    const NameId name = name_id >= -1 && name_id < static_cast<std::int64_t>(t_.names.size())
+                            ? static_cast<NameId>(name_id)
+                            : intern(e.name);
+    if (format_ >= 3 && e.cat == "host") {
+      place(t_.host, host_ok_, e.i.value_or(-1),
+            HostSpan{task, static_cast<std::int32_t>(e.pid), start, end, name});
+    } else {
+      TraceSpan s;
+      s.device = static_cast<std::int32_t>(e.pid);
+      s.stream = static_cast<std::int32_t>(e.tid);
+      s.task = task;
+      s.start_seconds = start;
+      s.end_seconds = end;
+      s.kind = parse_task_kind(e.kind.empty() ? std::string_view(e.cat) : std::string_view(e.kind))
+                   .value_or(TaskKind::kCompute);
+      s.phase = parse_phase(e.phase).value_or(Phase::kForward);
+      s.collective = static_cast<CollectiveId>(e.collective.value_or(-1));
+      s.name = name;
+      place(t_.spans, span_ok_, e.i.value_or(-1), s);
+    }
   } else if (ph == 'b') {
     TraceTransfer x;
     x.task = static_cast<TaskId>(e.task.value_or(-1));

@@ -112,9 +112,11 @@ TEST(HostLane, AFusedTaskIsIssuedAsItsKernels) {
 // C at h, 2h, 3h; B and C wait for A as well. A dependency on another
 // device does not hold the host back (it issues and goes on): device 1's D
 // after A is issued at h and starts when A ends.
-TEST(HostLane, EachDeviceIssuesInProgramOrderAndNeverWaits) {
-  const Topology t = star(2, 100e9, 2e-6);
-  const HardwareProfile h = plain_profile();
+struct TwoStreams {
+  Program p;
+  TaskId a, bb, c, d;
+};
+TwoStreams two_streams_and_a_second_device() {
   ProgramBuilder b("order", 2);
   const StreamId compute = b.stream(0, "compute"), comm = b.stream(0, "comm");
   const TaskId a = b.add_memory_bound(compute, kBytes, DType::kBF16, "A");
@@ -123,7 +125,13 @@ TEST(HostLane, EachDeviceIssuesInProgramOrderAndNeverWaits) {
   const TaskId c = b.add_memory_bound(compute, kBytes, DType::kBF16, "C");
   const TaskId d = b.add_memory_bound(b.stream(1, "compute"), kBytes, DType::kBF16, "D");
   b.depend(d, a);
-  const Program p = build(std::move(b));
+  return {build(std::move(b)), a, bb, c, d};
+}
+
+TEST(HostLane, EachDeviceIssuesInProgramOrderAndNeverWaits) {
+  const Topology t = star(2, 100e9, 2e-6);
+  const HardwareProfile h = plain_profile();
+  const auto [p, a, bb, c, d] = two_streams_and_a_second_device();
   auto base = run_with(p, t, h, std::nullopt);
   ASSERT_TRUE(base.is_ok()) << base.message();
   const double g = duration(*base, a);
@@ -150,15 +158,7 @@ TEST(HostLane, EachDeviceIssuesInProgramOrderAndNeverWaits) {
 TEST(HostLane, TheTraceHasAHostSliceForEveryIssue) {
   const Topology t = star(2, 100e9, 2e-6);
   const HardwareProfile h = plain_profile();
-  ProgramBuilder b("order", 2);
-  const StreamId compute = b.stream(0, "compute"), comm = b.stream(0, "comm");
-  const TaskId a = b.add_memory_bound(compute, kBytes, DType::kBF16, "A");
-  const TaskId bb = b.add_memory_bound(comm, kBytes, DType::kBF16, "B");
-  b.depend(bb, a);
-  const TaskId c = b.add_memory_bound(compute, kBytes, DType::kBF16, "C");
-  const TaskId d = b.add_memory_bound(b.stream(1, "compute"), kBytes, DType::kBF16, "D");
-  b.depend(d, a);
-  const Program p = build(std::move(b));
+  const auto [p, a, bb, c, d] = two_streams_and_a_second_device();
   auto base = run_with(p, t, h, std::nullopt);
   ASSERT_TRUE(base.is_ok()) << base.message();
   const double hop = 0.25 * duration(*base, a);
