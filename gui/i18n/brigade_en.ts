@@ -868,6 +868,14 @@
             <numerusform>%1 (%2) over %n ranks, %3</numerusform>
         </translation>
     </message>
+    <message>
+        <source>its host, which issued it at %1 (host_op_time)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>, %1 after &apos;%2&apos; was done</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>Summary</name>

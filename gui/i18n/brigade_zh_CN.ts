@@ -860,6 +860,14 @@
             <numerusform>%1（%2），%n 个 rank，%3</numerusform>
         </translation>
     </message>
+    <message>
+        <source>its host, which issued it at %1 (host_op_time)</source>
+        <translation>它的主机，在 %1 发出了它（host_op_time）</translation>
+    </message>
+    <message>
+        <source>, %1 after &apos;%2&apos; was done</source>
+        <translation>，在“%2”完成 %1 之后</translation>
+    </message>
 </context>
 <context>
     <name>Summary</name>

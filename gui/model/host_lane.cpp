@@ -19,6 +19,12 @@ std::unique_ptr<HostLane> HostLane::build(const Trace& trace) {
   t.streams.reserve(static_cast<size_t>(devices));
   for (int d = 0; d < devices; ++d) t.streams.push_back(Stream{d, "host"});
   t.spans.reserve(trace.host.size());
+  TaskId max_task = -1;
+  for (const HostSpan& h : trace.host) max_task = std::max(max_task, h.task);
+  lane->task_slice_.assign(static_cast<size_t>(max_task + 1), -1);
+  for (size_t i = 0; i < trace.host.size(); ++i)
+    if (trace.host[i].task >= 0)
+      lane->task_slice_[static_cast<size_t>(trace.host[i].task)] = static_cast<std::int32_t>(i);
   for (const HostSpan& h : trace.host) {
     TraceSpan s;
     s.task = h.task;

@@ -6,8 +6,10 @@
 // so that a frame touches O(visible) slices however many the step issued.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/trace.hpp"
 #include "gui/model/trace_index.hpp"
@@ -26,6 +28,12 @@ class HostLane {
   // Slice `i` (an index into Trace::host and into the index's spans).
   const HostSpan& slice(int i) const { return trace_->host[static_cast<size_t>(i)]; }
   int num_slices() const { return static_cast<int>(trace_->host.size()); }
+  // The slice that issued Program task `task`, -1 if none.
+  int slice_of_task(TaskId task) const {
+    return task >= 0 && static_cast<size_t>(task) < task_slice_.size()
+               ? task_slice_[static_cast<size_t>(task)]
+               : -1;
+  }
   // The slice of device `d`'s host under time `at` (or the nearest within
   // `tolerance_seconds`), -1 if none.
   int slice_at(int d, double at, double tolerance_seconds) const;
@@ -39,6 +47,7 @@ class HostLane {
  private:
   HostLane() = default;
   const Trace* trace_ = nullptr;
+  std::vector<std::int32_t> task_slice_;  // task -> its slice, -1 if none
   Trace lanes_;  // spans: the host slices; stream d: device d's host
   std::unique_ptr<TraceIndex> index_;  // over lanes_
 };

@@ -206,7 +206,20 @@ SpanDetails describe_span(const Document& doc, std::int32_t span) {
            why(*p, c.tasks[static_cast<size_t>(last_rank)], last.task, last.stream_order)});
     }
   }
-  if (r.task < 0) {
+  // Its host's issue, where that came last (the host lane; docs/simulator.md,
+  // "The host lane"): the simulator starts such a task at its issue time.
+  const int slice = doc.host ? doc.host->slice_of_task(t) : -1;
+  const double issued = slice >= 0 ? doc.host->slice(slice).end_seconds : -1;
+  if (slice >= 0 && issued >= r.seconds && s.start_seconds <= issued) {
+    out.waited_for =
+        fill_args(model_tr("SpanDetails", "its host, which issued it at %1 (host_op_time)"),
+                  {format_duration(issued)});
+    if (r.task >= 0) {
+      out.waited_for += fill_args(model_tr("SpanDetails", ", %1 after '%2' was done"),
+                                  {format_duration(issued - r.seconds), p->task_name(r.task)});
+      out.waited_for_span = doc.index->span_of_task(r.task);
+    }
+  } else if (r.task < 0) {
     out.waited_for =
         model_tr("SpanDetails", "nothing: the first task of its stream, with no dependencies");
   } else {

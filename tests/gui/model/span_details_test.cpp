@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "gui/model/loader.hpp"
+#include "gui/model/ruler.hpp"
 
 namespace brigade::gui {
 namespace {
@@ -88,6 +89,33 @@ TEST(SpanDetails, ACollectiveWaitsForItsLastRank) {
   EXPECT_NEAR(d.trace->spans[static_cast<size_t>(wgrad1)].end_seconds,
               2 * d.trace->spans[static_cast<size_t>(span_named(d, "mm1.wgrad", 0))].end_seconds,
               1e-12);
+}
+
+// With a host far slower than the kernels (1 ms an operation against
+// microseconds), each kernel waits for its host's issue: 'loss', issued
+// second on its device, starts at 2 ms, long after 'mm1' was done.
+TEST(SpanDetails, AKernelThatWaitedForItsHostSaysSo) {
+  auto scenario = load_scenario(kSrc + "/scenarios/pmap_train_step.yaml");
+  ASSERT_TRUE(scenario.is_ok());
+  scenario->simulation.host_op_seconds = 1e-3;
+  auto doc = document_from_scenario(std::move(scenario).value());
+  ASSERT_TRUE(doc.is_ok()) << doc.message();
+  const Document& d = **doc;
+  ASSERT_NE(d.host, nullptr);
+  const int loss = span_named(d, "loss", 2);
+  const TraceSpan& s = d.trace->spans[static_cast<size_t>(loss)];
+  EXPECT_NEAR(s.start_seconds, 2e-3, 1e-12);
+  const int mm1 = span_named(d, "mm1", 2);
+  const double mm1_end = d.trace->spans[static_cast<size_t>(mm1)].end_seconds;
+  const SpanDetails details = describe_span(d, loss);
+  EXPECT_EQ(details.waited_for, "its host, which issued it at " + format_duration(s.start_seconds) +
+                                    " (host_op_time), " + format_duration(s.start_seconds - mm1_end) +
+                                    " after 'mm1' was done");
+  EXPECT_EQ(details.waited_for_span, mm1);
+  // The first task of a stream: its host alone.
+  EXPECT_EQ(describe_span(d, mm1).waited_for, "its host, which issued it at " +
+                                                  format_duration(1e-3) + " (host_op_time)");
+  EXPECT_EQ(describe_span(d, mm1).waited_for_span, -1);
 }
 
 TEST(SpanDetails, ShowsTheKernelsShapeFlopAndBytes) {
