@@ -2608,6 +2608,10 @@ File &gt; Compare with… (Ctrl+Shift+O), the button above, or a file dropped he
         <source>%1 to %2 (%3): %4 spans, %5 moved</source>
         <translation></translation>
     </message>
+    <message>
+        <source>host %</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>brigade::gui::TopologyCanvas</name>

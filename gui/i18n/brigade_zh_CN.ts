@@ -2595,6 +2595,10 @@ File &gt; Compare with… (Ctrl+Shift+O), the button above, or a file dropped he
         <source>%1 to %2 (%3): %4 spans, %5 moved</source>
         <translation>%1 至 %2（%3）：%4 个区段，传送 %5</translation>
     </message>
+    <message>
+        <source>host %</source>
+        <translation>主机 %</translation>
+    </message>
 </context>
 <context>
     <name>brigade::gui::TopologyCanvas</name>

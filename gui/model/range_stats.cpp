@@ -105,7 +105,8 @@ std::vector<double> utilisation_bins(const Trace& trace, double t0, double t1, i
   return out;
 }
 
-RangeStats range_stats(const Trace& trace, const TraceIndex& index, double t0, double t1) {
+RangeStats range_stats(const Trace& trace, const TraceIndex& index, double t0, double t1,
+                       const HostLane* host) {
   RangeStats r;
   r.start_seconds = t0;
   r.end_seconds = t1;
@@ -148,6 +149,21 @@ RangeStats range_stats(const Trace& trace, const TraceIndex& index, double t0, d
     DeviceRangeStats& dst = stats[x.dst];
     dst.device = x.dst;
     dst.bytes_received += bytes;
+  }
+  if (host) {
+    // A host's slices never overlap: their clipped lengths add up.
+    for (auto& [d, s] : stats) s.host_seconds = 0;
+    for (int t = 0; t < host->index().num_tracks(); ++t) {
+      hits.clear();
+      host->index().spans_in(t, t0, t1, hits);
+      for (std::int32_t i : hits) {
+        const HostSpan& h = host->slice(i);
+        DeviceRangeStats& s = stats[h.device];
+        s.device = h.device;
+        s.host_seconds = std::max(0.0, s.host_seconds) +
+                         std::max(0.0, std::min(h.end_seconds, t1) - std::max(h.start_seconds, t0));
+      }
+    }
   }
   for (auto& [d, s] : stats) r.devices.push_back(s);
   return r;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/trace.hpp"
+#include "gui/model/host_lane.hpp"
 #include "gui/model/trace_index.hpp"
 
 namespace brigade::gui {
@@ -23,6 +24,9 @@ struct DeviceRangeStats {
   double exposed_comm_seconds = 0;  // comm while no compute span runs
   double bytes_sent = 0;            // transfers from it, pro rata of their time in the range
   double bytes_received = 0;
+  // Its host issuing in the range (the host lane, Trace::host): near the
+  // range's length, the host sets the pace. -1 without a host lane.
+  double host_seconds = -1;
 };
 
 struct RangeStats {
@@ -33,7 +37,9 @@ struct RangeStats {
   std::int64_t spans = 0;                 // spans overlapping the range
 };
 
-RangeStats range_stats(const Trace& trace, const TraceIndex& index, double t0, double t1);
+// `host` (may be null): the trace's host lane, for host_seconds.
+RangeStats range_stats(const Trace& trace, const TraceIndex& index, double t0, double t1,
+                       const HostLane* host = nullptr);
 
 // Length of the union of intervals clipped to [t0, t1]. Sorts `v`.
 double union_seconds(std::vector<std::pair<double, double>>& v, double t0, double t1);

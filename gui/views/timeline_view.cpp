@@ -133,8 +133,11 @@ void TimelineView::changeEvent(QEvent* e) {
 // The texts that depend on the state: the table's header, the find count,
 // the selected range's line (the buttons' texts are kept by keep_tr).
 void TimelineView::retranslate() {
-  stats_->setHorizontalHeaderLabels(
-      {tr("device"), tr("busy %"), tr("comm %"), tr("exposed comm"), tr("sent"), tr("received")});
+  QStringList header = {tr("device"), tr("busy %"), tr("comm %"), tr("exposed comm"), tr("sent"),
+                        tr("received")};
+  if (doc_ && doc_->host) header << tr("host %");  // the host lane: its host issuing
+  stats_->setColumnCount(static_cast<int>(header.size()));
+  stats_->setHorizontalHeaderLabels(header);
   if (!found_.empty())
     find_label_->setText(tr("%1 of %2").arg(found_at_ + 1).arg(found_.size()));
   else if (!find_edit_->text().isEmpty())
@@ -152,7 +155,8 @@ void TimelineView::set_document(DocumentPtr doc) {
   find_label_->clear();
   canvas_->set_document(doc_);
   details_->clear();
-  show_range(0, 0);
+  range_t0_ = range_t1_ = 0;
+  retranslate();  // the table's columns (a host lane adds one) and an empty range
   if (!find_edit_->text().isEmpty()) find(find_edit_->text());
 }
 
@@ -218,7 +222,7 @@ void TimelineView::show_range(double t0, double t1) {
     stats_label_->setText(tr("Drag over the timeline to select a time range."));
     return;
   }
-  const RangeStats r = range_stats(*doc_->trace, *doc_->index, t0, t1);
+  const RangeStats r = range_stats(*doc_->trace, *doc_->index, t0, t1, doc_->host.get());
   const double len = t1 - t0;
   stats_label_->setText(tr("%1 to %2 (%3): %4 spans, %5 moved")
                             .arg(QString::fromStdString(format_duration(t0)),
@@ -233,12 +237,13 @@ void TimelineView::show_range(double t0, double t1) {
     const QString name = s.device >= 0 && static_cast<size_t>(s.device) < names.size()
                              ? QString::fromStdString(names[static_cast<size_t>(s.device)])
                              : QString::number(s.device);
-    const QStringList cells = {name,
-                               QString::number(100 * s.busy_seconds / len, 'f', 1),
-                               QString::number(100 * s.comm_seconds / len, 'f', 1),
-                               QString::fromStdString(format_duration(s.exposed_comm_seconds)),
-                               QString::fromStdString(format_bytes(s.bytes_sent)),
-                               QString::fromStdString(format_bytes(s.bytes_received))};
+    QStringList cells = {name,
+                         QString::number(100 * s.busy_seconds / len, 'f', 1),
+                         QString::number(100 * s.comm_seconds / len, 'f', 1),
+                         QString::fromStdString(format_duration(s.exposed_comm_seconds)),
+                         QString::fromStdString(format_bytes(s.bytes_sent)),
+                         QString::fromStdString(format_bytes(s.bytes_received))};
+    if (doc_->host) cells << QString::number(100 * std::max(0.0, s.host_seconds) / len, 'f', 1);
     for (int c = 0; c < cells.size(); ++c)
       stats_->setItem(static_cast<int>(i), c, new QTableWidgetItem(cells[c]));
   }

@@ -189,6 +189,15 @@ TEST(TimelineHost, TheHostRowIsPaintedAndItsSlicesExplainTheWait) {
   EXPECT_NE(tip.find(": 40.0 us, from 40.0 us to 80.0 us; it started then, waiting for its host"),
             std::string::npos)
       << tip;
+  // Selecting the window: the statistics gain a host column, 100% busy
+  // (the host issues back to back from 0).
+  const int x0 = TimelineCanvas::kLabelWidth + 1;
+  const int x1 = TimelineCanvas::kLabelWidth + static_cast<int>(c->axis().width_pixels()) - 1;
+  QTest::mousePress(c, Qt::LeftButton, {}, QPoint(x0, y));
+  QTest::mouseMove(c, QPoint(x1, y));
+  QTest::mouseRelease(c, Qt::LeftButton, {}, QPoint(x1, y));
+  const std::string stats = v.range_text().toStdString();
+  EXPECT_NE(stats.find(" | 100.0\n"), std::string::npos) << stats;
 }
 
 }  // namespace

@@ -57,6 +57,23 @@ TEST(RangeStats, BusyCommAndExposedCommPerDevice) {
   EXPECT_EQ(r.spans, 4);
 }
 
+// The host lane: gpu0's host issues over [0, 1] and [1, 2.5]; gpu1's over
+// [0, 0.5]. Range [0.5, 2]: gpu0's host 1.5 s (0.5 + 1, clipped), gpu1's 0;
+// without the lane, -1 (no column).
+TEST(RangeStats, TheHostsIssuingPerDevice) {
+  Trace t = example();
+  t.host = {HostSpan{0, 0, 0, 1, 0}, HostSpan{1, 1, 0, 0.5, 1}, HostSpan{2, 0, 1, 2.5, 0}};
+  const TraceIndex ix = TraceIndex::build(t, nullptr);
+  const auto host = HostLane::build(t);
+  ASSERT_NE(host, nullptr);
+  const RangeStats r = range_stats(t, ix, 0.5, 2, host.get());
+  ASSERT_EQ(r.devices.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.devices[0].host_seconds, 1.5);
+  EXPECT_DOUBLE_EQ(r.devices[1].host_seconds, 0);
+  EXPECT_DOUBLE_EQ(range_stats(t, ix, 0, 5, host.get()).devices[0].host_seconds, 2.5);
+  EXPECT_DOUBLE_EQ(range_stats(t, ix, 0.5, 2).devices[0].host_seconds, -1);
+}
+
 TEST(RangeStats, APartialRangeClipsSpansAndTakesTransfersProRata) {
   const Trace t = example();
   const TraceIndex ix = TraceIndex::build(t, nullptr);
