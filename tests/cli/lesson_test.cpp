@@ -43,7 +43,7 @@ TEST(LessonVerb, ListsEveryLesson) {
 
 // Every lesson, in both languages, runs its steps and fills every answer.
 TEST(LessonVerb, EveryLessonRunsInBothLanguages) {
-  for (const char* n : {"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13"}) {
+  for (const char* n : {"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14"}) {
     for (const char* lang : {"en", "zh"}) {
       auto r = run_brigade({"lesson", n, "--lessons", kLessons, "--lang", lang});
       EXPECT_EQ(r.exit_code, 0) << n << " " << lang << ": " << r.err;
@@ -222,6 +222,25 @@ TEST(LessonVerb, PipelineBubbleAnswers) {
   EXPECT_LT(answer(j, "step_mb"), answer(j, "step"));
 }
 
+// Lesson 14, the expeditor (the host lane, docs/simulator.md): 8
+// micro-batches of one, each 482 operations at 40 us = 19.3 ms of host
+// time against some 7 ms of kernels, so the step is the host's: 8 x 19.3 ms
+// and the optimizer, and its wait is that less the GPU's own step (the same
+// plan without a host). The simulator's path stands still as long; the
+// kernels average less than the host's 40 us. One micro-batch of 8: the
+// device sets the pace again, faster than the GPU alone at micro-batch 1.
+TEST(LessonVerb, TheExpeditorAnswers) {
+  const auto j = lesson_json("the-expeditor");
+  EXPECT_NEAR(answer(j, "host_op"), 40e-6, 1e-12);
+  EXPECT_LT(answer(j, "kernel_mean"), answer(j, "host_op"));
+  EXPECT_GT(answer(j, "step"), 8 * 482 * 40e-6);
+  EXPECT_NEAR(answer(j, "host_wait"), answer(j, "step") - answer(j, "gpu_alone"),
+              0.01 * answer(j, "step"));
+  EXPECT_NEAR(answer(j, "path_wait"), answer(j, "host_wait"), 0.01 * answer(j, "step"));
+  EXPECT_GT(answer(j, "host_wait"), answer(j, "step") / 2);
+  EXPECT_LT(answer(j, "step_mb"), answer(j, "gpu_alone"));
+}
+
 // Lesson 8, the misconception "more devices, linearly faster" shown: the
 // sweep's speedup at 8 is step(1) / step(8) and less than 8; 16 devices
 // across a 100 Gb/s network are slower than 8 (the knee at 8). Amdahl with
@@ -270,16 +289,16 @@ struct BadCase {
 
 TEST(LessonVerb, BadInputIsOneLineExitTwo) {
   const std::vector<BadCase> cases = {
-      {{"lesson", "14"},
-       "brigade: error: NAME: found '14'; expected a lesson's number from 1 to 13 or its name "
+      {{"lesson", "15"},
+       "brigade: error: NAME: found '15'; expected a lesson's number from 1 to 14 or its name "
        "(placement-cost, xla-auto-choice, jit-device, pmap-sharding, sauce-bowl, peak-memory, "
        "model-sharding, scaling-knee, llm-13b, scoring-service, pmap-not-a-loop, "
-       "runtime-surprise, pipeline-bubble)\n"},
+       "runtime-surprise, pipeline-bubble, the-expeditor)\n"},
       {{"lesson", "sauce-bowel"},
-       "brigade: error: NAME: found 'sauce-bowel'; expected a lesson's number from 1 to 13 or its "
+       "brigade: error: NAME: found 'sauce-bowel'; expected a lesson's number from 1 to 14 or its "
        "name (placement-cost, xla-auto-choice, jit-device, pmap-sharding, sauce-bowl, "
        "peak-memory, model-sharding, scaling-knee, llm-13b, scoring-service, pmap-not-a-loop, "
-       "runtime-surprise, pipeline-bubble) (did you mean 'sauce-bowl'?)\n"},
+       "runtime-surprise, pipeline-bubble, the-expeditor) (did you mean 'sauce-bowl'?)\n"},
       {{"lesson", "3", "--lang", "fr"},
        "brigade: error: --lang: found 'fr'; expected one of en, zh\n"},
       {{"lesson", "5", "--step", "5"},

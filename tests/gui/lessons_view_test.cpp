@@ -31,7 +31,7 @@ struct English {  // every test ends in English, whatever it switched to
 TEST(LessonsView, TheTourInTheSeedsOrder) {
   LessonsView v;
   ASSERT_EQ(v.error_text(), "");
-  ASSERT_EQ(v.lesson_count(), 13);
+  ASSERT_EQ(v.lesson_count(), 14);
   EXPECT_EQ(v.current_lesson(), 1);
   ASSERT_TRUE(v.wait_ready(120000));
   // Lesson 1's numbers, computed: one edge of 64 KiB crosses chefs.
@@ -55,10 +55,10 @@ TEST(LessonsView, NextAndPreviousAndComputedNumbers) {
   previous->click();
   previous->click();
   EXPECT_EQ(v.current_lesson(), 3);
-  ASSERT_TRUE(v.show_lesson(13));
+  ASSERT_TRUE(v.show_lesson(14));
   EXPECT_FALSE(next->isEnabled());
-  EXPECT_FALSE(v.show_lesson(14));
-  EXPECT_EQ(v.current_lesson(), 13);
+  EXPECT_FALSE(v.show_lesson(15));
+  EXPECT_EQ(v.current_lesson(), 14);
 }
 
 TEST(LessonsView, OpenTheScenarioAsksTheApp) {
@@ -136,7 +136,7 @@ TEST(LessonsView, ScreenshotsAreRealPictures) {
   }
   const Shot bad = screenshot({"--lesson", "99"}, "bad");
   EXPECT_EQ(bad.code, 2);
-  EXPECT_EQ(bad.err, "brigade-gui: error: --lesson: found '99'; expected a lesson from 1 to 13\n");
+  EXPECT_EQ(bad.err, "brigade-gui: error: --lesson: found '99'; expected a lesson from 1 to 14\n");
   const Shot bad_lang = screenshot({"--lang", "fr"}, "bad_lang");
   EXPECT_EQ(bad_lang.code, 2);
   EXPECT_EQ(bad_lang.err, "brigade-gui: error: --lang: found 'fr'; expected one of en, zh\n");

@@ -181,7 +181,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadTeach{
             {"--view", "teach", "--lesson", "99"},
-            "brigade-gui: error: --lesson: found '99'; expected a lesson from 1 to 13"},
+            "brigade-gui: error: --lesson: found '99'; expected a lesson from 1 to 14"},
         BadTeach{{"--view", "teach", "--lesson", "4", "--step", "17"},
                  "brigade-gui: error: --step: found '17'; expected a step from 0 to 16"},
         BadTeach{{"--view", "teach", "--lesson", "4", "--step", "two"},
