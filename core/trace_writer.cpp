@@ -7,7 +7,8 @@
 //    "traceEvents":[ metadata ("M") first, then every other event sorted by time ]}
 // pid = device (the network's link lanes are process D, "network"), tid =
 // stream index (lane index on the network process; the host lane of device
-// d is tid S + d, S the streams' count, format 3). Times ("ts", "dur") are
+// d is tid S + d, S the streams' count, format 3, with a flow arrow "issue"
+// from a host slice to its task's span where the task started at its issue). Times ("ts", "dur") are
 // microseconds written as exact decimals (core/trace_decimal.hpp), so that
 // reading gives back the same seconds; ids and kinds travel in "args".
 //
@@ -142,6 +143,7 @@ class ChromeWriter {
                      double time);
   void transfer_event(std::uint32_t i, bool begin);
   void arrow_event(std::uint32_t a, bool start);
+  void host_arrow_event(std::uint32_t a, bool start);
   void memory(std::uint32_t i);
   std::int64_t host_tid(std::int64_t device) const {
     return static_cast<std::int64_t>(t_.streams.size()) + device;
@@ -162,6 +164,9 @@ class ChromeWriter {
   std::string transfer_name_ = "\"transfer\"";
   std::vector<std::uint8_t> ambiguous_name_;  // by NameId: its text is also an earlier name's
   std::vector<Arrow> arrows_;
+  // The host lane's arrows: (host slice, the span of the task it issued),
+  // for each task that started at its issue (its host held it back).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> host_arrows_;
   bool memory_in_order_ = true;  // Trace::memory sorted by time: no "i" needed
 };
 
@@ -347,6 +352,16 @@ void ChromeWriter::arrows() {
     arrows_.push_back(Arrow{static_cast<std::uint32_t>(i), send, recv,
                             std::clamp(x.start_seconds, ss.start_seconds, ss.end_seconds)});
   }
+  // The host lane: an arrow from a host slice to its task's span where the
+  // task started at its issue, as a profiler draws a launch to its kernel,
+  // but only where the launch is why the kernel started then.
+  for (size_t h = 0; h < t_.host.size(); ++h) {
+    const HostSpan& x = t_.host[h];
+    if (x.task < 0 || x.task > max_task) continue;
+    const std::uint32_t s = span_of_task[static_cast<size_t>(x.task)];
+    if (s != UINT32_MAX && t_.spans[s].start_seconds == x.end_seconds)
+      host_arrows_.emplace_back(static_cast<std::uint32_t>(h), s);
+  }
 }
 
 void ChromeWriter::span(std::uint32_t i) {
@@ -483,6 +498,24 @@ void ChromeWriter::arrow_event(std::uint32_t a, bool start) {
   buf_ += "}";
 }
 
+// A host arrow starts in the middle of its slice (a flow binds to the slice
+// enclosing its time) and ends at the span's start; its ids follow the
+// transfer arrows'.
+void ChromeWriter::host_arrow_event(std::uint32_t a, bool start) {
+  const auto [h, s] = host_arrows_[a];
+  const HostSpan& x = t_.host[h];
+  const TraceSpan& sp = t_.spans[s];
+  const std::int64_t id =
+      static_cast<std::int64_t>(t_.transfers.size() + arrows_.size()) + static_cast<std::int64_t>(a);
+  if (start)
+    id_event_head("{\"ph\":\"s\",\"name\":\"issue\",\"cat\":\"host\"", id, x.device,
+                  host_tid(x.device), 0.5 * (x.start_seconds + x.end_seconds));
+  else
+    id_event_head("{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"issue\",\"cat\":\"host\"", id,
+                  sp.device, sp.stream, sp.start_seconds);
+  buf_ += "}";
+}
+
 void ChromeWriter::memory(std::uint32_t i) {
   const MemorySample& m = t_.memory[i];
   begin_event();
@@ -516,11 +549,12 @@ Status ChromeWriter::write() {
   metadata();
   arrows();
 
-  // The seven kinds of events, each sorted by (time, index); at equal times
+  // The nine kinds of events, each sorted by (time, index); at equal times
   // they come in this order, so that lanes and threads nest: memory samples,
   // transfer ends, spans, transfer begins, arrow starts, arrow ends, host
-  // slices (on threads of their own: nothing nests in them).
-  constexpr int kKinds = 7;
+  // slices (on threads of their own: nothing nests in them), host arrow
+  // starts and ends (after the slices and spans they bind to).
+  constexpr int kKinds = 9;
   std::vector<Key> lists[kKinds];
   lists[0].reserve(t_.memory.size());
   for (size_t i = 0; i < t_.memory.size(); ++i)
@@ -546,6 +580,13 @@ Status ChromeWriter::write() {
   lists[6].reserve(t_.host.size());
   for (size_t i = 0; i < t_.host.size(); ++i)
     lists[6].push_back(Key{t_.host[i].start_seconds, static_cast<std::uint32_t>(i)});
+  lists[7].reserve(host_arrows_.size());
+  lists[8].reserve(host_arrows_.size());
+  for (size_t a = 0; a < host_arrows_.size(); ++a) {
+    const HostSpan& x = t_.host[host_arrows_[a].first];
+    lists[7].push_back(Key{0.5 * (x.start_seconds + x.end_seconds), static_cast<std::uint32_t>(a)});
+    lists[8].push_back(Key{t_.spans[host_arrows_[a].second].start_seconds, static_cast<std::uint32_t>(a)});
+  }
   for (auto& l : lists) sort_keys(l);
 
   size_t head[kKinds] = {};
@@ -581,8 +622,14 @@ Status ChromeWriter::write() {
       case 5:
         arrow_event(i, /*start=*/false);
         break;
-      default:
+      case 6:
         host(i);
+        break;
+      case 7:
+        host_arrow_event(i, /*start=*/true);
+        break;
+      default:
+        host_arrow_event(i, /*start=*/false);
         break;
     }
     flush();

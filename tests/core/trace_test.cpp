@@ -169,6 +169,26 @@ TEST(ChromeTrace, HostSlicesAreAThreadOfTheirDevice) {
     if (e["ph"] == "M" && e["name"] == "thread_sort_index") EXPECT_EQ(e["args"]["sort_index"], -1);
   }
   EXPECT_EQ(host, 3);
+  // One arrow, from the slice that issued task 1 to its span: task 1 started
+  // at its issue (0.1 s); tasks 0 and 2 started otherwise, and get none.
+  int starts = 0, ends = 0;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["cat"] != "host" || e["ph"] == "X") continue;
+    if (e["ph"] == "s") {
+      ++starts;
+      EXPECT_EQ(e["pid"], 0);
+      EXPECT_EQ(e["tid"], 3);
+      EXPECT_NEAR(e["ts"].get<double>(), 0.5 * (1.0 / 30 + 0.1) * 1e6, 1e-6);
+    } else if (e["ph"] == "f") {
+      ++ends;
+      EXPECT_EQ(e["pid"], 0);
+      EXPECT_EQ(e["tid"], 1);
+      EXPECT_EQ(e["ts"].get<double>(), 100000);
+      EXPECT_EQ(e["bp"], "e");
+    }
+  }
+  EXPECT_EQ(starts, 1);
+  EXPECT_EQ(ends, 1);
   std::istringstream in(to_json(sample_trace()));
   auto back = read_chrome_trace(in, "t.json");
   ASSERT_TRUE(back.is_ok()) << back.message();
