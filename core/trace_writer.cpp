@@ -8,15 +8,16 @@
 // pid = device (the network's link lanes are process D, "network"), tid =
 // stream index (lane index on the network process; the host lane of device
 // d is tid S + d, S the streams' count, format 3, with a flow arrow "issue"
-// from a host slice to its task's span where the task started at its issue). Times ("ts", "dur") are
-// microseconds written as exact decimals (core/trace_decimal.hpp), so that
-// reading gives back the same seconds; ids and kinds travel in "args".
+// from a host slice to its task's span where the task started at its
+// issue). Times ("ts", "dur") are microseconds written as exact decimals
+// (core/trace_decimal.hpp), so that reading gives back the same seconds;
+// ids and kinds travel in "args".
 //
 // Memory: the events are not held as text. Each kind of event (memory
-// samples, transfer ends, host slices, spans, transfer begins, arrow starts,
-// arrow ends) is an array of (time, index) keys sorted on its own; the writer
-// merges the seven arrays and formats each event as it goes, into a buffer that is handed
-// to the stream every 1 MiB.
+// samples, transfer ends, spans, transfer begins, arrow starts, arrow ends,
+// host slices, host arrow starts and ends) is an array of (time, index) keys
+// sorted on its own; the writer merges the nine arrays and formats each
+// event as it goes, into a buffer that is handed to the stream every 1 MiB.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -137,6 +138,9 @@ class ChromeWriter {
   void header();
   void metadata();
   void arrows();
+  bool complete_head(NameId name, std::string_view cat, std::int64_t pid, std::int64_t tid,
+                     double start, double end, std::uint32_t i, TaskId task);
+  void complete_tail(NameId name, bool exact_dur, double start, double end);
   void span(std::uint32_t i);
   void host(std::uint32_t i);
   void id_event_head(const char* ph_name_cat, std::int64_t id, std::int64_t pid, std::int64_t tid,
@@ -364,31 +368,57 @@ void ChromeWriter::arrows() {
   }
 }
 
-void ChromeWriter::span(std::uint32_t i) {
-  const TraceSpan& s = t_.spans[i];
+// A complete ("X") event up to its args' index and task, the part spans and
+// host slices share; returns whether ts + dur gives the end exactly (else
+// complete_tail writes the ends in args).
+bool ChromeWriter::complete_head(NameId name, std::string_view cat, std::int64_t pid,
+                                 std::int64_t tid, double start, double end, std::uint32_t i,
+                                 TaskId task) {
   begin_event();
   buf_ += "{\"ph\":\"X\",\"name\":";
-  buf_ += s.name >= 0 && static_cast<size_t>(s.name) < names_.size()
-              ? names_[static_cast<size_t>(s.name)]
-              : std::string("\"\"");
+  buf_ += name >= 0 && static_cast<size_t>(name) < names_.size() ? names_[static_cast<size_t>(name)]
+                                                                   : std::string("\"\"");
   buf_ += ",\"cat\":\"";
-  buf_ += task_kind_name(s.kind);
+  buf_ += cat;
   buf_ += "\",\"pid\":";
-  append_int(buf_, s.device);
+  append_int(buf_, pid);
   buf_ += ",\"tid\":";
-  append_int(buf_, s.stream);
+  append_int(buf_, tid);
   buf_ += ",\"ts\":";
-  append_us(buf_, s.start_seconds);
+  append_us(buf_, start);
   buf_ += ",\"dur\":";
   // ts + dur, added in decimal, is the end exactly; where no such dur fits
   // (times of very different magnitudes) the end travels in args.
-  const bool exact_dur = std::isfinite(s.start_seconds) && std::isfinite(s.end_seconds) &&
-                         trace_decimal::append_us_difference(buf_, s.start_seconds, s.end_seconds);
-  if (!exact_dur) append_double(buf_, (s.end_seconds - s.start_seconds) * 1e6);
+  const bool exact_dur = std::isfinite(start) && std::isfinite(end) &&
+                         trace_decimal::append_us_difference(buf_, start, end);
+  if (!exact_dur) append_double(buf_, (end - start) * 1e6);
   buf_ += ",\"args\":{\"i\":";
   append_int(buf_, i);
   buf_ += ",\"task\":";
-  append_int(buf_, s.task);
+  append_int(buf_, task);
+  return exact_dur;
+}
+
+void ChromeWriter::complete_tail(NameId name, bool exact_dur, double start, double end) {
+  // The reader finds a name's id from its text unless two ids share it.
+  if (name < 0 || static_cast<size_t>(name) >= names_.size() ||
+      ambiguous_name_[static_cast<size_t>(name)]) {
+    buf_ += ",\"name_id\":";
+    append_int(buf_, name);
+  }
+  if (!exact_dur) {
+    buf_ += ",\"start_s\":";
+    append_double(buf_, start);
+    buf_ += ",\"end_s\":";
+    append_double(buf_, end);
+  }
+  buf_ += "}}";
+}
+
+void ChromeWriter::span(std::uint32_t i) {
+  const TraceSpan& s = t_.spans[i];
+  const bool exact_dur = complete_head(s.name, task_kind_name(s.kind), s.device, s.stream,
+                                       s.start_seconds, s.end_seconds, i, s.task);
   buf_ += ",\"phase\":\"";
   buf_ += phase_name(s.phase);
   buf_ += "\"";
@@ -396,56 +426,16 @@ void ChromeWriter::span(std::uint32_t i) {
     buf_ += ",\"collective\":";
     append_int(buf_, s.collective);
   }
-  // The reader finds a name's id from its text unless two ids share it.
-  if (s.name < 0 || static_cast<size_t>(s.name) >= names_.size() ||
-      ambiguous_name_[static_cast<size_t>(s.name)]) {
-    buf_ += ",\"name_id\":";
-    append_int(buf_, s.name);
-  }
-  if (!exact_dur) {
-    buf_ += ",\"start_s\":";
-    append_double(buf_, s.start_seconds);
-    buf_ += ",\"end_s\":";
-    append_double(buf_, s.end_seconds);
-  }
-  buf_ += "}}";
+  complete_tail(s.name, exact_dur, s.start_seconds, s.end_seconds);
 }
 
-// A host slice: the span's shape, category "host", on the device's host
+// A host slice: a span's shape, category "host", on the device's host
 // thread; its index, task and name id in args as a span's.
 void ChromeWriter::host(std::uint32_t i) {
   const HostSpan& h = t_.host[i];
-  begin_event();
-  buf_ += "{\"ph\":\"X\",\"name\":";
-  buf_ += h.name >= 0 && static_cast<size_t>(h.name) < names_.size()
-              ? names_[static_cast<size_t>(h.name)]
-              : std::string("\"\"");
-  buf_ += ",\"cat\":\"host\",\"pid\":";
-  append_int(buf_, h.device);
-  buf_ += ",\"tid\":";
-  append_int(buf_, host_tid(h.device));
-  buf_ += ",\"ts\":";
-  append_us(buf_, h.start_seconds);
-  buf_ += ",\"dur\":";
-  const bool exact_dur = std::isfinite(h.start_seconds) && std::isfinite(h.end_seconds) &&
-                         trace_decimal::append_us_difference(buf_, h.start_seconds, h.end_seconds);
-  if (!exact_dur) append_double(buf_, (h.end_seconds - h.start_seconds) * 1e6);
-  buf_ += ",\"args\":{\"i\":";
-  append_int(buf_, i);
-  buf_ += ",\"task\":";
-  append_int(buf_, h.task);
-  if (h.name < 0 || static_cast<size_t>(h.name) >= names_.size() ||
-      ambiguous_name_[static_cast<size_t>(h.name)]) {
-    buf_ += ",\"name_id\":";
-    append_int(buf_, h.name);
-  }
-  if (!exact_dur) {
-    buf_ += ",\"start_s\":";
-    append_double(buf_, h.start_seconds);
-    buf_ += ",\"end_s\":";
-    append_double(buf_, h.end_seconds);
-  }
-  buf_ += "}}";
+  const bool exact_dur = complete_head(h.name, "host", h.device, host_tid(h.device),
+                                       h.start_seconds, h.end_seconds, i, h.task);
+  complete_tail(h.name, exact_dur, h.start_seconds, h.end_seconds);
 }
 
 // `{"ph":PH,"name":NAME,"cat":CAT,"id":ID,"pid":PID,"tid":TID,"ts":TIME`,
