@@ -22,9 +22,12 @@ namespace brigade::sim {
 //    "oom": [{"device", "time_seconds", "task", "task_name", "live_bytes", "capacity_bytes",
 //             "live_by_category": {"activations": {"bytes", "buffers"}, ...},
 //             "largest_buffers": [{"name", "bytes"}]}],
-//    "critical_path": {"tasks", "seconds_by_kind": {...}, "segments": [{"device", "stream",
+//    "critical_path": {"tasks", "seconds_by_kind": {...}, "wait_seconds" (no task of
+//                      the path running: before its first, and between one's end and
+//                      the next one's start), "segments": [{"device", "stream",
 //                      "tasks", "start_seconds", "end_seconds", "first", "last"}]}}
-//    "kernels_per_step": {"device", "kernels", "mean_kernel_seconds"} (the busiest
+//    "kernels_per_step": {"device", "kernels", "mean_kernel_seconds",
+//                        "host_op_seconds" (0 without a host lane)} (the busiest
 //                        device: its compute kernels, a fused task counted as the
 //                        kernels it stands for, and its busy time over them; absent
 //                        when it runs none),
