@@ -7,10 +7,12 @@
 //
 //   build/default/bench/gui_timeline_bench
 //   build/default/bench/gui_timeline_bench --benchmark_filter=Repaint
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <random>
+#include <utility>
 
 #include <benchmark/benchmark.h>
 #include <QApplication>
@@ -28,8 +30,11 @@ namespace {
 // `spans` kernels on 64 (1 M) or 256 (10 M) devices x 2 streams (compute,
 // comm), back to back with small gaps, of 1 to 200 us drawn from a fixed
 // seed, phases cycling as a training step's; every 50th comm span is an
-// AllReduce with a transfer to the next device.
-Trace synthetic(std::int64_t spans) {
+// AllReduce with a transfer to the next device. `host`: a host lane too, a
+// slice for each compute span ending where it starts (the host issuing it
+// just in time, as on a host-bound step: one slice per kernel, back to
+// back where the kernels are).
+Trace synthetic(std::int64_t spans, bool host = false) {
   const int devices = spans >= 5'000'000 ? 256 : 64;
   Trace t;
   t.source = "bench";
@@ -70,17 +75,21 @@ Trace synthetic(std::int64_t spans) {
         x.name = static_cast<NameId>(i % 64);
         x.phase = static_cast<Phase>(i / 1000 % 4);
       }
+      if (host && s % 2 == 0) {
+        const double issue = std::max(0.0, x.start_seconds - dur(rng) / 4);
+        t.host.push_back(HostSpan{x.task, x.device, issue, x.start_seconds, x.name});
+      }
       t.spans.push_back(x);
     }
   }
   return t;
 }
 
-// One trace and its document per size, built once.
-DocumentPtr document(std::int64_t spans) {
-  static std::map<std::int64_t, DocumentPtr> docs;
-  auto& d = docs[spans];
-  if (!d) d = document_from_trace(synthetic(spans), "synthetic.json");
+// One trace and its document per size (and host lane or not), built once.
+DocumentPtr document(std::int64_t spans, bool host = false) {
+  static std::map<std::pair<std::int64_t, bool>, DocumentPtr> docs;
+  auto& d = docs[{spans, host}];
+  if (!d) d = document_from_trace(synthetic(spans, host), "synthetic.json");
   return d;
 }
 
@@ -117,8 +126,10 @@ void BM_LodFrame(benchmark::State& state) {
 
 // A full repaint of the canvas (rows, arrows, overview, ruler, legend) into
 // a 1600 x 900 image after each pan (A/D) or zoom (W/S) step.
+// range(2) = 1: the trace has a host lane (a host row per device, a slice
+// per compute span).
 void BM_Repaint(benchmark::State& state) {
-  const DocumentPtr doc = document(state.range(0));
+  const DocumentPtr doc = document(state.range(0), state.range(2) == 1);
   TimelineCanvas canvas;
   canvas.resize(1600, 900);
   canvas.set_document(doc);
@@ -153,10 +164,12 @@ BENCHMARK(BM_LodFrame)
     ->Unit(benchmark::kMillisecond);
 // range(1): 0 = zoom frames (from the whole trace in and out), 1 = pan frames zoomed in.
 BENCHMARK(BM_Repaint)
-    ->Args({1'000'000, 0})
-    ->Args({1'000'000, 1})
-    ->Args({10'000'000, 0})
-    ->Args({10'000'000, 1})
+    ->Args({1'000'000, 0, 0})
+    ->Args({1'000'000, 1, 0})
+    ->Args({10'000'000, 0, 0})
+    ->Args({10'000'000, 1, 0})
+    ->Args({1'000'000, 0, 1})
+    ->Args({1'000'000, 1, 1})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
