@@ -27,10 +27,10 @@
 #include <benchmark/benchmark.h>
 
 #include "core/scenario.hpp"
-#include "costmodel/plan_memo.hpp"
 #include "costmodel/plan.hpp"
-#include "planner/search.hpp"
+#include "costmodel/plan_memo.hpp"
 #include "planner/lower.hpp"
+#include "planner/search.hpp"
 #include "planner/search_space.hpp"
 #include "sim/scenario_options.hpp"
 #include "sim/simulator.hpp"

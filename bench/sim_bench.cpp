@@ -17,8 +17,8 @@
 #include <benchmark/benchmark.h>
 
 #include "core/profile.hpp"
-#include "core/scenario.hpp"
 #include "core/program.hpp"
+#include "core/scenario.hpp"
 #include "core/topology.hpp"
 #include "planner/lower.hpp"
 #include "sim/scenario_options.hpp"

@@ -157,13 +157,12 @@ void run_simulate(const SimulateOptions& o) {
     const Status written = write_chrome_trace_file(result->trace, o.trace);
     if (!written.is_ok()) throw_status(written);
     if (long_run)
-      std::cerr << fmt::format("simulate: trace: {} spans, {} transfers, {} memory samples{} -> {}\n",
-                               result->trace.spans.size(), result->trace.transfers.size(),
-                               result->trace.memory.size(),
-                               result->trace.host.empty()
-                                   ? std::string()
-                                   : fmt::format(", {} host slices", result->trace.host.size()),
-                               o.trace);
+      std::cerr << fmt::format(
+          "simulate: trace: {} spans, {} transfers, {} memory samples{} -> {}\n",
+          result->trace.spans.size(), result->trace.transfers.size(), result->trace.memory.size(),
+          result->trace.host.empty() ? std::string()
+                                     : fmt::format(", {} host slices", result->trace.host.size()),
+          o.trace);
   }
   if (o.json) {
     nlohmann::json j = sim::simulation_json(*result, program, scenario.topology);

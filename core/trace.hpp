@@ -76,7 +76,7 @@ struct Trace {
   std::vector<TraceSpan> spans;
   std::vector<TraceTransfer> transfers;
   std::vector<MemorySample> memory;
-  std::vector<HostSpan> host;  // the host lane, in issue order (each device's in its own); empty without one
+  std::vector<HostSpan> host;  // the host lane, in issue order; empty without one
 
   // Latest end minus earliest start over all spans (0 if none).
   double step_seconds() const;

@@ -730,9 +730,8 @@ Result<Trace> TraceSax::finish() {
       "expected a Chrome trace (an array of events, or an object with \"traceEvents\")";
   if (root_type_) return Status::error(who_ + "found a JSON " + root_type_ + "; " + shape);
   if (!saw_events_) return Status::error(who_ + "found no \"traceEvents\" array; " + shape);
-  for (std::int64_t gap :
-       {settle(t_.spans, span_ok_), settle(t_.transfers, xfer_ok_), settle(t_.memory, mem_ok_),
-        settle(t_.host, host_ok_)})
+  for (std::int64_t gap : {settle(t_.spans, span_ok_), settle(t_.transfers, xfer_ok_),
+                           settle(t_.memory, mem_ok_), settle(t_.host, host_ok_)})
     if (gap >= 0)
       return Status::error(who_ + "found a gap at index " + std::to_string(gap) +
                            " of the events' \"i\" numbering; expected every index once");

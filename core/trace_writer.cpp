@@ -377,7 +377,7 @@ bool ChromeWriter::complete_head(NameId name, std::string_view cat, std::int64_t
   begin_event();
   buf_ += "{\"ph\":\"X\",\"name\":";
   buf_ += name >= 0 && static_cast<size_t>(name) < names_.size() ? names_[static_cast<size_t>(name)]
-                                                                   : std::string("\"\"");
+                                                                 : std::string("\"\"");
   buf_ += ",\"cat\":\"";
   buf_ += cat;
   buf_ += "\",\"pid\":";
@@ -495,14 +495,14 @@ void ChromeWriter::host_arrow_event(std::uint32_t a, bool start) {
   const auto [h, s] = host_arrows_[a];
   const HostSpan& x = t_.host[h];
   const TraceSpan& sp = t_.spans[s];
-  const std::int64_t id =
-      static_cast<std::int64_t>(t_.transfers.size() + arrows_.size()) + static_cast<std::int64_t>(a);
+  const std::int64_t id = static_cast<std::int64_t>(t_.transfers.size() + arrows_.size()) +
+                          static_cast<std::int64_t>(a);
   if (start)
     id_event_head("{\"ph\":\"s\",\"name\":\"issue\",\"cat\":\"host\"", id, x.device,
                   host_tid(x.device), 0.5 * (x.start_seconds + x.end_seconds));
   else
-    id_event_head("{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"issue\",\"cat\":\"host\"", id,
-                  sp.device, sp.stream, sp.start_seconds);
+    id_event_head("{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"issue\",\"cat\":\"host\"", id, sp.device,
+                  sp.stream, sp.start_seconds);
   buf_ += "}";
 }
 
@@ -575,7 +575,8 @@ Status ChromeWriter::write() {
   for (size_t a = 0; a < host_arrows_.size(); ++a) {
     const HostSpan& x = t_.host[host_arrows_[a].first];
     lists[7].push_back(Key{0.5 * (x.start_seconds + x.end_seconds), static_cast<std::uint32_t>(a)});
-    lists[8].push_back(Key{t_.spans[host_arrows_[a].second].start_seconds, static_cast<std::uint32_t>(a)});
+    lists[8].push_back(
+        Key{t_.spans[host_arrows_[a].second].start_seconds, static_cast<std::uint32_t>(a)});
   }
   for (auto& l : lists) sort_keys(l);
 

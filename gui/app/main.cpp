@@ -101,7 +101,8 @@ int main(int argc, char** argv) {
                           "--screenshot: en)", "L");
   QCommandLineOption quiz("quiz", "--view lessons shows its quiz, every answer revealed");
   QCommandLineOption compare("compare", "open two FILEs, A and B, side by side (the compare view)");
-  parser.addOptions({shot, view, time, window_opt, step, lesson, size, gran, network, profile, lang, quiz, compare});
+  parser.addOptions({shot, view, time, window_opt, step, lesson, size, gran, network, profile, lang,
+                     quiz, compare});
   parser.process(app);
 
   brigade::gui::LoadOptions load;

@@ -6,12 +6,12 @@
 
 #include "gui/app/main_window.hpp"
 #include "gui/app/session.hpp"
+#include "gui/views/compare_view.hpp"
+#include "gui/views/export.hpp"
 #include "gui/views/lessons_view.hpp"
 #include "gui/views/quiz_panel.hpp"
 #include "gui/views/timeline_canvas.hpp"
 #include "gui/views/timeline_view.hpp"
-#include "gui/views/compare_view.hpp"
-#include "gui/views/export.hpp"
 #include "gui/views/view.hpp"
 #include "gui/views/view_list.hpp"
 

@@ -58,13 +58,13 @@ std::string HostLane::describe(int slice, const TraceIndex* spans) const {
               !t.device_names[static_cast<size_t>(h.device)].empty()
           ? t.device_names[static_cast<size_t>(h.device)]
           : fill_args(model_tr("HostLane", "device %1"), {std::to_string(h.device)});
-  const std::string task = h.name >= 0 && static_cast<size_t>(h.name) < t.names.size()
-                               ? t.names[static_cast<size_t>(h.name)]
-                               : fill_args(model_tr("HostLane", "task %1"), {std::to_string(h.task)});
-  std::string text = fill_args(
-      model_tr("HostLane", "%1's host issues %2: %3, from %4 to %5"),
-      {device, task, format_seconds(h.end_seconds - h.start_seconds),
-       format_seconds(h.start_seconds), format_seconds(h.end_seconds)});
+  const std::string task =
+      h.name >= 0 && static_cast<size_t>(h.name) < t.names.size()
+          ? t.names[static_cast<size_t>(h.name)]
+          : fill_args(model_tr("HostLane", "task %1"), {std::to_string(h.task)});
+  std::string text = fill_args(model_tr("HostLane", "%1's host issues %2: %3, from %4 to %5"),
+                               {device, task, format_seconds(h.end_seconds - h.start_seconds),
+                                format_seconds(h.start_seconds), format_seconds(h.end_seconds)});
   const std::int32_t span = spans ? spans->span_of_task(h.task) : -1;
   if (span >= 0) {
     const double start = t.spans[static_cast<size_t>(span)].start_seconds;

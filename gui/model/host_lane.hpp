@@ -48,8 +48,8 @@ class HostLane {
   HostLane() = default;
   const Trace* trace_ = nullptr;
   std::vector<std::int32_t> task_slice_;  // task -> its slice, -1 if none
-  Trace lanes_;  // spans: the host slices; stream d: device d's host
-  std::unique_ptr<TraceIndex> index_;  // over lanes_
+  Trace lanes_;                           // spans: the host slices; stream d: device d's host
+  std::unique_ptr<TraceIndex> index_;     // over lanes_
 };
 
 }  // namespace brigade::gui

@@ -69,7 +69,8 @@ void LaneLayout::build(const Trace& trace, const TraceIndex& index, const Topolo
   std::vector<std::uint8_t> has_host;  // by device
   for (const HostSpan& h : trace.host) {
     if (h.device < 0) continue;
-    if (static_cast<size_t>(h.device) >= has_host.size()) has_host.resize(static_cast<size_t>(h.device) + 1, 0);
+    if (static_cast<size_t>(h.device) >= has_host.size())
+      has_host.resize(static_cast<size_t>(h.device) + 1, 0);
     if (has_host[static_cast<size_t>(h.device)]) continue;
     has_host[static_cast<size_t>(h.device)] = 1;
     by_node[node_of_device(trace, h.device, topology)][h.device];  // a device row, streams or not

@@ -225,7 +225,8 @@ Result<DocumentPtr> load_document(const std::string& path, const LoadOptions& o)
 sim::SimOptions scenario_sim_options(const Scenario& scenario, const std::atomic<bool>* cancel,
                                      const std::string& network) {
   sim::SimOptions so = sim::options_for(scenario);
-  if (!network.empty()) so.network = network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
+  if (!network.empty())
+    so.network = network == "ideal" ? sim::NetworkModel::kIdeal : sim::NetworkModel::kFlow;
   so.cancel = cancel;
   return so;
 }

@@ -497,7 +497,8 @@ void TimelineCanvas::paint_host_row(QPainter& p, const QRect& area, double y, in
   // of background marks where each slice begins, where it has room.
   p.setPen(QPen(kBackground, 1));
   for (double x : starts)
-    if (x > 0) p.drawLine(QPointF(area.left() + x + 0.5, ty), QPointF(area.left() + x + 0.5, ty + th));
+    if (x > 0)
+      p.drawLine(QPointF(area.left() + x + 0.5, ty), QPointF(area.left() + x + 0.5, ty + th));
   p.setPen(Qt::white);
   const QFontMetrics fm(p.font());
   const Trace& trace = *doc_->trace;

@@ -133,8 +133,8 @@ void TimelineView::changeEvent(QEvent* e) {
 // The texts that depend on the state: the table's header, the find count,
 // the selected range's line (the buttons' texts are kept by keep_tr).
 void TimelineView::retranslate() {
-  QStringList header = {tr("device"), tr("busy %"), tr("comm %"), tr("exposed comm"), tr("sent"),
-                        tr("received")};
+  QStringList header = {tr("device"),       tr("busy %"), tr("comm %"),
+                        tr("exposed comm"), tr("sent"),   tr("received")};
   if (doc_ && doc_->host) header << tr("host %");  // the host lane: its host issuing
   stats_->setColumnCount(static_cast<int>(header.size()));
   stats_->setHorizontalHeaderLabels(header);

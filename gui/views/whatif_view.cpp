@@ -588,7 +588,8 @@ void WhatIfView::edits_from_controls() {
 
 double WhatIfView::shown_host_op_seconds() const {
   if (!doc_ || !doc_->scenario) return edits_.host_op_seconds.value_or(0.0);
-  return slowest_host_op_seconds(doc_->scenario->profile, edits_.host_op_seconds);  // as the judges take it
+  return slowest_host_op_seconds(doc_->scenario->profile,
+                                 edits_.host_op_seconds);  // as the judges take it
 }
 
 void WhatIfView::set_edits(const WhatIfEdits& edits) {

@@ -43,7 +43,8 @@ TEST(LessonVerb, ListsEveryLesson) {
 
 // Every lesson, in both languages, runs its steps and fills every answer.
 TEST(LessonVerb, EveryLessonRunsInBothLanguages) {
-  for (const char* n : {"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14"}) {
+  for (const char* n :
+       {"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14"}) {
     for (const char* lang : {"en", "zh"}) {
       auto r = run_brigade({"lesson", n, "--lessons", kLessons, "--lang", lang});
       EXPECT_EQ(r.exit_code, 0) << n << " " << lang << ": " << r.err;

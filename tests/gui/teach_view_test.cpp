@@ -179,9 +179,8 @@ TEST_P(TeachScreenshotBadInput, OneLineExitTwoNoFile) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, TeachScreenshotBadInput,
     ::testing::Values(
-        BadTeach{
-            {"--view", "teach", "--lesson", "99"},
-            "brigade-gui: error: --lesson: found '99'; expected a lesson from 1 to 14"},
+        BadTeach{{"--view", "teach", "--lesson", "99"},
+                 "brigade-gui: error: --lesson: found '99'; expected a lesson from 1 to 14"},
         BadTeach{{"--view", "teach", "--lesson", "4", "--step", "17"},
                  "brigade-gui: error: --step: found '17'; expected a step from 0 to 16"},
         BadTeach{{"--view", "teach", "--lesson", "4", "--step", "two"},

@@ -74,9 +74,10 @@ TEST(HostLane, KernelsStartNoEarlierThanTheirIssue) {
   // between each two); none with a fast host but its first issue.
   const nlohmann::json j = simulation_json(*slow_host, p, t);
   EXPECT_NEAR(j["critical_path"]["wait_seconds"].get<double>(), 7 * g, 1e-12);
-  EXPECT_NE(simulation_text(*slow_host, p, t)
-                .find(", waiting " + format_seconds(7 * g) + " (for its host's issue, or the input)"),
-            std::string::npos)
+  EXPECT_NE(
+      simulation_text(*slow_host, p, t)
+          .find(", waiting " + format_seconds(7 * g) + " (for its host's issue, or the input)"),
+      std::string::npos)
       << simulation_text(*slow_host, p, t);
   EXPECT_NEAR(simulation_json(*fast_host, p, t)["critical_path"]["wait_seconds"].get<double>(),
               0.5 * g, 1e-12);
@@ -174,7 +175,8 @@ TEST(HostLane, TheTraceHasAHostSliceForEveryIssue) {
     int device;
     double start, end;
   };
-  const Want want[] = {{a, 0, 0, hop}, {bb, 0, hop, 2 * hop}, {c, 0, 2 * hop, 3 * hop}, {d, 1, 0, hop}};
+  const Want want[] = {
+      {a, 0, 0, hop}, {bb, 0, hop, 2 * hop}, {c, 0, 2 * hop, 3 * hop}, {d, 1, 0, hop}};
   for (const Want& w : want) {
     int found = 0;
     for (const HostSpan& x : host)

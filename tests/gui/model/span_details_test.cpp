@@ -109,12 +109,13 @@ TEST(SpanDetails, AKernelThatWaitedForItsHostSaysSo) {
   const double mm1_end = d.trace->spans[static_cast<size_t>(mm1)].end_seconds;
   const SpanDetails details = describe_span(d, loss);
   EXPECT_EQ(details.waited_for, "its host, which issued it at " + format_duration(s.start_seconds) +
-                                    " (host_op_time), " + format_duration(s.start_seconds - mm1_end) +
+                                    " (host_op_time), " +
+                                    format_duration(s.start_seconds - mm1_end) +
                                     " after 'mm1' was done");
   EXPECT_EQ(details.waited_for_span, mm1);
   // The first task of a stream: its host alone.
-  EXPECT_EQ(describe_span(d, mm1).waited_for, "its host, which issued it at " +
-                                                  format_duration(1e-3) + " (host_op_time)");
+  EXPECT_EQ(describe_span(d, mm1).waited_for,
+            "its host, which issued it at " + format_duration(1e-3) + " (host_op_time)");
   EXPECT_EQ(describe_span(d, mm1).waited_for_span, -1);
 }
 
