@@ -11,9 +11,9 @@ std::unique_ptr<HostLane> HostLane::build(const Trace& trace) {
   if (trace.host.empty()) return nullptr;
   std::unique_ptr<HostLane> lane(new HostLane());
   lane->trace_ = &trace;
+  // The index needs the slices and a stream a device; names are read from
+  // `trace` where they are shown.
   Trace& t = lane->lanes_;
-  t.device_names = trace.device_names;
-  t.names = trace.names;
   int devices = static_cast<int>(trace.device_names.size());
   for (const HostSpan& h : trace.host) devices = std::max(devices, h.device + 1);
   t.streams.reserve(static_cast<size_t>(devices));

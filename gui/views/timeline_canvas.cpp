@@ -445,19 +445,9 @@ void TimelineCanvas::paint_rows(QPainter& p, const QRect& area) {
       for (const PixelRow::Run& run : pixels_.runs())
         p.fillRect(QRectF(area.left() + run.x0, ty, run.x1 - run.x0, th),
                    colour_of(run.cls, run.fill));
-      p.setPen(Qt::white);
-      for (const LodItem& it : labels_) {
-        const double x0 = std::max(0.0, axis_.time_to_x(it.start_seconds));
-        const double x1 =
-            std::min(static_cast<double>(area.width()), axis_.time_to_x(it.end_seconds));
-        if (x1 - x0 < 30) continue;
-        const std::string& name = trace.names[static_cast<size_t>(
-            std::max<NameId>(0, trace.spans[static_cast<size_t>(it.rep)].name))];
-        p.drawText(QRectF(area.left() + x0 + 3, ty, x1 - x0 - 6, th),
-                   Qt::AlignVCenter | Qt::AlignLeft,
-                   fm.elidedText(QString::fromStdString(name), Qt::ElideRight,
-                                 static_cast<int>(x1 - x0 - 6)));
-      }
+      paint_labels(p, area, ty, th, fm, [&](std::int32_t rep) {
+        return std::max<NameId>(0, trace.spans[static_cast<size_t>(rep)].name);
+      });
     }
     p.restore();
   }
@@ -499,20 +489,29 @@ void TimelineCanvas::paint_host_row(QPainter& p, const QRect& area, double y, in
   for (double x : starts)
     if (x > 0)
       p.drawLine(QPointF(area.left() + x + 0.5, ty), QPointF(area.left() + x + 0.5, ty + th));
+  paint_labels(p, area, ty, th, QFontMetrics(p.font()),
+               [&](std::int32_t rep) { return doc_->host->slice(rep).name; });
+  p.restore();
+}
+
+// The names of labels_' items wide enough for them, in white, elided;
+// `name_of` gives an item's NameId from its representative (none drawn
+// where it is not a name of the trace).
+void TimelineCanvas::paint_labels(QPainter& p, const QRect& area, double ty, double th,
+                                  const QFontMetrics& fm,
+                                  const std::function<NameId(std::int32_t)>& name_of) {
+  const std::vector<std::string>& names = doc_->trace->names;
   p.setPen(Qt::white);
-  const QFontMetrics fm(p.font());
-  const Trace& trace = *doc_->trace;
   for (const LodItem& it : labels_) {
     const double x0 = std::max(0.0, axis_.time_to_x(it.start_seconds));
     const double x1 = std::min(static_cast<double>(area.width()), axis_.time_to_x(it.end_seconds));
     if (x1 - x0 < 30) continue;
-    const NameId name = doc_->host->slice(it.rep).name;
-    if (name < 0 || static_cast<size_t>(name) >= trace.names.size()) continue;
+    const NameId name = name_of(it.rep);
+    if (name < 0 || static_cast<size_t>(name) >= names.size()) continue;
     p.drawText(QRectF(area.left() + x0 + 3, ty, x1 - x0 - 6, th), Qt::AlignVCenter | Qt::AlignLeft,
-               fm.elidedText(QString::fromStdString(trace.names[static_cast<size_t>(name)]),
+               fm.elidedText(QString::fromStdString(names[static_cast<size_t>(name)]),
                              Qt::ElideRight, static_cast<int>(x1 - x0 - 6)));
   }
-  p.restore();
 }
 
 int TimelineCanvas::dst_stream_of_transfer(std::int32_t transfer) const {

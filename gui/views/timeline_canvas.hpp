@@ -4,6 +4,7 @@
 // (gui/model); this class paints it and turns input into its calls.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "gui/model/pixel_row.hpp"
 #include "gui/model/time_axis.hpp"
 
+class QFontMetrics;
 class QScrollBar;
 
 namespace brigade::gui {
@@ -100,6 +102,8 @@ class TimelineCanvas : public QWidget {
   double stream_center_y(int stream) const;
   void paint_rows(QPainter& p, const QRect& area);
   void paint_host_row(QPainter& p, const QRect& area, double y, int device);
+  void paint_labels(QPainter& p, const QRect& area, double ty, double th, const QFontMetrics& fm,
+                    const std::function<NameId(std::int32_t)>& name_of);
   int host_slice_under(QPoint pos) const;  // Trace::host index, -1 if none
   void paint_arrows(QPainter& p, const QRect& area);
   void paint_ruler(QPainter& p, const QRect& area);
