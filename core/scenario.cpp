@@ -882,12 +882,19 @@ class ScenarioReader {
   }
 
   Status read_simulation(const Cursor& c) {
-    BRIGADE_RETURN_IF_ERROR(c.expect_map("simulation options {network, speed, host_op_time}"));
-    BRIGADE_RETURN_IF_ERROR(c.check_keys({"network", "speed", "host_op_time"}));
+    BRIGADE_RETURN_IF_ERROR(
+        c.expect_map("simulation options {network, speed, host_op_time, devices_per_host}"));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys({"network", "speed", "host_op_time", "devices_per_host"}));
     if (c.has("host_op_time")) {
       BRIGADE_ASSIGN_OR_RETURN(
           s_->simulation.host_op_seconds,
           c.get("host_op_time").as_quantity(Dimension::kSeconds, Bound::kNonNegative));
+    }
+    if (c.has("devices_per_host")) {
+      // At most every device of the topology: a host drives no device twice.
+      const int n = std::max(1, s_->topology.num_devices());
+      BRIGADE_ASSIGN_OR_RETURN(const std::int64_t k, c.get("devices_per_host").as_int(1, n));
+      s_->simulation.devices_per_host = static_cast<int>(k);
     }
     BRIGADE_ASSIGN_OR_RETURN(
         s_->simulation.network,

@@ -306,6 +306,13 @@ struct SimulationSpec {
   // (DeviceProfile::host_op_seconds), in place of the profile's. Every
   // judge sees it; unset: the profile's.
   std::optional<double> host_op_seconds;
+  // simulation.devices_per_host: how many devices one host (the CPU thread
+  // that issues their operations) drives, consecutive device ids sharing
+  // one: 1, a process per device (torchrun's default); 8, one process for a
+  // node's GPUs (nccl-tests -g 8, Brigade's own CUDA executor). A shared
+  // host issues its devices' operations one after another in the Program's
+  // order. Acts only with a host time per operation.
+  int devices_per_host = 1;
 };
 
 struct Scenario {

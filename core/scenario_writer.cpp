@@ -95,7 +95,8 @@ void write_training(const Scenario& orig, const Scenario& edited, YAML::Node roo
 void write_simulation(const Scenario& orig, const Scenario& edited, YAML::Node root) {
   if (orig.simulation.speed == edited.simulation.speed &&
       orig.simulation.network == edited.simulation.network &&
-      orig.simulation.host_op_seconds == edited.simulation.host_op_seconds)
+      orig.simulation.host_op_seconds == edited.simulation.host_op_seconds &&
+      orig.simulation.devices_per_host == edited.simulation.devices_per_host)
     return;
   YAML::Node sim = root["simulation"];
   if (orig.simulation.network != edited.simulation.network)
@@ -116,6 +117,12 @@ void write_simulation(const Scenario& orig, const Scenario& edited, YAML::Node r
       sim["host_op_time"] = number_text(*edited.simulation.host_op_seconds);  // seconds
     else
       sim.remove("host_op_time");
+  }
+  if (orig.simulation.devices_per_host != edited.simulation.devices_per_host) {
+    if (edited.simulation.devices_per_host > 1)
+      sim["devices_per_host"] = edited.simulation.devices_per_host;
+    else
+      sim.remove("devices_per_host");
   }
 }
 

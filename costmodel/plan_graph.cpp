@@ -253,10 +253,11 @@ class SpmdJudge {
   }
 
   // The host lane (DeviceProfile::host_op_seconds): device d's next
-  // operation is issued h after its last; 0 without one.
+  // operation is issued h after its host's last (devices d / n share a
+  // host, n = simulation.devices_per_host); 0 without one.
   double issue(int d) {
     if (!(host_op_ > 0)) return 0;
-    return host_[static_cast<size_t>(d)] += host_op_;
+    return host_[static_cast<size_t>(d / sc_.simulation.devices_per_host)] += host_op_;
   }
 
   Ends op_ends(int op) const {
@@ -348,7 +349,7 @@ Result<PlanEstimate> SpmdJudge::run(PlanEstimate e) {
   compute_free_.assign(static_cast<size_t>(R_), 0.0);
   dp_free_.assign(static_cast<size_t>(R_), 0.0);
   host_op_ = slowest_host_op_seconds(sc_);
-  host_.assign(static_cast<size_t>(R_), 0.0);
+  host_.assign(static_cast<size_t>(R_), 0.0);  // a host per device at most
   logs_.assign(static_cast<size_t>(R_), DeviceLog{});
   comm_.assign(static_cast<size_t>(R_), {});
   cur_.assign(nt, {});
@@ -534,8 +535,11 @@ Result<PlanEstimate> judge_manual(const Scenario& sc, const OpGraphSetup& c, Pla
   std::vector<double> compute_free(static_cast<size_t>(used), 0.0), xfer_free(static_cast<size_t>(used), 0.0);
   // The host lane (DeviceProfile::host_op_seconds), as SpmdJudge::issue.
   const double host_op = slowest_host_op_seconds(sc);
-  std::vector<double> host(static_cast<size_t>(used), 0.0);
-  auto issue = [&](int d) { return host_op > 0 ? host[static_cast<size_t>(d)] += host_op : 0.0; };
+  std::vector<double> host(static_cast<size_t>(used), 0.0);  // a host per device at most
+  const int per_host = sc.simulation.devices_per_host;
+  auto issue = [&](int d) {
+    return host_op > 0 ? host[static_cast<size_t>(d / per_host)] += host_op : 0.0;
+  };
   auto bytes_of = [&](int t) {
     return elements_of(g.tensors[static_cast<size_t>(t)].shape) * dtype_bytes(g.tensors[static_cast<size_t>(t)].dtype);
   };

@@ -97,4 +97,31 @@ double slowest_host_op_seconds(const Scenario& sc) {
   return brigade::slowest_host_op_seconds(sc.profile, sc.simulation.host_op_seconds);
 }
 
+void share_hosts(const Scenario& sc, const RankMap& rm, int t, int d, int cp,
+                 std::vector<StageTimes>& stages) {
+  const int per_host = sc.simulation.devices_per_host;
+  if (per_host <= 1 ||
+      std::none_of(stages.begin(), stages.end(), [](const StageTimes& s) { return s.host > 0; }))
+    return;
+  const int p = static_cast<int>(stages.size());
+  const int nd = sc.topology.num_devices();
+  std::vector<int> stage_of(static_cast<size_t>(nd), -1);
+  for (int s = 0; s < p; ++s)
+    for (int c = 0; c < cp; ++c)
+      for (int r = 0; r < d; ++r)
+        for (int k = 0; k < t; ++k) stage_of[static_cast<size_t>(rm.device(k, r, s, c))] = s;
+  // Each host's operations a micro-batch: its devices' stages' own.
+  std::vector<double> load(static_cast<size_t>((nd + per_host - 1) / per_host), 0.0);
+  for (int dev = 0; dev < nd; ++dev)
+    if (const int s = stage_of[static_cast<size_t>(dev)]; s >= 0)
+      load[static_cast<size_t>(dev / per_host)] += stages[static_cast<size_t>(s)].host;
+  // A stage keeps the pace of the busiest host among its devices'.
+  std::vector<double> shared(static_cast<size_t>(p), 0.0);
+  for (int dev = 0; dev < nd; ++dev)
+    if (const int s = stage_of[static_cast<size_t>(dev)]; s >= 0)
+      shared[static_cast<size_t>(s)] =
+          std::max(shared[static_cast<size_t>(s)], load[static_cast<size_t>(dev / per_host)]);
+  for (int s = 0; s < p; ++s) stages[static_cast<size_t>(s)].host = shared[static_cast<size_t>(s)];
+}
+
 }  // namespace brigade::cost::detail

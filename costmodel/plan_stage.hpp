@@ -159,6 +159,15 @@ struct StageTimes {
   double per_micro_batch() const { return std::max(device_per_micro_batch(), host); }
 };
 
+// simulation.devices_per_host > 1: one host issues every operation of the
+// devices it drives (consecutive ids), so each stage's `host` becomes the
+// busiest of its devices' hosts' time a micro-batch, the sum of their
+// devices' stages' own (every stage issues each micro-batch once in the
+// steady state). Stages' `host` are their own on entry; t, d, cp: the
+// tensor, data and context degrees of `rm`.
+void share_hosts(const Scenario& sc, const RankMap& rm, int t, int d, int cp,
+                 std::vector<StageTimes>& stages);
+
 // The plan's degrees and batch as estimate_transformer reads them (check_plan has run).
 struct TransformerDegrees {
   int t = 1, p = 1, cp = 1, v = 1;  // v: model chunks per device (interleaved)

@@ -948,6 +948,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     }
   }
 
+  share_hosts(sc, rm, t, d, cp, stages);  // simulation.devices_per_host
   // The step, the busiest stage's report and memory per device from the stages'
   // figures (plan_transformer_step.cpp).
   const TransformerDegrees degrees{t, p, cp, v, dg, n_devices, m, layers_per_chunk, training};

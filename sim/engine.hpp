@@ -196,9 +196,13 @@ class Engine {
   std::map<std::tuple<std::int32_t, std::int32_t, std::int32_t>, std::int32_t> nccl_route_map_;
   Collective running_scratch_;
   // The host lane: per task (internal index), the task its host issued
-  // just before it on its device (-1: none; empty without a host lane), the
-  // critical path's link where the issue came last.
+  // just before it, on any of the host's devices (-1: none; empty without a
+  // host lane), the critical path's link where the issue came last and
+  // that task had ended by then (host_done_: per task, it has ended; the
+  // link otherwise would run back in time, and with a shared host could
+  // close a loop through another device's tasks).
   std::vector<std::int32_t> host_pred_;
+  std::vector<std::uint8_t> host_done_;
   double host_op_max_ = 0;
   // Per device.
   std::vector<double> speed_, memory_speed_, slowdown_, capacity_;

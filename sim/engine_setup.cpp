@@ -481,6 +481,9 @@ Status Engine::setup() {
       host_op[d] = h;
       any |= h > 0;
     }
+    if (opt_.devices_per_host < 1)
+      return Status::error(who + "devices per host " + std::to_string(opt_.devices_per_host) +
+                           "; expected an integer >= 1");
     host_op_max_ = host_op.empty() ? 0 : *std::max_element(host_op.begin(), host_op.end());
     if (any) setup_host_lane(host_op);
   }
@@ -493,22 +496,27 @@ Status Engine::setup() {
   return Status::ok();
 }
 
-// Each device's host issues its tasks one after another in the Program's
-// order (stream order, a task after its dependencies on the same device,
-// the lower TaskId first among those free to go: Kahn's order), each
-// fused_kernels(task) x h after the one before, from the input pipeline's
-// end (the host waits for the batch; the step starts with the host and
-// the device synchronised, as after the previous step's optimizer).
-// The host never waits for the device (no synchronisation inside the
-// step), so the issue times are known before the run: each task with h > 0
-// gets a kRelease event at its issue time, counted as one more predecessor
-// (docs/simulator.md, "The host lane").
+// Each host (devices k*n .. k*n + n - 1 share host k, n =
+// SimOptions::devices_per_host; 1: a host per device) issues its devices'
+// tasks one after another in the Program's order (stream order, a task
+// after its dependencies on the host's devices, the lower TaskId first
+// among those free to go: Kahn's order, as the CUDA executor's one thread
+// walks it), each fused_kernels(task) x h of its device after the one
+// before, from the input pipeline's end (the host waits for the batch;
+// the step starts with the host and the device synchronised, as after the
+// previous step's optimizer). The host never waits for the device (no
+// synchronisation inside the step), so the issue times are known before
+// the run: each task with h > 0 gets a kRelease event at its issue time,
+// counted as one more predecessor (docs/simulator.md, "The host lane").
 void Engine::setup_host_lane(const std::vector<double>& host_op) {
   const size_t nt = hot_.size();
   host_pred_.assign(nt, -1);
+  host_done_.assign(nt, 0);
   auto device_of = [this](size_t i) {
     return static_cast<size_t>(stream_device_[static_cast<size_t>(hot_[i].stream)]);
   };
+  const auto per_host = static_cast<size_t>(opt_.devices_per_host);
+  auto host_of = [&](size_t i) { return device_of(i) / per_host; };
   // A lower bound on each task's start: the input pipeline's end plus the
   // kernels before it on its stream, which run one after another at no less
   // than their durations (a slowdown or a share only lengthens them). An
@@ -522,20 +530,21 @@ void Engine::setup_host_lane(const std::vector<double>& host_op) {
       if (hot_[k].kind() == TaskKind::kCompute) at += hot_[k].duration;
     }
   }
-  std::vector<double> host(host_op.size(), opt_.runtime.input_seconds);
-  std::vector<std::int32_t> last(host_op.size(), -1);
+  const size_t hosts = (host_op.size() + per_host - 1) / per_host;
+  std::vector<double> host(hosts, opt_.runtime.input_seconds);
+  std::vector<std::int32_t> last(hosts, -1);
   auto issue = [&](size_t i) {
-    const size_t d = device_of(i);
+    const size_t d = device_of(i), k = d / per_host;
     if (!(host_op[d] > 0)) return;
     const Task& x = p_.task(ext_[i]);
-    const double from = host[d];
-    host[d] += static_cast<double>(fused_kernels(x)) * host_op[d];
-    if (rec_.full()) rec_.host(ext_[i], x, from, host[d]);
-    host_pred_[i] = last[d];
-    last[d] = static_cast<std::int32_t>(i);
-    if (host[d] > earliest[i]) {
+    const double from = host[k];
+    host[k] += static_cast<double>(fused_kernels(x)) * host_op[d];
+    if (rec_.full()) rec_.host(ext_[i], x, from, host[k]);
+    host_pred_[i] = last[k];
+    last[k] = static_cast<std::int32_t>(i);
+    if (host[k] > earliest[i]) {
       ++hot_[i].pending;
-      queue_.push(host[d], make_event(static_cast<std::uint32_t>(i), kRelease));
+      queue_.push(host[k], make_event(static_cast<std::uint32_t>(i), kRelease));
     }
   };
   // Where every dependency points to a lower TaskId (as the planners build
@@ -550,16 +559,16 @@ void Engine::setup_host_lane(const std::vector<double>& host_op) {
     for (size_t t = 0; t < nt; ++t) issue(static_cast<size_t>(int_of[t]));
     return;
   }
-  // Otherwise Kahn's order over each device's own graph. Predecessors on
-  // the task's own device: its stream predecessor and its dependencies
-  // there (counted as Engine::pending counts them).
+  // Otherwise Kahn's order over each host's own graph. Predecessors on
+  // the task's own host: its stream predecessor and its dependencies on
+  // the host's devices (counted as Engine::pending counts them).
   std::vector<std::int32_t> local(nt, 0);
   auto for_each_local_successor = [&](size_t i, auto&& f) {
     const HotTask& h = hot_[i];
-    const size_t d = device_of(i);
+    const size_t k0 = host_of(i);
     for (std::uint32_t k = 0; k < h.succ_count; ++k) {
       const auto j = static_cast<size_t>(succ_[h.succ_begin + k]);
-      if (device_of(j) == d) f(j);
+      if (host_of(j) == k0) f(j);
     }
     if (static_cast<std::int32_t>(i) + 1 < stream_end_[static_cast<size_t>(h.stream)]) f(i + 1);
   };
@@ -582,6 +591,7 @@ SimResult Engine::result() {
   SimResult r;
   r.step_seconds = step_end_;
   r.host_op_seconds = host_op_max_;
+  r.devices_per_host = opt_.devices_per_host;
   r.events = events_;
   r.network = opt_.network;
   r.flows = flows_;
@@ -622,7 +632,10 @@ SimResult Engine::result() {
   std::stable_sort(oom_.begin(), oom_.end(),
                    [](const OomEvent& a, const OomEvent& b) { return a.time_seconds < b.time_seconds; });
   r.oom = std::move(oom_);
-  for (std::int32_t i = last_task_; i >= 0; i = hot_[static_cast<size_t>(i)].crit_pred)
+  // Every link runs back in time (a predecessor ended before its successor
+  // started), so the walk ends; the bound guards against a link that would not.
+  for (std::int32_t i = last_task_; i >= 0 && r.critical_path.size() < hot_.size();
+       i = hot_[static_cast<size_t>(i)].crit_pred)
     r.critical_path.push_back(ext_[static_cast<size_t>(i)]);
   std::reverse(r.critical_path.begin(), r.critical_path.end());
   if (opt_.record_task_times) {

@@ -200,7 +200,8 @@ nlohmann::json simulation_json(const SimResult& r, const Program& p, const Topol
         {"device", load.device},
         {"kernels", load.kernels},
         {"mean_kernel_seconds", load.busy_seconds / static_cast<double>(load.kernels)},
-        {"host_op_seconds", r.host_op_seconds}};
+        {"host_op_seconds", r.host_op_seconds},
+        {"devices_per_host", r.devices_per_host}};
   return j;
 }
 
@@ -272,15 +273,25 @@ std::string simulation_text(const SimResult& r, const Program& p, const Topology
     line(fmt::format("  {:<24} {:>6} tasks  {} {}", stream_label(p, topo, s.stream), s.tasks, when, names));
   }
   if (segs.size() > kMaxSegs) line(fmt::format("  ... {} more segments", segs.size() - kMaxSegs));
-  if (const KernelLoad load = busiest_kernel_load(r, p); load.kernels > 0)
-    line(fmt::format("kernels a step: {} on {} (the busiest), {} each on average; its host "
-                     "issues every one, {}",
-                     load.kernels, topo.device(load.device).name,
-                     format_seconds(load.busy_seconds / static_cast<double>(load.kernels)),
-                     r.host_op_seconds > 0
-                         ? fmt::format("{} after the one before (host_op_time)", format_seconds(r.host_op_seconds))
-                         : std::string("and a framework that takes longer than that per operation sets "
-                                       "the pace instead (simulation.host_op_time; 0 here)")));
+  if (const KernelLoad load = busiest_kernel_load(r, p); load.kernels > 0) {
+    std::string host =
+        "and a framework that takes longer than that per operation sets the pace "
+        "instead (simulation.host_op_time; 0 here)";
+    if (r.host_op_seconds > 0) {
+      host =
+          fmt::format("{} after the one before (host_op_time)", format_seconds(r.host_op_seconds));
+      if (r.devices_per_host > 1)
+        host += fmt::format(
+            ", and those of the other devices it drives ({} a host: "
+            "simulation.devices_per_host)",
+            r.devices_per_host);
+    }
+    line(
+        fmt::format("kernels a step: {} on {} (the busiest), {} each on average; its host issues "
+                    "every one, {}",
+                    load.kernels, topo.device(load.device).name,
+                    format_seconds(load.busy_seconds / static_cast<double>(load.kernels)), host));
+  }
 
   std::vector<size_t> order;
   for (size_t i = 0; i < r.links.size(); ++i)

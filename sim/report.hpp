@@ -27,7 +27,8 @@ namespace brigade::sim {
 //                      the next one's start), "segments": [{"device", "stream",
 //                      "tasks", "start_seconds", "end_seconds", "first", "last"}]}}
 //    "kernels_per_step": {"device", "kernels", "mean_kernel_seconds",
-//                        "host_op_seconds" (0 without a host lane)} (the busiest
+//                        "host_op_seconds" (0 without a host lane),
+//                        "devices_per_host" (simulation.devices_per_host)} (the busiest
 //                        device: its compute kernels, a fused task counted as the
 //                        kernels it stands for, and its busy time over them; absent
 //                        when it runs none),

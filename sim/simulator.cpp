@@ -222,6 +222,7 @@ void Engine::finish_task(std::int32_t i) {
   if (h.has_memory())
     for (BufferId b : p_.frees(t)) free_buffer(b);
   if (times_) end_[static_cast<size_t>(t)] = now_;
+  if (!host_done_.empty()) host_done_[static_cast<size_t>(i)] = 1;
   if (rec_.full()) rec_.span(t, p_.task(t), start_[static_cast<size_t>(t)], now_);
   if (now_ >= step_end_) {
     step_end_ = now_;
@@ -699,7 +700,15 @@ void Engine::handle(Event e) {
       ++events_;
       HotTask& h = hot_[e.id];
       if (--h.pending == 0) {
-        h.crit_pred = host_pred_[e.id];  // waited for its host
+        // Waited for its host: the path goes on through the latest of the
+        // tasks issued before it that had ended (a shared host's other
+        // devices may still run theirs), looking a few issues back (the
+        // host's devices twice over); none: the path starts here, waiting.
+        std::int32_t hp = host_pred_[e.id];
+        for (int k = 2 * opt_.devices_per_host + 2;
+             hp >= 0 && !host_done_[static_cast<size_t>(hp)] && k > 0; --k)
+          hp = host_pred_[static_cast<size_t>(hp)];
+        h.crit_pred = hp >= 0 && host_done_[static_cast<size_t>(hp)] ? hp : -1;
         ready_.push_back(static_cast<std::int32_t>(e.id));
       }
       return;

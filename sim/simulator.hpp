@@ -68,6 +68,11 @@ struct SimOptions {
   // Every device's host time per operation in place of its profile's
   // (DeviceProfile::host_op_seconds; the scenario's simulation.host_op_time).
   std::optional<double> host_op_seconds;
+  // How many devices one host drives (the scenario's
+  // simulation.devices_per_host): devices k*n .. k*n + n - 1 share host k,
+  // which issues their tasks one after another in the Program's order.
+  // 1: a host per device. Must be >= 1.
+  int devices_per_host = 1;
   // The same for streaming kernels (ComputeKind::kMemoryBound) alone, where
   // given (absent: `speed`'s): a device whose memory drifts apart from its
   // arithmetic (brigade validate's speed probes). Must be > 0.
@@ -133,6 +138,7 @@ struct SimResult {
   // The largest host time per operation the run used (the host lane;
   // DeviceProfile::host_op_seconds), 0 without one.
   double host_op_seconds = 0;
+  int devices_per_host = 1;  // SimOptions::devices_per_host
   double step_seconds = 0;  // the last task's end (the step starts at 0)
   std::int64_t events = 0;  // events processed (docs/simulator.md, "Events")
   NetworkModel network = NetworkModel::kFlow;

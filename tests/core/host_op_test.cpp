@@ -53,6 +53,26 @@ TEST(HostOpTime, ScenarioRefusesWhatIsNotADuration) {
   EXPECT_NE(typo.message().find("host_op_time"), std::string::npos) << typo.message();
 }
 
+// simulation.devices_per_host: devices one host drives (1 unless said),
+// an integer from 1 to the topology's devices (pcie-4gpu: 4).
+TEST(HostOpTime, DevicesPerHostIsAnIntegerUpToTheDevices) {
+  auto four =
+      parse_scenario(kHead + "simulation: {host_op_time: 25us, devices_per_host: 4}\n", "t.yaml");
+  ASSERT_TRUE(four.is_ok()) << four.message();
+  EXPECT_EQ(four->simulation.devices_per_host, 4);
+  auto plain = parse_scenario(kHead, "t.yaml");
+  ASSERT_TRUE(plain.is_ok()) << plain.message();
+  EXPECT_EQ(plain->simulation.devices_per_host, 1);
+  for (const char* bad : {"0", "5", "2.5", "two"}) {
+    auto r = parse_scenario(kHead + "simulation: {devices_per_host: " + bad + "}\n", "t.yaml");
+    ASSERT_FALSE(r.is_ok()) << bad;
+    EXPECT_NE(r.message().find("t.yaml:5:"), std::string::npos) << r.message();
+    EXPECT_NE(r.message().find(std::string("found '") + bad + "'"), std::string::npos)
+        << r.message();
+    EXPECT_NE(r.message().find("4"), std::string::npos) << r.message();  // the bound it names
+  }
+}
+
 TEST(HostOpTime, ProfileReadsAndWritesIt) {
   const std::string text =
       "name: p\n"

@@ -151,6 +151,22 @@ TEST(ScenarioWriter, HostOpTimeReadsBackAndUnsetRemovesIt) {
   EXPECT_FALSE(parse_ok(*again).simulation.host_op_seconds.has_value());
 }
 
+// simulation.devices_per_host: written as the integer, read back; 1 (the
+// default) removes the key.
+TEST(ScenarioWriter, DevicesPerHostReadsBackAndOneRemovesIt) {
+  Scenario s = parse_ok(kTransformer);
+  s.simulation.devices_per_host = 4;
+  Result<std::string> text = scenario_yaml_with_edits(kTransformer, "t.yaml", s);
+  ASSERT_TRUE(text.is_ok()) << text.message();
+  EXPECT_EQ(parse_ok(*text).simulation.devices_per_host, 4) << *text;
+  Scenario one = parse_ok(*text);
+  one.simulation.devices_per_host = 1;
+  Result<std::string> again = scenario_yaml_with_edits(*text, "t.yaml", one);
+  ASSERT_TRUE(again.is_ok()) << again.message();
+  EXPECT_EQ(again->find("devices_per_host"), std::string::npos) << *again;
+  EXPECT_EQ(parse_ok(*again).simulation.devices_per_host, 1);
+}
+
 TEST(ScenarioWriter, AStrategyAddedToAScenarioWithoutOneIsWrittenWhole) {
   const char* kMlp = R"({"name": "mlp", "topology": {"preset": "cpu-host", "devices": 4},
  "model": {"mlp": {"batch": 8, "widths": [4, 4]}}})";

@@ -882,5 +882,34 @@ TEST(EstimatePlan, HostTimePerOperation) {
   }
 }
 
+// simulation.devices_per_host: a host issues every operation of the
+// devices it drives. Four data-parallel replicas, host-bound (1 ms an
+// operation): with a host per device each micro-batch takes N h; with two
+// devices a host, 2 N h; with four, 4 N h (N: one replica's operations,
+// the gradient AllReduce's included). Each host of two drives two
+// replicas; a host of 3 over 4 devices leaves the second host one device,
+// and the busier host (3 N h) sets the pace.
+TEST(EstimatePlan, DevicesPerHostSumTheirOperations) {
+  Scenario sc = tiny_gpt(4);
+  sc.training.global_batch = 4;
+  sc.strategy.data = 4;
+  sc.simulation.host_op_seconds = 1e-3;
+  auto wait_for = [&](int per_host) {
+    sc.simulation.devices_per_host = per_host;
+    auto e = estimate_plan(sc);
+    EXPECT_TRUE(e.is_ok()) << e.message();
+    return e.is_ok() ? e->step_seconds : 0.0;
+  };
+  const double one = wait_for(1), two = wait_for(2), three = wait_for(3), four = wait_for(4);
+  ASSERT_GT(one, 20e-3);  // host-bound: 20+ operations of 1 ms
+  // The step is the host's issue plus what follows the last micro-batch's
+  // (identical in all four): the differences are whole multiples of N h.
+  const double n_h = two - one;
+  EXPECT_NEAR(n_h / 1e-3, std::round(n_h / 1e-3), 1e-6) << n_h;
+  EXPECT_GT(n_h, 20e-3);
+  EXPECT_NEAR(three - one, 2 * n_h, 1e-9);
+  EXPECT_NEAR(four - one, 3 * n_h, 1e-9);
+}
+
 }  // namespace
 }  // namespace brigade::cost

@@ -168,13 +168,23 @@ std::vector<Case> family() {
       // operation against kernels of a few us), in a pipeline, and
       // device-bound (2 us).
       {"gpt_host_bound", gpt("data: 8", "", 4, "simulation: {host_op_time: 100us}\n")},
-      {"gpt_host_pipeline", gpt("pipeline: 4, data: 2", "", 4, "simulation: {host_op_time: 100us}\n")},
-      {"gpt_host_device_bound", gpt("tensor: 2, data: 4", "", 4, "simulation: {host_op_time: 2us}\n")},
+      {"gpt_host_pipeline",
+       gpt("pipeline: 4, data: 2", "", 4, "simulation: {host_op_time: 100us}\n")},
+      {"gpt_host_device_bound",
+       gpt("tensor: 2, data: 4", "", 4, "simulation: {host_op_time: 2us}\n")},
       // ZeRO-3's gathers and reduce-scatters are issued too; an interleaved
       // pipeline's chunks each send.
       {"gpt_host_zero3", gpt("data: 8, zero: 3", "", 4, "simulation: {host_op_time: 15us}\n")},
-      {"gpt_host_interleaved", gpt("pipeline: 2, data: 4, schedule: interleaved, virtual_stages: 2", "", 4,
-                                   "simulation: {host_op_time: 15us}\n")},
+      {"gpt_host_interleaved", gpt("pipeline: 2, data: 4, schedule: interleaved, virtual_stages: 2",
+                                   "", 4, "simulation: {host_op_time: 15us}\n")},
+      // simulation.devices_per_host: one host issuing for several devices
+      // (a node's process; the closed form sums its devices' operations).
+      {"gpt_host_shared",
+       gpt("data: 8", "", 4, "simulation: {host_op_time: 20us, devices_per_host: 8}\n")},
+      {"gpt_host_shared_tensor",
+       gpt("tensor: 2, data: 4", "", 4, "simulation: {host_op_time: 5us, devices_per_host: 2}\n")},
+      {"gpt_host_shared_pipeline", gpt("pipeline: 4, data: 2", "", 4,
+                                       "simulation: {host_op_time: 20us, devices_per_host: 4}\n")},
       // A step's activations (fused tasks: one buffer per step) and a block's
       // (kernel tasks) were freed with the task after their last use when that
       // use was a collective or a flush (ZeRO-3's reduce-scatter, the tied
@@ -242,6 +252,8 @@ std::vector<Case> family() {
       {"mlp_speed", mlp("data: 8", "mode: training", "simulation: {speed: {2: 0.25}}\n")},
       {"mlp_inference", mlp("data: 8", "mode: inference")},
       {"mlp_host", mlp("data: 8", "mode: training", "simulation: {host_op_time: 50us}\n")},
+      {"mlp_host_shared",
+       mlp("data: 8", "mode: training", "simulation: {host_op_time: 50us, devices_per_host: 4}\n")},
       {"mlp_one_device",
        "topology: {preset: h200x1}\nmodel:\n  mlp: {batch: 64, widths: [512, 512]}\n"},
       // graph: placement, device_put, mesh, speed
@@ -264,6 +276,9 @@ std::vector<Case> family() {
       {"graph_placement_host",
        graph("training: {mode: training}\nplacement: {mm1: 0, act: 0, mm2: 1, loss: 1}\n"
              "simulation: {host_op_time: 20us}\n")},
+      {"graph_placement_host_shared",
+       graph("training: {mode: training}\nplacement: {mm1: 0, act: 0, mm2: 1, loss: 1}\n"
+             "simulation: {host_op_time: 20us, devices_per_host: 2}\n")},
       {"graph_mesh_megatron_host",
        graph("training: {mode: training}\nmesh: {shape: [2, 2], axes: [data, model]}\n"
              "shardings: {x: [data, null], t: [data, null], w1: [null, model], w2: [model, "

@@ -89,6 +89,88 @@ TEST(HostLane, KernelsStartNoEarlierThanTheirIssue) {
   EXPECT_EQ(zero->events, base->events);
 }
 
+// One host for two devices (SimOptions::devices_per_host; a process
+// driving several GPUs): it issues both devices' tasks one after another in
+// TaskId order. Three devices, four equal kernels each, built device by
+// device but 0 and 1 alternating: 0, 1, 0, 1, ... then device 2's. With
+// h = 2.5 g and two devices a host, host 0 issues device 0's kernels at h,
+// 3h, 5h, 7h and device 1's at 2h, 4h, 6h, 8h, and each starts then
+// (host-bound); device 2 has host 1 to itself: h, 2h, 3h, 4h. The step is
+// 8h + g = 21 g, where a host per device gives 4h + g = 11 g.
+TEST(HostLane, OneHostIssuesForTheDevicesItDrives) {
+  const Topology t = star(3, 100e9, 2e-6);
+  const HardwareProfile h = plain_profile();
+  ProgramBuilder b("shared", 3);
+  const StreamId s0 = b.stream(0, "compute"), s1 = b.stream(1, "compute"),
+                 s2 = b.stream(2, "compute");
+  std::vector<TaskId> k0, k1, k2;
+  for (int i = 0; i < 4; ++i) {
+    k0.push_back(b.add_memory_bound(s0, kBytes, DType::kBF16, "a"));
+    k1.push_back(b.add_memory_bound(s1, kBytes, DType::kBF16, "b"));
+  }
+  for (int i = 0; i < 4; ++i) k2.push_back(b.add_memory_bound(s2, kBytes, DType::kBF16, "c"));
+  const Program p = build(std::move(b));
+  auto base = run_with(p, t, h, std::nullopt);
+  ASSERT_TRUE(base.is_ok()) << base.message();
+  const double g = duration(*base, k0[0]), hop = 2.5 * g;
+
+  SimOptions o;
+  o.host_op_seconds = hop;
+  o.record_trace = true;
+  auto own = simulate(p, t, h, o);
+  ASSERT_TRUE(own.is_ok()) << own.message();
+  EXPECT_NEAR(own->step_seconds, 4 * hop + g, 1e-12);
+  EXPECT_EQ(own->devices_per_host, 1);
+
+  o.devices_per_host = 2;
+  auto shared = simulate(p, t, h, o);
+  ASSERT_TRUE(shared.is_ok()) << shared.message();
+  auto start = [&](TaskId x) { return shared->task_start_seconds[static_cast<size_t>(x)]; };
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(start(k0[static_cast<size_t>(i)]), (2 * i + 1) * hop, 1e-12) << i;
+    EXPECT_NEAR(start(k1[static_cast<size_t>(i)]), (2 * i + 2) * hop, 1e-12) << i;
+    EXPECT_NEAR(start(k2[static_cast<size_t>(i)]), (i + 1) * hop, 1e-12) << i;
+  }
+  EXPECT_NEAR(shared->step_seconds, 8 * hop + g, 1e-12);
+  EXPECT_EQ(shared->devices_per_host, 2);
+  // Device 1's last kernel waited for its host, which had just issued
+  // device 0's: the critical path goes through both devices' kernels.
+  ASSERT_FALSE(shared->critical_path.empty());
+  EXPECT_EQ(shared->critical_path.back(), k1[3]);
+  EXPECT_EQ(shared->critical_path.size(), 8u);
+  // Each device's host slices are its own tasks' issues, cut from the one
+  // host's timeline: device 1's second slice is [3h, 4h].
+  int on_one = 0;
+  for (const HostSpan& x : shared->trace.host)
+    if (x.task == k1[1]) {
+      ++on_one;
+      EXPECT_EQ(x.device, 1);
+      EXPECT_NEAR(x.start_seconds, 3 * hop, 1e-15);
+      EXPECT_NEAR(x.end_seconds, 4 * hop, 1e-15);
+    }
+  EXPECT_EQ(on_one, 1);
+  // The report names the sharing.
+  EXPECT_NE(simulation_text(*shared, p, t).find("(2 a host: simulation.devices_per_host)"),
+            std::string::npos)
+      << simulation_text(*shared, p, t);
+  EXPECT_EQ(simulation_json(*shared, p, t)["kernels_per_step"]["devices_per_host"].get<int>(), 2);
+
+  // Three a host (all of them): 12 issues, device 2's last at 12 h.
+  o.devices_per_host = 3;
+  auto all = simulate(p, t, h, o);
+  ASSERT_TRUE(all.is_ok()) << all.message();
+  EXPECT_NEAR(all->step_seconds, 12 * hop + g, 1e-12);
+  // Without a host time, sharing changes nothing.
+  o.host_op_seconds = 0.0;
+  auto none = simulate(p, t, h, o);
+  ASSERT_TRUE(none.is_ok()) << none.message();
+  EXPECT_EQ(none->step_seconds, base->step_seconds);
+  // Refused: no device has no host.
+  o.devices_per_host = 0;
+  o.host_op_seconds = hop;
+  EXPECT_FALSE(simulate(p, t, h, o).is_ok());
+}
+
 // A fused task stands for its kernels (fused_kernels: a memory-bound task's
 // batch), each of which its host issues: a task of 3 is issued at 3 h.
 TEST(HostLane, AFusedTaskIsIssuedAsItsKernels) {
