@@ -3096,5 +3096,13 @@ utilisation %4% (%5 carried)</source>
         <source>host time per operation</source>
         <translation></translation>
     </message>
+    <message>
+        <source>simulation.devices_per_host: how many devices one host drives, issuing all their operations one after another (1: a process per GPU; 8: one process for a node&apos;s GPUs). Acts with a host time per operation</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>devices per host</source>
+        <translation></translation>
+    </message>
 </context>
 </TS>

@@ -3090,5 +3090,13 @@ utilisation %4% (%5 carried)</source>
         <source>host time per operation</source>
         <translation>每个操作的主机时间</translation>
     </message>
+    <message>
+        <source>simulation.devices_per_host: how many devices one host drives, issuing all their operations one after another (1: a process per GPU; 8: one process for a node&apos;s GPUs). Acts with a host time per operation</source>
+        <translation>simulation.devices_per_host：一个主机驱动几个设备，它们的所有操作都由它一个接一个地发出（1：每张 GPU 一个进程；8：整个节点的 GPU 一个进程）。有每个操作的主机时间时才起作用</translation>
+    </message>
+    <message>
+        <source>devices per host</source>
+        <translation>每个主机的设备数</translation>
+    </message>
 </context>
 </TS>

@@ -131,7 +131,7 @@ bool operator==(const WhatIfEdits& a, const WhatIfEdits& b) {
                              x.overlap == y.overlap && x.algorithm == y.algorithm;
   return same_strategy && a.has_strategy == b.has_strategy && a.micro_batch == b.micro_batch &&
          a.recompute == b.recompute && a.links == b.links && a.speed == b.speed &&
-         a.host_op_seconds == b.host_op_seconds;
+         a.host_op_seconds == b.host_op_seconds && a.devices_per_host == b.devices_per_host;
 }
 
 WhatIfEdits starting_edits(const Scenario& s) {
@@ -142,6 +142,7 @@ WhatIfEdits starting_edits(const Scenario& s) {
   e.recompute = s.training.recompute;
   e.speed = s.simulation.speed;
   e.host_op_seconds = s.simulation.host_op_seconds;
+  e.devices_per_host = s.simulation.devices_per_host;
   return e;
 }
 
@@ -158,6 +159,10 @@ Result<Scenario> apply_edits(const Scenario& base, const WhatIfEdits& e) {
   if (e.host_op_seconds && !(*e.host_op_seconds >= 0 && *e.host_op_seconds <= 1))
     return out_of_range("host time per operation", number(*e.host_op_seconds) + " s",
                         "a duration from 0 to 1 s");
+  if (const int n = std::max(1, base.topology.num_devices());
+      !(e.devices_per_host >= 1 && e.devices_per_host <= n))
+    return out_of_range("devices per host", std::to_string(e.devices_per_host),
+                        "a whole number from 1 to " + std::to_string(n));
   for (const auto& [cls, knob] : e.links) {
     const std::string name(link_class_name(cls));
     if (!(knob.alpha_seconds >= 0 && knob.alpha_seconds <= 1e6))
@@ -174,6 +179,7 @@ Result<Scenario> apply_edits(const Scenario& base, const WhatIfEdits& e) {
   s.training.recompute = e.recompute;
   s.simulation.speed = e.speed;
   s.simulation.host_op_seconds = e.host_op_seconds;
+  s.simulation.devices_per_host = e.devices_per_host;
   if (!e.links.empty()) {
     const std::vector<LinkClassKnob> start = link_class_knobs(base);
     for (const auto& [cls, knob] : e.links) {

@@ -57,6 +57,8 @@ struct WhatIfEdits {
   // simulation.host_op_time: every device's host time per operation
   // (absent: the profile's; docs/simulator.md, "The host lane").
   std::optional<double> host_op_seconds;
+  // simulation.devices_per_host: devices one host drives (1: a host each).
+  int devices_per_host = 1;
 };
 bool operator==(const WhatIfEdits& a, const WhatIfEdits& b);
 
@@ -71,6 +73,7 @@ WhatIfEdits starting_edits(const Scenario& scenario);
 //   "nvlink alpha: found -1 s; expected a duration >= 0"
 //   "strategy.data: found 0; expected a whole number >= 1"
 //   "host time per operation: found -1 s; expected a duration from 0 to 1 s"
+//   "devices per host: found 9; expected a whole number from 1 to 8"
 Result<Scenario> apply_edits(const Scenario& base, const WhatIfEdits& edits);
 
 // The one-line reason of a judge's error without its position ("FILE:LINE:COL:

@@ -350,6 +350,15 @@ void WhatIfView::build_hardware_box(QGroupBox* box) {
                      "collective, a send); where the device's kernels are shorter, the host sets the "
                      "pace. 0: the host keeps ahead (every judge sees it)"));
   connect(host_op_, &QDoubleSpinBox::valueChanged, this, [this] { judge(); });
+  per_host_ = new QSpinBox(box);
+  per_host_->setObjectName("devices_per_host");
+  per_host_->setRange(1, 1);  // up to the topology's devices (set_document)
+  per_host_->setKeyboardTracking(false);
+  keep_tr(per_host_, "toolTip", this,
+          QT_TR_NOOP("simulation.devices_per_host: how many devices one host drives, issuing all "
+                     "their operations one after another (1: a process per GPU; 8: one process "
+                     "for a node's GPUs). Acts with a host time per operation"));
+  connect(per_host_, &QSpinBox::valueChanged, this, [this] { judge(); });
   int row = 0;
   grid->addWidget(kept_label(box, this, QT_TR_NOOP("link class")), row, 0);
   grid->addWidget(link_class_, row, 1);
@@ -371,6 +380,9 @@ void WhatIfView::build_hardware_box(QGroupBox* box) {
   ++row;
   grid->addWidget(kept_label(box, this, QT_TR_NOOP("host time per operation")), row, 0);
   grid->addWidget(host_op_, row, 1);
+  ++row;
+  grid->addWidget(kept_label(box, this, QT_TR_NOOP("devices per host")), row, 0);
+  grid->addWidget(per_host_, row, 1);
   grid->setColumnStretch(1, 1);
 }
 
@@ -410,6 +422,10 @@ void WhatIfView::set_document(DocumentPtr doc) {
       link_class_->addItem(q(std::string(link_class_name(k.link_class))));
   }
   device_->setRange(0, std::max(0, s.topology.num_devices() - 1));
+  {
+    const QSignalBlocker block(per_host_);
+    per_host_->setRange(1, std::max(1, s.topology.num_devices()));
+  }
   // The strategy's keys mean nothing to a graph or a lone collective.
   const bool degrees = s.model_kind == ModelKind::kTransformer || s.model_kind == ModelKind::kMlp;
   plan_box_->setEnabled(degrees);
@@ -520,6 +536,7 @@ void WhatIfView::link_controls_from_edits() {
   speed_->setValue(value_of(speed));
   speed_label_->setText(tr("%1× %2").arg(speed, 0, 'f', 2).arg(speed < 1 ? tr("(straggler)") : ""));
   host_op_->setValue(shown_host_op_seconds() * 1e6);
+  per_host_->setValue(edits_.devices_per_host);
   filling_ = false;
 }
 
@@ -575,6 +592,7 @@ void WhatIfView::edits_from_controls() {
   // The spin box shows 0.1 us: keep the exact value set until it is moved.
   if (std::abs(host_op_->value() - shown_host_op_seconds() * 1e6) > 0.05)
     edits_.host_op_seconds = host_op_->value() * 1e-6;
+  edits_.devices_per_host = per_host_->value();
   const int device = device_->value();
   const auto sp = edits_.speed.find(device);
   const double speed = sp != edits_.speed.end() ? sp->second : 1.0;

@@ -119,6 +119,7 @@ class WhatIfView : public View {
   QSlider* speed_;
   QLabel* speed_label_;
   QDoubleSpinBox* host_op_;  // simulation.host_op_time, in us
+  QSpinBox* per_host_;       // simulation.devices_per_host
   QLabel* summary_;
   QLabel* reason_label_;
   QLabel* notes_;

@@ -110,6 +110,39 @@ TEST(WhatIfView, AHostTimePerOperationIsAnEditBothJudgesSee) {
   EXPECT_FALSE(v.edits().host_op_seconds.has_value());
 }
 
+// The devices per host spin box (simulation.devices_per_host): up to the
+// topology's devices; with a 2 ms host, one host for every device issues
+// all their operations, so both judges' steps grow, and they still agree.
+TEST(WhatIfView, DevicesPerHostIsAnEditBothJudgesSee) {
+  WhatIfView v;
+  v.resize(1400, 600);
+  const DocumentPtr doc = open("pmap_train_step");
+  v.set_document(doc);
+  auto* per_host = v.findChild<QSpinBox*>("devices_per_host");
+  ASSERT_NE(per_host, nullptr);
+  const int n = doc->scenario->topology.num_devices();
+  ASSERT_GE(n, 2);
+  EXPECT_EQ(per_host->value(), 1);
+  EXPECT_EQ(per_host->maximum(), n);
+  WhatIfEdits e = v.edits();
+  e.host_op_seconds = 2e-3;
+  v.set_edits(e);
+  ASSERT_TRUE(v.wait_ready(60000));
+  ASSERT_NE(v.closed_form(), nullptr);
+  const double own = v.closed_form()->step_seconds;
+  per_host->setValue(n);
+  EXPECT_EQ(v.edits().devices_per_host, n);
+  ASSERT_TRUE(v.wait_ready(60000));
+  ASSERT_NE(v.closed_form(), nullptr);
+  ASSERT_NE(v.simulated(), nullptr);
+  EXPECT_GT(v.closed_form()->step_seconds, own + (n - 1) * 2e-3);
+  EXPECT_NEAR(v.simulated()->step_seconds, v.closed_form()->step_seconds,
+              1e-9 * v.closed_form()->step_seconds);
+  v.reset();
+  EXPECT_EQ(per_host->value(), 1);
+  EXPECT_EQ(v.edits().devices_per_host, 1);
+}
+
 TEST(WhatIfView, TheLatestOfManyQuickEditsWins) {
   WhatIfView v;
   const DocumentPtr doc = open("pmap_train_step");

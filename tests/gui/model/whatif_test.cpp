@@ -146,22 +146,24 @@ TEST_P(WhatIfBadEdits, OneLineSayingWhatWasFoundAndWhatWouldDo) {
 
 INSTANTIATE_TEST_SUITE_P(
     Rows, WhatIfBadEdits,
-    ::testing::Values(BadEdit{"data", [](WhatIfEdits& e) { e.strategy.data = 0; },
-                              "strategy.data: found 0; expected a whole number >= 1"},
-                      BadEdit{"speed", [](WhatIfEdits& e) { e.speed[3] = 0; },
-                              "speed of device 3: found 0; expected a factor from 1e-06 to 1e+06"},
-                      BadEdit{
-                          "device", [](WhatIfEdits& e) { e.speed[128] = 0.5; },
-                          "speed of device 128: found device 128; expected a device from 0 to 127"},
-                      BadEdit{"alpha",
-                              [](WhatIfEdits& e) {
-                                e.links[LinkClass::kNvlink] = {LinkClass::kNvlink, -1e-6, 300e9};
-                              },
-                              "nvlink alpha: found -1e-06 s; expected a duration from 0 to 1e6 s"},
-                      BadEdit{"bucket", [](WhatIfEdits& e) { e.strategy.bucket_bytes = 0; },
-                              "strategy.bucket: found 0 B; expected a size from 1 B to 1 EiB"},
-                      BadEdit{"host", [](WhatIfEdits& e) { e.host_op_seconds = -1.0; },
-                              "host time per operation: found -1 s; expected a duration from 0 to 1 s"}),
+    ::testing::Values(
+        BadEdit{"data", [](WhatIfEdits& e) { e.strategy.data = 0; },
+                "strategy.data: found 0; expected a whole number >= 1"},
+        BadEdit{"speed", [](WhatIfEdits& e) { e.speed[3] = 0; },
+                "speed of device 3: found 0; expected a factor from 1e-06 to 1e+06"},
+        BadEdit{"device", [](WhatIfEdits& e) { e.speed[128] = 0.5; },
+                "speed of device 128: found device 128; expected a device from 0 to 127"},
+        BadEdit{"alpha",
+                [](WhatIfEdits& e) {
+                  e.links[LinkClass::kNvlink] = {LinkClass::kNvlink, -1e-6, 300e9};
+                },
+                "nvlink alpha: found -1e-06 s; expected a duration from 0 to 1e6 s"},
+        BadEdit{"bucket", [](WhatIfEdits& e) { e.strategy.bucket_bytes = 0; },
+                "strategy.bucket: found 0 B; expected a size from 1 B to 1 EiB"},
+        BadEdit{"host", [](WhatIfEdits& e) { e.host_op_seconds = -1.0; },
+                "host time per operation: found -1 s; expected a duration from 0 to 1 s"},
+        BadEdit{"devices_per_host", [](WhatIfEdits& e) { e.devices_per_host = 0; },
+                "devices per host: found 0; expected a whole number from 1 to 128"}),
     [](const auto& row) { return std::string(row.param.what); });
 
 TEST(WhatIfReasons, AnImpossiblePlanGetsTheCliReasonWithoutItsPosition) {
