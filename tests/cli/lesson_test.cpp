@@ -240,6 +240,15 @@ TEST(LessonVerb, TheExpeditorAnswers) {
   EXPECT_NEAR(answer(j, "path_wait"), answer(j, "host_wait"), 0.01 * answer(j, "step"));
   EXPECT_GT(answer(j, "host_wait"), answer(j, "step") / 2);
   EXPECT_LT(answer(j, "step_mb"), answer(j, "gpu_alone"));
+  // Eight GPUs, data parallel, the lesson's work each: a host each keeps
+  // the one GPU's step (plus the gradients' AllReduce); one host for all
+  // eight calls eight GPUs' tickets, so the host's part of the step is
+  // eight times as long (the GPUs' own work and the AllReduce are not).
+  EXPECT_NEAR(answer(j, "step_each"), answer(j, "step"), 0.02 * answer(j, "step"));
+  EXPECT_GT(answer(j, "step_shared"), 7 * answer(j, "step_each"));
+  EXPECT_LT(answer(j, "step_shared"), 8 * answer(j, "step_each"));
+  EXPECT_NEAR(answer(j, "step_shared_sim"), answer(j, "step_shared"),
+              0.01 * answer(j, "step_shared"));
 }
 
 // Lesson 8, the misconception "more devices, linearly faster" shown: the
