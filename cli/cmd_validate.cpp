@@ -96,9 +96,20 @@ struct Pending {
   int timed_per_round = 1;  // timed_steps_per_round
 };
 
+// The simulator's options for the executor that measures: the scenario's,
+// and the CUDA backend's one host thread for every device
+// (realexec/cuda_executor.cpp; simulation.devices_per_host), which matters
+// where the profile or the scenario gives a host time per operation. The
+// CPU backend's threads, one per stream, are hosts of their own.
+sim::SimOptions executor_sim_options(const Scenario& sc, const ValidateOptions& o) {
+  sim::SimOptions so = sim_options_for(sc);
+  if (o.run.backend == "cuda") so.devices_per_host = std::max(1, sc.topology.num_devices());
+  return so;
+}
+
 Pending prepare_one(const std::string& path, const ValidateOptions& o) {
   Pending p{path, prepare_run(path, o.run), {}, {}, {}, {}, 1};
-  sim::SimOptions sim_options = sim_options_for(p.prepared.scenario);
+  sim::SimOptions sim_options = executor_sim_options(p.prepared.scenario, o);
   sim_options.record_trace = true;
   auto simulated = sim::simulate(p.prepared.plan.program, p.prepared.scenario.topology,
                                  p.prepared.scenario.profile, sim_options);
@@ -151,8 +162,8 @@ std::optional<realexec::SpeedProbe> speed_probe(const Pending& p, const Validate
 // memory_speed); they are probed apart because they drift apart.
 // Transfers and collectives keep the profile's figures (no probe of them
 // followed their drift: realexec::SpeedProbeOptions).
-RoundSpeed round_speed(const Pending& p, const realexec::SpeedProbe& before,
-                       const realexec::SpeedProbe& after) {
+RoundSpeed round_speed(const Pending& p, const ValidateOptions& o,
+                       const realexec::SpeedProbe& before, const realexec::SpeedProbe& after) {
   RoundSpeed r;
   auto mean = [](const std::vector<double>& a, const std::vector<double>& b) {
     std::vector<double> m;
@@ -167,7 +178,7 @@ RoundSpeed round_speed(const Pending& p, const realexec::SpeedProbe& before,
   const std::vector<double>& memory = r.memory.empty() ? r.gemm : r.memory;
   if (static_cast<int>(r.gemm.size()) != sc.topology.num_devices() || memory.size() != r.gemm.size())
     return RoundSpeed{};
-  sim::SimOptions so = sim_options_for(sc);
+  sim::SimOptions so = executor_sim_options(sc, o);
   so.record_trace = false;
   // The probes ran on every device of the topology; a plan may use fewer
   // (a graph placed on some of them), and the simulator knows only the
@@ -324,7 +335,7 @@ void run_validate(const ValidateOptions& o) {
       if (before) after = speed_probe(p, o, kRoundProbeSeconds);
       last = after;
       last_for = after ? &p : nullptr;
-      p.rounds.push_back(after ? round_speed(p, *before, *after) : RoundSpeed{});
+      p.rounds.push_back(after ? round_speed(p, o, *before, *after) : RoundSpeed{});
     }
   std::vector<ScenarioResult> results;
   std::vector<double> errors, adjusted;
