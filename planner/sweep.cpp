@@ -17,10 +17,10 @@ namespace {
 
 const std::vector<std::string>& keys() {
   static const std::vector<std::string> k = {
-      "data",         "tensor",    "pipeline",          "zero",        "virtual_stages",
-      "schedule",     "recompute", "sequence_parallel", "micro_batch", "global_batch",
-      "bucket_bytes", "overlap",   "data_mode",         "algorithm",   "expert",
-      "context",      "host_op_time"};
+      "data",         "tensor",       "pipeline",          "zero",        "virtual_stages",
+      "schedule",     "recompute",    "sequence_parallel", "micro_batch", "global_batch",
+      "bucket_bytes", "overlap",      "data_mode",         "algorithm",   "expert",
+      "context",      "host_op_time", "devices_per_host"};
   return k;
 }
 
@@ -115,6 +115,13 @@ Status set_key(Scenario& s, const std::string& raw_key, const std::string& value
     if (!h.is_ok() || !(*h >= 0))
       return Status::error(flag + ": found '" + value + "'; expected a duration >= 0 such as 25us");
     s.simulation.host_op_seconds = *h;
+    return Status::ok();
+  }
+  if (key == "devices_per_host") {
+    // simulation.devices_per_host: how many devices one host drives (more
+    // than the topology has is one host for all of them).
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t n, parse_whole(flag, value));
+    s.simulation.devices_per_host = static_cast<int>(std::min<std::int64_t>(n, 1 << 30));
     return Status::ok();
   }
   if (key == "data" || key == "tensor" || key == "pipeline" || key == "virtual_stages" ||

@@ -69,6 +69,14 @@ TEST(Sweep, SetKeysAndTheirErrors) {
     EXPECT_EQ(e.message(), std::string("--set host_op_time: found '") + bad +
                                "'; expected a duration >= 0 such as 25us");
   }
+  // simulation.devices_per_host: a positive integer.
+  auto n = sweep_variant(base, "devices_per_host", "8");
+  ASSERT_TRUE(n.is_ok()) << n.message();
+  EXPECT_EQ(n->simulation.devices_per_host, 8);
+  auto n0 = sweep_variant(base, "simulation.devices_per_host", "0");
+  ASSERT_FALSE(n0.is_ok());
+  EXPECT_EQ(n0.message(),
+            "--set simulation.devices_per_host: found '0'; expected a positive integer");
   auto k = sweep_variant(base, "tensr", "2");
   ASSERT_FALSE(k.is_ok());
   EXPECT_EQ(k.message().rfind("--set: found key 'tensr'; expected one of data, tensor,", 0), 0u);
