@@ -21,6 +21,7 @@ shots=(
   "window|window|1400x1050|--time 5us|scenarios/pmap_train_step.yaml"
   "timeline|timeline|1400x760||scenarios/llm_13b_128gpu.yaml"
   "timeline_host|timeline|1400x470|--window 0:1.5ms|scenarios/host_bound_gpt.yaml"
+  "timeline_shared_host|timeline|1400x560|--window 0:1.5ms|scenarios/lessons/more/14-one-host-for-eight.yaml"
   "topology|topology|1400x760|--granularity step --time 9s|scenarios/gpt3_175b_1024.yaml"
   "topology_pmap|topology|1000x560|--time 5us|scenarios/pmap_train_step.yaml"
   "memory|memory|1400x700|--granularity step|scenarios/gpt3_175b_1024.yaml"
