@@ -187,6 +187,7 @@ struct StageFigures {
   std::span<const double> opt_seconds;     // the optimizer step
   std::span<const StageLayout> layouts;
   double host_op = 0;  // the hosts' time per operation (slowest_host_op_seconds)
+  int devices_per_host = 1;  // simulation.devices_per_host (share_hosts has applied it)
 };
 
 // The step (Narayanan et al. 2021 §2.2, the schedule's bubble), the busiest

@@ -952,8 +952,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // The step, the busiest stage's report and memory per device from the stages'
   // figures (plan_transformer_step.cpp).
   const TransformerDegrees degrees{t, p, cp, v, dg, n_devices, m, layers_per_chunk, training};
-  const StageFigures figures{stages,      stage_params, stage_fp8_weights, per_step_extra,
-                             opt_seconds, layouts,      host_op};
+  const StageFigures figures{
+      stages,      stage_params, stage_fp8_weights, per_step_extra,
+      opt_seconds, layouts,      host_op,           sc.simulation.devices_per_host};
   pipeline_step(st, degrees, rm, figures, ledgers, full, ledgers_on, e);
   BRIGADE_RETURN_IF_ERROR(
       transformer_memory(topo, st, degrees, rm, templates, per, e_bytes, figures, full, e));

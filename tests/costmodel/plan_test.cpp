@@ -4,8 +4,10 @@
 // exactly, which ties the transformer's GEMM list to Megatron's Eq. 3.
 #include "costmodel/plan.hpp"
 
+#include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -909,6 +911,17 @@ TEST(EstimatePlan, DevicesPerHostSumTheirOperations) {
   EXPECT_GT(n_h, 20e-3);
   EXPECT_NEAR(three - one, 2 * n_h, 1e-9);
   EXPECT_NEAR(four - one, 3 * n_h, 1e-9);
+  // The report's note counts the host's operations, the other devices' too.
+  sc.simulation.devices_per_host = 4;
+  auto e = estimate_plan(sc);
+  ASSERT_TRUE(e.is_ok()) << e.message();
+  const std::string want = fmt::format(
+      "host: {:.0f} operations a micro-batch on stage 0's host "
+      "(its devices' and the others' it drives, 4 a host)",
+      4 * n_h / 1e-3);
+  EXPECT_TRUE(std::any_of(e->notes.begin(), e->notes.end(), [&](const std::string& n) {
+    return n.rfind(want, 0) == 0;
+  })) << want;
 }
 
 }  // namespace
