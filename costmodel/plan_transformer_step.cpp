@@ -109,17 +109,16 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     e.notes.push_back("tensor-parallel collectives and pipeline sends are on the critical path "
                       "(not overlapped)");
   if (full && bt.host > 0 && figures.host_op > 0)
-    e.notes.push_back(
-        fmt::format("host: {:.0f} operations a micro-batch on stage {}{}, {} of host time against "
-                    "{} on the device: {}",
-                    bt.host / figures.host_op, busiest,
-                    figures.devices_per_host > 1
-                        ? fmt::format("'s host (its devices' and the others' it drives, {} a host)",
-                                      figures.devices_per_host)
-                        : std::string(),
-                    format_seconds(bt.host), format_seconds(bt.device_per_micro_batch()),
-                    bt.host > bt.device_per_micro_batch() ? "the host sets the pace (host-bound)"
-                                                          : "the device sets the pace"));
+    e.notes.push_back(fmt::format(
+        "host: {:.0f} operations a micro-batch on stage {}{}, {} of host time against "
+        "{} on the device: {}",
+        bt.host / figures.host_op, busiest,
+        figures.devices_per_host > 1
+            ? fmt::format("'s host (for all {} devices it drives)", figures.devices_per_host)
+            : std::string(),
+        format_seconds(bt.host), format_seconds(bt.device_per_micro_batch()),
+        bt.host > bt.device_per_micro_batch() ? "the host sets the pace (host-bound)"
+                                              : "the device sets the pace"));
 }
 
 Status transformer_memory(const Topology& topo, const StrategySpec& st,

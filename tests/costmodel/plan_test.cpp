@@ -916,8 +916,7 @@ TEST(EstimatePlan, DevicesPerHostSumTheirOperations) {
   auto e = estimate_plan(sc);
   ASSERT_TRUE(e.is_ok()) << e.message();
   const std::string want = fmt::format(
-      "host: {:.0f} operations a micro-batch on stage 0's host "
-      "(its devices' and the others' it drives, 4 a host)",
+      "host: {:.0f} operations a micro-batch on stage 0's host (for all 4 devices it drives)",
       4 * n_h / 1e-3);
   EXPECT_TRUE(std::any_of(e->notes.begin(), e->notes.end(), [&](const std::string& n) {
     return n.rfind(want, 0) == 0;
