@@ -145,6 +145,22 @@ DeviceProfile a100_sxm4_80gb(NcclVersion version) {
   // (HBM2e, 2,039 GB/s): an assumption, the passes being memory-bound.
   p.attention_forward_efficiency = 0.717;
   p.attention_backward_efficiency = 0.634;
+  // A LayerNorm's and the MLP's GeLU's forward passes, measured kernel by
+  // kernel on an A100 80GB: LLMCompass's artifact (PrincetonUniversity/
+  // LLMCompass at b95c6c95a800, ae/figure5/de/real_hardware/
+  // layernorm_A100.csv and ae/figure5/g/real_hardware/gelu_A100.csv; ISCA
+  // 2024; tests/data/a100_kernels/llmcompass_a100.txt). The slope of time
+  // against bytes (2 B read, 2 B written an element, fp16) through each
+  // kernel's four largest calls, which leaves out the call's host time (the
+  // intercept, 41 and 38 us): LayerNorm over rows of 4,096, M = 4,096 to
+  // 32,768, 0.858 of 2,039 GB/s; tanh GeLU, 2^24 to 2^27 elements, 0.787
+  // (tests/costmodel/a100_kernels_published_test.cpp recomputes both). The
+  // kernels timed are torch.compile's, not apex's fused LayerNorm or
+  // Megatron-LM's jit-fused bias-GeLU (the same passes and the same tanh
+  // arithmetic; the bias read is 1/T of the bytes): an assumption, stated.
+  // Their backward passes were not measured and keep memory_efficiency.
+  p.norm_forward_efficiency = 0.858;
+  p.activation_forward_efficiency = 0.787;
   // Kernel launch gap: this project's H200 measurement (scenarios/profiles/
   // h200_measured.yaml, calibrate's per-kernel fixed time measured behind a
   // GEMM, docs/VALIDATION.md run 7): 5.28 us; the same CUDA launch path.

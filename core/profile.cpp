@@ -233,13 +233,38 @@ double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, doub
   }
   const double mem_bw = peak_memory_bandwidth_bytes_per_second(d, p);
   double memory = 0;
-  double efficiency = p.memory_efficiency;
-  if (kernel == KernelClass::kAttentionForward && p.attention_forward_efficiency > 0)
-    efficiency = p.attention_forward_efficiency;
-  else if (kernel == KernelClass::kAttentionBackward && p.attention_backward_efficiency > 0)
-    efficiency = p.attention_backward_efficiency;
+  const double efficiency = streaming_efficiency(p, kernel);
   if (bytes > 0 && mem_bw > 0) memory = bytes / (mem_bw * std::max(efficiency, 1e-6));
   return n * p.launch_overhead_seconds + std::max(compute, memory);
+}
+
+double streaming_efficiency(const DeviceProfile& p, KernelClass k) {
+  double own = 0;
+  switch (k) {
+    case KernelClass::kAttentionForward:
+      own = p.attention_forward_efficiency;
+      break;
+    case KernelClass::kAttentionBackward:
+      own = p.attention_backward_efficiency;
+      break;
+    case KernelClass::kNormForward:
+      own = p.norm_forward_efficiency;
+      break;
+    case KernelClass::kNormBackward:
+      own = p.norm_backward_efficiency;
+      break;
+    case KernelClass::kActivationForward:
+      own = p.activation_forward_efficiency;
+      break;
+    case KernelClass::kActivationBackward:
+      own = p.activation_backward_efficiency;
+      break;
+    case KernelClass::kGeneric:
+    case KernelClass::kFlashForward:
+    case KernelClass::kFlashBackward:
+      break;
+  }
+  return own > 0 ? own : p.memory_efficiency;
 }
 
 double route_alpha_seconds(const Route& route, const HardwareProfile& profile) {

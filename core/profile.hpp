@@ -132,7 +132,21 @@ struct DeviceProfile {
   // pass, not kernel by kernel (docs/costmodel.md, "Presets").
   double attention_forward_efficiency = 0;
   double attention_backward_efficiency = 0;
+  // A LayerNorm's (or RMSNorm's) passes and the MLP's activation's
+  // (KernelClass::kNorm* / kActivation*) stream at these fractions of peak
+  // bandwidth instead of memory_efficiency (> 0; 0 = memory_efficiency):
+  // kernel-level measurements of those kernels (docs/costmodel.md,
+  // "Streaming kernels by class").
+  double norm_forward_efficiency = 0;
+  double norm_backward_efficiency = 0;
+  double activation_forward_efficiency = 0;
+  double activation_backward_efficiency = 0;
 };
+
+// The fraction of peak bandwidth a streaming pass of class `k` achieves on
+// `p`: the class's own measured efficiency where the profile gives one
+// (attention, norm and activation passes), memory_efficiency otherwise.
+double streaming_efficiency(const DeviceProfile& p, KernelClass k);
 
 struct LinkProfile {
   double alpha_seconds = -1;          // per message; < 0: use the topology's link latencies
@@ -345,10 +359,9 @@ double achieved_link_bandwidth_bytes_per_second(const Link& link, const Hardware
 // diagonal skipped), and the rates are per causal FLOP. The head dimension
 // takes the row of the nearest measured one.
 //
-// An unfused attention core's pass (kAttentionForward / kAttentionBackward)
-// takes its bytes at the profile's attention_forward_efficiency /
-// attention_backward_efficiency of peak bandwidth where that is > 0, at
-// memory_efficiency otherwise.
+// An unfused attention core's pass (kAttentionForward / kAttentionBackward),
+// a norm's or an activation's (kNorm*, kActivation*) takes its bytes at
+// the profile's efficiency for its class (streaming_efficiency).
 //
 // `fused` > 1: the task is a run of that many kernels fused into one (the
 // planner's region and step granularities; Task::batch of a kFixed or

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 #include <type_traits>
+#include <utility>
 
 #include "core/file_io.hpp"
 #include "core/profile.hpp"
@@ -179,11 +180,27 @@ Result<std::vector<FlashAttentionRates>> read_flash_attention(const Cursor& c) {
 
 Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   BRIGADE_RETURN_IF_ERROR(c.expect_map("a device profile {model, memory_efficiency, ...}"));
-  BRIGADE_RETURN_IF_ERROR(c.check_keys(
-      {"model", "peak_flops", "memory_bandwidth", "memory_efficiency", "launch_overhead", "host_op_time",
-       "gemm_half_time", "gemm_cold_operand_bandwidth", "gemm_cold_output_bandwidth",
-       "collective_overhead", "comm_compute_slowdown", "comm_compute_share", "gemm", "nccl",
-       "attention_forward_efficiency", "attention_backward_efficiency", "flash_attention"}));
+  BRIGADE_RETURN_IF_ERROR(c.check_keys({"model",
+                                        "peak_flops",
+                                        "memory_bandwidth",
+                                        "memory_efficiency",
+                                        "launch_overhead",
+                                        "host_op_time",
+                                        "gemm_half_time",
+                                        "gemm_cold_operand_bandwidth",
+                                        "gemm_cold_output_bandwidth",
+                                        "collective_overhead",
+                                        "comm_compute_slowdown",
+                                        "comm_compute_share",
+                                        "gemm",
+                                        "nccl",
+                                        "attention_forward_efficiency",
+                                        "attention_backward_efficiency",
+                                        "norm_forward_efficiency",
+                                        "norm_backward_efficiency",
+                                        "activation_forward_efficiency",
+                                        "activation_backward_efficiency",
+                                        "flash_attention"}));
   BRIGADE_RETURN_IF_ERROR(c.require("model", "the device model it describes (or \"*\" for any)"));
   BRIGADE_ASSIGN_OR_RETURN(p->model, c.get("model").as_name());
   if (c.has("peak_flops")) {
@@ -212,6 +229,17 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   if (c.has("attention_backward_efficiency")) {
     BRIGADE_ASSIGN_OR_RETURN(p->attention_backward_efficiency,
                              read_efficiency(c.get("attention_backward_efficiency")));
+  }
+  // Norms' and activations' passes (docs/costmodel.md, "Streaming kernels
+  // by class"); absent: memory_efficiency.
+  for (auto [key, field] :
+       {std::pair{"norm_forward_efficiency", &p->norm_forward_efficiency},
+        std::pair{"norm_backward_efficiency", &p->norm_backward_efficiency},
+        std::pair{"activation_forward_efficiency", &p->activation_forward_efficiency},
+        std::pair{"activation_backward_efficiency", &p->activation_backward_efficiency}}) {
+    if (c.has(key)) {
+      BRIGADE_ASSIGN_OR_RETURN(*field, read_efficiency(c.get(key)));
+    }
   }
   BRIGADE_ASSIGN_OR_RETURN(p->gemm_half_seconds,
                            c.get_quantity("gemm_half_time", p->gemm_half_seconds,
@@ -567,6 +595,10 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
       emit_double(out, d.memory_efficiency);
       emit_if_positive(out, "attention_forward_efficiency", d.attention_forward_efficiency);
       emit_if_positive(out, "attention_backward_efficiency", d.attention_backward_efficiency);
+      emit_if_positive(out, "norm_forward_efficiency", d.norm_forward_efficiency);
+      emit_if_positive(out, "norm_backward_efficiency", d.norm_backward_efficiency);
+      emit_if_positive(out, "activation_forward_efficiency", d.activation_forward_efficiency);
+      emit_if_positive(out, "activation_backward_efficiency", d.activation_backward_efficiency);
       emit_if_positive(out, "gemm_half_time", d.gemm_half_seconds);
       emit_if_positive(out, "gemm_cold_operand_bandwidth",
                        d.gemm_cold_operand_bandwidth_bytes_per_second);

@@ -43,6 +43,15 @@ ComputeKind compute_kind_of(OpKind k) {
   return ComputeKind::kMemoryBound;
 }
 
+KernelClass streaming_class_of(OpKind kind, std::string_view fn, Phase phase) {
+  const bool backward = phase == Phase::kBackward;
+  if (kind == OpKind::kLayerNorm)
+    return backward ? KernelClass::kNormBackward : KernelClass::kNormForward;
+  if (kind == OpKind::kElementwise && (fn == "gelu" || fn == "silu"))
+    return backward ? KernelClass::kActivationBackward : KernelClass::kActivationForward;
+  return KernelClass::kGeneric;
+}
+
 double op_written_bytes(const Model& model, const Op& op) {
   if (compute_kind_of(op.kind) != ComputeKind::kGemm) return 0;
   double b = 0;

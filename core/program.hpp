@@ -58,13 +58,21 @@ std::string_view compute_kind_name(ComputeKind k);
 // unfused attention core over its s x s matrices (the scores' and values'
 // batched GEMMs, the fused softmax, the dropout, and their backward), which
 // a profile may stream at a measured efficiency of their own
-// (DeviceProfile::attention_*_efficiency).
+// (DeviceProfile::attention_*_efficiency). kNormForward / kNormBackward: a
+// LayerNorm's or RMSNorm's passes; kActivationForward / kActivationBackward:
+// the MLP's activation (GeLU, SwiGLU, with their fused bias), streaming
+// kernels a profile may time at their own measured efficiencies
+// (DeviceProfile::norm_*_efficiency, activation_*_efficiency).
 enum class KernelClass : std::uint8_t {
   kGeneric,
   kFlashForward,
   kFlashBackward,
   kAttentionForward,
-  kAttentionBackward
+  kAttentionBackward,
+  kNormForward,
+  kNormBackward,
+  kActivationForward,
+  kActivationBackward
 };
 inline bool is_flash_attention(KernelClass k) {
   return k == KernelClass::kFlashForward || k == KernelClass::kFlashBackward;
@@ -73,6 +81,13 @@ inline bool is_flash_attention(KernelClass k) {
 // bytes, everything else (elementwise, softmax, layernorm, embedding, loss) a
 // streaming kernel.
 ComputeKind compute_kind_of(OpKind k);
+// The class of a streaming op's kernel, which a profile may time at a
+// measured efficiency of its own: a LayerNorm's (norm), GeLU's and SiLU's
+// (activation: the MLPs' activations; relu and the arithmetic ops stay
+// kGeneric), forward or, in Phase::kBackward, backward; kGeneric for every
+// other op. Every judge of an op graph and the placement searches take it
+// from here.
+KernelClass streaming_class_of(OpKind kind, std::string_view fn, Phase phase);
 // The bytes a model op's kernel writes as kernel_seconds takes them (its
 // `written_bytes`): a matmul's outputs, 0 for other kinds (only GEMMs
 // charge written bytes apart).

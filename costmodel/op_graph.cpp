@@ -821,4 +821,8 @@ Result<Propagation> propagate_op(const TrainingGraph& g, const IrOp& op,
   return prop;
 }
 
+KernelClass streaming_class(const IrOp& op) {
+  return streaming_class_of(op.op_kind, op.fn, op.phase);
+}
+
 }  // namespace brigade::cost

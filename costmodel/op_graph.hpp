@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/model.hpp"
+#include "core/program.hpp"
 #include "core/scenario.hpp"
 #include "costmodel/sharding.hpp"
 
@@ -54,6 +55,10 @@ struct IrOp {
   double flops = -1, bytes = -1;  // kCustom: explicit global values (<0: unknown)
   int param = -1;                 // kOptimizer: the parameter tensor
 };
+
+// The class of a graph op's streaming kernel (core's streaming_class_of):
+// both judges of an op graph take it from here.
+KernelClass streaming_class(const IrOp& op);
 
 struct TrainingGraph {
   std::vector<IrTensor> tensors;

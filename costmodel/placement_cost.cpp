@@ -71,7 +71,8 @@ Result<PlacementCost> placement_cost(const Model& model, const std::vector<int>&
     // T_compute(i): the roofline (core's kernel_seconds).
     c.op_seconds[i] =
         kernel_seconds(device, profile.for_device(device), op_dtype(model, op), op.flops, op.bytes,
-                       compute_kind_of(op.kind), op_written_bytes(model, op));
+                       compute_kind_of(op.kind), op_written_bytes(model, op),
+                       streaming_class_of(op.kind, op.fn, Phase::kForward));
     c.compute_seconds += c.op_seconds[i];
     c.device_compute_seconds[static_cast<size_t>(dev)] += c.op_seconds[i];
   }

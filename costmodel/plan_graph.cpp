@@ -66,7 +66,7 @@ double op_seconds(const Scenario& sc, const TrainingGraph& g, const IrOp& op, co
   else if (c.compute == ComputeKind::kFixed)
     s = kernel_seconds(d, p, dt, c.flops, c.bytes, ComputeKind::kFixed);
   else
-    s = memory_bound_seconds(d, p, c.bytes, dt);
+    s = memory_bound_seconds(d, p, c.bytes, dt, 0, streaming_class(op));
   return s / speed_of(sc, device);
 }
 

@@ -101,7 +101,12 @@ ParamTensor tensor(std::string name, std::vector<std::int64_t> global,
 }
 
 Kernel backward_of(const Kernel& fwd, double bytes) {
-  return memory(fwd.name + ".bwd", fwd.op, bytes);
+  Kernel b = memory(fwd.name + ".bwd", fwd.op, bytes);
+  // A norm's or an activation's backward is a kernel of the backward class.
+  if (fwd.kernel_class == KernelClass::kNormForward) b.kernel_class = KernelClass::kNormBackward;
+  if (fwd.kernel_class == KernelClass::kActivationForward)
+    b.kernel_class = KernelClass::kActivationBackward;
+  return b;
 }
 
 void push_partial_sum_exit(std::vector<Kernel>& ks, bool sp, bool tp, const std::string& name,

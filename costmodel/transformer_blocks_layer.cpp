@@ -217,6 +217,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   std::vector<Kernel>& F = L.forward;
   // LayerNorm or RMSNorm: one read, one write (Megatron's fused kernels).
   Kernel ln1 = memory("ln1", OpKind::kLayerNorm, 2 * Tl * h * e);
+  ln1.kernel_class = KernelClass::kNormForward;  // a profile's norm efficiency
   ln1.saved_bytes = sh_e;  // LN1 input (the layer input)
   F.push_back(ln1);
   if (sp)
@@ -316,6 +317,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   bda1.saved_bytes = Tl * h * 1;  // dropout mask
   F.push_back(bda1);
   Kernel ln2 = memory("ln2", OpKind::kLayerNorm, 2 * Tl * h * e);
+  ln2.kernel_class = KernelClass::kNormForward;
   ln2.saved_bytes = sh_e;  // LN2 input
   F.push_back(ln2);
   if (sp)
@@ -361,6 +363,9 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   Kernel sact = swiglu ? memory("moe.shared.swiglu", OpKind::kElementwise, 3 * T * shared_local * e)
                        : memory("moe.shared.gelu", OpKind::kElementwise, 2 * T * shared_local * e);
   Kernel sfc2 = linear_gemm(gemm("moe.shared.fc2", OpKind::kMatmul, d.tokens, d.h, ns * fep));
+  // The activations stream at a profile's activation efficiency (their
+  // backward_of at the backward's).
+  for (Kernel* k : {&act, &eact, &sact}) k->kernel_class = KernelClass::kActivationForward;
   Kernel sadd = memory("moe.shared.add", OpKind::kElementwise, 3 * T * h * e);
   if (is_moe) {
     router.saved_bytes = sh_e;  // the MLP input (router and shared fc1 weight gradients)

@@ -44,6 +44,7 @@ TaskId emit_op_task(ProgramBuilder& b, StreamId s, const TrainingGraph& g, const
   else
     id = b.add_memory_bound(s, cost.bytes, dt, op.name, op.phase);
   b.task(id).op = op.model_op >= 0 ? op.model_op : op.forward_op;
+  if (cost.compute == ComputeKind::kMemoryBound) b.task(id).kernel = cost::streaming_class(op);
   return id;
 }
 

@@ -136,11 +136,19 @@ TaskId StageEmitter::flush_compute() {
   TaskId first_base = -1;
   // Short names (interned once; no allocation per task).
   const std::string fused = std::string(phase_name(pend_.phase)) + " fused";
-  static constexpr const char* kPartNames[kParts] = {" gemms", " fp8 gemms", " memory",
-                                                     " attention gemms", " attention memory"};
+  static constexpr const char* kPartNames[kParts] = {
+      " gemms", " fp8 gemms",     " memory",     " attention gemms",    " attention memory",
+      " norm",  " norm backward", " activation", " activation backward"};
+  // The class each part's tasks carry (the attention core's: the run's).
+  static constexpr KernelClass kPartClass[kParts] = {
+      KernelClass::kGeneric,           KernelClass::kGeneric,
+      KernelClass::kGeneric,           KernelClass::kGeneric,
+      KernelClass::kGeneric,           KernelClass::kNormForward,
+      KernelClass::kNormBackward,      KernelClass::kActivationForward,
+      KernelClass::kActivationBackward};
   auto emit = [&](PartKind kind) {
     const Part& part = pend_.parts[static_cast<size_t>(kind)];
-    const bool gemm = kind != kMemoryPart && kind != kCoreMemoryPart;
+    const bool gemm = kind == kGemmPart || kind == kGemm8Part || kind == kCoreGemmPart;
     const bool core = kind == kCoreGemmPart || kind == kCoreMemoryPart;
     const bool first = emitted == 0, last = ++emitted == parts;
     const TaskId base = b_.num_tasks();
@@ -165,6 +173,7 @@ TaskId StageEmitter::flush_compute() {
       Task& t = b_.task(id);
       if (n > 1) t.batch = n;  // the kernels it fuses (core/program.hpp, fused_kernels)
       if (core) t.kernel = pend_.core;
+      if (kPartClass[kind] != KernelClass::kGeneric) t.kernel = kPartClass[kind];
       t.layer = pend_.layer;
       t.micro_batch = pend_.mb;
       if (first) {
@@ -207,6 +216,23 @@ KernelClass StageEmitter::attention_core_class(const Kernel& k) {
                  k.kernel_class == KernelClass::kAttentionBackward
              ? k.kernel_class
              : KernelClass::kGeneric;
+}
+
+// The part a streaming kernel outside the attention core joins: its
+// class's (norms, activations), else the run's other memory-bound kernels.
+StageEmitter::PartKind StageEmitter::memory_part(KernelClass k) {
+  switch (k) {
+    case KernelClass::kNormForward:
+      return kNormForwardPart;
+    case KernelClass::kNormBackward:
+      return kNormBackwardPart;
+    case KernelClass::kActivationForward:
+      return kActivationForwardPart;
+    case KernelClass::kActivationBackward:
+      return kActivationBackwardPart;
+    default:
+      return kMemoryPart;
+  }
 }
 
 void StageEmitter::add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
@@ -253,8 +279,10 @@ void StageEmitter::add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
     // A fused kernel (FlashAttention) is compute-bound: it joins the GEMMs.
     add(is_core ? kCoreGemmPart : kGemmPart, k.flops(),
         k.compute == ComputeKind::kGemm ? gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch) : k.bytes);
+  } else if (is_core) {
+    add(kCoreMemoryPart, 0, k.bytes);
   } else {
-    add(is_core ? kCoreMemoryPart : kMemoryPart, 0, k.bytes);
+    add(memory_part(k.kernel_class), 0, k.bytes);
   }
 }
 

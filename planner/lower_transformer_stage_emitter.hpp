@@ -36,8 +36,21 @@ class StageEmitter {
   // memory-bound kernels, tagged with the class, so that a profile that
   // streams them at a measured efficiency of their own times the fused
   // tasks as it times the kernels (without a run of their own per layer,
-  // which multiplied step granularity's tasks).
-  enum PartKind { kGemmPart, kGemm8Part, kMemoryPart, kCoreGemmPart, kCoreMemoryPart, kParts };
+  // which multiplied step granularity's tasks). A norm's and an activation's
+  // passes (KernelClass kNorm*, kActivation*) are a part each by class, for
+  // the same reason.
+  enum PartKind {
+    kGemmPart,
+    kGemm8Part,
+    kMemoryPart,
+    kCoreGemmPart,
+    kCoreMemoryPart,
+    kNormForwardPart,
+    kNormBackwardPart,
+    kActivationForwardPart,
+    kActivationBackwardPart,
+    kParts
+  };
   struct Part {
     int n = 0;
     Kernel first;
@@ -65,6 +78,7 @@ class StageEmitter {
   void next_depends(std::vector<TaskId> per_rank);
   void next_allocs(BufferId slot);
   static KernelClass attention_core_class(const Kernel& k);
+  static PartKind memory_part(KernelClass k);
   void add_kernel(const Kernel& k, Phase phase, int layer, int mb);
   void routed_gemm(const Kernel& k, Phase phase, int layer, int mb);
   int ring_peer(int r, int hop) const;

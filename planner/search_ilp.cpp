@@ -257,7 +257,8 @@ Result<MeshSharding> sharding_problem(const Model& g, const Mesh& mesh, const To
     std::vector<Strategy> ss;
     auto elementwise_time = [&](double ws) {
       return kernel_seconds(dev0, dp0, odt, op.flops / ws, op.bytes / ws, compute_kind_of(op.kind),
-                            op_written_bytes(g, op) / ws);
+                            op_written_bytes(g, op) / ws,
+                            streaming_class_of(op.kind, op.fn, Phase::kForward));
     };
     auto same_or_trailing = [&](const PartitionSpec& s, size_t rank_ref) {
       std::vector<PartitionSpec> ins;

@@ -48,6 +48,10 @@ void expect_same(const HardwareProfile& a, const HardwareProfile& b) {
     EXPECT_EQ(x.memory_efficiency, y.memory_efficiency);
     EXPECT_EQ(x.attention_forward_efficiency, y.attention_forward_efficiency);
     EXPECT_EQ(x.attention_backward_efficiency, y.attention_backward_efficiency);
+    EXPECT_EQ(x.norm_forward_efficiency, y.norm_forward_efficiency);
+    EXPECT_EQ(x.norm_backward_efficiency, y.norm_backward_efficiency);
+    EXPECT_EQ(x.activation_forward_efficiency, y.activation_forward_efficiency);
+    EXPECT_EQ(x.activation_backward_efficiency, y.activation_backward_efficiency);
     ASSERT_EQ(x.flash_attention.size(), y.flash_attention.size()) << x.model;
     for (size_t f = 0; f < x.flash_attention.size(); ++f) {
       EXPECT_EQ(x.flash_attention[f].head_dim, y.flash_attention[f].head_dim);
@@ -131,6 +135,51 @@ TEST_F(ProfileFiles, AttentionEfficienciesRoundTrip) {
   // The two A100 models (SXM4 and PCIe) and the "*" entry, which takes the
   // A100's kernels (core/presets_profiles.hpp); no Hopper device.
   EXPECT_EQ(n, 3u);
+}
+
+// The A100's measured norm and activation efficiencies (0.858, 0.787: LLMCompass)
+// survive a save; their backward (not measured) and every Hopper device
+// write none and read back 0 (memory_efficiency then applies). A profile
+// written by hand sets all four.
+TEST_F(ProfileFiles, NormAndActivationEfficienciesRoundTrip) {
+  const HardwareProfile h = HardwareProfile::defaults();
+  const std::string p = (dir_ / "defaults.yaml").string();
+  ASSERT_TRUE(save_profile(h, p).is_ok());
+  Result<HardwareProfile> back = load_profile(p);
+  ASSERT_TRUE(back.is_ok()) << back.message();
+  int a100 = 0;
+  for (const DeviceProfile& d : back->devices) {
+    if (d.model == "NVIDIA A100-SXM4-80GB") {
+      ++a100;
+      EXPECT_EQ(d.norm_forward_efficiency, 0.858);
+      EXPECT_EQ(d.activation_forward_efficiency, 0.787);
+      EXPECT_EQ(d.norm_backward_efficiency, 0);
+      EXPECT_EQ(d.activation_backward_efficiency, 0);
+    }
+    if (d.model.find("H100") != std::string::npos || d.model.find("H200") != std::string::npos) {
+      EXPECT_EQ(d.norm_forward_efficiency, 0) << d.model;
+      EXPECT_EQ(d.activation_forward_efficiency, 0) << d.model;
+    }
+  }
+  EXPECT_EQ(a100, 1);
+  const std::string hand = write("hand.yaml",
+                                 "devices:\n"
+                                 "  - model: X\n"
+                                 "    norm_forward_efficiency: 0.5\n"
+                                 "    norm_backward_efficiency: 0.25\n"
+                                 "    activation_forward_efficiency: 0.4\n"
+                                 "    activation_backward_efficiency: 0.2\n");
+  Result<HardwareProfile> x = load_profile(hand);
+  ASSERT_TRUE(x.is_ok()) << x.message();
+  ASSERT_EQ(x->devices.size(), 1u);
+  EXPECT_EQ(x->devices[0].norm_forward_efficiency, 0.5);
+  EXPECT_EQ(x->devices[0].norm_backward_efficiency, 0.25);
+  EXPECT_EQ(x->devices[0].activation_forward_efficiency, 0.4);
+  EXPECT_EQ(x->devices[0].activation_backward_efficiency, 0.2);
+  ASSERT_TRUE(save_profile(*x, p).is_ok());
+  Result<HardwareProfile> y = load_profile(p);
+  ASSERT_TRUE(y.is_ok()) << y.message();
+  expect_same(*x, *y);
 }
 
 TEST_F(ProfileFiles, AwkwardValuesRoundTripExactly) {
@@ -332,6 +381,10 @@ const ProfileError kProfileErrors[] = {
      "rates by sequence length"},
     {"AttentionEfficiencyAboveOne", DEV "    attention_backward_efficiency: 1.5\n",
      "3:36: error: found '1.5'; expected an efficiency from 1e-6 to 1"},
+    {"NormEfficiencyAboveOne", DEV "    norm_forward_efficiency: 1.5\n",
+     "3:30: error: found '1.5'; expected an efficiency from 1e-6 to 1"},
+    {"ActivationEfficiencyNotANumber", DEV "    activation_backward_efficiency: fast\n",
+     "3:37: error: found 'fast'; expected an efficiency from 1e-6 to 1"},
     {"EfficiencyZero", "links:\n  nvlink: {bandwidth_efficiency: 0}\n",
      "2:34: error: found '0'; expected an efficiency from 1e-6 to 1"},
     // Issue 20, item 4: tiny factors made the judges' times infinite.

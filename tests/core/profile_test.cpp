@@ -54,6 +54,54 @@ TEST(KernelSeconds, DataSheetRoofline) {
   EXPECT_DOUBLE_EQ(kernel_seconds(host_device(), p, DType::kF32, 1e9, 1e8), 0.025001);
 }
 
+// A norm's and an activation's passes stream at their class's efficiency
+// where the profile has one, at memory_efficiency where it has not (the
+// backward classes here), and the generic and FlashAttention classes always
+// at memory_efficiency. Host device: 10 GB/s. 1e8 B: generic 1e8 / (10e9 x
+// 0.8) = 12.5 ms; norm forward at 0.5: 20 ms; activation forward at 0.4:
+// 25 ms; their backward (no figure): 12.5 ms.
+TEST(KernelSeconds, NormsAndActivationsStreamAtTheirOwnEfficiency) {
+  DeviceProfile p;
+  p.memory_efficiency = 0.8;
+  p.norm_forward_efficiency = 0.5;
+  p.activation_forward_efficiency = 0.4;
+  auto t = [&](KernelClass k) {
+    return kernel_seconds(host_device(), p, DType::kF32, 0, 1e8, ComputeKind::kMemoryBound, 0, k);
+  };
+  EXPECT_DOUBLE_EQ(t(KernelClass::kGeneric), 0.0125);
+  EXPECT_DOUBLE_EQ(t(KernelClass::kNormForward), 0.020);
+  EXPECT_DOUBLE_EQ(t(KernelClass::kActivationForward), 0.025);
+  EXPECT_DOUBLE_EQ(t(KernelClass::kNormBackward), 0.0125);
+  EXPECT_DOUBLE_EQ(t(KernelClass::kActivationBackward), 0.0125);
+  p.norm_backward_efficiency = 0.25;
+  p.activation_backward_efficiency = 0.2;
+  EXPECT_DOUBLE_EQ(t(KernelClass::kNormBackward), 0.040);
+  EXPECT_DOUBLE_EQ(t(KernelClass::kActivationBackward), 0.050);
+  EXPECT_DOUBLE_EQ(streaming_efficiency(p, KernelClass::kFlashForward), 0.8);
+  EXPECT_DOUBLE_EQ(streaming_efficiency(p, KernelClass::kAttentionForward), 0.8);
+}
+
+// The class of a model op's streaming kernel: LayerNorm a norm, GeLU and
+// SiLU activations, backward in the backward phase; relu, add, softmax,
+// GEMMs generic.
+TEST(KernelSeconds, StreamingClassOfAnOp) {
+  EXPECT_EQ(streaming_class_of(OpKind::kLayerNorm, "", Phase::kForward), KernelClass::kNormForward);
+  EXPECT_EQ(streaming_class_of(OpKind::kLayerNorm, "", Phase::kRecompute),
+            KernelClass::kNormForward);
+  EXPECT_EQ(streaming_class_of(OpKind::kLayerNorm, "", Phase::kBackward),
+            KernelClass::kNormBackward);
+  EXPECT_EQ(streaming_class_of(OpKind::kElementwise, "gelu", Phase::kForward),
+            KernelClass::kActivationForward);
+  EXPECT_EQ(streaming_class_of(OpKind::kElementwise, "silu", Phase::kBackward),
+            KernelClass::kActivationBackward);
+  EXPECT_EQ(streaming_class_of(OpKind::kElementwise, "relu", Phase::kForward),
+            KernelClass::kGeneric);
+  EXPECT_EQ(streaming_class_of(OpKind::kElementwise, "add", Phase::kForward),
+            KernelClass::kGeneric);
+  EXPECT_EQ(streaming_class_of(OpKind::kSoftmax, "", Phase::kForward), KernelClass::kGeneric);
+  EXPECT_EQ(streaming_class_of(OpKind::kMatmul, "", Phase::kForward), KernelClass::kGeneric);
+}
+
 // A task that fuses n kernels (the planner's region and step granularities)
 // is timed as its kernels: n launch gaps, and the GEMM curve read at the
 // mean kernel's FLOPs, not at the sum. Curve (log-linear in FLOPs): 0.25 at

@@ -105,5 +105,52 @@ TEST(MegatronKernels, SoftmaxTimeOnTheA100Preset) {
   EXPECT_EQ(find(L->backward, "attn.softmax.bwd")->kernel_class, KernelClass::kAttentionBackward);
 }
 
+// LN1 and the MLP's GeLU on the dgx-a100 preset, as the plan runs them:
+// kernels of their own class, at the A100's measured LayerNorm and GeLU
+// efficiencies (LLMCompass: 0.858 and 0.787; tests/costmodel/
+// a100_kernels_published_test.cpp). T·h = 75,497,472 elements, the MLP's
+// T·4h = 301,989,888, e = 2. LN1 reads and writes T·h: 301,989,888 B, at
+// 2039 GB/s x 0.858: 5.278783798217772e-6 + 1.7261872e-4 = 1.7789750e-4 s
+// (1.7952215e-4 at the other kernels' 0.85). GeLU reads and writes T·4h:
+// 1,207,959,552 B at x 0.787: 7.5804554e-4 s (7.0225224e-4 at 0.85). Their
+// backward passes (3 passes each: 2.6664383e-4 and 1.0507390e-3 s) have no
+// measurement and stream at 0.85.
+TEST(MegatronKernels, NormAndGeluTimesOnTheA100Preset) {
+  auto topo = make_preset("dgx-a100");
+  ASSERT_TRUE(topo.is_ok()) << topo.message();
+  const Device& d = topo->devices()[0];
+  const DeviceProfile& p = HardwareProfile::defaults().for_device(d);
+  auto L = transformer_layer(gpt_1_7b());
+  ASSERT_TRUE(L.is_ok()) << L.message();
+  auto seconds = [&](const Kernel& k) {
+    return kernel_seconds(d, p, DType::kF16, 0, k.bytes, ComputeKind::kMemoryBound, 0,
+                          k.kernel_class);
+  };
+  const Kernel* ln1 = find(L->forward, "ln1");
+  const Kernel* ln2 = find(L->forward, "ln2");
+  const Kernel* gelu = find(L->forward, "mlp.gelu");
+  const Kernel* ln1b = find(L->backward, "ln1.bwd");
+  const Kernel* gelub = find(L->backward, "mlp.gelu.bwd");
+  ASSERT_TRUE(ln1 && ln2 && gelu && ln1b && gelub);
+  EXPECT_EQ(ln1->kernel_class, KernelClass::kNormForward);
+  EXPECT_EQ(ln2->kernel_class, KernelClass::kNormForward);
+  EXPECT_EQ(gelu->kernel_class, KernelClass::kActivationForward);
+  EXPECT_EQ(ln1b->kernel_class, KernelClass::kNormBackward);
+  EXPECT_EQ(gelub->kernel_class, KernelClass::kActivationBackward);
+  EXPECT_EQ(ln1->bytes, 301989888.0);
+  EXPECT_EQ(gelu->bytes, 1207959552.0);
+  EXPECT_NEAR(seconds(*ln1), 1.7789750e-4, 1e-11);
+  EXPECT_NEAR(seconds(*gelu), 7.5804554e-4, 1e-11);
+  EXPECT_NEAR(seconds(*ln1b), 2.6664383e-4, 1e-11);
+  EXPECT_NEAR(seconds(*gelub), 1.0507390e-3, 1e-10);
+  // The residual stream's adds and the dropouts stay of no class.
+  for (const Kernel& k : L->forward)
+    if (k.name.find("ln") != 0 && k.name.find("gelu") == std::string::npos &&
+        k.compute == ComputeKind::kMemoryBound)
+      EXPECT_TRUE(k.kernel_class == KernelClass::kGeneric ||
+                  k.kernel_class == KernelClass::kAttentionForward)
+          << k.name;
+}
+
 }  // namespace
 }  // namespace brigade::cost

@@ -433,12 +433,12 @@ TEST(LowerTransformer, RegionGranularityFusesButKeepsFlopsAndCollectives) {
   EXPECT_EQ(lower_ok(s, tiny).granularity, Granularity::kStep);
 }
 
-// The unfused attention core's passes keep their class at every
-// granularity (a run of their own when fused), so a profile's measured
-// efficiency for them (the A100's) times the fused tasks as the kernels:
-// the bytes of each class are the same at kernel, region and step
-// granularity, and nothing else carries the class.
-TEST(LowerTransformer, AttentionCorePassesKeepTheirClassWhenFused) {
+// The unfused attention core's passes, the norms' and the activations'
+// keep their class at every granularity (a part of their own when fused),
+// so a profile's measured efficiency for them (the A100's) times the fused
+// tasks as the kernels: the bytes of each class are the same at kernel,
+// region and step granularity.
+TEST(LowerTransformer, StreamingClassesKeepTheirClassWhenFused) {
   Scenario s = small_gpt(2, 2, 2, 8, 1);
   s.training.recompute = Recompute::kSelective;
   auto bytes_of = [](const Plan& p, KernelClass c) {
@@ -449,22 +449,37 @@ TEST(LowerTransformer, AttentionCorePassesKeepTheirClassWhenFused) {
     EXPECT_GT(tasks, 0);
     return bytes;
   };
-  double kernel_fwd = 0, kernel_bwd = 0;
+  const KernelClass classes[] = {KernelClass::kAttentionForward,  KernelClass::kAttentionBackward,
+                                 KernelClass::kNormForward,       KernelClass::kNormBackward,
+                                 KernelClass::kActivationForward, KernelClass::kActivationBackward};
+  std::map<KernelClass, double> at_kernel;
   for (Granularity g : {Granularity::kKernel, Granularity::kRegion, Granularity::kStep}) {
     LowerOptions o;
     o.granularity = g;
     const Plan plan = lower_ok(s, o);
-    const double fwd = bytes_of(plan, KernelClass::kAttentionForward);
-    const double bwd = bytes_of(plan, KernelClass::kAttentionBackward);
-    if (g == Granularity::kKernel) {
-      kernel_fwd = fwd, kernel_bwd = bwd;
-      // Selective recomputation runs the forward passes twice a micro-batch.
-      EXPECT_GT(fwd, bwd * 0.5);
-      continue;
+    for (KernelClass c : classes) {
+      const double bytes = bytes_of(plan, c);
+      if (g == Granularity::kKernel) {
+        at_kernel[c] = bytes;
+        continue;
+      }
+      EXPECT_NEAR(bytes / at_kernel[c], 1.0, 1e-12)
+          << granularity_name(g) << " class " << static_cast<int>(c);
     }
-    EXPECT_NEAR(fwd / kernel_fwd, 1.0, 1e-12) << granularity_name(g);
-    EXPECT_NEAR(bwd / kernel_bwd, 1.0, 1e-12) << granularity_name(g);
+    // Each class is a separate fused task: a norm never joins the other
+    // memory-bound kernels (the residual adds, the dropouts).
+    for (const Task& t : plan.program.tasks()) {
+      if (t.kind != TaskKind::kCompute || t.name < 0) continue;
+      const std::string& name = plan.program.names()[static_cast<size_t>(t.name)];
+      if (t.kernel == KernelClass::kNormForward && t.batch == 1)
+        EXPECT_TRUE(name.rfind("ln", 0) == 0) << name;
+    }
   }
+  // Selective recomputation runs the core's forward passes twice a
+  // micro-batch; the norms' forward once a micro-batch, their backward once.
+  EXPECT_GT(at_kernel[KernelClass::kAttentionForward],
+            at_kernel[KernelClass::kAttentionBackward] * 0.5);
+  EXPECT_GT(at_kernel[KernelClass::kNormBackward], at_kernel[KernelClass::kNormForward]);
 }
 
 // A fused task records how many kernels it stands for (Task::batch of a
