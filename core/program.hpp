@@ -77,6 +77,12 @@ enum class KernelClass : std::uint8_t {
 inline bool is_flash_attention(KernelClass k) {
   return k == KernelClass::kFlashForward || k == KernelClass::kFlashBackward;
 }
+inline bool is_norm(KernelClass k) {
+  return k == KernelClass::kNormForward || k == KernelClass::kNormBackward;
+}
+inline bool is_activation(KernelClass k) {
+  return k == KernelClass::kActivationForward || k == KernelClass::kActivationBackward;
+}
 // How a model op runs as a kernel: matmul a GEMM, custom explicit FLOPs and
 // bytes, everything else (elementwise, softmax, layernorm, embedding, loss) a
 // streaming kernel.

@@ -24,6 +24,13 @@ namespace brigade::realexec {
 
 namespace {
 
+// A calibration task's name for a streaming kernel class.
+const char* kind_name(KernelClass k) {
+  if (k == KernelClass::kNormForward) return "layernorm";
+  if (k == KernelClass::kActivationForward) return "gelu";
+  return "stream";
+}
+
 using calibrate_detail::Bench;
 using calibrate_detail::on_every_device;
 
@@ -253,7 +260,9 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
 
   // Progress: one line per benchmark run (Bench::run_rounds runs each of
   // its jobs kRounds times).
-  int total = (cuda ? 2 : 1) + Bench::kRounds * static_cast<int>(memory_sizes.size());
+  // The streaming sizes run three kernels each: the plain stream, the
+  // LayerNorm and the GeLU (the norm and activation classes').
+  int total = (cuda ? 2 : 1) + 3 * Bench::kRounds * static_cast<int>(memory_sizes.size());
   // GEMMs measured with cold operands too (below): CPU, two devices or more
   // (the eviction copy goes to the next device).
   const bool cold_gemms = !cuda && devices >= 2;
@@ -490,33 +499,53 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
           "streaming kernels measured back to back (one device: nothing to evict the caches "
           "with), so in-cache sizes run at cache speed");
     std::vector<Bench::Job> jobs;
-    for (double bytes : memory_sizes) {
-      const double nominal = dev.memory_bandwidth_bytes_per_second;
-      const double estimate =
-          (nominal > 0 ? bytes / nominal : 1e-3) + (evict ? evict_bytes / nominal : 0.0);
-      const int reps = reps_for(point_budget, estimate, min_reps, evict ? 12 : 400);
-      std::vector<StreamId> ss;
-      ProgramBuilder b("calibrate-memory", devices);
-      for (int d = 0; d < devices; ++d) {
-        const StreamId s = b.stream(d, "compute");
-        ss.push_back(s);
-        for (int i = 0; i < reps; ++i) {
-          if (evict) b.add_transfer(s, (d + 1) % devices, evict_bytes, "evict");
-          b.add_memory_bound(s, bytes, DType::kF32, "stream");
+    // The plain stream at every size, then the norm's and the activation's
+    // kernels (KernelClass kNormForward, kActivationForward) at the same.
+    const KernelClass kinds[] = {KernelClass::kGeneric, KernelClass::kNormForward,
+                                 KernelClass::kActivationForward};
+    for (KernelClass kind : kinds)
+      for (double bytes : memory_sizes) {
+        const double nominal = dev.memory_bandwidth_bytes_per_second;
+        const double estimate =
+            (nominal > 0 ? bytes / nominal : 1e-3) + (evict ? evict_bytes / nominal : 0.0);
+        const int reps = reps_for(point_budget, estimate, min_reps, evict ? 12 : 400);
+        std::vector<StreamId> ss;
+        ProgramBuilder b("calibrate-memory", devices);
+        for (int d = 0; d < devices; ++d) {
+          const StreamId s = b.stream(d, "compute");
+          ss.push_back(s);
+          for (int i = 0; i < reps; ++i) {
+            if (evict) b.add_transfer(s, (d + 1) % devices, evict_bytes, "evict");
+            const TaskId id = b.add_memory_bound(s, bytes, DType::kF32, kind_name(kind));
+            b.task(id).kernel = kind;
+          }
         }
+        BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
+        const double launch = cal.launch_overhead_seconds;
+        jobs.push_back(Bench::Job{
+            std::move(p),
+            std::string(kind_name(kind)) + " " + format_bytes(bytes) + " x" + std::to_string(reps),
+            [ss, evict, launch](const Trace& t) {
+              // Launch overhead as per_task_seconds counts it: the kernel's span plus one launch.
+              return evict ? Bench::mean_span(t, TaskKind::kCompute) + launch
+                           : Bench::per_task_seconds(t, ss);
+            }});
       }
-      BRIGADE_ASSIGN_OR_RETURN(Program p, std::move(b).build());
-      const double launch = cal.launch_overhead_seconds;
-      jobs.push_back(Bench::Job{
-          std::move(p), "streaming " + format_bytes(bytes) + " x" + std::to_string(reps),
-          [ss, evict, launch](const Trace& t) {
-            // Launch overhead as per_task_seconds counts it: the kernel's span plus one launch.
-            return evict ? Bench::mean_span(t, TaskKind::kCompute) + launch : Bench::per_task_seconds(t, ss);
-          }});
-    }
     BRIGADE_ASSIGN_OR_RETURN(const std::vector<double> per, bench.run_rounds(jobs));
-    for (size_t i = 0; i < memory_sizes.size(); ++i)
-      pts.push_back(SizePoint{memory_sizes[i], per[i], 0});
+    const size_t sizes = memory_sizes.size();
+    for (size_t i = 0; i < sizes; ++i) pts.push_back(SizePoint{memory_sizes[i], per[i], 0});
+    // A class's rate over all sizes together (sum of bytes / sum of kernel
+    // times), as the plain stream's below.
+    auto class_rate = [&](size_t k) {
+      double b = 0, t = 0;
+      for (size_t i = 0; i < sizes; ++i) {
+        b += memory_sizes[i];
+        t += kernel_part(per[k * sizes + i]);
+      }
+      return t > 0 ? b / t : 0.0;
+    };
+    cal.norm_bandwidth_bytes_per_second = class_rate(1);
+    cal.activation_bandwidth_bytes_per_second = class_rate(2);
     BRIGADE_ASSIGN_OR_RETURN(cal.memory, fit_alpha_beta(pts));
     double bytes_sum = 0, kernel_sum = 0;
     for (SizePoint& p : cal.memory.points) {
@@ -530,6 +559,11 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     cal.memory_efficiency = cal.memory_peak_bytes_per_second > 0
                                 ? cal.memory_bandwidth_bytes_per_second / cal.memory_peak_bytes_per_second
                                 : 1.0;
+    if (cal.memory_peak_bytes_per_second > 0) {
+      cal.norm_efficiency = cal.norm_bandwidth_bytes_per_second / cal.memory_peak_bytes_per_second;
+      cal.activation_efficiency =
+          cal.activation_bandwidth_bytes_per_second / cal.memory_peak_bytes_per_second;
+    }
   }
 
   // Point-to-point transfers and collectives.
@@ -743,7 +777,10 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       cal.cold_gemm.clear();
       cal.measured_peak_flops_per_second = PerDType{};
     }
-    if (phase == "memory bandwidth") cal.memory = AlphaBetaFit{}, cal.memory_peak_bytes_per_second = 0;
+    if (phase == "memory bandwidth") {
+      cal.memory = AlphaBetaFit{}, cal.memory_peak_bytes_per_second = 0;
+      cal.norm_efficiency = cal.activation_efficiency = 0;
+    }
     if (phase == "transfers and collectives") {
       cal.links.clear();
       cal.collectives.clear();
@@ -791,6 +828,15 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   if (cal.memory_peak_bytes_per_second > 0) {
     dp.memory_bandwidth_bytes_per_second = cal.memory_peak_bytes_per_second;
     dp.memory_efficiency = std::clamp(cal.memory_efficiency, 1e-6, 1.0);
+    // The executors run a norm's and an activation's tasks, forward and
+    // backward, as the kernels measured here (realexec/cpu_kernels.hpp,
+    // cuda_kernels.hpp): both directions take their rate.
+    if (cal.norm_efficiency > 0)
+      dp.norm_forward_efficiency = dp.norm_backward_efficiency =
+          std::clamp(cal.norm_efficiency, 1e-6, 1.0);
+    if (cal.activation_efficiency > 0)
+      dp.activation_forward_efficiency = dp.activation_backward_efficiency =
+          std::clamp(cal.activation_efficiency, 1e-6, 1.0);
   }
   if (cal.launch_overhead_seconds > 0) dp.launch_overhead_seconds = cal.launch_overhead_seconds;
   dp.comm_compute_slowdown = cal.comm_compute_slowdown;

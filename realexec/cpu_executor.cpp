@@ -549,6 +549,9 @@ Status CpuExecutor::setup(Run& run) {
     const int dev = p.streams()[s].device;
     BRIGADE_ASSIGN_OR_RETURN(w.gemm, HostBuffer::allocate(n.gemm));
     BRIGADE_ASSIGN_OR_RETURN(w.scratch, HostBuffer::allocate(n.scratch));
+    // Values in [-1, 1), as a plan's activations hold: the norm's and GeLU's
+    // arithmetic on zeros would not be theirs.
+    cpu::fill_scratch(w.scratch.as<float>(), n.scratch / 4);
     for (const auto& [e, b] : n.comm.collective_in) {
       BRIGADE_ASSIGN_OR_RETURN(HostBuffer in, HostBuffer::allocate(b));
       cpu::fill_input(e, in.data(),
@@ -737,7 +740,14 @@ void CpuExecutor::run_stream(Run& run, StepState& st, StreamId s, double t0, boo
           }
         }
       } else {
-        cpu::stream(w.scratch.as<float>(), w.scratch.size() / 4, task.bytes);
+        float* x = w.scratch.as<float>();
+        const std::size_t n = w.scratch.size() / 4;
+        if (is_norm(task.kernel))
+          cpu::layer_norm(x, n, task.bytes);
+        else if (is_activation(task.kernel))
+          cpu::gelu(x, n, task.bytes);
+        else
+          cpu::stream(x, n, task.bytes);
         end = clock.now_seconds() - t0;
       }
       if (stretch > 0) {  // a slowed device: another job holds it that much longer

@@ -9,6 +9,7 @@
 // Renaming Eigen's namespace for this file gives its code symbols of its own.
 #define Eigen brigade_eigen_cpu_kernels
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -173,6 +174,57 @@ void stream(float* scratch, std::size_t scratch_elements, double bytes) {
     asm volatile("" : : "r"(scratch) : "memory");
     left -= n;
   }
+}
+
+namespace {
+
+// Runs `f(x, y, n)` over chunks of the scratch's two halves (x the first, y
+// the second) until `bytes` of traffic (8 an element) have moved; each
+// chunk a whole number of `unit` elements where the half holds one.
+template <class F>
+void out_of_place(float* scratch, std::size_t scratch_elements, double bytes, std::size_t unit,
+                  F f) {
+  const std::size_t half = scratch_elements / 2;
+  if (half == 0 || !(bytes > 0)) return;
+  const std::size_t chunk = half >= unit ? half / unit * unit : half;
+  auto left = static_cast<std::size_t>(bytes / 8.0);
+  while (left > 0) {
+    const std::size_t n = left < chunk ? left : chunk;
+    f(scratch, scratch + half, n);
+    asm volatile("" : : "r"(scratch) : "memory");
+    left -= n;
+  }
+}
+
+}  // namespace
+
+void fill_scratch(float* scratch, std::size_t elements) {
+  fill_pattern_t<float>(reinterpret_cast<std::byte*>(scratch), static_cast<std::int64_t>(elements));
+}
+
+void layer_norm(float* scratch, std::size_t scratch_elements, double bytes) {
+  out_of_place(scratch, scratch_elements, bytes, kNormRow,
+               [](const float* x, float* y, std::size_t n) {
+                 for (std::size_t r = 0; r < n; r += kNormRow) {
+                   const auto w = static_cast<Eigen::Index>(n - r < kNormRow ? n - r : kNormRow);
+                   const Eigen::Map<const Eigen::ArrayXf> xr(x + r, w);
+                   Eigen::Map<Eigen::ArrayXf> yr(y + r, w);
+                   // Eigen's vectorised reductions, as a framework's CPU LayerNorm.
+                   const float mean = xr.mean();
+                   const float var = std::max(0.0f, xr.square().mean() - mean * mean);
+                   yr = (xr - mean) * (1.0f / std::sqrt(var + 1e-5f));
+                 }
+               });
+}
+
+void gelu(float* scratch, std::size_t scratch_elements, double bytes) {
+  out_of_place(scratch, scratch_elements, bytes, 1, [](const float* x, float* y, std::size_t n) {
+    constexpr float kC = 0.7978845608f;  // sqrt(2 / pi)
+    const auto m = static_cast<Eigen::Index>(n);
+    const Eigen::Map<const Eigen::ArrayXf> v(x, m);
+    // Eigen's vectorised tanh, as a framework's CPU GeLU.
+    Eigen::Map<Eigen::ArrayXf>(y, m) = 0.5f * v * (1.0f + (kC * (v + 0.044715f * v.cube())).tanh());
+  });
 }
 
 void fill_input(Element e, std::byte* p, std::int64_t count, int device) {

@@ -68,6 +68,18 @@ GemmCheck check_gemm(bool f64, const std::byte* ws, std::int64_t m, std::int64_t
 // Streams `bytes` of memory traffic: x = -x in place over f32 elements
 // (4 bytes read + 4 written each), in passes over `scratch` as needed.
 void stream(float* scratch, std::size_t scratch_elements, double bytes);
+// The two streaming kernels of a class of their own (KernelClass kNorm* and
+// kActivation*), moving the same bytes as `stream` (4 read and 4 written an
+// f32 element) out of place, from the scratch's first half into its second:
+// a LayerNorm over rows of kNormRow elements (the mean and variance of each
+// row, then (x - mean) / sqrt(var + eps)) and the tanh GeLU (Hendrycks &
+// Gimpel 2016), as a plan's norms and activations compute them. Their rates
+// are what `brigade calibrate` fits as the norm and activation efficiencies.
+inline constexpr std::size_t kNormRow = 4096;
+// Fills the scratch with values in [-3/8, 3/8] (fill_gemm_operands' pattern).
+void fill_scratch(float* scratch, std::size_t elements);
+void layer_norm(float* scratch, std::size_t scratch_elements, double bytes);
+void gelu(float* scratch, std::size_t scratch_elements, double bytes);
 
 // Fills a collective input: element i = input_value(device, i).
 void fill_input(Element e, std::byte* p, std::int64_t count, int device);

@@ -377,6 +377,10 @@ Status CudaExecutor::setup(CudaRun& run) {
     }
     BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, n.scratch, "streaming scratch" + of, &w.scratch));
     w.scratch_elements = static_cast<std::int64_t>(n.scratch / 4);
+    // Values in [-1, 1), as a plan's activations hold: the norm's and GeLU's
+    // arithmetic on zeros would not be theirs.
+    if (w.scratch_elements > 0)
+      cuda::launch_fill_operands(DType::kF32, w.scratch, w.scratch_elements, st);
     for (const auto& [e, bytes] : n.comm.collective_in) {
       void* ptr = nullptr;
       BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, bytes, "collective inputs" + of, &ptr));
@@ -534,7 +538,13 @@ Status CudaExecutor::enqueue_task(CudaRun& run, TaskId t, bool verify) {
             g.k * g.n, beta, c, data, m, g.m * g.n, static_cast<int>(g.batch), compute,
             CUBLAS_GEMM_DEFAULT));
     } else {
-      cuda::launch_stream(static_cast<float*>(w.scratch), w.scratch_elements, task.bytes, s);
+      float* x = static_cast<float*>(w.scratch);
+      if (is_norm(task.kernel))
+        cuda::launch_layer_norm(x, w.scratch_elements, task.bytes, s);
+      else if (is_activation(task.kernel))
+        cuda::launch_gelu(x, w.scratch_elements, task.bytes, s);
+      else
+        cuda::launch_stream(x, w.scratch_elements, task.bytes, s);
       BRIGADE_CUDA_CHECK(cudaGetLastError());
     }
   } else if (task.kind == TaskKind::kTransfer) {

@@ -9,6 +9,7 @@ namespace brigade::realexec::cuda {
 namespace {
 
 constexpr int kThreads = 256;
+constexpr int kNormThreads = 256;  // a power of two (the tree reduction)
 
 // Enough blocks to fill any current GPU; grid-stride loops do the rest.
 int blocks_for(std::int64_t n) {
@@ -100,6 +101,48 @@ __global__ void stream_kernel(float4* x, std::int64_t n4) {
     float4 v = x[i];
     v.x = -v.x, v.y = -v.y, v.z = -v.z, v.w = -v.w;
     x[i] = v;
+  }
+}
+
+// A LayerNorm over rows of `width` floats, out of place (x to y): one block
+// a row, the row's sum and sum of squares reduced in shared memory, then
+// (x - mean) / sqrt(var + eps) written. Each element read once from memory
+// (the second read hits the cache) and written once.
+__global__ void layer_norm_kernel(const float* x, float* y, std::int64_t rows, int width) {
+  __shared__ float sums[2][kNormThreads];
+  for (std::int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const float* xr = x + r * width;
+    float* yr = y + r * width;
+    float sum = 0, sq = 0;
+    for (int i = threadIdx.x; i < width; i += blockDim.x) {
+      const float v = xr[i];
+      sum += v;
+      sq += v * v;
+    }
+    sums[0][threadIdx.x] = sum;
+    sums[1][threadIdx.x] = sq;
+    __syncthreads();
+    for (int step = blockDim.x / 2; step > 0; step /= 2) {
+      if (threadIdx.x < step) {
+        sums[0][threadIdx.x] += sums[0][threadIdx.x + step];
+        sums[1][threadIdx.x] += sums[1][threadIdx.x + step];
+      }
+      __syncthreads();
+    }
+    const float mean = sums[0][0] / width;
+    const float var = fmaxf(0.0f, sums[1][0] / width - mean * mean);
+    const float inv = rsqrtf(var + 1e-5f);
+    for (int i = threadIdx.x; i < width; i += blockDim.x) yr[i] = (xr[i] - mean) * inv;
+    __syncthreads();  // the shared sums are the next row's
+  }
+}
+
+// The tanh GeLU (Hendrycks & Gimpel 2016), out of place.
+__global__ void gelu_kernel(const float* x, float* y, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const float v = x[i];
+    y[i] = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
   }
 }
 
@@ -216,6 +259,37 @@ void launch_stream(float* x, std::int64_t elements, double bytes, cudaStream_t s
     stream_kernel<<<blocks_for(n4), kThreads, 0, s>>>(reinterpret_cast<float4*>(x), n4);
     left4 -= n4;
   }
+}
+
+// Chunks of the scratch's two halves (x the first, y the second) until
+// `bytes` of traffic (8 an element) have moved, each chunk a whole number of
+// `unit` elements where a half holds one.
+template <class F>
+void out_of_place(float* scratch, std::int64_t elements, double bytes, std::int64_t unit, F f) {
+  const std::int64_t half = elements / 2;
+  if (half <= 0 || !(bytes > 0)) return;
+  const std::int64_t chunk = half >= unit ? half / unit * unit : half;
+  auto left = static_cast<std::int64_t>(bytes / 8.0);
+  while (left > 0) {
+    const std::int64_t n = left < chunk ? left : chunk;
+    f(scratch, scratch + half, n);
+    left -= n;
+  }
+}
+
+void launch_layer_norm(float* x, std::int64_t elements, double bytes, cudaStream_t s) {
+  out_of_place(x, elements, bytes, kNormRow, [&](const float* in, float* out, std::int64_t n) {
+    const int width = n >= kNormRow ? static_cast<int>(kNormRow) : static_cast<int>(n);
+    const std::int64_t rows = n / width;
+    const int blocks = static_cast<int>(rows < 65535 ? rows : 65535);
+    layer_norm_kernel<<<blocks, kNormThreads, 0, s>>>(in, out, rows, width);
+  });
+}
+
+void launch_gelu(float* x, std::int64_t elements, double bytes, cudaStream_t s) {
+  out_of_place(x, elements, bytes, 1, [&](const float* in, float* out, std::int64_t n) {
+    gelu_kernel<<<blocks_for(n), kThreads, 0, s>>>(in, out, n);
+  });
 }
 
 void launch_reduce(Element e, void* out, const void* a, const void* b, std::int64_t count,

@@ -31,6 +31,13 @@ void launch_fill_operands(DType t, void* p, std::int64_t count, cudaStream_t s);
 // Streams `bytes` of traffic: x = -x over f32 elements (4 bytes read + 4
 // written each), in passes over `elements` as needed.
 void launch_stream(float* x, std::int64_t elements, double bytes, cudaStream_t s);
+// The norm and activation classes' kernels (KernelClass kNorm*,
+// kActivation*), the same bytes out of place from the scratch's first half
+// into its second: a LayerNorm over rows of kNormRow floats and the tanh
+// GeLU, as the CPU backend's (realexec/cpu_kernels.hpp).
+inline constexpr std::int64_t kNormRow = 4096;
+void launch_layer_norm(float* x, std::int64_t elements, double bytes, cudaStream_t s);
+void launch_gelu(float* x, std::int64_t elements, double bytes, cudaStream_t s);
 // out[i] = a[i] + b[i] for i < count.
 void launch_reduce(Element e, void* out, const void* a, const void* b, std::int64_t count,
                    cudaStream_t s);

@@ -185,6 +185,17 @@ TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
       return n.rfind("GEMMs with cold operands: none took longer", 0) == 0;
     }));
   }
+  // The norm's and the activation's kernels, measured at the same sizes:
+  // their rates' fractions of the peak, both directions (the executor runs
+  // a backward task of the class as the same kernel), clamped to 1.
+  EXPECT_GT(cal->norm_bandwidth_bytes_per_second, 0.0);
+  EXPECT_GT(cal->activation_bandwidth_bytes_per_second, 0.0);
+  EXPECT_DOUBLE_EQ(cal->norm_efficiency,
+                   cal->norm_bandwidth_bytes_per_second / cal->memory_peak_bytes_per_second);
+  EXPECT_DOUBLE_EQ(d.norm_forward_efficiency, std::min(1.0, cal->norm_efficiency));
+  EXPECT_DOUBLE_EQ(d.norm_backward_efficiency, d.norm_forward_efficiency);
+  EXPECT_DOUBLE_EQ(d.activation_forward_efficiency, std::min(1.0, cal->activation_efficiency));
+  EXPECT_DOUBLE_EQ(d.activation_backward_efficiency, d.activation_forward_efficiency);
   // Memory: the best streaming rate is the peak; all sizes together its fraction.
   EXPECT_EQ(d.memory_bandwidth_bytes_per_second, cal->memory_peak_bytes_per_second);
   EXPECT_DOUBLE_EQ(d.memory_efficiency * cal->memory_peak_bytes_per_second,

@@ -7,9 +7,11 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <cmath>
 #include <fstream>
-#include <thread>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "core/profile.hpp"
 #include "core/topology.hpp"
@@ -112,6 +114,32 @@ TEST(CpuKernels, EachMemberOfABatchHasItsOwnOperands) {
   EXPECT_EQ(f[8], -5.0f / 64.0f);       // member 0's C(0,0)
   EXPECT_EQ(f[12 + 8], -1.0f / 32.0f);  // member 1's C(0,0)
   EXPECT_TRUE(cpu::check_gemm(false, ws->data(), m, n, k).ok);
+}
+
+// The norm and activation classes' kernels (what the executor runs for a
+// task of KernelClass kNorm* / kActivation*) compute what they say, out of
+// the scratch's first half into its second. A LayerNorm row of kNormRow
+// elements alternating -1, +1: mean 0, variance 1, so y = x / sqrt(1 +
+// 1e-5). The tanh GeLU of 1: 0.5 (1 + tanh(0.7978845608 x 1.044715)) =
+// 0.841192; of -1: -0.158808; of 0: 0. Bytes are 8 an element, so one
+// row's bytes touch one row and leave the rest of the second half as it was.
+TEST(CpuKernels, NormAndGeluComputeTheirFunctions) {
+  const std::size_t n = 2 * cpu::kNormRow;  // two halves of one row each
+  std::vector<float> scratch(2 * n, 7.0f);
+  for (std::size_t i = 0; i < cpu::kNormRow; ++i) scratch[i] = i % 2 ? 1.0f : -1.0f;
+  cpu::layer_norm(scratch.data(), scratch.size(), 8.0 * cpu::kNormRow);
+  const float inv = 1.0f / std::sqrt(1.0f + 1e-5f);
+  EXPECT_FLOAT_EQ(scratch[n], -inv);
+  EXPECT_FLOAT_EQ(scratch[n + 1], inv);
+  EXPECT_FLOAT_EQ(scratch[n + cpu::kNormRow - 1], inv);
+  EXPECT_EQ(scratch[n + cpu::kNormRow], 7.0f);  // beyond the bytes: untouched
+  EXPECT_EQ(scratch[0], -1.0f);                 // the input is read, not written
+  std::vector<float> g = {1.0f, -1.0f, 0.0f, 5.0f, 9.0f, 9.0f, 9.0f, 9.0f};
+  cpu::gelu(g.data(), g.size(), 8.0 * 3);
+  EXPECT_NEAR(g[4], 0.841192f, 1e-5);
+  EXPECT_NEAR(g[5], -0.158808f, 1e-5);
+  EXPECT_EQ(g[6], 0.0f);
+  EXPECT_EQ(g[7], 9.0f);  // the fourth element's bytes were not asked for
 }
 
 TEST(CpuExecutor, TasksOfAStreamRunInIssueOrder) {
