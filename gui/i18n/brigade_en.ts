@@ -147,6 +147,26 @@
             <numerusform>%n nodes, one rank each</numerusform>
         </translation>
     </message>
+    <message>
+        <source>norm</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>norm backward</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>activation</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>activation backward</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1 model: %2 x %3</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>Compare</name>

@@ -144,6 +144,26 @@
             <numerusform>%n 个节点，每个节点一个 rank</numerusform>
         </translation>
     </message>
+    <message>
+        <source>norm</source>
+        <translation>归一化（norm）</translation>
+    </message>
+    <message>
+        <source>norm backward</source>
+        <translation>归一化反向</translation>
+    </message>
+    <message>
+        <source>activation</source>
+        <translation>激活函数</translation>
+    </message>
+    <message>
+        <source>activation backward</source>
+        <translation>激活函数反向</translation>
+    </message>
+    <message>
+        <source>%1 model: %2 x %3</source>
+        <translation>%1 模型：%2 x %3</translation>
+    </message>
 </context>
 <context>
     <name>Compare</name>

@@ -248,6 +248,38 @@ void memory_plot(const HardwareProfile& profile, const DeviceProfile& p, const D
       if (t > 0) model.xy.emplace_back(b, b / t);
     }
     plot.series.push_back(std::move(model));
+    // The norms' and activations' kernels where the profile gives them a
+    // rate of their own (calibrate's LayerNorm and GeLU, a preset's measured
+    // ones): a line each, at the class's efficiency; a backward class only
+    // where it differs from its forward.
+    const struct {
+      KernelClass kernel;
+      std::string label;
+      double efficiency, forward;
+    } classes[] = {
+        {KernelClass::kNormForward, model_tr("CalibrationPlots", "norm"), p.norm_forward_efficiency,
+         0},
+        {KernelClass::kNormBackward, model_tr("CalibrationPlots", "norm backward"),
+         p.norm_backward_efficiency, p.norm_forward_efficiency},
+        {KernelClass::kActivationForward, model_tr("CalibrationPlots", "activation"),
+         p.activation_forward_efficiency, 0},
+        {KernelClass::kActivationBackward, model_tr("CalibrationPlots", "activation backward"),
+         p.activation_backward_efficiency, p.activation_forward_efficiency}};
+    int group = 0;
+    for (const auto& c : classes) {
+      ++group;  // a colour each: the plain stream's line and samples are group 0
+      if (!(c.efficiency > 0) || c.efficiency == c.forward) continue;
+      PlotSeries line;
+      line.group = group;
+      line.name = fill_args(model_tr("CalibrationPlots", "%1 model: %2 x %3"),
+                            {c.label, format_bandwidth(peak), fmt_efficiency(c.efficiency)});
+      for (double b : log_space(lo, hi, xs)) {
+        const double t =
+            kernel_seconds(device, p, DType::kF32, 0, b, ComputeKind::kMemoryBound, 0, c.kernel);
+        if (t > 0) line.xy.emplace_back(b, b / t);
+      }
+      plot.series.push_back(std::move(line));
+    }
   } else {
     plot.notes.push_back(fill_args(model_tr("CalibrationPlots",
                                             "no memory bandwidth known for %1 (neither measured "

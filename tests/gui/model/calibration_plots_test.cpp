@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/scenario.hpp"
+#include "core/topology.hpp"
 #include "costmodel/collectives.hpp"
 
 namespace brigade::gui {
@@ -128,6 +129,40 @@ TEST(CalibrationPlots, AProfileWithoutSamplesShowsItsFitsAndSaysSo) {
   bool said = false;
   for (const std::string& n : c.transfers.notes) said |= n.rfind("no link measured", 0) == 0;
   EXPECT_TRUE(said);
+}
+
+// The norms' and activations' own rates, a line each beside the plain
+// stream's: the A100 preset's measured LayerNorm (0.858) and GeLU (0.787)
+// forward kernels; their backward, unmeasured, no line. At 1 GiB: bytes /
+// (launch + bytes / (2039 GB/s x efficiency)). A calibrated CPU profile
+// (calibrate sets forward and backward alike) draws the forward lines only.
+TEST(CalibrationPlots, NormsAndActivationsDrawTheirOwnRates) {
+  const HardwareProfile h = HardwareProfile::defaults();
+  auto topo = make_preset("dgx-a100");
+  ASSERT_TRUE(topo.is_ok()) << topo.message();
+  const CalibrationPlots c = calibration_plots(h, &*topo, "NVIDIA A100-SXM4-80GB");
+  const PlotSeries* norm = find(c.memory, "norm model: ");
+  const PlotSeries* act = find(c.memory, "activation model: ");
+  ASSERT_NE(norm, nullptr);
+  ASSERT_NE(act, nullptr);
+  EXPECT_NE(norm->name.find("x 0.858"), std::string::npos) << norm->name;
+  // Each its own colour, apart from the plain stream's (group 0).
+  EXPECT_NE(norm->group, 0);
+  EXPECT_NE(act->group, 0);
+  EXPECT_NE(norm->group, act->group);
+  EXPECT_EQ(find(c.memory, "norm backward model: "), nullptr);
+  EXPECT_EQ(find(c.memory, "activation backward model: "), nullptr);
+  const double launch = 5.278783798217772e-6;
+  for (const auto& [b, rate] : act->xy)
+    EXPECT_NEAR(rate, b / (launch + b / (2039e9 * 0.787)), 1e-9 * rate) << b;
+  for (const auto& [b, rate] : norm->xy)
+    EXPECT_NEAR(rate, b / (launch + b / (2039e9 * 0.858)), 1e-9 * rate) << b;
+  // The H100 has no measurement of either: the plain stream's line alone.
+  auto h100 = make_preset("dgx-h100");
+  ASSERT_TRUE(h100.is_ok());
+  const CalibrationPlots d = calibration_plots(h, &*h100, h100->device(0).model);
+  EXPECT_EQ(find(d.memory, "norm model: "), nullptr);
+  EXPECT_EQ(find(d.memory, "activation model: "), nullptr);
 }
 
 TEST(CalibrationPlots, AScenarioDrawsItsProfileOnItsOwnTopology) {
