@@ -311,8 +311,10 @@ std::vector<std::string> names_of_collective_kinds_for_samples() {
 
 // The optional `calibration` map (CalibrationSamples; docs/scenario-format.md).
 Status read_calibration(const Cursor& c, CalibrationSamples* out) {
-  BRIGADE_RETURN_IF_ERROR(c.expect_map("calibration samples {r_squared, gemm, memory, links, collectives}"));
-  BRIGADE_RETURN_IF_ERROR(c.check_keys({"r_squared", "gemm", "memory", "links", "collectives"}));
+  BRIGADE_RETURN_IF_ERROR(c.expect_map(
+      "calibration samples {r_squared, gemm, memory, norm, activation, links, collectives}"));
+  BRIGADE_RETURN_IF_ERROR(
+      c.check_keys({"r_squared", "gemm", "memory", "norm", "activation", "links", "collectives"}));
   if (c.has("r_squared")) {
     const Cursor r = c.get("r_squared");
     BRIGADE_RETURN_IF_ERROR(r.expect_map("fits' R² by name, such as {memory: 0.998}"));
@@ -346,14 +348,17 @@ Status read_calibration(const Cursor& c, CalibrationSamples* out) {
     out->gemm.push_back(g);
     return Status::ok();
   }));
-  BRIGADE_RETURN_IF_ERROR(table("memory", "[bytes, seconds]", 2,
-                                [&](const std::vector<Cursor>& x) -> Status {
-    CalibrationSamples::Memory m;
-    BRIGADE_ASSIGN_OR_RETURN(m.bytes, positive(x[0]));
-    BRIGADE_ASSIGN_OR_RETURN(m.seconds, positive(x[1]));
-    out->memory.push_back(m);
-    return Status::ok();
-  }));
+  for (auto [key, list] : {std::pair{"memory", &out->memory}, std::pair{"norm", &out->norm},
+                           std::pair{"activation", &out->activation}}) {
+    BRIGADE_RETURN_IF_ERROR(
+        table(key, "[bytes, seconds]", 2, [&, list = list](const std::vector<Cursor>& x) -> Status {
+          CalibrationSamples::Memory m;
+          BRIGADE_ASSIGN_OR_RETURN(m.bytes, positive(x[0]));
+          BRIGADE_ASSIGN_OR_RETURN(m.seconds, positive(x[1]));
+          list->push_back(m);
+          return Status::ok();
+        }));
+  }
   BRIGADE_RETURN_IF_ERROR(table("links", "[link class, bytes, seconds]", 3,
                                 [&](const std::vector<Cursor>& x) -> Status {
     CalibrationSamples::Link l;
@@ -514,9 +519,11 @@ void emit_calibration(YAML::Emitter& out, const CalibrationSamples& c) {
     for (const auto& g : c.gemm) row(dtype_name(g.dtype), g.flops, g.seconds, g.efficiency);
     out << YAML::EndSeq;
   }
-  if (!c.memory.empty()) {
-    out << YAML::Key << "memory" << YAML::Value << YAML::BeginSeq;
-    for (const auto& m : c.memory) row(m.bytes, m.seconds);
+  for (auto [key, list] : {std::pair{"memory", &c.memory}, std::pair{"norm", &c.norm},
+                           std::pair{"activation", &c.activation}}) {
+    if (list->empty()) continue;
+    out << YAML::Key << key << YAML::Value << YAML::BeginSeq;
+    for (const auto& m : *list) row(m.bytes, m.seconds);
     out << YAML::EndSeq;
   }
   if (!c.links.empty()) {

@@ -546,6 +546,10 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     };
     cal.norm_bandwidth_bytes_per_second = class_rate(1);
     cal.activation_bandwidth_bytes_per_second = class_rate(2);
+    for (size_t i = 0; i < sizes; ++i) {
+      cal.norm_points.push_back(SizePoint{memory_sizes[i], per[sizes + i], 0});
+      cal.activation_points.push_back(SizePoint{memory_sizes[i], per[2 * sizes + i], 0});
+    }
     BRIGADE_ASSIGN_OR_RETURN(cal.memory, fit_alpha_beta(pts));
     double bytes_sum = 0, kernel_sum = 0;
     for (SizePoint& p : cal.memory.points) {
@@ -780,6 +784,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     if (phase == "memory bandwidth") {
       cal.memory = AlphaBetaFit{}, cal.memory_peak_bytes_per_second = 0;
       cal.norm_efficiency = cal.activation_efficiency = 0;
+      cal.norm_points.clear(), cal.activation_points.clear();
     }
     if (phase == "transfers and collectives") {
       cal.links.clear();

@@ -202,6 +202,7 @@ struct Calibration {
   // activation_*_efficiency, clamped to 1). 0: not measured.
   double norm_bandwidth_bytes_per_second = 0, norm_efficiency = 0;
   double activation_bandwidth_bytes_per_second = 0, activation_efficiency = 0;
+  std::vector<SizePoint> norm_points, activation_points;  // (bytes, seconds) per size
   std::vector<ColdGemmPoint> cold_gemm;
   // DeviceProfile::gemm_cold_operand_bandwidth: over cold_gemm, the rate of
   // the bytes read (of all bytes, where the fit keeps one rate), as

@@ -12,6 +12,8 @@ void record_samples(Calibration& c) {
   s = CalibrationSamples{};
   for (const GemmPoint& g : c.gemm) s.gemm.push_back({g.dtype, g.flops, g.seconds, g.efficiency});
   for (const SizePoint& m : c.memory.points) s.memory.push_back({m.bytes, m.seconds});
+  for (const SizePoint& m : c.norm_points) s.norm.push_back({m.bytes, m.seconds});
+  for (const SizePoint& m : c.activation_points) s.activation.push_back({m.bytes, m.seconds});
   if (c.memory.fit.points > 0) s.r_squared.emplace_back("memory", c.memory.fit.r_squared);
   for (const LinkCalibration& l : c.links) {
     for (const SizePoint& p : l.transfer.points)

@@ -167,6 +167,14 @@
         <source>%1 model: %2 x %3</source>
         <translation></translation>
     </message>
+    <message>
+        <source>norm measured</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>activation measured</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>Compare</name>

@@ -164,6 +164,14 @@
         <source>%1 model: %2 x %3</source>
         <translation>%1 模型：%2 x %3</translation>
     </message>
+    <message>
+        <source>norm measured</source>
+        <translation>归一化实测</translation>
+    </message>
+    <message>
+        <source>activation measured</source>
+        <translation>激活函数实测</translation>
+    </message>
 </context>
 <context>
     <name>Compare</name>

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "core/units.hpp"
 #include "costmodel/collectives.hpp"
@@ -225,6 +226,10 @@ void gemm_plot(const HardwareProfile& profile, const DeviceProfile& p, const Dev
   }
 }
 
+// The streaming plot's colours: the plain stream 0, the norm's forward and
+// backward lines these and the next, the activation's likewise.
+constexpr int kNormGroup = 1, kActivationGroup = 3;
+
 void memory_plot(const HardwareProfile& profile, const DeviceProfile& p, const Device& device,
                  CalibrationPlots& out) {
   CalibrationPlot& plot = out.memory;
@@ -256,21 +261,20 @@ void memory_plot(const HardwareProfile& profile, const DeviceProfile& p, const D
       KernelClass kernel;
       std::string label;
       double efficiency, forward;
+      int group;  // a colour each: the plain stream's line and samples are group 0
     } classes[] = {
         {KernelClass::kNormForward, model_tr("CalibrationPlots", "norm"), p.norm_forward_efficiency,
-         0},
+         0, kNormGroup},
         {KernelClass::kNormBackward, model_tr("CalibrationPlots", "norm backward"),
-         p.norm_backward_efficiency, p.norm_forward_efficiency},
+         p.norm_backward_efficiency, p.norm_forward_efficiency, kNormGroup + 1},
         {KernelClass::kActivationForward, model_tr("CalibrationPlots", "activation"),
-         p.activation_forward_efficiency, 0},
+         p.activation_forward_efficiency, 0, kActivationGroup},
         {KernelClass::kActivationBackward, model_tr("CalibrationPlots", "activation backward"),
-         p.activation_backward_efficiency, p.activation_forward_efficiency}};
-    int group = 0;
+         p.activation_backward_efficiency, p.activation_forward_efficiency, kActivationGroup + 1}};
     for (const auto& c : classes) {
-      ++group;  // a colour each: the plain stream's line and samples are group 0
       if (!(c.efficiency > 0) || c.efficiency == c.forward) continue;
       PlotSeries line;
-      line.group = group;
+      line.group = c.group;
       line.name = fill_args(model_tr("CalibrationPlots", "%1 model: %2 x %3"),
                             {c.label, format_bandwidth(peak), fmt_efficiency(c.efficiency)});
       for (double b : log_space(lo, hi, xs)) {
@@ -291,6 +295,21 @@ void memory_plot(const HardwareProfile& profile, const DeviceProfile& p, const D
     m.name = model_tr("CalibrationPlots", "measured");
     m.measured = true;
     for (const auto& x : s.memory)
+      if (x.seconds > 0) m.xy.emplace_back(x.bytes, x.bytes / x.seconds);
+    plot.series.push_back(std::move(m));
+  }
+  // Calibrate's LayerNorm and GeLU at the same sizes, in their lines'
+  // colours (the forward classes' groups above).
+  for (const auto& [samples, name, group] :
+       {std::tuple{&s.norm, model_tr("CalibrationPlots", "norm measured"), kNormGroup},
+        std::tuple{&s.activation, model_tr("CalibrationPlots", "activation measured"),
+                   kActivationGroup}}) {
+    if (samples->empty()) continue;
+    PlotSeries m;
+    m.name = name;
+    m.measured = true;
+    m.group = group;
+    for (const auto& x : *samples)
       if (x.seconds > 0) m.xy.emplace_back(x.bytes, x.bytes / x.seconds);
     plot.series.push_back(std::move(m));
   }

@@ -168,7 +168,11 @@ TEST_F(ProfileFiles, NormAndActivationEfficienciesRoundTrip) {
                                  "    norm_forward_efficiency: 0.5\n"
                                  "    norm_backward_efficiency: 0.25\n"
                                  "    activation_forward_efficiency: 0.4\n"
-                                 "    activation_backward_efficiency: 0.2\n");
+                                 "    activation_backward_efficiency: 0.2\n"
+                                 "calibration:\n"
+                                 "  memory: [[1048576, 1.0e-5]]\n"
+                                 "  norm: [[1048576, 2.0e-5], [4194304, 8.0e-5]]\n"
+                                 "  activation: [[1048576, 6.0e-5]]\n");
   Result<HardwareProfile> x = load_profile(hand);
   ASSERT_TRUE(x.is_ok()) << x.message();
   ASSERT_EQ(x->devices.size(), 1u);
@@ -176,10 +180,25 @@ TEST_F(ProfileFiles, NormAndActivationEfficienciesRoundTrip) {
   EXPECT_EQ(x->devices[0].norm_backward_efficiency, 0.25);
   EXPECT_EQ(x->devices[0].activation_forward_efficiency, 0.4);
   EXPECT_EQ(x->devices[0].activation_backward_efficiency, 0.2);
+  // Calibrate's LayerNorm and GeLU samples, beside the plain stream's.
+  ASSERT_EQ(x->calibration.norm.size(), 2u);
+  EXPECT_EQ(x->calibration.norm[1].bytes, 4194304.0);
+  EXPECT_EQ(x->calibration.norm[1].seconds, 8.0e-5);
+  ASSERT_EQ(x->calibration.activation.size(), 1u);
+  EXPECT_EQ(x->calibration.activation[0].seconds, 6.0e-5);
   ASSERT_TRUE(save_profile(*x, p).is_ok());
   Result<HardwareProfile> y = load_profile(p);
   ASSERT_TRUE(y.is_ok()) << y.message();
   expect_same(*x, *y);
+  ASSERT_EQ(y->calibration.norm.size(), 2u);
+  EXPECT_EQ(y->calibration.norm[0].seconds, 2.0e-5);
+  ASSERT_EQ(y->calibration.activation.size(), 1u);
+  EXPECT_EQ(y->calibration.activation[0].bytes, 1048576.0);
+  // A bad sample is refused at its place, as the stream's are.
+  const std::string bad = write("bad.yaml", "calibration:\n  norm: [[1048576, -1]]\n");
+  Result<HardwareProfile> z = load_profile(bad);
+  ASSERT_FALSE(z.is_ok());
+  EXPECT_NE(z.message().find("bad.yaml:2:"), std::string::npos) << z.message();
 }
 
 TEST_F(ProfileFiles, AwkwardValuesRoundTripExactly) {
@@ -367,8 +386,8 @@ const ProfileError kProfileErrors[] = {
     {"RSquaredAboveOne", "calibration:\n  r_squared: {memory: 1.5}\n",
      "2:23: error: found '1.5'; expected an R² <= 1"},
     {"CalibrationUnknownKey", "calibration:\n  gemms: []\n",
-     "2:3: error: found key 'gemms'; expected one of r_squared, gemm, memory, links, collectives "
-     "(did you mean 'gemm'?)"},
+     "2:3: error: found key 'gemms'; expected one of r_squared, gemm, memory, norm, activation, "
+     "links, collectives (did you mean 'gemm'?)"},
     {"EfficiencyAboveOne", DEV "    memory_efficiency: 1.2\n",
      "3:24: error: found '1.2'; expected an efficiency from 1e-6 to 1"},
     {"FlashAttentionHeadDimTwice",

@@ -119,7 +119,8 @@ TEST(MegatronKernels, NormAndGeluTimesOnTheA100Preset) {
   auto topo = make_preset("dgx-a100");
   ASSERT_TRUE(topo.is_ok()) << topo.message();
   const Device& d = topo->devices()[0];
-  const DeviceProfile& p = HardwareProfile::defaults().for_device(d);
+  const HardwareProfile prof = HardwareProfile::defaults();
+  const DeviceProfile& p = prof.for_device(d);
   auto L = transformer_layer(gpt_1_7b());
   ASSERT_TRUE(L.is_ok()) << L.message();
   auto seconds = [&](const Kernel& k) {

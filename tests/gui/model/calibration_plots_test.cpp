@@ -157,6 +157,22 @@ TEST(CalibrationPlots, NormsAndActivationsDrawTheirOwnRates) {
     EXPECT_NEAR(rate, b / (launch + b / (2039e9 * 0.787)), 1e-9 * rate) << b;
   for (const auto& [b, rate] : norm->xy)
     EXPECT_NEAR(rate, b / (launch + b / (2039e9 * 0.858)), 1e-9 * rate) << b;
+  // Calibrate's samples of them, as points in their lines' colours.
+  HardwareProfile cal = h;
+  cal.calibration.memory = {{1048576, 1e-5}};
+  cal.calibration.norm = {{1048576, 2e-5}, {4194304, 8e-5}};
+  cal.calibration.activation = {{1048576, 4e-5}};
+  const CalibrationPlots e = calibration_plots(cal, &*topo, "NVIDIA A100-SXM4-80GB");
+  const PlotSeries* nm = find(e.memory, "norm measured");
+  const PlotSeries* am = find(e.memory, "activation measured");
+  ASSERT_NE(nm, nullptr);
+  ASSERT_NE(am, nullptr);
+  EXPECT_TRUE(nm->measured);
+  EXPECT_EQ(nm->group, find(e.memory, "norm model: ")->group);
+  EXPECT_EQ(am->group, find(e.memory, "activation model: ")->group);
+  ASSERT_EQ(nm->xy.size(), 2u);
+  EXPECT_DOUBLE_EQ(nm->xy[1].second, 4194304 / 8e-5);
+  EXPECT_DOUBLE_EQ(am->xy[0].second, 1048576 / 4e-5);
   // The H100 has no measurement of either: the plain stream's line alone.
   auto h100 = make_preset("dgx-h100");
   ASSERT_TRUE(h100.is_ok());
