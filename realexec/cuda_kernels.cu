@@ -280,9 +280,13 @@ void out_of_place(float* scratch, std::int64_t elements, double bytes, std::int6
 void launch_layer_norm(float* x, std::int64_t elements, double bytes, cudaStream_t s) {
   out_of_place(x, elements, bytes, kNormRow, [&](const float* in, float* out, std::int64_t n) {
     const int width = n >= kNormRow ? static_cast<int>(kNormRow) : static_cast<int>(n);
-    const std::int64_t rows = n / width;
+    const std::int64_t rows = n / width, tail = n - rows * width;
     const int blocks = static_cast<int>(rows < 65535 ? rows : 65535);
     layer_norm_kernel<<<blocks, kNormThreads, 0, s>>>(in, out, rows, width);
+    // The last pass's rest, a shorter row (as the CPU backend's).
+    if (tail > 0)
+      layer_norm_kernel<<<1, kNormThreads, 0, s>>>(in + rows * width, out + rows * width, 1,
+                                                   static_cast<int>(tail));
   });
 }
 
