@@ -507,6 +507,7 @@ Status CpuExecutor::setup(Run& run) {
     std::size_t gemm = 0;
     bool f32 = false, f64 = false;
     std::size_t scratch = 0;
+    bool values = false;  // a norm or activation task reads the scratch's values
     CommunicationNeed comm;
   };
   std::vector<Need> need(p.streams().size());
@@ -521,6 +522,7 @@ Status CpuExecutor::setup(Run& run) {
       } else {
         const double half = std::min(task.bytes / 2.0, options_.stream_scratch_cap_bytes);
         n.scratch = std::max(n.scratch, static_cast<std::size_t>(half / 4.0) * 4);
+        n.values = n.values || is_norm(task.kernel) || is_activation(task.kernel);
       }
     } else {
       n.comm.add(p, task, /*equal_parts=*/false);
@@ -549,9 +551,11 @@ Status CpuExecutor::setup(Run& run) {
     const int dev = p.streams()[s].device;
     BRIGADE_ASSIGN_OR_RETURN(w.gemm, HostBuffer::allocate(n.gemm));
     BRIGADE_ASSIGN_OR_RETURN(w.scratch, HostBuffer::allocate(n.scratch));
-    // Values in [-1, 1), as a plan's activations hold: the norm's and GeLU's
-    // arithmetic on zeros would not be theirs.
-    cpu::fill_scratch(w.scratch.as<float>(), n.scratch / 4);
+    // Values, as a plan's activations hold, where a norm or activation task
+    // will read them (their arithmetic on zeros would not be theirs); the
+    // plain stream's x = -x runs alike on any value, so its scratch
+    // holds the allocation's zeros, spared a second pass at set-up.
+    if (n.values) cpu::fill_scratch(w.scratch.as<float>(), n.scratch / 4);
     for (const auto& [e, b] : n.comm.collective_in) {
       BRIGADE_ASSIGN_OR_RETURN(HostBuffer in, HostBuffer::allocate(b));
       cpu::fill_input(e, in.data(),

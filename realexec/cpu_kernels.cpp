@@ -176,37 +176,32 @@ void stream(float* scratch, std::size_t scratch_elements, double bytes) {
   }
 }
 
-namespace {
-
-// Runs `f(x, y, n)` over chunks of the scratch's two halves (x the first, y
-// the second) until `bytes` of traffic (8 an element) have moved; each
-// chunk a whole number of `unit` elements where the half holds one.
-template <class F>
-void out_of_place(float* scratch, std::size_t scratch_elements, double bytes, std::size_t unit,
-                  F f) {
-  const std::size_t half = scratch_elements / 2;
-  if (half == 0 || !(bytes > 0)) return;
-  const std::size_t chunk = half >= unit ? half / unit * unit : half;
-  auto left = static_cast<std::size_t>(bytes / 8.0);
-  while (left > 0) {
-    const std::size_t n = left < chunk ? left : chunk;
-    f(scratch, scratch + half, n);
-    asm volatile("" : : "r"(scratch) : "memory");
-    left -= n;
-  }
-}
-
-}  // namespace
-
 void fill_scratch(float* scratch, std::size_t elements) {
   fill_pattern_t<float>(reinterpret_cast<std::byte*>(scratch), static_cast<std::int64_t>(elements));
 }
 
+namespace {
+
+// The shared passes (realexec/out_of_place.hpp), each kept apart from the
+// next so that the compiler cannot fuse them.
+template <class F>
+void out_of_place(float* scratch, std::size_t scratch_elements, double bytes, std::int64_t unit,
+                  F f) {
+  for_each_out_of_place_pass(scratch, static_cast<std::int64_t>(scratch_elements), bytes, unit,
+                             [&](const float* x, float* y, std::int64_t n) {
+                               f(x, y, static_cast<std::size_t>(n));
+                               asm volatile("" : : "r"(y) : "memory");
+                             });
+}
+
+}  // namespace
+
 void layer_norm(float* scratch, std::size_t scratch_elements, double bytes) {
+  constexpr auto kRow = static_cast<std::size_t>(kNormRow);
   out_of_place(scratch, scratch_elements, bytes, kNormRow,
                [](const float* x, float* y, std::size_t n) {
-                 for (std::size_t r = 0; r < n; r += kNormRow) {
-                   const auto w = static_cast<Eigen::Index>(n - r < kNormRow ? n - r : kNormRow);
+                 for (std::size_t r = 0; r < n; r += kRow) {
+                   const auto w = static_cast<Eigen::Index>(n - r < kRow ? n - r : kRow);
                    const Eigen::Map<const Eigen::ArrayXf> xr(x + r, w);
                    Eigen::Map<Eigen::ArrayXf> yr(y + r, w);
                    // Eigen's vectorised reductions, as a framework's CPU LayerNorm.

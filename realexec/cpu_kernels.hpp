@@ -12,6 +12,7 @@
 
 #include "core/dtype.hpp"
 #include "core/status.hpp"
+#include "realexec/out_of_place.hpp"
 #include "realexec/pattern.hpp"
 #include "realexec/ring.hpp"
 
@@ -71,11 +72,11 @@ void stream(float* scratch, std::size_t scratch_elements, double bytes);
 // The two streaming kernels of a class of their own (KernelClass kNorm* and
 // kActivation*), moving the same bytes as `stream` (4 read and 4 written an
 // f32 element) out of place, from the scratch's first half into its second:
-// a LayerNorm over rows of kNormRow elements (the mean and variance of each
-// row, then (x - mean) / sqrt(var + eps)) and the tanh GeLU (Hendrycks &
-// Gimpel 2016), as a plan's norms and activations compute them. Their rates
-// are what `brigade calibrate` fits as the norm and activation efficiencies.
-inline constexpr std::size_t kNormRow = 4096;
+// a LayerNorm over rows of kNormRow elements (realexec/out_of_place.hpp;
+// the mean and variance of each row, then (x - mean) / sqrt(var + eps)) and
+// the tanh GeLU (Hendrycks & Gimpel 2016), as a plan's norms and activations
+// compute them. Their rates are what `brigade calibrate` fits as the norm
+// and activation efficiencies.
 // Fills the scratch with values in [-3/8, 3/8] (fill_gemm_operands' pattern).
 void fill_scratch(float* scratch, std::size_t elements);
 void layer_norm(float* scratch, std::size_t scratch_elements, double bytes);

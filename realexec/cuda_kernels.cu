@@ -261,39 +261,25 @@ void launch_stream(float* x, std::int64_t elements, double bytes, cudaStream_t s
   }
 }
 
-// Chunks of the scratch's two halves (x the first, y the second) until
-// `bytes` of traffic (8 an element) have moved, each chunk a whole number of
-// `unit` elements where a half holds one.
-template <class F>
-void out_of_place(float* scratch, std::int64_t elements, double bytes, std::int64_t unit, F f) {
-  const std::int64_t half = elements / 2;
-  if (half <= 0 || !(bytes > 0)) return;
-  const std::int64_t chunk = half >= unit ? half / unit * unit : half;
-  auto left = static_cast<std::int64_t>(bytes / 8.0);
-  while (left > 0) {
-    const std::int64_t n = left < chunk ? left : chunk;
-    f(scratch, scratch + half, n);
-    left -= n;
-  }
-}
-
 void launch_layer_norm(float* x, std::int64_t elements, double bytes, cudaStream_t s) {
-  out_of_place(x, elements, bytes, kNormRow, [&](const float* in, float* out, std::int64_t n) {
-    const int width = n >= kNormRow ? static_cast<int>(kNormRow) : static_cast<int>(n);
-    const std::int64_t rows = n / width, tail = n - rows * width;
-    const int blocks = static_cast<int>(rows < 65535 ? rows : 65535);
-    layer_norm_kernel<<<blocks, kNormThreads, 0, s>>>(in, out, rows, width);
-    // The last pass's rest, a shorter row (as the CPU backend's).
-    if (tail > 0)
-      layer_norm_kernel<<<1, kNormThreads, 0, s>>>(in + rows * width, out + rows * width, 1,
-                                                   static_cast<int>(tail));
-  });
+  for_each_out_of_place_pass(
+      x, elements, bytes, kNormRow, [&](const float* in, float* out, std::int64_t n) {
+        const int width = n >= kNormRow ? static_cast<int>(kNormRow) : static_cast<int>(n);
+        const std::int64_t rows = n / width, tail = n - rows * width;
+        const int blocks = static_cast<int>(rows < 65535 ? rows : 65535);
+        layer_norm_kernel<<<blocks, kNormThreads, 0, s>>>(in, out, rows, width);
+        // The last pass's rest, a shorter row (as the CPU backend's).
+        if (tail > 0)
+          layer_norm_kernel<<<1, kNormThreads, 0, s>>>(in + rows * width, out + rows * width, 1,
+                                                       static_cast<int>(tail));
+      });
 }
 
 void launch_gelu(float* x, std::int64_t elements, double bytes, cudaStream_t s) {
-  out_of_place(x, elements, bytes, 1, [&](const float* in, float* out, std::int64_t n) {
-    gelu_kernel<<<blocks_for(n), kThreads, 0, s>>>(in, out, n);
-  });
+  for_each_out_of_place_pass(x, elements, bytes, 1,
+                             [&](const float* in, float* out, std::int64_t n) {
+                               gelu_kernel<<<blocks_for(n), kThreads, 0, s>>>(in, out, n);
+                             });
 }
 
 void launch_reduce(Element e, void* out, const void* a, const void* b, std::int64_t count,

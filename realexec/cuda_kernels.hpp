@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "core/dtype.hpp"
+#include "realexec/out_of_place.hpp"
 #include "realexec/pattern.hpp"
 
 namespace brigade::realexec::cuda {
@@ -34,8 +35,8 @@ void launch_stream(float* x, std::int64_t elements, double bytes, cudaStream_t s
 // The norm and activation classes' kernels (KernelClass kNorm*,
 // kActivation*), the same bytes out of place from the scratch's first half
 // into its second: a LayerNorm over rows of kNormRow floats and the tanh
-// GeLU, as the CPU backend's (realexec/cpu_kernels.hpp).
-inline constexpr std::int64_t kNormRow = 4096;
+// GeLU, as the CPU backend's (realexec/cpu_kernels.hpp), in the passes of
+// realexec/out_of_place.hpp.
 void launch_layer_norm(float* x, std::int64_t elements, double bytes, cudaStream_t s);
 void launch_gelu(float* x, std::int64_t elements, double bytes, cudaStream_t s);
 // out[i] = a[i] + b[i] for i < count.

@@ -124,15 +124,16 @@ TEST(CpuKernels, EachMemberOfABatchHasItsOwnOperands) {
 // 0.841192; of -1: -0.158808; of 0: 0. Bytes are 8 an element, so one
 // row's bytes touch one row and leave the rest of the second half as it was.
 TEST(CpuKernels, NormAndGeluComputeTheirFunctions) {
-  const std::size_t n = 2 * cpu::kNormRow;  // two halves of one row each
+  constexpr auto kRow = static_cast<std::size_t>(kNormRow);  // realexec/out_of_place.hpp
+  const std::size_t n = 2 * kRow;                            // two halves of one row each
   std::vector<float> scratch(2 * n, 7.0f);
-  for (std::size_t i = 0; i < cpu::kNormRow; ++i) scratch[i] = i % 2 ? 1.0f : -1.0f;
-  cpu::layer_norm(scratch.data(), scratch.size(), 8.0 * cpu::kNormRow);
+  for (std::size_t i = 0; i < kRow; ++i) scratch[i] = i % 2 ? 1.0f : -1.0f;
+  cpu::layer_norm(scratch.data(), scratch.size(), 8.0 * kNormRow);
   const float inv = 1.0f / std::sqrt(1.0f + 1e-5f);
   EXPECT_FLOAT_EQ(scratch[n], -inv);
   EXPECT_FLOAT_EQ(scratch[n + 1], inv);
-  EXPECT_FLOAT_EQ(scratch[n + cpu::kNormRow - 1], inv);
-  EXPECT_EQ(scratch[n + cpu::kNormRow], 7.0f);  // beyond the bytes: untouched
+  EXPECT_FLOAT_EQ(scratch[n + kRow - 1], inv);
+  EXPECT_EQ(scratch[n + kRow], 7.0f);           // beyond the bytes: untouched
   EXPECT_EQ(scratch[0], -1.0f);                 // the input is read, not written
   std::vector<float> g = {1.0f, -1.0f, 0.0f, 5.0f, 9.0f, 9.0f, 9.0f, 9.0f};
   cpu::gelu(g.data(), g.size(), 8.0 * 3);
