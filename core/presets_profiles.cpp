@@ -392,6 +392,31 @@ DeviceProfile h100_sxm5_80gb(NcclVersion version) {
   // nodes, 2,903 of 3,350 GB/s = 0.867 (ZiyanIshani/vpbenchmarking, README,
   // "Memory Bandwidth - Single Node (8x H100)", GPU D2D (HBM3)).
   p.memory_efficiency = 2903.0 / 3350.0;
+  // SwiGLU (a gated activation, KernelClass::kGated*) as Megatron-LM runs
+  // it: megatron.core's bias_swiglu_impl (fused_bias_swiglu.py, its
+  // @jit_fuser functions `swiglu` and `swiglu_back`), the kernel NeMo's
+  // Llama MLPs call, timed on an "NVIDIA H100 80GB HBM3" by Liger-Kernel's
+  // benchmark (linkedin/Liger-Kernel, benchmark/data/all_benchmark_data.csv
+  // rows "megatron_swiglu,megatron", added in 2120862b, 2026-08-10;
+  // benchmark/scripts/benchmark_megatron_swiglu.py: bf16 input [2048, 4,
+  // 2 ffn], triton.testing.do_bench's median, L2 flushed; the torch and
+  // megatron-core releases not recorded;
+  // tests/data/h100_kernels/liger_h100_swiglu.txt). Against the bytes
+  // Brigade charges (forward 3 T ffn e: gate and up read, the product
+  // written; backward 5 T ffn e: dy, gate and up read, both gradients
+  // written), the slope through the four largest calls (ffn 4,096 ...
+  // 32,768): forward 1,892 GB/s = 0.565 of 3,350 (intercept 7 us);
+  // backward, the benchmark's forward-and-backward row less its forward
+  // row, as its script says to read it (its output's sum stands in for the
+  // read of dy, which the benchmark's sum makes a broadcast scalar: the
+  // same bytes), 638 GB/s = 0.190 (intercept 17 us). The same GPU runs
+  // Liger's own SwiGLU at 3,096 GB/s forward (0.924): the kernel, not the
+  // memory, sets these rates (tests/costmodel/h100_kernels_published_test.cpp
+  // recomputes all three). GeLU (bias_gelu_impl), LayerNorm and RMSNorm
+  // (Transformer Engine's in NeMo) were not measured here: their classes
+  // keep memory_efficiency.
+  p.gated_activation_forward_efficiency = 0.565;
+  p.gated_activation_backward_efficiency = 0.190;
   p.launch_overhead_seconds = 5.278783798217772e-6;  // the H200 measurement's
   // FP8 (and INT8, the same tensor-core rate): cuBLASLt's E4M3 GEMMs as
   // measured on an "NVIDIA H100 80GB HBM3" (Azure/AI-benchmarking-guide,

@@ -259,6 +259,14 @@ double streaming_efficiency(const DeviceProfile& p, KernelClass k) {
     case KernelClass::kActivationBackward:
       own = p.activation_backward_efficiency;
       break;
+    case KernelClass::kGatedForward:
+      own = p.gated_activation_forward_efficiency > 0 ? p.gated_activation_forward_efficiency
+                                                      : p.activation_forward_efficiency;
+      break;
+    case KernelClass::kGatedBackward:
+      own = p.gated_activation_backward_efficiency > 0 ? p.gated_activation_backward_efficiency
+                                                       : p.activation_backward_efficiency;
+      break;
     case KernelClass::kGeneric:
     case KernelClass::kFlashForward:
     case KernelClass::kFlashBackward:

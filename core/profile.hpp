@@ -141,11 +141,17 @@ struct DeviceProfile {
   double norm_backward_efficiency = 0;
   double activation_forward_efficiency = 0;
   double activation_backward_efficiency = 0;
+  // A gated activation's (KernelClass::kGated*: SwiGLU, silu(gate) x up)
+  // passes, a kernel apart from GeLU's: at these fractions where > 0, else
+  // at the activation's (above), else at memory_efficiency.
+  double gated_activation_forward_efficiency = 0;
+  double gated_activation_backward_efficiency = 0;
 };
 
 // The fraction of peak bandwidth a streaming pass of class `k` achieves on
 // `p`: the class's own measured efficiency where the profile gives one
-// (attention, norm and activation passes), memory_efficiency otherwise.
+// (attention, norm and activation passes; a gated activation's falls back to
+// the activation's), memory_efficiency otherwise.
 double streaming_efficiency(const DeviceProfile& p, KernelClass k);
 
 struct LinkProfile {
@@ -363,7 +369,7 @@ double achieved_link_bandwidth_bytes_per_second(const Link& link, const Hardware
 // takes the row of the nearest measured one.
 //
 // An unfused attention core's pass (kAttentionForward / kAttentionBackward),
-// a norm's or an activation's (kNorm*, kActivation*) takes its bytes at
+// a norm's or an activation's (kNorm*, kActivation*, kGated*) takes its bytes at
 // the profile's efficiency for its class (streaming_efficiency).
 //
 // `fused` > 1: the task is a run of that many kernels fused into one (the

@@ -200,6 +200,8 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
                                         "norm_backward_efficiency",
                                         "activation_forward_efficiency",
                                         "activation_backward_efficiency",
+                                        "gated_activation_forward_efficiency",
+                                        "gated_activation_backward_efficiency",
                                         "flash_attention"}));
   BRIGADE_RETURN_IF_ERROR(c.require("model", "the device model it describes (or \"*\" for any)"));
   BRIGADE_ASSIGN_OR_RETURN(p->model, c.get("model").as_name());
@@ -231,12 +233,16 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
                              read_efficiency(c.get("attention_backward_efficiency")));
   }
   // Norms' and activations' passes (docs/costmodel.md, "Streaming kernels
-  // by class"); absent: memory_efficiency.
+  // by class"); absent: memory_efficiency (a gated activation's: the
+  // activation's, then memory_efficiency).
   for (auto [key, field] :
        {std::pair{"norm_forward_efficiency", &p->norm_forward_efficiency},
         std::pair{"norm_backward_efficiency", &p->norm_backward_efficiency},
         std::pair{"activation_forward_efficiency", &p->activation_forward_efficiency},
-        std::pair{"activation_backward_efficiency", &p->activation_backward_efficiency}}) {
+        std::pair{"activation_backward_efficiency", &p->activation_backward_efficiency},
+        std::pair{"gated_activation_forward_efficiency", &p->gated_activation_forward_efficiency},
+        std::pair{"gated_activation_backward_efficiency",
+                  &p->gated_activation_backward_efficiency}}) {
     if (c.has(key)) {
       BRIGADE_ASSIGN_OR_RETURN(*field, read_efficiency(c.get(key)));
     }
@@ -606,6 +612,10 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
       emit_if_positive(out, "norm_backward_efficiency", d.norm_backward_efficiency);
       emit_if_positive(out, "activation_forward_efficiency", d.activation_forward_efficiency);
       emit_if_positive(out, "activation_backward_efficiency", d.activation_backward_efficiency);
+      emit_if_positive(out, "gated_activation_forward_efficiency",
+                       d.gated_activation_forward_efficiency);
+      emit_if_positive(out, "gated_activation_backward_efficiency",
+                       d.gated_activation_backward_efficiency);
       emit_if_positive(out, "gemm_half_time", d.gemm_half_seconds);
       emit_if_positive(out, "gemm_cold_operand_bandwidth",
                        d.gemm_cold_operand_bandwidth_bytes_per_second);

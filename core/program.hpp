@@ -60,9 +60,12 @@ std::string_view compute_kind_name(ComputeKind k);
 // a profile may stream at a measured efficiency of their own
 // (DeviceProfile::attention_*_efficiency). kNormForward / kNormBackward: a
 // LayerNorm's or RMSNorm's passes; kActivationForward / kActivationBackward:
-// the MLP's activation (GeLU, SwiGLU, with their fused bias), streaming
-// kernels a profile may time at their own measured efficiencies
-// (DeviceProfile::norm_*_efficiency, activation_*_efficiency).
+// the MLP's activation (GeLU, with its fused bias); kGatedForward /
+// kGatedBackward: a gated one's (SwiGLU: silu(gate) x up, two inputs to one
+// output, a kernel of its own); streaming kernels a profile may time at
+// their own measured efficiencies (DeviceProfile::norm_*_efficiency,
+// activation_*_efficiency, gated_activation_*_efficiency, the last falling
+// back to the activation's).
 enum class KernelClass : std::uint8_t {
   kGeneric,
   kFlashForward,
@@ -72,7 +75,9 @@ enum class KernelClass : std::uint8_t {
   kNormForward,
   kNormBackward,
   kActivationForward,
-  kActivationBackward
+  kActivationBackward,
+  kGatedForward,
+  kGatedBackward
 };
 inline bool is_flash_attention(KernelClass k) {
   return k == KernelClass::kFlashForward || k == KernelClass::kFlashBackward;
@@ -80,8 +85,13 @@ inline bool is_flash_attention(KernelClass k) {
 inline bool is_norm(KernelClass k) {
   return k == KernelClass::kNormForward || k == KernelClass::kNormBackward;
 }
+inline bool is_gated_activation(KernelClass k) {
+  return k == KernelClass::kGatedForward || k == KernelClass::kGatedBackward;
+}
+// An activation's class, gated or not.
 inline bool is_activation(KernelClass k) {
-  return k == KernelClass::kActivationForward || k == KernelClass::kActivationBackward;
+  return k == KernelClass::kActivationForward || k == KernelClass::kActivationBackward ||
+         is_gated_activation(k);
 }
 // How a model op runs as a kernel: matmul a GEMM, custom explicit FLOPs and
 // bytes, everything else (elementwise, softmax, layernorm, embedding, loss) a

@@ -363,9 +363,10 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   Kernel sact = swiglu ? memory("moe.shared.swiglu", OpKind::kElementwise, 3 * T * shared_local * e)
                        : memory("moe.shared.gelu", OpKind::kElementwise, 2 * T * shared_local * e);
   Kernel sfc2 = linear_gemm(gemm("moe.shared.fc2", OpKind::kMatmul, d.tokens, d.h, ns * fep));
-  // The activations stream at a profile's activation efficiency (their
-  // backward_of at the backward's).
-  for (Kernel* k : {&act, &eact, &sact}) k->kernel_class = KernelClass::kActivationForward;
+  // The activations stream at a profile's activation efficiency, SwiGLU at
+  // its gated activation's (their backward_of at the backward's).
+  for (Kernel* k : {&act, &eact, &sact})
+    k->kernel_class = swiglu ? KernelClass::kGatedForward : KernelClass::kActivationForward;
   Kernel sadd = memory("moe.shared.add", OpKind::kElementwise, 3 * T * h * e);
   if (is_moe) {
     router.saved_bytes = sh_e;  // the MLP input (router and shared fc1 weight gradients)

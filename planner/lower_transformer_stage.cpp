@@ -136,16 +136,23 @@ TaskId StageEmitter::flush_compute() {
   TaskId first_base = -1;
   // Short names (interned once; no allocation per task).
   const std::string fused = std::string(phase_name(pend_.phase)) + " fused";
-  static constexpr const char* kPartNames[kParts] = {
-      " gemms", " fp8 gemms",     " memory",     " attention gemms",    " attention memory",
-      " norm",  " norm backward", " activation", " activation backward"};
+  static constexpr const char* kPartNames[kParts] = {" gemms",
+                                                     " fp8 gemms",
+                                                     " memory",
+                                                     " attention gemms",
+                                                     " attention memory",
+                                                     " norm",
+                                                     " norm backward",
+                                                     " activation",
+                                                     " activation backward",
+                                                     " gated activation",
+                                                     " gated activation backward"};
   // The class each part's tasks carry (the attention core's: the run's).
   static constexpr KernelClass kPartClass[kParts] = {
-      KernelClass::kGeneric,           KernelClass::kGeneric,
-      KernelClass::kGeneric,           KernelClass::kGeneric,
-      KernelClass::kGeneric,           KernelClass::kNormForward,
-      KernelClass::kNormBackward,      KernelClass::kActivationForward,
-      KernelClass::kActivationBackward};
+      KernelClass::kGeneric,      KernelClass::kGeneric,           KernelClass::kGeneric,
+      KernelClass::kGeneric,      KernelClass::kGeneric,           KernelClass::kNormForward,
+      KernelClass::kNormBackward, KernelClass::kActivationForward, KernelClass::kActivationBackward,
+      KernelClass::kGatedForward, KernelClass::kGatedBackward};
   auto emit = [&](PartKind kind) {
     const Part& part = pend_.parts[static_cast<size_t>(kind)];
     const bool gemm = kind == kGemmPart || kind == kGemm8Part || kind == kCoreGemmPart;
@@ -230,6 +237,10 @@ StageEmitter::PartKind StageEmitter::memory_part(KernelClass k) {
       return kActivationForwardPart;
     case KernelClass::kActivationBackward:
       return kActivationBackwardPart;
+    case KernelClass::kGatedForward:
+      return kGatedForwardPart;
+    case KernelClass::kGatedBackward:
+      return kGatedBackwardPart;
     default:
       return kMemoryPart;
   }

@@ -49,6 +49,8 @@ class StageEmitter {
     kNormBackwardPart,
     kActivationForwardPart,
     kActivationBackwardPart,
+    kGatedForwardPart,
+    kGatedBackwardPart,
     kParts
   };
   struct Part {

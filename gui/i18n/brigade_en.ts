@@ -175,6 +175,14 @@
         <source>activation measured</source>
         <translation></translation>
     </message>
+    <message>
+        <source>gated activation</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>gated activation backward</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>Compare</name>

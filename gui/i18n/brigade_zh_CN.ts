@@ -172,6 +172,14 @@
         <source>activation measured</source>
         <translation>激活函数实测</translation>
     </message>
+    <message>
+        <source>gated activation</source>
+        <translation>门控激活函数</translation>
+    </message>
+    <message>
+        <source>gated activation backward</source>
+        <translation>门控激活函数反向</translation>
+    </message>
 </context>
 <context>
     <name>Compare</name>

@@ -227,8 +227,9 @@ void gemm_plot(const HardwareProfile& profile, const DeviceProfile& p, const Dev
 }
 
 // The streaming plot's colours: the plain stream 0, the norm's forward and
-// backward lines these and the next, the activation's likewise.
-constexpr int kNormGroup = 1, kActivationGroup = 3;
+// backward lines these and the next, the activation's and the gated
+// activation's likewise.
+constexpr int kNormGroup = 1, kActivationGroup = 3, kGatedGroup = 5;
 
 void memory_plot(const HardwareProfile& profile, const DeviceProfile& p, const Device& device,
                  CalibrationPlots& out) {
@@ -255,7 +256,7 @@ void memory_plot(const HardwareProfile& profile, const DeviceProfile& p, const D
     plot.series.push_back(std::move(model));
     // The norms' and activations' kernels where the profile gives them a
     // rate of their own (calibrate's LayerNorm and GeLU, a preset's measured
-    // ones): a line each, at the class's efficiency; a backward class only
+    // ones, SwiGLU's): a line each, at the class's efficiency; a backward class only
     // where it differs from its forward.
     const struct {
       KernelClass kernel;
@@ -270,7 +271,14 @@ void memory_plot(const HardwareProfile& profile, const DeviceProfile& p, const D
         {KernelClass::kActivationForward, model_tr("CalibrationPlots", "activation"),
          p.activation_forward_efficiency, 0, kActivationGroup},
         {KernelClass::kActivationBackward, model_tr("CalibrationPlots", "activation backward"),
-         p.activation_backward_efficiency, p.activation_forward_efficiency, kActivationGroup + 1}};
+         p.activation_backward_efficiency, p.activation_forward_efficiency, kActivationGroup + 1},
+        // A gated activation (SwiGLU) where its rate differs from the
+        // activation's, which it otherwise takes.
+        {KernelClass::kGatedForward, model_tr("CalibrationPlots", "gated activation"),
+         p.gated_activation_forward_efficiency, p.activation_forward_efficiency, kGatedGroup},
+        {KernelClass::kGatedBackward, model_tr("CalibrationPlots", "gated activation backward"),
+         p.gated_activation_backward_efficiency, p.gated_activation_forward_efficiency,
+         kGatedGroup + 1}};
     for (const auto& c : classes) {
       if (!(c.efficiency > 0) || c.efficiency == c.forward) continue;
       PlotSeries line;

@@ -52,6 +52,8 @@ void expect_same(const HardwareProfile& a, const HardwareProfile& b) {
     EXPECT_EQ(x.norm_backward_efficiency, y.norm_backward_efficiency);
     EXPECT_EQ(x.activation_forward_efficiency, y.activation_forward_efficiency);
     EXPECT_EQ(x.activation_backward_efficiency, y.activation_backward_efficiency);
+    EXPECT_EQ(x.gated_activation_forward_efficiency, y.gated_activation_forward_efficiency);
+    EXPECT_EQ(x.gated_activation_backward_efficiency, y.gated_activation_backward_efficiency);
     ASSERT_EQ(x.flash_attention.size(), y.flash_attention.size()) << x.model;
     for (size_t f = 0; f < x.flash_attention.size(); ++f) {
       EXPECT_EQ(x.flash_attention[f].head_dim, y.flash_attention[f].head_dim);
@@ -138,16 +140,17 @@ TEST_F(ProfileFiles, AttentionEfficienciesRoundTrip) {
 }
 
 // The A100's measured norm and activation efficiencies (0.858, 0.787: LLMCompass)
-// survive a save; their backward (not measured) and every Hopper device
-// write none and read back 0 (memory_efficiency then applies). A profile
-// written by hand sets all four.
+// and the H100's gated activation's (SwiGLU: 0.565, 0.190, Liger-Kernel's
+// benchmark) survive a save; what was not measured writes none and reads
+// back 0 (the fallback then applies). A profile written by hand sets all
+// six.
 TEST_F(ProfileFiles, NormAndActivationEfficienciesRoundTrip) {
   const HardwareProfile h = HardwareProfile::defaults();
   const std::string p = (dir_ / "defaults.yaml").string();
   ASSERT_TRUE(save_profile(h, p).is_ok());
   Result<HardwareProfile> back = load_profile(p);
   ASSERT_TRUE(back.is_ok()) << back.message();
-  int a100 = 0;
+  int a100 = 0, h100 = 0;
   for (const DeviceProfile& d : back->devices) {
     if (d.model == "NVIDIA A100-SXM4-80GB") {
       ++a100;
@@ -160,8 +163,16 @@ TEST_F(ProfileFiles, NormAndActivationEfficienciesRoundTrip) {
       EXPECT_EQ(d.norm_forward_efficiency, 0) << d.model;
       EXPECT_EQ(d.activation_forward_efficiency, 0) << d.model;
     }
+    if (d.model == "NVIDIA H100-SXM5-80GB") {
+      ++h100;
+      EXPECT_EQ(d.gated_activation_forward_efficiency, 0.565);
+      EXPECT_EQ(d.gated_activation_backward_efficiency, 0.190);
+    } else {
+      EXPECT_EQ(d.gated_activation_forward_efficiency, 0) << d.model;
+    }
   }
   EXPECT_EQ(a100, 1);
+  EXPECT_EQ(h100, 1);
   const std::string hand = write("hand.yaml",
                                  "devices:\n"
                                  "  - model: X\n"
@@ -169,6 +180,8 @@ TEST_F(ProfileFiles, NormAndActivationEfficienciesRoundTrip) {
                                  "    norm_backward_efficiency: 0.25\n"
                                  "    activation_forward_efficiency: 0.4\n"
                                  "    activation_backward_efficiency: 0.2\n"
+                                 "    gated_activation_forward_efficiency: 0.3\n"
+                                 "    gated_activation_backward_efficiency: 0.1\n"
                                  "calibration:\n"
                                  "  memory: [[1048576, 1.0e-5]]\n"
                                  "  norm: [[1048576, 2.0e-5], [4194304, 8.0e-5]]\n"
@@ -180,6 +193,8 @@ TEST_F(ProfileFiles, NormAndActivationEfficienciesRoundTrip) {
   EXPECT_EQ(x->devices[0].norm_backward_efficiency, 0.25);
   EXPECT_EQ(x->devices[0].activation_forward_efficiency, 0.4);
   EXPECT_EQ(x->devices[0].activation_backward_efficiency, 0.2);
+  EXPECT_EQ(x->devices[0].gated_activation_forward_efficiency, 0.3);
+  EXPECT_EQ(x->devices[0].gated_activation_backward_efficiency, 0.1);
   // Calibrate's LayerNorm and GeLU samples, beside the plain stream's.
   ASSERT_EQ(x->calibration.norm.size(), 2u);
   EXPECT_EQ(x->calibration.norm[1].bytes, 4194304.0);
@@ -404,6 +419,8 @@ const ProfileError kProfileErrors[] = {
      "3:30: error: found '1.5'; expected an efficiency from 1e-6 to 1"},
     {"ActivationEfficiencyNotANumber", DEV "    activation_backward_efficiency: fast\n",
      "3:37: error: found 'fast'; expected an efficiency from 1e-6 to 1"},
+    {"GatedActivationEfficiencyNegative", DEV "    gated_activation_forward_efficiency: -0.5\n",
+     "3:42: error: found '-0.5'; expected an efficiency from 1e-6 to 1"},
     {"EfficiencyZero", "links:\n  nvlink: {bandwidth_efficiency: 0}\n",
      "2:34: error: found '0'; expected an efficiency from 1e-6 to 1"},
     // Issue 20, item 4: tiny factors made the judges' times infinite.

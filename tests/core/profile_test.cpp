@@ -81,6 +81,34 @@ TEST(KernelSeconds, NormsAndActivationsStreamAtTheirOwnEfficiency) {
   EXPECT_DOUBLE_EQ(streaming_efficiency(p, KernelClass::kAttentionForward), 0.8);
 }
 
+// A gated activation (SwiGLU) streams at its own efficiency where the
+// profile has one, else at the activation's, else at memory_efficiency: a
+// chain, forward and backward apart. Host device 10 GB/s, 1e8 B: nothing
+// set, 1e8 / (10e9 x 0.8) = 12.5 ms; the activation's 0.4: 25 ms; its own
+// 0.25: 40 ms (the GeLU's still 25); backward own 0.1: 100 ms, forward
+// untouched.
+TEST(KernelSeconds, GatedActivationsFallBackToTheActivationsEfficiency) {
+  DeviceProfile p;
+  p.memory_efficiency = 0.8;
+  auto t = [&](KernelClass k) {
+    return kernel_seconds(host_device(), p, DType::kF32, 0, 1e8, ComputeKind::kMemoryBound, 0, k);
+  };
+  EXPECT_DOUBLE_EQ(t(KernelClass::kGatedForward), 0.0125);
+  EXPECT_DOUBLE_EQ(t(KernelClass::kGatedBackward), 0.0125);
+  p.activation_forward_efficiency = 0.4;
+  EXPECT_DOUBLE_EQ(t(KernelClass::kGatedForward), 0.025);
+  EXPECT_DOUBLE_EQ(t(KernelClass::kGatedBackward), 0.0125);
+  p.gated_activation_forward_efficiency = 0.25;
+  EXPECT_DOUBLE_EQ(t(KernelClass::kGatedForward), 0.040);
+  EXPECT_DOUBLE_EQ(t(KernelClass::kActivationForward), 0.025);
+  p.gated_activation_backward_efficiency = 0.1;
+  EXPECT_DOUBLE_EQ(t(KernelClass::kGatedBackward), 0.100);
+  EXPECT_DOUBLE_EQ(t(KernelClass::kActivationBackward), 0.0125);
+  EXPECT_TRUE(is_activation(KernelClass::kGatedBackward));
+  EXPECT_TRUE(is_gated_activation(KernelClass::kGatedForward));
+  EXPECT_FALSE(is_gated_activation(KernelClass::kActivationForward));
+}
+
 // The class of a model op's streaming kernel: LayerNorm a norm, GeLU and
 // SiLU activations, backward in the backward phase; relu, add, softmax,
 // GEMMs generic.

@@ -434,13 +434,18 @@ TEST(LowerTransformer, RegionGranularityFusesButKeepsFlopsAndCollectives) {
 }
 
 // The unfused attention core's passes, the norms' and the activations'
-// keep their class at every granularity (a part of their own when fused),
-// so a profile's measured efficiency for them (the A100's) times the fused
-// tasks as the kernels: the bytes of each class are the same at kernel,
-// region and step granularity.
-TEST(LowerTransformer, StreamingClassesKeepTheirClassWhenFused) {
+// (GeLU's; SwiGLU's, gated, in the second model) keep their class at every
+// granularity (a part of their own when fused), so a profile's measured
+// efficiency for them (the A100's, the H100's SwiGLU) times the fused tasks
+// as the kernels: the bytes of each class are the same at kernel, region
+// and step granularity.
+class StreamingClasses : public ::testing::TestWithParam<MlpKind> {};
+
+TEST_P(StreamingClasses, KeepTheirClassWhenFused) {
   Scenario s = small_gpt(2, 2, 2, 8, 1);
   s.training.recompute = Recompute::kSelective;
+  s.transformer.mlp = GetParam();
+  const bool gated = GetParam() == MlpKind::kSwiglu;
   auto bytes_of = [](const Plan& p, KernelClass c) {
     double bytes = 0;
     int tasks = 0;
@@ -449,9 +454,13 @@ TEST(LowerTransformer, StreamingClassesKeepTheirClassWhenFused) {
     EXPECT_GT(tasks, 0);
     return bytes;
   };
-  const KernelClass classes[] = {KernelClass::kAttentionForward,  KernelClass::kAttentionBackward,
-                                 KernelClass::kNormForward,       KernelClass::kNormBackward,
-                                 KernelClass::kActivationForward, KernelClass::kActivationBackward};
+  const KernelClass classes[] = {
+      KernelClass::kAttentionForward,
+      KernelClass::kAttentionBackward,
+      KernelClass::kNormForward,
+      KernelClass::kNormBackward,
+      gated ? KernelClass::kGatedForward : KernelClass::kActivationForward,
+      gated ? KernelClass::kGatedBackward : KernelClass::kActivationBackward};
   std::map<KernelClass, double> at_kernel;
   for (Granularity g : {Granularity::kKernel, Granularity::kRegion, Granularity::kStep}) {
     LowerOptions o;
@@ -471,8 +480,12 @@ TEST(LowerTransformer, StreamingClassesKeepTheirClassWhenFused) {
     for (const Task& t : plan.program.tasks()) {
       if (t.kind != TaskKind::kCompute || t.name < 0) continue;
       const std::string& name = plan.program.names()[static_cast<size_t>(t.name)];
-      if (t.kernel == KernelClass::kNormForward && t.batch == 1)
+      if (t.kernel == KernelClass::kNormForward && t.batch == 1) {
         EXPECT_TRUE(name.rfind("ln", 0) == 0) << name;
+      }
+      // A model's activation is of one kind: no GeLU task in a SwiGLU
+      // model, no gated one in a GeLU model.
+      EXPECT_EQ(is_gated_activation(t.kernel), gated && is_activation(t.kernel)) << name;
     }
   }
   // Selective recomputation runs the core's forward passes twice a
@@ -481,6 +494,12 @@ TEST(LowerTransformer, StreamingClassesKeepTheirClassWhenFused) {
             at_kernel[KernelClass::kAttentionBackward] * 0.5);
   EXPECT_GT(at_kernel[KernelClass::kNormBackward], at_kernel[KernelClass::kNormForward]);
 }
+
+INSTANTIATE_TEST_SUITE_P(LowerTransformer, StreamingClasses,
+                         ::testing::Values(MlpKind::kGelu, MlpKind::kSwiglu),
+                         [](const ::testing::TestParamInfo<MlpKind>& i) {
+                           return std::string(mlp_kind_name(i.param));
+                         });
 
 // A fused task records how many kernels it stands for (Task::batch of a
 // kFixed or kMemoryBound task: core/profile.hpp, fused_kernels), so that the

@@ -173,12 +173,29 @@ TEST(CalibrationPlots, NormsAndActivationsDrawTheirOwnRates) {
   ASSERT_EQ(nm->xy.size(), 2u);
   EXPECT_DOUBLE_EQ(nm->xy[1].second, 4194304 / 8e-5);
   EXPECT_DOUBLE_EQ(am->xy[0].second, 1048576 / 4e-5);
-  // The H100 has no measurement of either: the plain stream's line alone.
+  // The A100's SwiGLU takes its GeLU's rate: no gated line of its own.
+  EXPECT_EQ(find(c.memory, "gated activation model: "), nullptr);
+  // The H100 has no measurement of either; its SwiGLU's forward and
+  // backward (Megatron-LM's, 0.565 and 0.190) each a line of a colour of
+  // its own, at 3,350 GB/s.
   auto h100 = make_preset("dgx-h100");
   ASSERT_TRUE(h100.is_ok());
   const CalibrationPlots d = calibration_plots(h, &*h100, h100->device(0).model);
   EXPECT_EQ(find(d.memory, "norm model: "), nullptr);
   EXPECT_EQ(find(d.memory, "activation model: "), nullptr);
+  const PlotSeries* gf = find(d.memory, "gated activation model: ");
+  const PlotSeries* gb = find(d.memory, "gated activation backward model: ");
+  ASSERT_NE(gf, nullptr);
+  ASSERT_NE(gb, nullptr);
+  EXPECT_NE(gf->name.find("x 0.565"), std::string::npos) << gf->name;
+  EXPECT_NE(gf->group, gb->group);
+  for (const PlotSeries* g : {gf, gb}) {
+    EXPECT_NE(g->group, 0);
+    EXPECT_NE(g->group, norm->group);
+    EXPECT_NE(g->group, act->group);
+  }
+  for (const auto& [b, rate] : gb->xy)
+    EXPECT_NEAR(rate, b / (launch + b / (3350e9 * 0.190)), 1e-9 * rate) << b;
 }
 
 TEST(CalibrationPlots, AScenarioDrawsItsProfileOnItsOwnTopology) {
