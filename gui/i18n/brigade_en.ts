@@ -164,10 +164,6 @@
         <translation></translation>
     </message>
     <message>
-        <source>%1 model: %2 x %3</source>
-        <translation></translation>
-    </message>
-    <message>
         <source>norm measured</source>
         <translation></translation>
     </message>
@@ -181,6 +177,10 @@
     </message>
     <message>
         <source>gated activation backward</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1 model x %2</source>
         <translation></translation>
     </message>
 </context>

@@ -161,10 +161,6 @@
         <translation>激活函数反向</translation>
     </message>
     <message>
-        <source>%1 model: %2 x %3</source>
-        <translation>%1 模型：%2 x %3</translation>
-    </message>
-    <message>
         <source>norm measured</source>
         <translation>归一化实测</translation>
     </message>
@@ -179,6 +175,10 @@
     <message>
         <source>gated activation backward</source>
         <translation>门控激活函数反向</translation>
+    </message>
+    <message>
+        <source>%1 model x %2</source>
+        <translation>%1 模型 x %2</translation>
     </message>
 </context>
 <context>

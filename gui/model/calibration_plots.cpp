@@ -283,8 +283,10 @@ void memory_plot(const HardwareProfile& profile, const DeviceProfile& p, const D
       if (!(c.efficiency > 0) || c.efficiency == c.forward) continue;
       PlotSeries line;
       line.group = c.group;
-      line.name = fill_args(model_tr("CalibrationPlots", "%1 model: %2 x %3"),
-                            {c.label, format_bandwidth(peak), fmt_efficiency(c.efficiency)});
+      // The peak is the plain stream's line's: the efficiency alone, so
+      // that the legend keeps it in view beside three or more lines.
+      line.name = fill_args(model_tr("CalibrationPlots", "%1 model x %2"),
+                            {c.label, fmt_efficiency(c.efficiency)});
       for (double b : log_space(lo, hi, xs)) {
         const double t =
             kernel_seconds(device, p, DType::kF32, 0, b, ComputeKind::kMemoryBound, 0, c.kernel);

@@ -141,8 +141,8 @@ TEST(CalibrationPlots, NormsAndActivationsDrawTheirOwnRates) {
   auto topo = make_preset("dgx-a100");
   ASSERT_TRUE(topo.is_ok()) << topo.message();
   const CalibrationPlots c = calibration_plots(h, &*topo, "NVIDIA A100-SXM4-80GB");
-  const PlotSeries* norm = find(c.memory, "norm model: ");
-  const PlotSeries* act = find(c.memory, "activation model: ");
+  const PlotSeries* norm = find(c.memory, "norm model x ");
+  const PlotSeries* act = find(c.memory, "activation model x ");
   ASSERT_NE(norm, nullptr);
   ASSERT_NE(act, nullptr);
   EXPECT_NE(norm->name.find("x 0.858"), std::string::npos) << norm->name;
@@ -150,8 +150,8 @@ TEST(CalibrationPlots, NormsAndActivationsDrawTheirOwnRates) {
   EXPECT_NE(norm->group, 0);
   EXPECT_NE(act->group, 0);
   EXPECT_NE(norm->group, act->group);
-  EXPECT_EQ(find(c.memory, "norm backward model: "), nullptr);
-  EXPECT_EQ(find(c.memory, "activation backward model: "), nullptr);
+  EXPECT_EQ(find(c.memory, "norm backward model x "), nullptr);
+  EXPECT_EQ(find(c.memory, "activation backward model x "), nullptr);
   const double launch = 5.278783798217772e-6;
   for (const auto& [b, rate] : act->xy)
     EXPECT_NEAR(rate, b / (launch + b / (2039e9 * 0.787)), 1e-9 * rate) << b;
@@ -168,23 +168,23 @@ TEST(CalibrationPlots, NormsAndActivationsDrawTheirOwnRates) {
   ASSERT_NE(nm, nullptr);
   ASSERT_NE(am, nullptr);
   EXPECT_TRUE(nm->measured);
-  EXPECT_EQ(nm->group, find(e.memory, "norm model: ")->group);
-  EXPECT_EQ(am->group, find(e.memory, "activation model: ")->group);
+  EXPECT_EQ(nm->group, find(e.memory, "norm model x ")->group);
+  EXPECT_EQ(am->group, find(e.memory, "activation model x ")->group);
   ASSERT_EQ(nm->xy.size(), 2u);
   EXPECT_DOUBLE_EQ(nm->xy[1].second, 4194304 / 8e-5);
   EXPECT_DOUBLE_EQ(am->xy[0].second, 1048576 / 4e-5);
   // The A100's SwiGLU takes its GeLU's rate: no gated line of its own.
-  EXPECT_EQ(find(c.memory, "gated activation model: "), nullptr);
+  EXPECT_EQ(find(c.memory, "gated activation model x "), nullptr);
   // The H100 has no measurement of either; its SwiGLU's forward and
   // backward (Megatron-LM's, 0.565 and 0.190) each a line of a colour of
   // its own, at 3,350 GB/s.
   auto h100 = make_preset("dgx-h100");
   ASSERT_TRUE(h100.is_ok());
   const CalibrationPlots d = calibration_plots(h, &*h100, h100->device(0).model);
-  EXPECT_EQ(find(d.memory, "norm model: "), nullptr);
-  EXPECT_EQ(find(d.memory, "activation model: "), nullptr);
-  const PlotSeries* gf = find(d.memory, "gated activation model: ");
-  const PlotSeries* gb = find(d.memory, "gated activation backward model: ");
+  EXPECT_EQ(find(d.memory, "norm model x "), nullptr);
+  EXPECT_EQ(find(d.memory, "activation model x "), nullptr);
+  const PlotSeries* gf = find(d.memory, "gated activation model x ");
+  const PlotSeries* gb = find(d.memory, "gated activation backward model x ");
   ASSERT_NE(gf, nullptr);
   ASSERT_NE(gb, nullptr);
   EXPECT_NE(gf->name.find("x 0.565"), std::string::npos) << gf->name;
