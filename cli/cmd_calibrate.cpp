@@ -118,6 +118,8 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
       {"norm_efficiency", c.norm_efficiency},
       {"activation_bandwidth_bytes_per_second", c.activation_bandwidth_bytes_per_second},
       {"activation_efficiency", c.activation_efficiency},
+      {"gated_bandwidth_bytes_per_second", c.gated_bandwidth_bytes_per_second},
+      {"gated_efficiency", c.gated_efficiency},
       {"nominal_bandwidth_bytes_per_second", c.nominal_memory_bandwidth_bytes_per_second},
       {"fit", fit_json(c.memory.fit)},
       {"fit_bandwidth_bytes_per_second", c.memory.bandwidth_bytes_per_second},
@@ -258,12 +260,15 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
       format_bandwidth(c.memory_bandwidth_bytes_per_second), c.memory_efficiency,
       format_bandwidth(c.memory.bandwidth_bytes_per_second), format_seconds(c.memory.alpha_seconds),
       c.memory.fit.r_squared);
-  if (c.norm_bandwidth_bytes_per_second > 0 || c.activation_bandwidth_bytes_per_second > 0)
+  if (c.norm_bandwidth_bytes_per_second > 0 || c.activation_bandwidth_bytes_per_second > 0 ||
+      c.gated_bandwidth_bytes_per_second > 0)
     std::cout << fmt::format(
         "  the same sizes as a LayerNorm (rows of 4096) {} = efficiency {:.3f}, as a tanh GeLU {} "
-        "= efficiency {:.3f} (the profile's norm and activation efficiencies)\n",
+        "= efficiency {:.3f}, as a SwiGLU {} = efficiency {:.3f} (the profile's norm, activation "
+        "and gated activation efficiencies)\n",
         format_bandwidth(c.norm_bandwidth_bytes_per_second), c.norm_efficiency,
-        format_bandwidth(c.activation_bandwidth_bytes_per_second), c.activation_efficiency);
+        format_bandwidth(c.activation_bandwidth_bytes_per_second), c.activation_efficiency,
+        format_bandwidth(c.gated_bandwidth_bytes_per_second), c.gated_efficiency);
   for (const auto& l : c.links) {
     std::cout << fmt::format(
         "Transfers ({}, device {} -> {}): alpha {}, all sizes together {} (data sheet {})\n"

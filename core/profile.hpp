@@ -249,9 +249,9 @@ struct CalibrationSamples {
   };
   std::vector<Gemm> gemm;
   std::vector<Memory> memory;
-  // The executors' LayerNorm and GeLU kernels at the streaming sizes (the
-  // norm and activation classes' rates).
-  std::vector<Memory> norm, activation;
+  // The executors' LayerNorm, GeLU and SwiGLU kernels at the streaming
+  // sizes (the norm, activation and gated activation classes' rates).
+  std::vector<Memory> norm, activation, gated;
   std::vector<Link> links;
   std::vector<Collective> collectives;
   // Coefficient of determination of each fit, by name: "memory",
@@ -259,8 +259,8 @@ struct CalibrationSamples {
   // line T = a + bM), "steps.<kind>" (the kind's own steps).
   std::vector<std::pair<std::string, double>> r_squared;
   bool empty() const {
-    return gemm.empty() && memory.empty() && norm.empty() && activation.empty() && links.empty() &&
-           collectives.empty() && r_squared.empty();
+    return gemm.empty() && memory.empty() && norm.empty() && activation.empty() && gated.empty() &&
+           links.empty() && collectives.empty() && r_squared.empty();
   }
 };
 

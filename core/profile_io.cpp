@@ -317,10 +317,11 @@ std::vector<std::string> names_of_collective_kinds_for_samples() {
 
 // The optional `calibration` map (CalibrationSamples; docs/scenario-format.md).
 Status read_calibration(const Cursor& c, CalibrationSamples* out) {
-  BRIGADE_RETURN_IF_ERROR(c.expect_map(
-      "calibration samples {r_squared, gemm, memory, norm, activation, links, collectives}"));
   BRIGADE_RETURN_IF_ERROR(
-      c.check_keys({"r_squared", "gemm", "memory", "norm", "activation", "links", "collectives"}));
+      c.expect_map("calibration samples {r_squared, gemm, memory, norm, activation, gated, links, "
+                   "collectives}"));
+  BRIGADE_RETURN_IF_ERROR(c.check_keys(
+      {"r_squared", "gemm", "memory", "norm", "activation", "gated", "links", "collectives"}));
   if (c.has("r_squared")) {
     const Cursor r = c.get("r_squared");
     BRIGADE_RETURN_IF_ERROR(r.expect_map("fits' R² by name, such as {memory: 0.998}"));
@@ -354,8 +355,9 @@ Status read_calibration(const Cursor& c, CalibrationSamples* out) {
     out->gemm.push_back(g);
     return Status::ok();
   }));
-  for (auto [key, list] : {std::pair{"memory", &out->memory}, std::pair{"norm", &out->norm},
-                           std::pair{"activation", &out->activation}}) {
+  for (auto [key, list] :
+       {std::pair{"memory", &out->memory}, std::pair{"norm", &out->norm},
+        std::pair{"activation", &out->activation}, std::pair{"gated", &out->gated}}) {
     BRIGADE_RETURN_IF_ERROR(
         table(key, "[bytes, seconds]", 2, [&, list = list](const std::vector<Cursor>& x) -> Status {
           CalibrationSamples::Memory m;
@@ -526,7 +528,7 @@ void emit_calibration(YAML::Emitter& out, const CalibrationSamples& c) {
     out << YAML::EndSeq;
   }
   for (auto [key, list] : {std::pair{"memory", &c.memory}, std::pair{"norm", &c.norm},
-                           std::pair{"activation", &c.activation}}) {
+                           std::pair{"activation", &c.activation}, std::pair{"gated", &c.gated}}) {
     if (list->empty()) continue;
     out << YAML::Key << key << YAML::Value << YAML::BeginSeq;
     for (const auto& m : *list) row(m.bytes, m.seconds);

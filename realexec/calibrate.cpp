@@ -18,6 +18,7 @@
 #include "core/units.hpp"
 #include "costmodel/collectives.hpp"
 #include "realexec/calibrate_bench.hpp"
+#include "realexec/calibrate_machine.hpp"
 #include "realexec/summary.hpp"
 
 namespace brigade::realexec {
@@ -28,11 +29,19 @@ namespace {
 const char* kind_name(KernelClass k) {
   if (k == KernelClass::kNormForward) return "layernorm";
   if (k == KernelClass::kActivationForward) return "gelu";
+  if (k == KernelClass::kGatedForward) return "swiglu";
   return "stream";
 }
 
 using calibrate_detail::Bench;
+using calibrate_detail::cpu_machine;
+using calibrate_detail::cuda_machine;
+using calibrate_detail::fit_alpha_beta;
+using calibrate_detail::host_name;
+using calibrate_detail::Machine;
 using calibrate_detail::on_every_device;
+using calibrate_detail::reps_for;
+using calibrate_detail::utc_now;
 
 constexpr double kMiB = 1024.0 * 1024.0;
 // GEMMs measured with cold operands: each after a copy this large.
@@ -46,101 +55,10 @@ std::string fmt_shape(const ColdGemmPoint& c) {
   return "f32 GEMM " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k);
 }
 
-std::string host_name() {
-  char buf[256] = {0};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown-host";
-  return buf;
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
-  return buf;
-}
-
 std::string fmt_ratio(double r) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", r);
   return buf;
-}
-
-int reps_for(double budget_seconds, double estimate_seconds, int lo, int hi) {
-  const double r = std::ceil(budget_seconds / std::max(estimate_seconds, 1e-7));
-  return static_cast<int>(std::clamp(r, static_cast<double>(lo), static_cast<double>(hi)));
-}
-
-Result<AlphaBetaFit> fit_alpha_beta(std::vector<SizePoint> points) {
-  std::vector<double> x, y;
-  for (SizePoint& p : points) {
-    p.bytes_per_second = p.seconds > 0 ? p.bytes / p.seconds : 0;
-    x.push_back(p.bytes);
-    y.push_back(p.seconds);
-  }
-  BRIGADE_ASSIGN_OR_RETURN(LinearFit f, fit_line(x, y));
-  AlphaBetaFit a;
-  a.fit = f;
-  a.alpha_seconds = f.intercept;
-  a.bandwidth_bytes_per_second = f.slope > 0 ? 1.0 / f.slope : 0;
-  a.points = std::move(points);
-  return a;
-}
-
-// The device model and the topology the benchmarks run on.
-struct Machine {
-  Topology topology;
-  Device device;      // the reference device (peaks)
-  bool known = true;  // false: a GPU no preset describes
-};
-
-Result<Machine> cpu_machine(int devices) {
-  BRIGADE_ASSIGN_OR_RETURN(Topology t, make_preset("cpu-host", 1, devices));
-  Machine m;
-  m.device = t.device(0);
-  m.topology = std::move(t);
-  return m;
-}
-
-Result<Machine> cuda_machine(int devices) {
-  BRIGADE_ASSIGN_OR_RETURN(std::string name, cuda_device_name(0));
-  Machine m;
-  m.known = false;
-  for (const std::string& preset : preset_names()) {
-    auto t = make_preset(preset);
-    if (t.is_ok() && t->device(0).model == name) {
-      m.device = t->device(0);
-      m.known = true;
-      break;
-    }
-  }
-  if (!m.known) {
-    // Peaks unknown: efficiencies come out relative to the best rate measured
-    // (filled in later), under the "*" model that matches any device.
-    m.device.model = "*";
-    m.device.memory_bytes = 0;
-  }
-  const bool pcie =
-      name.find("PCIE") != std::string::npos || name.find("PCIe") != std::string::npos;
-  for (int d = 0; d < devices; ++d) {
-    Device dev = m.device;
-    dev.name = "gpu" + std::to_string(d);
-    dev.local_index = d;
-    m.topology.add_device(dev);
-  }
-  if (devices > 1) {
-    // The presets' figures: NVLink through NVSwitch 450 GB/s (H100/H200 SXM),
-    // PCIe Gen4 x16 31.5 GB/s (core/presets.cpp).
-    const int sw = m.topology.add_switch(Switch{pcie ? "pcie-switch" : "nvswitch", 0});
-    for (int d = 0; d < devices; ++d)
-      m.topology.add_link(Link{d, sw, pcie ? 2.5e-6 : 1e-6, pcie ? 31.5e9 : 450e9,
-                               pcie ? LinkClass::kPcie : LinkClass::kNvlink,
-                               "gpu" + std::to_string(d) + "<->switch"});
-  }
-  m.topology.preset = "calibration(" + std::to_string(devices) + " x " + name + ")";
-  BRIGADE_RETURN_IF_ERROR(m.topology.validate());
-  return m;
 }
 
 }  // namespace
@@ -260,9 +178,10 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
 
   // Progress: one line per benchmark run (Bench::run_rounds runs each of
   // its jobs kRounds times).
-  // The streaming sizes run three kernels each: the plain stream, the
-  // LayerNorm and the GeLU (the norm and activation classes').
-  int total = (cuda ? 2 : 1) + 3 * Bench::kRounds * static_cast<int>(memory_sizes.size());
+  // The streaming sizes run four kernels each: the plain stream, the
+  // LayerNorm, the GeLU and the SwiGLU (the norm, activation and gated
+  // activation classes').
+  int total = (cuda ? 2 : 1) + 4 * Bench::kRounds * static_cast<int>(memory_sizes.size());
   // GEMMs measured with cold operands too (below): CPU, two devices or more
   // (the eviction copy goes to the next device).
   const bool cold_gemms = !cuda && devices >= 2;
@@ -499,10 +418,11 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
           "streaming kernels measured back to back (one device: nothing to evict the caches "
           "with), so in-cache sizes run at cache speed");
     std::vector<Bench::Job> jobs;
-    // The plain stream at every size, then the norm's and the activation's
-    // kernels (KernelClass kNormForward, kActivationForward) at the same.
+    // The plain stream at every size, then the norm's, the activation's and
+    // the gated activation's kernels (KernelClass kNormForward,
+    // kActivationForward, kGatedForward) at the same.
     const KernelClass kinds[] = {KernelClass::kGeneric, KernelClass::kNormForward,
-                                 KernelClass::kActivationForward};
+                                 KernelClass::kActivationForward, KernelClass::kGatedForward};
     for (KernelClass kind : kinds)
       for (double bytes : memory_sizes) {
         const double nominal = dev.memory_bandwidth_bytes_per_second;
@@ -546,9 +466,11 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     };
     cal.norm_bandwidth_bytes_per_second = class_rate(1);
     cal.activation_bandwidth_bytes_per_second = class_rate(2);
+    cal.gated_bandwidth_bytes_per_second = class_rate(3);
     for (size_t i = 0; i < sizes; ++i) {
       cal.norm_points.push_back(SizePoint{memory_sizes[i], per[sizes + i], 0});
       cal.activation_points.push_back(SizePoint{memory_sizes[i], per[2 * sizes + i], 0});
+      cal.gated_points.push_back(SizePoint{memory_sizes[i], per[3 * sizes + i], 0});
     }
     BRIGADE_ASSIGN_OR_RETURN(cal.memory, fit_alpha_beta(pts));
     double bytes_sum = 0, kernel_sum = 0;
@@ -567,6 +489,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       cal.norm_efficiency = cal.norm_bandwidth_bytes_per_second / cal.memory_peak_bytes_per_second;
       cal.activation_efficiency =
           cal.activation_bandwidth_bytes_per_second / cal.memory_peak_bytes_per_second;
+      cal.gated_efficiency =
+          cal.gated_bandwidth_bytes_per_second / cal.memory_peak_bytes_per_second;
     }
   }
 
@@ -783,8 +707,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     }
     if (phase == "memory bandwidth") {
       cal.memory = AlphaBetaFit{}, cal.memory_peak_bytes_per_second = 0;
-      cal.norm_efficiency = cal.activation_efficiency = 0;
-      cal.norm_points.clear(), cal.activation_points.clear();
+      cal.norm_efficiency = cal.activation_efficiency = cal.gated_efficiency = 0;
+      cal.norm_points.clear(), cal.activation_points.clear(), cal.gated_points.clear();
     }
     if (phase == "transfers and collectives") {
       cal.links.clear();
@@ -833,15 +757,19 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   if (cal.memory_peak_bytes_per_second > 0) {
     dp.memory_bandwidth_bytes_per_second = cal.memory_peak_bytes_per_second;
     dp.memory_efficiency = std::clamp(cal.memory_efficiency, 1e-6, 1.0);
-    // The executors run a norm's and an activation's tasks, forward and
-    // backward, as the kernels measured here (realexec/cpu_kernels.hpp,
-    // cuda_kernels.hpp): both directions take their rate.
+    // The executors run a norm's, an activation's and a gated activation's
+    // tasks, forward and backward, as the kernels measured here
+    // (realexec/cpu_kernels.hpp, cuda_kernels.hpp): both directions take
+    // their rate.
     if (cal.norm_efficiency > 0)
       dp.norm_forward_efficiency = dp.norm_backward_efficiency =
           std::clamp(cal.norm_efficiency, 1e-6, 1.0);
     if (cal.activation_efficiency > 0)
       dp.activation_forward_efficiency = dp.activation_backward_efficiency =
           std::clamp(cal.activation_efficiency, 1e-6, 1.0);
+    if (cal.gated_efficiency > 0)
+      dp.gated_activation_forward_efficiency = dp.gated_activation_backward_efficiency =
+          std::clamp(cal.gated_efficiency, 1e-6, 1.0);
   }
   if (cal.launch_overhead_seconds > 0) dp.launch_overhead_seconds = cal.launch_overhead_seconds;
   dp.comm_compute_slowdown = cal.comm_compute_slowdown;

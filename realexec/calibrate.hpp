@@ -195,14 +195,17 @@ struct Calibration {
   double memory_peak_bytes_per_second = 0;
   double memory_bandwidth_bytes_per_second = 0;
   double memory_efficiency = 0;  // memory_bandwidth / memory_peak (<= 1)
-  // The norm's and the activation's kernels (a LayerNorm over rows of 4096,
-  // the tanh GeLU: the executors' kernels of KernelClass kNorm* and
-  // kActivation*) at the same sizes: their rate over all sizes together and
-  // its fraction of memory_peak (the profile's norm_*_efficiency and
-  // activation_*_efficiency, clamped to 1). 0: not measured.
+  // The norm's, the activation's and the gated activation's kernels (a
+  // LayerNorm over rows of 4096, the tanh GeLU, SwiGLU: the executors'
+  // kernels of KernelClass kNorm*, kActivation* and kGated*) at the same
+  // sizes: their rate over all sizes together and its fraction of
+  // memory_peak (the profile's norm_*_efficiency, activation_*_efficiency
+  // and gated_activation_*_efficiency, clamped to 1). 0: not measured.
   double norm_bandwidth_bytes_per_second = 0, norm_efficiency = 0;
   double activation_bandwidth_bytes_per_second = 0, activation_efficiency = 0;
-  std::vector<SizePoint> norm_points, activation_points;  // (bytes, seconds) per size
+  double gated_bandwidth_bytes_per_second = 0, gated_efficiency = 0;
+  // (bytes, seconds) per size
+  std::vector<SizePoint> norm_points, activation_points, gated_points;
   std::vector<ColdGemmPoint> cold_gemm;
   // DeviceProfile::gemm_cold_operand_bandwidth: over cold_gemm, the rate of
   // the bytes read (of all bytes, where the fit keeps one rate), as

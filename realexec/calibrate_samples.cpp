@@ -14,6 +14,7 @@ void record_samples(Calibration& c) {
   for (const SizePoint& m : c.memory.points) s.memory.push_back({m.bytes, m.seconds});
   for (const SizePoint& m : c.norm_points) s.norm.push_back({m.bytes, m.seconds});
   for (const SizePoint& m : c.activation_points) s.activation.push_back({m.bytes, m.seconds});
+  for (const SizePoint& m : c.gated_points) s.gated.push_back({m.bytes, m.seconds});
   if (c.memory.fit.points > 0) s.r_squared.emplace_back("memory", c.memory.fit.r_squared);
   for (const LinkCalibration& l : c.links) {
     for (const SizePoint& p : l.transfer.points)

@@ -748,6 +748,8 @@ void CpuExecutor::run_stream(Run& run, StepState& st, StreamId s, double t0, boo
         const std::size_t n = w.scratch.size() / 4;
         if (is_norm(task.kernel))
           cpu::layer_norm(x, n, task.bytes);
+        else if (is_gated_activation(task.kernel))
+          cpu::swiglu(x, n, task.bytes);
         else if (is_activation(task.kernel))
           cpu::gelu(x, n, task.bytes);
         else

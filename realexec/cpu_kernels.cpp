@@ -222,6 +222,17 @@ void gelu(float* scratch, std::size_t scratch_elements, double bytes) {
   });
 }
 
+void swiglu(float* scratch, std::size_t scratch_elements, double bytes) {
+  for_each_gated_pass(scratch, static_cast<std::int64_t>(scratch_elements), bytes,
+                      [](const float* gate, const float* up, float* out, std::int64_t n) {
+                        const auto m = static_cast<Eigen::Index>(n);
+                        const Eigen::Map<const Eigen::ArrayXf> g(gate, m), u(up, m);
+                        // Eigen's vectorised exp, as a framework's CPU SiLU.
+                        Eigen::Map<Eigen::ArrayXf>(out, m) = g / (1.0f + (-g).exp()) * u;
+                        asm volatile("" : : "r"(out) : "memory");
+                      });
+}
+
 void fill_input(Element e, std::byte* p, std::int64_t count, int device) {
   by_element(e, [&](auto t) { fill_input_t<decltype(t)>(p, count, device); });
 }

@@ -81,6 +81,12 @@ void stream(float* scratch, std::size_t scratch_elements, double bytes);
 void fill_scratch(float* scratch, std::size_t elements);
 void layer_norm(float* scratch, std::size_t scratch_elements, double bytes);
 void gelu(float* scratch, std::size_t scratch_elements, double bytes);
+// A gated activation's class (KernelClass kGated*): SwiGLU, silu(gate) x
+// up (Shazeer 2020), over the scratch's thirds (gate, up, out: 8 B read and
+// 4 B written an output element; realexec/out_of_place.hpp), as a plan's
+// SwiGLU computes it; `brigade calibrate` fits its rate as the gated
+// activation efficiency.
+void swiglu(float* scratch, std::size_t scratch_elements, double bytes);
 
 // Fills a collective input: element i = input_value(device, i).
 void fill_input(Element e, std::byte* p, std::int64_t count, int device);

@@ -541,6 +541,8 @@ Status CudaExecutor::enqueue_task(CudaRun& run, TaskId t, bool verify) {
       float* x = static_cast<float*>(w.scratch);
       if (is_norm(task.kernel))
         cuda::launch_layer_norm(x, w.scratch_elements, task.bytes, s);
+      else if (is_gated_activation(task.kernel))
+        cuda::launch_swiglu(x, w.scratch_elements, task.bytes, s);
       else if (is_activation(task.kernel))
         cuda::launch_gelu(x, w.scratch_elements, task.bytes, s);
       else

@@ -146,6 +146,14 @@ __global__ void gelu_kernel(const float* x, float* y, std::int64_t n) {
   }
 }
 
+__global__ void swiglu_kernel(const float* gate, const float* up, float* out, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    const float g = gate[i];
+    out[i] = g / (1.0f + __expf(-g)) * up[i];
+  }
+}
+
 template <class T>
 __global__ void reduce_kernel(T* out, const T* a, const T* b, std::int64_t n) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n;
@@ -280,6 +288,13 @@ void launch_gelu(float* x, std::int64_t elements, double bytes, cudaStream_t s) 
                              [&](const float* in, float* out, std::int64_t n) {
                                gelu_kernel<<<blocks_for(n), kThreads, 0, s>>>(in, out, n);
                              });
+}
+
+void launch_swiglu(float* x, std::int64_t elements, double bytes, cudaStream_t s) {
+  for_each_gated_pass(x, elements, bytes,
+                      [&](const float* gate, const float* up, float* out, std::int64_t n) {
+                        swiglu_kernel<<<blocks_for(n), kThreads, 0, s>>>(gate, up, out, n);
+                      });
 }
 
 void launch_reduce(Element e, void* out, const void* a, const void* b, std::int64_t count,

@@ -39,6 +39,9 @@ void launch_stream(float* x, std::int64_t elements, double bytes, cudaStream_t s
 // realexec/out_of_place.hpp.
 void launch_layer_norm(float* x, std::int64_t elements, double bytes, cudaStream_t s);
 void launch_gelu(float* x, std::int64_t elements, double bytes, cudaStream_t s);
+// The gated activation's (kGated*): SwiGLU over the scratch's thirds, as the
+// CPU backend's.
+void launch_swiglu(float* x, std::int64_t elements, double bytes, cudaStream_t s);
 // out[i] = a[i] + b[i] for i < count.
 void launch_reduce(Element e, void* out, const void* a, const void* b, std::int64_t count,
                    cudaStream_t s);

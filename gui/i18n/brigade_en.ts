@@ -183,6 +183,10 @@
         <source>%1 model x %2</source>
         <translation></translation>
     </message>
+    <message>
+        <source>gated activation measured</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>Compare</name>

@@ -180,6 +180,10 @@
         <source>%1 model x %2</source>
         <translation>%1 模型 x %2</translation>
     </message>
+    <message>
+        <source>gated activation measured</source>
+        <translation>门控激活函数实测</translation>
+    </message>
 </context>
 <context>
     <name>Compare</name>

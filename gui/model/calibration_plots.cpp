@@ -308,12 +308,14 @@ void memory_plot(const HardwareProfile& profile, const DeviceProfile& p, const D
       if (x.seconds > 0) m.xy.emplace_back(x.bytes, x.bytes / x.seconds);
     plot.series.push_back(std::move(m));
   }
-  // Calibrate's LayerNorm and GeLU at the same sizes, in their lines'
-  // colours (the forward classes' groups above).
+  // Calibrate's LayerNorm, GeLU and SwiGLU at the same sizes, in their
+  // lines' colours (the forward classes' groups above).
   for (const auto& [samples, name, group] :
        {std::tuple{&s.norm, model_tr("CalibrationPlots", "norm measured"), kNormGroup},
         std::tuple{&s.activation, model_tr("CalibrationPlots", "activation measured"),
-                   kActivationGroup}}) {
+                   kActivationGroup},
+        std::tuple{&s.gated, model_tr("CalibrationPlots", "gated activation measured"),
+                   kGatedGroup}}) {
     if (samples->empty()) continue;
     PlotSeries m;
     m.name = name;

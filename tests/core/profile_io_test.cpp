@@ -185,7 +185,8 @@ TEST_F(ProfileFiles, NormAndActivationEfficienciesRoundTrip) {
                                  "calibration:\n"
                                  "  memory: [[1048576, 1.0e-5]]\n"
                                  "  norm: [[1048576, 2.0e-5], [4194304, 8.0e-5]]\n"
-                                 "  activation: [[1048576, 6.0e-5]]\n");
+                                 "  activation: [[1048576, 6.0e-5]]\n"
+                                 "  gated: [[1048576, 3.0e-5], [2097152, 6.0e-5]]\n");
   Result<HardwareProfile> x = load_profile(hand);
   ASSERT_TRUE(x.is_ok()) << x.message();
   ASSERT_EQ(x->devices.size(), 1u);
@@ -201,6 +202,8 @@ TEST_F(ProfileFiles, NormAndActivationEfficienciesRoundTrip) {
   EXPECT_EQ(x->calibration.norm[1].seconds, 8.0e-5);
   ASSERT_EQ(x->calibration.activation.size(), 1u);
   EXPECT_EQ(x->calibration.activation[0].seconds, 6.0e-5);
+  ASSERT_EQ(x->calibration.gated.size(), 2u);
+  EXPECT_EQ(x->calibration.gated[1].bytes, 2097152.0);
   ASSERT_TRUE(save_profile(*x, p).is_ok());
   Result<HardwareProfile> y = load_profile(p);
   ASSERT_TRUE(y.is_ok()) << y.message();
@@ -209,6 +212,8 @@ TEST_F(ProfileFiles, NormAndActivationEfficienciesRoundTrip) {
   EXPECT_EQ(y->calibration.norm[0].seconds, 2.0e-5);
   ASSERT_EQ(y->calibration.activation.size(), 1u);
   EXPECT_EQ(y->calibration.activation[0].bytes, 1048576.0);
+  ASSERT_EQ(y->calibration.gated.size(), 2u);
+  EXPECT_EQ(y->calibration.gated[0].seconds, 3.0e-5);
   // A bad sample is refused at its place, as the stream's are.
   const std::string bad = write("bad.yaml", "calibration:\n  norm: [[1048576, -1]]\n");
   Result<HardwareProfile> z = load_profile(bad);
@@ -402,7 +407,7 @@ const ProfileError kProfileErrors[] = {
      "2:23: error: found '1.5'; expected an R² <= 1"},
     {"CalibrationUnknownKey", "calibration:\n  gemms: []\n",
      "2:3: error: found key 'gemms'; expected one of r_squared, gemm, memory, norm, activation, "
-     "links, collectives (did you mean 'gemm'?)"},
+     "gated, links, collectives (did you mean 'gemm'?)"},
     {"EfficiencyAboveOne", DEV "    memory_efficiency: 1.2\n",
      "3:24: error: found '1.2'; expected an efficiency from 1e-6 to 1"},
     {"FlashAttentionHeadDimTwice",

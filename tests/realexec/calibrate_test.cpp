@@ -196,6 +196,13 @@ TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
   EXPECT_DOUBLE_EQ(d.norm_backward_efficiency, d.norm_forward_efficiency);
   EXPECT_DOUBLE_EQ(d.activation_forward_efficiency, std::min(1.0, cal->activation_efficiency));
   EXPECT_DOUBLE_EQ(d.activation_backward_efficiency, d.activation_forward_efficiency);
+  // The gated activation's (SwiGLU), likewise: its own keys, so that a plan's
+  // SwiGLU is timed at the rate of the kernel the executor runs for it.
+  EXPECT_GT(cal->gated_bandwidth_bytes_per_second, 0.0);
+  EXPECT_DOUBLE_EQ(d.gated_activation_forward_efficiency, std::min(1.0, cal->gated_efficiency));
+  EXPECT_DOUBLE_EQ(d.gated_activation_backward_efficiency, d.gated_activation_forward_efficiency);
+  EXPECT_EQ(cal->gated_points.size(), cal->memory.points.size());
+  EXPECT_EQ(cal->profile.calibration.gated.size(), cal->gated_points.size());
   // Memory: the best streaming rate is the peak; all sizes together its fraction.
   EXPECT_EQ(d.memory_bandwidth_bytes_per_second, cal->memory_peak_bytes_per_second);
   EXPECT_DOUBLE_EQ(d.memory_efficiency * cal->memory_peak_bytes_per_second,

@@ -143,6 +143,28 @@ TEST(CpuKernels, NormAndGeluComputeTheirFunctions) {
   EXPECT_EQ(g[7], 9.0f);  // the fourth element's bytes were not asked for
 }
 
+// The gated activation's kernel (KernelClass kGated*): SwiGLU over the
+// scratch's thirds, gate, up and out, 12 bytes an output element. silu(1)
+// x 2 = 2 / (1 + e^-1) = 1.462117; silu(0) x 5 = 0; silu(-1) x 1 =
+// -1 / (1 + e) = -0.268941. Three elements' bytes leave the fourth output
+// as it was, and the inputs unwritten.
+TEST(CpuKernels, SwigluComputesItsFunction) {
+  std::vector<float> s = {1.0f, 0.0f, -1.0f, 2.0f,   // gate
+                          2.0f, 5.0f, 1.0f,  9.0f,   // up
+                          7.0f, 7.0f, 7.0f,  7.0f};  // out
+  cpu::swiglu(s.data(), s.size(), 12.0 * 3);
+  EXPECT_NEAR(s[8], 1.462117f, 1e-5);
+  EXPECT_NEAR(s[9], 0.0f, 1e-7);
+  EXPECT_NEAR(s[10], -0.268941f, 1e-5);
+  EXPECT_EQ(s[11], 7.0f);
+  EXPECT_EQ(s[0], 1.0f);
+  EXPECT_EQ(s[4], 2.0f);
+  // Passes: a task of more bytes than a third holds runs the thirds again.
+  std::vector<float> t = {1.0f, 2.0f, 7.0f};
+  cpu::swiglu(t.data(), t.size(), 12.0 * 5);
+  EXPECT_NEAR(t[2], 1.462117f, 1e-5);
+}
+
 TEST(CpuExecutor, TasksOfAStreamRunInIssueOrder) {
   ProgramBuilder b("order", 1);
   const StreamId s = b.stream(0, "compute");

@@ -196,6 +196,17 @@ TEST(CalibrationPlots, NormsAndActivationsDrawTheirOwnRates) {
   }
   for (const auto& [b, rate] : gb->xy)
     EXPECT_NEAR(rate, b / (launch + b / (3350e9 * 0.190)), 1e-9 * rate) << b;
+  // Calibrate's SwiGLU samples, as points in its forward line's colour.
+  HardwareProfile hc = h;
+  hc.calibration.memory = {{1048576, 1e-5}};
+  hc.calibration.gated = {{1048576, 5e-5}};
+  const CalibrationPlots f = calibration_plots(hc, &*h100, h100->device(0).model);
+  const PlotSeries* gm = find(f.memory, "gated activation measured");
+  ASSERT_NE(gm, nullptr);
+  EXPECT_TRUE(gm->measured);
+  EXPECT_EQ(gm->group, find(f.memory, "gated activation model x ")->group);
+  ASSERT_EQ(gm->xy.size(), 1u);
+  EXPECT_DOUBLE_EQ(gm->xy[0].second, 1048576 / 5e-5);
 }
 
 TEST(CalibrationPlots, AScenarioDrawsItsProfileOnItsOwnTopology) {

@@ -1,0 +1,38 @@
+// Calibration's set-up, apart from its benchmarks (realexec/calibrate.cpp):
+// the machine a backend calibrates (its reference device and a topology of
+// the devices used), the host's name and the date a profile records, how
+// many repetitions fill a time budget, and the alpha-beta line through
+// measured sizes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.hpp"
+#include "core/topology.hpp"
+#include "realexec/calibrate.hpp"
+
+namespace brigade::realexec::calibrate_detail {
+
+// The device model and the topology the benchmarks run on.
+struct Machine {
+  Topology topology;
+  Device device;      // the reference device (peaks)
+  bool known = true;  // false: a GPU no preset describes
+};
+
+// The CPU backend's: the cpu-host preset with `devices` host-thread devices.
+Result<Machine> cpu_machine(int devices);
+// The CUDA backend's: `devices` GPUs of the model of GPU 0, its preset's
+// device where one describes it (else "*", peaks unknown), behind one
+// NVSwitch (or a PCIe switch for a PCIe card).
+Result<Machine> cuda_machine(int devices);
+
+std::string host_name();  // gethostname(), "unknown-host" when it fails
+std::string utc_now();    // "YYYY-MM-DD HH:MM UTC"
+// Repetitions to fill `budget_seconds` at `estimate_seconds` each, in [lo, hi].
+int reps_for(double budget_seconds, double estimate_seconds, int lo, int hi);
+// T = alpha + bytes / bandwidth through the points (each point's rate set).
+Result<AlphaBetaFit> fit_alpha_beta(std::vector<SizePoint> points);
+
+}  // namespace brigade::realexec::calibrate_detail
