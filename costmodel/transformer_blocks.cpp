@@ -102,7 +102,7 @@ ParamTensor tensor(std::string name, std::vector<std::int64_t> global,
 
 Kernel backward_of(const Kernel& fwd, double bytes) {
   Kernel b = memory(fwd.name + ".bwd", fwd.op, bytes);
-  // A norm's or an (gated) activation's backward is a kernel of the backward class.
+  // A norm's or a (gated) activation's backward is a kernel of the backward class.
   if (fwd.kernel_class == KernelClass::kNormForward) b.kernel_class = KernelClass::kNormBackward;
   if (fwd.kernel_class == KernelClass::kActivationForward)
     b.kernel_class = KernelClass::kActivationBackward;
