@@ -44,13 +44,13 @@ test-asan: deps $(ASAN_DIR)/build.ninja
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j$(JOBS) --timeout 1200
 
-# Every libFuzzer target for FUZZ_SECONDS each (tests/fuzz/run).
+# Every libFuzzer target for FUZZ_SECONDS each, JOBS at once (tests/fuzz/run).
 $(FUZZ_DIR)/build.ninja: CMakeLists.txt CMakePresets.json | deps
 	cmake --preset fuzz
 
 fuzz: deps $(FUZZ_DIR)/build.ninja
 	cmake --build $(FUZZ_DIR) -j$(JOBS) --target fuzz_scenario fuzz_profile fuzz_trace fuzz_units fuzz_hf_config fuzz_nccl_tests
-	tests/fuzz/run $(FUZZ_DIR) $(FUZZ_SECONDS)
+	FUZZ_JOBS=$(JOBS) tests/fuzz/run $(FUZZ_DIR) $(FUZZ_SECONDS)
 
 bench: build
 	@for b in $(BUILD_DIR)/bench/*_bench; do echo "== $$b"; $$b; done
