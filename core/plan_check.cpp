@@ -193,11 +193,45 @@ class PlanChecker {
                     "implementations are modelled for transformer models)",
                 ErrorKind::kUnsupported);
     BRIGADE_RETURN_IF_ERROR(check_fp8());
+    BRIGADE_RETURN_IF_ERROR(check_tp_comm_overlap());
     if (tr.distributed_optimizer && st_.zero != 1)
       return at("training.distributed_optimizer",
                 "found distributed_optimizer with zero " + std::to_string(st_.zero) +
                     "; expected zero 1 or no zero key (Megatron-LM's distributed optimizer "
                     "shards the optimizer state over 'data': ZeRO-1's sharding)");
+    return Status::ok();
+  }
+
+  // Transformer Engine's tensor-parallel overlap (training.tp_comm_overlap;
+  // docs/costmodel.md): Megatron-LM asserts --sequence-parallel with
+  // --tp-comm-overlap, and only Transformer Engine's layers have
+  // userbuffers.
+  Status check_tp_comm_overlap() {
+    const TrainingSpec& tr = s_.training;
+    if (!tr.tp_comm_overlap) return Status::ok();
+    if (s_.model_kind != ModelKind::kTransformer)
+      return at("training.tp_comm_overlap",
+                "found tp_comm_overlap: true with " + model_kind_name(s_.model_kind) +
+                    " model; expected false (Transformer Engine's tensor-parallel overlap is "
+                    "modelled for transformer models)",
+                ErrorKind::kUnsupported);
+    if (tr.inference)
+      return at("training.tp_comm_overlap",
+                "found tp_comm_overlap: true with mode inference; expected false (Megatron-LM "
+                "overlaps the tensor collectives of training steps)",
+                ErrorKind::kUnsupported);
+    if (st_.tensor < 2 || !st_.sequence_parallel)
+      return at("training.tp_comm_overlap",
+                "found tp_comm_overlap: true with tensor " + std::to_string(st_.tensor) +
+                    (st_.sequence_parallel ? "" : " and no sequence_parallel") +
+                    "; expected tensor > 1 with sequence_parallel: true (Megatron-LM refuses "
+                    "--tp-comm-overlap without --sequence-parallel: the overlap hides its "
+                    "all-gathers and reduce-scatters)");
+    if (tr.transformer_impl == TransformerImpl::kLocal)
+      return at("training.transformer_impl",
+                "found transformer_impl local with tp_comm_overlap: true; expected "
+                "transformer_impl transformer_engine (the overlap is Transformer Engine's "
+                "userbuffers)");
     return Status::ok();
   }
 

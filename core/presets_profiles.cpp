@@ -113,6 +113,9 @@ DeviceProfile gpu_base(const std::string& model) {
 // NVIDIA A100-SXM4-80GB (dgx-a100).
 DeviceProfile a100_sxm4_80gb(NcclVersion version) {
   DeviceProfile p = gpu_base("NVIDIA A100-SXM4-80GB");
+  // 108 SMs (NVIDIA A100 Tensor Core GPU Architecture whitepaper, 2020:
+  // "108 SMs" of the full GA100's 128, SXM4 and PCIe alike).
+  p.sm_count = 108;
   // GEMMs: Hockney's model (one wave of tiles, 5.8 us) with its ceiling at
   // the Maximum Achievable Matmul FLOPS measured on an A100 SXM: 271.2 of
   // 312 TFLOP/s bf16 = 0.869 (stas00/ml-engineering, compute/accelerator/
@@ -378,6 +381,9 @@ std::vector<FlashAttentionRates> hopper_flash_attention() {
 // NVIDIA H100-SXM5-80GB (dgx-h100).
 DeviceProfile h100_sxm5_80gb(NcclVersion version) {
   DeviceProfile p = gpu_base("NVIDIA H100-SXM5-80GB");
+  // 132 SMs (NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022:
+  // "132 SMs" on the SXM5 board of the full GH100's 144).
+  p.sm_count = 132;
   // GEMMs: the GH100 curve measured on the H200 (above), scaled so that its
   // top is the MAMF measured on an H100 SXM: 794.5 of 989 TFLOP/s bf16 =
   // 0.803 (stas00/ml-engineering, same table: best shape 2048x2048x13312,
@@ -445,6 +451,7 @@ DeviceProfile h100_sxm5_80gb(NcclVersion version) {
 // measured on an H200 (Azure's benchmarks, below; freeze 2).
 DeviceProfile h200_sxm(NcclVersion version) {
   DeviceProfile p = gpu_base("NVIDIA H200");
+  p.sm_count = 132;  // the H100 SXM5's GH100 configuration (132 SMs)
   p.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF64))] = 63068104842216.33;
   p.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))] = 51094885319150.74;
   p.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kTF32))] = 367950028168680.94;

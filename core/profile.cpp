@@ -178,6 +178,11 @@ double achieved_link_bandwidth_bytes_per_second(const Link& link, const Hardware
   return raw * lp.bandwidth_efficiency;
 }
 
+double sm_share(const DeviceProfile& p, int held) {
+  if (held <= 0 || p.sm_count <= 0) return 1;
+  return static_cast<double>(std::max(1, p.sm_count - held)) / static_cast<double>(p.sm_count);
+}
+
 const FlashAttentionRates* flash_attention_rates(const DeviceProfile& p, std::int64_t head_dim) {
   const FlashAttentionRates* best = nullptr;
   for (const FlashAttentionRates& r : p.flash_attention) {

@@ -63,6 +63,12 @@ struct DeviceProfile {
   // kernels run this much slower (0.1 = 10% slower): SMs taken by NCCL kernels
   // and memory-bandwidth contention. 0 = no interference.
   double comm_compute_slowdown = 0;
+  // Streaming multiprocessors of the device (the data sheet's: 108 on an
+  // A100, 132 on an H100 or H200 SXM). A kernel launched on fewer of them
+  // (Task::sm_held) takes sm_count / (sm_count - held) times as long. 0:
+  // not known; a held SM then costs nothing (docs/costmodel.md,
+  // "Transformer Engine's tensor-parallel overlap").
+  int sm_count = 0;
   // The fraction of its communication's time that this device's compute
   // loses to it while both run: 1 where one processor does both (host
   // threads with no core to spare: a ring step's copies are the core's own
@@ -383,6 +389,12 @@ double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, doub
                       double bytes, ComputeKind kind = ComputeKind::kGemm, double written_bytes = 0,
                       KernelClass kernel = KernelClass::kGeneric, std::int64_t seq = 0,
                       std::int64_t head_dim = 0, std::int64_t fused = 1);
+
+// The share of a device's compute a kernel keeps with `held` of its SMs
+// given to a communication kernel beside it: (sm_count - held) / sm_count,
+// 1 when either is 0 (a profile that does not know its SMs); at least
+// one SM is left to the kernel. A kernel's time is divided by it.
+double sm_share(const DeviceProfile& p, int held);
 
 // The FlashAttention-2 rates of `p` for `head_dim` (the nearest measured
 // head dimension, ties to the smaller), or null when it has none.

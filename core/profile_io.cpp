@@ -192,6 +192,7 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
                                         "collective_overhead",
                                         "comm_compute_slowdown",
                                         "comm_compute_share",
+                                        "sm_count",
                                         "gemm",
                                         "nccl",
                                         "attention_forward_efficiency",
@@ -274,6 +275,10 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   if (c.has("comm_compute_slowdown")) {
     BRIGADE_ASSIGN_OR_RETURN(p->comm_compute_slowdown,
                              c.get("comm_compute_slowdown").as_number_in(0, 1000, "a slowdown"));
+  }
+  if (c.has("sm_count")) {
+    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t sms, c.get_int("sm_count", 0, 1, 255));
+    p->sm_count = static_cast<int>(sms);
   }
   if (c.has("comm_compute_share")) {
     const Cursor v = c.get("comm_compute_share");
@@ -631,6 +636,7 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
       out << YAML::Key << "comm_compute_slowdown" << YAML::Value;
       emit_double(out, d.comm_compute_slowdown);
       emit_if_positive(out, "comm_compute_share", d.comm_compute_share);
+      if (d.sm_count > 0) out << YAML::Key << "sm_count" << YAML::Value << d.sm_count;
       out << YAML::Key << "gemm" << YAML::Value << YAML::BeginMap;
       for (int i = 0; i < kNumDTypes; ++i) {
         const EfficiencyCurve& c = d.gemm[static_cast<size_t>(i)];

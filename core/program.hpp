@@ -138,6 +138,11 @@ struct Task {
   DType dtype = DType::kF32;
   Phase phase = Phase::kForward;
   KernelClass kernel = KernelClass::kGeneric;  // compute: see KernelClass
+  // compute: SMs of its device held back from this kernel for a
+  // communication kernel running beside it (Transformer Engine's
+  // set_sm_margin under training.tp_comm_overlap): the kernel runs on the
+  // others, its time scaled by sm_share (core/profile.hpp). 0: all of them.
+  std::uint8_t sm_held = 0;
   std::int32_t device = 0;
   StreamId stream = 0;
   // kGemm: its shape. kFixed and kMemoryBound (not FlashAttention's): batch

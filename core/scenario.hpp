@@ -9,6 +9,7 @@
 // through Scenario::where().
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -168,6 +169,44 @@ std::string_view fp8_recipe_name(Fp8Recipe r);
 enum class TransformerImpl : std::uint8_t { kTransformerEngine, kLocal };
 std::string_view transformer_impl_name(TransformerImpl i);
 
+// Transformer Engine's userbuffers overlap of one linear layer's
+// tensor-parallel collective with its GEMM (training.tp_comm_overlap; TE's
+// `ub_cfgs` entries; docs/costmodel.md, "Transformer Engine's
+// tensor-parallel overlap").
+enum class UbMethod : std::uint8_t { kRingExchange, kPipeline, kBulk };
+std::string_view ub_method_name(UbMethod m);
+struct UbOverlap {
+  UbMethod method = UbMethod::kRingExchange;
+  int num_sm = 1;          // SMs of the communication kernel
+  int num_splits = 0;      // pipeline: the GEMM's chunks; 0: ring exchange's t
+  bool sm_margin = false;  // set_sm_margin: the GEMM runs on the others
+  bool fp8_buf = false;    // pipeline: the reduce-scatter moves FP8 (under an FP8 recipe)
+  bool operator==(const UbOverlap&) const = default;
+};
+// TE's layer names, in the order of TrainingSpec::tp_overlap.
+enum UbLayer : int {
+  kUbQkvFprop,
+  kUbFc1Fprop,
+  kUbProjDgrad,
+  kUbFc2Dgrad,
+  kUbProjFprop,
+  kUbFc2Fprop,
+  kUbQkvDgrad,
+  kUbQkvWgrad,
+  kUbFc1Dgrad,
+  kUbFc1Wgrad,
+  kUbLayers
+};
+std::string_view ub_layer_name(int layer);
+// TE's own defaults (transformer_engine/pytorch/module/base.py,
+// initialize_ub's get_default_config): ring exchange for the four
+// all-gathers before a GEMM (1 SM, no margin, t chunks), pipeline for the
+// projection's and fc2's forward reduce-scatters (16 SMs with margin, 4
+// splits), bulk for the column-parallel layers' backward (16 SMs with
+// margin).
+std::array<UbOverlap, kUbLayers> te_default_overlaps();
+UbOverlap te_default_overlap(UbMethod m);  // one method's defaults
+
 struct TrainingSpec {
   bool inference = false;            // forward only (no gradients, no optimizer)
   std::int64_t global_batch = 0;     // 0: the model's batch
@@ -205,6 +244,18 @@ struct TrainingSpec {
   // Megatron-LM's --transformer-impl (TransformerImpl). Transformers only;
   // FP8 needs Transformer Engine's.
   TransformerImpl transformer_impl = TransformerImpl::kTransformerEngine;
+  // Megatron-LM's --tp-comm-overlap (off by default; NeMo's performance
+  // recipes turn it on): Transformer Engine's userbuffers run each
+  // sequence-parallel all-gather and reduce-scatter of a layer beside a
+  // GEMM instead of between kernels, by TE's default method for each
+  // (docs/costmodel.md, "Transformer Engine's tensor-parallel overlap").
+  // Transformers with sequence parallelism over 'tensor' > 1 and
+  // Transformer Engine's layers only (check_plan).
+  bool tp_comm_overlap = false;
+  // Each linear layer's overlap (`tp_comm_overlap: {qkv_fprop: {...}, ...}`
+  // overrides TE's defaults entry by entry, as NeMo's per-shape
+  // TransformerLayerTPOverlapCfg does).
+  std::array<UbOverlap, kUbLayers> tp_overlap = te_default_overlaps();
 };
 
 enum class PipelineSchedule { kGpipe, k1F1B, kInterleaved };

@@ -263,9 +263,9 @@ Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape)
                          static_cast<int>(shape.fp8) << 11 |
                          static_cast<int>(shape.grad_accumulate_bytes) << 13 |
                          int{shape.cross_entropy_fusion} << 18 | int{shape.local_layers} << 19 |
-                         int{shape.loss} << 20};
+                         int{shape.loss} << 20 | int{shape.tp_comm_overlap} << 21};
   auto same_rest = [&](const TransformerBlocks* b) {
-    return b->moe == s.moe && b->mla == s.mla && b->expert == shape.expert &&
+    return b->moe == s.moe && b->mla == s.mla && b->ub == shape.ub && b->expert == shape.expert &&
            b->context == shape.context;
   };
   if (last_blocks_ != nullptr && key == last_shape_ && same_rest(last_blocks_)) return last_blocks_;
@@ -282,6 +282,7 @@ Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape)
   b->prepare();
   b->moe = s.moe;
   b->mla = s.mla;
+  b->ub = shape.ub;
   b->expert = shape.expert;
   b->context = shape.context;
   const TransformerBlocks* out = b.get();

@@ -19,6 +19,7 @@
 // thread. Failures are not memoised.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -74,6 +75,7 @@ struct TransformerBlocks {
   // What the memo's shape key leaves out, compared in full on a hit.
   MoeSpec moe;
   MlaSpec mla;
+  std::array<UbOverlap, kUbLayers> ub{};  // training.tp_overlap
   int expert = 1;
   int context = 1;
   TemplateFigures layer_figures, embedding_figures, head_figures;

@@ -238,7 +238,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // seconds per micro-batch.
   struct TpTally {
     bool used = false;
-    double calls = 0, bytes = 0, seconds = 0;
+    double calls = 0, bytes = 0, seconds = 0, exposed = 0;
     bool operator==(const TpTally&) const = default;
   };
   // The last stage whose kernels were summed: its compute, blocks, prices and sums.
@@ -556,6 +556,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         const Kernel& k = ks[n];
         if (k.compute == ComputeKind::kGemm) {
           out[n] = gemm_seconds(dev, dp, k.m, k.n, k.k, k.dtype, k.batch, k.kernel_class) / speed;
+          if (k.sm_held > 0) out[n] /= sm_share(dp, k.sm_held);
         } else if (k.compute == ComputeKind::kFixed) {
           out[n] = kernel_seconds(dev, dp, k.dtype, k.fixed_flops, k.bytes, ComputeKind::kFixed, 0,
                                   k.kernel_class, k.m, k.k) /
@@ -582,12 +583,15 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         if (slot == -1) {
           compute += n * x;
         } else if (slot >= 0) {
-          collectives += n * x;
-          if (!ledgers_on) continue;
           const Kernel& k = ks[j];
+          // Beside the next kernel (tp_comm_overlap): what outlasts it.
+          const double shown = k.beside && j + 1 < count_of ? std::max(0.0, x - x_of[j + 1]) : x;
+          collectives += n * shown;
+          if (!ledgers_on) continue;
           TpTally& y = tally[static_cast<size_t>(k.collective)];
           y.used = true;
           y.calls += n, y.bytes += n * k.collective_bytes, y.seconds += n * x;
+          y.exposed += n * shown;
         } else {
           const Kernel& k = ks[j];
           // The blocks are compute; what the hops add beyond them is exposed.
@@ -668,7 +672,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           const bool expert =
               static_cast<CollectiveKind>(kind) == CollectiveKind::kAllToAll && ep > 1;
           ledger.add(expert ? "expert" : "tensor", kind_name(static_cast<CollectiveKind>(kind)),
-                     expert ? ep : t, x.calls * m, x.bytes * m, x.seconds * m, x.seconds * m);
+                     expert ? ep : t, x.calls * m, x.bytes * m, x.seconds * m, x.exposed * m);
         }
     if (ledgers_on && T.cp_calls > 0)
       ledger.add("context", "p2p", 2, T.cp_calls * m, T.cp_bytes * m, T.cp_seconds * m,

@@ -252,6 +252,8 @@ TransformerShape transformer_shape(const Scenario& sc) {
   shape.sequence_parallel = sc.strategy.sequence_parallel;
   shape.recompute = sc.training.inference ? Recompute::kNone : sc.training.recompute;
   shape.fp8 = sc.training.fp8;
+  shape.tp_comm_overlap = sc.training.tp_comm_overlap && !sc.training.inference;
+  shape.ub = sc.training.tp_overlap;
   if (!sc.training.inference && !sc.training.gradient_accumulation_fusion) {
     const double e = dtype_bytes(sc.transformer.dtype);
     shape.grad_accumulate_bytes = e + 2 * (sc.training.main_grad_fp32 ? 4.0 : e);

@@ -32,6 +32,7 @@
 // s x s probabilities, and recomputing them in its backward.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -62,6 +63,16 @@ struct Kernel {
   KernelClass kernel_class = KernelClass::kGeneric;
 
   bool is_collective = false;  // a tensor-parallel collective, not compute
+  // Transformer Engine's tensor-parallel overlap (TransformerShape::
+  // tp_comm_overlap): this collective runs beside the next kernel of its
+  // list (a GEMM), on a stream of its own, starting when that kernel
+  // starts; the kernel after the two waits for both. A judge charges
+  // max(collective, GEMM) for the pair.
+  bool beside = false;
+  // A GEMM's SMs held back for the communication kernel beside it
+  // (Transformer Engine's set_sm_margin; Task::sm_held): its time is
+  // divided by sm_share (core/profile.hpp).
+  int sm_held = 0;
   CollectiveKind collective = CollectiveKind::kAllReduce;
   double collective_bytes = 0;  // as Collective::bytes (nccl-tests "size")
   std::string reason;           // why the collective is there
@@ -183,6 +194,22 @@ struct TransformerShape {
   // its own and its gradient reduced by another; the LayerNorm backward as
   // apex's two kernels (5 bytes an element read or written, not 3).
   bool local_layers = false;
+  // Transformer Engine's userbuffers overlap (training.tp_comm_overlap;
+  // sequence parallelism, t > 1): by TE's default method for each linear
+  // layer (transformer_engine/pytorch/module/base.py, initialize_ub's
+  // get_default_config, unless `ub` says otherwise), the all-gather
+  // before QKV's and fc1's forward GEMMs and before the projection's and
+  // fc2's input-gradient GEMMs as a ring exchange under the GEMM, chunked
+  // by t; the reduce-scatter after the projection's and fc2's forward GEMMs
+  // pipelined in four chunks on 16 SMs held back from them; the backward's
+  // re-gather of QKV's and fc1's input beside their input-gradient GEMMs
+  // and the reduce-scatter of that gradient beside their weight-gradient
+  // GEMMs ("bulk", 16 SMs held back).
+  // docs/costmodel.md, "Transformer Engine's tensor-parallel overlap".
+  bool tp_comm_overlap = false;
+  // Each linear layer's method, SMs and splits (training.tp_overlap: TE's
+  // defaults unless the scenario states NeMo-style settings).
+  std::array<UbOverlap, kUbLayers> ub = te_default_overlaps();
 };
 
 // Bytes of Transformer Engine's cast of `elements` 16-bit (`e` bytes) values

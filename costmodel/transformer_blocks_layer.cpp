@@ -63,6 +63,115 @@ Kernel flash_backward(double b, double ap, double s, double skv, double dh, doub
                       KernelClass::kFlashBackward, s, dh);
 }
 
+// The SMs an overlap holds back from its GEMM: its communication kernel's
+// under set_sm_margin (TE launches the GEMM on the others), else none.
+int held_sms(const UbOverlap& u) { return u.sm_margin ? u.num_sm : 0; }
+
+size_t index_of(const std::vector<Kernel>& ks, const std::string& name) {
+  for (size_t i = 0; i < ks.size(); ++i)
+    if (ks[i].name == name) return i;
+  return ks.size();
+}
+
+// A GEMM's first `rows` rows and the rest, as two kernels (TE's chunked
+// GEMMs): the rest named NAME + suffix, the activation kept for the
+// backward charged to the first.
+std::pair<Kernel, Kernel> split_rows(const Kernel& g, std::int64_t rows, const char* suffix) {
+  Kernel a = g, b = g;
+  a.m = rows;
+  b.m = g.m - rows;
+  b.name = g.name + suffix;
+  b.saved_bytes = 0;
+  return {a, b};
+}
+
+// The all-gather `ag` before GEMM `gemm` (its optional FP8 cast `cast`
+// between them) as a ring exchange (qkv_fprop, fc1_fprop, proj_dgrad,
+// fc2_dgrad): the cast moves before the gather and casts the local shard
+// (1/t of the elements), the gather then moves FP8 (TE's fp8_buf for
+// all-gather overlaps); the gather runs beside the GEMM's first t - 1
+// chunks, and the last chunk, which needs the last hop, after it:
+// max(gather, (t-1)/t GEMM) + GEMM/t.
+void ring_exchange_gather(std::vector<Kernel>& ks, const std::string& ag, const std::string& cast,
+                          const std::string& gemm, int t, double e, bool fp8, const UbOverlap& u) {
+  const size_t a = index_of(ks, ag), c = index_of(ks, cast), g = index_of(ks, gemm);
+  if (a == ks.size() || g == ks.size() || g <= a) return;
+  std::vector<Kernel> out(ks.begin(), ks.begin() + static_cast<std::ptrdiff_t>(a));
+  if (c < g && c > a) {
+    Kernel k = ks[c];
+    k.bytes /= t;
+    out.push_back(k);
+  }
+  Kernel gather = ks[a];
+  if (fp8) gather.collective_bytes /= e;
+  gather.beside = true;
+  out.push_back(gather);
+  const std::int64_t last = ks[g].m / t;
+  auto [head, tail] = split_rows(ks[g], ks[g].m - last, ".last");
+  head.sm_held = tail.sm_held = held_sms(u);
+  out.push_back(head);
+  out.push_back(tail);
+  out.insert(out.end(), ks.begin() + static_cast<std::ptrdiff_t>(g) + 1, ks.end());
+  ks = std::move(out);
+}
+
+// The reduce-scatter `rs` after GEMM `gemm` (proj_fprop, fc2_fprop),
+// pipelined in the overlap's num_splits chunks or exchanged round the ring
+// in t (TE's ring-exchange reduce-scatter: each chunk's partial sum sent on
+// while the next is computed): the GEMM in n chunks on the SMs the
+// overlap leaves it, each chunk's scatter beside the next chunk: GEMM/n,
+// then max((n-1)/n GEMM, (n-1)/n scatter), then the last chunk's scatter.
+// With fp8_buf under an FP8 recipe the GEMM writes FP8 and the scatter
+// moves it (1 byte an element).
+void pipelined_scatter(std::vector<Kernel>& ks, const std::string& gemm, const std::string& rs,
+                       int t, double e, bool fp8, const UbOverlap& u) {
+  const size_t g = index_of(ks, gemm), r = index_of(ks, rs);
+  if (g == ks.size() || r != g + 1) return;
+  const std::int64_t splits = u.method == UbMethod::kPipeline ? u.num_splits : t;
+  const std::int64_t n = std::max<std::int64_t>(1, std::min<std::int64_t>(splits, ks[g].m));
+  auto [head, rest] = split_rows(ks[g], ks[g].m / n, ".rest");
+  head.sm_held = rest.sm_held = held_sms(u);
+  Kernel beside = ks[r], last = ks[r];
+  if (fp8 && u.fp8_buf) beside.collective_bytes /= e, last.collective_bytes /= e;
+  beside.collective_bytes *= static_cast<double>(n - 1) / static_cast<double>(n);
+  beside.beside = true;
+  last.collective_bytes /= static_cast<double>(n);
+  last.name += ".last";
+  std::vector<Kernel> mid = {head, beside, rest, last};
+  ks.erase(ks.begin() + static_cast<std::ptrdiff_t>(g), ks.begin() + static_cast<std::ptrdiff_t>(r) + 1);
+  ks.insert(ks.begin() + static_cast<std::ptrdiff_t>(g), mid.begin(), mid.end());
+}
+
+// A column-parallel layer's backward in bulk overlaps (qkv_dgrad and
+// qkv_wgrad, fc1_dgrad and fc1_wgrad): the re-gather of its input beside
+// the input-gradient GEMM (moved after that GEMM's cast), the
+// reduce-scatter of the input gradient beside the weight-gradient GEMM
+// (moved before it), both GEMMs on the SMs the communication leaves them.
+void bulk_backward(std::vector<Kernel>& ks, const std::string& regather, const std::string& dgrad,
+                   const std::string& wgrad, const std::string& rs, const UbOverlap& ud,
+                   const UbOverlap& uw) {
+  const size_t a = index_of(ks, regather), d = index_of(ks, dgrad), w = index_of(ks, wgrad),
+               r = index_of(ks, rs);
+  if (a == ks.size() || d == ks.size() || w != d + 1 || r == ks.size() || !(a < d && w < r)) return;
+  Kernel gather = ks[a], scatter = ks[r], dg = ks[d], wg = ks[w];
+  gather.beside = scatter.beside = true;
+  dg.sm_held = held_sms(ud);
+  wg.sm_held = held_sms(uw);
+  std::vector<Kernel> out;
+  for (size_t i = 0; i < ks.size(); ++i) {
+    if (i == a || i == r || i == w) continue;
+    if (i == d) {
+      out.push_back(gather);
+      out.push_back(dg);
+      out.push_back(scatter);
+      out.push_back(wg);
+      continue;
+    }
+    out.push_back(ks[i]);
+  }
+  ks = std::move(out);
+}
+
 }  // namespace
 
 Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
@@ -626,6 +735,30 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   // The layer's input feeds LN1 and the first residual add: autograd sums
   // the two gradients (read both, write one).
   B.push_back(memory("ln1.grad_add", OpKind::kElementwise, 3 * Tl * h * e));
+
+  // Transformer Engine's tensor-parallel overlap (the dense layer's four
+  // linear layers; a MoE layer's experts keep their collectives apart).
+  if (shape.tp_comm_overlap && sp && tp) {
+    const auto& ub = shape.ub;
+    auto u = [&](int layer) -> const UbOverlap& { return ub[static_cast<size_t>(layer)]; };
+    ring_exchange_gather(F, "attn.allgather", "attn.qkv.cast", "attn.qkv", d.t, e, fp8,
+                         u(kUbQkvFprop));
+    pipelined_scatter(F, "attn.proj", "attn.reducescatter", d.t, e, fp8, u(kUbProjFprop));
+    if (!is_moe) {
+      ring_exchange_gather(F, "mlp.allgather", "mlp.fc1.cast", "mlp.fc1", d.t, e, fp8,
+                           u(kUbFc1Fprop));
+      pipelined_scatter(F, "mlp.fc2", "mlp.reducescatter", d.t, e, fp8, u(kUbFc2Fprop));
+      ring_exchange_gather(B, "mlp.bwd.allgather", "mlp.fc2.bwd.cast", "mlp.fc2.dgrad", d.t, e,
+                           fp8, u(kUbFc2Dgrad));
+      bulk_backward(B, "mlp.bwd.regather", "mlp.fc1.dgrad", "mlp.fc1.wgrad",
+                    "mlp.bwd.reducescatter", u(kUbFc1Dgrad), u(kUbFc1Wgrad));
+    }
+    ring_exchange_gather(B, "attn.bwd.allgather", "attn.proj.bwd.cast", "attn.proj.dgrad", d.t, e,
+                         fp8, u(kUbProjDgrad));
+    bulk_backward(B, "attn.bwd.regather", "attn.qkv.dgrad", "attn.qkv.wgrad",
+                  "attn.bwd.reducescatter", u(kUbQkvDgrad), u(kUbQkvWgrad));
+    L.recompute_before = static_cast<int>(index_of(B, "attn.proj.wgrad")) + 1;
+  }
 
   // Recomputation (Korthikanti et al. 2022, Section 5).
   if (shape.recompute == Recompute::kSelective && !flash) {

@@ -39,6 +39,8 @@ StageEmitter::StageEmitter(ProgramBuilder& b, Setup& s, int p) : b_(b), s_(s), p
     for (int dev : out_.devices) pp_.push_back(b.stream(dev, "pp"));
   if (s.C > 1)
     for (int dev : out_.devices) cp_.push_back(b.stream(dev, "cp"));
+  if (s.training && s.T > 1 && s.sc->training.tp_comm_overlap)
+    for (int dev : out_.devices) tp_.push_back(b.stream(dev, "tp"));
   out_.grad_sync.resize(static_cast<size_t>(R_));
   chunks_ = stage_blocks(s_, p_, out_);
   if (param_gather_ahead(s_)) {
@@ -138,6 +140,8 @@ TaskId StageEmitter::flush_compute() {
   const std::string fused = std::string(phase_name(pend_.phase)) + " fused";
   static constexpr const char* kPartNames[kParts] = {" gemms",
                                                      " fp8 gemms",
+                                                     " gemms beside communication",
+                                                     " fp8 gemms beside communication",
                                                      " memory",
                                                      " attention gemms",
                                                      " attention memory",
@@ -150,12 +154,14 @@ TaskId StageEmitter::flush_compute() {
   // The class each part's tasks carry (the attention core's: the run's).
   static constexpr KernelClass kPartClass[kParts] = {
       KernelClass::kGeneric,      KernelClass::kGeneric,           KernelClass::kGeneric,
+      KernelClass::kGeneric,      KernelClass::kGeneric,
       KernelClass::kGeneric,      KernelClass::kGeneric,           KernelClass::kNormForward,
       KernelClass::kNormBackward, KernelClass::kActivationForward, KernelClass::kActivationBackward,
       KernelClass::kGatedForward, KernelClass::kGatedBackward};
   auto emit = [&](PartKind kind) {
     const Part& part = pend_.parts[static_cast<size_t>(kind)];
-    const bool gemm = kind == kGemmPart || kind == kGemm8Part || kind == kCoreGemmPart;
+    const bool gemm = kind == kGemmPart || kind == kGemm8Part || kind == kGemmHeldPart ||
+                      kind == kGemm8HeldPart || kind == kCoreGemmPart;
     const bool core = kind == kCoreGemmPart || kind == kCoreMemoryPart;
     const bool first = emitted == 0, last = ++emitted == parts;
     const TaskId base = b_.num_tasks();
@@ -179,6 +185,7 @@ TaskId StageEmitter::flush_compute() {
         id = b_.add_memory_bound(st, part.bytes, k.dtype, name, pend_.phase);
       Task& t = b_.task(id);
       if (n > 1) t.batch = n;  // the kernels it fuses (core/program.hpp, fused_kernels)
+      if (gemm) t.sm_held = static_cast<std::uint8_t>(k.sm_held);  // alike in a held part
       if (core) t.kernel = pend_.core;
       if (kPartClass[kind] != KernelClass::kGeneric) t.kernel = kPartClass[kind];
       t.layer = pend_.layer;
@@ -197,6 +204,7 @@ TaskId StageEmitter::flush_compute() {
     if (pend_.parts[static_cast<size_t>(kind)].n > 0) emit(static_cast<PartKind>(kind));
   for (int key : pend_.recv_keys) link_recv(key, first_base);
   if (ring_bytes_ > 0) ring_segment(before);
+  if (!side_.empty()) side_segment(before);
   clear_attachments();
   pend_.kernels = 0;
   for (Part& x : pend_.parts) x.n = 0, x.flops = x.bytes = 0;
@@ -247,6 +255,13 @@ StageEmitter::PartKind StageEmitter::memory_part(KernelClass k) {
 }
 
 void StageEmitter::add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
+  if (k.is_collective && k.beside && !tp_.empty()) {
+    if (s_.fuse_collectives)
+      defer_to(side_, k, phase, mb);
+    else
+      beside_collective(k, phase, layer, mb);
+    return;
+  }
   if (k.is_collective && s_.fuse_collectives) {
     defer(k, phase, mb);
     return;
@@ -284,16 +299,78 @@ void StageEmitter::add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
     part.flops += flops;
     part.bytes += bytes;
   };
+  const bool held = k.sm_held > 0;
   if (k.dtype == DType::kFP8 && s_.dtype != DType::kFP8) {
-    add(kGemm8Part, k.flops(), gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch));
+    add(held ? kGemm8HeldPart : kGemm8Part, k.flops(), gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch));
   } else if (k.compute == ComputeKind::kGemm || k.compute == ComputeKind::kFixed) {
     // A fused kernel (FlashAttention) is compute-bound: it joins the GEMMs.
-    add(is_core ? kCoreGemmPart : kGemmPart, k.flops(),
+    add(held ? kGemmHeldPart : is_core ? kCoreGemmPart : kGemmPart, k.flops(),
         k.compute == ComputeKind::kGemm ? gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch) : k.bytes);
   } else if (is_core) {
     add(kCoreMemoryPart, 0, k.bytes);
   } else {
     add(memory_part(k.kernel_class), 0, k.bytes);
+  }
+  // The GEMM a collective runs beside: a task of its own, and whatever
+  // comes next waits for the collective too.
+  if (beside_ != kNone) {
+    std::vector<TaskId> ids(static_cast<size_t>(R_));
+    for (int r = 0; r < R_; ++r) ids[static_cast<size_t>(r)] = beside_ + r;
+    beside_ = kNone;
+    next_depends(std::move(ids));
+  }
+}
+
+void StageEmitter::beside_collective(const Kernel& k, Phase phase, int layer, int mb) {
+  const TaskId before = flush_compute();
+  const TaskId base = b_.num_tasks();
+  for (int d = 0; d < s_.D; ++d) {
+    std::vector<StreamId> streams;
+    for (int t = 0; t < s_.T; ++t) streams.push_back(tp_[static_cast<size_t>(d * s_.T + t)]);
+    add_group_collective(k, phase, layer, mb, s_.ranks->tensor_group(d, p_), streams);
+  }
+  // It starts with its GEMM: after what precedes both, and what the GEMM
+  // waits for (which stays attached to the GEMM too).
+  for (int r = 0; r < R_; ++r) {
+    if (before != kNone) b_.depend(base + r, before + r);
+    for (const auto& d : pend_.deps) b_.depend(base + r, d[static_cast<size_t>(r)]);
+  }
+  for (int key : pend_.recv_keys) {
+    const TaskId send = s_.send_base[static_cast<size_t>(key)];
+    if (send != kNone)
+      for (int r = 0; r < R_; ++r) b_.depend(base + r, send + r);
+    else
+      s_.recv_extra[static_cast<size_t>(key)].push_back(base);
+  }
+  beside_ = base;
+}
+
+// Step granularity: the fused run's beside collectives, one per kind with
+// their summed bytes, on the `tp` streams from the run's start (what
+// precedes it and what it waits for); the run's last task waits for them.
+void StageEmitter::side_segment(TaskId before) {
+  std::vector<Deferred> list = std::move(side_);
+  side_.clear();
+  for (const Deferred& d : list) {
+    const Kernel k = merged(d, "tp.beside.");
+    const TaskId base = b_.num_tasks();
+    for (int g = 0; g < s_.D; ++g) {
+      std::vector<StreamId> streams;
+      for (int t = 0; t < s_.T; ++t) streams.push_back(tp_[static_cast<size_t>(g * s_.T + t)]);
+      add_group_collective(k, d.phase, -1, d.mb, s_.ranks->tensor_group(g, p_), streams);
+    }
+    for (int r = 0; r < R_; ++r) {
+      if (before != kNone) b_.depend(base + r, before + r);
+      for (const auto& x : pend_.deps) b_.depend(base + r, x[static_cast<size_t>(r)]);
+    }
+    for (int key : pend_.recv_keys) {
+      const TaskId send = s_.send_base[static_cast<size_t>(key)];
+      if (send != kNone)
+        for (int r = 0; r < R_; ++r) b_.depend(base + r, send + r);
+      else
+        s_.recv_extra[static_cast<size_t>(key)].push_back(base);
+    }
+    for (int r = 0; r < R_; ++r) b_.depend(last_compute_ + r, base + r);
   }
 }
 
@@ -460,8 +537,10 @@ void StageEmitter::tensor_collective(const Kernel& k, Phase phase, int layer, in
   collectives_issued(base);
 }
 
-void StageEmitter::defer(const Kernel& k, Phase phase, int mb) {
-  for (Deferred& d : deferred_)
+void StageEmitter::defer(const Kernel& k, Phase phase, int mb) { defer_to(deferred_, k, phase, mb); }
+
+void StageEmitter::defer_to(std::vector<Deferred>& list, const Kernel& k, Phase phase, int mb) {
+  for (Deferred& d : list)
     if (d.kind == k.collective) {
       d.bytes += k.collective_bytes;
       ++d.count;
@@ -469,28 +548,32 @@ void StageEmitter::defer(const Kernel& k, Phase phase, int mb) {
         d.reasons.push_back(k.reason);
       return;
     }
-  deferred_.push_back({k.collective, k.collective_bytes, 1, phase, mb, {k.reason}});
+  list.push_back({k.collective, k.collective_bytes, 1, phase, mb, {k.reason}});
+}
+
+// The collective standing for a kind's deferred ones (their summed bytes),
+// named `prefix` + its kind.
+Kernel StageEmitter::merged(const Deferred& d, const char* prefix) {
+  Kernel k;
+  k.name = prefix + std::string(collective_kind_name(d.kind));
+  k.is_collective = true;
+  k.collective = d.kind;
+  k.collective_bytes = d.bytes;
+  k.reason = d.reasons.front();
+  if (d.count > 1) {
+    k.reason = fill_args(tr_text("Reasons",
+                                 "%1 tensor-parallel %2s of this pipeline step, "
+                                 "merged into one (granularity step): "),
+                         {std::to_string(d.count), collective_kind_name(d.kind)});
+    for (size_t i = 0; i < d.reasons.size(); ++i) k.reason += (i ? " | " : "") + d.reasons[i];
+  }
+  return k;
 }
 
 void StageEmitter::emit_deferred() {
   std::vector<Deferred> list = std::move(deferred_);
   deferred_.clear();
-  for (const Deferred& d : list) {
-    Kernel k;
-    k.name = "tp." + std::string(collective_kind_name(d.kind));
-    k.is_collective = true;
-    k.collective = d.kind;
-    k.collective_bytes = d.bytes;
-    k.reason = d.reasons.front();
-    if (d.count > 1) {
-      k.reason = fill_args(tr_text("Reasons",
-                                   "%1 tensor-parallel %2s of this pipeline step, "
-                                   "merged into one (granularity step): "),
-                           {std::to_string(d.count), collective_kind_name(d.kind)});
-      for (size_t i = 0; i < d.reasons.size(); ++i) k.reason += (i ? " | " : "") + d.reasons[i];
-    }
-    tensor_collective(k, d.phase, -1, d.mb);
-  }
+  for (const Deferred& d : list) tensor_collective(merged(d, "tp."), d.phase, -1, d.mb);
 }
 
 // R buffers (one per rank device), consecutive ids.

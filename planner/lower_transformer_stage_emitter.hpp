@@ -39,9 +39,14 @@ class StageEmitter {
   // which multiplied step granularity's tasks). A norm's and an activation's
   // passes (KernelClass kNorm*, kActivation*) are a part each by class, for
   // the same reason.
+  // GEMMs with SMs held back for a communication kernel beside them
+  // (Kernel::sm_held, training.tp_comm_overlap) are parts of their own,
+  // whose task carries the held SMs.
   enum PartKind {
     kGemmPart,
     kGemm8Part,
+    kGemmHeldPart,
+    kGemm8HeldPart,
     kMemoryPart,
     kCoreGemmPart,
     kCoreMemoryPart,
@@ -91,6 +96,14 @@ class StageEmitter {
                             const std::vector<int>& devices, const std::vector<StreamId>& streams);
   void collectives_issued(TaskId base);
   void tensor_collective(const Kernel& k, Phase phase, int layer, int mb);
+  // training.tp_comm_overlap: a collective beside the next kernel (a GEMM),
+  // on the `tp` streams (Kernel::beside). Kernel and region granularity:
+  // issued with the GEMM (after what precedes both), which is a task of its
+  // own; the task after the GEMM waits for it. Step granularity: a fused
+  // run's beside collectives of one kind go as one, from the run's start,
+  // beside its compute; the run's last task waits for them (side_segment).
+  void beside_collective(const Kernel& k, Phase phase, int layer, int mb);
+  void side_segment(TaskId before);
 
   // kStep: the step's tensor-parallel collectives of one kind become one
   // collective carrying their summed bytes, issued after the step's fused
@@ -105,6 +118,8 @@ class StageEmitter {
     std::vector<std::string> reasons;
   };
   void defer(const Kernel& k, Phase phase, int mb);
+  static void defer_to(std::vector<Deferred>& list, const Kernel& k, Phase phase, int mb);
+  static Kernel merged(const Deferred& d, const char* prefix);
   void emit_deferred();
   BufferId new_slot(const std::string& name, double bytes, MemoryCategory cat);
   std::vector<TaskId> data_collective(CollectiveKind kind, double bytes, const std::string& name,
@@ -203,6 +218,12 @@ class StageEmitter {
   std::map<std::string, BufferId> zero2_slots_;
   Pending pend_;
   std::vector<Deferred> deferred_;
+  // training.tp_comm_overlap (beside_collective): the collective's base id
+  // that the GEMM next added pairs with (kNone: none), the pending run's
+  // beside collectives (kStep), and each rank's `tp` stream.
+  TaskId beside_ = kNone;
+  std::vector<Deferred> side_;
+  std::vector<StreamId> tp_;
   BufferId step_recompute_ = -1;  // fused modes: one buffer per step
   TaskId last_compute_ = kNone;
   Bucket bucket_;

@@ -358,6 +358,8 @@ Status Engine::setup() {
                    fused_kernels(x)) /
           (x.compute == ComputeKind::kMemoryBound ? memory_speed_
                                                   : speed_)[static_cast<size_t>(x.device)];
+      if (x.sm_held > 0)  // SMs given to a communication kernel beside it
+        h.duration /= sm_share(prof_.for_device(topo_.device(x.device)), x.sm_held);
     } else if (x.kind == TaskKind::kTransfer) {
       // Resolve the route now, so that a bad link is reported before running.
       auto r = route_index(x.device, x.peer);

@@ -64,6 +64,7 @@ void expect_same(const HardwareProfile& a, const HardwareProfile& b) {
     EXPECT_EQ(x.collective_overhead_seconds, y.collective_overhead_seconds);
     EXPECT_EQ(x.comm_compute_slowdown, y.comm_compute_slowdown);
     EXPECT_EQ(x.comm_compute_share, y.comm_compute_share);
+    EXPECT_EQ(x.sm_count, y.sm_count);
     EXPECT_EQ(x.gemm_cold_operand_bandwidth_bytes_per_second,
               y.gemm_cold_operand_bandwidth_bytes_per_second);
     EXPECT_EQ(x.gemm_cold_output_bandwidth_bytes_per_second,
@@ -234,6 +235,7 @@ TEST_F(ProfileFiles, AwkwardValuesRoundTripExactly) {
   d.collective_overhead_seconds = 0;
   d.comm_compute_slowdown = 1.25;
   d.comm_compute_share = 2.0 / 3.0;
+  d.sm_count = 132;
   d.gemm_cold_operand_bandwidth_bytes_per_second = 1.0 / 3.0 * 1e11;
   d.gemm_cold_output_bandwidth_bytes_per_second = 2.0 / 3.0 * 1e11;
   d.gemm[static_cast<size_t>(dtype_index(DType::kF32))].points = {
@@ -443,6 +445,9 @@ const ProfileError kProfileErrors[] = {
      "(seconds)"},
     {"NegativeSlowdown", DEV "    comm_compute_slowdown: -0.1\n",
      "3:28: error: found '-0.1'; expected a slowdown from 0 to 1000"},
+    {"NoSms", DEV "    sm_count: 0\n", "3:15: error: found '0'; expected an integer from 1 to 255"},
+    {"FractionalSms", DEV "    sm_count: 13.5\n",
+     "3:15: error: found '13.5'; expected an integer from 1 to 255"},
     {"ShareAboveOne", DEV "    comm_compute_share: 1.5\n",
      "3:25: error: found '1.5'; expected a fraction in [0, 1]"},
     {"ZeroColdOperandBandwidth", DEV "    gemm_cold_operand_bandwidth: 0\n",

@@ -280,6 +280,56 @@ TEST(EstimatePlan, TensorParallelAllReducesByHand) {
   expect_rel(sp->step_seconds, 4.4526848e-5);
 }
 
+// Transformer Engine's tensor-parallel overlap (training.tp_comm_overlap;
+// docs/costmodel.md), the plan above with t = 2 and sequence parallelism.
+// A collective beside a GEMM shows max(0, collective - GEMM). Per layer:
+//  - ring exchanges (the AllGather beside the first t - 1 = 1 of t row
+//    chunks of the GEMM after it): QKV 16 x 96 x 64 x 2 = 196,608 FLOP, fc1
+//    16 x 128 x 64 x 2 = 262,144, fc2's input gradient 262,144, the
+//    projection's 16 x 32 x 64 x 2 = 65,536;
+//  - bulk: the re-gathers beside fc1's input-gradient GEMM (32 x 64 x 128 x 2
+//    = 524,288) and QKV's (32 x 64 x 96 x 2 = 393,216).
+// Each hides that GEMM's time (1e12 FLOP/s) of its 1.2048e-6 s: 1,703,936
+// FLOP = 1.703936e-6 s a layer, 3.407872e-6 s in all.
+// The pipelined ReduceScatters (the projection's and fc2's GEMMs in 4 row
+// chunks): 3/4 of the 4096 B beside the last 3 chunks, 1e-6 + 1536/1e10 =
+// 1.1536e-6 s against 24 x 64 x 32 x 2 = 98,304 FLOP (1.055296e-6 s shown)
+// and 24 x 64 x 128 x 2 = 393,216 (7.60384e-7 shown); the last 1/4 after,
+// 1e-6 + 512/1e10 = 1.0512e-6 s each. The backward's two beside the
+// weight-gradient GEMMs (fc1's 524,288, QKV's 393,216 FLOP): 6.80512e-7 and
+// 8.11584e-7 s shown. In all 5.410176e-6 s a layer where the four whole
+// ones showed 4 x 1.2048e-6 = 4.8192e-6: the split pays one more latency
+// each (this toy's collectives are latency-bound), +1.181952e-6 s in all.
+// Step = 4.4526848e-5 - 3.407872e-6 + 1.181952e-6 = 4.2300928e-5 s.
+TEST(EstimatePlan, TensorParallelOverlapByHand) {
+  Scenario sc = tiny_gpt(2);
+  sc.strategy.tensor = 2;
+  sc.strategy.sequence_parallel = true;
+  sc.training.tp_comm_overlap = true;
+  auto e = estimate_plan(sc);
+  ASSERT_TRUE(e.is_ok()) << e.message();
+  expect_rel(e->compute_seconds, 1.1010048e-5);  // the split GEMMs' FLOPs are the whole ones'
+  expect_rel(e->step_seconds, 4.2300928e-5);
+  const CommunicationEstimate* ag = find_comm(*e, "tensor", "allgather");
+  const CommunicationEstimate* rs = find_comm(*e, "tensor", "reducescatter");
+  ASSERT_NE(ag, nullptr);
+  ASSERT_NE(rs, nullptr);
+  EXPECT_EQ(ag->count, 14.0);
+  EXPECT_EQ(rs->count, 14.0);  // each pipelined one in two calls
+  expect_rel(ag->seconds, 14 * 1.2048e-6);
+  expect_rel(ag->exposed_seconds, 14 * 1.2048e-6 - 3.407872e-6);
+  // The embedding's and the head's two, whole, and the layers' ten.
+  expect_rel(rs->exposed_seconds, 2 * 1.2048e-6 + 2 * 5.410176e-6);
+  // With 100 SMs of which the pipelined and bulk overlaps hold 16 back, their
+  // GEMMs run at 0.84 of the rate. Beside a longer collective that is hidden;
+  // the first chunks of the projection's and fc2's GEMMs (32,768 + 131,072
+  // FLOP a layer) run alone: + 2 x 1.6384e-7 x (1/0.84 - 1) = 6.2415238e-8 s.
+  for (DeviceProfile& d : sc.profile.devices) d.sm_count = 100;
+  auto held = estimate_plan(sc);
+  ASSERT_TRUE(held.is_ok()) << held.message();
+  expect_rel(held->step_seconds, 4.2300928e-5 + 2 * 1.6384e-7 * (1 / 0.84 - 1), 1e-9);
+}
+
 // Data parallel d = 2 (global batch 2, one sequence each): gradients G = 110,208 params x 2 B
 // = 220,416 B. One bucket, not overlapped: ring AllReduce 2e-6 + 220416/1e10 = 2.40416e-5 s.
 // Buckets of at least 55,104 B filled with whole parameter groups in the order the backward

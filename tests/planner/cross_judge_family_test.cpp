@@ -319,6 +319,50 @@ std::vector<FamilyCase> fp8_cases() {
   return out;
 }
 
+// Transformer Engine's tensor-parallel overlap (training.tp_comm_overlap):
+// collectives beside their GEMMs on the `tp` streams, the GEMMs on the SMs
+// the overlap leaves them; bf16 on dgx-a100 and FP8 on dgx-h100, with a
+// pipeline (interleaved), recomputation (selective, full), the Llama-style
+// variant, ZeRO, data parallelism and the fused granularities.
+std::vector<FamilyCase> tp_overlap_cases() {
+  struct Keys {
+    const char* name;
+    const char* preset;
+    const char* model;
+    const char* training;
+    const char* strategy;
+    Granularity granularity;
+  };
+  const Granularity kK = Granularity::kKernel, kR = Granularity::kRegion, kS = Granularity::kStep;
+  const Keys keys[] = {
+      {"t2_dp4", "dgx-a100", "", "", "tensor: 2, data: 4", kK},
+      {"t4_p2i2_fp8", "dgx-h100", ", attention: flash", ", fp8: hybrid",
+       "tensor: 4, pipeline: 2, schedule: interleaved, virtual_stages: 2", kK},
+      {"t2_p2_full", "dgx-a100", "", ", recompute: full", "tensor: 2, pipeline: 2, data: 2", kK},
+      {"t2_selective_z1", "dgx-a100", ", dtype: f16", ", recompute: selective",
+       "tensor: 2, data: 4, zero: 1", kK},
+      {"t2_llama_fp8", "dgx-h100",
+       ", kv_heads: 2, mlp: swiglu, ffn_hidden: 1376, norm: rmsnorm, positions: rotary, "
+       "tie_embeddings: false, bias: false, attention: flash",
+       ", fp8: hybrid, main_grad: fp32, distributed_optimizer: true", "tensor: 2, data: 4", kK},
+      {"t4_region_fp8", "dgx-h100", ", attention: flash", ", fp8: hybrid",
+       "tensor: 4, pipeline: 2, data: 1", kR},
+      {"t2_step", "dgx-a100", "", "", "tensor: 2, pipeline: 2, data: 2", kS},
+  };
+  std::vector<FamilyCase> out;
+  for (const Keys& k : keys) {
+    FamilyCase c;
+    c.name = std::string("tp_overlap_") + k.name;
+    c.yaml = std::string("topology: {preset: ") + k.preset + "}\nmodel:\n" +
+             "  transformer: {layers: 4, hidden: 512, heads: 4, seq: 256, vocab: 4096" + k.model +
+             "}\n" + "training: {global_batch: 64, micro_batch: 2, tp_comm_overlap: true" +
+             k.training + "}\n" + "strategy: {sequence_parallel: true, " + k.strategy + "}\n";
+    c.granularity = k.granularity;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 std::vector<FamilyCase> family() {
   const char* env = std::getenv("BRIGADE_JUDGE_FAMILY");
   std::vector<FamilyCase> out =
@@ -330,6 +374,7 @@ std::vector<FamilyCase> family() {
         out.push_back(std::move(c));
   for (FamilyCase& c : megatron_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : fp8_cases()) out.push_back(std::move(c));
+  for (FamilyCase& c : tp_overlap_cases()) out.push_back(std::move(c));
   return out;
 }
 
