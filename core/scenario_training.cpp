@@ -63,9 +63,11 @@ std::array<UbOverlap, kUbLayers> te_default_overlaps() {
   const UbOverlap ring = te_default_overlap(UbMethod::kRingExchange);
   const UbOverlap pipe = te_default_overlap(UbMethod::kPipeline);
   const UbOverlap bulk = te_default_overlap(UbMethod::kBulk);
-  for (int l : {kUbQkvFprop, kUbFc1Fprop, kUbProjDgrad, kUbFc2Dgrad}) x[static_cast<size_t>(l)] = ring;
+  for (int l : {kUbQkvFprop, kUbFc1Fprop, kUbProjDgrad, kUbFc2Dgrad})
+    x[static_cast<size_t>(l)] = ring;
   for (int l : {kUbProjFprop, kUbFc2Fprop}) x[static_cast<size_t>(l)] = pipe;
-  for (int l : {kUbQkvDgrad, kUbQkvWgrad, kUbFc1Dgrad, kUbFc1Wgrad}) x[static_cast<size_t>(l)] = bulk;
+  for (int l : {kUbQkvDgrad, kUbQkvWgrad, kUbFc1Dgrad, kUbFc1Wgrad})
+    x[static_cast<size_t>(l)] = bulk;
   return x;
 }
 

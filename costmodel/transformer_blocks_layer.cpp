@@ -138,7 +138,8 @@ void pipelined_scatter(std::vector<Kernel>& ks, const std::string& gemm, const s
   last.collective_bytes /= static_cast<double>(n);
   last.name += ".last";
   std::vector<Kernel> mid = {head, beside, rest, last};
-  ks.erase(ks.begin() + static_cast<std::ptrdiff_t>(g), ks.begin() + static_cast<std::ptrdiff_t>(r) + 1);
+  const auto at = ks.begin() + static_cast<std::ptrdiff_t>(g);
+  ks.erase(at, at + 2);  // the GEMM and its scatter
   ks.insert(ks.begin() + static_cast<std::ptrdiff_t>(g), mid.begin(), mid.end());
 }
 

@@ -154,8 +154,8 @@ TaskId StageEmitter::flush_compute() {
   // The class each part's tasks carry (the attention core's: the run's).
   static constexpr KernelClass kPartClass[kParts] = {
       KernelClass::kGeneric,      KernelClass::kGeneric,           KernelClass::kGeneric,
-      KernelClass::kGeneric,      KernelClass::kGeneric,
-      KernelClass::kGeneric,      KernelClass::kGeneric,           KernelClass::kNormForward,
+      KernelClass::kGeneric,      KernelClass::kGeneric,           KernelClass::kGeneric,
+      KernelClass::kGeneric,      KernelClass::kNormForward,
       KernelClass::kNormBackward, KernelClass::kActivationForward, KernelClass::kActivationBackward,
       KernelClass::kGatedForward, KernelClass::kGatedBackward};
   auto emit = [&](PartKind kind) {
@@ -331,6 +331,14 @@ void StageEmitter::beside_collective(const Kernel& k, Phase phase, int layer, in
   }
   // It starts with its GEMM: after what precedes both, and what the GEMM
   // waits for (which stays attached to the GEMM too).
+  start_with_run(base, before);
+  beside_ = base;
+}
+
+// Tasks at `base` (one a rank) start with the pending run: after `before`
+// and what the run waits for (its dependencies, its pipeline receives),
+// which stay attached to the run.
+void StageEmitter::start_with_run(TaskId base, TaskId before) {
   for (int r = 0; r < R_; ++r) {
     if (before != kNone) b_.depend(base + r, before + r);
     for (const auto& d : pend_.deps) b_.depend(base + r, d[static_cast<size_t>(r)]);
@@ -342,7 +350,6 @@ void StageEmitter::beside_collective(const Kernel& k, Phase phase, int layer, in
     else
       s_.recv_extra[static_cast<size_t>(key)].push_back(base);
   }
-  beside_ = base;
 }
 
 // Step granularity: the fused run's beside collectives, one per kind with
@@ -359,17 +366,7 @@ void StageEmitter::side_segment(TaskId before) {
       for (int t = 0; t < s_.T; ++t) streams.push_back(tp_[static_cast<size_t>(g * s_.T + t)]);
       add_group_collective(k, d.phase, -1, d.mb, s_.ranks->tensor_group(g, p_), streams);
     }
-    for (int r = 0; r < R_; ++r) {
-      if (before != kNone) b_.depend(base + r, before + r);
-      for (const auto& x : pend_.deps) b_.depend(base + r, x[static_cast<size_t>(r)]);
-    }
-    for (int key : pend_.recv_keys) {
-      const TaskId send = s_.send_base[static_cast<size_t>(key)];
-      if (send != kNone)
-        for (int r = 0; r < R_; ++r) b_.depend(base + r, send + r);
-      else
-        s_.recv_extra[static_cast<size_t>(key)].push_back(base);
-    }
+    start_with_run(base, before);
     for (int r = 0; r < R_; ++r) b_.depend(last_compute_ + r, base + r);
   }
 }
@@ -464,16 +461,8 @@ void StageEmitter::ring_segment(TaskId before) {
                                       out_.devices[static_cast<size_t>(ring_peer(r, 1))],
                                       ring_bytes_, "cp.kv_ring", pend_.phase);
     b_.task(id).micro_batch = pend_.mb;
-    if (before != kNone) b_.depend(id, before + r);
-    for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
   }
-  for (int key : pend_.recv_keys) {
-    const TaskId send = s_.send_base[static_cast<size_t>(key)];
-    if (send != kNone)
-      for (int r = 0; r < R_; ++r) b_.depend(base + r, send + r);
-    else
-      s_.recv_extra[static_cast<size_t>(key)].push_back(base);
-  }
+  start_with_run(base, before);
   for (int r = 0; r < R_; ++r) b_.depend(last_compute_ + r, base + ring_peer(r, -1));
   ring_bytes_ = 0;
 }
@@ -537,7 +526,9 @@ void StageEmitter::tensor_collective(const Kernel& k, Phase phase, int layer, in
   collectives_issued(base);
 }
 
-void StageEmitter::defer(const Kernel& k, Phase phase, int mb) { defer_to(deferred_, k, phase, mb); }
+void StageEmitter::defer(const Kernel& k, Phase phase, int mb) {
+  defer_to(deferred_, k, phase, mb);
+}
 
 void StageEmitter::defer_to(std::vector<Deferred>& list, const Kernel& k, Phase phase, int mb) {
   for (Deferred& d : list)

@@ -104,6 +104,7 @@ class StageEmitter {
   // beside its compute; the run's last task waits for them (side_segment).
   void beside_collective(const Kernel& k, Phase phase, int layer, int mb);
   void side_segment(TaskId before);
+  void start_with_run(TaskId base, TaskId before);
 
   // kStep: the step's tensor-parallel collectives of one kind become one
   // collective carrying their summed bytes, issued after the step's fused

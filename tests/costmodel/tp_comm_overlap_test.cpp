@@ -267,9 +267,10 @@ TEST(TpCommOverlap, RefusedWhereMegatronRefusesIt) {
                 .message(),
             "x.yaml:4:29: error: found tp_comm_overlap: true with an mlp model; expected false "
             "(Transformer Engine's tensor-parallel overlap is modelled for transformer models)");
-  EXPECT_EQ(check("tp_comm_overlap: sometimes", "tensor: 4, data: 2, sequence_parallel: true").message(),
+  const std::string sp = "tensor: 4, data: 2, sequence_parallel: true";
+  EXPECT_EQ(check("tp_comm_overlap: sometimes", sp).message(),
             "x.yaml:4:46: error: found 'sometimes'; expected true or false");
-  EXPECT_TRUE(check("tp_comm_overlap: true", "tensor: 4, data: 2, sequence_parallel: true").is_ok());
+  EXPECT_TRUE(check("tp_comm_overlap: true", sp).is_ok());
 }
 
 }  // namespace

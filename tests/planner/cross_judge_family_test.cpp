@@ -201,6 +201,22 @@ std::vector<FamilyCase> classes() {
   return out;
 }
 
+// A four-layer transformer (hidden 512, 4 heads, 256 positions, 4,096
+// words; 64 sequences a step, 2 a micro-batch) on one `preset` machine,
+// with the model's, training's and strategy's extra keys.
+FamilyCase small_transformer(const std::string& name, const char* preset, const char* model,
+                             const std::string& training, const std::string& strategy,
+                             Granularity granularity = Granularity::kKernel) {
+  FamilyCase c;
+  c.name = name;
+  c.yaml = std::string("topology: {preset: ") + preset + "}\nmodel:\n" +
+           "  transformer: {layers: 4, hidden: 512, heads: 4, seq: 256, vocab: 4096" + model +
+           "}\n" + "training: {global_batch: 64, micro_batch: 2" + training + "}\n" +
+           "strategy: {" + strategy + "}\n";
+  c.granularity = granularity;
+  return c;
+}
+
 // Issue 19's keys, beside the crossed axes: Megatron-LM's fp32 main_grad
 // (gradients kept and reduced in fp32, the updated weights gathered in
 // bf16), its distributed optimizer (ZeRO-1's sharding), and the Hopper
@@ -256,15 +272,9 @@ std::vector<FamilyCase> megatron_cases() {
        "tensor: 2, pipeline: 2, data: 2, schedule: interleaved, virtual_stages: 2"},
   };
   std::vector<FamilyCase> out;
-  for (const Keys& k : keys) {
-    FamilyCase c;
-    c.name = std::string("megatron_") + k.name;
-    c.yaml = std::string("topology: {preset: ") + k.preset + "}\nmodel:\n" +
-             "  transformer: {layers: 4, hidden: 512, heads: 4, seq: 256, vocab: 4096" + k.model +
-             "}\n" + "training: {global_batch: 64, micro_batch: 2" + k.training + "}\n" +
-             "strategy: {" + k.strategy + "}\n";
-    out.push_back(std::move(c));
-  }
+  for (const Keys& k : keys)
+    out.push_back(small_transformer(std::string("megatron_") + k.name, k.preset, k.model,
+                                    k.training, k.strategy));
   return out;
 }
 
@@ -306,16 +316,9 @@ std::vector<FamilyCase> fp8_cases() {
        "virtual_stages: 2", kS},
   };
   std::vector<FamilyCase> out;
-  for (const Keys& k : keys) {
-    FamilyCase c;
-    c.name = std::string("fp8_") + k.name;
-    c.yaml = std::string("topology: {preset: dgx-h100}\nmodel:\n") +
-             "  transformer: {layers: 4, hidden: 512, heads: 4, seq: 256, vocab: 4096" + k.model +
-             "}\n" + "training: {global_batch: 64, micro_batch: 2" + k.training + "}\n" +
-             "strategy: {" + k.strategy + "}\n";
-    c.granularity = k.granularity;
-    out.push_back(std::move(c));
-  }
+  for (const Keys& k : keys)
+    out.push_back(small_transformer(std::string("fp8_") + k.name, "dgx-h100", k.model, k.training,
+                                    k.strategy, k.granularity));
   return out;
 }
 
@@ -350,16 +353,11 @@ std::vector<FamilyCase> tp_overlap_cases() {
       {"t2_step", "dgx-a100", "", "", "tensor: 2, pipeline: 2, data: 2", kS},
   };
   std::vector<FamilyCase> out;
-  for (const Keys& k : keys) {
-    FamilyCase c;
-    c.name = std::string("tp_overlap_") + k.name;
-    c.yaml = std::string("topology: {preset: ") + k.preset + "}\nmodel:\n" +
-             "  transformer: {layers: 4, hidden: 512, heads: 4, seq: 256, vocab: 4096" + k.model +
-             "}\n" + "training: {global_batch: 64, micro_batch: 2, tp_comm_overlap: true" +
-             k.training + "}\n" + "strategy: {sequence_parallel: true, " + k.strategy + "}\n";
-    c.granularity = k.granularity;
-    out.push_back(std::move(c));
-  }
+  for (const Keys& k : keys)
+    out.push_back(small_transformer(std::string("tp_overlap_") + k.name, k.preset, k.model,
+                                    std::string(", tp_comm_overlap: true") + k.training,
+                                    std::string("sequence_parallel: true, ") + k.strategy,
+                                    k.granularity));
   return out;
 }
 
