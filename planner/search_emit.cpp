@@ -69,6 +69,9 @@ Result<std::string> plan_scenario_yaml(const Scenario& base, const RankedPlan& p
     if (!training || !training.IsMap()) training = YAML::Node(YAML::NodeType::Map);
     training["micro_batch"] = s.training.micro_batch;
     training["recompute"] = std::string(recompute_name(s.training.recompute));
+    // The base scenario's tensor-parallel overlap where the plan takes it
+    // (apply_point: sequence parallelism over tensor > 1); off, the key goes.
+    if (!s.training.tp_comm_overlap) training.remove("tp_comm_overlap");
     root["training"] = training;
   } else {
     root.remove("placement");

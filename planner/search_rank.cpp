@@ -217,7 +217,7 @@ Result<SearchResult> search_transformer(const Scenario& sc, const SearchOptions&
   };
   auto judge = [&](const StrategyPoint& p) {
     Judged j;
-    apply_point(p, work);
+    apply_point(p, work, sc);
     auto e = cost::estimate_plan(work, lean);
     if (!e.is_ok()) {
       if (r.invalid++ == 0) r.invalid_example = point_label(p) + ": " + e.message();
@@ -371,7 +371,7 @@ Result<SearchResult> search_transformer(const Scenario& sc, const SearchOptions&
   // The kept plans in full.
   auto full = [&](const Kept& k, const std::string& method) -> std::optional<RankedPlan> {
     auto s = std::make_shared<Scenario>(sc);
-    apply_point(k.point, *s);
+    apply_point(k.point, *s, sc);
     auto e = cost::estimate_plan(*s);
     if (!e.is_ok()) return std::nullopt;
     RankedPlan p;

@@ -195,8 +195,12 @@ StrategyPoint point_of(const Scenario& sc) {
   return p;
 }
 
-void apply_point(const StrategyPoint& p, Scenario& sc) {
+void apply_point(const StrategyPoint& p, Scenario& sc, const Scenario& base) {
   StrategySpec& st = sc.strategy;
+  // The base's tensor-parallel overlap where the point can take it:
+  // Megatron-LM runs it only with sequence parallelism over tensor > 1.
+  sc.training.tp_comm_overlap =
+      base.training.tp_comm_overlap && p.tensor > 1 && p.sequence_parallel;
   sc.has_strategy = true;
   st.tensor = p.tensor;
   st.pipeline = p.pipeline;

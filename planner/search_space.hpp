@@ -78,7 +78,12 @@ StrategyPoint point_of(const Scenario& sc);
 // Writes a point into a scenario's strategy and training (the other keys,
 // algorithm, overlap, optimizer, batch, stay as they are; data_mode becomes
 // batch). Cheap: no allocation but the rank order's three strings.
-void apply_point(const StrategyPoint& p, Scenario& sc);
+// training.tp_comm_overlap follows `base`'s where the point can take it
+// (sequence parallelism over tensor > 1) and is off where it cannot.
+void apply_point(const StrategyPoint& p, Scenario& sc, const Scenario& base);
+// The same with `sc` its own base: for a scenario a point is written into
+// once (a copy reused for many points keeps an overlap it lost).
+inline void apply_point(const StrategyPoint& p, Scenario& sc) { apply_point(p, sc, sc); }
 
 // The values the space takes for each key. Degrees and micro-batches are
 // filtered per class (a tensor degree must divide the heads, ...); the lists

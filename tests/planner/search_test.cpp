@@ -396,7 +396,8 @@ struct Emitted {
   RankedPlan win;
   std::string text;
 };
-std::optional<Emitted> emit_winner(const std::string& yaml, const std::string& tag) {
+std::optional<Emitted> emit_winner(const std::string& yaml, const std::string& tag,
+                                   const SearchOptions& options = {}) {
   const std::string path = temp_path(("-" + tag + ".yaml").c_str());
   const std::string out = temp_path(("-" + tag + "-best.yaml").c_str());
   std::ofstream(path) << yaml;
@@ -406,7 +407,7 @@ std::optional<Emitted> emit_winner(const std::string& yaml, const std::string& t
     std::remove(path.c_str());
     return std::nullopt;
   }
-  auto r = run_search(*base, SearchOptions{});
+  auto r = run_search(*base, options);
   EXPECT_TRUE(r.is_ok()) << r.message();
   if (!r.is_ok() || r->plans.empty()) {
     std::remove(path.c_str());
@@ -471,6 +472,43 @@ TEST(SearchEmit, KeepsThePipelineEngine) {
   auto e = cost::estimate_plan(em->back);
   ASSERT_TRUE(e.is_ok()) << e.message();
   EXPECT_DOUBLE_EQ(e->step_seconds, em->win.step_seconds);
+}
+
+// --emit with Transformer Engine's tensor-parallel overlap in the base: the
+// search judges it on the plans that can take it (sequence parallelism over
+// tensor > 1: here --set tensor=2 sequence_parallel=true) and without it on
+// the others (every plan of a vocabulary of 1001 words, which no tensor
+// degree divides), where check_plan would refuse the key; the file says the
+// same and loads back as a plan check_plan takes, judged the same.
+TEST(SearchEmit, TheOverlapGoesWhereThePlanCanTakeIt) {
+  struct Case {
+    const char* vocab;
+    const char* strategy;
+    bool kept;
+  };
+  for (const Case& c : {Case{"1024", "tensor: 2, data: 4, sequence_parallel: true", true},
+                        Case{"1001", "data: 8", false}}) {
+    SearchOptions options;
+    if (c.kept) options.grid.tensor = {2}, options.grid.sequence_parallel = {true};
+    auto em = emit_winner(std::string("name: tiny-ov\n"
+                                      "topology: {preset: dgx-a100}\n"
+                                      "model:\n"
+                                      "  transformer: {layers: 4, hidden: 256, heads: 8, seq: "
+                                      "128, vocab: ") +
+                              c.vocab +
+                              "}\ntraining: {global_batch: 16, micro_batch: 2, "
+                              "tp_comm_overlap: true}\nstrategy: {" +
+                              c.strategy + "}\n",
+                          "ov", options);
+    ASSERT_TRUE(em);
+    const StrategySpec& st = em->back.strategy;
+    EXPECT_EQ(st.tensor > 1 && st.sequence_parallel, c.kept) << em->text;
+    EXPECT_EQ(em->back.training.tp_comm_overlap, c.kept) << em->text;
+    EXPECT_TRUE(check_plan(em->back).is_ok()) << check_plan(em->back).message();
+    auto e = cost::estimate_plan(em->back);
+    ASSERT_TRUE(e.is_ok()) << e.message();
+    EXPECT_DOUBLE_EQ(e->step_seconds, em->win.step_seconds);
+  }
 }
 
 // A scenario naming its Hugging Face config relative to its folder: the
