@@ -217,6 +217,19 @@ FamilyCase small_transformer(const std::string& name, const char* preset, const 
   return c;
 }
 
+// One plan of a table of small transformers, and the task granularities'
+// short names for the tables.
+struct PlanKeys {
+  const char* name;
+  const char* preset;
+  const char* model;
+  const char* training;
+  const char* strategy;
+  Granularity granularity;
+};
+constexpr Granularity kK = Granularity::kKernel, kR = Granularity::kRegion,
+                      kS = Granularity::kStep;
+
 // Issue 19's keys, beside the crossed axes: Megatron-LM's fp32 main_grad
 // (gradients kept and reduced in fp32, the updated weights gathered in
 // bf16), its distributed optimizer (ZeRO-1's sharding), and the Hopper
@@ -286,38 +299,34 @@ std::vector<FamilyCase> megatron_cases() {
 // parallelism, a MoE layer under expert parallelism, and the fused
 // granularities (whose runs keep FP8 GEMMs a task of their own).
 std::vector<FamilyCase> fp8_cases() {
-  struct Keys {
-    const char* name;
-    const char* model;
-    const char* training;
-    const char* strategy;
-    Granularity granularity;
-  };
-  const Granularity kK = Granularity::kKernel, kR = Granularity::kRegion, kS = Granularity::kStep;
-  const Keys keys[] = {
-      {"dp8", ", attention: flash", ", fp8: hybrid", "data: 8", kK},
-      {"t2_sp_p2i2", ", attention: flash", ", fp8: hybrid",
+  const PlanKeys keys[] = {
+      {"dp8", "dgx-h100", ", attention: flash", ", fp8: hybrid", "data: 8", kK},
+      {"t2_sp_p2i2", "dgx-h100", ", attention: flash", ", fp8: hybrid",
        "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true, schedule: interleaved, "
        "virtual_stages: 2",
        kK},
-      {"full_t2_p2_z1", "", ", fp8: e4m3, recompute: full", "tensor: 2, pipeline: 2, data: 2, zero: 1",
-       kK},
-      {"selective_t4_z3", "", ", fp8: hybrid, recompute: selective", "tensor: 4, data: 2, zero: 3",
-       kK},
-      {"llama_t2_maingrad", ", kv_heads: 2, mlp: swiglu, ffn_hidden: 1376, norm: rmsnorm, "
+      {"full_t2_p2_z1", "dgx-h100", "", ", fp8: e4m3, recompute: full",
+       "tensor: 2, pipeline: 2, data: 2, zero: 1", kK},
+      {"selective_t4_z3", "dgx-h100", "", ", fp8: hybrid, recompute: selective",
+       "tensor: 4, data: 2, zero: 3", kK},
+      {"llama_t2_maingrad", "dgx-h100",
+       ", kv_heads: 2, mlp: swiglu, ffn_hidden: 1376, norm: rmsnorm, "
        "positions: rotary, tie_embeddings: false, bias: false, attention: flash",
        ", fp8: hybrid, main_grad: fp32, distributed_optimizer: true", "tensor: 2, data: 4", kK},
-      {"cp2_t2", ", attention: flash", ", fp8: hybrid", "tensor: 2, context: 2, data: 2", kK},
-      {"moe_ep4", ", attention: flash, moe: {experts: 8, top_k: 2, ffn_hidden: 1024, shared_experts: 1, imbalance: 2}",
+      {"cp2_t2", "dgx-h100", ", attention: flash", ", fp8: hybrid",
+       "tensor: 2, context: 2, data: 2", kK},
+      {"moe_ep4", "dgx-h100",
+       ", attention: flash, moe: {experts: 8, top_k: 2, ffn_hidden: 1024, shared_experts: 1, "
+       "imbalance: 2}",
        ", fp8: hybrid", "data: 8, expert: 4", kK},
-      {"region_t2_p2", ", attention: flash", ", fp8: hybrid",
+      {"region_t2_p2", "dgx-h100", ", attention: flash", ", fp8: hybrid",
        "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true", kR},
-      {"step_p2i2_z1", "", ", fp8: hybrid", "pipeline: 2, data: 4, zero: 1, schedule: interleaved, "
-       "virtual_stages: 2", kS},
+      {"step_p2i2_z1", "dgx-h100", "", ", fp8: hybrid",
+       "pipeline: 2, data: 4, zero: 1, schedule: interleaved, virtual_stages: 2", kS},
   };
   std::vector<FamilyCase> out;
-  for (const Keys& k : keys)
-    out.push_back(small_transformer(std::string("fp8_") + k.name, "dgx-h100", k.model, k.training,
+  for (const PlanKeys& k : keys)
+    out.push_back(small_transformer(std::string("fp8_") + k.name, k.preset, k.model, k.training,
                                     k.strategy, k.granularity));
   return out;
 }
@@ -328,16 +337,7 @@ std::vector<FamilyCase> fp8_cases() {
 // pipeline (interleaved), recomputation (selective, full), the Llama-style
 // variant, ZeRO, data parallelism and the fused granularities.
 std::vector<FamilyCase> tp_overlap_cases() {
-  struct Keys {
-    const char* name;
-    const char* preset;
-    const char* model;
-    const char* training;
-    const char* strategy;
-    Granularity granularity;
-  };
-  const Granularity kK = Granularity::kKernel, kR = Granularity::kRegion, kS = Granularity::kStep;
-  const Keys keys[] = {
+  const PlanKeys keys[] = {
       {"t2_dp4", "dgx-a100", "", "", "tensor: 2, data: 4", kK},
       {"t4_p2i2_fp8", "dgx-h100", ", attention: flash", ", fp8: hybrid",
        "tensor: 4, pipeline: 2, schedule: interleaved, virtual_stages: 2", kK},
@@ -353,7 +353,7 @@ std::vector<FamilyCase> tp_overlap_cases() {
       {"t2_step", "dgx-a100", "", "", "tensor: 2, pipeline: 2, data: 2", kS},
   };
   std::vector<FamilyCase> out;
-  for (const Keys& k : keys)
+  for (const PlanKeys& k : keys)
     out.push_back(small_transformer(std::string("tp_overlap_") + k.name, k.preset, k.model,
                                     std::string(", tp_comm_overlap: true") + k.training,
                                     std::string("sequence_parallel: true, ") + k.strategy,
