@@ -91,10 +91,10 @@ TEST(HostOpTime, ProfileReadsAndWritesIt) {
                                  .string();
     EXPECT_TRUE(save_profile(profile, path).is_ok());
     std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
+    std::stringstream written;
+    written << in.rdbuf();
     std::filesystem::remove(path);
-    return text.str();
+    return written.str();
   };
   const std::string written = saved(*p);
   EXPECT_NE(written.find("host_op_time"), std::string::npos) << written;

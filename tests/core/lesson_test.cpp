@@ -206,19 +206,25 @@ TEST(BundledLessons, AllLoadInBothLanguages) {
     std::set<std::string> en_names, zh_names;
     auto collect = [](const LessonText& t, std::set<std::string>& out) {
       for (const auto& [n, at] : answer_placeholders(t.intro)) out.insert(n);
-      for (const LessonSection& s : t.sections)
-        for (const auto& [n, at] : answer_placeholders(s.body)) out.insert(n);
+      for (const LessonSection& section : t.sections)
+        for (const auto& [n, at] : answer_placeholders(section.body)) out.insert(n);
     };
     collect(en, en_names);
     collect(zh, zh_names);
     EXPECT_EQ(en_names, zh_names);
     // Every file a step or an answer names exists.
     for (size_t k = 0; k < l.steps.size(); ++k)
-      for (const std::string& a : l.command(k, Lang::kEn))
-        if (a.size() > 5 && a.substr(a.size() - 5) == ".yaml") EXPECT_TRUE(fs::exists(a)) << a;
+      for (const std::string& a : l.command(k, Lang::kEn)) {
+        if (a.size() > 5 && a.substr(a.size() - 5) == ".yaml") {
+          EXPECT_TRUE(fs::exists(a)) << a;
+        }
+      }
     for (const LessonAnswer& a : l.answers)
-      for (const std::string& arg : l.resolve(a.command, Lang::kEn))
-        if (arg.size() > 5 && arg.substr(arg.size() - 5) == ".yaml") EXPECT_TRUE(fs::exists(arg)) << arg;
+      for (const std::string& arg : l.resolve(a.command, Lang::kEn)) {
+        if (arg.size() > 5 && arg.substr(arg.size() - 5) == ".yaml") {
+          EXPECT_TRUE(fs::exists(arg)) << arg;
+        }
+      }
   }
 }
 

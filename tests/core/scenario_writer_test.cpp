@@ -238,7 +238,7 @@ TEST(ScenarioWriter, AHuggingFaceConfigStillResolvesFromAnotherFolder) {
       "topology: {preset: dgx-h100, nodes: 8}\n"
       "strategy: {tensor: 8, pipeline: 4, data: 2}\n"
       "training: {global_batch: 64, micro_batch: 1}\n";
-  for (const std::string model :
+  for (const std::string& model :
        {std::string("model: {huggingface: {config: models/llama3_70b.json, seq: 4096}}\n"),
         std::string("model: {huggingface: models/llama3_70b.json}\n")}) {
     const fs::path src = dir / "src.yaml";

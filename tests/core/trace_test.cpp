@@ -164,9 +164,12 @@ TEST(ChromeTrace, HostSlicesAreAThreadOfTheirDevice) {
         EXPECT_EQ(e["name"], "bwd \\ tab\t");
       }
     }
-    if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "host")
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "host") {
       EXPECT_EQ(e["tid"], 3 + e["pid"].get<int>());
-    if (e["ph"] == "M" && e["name"] == "thread_sort_index") EXPECT_EQ(e["args"]["sort_index"], -1);
+    }
+    if (e["ph"] == "M" && e["name"] == "thread_sort_index") {
+      EXPECT_EQ(e["args"]["sort_index"], -1);
+    }
   }
   EXPECT_EQ(host, 3);
   // One arrow, from the slice that issued task 1 to its span: task 1 started

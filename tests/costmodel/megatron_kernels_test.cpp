@@ -145,12 +145,14 @@ TEST(MegatronKernels, NormAndGeluTimesOnTheA100Preset) {
   EXPECT_NEAR(seconds(*ln1b), 2.6664383e-4, 1e-11);
   EXPECT_NEAR(seconds(*gelub), 1.0507390e-3, 1e-10);
   // The residual stream's adds and the dropouts stay of no class.
-  for (const Kernel& k : L->forward)
+  for (const Kernel& k : L->forward) {
     if (k.name.find("ln") != 0 && k.name.find("gelu") == std::string::npos &&
-        k.compute == ComputeKind::kMemoryBound)
+        k.compute == ComputeKind::kMemoryBound) {
       EXPECT_TRUE(k.kernel_class == KernelClass::kGeneric ||
                   k.kernel_class == KernelClass::kAttentionForward)
           << k.name;
+    }
+  }
 }
 
 }  // namespace

@@ -171,7 +171,9 @@ TEST(GradientAccumulationFusion, UnfusedAddsFollowEveryCompletedGradient) {
       bytes += k.bytes;
       EXPECT_GE(k.completes_grad, 0) << k.name;
       EXPECT_GT(i, 0u);
-      if (i > 0) EXPECT_EQ(b.backward[i - 1].completes_grad, -1) << k.name;
+      if (i > 0) {
+        EXPECT_EQ(b.backward[i - 1].completes_grad, -1) << k.name;
+      }
     }
     return std::make_pair(adds, bytes);
   };

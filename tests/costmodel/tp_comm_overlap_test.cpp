@@ -228,8 +228,12 @@ TEST(TpCommOverlap, SmShareByHand) {
   EXPECT_DOUBLE_EQ(sm_share(p, 200), 1.0 / 132.0);  // at least one SM is left
   // The presets' data-sheet counts.
   for (const DeviceProfile& d : HardwareProfile::defaults().devices) {
-    if (d.model == "NVIDIA H100-SXM5-80GB" || d.model == "NVIDIA H200") EXPECT_EQ(d.sm_count, 132);
-    if (d.model.rfind("NVIDIA A100", 0) == 0) EXPECT_EQ(d.sm_count, 108) << d.model;
+    if (d.model == "NVIDIA H100-SXM5-80GB" || d.model == "NVIDIA H200") {
+      EXPECT_EQ(d.sm_count, 132) << d.model;
+    }
+    if (d.model.rfind("NVIDIA A100", 0) == 0) {
+      EXPECT_EQ(d.sm_count, 108) << d.model;
+    }
   }
 }
 
