@@ -217,10 +217,11 @@ TEST(Translation, EveryModelTrStringOfTheModelIsInTheTsFiles) {
             << source.toStdString();
       }
       files[folder] += any;
-      if (any)
+      if (any) {
         EXPECT_EQ(listed.count(std::string(folder) + "/" + e.path().stem().string()), 1u)
             << folder << "/" << e.path().filename().string()
             << " calls model_tr or tr_text but is not among lupdate's sources (gui/CMakeLists.txt)";
+      }
     }
   EXPECT_GE(files["gui/model"], 7);
   EXPECT_GE(files["core"], 2);       // run_compare, trace_filter
