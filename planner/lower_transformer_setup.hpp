@@ -1,6 +1,7 @@
 // The transformer lowering's setup, shared by lower_transformer.cpp (the
-// step), lower_transformer_stage.cpp and lower_transformer_param_gather.cpp
-// (one pipeline stage: StageEmitter, lower_transformer_stage_emitter.hpp) and
+// step), lower_transformer_stage.cpp, lower_transformer_param_gather.cpp and
+// lower_transformer_side.cpp (one pipeline stage: StageEmitter,
+// lower_transformer_stage_emitter.hpp) and
 // lower_transformer_setup.cpp (the setup, and what `brigade explain` says of
 // it); not a public interface.
 #pragma once

@@ -1,8 +1,10 @@
 // Internal to the transformer lowering: the emitter of one pipeline stage,
 // whose tasks emit_stage (lower_transformer_setup.hpp) hands to the
-// finishing pass. Its definitions: lower_transformer_stage.cpp, and the
+// finishing pass. Its definitions: lower_transformer_stage.cpp, the
 // members of strategy.overlap_param_gather in
-// lower_transformer_param_gather.cpp; not a public interface.
+// lower_transformer_param_gather.cpp, and the work beside the compute
+// stream (the tensor-parallel overlap's collectives, the context ring) in
+// lower_transformer_side.cpp; not a public interface.
 #pragma once
 
 #include <array>
