@@ -179,6 +179,12 @@ class PlanChecker {
                     " model; expected a transformer model (Megatron-LM's distributed optimizer "
                     "is modelled for transformers)",
                 ErrorKind::kUnsupported);
+    if (!tr.tp_backward_overlap && !transformer)
+      return at("training.tp_backward_overlap",
+                "found tp_backward_overlap: false with " + kind +
+                    " model; expected true or no key (the column-parallel backward's "
+                    "asynchronous collectives are modelled for transformer models)",
+                ErrorKind::kUnsupported);
     if (tr.cross_entropy_fusion && !transformer)
       return at("training.cross_entropy_fusion",
                 "found cross_entropy_fusion: true with " + kind +

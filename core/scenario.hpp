@@ -256,6 +256,18 @@ struct TrainingSpec {
   // overrides TE's defaults entry by entry, as NeMo's per-shape
   // TransformerLayerTPOverlapCfg does).
   std::array<UbOverlap, kUbLayers> tp_overlap = te_default_overlaps();
+  // Megatron-LM's and Transformer Engine's own overlap in a column-parallel
+  // layer's backward, through NCCL (Megatron-LM's --async-tensor-model-
+  // parallel-allreduce, on by default since 3f652469, 2021-09-02; TE does it
+  // unconditionally): with sequence parallelism the re-gather of the input
+  // beside the input-gradient GEMM and the input gradient's reduce-scatter
+  // beside the weight-gradient GEMM, without it the input gradient's
+  // all-reduce beside the weight-gradient GEMM. `false`: between kernels
+  // (Megatron-LM before that commit). Transformers only (check_plan); under
+  // tp_comm_overlap TE's bulk overlaps take these pairs instead
+  // (docs/costmodel.md, "The column-parallel backward's asynchronous
+  // collectives").
+  bool tp_backward_overlap = true;
 };
 
 enum class PipelineSchedule { kGpipe, k1F1B, kInterleaved };

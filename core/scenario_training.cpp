@@ -150,11 +150,12 @@ Status read_training_spec(const Cursor& c, TrainingSpec* out) {
       c.expect_map("training options {mode, global_batch, micro_batch, optimizer, "
                    "mixed_precision, recompute, main_grad, distributed_optimizer, fp8, "
                    "gradient_accumulation_fusion, cross_entropy_fusion, transformer_impl, "
-                   "tp_comm_overlap}"));
+                   "tp_comm_overlap, tp_backward_overlap}"));
   BRIGADE_RETURN_IF_ERROR(c.check_keys(
       {"mode", "global_batch", "micro_batch", "optimizer", "mixed_precision", "recompute",
        "main_grad", "distributed_optimizer", "fp8", "gradient_accumulation_fusion",
-       "cross_entropy_fusion", "transformer_impl", "tp_comm_overlap"}));
+       "cross_entropy_fusion", "transformer_impl", "tp_comm_overlap",
+       "tp_backward_overlap"}));
   BRIGADE_ASSIGN_OR_RETURN(
       t.inference, c.get_enum<bool>("mode", false, {{"training", false}, {"inference", true}}));
   BRIGADE_ASSIGN_OR_RETURN(t.global_batch, c.get_int("global_batch", 0, 1, kMaxDim));
@@ -191,6 +192,7 @@ Status read_training_spec(const Cursor& c, TrainingSpec* out) {
   } else {
     BRIGADE_ASSIGN_OR_RETURN(t.tp_comm_overlap, c.get_bool("tp_comm_overlap", false));
   }
+  BRIGADE_ASSIGN_OR_RETURN(t.tp_backward_overlap, c.get_bool("tp_backward_overlap", true));
   return Status::ok();
 }
 

@@ -13,7 +13,7 @@ namespace brigade {
 //   training: {mode, global_batch, micro_batch, optimizer, mixed_precision,
 //              recompute, main_grad, distributed_optimizer, fp8,
 //              gradient_accumulation_fusion, cross_entropy_fusion,
-//              transformer_impl}
+//              transformer_impl, tp_comm_overlap, tp_backward_overlap}
 // into `out` (docs/scenario-format.md, "training"); what the keys may be
 // together is check_plan's (core/plan_check.cpp).
 Status read_training_spec(const yamlio::Cursor& c, TrainingSpec* out);

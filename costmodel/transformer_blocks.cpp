@@ -253,6 +253,7 @@ TransformerShape transformer_shape(const Scenario& sc) {
   shape.recompute = sc.training.inference ? Recompute::kNone : sc.training.recompute;
   shape.fp8 = sc.training.fp8;
   shape.tp_comm_overlap = sc.training.tp_comm_overlap && !sc.training.inference;
+  shape.tp_backward_overlap = sc.training.tp_backward_overlap && !sc.training.inference;
   shape.ub = sc.training.tp_overlap;
   if (!sc.training.inference && !sc.training.gradient_accumulation_fusion) {
     const double e = dtype_bytes(sc.transformer.dtype);

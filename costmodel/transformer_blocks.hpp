@@ -210,6 +210,15 @@ struct TransformerShape {
   // Each linear layer's method, SMs and splits (training.tp_overlap: TE's
   // defaults unless the scenario states NeMo-style settings).
   std::array<UbOverlap, kUbLayers> ub = te_default_overlaps();
+  // The column-parallel backward's asynchronous collectives through NCCL
+  // (training.tp_backward_overlap; training, t > 1, not under
+  // tp_comm_overlap, whose bulk overlaps take these pairs): QKV's and
+  // fc1's re-gather beside their input-gradient GEMMs and their input
+  // gradient's reduce-scatter (all-reduce without sequence parallelism)
+  // beside their weight-gradient GEMMs, no SM held back.
+  // docs/costmodel.md, "The column-parallel backward's asynchronous
+  // collectives".
+  bool tp_backward_overlap = false;
 };
 
 // Bytes of Transformer Engine's cast of `elements` 16-bit (`e` bytes) values

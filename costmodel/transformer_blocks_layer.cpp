@@ -144,25 +144,32 @@ void pipelined_scatter(std::vector<Kernel>& ks, const std::string& gemm, const s
 }
 
 // A column-parallel layer's backward in bulk overlaps (qkv_dgrad and
-// qkv_wgrad, fc1_dgrad and fc1_wgrad): the re-gather of its input beside
-// the input-gradient GEMM (moved after that GEMM's cast), the
-// reduce-scatter of the input gradient beside the weight-gradient GEMM
-// (moved before it), both GEMMs on the SMs the communication leaves them.
+// qkv_wgrad, fc1_dgrad and fc1_wgrad), or in the asynchronous collectives
+// Megatron-LM and TE launch through NCCL without userbuffers
+// (tp_backward_overlap): the re-gather of its input, where sequence
+// parallelism has one, beside the input-gradient GEMM (moved after that
+// GEMM's cast), the reduce-scatter (all-reduce) of the input gradient
+// beside the weight-gradient GEMM (moved before it), both GEMMs on the SMs
+// the communication leaves them.
 void bulk_backward(std::vector<Kernel>& ks, const std::string& regather, const std::string& dgrad,
                    const std::string& wgrad, const std::string& rs, const UbOverlap& ud,
                    const UbOverlap& uw) {
   const size_t a = index_of(ks, regather), d = index_of(ks, dgrad), w = index_of(ks, wgrad),
                r = index_of(ks, rs);
-  if (a == ks.size() || d == ks.size() || w != d + 1 || r == ks.size() || !(a < d && w < r)) return;
-  Kernel gather = ks[a], scatter = ks[r], dg = ks[d], wg = ks[w];
-  gather.beside = scatter.beside = true;
+  const bool gathers = a != ks.size();
+  if (d == ks.size() || w != d + 1 || r == ks.size() || w > r || (gathers && a > d)) return;
+  Kernel scatter = ks[r], dg = ks[d], wg = ks[w];
+  scatter.beside = true;
   dg.sm_held = held_sms(ud);
   wg.sm_held = held_sms(uw);
   std::vector<Kernel> out;
   for (size_t i = 0; i < ks.size(); ++i) {
-    if (i == a || i == r || i == w) continue;
+    if ((gathers && i == a) || i == r || i == w) continue;
     if (i == d) {
-      out.push_back(gather);
+      if (gathers) {
+        out.push_back(ks[a]);
+        out.back().beside = true;
+      }
       out.push_back(dg);
       out.push_back(scatter);
       out.push_back(wg);
@@ -759,6 +766,16 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     bulk_backward(B, "attn.bwd.regather", "attn.qkv.dgrad", "attn.qkv.wgrad",
                   "attn.bwd.reducescatter", u(kUbQkvDgrad), u(kUbQkvWgrad));
     L.recompute_before = static_cast<int>(index_of(B, "attn.proj.wgrad")) + 1;
+  } else if (shape.tp_backward_overlap && tp) {
+    // Megatron-LM's and TE's own asynchronous collectives in the
+    // column-parallel backward (NCCL, no SM margin). The pairs are
+    // reordered in place, so the recomputation point does not move.
+    const char* exit = sp ? ".bwd.reducescatter" : ".bwd.allreduce";
+    if (!is_moe)
+      bulk_backward(B, "mlp.bwd.regather", "mlp.fc1.dgrad", "mlp.fc1.wgrad",
+                    std::string("mlp") + exit, UbOverlap{}, UbOverlap{});
+    bulk_backward(B, "attn.bwd.regather", "attn.qkv.dgrad", "attn.qkv.wgrad",
+                  std::string("attn") + exit, UbOverlap{}, UbOverlap{});
   }
 
   // Recomputation (Korthikanti et al. 2022, Section 5).

@@ -39,7 +39,10 @@ StageEmitter::StageEmitter(ProgramBuilder& b, Setup& s, int p) : b_(b), s_(s), p
     for (int dev : out_.devices) pp_.push_back(b.stream(dev, "pp"));
   if (s.C > 1)
     for (int dev : out_.devices) cp_.push_back(b.stream(dev, "cp"));
-  if (s.training && s.T > 1 && s.sc->training.tp_comm_overlap)
+  // Collectives beside GEMMs: TE's userbuffers overlap, or the
+  // column-parallel backward's asynchronous collectives.
+  if (s.training && s.T > 1 &&
+      (s.sc->training.tp_comm_overlap || s.sc->training.tp_backward_overlap))
     for (int dev : out_.devices) tp_.push_back(b.stream(dev, "tp"));
   out_.grad_sync.resize(static_cast<size_t>(R_));
   chunks_ = stage_blocks(s_, p_, out_);

@@ -245,6 +245,7 @@ TEST(EstimatePlan, ZeroThreeGathersAndScattersShareOneStream) {
 TEST(EstimatePlan, TensorParallelAllReducesByHand) {
   Scenario sc = tiny_gpt(2);
   sc.strategy.tensor = 2;
+  sc.training.tp_backward_overlap = false;  // every collective between kernels
   auto e = estimate_plan(sc);
   ASSERT_TRUE(e.is_ok()) << e.message();
   expect_rel(e->compute_seconds, 1.1010048e-5);
@@ -328,6 +329,48 @@ TEST(EstimatePlan, TensorParallelOverlapByHand) {
   auto held = estimate_plan(sc);
   ASSERT_TRUE(held.is_ok()) << held.message();
   expect_rel(held->step_seconds, 4.2300928e-5 + 2 * 1.6384e-7 * (1 / 0.84 - 1), 1e-9);
+}
+
+// The column-parallel backward's asynchronous collectives
+// (training.tp_backward_overlap, on by default; docs/costmodel.md): the plans
+// above with each collective beside its GEMM showing max(0, collective -
+// GEMM). The GEMMs, at 1e12 FLOP/s: fc1's input and weight gradients
+// 32 x 64 x 128 x 2 = 524,288 FLOP each, QKV's 32 x 64 x 96 x 2 = 393,216
+// each; every collective here outlasts its GEMM, so each hides its GEMM.
+//  - Without sequence parallelism the all-reduce of QKV's and fc1's input
+//    gradients (2.4096e-6 s) beside their weight-gradient GEMMs: 917,504
+//    FLOP = 9.17504e-7 s a layer, 1.835008e-6 s for the two. Step =
+//    3.7144448e-5 - 1.835008e-6 = 3.530944e-5 s.
+//  - With it, also the re-gathers (1.2048e-6 s) beside the input-gradient
+//    GEMMs and the reduce-scatters beside the weight-gradient GEMMs:
+//    2 x 9.17504e-7 a layer, 3.670016e-6 s for the two. Step = 4.4526848e-5
+//    - 3.670016e-6 = 4.0856832e-5 s.
+// The collectives' counts and times are as before; only what shows moves.
+TEST(EstimatePlan, TensorParallelBackwardOverlapByHand) {
+  Scenario sc = tiny_gpt(2);
+  sc.strategy.tensor = 2;
+  ASSERT_TRUE(sc.training.tp_backward_overlap);  // the default
+  auto e = estimate_plan(sc);
+  ASSERT_TRUE(e.is_ok()) << e.message();
+  expect_rel(e->compute_seconds, 1.1010048e-5);
+  expect_rel(e->step_seconds, 3.530944e-5);
+  const CommunicationEstimate* ar = find_comm(*e, "tensor", "allreduce");
+  ASSERT_NE(ar, nullptr);
+  EXPECT_EQ(ar->count, 11.0);
+  expect_rel(ar->seconds, 10 * 2.4096e-6 + 2.0384e-6);
+  expect_rel(ar->exposed_seconds, 10 * 2.4096e-6 + 2.0384e-6 - 1.835008e-6);
+  sc.strategy.sequence_parallel = true;
+  auto sp = estimate_plan(sc);
+  ASSERT_TRUE(sp.is_ok()) << sp.message();
+  expect_rel(sp->step_seconds, 4.0856832e-5);
+  const CommunicationEstimate* ag = find_comm(*sp, "tensor", "allgather");
+  const CommunicationEstimate* rs = find_comm(*sp, "tensor", "reducescatter");
+  ASSERT_NE(ag, nullptr);
+  ASSERT_NE(rs, nullptr);
+  EXPECT_EQ(ag->count, 14.0);
+  EXPECT_EQ(rs->count, 10.0);
+  expect_rel(ag->exposed_seconds, 14 * 1.2048e-6 - 1.835008e-6);
+  expect_rel(rs->exposed_seconds, 10 * 1.2048e-6 - 1.835008e-6);
 }
 
 // Data parallel d = 2 (global batch 2, one sequence each): gradients G = 110,208 params x 2 B

@@ -123,7 +123,10 @@ TEST(TpCommOverlap, PipelinedScatterSplitsTheGemmInFour) {
 // beside the input-gradient GEMM, the input gradient's reduce-scatter moved
 // before the weight-gradient GEMM and beside it, both GEMMs on 16 SMs fewer.
 TEST(TpCommOverlap, BulkOverlapsInTheColumnParallelBackward) {
-  const BlockTemplate off = layer(""), on = layer(", tp_comm_overlap: true");
+  // (Against the collectives between kernels: without the NCCL overlap of
+  // the same pairs, training.tp_backward_overlap.)
+  const BlockTemplate off = layer(", tp_backward_overlap: false"),
+                      on = layer(", tp_comm_overlap: true");
   EXPECT_EQ(names_from(off.backward, "attn.bwd.regather", 5),
             (std::vector<std::string>{"attn.bwd.regather", "attn.qkv.bwd.cast", "attn.qkv.dgrad",
                                       "attn.qkv.wgrad", "attn.bwd.reducescatter"}));

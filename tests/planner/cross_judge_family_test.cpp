@@ -361,6 +361,37 @@ std::vector<FamilyCase> tp_overlap_cases() {
   return out;
 }
 
+// The column-parallel backward's asynchronous collectives
+// (training.tp_backward_overlap, on by default, so every plan above with
+// tensor > 1 has them too): NCCL collectives beside the input- and
+// weight-gradient GEMMs on the `tp` streams, with and without sequence
+// parallelism, with a pipeline (interleaved), recomputation, fp16 and
+// Megatron-LM's own layers, FP8, the fused granularities; and off, between
+// kernels.
+std::vector<FamilyCase> tp_backward_cases() {
+  const PlanKeys keys[] = {
+      {"t2_dp4", "dgx-a100", "", "", "tensor: 2, data: 4", kK},
+      {"t4_sp_p2i2", "dgx-a100", "", "",
+       "tensor: 4, pipeline: 2, sequence_parallel: true, schedule: interleaved, "
+       "virtual_stages: 2",
+       kK},
+      {"t2_full_local_p2", "dgx-a100", ", dtype: f16", ", recompute: full, transformer_impl: local",
+       "tensor: 2, pipeline: 2, data: 2", kK},
+      {"t2_sp_fp8_selective", "dgx-h100", ", attention: flash",
+       ", fp8: hybrid, recompute: selective", "tensor: 2, data: 4, sequence_parallel: true", kK},
+      {"t4_sp_region", "dgx-h100", ", attention: flash", "",
+       "tensor: 4, pipeline: 2, sequence_parallel: true", kR},
+      {"t2_step", "dgx-a100", "", "", "tensor: 2, pipeline: 2, data: 2", kS},
+      {"off_t2_sp_p2", "dgx-a100", "", ", tp_backward_overlap: false",
+       "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true", kK},
+  };
+  std::vector<FamilyCase> out;
+  for (const PlanKeys& k : keys)
+    out.push_back(small_transformer(std::string("tp_backward_") + k.name, k.preset, k.model,
+                                    k.training, k.strategy, k.granularity));
+  return out;
+}
+
 std::vector<FamilyCase> family() {
   const char* env = std::getenv("BRIGADE_JUDGE_FAMILY");
   std::vector<FamilyCase> out =
@@ -373,6 +404,7 @@ std::vector<FamilyCase> family() {
   for (FamilyCase& c : megatron_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : fp8_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : tp_overlap_cases()) out.push_back(std::move(c));
+  for (FamilyCase& c : tp_backward_cases()) out.push_back(std::move(c));
   return out;
 }
 

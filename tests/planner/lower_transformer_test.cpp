@@ -111,10 +111,22 @@ TEST(LowerTransformer, TensorParallelTwoAllReducesEachWayPerLayer) {
     EXPECT_EQ(count_collectives(plan.program, 0, Phase::kForward, CollectiveKind::kAllReduce, layer,
                                 "compute"),
               2);
+    // Backward: the column-parallel layers' input gradients, beside their
+    // weight-gradient GEMMs on `tp` (training.tp_backward_overlap, the
+    // default); between kernels without it.
+    EXPECT_EQ(count_collectives(plan.program, 0, Phase::kBackward, CollectiveKind::kAllReduce,
+                                layer, "tp"),
+              2);
     EXPECT_EQ(count_collectives(plan.program, 0, Phase::kBackward, CollectiveKind::kAllReduce,
                                 layer, "compute"),
-              2);
+              0);
   }
+  s.training.tp_backward_overlap = false;
+  Plan between = lower_ok(s);
+  for (int layer = 0; layer < 4; ++layer)
+    EXPECT_EQ(count_collectives(between.program, 0, Phase::kBackward, CollectiveKind::kAllReduce,
+                                layer, "compute"),
+              2);
   // Their groups are the four devices of the tensor group, in rank order.
   for (const Collective& c : plan.program.collectives())
     EXPECT_EQ(c.group, (std::vector<std::int32_t>{0, 1, 2, 3}));
@@ -142,9 +154,14 @@ TEST(LowerTransformer, SequenceParallelUsesGatherAndScatter) {
   EXPECT_EQ(count_collectives(p, 0, Phase::kForward, CollectiveKind::kAllGather, 1, "compute"), 2);
   EXPECT_EQ(count_collectives(p, 0, Phase::kForward, CollectiveKind::kReduceScatter, 1, "compute"),
             2);
-  EXPECT_EQ(count_collectives(p, 0, Phase::kBackward, CollectiveKind::kAllGather, 1, "compute"), 4);
+  // Backward: the row-parallel layers' gathers between kernels; the
+  // column-parallel layers' re-gathers and reduce-scatters beside their GEMMs
+  // on `tp` (training.tp_backward_overlap, the default).
+  EXPECT_EQ(count_collectives(p, 0, Phase::kBackward, CollectiveKind::kAllGather, 1, "compute"), 2);
+  EXPECT_EQ(count_collectives(p, 0, Phase::kBackward, CollectiveKind::kAllGather, 1, "tp"), 2);
   EXPECT_EQ(count_collectives(p, 0, Phase::kBackward, CollectiveKind::kReduceScatter, 1, "compute"),
-            2);
+            0);
+  EXPECT_EQ(count_collectives(p, 0, Phase::kBackward, CollectiveKind::kReduceScatter, 1, "tp"), 2);
   // LayerNorm / bias gradients are summed over the tensor group once, on `dp`.
   EXPECT_EQ(count_collectives(p, 0, Phase::kBackward, CollectiveKind::kAllReduce, -1, "dp"), 1);
 }
