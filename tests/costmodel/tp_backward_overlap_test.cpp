@@ -21,9 +21,13 @@
 #include "core/plan_check.hpp"
 #include "core/scenario.hpp"
 #include "costmodel/transformer_blocks.hpp"
+#include "tests/costmodel/template_kernels.hpp"
 
 namespace brigade::cost {
 namespace {
+
+using testing::find_kernel;
+using testing::names_from;
 
 constexpr const char* kSp = "tensor: 4, data: 2, sequence_parallel: true";
 constexpr const char* kNoSp = "tensor: 4, data: 2";
@@ -48,25 +52,9 @@ BlockTemplate layer(const std::string& training, const std::string& strategy, in
   return L.is_ok() ? *L : BlockTemplate{};
 }
 
-const Kernel* find(const std::vector<Kernel>& ks, const std::string& name) {
-  for (const Kernel& k : ks)
-    if (k.name == name) return &k;
-  return nullptr;
-}
-
 std::vector<std::string> names(const std::vector<Kernel>& ks) {
   std::vector<std::string> out;
   for (const Kernel& k : ks) out.push_back(k.name);
-  return out;
-}
-
-// The names from `first` on, `n` of them.
-std::vector<std::string> names_from(const std::vector<Kernel>& ks, const std::string& first,
-                                    size_t n) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < ks.size(); ++i)
-    if (ks[i].name == first)
-      for (size_t j = i; j < ks.size() && out.size() < n; ++j) out.push_back(ks[j].name);
   return out;
 }
 
@@ -102,16 +90,16 @@ TEST(TpBackwardOverlap, SequenceParallelPairsRunBesideTheirGemms) {
                                       "mlp.bwd.reducescatter", "mlp.fc1.wgrad"}));
   for (const char* n : {"attn.bwd.regather", "attn.bwd.reducescatter", "mlp.bwd.regather",
                         "mlp.bwd.reducescatter"}) {
-    EXPECT_TRUE(find(on.backward, n)->beside) << n;
-    EXPECT_FALSE(find(off.backward, n)->beside) << n;
+    EXPECT_TRUE(find_kernel(on.backward, n)->beside) << n;
+    EXPECT_FALSE(find_kernel(off.backward, n)->beside) << n;
   }
   // Only those four: the row-parallel layers' gathers stay between kernels.
   EXPECT_EQ(beside_count(on.backward), 4u);
   EXPECT_EQ(beside_count(off.backward), 0u);
-  EXPECT_FALSE(find(on.backward, "attn.bwd.allgather")->beside);
-  EXPECT_FALSE(find(on.backward, "mlp.bwd.allgather")->beside);
+  EXPECT_FALSE(find_kernel(on.backward, "attn.bwd.allgather")->beside);
+  EXPECT_FALSE(find_kernel(on.backward, "mlp.bwd.allgather")->beside);
   for (const char* n : {"attn.qkv.dgrad", "attn.qkv.wgrad", "mlp.fc1.dgrad", "mlp.fc1.wgrad"})
-    EXPECT_EQ(find(on.backward, n)->sm_held, 0) << n;
+    EXPECT_EQ(find_kernel(on.backward, n)->sm_held, 0) << n;
   // Reordered in place: the same kernels, the same recomputation point, the
   // forward untouched.
   EXPECT_EQ(on.backward.size(), off.backward.size());
@@ -131,8 +119,8 @@ TEST(TpBackwardOverlap, WithoutSequenceParallelismTheAllReduceRunsBesideTheWeigh
             (std::vector<std::string>{"attn.qkv.dgrad", "attn.bwd.allreduce", "attn.qkv.wgrad"}));
   EXPECT_EQ(names_from(on.backward, "mlp.fc1.dgrad", 3),
             (std::vector<std::string>{"mlp.fc1.dgrad", "mlp.bwd.allreduce", "mlp.fc1.wgrad"}));
-  EXPECT_TRUE(find(on.backward, "attn.bwd.allreduce")->beside);
-  EXPECT_TRUE(find(on.backward, "mlp.bwd.allreduce")->beside);
+  EXPECT_TRUE(find_kernel(on.backward, "attn.bwd.allreduce")->beside);
+  EXPECT_TRUE(find_kernel(on.backward, "mlp.bwd.allreduce")->beside);
   EXPECT_EQ(beside_count(on.backward), 2u);
   EXPECT_EQ(beside_count(on.forward), 0u);
   EXPECT_EQ(on.recompute_before, off.recompute_before);
@@ -153,7 +141,7 @@ TEST(TpBackwardOverlap, TheUserbuffersOverlapTakesThePairsUnderTpCommOverlap) {
                       on = layer(", tp_comm_overlap: true", kSp);
   EXPECT_EQ(names(on.backward), names(off.backward));
   EXPECT_EQ(beside_count(on.backward), beside_count(off.backward));
-  EXPECT_EQ(find(on.backward, "attn.qkv.wgrad")->sm_held, 16);
+  EXPECT_EQ(find_kernel(on.backward, "attn.qkv.wgrad")->sm_held, 16);
 }
 
 TEST(TpBackwardOverlap, RefusedWhereItIsNotModelled) {

@@ -20,9 +20,13 @@
 #include "core/profile.hpp"
 #include "core/scenario.hpp"
 #include "costmodel/transformer_blocks.hpp"
+#include "tests/costmodel/template_kernels.hpp"
 
 namespace brigade::cost {
 namespace {
+
+using testing::find_kernel;
+using testing::names_from;
 
 // One layer of hidden 256, 4 heads, 64 positions, one sequence: T = 64
 // tokens, 16 a rank over t = 4; bf16 (e = 2) with FP8 GEMMs.
@@ -43,22 +47,6 @@ BlockTemplate layer(const std::string& training,
   return L.is_ok() ? *L : BlockTemplate{};
 }
 
-const Kernel* find(const std::vector<Kernel>& ks, const std::string& name) {
-  for (const Kernel& k : ks)
-    if (k.name == name) return &k;
-  return nullptr;
-}
-
-// The names from `first` on, `n` of them.
-std::vector<std::string> names_from(const std::vector<Kernel>& ks, const std::string& first,
-                                    size_t n) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < ks.size(); ++i)
-    if (ks[i].name == first)
-      for (size_t j = i; j < ks.size() && out.size() < n; ++j) out.push_back(ks[j].name);
-  return out;
-}
-
 // QKV's forward as a ring exchange: the FP8 cast of the rank's shard first,
 // 16 x 256 x (2 + 2) = 16,384 B (the gathered input's, 65,536 B, without
 // the overlap); the all-gather in FP8, 64 x 256 x 1 = 16,384 B (32,768 in
@@ -71,16 +59,16 @@ TEST(TpCommOverlap, RingExchangeGathersBesideTheGemmsFirstChunks) {
   EXPECT_EQ(names_from(on.forward, "attn.qkv.cast", 4),
             (std::vector<std::string>{"attn.qkv.cast", "attn.allgather", "attn.qkv",
                                       "attn.qkv.last"}));
-  EXPECT_DOUBLE_EQ(find(off.forward, "attn.qkv.cast")->bytes, 65536);
-  EXPECT_DOUBLE_EQ(find(on.forward, "attn.qkv.cast")->bytes, 16384);
-  const Kernel* ag = find(on.forward, "attn.allgather");
+  EXPECT_DOUBLE_EQ(find_kernel(off.forward, "attn.qkv.cast")->bytes, 65536);
+  EXPECT_DOUBLE_EQ(find_kernel(on.forward, "attn.qkv.cast")->bytes, 16384);
+  const Kernel* ag = find_kernel(on.forward, "attn.allgather");
   EXPECT_TRUE(ag->beside);
   EXPECT_DOUBLE_EQ(ag->collective_bytes, 16384);
-  EXPECT_DOUBLE_EQ(find(off.forward, "attn.allgather")->collective_bytes, 32768);
-  EXPECT_FALSE(find(off.forward, "attn.allgather")->beside);
-  EXPECT_EQ(find(on.forward, "attn.qkv")->m, 48);
-  EXPECT_EQ(find(on.forward, "attn.qkv.last")->m, 16);
-  EXPECT_EQ(find(on.forward, "attn.qkv")->sm_held, 0);  // copy engines: no margin
+  EXPECT_DOUBLE_EQ(find_kernel(off.forward, "attn.allgather")->collective_bytes, 32768);
+  EXPECT_FALSE(find_kernel(off.forward, "attn.allgather")->beside);
+  EXPECT_EQ(find_kernel(on.forward, "attn.qkv")->m, 48);
+  EXPECT_EQ(find_kernel(on.forward, "attn.qkv.last")->m, 16);
+  EXPECT_EQ(find_kernel(on.forward, "attn.qkv")->sm_held, 0);  // copy engines: no margin
   EXPECT_EQ(names_from(on.forward, "mlp.fc1.cast", 4),
             (std::vector<std::string>{"mlp.fc1.cast", "mlp.allgather", "mlp.fc1", "mlp.fc1.last"}));
   // The backward's gathers of the output gradient before the projection's
@@ -101,22 +89,22 @@ TEST(TpCommOverlap, PipelinedScatterSplitsTheGemmInFour) {
   EXPECT_EQ(names_from(on.forward, "attn.proj", 4),
             (std::vector<std::string>{"attn.proj", "attn.reducescatter", "attn.proj.rest",
                                       "attn.reducescatter.last"}));
-  EXPECT_EQ(find(on.forward, "attn.proj")->m, 16);
-  EXPECT_EQ(find(on.forward, "attn.proj.rest")->m, 48);
-  EXPECT_EQ(find(on.forward, "attn.proj")->sm_held, 16);
-  EXPECT_EQ(find(on.forward, "attn.proj.rest")->sm_held, 16);
-  EXPECT_TRUE(find(on.forward, "attn.reducescatter")->beside);
-  EXPECT_FALSE(find(on.forward, "attn.reducescatter.last")->beside);
-  EXPECT_DOUBLE_EQ(find(on.forward, "attn.reducescatter")->collective_bytes, 24576);
-  EXPECT_DOUBLE_EQ(find(on.forward, "attn.reducescatter.last")->collective_bytes, 8192);
+  EXPECT_EQ(find_kernel(on.forward, "attn.proj")->m, 16);
+  EXPECT_EQ(find_kernel(on.forward, "attn.proj.rest")->m, 48);
+  EXPECT_EQ(find_kernel(on.forward, "attn.proj")->sm_held, 16);
+  EXPECT_EQ(find_kernel(on.forward, "attn.proj.rest")->sm_held, 16);
+  EXPECT_TRUE(find_kernel(on.forward, "attn.reducescatter")->beside);
+  EXPECT_FALSE(find_kernel(on.forward, "attn.reducescatter.last")->beside);
+  EXPECT_DOUBLE_EQ(find_kernel(on.forward, "attn.reducescatter")->collective_bytes, 24576);
+  EXPECT_DOUBLE_EQ(find_kernel(on.forward, "attn.reducescatter.last")->collective_bytes, 8192);
   EXPECT_EQ(names_from(on.forward, "mlp.fc2", 4),
             (std::vector<std::string>{"mlp.fc2", "mlp.reducescatter", "mlp.fc2.rest",
                                       "mlp.reducescatter.last"}));
   // The projection's input (its first part's) stays saved for the backward.
   const BlockTemplate off = layer("");
-  EXPECT_DOUBLE_EQ(find(on.forward, "attn.proj")->saved_bytes,
-                   find(off.forward, "attn.proj")->saved_bytes);
-  EXPECT_DOUBLE_EQ(find(on.forward, "attn.proj.rest")->saved_bytes, 0);
+  EXPECT_DOUBLE_EQ(find_kernel(on.forward, "attn.proj")->saved_bytes,
+                   find_kernel(off.forward, "attn.proj")->saved_bytes);
+  EXPECT_DOUBLE_EQ(find_kernel(on.forward, "attn.proj.rest")->saved_bytes, 0);
 }
 
 // QKV's and fc1's backward in bulk overlaps: the re-gather of the input
@@ -138,12 +126,12 @@ TEST(TpCommOverlap, BulkOverlapsInTheColumnParallelBackward) {
                                       "mlp.bwd.reducescatter", "mlp.fc1.wgrad"}));
   for (const char* n : {"attn.bwd.regather", "attn.bwd.reducescatter", "mlp.bwd.regather",
                         "mlp.bwd.reducescatter"})
-    EXPECT_TRUE(find(on.backward, n)->beside) << n;
+    EXPECT_TRUE(find_kernel(on.backward, n)->beside) << n;
   for (const char* n : {"attn.qkv.dgrad", "attn.qkv.wgrad", "mlp.fc1.dgrad", "mlp.fc1.wgrad"})
-    EXPECT_EQ(find(on.backward, n)->sm_held, 16) << n;
+    EXPECT_EQ(find_kernel(on.backward, n)->sm_held, 16) << n;
   // The re-gathered input is already FP8 (kept so for the weight gradient).
-  EXPECT_DOUBLE_EQ(find(on.backward, "attn.bwd.regather")->collective_bytes,
-                   find(off.backward, "attn.bwd.regather")->collective_bytes);
+  EXPECT_DOUBLE_EQ(find_kernel(on.backward, "attn.bwd.regather")->collective_bytes,
+                   find_kernel(off.backward, "attn.bwd.regather")->collective_bytes);
 }
 
 // The split GEMMs' FLOPs are the whole GEMMs', and selective recomputation
@@ -185,17 +173,17 @@ TEST(TpCommOverlap, NemoSettingsOverTheDefaults) {
   EXPECT_TRUE(fc2.sm_margin);
   EXPECT_EQ(sc->training.tp_overlap[kUbProjFprop].num_sm, 24);
   const BlockTemplate on = layer(cfg);
-  EXPECT_EQ(find(on.forward, "attn.proj")->sm_held, 24);
+  EXPECT_EQ(find_kernel(on.forward, "attn.proj")->sm_held, 24);
   // FP8 buffer: the scatter moves 1 byte an element, 3/4 of 64 x 256 beside.
-  EXPECT_DOUBLE_EQ(find(on.forward, "attn.reducescatter")->collective_bytes, 12288);
+  EXPECT_DOUBLE_EQ(find_kernel(on.forward, "attn.reducescatter")->collective_bytes, 12288);
   // fc2's ring exchange: the first of t = 4 chunks (16 rows) alone, 1 SM held.
-  EXPECT_EQ(find(on.forward, "mlp.fc2")->m, 16);
-  EXPECT_EQ(find(on.forward, "mlp.fc2.rest")->m, 48);
-  EXPECT_EQ(find(on.forward, "mlp.fc2")->sm_held, 1);
-  EXPECT_DOUBLE_EQ(find(on.forward, "mlp.reducescatter")->collective_bytes, 24576);  // bf16
+  EXPECT_EQ(find_kernel(on.forward, "mlp.fc2")->m, 16);
+  EXPECT_EQ(find_kernel(on.forward, "mlp.fc2.rest")->m, 48);
+  EXPECT_EQ(find_kernel(on.forward, "mlp.fc2")->sm_held, 1);
+  EXPECT_DOUBLE_EQ(find_kernel(on.forward, "mlp.reducescatter")->collective_bytes, 24576);  // bf16
   for (const char* n : {"attn.qkv.dgrad", "attn.qkv.wgrad", "mlp.fc1.dgrad", "mlp.fc1.wgrad"})
-    EXPECT_EQ(find(on.backward, n)->sm_held, 0) << n;
-  EXPECT_EQ(find(on.forward, "attn.qkv")->sm_held, 0);
+    EXPECT_EQ(find_kernel(on.backward, n)->sm_held, 0) << n;
+  EXPECT_EQ(find_kernel(on.forward, "attn.qkv")->sm_held, 0);
 }
 
 TEST(TpCommOverlap, BadSettingsAreRefusedWhereTheyAre) {

@@ -230,6 +230,19 @@ struct PlanKeys {
 constexpr Granularity kK = Granularity::kKernel, kR = Granularity::kRegion,
                       kS = Granularity::kStep;
 
+// A table's plans, each named `prefix` + its name, `training` and
+// `strategy` put before its own keys of those sections.
+template <size_t N>
+std::vector<FamilyCase> table_cases(const std::string& prefix, const PlanKeys (&keys)[N],
+                                    const std::string& training = "",
+                                    const std::string& strategy = "") {
+  std::vector<FamilyCase> out;
+  for (const PlanKeys& k : keys)
+    out.push_back(small_transformer(prefix + k.name, k.preset, k.model, training + k.training,
+                                    strategy + k.strategy, k.granularity));
+  return out;
+}
+
 // Issue 19's keys, beside the crossed axes: Megatron-LM's fp32 main_grad
 // (gradients kept and reduced in fp32, the updated weights gathered in
 // bf16), its distributed optimizer (ZeRO-1's sharding), and the Hopper
@@ -324,11 +337,7 @@ std::vector<FamilyCase> fp8_cases() {
       {"step_p2i2_z1", "dgx-h100", "", ", fp8: hybrid",
        "pipeline: 2, data: 4, zero: 1, schedule: interleaved, virtual_stages: 2", kS},
   };
-  std::vector<FamilyCase> out;
-  for (const PlanKeys& k : keys)
-    out.push_back(small_transformer(std::string("fp8_") + k.name, k.preset, k.model, k.training,
-                                    k.strategy, k.granularity));
-  return out;
+  return table_cases("fp8_", keys);
 }
 
 // Transformer Engine's tensor-parallel overlap (training.tp_comm_overlap):
@@ -352,13 +361,7 @@ std::vector<FamilyCase> tp_overlap_cases() {
        "tensor: 4, pipeline: 2, data: 1", kR},
       {"t2_step", "dgx-a100", "", "", "tensor: 2, pipeline: 2, data: 2", kS},
   };
-  std::vector<FamilyCase> out;
-  for (const PlanKeys& k : keys)
-    out.push_back(small_transformer(std::string("tp_overlap_") + k.name, k.preset, k.model,
-                                    std::string(", tp_comm_overlap: true") + k.training,
-                                    std::string("sequence_parallel: true, ") + k.strategy,
-                                    k.granularity));
-  return out;
+  return table_cases("tp_overlap_", keys, ", tp_comm_overlap: true", "sequence_parallel: true, ");
 }
 
 // The column-parallel backward's asynchronous collectives
@@ -385,11 +388,7 @@ std::vector<FamilyCase> tp_backward_cases() {
       {"off_t2_sp_p2", "dgx-a100", "", ", tp_backward_overlap: false",
        "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true", kK},
   };
-  std::vector<FamilyCase> out;
-  for (const PlanKeys& k : keys)
-    out.push_back(small_transformer(std::string("tp_backward_") + k.name, k.preset, k.model,
-                                    k.training, k.strategy, k.granularity));
-  return out;
+  return table_cases("tp_backward_", keys);
 }
 
 std::vector<FamilyCase> family() {
