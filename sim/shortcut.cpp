@@ -129,6 +129,67 @@ std::vector<std::int32_t> shape_key(const Collective& col, const std::vector<std
 
 std::atomic<bool> g_share_shapes{true};
 
+// A collective task spliced into another stream of its device (the
+// column-parallel backward's collectives on `tp`, issued beside a GEMM on
+// `compute`): task X on stream A waits directly for task P of stream B, a
+// later task S of B waits directly for X, and no collective or transfer of B
+// lies between P and S. X then runs within [end of P, start of S], and B's
+// order orders it against every collective and transfer of B as if it were
+// one of B's tasks. Two tasks spliced into one B are ordered by A's order
+// when both come from A, and by B's when their spans [P, S] do not overlap;
+// tasks from different streams whose spans overlap are not spliced when
+// their collectives share a channel (ShortcutPlan::plan).
+struct Splice {
+  TaskId from, to, task;  // P, S, X
+  StreamId origin;        // A
+};
+
+// The candidate splices, by the stream B they are spliced into.
+std::unordered_map<StreamId, std::vector<Splice>> splices(const Program& p) {
+  std::unordered_map<StreamId, std::vector<Splice>> out;
+  // Each collective task's first successor on another stream of its device.
+  std::unordered_map<TaskId, TaskId> next_of;
+  for (TaskId t = 0; t < p.num_tasks(); ++t) {
+    const Task& x = p.task(t);
+    for (TaskId u : p.deps(t)) {
+      const Task& y = p.task(u);
+      if (y.kind != TaskKind::kCollective || y.device != x.device || y.stream == x.stream) continue;
+      next_of.emplace(u, t);  // tasks go up in id: the first is the earliest
+    }
+  }
+  auto channel_user = [&](TaskId t) { return p.task(t).kind != TaskKind::kCompute; };
+  for (const auto& [x, s] : next_of) {
+    const Task& tx = p.task(x);
+    const StreamId b = p.task(s).stream;
+    TaskId pred = -1;  // X's latest direct dependency on B
+    bool other = false;
+    for (TaskId u : p.deps(x)) {
+      const Task& y = p.task(u);
+      if (y.device != tx.device || y.stream == tx.stream) continue;
+      if (y.stream != b) other = true;
+      else pred = std::max(pred, u);
+    }
+    if (other || pred < 0 || pred >= s) continue;
+    // Nothing on B between P and S uses a channel (B lists its tasks in id
+    // order: ProgramBuilder::build).
+    const auto ts = p.stream_tasks(b);
+    const auto first = std::upper_bound(ts.begin(), ts.end(), pred);
+    const auto last = std::lower_bound(ts.begin(), ts.end(), s);
+    if (std::any_of(first, last, channel_user)) continue;
+    out[b].push_back({pred, s, x, tx.stream});
+  }
+  return out;
+}
+
+// Whether two sorted channel lists share a channel.
+bool share_channel(const std::vector<ChannelId>& a, const std::vector<ChannelId>& b) {
+  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    if (a[i] == b[j]) return true;
+    a[i] < b[j] ? ++i : ++j;
+  }
+  return false;
+}
+
 }  // namespace
 
 namespace detail {
@@ -166,10 +227,6 @@ Status ShortcutPlan::plan(const Program& program,
         {static_cast<std::int32_t>(col.kind), static_cast<std::int32_t>(algorithms[c]), col.root});
     key.insert(key.end(), col.group.begin(), col.group.end());
     coll_pattern_[c] = patterns.intern(key);
-    key.clear();
-    for (TaskId t : col.tasks) key.push_back(program.task(t).stream);
-    std::sort(key.begin(), key.end());
-    coll_streams[c] = stream_sets.intern(key);
   }
   pattern_channels_.assign(patterns.size(), {});
   pattern_shape_.assign(patterns.size(), -1);
@@ -206,6 +263,42 @@ Status ShortcutPlan::plan(const Program& program,
           share_shapes_ ? shapes.intern(shape_key(col, node_of, pairs, chans, topology, profile))
                         : static_cast<std::int32_t>(p);
     }
+  }
+
+  // A collective's streams: its tasks' own, and those they are spliced into
+  // (splices). Splices into one stream from two whose spans overlap are
+  // dropped where the two collectives share a channel.
+  std::unordered_map<TaskId, StreamId> spliced;
+  for (auto& [b, list] : splices(program)) {
+    std::sort(list.begin(), list.end(),
+              [](const Splice& x, const Splice& y) { return x.from < y.from; });
+    auto channels_of = [&](const Splice& x) -> const std::vector<ChannelId>& {
+      const auto c = static_cast<size_t>(program.task(x.task).collective);
+      return pattern_channels_[static_cast<size_t>(coll_pattern_[c])];
+    };
+    std::vector<std::uint8_t> bad(list.size(), 0);
+    std::vector<size_t> open;  // spans whose S lies after the current P
+    for (size_t i = 0; i < list.size(); ++i) {
+      open.erase(std::remove_if(open.begin(), open.end(),
+                                [&](size_t j) { return list[j].to <= list[i].from; }),
+                 open.end());
+      for (size_t j : open)
+        if (list[j].origin != list[i].origin &&
+            share_channel(channels_of(list[i]), channels_of(list[j])))
+          bad[i] = bad[j] = 1;
+      open.push_back(i);
+    }
+    for (size_t i = 0; i < list.size(); ++i)
+      if (!bad[i]) spliced.emplace(list[i].task, b);
+  }
+  for (size_t c = 0; c < colls.size(); ++c) {
+    key.clear();
+    for (TaskId t : colls[c].tasks) {
+      key.push_back(program.task(t).stream);
+      if (const auto it = spliced.find(t); it != spliced.end()) key.push_back(it->second);
+    }
+    std::sort(key.begin(), key.end());
+    coll_streams[c] = stream_sets.intern(key);
   }
 
   // Per channel, the streams that every user of it has a task on.

@@ -4,7 +4,10 @@
 // flow-by-flow simulation in context: its steps take exactly the time they
 // take on an idle network. "Provably its own": every task that can put a
 // flow on one of its channels (other collectives, transfers, itself) has a
-// task on one common stream with it, so stream order serialises them all.
+// task on one common stream with it, so stream order serialises them all;
+// a collective task spliced into another stream of its device (it runs
+// between two of that stream's tasks with no collective or transfer of that
+// stream between them: sim/shortcut.cpp, `splices`) counts as one of its.
 // Such a collective is replaced by the result of simulating its expansion
 // alone (the same engine, exact mode), memoised per (kind, algorithm, root,
 // group, bytes): its duration and the bytes and busy time it puts on each

@@ -483,6 +483,80 @@ TEST(Shortcut, GivesTheFullExpansionsResults) {
   }
 }
 
+// One DGX A100 node as the transformer lowering issues its tensor
+// collectives with training.tp_backward_overlap: a GEMM and a row-parallel
+// AllReduce on each `compute` stream, then a ReduceScatter on the `tp`
+// streams beside the next GEMM (after the GEMM before it, the GEMM after it
+// waiting for it), then an AllGather on `tp` beside another. Each `tp`
+// collective is spliced into `compute` (sim/shortcut.cpp): it runs between
+// two compute tasks with no collective of `compute` between them, so every
+// collective's NVLink channels are provably its own. `broken`: a `compute`
+// AllReduce issued between the `tp` collective's two compute tasks, which
+// may run at the same time as it: nothing is spliced, nothing shortcut.
+Program beside_program(int layers, bool broken) {
+  ProgramBuilder b("beside", 8);
+  std::vector<StreamId> compute(8), tp(8);
+  std::vector<std::int32_t> group;
+  for (int d = 0; d < 8; ++d) {
+    compute[static_cast<size_t>(d)] = b.stream(d, "compute");
+    tp[static_cast<size_t>(d)] = b.stream(d, "tp");
+    group.push_back(d);
+  }
+  auto gemms = [&](const std::string& name, std::int64_t n) {
+    std::vector<TaskId> ids;
+    for (int d = 0; d < 8; ++d)
+      ids.push_back(b.add_gemm(compute[static_cast<size_t>(d)], 4096, n, 4096, DType::kBF16, name));
+    return ids;
+  };
+  for (int l = 0; l < layers; ++l) {
+    const std::string n = std::to_string(l);
+    gemms("mm" + n, 1024);
+    b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, group, 8.0 * 1048576,
+                     compute, "ar" + n);
+    const std::vector<TaskId> before = gemms("dgrad" + n, 2048);
+    for (const auto& [kind, name] : {std::pair{CollectiveKind::kReduceScatter, "rs"},
+                                     std::pair{CollectiveKind::kAllGather, "ag"}}) {
+      const CollectiveId c = b.add_collective(kind, CollectiveAlgorithm::kRing, group,
+                                              32.0 * 1048576, tp, name + n);
+      for (int d = 0; d < 8; ++d)
+        b.depend(b.collective_task(c, d), before[static_cast<size_t>(d)]);
+      if (broken && kind == CollectiveKind::kAllGather)
+        b.add_collective(CollectiveKind::kAllReduce, CollectiveAlgorithm::kRing, group, 1048576,
+                         compute, "between" + n);
+      const std::vector<TaskId> beside = gemms("wgrad" + n, 3072);
+      const std::vector<TaskId> after = gemms("next" + n, 512);
+      for (int d = 0; d < 8; ++d) b.depend(after[static_cast<size_t>(d)], b.collective_task(c, d));
+      static_cast<void>(beside);
+    }
+  }
+  return build(std::move(b));
+}
+
+TEST(Shortcut, CollectivesBesideAGemmAreSplicedIntoTheComputeStream) {
+  auto t = make_preset("dgx-a100", 1);
+  ASSERT_TRUE(t.is_ok());
+  for (auto net : {NetworkModel::kIdeal, NetworkModel::kFlow}) {
+    const Program p = beside_program(3, false);
+    const SimResult fast = run(p, *t, HardwareProfile::defaults(), net, /*exact=*/false);
+    const SimResult full = run(p, *t, HardwareProfile::defaults(), net, /*exact=*/true);
+    // All nine: three AllReduces on `compute`, six beside a GEMM on `tp`.
+    EXPECT_EQ(fast.collectives_shortcut, 9);
+    EXPECT_EQ(full.collectives_shortcut, 0);
+    EXPECT_LT(rel_err(fast.step_seconds, full.step_seconds), 1e-9);
+    for (size_t i = 0; i < fast.task_end_seconds.size(); ++i)
+      EXPECT_LT(rel_err(fast.task_end_seconds[i], full.task_end_seconds[i]), 1e-9);
+    for (size_t d = 0; d < fast.devices.size(); ++d)
+      EXPECT_LT(rel_err(fast.devices[d].exposed_comm_seconds,
+                        full.devices[d].exposed_comm_seconds),
+                1e-9);
+    // A `compute` collective between a `tp` one's two compute tasks may run
+    // beside it on the same channels: nothing is provably alone.
+    const SimResult broken = run(beside_program(3, true), *t, HardwareProfile::defaults(), net,
+                                 /*exact=*/false);
+    EXPECT_EQ(broken.collectives_shortcut, 0);
+  }
+}
+
 // ---- rings run from counters equal rings run from the materialised schedule -------------
 
 TEST(ImplicitRing, EqualsTheMaterialisedScheduleUnderContention) {
