@@ -147,18 +147,26 @@ struct Splice {
 // The candidate splices, by the stream B they are spliced into.
 std::unordered_map<StreamId, std::vector<Splice>> splices(const Program& p) {
   std::unordered_map<StreamId, std::vector<Splice>> out;
-  // Each collective task's first successor on another stream of its device.
-  std::unordered_map<TaskId, TaskId> next_of;
-  for (TaskId t = 0; t < p.num_tasks(); ++t) {
-    const Task& x = p.task(t);
+  const auto n = static_cast<size_t>(p.num_tasks());
+  if (p.collectives().size() == 0) return out;
+  std::vector<std::uint8_t> collective(n, 0);
+  for (const Collective& c : p.collectives())
+    for (TaskId t : c.tasks) collective[static_cast<size_t>(t)] = 1;
+  // Each collective task's first successor on another stream of its device
+  // (tasks go up in id: the first found is the earliest).
+  std::vector<TaskId> next_of(n, -1);
+  for (TaskId t = 0; t < p.num_tasks(); ++t)
     for (TaskId u : p.deps(t)) {
-      const Task& y = p.task(u);
-      if (y.kind != TaskKind::kCollective || y.device != x.device || y.stream == x.stream) continue;
-      next_of.emplace(u, t);  // tasks go up in id: the first is the earliest
+      const auto i = static_cast<size_t>(u);
+      if (!collective[i] || next_of[i] >= 0) continue;
+      const Task &x = p.task(t), &y = p.task(u);
+      if (y.device == x.device && y.stream != x.stream) next_of[i] = t;
     }
-  }
   auto channel_user = [&](TaskId t) { return p.task(t).kind != TaskKind::kCompute; };
-  for (const auto& [x, s] : next_of) {
+  for (size_t i = 0; i < n; ++i) {
+    const TaskId s = next_of[i];
+    if (s < 0) continue;
+    const auto x = static_cast<TaskId>(i);
     const Task& tx = p.task(x);
     const StreamId b = p.task(s).stream;
     TaskId pred = -1;  // X's latest direct dependency on B
