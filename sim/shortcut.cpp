@@ -277,7 +277,10 @@ Status ShortcutPlan::plan(const Program& program,
   // (splices). Splices into one stream from two whose spans overlap are
   // dropped where the two collectives share a channel.
   std::unordered_map<TaskId, StreamId> spliced;
-  for (auto& [b, list] : splices(program)) {
+  for (auto& entry : splices(program)) {
+    // (Named, not bound: clang 14 does not capture structured bindings.)
+    const StreamId b = entry.first;
+    std::vector<Splice>& list = entry.second;
     std::sort(list.begin(), list.end(),
               [](const Splice& x, const Splice& y) { return x.from < y.from; });
     auto channels_of = [&](const Splice& x) -> const std::vector<ChannelId>& {
