@@ -126,6 +126,25 @@ DeviceProfile a100_sxm4_80gb(NcclVersion version) {
   p.gemm_half_seconds = gpu_tile_seconds(312 * kTF, 108);
   for (DType t : {DType::kTF32, DType::kF16, DType::kBF16, DType::kI8})
     set(p, t, flat(271.2 / 312.0));
+  // The 16-bit GEMMs by shape (freeze 7): cuBLAS's A100 kernels compute a
+  // 256 x 128 output tile an SM, 108 at a time (NVIDIA, "Matrix
+  // Multiplication Background User's Guide", DU-09799-001_v001, Feb 2023,
+  // Sec. 3.2 "Wave Quantization": "an NVIDIA A100 GPU has 108 SMs; in the
+  // particular case of 256x128 thread block tiles, it can execute one thread
+  // block per SM, leading to a wave size of 108 tiles"), so a GEMM takes its
+  // waves of tiles, each wave as long as a full one (gemm_wave_factor). The
+  // MAMF ceiling above was measured at 1024 x 10240 x 5120, 320 tiles in
+  // three waves of 108 (324 tile slots): the tile's own rate is 271.2 /
+  // (312 x 320 / 324) = 0.880 of the peak. LLMCompass's 14 A100 GEMMs with a
+  // grid of at least one wave (tests/data/a100_kernels/llmcompass_a100.txt:
+  // M from 512 to 32,768 at N = K = 12,288, and N = K from 512 to 32,768 at
+  // M = 8,192), timed by this model with a host intercept, fall within 4% of
+  // each other at one rate (0.931: that source's level is 6% above MAMF's;
+  // MAMF's, a mean of 100 iterations at the best of a search over shapes,
+  // stays the ceiling); tests/costmodel/a100_kernels_published_test.cpp.
+  p.gemm_tile_rows = 256;
+  p.gemm_tile_cols = 128;
+  for (DType t : {DType::kF16, DType::kBF16}) set(p, t, flat(271.2 / (312.0 * 320.0 / 324.0)));
   // Streaming kernels: BabelStream-class copies reach 85-90% of HBM peak on
   // A100 (Deakin et al., "Tracking performance portability on the yellow
   // brick road to exascale", P3HPC 2020): 0.85. (No A100-80GB measurement
@@ -224,6 +243,9 @@ DeviceProfile a100_pcie_80gb(NcclVersion version) {
   p.model = "NVIDIA A100-PCIE-80GB";
   for (DType t : {DType::kTF32, DType::kF16, DType::kBF16, DType::kI8})
     set(p, t, flat(252.9 / 312.0));
+  // The wave model as the SXM4's; the PCIe's MAMF shape, 2048 x 5120 x
+  // 6144, is also 320 tiles of 256 x 128 in three waves of 108.
+  for (DType t : {DType::kF16, DType::kBF16}) set(p, t, flat(252.9 / (312.0 * 320.0 / 324.0)));
   p.nccl.nvlink_bandwidth_bytes_per_second = 0;
   // NCCL's search over PCIe gives other graphs, not worked out here: no
   // channel counts, so no per-channel caps and no enqueue's fewer channels.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "core/presets_profiles.hpp"
 
@@ -198,6 +199,51 @@ const FlashAttentionRates* flash_attention_rates(const DeviceProfile& p, std::in
   return best;
 }
 
+double gemm_wave_factor(const DeviceProfile& p, DType dtype, KernelClass kernel, GemmShape shape) {
+  if (p.gemm_tile_rows <= 0 || p.gemm_tile_cols <= 0 || p.sm_count <= 0) return 0;
+  if (kernel != KernelClass::kGeneric || (dtype != DType::kF16 && dtype != DType::kBF16)) return 0;
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0) return 0;
+  const std::int64_t sms = p.sm_count;
+  std::int64_t waves = 0;
+  for (const auto& [r, c] : {std::pair{p.gemm_tile_rows, p.gemm_tile_cols},
+                             std::pair{p.gemm_tile_cols, p.gemm_tile_rows}}) {
+    const std::int64_t tiles = ((shape.m + r - 1) / r) * ((shape.n + c - 1) / c) * shape.batch;
+    if (tiles < sms) return 0;  // under one wave: smaller tiles (the curve and Hockney's fill)
+    const std::int64_t w = (tiles + sms - 1) / sms;
+    if (waves == 0 || w < waves) waves = w;
+  }
+  return static_cast<double>(waves) * static_cast<double>(sms) *
+         static_cast<double>(p.gemm_tile_rows) * static_cast<double>(p.gemm_tile_cols) /
+         (static_cast<double>(shape.m) * static_cast<double>(shape.n) *
+          static_cast<double>(shape.batch));
+}
+
+double gemm_mix_seconds(const Device& d, const DeviceProfile& p, const Task& task,
+                        std::span<const GemmMixShape> shapes) {
+  if (p.gemm_tile_rows <= 0 || shapes.empty() || task.kind != TaskKind::kCompute ||
+      task.compute != ComputeKind::kFixed)
+    return -1;
+  double seconds = 0, flops = task.flops, bytes = task.bytes;
+  std::int64_t kernels = fused_kernels(task);
+  for (const GemmMixShape& g : shapes) {
+    const double f = gemm_flops(g.m, g.n, g.k, g.batch);
+    const double b = gemm_bytes(g.m, g.n, g.k, task.dtype, g.batch);
+    seconds += static_cast<double>(g.count) *
+               kernel_seconds(d, p, task.dtype, f, b, ComputeKind::kGemm,
+                              gemm_written_bytes(g.m, g.n, task.dtype, g.batch), task.kernel, 0,
+                              0, 1, GemmShape{g.m, g.n, g.k, g.batch});
+    flops -= static_cast<double>(g.count) * f;
+    bytes -= static_cast<double>(g.count) * b;
+    kernels -= g.count;
+  }
+  // The rest: what the shapes do not cover (summed in another order, so a
+  // rounding's worth may remain where nothing does).
+  if (kernels > 0 && flops > 1e-9 * task.flops)
+    seconds += kernel_seconds(d, p, task.dtype, flops, std::max(bytes, 0.0), ComputeKind::kFixed,
+                              0, task.kernel, 0, 0, kernels);
+  return seconds;
+}
+
 std::int64_t fused_kernels(const Task& task) {
   if (task.kind != TaskKind::kCompute || task.compute == ComputeKind::kGemm ||
       is_flash_attention(task.kernel))
@@ -207,7 +253,8 @@ std::int64_t fused_kernels(const Task& task) {
 
 double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, double flops,
                       double bytes, ComputeKind kind, double written_bytes, KernelClass kernel,
-                      std::int64_t seq, std::int64_t head_dim, std::int64_t fused) {
+                      std::int64_t seq, std::int64_t head_dim, std::int64_t fused,
+                      GemmShape shape) {
   const double n = fused > 1 ? static_cast<double>(fused) : 1.0;
   if (is_flash_attention(kernel) && seq > 0 && flops > 0) {
     if (const FlashAttentionRates* r = flash_attention_rates(p, head_dim)) {
@@ -220,8 +267,15 @@ double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, doub
   double compute = 0;
   if (flops > 0 && peak > 0) {
     const EfficiencyCurve& curve = p.gemm[static_cast<size_t>(dtype_index(dtype))];
+    const double wave =
+        kind == ComputeKind::kGemm ? gemm_wave_factor(p, dtype, kernel, shape) : 0.0;
     if (kind == ComputeKind::kMemoryBound) {
       compute = flops / peak;
+    } else if (wave > 0) {
+      // The wave model: the GEMM's tiles in full waves, at the curve's rate.
+      const double padded = flops * wave;
+      const double eff = curve.points.empty() ? curve.fallback : curve.at(padded);
+      compute = padded / (peak * std::max(eff, 1e-6));
     } else if (curve.points.empty()) {
       // Hockney's r = r_inf * n / (n + n_half) in time: t = (n / r_inf + t_half) / e_max.
       compute = (flops / peak + n * p.gemm_half_seconds) / std::max(curve.fallback, 1e-6);

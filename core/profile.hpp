@@ -92,6 +92,16 @@ struct DeviceProfile {
   // small one costs about this long however few FLOPs it has (filling the
   // machine: one wave of tiles on a GPU). 0 = no such term.
   double gemm_half_seconds = 0;
+  // The output tile one SM computes at a time in the 16-bit GEMMs
+  // (rows x cols; either orientation), for the wave model: a GEMM's tiles
+  // run in waves of sm_count, and a wave that is not full takes as long as
+  // one that is (NVIDIA, "Matrix Multiplication Background User's Guide",
+  // Sec. 3.2 "Wave Quantization": an A100's 108 SMs run 108 tiles of
+  // 256 x 128 at once). With it (and sm_count), a kGeneric F16/BF16 GEMM
+  // whose grid fills at least one wave takes waves x sm_count x rows x cols
+  // x 2k FLOP at the curve's efficiency instead of its own FLOPs
+  // (gemm_wave_factor); 0: no wave model.
+  std::int64_t gemm_tile_rows = 0, gemm_tile_cols = 0;
   // The rate at which a GEMM reads operands that are not in cache, on top of
   // its compute time (> 0; 0 = no such term). A CPU GEMM does not hide the
   // misses of operands that other work pushed out of cache, and a skinny one
@@ -340,6 +350,33 @@ double gemm_written_bytes(std::int64_t m, std::int64_t n, DType dtype, std::int6
 // (gemm_written_bytes of its shape), 0 for other kinds.
 double task_written_bytes(const Task& task);
 
+// A GEMM's shape for kernel_seconds' wave model (DeviceProfile::
+// gemm_tile_rows): C is m x n, batch of them, over an inner dimension k.
+// m == 0: not known (the FLOPs alone time it).
+struct GemmShape {
+  std::int64_t m = 0, n = 0, k = 0, batch = 1;
+};
+
+// The wave model's padding of a GEMM: the FLOPs its waves cost (full
+// waves of sm_count tiles, each tile's full area over k) over its own, for
+// a kGeneric F16/BF16 GEMM of a profile with a tile and an SM count whose
+// grid fills at least one wave, taking the orientation of the tile with
+// fewer waves: waves x sm_count x rows x cols / (m x n x batch) >= 1.
+// 0 where the model does not apply (no tile, another dtype or class, an
+// unknown shape, or a grid under one wave: cuBLAS then picks smaller tiles,
+// and the curve with Hockney's fill times it).
+double gemm_wave_factor(const DeviceProfile& p, DType dtype, KernelClass kernel, GemmShape shape);
+
+// A fused task's time (Task::gemm_mix) under a profile with a wave model
+// (gemm_tile_rows): each of its recorded GEMM shapes as kernel_seconds
+// times that kernel alone (count times), plus the rest of the task (its
+// FLOPs, bytes and kernels less the shapes': FlashAttention, GEMMs of other
+// widths) as kernel_seconds times a fused run. -1 where it does not apply
+// (no wave model, no shapes, not a kFixed task): the caller times the task
+// as before, which keeps every other profile's figures as they were.
+double gemm_mix_seconds(const Device& d, const DeviceProfile& p, const Task& task,
+                        std::span<const GemmMixShape> shapes);
+
 // The kernels a compute task stands for (kernel_seconds' `fused`): the batch
 // of a kFixed or kMemoryBound task that is not FlashAttention's, where the
 // planner records how many kernels it fused into one task; 1 otherwise.
@@ -378,6 +415,10 @@ double achieved_link_bandwidth_bytes_per_second(const Link& link, const Hardware
 // a norm's or an activation's (kNorm*, kActivation*, kGated*) takes its bytes at
 // the profile's efficiency for its class (streaming_efficiency).
 //
+// `shape`: a GEMM's m, n, k and batch; where gemm_wave_factor applies, the
+// GEMM's FLOPs are padded by it (its waves of tiles, each tile full) and
+// Hockney's fill is not added (a wave is the fill).
+//
 // `fused` > 1: the task is a run of that many kernels fused into one (the
 // planner's region and step granularities; Task::batch of a kFixed or
 // kMemoryBound task): the GEMM curve is read at the mean kernel's FLOPs
@@ -388,7 +429,7 @@ double achieved_link_bandwidth_bytes_per_second(const Link& link, const Hardware
 double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, double flops,
                       double bytes, ComputeKind kind = ComputeKind::kGemm, double written_bytes = 0,
                       KernelClass kernel = KernelClass::kGeneric, std::int64_t seq = 0,
-                      std::int64_t head_dim = 0, std::int64_t fused = 1);
+                      std::int64_t head_dim = 0, std::int64_t fused = 1, GemmShape shape = {});
 
 // The share of a device's compute a kernel keeps with `held` of its SMs
 // given to a communication kernel beside it: (sm_count - held) / sm_count,

@@ -193,6 +193,7 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
                                         "comm_compute_slowdown",
                                         "comm_compute_share",
                                         "sm_count",
+                                        "gemm_wave_tile",
                                         "gemm",
                                         "nccl",
                                         "attention_forward_efficiency",
@@ -279,6 +280,22 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   if (c.has("sm_count")) {
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t sms, c.get_int("sm_count", 0, 1, 255));
     p->sm_count = static_cast<int>(sms);
+  }
+  if (c.has("gemm_wave_tile")) {
+    // [rows, cols] of the output tile one SM computes (the wave model,
+    // DeviceProfile::gemm_tile_rows); it counts waves of sm_count.
+    const Cursor v = c.get("gemm_wave_tile");
+    const std::vector<Cursor> items = v.items();
+    if (items.size() != 2)
+      return v.error("found " + v.found() +
+                     (items.empty() ? "" : " of " + std::to_string(items.size()) + " item(s)") +
+                     "; expected a tile as [rows, cols], two positive integers (e.g. [256, 128])");
+    BRIGADE_ASSIGN_OR_RETURN(p->gemm_tile_rows, items[0].as_int(1, 65536));
+    BRIGADE_ASSIGN_OR_RETURN(p->gemm_tile_cols, items[1].as_int(1, 65536));
+    if (p->sm_count <= 0)
+      return c.key_of("gemm_wave_tile")
+          .error("found gemm_wave_tile without sm_count; expected sm_count too (the tiles run in "
+                 "waves of the device's SMs)");
   }
   if (c.has("comm_compute_share")) {
     const Cursor v = c.get("comm_compute_share");
@@ -637,6 +654,9 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
       emit_double(out, d.comm_compute_slowdown);
       emit_if_positive(out, "comm_compute_share", d.comm_compute_share);
       if (d.sm_count > 0) out << YAML::Key << "sm_count" << YAML::Value << d.sm_count;
+      if (d.gemm_tile_rows > 0 && d.gemm_tile_cols > 0)
+        out << YAML::Key << "gemm_wave_tile" << YAML::Value << YAML::Flow << YAML::BeginSeq
+            << d.gemm_tile_rows << d.gemm_tile_cols << YAML::EndSeq;
       out << YAML::Key << "gemm" << YAML::Value << YAML::BeginMap;
       for (int i = 0; i < kNumDTypes; ++i) {
         const EfficiencyCurve& c = d.gemm[static_cast<size_t>(i)];

@@ -308,6 +308,17 @@ double Program::total_flops() const {
 
 // ---- builder ---------------------------------------------------------------------
 
+std::uint16_t ProgramBuilder::intern_gemm_mix(std::vector<GemmMixShape> shapes) {
+  if (shapes.empty()) return 0;
+  std::sort(shapes.begin(), shapes.end());
+  if (const auto it = gemm_mix_ids_.find(shapes); it != gemm_mix_ids_.end()) return it->second;
+  if (gemm_mixes_.size() >= 65535) return 0;
+  gemm_mixes_.push_back(shapes);
+  const auto id = static_cast<std::uint16_t>(gemm_mixes_.size());
+  gemm_mix_ids_.emplace(std::move(shapes), id);
+  return id;
+}
+
 namespace {
 // Heterogeneous lookup: find(string_view) without building a std::string.
 struct StringHash {
@@ -691,6 +702,10 @@ Result<Program> ProgramBuilder::build() && {
       return Status::error(who + task_label(t) + " is on stream " + std::to_string(x.stream) +
                            ", which does not exist; expected a stream in 0.." +
                            std::to_string(nstreams - 1));
+    if (x.gemm_mix > gemm_mixes_.size())
+      return Status::error(who + task_label(t) + " names GEMM shapes " +
+                           std::to_string(x.gemm_mix) + ", which do not exist; expected 0.." +
+                           std::to_string(gemm_mixes_.size()));
     if (x.kind == TaskKind::kTransfer) {
       if (x.peer < 0 || x.peer >= num_devices_)
         return Status::error(who + task_label(t) + " sends to device " + std::to_string(x.peer) +
@@ -796,6 +811,7 @@ Result<Program> ProgramBuilder::build() && {
   p.collectives_ = std::move(collectives_);
   p.buffers_ = std::move(buffers_);
   p.names_ = std::move(names_);
+  p.gemm_mixes_ = std::move(gemm_mixes_);
   return p;
 }
 

@@ -18,7 +18,9 @@
 // effects, integer ids): a 10^7-task Program must fit and be fast to walk.
 #pragma once
 
+#include <compare>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -143,6 +145,12 @@ struct Task {
   // set_sm_margin under training.tp_comm_overlap): the kernel runs on the
   // others, its time scaled by sm_share (core/profile.hpp). 0: all of them.
   std::uint8_t sm_held = 0;
+  // kFixed, a run of fused kernels (region and step granularities): 1 + the
+  // index of the shapes of its F16/BF16 linear-layer GEMMs in
+  // Program::gemm_mix, so that a profile with a wave model times each shape
+  // as its own kernel (core/profile.hpp, gemm_mix_seconds); 0: none
+  // recorded. (Kept in the padding before `device`: no larger a Task.)
+  std::uint16_t gemm_mix = 0;
   std::int32_t device = 0;
   StreamId stream = 0;
   // kGemm: its shape. kFixed and kMemoryBound (not FlashAttention's): batch
@@ -160,6 +168,14 @@ struct Task {
   NameId name = -1;                      // into Program::names()
   std::int32_t micro_batch = -1;         // pipeline micro-batch, -1 if none
   std::int32_t layer = -1;               // model layer, -1 if none
+};
+
+// One shape among the GEMMs of a fused task (Task::gemm_mix): `count`
+// kernels of C = m x n (batch of them) over k.
+struct GemmMixShape {
+  std::int64_t m = 0, n = 0, k = 0, batch = 1, count = 0;
+  friend bool operator==(const GemmMixShape&, const GemmMixShape&) = default;
+  friend auto operator<=>(const GemmMixShape&, const GemmMixShape&) = default;
 };
 
 struct Stream {
@@ -249,6 +265,12 @@ class Program {
   const BigVector<Buffer>& buffers() const { return buffers_; }
   const std::vector<std::string>& names() const { return names_; }
   std::string_view task_name(TaskId t) const;
+  // The GEMM shapes of a fused task (Task::gemm_mix); empty for 0.
+  std::span<const GemmMixShape> gemm_mix(std::uint16_t id) const {
+    if (id == 0 || id > gemm_mixes_.size()) return {};
+    return gemm_mixes_[id - 1u];
+  }
+  size_t num_gemm_mixes() const { return gemm_mixes_.size(); }
 
   // Checks the Program against a topology: every device exists there.
   // (Structural checks already passed in ProgramBuilder::build.)
@@ -271,6 +293,7 @@ class Program {
   BigVector<Collective> collectives_;
   BigVector<Buffer> buffers_;
   std::vector<std::string> names_;
+  std::vector<std::vector<GemmMixShape>> gemm_mixes_;
   BigVector<std::int64_t> dep_offsets_{0}, alloc_offsets_{0}, free_offsets_{0}, stream_offsets_{0};
   BigVector<TaskId> dep_ids_, stream_task_ids_;
   BigVector<BufferId> alloc_ids_, free_ids_;
@@ -292,6 +315,11 @@ class ProgramBuilder {
   // The stream of this name on this device, created on first use.
   StreamId stream(std::int32_t device, std::string_view name);
   NameId intern(std::string_view name);
+  // The id (Task::gemm_mix) of a fused task's GEMM shapes, the same id for
+  // the same shapes (sorted here); 0 when `shapes` is empty or the Program
+  // already holds 65,535 distinct ones (the task is then timed by its
+  // summed FLOPs alone).
+  std::uint16_t intern_gemm_mix(std::vector<GemmMixShape> shapes);
 
   TaskId add_gemm(StreamId s, std::int64_t m, std::int64_t n, std::int64_t k, DType dtype,
                   std::string_view name, Phase phase = Phase::kForward, std::int64_t batch = 1);
@@ -339,6 +367,8 @@ class ProgramBuilder {
   BigVector<Collective> collectives_;
   BigVector<Buffer> buffers_;
   std::vector<std::string> names_;
+  std::vector<std::vector<GemmMixShape>> gemm_mixes_;
+  std::map<std::vector<GemmMixShape>, std::uint16_t> gemm_mix_ids_;
   BigVector<std::pair<TaskId, TaskId>> deps_;       // (task, on)
   BigVector<std::pair<TaskId, BufferId>> allocs_, frees_;
   NameId last_name_ = -1;  // the last name interned

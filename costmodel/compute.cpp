@@ -7,7 +7,8 @@ double gemm_seconds(const Device& device, const DeviceProfile& profile, std::int
                     KernelClass kernel) {
   return kernel_seconds(device, profile, dtype, gemm_flops(m, n, k, batch),
                         gemm_bytes(m, n, k, dtype, batch), ComputeKind::kGemm,
-                        gemm_written_bytes(m, n, dtype, batch), kernel);
+                        gemm_written_bytes(m, n, dtype, batch), kernel, 0, 0, 1,
+                        GemmShape{m, n, k, batch});
 }
 
 double memory_bound_seconds(const Device& device, const DeviceProfile& profile, double bytes,
@@ -20,7 +21,10 @@ double task_seconds(const Task& task, const Device& device, const DeviceProfile&
   const bool flash = is_flash_attention(task.kernel);
   return kernel_seconds(device, profile, task.dtype, task.flops, task.bytes, task.compute,
                         task_written_bytes(task), task.kernel, flash ? task.m : 0,
-                        flash ? task.k : 0, fused_kernels(task));
+                        flash ? task.k : 0, fused_kernels(task),
+                        task.compute == ComputeKind::kGemm
+                            ? GemmShape{task.m, task.n, task.k, task.batch}
+                            : GemmShape{});
 }
 
 }  // namespace brigade::cost

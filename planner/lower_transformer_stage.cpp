@@ -171,6 +171,7 @@ TaskId StageEmitter::flush_compute() {
     const int n = part.n;
     const Kernel& k = part.first;
     const std::string name = n == 1 ? k.name : fused + kPartNames[kind];
+    std::uint16_t mix = 0;  // the part's GEMM shapes, interned once for its ranks
     for (int r = 0; r < R_; ++r) {
       const StreamId st = out_.compute[static_cast<size_t>(r)];
       TaskId id;
@@ -182,8 +183,11 @@ TaskId StageEmitter::flush_compute() {
         b_.task(id).k = k.k;
       } else if (gemm && n == 1)
         id = b_.add_gemm(st, k.m, k.n, k.k, k.dtype, name, pend_.phase, k.batch);
-      else if (gemm)
+      else if (gemm) {
         id = b_.add_fixed(st, part.flops, part.bytes, k.dtype, name, pend_.phase);
+        if (r == 0 && !part.shapes.empty()) mix = b_.intern_gemm_mix(part.shapes);
+        b_.task(id).gemm_mix = mix;
+      }
       else
         id = b_.add_memory_bound(st, part.bytes, k.dtype, name, pend_.phase);
       Task& t = b_.task(id);
@@ -210,7 +214,7 @@ TaskId StageEmitter::flush_compute() {
   if (!side_.empty()) side_segment(before);
   clear_attachments();
   pend_.kernels = 0;
-  for (Part& x : pend_.parts) x.n = 0, x.flops = x.bytes = 0;
+  for (Part& x : pend_.parts) x.n = 0, x.flops = x.bytes = 0, x.shapes.clear();
   pend_.core = KernelClass::kGeneric;
   return last_compute_;
 }
@@ -301,6 +305,13 @@ void StageEmitter::add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
     if (part.n++ == 0) part.first = k;
     part.flops += flops;
     part.bytes += bytes;
+    if (k.compute != ComputeKind::kGemm || kind == kCoreGemmPart) return;
+    for (GemmMixShape& g : part.shapes)
+      if (g.m == k.m && g.n == k.n && g.k == k.k && g.batch == k.batch) {
+        ++g.count;
+        return;
+      }
+    part.shapes.push_back(GemmMixShape{k.m, k.n, k.k, k.batch, 1});
   };
   const bool held = k.sm_held > 0;
   if (k.dtype == DType::kFP8 && s_.dtype != DType::kFP8) {

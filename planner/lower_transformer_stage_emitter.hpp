@@ -64,6 +64,9 @@ class StageEmitter {
     int n = 0;
     Kernel first;
     double flops = 0, bytes = 0;
+    // A GEMM part's GEMMs by shape (Task::gemm_mix), for a profile that
+    // times each shape on its own (the wave model).
+    std::vector<GemmMixShape> shapes;
   };
   struct Pending {
     int kernels = 0;

@@ -312,6 +312,11 @@ Status Engine::setup() {
   // Tasks: internal numbering in stream order, durations, dependency
   // counts, successors.
   KernelMemo memo;
+  // A fused task's time by its GEMM shapes (Task::gemm_mix), per device
+  // class: -2 not yet known, -1 the profile has no wave model.
+  size_t classes = 1;
+  for (const std::int32_t c : device_class) classes = std::max(classes, static_cast<size_t>(c) + 1);
+  std::vector<double> mix_seconds;
   const auto ns = p_.streams().size();
   hot_.assign(nt, HotTask{});
   ext_.resize(nt);
@@ -351,13 +356,28 @@ Status Engine::setup() {
     const bool mem = !p_.allocs(static_cast<TaskId>(t)).empty() || !p_.frees(static_cast<TaskId>(t)).empty();
     h.bits = static_cast<std::uint32_t>(x.kind) | (mem ? 4u : 0u) | (static_cast<std::uint32_t>(aux) << 3);
     if (x.kind == TaskKind::kCompute) {
-      h.duration =
-          memo.get(topo_, prof_, device_class[static_cast<size_t>(x.device)], x.device, x.dtype,
-                   x.compute, x.flops, x.bytes, task_written_bytes(x), x.kernel,
-                   is_flash_attention(x.kernel) ? x.m : 0, is_flash_attention(x.kernel) ? x.k : 0,
-                   fused_kernels(x)) /
-          (x.compute == ComputeKind::kMemoryBound ? memory_speed_
-                                                  : speed_)[static_cast<size_t>(x.device)];
+      const std::int32_t cls = device_class[static_cast<size_t>(x.device)];
+      double seconds = -1;
+      if (x.gemm_mix > 0) {  // a fused run's GEMMs shape by shape (a wave model's profile)
+        const size_t slot = (static_cast<size_t>(x.gemm_mix) - 1) * classes + static_cast<size_t>(cls);
+        if (slot >= mix_seconds.size()) mix_seconds.resize(slot + 1, -2);
+        if (mix_seconds[slot] == -2) {
+          const Device& d = topo_.device(x.device);
+          mix_seconds[slot] =
+              gemm_mix_seconds(d, prof_.for_device(d), x, p_.gemm_mix(x.gemm_mix));
+        }
+        seconds = mix_seconds[slot];
+      }
+      if (seconds < 0)
+        seconds = memo.get(topo_, prof_, cls, x.device, x.dtype, x.compute, x.flops, x.bytes,
+                           task_written_bytes(x), x.kernel,
+                           is_flash_attention(x.kernel) ? x.m : 0,
+                           is_flash_attention(x.kernel) ? x.k : 0, fused_kernels(x),
+                           x.compute == ComputeKind::kGemm ? GemmShape{x.m, x.n, x.k, x.batch}
+                                                           : GemmShape{});
+      h.duration = seconds / (x.compute == ComputeKind::kMemoryBound
+                                  ? memory_speed_
+                                  : speed_)[static_cast<size_t>(x.device)];
       if (x.sm_held > 0)  // SMs given to a communication kernel beside it
         h.duration /= sm_share(prof_.for_device(topo_.device(x.device)), x.sm_held);
     } else if (x.kind == TaskKind::kTransfer) {

@@ -65,6 +65,8 @@ void expect_same(const HardwareProfile& a, const HardwareProfile& b) {
     EXPECT_EQ(x.comm_compute_slowdown, y.comm_compute_slowdown);
     EXPECT_EQ(x.comm_compute_share, y.comm_compute_share);
     EXPECT_EQ(x.sm_count, y.sm_count);
+    EXPECT_EQ(x.gemm_tile_rows, y.gemm_tile_rows);
+    EXPECT_EQ(x.gemm_tile_cols, y.gemm_tile_cols);
     EXPECT_EQ(x.gemm_cold_operand_bandwidth_bytes_per_second,
               y.gemm_cold_operand_bandwidth_bytes_per_second);
     EXPECT_EQ(x.gemm_cold_output_bandwidth_bytes_per_second,
@@ -448,6 +450,14 @@ const ProfileError kProfileErrors[] = {
     {"NoSms", DEV "    sm_count: 0\n", "3:15: error: found '0'; expected an integer from 1 to 255"},
     {"FractionalSms", DEV "    sm_count: 13.5\n",
      "3:15: error: found '13.5'; expected an integer from 1 to 255"},
+    {"WaveTileOfOne", DEV "    sm_count: 108\n    gemm_wave_tile: [256]\n",
+     "4:21: error: found a list of 1 item(s); expected a tile as [rows, cols], two positive integers (e.g. [256, "
+     "128])"},
+    {"WaveTileZero", DEV "    sm_count: 108\n    gemm_wave_tile: [0, 128]\n",
+     "4:22: error: found '0'; expected an integer from 1 to 65536"},
+    {"WaveTileWithoutSms", DEV "    gemm_wave_tile: [256, 128]\n",
+     "3:5: error: found gemm_wave_tile without sm_count; expected sm_count too (the tiles run in "
+     "waves of the device's SMs)"},
     {"ShareAboveOne", DEV "    comm_compute_share: 1.5\n",
      "3:25: error: found '1.5'; expected a fraction in [0, 1]"},
     {"ZeroColdOperandBandwidth", DEV "    gemm_cold_operand_bandwidth: 0\n",

@@ -22,7 +22,11 @@ using testing::star;
 double gemm_seconds(const Topology& t, const HardwareProfile& h, double m, double n, double k) {
   const Device& d = t.device(0);
   const auto mi = static_cast<std::int64_t>(m), ni = static_cast<std::int64_t>(n), ki = static_cast<std::int64_t>(k);
-  return kernel_seconds(d, h.for_device(d), DType::kBF16, gemm_flops(mi, ni, ki), gemm_bytes(mi, ni, ki, DType::kBF16));
+  // As the engine times a GEMM task: with its shape (a profile's wave model).
+  return kernel_seconds(d, h.for_device(d), DType::kBF16, gemm_flops(mi, ni, ki),
+                        gemm_bytes(mi, ni, ki, DType::kBF16), ComputeKind::kGemm,
+                        gemm_written_bytes(mi, ni, DType::kBF16), KernelClass::kGeneric, 0, 0, 1,
+                        GemmShape{mi, ni, ki, 1});
 }
 
 TEST(Engine, StreamOrderAndCrossStreamDependencies) {
