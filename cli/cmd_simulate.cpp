@@ -6,6 +6,7 @@
 // --kernels DEVICE adds where that device's compute time goes, kernel by kernel.
 #include <chrono>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -52,10 +53,28 @@ std::string runtime_note(const Scenario& scenario, bool honoured) {
                   : "runtime: " + what + " ignored (--ignore-runtime): the step the plan expected";
 }
 
+// Per kernel name on `device`: the share of its waves' tile slots a GEMM's
+// output fills under the device's wave model (1 / gemm_wave_factor; 1 =
+// whole waves), for the GEMM tasks the wave model times (docs/costmodel.md,
+// "GEMMs by shape: waves of tiles"). A name's first such task speaks for
+// it (a name is one shape: every layer's and micro-batch's instance).
+std::map<std::string, double> wave_fill(const Program& program, int device,
+                                        const DeviceProfile& profile) {
+  std::map<std::string, double> fill;
+  for (TaskId id = 0; id < program.num_tasks(); ++id) {
+    const Task& t = program.task(id);
+    if (t.device != device || t.kind != TaskKind::kCompute || t.compute != ComputeKind::kGemm)
+      continue;
+    const double w = gemm_wave_factor(profile, t.dtype, t.kernel, GemmShape{t.m, t.n, t.k, t.batch});
+    if (w > 0) fill.emplace(std::string(program.task_name(id)), 1 / w);
+  }
+  return fill;
+}
+
 // The --kernels table: the first 30 rows of `kernel_rows`, the largest
-// first (the JSON has them all).
+// first (the JSON has them all); `fill`: wave_fill's.
 std::string kernel_table(const std::vector<KernelRow>& rows, const std::string& device,
-                         std::string_view granularity) {
+                         std::string_view granularity, const std::map<std::string, double>& fill) {
   double busy = 0;
   for (const KernelRow& r : rows) busy += r.seconds;
   std::string out = fmt::format("\ntime by kernel on {} (compute spans, {} busy", device,
@@ -65,17 +84,28 @@ std::string kernel_table(const std::vector<KernelRow>& rows, const std::string& 
                        "kernel names each",
                        granularity);
   out += "):\n";
-  out += fmt::format("  {:<40} {:>7} {:>11} {:>11} {:>7}\n", "kernel", "count", "total", "mean",
-                     "share");
+  const bool waves = !fill.empty();
+  out += fmt::format("  {:<40} {:>7} {:>11} {:>11} {:>7}{}\n", "kernel", "count", "total", "mean",
+                     "share", waves ? "   waves filled" : "");
   constexpr size_t kShown = 30;
   for (size_t i = 0; i < rows.size() && i < kShown; ++i) {
     const KernelRow& r = rows[i];
-    out += fmt::format("  {:<40} {:>7} {:>11} {:>11} {:>6.1f}%\n", r.name, r.count,
+    std::string filled;
+    if (waves) {
+      const auto it = fill.find(r.name);
+      filled = it == fill.end() ? fmt::format(" {:>14}", "-")
+                                : fmt::format(" {:>13.1f}%", 100 * it->second);
+    }
+    out += fmt::format("  {:<40} {:>7} {:>11} {:>11} {:>6.1f}%{}\n", r.name, r.count,
                        format_seconds(r.seconds), format_seconds(r.seconds / r.count),
-                       busy > 0 ? 100 * r.seconds / busy : 0.0);
+                       busy > 0 ? 100 * r.seconds / busy : 0.0, filled);
   }
   if (rows.size() > kShown)
     out += fmt::format("  ... {} more kernels (--json lists them all)\n", rows.size() - kShown);
+  if (waves)
+    out += "  (waves filled: the share of a GEMM's waves of output tiles its C fills, the "
+           "profile's wave model: a part-full last wave takes a full one's time; docs/costmodel.md, "
+           "\"GEMMs by shape: waves of tiles\")\n";
   return out;
 }
 
@@ -174,8 +204,13 @@ void run_simulate(const SimulateOptions& o) {
     if (!scenario.runtime.empty() && o.ignore_runtime) j["notes"].push_back(runtime_note(scenario, false));
     if (kernels_device >= 0) {
       nlohmann::json rows = nlohmann::json::array();
-      for (const KernelRow& r : kernel_rows(result->trace, kernels_device))
-        rows.push_back({{"name", r.name}, {"count", r.count}, {"seconds", r.seconds}});
+      const auto fill = wave_fill(program, kernels_device,
+                                  scenario.profile.for_device(scenario.topology.device(kernels_device)));
+      for (const KernelRow& r : kernel_rows(result->trace, kernels_device)) {
+        nlohmann::json row = {{"name", r.name}, {"count", r.count}, {"seconds", r.seconds}};
+        if (const auto it = fill.find(r.name); it != fill.end()) row["waves_filled"] = it->second;
+        rows.push_back(std::move(row));
+      }
       j["kernels"] = {{"device", kernels_device},
                       {"device_name", scenario.topology.device(kernels_device).name},
                       {"rows", std::move(rows)}};
@@ -184,9 +219,11 @@ void run_simulate(const SimulateOptions& o) {
   } else {
     std::cout << sim::simulation_text(*result, program, scenario.topology);
     if (kernels_device >= 0)
-      std::cout << kernel_table(kernel_rows(result->trace, kernels_device),
-                                scenario.topology.device(kernels_device).name,
-                                planner::granularity_name(plan->granularity));
+      std::cout << kernel_table(
+          kernel_rows(result->trace, kernels_device), scenario.topology.device(kernels_device).name,
+          planner::granularity_name(plan->granularity),
+          wave_fill(program, kernels_device,
+                    scenario.profile.for_device(scenario.topology.device(kernels_device))));
     for (const std::string& n : cost::plan_warnings(scenario)) std::cout << "note: " << n << "\n";
     if (!scenario.runtime.empty())
       std::cout << "note: " << runtime_note(scenario, !o.ignore_runtime) << "\n";
@@ -225,7 +262,8 @@ const RegisterVerb kRegister("simulate", 21, [](CLI::App& app) {
       ->check(output_path_check());
   cmd->add_option("--kernels", opts->kernels,
                   "where DEVICE's compute time goes, kernel by kernel (its spans summed by name: "
-                  "count, total, mean, share), e.g. --kernels 0");
+                  "count, total, mean, share; under a profile's wave model, how full each GEMM's waves "
+                  "of tiles are), e.g. --kernels 0");
   cmd->add_option("--trace-devices", opts->trace_devices,
                   "trace only these devices (and transfers from or to them), e.g. 0-7,64");
   cmd->add_option("--trace-window", opts->trace_window,

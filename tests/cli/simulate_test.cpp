@@ -86,6 +86,8 @@ TEST(SimulateVerb, KernelsTableSumsTheDevicesComputeByName) {
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_NE(t.out.find("time by kernel on gpu0"), std::string::npos) << t.out;
   EXPECT_NE(t.out.find(j["kernels"]["rows"][0]["name"].get<std::string>()), std::string::npos);
+  // The H200 has no wave model: no column for it.
+  EXPECT_EQ(t.out.find("waves filled"), std::string::npos) << t.out;
   // Bad input: a device the plan has not, not a device, one the trace's
   // filter leaves out; exit 2, the flag named, no output.
   auto none = run_brigade({"simulate", path, "--kernels", "3"});
@@ -356,6 +358,33 @@ TEST(SweepVerb, CostJudgeJsonAndBadDevices) {
   auto bad = run_brigade({"sweep", scenario("llm_13b_128gpu.yaml"), "--devices", "32,x"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.out, "");
+}
+
+// --kernels on an A100 (the wave model, docs/costmodel.md "GEMMs by shape:
+// waves of tiles"): each GEMM row says how full its waves of 256 x 128
+// tiles are. GPT 22B's layer at TP 8 and micro-batch 4 (m = 8192 rows):
+// QKV's C, 8192 x 2304, is 576 tiles in 6 waves of 108 (648 slots: 8/9);
+// fc2's, 8192 x 6144, 1536 in 15 (1620 slots).
+TEST(SimulateVerb, KernelsTableSaysHowFullAGemmsWavesAre) {
+  const std::string path = temp_path("-waves.yaml");
+  std::ofstream(path) << "topology: {preset: dgx-a100}\n"
+                         "model:\n  transformer: {layers: 1, hidden: 6144, heads: 64, seq: 2048, "
+                         "vocab: 51200, dtype: f16}\n"
+                         "training: {global_batch: 4, micro_batch: 4}\nstrategy: {tensor: 8}\n";
+  auto r = run_brigade({"simulate", path, "--granularity", "kernel", "--kernels", "0", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, double> filled;
+  for (const auto& row : j["kernels"]["rows"])
+    if (row.contains("waves_filled"))
+      filled[row["name"].get<std::string>()] = row["waves_filled"].get<double>();
+  EXPECT_NEAR(filled.at("attn.qkv"), 576.0 / 648.0, 1e-12);
+  EXPECT_NEAR(filled.at("mlp.fc2"), 1536.0 / 1620.0, 1e-12);
+  EXPECT_EQ(filled.count("optimizer"), 0u);  // not a GEMM
+  auto t = run_brigade({"simulate", path, "--granularity", "kernel", "--kernels", "0"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.out.find("waves filled"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("88.9%"), std::string::npos) << t.out;
 }
 
 }  // namespace
