@@ -855,6 +855,14 @@
         <translation></translation>
     </message>
     <message>
+        <source>waves</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1 filled (%2 waves of %3 tiles of %4 x %5; a part-full wave takes a full one&apos;s time)</source>
+        <translation></translation>
+    </message>
+    <message>
         <source>, batch %1</source>
         <translation></translation>
     </message>

@@ -849,6 +849,14 @@
         <translation>GEMM %1 x %2 x %3%4（%5）</translation>
     </message>
     <message>
+        <source>waves</source>
+        <translation>波次</translation>
+    </message>
+    <message>
+        <source>%1 filled (%2 waves of %3 tiles of %4 x %5; a part-full wave takes a full one&apos;s time)</source>
+        <translation>填满 %1（%2 个波次，每波 %3 个 %4 x %5 的输出块；不满的一波与满的一波耗时相同）</translation>
+    </message>
+    <message>
         <source>, batch %1</source>
         <translation>，批 %1</translation>
     </message>

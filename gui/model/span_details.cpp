@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "core/units.hpp"
 #include "gui/model/model_tr.hpp"
@@ -101,6 +102,34 @@ std::string why(const Program& p, TaskId t, TaskId on, bool stream_order) {
   return model_tr("SpanDetails", "dependency");
 }
 
+// A GEMM under its device's wave model (core/profile.hpp,
+// gemm_wave_factor): how full its waves of output tiles are, and how many
+// (docs/costmodel.md, "GEMMs by shape: waves of tiles"). Nothing where the
+// profile has no wave model or the GEMM is under one wave.
+template <class Add>
+void add_waves(const Document& doc, const Task& task, Add&& add) {
+  if (!doc.scenario || task.device < 0 || task.device >= doc.scenario->topology.num_devices())
+    return;
+  const DeviceProfile& dp =
+      doc.scenario->profile.for_device(doc.scenario->topology.device(task.device));
+  const double w =
+      gemm_wave_factor(dp, task.dtype, task.kernel, GemmShape{task.m, task.n, task.k, task.batch});
+  if (w <= 0) return;
+  const double slots = w * static_cast<double>(task.m) * static_cast<double>(task.n) *
+                       static_cast<double>(task.batch);
+  const auto waves = static_cast<long long>(
+      std::llround(slots / (static_cast<double>(dp.sm_count) *
+                            static_cast<double>(dp.gemm_tile_rows * dp.gemm_tile_cols))));
+  char filled[32];
+  std::snprintf(filled, sizeof filled, "%.1f%%", 100 / w);
+  add(model_tr("SpanDetails", "waves"),
+      fill_args(model_tr("SpanDetails",
+                         "%1 filled (%2 waves of %3 tiles of %4 x %5; a part-full wave takes a "
+                         "full one's time)"),
+                {filled, std::to_string(waves), std::to_string(dp.sm_count),
+                 std::to_string(dp.gemm_tile_rows), std::to_string(dp.gemm_tile_cols)}));
+}
+
 }  // namespace
 
 std::string span_summary(const Document& doc, std::int32_t span) {
@@ -156,6 +185,7 @@ SpanDetails describe_span(const Document& doc, std::int32_t span) {
       if (task.flops > 0) add("FLOP", format_flops(task.flops));
       add(bytes, format_bytes(task.bytes));
       if (dur > 0 && task.flops > 0) add(achieved, format_flops_rate(task.flops / dur));
+      if (task.compute == ComputeKind::kGemm) add_waves(doc, task, add);
       break;
     case TaskKind::kTransfer:
       add(op, fill_args(model_tr("SpanDetails", "transfer to %1"), {device_name(tr, task.peer)}));
