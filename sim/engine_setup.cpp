@@ -312,11 +312,21 @@ Status Engine::setup() {
   // Tasks: internal numbering in stream order, durations, dependency
   // counts, successors.
   KernelMemo memo;
-  // A fused task's time by its GEMM shapes (Task::gemm_mix), per device
-  // class: -2 not yet known, -1 the profile has no wave model.
+  // A fused task's time by its GEMM shapes (Task::gemm_mix), per shapes
+  // and device class, for the task it was worked out for: another task of
+  // the same shapes but other FLOPs, bytes, kernels, width or class (what
+  // the shapes leave to the rest of the task) is worked out anew.
   size_t classes = 1;
   for (const std::int32_t c : device_class) classes = std::max(classes, static_cast<size_t>(c) + 1);
-  std::vector<double> mix_seconds;
+  struct MixTime {
+    bool known = false;
+    double seconds = -1;  // -1: the profile has no wave model
+    double flops = 0, bytes = 0;
+    std::int64_t batch = 0;
+    DType dtype = DType::kF32;
+    KernelClass kernel = KernelClass::kGeneric;
+  };
+  std::vector<MixTime> mix_seconds;
   const auto ns = p_.streams().size();
   hot_.assign(nt, HotTask{});
   ext_.resize(nt);
@@ -360,13 +370,15 @@ Status Engine::setup() {
       double seconds = -1;
       if (x.gemm_mix > 0) {  // a fused run's GEMMs shape by shape (a wave model's profile)
         const size_t slot = (static_cast<size_t>(x.gemm_mix) - 1) * classes + static_cast<size_t>(cls);
-        if (slot >= mix_seconds.size()) mix_seconds.resize(slot + 1, -2);
-        if (mix_seconds[slot] == -2) {
+        if (slot >= mix_seconds.size()) mix_seconds.resize(slot + 1);
+        MixTime& m = mix_seconds[slot];
+        if (!m.known || m.flops != x.flops || m.bytes != x.bytes || m.batch != x.batch ||
+            m.dtype != x.dtype || m.kernel != x.kernel) {
           const Device& d = topo_.device(x.device);
-          mix_seconds[slot] =
-              gemm_mix_seconds(d, prof_.for_device(d), x, p_.gemm_mix(x.gemm_mix));
+          m = MixTime{true, gemm_mix_seconds(d, prof_.for_device(d), x, p_.gemm_mix(x.gemm_mix)),
+                      x.flops, x.bytes, x.batch, x.dtype, x.kernel};
         }
-        seconds = mix_seconds[slot];
+        seconds = m.seconds;
       }
       if (seconds < 0)
         seconds = memo.get(topo_, prof_, cls, x.device, x.dtype, x.compute, x.flops, x.bytes,
