@@ -101,6 +101,22 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
                               {"curve_seconds", g.curve_seconds},
                               {"beyond_curve_seconds", g.beyond_curve_seconds()},
                               {"fitted_seconds", g.fitted_seconds}});
+  j["gemm_shapes"] = json::array();
+  for (const auto& g : c.gemm_shapes)
+    j["gemm_shapes"].push_back({{"dtype", std::string(dtype_name(g.dtype))},
+                                {"m", g.m},
+                                {"n", g.n},
+                                {"k", g.k},
+                                {"seconds", g.seconds}});
+  if (!c.gemm_shapes.empty())
+    j["gemm_waves"] = {{"tile", {c.gemm_waves.tile_rows, c.gemm_waves.tile_cols}},
+                       {"tile_flops_per_second", c.gemm_waves.tile_flops_per_second},
+                       {"host_seconds", c.gemm_waves.host_seconds},
+                       {"points", c.gemm_waves.points},
+                       {"rms", c.gemm_waves.rms},
+                       {"worst", c.gemm_waves.worst},
+                       {"flat_rms", c.gemm_waves.flat_rms},
+                       {"flat_worst", c.gemm_waves.flat_worst}};
   j["gemm_cold_operand_bandwidth_bytes_per_second"] = c.gemm_cold_operand_bandwidth_bytes_per_second;
   j["gemm_cold_output_bandwidth_bytes_per_second"] = c.gemm_cold_output_bandwidth_bytes_per_second;
   auto points = [](const std::vector<realexec::SizePoint>& ps) {
@@ -210,6 +226,26 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
         "runs;\n  every size at the median's pace, {}\n",
         c.yardstick_size, format_seconds(c.yardstick_min_seconds),
         format_seconds(c.yardstick_max_seconds), format_seconds(c.yardstick_seconds));
+  if (!c.gemm_shapes.empty()) {
+    std::cout << "GEMMs by shape (the wave model's sweep, per GEMM with its launch):\n";
+    for (const auto& g : c.gemm_shapes)
+      std::cout << fmt::format("  {:<6} {:>18} {:>10} {:>12}\n", dtype_name(g.dtype),
+                               fmt::format("{}x{}x{}", g.m, g.n, g.k), format_seconds(g.seconds),
+                               g.seconds > 0 ? format_flops_rate(gemm_flops(g.m, g.n, g.k) / g.seconds)
+                                             : std::string("-"));
+    const auto& w = c.gemm_waves;
+    if (w.tile_rows > 0)
+      std::cout << fmt::format(
+          "  waves of {} x {} tiles explain them at {} a tile slot and {} a call, within {:.1f}% "
+          "(the FLOPs alone: {:.1f}%): the profile's gemm_wave_tile\n",
+          w.tile_rows, w.tile_cols, format_flops_rate(w.tile_flops_per_second),
+          format_seconds(w.host_seconds), 100 * w.worst, 100 * w.flat_worst);
+    else
+      std::cout << fmt::format(
+          "  no tile's waves explain them better than their FLOPs ({} points, RMS {:.1f}% against "
+          "{:.1f}%): no wave model\n",
+          w.points, 100 * w.rms, 100 * w.flat_rms);
+  }
   if (!c.cold_gemm.empty()) {
     std::cout << "GEMMs that stream a weight, in triples: after a 64 MiB copy (cold), again (warm), "
                  "then a square\nof its FLOPs; medians. warm: at the squares' curve's pace (warm / "

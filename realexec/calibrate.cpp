@@ -14,6 +14,8 @@
 #include <optional>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "core/topology.hpp"
 #include "core/units.hpp"
 #include "costmodel/collectives.hpp"
@@ -102,6 +104,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   // What to measure.
   std::vector<std::pair<DType, std::vector<std::int64_t>>> gemm_plan;
   std::vector<ColdGemmPoint> cold_shapes;  // f32 (m, n, k); CPU only
+  std::vector<GemmShapePoint> wave_sweep;  // bf16 (m, n, k); CUDA only
   std::vector<double> memory_sizes, transfer_sizes, collective_sizes;
   double gemm_budget, point_budget;
   if (cuda) {
@@ -125,6 +128,17 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
               : std::vector<double>{64 * 1024.0, kMiB, 16 * kMiB, 256 * kMiB, 1024 * kMiB};
     gemm_budget = quick ? 0.005 : 0.025;
     point_budget = quick ? 0.005 : 0.025;
+    // The wave model's sweep (bf16, C = m x 4096 over k = 8192): rows of
+    // 256 j for j whose tile counts leave the last wave part-full in
+    // different measure on any SM count, so that waves and a rate can be
+    // told apart (fit_gemm_waves; M = 256 j at N = 8192 on 132 SMs pads
+    // every point alike).
+    if (!quick)
+      for (std::int64_t j : {5, 7, 9, 11, 13, 17, 21, 25, 33, 41}) {
+        GemmShapePoint g;
+        g.m = 256 * j, g.n = 4096, g.k = 8192;
+        wave_sweep.push_back(g);
+      }
   } else {
     gemm_plan.emplace_back(
         DType::kF32,
@@ -359,6 +373,27 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
             });
           }});
     }
+    const size_t first_sweep_job = jobs.size();
+    const double bf16_nominal =
+        dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kBF16))];
+    for (const GemmShapePoint& g : wave_sweep) {
+      const double flops = gemm_flops(g.m, g.n, g.k);
+      const double estimate = bf16_nominal > 0 ? flops / (0.5 * bf16_nominal) : 1e-3;
+      const int reps = reps_for(gemm_budget, estimate, min_reps, 400);
+      BRIGADE_ASSIGN_OR_RETURN(
+          auto ps, on_every_device("calibrate-gemm-waves", devices,
+                                   [&](ProgramBuilder& b, StreamId s, int) {
+                                     for (int i = 0; i < reps; ++i)
+                                       b.add_gemm(s, g.m, g.n, g.k, g.dtype, "gemm shape");
+                                   }));
+      jobs.push_back(Bench::Job{std::move(ps.first),
+                                std::string(dtype_name(g.dtype)) + " GEMM " + std::to_string(g.m) +
+                                    "x" + std::to_string(g.n) + "x" + std::to_string(g.k) + " x" +
+                                    std::to_string(reps),
+                                [ss = ps.second](const Trace& t) {
+                                  return Bench::per_task_seconds(t, ss);
+                                }});
+    }
     std::vector<double> warm_over_square;  // the cold triples'; the squares': the yardstick's
     std::vector<std::vector<double>> yardsticks;  // each job's yardstick readings, by round
     BRIGADE_ASSIGN_OR_RETURN(std::vector<double> seconds,
@@ -383,6 +418,11 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       c.extra_seconds = seconds[first_cold_job + i];
       c.warm_over_square = warm_over_square[first_cold_job + i];
       cal.cold_gemm.push_back(c);
+    }
+    for (size_t i = 0; i < wave_sweep.size(); ++i) {
+      GemmShapePoint g = wave_sweep[i];
+      g.seconds = seconds[first_sweep_job + i];
+      cal.gemm_shapes.push_back(g);
     }
     for (size_t i = 0; i < cal.gemm.size(); ++i) {
       GemmPoint& g = cal.gemm[i];
@@ -727,6 +767,17 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   HardwareProfile defaults = HardwareProfile::defaults();
   DeviceProfile dp = defaults.for_device(dev);
   dp.model = dev.model;
+  // The measured curves are square GEMMs' rates, each with its own waves of
+  // tiles in it: a preset's wave model (gemm_wave_tile, the A100's) on top
+  // of them would charge the waves twice, so the profile drops it (a tile
+  // rate stands for a curve of full waves; docs/costmodel.md, "GEMMs by
+  // shape: waves of tiles").
+  if (dp.gemm_tile_rows > 0 && !cal.gemm.empty()) {
+    dp.gemm_tile_rows = dp.gemm_tile_cols = 0;
+    cal.notes.push_back(
+        "GEMMs: the preset's wave model (tiles of the 16-bit GEMMs) is not kept: the measured "
+        "curve is square GEMMs' rates, their waves included");
+  }
   for (const auto& [dtype, sizes] : gemm_plan) {
     const auto i = static_cast<size_t>(dtype_index(dtype));
     EfficiencyCurve c;
@@ -743,6 +794,26 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
                           format_flops_rate(cal.measured_peak_flops_per_second[i]) + ", " +
                           fmt_ratio(cal.measured_peak_flops_per_second[i] / nominal) +
                           " x the data sheet's " + format_flops_rate(nominal));
+  }
+  // The wave model from the shape sweep (CUDA): the tile whose waves explain
+  // it, if one does; its 16-bit curves then stand for full waves, so each
+  // square's point is lifted by its own waves' padding (at most to 1).
+  if (!cal.gemm_shapes.empty()) {
+    cal.gemm_waves =
+        fit_gemm_waves(cal.gemm_shapes, dp.sm_count, {{256, 128}, {128, 128}, {256, 64}, {128, 64}});
+    const GemmWaveFit& w = cal.gemm_waves;
+    if (w.tile_rows > 0) {
+      apply_gemm_waves(dp, w);
+      cal.notes.push_back(fmt::format(
+          "GEMMs by shape: waves of {} x {} tiles on {} SMs explain the {} sweep points within "
+          "{:.1f}% (the FLOPs alone: {:.1f}%); the 16-bit curves stand for full waves",
+          w.tile_rows, w.tile_cols, dp.sm_count, w.points, 100 * w.worst, 100 * w.flat_worst));
+    } else {
+      cal.notes.push_back(fmt::format(
+          "GEMMs by shape: no tile's waves explain the sweep better than its FLOPs ({} points, "
+          "RMS {:.1f}% against {:.1f}%{}); no wave model",
+          w.points, 100 * w.rms, 100 * w.flat_rms, dp.sm_count > 0 ? "" : ", the SM count unknown"));
+    }
   }
   if (!cuda) {
     // The CPU backend runs tf32 as f32, and f16/bf16 in f32 when allowed.

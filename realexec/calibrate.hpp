@@ -94,6 +94,51 @@ struct ColdOperandRates {
 };
 ColdOperandRates fit_cold_operand_rates(std::vector<ColdGemmPoint>& points);
 
+// A 16-bit GEMM of the shape sweep (CUDA): C = m x n over k, per GEMM,
+// launch included; the wave model's evidence (fit_gemm_waves).
+struct GemmShapePoint {
+  DType dtype = DType::kBF16;
+  std::int64_t m = 0, n = 0, k = 0;
+  double seconds = 0;
+};
+
+// The wave model fitted to a shape sweep (docs/costmodel.md, "GEMMs by
+// shape: waves of tiles"; docs/executors.md, "Calibration").
+struct GemmWaveFit {
+  std::int64_t tile_rows = 0, tile_cols = 0;  // 0: no tile explains the sweep
+  double tile_flops_per_second = 0;  // a tile slot's rate: its padded FLOPs a second
+  double host_seconds = 0;           // the per-call intercept
+  double rms = 0, worst = 0;         // the chosen tile's relative residuals
+  double flat_rms = 0, flat_worst = 0;  // the FLOPs alone, at one rate with its own intercept
+  int points = 0;                    // the points every candidate tile fills a wave of
+};
+
+// Among `tiles` (rows x cols; either orientation, as gemm_wave_factor
+// counts them), the tile whose waves explain the sweep's times best at one
+// rate: t = c0 + X / R, X a point's padded FLOPs (gemm_wave_factor x 2mnk
+// on `sm_count` SMs), least squares in relative error (rows 1/t and X/t
+// against 1), over the points every candidate fills at least one wave of;
+// of the tiles whose RMS is within a tenth of the least (no evidence
+// between them: LLMCompass's A100 GEMMs fit 128 x 128 at 2.16% and 256 x
+// 128 at 2.31%), the largest, as cuBLAS runs its largest tiles on large
+// GEMMs (NVIDIA's Matrix Multiplication Background guide names 256 x 128
+// on the A100). Chosen where at least 5 points remain, its RMS is at most
+// 0.8 x the FLOPs alone's (X = 2mnk with its own c0 and R) and half a
+// point below it (a sweep whose waves are all alike full, as M = 256 j at
+// N = 8192 on 132 SMs, 1.03 each, cannot tell waves from a rate), and its
+// worst residual is under 8%; otherwise tile 0 (the curve keeps the FLOPs
+// alone). A100 check: LLMCompass's 14 GEMMs give 256 x 128 at 0.931 of 312
+// TFLOP/s, 21 us.
+GemmWaveFit fit_gemm_waves(const std::vector<GemmShapePoint>& points, int sm_count,
+                           const std::vector<std::pair<std::int64_t, std::int64_t>>& tiles);
+
+// A chosen tile (fit.tile_rows > 0) into a profile whose 16-bit curves are
+// square GEMMs' measured rates: the tile, and each square's point lifted by
+// its own waves' padding (gemm_wave_factor of n x n x n, n = cbrt(FLOP / 2);
+// at most to 1; squares under one wave as measured), so that the curves
+// stand for full waves; the fallback follows the largest point.
+void apply_gemm_waves(DeviceProfile& profile, const GemmWaveFit& fit);
+
 struct SizePoint {
   double bytes = 0;
   double seconds = 0;
@@ -207,6 +252,10 @@ struct Calibration {
   // (bytes, seconds) per size
   std::vector<SizePoint> norm_points, activation_points, gated_points;
   std::vector<ColdGemmPoint> cold_gemm;
+  // CUDA: the bf16 shape sweep and the wave model fitted to it
+  // (fit_gemm_waves; the profile's gemm_wave_tile where a tile is chosen).
+  std::vector<GemmShapePoint> gemm_shapes;
+  GemmWaveFit gemm_waves;
   // DeviceProfile::gemm_cold_operand_bandwidth: over cold_gemm, the rate of
   // the bytes read (of all bytes, where the fit keeps one rate), as
   // fit_cold_operand_rates says; 0: not measured, or cold GEMMs took no

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/profile.hpp"
 #include "costmodel/collectives.hpp"
 #include "realexec/calibrate.hpp"
 
@@ -47,6 +48,108 @@ ColdOperandRates fit_cold_operand_rates(std::vector<ColdGemmPoint>& points) {
   for (ColdGemmPoint& c : points)
     c.fitted_seconds = x * (c.bytes - c.written_bytes) + y * c.written_bytes;
   return rates;
+}
+
+namespace {
+
+struct RelativeFit {
+  double c0 = 0, rate = 0, rms = 0, worst = 0;
+  bool ok = false;
+};
+
+// t = c0 + x / rate, least squares in relative error.
+RelativeFit fit_relative(const std::vector<double>& x, const std::vector<double>& t) {
+  double a11 = 0, a12 = 0, a22 = 0, b1 = 0, b2 = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double u = 1 / t[i], v = x[i] / t[i];
+    a11 += u * u, a12 += u * v, a22 += v * v, b1 += u, b2 += v;
+  }
+  RelativeFit f;
+  const double det = a11 * a22 - a12 * a12;
+  if (!(det > 0)) return f;
+  f.c0 = (b1 * a22 - b2 * a12) / det;
+  const double slope = (a11 * b2 - a12 * b1) / det;
+  if (!(slope > 0)) return f;
+  f.rate = 1 / slope;
+  double ss = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double r = (f.c0 + slope * x[i]) / t[i] - 1;
+    ss += r * r;
+    f.worst = std::max(f.worst, std::abs(r));
+  }
+  f.rms = std::sqrt(ss / static_cast<double>(x.size()));
+  f.ok = true;
+  return f;
+}
+
+}  // namespace
+
+GemmWaveFit fit_gemm_waves(const std::vector<GemmShapePoint>& points, int sm_count,
+                           const std::vector<std::pair<std::int64_t, std::int64_t>>& tiles) {
+  GemmWaveFit out;
+  if (sm_count <= 0 || tiles.empty()) return out;
+  auto factor = [&](const GemmShapePoint& g, std::int64_t r, std::int64_t c) {
+    DeviceProfile p;
+    p.sm_count = sm_count;
+    p.gemm_tile_rows = r;
+    p.gemm_tile_cols = c;
+    return gemm_wave_factor(p, g.dtype, KernelClass::kGeneric, GemmShape{g.m, g.n, g.k, 1});
+  };
+  std::vector<const GemmShapePoint*> use;
+  for (const GemmShapePoint& g : points) {
+    bool all = g.seconds > 0;
+    for (const auto& [r, c] : tiles) all = all && factor(g, r, c) > 0;
+    if (all) use.push_back(&g);
+  }
+  out.points = static_cast<int>(use.size());
+  if (use.size() < 5) return out;
+  std::vector<double> t, flat;
+  for (const GemmShapePoint* g : use) {
+    t.push_back(g->seconds);
+    flat.push_back(gemm_flops(g->m, g->n, g->k));
+  }
+  const RelativeFit f = fit_relative(flat, t);
+  out.flat_rms = f.rms, out.flat_worst = f.worst;
+  std::vector<RelativeFit> fits;
+  double least = 0;
+  for (const auto& [r, c] : tiles) {
+    std::vector<double> x;
+    for (const GemmShapePoint* g : use) x.push_back(factor(*g, r, c) * gemm_flops(g->m, g->n, g->k));
+    fits.push_back(fit_relative(x, t));
+    if (fits.back().ok && (least == 0 || fits.back().rms < least)) least = fits.back().rms;
+  }
+  // Residuals within a tenth of the least are no evidence between tiles:
+  // of those, the largest (cuBLAS's large GEMMs run its largest tiles).
+  RelativeFit best;
+  std::pair<std::int64_t, std::int64_t> best_tile{0, 0};
+  for (size_t i = 0; i < tiles.size(); ++i) {
+    const auto [r, c] = tiles[i];
+    if (!fits[i].ok || fits[i].rms > 1.1 * least) continue;
+    if (!best.ok || r * c > best_tile.first * best_tile.second) best = fits[i], best_tile = {r, c};
+  }
+  if (!best.ok || !f.ok) return out;
+  out.rms = best.rms, out.worst = best.worst;
+  if (best.rms <= 0.8 * f.rms && f.rms - best.rms >= 0.005 && best.worst < 0.08) {
+    out.tile_rows = best_tile.first, out.tile_cols = best_tile.second;
+    out.tile_flops_per_second = best.rate;
+    out.host_seconds = best.c0;
+  }
+  return out;
+}
+
+void apply_gemm_waves(DeviceProfile& dp, const GemmWaveFit& w) {
+  if (w.tile_rows <= 0 || w.tile_cols <= 0) return;
+  dp.gemm_tile_rows = w.tile_rows;
+  dp.gemm_tile_cols = w.tile_cols;
+  for (DType t : {DType::kF16, DType::kBF16}) {
+    EfficiencyCurve& c = dp.gemm[static_cast<size_t>(dtype_index(t))];
+    for (auto& [flops, eff] : c.points) {
+      const auto n = static_cast<std::int64_t>(std::llround(std::cbrt(flops / 2)));
+      const double pad = gemm_wave_factor(dp, t, KernelClass::kGeneric, GemmShape{n, n, n, 1});
+      if (pad > 0) eff = std::min(1.0, eff * pad);
+    }
+    if (!c.points.empty()) c.fallback = c.points.back().second;
+  }
 }
 
 // Steps and per-rank bytes of the ring algorithms (Patarasuk & Yuan 2009 for
