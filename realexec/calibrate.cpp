@@ -743,6 +743,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     if (phase == "GEMMs") {
       cal.gemm.clear();
       cal.cold_gemm.clear();
+      cal.gemm_shapes.clear();
       cal.measured_peak_flops_per_second = PerDType{};
     }
     if (phase == "memory bandwidth") {
