@@ -184,6 +184,21 @@ double sm_share(const DeviceProfile& p, int held) {
   return static_cast<double>(std::max(1, p.sm_count - held)) / static_cast<double>(p.sm_count);
 }
 
+double nccl_sm_share(const DeviceProfile& p, int channels) {
+  if (channels <= 0 || p.sm_count <= 0 || p.comm_compute_slowdown > 0 || p.comm_compute_share > 0)
+    return 0;
+  return std::min(1.0, static_cast<double>(channels) / static_cast<double>(p.sm_count));
+}
+
+double kernel_beside_collective_seconds(double kernel, double collective, double share) {
+  if (share <= 0 || kernel <= 0 || collective <= 0) return kernel;
+  if (share >= 1) return kernel + collective;
+  // Done within the collective: the whole kernel at 1 - share of its rate.
+  if (kernel <= (1 - share) * collective) return kernel / (1 - share);
+  // What the collective's time leaves undone, at the whole rate after it.
+  return collective + (kernel - (1 - share) * collective);
+}
+
 const FlashAttentionRates* flash_attention_rates(const DeviceProfile& p, std::int64_t head_dim) {
   const FlashAttentionRates* best = nullptr;
   for (const FlashAttentionRates& r : p.flash_attention) {

@@ -437,6 +437,27 @@ double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, doub
 // one SM is left to the kernel. A kernel's time is divided by it.
 double sm_share(const DeviceProfile& p, int held);
 
+// NCCL's kernels beside compute (docs/costmodel.md, "NCCL's kernels take
+// SMs"): a collective that NCCL runs on `channels` channels launches one
+// thread block a channel, each of which holds an SM for the collective's
+// whole run (its threads take most of the SM's registers: a GEMM's tile
+// cannot share it). A compute kernel beside it runs on the other SMs, at
+// 1 - share of its rate. The share: channels / sm_count, at most 1; 0 where
+// the profile does not know its SMs, where the collective's channels are
+// not known (0: NCCL's model does not time it, or a table without channel
+// counts), or where the device's interference is stated otherwise (a
+// measured comm_compute_slowdown, or a comm_compute_share: communication
+// on the computing core).
+double nccl_sm_share(const DeviceProfile& p, int channels);
+
+// How long a compute kernel of `kernel` seconds alone takes when a
+// collective of `collective` seconds holding `share` of its SMs starts
+// beside it at the same instant: at 1 - share of its rate while the
+// collective runs, at its whole rate after: kernel + share x
+// min(collective, kernel / (1 - share)) (the kernel + the collective where
+// share is 1: it waits). The kernel's time where share is 0.
+double kernel_beside_collective_seconds(double kernel, double collective, double share);
+
 // The FlashAttention-2 rates of `p` for `head_dim` (the nearest measured
 // head dimension, ties to the smaller), or null when it has none.
 const FlashAttentionRates* flash_attention_rates(const DeviceProfile& p, std::int64_t head_dim);

@@ -146,10 +146,10 @@ struct Task {
   // others, its time scaled by sm_share (core/profile.hpp). 0: all of them.
   std::uint8_t sm_held = 0;
   // kFixed, a run of fused kernels (region and step granularities): 1 + the
-  // index of the shapes of its F16/BF16 linear-layer GEMMs in
-  // Program::gemm_mix, so that a profile with a wave model times each shape
-  // as its own kernel (core/profile.hpp, gemm_mix_seconds); 0: none
-  // recorded. (Kept in the padding before `device`: no larger a Task.)
+  // index of the shapes of its linear-layer GEMMs (any width: FP8 ones too;
+  // the wave model times the 16-bit ones by shape) in Program::gemm_mix, so
+  // that a profile with a wave model times each shape as its own kernel
+  // (core/profile.hpp, gemm_mix_seconds); 0: none recorded. (Kept in the padding before `device`: no larger a Task.)
   std::uint16_t gemm_mix = 0;
   std::int32_t device = 0;
   StreamId stream = 0;
@@ -196,6 +196,10 @@ struct Collective {
   DType dtype = DType::kF32;
   std::vector<TaskId> tasks;        // per rank, in group order
   std::string reason;               // why the plan needs it ("psum over 'model': ...")
+  // Run on Transformer Engine's userbuffers (training.tp_comm_overlap), not
+  // as NCCL's kernel: it holds no SMs of the devices' own (the GEMM beside
+  // it gave up its sm_held; docs/costmodel.md, "NCCL's kernels take SMs").
+  bool userbuffers = false;
 };
 
 struct Buffer {

@@ -508,6 +508,7 @@ Result<CollectiveQuery> collective_query_on(const Topology& topology, const Hard
     q.nccl = true;
     q.nccl_algorithm = nccl->chosen.algorithm;
     q.nccl_protocol = nccl->chosen.protocol;
+    q.nccl_sm_channels = nccl_sm_channels(nccl->chosen);
     return q;
   }
   // A warm collective pays no call overhead where its kind has warm figures

@@ -185,6 +185,9 @@ struct CollectiveQuery {
   bool nccl = false;
   NcclAlgorithm nccl_algorithm = NcclAlgorithm::kRing;
   NcclProtocol nccl_protocol = NcclProtocol::kSimple;
+  // The SMs NCCL's kernel holds while it runs (nccl_sm_channels); 0: not
+  // known, or not NCCL's.
+  int nccl_sm_channels = 0;
 };
 
 struct CollectiveCost {

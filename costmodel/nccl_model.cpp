@@ -64,6 +64,12 @@ constexpr int kNvlsPipelineStages = 3;
 
 }  // namespace
 
+int nccl_sm_channels(const NcclEstimate& e) {
+  if (e.algorithm == NcclAlgorithm::kNvls || e.algorithm == NcclAlgorithm::kNvlsTree)
+    return kNvlsChannels;
+  return e.channels;
+}
+
 double nccl_nvls_chunk_bytes(double bytes, int heads) {
   // src/enqueue.cc, calcCollChunking, NVLS (5067397c): concurrentOps =
   // nvlsChannels x heads; 64 KiB below 64 x ops x chunk, 32 KiB below 8 x ops

@@ -104,6 +104,14 @@ double nccl_nvls_tree_chunk_bytes(double bytes, int heads, int nodes);
 int nccl_channels_used(const NcclTable& table, int nodes, int ranks, NcclAlgorithm algorithm,
                        NcclProtocol protocol, double bytes);
 
+// The SMs NCCL's kernel holds while the collective runs: one thread block a
+// channel (src/enqueue.cc: the kernel is launched with a grid of
+// nChannels blocks), the ring's or tree's `channels`, NVLS's and
+// NVLS-tree's nvlsChannels (16 on Hopper, NVLS_NCHANNELS_SM90); 0 where the
+// channels are not known (a table without them). core/profile.hpp,
+// nccl_sm_share, turns it into the share of a device's compute it takes.
+int nccl_sm_channels(const NcclEstimate& e);
+
 // NCCL's estimate of one (algorithm, protocol), by the model of the
 // table's NCCL release (NcclTable::version); not available where the
 // table lacks it, the kind has no such algorithm (tree and NVLS are
