@@ -30,6 +30,7 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
   auto flatten = [&](const StageBlock& blk, FlatBackward& f) {
     f.xs.clear();
     f.events.clear();
+    f.collectives.clear();
     const BlockTemplate& tpl = *blk.tpl;
     const KernelTimes::Lists& t = times.of(&tpl);
     const bool tied_head = blk.is_head && blk.tied >= 0;
@@ -44,6 +45,27 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
     f.xs.insert(f.xs.end(), t.backward.begin(), cut);
     if (recomputes) f.xs.insert(f.xs.end(), t.recompute.begin(), t.recompute.end());
     f.xs.insert(f.xs.end(), cut, t.backward.end());
+    {
+      // The collectives' places on the block's clock (the recomputation's
+      // at its place).
+      double at = 0;
+      const int n_rec = recomputes ? static_cast<int>(t.recompute.size()) : 0;
+      size_t x = 0;
+      for (int n = 0; n <= count; ++n) {
+        if (recomputes && n == before)
+          for (int r = 0; r < n_rec; ++r) {
+            const double len = f.xs[x++];
+            if (tpl.recompute[static_cast<size_t>(r)].is_collective && len > 0)
+              f.collectives.emplace_back(at, at + len);
+            at += len;
+          }
+        if (n == count) break;
+        const double len = f.xs[x++];
+        if (tpl.backward[static_cast<size_t>(n)].is_collective && len > 0)
+          f.collectives.emplace_back(at, at + len);
+        at += len;
+      }
+    }
     // Backward kernel n is addition n + 1 (and the recomputation's after it
     // when it comes later).
     const auto shift = static_cast<std::uint32_t>(recomputes ? t.recompute.size() : 0);
@@ -58,11 +80,13 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
   GradientBucket cur;
   bool open = false;
   double now = 0;
+  out.collectives.clear();
   if (middle_ready != nullptr) {
     out.buckets = middle_ready->buckets;
     cur = middle_ready->current;
     open = middle_ready->open;
     now = middle_ready->now;
+    out.collectives = middle_ready->collectives;
   } else {
     if (lay.last) flatten(lay.head, flat[2]);
     if (lay.layers_per_chunk > 0) flatten(lay.layer, flat[1]);
@@ -72,6 +96,7 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
   // additions in the same order as kernel by kernel, the bytes up to the
   // group that fills the bucket, then the clock up to that group's kernel.)
   auto block = [&](const FlatBackward& f) {
+    for (const auto& [a, b] : f.collectives) out.collectives.emplace_back(now + a, now + b);
     const double* xs = f.xs.data();
     const FlatBackward::Event* ev = f.events.data();
     const size_t events = f.events.size();
@@ -119,6 +144,7 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
         middle->current = cur;
         middle->open = open;
         middle->now = now;
+        middle->collectives = out.collectives;
       }
       block(flat[0]);
     }

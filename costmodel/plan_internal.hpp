@@ -34,6 +34,37 @@ Result<double> collective_seconds(const Topology& topo, const HardwareProfile& p
 Result<double> plan_collective(const Scenario& sc, CollectiveKind kind,
                                const std::vector<int>& group, double bytes);
 
+// The share of `device`'s SMs the collective's NCCL kernel holds while it
+// runs (core/profile.hpp, nccl_sm_share, of the query's nccl_sm_channels);
+// 0 for a group of one, an empty collective, a collective NCCL's model
+// does not time, or a device whose profile leaves NCCL's SMs out.
+Result<double> collective_sm_share(const Topology& topo, const HardwareProfile& prof,
+                                   const DeviceProfile& device, CollectiveKind kind,
+                                   CollectiveAlgorithm algorithm, const std::vector<int>& group,
+                                   double bytes);
+
+// Gradient buckets beside a backward pass whose kernels lose `shares[z]` of
+// their SMs while bucket z runs (NCCL's kernels take SMs). The backward is
+// `window` seconds of work; bucket z is ready when `ready[z]` of it is
+// done and takes `seconds[z]`; one bucket at a time (one stream), each
+// after the one before and its readiness (after the whole window without
+// overlap). The backward's kernels run at 1 - shares[z] of their rate while
+// bucket z runs, at their whole rate between buckets. Returns when the last
+// bucket ends and when the backward does (both from the backward's start;
+// the backward's is `window` when no share applies).
+struct BucketsBeside {
+  double end = 0;
+  double backward_end = 0;
+};
+// `collectives`: where on the backward's clock it runs collectives of its
+// own (sorted, disjoint): no kernel runs there to lose SMs, so the clock
+// keeps its whole rate through them.
+BucketsBeside buckets_beside_backward(const std::vector<double>& ready,
+                                      const std::vector<double>& seconds,
+                                      const std::vector<double>& shares, double window,
+                                      bool overlap,
+                                      const std::vector<std::pair<double, double>>& collectives = {});
+
 // Bucketed gradient collectives (PyTorch DDP / Megatron buckets): ceil(G/bucket)
 // equal calls.
 struct Buckets {

@@ -185,6 +185,9 @@ struct StageFigures {
   std::span<const double> fp8_weights;     // of them, FP8 weights (ParamTensor::fp8)
   std::span<const double> per_step_extra;  // gradient sync, parameter gathers, optimizer
   std::span<const double> opt_seconds;     // the optimizer step
+  // The backward's kernels slowed by the gradient buckets' NCCL kernels
+  // beside them (in per_step_extra: compute, not communication).
+  std::span<const double> dp_slowed;
   std::span<const StageLayout> layouts;
   double host_op = 0;  // the hosts' time per operation (slowest_host_op_seconds)
   int devices_per_host = 1;  // simulation.devices_per_host (share_hosts has applied it)

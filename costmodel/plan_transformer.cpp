@@ -48,12 +48,15 @@ struct PricedCollective {
 struct Scratch {
   std::vector<StageTimes> stages;
   std::vector<double> stage_params, stage_fp8_weights, per_step_extra, opt_seconds,
-      dp_after_backward;
+      dp_after_backward, dp_slowed;
   std::vector<StageLayout> layouts;
   TimedKernels kernels;
   std::vector<PricedCollective> tp_priced, dp_priced;
   std::vector<int> group, g, pair;
   std::vector<double> stage_prices, previous_prices;
+  // Per price: the share of the stage device's SMs the collective's NCCL
+  // kernel holds (collective_sm_share; 0 where none applies).
+  std::vector<double> stage_shares, previous_shares, bucket_shares;
   std::vector<CommLedger> ledgers;
 };
 
@@ -178,6 +181,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // Gradient buckets past the backward.
   std::vector<double>& dp_after_backward = work.dp_after_backward;
   dp_after_backward.assign(static_cast<size_t>(p), 0.0);
+  // The backward's kernels slowed by the gradient buckets' NCCL kernels
+  // beside them (buckets_beside_backward), once a step; in per_step_extra.
+  std::vector<double>& dp_slowed = work.dp_slowed;
+  dp_slowed.assign(static_cast<size_t>(p), 0.0);
   std::vector<StageLayout>& layouts = work.layouts;
   layouts.assign(static_cast<size_t>(p), StageLayout{});
   const std::int64_t layers_per_chunk = L / (static_cast<std::int64_t>(p) * v);
@@ -252,6 +259,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   std::array<TpTally, kNumCollectiveKinds> tally{};             // the stage's (below)
   std::vector<double>& previous_prices = work.previous_prices;  // the last summed stage's prices
   std::vector<double>& stage_prices = work.stage_prices;
+  std::vector<double>& previous_shares = work.previous_shares;
+  std::vector<double>& stage_shares = work.stage_shares;
   std::optional<double> tied_seconds;  // the tied embedding's AllReduce (first and last stage)
   // Kernel-time writes so far (a stage that sums its kernels afresh writes
   // its lists), and the bucket list the last stage used, at which count.
@@ -476,6 +485,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         per_step_extra[si] = per_step_extra[before];
         opt_seconds[si] = opt_seconds[before];
         dp_after_backward[si] = dp_after_backward[before];
+        dp_slowed[si] = dp_slowed[before];
         if (deepspeed) {
           T.pp = 0;
           T.pp_blocking = deepspeed_sends(i, T.ds_gather, ledgers[0]);
@@ -570,7 +580,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // Adds `n` x the kernels' durations to `compute` and `collectives`
     // (`slots`: the template figures' kinds of kernel; the tallies serve the
     // communication lists alone).
-    auto run = [&](const std::vector<Kernel>& ks, const std::vector<int>& slots,
+    auto run = [&](const std::vector<Kernel>& ks, const std::vector<int>& slots, size_t at,
                    const std::vector<double>& xs, double n, double& compute, double& collectives,
                    double& ops) {
       const size_t count_of = ks.size();
@@ -584,8 +594,22 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           compute += n * x;
         } else if (slot >= 0) {
           const Kernel& k = ks[j];
-          // Beside the next kernel (tp_comm_overlap): what outlasts it.
-          const double shown = k.beside && j + 1 < count_of ? std::max(0.0, x - x_of[j + 1]) : x;
+          // Beside the next kernel (tp_comm_overlap, the column-parallel
+          // backward's collectives): what outlasts it. A kernel on all of
+          // its SMs loses those NCCL's kernel holds while the collective
+          // runs (nccl_sm_share; TE's userbuffers hold the GEMM's sm_held
+          // instead, already in its time): its time beside the collective.
+          double shown = x;
+          if (k.beside && j + 1 < count_of) {
+            const double g = x_of[j + 1];
+            const double share =
+                !k.userbuffers && slot_of[j + 1] == -1 && ks[j + 1].sm_held == 0
+                    ? stage_shares[at + static_cast<size_t>(slot)]
+                    : 0.0;
+            const double slowed = kernel_beside_collective_seconds(g, x, share);
+            compute += n * (slowed - g);
+            shown = std::max(0.0, x - slowed);
+          }
           collectives += n * shown;
           if (!ledgers_on) continue;
           TpTally& y = tally[static_cast<size_t>(k.collective)];
@@ -612,6 +636,11 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // Two stages with the same blocks have the same prices exactly when
     // their distinct collectives do.)
     stage_prices.clear();
+    stage_shares.clear();
+    // NCCL's kernels take SMs from the kernels beside them on this device
+    // (core/profile.hpp, nccl_sm_share): the shares of the beside
+    // collectives' prices.
+    const bool sm_shares = nccl_sm_share(dp, 1) > 0;
     for (const auto& [tpl, n] : count) {
       if (n == 0) continue;
       const TemplateFigures& f = templates->figures_of(tpl);
@@ -621,15 +650,25 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         const auto& kb = f.distinct[static_cast<size_t>(z)];
         BRIGADE_ASSIGN_OR_RETURN(const double one, block_collective(kb.first, kb.second));
         stage_prices.push_back(one);
+        double share = 0;
+        if (sm_shares && !(kb.first == CollectiveKind::kAllToAll && ep > 1)) {
+          BRIGADE_ASSIGN_OR_RETURN(share, collective_sm_share(topo, prof, dp, kb.first,
+                                                              CollectiveAlgorithm::kAuto, tp_vec(),
+                                                              kb.second));
+        }
+        stage_shares.push_back(share);
       }
       // The context ring's hops are priced per stage too.
       if (cp > 1)
         for (const auto* list : {&tpl->forward, &tpl->recompute, &tpl->backward})
           for (const Kernel& k : *list)
-            if (k.ring_steps > 1) stage_prices.push_back(hop_seconds(k.ring_bytes));
+            if (k.ring_steps > 1) {
+              stage_prices.push_back(hop_seconds(k.ring_bytes));
+              stage_shares.push_back(0);
+            }
     }
     const bool same_sums = previous.valid && previous.key == key && previous.count == count &&
-                           previous_prices == stage_prices;
+                           previous_prices == stage_prices && previous_shares == stage_shares;
     if (same_sums) {
       T.fwd_kernels = previous.times.fwd_kernels, T.bwd_kernels = previous.times.bwd_kernels;
       T.fwd_ops = previous.times.fwd_ops, T.bwd_ops = previous.times.bwd_ops;
@@ -655,16 +694,19 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         time_list(tpl->backward, f.backward_slot, at, lt.backward, known);
       }
       compute_ready[slot] = true;
-      run(tpl->forward, f.forward_slot, lt.forward, n, T.fwd_kernels, T.tp_fwd, T.fwd_ops);
+      run(tpl->forward, f.forward_slot, at, lt.forward, n, T.fwd_kernels, T.tp_fwd, T.fwd_ops);
       if (training) {
-        run(tpl->recompute, f.recompute_slot, lt.recompute, n, T.bwd_kernels, T.tp_bwd, T.bwd_ops);
-        run(tpl->backward, f.backward_slot, lt.backward, n, T.bwd_kernels, T.tp_bwd, T.bwd_ops);
+        run(tpl->recompute, f.recompute_slot, at, lt.recompute, n, T.bwd_kernels, T.tp_bwd,
+            T.bwd_ops);
+        run(tpl->backward, f.backward_slot, at, lt.backward, n, T.bwd_kernels, T.tp_bwd,
+            T.bwd_ops);
       }
     }
     if (!same_sums) ++times_written;
     if (!same_sums) {
       previous = Summed{true, key, count, T, tally};
       previous_prices.swap(stage_prices);  // stage_prices is cleared before it is next read
+      previous_shares.swap(stage_shares);
     }
     if (ledgers_on)
       for (size_t kind = 0; kind < tally.size(); ++kind)
@@ -756,21 +798,49 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           return Status::ok();
         };
         BRIGADE_RETURN_IF_ERROR(price_sizes(k, 1.0));
-        if (!(bl.reduce.valid && bl.reduce.overlap == st.overlap && bl.reduce.priced == priced)) {
-          double total = 0, dp_end = 0;
+        // The shares of the device's SMs each size's NCCL kernel holds
+        // (NCCL's kernels take SMs), where the backward runs beside them.
+        std::vector<double>& shares = work.bucket_shares;
+        shares.assign(bl.sizes.size(), 0.0);
+        bool any_share = false;
+        if (st.overlap && nccl_sm_share(dp, 1) > 0)
+          for (size_t z = 0; z < bl.sizes.size(); ++z) {
+            BRIGADE_ASSIGN_OR_RETURN(shares[z], collective_sm_share(topo, prof, dp, k, st.algorithm,
+                                                                    dp_vec(), bl.sizes[z]));
+            any_share |= shares[z] > 0;
+          }
+        if (!(bl.reduce.valid && bl.reduce.overlap == st.overlap && bl.reduce.priced == priced &&
+              bl.reduce.shares == shares)) {
+          double total = 0, dp_end = 0, backward_end = window_seconds;
           const size_t n_buckets = buckets.size();
-          for (size_t z = 0; z < n_buckets; ++z) {
-            const double one = priced[bl.size_index[z]];
-            dp_end = std::max(dp_end, st.overlap ? buckets[z].ready_seconds : window_seconds) + one;
-            total += one;
+          if (any_share) {
+            std::vector<double> ready(n_buckets), seconds(n_buckets), held(n_buckets);
+            for (size_t z = 0; z < n_buckets; ++z) {
+              ready[z] = buckets[z].ready_seconds;
+              seconds[z] = priced[bl.size_index[z]];
+              held[z] = shares[bl.size_index[z]];
+              total += seconds[z];
+            }
+            const BucketsBeside b =
+                buckets_beside_backward(ready, seconds, held, window_seconds, true, bl.collectives);
+            dp_end = b.end, backward_end = b.backward_end;
+          } else {
+            for (size_t z = 0; z < n_buckets; ++z) {
+              const double one = priced[bl.size_index[z]];
+              dp_end = std::max(dp_end, st.overlap ? buckets[z].ready_seconds : window_seconds) + one;
+              total += one;
+            }
           }
           bl.reduce.valid = true, bl.reduce.overlap = st.overlap;  // (in place: no allocation)
           bl.reduce.priced.assign(priced.begin(), priced.end());
+          bl.reduce.shares.assign(shares.begin(), shares.end());
           bl.reduce.total = total, bl.reduce.end = dp_end;
+          bl.reduce.backward_end = backward_end;
         }
         const double total = bl.reduce.total, dp_end = bl.reduce.end, bytes = bl.bytes_sum;
-        dp_after_backward[si] = std::max(0.0, dp_end - window_seconds);
-        per_step_extra[si] += dp_after_backward[si];
+        dp_slowed[si] = bl.reduce.backward_end - window_seconds;
+        dp_after_backward[si] = std::max(0.0, dp_end - bl.reduce.backward_end);
+        per_step_extra[si] += dp_slowed[si] + dp_after_backward[si];
         if (ledgers_on)
           ledger.add("data", kind_name(k), dg, static_cast<double>(buckets.size()), bytes, total,
                      std::min(total, dp_after_backward[si]));
@@ -818,6 +888,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       } else {
         double f_total = 0, b_total = 0, f_last = 0, b_last = 0, rs_total = 0, rs_last = 0;
         double gathers = 0, gather_bytes = 0, scatters = 0, scatter_bytes = 0;
+        // The gathers' and reduce-scatters' seconds weighted by the share of
+        // the SMs their NCCL kernels hold (NCCL's kernels take SMs).
+        double f_held = 0, rs_held = 0;
+        const bool z3_shares = st.overlap && nccl_sm_share(dp, 1) > 0;
         // Blocks with the same figures are timed once (layers are alike), in
         // the order of their (gather, owned) elements.
         struct Kind {
@@ -849,6 +923,12 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                 }));
             f_total += n * one, b_total += n * one;
             f_last = std::max(f_last, one), b_last = std::max(b_last, one);
+            if (z3_shares) {
+              BRIGADE_ASSIGN_OR_RETURN(const double share,
+                                       collective_sm_share(topo, prof, dp, CollectiveKind::kAllGather,
+                                                           st.algorithm, dp_vec(), bytes));
+              f_held += n * one * share;
+            }
             gathers += 2 * n, gather_bytes += 2 * n * bytes;
           }
           if (kd.owned > 0) {
@@ -858,6 +938,12 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                   return plan_collective(sc, CollectiveKind::kReduceScatter, dp_vec(), bytes);
                 }));
             rs_total += n * one, rs_last = std::max(rs_last, one);
+            if (z3_shares) {
+              BRIGADE_ASSIGN_OR_RETURN(const double share,
+                                       collective_sm_share(topo, prof, dp, CollectiveKind::kReduceScatter,
+                                                           st.algorithm, dp_vec(), bytes));
+              rs_held += n * one * share;
+            }
             scatters += n, scatter_bytes += n * bytes;
           }
         }
@@ -872,6 +958,17 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
             zero3_exposure(st.zero3_prefetch, st.overlap, lay.chunks, f_total, f_last, b_total, b_last,
                            rs_total, rs_last, T.fwd_kernels, T.bwd_kernels);
         T.zero_exposed += z.gathered + z.scattered;
+        // What the kernels beside the hidden part lose to NCCL's SMs (to
+        // first order: each hidden second of a collective on share r costs
+        // the kernels beside it r seconds; the simulator times it exactly).
+        if (f_held > 0 || rs_held > 0) {
+          const double g_all = f_total + b_total;
+          const double g_share = g_all > 0 ? f_held / f_total : 0.0;  // forward and backward alike
+          const double rs_share = rs_total > 0 ? rs_held / rs_total : 0.0;
+          const double slowed = g_share * std::max(0.0, g_all - z.gathered) +
+                                rs_share * std::max(0.0, rs_total - z.scattered);
+          T.bwd_kernels += slowed;
+        }
         T.host += (gathers + scatters) * host_op;  // each issued by the host too
         per_step_extra[si] += z.per_step;
         if (ledgers_on) {
@@ -958,7 +1055,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   const TransformerDegrees degrees{t, p, cp, v, dg, n_devices, m, layers_per_chunk, training};
   const StageFigures figures{
       stages,      stage_params, stage_fp8_weights, per_step_extra,
-      opt_seconds, layouts,      host_op,           sc.simulation.devices_per_host};
+      opt_seconds, dp_slowed,    layouts,           host_op,
+      sc.simulation.devices_per_host};
   pipeline_step(st, degrees, rm, figures, ledgers, full, ledgers_on, e);
   BRIGADE_RETURN_IF_ERROR(
       transformer_memory(topo, st, degrees, rm, templates, per, e_bytes, figures, full, e));

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/dtype.hpp"
@@ -76,6 +77,9 @@ struct BucketList {
   std::vector<std::uint32_t> size_index;
   double bytes_sum = 0;
   double window_seconds = 0;
+  // Where the backward runs its own collectives (tensor-parallel, not a
+  // kernel), on its clock: (from, to), in order.
+  std::vector<std::pair<double, double>> collectives;
 
   // The last sums over the buckets for one pricing of the sizes (stages
   // whose groups price them alike share them).
@@ -83,7 +87,9 @@ struct BucketList {
     bool valid = false;
     bool overlap = false;
     std::vector<double> priced;
+    std::vector<double> shares;  // per size: NCCL's kernel's share of the SMs (reduce only)
     double total = 0, end = 0;
+    double backward_end = 0;  // the backward's end beside them (reduce only)
   };
   Sums reduce, gather;
 };
@@ -99,6 +105,10 @@ struct FlatBackward {
   };
   std::vector<double> xs;
   std::vector<Event> events;
+  // Where the block's collectives run (no kernel of its own beside them),
+  // from the block's start on the same clock: NCCL's kernels of the
+  // gradient buckets take no SMs from a kernel there (buckets_beside_backward).
+  std::vector<std::pair<double, double>> collectives;
 };
 
 // The first stage's bucket fill where its embedding's backward starts: up to
@@ -117,6 +127,7 @@ struct MiddleFill {
   bool open = false;
   GradientBucket current;
   double now = 0;
+  std::vector<std::pair<double, double>> collectives;  // as BucketList's, so far
 };
 
 // The model's parameter count and FLOPs per step (transformer_parameters,

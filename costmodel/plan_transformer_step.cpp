@@ -78,11 +78,12 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
         md * stages[busiest].per_micro_batch() + per_step_extra[busiest])
       busiest = i;
   const StageTimes& bt = stages[busiest];
-  e.compute_seconds = md * (bt.fwd_kernels + bt.bwd_kernels);
+  const double slowed = figures.dp_slowed.empty() ? 0.0 : figures.dp_slowed[busiest];
+  e.compute_seconds = md * (bt.fwd_kernels + bt.bwd_kernels) + slowed;
   e.optimizer_seconds = opt_seconds[busiest];
   e.exposed_communication_seconds =
       md * (bt.tp_fwd + bt.tp_bwd + bt.zero_exposed + bt.pp_blocking) + bt.pp + per_step_extra[busiest] -
-      e.optimizer_seconds;
+      e.optimizer_seconds - slowed;
   e.host_wait_seconds = md * std::max(0.0, bt.host - bt.device_per_micro_batch()) + first_issue;
   e.bubble_seconds = std::max(0.0, e.step_seconds - md * bt.per_micro_batch() - bt.pp -
                                        per_step_extra[busiest] - first_issue);

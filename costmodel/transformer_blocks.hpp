@@ -73,6 +73,11 @@ struct Kernel {
   // (Transformer Engine's set_sm_margin; Task::sm_held): its time is
   // divided by sm_share (core/profile.hpp).
   int sm_held = 0;
+  // A collective on Transformer Engine's userbuffers (tp_comm_overlap), not
+  // NCCL's kernel: it takes no SMs of its own (a ring exchange's copy
+  // engines, or the sm_held its GEMM gave up; docs/costmodel.md, "NCCL's
+  // kernels take SMs").
+  bool userbuffers = false;
   CollectiveKind collective = CollectiveKind::kAllReduce;
   double collective_bytes = 0;  // as Collective::bytes (nccl-tests "size")
   std::string reason;           // why the collective is there

@@ -105,6 +105,7 @@ void ring_exchange_gather(std::vector<Kernel>& ks, const std::string& ag, const 
   Kernel gather = ks[a];
   if (fp8) gather.collective_bytes /= e;
   gather.beside = true;
+  gather.userbuffers = true;
   out.push_back(gather);
   const std::int64_t last = ks[g].m / t;
   auto [head, tail] = split_rows(ks[g], ks[g].m - last, ".last");
@@ -135,6 +136,7 @@ void pipelined_scatter(std::vector<Kernel>& ks, const std::string& gemm, const s
   if (fp8 && u.fp8_buf) beside.collective_bytes /= e, last.collective_bytes /= e;
   beside.collective_bytes *= static_cast<double>(n - 1) / static_cast<double>(n);
   beside.beside = true;
+  beside.userbuffers = last.userbuffers = true;
   last.collective_bytes /= static_cast<double>(n);
   last.name += ".last";
   std::vector<Kernel> mid = {head, beside, rest, last};
@@ -153,13 +155,14 @@ void pipelined_scatter(std::vector<Kernel>& ks, const std::string& gemm, const s
 // the communication leaves them.
 void bulk_backward(std::vector<Kernel>& ks, const std::string& regather, const std::string& dgrad,
                    const std::string& wgrad, const std::string& rs, const UbOverlap& ud,
-                   const UbOverlap& uw) {
+                   const UbOverlap& uw, bool userbuffers) {
   const size_t a = index_of(ks, regather), d = index_of(ks, dgrad), w = index_of(ks, wgrad),
                r = index_of(ks, rs);
   const bool gathers = a != ks.size();
   if (d == ks.size() || w != d + 1 || r == ks.size() || w > r || (gathers && a > d)) return;
   Kernel scatter = ks[r], dg = ks[d], wg = ks[w];
   scatter.beside = true;
+  scatter.userbuffers = userbuffers;
   dg.sm_held = held_sms(ud);
   wg.sm_held = held_sms(uw);
   std::vector<Kernel> out;
@@ -169,6 +172,7 @@ void bulk_backward(std::vector<Kernel>& ks, const std::string& regather, const s
       if (gathers) {
         out.push_back(ks[a]);
         out.back().beside = true;
+        out.back().userbuffers = userbuffers;
       }
       out.push_back(dg);
       out.push_back(scatter);
@@ -759,12 +763,12 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
       ring_exchange_gather(B, "mlp.bwd.allgather", "mlp.fc2.bwd.cast", "mlp.fc2.dgrad", d.t, e,
                            fp8, u(kUbFc2Dgrad));
       bulk_backward(B, "mlp.bwd.regather", "mlp.fc1.dgrad", "mlp.fc1.wgrad",
-                    "mlp.bwd.reducescatter", u(kUbFc1Dgrad), u(kUbFc1Wgrad));
+                    "mlp.bwd.reducescatter", u(kUbFc1Dgrad), u(kUbFc1Wgrad), true);
     }
     ring_exchange_gather(B, "attn.bwd.allgather", "attn.proj.bwd.cast", "attn.proj.dgrad", d.t, e,
                          fp8, u(kUbProjDgrad));
     bulk_backward(B, "attn.bwd.regather", "attn.qkv.dgrad", "attn.qkv.wgrad",
-                  "attn.bwd.reducescatter", u(kUbQkvDgrad), u(kUbQkvWgrad));
+                  "attn.bwd.reducescatter", u(kUbQkvDgrad), u(kUbQkvWgrad), true);
     L.recompute_before = static_cast<int>(index_of(B, "attn.proj.wgrad")) + 1;
   } else if (shape.tp_backward_overlap && tp) {
     // Megatron-LM's and TE's own asynchronous collectives in the
@@ -773,9 +777,9 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     const char* exit = sp ? ".bwd.reducescatter" : ".bwd.allreduce";
     if (!is_moe)
       bulk_backward(B, "mlp.bwd.regather", "mlp.fc1.dgrad", "mlp.fc1.wgrad",
-                    std::string("mlp") + exit, UbOverlap{}, UbOverlap{});
+                    std::string("mlp") + exit, UbOverlap{}, UbOverlap{}, false);
     bulk_backward(B, "attn.bwd.regather", "attn.qkv.dgrad", "attn.qkv.wgrad",
-                  std::string("attn") + exit, UbOverlap{}, UbOverlap{});
+                  std::string("attn") + exit, UbOverlap{}, UbOverlap{}, false);
   }
 
   // Recomputation (Korthikanti et al. 2022, Section 5).

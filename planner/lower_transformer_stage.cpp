@@ -384,6 +384,7 @@ void StageEmitter::add_group_collective(const Kernel& k, Phase phase, int layer,
   const CollectiveId c = b_.add_collective(k.collective, CollectiveAlgorithm::kAuto, devices,
                                            k.collective_bytes, streams, k.name, phase, k.reason);
   b_.collective(c).dtype = s_.dtype;
+  b_.collective(c).userbuffers = k.userbuffers;
   for (size_t j = 0; j < devices.size(); ++j) {
     Task& task = b_.task(b_.collective_task(c, static_cast<int>(j)));
     task.layer = layer;
@@ -425,11 +426,12 @@ void StageEmitter::defer_to(std::vector<Deferred>& list, const Kernel& k, Phase 
     if (d.kind == k.collective) {
       d.bytes += k.collective_bytes;
       ++d.count;
+      d.userbuffers = d.userbuffers && k.userbuffers;
       if (std::find(d.reasons.begin(), d.reasons.end(), k.reason) == d.reasons.end())
         d.reasons.push_back(k.reason);
       return;
     }
-  list.push_back({k.collective, k.collective_bytes, 1, phase, mb, {k.reason}});
+  list.push_back({k.collective, k.collective_bytes, 1, phase, mb, {k.reason}, k.userbuffers});
 }
 
 // The collective standing for a kind's deferred ones (their summed bytes),
@@ -440,6 +442,7 @@ Kernel StageEmitter::merged(const Deferred& d, const char* prefix) {
   k.is_collective = true;
   k.collective = d.kind;
   k.collective_bytes = d.bytes;
+  k.userbuffers = d.userbuffers;
   k.reason = d.reasons.front();
   if (d.count > 1) {
     k.reason = fill_args(tr_text("Reasons",

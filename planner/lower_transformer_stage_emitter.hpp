@@ -122,6 +122,7 @@ class StageEmitter {
     Phase phase;
     int mb;
     std::vector<std::string> reasons;
+    bool userbuffers = false;  // every one merged is (Kernel::userbuffers)
   };
   void defer(const Kernel& k, Phase phase, int mb);
   static void defer_to(std::vector<Deferred>& list, const Kernel& k, Phase phase, int mb);

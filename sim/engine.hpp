@@ -214,6 +214,34 @@ class Engine {
   // communication ran, started when the last of it ends (the kernel could
   // not make progress before; its span starts when it does).
   std::vector<std::vector<std::int32_t>> held_;
+  // NCCL's kernels take SMs (core/profile.hpp, nccl_sm_share): per device
+  // its SM count where they do (0: not, or a kernel's slowdown is stated
+  // otherwise there) and the channels its running collectives hold; per
+  // collective the channels its NCCL kernel holds (0: none known). A kernel
+  // of such a device on all of its SMs (sm_held 0) runs at 1 - min(1, held
+  // / SMs) of its rate, its end moved whenever that changes: per running
+  // kernel its work left (seconds at the whole rate) as of `since`, its
+  // rate, and the version its end event carries (never 0; an event of
+  // another version is stale).
+  struct SharedKernel {
+    std::int32_t task = 0;
+    std::uint32_t version = 0;
+    double left = 0, since = 0, rate = 1;
+  };
+  std::vector<double> sm_of_;
+  std::vector<std::int32_t> sm_held_, coll_sm_channels_;
+  std::vector<std::vector<SharedKernel>> sm_kernels_;
+  std::uint32_t sm_version_ = 0;
+  bool any_sm_share_ = false;
+  void sm_retime(size_t d, std::int32_t channels);
+  std::uint32_t next_sm_version() {
+    sm_version_ = (sm_version_ + 1) & kVersionMask;
+    if (sm_version_ == 0) sm_version_ = 1;
+    return sm_version_;
+  }
+  double sm_rate(size_t d) const {
+    return 1 - std::min(1.0, static_cast<double>(sm_held_[d]) / sm_of_[d]);
+  }
   std::vector<std::int32_t> compute_running_, comm_running_;
   std::vector<double> last_change_, busy_, comm_, exposed_, idle_;
   std::vector<std::int32_t> node_of_;

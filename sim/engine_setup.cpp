@@ -226,6 +226,18 @@ Status Engine::setup() {
       }
     }
   }
+  sm_of_.assign(nd, 0);
+  sm_held_.assign(nd, 0);
+  sm_kernels_.assign(nd, {});
+  sm_version_ = 0;
+  bool any_sm_device = false;
+  for (size_t d = 0; d < nd; ++d) {
+    const DeviceProfile& dp = prof_.for_device(topo_.device(static_cast<int>(d)));
+    if (nccl_sm_share(dp, 1) > 0) {
+      sm_of_[d] = dp.sm_count;
+      any_sm_device = true;
+    }
+  }
   compute_running_.assign(nd, 0);
   comm_running_.assign(nd, 0);
   last_change_.assign(nd, 0);
@@ -276,8 +288,10 @@ Status Engine::setup() {
   // NCCL's choice per collective (the closed form's, cost::collective_query_on),
   // memoised by what it depends on.
   std::map<std::tuple<CollectiveKind, CollectiveAlgorithm, double, std::vector<std::int32_t>>,
-           std::pair<std::int32_t, CollectiveAlgorithm>>
+           std::tuple<std::int32_t, CollectiveAlgorithm, std::int32_t>>
       nccl_memo;
+  coll_sm_channels_.assign(ncoll, 0);
+  any_sm_share_ = false;
   for (size_t c = 0; c < ncoll; ++c) {
     const Collective& col = p_.collectives()[c];
     coll_algorithm_[c] = col.algorithm;
@@ -291,16 +305,20 @@ Status Engine::setup() {
       if (!choice.is_ok())
         return Status::error(who + collective_label(static_cast<CollectiveId>(c)) + ": " +
                              choice.message());
-      std::pair<std::int32_t, CollectiveAlgorithm> v{-1, col.algorithm};
+      std::tuple<std::int32_t, CollectiveAlgorithm, std::int32_t> v{-1, col.algorithm, 0};
       if (choice->has_value()) {
         nccl_steps_.push_back((*choice)->step);
-        v = {static_cast<std::int32_t>(nccl_steps_.size()) - 1, (*choice)->expansion};
+        v = {static_cast<std::int32_t>(nccl_steps_.size()) - 1, (*choice)->expansion,
+             cost::nccl_sm_channels((*choice)->chosen)};
       }
       it = nccl_memo.emplace(std::move(key), v).first;
     }
-    coll_nccl_[c] = it->second.first;
+    coll_nccl_[c] = std::get<0>(it->second);
+    // (Transformer Engine's userbuffers hold none of their own.)
+    coll_sm_channels_[c] = any_sm_device && !col.userbuffers ? std::get<2>(it->second) : 0;
+    any_sm_share_ |= coll_sm_channels_[c] > 0;
     if (coll_nccl_[c] >= 0) {
-      coll_algorithm_[c] = it->second.second;
+      coll_algorithm_[c] = std::get<1>(it->second);
       // NCCL's latency is in the steps; the call pays the launch alone.
       coll_overhead_[c] = o;
     }

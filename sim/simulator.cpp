@@ -154,7 +154,33 @@ void Engine::begin_kernel(std::int32_t i, size_t d) {
   // kernel's start (docs/simulator.md, "Approximations").
   if (comm_running_[d] > 0 && slowdown_[d] > 0) dur *= 1 + slowdown_[d];
   ++compute_running_[d];
+  if (any_sm_share_ && sm_of_[d] > 0 && p_.task(ext_[static_cast<size_t>(i)]).sm_held == 0) {
+    // At the rate NCCL's kernels running now leave it (sm_retime moves its end).
+    SharedKernel k{i, next_sm_version(), dur, now_, sm_rate(d)};
+    sm_kernels_[d].push_back(k);
+    if (k.rate > 0)
+      queue_.push(now_ + dur / k.rate, make_event(static_cast<std::uint32_t>(i), kTaskEnd, k.version));
+    return;
+  }
   queue_.push(now_ + dur, make_event(static_cast<std::uint32_t>(i), kTaskEnd));
+}
+
+// Device d's collectives now hold `channels` more SMs (fewer when
+// negative): each of its running kernels in the SM share model keeps the
+// work it has done at its old rate and ends when the rest is done at the
+// new one (a stale end event is dropped by its version).
+void Engine::sm_retime(size_t d, std::int32_t channels) {
+  sm_held_[d] += channels;
+  const double rate = sm_rate(d);
+  for (SharedKernel& k : sm_kernels_[d]) {
+    k.left = std::max(0.0, k.left - k.rate * (now_ - k.since));
+    k.since = now_;
+    k.rate = rate;
+    k.version = next_sm_version();
+    if (rate > 0)
+      queue_.push(now_ + k.left / rate,
+                  make_event(static_cast<std::uint32_t>(k.task), kTaskEnd, k.version));
+  }
 }
 
 void Engine::start_task(std::int32_t i) {
@@ -208,6 +234,8 @@ void Engine::finish_task(std::int32_t i) {
   const std::int32_t dev = stream_device_[static_cast<size_t>(h.stream)];
   const auto d = static_cast<size_t>(dev);
   touch_device(dev);
+  if (h.kind() == TaskKind::kCollective && any_sm_share_ && sm_of_[d] > 0)
+    if (const std::int32_t ch = coll_sm_channels_[static_cast<size_t>(h.aux())]; ch > 0) sm_retime(d, -ch);
   if (h.kind() == TaskKind::kCompute) {
     --compute_running_[d];
   } else if (--comm_running_[d] == 0 && !held_[d].empty()) {
@@ -272,6 +300,8 @@ void Engine::start_collective(CollectiveId c) {
     if (ri != last) h.crit_pred = via;
     touch_device(dev);
     ++comm_running_[static_cast<size_t>(dev)];
+    if (any_sm_share_ && sm_of_[static_cast<size_t>(dev)] > 0 && coll_sm_channels_[static_cast<size_t>(c)] > 0)
+      sm_retime(static_cast<size_t>(dev), coll_sm_channels_[static_cast<size_t>(c)]);
     if (h.has_memory())
       for (BufferId b : p_.allocs(rt)) alloc_buffer(b, rt);
   }
@@ -661,6 +691,17 @@ void Engine::finish_instance(std::int32_t inst) {
 void Engine::handle(Event e) {
   switch (e.tag & kKindMask) {
     case kTaskEnd: {
+      if (const std::uint32_t version = e.tag >> kKindBits; version != 0) {
+        // A kernel in the SM share model: its latest end, or stale.
+        const auto d = static_cast<size_t>(stream_device_[static_cast<size_t>(hot_[e.id].stream)]);
+        std::vector<SharedKernel>& ks = sm_kernels_[d];
+        auto it = std::find_if(ks.begin(), ks.end(), [&](const SharedKernel& k) {
+          return k.task == static_cast<std::int32_t>(e.id);
+        });
+        if (it == ks.end() || it->version != version) return;
+        *it = ks.back();
+        ks.pop_back();
+      }
       ++events_;
       // A kernel that shared its device's processor with communication ends
       // that much later (DeviceProfile::comm_compute_share).

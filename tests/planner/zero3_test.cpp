@@ -69,13 +69,17 @@ TEST(Zero3, SevenAndAHalfBillionOn64GpusFasterThanZero0ByItsShardedOptimizer) {
   // ... and its optimizer step is ZeRO-0's over the 64 shards (the same
   // memory-bound bytes / 64: 129 ms against 2.0 ms) ...
   EXPECT_NEAR(c0.optimizer_seconds / c3.optimizer_seconds, 64.0, 64.0 * 0.02);
-  // ... which is the whole of the difference: the same kernels, ZeRO-3
-  // faster by the optimizer saving less its extra exposure.
-  EXPECT_NEAR(c3.compute_seconds, c0.compute_seconds, 1e-9 * c0.compute_seconds);
+  // ... which is the whole of the difference: the same kernels, each plan's
+  // slowed by what its hidden collectives' NCCL kernels hold of the SMs
+  // (docs/costmodel.md, "NCCL's kernels take SMs"; ZeRO-3 hides 1.5x the
+  // bytes, so its kernels lose more), ZeRO-3 faster by the optimizer saving
+  // less its extra exposure and that extra loss.
+  EXPECT_GT(c3.compute_seconds, c0.compute_seconds);
+  const double slowed = c3.compute_seconds - c0.compute_seconds;
   const double saved = c0.optimizer_seconds - c3.optimizer_seconds;
   const double extra = c3.exposed_communication_seconds - c0.exposed_communication_seconds;
   EXPECT_LT(c3.step_seconds, c0.step_seconds);
-  EXPECT_NEAR(c0.step_seconds - c3.step_seconds, saved - extra, 1e-3);
+  EXPECT_NEAR(c0.step_seconds - c3.step_seconds, saved - extra - slowed, 1e-3);
 
   // The simulator agrees on the order and within 1% on each step.
   EXPECT_LT(z3.sim.step_seconds, z0.sim.step_seconds);

@@ -94,11 +94,15 @@ TEST(WhatIfEdits, AStragglerSlowsTheClosedFormAndTheSimulator) {
   auto after = judge_closed_form(slow);
   ASSERT_TRUE(before.is_ok() && after.is_ok());
   // Every replica waits for the slowest at the gradient AllReduce: the step
-  // grows by at least the busiest device's compute (its kernels take twice
-  // as long), checked against the closed form's own compute figure.
+  // grows by about the busiest device's compute (its kernels take twice as
+  // long), checked against the closed form's own compute figure. Not all
+  // of it: of that figure, what the collectives' NCCL kernels take from the
+  // kernels beside them (docs/costmodel.md, "NCCL's kernels take SMs": here
+  // 1.6% of it) is set by the collectives' time, which does not double.
   auto est = cost::estimate_plan(base);
   ASSERT_TRUE(est.is_ok());
-  EXPECT_GE(after->step_seconds, before->step_seconds + est->compute_seconds * 0.99);
+  EXPECT_GE(after->step_seconds, before->step_seconds + est->compute_seconds * 0.97);
+  EXPECT_LT(after->step_seconds, before->step_seconds + est->compute_seconds * 1.05);
 }
 
 // The host's time per operation (simulation.host_op_time), on pmap_train_step
