@@ -81,8 +81,8 @@ BucketsBeside buckets_beside_backward(const std::vector<double>& ready,
   struct Run {
     double from, to, share;
   };
-  std::vector<Run> runs;
-  runs.reserve(seconds.size());
+  thread_local std::vector<Run> runs;  // (kept from call to call: a search asks often)
+  runs.clear();
   double t = 0, w = 0;
   size_t next = 0, fi = 0;
   constexpr double kNever = std::numeric_limits<double>::infinity();

@@ -183,6 +183,25 @@ class PlanMemo {
   // The transformer judge's cache of work shared by plans (gradient buckets).
   detail::TransformerCache& transformer_cache() { return *transformer_cache_; }
 
+  // The share of the SMs a collective's NCCL kernel holds on a device of
+  // the group (collective_sm_share, costmodel/plan_internal.hpp), by the
+  // group's price class: its signature covers all that NCCL's choice and
+  // the ranks' profiles read. Nothing for a refused group (handle -1).
+  std::optional<double> find_sm_share(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                      int group_handle, double bytes) const {
+    if (group_handle < 0) return std::nullopt;
+    const auto it = sm_shares_.find(
+        ShareKey{group_handle, static_cast<int>(kind), static_cast<int>(algorithm), bytes});
+    if (it == sm_shares_.end()) return std::nullopt;
+    return it->second;
+  }
+  void store_sm_share(CollectiveKind kind, CollectiveAlgorithm algorithm, int group_handle,
+                      double bytes, double share) {
+    if (group_handle >= 0)
+      sm_shares_[ShareKey{group_handle, static_cast<int>(kind), static_cast<int>(algorithm), bytes}] =
+          share;
+  }
+
   std::uint64_t hits() const { return hits_; }
   std::uint64_t misses() const { return misses_; }
 
@@ -192,6 +211,21 @@ class PlanMemo {
 
  private:
   friend class ScopedPlanMemo;
+  struct ShareKey {
+    int group = 0, kind = 0, algorithm = 0;
+    double bytes = 0;
+    bool operator==(const ShareKey&) const = default;
+  };
+  struct ShareKeyHash {
+    std::size_t operator()(const ShareKey& k) const {
+      const std::uint64_t b = std::bit_cast<std::uint64_t>(k.bytes);
+      return static_cast<std::size_t>((b * 0x9E3779B97F4A7C15ull) ^
+                                      (static_cast<std::uint64_t>(k.group) << 16) ^
+                                      (static_cast<std::uint64_t>(k.kind) << 8) ^
+                                      static_cast<std::uint64_t>(k.algorithm));
+    }
+  };
+  std::unordered_map<ShareKey, double, ShareKeyHash> sm_shares_;
   struct GroupHash {
     std::size_t operator()(const std::vector<int>& g) const;
   };

@@ -57,6 +57,7 @@ struct Scratch {
   // Per price: the share of the stage device's SMs the collective's NCCL
   // kernel holds (collective_sm_share; 0 where none applies).
   std::vector<double> stage_shares, previous_shares, bucket_shares;
+  std::vector<double> bucket_ready, bucket_seconds, bucket_held;  // buckets_beside_backward's
   std::vector<CommLedger> ledgers;
 };
 
@@ -453,6 +454,18 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                           : grad_progression                       ? dp_handles[i]
                                                                    : memo->group_handle(dp_vec());
     StageTimes& T = stages[si];
+    // The share of this stage's device's SMs a collective's NCCL kernel
+    // holds (collective_sm_share), through the memo's price classes when
+    // there is one: `members` builds the group only when it is worked out.
+    auto sm_share_of = [&](int handle, CollectiveKind kind, CollectiveAlgorithm algorithm,
+                           double bytes, auto&& members) -> Result<double> {
+      if (memo != nullptr)
+        if (const auto known = memo->find_sm_share(kind, algorithm, handle, bytes)) return *known;
+      BRIGADE_ASSIGN_OR_RETURN(
+          const double share, collective_sm_share(topo, prof, dp, kind, algorithm, members(), bytes));
+      if (memo != nullptr) memo->store_sm_share(kind, algorithm, handle, bytes, share);
+      return share;
+    };
     // A middle stage whose compute and groups' price classes (the memo's
     // handles: costmodel/plan_memo.hpp) are those of the middle stage before
     // it runs the same blocks (the same layout), prices every collective and
@@ -601,13 +614,13 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           // instead, already in its time): its time beside the collective.
           double shown = x;
           if (k.beside && j + 1 < count_of) {
-            const double g = x_of[j + 1];
+            const double kernel = x_of[j + 1];
             const double share =
                 !k.userbuffers && slot_of[j + 1] == -1 && ks[j + 1].sm_held == 0
                     ? stage_shares[at + static_cast<size_t>(slot)]
                     : 0.0;
-            const double slowed = kernel_beside_collective_seconds(g, x, share);
-            compute += n * (slowed - g);
+            const double slowed = kernel_beside_collective_seconds(kernel, x, share);
+            compute += n * (slowed - kernel);
             shown = std::max(0.0, x - slowed);
           }
           collectives += n * shown;
@@ -652,9 +665,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         stage_prices.push_back(one);
         double share = 0;
         if (sm_shares && !(kb.first == CollectiveKind::kAllToAll && ep > 1)) {
-          BRIGADE_ASSIGN_OR_RETURN(share, collective_sm_share(topo, prof, dp, kb.first,
-                                                              CollectiveAlgorithm::kAuto, tp_vec(),
-                                                              kb.second));
+          BRIGADE_ASSIGN_OR_RETURN(share, sm_share_of(tp_handle, kb.first, CollectiveAlgorithm::kAuto,
+                                                      kb.second, tp_vec));
         }
         stage_shares.push_back(share);
       }
@@ -805,8 +817,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         bool any_share = false;
         if (st.overlap && nccl_sm_share(dp, 1) > 0)
           for (size_t z = 0; z < bl.sizes.size(); ++z) {
-            BRIGADE_ASSIGN_OR_RETURN(shares[z], collective_sm_share(topo, prof, dp, k, st.algorithm,
-                                                                    dp_vec(), bl.sizes[z]));
+            BRIGADE_ASSIGN_OR_RETURN(shares[z],
+                                     sm_share_of(dp_handle, k, st.algorithm, bl.sizes[z], dp_vec));
             any_share |= shares[z] > 0;
           }
         if (!(bl.reduce.valid && bl.reduce.overlap == st.overlap && bl.reduce.priced == priced &&
@@ -814,16 +826,19 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           double total = 0, dp_end = 0, backward_end = window_seconds;
           const size_t n_buckets = buckets.size();
           if (any_share) {
-            std::vector<double> ready(n_buckets), seconds(n_buckets), held(n_buckets);
+            std::vector<double>& ready = work.bucket_ready;
+            std::vector<double>& seconds = work.bucket_seconds;
+            std::vector<double>& held = work.bucket_held;
+            ready.resize(n_buckets), seconds.resize(n_buckets), held.resize(n_buckets);
             for (size_t z = 0; z < n_buckets; ++z) {
               ready[z] = buckets[z].ready_seconds;
               seconds[z] = priced[bl.size_index[z]];
               held[z] = shares[bl.size_index[z]];
               total += seconds[z];
             }
-            const BucketsBeside b =
+            const BucketsBeside beside =
                 buckets_beside_backward(ready, seconds, held, window_seconds, true, bl.collectives);
-            dp_end = b.end, backward_end = b.backward_end;
+            dp_end = beside.end, backward_end = beside.backward_end;
           } else {
             for (size_t z = 0; z < n_buckets; ++z) {
               const double one = priced[bl.size_index[z]];
@@ -924,9 +939,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
             f_total += n * one, b_total += n * one;
             f_last = std::max(f_last, one), b_last = std::max(b_last, one);
             if (z3_shares) {
-              BRIGADE_ASSIGN_OR_RETURN(const double share,
-                                       collective_sm_share(topo, prof, dp, CollectiveKind::kAllGather,
-                                                           st.algorithm, dp_vec(), bytes));
+              BRIGADE_ASSIGN_OR_RETURN(
+                  const double share,
+                  sm_share_of(dp_handle, CollectiveKind::kAllGather, st.algorithm, bytes, dp_vec));
               f_held += n * one * share;
             }
             gathers += 2 * n, gather_bytes += 2 * n * bytes;
@@ -939,9 +954,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                 }));
             rs_total += n * one, rs_last = std::max(rs_last, one);
             if (z3_shares) {
-              BRIGADE_ASSIGN_OR_RETURN(const double share,
-                                       collective_sm_share(topo, prof, dp, CollectiveKind::kReduceScatter,
-                                                           st.algorithm, dp_vec(), bytes));
+              BRIGADE_ASSIGN_OR_RETURN(
+                  const double share,
+                  sm_share_of(dp_handle, CollectiveKind::kReduceScatter, st.algorithm, bytes, dp_vec));
               rs_held += n * one * share;
             }
             scatters += n, scatter_bytes += n * bytes;
