@@ -863,6 +863,14 @@
         <translation></translation>
     </message>
     <message>
+        <source>NCCL&apos;s SMs</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>%1 of it beside collectives, the longest &apos;%2&apos; (its NCCL kernel holds %3 of %4 SMs): about %5 longer than alone</source>
+        <translation></translation>
+    </message>
+    <message>
         <source>, batch %1</source>
         <translation></translation>
     </message>

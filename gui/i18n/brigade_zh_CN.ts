@@ -857,6 +857,14 @@
         <translation>填满 %1（%2 个波次，每波 %3 个 %4 x %5 的输出块；不满的一波与满的一波耗时相同）</translation>
     </message>
     <message>
+        <source>NCCL&apos;s SMs</source>
+        <translation>NCCL 占用的 SM</translation>
+    </message>
+    <message>
+        <source>%1 of it beside collectives, the longest &apos;%2&apos; (its NCCL kernel holds %3 of %4 SMs): about %5 longer than alone</source>
+        <translation>其中 %1 与集合通信并行，最长的是“%2”（其 NCCL 内核占用 %4 个 SM 中的 %3 个）：比单独运行约长 %5</translation>
+    </message>
+    <message>
         <source>, batch %1</source>
         <translation>，批 %1</translation>
     </message>

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "core/units.hpp"
+#include "costmodel/collectives.hpp"
 #include "gui/model/model_tr.hpp"
 #include "gui/model/palette.hpp"
 #include "gui/model/plan_prose.hpp"
@@ -130,6 +132,69 @@ void add_waves(const Document& doc, const Task& task, Add&& add) {
                  std::to_string(dp.gemm_tile_rows), std::to_string(dp.gemm_tile_cols)}));
 }
 
+// A kernel beside NCCL's collectives on its device (core/profile.hpp,
+// nccl_sm_share; docs/costmodel.md, "NCCL's kernels take SMs"): how long it
+// ran beside them, which one (the longest beside it), how many SMs that
+// one's kernel held, and the time the kernel lost to them (share x time
+// beside, summed). Nothing where no collective of an NCCL channel count ran
+// beside it, where the profile leaves NCCL's SMs out, or where the kernel
+// gave SMs up already (sm_held).
+template <class Add>
+void add_nccl_sms(const Document& doc, const TraceSpan& s, const Task& task, Add&& add) {
+  const Program* p = doc.program();
+  if (!doc.scenario || !p || task.sm_held > 0 || s.device < 0 ||
+      s.device >= doc.scenario->topology.num_devices())
+    return;
+  const Topology& topo = doc.scenario->topology;
+  const DeviceProfile& dp = doc.scenario->profile.for_device(topo.device(s.device));
+  if (nccl_sm_share(dp, 1) <= 0) return;
+  const Trace& tr = *doc.trace;
+  double beside = 0, lost = 0, longest = 0;
+  int longest_channels = 0;
+  std::int32_t longest_span = -1;
+  std::vector<std::int32_t> found;
+  for (size_t st = 0; st < tr.streams.size(); ++st) {
+    if (tr.streams[st].device != s.device) continue;
+    for (const std::int32_t track : doc.index->tracks_of_stream(static_cast<int>(st))) {
+      found.clear();
+      doc.index->spans_in(track, s.start_seconds, s.end_seconds, found);
+      for (const std::int32_t k : found) {
+        const TraceSpan& c = tr.spans[static_cast<size_t>(k)];
+        if (c.kind != TaskKind::kCollective || c.collective < 0 ||
+            c.collective >= static_cast<CollectiveId>(p->collectives().size()))
+          continue;
+        const Collective& col = p->collectives()[static_cast<size_t>(c.collective)];
+        if (col.userbuffers) continue;
+        const double overlap = std::min(c.end_seconds, s.end_seconds) -
+                               std::max(c.start_seconds, s.start_seconds);
+        if (overlap <= 0) continue;
+        const std::vector<int> group(col.group.begin(), col.group.end());
+        auto q = cost::collective_query_on(topo, doc.scenario->profile, col.kind, col.algorithm,
+                                           group, col.bytes);
+        if (!q.is_ok() || !q->nccl) continue;
+        const double share = nccl_sm_share(dp, q->nccl_sm_channels);
+        if (share <= 0) continue;
+        beside += overlap;
+        lost += share * overlap;
+        if (overlap > longest) {
+          longest = overlap;
+          longest_channels = q->nccl_sm_channels;
+          longest_span = k;
+        }
+      }
+    }
+  }
+  if (longest_span < 0) return;
+  add(model_tr("SpanDetails", "NCCL's SMs"),
+      fill_args(model_tr("SpanDetails",
+                         "%1 of it beside collectives, the longest '%2' (its NCCL kernel holds %3 "
+                         "of %4 SMs): about %5 longer than alone"),
+                {format_duration(beside),
+                 name_of(tr, tr.spans[static_cast<size_t>(longest_span)].name),
+                 std::to_string(longest_channels), std::to_string(dp.sm_count),
+                 format_duration(lost)}));
+}
+
 }  // namespace
 
 std::string span_summary(const Document& doc, std::int32_t span) {
@@ -186,6 +251,7 @@ SpanDetails describe_span(const Document& doc, std::int32_t span) {
       add(bytes, format_bytes(task.bytes));
       if (dur > 0 && task.flops > 0) add(achieved, format_flops_rate(task.flops / dur));
       if (task.compute == ComputeKind::kGemm) add_waves(doc, task, add);
+      add_nccl_sms(doc, s, task, add);
       break;
     case TaskKind::kTransfer:
       add(op, fill_args(model_tr("SpanDetails", "transfer to %1"), {device_name(tr, task.peer)}));

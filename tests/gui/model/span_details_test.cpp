@@ -156,6 +156,34 @@ TEST(SpanDetails, AGemmSaysHowFullItsWavesOfTilesAre) {
   EXPECT_EQ(line(describe_span(*cpu, span_named(*cpu, "mm1", 0)), "waves"), "(none: waves)");
 }
 
+// NCCL's kernels take SMs (docs/costmodel.md): on the same layer, the
+// column-parallel backward's all-reduce of QKV's input gradient (TP 8 on one
+// DGX A100: 24 channels, one thread block each) runs beside QKV's
+// weight-gradient GEMM, which says so and what it lost; the forward's QKV
+// GEMM runs beside nothing and has no such line, nor has the seed's CPU plan.
+TEST(SpanDetails, AKernelBesideACollectiveSaysWhatNcclsKernelHeld) {
+  auto scenario = parse_scenario(
+      "topology: {preset: dgx-a100}\n"
+      "model:\n  transformer: {layers: 1, hidden: 6144, heads: 64, seq: 2048, vocab: 51200, "
+      "dtype: f16}\n"
+      "training: {global_batch: 4, micro_batch: 4}\nstrategy: {tensor: 8}\n",
+      "beside.yaml");
+  ASSERT_TRUE(scenario.is_ok()) << scenario.message();
+  auto doc = document_from_scenario(std::move(scenario).value());
+  ASSERT_TRUE(doc.is_ok()) << doc.message();
+  const std::string wgrad = line(describe_span(**doc, span_named(**doc, "attn.qkv.wgrad", 0)),
+                                 "NCCL's SMs");
+  EXPECT_NE(wgrad.find("the longest 'attn.bwd.allreduce' (its NCCL kernel holds 24 of 108 SMs)"),
+            std::string::npos)
+      << wgrad;
+  EXPECT_NE(wgrad.find("longer than alone"), std::string::npos) << wgrad;
+  EXPECT_EQ(line(describe_span(**doc, span_named(**doc, "attn.qkv", 0)), "NCCL's SMs"),
+            "(none: NCCL's SMs)");
+  const DocumentPtr cpu = load_document(kSrc + "/scenarios/pmap_train_step.yaml").value();
+  EXPECT_EQ(line(describe_span(*cpu, span_named(*cpu, "mm1.wgrad", 0)), "NCCL's SMs"),
+            "(none: NCCL's SMs)");
+}
+
 TEST(SpanDetails, AForeignSpanHasNoProgramToAsk) {
   Trace t;
   t.device_names = {"gpu0"};
