@@ -133,22 +133,34 @@ TEST(SpanDetails, ShowsTheKernelsShapeFlopAndBytes) {
   EXPECT_EQ(line(psum, "bytes"), "4.00 B (nccl-tests size)");
 }
 
+// One layer of GPT 22B at TP 8 and micro-batch 4 on one DGX A100 (the
+// Korthikanti et al. layer), simulated once for the tests below.
+DocumentPtr gpt22b_layer() {
+  static const DocumentPtr doc = [] {
+    auto scenario = parse_scenario(
+        "topology: {preset: dgx-a100}\n"
+        "model:\n  transformer: {layers: 1, hidden: 6144, heads: 64, seq: 2048, vocab: 51200, "
+        "dtype: f16}\n"
+        "training: {global_batch: 4, micro_batch: 4}\nstrategy: {tensor: 8}\n",
+        "gpt22b_layer.yaml");
+    EXPECT_TRUE(scenario.is_ok()) << scenario.message();
+    if (!scenario.is_ok()) return DocumentPtr{};
+    auto d = document_from_scenario(std::move(scenario).value());
+    EXPECT_TRUE(d.is_ok()) << d.message();
+    return d.is_ok() ? std::move(d).value() : DocumentPtr{};
+  }();
+  return doc;
+}
+
 // On an A100 (the wave model, docs/costmodel.md "GEMMs by shape: waves of
 // tiles") a GEMM says how full its waves of tiles are: GPT 22B's QKV at TP
 // 8 and micro-batch 4, C 8192 x 2304, is 576 tiles of 256 x 128 in 6 waves
 // of 108 (648 slots: 88.9%). The seed's CPU plan has no wave model and no
 // such line.
 TEST(SpanDetails, AGemmSaysHowFullItsWavesOfTilesAre) {
-  auto scenario = parse_scenario(
-      "topology: {preset: dgx-a100}\n"
-      "model:\n  transformer: {layers: 1, hidden: 6144, heads: 64, seq: 2048, vocab: 51200, "
-      "dtype: f16}\n"
-      "training: {global_batch: 4, micro_batch: 4}\nstrategy: {tensor: 8}\n",
-      "waves.yaml");
-  ASSERT_TRUE(scenario.is_ok()) << scenario.message();
-  auto doc = document_from_scenario(std::move(scenario).value());
-  ASSERT_TRUE(doc.is_ok()) << doc.message();
-  const SpanDetails d = describe_span(**doc, span_named(**doc, "attn.qkv", 0));
+  const DocumentPtr doc = gpt22b_layer();
+  ASSERT_TRUE(doc);
+  const SpanDetails d = describe_span(*doc, span_named(*doc, "attn.qkv", 0));
   EXPECT_EQ(line(d, "waves"),
             "88.9% filled (6 waves of 108 tiles of 256 x 128; a part-full wave takes a full "
             "one's time)");
@@ -162,22 +174,15 @@ TEST(SpanDetails, AGemmSaysHowFullItsWavesOfTilesAre) {
 // weight-gradient GEMM, which says so and what it lost; the forward's QKV
 // GEMM runs beside nothing and has no such line, nor has the seed's CPU plan.
 TEST(SpanDetails, AKernelBesideACollectiveSaysWhatNcclsKernelHeld) {
-  auto scenario = parse_scenario(
-      "topology: {preset: dgx-a100}\n"
-      "model:\n  transformer: {layers: 1, hidden: 6144, heads: 64, seq: 2048, vocab: 51200, "
-      "dtype: f16}\n"
-      "training: {global_batch: 4, micro_batch: 4}\nstrategy: {tensor: 8}\n",
-      "beside.yaml");
-  ASSERT_TRUE(scenario.is_ok()) << scenario.message();
-  auto doc = document_from_scenario(std::move(scenario).value());
-  ASSERT_TRUE(doc.is_ok()) << doc.message();
-  const std::string wgrad = line(describe_span(**doc, span_named(**doc, "attn.qkv.wgrad", 0)),
+  const DocumentPtr doc = gpt22b_layer();
+  ASSERT_TRUE(doc);
+  const std::string wgrad = line(describe_span(*doc, span_named(*doc, "attn.qkv.wgrad", 0)),
                                  "NCCL's SMs");
   EXPECT_NE(wgrad.find("the longest 'attn.bwd.allreduce' (its NCCL kernel holds 24 of 108 SMs)"),
             std::string::npos)
       << wgrad;
   EXPECT_NE(wgrad.find("longer than alone"), std::string::npos) << wgrad;
-  EXPECT_EQ(line(describe_span(**doc, span_named(**doc, "attn.qkv", 0)), "NCCL's SMs"),
+  EXPECT_EQ(line(describe_span(*doc, span_named(*doc, "attn.qkv", 0)), "NCCL's SMs"),
             "(none: NCCL's SMs)");
   const DocumentPtr cpu = load_document(kSrc + "/scenarios/pmap_train_step.yaml").value();
   EXPECT_EQ(line(describe_span(*cpu, span_named(*cpu, "mm1.wgrad", 0)), "NCCL's SMs"),
