@@ -64,17 +64,9 @@ Result<double> collective_sm_share(const Topology& topo, const HardwareProfile& 
 BucketsBeside buckets_beside_backward(const std::vector<double>& ready,
                                       const std::vector<double>& seconds,
                                       const std::vector<double>& shares, double window,
-                                      bool overlap,
                                       const std::vector<std::pair<double, double>>& collectives) {
   BucketsBeside out;
   out.backward_end = window;
-  if (!overlap) {
-    // After the whole backward, one after another: nothing computes beside them.
-    double end = window;
-    for (const double x : seconds) end += x;
-    out.end = seconds.empty() ? 0.0 : end;
-    return out;
-  }
   // The buckets' runs so far (from, to, share), in order, and the
   // backward's clock: at wall time `t` it has done `w` of its work; runs
   // before `next` and collectives before `fi` are behind it.

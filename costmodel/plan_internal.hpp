@@ -47,8 +47,7 @@ Result<double> collective_sm_share(const Topology& topo, const HardwareProfile& 
 // their SMs while bucket z runs (NCCL's kernels take SMs). The backward is
 // `window` seconds of work; bucket z is ready when `ready[z]` of it is
 // done and takes `seconds[z]`; one bucket at a time (one stream), each
-// after the one before and its readiness (after the whole window without
-// overlap). The backward's kernels run at 1 - shares[z] of their rate while
+// after the one before and its readiness. The backward's kernels run at 1 - shares[z] of their rate while
 // bucket z runs, at their whole rate between buckets. Returns when the last
 // bucket ends and when the backward does (both from the backward's start;
 // the backward's is `window` when no share applies).
@@ -62,7 +61,6 @@ struct BucketsBeside {
 BucketsBeside buckets_beside_backward(const std::vector<double>& ready,
                                       const std::vector<double>& seconds,
                                       const std::vector<double>& shares, double window,
-                                      bool overlap,
                                       const std::vector<std::pair<double, double>>& collectives = {});
 
 // Bucketed gradient collectives (PyTorch DDP / Megatron buckets): ceil(G/bucket)

@@ -1,7 +1,9 @@
 #include "costmodel/plan_memo.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "costmodel/plan_transformer_cache.hpp"
 
@@ -200,10 +202,29 @@ std::size_t PlanMemo::slot_of(std::uint64_t hash, int group, std::uint8_t kind,
 std::optional<double> PlanMemo::find_in_table(std::uint64_t h, int g, std::uint8_t k,
                                               std::uint8_t a, double bytes) {
   const Priced& x = times_[slot_of(h, g, k, a, bytes)];
-  if (x.group < 0) return missed();
+  if (x.group < 0 || std::isnan(x.seconds)) return missed();
   ++hits_;
-  recent_times_[static_cast<std::size_t>(h >> 40) & (recent_times_.size() - 1)] = x;
+  recent_of(h) = x;
   return x.seconds;
+}
+
+PlanMemo::Priced& PlanMemo::entry(std::uint64_t h, int g, std::uint8_t k, std::uint8_t a,
+                                  double bytes) {
+  Priced* x = &times_[slot_of(h, g, k, a, bytes)];
+  if (x->group >= 0) return *x;
+  if ((time_count_ + 1) * 2 > times_.size()) {  // grow at half full
+    std::vector<Priced> old(times_.size() * 2);
+    old.swap(times_);
+    for (const Priced& y : old)
+      if (y.group >= 0)
+        times_[slot_of(key_hash(y.group, y.kind, y.algorithm, y.bytes), y.group, y.kind,
+                       y.algorithm, y.bytes)] = y;
+    x = &times_[slot_of(h, g, k, a, bytes)];
+  }
+  ++time_count_;
+  constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+  *x = Priced{bytes, kUnknown, kUnknown, g, k, a};
+  return *x;
 }
 
 void PlanMemo::store_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
@@ -212,18 +233,19 @@ void PlanMemo::store_collective(CollectiveKind kind, CollectiveAlgorithm algorit
   if (g < 0) return;
   const auto k = static_cast<std::uint8_t>(kind), a = static_cast<std::uint8_t>(algorithm);
   const std::uint64_t h = key_hash(g, k, a, bytes);
-  Priced& x = times_[slot_of(h, g, k, a, bytes)];
-  const bool fresh = x.group < 0;
-  x = Priced{bytes, seconds, g, k, a};
-  recent_times_[static_cast<std::size_t>(h >> 40) & (recent_times_.size() - 1)] = x;
-  if (fresh && ++time_count_ * 2 > times_.size()) {  // grow at half full
-    std::vector<Priced> old(times_.size() * 2);
-    old.swap(times_);
-    for (const Priced& y : old)
-      if (y.group >= 0)
-        times_[slot_of(key_hash(y.group, y.kind, y.algorithm, y.bytes), y.group, y.kind,
-                       y.algorithm, y.bytes)] = y;
-  }
+  Priced& x = entry(h, g, k, a, bytes);
+  x.seconds = seconds;
+  recent_of(h) = x;
+}
+
+void PlanMemo::store_sm_share(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                              int group_handle, double bytes, double share) {
+  if (group_handle < 0) return;
+  const auto k = static_cast<std::uint8_t>(kind), a = static_cast<std::uint8_t>(algorithm);
+  const std::uint64_t h = key_hash(group_handle, k, a, bytes);
+  Priced& x = entry(h, group_handle, k, a, bytes);
+  x.share = share;
+  recent_of(h) = x;
 }
 
 const NcclGroupShape* PlanMemo::nccl_shape(const std::vector<int>& group, const NcclTable* table) {

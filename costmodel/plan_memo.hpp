@@ -21,6 +21,7 @@
 
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -141,10 +142,9 @@ class PlanMemo {
     if (group_handle < 0) return missed();
     const auto k = static_cast<std::uint8_t>(kind), a = static_cast<std::uint8_t>(algorithm);
     const std::uint64_t h = key_hash(group_handle, k, a, bytes);
-    const Priced& near =
-        recent_times_[static_cast<std::size_t>(h >> 40) & (recent_times_.size() - 1)];
+    const Priced& near = recent_of(h);
     if (near.group == group_handle && near.bytes == bytes && near.kind == k &&
-        near.algorithm == a) {
+        near.algorithm == a && !std::isnan(near.seconds)) {
       ++hits_;
       return near.seconds;
     }
@@ -186,21 +186,24 @@ class PlanMemo {
   // The share of the SMs a collective's NCCL kernel holds on a device of
   // the group (collective_sm_share, costmodel/plan_internal.hpp), by the
   // group's price class: its signature covers all that NCCL's choice and
-  // the ranks' profiles read. Nothing for a refused group (handle -1).
+  // the ranks' profiles read. Kept beside the collective's seconds (one
+  // entry, one probe). Nothing for a refused group (handle -1).
   std::optional<double> find_sm_share(CollectiveKind kind, CollectiveAlgorithm algorithm,
-                                      int group_handle, double bytes) const {
+                                      int group_handle, double bytes) {
     if (group_handle < 0) return std::nullopt;
-    const auto it = sm_shares_.find(
-        ShareKey{group_handle, static_cast<int>(kind), static_cast<int>(algorithm), bytes});
-    if (it == sm_shares_.end()) return std::nullopt;
-    return it->second;
+    const auto k = static_cast<std::uint8_t>(kind), a = static_cast<std::uint8_t>(algorithm);
+    const std::uint64_t h = key_hash(group_handle, k, a, bytes);
+    const Priced& near = recent_of(h);
+    if (near.group == group_handle && near.bytes == bytes && near.kind == k &&
+        near.algorithm == a && !std::isnan(near.share))
+      return near.share;
+    const Priced& x = times_[slot_of(h, group_handle, k, a, bytes)];
+    if (x.group < 0 || std::isnan(x.share)) return std::nullopt;
+    recent_of(h) = x;
+    return x.share;
   }
   void store_sm_share(CollectiveKind kind, CollectiveAlgorithm algorithm, int group_handle,
-                      double bytes, double share) {
-    if (group_handle >= 0)
-      sm_shares_[ShareKey{group_handle, static_cast<int>(kind), static_cast<int>(algorithm), bytes}] =
-          share;
-  }
+                      double bytes, double share);
 
   std::uint64_t hits() const { return hits_; }
   std::uint64_t misses() const { return misses_; }
@@ -211,21 +214,6 @@ class PlanMemo {
 
  private:
   friend class ScopedPlanMemo;
-  struct ShareKey {
-    int group = 0, kind = 0, algorithm = 0;
-    double bytes = 0;
-    bool operator==(const ShareKey&) const = default;
-  };
-  struct ShareKeyHash {
-    std::size_t operator()(const ShareKey& k) const {
-      const std::uint64_t b = std::bit_cast<std::uint64_t>(k.bytes);
-      return static_cast<std::size_t>((b * 0x9E3779B97F4A7C15ull) ^
-                                      (static_cast<std::uint64_t>(k.group) << 16) ^
-                                      (static_cast<std::uint64_t>(k.kind) << 8) ^
-                                      static_cast<std::uint64_t>(k.algorithm));
-    }
-  };
-  std::unordered_map<ShareKey, double, ShareKeyHash> sm_shares_;
   struct GroupHash {
     std::size_t operator()(const std::vector<int>& g) const;
   };
@@ -253,8 +241,9 @@ class PlanMemo {
   int class_count_ = 0;
   // Collective times in an open-addressing table keyed by (class, kind,
   // algorithm, size): one probe a lookup, most of the time.
+  // (NaN seconds or share: not known yet; an entry may hold either first.)
   struct Priced {
-    double bytes = 0, seconds = 0;
+    double bytes = 0, seconds = 0, share = 0;
     int group = -1;  // the price class; -1: empty
     std::uint8_t kind = 0, algorithm = 0;
   };
@@ -275,6 +264,12 @@ class PlanMemo {
   }
   std::optional<double> find_in_table(std::uint64_t hash, int group, std::uint8_t kind,
                                       std::uint8_t algorithm, double bytes);
+  Priced& recent_of(std::uint64_t hash) {
+    return recent_times_[static_cast<std::size_t>(hash >> 40) & (recent_times_.size() - 1)];
+  }
+  // The table's entry for the key, made (both figures unknown) if new.
+  Priced& entry(std::uint64_t hash, int group, std::uint8_t kind, std::uint8_t algorithm,
+                double bytes);
   std::optional<double> missed() {
     ++misses_;
     return std::nullopt;

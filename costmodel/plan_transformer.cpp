@@ -837,7 +837,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
               total += seconds[z];
             }
             const BucketsBeside beside =
-                buckets_beside_backward(ready, seconds, held, window_seconds, true, bl.collectives);
+                buckets_beside_backward(ready, seconds, held, window_seconds, bl.collectives);
             dp_end = beside.end, backward_end = beside.backward_end;
           } else {
             for (size_t z = 0; z < n_buckets; ++z) {

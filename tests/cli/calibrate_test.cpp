@@ -46,6 +46,7 @@ Outcome brigade(const std::string& args) {
   };
   r.out = slurp(out);
   r.err = slurp(err);
+  std::filesystem::remove_all(dir);  // leave nothing behind in the temporary directory
   return r;
 }
 

@@ -385,6 +385,7 @@ TEST(SimulateVerb, KernelsTableSaysHowFullAGemmsWavesAre) {
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_NE(t.out.find("waves filled"), std::string::npos) << t.out;
   EXPECT_NE(t.out.find("88.9%"), std::string::npos) << t.out;
+  std::remove(path.c_str());
 }
 
 }  // namespace
