@@ -1,13 +1,15 @@
 // Private to the transformer judge (costmodel/plan_transformer.cpp: the stage
 // loop; costmodel/plan_stage.cpp: the rank map, a stage's layout and pace;
 // costmodel/plan_transformer_step.cpp: the step and memory from the stages'
-// figures; costmodel/plan_buckets.cpp: the gradient buckets). Not part of the
-// library's interface.
+// figures; costmodel/plan_buckets.cpp: the gradient buckets;
+// costmodel/plan_data_parallel.cpp: a stage's data-parallel part). Not part
+// of the library's interface.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -192,6 +194,102 @@ struct StageFigures {
   double host_op = 0;  // the hosts' time per operation (slowest_host_op_seconds)
   int devices_per_host = 1;  // simulation.devices_per_host (share_hosts has applied it)
 };
+
+// A stage's group's ranks, built when a collective on it must be worked out
+// (the memo answers most without them).
+using GroupMembers = std::function<const std::vector<int>&()>;
+
+// One stage's collective on one group, priced (the stage loop's per-stage
+// lists: a stage's layers and buckets repeat their collectives).
+struct PricedCollective {
+  CollectiveKind kind;
+  double bytes, seconds;
+};
+
+// A collective's seconds on a stage's group: from the stage's list
+// `priced`, else the memo's (by the group's `handle`), else `compute()`'s;
+// kept in the list (up to 64).
+template <class Compute>
+Result<double> price_on_stage(PlanMemo* memo, std::vector<PricedCollective>& priced, int handle,
+                              CollectiveKind kind, CollectiveAlgorithm algorithm, double bytes,
+                              Compute&& compute) {
+  for (const PricedCollective& x : priced)
+    if (x.kind == kind && x.bytes == bytes) return x.seconds;
+  std::optional<double> known;
+  if (memo != nullptr) known = memo->find_collective(kind, algorithm, handle, bytes);
+  double seconds = 0;
+  if (known) {
+    seconds = *known;
+  } else {
+    BRIGADE_ASSIGN_OR_RETURN(seconds, compute());
+  }
+  if (priced.size() < 64) priced.push_back({kind, bytes, seconds});
+  return seconds;
+}
+
+// The share of a stage device's SMs a collective's NCCL kernel holds
+// (collective_sm_share, plan_internal.hpp), through the memo's price
+// classes when there is one (`handle`: the group's).
+Result<double> stage_sm_share(PlanMemo* memo, const Topology& topo, const HardwareProfile& prof,
+                              const DeviceProfile& device, int handle, CollectiveKind kind,
+                              CollectiveAlgorithm algorithm, double bytes,
+                              const GroupMembers& members);
+
+// What a stage's data-parallel part (stage_data_parallel) reads from the
+// stage loop (costmodel/plan_transformer.cpp).
+struct DataParallelInputs {
+  const Scenario& sc;
+  PlanMemo* memo;                      // null outside a search
+  TransformerCache& cache;             // the gradient buckets' lists
+  const TransformerBlocks& templates;  // the blocks the stages run
+  const StageLayout& lay;              // this stage's
+  const KernelTimes& times;            // this stage's kernels' times
+  std::uint64_t times_written;         // the stage loop's kernel-time writes so far
+  const DeviceProfile& device;         // the stage's device's profile
+  int stage, stages, dg;               // i, p, the gradient group's size (data x context)
+  int handle;                          // the gradient group's in the memo (-1: none)
+  const GroupMembers& members;         // the gradient group's ranks
+  double micro_batches;                // m, per replica and step
+  double g_bytes, e_bytes;             // a gradient's and a weight's bytes
+  double host_op;                      // the hosts' time per operation
+  bool param_gather_ahead;             // strategy.overlap_param_gather, where it applies
+  bool ledgers_on;                     // EstimateOptions::communication
+  // One activation's send from stage `from` to `to` (overlap_param_gather's
+  // chain).
+  const std::function<double(int, int)>& forward_send;
+};
+// What it carries from stage to stage: the bucket list the last stage used
+// (at which count of kernel-time writes, for which ends of the pipeline),
+// and overlap_param_gather's chain (param_gather_chain: `pg_arrival`, when
+// the stage's first forward would start without the gathers; `pg_carry`,
+// how much later the stages before's gathers made it; `pg_forward`, the
+// last stage's chunk-0 forward of one micro-batch; `pg_later`, the later
+// chunks' delays so far).
+struct DataParallelCarry {
+  BucketList* last_list = nullptr;
+  std::uint64_t last_list_written = 0;
+  bool last_list_first = false, last_list_last = false;
+  double pg_arrival = 0, pg_carry = 0, pg_forward = 0, pg_later = 0;
+};
+// What it gives the stage, once a step: the work past the micro-batches
+// (into per_step_extra), the backward's slowdown by the buckets' NCCL
+// kernels (StageFigures::dp_slowed; in per_step too) and the buckets' time
+// past the backward.
+struct DataParallelFigures {
+  double per_step = 0, slowed = 0, after_backward = 0;
+};
+// Data parallelism and ZeRO (Rajbhandari et al. 2020 §7), as the planner
+// lowers them, on one stage of a training plan with a gradient group of
+// more than one: stages 0-2 reduce the gradients once per step in buckets
+// filled with whole parameter groups as the last micro-batch's backward
+// completes them, overlapped with what remains of it, the backward slowed
+// by their NCCL kernels' SMs (buckets_beside_backward); stages 1-2 gather
+// the updated weights after the optimizer step (or ahead of the first
+// forward: overlap_param_gather). Stage 3 gathers each block's parameters
+// before its forward and again before its backward and reduce-scatters its
+// gradients after its backward, every micro-batch (into `T`).
+Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carry, StageTimes& T,
+                           CommLedger& ledger, DataParallelFigures& out);
 
 // The step (Narayanan et al. 2021 §2.2, the schedule's bubble), the busiest
 // stage's compute, optimizer, exposed communication and bubble, its

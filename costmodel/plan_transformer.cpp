@@ -35,13 +35,6 @@ using std::int64_t;
 
 namespace {
 
-// One stage's collective on one group, priced (estimate_transformer's
-// per-stage list: a stage's layers and buckets repeat their collectives).
-struct PricedCollective {
-  CollectiveKind kind;
-  double bytes, seconds;
-};
-
 // The judge's working vectors, kept per thread from plan to plan so that a
 // plan allocates none of them (a search judges 10^5 plans a second; each is
 // sized and filled afresh by every plan, so no figure depends on the last).
@@ -51,13 +44,12 @@ struct Scratch {
       dp_after_backward, dp_slowed;
   std::vector<StageLayout> layouts;
   TimedKernels kernels;
-  std::vector<PricedCollective> tp_priced, dp_priced;
+  std::vector<PricedCollective> tp_priced;
   std::vector<int> group, g, pair;
   std::vector<double> stage_prices, previous_prices;
   // Per price: the share of the stage device's SMs the collective's NCCL
   // kernel holds (collective_sm_share; 0 where none applies).
-  std::vector<double> stage_shares, previous_shares, bucket_shares;
-  std::vector<double> bucket_ready, bucket_seconds, bucket_held;  // buckets_beside_backward's
+  std::vector<double> stage_shares, previous_shares;
   std::vector<CommLedger> ledgers;
 };
 
@@ -211,29 +203,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   }
   ComputeKey& computed_for = timed.computed_for;
   bool* const compute_ready = timed.ready;
-  // One stage's collectives on one group priced once per (kind, size): a
-  // stage's layers and buckets repeat them. `tp_priced`: the tensor group's
-  // rings; `dp_priced`: the data group's buckets.
-  using Priced = PricedCollective;
-  std::vector<Priced>& tp_priced = work.tp_priced;
-  std::vector<Priced>& dp_priced = work.dp_priced;
-  // `handle`: the group's in the memo, when there is one.
-  auto price = [memo](std::vector<Priced>& priced, int handle, CollectiveKind kind,
-                      CollectiveAlgorithm algorithm, double bytes,
-                      auto&& compute) -> Result<double> {
-    for (const Priced& x : priced)
-      if (x.kind == kind && x.bytes == bytes) return x.seconds;
-    std::optional<double> known;
-    if (memo != nullptr) known = memo->find_collective(kind, algorithm, handle, bytes);
-    double seconds = 0;
-    if (known) {
-      seconds = *known;
-    } else {
-      BRIGADE_ASSIGN_OR_RETURN(seconds, compute());
-    }
-    if (priced.size() < 64) priced.push_back({kind, bytes, seconds});
-    return seconds;
-  };
+  // One stage's collectives on the tensor group priced once per (kind,
+  // size): a stage's layers repeat them (price_on_stage).
+  std::vector<PricedCollective>& tp_priced = work.tp_priced;
   const double pp_bytes = p > 1 ? pipeline_boundary_bytes(shape) : 0.0;
   // The stage's tensor and data groups, built when a collective is priced.
   std::vector<int>& group = work.group;
@@ -265,9 +237,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   std::optional<double> tied_seconds;  // the tied embedding's AllReduce (first and last stage)
   // Kernel-time writes so far (a stage that sums its kernels afresh writes
   // its lists), and the bucket list the last stage used, at which count.
-  std::uint64_t times_written = 0, last_list_written = 0;
-  BucketList* last_list = nullptr;
-  bool last_list_first = false, last_list_last = false;
+  std::uint64_t times_written = 0;
 
   // The last optimizer step priced: its compute key, bytes and time.
   struct {
@@ -374,8 +344,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                                   tr.optimizer != Optimizer::kNone;
   // `pg_later`: the later chunks' delays of the stages so far (the first
   // micro-batch passes every virtual stage in turn, chunk c + 1 after chunk
-  // c on every stage: each one's delay adds to the step).
-  double pg_arrival = 0, pg_carry = 0, pg_forward = 0, pg_later = 0;
+  // c on every stage: each one's delay adds to the step). In `carry`, with
+  // the bucket list the last stage used.
+  DataParallelCarry carry;
   auto forward_send = [&](int from, int to) {
     if (memo != nullptr)
       return p2p_seconds(pp_bytes, memo->route_alpha_beta(rm.device(0, 0, from), rm.device(0, 0, to)));
@@ -383,10 +354,13 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     return p2p_seconds(pp_bytes, AlphaBeta{route_alpha_seconds(route, prof),
                                            route_bandwidth_bytes_per_second(route, topo, prof)});
   };
+  const std::function<double(int, int)> send_forward = [&forward_send](int from, int to) {
+    return forward_send(from, to);
+  };
   const double host_op = slowest_host_op_seconds(sc);
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
-    if (param_gather_ahead && i > 0) pg_arrival += pg_forward + forward_send(i - 1, i);
+    if (param_gather_ahead && i > 0) carry.pg_arrival += carry.pg_forward + forward_send(i - 1, i);
     const Device& dev = topo.device(rm.device(0, 0, i));
     const DeviceProfile& dp =
         memo != nullptr ? memo->device_profile(rm.device(0, 0, i)) : prof.for_device(dev);
@@ -443,7 +417,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       compute_ready[0] = compute_ready[1] = compute_ready[2] = false;
     }
     tp_priced.clear();
-    dp_priced.clear();
     const int tp_handle = tp_handles != nullptr ? tp_handles[i] : -1;
     // A block's collectives: over 'tensor', except the MoE dispatch and
     // combine AllToAll (the templates' only AllToAll), over the stage's first
@@ -454,18 +427,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                           : grad_progression                       ? dp_handles[i]
                                                                    : memo->group_handle(dp_vec());
     StageTimes& T = stages[si];
-    // The share of this stage's device's SMs a collective's NCCL kernel
-    // holds (collective_sm_share), through the memo's price classes when
-    // there is one: `members` builds the group only when it is worked out.
-    auto sm_share_of = [&](int handle, CollectiveKind kind, CollectiveAlgorithm algorithm,
-                           double bytes, auto&& members) -> Result<double> {
-      if (memo != nullptr)
-        if (const auto known = memo->find_sm_share(kind, algorithm, handle, bytes)) return *known;
-      BRIGADE_ASSIGN_OR_RETURN(
-          const double share, collective_sm_share(topo, prof, dp, kind, algorithm, members(), bytes));
-      if (memo != nullptr) memo->store_sm_share(kind, algorithm, handle, bytes, share);
-      return share;
-    };
+    // The stage's groups' ranks, built only when a collective on them is
+    // worked out (one reference captured: no allocation).
+    const GroupMembers tp_members = [&tp_vec]() -> const std::vector<int>& { return tp_vec(); };
+    const GroupMembers dp_members = [&dp_vec]() -> const std::vector<int>& { return dp_vec(); };
     // A middle stage whose compute and groups' price classes (the memo's
     // handles: costmodel/plan_memo.hpp) are those of the middle stage before
     // it runs the same blocks (the same layout), prices every collective and
@@ -513,11 +478,11 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     }
     auto block_collective = [&](CollectiveKind kind, double bytes) -> Result<double> {
       if (kind == CollectiveKind::kAllToAll && ep > 1)
-        return price(tp_priced, ep_handle, kind, CollectiveAlgorithm::kAuto, bytes, [&] {
+        return price_on_stage(memo, tp_priced, ep_handle, kind, CollectiveAlgorithm::kAuto, bytes, [&] {
           if (ep_group.empty()) fill_group(ep_group, tp_first(i), rm.stride_data, ep);
           return collective_seconds(topo, prof, kind, CollectiveAlgorithm::kAuto, ep_group, bytes);
         });
-      return price(tp_priced, tp_handle, kind, CollectiveAlgorithm::kAuto, bytes, [&] {
+      return price_on_stage(memo, tp_priced, tp_handle, kind, CollectiveAlgorithm::kAuto, bytes, [&] {
         return collective_seconds(topo, prof, kind, CollectiveAlgorithm::kAuto, tp_vec(), bytes);
       });
     };
@@ -665,8 +630,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         stage_prices.push_back(one);
         double share = 0;
         if (sm_shares && !(kb.first == CollectiveKind::kAllToAll && ep > 1)) {
-          BRIGADE_ASSIGN_OR_RETURN(share, sm_share_of(tp_handle, kb.first, CollectiveAlgorithm::kAuto,
-                                                      kb.second, tp_vec));
+          BRIGADE_ASSIGN_OR_RETURN(share, stage_sm_share(memo, topo, prof, dp, tp_handle, kb.first,
+                                                         CollectiveAlgorithm::kAuto, kb.second,
+                                                         tp_members));
         }
         stage_shares.push_back(share);
       }
@@ -760,239 +726,33 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     stage_fp8_weights[si] = static_cast<double>(lay.layers_per_chunk * lay.chunks) *
                             templates->layer_figures.fp8_weight_elements;
 
-    // Data parallelism and ZeRO (Rajbhandari et al. 2020 §7), as the planner
-    // lowers them: stages 0-2 reduce the gradients once per step in buckets
-    // filled with whole parameter groups as the last micro-batch's backward
-    // completes them, overlapped with what remains of it (exposed =
-    // max(last bucket, total - one micro-batch's backward)); stages 1-2
-    // reduce-scatter and all-gather the updated weights bucket by bucket after
-    // the optimizer step. Stage 3 gathers each block's parameters before its
-    // forward and again before its backward and reduce-scatters its gradients
-    // after its backward, every micro-batch.
+    // Data parallelism and ZeRO (plan_data_parallel.cpp).
     if (training && dg > 1) {
-      if (st.zero <= 2) {
-        // The dp stream during the last micro-batch's backward (time 0 at its start,
-        // `window` long): bucket k starts when it is full and bucket k-1 is done
-        // (after the whole backward without overlap); what runs past the backward's
-        // end is exposed. Each distinct bucket size is priced once.
-        // The list of the stage before when this one runs the same blocks and
-        // no kernel time has been written since (stage_buckets' key is those
-        // blocks' times): a pipeline's middle stages.
-        const bool same_list = last_list != nullptr && last_list_written == times_written &&
-                               last_list_first == lay.first && last_list_last == lay.last;
-        BucketList& bl = same_list ? *last_list
-                                   : stage_buckets(cache, *templates, lay, p > 1, times, g_bytes, st.bucket_bytes);
-        last_list = &bl;
-        last_list_written = times_written;
-        last_list_first = lay.first, last_list_last = lay.last;
-        const double window_seconds = bl.window_seconds;
-        const std::vector<GradientBucket>& buckets = bl.buckets;
-        const CollectiveKind k = st.zero == 0 ? CollectiveKind::kAllReduce : CollectiveKind::kReduceScatter;
-        std::vector<double>& priced = cache.priced;
-        // The sizes are distinct and each kind is priced once per stage, so
-        // the stage's own list (`price`) could never answer: the memo, or
-        // the collective model, directly.
-        // `scale`: the updated weights' bytes per gradient byte (e / g: 1/2
-        // for bf16 weights gathered after fp32 main_grad reduce-scatters).
-        auto price_sizes = [&](CollectiveKind kind, double scale) -> Status {
-          priced.resize(bl.sizes.size());
-          for (size_t z = 0; z < bl.sizes.size(); ++z) {
-            const double bytes = bl.sizes[z] * scale;
-            std::optional<double> known;
-            if (memo != nullptr)
-              known = memo->find_collective(kind, st.algorithm, dp_handle, bytes);
-            if (known) {
-              priced[z] = *known;
-            } else {
-              BRIGADE_ASSIGN_OR_RETURN(priced[z], plan_collective(sc, kind, dp_vec(), bytes));
-            }
-          }
-          return Status::ok();
-        };
-        BRIGADE_RETURN_IF_ERROR(price_sizes(k, 1.0));
-        // The shares of the device's SMs each size's NCCL kernel holds
-        // (NCCL's kernels take SMs), where the backward runs beside them.
-        std::vector<double>& shares = work.bucket_shares;
-        shares.assign(bl.sizes.size(), 0.0);
-        bool any_share = false;
-        if (st.overlap && nccl_sm_share(dp, 1) > 0)
-          for (size_t z = 0; z < bl.sizes.size(); ++z) {
-            BRIGADE_ASSIGN_OR_RETURN(shares[z],
-                                     sm_share_of(dp_handle, k, st.algorithm, bl.sizes[z], dp_vec));
-            any_share |= shares[z] > 0;
-          }
-        if (!(bl.reduce.valid && bl.reduce.overlap == st.overlap && bl.reduce.priced == priced &&
-              bl.reduce.shares == shares)) {
-          double total = 0, dp_end = 0, backward_end = window_seconds;
-          const size_t n_buckets = buckets.size();
-          if (any_share) {
-            std::vector<double>& ready = work.bucket_ready;
-            std::vector<double>& seconds = work.bucket_seconds;
-            std::vector<double>& held = work.bucket_held;
-            ready.resize(n_buckets), seconds.resize(n_buckets), held.resize(n_buckets);
-            for (size_t z = 0; z < n_buckets; ++z) {
-              ready[z] = buckets[z].ready_seconds;
-              seconds[z] = priced[bl.size_index[z]];
-              held[z] = shares[bl.size_index[z]];
-              total += seconds[z];
-            }
-            const BucketsBeside beside =
-                buckets_beside_backward(ready, seconds, held, window_seconds, bl.collectives);
-            dp_end = beside.end, backward_end = beside.backward_end;
-          } else {
-            for (size_t z = 0; z < n_buckets; ++z) {
-              const double one = priced[bl.size_index[z]];
-              dp_end = std::max(dp_end, st.overlap ? buckets[z].ready_seconds : window_seconds) + one;
-              total += one;
-            }
-          }
-          bl.reduce.valid = true, bl.reduce.overlap = st.overlap;  // (in place: no allocation)
-          bl.reduce.priced.assign(priced.begin(), priced.end());
-          bl.reduce.shares.assign(shares.begin(), shares.end());
-          bl.reduce.total = total, bl.reduce.end = dp_end;
-          bl.reduce.backward_end = backward_end;
-        }
-        const double total = bl.reduce.total, dp_end = bl.reduce.end, bytes = bl.bytes_sum;
-        dp_slowed[si] = bl.reduce.backward_end - window_seconds;
-        dp_after_backward[si] = std::max(0.0, dp_end - bl.reduce.backward_end);
-        per_step_extra[si] += dp_slowed[si] + dp_after_backward[si];
-        if (ledgers_on)
-          ledger.add("data", kind_name(k), dg, static_cast<double>(buckets.size()), bytes, total,
-                     std::min(total, dp_after_backward[si]));
-        if (param_gather_ahead) {
-          // overlap_param_gather: at the start of the step, one bucket ahead
-          // of the first micro-batch's forward; exposed, what that forward
-          // ends later by (chunk 0's carried down the pipeline).
-          auto price_gather = [&](double size) -> Result<double> {
-            std::optional<double> known;
-            if (memo != nullptr)
-              known = memo->find_collective(CollectiveKind::kAllGather, st.algorithm, dp_handle, size);
-            if (known) return *known;
-            return plan_collective(sc, CollectiveKind::kAllGather, dp_vec(), size);
-          };
-          BRIGADE_ASSIGN_OR_RETURN(
-              const ParamGatherChain chain,
-              param_gather_chain(lay, times, g_bytes, e_bytes, st.bucket_bytes, pg_arrival + pg_carry,
-                                 p, i, p > 1 ? forward_send(i > 0 ? i - 1 : 1, i > 0 ? i : 0) : 0.0,
-                                 price_gather));
-          pg_carry += chain.chunk0_delay;
-          pg_later += chain.later_delay;
-          pg_forward = chain.chunk0_forward;
-          const double exposed = pg_carry + pg_later;
-          per_step_extra[si] += exposed;
-          if (ledgers_on)
-            ledger.add("data", "allgather", dg, chain.calls, chain.bytes, chain.seconds,
-                       std::min(chain.seconds, exposed));
-        } else if (st.zero >= 1) {
-          // Updated weights gathered after the optimizer step (not overlapped).
-          BRIGADE_RETURN_IF_ERROR(price_sizes(CollectiveKind::kAllGather, e_bytes / g_bytes));
-          if (!(bl.gather.valid && bl.gather.priced == priced)) {
-            double gather = 0;
-            const size_t n_buckets = buckets.size();
-            for (size_t z = 0; z < n_buckets; ++z) gather += priced[bl.size_index[z]];
-            bl.gather.valid = true, bl.gather.overlap = false;
-            bl.gather.priced.assign(priced.begin(), priced.end());
-            bl.gather.total = gather, bl.gather.end = 0.0;
-          }
-          const double gather = bl.gather.total;
-          per_step_extra[si] += gather;
-          if (ledgers_on)
-            ledger.add("data", "allgather", dg, static_cast<double>(buckets.size()),
-                       bytes * e_bytes / g_bytes, gather, gather);
-        }
-      } else {
-        double f_total = 0, b_total = 0, f_last = 0, b_last = 0, rs_total = 0, rs_last = 0;
-        double gathers = 0, gather_bytes = 0, scatters = 0, scatter_bytes = 0;
-        // The gathers' and reduce-scatters' seconds weighted by the share of
-        // the SMs their NCCL kernels hold (NCCL's kernels take SMs).
-        double f_held = 0, rs_held = 0;
-        const bool z3_shares = st.overlap && nccl_sm_share(dp, 1) > 0;
-        // Blocks with the same figures are timed once (layers are alike), in
-        // the order of their (gather, owned) elements.
-        struct Kind {
-          double gather = 0, owned = 0, n = 0;
-        };
-        std::array<Kind, 3> kinds{};
-        size_t n_kinds = 0;
-        lay.for_each_kind([&](const StageBlock& blk, double count_of) {
-          for (size_t x = 0; x < n_kinds; ++x)
-            if (kinds[x].gather == blk.gather_elements && kinds[x].owned == blk.owned_elements) {
-              kinds[x].n += count_of;
-              return;
-            }
-          kinds[n_kinds++] = {blk.gather_elements, blk.owned_elements, count_of};
-        });
-        for (size_t x = 1; x < n_kinds; ++x)  // at most three: insertion
-          for (size_t y = x; y > 0 && std::pair(kinds[y].gather, kinds[y].owned) <
-                                          std::pair(kinds[y - 1].gather, kinds[y - 1].owned);
-               --y)
-            std::swap(kinds[y], kinds[y - 1]);
-        for (size_t x = 0; x < n_kinds; ++x) {
-          const Kind& kd = kinds[x];
-          const double n = kd.n;
-          if (kd.gather > 0) {
-            const double bytes = kd.gather * e_bytes;
-            BRIGADE_ASSIGN_OR_RETURN(
-                double one, price(dp_priced, dp_handle, CollectiveKind::kAllGather, st.algorithm, bytes, [&] {
-                  return plan_collective(sc, CollectiveKind::kAllGather, dp_vec(), bytes);
-                }));
-            f_total += n * one, b_total += n * one;
-            f_last = std::max(f_last, one), b_last = std::max(b_last, one);
-            if (z3_shares) {
-              BRIGADE_ASSIGN_OR_RETURN(
-                  const double share,
-                  sm_share_of(dp_handle, CollectiveKind::kAllGather, st.algorithm, bytes, dp_vec));
-              f_held += n * one * share;
-            }
-            gathers += 2 * n, gather_bytes += 2 * n * bytes;
-          }
-          if (kd.owned > 0) {
-            const double bytes = kd.owned * e_bytes;
-            BRIGADE_ASSIGN_OR_RETURN(
-                double one, price(dp_priced, dp_handle, CollectiveKind::kReduceScatter, st.algorithm, bytes, [&] {
-                  return plan_collective(sc, CollectiveKind::kReduceScatter, dp_vec(), bytes);
-                }));
-            rs_total += n * one, rs_last = std::max(rs_last, one);
-            if (z3_shares) {
-              BRIGADE_ASSIGN_OR_RETURN(
-                  const double share,
-                  sm_share_of(dp_handle, CollectiveKind::kReduceScatter, st.algorithm, bytes, dp_vec));
-              rs_held += n * one * share;
-            }
-            scatters += n, scatter_bytes += n * bytes;
-          }
-        }
-        // The forward's gathers beside the forward; the backward's gathers and
-        // reduce-scatters one after another on the one `dp` stream beside the
-        // backward (exposed_on_one_stream). The backward's exposed time is
-        // the gathers' alone over the window, the rest the reduce-scatters'.
-        // strategy.zero3_prefetch: a pass that starts cold waits for its first
-        // (the largest) gather; one whose first gather the pass before
-        // prefetched has no such floor (zero3_exposure).
-        const Zero3Exposure z =
-            zero3_exposure(st.zero3_prefetch, st.overlap, lay.chunks, f_total, f_last, b_total, b_last,
-                           rs_total, rs_last, T.fwd_kernels, T.bwd_kernels);
-        T.zero_exposed += z.gathered + z.scattered;
-        // What the kernels beside the hidden part lose to NCCL's SMs (to
-        // first order: each hidden second of a collective on share r costs
-        // the kernels beside it r seconds; the simulator times it exactly).
-        if (f_held > 0 || rs_held > 0) {
-          const double g_all = f_total + b_total;
-          const double g_share = g_all > 0 ? f_held / f_total : 0.0;  // forward and backward alike
-          const double rs_share = rs_total > 0 ? rs_held / rs_total : 0.0;
-          const double slowed = g_share * std::max(0.0, g_all - z.gathered) +
-                                rs_share * std::max(0.0, rs_total - z.scattered);
-          T.bwd_kernels += slowed;
-        }
-        T.host += (gathers + scatters) * host_op;  // each issued by the host too
-        per_step_extra[si] += z.per_step;
-        if (ledgers_on) {
-          ledger.add("zero-3 params", "allgather", dg, gathers * m, gather_bytes * m, (f_total + b_total) * m,
-                     z.gathered * m + z.per_step_gather);
-          ledger.add("data", "reducescatter", dg, scatters * m, scatter_bytes * m, rs_total * m,
-                     z.scattered * m + (z.per_step - z.per_step_gather));
-        }
-      }
+      const DataParallelInputs in{.sc = sc,
+                                  .memo = memo,
+                                  .cache = cache,
+                                  .templates = *templates,
+                                  .lay = lay,
+                                  .times = times,
+                                  .times_written = times_written,
+                                  .device = dp,
+                                  .stage = i,
+                                  .stages = p,
+                                  .dg = dg,
+                                  .handle = dp_handle,
+                                  .members = dp_members,
+                                  .micro_batches = static_cast<double>(m),
+                                  .g_bytes = g_bytes,
+                                  .e_bytes = e_bytes,
+                                  .host_op = host_op,
+                                  .param_gather_ahead = param_gather_ahead,
+                                  .ledgers_on = ledgers_on,
+                                  .forward_send = send_forward};
+      DataParallelFigures dpf;
+      BRIGADE_RETURN_IF_ERROR(stage_data_parallel(in, carry, T, ledger, dpf));
+      dp_slowed[si] = dpf.slowed;
+      dp_after_backward[si] = dpf.after_backward;
+      per_step_extra[si] += dpf.per_step;
     }
     // Expert parallelism: the experts' gradients summed over the expert-data
     // group (the d/ep data ranks holding the same experts: data ranks j, j +
@@ -1020,7 +780,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       if (replicated > 0) {
         const double bytes = replicated * g_bytes;
         BRIGADE_ASSIGN_OR_RETURN(
-            double one, price(tp_priced, tp_handle, CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, bytes,
+            double one, price_on_stage(memo, tp_priced, tp_handle, CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, bytes,
                               [&] {
                                 return collective_seconds(topo, prof, CollectiveKind::kAllReduce,
                                                           CollectiveAlgorithm::kAuto, tp_vec(), bytes);

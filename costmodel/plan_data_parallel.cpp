@@ -1,0 +1,295 @@
+// The data-parallel part of a pipeline stage (costmodel/plan_stage.hpp,
+// stage_data_parallel): the gradient buckets beside the last micro-batch's
+// backward and the updated weights' gathers (ZeRO 0-2), or ZeRO-3's gathers
+// and reduce-scatters every micro-batch; kept apart from the transformer
+// judge's stage loop (plan_transformer.cpp), which calls it once a stage.
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "costmodel/plan_internal.hpp"
+#include "costmodel/plan_stage.hpp"
+
+namespace brigade::cost::detail {
+namespace {
+
+// The working vectors, kept per thread from stage to stage and plan to plan
+// (each is filled afresh before it is read).
+struct Scratch {
+  std::vector<double> shares, ready, seconds, held;
+  std::vector<PricedCollective> priced;  // the gradient group's ZeRO-3 collectives
+};
+
+Scratch& scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+}  // namespace
+
+Result<double> stage_sm_share(PlanMemo* memo, const Topology& topo, const HardwareProfile& prof,
+                              const DeviceProfile& device, int handle, CollectiveKind kind,
+                              CollectiveAlgorithm algorithm, double bytes,
+                              const GroupMembers& members) {
+  if (memo != nullptr)
+    if (const auto known = memo->find_sm_share(kind, algorithm, handle, bytes)) return *known;
+  BRIGADE_ASSIGN_OR_RETURN(const double share, collective_sm_share(topo, prof, device, kind,
+                                                                   algorithm, members(), bytes));
+  if (memo != nullptr) memo->store_sm_share(kind, algorithm, handle, bytes, share);
+  return share;
+}
+
+Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carry, StageTimes& T,
+                           CommLedger& ledger, DataParallelFigures& out) {
+  const Scenario& sc = in.sc;
+  const StrategySpec& st = sc.strategy;
+  PlanMemo* const memo = in.memo;
+  const StageLayout& lay = in.lay;
+  const KernelTimes& times = in.times;
+  const std::uint64_t times_written = in.times_written;
+  const DeviceProfile& dp = in.device;
+  const int p = in.stages, i = in.stage, dg = in.dg, dp_handle = in.handle;
+  const double m = in.micro_batches, g_bytes = in.g_bytes, e_bytes = in.e_bytes;
+  const double host_op = in.host_op;
+  const bool ledgers_on = in.ledgers_on, param_gather_ahead = in.param_gather_ahead;
+  auto dp_vec = [&]() -> const std::vector<int>& { return in.members(); };
+  auto sm_share_of = [&](int handle, CollectiveKind kind, CollectiveAlgorithm algorithm,
+                         double bytes) {
+    return stage_sm_share(memo, sc.topology, sc.profile, dp, handle, kind, algorithm, bytes,
+                          in.members);
+  };
+  Scratch& work = scratch();
+  work.priced.clear();
+  out = DataParallelFigures{};
+  if (st.zero <= 2) {
+    // The dp stream during the last micro-batch's backward (time 0 at its start,
+    // `window` long): bucket k starts when it is full and bucket k-1 is done
+    // (after the whole backward without overlap); what runs past the backward's
+    // end is exposed. Each distinct bucket size is priced once.
+    // The list of the stage before when this one runs the same blocks and
+    // no kernel time has been written since (stage_buckets' key is those
+    // blocks' times): a pipeline's middle stages.
+    const bool same_list = carry.last_list != nullptr && carry.last_list_written == times_written &&
+                           carry.last_list_first == lay.first && carry.last_list_last == lay.last;
+    BucketList& bl = same_list ? *carry.last_list
+                               : stage_buckets(in.cache, in.templates, lay, p > 1, times, g_bytes,
+                                               st.bucket_bytes);
+    carry.last_list = &bl;
+    carry.last_list_written = times_written;
+    carry.last_list_first = lay.first, carry.last_list_last = lay.last;
+    const double window_seconds = bl.window_seconds;
+    const std::vector<GradientBucket>& buckets = bl.buckets;
+    const CollectiveKind k =
+        st.zero == 0 ? CollectiveKind::kAllReduce : CollectiveKind::kReduceScatter;
+    std::vector<double>& priced = in.cache.priced;
+    // The sizes are distinct and each kind is priced once per stage, so
+    // the stage's own list (`price`) could never answer: the memo, or
+    // the collective model, directly.
+    // `scale`: the updated weights' bytes per gradient byte (e / g: 1/2
+    // for bf16 weights gathered after fp32 main_grad reduce-scatters).
+    auto price_sizes = [&](CollectiveKind kind, double scale) -> Status {
+      priced.resize(bl.sizes.size());
+      for (size_t z = 0; z < bl.sizes.size(); ++z) {
+        const double bytes = bl.sizes[z] * scale;
+        std::optional<double> known;
+        if (memo != nullptr) known = memo->find_collective(kind, st.algorithm, dp_handle, bytes);
+        if (known) {
+          priced[z] = *known;
+        } else {
+          BRIGADE_ASSIGN_OR_RETURN(priced[z], plan_collective(sc, kind, dp_vec(), bytes));
+        }
+      }
+      return Status::ok();
+    };
+    BRIGADE_RETURN_IF_ERROR(price_sizes(k, 1.0));
+    // The shares of the device's SMs each size's NCCL kernel holds
+    // (NCCL's kernels take SMs), where the backward runs beside them.
+    std::vector<double>& shares = work.shares;
+    shares.assign(bl.sizes.size(), 0.0);
+    bool any_share = false;
+    if (st.overlap && nccl_sm_share(dp, 1) > 0)
+      for (size_t z = 0; z < bl.sizes.size(); ++z) {
+        BRIGADE_ASSIGN_OR_RETURN(shares[z], sm_share_of(dp_handle, k, st.algorithm, bl.sizes[z]));
+        any_share |= shares[z] > 0;
+      }
+    if (!(bl.reduce.valid && bl.reduce.overlap == st.overlap && bl.reduce.priced == priced &&
+          bl.reduce.shares == shares)) {
+      double total = 0, dp_end = 0, backward_end = window_seconds;
+      const size_t n_buckets = buckets.size();
+      if (any_share) {
+        std::vector<double>& ready = work.ready;
+        std::vector<double>& seconds = work.seconds;
+        std::vector<double>& held = work.held;
+        ready.resize(n_buckets), seconds.resize(n_buckets), held.resize(n_buckets);
+        for (size_t z = 0; z < n_buckets; ++z) {
+          ready[z] = buckets[z].ready_seconds;
+          seconds[z] = priced[bl.size_index[z]];
+          held[z] = shares[bl.size_index[z]];
+          total += seconds[z];
+        }
+        const BucketsBeside beside =
+            buckets_beside_backward(ready, seconds, held, window_seconds, bl.collectives);
+        dp_end = beside.end, backward_end = beside.backward_end;
+      } else {
+        for (size_t z = 0; z < n_buckets; ++z) {
+          const double one = priced[bl.size_index[z]];
+          dp_end = std::max(dp_end, st.overlap ? buckets[z].ready_seconds : window_seconds) + one;
+          total += one;
+        }
+      }
+      bl.reduce.valid = true, bl.reduce.overlap = st.overlap;  // (in place: no allocation)
+      bl.reduce.priced.assign(priced.begin(), priced.end());
+      bl.reduce.shares.assign(shares.begin(), shares.end());
+      bl.reduce.total = total, bl.reduce.end = dp_end;
+      bl.reduce.backward_end = backward_end;
+    }
+    const double total = bl.reduce.total, dp_end = bl.reduce.end, bytes = bl.bytes_sum;
+    out.slowed = bl.reduce.backward_end - window_seconds;
+    out.after_backward = std::max(0.0, dp_end - bl.reduce.backward_end);
+    out.per_step += out.slowed + out.after_backward;
+    if (ledgers_on)
+      ledger.add("data", kind_name(k), dg, static_cast<double>(buckets.size()), bytes, total,
+                 std::min(total, out.after_backward));
+    if (param_gather_ahead) {
+      // overlap_param_gather: at the start of the step, one bucket ahead
+      // of the first micro-batch's forward; exposed, what that forward
+      // ends later by (chunk 0's carried down the pipeline).
+      auto price_gather = [&](double size) -> Result<double> {
+        std::optional<double> known;
+        if (memo != nullptr)
+          known = memo->find_collective(CollectiveKind::kAllGather, st.algorithm, dp_handle, size);
+        if (known) return *known;
+        return plan_collective(sc, CollectiveKind::kAllGather, dp_vec(), size);
+      };
+      BRIGADE_ASSIGN_OR_RETURN(
+          const ParamGatherChain chain,
+          param_gather_chain(
+              lay, times, g_bytes, e_bytes, st.bucket_bytes, carry.pg_arrival + carry.pg_carry, p,
+              i, p > 1 ? in.forward_send(i > 0 ? i - 1 : 1, i > 0 ? i : 0) : 0.0, price_gather));
+      carry.pg_carry += chain.chunk0_delay;
+      carry.pg_later += chain.later_delay;
+      carry.pg_forward = chain.chunk0_forward;
+      const double exposed = carry.pg_carry + carry.pg_later;
+      out.per_step += exposed;
+      if (ledgers_on)
+        ledger.add("data", "allgather", dg, chain.calls, chain.bytes, chain.seconds,
+                   std::min(chain.seconds, exposed));
+    } else if (st.zero >= 1) {
+      // Updated weights gathered after the optimizer step (not overlapped).
+      BRIGADE_RETURN_IF_ERROR(price_sizes(CollectiveKind::kAllGather, e_bytes / g_bytes));
+      if (!(bl.gather.valid && bl.gather.priced == priced)) {
+        double gather = 0;
+        const size_t n_buckets = buckets.size();
+        for (size_t z = 0; z < n_buckets; ++z) gather += priced[bl.size_index[z]];
+        bl.gather.valid = true, bl.gather.overlap = false;
+        bl.gather.priced.assign(priced.begin(), priced.end());
+        bl.gather.total = gather, bl.gather.end = 0.0;
+      }
+      const double gather = bl.gather.total;
+      out.per_step += gather;
+      if (ledgers_on)
+        ledger.add("data", "allgather", dg, static_cast<double>(buckets.size()),
+                   bytes * e_bytes / g_bytes, gather, gather);
+    }
+  } else {
+    double f_total = 0, b_total = 0, f_last = 0, b_last = 0, rs_total = 0, rs_last = 0;
+    double gathers = 0, gather_bytes = 0, scatters = 0, scatter_bytes = 0;
+    // The gathers' and reduce-scatters' seconds weighted by the share of
+    // the SMs their NCCL kernels hold (NCCL's kernels take SMs).
+    double f_held = 0, rs_held = 0;
+    const bool z3_shares = st.overlap && nccl_sm_share(dp, 1) > 0;
+    // Blocks with the same figures are timed once (layers are alike), in
+    // the order of their (gather, owned) elements.
+    struct Kind {
+      double gather = 0, owned = 0, n = 0;
+    };
+    std::array<Kind, 3> kinds{};
+    size_t n_kinds = 0;
+    lay.for_each_kind([&](const StageBlock& blk, double count_of) {
+      for (size_t x = 0; x < n_kinds; ++x)
+        if (kinds[x].gather == blk.gather_elements && kinds[x].owned == blk.owned_elements) {
+          kinds[x].n += count_of;
+          return;
+        }
+      kinds[n_kinds++] = {blk.gather_elements, blk.owned_elements, count_of};
+    });
+    for (size_t x = 1; x < n_kinds; ++x)  // at most three: insertion
+      for (size_t y = x; y > 0 && std::pair(kinds[y].gather, kinds[y].owned) <
+                                      std::pair(kinds[y - 1].gather, kinds[y - 1].owned);
+           --y)
+        std::swap(kinds[y], kinds[y - 1]);
+    for (size_t x = 0; x < n_kinds; ++x) {
+      const Kind& kd = kinds[x];
+      const double n = kd.n;
+      if (kd.gather > 0) {
+        const double bytes = kd.gather * e_bytes;
+        BRIGADE_ASSIGN_OR_RETURN(
+            double one,
+            price_on_stage(
+                memo, work.priced, dp_handle, CollectiveKind::kAllGather, st.algorithm, bytes,
+                [&] { return plan_collective(sc, CollectiveKind::kAllGather, dp_vec(), bytes); }));
+        f_total += n * one, b_total += n * one;
+        f_last = std::max(f_last, one), b_last = std::max(b_last, one);
+        if (z3_shares) {
+          BRIGADE_ASSIGN_OR_RETURN(
+              const double share,
+              sm_share_of(dp_handle, CollectiveKind::kAllGather, st.algorithm, bytes));
+          f_held += n * one * share;
+        }
+        gathers += 2 * n, gather_bytes += 2 * n * bytes;
+      }
+      if (kd.owned > 0) {
+        const double bytes = kd.owned * e_bytes;
+        BRIGADE_ASSIGN_OR_RETURN(
+            double one, price_on_stage(memo, work.priced, dp_handle, CollectiveKind::kReduceScatter,
+                                       st.algorithm, bytes, [&] {
+                                         return plan_collective(sc, CollectiveKind::kReduceScatter,
+                                                                dp_vec(), bytes);
+                                       }));
+        rs_total += n * one, rs_last = std::max(rs_last, one);
+        if (z3_shares) {
+          BRIGADE_ASSIGN_OR_RETURN(
+              const double share,
+              sm_share_of(dp_handle, CollectiveKind::kReduceScatter, st.algorithm, bytes));
+          rs_held += n * one * share;
+        }
+        scatters += n, scatter_bytes += n * bytes;
+      }
+    }
+    // The forward's gathers beside the forward; the backward's gathers and
+    // reduce-scatters one after another on the one `dp` stream beside the
+    // backward (exposed_on_one_stream). The backward's exposed time is
+    // the gathers' alone over the window, the rest the reduce-scatters'.
+    // strategy.zero3_prefetch: a pass that starts cold waits for its first
+    // (the largest) gather; one whose first gather the pass before
+    // prefetched has no such floor (zero3_exposure).
+    const Zero3Exposure z =
+        zero3_exposure(st.zero3_prefetch, st.overlap, lay.chunks, f_total, f_last, b_total, b_last,
+                       rs_total, rs_last, T.fwd_kernels, T.bwd_kernels);
+    T.zero_exposed += z.gathered + z.scattered;
+    // What the kernels beside the hidden part lose to NCCL's SMs (to
+    // first order: each hidden second of a collective on share r costs
+    // the kernels beside it r seconds; the simulator times it exactly).
+    if (f_held > 0 || rs_held > 0) {
+      const double g_all = f_total + b_total;
+      const double g_share = g_all > 0 ? f_held / f_total : 0.0;  // forward and backward alike
+      const double rs_share = rs_total > 0 ? rs_held / rs_total : 0.0;
+      const double slowed = g_share * std::max(0.0, g_all - z.gathered) +
+                            rs_share * std::max(0.0, rs_total - z.scattered);
+      T.bwd_kernels += slowed;
+    }
+    T.host += (gathers + scatters) * host_op;  // each issued by the host too
+    out.per_step += z.per_step;
+    if (ledgers_on) {
+      ledger.add("zero-3 params", "allgather", dg, gathers * m, gather_bytes * m,
+                 (f_total + b_total) * m, z.gathered * m + z.per_step_gather);
+      ledger.add("data", "reducescatter", dg, scatters * m, scatter_bytes * m, rs_total * m,
+                 z.scattered * m + (z.per_step - z.per_step_gather));
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace brigade::cost::detail
