@@ -45,10 +45,14 @@ struct HotTask {
   std::int32_t crit_pred = -1;
   std::uint32_t succ_begin = 0; // into Engine::succ_ (internal indices)
   std::uint32_t succ_count = 0;
-  std::uint32_t bits = 0;       // kind (2 bits) | has memory effects (1 bit) | aux << 3
+  // kind (2 bits) | has memory effects (1 bit) | gave SMs (1 bit) | aux << 4
+  std::uint32_t bits = 0;
   TaskKind kind() const { return static_cast<TaskKind>(bits & 3u); }
   bool has_memory() const { return (bits & 4u) != 0; }
-  std::int32_t aux() const { return static_cast<std::int32_t>(bits >> 3); }  // collective, or peer
+  // A kernel that gave SMs to a communication kernel beside it (Task::sm_held
+  // > 0): it runs on the rest and is outside the NCCL SM share model.
+  bool gave_sms() const { return (bits & 8u) != 0; }
+  std::int32_t aux() const { return static_cast<std::int32_t>(bits >> 4); }  // collective, or peer
 };
 static_assert(sizeof(HotTask) == 32);
 

@@ -270,10 +270,10 @@ Status Engine::setup() {
 
   // Collectives: expandable, overheads.
   const auto ncoll = p_.collectives().size();
-  if (ncoll >= (1u << 29) || nd >= (1u << 29) || nt >= (1ull << 31))
+  if (ncoll >= (1u << 28) || nd >= (1u << 28) || nt >= (1ull << 31))
     return Status::error(who + "has " + std::to_string(ncoll) + " collectives, " + std::to_string(nd) +
                              " devices and " + std::to_string(nt) +
-                             " tasks; the simulator handles up to 2^29 collectives and devices and 2^31 tasks",
+                             " tasks; the simulator handles up to 2^28 collectives and devices and 2^31 tasks",
                          ErrorKind::kUnsupported);
   arrived_.assign(ncoll, 0);
   last_arrival_.assign(ncoll, -1);
@@ -382,7 +382,9 @@ Status Engine::setup() {
                              : x.kind == TaskKind::kTransfer ? x.peer
                                                               : 0;
     const bool mem = !p_.allocs(static_cast<TaskId>(t)).empty() || !p_.frees(static_cast<TaskId>(t)).empty();
-    h.bits = static_cast<std::uint32_t>(x.kind) | (mem ? 4u : 0u) | (static_cast<std::uint32_t>(aux) << 3);
+    const bool gave_sms = x.kind == TaskKind::kCompute && x.sm_held > 0;
+    h.bits = static_cast<std::uint32_t>(x.kind) | (mem ? 4u : 0u) | (gave_sms ? 8u : 0u) |
+             (static_cast<std::uint32_t>(aux) << 4);
     if (x.kind == TaskKind::kCompute) {
       const std::int32_t cls = device_class[static_cast<size_t>(x.device)];
       double seconds = -1;

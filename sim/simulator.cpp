@@ -154,7 +154,7 @@ void Engine::begin_kernel(std::int32_t i, size_t d) {
   // kernel's start (docs/simulator.md, "Approximations").
   if (comm_running_[d] > 0 && slowdown_[d] > 0) dur *= 1 + slowdown_[d];
   ++compute_running_[d];
-  if (any_sm_share_ && sm_of_[d] > 0 && p_.task(ext_[static_cast<size_t>(i)]).sm_held == 0) {
+  if (any_sm_share_ && sm_of_[d] > 0 && !h.gave_sms()) {
     // At the rate NCCL's kernels running now leave it (sm_retime moves its end).
     SharedKernel k{i, next_sm_version(), dur, now_, sm_rate(d)};
     sm_kernels_[d].push_back(k);
