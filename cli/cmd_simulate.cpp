@@ -16,6 +16,7 @@
 
 #include "cli/cli_util.hpp"
 #include "cli/verbs.hpp"
+#include "core/gemm_waves.hpp"
 #include "core/run_figures.hpp"
 #include "core/trace.hpp"
 #include "core/units.hpp"
@@ -54,7 +55,7 @@ std::string runtime_note(const Scenario& scenario, bool honoured) {
 }
 
 // Per kernel name on `device`: the share of its waves' tile slots a GEMM's
-// output fills under the device's wave model (1 / gemm_wave_factor; 1 =
+// output fills under the device's wave model (core/gemm_waves.hpp; 1 =
 // whole waves), for the GEMM tasks the wave model times (docs/costmodel.md,
 // "GEMMs by shape: waves of tiles"). A name's first such task speaks for
 // it (a name is one shape: every layer's and micro-batch's instance).
@@ -65,8 +66,8 @@ std::map<std::string, double> wave_fill(const Program& program, int device,
     const Task& t = program.task(id);
     if (t.device != device || t.kind != TaskKind::kCompute || t.compute != ComputeKind::kGemm)
       continue;
-    const double w = gemm_wave_factor(profile, t.dtype, t.kernel, GemmShape{t.m, t.n, t.k, t.batch});
-    if (w > 0) fill.emplace(std::string(program.task_name(id)), 1 / w);
+    const GemmWaves w = gemm_waves(profile, t.dtype, t.kernel, GemmShape{t.m, t.n, t.k, t.batch});
+    if (w.waves > 0) fill.emplace(std::string(program.task_name(id)), w.filled);
   }
   return fill;
 }

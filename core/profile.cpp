@@ -5,6 +5,7 @@
 #include <limits>
 #include <utility>
 
+#include "core/gemm_waves.hpp"
 #include "core/presets_profiles.hpp"
 
 namespace brigade {
@@ -214,23 +215,38 @@ const FlashAttentionRates* flash_attention_rates(const DeviceProfile& p, std::in
   return best;
 }
 
-double gemm_wave_factor(const DeviceProfile& p, DType dtype, KernelClass kernel, GemmShape shape) {
-  if (p.gemm_tile_rows <= 0 || p.gemm_tile_cols <= 0 || p.sm_count <= 0) return 0;
-  if (kernel != KernelClass::kGeneric || (dtype != DType::kF16 && dtype != DType::kBF16)) return 0;
-  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0) return 0;
-  const std::int64_t sms = p.sm_count;
-  std::int64_t waves = 0;
-  for (const auto& [r, c] : {std::pair{p.gemm_tile_rows, p.gemm_tile_cols},
-                             std::pair{p.gemm_tile_cols, p.gemm_tile_rows}}) {
-    const std::int64_t tiles = ((shape.m + r - 1) / r) * ((shape.n + c - 1) / c) * shape.batch;
-    if (tiles < sms) return 0;  // under one wave: smaller tiles (the curve and Hockney's fill)
-    const std::int64_t w = (tiles + sms - 1) / sms;
-    if (waves == 0 || w < waves) waves = w;
-  }
-  return static_cast<double>(waves) * static_cast<double>(sms) *
+namespace {
+
+// The FLOPs `waves` full waves of the profile's tiles cost over the GEMM's own.
+double wave_padding(const DeviceProfile& p, GemmShape shape, std::int64_t waves) {
+  return static_cast<double>(waves) * static_cast<double>(p.sm_count) *
          static_cast<double>(p.gemm_tile_rows) * static_cast<double>(p.gemm_tile_cols) /
          (static_cast<double>(shape.m) * static_cast<double>(shape.n) *
           static_cast<double>(shape.batch));
+}
+
+}  // namespace
+
+GemmWaves gemm_waves(const DeviceProfile& p, DType dtype, KernelClass kernel, GemmShape shape) {
+  if (p.gemm_tile_rows <= 0 || p.gemm_tile_cols <= 0 || p.sm_count <= 0) return {};
+  if (kernel != KernelClass::kGeneric || (dtype != DType::kF16 && dtype != DType::kBF16)) return {};
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0) return {};
+  const std::int64_t sms = p.sm_count;
+  GemmWaves best;
+  for (const auto& [r, c] : {std::pair{p.gemm_tile_rows, p.gemm_tile_cols},
+                             std::pair{p.gemm_tile_cols, p.gemm_tile_rows}}) {
+    const std::int64_t tiles = ((shape.m + r - 1) / r) * ((shape.n + c - 1) / c) * shape.batch;
+    if (tiles < sms) return {};  // under one wave: smaller tiles (the curve and Hockney's fill)
+    const std::int64_t w = (tiles + sms - 1) / sms;
+    if (best.waves == 0 || w < best.waves) best = GemmWaves{w, tiles, r, c, 0.0};
+  }
+  best.filled = 1 / wave_padding(p, shape, best.waves);
+  return best;
+}
+
+double gemm_wave_factor(const DeviceProfile& p, DType dtype, KernelClass kernel, GemmShape shape) {
+  const GemmWaves w = gemm_waves(p, dtype, kernel, shape);
+  return w.waves == 0 ? 0.0 : wave_padding(p, shape, w.waves);
 }
 
 double gemm_mix_seconds(const Device& d, const DeviceProfile& p, const Task& task,

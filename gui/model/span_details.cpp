@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/gemm_waves.hpp"
 #include "core/units.hpp"
 #include "costmodel/collectives.hpp"
 #include "gui/model/model_tr.hpp"
@@ -104,8 +105,7 @@ std::string why(const Program& p, TaskId t, TaskId on, bool stream_order) {
   return model_tr("SpanDetails", "dependency");
 }
 
-// A GEMM under its device's wave model (core/profile.hpp,
-// gemm_wave_factor): how full its waves of output tiles are, and how many
+// A GEMM under its device's wave model (core/gemm_waves.hpp): how full its waves of output tiles are, and how many
 // (docs/costmodel.md, "GEMMs by shape: waves of tiles"). Nothing where the
 // profile has no wave model or the GEMM is under one wave.
 template <class Add>
@@ -114,22 +114,17 @@ void add_waves(const Document& doc, const Task& task, Add&& add) {
     return;
   const DeviceProfile& dp =
       doc.scenario->profile.for_device(doc.scenario->topology.device(task.device));
-  const double w =
-      gemm_wave_factor(dp, task.dtype, task.kernel, GemmShape{task.m, task.n, task.k, task.batch});
-  if (w <= 0) return;
-  const double slots = w * static_cast<double>(task.m) * static_cast<double>(task.n) *
-                       static_cast<double>(task.batch);
-  const auto waves = static_cast<long long>(
-      std::llround(slots / (static_cast<double>(dp.sm_count) *
-                            static_cast<double>(dp.gemm_tile_rows * dp.gemm_tile_cols))));
+  const GemmWaves w =
+      gemm_waves(dp, task.dtype, task.kernel, GemmShape{task.m, task.n, task.k, task.batch});
+  if (w.waves == 0) return;
   char filled[32];
-  std::snprintf(filled, sizeof filled, "%.1f%%", 100 / w);
+  std::snprintf(filled, sizeof filled, "%.1f%%", 100 * w.filled);
   add(model_tr("SpanDetails", "waves"),
       fill_args(model_tr("SpanDetails",
                          "%1 filled (%2 waves of %3 tiles of %4 x %5; a part-full wave takes a "
                          "full one's time)"),
-                {filled, std::to_string(waves), std::to_string(dp.sm_count),
-                 std::to_string(dp.gemm_tile_rows), std::to_string(dp.gemm_tile_cols)}));
+                {filled, std::to_string(w.waves), std::to_string(dp.sm_count),
+                 std::to_string(w.rows), std::to_string(w.cols)}));
 }
 
 // A kernel beside NCCL's collectives on its device (core/profile.hpp,

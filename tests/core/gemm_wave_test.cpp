@@ -1,5 +1,5 @@
 // The wave model of a GEMM (core/profile.hpp, gemm_wave_factor and
-// gemm_mix_seconds; docs/costmodel.md, "GEMMs by shape: waves of tiles").
+// gemm_mix_seconds; core/gemm_waves.hpp, its count for the reports; docs/costmodel.md, "GEMMs by shape: waves of tiles").
 // Source of the mechanism: NVIDIA, "Matrix Multiplication Background User's
 // Guide" (DU-09799-001_v001, Feb 2023), Sec. 3.2 "Wave Quantization": an
 // A100's 108 SMs run 108 output tiles of 256 x 128 at once, so a GEMM takes
@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/gemm_waves.hpp"
 #include "core/profile.hpp"
 #include "core/program.hpp"
 #include "core/topology.hpp"
@@ -45,6 +46,33 @@ TEST(GemmWave, FactorByHand) {
   EXPECT_DOUBLE_EQ(wave(p, {384, 16384, 4096, 1}), 216.0 * 256 * 128 / (384.0 * 16384));
   // LLMCompass's 2048 x 12288: 768 tiles, 7.1 waves -> 8: 864 / 768.
   EXPECT_DOUBLE_EQ(wave(p, {2048, 12288, 12288, 1}), 864.0 / 768.0);
+}
+
+TEST(GemmWave, TheCountTheReportsShowByHand) {
+  const DeviceProfile p = tiled();
+  // The 22B's QKV (above): 576 tiles of 256 x 128 (a tie with 128 x 256:
+  // the profile's own), 6 waves, 576 of 648 slots filled.
+  GemmWaves w = gemm_waves(p, DType::kBF16, KernelClass::kGeneric, {8192, 2304, 6144, 1});
+  EXPECT_EQ(w.waves, 6);
+  EXPECT_EQ(w.tiles, 576);
+  EXPECT_EQ(w.rows, 256);
+  EXPECT_EQ(w.cols, 128);
+  EXPECT_DOUBLE_EQ(w.filled, 576.0 / 648.0);
+  // 1920 x 3584: 8 x 28 = 224 tiles of 256 x 128 (3 waves) but 15 x 14 =
+  // 210 of 128 x 256 (2 waves, 216 slots): that orientation, 210 of its
+  // 216 slots filled (35/36).
+  w = gemm_waves(p, DType::kF16, KernelClass::kGeneric, {1920, 3584, 1024, 1});
+  EXPECT_EQ(w.waves, 2);
+  EXPECT_EQ(w.tiles, 210);
+  EXPECT_EQ(w.rows, 128);
+  EXPECT_EQ(w.cols, 256);
+  EXPECT_DOUBLE_EQ(w.filled, 35.0 / 36.0);
+  EXPECT_DOUBLE_EQ(1 / w.filled, wave(p, {1920, 3584, 1024, 1}, DType::kF16));
+  // Where the model does not apply, nothing.
+  w = gemm_waves(p, DType::kFP8, KernelClass::kGeneric, {8192, 2304, 6144, 1});
+  EXPECT_EQ(w.waves, 0);
+  EXPECT_EQ(w.tiles, 0);
+  EXPECT_EQ(w.filled, 0.0);
 }
 
 TEST(GemmWave, NoFactorWhereTheModelDoesNotApply) {
