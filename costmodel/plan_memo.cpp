@@ -227,25 +227,24 @@ PlanMemo::Priced& PlanMemo::entry(std::uint64_t h, int g, std::uint8_t k, std::u
   return *x;
 }
 
-void PlanMemo::store_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
-                                const std::vector<int>& group, double bytes, double seconds) {
-  const int g = group_handle(group);
+void PlanMemo::store(int g, CollectiveKind kind, CollectiveAlgorithm algorithm, double bytes,
+                     double Priced::*figure, double value) {
   if (g < 0) return;
   const auto k = static_cast<std::uint8_t>(kind), a = static_cast<std::uint8_t>(algorithm);
   const std::uint64_t h = key_hash(g, k, a, bytes);
   Priced& x = entry(h, g, k, a, bytes);
-  x.seconds = seconds;
+  x.*figure = value;
   recent_of(h) = x;
+}
+
+void PlanMemo::store_collective(CollectiveKind kind, CollectiveAlgorithm algorithm,
+                                const std::vector<int>& group, double bytes, double seconds) {
+  store(group_handle(group), kind, algorithm, bytes, &Priced::seconds, seconds);
 }
 
 void PlanMemo::store_sm_share(CollectiveKind kind, CollectiveAlgorithm algorithm,
                               int group_handle, double bytes, double share) {
-  if (group_handle < 0) return;
-  const auto k = static_cast<std::uint8_t>(kind), a = static_cast<std::uint8_t>(algorithm);
-  const std::uint64_t h = key_hash(group_handle, k, a, bytes);
-  Priced& x = entry(h, group_handle, k, a, bytes);
-  x.share = share;
-  recent_of(h) = x;
+  store(group_handle, kind, algorithm, bytes, &Priced::share, share);
 }
 
 const NcclGroupShape* PlanMemo::nccl_shape(const std::vector<int>& group, const NcclTable* table) {

@@ -270,6 +270,10 @@ class PlanMemo {
   // The table's entry for the key, made (both figures unknown) if new.
   Priced& entry(std::uint64_t hash, int group, std::uint8_t kind, std::uint8_t algorithm,
                 double bytes);
+  // Sets one figure of the key's entry (and the recent table's copy);
+  // nothing for a refused group (-1).
+  void store(int group, CollectiveKind kind, CollectiveAlgorithm algorithm, double bytes,
+             double Priced::*figure, double value);
   std::optional<double> missed() {
     ++misses_;
     return std::nullopt;
