@@ -259,6 +259,12 @@ class Engine {
   };
   std::vector<double> chan_capacity_;
   std::vector<ChannelUse> chan_;
+  // Channels of NCCL's steps faster than their route's links, on which they
+  // run alone (collective_route_index): what they carry is on no link of
+  // the topology (SimResult::off_link_bytes). `shortcut_off_link_`: the same
+  // bytes of the collectives run by a shortcut.
+  std::vector<ChannelId> alone_channels_;
+  double shortcut_off_link_ = 0;
   // Routes between device pairs, resolved on first use.
   std::vector<std::int32_t> route_dense_;  // src * D + dst, when D is small
   std::unordered_map<std::uint64_t, std::int32_t> route_map_;

@@ -202,6 +202,7 @@ bool Engine::split_held(CollectiveId c) {
   replay_hold(c, in, now_, true);
   if (entry >= 0) {
     // The shortcut's figures out (the replay put back what was carried).
+    shortcut_off_link_ -= shortcuts_table_.entries[static_cast<size_t>(entry)].off_link_bytes;
     for (const auto& u : shortcuts_table_.entries[static_cast<size_t>(entry)].channels) {
       chan_[static_cast<size_t>(u.channel)].bytes -= u.bytes;
       chan_[static_cast<size_t>(u.channel)].busy -= u.busy_seconds;

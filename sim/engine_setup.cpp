@@ -103,6 +103,7 @@ Result<std::int32_t> Engine::collective_route_index(std::int32_t src, std::int32
     } else {
       info.count = 1;
       if (plain.count > 0) info.trace_channel = route_channels_[static_cast<size_t>(plain.first)];
+      alone_channels_.push_back(channel);
     }
     route_channels_.push_back(channel);
     slot = static_cast<std::int32_t>(routes_.size());
@@ -650,6 +651,8 @@ SimResult Engine::result() {
   r.network = opt_.network;
   r.flows = flows_;
   r.collectives_shortcut = shortcuts_;
+  r.off_link_bytes = shortcut_off_link_;
+  for (const ChannelId c : alone_channels_) r.off_link_bytes += chan_[static_cast<size_t>(c)].bytes;
   r.collectives_split = splits_;
   r.holds_again = holds_again_;
   const auto nd = static_cast<size_t>(p_.num_devices);

@@ -154,6 +154,7 @@ nlohmann::json simulation_json(const SimResult& r, const Program& p, const Topol
                        {"occupancy", l.occupancy},
                        {"capacity_bytes_per_second", l.capacity_bytes_per_second}});
   j["links"] = links;
+  if (r.off_link_bytes > 0) j["off_link_bytes"] = r.off_link_bytes;
   json oom = json::array();
   for (const OomEvent& e : r.oom) {
     json big = json::array();
@@ -301,7 +302,8 @@ std::string simulation_text(const SimResult& r, const Program& p, const Topology
   });
   line("");
   if (order.empty()) {
-    line("links: no bytes crossed any link");
+    line(r.off_link_bytes > 0 ? "links: no bytes crossed a link of the topology (below)"
+                              : "links: no bytes crossed any link");
   } else {
     line("busiest links (used: bytes / (capacity x step); occupied: time any flow was on it / step):");
     for (size_t i = 0; i < order.size() && i < 8; ++i) {
@@ -311,6 +313,12 @@ std::string simulation_text(const SimResult& r, const Program& p, const Topology
                        format_bandwidth(l.capacity_bytes_per_second)));
     }
   }
+  if (r.off_link_bytes > 0)
+    line(fmt::format("  and {} on no link: the steps of NCCL's collectives that its model runs "
+                     "faster than their route's links (NVLS, rings over several rails or NVLinks "
+                     "whose bus bandwidth NCCL's table puts above one link's) run on channels of "
+                     "their own (docs/simulator.md, \"Collectives under NCCL's model\")",
+                     format_bytes(r.off_link_bytes)));
 
   line("");
   if (!r.devices.empty()) {

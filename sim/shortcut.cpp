@@ -430,6 +430,7 @@ Result<std::int32_t> ShortcutPlan::entry(CollectiveId c, std::int32_t pattern) {
   }
   ShortcutEntry e;
   e.duration_seconds = r->step_seconds;
+  e.off_link_bytes = r->off_link_bytes;
   for (const LinkStats& l : r->links)
     if (l.bytes > 0 || l.busy_seconds > 0)
       e.channels.push_back(ChannelUse{l.channel, l.bytes, l.busy_seconds});

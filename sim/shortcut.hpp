@@ -46,6 +46,7 @@ struct ShortcutTransfer {
 struct ShortcutEntry {
   double duration_seconds = 0;  // from the end of the overhead to the last byte
   std::vector<ChannelUse> channels;
+  double off_link_bytes = 0;  // SimResult::off_link_bytes of its isolated run
   std::vector<ShortcutTransfer> transfers;  // when recording a trace, in the order they ended
 };
 

@@ -365,6 +365,7 @@ void Engine::collective_go(CollectiveId c) {
     // Channels provably its own: the isolated expansion's time and link use.
     const ShortcutEntry& e = shortcuts_table_.entries[static_cast<size_t>(sc)];
     ++shortcuts_;
+    shortcut_off_link_ += e.off_link_bytes;
     for (const auto& u : e.channels) {
       chan_[static_cast<size_t>(u.channel)].bytes += u.bytes;
       chan_[static_cast<size_t>(u.channel)].busy += u.busy_seconds;

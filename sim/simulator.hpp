@@ -149,6 +149,12 @@ struct SimResult {
   // when the previous one ends (a collective through its last-arriving rank).
   std::vector<TaskId> critical_path;
   std::int64_t collectives_shortcut = 0;  // collectives run by the closed-form shortcut
+  // Bytes that NCCL's collectives moved on channels of their own because
+  // NCCL's model runs their steps faster than their route's links (NVLS;
+  // rings over several rails or NVLinks, whose bus bandwidth NCCL's table
+  // puts above one link's): on no link in `links`
+  // (docs/simulator.md, "Collectives under NCCL's model").
+  double off_link_bytes = 0;
   // Collectives the checked shortcut held until a flow joined their channels,
   // then expanded from that instant on (not counted in collectives_shortcut).
   std::int64_t collectives_split = 0;

@@ -53,6 +53,38 @@ TEST(NcclSimulated, DgxH100AllReduceTakesNcclsChoice) {
   }
 }
 
+// Where the bytes go (SimResult::off_link_bytes). NVLS's steps run faster
+// than the NVLinks, on channels of their own: the 1 GiB AllReduce's ring
+// expansion, 2 (n - 1) = 14 steps of 2^30 / 8 bytes from each of the 8
+// ranks, moves 14 GiB on no link of the topology, and the links report
+// none of it. The 64 KiB ring LL runs slower than its route, so it shares
+// the links: each of its 14 x 8 messages of 8 KiB crosses two (GPU ->
+// NVSwitch -> GPU), 14 x 65536 x 2 bytes on the links, none off them.
+// Exact or by shortcut, either network model, the same.
+TEST(NcclSimulated, BytesOffTheLinksAreCounted) {
+  auto t = make_preset("dgx-h100");
+  ASSERT_TRUE(t.is_ok());
+  const HardwareProfile h = HardwareProfile::defaults();
+  auto on_links = [](const SimResult& r) {
+    double x = 0;
+    for (const LinkStats& l : r.links) x += l.bytes;
+    return x;
+  };
+  for (auto net : {NetworkModel::kIdeal, NetworkModel::kFlow})
+    for (bool exact : {false, true}) {
+      const SimResult big = run(
+          one_collective(8, CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, kGiB), *t, h,
+          net, exact);
+      EXPECT_LT(rel_err(big.off_link_bytes, 14 * kGiB), 1e-12) << big.off_link_bytes;
+      EXPECT_EQ(on_links(big), 0.0);
+      const SimResult small =
+          run(one_collective(8, CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, 65536.0),
+              *t, h, net, exact);
+      EXPECT_EQ(small.off_link_bytes, 0.0);
+      EXPECT_LT(rel_err(on_links(small), 14 * 65536.0 * 2), 1e-12) << on_links(small);
+    }
+}
+
 // Four DGX H100 nodes, 32 ranks, AllReduce of 256 MiB: NCCL picks NVLS-tree,
 // per channel min(68.95, 46.0, 45.5) x 8 channels = 364 GB/s, and its
 // pipeline takes two loops of 16 x 8 x 64 KiB = 8 MiB more: 108.6 us +

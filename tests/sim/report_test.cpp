@@ -113,6 +113,24 @@ TEST(Report, ManyDevicesAreSummarised) {
   EXPECT_NE(s.find("busy         min"), std::string::npos) << s;
   EXPECT_EQ(simulation_json(r, p, t)["devices"].size(), 20u);
   EXPECT_NE(s.find("links: no bytes crossed any link"), std::string::npos);
+  EXPECT_FALSE(simulation_json(r, p, t).contains("off_link_bytes"));
+}
+
+// Bytes NCCL's collectives moved on channels of their own (SimResult::
+// off_link_bytes; tests/sim/nccl_collective_test.cpp counts them) are said
+// apart from the links, in the text and the JSON, and a step whose links
+// carried nothing else does not say that no bytes moved.
+TEST(Report, BytesOffTheLinksAreSaidApart) {
+  const Topology t = star(2, 100e9, 2e-6);
+  ProgramBuilder b("off", 2);
+  b.add_gemm(b.stream(0, "compute"), 1024, 1024, 1024, DType::kBF16, "mm");
+  const Program p = build(std::move(b));
+  SimResult r = run(p, t, plain_profile());
+  r.off_link_bytes = 3 * 1073741824.0;
+  const std::string s = simulation_text(r, p, t);
+  EXPECT_NE(s.find("links: no bytes crossed a link of the topology (below)"), std::string::npos) << s;
+  EXPECT_NE(s.find("and 3.00 GiB on no link"), std::string::npos) << s;
+  EXPECT_EQ(simulation_json(r, p, t)["off_link_bytes"].get<double>(), 3 * 1073741824.0);
 }
 
 }  // namespace

@@ -85,6 +85,7 @@ inline void expect_close_figures(const SimResult& a, const SimResult& e, double 
     EXPECT_LE(rel_err(a.devices[d].idle_seconds, e.devices[d].idle_seconds), tolerance) << d;
     EXPECT_LE(rel_err(a.devices[d].exposed_comm_seconds, e.devices[d].exposed_comm_seconds), tolerance) << d;
   }
+  EXPECT_NEAR(a.off_link_bytes, e.off_link_bytes, tolerance * std::max(1.0, e.off_link_bytes));
   ASSERT_EQ(a.links.size(), e.links.size());
   for (size_t l = 0; l < a.links.size(); ++l) {
     EXPECT_NEAR(a.links[l].bytes, e.links[l].bytes, tolerance * std::max(1.0, e.links[l].bytes)) << l;

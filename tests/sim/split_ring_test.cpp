@@ -105,6 +105,29 @@ TEST(SplitRing, GoesOnExpandedFromTheInstantAFlowJoins) {
     }
 }
 
+// Under NCCL's model (the preset's profile) the ring's steps across nodes
+// run on channels of their own, off the links (SimResult::off_link_bytes),
+// and those within a node share the NVLinks, where a transfer from GPU 0 to
+// 1 joins and splits it: the bytes off the links, the shortcut's taken out
+// at the split and the replay's put back, are the full expansion's.
+TEST(SplitRing, UnderNcclsModelTheBytesOffTheLinksAreTheExpansions) {
+  auto t = make_preset("dgx-a100", 16);
+  ASSERT_TRUE(t.is_ok());
+  const HardwareProfile h = HardwareProfile::defaults();
+  const Program alone = ring_joined_by(CollectiveKind::kAllReduce, 0, {1e16});
+  const SimResult a = run(alone, *t, h, true, true);
+  const TaskId ring_task = alone.collectives()[0].tasks[0];
+  const double ring = a.task_end_seconds[static_cast<size_t>(ring_task)] -
+                      a.task_start_seconds[static_cast<size_t>(ring_task)];
+  const double per_flop = (a.task_end_seconds[0] - a.task_start_seconds[0]) / 1e16;
+  const Program p = ring_joined_by(CollectiveKind::kAllReduce, 0, {0.33 * ring / per_flop});
+  const SimResult split = run(p, *t, h, false, true);
+  const SimResult full = run(p, *t, h, true, true);
+  EXPECT_EQ(split.collectives_split, 1);
+  EXPECT_GT(full.off_link_bytes, 0);
+  testing::expect_close_figures(split, full, 1e-9);
+}
+
 // A held ring joined twice: split at the first transfer, held again when it
 // has left, split again from that state at the second, held again after it.
 TEST(SplitRing, SplitsAgainFromWhereItWasHeldAgain) {
