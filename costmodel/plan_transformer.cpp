@@ -833,6 +833,18 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       opt_seconds, dp_slowed,    layouts,           host_op,
       sc.simulation.devices_per_host};
   pipeline_step(st, degrees, rm, figures, ledgers, full, ledgers_on, e);
+  // Where the tensor-parallel collectives run (as the planner lowers them).
+  if (full && t > 1)
+    e.notes.push_back(
+        training && tr.tp_comm_overlap
+            ? "tensor-parallel collectives: the sequence-parallel all-gathers and reduce-scatters "
+              "beside their GEMMs (Transformer Engine's userbuffers, training.tp_comm_overlap: "
+              "the last chunk exposed, the GEMMs on the SMs left), the rest between kernels"
+        : training && tr.tp_backward_overlap
+            ? "tensor-parallel collectives: between kernels, on the critical path, except the "
+              "column-parallel backward's, beside its GEMMs (training.tp_backward_overlap)"
+            : "tensor-parallel collectives: between kernels, on the critical path (not "
+              "overlapped)");
   BRIGADE_RETURN_IF_ERROR(
       transformer_memory(topo, st, degrees, rm, templates, per, e_bytes, figures, full, e));
 

@@ -106,9 +106,9 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     e.notes.push_back(st.overlap ? "data-parallel gradients overlap the backward pass except the last "
                                    "bucket: exposed = max(last bucket, total - backward time)"
                                  : "data-parallel gradients are not overlapped (strategy.overlap: false)");
-  if (full && (t > 1 || p > 1))
-    e.notes.push_back("tensor-parallel collectives and pipeline sends are on the critical path "
-                      "(not overlapped)");
+  if (full && p > 1 && !(training && st.pipeline_engine == PipelineEngine::kDeepSpeed))
+    e.notes.push_back("pipeline sends: in the steady state beside the stage's next work; the "
+                      "pipeline's fill and drain wait for them");
   if (full && bt.host > 0 && figures.host_op > 0)
     e.notes.push_back(fmt::format(
         "host: {:.0f} operations a micro-batch on stage {}{}, {} of host time against "

@@ -850,5 +850,52 @@ TEST(EstimatePlan, DevicesPerHostSumTheirOperations) {
   })) << want;
 }
 
+// The notes say where the plan's tensor-parallel collectives and pipeline
+// sends run, as the judge times them: between kernels unless the column-
+// parallel backward's go beside its GEMMs (training.tp_backward_overlap,
+// on by default) or Transformer Engine's userbuffers take them; the
+// pipeline's sends beside the next work but in the fill and drain.
+TEST(EstimatePlan, NotesSayWhereTheTensorCollectivesAndSendsRun) {
+  auto notes_of = [](const Scenario& sc) {
+    auto e = estimate_plan(sc);
+    EXPECT_TRUE(e.is_ok()) << e.message();
+    std::string all;
+    if (e.is_ok())
+      for (const std::string& n : e->notes) all += n + "\n";
+    return all;
+  };
+  Scenario sc = tiny_gpt(4, 4);
+  sc.strategy.tensor = 2;
+  sc.strategy.pipeline = 2;
+  sc.training.global_batch = 2;
+  std::string n = notes_of(sc);
+  EXPECT_NE(n.find("tensor-parallel collectives: between kernels, on the critical path, except the "
+                   "column-parallel backward's"),
+            std::string::npos)
+      << n;
+  EXPECT_NE(n.find("pipeline sends: in the steady state beside the stage's next work"),
+            std::string::npos)
+      << n;
+  EXPECT_EQ(n.find("(not overlapped)"), std::string::npos) << n;
+  Scenario te = sc;
+  te.strategy.sequence_parallel = true;
+  te.training.tp_comm_overlap = true;
+  n = notes_of(te);
+  EXPECT_NE(n.find("tensor-parallel collectives: the sequence-parallel all-gathers and "
+                   "reduce-scatters beside their GEMMs"),
+            std::string::npos)
+      << n;
+  sc.training.tp_backward_overlap = false;
+  n = notes_of(sc);
+  EXPECT_NE(n.find("tensor-parallel collectives: between kernels, on the critical path (not "
+                   "overlapped)"),
+            std::string::npos)
+      << n;
+  sc.strategy.tensor = 1;
+  sc.strategy.data = 2;
+  n = notes_of(sc);
+  EXPECT_EQ(n.find("tensor-parallel collectives"), std::string::npos) << n;
+}
+
 }  // namespace
 }  // namespace brigade::cost
