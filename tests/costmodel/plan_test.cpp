@@ -864,37 +864,35 @@ TEST(EstimatePlan, NotesSayWhereTheTensorCollectivesAndSendsRun) {
       for (const std::string& n : e->notes) all += n + "\n";
     return all;
   };
+  auto says = [](const std::string& notes, const char* text) {
+    return notes.find(text) != std::string::npos;
+  };
   Scenario sc = tiny_gpt(4, 4);
   sc.strategy.tensor = 2;
   sc.strategy.pipeline = 2;
   sc.training.global_batch = 2;
   std::string n = notes_of(sc);
-  EXPECT_NE(n.find("tensor-parallel collectives: between kernels, on the critical path, except the "
-                   "column-parallel backward's"),
-            std::string::npos)
+  EXPECT_TRUE(says(n, "tensor-parallel collectives: between kernels, on the critical path, "
+                      "except the column-parallel backward's"))
       << n;
-  EXPECT_NE(n.find("pipeline sends: in the steady state beside the stage's next work"),
-            std::string::npos)
-      << n;
-  EXPECT_EQ(n.find("(not overlapped)"), std::string::npos) << n;
+  EXPECT_TRUE(says(n, "pipeline sends: in the steady state beside the stage's next work")) << n;
+  EXPECT_FALSE(says(n, "(not overlapped)")) << n;
   Scenario te = sc;
   te.strategy.sequence_parallel = true;
   te.training.tp_comm_overlap = true;
   n = notes_of(te);
-  EXPECT_NE(n.find("tensor-parallel collectives: the sequence-parallel all-gathers and "
-                   "reduce-scatters beside their GEMMs"),
-            std::string::npos)
+  EXPECT_TRUE(says(n, "tensor-parallel collectives: the sequence-parallel all-gathers and "
+                      "reduce-scatters beside their GEMMs"))
       << n;
   sc.training.tp_backward_overlap = false;
   n = notes_of(sc);
-  EXPECT_NE(n.find("tensor-parallel collectives: between kernels, on the critical path (not "
-                   "overlapped)"),
-            std::string::npos)
+  EXPECT_TRUE(says(n, "tensor-parallel collectives: between kernels, on the critical path (not "
+                      "overlapped)"))
       << n;
   sc.strategy.tensor = 1;
   sc.strategy.data = 2;
   n = notes_of(sc);
-  EXPECT_EQ(n.find("tensor-parallel collectives"), std::string::npos) << n;
+  EXPECT_FALSE(says(n, "tensor-parallel collectives")) << n;
 }
 
 }  // namespace
