@@ -377,9 +377,10 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
       st.virtual_stages > 1)
     out.push_back(
         {"interleaved 1F1B: the closed form's bubble ((sum - max of the stage times) / v) "
-         "averages over the model chunks and its activations in flight count Megatron-LM's "
-         "warm-up chunks; the simulator runs the schedule's exact order: step within 2%, "
-         "memory within 1%",
+         "averages over the model chunks, its fill and drain wait for every send of a "
+         "micro-batch (exact for equal stages while a send is shorter than a chunk's "
+         "forward), and its activations in flight count Megatron-LM's warm-up chunks; the "
+         "simulator runs the schedule's exact order: step within 2%, memory within 1%",
          0.02, 0, 0.01, false});
   else if (transformer && training && st.pipeline > 1 &&
            st.pipeline_engine == PipelineEngine::kDeepSpeed)
@@ -392,7 +393,8 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
                    0.02, 0, 0, false});
   else if (transformer && st.pipeline > 1)
     out.push_back({"pipeline: the closed form's schedule, m x the slowest stage + the others once + "
-                   "one micro-batch's sends through the pipeline and back, is exact for stages of "
+                   "one micro-batch's sends through the pipeline and back (+ in 1F1B's steady "
+                   "state the wait for each round trip's sends), is exact for stages and sends of "
                    "equal time; stages of unequal time (the embedding, the logits) shift the "
                    "simulated fill and drain: step within 0.1%",
                    0.001, 0, 0, false});

@@ -29,19 +29,34 @@ std::string_view schedule_label(PipelineSchedule s) {
 void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const RankMap& rm,
                    const StageFigures& figures, std::span<CommLedger> ledgers, bool full,
                    bool ledgers_on, PlanEstimate& e) {
-  const int p = x.p, v = x.v, t = x.t, dg = x.dg;
+  const int p = x.p, v = x.v, dg = x.dg;
   const std::int64_t m = x.m;
   const bool training = x.training;
   const std::span<const StageTimes> stages = figures.times;
   const std::span<const double> per_step_extra = figures.per_step_extra;
   const std::span<const double> opt_seconds = figures.opt_seconds;
   // Pipeline schedule (Narayanan et al. 2021 §2.2): with per-micro-batch stage times T_i,
-  //   pipeline = m max T_i + (sum T_i - max T_i) / v + the sends of one micro-batch
-  // through every stage and back (the fill and the drain wait for them; in the steady
-  // state a stage's sends run beside its next step), i.e. (m + p - 1) T + 2(p - 1) send
-  // for uniform stages: a bubble of (p-1)/m (GPipe, 1F1B) or (p-1)/(v m) (interleaved)
-  // of the ideal time. Per-step work (gradient sync, parameter gathers, the optimizer)
-  // follows; the step ends when the slowest stage's has.
+  //   pipeline = m max T_i + (sum T_i - max T_i) / v + every send of one micro-batch,
+  // forward through all p v model chunks and back (the fill and the drain wait for them;
+  // in the steady state a stage's sends run beside its next step), i.e. for equal stages
+  // (m + p - 1) T + 2(p - 1) send (GPipe, 1F1B: a bubble of (p-1)/m of the ideal time)
+  // or m T + (p - 1) T / v + 2(v p - 1) send (interleaved: a bubble of (p-1)/(v m)).
+  // The interleaved sends are not divided by v: Megatron-LM's warm-up is tight around
+  // the ring of stages (stage 0 starts chunk c + 1 of a micro-batch p forward slots after
+  // chunk c, just when stage p - 1 finishes chunk c without sends), so each of the v
+  // rounds of the fill waits for p sends, and so does each round of the drain; exact
+  // for equal stages while a send is no longer than a chunk's forward (docs/costmodel.md,
+  // "Pipeline schedule"). 1F1B (one chunk) has no such slack in its steady state either:
+  // stage i's backward of micro-batch k follows its forward of k + p - i - 1 at once,
+  // and waits for the gradient from stage i + 1, whose forward of that micro-batch
+  // waited for stage i's send. Each micro-batch's round trip through the pipeline, the
+  // stages' work and every send (the chain), takes as long as p of their micro-batches,
+  // so a stage can go no faster than (sum T_i + chain) / p a micro-batch (the cycle's
+  // mean); where that is above max T_i, the gap is paid p ((m - 2) - floor((m - 2) / p))
+  // / (p - 1) times (~ m - 2: worked out from the schedule's order; exact for equal
+  // stages and sends). GPipe's and the forward-only orders have no cycle. Per-step work
+  // (gradient sync, parameter gathers, the optimizer) follows; the step ends when the
+  // slowest stage's has.
   //
   // With a host time per operation (figures.host_op), T_i is the longer of
   // the stage's device time D_i and its host's; every host issues from the
@@ -58,8 +73,23 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     chain += stages[i].pp;
   }
   const double d_slowest = stages.empty() ? 0 : stages[slowest].device_per_micro_batch();
+  double steady = 0;
+  if (!training && p > 1 && v > 1) {
+    // Forward only, interleaved: every group of p micro-batches goes round the
+    // stages v times, and with no backward to fill the gaps each of its v - 1
+    // returns to stage 0 waits for p sends, not only the first group's:
+    // (v p - 1) + (m / p - 1)(v - 1) p = (v - 1) m + p - 1 sends in all, at
+    // the chain's mean send.
+    steady = chain / (v * p - 1) * (static_cast<double>((v - 1) * m + p - 1) - (v * p - 1));
+  } else if (training && p > 1 && v == 1 && m >= 2 && st.schedule != PipelineSchedule::kGpipe) {
+    double t_sum = 0;
+    for (const StageTimes& s : stages) t_sum += s.per_micro_batch();
+    const double gap = std::max(0.0, (t_sum + chain) / p - t_max);
+    const std::int64_t k = m - 2;
+    steady = gap * p * static_cast<double>(k - k / p) / (p - 1);
+  }
   const double first_issue = figures.host_op > 0 && d_slowest >= t_max ? figures.host_op : 0;
-  e.step_seconds = md * t_max + (d_sum - d_slowest) / v + chain / v + extra_max + first_issue;
+  e.step_seconds = md * t_max + (d_sum - d_slowest) / v + chain + steady + extra_max + first_issue;
   {
     // The same schedule with kernels alone: T_i >= D_i >= K_i gives t_max >=
     // K_max and d_sum - d_slowest >= K_sum - K_max, so this is a floor under
@@ -107,8 +137,18 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
                                    "bucket: exposed = max(last bucket, total - backward time)"
                                  : "data-parallel gradients are not overlapped (strategy.overlap: false)");
   if (full && p > 1 && !(training && st.pipeline_engine == PipelineEngine::kDeepSpeed))
-    e.notes.push_back("pipeline sends: in the steady state beside the stage's next work; the "
-                      "pipeline's fill and drain wait for them");
+    e.notes.push_back(
+        v > 1 ? fmt::format("pipeline sends: beside the stage's next work; the fill and drain wait "
+                            "for every send of a micro-batch, {} each way through the {} model "
+                            "chunks (the interleaved warm-up leaves no slack around the stages)",
+                            v * p - 1, v * p)
+        : training && st.schedule != PipelineSchedule::kGpipe
+            ? std::string("pipeline sends: beside the stage's next work; the fill and drain wait "
+                          "for a micro-batch's sends there and back, and in 1F1B's steady state a "
+                          "backward waits for its round trip's sends where the stages leave no "
+                          "slack")
+            : std::string("pipeline sends: beside the stage's next work; the fill and drain wait "
+                          "for a micro-batch's sends there and back"));
   if (full && bt.host > 0 && figures.host_op > 0)
     e.notes.push_back(fmt::format(
         "host: {:.0f} operations a micro-batch on stage {}{}, {} of host time against "

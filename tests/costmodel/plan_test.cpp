@@ -107,8 +107,9 @@ TEST(EstimatePlan, PipelineBubbleByHand) {
 // p = 4) on links of alpha 1e-6 s and 1e10 B/s. The boundary tensor is
 // b s h x 2 B = 1 x 32 x 64 x 2 = 4096 B.
 //   megatron: sends beside the next step; one micro-batch's sends through
-//   the pipeline and back, 3 + 3 = 6 of x = 1e-6 + 4096 / 1e10 = 1.4096e-6 s:
-//   11 T + 6 x = 1.12459776e-4 + 8.4576e-6 = 1.20917376e-4 s.
+//   the pipeline and back, 3 + 3 = 6 of x = 1e-6 + 4096 / 1e10 = 1.4096e-6 s,
+//   and 10 x more in 1F1B's steady state (OneFOneBSteadyStateWaitsForItsSends):
+//   11 T + 16 x = 1.12459776e-4 + 2.25536e-5 = 1.35013376e-4 s.
 //   deepspeed: blocking, one after the other, in the stage's time: the end
 //   stages 2 x (T0 = T3 = T + 2x), the middle ones 4 x (T + 4x); no chain:
 //   m (T + 4x) + (sum - max) = 8 (T + 4x) + 3 T + (2 + 4 + 2) x = 11 T + 40 x
@@ -121,11 +122,14 @@ TEST(EstimatePlan, PipelineBubbleByHand) {
 // embedding's AllReduce over 'tensor' (ring, 2 ranks, 4096 B: 2 x 1e-6 +
 // 2 x (1/2) 4096 / 1e10 = 2.4096e-6 = 2g), so with T' a layer's time:
 //   megatron: T0 = T' + 2g the slowest, T1..T3 = T'; 8 (T' + 2g) + 3 T' + 6 x
-//   = 11 T' + 16 g + 6 x.
+//   = 11 T' + 16 g + 6 x, and the steady state's wait: the cycle's mean
+//   (4 T' + 2g + 6 x) / 4 is above T0 by 1.5 (x - g) = 3.072e-7 s, paid
+//   4 (6 - 1) / 3 = 20/3 times: 2.048e-6 s.
 //   deepspeed: T0 = T' + 2g + 2x' + 2g = T' + 6g, T1 = T2 = T' + 4x' + 3g =
 //   T' + 7g the slowest, T3 = T' + 2x' + g = T' + 3g; 8 (T' + 7g) + 3 T' +
 //   (6 + 7 + 3) g = 11 T' + 72 g.
-//   deepspeed - megatron = 56 g - 6 x = 6.74688e-5 - 8.4576e-6 = 5.90112e-5 s.
+//   deepspeed - megatron = 56 g - 6 x - 2.048e-6 = 6.74688e-5 - 8.4576e-6 -
+//   2.048e-6 = 5.69632e-5 s.
 TEST(EstimatePlan, DeepSpeedPipelineEngineByHand) {
   Scenario sc = tiny_gpt(4, 4, 0, 0);
   sc.topology = testing::round_star(4, 1e-6, 1e10, 0);
@@ -134,7 +138,7 @@ TEST(EstimatePlan, DeepSpeedPipelineEngineByHand) {
   sc.training.global_batch = 8;
   auto meg = estimate_plan(sc);
   ASSERT_TRUE(meg.is_ok()) << meg.message();
-  expect_rel(meg->step_seconds, 1.20917376e-4, 1e-9);
+  expect_rel(meg->step_seconds, 1.35013376e-4, 1e-9);
   sc.strategy.pipeline_engine = PipelineEngine::kDeepSpeed;
   auto ds = estimate_plan(sc);
   ASSERT_TRUE(ds.is_ok()) << ds.message();
@@ -156,13 +160,81 @@ TEST(EstimatePlan, DeepSpeedPipelineEngineByHand) {
   sc.strategy.pipeline_engine = PipelineEngine::kDeepSpeed;
   auto ds2 = estimate_plan(sc);
   ASSERT_TRUE(ds2.is_ok()) << ds2.message();
-  expect_rel(ds2->step_seconds - meg2->step_seconds, 5.90112e-5, 1e-6);
+  expect_rel(ds2->step_seconds - meg2->step_seconds, 5.69632e-5, 1e-6);
   const CommunicationEstimate* gathers = find_comm(*ds2, "pipeline", "allgather");
   ASSERT_NE(gathers, nullptr);
   EXPECT_DOUBLE_EQ(gathers->count, 3 * 8.0);  // a middle stage: 3 a micro-batch
   const CommunicationEstimate* parts = find_comm(*ds2, "pipeline", "p2p");
   ASSERT_NE(parts, nullptr);
   EXPECT_DOUBLE_EQ(parts->bytes, 16 * 2048.0);
+}
+
+// 1F1B's steady state (docs/costmodel.md, "Pipeline schedule"): stage i's
+// backward of micro-batch k comes right after its forward of k + p - i - 1
+// and waits for the gradient from stage i + 1, whose forward of k waited for
+// stage i's send, so each micro-batch's round trip (every stage's work and
+// the 2(p - 1) sends) spans p micro-batches of a stage, and a stage runs no
+// faster than the cycle's mean, (sum T_i + chain) / p.
+// PipelineBubbleByHand's 1F1B plan (p = 4, m = 8, one layer a stage, T =
+// 1.0223616e-5 s) on links of x = 1.4096e-6 s, embeddings untied:
+//   no vocabulary (equal stages): the cycle's mean is T + 6x / 4, 1.5 x
+//   above T, paid 4 ((8 - 2) - floor(6 / 4)) / 3 = 20/3 times: 10 x, on top
+//   of the fill's and drain's 6 x: 11 T + 16 x (worked through the order by
+//   hand, and the simulator's: tests/planner/cross_judge_test.cpp).
+//   a vocabulary of 512: the last stage's head (logits 2 s h V = 2,097,152
+//   FLOP forward, twice that backward: 6.291456e-6 s) makes it the slowest
+//   by more than the round trip's sends (6.29e-6 x 3 = 1.89e-5 > 6 x =
+//   8.46e-6 s): the cycle's mean is below it and the steady state waits for
+//   nothing. The sends cost the fill's and drain's 6 x, the step with the
+//   links minus the step with free ones.
+TEST(EstimatePlan, OneFOneBSteadyStateWaitsForItsSends) {
+  const double T = 1.0223616e-5, x = 1.4096e-6;
+  auto step = [](std::int64_t vocab, bool free_links) {
+    Scenario sc = tiny_gpt(4, 4, 0, vocab);
+    sc.transformer.tie_embeddings = false;
+    if (free_links) sc.topology = testing::round_star(4, 0, 1e30, 0);
+    sc.strategy.pipeline = 4;
+    sc.training.global_batch = 8;
+    sc.strategy.schedule = PipelineSchedule::k1F1B;
+    auto e = estimate_plan(sc);
+    EXPECT_TRUE(e.is_ok()) << e.message();
+    return e.is_ok() ? e->step_seconds : 0.0;
+  };
+  expect_rel(step(0, false), 11 * T + 16 * x, 1e-9);
+  expect_rel(step(0, true), 11 * T, 1e-9);
+  expect_rel(step(512, false) - step(512, true), 6 * x, 1e-6);
+}
+
+// The interleaved schedule's sends (docs/costmodel.md, "Pipeline schedule"):
+// PipelineBubbleByHand's interleaved plan (p = 4, m = 8, v = 2, one layer a
+// chunk, T = 2 layers = 2.0447232e-5 s a micro-batch) on links of alpha
+// 1e-6 s and 1e10 B/s, a send x = 1e-6 + 4096 / 1e10 = 1.4096e-6 s (below a
+// chunk's forward, 3,407,872 / 1e12 = 3.41e-6 s).
+//   Megatron-LM's warm-up is tight around the ring: stage 0 starts chunk 1
+//   of micro-batch 0 p = 4 forward slots after chunk 0, just when stage 3
+//   ends chunk 0 if sends took no time. So the fill waits for every forward
+//   send of a micro-batch, v p - 1 = 7 hops, and the drain for every
+//   backward send, 7 more: 14 x, where one chunk's trip (2(p - 1) = 6) or
+//   14 x / v = 7 x is short.
+//   step = 8 T + 3 T / 2 + 14 x = 1.94248704e-4 + 1.97344e-5 = 2.13983104e-4 s.
+// Worked through the schedule's order by hand for 1F1B (v = 1), the sends
+// are one micro-batch's trip there and back, 6 x: 11 T' + 6 x (T' = one
+// layer), as DeepSpeedPipelineEngineByHand's megatron figure.
+TEST(EstimatePlan, InterleavedFillAndDrainWaitForEverySend) {
+  Scenario sc = tiny_gpt(4, 8, 0, 0);
+  sc.strategy.pipeline = 4;
+  sc.training.global_batch = 8;
+  sc.strategy.schedule = PipelineSchedule::kInterleaved;
+  sc.strategy.virtual_stages = 2;
+  auto e = estimate_plan(sc);
+  ASSERT_TRUE(e.is_ok()) << e.message();
+  expect_rel(e->step_seconds, 2.13983104e-4, 1e-9);
+  // The report follows stage 0 (equal stages: the first): its own sends, 3
+  // a micro-batch (chunk 0's and chunk 1's forward out, chunk 1's gradient
+  // back; chunk 0 has no stage before it), are its exposed communication;
+  // the other 11 it waits for, in its bubble.
+  expect_rel(e->bubble_seconds, 3 * 2.0447232e-5 / 2 + 11 * 1.4096e-6, 1e-9);
+  expect_rel(e->exposed_communication_seconds, 3 * 1.4096e-6, 1e-9);
 }
 
 // Pipeline memory: 1F1B's first stage holds p = 4 micro-batches of its layer, the last one 1;
@@ -875,7 +947,20 @@ TEST(EstimatePlan, NotesSayWhereTheTensorCollectivesAndSendsRun) {
   EXPECT_TRUE(says(n, "tensor-parallel collectives: between kernels, on the critical path, "
                       "except the column-parallel backward's"))
       << n;
-  EXPECT_TRUE(says(n, "pipeline sends: in the steady state beside the stage's next work")) << n;
+  EXPECT_TRUE(says(n, "pipeline sends: beside the stage's next work; the fill and drain wait "
+                      "for a micro-batch's sends there and back, and in 1F1B's steady state"))
+      << n;
+  {
+    Scenario il = tiny_gpt(2, 4);
+    il.strategy.pipeline = 2;
+    il.strategy.schedule = PipelineSchedule::kInterleaved;
+    il.strategy.virtual_stages = 2;
+    il.training.global_batch = 4;
+    const std::string ni = notes_of(il);
+    EXPECT_TRUE(says(ni, "the fill and drain wait for every send of a micro-batch, 3 each way "
+                         "through the 4 model chunks"))
+        << ni;
+  }
   EXPECT_FALSE(says(n, "(not overlapped)")) << n;
   Scenario te = sc;
   te.strategy.sequence_parallel = true;

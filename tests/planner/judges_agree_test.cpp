@@ -40,11 +40,11 @@ double rel_diff(double a, double b) { return std::fabs(a - b) / std::max(a, b); 
 // the same kernels, collectives and sends; the closed form is exact on a
 // plan without overlap (row_sharded_matmul, sharded_mlp, risk_inference,
 // ring_allreduce_8, manual_two_chefs agree to 1e-5). What it ignores:
-//  - pipeline sends: it puts every send on the critical path (m x one
-//    send per stage); the simulator runs them on their own stream beside
-//    the next micro-batch's compute, so only fill and drain wait for them
-//    (most of the 4.4% on gpt3_175b_1024 and 2% on llm_13b_128gpu, where
-//    the closed form is the slower);
+//  - pipeline sends: it adds the ones on the schedule's path for stages
+//    of equal time (the fill's and drain's, and 1F1B's steady-state wait
+//    for each round trip: docs/costmodel.md, "Pipeline schedule"); the
+//    simulator meets those its exact order puts there, fewer where a
+//    slower stage leaves the others slack;
 //  - data-parallel gradient buckets: it overlaps them with ONE micro-batch's
 //    backward (exposed = max(last bucket, total - backward),
 //    docs/costmodel.md); the simulator with whatever compute really runs
