@@ -118,6 +118,11 @@ class PlanChecker {
   // 2021: no interleaving, no GPipe, no sequence or context parallelism.
   Status check_pipeline_engine() {
     if (st_.pipeline_engine != PipelineEngine::kDeepSpeed) return Status::ok();
+    if (st_.pipeline_scatter_gather)
+      return at("strategy.pipeline_scatter_gather",
+                "found pipeline_scatter_gather with pipeline_engine deepspeed; expected "
+                "pipeline_engine megatron (Megatron-LM's scatter-gather of the boundary tensor; "
+                "DeepSpeed's engine always sends 1/tensor of it a rank)");
     const std::string_view key = "strategy.pipeline_engine";
     if (s_.model_kind != ModelKind::kTransformer)
       return at(std::string(key), "found pipeline_engine deepspeed with " +

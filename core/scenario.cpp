@@ -655,7 +655,7 @@ class ScenarioReader {
     BRIGADE_RETURN_IF_ERROR(c.check_keys(
         {"data", "tensor", "pipeline", "expert", "context", "sequence_parallel", "schedule",
          "virtual_stages", "zero", "zero3_prefetch", "data_mode", "rank_order", "bucket", "overlap",
-         "overlap_param_gather", "algorithm", "pipeline_engine"}));
+         "overlap_param_gather", "algorithm", "pipeline_engine", "pipeline_scatter_gather"}));
     // A degree above the device limit can never match a topology; bounding
     // each keeps their product far inside 64 bits.
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t data, c.get_int("data", 1, 1, Limits::kMaxDevices));
@@ -689,6 +689,8 @@ class ScenarioReader {
         c.get_enum("pipeline_engine", PipelineEngine::kMegatron,
                    choices_of({PipelineEngine::kMegatron, PipelineEngine::kDeepSpeed},
                               pipeline_engine_name)));
+    BRIGADE_ASSIGN_OR_RETURN(st.pipeline_scatter_gather,
+                             c.get_bool("pipeline_scatter_gather", false));
     // Read whatever the stage; only ZeRO-3 uses it (docs/scenario-format.md).
     BRIGADE_ASSIGN_OR_RETURN(
         st.zero3_prefetch,

@@ -332,6 +332,15 @@ struct StrategySpec {
   bool sequence_parallel = false;
   PipelineSchedule schedule = PipelineSchedule::k1F1B;
   PipelineEngine pipeline_engine = PipelineEngine::kMegatron;
+  // Megatron-LM's scatter-gather of the pipeline's boundary tensor
+  // (Narayanan et al. 2021 §4.1; megatron/p2p_communication.py from
+  // 72b1e42f, 2021-02-16, on by default, until Megatron-Core's of
+  // 2023-01): without sequence parallelism each tensor rank sends 1/tensor
+  // of it, and the receiving stage all-gathers it back over 'tensor' on the
+  // compute stream. Off: Megatron-Core's whole tensor on every rank. No
+  // effect with sequence parallelism (the boundary is already split) or
+  // tensor 1; refused with pipeline_engine deepspeed (which always splits).
+  bool pipeline_scatter_gather = false;
   int virtual_stages = 1;            // interleaved 1F1B: model chunks per device
   int zero = 0;                      // 0 (none), 1, 2, 3 (3 = FSDP)
   // ZeRO-3's prefetch at the passes' boundaries; ignored with zero 0-2.

@@ -48,6 +48,12 @@ void write_strategy(const Scenario& orig, const Scenario& edited, YAML::Node roo
   if ((all && b.pipeline_engine != PipelineEngine::kMegatron) ||
       a.pipeline_engine != b.pipeline_engine)
     set(st, "pipeline_engine", std::string(pipeline_engine_name(b.pipeline_engine)));
+  if ((all && b.pipeline_scatter_gather) || a.pipeline_scatter_gather != b.pipeline_scatter_gather) {
+    if (b.pipeline_scatter_gather)
+      set(st, "pipeline_scatter_gather", true);
+    else
+      st.remove("pipeline_scatter_gather");
+  }
   if (all || a.virtual_stages != b.virtual_stages) set(st, "virtual_stages", b.virtual_stages);
   if (all || a.zero != b.zero) set(st, "zero", b.zero);
   if ((all && b.zero3_prefetch != Zero3Prefetch::kPerPass) || a.zero3_prefetch != b.zero3_prefetch)

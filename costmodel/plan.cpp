@@ -391,6 +391,15 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
                    "stages' exchanges: step within 2% where they are small beside a stage's "
                    "compute",
                    0.02, 0, 0, false});
+  else if (transformer && training && st.pipeline > 1 && st.tensor > 1 &&
+           st.pipeline_scatter_gather && !st.sequence_parallel &&
+           st.schedule == PipelineSchedule::k1F1B)
+    out.push_back({"pipeline_scatter_gather in 1F1B: the end stages all-gather the boundary "
+                   "once a micro-batch and the middle ones twice, so the stages are of unequal "
+                   "time, and the closed form's wait in the steady state for each round trip's "
+                   "sends is the cycle's mean, exact only for equal stages; the simulator runs "
+                   "the order: step within 1%",
+                   0.01, 0, 0, false});
   else if (transformer && st.pipeline > 1)
     out.push_back({"pipeline: the closed form's schedule, m x the slowest stage + the others once + "
                    "one micro-batch's sends through the pipeline and back (+ in 1F1B's steady "

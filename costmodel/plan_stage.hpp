@@ -139,7 +139,9 @@ struct StageTimes {
   // strategy.pipeline_engine deepspeed: the stage's blocking sends and
   // receives of one micro-batch, one after the other, and the AllGathers
   // that rebuild the boundary tensor (in the stage's own time; pp is 0);
-  // ds_gather: one such AllGather over the stage's tensor group.
+  // with Megatron-LM's strategy.pipeline_scatter_gather, the AllGathers
+  // after its receives (its sends still in pp); ds_gather: one such
+  // AllGather over the stage's tensor group.
   double pp_blocking = 0, ds_gather = 0;
   double zero_exposed = 0;                  // ZeRO-2/3 per-micro-batch traffic left exposed
   // Context parallelism's KV ring per micro-batch: hops, bytes sent, their
@@ -147,8 +149,8 @@ struct StageTimes {
   double cp_calls = 0, cp_bytes = 0, cp_seconds = 0, cp_exposed = 0;
   // The stage's own time per micro-batch. Megatron's pipeline sends are not in
   // it: they run on their own stream beside its next step (the planner's
-  // `pp`), so only the pipeline's fill and drain wait for them; DeepSpeed's
-  // block the stage (pp_blocking).
+  // `pp`), so only the schedule's path waits for them; DeepSpeed's block
+  // the stage (pp_blocking), as do the scatter-gather's AllGathers.
   // The operations its host issues per micro-batch (kernels, collectives,
   // sends) and their time at the stage's host time per operation
   // (DeviceProfile::host_op_seconds; 0 without one): the host runs ahead of

@@ -207,6 +207,16 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // size): a stage's layers repeat them (price_on_stage).
   std::vector<PricedCollective>& tp_priced = work.tp_priced;
   const double pp_bytes = p > 1 ? pipeline_boundary_bytes(shape) : 0.0;
+  // strategy.pipeline_scatter_gather (Megatron-LM 2021-02 .. 2023-01, Narayanan
+  // et al. 2021 §4.1): without sequence parallelism each tensor rank sends
+  // 1/t of the boundary and the receiving stage all-gathers it back over
+  // 'tensor' on its compute stream, once a receive (megatron/
+  // p2p_communication.py at 77efcccb, _communicate: split_tensor_into_1d_
+  // equal_chunks, then gather_split_1d_tensor).
+  const bool scatter_gather = p > 1 && t > 1 && st.pipeline_scatter_gather &&
+                              st.pipeline_engine == PipelineEngine::kMegatron &&
+                              !st.sequence_parallel;
+  const double pp_send_bytes = scatter_gather ? pp_bytes / t : pp_bytes;
   // The stage's tensor and data groups, built when a collective is priced.
   std::vector<int>& group = work.group;
   std::vector<int>& g = work.g;
@@ -253,11 +263,11 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     if (p == 1) return 0.0;
     auto send = [&](int to) {
       if (memo != nullptr)
-        return p2p_seconds(pp_bytes,
+        return p2p_seconds(pp_send_bytes,
                            memo->route_alpha_beta(rm.device(0, 0, i), rm.device(0, 0, to)));
       const Route& route = topo.route(rm.device(0, 0, i), rm.device(0, 0, to));
-      return p2p_seconds(pp_bytes, AlphaBeta{route_alpha_seconds(route, prof),
-                                             route_bandwidth_bytes_per_second(route, topo, prof)});
+      return p2p_seconds(pp_send_bytes, AlphaBeta{route_alpha_seconds(route, prof),
+                                                  route_bandwidth_bytes_per_second(route, topo, prof)});
     };
     std::optional<double> to_next, to_previous;
     double sends = 0, calls = 0;
@@ -273,8 +283,25 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       }
     }
     if (ledgers_on)
-      ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_bytes, m * sends, sends);
+      ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_send_bytes, m * sends, sends);
     return sends;
+  };
+  // scatter_gather: the AllGather after each receive, in the stage's own
+  // time (StageTimes::pp_blocking): one a chunk whose virtual stage has one
+  // before it (the activation), and in training one a chunk with one after
+  // it (the gradient).
+  auto scatter_gathers = [&](int i, double gather, CommLedger& ledger) {
+    if (!scatter_gather) return 0.0;
+    double receives = 0;
+    for (int c = 0; c < v; ++c) {
+      const int vs = c * p + i;
+      receives += vs > 0;
+      if (training) receives += vs < p * v - 1;
+    }
+    if (ledgers_on)
+      ledger.add("pipeline", "allgather", t, receives * m, receives * m * pp_bytes,
+                 receives * m * gather, receives * m * gather);
+    return receives * gather;
   };
   // strategy.pipeline_engine deepspeed (docs/costmodel.md "DeepSpeed's
   // pipeline engine"; DeepSpeed v0.5.8): p2p.send/recv are blocking
@@ -349,10 +376,11 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   DataParallelCarry carry;
   auto forward_send = [&](int from, int to) {
     if (memo != nullptr)
-      return p2p_seconds(pp_bytes, memo->route_alpha_beta(rm.device(0, 0, from), rm.device(0, 0, to)));
+      return p2p_seconds(pp_send_bytes,
+                         memo->route_alpha_beta(rm.device(0, 0, from), rm.device(0, 0, to)));
     const Route& route = topo.route(rm.device(0, 0, from), rm.device(0, 0, to));
-    return p2p_seconds(pp_bytes, AlphaBeta{route_alpha_seconds(route, prof),
-                                           route_bandwidth_bytes_per_second(route, topo, prof)});
+    return p2p_seconds(pp_send_bytes, AlphaBeta{route_alpha_seconds(route, prof),
+                                                route_bandwidth_bytes_per_second(route, topo, prof)});
   };
   const std::function<double(int, int)> send_forward = [&forward_send](int from, int to) {
     return forward_send(from, to);
@@ -469,6 +497,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           T.pp_blocking = deepspeed_sends(i, T.ds_gather, ledgers[0]);
         } else {
           T.pp = pipeline_sends(i, ledgers[0]);
+          T.pp_blocking = scatter_gathers(i, T.ds_gather, ledgers[0]);
         }
         continue;
       }
@@ -698,14 +727,15 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       ledger.add("context", "p2p", 2, T.cp_calls * m, T.cp_bytes * m, T.cp_seconds * m,
                  T.cp_exposed * m);
 
+    if ((deepspeed && t > 1) || scatter_gather) {
+      BRIGADE_ASSIGN_OR_RETURN(T.ds_gather, block_collective(CollectiveKind::kAllGather, pp_bytes));
+    }
     if (deepspeed) {
-      if (t > 1) {
-        BRIGADE_ASSIGN_OR_RETURN(T.ds_gather, block_collective(CollectiveKind::kAllGather, pp_bytes));
-      }
       T.pp = 0;
       T.pp_blocking = deepspeed_sends(i, T.ds_gather, ledger);
     } else {
       T.pp = pipeline_sends(i, ledger);
+      T.pp_blocking = scatter_gathers(i, T.ds_gather, ledger);
     }
 
     // The host's issue per micro-batch (DeviceProfile::host_op_seconds): the
@@ -714,7 +744,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // slowest host's time per operation.
     if (host_op > 0) {
       const double sends = p > 1 ? 2.0 * v - (i == 0 ? 1 : 0) - (i == p - 1 ? 1 : 0) : 0;
-      T.host = (T.fwd_ops + T.bwd_ops + (training ? sends : sends / 2)) * host_op;
+      // (With scatter_gather, an AllGather after each receive: as many.)
+      T.host = (T.fwd_ops + T.bwd_ops + (training ? sends : sends / 2) * (scatter_gather ? 2 : 1)) *
+               host_op;
     }
 
     // Parameters this device keeps (one tensor-parallel rank of the stage).

@@ -149,6 +149,13 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
                           "slack")
             : std::string("pipeline sends: beside the stage's next work; the fill and drain wait "
                           "for a micro-batch's sends there and back"));
+  if (full && p > 1 && x.t > 1 && st.pipeline_scatter_gather && !st.sequence_parallel &&
+      st.pipeline_engine == PipelineEngine::kMegatron)
+    e.notes.push_back(fmt::format(
+        "pipeline sends: Megatron-LM's scatter-gather (strategy.pipeline_scatter_gather): each "
+        "tensor rank sends 1/{} of the boundary tensor, and the receiving stage all-gathers it "
+        "over 'tensor' after each receive, in its own time",
+        x.t));
   if (full && bt.host > 0 && figures.host_op > 0)
     e.notes.push_back(fmt::format(
         "host: {:.0f} operations a micro-batch on stage {}{}, {} of host time against "

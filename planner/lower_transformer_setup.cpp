@@ -90,6 +90,8 @@ Status prepare_setup(const Scenario& sc, Setup& s) {
   s.deepspeed =
       s.training && s.P > 1 && sc.strategy.pipeline_engine == PipelineEngine::kDeepSpeed;
   s.ds_part_bytes = s.T > 1 ? s.boundary_bytes / s.T : s.boundary_bytes;
+  s.scatter_gather = !s.deepspeed && s.P > 1 && s.T > 1 && sc.strategy.pipeline_scatter_gather &&
+                     !sc.strategy.sequence_parallel;
   if (!s.training) {
     s.layer.backward.clear();
     s.layer.recompute.clear();
@@ -331,6 +333,11 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
                         "all-gathers back (once before a forward, twice before a backward)"
                   : std::string()));
 
+  if (s.scatter_gather)
+    note("pipeline: Megatron-LM's scatter-gather (strategy.pipeline_scatter_gather): each tensor "
+         "rank sends 1/" + std::to_string(s.T) +
+         " of the boundary tensor, and the receiving stage's tensor group all-gathers it back "
+         "after each receive, on its compute stream");
   plan.view_of_device.assign(static_cast<size_t>(sc.topology.num_devices()), -1);
   plan.device_role.assign(static_cast<size_t>(sc.topology.num_devices()), "unused");
   for (int dev = 0; dev < N; ++dev) {

@@ -53,6 +53,10 @@ struct Setup {
   // AllGathers of the boundary over 'tensor' to rebuild it (lower_transformer_stage.cpp).
   bool deepspeed = false;
   double ds_part_bytes = 0;
+  // strategy.pipeline_scatter_gather (Megatron-LM's, without sequence
+  // parallelism, T > 1): each rank sends ds_part_bytes, the receiving
+  // stage all-gathers the boundary over 'tensor' before it uses it.
+  bool scatter_gather = false;
   std::unique_ptr<RankMap> ranks;
   std::vector<TaskId> send_base, recv_base;  // pipeline transfers, by key
   // deepspeed: where the receiver of a key is ready for it (its rendezvous), by key (bases).

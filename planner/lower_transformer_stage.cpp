@@ -500,7 +500,8 @@ void StageEmitter::send(int vs_to, int mb, bool forward) {
   const TaskId base = b_.num_tasks();
   for (int r = 0; r < R_; ++r) {
     const int peer = s_.ranks->device(r % s_.T, r / s_.T, to_stage);
-    const TaskId id = b_.add_transfer(pp_[static_cast<size_t>(r)], peer, boundary_bytes(),
+    const TaskId id = b_.add_transfer(pp_[static_cast<size_t>(r)], peer,
+                                      s_.scatter_gather ? s_.ds_part_bytes : boundary_bytes(),
                                       forward ? "send activations" : "send gradients",
                                       forward ? Phase::kForward : Phase::kBackward);
     b_.task(id).micro_batch = mb;
@@ -564,17 +565,38 @@ void StageEmitter::ds_exchange(int key, bool forward, int mb) {
     }
   }
   if (key < 0 || s_.T == 1) return;
+  const Kernel k = boundary_gather(tr_text("Reasons",
+                                           "DeepSpeed's pipeline engine sends 1/%1 of the boundary "
+                                           "tensor a rank; all-gather it back over 'tensor'"));
+  for (int n = 0; n < (forward ? 1 : 2); ++n)
+    tensor_collective(k, forward ? Phase::kForward : Phase::kBackward, -1, mb);
+}
+
+// Megatron's receive of `key`: the next task waits for the send; with
+// scatter_gather that task is the AllGather of the parts over 'tensor'
+// (megatron/p2p_communication.py at 77efcccb: gather_split_1d_tensor after
+// the receive, on the compute stream).
+void StageEmitter::receive(int key, bool forward, int mb) {
+  pend_.recv_keys.push_back(key);
+  if (!s_.scatter_gather) return;
+  tensor_collective(boundary_gather(tr_text("Reasons",
+                                            "Megatron-LM's scatter-gather sends 1/%1 of the "
+                                            "boundary tensor a rank; all-gather it back over "
+                                            "'tensor'")),
+                    forward ? Phase::kForward : Phase::kBackward, -1, mb);
+}
+
+// The AllGather that rebuilds the boundary tensor from its 1/T parts over
+// 'tensor' (DeepSpeed's engine, Megatron-LM's scatter-gather), its reason
+// `reason` with %1 the tensor degree.
+Kernel StageEmitter::boundary_gather(const std::string& reason) const {
   Kernel k;
   k.is_collective = true;
   k.collective = CollectiveKind::kAllGather;
   k.collective_bytes = s_.boundary_bytes;
   k.name = "pipe.allgather";
-  k.reason = fill_args(tr_text("Reasons",
-                               "DeepSpeed's pipeline engine sends 1/%1 of the boundary tensor a rank; "
-                               "all-gather it back over 'tensor'"),
-                       {std::to_string(s_.T)});
-  for (int n = 0; n < (forward ? 1 : 2); ++n)
-    tensor_collective(k, forward ? Phase::kForward : Phase::kBackward, -1, mb);
+  k.reason = fill_args(reason, {std::to_string(s_.T)});
+  return k;
 }
 
 // The receiver of `key` is ready once `ready` (a base, or kNone) has ended:
@@ -592,7 +614,7 @@ void StageEmitter::forward_step(const PipelineStep& st) {
   if (s_.deepspeed)
     ds_exchange(vs > 0 ? s_.key(vs, st.micro_batch, true) : -1, true, st.micro_batch);
   else if (vs > 0)
-    pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, true));
+    receive(s_.key(vs, st.micro_batch, true), true, st.micro_batch);
   auto& blocks = blocks_of(st.chunk);
   gathered_.assign(blocks.size(), {});
   take_prefetched();
@@ -660,7 +682,7 @@ void StageEmitter::backward_step(const PipelineStep& st, bool completing, bool f
   if (s_.deepspeed)
     ds_exchange(vs < s_.V - 1 ? s_.key(vs, st.micro_batch, false) : -1, false, st.micro_batch);
   else if (vs < s_.V - 1)
-    pend_.recv_keys.push_back(s_.key(vs, st.micro_batch, false));
+    receive(s_.key(vs, st.micro_batch, false), false, st.micro_batch);
   auto& blocks = blocks_of(st.chunk);
   gathered_.assign(blocks.size(), {});
   take_prefetched();

@@ -161,6 +161,8 @@ class StageEmitter {
   };
   std::optional<DsSend> ds_send_;
   TaskId ds_emit_send(int after_key);
+  void receive(int key, bool forward, int mb);
+  Kernel boundary_gather(const std::string& reason) const;
   void ds_exchange(int key, bool forward, int mb);
   void ds_ready_at(int key, TaskId ready);
   void forward_step(const PipelineStep& st);

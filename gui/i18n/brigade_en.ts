@@ -572,6 +572,10 @@
         <translation></translation>
     </message>
     <message>
+        <source>Megatron-LM&apos;s scatter-gather sends 1/%1 of the boundary tensor a rank; all-gather it back over &apos;tensor&apos;</source>
+        <translation></translation>
+    </message>
+    <message>
         <source>ZeRO-%1: sum the gradients over &apos;data&apos; bucket by bucket, each replica keeping the 1/%2 shard it updates</source>
         <translation></translation>
     </message>

@@ -566,6 +566,10 @@
         <translation>DeepSpeed 的流水线引擎让每个 rank 只发送边界张量的 1/%1；再经“tensor”轴 all-gather 回整个张量</translation>
     </message>
     <message>
+        <source>Megatron-LM&apos;s scatter-gather sends 1/%1 of the boundary tensor a rank; all-gather it back over &apos;tensor&apos;</source>
+        <translation>Megatron-LM 的分散—聚集优化让每个 rank 只发送边界张量的 1/%1；再经“tensor”轴 all-gather 回整个张量</translation>
+    </message>
+    <message>
         <source>ZeRO-%1: sum the gradients over &apos;data&apos; bucket by bucket, each replica keeping the 1/%2 shard it updates</source>
         <translation>ZeRO-%1：经“data”轴逐桶对梯度求和，每个副本只留下自己要更新的 1/%2 分片</translation>
     </message>

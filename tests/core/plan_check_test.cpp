@@ -211,6 +211,13 @@ const PlanCase kCases[] = {
      "p.yaml:5:43: error: found pipeline_engine deepspeed with zero 2; expected zero 0 or 1 "
      "(DeepSpeed's PipelineEngine asserts that ZeRO-2 and ZeRO-3 are incompatible with pipeline "
      "parallelism, engine.py at v0.5.8 line 72)"},
+    {"DeepSpeedEngineScatterGather",
+     GPT "training: {global_batch: 64}\n"
+         "strategy: {data: 2, pipeline: 4, pipeline_scatter_gather: true, pipeline_engine: "
+         "deepspeed}\n",
+     "p.yaml:5:34: error: found pipeline_scatter_gather with pipeline_engine deepspeed; expected "
+     "pipeline_engine megatron (Megatron-LM's scatter-gather of the boundary tensor; DeepSpeed's "
+     "engine always sends 1/tensor of it a rank)"},
     {"DeepSpeedEngineInference",
      GPT "training: {global_batch: 64, mode: inference}\n"
          "strategy: {data: 2, pipeline: 4, pipeline_engine: deepspeed}\n",

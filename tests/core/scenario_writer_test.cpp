@@ -50,6 +50,7 @@ void expect_same_strategy(const StrategySpec& a, const StrategySpec& b) {
   EXPECT_EQ(a.bucket_bytes, b.bucket_bytes);
   EXPECT_EQ(a.overlap, b.overlap);
   EXPECT_EQ(a.overlap_param_gather, b.overlap_param_gather);
+  EXPECT_EQ(a.pipeline_scatter_gather, b.pipeline_scatter_gather);
   EXPECT_EQ(a.algorithm, b.algorithm);
 }
 
@@ -86,24 +87,37 @@ TEST(ScenarioWriter, EveryStrategyKeyReadsBackAsEdited) {
   EXPECT_EQ(back.transformer.vocab, 32000);
 }
 
-// strategy.overlap_param_gather: written when set, read back; its default
-// (false) takes the key away again.
-TEST(ScenarioWriter, OverlapParamGatherReadsBackAndItsDefaultRemovesIt) {
+// A boolean strategy key whose default is false (member `flag`, written as
+// `key`): written when set, read back; its default takes the key away again.
+void expect_flag_reads_back_and_default_removes_it(bool StrategySpec::*flag, const char* key,
+                                                   int pipeline, int zero) {
+  SCOPED_TRACE(key);
   Scenario s = parse_ok(kTransformer);
-  s.strategy.zero = 1;
-  s.strategy.overlap_param_gather = true;
+  s.strategy.pipeline = pipeline;
+  s.strategy.zero = zero;
+  s.strategy.*flag = true;
   Result<std::string> text = scenario_yaml_with_edits(kTransformer, "t.yaml", s);
   ASSERT_TRUE(text.is_ok()) << text.message();
-  EXPECT_NE(text->find("overlap_param_gather: true"), std::string::npos) << *text;
+  EXPECT_NE(text->find(std::string(key) + ": true"), std::string::npos) << *text;
   const Scenario back = parse_ok(*text);
   expect_same_strategy(back.strategy, s.strategy);
-  EXPECT_TRUE(back.strategy.overlap_param_gather);
+  EXPECT_TRUE(back.strategy.*flag);
   Scenario off = back;
-  off.strategy.overlap_param_gather = false;
+  off.strategy.*flag = false;
   Result<std::string> again = scenario_yaml_with_edits(*text, "t.yaml", off);
   ASSERT_TRUE(again.is_ok()) << again.message();
-  EXPECT_EQ(again->find("overlap_param_gather"), std::string::npos) << *again;
-  EXPECT_FALSE(parse_ok(*again).strategy.overlap_param_gather);
+  EXPECT_EQ(again->find(key), std::string::npos) << *again;
+  EXPECT_FALSE(parse_ok(*again).strategy.*flag);
+}
+
+TEST(ScenarioWriter, OverlapParamGatherReadsBackAndItsDefaultRemovesIt) {
+  expect_flag_reads_back_and_default_removes_it(&StrategySpec::overlap_param_gather,
+                                                "overlap_param_gather", 1, 1);
+}
+
+TEST(ScenarioWriter, PipelineScatterGatherReadsBackAndItsDefaultRemovesIt) {
+  expect_flag_reads_back_and_default_removes_it(&StrategySpec::pipeline_scatter_gather,
+                                                "pipeline_scatter_gather", 2, 0);
 }
 
 TEST(ScenarioWriter, AnUneditedScenarioWritesOnlyWhatItHad) {

@@ -23,6 +23,7 @@ namespace {
 using testing::expect_rel;
 using testing::find_comm;
 using testing::tiny_gpt;
+using testing::tiny_pipeline;
 
 // One device, no parallelism, no recomputation. Forward FLOPs per layer
 // 24Bsh^2 + 4Bs^2h = 24*32*4096 + 4*1024*64 = 3,145,728 + 262,144 = 3,407,872; logits
@@ -190,12 +191,10 @@ TEST(EstimatePlan, DeepSpeedPipelineEngineByHand) {
 TEST(EstimatePlan, OneFOneBSteadyStateWaitsForItsSends) {
   const double T = 1.0223616e-5, x = 1.4096e-6;
   auto step = [](std::int64_t vocab, bool free_links) {
-    Scenario sc = tiny_gpt(4, 4, 0, vocab);
+    Scenario sc = tiny_pipeline(4, 4, PipelineSchedule::k1F1B);
+    sc.transformer.vocab = vocab;
     sc.transformer.tie_embeddings = false;
     if (free_links) sc.topology = testing::round_star(4, 0, 1e30, 0);
-    sc.strategy.pipeline = 4;
-    sc.training.global_batch = 8;
-    sc.strategy.schedule = PipelineSchedule::k1F1B;
     auto e = estimate_plan(sc);
     EXPECT_TRUE(e.is_ok()) << e.message();
     return e.is_ok() ? e->step_seconds : 0.0;
@@ -221,12 +220,7 @@ TEST(EstimatePlan, OneFOneBSteadyStateWaitsForItsSends) {
 // are one micro-batch's trip there and back, 6 x: 11 T' + 6 x (T' = one
 // layer), as DeepSpeedPipelineEngineByHand's megatron figure.
 TEST(EstimatePlan, InterleavedFillAndDrainWaitForEverySend) {
-  Scenario sc = tiny_gpt(4, 8, 0, 0);
-  sc.strategy.pipeline = 4;
-  sc.training.global_batch = 8;
-  sc.strategy.schedule = PipelineSchedule::kInterleaved;
-  sc.strategy.virtual_stages = 2;
-  auto e = estimate_plan(sc);
+  auto e = estimate_plan(tiny_pipeline(4, 8, PipelineSchedule::kInterleaved, 2));
   ASSERT_TRUE(e.is_ok()) << e.message();
   expect_rel(e->step_seconds, 2.13983104e-4, 1e-9);
   // The report follows stage 0 (equal stages: the first): its own sends, 3
@@ -235,6 +229,48 @@ TEST(EstimatePlan, InterleavedFillAndDrainWaitForEverySend) {
   // the other 11 it waits for, in its bubble.
   expect_rel(e->bubble_seconds, 3 * 2.0447232e-5 / 2 + 11 * 1.4096e-6, 1e-9);
   expect_rel(e->exposed_communication_seconds, 3 * 1.4096e-6, 1e-9);
+}
+
+// strategy.pipeline_scatter_gather (Megatron-LM's, Narayanan et al. 2021
+// §4.1; docs/costmodel.md "Pipeline sends"): two stages of the toy layer,
+// tensor 2 (4 devices), 8 micro-batches, GPipe, links of alpha 1e-6 s and
+// 1e10 B/s, embeddings untied. A send carries 1/2 of the 4096 B boundary:
+// x' = 1e-6 + 2048 / 1e10 = 1.2048e-6 s where x = 1.4096e-6; each stage
+// receives once a micro-batch (stage 1 the activation, stage 0 the
+// gradient) and all-gathers it on its compute stream, a ring of 2 ranks:
+// g = 1e-6 + (1/2) 4096 / 1e10 = 1.2048e-6 s. So each stage's micro-batch
+// grows by g: GPipe's m max T + (sum T - max T) grows by (m + 1) g = 9 g,
+// and its fill's and drain's sends change by 2 (x' - x):
+//   9 x 1.2048e-6 - 2 x 2.048e-7 = 1.04336e-5 s more.
+// With sequence parallelism the boundary is already split (Megatron-LM
+// skips its scatter-gather there): the key changes nothing.
+TEST(EstimatePlan, PipelineScatterGatherByHand) {
+  auto plan = [](bool sg, bool sp) {
+    Scenario sc = tiny_pipeline(2, 4, PipelineSchedule::kGpipe, 1, 2);
+    sc.transformer.tie_embeddings = false;
+    sc.strategy.sequence_parallel = sp;
+    sc.strategy.pipeline_scatter_gather = sg;
+    auto e = estimate_plan(sc);
+    EXPECT_TRUE(e.is_ok()) << e.message();
+    return e.is_ok() ? *e : PlanEstimate{};
+  };
+  const PlanEstimate off = plan(false, false), on = plan(true, false);
+  expect_rel(on.step_seconds - off.step_seconds, 9 * 1.2048e-6 - 2 * 2.048e-7, 1e-6);
+  const CommunicationEstimate* p2p = find_comm(on, "pipeline", "p2p");
+  ASSERT_NE(p2p, nullptr);
+  EXPECT_DOUBLE_EQ(p2p->count, 8.0);
+  EXPECT_DOUBLE_EQ(p2p->bytes, 8 * 2048.0);
+  const CommunicationEstimate* gathers = find_comm(on, "pipeline", "allgather");
+  ASSERT_NE(gathers, nullptr);
+  EXPECT_DOUBLE_EQ(gathers->count, 8.0);
+  EXPECT_DOUBLE_EQ(gathers->bytes, 8 * 4096.0);
+  EXPECT_EQ(find_comm(off, "pipeline", "allgather"), nullptr);
+  EXPECT_EQ(plan(true, true).step_seconds, plan(false, true).step_seconds);
+  const auto said = std::find_if(on.notes.begin(), on.notes.end(), [](const std::string& n) {
+    return n.find("Megatron-LM's scatter-gather (strategy.pipeline_scatter_gather): each tensor "
+                  "rank sends 1/2 of the boundary tensor") != std::string::npos;
+  });
+  EXPECT_NE(said, on.notes.end());
 }
 
 // Pipeline memory: 1F1B's first stage holds p = 4 micro-batches of its layer, the last one 1;

@@ -49,4 +49,18 @@ inline Scenario tiny_gpt(int devices, int layers = 2, double memory_bandwidth = 
   return sc;
 }
 
+// tiny_gpt over `pipeline` stages, one rank each unless `tensor` > 1, with
+// `global_batch` micro-batches of 1, no vocabulary, memory bandwidth 0:
+// `layers` toy layers in `schedule` (interleaved with `chunks` a stage).
+inline Scenario tiny_pipeline(int pipeline, int layers, PipelineSchedule schedule, int chunks = 1,
+                              int tensor = 1, std::int64_t global_batch = 8) {
+  Scenario sc = tiny_gpt(pipeline * tensor, layers, 0, 0);
+  sc.strategy.pipeline = pipeline;
+  sc.strategy.tensor = tensor;
+  sc.strategy.schedule = schedule;
+  sc.strategy.virtual_stages = chunks;
+  sc.training.global_batch = global_batch;
+  return sc;
+}
+
 }  // namespace brigade::cost::testing
