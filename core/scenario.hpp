@@ -334,7 +334,7 @@ struct StrategySpec {
   PipelineEngine pipeline_engine = PipelineEngine::kMegatron;
   // Megatron-LM's scatter-gather of the pipeline's boundary tensor
   // (Narayanan et al. 2021 §4.1; megatron/p2p_communication.py from
-  // 72b1e42f, 2021-02-16, on by default, until Megatron-Core's of
+  // 72e4230b, 2021-02-16, on by default, until Megatron-Core's of
   // 2023-01): without sequence parallelism each tensor rank sends 1/tensor
   // of it, and the receiving stage all-gathers it back over 'tensor' on the
   // compute stream. Off: Megatron-Core's whole tensor on every rank. No

@@ -138,7 +138,12 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
                                  : "data-parallel gradients are not overlapped (strategy.overlap: false)");
   if (full && p > 1 && !(training && st.pipeline_engine == PipelineEngine::kDeepSpeed))
     e.notes.push_back(
-        v > 1 ? fmt::format("pipeline sends: beside the stage's next work; the fill and drain wait "
+        v > 1 && !training
+            ? fmt::format("pipeline sends: beside the stage's next work; forward only, each group "
+                          "of {} micro-batches goes round the stages {} times and waits for {} "
+                          "sends at every return to stage 0",
+                          p, v, p)
+        : v > 1 ? fmt::format("pipeline sends: beside the stage's next work; the fill and drain wait "
                             "for every send of a micro-batch, {} each way through the {} model "
                             "chunks (the interleaved warm-up leaves no slack around the stages)",
                             v * p - 1, v * p)

@@ -996,6 +996,11 @@ TEST(EstimatePlan, NotesSayWhereTheTensorCollectivesAndSendsRun) {
     EXPECT_TRUE(says(ni, "the fill and drain wait for every send of a micro-batch, 3 each way "
                          "through the 4 model chunks"))
         << ni;
+    il.training.inference = true;
+    const std::string nf = notes_of(il);
+    EXPECT_TRUE(says(nf, "forward only, each group of 2 micro-batches goes round the stages 2 "
+                         "times and waits for 2 sends at every return to stage 0"))
+        << nf;
   }
   EXPECT_FALSE(says(n, "(not overlapped)")) << n;
   Scenario te = sc;
