@@ -391,8 +391,7 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
                    "stages' exchanges: step within 2% where they are small beside a stage's "
                    "compute",
                    0.02, 0, 0, false});
-  else if (transformer && training && st.pipeline > 1 && st.tensor > 1 &&
-           st.pipeline_scatter_gather && !st.sequence_parallel &&
+  else if (transformer && training && scatter_gathers_boundary(st) &&
            st.schedule == PipelineSchedule::k1F1B)
     out.push_back({"pipeline_scatter_gather in 1F1B: the end stages all-gather the boundary "
                    "once a micro-batch and the middle ones twice, so the stages are of unequal "

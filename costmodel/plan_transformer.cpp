@@ -213,9 +213,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // 'tensor' on its compute stream, once a receive (megatron/
   // p2p_communication.py at 77efcccb, _communicate: split_tensor_into_1d_
   // equal_chunks, then gather_split_1d_tensor).
-  const bool scatter_gather = p > 1 && t > 1 && st.pipeline_scatter_gather &&
-                              st.pipeline_engine == PipelineEngine::kMegatron &&
-                              !st.sequence_parallel;
+  const bool scatter_gather = scatter_gathers_boundary(st);
   const double pp_send_bytes = scatter_gather ? pp_bytes / t : pp_bytes;
   // The stage's tensor and data groups, built when a collective is priced.
   std::vector<int>& group = work.group;

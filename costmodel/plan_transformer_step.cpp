@@ -64,10 +64,11 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
   // run at the devices' pace, (sum D_i - D_slowest) / v; where the device
   // sets the pace the step also waits for the host's first issue.
   const double md = static_cast<double>(m);
-  double t_max = 0, d_sum = 0, extra_max = 0, chain = 0;
+  double t_max = 0, t_sum = 0, d_sum = 0, extra_max = 0, chain = 0;
   size_t slowest = 0;
   for (size_t i = 0; i < stages.size(); ++i) {
     d_sum += stages[i].device_per_micro_batch();
+    t_sum += stages[i].per_micro_batch();
     if (stages[i].per_micro_batch() > t_max) t_max = stages[i].per_micro_batch(), slowest = i;
     extra_max = std::max(extra_max, per_step_extra[i]);
     chain += stages[i].pp;
@@ -82,8 +83,6 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     // the chain's mean send.
     steady = chain / (v * p - 1) * (static_cast<double>((v - 1) * m + p - 1) - (v * p - 1));
   } else if (training && p > 1 && v == 1 && m >= 2 && st.schedule != PipelineSchedule::kGpipe) {
-    double t_sum = 0;
-    for (const StageTimes& s : stages) t_sum += s.per_micro_batch();
     const double gap = std::max(0.0, (t_sum + chain) / p - t_max);
     const std::int64_t k = m - 2;
     steady = gap * p * static_cast<double>(k - k / p) / (p - 1);
@@ -154,8 +153,7 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
                           "slack")
             : std::string("pipeline sends: beside the stage's next work; the fill and drain wait "
                           "for a micro-batch's sends there and back"));
-  if (full && p > 1 && x.t > 1 && st.pipeline_scatter_gather && !st.sequence_parallel &&
-      st.pipeline_engine == PipelineEngine::kMegatron)
+  if (full && scatter_gathers_boundary(st))
     e.notes.push_back(fmt::format(
         "pipeline sends: Megatron-LM's scatter-gather (strategy.pipeline_scatter_gather): each "
         "tensor rank sends 1/{} of the boundary tensor, and the receiving stage all-gathers it "

@@ -490,6 +490,11 @@ std::string transformer_variant_label(const TransformerSpec& spec) {
   return out;
 }
 
+bool scatter_gathers_boundary(const StrategySpec& st) {
+  return st.pipeline > 1 && st.tensor > 1 && st.pipeline_scatter_gather &&
+         st.pipeline_engine == PipelineEngine::kMegatron && !st.sequence_parallel;
+}
+
 double pipeline_boundary_bytes(const TransformerShape& shape) {
   const TransformerSpec& m = shape.spec;
   const bool sp = shape.sequence_parallel && shape.tensor > 1;

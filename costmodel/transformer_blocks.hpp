@@ -257,11 +257,18 @@ Result<BlockTemplate> head_block(const TransformerShape& shape);
 // FlashAttention".
 std::string transformer_variant_label(const TransformerSpec& spec);
 
-// Bytes one tensor-parallel rank sends to the next pipeline stage per
-// micro-batch (and the gradient back): the boundary activation (b, s, h) as
-// the rank holds it (s/context positions), 1/t of it under sequence parallelism (Megatron-core's
-// p2p_communication; the scatter-gather optimisation of Narayanan et al.
-// 2021 §4.1 is not modelled).
+// The boundary activation (b, s, h) one tensor-parallel rank holds at a
+// pipeline stage's edge (s/context positions), 1/t of it under sequence
+// parallelism (Megatron-core's p2p_communication): what it sends to the
+// next stage per micro-batch (and the gradient back), unless
+// scatter_gathers_boundary.
 double pipeline_boundary_bytes(const TransformerShape& shape);
+
+// Whether the plan's Megatron engine scatters and gathers that boundary
+// (strategy.pipeline_scatter_gather, Narayanan et al. 2021 §4.1): pipeline
+// and tensor above 1, no sequence parallelism (already split), not
+// DeepSpeed's engine. Each rank then sends 1/t of it, and the receiving
+// stage all-gathers it over 'tensor' after each receive.
+bool scatter_gathers_boundary(const StrategySpec& st);
 
 }  // namespace brigade::cost

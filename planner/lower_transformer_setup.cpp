@@ -90,8 +90,7 @@ Status prepare_setup(const Scenario& sc, Setup& s) {
   s.deepspeed =
       s.training && s.P > 1 && sc.strategy.pipeline_engine == PipelineEngine::kDeepSpeed;
   s.ds_part_bytes = s.T > 1 ? s.boundary_bytes / s.T : s.boundary_bytes;
-  s.scatter_gather = !s.deepspeed && s.P > 1 && s.T > 1 && sc.strategy.pipeline_scatter_gather &&
-                     !sc.strategy.sequence_parallel;
+  s.scatter_gather = cost::scatter_gathers_boundary(sc.strategy);
   if (!s.training) {
     s.layer.backward.clear();
     s.layer.recompute.clear();

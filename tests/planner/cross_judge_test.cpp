@@ -334,7 +334,7 @@ TEST_P(CrossJudge, StepCommunicationAndMemoryAgree) {
 }
 
 // The pipeline's sends, both judges against the same hand-worked figures
-// (tests/costmodel/plan_test.cpp, EstimatePlan.InterleavedFillAndDrainWait
+// (tests/costmodel/plan_pipeline_test.cpp, EstimatePlan.InterleavedFillAndDrainWait
 // ForEverySend and OneFOneBSteadyStateWaitsForItsSends): p = 4 stages, m = 8
 // micro-batches, one toy layer a chunk (a layer's micro-batch 1.0223616e-5
 // s, a third of it forward), untied embeddings of no vocabulary (no tied

@@ -44,7 +44,7 @@ Scenario two_stages(std::int64_t m) {
 }
 
 // A layer: forward f = 3,407,872 FLOP / 1e12 = 3.407872e-6 s, backward
-// b = 2f, T = f + b = 1.0223616e-5 s (tests/costmodel/plan_test.cpp). The
+// b = 2f, T = f + b = 1.0223616e-5 s (tests/costmodel/plan_pipeline_test.cpp). The
 // boundary tensor, 1 x 32 x 64 x 2 B = 4096 B, crosses in
 // x = 1e-6 + 4096 / 1e10 = 1.4096e-6 s, both stages waiting.
 // m = 4, stage 0: F0 F1 B0 F2 B1 F3 B2 B3; stage 1: F0 B0 F1 B1 ... B3.
@@ -69,7 +69,7 @@ TEST(DeepSpeedPipe, TwoStagesByHand) {
   // waiting for one each way, (m + 1) T + 2x, and 1F1B's steady state for
   // 2 ((m - 2) - floor((m - 2) / 2)) = 2 more (stage 0's backward of k
   // waits for stage 1's, which waited for stage 0's forward of k:
-  // tests/costmodel/plan_test.cpp, OneFOneBSteadyStateWaitsForItsSends):
+  // tests/costmodel/plan_pipeline_test.cpp, OneFOneBSteadyStateWaitsForItsSends):
   // 5T + 4x in both judges, half DeepSpeed's blocking 8x.
   Scenario meg = two_stages(4);
   meg.strategy.pipeline_engine = PipelineEngine::kMegatron;
