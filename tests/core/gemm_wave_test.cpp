@@ -5,6 +5,7 @@
 // A100's 108 SMs run 108 output tiles of 256 x 128 at once, so a GEMM takes
 // whole waves of them. Every figure below is worked by hand from the tile
 // counts.
+#include <cstdint>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -114,35 +115,43 @@ TEST(GemmWave, ThePresetTimesAGemmByItsWavesByHand) {
   ASSERT_EQ(g.profile.gemm_tile_rows, 256);
   ASSERT_EQ(g.profile.gemm_tile_cols, 128);
   // 8192 x 2304 x 6144 in bf16: 6 waves x 108 tiles x 256 x 128 x 2 x 6144
-  // = 260,919,263,232 FLOP at the tile's rate, 271.2 x 324 / 320 = 274.59
-  // TFLOP/s: 950.214 us, plus the launch gap 5.2788 us = 955.493 us. (Its
-  // bytes, 167 MB, take 96 us at 0.85 of 2,039 GB/s: not the bound.)
+  // = 260,919,263,232 FLOP at the tile's rate, 257 x 2052 / 2048 = 257.502
+  // TFLOP/s (freeze 8: the 8192^3 measured at the power cap, 19 waves):
+  // 1,013.271 us, plus the launch gap 5.2788 us = 1,018.550 us. (Its bytes,
+  // 167 MB, take 96 us at 0.85 of 2,039 GB/s: not the bound.)
   const double t = kernel_seconds(g.device, g.profile, DType::kBF16, 2.0 * 8192 * 2304 * 6144,
                                   2.0 * (8192.0 * 6144 + 6144.0 * 2304 + 8192.0 * 2304),
                                   ComputeKind::kGemm, 2.0 * 8192 * 2304, KernelClass::kGeneric, 0,
                                   0, 1, GemmShape{8192, 2304, 6144, 1});
-  EXPECT_NEAR(t, 9.554927873380407e-4, 1e-15);
+  EXPECT_NEAR(t, 1.0185497903499278e-3, 1e-15);
   // Without its shape the same FLOPs take the tile's rate and Hockney's
   // fill, as a GEMM under one wave does: (231,928,233,984 / 312e12 +
-  // 5.807 us) / 0.88010 + 5.279 us = 856.51 us.
+  // 5.807 us) / 0.825327 + 5.279 us = 913.00 us.
   const double flat =
       kernel_seconds(g.device, g.profile, DType::kBF16, 2.0 * 8192 * 2304 * 6144,
                      2.0 * (8192.0 * 6144 + 6144.0 * 2304 + 8192.0 * 2304), ComputeKind::kGemm);
-  EXPECT_NEAR(flat, 8.565121619693093e-4, 1e-15);
+  EXPECT_NEAR(flat, 9.130007271674582e-4, 1e-15);
 }
 
-// The ceiling is MAMF's (stas00/ml-engineering: 271.2 TFLOP/s on an A100 SXM
-// at 1024 x 10240 x 5120, its best shape): the wave model gives that shape
-// exactly that rate (320 tiles in 3 waves of 108 is where the tile's rate
-// was worked back from).
-TEST(GemmWave, TheMamfShapeRunsAtTheMeasuredCeiling) {
+// The ceiling is the rate measured at the power cap (freeze 8: cuBLAS's
+// 8192^3 on random operands, 257 TFLOP/s on an A100 SXM; Horace He,
+// thonking.ai, 2024): the wave model gives that shape exactly that rate
+// (2,048 tiles in 19 waves of 108 is where the tile's rate was worked back
+// from). The older MAMF table's best shape, 1024 x 10240 x 5120 (320 tiles
+// in three waves), then runs at 257.502 x 320 / 324 = 254.32 TFLOP/s, where
+// that short run measured 271.2: a burst above the cap's rate.
+TEST(GemmWave, TheMeasuredShapeRunsAtTheMeasuredCeiling) {
   const A100 g = a100();
-  const double f = 2.0 * 1024 * 10240 * 5120;
-  const double t = kernel_seconds(g.device, g.profile, DType::kBF16, f,
-                                  2.0 * (1024.0 * 5120 + 5120.0 * 10240 + 1024.0 * 10240),
-                                  ComputeKind::kGemm, 2.0 * 1024 * 10240, KernelClass::kGeneric,
-                                  0, 0, 1, GemmShape{1024, 10240, 5120, 1});
-  EXPECT_NEAR(f / (t - g.profile.launch_overhead_seconds) / 1e12, 271.2, 1e-9);
+  auto rate = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+    const double f = 2.0 * m * n * k;
+    const double t = kernel_seconds(g.device, g.profile, DType::kBF16, f,
+                                    2.0 * (1.0 * m * k + 1.0 * k * n + 1.0 * m * n),
+                                    ComputeKind::kGemm, 2.0 * m * n, KernelClass::kGeneric, 0, 0,
+                                    1, GemmShape{m, n, k, 1});
+    return f / (t - g.profile.launch_overhead_seconds) / 1e12;
+  };
+  EXPECT_NEAR(rate(8192, 8192, 8192), 257.0, 1e-9);
+  EXPECT_NEAR(rate(1024, 10240, 5120), 257.0 * 2052.0 / 2048.0 * 320.0 / 324.0, 1e-9);
 }
 
 // A fused task's GEMMs by shape: each shape as its own kernels, the rest

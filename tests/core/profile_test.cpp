@@ -334,30 +334,33 @@ TEST(DefaultProfile, StreamingKernelIgnoresTheGemmCurve) {
   EXPECT_NEAR(t, 0.0756265e-6 + 5.278783798217772e-6, 1e-12);
 }
 
-// A large bf16 GEMM approaches e_max = the A100 SXM's MAMF, 271.2 / 312 =
-// 0.86923 (stas00/ml-engineering): 8192^3 x 2 = 1.0995e12 FLOP, ideal
-// 3.5241 ms; (3.5241 ms + 5.8075 us) / 0.86923 + 5.279 us launch = 4.0662 ms.
+// A large bf16 GEMM approaches e_max, the A100 SXM's rate at its 400 W
+// power cap (freeze 8): cuBLAS's 8192^3 on random operands at 257 TFLOP/s
+// (Horace He, thonking.ai, 2024). 8192^3 x 2 = 1.0995e12 FLOP, 2,048 tiles
+// of 256 x 128 in 19 waves of 108 (2,052 slots), so the tile's rate is
+// 257 x 2052 / 2048 = 257.502 TFLOP/s = 0.825327 of 312.
 TEST(DefaultProfile, LargeBf16GemmNearItsEfficiency) {
   const HardwareProfile h = HardwareProfile::defaults();
   const Device d = a100();
   const double f = gemm_flops(8192, 8192, 8192);
   const double t = kernel_seconds(d, h.for_device(d), DType::kBF16, f,
                                   gemm_bytes(8192, 8192, 8192, DType::kBF16), ComputeKind::kGemm);
-  // Without its shape: Hockney's fill at the 16-bit tile rate, MAMF's 271.2
-  // TFLOP/s over its best shape's 320 / 324 of the waves' slots (freeze 7).
-  const double tile_rate = 271.2 / (312.0 * 320.0 / 324.0);
+  // Without its shape: Hockney's fill (5.8075 us) at the 16-bit tile rate:
+  // (3.5241 ms + 5.8075 us) / 0.825327 + 5.279 us launch = 4.28223 ms.
+  const double tile_rate = 257.0 * 2052.0 / (2048.0 * 312.0);
   EXPECT_NEAR(t, (f / 312e12 + 2.0 * 128 * 128 * 512 / (312e12 / 108)) / tile_rate +
                      5.278783798217772e-6,
               1e-12);
-  EXPECT_NEAR(t, 4.01607e-3, 1e-8);
-  // With it: 32 x 64 = 2048 tiles of 256 x 128 in 19 waves of 108 (2052
-  // slots), 2052 x 256 x 128 x 2 x 8192 FLOP at 274.59 TFLOP/s + the launch.
+  EXPECT_NEAR(t, 4.28223e-3, 1e-8);
+  // With it: 2052 x 256 x 128 x 2 x 8192 FLOP at 257.502 TFLOP/s, i.e. the
+  // measured 8192^3 at exactly 257 TFLOP/s, + the launch: 4.27825 + 0.00528 ms.
   const double shaped = kernel_seconds(
       d, h.for_device(d), DType::kBF16, f, gemm_bytes(8192, 8192, 8192, DType::kBF16),
       ComputeKind::kGemm, gemm_written_bytes(8192, 8192, DType::kBF16), KernelClass::kGeneric, 0,
       0, 1, GemmShape{8192, 8192, 8192, 1});
-  EXPECT_NEAR(shaped, 2052.0 * 256 * 128 * 2 * 8192 / 274.59e12 + 5.278783798217772e-6, 1e-12);
-  EXPECT_NEAR(shaped, 4.01729e-3, 1e-8);
+  EXPECT_NEAR(shaped, 2052.0 * 256 * 128 * 2 * 8192 / 257.501953125e12 + 5.278783798217772e-6,
+              1e-12);
+  EXPECT_NEAR(shaped, 4.28353e-3, 1e-8);
 }
 
 }  // namespace

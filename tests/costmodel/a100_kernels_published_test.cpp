@@ -3,11 +3,12 @@
 // artifact timed torch GEMMs, LayerNorm and GeLU on one A100 80GB
 // (tests/data/a100_kernels/llmcompass_a100.txt says which files, which
 // commit and how). Neither constant was set from these rows (the GEMM
-// ceiling is the MAMF table's 271.2 TFLOP/s, the streaming efficiency a
-// cross-paper 0.85: docs/costmodel.md, "Presets"); this test holds the
-// preset to them and prints the comparison docs/FIDELITY.md quotes, so a
-// change of either constant that moves the A100 away from its kernels fails
-// here.
+// ceiling is, since freeze 8, the rate cuBLAS's 8192^3 holds at the 400 W
+// power cap, 257 TFLOP/s, and was the MAMF table's 271.2 before; the
+// streaming efficiency a cross-paper 0.85: docs/costmodel.md, "Presets");
+// this test holds the preset to them and prints the comparison
+// docs/FIDELITY.md quotes, so a change of either constant that moves the
+// A100 away from its kernels fails here.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -92,14 +93,17 @@ TEST(A100KernelsPublished, TheTableReadsAsWritten) {
 }
 
 // Every GEMM against the preset (gemm_seconds: since freeze 7 the 16-bit
-// GEMMs' waves of 256 x 128 tiles at MAMF's ceiling, bf16; a grid under one
-// wave the 0.880 tile rate with Hockney's fill). Held where the call's host
-// time (the table's smallest calls take ~0.03 ms) is under 3% of it, from
-// 1 ms on: each within 12%; the mean of Brigade / measured 1.05 +- 0.03,
-// LLMCompass's level being 5-6% above MAMF's (next test); and the spread
-// of Brigade / measured (largest over smallest) under 7%, where the flat
-// ceiling of freezes 1-6 (the same preset without its tile) spreads over
-// 11%: the shapes differ by their waves. Printed: every row, both ways.
+// GEMMs' waves of 256 x 128 tiles, since freeze 8 at the power-capped
+// rate, bf16; a grid under one wave the 0.825 tile rate with Hockney's
+// fill). Held where the call's host time (the table's smallest calls take
+// ~0.03 ms) is under 3% of it, from 1 ms on: each 1.12 +- 0.05 of the
+// measured time and their mean 1.12 +- 0.02, LLMCompass's calls running
+// 8-15% faster than the rate at the cap (50 calls a shape after a second's
+// idle: a burst by mamf-finder's later definition, next test); and the
+// spread of Brigade / measured (largest over smallest) under 7%, where the
+// flat ceiling of freezes 1-6 (the same preset without its tile) spreads
+// over 11%: the shapes differ by their waves. Printed: every row, both
+// ways.
 TEST(A100KernelsPublished, GemmsAtTheCeilingWithinTheirBound) {
   const Table t = read_table();
   const Gpu g = a100();
@@ -126,12 +130,12 @@ TEST(A100KernelsPublished, GemmsAtTheCeilingWithinTheirBound) {
     sum += ratio;
     lo = std::min(lo, ratio), hi = std::max(hi, ratio);
     flat_lo = std::min(flat_lo, flat_ratio), flat_hi = std::max(flat_hi, flat_ratio);
-    EXPECT_NEAR(ratio, 1.0, 0.12) << r.m << " x " << r.n << " x " << r.k;
+    EXPECT_NEAR(ratio, 1.12, 0.05) << r.m << " x " << r.n << " x " << r.k;
   }
   ASSERT_EQ(held, 10);
   std::printf("from 1 ms, %d GEMMs: Brigade / measured mean %.3f, spread %.3f (flat ceiling %.3f)\n",
               held, sum / held, hi / lo, flat_hi / flat_lo);
-  EXPECT_NEAR(sum / held, 1.05, 0.03);
+  EXPECT_NEAR(sum / held, 1.12, 0.02);
   EXPECT_LT(hi / lo, 1.07);
   EXPECT_GT(flat_hi / flat_lo, 1.11);
 }
@@ -143,8 +147,9 @@ TEST(A100KernelsPublished, GemmsAtTheCeilingWithinTheirBound) {
 // call's host time; least squares in relative error (rows 1/t and X/t
 // against 1). One tile rate e explains all 14 within 4% (0.931, c0 21 us),
 // where the FLOPs alone (X = 2mnk / peak, its own c0) leave 5.2%. The rate
-// is LLMCompass's level, 6% above the preset's MAMF-derived 0.880 tile
-// rate: a check of the shape model, not the preset's source.
+// is LLMCompass's level, 13% above the preset's tile rate at the power cap
+// (0.825; 6% above freeze 7's MAMF-derived 0.880): a check of the shape
+// model, not the preset's source.
 TEST(A100KernelsPublished, GemmWavesFitTheShapesAtOneRate) {
   const Table t = read_table();
   const Gpu g = a100();
@@ -184,8 +189,34 @@ TEST(A100KernelsPublished, GemmWavesFitTheShapesAtOneRate) {
   EXPECT_GT(flat.worst, 0.05);
   EXPECT_GT(w.c0, 0);
   EXPECT_LT(w.c0, 50e-6);
-  EXPECT_NEAR(w.e / g.profile.gemm[static_cast<size_t>(dtype_index(DType::kBF16))].fallback, 1.06,
+  EXPECT_NEAR(w.e / g.profile.gemm[static_cast<size_t>(dtype_index(DType::kBF16))].fallback, 1.13,
               0.02);
+}
+
+// The preset's ceiling is the rate at the power cap (freeze 8), and two
+// kernel-level routes to it agree. Measured on an A100 SXM: cuBLAS's
+// 8192^3 on random operands, 257 TFLOP/s (Horace He, "Strangely, Matrix
+// Multiplications on GPUs Run Faster When Given 'Predictable' Data!",
+// thonking.ai, 2024; 295 on zeros, which draw less power). Worked: the
+// older MAMF table's A100 SXM figure, 271.2 (a short run: 100 calls after 50
+// warm-ups), times what the same table's method gives up at the cap on the
+// GH100, the H200's MSMF 755.5 (mamf-finder.py's later method: a 4 s window
+// on a GPU at its settled clock, the mean of 8 GPUs x 5 rounds;
+// stas00/ml-engineering compute/accelerator/benchmarks/README.md) over the
+// older table's 794.5 for the same die: 271.2 x 755.5 / 794.5 = 257.89.
+// The preset gives the measured shape 257 exactly and the two routes
+// differ by 0.35%.
+TEST(A100KernelsPublished, TheCeilingIsTheRateAtThePowerCap) {
+  const Gpu g = a100();
+  const double f = 2.0 * 8192 * 8192 * 8192;
+  const double t = gemm_seconds(g.device, g.profile, 8192, 8192, 8192, DType::kBF16);
+  const double rate = f / (t - g.profile.launch_overhead_seconds) / 1e12;
+  EXPECT_NEAR(rate, 257.0, 1e-9);
+  const double worked = 271.2 * 755.5 / 794.5;
+  EXPECT_NEAR(worked, 257.89, 0.005);
+  EXPECT_LT(std::abs(rate / worked - 1), 0.005);
+  // The short run's figure is above the cap's by what the GH100 loses there.
+  EXPECT_NEAR(271.2 / rate, 794.5 / 755.5, 0.006);
 }
 
 // A streaming kernel's time against its bytes is a line t0 + bytes / (peak x
