@@ -123,6 +123,11 @@ class PlanChecker {
                 "found pipeline_scatter_gather with pipeline_engine deepspeed; expected "
                 "pipeline_engine megatron (Megatron-LM's scatter-gather of the boundary tensor; "
                 "DeepSpeed's engine always sends 1/tensor of it a rank)");
+    if (st_.pipeline_blocking_sends)
+      return at("strategy.pipeline_blocking_sends",
+                "found pipeline_blocking_sends with pipeline_engine deepspeed; expected "
+                "pipeline_engine megatron (Megatron-LM's blocking exchanges; DeepSpeed's engine "
+                "always blocks on its sends and receives)");
     const std::string_view key = "strategy.pipeline_engine";
     if (s_.model_kind != ModelKind::kTransformer)
       return at(std::string(key), "found pipeline_engine deepspeed with " +

@@ -655,7 +655,8 @@ class ScenarioReader {
     BRIGADE_RETURN_IF_ERROR(c.check_keys(
         {"data", "tensor", "pipeline", "expert", "context", "sequence_parallel", "schedule",
          "virtual_stages", "zero", "zero3_prefetch", "data_mode", "rank_order", "bucket", "overlap",
-         "overlap_param_gather", "algorithm", "pipeline_engine", "pipeline_scatter_gather"}));
+         "overlap_param_gather", "algorithm", "pipeline_engine", "pipeline_scatter_gather",
+         "pipeline_blocking_sends"}));
     // A degree above the device limit can never match a topology; bounding
     // each keeps their product far inside 64 bits.
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t data, c.get_int("data", 1, 1, Limits::kMaxDevices));
@@ -691,6 +692,8 @@ class ScenarioReader {
                               pipeline_engine_name)));
     BRIGADE_ASSIGN_OR_RETURN(st.pipeline_scatter_gather,
                              c.get_bool("pipeline_scatter_gather", false));
+    BRIGADE_ASSIGN_OR_RETURN(st.pipeline_blocking_sends,
+                             c.get_bool("pipeline_blocking_sends", false));
     // Read whatever the stage; only ZeRO-3 uses it (docs/scenario-format.md).
     BRIGADE_ASSIGN_OR_RETURN(
         st.zero3_prefetch,

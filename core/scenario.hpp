@@ -341,6 +341,14 @@ struct StrategySpec {
   // effect with sequence parallelism (the boundary is already split) or
   // tensor 1; refused with pipeline_engine deepspeed (which always splits).
   bool pipeline_scatter_gather = false;
+  // Megatron-LM's blocking pipeline exchanges: each stage waits for its own
+  // sends before its next work (megatron/p2p_communication.py of 2021-2022:
+  // batch_isend_irecv, then req.wait(), then torch.cuda.synchronize();
+  // Megatron-Core waits on its requests too unless overlap_p2p_comm, which
+  // only the interleaved schedule has). Off: the sends run beside the
+  // stage's next work, as with overlap_p2p_comm. Refused with
+  // pipeline_engine deepspeed (which always blocks).
+  bool pipeline_blocking_sends = false;
   int virtual_stages = 1;            // interleaved 1F1B: model chunks per device
   int zero = 0;                      // 0 (none), 1, 2, 3 (3 = FSDP)
   // ZeRO-3's prefetch at the passes' boundaries; ignored with zero 0-2.

@@ -54,6 +54,12 @@ void write_strategy(const Scenario& orig, const Scenario& edited, YAML::Node roo
     else
       st.remove("pipeline_scatter_gather");
   }
+  if ((all && b.pipeline_blocking_sends) || a.pipeline_blocking_sends != b.pipeline_blocking_sends) {
+    if (b.pipeline_blocking_sends)
+      set(st, "pipeline_blocking_sends", true);
+    else
+      st.remove("pipeline_blocking_sends");
+  }
   if (all || a.virtual_stages != b.virtual_stages) set(st, "virtual_stages", b.virtual_stages);
   if (all || a.zero != b.zero) set(st, "zero", b.zero);
   if ((all && b.zero3_prefetch != Zero3Prefetch::kPerPass) || a.zero3_prefetch != b.zero3_prefetch)

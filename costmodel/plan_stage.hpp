@@ -150,7 +150,8 @@ struct StageTimes {
   // The stage's own time per micro-batch. Megatron's pipeline sends are not in
   // it: they run on their own stream beside its next step (the planner's
   // `pp`), so only the schedule's path waits for them; DeepSpeed's block
-  // the stage (pp_blocking), as do the scatter-gather's AllGathers.
+  // the stage (pp_blocking), as do the scatter-gather's AllGathers and, with
+  // strategy.pipeline_blocking_sends, Megatron's own sends (pp is then 0).
   // The operations its host issues per micro-batch (kernels, collectives,
   // sends) and their time at the stage's host time per operation
   // (DeviceProfile::host_op_seconds; 0 without one): the host runs ahead of

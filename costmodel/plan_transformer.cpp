@@ -215,6 +215,13 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // equal_chunks, then gather_split_1d_tensor).
   const bool scatter_gather = scatter_gathers_boundary(st);
   const double pp_send_bytes = scatter_gather ? pp_bytes / t : pp_bytes;
+  // strategy.pipeline_blocking_sends (Megatron-LM's batch_isend_irecv, then
+  // req.wait() and torch.cuda.synchronize()): a stage's sends in its own time
+  // (StageTimes::pp_blocking), not beside its next step; so nothing is left
+  // for the schedule's path to wait for (pp = 0, the chain 0). Refused with
+  // DeepSpeed's engine, which blocks in its own way (core/plan_check.cpp).
+  const bool blocking_sends =
+      p > 1 && st.pipeline_blocking_sends && st.pipeline_engine != PipelineEngine::kDeepSpeed;
   // The stage's tensor and data groups, built when a collective is priced.
   std::vector<int>& group = work.group;
   std::vector<int>& g = work.g;
@@ -281,7 +288,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       }
     }
     if (ledgers_on)
-      ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_send_bytes, m * sends, sends);
+      ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_send_bytes, m * sends,
+                 blocking_sends ? m * sends : sends);
     return sends;
   };
   // scatter_gather: the AllGather after each receive, in the stage's own
@@ -496,6 +504,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         } else {
           T.pp = pipeline_sends(i, ledgers[0]);
           T.pp_blocking = scatter_gathers(i, T.ds_gather, ledgers[0]);
+          if (blocking_sends) T.pp_blocking += T.pp, T.pp = 0;
         }
         continue;
       }
@@ -734,6 +743,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     } else {
       T.pp = pipeline_sends(i, ledger);
       T.pp_blocking = scatter_gathers(i, T.ds_gather, ledger);
+      if (blocking_sends) T.pp_blocking += T.pp, T.pp = 0;
     }
 
     // The host's issue per micro-batch (DeviceProfile::host_op_seconds): the

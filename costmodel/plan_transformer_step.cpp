@@ -54,7 +54,11 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
   // so a stage can go no faster than (sum T_i + chain) / p a micro-batch (the cycle's
   // mean); where that is above max T_i, the gap is paid p ((m - 2) - floor((m - 2) / p))
   // / (p - 1) times (~ m - 2: worked out from the schedule's order; exact for equal
-  // stages and sends). GPipe's and the forward-only orders have no cycle. Per-step work
+  // stages and sends). GPipe's and the forward-only orders have no cycle. With
+  // strategy.pipeline_blocking_sends each stage's sends are in its T_i
+  // (StageTimes::pp_blocking) and the chain is 0: the formula's terms stay,
+  // the steady state's wait vanishes (the cycle's mean, sum T_i / p, is then
+  // at most max T_i). Per-step work
   // (gradient sync, parameter gathers, the optimizer) follows; the step ends when the
   // slowest stage's has.
   //
@@ -135,7 +139,15 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     e.notes.push_back(st.overlap ? "data-parallel gradients overlap the backward pass except the last "
                                    "bucket: exposed = max(last bucket, total - backward time)"
                                  : "data-parallel gradients are not overlapped (strategy.overlap: false)");
-  if (full && p > 1 && !(training && st.pipeline_engine == PipelineEngine::kDeepSpeed))
+  const bool blocking_sends = st.pipeline_blocking_sends &&
+                              st.pipeline_engine != PipelineEngine::kDeepSpeed;
+  if (full && p > 1 && blocking_sends)
+    e.notes.push_back(
+        "pipeline sends: Megatron-LM's blocking exchanges (strategy.pipeline_blocking_sends): each "
+        "stage waits for its own sends before its next work, so they are in its time per "
+        "micro-batch, and the fill and drain wait for nothing more");
+  if (full && p > 1 && !blocking_sends &&
+      !(training && st.pipeline_engine == PipelineEngine::kDeepSpeed))
     e.notes.push_back(
         v > 1 && !training
             ? fmt::format("pipeline sends: beside the stage's next work; forward only, each group "

@@ -91,6 +91,7 @@ Status prepare_setup(const Scenario& sc, Setup& s) {
       s.training && s.P > 1 && sc.strategy.pipeline_engine == PipelineEngine::kDeepSpeed;
   s.ds_part_bytes = s.T > 1 ? s.boundary_bytes / s.T : s.boundary_bytes;
   s.scatter_gather = cost::scatter_gathers_boundary(sc.strategy);
+  s.blocking_sends = !s.deepspeed && s.P > 1 && sc.strategy.pipeline_blocking_sends;
   if (!s.training) {
     s.layer.backward.clear();
     s.layer.recompute.clear();
@@ -332,6 +333,9 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
                         "all-gathers back (once before a forward, twice before a backward)"
                   : std::string()));
 
+  if (s.blocking_sends)
+    note("pipeline: Megatron-LM's blocking exchanges (strategy.pipeline_blocking_sends): a "
+         "stage's next compute waits for its own sends");
   if (s.scatter_gather)
     note("pipeline: Megatron-LM's scatter-gather (strategy.pipeline_scatter_gather): each tensor "
          "rank sends 1/" + std::to_string(s.T) +

@@ -57,6 +57,9 @@ struct Setup {
   // parallelism, T > 1): each rank sends ds_part_bytes, the receiving
   // stage all-gathers the boundary over 'tensor' before it uses it.
   bool scatter_gather = false;
+  // strategy.pipeline_blocking_sends (Megatron-LM's blocking exchanges): the
+  // stage's next compute task waits for its own sends.
+  bool blocking_sends = false;
   std::unique_ptr<RankMap> ranks;
   std::vector<TaskId> send_base, recv_base;  // pipeline transfers, by key
   // deepspeed: where the receiver of a key is ready for it (its rendezvous), by key (bases).

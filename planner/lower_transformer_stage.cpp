@@ -508,6 +508,12 @@ void StageEmitter::send(int vs_to, int mb, bool forward) {
     if (producer != kNone) b_.depend(id, producer + r);
   }
   register_send(s_.key(vs_to, mb, forward), base);
+  if (s_.blocking_sends) {  // batch_isend_irecv, req.wait(), torch.cuda.synchronize()
+    std::vector<TaskId> sent;
+    sent.reserve(static_cast<size_t>(R_));
+    for (int r = 0; r < R_; ++r) sent.push_back(base + r);
+    next_depends(std::move(sent));
+  }
 }
 
 // The receivers of `key`, emitted before or after, wait for the sends at `base`.

@@ -50,6 +50,7 @@ Result<std::string> plan_scenario_yaml(const Scenario& base, const RankedPlan& p
     if (st.pipeline_engine != PipelineEngine::kMegatron)
       strat["pipeline_engine"] = std::string(pipeline_engine_name(st.pipeline_engine));
     if (st.pipeline_scatter_gather) strat["pipeline_scatter_gather"] = true;  // the base's, kept
+    if (st.pipeline_blocking_sends) strat["pipeline_blocking_sends"] = true;  // the base's, kept
     strat["virtual_stages"] = st.virtual_stages;
     strat["zero"] = st.zero;
     // The base scenario's prefetch mode, kept (search does not vary it).

@@ -218,6 +218,13 @@ const PlanCase kCases[] = {
      "p.yaml:5:34: error: found pipeline_scatter_gather with pipeline_engine deepspeed; expected "
      "pipeline_engine megatron (Megatron-LM's scatter-gather of the boundary tensor; DeepSpeed's "
      "engine always sends 1/tensor of it a rank)"},
+    {"DeepSpeedEngineBlockingSends",
+     GPT "training: {global_batch: 64}\n"
+         "strategy: {data: 2, pipeline: 4, pipeline_blocking_sends: true, pipeline_engine: "
+         "deepspeed}\n",
+     "p.yaml:5:34: error: found pipeline_blocking_sends with pipeline_engine deepspeed; expected "
+     "pipeline_engine megatron (Megatron-LM's blocking exchanges; DeepSpeed's engine always "
+     "blocks on its sends and receives)"},
     {"DeepSpeedEngineInference",
      GPT "training: {global_batch: 64, mode: inference}\n"
          "strategy: {data: 2, pipeline: 4, pipeline_engine: deepspeed}\n",

@@ -51,6 +51,7 @@ void expect_same_strategy(const StrategySpec& a, const StrategySpec& b) {
   EXPECT_EQ(a.overlap, b.overlap);
   EXPECT_EQ(a.overlap_param_gather, b.overlap_param_gather);
   EXPECT_EQ(a.pipeline_scatter_gather, b.pipeline_scatter_gather);
+  EXPECT_EQ(a.pipeline_blocking_sends, b.pipeline_blocking_sends);
   EXPECT_EQ(a.algorithm, b.algorithm);
 }
 
@@ -118,6 +119,11 @@ TEST(ScenarioWriter, OverlapParamGatherReadsBackAndItsDefaultRemovesIt) {
 TEST(ScenarioWriter, PipelineScatterGatherReadsBackAndItsDefaultRemovesIt) {
   expect_flag_reads_back_and_default_removes_it(&StrategySpec::pipeline_scatter_gather,
                                                 "pipeline_scatter_gather", 2, 0);
+}
+
+TEST(ScenarioWriter, PipelineBlockingSendsReadsBackAndItsDefaultRemovesIt) {
+  expect_flag_reads_back_and_default_removes_it(&StrategySpec::pipeline_blocking_sends,
+                                                "pipeline_blocking_sends", 2, 0);
 }
 
 TEST(ScenarioWriter, AnUneditedScenarioWritesOnlyWhatItHad) {

@@ -220,6 +220,44 @@ TEST(EstimatePlan, PipelineScatterGatherByHand) {
   EXPECT_NE(said, on.notes.end());
 }
 
+// strategy.pipeline_blocking_sends (Megatron-LM's blocking exchanges:
+// megatron/p2p_communication.py at 77efcccb, batch_isend_irecv, then
+// req.wait(), then torch.cuda.synchronize(); docs/costmodel.md "Pipeline
+// schedule"): OneFOneBSteadyStateWaitsForItsSends' plans (p = 4, m = 8, one
+// layer a stage, T = 1.0223616e-5 s a micro-batch, links of alpha 1e-6 s and
+// 1e10 B/s: a send x = 1.4096e-6 s). Each stage waits for its own sends, so
+// they are in its time and nothing else is on the path: the end stages send
+// once a micro-batch (stage 0 forward, stage 3 backward), T + x; the middle
+// ones twice, T + 2x:
+//   step = m max T' + (sum T' - max T') = 8 (T + 2x) + 2 (T + x) + (T + 2x)
+//        = 11 T + 20 x
+// in 1F1B and in GPipe alike, where the sends beside the next work gave
+// 11 T + 16 x (1F1B) and 11 T + 6 x (GPipe). The busiest stage (stage 1)
+// shows its own sends as exposed, m x 2x = 16 x, and the ledger's sends are
+// exposed once a micro-batch each.
+TEST(EstimatePlan, BlockingSendsAreInTheStagesTime) {
+  const double T = 1.0223616e-5, x = 1.4096e-6;
+  for (PipelineSchedule schedule : {PipelineSchedule::k1F1B, PipelineSchedule::kGpipe}) {
+    SCOPED_TRACE(schedule_name(schedule));
+    Scenario sc = tiny_pipeline(4, 4, schedule);
+    sc.transformer.vocab = 0;
+    sc.transformer.tie_embeddings = false;
+    sc.strategy.pipeline_blocking_sends = true;
+    auto e = estimate_plan(sc);
+    ASSERT_TRUE(e.is_ok()) << e.message();
+    expect_rel(e->step_seconds, 11 * T + 20 * x, 1e-9);
+    expect_rel(e->exposed_communication_seconds, 16 * x, 1e-9);
+    const CommunicationEstimate* p2p = find_comm(*e, "pipeline", "p2p");
+    ASSERT_NE(p2p, nullptr);
+    expect_rel(p2p->exposed_seconds, p2p->seconds, 1e-12);
+    const auto said = std::find_if(e->notes.begin(), e->notes.end(), [](const std::string& n) {
+      return n.find("Megatron-LM's blocking exchanges (strategy.pipeline_blocking_sends)") !=
+             std::string::npos;
+    });
+    EXPECT_NE(said, e->notes.end());
+  }
+}
+
 // Pipeline memory: 1F1B's first stage holds p = 4 micro-batches of its layer, the last one 1;
 // GPipe holds all m = 8 everywhere. One layer: sbh(34 + 5as/h) = 90,112 B (plan_test.cpp, TransformerMemoryByHand).
 TEST(EstimatePlan, PipelineActivationsPerStage) {
