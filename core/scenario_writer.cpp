@@ -31,6 +31,16 @@ void set(YAML::Node parent, const char* key, const T& value) {
   parent[key] = value;
 }
 
+// A boolean key whose default is false: written when it is set and was not
+// (or the section is new), taken away when it goes back to its default.
+void write_flag(YAML::Node parent, const char* key, bool was, bool is, bool all) {
+  if (!(all && is) && was == is) return;
+  if (is)
+    set(parent, key, true);
+  else
+    parent.remove(key);
+}
+
 void write_strategy(const Scenario& orig, const Scenario& edited, YAML::Node root) {
   if (!edited.has_strategy) return;
   const StrategySpec& a = orig.strategy;
@@ -48,18 +58,10 @@ void write_strategy(const Scenario& orig, const Scenario& edited, YAML::Node roo
   if ((all && b.pipeline_engine != PipelineEngine::kMegatron) ||
       a.pipeline_engine != b.pipeline_engine)
     set(st, "pipeline_engine", std::string(pipeline_engine_name(b.pipeline_engine)));
-  if ((all && b.pipeline_scatter_gather) || a.pipeline_scatter_gather != b.pipeline_scatter_gather) {
-    if (b.pipeline_scatter_gather)
-      set(st, "pipeline_scatter_gather", true);
-    else
-      st.remove("pipeline_scatter_gather");
-  }
-  if ((all && b.pipeline_blocking_sends) || a.pipeline_blocking_sends != b.pipeline_blocking_sends) {
-    if (b.pipeline_blocking_sends)
-      set(st, "pipeline_blocking_sends", true);
-    else
-      st.remove("pipeline_blocking_sends");
-  }
+  write_flag(st, "pipeline_scatter_gather", a.pipeline_scatter_gather, b.pipeline_scatter_gather,
+             all);
+  write_flag(st, "pipeline_blocking_sends", a.pipeline_blocking_sends, b.pipeline_blocking_sends,
+             all);
   if (all || a.virtual_stages != b.virtual_stages) set(st, "virtual_stages", b.virtual_stages);
   if (all || a.zero != b.zero) set(st, "zero", b.zero);
   if ((all && b.zero3_prefetch != Zero3Prefetch::kPerPass) || a.zero3_prefetch != b.zero3_prefetch)
@@ -74,12 +76,7 @@ void write_strategy(const Scenario& orig, const Scenario& edited, YAML::Node roo
   if (all || a.bucket_bytes != b.bucket_bytes) set(st, "bucket", number_text(b.bucket_bytes));
   if (all || a.overlap != b.overlap) set(st, "overlap", b.overlap);
   // Written when set; the default (false) takes the key away.
-  if ((all && b.overlap_param_gather) || a.overlap_param_gather != b.overlap_param_gather) {
-    if (b.overlap_param_gather)
-      set(st, "overlap_param_gather", true);
-    else
-      st.remove("overlap_param_gather");
-  }
+  write_flag(st, "overlap_param_gather", a.overlap_param_gather, b.overlap_param_gather, all);
   if (all || a.algorithm != b.algorithm)
     set(st, "algorithm", std::string(collective_algorithm_name(b.algorithm)));
 }
@@ -162,7 +159,8 @@ void rebase_huggingface(YAML::Node& root, const std::string& scenario_file,
   if (hf.IsScalar()) {
     root["model"]["huggingface"] = rebase_path(hf.Scalar(), scenario_file, folder);
   } else if (hf.IsMap() && hf["config"] && hf["config"].IsScalar()) {
-    root["model"]["huggingface"]["config"] = rebase_path(hf["config"].Scalar(), scenario_file, folder);
+    root["model"]["huggingface"]["config"] =
+        rebase_path(hf["config"].Scalar(), scenario_file, folder);
   }
 }
 

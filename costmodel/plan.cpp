@@ -146,8 +146,8 @@ Result<Buckets> bucketed(const Scenario& sc, CollectiveKind kind, const std::vec
 // proceeds (gradient buckets during backward, ZeRO-3 prefetches): the stream
 // of calls hides behind the window except that the last call cannot start
 // before the window ends. exposed = max(last call, total - window).
-double exposed_on_one_stream(double gathers, double last_gather, double scatters, double last_scatter,
-                             double window, bool overlap) {
+double exposed_on_one_stream(double gathers, double last_gather, double scatters,
+                             double last_scatter, double window, bool overlap) {
   if (!overlap) return gathers + scatters;
   // Each beside the window is max(last, total - window) (at most its total);
   // together they need at least their sum minus the window.
@@ -179,8 +179,8 @@ Zero3Exposure zero3_exposure(Zero3Prefetch mode, bool overlap, int chunks, doubl
   // under per_micro_batch (its next forward); under across_passes the next
   // pass's first gather was issued before it.
   const double rs_floor_seconds = !overlap || mode == Zero3Prefetch::kPerPass ? v * rs_last
-                                  : mode == Zero3Prefetch::kPerMicroBatch    ? rs_last
-                                                                             : 0;
+                                  : mode == Zero3Prefetch::kPerMicroBatch     ? rs_last
+                                                                              : 0;
   Zero3Exposure z;
   const double backward_gathers = exposed_after_overlap(b_gathers, bwd_window, b_floor, overlap);
   const double scatters = exposed_after_overlap(rs_total, bwd_window, rs_floor_seconds, overlap);
@@ -198,11 +198,14 @@ Zero3Exposure zero3_exposure(Zero3Prefetch mode, bool overlap, int chunks, doubl
   return z;
 }
 
-std::string kind_name(CollectiveKind k) { return std::string(collective_kind_name(k)); }
+std::string kind_name(CollectiveKind k) {
+  return std::string(collective_kind_name(k));
+}
 
 void finish_flops(PlanEstimate& e, const Device& d, const HardwareProfile& profile, DType dtype) {
   if (e.step_seconds <= 0 || e.devices < 1) return;
-  e.achieved_flops_per_second_per_device = e.hardware_flops_per_iteration / e.step_seconds / e.devices;
+  e.achieved_flops_per_second_per_device =
+      e.hardware_flops_per_iteration / e.step_seconds / e.devices;
   e.model_flops_per_second_per_device = e.model_flops_per_iteration / e.step_seconds / e.devices;
   const double peak = peak_flops_per_second(d, profile.for_device(d), dtype);
   if (peak > 0) {
@@ -259,10 +262,11 @@ Result<PlanEstimate> estimate_collective(const Scenario& sc) {
   for (int dev : group)
     e.memory.push_back(memory_entry(dev, 0, ModelStateBytes{}, 0.0, cs.bytes,
                                     sc.topology.device(dev).memory_bytes));
-  e.notes.push_back(fmt::format(
-      "{} {}: algBw {}, busBw {} (nccl-tests); memory is the M-byte buffer per rank",
-      collective_algorithm_name(cs.algorithm), collective_kind_name(cs.kind),
-      format_bandwidth(c->alg_bandwidth_bytes_per_second), format_bandwidth(c->bus_bandwidth_bytes_per_second)));
+  e.notes.push_back(
+      fmt::format("{} {}: algBw {}, busBw {} (nccl-tests); memory is the M-byte buffer per rank",
+                  collective_algorithm_name(cs.algorithm), collective_kind_name(cs.kind),
+                  format_bandwidth(c->alg_bandwidth_bytes_per_second),
+                  format_bandwidth(c->bus_bandwidth_bytes_per_second)));
   return e;
 }
 
@@ -272,11 +276,15 @@ namespace {
 Result<PlanEstimate> estimate_by_kind(const Scenario& scenario, const EstimateOptions& options) {
   using namespace detail;
   switch (scenario.model_kind) {
-    case ModelKind::kTransformer: return estimate_transformer(scenario, options);
+    case ModelKind::kTransformer:
+      return estimate_transformer(scenario, options);
     case ModelKind::kMlp:
-    case ModelKind::kGraph: return estimate_op_graph(scenario);
-    case ModelKind::kCollective: return estimate_collective(scenario);
-    case ModelKind::kNone: break;
+    case ModelKind::kGraph:
+      return estimate_op_graph(scenario);
+    case ModelKind::kCollective:
+      return estimate_collective(scenario);
+    case ModelKind::kNone:
+      break;
   }
   return detail::bad_at(scenario, "model",
                         "found no model; expected one of mlp, transformer, graph or collective");
@@ -356,27 +364,31 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
   const bool fp8 = transformer && (sc.transformer.dtype == DType::kFP8 ||
                                    (training && sc.training.fp8 != Fp8Recipe::kNone));
   if (fused_tasks && fp8)
-    out.push_back({"the simulator runs this plan at region or step granularity (one task per run "
-                   "of kernels: a fused task pays a launch a kernel and reads the GEMM efficiency at "
-                   "its mean kernel's FLOPs, or times each GEMM shape as its kernel under a "
-                   "profile with a wave model; at step granularity a step's tensor-parallel collectives merge into one "
-                   "per kind and pay alpha once), the closed form times every kernel and collective; "
-                   "in fp8 the GEMMs and the tensor-parallel messages take half the time the "
-                   "fused efficiencies and merged alphas are compared with: step within 10%, communication "
-                   "within 20%, memory within 2%, calls differ",
-                   0.10, 0.20, 0.02, true});
+    out.push_back(
+        {"the simulator runs this plan at region or step granularity (one task per run "
+         "of kernels: a fused task pays a launch a kernel and reads the GEMM efficiency at "
+         "its mean kernel's FLOPs, or times each GEMM shape as its kernel under a "
+         "profile with a wave model; at step granularity a step's tensor-parallel collectives "
+         "merge into one "
+         "per kind and pay alpha once), the closed form times every kernel and collective; "
+         "in fp8 the GEMMs and the tensor-parallel messages take half the time the "
+         "fused efficiencies and merged alphas are compared with: step within 10%, communication "
+         "within 20%, memory within 2%, calls differ",
+         0.10, 0.20, 0.02, true});
   else if (fused_tasks)
-    out.push_back({"the simulator runs this plan at region or step granularity (one task per run "
-                   "of kernels: a fused task pays a launch a kernel and reads the GEMM efficiency at "
-                   "its mean kernel's FLOPs, or times each GEMM shape as its kernel under a "
-                   "profile with a wave model; at step granularity a step's tensor-parallel collectives merge into one "
-                   "per kind and pay alpha once), the closed form times every kernel and collective: "
-                   "step within 5%, communication within 10%, memory within 2%, calls differ",
-                   0.05, 0.10, 0.02, true});
+    out.push_back(
+        {"the simulator runs this plan at region or step granularity (one task per run "
+         "of kernels: a fused task pays a launch a kernel and reads the GEMM efficiency at "
+         "its mean kernel's FLOPs, or times each GEMM shape as its kernel under a "
+         "profile with a wave model; at step granularity a step's tensor-parallel collectives "
+         "merge into one "
+         "per kind and pay alpha once), the closed form times every kernel and collective: "
+         "step within 5%, communication within 10%, memory within 2%, calls differ",
+         0.05, 0.10, 0.02, true});
   if (transformer && st.pipeline > 1 && st.schedule == PipelineSchedule::kInterleaved &&
       st.virtual_stages > 1)
     out.push_back(
-        {st.pipeline_blocking_sends
+        {blocks_on_pipeline_sends(st)
              ? "interleaved 1F1B: the closed form's bubble ((sum - max of the stage times) / v) "
                "averages over the model chunks, it counts every blocking send "
                "(pipeline_blocking_sends) in its stage's time where the order's warm-up hides "
@@ -391,53 +403,57 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
          0.02, 0, 0.01, false});
   else if (transformer && training && st.pipeline > 1 &&
            st.pipeline_engine == PipelineEngine::kDeepSpeed)
-    out.push_back({"pipeline_engine deepspeed: the closed form, m x the slowest stage + the others "
-                   "once, counts every stage's blocking sends, receives and rebuilds in the fill "
-                   "and drain; the simulator's fill and drain wait only for those on their path "
-                   "(one transfer a link each way), so it is the faster by up to the other "
-                   "stages' exchanges: step within 2% where they are small beside a stage's "
-                   "compute",
-                   0.02, 0, 0, false});
-  else if (transformer && st.pipeline > 1 && st.pipeline_blocking_sends &&
-           st.schedule != PipelineSchedule::kGpipe)
-    out.push_back({"pipeline_blocking_sends: the closed form counts every send in its stage's "
-                   "time (m x the slowest stage + the others once / v); in the schedule's order "
-                   "the warm-up's slack hides part of them, so the simulator is the faster: step "
-                   "within 1% where a send is a few percent of a chunk's forward (5% on a toy "
-                   "whose send is 40% of it)",
-                   0.01, 0, 0, false});
+    out.push_back(
+        {"pipeline_engine deepspeed: the closed form, m x the slowest stage + the others "
+         "once, counts every stage's blocking sends, receives and rebuilds in the fill "
+         "and drain; the simulator's fill and drain wait only for those on their path "
+         "(one transfer a link each way), so it is the faster by up to the other "
+         "stages' exchanges: step within 2% where they are small beside a stage's "
+         "compute",
+         0.02, 0, 0, false});
+  else if (transformer && blocks_on_pipeline_sends(st) && st.schedule != PipelineSchedule::kGpipe)
+    out.push_back(
+        {"pipeline_blocking_sends: the closed form counts every send in its stage's "
+         "time (m x the slowest stage + the others once / v); in the schedule's order "
+         "the warm-up's slack hides part of them, so the simulator is the faster: step "
+         "within 1% where a send is a few percent of a chunk's forward (5% on a toy "
+         "whose send is 40% of it)",
+         0.01, 0, 0, false});
   else if (transformer && training && scatter_gathers_boundary(st) &&
            st.schedule == PipelineSchedule::k1F1B)
-    out.push_back({"pipeline_scatter_gather in 1F1B: the end stages all-gather the boundary "
-                   "once a micro-batch and the middle ones twice, so the stages are of unequal "
-                   "time, and the closed form's wait in the steady state for each round trip's "
-                   "sends is the cycle's mean, exact only for equal stages; the simulator runs "
-                   "the order: step within 1%",
-                   0.01, 0, 0, false});
+    out.push_back(
+        {"pipeline_scatter_gather in 1F1B: the end stages all-gather the boundary "
+         "once a micro-batch and the middle ones twice, so the stages are of unequal "
+         "time, and the closed form's wait in the steady state for each round trip's "
+         "sends is the cycle's mean, exact only for equal stages; the simulator runs "
+         "the order: step within 1%",
+         0.01, 0, 0, false});
   else if (transformer && st.pipeline > 1)
-    out.push_back({"pipeline: the closed form's schedule, m x the slowest stage + the others once + "
-                   "one micro-batch's sends through the pipeline and back (+ in 1F1B's steady "
-                   "state the wait for each round trip's sends), is exact for stages and sends of "
-                   "equal time; stages of unequal time (the embedding, the logits) shift the "
-                   "simulated fill and drain: step within 0.1%",
-                   0.001, 0, 0, false});
+    out.push_back(
+        {"pipeline: the closed form's schedule, m x the slowest stage + the others once + "
+         "one micro-batch's sends through the pipeline and back (+ in 1F1B's steady "
+         "state the wait for each round trip's sends), is exact for stages and sends of "
+         "equal time; stages of unequal time (the embedding, the logits) shift the "
+         "simulated fill and drain: step within 0.1%",
+         0.001, 0, 0, false});
   // The host lane (DeviceProfile::host_op_seconds): a stage's micro-batch
   // at the longer of its device's and its host's time against the kernels
   // issued one by one; measured on small GPTs over h = 2-40 us (a kernel of
   // 4-30 us): within 0.7% without a pipeline, 6.1% with one (where stages
   // change between device- and host-bound, the pipeline's fill and drain).
   if (transformer && detail::slowest_host_op_seconds(sc) > 0)
-    out.push_back({st.pipeline > 1
-                       ? "host: the closed form takes a stage's micro-batch at the longer of its "
-                         "device's and its host's time (operations x host_op_time) and the fill and "
-                         "drain at the devices' pace; the simulator issues every kernel after the "
-                         "one before and a pipeline's hosts ahead of their data: equal where the "
-                         "device or the host sets the pace throughout, step within 8% between"
-                       : "host: the closed form takes a micro-batch at the longer of its device's and "
-                         "its host's time (operations x host_op_time); the simulator issues every "
-                         "kernel after the one before, the two interleaved: equal where either sets "
-                         "the pace throughout, step within 1% between",
-                   st.pipeline > 1 ? 0.08 : 0.01, 0, 0, false});
+    out.push_back(
+        {st.pipeline > 1
+             ? "host: the closed form takes a stage's micro-batch at the longer of its "
+               "device's and its host's time (operations x host_op_time) and the fill and "
+               "drain at the devices' pace; the simulator issues every kernel after the "
+               "one before and a pipeline's hosts ahead of their data: equal where the "
+               "device or the host sets the pace throughout, step within 8% between"
+             : "host: the closed form takes a micro-batch at the longer of its device's and "
+               "its host's time (operations x host_op_time); the simulator issues every "
+               "kernel after the one before, the two interleaved: equal where either sets "
+               "the pace throughout, step within 1% between",
+         st.pipeline > 1 ? 0.08 : 0.01, 0, 0, false});
   const int replicas = st.data * st.context;  // the gradient group: data x context
   // NCCL's kernels take SMs from the kernels beside them on some device
   // (docs/costmodel.md, "NCCL's kernels take SMs").
@@ -462,22 +478,25 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
          sm_shares ? 0.15 : 0.10, 0, 0.10, false});
   if (transformer && training && sm_shares && replicas > 1 && (st.zero == 1 || st.zero == 2) &&
       st.overlap && st.overlap_param_gather)
-    out.push_back({"overlap_param_gather: the simulator slows the first forward's kernels beside "
-                   "the parameter gathers by the SMs their NCCL kernels hold, the closed form "
-                   "does not: step within 1%",
-                   0.01, 0, 0, false});
+    out.push_back(
+        {"overlap_param_gather: the simulator slows the first forward's kernels beside "
+         "the parameter gathers by the SMs their NCCL kernels hold, the closed form "
+         "does not: step within 1%",
+         0.01, 0, 0, false});
   if (transformer && training && sm_shares && replicas > 1 && st.zero <= 2 && st.overlap &&
       st.tensor > 1 && (sc.training.tp_backward_overlap || sc.training.tp_comm_overlap))
-    out.push_back({"gradient buckets beside a backward that runs collectives beside its GEMMs: "
-                   "the closed form's backward clock takes each such pair one after the other, "
-                   "the simulator runs them together, so the buckets' NCCL kernels slow a "
-                   "slightly different stretch of kernels: step within 0.5%",
-                   0.005, 0, 0, false});
+    out.push_back(
+        {"gradient buckets beside a backward that runs collectives beside its GEMMs: "
+         "the closed form's backward clock takes each such pair one after the other, "
+         "the simulator runs them together, so the buckets' NCCL kernels slow a "
+         "slightly different stretch of kernels: step within 0.5%",
+         0.005, 0, 0, false});
   if (!transformer && sm_shares && training && sc.model_kind != ModelKind::kCollective)
-    out.push_back({"op graph: the simulator slows the kernels that run beside a collective (the "
-                   "gradients' reductions beside the backward) by the SMs its NCCL kernel holds, "
-                   "the closed form's schedule does not: step within 3%",
-                   0.03, 0, 0, false});
+    out.push_back(
+        {"op graph: the simulator slows the kernels that run beside a collective (the "
+         "gradients' reductions beside the backward) by the SMs its NCCL kernel holds, "
+         "the closed form's schedule does not: step within 3%",
+         0.03, 0, 0, false});
   // ZeRO-2 whose stages run no forward after their first backward (GPipe, or
   // 1F1B with m <= p): fused tasks allocate a backward step's gradients with
   // its first task, beside the step's activations (one buffer, freed at its
@@ -496,20 +515,23 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
            0, 0, 0.05, false});
   }
   if (fused_tasks && transformer && st.context > 1)
-    out.push_back({"context parallelism with fused tasks: a fused run's KV ring hops go as one "
-                   "transfer from the run's start beside its compute, where the closed form "
-                   "overlaps each hop with one attention block: alike when the blocks hide the "
-                   "hops; step within 5%, communication within 10%, calls differ",
-                   0.05, 0.10, 0, true});
-  const bool tree = (sc.model_kind == ModelKind::kCollective &&
-                     sc.collective.algorithm == CollectiveAlgorithm::kTree) ||
-                    (sc.model_kind != ModelKind::kCollective && st.algorithm == CollectiveAlgorithm::kTree);
+    out.push_back(
+        {"context parallelism with fused tasks: a fused run's KV ring hops go as one "
+         "transfer from the run's start beside its compute, where the closed form "
+         "overlaps each hop with one attention block: alike when the blocks hide the "
+         "hops; step within 5%, communication within 10%, calls differ",
+         0.05, 0.10, 0, true});
+  const bool tree =
+      (sc.model_kind == ModelKind::kCollective &&
+       sc.collective.algorithm == CollectiveAlgorithm::kTree) ||
+      (sc.model_kind != ModelKind::kCollective && st.algorithm == CollectiveAlgorithm::kTree);
   if (tree)
-    out.push_back({"tree collectives under --network ideal: the two trees' flows share every link, "
-                   "and the ideal network gives each flow the link's whole bandwidth, where the "
-                   "closed form (and --network flow) share it: the simulated collective up to 45% "
-                   "faster",
-                   0.45, 0.45, 0, false});
+    out.push_back(
+        {"tree collectives under --network ideal: the two trees' flows share every link, "
+         "and the ideal network gives each flow the link's whole bandwidth, where the "
+         "closed form (and --network flow) share it: the simulated collective up to 45% "
+         "faster",
+         0.45, 0.45, 0, false});
   return out;
 }
 

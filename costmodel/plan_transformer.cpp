@@ -220,8 +220,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // (StageTimes::pp_blocking), not beside its next step; so nothing is left
   // for the schedule's path to wait for (pp = 0, the chain 0). Refused with
   // DeepSpeed's engine, which blocks in its own way (core/plan_check.cpp).
-  const bool blocking_sends =
-      p > 1 && st.pipeline_blocking_sends && st.pipeline_engine != PipelineEngine::kDeepSpeed;
+  const bool blocking_sends = blocks_on_pipeline_sends(st);
   // The stage's tensor and data groups, built when a collective is priced.
   std::vector<int>& group = work.group;
   std::vector<int>& g = work.g;
@@ -340,6 +339,20 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                  gathers * m * gather, gathers * m * gather);
     }
     return sent + waits + gathers * gather;
+  };
+  // Stage i's pipeline sends and the receives' rebuilds per micro-batch, by
+  // engine: DeepSpeed's all in the stage's time; Megatron's beside the next
+  // step (pp) unless they block (blocks_on_pipeline_sends), its
+  // scatter-gather's AllGathers in the stage's time.
+  auto stage_sends = [&](int i, StageTimes& T, CommLedger& ledger) {
+    if (deepspeed) {
+      T.pp = 0;
+      T.pp_blocking = deepspeed_sends(i, T.ds_gather, ledger);
+      return;
+    }
+    T.pp = pipeline_sends(i, ledger);
+    T.pp_blocking = scatter_gathers(i, T.ds_gather, ledger);
+    if (blocking_sends) T.pp_blocking += T.pp, T.pp = 0;
   };
   // The handles of each stage's groups in the memo (tensor, gradients when
   // a progression, experts; expert data and context when asked).
@@ -498,14 +511,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         opt_seconds[si] = opt_seconds[before];
         dp_after_backward[si] = dp_after_backward[before];
         dp_slowed[si] = dp_slowed[before];
-        if (deepspeed) {
-          T.pp = 0;
-          T.pp_blocking = deepspeed_sends(i, T.ds_gather, ledgers[0]);
-        } else {
-          T.pp = pipeline_sends(i, ledgers[0]);
-          T.pp_blocking = scatter_gathers(i, T.ds_gather, ledgers[0]);
-          if (blocking_sends) T.pp_blocking += T.pp, T.pp = 0;
-        }
+        stage_sends(i, T, ledgers[0]);
         continue;
       }
       alike = known ? now : Alike{};
@@ -737,14 +743,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     if ((deepspeed && t > 1) || scatter_gather) {
       BRIGADE_ASSIGN_OR_RETURN(T.ds_gather, block_collective(CollectiveKind::kAllGather, pp_bytes));
     }
-    if (deepspeed) {
-      T.pp = 0;
-      T.pp_blocking = deepspeed_sends(i, T.ds_gather, ledger);
-    } else {
-      T.pp = pipeline_sends(i, ledger);
-      T.pp_blocking = scatter_gathers(i, T.ds_gather, ledger);
-      if (blocking_sends) T.pp_blocking += T.pp, T.pp = 0;
-    }
+    stage_sends(i, T, ledger);
 
     // The host's issue per micro-batch (DeviceProfile::host_op_seconds): the
     // stage's kernels and collectives and its pipeline sends (one each way

@@ -139,8 +139,7 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     e.notes.push_back(st.overlap ? "data-parallel gradients overlap the backward pass except the last "
                                    "bucket: exposed = max(last bucket, total - backward time)"
                                  : "data-parallel gradients are not overlapped (strategy.overlap: false)");
-  const bool blocking_sends = st.pipeline_blocking_sends &&
-                              st.pipeline_engine != PipelineEngine::kDeepSpeed;
+  const bool blocking_sends = blocks_on_pipeline_sends(st);
   if (full && p > 1 && blocking_sends)
     e.notes.push_back(
         "pipeline sends: Megatron-LM's blocking exchanges (strategy.pipeline_blocking_sends): each "

@@ -495,6 +495,11 @@ bool scatter_gathers_boundary(const StrategySpec& st) {
          st.pipeline_engine == PipelineEngine::kMegatron && !st.sequence_parallel;
 }
 
+bool blocks_on_pipeline_sends(const StrategySpec& st) {
+  return st.pipeline > 1 && st.pipeline_blocking_sends &&
+         st.pipeline_engine == PipelineEngine::kMegatron;
+}
+
 double pipeline_boundary_bytes(const TransformerShape& shape) {
   const TransformerSpec& m = shape.spec;
   const bool sp = shape.sequence_parallel && shape.tensor > 1;

@@ -271,4 +271,11 @@ double pipeline_boundary_bytes(const TransformerShape& shape);
 // stage all-gathers it over 'tensor' after each receive.
 bool scatter_gathers_boundary(const StrategySpec& st);
 
+// Whether the plan's Megatron engine blocks on its pipeline sends
+// (strategy.pipeline_blocking_sends: batch_isend_irecv, req.wait(),
+// torch.cuda.synchronize()): pipeline above 1, not DeepSpeed's engine
+// (refused with the key; it blocks in its own way). A stage's next work
+// then waits for its own sends.
+bool blocks_on_pipeline_sends(const StrategySpec& st);
+
 }  // namespace brigade::cost

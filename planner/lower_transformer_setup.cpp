@@ -91,7 +91,7 @@ Status prepare_setup(const Scenario& sc, Setup& s) {
       s.training && s.P > 1 && sc.strategy.pipeline_engine == PipelineEngine::kDeepSpeed;
   s.ds_part_bytes = s.T > 1 ? s.boundary_bytes / s.T : s.boundary_bytes;
   s.scatter_gather = cost::scatter_gathers_boundary(sc.strategy);
-  s.blocking_sends = !s.deepspeed && s.P > 1 && sc.strategy.pipeline_blocking_sends;
+  s.blocking_sends = cost::blocks_on_pipeline_sends(sc.strategy);
   if (!s.training) {
     s.layer.backward.clear();
     s.layer.recompute.clear();
