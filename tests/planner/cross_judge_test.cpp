@@ -430,9 +430,10 @@ TEST(CrossJudgeByHand, PipelineScatterGather) {
 //   forward and send once, 4 f + 3 x, then 7 more at the pace of a middle
 //   stage, f + x; the backward phase likewise, 4 b + 3 x + 7 (b + x).
 //   1F1B: the closed form 11 T + 20 x (EstimatePlan.BlockingSendsAreIn-
-//   TheStagesTime); the schedule's order, worked through send by send (a
-//   script evaluating Megatron-LM's order, as for the sends beside the next
-//   work), gives 11 T + 19 x, which the simulator reaches.
+//   TheStagesTime); the schedule's order, worked through send by send
+//   (scripts/pipeline-order, which PipelineOrder.GivesTheCrossJudgeToysFigures
+//   holds to every figure of this test), gives 11 T + 19 x, which the
+//   simulator reaches.
 //   Interleaved, v = 2 (a micro-batch's T = 2 layers): the closed form
 //   8 T + 3 T / 2 + 37 x, every send counted in its stage's time; the order
 //   gives 8 T + 3 T / 2 + 29.164767 x, the warm-up's slack hiding part of

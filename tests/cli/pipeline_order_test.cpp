@@ -1,0 +1,143 @@
+// scripts/pipeline-order (issue 19): an exact evaluator of Megatron-LM's
+// pipeline orders on equal stages, under three meanings of a send. It is
+// where CrossJudgeByHand.BlockingSends' figures come from (the simulator
+// is held to them there); here the script is held to the same figures, to
+// the schedules' bubble formula, and to what its `megatron` mode must give.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cli_test_util.hpp"
+
+namespace brigade {
+namespace {
+
+using testing::run_program;
+
+const std::string kScript = std::string(BRIGADE_SOURCE_DIR) + "/scripts/pipeline-order";
+
+struct Figures {
+  double makespan = NAN, without = NAN, formula = NAN, sends = NAN;
+};
+
+// "  sends           29.164767309875 x" -> 29.164767309875
+double after(const std::string& out, const std::string& label) {
+  const size_t at = out.find("  " + label);
+  EXPECT_NE(at, std::string::npos) << out;
+  if (at == std::string::npos) return NAN;
+  return std::strtod(out.c_str() + at + 2 + label.size(), nullptr);
+}
+
+Figures run(std::vector<std::string> args) {
+  std::vector<std::string> argv = {"python3", kScript};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const auto r = run_program(argv);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  Figures f;
+  f.makespan = after(r.out, "makespan");
+  f.without = after(r.out, "without sends");
+  const size_t eq = r.out.find(") = ");
+  if (eq != std::string::npos) f.formula = std::strtod(r.out.c_str() + eq + 4, nullptr);
+  f.sends = after(r.out, "sends  ");
+  return f;
+}
+
+std::string num(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+// The toy of CrossJudgeByHand.BlockingSends: p = 4, m = 8, a chunk's
+// forward and backward T = 1.0223616e-5 s (backward twice the forward, no
+// recomputation), sends x = 1.4096e-6 s.
+std::vector<std::string> toy(const std::string& schedule, int v, const std::string& sends) {
+  const double T = 1.0223616e-5;
+  return {"--stages",  "4",          "--micro-batches", "8",           "--virtual",
+          std::to_string(v),         "--schedule",      schedule,      "--forward",
+          num(T / 3),  "--backward", num(2 * T / 3),    "--send",      "1.4096e-6",
+          "--sends",   sends};
+}
+
+TEST(PipelineOrder, GivesTheCrossJudgeToysFigures) {
+  struct Case {
+    std::string schedule;
+    int v;
+    double beside, blocking;  // x beyond the schedule without sends
+  };
+  // The constants of CrossJudgeByHand.BlockingSends (tests/planner/cross_judge_test.cpp).
+  for (const Case& c : {Case{"gpipe", 1, 6, 20}, Case{"1f1b", 1, 16, 19},
+                        Case{"interleaved", 2, 14, 29.164767309875}}) {
+    SCOPED_TRACE(c.schedule);
+    EXPECT_NEAR(run(toy(c.schedule, c.v, "beside")).sends, c.beside, 1e-9);
+    EXPECT_NEAR(run(toy(c.schedule, c.v, "blocking")).sends, c.blocking, 1e-9);
+  }
+}
+
+// Without sends every order takes the schedule's own bubble: (m v + p - 1)
+// (F + B) (Narayanan et al. 2021, Sec. 2.2: the interleaved bubble is
+// (p - 1) / v of a micro-batch's time on a rank, 1F1B's and GPipe's p - 1).
+TEST(PipelineOrder, WithoutSendsEveryOrderTakesItsBubble) {
+  struct Case {
+    std::string schedule;
+    int p, v, m;
+  };
+  for (const Case& c : {Case{"gpipe", 3, 1, 5}, Case{"1f1b", 4, 1, 3}, Case{"1f1b", 5, 1, 16},
+                        Case{"interleaved", 4, 3, 8}, Case{"interleaved", 3, 2, 9}}) {
+    SCOPED_TRACE(c.schedule + " p " + std::to_string(c.p) + " v " + std::to_string(c.v));
+    for (const char* sends : {"beside", "blocking", "megatron"}) {
+      if (c.schedule == "gpipe" && std::string(sends) == "megatron") continue;
+      const Figures f = run({"--stages", std::to_string(c.p), "--virtual", std::to_string(c.v),
+                             "--micro-batches", std::to_string(c.m), "--schedule", c.schedule,
+                             "--forward", "1", "--backward", "3", "--sends", sends});
+      const double by_hand = (c.m * c.v + c.p - 1) * 4.0;
+      EXPECT_DOUBLE_EQ(f.makespan, by_hand) << sends;
+      EXPECT_DOUBLE_EQ(f.formula, by_hand) << sends;
+    }
+  }
+}
+
+// Megatron-LM's own calls. Its 1F1B blocks once a computation, on one
+// exchange each way, as Brigade's blocking sends do: the same figure, the
+// rendezvous adding nothing. Its interleaved steady state exchanges once a
+// forward-backward pair, a forward's output leaving after the backward:
+// on the toy 36 x when both outputs of a call leave by one network card,
+// 25 x when they leave at once, around Brigade's 29.16 x.
+TEST(PipelineOrder, MegatronsCallsAroundBrigadesBlockingSends) {
+  EXPECT_NEAR(run(toy("1f1b", 1, "megatron")).sends, 19, 1e-9);
+  std::vector<std::string> shared = toy("interleaved", 2, "megatron");
+  std::vector<std::string> separate = shared;
+  separate.insert(separate.end(), {"--nic", "separate"});
+  const double one_card = run(shared).sends, two = run(separate).sends;
+  EXPECT_NEAR(one_card, 36, 1e-9);
+  EXPECT_NEAR(two, 25, 1e-9);
+  EXPECT_LT(two, 29.164767309875);
+  EXPECT_GT(one_card, 29.164767309875);
+}
+
+TEST(PipelineOrder, BadInputIsRefusedWithTheFlag) {
+  const auto uneven = run_program({"python3", kScript, "--stages", "4", "--micro-batches", "6",
+                                   "--virtual", "2"});
+  EXPECT_EQ(uneven.exit_code, 2);
+  EXPECT_NE(uneven.err.find("--micro-batches: found 6; expected a multiple of --stages (4)"),
+            std::string::npos)
+      << uneven.err;
+  EXPECT_TRUE(uneven.out.empty()) << uneven.out;
+  const auto gpipe = run_program({"python3", kScript, "--stages", "2", "--micro-batches", "2",
+                                  "--schedule", "gpipe", "--sends", "megatron"});
+  EXPECT_EQ(gpipe.exit_code, 2);
+  EXPECT_NE(gpipe.err.find("Megatron-LM has no GPipe schedule"), std::string::npos) << gpipe.err;
+  const auto nan = run_program(
+      {"python3", kScript, "--stages", "2", "--micro-batches", "2", "--send", "nan"});
+  EXPECT_EQ(nan.exit_code, 2);
+  EXPECT_NE(nan.err.find("--send: found nan; expected a finite time of 0 or more"),
+            std::string::npos)
+      << nan.err;
+}
+
+}  // namespace
+}  // namespace brigade
