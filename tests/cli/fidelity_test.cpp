@@ -201,5 +201,62 @@ TEST(Fidelity, BadPairIsRefusedAtItsLineAndColumn) {
                        " (NAME.yaml)\n");
 }
 
+// --gaps: each row's gap, the step the source implies less Brigade's, put
+// four ways. Row A (GPT 1.7B on 32 A100, one micro-batch a step: global 512
+// / (micro 16 x data 32)): the published step is F / (32 GPUs x 137 TFLOP/s)
+// with F = 15,466,830,067,924,992 FLOP (ReportsTwoRowsWithHandWorkedErrors)
+// = 3.5280 s; the gap against `brigade cost --json`'s step, and what alone
+// would close it: compute x (1 + gap / compute), the exposed communication x
+// (1 + gap / exposed), gap / 1 on its one micro-batch, gap once a step. One
+// row: its figures are the spread row's smallest, median and largest alike.
+TEST(Fidelity, GapsPutEachRowsGapFourWays) {
+  const auto r = run_program(
+      {"python3", kScript, "--report", "--gaps", "--pairs", "", "--brigade", BRIGADE_EXE, kRowA});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = lines_of(r.out);
+  // The dated line, the table and its summary (8 lines), a blank line, the
+  // gaps' header and rule, the row, the spread, a blank line, the legend.
+  ASSERT_EQ(lines.size(), 15u) << r.out;
+  EXPECT_EQ(lines[8], "");
+  EXPECT_EQ(lines[9],
+            "| row | published step | Brigade step | gap | compute x | exposed communication x "
+            "| a micro-batch (m) | a step |");
+  const auto cost = run_brigade({"cost", kRowA, "--json"});
+  ASSERT_EQ(cost.exit_code, 0) << cost.err;
+  const nlohmann::json j = nlohmann::json::parse(cost.out);
+  const double step = j.at("step_seconds").get<double>();
+  const double compute = j.at("compute_seconds").get<double>();
+  const double exposed = j.at("exposed_communication_seconds").get<double>();
+  const double published = 15466830067924992.0 / (32 * 137e12);
+  EXPECT_NEAR(published, 3.5280, 5e-5);
+  const double gap = published - step;
+  const std::vector<std::string> g = cells_of(lines[11]);
+  ASSERT_EQ(g.size(), 8u) << lines[11];
+  EXPECT_EQ(g[0], "narayanan21_01_gpt_1.7b_32gpu");
+  EXPECT_EQ(g[1], format("%.4g s", published));
+  EXPECT_EQ(g[2], format("%.4g s", step));
+  EXPECT_EQ(g[3], format("%+.4g s", gap) + format(" (%+.1f%%)", 100 * gap / step));
+  EXPECT_EQ(g[4], format("%.3f", 1 + gap / compute));
+  EXPECT_EQ(g[5], format("%.2f", 1 + gap / exposed));
+  EXPECT_EQ(g[6], format("%+.3g ms (1)", 1e3 * gap));
+  EXPECT_EQ(g[7], format("%+.3g s", gap));
+  const std::vector<std::string> spread = cells_of(lines[12]);
+  ASSERT_EQ(spread.size(), 8u) << lines[12];
+  EXPECT_EQ(spread[0], "smallest / median / largest");
+  EXPECT_EQ(spread[4], g[4] + " / " + g[4] + " / " + g[4]);
+  EXPECT_EQ(spread[7], g[7] + " / " + g[7] + " / " + g[7]);
+}
+
+// The gaps are put against the closed form's parts: --judge sim is refused
+// by name, exit 2, nothing printed.
+TEST(Fidelity, GapsNeedTheClosedForm) {
+  const auto r = run_program(
+      {"python3", kScript, "--gaps", "--judge", "sim", "--brigade", BRIGADE_EXE, kRowA});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("--gaps: found --judge sim; expected --judge cost"), std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace brigade
