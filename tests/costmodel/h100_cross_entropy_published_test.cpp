@@ -161,12 +161,12 @@ TEST(H100CrossEntropyPublished, MegatronsKernelsStreamSlowerThanThePreset) {
     EXPECT_NEAR(fwd[i] / line, 1.0, 0.04) << kFitSizes[i];
   }
   // What the preset charges the largest unfused forward: 40.8 GB at 0.867 x
-  // 3,350 GB/s = 14.05 ms, and six launches of 5.28 us: 14.08 ms, 11% under
+  // 3,350 GB/s = 14.055 ms, and six launches of 5.28 us: 14.087 ms, 11% under
   // the measured 15.81 ms.
   const double preset = memory_bound_seconds(g.device, g.profile, 38 * kTokens * 131072,
                                              DType::kBF16) +
                         5 * g.profile.launch_overhead_seconds;
-  EXPECT_NEAR(preset * 1e3, 14.08, 0.01);
+  EXPECT_NEAR(preset * 1e3, 14.087, 0.001);
   EXPECT_NEAR(preset / time_of(rows, "megatron-unfused", "forward", 131072), 0.89, 0.005);
 }
 
