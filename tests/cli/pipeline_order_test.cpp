@@ -131,6 +131,12 @@ TEST(PipelineOrder, BadInputIsRefusedWithTheFlag) {
                                   "--schedule", "gpipe", "--sends", "megatron"});
   EXPECT_EQ(gpipe.exit_code, 2);
   EXPECT_NE(gpipe.err.find("Megatron-LM has no GPipe schedule"), std::string::npos) << gpipe.err;
+  const auto alone = run_program(
+      {"python3", kScript, "--stages", "1", "--virtual", "2", "--micro-batches", "2"});
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_NE(alone.err.find("--stages: found 1; expected at least 2 with --schedule interleaved"),
+            std::string::npos)
+      << alone.err;
   const auto nan = run_program(
       {"python3", kScript, "--stages", "2", "--micro-batches", "2", "--send", "nan"});
   EXPECT_EQ(nan.exit_code, 2);
