@@ -363,28 +363,26 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
   // bf16: there only the GEMMs halve.)
   const bool fp8 = transformer && (sc.transformer.dtype == DType::kFP8 ||
                                    (training && sc.training.fp8 != Fp8Recipe::kNone));
-  if (fused_tasks && fp8)
-    out.push_back(
-        {"the simulator runs this plan at region or step granularity (one task per run "
-         "of kernels: a fused task pays a launch a kernel and reads the GEMM efficiency at "
-         "its mean kernel's FLOPs, or times each GEMM shape as its kernel under a "
-         "profile with a wave model; at step granularity a step's tensor-parallel collectives "
-         "merge into one "
-         "per kind and pay alpha once), the closed form times every kernel and collective; "
-         "in fp8 the GEMMs and the tensor-parallel messages take half the time the "
-         "fused efficiencies and merged alphas are compared with: step within 10%, communication "
-         "within 20%, memory within 2%, calls differ",
-         0.10, 0.20, 0.02, true});
-  else if (fused_tasks)
-    out.push_back(
-        {"the simulator runs this plan at region or step granularity (one task per run "
-         "of kernels: a fused task pays a launch a kernel and reads the GEMM efficiency at "
-         "its mean kernel's FLOPs, or times each GEMM shape as its kernel under a "
-         "profile with a wave model; at step granularity a step's tensor-parallel collectives "
-         "merge into one "
-         "per kind and pay alpha once), the closed form times every kernel and collective: "
-         "step within 5%, communication within 10%, memory within 2%, calls differ",
-         0.05, 0.10, 0.02, true});
+  if (fused_tasks) {
+    const std::string fused =
+        "the simulator runs this plan at region or step granularity (one task per run "
+        "of kernels: a fused task pays a launch a kernel and reads the GEMM efficiency at "
+        "its mean kernel's FLOPs, or times each GEMM shape as its kernel under a "
+        "profile with a wave model; at step granularity a step's tensor-parallel collectives "
+        "merge into one per kind and pay alpha once), the closed form times every kernel and "
+        "collective";
+    if (fp8)
+      out.push_back({fused +
+                         "; in fp8 the GEMMs and the tensor-parallel messages take half the time "
+                         "the fused efficiencies and merged alphas are compared with: step within "
+                         "10%, communication within 20%, memory within 2%, calls differ",
+                     0.10, 0.20, 0.02, true});
+    else
+      out.push_back({fused +
+                         ": step within 5%, communication within 10%, memory within 2%, calls "
+                         "differ",
+                     0.05, 0.10, 0.02, true});
+  }
   if (transformer && st.pipeline > 1 && st.schedule == PipelineSchedule::kInterleaved &&
       st.virtual_stages > 1)
     out.push_back(

@@ -120,29 +120,27 @@ TEST(PipelineOrder, MegatronsCallsAroundBrigadesBlockingSends) {
 }
 
 TEST(PipelineOrder, BadInputIsRefusedWithTheFlag) {
-  const auto uneven = run_program({"python3", kScript, "--stages", "4", "--micro-batches", "6",
-                                   "--virtual", "2"});
-  EXPECT_EQ(uneven.exit_code, 2);
-  EXPECT_NE(uneven.err.find("--micro-batches: found 6; expected a multiple of --stages (4)"),
-            std::string::npos)
-      << uneven.err;
-  EXPECT_TRUE(uneven.out.empty()) << uneven.out;
-  const auto gpipe = run_program({"python3", kScript, "--stages", "2", "--micro-batches", "2",
-                                  "--schedule", "gpipe", "--sends", "megatron"});
-  EXPECT_EQ(gpipe.exit_code, 2);
-  EXPECT_NE(gpipe.err.find("Megatron-LM has no GPipe schedule"), std::string::npos) << gpipe.err;
-  const auto alone = run_program(
-      {"python3", kScript, "--stages", "1", "--virtual", "2", "--micro-batches", "2"});
-  EXPECT_EQ(alone.exit_code, 2);
-  EXPECT_NE(alone.err.find("--stages: found 1; expected at least 2 with --schedule interleaved"),
-            std::string::npos)
-      << alone.err;
-  const auto nan = run_program(
-      {"python3", kScript, "--stages", "2", "--micro-batches", "2", "--send", "nan"});
-  EXPECT_EQ(nan.exit_code, 2);
-  EXPECT_NE(nan.err.find("--send: found nan; expected a finite time of 0 or more"),
-            std::string::npos)
-      << nan.err;
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;  // a part of the one line on stderr
+  };
+  for (const Case& c :
+       {Case{{"--stages", "4", "--micro-batches", "6", "--virtual", "2"},
+             "--micro-batches: found 6; expected a multiple of --stages (4)"},
+        Case{{"--stages", "2", "--micro-batches", "2", "--schedule", "gpipe", "--sends",
+              "megatron"},
+             "Megatron-LM has no GPipe schedule"},
+        Case{{"--stages", "1", "--virtual", "2", "--micro-batches", "2"},
+             "--stages: found 1; expected at least 2 with --schedule interleaved"},
+        Case{{"--stages", "2", "--micro-batches", "2", "--send", "nan"},
+             "--send: found nan; expected a finite time of 0 or more"}}) {
+    std::vector<std::string> argv = {"python3", kScript};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    const auto r = run_program(argv);
+    EXPECT_EQ(r.exit_code, 2) << c.message;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
 }
 
 }  // namespace
