@@ -1,5 +1,7 @@
 #include "costmodel/compute.hpp"
 
+#include "costmodel/transformer_blocks.hpp"
+
 namespace brigade::cost {
 
 double gemm_seconds(const Device& device, const DeviceProfile& profile, std::int64_t m,
@@ -25,6 +27,14 @@ double task_seconds(const Task& task, const Device& device, const DeviceProfile&
                         task.compute == ComputeKind::kGemm
                             ? GemmShape{task.m, task.n, task.k, task.batch}
                             : GemmShape{});
+}
+
+double ring_block_seconds(const Device& device, const DeviceProfile& profile, const Kernel& k) {
+  const double steps = k.ring_steps > 1 ? k.ring_steps : 1;
+  const bool flash = is_flash_attention(k.kernel_class);
+  return kernel_seconds(device, profile, k.dtype, k.fixed_flops / steps, k.bytes / steps,
+                        ComputeKind::kFixed, 0, k.kernel_class, flash ? k.m : 0,
+                        flash ? k.k : 0);
 }
 
 }  // namespace brigade::cost

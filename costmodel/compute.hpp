@@ -12,6 +12,8 @@
 
 namespace brigade::cost {
 
+struct Kernel;  // costmodel/transformer_blocks.hpp
+
 // GEMM FLOPs (2mnk) and bytes are core's (core/profile.hpp), shared with
 // ProgramBuilder::add_gemm so that the formula is said once.
 using brigade::gemm_bytes;
@@ -33,5 +35,14 @@ double memory_bound_seconds(const Device& device, const DeviceProfile& profile, 
 // FLOPs and bytes (ProgramBuilder fills both for every compute kind). Not for
 // Transfer or Collective tasks (their time is the network's): returns 0.
 double task_seconds(const Task& task, const Device& device, const DeviceProfile& profile);
+
+// One block of a ring kernel (Kernel::ring_steps > 1, context parallelism):
+// 1/ring_steps of its FLOPs and bytes, timed as the whole kernel is, by its
+// class and shape (FlashAttention's measured rates, causal, at the rank's
+// query length where the profile has them), its launch included. The
+// closed form's ring attention and the simulator's blocks (the planner's
+// ring_kernel gives each block task the kernel's class and shape) both
+// come to this.
+double ring_block_seconds(const Device& device, const DeviceProfile& profile, const Kernel& k);
 
 }  // namespace brigade::cost

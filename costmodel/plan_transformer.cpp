@@ -550,14 +550,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       for (const AlphaBeta& ab : ring_hops) x = std::max(x, p2p_seconds(bytes, ab));
       return x;
     };
-    // A ring kernel's blocks (1/steps of its FLOPs and bytes each) and its
-    // time with the hops between them (ring_attention_seconds).
-    auto ring_block = [&](const Kernel& k) {
-      const double steps = k.ring_steps;
-      return kernel_seconds(dev, dp, k.dtype, k.fixed_flops / steps, k.bytes / steps,
-                            ComputeKind::kFixed) /
-             speed;
-    };
+    // A ring kernel's blocks (1/steps of its FLOPs and bytes each, timed as
+    // the kernel is: ring_block_seconds) and its time with the hops between
+    // them (ring_attention_seconds).
+    auto ring_block = [&](const Kernel& k) { return ring_block_seconds(dev, dp, k) / speed; };
     auto ring_total = [&](const Kernel& k) {
       return ring_attention_seconds(k.ring_steps, ring_block(k), hop_seconds(k.ring_bytes));
     };

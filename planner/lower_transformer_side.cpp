@@ -73,7 +73,8 @@ int StageEmitter::ring_peer(int r, int hop) const {
 
 // Context parallelism, kernel and region granularity: the fused attention
 // as Transformer Engine's ring attention runs it (AttnFuncWithCPAndKVP2P):
-// C blocks of 1/C of its FLOPs and bytes; before block i >= 1 each rank
+// C blocks of 1/C of its FLOPs and bytes, each timed as the kernel is (its
+// class and shape: FlashAttention's measured rates); before block i >= 1 each rank
 // forwards the chunk it holds to the next rank of its ring, a hop issued
 // when block i-1 starts (after block i-2 and the hop that brought that
 // chunk), which block i waits for. The closed form's
@@ -105,6 +106,11 @@ void StageEmitter::ring_kernel(const Kernel& k, Phase phase, int layer, int mb) 
     for (int r = 0; r < R_; ++r) {
       const TaskId id = b_.add_fixed(out_.compute[static_cast<size_t>(r)], flops, bytes,
                                      k.dtype, k.name, phase);
+      // FlashAttention's class and shape for its measured rates, as the
+      // kernel without a ring has them (cost::ring_block_seconds).
+      b_.task(id).kernel = k.kernel_class;
+      b_.task(id).m = k.m;
+      b_.task(id).k = k.k;
       b_.task(id).layer = layer;
       b_.task(id).micro_batch = mb;
       if (i == 0) attach(id, r);

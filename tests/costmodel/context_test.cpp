@@ -14,8 +14,10 @@
 
 #include "core/scenario.hpp"
 #include "costmodel/collectives.hpp"
+#include "costmodel/compute.hpp"
 #include "costmodel/plan.hpp"
 #include "costmodel/transformer_blocks.hpp"
+#include "tests/costmodel/published_kernels.hpp"
 
 namespace brigade::cost {
 namespace {
@@ -118,6 +120,46 @@ TEST(ContextEstimate, LedgerOfHopsAndTheGradientGroup) {
   EXPECT_TRUE(ring);
   EXPECT_TRUE(grads);
   EXPECT_EQ(e->devices, 8);
+}
+
+// A ring block is timed as its FlashAttention kernel is: at the profile's
+// measured rate (dgx-h100: FlashAttention-2 on an H100, core/
+// presets_profiles.cpp, hopper_flash_attention: causal TFLOP/s counting half
+// the FLOPs) at the rank's query length, not on the generic roofline (until
+// 2026-12-05 the blocks lost the kernel's class: the dense FLOPs at the GEMM
+// curve, 1.8 x the attention time of the same plan without context
+// parallelism, on Llama 3 8B's shape).
+// Llama 3 8B's layer, b 1, s 8192, 32 heads of 128, 8 KV heads, context 2:
+//   the rank's 4096 queries against 8192 keys, forward FLOPs
+//   4 x 32 x 4096 x 8192 x 128 = 549,755,813,888; a block 274,877,906,944;
+//   the rate at 4096 positions 319 TFLOP/s (FA3 paper, Figure 5, causal);
+//   5.278783798 us launch + 0.5 x 274,877,906,944 / 319e12 = 436.122 us.
+//   Backward 2.5 x the FLOPs at 310 x 319 / 368 = 268.72 TFLOP/s (Figure 6
+//   scaled by the forward's causal / full ratio): 1283.910 us.
+TEST(ContextTemplates, RingBlocksAtFlashAttentionsMeasuredRates) {
+  TransformerShape x = shape(2);
+  x.spec.layers = 32;
+  x.spec.hidden = 4096;
+  x.spec.heads = 32;
+  x.spec.kv_heads = 8;
+  x.spec.seq = 8192;
+  x.spec.vocab = 128256;
+  auto layer = transformer_layer(x);
+  ASSERT_TRUE(layer.is_ok()) << layer.message();
+  const Kernel& f = named(layer->forward, "attn.flash");
+  const Kernel& b = named(layer->backward, "attn.flash.bwd");
+  ASSERT_EQ(f.ring_steps, 2);
+  EXPECT_DOUBLE_EQ(f.flops(), 549755813888.0);
+  const testing::PresetGpu g = testing::preset_gpu("dgx-h100");
+  EXPECT_NEAR(ring_block_seconds(g.device, g.profile, f) * 1e6, 436.122, 0.001);
+  EXPECT_NEAR(ring_block_seconds(g.device, g.profile, b) * 1e6, 1283.910, 0.001);
+  // The two blocks together: what the kernel without a ring would take at
+  // the same query length, but for the second launch.
+  Kernel whole = f;
+  whole.ring_steps = 0;
+  EXPECT_NEAR(2 * ring_block_seconds(g.device, g.profile, f),
+              ring_block_seconds(g.device, g.profile, whole) + g.profile.launch_overhead_seconds,
+              1e-12);
 }
 
 }  // namespace
