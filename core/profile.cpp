@@ -276,9 +276,7 @@ double gemm_mix_seconds(const Device& d, const DeviceProfile& p, const Task& tas
 }
 
 std::int64_t fused_kernels(const Task& task) {
-  if (task.kind != TaskKind::kCompute || task.compute == ComputeKind::kGemm ||
-      is_flash_attention(task.kernel))
-    return 1;
+  if (task.kind != TaskKind::kCompute || task.compute == ComputeKind::kGemm) return 1;
   return std::max<std::int64_t>(1, task.batch);
 }
 
@@ -291,7 +289,7 @@ double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, doub
     if (const FlashAttentionRates* r = flash_attention_rates(p, head_dim)) {
       const EfficiencyCurve& c = kernel == KernelClass::kFlashForward ? r->forward : r->backward;
       const double rate = c.points.empty() ? 0 : c.at(static_cast<double>(seq));
-      if (rate > 0) return p.launch_overhead_seconds + 0.5 * flops / rate;
+      if (rate > 0) return n * p.launch_overhead_seconds + 0.5 * flops / rate;
     }
   }
   const double peak = peak_flops_per_second(d, p, dtype);

@@ -378,8 +378,9 @@ double gemm_mix_seconds(const Device& d, const DeviceProfile& p, const Task& tas
                         std::span<const GemmMixShape> shapes);
 
 // The kernels a compute task stands for (kernel_seconds' `fused`): the batch
-// of a kFixed or kMemoryBound task that is not FlashAttention's, where the
-// planner records how many kernels it fused into one task; 1 otherwise.
+// of a kFixed or kMemoryBound task, where the planner records how many
+// kernels it fused into one task (a run of FlashAttention kernels too); 1
+// otherwise.
 std::int64_t fused_kernels(const Task& task);
 
 // The peak a device is judged against: the profile's measured peak when it
@@ -406,7 +407,7 @@ double achieved_link_bandwidth_bytes_per_second(const Link& link, const Hardware
 //
 // A FlashAttention kernel (`kernel` kFlashForward / kFlashBackward, `seq`
 // and `head_dim` its shape) on a profile with FlashAttention-2 rates takes
-// launch + (flops / 2) / rate(seq): Brigade counts the full s^2 score
+// fused x launch + (flops / 2) / rate(seq): Brigade counts the full s^2 score
 // matrix, the causal kernel computes half of it (its blocks above the
 // diagonal skipped), and the rates are per causal FLOP. The head dimension
 // takes the row of the nearest measured one.

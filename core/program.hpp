@@ -153,10 +153,12 @@ struct Task {
   std::uint16_t gemm_mix = 0;
   std::int32_t device = 0;
   StreamId stream = 0;
-  // kGemm: its shape. kFixed and kMemoryBound (not FlashAttention's): batch
-  // is the number of kernels the planner fused into this task (region and
-  // step granularities), which kernel_seconds times one by one in launch
-  // gaps and in the GEMM curve's position (core/profile.hpp, fused_kernels).
+  // kGemm: its shape. kFixed and kMemoryBound: batch is the number of
+  // kernels the planner fused into this task (region and step
+  // granularities), which kernel_seconds times one by one in launch gaps
+  // and in the GEMM curve's position (core/profile.hpp, fused_kernels);
+  // FlashAttention's (kernel kFlashForward / kFlashBackward): m its
+  // sequence, k its head dimension, batch its launches.
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
   double flops = 0;   // compute: FLOP
   // compute: bytes of memory traffic; transfer: payload bytes;

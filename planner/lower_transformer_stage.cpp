@@ -153,18 +153,22 @@ TaskId StageEmitter::flush_compute() {
                                                      " activation",
                                                      " activation backward",
                                                      " gated activation",
-                                                     " gated activation backward"};
+                                                     " gated activation backward",
+                                                     " flash attention",
+                                                     " flash attention backward"};
   // The class each part's tasks carry (the attention core's: the run's).
   static constexpr KernelClass kPartClass[kParts] = {
       KernelClass::kGeneric,      KernelClass::kGeneric,           KernelClass::kGeneric,
       KernelClass::kGeneric,      KernelClass::kGeneric,           KernelClass::kGeneric,
       KernelClass::kGeneric,      KernelClass::kNormForward,
       KernelClass::kNormBackward, KernelClass::kActivationForward, KernelClass::kActivationBackward,
-      KernelClass::kGatedForward, KernelClass::kGatedBackward};
+      KernelClass::kGatedForward, KernelClass::kGatedBackward, KernelClass::kFlashForward,
+      KernelClass::kFlashBackward};
   auto emit = [&](PartKind kind) {
     const Part& part = pend_.parts[static_cast<size_t>(kind)];
+    const bool flash = kind == kFlashForwardPart || kind == kFlashBackwardPart;
     const bool gemm = kind == kGemmPart || kind == kGemm8Part || kind == kGemmHeldPart ||
-                      kind == kGemm8HeldPart || kind == kCoreGemmPart;
+                      kind == kGemm8HeldPart || kind == kCoreGemmPart || flash;
     const bool core = kind == kCoreGemmPart || kind == kCoreMemoryPart;
     const bool first = emitted == 0, last = ++emitted == parts;
     const TaskId base = b_.num_tasks();
@@ -175,7 +179,16 @@ TaskId StageEmitter::flush_compute() {
     for (int r = 0; r < R_; ++r) {
       const StreamId st = out_.compute[static_cast<size_t>(r)];
       TaskId id;
-      if (gemm && n == 1 && k.compute == ComputeKind::kFixed) {
+      if (flash) {
+        // FlashAttention kernels of one shape, one or a run of them: their
+        // class, sequence and head dimension for the measured rates, and
+        // their launches (a ring kernel's blocks each launch: ring_steps).
+        id = b_.add_fixed(st, part.flops, part.bytes, k.dtype, name, pend_.phase);
+        b_.task(id).kernel = k.kernel_class;
+        b_.task(id).m = k.m;
+        b_.task(id).k = k.k;
+        b_.task(id).batch = static_cast<std::int64_t>(n) * std::max(1, k.ring_steps);
+      } else if (gemm && n == 1 && k.compute == ComputeKind::kFixed) {
         id = b_.add_fixed(st, k.flops(), k.bytes, k.dtype, name, pend_.phase);
         // FlashAttention: its class and shape for the measured rates.
         b_.task(id).kernel = k.kernel_class;
@@ -191,7 +204,7 @@ TaskId StageEmitter::flush_compute() {
       else
         id = b_.add_memory_bound(st, part.bytes, k.dtype, name, pend_.phase);
       Task& t = b_.task(id);
-      if (n > 1) t.batch = n;  // the kernels it fuses (core/program.hpp, fused_kernels)
+      if (n > 1 && !flash) t.batch = n;  // the kernels it fuses (core/program.hpp, fused_kernels)
       if (gemm) t.sm_held = static_cast<std::uint8_t>(k.sm_held);  // alike in a held part
       if (core) t.kernel = pend_.core;
       if (kPartClass[kind] != KernelClass::kGeneric) t.kernel = kPartClass[kind];
@@ -232,7 +245,7 @@ void StageEmitter::next_allocs(BufferId slot) {
 
 // The class a run of fused kernels keeps apart: an attention core's
 // passes (their own streaming efficiency); every other class kGeneric
-// (FlashAttention's kernel joins the GEMMs, as before).
+// (FlashAttention's kernels are a part of their own by class: add below).
 KernelClass StageEmitter::attention_core_class(const Kernel& k) {
   return k.kernel_class == KernelClass::kAttentionForward ||
                  k.kernel_class == KernelClass::kAttentionBackward
@@ -316,8 +329,11 @@ void StageEmitter::add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
   const bool held = k.sm_held > 0;
   if (k.dtype == DType::kFP8 && s_.dtype != DType::kFP8) {
     add(held ? kGemm8HeldPart : kGemm8Part, k.flops(), gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch));
+  } else if (k.kernel_class == KernelClass::kFlashForward ||
+             k.kernel_class == KernelClass::kFlashBackward) {
+    add(k.kernel_class == KernelClass::kFlashForward ? kFlashForwardPart : kFlashBackwardPart,
+        k.flops(), k.bytes);
   } else if (k.compute == ComputeKind::kGemm || k.compute == ComputeKind::kFixed) {
-    // A fused kernel (FlashAttention) is compute-bound: it joins the GEMMs.
     add(held ? kGemmHeldPart : is_core ? kCoreGemmPart : kGemmPart, k.flops(),
         k.compute == ComputeKind::kGemm ? gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch) : k.bytes);
   } else if (is_core) {

@@ -43,7 +43,12 @@ class StageEmitter {
   // the same reason.
   // GEMMs with SMs held back for a communication kernel beside them
   // (Kernel::sm_held, training.tp_comm_overlap) are parts of their own,
-  // whose task carries the held SMs.
+  // whose task carries the held SMs. FlashAttention's kernels are a part
+  // each way (kFlashForwardPart, kFlashBackwardPart) whose task carries the
+  // class, the sequence and head dimension and the kernels it fuses, so
+  // that a run of them is timed at the profile's measured rates as each
+  // kernel is (they joined the GEMMs until 2026-12-05 and were timed on
+  // the generic roofline there).
   enum PartKind {
     kGemmPart,
     kGemm8Part,
@@ -58,6 +63,8 @@ class StageEmitter {
     kActivationBackwardPart,
     kGatedForwardPart,
     kGatedBackwardPart,
+    kFlashForwardPart,
+    kFlashBackwardPart,
     kParts
   };
   struct Part {

@@ -36,6 +36,14 @@ TEST(FlashAttentionRates, H100ForwardTakesTheMeasuredCausalRate) {
                                   ComputeKind::kFixed, 0, KernelClass::kFlashForward, 2048, 128);
   EXPECT_NEAR(t - g.profile.launch_overhead_seconds, 17179869184.0 / 298e12, 1e-15);
   EXPECT_NEAR(t, 5.2788e-6 + 5.76506e-5, 1e-9);
+  // Three such kernels fused into one task (region and step granularity):
+  // three launches and three times the FLOPs at the same rate,
+  // 3 x 5.2788 + 3 x 57.6506 = 188.788 us, three times the one kernel.
+  const double three = kernel_seconds(g.device, g.profile, DType::kBF16, 3 * flops, 3e6,
+                                      ComputeKind::kFixed, 0, KernelClass::kFlashForward, 2048,
+                                      128, 3);
+  EXPECT_NEAR(three, 3 * t, 1e-15);
+  EXPECT_NEAR(three, 188.788e-6, 1e-9);
 }
 
 // The backward: no causal panel in the paper; the non-causal backward (291
