@@ -161,6 +161,48 @@ class PlanChecker {
   // fp32 main_grad and the distributed optimizer are modelled for
   // transformers; the fp32 main_grad for gradients kept whole
   // on every data rank (Megatron's DDP and distributed optimizer, ZeRO 0-1).
+  // Apex's DistributedFusedAdam layouts (training.optimizer_dtype,
+  // training.param_remainders): Adam's state beside bf16 weights under
+  // mixed precision, in training, for transformers.
+  Status check_apex_optimizer() {
+    const TrainingSpec& tr = s_.training;
+    for (const char* key : {"optimizer_dtype", "param_remainders"}) {
+      const bool on = std::string(key) == "optimizer_dtype" ? tr.optimizer_bf16 : tr.param_remainders;
+      if (!on) continue;
+      const std::string found = std::string("found ") + key +
+                                (std::string(key) == "optimizer_dtype" ? " bf16" : ": true");
+      const std::string why =
+          " (Apex's DistributedFusedAdam keeps Adam's state beside bf16 weights: "
+          "docs/scenario-format.md, \"training\")";
+      if (s_.model_kind != ModelKind::kTransformer)
+        return at(std::string("training.") + key,
+                  found + " with " + std::string(model_kind_name(s_.model_kind)) +
+                      " model; expected a transformer model" + why,
+                  ErrorKind::kUnsupported);
+      if (tr.inference)
+        return at(std::string("training.") + key,
+                  found + " with mode inference; expected mode training (no optimizer runs)");
+      if (tr.optimizer != Optimizer::kAdam)
+        return at(std::string("training.") + key,
+                  found + " with optimizer " +
+                      (tr.optimizer == Optimizer::kSgd ? "sgd" : "none") +
+                      "; expected optimizer adam" + why);
+      if (s_.transformer.dtype != DType::kBF16)
+        return at(std::string("training.") + key,
+                  found + " with dtype " + std::string(dtype_name(s_.transformer.dtype)) +
+                      "; expected dtype bf16" + why);
+      if (!tr.mixed_precision)
+        return at(std::string("training.") + key,
+                  found + " with mixed_precision: false; expected mixed_precision: true" + why);
+    }
+    if (tr.optimizer_bf16 && tr.param_remainders)
+      return at("training.param_remainders",
+                "found param_remainders: true with optimizer_dtype bf16; expected one of them "
+                "(bf16 moments keep no master weights to store as remainders: NeMo's "
+                "store_params is false when the optimizer's dtype is the weights')");
+    return Status::ok();
+  }
+
   Status check_megatron_training() {
     const TrainingSpec& tr = s_.training;
     const bool transformer = s_.model_kind == ModelKind::kTransformer;
@@ -208,6 +250,7 @@ class PlanChecker {
                     " model; expected no transformer_impl key (Megatron-LM's layer "
                     "implementations are modelled for transformer models)",
                 ErrorKind::kUnsupported);
+    BRIGADE_RETURN_IF_ERROR(check_apex_optimizer());
     BRIGADE_RETURN_IF_ERROR(check_fp8());
     BRIGADE_RETURN_IF_ERROR(check_tp_comm_overlap());
     if (tr.distributed_optimizer && st_.zero != 1)

@@ -220,6 +220,18 @@ struct TrainingSpec {
   // mixed-precision Adam on bf16 weights instead of ZeRO's 16). Off by
   // default (`main_grad: weights`); `main_grad: fp32` turns it on.
   bool main_grad_fp32 = false;
+  // Apex's DistributedFusedAdam as NeMo 1.x runs it (`optim.name:
+  // distributed_fused_adam`; nemo/core/optim/distributed_adam.py and
+  // megatron_base_model.py at v2.0.0). `optimizer_bf16` (`optimizer_dtype:
+  // bf16`, Apex's `dtype`): Adam's moments kept in bf16, and, the weights
+  // being bf16 too, no master copy (NeMo's store_params false): 4 bytes of
+  // optimizer state a parameter instead of 12. `param_remainders` (Apex's
+  // store_param_remainders, NeMo's choice for fp32 moments on bf16
+  // weights): the fp32 master weight kept as the 16 bits its bf16 weight
+  // lacks, 2 bytes instead of 4 (10 in all). Both need Adam on bf16
+  // weights with mixed precision; transformers only (check_plan).
+  bool optimizer_bf16 = false;
+  bool param_remainders = false;
   // Megatron-LM's distributed optimizer (--use-distributed-optimizer): the
   // optimizer state sharded over 'data', gradients reduce-scattered, the
   // updated weights all-gathered; its bytes and collectives are ZeRO-1's

@@ -148,12 +148,14 @@ Status read_training_spec(const Cursor& c, TrainingSpec* out) {
   TrainingSpec& t = *out;
   BRIGADE_RETURN_IF_ERROR(
       c.expect_map("training options {mode, global_batch, micro_batch, optimizer, "
-                   "mixed_precision, recompute, main_grad, distributed_optimizer, fp8, "
+                   "mixed_precision, recompute, main_grad, optimizer_dtype, "
+                   "param_remainders, distributed_optimizer, fp8, "
                    "gradient_accumulation_fusion, cross_entropy_fusion, transformer_impl, "
                    "tp_comm_overlap, tp_backward_overlap}"));
   BRIGADE_RETURN_IF_ERROR(c.check_keys(
       {"mode", "global_batch", "micro_batch", "optimizer", "mixed_precision", "recompute",
-       "main_grad", "distributed_optimizer", "fp8", "gradient_accumulation_fusion",
+       "main_grad", "optimizer_dtype", "param_remainders", "distributed_optimizer", "fp8",
+       "gradient_accumulation_fusion",
        "cross_entropy_fusion", "transformer_impl", "tp_comm_overlap",
        "tp_backward_overlap"}));
   BRIGADE_ASSIGN_OR_RETURN(
@@ -173,6 +175,10 @@ Status read_training_spec(const Cursor& c, TrainingSpec* out) {
   BRIGADE_ASSIGN_OR_RETURN(
       t.main_grad_fp32,
       c.get_enum<bool>("main_grad", false, {{"weights", false}, {"fp32", true}}));
+  BRIGADE_ASSIGN_OR_RETURN(
+      t.optimizer_bf16,
+      c.get_enum<bool>("optimizer_dtype", false, {{"fp32", false}, {"bf16", true}}));
+  BRIGADE_ASSIGN_OR_RETURN(t.param_remainders, c.get_bool("param_remainders", false));
   BRIGADE_ASSIGN_OR_RETURN(t.distributed_optimizer, c.get_bool("distributed_optimizer", false));
   BRIGADE_ASSIGN_OR_RETURN(
       t.fp8, c.get_enum("fp8", Fp8Recipe::kNone,

@@ -11,7 +11,8 @@ namespace brigade {
 
 // Reads
 //   training: {mode, global_batch, micro_batch, optimizer, mixed_precision,
-//              recompute, main_grad, distributed_optimizer, fp8,
+//              recompute, main_grad, optimizer_dtype, param_remainders,
+//              distributed_optimizer, fp8,
 //              gradient_accumulation_fusion, cross_entropy_fusion,
 //              transformer_impl, tp_comm_overlap, tp_backward_overlap}
 // into `out` (docs/scenario-format.md, "training"); what the keys may be

@@ -19,14 +19,25 @@ OptimizerKind optimizer_kind(Optimizer o) {
 // Mixed-precision Adam: 2 + 2 + 12 bytes/parameter (Rajbhandari et al. 2020, ZeRO §3.1, K = 12);
 // fp32 Adam 4 + 4 + 8 (m and v); SGD-momentum adds 4 (its buffer); the fp32 master copy adds 4.
 // Megatron-LM's fp32 main_grad: gradients of 4 bytes (README, "Distributed Optimizer": 2 + 4 + 12).
+OptimizerLayout optimizer_layout(const TrainingSpec& t) {
+  return OptimizerLayout{t.optimizer_bf16, t.param_remainders};
+}
+
 BytesPerParameter bytes_per_parameter(OptimizerKind optimizer, DType weight_dtype,
-                                      bool mixed_precision, bool training, bool fp32_grads) {
+                                      bool mixed_precision, bool training, bool fp32_grads,
+                                      OptimizerLayout layout) {
   BytesPerParameter b;
   const double w = dtype_bytes(weight_dtype);
   b.params = w;
   if (!training) return b;
   b.grads = fp32_grads ? 4.0 : w;
-  const double master = (mixed_precision && w < 4 && optimizer != OptimizerKind::kNone) ? 4.0 : 0.0;
+  if (layout.bf16_state && optimizer == OptimizerKind::kAdam) {
+    b.optimizer = 2 + 2;  // bf16 momentum and variance, no master (check_plan: bf16 weights)
+    return b;
+  }
+  const double master = (mixed_precision && w < 4 && optimizer != OptimizerKind::kNone)
+                            ? (layout.remainders ? 2.0 : 4.0)
+                            : 0.0;
   switch (optimizer) {
     case OptimizerKind::kAdam: b.optimizer = master + 8; break;
     case OptimizerKind::kSgdMomentum: b.optimizer = master + 4; break;
@@ -43,20 +54,26 @@ double optimizer_step_bytes_per_parameter(const BytesPerParameter& per) {
 }
 
 OptimizerStepBytes megatron_optimizer_step_bytes(OptimizerKind optimizer, DType weight_dtype,
-                                                 bool mixed_precision, bool fp32_grads) {
+                                                 bool mixed_precision, bool fp32_grads,
+                                                 OptimizerLayout layout) {
   OptimizerStepBytes s;
   if (optimizer == OptimizerKind::kNone) return s;
   const BytesPerParameter per =
-      bytes_per_parameter(optimizer, weight_dtype, mixed_precision, true, fp32_grads);
-  const bool master = mixed_precision && per.params < 4;
+      bytes_per_parameter(optimizer, weight_dtype, mixed_precision, true, fp32_grads, layout);
+  const bool bf16_state = layout.bf16_state && optimizer == OptimizerKind::kAdam;
+  const bool master = mixed_precision && per.params < 4 && !bf16_state;
+  const bool remainders = master && layout.remainders;
   const double grad = master ? 4.0 : per.grads;  // the gradient the norm, clip and step read
   if (master && per.grads < 4) s.shard += per.grads + 4;      // main_param.grad = grad.float()
   if (master && weight_dtype == DType::kF16) s.shard += 8;  // unscale and inf check (fp16)
   s.shard += grad;                                          // the gradient norm
   s.shard += 2 * grad;                                      // the clip's in-place scale
-  s.shard += master ? 2 * per.optimizer + 4                 // fused Adam on the fp32 master
-                    : optimizer_step_bytes_per_parameter(per);
-  if (master) s.shard += 4 + per.params;                    // fp32 weights to 16-bit ones
+  if (remainders)
+    s.shard += 2 * (per.optimizer + per.params) + 4;  // Apex's step: weight, remainder, moments
+  else
+    s.shard += master ? 2 * per.optimizer + 4       // fused Adam on the fp32 master
+                      : optimizer_step_bytes_per_parameter(per);
+  if (master && !remainders) s.shard += 4 + per.params;  // fp32 weights to 16-bit ones
   s.buffer = per.grads;                                     // zero_grad_buffer
   return s;
 }

@@ -38,8 +38,19 @@ struct BytesPerParameter {
 // gradients 4 bytes whatever the weights' width, so mixed-precision Adam on
 // bf16 weights holds 2 + 4 + 12 = 18 bytes (Megatron-LM README,
 // "Distributed Optimizer": "bf16 param, fp32 grads | 18").
+//
+// `layout`: Apex's DistributedFusedAdam as NeMo 1.x runs it
+// (TrainingSpec::optimizer_bf16 and param_remainders): bf16 moments and no
+// master copy, 2 + 2 = 4 bytes of state (Adam on bf16 weights: 2 + 2 + 4);
+// or the fp32 master kept as its 16-bit remainder, 2 + 8 = 10 (2 + 2 + 10).
+struct OptimizerLayout {
+  bool bf16_state = false;
+  bool remainders = false;
+};
+OptimizerLayout optimizer_layout(const TrainingSpec& t);
 BytesPerParameter bytes_per_parameter(OptimizerKind optimizer, DType weight_dtype,
-                                      bool mixed_precision, bool training, bool fp32_grads = false);
+                                      bool mixed_precision, bool training, bool fp32_grads = false,
+                                      OptimizerLayout layout = {});
 
 // Memory traffic of one optimizer step, per parameter: it reads the weights,
 // the gradient and the optimizer state and writes the weights and the state
@@ -73,8 +84,16 @@ struct OptimizerStepBytes {
   double shard = 0;   // bytes per parameter the rank updates
   double buffer = 0;  // bytes per parameter of its gradient buffer
 };
+//
+// With `layout` (Apex's kernels, multi_tensor_adam and its remainder
+// variant): bf16 state has no master, so the step is the master-less one
+// above over 2 + 4 bytes of weights and state; remainders fold the copy to
+// the 16-bit weights into the step, whose kernel reads and writes the bf16
+// weight and its remainder, the moments and reads the gradient:
+// 2 x (2 + 10) + 4 (no separate copy pass).
 OptimizerStepBytes megatron_optimizer_step_bytes(OptimizerKind optimizer, DType weight_dtype,
-                                                 bool mixed_precision, bool fp32_grads);
+                                                 bool mixed_precision, bool fp32_grads,
+                                                 OptimizerLayout layout = {});
 
 struct ModelStateBytes {
   double params_bytes = 0;

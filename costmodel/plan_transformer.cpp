@@ -154,10 +154,12 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       for (int c = 0; c < cp; ++c) g.push_back(rm.device(0, j, i, c));
   };
 
-  const BytesPerParameter per = bytes_per_parameter(
-      optimizer_kind(tr.optimizer), dt, tr.mixed_precision, training, tr.main_grad_fp32);
-  const OptimizerStepBytes opt_step = megatron_optimizer_step_bytes(
-      optimizer_kind(tr.optimizer), dt, tr.mixed_precision, tr.main_grad_fp32);
+  const BytesPerParameter per =
+      bytes_per_parameter(optimizer_kind(tr.optimizer), dt, tr.mixed_precision, training,
+                          tr.main_grad_fp32, optimizer_layout(tr));
+  const OptimizerStepBytes opt_step =
+      megatron_optimizer_step_bytes(optimizer_kind(tr.optimizer), dt, tr.mixed_precision,
+                                    tr.main_grad_fp32, optimizer_layout(tr));
   const double e_bytes = dtype_bytes(dt);
   // The gradients' width as they are kept and reduced over 'data': the
   // weights', or 4 with Megatron-LM's fp32 main_grad (grad_reduce_in_fp32:

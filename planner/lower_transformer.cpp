@@ -79,9 +79,10 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
   const cost::OptimizerStepBytes traffic =
       sc.training.optimizer == Optimizer::kNone
           ? cost::OptimizerStepBytes{}
-          : cost::megatron_optimizer_step_bytes(cost::optimizer_kind(sc.training.optimizer),
-                                                s.dtype, sc.training.mixed_precision,
-                                                sc.training.main_grad_fp32);
+          : cost::megatron_optimizer_step_bytes(
+                cost::optimizer_kind(sc.training.optimizer), s.dtype,
+                sc.training.mixed_precision, sc.training.main_grad_fp32,
+                cost::optimizer_layout(sc.training));
   for (int p = 0; p < s.P && s.training; ++p) {
     StageOut& so = stages[static_cast<size_t>(p)];
     const int R = s.T * s.D;

@@ -559,7 +559,7 @@ Status add_resident_buffers(ProgramBuilder& b, const Setup& s, const StageOut& o
   const Scenario& sc = *s.sc;
   const cost::BytesPerParameter per = cost::bytes_per_parameter(
       cost::optimizer_kind(sc.training.optimizer), s.dtype, sc.training.mixed_precision,
-      s.training, sc.training.main_grad_fp32);
+      s.training, sc.training.main_grad_fp32, cost::optimizer_layout(sc.training));
   BRIGADE_ASSIGN_OR_RETURN(const cost::ModelStateBytes m,
                            cost::model_state_bytes(out.owned_elements, per, s.zero, s.D));
   for (int r = 0; r < s.T * s.D; ++r) {

@@ -273,5 +273,67 @@ TEST(GradientAccumulationFusion, BadValuesAndModelsAreRefused) {
             "transformer models)");
 }
 
+// Apex's DistributedFusedAdam layouts (NeMo 1.x's distributed_fused_adam;
+// tests/costmodel/memory_test.cpp works the bytes by hand): on the tiny GPT
+// with the optimizer state sharded over 8 data ranks (zero 1), the master
+// kept as remainders holds (2 + 8) / 8 = 1.25 bytes of state a parameter,
+// bf16 moments without a master (2 + 2) / 8 = 0.5, against 12 / 8 = 1.5.
+TEST(ApexOptimizer, HoldsItsStateShardedOverData) {
+  auto fp32 = estimate_plan(tiny("", ", zero: 1"));
+  auto rem = estimate_plan(tiny(", param_remainders: true", ", zero: 1"));
+  auto bf16 = estimate_plan(tiny(", optimizer_dtype: bf16", ", zero: 1"));
+  ASSERT_TRUE(fp32.is_ok() && rem.is_ok() && bf16.is_ok());
+  EXPECT_EQ(fp32->memory[0].optimizer_bytes, 1.5 * kParams);   // 165,312
+  EXPECT_EQ(rem->memory[0].optimizer_bytes, 1.25 * kParams);   // 137,760
+  EXPECT_EQ(bf16->memory[0].optimizer_bytes, 0.5 * kParams);   // 55,104
+  EXPECT_EQ(rem->memory[0].params_bytes, 2 * kParams);
+  EXPECT_EQ(rem->memory[0].grads_bytes, 2 * kParams);
+  // Less to read and write in the step: Apex's kernel writes the bf16
+  // weights itself (no copy pass), and bf16 moments are half the bytes.
+  EXPECT_LT(rem->optimizer_seconds, fp32->optimizer_seconds);
+  EXPECT_LT(bf16->optimizer_seconds, rem->optimizer_seconds);
+}
+
+TEST(ApexOptimizer, BadValuesAndCombinationsAreRefused) {
+  Result<Scenario> bad = parse_scenario(
+      "topology: {preset: dgx-a100}\nmodel:\n  transformer: {layers: 2, hidden: 64, heads: 4, "
+      "seq: 32, vocab: 128}\ntraining: {optimizer_dtype: fp16}\n",
+      "bad.yaml");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.message().find("bad.yaml:4:29: error: found 'fp16'"), std::string::npos)
+      << bad.message();
+  auto check = [](const Scenario& sc) { return check_plan(sc).message(); };
+  EXPECT_EQ(check(tiny(", optimizer: sgd, param_remainders: true", "")),
+            "tiny.yaml:4:61: error: found param_remainders: true with optimizer sgd; expected "
+            "optimizer adam (Apex's DistributedFusedAdam keeps Adam's state beside bf16 weights: "
+            "docs/scenario-format.md, \"training\")");
+  EXPECT_EQ(check(tiny(", optimizer_dtype: bf16, param_remainders: true", "")),
+            "tiny.yaml:4:68: error: found param_remainders: true with optimizer_dtype bf16; "
+            "expected one of them (bf16 moments keep no master weights to store as remainders: "
+            "NeMo's store_params is false when the optimizer's dtype is the weights')");
+  EXPECT_NE(check(tiny(", mixed_precision: false, optimizer_dtype: bf16", ""))
+                .find("found optimizer_dtype bf16 with mixed_precision: false; expected "
+                      "mixed_precision: true"),
+            std::string::npos);
+  Result<Scenario> f16 = parse_scenario(
+      "topology: {preset: dgx-a100}\nmodel:\n  transformer: {layers: 2, hidden: 64, heads: 4, "
+      "seq: 32, vocab: 128, dtype: f16}\ntraining: {param_remainders: true}\n",
+      "f16.yaml");
+  ASSERT_TRUE(f16.is_ok()) << f16.message();
+  EXPECT_NE(check(*f16).find("f16.yaml:4:12: error: found param_remainders: true with dtype f16; "
+                             "expected dtype bf16"),
+            std::string::npos)
+      << check(*f16);
+  Result<Scenario> mlp = parse_scenario(
+      "topology: {preset: dgx-a100}\nmodel:\n  mlp: {batch: 8, widths: [64, 64]}\n"
+      "training: {optimizer_dtype: bf16}\n",
+      "mlp.yaml");
+  ASSERT_TRUE(mlp.is_ok()) << mlp.message();
+  EXPECT_NE(check(*mlp).find("mlp.yaml:4:12: error: found optimizer_dtype bf16 with an mlp model; "
+                             "expected a transformer model"),
+            std::string::npos)
+      << check(*mlp);
+}
+
 }  // namespace
 }  // namespace brigade::cost

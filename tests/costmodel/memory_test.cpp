@@ -89,6 +89,48 @@ TEST(MegatronOptimizerStep, PassesOfMixedPrecisionAdamWorkedByHand) {
   EXPECT_EQ(none.shard + none.buffer, 0.0);
 }
 
+// Apex's DistributedFusedAdam as NeMo 1.x runs it (nemo/core/optim/
+// distributed_adam.py and megatron_base_model.py at v2.0.0; Apex's
+// store_param_remainders and `dtype`). Adam on bf16 weights and gradients:
+//   fp32 moments, the master as its remainder: 2 + 2 + (2 + 8) = 14 bytes;
+//   bf16 moments, no master (optim dtype bf16, store_params false):
+//   2 + 2 + (2 + 2) = 8.
+// The step over the shard, remainders: the cast 2 + 4 = 6, norm 4, clip 8,
+//   Apex's step reading and writing weight, remainder and moments and
+//   reading the fp32 gradient 2 (2 + 10) + 4 = 28, no copy pass: 46
+//   (52 with an fp32 master); buffer 2.
+// bf16 moments: no master, so no cast; norm 2, clip 4, the step
+//   2 (2 + 4) + 2 = 14: 20; buffer 2.
+TEST(ApexOptimizer, BytesAndStepWorkedByHand) {
+  const OptimizerLayout rem{false, true}, bf16{true, false};
+  const BytesPerParameter r = bytes_per_parameter(OptimizerKind::kAdam, DType::kBF16, true, true,
+                                                  false, rem);
+  EXPECT_EQ(r.params, 2.0);
+  EXPECT_EQ(r.grads, 2.0);
+  EXPECT_EQ(r.optimizer, 10.0);
+  EXPECT_EQ(r.total(), 14.0);
+  const BytesPerParameter b = bytes_per_parameter(OptimizerKind::kAdam, DType::kBF16, true, true,
+                                                  false, bf16);
+  EXPECT_EQ(b.optimizer, 4.0);
+  EXPECT_EQ(b.total(), 8.0);
+  // With an fp32 gradient buffer (grad_sync_dtype fp32): the gradients' 4 bytes.
+  EXPECT_EQ(bytes_per_parameter(OptimizerKind::kAdam, DType::kBF16, true, true, true, rem).total(),
+            16.0);
+  const OptimizerStepBytes rs =
+      megatron_optimizer_step_bytes(OptimizerKind::kAdam, DType::kBF16, true, false, rem);
+  EXPECT_EQ(rs.shard, 46.0);
+  EXPECT_EQ(rs.buffer, 2.0);
+  const OptimizerStepBytes bs =
+      megatron_optimizer_step_bytes(OptimizerKind::kAdam, DType::kBF16, true, false, bf16);
+  EXPECT_EQ(bs.shard, 20.0);
+  EXPECT_EQ(bs.buffer, 2.0);
+  // The reader's keys to the layout.
+  TrainingSpec t;
+  t.param_remainders = true;
+  EXPECT_TRUE(optimizer_layout(t).remainders);
+  EXPECT_FALSE(optimizer_layout(t).bf16_state);
+}
+
 // ZeRO Figure 1: Psi = 7.5B parameters, K = 12, Nd = 64:
 //   baseline (2+2+12) * 7.5e9 = 120e9 B ("120 GB");
 //   Pos:     (2+2) * 7.5e9 + 12 * 7.5e9/64 = 30e9 + 1.40625e9 = 31.40625e9 ("31.4 GB");
