@@ -707,6 +707,15 @@ TEST(LowerTransformerFp8, Fp8GemmTasksCastsAndTheWeightCopies) {
 namespace brigade::planner {
 namespace {
 
+// Two layers of Llama 3 8B on one DGX H100 (the tests below add the
+// training and strategy).
+constexpr const char* kLlama3TwoLayers =
+    "topology: {preset: dgx-h100}\n"
+    "model:\n"
+    "  transformer: {layers: 2, hidden: 4096, heads: 32, kv_heads: 8, seq: 8192, vocab: 128256,\n"
+    "                ffn_hidden: 14336, mlp: swiglu, norm: rmsnorm, positions: rotary,\n"
+    "                tie_embeddings: false, bias: false, attention: flash, dtype: bf16}\n";
+
 // Context parallelism at kernel granularity: each ring block of the fused
 // attention is a task of its own that the simulator times as the closed
 // form times the block (cost::ring_block_seconds), FlashAttention's class
@@ -716,11 +725,7 @@ namespace {
 // RingBlocksAtFlashAttentionsMeasuredRates).
 TEST(LowerTransformer, RingBlocksKeepTheFlashAttentionClass) {
   auto s = parse_scenario(
-      "topology: {preset: dgx-h100}\n"
-      "model:\n"
-      "  transformer: {layers: 2, hidden: 4096, heads: 32, kv_heads: 8, seq: 8192, vocab: 128256,\n"
-      "                ffn_hidden: 14336, mlp: swiglu, norm: rmsnorm, positions: rotary,\n"
-      "                tie_embeddings: false, bias: false, attention: flash, dtype: bf16}\n"
+      std::string(kLlama3TwoLayers) +
       "training: {global_batch: 4, micro_batch: 1}\n"
       "strategy: {context: 2, data: 4}\n",
       "cp.yaml");
@@ -769,11 +774,7 @@ TEST(LowerTransformer, FlashAttentionTimedAlikeAtEveryGranularity) {
   for (int context : {1, 2}) {
     SCOPED_TRACE(context);
     auto s = parse_scenario(
-        "topology: {preset: dgx-h100}\n"
-        "model:\n"
-        "  transformer: {layers: 2, hidden: 4096, heads: 32, kv_heads: 8, seq: 8192, vocab: 128256,\n"
-        "                ffn_hidden: 14336, mlp: swiglu, norm: rmsnorm, positions: rotary,\n"
-        "                tie_embeddings: false, bias: false, attention: flash, dtype: bf16}\n"
+        std::string(kLlama3TwoLayers) +
         "training: {global_batch: 16, micro_batch: 1}\n"
         "strategy: {context: " +
             std::to_string(context) + ", data: " + std::to_string(8 / context) + "}\n",
