@@ -157,20 +157,21 @@ class PlanChecker {
     return Status::ok();
   }
 
-  // Megatron-LM's training keys (docs/scenario-format.md, "training"): the
-  // fp32 main_grad and the distributed optimizer are modelled for
-  // transformers; the fp32 main_grad for gradients kept whole
-  // on every data rank (Megatron's DDP and distributed optimizer, ZeRO 0-1).
   // Apex's DistributedFusedAdam layouts (training.optimizer_dtype,
   // training.param_remainders): Adam's state beside bf16 weights under
   // mixed precision, in training, for transformers.
   Status check_apex_optimizer() {
     const TrainingSpec& tr = s_.training;
-    for (const char* key : {"optimizer_dtype", "param_remainders"}) {
-      const bool on = std::string(key) == "optimizer_dtype" ? tr.optimizer_bf16 : tr.param_remainders;
-      if (!on) continue;
-      const std::string found = std::string("found ") + key +
-                                (std::string(key) == "optimizer_dtype" ? " bf16" : ": true");
+    struct Key {
+      const char* name;
+      bool on;
+      const char* value;  // as the message writes it
+    };
+    for (const Key& k : {Key{"optimizer_dtype", tr.optimizer_bf16, " bf16"},
+                         Key{"param_remainders", tr.param_remainders, ": true"}}) {
+      if (!k.on) continue;
+      const char* key = k.name;
+      const std::string found = std::string("found ") + key + k.value;
       const std::string why =
           " (Apex's DistributedFusedAdam keeps Adam's state beside bf16 weights: "
           "docs/scenario-format.md, \"training\")";
@@ -203,6 +204,10 @@ class PlanChecker {
     return Status::ok();
   }
 
+  // Megatron-LM's training keys (docs/scenario-format.md, "training"): the
+  // fp32 main_grad and the distributed optimizer are modelled for
+  // transformers; the fp32 main_grad for gradients kept whole
+  // on every data rank (Megatron's DDP and distributed optimizer, ZeRO 0-1).
   Status check_megatron_training() {
     const TrainingSpec& tr = s_.training;
     const bool transformer = s_.model_kind == ModelKind::kTransformer;
