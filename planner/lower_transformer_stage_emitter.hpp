@@ -4,7 +4,8 @@
 // members of strategy.overlap_param_gather in
 // lower_transformer_param_gather.cpp, and the work beside the compute
 // stream (the tensor-parallel overlap's collectives, the context ring) in
-// lower_transformer_side.cpp; not a public interface.
+// lower_transformer_side.cpp, and the pending run of kernels (add_kernel,
+// flush_compute) in lower_transformer_fused_run.cpp; not a public interface.
 #pragma once
 
 #include <array>

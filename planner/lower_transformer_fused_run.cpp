@@ -1,0 +1,221 @@
+// The transformer lowering's pending run of kernels (StageEmitter,
+// lower_transformer_stage_emitter.hpp): each kernel the stage emits joins
+// the run (add_kernel), or goes its own way (collectives, an uneven
+// router's GEMMs, a context ring's blocks); flush_compute emits the run as
+// one task per part and rank at region and step granularity, one per
+// kernel at kernel granularity.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "planner/lower_transformer_stage_emitter.hpp"
+
+namespace brigade::planner::detail {
+
+// Emits the pending kernel(s) as one task per rank; returns the base id
+// (or the last task's when nothing was pending).
+TaskId StageEmitter::flush_compute() {
+  if (pend_.kernels == 0) return last_compute_;
+  const TaskId before = last_compute_;
+  int parts = 0;
+  for (const Part& x : pend_.parts) parts += x.n > 0;
+  int emitted = 0;
+  TaskId first_base = -1;
+  // Short names (interned once; no allocation per task).
+  const std::string fused = std::string(phase_name(pend_.phase)) + " fused";
+  static constexpr const char* kPartNames[kParts] = {" gemms",
+                                                     " fp8 gemms",
+                                                     " gemms beside communication",
+                                                     " fp8 gemms beside communication",
+                                                     " memory",
+                                                     " attention gemms",
+                                                     " attention memory",
+                                                     " norm",
+                                                     " norm backward",
+                                                     " activation",
+                                                     " activation backward",
+                                                     " gated activation",
+                                                     " gated activation backward",
+                                                     " flash attention",
+                                                     " flash attention backward"};
+  // The class each part's tasks carry (the attention core's: the run's).
+  static constexpr KernelClass kPartClass[kParts] = {
+      KernelClass::kGeneric,      KernelClass::kGeneric,           KernelClass::kGeneric,
+      KernelClass::kGeneric,      KernelClass::kGeneric,           KernelClass::kGeneric,
+      KernelClass::kGeneric,      KernelClass::kNormForward,
+      KernelClass::kNormBackward, KernelClass::kActivationForward, KernelClass::kActivationBackward,
+      KernelClass::kGatedForward, KernelClass::kGatedBackward, KernelClass::kFlashForward,
+      KernelClass::kFlashBackward};
+  auto emit = [&](PartKind kind) {
+    const Part& part = pend_.parts[static_cast<size_t>(kind)];
+    const bool flash = kind == kFlashForwardPart || kind == kFlashBackwardPart;
+    const bool gemm = kind == kGemmPart || kind == kGemm8Part || kind == kGemmHeldPart ||
+                      kind == kGemm8HeldPart || kind == kCoreGemmPart || flash;
+    const bool core = kind == kCoreGemmPart || kind == kCoreMemoryPart;
+    const bool first = emitted == 0, last = ++emitted == parts;
+    const TaskId base = b_.num_tasks();
+    const int n = part.n;
+    const Kernel& k = part.first;
+    const std::string name = n == 1 ? k.name : fused + kPartNames[kind];
+    std::uint16_t mix = 0;  // the part's GEMM shapes, interned once for its ranks
+    for (int r = 0; r < R_; ++r) {
+      const StreamId st = out_.compute[static_cast<size_t>(r)];
+      TaskId id;
+      if (flash) {
+        // FlashAttention kernels of one shape, one or a run of them: their
+        // class, sequence and head dimension for the measured rates, and
+        // their launches (a ring kernel's blocks each launch: ring_steps).
+        id = b_.add_fixed(st, part.flops, part.bytes, k.dtype, name, pend_.phase);
+        b_.task(id).kernel = k.kernel_class;
+        b_.task(id).m = k.m;
+        b_.task(id).k = k.k;
+        b_.task(id).batch = static_cast<std::int64_t>(n) * std::max(1, k.ring_steps);
+      } else if (gemm && n == 1)
+        id = b_.add_gemm(st, k.m, k.n, k.k, k.dtype, name, pend_.phase, k.batch);
+      else if (gemm) {
+        id = b_.add_fixed(st, part.flops, part.bytes, k.dtype, name, pend_.phase);
+        if (r == 0 && !part.shapes.empty()) mix = b_.intern_gemm_mix(part.shapes);
+        b_.task(id).gemm_mix = mix;
+      }
+      else
+        id = b_.add_memory_bound(st, part.bytes, k.dtype, name, pend_.phase);
+      Task& t = b_.task(id);
+      if (n > 1 && !flash) t.batch = n;  // the kernels it fuses (core/program.hpp, fused_kernels)
+      if (gemm) t.sm_held = static_cast<std::uint8_t>(k.sm_held);  // alike in a held part
+      if (core) t.kernel = pend_.core;
+      if (kPartClass[kind] != KernelClass::kGeneric) t.kernel = kPartClass[kind];
+      t.layer = pend_.layer;
+      t.micro_batch = pend_.mb;
+      if (first) {
+        for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
+        for (BufferId a : pend_.allocs) b_.alloc(id, a + r);
+      }
+      if (last)
+        for (BufferId f : pend_.frees) b_.free(id, f + r);
+    }
+    if (first) first_base = base;
+    last_compute_ = base;
+  };
+  for (int kind = 0; kind < kParts; ++kind)
+    if (pend_.parts[static_cast<size_t>(kind)].n > 0) emit(static_cast<PartKind>(kind));
+  for (int key : pend_.recv_keys) link_recv(key, first_base);
+  if (ring_bytes_ > 0) ring_segment(before);
+  if (!side_.empty()) side_segment(before);
+  clear_attachments();
+  pend_.kernels = 0;
+  for (Part& x : pend_.parts) x.n = 0, x.flops = x.bytes = 0, x.shapes.clear();
+  pend_.core = KernelClass::kGeneric;
+  return last_compute_;
+}
+
+// The class a run of fused kernels keeps apart: an attention core's
+// passes (their own streaming efficiency); every other class kGeneric
+// (FlashAttention's kernels are a part of their own by class: add below).
+KernelClass StageEmitter::attention_core_class(const Kernel& k) {
+  return k.kernel_class == KernelClass::kAttentionForward ||
+                 k.kernel_class == KernelClass::kAttentionBackward
+             ? k.kernel_class
+             : KernelClass::kGeneric;
+}
+
+// The part a streaming kernel outside the attention core joins: its
+// class's (norms, activations), else the run's other memory-bound kernels.
+StageEmitter::PartKind StageEmitter::memory_part(KernelClass k) {
+  switch (k) {
+    case KernelClass::kNormForward:
+      return kNormForwardPart;
+    case KernelClass::kNormBackward:
+      return kNormBackwardPart;
+    case KernelClass::kActivationForward:
+      return kActivationForwardPart;
+    case KernelClass::kActivationBackward:
+      return kActivationBackwardPart;
+    case KernelClass::kGatedForward:
+      return kGatedForwardPart;
+    case KernelClass::kGatedBackward:
+      return kGatedBackwardPart;
+    default:
+      return kMemoryPart;
+  }
+}
+
+void StageEmitter::add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
+  if (k.is_collective && k.beside && !tp_.empty()) {
+    if (s_.fuse_collectives)
+      defer_to(side_, k, phase, mb);
+    else
+      beside_collective(k, phase, layer, mb);
+    return;
+  }
+  if (k.is_collective && s_.fuse_collectives) {
+    defer(k, phase, mb);
+    return;
+  }
+  if (k.is_collective) {
+    tensor_collective(k, phase, layer, mb);
+    return;
+  }
+  if (k.routed_dim != 0 && s_.uneven_experts) {
+    routed_gemm(k, phase, layer, mb);
+    return;
+  }
+  if (k.ring_steps > 1 && !s_.fuse_collectives) {
+    ring_kernel(k, phase, layer, mb);
+    return;
+  }
+  // kStep: the ring's hops of the fused run go as one transfer (below).
+  if (k.ring_steps > 1) ring_bytes_ += (k.ring_steps - 1) * k.ring_bytes;
+  const KernelClass core = attention_core_class(k);
+  const bool other_core =
+      core != KernelClass::kGeneric && pend_.core != KernelClass::kGeneric && pend_.core != core;
+  if (pend_.kernels > 0 && (!s_.fuse || pend_.phase != phase || pend_.mb != mb || other_core))
+    flush_compute();
+  if (pend_.kernels == 0) {
+    pend_.phase = phase;
+    pend_.layer = layer;
+    pend_.mb = mb;
+  }
+  if (core != KernelClass::kGeneric) pend_.core = core;
+  ++pend_.kernels;
+  const bool is_core = core != KernelClass::kGeneric;
+  auto add = [&](PartKind kind, double flops, double bytes) {
+    Part& part = pend_.parts[static_cast<size_t>(kind)];
+    if (part.n++ == 0) part.first = k;
+    part.flops += flops;
+    part.bytes += bytes;
+    if (k.compute != ComputeKind::kGemm || kind == kCoreGemmPart) return;
+    for (GemmMixShape& g : part.shapes)
+      if (g.m == k.m && g.n == k.n && g.k == k.k && g.batch == k.batch) {
+        ++g.count;
+        return;
+      }
+    part.shapes.push_back(GemmMixShape{k.m, k.n, k.k, k.batch, 1});
+  };
+  const bool held = k.sm_held > 0;
+  if (k.dtype == DType::kFP8 && s_.dtype != DType::kFP8) {
+    add(held ? kGemm8HeldPart : kGemm8Part, k.flops(), gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch));
+  } else if (k.compute == ComputeKind::kFixed) {
+    // The templates' one fused kernel, FlashAttention's (flash_kernel,
+    // costmodel/transformer_blocks_layer.cpp): a part each way.
+    add(k.kernel_class == KernelClass::kFlashBackward ? kFlashBackwardPart : kFlashForwardPart,
+        k.flops(), k.bytes);
+  } else if (k.compute == ComputeKind::kGemm) {
+    add(held ? kGemmHeldPart : is_core ? kCoreGemmPart : kGemmPart, k.flops(),
+        gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch));
+  } else if (is_core) {
+    add(kCoreMemoryPart, 0, k.bytes);
+  } else {
+    add(memory_part(k.kernel_class), 0, k.bytes);
+  }
+  // The GEMM a collective runs beside: a task of its own, and whatever
+  // comes next waits for the collective too.
+  if (beside_ != kNone) {
+    std::vector<TaskId> ids(static_cast<size_t>(R_));
+    for (int r = 0; r < R_; ++r) ids[static_cast<size_t>(r)] = beside_ + r;
+    beside_ = kNone;
+    next_depends(std::move(ids));
+  }
+}
+
+}  // namespace brigade::planner::detail
