@@ -174,6 +174,7 @@ class FrameworkChecker {
                 ErrorKind::kUnsupported);
     BRIGADE_RETURN_IF_ERROR(check_apex_optimizer());
     BRIGADE_RETURN_IF_ERROR(check_fp8());
+    BRIGADE_RETURN_IF_ERROR(check_attention_backend());
     BRIGADE_RETURN_IF_ERROR(check_tp_comm_overlap());
     if (tr.distributed_optimizer && st_.zero != 1)
       return at("training.distributed_optimizer",
@@ -216,6 +217,36 @@ class FrameworkChecker {
     return Status::ok();
   }
 
+  // The fused attention's kernel (training.attention_backend; docs/
+  // costmodel.md, "Which attention kernel runs"): a choice between two
+  // implementations of `attention: flash`, and FusedAttention is
+  // Transformer Engine's.
+  Status check_attention_backend() {
+    const TrainingSpec& tr = s_.training;
+    if (tr.attention_backend == AttentionBackend::kAuto) return Status::ok();
+    const std::string backend(attention_backend_name(tr.attention_backend));
+    if (s_.model_kind != ModelKind::kTransformer)
+      return at("training.attention_backend",
+                "found attention_backend " + backend + " with " +
+                    model_kind_name(s_.model_kind) +
+                    " model; expected no attention_backend key (the fused attention's kernel is "
+                    "modelled for transformer models)",
+                ErrorKind::kUnsupported);
+    if (s_.transformer.attention != AttentionKernel::kFlash)
+      return at("training.attention_backend",
+                "found attention_backend " + backend +
+                    " with attention unfused; expected model.transformer.attention: flash, or "
+                    "no attention_backend key (the backend says which kernel runs the fused "
+                    "attention)");
+    if (tr.attention_backend == AttentionBackend::kFused &&
+        tr.transformer_impl == TransformerImpl::kLocal)
+      return at("training.attention_backend",
+                "found attention_backend fused with transformer_impl local; expected "
+                "transformer_impl transformer_engine, or attention_backend flash (FusedAttention, "
+                "cuDNN's kernel, is Transformer Engine's)");
+    return Status::ok();
+  }
+
   // FP8 training (docs/scenario-format.md, "training"; docs/costmodel.md,
   // "FP8 training"): Transformer Engine's recipe for a transformer in bf16
   // or f16 on devices with FP8 tensor cores. A transformer's dtype fp8 in
@@ -229,7 +260,14 @@ class FrameworkChecker {
                 "found dtype fp8 for training; expected dtype bf16 with training.fp8: hybrid "
                 "(Transformer Engine keeps bf16 weights and activations and runs only the "
                 "linear layers' GEMMs in FP8)");
-    if (tr.fp8 == Fp8Recipe::kNone) return Status::ok();
+    if (tr.fp8 == Fp8Recipe::kNone) {
+      if (tr.fp8_scaling != Fp8Scaling::kDelayed)
+        return at("training.fp8_recipe",
+                  "found fp8_recipe " + std::string(fp8_scaling_name(tr.fp8_scaling)) +
+                      " with fp8: none; expected fp8: hybrid or e4m3, or no fp8_recipe key (the "
+                      "recipe says how Transformer Engine scales FP8 tensors)");
+      return Status::ok();
+    }
     const std::string recipe(fp8_recipe_name(tr.fp8));
     if (!transformer)
       return at("training.fp8",

@@ -406,13 +406,48 @@ NcclTable hopper_nccl(double nvls_bus_gbs, NcclVersion version) {
 // non-causal backward times the forward's measured causal / non-causal
 // ratio at the same length (0.62 at 512, 0.91 at 16k: the diagonal blocks'
 // masking and the shorter rows), an assumption stated plainly, not a
-// measurement. Megatron-LM's --use-flash-attn runs FlashAttention-2 (head
-// dimensions up to 128, Megatron-LM README), hence FA2's figures, not FA3's.
+// measurement. Megatron-LM's --use-flash-attn (its own attention, no
+// Transformer Engine) runs FlashAttention-2 (head dimensions up to 128,
+// Megatron-LM README), hence FA2's figures, not FA3's; Transformer Engine
+// runs cuDNN's kernel on Hopper (hopper_fused_attention, below).
 std::vector<FlashAttentionRates> hopper_flash_attention() {
   const double seq[] = {512, 1024, 2048, 4096, 8192, 16384};
   const double fwd_causal[] = {191, 260, 298, 319, 333, 335};  // Figure 5, causal
   const double fwd_full[] = {309, 350, 362, 368, 370, 370};    // Figure 5, no mask
   const double bwd_full[] = {214, 260, 291, 310, 318, 322};    // Figure 6, no mask
+  FlashAttentionRates r;
+  r.head_dim = 128;
+  for (size_t i = 0; i < 6; ++i) {
+    r.forward.points.emplace_back(seq[i], fwd_causal[i] * kTF);
+    r.backward.points.emplace_back(seq[i], bwd_full[i] * fwd_causal[i] / fwd_full[i] * kTF);
+  }
+  r.forward.fallback = r.forward.points.back().second;
+  r.backward.fallback = r.backward.points.back().second;
+  return {r};
+}
+
+// cuDNN's fused attention (Transformer Engine's FusedAttention, sub-backend
+// 1, "F16_arbitrary_seqlen") on the same H100 SXM5 80GB, in the same two
+// figures of the same paper as hopper_flash_attention's FlashAttention-2
+// (Shah et al. 2024, arXiv 2407.08608, Figure 5, head dim 128, causal and
+// unmasked forward; Figure 6, head dim 128, the unmasked backward: the
+// "cuDNN" bars beside the "FlashAttention-2" ones), TFLOP/s counted alike.
+// The causal backward is derived from the unmasked one as FA2's is (the
+// forward's measured causal / unmasked ratio at the same length: 0.63 at
+// 512, 0.91 at 16k), the same stated assumption. Transformer Engine runs
+// this kernel, not FlashAttention-2, on Hopper: where both backends can take
+// a shape it disables FlashAttention "to give FusedAttention preference on
+// Hopper+ for performance reasons" (NVIDIA/TransformerEngine,
+// transformer_engine/pytorch/attention/dot_product_attention/utils.py,
+// get_attention_backend, at v2.9; attention.py at v1.7 and v1.8, "Select
+// FusedAttention on sm90"), and Megatron-Core's default
+// --attention-backend auto leaves the choice to TE (docs/costmodel.md,
+// "Which attention kernel runs"). Freeze 9.
+std::vector<FlashAttentionRates> hopper_fused_attention() {
+  const double seq[] = {512, 1024, 2048, 4096, 8192, 16384};
+  const double fwd_causal[] = {315, 410, 484, 518, 529, 539};  // Figure 5, causal
+  const double fwd_full[] = {497, 574, 617, 609, 600, 595};    // Figure 5, no mask
+  const double bwd_full[] = {305, 408, 465, 499, 518, 516};    // Figure 6, no mask
   FlashAttentionRates r;
   r.head_dim = 128;
   for (size_t i = 0; i < 6; ++i) {
@@ -488,6 +523,7 @@ DeviceProfile h100_sxm5_80gb(NcclVersion version) {
   // "NCCL Communication - Single Node").
   p.nccl = hopper_nccl(480.0, version);
   p.flash_attention = hopper_flash_attention();
+  p.fused_attention = hopper_fused_attention();
   return p;
 }
 
@@ -540,7 +576,9 @@ DeviceProfile h200_sxm(NcclVersion version) {
   // traffic grows as s, its work as s^2), so the H200's faster HBM is not
   // expected to move it. The H200's own measured GEMM peak (759.6 TFLOP/s
   // at 700 W, below) does not scale the table either: FA2 is far below it.
+  // cuDNN's fused attention likewise (at most 55% of the bf16 peak).
   p.flash_attention = hopper_flash_attention();
+  p.fused_attention = hopper_fused_attention();
   return p;
 }
 

@@ -200,9 +200,14 @@ double kernel_beside_collective_seconds(double kernel, double collective, double
   return collective + (kernel - (1 - share) * collective);
 }
 
-const FlashAttentionRates* flash_attention_rates(const DeviceProfile& p, std::int64_t head_dim) {
+const FlashAttentionRates* flash_attention_rates(const DeviceProfile& p, std::int64_t head_dim,
+                                                 KernelClass kernel) {
+  const bool cudnn = kernel == KernelClass::kFusedAttentionForward ||
+                     kernel == KernelClass::kFusedAttentionBackward;
+  const std::vector<FlashAttentionRates>& table =
+      cudnn && !p.fused_attention.empty() ? p.fused_attention : p.flash_attention;
   const FlashAttentionRates* best = nullptr;
-  for (const FlashAttentionRates& r : p.flash_attention) {
+  for (const FlashAttentionRates& r : table) {
     if (best == nullptr) {
       best = &r;
       continue;
@@ -286,8 +291,8 @@ double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, doub
                       GemmShape shape) {
   const double n = fused > 1 ? static_cast<double>(fused) : 1.0;
   if (is_flash_attention(kernel) && seq > 0 && flops > 0) {
-    if (const FlashAttentionRates* r = flash_attention_rates(p, head_dim)) {
-      const EfficiencyCurve& c = kernel == KernelClass::kFlashForward ? r->forward : r->backward;
+    if (const FlashAttentionRates* r = flash_attention_rates(p, head_dim, kernel)) {
+      const EfficiencyCurve& c = is_fused_attention_backward(kernel) ? r->backward : r->forward;
       const double rate = c.points.empty() ? 0 : c.at(static_cast<double>(seq));
       if (rate > 0) return n * p.launch_overhead_seconds + 0.5 * flops / rate;
     }
@@ -358,6 +363,8 @@ double streaming_efficiency(const DeviceProfile& p, KernelClass k) {
     case KernelClass::kGeneric:
     case KernelClass::kFlashForward:
     case KernelClass::kFlashBackward:
+    case KernelClass::kFusedAttentionForward:
+    case KernelClass::kFusedAttentionBackward:
       break;
   }
   return own > 0 ? own : p.memory_efficiency;

@@ -140,6 +140,11 @@ struct DeviceProfile {
   // kernel is timed as a kFixed kernel on the GEMM curve and the memory
   // roofline.
   std::vector<FlashAttentionRates> flash_attention;
+  // Transformer Engine's FusedAttention (cuDNN's fused attention: TE's
+  // choice on Hopper and later, KernelClass::kFusedAttention*) measured the
+  // same way (the Hopper presets' since freeze 9; a profile file's
+  // `fused_attention`). Empty: those kernels take flash_attention's rates.
+  std::vector<FlashAttentionRates> fused_attention;
   // The unfused attention core's passes over its s x s matrices
   // (KernelClass::kAttentionForward / kAttentionBackward: the scores' and
   // values' batched GEMMs, the fused softmax and the dropout, forward and
@@ -405,8 +410,10 @@ double achieved_link_bandwidth_bytes_per_second(const Link& link, const Hardware
 // `written_bytes` (its output: gemm_written_bytes) at the output rate when
 // the profile has one.
 //
-// A FlashAttention kernel (`kernel` kFlashForward / kFlashBackward, `seq`
-// and `head_dim` its shape) on a profile with FlashAttention-2 rates takes
+// A FlashAttention kernel (`kernel` kFlashForward / kFlashBackward, or TE's
+// cuDNN kFusedAttentionForward / kFusedAttentionBackward; `seq` and
+// `head_dim` its shape) on a profile with measured rates for it
+// (flash_attention_rates) takes
 // fused x launch + (flops / 2) / rate(seq): Brigade counts the full s^2 score
 // matrix, the causal kernel computes half of it (its blocks above the
 // diagonal skipped), and the rates are per causal FLOP. The head dimension
@@ -461,7 +468,11 @@ double kernel_beside_collective_seconds(double kernel, double collective, double
 
 // The FlashAttention-2 rates of `p` for `head_dim` (the nearest measured
 // head dimension, ties to the smaller), or null when it has none.
-const FlashAttentionRates* flash_attention_rates(const DeviceProfile& p, std::int64_t head_dim);
+// The measured rates for a fused attention kernel of class `kernel` (either
+// backend) nearest `head_dim`: fused_attention's for a kFusedAttention*
+// kernel where the profile has some, else flash_attention's; null if none.
+const FlashAttentionRates* flash_attention_rates(const DeviceProfile& p, std::int64_t head_dim,
+                                                 KernelClass kernel = KernelClass::kFlashForward);
 
 // The alpha-beta parameters every judge uses for a message along a route:
 // alpha = the profile's alpha for the route's bottleneck link class when it

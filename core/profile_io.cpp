@@ -144,12 +144,13 @@ Status read_collective_kinds(const Cursor& c, LinkProfile* lp) {
   return Status::ok();
 }
 
-// FlashAttention-2's measured rates: [{head_dim: 128, forward: [[seq,
-// FLOP/s], ...], backward: [...]}, ...] (core/profile.hpp,
+// A fused attention kernel's measured rates (FlashAttention-2's under
+// `flash_attention`, cuDNN's under `fused_attention`): [{head_dim: 128,
+// forward: [[seq, FLOP/s], ...], backward: [...]}, ...] (core/profile.hpp,
 // FlashAttentionRates), one entry per head dimension.
 Result<std::vector<FlashAttentionRates>> read_flash_attention(const Cursor& c) {
   BRIGADE_RETURN_IF_ERROR(c.expect_list(
-      "FlashAttention-2 rates by head dimension: [{head_dim: 128, forward: [[2048, 298TFLOPS], "
+      "fused attention rates by head dimension: [{head_dim: 128, forward: [[2048, 298TFLOPS], "
       "...], backward: [...]}]"));
   auto read_rates = [](const Cursor& v) {
     return read_points_curve(v, "rates by sequence length: [[seq, FLOP/s], ...]",
@@ -204,7 +205,8 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
                                         "activation_backward_efficiency",
                                         "gated_activation_forward_efficiency",
                                         "gated_activation_backward_efficiency",
-                                        "flash_attention"}));
+                                        "flash_attention",
+                                        "fused_attention"}));
   BRIGADE_RETURN_IF_ERROR(c.require("model", "the device model it describes (or \"*\" for any)"));
   BRIGADE_ASSIGN_OR_RETURN(p->model, c.get("model").as_name());
   if (c.has("peak_flops")) {
@@ -318,6 +320,9 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   if (c.has("nccl")) BRIGADE_RETURN_IF_ERROR(read_nccl_table(c.get("nccl"), &p->nccl));
   if (c.has("flash_attention")) {
     BRIGADE_ASSIGN_OR_RETURN(p->flash_attention, read_flash_attention(c.get("flash_attention")));
+  }
+  if (c.has("fused_attention")) {
+    BRIGADE_ASSIGN_OR_RETURN(p->fused_attention, read_flash_attention(c.get("fused_attention")));
   }
   return Status::ok();
 }
@@ -670,9 +675,11 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
       }
       out << YAML::EndMap;
       emit_nccl_table(out, d.nccl);
-      if (!d.flash_attention.empty()) {
-        out << YAML::Key << "flash_attention" << YAML::Value << YAML::BeginSeq;
-        for (const FlashAttentionRates& r : d.flash_attention) {
+      for (const auto& [key, table] : {std::pair{"flash_attention", &d.flash_attention},
+                                       std::pair{"fused_attention", &d.fused_attention}}) {
+        if (table->empty()) continue;
+        out << YAML::Key << key << YAML::Value << YAML::BeginSeq;
+        for (const FlashAttentionRates& r : *table) {
           out << YAML::BeginMap << YAML::Key << "head_dim" << YAML::Value << r.head_dim;
           out << YAML::Key << "forward" << YAML::Value;
           emit_points(out, r.forward);

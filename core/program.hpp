@@ -79,10 +79,22 @@ enum class KernelClass : std::uint8_t {
   kActivationForward,
   kActivationBackward,
   kGatedForward,
-  kGatedBackward
+  kGatedBackward,
+  // Transformer Engine's FusedAttention (cuDNN's fused attention, TE's
+  // choice on Hopper and later: training.attention_backend): the same fused
+  // causal kernel as kFlashForward / kFlashBackward, with the same `m` and
+  // `k`, timed at a profile's fused_attention rates where it has some and at
+  // its flash_attention rates otherwise.
+  kFusedAttentionForward,
+  kFusedAttentionBackward
 };
+// A fused attention kernel of either backend (FlashAttention-2's or cuDNN's).
 inline bool is_flash_attention(KernelClass k) {
-  return k == KernelClass::kFlashForward || k == KernelClass::kFlashBackward;
+  return k == KernelClass::kFlashForward || k == KernelClass::kFlashBackward ||
+         k == KernelClass::kFusedAttentionForward || k == KernelClass::kFusedAttentionBackward;
+}
+inline bool is_fused_attention_backward(KernelClass k) {
+  return k == KernelClass::kFlashBackward || k == KernelClass::kFusedAttentionBackward;
 }
 inline bool is_norm(KernelClass k) {
   return k == KernelClass::kNormForward || k == KernelClass::kNormBackward;

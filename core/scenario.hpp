@@ -169,6 +169,26 @@ std::string_view fp8_recipe_name(Fp8Recipe r);
 enum class TransformerImpl : std::uint8_t { kTransformerEngine, kLocal };
 std::string_view transformer_impl_name(TransformerImpl i);
 
+// Which kernel runs a transformer's fused attention (`attention: flash`;
+// Megatron-LM's --attention-backend): kFlash, FlashAttention-2; kFused,
+// Transformer Engine's FusedAttention (cuDNN's kernel); kAuto, Transformer
+// Engine's own choice, FusedAttention on Hopper and later (a device whose
+// profile measures it) and FlashAttention-2 elsewhere, or FlashAttention-2
+// under transformer_impl: local. docs/costmodel.md, "Which attention kernel
+// runs".
+enum class AttentionBackend : std::uint8_t { kAuto, kFlash, kFused };
+std::string_view attention_backend_name(AttentionBackend b);
+
+// How Transformer Engine scales each FP8 tensor (training.fp8_recipe;
+// Megatron-LM's --fp8-recipe): kDelayed, from an amax history (TE's
+// DelayedScaling, Megatron's default); kTensorwise, from the tensor's own
+// amax taken just before its cast (TE's Float8CurrentScaling): an amax pass
+// where TE cannot fuse it into the kernel that writes the tensor, a scale
+// kernel, and with sequence parallelism the amax all-reduced over 'tensor'
+// (docs/costmodel.md, "FP8 training").
+enum class Fp8Scaling : std::uint8_t { kDelayed, kTensorwise };
+std::string_view fp8_scaling_name(Fp8Scaling s);
+
 // Transformer Engine's userbuffers overlap of one linear layer's
 // tensor-parallel collective with its GEMM (training.tp_comm_overlap; TE's
 // `ub_cfgs` entries; docs/costmodel.md, "Transformer Engine's
@@ -241,6 +261,10 @@ struct TrainingSpec {
   // Transformer Engine's FP8 (training.fp8; transformers on devices with FP8
   // tensor cores: check_plan).
   Fp8Recipe fp8 = Fp8Recipe::kNone;
+  // How FP8 tensors are scaled (training.fp8_recipe; only with fp8).
+  Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;
+  // Which kernel runs the fused attention (training.attention_backend).
+  AttentionBackend attention_backend = AttentionBackend::kAuto;
   // Megatron-LM's gradient accumulation fusion (--no-gradient-accumulation-
   // fusion turns it off; the default since 83b1e42f, 2022-02-13): the
   // weight-gradient GEMMs accumulate into the gradient buffer. `false`:

@@ -71,6 +71,28 @@ std::array<UbOverlap, kUbLayers> te_default_overlaps() {
   return x;
 }
 
+std::string_view attention_backend_name(AttentionBackend b) {
+  switch (b) {
+    case AttentionBackend::kAuto:
+      return "auto";
+    case AttentionBackend::kFlash:
+      return "flash";
+    case AttentionBackend::kFused:
+      return "fused";
+  }
+  return "?";
+}
+
+std::string_view fp8_scaling_name(Fp8Scaling s) {
+  switch (s) {
+    case Fp8Scaling::kDelayed:
+      return "delayed";
+    case Fp8Scaling::kTensorwise:
+      return "tensorwise";
+  }
+  return "?";
+}
+
 std::string_view fp8_recipe_name(Fp8Recipe r) {
   switch (r) {
     case Fp8Recipe::kNone:
@@ -149,15 +171,14 @@ Status read_training_spec(const Cursor& c, TrainingSpec* out) {
   BRIGADE_RETURN_IF_ERROR(
       c.expect_map("training options {mode, global_batch, micro_batch, optimizer, "
                    "mixed_precision, recompute, main_grad, optimizer_dtype, "
-                   "param_remainders, distributed_optimizer, fp8, "
+                   "param_remainders, distributed_optimizer, fp8, fp8_recipe, "
                    "gradient_accumulation_fusion, cross_entropy_fusion, transformer_impl, "
-                   "tp_comm_overlap, tp_backward_overlap}"));
+                   "attention_backend, tp_comm_overlap, tp_backward_overlap}"));
   BRIGADE_RETURN_IF_ERROR(c.check_keys(
       {"mode", "global_batch", "micro_batch", "optimizer", "mixed_precision", "recompute",
        "main_grad", "optimizer_dtype", "param_remainders", "distributed_optimizer", "fp8",
-       "gradient_accumulation_fusion",
-       "cross_entropy_fusion", "transformer_impl", "tp_comm_overlap",
-       "tp_backward_overlap"}));
+       "fp8_recipe", "gradient_accumulation_fusion", "cross_entropy_fusion", "transformer_impl",
+       "attention_backend", "tp_comm_overlap", "tp_backward_overlap"}));
   BRIGADE_ASSIGN_OR_RETURN(
       t.inference, c.get_enum<bool>("mode", false, {{"training", false}, {"inference", true}}));
   BRIGADE_ASSIGN_OR_RETURN(t.global_batch, c.get_int("global_batch", 0, 1, kMaxDim));
@@ -184,6 +205,16 @@ Status read_training_spec(const Cursor& c, TrainingSpec* out) {
       t.fp8, c.get_enum("fp8", Fp8Recipe::kNone,
                         choices_of({Fp8Recipe::kNone, Fp8Recipe::kHybrid, Fp8Recipe::kE4M3},
                                    fp8_recipe_name)));
+  BRIGADE_ASSIGN_OR_RETURN(
+      t.fp8_scaling,
+      c.get_enum("fp8_recipe", Fp8Scaling::kDelayed,
+                 choices_of({Fp8Scaling::kDelayed, Fp8Scaling::kTensorwise}, fp8_scaling_name)));
+  BRIGADE_ASSIGN_OR_RETURN(
+      t.attention_backend,
+      c.get_enum("attention_backend", AttentionBackend::kAuto,
+                 choices_of({AttentionBackend::kAuto, AttentionBackend::kFlash,
+                             AttentionBackend::kFused},
+                            attention_backend_name)));
   BRIGADE_ASSIGN_OR_RETURN(t.gradient_accumulation_fusion,
                            c.get_bool("gradient_accumulation_fusion", true));
   BRIGADE_ASSIGN_OR_RETURN(t.cross_entropy_fusion, c.get_bool("cross_entropy_fusion", false));

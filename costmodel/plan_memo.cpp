@@ -285,7 +285,9 @@ Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape)
                          static_cast<int>(shape.grad_accumulate_bytes) << 13 |
                          int{shape.cross_entropy_fusion} << 18 | int{shape.local_layers} << 19 |
                          int{shape.loss} << 20 | int{shape.tp_comm_overlap} << 21 |
-                         int{shape.tp_backward_overlap} << 22};
+                         int{shape.tp_backward_overlap} << 22 |
+                         static_cast<int>(shape.fp8_scaling) << 23 |
+                         int{shape.cudnn_attention} << 24};
   auto same_rest = [&](const TransformerBlocks* b) {
     return b->moe == s.moe && b->mla == s.mla && b->ub == shape.ub && b->expert == shape.expert &&
            b->context == shape.context;

@@ -110,7 +110,18 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         ", FP8 copies of their weights (2 B per weight" +
         std::string(training ? ", cast once a step with the optimizer" : "") +
         "); attention, norms, activations, embedding and logits in " +
-        std::string(dtype_name(dt)));
+        std::string(dtype_name(dt)) +
+        (tr.fp8_scaling == Fp8Scaling::kTensorwise
+             ? "; current scaling (tensorwise): an amax pass before each cast TE does not fuse, "
+               "a scale kernel, the amax of sequence-parallel tensors all-reduced over 'tensor'"
+             : ""));
+  if (full && sc.transformer.attention == AttentionKernel::kFlash)
+    e.notes.push_back(std::string("fused attention: ") +
+                      (transformer_shape(sc).cudnn_attention
+                           ? "cuDNN's kernel (Transformer Engine's FusedAttention)"
+                           : "FlashAttention-2's kernel") +
+                      " (training.attention_backend " +
+                      std::string(attention_backend_name(tr.attention_backend)) + ")");
   // One description of the work (costmodel/transformer_blocks.hpp): the blocks a
   // tensor-parallel rank runs for one micro-batch, as the planner lowers them.
   const TransformerShape shape = transformer_shape(sc);
@@ -853,7 +864,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       const double shard = st.zero >= 1 ? 1.0 / dg : 1.0;
       const double buffer = st.zero >= 2 ? 1.0 / dg : 1.0;
       const double bytes = optimizer_step_bytes(params, opt_step, shard, buffer) +
-                           fp8_cast_bytes(stage_fp8_weights[si], e_bytes);
+                           fp8_weight_cast_bytes(stage_fp8_weights[si], e_bytes, tr.fp8_scaling);
       if (!(opt_previous.valid && opt_previous.key == key && opt_previous.bytes == bytes))
         opt_previous = {true, key, bytes, memory_bound_seconds(dev, dp, bytes, DType::kF32) / speed};
       opt_seconds[si] = opt_previous.seconds;

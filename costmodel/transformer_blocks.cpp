@@ -252,6 +252,27 @@ TransformerShape transformer_shape(const Scenario& sc) {
   shape.sequence_parallel = sc.strategy.sequence_parallel;
   shape.recompute = sc.training.inference ? Recompute::kNone : sc.training.recompute;
   shape.fp8 = sc.training.fp8;
+  shape.fp8_scaling = sc.training.fp8_scaling;
+  // Which kernel runs `attention: flash`: Transformer Engine's choice
+  // (auto) is cuDNN's FusedAttention wherever every device's profile
+  // measures it (the Hopper presets': TE prefers it on sm90 and later), and
+  // FlashAttention-2 elsewhere and under Megatron-LM's own layers.
+  switch (sc.training.attention_backend) {
+    case AttentionBackend::kFlash:
+      shape.cudnn_attention = false;
+      break;
+    case AttentionBackend::kFused:
+      shape.cudnn_attention = true;
+      break;
+    case AttentionBackend::kAuto: {
+      bool all = sc.training.transformer_impl == TransformerImpl::kTransformerEngine &&
+                 sc.topology.num_devices() > 0;
+      for (const Device& d : sc.topology.devices())
+        all = all && !sc.profile.for_device(d).fused_attention.empty();
+      shape.cudnn_attention = all;
+      break;
+    }
+  }
   shape.tp_comm_overlap = sc.training.tp_comm_overlap && !sc.training.inference;
   shape.tp_backward_overlap = sc.training.tp_backward_overlap && !sc.training.inference;
   shape.ub = sc.training.tp_overlap;
@@ -267,6 +288,10 @@ TransformerShape transformer_shape(const Scenario& sc) {
 
 double fp8_cast_bytes(double elements, double e) {
   return elements * (e + 2);
+}
+
+double fp8_weight_cast_bytes(double elements, double e, Fp8Scaling scaling) {
+  return fp8_cast_bytes(elements, e) + (scaling == Fp8Scaling::kTensorwise ? elements * e : 0.0);
 }
 
 namespace {

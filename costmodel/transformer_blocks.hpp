@@ -177,6 +177,22 @@ struct TransformerShape {
   // attention, norms, activations, the embedding, the router and the logits
   // stay in the model's dtype (docs/costmodel.md, "FP8 training").
   Fp8Recipe fp8 = Fp8Recipe::kNone;
+  // FP8 current scaling (training.fp8_recipe: tensorwise; TE's
+  // Float8CurrentScaling): before each cast an amax pass "NAME.amax" (n e
+  // bytes) where Transformer Engine cannot take the amax in the kernel that
+  // wrote the tensor (everywhere but the QKV and fc1 inputs, which its
+  // LayerNormLinear's norm writes, and a biased layer's output gradient,
+  // whose bias-gradient reduction takes it), a scale kernel "NAME.scale",
+  // and, with sequence parallelism, "NAME.amax_allreduce" over 'tensor'
+  // before a gathered tensor's cast (a column-parallel layer's input, a
+  // row-parallel layer's output gradient). docs/costmodel.md, "FP8 training".
+  Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;
+  // The fused attention's kernel (attention: flash) is cuDNN's, Transformer
+  // Engine's FusedAttention (KernelClass::kFusedAttention*), not
+  // FlashAttention-2's: training.attention_backend, resolved for the
+  // scenario's devices by transformer_shape (docs/costmodel.md, "Which
+  // attention kernel runs").
+  bool cudnn_attention = false;
   // Gradient accumulation not fused into the weight-gradient GEMMs
   // (training.gradient_accumulation_fusion false): each micro-batch's
   // backward adds every gradient it completes into the accumulated one, a
@@ -231,6 +247,11 @@ struct TransformerShape {
 // wgrad GEMM's operand), the amax taken in the same pass
 // (transformer_engine/common/transpose/cast_transpose.cu): elements (e + 2).
 double fp8_cast_bytes(double elements, double e);
+
+// Bytes of the once-a-step cast of `elements` 16-bit weights to FP8 (TE's
+// first micro-batch casts them, the others reuse the copies): the cast, and
+// under current scaling the amax pass before it (elements e more).
+double fp8_weight_cast_bytes(double elements, double e, Fp8Scaling scaling);
 
 // Bytes Transformer Engine keeps per FP8 weight element beside the 16-bit
 // weight: its FP8 copy and the copy's transpose (the dgrad GEMM's operand).

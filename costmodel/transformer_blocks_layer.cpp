@@ -40,14 +40,16 @@ Kernel flash_kernel(Kernel x, KernelClass c, double s, double dh) {
 // per head (causal masking's skipped tiles not subtracted, as the unfused
 // count does not). Bytes: Q read and O written once, K and V read once per
 // query block, the log-sum-exp (fp32) written.
-Kernel flash_forward(double b, double ap, double s, double skv, double dh, double e) {
+Kernel flash_forward(double b, double ap, double s, double skv, double dh, double e,
+                     bool cudnn) {
   const double blocks = std::ceil(s / kFlashBlock);
   const double flops = 4 * b * ap * s * skv * dh;
   const double bytes = b * ap * dh * e * (2 * s + 2 * skv * blocks) + b * ap * s * 4;
   // The rate by the queries' length (s: the rank's positions under context
   // parallelism, whose blocks are that long).
   return flash_kernel(fused("attn.flash", OpKind::kSoftmax, flops, bytes),
-                      KernelClass::kFlashForward, s, dh);
+                      cudnn ? KernelClass::kFusedAttentionForward : KernelClass::kFlashForward, s,
+                      dh);
 }
 
 // Its backward (Dao 2023, Algorithm 2): recomputes QK^T, then dV = P^T dO,
@@ -55,12 +57,14 @@ Kernel flash_forward(double b, double ap, double s, double skv, double dh, doubl
 // forward. Bytes: the preprocessing D = rowsum(dO * O) reads O and dO; per
 // key block K, V read and dK, dV written once; per key block Q and dO read
 // and dQ read and written; the log-sum-exp and D (fp32) read.
-Kernel flash_backward(double b, double ap, double s, double skv, double dh, double e) {
+Kernel flash_backward(double b, double ap, double s, double skv, double dh, double e,
+                      bool cudnn) {
   const double blocks = std::ceil(skv / kFlashBlock);
   const double flops = 10 * b * ap * s * skv * dh;
   const double bytes = b * ap * dh * e * (2 * s + 4 * skv + 4 * s * blocks) + b * ap * s * 4 * 3;
   return flash_kernel(fused("attn.flash.bwd", OpKind::kSoftmax, flops, bytes),
-                      KernelClass::kFlashBackward, s, dh);
+                      cudnn ? KernelClass::kFusedAttentionBackward : KernelClass::kFlashBackward,
+                      s, dh);
 }
 
 // The SMs an overlap holds back from its GEMM: its communication kernel's
@@ -180,6 +184,46 @@ void bulk_backward(std::vector<Kernel>& ks, const std::string& regather, const s
       continue;
     }
     out.push_back(ks[i]);
+  }
+  ks = std::move(out);
+}
+
+// FP8 current scaling (training.fp8_recipe: tensorwise; Transformer
+// Engine's Float8CurrentScalingQuantizer::quantize_impl, transformer_engine/
+// pytorch/csrc/quantizer.cpp at v2.9): each cast "NAME.cast" of the list
+// gets before it, in order, an amax pass "NAME.amax" reading the tensor
+// (nvte_compute_amax: the cast's elements at e bytes) unless `fused_amax`
+// names it, an amax all-reduce "NAME.amax_allreduce" of one fp32 over
+// 'tensor' where `reduced` names it (with_amax_reduction), and the scale
+// kernel "NAME.scale" (nvte_compute_scale_from_amax: the amax read, the
+// scale written). The cast's elements come from its bytes (fp8_cast_bytes:
+// e + 2 an element), so a cast the tensor-parallel overlap moved before its
+// gather (1/t of them) keeps its amax pass the same size.
+void current_scaling(std::vector<Kernel>& ks, double e, const std::vector<std::string>& fused_amax,
+                     const std::vector<std::string>& reduced) {
+  auto named = [](const std::vector<std::string>& names, const std::string& n) {
+    return std::find(names.begin(), names.end(), n) != names.end();
+  };
+  const std::string suffix = ".cast";
+  std::vector<Kernel> out;
+  out.reserve(ks.size() * 2);
+  for (Kernel& k : ks) {
+    const bool cast = k.name.size() > suffix.size() &&
+                      k.name.compare(k.name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    if (cast) {
+      const std::string base = k.name.substr(0, k.name.size() - suffix.size());
+      const double elements = k.bytes / (e + 2);
+      if (!named(fused_amax, k.name))
+        out.push_back(memory(base + ".amax", OpKind::kElementwise, elements * e));
+      if (named(reduced, k.name))
+        out.push_back(collective(base + ".amax_allreduce", CollectiveKind::kAllReduce, 4,
+                                 tr_text("Reasons",
+                                         "FP8 current scaling: the amax of a sequence-parallel "
+                                         "tensor is reduced over 'tensor' before its cast, so "
+                                         "that every rank's shard takes one scale")));
+      out.push_back(memory(base + ".scale", OpKind::kElementwise, 8));
+    }
+    out.push_back(std::move(k));
   }
   ks = std::move(out);
 }
@@ -396,7 +440,8 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   Kernel ctx = memory("attn.context", OpKind::kElementwise, 2 * q_bytes);
   if (flash) {
     // Q, K, V and the log-sum-exp (fp32) for the backward; no s x s tensor.
-    Kernel fa = flash_forward(b, heads_local, s, static_cast<double>(d.s_kv), dh, e);
+    Kernel fa =
+        flash_forward(b, heads_local, s, static_cast<double>(d.s_kv), dh, e, shape.cudnn_attention);
     fa.saved_bytes = q_bytes + 2 * kv_bytes + b * heads_local * s * 4;
     if (d.cp > 1) {
       // Ring attention (Megatron-Core's context parallelism): this rank's K
@@ -688,7 +733,8 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   B.push_back(projw);
   L.recompute_before = static_cast<int>(B.size());
   if (flash) {
-    Kernel fb = flash_backward(b, heads_local, s, static_cast<double>(d.s_kv), dh, e);
+    Kernel fb = flash_backward(b, heads_local, s, static_cast<double>(d.s_kv), dh, e,
+                               shape.cudnn_attention);
     if (d.cp > 1) {
       // K and V go round again, with their gradients (dK, dV) accumulating
       // on the way back to their owner.
@@ -780,6 +826,36 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                     std::string("mlp") + exit, UbOverlap{}, UbOverlap{}, false);
     bulk_backward(B, "attn.bwd.regather", "attn.qkv.dgrad", "attn.qkv.wgrad",
                   std::string("attn") + exit, UbOverlap{}, UbOverlap{}, false);
+  }
+
+  // FP8 current scaling: the amax passes, scale kernels and (sequence
+  // parallelism) amax all-reduces before the casts. Transformer Engine
+  // takes the amax in the kernel that writes the tensor where that kernel
+  // is its own: the QKV and fc1 inputs are its LayerNormLinear's norm output
+  // (FUSED_NORM_AMAX_FP8, extensions/normalization.cpp), a biased layer's
+  // output gradient is cast with its bias gradient's reduction (extensions/
+  // bias.cpp); Megatron-Core's own activation (bias_swiglu_impl,
+  // bias_gelu_impl) and the attention's output are cast by TE's Linear with
+  // an amax pass of its own. The amax of a tensor that sequence parallelism
+  // gathers (a column-parallel layer's input, a row-parallel layer's output
+  // gradient) is all-reduced over 'tensor' (module/linear.py,
+  // layernorm_linear.py: _customize_quantizers_float8_current_scaling).
+  if (fp8 && shape.fp8_scaling == Fp8Scaling::kTensorwise) {
+    const bool qkv_biased = spec.bias || spec.qkv_bias;
+    std::vector<std::string> fused_amax = {"attn.qkv.cast", "mlp.fc1.cast"};
+    if (qkv_biased) fused_amax.push_back("attn.qkv.bwd.cast");
+    if (spec.bias)
+      for (const char* n : {"attn.proj.bwd.cast", "mlp.fc1.bwd.cast", "mlp.fc2.bwd.cast",
+                            "moe.shared.fc1.bwd.cast", "moe.shared.fc2.bwd.cast",
+                            "moe.experts.fc1.bwd.cast", "moe.experts.fc2.bwd.cast"})
+        fused_amax.emplace_back(n);
+    std::vector<std::string> reduced;
+    if (sp && tp)
+      reduced = {"attn.qkv.cast",      "mlp.fc1.cast",      "moe.shared.fc1.cast",
+                 "attn.proj.bwd.cast", "mlp.fc2.bwd.cast", "moe.shared.fc2.bwd.cast"};
+    current_scaling(F, e, fused_amax, reduced);
+    current_scaling(B, e, fused_amax, reduced);
+    L.recompute_before = static_cast<int>(index_of(B, "attn.proj.wgrad")) + 1;
   }
 
   // Recomputation (Korthikanti et al. 2022, Section 5).

@@ -84,7 +84,8 @@ TaskId StageEmitter::flush_compute() {
       if (n > 1 && !flash) t.batch = n;  // the kernels it fuses (core/program.hpp, fused_kernels)
       if (gemm) t.sm_held = static_cast<std::uint8_t>(k.sm_held);  // alike in a held part
       if (core) t.kernel = pend_.core;
-      if (kPartClass[kind] != KernelClass::kGeneric) t.kernel = kPartClass[kind];
+      // (A flash part keeps its kernel's class: FlashAttention-2's or cuDNN's.)
+      if (!flash && kPartClass[kind] != KernelClass::kGeneric) t.kernel = kPartClass[kind];
       t.layer = pend_.layer;
       t.micro_batch = pend_.mb;
       if (first) {
@@ -198,7 +199,7 @@ void StageEmitter::add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
   } else if (k.compute == ComputeKind::kFixed) {
     // The templates' one fused kernel, FlashAttention's (flash_kernel,
     // costmodel/transformer_blocks_layer.cpp): a part each way.
-    add(k.kernel_class == KernelClass::kFlashBackward ? kFlashBackwardPart : kFlashForwardPart,
+    add(is_fused_attention_backward(k.kernel_class) ? kFlashBackwardPart : kFlashForwardPart,
         k.flops(), k.bytes);
   } else if (k.compute == ComputeKind::kGemm) {
     add(held ? kGemmHeldPart : is_core ? kCoreGemmPart : kGemmPart, k.flops(),

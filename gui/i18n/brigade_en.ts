@@ -508,6 +508,10 @@
 <context>
     <name>Reasons</name>
     <message>
+        <source>FP8 current scaling: the amax of a sequence-parallel tensor is reduced over &apos;tensor&apos; before its cast, so that every rank&apos;s shard takes one scale</source>
+        <translation></translation>
+    </message>
+    <message>
         <source>sequence parallel: gather the LayerNorm output&apos;s sequence shards over &apos;tensor&apos; before the column-parallel QKV GEMM</source>
         <translation></translation>
     </message>

@@ -502,6 +502,10 @@
 <context>
     <name>Reasons</name>
     <message>
+        <source>FP8 current scaling: the amax of a sequence-parallel tensor is reduced over &apos;tensor&apos; before its cast, so that every rank&apos;s shard takes one scale</source>
+        <translation>FP8 当前缩放：序列并行张量的最大绝对值在转换之前经“tensor”轴归约，使各秩的分片共用一个缩放因子</translation>
+    </message>
+    <message>
         <source>sequence parallel: gather the LayerNorm output&apos;s sequence shards over &apos;tensor&apos; before the column-parallel QKV GEMM</source>
         <translation>序列并行：在按列并行的 QKV GEMM 之前，经“tensor”轴收齐 LayerNorm 输出的各个序列分片</translation>
     </message>

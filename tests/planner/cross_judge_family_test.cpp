@@ -336,6 +336,22 @@ std::vector<FamilyCase> fp8_cases() {
        "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true", kR},
       {"step_p2i2_z1", "dgx-h100", "", ", fp8: hybrid",
        "pipeline: 2, data: 4, zero: 1, schedule: interleaved, virtual_stages: 2", kS},
+      // Current scaling (fp8_recipe: tensorwise): amax passes, scale kernels
+      // and, with sequence parallelism, amax all-reduces over 'tensor'.
+      {"tensorwise_llama_t2_sp", "dgx-h100",
+       ", kv_heads: 2, mlp: swiglu, ffn_hidden: 1376, norm: rmsnorm, "
+       "positions: rotary, tie_embeddings: false, bias: false, attention: flash",
+       ", fp8: hybrid, fp8_recipe: tensorwise", "tensor: 2, data: 4, sequence_parallel: true",
+       kK},
+      {"tensorwise_region_p2i2", "dgx-h100", ", attention: flash",
+       ", fp8: hybrid, fp8_recipe: tensorwise",
+       "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true, schedule: interleaved, "
+       "virtual_stages: 2",
+       kR},
+      // FlashAttention-2's kernel on Hopper (attention_backend: flash), where
+      // the cases above take Transformer Engine's choice, cuDNN's.
+      {"flash_backend_dp8", "dgx-h100", ", attention: flash",
+       ", fp8: hybrid, attention_backend: flash", "data: 8", kK},
   };
   return table_cases("fp8_", keys);
 }
@@ -359,6 +375,10 @@ std::vector<FamilyCase> tp_overlap_cases() {
        ", fp8: hybrid, main_grad: fp32, distributed_optimizer: true", "tensor: 2, data: 4", kK},
       {"t4_region_fp8", "dgx-h100", ", attention: flash", ", fp8: hybrid",
        "tensor: 4, pipeline: 2, data: 1", kR},
+      {"t2_llama_fp8_tensorwise", "dgx-h100",
+       ", kv_heads: 2, mlp: swiglu, ffn_hidden: 1376, norm: rmsnorm, positions: rotary, "
+       "tie_embeddings: false, bias: false, attention: flash",
+       ", fp8: hybrid, fp8_recipe: tensorwise", "tensor: 2, data: 4", kK},
       {"t2_step", "dgx-a100", "", "", "tensor: 2, pipeline: 2, data: 2", kS},
   };
   return table_cases("tp_overlap_", keys, ", tp_comm_overlap: true", "sequence_parallel: true, ");
