@@ -395,6 +395,25 @@ NcclTable hopper_nccl(double nvls_bus_gbs, NcclVersion version) {
   return t;
 }
 
+// One head dimension's rates (128) from the paper's three panels at its six
+// lengths, 512 .. 16k, TFLOP/s: the causal forward as measured, the causal
+// backward as the unmasked backward times the forward's causal / unmasked
+// ratio at the same length.
+std::vector<FlashAttentionRates> hopper_attention_table(const double (&fwd_causal)[6],
+                                                        const double (&fwd_full)[6],
+                                                        const double (&bwd_full)[6]) {
+  const double seq[] = {512, 1024, 2048, 4096, 8192, 16384};
+  FlashAttentionRates r;
+  r.head_dim = 128;
+  for (size_t i = 0; i < 6; ++i) {
+    r.forward.points.emplace_back(seq[i], fwd_causal[i] * kTF);
+    r.backward.points.emplace_back(seq[i], bwd_full[i] * fwd_causal[i] / fwd_full[i] * kTF);
+  }
+  r.forward.fallback = r.forward.points.back().second;
+  r.backward.fallback = r.backward.points.back().second;
+  return {r};
+}
+
 // FlashAttention-2 on an H100 SXM5 80GB, BF16/FP16, head dimension 128,
 // sequence lengths 512 .. 16k (total tokens 16k, hidden 2048: 16 heads),
 // as the FlashAttention-3 paper measured it for its baseline (Shah, Bikshandi,
@@ -411,19 +430,10 @@ NcclTable hopper_nccl(double nvls_bus_gbs, NcclVersion version) {
 // Megatron-LM README), hence FA2's figures, not FA3's; Transformer Engine
 // runs cuDNN's kernel on Hopper (hopper_fused_attention, below).
 std::vector<FlashAttentionRates> hopper_flash_attention() {
-  const double seq[] = {512, 1024, 2048, 4096, 8192, 16384};
   const double fwd_causal[] = {191, 260, 298, 319, 333, 335};  // Figure 5, causal
   const double fwd_full[] = {309, 350, 362, 368, 370, 370};    // Figure 5, no mask
   const double bwd_full[] = {214, 260, 291, 310, 318, 322};    // Figure 6, no mask
-  FlashAttentionRates r;
-  r.head_dim = 128;
-  for (size_t i = 0; i < 6; ++i) {
-    r.forward.points.emplace_back(seq[i], fwd_causal[i] * kTF);
-    r.backward.points.emplace_back(seq[i], bwd_full[i] * fwd_causal[i] / fwd_full[i] * kTF);
-  }
-  r.forward.fallback = r.forward.points.back().second;
-  r.backward.fallback = r.backward.points.back().second;
-  return {r};
+  return hopper_attention_table(fwd_causal, fwd_full, bwd_full);
 }
 
 // cuDNN's fused attention (Transformer Engine's FusedAttention, sub-backend
@@ -444,19 +454,10 @@ std::vector<FlashAttentionRates> hopper_flash_attention() {
 // --attention-backend auto leaves the choice to TE (docs/costmodel.md,
 // "Which attention kernel runs"). Freeze 9.
 std::vector<FlashAttentionRates> hopper_fused_attention() {
-  const double seq[] = {512, 1024, 2048, 4096, 8192, 16384};
   const double fwd_causal[] = {315, 410, 484, 518, 529, 539};  // Figure 5, causal
   const double fwd_full[] = {497, 574, 617, 609, 600, 595};    // Figure 5, no mask
   const double bwd_full[] = {305, 408, 465, 499, 518, 516};    // Figure 6, no mask
-  FlashAttentionRates r;
-  r.head_dim = 128;
-  for (size_t i = 0; i < 6; ++i) {
-    r.forward.points.emplace_back(seq[i], fwd_causal[i] * kTF);
-    r.backward.points.emplace_back(seq[i], bwd_full[i] * fwd_causal[i] / fwd_full[i] * kTF);
-  }
-  r.forward.fallback = r.forward.points.back().second;
-  r.backward.fallback = r.backward.points.back().second;
-  return {r};
+  return hopper_attention_table(fwd_causal, fwd_full, bwd_full);
 }
 
 // NVIDIA H100-SXM5-80GB (dgx-h100).

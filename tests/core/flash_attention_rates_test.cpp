@@ -101,5 +101,51 @@ TEST(FlashAttentionRates, A100KeepsTheRoofline) {
             kernel_seconds(g.device, g.profile, DType::kBF16, flops, bytes, ComputeKind::kFixed));
 }
 
+// cuDNN's fused attention (Transformer Engine's FusedAttention, its choice
+// on Hopper: training.attention_backend), from the cuDNN bars of the same
+// two figures (freeze 9; tests/costmodel/attention_backend_test.cpp has the
+// choice itself).
+// One causal forward of 8 heads of dimension 128 over 8,192 tokens:
+// Brigade counts 4 s^2 d a = 4 x 8192^2 x 128 x 8 = 2^38 =
+// 274,877,906,944 FLOPs, the causal kernel half of them, 2^37 =
+// 137,438,953,472: at cuDNN's measured 529 TFLOP/s (Figure 5, causal, 8k)
+// 259.809 us, at FlashAttention-2's 333 TFLOP/s 412.730 us; each plus the
+// launch gap.
+TEST(FusedAttentionRates, CudnnsKernelTakesItsOwnMeasuredRate) {
+  const Gpu g = preset_gpu("dgx-h100");
+  const double flops = 274877906944.0;
+  auto t = [&](KernelClass c) {
+    return kernel_seconds(g.device, g.profile, DType::kBF16, flops, 1e6, ComputeKind::kFixed, 0,
+                          c, 8192, 128) -
+           g.profile.launch_overhead_seconds;
+  };
+  EXPECT_NEAR(t(KernelClass::kFusedAttentionForward), 137438953472.0 / 529e12, 1e-15);
+  EXPECT_NEAR(t(KernelClass::kFusedAttentionForward), 259.809e-6, 1e-9);
+  EXPECT_NEAR(t(KernelClass::kFlashForward), 412.730e-6, 1e-9);
+  // The backward: the unmasked backward (518 TFLOP/s at 8k, Figure 6) times
+  // the forward's causal / unmasked ratio at 8k (529 / 600), 456.713 TFLOP/s
+  // on the causal count, as FlashAttention-2's table is made.
+  const FlashAttentionRates* r =
+      flash_attention_rates(g.profile, 128, KernelClass::kFusedAttentionBackward);
+  ASSERT_NE(r, nullptr);
+  EXPECT_NEAR(r->backward.at(8192), 518e12 * 529.0 / 600.0, 1e3);
+  EXPECT_NEAR(r->forward.at(512), 315e12, 1e3);
+  EXPECT_NEAR(r->forward.at(16384), 539e12, 1e3);
+  // FlashAttention-2's kernel keeps FlashAttention-2's table.
+  EXPECT_NEAR(flash_attention_rates(g.profile, 128, KernelClass::kFlashBackward)->backward.at(8192),
+              318e12 * 333.0 / 370.0, 1e3);
+}
+
+// A profile without cuDNN's table (the A100 preset, a profile file without
+// `fused_attention`) times the cuDNN kernel at its FlashAttention-2 rates.
+TEST(FusedAttentionRates, WithoutCudnnsTableTheFlashRatesServe) {
+  Gpu g = preset_gpu("dgx-h100");
+  g.profile.fused_attention.clear();
+  EXPECT_EQ(flash_attention_rates(g.profile, 128, KernelClass::kFusedAttentionForward),
+            flash_attention_rates(g.profile, 128, KernelClass::kFlashForward));
+  EXPECT_TRUE(preset_gpu("dgx-a100").profile.fused_attention.empty());
+  EXPECT_FALSE(preset_gpu("dgx-h200").profile.fused_attention.empty());
+}
+
 }  // namespace
 }  // namespace brigade
