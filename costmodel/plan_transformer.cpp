@@ -118,7 +118,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   if (full && sc.transformer.attention == AttentionKernel::kFlash)
     e.notes.push_back(std::string("fused attention: ") +
                       (transformer_shape(sc).cudnn_attention
-                           ? "cuDNN's kernel (Transformer Engine's FusedAttention)"
+                           ? "Transformer Engine's FusedAttention, cuDNN's kernel, at a "
+                             "device's measured fused_attention rates where its profile has "
+                             "them and at FlashAttention-2's otherwise"
                            : "FlashAttention-2's kernel") +
                       " (training.attention_backend " +
                       std::string(attention_backend_name(tr.attention_backend)) + ")");

@@ -253,26 +253,17 @@ TransformerShape transformer_shape(const Scenario& sc) {
   shape.recompute = sc.training.inference ? Recompute::kNone : sc.training.recompute;
   shape.fp8 = sc.training.fp8;
   shape.fp8_scaling = sc.training.fp8_scaling;
-  // Which kernel runs `attention: flash`: Transformer Engine's choice
-  // (auto) is cuDNN's FusedAttention wherever every device's profile
-  // measures it (the Hopper presets': TE prefers it on sm90 and later), and
-  // FlashAttention-2 elsewhere and under Megatron-LM's own layers.
-  switch (sc.training.attention_backend) {
-    case AttentionBackend::kFlash:
-      shape.cudnn_attention = false;
-      break;
-    case AttentionBackend::kFused:
-      shape.cudnn_attention = true;
-      break;
-    case AttentionBackend::kAuto: {
-      bool all = sc.training.transformer_impl == TransformerImpl::kTransformerEngine &&
-                 sc.topology.num_devices() > 0;
-      for (const Device& d : sc.topology.devices())
-        all = all && !sc.profile.for_device(d).fused_attention.empty();
-      shape.cudnn_attention = all;
-      break;
-    }
-  }
+  // Which kernel runs `attention: flash`: FlashAttention-2's under
+  // Megatron-LM's own layers or `flash`; Transformer Engine's FusedAttention
+  // (cuDNN's kernel) under `fused`, and under `auto` with TE's layers, TE's
+  // choice, which the kernel's time makes per device: cuDNN's measured rates
+  // where the device's profile has them (the Hopper presets: TE prefers
+  // cuDNN's kernel on Hopper), FlashAttention-2's elsewhere (TE runs
+  // FlashAttention there) -- flash_attention_rates, core/profile.cpp.
+  shape.cudnn_attention =
+      sc.training.attention_backend == AttentionBackend::kFused ||
+      (sc.training.attention_backend == AttentionBackend::kAuto &&
+       sc.training.transformer_impl == TransformerImpl::kTransformerEngine);
   shape.tp_comm_overlap = sc.training.tp_comm_overlap && !sc.training.inference;
   shape.tp_backward_overlap = sc.training.tp_backward_overlap && !sc.training.inference;
   shape.ub = sc.training.tp_overlap;

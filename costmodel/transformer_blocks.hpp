@@ -187,11 +187,12 @@ struct TransformerShape {
   // before a gathered tensor's cast (a column-parallel layer's input, a
   // row-parallel layer's output gradient). docs/costmodel.md, "FP8 training".
   Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;
-  // The fused attention's kernel (attention: flash) is cuDNN's, Transformer
-  // Engine's FusedAttention (KernelClass::kFusedAttention*), not
-  // FlashAttention-2's: training.attention_backend, resolved for the
-  // scenario's devices by transformer_shape (docs/costmodel.md, "Which
-  // attention kernel runs").
+  // The fused attention's kernel (attention: flash) is Transformer Engine's
+  // FusedAttention (KernelClass::kFusedAttention*: cuDNN's kernel, timed at
+  // a device's fused_attention rates where its profile has them, at its
+  // flash_attention rates otherwise), not FlashAttention-2's
+  // (training.attention_backend; docs/costmodel.md, "Which attention kernel
+  // runs").
   bool cudnn_attention = false;
   // Gradient accumulation not fused into the weight-gradient GEMMs
   // (training.gradient_accumulation_fusion false): each micro-batch's

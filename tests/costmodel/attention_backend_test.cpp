@@ -49,19 +49,32 @@ KernelClass attention_class(const std::string& text) {
   return KernelClass::kGeneric;
 }
 
-// auto: Transformer Engine's choice, cuDNN's where every device's profile
-// measures it (H100, H200), FlashAttention-2 on an A100 and under
-// Megatron-LM's own layers; flash and fused say it outright.
+// auto: Transformer Engine's choice. Under TE's layers the kernel is TE's
+// FusedAttention, which each device times at cuDNN's rates where its
+// profile measures them (H100, H200) and at FlashAttention-2's otherwise
+// (an A100: TE runs FlashAttention there); under Megatron-LM's own layers,
+// and with `flash`, FlashAttention-2's kernel.
 TEST(AttentionBackend, AutoIsTransformerEnginesChoice) {
   EXPECT_EQ(attention_class(scenario("dgx-h100", "")), KernelClass::kFusedAttentionForward);
   EXPECT_EQ(attention_class(scenario("dgx-h200", "")), KernelClass::kFusedAttentionForward);
-  EXPECT_EQ(attention_class(scenario("dgx-a100", "")), KernelClass::kFlashForward);
   EXPECT_EQ(attention_class(scenario("dgx-h100", ", transformer_impl: local")),
             KernelClass::kFlashForward);
   EXPECT_EQ(attention_class(scenario("dgx-h100", ", attention_backend: flash")),
             KernelClass::kFlashForward);
   EXPECT_EQ(attention_class(scenario("dgx-a100", ", attention_backend: fused")),
             KernelClass::kFusedAttentionForward);
+  // On an A100 (no cuDNN table) TE's kernel takes what FlashAttention-2's
+  // would: the same rates, so the same time.
+  Result<Scenario> a100 = parse_scenario(scenario("dgx-a100", ""), "a.yaml");
+  ASSERT_TRUE(a100.is_ok()) << a100.message();
+  const Device& d = a100->topology.device(0);
+  const DeviceProfile& p = a100->profile.for_device(d);
+  EXPECT_EQ(flash_attention_rates(p, 128, KernelClass::kFusedAttentionForward),
+            flash_attention_rates(p, 128, KernelClass::kFlashForward));
+  EXPECT_EQ(kernel_seconds(d, p, DType::kBF16, 3.4e10, 1e6, ComputeKind::kFixed, 0,
+                           KernelClass::kFusedAttentionForward, 2048, 128),
+            kernel_seconds(d, p, DType::kBF16, 3.4e10, 1e6, ComputeKind::kFixed, 0,
+                           KernelClass::kFlashForward, 2048, 128));
 }
 
 // Bad input: a backend for the unfused core; FusedAttention without
