@@ -115,18 +115,18 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
              ? "; current scaling (tensorwise): an amax pass before each cast TE does not fuse, "
                "a scale kernel, the amax of sequence-parallel tensors all-reduced over 'tensor'"
              : ""));
+  // One description of the work (costmodel/transformer_blocks.hpp): the blocks a
+  // tensor-parallel rank runs for one micro-batch, as the planner lowers them.
+  const TransformerShape shape = transformer_shape(sc);
   if (full && sc.transformer.attention == AttentionKernel::kFlash)
     e.notes.push_back(std::string("fused attention: ") +
-                      (transformer_shape(sc).cudnn_attention
+                      (shape.cudnn_attention
                            ? "Transformer Engine's FusedAttention, cuDNN's kernel, at a "
                              "device's measured fused_attention rates where its profile has "
                              "them and at FlashAttention-2's otherwise"
                            : "FlashAttention-2's kernel") +
                       " (training.attention_backend " +
                       std::string(attention_backend_name(tr.attention_backend)) + ")");
-  // One description of the work (costmodel/transformer_blocks.hpp): the blocks a
-  // tensor-parallel rank runs for one micro-batch, as the planner lowers them.
-  const TransformerShape shape = transformer_shape(sc);
   // A search's memo (costmodel/plan_memo.hpp) builds each shape's templates once.
   PlanMemo* memo = PlanMemo::current(topo, prof);
   TransformerBlocks own;
