@@ -172,6 +172,7 @@ class FrameworkChecker {
                     " model; expected no transformer_impl key (Megatron-LM's layer "
                     "implementations are modelled for transformer models)",
                 ErrorKind::kUnsupported);
+    BRIGADE_RETURN_IF_ERROR(check_recompute_method());
     BRIGADE_RETURN_IF_ERROR(check_apex_optimizer());
     BRIGADE_RETURN_IF_ERROR(check_fp8());
     BRIGADE_RETURN_IF_ERROR(check_attention_backend());
@@ -181,6 +182,35 @@ class FrameworkChecker {
                 "found distributed_optimizer with zero " + std::to_string(st_.zero) +
                     "; expected zero 1 or no zero key (Megatron-LM's distributed optimizer "
                     "shards the optimizer state over 'data': ZeRO-1's sharding)");
+    return Status::ok();
+  }
+
+  // Full recomputation's layers (training.recompute_method,
+  // recompute_num_layers; docs/costmodel.md, "Block recomputation"):
+  // Megatron-LM asserts --recompute-granularity full with a method; block
+  // is modelled for transformers, uniform for groups of one layer.
+  Status check_recompute_method() {
+    const TrainingSpec& tr = s_.training;
+    if (tr.recompute_method == RecomputeMethod::kUniform) {
+      if (tr.recompute_num_layers == 1) return Status::ok();
+      return at("training.recompute_num_layers",
+                "found recompute_num_layers " + std::to_string(tr.recompute_num_layers) +
+                    " with recompute_method uniform; expected 1 (uniform checkpoints each layer on "
+                    "its own; groups of several layers are not modelled) or recompute_method block",
+                ErrorKind::kUnsupported);
+    }
+    if (s_.model_kind != ModelKind::kTransformer)
+      return at("training.recompute_method",
+                "found recompute_method block with " + model_kind_name(s_.model_kind) +
+                    " model; expected no recompute_method key (block recomputation is modelled "
+                    "for transformer models)",
+                ErrorKind::kUnsupported);
+    if (tr.recompute != Recompute::kFull)
+      return at("training.recompute_method",
+                "found recompute_method block with recompute " +
+                    std::string(recompute_name(tr.recompute)) +
+                    "; expected recompute full (Megatron-LM's --recompute-method chooses the "
+                    "layers of --recompute-granularity full)");
     return Status::ok();
   }
 

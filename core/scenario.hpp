@@ -147,6 +147,12 @@ enum class ModelKind { kNone, kMlp, kTransformer, kGraph, kCollective };
 
 enum class Recompute { kNone, kSelective, kFull };
 std::string_view recompute_name(Recompute r);
+// Which layers full recomputation recomputes (Megatron-LM's
+// --recompute-method): kUniform, every layer (checkpointed one by one:
+// recompute_num_layers 1); kBlock, the first recompute_num_layers layers of
+// each model chunk, the rest keeping their activations.
+enum class RecomputeMethod : std::uint8_t { kUniform, kBlock };
+std::string_view recompute_method_name(RecomputeMethod m);
 
 enum class Optimizer { kAdam, kSgd, kNone };
 
@@ -234,6 +240,16 @@ struct TrainingSpec {
   Optimizer optimizer = Optimizer::kAdam;
   bool mixed_precision = true;       // 16-bit weights/grads + fp32 master copy in Adam
   Recompute recompute = Recompute::kNone;
+  // Full recomputation's layers (training.recompute_method and
+  // recompute_num_layers, Megatron-LM's --recompute-method and
+  // --recompute-num-layers; only with recompute full): uniform checkpoints
+  // every layer on its own (num_layers 1, the only group size modelled);
+  // block recomputes the first num_layers layers of every model chunk
+  // (all of them when it has no more) and keeps the others' activations
+  // (Megatron-Core's TransformerBlock._checkpointed_forward; docs/costmodel.md,
+  // "Block recomputation").
+  RecomputeMethod recompute_method = RecomputeMethod::kUniform;
+  std::int64_t recompute_num_layers = 1;
   // Megatron-LM's fp32 gradient accumulation buffer (`main_grad`,
   // --accumulate-allreduce-grads-in-fp32): gradients kept and reduced over
   // 'data' in fp32 whatever the weights' width (18 bytes per parameter with
@@ -305,6 +321,11 @@ struct TrainingSpec {
   // collectives").
   bool tp_backward_overlap = true;
 };
+
+// Sets the recomputation as a search, a sweep or the what-if panel edits it:
+// anything but full drops the block method (which chooses full
+// recomputation's layers), so the edited plan stays one check_plan accepts.
+void set_recompute(TrainingSpec& t, Recompute r);
 
 enum class PipelineSchedule { kGpipe, k1F1B, kInterleaved };
 std::string_view schedule_name(PipelineSchedule s);

@@ -17,6 +17,24 @@ std::string_view recompute_name(Recompute r) {
   return "?";
 }
 
+void set_recompute(TrainingSpec& t, Recompute r) {
+  t.recompute = r;
+  if (r != Recompute::kFull) {
+    t.recompute_method = RecomputeMethod::kUniform;
+    t.recompute_num_layers = 1;
+  }
+}
+
+std::string_view recompute_method_name(RecomputeMethod m) {
+  switch (m) {
+    case RecomputeMethod::kUniform:
+      return "uniform";
+    case RecomputeMethod::kBlock:
+      return "block";
+  }
+  return "?";
+}
+
 std::string_view transformer_impl_name(TransformerImpl i) {
   switch (i) {
     case TransformerImpl::kTransformerEngine:
@@ -170,13 +188,14 @@ Status read_training_spec(const Cursor& c, TrainingSpec* out) {
   TrainingSpec& t = *out;
   BRIGADE_RETURN_IF_ERROR(
       c.expect_map("training options {mode, global_batch, micro_batch, optimizer, "
-                   "mixed_precision, recompute, main_grad, optimizer_dtype, "
+                   "mixed_precision, recompute, recompute_method, recompute_num_layers, "
+                   "main_grad, optimizer_dtype, "
                    "param_remainders, distributed_optimizer, fp8, fp8_recipe, "
                    "gradient_accumulation_fusion, cross_entropy_fusion, transformer_impl, "
                    "attention_backend, tp_comm_overlap, tp_backward_overlap}"));
   BRIGADE_RETURN_IF_ERROR(c.check_keys(
       {"mode", "global_batch", "micro_batch", "optimizer", "mixed_precision", "recompute",
-       "main_grad", "optimizer_dtype", "param_remainders", "distributed_optimizer", "fp8",
+       "recompute_method", "recompute_num_layers", "main_grad", "optimizer_dtype", "param_remainders", "distributed_optimizer", "fp8",
        "fp8_recipe", "gradient_accumulation_fusion", "cross_entropy_fusion", "transformer_impl",
        "attention_backend", "tp_comm_overlap", "tp_backward_overlap"}));
   BRIGADE_ASSIGN_OR_RETURN(
@@ -193,6 +212,13 @@ Status read_training_spec(const Cursor& c, TrainingSpec* out) {
       c.get_enum("recompute", Recompute::kNone,
                  choices_of({Recompute::kNone, Recompute::kSelective, Recompute::kFull},
                             recompute_name)));
+  BRIGADE_ASSIGN_OR_RETURN(
+      t.recompute_method,
+      c.get_enum("recompute_method", RecomputeMethod::kUniform,
+                 choices_of({RecomputeMethod::kUniform, RecomputeMethod::kBlock},
+                            recompute_method_name)));
+  BRIGADE_ASSIGN_OR_RETURN(t.recompute_num_layers,
+                           c.get_int("recompute_num_layers", 1, 0, kMaxDim));
   BRIGADE_ASSIGN_OR_RETURN(
       t.main_grad_fp32,
       c.get_enum<bool>("main_grad", false, {{"weights", false}, {"fp32", true}}));

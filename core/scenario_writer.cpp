@@ -85,7 +85,8 @@ void write_training(const Scenario& orig, const Scenario& edited, YAML::Node roo
   const TrainingSpec& a = orig.training;
   const TrainingSpec& b = edited.training;
   if (a.global_batch == b.global_batch && a.micro_batch == b.micro_batch &&
-      a.recompute == b.recompute)
+      a.recompute == b.recompute && a.recompute_method == b.recompute_method &&
+      a.recompute_num_layers == b.recompute_num_layers)
     return;
   YAML::Node t = root["training"];
   // 0 is "the default": the key is left out.
@@ -99,6 +100,19 @@ void write_training(const Scenario& orig, const Scenario& edited, YAML::Node roo
   count("global_batch", a.global_batch, b.global_batch);
   count("micro_batch", a.micro_batch, b.micro_batch);
   if (a.recompute != b.recompute) t["recompute"] = std::string(recompute_name(b.recompute));
+  // (set_recompute drops the block method with any other recomputation.)
+  if (a.recompute_method != b.recompute_method) {
+    if (b.recompute_method == RecomputeMethod::kUniform)
+      t.remove("recompute_method");
+    else
+      t["recompute_method"] = std::string(recompute_method_name(b.recompute_method));
+  }
+  if (a.recompute_num_layers != b.recompute_num_layers) {
+    if (b.recompute_num_layers == 1)
+      t.remove("recompute_num_layers");
+    else
+      t["recompute_num_layers"] = b.recompute_num_layers;
+  }
 }
 
 void write_simulation(const Scenario& orig, const Scenario& edited, YAML::Node root) {

@@ -192,7 +192,7 @@ double transformer_model_flops(const TransformerSpec& spec, double batch, bool t
 }
 
 double transformer_hardware_flops(const TransformerSpec& spec, double batch, bool training,
-                                  Recompute recompute) {
+                                  Recompute recompute, double recomputed_fraction) {
   double model = transformer_model_flops(spec, batch, training);
   // A capacity factor pads every expert's buffer to capacity: the routed
   // experts' GEMMs run capacity_factor x the routed tokens.
@@ -218,8 +218,9 @@ double transformer_hardware_flops(const TransformerSpec& spec, double batch, boo
       (flash ? qk : 0) + (recompute == Recompute::kSelective && !flash ? core : 0);
   double again = static_cast<double>(spec.layers) * again_core;
   if (recompute == Recompute::kFull)
-    again += over_layers(
-        spec, [&](bool moe) { return transformer_layer_forward_flops(spec, batch, moe); });
+    again += recomputed_fraction *
+             over_layers(spec,
+                         [&](bool moe) { return transformer_layer_forward_flops(spec, batch, moe); });
   return model + again;
 }
 

@@ -89,9 +89,11 @@ double transformer_model_flops(const TransformerSpec& spec, double batch, bool t
 // recomputation the layer's forward, selective the attention core (4Bs^2h),
 // FlashAttention's backward the scores (2Bs^2h; with flash, selective has
 // nothing to recompute); with a capacity factor c, the routed experts' GEMMs
-// run on buffers padded to c x the routed tokens.
+// run on buffers padded to c x the routed tokens. `recomputed_fraction`:
+// the share of the layers full recomputation repeats (block recomputation:
+// recompute_num_layers of each chunk's layers; the layers alike).
 double transformer_hardware_flops(const TransformerSpec& spec, double batch, bool training,
-                                  Recompute recompute);
+                                  Recompute recompute, double recomputed_fraction = 1.0);
 
 // MLP with layer widths [in, hidden..., out]: sum of in x out weights (+ out biases).
 double mlp_parameters(const std::vector<std::int64_t>& widths, bool bias);

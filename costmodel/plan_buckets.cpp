@@ -21,7 +21,7 @@ namespace {
 // a middle stage's (MiddleFill); `middle_ready` fills a middle stage's list
 // from it instead of its kernels.
 void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes_per_element,
-                  double bucket_bytes, BucketList& out, FlatBackward (&flat)[3], MiddleFill* middle,
+                  double bucket_bytes, BucketList& out, FlatBackward (&flat)[4], MiddleFill* middle,
                   const MiddleFill* middle_ready) {
   out.buckets.clear();
   // Each kind of block flattened once (FlatBackward): its additions to the
@@ -89,7 +89,8 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
     out.collectives = middle_ready->collectives;
   } else {
     if (lay.last) flatten(lay.head, flat[2]);
-    if (lay.layers_per_chunk > 0) flatten(lay.layer, flat[1]);
+    if (lay.recomputed_per_chunk() > 0) flatten(lay.layer, flat[1]);
+    if (lay.kept_per_chunk > 0) flatten(lay.layer_kept, flat[3]);
     if (lay.first) flatten(lay.embedding, flat[0]);
   }
   // (The clock and the bucket's bytes are separate sums: each takes its
@@ -137,7 +138,9 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
   };
   for (int c = lay.chunks; c-- > 0 && middle_ready == nullptr;) {
     if (c == lay.chunks - 1 && lay.last) block(flat[2]);
-    for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) block(flat[1]);
+    // (A chunk's layers from its last: block recomputation's kept ones first.)
+    for (std::int64_t j = 0; j < lay.kept_per_chunk; ++j) block(flat[3]);
+    for (std::int64_t j = 0; j < lay.recomputed_per_chunk(); ++j) block(flat[1]);
     if (c == 0 && lay.first) {
       if (middle != nullptr) {
         middle->buckets = out.buckets;
@@ -195,14 +198,16 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
     key.insert(key.end(), t.backward.begin(), t.backward.end());
     key.insert(key.end(), t.recompute.begin(), t.recompute.end());
   };
-  if (lay.layers_per_chunk > 0) add(tb.layer);
+  if (lay.recomputed_per_chunk() > 0) add(tb.layer);
+  if (lay.kept_per_chunk > 0) add(tb.layer_kept);
   const size_t layer_times = key.size();
   if (lay.first) add(tb.embedding);
   if (lay.last) add(tb.head);
   const int role = (lay.first ? 1 : 0) | (lay.last ? 2 : 0) | (pipelined ? 4 : 0);
   for (BucketList& l : cache.lists)
     if (l.blocks == &tb && l.role == role && l.virtual_stages == lay.chunks &&
-        l.layers_per_chunk == lay.layers_per_chunk && l.bucket_bytes == bucket_bytes &&
+        l.layers_per_chunk == lay.layers_per_chunk && l.kept_per_chunk == lay.kept_per_chunk &&
+        l.bucket_bytes == bucket_bytes &&
         l.element_bytes == bytes_per_element && l.times == key)
       return l;
   if (cache.lists.size() < TransformerCache::kLists) cache.lists.emplace_back();
@@ -212,6 +217,7 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
   l.role = role;
   l.virtual_stages = lay.chunks;
   l.layers_per_chunk = lay.layers_per_chunk;
+  l.kept_per_chunk = lay.kept_per_chunk;
   l.bucket_bytes = bucket_bytes;
   l.element_bytes = bytes_per_element;
   l.times = key;
@@ -221,13 +227,15 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
   MiddleFill& middle = cache.middle;
   const bool from_middle =
       role == 4 && middle.blocks == &tb && middle.virtual_stages == lay.chunks &&
-      middle.layers_per_chunk == lay.layers_per_chunk && middle.bucket_bytes == bucket_bytes &&
+      middle.layers_per_chunk == lay.layers_per_chunk &&
+      middle.kept_per_chunk == lay.kept_per_chunk && middle.bucket_bytes == bucket_bytes &&
       middle.element_bytes == bytes_per_element && middle.times == key;
   const bool leaves_middle = role == 5 && lay.layers_per_chunk > 0;
   if (leaves_middle) {
     middle.blocks = &tb;
     middle.virtual_stages = lay.chunks;
     middle.layers_per_chunk = lay.layers_per_chunk;
+    middle.kept_per_chunk = lay.kept_per_chunk;
     middle.bucket_bytes = bucket_bytes;
     middle.element_bytes = bytes_per_element;
     middle.times.assign(key.begin(), key.begin() + static_cast<std::ptrdiff_t>(layer_times));
@@ -257,7 +265,7 @@ ChunkGathers chunk_gathers(const StageLayout& lay, const KernelTimes& times, int
                            double bucket_bytes) {
   ChunkGathers g;
   if (c == 0 && lay.first) g.blocks.push_back(&lay.embedding);
-  for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) g.blocks.push_back(&lay.layer);
+  for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) g.blocks.push_back(&lay.layer_at(j));
   if (c == lay.chunks - 1 && lay.last) g.blocks.push_back(&lay.head);
   for (const StageBlock* blk : g.blocks) {
     double f = 0;
@@ -315,9 +323,16 @@ Result<ParamGatherChain> aligned_param_gathers(
   for (int c = 0; c < v; ++c)
     ch.push_back(chunk_gathers(lay, times, c, grad_bytes_per_element, weight_bytes_per_element,
                                bucket_bytes));
+  // (One chunk's layers' forward: the recomputing and the kept layers run
+  // the same forward kernels, timed per template all the same.)
   double f = 0;
-  for (double x : times.of(lay.layer.tpl).forward) f += x;
-  f *= static_cast<double>(lay.layers_per_chunk);
+  lay.for_each_kind([&](const StageBlock& blk, double) {
+    if (&blk != &lay.layer && &blk != &lay.layer_kept) return;
+    double one = 0;
+    for (double x : times.of(blk.tpl).forward) one += x;
+    f += one * static_cast<double>(&blk == &lay.layer ? lay.recomputed_per_chunk()
+                                                      : lay.kept_per_chunk);
+  });
   // Chunk j's first micro-batch's start here, without the gathers.
   std::vector<double> begin(static_cast<std::size_t>(v), 0.0);
   for (int j = 0; j < v; ++j) {

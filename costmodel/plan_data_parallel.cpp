@@ -205,7 +205,7 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
     struct Kind {
       double gather = 0, owned = 0, n = 0;
     };
-    std::array<Kind, 3> kinds{};
+    std::array<Kind, 4> kinds{};
     size_t n_kinds = 0;
     lay.for_each_kind([&](const StageBlock& blk, double count_of) {
       for (size_t x = 0; x < n_kinds; ++x)
@@ -215,7 +215,7 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
         }
       kinds[n_kinds++] = {blk.gather_elements, blk.owned_elements, count_of};
     });
-    for (size_t x = 1; x < n_kinds; ++x)  // at most three: insertion
+    for (size_t x = 1; x < n_kinds; ++x)  // at most four: insertion
       for (size_t y = x; y > 0 && std::pair(kinds[y].gather, kinds[y].owned) <
                                       std::pair(kinds[y - 1].gather, kinds[y - 1].owned);
            --y)

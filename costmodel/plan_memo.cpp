@@ -52,6 +52,7 @@ void TransformerBlocks::prepare() {
   layer_figures = template_figures(layer);
   embedding_figures = template_figures(embedding);
   head_figures = template_figures(head);
+  layer_kept_figures = template_figures(layer_kept);
 }
 
 PlanMemo::PlanMemo(const Topology& topology, const HardwareProfile& profile)
@@ -287,7 +288,7 @@ Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape)
                          int{shape.loss} << 20 | int{shape.tp_comm_overlap} << 21 |
                          int{shape.tp_backward_overlap} << 22 |
                          static_cast<int>(shape.fp8_scaling) << 23 |
-                         int{shape.cudnn_attention} << 24};
+                         int{shape.cudnn_attention} << 24 | int{shape.recompute_block} << 25};
   auto same_rest = [&](const TransformerBlocks* b) {
     return b->moe == s.moe && b->mla == s.mla && b->ub == shape.ub && b->expert == shape.expert &&
            b->context == shape.context;
@@ -303,6 +304,9 @@ Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape)
   BRIGADE_ASSIGN_OR_RETURN(b->layer, transformer_layer(shape));
   BRIGADE_ASSIGN_OR_RETURN(b->embedding, embedding_block(shape));
   BRIGADE_ASSIGN_OR_RETURN(b->head, head_block(shape));
+  if (shape.recompute_block) {
+    BRIGADE_ASSIGN_OR_RETURN(b->layer_kept, transformer_layer_kept(shape));
+  }
   b->prepare();
   b->moe = s.moe;
   b->mla = s.mla;

@@ -73,18 +73,25 @@ TemplateFigures template_figures(const BlockTemplate& tpl);
 // The three block templates of one transformer shape and their figures.
 struct TransformerBlocks {
   BlockTemplate layer, embedding, head;
+  // Block recomputation (TransformerShape::recompute_block): the layer
+  // without recomputation, which a chunk's layers past its first
+  // recompute_num_layers run; empty otherwise.
+  BlockTemplate layer_kept;
   // What the memo's shape key leaves out, compared in full on a hit.
   MoeSpec moe;
   MlaSpec mla;
   std::array<UbOverlap, kUbLayers> ub{};  // training.tp_overlap
   int expert = 1;
   int context = 1;
-  TemplateFigures layer_figures, embedding_figures, head_figures;
+  TemplateFigures layer_figures, embedding_figures, head_figures, layer_kept_figures;
   // Fills the figures from the templates.
   void prepare();
-  // The figures of one of the three templates.
+  // The figures of one of the four templates.
   const TemplateFigures& figures_of(const BlockTemplate* tpl) const {
-    return tpl == &layer ? layer_figures : tpl == &embedding ? embedding_figures : head_figures;
+    return tpl == &layer       ? layer_figures
+           : tpl == &embedding ? embedding_figures
+           : tpl == &head      ? head_figures
+                               : layer_kept_figures;
   }
 };
 

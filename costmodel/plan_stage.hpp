@@ -49,19 +49,31 @@ struct StageBlock {
 // The blocks of device stage `stage` per model chunk (virtual stage
 // c * P + stage): the embedding on virtual stage 0 (chunk 0 of stage 0),
 // `layers_per_chunk` layers, the head on the last virtual stage (chunk v - 1
-// of stage P - 1). Held as the three kinds of block, not block by block.
+// of stage P - 1). Held as the kinds of block, not block by block. Under
+// block recomputation a chunk's first layers_per_chunk - kept_per_chunk
+// layers run `layer` (the full-recomputation template) and its last
+// kept_per_chunk run `layer_kept` (without recomputation).
 struct StageLayout {
-  StageBlock embedding, layer, head;
+  StageBlock embedding, layer, head, layer_kept;
   bool first = false, last = false;  // runs the embedding / the head
   int chunks = 1;
   std::int64_t layers_per_chunk = 0;
+  std::int64_t kept_per_chunk = 0;
 
+  // The layers of a chunk that recompute (all but the kept ones).
+  std::int64_t recomputed_per_chunk() const { return layers_per_chunk - kept_per_chunk; }
+  // A chunk's layer j (0: its first in forward order).
+  const StageBlock& layer_at(std::int64_t j) const {
+    return j < recomputed_per_chunk() ? layer : layer_kept;
+  }
   // Calls f(block, n) for each kind of block the stage runs, n blocks of it
-  // (n > 0): the embedding, the layers, the head.
+  // (n > 0): the embedding, the layers (the recomputing ones, then the
+  // kept ones), the head.
   template <class F>
   void for_each_kind(F&& f) const {
     if (first) f(embedding, 1.0);
-    if (layers_per_chunk > 0) f(layer, static_cast<double>(layers_per_chunk * chunks));
+    if (recomputed_per_chunk() > 0) f(layer, static_cast<double>(recomputed_per_chunk() * chunks));
+    if (kept_per_chunk > 0) f(layer_kept, static_cast<double>(kept_per_chunk * chunks));
     if (last) f(head, 1.0);
   }
   // The sum of a whole-number figure over every block (exact: below 2^53).
@@ -123,9 +135,11 @@ struct RankMap {
 RankMap rank_map(const Scenario& sc);
 
 // The blocks of device stage `stage` of P (v chunks of `layers_per_chunk`
-// layers each): what it runs, the parameter groups it keeps and ZeRO-3 gathers.
+// layers each, the last `kept_per_chunk` of them without recomputation:
+// kept_layers_per_chunk): what it runs, the parameter groups it keeps and
+// ZeRO-3 gathers.
 StageLayout stage_layout(int P, int v, int stage, std::int64_t layers_per_chunk,
-                         const TransformerBlocks& tb);
+                         std::int64_t kept_per_chunk, const TransformerBlocks& tb);
 
 // The slowest speed factor (simulation.speed) among `devices`: a stage runs at
 // the pace of its slowest rank, whom every collective waits for.

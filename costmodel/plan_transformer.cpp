@@ -137,11 +137,15 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     BRIGADE_ASSIGN_OR_RETURN(own.layer, transformer_layer(shape));
     BRIGADE_ASSIGN_OR_RETURN(own.embedding, embedding_block(shape));
     BRIGADE_ASSIGN_OR_RETURN(own.head, head_block(shape));
+    if (shape.recompute_block) {
+      BRIGADE_ASSIGN_OR_RETURN(own.layer_kept, transformer_layer_kept(shape));
+    }
     own.prepare();
   }
   const BlockTemplate& layer = templates->layer;
   const BlockTemplate& embedding = templates->embedding;
   const BlockTemplate& head = templates->head;
+  const BlockTemplate& layer_kept = templates->layer_kept;
 
   Scratch& work = scratch();
   // Per micro-batch, per stage.
@@ -196,6 +200,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   std::vector<StageLayout>& layouts = work.layouts;
   layouts.assign(static_cast<size_t>(p), StageLayout{});
   const std::int64_t layers_per_chunk = L / (static_cast<std::int64_t>(p) * v);
+  // Block recomputation: of each chunk's layers, those past the first
+  // recompute_num_layers run layer_kept (docs/costmodel.md, "Block recomputation").
+  const std::int64_t kept_per_chunk = kept_layers_per_chunk(sc, layers_per_chunk);
   // Gradient buckets, kept from stage to stage (and, in a search, from plan
   // to plan: the memo's): costmodel/plan_transformer_cache.hpp.
   TransformerCache own_cache;
@@ -210,8 +217,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   TimedKernels& timed = memo != nullptr ? cache.kernels[templates] : work.kernels;
   KernelTimes& times = timed.times;
   {
-    const BlockTemplate* const now[3] = {&embedding, &layer, &head};
-    for (int k = 0; k < 3; ++k) {
+    const BlockTemplate* const now[4] = {&embedding, &layer, &head, &layer_kept};
+    for (int k = 0; k < 4; ++k) {
       if (memo == nullptr || times.tpl[k] != now[k]) timed.ready[k] = false;
       times.tpl[k] = now[k];
     }
@@ -254,7 +261,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   struct Summed {
     bool valid = false;
     ComputeKey key;
-    std::array<std::pair<const BlockTemplate*, double>, 3> count{};
+    std::array<std::pair<const BlockTemplate*, double>, 4> count{};
     StageTimes times;
     std::array<TpTally, kNumCollectiveKinds> tally{};
   } previous;
@@ -443,7 +450,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     if (i >= 2 && i < p - 1)
       layouts[si] = layouts[si - 1];
     else
-      layouts[si] = stage_layout(p, v, i, layers_per_chunk, *templates);
+      layouts[si] = stage_layout(p, v, i, layers_per_chunk, kept_per_chunk, *templates);
     const StageLayout& lay = layouts[si];
     // The stage runs at its slowest device's pace (simulation.speed): its
     // tensor-parallel collectives and its data-parallel buckets wait for it.
@@ -461,8 +468,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     if (ledgers_on) tally = {};
     // The templates this stage runs and how many blocks of each, in the
     // order of their addresses (the order the sums below add them in).
-    std::array<std::pair<const BlockTemplate*, double>, 3> count{
-        {{&embedding, 0.0}, {&layer, 0.0}, {&head, 0.0}}};
+    std::array<std::pair<const BlockTemplate*, double>, 4> count{
+        {{&embedding, 0.0}, {&layer, 0.0}, {&head, 0.0}, {&layer_kept, 0.0}}};
     lay.for_each_kind(
         [&](const StageBlock& blk, double n) { count[static_cast<size_t>(times.slot(blk.tpl))].second += n; });
     std::sort(count.begin(), count.end(), [](const auto& x, const auto& y) {
@@ -476,7 +483,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                          speed};
     if (!(key == computed_for)) {
       computed_for = key;
-      compute_ready[0] = compute_ready[1] = compute_ready[2] = false;
+      compute_ready[0] = compute_ready[1] = compute_ready[2] = compute_ready[3] = false;
     }
     tp_priced.clear();
     const int tp_handle = tp_handles != nullptr ? tp_handles[i] : -1;
@@ -574,7 +581,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     };
     // Where each template's distinct collectives' prices start in
     // `stage_prices` (by KernelTimes slot).
-    std::array<size_t, 3> prices_at{};
+    std::array<size_t, 4> prices_at{};
     // A list's kernel times: its collectives from `stage_prices` (`slots`:
     // each kernel's index among its template's distinct collectives).
     auto time_list = [&](const std::vector<Kernel>& ks, const std::vector<int>& slots, size_t at,
@@ -902,16 +909,23 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // last counts with what they depend on.)
   const double Bd = static_cast<double>(B);
   ModelTotals& totals = cache.totals;
+  const double recomputed_fraction =
+      layers_per_chunk > 0
+          ? static_cast<double>(layers_per_chunk - kept_per_chunk) / static_cast<double>(layers_per_chunk)
+          : 1.0;
   if (!(memo != nullptr && totals.valid && totals.global_batch == Bd &&
-        totals.training == training && totals.recompute == tr.recompute && totals.spec == ts)) {
+        totals.training == training && totals.recompute == tr.recompute &&
+        totals.recomputed_fraction == recomputed_fraction && totals.spec == ts)) {
     totals.valid = true;
     totals.spec = ts;
     totals.global_batch = Bd;
     totals.training = training;
     totals.recompute = tr.recompute;
+    totals.recomputed_fraction = recomputed_fraction;
     totals.parameters = transformer_parameters(ts);
     totals.model_flops = transformer_model_flops(ts, Bd, training);
-    totals.hardware_flops = transformer_hardware_flops(ts, Bd, training, tr.recompute);
+    totals.hardware_flops =
+        transformer_hardware_flops(ts, Bd, training, tr.recompute, recomputed_fraction);
   }
   e.parameters = totals.parameters;
   e.model_flops_per_iteration = totals.model_flops;

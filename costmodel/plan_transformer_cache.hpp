@@ -26,14 +26,17 @@ struct DeviceProfile;
 namespace brigade::cost::detail {
 
 // The time of every kernel of the block templates as one stage runs them:
-// per template (embedding, layer, head) and list, in the lists' order.
+// per template (embedding, layer, head, and block recomputation's kept
+// layer) and list, in the lists' order.
 struct KernelTimes {
   struct Lists {
     std::vector<double> forward, recompute, backward;
   };
-  const BlockTemplate* tpl[3] = {};
-  Lists lists[3];
-  int slot(const BlockTemplate* t) const { return t == tpl[0] ? 0 : t == tpl[1] ? 1 : 2; }
+  const BlockTemplate* tpl[4] = {};
+  Lists lists[4];
+  int slot(const BlockTemplate* t) const {
+    return t == tpl[0] ? 0 : t == tpl[1] ? 1 : t == tpl[2] ? 2 : 3;
+  }
   const Lists& of(const BlockTemplate* t) const { return lists[slot(t)]; }
 };
 
@@ -52,7 +55,7 @@ struct ComputeKey {
 struct TimedKernels {
   KernelTimes times;
   ComputeKey computed_for;
-  bool ready[3] = {false, false, false};
+  bool ready[4] = {false, false, false, false};
 };
 
 struct GradientBucket {
@@ -66,6 +69,7 @@ struct BucketList {
   int role = 0;                  // bit 0: first stage, 1: last stage, 2: pipeline > 1
   int virtual_stages = 0;
   std::int64_t layers_per_chunk = 0;
+  std::int64_t kept_per_chunk = 0;  // StageLayout's (block recomputation)
   double bucket_bytes = 0, element_bytes = 0;
   std::vector<double> times;  // backward and recompute kernel times of the blocks run
 
@@ -121,6 +125,7 @@ struct MiddleFill {
   const void* blocks = nullptr;
   int virtual_stages = 0;
   std::int64_t layers_per_chunk = 0;
+  std::int64_t kept_per_chunk = 0;
   double bucket_bytes = 0, element_bytes = 0;
   std::vector<double> times;  // the layers' backward and recompute kernel times
   std::vector<GradientBucket> buckets;
@@ -138,6 +143,7 @@ struct ModelTotals {
   double global_batch = 0;
   bool training = false;
   Recompute recompute = Recompute::kNone;
+  double recomputed_fraction = 1;  // block recomputation's share of the layers
   double parameters = 0, model_flops = 0, hardware_flops = 0;
 };
 
@@ -149,7 +155,7 @@ struct TransformerCache {
   std::size_t next = 0;
   std::vector<double> key;        // scratch: the times of the stage being judged
   std::vector<double> priced;     // scratch: one stage's bucket prices
-  FlatBackward flat[3];           // scratch: the embedding's, a layer's, the head's
+  FlatBackward flat[4];  // scratch: the embedding's, a layer's, the head's, a kept layer's
   // Kernel times kept from plan to plan, per TransformerBlocks (a shape's
   // templates): the memo owns the templates, so their address names one
   // shape for the memo's whole life.

@@ -209,7 +209,11 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
       // recomputed activations at a time.
       const double loads = in_flight_micro_batches(st.schedule, p, static_cast<int>(m), v, i);
       const StageLayout& lay = layouts[si];
-      act = loads * static_cast<double>(layers_per_chunk * v) * templates->layer_figures.saved_bytes;
+      // (Block recomputation: a chunk's kept layers save all of theirs.)
+      const double kept = static_cast<double>(lay.kept_per_chunk * v);
+      act = loads * static_cast<double>((layers_per_chunk - lay.kept_per_chunk) * v) *
+            templates->layer_figures.saved_bytes;
+      if (kept > 0) act += loads * kept * templates->layer_kept_figures.saved_bytes;
       // The embedding (stage 0) and the output layer (stage p-1) are the first and the
       // last layers of the model: they keep as many micro-batches as a stage of one chunk
       // (GPipe all m; 1F1B p - stage; Narayanan et al. 2021 §2.2, Korthikanti §4.3).
@@ -239,7 +243,7 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
         return true;
       };
       bool going = !lay.last || visit(lay.head);
-      for (std::int64_t j = 0; j < lay.layers_per_chunk && going; ++j) going = visit(lay.layer);
+      for (std::int64_t j = lay.layers_per_chunk; j-- > 0 && going;) going = visit(lay.layer_at(j));
       if (going && lay.first && lay.chunks == 1) visit(lay.embedding);
       act_all = act;
       act = std::max(act, act - freed + recomputed);
@@ -277,7 +281,7 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
           freed += blk.figures->saved_bytes;
         };
         if (lay.last) visit(lay.head);
-        for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) visit(lay.layer);
+        for (std::int64_t j = lay.layers_per_chunk; j-- > 0;) visit(lay.layer_at(j));
         if (lay.first) visit(lay.embedding);
         act = std::max(act, peak);
       } else if (m > 1) {

@@ -251,6 +251,8 @@ TransformerShape transformer_shape(const Scenario& sc) {
   shape.context = sc.strategy.context;
   shape.sequence_parallel = sc.strategy.sequence_parallel;
   shape.recompute = sc.training.inference ? Recompute::kNone : sc.training.recompute;
+  shape.recompute_block = shape.recompute == Recompute::kFull &&
+                          sc.training.recompute_method == RecomputeMethod::kBlock;
   shape.fp8 = sc.training.fp8;
   shape.fp8_scaling = sc.training.fp8_scaling;
   // Which kernel runs `attention: flash`: FlashAttention-2's under
@@ -275,6 +277,21 @@ TransformerShape transformer_shape(const Scenario& sc) {
   shape.cross_entropy_fusion = sc.training.cross_entropy_fusion;
   shape.local_layers = sc.training.transformer_impl == TransformerImpl::kLocal;
   return shape;
+}
+
+std::int64_t kept_layers_per_chunk(const Scenario& sc, std::int64_t layers_per_chunk) {
+  const TrainingSpec& tr = sc.training;
+  if (tr.inference || tr.recompute != Recompute::kFull ||
+      tr.recompute_method != RecomputeMethod::kBlock)
+    return 0;
+  return layers_per_chunk - std::min(layers_per_chunk, tr.recompute_num_layers);
+}
+
+Result<BlockTemplate> transformer_layer_kept(const TransformerShape& shape) {
+  TransformerShape plain = shape;
+  plain.recompute = Recompute::kNone;
+  plain.recompute_block = false;
+  return transformer_layer(plain);
 }
 
 double fp8_cast_bytes(double elements, double e) {

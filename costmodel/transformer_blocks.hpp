@@ -170,6 +170,10 @@ struct TransformerShape {
   int context = 1;               // context-parallel degree (strategy.context): seq/context positions
   bool sequence_parallel = false;
   Recompute recompute = Recompute::kNone;
+  // Block recomputation (training.recompute_method block under recompute
+  // full): a chunk's layers past its first recompute_num_layers run a
+  // second layer template, built without recomputation (kept_layers_per_chunk).
+  bool recompute_block = false;
   // Transformer Engine's FP8 (training.fp8): the linear layers' GEMMs (QKV,
   // attention projection, fc1, fc2; the experts' and shared experts') in
   // FP8, each input cast first (kernels "NAME.cast", and "NAME.bwd.cast" for
@@ -270,6 +274,18 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape);
 // expert and context degrees and sequence parallelism, training's
 // recomputation (none for inference) and FP8. check_plan must have passed.
 TransformerShape transformer_shape(const Scenario& sc);
+// Of a model chunk's `layers_per_chunk` layers, how many keep their
+// activations under block recomputation (training.recompute_method block,
+// recompute full: those past the first recompute_num_layers; Megatron-
+// Core's TransformerBlock._checkpointed_forward recomputes layer l of a
+// chunk when l < recompute_num_layers); 0 under any other recomputation or
+// in inference. Both judges run those layers from the shape's template
+// without recomputation (`layer_kept`), the chunk's first ones from the
+// full-recomputation template.
+std::int64_t kept_layers_per_chunk(const Scenario& sc, std::int64_t layers_per_chunk);
+// The same layer without recomputation: the template block recomputation's
+// kept layers run.
+Result<BlockTemplate> transformer_layer_kept(const TransformerShape& shape);
 Result<BlockTemplate> embedding_block(const TransformerShape& shape);
 Result<BlockTemplate> head_block(const TransformerShape& shape);
 

@@ -82,8 +82,12 @@ Status prepare_setup(const Scenario& sc, Setup& s) {
   s.b = shape.micro_batch;
   s.m = static_cast<int>(per_replica_batch(sc) / s.b);
   s.layers_per_chunk = spec.layers / s.V;
+  s.kept_per_chunk = cost::kept_layers_per_chunk(sc, s.layers_per_chunk);
 
   BRIGADE_ASSIGN_OR_RETURN(s.layer, transformer_layer(shape));
+  if (s.kept_per_chunk > 0) {
+    BRIGADE_ASSIGN_OR_RETURN(s.layer_kept, transformer_layer_kept(shape));
+  }
   BRIGADE_ASSIGN_OR_RETURN(s.embedding, embedding_block(shape));
   BRIGADE_ASSIGN_OR_RETURN(s.head, head_block(shape));
   s.boundary_bytes = cost::pipeline_boundary_bytes(shape);
@@ -128,14 +132,20 @@ Granularity choose_granularity(const Setup& s, const LowerOptions& options, doub
       for (const Kernel& k : *ks) n += k.ring_steps > 1 ? 2.0 * (k.ring_steps - 1) : 0.0;
     return n;
   };
-  const double per_step_kernels = static_cast<double>(s.layers_per_chunk) *
-                                  (count(s.layer) + ring_tasks(s.layer)) / (s.training ? 2 : 1);
+  // (A chunk's layers: the recomputing ones and block recomputation's kept ones.)
+  const double recomputing = static_cast<double>(s.layers_per_chunk - s.kept_per_chunk);
+  const double kept = static_cast<double>(s.kept_per_chunk);
+  auto per_layer = [&](auto&& tasks) {
+    return (recomputing * tasks(s.layer) + (kept > 0 ? kept * tasks(s.layer_kept) : 0.0)) /
+           (s.training ? 2 : 1);
+  };
+  const double per_step_kernels =
+      per_layer([&](const BlockTemplate& t) { return count(t) + ring_tasks(t); });
   // kRegion: per collective, the collective and the GEMM and memory tasks
   // of the run before it; recomputation adds its own runs.
-  const double per_step_regions = static_cast<double>(s.layers_per_chunk) *
-                                  (3 * collectives(s.layer) + (s.layer.recompute.empty() ? 0 : 4) +
-                                   ring_tasks(s.layer)) /
-                                  (s.training ? 2 : 1);
+  const double per_step_regions = per_layer([&](const BlockTemplate& t) {
+    return 3 * collectives(t) + (t.recompute.empty() ? 0 : 4) + ring_tasks(t);
+  });
   const double kernel_tasks = N * steps_per_device * (per_step_kernels + 1);
   const double region_tasks = N * steps_per_device * (per_step_regions + 2);
   const double budget = static_cast<double>(options.max_kernel_tasks);
@@ -207,6 +217,12 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
                                  ? tr_text("Summary",
                                            "selective recomputation (nothing to recompute: "
                                            "FlashAttention keeps no seq x seq activation)")
+                             : sc.training.recompute_method == RecomputeMethod::kBlock
+                                 ? fill_args(tr_text("Summary",
+                                                     "block recomputation (the first %1 of a "
+                                                     "chunk's %2 layers)"),
+                                             {std::to_string(s.layers_per_chunk - s.kept_per_chunk),
+                                              std::to_string(s.layers_per_chunk)})
                                  : recompute_label(sc.training.recompute));
   else
     plan.summary += comma + tr_text("Summary", "inference");
@@ -489,8 +505,13 @@ Result<Plan> describe_transformer(const Scenario& sc, const LowerOptions& option
   // Eq. 3 for the global batch, with recomputation (docs/planner.md, "Counted FLOPs").
   const TransformerSpec& spec = sc.transformer;
   const double Bd = static_cast<double>(global_batch(sc));
+  const double recomputed_fraction =
+      s.layers_per_chunk > 0 ? static_cast<double>(s.layers_per_chunk - s.kept_per_chunk) /
+                                   static_cast<double>(s.layers_per_chunk)
+                             : 1.0;
   plan.flops_per_iteration = cost::transformer_hardware_flops(spec, Bd, s.training,
-                                                             sc.training.recompute);
+                                                             sc.training.recompute,
+                                                             recomputed_fraction);
   return plan;
 }
 
@@ -512,7 +533,8 @@ std::vector<std::vector<Block>> stage_blocks(const Setup& s, int p, StageOut& ou
     }
     for (std::int64_t j = 0; j < s.layers_per_chunk; ++j) {
       Block l;
-      l.tpl = &s.layer;
+      // Block recomputation: the chunk's first layers recompute, the rest keep.
+      l.tpl = j < s.layers_per_chunk - s.kept_per_chunk ? &s.layer : &s.layer_kept;
       l.layer = static_cast<int>(vs * s.layers_per_chunk + j);
       l.label = "layer " + std::to_string(l.layer);
       l.owned = s.layer.params;

@@ -36,6 +36,9 @@ struct Setup {
   int m = 1;                              // micro-batches per pipeline
   std::int64_t b = 1;                     // sequences per micro-batch
   std::int64_t layers_per_chunk = 0;
+  // Block recomputation (cost::kept_layers_per_chunk): a chunk's last
+  // kept_per_chunk layers run `layer_kept`, without recomputation.
+  std::int64_t kept_per_chunk = 0;
   bool training = true;
   bool fuse = false;              // kRegion, kStep: consecutive kernels become one task
   bool fuse_collectives = false;  // kStep: a step's tensor-parallel collectives merge per kind
@@ -47,6 +50,7 @@ struct Setup {
   double g = 2;
   DType grad_dtype = DType::kBF16;
   BlockTemplate layer, embedding, head;
+  BlockTemplate layer_kept;  // block recomputation's kept layers (empty otherwise)
   double boundary_bytes = 0;  // pipeline send per rank and micro-batch (cost::pipeline_boundary_bytes)
   // strategy.pipeline_engine deepspeed (training, P > 1): blocking sends on
   // the compute stream of ds_part_bytes (1/T of the boundary) a rank, and

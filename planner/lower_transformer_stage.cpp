@@ -451,16 +451,34 @@ void StageEmitter::forward_step(const PipelineStep& st) {
   ++pg_forwards_;
   if (s_.fuse && s_.training) {
     // Fused modes keep one activation buffer per step (all its blocks) but
-    // the head's: its backward runs first and frees it before the layers
-    // recompute (as the closed form counts the peak).
-    double saved = 0;
-    for (const Block& blk : blocks)
-      if (blk.tpl != &s_.head) saved += blk.tpl->saved_bytes();
+    // the head's and block recomputation's kept layers': their backward runs
+    // first and frees them before the layers recompute (as the closed form
+    // counts the peak). The kept layers' buffer is the chunk's first kept
+    // layer's (its backward is their last).
+    double saved = 0, kept = 0;
+    size_t first_kept = blocks.size();
+    for (size_t j = 0; j < blocks.size(); ++j) {
+      const BlockTemplate* tpl = blocks[j].tpl;
+      if (tpl == &s_.layer_kept) {
+        kept += tpl->saved_bytes();
+        first_kept = std::min(first_kept, j);
+      } else if (tpl != &s_.head) {
+        saved += tpl->saved_bytes();
+      }
+    }
     if (saved > 0) {
       const BufferId slot = new_slot("act mb" + std::to_string(st.micro_batch), saved,
                                      MemoryCategory::kActivations);
       next_allocs(slot);
       saved_slot(st.chunk, 0, st.micro_batch) = slot;
+    }
+    if (kept > 0) {
+      const BufferId slot = new_slot("act kept mb" + std::to_string(st.micro_batch), kept,
+                                     MemoryCategory::kActivations);
+      next_allocs(slot);
+      // (first_kept is 0 only where no layer recomputes: saved is then 0 and
+      // block 0's slot free for this one.)
+      saved_slot(st.chunk, first_kept, st.micro_batch) = slot;
     }
     const Block& top = blocks.back();
     if (top.tpl == &s_.head && top.tpl->saved_bytes() > 0 && blocks.size() > 1) {
@@ -709,9 +727,10 @@ void StageEmitter::backward_block(std::vector<Block>& blocks, const std::vector<
     }
   }
   if (static_cast<int>(tpl.backward.size()) == tpl.recompute_before) run_recompute();
-  if (s_.training && (!s_.fuse || (j > 0 && blk.tpl == &s_.head))) {
-    const BufferId saved = saved_slot(st.chunk, j, mb);
+  if (s_.training && (!s_.fuse || (j > 0 && blk.tpl == &s_.head) || blk.tpl == &s_.layer_kept)) {
+    BufferId& saved = saved_slot(st.chunk, j, mb);
     if (saved >= 0) free_after_last(saved);
+    saved = -1;  // (not freed again at the fused step's end)
   }
   if (recompute_slot >= 0) free_after_last(recompute_slot);
   if (!gathered_[j].ids.empty()) free_after_last(gathered_[j].slot);

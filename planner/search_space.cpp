@@ -223,7 +223,7 @@ void apply_point(const StrategyPoint& p, Scenario& sc, const Scenario& base) {
   }
   if (!same) st.rank_order = rank_order_names(p.rank_order, p.context);
   sc.training.micro_batch = p.micro_batch;
-  sc.training.recompute = p.recompute;
+  set_recompute(sc.training, p.recompute);
 }
 
 std::vector<std::string> space_keys() {

@@ -143,7 +143,8 @@ Status set_key(Scenario& s, const std::string& raw_key, const std::string& value
   } else if (key == "schedule") {
     BRIGADE_ASSIGN_OR_RETURN(st.schedule, parse_schedule_value(flag, value));
   } else if (key == "recompute") {
-    BRIGADE_ASSIGN_OR_RETURN(s.training.recompute, parse_recompute_value(flag, value));
+    BRIGADE_ASSIGN_OR_RETURN(const Recompute r, parse_recompute_value(flag, value));
+    set_recompute(s.training, r);
   } else if (key == "data_mode") {
     if (value == "batch")
       st.data_mode = DataMode::kBatch;

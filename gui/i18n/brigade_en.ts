@@ -1050,6 +1050,10 @@
         <translation></translation>
     </message>
     <message>
+        <source>block recomputation (the first %1 of a chunk&apos;s %2 layers)</source>
+        <translation></translation>
+    </message>
+    <message>
         <source>interleaved 1F1B (%1 chunks per device)</source>
         <translation></translation>
     </message>

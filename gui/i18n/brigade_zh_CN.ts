@@ -1040,6 +1040,10 @@
         <translation>完全重计算（整层）</translation>
     </message>
     <message>
+        <source>block recomputation (the first %1 of a chunk&apos;s %2 layers)</source>
+        <translation>分块重计算（每个分块 %2 层中的前 %1 层）</translation>
+    </message>
+    <message>
         <source>interleaved 1F1B (%1 chunks per device)</source>
         <translation>交错式 1F1B（每台设备 %1 个模型块）</translation>
     </message>

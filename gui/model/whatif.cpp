@@ -176,7 +176,7 @@ Result<Scenario> apply_edits(const Scenario& base, const WhatIfEdits& e) {
   s.has_strategy = e.has_strategy;
   s.strategy = e.strategy;
   s.training.micro_batch = e.micro_batch;
-  s.training.recompute = e.recompute;
+  set_recompute(s.training, e.recompute);
   s.simulation.speed = e.speed;
   s.simulation.host_op_seconds = e.host_op_seconds;
   s.simulation.devices_per_host = e.devices_per_host;

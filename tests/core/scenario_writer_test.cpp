@@ -153,6 +153,29 @@ TEST(ScenarioWriter, DefaultsRemoveTheirKeys) {
   EXPECT_EQ(back.training.micro_batch, 0);
 }
 
+// Block recomputation's keys: written when edited, read back; a search's
+// other recomputation (set_recompute) removes them, and the file stays a
+// plan check_plan accepts.
+TEST(ScenarioWriter, BlockRecomputationReadsBackAndAnotherGranularityRemovesIt) {
+  Scenario s = parse_ok(kTransformer);
+  s.training.recompute = Recompute::kFull;
+  s.training.recompute_method = RecomputeMethod::kBlock;
+  s.training.recompute_num_layers = 3;
+  Result<std::string> text = scenario_yaml_with_edits(kTransformer, "t.yaml", s);
+  ASSERT_TRUE(text.is_ok()) << text.message();
+  const Scenario back = parse_ok(*text);
+  EXPECT_EQ(back.training.recompute, Recompute::kFull);
+  EXPECT_EQ(back.training.recompute_method, RecomputeMethod::kBlock);
+  EXPECT_EQ(back.training.recompute_num_layers, 3);
+  Scenario other = back;
+  set_recompute(other.training, Recompute::kSelective);
+  Result<std::string> again = scenario_yaml_with_edits(*text, "t.yaml", other);
+  ASSERT_TRUE(again.is_ok()) << again.message();
+  EXPECT_EQ(again->find("recompute_method"), std::string::npos) << *again;
+  EXPECT_EQ(again->find("recompute_num_layers"), std::string::npos) << *again;
+  EXPECT_EQ(parse_ok(*again).training.recompute_method, RecomputeMethod::kUniform);
+}
+
 // simulation.host_op_time (the what-if panel's host time per operation):
 // written in seconds, read back to the same double; unset again, removed.
 TEST(ScenarioWriter, HostOpTimeReadsBackAndUnsetRemovesIt) {

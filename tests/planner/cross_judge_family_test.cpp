@@ -411,6 +411,31 @@ std::vector<FamilyCase> tp_backward_cases() {
   return table_cases("tp_backward_", keys);
 }
 
+// Block recomputation (training.recompute_method: block): a chunk's first
+// recompute_num_layers layers recompute, the rest keep their activations
+// (two layer templates a chunk in both judges): alone on one stage, with
+// ZeRO-2's gradients beside the activations, a pipeline with tensor and
+// sequence parallelism, an interleaved pipeline whose chunks keep all their
+// layers under overlapped parameter gathers, FP8, the fused granularities.
+std::vector<FamilyCase> block_recompute_cases() {
+  const PlanKeys keys[] = {
+      {"n1_dp8", "dgx-a100", "", ", recompute_num_layers: 1", "data: 8", kK},
+      {"n3_z2_dp8", "dgx-a100", "", ", recompute_num_layers: 3", "data: 8, zero: 2", kK},
+      {"n1_t2_sp_p2_opg", "dgx-a100", "", ", recompute_num_layers: 1, distributed_optimizer: true",
+       "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true, bucket: 1MB, "
+       "overlap_param_gather: true",
+       kK},
+      {"n0_p2i2_opg", "dgx-a100", "", ", recompute_num_layers: 0, distributed_optimizer: true",
+       "pipeline: 2, data: 4, schedule: interleaved, virtual_stages: 2, bucket: 1MB, "
+       "overlap_param_gather: true",
+       kK},
+      {"n2_fp8_t2_region", "dgx-h100", ", attention: flash", ", recompute_num_layers: 2, fp8: hybrid",
+       "tensor: 2, data: 4, sequence_parallel: true", kR},
+      {"n1_p2_step", "dgx-a100", "", ", recompute_num_layers: 1", "pipeline: 2, data: 4", kS},
+  };
+  return table_cases("block_recompute_", keys, ", recompute: full, recompute_method: block");
+}
+
 std::vector<FamilyCase> family() {
   const char* env = std::getenv("BRIGADE_JUDGE_FAMILY");
   std::vector<FamilyCase> out =
@@ -424,6 +449,7 @@ std::vector<FamilyCase> family() {
   for (FamilyCase& c : fp8_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : tp_overlap_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : tp_backward_cases()) out.push_back(std::move(c));
+  for (FamilyCase& c : block_recompute_cases()) out.push_back(std::move(c));
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "core/profile.hpp"
@@ -145,6 +146,37 @@ TEST(LowerTransformer, FullRecomputationRepeatsTheForwardCollectives) {
   int recompute_tasks = 0;
   for (const Task& t : plan.program.tasks()) recompute_tasks += t.phase == Phase::kRecompute;
   EXPECT_GT(recompute_tasks, 0);
+}
+
+// Block recomputation (training.recompute_method: block): the first
+// recompute_num_layers layers of each chunk recompute, the others not
+// (Megatron-Core's TransformerBlock._checkpointed_forward). Two stages of
+// two layers, N = 1: layers 0 and 2 recompute, 1 and 3 keep their
+// activations; interleaved, one layer a chunk, N = 1 recomputes all four.
+TEST(LowerTransformer, BlockRecomputationRecomputesEachChunksFirstLayers) {
+  auto recomputing_layers = [](const Scenario& s) {
+    std::set<int> layers;
+    for (const Task& t : lower_ok(s).program.tasks())
+      if (t.phase == Phase::kRecompute) layers.insert(t.layer);
+    return layers;
+  };
+  Scenario s = small_gpt(1, 2, 1, 4, 1);
+  s.training.recompute = Recompute::kFull;
+  s.training.recompute_method = RecomputeMethod::kBlock;
+  s.training.recompute_num_layers = 1;
+  EXPECT_EQ(recomputing_layers(s), (std::set<int>{0, 2}));
+  s.strategy.schedule = PipelineSchedule::kInterleaved;
+  s.strategy.virtual_stages = 2;
+  EXPECT_EQ(recomputing_layers(s), (std::set<int>{0, 1, 2, 3}));
+  s.training.recompute_num_layers = 0;
+  EXPECT_EQ(recomputing_layers(s), (std::set<int>{}));
+  // The summary says which.
+  s.strategy.schedule = PipelineSchedule::k1F1B;
+  s.strategy.virtual_stages = 1;
+  s.training.recompute_num_layers = 1;
+  EXPECT_NE(lower_ok(s).summary.find("block recomputation (the first 1 of a chunk's 2 layers)"),
+            std::string::npos)
+      << lower_ok(s).summary;
 }
 
 TEST(LowerTransformer, SequenceParallelUsesGatherAndScatter) {
