@@ -296,8 +296,21 @@ class FrameworkChecker {
                   "found fp8_recipe " + std::string(fp8_scaling_name(tr.fp8_scaling)) +
                       " with fp8: none; expected fp8: hybrid or e4m3, or no fp8_recipe key (the "
                       "recipe says how Transformer Engine scales FP8 tensors)");
+      if (tr.fp8_param_gather)
+        return at("training.fp8_param_gather",
+                  "found fp8_param_gather: true with fp8: none; expected fp8: hybrid or e4m3, or "
+                  "no fp8_param_gather key (Transformer Engine's FP8 primary weights)");
       return Status::ok();
     }
+    // FP8 primary weights (--fp8-param-gather) under Megatron-LM's DDP and
+    // distributed optimizer; Megatron-FSDP's own FP8 parameters (ZeRO-3) and
+    // ZeRO-2 are not modelled with them.
+    if (tr.fp8_param_gather && !tr.inference && st_.zero >= 2)
+      return at("training.fp8_param_gather",
+                "found fp8_param_gather: true with zero " + std::to_string(st_.zero) +
+                    "; expected zero 0 or 1 (FP8 primary weights are modelled under Megatron-LM's "
+                    "data parallelism and distributed optimizer)",
+                ErrorKind::kUnsupported);
     const std::string recipe(fp8_recipe_name(tr.fp8));
     if (!transformer)
       return at("training.fp8",

@@ -279,6 +279,13 @@ struct TrainingSpec {
   Fp8Recipe fp8 = Fp8Recipe::kNone;
   // How FP8 tensors are scaled (training.fp8_recipe; only with fp8).
   Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;
+  // Megatron-LM's --fp8-param-gather (Megatron-Bridge's FP8 recipes'
+  // fp8_param_gather): the linear layers' weights are Transformer Engine's
+  // FP8 primary weights (fp8_model_init), an FP8 copy and its transpose
+  // with no 16-bit weight beside them; the optimizer casts its fp32 master
+  // shard straight to FP8 and the gathered weights get their transpose
+  // (docs/costmodel.md, "FP8 primary weights"). Only with fp8, ZeRO 0 or 1.
+  bool fp8_param_gather = false;
   // Which kernel runs the fused attention (training.attention_backend).
   AttentionBackend attention_backend = AttentionBackend::kAuto;
   // Megatron-LM's gradient accumulation fusion (--no-gradient-accumulation-

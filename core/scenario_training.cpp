@@ -190,13 +190,14 @@ Status read_training_spec(const Cursor& c, TrainingSpec* out) {
       c.expect_map("training options {mode, global_batch, micro_batch, optimizer, "
                    "mixed_precision, recompute, recompute_method, recompute_num_layers, "
                    "main_grad, optimizer_dtype, "
-                   "param_remainders, distributed_optimizer, fp8, fp8_recipe, "
+                   "param_remainders, distributed_optimizer, fp8, fp8_recipe, fp8_param_gather, "
                    "gradient_accumulation_fusion, cross_entropy_fusion, transformer_impl, "
                    "attention_backend, tp_comm_overlap, tp_backward_overlap}"));
   BRIGADE_RETURN_IF_ERROR(c.check_keys(
       {"mode", "global_batch", "micro_batch", "optimizer", "mixed_precision", "recompute",
-       "recompute_method", "recompute_num_layers", "main_grad", "optimizer_dtype", "param_remainders", "distributed_optimizer", "fp8",
-       "fp8_recipe", "gradient_accumulation_fusion", "cross_entropy_fusion", "transformer_impl",
+       "recompute_method", "recompute_num_layers", "main_grad", "optimizer_dtype",
+       "param_remainders", "distributed_optimizer", "fp8", "fp8_recipe", "fp8_param_gather",
+       "gradient_accumulation_fusion", "cross_entropy_fusion", "transformer_impl",
        "attention_backend", "tp_comm_overlap", "tp_backward_overlap"}));
   BRIGADE_ASSIGN_OR_RETURN(
       t.inference, c.get_enum<bool>("mode", false, {{"training", false}, {"inference", true}}));
@@ -235,6 +236,7 @@ Status read_training_spec(const Cursor& c, TrainingSpec* out) {
       t.fp8_scaling,
       c.get_enum("fp8_recipe", Fp8Scaling::kDelayed,
                  choices_of({Fp8Scaling::kDelayed, Fp8Scaling::kTensorwise}, fp8_scaling_name)));
+  BRIGADE_ASSIGN_OR_RETURN(t.fp8_param_gather, c.get_bool("fp8_param_gather", false));
   BRIGADE_ASSIGN_OR_RETURN(
       t.attention_backend,
       c.get_enum("attention_backend", AttentionBackend::kAuto,

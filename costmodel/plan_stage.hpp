@@ -202,6 +202,8 @@ struct StageFigures {
   std::span<const StageTimes> times;
   std::span<const double> params;          // parameters one device keeps
   std::span<const double> fp8_weights;     // of them, FP8 weights (ParamTensor::fp8)
+  // training.fp8_param_gather: FP8 primary weights (fp8_weight_extra_bytes).
+  bool fp8_params = false;
   std::span<const double> per_step_extra;  // gradient sync, parameter gathers, optimizer
   std::span<const double> opt_seconds;     // the optimizer step
   // The backward's kernels slowed by the gradient buckets' NCCL kernels

@@ -107,9 +107,15 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         ", Transformer Engine): the linear layers' GEMMs at the FP8 rate after a cast of each "
         "input" +
         std::string(training ? " and output gradient, their inputs saved in FP8" : "") +
-        ", FP8 copies of their weights (2 B per weight" +
-        std::string(training ? ", cast once a step with the optimizer" : "") +
-        "); attention, norms, activations, embedding and logits in " +
+        (training && tr.fp8_param_gather
+             ? std::string(", FP8 primary weights (fp8_param_gather: an FP8 weight and its "
+                           "transpose, 2 B per weight, in the 16-bit weight's place; the "
+                           "optimizer casts its fp32 master shard to FP8, the gathered weights' "
+                           "transposes made once a step; the all-gather still charged at the "
+                           "16-bit width, not FP8's)")
+             : ", FP8 copies of their weights (2 B per weight" +
+                   std::string(training ? ", cast once a step with the optimizer" : "") + ")") +
+        "; attention, norms, activations, embedding and logits in " +
         std::string(dtype_name(dt)) +
         (tr.fp8_scaling == Fp8Scaling::kTensorwise
              ? "; current scaling (tensorwise): an amax pass before each cast TE does not fuse, "
@@ -866,14 +872,18 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // The optimizer step: memory-bound over the local (ZeRO-sharded) optimizer state.
     // FP8: with it, the step's cast of the updated 16-bit weights to their FP8
     // copies (Transformer Engine casts them in the first micro-batch's forward,
-    // is_first_microbatch; the same bytes once a step), as the planner lowers it.
+    // is_first_microbatch; the same bytes once a step), as the planner lowers it;
+    // with FP8 primary weights the gathered weights' transposes instead
+    // (fp8_step_cast_bytes).
     // (The stage before's when its compute and bytes are the same: a
     // pipeline's middle stages.)
     if (training && tr.optimizer != Optimizer::kNone) {
       const double shard = st.zero >= 1 ? 1.0 / dg : 1.0;
       const double buffer = st.zero >= 2 ? 1.0 / dg : 1.0;
-      const double bytes = optimizer_step_bytes(params, opt_step, shard, buffer) +
-                           fp8_weight_cast_bytes(stage_fp8_weights[si], e_bytes, tr.fp8_scaling);
+      const double bytes =
+          optimizer_step_bytes(params, opt_step, shard, buffer) +
+          fp8_step_cast_bytes(stage_fp8_weights[si], e_bytes, tr.fp8_scaling,
+                              tr.fp8_param_gather, st.zero >= 1 ? dg : 1.0);
       if (!(opt_previous.valid && opt_previous.key == key && opt_previous.bytes == bytes))
         opt_previous = {true, key, bytes, memory_bound_seconds(dev, dp, bytes, DType::kF32) / speed};
       opt_seconds[si] = opt_previous.seconds;
@@ -885,10 +895,16 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // The step, the busiest stage's report and memory per device from the stages'
   // figures (plan_transformer_step.cpp).
   const TransformerDegrees degrees{t, p, cp, v, dg, n_devices, m, layers_per_chunk, training};
-  const StageFigures figures{
-      stages,      stage_params, stage_fp8_weights, per_step_extra,
-      opt_seconds, dp_slowed,    layouts,           host_op,
-      sc.simulation.devices_per_host};
+  const StageFigures figures{stages,
+                             stage_params,
+                             stage_fp8_weights,
+                             training && tr.fp8_param_gather,
+                             per_step_extra,
+                             opt_seconds,
+                             dp_slowed,
+                             layouts,
+                             host_op,
+                             sc.simulation.devices_per_host};
   pipeline_step(st, degrees, rm, figures, ledgers, full, ledgers_on, e);
   // Where the tensor-parallel collectives run (as the planner lowers them).
   if (full && t > 1)

@@ -262,7 +262,8 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
     // gradient of the block in its backward (planner/lower_transformer_stage.cpp).
     ModelStateBytes live = states;
     // FP8: each FP8 weight's FP8 copy and transpose, resident.
-    live.params_bytes += kFp8WeightCacheBytesPerElement * stage_fp8_weights[si];
+    // (With FP8 primary weights they take the 16-bit weights' place.)
+    live.params_bytes += fp8_weight_extra_bytes(stage_fp8_weights[si], e_bytes, figures.fp8_params);
     if (training && dg > 1 && st.zero == 2) {
       const double whole = stage_params[si] * per.grads;
       const StageLayout& lay = layouts[si];

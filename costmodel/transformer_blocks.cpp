@@ -294,6 +294,16 @@ Result<BlockTemplate> transformer_layer_kept(const TransformerShape& shape) {
   return transformer_layer(plain);
 }
 
+double fp8_weight_extra_bytes(double elements, double e, bool fp8_params) {
+  return (kFp8WeightCacheBytesPerElement - (fp8_params ? e : 0.0)) * elements;
+}
+
+double fp8_step_cast_bytes(double elements, double e, Fp8Scaling scaling, bool fp8_params,
+                           double shards) {
+  if (!fp8_params) return fp8_weight_cast_bytes(elements, e, scaling);
+  return 2 * elements + (scaling == Fp8Scaling::kTensorwise ? 4 * elements / shards : 0.0);
+}
+
 double fp8_cast_bytes(double elements, double e) {
   return elements * (e + 2);
 }

@@ -262,6 +262,24 @@ double fp8_weight_cast_bytes(double elements, double e, Fp8Scaling scaling);
 // weight: its FP8 copy and the copy's transpose (the dgrad GEMM's operand).
 constexpr double kFp8WeightCacheBytesPerElement = 2;
 
+// What a device keeps for `elements` FP8 weights beyond model_state_bytes'
+// weights at e bytes: their FP8 copies and transposes, 2 B each; with FP8
+// primary weights (training.fp8_param_gather) those take the 16-bit
+// weights' place, (2 - e) B each (0 at bf16).
+double fp8_weight_extra_bytes(double elements, double e, bool fp8_params);
+
+// The bytes the step's FP8 weight cast moves for `elements` FP8 weights on a
+// device. Without FP8 primary weights, fp8_weight_cast_bytes (the updated
+// 16-bit weights cast to FP8 in the first micro-batch's forward). With
+// them (Megatron-Core's distributed optimizer casts its fp32 master shard,
+// 1/shards of the weights, straight to FP8 in the place of its copy back to
+// 16 bits, which the optimizer's passes already count): each gathered FP8
+// weight's transpose made anew (read 1 B, write 1 B: Transformer Engine's
+// post-all-gather processing), and under current scaling the master
+// shard's amax read first (4 B an element of the shard).
+double fp8_step_cast_bytes(double elements, double e, Fp8Scaling scaling, bool fp8_params,
+                           double shards);
+
 // The three block kinds. The shape must have passed check_plan
 // (core/plan_check.hpp: heads, FFN width and vocabulary divisible by t, the
 // sequence too with sequence parallelism); the only error is a non-positive

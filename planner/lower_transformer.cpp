@@ -141,8 +141,11 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
     const double buffer = so.owned_elements / (s.zero >= 2 ? D : 1);
     // FP8: the cast of the updated weights to their FP8 copies rides on the
     // step (Transformer Engine's first micro-batch casts them; the same bytes).
-    const double fp8_cast =
-        cost::fp8_weight_cast_bytes(so.fp8_weight_elements, s.e, sc.training.fp8_scaling);
+    // FP8 primary weights (training.fp8_param_gather): the gathered weights'
+    // transposes instead, and the master shard's amax (cost::fp8_step_cast_bytes).
+    const double fp8_cast = cost::fp8_step_cast_bytes(
+        so.fp8_weight_elements, s.e, sc.training.fp8_scaling, sc.training.fp8_param_gather,
+        s.zero >= 1 ? D : 1.0);
     const TaskId opt_base = b.num_tasks();
     for (int r = 0; r < R; ++r) {
       const TaskId id = b.add_memory_bound(so.compute[static_cast<size_t>(r)],

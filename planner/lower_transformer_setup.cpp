@@ -592,11 +592,12 @@ Status add_resident_buffers(ProgramBuilder& b, const Setup& s, const StageOut& o
     if (m.optimizer_bytes > 0)
       b.add_buffer("optimizer state", dev, m.optimizer_bytes, MemoryCategory::kOptimizer, true);
     // Transformer Engine's FP8 copies of the linear layers' weights (and
-    // their transposes), beside the 16-bit weights.
-    if (out.fp8_weight_elements > 0)
-      b.add_buffer("fp8 weights", dev,
-                   cost::kFp8WeightCacheBytesPerElement * out.fp8_weight_elements,
-                   MemoryCategory::kParams, true);
+    // their transposes), beside the 16-bit weights; FP8 primary weights take
+    // those weights' place (nothing more at bf16).
+    const double fp8_extra = cost::fp8_weight_extra_bytes(
+        out.fp8_weight_elements, s.e, s.training && s.sc->training.fp8_param_gather);
+    if (fp8_extra > 0)
+      b.add_buffer("fp8 weights", dev, fp8_extra, MemoryCategory::kParams, true);
   }
   return Status::ok();
 }

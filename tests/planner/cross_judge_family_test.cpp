@@ -348,6 +348,15 @@ std::vector<FamilyCase> fp8_cases() {
        "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true, schedule: interleaved, "
        "virtual_stages: 2",
        kR},
+      // FP8 primary weights (fp8_param_gather): the 16-bit weights' place
+      // taken by FP8 ones, the step's cast the gathered weights' transposes.
+      {"param_gather_z1_llama_t2_sp", "dgx-h100",
+       ", kv_heads: 2, mlp: swiglu, ffn_hidden: 1376, norm: rmsnorm, "
+       "positions: rotary, tie_embeddings: false, bias: false, attention: flash",
+       ", fp8: hybrid, fp8_recipe: tensorwise, fp8_param_gather: true, distributed_optimizer: true",
+       "tensor: 2, data: 4, sequence_parallel: true", kK},
+      {"param_gather_z0_p2", "dgx-h100", ", attention: flash",
+       ", fp8: hybrid, fp8_param_gather: true", "pipeline: 2, data: 4", kK},
       // FlashAttention-2's kernel on Hopper (attention_backend: flash), where
       // the cases above take Transformer Engine's choice, cuDNN's.
       {"flash_backend_dp8", "dgx-h100", ", attention: flash",
