@@ -15,6 +15,7 @@
 #include "core/plan_check.hpp"
 #include "core/scenario.hpp"
 #include "costmodel/plan.hpp"
+#include "tests/costmodel/estimate_text.hpp"
 
 namespace brigade::cost {
 namespace {
@@ -29,15 +30,7 @@ std::string one_gpu(const std::string& training) {
          training + "}\n";
 }
 
-PlanEstimate estimate_of(const std::string& text) {
-  Result<Scenario> s = parse_scenario(text, "s.yaml");
-  EXPECT_TRUE(s.is_ok()) << s.message();
-  if (!s.is_ok()) return {};
-  EXPECT_TRUE(check_plan(*s).is_ok()) << check_plan(*s).message();
-  Result<PlanEstimate> e = estimate_plan(*s);
-  EXPECT_TRUE(e.is_ok()) << e.message();
-  return e.is_ok() ? *e : PlanEstimate{};
-}
+using testing::estimate_text;
 
 std::string block(int n) {
   return ", recompute: full, recompute_method: block, recompute_num_layers: " + std::to_string(n);
@@ -46,15 +39,15 @@ std::string block(int n) {
 // N at least the layers of a chunk is full recomputation; N = 0 recomputes
 // nothing: the same step, memory and FLOPs as recompute none.
 TEST(BlockRecompute, AllLayersIsFullAndNoneIsNone) {
-  const PlanEstimate full = estimate_of(one_gpu(", recompute: full"));
-  const PlanEstimate none = estimate_of(one_gpu(", recompute: none"));
+  const PlanEstimate full = estimate_text(one_gpu(", recompute: full"));
+  const PlanEstimate none = estimate_text(one_gpu(", recompute: none"));
   for (int n : {8, 12}) {
-    const PlanEstimate b = estimate_of(one_gpu(block(n)));
+    const PlanEstimate b = estimate_text(one_gpu(block(n)));
     EXPECT_DOUBLE_EQ(b.step_seconds, full.step_seconds) << n;
     EXPECT_DOUBLE_EQ(b.memory.at(0).peak_bytes, full.memory.at(0).peak_bytes) << n;
     EXPECT_DOUBLE_EQ(b.hardware_flops_per_iteration, full.hardware_flops_per_iteration) << n;
   }
-  const PlanEstimate zero = estimate_of(one_gpu(block(0)));
+  const PlanEstimate zero = estimate_text(one_gpu(block(0)));
   EXPECT_DOUBLE_EQ(zero.step_seconds, none.step_seconds);
   EXPECT_DOUBLE_EQ(zero.memory.at(0).peak_bytes, none.memory.at(0).peak_bytes);
   EXPECT_DOUBLE_EQ(zero.hardware_flops_per_iteration, none.hardware_flops_per_iteration);
@@ -67,9 +60,9 @@ TEST(BlockRecompute, AllLayersIsFullAndNoneIsNone) {
 // (1 + 256/3072) = 3,221,225,472 + 268,435,456 = 3,489,660,928 a layer:
 // N = 3 adds 10,468,982,784.
 TEST(BlockRecompute, EachRecomputedLayerRepeatsItsForward) {
-  const PlanEstimate none = estimate_of(one_gpu(", recompute: none"));
-  const PlanEstimate full = estimate_of(one_gpu(", recompute: full"));
-  const PlanEstimate three = estimate_of(one_gpu(block(3)));
+  const PlanEstimate none = estimate_text(one_gpu(", recompute: none"));
+  const PlanEstimate full = estimate_text(one_gpu(", recompute: full"));
+  const PlanEstimate three = estimate_text(one_gpu(block(3)));
   EXPECT_NEAR(three.step_seconds - none.step_seconds,
               3.0 / 8.0 * (full.step_seconds - none.step_seconds), 1e-12 * full.step_seconds);
   EXPECT_GT(three.step_seconds, none.step_seconds);
@@ -86,8 +79,8 @@ TEST(BlockRecompute, EachRecomputedLayerRepeatsItsForward) {
 // (the backward's peak, one recomputed layer's 42 sbh on top of what
 // the 3 keep, stays below the forward's end).
 TEST(BlockRecompute, RecomputedLayersKeepTheirInputOnly) {
-  const PlanEstimate none = estimate_of(one_gpu(", recompute: none"));
-  const PlanEstimate three = estimate_of(one_gpu(block(3)));
+  const PlanEstimate none = estimate_text(one_gpu(", recompute: none"));
+  const PlanEstimate three = estimate_text(one_gpu(block(3)));
   EXPECT_DOUBLE_EQ(none.memory.at(0).activations_bytes - three.memory.at(0).activations_bytes,
                    33030144.0);
 }

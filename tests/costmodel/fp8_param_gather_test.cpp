@@ -17,6 +17,7 @@
 #include "core/plan_check.hpp"
 #include "core/scenario.hpp"
 #include "costmodel/plan.hpp"
+#include "tests/costmodel/estimate_text.hpp"
 #include "costmodel/transformer_blocks.hpp"
 
 namespace brigade::cost {
@@ -47,15 +48,7 @@ std::string h100(const std::string& training, const std::string& zero = ", zero:
          zero + "}\n";
 }
 
-PlanEstimate estimate_of(const std::string& text) {
-  Result<Scenario> s = parse_scenario(text, "s.yaml");
-  EXPECT_TRUE(s.is_ok()) << s.message();
-  if (!s.is_ok()) return {};
-  EXPECT_TRUE(check_plan(*s).is_ok()) << check_plan(*s).message();
-  Result<PlanEstimate> e = estimate_plan(*s);
-  EXPECT_TRUE(e.is_ok()) << e.message();
-  return e.is_ok() ? *e : PlanEstimate{};
-}
+using testing::estimate_text;
 
 // A layer's 12 h^2 = 12,582,912 linear weights (no biases), over tensor 2
 // and 2 layers: F = 12,582,912 FP8 weights a device. FP8 primary weights
@@ -63,8 +56,8 @@ PlanEstimate estimate_of(const std::string& text) {
 // step's cast moves 6F - (2F + 4F/4) = 3F = 37,748,736 B less, at the
 // H100 preset's stream rate 0.867 x 3.35 TB/s (2,903 GB/s) 13.0034 us.
 TEST(Fp8ParamGather, TheWeightsTakeTheBf16WeightsPlace) {
-  const PlanEstimate off = estimate_of(h100(""));
-  const PlanEstimate on = estimate_of(h100(", fp8_param_gather: true"));
+  const PlanEstimate off = estimate_text(h100(""));
+  const PlanEstimate on = estimate_text(h100(", fp8_param_gather: true"));
   EXPECT_DOUBLE_EQ(off.memory.at(0).params_bytes - on.memory.at(0).params_bytes, 25165824.0);
   EXPECT_NEAR(off.optimizer_seconds - on.optimizer_seconds, 37748736.0 / 2903e9, 1e-12);
   EXPECT_NEAR(off.optimizer_seconds - on.optimizer_seconds, 13.0034e-6, 1e-10);
