@@ -3041,6 +3041,10 @@ utilisation %4% (%5 carried)</source>
         <translation></translation>
     </message>
     <message>
+        <source>full (block of %1)</source>
+        <translation></translation>
+    </message>
+    <message>
         <source>%1 (×%2)</source>
         <translation></translation>
     </message>

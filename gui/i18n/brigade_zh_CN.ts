@@ -3035,6 +3035,10 @@ utilisation %4% (%5 carried)</source>
         <translation>= %1 / %2 个设备</translation>
     </message>
     <message>
+        <source>full (block of %1)</source>
+        <translation>full（分块 %1 层）</translation>
+    </message>
+    <message>
         <source>%1 (×%2)</source>
         <translation>%1（×%2）</translation>
     </message>

@@ -469,6 +469,13 @@ void WhatIfView::controls_from_edits() {
   schedule_->setCurrentIndex(static_cast<int>(st.schedule));
   virtual_stages_->setValue(st.virtual_stages);
   recompute_->setCurrentIndex(static_cast<int>(edits_.recompute));
+  // The scenario's block recomputation rides on `full` (set_recompute keeps
+  // it there, drops it with the others): the item says so.
+  const TrainingSpec& original = doc_->scenario->training;
+  recompute_->setItemText(
+      2, original.recompute_method == RecomputeMethod::kBlock
+             ? tr("full (block of %1)").arg(original.recompute_num_layers)
+             : QStringLiteral("full"));
   int order = -1;
   for (int i = 0; i < 6; ++i)
     if (st.rank_order ==

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 #include <QApplication>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QImage>
 #include <QLabel>
@@ -246,6 +247,49 @@ TEST(WhatIfView, ContextIsADegreeAndARankOrderListingItIsKept) {
             (std::vector<std::string>{"tensor", "context", "data", "pipeline"}));
   EXPECT_EQ(devices_label(), "= 4 of 8 devices");
   ASSERT_NE(v.closed_form(), nullptr) << v.reason_text().toStdString();
+  ASSERT_TRUE(v.wait_ready(60000));
+  std::filesystem::remove_all(dir);
+}
+
+// A scenario's block recomputation: the recompute box's `full` says so,
+// choosing `selective` drops the method (set_recompute) and the edited plan
+// is judged, not refused; `full` again brings the block back.
+TEST(WhatIfView, BlockRecomputationShowsOnFullAndAnotherChoiceDropsIt) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("brigade_whatif_block_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "block.yaml").string();
+  {
+    std::ofstream f(path);
+    f << "topology: {preset: dgx-a100}\n"
+         "model:\n"
+         "  transformer: {layers: 8, hidden: 512, heads: 8, seq: 256, vocab: 1024}\n"
+         "training: {global_batch: 16, micro_batch: 2, recompute: full, recompute_method: block, "
+         "recompute_num_layers: 2}\n"
+         "strategy: {data: 4, pipeline: 2}\n";
+  }
+  auto r = load_document(path);
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  WhatIfView v;
+  v.resize(1400, 600);
+  v.show();
+  v.set_document(r.value());
+  ASSERT_NE(v.closed_form(), nullptr);
+  const double block_step = v.closed_form()->step_seconds;
+  QComboBox* recompute = nullptr;
+  for (QComboBox* c : v.findChildren<QComboBox*>())
+    if (c->toolTip().startsWith("training.recompute")) recompute = c;
+  ASSERT_NE(recompute, nullptr);
+  EXPECT_EQ(recompute->currentIndex(), 2);
+  EXPECT_EQ(recompute->itemText(2), "full (block of 2)");
+  recompute->setCurrentIndex(1);
+  EXPECT_EQ(v.edits().recompute, Recompute::kSelective);
+  ASSERT_NE(v.closed_form(), nullptr) << v.reason_text().toStdString();
+  EXPECT_TRUE(v.reason_text().isEmpty()) << v.reason_text().toStdString();
+  EXPECT_NE(v.closed_form()->step_seconds, block_step);
+  recompute->setCurrentIndex(2);
+  ASSERT_NE(v.closed_form(), nullptr) << v.reason_text().toStdString();
+  EXPECT_EQ(v.closed_form()->step_seconds, block_step);
   ASSERT_TRUE(v.wait_ready(60000));
   std::filesystem::remove_all(dir);
 }
