@@ -323,16 +323,16 @@ Result<ParamGatherChain> aligned_param_gathers(
   for (int c = 0; c < v; ++c)
     ch.push_back(chunk_gathers(lay, times, c, grad_bytes_per_element, weight_bytes_per_element,
                                bucket_bytes));
-  // (One chunk's layers' forward: the recomputing and the kept layers run
-  // the same forward kernels, timed per template all the same.)
-  double f = 0;
-  lay.for_each_kind([&](const StageBlock& blk, double) {
-    if (&blk != &lay.layer && &blk != &lay.layer_kept) return;
+  // One chunk's layers' forward (block recomputation's kept layers timed
+  // by their own template).
+  auto forward_of = [&](const StageBlock& blk) {
     double one = 0;
     for (double x : times.of(blk.tpl).forward) one += x;
-    f += one * static_cast<double>(&blk == &lay.layer ? lay.recomputed_per_chunk()
-                                                      : lay.kept_per_chunk);
-  });
+    return one;
+  };
+  double f = forward_of(lay.layer) * static_cast<double>(lay.recomputed_per_chunk());
+  if (lay.kept_per_chunk > 0)
+    f += forward_of(lay.layer_kept) * static_cast<double>(lay.kept_per_chunk);
   // Chunk j's first micro-batch's start here, without the gathers.
   std::vector<double> begin(static_cast<std::size_t>(v), 0.0);
   for (int j = 0; j < v; ++j) {
