@@ -156,7 +156,8 @@ TEST(LowerTransformer, FullRecomputationRepeatsTheForwardCollectives) {
 TEST(LowerTransformer, BlockRecomputationRecomputesEachChunksFirstLayers) {
   auto recomputing_layers = [](const Scenario& s) {
     std::set<int> layers;
-    for (const Task& t : lower_ok(s).program.tasks())
+    const Plan plan = lower_ok(s);  // (named: a range-for over a temporary's member dangles)
+    for (const Task& t : plan.program.tasks())
       if (t.phase == Phase::kRecompute) layers.insert(t.layer);
     return layers;
   };
