@@ -12,7 +12,7 @@ namespace {
 using yamlio::Cursor;
 constexpr std::int64_t kMaxDim = ScenarioLimits::kMaxDimension;
 
-enum class Family { kLlama, kQwen2, kMixtral, kQwen2Moe, kDeepseekV3 };
+enum class Family { kLlama, kQwen2, kMixtral, kQwen2Moe, kDeepseekV3, kQwen3, kQwen3Moe };
 
 // One required positive integer key.
 Result<std::int64_t> required_int(const Cursor& c, const char* key, const char* what) {
@@ -39,7 +39,8 @@ Result<std::int64_t> optional_int(const Cursor& c, const char* key, std::int64_t
 Status read_moe(const Cursor& c, Family family, TransformerSpec& t) {
   MoeSpec& m = t.moe;
   const char* experts_key = family == Family::kMixtral    ? "num_local_experts"
-                            : family == Family::kQwen2Moe ? "num_experts"
+                            : family == Family::kQwen2Moe || family == Family::kQwen3Moe
+                                ? "num_experts"
                                                           : "n_routed_experts";
   BRIGADE_ASSIGN_OR_RETURN(m.experts, required_int(c, experts_key, "the number of routed experts"));
   BRIGADE_ASSIGN_OR_RETURN(
@@ -56,14 +57,18 @@ Status read_moe(const Cursor& c, Family family, TransformerSpec& t) {
   }
   BRIGADE_ASSIGN_OR_RETURN(
       m.ffn_hidden, required_int(c, "moe_intermediate_size", "one expert's intermediate size"));
-  if (family == Family::kQwen2Moe) {
+  if (family == Family::kQwen2Moe || family == Family::kQwen3Moe) {
     // Qwen2MoeSparseMoeBlock: one shared expert of
     // shared_expert_intermediate_size, counted here as that many experts of
     // moe_intermediate_size (its sigmoid gate, h x 1, is left out); a MoE
     // block where (layer + 1) % decoder_sparse_step == 0 and the layer is
     // not in mlp_only_layers.
-    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t shared,
-                             optional_int(c, "shared_expert_intermediate_size", 0, 0));
+    // Qwen3MoeSparseMoeBlock has no shared expert.
+    BRIGADE_ASSIGN_OR_RETURN(
+        const std::int64_t shared,
+        family == Family::kQwen3Moe
+            ? Result<std::int64_t>(std::int64_t{0})
+            : optional_int(c, "shared_expert_intermediate_size", 0, 0));
     if (shared % m.ffn_hidden != 0)
       return c.get("shared_expert_intermediate_size")
           .error("found shared_expert_intermediate_size " + std::to_string(shared) +
@@ -125,6 +130,10 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
     family = Family::kQwen2Moe;
   } else if (arch == "DeepseekV3ForCausalLM") {
     family = Family::kDeepseekV3;
+  } else if (arch == "Qwen3ForCausalLM") {
+    family = Family::kQwen3;
+  } else if (arch == "Qwen3MoeForCausalLM") {
+    family = Family::kQwen3Moe;
   } else if (arch != "LlamaForCausalLM" && arch != "MistralForCausalLM") {
     return arch_item.error("found architecture '" + arch + "'; expected one of " +
                            yamlio::join_choices(hf_architectures()) +
@@ -133,9 +142,10 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
   HfConfig out;
   TransformerSpec& t = out.spec;
   t.source = arch + " from " + path;
-  // Llama, Mistral and Qwen2 share the decoder layer: RMSNorm before
+  // Llama, Mistral, Qwen2 and Qwen3 share the decoder layer: RMSNorm before
   // attention and MLP, rotary positions, a gated MLP (gate_proj, up_proj,
-  // down_proj; transformers' LlamaMLP), no biases except Qwen2's on q, k, v.
+  // down_proj; transformers' LlamaMLP), no biases except Qwen2's on q, k, v
+  // (Qwen3 adds the norms of q and k).
   t.mlp = MlpKind::kSwiglu;
   t.norm = NormKind::kRmsNorm;
   t.positions = PositionKind::kRotary;
@@ -160,24 +170,31 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
                       "; expected a divisor of num_attention_heads (each key/value head serves "
                       "a whole group of query heads)");
   }
-  if (t.hidden % t.heads != 0 && family != Family::kDeepseekV3)
+  // transformers' LlamaConfig and MistralConfig: head_dim defaults to
+  // hidden_size / num_attention_heads; a config may set its own (Mistral
+  // NeMo: 5120 / 32 heads of 128). Kept as model.transformer.head_dim only
+  // where it differs, so a config that states the default reads as before.
+  // Qwen3Config's head_dim defaults to 128 whatever the hidden size.
+  const bool qwen3 = family == Family::kQwen3 || family == Family::kQwen3Moe;
+  const bool has_head_dim =
+      family != Family::kDeepseekV3 && c.has("head_dim") && !c.get("head_dim").is_null();
+  std::int64_t head_dim = qwen3 ? 128 : 0;
+  if (has_head_dim) {
+    BRIGADE_ASSIGN_OR_RETURN(head_dim, c.get("head_dim").as_int(1, kMaxDim));
+  }
+  if (head_dim > 0) {
+    if (t.hidden % t.heads != 0 || head_dim != t.hidden / t.heads) t.head_dim = head_dim;
+  } else if (t.hidden % t.heads != 0 && family != Family::kDeepseekV3) {
     return c.key_of("hidden_size")
         .error("found hidden_size " + std::to_string(t.hidden) + " with num_attention_heads " +
-               std::to_string(t.heads) + "; expected hidden_size divisible by num_attention_heads");
-  if (family != Family::kDeepseekV3 && c.has("head_dim") && !c.get("head_dim").is_null()) {
-    const Cursor hd = c.get("head_dim");
-    BRIGADE_ASSIGN_OR_RETURN(const std::int64_t head_dim, hd.as_int(1, kMaxDim));
-    if (head_dim != t.hidden / t.heads)
-      return hd.error("found head_dim " + std::to_string(head_dim) + " with hidden_size " +
-                      std::to_string(t.hidden) + " / num_attention_heads " +
-                      std::to_string(t.heads) + " = " + std::to_string(t.hidden / t.heads) +
-                      "; expected head_dim = hidden_size / num_attention_heads (a head "
-                      "dimension of its own is not modelled)");
+               std::to_string(t.heads) +
+               "; expected hidden_size divisible by num_attention_heads, or a head_dim");
   }
   // transformers' defaults: tie_word_embeddings false for Llama, Mistral, Qwen2.
   BRIGADE_ASSIGN_OR_RETURN(t.tie_embeddings, c.get_bool("tie_word_embeddings", false));
   BRIGADE_ASSIGN_OR_RETURN(t.dtype, read_torch_dtype(c));
-  if (family == Family::kMixtral || family == Family::kQwen2Moe || family == Family::kDeepseekV3)
+  if (family == Family::kMixtral || family == Family::kQwen2Moe || family == Family::kQwen3Moe ||
+      family == Family::kDeepseekV3)
     BRIGADE_RETURN_IF_ERROR(read_moe(c, family, t));
   if (family == Family::kDeepseekV3) {
     // MLA's linear layers have no biases (attention_bias false in every
@@ -189,7 +206,24 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
     t.bias = false;
     return out;
   }
-  if (family == Family::kQwen2 || family == Family::kQwen2Moe) {
+  if (qwen3) {
+    // Qwen3Attention: q_proj, k_proj, v_proj and o_proj with a bias only
+    // where attention_bias says (false in every released config); q_norm
+    // and k_norm, RMSNorms over head_dim, before the rotary embedding
+    // (qk_norm); Qwen3MLP and the experts without biases.
+    BRIGADE_ASSIGN_OR_RETURN(const bool attention_bias, c.get_bool("attention_bias", false));
+    if (attention_bias)
+      return c.get("attention_bias")
+          .error("found attention_bias true; expected false (biases on the attention's linear "
+                 "layers alone are not modelled)");
+    t.bias = false;
+    t.qk_norm = true;
+    BRIGADE_ASSIGN_OR_RETURN(const bool sliding, c.get_bool("use_sliding_window", false));
+    if (sliding && c.has("sliding_window") && !c.get("sliding_window").is_null()) {
+      BRIGADE_ASSIGN_OR_RETURN(out.sliding_window, c.get("sliding_window").as_int(1, kMaxDim));
+      out.sliding_window_pos = c.get("sliding_window").pos();
+    }
+  } else if (family == Family::kQwen2 || family == Family::kQwen2Moe) {
     // Qwen2Attention: q_proj, k_proj, v_proj with bias, o_proj without.
     t.bias = false;
     t.qkv_bias = true;
@@ -218,9 +252,10 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
 }  // namespace
 
 const std::vector<std::string>& hf_architectures() {
-  static const std::vector<std::string> kNames = {"LlamaForCausalLM",    "MistralForCausalLM",
-                                                  "Qwen2ForCausalLM",    "MixtralForCausalLM",
-                                                  "Qwen2MoeForCausalLM", "DeepseekV3ForCausalLM"};
+  static const std::vector<std::string> kNames = {
+      "LlamaForCausalLM",    "MistralForCausalLM",    "Qwen2ForCausalLM",
+      "MixtralForCausalLM",  "Qwen2MoeForCausalLM",   "DeepseekV3ForCausalLM",
+      "Qwen3ForCausalLM",    "Qwen3MoeForCausalLM"};
   return kNames;
 }
 

@@ -199,11 +199,12 @@ class PlanChecker {
                 "found FFN width " + num_str(ffn_real) + " (ffn_ratio " + num_str(t.ffn_ratio) +
                     " x hidden " + std::to_string(t.hidden) + "); expected an FFN width from 1 to " +
                     std::to_string(kMaxDimension) + " " + kLimitsDoc);
-    if (t.hidden % t.heads != 0)
+    if (t.head_dim == 0 && t.hidden % t.heads != 0)
       return at("model.transformer.hidden",
                 "found hidden " + std::to_string(t.hidden) + " with heads " +
                     std::to_string(t.heads) +
-                    "; expected hidden divisible by heads (a whole head dimension hidden/heads)");
+                    "; expected hidden divisible by heads (a whole head dimension hidden/heads), "
+                    "or model.transformer.head_dim set to the heads' own width");
     if (t.heads % st_.tensor != 0)
       return at("strategy.tensor",
                 "found tensor " + std::to_string(st_.tensor) + " with heads " +

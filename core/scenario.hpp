@@ -108,6 +108,11 @@ struct TransformerSpec {
   double ffn_ratio = 4.0;       // FFN width / hidden, when ffn_hidden is 0
   DType dtype = DType::kBF16;
   std::int64_t kv_heads = 0;    // key/value heads (GQA, MQA); 0: as many as heads (MHA)
+  // One head's width (Megatron-LM's --kv-channels, transformers' head_dim);
+  // 0: hidden / heads. Set where a model's heads are wider or narrower than
+  // hidden / heads (Qwen3, Mistral NeMo, Gemma): the QKV GEMM's columns and
+  // the projection's rows are heads x head_dim, not hidden.
+  std::int64_t head_dim = 0;
   std::int64_t ffn_hidden = 0;  // the FFN width; 0: round(ffn_ratio x hidden)
   MlpKind mlp = MlpKind::kGelu;
   NormKind norm = NormKind::kLayerNorm;
@@ -115,6 +120,10 @@ struct TransformerSpec {
   bool tie_embeddings = true;   // the logits GEMM uses the word embedding
   bool bias = true;             // biases on the linear layers (GPT yes, Llama no)
   bool qkv_bias = false;        // biases on Q, K and V even without `bias` (Qwen2)
+  // RMSNorm or LayerNorm (`norm`) of each query and key head over its
+  // head_dim before the rotary embedding (Megatron-Core's qk_layernorm;
+  // Qwen3's q_norm and k_norm, OLMo 2, Gemma 3): a gain of head_dim each.
+  bool qk_norm = false;
   AttentionKernel attention = AttentionKernel::kUnfused;
   MoeSpec moe;  // mixture of experts (moe.experts > 0)
   MlaSpec mla;  // DeepSeek's latent attention (mla.kv_lora_rank > 0)
@@ -124,6 +133,12 @@ struct TransformerSpec {
 
   // Key/value heads as the kernels use them (heads when kv_heads is 0).
   std::int64_t key_value_heads() const { return kv_heads > 0 ? kv_heads : heads; }
+  // One head's width as the kernels use it (hidden / heads when head_dim is 0).
+  std::int64_t head_width() const { return head_dim > 0 ? head_dim : heads > 0 ? hidden / heads : 0; }
+  // The query heads' width together, heads x head_width(): the QKV GEMM's
+  // query columns and the attention projection's rows (hidden unless
+  // head_dim says otherwise).
+  std::int64_t attention_width() const { return heads * head_width(); }
   // MoE layers among the `layers` (0 without MoE).
   std::int64_t moe_layers() const {
     std::int64_t n = 0;

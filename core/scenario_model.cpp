@@ -122,11 +122,13 @@ Result<DType> read_dtype(const Cursor& c) {
 Status read_transformer_spec(const Cursor& c, TransformerSpec* out) {
   TransformerSpec& t = *out;
   BRIGADE_RETURN_IF_ERROR(c.expect_map(
-      "a transformer {layers, hidden, heads, kv_heads, seq, vocab, ffn_ratio or ffn_hidden, mlp, "
-      "norm, positions, tie_embeddings, bias, qkv_bias, attention, dtype}"));
-  BRIGADE_RETURN_IF_ERROR(c.check_keys(
-      {"layers", "hidden", "heads", "kv_heads", "seq", "vocab", "ffn_ratio", "ffn_hidden", "mlp",
-       "norm", "positions", "tie_embeddings", "bias", "qkv_bias", "attention", "dtype", "moe"}));
+      "a transformer {layers, hidden, heads, kv_heads, head_dim, seq, vocab, ffn_ratio or "
+      "ffn_hidden, mlp, norm, positions, tie_embeddings, bias, qkv_bias, qk_norm, attention, "
+      "dtype}"));
+  BRIGADE_RETURN_IF_ERROR(c.check_keys({"layers", "hidden", "heads", "kv_heads", "head_dim", "seq",
+                                        "vocab", "ffn_ratio", "ffn_hidden", "mlp", "norm",
+                                        "positions", "tie_embeddings", "bias", "qkv_bias",
+                                        "qk_norm", "attention", "dtype", "moe"}));
   struct Field {
     const char* key;
     std::int64_t* out;
@@ -152,6 +154,9 @@ Status read_transformer_spec(const Cursor& c, TransformerSpec* out) {
                       " (each key/value head serves heads/kv_heads query heads: kv_heads = "
                       "heads is MHA, 1 is MQA)");
   }
+  // A head's own width (Megatron-LM's --kv-channels); absent: hidden / heads,
+  // which must then divide (plan_check says so with the plan's context).
+  BRIGADE_ASSIGN_OR_RETURN(t.head_dim, c.get_int("head_dim", 0, 1, kMaxDim));
   if (c.has("ffn_ratio") && c.has("ffn_hidden"))
     return c.key_of("ffn_hidden")
         .error("found both 'ffn_ratio' and 'ffn_hidden'; expected one of them (ffn_hidden is the "
@@ -171,6 +176,7 @@ Status read_transformer_spec(const Cursor& c, TransformerSpec* out) {
   BRIGADE_ASSIGN_OR_RETURN(t.tie_embeddings, c.get_bool("tie_embeddings", true));
   BRIGADE_ASSIGN_OR_RETURN(t.bias, c.get_bool("bias", true));
   BRIGADE_ASSIGN_OR_RETURN(t.qkv_bias, c.get_bool("qkv_bias", false));
+  BRIGADE_ASSIGN_OR_RETURN(t.qk_norm, c.get_bool("qk_norm", false));
   BRIGADE_ASSIGN_OR_RETURN(t.attention, read_attention(c, AttentionKernel::kUnfused));
   if (c.has("dtype")) {
     BRIGADE_ASSIGN_OR_RETURN(t.dtype, read_dtype(c.get("dtype")));

@@ -67,26 +67,30 @@ double transformer_flops_per_iteration(double batch, double seq, double layers, 
 
 namespace {
 struct Widths {
-  double h, kv, f, s, V;  // hidden, key/value width, FFN width, sequence, vocabulary
+  // hidden, the query heads' width (heads x head_dim: h unless head_dim
+  // says otherwise), key/value width, FFN width, sequence, vocabulary
+  double h, q, kv, f, s, V;
 };
 Widths widths_of(const TransformerSpec& spec) {
-  const double h = static_cast<double>(spec.hidden);
-  const double heads = static_cast<double>(spec.heads);
-  return {h, static_cast<double>(spec.key_value_heads()) * h / heads,
-          static_cast<double>(ffn_width(spec)), static_cast<double>(spec.seq),
+  const double dh = static_cast<double>(spec.head_width());
+  return {static_cast<double>(spec.hidden),
+          static_cast<double>(spec.heads) * dh,
+          static_cast<double>(spec.key_value_heads()) * dh,
+          static_cast<double>(ffn_width(spec)),
+          static_cast<double>(spec.seq),
           static_cast<double>(spec.vocab)};
 }
 double mlp_matrices(const TransformerSpec& spec) {
   return spec.mlp == MlpKind::kSwiglu ? 3 : 2;
 }
-// Weight elements of the attention's GEMMs. MHA/GQA: Q and output h x h, K
-// and V h x d_kv. MLA (DeepSeek-V3, transformers' DeepseekV3Attention):
+// Weight elements of the attention's GEMMs. MHA/GQA: Q and output h x d_q
+// (d_q = heads x head_dim, h unless head_dim says otherwise), K and V h x d_kv. MLA (DeepSeek-V3, transformers' DeepseekV3Attention):
 // q_a h x q_lora and q_b q_lora x H(nope + rope) (or one h x H(nope + rope)
 // without q_lora), kv_a h x (kv_lora + rope), kv_b kv_lora x H(nope + v),
 // output H v x h.
 double attention_weight_elements(const TransformerSpec& spec) {
   const Widths w = widths_of(spec);
-  if (!spec.mla.enabled()) return 2 * w.h * w.h + 2 * w.h * w.kv;
+  if (!spec.mla.enabled()) return 2 * w.h * w.q + 2 * w.h * w.kv;
   const MlaSpec& a = spec.mla;
   const double H = static_cast<double>(spec.heads);
   const double qk = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
@@ -121,21 +125,23 @@ double layer_elements(const TransformerSpec& spec, bool moe, bool active) {
   const double routed = moe ? static_cast<double>(active ? spec.moe.top_k : spec.moe.experts) : 0;
   double attention_biases = 0;
   if (!spec.mla.enabled()) {
-    if (spec.bias || spec.qkv_bias) attention_biases += w.h + 2 * w.kv;  // QKV
+    if (spec.bias || spec.qkv_bias) attention_biases += w.q + 2 * w.kv;  // QKV
     if (spec.bias) attention_biases += w.h;                              // projection
   }
   const double norm = spec.norm == NormKind::kLayerNorm ? 2 : 1;
   // MLA's own RMSNorms of the latents (q_a_layernorm, kv_a_layernorm).
   const double mla_norms =
       spec.mla.enabled() ? static_cast<double>(spec.mla.q_lora_rank + spec.mla.kv_lora_rank) : 0;
-  return attention_weight_elements(spec) + attention_biases + mla_norms +
+  // qk_norm: a norm of head_dim on the queries and one on the keys.
+  const double qk_norms = spec.qk_norm ? 2 * norm * static_cast<double>(spec.head_width()) : 0;
+  return attention_weight_elements(spec) + attention_biases + mla_norms + qk_norms +
          ffn_part_elements(spec, moe, routed, false) + 2 * norm * w.h;
 }
 // Forward GEMM FLOPs of the attention core for B sequences: QK^T and PV,
 // 2Bs^2 per query head and head dimension of each.
 double core_flops(const TransformerSpec& spec, double batch) {
   const Widths w = widths_of(spec);
-  if (!spec.mla.enabled()) return attention_core_forward_flops(batch, w.s, w.h);
+  if (!spec.mla.enabled()) return attention_core_forward_flops(batch, w.s, w.q);
   const MlaSpec& a = spec.mla;
   const double H = static_cast<double>(spec.heads);
   return 2 * batch * w.s * w.s * H *

@@ -53,13 +53,16 @@ double transformer_flops_per_iteration(double batch, double seq, double layers, 
                                        double ffn_ratio = 4.0);
 
 // ---- any transformer a TransformerSpec describes ---------------------------
-// With d_kv = kv_heads x hidden/heads (the key and value widths; hidden for
-// MHA) and f the FFN width (ffn_width), per layer:
-//   attention weights  2h^2 + 2 h d_kv            (Q and output h x h, K and V h x d_kv)
+// With d_h the head width (head_dim; hidden/heads when it is 0), d_q = heads
+// x d_h (the query width: hidden unless head_dim says otherwise), d_kv =
+// kv_heads x d_h (the key and value widths; d_q for MHA) and f the FFN width
+// (ffn_width), per layer:
+//   attention weights  2h d_q + 2 h d_kv          (Q and output h x d_q, K and V h x d_kv)
 //   MLP weights        2hf (gelu) or 3hf (swiglu: gate, up, down)
-//   biases (bias)      h + 2 d_kv + h (QKV, projection) + f + h (gelu) or 2f + h (swiglu);
-//                      qkv_bias alone: h + 2 d_kv
-//   norms              4h (layernorm: gain and bias, two of them) or 2h (rmsnorm)
+//   biases (bias)      d_q + 2 d_kv + h (QKV, projection) + f + h (gelu) or 2f + h (swiglu);
+//                      qkv_bias alone: d_q + 2 d_kv
+//   norms              4h (layernorm: gain and bias, two of them) or 2h (rmsnorm);
+//                      qk_norm adds 4 d_h (layernorm) or 2 d_h (rmsnorm)
 // plus the word embedding Vh, the learned position embedding sh (not with
 // rotary positions), and an untied output matrix Vh. The final norm is left
 // out, as Eq. 2 leaves it out. With MHA, gelu, layernorm, learned, tied
@@ -79,15 +82,15 @@ double transformer_layer_parameters(const TransformerSpec& spec, bool moe, bool 
 double transformer_active_parameters(const TransformerSpec& spec);
 // Forward GEMM FLOPs of one layer for B sequences: 2Bs x (the layer's active
 // weight elements: top_k routed and the shared experts and the router in a
-// MoE layer) + the attention core 4Bs^2 h (per query head, whatever
+// MoE layer) + the attention core 4Bs^2 d_q (per query head, whatever
 // kv_heads; MLA: 2Bs^2 H (nope + rope + v)).
 double transformer_layer_forward_flops(const TransformerSpec& spec, double batch, bool moe = false);
 // Model FLOPs of one iteration over B sequences: 3 x forward in training
 // (backward = 2 x forward), 1 x in inference; with the logits 2BshV.
 double transformer_model_flops(const TransformerSpec& spec, double batch, bool training);
 // Hardware FLOPs: the model's plus what is computed twice: full
-// recomputation the layer's forward, selective the attention core (4Bs^2h),
-// FlashAttention's backward the scores (2Bs^2h; with flash, selective has
+// recomputation the layer's forward, selective the attention core (4Bs^2 d_q),
+// FlashAttention's backward the scores (2Bs^2 d_q; with flash, selective has
 // nothing to recompute); with a capacity factor c, the routed experts' GEMMs
 // run on buffers padded to c x the routed tokens. `recomputed_fraction`:
 // the share of the layers full recomputation repeats (block recomputation:

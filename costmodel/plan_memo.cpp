@@ -288,7 +288,9 @@ Result<const TransformerBlocks*> PlanMemo::blocks(const TransformerShape& shape)
                          int{shape.loss} << 20 | int{shape.tp_comm_overlap} << 21 |
                          int{shape.tp_backward_overlap} << 22 |
                          static_cast<int>(shape.fp8_scaling) << 23 |
-                         int{shape.cudnn_attention} << 24 | int{shape.recompute_block} << 25};
+                         int{shape.cudnn_attention} << 24 | int{shape.recompute_block} << 25 |
+                         int{s.qk_norm} << 26,
+                     s.head_dim};
   auto same_rest = [&](const TransformerBlocks* b) {
     return b->moe == s.moe && b->mla == s.mla && b->ub == shape.ub && b->expert == shape.expert &&
            b->context == shape.context;

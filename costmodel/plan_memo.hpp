@@ -295,10 +295,11 @@ class PlanMemo {
   // The shape's dimensions and degrees, then the spec's variant (kv_heads,
   // ffn_hidden, and the kinds packed: mlp, norm, positions, attention, tie,
   // bias, qkv_bias, fp8, the unfused accumulation's bytes, a whole
-  // number below 32, the cross-entropy's fusion, the local layers and the loss).
+  // number below 32, the cross-entropy's fusion, the local layers, the
+  // loss, ..., qk_norm at bit 26), then head_dim.
   using ShapeKey =
       std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, double, int,
-                 std::int64_t, int, bool, int, std::int64_t, std::int64_t, int>;
+                 std::int64_t, int, bool, int, std::int64_t, std::int64_t, int, std::int64_t>;
   std::map<ShapeKey, std::unique_ptr<TransformerBlocks>> blocks_;
   std::vector<std::unique_ptr<TransformerBlocks>> retired_;
   ShapeKey last_shape_{};

@@ -146,7 +146,8 @@ Result<Dims> dims_of(const TransformerShape& x) {
   d.v = m.vocab;
   d.e = dtype_bytes(m.dtype);
   d.sp = x.sequence_parallel && x.tensor > 1;
-  d.dh = d.h / d.a;
+  d.dh = m.head_width();
+  d.q = d.a * d.dh;
   d.tokens = d.b * d.s;
   d.local_tokens = d.sp ? d.tokens / d.t : d.tokens;
   return d;
@@ -493,6 +494,9 @@ std::string transformer_variant_label(const TransformerSpec& spec) {
   else if (kv < spec.heads)
     parts.push_back(
         fill_args(tr_text("Summary", "GQA with %1 key/value heads"), {std::to_string(kv)}));
+  if (spec.head_dim > 0 && spec.attention_width() != spec.hidden)
+    parts.push_back(
+        fill_args(tr_text("Summary", "heads of %1"), {std::to_string(spec.head_dim)}));
   if (spec.mlp == MlpKind::kSwiglu)
     parts.push_back(
         fill_args(tr_text("Summary", "SwiGLU FFN %1"), {std::to_string(ffn_width(spec))}));
@@ -520,6 +524,7 @@ std::string transformer_variant_label(const TransformerSpec& spec) {
     parts.push_back(
         fill_args(tr_text("Summary", "MLA (latent %1)"), {std::to_string(spec.mla.kv_lora_rank)}));
   if (spec.norm == NormKind::kRmsNorm) parts.push_back("RMSNorm");  // a name
+  if (spec.qk_norm) parts.push_back(tr_text("Summary", "QK norm"));
   if (spec.positions == PositionKind::kRotary)
     parts.push_back(tr_text("Summary", "rotary positions"));
   if (!spec.tie_embeddings) parts.push_back(tr_text("Summary", "untied output"));

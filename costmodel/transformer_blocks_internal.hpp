@@ -54,6 +54,7 @@ void push_partial_sum_exit(std::vector<Kernel>& ks, bool sp, bool tp, const std:
 // Problem dimensions, per tensor-parallel rank and micro-batch.
 struct Dims {
   std::int64_t b, s, h, a, t, f, v, dh;  // s: positions on this rank (seq/context)
+  std::int64_t q;             // the query heads' width a x dh (h unless head_dim says otherwise)
   std::int64_t s_kv;          // keys each query attends to: the whole sequence
   int cp;                     // context-parallel degree
   std::int64_t kv;            // key/value heads (a for MHA)

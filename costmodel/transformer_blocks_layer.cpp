@@ -363,14 +363,28 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   }
   const int mlp_groups = static_cast<int>(L.params.size());
   L.params.push_back(norm("ln2"));
-  L.params.push_back(linear("attn.proj", {d.h, d.h}, {d.h / d.t, d.h}, spec.bias, d.h, d.h));
+  L.params.push_back(linear("attn.proj", {d.q, d.h}, {d.q / d.t, d.h}, spec.bias, d.h, d.h));
   L.params.push_back(linear("attn.qkv", {d.h, qkv_cols}, {d.h, qkv_cols / d.t}, qkv_bias, qkv_cols,
                             qkv_cols / d.t));
   L.params.push_back(norm("ln1"));
+  // QK normalization (qk_norm; Megatron-Core's q_layernorm and k_layernorm,
+  // the layer's norm over each head's head_dim): a gain (and a bias under
+  // LayerNorm) of head_dim each, whole on every tensor rank.
+  if (spec.qk_norm) {
+    ParamGroup g{"attn.qk_norm",
+                 {tensor("attn.q_norm.weight", {d.dh}, {d.dh}),
+                  tensor("attn.k_norm.weight", {d.dh}, {d.dh})}};
+    if (spec.norm == NormKind::kLayerNorm) {
+      g.tensors.push_back(tensor("attn.q_norm.bias", {d.dh}, {d.dh}));
+      g.tensors.push_back(tensor("attn.k_norm.bias", {d.dh}, {d.dh}));
+    }
+    L.params.push_back(std::move(g));
+  }
   // Indices of the groups (the dense MLP's fc2, fc1; a MoE's experts' fc2,
   // fc1, router, shared fc2, shared fc1), then the attention's.
   const int kFc2 = 0, kFc1 = 1, kRouter = 2, kSharedFc2 = 3, kSharedFc1 = 4;
   const int kLn2 = mlp_groups, kProj = mlp_groups + 1, kQkv = mlp_groups + 2, kLn1 = mlp_groups + 3;
+  const int kQkNorm = mlp_groups + 4;
 
   // Activation bytes kept for the backward, per Korthikanti et al. 2022,
   // Section 4.1 (16-bit activations, 1-byte dropout masks): LN inputs,
@@ -411,6 +425,20 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   auto bias_grad = [&](const std::string& name, double elements) {
     return memory(name + ".bias_grad", OpKind::kElementwise, elements * e);
   };
+  // QK normalization (qk_norm): Q and K as projected on this rank, each
+  // normalized over its heads' head_dim before the rotary embedding
+  // (Megatron-Core's SelfAttention.get_query_key_value_tensors: the norms,
+  // then apply_rotary_pos_emb), a norm kernel each: one read, one write;
+  // each keeps its input for the backward.
+  Kernel q_norm = memory("attn.q_norm", OpKind::kLayerNorm, 2 * q_bytes);
+  Kernel k_norm = memory("attn.k_norm", OpKind::kLayerNorm, 2 * kv_bytes);
+  q_norm.kernel_class = k_norm.kernel_class = KernelClass::kNormForward;
+  q_norm.saved_bytes = q_bytes;
+  k_norm.saved_bytes = kv_bytes;
+  if (spec.qk_norm) {
+    F.push_back(q_norm);
+    F.push_back(k_norm);
+  }
   // Rotary embeddings (Su et al. 2021): Q and K rotated in place, read and
   // written once; the rotation is linear, so its backward keeps nothing.
   Kernel rope = memory("attn.rotary", OpKind::kElementwise, 2 * (q_bytes + kv_bytes));
@@ -461,9 +489,12 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     F.push_back(av);
     F.push_back(ctx);
   }
-  push_cast(F, "attn.proj", T * h / static_cast<double>(d.t));
-  Kernel proj = linear_gemm(gemm("attn.proj", OpKind::kMatmul, d.tokens, d.h, d.h / d.t));
-  proj.saved_bytes = T * (h / static_cast<double>(d.t)) * a_e;  // projection input
+  // The projection's input is the heads' outputs, a/t x d_h wide on this
+  // rank (h/t unless head_dim says otherwise).
+  const double q_local = static_cast<double>(d.q / d.t);
+  push_cast(F, "attn.proj", T * q_local);
+  Kernel proj = linear_gemm(gemm("attn.proj", OpKind::kMatmul, d.tokens, d.h, d.q / d.t));
+  proj.saved_bytes = T * q_local * a_e;  // projection input
   F.push_back(proj);
   push_partial_sum_exit(
       F, sp, tp, "attn", hidden_bytes,
@@ -727,8 +758,8 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                            "sequence parallel backward: gather the output gradient's sequence "
                            "shards over 'tensor' (the transpose of the forward reduce-scatter)")));
   push_cast(B, "attn.proj.bwd", T * h);
-  B.push_back(linear_gemm(gemm("attn.proj.dgrad", OpKind::kMatmul, d.tokens, d.h / d.t, d.h)));
-  Kernel projw = linear_gemm(gemm("attn.proj.wgrad", OpKind::kMatmul, d.h / d.t, d.h, d.tokens));
+  B.push_back(linear_gemm(gemm("attn.proj.dgrad", OpKind::kMatmul, d.tokens, d.q / d.t, d.h)));
+  Kernel projw = linear_gemm(gemm("attn.proj.wgrad", OpKind::kMatmul, d.q / d.t, d.h, d.tokens));
   projw.completes_grad = kProj;
   B.push_back(projw);
   L.recompute_before = static_cast<int>(B.size());
@@ -766,6 +797,15 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     if (gqa) B.push_back(backward_of(expand, expand.bytes));
   }
   if (spec.positions == PositionKind::kRotary) B.push_back(backward_of(rope, rope.bytes));
+  if (spec.qk_norm) {
+    // Each norm's backward reads its input and the output gradient and
+    // writes the input gradient (norm_bwd_passes, as the layer's norms);
+    // the second completes the two gains' gradients.
+    B.push_back(backward_of(k_norm, norm_bwd_passes * kv_bytes));
+    Kernel qb = backward_of(q_norm, norm_bwd_passes * q_bytes);
+    qb.completes_grad = kQkNorm;
+    B.push_back(qb);
+  }
   if (qkv_bias_passes) B.push_back(bias_grad("attn.qkv", qkv_out));
   if (sp)
     B.push_back(

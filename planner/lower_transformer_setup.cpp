@@ -468,7 +468,7 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
     act("hidden states", {bsz, seq, h}, {bsz, sp ? lseq / s.T : lseq, h},
         (sp ? "sequence split over 'tensor' between the GEMMs" : "replicated over 'tensor'") + cpw,
         spec.dtype);
-    const std::int64_t kv = spec.key_value_heads(), dh = spec.hidden / spec.heads;
+    const std::int64_t kv = spec.key_value_heads(), dh = spec.head_width();
     if (kv < spec.heads)
       act("keys and values (" + std::to_string(kv) + " key/value heads for " +
               std::to_string(spec.heads) + " query heads)",

@@ -960,6 +960,14 @@
         <translation></translation>
     </message>
     <message>
+        <source>heads of %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>QK norm</source>
+        <translation></translation>
+    </message>
+    <message>
         <source>MoE: %1 experts, top-%2, expert FFN %3</source>
         <translation></translation>
     </message>

@@ -952,6 +952,14 @@
         <translation>FFN 宽 %1</translation>
     </message>
     <message>
+        <source>heads of %1</source>
+        <translation>每个头 %1 维</translation>
+    </message>
+    <message>
+        <source>QK norm</source>
+        <translation>QK 归一化</translation>
+    </message>
+    <message>
         <source>MoE: %1 experts, top-%2, expert FFN %3</source>
         <translation>MoE：%1 个专家，top-%2，专家 FFN 宽 %3</translation>
     </message>

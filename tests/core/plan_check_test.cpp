@@ -184,7 +184,8 @@ const PlanCase kCases[] = {
      "  transformer: {layers: 24, hidden: 2050, heads: 16, seq: 1024, vocab: 50304}\n"
      "training: {global_batch: 64}\n",
      "p.yaml:3:29: error: found hidden 2050 with heads 16; expected hidden divisible by heads (a "
-     "whole head dimension hidden/heads)"},
+     "whole head dimension hidden/heads), or model.transformer.head_dim set to the heads' own "
+     "width"},
     {"TransformerWithoutGlobalBatch", GPT "strategy: {data: 16}\n",
      "p.yaml:3:3: error: found no training.global_batch; expected the global batch (sequences per "
      "step) of a transformer"},

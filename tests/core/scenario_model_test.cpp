@@ -23,7 +23,8 @@ TEST(TransformerKeys, EveryVariantKey) {
       "model:\n"
       "  transformer: {layers: 4, hidden: 512, heads: 8, kv_heads: 2, seq: 256, vocab: 1024,\n"
       "                ffn_hidden: 1376, mlp: swiglu, norm: rmsnorm, positions: rotary,\n"
-      "                tie_embeddings: false, bias: false, qkv_bias: true, attention: flash}\n",
+      "                tie_embeddings: false, bias: false, qkv_bias: true, qk_norm: true,\n"
+      "                attention: flash}\n",
       "t.yaml");
   ASSERT_TRUE(s.is_ok()) << s.message();
   const TransformerSpec& t = s->transformer;
@@ -37,6 +38,7 @@ TEST(TransformerKeys, EveryVariantKey) {
   EXPECT_FALSE(t.tie_embeddings);
   EXPECT_FALSE(t.bias);
   EXPECT_TRUE(t.qkv_bias);
+  EXPECT_TRUE(t.qk_norm);
   EXPECT_EQ(t.attention, AttentionKernel::kFlash);
 }
 
@@ -85,10 +87,35 @@ INSTANTIATE_TEST_SUITE_P(
                   "them (ffn_hidden is the FFN width, ffn_ratio the width over hidden)"},
         ErrorCase{"UnknownMlp", transformer("mlp: relu"),
                   "t.yaml:3:79: error: found 'relu'; expected one of gelu, swiglu (did you mean 'gelu'?)"},
+        ErrorCase{"HeadDimZero", transformer("head_dim: 0"),
+                  "t.yaml:3:84: error: found '0'; expected an integer >= 1"},
         ErrorCase{"UnknownAttention", transformer("attention: flash2"),
                   "t.yaml:3:85: error: found 'flash2'; expected one of unfused, flash (did you "
                   "mean 'flash'?)"}),
     [](const ::testing::TestParamInfo<ErrorCase>& p) { return std::string(p.param.name); });
+
+// head_dim (Megatron-LM's --kv-channels): heads of a width of their own,
+// where hidden need not divide by heads (check_plan asks that only without it).
+TEST(TransformerKeys, HeadDimOfItsOwn) {
+  auto s = parse_scenario(
+      "topology: {preset: dgx-h100}\n"
+      "model: {transformer: {layers: 4, hidden: 600, heads: 8, kv_heads: 2, head_dim: 64, seq: 256, "
+      "vocab: 1024}}\n"
+      "training: {global_batch: 8}\n"
+      "strategy: {tensor: 2, data: 4}\n",
+      "t.yaml");
+  ASSERT_TRUE(s.is_ok()) << s.message();
+  EXPECT_EQ(s->transformer.head_dim, 64);
+  EXPECT_EQ(s->transformer.head_width(), 64);
+  EXPECT_EQ(s->transformer.attention_width(), 512);
+  EXPECT_TRUE(check_plan(*s).is_ok()) << check_plan(*s).message();
+  // Without it the head width is hidden / heads.
+  TransformerSpec plain;
+  plain.hidden = 512;
+  plain.heads = 8;
+  EXPECT_EQ(plain.head_width(), 64);
+  EXPECT_EQ(plain.attention_width(), 512);
+}
 
 // check_plan: Megatron-Core splits the key/value heads over the tensor group.
 TEST(TransformerKeys, TensorMustDivideKvHeads) {
@@ -179,8 +206,11 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"UnknownArchitecture", config("GPT2LMHeadModel"),
                   "config.json:2:21: error: found architecture 'GPT2LMHeadModel'; expected one of "
                   "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, MixtralForCausalLM, "
-                  "Qwen2MoeForCausalLM or DeepseekV3ForCausalLM (decoder-only transformers, dense "
-                  "or mixtures of experts)"},
+                  "Qwen2MoeForCausalLM, DeepseekV3ForCausalLM, Qwen3ForCausalLM or "
+                  "Qwen3MoeForCausalLM (decoder-only transformers, dense or mixtures of experts)"},
+        ErrorCase{"Qwen3AttentionBias", config("Qwen3ForCausalLM", "  \"attention_bias\": true,\n"),
+                  "config.json:9:21: error: found attention_bias true; expected false (biases on "
+                  "the attention's linear layers alone are not modelled)"},
         ErrorCase{"MixtralTopKAboveExperts",
                   config("MixtralForCausalLM",
                          "  \"num_local_experts\": 8,\n  \"num_experts_per_tok\": 9,\n"),
@@ -207,10 +237,14 @@ INSTANTIATE_TEST_SUITE_P(
             "config.json:4:25: error: found num_key_value_heads 3 with num_attention_heads "
             "8; expected a divisor of num_attention_heads (each key/value head serves a "
             "whole group of query heads)"},
-        ErrorCase{"HeadDimOfItsOwn", config("MistralForCausalLM", "  \"head_dim\": 64,\n"),
-                  "config.json:9:15: error: found head_dim 64 with hidden_size 4096 / "
-                  "num_attention_heads 32 = 128; expected head_dim = hidden_size / "
-                  "num_attention_heads (a head dimension of its own is not modelled)"},
+        ErrorCase{"HeadDimZero", config("MistralForCausalLM", "  \"head_dim\": 0,\n"),
+                  "config.json:9:15: error: found '0'; expected an integer >= 1"},
+        ErrorCase{"HiddenNotDividingWithoutHeadDim",
+                  "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 60,\n"
+                  " \"intermediate_size\": 128, \"num_attention_heads\": 8,\n"
+                  " \"num_hidden_layers\": 2, \"vocab_size\": 100, \"max_position_embeddings\": 64}",
+                  "config.json:1:41: error: found hidden_size 60 with num_attention_heads 8; "
+                  "expected hidden_size divisible by num_attention_heads, or a head_dim"},
         ErrorCase{"BiasesOnSomeLayers", config("LlamaForCausalLM", "  \"attention_bias\": true,\n"),
                   "config.json:9:3: error: found attention_bias true with mlp_bias false; "
                   "expected both alike (biases on some linear layers only are not modelled)"},
@@ -218,6 +252,39 @@ INSTANTIATE_TEST_SUITE_P(
                   "config.json:9:18: error: found 'int8'; expected one of bfloat16, float16, "
                   "float32"}),
     [](const ::testing::TestParamInfo<ErrorCase>& p) { return std::string(p.param.name); });
+
+// A config's own head_dim (Mistral NeMo: 32 heads of 128 on hidden 5120) is
+// kept; one that states hidden / heads reads as a config without it.
+TEST(HuggingFace, HeadDim) {
+  auto nemo = load_hf_config(kModels + "mistral_nemo_12b.json");
+  ASSERT_TRUE(nemo.is_ok()) << nemo.message();
+  EXPECT_EQ(nemo->spec.hidden, 5120);
+  EXPECT_EQ(nemo->spec.head_dim, 128);
+  EXPECT_EQ(nemo->spec.attention_width(), 4096);
+  EXPECT_EQ(nemo->spec.seq, 128000);
+  auto stated = parse_hf_config(config("MistralForCausalLM", "  \"head_dim\": 128,\n"),
+                                "config.json");
+  ASSERT_TRUE(stated.is_ok()) << stated.message();
+  auto plain = parse_hf_config(config("MistralForCausalLM"), "config.json");
+  ASSERT_TRUE(plain.is_ok()) << plain.message();
+  EXPECT_EQ(stated->spec.head_dim, 0);
+  EXPECT_EQ(stated->spec, plain->spec);
+}
+
+// Qwen3: QK-norm, no biases, heads of 128 (Qwen3Config's default when the
+// config does not say).
+TEST(HuggingFace, Qwen3) {
+  auto c = parse_hf_config(config("Qwen3ForCausalLM"), "config.json");
+  ASSERT_TRUE(c.is_ok()) << c.message();
+  EXPECT_TRUE(c->spec.qk_norm);
+  EXPECT_FALSE(c->spec.bias);
+  EXPECT_FALSE(c->spec.qkv_bias);
+  EXPECT_EQ(c->spec.head_dim, 0);  // 4096 / 32 = 128: the default width
+  auto narrow = parse_hf_config(config("Qwen3ForCausalLM", "  \"head_dim\": 64,\n"),
+                                "config.json");
+  ASSERT_TRUE(narrow.is_ok()) << narrow.message();
+  EXPECT_EQ(narrow->spec.head_dim, 64);
+}
 
 // Qwen2: biases on Q, K and V only; tied embeddings as its config says.
 TEST(HuggingFace, Qwen2QkvBiases) {

@@ -445,6 +445,42 @@ std::vector<FamilyCase> block_recompute_cases() {
   return table_cases("block_recompute_", keys, ", recompute: full, recompute_method: block");
 }
 
+// Heads of a width of their own (model.transformer.head_dim, Megatron-LM's
+// --kv-channels; Qwen3, Mistral NeMo): the QKV GEMM's columns and the
+// projection's rows heads x head_dim, not hidden. Wider heads (4 of 256 on
+// hidden 512, where hidden / heads is 128) and narrower (4 of 64), with GQA, tensor and sequence
+// parallelism, a pipeline, unfused attention with recomputation, FP8,
+// context parallelism and the fused granularities.
+std::vector<FamilyCase> head_dim_cases() {
+  const PlanKeys keys[] = {
+      {"wide_gqa_t2_sp", "dgx-a100",
+       ", head_dim: 256, kv_heads: 2, mlp: swiglu, ffn_hidden: 1376, norm: rmsnorm, "
+       "positions: rotary, tie_embeddings: false, bias: false, attention: flash",
+       "", "tensor: 2, data: 4, sequence_parallel: true", kK},
+      {"narrow_unfused_selective_p2", "dgx-a100", ", head_dim: 64",
+       ", recompute: selective", "tensor: 2, pipeline: 2, data: 2", kK},
+      {"wide_full_p2i2", "dgx-a100", ", head_dim: 192", ", recompute: full",
+       "pipeline: 2, data: 4, schedule: interleaved, virtual_stages: 2", kK},
+      {"wide_fp8_cp2", "dgx-h100", ", head_dim: 256, kv_heads: 2, attention: flash",
+       ", fp8: hybrid", "tensor: 2, context: 2, data: 2", kK},
+      {"wide_region_t2_sp", "dgx-h100", ", head_dim: 256, attention: flash", ", fp8: hybrid",
+       "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true", kR},
+      {"narrow_step_z1", "dgx-a100", ", head_dim: 64", "",
+       "pipeline: 2, data: 4, zero: 1", kS},
+      // Qwen3's layer: QK-norm (qk_norm) on heads of 256, their gains
+      // replicated over 'tensor' (reduced with sequence parallelism's
+      // replicated gradients), recomputed under full recomputation, sharded
+      // under ZeRO-3.
+      {"qk_norm_qwen3_t2_sp_full", "dgx-h100",
+       ", head_dim: 256, kv_heads: 2, qk_norm: true, mlp: swiglu, ffn_hidden: 1376, "
+       "norm: rmsnorm, positions: rotary, tie_embeddings: false, bias: false, attention: flash",
+       ", recompute: full", "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true", kK},
+      {"qk_norm_layernorm_z3_region", "dgx-a100", ", head_dim: 64, qk_norm: true", "",
+       "tensor: 2, data: 4, zero: 3", kR},
+  };
+  return table_cases("head_dim_", keys);
+}
+
 std::vector<FamilyCase> family() {
   const char* env = std::getenv("BRIGADE_JUDGE_FAMILY");
   std::vector<FamilyCase> out =
@@ -459,6 +495,7 @@ std::vector<FamilyCase> family() {
   for (FamilyCase& c : tp_overlap_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : tp_backward_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : block_recompute_cases()) out.push_back(std::move(c));
+  for (FamilyCase& c : head_dim_cases()) out.push_back(std::move(c));
   return out;
 }
 
