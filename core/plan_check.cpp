@@ -358,11 +358,16 @@ class PlanChecker {
                 "found expert " + ep_s + " with tensor " + std::to_string(tp) +
                     "; expected tensor 1 with expert parallelism (expert-tensor parallelism "
                     "is not modelled yet; use expert 1 to split the experts over 'tensor')");
-    if (st_.zero >= 1)
+    // ZeRO-1 (Megatron-Core's distributed optimizer) shards the experts'
+    // optimizer state over the expert-data group; ZeRO-2 and -3 over it
+    // (DeepSpeed-MoE's) are not modelled.
+    if (st_.zero >= 2)
       return at("strategy.zero",
                 "found zero " + std::to_string(st_.zero) + " with expert " + ep_s +
-                    "; expected zero 0 with expert parallelism (sharding the optimizer over "
-                    "the expert-data group is not modelled yet)");
+                    "; expected zero 0 or 1 with expert parallelism (ZeRO-1, Megatron-Core's "
+                    "distributed optimizer, shards the experts' optimizer state over the "
+                    "expert-data group; sharding their gradients or weights there is not "
+                    "modelled yet)");
     return Status::ok();
   }
 

@@ -53,6 +53,7 @@ struct TemplateFigures {
   std::vector<char> group_expert;        // ParamGroup::expert per group (1: an expert group)
   double expert_elements = 0;            // the expert groups' elements
   double fp8_weight_elements = 0;        // BlockTemplate::fp8_weight_elements()
+  double fp8_expert_elements = 0;        // of them, the expert groups' (ParamGroup::fp8_elements)
   // The distinct (kind, bytes) of the tensor-parallel collectives of the
   // forward, recompute and backward lists, in order of first appearance (the
   // forward list's are the first `forward_distinct`), and each kernel's index

@@ -202,6 +202,10 @@ struct StageFigures {
   std::span<const StageTimes> times;
   std::span<const double> params;          // parameters one device keeps
   std::span<const double> fp8_weights;     // of them, FP8 weights (ParamTensor::fp8)
+  // Of them, under expert parallelism, the experts' (0 without it): ZeRO-1
+  // shards their optimizer state over the expert-data group, data / expert.
+  std::span<const double> experts;
+  int expert = 1;  // strategy.expert
   // training.fp8_param_gather: FP8 primary weights (fp8_weight_extra_bytes).
   bool fp8_params = false;
   std::span<const double> per_step_extra;  // gradient sync, parameter gathers, optimizer

@@ -40,7 +40,7 @@ namespace {
 // sized and filled afresh by every plan, so no figure depends on the last).
 struct Scratch {
   std::vector<StageTimes> stages;
-  std::vector<double> stage_params, stage_fp8_weights, per_step_extra, opt_seconds,
+  std::vector<double> stage_params, stage_fp8_weights, stage_experts, per_step_extra, opt_seconds,
       dp_after_backward, dp_slowed;
   std::vector<StageLayout> layouts;
   TimedKernels kernels;
@@ -192,6 +192,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   stage_params.assign(static_cast<size_t>(p), 0.0);
   std::vector<double>& stage_fp8_weights = work.stage_fp8_weights;
   stage_fp8_weights.assign(static_cast<size_t>(p), 0.0);
+  // Under expert parallelism, the expert parameters one device keeps (their
+  // optimizer state shards over the expert-data group); 0 without it.
+  std::vector<double>& stage_experts = work.stage_experts;
+  stage_experts.assign(static_cast<size_t>(p), 0.0);
   std::vector<double>& per_step_extra = work.per_step_extra;  // dp sync, param gather, optimizer
   per_step_extra.assign(static_cast<size_t>(p), 0.0);
   std::vector<double>& opt_seconds = work.opt_seconds;
@@ -535,6 +539,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         T = stages[before];
         stage_params[si] = stage_params[before];
         stage_fp8_weights[si] = stage_fp8_weights[before];
+        stage_experts[si] = stage_experts[before];
         per_step_extra[si] = per_step_extra[before];
         opt_seconds[si] = opt_seconds[before];
         dp_after_backward[si] = dp_after_backward[before];
@@ -788,6 +793,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // Engine keeps FP8 copies (the layers' only: the embedding and head stay 16-bit).
     stage_fp8_weights[si] = static_cast<double>(lay.layers_per_chunk * lay.chunks) *
                             templates->layer_figures.fp8_weight_elements;
+    if (ep > 1) stage_experts[si] = lay.sum([](const StageBlock& blk) { return blk.expert_elements; });
 
     // Data parallelism and ZeRO (plan_data_parallel.cpp).
     if (training && dg > 1) {
@@ -820,18 +826,33 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // Expert parallelism: the experts' gradients summed over the expert-data
     // group (the d/ep data ranks holding the same experts: data ranks j, j +
     // ep, ...), once per step after the backward, not bucketed (Megatron-Core
-    // reduces them in buckets of their own; here one AllReduce, exposed).
+    // reduces them in buckets of their own; here one collective, exposed).
+    // ZeRO-1 (the distributed optimizer) reduce-scatters them over that group
+    // and, after each rank has updated its shard, all-gathers the updated
+    // expert weights over it (exposed too, whatever overlap_param_gather).
     if (training && ep > 1 && d / ep > 1) {
-      const double experts_here =
-          lay.sum([](const StageBlock& blk) { return blk.expert_elements; });
+      const double experts_here = stage_experts[si];
       if (experts_here > 0) {
         const double bytes = experts_here * g_bytes;
         std::vector<int> edp;
         fill_group(edp, tp_first(i), rm.stride_data * ep, d / ep);
-        BRIGADE_ASSIGN_OR_RETURN(double one,
-                                 plan_collective(sc, CollectiveKind::kAllReduce, edp, bytes));
-        per_step_extra[si] += one;
-        if (ledgers_on) ledger.add("expert data", "allreduce", d / ep, 1, bytes, one, one);
+        if (st.zero >= 1) {
+          BRIGADE_ASSIGN_OR_RETURN(
+              double rs, plan_collective(sc, CollectiveKind::kReduceScatter, edp, bytes));
+          const double gathered = experts_here * e_bytes;
+          BRIGADE_ASSIGN_OR_RETURN(
+              double ag, plan_collective(sc, CollectiveKind::kAllGather, edp, gathered));
+          per_step_extra[si] += rs + ag;
+          if (ledgers_on) {
+            ledger.add("expert data", "reducescatter", d / ep, 1, bytes, rs, rs);
+            ledger.add("expert data", "allgather", d / ep, 1, gathered, ag, ag);
+          }
+        } else {
+          BRIGADE_ASSIGN_OR_RETURN(double one,
+                                   plan_collective(sc, CollectiveKind::kAllReduce, edp, bytes));
+          per_step_extra[si] += one;
+          if (ledgers_on) ledger.add("expert data", "allreduce", d / ep, 1, bytes, one, one);
+        }
       }
     }
     // Sequence parallelism: LayerNorm, bias and position-embedding gradients
@@ -880,10 +901,22 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     if (training && tr.optimizer != Optimizer::kNone) {
       const double shard = st.zero >= 1 ? 1.0 / dg : 1.0;
       const double buffer = st.zero >= 2 ? 1.0 / dg : 1.0;
-      const double bytes =
-          optimizer_step_bytes(params, opt_step, shard, buffer) +
-          fp8_step_cast_bytes(stage_fp8_weights[si], e_bytes, tr.fp8_scaling,
-                              tr.fp8_param_gather, st.zero >= 1 ? dg : 1.0);
+      double bytes = optimizer_step_bytes(params, opt_step, shard, buffer) +
+                     fp8_step_cast_bytes(stage_fp8_weights[si], e_bytes, tr.fp8_scaling,
+                                         tr.fp8_param_gather, st.zero >= 1 ? dg : 1.0);
+      // Expert parallelism under ZeRO-1: the experts' shards are 1/(d/ep)
+      // of them (the expert-data group's), the rest's 1/d.
+      if (st.zero >= 1 && stage_experts[si] > 0) {
+        const double experts = stage_experts[si], edg = static_cast<double>(dg / ep);
+        const double fp8_experts = static_cast<double>(lay.layers_per_chunk * lay.chunks) *
+                                   templates->layer_figures.fp8_expert_elements;
+        bytes = optimizer_step_bytes(params - experts, opt_step, shard, buffer) +
+                optimizer_step_bytes(experts, opt_step, 1.0 / edg, buffer) +
+                fp8_step_cast_bytes(stage_fp8_weights[si] - fp8_experts, e_bytes, tr.fp8_scaling,
+                                    tr.fp8_param_gather, dg) +
+                fp8_step_cast_bytes(fp8_experts, e_bytes, tr.fp8_scaling, tr.fp8_param_gather,
+                                    edg);
+      }
       if (!(opt_previous.valid && opt_previous.key == key && opt_previous.bytes == bytes))
         opt_previous = {true, key, bytes, memory_bound_seconds(dev, dp, bytes, DType::kF32) / speed};
       opt_seconds[si] = opt_previous.seconds;
@@ -898,6 +931,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   const StageFigures figures{stages,
                              stage_params,
                              stage_fp8_weights,
+                             stage_experts,
+                             ep,
                              training && tr.fp8_param_gather,
                              per_step_extra,
                              opt_seconds,

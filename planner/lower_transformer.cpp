@@ -109,23 +109,35 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
     }
     // Expert parallelism: the experts' gradients summed over the
     // expert-data group (data ranks j, j + ep, ...: the replicas of the same
-    // experts), once after the backward (the closed form's figure too).
-    if (s.EP > 1 && s.D / s.EP > 1 && so.expert_elements > 0) {
+    // experts), once after the backward (the closed form's figure too);
+    // under ZeRO-1 reduce-scattered there, and the updated expert weights
+    // all-gathered there after the optimizer step (below).
+    const bool expert_groups = s.EP > 1 && s.D / s.EP > 1 && so.expert_elements > 0;
+    auto expert_group = [&](int j, std::vector<int>& group, std::vector<StreamId>& streams) {
+      for (int k = 0; k < s.D / s.EP; ++k) {
+        const int r = k * s.EP + j;
+        group.push_back(so.devices[static_cast<size_t>(r)]);
+        streams.push_back(b.stream(so.devices[static_cast<size_t>(r)], "dp"));
+      }
+    };
+    if (expert_groups) {
       for (int j = 0; j < s.EP; ++j) {
         std::vector<int> group;
         std::vector<StreamId> streams;
-        for (int k = 0; k < s.D / s.EP; ++k) {
-          const int r = k * s.EP + j;
-          group.push_back(so.devices[static_cast<size_t>(r)]);
-          streams.push_back(b.stream(so.devices[static_cast<size_t>(r)], "dp"));
-        }
+        expert_group(j, group, streams);
         const CollectiveId c = b.add_collective(
-            CollectiveKind::kAllReduce, st.algorithm, group, so.expert_elements * s.g, streams,
-            "expert.grads", Phase::kBackward,
-            fill_args(tr_text("Reasons",
-                              "expert parallel: each expert lives on %1 data ranks (one per "
-                              "expert-parallel group); sum its gradients over them, the "
-                              "expert-data group, not over 'data'"),
+            s.zero >= 1 ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
+            st.algorithm, group, so.expert_elements * s.g, streams, "expert.grads",
+            Phase::kBackward,
+            fill_args(s.zero >= 1
+                          ? tr_text("Reasons",
+                                    "expert parallel, ZeRO-1: each expert lives on %1 data ranks; "
+                                    "reduce-scatter its gradients over them, the expert-data "
+                                    "group, each keeping the shard it updates")
+                          : tr_text("Reasons",
+                                    "expert parallel: each expert lives on %1 data ranks (one per "
+                                    "expert-parallel group); sum its gradients over them, the "
+                                    "expert-data group, not over 'data'"),
                       {std::to_string(s.D / s.EP)}));
         b.collective(c).dtype = s.grad_dtype;
         for (int k = 0; k < s.D / s.EP; ++k) {
@@ -137,15 +149,28 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
       }
     }
     if (sc.training.optimizer == Optimizer::kNone) continue;
-    const double local = so.owned_elements / (s.zero >= 1 ? D : 1);
+    // (Expert parallelism under ZeRO-1: the experts' shards are 1/(D/EP)
+    // of them, the rest's 1/D; the closed form's figure too.)
+    const bool expert_shards = s.EP > 1 && s.zero >= 1 && so.expert_elements > 0;
+    const double experts = expert_shards ? so.expert_elements : 0.0;
+    const double fp8_experts = expert_shards ? so.fp8_expert_elements : 0.0;
+    const double edg = static_cast<double>(s.D / s.EP);
+    double local = so.owned_elements / (s.zero >= 1 ? D : 1);
+    if (expert_shards) local = (so.owned_elements - experts) / D + experts / edg;
     const double buffer = so.owned_elements / (s.zero >= 2 ? D : 1);
     // FP8: the cast of the updated weights to their FP8 copies rides on the
     // step (Transformer Engine's first micro-batch casts them; the same bytes).
     // FP8 primary weights (training.fp8_param_gather): the gathered weights'
     // transposes instead, and the master shard's amax (cost::fp8_step_cast_bytes).
-    const double fp8_cast = cost::fp8_step_cast_bytes(
+    double fp8_cast = cost::fp8_step_cast_bytes(
         so.fp8_weight_elements, s.e, sc.training.fp8_scaling, sc.training.fp8_param_gather,
         s.zero >= 1 ? D : 1.0);
+    if (expert_shards)
+      fp8_cast = cost::fp8_step_cast_bytes(so.fp8_weight_elements - fp8_experts, s.e,
+                                           sc.training.fp8_scaling, sc.training.fp8_param_gather,
+                                           D) +
+                 cost::fp8_step_cast_bytes(fp8_experts, s.e, sc.training.fp8_scaling,
+                                           sc.training.fp8_param_gather, edg);
     const TaskId opt_base = b.num_tasks();
     for (int r = 0; r < R; ++r) {
       const TaskId id = b.add_memory_bound(so.compute[static_cast<size_t>(r)],
@@ -154,6 +179,25 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
                                            DType::kF32, "optimizer",
                                            Phase::kOptimizer);
       for (TaskId on : so.grad_sync[static_cast<size_t>(r)]) b.depend(id, on);
+    }
+    // Expert parallelism under ZeRO-1: each expert-data rank updated its
+    // shard of the experts; gather them over the expert-data group.
+    if (expert_groups && s.zero >= 1) {
+      for (int j = 0; j < s.EP; ++j) {
+        std::vector<int> group;
+        std::vector<StreamId> streams;
+        expert_group(j, group, streams);
+        const CollectiveId c = b.add_collective(
+            CollectiveKind::kAllGather, st.algorithm, group, so.expert_elements * s.e, streams,
+            "expert.param_gather", Phase::kOptimizer,
+            fill_args(tr_text("Reasons",
+                              "expert parallel, ZeRO-1: each of the expert's %1 data ranks "
+                              "updated its shard; all-gather the new expert weights over them"),
+                      {std::to_string(s.D / s.EP)}));
+        b.collective(c).dtype = s.dtype;
+        for (int k = 0; k < s.D / s.EP; ++k)
+          b.depend(b.collective_task(c, k), opt_base + k * s.EP + j);
+      }
     }
     // ZeRO-1/2: each replica updated its shard; gather the new 16-bit
     // weights over 'data', bucket by bucket (with overlap_param_gather, in

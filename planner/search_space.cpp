@@ -331,10 +331,16 @@ StrategyPoint point_in(const TimeClass& c, int zero, const RankOrder& order, dou
 std::vector<int> StrategySpace::zero_values(const TimeClass& c) const {
   // ZeRO shards over the data x context ranks (the gradient group).
   if (!training_ || c.data * c.context == 1) return {0};
-  // Expert parallelism with ZeRO is refused by check_plan (the optimizer's
-  // sharding over the expert-data group is not modelled): ZeRO 0 alone.
-  // (make() keeps such classes only when the grid has ZeRO 0.)
-  if (c.expert > 1) return {0};
+  // Expert parallelism with ZeRO-2 or -3 is refused by check_plan (ZeRO-1,
+  // the distributed optimizer, shards the experts' optimizer state over the
+  // expert-data group; more is not modelled): the grid's 0 and 1. (make()
+  // keeps such classes only when the grid has one of them.)
+  if (c.expert > 1) {
+    std::vector<int> low;
+    for (int z : grid_.zero)
+      if (z <= 1) low.push_back(z);
+    return low;
+  }
   return grid_.zero;
 }
 
@@ -427,7 +433,10 @@ Result<StrategySpace> StrategySpace::make(const Scenario& sc, const SpaceGrid& g
                           moe.experts)
             : std::string("search: no expert degree left: a dense model has expert 1 alone (expert "
                           "parallelism splits the experts of a mixture of experts)"));
-  const bool zero_0 = std::find(grid.zero.begin(), grid.zero.end(), 0) != grid.zero.end();
+  // Expert parallelism takes ZeRO 0 and 1 (check_plan): a class with
+  // expert > 1 is kept when the grid has either.
+  const bool zero_0_or_1 =
+      std::any_of(grid.zero.begin(), grid.zero.end(), [](int z) { return z <= 1; });
   // check_plan's refusals, in points: expert parallelism's and context
   // parallelism's, each said on its key's line.
   std::map<std::string, std::uint64_t> refused, refused_context;
@@ -515,13 +524,14 @@ Result<StrategySpace> StrategySpace::make(const Scenario& sc, const SpaceGrid& g
                     }
                   }
                   // Expert parallelism as check_plan takes it (its messages):
-                  // the expert group inside the data group, tensor 1, ZeRO 0.
+                  // the expert group inside the data group, tensor 1, ZeRO 0
+                  // or 1.
                   if (ep > 1) {
                     const std::uint64_t points = s.class_size(c);  // with expert 1's ZeRO stages
                     const char* why = d % ep != 0    ? "expert not dividing data"
                                       : t > 1        ? "expert > 1 and tensor > 1"
                                       : !s.training_ ? nullptr
-                                      : !zero_0      ? "expert > 1 and ZeRO >= 1"
+                                      : !zero_0_or_1 ? "expert > 1 and ZeRO >= 2"
                                                      : nullptr;
                     if (why != nullptr) {
                       refused[why] += points;
@@ -529,7 +539,7 @@ Result<StrategySpace> StrategySpace::make(const Scenario& sc, const SpaceGrid& g
                     }
                     c.expert = ep;
                     if (points > s.class_size(c))
-                      refused["expert > 1 and ZeRO >= 1"] += points - s.class_size(c);
+                      refused["expert > 1 and ZeRO >= 2"] += points - s.class_size(c);
                   }
                   s.classes_.push_back(c);
                   s.size_ += s.class_size(c);
@@ -586,7 +596,7 @@ Result<StrategySpace> StrategySpace::make(const Scenario& sc, const SpaceGrid& g
   if (s.experts_) {
     const std::string left = left_out(refused);
     L.push_back(fmt::format("expert: {} (divisors of {} experts; above 1: dividing data, with tensor 1 "
-                            "and ZeRO 0, as check_plan demands{})",
+                            "and ZeRO 0 or 1, as check_plan demands{})",
                             ints({expert_set.begin(), expert_set.end()}), moe.experts,
                             left.empty() ? "" : "; left out: " + left));
   }

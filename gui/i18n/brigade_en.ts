@@ -692,6 +692,14 @@
         <translation></translation>
     </message>
     <message>
+        <source>expert parallel, ZeRO-1: each expert lives on %1 data ranks; reduce-scatter its gradients over them, the expert-data group, each keeping the shard it updates</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>expert parallel, ZeRO-1: each of the expert&apos;s %1 data ranks updated its shard; all-gather the new expert weights over them</source>
+        <translation></translation>
+    </message>
+    <message>
         <source>ZeRO-%1 with overlap_param_gather: each data replica updated only its 1/%2 of the weights; all-gather them over &apos;data&apos; bucket by bucket in the next step&apos;s first forward, one bucket ahead of the compute</source>
         <translation></translation>
     </message>
@@ -952,19 +960,19 @@
         <translation></translation>
     </message>
     <message>
-        <source>SwiGLU FFN %1</source>
-        <translation></translation>
-    </message>
-    <message>
-        <source>FFN %1</source>
-        <translation></translation>
-    </message>
-    <message>
         <source>heads of %1</source>
         <translation></translation>
     </message>
     <message>
         <source>QK norm</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>SwiGLU FFN %1</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>FFN %1</source>
         <translation></translation>
     </message>
     <message>

@@ -686,6 +686,14 @@
         <translation>专家并行：每个专家分布在 %1 个数据 rank 上（每个专家并行组一个）；在这些 rank（专家-数据组）上对它的梯度求和，而不是经“data”轴</translation>
     </message>
     <message>
+        <source>expert parallel, ZeRO-1: each expert lives on %1 data ranks; reduce-scatter its gradients over them, the expert-data group, each keeping the shard it updates</source>
+        <translation>专家并行，ZeRO-1：每个专家分布在 %1 个数据 rank 上；在这些 rank（专家-数据组）上对它的梯度做 reduce-scatter，各自留下要更新的那一份</translation>
+    </message>
+    <message>
+        <source>expert parallel, ZeRO-1: each of the expert&apos;s %1 data ranks updated its shard; all-gather the new expert weights over them</source>
+        <translation>专家并行，ZeRO-1：该专家的 %1 个数据 rank 各自更新了自己那一份；在它们之间 all-gather 新的专家权重</translation>
+    </message>
+    <message>
         <source>ZeRO-%1 with overlap_param_gather: each data replica updated only its 1/%2 of the weights; all-gather them over &apos;data&apos; bucket by bucket in the next step&apos;s first forward, one bucket ahead of the compute</source>
         <translation>ZeRO-%1（overlap_param_gather）：每个数据副本只更新了自己那 1/%2 的权重；在下一步的第一个前向中经“data”轴逐桶 all-gather 它们，比计算提前一个桶</translation>
     </message>
@@ -944,20 +952,20 @@
         <translation>GQA，%1 个键/值头</translation>
     </message>
     <message>
-        <source>SwiGLU FFN %1</source>
-        <translation>SwiGLU FFN 宽 %1</translation>
-    </message>
-    <message>
-        <source>FFN %1</source>
-        <translation>FFN 宽 %1</translation>
-    </message>
-    <message>
         <source>heads of %1</source>
         <translation>每个头 %1 维</translation>
     </message>
     <message>
         <source>QK norm</source>
         <translation>QK 归一化</translation>
+    </message>
+    <message>
+        <source>SwiGLU FFN %1</source>
+        <translation>SwiGLU FFN 宽 %1</translation>
+    </message>
+    <message>
+        <source>FFN %1</source>
+        <translation>FFN 宽 %1</translation>
     </message>
     <message>
         <source>MoE: %1 experts, top-%2, expert FFN %3</source>

@@ -122,11 +122,12 @@ INSTANTIATE_TEST_SUITE_P(
                   "m.yaml:6:32: error: found expert 4 with tensor 2; expected tensor 1 with "
                   "expert parallelism (expert-tensor parallelism is not modelled yet; use expert "
                   "1 to split the experts over 'tensor')"},
-        ErrorCase{"ExpertWithZero",
-                  moe_scenario("{experts: 8, top_k: 2}", "{data: 8, expert: 4, zero: 1}"),
-                  "m.yaml:6:32: error: found zero 1 with expert 4; expected zero 0 with expert "
-                  "parallelism (sharding the optimizer over the expert-data group is not "
-                  "modelled yet)"},
+        ErrorCase{"ExpertWithZero2",
+                  moe_scenario("{experts: 8, top_k: 2}", "{data: 8, expert: 4, zero: 2}"),
+                  "m.yaml:6:32: error: found zero 2 with expert 4; expected zero 0 or 1 with "
+                  "expert parallelism (ZeRO-1, Megatron-Core's distributed optimizer, shards the "
+                  "experts' optimizer state over the expert-data group; sharding their gradients "
+                  "or weights there is not modelled yet)"},
         ErrorCase{"MixedLayersNotJudgedYet", moe_scenario("{experts: 8, top_k: 2, first_dense: 1}"),
                   "m.yaml:4:17: error: found 3 MoE layers of 4 (first_dense 1, every 1); expected "
                   "every layer MoE (dense and MoE layers in one model are counted but not yet "

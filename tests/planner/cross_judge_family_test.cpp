@@ -332,6 +332,10 @@ std::vector<FamilyCase> fp8_cases() {
        ", attention: flash, moe: {experts: 8, top_k: 2, ffn_hidden: 1024, shared_experts: 1, "
        "imbalance: 2}",
        ", fp8: hybrid", "data: 8, expert: 4", kK},
+      {"moe_ep4_zero1_param_gather", "dgx-h100",
+       ", attention: flash, moe: {experts: 8, top_k: 2, ffn_hidden: 1024}",
+       ", fp8: hybrid, fp8_recipe: tensorwise, fp8_param_gather: true, distributed_optimizer: true",
+       "data: 8, expert: 4, zero: 1", kK},
       {"region_t2_p2", "dgx-h100", ", attention: flash", ", fp8: hybrid",
        "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true", kR},
       {"step_p2i2_z1", "dgx-h100", "", ", fp8: hybrid",

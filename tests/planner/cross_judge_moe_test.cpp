@@ -60,6 +60,16 @@ std::vector<Case> cases() {
       {"moe_ep8_full_recompute",
        moe("experts: 8, top_k: 2", "data: 8, expert: 8", "recompute: full")},
       {"moe_ep8_inference", moe("experts: 8, top_k: 2", "data: 8, expert: 8", "mode: inference")},
+      // ZeRO-1 (Megatron-Core's distributed optimizer) with experts: their
+      // gradients reduce-scattered and their weights all-gathered over the
+      // expert-data group, their optimizer state sharded over it; with a
+      // pipeline, and with FP8 primary weights (the step's cast split
+      // between the two groups' shards).
+      {"moe_ep4_zero1",
+       moe("experts: 8, top_k: 2", "data: 8, expert: 4, zero: 1", "distributed_optimizer: true")},
+      {"moe_ep2_zero1_pipeline",
+       moe("experts: 8, top_k: 2, shared_experts: 1", "data: 4, pipeline: 2, expert: 2, zero: 1")},
+      {"moe_ep8_zero1", moe("experts: 8, top_k: 2", "data: 8, expert: 8, zero: 1")},
   };
 }
 
