@@ -229,6 +229,20 @@ double alltoall_seconds(int n, double bytes, AlphaBeta link) {
   return (n - 1) * (link.alpha_seconds + bytes / n * beta(link));
 }
 
+// NCCL's all-to-all is every send and receive of the group at once
+// (ncclGroupStart, a ncclSend and a ncclRecv per peer, ncclGroupEnd: one
+// kernel whose channels take the peers together). A rank's blocks to the
+// peers on its node leave through its port into the node's fabric, those
+// to other nodes through its port out of the node (its NIC; with NCCL's
+// PXN through the NIC of the local GPU on the destination's rail, the
+// same bytes a NIC); the two ports work at once, each peer's block in turn.
+double alltoall_split_seconds(int n, int local, int remote, double bytes, AlphaBeta intra,
+                              AlphaBeta inter) {
+  const double block = bytes / n;
+  return std::max(local * (intra.alpha_seconds + block * beta(intra)),
+                  remote * (inter.alpha_seconds + block * beta(inter)));
+}
+
 // busBw = algBw x factor (nccl-tests, doc/PERFORMANCE.md).
 double bus_bandwidth_factor(CollectiveKind kind, int n) {
   switch (kind) {
@@ -436,7 +450,11 @@ Result<CollectiveCost> collective_cost(const CollectiveQuery& q) {
       }
       break;
     }
-    case CollectiveKind::kAllToAll: t = alltoall_seconds(n, q.bytes, q.intra); break;
+    case CollectiveKind::kAllToAll:
+      t = q.remote_peers > 0 && q.local_peers > 0
+              ? alltoall_split_seconds(n, q.local_peers, q.remote_peers, q.bytes, q.intra, q.inter)
+              : alltoall_seconds(n, q.bytes, q.intra);
+      break;
   }
 
   CollectiveCost c;
@@ -522,6 +540,42 @@ Result<CollectiveQuery> collective_query_on(const Topology& topology, const Hard
           q.overhead_seconds, profile.for_device(topology.device(dev)).collective_overhead_seconds);
 
   const int n = q.ranks;
+  if (kind == CollectiveKind::kAllToAll && n > 2) {
+    // The group by node: where some node holds several ranks and the group
+    // spans nodes, each rank's peers split between its node's fabric and
+    // the network (alltoall_split_seconds).
+    std::vector<int> node_ids, counts;
+    std::vector<std::vector<int>> by_node;
+    for (int dev : group) {
+      const int node = topology.device(dev).node;
+      const auto it = std::find(node_ids.begin(), node_ids.end(), node);
+      if (it == node_ids.end()) {
+        node_ids.push_back(node);
+        by_node.push_back({dev});
+      } else {
+        by_node[static_cast<size_t>(it - node_ids.begin())].push_back(dev);
+      }
+    }
+    size_t g_min = by_node.front().size(), g_max = g_min;
+    for (const auto& v : by_node) g_min = std::min(g_min, v.size()), g_max = std::max(g_max, v.size());
+    if (by_node.size() > 1 && g_max > 1) {
+      Slowest in, out;
+      const size_t nodes = by_node.size();
+      for (size_t j = 0; j < nodes; ++j) {
+        const auto& here = by_node[j];
+        const auto& next = by_node[(j + 1) % nodes];
+        for (size_t r = 0; r < here.size(); ++r) {
+          if (here.size() > 1) in.add(topology, profile, here[r], here[(r + 1) % here.size()], kind, bytes, warm);
+          out.add(topology, profile, here[r], next[r % next.size()], kind, bytes, warm);
+        }
+      }
+      q.intra = in.ab();
+      q.inter = out.ab();
+      q.local_peers = static_cast<int>(g_max) - 1;
+      q.remote_peers = n - static_cast<int>(g_min);
+      return q;
+    }
+  }
   if (algorithm != CollectiveAlgorithm::kHierarchical) {
     Slowest s;
     for (int i = 0; i < n; ++i)

@@ -133,6 +133,15 @@ double halving_doubling_reduce_seconds(int n, double bytes, AlphaBeta link);
 
 // Pairwise-exchange AllToAll (any algorithm): (N-1)(alpha + M/N / B).
 double alltoall_seconds(int n, double bytes, AlphaBeta link);
+// An AllToAll whose ranks have peers on their own node and on others, as
+// NCCL runs it (grouped sends to every peer at once): a rank's blocks to
+// its `local` peers go one after another over its port inside the node
+// (NVLink), those to its `remote` peers one after another over its port
+// out of the node (the NIC), the two at once:
+//   max(local (alpha_i + M/N beta_i), remote (alpha_o + M/N beta_o)).
+// With remote 0 (or local 0) it is alltoall_seconds over the one link.
+double alltoall_split_seconds(int n, int local, int remote, double bytes, AlphaBeta intra,
+                              AlphaBeta inter);
 
 // ---- which algorithm, on how many ranks (one rule for every judge and the CLI) ----
 
@@ -177,6 +186,12 @@ struct CollectiveQuery {
   // Hierarchical only: ranks per node (g) and the inter-node rail's alpha-beta.
   int ranks_per_node = 0;
   AlphaBeta inter;
+  // AllToAll over a group that spans nodes with more than one rank on some
+  // (alltoall_split_seconds): the most peers a rank has on its own node and
+  // on other nodes; `intra` is then the slowest link inside a node and
+  // `inter` the slowest between nodes. Both 0 otherwise (pairwise exchange
+  // over `intra`, the group's slowest link).
+  int local_peers = 0, remote_peers = 0;
   // Paid once per call (launch and handshake), on top of the algorithm.
   double overhead_seconds = 0;
   // Set by collective_query_on where NCCL's model times the collective

@@ -200,9 +200,9 @@ void double_binary_tree(Schedule& s, std::int32_t n, double m) {
 }
 
 // Ranks of the group per node, in order of the nodes' first appearance and,
-// within a node, in group order. Empty if the nodes hold different counts.
-std::vector<std::vector<std::int32_t>> ranks_by_node(const Collective& c,
-                                                     const std::vector<std::int32_t>& node_of) {
+// within a node, in group order, whatever the counts.
+std::vector<std::vector<std::int32_t>> ranks_by_node_any(const Collective& c,
+                                                         const std::vector<std::int32_t>& node_of) {
   std::vector<std::int32_t> nodes;
   std::vector<std::vector<std::int32_t>> out;
   for (size_t r = 0; r < c.group.size(); ++r) {
@@ -215,6 +215,13 @@ std::vector<std::vector<std::int32_t>> ranks_by_node(const Collective& c,
     }
     out[k].push_back(static_cast<std::int32_t>(r));
   }
+  return out;
+}
+
+// The same, empty if the nodes hold different counts.
+std::vector<std::vector<std::int32_t>> ranks_by_node(const Collective& c,
+                                                     const std::vector<std::int32_t>& node_of) {
+  std::vector<std::vector<std::int32_t>> out = ranks_by_node_any(c, node_of);
   for (const auto& v : out)
     if (v.size() != out.front().size()) return {};
   return out;
@@ -431,13 +438,69 @@ void expand_collective(const Collective& c, const std::vector<std::int32_t>& nod
       }
       return;
     }
-    case CollectiveKind::kAllToAll:
+    case CollectiveKind::kAllToAll: {
+      // A group spanning nodes with several ranks on some (the closed
+      // form's alltoall_split_seconds): NCCL's grouped sends at once, each
+      // rank's blocks to its own node's peers one after another (its port
+      // into the node's fabric) beside its blocks to other nodes' peers one
+      // after another (its port out of the node), in step order r+s.
+      const auto by_node = ranks_by_node_any(c, node_of);
+      bool split = by_node.size() > 1;
+      if (split) {
+        split = false;
+        for (const auto& v : by_node) split |= v.size() > 1;
+      }
+      if (split) {
+        // Chain order: with as many ranks on every node (g on each of N),
+        // step k of the chains is a permutation (no rank receives twice at
+        // once): local index i sends its local step k to local index
+        // i + 1 + k, its remote step k to local index i + k of node
+        // a + 1 + k / g. Otherwise each rank's peers in step order r + s.
+        const size_t nodes = by_node.size(), g = by_node.front().size();
+        bool equal = true;
+        for (const auto& v : by_node) equal &= v.size() == g;
+        auto chain_to = [&](std::int32_t from, const std::vector<std::int32_t>& to) {
+          std::int32_t prev = -1;
+          for (std::int32_t t : to) {
+            const std::int32_t op = out.add_op(from, t, m / n);
+            if (prev >= 0) out.add_edge(prev, op, EdgeKind::kAfterEnd);
+            prev = op;
+          }
+        };
+        std::vector<std::int32_t> local, remote;
+        if (equal) {
+          for (size_t a = 0; a < nodes; ++a)
+            for (size_t i = 0; i < g; ++i) {
+              local.clear(), remote.clear();
+              for (size_t k = 0; k + 1 < g; ++k) local.push_back(by_node[a][(i + 1 + k) % g]);
+              for (size_t k = 0; k < (nodes - 1) * g; ++k)
+                remote.push_back(by_node[(a + 1 + k / g) % nodes][(i + k) % g]);
+              chain_to(by_node[a][i], local);
+              chain_to(by_node[a][i], remote);
+            }
+          return;
+        }
+        std::vector<std::int32_t> node(static_cast<size_t>(n));  // each group rank's node
+        for (size_t k = 0; k < nodes; ++k)
+          for (std::int32_t r : by_node[k]) node[static_cast<size_t>(r)] = static_cast<std::int32_t>(k);
+        for (std::int32_t r = 0; r < n; ++r) {
+          local.clear(), remote.clear();
+          for (std::int32_t s = 1; s < n; ++s) {
+            const std::int32_t to = (r + s) % n;
+            (node[static_cast<size_t>(to)] == node[static_cast<size_t>(r)] ? local : remote).push_back(to);
+          }
+          chain_to(r, local);
+          chain_to(r, remote);
+        }
+        return;
+      }
       // Pairwise exchange: in step s rank r sends its M/N block to r+s.
       for (std::int32_t s = 1; s < n; ++s) {
         for (std::int32_t r = 0; r < n; ++r) rounds.add(r, (r + s) % n, m / n);
         rounds.end_round();
       }
       return;
+    }
   }
 }
 

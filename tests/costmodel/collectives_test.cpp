@@ -112,6 +112,17 @@ TEST(BroadcastReduce, ByHand) {
 // Pairwise AllToAll: (N-1)(alpha + M/N beta); N = 4, M = 400 MB: 3 * (1e-6 + 0.01) = 0.030003 s.
 TEST(AllToAll, ByHand) { expect_near_rel(alltoall_seconds(4, 400e6, {1e-6, 10e9}), 0.030003); }
 
+// Split between a node's fabric and the network (NCCL's grouped sends at
+// once): 16 ranks, 400 MB, blocks of 25 MB; 7 local peers at 1 us and 100
+// GB/s: 7 x (1e-6 + 2.5e-4) = 1.757e-3 s; 8 remote at 5 us and 25 GB/s: 8 x
+// (5e-6 + 1e-3) = 8.04e-3 s; the slower, 8.04e-3 s (the pairwise exchange
+// at the network's link: 15 x 1.005e-3 = 0.015075 s).
+TEST(AllToAll, SplitByHand) {
+  expect_near_rel(alltoall_split_seconds(16, 7, 8, 400e6, {1e-6, 100e9}, {5e-6, 25e9}), 8.04e-3);
+  expect_near_rel(alltoall_split_seconds(16, 7, 8, 400e6, {1e-6, 10e9}, {5e-6, 25e9}), 0.017507);
+  expect_near_rel(alltoall_seconds(16, 400e6, {5e-6, 25e9}), 0.015075);
+}
+
 // Point to point: alpha + M/B = 5e-6 + 1e9/25e9 = 0.040005 s.
 TEST(PointToPoint, ByHand) { expect_near_rel(p2p_seconds(1e9, {5e-6, 25e9}), 0.040005); }
 
@@ -341,6 +352,47 @@ TEST(CollectiveQueryOn, TwoNodeHierarchical) {
                                   CollectiveAlgorithm::kRing, group, kGiB);
   ASSERT_TRUE(flat.is_ok());
   EXPECT_DOUBLE_EQ(flat->intra.bandwidth_bytes_per_second, 23e9);
+}
+
+// AllToAll over two DGX A100 nodes: each rank's 7 peers on its node over
+// NVLink (2 us, 300 GB/s x 0.8 = 240 GB/s) beside its 8 on the other node
+// over its HDR NIC (5 us, 23 GB/s). 16 MiB, blocks of 1 MiB:
+//   local 7 x (2e-6 + 1048576 / 240e9) = 7 x 6.369066..e-6 = 4.45834..e-5 s
+//   remote 8 x (5e-6 + 1048576 / 23e9) = 8 x 5.0590260..e-5 = 4.0472208..e-4 s
+// the network's, 4.047220869565217e-4 s; the pairwise exchange at the
+// group's slowest link took 15 x 5.0590260..e-5 = 7.588539e-4 s. A group
+// inside one node, or of one rank a node, stays the pairwise exchange.
+TEST(CollectiveQueryOn, AllToAllAcrossTwoNodes) {
+  auto topo = make_preset("dgx-a100", 2);
+  ASSERT_TRUE(topo.is_ok()) << topo.message();
+  std::vector<int> group;
+  for (int i = 0; i < 16; ++i) group.push_back(i);
+  const double m = 16.0 * 1048576;
+  auto q = collective_query_on(*topo, HardwareProfile::defaults(), CollectiveKind::kAllToAll,
+                               CollectiveAlgorithm::kAuto, group, m);
+  ASSERT_TRUE(q.is_ok()) << q.message();
+  EXPECT_EQ(q->local_peers, 7);
+  EXPECT_EQ(q->remote_peers, 8);
+  EXPECT_DOUBLE_EQ(q->intra.alpha_seconds, 2e-6);
+  EXPECT_DOUBLE_EQ(q->intra.bandwidth_bytes_per_second, 240e9);
+  EXPECT_DOUBLE_EQ(q->inter.alpha_seconds, 5e-6);
+  EXPECT_DOUBLE_EQ(q->inter.bandwidth_bytes_per_second, 23e9);
+  auto c = collective_cost(*q);
+  ASSERT_TRUE(c.is_ok()) << c.message();
+  expect_near_rel(c->seconds, 4.047220869565217e-4);
+  // One node: the pairwise exchange, 8 ranks, blocks of 2 MiB:
+  // 7 x (2e-6 + 2097152 / 240e9) = 7 x (2e-6 + 8.738133e-6) = 7.516693e-5 s.
+  auto one = collective_query_on(*topo, HardwareProfile::defaults(), CollectiveKind::kAllToAll,
+                                 CollectiveAlgorithm::kAuto, {0, 1, 2, 3, 4, 5, 6, 7}, m);
+  ASSERT_TRUE(one.is_ok());
+  EXPECT_EQ(one->remote_peers, 0);
+  expect_near_rel(collective_cost(*one)->seconds, 7 * (2e-6 + 2097152 / 240e9));
+  // One rank a node: the pairwise exchange over the network.
+  auto rail = collective_query_on(*topo, HardwareProfile::defaults(), CollectiveKind::kAllToAll,
+                                  CollectiveAlgorithm::kAuto, {0, 8}, m);
+  ASSERT_TRUE(rail.is_ok());
+  EXPECT_EQ(rail->local_peers, 0);
+  expect_near_rel(collective_cost(*rail)->seconds, 5e-6 + 8388608 / 23e9);
 }
 
 // cpu-host (core/presets.cpp): shared-memory routes of 10 GB/s (efficiency 1), alpha

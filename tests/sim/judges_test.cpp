@@ -82,6 +82,15 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(CollectiveAlgorithm::kHierarchical), ::testing::Values(2),
                        ::testing::Values(NetworkModel::kIdeal, NetworkModel::kFlow)));
 
+// AllToAll over two DGX A100 nodes: each rank's 7 peers on its node over
+// NVLink beside its 8 peers on the other node over its NIC
+// (alltoall_split_seconds; the simulator's two chains a rank).
+INSTANTIATE_TEST_SUITE_P(
+    TwoNodesAllToAll, AgainstCostModel,
+    ::testing::Combine(::testing::Values(CollectiveKind::kAllToAll),
+                       ::testing::Values(CollectiveAlgorithm::kRing), ::testing::Values(2),
+                       ::testing::Values(NetworkModel::kIdeal, NetworkModel::kFlow)));
+
 // The defaults with shared-memory collective steps of alpha 3 us, 5 GB/s
 // copying and 4 GB/s reducing.
 HardwareProfile with_step_figures() {
