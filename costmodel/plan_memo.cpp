@@ -23,6 +23,7 @@ TemplateFigures template_figures(const BlockTemplate& tpl) {
     f.group_expert.push_back(g.expert ? 1 : 0);
     if (g.expert) f.expert_elements += g.local_elements();
     if (g.expert) f.fp8_expert_elements += g.fp8_elements();
+    if (g.name == "attn.qk_norm") f.qk_norm_elements += g.local_elements();
   }
   auto collectives = [&f](const std::vector<Kernel>& ks, std::vector<int>& slots) {
     for (const Kernel& k : ks) {

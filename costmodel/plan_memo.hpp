@@ -54,6 +54,7 @@ struct TemplateFigures {
   double expert_elements = 0;            // the expert groups' elements
   double fp8_weight_elements = 0;        // BlockTemplate::fp8_weight_elements()
   double fp8_expert_elements = 0;        // of them, the expert groups' (ParamGroup::fp8_elements)
+  double qk_norm_elements = 0;           // the QK-norm gains' group ("attn.qk_norm"), or 0
   // The distinct (kind, bytes) of the tensor-parallel collectives of the
   // forward, recompute and backward lists, in order of first appearance (the
   // forward list's are the first `forward_distinct`), and each kernel's index

@@ -873,6 +873,25 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         if (ledgers_on) ledger.add("sequence", "allreduce", t, 1, bytes, one, one);
       }
     }
+    // QK-norm without sequence parallelism: each tensor rank's gains saw its
+    // own heads; Megatron-Core sums their gradients over 'tensor' once a step
+    // (finalize_model_grads, the q_layernorm and k_layernorm parameters; with
+    // sequence parallelism they are among the replicated gradients above).
+    if (training && !st.sequence_parallel && t > 1 && ts.qk_norm) {
+      const double bytes = static_cast<double>(lay.layers_per_chunk * lay.chunks) *
+                           templates->layer_figures.qk_norm_elements * g_bytes;
+      if (bytes > 0) {
+        BRIGADE_ASSIGN_OR_RETURN(
+            double one, price_on_stage(memo, tp_priced, tp_handle, CollectiveKind::kAllReduce,
+                                       CollectiveAlgorithm::kAuto, bytes, [&] {
+                                         return collective_seconds(
+                                             topo, prof, CollectiveKind::kAllReduce,
+                                             CollectiveAlgorithm::kAuto, tp_vec(), bytes);
+                                       }));
+        per_step_extra[si] += one;
+        if (ledgers_on) ledger.add("tensor", "allreduce", t, 1, bytes, one, one);
+      }
+    }
     // Tied word embeddings: the first and the last stage each hold a copy; the
     // copies' gradients are summed over the pair before the optimizer step.
     if (training && p > 1 && ts.tie_embeddings && (i == 0 || i == p - 1)) {

@@ -87,18 +87,28 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
     StageOut& so = stages[static_cast<size_t>(p)];
     const int R = s.T * s.D;
     // Sequence parallelism: LayerNorm, bias and position-embedding gradients
-    // are partial over the sequence shards; sum them over 'tensor'.
-    if (st.sequence_parallel && s.T > 1 && so.replicated_elements > 0) {
+    // are partial over the sequence shards; sum them over 'tensor'. Without
+    // it, QK-norm's gains alone (each tensor rank's saw its own heads), as
+    // Megatron-Core's finalize_model_grads does (the closed form's figure too).
+    const bool qk_only = !st.sequence_parallel && sc.transformer.qk_norm;
+    const double replicated = st.sequence_parallel ? so.replicated_elements
+                              : qk_only            ? so.qk_norm_elements
+                                                   : 0.0;
+    if (s.T > 1 && replicated > 0) {
       for (int d = 0; d < s.D; ++d) {
         std::vector<StreamId> streams;
         for (int t = 0; t < s.T; ++t)
           streams.push_back(b.stream(so.devices[static_cast<size_t>(d * s.T + t)], "dp"));
         const CollectiveId c = b.add_collective(
             CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, s.ranks->tensor_group(d, p),
-            so.replicated_elements * s.g, streams, "sp.replicated_grads", Phase::kBackward,
-            tr_text("Reasons",
-                    "sequence parallel: LayerNorm, bias and position-embedding gradients are "
-                    "partial over the sequence shards; psum over 'tensor'"));
+            replicated * s.g, streams, qk_only ? "qk_norm.grads" : "sp.replicated_grads",
+            Phase::kBackward,
+            qk_only ? tr_text("Reasons",
+                              "QK-norm: each tensor rank's query and key norms saw only its own "
+                              "heads; sum their gains' gradients over 'tensor'")
+                    : tr_text("Reasons",
+                              "sequence parallel: LayerNorm, bias and position-embedding gradients "
+                              "are partial over the sequence shards; psum over 'tensor'"));
         b.collective(c).dtype = s.grad_dtype;
         for (int t = 0; t < s.T; ++t) {
           const TaskId id = b.collective_task(c, t);

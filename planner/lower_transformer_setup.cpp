@@ -568,6 +568,7 @@ std::vector<std::vector<Block>> stage_blocks(const Setup& s, int p, StageOut& ou
         out.fp8_weight_elements += g.fp8_elements();
         if (g.expert) out.expert_elements += g.local_elements();
         if (g.expert) out.fp8_expert_elements += g.fp8_elements();
+        if (g.name == "attn.qk_norm") out.qk_norm_elements += g.local_elements();
       }
       if (blk.tied_group >= 0 && s.P > 1)
         out.tied_elements = blk.owned[static_cast<size_t>(blk.tied_group)].local_elements();

@@ -102,6 +102,7 @@ struct StageOut {
   double expert_elements = 0;  // experts split over 'expert' (summed over the expert-data group)
   double fp8_weight_elements = 0;  // weights with FP8 copies (training.fp8; ParamTensor::fp8)
   double fp8_expert_elements = 0;  // of them, the experts'
+  double qk_norm_elements = 0;     // the QK-norm gains (the "attn.qk_norm" groups)
   TaskId final_compute = kNone;
   std::vector<double> buckets;  // ZeRO-1/2: bytes of each gradient bucket
 };

@@ -688,6 +688,10 @@
         <translation></translation>
     </message>
     <message>
+        <source>QK-norm: each tensor rank&apos;s query and key norms saw only its own heads; sum their gains&apos; gradients over &apos;tensor&apos;</source>
+        <translation></translation>
+    </message>
+    <message>
         <source>expert parallel: each expert lives on %1 data ranks (one per expert-parallel group); sum its gradients over them, the expert-data group, not over &apos;data&apos;</source>
         <translation></translation>
     </message>

@@ -682,6 +682,10 @@
         <translation>序列并行：LayerNorm、偏置和位置嵌入的梯度是各序列分片上的部分和；经“tensor”轴 psum</translation>
     </message>
     <message>
+        <source>QK-norm: each tensor rank&apos;s query and key norms saw only its own heads; sum their gains&apos; gradients over &apos;tensor&apos;</source>
+        <translation>QK 归一化：每个张量并行 rank 的查询与键归一化只见到自己的头；经“tensor”轴对其增益的梯度求和</translation>
+    </message>
+    <message>
         <source>expert parallel: each expert lives on %1 data ranks (one per expert-parallel group); sum its gradients over them, the expert-data group, not over &apos;data&apos;</source>
         <translation>专家并行：每个专家分布在 %1 个数据 rank 上（每个专家并行组一个）；在这些 rank（专家-数据组）上对它的梯度求和，而不是经“data”轴</translation>
     </message>

@@ -267,5 +267,40 @@ TEST(QkNorm, KernelsOfASmallLayer) {
   EXPECT_EQ(find(plain->forward, "attn.q_norm"), nullptr);
 }
 
+// Without sequence parallelism each tensor rank's QK-norm gains saw only its
+// heads: Megatron-Core sums their gradients over 'tensor' once a step
+// (finalize_model_grads, _allreduce_layernorm_grads: the q_layernorm and
+// k_layernorm parameters when qk_layernorm). Four layers of two RMSNorm
+// gains of 64: 4 x 128 = 512 elements, 1024 B in bf16, one AllReduce more
+// among the tensor group's; with sequence parallelism they join the
+// replicated gradients' AllReduce (1024 B more in it, no call more).
+TEST(QkNorm, TheGainsAreSummedOverTensor) {
+  auto text = [](bool qk, bool sp) {
+    return std::string(
+               "topology: {preset: dgx-a100}\n"
+               "model:\n"
+               "  transformer: {layers: 4, hidden: 512, heads: 4, head_dim: 64, seq: 256, "
+               "vocab: 4096, norm: rmsnorm, positions: rotary, bias: false") +
+           (qk ? ", qk_norm: true" : "") +
+           "}\ntraining: {global_batch: 16, micro_batch: 2}\n"
+           "strategy: {tensor: 2, data: 4" +
+           (sp ? ", sequence_parallel: true" : "") + "}\n";
+  };
+  auto row = [](const PlanEstimate& e, const std::string& purpose) {
+    for (const CommunicationEstimate& c : e.communication)
+      if (c.purpose == purpose && c.kind == "allreduce") return c;
+    return CommunicationEstimate{};
+  };
+  const PlanEstimate plain = testing::estimate_text(text(false, false));
+  const PlanEstimate qk = testing::estimate_text(text(true, false));
+  EXPECT_EQ(row(qk, "tensor").count - row(plain, "tensor").count, 1.0);
+  EXPECT_EQ(row(qk, "tensor").bytes - row(plain, "tensor").bytes, 1024.0);
+  const PlanEstimate sp = testing::estimate_text(text(false, true));
+  const PlanEstimate qk_sp = testing::estimate_text(text(true, true));
+  EXPECT_EQ(row(qk_sp, "sequence").count, row(sp, "sequence").count);
+  EXPECT_EQ(row(qk_sp, "sequence").bytes - row(sp, "sequence").bytes, 1024.0);
+  EXPECT_EQ(row(qk_sp, "tensor").count, row(sp, "tensor").count);
+}
+
 }  // namespace
 }  // namespace brigade::cost

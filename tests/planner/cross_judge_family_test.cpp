@@ -481,6 +481,8 @@ std::vector<FamilyCase> head_dim_cases() {
        ", recompute: full", "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true", kK},
       {"qk_norm_layernorm_z3_region", "dgx-a100", ", head_dim: 64, qk_norm: true", "",
        "tensor: 2, data: 4, zero: 3", kR},
+      {"qk_norm_t2_no_sp_p2", "dgx-a100", ", head_dim: 64, qk_norm: true, norm: rmsnorm", "",
+       "tensor: 2, pipeline: 2, data: 2", kK},
   };
   return table_cases("head_dim_", keys);
 }
