@@ -17,6 +17,7 @@
 #include "costmodel/plan.hpp"
 #include "costmodel/transformer_blocks.hpp"
 #include "tests/costmodel/estimate_text.hpp"
+#include "tests/costmodel/template_kernels.hpp"
 
 namespace brigade::cost {
 namespace {
@@ -29,17 +30,7 @@ TransformerSpec nemo() {
   return c.is_ok() ? c->spec : TransformerSpec{};
 }
 
-double template_parameters(const TransformerSpec& spec, int tensor = 1) {
-  TransformerShape shape;
-  shape.spec = spec;
-  shape.tensor = tensor;
-  auto layer = transformer_layer(shape);
-  auto emb = embedding_block(shape);
-  auto head = head_block(shape);
-  EXPECT_TRUE(layer.is_ok() && emb.is_ok() && head.is_ok());
-  return static_cast<double>(spec.layers) * layer->local_param_elements() +
-         emb->local_param_elements() + head->local_param_elements();
-}
+using testing::template_parameters;
 
 // Mistral NeMo 12B: d_q = 32 x 128 = 4096 (hidden 5120), d_kv = 8 x 128 = 1024.
 //   Q and output   2 x 5120 x 4096        = 41,943,040
@@ -88,9 +79,21 @@ TEST(HeadDim, MistralNemoFlopsPerToken) {
 }
 
 const Kernel* find(const std::vector<Kernel>& ks, const std::string& name) {
-  for (const Kernel& k : ks)
-    if (k.name == name) return &k;
-  return nullptr;
+  return testing::find_kernel(ks, name);
+}
+
+// b 1, s 16, h 64, 8 heads of 16 (d_q 128), 2 KV heads (d_kv 32), bf16, t 1.
+TransformerShape small_layer(NormKind norm = NormKind::kLayerNorm) {
+  TransformerShape shape;
+  shape.spec.layers = 2;
+  shape.spec.hidden = 64;
+  shape.spec.heads = 8;
+  shape.spec.kv_heads = 2;
+  shape.spec.head_dim = 16;
+  shape.spec.seq = 16;
+  shape.spec.vocab = 128;
+  shape.spec.norm = norm;
+  return shape;
 }
 
 // A small layer checked kernel by kernel: b 1, s 16, h 64, 8 heads of 16
@@ -100,15 +103,7 @@ const Kernel* find(const std::vector<Kernel>& ks, const std::string& name) {
 //   projection: 16 x 64 output from a 128-wide input, weight 128 x 64 =
 //   8192; it keeps its input, 16 x 128 x 2 B = 4096 B
 TEST(HeadDim, KernelsOfASmallLayer) {
-  TransformerShape shape;
-  shape.spec.layers = 2;
-  shape.spec.hidden = 64;
-  shape.spec.heads = 8;
-  shape.spec.kv_heads = 2;
-  shape.spec.head_dim = 16;
-  shape.spec.seq = 16;
-  shape.spec.vocab = 128;
-  auto L = transformer_layer(shape);
+  auto L = transformer_layer(small_layer());
   ASSERT_TRUE(L.is_ok()) << L.message();
   const Kernel* qkv = find(L->forward, "attn.qkv");
   ASSERT_NE(qkv, nullptr);
@@ -139,14 +134,8 @@ TEST(HeadDim, ClosedFormFlopsEqualTheKernels) {
   for (std::int64_t dh : {16, 4})
     for (AttentionKernel att : {AttentionKernel::kUnfused, AttentionKernel::kFlash})
       for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-        TransformerSpec s;
-        s.layers = 2;
-        s.hidden = 64;
-        s.heads = 8;
-        s.kv_heads = 2;
+        TransformerSpec s = small_layer().spec;
         s.head_dim = dh;
-        s.seq = 16;
-        s.vocab = 128;
         s.attention = att;
         TransformerShape shape;
         shape.spec = s;
@@ -235,15 +224,7 @@ TEST(QkNorm, Qwen3_30B_A3BParametersByHand) {
 // inputs, 5120 B more; their backwards read input and gradient and write
 // one (3 x), the second completing the gains' group of 2 x 16 elements.
 TEST(QkNorm, KernelsOfASmallLayer) {
-  TransformerShape shape;
-  shape.spec.layers = 2;
-  shape.spec.hidden = 64;
-  shape.spec.heads = 8;
-  shape.spec.kv_heads = 2;
-  shape.spec.head_dim = 16;
-  shape.spec.seq = 16;
-  shape.spec.vocab = 128;
-  shape.spec.norm = NormKind::kRmsNorm;
+  TransformerShape shape = small_layer(NormKind::kRmsNorm);
   auto plain = transformer_layer(shape);
   shape.spec.qk_norm = true;
   auto L = transformer_layer(shape);

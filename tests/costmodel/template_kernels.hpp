@@ -1,6 +1,7 @@
 // Looking kernels up in a layer template's lists (costmodel/
 // transformer_blocks.hpp) by name, for the tests that check the order and
-// marks the tensor-parallel overlaps give them.
+// marks the tensor-parallel overlaps give them; and the parameters a
+// model's templates hold, for the tests that count them by hand.
 #pragma once
 
 #include <string>
@@ -27,6 +28,20 @@ inline std::vector<std::string> names_from(const std::vector<Kernel>& ks, const 
       break;
     }
   return out;
+}
+
+// Parameters the block templates hold on one tensor rank, the whole model
+// (layers x layer + embedding + head).
+inline double template_parameters(const TransformerSpec& spec, int tensor = 1) {
+  TransformerShape shape;
+  shape.spec = spec;
+  shape.tensor = tensor;
+  auto layer = transformer_layer(shape);
+  auto emb = embedding_block(shape);
+  auto head = head_block(shape);
+  if (!layer.is_ok() || !emb.is_ok() || !head.is_ok()) return -1;
+  return static_cast<double>(spec.layers) * layer->local_param_elements() +
+         emb->local_param_elements() + head->local_param_elements();
 }
 
 }  // namespace brigade::cost::testing

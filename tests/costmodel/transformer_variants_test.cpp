@@ -15,6 +15,7 @@
 
 #include "costmodel/model_size.hpp"
 #include "costmodel/transformer_blocks.hpp"
+#include "tests/costmodel/template_kernels.hpp"
 
 namespace brigade::cost {
 namespace {
@@ -42,18 +43,7 @@ TransformerSpec llama3_8b() { return llama(32, 4096, 32, 8, 14336); }
 TransformerSpec llama3_70b() { return llama(80, 8192, 64, 8, 28672); }
 TransformerSpec llama3_405b() { return llama(126, 16384, 128, 8, 53248); }
 
-// Parameters the block templates hold on one tensor rank, the whole model.
-double template_parameters(const TransformerSpec& spec, int tensor = 1) {
-  TransformerShape shape;
-  shape.spec = spec;
-  shape.tensor = tensor;
-  auto layer = transformer_layer(shape);
-  auto emb = embedding_block(shape);
-  auto head = head_block(shape);
-  EXPECT_TRUE(layer.is_ok() && emb.is_ok() && head.is_ok());
-  return static_cast<double>(spec.layers) * layer->local_param_elements() +
-         emb->local_param_elements() + head->local_param_elements();
-}
+using testing::template_parameters;
 
 // Counted FLOPs of one training iteration over `batch` sequences as the
 // templates' kernels add up (layers x layer + head; the embedding has none).
