@@ -298,10 +298,15 @@ void run_on_preset(const CollectiveOptions& o, CollectiveKind kind, CollectiveMo
     if (!x.is_ok()) throw BadInput{"brigade: error: --algorithm: " + x.message()};
     choice = **x;
   }
+  // An AllToAll over nodes is NCCL's grouped sends (cost::alltoall_split_seconds).
+  const bool split = q->local_peers > 0 && q->remote_peers > 0;
   const std::string chosen =
       choice ? fmt::format("{}/{}", nccl_algorithm_name(choice->chosen.algorithm),
                            nccl_protocol_name(choice->chosen.protocol))
-             : std::string(collective_algorithm_name(cost::modelled_algorithm(kind, q->algorithm, nullptr)));
+      : split
+          ? fmt::format("grouped sends, a rank's {} peers on its node beside its {} on others",
+                        q->local_peers, q->remote_peers)
+          : std::string(collective_algorithm_name(cost::modelled_algorithm(kind, q->algorithm, nullptr)));
 
   if (o.json) {
     nlohmann::json j;
@@ -348,6 +353,10 @@ void run_on_preset(const CollectiveOptions& o, CollectiveKind kind, CollectiveMo
       }
     } else {
       j["modelled_algorithm"] = chosen;
+      if (split) {
+        j["local_peers"] = q->local_peers;
+        j["remote_peers"] = q->remote_peers;
+      }
     }
     std::cout << j.dump(2) << "\n";
     return;

@@ -275,6 +275,23 @@ TEST(CollectiveVerb, AlphaBetaOnPreset) {
   EXPECT_FALSE(j.contains("nccl_protocol"));
 }
 
+// An AllToAll over two DGX A100 nodes: NCCL's grouped sends, each rank's
+// 7 peers on its node beside its 8 on the other (docs/costmodel.md):
+// 8 x (5 us + 1 MiB / 23 GB/s) = 404.7 us (CollectiveQueryOn.AllToAllAcrossTwoNodes).
+TEST(CollectiveVerb, AllToAllOverNodesIsGroupedSends) {
+  auto j = run_json({"collective", "alltoall", "--preset", "dgx-a100", "--nodes", "2", "--devices",
+                     "16", "--bytes", "16MiB", "--json"});
+  EXPECT_EQ(j["modelled_algorithm"],
+            "grouped sends, a rank's 7 peers on its node beside its 8 on others");
+  EXPECT_EQ(j["local_peers"], 7);
+  EXPECT_EQ(j["remote_peers"], 8);
+  EXPECT_NEAR(j["seconds"].get<double>(), 8 * (5e-6 + 1048576 / 23e9), 1e-12);
+  auto one = run_json({"collective", "alltoall", "--preset", "dgx-a100", "--devices", "8",
+                       "--bytes", "16MiB", "--json"});
+  EXPECT_EQ(one["modelled_algorithm"], "ring");
+  EXPECT_FALSE(one.contains("local_peers"));
+}
+
 TEST(CollectiveVerb, NcclModelErrors) {
   auto nvls = run_brigade({"collective", "allreduce", "--model", "nccl", "--preset", "dgx-a100",
                            "--devices", "8", "--bytes", "1GiB", "--algorithm", "nvls"});
