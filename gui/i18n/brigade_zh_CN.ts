@@ -683,7 +683,7 @@
     </message>
     <message>
         <source>QK-norm: each tensor rank&apos;s query and key norms saw only its own heads; sum their gains&apos; gradients over &apos;tensor&apos;</source>
-        <translation>QK 归一化：每个张量并行 rank 的查询与键归一化只见到自己的头；经“tensor”轴对其增益的梯度求和</translation>
+        <translation>查询与键归一化：每个张量并行 rank 的查询与键归一化只见到自己的头；经“tensor”轴对其增益的梯度求和</translation>
     </message>
     <message>
         <source>expert parallel: each expert lives on %1 data ranks (one per expert-parallel group); sum its gradients over them, the expert-data group, not over &apos;data&apos;</source>
@@ -961,7 +961,7 @@
     </message>
     <message>
         <source>QK norm</source>
-        <translation>QK 归一化</translation>
+        <translation>查询与键归一化</translation>
     </message>
     <message>
         <source>SwiGLU FFN %1</source>
