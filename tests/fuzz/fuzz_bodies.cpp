@@ -214,10 +214,13 @@ void hf_config_one(std::string_view data) {
             t.ffn_hidden >= 1,
         "a config read with a dimension below 1");
   // Latent attention (DeepSeek-V3) has head widths of its own
-  // (qk_nope/qk_rope/v_head_dim), so only plain attention promises a whole
-  // hidden/heads; check_plan refuses MLA before anything divides by it.
-  check(t.mla.enabled() || t.hidden % t.heads == 0,
-        "a config read with hidden_size not divisible by the heads");
+  // (qk_nope/qk_rope/v_head_dim), and so has a config with a head_dim of its
+  // own (Qwen3, Mistral NeMo: kept as head_dim, hidden need not divide);
+  // otherwise plain attention promises a whole hidden/heads. check_plan
+  // refuses MLA before anything divides by it.
+  check(t.mla.enabled() || t.head_dim >= 1 || t.hidden % t.heads == 0,
+        "a config read with hidden_size not divisible by the heads and no head_dim");
+  check(t.mla.enabled() || t.head_width() >= 1, "a config read with a head width below 1");
   check(!t.mla.enabled() || (t.mla.qk_nope_head_dim >= 1 && t.mla.qk_rope_head_dim >= 1 &&
                              t.mla.v_head_dim >= 1),
         "a latent-attention config read with a head width below 1");
