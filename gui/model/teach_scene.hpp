@@ -26,6 +26,13 @@ using Shape = std::vector<std::int64_t>;
 // "(4, 256)".
 std::string shape_text(const Shape& shape);
 
+// The parts of a station's bar, in order: the memory categories the closed
+// form's M_peak sums (everything but kOther).
+inline constexpr int kNumStationParts = 5;
+inline constexpr std::array<MemoryCategory, kNumStationParts> kStationParts{
+    MemoryCategory::kParams, MemoryCategory::kGrads, MemoryCategory::kOptimizer,
+    MemoryCategory::kActivations, MemoryCategory::kCommBuffers};
+
 // A chef (device) and its station (memory at its peak, by category).
 struct TeachChef {
   int device = 0;
@@ -36,8 +43,8 @@ struct TeachChef {
   double capacity_bytes = 0;
   // The closed form's M_peak = M_model + M_grad + M_opt + M_act (+ comm buffers).
   double peak_bytes = 0;
-  // params, grads, optimizer, activations, communication buffers
-  std::array<double, 5> parts_bytes{};
+  // By kStationParts: params, grads, optimizer, activations, communication buffers.
+  std::array<double, kNumStationParts> parts_bytes{};
   std::vector<std::string> holds;       // "x (4, 256)", the planner's shards (first few)
 };
 

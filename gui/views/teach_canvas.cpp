@@ -11,6 +11,7 @@
 #include <QTextLayout>
 
 #include "core/units.hpp"
+#include "gui/model/memory_series.hpp"
 #include "gui/views/paint_util.hpp"
 #include "gui/views/teach_paint.hpp"
 
@@ -20,10 +21,7 @@ namespace {
 
 using namespace teach_paint;
 
-constexpr int kParts = 5;
-const QColor kPart[kParts] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b),
-                              QColor(0xb0, 0x7a, 0xa1), QColor(0x59, 0xa1, 0x4f),
-                              QColor(0x9c, 0x75, 0x5f)};
+constexpr int kParts = kNumStationParts;
 
 // The lines `s` takes at `width` in `font`, broken anywhere (Chinese
 // breaks between any two characters; English words whole where they fit).
@@ -133,6 +131,10 @@ void TeachCanvas::set_step(TeachStep step, double progress) {
 QColor TeachCanvas::chef_colour(int index) {
   static const int hues[] = {210, 25, 130, 280, 355, 175, 50, 320};
   return QColor::fromHsv(hues[((index % 8) + 8) % 8], 120, 235);
+}
+
+QColor TeachCanvas::part_colour(int k) {
+  return QColor::fromRgb(memory_category_rgb(kStationParts[static_cast<size_t>(k)]));
 }
 
 QString TeachCanvas::chef_name(int device) const {
@@ -289,7 +291,7 @@ void TeachCanvas::paint_overview(QPainter& p, QRectF r) {
     double x = station.left();
     for (int k = 0; k < kParts && sum > 0; ++k) {
       const double w = station.width() * c.parts_bytes[static_cast<size_t>(k)] / sum;
-      p.fillRect(QRectF(x, station.top() + 1, w, station.height() - 2), kPart[k]);
+      p.fillRect(QRectF(x, station.top() + 1, w, station.height() - 2), TeachCanvas::part_colour(k));
       x += w;
     }
     const double full = c.capacity_bytes > 0 ? c.peak_bytes / c.capacity_bytes : 0;
@@ -405,7 +407,7 @@ void TeachCanvas::paint_overview(QPainter& p, QRectF r) {
                                  tr("activations"), tr("communication buffers")};
   double lx = r.right() - kParts * 175;
   for (int k = 0; k < kParts; ++k) {
-    p.fillRect(QRectF(lx, r.bottom() - 14, 12, 12), kPart[k]);
+    p.fillRect(QRectF(lx, r.bottom() - 14, 12, 12), TeachCanvas::part_colour(k));
     p.setPen(kInk);
     text_in(p, QRectF(lx + 16, r.bottom() - 16, 157, 16), parts[k]);
     lx += 175;

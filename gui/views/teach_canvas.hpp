@@ -27,6 +27,9 @@ class TeachCanvas : public QWidget {
 
   // A device's colour (the same chef, the same colour, in every mode).
   static QColor chef_colour(int index);
+  // The colour of a station's part k (kStationParts[k]): the memory view's
+  // colour of that category, so that one colour means one thing in the app.
+  static QColor part_colour(int k);
 
  protected:
   void paintEvent(QPaintEvent* e) override;

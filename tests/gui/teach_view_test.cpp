@@ -16,6 +16,7 @@
 #include <QTranslator>
 
 #include "gui/model/loader.hpp"
+#include "gui/model/memory_series.hpp"
 #include "gui/views/export.hpp"
 #include "gui/views/teach_canvas.hpp"
 #include "gui/views/teach_view.hpp"
@@ -145,6 +146,38 @@ TEST(TeachView, ALanguageChangeRetranslatesButtonsAndNarration) {
   QApplication::removeTranslator(&marker);
   QApplication::processEvents();
   EXPECT_EQ(overview->text(), "Overview");
+}
+
+// One colour means one thing in the app: a station's gradients are the
+// memory view's gradients' colour, its activations the memory view's
+// activations' (they were swapped), and the kitchen picture paints them.
+TEST(TeachView, StationPartsWearTheMemoryViewsColours) {
+  for (int k = 0; k < kNumStationParts; ++k) {
+    SCOPED_TRACE(k);
+    EXPECT_EQ(TeachCanvas::part_colour(k).rgb() & 0xffffff,
+              memory_category_rgb(kStationParts[static_cast<size_t>(k)]));
+  }
+  DocumentPtr doc = load("scenarios/pmap_train_step.yaml");
+  ASSERT_TRUE(doc);
+  TeachView v;
+  v.setAttribute(Qt::WA_DontShowOnScreen);
+  v.resize(1600, 900);
+  v.show();
+  v.set_document(doc);
+  v.set_step(first_step_of(teach_mode_of(TeachStep::kKitchen)));
+  QApplication::processEvents();
+  auto* canvas = v.findChild<TeachCanvas*>();
+  ASSERT_TRUE(canvas);
+  const QImage image = render_widget(canvas).convertToFormat(QImage::Format_RGB32);
+  for (MemoryCategory c : {MemoryCategory::kGrads, MemoryCategory::kActivations}) {
+    const QRgb want = 0xff000000u | memory_category_rgb(c);
+    int found = 0;
+    for (int y = 0; y < image.height(); ++y) {
+      const auto* line = reinterpret_cast<const QRgb*>(image.constScanLine(y));
+      for (int x = 0; x < image.width(); ++x) found += line[x] == want;
+    }
+    EXPECT_GE(found, 100) << memory_category_name(c);
+  }
 }
 
 TEST(TeachScreenshot, LessonAndStepFromTheCommandLine) {
