@@ -218,20 +218,10 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
                  "layers alone are not modelled)");
     t.bias = false;
     t.qk_norm = true;
-    BRIGADE_ASSIGN_OR_RETURN(const bool sliding, c.get_bool("use_sliding_window", false));
-    if (sliding && c.has("sliding_window") && !c.get("sliding_window").is_null()) {
-      BRIGADE_ASSIGN_OR_RETURN(out.sliding_window, c.get("sliding_window").as_int(1, kMaxDim));
-      out.sliding_window_pos = c.get("sliding_window").pos();
-    }
   } else if (family == Family::kQwen2 || family == Family::kQwen2Moe) {
     // Qwen2Attention: q_proj, k_proj, v_proj with bias, o_proj without.
     t.bias = false;
     t.qkv_bias = true;
-    BRIGADE_ASSIGN_OR_RETURN(const bool sliding, c.get_bool("use_sliding_window", false));
-    if (sliding && c.has("sliding_window") && !c.get("sliding_window").is_null()) {
-      BRIGADE_ASSIGN_OR_RETURN(out.sliding_window, c.get("sliding_window").as_int(1, kMaxDim));
-      out.sliding_window_pos = c.get("sliding_window").pos();
-    }
   } else {
     BRIGADE_ASSIGN_OR_RETURN(const bool attention_bias, c.get_bool("attention_bias", false));
     BRIGADE_ASSIGN_OR_RETURN(const bool mlp_bias, c.get_bool("mlp_bias", false));
@@ -241,10 +231,17 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
                  " with mlp_bias " + (mlp_bias ? "true" : "false") +
                  "; expected both alike (biases on some linear layers only are not modelled)");
     t.bias = attention_bias;
-    if (c.has("sliding_window") && !c.get("sliding_window").is_null()) {
-      BRIGADE_ASSIGN_OR_RETURN(out.sliding_window, c.get("sliding_window").as_int(1, kMaxDim));
-      out.sliding_window_pos = c.get("sliding_window").pos();
-    }
+  }
+  // A window: Mistral's sliding_window holds whenever it is set; Qwen2's and
+  // Qwen3's only under use_sliding_window (their configs carry a
+  // sliding_window that no layer uses otherwise).
+  bool windowed = true;
+  if (qwen3 || family == Family::kQwen2 || family == Family::kQwen2Moe) {
+    BRIGADE_ASSIGN_OR_RETURN(windowed, c.get_bool("use_sliding_window", false));
+  }
+  if (windowed && c.has("sliding_window") && !c.get("sliding_window").is_null()) {
+    BRIGADE_ASSIGN_OR_RETURN(out.sliding_window, c.get("sliding_window").as_int(1, kMaxDim));
+    out.sliding_window_pos = c.get("sliding_window").pos();
   }
   return out;
 }

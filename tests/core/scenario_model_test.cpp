@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -294,6 +295,28 @@ TEST(HuggingFace, Qwen2QkvBiases) {
   EXPECT_FALSE(c->spec.bias);
   EXPECT_TRUE(c->spec.qkv_bias);
   EXPECT_TRUE(c->spec.tie_embeddings);
+}
+
+// A sliding window: Mistral's whenever its config sets one; Qwen2's and
+// Qwen3's only under use_sliding_window (Qwen2Config and Qwen3Config carry
+// a sliding_window that no layer uses while it is false).
+TEST(HuggingFace, SlidingWindowFollowsUseSlidingWindowForQwen) {
+  for (const char* arch : {"Qwen2ForCausalLM", "Qwen3ForCausalLM", "MistralForCausalLM"}) {
+    SCOPED_TRACE(arch);
+    const bool qwen = std::string_view(arch).starts_with("Qwen");
+    auto unused = parse_hf_config(config(arch, "  \"sliding_window\": 4096,\n"), "config.json");
+    ASSERT_TRUE(unused.is_ok()) << unused.message();
+    EXPECT_EQ(unused->sliding_window, qwen ? 0 : 4096);
+    auto used = parse_hf_config(
+        config(arch, "  \"use_sliding_window\": true,\n  \"sliding_window\": 4096,\n"),
+        "config.json");
+    ASSERT_TRUE(used.is_ok()) << used.message();
+    EXPECT_EQ(used->sliding_window, 4096);
+  }
+  auto bad = parse_hf_config(config("Qwen2ForCausalLM", "  \"use_sliding_window\": 3,\n"),
+                             "config.json");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_EQ(bad.message(), "config.json:9:25: error: found '3'; expected true or false");
 }
 
 // The scenario's errors about the config: a missing file, and a sequence
