@@ -96,6 +96,31 @@ Result<ModelStateBytes> model_state_bytes(double parameters, const BytesPerParam
   return m;
 }
 
+Result<ModelStateBytes> model_state_bytes(const ShardedParameters& p, const BytesPerParameter& per,
+                                          int zero_stage) {
+  if (!p.split(zero_stage)) return model_state_bytes(p.total, per, zero_stage, p.data);
+  BRIGADE_ASSIGN_OR_RETURN(const ModelStateBytes dense,
+                           model_state_bytes(p.total - p.experts, per, zero_stage, p.data));
+  BRIGADE_ASSIGN_OR_RETURN(const ModelStateBytes expert,
+                           model_state_bytes(p.experts, per, zero_stage, p.expert_data));
+  ModelStateBytes m;
+  m.params_bytes = dense.params_bytes + expert.params_bytes;
+  m.grads_bytes = dense.grads_bytes + expert.grads_bytes;
+  m.optimizer_bytes = dense.optimizer_bytes + expert.optimizer_bytes;
+  return m;
+}
+
+double optimizer_step_traffic(const ShardedParameters& p, const OptimizerStepBytes& step,
+                              int zero_stage) {
+  const double d = p.data;
+  const double local = zero_stage < 1 ? p.total
+                       : p.split(zero_stage)
+                           ? (p.total - p.experts) / d + p.experts / p.expert_data
+                           : p.total / d;
+  const double buffer = zero_stage >= 2 ? p.total / d : p.total;
+  return local * step.shard + buffer * step.buffer;
+}
+
 namespace {
 
 struct LayerTerms {

@@ -918,24 +918,19 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // (The stage before's when its compute and bytes are the same: a
     // pipeline's middle stages.)
     if (training && tr.optimizer != Optimizer::kNone) {
-      const double shard = st.zero >= 1 ? 1.0 / dg : 1.0;
-      const double buffer = st.zero >= 2 ? 1.0 / dg : 1.0;
-      double bytes = optimizer_step_bytes(params, opt_step, shard, buffer) +
-                     fp8_step_cast_bytes(stage_fp8_weights[si], e_bytes, tr.fp8_scaling,
-                                         tr.fp8_param_gather, st.zero >= 1 ? dg : 1.0);
-      // Expert parallelism under ZeRO-1: the experts' shards are 1/(d/ep)
-      // of them (the expert-data group's), the rest's 1/d.
-      if (st.zero >= 1 && stage_experts[si] > 0) {
-        const double experts = stage_experts[si], edg = static_cast<double>(dg / ep);
-        const double fp8_experts = static_cast<double>(lay.layers_per_chunk * lay.chunks) *
-                                   templates->layer_figures.fp8_expert_elements;
-        bytes = optimizer_step_bytes(params - experts, opt_step, shard, buffer) +
-                optimizer_step_bytes(experts, opt_step, 1.0 / edg, buffer) +
-                fp8_step_cast_bytes(stage_fp8_weights[si] - fp8_experts, e_bytes, tr.fp8_scaling,
-                                    tr.fp8_param_gather, dg) +
-                fp8_step_cast_bytes(fp8_experts, e_bytes, tr.fp8_scaling, tr.fp8_param_gather,
-                                    edg);
-      }
+      // (Expert parallelism under ZeRO-1: the experts' shards are 1/(d/ep)
+      // of them, the expert-data group's, the rest's 1/d: memory.hpp.)
+      const int edg = dg / ep;
+      const ShardedParameters local{params, stage_experts[si], dg, edg};
+      const ShardedParameters fp8{stage_fp8_weights[si],
+                                  stage_experts[si] > 0
+                                      ? static_cast<double>(lay.layers_per_chunk * lay.chunks) *
+                                            templates->layer_figures.fp8_expert_elements
+                                      : 0.0,
+                                  dg, edg};
+      const double bytes =
+          optimizer_step_traffic(local, opt_step, st.zero) +
+          fp8_step_cast_bytes(fp8, e_bytes, tr.fp8_scaling, tr.fp8_param_gather, st.zero);
       if (!(opt_previous.valid && opt_previous.key == key && opt_previous.bytes == bytes))
         opt_previous = {true, key, bytes, memory_bound_seconds(dev, dp, bytes, DType::kF32) / speed};
       opt_seconds[si] = opt_previous.seconds;

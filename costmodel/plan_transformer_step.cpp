@@ -200,19 +200,12 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
     e.memory.reserve(static_cast<size_t>(p));
   for (int i = 0; i < p; ++i) {
     const auto si = static_cast<size_t>(i);
-    BRIGADE_ASSIGN_OR_RETURN(ModelStateBytes states, model_state_bytes(stage_params[si], per, st.zero, dg));
-    if (st.zero >= 1 && !figures.experts.empty() && figures.experts[si] > 0) {
-      // Expert parallelism under ZeRO-1: the experts' optimizer state over
-      // the expert-data group (data / expert ranks), the rest's over 'data'.
-      const double experts = figures.experts[si];
-      BRIGADE_ASSIGN_OR_RETURN(const ModelStateBytes dense,
-                               model_state_bytes(stage_params[si] - experts, per, st.zero, dg));
-      BRIGADE_ASSIGN_OR_RETURN(const ModelStateBytes expert,
-                               model_state_bytes(experts, per, st.zero, dg / figures.expert));
-      states.params_bytes = dense.params_bytes + expert.params_bytes;
-      states.grads_bytes = dense.grads_bytes + expert.grads_bytes;
-      states.optimizer_bytes = dense.optimizer_bytes + expert.optimizer_bytes;
-    }
+    // (Expert parallelism under ZeRO-1: the experts' optimizer state over
+    // the expert-data group, data / expert ranks: memory.hpp.)
+    const ShardedParameters held{stage_params[si],
+                                 figures.experts.empty() ? 0.0 : figures.experts[si], dg,
+                                 dg / figures.expert};
+    BRIGADE_ASSIGN_OR_RETURN(const ModelStateBytes states, model_state_bytes(held, per, st.zero));
     double act = 0;
     double act_all = 0;  // training: every micro-batch in flight, before any backward frees
     if (training) {

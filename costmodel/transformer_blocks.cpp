@@ -7,6 +7,7 @@
 #include "core/plan_check.hpp"
 #include "core/profile.hpp"
 #include "core/tr.hpp"
+#include "costmodel/memory.hpp"
 #include "costmodel/transformer_blocks_internal.hpp"
 
 namespace brigade::cost {
@@ -303,6 +304,14 @@ double fp8_step_cast_bytes(double elements, double e, Fp8Scaling scaling, bool f
                            double shards) {
   if (!fp8_params) return fp8_weight_cast_bytes(elements, e, scaling);
   return 2 * elements + (scaling == Fp8Scaling::kTensorwise ? 4 * elements / shards : 0.0);
+}
+
+double fp8_step_cast_bytes(const ShardedParameters& w, double e, Fp8Scaling scaling,
+                           bool fp8_params, int zero_stage) {
+  if (!w.split(zero_stage))
+    return fp8_step_cast_bytes(w.total, e, scaling, fp8_params, zero_stage >= 1 ? w.data : 1.0);
+  return fp8_step_cast_bytes(w.total - w.experts, e, scaling, fp8_params, w.data) +
+         fp8_step_cast_bytes(w.experts, e, scaling, fp8_params, w.expert_data);
 }
 
 double fp8_cast_bytes(double elements, double e) {

@@ -279,6 +279,12 @@ double fp8_weight_extra_bytes(double elements, double e, bool fp8_params);
 // shard's amax read first (4 B an element of the shard).
 double fp8_step_cast_bytes(double elements, double e, Fp8Scaling scaling, bool fp8_params,
                            double shards);
+struct ShardedParameters;  // costmodel/memory.hpp
+// The same over a rank's FP8 weights split as its model states
+// (costmodel/memory.hpp): the master shard's amax over 1/d of the dense
+// ones and 1/(d/ep) of the experts' under ZeRO >= 1, all of them without.
+double fp8_step_cast_bytes(const ShardedParameters& fp8_weights, double e, Fp8Scaling scaling,
+                           bool fp8_params, int zero_stage);
 
 // The three block kinds. The shape must have passed check_plan
 // (core/plan_check.hpp: heads, FFN width and vocabulary divisible by t, the

@@ -159,33 +159,21 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
       }
     }
     if (sc.training.optimizer == Optimizer::kNone) continue;
-    // (Expert parallelism under ZeRO-1: the experts' shards are 1/(D/EP)
-    // of them, the rest's 1/D; the closed form's figure too.)
-    const bool expert_shards = s.EP > 1 && s.zero >= 1 && so.expert_elements > 0;
-    const double experts = expert_shards ? so.expert_elements : 0.0;
-    const double fp8_experts = expert_shards ? so.fp8_expert_elements : 0.0;
-    const double edg = static_cast<double>(s.D / s.EP);
-    double local = so.owned_elements / (s.zero >= 1 ? D : 1);
-    if (expert_shards) local = (so.owned_elements - experts) / D + experts / edg;
-    const double buffer = so.owned_elements / (s.zero >= 2 ? D : 1);
+    // The step's bytes over the rank's shard of its state (the experts'
+    // under ZeRO-1 over their expert-data group) and its gradient buffer;
     // FP8: the cast of the updated weights to their FP8 copies rides on the
-    // step (Transformer Engine's first micro-batch casts them; the same bytes).
-    // FP8 primary weights (training.fp8_param_gather): the gathered weights'
-    // transposes instead, and the master shard's amax (cost::fp8_step_cast_bytes).
-    double fp8_cast = cost::fp8_step_cast_bytes(
-        so.fp8_weight_elements, s.e, sc.training.fp8_scaling, sc.training.fp8_param_gather,
-        s.zero >= 1 ? D : 1.0);
-    if (expert_shards)
-      fp8_cast = cost::fp8_step_cast_bytes(so.fp8_weight_elements - fp8_experts, s.e,
-                                           sc.training.fp8_scaling, sc.training.fp8_param_gather,
-                                           D) +
-                 cost::fp8_step_cast_bytes(fp8_experts, s.e, sc.training.fp8_scaling,
-                                           sc.training.fp8_param_gather, edg);
+    // step (Transformer Engine's first micro-batch casts them; the same
+    // bytes), or with FP8 primary weights (training.fp8_param_gather) the
+    // gathered weights' transposes and the master shard's amax
+    // (cost::fp8_step_cast_bytes). The closed form's figure too.
+    const double step_bytes =
+        cost::optimizer_step_traffic(held_parameters(s, so), traffic, s.zero) +
+        cost::fp8_step_cast_bytes(held_fp8_weights(s, so), s.e, sc.training.fp8_scaling,
+                                  sc.training.fp8_param_gather, s.zero);
     const TaskId opt_base = b.num_tasks();
     for (int r = 0; r < R; ++r) {
       const TaskId id = b.add_memory_bound(so.compute[static_cast<size_t>(r)],
-                                           local * traffic.shard + buffer * traffic.buffer +
-                                               fp8_cast,
+                                           step_bytes,
                                            DType::kF32, "optimizer",
                                            Phase::kOptimizer);
       for (TaskId on : so.grad_sync[static_cast<size_t>(r)]) b.depend(id, on);

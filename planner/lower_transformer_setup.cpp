@@ -584,22 +584,11 @@ Status add_resident_buffers(ProgramBuilder& b, const Setup& s, const StageOut& o
   const cost::BytesPerParameter per = cost::bytes_per_parameter(
       cost::optimizer_kind(sc.training.optimizer), s.dtype, sc.training.mixed_precision,
       s.training, sc.training.main_grad_fp32, cost::optimizer_layout(sc.training));
-  BRIGADE_ASSIGN_OR_RETURN(cost::ModelStateBytes m,
-                           cost::model_state_bytes(out.owned_elements, per, s.zero, s.D));
-  if (s.EP > 1 && s.zero >= 1 && out.expert_elements > 0) {
-    // Expert parallelism under ZeRO-1: the experts' optimizer state over the
-    // expert-data group (data / expert ranks), the rest's over 'data' (the
-    // closed form's figure too: costmodel/plan_transformer_step.cpp).
-    BRIGADE_ASSIGN_OR_RETURN(
-        const cost::ModelStateBytes dense,
-        cost::model_state_bytes(out.owned_elements - out.expert_elements, per, s.zero, s.D));
-    BRIGADE_ASSIGN_OR_RETURN(
-        const cost::ModelStateBytes expert,
-        cost::model_state_bytes(out.expert_elements, per, s.zero, s.D / s.EP));
-    m.params_bytes = dense.params_bytes + expert.params_bytes;
-    m.grads_bytes = dense.grads_bytes + expert.grads_bytes;
-    m.optimizer_bytes = dense.optimizer_bytes + expert.optimizer_bytes;
-  }
+  // (Expert parallelism under ZeRO-1: the experts' optimizer state over the
+  // expert-data group, data / expert ranks, as the closed form's:
+  // cost::ShardedParameters.)
+  BRIGADE_ASSIGN_OR_RETURN(const cost::ModelStateBytes m,
+                           cost::model_state_bytes(held_parameters(s, out), per, s.zero));
   for (int r = 0; r < s.T * s.D; ++r) {
     const int dev = out.devices[static_cast<size_t>(r)];
     b.add_buffer("parameters", dev, m.params_bytes, MemoryCategory::kParams, true);

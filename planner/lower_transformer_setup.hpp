@@ -16,6 +16,7 @@
 #include "core/dtype.hpp"
 #include "core/program.hpp"
 #include "core/scenario.hpp"
+#include "costmodel/memory.hpp"
 #include "costmodel/transformer_blocks.hpp"
 #include "planner/plan.hpp"
 #include "planner/rank_map.hpp"
@@ -106,6 +107,17 @@ struct StageOut {
   TaskId final_compute = kNone;
   std::vector<double> buckets;  // ZeRO-1/2: bytes of each gradient bucket
 };
+
+// The parameters a rank of the stage holds, and its FP8 weights, by the
+// group their state shards over: the experts' over the expert-data group
+// (D / EP ranks), the rest over D (cost::ShardedParameters, the closed
+// form's split too).
+inline cost::ShardedParameters held_parameters(const Setup& s, const StageOut& out) {
+  return {out.owned_elements, s.EP > 1 ? out.expert_elements : 0.0, s.D, s.D / s.EP};
+}
+inline cost::ShardedParameters held_fp8_weights(const Setup& s, const StageOut& out) {
+  return {out.fp8_weight_elements, s.EP > 1 ? out.fp8_expert_elements : 0.0, s.D, s.D / s.EP};
+}
 
 // A block of a stage's chunk as the stage emitter runs it.
 struct Block {

@@ -12,7 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include "costmodel/memory.hpp"
 #include "costmodel/plan.hpp"
+#include "costmodel/transformer_blocks.hpp"
 #include "tests/costmodel/estimate_text.hpp"
 
 namespace brigade::cost {
@@ -102,6 +104,38 @@ TEST(ExpertZero, AnExpertOnOneRankKeepsItsWholeState) {
   ASSERT_FALSE(e.memory.empty());
   EXPECT_EQ(e.memory[0].optimizer_bytes, 29356032.0);
   for (const CommunicationEstimate& c : e.communication) EXPECT_NE(c.purpose, "expert data");
+}
+
+// The split both judges take (costmodel/memory.hpp), by hand: a rank with
+// 1000 parameters, 600 of them experts', over data 8 and expert-data 2.
+TEST(ShardedParameters, TheExpertsShardOverTheirGroupUnderZeroOne) {
+  const ShardedParameters held{1000, 600, 8, 2};
+  const BytesPerParameter per{2, 4, 12};
+  // ZeRO-1: weights and gradients whole; the state 12 x (400/8 + 600/2).
+  auto z1 = model_state_bytes(held, per, 1);
+  ASSERT_TRUE(z1.is_ok()) << z1.message();
+  EXPECT_DOUBLE_EQ(z1->params_bytes, 2000);
+  EXPECT_DOUBLE_EQ(z1->grads_bytes, 4000);
+  EXPECT_DOUBLE_EQ(z1->optimizer_bytes, 12 * (50 + 300));
+  // Without ZeRO nothing shards; without experts all of it over 8.
+  auto z0 = model_state_bytes(held, per, 0);
+  ASSERT_TRUE(z0.is_ok());
+  EXPECT_DOUBLE_EQ(z0->optimizer_bytes, 12000);
+  auto dense = model_state_bytes(ShardedParameters{1000, 0, 8, 2}, per, 1);
+  ASSERT_TRUE(dense.is_ok());
+  EXPECT_DOUBLE_EQ(dense->optimizer_bytes, 1500);
+  // The step: 20 B a parameter it updates, 2 B a parameter of its buffer.
+  const OptimizerStepBytes step{20, 2};
+  EXPECT_DOUBLE_EQ(optimizer_step_traffic(held, step, 1), 350 * 20 + 1000 * 2);
+  EXPECT_DOUBLE_EQ(optimizer_step_traffic(held, step, 0), 1000 * 20 + 1000 * 2);
+  EXPECT_DOUBLE_EQ(optimizer_step_traffic(ShardedParameters{1000, 0, 8, 8}, step, 2),
+                   125 * 20 + 125 * 2);
+  // FP8 primary weights under tensorwise scaling: each weight's transpose
+  // (2 B) and the master shard's amax (4 B an element of the shard).
+  EXPECT_DOUBLE_EQ(fp8_step_cast_bytes(held, 2, Fp8Scaling::kTensorwise, true, 1),
+                   (800 + 4 * 400 / 8) + (1200 + 4 * 600 / 2));
+  EXPECT_DOUBLE_EQ(fp8_step_cast_bytes(held, 2, Fp8Scaling::kTensorwise, true, 0),
+                   2000 + 4000);
 }
 
 }  // namespace
