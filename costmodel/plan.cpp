@@ -232,12 +232,6 @@ DeviceMemoryEstimate memory_entry(int device, int stage, const ModelStateBytes& 
   return m;
 }
 
-// Memory traffic of one optimizer step over n local parameters (memory.hpp's rule).
-double optimizer_step_bytes(double local_params, const OptimizerStepBytes& step,
-                            double sharded_fraction, double buffer_fraction) {
-  return local_params * (sharded_fraction * step.shard + buffer_fraction * step.buffer);
-}
-
 // ---- one collective on its own ---------------------------------------------------------
 
 Result<PlanEstimate> estimate_collective(const Scenario& sc) {

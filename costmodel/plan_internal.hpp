@@ -144,12 +144,6 @@ void finish_flops(PlanEstimate& e, const Device& d, const HardwareProfile& profi
 DeviceMemoryEstimate memory_entry(int device, int stage, const ModelStateBytes& states,
                                   double activations, double other, double capacity);
 
-// Memory traffic of one optimizer step of a rank holding `local_params`:
-// Megatron-LM's passes over the `sharded_fraction` it updates and over the
-// `buffer_fraction` of its gradient buffer (memory.hpp's rule).
-double optimizer_step_bytes(double local_params, const OptimizerStepBytes& step,
-                            double sharded_fraction, double buffer_fraction);
-
 // The estimators, one per model kind.
 Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOptions& options = {});
 // MLPs and explicit graphs (mesh and shardings, data parallel, or a placement).

@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "core/scenario.hpp"
@@ -313,6 +314,41 @@ struct DataParallelFigures {
 // gradients after its backward, every micro-batch (into `T`).
 Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carry, StageTimes& T,
                            CommLedger& ledger, DataParallelFigures& out);
+
+// What a stage's gradient collectives beside data parallelism's
+// (stage_gradients) read from the stage loop (plan_transformer.cpp).
+struct StageGradientInputs {
+  const Scenario& sc;
+  PlanMemo* memo;                      // null outside a search
+  const TransformerBlocks& templates;  // the blocks the stages run
+  const StageLayout& lay;              // this stage's
+  int stage, stages;                   // i, p
+  int tensor, data, expert, dg;        // t, d, ep, the gradient group's size (data x context)
+  double experts;                      // the expert parameters a device of the stage keeps
+  double g_bytes, e_bytes;             // a gradient's and a weight's bytes
+  int tp_handle;                       // the tensor group's in the memo (-1: none)
+  const GroupMembers& tensor_members;       // the stage's tensor group
+  const GroupMembers& expert_data_members;  // the d/ep data ranks holding its experts
+  std::pair<int, int> tied_pair;       // the first and last stage's tensor-rank-0 devices
+  bool ledgers_on;                     // EstimateOptions::communication
+};
+// What it carries from stage to stage: the tied embedding's AllReduce, the
+// same pair and size for the first and the last stage, priced once.
+struct StageGradientCarry {
+  std::optional<double> tied_seconds;
+};
+// A training stage's gradient collectives once a step beside data
+// parallelism's (plan_stage_gradients.cpp), each exposed after the
+// backward and before the optimizer: the experts' over their expert-data
+// group (an AllReduce, or under ZeRO-1 a ReduceScatter and the updated
+// weights' AllGather), the sequence-parallel replicated gradients' and
+// the QK-norm gains' over 'tensor', the tied embedding's over the first
+// and last stages. Adds their seconds to `per_step` one by one (the
+// stage's per_step_extra: the search's goldens hold its sums bit for bit);
+// `tp_priced` is the stage's list of tensor-group collectives
+// (price_on_stage).
+Status stage_gradients(const StageGradientInputs& in, std::vector<PricedCollective>& tp_priced,
+                       StageGradientCarry& carry, CommLedger& ledger, double& per_step);
 
 // The step (Narayanan et al. 2021 §2.2, the schedule's bubble), the busiest
 // stage's compute, optimizer, exposed communication and bubble, its

@@ -45,7 +45,7 @@ struct Scratch {
   std::vector<StageLayout> layouts;
   TimedKernels kernels;
   std::vector<PricedCollective> tp_priced;
-  std::vector<int> group, g, pair;
+  std::vector<int> group, g, edp;
   std::vector<double> stage_prices, previous_prices;
   // Per price: the share of the stage device's SMs the collective's NCCL
   // kernel holds (collective_sm_share; 0 where none applies).
@@ -280,7 +280,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   std::vector<double>& stage_prices = work.stage_prices;
   std::vector<double>& previous_shares = work.previous_shares;
   std::vector<double>& stage_shares = work.stage_shares;
-  std::optional<double> tied_seconds;  // the tied embedding's AllReduce (first and last stage)
+  StageGradientCarry gradient_carry;  // the tied embedding's AllReduce (first and last stage)
   // Kernel-time writes so far (a stage that sums its kernels afresh writes
   // its lists), and the bucket list the last stage used, at which count.
   std::uint64_t times_written = 0;
@@ -823,91 +823,39 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       dp_after_backward[si] = dpf.after_backward;
       per_step_extra[si] += dpf.per_step;
     }
-    // Expert parallelism: the experts' gradients summed over the expert-data
-    // group (the d/ep data ranks holding the same experts: data ranks j, j +
-    // ep, ...), once per step after the backward, not bucketed (Megatron-Core
-    // reduces them in buckets of their own; here one collective, exposed).
-    // ZeRO-1 (the distributed optimizer) reduce-scatters them over that group
-    // and, after each rank has updated its shard, all-gathers the updated
-    // expert weights over it (exposed too, whatever overlap_param_gather).
-    if (training && ep > 1 && d / ep > 1) {
-      const double experts_here = stage_experts[si];
-      if (experts_here > 0) {
-        const double bytes = experts_here * g_bytes;
-        std::vector<int> edp;
-        fill_group(edp, tp_first(i), rm.stride_data * ep, d / ep);
-        if (st.zero >= 1) {
-          BRIGADE_ASSIGN_OR_RETURN(
-              double rs, plan_collective(sc, CollectiveKind::kReduceScatter, edp, bytes));
-          const double gathered = experts_here * e_bytes;
-          BRIGADE_ASSIGN_OR_RETURN(
-              double ag, plan_collective(sc, CollectiveKind::kAllGather, edp, gathered));
-          per_step_extra[si] += rs + ag;
-          if (ledgers_on) {
-            ledger.add("expert data", "reducescatter", d / ep, 1, bytes, rs, rs);
-            ledger.add("expert data", "allgather", d / ep, 1, gathered, ag, ag);
-          }
-        } else {
-          BRIGADE_ASSIGN_OR_RETURN(double one,
-                                   plan_collective(sc, CollectiveKind::kAllReduce, edp, bytes));
-          per_step_extra[si] += one;
-          if (ledgers_on) ledger.add("expert data", "allreduce", d / ep, 1, bytes, one, one);
-        }
-      }
-    }
-    // Sequence parallelism: LayerNorm, bias and position-embedding gradients
-    // are partial over the sequence shards; one AllReduce of them over the
-    // tensor group per step, after the backward (on `dp`, before the optimizer).
-    if (training && st.sequence_parallel && t > 1) {
-      double replicated = 0;
-      replicated = lay.sum([](const StageBlock& blk) { return blk.replicated_elements; });
-      if (replicated > 0) {
-        const double bytes = replicated * g_bytes;
-        BRIGADE_ASSIGN_OR_RETURN(
-            double one, price_on_stage(memo, tp_priced, tp_handle, CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto, bytes,
-                              [&] {
-                                return collective_seconds(topo, prof, CollectiveKind::kAllReduce,
-                                                          CollectiveAlgorithm::kAuto, tp_vec(), bytes);
-                              }));
-        per_step_extra[si] += one;
-        if (ledgers_on) ledger.add("sequence", "allreduce", t, 1, bytes, one, one);
-      }
-    }
-    // QK-norm without sequence parallelism: each tensor rank's gains saw its
-    // own heads; Megatron-Core sums their gradients over 'tensor' once a step
-    // (finalize_model_grads, the q_layernorm and k_layernorm parameters; with
-    // sequence parallelism they are among the replicated gradients above).
-    if (training && !st.sequence_parallel && t > 1 && ts.qk_norm) {
-      const double bytes = static_cast<double>(lay.layers_per_chunk * lay.chunks) *
-                           templates->layer_figures.qk_norm_elements * g_bytes;
-      if (bytes > 0) {
-        BRIGADE_ASSIGN_OR_RETURN(
-            double one, price_on_stage(memo, tp_priced, tp_handle, CollectiveKind::kAllReduce,
-                                       CollectiveAlgorithm::kAuto, bytes, [&] {
-                                         return collective_seconds(
-                                             topo, prof, CollectiveKind::kAllReduce,
-                                             CollectiveAlgorithm::kAuto, tp_vec(), bytes);
-                                       }));
-        per_step_extra[si] += one;
-        if (ledgers_on) ledger.add("tensor", "allreduce", t, 1, bytes, one, one);
-      }
-    }
-    // Tied word embeddings: the first and the last stage each hold a copy; the
-    // copies' gradients are summed over the pair before the optimizer step.
-    if (training && p > 1 && ts.tie_embeddings && (i == 0 || i == p - 1)) {
-      const double bytes =
-          templates->embedding_figures.group_elements[0] * g_bytes / (st.zero >= 2 ? dg : 1);
-      // The same pair and size for both stages: priced once.
-      if (!tied_seconds) {
-        std::vector<int>& pair = work.pair;
-        pair.assign({rm.device(0, 0, 0), rm.device(0, 0, p - 1)});
-        BRIGADE_ASSIGN_OR_RETURN(tied_seconds,
-                                 collective_seconds(topo, prof, CollectiveKind::kAllReduce,
-                                                    CollectiveAlgorithm::kAuto, pair, bytes));
-      }
-      const double one = *tied_seconds;
-      per_step_extra[si] += one;
-      if (ledgers_on) ledger.add("tied embedding", "allreduce", 2, 1, bytes, one, one);
+    // The stage's other gradient collectives once a step: the experts' over
+    // their expert-data group, the sequence-parallel and QK-norm ones over
+    // 'tensor', the tied embedding's (plan_stage_gradients.cpp).
+    if (training) {
+      std::vector<int>& edp = work.edp;
+      edp.clear();
+      const GroupMembers tensor_members = [&tp_vec]() -> const std::vector<int>& {
+        return tp_vec();
+      };
+      const GroupMembers expert_data_members = [&]() -> const std::vector<int>& {
+        if (edp.empty()) fill_group(edp, tp_first(i), rm.stride_data * ep, d / ep);
+        return edp;
+      };
+      const StageGradientInputs in{.sc = sc,
+                                   .memo = memo,
+                                   .templates = *templates,
+                                   .lay = lay,
+                                   .stage = i,
+                                   .stages = p,
+                                   .tensor = t,
+                                   .data = d,
+                                   .expert = ep,
+                                   .dg = dg,
+                                   .experts = stage_experts[si],
+                                   .g_bytes = g_bytes,
+                                   .e_bytes = e_bytes,
+                                   .tp_handle = tp_handle,
+                                   .tensor_members = tensor_members,
+                                   .expert_data_members = expert_data_members,
+                                   .tied_pair = {rm.device(0, 0, 0), rm.device(0, 0, p - 1)},
+                                   .ledgers_on = ledgers_on};
+      BRIGADE_RETURN_IF_ERROR(
+          stage_gradients(in, tp_priced, gradient_carry, ledger, per_step_extra[si]));
     }
     // The optimizer step: memory-bound over the local (ZeRO-sharded) optimizer state.
     // FP8: with it, the step's cast of the updated 16-bit weights to their FP8
