@@ -82,31 +82,38 @@ BucketsBeside buckets_beside_backward(const std::vector<double>& ready,
   // what it has done): at 1 - share of its rate while a bucket runs beside
   // one of its kernels, at its whole rate otherwise (between runs, or
   // through one of its own collectives).
+  const size_t n_collectives = collectives.size();
   auto time_of = [&](double work) {
     while (w < work) {
       while (next < runs.size() && runs[next].to <= t) ++next;
-      while (fi < collectives.size() && collectives[fi].second <= w) ++fi;
       const bool in_run = next < runs.size() && runs[next].from <= t;
-      const bool in_collective = fi < collectives.size() && collectives[fi].first <= w;
-      const double rate = in_run && !in_collective ? 1 - std::min(1.0, runs[next].share) : 1.0;
-      // How far this rate holds: to the work asked for or the next edge of
-      // a collective (work), or the next edge of a run (time).
-      double w_limit = work;
-      if (fi < collectives.size())
-        w_limit = std::min(w_limit, in_collective ? collectives[fi].second : collectives[fi].first);
+      // The rate outside the backward's own collectives until the next edge
+      // of a run (time), read once for every collective's edge before it.
+      const double slow = in_run ? 1 - std::min(1.0, runs[next].share) : 1.0;
       const double t_limit =
           next < runs.size() ? (in_run ? runs[next].to : runs[next].from) : kNever;
-      if (rate <= 0) {  // standing still until the run ends
-        t = t_limit;
-        continue;
-      }
-      const double done_at = t + (w_limit - w) / rate;
-      if (done_at <= t_limit) {
-        t = done_at;
-        w = w_limit;
-      } else {
-        w += rate * (t_limit - t);
-        t = t_limit;
+      while (w < work) {
+        while (fi < n_collectives && collectives[fi].second <= w) ++fi;
+        const bool in_collective = fi < n_collectives && collectives[fi].first <= w;
+        const double rate = in_collective ? 1.0 : slow;
+        // How far this rate holds: to the work asked for or the next edge
+        // of a collective (work), or the run's edge (time).
+        double w_limit = work;
+        if (fi < n_collectives)
+          w_limit = std::min(w_limit, in_collective ? collectives[fi].second : collectives[fi].first);
+        if (rate <= 0) {  // standing still until the run ends
+          t = t_limit;
+          break;
+        }
+        const double done_at = t + (w_limit - w) / rate;
+        if (done_at <= t_limit) {
+          t = done_at;
+          w = w_limit;
+        } else {
+          w += rate * (t_limit - t);
+          t = t_limit;
+          break;
+        }
       }
     }
     return t;
