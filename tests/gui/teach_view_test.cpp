@@ -34,6 +34,14 @@ DocumentPtr load(const std::string& relative) {
   return doc.is_ok() ? *doc : nullptr;
 }
 
+// `v` shown offscreen at 1600 x 900 with `doc` open.
+void show_offscreen(TeachView& v, const DocumentPtr& doc) {
+  v.setAttribute(Qt::WA_DontShowOnScreen);
+  v.resize(1600, 900);
+  v.show();
+  v.set_document(doc);
+}
+
 struct ModeCase {
   std::string scenario;
   std::string tag;
@@ -46,10 +54,7 @@ TEST_P(TeachModes, EachModeIsARealPictureOfItsOwn) {
   DocumentPtr doc = load(GetParam().scenario);
   ASSERT_TRUE(doc);
   TeachView v;
-  v.setAttribute(Qt::WA_DontShowOnScreen);
-  v.resize(1600, 900);
-  v.show();
-  v.set_document(doc);
+  show_offscreen(v, doc);
   ASSERT_TRUE(v.scene());
   auto* canvas = v.findChild<TeachCanvas*>();
   ASSERT_TRUE(canvas);
@@ -160,10 +165,7 @@ TEST(TeachView, StationPartsWearTheMemoryViewsColours) {
   DocumentPtr doc = load("scenarios/pmap_train_step.yaml");
   ASSERT_TRUE(doc);
   TeachView v;
-  v.setAttribute(Qt::WA_DontShowOnScreen);
-  v.resize(1600, 900);
-  v.show();
-  v.set_document(doc);
+  show_offscreen(v, doc);
   v.set_step(first_step_of(teach_mode_of(TeachStep::kKitchen)));
   QApplication::processEvents();
   auto* canvas = v.findChild<TeachCanvas*>();
