@@ -134,7 +134,8 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
     family = Family::kQwen3;
   } else if (arch == "Qwen3MoeForCausalLM") {
     family = Family::kQwen3Moe;
-  } else if (arch != "LlamaForCausalLM" && arch != "MistralForCausalLM") {
+  } else if (arch != "LlamaForCausalLM" && arch != "MistralForCausalLM" &&
+             arch != "Phi3ForCausalLM") {
     return arch_item.error("found architecture '" + arch + "'; expected one of " +
                            yamlio::join_choices(hf_architectures()) +
                            " (decoder-only transformers, dense or mixtures of experts)");
@@ -142,10 +143,17 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
   HfConfig out;
   TransformerSpec& t = out.spec;
   t.source = arch + " from " + path;
-  // Llama, Mistral, Qwen2 and Qwen3 share the decoder layer: RMSNorm before
-  // attention and MLP, rotary positions, a gated MLP (gate_proj, up_proj,
-  // down_proj; transformers' LlamaMLP), no biases except Qwen2's on q, k, v
-  // (Qwen3 adds the norms of q and k).
+  // Llama, Mistral, Phi-3, Qwen2 and Qwen3 share the decoder layer: RMSNorm
+  // before attention and MLP, rotary positions, a gated MLP (gate_proj,
+  // up_proj, down_proj; transformers' LlamaMLP), no biases except Qwen2's
+  // on q, k, v (Qwen3 adds the norms of q and k). Phi-3 (Phi3ForCausalLM:
+  // Phi-3 mini and medium, Phi-3.5 mini, Phi-4, Phi-4-mini) fuses q, k and
+  // v into one qkv_proj and gate and up into one gate_up_proj: the same
+  // GEMMs' FLOPs and bytes as the three and the two, which is how Megatron
+  // runs them too. Its partial_rotary_factor (Phi-4-mini 0.75) turns part
+  // of each head; the rotary kernel still reads and writes the whole of q
+  // and k (transformers splits and concatenates them, Transformer Engine's
+  // fused kernel copies the rest), so it costs the same and is not read.
   t.mlp = MlpKind::kSwiglu;
   t.norm = NormKind::kRmsNorm;
   t.positions = PositionKind::kRotary;
@@ -190,7 +198,8 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
                std::to_string(t.heads) +
                "; expected hidden_size divisible by num_attention_heads, or a head_dim");
   }
-  // transformers' defaults: tie_word_embeddings false for Llama, Mistral, Qwen2.
+  // transformers' defaults: tie_word_embeddings false for Llama, Mistral,
+  // Phi-3, Qwen2.
   BRIGADE_ASSIGN_OR_RETURN(t.tie_embeddings, c.get_bool("tie_word_embeddings", false));
   BRIGADE_ASSIGN_OR_RETURN(t.dtype, read_torch_dtype(c));
   if (family == Family::kMixtral || family == Family::kQwen2Moe || family == Family::kQwen3Moe ||
@@ -232,9 +241,10 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
                  "; expected both alike (biases on some linear layers only are not modelled)");
     t.bias = attention_bias;
   }
-  // A window: Mistral's sliding_window holds whenever it is set; Qwen2's and
-  // Qwen3's only under use_sliding_window (their configs carry a
-  // sliding_window that no layer uses otherwise).
+  // A window: Mistral's and Phi-3's sliding_window holds whenever it is set
+  // (Phi-3 mini 4K: 2047, transformers' Phi3Attention passes it to the
+  // attention); Qwen2's and Qwen3's only under use_sliding_window (their
+  // configs carry a sliding_window that no layer uses otherwise).
   bool windowed = true;
   if (qwen3 || family == Family::kQwen2 || family == Family::kQwen2Moe) {
     BRIGADE_ASSIGN_OR_RETURN(windowed, c.get_bool("use_sliding_window", false));
@@ -250,9 +260,9 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
 
 const std::vector<std::string>& hf_architectures() {
   static const std::vector<std::string> kNames = {
-      "LlamaForCausalLM",    "MistralForCausalLM",    "Qwen2ForCausalLM",
-      "MixtralForCausalLM",  "Qwen2MoeForCausalLM",   "DeepseekV3ForCausalLM",
-      "Qwen3ForCausalLM",    "Qwen3MoeForCausalLM"};
+      "LlamaForCausalLM",    "MistralForCausalLM",    "Phi3ForCausalLM",
+      "Qwen2ForCausalLM",    "MixtralForCausalLM",    "Qwen2MoeForCausalLM",
+      "DeepseekV3ForCausalLM", "Qwen3ForCausalLM",    "Qwen3MoeForCausalLM"};
   return kNames;
 }
 

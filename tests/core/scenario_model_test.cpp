@@ -206,9 +206,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         ErrorCase{"UnknownArchitecture", config("GPT2LMHeadModel"),
                   "config.json:2:21: error: found architecture 'GPT2LMHeadModel'; expected one of "
-                  "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, MixtralForCausalLM, "
-                  "Qwen2MoeForCausalLM, DeepseekV3ForCausalLM, Qwen3ForCausalLM or "
-                  "Qwen3MoeForCausalLM (decoder-only transformers, dense or mixtures of experts)"},
+                  "LlamaForCausalLM, MistralForCausalLM, Phi3ForCausalLM, Qwen2ForCausalLM, "
+                  "MixtralForCausalLM, Qwen2MoeForCausalLM, DeepseekV3ForCausalLM, "
+                  "Qwen3ForCausalLM or Qwen3MoeForCausalLM (decoder-only transformers, dense or "
+                  "mixtures of experts)"},
         ErrorCase{"Qwen3AttentionBias", config("Qwen3ForCausalLM", "  \"attention_bias\": true,\n"),
                   "config.json:9:21: error: found attention_bias true; expected false (biases on "
                   "the attention's linear layers alone are not modelled)"},
@@ -297,11 +298,13 @@ TEST(HuggingFace, Qwen2QkvBiases) {
   EXPECT_TRUE(c->spec.tie_embeddings);
 }
 
-// A sliding window: Mistral's whenever its config sets one; Qwen2's and
+// A sliding window: Mistral's and Phi-3's whenever its config sets one (Phi-3
+// mini 4K: 2047); Qwen2's and
 // Qwen3's only under use_sliding_window (Qwen2Config and Qwen3Config carry
 // a sliding_window that no layer uses while it is false).
 TEST(HuggingFace, SlidingWindowFollowsUseSlidingWindowForQwen) {
-  for (const char* arch : {"Qwen2ForCausalLM", "Qwen3ForCausalLM", "MistralForCausalLM"}) {
+  for (const char* arch :
+       {"Qwen2ForCausalLM", "Qwen3ForCausalLM", "MistralForCausalLM", "Phi3ForCausalLM"}) {
     SCOPED_TRACE(arch);
     const bool qwen = std::string_view(arch).starts_with("Qwen");
     auto unused = parse_hf_config(config(arch, "  \"sliding_window\": 4096,\n"), "config.json");
