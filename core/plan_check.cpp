@@ -250,6 +250,35 @@ class PlanChecker {
     BRIGADE_RETURN_IF_ERROR(check_experts());
     BRIGADE_RETURN_IF_ERROR(check_context());
     const std::int64_t stages = static_cast<std::int64_t>(st_.pipeline) * st_.virtual_stages;
+    // Megatron-Core's split with the embedding and the loss counted as
+    // layers (core/plan_check.hpp, PipelineSplit).
+    const int extra = (st_.embedding_in_pipeline_split ? 1 : 0) + (st_.loss_in_pipeline_split ? 1 : 0);
+    if (extra > 0) {
+      const std::string counted =
+          std::string(st_.embedding_in_pipeline_split && st_.loss_in_pipeline_split
+                          ? "the embedding and the loss"
+                          : st_.embedding_in_pipeline_split ? "the embedding" : "the loss");
+      const std::string key = st_.embedding_in_pipeline_split
+                                  ? "strategy.embedding_in_pipeline_split"
+                                  : "strategy.loss_in_pipeline_split";
+      const std::int64_t split = t.layers + extra;
+      if (split % stages != 0)
+        return at(key, "found " + std::to_string(t.layers) + " layers + " + counted + " = " +
+                           std::to_string(split) + " over " + std::to_string(stages) +
+                           " pipeline stages (pipeline " + std::to_string(st_.pipeline) +
+                           " x virtual_stages " + std::to_string(st_.virtual_stages) +
+                           "); expected a multiple of " + std::to_string(stages) +
+                           " (Megatron-Core counts " + counted + " as layers of the split)");
+      // A chunk of the embedding or the loss alone (Megatron-Core builds
+      // it) is not modelled: each chunk keeps a layer.
+      if (stages > 1 && split / stages < 2)
+        return at(key, "found " + std::to_string(split / stages) +
+                           " layer a chunk with " + counted +
+                           " counted; expected at least 2, so that the chunk holding " + counted +
+                           " keeps a layer (a chunk of the embedding or the loss alone is not "
+                           "modelled)");
+      return Status::ok();
+    }
     if (t.layers % stages != 0)
       return at("strategy.pipeline",
                 "found " + std::to_string(t.layers) + " layers over " + std::to_string(stages) +
@@ -721,6 +750,17 @@ std::int64_t per_replica_batch(const Scenario& s) {
   if (s.strategy.data_mode == DataMode::kPmap) return 1;
   const std::int64_t b = global_batch(s);
   return s.strategy.data > 0 ? b / s.strategy.data : b;
+}
+
+PipelineSplit pipeline_split(const Scenario& s) {
+  const StrategySpec& st = s.strategy;
+  PipelineSplit p;
+  p.embedding = st.embedding_in_pipeline_split;
+  p.loss = st.loss_in_pipeline_split;
+  p.virtual_stages = st.pipeline * st.virtual_stages;
+  p.per_chunk = (s.transformer.layers + (p.embedding ? 1 : 0) + (p.loss ? 1 : 0)) /
+                std::max(p.virtual_stages, 1);
+  return p;
 }
 
 std::int64_t micro_batch_size(const Scenario& s) {

@@ -39,6 +39,32 @@ std::int64_t per_replica_batch(const Scenario& s);
 // replica's whole batch (per_replica_batch). Requires check_plan to have passed.
 std::int64_t micro_batch_size(const Scenario& s);
 
+// The layers of each virtual pipeline stage as Megatron-Core splits them
+// (transformer_block.py, get_num_layers_to_build): with
+// strategy.embedding_in_pipeline_split and loss_in_pipeline_split the
+// embedding and the loss count as one layer each, per_chunk = (layers + e +
+// l) / (p v), and the first virtual stage (vs 0: chunk 0 of stage 0)
+// builds one layer fewer, the last (vs p v - 1) one fewer; without them
+// every chunk builds layers / (p v). Virtual stage vs is chunk vs / p of
+// stage vs % p. Requires check_plan to have passed.
+struct PipelineSplit {
+  std::int64_t per_chunk = 0;
+  int virtual_stages = 1;  // p x v
+  bool embedding = false, loss = false;
+  // The layers virtual stage `vs` builds.
+  std::int64_t layers(int vs) const {
+    return per_chunk - (embedding && vs == 0 ? 1 : 0) -
+           (loss && vs == virtual_stages - 1 ? 1 : 0);
+  }
+  // The model's index of its first layer.
+  std::int64_t first_layer(int vs) const {
+    return static_cast<std::int64_t>(vs) * per_chunk - (embedding && vs > 0 ? 1 : 0);
+  }
+  // Whether any chunk differs from the others.
+  bool uneven() const { return embedding || loss; }
+};
+PipelineSplit pipeline_split(const Scenario& s);
+
 // The block of an input of `shape` (leading axis = batch) that each of
 // `devices` data-parallel devices holds:
 //   DataMode::kBatch: [B/devices, ...]; B must be a multiple of devices

@@ -656,7 +656,7 @@ class ScenarioReader {
         {"data", "tensor", "pipeline", "expert", "context", "sequence_parallel", "schedule",
          "virtual_stages", "zero", "zero3_prefetch", "data_mode", "rank_order", "bucket", "overlap",
          "overlap_param_gather", "algorithm", "pipeline_engine", "pipeline_scatter_gather",
-         "pipeline_blocking_sends"}));
+         "pipeline_blocking_sends", "embedding_in_pipeline_split", "loss_in_pipeline_split"}));
     // A degree above the device limit can never match a topology; bounding
     // each keeps their product far inside 64 bits.
     BRIGADE_ASSIGN_OR_RETURN(const std::int64_t data, c.get_int("data", 1, 1, Limits::kMaxDevices));
@@ -694,6 +694,10 @@ class ScenarioReader {
                              c.get_bool("pipeline_scatter_gather", false));
     BRIGADE_ASSIGN_OR_RETURN(st.pipeline_blocking_sends,
                              c.get_bool("pipeline_blocking_sends", false));
+    BRIGADE_ASSIGN_OR_RETURN(st.embedding_in_pipeline_split,
+                             c.get_bool("embedding_in_pipeline_split", false));
+    BRIGADE_ASSIGN_OR_RETURN(st.loss_in_pipeline_split,
+                             c.get_bool("loss_in_pipeline_split", false));
     // Read whatever the stage; only ZeRO-3 uses it (docs/scenario-format.md).
     BRIGADE_ASSIGN_OR_RETURN(
         st.zero3_prefetch,

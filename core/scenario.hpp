@@ -428,6 +428,16 @@ struct StrategySpec {
   // stage's next work, as with overlap_p2p_comm. Refused with
   // pipeline_engine deepspeed (which always blocks).
   bool pipeline_blocking_sends = false;
+  // Megatron-Core's --account-for-embedding-in-pipeline-split and
+  // --account-for-loss-in-pipeline-split: the embedding and the loss each
+  // count as a layer when the layers are split over the p x v virtual
+  // stages, so (layers + 1 + 1) / (p v) a chunk and the first virtual
+  // stage (chunk 0 of stage 0) builds one layer fewer, the last (chunk v-1
+  // of stage p-1) one fewer (transformer_block.py, get_num_layers_to_build;
+  // Llama 3.1 405B's 126 layers over 64 chunks: 2 each, 1 at either end).
+  // core/plan_check.hpp, pipeline_split.
+  bool embedding_in_pipeline_split = false;
+  bool loss_in_pipeline_split = false;
   int virtual_stages = 1;            // interleaved 1F1B: model chunks per device
   int zero = 0;                      // 0 (none), 1, 2, 3 (3 = FSDP)
   // ZeRO-3's prefetch at the passes' boundaries; ignored with zero 0-2.

@@ -62,6 +62,10 @@ void write_strategy(const Scenario& orig, const Scenario& edited, YAML::Node roo
              all);
   write_flag(st, "pipeline_blocking_sends", a.pipeline_blocking_sends, b.pipeline_blocking_sends,
              all);
+  write_flag(st, "embedding_in_pipeline_split", a.embedding_in_pipeline_split,
+             b.embedding_in_pipeline_split, all);
+  write_flag(st, "loss_in_pipeline_split", a.loss_in_pipeline_split, b.loss_in_pipeline_split,
+             all);
   if (all || a.virtual_stages != b.virtual_stages) set(st, "virtual_stages", b.virtual_stages);
   if (all || a.zero != b.zero) set(st, "zero", b.zero);
   if ((all && b.zero3_prefetch != Zero3Prefetch::kPerPass) || a.zero3_prefetch != b.zero3_prefetch)

@@ -218,6 +218,42 @@ double interleaved_chunk_in_flight(int pipeline, int micro_batches, int virtual_
   return static_cast<double>(most);
 }
 
+double interleaved_weighted_in_flight(int pipeline, int micro_batches, int virtual_stages,
+                                      int stage, const std::vector<double>& weights) {
+  const std::int64_t p = std::max(1, pipeline), m = std::max(1, micro_batches);
+  const std::int64_t v = std::max(1, virtual_stages);
+  const std::int64_t total = m * v, group = p * v;
+  const std::int64_t warmup =
+      m == p ? total : std::min<std::int64_t>(2 * (p - stage - 1) + (v - 1) * p, total);
+  auto weight = [&](std::int64_t c) {
+    return c < static_cast<std::int64_t>(weights.size()) ? weights[static_cast<size_t>(c)] : 0.0;
+  };
+  // (interleaved_chunk_in_flight's counts, chunk by chunk, at each step.)
+  auto held = [&](std::int64_t forwards, std::int64_t backwards) {
+    double sum = 0;
+    for (std::int64_t c = 0; c < v; ++c) {
+      const std::int64_t f =
+          (forwards / group) * p + std::clamp<std::int64_t>(forwards % group - c * p, 0, p);
+      const std::int64_t b = (backwards / group) * p +
+                             std::clamp<std::int64_t>(backwards % group - (v - 1 - c) * p, 0, p);
+      sum += static_cast<double>(f - b) * weight(c);
+    }
+    return sum;
+  };
+  const std::int64_t remaining = total - warmup;
+  if (remaining == 0) return held(total, 0);
+  // Step j holds forwards 0..warmup+j and backwards 0..j-1: from one step
+  // to the next, forward warmup + j's chunk comes in and backward j - 1's
+  // leaves (O(1) a step, where the sum over chunks is O(v)).
+  const std::int64_t steps = std::min(remaining, group);
+  double now = held(warmup + 1, 0), most = now;
+  for (std::int64_t j = 1; j < steps; ++j) {
+    now += weight(((warmup + j) % group) / p) - weight(v - 1 - ((j - 1) % group) / p);
+    most = std::max(most, now);
+  }
+  return most;
+}
+
 double mlp_activation_bytes(double rows, const std::vector<std::int64_t>& widths, DType dtype,
                             bool training) {
   const double w = dtype_bytes(dtype);

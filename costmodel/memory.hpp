@@ -186,6 +186,13 @@ double in_flight_micro_batches(PipelineSchedule schedule, int pipeline, int micr
 // p = 4 (tests/costmodel/memory_test.cpp works the counts by hand).
 double interleaved_chunk_in_flight(int pipeline, int micro_batches, int virtual_stages, int stage,
                                    int chunk);
+// The same order's most of sum_c weights[c] x (micro-batches of chunk c the
+// stage holds) at any one time (`weights`: v figures, each chunk's bytes a
+// micro-batch): the activations of a stage whose chunks differ (the
+// pipeline split's short ends, core/plan_check.hpp), whose peak comes when
+// it holds the most of its larger chunks, not simply the most chunks.
+double interleaved_weighted_in_flight(int pipeline, int micro_batches, int virtual_stages,
+                                      int stage, const std::vector<double>& weights);
 
 // Activations an MLP keeps for its backward pass with `rows` rows per device:
 // each layer's input and pre-activation output (training), or the widest

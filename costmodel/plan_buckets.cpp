@@ -89,8 +89,8 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
     out.collectives = middle_ready->collectives;
   } else {
     if (lay.last) flatten(lay.head, flat[2]);
-    if (lay.recomputed_per_chunk() > 0) flatten(lay.layer, flat[1]);
-    if (lay.kept_per_chunk > 0) flatten(lay.layer_kept, flat[3]);
+    if (lay.recomputed_layers > 0) flatten(lay.layer, flat[1]);
+    if (lay.kept_layers > 0) flatten(lay.layer_kept, flat[3]);
     if (lay.first) flatten(lay.embedding, flat[0]);
   }
   // (The clock and the bucket's bytes are separate sums: each takes its
@@ -139,8 +139,8 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
   for (int c = lay.chunks; c-- > 0 && middle_ready == nullptr;) {
     if (c == lay.chunks - 1 && lay.last) block(flat[2]);
     // (A chunk's layers from its last: block recomputation's kept ones first.)
-    for (std::int64_t j = 0; j < lay.kept_per_chunk; ++j) block(flat[3]);
-    for (std::int64_t j = 0; j < lay.recomputed_per_chunk(); ++j) block(flat[1]);
+    for (std::int64_t j = lay.chunk_kept(c); j-- > 0;) block(flat[3]);
+    for (std::int64_t j = lay.chunk_recomputed(c); j-- > 0;) block(flat[1]);
     if (c == 0 && lay.first) {
       if (middle != nullptr) {
         middle->buckets = out.buckets;
@@ -198,8 +198,8 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
     key.insert(key.end(), t.backward.begin(), t.backward.end());
     key.insert(key.end(), t.recompute.begin(), t.recompute.end());
   };
-  if (lay.recomputed_per_chunk() > 0) add(tb.layer);
-  if (lay.kept_per_chunk > 0) add(tb.layer_kept);
+  if (lay.recomputed_layers > 0) add(tb.layer);
+  if (lay.kept_layers > 0) add(tb.layer_kept);
   const size_t layer_times = key.size();
   if (lay.first) add(tb.embedding);
   if (lay.last) add(tb.head);
@@ -207,6 +207,7 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
   for (BucketList& l : cache.lists)
     if (l.blocks == &tb && l.role == role && l.virtual_stages == lay.chunks &&
         l.layers_per_chunk == lay.layers_per_chunk && l.kept_per_chunk == lay.kept_per_chunk &&
+        l.fewer_first == lay.fewer_first && l.fewer_last == lay.fewer_last &&
         l.bucket_bytes == bucket_bytes &&
         l.element_bytes == bytes_per_element && l.times == key)
       return l;
@@ -218,6 +219,8 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
   l.virtual_stages = lay.chunks;
   l.layers_per_chunk = lay.layers_per_chunk;
   l.kept_per_chunk = lay.kept_per_chunk;
+  l.fewer_first = lay.fewer_first;
+  l.fewer_last = lay.fewer_last;
   l.bucket_bytes = bucket_bytes;
   l.element_bytes = bytes_per_element;
   l.times = key;
@@ -230,7 +233,8 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
       middle.layers_per_chunk == lay.layers_per_chunk &&
       middle.kept_per_chunk == lay.kept_per_chunk && middle.bucket_bytes == bucket_bytes &&
       middle.element_bytes == bytes_per_element && middle.times == key;
-  const bool leaves_middle = role == 5 && lay.layers_per_chunk > 0;
+  // (Not a first stage a layer short: a middle stage's chunks are whole.)
+  const bool leaves_middle = role == 5 && lay.layers_per_chunk > 0 && !lay.uneven();
   if (leaves_middle) {
     middle.blocks = &tb;
     middle.virtual_stages = lay.chunks;
@@ -265,7 +269,7 @@ ChunkGathers chunk_gathers(const StageLayout& lay, const KernelTimes& times, int
                            double bucket_bytes) {
   ChunkGathers g;
   if (c == 0 && lay.first) g.blocks.push_back(&lay.embedding);
-  for (std::int64_t j = 0; j < lay.layers_per_chunk; ++j) g.blocks.push_back(&lay.layer_at(j));
+  for (std::int64_t j = 0; j < lay.chunk_layers(c); ++j) g.blocks.push_back(&lay.layer_at(c, j));
   if (c == lay.chunks - 1 && lay.last) g.blocks.push_back(&lay.head);
   for (const StageBlock* blk : g.blocks) {
     double f = 0;

@@ -39,14 +39,26 @@ RankMap rank_map(const Scenario& sc) {
   return m;
 }
 
-StageLayout stage_layout(int P, int v, int stage, std::int64_t layers_per_chunk,
-                         std::int64_t kept_per_chunk, const TransformerBlocks& tb) {
+StageLayout stage_layout(int P, int v, int stage, const PipelineSplit& split,
+                         std::int64_t recompute_cap, const TransformerBlocks& tb) {
   StageLayout s;
   s.first = stage == 0;
   s.last = stage == P - 1;
   s.chunks = v;
-  s.layers_per_chunk = layers_per_chunk;
-  s.kept_per_chunk = kept_per_chunk;
+  s.layers_per_chunk = split.per_chunk;
+  s.recompute_cap = recompute_cap;
+  s.kept_per_chunk = kept_layers_of(split.per_chunk, recompute_cap);
+  s.fewer_first = split.embedding && s.first ? 1 : 0;
+  s.fewer_last = split.loss && s.last ? 1 : 0;
+  if (!s.uneven()) {
+    s.recomputed_layers = s.recomputed_per_chunk() * v;
+    s.kept_layers = s.kept_per_chunk * v;
+  } else {
+    for (int c = 0; c < v; ++c) {
+      s.recomputed_layers += s.chunk_recomputed(c);
+      s.kept_layers += s.chunk_kept(c);
+    }
+  }
   // Tied word embeddings: the head has no parameters of its own
   // (transformer_blocks.hpp); untied, it owns its output matrix.
   const bool tied = tb.head.params.empty();
@@ -70,7 +82,7 @@ StageLayout stage_layout(int P, int v, int stage, std::int64_t layers_per_chunk,
   s.embedding.tied = P > 1 && tied ? 0 : -1;
   whole(s.embedding, tb.embedding, tb.embedding_figures);
   whole(s.layer, tb.layer, tb.layer_figures);
-  if (kept_per_chunk > 0) whole(s.layer_kept, tb.layer_kept, tb.layer_kept_figures);
+  if (s.kept_layers > 0) whole(s.layer_kept, tb.layer_kept, tb.layer_kept_figures);
   s.head.is_head = true;
   if (!tied) {
     whole(s.head, tb.head, tb.head_figures);

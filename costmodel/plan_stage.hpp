@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/plan_check.hpp"
 #include "core/scenario.hpp"
 #include "core/status.hpp"
 #include "costmodel/memory.hpp"
@@ -54,18 +55,42 @@ struct StageBlock {
 // block recomputation a chunk's first layers_per_chunk - kept_per_chunk
 // layers run `layer` (the full-recomputation template) and its last
 // kept_per_chunk run `layer_kept` (without recomputation).
+//
+// With the embedding or the loss counted in the pipeline split
+// (core/plan_check.hpp, PipelineSplit) chunk 0 of stage 0 builds
+// `fewer_first` = 1 layer fewer and chunk v - 1 of stage P - 1 `fewer_last`
+// = 1 fewer; the chunk_* functions give each chunk's counts, the
+// *_per_chunk figures every other chunk's.
 struct StageLayout {
   StageBlock embedding, layer, head, layer_kept;
   bool first = false, last = false;  // runs the embedding / the head
   int chunks = 1;
   std::int64_t layers_per_chunk = 0;
   std::int64_t kept_per_chunk = 0;
+  std::int64_t fewer_first = 0, fewer_last = 0;
+  // Block recomputation's recompute_num_layers (block_recompute_layers); -1
+  // without it.
+  std::int64_t recompute_cap = -1;
+  // The stage's layers of each template, summed over its chunks.
+  std::int64_t recomputed_layers = 0, kept_layers = 0;
 
   // The layers of a chunk that recompute (all but the kept ones).
   std::int64_t recomputed_per_chunk() const { return layers_per_chunk - kept_per_chunk; }
-  // A chunk's layer j (0: its first in forward order).
-  const StageBlock& layer_at(std::int64_t j) const {
-    return j < recomputed_per_chunk() ? layer : layer_kept;
+  // Chunk c's layers, kept ones and recomputing ones.
+  std::int64_t chunk_layers(int c) const {
+    return layers_per_chunk - (c == 0 ? fewer_first : 0) - (c == chunks - 1 ? fewer_last : 0);
+  }
+  std::int64_t chunk_kept(int c) const {
+    return kept_layers_of(chunk_layers(c), recompute_cap);
+  }
+  std::int64_t chunk_recomputed(int c) const { return chunk_layers(c) - chunk_kept(c); }
+  // The stage's layers.
+  std::int64_t layers() const { return recomputed_layers + kept_layers; }
+  // Whether a chunk differs from the others.
+  bool uneven() const { return fewer_first > 0 || fewer_last > 0; }
+  // Chunk c's layer j (0: its first in forward order).
+  const StageBlock& layer_at(int c, std::int64_t j) const {
+    return j < chunk_recomputed(c) ? layer : layer_kept;
   }
   // Calls f(block, n) for each kind of block the stage runs, n blocks of it
   // (n > 0): the embedding, the layers (the recomputing ones, then the
@@ -73,8 +98,8 @@ struct StageLayout {
   template <class F>
   void for_each_kind(F&& f) const {
     if (first) f(embedding, 1.0);
-    if (recomputed_per_chunk() > 0) f(layer, static_cast<double>(recomputed_per_chunk() * chunks));
-    if (kept_per_chunk > 0) f(layer_kept, static_cast<double>(kept_per_chunk * chunks));
+    if (recomputed_layers > 0) f(layer, static_cast<double>(recomputed_layers));
+    if (kept_layers > 0) f(layer_kept, static_cast<double>(kept_layers));
     if (last) f(head, 1.0);
   }
   // The sum of a whole-number figure over every block (exact: below 2^53).
@@ -135,12 +160,13 @@ struct RankMap {
 // asks once a plan.)
 RankMap rank_map(const Scenario& sc);
 
-// The blocks of device stage `stage` of P (v chunks of `layers_per_chunk`
-// layers each, the last `kept_per_chunk` of them without recomputation:
-// kept_layers_per_chunk): what it runs, the parameter groups it keeps and
-// ZeRO-3 gathers.
-StageLayout stage_layout(int P, int v, int stage, std::int64_t layers_per_chunk,
-                         std::int64_t kept_per_chunk, const TransformerBlocks& tb);
+// The blocks of device stage `stage` of P (v chunks of split.per_chunk
+// layers each but the ends that count the embedding or the loss; of each
+// chunk's layers those past the first `recompute_cap` run without
+// recomputation: block_recompute_layers): what it runs, the parameter
+// groups it keeps and ZeRO-3 gathers.
+StageLayout stage_layout(int P, int v, int stage, const PipelineSplit& split,
+                         std::int64_t recompute_cap, const TransformerBlocks& tb);
 
 // The slowest speed factor (simulation.speed) among `devices`: a stage runs at
 // the pace of its slowest rank, whom every collective waits for.

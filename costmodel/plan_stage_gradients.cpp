@@ -85,7 +85,7 @@ Status stage_gradients(const StageGradientInputs& in, std::vector<PricedCollecti
   // (finalize_model_grads, the q_layernorm and k_layernorm parameters; with
   // sequence parallelism they are among the replicated gradients above).
   if (!st.sequence_parallel && t > 1 && ts.qk_norm) {
-    const double bytes = static_cast<double>(in.lay.layers_per_chunk * in.lay.chunks) *
+    const double bytes = static_cast<double>(in.lay.layers()) *
                          in.templates.layer_figures.qk_norm_elements * in.g_bytes;
     if (bytes > 0) {
       BRIGADE_ASSIGN_OR_RETURN(double one, tensor_allreduce(bytes));

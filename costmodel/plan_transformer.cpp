@@ -76,8 +76,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   const int dg = d * cp;
   // check_plan (estimate_plan calls it first) has made the degrees use every
   // device, heads, FFN width and vocabulary divide by t (the sequence too
-  // under SP), layers by p x v, and the global batch B by data x micro-batch.
-  const int64_t L = ts.layers;
+  // under SP), layers by p x v (core/plan_check.hpp, PipelineSplit), and the
+  // global batch B by data x micro-batch.
   // Batch: global B sequences per step, micro-batches of b, m per replica.
   const int64_t B = global_batch(sc);
   const int64_t b = micro_batch_size(sc);
@@ -209,10 +209,13 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   dp_slowed.assign(static_cast<size_t>(p), 0.0);
   std::vector<StageLayout>& layouts = work.layouts;
   layouts.assign(static_cast<size_t>(p), StageLayout{});
-  const std::int64_t layers_per_chunk = L / (static_cast<std::int64_t>(p) * v);
+  // Each chunk's layers (with the embedding or the loss counted in the
+  // split, one fewer at either end: core/plan_check.hpp, PipelineSplit).
+  const PipelineSplit split = pipeline_split(sc);
+  const std::int64_t layers_per_chunk = split.per_chunk;
   // Block recomputation: of each chunk's layers, those past the first
   // recompute_num_layers run layer_kept (docs/costmodel.md, "Block recomputation").
-  const std::int64_t kept_per_chunk = kept_layers_per_chunk(sc, layers_per_chunk);
+  const std::int64_t recompute_cap = block_recompute_layers(sc);
   // Gradient buckets, kept from stage to stage (and, in a search, from plan
   // to plan: the memo's): costmodel/plan_transformer_cache.hpp.
   TransformerCache own_cache;
@@ -460,7 +463,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     if (i >= 2 && i < p - 1)
       layouts[si] = layouts[si - 1];
     else
-      layouts[si] = stage_layout(p, v, i, layers_per_chunk, kept_per_chunk, *templates);
+      layouts[si] = stage_layout(p, v, i, split, recompute_cap, *templates);
     const StageLayout& lay = layouts[si];
     // The stage runs at its slowest device's pace (simulation.speed): its
     // tensor-parallel collectives and its data-parallel buckets wait for it.
@@ -791,8 +794,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     stage_params[si] = params;
     // FP8 (training.fp8): the linear layers' weights, of which Transformer
     // Engine keeps FP8 copies (the layers' only: the embedding and head stay 16-bit).
-    stage_fp8_weights[si] = static_cast<double>(lay.layers_per_chunk * lay.chunks) *
-                            templates->layer_figures.fp8_weight_elements;
+    stage_fp8_weights[si] =
+        static_cast<double>(lay.layers()) * templates->layer_figures.fp8_weight_elements;
     if (ep > 1) stage_experts[si] = lay.sum([](const StageBlock& blk) { return blk.expert_elements; });
 
     // Data parallelism and ZeRO (plan_data_parallel.cpp).
@@ -872,7 +875,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       const ShardedParameters local{params, stage_experts[si], dg, edg};
       const ShardedParameters fp8{stage_fp8_weights[si],
                                   stage_experts[si] > 0
-                                      ? static_cast<double>(lay.layers_per_chunk * lay.chunks) *
+                                      ? static_cast<double>(lay.layers()) *
                                             templates->layer_figures.fp8_expert_elements
                                       : 0.0,
                                   dg, edg};
@@ -922,10 +925,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // last counts with what they depend on.)
   const double Bd = static_cast<double>(B);
   ModelTotals& totals = cache.totals;
-  const double recomputed_fraction =
-      layers_per_chunk > 0
-          ? static_cast<double>(layers_per_chunk - kept_per_chunk) / static_cast<double>(layers_per_chunk)
-          : 1.0;
+  const double recomputed_fraction = recomputed_layer_fraction(sc);
   if (!(memo != nullptr && totals.valid && totals.global_batch == Bd &&
         totals.training == training && totals.recompute == tr.recompute &&
         totals.recomputed_fraction == recomputed_fraction && totals.spec == ts)) {

@@ -70,6 +70,7 @@ struct BucketList {
   int virtual_stages = 0;
   std::int64_t layers_per_chunk = 0;
   std::int64_t kept_per_chunk = 0;  // StageLayout's (block recomputation)
+  std::int64_t fewer_first = 0, fewer_last = 0;  // StageLayout's (the pipeline split's ends)
   double bucket_bytes = 0, element_bytes = 0;
   std::vector<double> times;  // backward and recompute kernel times of the blocks run
 

@@ -208,6 +208,7 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
     BRIGADE_ASSIGN_OR_RETURN(const ModelStateBytes states, model_state_bytes(held, per, st.zero));
     double act = 0;
     double act_all = 0;  // training: every micro-batch in flight, before any backward frees
+    std::vector<double> chunk_bytes;  // the pipeline split's uneven stages (below)
     if (training) {
       // What the planner keeps (costmodel/transformer_blocks.hpp, saved_bytes): each
       // block's saved activations per micro-batch in flight, and one block's
@@ -219,18 +220,41 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
       act = loads * static_cast<double>((layers_per_chunk - lay.kept_per_chunk) * v) *
             templates->layer_figures.saved_bytes;
       if (kept > 0) act += loads * kept * templates->layer_kept_figures.saved_bytes;
+      const bool chunked = st.schedule == PipelineSchedule::kInterleaved && v > 1 && p > 1;
+      const int mi = static_cast<int>(m);
+      // With the embedding or the loss counted in the split, chunk 0 of
+      // stage 0 and chunk v-1 of stage p-1 are a layer short (a kept one
+      // under block recomputation where they have any): each chunk's bytes
+      // a micro-batch, weighed by the micro-batches of it the stage holds
+      // at its peak (interleaved: the most of the weighted sum over
+      // Megatron-LM's order, which holds the most chunks at some step and
+      // the most of the larger chunks at another).
+      if (lay.uneven()) {
+        std::vector<double>& bytes = chunk_bytes;
+        bytes.assign(static_cast<size_t>(v), 0.0);
+        for (int c = 0; c < v; ++c)
+          bytes[static_cast<size_t>(c)] =
+              static_cast<double>(lay.chunk_recomputed(c)) * templates->layer_figures.saved_bytes +
+              static_cast<double>(lay.chunk_kept(c)) * templates->layer_kept_figures.saved_bytes;
+        // (The embedding and the output layer in their chunks' bytes: the
+        // peak holds as many of them as of their chunk, below.)
+        if (chunked) {
+          if (i == 0) bytes[0] += templates->embedding_figures.saved_bytes;
+          if (i == p - 1) bytes[static_cast<size_t>(v - 1)] += templates->head_figures.saved_bytes;
+        }
+        act = chunked ? interleaved_weighted_in_flight(p, mi, v, i, bytes) : loads * bytes[0];
+      }
+      const bool ends_weighed = lay.uneven() && chunked;
       // The embedding (stage 0) and the output layer (stage p-1) are the first and the
       // last layers of the model: they keep as many micro-batches as a stage of one chunk
       // (GPipe all m; 1F1B p - stage; Narayanan et al. 2021 §2.2, Korthikanti §4.3).
       // Interleaved, they are chunk 0 of stage 0 and chunk v-1 of stage p-1, whose
       // micro-batches in flight Megatron-LM's order sets (memory.hpp).
-      const bool chunked = st.schedule == PipelineSchedule::kInterleaved && v > 1 && p > 1;
-      const int mi = static_cast<int>(m);
-      if (i == 0)
+      if (i == 0 && !ends_weighed)
         act += templates->embedding_figures.saved_bytes *
                (chunked ? interleaved_chunk_in_flight(p, mi, v, 0, 0)
                         : in_flight_micro_batches(st.schedule, p, mi, 1, 0));
-      if (i == p - 1)
+      if (i == p - 1 && !ends_weighed)
         act += templates->head_figures.saved_bytes *
                (chunked ? interleaved_chunk_in_flight(p, mi, v, p - 1, v - 1)
                         : in_flight_micro_batches(st.schedule, p, mi, 1, p - 1));
@@ -248,7 +272,9 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
         return true;
       };
       bool going = !lay.last || visit(lay.head);
-      for (std::int64_t j = lay.layers_per_chunk; j-- > 0 && going;) going = visit(lay.layer_at(j));
+      const int top = lay.chunks - 1;
+      for (std::int64_t j = lay.chunk_layers(top); j-- > 0 && going;)
+        going = visit(lay.layer_at(top, j));
       if (going && lay.first && lay.chunks == 1) visit(lay.embedding);
       act_all = act;
       act = std::max(act, act - freed + recomputed);
@@ -287,7 +313,7 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
           freed += blk.figures->saved_bytes;
         };
         if (lay.last) visit(lay.head);
-        for (std::int64_t j = lay.layers_per_chunk; j-- > 0;) visit(lay.layer_at(j));
+        for (std::int64_t j = lay.chunk_layers(0); j-- > 0;) visit(lay.layer_at(0, j));
         if (lay.first) visit(lay.embedding);
         act = std::max(act, peak);
       } else if (m > 1) {

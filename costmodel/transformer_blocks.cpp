@@ -281,12 +281,30 @@ TransformerShape transformer_shape(const Scenario& sc) {
   return shape;
 }
 
-std::int64_t kept_layers_per_chunk(const Scenario& sc, std::int64_t layers_per_chunk) {
+std::int64_t block_recompute_layers(const Scenario& sc) {
   const TrainingSpec& tr = sc.training;
   if (tr.inference || tr.recompute != Recompute::kFull ||
       tr.recompute_method != RecomputeMethod::kBlock)
-    return 0;
-  return layers_per_chunk - std::min(layers_per_chunk, tr.recompute_num_layers);
+    return -1;
+  return tr.recompute_num_layers;
+}
+
+std::int64_t kept_layers_per_chunk(const Scenario& sc, std::int64_t layers_per_chunk) {
+  return kept_layers_of(layers_per_chunk, block_recompute_layers(sc));
+}
+
+double recomputed_layer_fraction(const Scenario& sc) {
+  const PipelineSplit split = pipeline_split(sc);
+  const std::int64_t cap = block_recompute_layers(sc);
+  const std::int64_t n = split.per_chunk;
+  if (!split.uneven())
+    return n > 0 ? static_cast<double>(n - kept_layers_of(n, cap)) / static_cast<double>(n) : 1.0;
+  std::int64_t recomputing = 0, layers = 0;
+  for (int vs = 0; vs < split.virtual_stages; ++vs) {
+    recomputing += split.layers(vs) - kept_layers_of(split.layers(vs), cap);
+    layers += split.layers(vs);
+  }
+  return layers > 0 ? static_cast<double>(recomputing) / static_cast<double>(layers) : 1.0;
 }
 
 Result<BlockTemplate> transformer_layer_kept(const TransformerShape& shape) {

@@ -307,6 +307,19 @@ TransformerShape transformer_shape(const Scenario& sc);
 // without recomputation (`layer_kept`), the chunk's first ones from the
 // full-recomputation template.
 std::int64_t kept_layers_per_chunk(const Scenario& sc, std::int64_t layers_per_chunk);
+// Block recomputation's recompute_num_layers where it applies (the
+// condition above), else -1; and of a chunk of `layers`, the kept ones
+// under that cap (kept_layers_per_chunk(sc, n) = kept_layers_of(n,
+// block_recompute_layers(sc))).
+std::int64_t block_recompute_layers(const Scenario& sc);
+// The share of the model's layers that recompute (run the `layer` template
+// rather than `layer_kept`), over every chunk of the pipeline split (core/
+// plan_check.hpp, PipelineSplit): the counted FLOPs' recomputation share in
+// both judges. check_plan must have passed.
+double recomputed_layer_fraction(const Scenario& sc);
+inline std::int64_t kept_layers_of(std::int64_t layers, std::int64_t cap) {
+  return cap < 0 ? 0 : layers - (layers < cap ? layers : cap);
+}
 // The same layer without recomputation: the template block recomputation's
 // kept layers run.
 Result<BlockTemplate> transformer_layer_kept(const TransformerShape& shape);

@@ -81,8 +81,10 @@ Status prepare_setup(const Scenario& sc, Setup& s) {
   const TransformerShape shape = cost::transformer_shape(sc);
   s.b = shape.micro_batch;
   s.m = static_cast<int>(per_replica_batch(sc) / s.b);
-  s.layers_per_chunk = spec.layers / s.V;
-  s.kept_per_chunk = cost::kept_layers_per_chunk(sc, s.layers_per_chunk);
+  s.split = pipeline_split(sc);
+  s.layers_per_chunk = s.split.per_chunk;
+  s.recompute_cap = cost::block_recompute_layers(sc);
+  s.kept_per_chunk = cost::kept_layers_of(s.layers_per_chunk, s.recompute_cap);
 
   BRIGADE_ASSIGN_OR_RETURN(s.layer, transformer_layer(shape));
   if (s.kept_per_chunk > 0) {
@@ -349,6 +351,18 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
                         "all-gathers back (once before a forward, twice before a backward)"
                   : std::string()));
 
+  if (s.P > 1 && s.split.uneven())
+    note(std::string("pipeline split: ") +
+         (s.split.embedding && s.split.loss ? "the embedding and the loss"
+          : s.split.embedding               ? "the embedding"
+                                            : "the loss") +
+         " counted as layers (Megatron-Core's account_for_*_in_pipeline_split): " +
+         std::to_string(s.split.per_chunk) + " layers a chunk, " +
+         (s.split.embedding ? std::to_string(s.split.layers(0)) + " in the first" : "") +
+         (s.split.embedding && s.split.loss ? " and " : "") +
+         (s.split.loss ? std::to_string(s.split.layers(s.split.virtual_stages - 1)) +
+                             " in the last"
+                       : ""));
   if (s.blocking_sends)
     note("pipeline: Megatron-LM's blocking exchanges (strategy.pipeline_blocking_sends): a "
          "stage's next compute waits for its own sends");
@@ -392,16 +406,26 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
   const std::int64_t f = ffn_width(spec);
   for (int p = 0; p < s.P; ++p) {
     DeviceView view;
-    const std::int64_t first = static_cast<std::int64_t>(p) * s.layers_per_chunk;
+    const std::int64_t first = s.split.first_layer(p);
     view.title = s.P > 1 ? "pipeline stage " + std::to_string(p) + " of " + std::to_string(s.P)
                          : "every device";
-    if (s.v == 1)
+    std::int64_t layers_sum = 0;
+    for (int c = 0; c < s.v; ++c) layers_sum += s.split.layers(c * s.P + p);
+    if (s.v == 1) {
       view.title += " (layers " + std::to_string(first) + "-" +
-                    std::to_string(first + s.layers_per_chunk - 1) + ")";
-    else
+                    std::to_string(first + s.split.layers(p) - 1) + ")";
+    } else {
       view.title += " (" + std::to_string(s.v) + " chunks of " +
-                    std::to_string(s.layers_per_chunk) + " layers)";
-    const int layers_here = static_cast<int>(s.layers_per_chunk * s.v);
+                    std::to_string(s.layers_per_chunk) + " layers";
+      if (s.split.layers(p) != s.layers_per_chunk)
+        view.title += ", chunk 0 holding " + std::to_string(s.split.layers(p)) + " and the embedding";
+      const int last_vs = (s.v - 1) * s.P + p;
+      if (s.split.layers(last_vs) != s.layers_per_chunk)
+        view.title += ", chunk " + std::to_string(s.v - 1) + " holding " +
+                      std::to_string(s.split.layers(last_vs)) + " and the loss";
+      view.title += ")";
+    }
+    const int layers_here = static_cast<int>(layers_sum);
     const std::string shard3 =
         s.zero >= 3 ? "; 1/" + std::to_string(s.D) + " kept between uses (ZeRO-3)" : "";
     auto add_params = [&](const BlockTemplate& tpl, int copies, const std::string& prefix) {
@@ -505,10 +529,7 @@ Result<Plan> describe_transformer(const Scenario& sc, const LowerOptions& option
   // Eq. 3 for the global batch, with recomputation (docs/planner.md, "Counted FLOPs").
   const TransformerSpec& spec = sc.transformer;
   const double Bd = static_cast<double>(global_batch(sc));
-  const double recomputed_fraction =
-      s.layers_per_chunk > 0 ? static_cast<double>(s.layers_per_chunk - s.kept_per_chunk) /
-                                   static_cast<double>(s.layers_per_chunk)
-                             : 1.0;
+  const double recomputed_fraction = cost::recomputed_layer_fraction(sc);
   plan.flops_per_iteration = cost::transformer_hardware_flops(spec, Bd, s.training,
                                                              sc.training.recompute,
                                                              recomputed_fraction);
@@ -531,11 +552,15 @@ std::vector<std::vector<Block>> stage_blocks(const Setup& s, int p, StageOut& ou
       e.tied_group = s.P > 1 && tied ? 0 : -1;
       blocks.push_back(e);
     }
-    for (std::int64_t j = 0; j < s.layers_per_chunk; ++j) {
+    // (With the embedding or the loss counted in the split, the first and
+    // the last virtual stage a layer short.)
+    const std::int64_t here = s.split.layers(vs);
+    const std::int64_t recomputing = here - cost::kept_layers_of(here, s.recompute_cap);
+    for (std::int64_t j = 0; j < here; ++j) {
       Block l;
       // Block recomputation: the chunk's first layers recompute, the rest keep.
-      l.tpl = j < s.layers_per_chunk - s.kept_per_chunk ? &s.layer : &s.layer_kept;
-      l.layer = static_cast<int>(vs * s.layers_per_chunk + j);
+      l.tpl = j < recomputing ? &s.layer : &s.layer_kept;
+      l.layer = static_cast<int>(s.split.first_layer(vs) + j);
       l.label = "layer " + std::to_string(l.layer);
       l.owned = s.layer.params;
       blocks.push_back(l);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/plan_check.hpp"
 #include "core/program.hpp"
 #include "core/scenario.hpp"
 #include "costmodel/memory.hpp"
@@ -36,10 +37,16 @@ struct Setup {
   bool uneven_experts = false;            // some rank's load differs from another's
   int m = 1;                              // micro-batches per pipeline
   std::int64_t b = 1;                     // sequences per micro-batch
+  // Each virtual stage's layers (core/plan_check.hpp, PipelineSplit: with
+  // the embedding or the loss counted, a layer fewer at either end);
+  // layers_per_chunk is every other chunk's.
+  PipelineSplit split;
   std::int64_t layers_per_chunk = 0;
   // Block recomputation (cost::kept_layers_per_chunk): a chunk's last
-  // kept_per_chunk layers run `layer_kept`, without recomputation.
+  // kept_per_chunk layers run `layer_kept`, without recomputation; of a
+  // chunk of n layers, cost::kept_layers_of(n, recompute_cap).
   std::int64_t kept_per_chunk = 0;
+  std::int64_t recompute_cap = -1;
   bool training = true;
   bool fuse = false;              // kRegion, kStep: consecutive kernels become one task
   bool fuse_collectives = false;  // kStep: a step's tensor-parallel collectives merge per kind

@@ -51,6 +51,8 @@ Result<std::string> plan_scenario_yaml(const Scenario& base, const RankedPlan& p
       strat["pipeline_engine"] = std::string(pipeline_engine_name(st.pipeline_engine));
     if (st.pipeline_scatter_gather) strat["pipeline_scatter_gather"] = true;  // the base's, kept
     if (st.pipeline_blocking_sends) strat["pipeline_blocking_sends"] = true;  // the base's, kept
+    if (st.embedding_in_pipeline_split) strat["embedding_in_pipeline_split"] = true;  // the base's
+    if (st.loss_in_pipeline_split) strat["loss_in_pipeline_split"] = true;            // the base's
     strat["virtual_stages"] = st.virtual_stages;
     strat["zero"] = st.zero;
     // The base scenario's prefetch mode, kept (search does not vary it).

@@ -453,6 +453,12 @@ Result<StrategySpace> StrategySpace::make(const Scenario& sc, const SpaceGrid& g
     return nullptr;
   };
 
+  // The layers the pipeline splits: the embedding and the loss counted as
+  // layers where the base scenario says so (core/plan_check.hpp,
+  // PipelineSplit).
+  const int split_extra = (sc.strategy.embedding_in_pipeline_split ? 1 : 0) +
+                          (sc.strategy.loss_in_pipeline_split ? 1 : 0);
+  const std::int64_t split_layers = ts.layers + split_extra;
   std::vector<int> tensors;
   std::set<int> pipe_set, virt_set;
   std::set<std::int64_t> micro_set;
@@ -467,7 +473,9 @@ Result<StrategySpace> StrategySpace::make(const Scenario& sc, const SpaceGrid& g
     for (std::int64_t cp : divisors(D / t))
       for (std::int64_t p : divisors(D / t / cp)) {
         if (!allowed(grid.context, static_cast<int>(cp))) continue;
-        if (ts.layers % p != 0 || !allowed(grid.pipeline, static_cast<int>(p))) continue;
+        if (split_layers % p != 0 || !allowed(grid.pipeline, static_cast<int>(p))) continue;
+        // (A chunk of the embedding or the loss alone is refused: check_plan.)
+        if (split_extra > 0 && p > 1 && split_layers / p < 2) continue;
         const std::int64_t d = D / t / cp / p;
         if (B % d != 0) continue;
         const std::int64_t per_replica = B / d;
@@ -491,8 +499,9 @@ Result<StrategySpace> StrategySpace::make(const Scenario& sc, const SpaceGrid& g
                 continue;
               }
               if (m % p != 0) continue;  // Megatron-LM's interleaved schedule needs it
-              for (std::int64_t v : divisors(ts.layers / p))
-                if (v >= 2 && allowed(grid.virtual_stages, static_cast<int>(v)))
+              for (std::int64_t v : divisors(split_layers / p))
+                if (v >= 2 && allowed(grid.virtual_stages, static_cast<int>(v)) &&
+                    (split_extra == 0 || split_layers / (p * v) >= 2))
                   scheds.push_back({sch, static_cast<int>(v)}),
                       virt_set.insert(static_cast<int>(v));
             }

@@ -77,6 +77,42 @@ void PrintTo(const PlanCase& c, std::ostream* os) {
 
 class PlanCheck : public ::testing::TestWithParam<PlanCase> {};
 
+// Llama 3.1 405B as Megatron-Bridge's H100 recipe splits it: 126 layers
+// and the embedding and the loss over pipeline 8 x 8 chunks, 2 a chunk, 1
+// in the first chunk of stage 0 and the last of stage 7
+// (transformer_block.py, get_num_layers_to_build).
+TEST(PipelineSplit, Llama405BOverSixtyFourChunks) {
+  Result<Scenario> r = parse_scenario(
+      "topology: {preset: dgx-h100, nodes: 128}\n"
+      "model: {huggingface: {config: ../scenarios/models/llama3_405b.json, seq: 8192, "
+      "attention: flash}}\n"
+      "training: {global_batch: 1536, micro_batch: 1}\n"
+      "strategy: {tensor: 8, pipeline: 8, context: 2, data: 8, schedule: interleaved, "
+      "virtual_stages: 8, sequence_parallel: true, embedding_in_pipeline_split: true, "
+      "loss_in_pipeline_split: true}\n",
+      std::string(BRIGADE_SOURCE_DIR) + "/tests/p.yaml");
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  ASSERT_TRUE(check_plan(*r).is_ok()) << check_plan(*r).message();
+  const PipelineSplit s = pipeline_split(*r);
+  EXPECT_EQ(s.per_chunk, 2);
+  EXPECT_EQ(s.virtual_stages, 64);
+  EXPECT_EQ(s.layers(0), 1);   // chunk 0 of stage 0: the embedding and layer 0
+  EXPECT_EQ(s.layers(1), 2);   // chunk 0 of stage 1: layers 1, 2
+  EXPECT_EQ(s.layers(8), 2);   // chunk 1 of stage 0
+  EXPECT_EQ(s.layers(63), 1);  // chunk 7 of stage 7: layer 125 and the loss
+  EXPECT_EQ(s.first_layer(0), 0);
+  EXPECT_EQ(s.first_layer(1), 1);
+  EXPECT_EQ(s.first_layer(2), 3);
+  EXPECT_EQ(s.first_layer(63), 125);
+  std::int64_t layers = 0;
+  for (int vs = 0; vs < s.virtual_stages; ++vs) layers += s.layers(vs);
+  EXPECT_EQ(layers, 126);
+  // Without the keys, 126 layers do not divide over 64 chunks.
+  Scenario plain = *r;
+  plain.strategy.embedding_in_pipeline_split = plain.strategy.loss_in_pipeline_split = false;
+  EXPECT_FALSE(check_plan(plain).is_ok());
+}
+
 TEST_P(PlanCheck, ExactMessage) {
   const PlanCase& c = GetParam();
   Result<Scenario> r = parse_scenario(c.text, "p.yaml");
@@ -178,6 +214,29 @@ const PlanCase kCases[] = {
          "virtual_stages: 4}\n",
      "p.yaml:5:12: error: found 24 layers over 16 pipeline stages (pipeline 4 x virtual_stages 4); "
      "expected layers divisible by 16"},
+    // Megatron-Core's split with the embedding and the loss counted as
+    // layers (strategy.embedding_in_pipeline_split, loss_in_pipeline_split).
+    {"EmbeddingAndLossCountedInTheSplit",
+     GPT "training: {global_batch: 64}\n"
+         "strategy: {data: 8, pipeline: 2, embedding_in_pipeline_split: true, "
+         "loss_in_pipeline_split: true}\n",
+     ""},
+    {"EmbeddingAndLossNotDividingTheStages",
+     GPT "training: {global_batch: 64}\n"
+         "strategy: {data: 4, pipeline: 4, embedding_in_pipeline_split: true, "
+         "loss_in_pipeline_split: true}\n",
+     "p.yaml:5:34: error: found 24 layers + the embedding and the loss = 26 over 4 pipeline "
+     "stages (pipeline 4 x virtual_stages 1); expected a multiple of 4 (Megatron-Core counts the "
+     "embedding and the loss as layers of the split)"},
+    {"LossAloneInTheLastChunk",
+     "topology: {preset: dgx-a100, nodes: 2}\n"
+     "model:\n"
+     "  transformer: {layers: 15, hidden: 2048, heads: 16, seq: 1024, vocab: 50304}\n"
+     "training: {global_batch: 64}\n"
+     "strategy: {data: 1, pipeline: 16, loss_in_pipeline_split: true}\n",
+     "p.yaml:5:35: error: found 1 layer a chunk with the loss counted; expected at least 2, so "
+     "that the chunk holding the loss keeps a layer (a chunk of the embedding or the loss alone "
+     "is not modelled)"},
     {"HiddenNotDivisibleByHeads",
      "topology: {preset: dgx-a100, nodes: 2}\n"
      "model:\n"

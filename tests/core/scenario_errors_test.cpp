@@ -85,7 +85,7 @@ const ErrorCase kCases[] = {
      "t.yaml:4:12: error: found key 'dta'; expected one of data, tensor, pipeline, "
      "expert, context, sequence_parallel, schedule, virtual_stages, zero, zero3_prefetch, data_mode, "
      "rank_order, bucket, overlap, overlap_param_gather, algorithm, pipeline_engine, "
-     "pipeline_scatter_gather, pipeline_blocking_sends (did you mean 'data'?)"},
+     "pipeline_scatter_gather, pipeline_blocking_sends, embedding_in_pipeline_split, loss_in_pipeline_split (did you mean 'data'?)"},
     {"WrongTypeInteger",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model:\n"

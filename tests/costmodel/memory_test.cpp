@@ -2,6 +2,8 @@
 // pipeline in-flight counts (Narayanan et al. 2021), worked by hand.
 #include "costmodel/memory.hpp"
 
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -244,6 +246,31 @@ TEST(InterleavedChunkInFlight, ByHand) {
   EXPECT_EQ(interleaved_chunk_in_flight(4, 8, 2, 0, 0), 8.0);
   EXPECT_EQ(interleaved_chunk_in_flight(4, 8, 2, 3, 1), 1.0);
   EXPECT_EQ(interleaved_chunk_in_flight(2, 2, 2, 1, 1), 2.0);
+}
+
+// Chunks of unequal bytes (the pipeline split's short ends): the most of
+// sum_c weight_c x held_c over the steady state's steps. p = 2, v = 2, m =
+// 8, stage 0: warm-up 2*1 + 1*2 = 4; forward k runs chunk (k mod 4) / 2,
+// backward i chunk 1 - (i mod 4) / 2. Before backward j it holds (chunk 0,
+// chunk 1) = (3, 2), (4, 1), (4, 1), (3, 2) for j = 0..3: with weights
+// (1, 10) the most is 3 + 20 = 23 (j = 0), with (10, 1) 40 + 1 = 41 (j = 1),
+// with (1, 1) 5 = the stage's 2.5 loads x 2 chunks. Stage 1 (warm-up 2):
+// (2, 1), (2, 1), (3, 0), (3, 0): with (10, 1) 30.
+TEST(InterleavedWeightedInFlight, ByHand) {
+  EXPECT_EQ(interleaved_weighted_in_flight(2, 8, 2, 0, {1, 10}), 23.0);
+  EXPECT_EQ(interleaved_weighted_in_flight(2, 8, 2, 0, {10, 1}), 41.0);
+  EXPECT_EQ(interleaved_weighted_in_flight(2, 8, 2, 0, {1, 1}),
+            2 * in_flight_micro_batches(PipelineSchedule::kInterleaved, 2, 8, 2, 0));
+  EXPECT_EQ(interleaved_weighted_in_flight(2, 8, 2, 1, {10, 1}), 30.0);
+  // Each chunk alone: its own most (interleaved_chunk_in_flight).
+  for (int stage = 0; stage < 4; ++stage)
+    for (int c = 0; c < 2; ++c) {
+      std::vector<double> w(2, 0.0);
+      w[static_cast<size_t>(c)] = 1;
+      EXPECT_EQ(interleaved_weighted_in_flight(4, 8, 2, stage, w),
+                interleaved_chunk_in_flight(4, 8, 2, stage, c))
+          << stage << " " << c;
+    }
 }
 
 // The loop carries of_chunk's quotients and remainders from step to step

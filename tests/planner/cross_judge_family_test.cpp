@@ -206,13 +206,14 @@ std::vector<FamilyCase> classes() {
 // with the model's, training's and strategy's extra keys.
 FamilyCase small_transformer(const std::string& name, const char* preset, const char* model,
                              const std::string& training, const std::string& strategy,
-                             Granularity granularity = Granularity::kKernel) {
+                             Granularity granularity = Granularity::kKernel, int layers = 4) {
   FamilyCase c;
   c.name = name;
   c.yaml = std::string("topology: {preset: ") + preset + "}\nmodel:\n" +
-           "  transformer: {layers: 4, hidden: 512, heads: 4, seq: 256, vocab: 4096" + model +
-           "}\n" + "training: {global_batch: 64, micro_batch: 2" + training + "}\n" +
-           "strategy: {" + strategy + "}\n";
+           "  transformer: {layers: " + std::to_string(layers) +
+           ", hidden: 512, heads: 4, seq: 256, vocab: 4096" + model + "}\n" +
+           "training: {global_batch: 64, micro_batch: 2" + training + "}\n" + "strategy: {" +
+           strategy + "}\n";
   c.granularity = granularity;
   return c;
 }
@@ -487,6 +488,43 @@ std::vector<FamilyCase> head_dim_cases() {
   return table_cases("head_dim_", keys);
 }
 
+// The embedding and the loss counted in the pipeline split (Megatron-Core's
+// account_for_embedding / account_for_loss_in_pipeline_split): a layer
+// fewer in the first chunk of stage 0 and the last of the last stage, with
+// 1F1B and interleaving, block recomputation (the short chunks' kept and
+// recomputing layers), the distributed optimizer's gathers, ZeRO-2,
+// tensor and sequence parallelism, and the fused granularities.
+std::vector<FamilyCase> pipeline_split_cases() {
+  struct Keys {
+    const char* name;
+    int layers;
+    const char* training;
+    const char* strategy;
+    Granularity granularity;
+  };
+  const Keys keys[] = {
+      {"e_l_p2i2", 6, "", "pipeline: 2, data: 4, schedule: interleaved, virtual_stages: 2, "
+                          "embedding_in_pipeline_split: true, loss_in_pipeline_split: true", kK},
+      {"e_p2", 7, "", "pipeline: 2, data: 4, embedding_in_pipeline_split: true", kK},
+      {"l_p2_opg", 7, ", distributed_optimizer: true",
+       "pipeline: 2, data: 4, bucket: 1MB, overlap_param_gather: true, "
+       "loss_in_pipeline_split: true", kK},
+      {"e_l_p2i2_block", 6, ", recompute: full, recompute_method: block, recompute_num_layers: 1",
+       "pipeline: 2, data: 4, schedule: interleaved, virtual_stages: 2, "
+       "embedding_in_pipeline_split: true, loss_in_pipeline_split: true", kK},
+      {"e_l_p4_t2_sp_region", 6, "",
+       "tensor: 2, pipeline: 4, sequence_parallel: true, embedding_in_pipeline_split: true, "
+       "loss_in_pipeline_split: true", kR},
+      {"e_l_p2_z2_step", 6, "", "pipeline: 2, data: 4, zero: 2, embedding_in_pipeline_split: true, "
+                                "loss_in_pipeline_split: true", kS},
+  };
+  std::vector<FamilyCase> out;
+  for (const Keys& k : keys)
+    out.push_back(small_transformer(std::string("pipeline_split_") + k.name, "dgx-a100", "",
+                                    k.training, k.strategy, k.granularity, k.layers));
+  return out;
+}
+
 std::vector<FamilyCase> family() {
   const char* env = std::getenv("BRIGADE_JUDGE_FAMILY");
   std::vector<FamilyCase> out =
@@ -502,6 +540,7 @@ std::vector<FamilyCase> family() {
   for (FamilyCase& c : tp_backward_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : block_recompute_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : head_dim_cases()) out.push_back(std::move(c));
+  for (FamilyCase& c : pipeline_split_cases()) out.push_back(std::move(c));
   return out;
 }
 

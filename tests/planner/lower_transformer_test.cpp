@@ -180,6 +180,36 @@ TEST(LowerTransformer, BlockRecomputationRecomputesEachChunksFirstLayers) {
       << lower_ok(s).summary;
 }
 
+// The embedding and the loss counted in the pipeline split: 6 layers over
+// 2 stages x 2 chunks, (6 + 2) / 4 = 2 a chunk but the first and the last
+// virtual stage 1: stage 0 runs layers 0 (beside the embedding) and 3, 4;
+// stage 1 layers 1, 2 and 5 (beside the head). With one end counted, 7
+// layers over 2 stages: stage 0 layers 0-2, stage 1 layers 3-6.
+TEST(LowerTransformer, PipelineSplitCountsTheEmbeddingAndTheLossAsLayers) {
+  auto layers_of = [](const Scenario& s) {
+    std::map<int, std::set<int>> by_device;
+    const Plan plan = lower_ok(s);  // (named: a range-for over a temporary's member dangles)
+    for (const Task& t : plan.program.tasks())
+      if (t.layer >= 0 && t.kind == TaskKind::kCompute) by_device[t.device].insert(t.layer);
+    return by_device;
+  };
+  Scenario s = small_gpt(1, 2, 1, 4, 1);
+  s.transformer.layers = 6;
+  s.strategy.schedule = PipelineSchedule::kInterleaved;
+  s.strategy.virtual_stages = 2;
+  s.strategy.embedding_in_pipeline_split = true;
+  s.strategy.loss_in_pipeline_split = true;
+  auto both = layers_of(s);
+  EXPECT_EQ(both[0], (std::set<int>{0, 3, 4}));
+  EXPECT_EQ(both[1], (std::set<int>{1, 2, 5}));
+  Scenario e = small_gpt(1, 2, 1, 4, 1);
+  e.transformer.layers = 7;
+  e.strategy.embedding_in_pipeline_split = true;
+  auto first = layers_of(e);
+  EXPECT_EQ(first[0], (std::set<int>{0, 1, 2}));
+  EXPECT_EQ(first[1], (std::set<int>{3, 4, 5, 6}));
+}
+
 TEST(LowerTransformer, SequenceParallelUsesGatherAndScatter) {
   Scenario s = small_gpt(4, 1, 1, 1, 1);
   s.strategy.sequence_parallel = true;
