@@ -243,6 +243,11 @@ struct StageFigures {
   std::span<const StageLayout> layouts;
   double host_op = 0;  // the hosts' time per operation (slowest_host_op_seconds)
   int devices_per_host = 1;  // simulation.devices_per_host (share_hosts has applied it)
+  // The gradient buckets' time past the stage's backward (in per_step_extra),
+  // and whether the first and the last stage hold tied copies of the word
+  // embedding (training, p > 1): pipeline_step's join of the two.
+  std::span<const double> dp_after_backward;
+  bool tied_ends = false;
 };
 
 // A stage's group's ranks, built when a collective on it must be worked out

@@ -904,7 +904,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                              dp_slowed,
                              layouts,
                              host_op,
-                             sc.simulation.devices_per_host};
+                             sc.simulation.devices_per_host,
+                             dp_after_backward,
+                             training && p > 1 && ts.tie_embeddings};
   pipeline_step(st, degrees, rm, figures, ledgers, full, ledgers_on, e);
   // Where the tensor-parallel collectives run (as the planner lowers them).
   if (full && t > 1)

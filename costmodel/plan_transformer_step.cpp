@@ -77,6 +77,18 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     extra_max = std::max(extra_max, per_step_extra[i]);
     chain += stages[i].pp;
   }
+  // A tied embedding: Megatron-Core's finalize_model_grads finishes the
+  // data-parallel gradient sync, then all-reduces the word embedding's
+  // gradient over the first and the last stage, then each stage steps its
+  // optimizer. The pipeline ends with the first stage's last backward, so
+  // the last stage's per-step work after that AllReduce waits for the first
+  // stage's buckets past its backward, not its own (which ran while the
+  // first stage's backward did).
+  if (figures.tied_ends && figures.dp_after_backward.size() == stages.size() && p > 1) {
+    const size_t last = stages.size() - 1;
+    extra_max = std::max(extra_max, figures.dp_after_backward[0] + per_step_extra[last] -
+                                        figures.dp_after_backward[last]);
+  }
   const double d_slowest = stages.empty() ? 0 : stages[slowest].device_per_micro_batch();
   double steady = 0;
   if (!training && p > 1 && v > 1) {
