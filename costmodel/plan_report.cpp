@@ -167,6 +167,11 @@ std::string plan_estimate_text(const PlanEstimate& e) {
     line(fmt::format("  per device: model FLOPs {} (MFU {:.1f}%), hardware FLOPs {} (HFU {:.1f}%)",
                      format_flops_rate(e.model_flops_per_second_per_device), 100 * e.mfu,
                      format_flops_rate(e.achieved_flops_per_second_per_device), 100 * e.hfu));
+    // MFU and HFU are taken against the peak of the model's dtype; FP8
+    // GEMMs run up to twice it, so an FP8 plan can pass 100%.
+    if (e.hfu > 1)
+      line("  (above 100%: MFU and HFU are against the peak of the model's dtype, which FP8 "
+           "GEMMs exceed)");
   }
   if (!e.amdahl.empty()) {
     line("");

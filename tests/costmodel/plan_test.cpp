@@ -641,6 +641,30 @@ TEST(PlanReport, TextTable) {
 // FLOPs (with it) give HFU; each rate is labelled with its kind. Full
 // recomputation on the tiny GPT, memory free: hardware FLOPs 4/3 of the model's
 // for the layers (Eq. 3's 4 passes against 3), so HFU > MFU.
+// MFU and HFU are taken against the peak of the model's dtype; an FP8
+// plan's GEMMs run above it, so its rates can pass 100%, and the report says
+// why (the same figures with HFU set above 1 and at 1).
+TEST(PlanReport, RatesAbovePeakSayWhy) {
+  PlanEstimate e;
+  e.model_kind = "transformer";
+  e.devices = 1;
+  e.step_seconds = 1;
+  e.parameters = 1e9;
+  e.model_flops_per_iteration = 1.01e15;
+  e.model_flops_per_second_per_device = 1.01e15;
+  e.achieved_flops_per_second_per_device = 1.02e15;
+  e.mfu = 1.018;
+  e.hfu = 1.031;
+  const std::string above = plan_estimate_text(e);
+  EXPECT_NE(above.find("(MFU 101.8%)"), std::string::npos) << above;
+  EXPECT_NE(above.find("(above 100%: MFU and HFU are against the peak of the model's dtype, "
+                       "which FP8 GEMMs exceed)"),
+            std::string::npos)
+      << above;
+  e.mfu = e.hfu = 1.0;
+  EXPECT_EQ(plan_estimate_text(e).find("above 100%"), std::string::npos);
+}
+
 TEST(PlanReport, ModelAndHardwareFlopsAreLabelled) {
   Scenario sc = tiny_gpt(1);
   sc.training.recompute = Recompute::kFull;
