@@ -185,6 +185,17 @@ double in_flight_micro_batches(PipelineSchedule schedule, int pipeline, int micr
   return m;
 }
 
+namespace {
+
+// Of Megatron-LM's first n forward steps of a stage (virtual micro-batch k
+// runs chunk (k mod pv) / p), those of chunk c; of its first n backward
+// steps, those of chunk v - 1 - c.
+std::int64_t steps_of_chunk(std::int64_t n, std::int64_t c, std::int64_t p, std::int64_t group) {
+  return (n / group) * p + std::clamp<std::int64_t>(n % group - c * p, 0, p);
+}
+
+}  // namespace
+
 double interleaved_chunk_in_flight(int pipeline, int micro_batches, int virtual_stages, int stage,
                                    int chunk) {
   const std::int64_t p = std::max(1, pipeline), m = std::max(1, micro_batches);
@@ -194,9 +205,7 @@ double interleaved_chunk_in_flight(int pipeline, int micro_batches, int virtual_
       m == p ? total : std::min<std::int64_t>(2 * (p - stage - 1) + (v - 1) * p, total);
   // Of the first n forward (backward) steps, those of `chunk`: virtual
   // micro-batch k runs chunk (k mod pv) / p forward and v - 1 - that backward.
-  auto of_chunk = [&](std::int64_t n, std::int64_t c) {
-    return (n / group) * p + std::clamp<std::int64_t>(n % group - c * p, 0, p);
-  };
+  auto of_chunk = [&](std::int64_t n, std::int64_t c) { return steps_of_chunk(n, c, p, group); };
   const std::int64_t remaining = total - warmup;
   if (remaining == 0) return static_cast<double>(of_chunk(total, chunk));
   // Before the j-th backward of the steady state, forwards 0..warmup+j have
@@ -231,15 +240,13 @@ double interleaved_weighted_in_flight(int pipeline, int micro_batches, int virtu
   // (interleaved_chunk_in_flight's counts, chunk by chunk, at each step.)
   auto held = [&](std::int64_t forwards, std::int64_t backwards) {
     double sum = 0;
-    for (std::int64_t c = 0; c < v; ++c) {
-      const std::int64_t f =
-          (forwards / group) * p + std::clamp<std::int64_t>(forwards % group - c * p, 0, p);
-      const std::int64_t b = (backwards / group) * p +
-                             std::clamp<std::int64_t>(backwards % group - (v - 1 - c) * p, 0, p);
-      sum += static_cast<double>(f - b) * weight(c);
-    }
+    for (std::int64_t c = 0; c < v; ++c)
+      sum += static_cast<double>(steps_of_chunk(forwards, c, p, group) -
+                                 steps_of_chunk(backwards, v - 1 - c, p, group)) *
+             weight(c);
     return sum;
   };
+
   const std::int64_t remaining = total - warmup;
   if (remaining == 0) return held(total, 0);
   // Step j holds forwards 0..warmup+j and backwards 0..j-1: from one step

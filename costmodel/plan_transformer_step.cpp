@@ -220,7 +220,7 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
     BRIGADE_ASSIGN_OR_RETURN(const ModelStateBytes states, model_state_bytes(held, per, st.zero));
     double act = 0;
     double act_all = 0;  // training: every micro-batch in flight, before any backward frees
-    std::vector<double> chunk_bytes;  // the pipeline split's uneven stages (below)
+    std::vector<double> bytes;  // a short stage's bytes a chunk (the pipeline split, below)
     if (training) {
       // What the planner keeps (costmodel/transformer_blocks.hpp, saved_bytes): each
       // block's saved activations per micro-batch in flight, and one block's
@@ -242,7 +242,6 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
       // Megatron-LM's order, which holds the most chunks at some step and
       // the most of the larger chunks at another).
       if (lay.uneven()) {
-        std::vector<double>& bytes = chunk_bytes;
         bytes.assign(static_cast<size_t>(v), 0.0);
         for (int c = 0; c < v; ++c)
           bytes[static_cast<size_t>(c)] =
