@@ -162,6 +162,11 @@ std::string search_text(const SearchResult& r, int top) {
              (ties.empty() ? "" : " (same with " + ties + ")") + "\n";
       s += row;
     }
+    // brigade cost says the same under its rates (plan_report.cpp).
+    bool above = false;
+    for (size_t i = 0; i < r.plans.size() && static_cast<int>(i) < top; ++i) above = above || r.plans[i].mfu > 1;
+    if (above)
+      s += "    (MFU above 100%: it is against the peak of the model's dtype, which FP8 GEMMs exceed)\n";
   }
 
   if (r.hand_written) {

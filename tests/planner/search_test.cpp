@@ -282,6 +282,22 @@ TEST(Search, HandWrittenPlanThatBeatsTheSearchIsSaidPlainly) {
   EXPECT_FALSE(search_json(*same)["hand_written"]["beats_every_automatic_plan"].get<bool>());
 }
 
+// An FP8 plan's MFU can pass 100%: it is taken against the peak of the
+// model's dtype. The table says so under it where a row shows one, as
+// `brigade cost` does (PlanReport.RatesAbovePeakSayWhy), and not otherwise.
+TEST(Search, MfuAbovePeakSaysWhyUnderTheTable) {
+  auto r = run_search(medium_gpt(), SearchOptions{});
+  ASSERT_TRUE(r.is_ok()) << r.message();
+  ASSERT_GE(r->plans.size(), 2u);
+  const std::string why = "(MFU above 100%: it is against the peak of the model's dtype, which FP8 GEMMs exceed)";
+  for (const RankedPlan& p : r->plans) ASSERT_LE(p.mfu, 1.0);
+  EXPECT_EQ(search_text(*r, 10).find(why), std::string::npos);
+  r->plans[1].mfu = 1.018;
+  EXPECT_NE(search_text(*r, 10).find("101.8%"), std::string::npos) << search_text(*r, 10);
+  EXPECT_NE(search_text(*r, 10).find(why), std::string::npos) << search_text(*r, 10);
+  EXPECT_EQ(search_text(*r, 1).find(why), std::string::npos) << "a row not shown says nothing";
+}
+
 // Reasons come from the figures: the part of the step that grew the most.
 TEST(SearchReason, TheLargestExtraPartNamesTheReason) {
   RankedPlan w, a;
