@@ -486,6 +486,20 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
                                    : ": step within 10%") +
              ", memory within 10%",
          sm_shares ? 0.15 : 0.10, 0, 0.10, false});
+  if (transformer && training && sm_shares && replicas > 1 && st.zero <= 2 && st.overlap &&
+      st.pipeline > 1 && st.schedule == PipelineSchedule::kInterleaved && st.virtual_stages > 1)
+    out.push_back(
+        {"interleaved 1F1B with gradient buckets beside the backward: the closed form "
+         "takes each stage's slowdown by its buckets' NCCL kernels once, at the step's "
+         "end, over one backward without gaps; in the schedule's drain the chunks' last "
+         "backwards are spread among the other stages' (a stage's slowdown delays the "
+         "stages that wait for it, as the closed form sums along 1F1B's drain) and "
+         "part of the buckets run in its idle gaps, slowing nothing: step within 5% "
+         "(the closed form the faster by 3.9% on a Llama 3.1 405B-shaped plan of 128 "
+         "devices with two chunks a stage and 3.7% on 1024 with eight, whose buckets take "
+         "as long as a stage's last backward; 4.8% and 4.8% while the buckets' clock "
+         "took each collective beside a GEMM after it)",
+         0.05, 0, 0, false});
   if (transformer && training && sm_shares && replicas > 1 && (st.zero == 1 || st.zero == 2) &&
       st.overlap && st.overlap_param_gather)
     out.push_back(
@@ -497,7 +511,8 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
       st.tensor > 1 && (sc.training.tp_backward_overlap || sc.training.tp_comm_overlap))
     out.push_back(
         {"gradient buckets beside a backward that runs collectives beside its GEMMs: "
-         "the closed form's backward clock takes each such pair one after the other, "
+         "the closed form's backward clock takes each such pair as the stage's time does "
+         "(what of the collective outlasts the GEMM, then the GEMM slowed beside it), "
          "the simulator runs them together, so the buckets' NCCL kernels slow a "
          "slightly different stretch of kernels: step within 0.5%",
          0.005, 0, 0, false});

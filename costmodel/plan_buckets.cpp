@@ -41,15 +41,15 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
     const int count = static_cast<int>(tpl.backward.size());
     const int before = tpl.recompute_before;
     const bool recomputes = before >= 0 && before <= count;
-    const auto cut = t.backward.begin() + (recomputes ? before : count);
-    f.xs.insert(f.xs.end(), t.backward.begin(), cut);
-    if (recomputes) f.xs.insert(f.xs.end(), t.recompute.begin(), t.recompute.end());
-    f.xs.insert(f.xs.end(), cut, t.backward.end());
+    const auto cut = t.backward_clock.begin() + (recomputes ? before : count);
+    f.xs.insert(f.xs.end(), t.backward_clock.begin(), cut);
+    if (recomputes) f.xs.insert(f.xs.end(), t.recompute_clock.begin(), t.recompute_clock.end());
+    f.xs.insert(f.xs.end(), cut, t.backward_clock.end());
     {
       // The collectives' places on the block's clock (the recomputation's
       // at its place).
       double at = 0;
-      const int n_rec = recomputes ? static_cast<int>(t.recompute.size()) : 0;
+      const int n_rec = recomputes ? static_cast<int>(t.recompute_clock.size()) : 0;
       size_t x = 0;
       for (int n = 0; n <= count; ++n) {
         if (recomputes && n == before)
@@ -68,7 +68,7 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
     }
     // Backward kernel n is addition n + 1 (and the recomputation's after it
     // when it comes later).
-    const auto shift = static_cast<std::uint32_t>(recomputes ? t.recompute.size() : 0);
+    const auto shift = static_cast<std::uint32_t>(recomputes ? t.recompute_clock.size() : 0);
     for (int n = 0; n < count; ++n) {
       const int group = tied_head ? (tied_wgrad == n ? blk.tied : -1) : grads[n];
       if (group >= 0 && group < blk.owned && !blk.is_expert(group))
@@ -195,8 +195,8 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
   key.clear();
   auto add = [&](const BlockTemplate& tpl) {
     const KernelTimes::Lists& t = times.of(&tpl);
-    key.insert(key.end(), t.backward.begin(), t.backward.end());
-    key.insert(key.end(), t.recompute.begin(), t.recompute.end());
+    key.insert(key.end(), t.backward_clock.begin(), t.backward_clock.end());
+    key.insert(key.end(), t.recompute_clock.begin(), t.recompute_clock.end());
   };
   if (lay.recomputed_layers > 0) add(tb.layer);
   if (lay.kept_layers > 0) add(tb.layer_kept);
@@ -273,7 +273,7 @@ ChunkGathers chunk_gathers(const StageLayout& lay, const KernelTimes& times, int
   if (c == lay.chunks - 1 && lay.last) g.blocks.push_back(&lay.head);
   for (const StageBlock* blk : g.blocks) {
     double f = 0;
-    for (double x : times.of(blk->tpl).forward) f += x;
+    for (double x : times.of(blk->tpl).forward_clock) f += x;
     g.forward.push_back(f);
     g.total += f;
   }
@@ -331,7 +331,7 @@ Result<ParamGatherChain> aligned_param_gathers(
   // by their own template).
   auto forward_of = [&](const StageBlock& blk) {
     double one = 0;
-    for (double x : times.of(blk.tpl).forward) one += x;
+    for (double x : times.of(blk.tpl).forward_clock) one += x;
     return one;
   };
   double f = forward_of(lay.layer) * static_cast<double>(lay.recomputed_per_chunk());

@@ -173,6 +173,7 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
       carry.pg_forward = chain.chunk0_forward;
       const double exposed = carry.pg_carry + carry.pg_later;
       out.per_step += exposed;
+      out.start_own = chain.chunk0_delay + chain.later_delay;
       if (ledgers_on)
         ledger.add("data", "allgather", dg, chain.calls, chain.bytes, chain.seconds,
                    std::min(chain.seconds, exposed));

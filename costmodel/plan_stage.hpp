@@ -248,6 +248,10 @@ struct StageFigures {
   // embedding (training, p > 1): pipeline_step's join of the two.
   std::span<const double> dp_after_backward;
   bool tied_ends = false;
+  // overlap_param_gather: each stage's own delay of its first forwards by
+  // its gathers (DataParallelFigures::start_own; in per_step_extra with the
+  // delay carried down to it).
+  std::span<const double> dp_start_own;
 };
 
 // A stage's group's ranks, built when a collective on it must be worked out
@@ -332,6 +336,9 @@ struct DataParallelCarry {
 // past the backward.
 struct DataParallelFigures {
   double per_step = 0, slowed = 0, after_backward = 0;
+  // overlap_param_gather: the stage's own delay of its first forwards by its
+  // gathers (in per_step with the delay carried from the stages before).
+  double start_own = 0;
 };
 // Data parallelism and ZeRO (Rajbhandari et al. 2020 §7), as the planner
 // lowers them, on one stage of a training plan with a gradient group of

@@ -41,7 +41,7 @@ namespace {
 struct Scratch {
   std::vector<StageTimes> stages;
   std::vector<double> stage_params, stage_fp8_weights, stage_experts, per_step_extra, opt_seconds,
-      dp_after_backward, dp_slowed;
+      dp_after_backward, dp_slowed, dp_start_own;
   std::vector<StageLayout> layouts;
   TimedKernels kernels;
   std::vector<PricedCollective> tp_priced;
@@ -207,6 +207,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // beside them (buckets_beside_backward), once a step; in per_step_extra.
   std::vector<double>& dp_slowed = work.dp_slowed;
   dp_slowed.assign(static_cast<size_t>(p), 0.0);
+  std::vector<double>& dp_start_own = work.dp_start_own;
+  dp_start_own.assign(static_cast<size_t>(p), 0.0);
   std::vector<StageLayout>& layouts = work.layouts;
   layouts.assign(static_cast<size_t>(p), StageLayout{});
   // Each chunk's layers (with the embedding or the loss counted in the
@@ -547,6 +549,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         opt_seconds[si] = opt_seconds[before];
         dp_after_backward[si] = dp_after_backward[before];
         dp_slowed[si] = dp_slowed[before];
+        dp_start_own[si] = dp_start_own[before];
         stage_sends(i, T, ledgers[0]);
         continue;
       }
@@ -628,6 +631,33 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         }
       }
     };
+    // The kernel after collective j, which runs beside it (Kernel::beside:
+    // tp_comm_overlap, the column-parallel backward's collectives): its time
+    // beside the collective. A kernel on all of its SMs loses those NCCL's
+    // kernel holds while the collective runs (nccl_sm_share; TE's
+    // userbuffers hold the GEMM's sm_held instead, already in its time).
+    auto beside_seconds = [&](const std::vector<Kernel>& ks, const std::vector<int>& slots,
+                              size_t at, const std::vector<double>& xs, size_t j) {
+      const int slot = slots[j];
+      const double share = !ks[j].userbuffers && slots[j + 1] == -1 && ks[j + 1].sm_held == 0
+                               ? stage_shares[at + static_cast<size_t>(slot)]
+                               : 0.0;
+      return kernel_beside_collective_seconds(xs[j + 1], xs[j], share);
+    };
+    // The list as the stage's clock runs it (KernelTimes::Lists::
+    // backward_clock): each pair of a collective and the kernel beside it
+    // adds what `run` adds for them, the kernel beside the collective and
+    // what of the collective outlasts it.
+    auto clock_list = [&](const std::vector<Kernel>& ks, const std::vector<int>& slots, size_t at,
+                          const std::vector<double>& xs, std::vector<double>& out) {
+      out.assign(xs.begin(), xs.end());
+      for (size_t j = 0; j + 1 < ks.size(); ++j)
+        if (slots[j] >= 0 && ks[j].beside) {
+          const double slowed = beside_seconds(ks, slots, at, xs, j);
+          out[j] = std::max(0.0, xs[j] - slowed);
+          out[j + 1] = slowed;
+        }
+    };
     CommLedger& ledger = ledgers[ledgers_on ? si : 0];
     // Adds `n` x the kernels' durations to `compute` and `collectives`
     // (`slots`: the template figures' kinds of kernel; the tallies serve the
@@ -653,13 +683,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           // instead, already in its time): its time beside the collective.
           double shown = x;
           if (k.beside && j + 1 < count_of) {
-            const double kernel = x_of[j + 1];
-            const double share =
-                !k.userbuffers && slot_of[j + 1] == -1 && ks[j + 1].sm_held == 0
-                    ? stage_shares[at + static_cast<size_t>(slot)]
-                    : 0.0;
-            const double slowed = kernel_beside_collective_seconds(kernel, x, share);
-            compute += n * (slowed - kernel);
+            const double slowed = beside_seconds(ks, slots, at, xs, j);
+            compute += n * (slowed - x_of[j + 1]);
             shown = std::max(0.0, x - slowed);
           }
           collectives += n * shown;
@@ -747,11 +772,14 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       }
       compute_ready[slot] = true;
       run(tpl->forward, f.forward_slot, at, lt.forward, n, T.fwd_kernels, T.tp_fwd, T.fwd_ops);
+      clock_list(tpl->forward, f.forward_slot, at, lt.forward, lt.forward_clock);
       if (training) {
         run(tpl->recompute, f.recompute_slot, at, lt.recompute, n, T.bwd_kernels, T.tp_bwd,
             T.bwd_ops);
         run(tpl->backward, f.backward_slot, at, lt.backward, n, T.bwd_kernels, T.tp_bwd,
             T.bwd_ops);
+        clock_list(tpl->recompute, f.recompute_slot, at, lt.recompute, lt.recompute_clock);
+        clock_list(tpl->backward, f.backward_slot, at, lt.backward, lt.backward_clock);
       }
     }
     if (!same_sums) ++times_written;
@@ -824,6 +852,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       BRIGADE_RETURN_IF_ERROR(stage_data_parallel(in, carry, T, ledger, dpf));
       dp_slowed[si] = dpf.slowed;
       dp_after_backward[si] = dpf.after_backward;
+      dp_start_own[si] = dpf.start_own;
       per_step_extra[si] += dpf.per_step;
     }
     // The stage's other gradient collectives once a step: the experts' over
@@ -906,7 +935,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                              host_op,
                              sc.simulation.devices_per_host,
                              dp_after_backward,
-                             training && p > 1 && ts.tie_embeddings};
+                             training && p > 1 && ts.tie_embeddings,
+                             dp_start_own};
   pipeline_step(st, degrees, rm, figures, ledgers, full, ledgers_on, e);
   // Where the tensor-parallel collectives run (as the planner lowers them).
   if (full && t > 1)

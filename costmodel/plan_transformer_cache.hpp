@@ -31,6 +31,13 @@ namespace brigade::cost::detail {
 struct KernelTimes {
   struct Lists {
     std::vector<double> forward, recompute, backward;
+    // The same lists as the stage's clock runs them, what each adds to the
+    // stage's time: a collective beside its next kernel (Kernel::beside)
+    // adds what outlasts that kernel, the kernel its time beside the
+    // collective (slowed where NCCL's kernel holds SMs), where the lists
+    // above price each alone. The gradient buckets' and the parameter
+    // gathers' clocks read these.
+    std::vector<double> forward_clock, recompute_clock, backward_clock;
   };
   const BlockTemplate* tpl[4] = {};
   Lists lists[4];

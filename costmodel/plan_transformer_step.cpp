@@ -70,12 +70,47 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
   const double md = static_cast<double>(m);
   double t_max = 0, t_sum = 0, d_sum = 0, extra_max = 0, chain = 0;
   size_t slowest = 0;
+  // The drain's chain: each stage's last backward, the one its gradient
+  // buckets run beside (their NCCL kernels holding SMs, StageFigures::
+  // dp_slowed), waits for the stage after it to finish its own (the gradient
+  // it sends), so the slowdowns add up down the pipeline: stage i's last
+  // backward ends the slowdowns of stages i + 1 ... p - 1 later than the
+  // schedule of unslowed stages says, and its per-step work with it (the
+  // simulator's critical path runs through every stage's last backward).
+  // `later`: the sum over the stages after i, walking from the last.
+  const bool drain_chain =
+      training && p > 1 && v == 1 && figures.dp_slowed.size() == stages.size();
   for (size_t i = 0; i < stages.size(); ++i) {
     d_sum += stages[i].device_per_micro_batch();
     t_sum += stages[i].per_micro_batch();
     if (stages[i].per_micro_batch() > t_max) t_max = stages[i].per_micro_batch(), slowest = i;
-    extra_max = std::max(extra_max, per_step_extra[i]);
     chain += stages[i].pp;
+  }
+  // overlap_param_gather (one chunk a stage): a stage's per-step work holds
+  // the delay its gathers put on its first forwards, its own and the one
+  // carried down from the stages before it. A stage after the slowest one
+  // receives its micro-batches at the slowest one's pace and idles t_max -
+  // T_i of each, so over the m - 1 after the first it makes up its own
+  // delay up to (t_max - T_i)(m - 1), and the stages after it are not held
+  // back by what it made up; before the slowest stage every delay reaches
+  // the slowest and stays. `absorbed`: what the stages up to i made up.
+  // (Under interleaving the chunks' gathers are dispatched by the schedule
+  // itself and nothing is taken off.)
+  const bool absorbs =
+      training && p > 1 && v == 1 && figures.dp_start_own.size() == stages.size();
+  auto made_up = [&](size_t i) {  // what stage i (after the slowest) makes up of its own delay
+    return std::min(figures.dp_start_own[i],
+                    (t_max - stages[i].per_micro_batch()) * std::max(0.0, md - 1));
+  };
+  double absorbed = 0;  // by the stages up to i, walking down from the last
+  for (size_t i = slowest + 1; absorbs && i < stages.size(); ++i) absorbed += made_up(i);
+  const double absorbed_by_last = absorbed;
+  double later = 0;
+  for (size_t i = stages.size(); i-- > 0;) {
+    const bool after_slowest = absorbs && i > slowest;
+    extra_max = std::max(extra_max, per_step_extra[i] - (after_slowest ? absorbed : 0.0) + later);
+    if (after_slowest) absorbed -= made_up(i);
+    if (drain_chain) later += figures.dp_slowed[i];
   }
   // A tied embedding: Megatron-Core's finalize_model_grads finishes the
   // data-parallel gradient sync, then all-reduces the word embedding's
@@ -83,11 +118,14 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
   // optimizer. The pipeline ends with the first stage's last backward, so
   // the last stage's per-step work after that AllReduce waits for the first
   // stage's buckets past its backward, not its own (which ran while the
-  // first stage's backward did).
+  // first stage's backward did). Stage 0's last backward ends after every
+  // later stage's slowdown (the drain's chain above), and so does the join.
   if (figures.tied_ends && figures.dp_after_backward.size() == stages.size() && p > 1) {
     const size_t last = stages.size() - 1;
+    const double slowed_before_last = drain_chain ? later - figures.dp_slowed[last] : 0.0;
     extra_max = std::max(extra_max, figures.dp_after_backward[0] + per_step_extra[last] -
-                                        figures.dp_after_backward[last]);
+                                        absorbed_by_last - figures.dp_after_backward[last] +
+                                        slowed_before_last);
   }
   const double d_slowest = stages.empty() ? 0 : stages[slowest].device_per_micro_batch();
   double steady = 0;
