@@ -510,7 +510,7 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
     out.push_back(
         {"gradient buckets beside a backward that runs collectives beside its GEMMs: "
          "the closed form's backward clock takes each such pair as the stage's time does "
-         "(what of the collective outlasts the GEMM, then the GEMM slowed beside it), "
+         "(the GEMM slowed beside the collective, then what of the collective outlasts it), "
          "the simulator runs them together, so the buckets' NCCL kernels slow a "
          "slightly different stretch of kernels: step within 0.5%",
          0.005, 0, 0, false});

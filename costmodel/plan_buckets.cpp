@@ -45,35 +45,45 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
     f.xs.insert(f.xs.end(), t.backward_clock.begin(), cut);
     if (recomputes) f.xs.insert(f.xs.end(), t.recompute_clock.begin(), t.recompute_clock.end());
     f.xs.insert(f.xs.end(), cut, t.backward_clock.end());
+    // A collective beside its next kernel (Kernel::beside) holds that
+    // kernel's time at its place on the clock, and the kernel's place what
+    // of the collective outlasts it (clock_list, plan_transformer.cpp).
+    auto opens_pair = [](const std::vector<Kernel>& ks, size_t j) {
+      return j + 1 < ks.size() && ks[j].is_collective && ks[j].beside;
+    };
+    auto closes_pair = [&](const std::vector<Kernel>& ks, size_t j) {
+      return j > 0 && opens_pair(ks, j - 1);
+    };
     {
-      // The collectives' places on the block's clock (the recomputation's
-      // at its place).
+      // Where on the block's clock no kernel runs (the recomputation's at
+      // its place): a collective alone, or what outlasts the kernel beside
+      // one.
       double at = 0;
       const int n_rec = recomputes ? static_cast<int>(t.recompute_clock.size()) : 0;
       size_t x = 0;
+      auto place = [&](const std::vector<Kernel>& ks, size_t j) {
+        const double len = f.xs[x++];
+        const bool idle = (ks[j].is_collective && !opens_pair(ks, j)) || closes_pair(ks, j);
+        if (idle && len > 0) f.collectives.emplace_back(at, at + len);
+        at += len;
+      };
       for (int n = 0; n <= count; ++n) {
         if (recomputes && n == before)
-          for (int r = 0; r < n_rec; ++r) {
-            const double len = f.xs[x++];
-            if (tpl.recompute[static_cast<size_t>(r)].is_collective && len > 0)
-              f.collectives.emplace_back(at, at + len);
-            at += len;
-          }
+          for (int r = 0; r < n_rec; ++r) place(tpl.recompute, static_cast<size_t>(r));
         if (n == count) break;
-        const double len = f.xs[x++];
-        if (tpl.backward[static_cast<size_t>(n)].is_collective && len > 0)
-          f.collectives.emplace_back(at, at + len);
-        at += len;
+        place(tpl.backward, static_cast<size_t>(n));
       }
     }
     // Backward kernel n is addition n + 1 (and the recomputation's after it
-    // when it comes later).
+    // when it comes later); beside a collective, addition n, which holds its
+    // time.
     const auto shift = static_cast<std::uint32_t>(recomputes ? t.recompute_clock.size() : 0);
     for (int n = 0; n < count; ++n) {
       const int group = tied_head ? (tied_wgrad == n ? blk.tied : -1) : grads[n];
+      const int q = closes_pair(tpl.backward, static_cast<size_t>(n)) ? n - 1 : n;
       if (group >= 0 && group < blk.owned && !blk.is_expert(group))
         f.events.push_back(
-            {static_cast<std::uint32_t>(n + 1) + (recomputes && n >= before ? shift : 0),
+            {static_cast<std::uint32_t>(q + 1) + (recomputes && q >= before ? shift : 0),
              blk.group_elements[group] * bytes_per_element});
     }
   };

@@ -646,16 +646,18 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     };
     // The list as the stage's clock runs it (KernelTimes::Lists::
     // backward_clock): each pair of a collective and the kernel beside it
-    // adds what `run` adds for them, the kernel beside the collective and
-    // what of the collective outlasts it.
+    // adds what `run` adds for them in the order they happen: at the
+    // collective's place the kernel beside it (both start together; the
+    // kernel's gradient is ready when it ends), at the kernel's place what
+    // of the collective outlasts it (the next kernel waits for that).
     auto clock_list = [&](const std::vector<Kernel>& ks, const std::vector<int>& slots, size_t at,
                           const std::vector<double>& xs, std::vector<double>& out) {
       out.assign(xs.begin(), xs.end());
       for (size_t j = 0; j + 1 < ks.size(); ++j)
         if (slots[j] >= 0 && ks[j].beside) {
           const double slowed = beside_seconds(ks, slots, at, xs, j);
-          out[j] = std::max(0.0, xs[j] - slowed);
-          out[j + 1] = slowed;
+          out[j] = slowed;
+          out[j + 1] = std::max(0.0, xs[j] - slowed);
         }
     };
     CommLedger& ledger = ledgers[ledgers_on ? si : 0];
