@@ -105,12 +105,25 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
   double absorbed = 0;  // by the stages up to i, walking down from the last
   for (size_t i = slowest + 1; absorbs && i < stages.size(); ++i) absorbed += made_up(i);
   const double absorbed_by_last = absorbed;
+  // Each stage's step ends after its own last backward, and in 1F1B's and
+  // GPipe's drain stage i's ended the backwards of stages 0 ... i - 1 before
+  // the pipeline's end (stage 0's last backward): stage j's last backward
+  // waits for stage j + 1's. `before`: those backwards (kernels and exposed
+  // tensor-parallel collectives, their sends not counted), for stage i,
+  // walking down from the last. So a later stage whose per-step work is the
+  // largest (the output layer's buckets) ends its step that much sooner.
+  const bool by_stage = drain_chain && st.pipeline_engine != PipelineEngine::kDeepSpeed;
+  auto backward_of = [&](size_t j) { return stages[j].bwd_kernels + stages[j].tp_bwd; };
+  double before = 0;
+  for (size_t j = 0; by_stage && j + 1 < stages.size(); ++j) before += backward_of(j);
   double later = 0;
   for (size_t i = stages.size(); i-- > 0;) {
     const bool after_slowest = absorbs && i > slowest;
-    extra_max = std::max(extra_max, per_step_extra[i] - (after_slowest ? absorbed : 0.0) + later);
+    extra_max = std::max(extra_max, per_step_extra[i] - (after_slowest ? absorbed : 0.0) + later -
+                                        (by_stage && i > 0 ? before : 0.0));
     if (after_slowest) absorbed -= made_up(i);
     if (drain_chain) later += figures.dp_slowed[i];
+    if (by_stage && i > 0) before -= backward_of(i - 1);
   }
   // A tied embedding: Megatron-Core's finalize_model_grads finishes the
   // data-parallel gradient sync, then all-reduces the word embedding's
