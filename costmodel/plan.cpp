@@ -64,12 +64,12 @@ Result<double> collective_sm_share(const Topology& topo, const HardwareProfile& 
 BucketsBeside buckets_beside_backward(const std::vector<double>& ready,
                                       const std::vector<double>& seconds,
                                       const std::vector<double>& shares, double window,
-                                      const std::vector<std::pair<double, double>>& collectives) {
+                                      const std::vector<std::pair<double, double>>& full_rate) {
   BucketsBeside out;
   out.backward_end = window;
   // The buckets' runs so far (from, to, share), in order, and the
   // backward's clock: at wall time `t` it has done `w` of its work; runs
-  // before `next` and collectives before `fi` are behind it.
+  // before `next` and full-rate stretches before `fi` are behind it.
   struct Run {
     double from, to, share;
   };
@@ -81,26 +81,26 @@ BucketsBeside buckets_beside_backward(const std::vector<double>& ready,
   // The wall time at which the backward has done `work` (not less than
   // what it has done): at 1 - share of its rate while a bucket runs beside
   // one of its kernels, at its whole rate otherwise (between runs, or
-  // through one of its own collectives).
-  const size_t n_collectives = collectives.size();
+  // through a full-rate stretch).
+  const size_t n_full = full_rate.size();
   auto time_of = [&](double work) {
     while (w < work) {
       while (next < runs.size() && runs[next].to <= t) ++next;
       const bool in_run = next < runs.size() && runs[next].from <= t;
-      // The rate outside the backward's own collectives until the next edge
-      // of a run (time), read once for every collective's edge before it.
+      // The rate outside the full-rate stretches until the next edge
+      // of a run (time), read once for every stretch's edge before it.
       const double slow = in_run ? 1 - std::min(1.0, runs[next].share) : 1.0;
       const double t_limit =
           next < runs.size() ? (in_run ? runs[next].to : runs[next].from) : kNever;
       while (w < work) {
-        while (fi < n_collectives && collectives[fi].second <= w) ++fi;
-        const bool in_collective = fi < n_collectives && collectives[fi].first <= w;
-        const double rate = in_collective ? 1.0 : slow;
+        while (fi < n_full && full_rate[fi].second <= w) ++fi;
+        const bool in_full = fi < n_full && full_rate[fi].first <= w;
+        const double rate = in_full ? 1.0 : slow;
         // How far this rate holds: to the work asked for or the next edge
-        // of a collective (work), or the run's edge (time).
+        // of a stretch (work), or the run's edge (time).
         double w_limit = work;
-        if (fi < n_collectives)
-          w_limit = std::min(w_limit, in_collective ? collectives[fi].second : collectives[fi].first);
+        if (fi < n_full)
+          w_limit = std::min(w_limit, in_full ? full_rate[fi].second : full_rate[fi].first);
         if (rate <= 0) {  // standing still until the run ends
           t = t_limit;
           break;

@@ -30,7 +30,7 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
   auto flatten = [&](const StageBlock& blk, FlatBackward& f) {
     f.xs.clear();
     f.events.clear();
-    f.collectives.clear();
+    f.full_rate.clear();
     const BlockTemplate& tpl = *blk.tpl;
     const KernelTimes::Lists& t = times.of(&tpl);
     const bool tied_head = blk.is_head && blk.tied >= 0;
@@ -48,23 +48,28 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
     // A collective beside its next kernel (Kernel::beside) holds that
     // kernel's time at its place on the clock, and the kernel's place what
     // of the collective outlasts it (clock_list, plan_transformer.cpp).
-    auto opens_pair = [](const std::vector<Kernel>& ks, size_t j) {
-      return j + 1 < ks.size() && ks[j].is_collective && ks[j].beside;
-    };
     auto closes_pair = [&](const std::vector<Kernel>& ks, size_t j) {
       return j > 0 && opens_pair(ks, j - 1);
     };
+    // Whether the clock's place j runs no kernel the buckets' NCCL kernels
+    // take SMs from: a collective alone, what of a collective outlasts the
+    // kernel beside it, or a kernel on fewer SMs already (`sm_held`: TE's
+    // userbuffers took them, and the simulator slows such a kernel no
+    // further, docs/simulator.md "NCCL's kernels take SMs"); a pair's
+    // place holds the kernel beside its collective.
+    auto at_full_rate = [&](const std::vector<Kernel>& ks, size_t j) {
+      if (opens_pair(ks, j)) return ks[j + 1].sm_held > 0;
+      return closes_pair(ks, j) || ks[j].is_collective || ks[j].sm_held > 0;
+    };
     {
-      // Where on the block's clock no kernel runs (the recomputation's at
-      // its place): a collective alone, or what outlasts the kernel beside
-      // one.
+      // Where on the block's clock (the recomputation's at its place) the
+      // clock keeps its whole rate beside the buckets.
       double at = 0;
       const int n_rec = recomputes ? static_cast<int>(t.recompute_clock.size()) : 0;
       size_t x = 0;
       auto place = [&](const std::vector<Kernel>& ks, size_t j) {
         const double len = f.xs[x++];
-        const bool idle = (ks[j].is_collective && !opens_pair(ks, j)) || closes_pair(ks, j);
-        if (idle && len > 0) f.collectives.emplace_back(at, at + len);
+        if (at_full_rate(ks, j) && len > 0) f.full_rate.emplace_back(at, at + len);
         at += len;
       };
       for (int n = 0; n <= count; ++n) {
@@ -90,13 +95,13 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
   GradientBucket cur;
   bool open = false;
   double now = 0;
-  out.collectives.clear();
+  out.full_rate.clear();
   if (middle_ready != nullptr) {
     out.buckets = middle_ready->buckets;
     cur = middle_ready->current;
     open = middle_ready->open;
     now = middle_ready->now;
-    out.collectives = middle_ready->collectives;
+    out.full_rate = middle_ready->full_rate;
   } else {
     if (lay.last) flatten(lay.head, flat[2]);
     if (lay.recomputed_layers > 0) flatten(lay.layer, flat[1]);
@@ -107,7 +112,7 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
   // additions in the same order as kernel by kernel, the bytes up to the
   // group that fills the bucket, then the clock up to that group's kernel.)
   auto block = [&](const FlatBackward& f) {
-    for (const auto& [a, b] : f.collectives) out.collectives.emplace_back(now + a, now + b);
+    for (const auto& [a, b] : f.full_rate) out.full_rate.emplace_back(now + a, now + b);
     const double* xs = f.xs.data();
     const FlatBackward::Event* ev = f.events.data();
     const size_t events = f.events.size();
@@ -157,7 +162,7 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
         middle->current = cur;
         middle->open = open;
         middle->now = now;
-        middle->collectives = out.collectives;
+        middle->full_rate = out.full_rate;
       }
       block(flat[0]);
     }

@@ -130,7 +130,7 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
           total += seconds[z];
         }
         const BucketsBeside beside =
-            buckets_beside_backward(ready, seconds, held, window_seconds, bl.collectives);
+            buckets_beside_backward(ready, seconds, held, window_seconds, bl.full_rate);
         dp_end = beside.end, backward_end = beside.backward_end;
       } else {
         for (size_t z = 0; z < n_buckets; ++z) {

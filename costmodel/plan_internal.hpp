@@ -55,13 +55,14 @@ struct BucketsBeside {
   double end = 0;
   double backward_end = 0;
 };
-// `collectives`: where on the backward's clock it runs collectives of its
-// own (sorted, disjoint): no kernel runs there to lose SMs, so the clock
-// keeps its whole rate through them.
+// `full_rate`: where on the backward's clock no kernel loses SMs to them
+// (sorted, disjoint): its own collectives, where no kernel runs, and its
+// kernels on fewer SMs already (Kernel::sm_held); the clock keeps its whole
+// rate through them.
 BucketsBeside buckets_beside_backward(const std::vector<double>& ready,
                                       const std::vector<double>& seconds,
                                       const std::vector<double>& shares, double window,
-                                      const std::vector<std::pair<double, double>>& collectives = {});
+                                      const std::vector<std::pair<double, double>>& full_rate = {});
 
 // Bucketed gradient collectives (PyTorch DDP / Megatron buckets): ceil(G/bucket)
 // equal calls.

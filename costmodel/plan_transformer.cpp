@@ -654,7 +654,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                           const std::vector<double>& xs, std::vector<double>& out) {
       out.assign(xs.begin(), xs.end());
       for (size_t j = 0; j + 1 < ks.size(); ++j)
-        if (slots[j] >= 0 && ks[j].beside) {
+        if (opens_pair(ks, j)) {
           const double slowed = beside_seconds(ks, slots, at, xs, j);
           out[j] = slowed;
           out[j + 1] = std::max(0.0, xs[j] - slowed);
@@ -684,7 +684,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           // runs (nccl_sm_share; TE's userbuffers hold the GEMM's sm_held
           // instead, already in its time): its time beside the collective.
           double shown = x;
-          if (k.beside && j + 1 < count_of) {
+          if (opens_pair(ks, j)) {
             const double slowed = beside_seconds(ks, slots, at, xs, j);
             compute += n * (slowed - x_of[j + 1]);
             shown = std::max(0.0, x - slowed);

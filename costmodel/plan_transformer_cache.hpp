@@ -89,9 +89,10 @@ struct BucketList {
   std::vector<std::uint32_t> size_index;
   double bytes_sum = 0;
   double window_seconds = 0;
-  // Where the backward runs its own collectives (tensor-parallel, not a
-  // kernel), on its clock: (from, to), in order.
-  std::vector<std::pair<double, double>> collectives;
+  // Where on its clock the backward keeps its whole rate beside the
+  // buckets (its own tensor-parallel collectives, or a kernel on fewer SMs
+  // already): (from, to), in order.
+  std::vector<std::pair<double, double>> full_rate;
 
   // The last sums over the buckets for one pricing of the sizes (stages
   // whose groups price them alike share them).
@@ -117,10 +118,11 @@ struct FlatBackward {
   };
   std::vector<double> xs;
   std::vector<Event> events;
-  // Where the block's collectives run (no kernel of its own beside them),
-  // from the block's start on the same clock: NCCL's kernels of the
-  // gradient buckets take no SMs from a kernel there (buckets_beside_backward).
-  std::vector<std::pair<double, double>> collectives;
+  // Where the block's clock keeps its whole rate, from the block's start:
+  // its collectives alone, or a kernel on fewer SMs already; NCCL's kernels
+  // of the gradient buckets take no SMs from a kernel there
+  // (buckets_beside_backward).
+  std::vector<std::pair<double, double>> full_rate;
 };
 
 // The first stage's bucket fill where its embedding's backward starts: up to
@@ -140,7 +142,7 @@ struct MiddleFill {
   bool open = false;
   GradientBucket current;
   double now = 0;
-  std::vector<std::pair<double, double>> collectives;  // as BucketList's, so far
+  std::vector<std::pair<double, double>> full_rate;  // as BucketList's, so far
 };
 
 // The model's parameter count and FLOPs per step (transformer_parameters,

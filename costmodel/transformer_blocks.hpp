@@ -106,6 +106,13 @@ struct Kernel {
   double flops() const;  // counted FLOPs: 2mnk·batch for GEMMs, fixed_flops for kFixed, else 0
 };
 
+// Whether ks[j] opens a pair: a collective beside the kernel after it
+// (Kernel::beside), the two starting together. The judges' one test for it
+// (the stage's clock, its time, the bucket fill).
+inline bool opens_pair(const std::vector<Kernel>& ks, size_t j) {
+  return j + 1 < ks.size() && ks[j].is_collective && ks[j].beside;
+}
+
 // Each expert-parallel rank's routed tokens over the mean (mean 1), rank j
 // holding experts [j E/ep, (j+1) E/ep): from moe.load (each expert's share)
 // when given, else rank 0 at moe.imbalance and the others sharing the rest

@@ -582,6 +582,16 @@ std::vector<FamilyCase> drain_chain_cases() {
       plan("beside_order_t8_d4", "{preset: dgx-h100, nodes: 4}",
            "{layers: 2, hidden: 2048, heads: 16, seq: 2048, vocab: 32768}",
            "{global_batch: 8, micro_batch: 1}", "{tensor: 8, data: 4, zero: 0, bucket: 25MB}"),
+      // A GEMM on fewer SMs already (TE's userbuffers beside it, sm_held)
+      // loses none to the gradient buckets' NCCL kernels, in the simulator
+      // as on the closed form's bucket clock: while the clock slowed it too,
+      // each stage's last backward was slowed about twice as much as the
+      // simulator's, and the drain's chain added that up (+0.87%, beyond
+      // the 0.5% named; found by the judge sweep).
+      plan("bucket_full_rate_t8_p4_tp_overlap", "{preset: dgx-h100, nodes: 8}",
+           "{layers: 4, hidden: 8192, heads: 64, seq: 4096, vocab: 32768}",
+           "{global_batch: 16, micro_batch: 1, tp_comm_overlap: true}",
+           "{tensor: 8, pipeline: 4, data: 2, zero: 0, bucket: 25MB, sequence_parallel: true}"),
   };
 }
 
