@@ -34,7 +34,8 @@ void run_cost(const CostOptions& o) {
   // (Those judge_differences names only for fused tasks; the others are in
   // the estimate's notes already.)
   auto described = planner::describe(scenario);
-  if (described.is_ok() && described->granularity != planner::Granularity::kKernel) {
+  const bool fused = described.is_ok() && described->granularity != planner::Granularity::kKernel;
+  if (fused) {
     const std::vector<cost::JudgeDifference> plain = cost::judge_differences(scenario, false);
     for (const cost::JudgeDifference& d : cost::judge_differences(scenario, true))
       if (std::none_of(plain.begin(), plain.end(),
@@ -50,10 +51,23 @@ void run_cost(const CostOptions& o) {
                           {"the MFU", estimate->mfu}});
   for (const cost::DeviceMemoryEstimate& m : estimate->memory)
     require_finite("cost", {{"a device's peak memory", m.peak_bytes}});
-  if (o.json)
-    std::cout << cost::plan_estimate_json(*estimate).dump(2) << "\n";
-  else
+  if (o.json) {
+    nlohmann::json j = cost::plan_estimate_json(*estimate);
+    // The same differences with the bounds the cross-judge tests hold each
+    // quantity to (relative; the largest that applies), for a script
+    // holding the two judges to each other (scripts/judge-sweep).
+    nlohmann::json diffs = nlohmann::json::array();
+    for (const cost::JudgeDifference& d : cost::judge_differences(scenario, fused))
+      diffs.push_back({{"text", d.text},
+                       {"step_tolerance", d.step_tolerance},
+                       {"communication_tolerance", d.communication_tolerance},
+                       {"memory_tolerance", d.memory_tolerance},
+                       {"calls_differ", d.calls_differ}});
+    j["judge_differences"] = std::move(diffs);
+    std::cout << j.dump(2) << "\n";
+  } else {
     std::cout << cost::plan_estimate_text(*estimate);
+  }
   // A plan that does not fit is judged all the same (exit 0, README "Exit
   // codes"); one line on stderr says so, whatever the format on stdout.
   size_t over = 0;
