@@ -64,7 +64,8 @@ Result<double> collective_sm_share(const Topology& topo, const HardwareProfile& 
 BucketsBeside buckets_beside_backward(const std::vector<double>& ready,
                                       const std::vector<double>& seconds,
                                       const std::vector<double>& shares, double window,
-                                      const std::vector<std::pair<double, double>>& full_rate) {
+                                      const std::vector<std::pair<double, double>>& full_rate,
+                                      std::vector<double>* ends_work) {
   BucketsBeside out;
   out.backward_end = window;
   // The buckets' runs so far (from, to, share), in order, and the
@@ -79,19 +80,19 @@ BucketsBeside buckets_beside_backward(const std::vector<double>& ready,
   size_t next = 0, fi = 0;
   constexpr double kNever = std::numeric_limits<double>::infinity();
   // The wall time at which the backward has done `work` (not less than
-  // what it has done): at 1 - share of its rate while a bucket runs beside
-  // one of its kernels, at its whole rate otherwise (between runs, or
-  // through a full-rate stretch).
+  // what it has done), or `cap` if that comes first: at 1 - share of its
+  // rate while a bucket runs beside one of its kernels, at its whole rate
+  // otherwise (between runs, or through a full-rate stretch).
   const size_t n_full = full_rate.size();
-  auto time_of = [&](double work) {
-    while (w < work) {
+  auto advance = [&](double work, double cap) {
+    while (w < work && t < cap) {
       while (next < runs.size() && runs[next].to <= t) ++next;
       const bool in_run = next < runs.size() && runs[next].from <= t;
       // The rate outside the full-rate stretches until the next edge
       // of a run (time), read once for every stretch's edge before it.
       const double slow = in_run ? 1 - std::min(1.0, runs[next].share) : 1.0;
-      const double t_limit =
-          next < runs.size() ? (in_run ? runs[next].to : runs[next].from) : kNever;
+      const double t_limit = std::min(
+          cap, next < runs.size() ? (in_run ? runs[next].to : runs[next].from) : kNever);
       while (w < work) {
         while (fi < n_full && full_rate[fi].second <= w) ++fi;
         const bool in_full = fi < n_full && full_rate[fi].first <= w;
@@ -118,6 +119,7 @@ BucketsBeside buckets_beside_backward(const std::vector<double>& ready,
     }
     return t;
   };
+  auto time_of = [&](double work) { return advance(work, kNever); };
   double end = 0;
   for (size_t z = 0; z < seconds.size(); ++z) {
     const double start = std::max(end, time_of(std::min(ready[z], window)));
@@ -126,6 +128,18 @@ BucketsBeside buckets_beside_backward(const std::vector<double>& ready,
   }
   out.end = end;
   out.backward_end = time_of(window);
+  if (ends_work != nullptr) {
+    // Each bucket's end as the work the backward has done by then: the
+    // same clock again from its start, the runs all known (each started
+    // after the clock had passed it, so the clock runs as it did).
+    ends_work->assign(runs.size(), kNever);
+    t = 0, w = 0, next = 0, fi = 0;
+    for (size_t z = 0; z < runs.size(); ++z) {
+      if (runs[z].to > out.backward_end) break;  // after the backward (and so the rest)
+      advance(window, runs[z].to);
+      (*ends_work)[z] = w;
+    }
+  }
   return out;
 }
 

@@ -470,4 +470,79 @@ Result<ParamGatherChain> param_gather_chain(
   return out;
 }
 
+Zero2LastBackward zero2_last_backward(const StageLayout& lay, const KernelTimes& times,
+                                      const BucketList& bl, double bucket_bytes_per_element,
+                                      double grad_bytes, bool writes) {
+  Zero2LastBackward best{true, 0.0, 0.0};
+  const std::vector<double>& ends = bl.reduce.ends_work;
+  if (ends.size() != bl.buckets.size() || bucket_bytes_per_element <= 0) return Zero2LastBackward{};
+  // The whole gradients freed once the clock reaches `x` (the buckets end in order).
+  size_t z = 0;
+  double freed_grads = 0;
+  auto free_to = [&](double x) {
+    for (; z < ends.size() && ends[z] <= x; ++z)
+      freed_grads += bl.buckets[z].bytes / bucket_bytes_per_element * grad_bytes;
+  };
+  double now = 0, freed = 0, written = 0, recomputed = 0;
+  auto consider = [&]() {
+    const double a = recomputed - freed, g = written - freed_grads;
+    if (a + g > best.activations + best.grads) best.activations = a, best.grads = g;
+  };
+  free_to(0);
+  best.grads = -freed_grads;
+  struct Instant {
+    double at = 0, recompute = 0, grads = 0;
+  };
+  std::vector<Instant> instants;
+  auto block = [&](const StageBlock& blk) {
+    const BlockTemplate& tpl = *blk.tpl;
+    const KernelTimes::Lists& t = times.of(&tpl);
+    const int count = static_cast<int>(tpl.backward.size());
+    const int before = tpl.recompute_before;
+    const bool recomputes = before >= 0 && before <= count;
+    double rec_len = 0;
+    if (recomputes)
+      for (double x : t.recompute_clock) rec_len += x;
+    // Where backward kernel n starts on the clock (the recomputation's at its place).
+    std::vector<double> start(static_cast<size_t>(count) + 1, 0.0);
+    double at = now;
+    for (int n = 0; n <= count; ++n) {
+      if (recomputes && n == before) at += rec_len;
+      start[static_cast<size_t>(n)] = at;
+      if (n < count) at += t.backward_clock[static_cast<size_t>(n)];
+    }
+    instants.clear();
+    if (recomputes)
+      instants.push_back({start[static_cast<size_t>(before)] - rec_len,
+                          blk.figures->recompute_saved_bytes, 0.0});
+    if (writes) {
+      const bool tied_head = blk.is_head && blk.tied >= 0;
+      const int tied_wgrad = tied_head ? blk.figures->tied_wgrad : -1;
+      for (int n = 0; n < count; ++n) {
+        const int group = tied_head ? (tied_wgrad == n ? blk.tied : -1)
+                                    : blk.figures->backward_grad[static_cast<size_t>(n)];
+        if (group < 0 || group >= blk.owned || blk.is_expert(group)) continue;
+        // A GEMM beside a collective starts with it (Kernel::beside).
+        const int q = n > 0 && opens_pair(tpl.backward, static_cast<size_t>(n - 1)) ? n - 1 : n;
+        instants.push_back({start[static_cast<size_t>(q)], 0.0, blk.group_elements[group] * grad_bytes});
+      }
+    }
+    std::stable_sort(instants.begin(), instants.end(),
+                     [](const Instant& a, const Instant& b) { return a.at < b.at; });
+    for (const Instant& in : instants) {
+      free_to(in.at);
+      recomputed += in.recompute;
+      written += in.grads;
+      consider();
+    }
+    now = at;
+    freed += blk.figures->saved_bytes;
+    recomputed = 0;
+  };
+  if (lay.last) block(lay.head);
+  for (std::int64_t j = lay.chunk_layers(0); j-- > 0;) block(lay.layer_at(0, j));
+  if (lay.first) block(lay.embedding);
+  return best;
+}
+
 }  // namespace brigade::cost::detail

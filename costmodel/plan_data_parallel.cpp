@@ -5,6 +5,7 @@
 // judge's stage loop (plan_transformer.cpp), which calls it once a stage.
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -114,10 +115,15 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
         BRIGADE_ASSIGN_OR_RETURN(shares[z], sm_share_of(dp_handle, k, st.algorithm, bl.sizes[z]));
         any_share |= shares[z] > 0;
       }
+    // ZeRO-2 frees each bucket's whole gradients when its reduce-scatter
+    // ends: where in the last backward (zero2_last_backward).
+    const bool frees = st.zero == 2 && st.overlap && lay.chunks == 1;
     if (!(bl.reduce.valid && bl.reduce.overlap == st.overlap && bl.reduce.priced == priced &&
-          bl.reduce.shares == shares)) {
+          bl.reduce.shares == shares && (!frees || bl.reduce.ends_work.size() == buckets.size()))) {
       double total = 0, dp_end = 0, backward_end = window_seconds;
       const size_t n_buckets = buckets.size();
+      std::vector<double>& ends_work = bl.reduce.ends_work;
+      ends_work.clear();
       if (any_share) {
         std::vector<double>& ready = work.ready;
         std::vector<double>& seconds = work.seconds;
@@ -129,14 +135,17 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
           held[z] = shares[bl.size_index[z]];
           total += seconds[z];
         }
-        const BucketsBeside beside =
-            buckets_beside_backward(ready, seconds, held, window_seconds, bl.full_rate);
+        const BucketsBeside beside = buckets_beside_backward(
+            ready, seconds, held, window_seconds, bl.full_rate, frees ? &ends_work : nullptr);
         dp_end = beside.end, backward_end = beside.backward_end;
       } else {
         for (size_t z = 0; z < n_buckets; ++z) {
           const double one = priced[bl.size_index[z]];
           dp_end = std::max(dp_end, st.overlap ? buckets[z].ready_seconds : window_seconds) + one;
           total += one;
+          if (frees)  // (the backward at its whole rate: its work is the time)
+            ends_work.push_back(dp_end <= window_seconds ? dp_end
+                                                         : std::numeric_limits<double>::infinity());
         }
       }
       bl.reduce.valid = true, bl.reduce.overlap = st.overlap;  // (in place: no allocation)
@@ -149,6 +158,7 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
     out.slowed = bl.reduce.backward_end - window_seconds;
     out.after_backward = std::max(0.0, dp_end - bl.reduce.backward_end);
     out.per_step += out.slowed + out.after_backward;
+    if (frees) out.zero2_last = zero2_last_backward(lay, times, bl, g_bytes, in.grad_memory_bytes, m <= 1);
     if (ledgers_on)
       ledger.add("data", kind_name(k), dg, static_cast<double>(buckets.size()), bytes, total,
                  std::min(total, out.after_backward));

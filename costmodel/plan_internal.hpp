@@ -58,11 +58,14 @@ struct BucketsBeside {
 // `full_rate`: where on the backward's clock no kernel loses SMs to them
 // (sorted, disjoint): its own collectives, where no kernel runs, and its
 // kernels on fewer SMs already (Kernel::sm_held); the clock keeps its whole
-// rate through them.
+// rate through them. `ends_work`, where given: each bucket's end as the
+// work the backward had done by then (infinity for one that ends after the
+// backward), where ZeRO-2 frees its whole gradients.
 BucketsBeside buckets_beside_backward(const std::vector<double>& ready,
                                       const std::vector<double>& seconds,
                                       const std::vector<double>& shares, double window,
-                                      const std::vector<std::pair<double, double>>& full_rate = {});
+                                      const std::vector<std::pair<double, double>>& full_rate = {},
+                                      std::vector<double>* ends_work = nullptr);
 
 // Bucketed gradient collectives (PyTorch DDP / Megatron buckets): ceil(G/bucket)
 // equal calls.

@@ -117,6 +117,24 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
                           const StageLayout& lay, bool pipelined, const KernelTimes& times,
                           double bytes_per_element, double bucket_bytes);
 
+// ZeRO-2's last backward on a one-chunk stage, as the planner lowers it
+// (planner/lower_transformer_stage.cpp): kernel by kernel on the buckets'
+// clock, each block's recomputed activations allocated where its
+// recomputation starts and freed with its saved ones after its last kernel;
+// with `writes` (the stage's first backward too: one micro-batch) each
+// parameter group's whole gradient allocated when its completing kernel
+// starts; each bucket's freed when its reduce-scatter ends (`ends_work`,
+// BucketList::Sums). The peak over the allocations, from the backward's
+// start: what the activations held then differ by (the recomputed less
+// the freed) and the whole gradients (those written less those freed).
+struct Zero2LastBackward {
+  bool valid = false;
+  double activations = 0, grads = 0;
+};
+Zero2LastBackward zero2_last_backward(const StageLayout& lay, const KernelTimes& times,
+                                      const BucketList& bl, double bucket_bytes_per_element,
+                                      double grad_bytes, bool writes);
+
 // strategy.overlap_param_gather (Megatron-LM's --overlap-param-gather) on
 // a ZeRO-1/2 stage: the last step's updated weights gathered over 'data' at
 // the start of the step, one bucket ahead of the first micro-batch's
@@ -252,6 +270,9 @@ struct StageFigures {
   // its gathers (DataParallelFigures::start_own; in per_step_extra with the
   // delay carried down to it).
   std::span<const double> dp_start_own;
+  // ZeRO-2, overlapped, one chunk: the last backward's peak with its
+  // buckets' frees (DataParallelFigures::zero2_last; not valid elsewhere).
+  std::span<const Zero2LastBackward> zero2_last;
 };
 
 // A stage's group's ranks, built when a collective on it must be worked out
@@ -310,6 +331,7 @@ struct DataParallelInputs {
   const GroupMembers& members;         // the gradient group's ranks
   double micro_batches;                // m, per replica and step
   double g_bytes, e_bytes;             // a gradient's and a weight's bytes
+  double grad_memory_bytes;            // a whole gradient's bytes in memory (ZeRO-2)
   double host_op;                      // the hosts' time per operation
   bool param_gather_ahead;             // strategy.overlap_param_gather, where it applies
   bool ledgers_on;                     // EstimateOptions::communication
@@ -336,6 +358,7 @@ struct DataParallelCarry {
 // past the backward.
 struct DataParallelFigures {
   double per_step = 0, slowed = 0, after_backward = 0;
+  Zero2LastBackward zero2_last;  // ZeRO-2, overlapped, one chunk
   // overlap_param_gather: the stage's own delay of its first forwards by its
   // gathers (in per_step with the delay carried from the stages before).
   double start_own = 0;

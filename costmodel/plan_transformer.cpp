@@ -42,6 +42,7 @@ struct Scratch {
   std::vector<StageTimes> stages;
   std::vector<double> stage_params, stage_fp8_weights, stage_experts, per_step_extra, opt_seconds,
       dp_after_backward, dp_slowed, dp_start_own;
+  std::vector<Zero2LastBackward> zero2_last;
   std::vector<StageLayout> layouts;
   TimedKernels kernels;
   std::vector<PricedCollective> tp_priced;
@@ -209,6 +210,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   dp_slowed.assign(static_cast<size_t>(p), 0.0);
   std::vector<double>& dp_start_own = work.dp_start_own;
   dp_start_own.assign(static_cast<size_t>(p), 0.0);
+  std::vector<Zero2LastBackward>& zero2_last = work.zero2_last;
+  zero2_last.assign(static_cast<size_t>(p), Zero2LastBackward{});
   std::vector<StageLayout>& layouts = work.layouts;
   layouts.assign(static_cast<size_t>(p), StageLayout{});
   // Each chunk's layers (with the embedding or the loss counted in the
@@ -550,6 +553,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         dp_after_backward[si] = dp_after_backward[before];
         dp_slowed[si] = dp_slowed[before];
         dp_start_own[si] = dp_start_own[before];
+        zero2_last[si] = zero2_last[before];
         stage_sends(i, T, ledgers[0]);
         continue;
       }
@@ -846,6 +850,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                                   .micro_batches = static_cast<double>(m),
                                   .g_bytes = g_bytes,
                                   .e_bytes = e_bytes,
+                                  .grad_memory_bytes = per.grads,
                                   .host_op = host_op,
                                   .param_gather_ahead = param_gather_ahead,
                                   .ledgers_on = ledgers_on,
@@ -855,6 +860,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       dp_slowed[si] = dpf.slowed;
       dp_after_backward[si] = dpf.after_backward;
       dp_start_own[si] = dpf.start_own;
+      zero2_last[si] = dpf.zero2_last;
       per_step_extra[si] += dpf.per_step;
     }
     // The stage's other gradient collectives once a step: the experts' over
@@ -938,7 +944,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                              sc.simulation.devices_per_host,
                              dp_after_backward,
                              training && p > 1 && ts.tie_embeddings,
-                             dp_start_own};
+                             dp_start_own,
+                             zero2_last};
   pipeline_step(st, degrees, rm, figures, ledgers, full, ledgers_on, e);
   // Where the tensor-parallel collectives run (as the planner lowers them).
   if (full && t > 1)

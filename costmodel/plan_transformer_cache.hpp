@@ -103,6 +103,9 @@ struct BucketList {
     std::vector<double> shares;  // per size: NCCL's kernel's share of the SMs (reduce only)
     double total = 0, end = 0;
     double backward_end = 0;  // the backward's end beside them (reduce only)
+    // ZeRO-2, overlapped: each bucket's end as the backward's work done by
+    // then (infinity: after it), where its whole gradients are freed.
+    std::vector<double> ends_work;
   };
   Sums reduce, gather;
 };

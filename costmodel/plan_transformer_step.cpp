@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -22,6 +23,132 @@ std::string_view schedule_label(PipelineSchedule s) {
     case PipelineSchedule::kInterleaved: return "interleaved 1F1B";
   }
   return "?";
+}
+
+// A ZeRO-2 stage's peak of activations and whole gradients (one chunk).
+struct Zero2Peak {
+  double activations = 0;  // saved and recomputed activations at the peak
+  double grads = 0;        // whole gradients live then (beyond the shard)
+};
+
+// ZeRO-2 (the planner, planner/lower_transformer_stage.cpp): each
+// parameter group's whole gradient is written first by the stage's first
+// backward (its completing kernel) and lives until its bucket's
+// reduce-scatter in the last. So the peak is the largest of: the forwards'
+// activations before any backward (no gradient yet); a forward after the
+// first backward (1F1B's steady state: the micro-batches in flight and
+// every gradient); and, walking each backward's blocks from the top (each
+// block's saved activations freed after it, its recomputed ones while it
+// runs), the first backward with the gradients it has written so far, a
+// later one with all of them. Backward k starts with n_k micro-batches'
+// activations held: GPipe m - k; 1F1B, after min(p - stage - 1, m)
+// warm-up forwards (w), w + 1 through the steady state, then one fewer a
+// backward. The last backward's buckets free their gradients as their
+// reduce-scatters end: `last`, where valid, is its peak kernel by kernel
+// with those frees (zero2_last_backward); else it is walked as the others.
+Zero2Peak zero2_peak_one_chunk(const StageLayout& lay, PipelineSchedule schedule, int p, int m,
+                               int stage, double grad_bytes, double whole,
+                               const Zero2LastBackward& last) {
+  const bool gpipe = schedule == PipelineSchedule::kGpipe;
+  const int w = gpipe ? m : std::min(p - stage - 1, m);
+  auto in_flight = [&](int k) { return gpipe ? m - k : (k < m - w ? w + 1 : m - k); };
+  std::vector<const StageBlock*> order;  // backward order
+  if (lay.last) order.push_back(&lay.head);
+  for (std::int64_t j = lay.chunk_layers(0); j-- > 0;) order.push_back(&lay.layer_at(0, j));
+  if (lay.first) order.push_back(&lay.embedding);
+  double one = 0;  // one micro-batch's saved activations
+  for (const StageBlock* b : order) one += b->figures->saved_bytes;
+  Zero2Peak best{in_flight(0) * one, 0.0};
+  auto consider = [&](double a, double g) {
+    if (a + g > best.activations + best.grads) best = {a, g};
+  };
+  if (!gpipe && m - w >= 2) consider((w + 1) * one, whole);
+  auto walk = [&](int k) {
+    const double held = in_flight(k) * one;
+    double freed = 0, g = k == 0 ? 0.0 : whole;
+    for (const StageBlock* b : order) {
+      if (k == 0) g += b->owned_elements * grad_bytes;
+      consider(held - freed + b->figures->recompute_saved_bytes, g);
+      freed += b->figures->saved_bytes;
+    }
+  };
+  if (m >= 2 || !last.valid) walk(0);
+  if (m >= 3) walk(1);  // the largest of the backwards between the first and the last
+  if (last.valid)
+    consider(in_flight(m - 1) * one + last.activations, (m >= 2 ? whole : 0.0) + last.grads);
+  else if (m >= 2)
+    walk(m - 1);
+  return best;
+}
+
+// The same on an interleaved stage (v chunks; Megatron-LM's order: the
+// warm-up's forwards, then a forward and a backward at a time, then the
+// cool-down's backwards; virtual micro-batch k runs chunk (k mod pv) / p
+// forward and v - 1 - that backward): chunk c's whole gradients appear in
+// its first backward and stay. Walked step by step: after each forward the
+// activations held and the chunks' gradients so far; in each backward the
+// chunk's blocks from the top as zero2_peak_one_chunk walks them; after a
+// chunk's last backward its gradients are gone (its buckets' reduce-scatters
+// end before the next backward's peak: taken so, not timed, as the one
+// bucket clock is not the interleaved cool-down's).
+Zero2Peak zero2_peak_interleaved(const StageLayout& lay, int p, int m, int stage, double grad_bytes) {
+  const int v = lay.chunks;
+  struct Chunk {
+    double saved = 0, grads = 0;
+    Zero2Peak first, later;  // the largest of (recomputed - freed, written) in a backward
+  };
+  std::vector<Chunk> chunks(static_cast<size_t>(v));
+  for (int c = 0; c < v; ++c) {
+    std::vector<const StageBlock*> order;  // backward order
+    if (c == v - 1 && lay.last) order.push_back(&lay.head);
+    for (std::int64_t j = lay.chunk_layers(c); j-- > 0;) order.push_back(&lay.layer_at(c, j));
+    if (c == 0 && lay.first) order.push_back(&lay.embedding);
+    Chunk& k = chunks[static_cast<size_t>(c)];
+    double freed = 0, g = 0;
+    bool any = false;
+    for (const StageBlock* b : order) {
+      g += b->owned_elements * grad_bytes;
+      const double a = b->figures->recompute_saved_bytes - freed;
+      if (!any || a + g > k.first.activations + k.first.grads) k.first = {a, g};
+      if (!any || a > k.later.activations) k.later = {a, 0.0};
+      any = true;
+      freed += b->figures->saved_bytes;
+    }
+    k.saved = freed, k.grads = g;
+  }
+  const std::int64_t total = static_cast<std::int64_t>(m) * v, group = static_cast<std::int64_t>(p) * v;
+  const std::int64_t warmup =
+      m == p ? total : std::min<std::int64_t>(2 * (p - stage - 1) + (v - 1) * p, total);
+  Zero2Peak best;
+  double held = 0, live = 0;
+  std::vector<char> started(static_cast<size_t>(v), 0);
+  std::vector<std::int64_t> last(static_cast<size_t>(v), -1);  // each chunk's last backward
+  for (std::int64_t k = std::max<std::int64_t>(0, total - group); k < total; ++k)
+    last[static_cast<size_t>(v - 1 - (k % group) / p)] = k;
+  auto consider = [&](double a, double g) {
+    if (a + g > best.activations + best.grads) best = {a, g};
+  };
+  auto forward = [&](std::int64_t k) {
+    held += chunks[static_cast<size_t>((k % group) / p)].saved;
+    consider(held, live);
+  };
+  auto backward = [&](std::int64_t k) {
+    const auto c = static_cast<size_t>(v - 1 - (k % group) / p);
+    const Chunk& ch = chunks[c];
+    if (!started[c]) {
+      consider(held + ch.first.activations, live + ch.first.grads);
+      started[c] = 1;
+      live += ch.grads;
+    } else {
+      consider(held + ch.later.activations, live);
+    }
+    held -= ch.saved;
+    if (k == last[c]) live -= ch.grads;  // its last backward's buckets free them
+  };
+  for (std::int64_t k = 0; k < warmup; ++k) forward(k);
+  for (std::int64_t j = 0; j < total - warmup; ++j) forward(warmup + j), backward(j);
+  for (std::int64_t k = total - warmup; k < total; ++k) backward(k);
+  return best;
 }
 
 }  // namespace
@@ -348,9 +475,8 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
           [&](const StageBlock& blk, double) { act = std::max(act, blk.figures->saved_bytes); });
     }
     // ZeRO-2: each parameter group's whole gradient lives from its first backward
-    // write (the first micro-batch) to its bucket's reduce-scatter (the last): with
-    // several micro-batches all of them beside the activations in flight; with one,
-    // as many as the backward has made while the rest of the activations remain.
+    // write (the first micro-batch) to its bucket's reduce-scatter (the last):
+    // zero2_peak_one_chunk, zero2_peak_interleaved.
     // ZeRO-3: two blocks' gathered parameters (one of prefetch) and the unsharded
     // gradient of the block in its backward (planner/lower_transformer_stage.cpp).
     ModelStateBytes live = states;
@@ -360,28 +486,16 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
     if (training && dg > 1 && st.zero == 2) {
       const double whole = stage_params[si] * per.grads;
       const StageLayout& lay = layouts[si];
-      // No forward after the stage's first backward (GPipe; 1F1B when the stage
-      // holds every micro-batch, m <= p - stage): the gradients appear block by
-      // block while that backward frees the activations. Walk it: at each block,
-      // what is still saved, the gradients written so far (this block's
-      // included) and its recomputed activations.
-      const bool drains = lay.chunks == 1 &&
-                          (st.schedule == PipelineSchedule::kGpipe || static_cast<int>(m) <= p - i);
-      if (drains) {
-        double freed = 0, grads = 0, peak = act_all;
-        auto visit = [&](const StageBlock& blk) {
-          grads += blk.owned_elements * per.grads;
-          peak = std::max(peak, act_all - freed + grads + blk.figures->recompute_saved_bytes);
-          freed += blk.figures->saved_bytes;
-        };
-        if (lay.last) visit(lay.head);
-        for (std::int64_t j = lay.chunk_layers(0); j-- > 0;) visit(lay.layer_at(0, j));
-        if (lay.first) visit(lay.embedding);
-        act = std::max(act, peak);
-      } else if (m > 1) {
-        live.grads_bytes += whole;
+      if (lay.chunks == 1) {
+        const Zero2Peak z = zero2_peak_one_chunk(
+            lay, st.schedule, p, static_cast<int>(m), i, per.grads, whole,
+            figures.zero2_last.size() == layouts.size() ? figures.zero2_last[si] : Zero2LastBackward{});
+        act = z.activations;
+        live.grads_bytes += z.grads;
       } else {
-        act = std::max(act, whole);
+        const Zero2Peak z = zero2_peak_interleaved(lay, p, static_cast<int>(m), i, per.grads);
+        act = z.activations;
+        live.grads_bytes += z.grads;
       }
     }
     if (training && dg > 1 && st.zero == 3) {

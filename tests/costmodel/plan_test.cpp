@@ -128,9 +128,10 @@ TEST(EstimatePlan, DataParallelGradientsByHand) {
 // ZeRO over d = 2: stage 1 shards the optimizer (12 B/param / 2), stage 2 also gradients,
 // stage 3 also parameters (ZeRO Figure 1); stages 1-2 reduce-scatter gradients and gather
 // parameters (2 Psi per step, ZeRO §7.2.1), stage 3 gathers each block's parameters twice.
-// At the peak, stage 2 (one micro-batch) holds its whole gradients while the backward makes
-// them, beside what remains of the activations (counted with them); stage 3 holds two blocks'
-// gathered parameters (one of prefetch) and one block's unsharded gradient: 3 x 49,984 x 2 B.
+// At the peak, stage 2 (one micro-batch) holds beside its shard (psi) those of its whole
+// gradients the backward has made and no bucket's reduce-scatter has freed yet (between 0 and
+// all of them, 2 psi; zero2_last_backward); stage 3 holds two blocks' gathered parameters (one
+// of prefetch) and one block's unsharded gradient: 3 x 49,984 x 2 B.
 TEST(EstimatePlan, ZeroStagesMemoryAndTraffic) {
   Scenario sc = tiny_gpt(2);
   sc.strategy.data = 2;
@@ -143,8 +144,14 @@ TEST(EstimatePlan, ZeroStagesMemoryAndTraffic) {
     auto e = estimate_plan(sc);
     ASSERT_TRUE(e.is_ok()) << e.message();
     const DeviceMemoryEstimate& m = e->memory[0];
-    EXPECT_DOUBLE_EQ(m.params_bytes + m.grads_bytes + m.optimizer_bytes, expected_states[stage])
-        << "stage " << stage;
+    if (stage == 2) {
+      EXPECT_DOUBLE_EQ(m.params_bytes + m.optimizer_bytes, 2 * psi + 6 * psi);
+      EXPECT_GE(m.grads_bytes, psi);
+      EXPECT_LE(m.grads_bytes, psi + 2 * psi);
+    } else {
+      EXPECT_DOUBLE_EQ(m.params_bytes + m.grads_bytes + m.optimizer_bytes, expected_states[stage])
+          << "stage " << stage;
+    }
     EXPECT_EQ(find_comm(*e, "data", "allreduce") != nullptr, stage == 0) << stage;
     EXPECT_EQ(find_comm(*e, "data", "reducescatter") != nullptr, stage >= 1) << stage;
     EXPECT_EQ(find_comm(*e, "data", "allgather") != nullptr, stage == 1 || stage == 2) << stage;

@@ -149,6 +149,14 @@
 // GEMM's place what of the collective outlasts it, so a gradient the GEMM
 // completes is ready when the GEMM ends, as in the simulator, not after the
 // collective (plan_buckets.cpp fill_buckets).
+// Regenerated on main (2026-12-06, stop 54) for the three ZeRO-2 training
+// points whose peak moves (no step, exposed or bubble figure): the whole
+// gradients live from a chunk's first backward to its buckets'
+// reduce-scatters in its last, so none beside the warm-up's activations
+// (interleaved), all of them in the backwards between (1F1B), and the last
+// backward's freed as its buckets end (plan_transformer_step.cpp
+// zero2_peak_*, plan_buckets.cpp zero2_last_backward): gpt3_175b_1024 35677
+// +0.74%, 178387 -0.31%, mt_nlg_530b_2240 63840 -0.43%.
 // Each plan is judged three ways: plain, through a search's memo and
 // lean options, and through the memo again (its caches answering).
 #include <algorithm>
@@ -177,11 +185,11 @@ struct Golden {
 // Eight points of each space, at indices (2k + 1) / 16 of it.
 const Golden kGolden[] = {
     {"gpt3_175b_1024.yaml", 0, 35677, 0x1.b2b772a511768p+5, 0x1.2c78da5a0cd67p-1,
-     0x1.11f5a8d788e1p+5, 0x1.c64105ap+35},
+     0x1.11f5a8d788e1p+5, 0x1.c9a105ap+35},
     {"gpt3_175b_1024.yaml", 0, 107032, 0x1.164e0caab8becp+4, 0x1.1b6d69a3f7831p+0,
      0x1.0132ee53de456p-1, 0x1.058cf61p+36},
     {"gpt3_175b_1024.yaml", 0, 178387, 0x1.6568601a4db98p+6, 0x1.7f62854c21054p+4,
-     0x1.64610e79e5208p+5, 0x1.65f065dp+36},
+     0x1.64610e79e5208p+5, 0x1.64d050dp+36},
     {"gpt3_175b_1024.yaml", 0, 249742, 0x1.3d0b87ac740edp+5, 0x1.2c066512f490fp+4,
      0x1.5e8e4eeb6b67p+1, 0x1.2d08a02p+35},
     {"gpt3_175b_1024.yaml", 0, 321097, 0x1.1e35148283bb1p+5, 0x1.32979937854efp+4,
@@ -215,7 +223,7 @@ const Golden kGolden[] = {
     {"mt_nlg_530b_2240.yaml", 0, 45600, 0x1.37d205168b0b6p+7, 0x1.d304eb2b9a225p+3,
      0x1.d1b1394454642p+6, 0x1.7f428a4cp+38},
     {"mt_nlg_530b_2240.yaml", 0, 63840, 0x1.5793325c8fe4dp+10, 0x1.fa81e0d484c68p+3,
-     0x1.4cf9bbb4a4e07p+10, 0x1.982543bcp+37},
+     0x1.4cf9bbb4a4e07p+10, 0x1.9663233cp+37},
     {"mt_nlg_530b_2240.yaml", 0, 82080, 0x1.0307b28fa7edfp+6, 0x1.807f30736b717p+1,
      0x1.12afd709a744p+5, 0x1.d411c12p+39},
     {"mt_nlg_530b_2240.yaml", 0, 100320, 0x1.2970ddeb6baadp+7, 0x1.3bdcf8403ddc9p+6,
