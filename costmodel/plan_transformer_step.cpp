@@ -151,6 +151,130 @@ Zero2Peak zero2_peak_interleaved(const StageLayout& lay, int p, int m, int stage
   return best;
 }
 
+// The stage's order of forward and backward steps (the planner's
+// pipeline_schedule): calls forward(chunk) and backward(chunk) in turn.
+// GPipe: every forward, then every backward; 1F1B: min(p - stage - 1, m)
+// warm-up forwards, a forward and a backward at a time, the cool-down's
+// backwards; interleaved: Megatron-LM's warm-up count, virtual
+// micro-batch k running chunk (k mod pv) / p forward and v - 1 - that
+// backward.
+template <class Forward, class Backward>
+void walk_schedule(PipelineSchedule schedule, int p, int m, int v, int stage, Forward forward,
+                   Backward backward) {
+  const std::int64_t total = static_cast<std::int64_t>(m) * v, group = static_cast<std::int64_t>(p) * v;
+  std::int64_t warmup = 0;
+  if (schedule == PipelineSchedule::kGpipe)
+    warmup = total;
+  else if (v == 1)
+    warmup = std::min(p - stage - 1, m);
+  else
+    warmup = m == p ? total : std::min<std::int64_t>(2 * (p - stage - 1) + (v - 1) * p, total);
+  auto f = [&](std::int64_t k) { forward(static_cast<int>((k % group) / p)); };
+  auto b = [&](std::int64_t k) { backward(static_cast<int>(v - 1 - (k % group) / p)); };
+  for (std::int64_t k = 0; k < warmup; ++k) f(k);
+  for (std::int64_t j = 0; j < total - warmup; ++j) f(warmup + j), b(j);
+  for (std::int64_t k = total - warmup; k < total; ++k) b(k);
+}
+
+// ZeRO-3's peak (the planner, lower_transformer_stage.cpp): each block's
+// parameters gathered before it computes (with strategy.overlap the next
+// block's too, issued as it starts: two blocks whole at a time), freed
+// after it; in the backward its unsharded gradient from its first kernel
+// to its reduce-scatter, which runs on the 'data' stream before the next
+// block's prefetch, so the block before's gradient and the block after's
+// parameters are never whole together (the larger counts). Walked over the
+// stage's order: the activations held (each forward adds a micro-batch's,
+// each backward frees them block by block, recomputing as it goes) and,
+// at each block, what is gathered and unsharded then. With
+// strategy.zero3_prefetch per_micro_batch or across_passes the last block
+// of a pass also gathers the next step's first. Returns the activations and
+// the gathered parameters and unsharded gradients at the peak.
+struct Zero3Peak {
+  double activations = 0, params = 0, grads = 0;
+};
+Zero3Peak zero3_peak(const StageLayout& lay, const StrategySpec& st, int p, int m, int stage,
+                     double e_bytes) {
+  const int v = lay.chunks;
+  const bool ahead = st.overlap;
+  std::vector<std::vector<const StageBlock*>> blocks(static_cast<size_t>(v));  // forward order
+  std::vector<double> saved(static_cast<size_t>(v), 0.0);
+  for (int c = 0; c < v; ++c) {
+    auto& bs = blocks[static_cast<size_t>(c)];
+    if (c == 0 && lay.first) bs.push_back(&lay.embedding);
+    for (std::int64_t j = 0; j < lay.chunk_layers(c); ++j) bs.push_back(&lay.layer_at(c, j));
+    if (c == v - 1 && lay.last) bs.push_back(&lay.head);
+    for (const StageBlock* b : bs) saved[static_cast<size_t>(c)] += b->figures->saved_bytes;
+  }
+  auto gathered = [&](const StageBlock* b) { return b->gather_elements * e_bytes; };
+  auto unsharded = [&](const StageBlock* b) { return b->owned_elements * e_bytes; };
+  Zero3Peak best;
+  auto consider = [&](double a, double g, double u) {
+    if (a + g + u > best.activations + best.params + best.grads) best = {a, g, u};
+  };
+  // The steps in order, each with the next one's first block (for the
+  // prefetch across steps) known when it runs: the order is walked once to
+  // list them.
+  struct Step {
+    bool forward;
+    int chunk;
+  };
+  std::vector<Step> steps;
+  walk_schedule(
+      st.schedule, p, m, v, stage, [&](int c) { steps.push_back({true, c}); },
+      [&](int c) { steps.push_back({false, c}); });
+  auto first_of = [&](const Step& s) -> const StageBlock* {
+    const auto& bs = blocks[static_cast<size_t>(s.chunk)];
+    if (bs.empty()) return nullptr;
+    return s.forward ? bs.front() : bs.back();
+  };
+  double held = 0;
+  // The last backward block's gradient, its reduce-scatter running: whole
+  // beside the next step's first block only if that block's gather was
+  // prefetched (issued before the reduce-scatter); a cold gather waits
+  // behind it on the 'data' stream, and the block behind the gather.
+  double rs_pending = 0;
+  bool warm = false;  // this step's first block was gathered by the step before
+  for (size_t n = 0; n < steps.size(); ++n) {
+    const Step& s = steps[n];
+    const auto& bs = blocks[static_cast<size_t>(s.chunk)];
+    if (!warm) rs_pending = 0;
+    double next_first = 0;  // the next step's first block, prefetched by this one's last
+    const bool prefetches = ahead && n + 1 < steps.size() &&
+                            st.zero3_prefetch != Zero3Prefetch::kPerPass &&
+                            (st.zero3_prefetch == Zero3Prefetch::kAcrossPasses || !steps[n + 1].forward);
+    if (prefetches)
+      if (const StageBlock* b = first_of(steps[n + 1])) next_first = gathered(b);
+    warm = prefetches;
+    const size_t count = bs.size();
+    if (s.forward) {
+      double a = held;
+      for (size_t j = 0; j < count; ++j) {
+        a += bs[j]->figures->saved_bytes;
+        const double after = !ahead ? 0.0 : j + 1 < count ? gathered(bs[j + 1]) : next_first;
+        consider(a, gathered(bs[j]) + after, j == 0 ? rs_pending : 0.0);
+        if (j == 0) rs_pending = 0;
+      }
+      held = a;
+    } else {
+      double freed = 0;
+      for (size_t i = 0; i < count; ++i) {
+        const StageBlock* b = bs[count - 1 - i];
+        const double before = i == 0 ? rs_pending : unsharded(bs[count - i]);
+        const double after = !ahead ? 0.0 : i + 1 < count ? gathered(bs[count - 2 - i]) : next_first;
+        const double a = held - freed + b->figures->recompute_saved_bytes;
+        if (!ahead || before >= after)
+          consider(a, gathered(b), unsharded(b) + (ahead ? before : 0.0));
+        else
+          consider(a, gathered(b) + after, unsharded(b));
+        freed += b->figures->saved_bytes;
+      }
+      held -= freed;
+      rs_pending = ahead && count > 0 ? unsharded(bs.front()) : 0.0;
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const RankMap& rm,
@@ -477,8 +601,8 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
     // ZeRO-2: each parameter group's whole gradient lives from its first backward
     // write (the first micro-batch) to its bucket's reduce-scatter (the last):
     // zero2_peak_one_chunk, zero2_peak_interleaved.
-    // ZeRO-3: two blocks' gathered parameters (one of prefetch) and the unsharded
-    // gradient of the block in its backward (planner/lower_transformer_stage.cpp).
+    // ZeRO-3: the blocks' gathered parameters and unsharded gradients as the
+    // planner holds them (zero3_peak; planner/lower_transformer_stage.cpp).
     ModelStateBytes live = states;
     // FP8: each FP8 weight's FP8 copy and transpose, resident.
     // (With FP8 primary weights they take the 16-bit weights' place.)
@@ -499,13 +623,10 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
       }
     }
     if (training && dg > 1 && st.zero == 3) {
-      double gather = 0, owned = 0;
-      layouts[si].for_each_kind([&](const StageBlock& blk, double) {
-        gather = std::max(gather, blk.gather_elements);
-        owned = std::max(owned, blk.owned_elements);
-      });
-      live.params_bytes += 2 * gather * e_bytes;
-      live.grads_bytes += owned * e_bytes;
+      const Zero3Peak z = zero3_peak(layouts[si], st, p, static_cast<int>(m), i, e_bytes);
+      act = z.activations;
+      live.params_bytes += z.params;
+      live.grads_bytes += z.grads;
     }
     // One entry per device; devices of a stage differ only in their capacity.
     const int first = rm.device(0, 0, i);

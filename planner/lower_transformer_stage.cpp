@@ -564,7 +564,10 @@ void StageEmitter::recompute_block(const std::vector<Block>& blocks, const Block
 // ZeRO-3 (FSDP): gather a block's parameters over 'data' before it
 // computes; the gather of the next block is issued when this one starts
 // (one block of prefetch, as FSDP's limit_all_gathers), so at most two
-// blocks are whole at a time; at a step's end, prefetch_next_step.
+// blocks are whole at a time; at a step's end, prefetch_next_step. With
+// strategy.overlap false nothing is prefetched: each block's gather runs
+// when the block before has ended, and the next block's waits behind its
+// reduce-scatter on the one 'data' stream (zero3_prefetches).
 void StageEmitter::gather(std::vector<Block>& blocks, size_t j, Phase phase, int mb) {
   if (s_.zero < 3 || s_.D <= 1 || !gathered_[j].ids.empty()) return;
   if (blocks[j].gather_elements <= 0) return;
@@ -632,7 +635,9 @@ void StageEmitter::forward_block(std::vector<Block>& blocks, size_t j, const Pip
   const Block& blk = blocks[j];
   if (pg_ != nullptr) param_gather_chain(j, st.micro_batch);
   gather(blocks, j, Phase::kForward, st.micro_batch);
-  if (j + 1 < blocks.size())
+  if (!zero3_prefetches())
+    ;
+  else if (j + 1 < blocks.size())
     gather(blocks, j + 1, Phase::kForward, st.micro_batch);
   else
     prefetch_next_step();
@@ -669,7 +674,9 @@ void StageEmitter::backward_block(std::vector<Block>& blocks, const std::vector<
   const Block& blk = blocks[j];
   const BlockTemplate& tpl = *blk.tpl;
   gather(blocks, j, Phase::kBackward, st.micro_batch);
-  if (i + 1 < order.size())
+  if (!zero3_prefetches())
+    ;
+  else if (i + 1 < order.size())
     gather(blocks, order[i + 1], Phase::kBackward, st.micro_batch);
   else
     prefetch_next_step();

@@ -179,6 +179,9 @@ class StageEmitter {
   void gather(std::vector<Block>& blocks, size_t j, Phase phase, int mb);
   Gathered issue_gather(const Block& blk, Phase phase, int mb);
   void prefetch_next_step();
+  // ZeRO-3 gathers ahead of their block only with strategy.overlap (the
+  // closed form's zero3_exposure exposes every gather without it).
+  bool zero3_prefetches() const { return s_.sc->strategy.overlap; }
   void take_prefetched();
   void use_gathered(size_t j);
 

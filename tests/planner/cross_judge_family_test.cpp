@@ -636,6 +636,34 @@ std::vector<FamilyCase> zero2_memory_cases() {
   };
 }
 
+// ZeRO-3's gathered parameters and unsharded gradients as the planner
+// holds them along the stage's order (plan_transformer_step.cpp
+// zero3_peak), and no prefetch without strategy.overlap: found by the
+// judge sweep, each failing the closed form or the planner of before.
+std::vector<FamilyCase> zero3_cases() {
+  auto plan = [](const char* name, const char* model, const char* training,
+                 const char* strategy) {
+    return FamilyCase{name,
+                      std::string("topology: {preset: dgx-a100}\nmodel:\n  transformer: ") + model +
+                          "\ntraining: " + training + "\nstrategy: " + strategy + "\n",
+                      Granularity::kKernel};
+  };
+  return {
+      // The embedding's gather is larger than a layer's: two of it and its
+      // gradient counted at the peak were 16.8% above the simulator.
+      plan("zero3_embedding_larger_than_a_layer",
+           "{layers: 2, hidden: 2048, heads: 16, seq: 2048, vocab: 32768, attention: flash}",
+           "{global_batch: 32, micro_batch: 1}", "{data: 8, zero: 3, bucket: 100MB}"),
+      // overlap: false, nothing prefetched: every gather and reduce-scatter in
+      // line in both judges (the planner prefetched regardless: simulated a
+      // third faster).
+      plan("zero3_no_overlap",
+           "{layers: 2, hidden: 4096, heads: 32, seq: 2048, vocab: 32768, attention: flash}",
+           "{global_batch: 32, micro_batch: 1}",
+           "{tensor: 2, data: 4, zero: 3, bucket: 25MB, overlap: false}"),
+  };
+}
+
 std::vector<FamilyCase> family() {
   const char* env = std::getenv("BRIGADE_JUDGE_FAMILY");
   std::vector<FamilyCase> out =
@@ -654,6 +682,7 @@ std::vector<FamilyCase> family() {
   for (FamilyCase& c : pipeline_split_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : drain_chain_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : zero2_memory_cases()) out.push_back(std::move(c));
+  for (FamilyCase& c : zero3_cases()) out.push_back(std::move(c));
   return out;
 }
 
