@@ -67,16 +67,27 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
       double at = 0;
       const int n_rec = recomputes ? static_cast<int>(t.recompute_clock.size()) : 0;
       size_t x = 0;
-      auto place = [&](const std::vector<Kernel>& ks, size_t j) {
+      // A ring kernel (context parallelism) runs its blocks one after
+      // another, each after the hop beside the one before: where a hop
+      // outlasts a block, nothing runs until it ends (`ring`: its block).
+      auto place = [&](const std::vector<Kernel>& ks, size_t j, const std::vector<double>& ring) {
         const double len = f.xs[x++];
         if (at_full_rate(ks, j) && len > 0) f.full_rate.emplace_back(at, at + len);
+        const int steps = ks[j].ring_steps;
+        const double block = j < ring.size() ? ring[j] : 0.0;
+        if (steps > 1 && block > 0) {
+          const double pace = (len - block) / (steps - 1);  // max(block, hop)
+          if (pace > block)
+            for (int k = 0; k + 1 < steps; ++k)
+              f.full_rate.emplace_back(at + k * pace + block, at + (k + 1) * pace);
+        }
         at += len;
       };
       for (int n = 0; n <= count; ++n) {
         if (recomputes && n == before)
-          for (int r = 0; r < n_rec; ++r) place(tpl.recompute, static_cast<size_t>(r));
+          for (int r = 0; r < n_rec; ++r) place(tpl.recompute, static_cast<size_t>(r), t.recompute_ring);
         if (n == count) break;
-        place(tpl.backward, static_cast<size_t>(n));
+        place(tpl.backward, static_cast<size_t>(n), t.backward_ring);
       }
     }
     // Backward kernel n is addition n + 1 (and the recomputation's after it
@@ -212,6 +223,8 @@ BucketList& stage_buckets(TransformerCache& cache, const TransformerBlocks& tb,
     const KernelTimes::Lists& t = times.of(&tpl);
     key.insert(key.end(), t.backward_clock.begin(), t.backward_clock.end());
     key.insert(key.end(), t.recompute_clock.begin(), t.recompute_clock.end());
+    key.insert(key.end(), t.backward_ring.begin(), t.backward_ring.end());
+    key.insert(key.end(), t.recompute_ring.begin(), t.recompute_ring.end());
   };
   if (lay.recomputed_layers > 0) add(tb.layer);
   if (lay.kept_layers > 0) add(tb.layer_kept);

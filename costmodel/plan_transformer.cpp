@@ -664,6 +664,17 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           out[j + 1] = std::max(0.0, xs[j] - slowed);
         }
     };
+    // Each ring kernel's block (KernelTimes::Lists::backward_ring), the
+    // list empty where it has none.
+    auto ring_list = [&](const std::vector<Kernel>& ks, const std::vector<int>& slots,
+                         std::vector<double>& out) {
+      out.clear();
+      for (size_t j = 0; j < ks.size(); ++j)
+        if (slots[j] == -2) {
+          out.resize(ks.size(), 0.0);
+          out[j] = ring_block(ks[j]);
+        }
+    };
     CommLedger& ledger = ledgers[ledgers_on ? si : 0];
     // Adds `n` x the kernels' durations to `compute` and `collectives`
     // (`slots`: the template figures' kinds of kernel; the tallies serve the
@@ -786,6 +797,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
             T.bwd_ops);
         clock_list(tpl->recompute, f.recompute_slot, at, lt.recompute, lt.recompute_clock);
         clock_list(tpl->backward, f.backward_slot, at, lt.backward, lt.backward_clock);
+        ring_list(tpl->recompute, f.recompute_slot, lt.recompute_ring);
+        ring_list(tpl->backward, f.backward_slot, lt.backward_ring);
       }
     }
     if (!same_sums) ++times_written;

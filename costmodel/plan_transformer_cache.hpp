@@ -38,6 +38,10 @@ struct KernelTimes {
     // above price each alone. The gradient buckets' and the parameter
     // gathers' clocks read these.
     std::vector<double> forward_clock, recompute_clock, backward_clock;
+    // A context-parallel ring kernel's one block (0 for every other
+    // kernel), in the recompute and backward lists: where its blocks wait
+    // for a hop no kernel runs (the gradient buckets' clock).
+    std::vector<double> recompute_ring, backward_ring;
   };
   const BlockTemplate* tpl[4] = {};
   Lists lists[4];

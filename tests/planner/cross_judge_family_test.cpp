@@ -588,6 +588,13 @@ std::vector<FamilyCase> drain_chain_cases() {
       // each stage's last backward was slowed about twice as much as the
       // simulator's, and the drain's chain added that up (+0.87%, beyond
       // the 0.5% named; found by the judge sweep).
+      // Context parallelism: a ring's hop waits keep the whole rate on the
+      // bucket clock (no kernel runs there), within the 0.5% named for the
+      // blocks a bucket slows (the wait is in time; found by the judge sweep).
+      plan("cp_buckets_one_micro_batch", "{preset: dgx-h100}",
+           "{layers: 1, hidden: 4096, heads: 32, seq: 2048, vocab: 32768, attention: flash}",
+           "{global_batch: 8, micro_batch: 2, recompute: full, fp8: hybrid}",
+           "{data: 4, context: 2, zero: 1, bucket: 25MB}"),
       plan("bucket_full_rate_t8_p4_tp_overlap", "{preset: dgx-h100, nodes: 8}",
            "{layers: 4, hidden: 8192, heads: 64, seq: 4096, vocab: 32768}",
            "{global_batch: 16, micro_batch: 1, tp_comm_overlap: true}",
