@@ -454,11 +454,17 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
          0.01, 0, 0, false});
   else if (transformer && st.pipeline > 1)
     out.push_back(
-        {"pipeline: the closed form's schedule, m x the slowest stage + the others once + "
-         "one micro-batch's sends through the pipeline and back (+ in 1F1B's steady "
-         "state the wait for each round trip's sends), is exact for stages and sends of "
-         "equal time; stages of unequal time (the embedding, the logits) shift the "
-         "simulated fill and drain: step within 0.1%",
+        {training && st.virtual_stages <= 1
+             ? "pipeline: the closed form walks 1F1B's or GPipe's order micro-batch by "
+               "micro-batch at each stage's forward, backward and sends, the simulator "
+               "kernel by kernel: the same where a stage's micro-batches take the same "
+               "time; the tied embedding's AllReduce starts with the position embedding's "
+               "backward in the simulator, after the stage's backward in the closed form: "
+               "step within 0.1%"
+             : "pipeline: the closed form's schedule, m x the slowest stage + the others "
+               "once + one micro-batch's sends through the pipeline and back, is exact for "
+               "stages and sends of equal time; stages of unequal time (the embedding, the "
+               "logits) shift the simulated fill and drain: step within 0.1%",
          0.001, 0, 0, false});
   // The host lane (DeviceProfile::host_op_seconds): a stage's micro-batch
   // at the longer of its device's and its host's time against the kernels

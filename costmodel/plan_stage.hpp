@@ -195,6 +195,7 @@ struct StageTimes {
   double fwd_kernels = 0, bwd_kernels = 0;  // per micro-batch, incl. recomputation in bwd
   double tp_fwd = 0, tp_bwd = 0;            // tensor-parallel collectives (exposed)
   double pp = 0;                            // pipeline sends of one micro-batch
+  double pp_next = 0;                       // of them, the forward send to the next stage (one chunk)
   // strategy.pipeline_engine deepspeed: the stage's blocking sends and
   // receives of one micro-batch, one after the other, and the AllGathers
   // that rebuild the boundary tensor (in the stage's own time; pp is 0);

@@ -303,7 +303,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // forward to the next virtual stage, gradients back to the previous one,
   // the boundary tensor as each tensor-parallel rank holds it. Every chunk
   // sends to the same two stages.
-  auto pipeline_sends = [&](int i, CommLedger& ledger) {
+  auto pipeline_sends = [&](int i, CommLedger& ledger, double& next) {
+    next = 0;
     if (p == 1) return 0.0;
     auto send = [&](int to) {
       if (memo != nullptr)
@@ -329,6 +330,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     if (ledgers_on)
       ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_send_bytes, m * sends,
                  blocking_sends ? m * sends : sends);
+    if (v == 1 && to_next) next = *to_next;
     return sends;
   };
   // scatter_gather: the AllGather after each receive, in the stage's own
@@ -386,13 +388,13 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // scatter-gather's AllGathers in the stage's time.
   auto stage_sends = [&](int i, StageTimes& T, CommLedger& ledger) {
     if (deepspeed) {
-      T.pp = 0;
+      T.pp = 0, T.pp_next = 0;
       T.pp_blocking = deepspeed_sends(i, T.ds_gather, ledger);
       return;
     }
-    T.pp = pipeline_sends(i, ledger);
+    T.pp = pipeline_sends(i, ledger, T.pp_next);
     T.pp_blocking = scatter_gathers(i, T.ds_gather, ledger);
-    if (blocking_sends) T.pp_blocking += T.pp, T.pp = 0;
+    if (blocking_sends) T.pp_blocking += T.pp, T.pp = 0, T.pp_next = 0;
   };
   // The handles of each stage's groups in the memo (tensor, gradients when
   // a progression, experts; expert data and context when asked).

@@ -3,7 +3,9 @@
 #include "costmodel/plan_stage.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -90,8 +92,10 @@ Zero2Peak zero2_peak_one_chunk(const StageLayout& lay, PipelineSchedule schedule
 // chunk's blocks from the top as zero2_peak_one_chunk walks them; after a
 // chunk's last backward its gradients are gone (its buckets' reduce-scatters
 // end before the next backward's peak: taken so, not timed, as the one
-// bucket clock is not the interleaved cool-down's).
-Zero2Peak zero2_peak_interleaved(const StageLayout& lay, int p, int m, int stage, double grad_bytes) {
+// bucket clock is not the interleaved cool-down's), without `overlap` only
+// after the whole backward (the buckets wait for it).
+Zero2Peak zero2_peak_interleaved(const StageLayout& lay, int p, int m, int stage, double grad_bytes,
+                                 bool overlap) {
   const int v = lay.chunks;
   struct Chunk {
     double saved = 0, grads = 0;
@@ -143,7 +147,7 @@ Zero2Peak zero2_peak_interleaved(const StageLayout& lay, int p, int m, int stage
       consider(held + ch.later.activations, live);
     }
     held -= ch.saved;
-    if (k == last[c]) live -= ch.grads;  // its last backward's buckets free them
+    if (overlap && k == last[c]) live -= ch.grads;  // its last backward's buckets free them
   };
   for (std::int64_t k = 0; k < warmup; ++k) forward(k);
   for (std::int64_t j = 0; j < total - warmup; ++j) forward(warmup + j), backward(j);
@@ -273,6 +277,102 @@ Zero3Peak zero3_peak(const StageLayout& lay, const StrategySpec& st, int p, int 
     }
   }
   return best;
+}
+
+// 1F1B and GPipe on one chunk a stage, micro-batch by micro-batch: each
+// stage runs its order (the planner's pipeline_schedule), a forward after
+// its own step before and the stage before's forward of that micro-batch
+// and its send, a backward after its own step before and the next stage's
+// backward of that micro-batch and its send (the last stage's after its own
+// forward). `f`, `b`: a stage's forward and backward of one micro-batch;
+// `to_next`, `to_previous`: its sends; `last_extra`: what its last backward
+// takes more (its buckets' NCCL kernels beside it), `first_extra` its first
+// forward (waiting for its parameter gathers). Writes each stage's last
+// backward's end. (The simulator's path at stage granularity: exact where a
+// stage's micro-batches take the same time.)
+struct PipelineOrder {
+  PipelineSchedule schedule;
+  int p;
+  std::span<const double> f, b, to_next, to_previous, last_extra;
+  // What a stage's first forward takes more (overlap_param_gather: it waits
+  // for its own gathers).
+  std::span<const double> first_extra;
+};
+void order_ends(const PipelineOrder& o, std::int64_t m, std::vector<double>& ends) {
+  const int p = o.p;
+  const bool gpipe = o.schedule == PipelineSchedule::kGpipe;
+  const auto cells = static_cast<size_t>(p) * static_cast<size_t>(m);
+  thread_local std::vector<double> f_end, b_end;
+  thread_local std::vector<std::int64_t> pos;
+  thread_local std::vector<double> free_at;
+  thread_local std::vector<int> work;
+  f_end.assign(cells, -1.0), b_end.assign(cells, -1.0);
+  pos.assign(static_cast<size_t>(p), 0), free_at.assign(static_cast<size_t>(p), 0.0);
+  const std::int64_t last_k = gpipe ? 0 : m - 1;  // the micro-batch of each stage's last backward
+  auto at = [&](int i, std::int64_t k) { return static_cast<size_t>(i) * static_cast<size_t>(m) + static_cast<size_t>(k); };
+  // Step n of stage i: (forward?, micro-batch).
+  auto step_of = [&](int i, std::int64_t n) -> std::pair<bool, std::int64_t> {
+    if (gpipe) return n < m ? std::pair{true, n} : std::pair{false, 2 * m - 1 - n};
+    const std::int64_t w = std::min<std::int64_t>(p - i - 1, m);
+    if (n < w) return {true, n};
+    const std::int64_t j = n - w, steady = 2 * (m - w);
+    if (j < steady) return j % 2 == 0 ? std::pair{true, w + j / 2} : std::pair{false, j / 2};
+    return {false, m - w + (j - steady)};
+  };
+  work.clear();
+  for (int i = p; i-- > 0;) work.push_back(i);
+  while (!work.empty()) {
+    const int i = work.back();
+    work.pop_back();
+    const auto si = static_cast<size_t>(i);
+    while (pos[si] < 2 * m) {
+      const auto [forward, k] = step_of(i, pos[si]);
+      double ready = 0;
+      if (forward) {
+        if (i > 0) {
+          const double before = f_end[at(i - 1, k)];
+          if (before < 0) break;
+          ready = before + o.to_next[si - 1];
+        }
+      } else if (i == p - 1) {
+        ready = f_end[at(i, k)];
+      } else {
+        const double after = b_end[at(i + 1, k)];
+        if (after < 0) break;
+        ready = after + o.to_previous[si + 1];
+      }
+      const double start = std::max(free_at[si], ready);
+      const double end =
+          start + (forward ? o.f[si] + (k == 0 ? o.first_extra[si] : 0.0)
+                           : o.b[si] + (k == last_k ? o.last_extra[si] : 0.0));
+      (forward ? f_end : b_end)[at(i, k)] = end;
+      free_at[si] = end;
+      ++pos[si];
+      if (forward && i + 1 < p) work.push_back(i + 1);
+      if (!forward && i > 0) work.push_back(i - 1);
+    }
+  }
+  ends.resize(static_cast<size_t>(p));
+  for (int i = 0; i < p; ++i) ends[static_cast<size_t>(i)] = b_end[at(i, last_k)];
+}
+
+// The same for m micro-batches, walking at most about 4p of them: past its
+// fill the order repeats every p micro-batches, each stage's ends moving by
+// the same amount (checked on three runs p apart; walked whole otherwise).
+void pipeline_order_ends(const PipelineOrder& o, std::int64_t m, std::vector<double>& ends) {
+  const std::int64_t p = o.p;
+  if (m <= 4 * p) return order_ends(o, m, ends);
+  const std::int64_t m1 = 2 * p + (m - 2 * p) % p;
+  thread_local std::vector<double> e1, e2, e3;
+  order_ends(o, m1, e1), order_ends(o, m1 + p, e2), order_ends(o, m1 + 2 * p, e3);
+  const double periods = static_cast<double>((m - m1) / p);
+  ends.resize(e1.size());
+  for (size_t i = 0; i < e1.size(); ++i) {
+    const double d1 = e2[i] - e1[i], d2 = e3[i] - e2[i];
+    if (std::fabs(d2 - d1) > 1e-9 * std::max(1e-12, std::fabs(e3[i])))
+      return order_ends(o, m, ends);
+    ends[i] = e1[i] + periods * d1;
+  }
 }
 
 }  // namespace
@@ -407,6 +507,48 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
   }
   const double first_issue = figures.host_op > 0 && d_slowest >= t_max ? figures.host_op : 0;
   e.step_seconds = md * t_max + (d_sum - d_slowest) / v + chain + steady + extra_max + first_issue;
+  // 1F1B and GPipe on one chunk, Megatron-LM's sends beside the stages'
+  // work: the order walked micro-batch by micro-batch (pipeline_order_ends)
+  // instead of the formula above, exact where stages or sends differ (the
+  // embedding's, the loss's), each stage's last backward slowed by its own
+  // buckets and ending where the stages after it let it (the drain's chain,
+  // with the slack a faster stage leaves); each stage's step ends after its
+  // per-step work. Not with blocking sends or exchanges (DeepSpeed's, the
+  // scatter-gather's), per-micro-batch ZeRO traffic (neither forward nor
+  // backward alone) or a host setting the pace: the formula.
+  bool by_order = training && p > 1 && v == 1 && figures.host_op <= 0 &&
+                  st.pipeline_engine != PipelineEngine::kDeepSpeed;
+  for (const StageTimes& s : stages)
+    by_order = by_order && s.pp_blocking <= 0 && s.zero_exposed <= 0;
+  if (by_order) {
+    thread_local std::vector<double> f, b, to_next, to_previous, last_extra, first_extra, own, ends;
+    const size_t n = stages.size();
+    f.resize(n), b.resize(n), to_next.resize(n), to_previous.resize(n), last_extra.resize(n);
+    first_extra.resize(n), own.resize(n);
+    // (overlap_param_gather: per_step_extra holds each stage's own first-
+    // forward delay and those carried down to it; the order carries them.)
+    double carried = 0;
+    for (size_t i = 0; i < n; ++i) {
+      f[i] = stages[i].fwd_kernels + stages[i].tp_fwd;
+      b[i] = stages[i].bwd_kernels + stages[i].tp_bwd;
+      to_next[i] = stages[i].pp_next;
+      to_previous[i] = stages[i].pp - stages[i].pp_next;
+      last_extra[i] = drain_chain ? figures.dp_slowed[i] : 0.0;
+      first_extra[i] = absorbs ? figures.dp_start_own[i] : 0.0;
+      carried += first_extra[i];
+      own[i] = per_step_extra[i] - last_extra[i] - carried;
+    }
+    pipeline_order_ends({st.schedule, p, f, b, to_next, to_previous, last_extra, first_extra}, m,
+                        ends);
+    double step = 0;
+    for (size_t i = 0; i < n; ++i) step = std::max(step, ends[i] + own[i]);
+    if (figures.tied_ends && figures.dp_after_backward.size() == n) {
+      const size_t last = n - 1;
+      step = std::max(step, ends[0] + figures.dp_after_backward[0] + own[last] -
+                                figures.dp_after_backward[last]);
+    }
+    e.step_seconds = step;
+  }
   {
     // The same schedule with kernels alone: T_i >= D_i >= K_i gives t_max >=
     // K_max and d_sum - d_slowest >= K_sum - K_max, so this is a floor under
@@ -617,7 +759,8 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
         act = z.activations;
         live.grads_bytes += z.grads;
       } else {
-        const Zero2Peak z = zero2_peak_interleaved(lay, p, static_cast<int>(m), i, per.grads);
+        const Zero2Peak z =
+            zero2_peak_interleaved(lay, p, static_cast<int>(m), i, per.grads, st.overlap);
         act = z.activations;
         live.grads_bytes += z.grads;
       }
