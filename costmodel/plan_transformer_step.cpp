@@ -162,9 +162,17 @@ Zero2Peak zero2_peak_interleaved(const StageLayout& lay, int p, int m, int stage
 // backwards; interleaved: Megatron-LM's warm-up count, virtual
 // micro-batch k running chunk (k mod pv) / p forward and v - 1 - that
 // backward.
-template <class Forward, class Backward>
+//
+// With `skip` (called as skip(forward, chunk, count)) the walk leaves out
+// what repeats: of the steady state's forward-backward pairs a whole number
+// of periods of pv pairs (each chunk's forwards and backwards alike, so
+// nothing held changes over one), keeping the first period and the last;
+// of GPipe's forwards (backwards) with one chunk all but the first two and
+// the last two, handed to `skip` as one run. Each step the walk makes sees
+// the state it would have seen in the whole order.
+template <class Forward, class Backward, class Skip>
 void walk_schedule(PipelineSchedule schedule, int p, int m, int v, int stage, Forward forward,
-                   Backward backward) {
+                   Backward backward, Skip skip) {
   const std::int64_t total = static_cast<std::int64_t>(m) * v, group = static_cast<std::int64_t>(p) * v;
   std::int64_t warmup = 0;
   if (schedule == PipelineSchedule::kGpipe)
@@ -175,9 +183,29 @@ void walk_schedule(PipelineSchedule schedule, int p, int m, int v, int stage, Fo
     warmup = m == p ? total : std::min<std::int64_t>(2 * (p - stage - 1) + (v - 1) * p, total);
   auto f = [&](std::int64_t k) { forward(static_cast<int>((k % group) / p)); };
   auto b = [&](std::int64_t k) { backward(static_cast<int>(v - 1 - (k % group) / p)); };
-  for (std::int64_t k = 0; k < warmup; ++k) f(k);
-  for (std::int64_t j = 0; j < total - warmup; ++j) f(warmup + j), b(j);
-  for (std::int64_t k = total - warmup; k < total; ++k) b(k);
+  const bool runs = v == 1 && warmup == total && total > 4;  // GPipe, one chunk
+  for (std::int64_t k = 0; k < warmup; ++k) {
+    if (runs && k == 2) {
+      skip(true, 0, total - 4);
+      k = total - 3;
+      continue;
+    }
+    f(k);
+  }
+  const std::int64_t pairs = total - warmup;
+  const std::int64_t left_out = pairs > 2 * group ? (pairs - 2 * group) / group * group : 0;
+  for (std::int64_t j = 0; j < pairs; ++j) {
+    if (j == group && left_out > 0) j += left_out;
+    f(warmup + j), b(j);
+  }
+  for (std::int64_t k = pairs; k < total; ++k) {
+    if (runs && k == 2) {
+      skip(false, 0, total - 4);
+      k = total - 3;
+      continue;
+    }
+    b(k);
+  }
 }
 
 // ZeRO-3's peak (the planner, lower_transformer_stage.cpp): each block's
@@ -200,14 +228,41 @@ Zero3Peak zero3_peak(const StageLayout& lay, const StrategySpec& st, int p, int 
                      double e_bytes) {
   const int v = lay.chunks;
   const bool ahead = st.overlap;
-  std::vector<std::vector<const StageBlock*>> blocks(static_cast<size_t>(v));  // forward order
-  std::vector<double> saved(static_cast<size_t>(v), 0.0);
+  // Each chunk's blocks in forward order as runs of one kind of block (the
+  // embedding, the recomputing layers, the kept ones, the head): a run's
+  // blocks differ only in where they sit.
+  struct Run {
+    const StageBlock* blk;
+    std::int64_t n;
+  };
+  struct Chunk {
+    Run runs[4];
+    int count = 0;  // runs
+    std::int64_t blocks = 0;
+    double saved = 0;
+    // The block at position j (forward order).
+    const StageBlock* at(std::int64_t j) const {
+      for (int r = 0; r < count; ++r) {
+        if (j < runs[r].n) return runs[r].blk;
+        j -= runs[r].n;
+      }
+      return nullptr;
+    }
+  };
+  thread_local std::vector<Chunk> chunks;
+  chunks.assign(static_cast<size_t>(v), Chunk{});
   for (int c = 0; c < v; ++c) {
-    auto& bs = blocks[static_cast<size_t>(c)];
-    if (c == 0 && lay.first) bs.push_back(&lay.embedding);
-    for (std::int64_t j = 0; j < lay.chunk_layers(c); ++j) bs.push_back(&lay.layer_at(c, j));
-    if (c == v - 1 && lay.last) bs.push_back(&lay.head);
-    for (const StageBlock* b : bs) saved[static_cast<size_t>(c)] += b->figures->saved_bytes;
+    Chunk& ch = chunks[static_cast<size_t>(c)];
+    auto add = [&](const StageBlock* b, std::int64_t n) {
+      if (n <= 0) return;
+      ch.runs[ch.count++] = {b, n};
+      ch.blocks += n;
+      ch.saved += static_cast<double>(n) * b->figures->saved_bytes;
+    };
+    if (c == 0 && lay.first) add(&lay.embedding, 1);
+    add(&lay.layer, lay.chunk_recomputed(c));
+    add(&lay.layer_kept, lay.chunk_kept(c));
+    if (c == v - 1 && lay.last) add(&lay.head, 1);
   }
   auto gathered = [&](const StageBlock* b) { return b->gather_elements * e_bytes; };
   auto unsharded = [&](const StageBlock* b) { return b->owned_elements * e_bytes; };
@@ -221,16 +276,92 @@ Zero3Peak zero3_peak(const StageLayout& lay, const StrategySpec& st, int p, int 
   struct Step {
     bool forward;
     int chunk;
+    std::int64_t repeat;  // > 1: that many steps alike left out (walk_schedule's skip)
   };
-  std::vector<Step> steps;
+  thread_local std::vector<Step> steps;
+  steps.clear();
   walk_schedule(
-      st.schedule, p, m, v, stage, [&](int c) { steps.push_back({true, c}); },
-      [&](int c) { steps.push_back({false, c}); });
+      st.schedule, p, m, v, stage, [&](int c) { steps.push_back({true, c, 1}); },
+      [&](int c) { steps.push_back({false, c, 1}); },
+      [&](bool f, int c, std::int64_t count) { steps.push_back({f, c, count}); });
   auto first_of = [&](const Step& s) -> const StageBlock* {
-    const auto& bs = blocks[static_cast<size_t>(s.chunk)];
-    if (bs.empty()) return nullptr;
-    return s.forward ? bs.front() : bs.back();
+    const Chunk& ch = chunks[static_cast<size_t>(s.chunk)];
+    if (ch.blocks == 0) return nullptr;
+    return s.forward ? ch.at(0) : ch.at(ch.blocks - 1);
   };
+  // A block's candidate from the forward's or the backward's walk: the
+  // activations relative to what the step found held, the gathered
+  // parameters and the unsharded gradients.
+  struct Candidate {
+    double a = 0, g = 0, u = 0;
+    bool valid = false;
+  };
+  auto better = [](Candidate& into, const Candidate& c) {
+    if (!into.valid || c.a + c.g + c.u > into.a + into.g + into.u) into = c;
+  };
+  // A backward block's candidate: the block before's gradient (its
+  // reduce-scatter running) or the block after's parameters, the larger.
+  auto backward_candidate = [&](double a, const StageBlock* b, double before, double after) {
+    if (!ahead || before >= after) return Candidate{a, gathered(b), unsharded(b) + (ahead ? before : 0.0), true};
+    return Candidate{a, gathered(b) + after, unsharded(b), true};
+  };
+  // Per chunk, the blocks between the first and the last of each walk
+  // (their candidates do not depend on the steps around them), once: of a
+  // run, the positions where what sits beside changes or the activations
+  // are at their most (forward: its last two; backward: its first two and
+  // its last).
+  struct ChunkWalks {
+    Candidate forward_middle, backward_middle;
+    double backward_last_a = 0;  // the last block's activations
+  };
+  thread_local std::vector<ChunkWalks> walks;
+  walks.assign(static_cast<size_t>(v), ChunkWalks{});
+  for (int c = 0; c < v; ++c) {
+    const Chunk& ch = chunks[static_cast<size_t>(c)];
+    ChunkWalks& w = walks[static_cast<size_t>(c)];
+    const std::int64_t count = ch.blocks;
+    // Forward: position j of run r at offset k.
+    double cum = 0;
+    std::int64_t j0 = 0;
+    for (int r = 0; r < ch.count; ++r) {
+      const Run& run = ch.runs[r];
+      const double s = run.blk->figures->saved_bytes;
+      const StageBlock* next = r + 1 < ch.count ? ch.runs[r + 1].blk : nullptr;
+      for (std::int64_t k = std::max<std::int64_t>(0, run.n - 2); k < run.n; ++k) {
+        const std::int64_t j = j0 + k;
+        if (j == 0 || j + 1 >= count) continue;
+        const StageBlock* after = k + 1 < run.n ? run.blk : next;
+        better(w.forward_middle, {cum + static_cast<double>(k + 1) * s,
+                                  gathered(run.blk) + (ahead ? gathered(after) : 0.0), 0.0, true});
+      }
+      cum += static_cast<double>(run.n) * s;
+      j0 += run.n;
+    }
+    // Backward: the runs from the last, position i of run r at offset k
+    // (from its top).
+    double freed = 0;
+    std::int64_t i0 = 0;
+    for (int r = ch.count; r-- > 0;) {
+      const Run& run = ch.runs[r];
+      const double s = run.blk->figures->saved_bytes;
+      const StageBlock* previous = r + 1 < ch.count ? ch.runs[r + 1].blk : nullptr;  // in backward order
+      const StageBlock* next = r > 0 ? ch.runs[r - 1].blk : nullptr;
+      const std::int64_t ks[3] = {0, 1, run.n - 1};
+      for (int q = 0; q < 3; ++q) {
+        const std::int64_t k = ks[q];
+        if (k < 0 || k >= run.n || (q == 2 && k <= 1) || (q == 1 && k < 1)) continue;
+        const std::int64_t i = i0 + k;
+        const double at = -(freed + static_cast<double>(k) * s) + run.blk->figures->recompute_saved_bytes;
+        if (i + 1 == count) w.backward_last_a = at;
+        if (i == 0 || i + 1 >= count) continue;
+        const StageBlock* before = k > 0 ? run.blk : previous;
+        const StageBlock* after = k + 1 < run.n ? run.blk : next;
+        better(w.backward_middle, backward_candidate(at, run.blk, unsharded(before), gathered(after)));
+      }
+      freed += static_cast<double>(run.n) * s;
+      i0 += run.n;
+    }
+  }
   double held = 0;
   // The last backward block's gradient, its reduce-scatter running: whole
   // beside the next step's first block only if that block's gather was
@@ -238,9 +369,28 @@ Zero3Peak zero3_peak(const StageLayout& lay, const StrategySpec& st, int p, int 
   // behind it on the 'data' stream, and the block behind the gather.
   double rs_pending = 0;
   bool warm = false;  // this step's first block was gathered by the step before
+  // A step in the same state as the last of its kind (chunk, activations
+  // held, gradient in flight, next gather: 1F1B's steady state) gives the
+  // same candidates: skipped.
+  struct State {
+    int chunk = -1;
+    double held = -1, rs = -1, next = -1;
+    bool operator==(const State&) const = default;
+  };
+  State last_state[2];
   for (size_t n = 0; n < steps.size(); ++n) {
     const Step& s = steps[n];
-    const auto& bs = blocks[static_cast<size_t>(s.chunk)];
+    const Chunk& ch = chunks[static_cast<size_t>(s.chunk)];
+    const ChunkWalks& w = walks[static_cast<size_t>(s.chunk)];
+    if (s.repeat > 1) {
+      // GPipe's middle forwards (backwards): each step's state lies between
+      // the walked ones' before and after it (the activations held grow or
+      // fall steadily, nothing else differs), so none is larger.
+      const double r = static_cast<double>(s.repeat);
+      held += s.forward ? r * ch.saved : -r * ch.saved;
+      rs_pending = !s.forward && ahead && ch.blocks > 0 ? unsharded(ch.at(0)) : 0.0;
+      continue;
+    }
     if (!warm) rs_pending = 0;
     double next_first = 0;  // the next step's first block, prefetched by this one's last
     const bool prefetches = ahead && n + 1 < steps.size() &&
@@ -249,31 +399,44 @@ Zero3Peak zero3_peak(const StageLayout& lay, const StrategySpec& st, int p, int 
     if (prefetches)
       if (const StageBlock* b = first_of(steps[n + 1])) next_first = gathered(b);
     warm = prefetches;
-    const size_t count = bs.size();
+    const std::int64_t count = ch.blocks;
+    if (count == 0) continue;
+    const State now{s.chunk, held, rs_pending, next_first};
+    State& seen = last_state[s.forward ? 0 : 1];
+    const bool same = now == seen;
+    seen = now;
+    if (same) {
+      held += s.forward ? ch.saved : -ch.saved;
+      rs_pending = !s.forward && ahead ? unsharded(ch.at(0)) : 0.0;
+      continue;
+    }
     if (s.forward) {
-      double a = held;
-      for (size_t j = 0; j < count; ++j) {
-        a += bs[j]->figures->saved_bytes;
-        const double after = !ahead ? 0.0 : j + 1 < count ? gathered(bs[j + 1]) : next_first;
-        consider(a, gathered(bs[j]) + after, j == 0 ? rs_pending : 0.0);
-        if (j == 0) rs_pending = 0;
-      }
-      held = a;
+      // The first block (with the reduce-scatter still running), the
+      // middle ones, the last (with the next step's first gathered).
+      const StageBlock* first = ch.at(0);
+      const double a0 = held + first->figures->saved_bytes;
+      const double after0 = !ahead ? 0.0 : count > 1 ? gathered(ch.at(1)) : next_first;
+      consider(a0, gathered(first) + after0, rs_pending);
+      if (w.forward_middle.valid)
+        consider(held + w.forward_middle.a, w.forward_middle.g, w.forward_middle.u);
+      if (count > 1)
+        consider(held + ch.saved, gathered(ch.at(count - 1)) + (ahead ? next_first : 0.0), 0.0);
+      rs_pending = 0;
+      held += ch.saved;
     } else {
-      double freed = 0;
-      for (size_t i = 0; i < count; ++i) {
-        const StageBlock* b = bs[count - 1 - i];
-        const double before = i == 0 ? rs_pending : unsharded(bs[count - i]);
-        const double after = !ahead ? 0.0 : i + 1 < count ? gathered(bs[count - 2 - i]) : next_first;
-        const double a = held - freed + b->figures->recompute_saved_bytes;
-        if (!ahead || before >= after)
-          consider(a, gathered(b), unsharded(b) + (ahead ? before : 0.0));
-        else
-          consider(a, gathered(b) + after, unsharded(b));
-        freed += b->figures->saved_bytes;
-      }
-      held -= freed;
-      rs_pending = ahead && count > 0 ? unsharded(bs.front()) : 0.0;
+      auto backward_at = [&](std::int64_t i, double a) {
+        const StageBlock* b = ch.at(count - 1 - i);
+        const double before = i == 0 ? rs_pending : unsharded(ch.at(count - i));
+        const double after = !ahead ? 0.0 : i + 1 < count ? gathered(ch.at(count - 2 - i)) : next_first;
+        const Candidate c = backward_candidate(a, b, before, after);
+        consider(c.a, c.g, c.u);
+      };
+      backward_at(0, held + ch.at(count - 1)->figures->recompute_saved_bytes);
+      if (w.backward_middle.valid)
+        consider(held + w.backward_middle.a, w.backward_middle.g, w.backward_middle.u);
+      if (count > 1) backward_at(count - 1, held + w.backward_last_a);
+      held -= ch.saved;
+      rs_pending = ahead ? unsharded(ch.at(0)) : 0.0;
     }
   }
   return best;
