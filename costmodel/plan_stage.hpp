@@ -274,6 +274,11 @@ struct StageFigures {
   // ZeRO-2, overlapped, one chunk: the last backward's peak with its
   // buckets' frees (DataParallelFigures::zero2_last; not valid elsewhere).
   std::span<const Zero2LastBackward> zero2_last;
+  // Without data parallelism: how much of the tied embedding's AllReduce
+  // runs before the first stage's backward ends (beside the position
+  // embedding's backward, which follows the word embedding's gradient;
+  // taken off the first stage's per-step work already).
+  double tied_early = 0;
 };
 
 // A stage's group's ranks, built when a collective on it must be worked out

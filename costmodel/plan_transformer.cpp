@@ -289,6 +289,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   std::vector<double>& previous_shares = work.previous_shares;
   std::vector<double>& stage_shares = work.stage_shares;
   StageGradientCarry gradient_carry;  // the tied embedding's AllReduce (first and last stage)
+  double tied_early = 0;               // StageFigures::tied_early
   // Kernel-time writes so far (a stage that sums its kernels afresh writes
   // its lists), and the bucket list the last stage used, at which count.
   std::uint64_t times_written = 0;
@@ -911,6 +912,36 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                                    .ledgers_on = ledgers_on};
       BRIGADE_RETURN_IF_ERROR(
           stage_gradients(in, tp_priced, gradient_carry, ledger, per_step_extra[si]));
+      // The tied embedding's AllReduce waits for the word embedding's
+      // gradient, not the first stage's whole backward: without data
+      // parallelism ('data' stream free) it starts beside the kernels after
+      // it (the position embedding's backward), which lose its NCCL
+      // kernel's SMs (kernel_beside_collective_seconds), as the planner
+      // lowers it.
+      if (i == 0 && p > 1 && ts.tie_embeddings && dg == 1 && lay.first && lay.embedding.tied >= 0 &&
+          gradient_carry.tied_seconds) {
+        const BlockTemplate& tpl = templates->embedding;
+        const std::vector<double>& clock = times.of(&tpl).backward_clock;
+        const std::vector<int>& grads = templates->embedding_figures.backward_grad;
+        double after = 0;
+        bool past = false;
+        for (size_t n = 0; n < grads.size() && n < clock.size(); ++n) {
+          if (past) after += clock[n];
+          past = past || grads[n] == lay.embedding.tied;
+        }
+        if (past && after > 0) {
+          const double ar = *gradient_carry.tied_seconds;
+          const double bytes = templates->embedding_figures.group_elements[0] * g_bytes;
+          BRIGADE_ASSIGN_OR_RETURN(
+              const double share,
+              collective_sm_share(topo, prof, dp, CollectiveKind::kAllReduce,
+                                  CollectiveAlgorithm::kAuto,
+                                  {rm.device(0, 0, 0), rm.device(0, 0, p - 1)}, bytes));
+          const double pair = std::max(ar, kernel_beside_collective_seconds(after, ar, share));
+          tied_early = std::max(0.0, ar + after - pair);
+          per_step_extra[si] -= tied_early;
+        }
+      }
     }
     // The optimizer step: memory-bound over the local (ZeRO-sharded) optimizer state.
     // FP8: with it, the step's cast of the updated 16-bit weights to their FP8
@@ -960,7 +991,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                              dp_after_backward,
                              training && p > 1 && ts.tie_embeddings,
                              dp_start_own,
-                             zero2_last};
+                             zero2_last,
+                             tied_early};
   pipeline_step(st, degrees, rm, figures, ledgers, full, ledgers_on, e);
   // Where the tensor-parallel collectives run (as the planner lowers them).
   if (full && t > 1)

@@ -652,7 +652,7 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     const double slowed_before_last = drain_chain ? later - figures.dp_slowed[last] : 0.0;
     extra_max = std::max(extra_max, figures.dp_after_backward[0] + per_step_extra[last] -
                                         absorbed_by_last - figures.dp_after_backward[last] +
-                                        slowed_before_last);
+                                        slowed_before_last - figures.tied_early);
   }
   const double d_slowest = stages.empty() ? 0 : stages[slowest].device_per_micro_batch();
   double steady = 0;
@@ -708,7 +708,7 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     if (figures.tied_ends && figures.dp_after_backward.size() == n) {
       const size_t last = n - 1;
       step = std::max(step, ends[0] + figures.dp_after_backward[0] + own[last] -
-                                figures.dp_after_backward[last]);
+                                figures.dp_after_backward[last] - figures.tied_early);
     }
     e.step_seconds = step;
   }

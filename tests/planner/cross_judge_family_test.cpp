@@ -603,6 +603,15 @@ std::vector<FamilyCase> drain_chain_cases() {
            "{layers: 8, hidden: 4096, heads: 32, seq: 4096, vocab: 32768, attention: flash}",
            "{global_batch: 4, micro_batch: 1, fp8: hybrid}",
            "{tensor: 8, pipeline: 4, schedule: 1f1b}"),
+      // Without data parallelism the tied embedding's AllReduce starts when
+      // the word embedding's gradient is complete, beside the position
+      // embedding's backward (whose kernels lose its NCCL kernel's SMs),
+      // not after the first stage's backward: 0.12% above the simulator
+      // (beyond the 0.1% named; found by the judge sweep), exact since.
+      plan("tied_allreduce_beside_position_bwd", "{preset: dgx-h100, nodes: 4}",
+           "{layers: 4, hidden: 4096, heads: 32, seq: 2048, vocab: 32768}",
+           "{global_batch: 8, micro_batch: 2}",
+           "{tensor: 8, pipeline: 4, schedule: gpipe, sequence_parallel: true, bucket: 100MB}"),
       plan("bucket_full_rate_t8_p4_tp_overlap", "{preset: dgx-h100, nodes: 8}",
            "{layers: 4, hidden: 8192, heads: 64, seq: 4096, vocab: 32768}",
            "{global_batch: 16, micro_batch: 1, tp_comm_overlap: true}",
