@@ -648,6 +648,14 @@ std::vector<FamilyCase> zero2_memory_cases() {
            "{layers: 4, hidden: 2048, heads: 16, seq: 2048, vocab: 32768}",
            "{global_batch: 8, micro_batch: 2, recompute: full}",
            "{tensor: 2, pipeline: 2, data: 2, zero: 2, bucket: 25MB, sequence_parallel: true}"),
+      // Without overlap the buckets wait for the whole backward: no chunk's
+      // gradients freed before its end (-6.8% while the interleaved walk freed
+      // them after each chunk's last backward; found by the judge sweep).
+      plan("zero2_interleaved_no_overlap", "{preset: dgx-a100, nodes: 4}",
+           "{layers: 16, hidden: 8192, heads: 64, seq: 2048, vocab: 32768}",
+           "{global_batch: 16, micro_batch: 1, recompute: full}",
+           "{tensor: 2, pipeline: 4, data: 4, zero: 2, bucket: 100MB, schedule: interleaved, "
+           "virtual_stages: 2, overlap: false}"),
       // Interleaved: no gradient beside the warm-up's activations, and a
       // chunk's gone after its last backward (+8.3%, beyond the 1% named).
       plan("zero2_interleaved_full_recompute", "{preset: dgx-a100, nodes: 2}",
