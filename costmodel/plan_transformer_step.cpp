@@ -166,7 +166,8 @@ Zero2Peak zero2_peak_interleaved(const StageLayout& lay, int p, int m, int stage
 // With `skip` (called as skip(forward, chunk, count)) the walk leaves out
 // what repeats: of the steady state's forward-backward pairs a whole number
 // of periods of pv pairs (each chunk's forwards and backwards alike, so
-// nothing held changes over one), keeping the first period and the last;
+// nothing held changes over one), keeping the first period and at least
+// the last pair (whose next step is the cool-down's);
 // of GPipe's forwards (backwards) with one chunk all but the first two and
 // the last two, handed to `skip` as one run. Each step the walk makes sees
 // the state it would have seen in the whole order.
@@ -193,7 +194,7 @@ void walk_schedule(PipelineSchedule schedule, int p, int m, int v, int stage, Fo
     f(k);
   }
   const std::int64_t pairs = total - warmup;
-  const std::int64_t left_out = pairs > 2 * group ? (pairs - 2 * group) / group * group : 0;
+  const std::int64_t left_out = pairs > group + 1 ? (pairs - group - 1) / group * group : 0;
   for (std::int64_t j = 0; j < pairs; ++j) {
     if (j == group && left_out > 0) j += left_out;
     f(warmup + j), b(j);
