@@ -5,7 +5,9 @@
 #include <cstring>
 #include <limits>
 
+#include "costmodel/model_size.hpp"
 #include "costmodel/plan_transformer_cache.hpp"
+#include "costmodel/transformer_blocks.hpp"
 
 namespace brigade::cost {
 namespace {
@@ -386,5 +388,31 @@ ScopedPlanMemo::ScopedPlanMemo(PlanMemo& memo) : previous_(installed) {
 ScopedPlanMemo::~ScopedPlanMemo() {
   installed = previous_;
 }
+
+namespace detail {
+
+const ModelTotals& model_totals(ModelTotals& last, const Scenario& sc, double global_batch,
+                                bool training, bool memoize) {
+  const TransformerSpec& ts = sc.transformer;
+  const Recompute recompute = sc.training.recompute;
+  const double recomputed_fraction = recomputed_layer_fraction(sc);
+  if (memoize && last.valid && last.global_batch == global_batch && last.training == training &&
+      last.recompute == recompute && last.recomputed_fraction == recomputed_fraction &&
+      last.spec == ts)
+    return last;
+  last.valid = true;
+  last.spec = ts;
+  last.global_batch = global_batch;
+  last.training = training;
+  last.recompute = recompute;
+  last.recomputed_fraction = recomputed_fraction;
+  last.parameters = transformer_parameters(ts);
+  last.model_flops = transformer_model_flops(ts, global_batch, training);
+  last.hardware_flops =
+      transformer_hardware_flops(ts, global_batch, training, recompute, recomputed_fraction);
+  return last;
+}
+
+}  // namespace detail
 
 }  // namespace brigade::cost

@@ -135,6 +135,31 @@ Zero2LastBackward zero2_last_backward(const StageLayout& lay, const KernelTimes&
                                       const BucketList& bl, double bucket_bytes_per_element,
                                       double grad_bytes, bool writes);
 
+// A ZeRO-2 stage's peak of activations and whole gradients.
+struct Zero2Peak {
+  double activations = 0;  // saved and recomputed activations at the peak
+  double grads = 0;        // whole gradients live then (beyond the shard)
+};
+// ZeRO-2 (the planner, planner/lower_transformer_stage.cpp): each parameter
+// group's whole gradient lives from its chunk's first backward to its
+// bucket's reduce-scatter in the last. One chunk: each backward walked
+// block by block, the last with `last` (its peak on the buckets' clock)
+// where valid; interleaved: Megatron-LM's order step by step
+// (plan_memory_walks.cpp says how).
+Zero2Peak zero2_peak_one_chunk(const StageLayout& lay, PipelineSchedule schedule, int p, int m,
+                               int stage, double grad_bytes, double whole,
+                               const Zero2LastBackward& last);
+Zero2Peak zero2_peak_interleaved(const StageLayout& lay, int p, int m, int stage, double grad_bytes,
+                                 bool overlap);
+
+// ZeRO-3's peak: the activations, the gathered parameters and the unsharded
+// gradients, walked along the stage's order (plan_memory_walks.cpp).
+struct Zero3Peak {
+  double activations = 0, params = 0, grads = 0;
+};
+Zero3Peak zero3_peak(const StageLayout& lay, const StrategySpec& st, int p, int m, int stage,
+                     double e_bytes);
+
 // strategy.overlap_param_gather (Megatron-LM's --overlap-param-gather) on
 // a ZeRO-1/2 stage: the last step's updated weights gathered over 'data' at
 // the start of the step, one bucket ahead of the first micro-batch's
@@ -416,6 +441,19 @@ struct StageGradientCarry {
 // (price_on_stage).
 Status stage_gradients(const StageGradientInputs& in, std::vector<PricedCollective>& tp_priced,
                        StageGradientCarry& carry, CommLedger& ledger, double& per_step);
+
+// The tied embedding's AllReduce (`allreduce_seconds`, over `tied_pair`)
+// waits for the word embedding's gradient, not the first stage's whole
+// backward: without data parallelism (the 'data' stream free) it starts
+// beside the embedding's kernels after it (the position embedding's
+// backward), which lose its NCCL kernel's SMs
+// (kernel_beside_collective_seconds), as the planner lowers it. What of it
+// runs before the stage's backward ends (0 on a stage without the
+// embedding's tied copy).
+Result<double> tied_allreduce_early(const Scenario& sc, const DeviceProfile& device,
+                                    const TransformerBlocks& tb, const StageLayout& lay,
+                                    const KernelTimes& times, double g_bytes,
+                                    std::pair<int, int> tied_pair, double allreduce_seconds);
 
 // The step (Narayanan et al. 2021 §2.2, the schedule's bubble), the busiest
 // stage's compute, optimizer, exposed communication and bubble, its

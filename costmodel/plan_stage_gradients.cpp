@@ -114,4 +114,30 @@ Status stage_gradients(const StageGradientInputs& in, std::vector<PricedCollecti
   return Status::ok();
 }
 
+Result<double> tied_allreduce_early(const Scenario& sc, const DeviceProfile& device,
+                                    const TransformerBlocks& tb, const StageLayout& lay,
+                                    const KernelTimes& times, double g_bytes,
+                                    std::pair<int, int> tied_pair, double allreduce_seconds) {
+  if (!lay.first || lay.embedding.tied < 0) return 0.0;
+  // The embedding's backward kernels after the one completing the word
+  // embedding's gradient, on the stage's clock.
+  const std::vector<double>& clock = times.of(&tb.embedding).backward_clock;
+  const std::vector<int>& grads = tb.embedding_figures.backward_grad;
+  double after = 0;
+  bool past = false;
+  for (size_t n = 0; n < grads.size() && n < clock.size(); ++n) {
+    if (past) after += clock[n];
+    past = past || grads[n] == lay.embedding.tied;
+  }
+  if (!past || after <= 0) return 0.0;
+  const double bytes = tb.embedding_figures.group_elements[0] * g_bytes;
+  BRIGADE_ASSIGN_OR_RETURN(
+      const double share,
+      collective_sm_share(sc.topology, sc.profile, device, CollectiveKind::kAllReduce,
+                          CollectiveAlgorithm::kAuto, {tied_pair.first, tied_pair.second}, bytes));
+  const double ar = allreduce_seconds;
+  const double pair = std::max(ar, kernel_beside_collective_seconds(after, ar, share));
+  return std::max(0.0, ar + after - pair);
+}
+
 }  // namespace brigade::cost::detail

@@ -912,35 +912,12 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                                    .ledgers_on = ledgers_on};
       BRIGADE_RETURN_IF_ERROR(
           stage_gradients(in, tp_priced, gradient_carry, ledger, per_step_extra[si]));
-      // The tied embedding's AllReduce waits for the word embedding's
-      // gradient, not the first stage's whole backward: without data
-      // parallelism ('data' stream free) it starts beside the kernels after
-      // it (the position embedding's backward), which lose its NCCL
-      // kernel's SMs (kernel_beside_collective_seconds), as the planner
-      // lowers it.
-      if (i == 0 && p > 1 && ts.tie_embeddings && dg == 1 && lay.first && lay.embedding.tied >= 0 &&
-          gradient_carry.tied_seconds) {
-        const BlockTemplate& tpl = templates->embedding;
-        const std::vector<double>& clock = times.of(&tpl).backward_clock;
-        const std::vector<int>& grads = templates->embedding_figures.backward_grad;
-        double after = 0;
-        bool past = false;
-        for (size_t n = 0; n < grads.size() && n < clock.size(); ++n) {
-          if (past) after += clock[n];
-          past = past || grads[n] == lay.embedding.tied;
-        }
-        if (past && after > 0) {
-          const double ar = *gradient_carry.tied_seconds;
-          const double bytes = templates->embedding_figures.group_elements[0] * g_bytes;
-          BRIGADE_ASSIGN_OR_RETURN(
-              const double share,
-              collective_sm_share(topo, prof, dp, CollectiveKind::kAllReduce,
-                                  CollectiveAlgorithm::kAuto,
-                                  {rm.device(0, 0, 0), rm.device(0, 0, p - 1)}, bytes));
-          const double pair = std::max(ar, kernel_beside_collective_seconds(after, ar, share));
-          tied_early = std::max(0.0, ar + after - pair);
-          per_step_extra[si] -= tied_early;
-        }
+      if (i == 0 && p > 1 && ts.tie_embeddings && dg == 1 && gradient_carry.tied_seconds) {
+        BRIGADE_ASSIGN_OR_RETURN(
+            tied_early, tied_allreduce_early(sc, dp, *templates, lay, times, g_bytes,
+                                             {rm.device(0, 0, 0), rm.device(0, 0, p - 1)},
+                                             *gradient_carry.tied_seconds));
+        per_step_extra[si] -= tied_early;
       }
     }
     // The optimizer step: memory-bound over the local (ZeRO-sharded) optimizer state.
@@ -1009,25 +986,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   BRIGADE_RETURN_IF_ERROR(
       transformer_memory(topo, st, degrees, rm, templates, per, e_bytes, figures, full, e));
 
-  // (A search's plans share the model and the batch: the memo keeps the
-  // last counts with what they depend on.)
-  const double Bd = static_cast<double>(B);
-  ModelTotals& totals = cache.totals;
-  const double recomputed_fraction = recomputed_layer_fraction(sc);
-  if (!(memo != nullptr && totals.valid && totals.global_batch == Bd &&
-        totals.training == training && totals.recompute == tr.recompute &&
-        totals.recomputed_fraction == recomputed_fraction && totals.spec == ts)) {
-    totals.valid = true;
-    totals.spec = ts;
-    totals.global_batch = Bd;
-    totals.training = training;
-    totals.recompute = tr.recompute;
-    totals.recomputed_fraction = recomputed_fraction;
-    totals.parameters = transformer_parameters(ts);
-    totals.model_flops = transformer_model_flops(ts, Bd, training);
-    totals.hardware_flops =
-        transformer_hardware_flops(ts, Bd, training, tr.recompute, recomputed_fraction);
-  }
+  const ModelTotals& totals =
+      model_totals(cache.totals, sc, static_cast<double>(B), training, memo != nullptr);
   e.parameters = totals.parameters;
   e.model_flops_per_iteration = totals.model_flops;
   e.hardware_flops_per_iteration = totals.hardware_flops;

@@ -164,6 +164,13 @@ struct ModelTotals {
   double parameters = 0, model_flops = 0, hardware_flops = 0;
 };
 
+// The model's totals for `sc` and a global batch of `global_batch`, from
+// `last` where it was worked out for the same inputs and `memoize` (a
+// search's plans share the model and the batch), else worked out into it
+// (plan_memo.cpp).
+const ModelTotals& model_totals(ModelTotals& last, const Scenario& sc, double global_batch,
+                                bool training, bool memoize);
+
 struct TransformerCache {
   ModelTotals totals;  // the last plan's
   static constexpr std::size_t kLists = 64;
