@@ -228,6 +228,15 @@ struct StageTimes {
   // after its receives (its sends still in pp); ds_gather: one such
   // AllGather over the stage's tensor group.
   double pp_blocking = 0, ds_gather = 0;
+  // Of pp_blocking, with Megatron-LM's engine and one chunk a stage, what
+  // the forward takes (the rest the backward's): the forward's own send to
+  // the next stage under strategy.pipeline_blocking_sends, and the
+  // scatter-gather's AllGather after the activation's receive. The order
+  // walk (pipeline_step) puts each in its pass.
+  double pp_blocking_fwd = 0;
+  // Of pp_blocking, the backward's own blocking send to the stage before
+  // (what the last backward's end waits for before the optimizer).
+  double pp_blocking_bwd_send = 0;
   double zero_exposed = 0;                  // ZeRO-2/3 per-micro-batch traffic left exposed
   // Context parallelism's KV ring per micro-batch: hops, bytes sent, their
   // time and what of it the attention blocks do not hide (in tp_fwd/tp_bwd).

@@ -395,7 +395,13 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     }
     T.pp = pipeline_sends(i, ledger, T.pp_next);
     T.pp_blocking = scatter_gathers(i, T.ds_gather, ledger);
-    if (blocking_sends) T.pp_blocking += T.pp, T.pp = 0, T.pp_next = 0;
+    T.pp_blocking_fwd = scatter_gather && v == 1 && i > 0 ? T.ds_gather : 0.0;
+    T.pp_blocking_bwd_send = 0;
+    if (blocking_sends) {
+      T.pp_blocking += T.pp, T.pp_blocking_fwd += T.pp_next;
+      T.pp_blocking_bwd_send = v == 1 ? T.pp - T.pp_next : 0.0;
+      T.pp = 0, T.pp_next = 0;
+    }
   };
   // The handles of each stage's groups in the memo (tensor, gradients when
   // a progression, experts; expert data and context when asked).

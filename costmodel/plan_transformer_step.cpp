@@ -255,19 +255,21 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
   }
   const double first_issue = figures.host_op > 0 && d_slowest >= t_max ? figures.host_op : 0;
   e.step_seconds = md * t_max + (d_sum - d_slowest) / v + chain + steady + extra_max + first_issue;
-  // 1F1B and GPipe on one chunk, Megatron-LM's sends beside the stages'
-  // work: the order walked micro-batch by micro-batch (pipeline_order_ends)
-  // instead of the formula above, exact where stages or sends differ (the
-  // embedding's, the loss's), each stage's last backward slowed by its own
-  // buckets and ending where the stages after it let it (the drain's chain,
-  // with the slack a faster stage leaves); each stage's step ends after its
-  // per-step work. Not with blocking sends or exchanges (DeepSpeed's, the
-  // scatter-gather's), per-micro-batch ZeRO traffic (neither forward nor
-  // backward alone) or a host setting the pace: the formula.
+  // 1F1B and GPipe on one chunk, Megatron-LM's engine: the order walked
+  // micro-batch by micro-batch (pipeline_order_ends) instead of the formula
+  // above, exact where stages or sends differ (the embedding's, the loss's;
+  // GPipe's pace is max F + max B, not max (F + B)), each stage's last
+  // backward slowed by its own buckets and ending where the stages after it
+  // let it (the drain's chain, with the slack a faster stage leaves); each
+  // stage's step ends after its per-step work. Its sends beside its next
+  // step, or, blocking (strategy.pipeline_blocking_sends), in the pass that
+  // sends them, as the scatter-gather's AllGathers are in the pass after
+  // their receive. Not with DeepSpeed's engine (its sends wait for their
+  // receiver), per-micro-batch ZeRO traffic (neither forward nor backward
+  // alone) or a host setting the pace: the formula.
   bool by_order = training && p > 1 && v == 1 && figures.host_op <= 0 &&
                   st.pipeline_engine != PipelineEngine::kDeepSpeed;
-  for (const StageTimes& s : stages)
-    by_order = by_order && s.pp_blocking <= 0 && s.zero_exposed <= 0;
+  for (const StageTimes& s : stages) by_order = by_order && s.zero_exposed <= 0;
   if (by_order) {
     thread_local std::vector<double> f, b, to_next, to_previous, last_extra, first_extra, own, ends;
     const size_t n = stages.size();
@@ -276,9 +278,13 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     // (overlap_param_gather: per_step_extra holds each stage's own first-
     // forward delay and those carried down to it; the order carries them.)
     double carried = 0;
+    // Blocking sends and the scatter-gather's AllGathers are in the stage's
+    // own passes (StageTimes::pp_blocking_fwd, the rest the backward's): the
+    // next pass waits for a send, and the stage it feeds for nothing more.
     for (size_t i = 0; i < n; ++i) {
-      f[i] = stages[i].fwd_kernels + stages[i].tp_fwd;
-      b[i] = stages[i].bwd_kernels + stages[i].tp_bwd;
+      f[i] = stages[i].fwd_kernels + stages[i].tp_fwd + stages[i].pp_blocking_fwd;
+      b[i] = stages[i].bwd_kernels + stages[i].tp_bwd + stages[i].pp_blocking -
+             stages[i].pp_blocking_fwd;
       to_next[i] = stages[i].pp_next;
       to_previous[i] = stages[i].pp - stages[i].pp_next;
       last_extra[i] = drain_chain ? figures.dp_slowed[i] : 0.0;
@@ -288,8 +294,14 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     }
     pipeline_order_ends({st.schedule, p, f, b, to_next, to_previous, last_extra, first_extra}, m,
                         ends);
+    // A blocking send after the last backward: the gradient sync runs beside
+    // it, the optimizer (next on the stage's stream) waits for both.
     double step = 0;
-    for (size_t i = 0; i < n; ++i) step = std::max(step, ends[i] + own[i]);
+    for (size_t i = 0; i < n; ++i) {
+      const double send = stages[i].pp_blocking_bwd_send;
+      ends[i] -= send;
+      step = std::max(step, ends[i] + std::max(own[i], send + opt_seconds[i]));
+    }
     if (figures.tied_ends && figures.dp_after_backward.size() == n) {
       const size_t last = n - 1;
       step = std::max(step, ends[0] + figures.dp_after_backward[0] + own[last] -

@@ -229,10 +229,15 @@ TEST(EstimatePlan, PipelineScatterGatherByHand) {
 // they are in its time and nothing else is on the path: the end stages send
 // once a micro-batch (stage 0 forward, stage 3 backward), T + x; the middle
 // ones twice, T + 2x:
-//   step = m max T' + (sum T' - max T') = 8 (T + 2x) + 2 (T + x) + (T + 2x)
-//        = 11 T + 20 x
-// in 1F1B and in GPipe alike, where the sends beside the next work gave
-// 11 T + 16 x (1F1B) and 11 T + 6 x (GPipe). The busiest stage (stage 1)
+// GPipe: the forward phase is each stage's forward and send once, 4 f + 3 x,
+// then 7 more at a middle stage's pace, f + x; the backward likewise:
+//   step = 11 T + 20 x.
+// 1F1B: the order worked through send by send (scripts/pipeline-order;
+// PipelineOrder.GivesTheCrossJudgeToysFigures holds it to this toy) gives
+// 11 T + 19 x: the formula m max T' + (sum T' - max T') = 8 (T + 2x) +
+// 2 (T + x) + (T + 2x) = 11 T + 20 x, which the closed form took before it
+// walked the order, charges one send the warm-up hides. Beside the next
+// work the sends gave 11 T + 16 x (1F1B) and 11 T + 6 x (GPipe). The busiest stage (stage 1)
 // shows its own sends as exposed, m x 2x = 16 x, and the ledger's sends are
 // exposed once a micro-batch each.
 TEST(EstimatePlan, BlockingSendsAreInTheStagesTime) {
@@ -245,7 +250,8 @@ TEST(EstimatePlan, BlockingSendsAreInTheStagesTime) {
     sc.strategy.pipeline_blocking_sends = true;
     auto e = estimate_plan(sc);
     ASSERT_TRUE(e.is_ok()) << e.message();
-    expect_rel(e->step_seconds, 11 * T + 20 * x, 1e-9);
+    expect_rel(e->step_seconds, 11 * T + (schedule == PipelineSchedule::kGpipe ? 20 : 19) * x,
+               1e-9);
     expect_rel(e->exposed_communication_seconds, 16 * x, 1e-9);
     const CommunicationEstimate* p2p = find_comm(*e, "pipeline", "p2p");
     ASSERT_NE(p2p, nullptr);
