@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -220,7 +221,17 @@ struct StageTimes {
   double fwd_kernels = 0, bwd_kernels = 0;  // per micro-batch, incl. recomputation in bwd
   double tp_fwd = 0, tp_bwd = 0;            // tensor-parallel collectives (exposed)
   double pp = 0;                            // pipeline sends of one micro-batch
-  double pp_next = 0;                       // of them, the forward send to the next stage (one chunk)
+  // One send each way, to the next stage and to the one before (stage i + 1
+  // and i - 1 mod P; 0 where the stage sends none that way), whether
+  // beside the next step or blocking (then in pp_blocking): the order
+  // walk's (pipeline_step).
+  double send_next = 0, send_previous = 0;
+  // One block of each template the stage runs, by TimesCache slot (0 the
+  // embedding, 1 a layer, 2 the head, 3 a kept layer): its forward and its
+  // backward (with the recomputation) per micro-batch, kernels and exposed
+  // tensor-parallel collectives; a chunk's passes are its blocks' sums (the
+  // interleaved order walk's).
+  std::array<double, 4> block_fwd{}, block_bwd{};
   // strategy.pipeline_engine deepspeed: the stage's blocking sends and
   // receives of one micro-batch, one after the other, and the AllGathers
   // that rebuild the boundary tensor (in the stage's own time; pp is 0);
@@ -228,15 +239,6 @@ struct StageTimes {
   // after its receives (its sends still in pp); ds_gather: one such
   // AllGather over the stage's tensor group.
   double pp_blocking = 0, ds_gather = 0;
-  // Of pp_blocking, with Megatron-LM's engine and one chunk a stage, what
-  // the forward takes (the rest the backward's): the forward's own send to
-  // the next stage under strategy.pipeline_blocking_sends, and the
-  // scatter-gather's AllGather after the activation's receive. The order
-  // walk (pipeline_step) puts each in its pass.
-  double pp_blocking_fwd = 0;
-  // Of pp_blocking, the backward's own blocking send to the stage before
-  // (what the last backward's end waits for before the optimizer).
-  double pp_blocking_bwd_send = 0;
   double zero_exposed = 0;                  // ZeRO-2/3 per-micro-batch traffic left exposed
   // Context parallelism's KV ring per micro-batch: hops, bytes sent, their
   // time and what of it the attention blocks do not hide (in tp_fwd/tp_bwd).

@@ -304,8 +304,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // forward to the next virtual stage, gradients back to the previous one,
   // the boundary tensor as each tensor-parallel rank holds it. Every chunk
   // sends to the same two stages.
-  auto pipeline_sends = [&](int i, CommLedger& ledger, double& next) {
-    next = 0;
+  auto pipeline_sends = [&](int i, CommLedger& ledger, double& one_next, double& one_previous) {
+    one_next = 0, one_previous = 0;
     if (p == 1) return 0.0;
     auto send = [&](int to) {
       if (memo != nullptr)
@@ -331,7 +331,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     if (ledgers_on)
       ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_send_bytes, m * sends,
                  blocking_sends ? m * sends : sends);
-    if (v == 1 && to_next) next = *to_next;
+    one_next = to_next.value_or(0.0), one_previous = to_previous.value_or(0.0);
     return sends;
   };
   // scatter_gather: the AllGather after each receive, in the stage's own
@@ -389,19 +389,13 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // scatter-gather's AllGathers in the stage's time.
   auto stage_sends = [&](int i, StageTimes& T, CommLedger& ledger) {
     if (deepspeed) {
-      T.pp = 0, T.pp_next = 0;
+      T.pp = 0, T.send_next = 0, T.send_previous = 0;
       T.pp_blocking = deepspeed_sends(i, T.ds_gather, ledger);
       return;
     }
-    T.pp = pipeline_sends(i, ledger, T.pp_next);
+    T.pp = pipeline_sends(i, ledger, T.send_next, T.send_previous);
     T.pp_blocking = scatter_gathers(i, T.ds_gather, ledger);
-    T.pp_blocking_fwd = scatter_gather && v == 1 && i > 0 ? T.ds_gather : 0.0;
-    T.pp_blocking_bwd_send = 0;
-    if (blocking_sends) {
-      T.pp_blocking += T.pp, T.pp_blocking_fwd += T.pp_next;
-      T.pp_blocking_bwd_send = v == 1 ? T.pp - T.pp_next : 0.0;
-      T.pp = 0, T.pp_next = 0;
-    }
+    if (blocking_sends) T.pp_blocking += T.pp, T.pp = 0;
   };
   // The handles of each stage's groups in the memo (tensor, gradients when
   // a progression, experts; expert data and context when asked).
@@ -778,6 +772,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       T.tp_fwd = previous.times.tp_fwd, T.tp_bwd = previous.times.tp_bwd;
       T.cp_calls = previous.times.cp_calls, T.cp_bytes = previous.times.cp_bytes;
       T.cp_seconds = previous.times.cp_seconds, T.cp_exposed = previous.times.cp_exposed;
+      T.block_fwd = previous.times.block_fwd, T.block_bwd = previous.times.block_bwd;
       tally = previous.tally;
     }
     // Per micro-batch: every chunk's blocks forward, then (training) each block's
@@ -797,6 +792,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         time_list(tpl->backward, f.backward_slot, at, lt.backward, known);
       }
       compute_ready[slot] = true;
+      const double fwd_before = T.fwd_kernels + T.tp_fwd, bwd_before = T.bwd_kernels + T.tp_bwd;
       run(tpl->forward, f.forward_slot, at, lt.forward, n, T.fwd_kernels, T.tp_fwd, T.fwd_ops);
       clock_list(tpl->forward, f.forward_slot, at, lt.forward, lt.forward_clock);
       if (training) {
@@ -809,6 +805,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         ring_list(tpl->recompute, f.recompute_slot, lt.recompute_ring);
         ring_list(tpl->backward, f.backward_slot, lt.backward_ring);
       }
+      const auto ss = static_cast<size_t>(slot);
+      T.block_fwd[ss] = (T.fwd_kernels + T.tp_fwd - fwd_before) / n;
+      T.block_bwd[ss] = (T.bwd_kernels + T.tp_bwd - bwd_before) / n;
     }
     if (!same_sums) ++times_written;
     if (!same_sums) {

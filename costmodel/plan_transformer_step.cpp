@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -104,21 +105,102 @@ void order_ends(const PipelineOrder& o, std::int64_t m, std::vector<double>& end
   for (int i = 0; i < p; ++i) ends[static_cast<size_t>(i)] = b_end[at(i, last_k)];
 }
 
-// The same for m micro-batches, walking at most about 4p of them: past its
-// fill the order repeats every p micro-batches, each stage's ends moving by
-// the same amount (checked on three runs p apart; walked whole otherwise).
-void pipeline_order_ends(const PipelineOrder& o, std::int64_t m, std::vector<double>& ends) {
-  const std::int64_t p = o.p;
-  if (m <= 4 * p) return order_ends(o, m, ends);
+// Interleaved 1F1B (v > 1 chunks a stage), micro-batch by micro-batch, in
+// Megatron-LM's order (the planner's pipeline_schedule): virtual stage
+// vs = c p + i is chunk c of stage i; `f`, `b`: each virtual stage's forward
+// and backward of one micro-batch (indexed by vs); `to_next`,
+// `to_previous`: each stage's send to stage i + 1 and i - 1 (mod p). A
+// forward waits for its own step before and virtual stage vs - 1's forward
+// of that micro-batch and its send; a backward for its own step before and
+// vs + 1's backward and its send (the last virtual stage's for its own
+// forward). Writes each stage's last backward's end (chunk 0's of the last
+// micro-batch). m is a multiple of p (check_plan).
+struct ChunkOrder {
+  int p, v;
+  std::span<const double> f, b, to_next, to_previous;
+};
+void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& ends) {
+  const int p = o.p, v = o.v;
+  const std::int64_t total = m * v, group = static_cast<std::int64_t>(p) * v;
+  const auto cells = static_cast<size_t>(p * v) * static_cast<size_t>(m);
+  thread_local std::vector<double> f_end, b_end;
+  thread_local std::vector<std::int64_t> pos;
+  thread_local std::vector<double> free_at;
+  thread_local std::vector<int> work;
+  f_end.assign(cells, -1.0), b_end.assign(cells, -1.0);
+  pos.assign(static_cast<size_t>(p), 0), free_at.assign(static_cast<size_t>(p), 0.0);
+  auto at = [&](int vs, std::int64_t k) {
+    return static_cast<size_t>(vs) * static_cast<size_t>(m) + static_cast<size_t>(k);
+  };
+  // Step n of stage i: (forward?, chunk, micro-batch), as pipeline_schedule.
+  auto step_of = [&](int i, std::int64_t n) -> std::tuple<bool, int, std::int64_t> {
+    const std::int64_t warmup =
+        m == p ? total : std::min<std::int64_t>(2 * (p - i - 1) + (v - 1) * p, total);
+    const std::int64_t remaining = total - warmup;
+    bool forward;
+    std::int64_t k;
+    if (n < warmup) {
+      forward = true, k = n;
+    } else if (const std::int64_t j = n - warmup; j < 2 * remaining) {
+      forward = j % 2 == 0, k = forward ? warmup + j / 2 : j / 2;
+    } else {
+      forward = false, k = remaining + (j - 2 * remaining);
+    }
+    int chunk = static_cast<int>((k % group) / p);
+    if (!forward) chunk = v - 1 - chunk;
+    return {forward, chunk, (k / group) * p + k % p};
+  };
+  const int last_vs = p * v - 1;
+  work.clear();
+  for (int i = p; i-- > 0;) work.push_back(i);
+  while (!work.empty()) {
+    const int i = work.back();
+    work.pop_back();
+    const auto si = static_cast<size_t>(i);
+    while (pos[si] < 2 * total) {
+      const auto [forward, c, k] = step_of(i, pos[si]);
+      const int vs = c * p + i;
+      double ready = 0;
+      if (forward) {
+        if (vs > 0) {
+          const double before = f_end[at(vs - 1, k)];
+          if (before < 0) break;
+          ready = before + o.to_next[static_cast<size_t>((i + p - 1) % p)];
+        }
+      } else if (vs == last_vs) {
+        ready = f_end[at(vs, k)];
+      } else {
+        const double after = b_end[at(vs + 1, k)];
+        if (after < 0) break;
+        ready = after + o.to_previous[static_cast<size_t>((i + 1) % p)];
+      }
+      const double end = std::max(free_at[si], ready) +
+                         (forward ? o.f : o.b)[static_cast<size_t>(vs)];
+      (forward ? f_end : b_end)[at(vs, k)] = end;
+      free_at[si] = end;
+      ++pos[si];
+      work.push_back(forward ? (i + 1) % p : (i + p - 1) % p);
+    }
+  }
+  ends.resize(static_cast<size_t>(p));
+  for (int i = 0; i < p; ++i) ends[static_cast<size_t>(i)] = b_end[at(i, m - 1)];
+}
+
+// Each stage's end for m micro-batches from `walk(m', ends)`, walking at
+// most about 4p of them: past its fill the order repeats every p
+// micro-batches, each stage's ends moving by the same amount (checked on
+// three runs p apart; walked whole otherwise).
+template <class Walk>
+void periodic_ends(int p, std::int64_t m, Walk&& walk, std::vector<double>& ends) {
+  if (m <= 4 * p) return walk(m, ends);
   const std::int64_t m1 = 2 * p + (m - 2 * p) % p;
   thread_local std::vector<double> e1, e2, e3;
-  order_ends(o, m1, e1), order_ends(o, m1 + p, e2), order_ends(o, m1 + 2 * p, e3);
+  walk(m1, e1), walk(m1 + p, e2), walk(m1 + 2 * p, e3);
   const double periods = static_cast<double>((m - m1) / p);
   ends.resize(e1.size());
   for (size_t i = 0; i < e1.size(); ++i) {
     const double d1 = e2[i] - e1[i], d2 = e3[i] - e2[i];
-    if (std::fabs(d2 - d1) > 1e-9 * std::max(1e-12, std::fabs(e3[i])))
-      return order_ends(o, m, ends);
+    if (std::fabs(d2 - d1) > 1e-9 * std::max(1e-12, std::fabs(e3[i]))) return walk(m, ends);
     ends[i] = e1[i] + periods * d1;
   }
 }
@@ -267,38 +349,94 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
   // their receive. Not with DeepSpeed's engine (its sends wait for their
   // receiver), per-micro-batch ZeRO traffic (neither forward nor backward
   // alone) or a host setting the pace: the formula.
-  bool by_order = training && p > 1 && v == 1 && figures.host_op <= 0 &&
-                  st.pipeline_engine != PipelineEngine::kDeepSpeed;
+  bool by_order = training && p > 1 && figures.host_op <= 0 &&
+                  st.pipeline_engine != PipelineEngine::kDeepSpeed &&
+                  figures.layouts.size() == stages.size();
   for (const StageTimes& s : stages) by_order = by_order && s.zero_exposed <= 0;
   if (by_order) {
     thread_local std::vector<double> f, b, to_next, to_previous, last_extra, first_extra, own, ends;
     const size_t n = stages.size();
-    f.resize(n), b.resize(n), to_next.resize(n), to_previous.resize(n), last_extra.resize(n);
-    first_extra.resize(n), own.resize(n);
-    // (overlap_param_gather: per_step_extra holds each stage's own first-
-    // forward delay and those carried down to it; the order carries them.)
-    double carried = 0;
-    // Blocking sends and the scatter-gather's AllGathers are in the stage's
-    // own passes (StageTimes::pp_blocking_fwd, the rest the backward's): the
-    // next pass waits for a send, and the stage it feeds for nothing more.
+    const size_t passes = n * static_cast<size_t>(v);
+    f.resize(passes), b.resize(passes), to_next.resize(n), to_previous.resize(n);
+    last_extra.assign(n, 0.0), first_extra.assign(n, 0.0), own.resize(n);
+    // Blocking sends (strategy.pipeline_blocking_sends) and the scatter-
+    // gather's AllGathers are in the stage's own passes, a send in the pass
+    // that sends it, an AllGather in the pass after its receive: the next
+    // pass waits for a send, and the stage it feeds for nothing more.
+    const bool blocking = blocks_on_pipeline_sends(st);
+    const bool gathers = scatter_gathers_boundary(st);
+    const int last_vs = p * v - 1;
+    auto blocking_fwd = [&](size_t i, int vs) {
+      return (blocking && vs < last_vs ? stages[i].send_next : 0.0) +
+             (gathers && vs > 0 ? stages[i].ds_gather : 0.0);
+    };
+    auto blocking_bwd = [&](size_t i, int vs) {
+      return (blocking && vs > 0 ? stages[i].send_previous : 0.0) +
+             (gathers && vs < last_vs ? stages[i].ds_gather : 0.0);
+    };
     for (size_t i = 0; i < n; ++i) {
-      f[i] = stages[i].fwd_kernels + stages[i].tp_fwd + stages[i].pp_blocking_fwd;
-      b[i] = stages[i].bwd_kernels + stages[i].tp_bwd + stages[i].pp_blocking -
-             stages[i].pp_blocking_fwd;
-      to_next[i] = stages[i].pp_next;
-      to_previous[i] = stages[i].pp - stages[i].pp_next;
-      last_extra[i] = drain_chain ? figures.dp_slowed[i] : 0.0;
-      first_extra[i] = absorbs ? figures.dp_start_own[i] : 0.0;
+      const StageTimes& T = stages[i];
+      to_next[i] = blocking ? 0.0 : T.send_next;
+      to_previous[i] = blocking ? 0.0 : T.send_previous;
+      if (v == 1) {
+        f[i] = T.fwd_kernels + T.tp_fwd + blocking_fwd(i, static_cast<int>(i));
+        b[i] = T.bwd_kernels + T.tp_bwd + blocking_bwd(i, static_cast<int>(i));
+        continue;
+      }
+      // A chunk's passes: its blocks' (StageTimes::block_fwd, block_bwd),
+      // the stage's other time a micro-batch (what ZeRO-3's collectives
+      // slow) shared over its chunks as their backwards are.
+      const StageLayout& lay = figures.layouts[i];
+      double f_sum = 0, b_sum = 0;
+      for (int c = 0; c < v; ++c) {
+        const auto at = static_cast<size_t>(c) * n + i;
+        auto sum = [&](const std::array<double, 4>& one) {
+          return (lay.first && c == 0 ? one[0] : 0.0) +
+                 static_cast<double>(lay.chunk_recomputed(c)) * one[1] +
+                 static_cast<double>(lay.chunk_kept(c)) * one[3] +
+                 (lay.last && c == v - 1 ? one[2] : 0.0);
+        };
+        f[at] = sum(T.block_fwd), b[at] = sum(T.block_bwd);
+        f_sum += f[at], b_sum += b[at];
+      }
+      const double f_scale = f_sum > 0 ? (T.fwd_kernels + T.tp_fwd) / f_sum : 1.0;
+      const double b_scale = b_sum > 0 ? (T.bwd_kernels + T.tp_bwd) / b_sum : 1.0;
+      for (int c = 0; c < v; ++c) {
+        const auto at = static_cast<size_t>(c) * n + i;
+        const int vs = c * p + static_cast<int>(i);
+        f[at] = f[at] * f_scale + blocking_fwd(i, vs);
+        b[at] = b[at] * b_scale + blocking_bwd(i, vs);
+      }
+    }
+    // One chunk: a stage's last backward is longer by its buckets' slowdown
+    // (the drain's chain), its first forward by its wait for its parameter
+    // gathers (overlap_param_gather: per_step_extra holds each stage's own
+    // first-forward delay and those carried down to it; the order carries
+    // them). Interleaved, the buckets' and the gathers' figures stay in the
+    // per-step work (its named difference, costmodel/plan.cpp).
+    double carried = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (v == 1) {
+        last_extra[i] = drain_chain ? figures.dp_slowed[i] : 0.0;
+        first_extra[i] = absorbs ? figures.dp_start_own[i] : 0.0;
+      }
       carried += first_extra[i];
       own[i] = per_step_extra[i] - last_extra[i] - carried;
     }
-    pipeline_order_ends({st.schedule, p, f, b, to_next, to_previous, last_extra, first_extra}, m,
-                        ends);
-    // A blocking send after the last backward: the gradient sync runs beside
-    // it, the optimizer (next on the stage's stream) waits for both.
+    if (v == 1)
+      periodic_ends(p, m, [&](std::int64_t mm, std::vector<double>& out) {
+        order_ends({st.schedule, p, f, b, to_next, to_previous, last_extra, first_extra}, mm, out);
+      }, ends);
+    else
+      periodic_ends(p, m, [&](std::int64_t mm, std::vector<double>& out) {
+        chunk_order_ends({p, v, f, b, to_next, to_previous}, mm, out);
+      }, ends);
+    // A blocking send after the last backward (chunk 0's, to the stage
+    // before): the gradient sync runs beside it, the optimizer (next on the
+    // stage's stream) waits for both.
     double step = 0;
     for (size_t i = 0; i < n; ++i) {
-      const double send = stages[i].pp_blocking_bwd_send;
+      const double send = blocking && i > 0 ? stages[i].send_previous : 0.0;
       ends[i] -= send;
       step = std::max(step, ends[i] + std::max(own[i], send + opt_seconds[i]));
     }
@@ -423,7 +561,6 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
                                  dg / figures.expert};
     BRIGADE_ASSIGN_OR_RETURN(const ModelStateBytes states, model_state_bytes(held, per, st.zero));
     double act = 0;
-    double act_all = 0;  // training: every micro-batch in flight, before any backward frees
     std::vector<double> bytes;  // a short stage's bytes a chunk (the pipeline split, below)
     if (training) {
       // What the planner keeps (costmodel/transformer_blocks.hpp, saved_bytes): each
@@ -491,7 +628,6 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
       for (std::int64_t j = lay.chunk_layers(top); j-- > 0 && going;)
         going = visit(lay.layer_at(top, j));
       if (going && lay.first && lay.chunks == 1) visit(lay.embedding);
-      act_all = act;
       act = std::max(act, act - freed + recomputed);
     } else {
       // Inference keeps nothing for a backward pass: one block's working set at a time
