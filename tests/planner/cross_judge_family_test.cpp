@@ -629,6 +629,27 @@ std::vector<FamilyCase> drain_chain_cases() {
            "cross_entropy_fusion: true}",
            "{tensor: 4, pipeline: 4, data: 2, bucket: 25MB, zero: 1, schedule: gpipe, "
            "pipeline_blocking_sends: true}"),
+      // Interleaved 1F1B walked chunk by chunk: the formula's fill and drain
+      // ((sum - max) / v, every send of a micro-batch each way) were 2.9%
+      // below the simulator with blocking sends over 4 stages x 2 chunks
+      // (the embedding's chunk and the head's of their own length), 1.8%
+      // with TE's overlap and sends beside the work (found by the judge
+      // sweep; named within 2% then). Exact since.
+      kernel_plan("order_interleaved_blocking_sends", "{preset: dgx-h100, nodes: 4}",
+           "{layers: 8, hidden: 8192, heads: 64, kv_heads: 16, seq: 4096, vocab: 32768, "
+           "ffn_hidden: 28672, mlp: swiglu, norm: rmsnorm, positions: rotary, bias: false, "
+           "attention: flash}",
+           "{global_batch: 8, micro_batch: 2, recompute: none}",
+           "{tensor: 8, pipeline: 4, schedule: interleaved, virtual_stages: 2, "
+           "pipeline_blocking_sends: true}"),
+      kernel_plan("order_interleaved_tp_overlap", "{preset: dgx-h100, nodes: 2}",
+           "{layers: 8, hidden: 2048, heads: 16, kv_heads: 4, seq: 2048, vocab: 32768, "
+           "ffn_hidden: 7168, mlp: swiglu, norm: rmsnorm, positions: rotary, bias: false, "
+           "attention: flash}",
+           "{global_batch: 8, micro_batch: 2, recompute: selective, tp_comm_overlap: true, "
+           "cross_entropy_fusion: true}",
+           "{tensor: 4, pipeline: 4, schedule: interleaved, virtual_stages: 2, "
+           "sequence_parallel: true}"),
       kernel_plan("bucket_full_rate_t8_p4_tp_overlap", "{preset: dgx-h100, nodes: 8}",
            "{layers: 4, hidden: 8192, heads: 64, seq: 4096, vocab: 32768}",
            "{global_batch: 16, micro_batch: 1, tp_comm_overlap: true}",
