@@ -119,37 +119,58 @@ struct ChunkOrder {
   int p, v;
   std::span<const double> f, b, to_next, to_previous;
 };
+// Megatron-LM's interleaved order of every stage for (p, v, m), step by step
+// (the planner's pipeline_schedule): each step's virtual stage and
+// micro-batch, a backward's virtual stage as -1 - vs. Kept per thread for the
+// last few (p, v, m): a search walks the same three again and again.
+struct ChunkSteps {
+  int p = 0, v = 0;
+  std::int64_t m = 0;
+  std::vector<std::int32_t> vs;  // stage i's steps at [i * 2 m v, (i + 1) * 2 m v)
+  std::vector<std::int32_t> k;
+};
+const ChunkSteps& chunk_steps(int p, int v, std::int64_t m) {
+  thread_local std::array<ChunkSteps, 6> kept;
+  thread_local size_t next = 0;
+  for (const ChunkSteps& c : kept)
+    if (c.p == p && c.v == v && c.m == m) return c;
+  ChunkSteps& c = kept[next];
+  next = (next + 1) % kept.size();
+  c.p = p, c.v = v, c.m = m;
+  const std::int64_t total = m * v, group = static_cast<std::int64_t>(p) * v;
+  c.vs.resize(static_cast<size_t>(p * 2 * total)), c.k.resize(c.vs.size());
+  for (int i = 0; i < p; ++i) {
+    const std::int64_t warmup =
+        m == p ? total : std::min<std::int64_t>(2 * (p - i - 1) + (v - 1) * p, total);
+    const std::int64_t remaining = total - warmup;
+    size_t n = static_cast<size_t>(i) * static_cast<size_t>(2 * total);
+    auto put = [&](std::int64_t x, bool forward) {
+      int chunk = static_cast<int>((x % group) / p);
+      if (!forward) chunk = v - 1 - chunk;
+      const int vs = chunk * p + i;
+      c.vs[n] = forward ? vs : -1 - vs;
+      c.k[n] = static_cast<std::int32_t>((x / group) * p + x % p);
+      ++n;
+    };
+    for (std::int64_t x = 0; x < warmup; ++x) put(x, true);
+    for (std::int64_t x = 0; x < remaining; ++x) put(warmup + x, true), put(x, false);
+    for (std::int64_t x = remaining; x < total; ++x) put(x, false);
+  }
+  return c;
+}
+
 void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& ends) {
   const int p = o.p, v = o.v;
-  const std::int64_t total = m * v, group = static_cast<std::int64_t>(p) * v;
+  const auto steps = static_cast<size_t>(2 * m * v);
+  const ChunkSteps& order = chunk_steps(p, v, m);
   const auto cells = static_cast<size_t>(p * v) * static_cast<size_t>(m);
   thread_local std::vector<double> f_end, b_end;
-  thread_local std::vector<std::int64_t> pos;
+  thread_local std::vector<size_t> pos;
   thread_local std::vector<double> free_at;
   thread_local std::vector<int> work;
   f_end.assign(cells, -1.0), b_end.assign(cells, -1.0);
   pos.assign(static_cast<size_t>(p), 0), free_at.assign(static_cast<size_t>(p), 0.0);
-  auto at = [&](int vs, std::int64_t k) {
-    return static_cast<size_t>(vs) * static_cast<size_t>(m) + static_cast<size_t>(k);
-  };
-  // Step n of stage i: (forward?, chunk, micro-batch), as pipeline_schedule.
-  auto step_of = [&](int i, std::int64_t n) -> std::tuple<bool, int, std::int64_t> {
-    const std::int64_t warmup =
-        m == p ? total : std::min<std::int64_t>(2 * (p - i - 1) + (v - 1) * p, total);
-    const std::int64_t remaining = total - warmup;
-    bool forward;
-    std::int64_t k;
-    if (n < warmup) {
-      forward = true, k = n;
-    } else if (const std::int64_t j = n - warmup; j < 2 * remaining) {
-      forward = j % 2 == 0, k = forward ? warmup + j / 2 : j / 2;
-    } else {
-      forward = false, k = remaining + (j - 2 * remaining);
-    }
-    int chunk = static_cast<int>((k % group) / p);
-    if (!forward) chunk = v - 1 - chunk;
-    return {forward, chunk, (k / group) * p + k % p};
-  };
+  const auto mm = static_cast<size_t>(m);
   const int last_vs = p * v - 1;
   work.clear();
   for (int i = p; i-- > 0;) work.push_back(i);
@@ -157,33 +178,42 @@ void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& 
     const int i = work.back();
     work.pop_back();
     const auto si = static_cast<size_t>(i);
-    while (pos[si] < 2 * total) {
-      const auto [forward, c, k] = step_of(i, pos[si]);
-      const int vs = c * p + i;
+    const std::int32_t* vs_of = order.vs.data() + si * steps;
+    const std::int32_t* k_of = order.k.data() + si * steps;
+    const double from_before = o.to_next[static_cast<size_t>((i + p - 1) % p)];
+    const double from_after = o.to_previous[static_cast<size_t>((i + 1) % p)];
+    size_t n = pos[si];
+    double free = free_at[si];
+    bool moved = false;
+    for (; n < steps; ++n) {
+      const std::int32_t x = vs_of[n];
+      const bool forward = x >= 0;
+      const int vs = forward ? x : -1 - x;
+      const auto k = static_cast<size_t>(k_of[n]);
       double ready = 0;
       if (forward) {
         if (vs > 0) {
-          const double before = f_end[at(vs - 1, k)];
+          const double before = f_end[static_cast<size_t>(vs - 1) * mm + k];
           if (before < 0) break;
-          ready = before + o.to_next[static_cast<size_t>((i + p - 1) % p)];
+          ready = before + from_before;
         }
       } else if (vs == last_vs) {
-        ready = f_end[at(vs, k)];
+        ready = f_end[static_cast<size_t>(vs) * mm + k];
       } else {
-        const double after = b_end[at(vs + 1, k)];
+        const double after = b_end[static_cast<size_t>(vs + 1) * mm + k];
         if (after < 0) break;
-        ready = after + o.to_previous[static_cast<size_t>((i + 1) % p)];
+        ready = after + from_after;
       }
-      const double end = std::max(free_at[si], ready) +
-                         (forward ? o.f : o.b)[static_cast<size_t>(vs)];
-      (forward ? f_end : b_end)[at(vs, k)] = end;
-      free_at[si] = end;
-      ++pos[si];
-      work.push_back(forward ? (i + 1) % p : (i + p - 1) % p);
+      free = std::max(free, ready) + (forward ? o.f : o.b)[static_cast<size_t>(vs)];
+      (forward ? f_end : b_end)[static_cast<size_t>(vs) * mm + k] = free;
+      moved = true;
     }
+    pos[si] = n, free_at[si] = free;
+    // What this stage ran may let its neighbours go on.
+    if (moved) work.push_back((i + 1) % p), work.push_back((i + p - 1) % p);
   }
   ends.resize(static_cast<size_t>(p));
-  for (int i = 0; i < p; ++i) ends[static_cast<size_t>(i)] = b_end[at(i, m - 1)];
+  for (int i = 0; i < p; ++i) ends[static_cast<size_t>(i)] = b_end[static_cast<size_t>(i) * mm + mm - 1];
 }
 
 // Each stage's end for m micro-batches from `walk(m', ends)`, walking at
@@ -423,14 +453,35 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
       carried += first_extra[i];
       own[i] = per_step_extra[i] - last_extra[i] - carried;
     }
-    if (v == 1)
-      periodic_ends(p, m, [&](std::int64_t mm, std::vector<double>& out) {
-        order_ends({st.schedule, p, f, b, to_next, to_previous, last_extra, first_extra}, mm, out);
-      }, ends);
-    else
-      periodic_ends(p, m, [&](std::int64_t mm, std::vector<double>& out) {
-        chunk_order_ends({p, v, f, b, to_next, to_previous}, mm, out);
-      }, ends);
+    // The last walk's inputs and ends, kept per thread: a search judges a
+    // plan's ZeRO stages and bucket sizes one after another, and where they
+    // leave the passes and sends alike the order's ends are the same.
+    struct LastWalk {
+      PipelineSchedule schedule = PipelineSchedule::k1F1B;
+      int p = 0, v = 0;
+      std::int64_t m = 0;
+      std::vector<double> f, b, to_next, to_previous, last_extra, first_extra, ends;
+    };
+    thread_local LastWalk walked;
+    const bool same = walked.schedule == st.schedule && walked.p == p && walked.v == v && walked.m == m &&
+                      walked.f == f && walked.b == b && walked.to_next == to_next &&
+                      walked.to_previous == to_previous && walked.last_extra == last_extra &&
+                      walked.first_extra == first_extra;
+    if (same) {
+      ends = walked.ends;
+    } else {
+      if (v == 1)
+        periodic_ends(p, m, [&](std::int64_t mm, std::vector<double>& out) {
+          order_ends({st.schedule, p, f, b, to_next, to_previous, last_extra, first_extra}, mm, out);
+        }, ends);
+      else
+        periodic_ends(p, m, [&](std::int64_t mm, std::vector<double>& out) {
+          chunk_order_ends({p, v, f, b, to_next, to_previous}, mm, out);
+        }, ends);
+      walked.schedule = st.schedule, walked.p = p, walked.v = v, walked.m = m;
+      walked.f = f, walked.b = b, walked.to_next = to_next, walked.to_previous = to_previous;
+      walked.last_extra = last_extra, walked.first_extra = first_extra, walked.ends = ends;
+    }
     // A blocking send after the last backward (chunk 0's, to the stage
     // before): the gradient sync runs beside it, the optimizer (next on the
     // stage's stream) waits for both.
