@@ -28,6 +28,66 @@ Scratch& scratch() {
   return s;
 }
 
+// The stage's buckets by chunk (ChunkBuckets): the list's window is the
+// chunks' last backwards back to back, chunk v - 1's first (fill_buckets);
+// each chunk's length on it is its blocks' clocks.
+void chunk_buckets(const StageLayout& lay, const KernelTimes& times, const BucketList& bl,
+                   const std::vector<double>& priced, const std::vector<double>& shares,
+                   ChunkBuckets& out) {
+  const int v = lay.chunks;
+  auto clock_of = [&](const StageBlock& blk) {
+    const KernelTimes::Lists& t = times.of(blk.tpl);
+    double x = 0;
+    for (double y : t.backward_clock) x += y;
+    for (double y : t.recompute_clock) x += y;
+    return x;
+  };
+  const double emb = lay.first ? clock_of(lay.embedding) : 0.0;
+  const double head = lay.last ? clock_of(lay.head) : 0.0;
+  const double layer = lay.recomputed_layers > 0 ? clock_of(lay.layer) : 0.0;
+  const double kept = lay.kept_layers > 0 ? clock_of(lay.layer_kept) : 0.0;
+  out.length.resize(static_cast<size_t>(v));
+  thread_local std::vector<double> start;
+  start.resize(static_cast<size_t>(v));
+  double at = 0;
+  for (int c = v; c-- > 0;) {
+    const double len = (c == 0 ? emb : 0.0) + static_cast<double>(lay.chunk_recomputed(c)) * layer +
+                       static_cast<double>(lay.chunk_kept(c)) * kept + (c == v - 1 ? head : 0.0);
+    out.length[static_cast<size_t>(c)] = len, start[static_cast<size_t>(c)] = at;
+    at += len;
+  }
+  // The chunk a point of the window falls in (its end: the chunk before's
+  // next in the order, so a point on a boundary is the earlier chunk's).
+  const double slack = 1e-12 * std::max(at, bl.window_seconds);
+  auto chunk_at = [&](double x) {
+    for (int c = v - 1; c > 0; --c)
+      if (x <= start[static_cast<size_t>(c)] + out.length[static_cast<size_t>(c)] + slack) return c;
+    return 0;
+  };
+  const size_t n = bl.buckets.size();
+  out.chunk.resize(n), out.offset.resize(n), out.seconds.resize(n), out.share.resize(n);
+  for (size_t z = 0; z < n; ++z) {
+    const double r = bl.buckets[z].ready_seconds;
+    const int c = chunk_at(r);
+    out.chunk[z] = c;
+    out.offset[z] = std::clamp(r - start[static_cast<size_t>(c)], 0.0,
+                               out.length[static_cast<size_t>(c)]);
+    out.seconds[z] = priced[bl.size_index[z]];
+    out.share[z] = shares[bl.size_index[z]];
+  }
+  out.full_rate.clear();
+  out.full_begin.assign(static_cast<size_t>(v) + 1, 0);
+  for (int c = 0; c < v; ++c) {
+    out.full_begin[static_cast<size_t>(c)] = static_cast<std::uint32_t>(out.full_rate.size());
+    const double a0 = start[static_cast<size_t>(c)], len = out.length[static_cast<size_t>(c)];
+    for (const auto& [a, b] : bl.full_rate) {
+      const double lo = std::max(a - a0, 0.0), hi = std::min(b - a0, len);
+      if (hi > lo) out.full_rate.emplace_back(lo, hi);
+    }
+  }
+  out.full_begin[static_cast<size_t>(v)] = static_cast<std::uint32_t>(out.full_rate.size());
+}
+
 }  // namespace
 
 Result<double> stage_sm_share(PlanMemo* memo, const Topology& topo, const HardwareProfile& prof,
@@ -154,6 +214,8 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
       bl.reduce.total = total, bl.reduce.end = dp_end;
       bl.reduce.backward_end = backward_end;
     }
+    if (in.chunk_buckets != nullptr && st.overlap && lay.chunks > 1)
+      chunk_buckets(lay, times, bl, priced, shares, *in.chunk_buckets);
     const double total = bl.reduce.total, dp_end = bl.reduce.end, bytes = bl.bytes_sum;
     out.slowed = bl.reduce.backward_end - window_seconds;
     out.after_backward = std::max(0.0, dp_end - bl.reduce.backward_end);

@@ -279,6 +279,22 @@ struct TransformerDegrees {
   bool training = true;
 };
 
+// Interleaved 1F1B (v > 1 chunks), buckets overlapped (ZeRO 0-2): a stage's
+// gradient buckets as the order walk runs them beside its backwards
+// (pipeline_step). Each bucket, in order: the chunk whose last backward
+// (its last micro-batch's) completes it, where in that backward (on its
+// clock, from its start), its collective's time and the share of the SMs
+// its NCCL kernel takes. Each chunk: its backward's length on the clock and
+// the stretches of it at full rate (the bucket list's, chunk-local,
+// [full_begin[c], full_begin[c + 1]) of full_rate).
+struct ChunkBuckets {
+  std::vector<int> chunk;
+  std::vector<double> offset, seconds, share;
+  std::vector<double> length;
+  std::vector<std::uint32_t> full_begin;
+  std::vector<std::pair<double, double>> full_rate;
+  bool operator==(const ChunkBuckets&) const = default;
+};
 // What the stage loop found, one entry per pipeline stage.
 struct StageFigures {
   std::span<const StageTimes> times;
@@ -315,6 +331,10 @@ struct StageFigures {
   // embedding's backward, which follows the word embedding's gradient;
   // taken off the first stage's per-step work already).
   double tied_early = 0;
+  // Interleaved, buckets overlapped: each stage's buckets by chunk (empty
+  // elsewhere), which the order walk runs beside its backwards; the
+  // stage's dp_slowed and dp_after_backward are then the walk's to replace.
+  std::span<const ChunkBuckets> chunk_buckets;
 };
 
 // A stage's group's ranks, built when a collective on it must be worked out
@@ -380,6 +400,9 @@ struct DataParallelInputs {
   // One activation's send from stage `from` to `to` (overlap_param_gather's
   // chain).
   const std::function<double(int, int)>& forward_send;
+  // Interleaved, overlapped: filled with the stage's buckets by chunk (null
+  // elsewhere).
+  ChunkBuckets* chunk_buckets = nullptr;
 };
 // What it carries from stage to stage: the bucket list the last stage used
 // (at which count of kernel-time writes, for which ends of the pipeline),

@@ -43,6 +43,7 @@ struct Scratch {
   std::vector<double> stage_params, stage_fp8_weights, stage_experts, per_step_extra, opt_seconds,
       dp_after_backward, dp_slowed, dp_start_own;
   std::vector<Zero2LastBackward> zero2_last;
+  std::vector<ChunkBuckets> chunk_buckets;
   std::vector<StageLayout> layouts;
   TimedKernels kernels;
   std::vector<PricedCollective> tp_priced;
@@ -214,6 +215,12 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   zero2_last.assign(static_cast<size_t>(p), Zero2LastBackward{});
   std::vector<StageLayout>& layouts = work.layouts;
   layouts.assign(static_cast<size_t>(p), StageLayout{});
+  // Interleaved with its gradient buckets overlapped (ZeRO 0-2): each
+  // stage's buckets by chunk, for the order walk (pipeline_step).
+  std::vector<ChunkBuckets>& chunk_buckets = work.chunk_buckets;
+  chunk_buckets.resize(training && v > 1 && dg > 1 && st.overlap && st.zero <= 2
+                           ? static_cast<size_t>(p)
+                           : 0);
   // Each chunk's layers (with the embedding or the loss counted in the
   // split, one fewer at either end: core/plan_check.hpp, PipelineSplit).
   const PipelineSplit split = pipeline_split(sc);
@@ -557,6 +564,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         dp_slowed[si] = dp_slowed[before];
         dp_start_own[si] = dp_start_own[before];
         zero2_last[si] = zero2_last[before];
+        if (!chunk_buckets.empty()) chunk_buckets[si] = chunk_buckets[before];
         stage_sends(i, T, ledgers[0]);
         continue;
       }
@@ -875,7 +883,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                                   .host_op = host_op,
                                   .param_gather_ahead = param_gather_ahead,
                                   .ledgers_on = ledgers_on,
-                                  .forward_send = send_forward};
+                                  .forward_send = send_forward,
+                                  .chunk_buckets =
+                                      chunk_buckets.empty() ? nullptr : &chunk_buckets[si]};
       DataParallelFigures dpf;
       BRIGADE_RETURN_IF_ERROR(stage_data_parallel(in, carry, T, ledger, dpf));
       dp_slowed[si] = dpf.slowed;
@@ -974,7 +984,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                              training && p > 1 && ts.tie_embeddings,
                              dp_start_own,
                              zero2_last,
-                             tied_early};
+                             tied_early,
+                             chunk_buckets};
   pipeline_step(st, degrees, rm, figures, ledgers, full, ledgers_on, e);
   // Where the tensor-parallel collectives run (as the planner lowers them).
   if (full && t > 1)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string_view>
 #include <tuple>
@@ -115,10 +116,87 @@ void order_ends(const PipelineOrder& o, std::int64_t m, std::vector<double>& end
 // vs + 1's backward and its send (the last virtual stage's for its own
 // forward). Writes each stage's last backward's end (chunk 0's of the last
 // micro-batch). m is a multiple of p (check_plan).
+//
+// With `buckets` (one a stage; interleaved, buckets overlapped), each
+// stage's gradient buckets run on its own stream beside its backwards, as
+// the planner's: a bucket is ready where the chunk's last backward completes
+// it, waits for the one before, and while it runs the backward's kernels
+// lose the share of the SMs its NCCL kernel takes (`b_work`: the part of a
+// backward they slow; the rest, its blocking sends, after it), except in
+// the chunk's full-rate stretches (ChunkBuckets). Writes each stage's
+// buckets' end after the p ends.
 struct ChunkOrder {
   int p, v;
   std::span<const double> f, b, to_next, to_previous;
+  std::span<const double> b_work;
+  std::span<const ChunkBuckets> buckets;
 };
+
+// One stage's bucket stream beside its backwards (ChunkOrder::buckets): the
+// runs started so far (from, to, share), in order; `next`: the first not
+// over at the stage's clock; `end`: the last one's end; `z`: the next
+// bucket to start.
+struct BucketStream {
+  struct Run {
+    double from, to, share;
+  };
+  std::vector<Run> runs;
+  size_t next = 0, z = 0;
+  double end = 0;
+  void reset() { runs.clear(), next = 0, z = 0, end = 0; }
+};
+
+// A backward of chunk c of `cb`'s stage from t0, `work` long at its whole
+// rate (`scale`: work per second of its clock), the last of its chunk or
+// not, beside the stream's runs: its end. The last starts its chunk's
+// buckets as it reaches them (buckets_beside_backward's clock, over passes).
+double backward_beside(BucketStream& s, const ChunkBuckets& cb, int c, bool last, double t0,
+                       double work, double scale) {
+  if (!last && (s.runs.empty() || s.runs.back().to <= t0)) return t0 + work;
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  const auto sc = static_cast<size_t>(c);
+  const size_t f_begin = cb.full_begin[sc], f_end = cb.full_begin[sc + 1];
+  size_t fi = f_begin;
+  double t = t0, w = 0;
+  auto advance = [&](double target) {
+    while (w < target) {
+      while (s.next < s.runs.size() && s.runs[s.next].to <= t) ++s.next;
+      const bool in_run = s.next < s.runs.size() && s.runs[s.next].from <= t;
+      const double slow = in_run ? 1 - std::min(1.0, s.runs[s.next].share) : 1.0;
+      const double t_limit = s.next < s.runs.size()
+                                 ? (in_run ? s.runs[s.next].to : s.runs[s.next].from)
+                                 : kNever;
+      while (w < target) {
+        while (fi < f_end && cb.full_rate[fi].second * scale <= w) ++fi;
+        const bool in_full = fi < f_end && cb.full_rate[fi].first * scale <= w;
+        const double rate = in_full ? 1.0 : slow;
+        double w_limit = target;
+        if (fi < f_end)
+          w_limit = std::min(w_limit, (in_full ? cb.full_rate[fi].second : cb.full_rate[fi].first) *
+                                          scale);
+        if (rate <= 0) {
+          t = t_limit;
+          break;
+        }
+        const double done_at = t + (w_limit - w) / rate;
+        if (done_at <= t_limit) {
+          t = done_at, w = w_limit;
+        } else {
+          w += rate * (t_limit - t), t = t_limit;
+          break;
+        }
+      }
+    }
+    return t;
+  };
+  if (last)
+    for (; s.z < cb.chunk.size() && cb.chunk[s.z] == c; ++s.z) {
+      const double start = std::max(s.end, advance(std::min(cb.offset[s.z] * scale, work)));
+      s.end = start + cb.seconds[s.z];
+      s.runs.push_back({start, s.end, cb.share[s.z]});
+    }
+  return advance(work);
+}
 // Megatron-LM's interleaved order of every stage for (p, v, m), step by step
 // (the planner's pipeline_schedule): each step's virtual stage and
 // micro-batch, a backward's virtual stage as -1 - vs. Kept per thread for the
@@ -171,6 +249,12 @@ void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& 
   f_end.assign(cells, -1.0), b_end.assign(cells, -1.0);
   pos.assign(static_cast<size_t>(p), 0), free_at.assign(static_cast<size_t>(p), 0.0);
   const auto mm = static_cast<size_t>(m);
+  const bool with_buckets = o.buckets.size() == static_cast<size_t>(p);
+  thread_local std::vector<BucketStream> streams;
+  if (with_buckets) {
+    streams.resize(static_cast<size_t>(p));
+    for (BucketStream& x : streams) x.reset();
+  }
   const int last_vs = p * v - 1;
   work.clear();
   for (int i = p; i-- > 0;) work.push_back(i);
@@ -204,7 +288,18 @@ void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& 
         if (after < 0) break;
         ready = after + from_after;
       }
-      free = std::max(free, ready) + (forward ? o.f : o.b)[static_cast<size_t>(vs)];
+      const double start = std::max(free, ready);
+      if (!forward && with_buckets) {
+        const ChunkBuckets& cb = o.buckets[si];
+        const int c = vs / p;
+        const double slowed = o.b_work[static_cast<size_t>(vs)];
+        const double length = cb.length[static_cast<size_t>(c)];
+        free = backward_beside(streams[si], cb, c, k == mm - 1, start, slowed,
+                               length > 0 ? slowed / length : 1.0) +
+               (o.b[static_cast<size_t>(vs)] - slowed);
+      } else {
+        free = start + (forward ? o.f : o.b)[static_cast<size_t>(vs)];
+      }
       (forward ? f_end : b_end)[static_cast<size_t>(vs) * mm + k] = free;
       moved = true;
     }
@@ -212,8 +307,11 @@ void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& 
     // What this stage ran may let its neighbours go on.
     if (moved) work.push_back((i + 1) % p), work.push_back((i + p - 1) % p);
   }
-  ends.resize(static_cast<size_t>(p));
+  ends.resize(static_cast<size_t>(with_buckets ? 2 * p : p));
   for (int i = 0; i < p; ++i) ends[static_cast<size_t>(i)] = b_end[static_cast<size_t>(i) * mm + mm - 1];
+  if (with_buckets)
+    for (int i = 0; i < p; ++i)
+      ends[static_cast<size_t>(p + i)] = streams[static_cast<size_t>(i)].end;
 }
 
 // Each stage's end for m micro-batches from `walk(m', ends)`, walking at
@@ -384,10 +482,15 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
                   figures.layouts.size() == stages.size();
   for (const StageTimes& s : stages) by_order = by_order && s.zero_exposed <= 0;
   if (by_order) {
-    thread_local std::vector<double> f, b, to_next, to_previous, last_extra, first_extra, own, ends;
+    thread_local std::vector<double> f, b, b_work, to_next, to_previous, last_extra, first_extra,
+        own, ends;
     const size_t n = stages.size();
     const size_t passes = n * static_cast<size_t>(v);
-    f.resize(passes), b.resize(passes), to_next.resize(n), to_previous.resize(n);
+    // Interleaved, buckets overlapped: the walk runs them beside the
+    // backwards (ChunkOrder::buckets).
+    const bool with_buckets = v > 1 && figures.chunk_buckets.size() == n;
+    f.resize(passes), b.resize(passes), b_work.resize(with_buckets ? passes : 0);
+    to_next.resize(n), to_previous.resize(n);
     last_extra.assign(n, 0.0), first_extra.assign(n, 0.0), own.resize(n);
     // Blocking sends (strategy.pipeline_blocking_sends) and the scatter-
     // gather's AllGathers are in the stage's own passes, a send in the pass
@@ -435,6 +538,7 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
         const auto at = static_cast<size_t>(c) * n + i;
         const int vs = c * p + static_cast<int>(i);
         f[at] = f[at] * f_scale + blocking_fwd(i, vs);
+        if (with_buckets) b_work[at] = b[at] * b_scale;
         b[at] = b[at] * b_scale + blocking_bwd(i, vs);
       }
     }
@@ -442,8 +546,9 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     // (the drain's chain), its first forward by its wait for its parameter
     // gathers (overlap_param_gather: per_step_extra holds each stage's own
     // first-forward delay and those carried down to it; the order carries
-    // them). Interleaved, the buckets' and the gathers' figures stay in the
-    // per-step work (its named difference, costmodel/plan.cpp).
+    // them). Interleaved, the buckets run beside the backwards in the walk
+    // (their slowdown and their time past the backward leave the per-step
+    // work), the gathers' figures stay in it.
     double carried = 0;
     for (size_t i = 0; i < n; ++i) {
       if (v == 1) {
@@ -452,6 +557,7 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
       }
       carried += first_extra[i];
       own[i] = per_step_extra[i] - last_extra[i] - carried;
+      if (with_buckets) own[i] -= figures.dp_slowed[i] + figures.dp_after_backward[i];
     }
     // The last walk's inputs and ends, kept per thread: a search judges a
     // plan's ZeRO stages and bucket sizes one after another, and where they
@@ -460,13 +566,19 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
       PipelineSchedule schedule = PipelineSchedule::k1F1B;
       int p = 0, v = 0;
       std::int64_t m = 0;
-      std::vector<double> f, b, to_next, to_previous, last_extra, first_extra, ends;
+      std::vector<double> f, b, b_work, to_next, to_previous, last_extra, first_extra, ends;
+      std::vector<ChunkBuckets> buckets;
     };
     thread_local LastWalk walked;
-    const bool same = walked.schedule == st.schedule && walked.p == p && walked.v == v && walked.m == m &&
-                      walked.f == f && walked.b == b && walked.to_next == to_next &&
+    const std::span<const ChunkBuckets> buckets =
+        with_buckets ? figures.chunk_buckets : std::span<const ChunkBuckets>{};
+    const bool same = walked.schedule == st.schedule && walked.p == p && walked.v == v &&
+                      walked.m == m && walked.f == f && walked.b == b &&
+                      walked.b_work == b_work && walked.to_next == to_next &&
                       walked.to_previous == to_previous && walked.last_extra == last_extra &&
-                      walked.first_extra == first_extra;
+                      walked.first_extra == first_extra &&
+                      std::equal(buckets.begin(), buckets.end(), walked.buckets.begin(),
+                                 walked.buckets.end());
     if (same) {
       ends = walked.ends;
     } else {
@@ -476,25 +588,32 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
         }, ends);
       else
         periodic_ends(p, m, [&](std::int64_t mm, std::vector<double>& out) {
-          chunk_order_ends({p, v, f, b, to_next, to_previous}, mm, out);
+          chunk_order_ends({p, v, f, b, to_next, to_previous, b_work, buckets}, mm, out);
         }, ends);
       walked.schedule = st.schedule, walked.p = p, walked.v = v, walked.m = m;
-      walked.f = f, walked.b = b, walked.to_next = to_next, walked.to_previous = to_previous;
+      walked.f = f, walked.b = b, walked.b_work = b_work;
+      walked.to_next = to_next, walked.to_previous = to_previous;
       walked.last_extra = last_extra, walked.first_extra = first_extra, walked.ends = ends;
+      walked.buckets.assign(buckets.begin(), buckets.end());
     }
     // A blocking send after the last backward (chunk 0's, to the stage
     // before): the gradient sync runs beside it, the optimizer (next on the
     // stage's stream) waits for both.
+    // With the buckets in the walk, a stage's per-step work follows its
+    // last backward and its buckets both (`done`).
     double step = 0;
     for (size_t i = 0; i < n; ++i) {
       const double send = blocking && i > 0 ? stages[i].send_previous : 0.0;
       ends[i] -= send;
-      step = std::max(step, ends[i] + std::max(own[i], send + opt_seconds[i]));
+      const double done = with_buckets ? std::max(ends[i], ends[n + i]) : ends[i];
+      step = std::max(step, std::max(done + own[i], ends[i] + send + opt_seconds[i]));
     }
     if (figures.tied_ends && figures.dp_after_backward.size() == n) {
       const size_t last = n - 1;
-      step = std::max(step, ends[0] + figures.dp_after_backward[0] + own[last] -
-                                figures.dp_after_backward[last] - figures.tied_early);
+      step = std::max(step, with_buckets
+                                ? std::max(ends[0], ends[n]) + own[last] - figures.tied_early
+                                : ends[0] + figures.dp_after_backward[0] + own[last] -
+                                      figures.dp_after_backward[last] - figures.tied_early);
     }
     e.step_seconds = step;
   }

@@ -650,6 +650,26 @@ std::vector<FamilyCase> drain_chain_cases() {
            "cross_entropy_fusion: true}",
            "{tensor: 4, pipeline: 4, schedule: interleaved, virtual_stages: 2, "
            "sequence_parallel: true}"),
+      // Interleaved 1F1B with overlapped buckets: the walk runs each stage's
+      // buckets beside its backwards, each ready in its chunk's last
+      // backward. Before, the buckets were timed beside the chunks' last
+      // backwards laid back to back, and their slowdown added at the step's
+      // end: -0.80% (below) and +3.83% (over IB, context 2 x tensor 8: the
+      // first chunk's buckets hide behind the backwards before the last
+      // chunk's) with the order walked, named within 5% then.
+      kernel_plan("interleaved_buckets_t8_p4_d2", "{preset: dgx-h100, nodes: 8}",
+           "{layers: 16, hidden: 8192, heads: 64, kv_heads: 16, seq: 2048, vocab: 32768, "
+           "ffn_hidden: 28672, mlp: swiglu, norm: rmsnorm, positions: rotary, bias: false, "
+           "attention: flash}",
+           "{global_batch: 16, micro_batch: 2, recompute: none, cross_entropy_fusion: true}",
+           "{tensor: 8, pipeline: 4, data: 2, bucket: 100MB, zero: 0, schedule: interleaved, "
+           "virtual_stages: 2, sequence_parallel: true}"),
+      kernel_plan("interleaved_buckets_cp2_ib", "{preset: dgx-h100, nodes: 8}",
+           "{layers: 16, hidden: 4096, heads: 32, seq: 2048, vocab: 32768, attention: flash}",
+           "{global_batch: 4, micro_batch: 1, recompute: selective, tp_comm_overlap: true, "
+           "tp_backward_overlap: false}",
+           "{tensor: 8, pipeline: 4, data: 1, bucket: 25MB, zero: 0, context: 2, "
+           "schedule: interleaved, virtual_stages: 2, sequence_parallel: true}"),
       kernel_plan("bucket_full_rate_t8_p4_tp_overlap", "{preset: dgx-h100, nodes: 8}",
            "{layers: 4, hidden: 8192, heads: 64, seq: 4096, vocab: 32768}",
            "{global_batch: 16, micro_batch: 1, tp_comm_overlap: true}",
