@@ -150,7 +150,7 @@ struct BucketStream {
 // rate (`scale`: work per second of its clock), the last of its chunk or
 // not, beside the stream's runs: its end. The last starts its chunk's
 // buckets as it reaches them (buckets_beside_backward's clock, over passes).
-double backward_beside(BucketStream& s, const ChunkBuckets& cb, int c, bool last, double t0,
+[[gnu::noinline]] double backward_beside(BucketStream& s, const ChunkBuckets& cb, int c, bool last, double t0,
                        double work, double scale) {
   if (!last && (s.runs.empty() || s.runs.back().to <= t0)) return t0 + work;
   constexpr double kNever = std::numeric_limits<double>::infinity();
@@ -166,6 +166,14 @@ double backward_beside(BucketStream& s, const ChunkBuckets& cb, int c, bool last
       const double t_limit = s.next < s.runs.size()
                                  ? (in_run ? s.runs[s.next].to : s.runs[s.next].from)
                                  : kNever;
+      if (slow >= 1) {  // no run beside: the whole rate, stretches or not
+        if (t + (target - w) <= t_limit) {
+          t += target - w, w = target;
+        } else {
+          w += t_limit - t, t = t_limit;
+        }
+        continue;
+      }
       while (w < target) {
         while (fi < f_end && cb.full_rate[fi].second * scale <= w) ++fi;
         const bool in_full = fi < f_end && cb.full_rate[fi].first * scale <= w;
@@ -317,20 +325,28 @@ void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& 
 // Each stage's end for m micro-batches from `walk(m', ends)`, walking at
 // most about 4p of them: past its fill the order repeats every p
 // micro-batches, each stage's ends moving by the same amount (checked on
-// three runs p apart; walked whole otherwise).
+// three runs p apart; walked whole otherwise). Gives the first run's
+// length, m1, and its ends (`first`) where it extended them (m1 = m where
+// it walked the whole order).
 template <class Walk>
-void periodic_ends(int p, std::int64_t m, Walk&& walk, std::vector<double>& ends) {
-  if (m <= 4 * p) return walk(m, ends);
+std::int64_t periodic_ends(int p, std::int64_t m, Walk&& walk, std::vector<double>& ends,
+                           std::vector<double>& first) {
+  first.clear();
+  if (m <= 4 * p) return walk(m, ends), m;
   const std::int64_t m1 = 2 * p + (m - 2 * p) % p;
-  thread_local std::vector<double> e1, e2, e3;
-  walk(m1, e1), walk(m1 + p, e2), walk(m1 + 2 * p, e3);
+  thread_local std::vector<double> e2, e3;
+  walk(m1, first), walk(m1 + p, e2), walk(m1 + 2 * p, e3);
   const double periods = static_cast<double>((m - m1) / p);
-  ends.resize(e1.size());
-  for (size_t i = 0; i < e1.size(); ++i) {
-    const double d1 = e2[i] - e1[i], d2 = e3[i] - e2[i];
-    if (std::fabs(d2 - d1) > 1e-9 * std::max(1e-12, std::fabs(e3[i]))) return walk(m, ends);
-    ends[i] = e1[i] + periods * d1;
+  ends.resize(first.size());
+  for (size_t i = 0; i < first.size(); ++i) {
+    const double d1 = e2[i] - first[i], d2 = e3[i] - e2[i];
+    if (std::fabs(d2 - d1) > 1e-9 * std::max(1e-12, std::fabs(e3[i]))) {
+      first.clear();
+      return walk(m, ends), m;
+    }
+    ends[i] = first[i] + periods * d1;
   }
+  return m1;
 }
 
 }  // namespace
@@ -559,42 +575,56 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
       own[i] = per_step_extra[i] - last_extra[i] - carried;
       if (with_buckets) own[i] -= figures.dp_slowed[i] + figures.dp_after_backward[i];
     }
-    // The last walk's inputs and ends, kept per thread: a search judges a
+    // The order walked without the buckets, then (interleaved, buckets
+    // overlapped) with them. The buckets change only the drain, so where
+    // the first walked the order's fill and period and extended it
+    // (periodic_ends), the second walks the same first run, m1 micro-
+    // batches, with the buckets, and is extended by the same shifts.
+    // The last walk's inputs and ends are kept per thread: a search judges a
     // plan's ZeRO stages and bucket sizes one after another, and where they
     // leave the passes and sends alike the order's ends are the same.
     struct LastWalk {
       PipelineSchedule schedule = PipelineSchedule::k1F1B;
       int p = 0, v = 0;
-      std::int64_t m = 0;
-      std::vector<double> f, b, b_work, to_next, to_previous, last_extra, first_extra, ends;
-      std::vector<ChunkBuckets> buckets;
+      std::int64_t m = 0, m1 = 0;
+      std::vector<double> f, b, to_next, to_previous, last_extra, first_extra, ends, first;
     };
     thread_local LastWalk walked;
-    const std::span<const ChunkBuckets> buckets =
-        with_buckets ? figures.chunk_buckets : std::span<const ChunkBuckets>{};
     const bool same = walked.schedule == st.schedule && walked.p == p && walked.v == v &&
                       walked.m == m && walked.f == f && walked.b == b &&
-                      walked.b_work == b_work && walked.to_next == to_next &&
-                      walked.to_previous == to_previous && walked.last_extra == last_extra &&
-                      walked.first_extra == first_extra &&
-                      std::equal(buckets.begin(), buckets.end(), walked.buckets.begin(),
-                                 walked.buckets.end());
-    if (same) {
-      ends = walked.ends;
-    } else {
-      if (v == 1)
-        periodic_ends(p, m, [&](std::int64_t mm, std::vector<double>& out) {
-          order_ends({st.schedule, p, f, b, to_next, to_previous, last_extra, first_extra}, mm, out);
-        }, ends);
-      else
-        periodic_ends(p, m, [&](std::int64_t mm, std::vector<double>& out) {
-          chunk_order_ends({p, v, f, b, to_next, to_previous, b_work, buckets}, mm, out);
-        }, ends);
+                      walked.to_next == to_next && walked.to_previous == to_previous &&
+                      walked.last_extra == last_extra && walked.first_extra == first_extra;
+    // (With buckets and a short order, the one walk with them is the whole.)
+    const bool whole_beside = with_buckets && m <= 4 * p;
+    if (!same && !whole_beside) {
+      walked.m1 = periodic_ends(
+          p, m,
+          [&](std::int64_t mm, std::vector<double>& out) {
+            if (v == 1)
+              order_ends({st.schedule, p, f, b, to_next, to_previous, last_extra, first_extra}, mm,
+                         out);
+            else
+              chunk_order_ends({p, v, f, b, to_next, to_previous, {}, {}}, mm, out);
+          },
+          walked.ends, walked.first);
       walked.schedule = st.schedule, walked.p = p, walked.v = v, walked.m = m;
-      walked.f = f, walked.b = b, walked.b_work = b_work;
-      walked.to_next = to_next, walked.to_previous = to_previous;
-      walked.last_extra = last_extra, walked.first_extra = first_extra, walked.ends = ends;
-      walked.buckets.assign(buckets.begin(), buckets.end());
+      walked.f = f, walked.b = b, walked.to_next = to_next, walked.to_previous = to_previous;
+      walked.last_extra = last_extra, walked.first_extra = first_extra;
+    }
+    if (!whole_beside) ends = walked.ends;
+    if (with_buckets) {
+      const ChunkOrder beside{p, v, f, b, to_next, to_previous, b_work, figures.chunk_buckets};
+      if (whole_beside || walked.m1 == m) {
+        chunk_order_ends(beside, m, ends);
+      } else {
+        thread_local std::vector<double> first;
+        chunk_order_ends(beside, walked.m1, first);
+        ends.resize(2 * n);
+        for (size_t i = 0; i < n; ++i) {
+          const double shift = walked.ends[i] - walked.first[i];
+          ends[i] = first[i] + shift, ends[n + i] = first[n + i] + shift;
+        }
+      }
     }
     // A blocking send after the last backward (chunk 0's, to the stage
     // before): the gradient sync runs beside it, the optimizer (next on the

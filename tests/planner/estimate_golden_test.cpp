@@ -180,7 +180,9 @@
 // ready in its chunk's last backward, where they were timed beside the
 // chunks' last backwards laid back to back (plan_transformer_step.cpp
 // backward_beside): 107032 +1.76%, 321097 +0.076%, 14088 +0.19%, 42266
-// +0.032% (step; bubble with it; no exposed or peak figure).
+// +0.032% (step; bubble with it; no exposed or peak figure). And by
+// rounding (1e-16) when the walk with the buckets took its first run's
+// ends and the plain walk's shifts instead of extending itself.
 // Each plan is judged three ways: plain, through a search's memo and
 // lean options, and through the memo again (its caches answering).
 #include <algorithm>
@@ -210,14 +212,14 @@ struct Golden {
 const Golden kGolden[] = {
     {"gpt3_175b_1024.yaml", 0, 35677, 0x1.b2b772a511767p+5, 0x1.2c78da5a0cd67p-1,
      0x1.11f5a8d788e0ep+5, 0x1.c9a105ap+35},
-    {"gpt3_175b_1024.yaml", 0, 107032, 0x1.1b3858e3a9fcdp+4, 0x1.1b6d69a3f7831p+0,
-     0x1.9e7c757206076p-1, 0x1.058cf61p+36},
+    {"gpt3_175b_1024.yaml", 0, 107032, 0x1.1b3858e3a9fbcp+4, 0x1.1b6d69a3f7831p+0,
+     0x1.9e7c757205e56p-1, 0x1.058cf61p+36},
     {"gpt3_175b_1024.yaml", 0, 178387, 0x1.6568601a4db97p+6, 0x1.7f62854c21054p+4,
      0x1.64610e79e5206p+5, 0x1.64d050dp+36},
     {"gpt3_175b_1024.yaml", 0, 249742, 0x1.3d0b87ac740bap+5, 0x1.2c066512f490fp+4,
      0x1.5e8e4eeb6b34p+1, 0x1.2d08a02p+35},
-    {"gpt3_175b_1024.yaml", 0, 321097, 0x1.1eb72ae9c5e96p+5, 0x1.32979937854efp+4,
-     0x1.3a33caf028f32p-1, 0x1.4b4ca39p+36},
+    {"gpt3_175b_1024.yaml", 0, 321097, 0x1.1eb72ae9c5ed9p+5, 0x1.32979937854efp+4,
+     0x1.3a33caf029ff2p-1, 0x1.4b4ca39p+36},
     {"gpt3_175b_1024.yaml", 0, 392452, 0x1.5a82366c84bd3p+8, 0x1.599b32feb8531p+5,
      0x1.1ed2eac0ffef5p+8, 0x1.0cac71f8p+37},
     {"gpt3_175b_1024.yaml", 0, 463807, 0x1.7131a6ab62c0fp+5, 0x1.df3e7fe3487f9p+2,
@@ -276,8 +278,8 @@ const Golden kGolden[] = {
      0x1.d171b69d90abep-2, 0x1.c25fd8p+36},
     {"mixtral_8x7b_16gpu.yaml", 0, 8453, 0x1.f1d0415e87bcap+1, 0x1.46c8a34f59a4p-2,
      0x1.cc6b03a2bd2ep-3, 0x1.6cc03p+37},
-    {"mixtral_8x7b_16gpu.yaml", 0, 14088, 0x1.de9fcde77224ap+1, 0x1.9e1fe8f3974d3p-3,
-     0x1.a0820d22372c2p-2, 0x1.42db6p+36},
+    {"mixtral_8x7b_16gpu.yaml", 0, 14088, 0x1.de9fcde77225bp+1, 0x1.9e1fe8f3974d3p-3,
+     0x1.a0820d223734ap-2, 0x1.42db6p+36},
     {"mixtral_8x7b_16gpu.yaml", 0, 19724, 0x1.dd5189ab8d9dbp+1, 0x1.9015681933306p-3,
      0x1.3f22b8a610ac6p-2, 0x1.e956ap+35},
     {"mixtral_8x7b_16gpu.yaml", 0, 25359, 0x1.8038bf34b1adfp+2, 0x1.291c49c2ce20fp+0,
@@ -286,8 +288,8 @@ const Golden kGolden[] = {
      0x1.f54bfecd5fdd7p-4, 0x1.994f6p+37},
     {"mixtral_8x7b_16gpu.yaml", 0, 36630, 0x1.87263167ec0adp+1, 0x1.67fefb5b36153p-2,
      0x1.6716c32bcefe8p-3, 0x1.6d033cp+36},
-    {"mixtral_8x7b_16gpu.yaml", 0, 42266, 0x1.fd2a1d706e1bep+1, 0x1.e3de65324532ap-2,
-     0x1.1170cf807a34ep-2, 0x1.8612p+36},
+    {"mixtral_8x7b_16gpu.yaml", 0, 42266, 0x1.fd2a1d706e1edp+1, 0x1.e3de65324532ap-2,
+     0x1.1170cf807a4c6p-2, 0x1.8612p+36},
     {"mixtral_8x7b_16gpu.yaml", 1, 110, 0x1.1161a3c40ddb4p+0, 0x0p+0,
      0x1.6a6aafcf528d4p-2, 0x1.7a7b8p+35},
     {"mixtral_8x7b_16gpu.yaml", 1, 332, 0x1.1a99c8739378ep+0, 0x1.0c58f3c98d601p-5,
