@@ -474,7 +474,16 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
   bool sm_shares = false;
   for (int d = 0; d < sc.topology.num_devices(); ++d)
     sm_shares |= nccl_sm_share(sc.profile.for_device(sc.topology.device(d)), 1) > 0;
-  if (transformer && training && replicas > 1 && st.zero == 3)
+  if (transformer && training && replicas > 1 && st.zero == 3 && st.pipeline == 1 && st.overlap)
+    out.push_back(
+        {"ZeRO-3 without a pipeline: the closed form walks each micro-batch's passes block by "
+         "block, each gather and reduce-scatter on the one 'data' stream as the planner issues "
+         "them, a block's kernels slowed beside them by their NCCL kernels' SMs at the block's "
+         "mean (its tensor-parallel collectives spread through it, not slowed); the simulator "
+         "kernel by kernel: step within 1% (0.36% measured, every prefetch mode, 1F1B and "
+         "GPipe)",
+         0.01, 0, 0, false});
+  else if (transformer && training && replicas > 1 && st.zero == 3)
     out.push_back(
         {"ZeRO-3: the closed form lets a micro-batch's parameter gathers hide behind its "
          "whole forward (backward) pass, but for the largest gather where a pass starts "

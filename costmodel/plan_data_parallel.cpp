@@ -28,6 +28,103 @@ Scratch& scratch() {
   return s;
 }
 
+// ZeRO-3 on a stage of its own (no pipeline), overlapped: its passes walked
+// block by block as the planner issues them (planner/lower_transformer_
+// stage.cpp, gather / prefetch_next_step): before a block computes, its
+// gather (if not already issued), then the next block's (one block of
+// prefetch; past a pass's last block, the next pass's first where
+// strategy.zero3_prefetch reaches it); after a block's backward, its
+// reduce-scatter; all on the one 'data' stream in the order issued, each
+// when the compute before it has ended. A block computes when its gather
+// has ended, at 1 - share of its rate while a collective's NCCL kernel runs
+// beside it. The passes in the schedule's order (1F1B: each micro-batch's
+// forward then backward; GPipe: the forwards, then the backwards).
+struct Zero3Block {
+  double f = 0, b = 0;          // forward, backward (with recomputation) of a micro-batch
+  double f_tp = 0, b_tp = 0;    // of them, tensor-parallel collectives (not slowed)
+  double g = 0, g_share = 0;    // its gather (0: none)
+  double r = 0, r_share = 0;    // its reduce-scatter (0: none)
+};
+struct Zero3Walk {
+  double waits = 0;   // compute waiting for gathers
+  double slowed = 0;  // compute longer beside the collectives
+  double tail = 0;    // the stream past the last backward
+};
+Zero3Walk zero3_walk(const std::vector<Zero3Block>& blocks, std::int64_t m, bool gpipe,
+                     Zero3Prefetch mode) {
+  struct Run {
+    double from, to, share;
+  };
+  thread_local std::vector<Run> runs;
+  thread_local std::vector<double> ready;  // a block's gather's end in this pass (-1: none issued)
+  runs.clear();
+  const size_t n = blocks.size();
+  ready.assign(n, -1.0);
+  size_t next = 0;
+  double t = 0, free = 0;
+  Zero3Walk out;
+  auto issue = [&](double seconds, double share) {
+    const double start = std::max(free, t);
+    free = start + seconds;
+    runs.push_back({start, free, share});
+    return free;
+  };
+  // Compute `work` from t, slowed beside the runs but for `full` of it (its
+  // tensor-parallel collectives, taken as spread through it).
+  auto compute = [&](double work, double full) {
+    const double begin = t;
+    const double kernels = work > 0 ? 1 - full / work : 1.0;  // the share a run slows
+    double w = 0;
+    while (w < work) {
+      while (next < runs.size() && runs[next].to <= t) ++next;
+      const bool in_run = next < runs.size() && runs[next].from <= t;
+      const double slow = in_run ? 1 - std::min(1.0, runs[next].share) : 1.0;
+      const double rate =
+          slow >= 1 ? 1.0 : slow <= 0 ? (kernels > 0 ? 0.0 : 1.0) : 1 / (kernels / slow + 1 - kernels);
+      const double limit = next < runs.size() ? (in_run ? runs[next].to : runs[next].from)
+                                              : std::numeric_limits<double>::infinity();
+      if (rate <= 0) {
+        t = limit;
+        continue;
+      }
+      const double done_at = t + (work - w) / rate;
+      if (done_at <= limit) {
+        t = done_at, w = work;
+      } else {
+        w += rate * (limit - t), t = limit;
+      }
+    }
+    out.slowed += (t - begin) - work;
+  };
+  auto gather = [&](size_t j) {
+    if (blocks[j].g > 0 && ready[j] < 0) ready[j] = issue(blocks[j].g, blocks[j].g_share);
+  };
+  const auto passes = 2 * m;
+  for (std::int64_t x = 0; x < passes; ++x) {
+    const bool forward = gpipe ? x < m : x % 2 == 0;
+    const bool next_forward = gpipe ? x + 1 < m : (x + 1) % 2 == 0;
+    const bool ahead = x + 1 < passes && (mode == Zero3Prefetch::kAcrossPasses ||
+                                          (mode == Zero3Prefetch::kPerMicroBatch && !next_forward));
+    const size_t first = next_forward ? 0 : n - 1;  // the next pass's first block
+    double next_first = -1;
+    for (size_t i = 0; i < n; ++i) {
+      const size_t j = forward ? i : n - 1 - i;
+      gather(j);
+      if (i + 1 < n)
+        gather(forward ? j + 1 : j - 1);
+      else if (ahead && blocks[first].g > 0)
+        next_first = issue(blocks[first].g, blocks[first].g_share);
+      if (ready[j] > t) out.waits += ready[j] - t, t = ready[j];
+      compute(forward ? blocks[j].f : blocks[j].b, forward ? blocks[j].f_tp : blocks[j].b_tp);
+      if (!forward && blocks[j].r > 0) issue(blocks[j].r, blocks[j].r_share);
+    }
+    ready.assign(n, -1.0);
+    if (next_first >= 0) ready[first] = next_first;
+  }
+  out.tail = std::max(0.0, free - t);
+  return out;
+}
+
 // The stage's buckets by chunk (ChunkBuckets): the list's window is the
 // chunks' last backwards back to back, chunk v - 1's first (fill_buckets);
 // each chunk's length on it is its blocks' clocks.
@@ -338,6 +435,55 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
     // strategy.zero3_prefetch: a pass that starts cold waits for its first
     // (the largest) gather; one whose first gather the pass before
     // prefetched has no such floor (zero3_exposure).
+    // Without a pipeline (and overlapped) the passes are walked block by
+    // block instead (zero3_walk).
+    if (p == 1 && st.overlap) {
+      thread_local std::vector<Zero3Block> blocks;
+      blocks.clear();
+      auto price = [&](CollectiveKind kind, double bytes, double& seconds,
+                       double& share) -> Status {
+        seconds = 0, share = 0;
+        if (bytes <= 0) return Status::ok();
+        BRIGADE_ASSIGN_OR_RETURN(
+            seconds, price_on_stage(memo, work.priced, dp_handle, kind, st.algorithm, bytes, [&] {
+              return plan_collective(sc, kind, dp_vec(), bytes);
+            }));
+        if (z3_shares) {
+          BRIGADE_ASSIGN_OR_RETURN(share, sm_share_of(dp_handle, kind, st.algorithm, bytes));
+        }
+        return Status::ok();
+      };
+      auto add = [&](const StageBlock& blk) -> Status {
+        Zero3Block z;
+        const auto slot = static_cast<size_t>(times.slot(blk.tpl));
+        z.f = T.block_fwd[slot], z.b = T.block_bwd[slot];
+        z.f_tp = T.block_fwd_tp[slot], z.b_tp = T.block_bwd_tp[slot];
+        BRIGADE_RETURN_IF_ERROR(
+            price(CollectiveKind::kAllGather, blk.gather_elements * e_bytes, z.g, z.g_share));
+        BRIGADE_RETURN_IF_ERROR(
+            price(CollectiveKind::kReduceScatter, blk.owned_elements * e_bytes, z.r, z.r_share));
+        blocks.push_back(z);
+        return Status::ok();
+      };
+      if (lay.first) BRIGADE_RETURN_IF_ERROR(add(lay.embedding));
+      for (std::int64_t j = 0; j < lay.chunk_layers(0); ++j)
+        BRIGADE_RETURN_IF_ERROR(add(lay.layer_at(0, j)));
+      if (lay.last) BRIGADE_RETURN_IF_ERROR(add(lay.head));
+      const auto mb = static_cast<std::int64_t>(m);
+      const Zero3Walk w =
+          zero3_walk(blocks, mb, st.schedule == PipelineSchedule::kGpipe, st.zero3_prefetch);
+      T.zero_exposed += w.waits / m;
+      T.bwd_kernels += w.slowed / m;
+      T.host += (gathers + scatters) * host_op;
+      out.per_step += w.tail;
+      if (ledgers_on) {
+        ledger.add("zero-3 params", "allgather", dg, gathers * m, gather_bytes * m,
+                   (f_total + b_total) * m, w.waits);
+        ledger.add("data", "reducescatter", dg, scatters * m, scatter_bytes * m, rs_total * m,
+                   w.tail);
+      }
+      return Status::ok();
+    }
     const Zero3Exposure z =
         zero3_exposure(st.zero3_prefetch, st.overlap, lay.chunks, f_total, f_last, b_total, b_last,
                        rs_total, rs_last, T.fwd_kernels, T.bwd_kernels);

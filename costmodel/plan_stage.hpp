@@ -232,6 +232,9 @@ struct StageTimes {
   // tensor-parallel collectives; a chunk's passes are its blocks' sums (the
   // interleaved order walk's).
   std::array<double, 4> block_fwd{}, block_bwd{};
+  // Of them, the exposed tensor-parallel collectives (NCCL kernels on the
+  // compute stream, which the data stream's do not slow).
+  std::array<double, 4> block_fwd_tp{}, block_bwd_tp{};
   // strategy.pipeline_engine deepspeed: the stage's blocking sends and
   // receives of one micro-batch, one after the other, and the AllGathers
   // that rebuild the boundary tensor (in the stage's own time; pp is 0);

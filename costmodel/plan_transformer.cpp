@@ -781,6 +781,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       T.cp_calls = previous.times.cp_calls, T.cp_bytes = previous.times.cp_bytes;
       T.cp_seconds = previous.times.cp_seconds, T.cp_exposed = previous.times.cp_exposed;
       T.block_fwd = previous.times.block_fwd, T.block_bwd = previous.times.block_bwd;
+      T.block_fwd_tp = previous.times.block_fwd_tp, T.block_bwd_tp = previous.times.block_bwd_tp;
       tally = previous.tally;
     }
     // Per micro-batch: every chunk's blocks forward, then (training) each block's
@@ -801,6 +802,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       }
       compute_ready[slot] = true;
       const double fwd_before = T.fwd_kernels + T.tp_fwd, bwd_before = T.bwd_kernels + T.tp_bwd;
+      const double fwd_tp_before = T.tp_fwd, bwd_tp_before = T.tp_bwd;
       run(tpl->forward, f.forward_slot, at, lt.forward, n, T.fwd_kernels, T.tp_fwd, T.fwd_ops);
       clock_list(tpl->forward, f.forward_slot, at, lt.forward, lt.forward_clock);
       if (training) {
@@ -816,6 +818,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       const auto ss = static_cast<size_t>(slot);
       T.block_fwd[ss] = (T.fwd_kernels + T.tp_fwd - fwd_before) / n;
       T.block_bwd[ss] = (T.bwd_kernels + T.tp_bwd - bwd_before) / n;
+      T.block_fwd_tp[ss] = (T.tp_fwd - fwd_tp_before) / n;
+      T.block_bwd_tp[ss] = (T.tp_bwd - bwd_tp_before) / n;
     }
     if (!same_sums) ++times_written;
     if (!same_sums) {

@@ -1,8 +1,8 @@
 // scripts/judge-sweep: the two judges held to each other on random plans
 // (or given scenario files), each at the bound the closed form names for it.
 // Runs the script with the built brigade on small plans: one the judges
-// agree on to rounding, one with a named difference (ZeRO-3's first-order
-// SM share and its prefetch), the same plans drawn twice from one seed, and
+// agree on to rounding, one with a named difference (ZeRO-3 over a pipeline:
+// its first-order SM share and prefetch), the same plans drawn twice from one seed, and
 // its bad input.
 #include <cstdio>
 #include <cstdlib>
@@ -55,14 +55,15 @@ const char* kFlat =
     "model:\n  transformer: {layers: 2, hidden: 1024, heads: 8, seq: 1024, vocab: 8192}\n"
     "training: {global_batch: 16, micro_batch: 2}\n"
     "strategy: {data: 8, bucket: 25MB}\n";
-// ZeRO-3: the closed form charges NCCL's SMs to first order and hides the
-// gathers behind whole passes; a named difference (step 15%), the peak
+// ZeRO-3 over a pipeline: the closed form charges NCCL's SMs to first order
+// and hides the gathers behind whole passes (without a pipeline it walks
+// the passes block by block); a named difference (step 15%), the peak
 // memory the same in both.
 const char* kZero3 =
     "topology: {preset: dgx-a100}\n"
     "model:\n  transformer: {layers: 2, hidden: 2048, heads: 16, seq: 1024, vocab: 8192}\n"
     "training: {global_batch: 16, micro_batch: 2}\n"
-    "strategy: {data: 8, zero: 3, bucket: 25MB}\n";
+    "strategy: {data: 4, pipeline: 2, zero: 3, bucket: 25MB}\n";
 
 struct Judged {
   double cost = 0, sim = 0, cost_peak = 0, sim_peak = 0;

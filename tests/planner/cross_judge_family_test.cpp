@@ -670,6 +670,24 @@ std::vector<FamilyCase> drain_chain_cases() {
            "tp_backward_overlap: false}",
            "{tensor: 8, pipeline: 4, data: 1, bucket: 25MB, zero: 0, context: 2, "
            "schedule: interleaved, virtual_stages: 2, sequence_parallel: true}"),
+      // ZeRO-3 without a pipeline, walked block by block: the window model
+      // before hid every gather but a pass's first behind the whole pass
+      // and charged the SMs to first order, 7.3% below the simulator on one
+      // layer whose embedding and logits gathers dominate, 11.4% above with
+      // context 2 x tensor 8 (found by the judge sweep; named within 15%
+      // then, 1% since).
+      kernel_plan("zero3_walk_one_layer_fp8", "{preset: dgx-h100, nodes: 1}",
+           "{layers: 1, hidden: 4096, heads: 32, seq: 2048, vocab: 32768, attention: flash}",
+           "{global_batch: 16, micro_batch: 2, recompute: selective, fp8: hybrid, "
+           "cross_entropy_fusion: true}",
+           "{data: 4, bucket: 25MB, zero: 3, context: 2}"),
+      kernel_plan("zero3_walk_cp2_t8", "{preset: dgx-h100, nodes: 4}",
+           "{layers: 2, hidden: 4096, heads: 32, kv_heads: 8, seq: 4096, vocab: 32768, "
+           "ffn_hidden: 14336, mlp: swiglu, norm: rmsnorm, positions: rotary, bias: false, "
+           "attention: flash}",
+           "{global_batch: 2, micro_batch: 1, recompute: selective, "
+           "gradient_accumulation_fusion: false}",
+           "{tensor: 8, data: 2, bucket: 25MB, zero: 3, context: 2}"),
       kernel_plan("bucket_full_rate_t8_p4_tp_overlap", "{preset: dgx-h100, nodes: 8}",
            "{layers: 4, hidden: 8192, heads: 64, seq: 4096, vocab: 32768}",
            "{global_batch: 16, micro_batch: 1, tp_comm_overlap: true}",
