@@ -29,93 +29,22 @@ std::string_view schedule_label(PipelineSchedule s) {
   return "?";
 }
 
-// 1F1B and GPipe on one chunk a stage, micro-batch by micro-batch: each
-// stage runs its order (the planner's pipeline_schedule), a forward after
-// its own step before and the stage before's forward of that micro-batch
-// and its send, a backward after its own step before and the next stage's
-// backward of that micro-batch and its send (the last stage's after its own
-// forward). `f`, `b`: a stage's forward and backward of one micro-batch;
-// `to_next`, `to_previous`: its sends; `last_extra`: what its last backward
-// takes more (its buckets' NCCL kernels beside it), `first_extra` its first
-// forward (waiting for its parameter gathers). Writes each stage's last
-// backward's end. (The simulator's path at stage granularity: exact where a
-// stage's micro-batches take the same time.)
-struct PipelineOrder {
-  PipelineSchedule schedule;
-  int p;
-  std::span<const double> f, b, to_next, to_previous, last_extra;
-  // What a stage's first forward takes more (overlap_param_gather: it waits
-  // for its own gathers).
-  std::span<const double> first_extra;
-};
-void order_ends(const PipelineOrder& o, std::int64_t m, std::vector<double>& ends) {
-  const int p = o.p;
-  const bool gpipe = o.schedule == PipelineSchedule::kGpipe;
-  const auto cells = static_cast<size_t>(p) * static_cast<size_t>(m);
-  thread_local std::vector<double> f_end, b_end;
-  thread_local std::vector<std::int64_t> pos;
-  thread_local std::vector<double> free_at;
-  thread_local std::vector<int> work;
-  f_end.assign(cells, -1.0), b_end.assign(cells, -1.0);
-  pos.assign(static_cast<size_t>(p), 0), free_at.assign(static_cast<size_t>(p), 0.0);
-  const std::int64_t last_k = gpipe ? 0 : m - 1;  // the micro-batch of each stage's last backward
-  auto at = [&](int i, std::int64_t k) { return static_cast<size_t>(i) * static_cast<size_t>(m) + static_cast<size_t>(k); };
-  // Step n of stage i: (forward?, micro-batch).
-  auto step_of = [&](int i, std::int64_t n) -> std::pair<bool, std::int64_t> {
-    if (gpipe) return n < m ? std::pair{true, n} : std::pair{false, 2 * m - 1 - n};
-    const std::int64_t w = std::min<std::int64_t>(p - i - 1, m);
-    if (n < w) return {true, n};
-    const std::int64_t j = n - w, steady = 2 * (m - w);
-    if (j < steady) return j % 2 == 0 ? std::pair{true, w + j / 2} : std::pair{false, j / 2};
-    return {false, m - w + (j - steady)};
-  };
-  work.clear();
-  for (int i = p; i-- > 0;) work.push_back(i);
-  while (!work.empty()) {
-    const int i = work.back();
-    work.pop_back();
-    const auto si = static_cast<size_t>(i);
-    while (pos[si] < 2 * m) {
-      const auto [forward, k] = step_of(i, pos[si]);
-      double ready = 0;
-      if (forward) {
-        if (i > 0) {
-          const double before = f_end[at(i - 1, k)];
-          if (before < 0) break;
-          ready = before + o.to_next[si - 1];
-        }
-      } else if (i == p - 1) {
-        ready = f_end[at(i, k)];
-      } else {
-        const double after = b_end[at(i + 1, k)];
-        if (after < 0) break;
-        ready = after + o.to_previous[si + 1];
-      }
-      const double start = std::max(free_at[si], ready);
-      const double end =
-          start + (forward ? o.f[si] + (k == 0 ? o.first_extra[si] : 0.0)
-                           : o.b[si] + (k == last_k ? o.last_extra[si] : 0.0));
-      (forward ? f_end : b_end)[at(i, k)] = end;
-      free_at[si] = end;
-      ++pos[si];
-      if (forward && i + 1 < p) work.push_back(i + 1);
-      if (!forward && i > 0) work.push_back(i - 1);
-    }
-  }
-  ends.resize(static_cast<size_t>(p));
-  for (int i = 0; i < p; ++i) ends[static_cast<size_t>(i)] = b_end[at(i, last_k)];
-}
-
-// Interleaved 1F1B (v > 1 chunks a stage), micro-batch by micro-batch, in
-// Megatron-LM's order (the planner's pipeline_schedule): virtual stage
-// vs = c p + i is chunk c of stage i; `f`, `b`: each virtual stage's forward
-// and backward of one micro-batch (indexed by vs); `to_next`,
-// `to_previous`: each stage's send to stage i + 1 and i - 1 (mod p). A
-// forward waits for its own step before and virtual stage vs - 1's forward
-// of that micro-batch and its send; a backward for its own step before and
-// vs + 1's backward and its send (the last virtual stage's for its own
-// forward). Writes each stage's last backward's end (chunk 0's of the last
-// micro-batch). m is a multiple of p (check_plan).
+// The pipeline's order walked micro-batch by micro-batch, each stage in its
+// own order (the planner's pipeline_schedule: GPipe, 1F1B, or with v > 1
+// chunks a stage Megatron-LM's interleaved 1F1B): virtual stage vs = c p + i
+// is chunk c of stage i; `f`, `b`: each virtual stage's forward and
+// backward of one micro-batch (indexed by vs); `to_next`, `to_previous`:
+// each stage's send to stage i + 1 and i - 1 (mod p). A forward waits for
+// its own step before and virtual stage vs - 1's forward of that
+// micro-batch and its send; a backward for its own step before and vs + 1's
+// backward and its send (the last virtual stage's for its own forward).
+// One chunk: `last_extra`, what a stage's last backward takes more (its
+// buckets' NCCL kernels beside it), `first_extra` its first forward
+// (waiting for its parameter gathers); empty elsewhere. Writes each stage's
+// last backward's end (chunk 0's, of the last micro-batch, or GPipe's
+// first). Interleaved, m is a multiple of p (check_plan). (The simulator's
+// path at stage granularity: exact where a stage's micro-batches take the
+// same time.)
 //
 // With `buckets` (one a stage; interleaved, buckets overlapped), each
 // stage's gradient buckets run on its own stream beside its backwards, as
@@ -126,10 +55,12 @@ void order_ends(const PipelineOrder& o, std::int64_t m, std::vector<double>& end
 // the chunk's full-rate stretches (ChunkBuckets). Writes each stage's
 // buckets' end after the p ends.
 struct ChunkOrder {
+  PipelineSchedule schedule;
   int p, v;
   std::span<const double> f, b, to_next, to_previous;
   std::span<const double> b_work;
   std::span<const ChunkBuckets> buckets;
+  std::span<const double> last_extra, first_extra;
 };
 
 // One stage's bucket stream beside its backwards (ChunkOrder::buckets): the
@@ -205,31 +136,47 @@ struct BucketStream {
     }
   return advance(work);
 }
-// Megatron-LM's interleaved order of every stage for (p, v, m), step by step
-// (the planner's pipeline_schedule): each step's virtual stage and
-// micro-batch, a backward's virtual stage as -1 - vs. Kept per thread for the
-// last few (p, v, m): a search walks the same three again and again.
+// The order of every stage for (schedule, p, v, m), step by step (the
+// planner's pipeline_schedule): each step's virtual stage and micro-batch,
+// a backward's virtual stage as -1 - vs. Kept per thread for the last few:
+// a search walks the same three again and again.
 struct ChunkSteps {
+  bool gpipe = false;
   int p = 0, v = 0;
   std::int64_t m = 0;
   std::vector<std::int32_t> vs;  // stage i's steps at [i * 2 m v, (i + 1) * 2 m v)
   std::vector<std::int32_t> k;
 };
-const ChunkSteps& chunk_steps(int p, int v, std::int64_t m) {
+const ChunkSteps& chunk_steps(bool gpipe, int p, int v, std::int64_t m) {
   thread_local std::array<ChunkSteps, 6> kept;
   thread_local size_t next = 0;
   for (const ChunkSteps& c : kept)
-    if (c.p == p && c.v == v && c.m == m) return c;
+    if (c.gpipe == gpipe && c.p == p && c.v == v && c.m == m) return c;
   ChunkSteps& c = kept[next];
   next = (next + 1) % kept.size();
-  c.p = p, c.v = v, c.m = m;
+  c.gpipe = gpipe, c.p = p, c.v = v, c.m = m;
   const std::int64_t total = m * v, group = static_cast<std::int64_t>(p) * v;
   c.vs.resize(static_cast<size_t>(p * 2 * total)), c.k.resize(c.vs.size());
   for (int i = 0; i < p; ++i) {
+    size_t n = static_cast<size_t>(i) * static_cast<size_t>(2 * total);
+    if (v == 1) {  // GPipe; 1F1B: p - i - 1 forwards, then one of each
+      auto put = [&](std::int64_t k, bool forward) {
+        c.vs[n] = forward ? i : -1 - i;
+        c.k[n] = static_cast<std::int32_t>(k);
+        ++n;
+      };
+      const std::int64_t warmup = gpipe ? m : std::min<std::int64_t>(p - i - 1, m);
+      for (std::int64_t k = 0; k < warmup; ++k) put(k, true);
+      for (std::int64_t k = 0; k < m - warmup; ++k) put(warmup + k, true), put(k, false);
+      if (gpipe)
+        for (std::int64_t k = m; k-- > 0;) put(k, false);
+      else
+        for (std::int64_t k = m - warmup; k < m; ++k) put(k, false);
+      continue;
+    }
     const std::int64_t warmup =
         m == p ? total : std::min<std::int64_t>(2 * (p - i - 1) + (v - 1) * p, total);
     const std::int64_t remaining = total - warmup;
-    size_t n = static_cast<size_t>(i) * static_cast<size_t>(2 * total);
     auto put = [&](std::int64_t x, bool forward) {
       int chunk = static_cast<int>((x % group) / p);
       if (!forward) chunk = v - 1 - chunk;
@@ -248,7 +195,10 @@ const ChunkSteps& chunk_steps(int p, int v, std::int64_t m) {
 void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& ends) {
   const int p = o.p, v = o.v;
   const auto steps = static_cast<size_t>(2 * m * v);
-  const ChunkSteps& order = chunk_steps(p, v, m);
+  const bool gpipe = v == 1 && o.schedule == PipelineSchedule::kGpipe;
+  const ChunkSteps& order = chunk_steps(gpipe, p, v, m);
+  const size_t last_k = gpipe ? 0 : static_cast<size_t>(m) - 1;  // each stage's last backward's
+  const bool extras = !o.last_extra.empty();
   const auto cells = static_cast<size_t>(p * v) * static_cast<size_t>(m);
   thread_local std::vector<double> f_end, b_end;
   thread_local std::vector<size_t> pos;
@@ -302,9 +252,12 @@ void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& 
         const int c = vs / p;
         const double slowed = o.b_work[static_cast<size_t>(vs)];
         const double length = cb.length[static_cast<size_t>(c)];
-        free = backward_beside(streams[si], cb, c, k == mm - 1, start, slowed,
+        free = backward_beside(streams[si], cb, c, k == last_k, start, slowed,
                                length > 0 ? slowed / length : 1.0) +
                (o.b[static_cast<size_t>(vs)] - slowed);
+      } else if (extras) {
+        free = start + (forward ? o.f[si] + (k == 0 ? o.first_extra[si] : 0.0)
+                                : o.b[si] + (k == last_k ? o.last_extra[si] : 0.0));
       } else {
         free = start + (forward ? o.f : o.b)[static_cast<size_t>(vs)];
       }
@@ -316,7 +269,7 @@ void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& 
     if (moved) work.push_back((i + 1) % p), work.push_back((i + p - 1) % p);
   }
   ends.resize(static_cast<size_t>(with_buckets ? 2 * p : p));
-  for (int i = 0; i < p; ++i) ends[static_cast<size_t>(i)] = b_end[static_cast<size_t>(i) * mm + mm - 1];
+  for (int i = 0; i < p; ++i) ends[static_cast<size_t>(i)] = b_end[static_cast<size_t>(i) * mm + last_k];
   if (with_buckets)
     for (int i = 0; i < p; ++i)
       ends[static_cast<size_t>(p + i)] = streams[static_cast<size_t>(i)].end;
@@ -600,11 +553,10 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
       walked.m1 = periodic_ends(
           p, m,
           [&](std::int64_t mm, std::vector<double>& out) {
-            if (v == 1)
-              order_ends({st.schedule, p, f, b, to_next, to_previous, last_extra, first_extra}, mm,
-                         out);
-            else
-              chunk_order_ends({p, v, f, b, to_next, to_previous, {}, {}}, mm, out);
+            chunk_order_ends({st.schedule, p, v, f, b, to_next, to_previous, {}, {},
+                              v == 1 ? std::span<const double>(last_extra) : std::span<const double>{},
+                              v == 1 ? std::span<const double>(first_extra) : std::span<const double>{}},
+                             mm, out);
           },
           walked.ends, walked.first);
       walked.schedule = st.schedule, walked.p = p, walked.v = v, walked.m = m;
@@ -613,7 +565,8 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     }
     if (!whole_beside) ends = walked.ends;
     if (with_buckets) {
-      const ChunkOrder beside{p, v, f, b, to_next, to_previous, b_work, figures.chunk_buckets};
+      const ChunkOrder beside{st.schedule, p, v, f, b, to_next, to_previous, b_work,
+                              figures.chunk_buckets, {}, {}};
       if (whole_beside || walked.m1 == m) {
         chunk_order_ends(beside, m, ends);
       } else {
