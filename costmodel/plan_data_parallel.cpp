@@ -39,12 +39,6 @@ Scratch& scratch() {
 // has ended, at 1 - share of its rate while a collective's NCCL kernel runs
 // beside it. The passes in the schedule's order (1F1B: each micro-batch's
 // forward then backward; GPipe: the forwards, then the backwards).
-struct Zero3Block {
-  double f = 0, b = 0;          // forward, backward (with recomputation) of a micro-batch
-  double f_tp = 0, b_tp = 0;    // of them, tensor-parallel collectives (not slowed)
-  double g = 0, g_share = 0;    // its gather (0: none)
-  double r = 0, r_share = 0;    // its reduce-scatter (0: none)
-};
 struct Zero3Walk {
   double waits = 0;   // compute waiting for gathers
   double slowed = 0;  // compute longer beside the collectives
@@ -436,9 +430,12 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
     // (the largest) gather; one whose first gather the pass before
     // prefetched has no such floor (zero3_exposure).
     // Without a pipeline (and overlapped) the passes are walked block by
-    // block instead (zero3_walk).
-    if (p == 1 && st.overlap) {
-      thread_local std::vector<Zero3Block> blocks;
+    // block instead (zero3_walk); over one, the order walk walks them
+    // (in.zero3, pipeline_step), the window model's figures kept for the
+    // stage's report.
+    thread_local std::vector<Zero3Block> blocks_here;
+    std::vector<Zero3Block>& blocks = in.zero3 != nullptr ? in.zero3->blocks : blocks_here;
+    if ((p == 1 && st.overlap) || in.zero3 != nullptr) {
       blocks.clear();
       auto price = [&](CollectiveKind kind, double bytes, double& seconds,
                        double& share) -> Status {
@@ -465,10 +462,21 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
         blocks.push_back(z);
         return Status::ok();
       };
-      if (lay.first) BRIGADE_RETURN_IF_ERROR(add(lay.embedding));
-      for (std::int64_t j = 0; j < lay.chunk_layers(0); ++j)
-        BRIGADE_RETURN_IF_ERROR(add(lay.layer_at(0, j)));
-      if (lay.last) BRIGADE_RETURN_IF_ERROR(add(lay.head));
+      if (in.zero3 != nullptr) in.zero3->chunk_begin.clear();
+      for (int c = 0; c < lay.chunks; ++c) {
+        if (in.zero3 != nullptr)
+          in.zero3->chunk_begin.push_back(static_cast<std::uint32_t>(blocks.size()));
+        if (c == 0 && lay.first) BRIGADE_RETURN_IF_ERROR(add(lay.embedding));
+        for (std::int64_t j = 0; j < lay.chunk_layers(c); ++j)
+          BRIGADE_RETURN_IF_ERROR(add(lay.layer_at(c, j)));
+        if (c == lay.chunks - 1 && lay.last) BRIGADE_RETURN_IF_ERROR(add(lay.head));
+      }
+      if (in.zero3 != nullptr) {
+        in.zero3->chunk_begin.push_back(static_cast<std::uint32_t>(blocks.size()));
+        in.zero3->per_step = 0;
+      }
+    }
+    if (p == 1 && st.overlap) {
       const auto mb = static_cast<std::int64_t>(m);
       const Zero3Walk w =
           zero3_walk(blocks, mb, st.schedule == PipelineSchedule::kGpipe, st.zero3_prefetch);
@@ -501,6 +509,7 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
     }
     T.host += (gathers + scatters) * host_op;  // each issued by the host too
     out.per_step += z.per_step;
+    if (in.zero3 != nullptr) in.zero3->per_step = z.per_step;
     if (ledgers_on) {
       ledger.add("zero-3 params", "allgather", dg, gathers * m, gather_bytes * m,
                  (f_total + b_total) * m, z.gathered * m + z.per_step_gather);

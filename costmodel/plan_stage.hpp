@@ -290,6 +290,23 @@ struct TransformerDegrees {
 // its NCCL kernel takes. Each chunk: its backward's length on the clock and
 // the stretches of it at full rate (the bucket list's, chunk-local,
 // [full_begin[c], full_begin[c + 1]) of full_rate).
+// ZeRO-3 (costmodel/plan_data_parallel.cpp): a block of a stage as the
+// passes walk it, and a stage's blocks chunk by chunk in forward order
+// (chunk c's at [chunk_begin[c], chunk_begin[c + 1])), which the order walk
+// runs over a pipeline (pipeline_step); `per_step`: the window model's
+// per-step part, in per_step_extra, which the walk replaces.
+struct Zero3Block {
+  double f = 0, b = 0;        // forward, backward (with recomputation) of a micro-batch
+  double f_tp = 0, b_tp = 0;  // of them, tensor-parallel collectives (not slowed)
+  double g = 0, g_share = 0;  // its gather (0: none)
+  double r = 0, r_share = 0;  // its reduce-scatter (0: none)
+  bool operator==(const Zero3Block&) const = default;
+};
+struct Zero3Stage {
+  std::vector<Zero3Block> blocks;
+  std::vector<std::uint32_t> chunk_begin;
+  double per_step = 0;
+};
 struct ChunkBuckets {
   std::vector<int> chunk;
   std::vector<double> offset, seconds, share;
@@ -338,6 +355,10 @@ struct StageFigures {
   // elsewhere), which the order walk runs beside its backwards; the
   // stage's dp_slowed and dp_after_backward are then the walk's to replace.
   std::span<const ChunkBuckets> chunk_buckets;
+  // ZeRO-3 over a pipeline: each stage's blocks (empty
+  // elsewhere), which the order walk runs with their gathers and
+  // reduce-scatters.
+  std::span<const Zero3Stage> zero3;
 };
 
 // A stage's group's ranks, built when a collective on it must be worked out
@@ -406,6 +427,8 @@ struct DataParallelInputs {
   // Interleaved, overlapped: filled with the stage's buckets by chunk (null
   // elsewhere).
   ChunkBuckets* chunk_buckets = nullptr;
+  // ZeRO-3 over a pipeline: filled with the stage's blocks.
+  Zero3Stage* zero3 = nullptr;
 };
 // What it carries from stage to stage: the bucket list the last stage used
 // (at which count of kernel-time writes, for which ends of the pipeline),

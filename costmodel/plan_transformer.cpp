@@ -44,6 +44,7 @@ struct Scratch {
       dp_after_backward, dp_slowed, dp_start_own;
   std::vector<Zero2LastBackward> zero2_last;
   std::vector<ChunkBuckets> chunk_buckets;
+  std::vector<Zero3Stage> zero3;
   std::vector<StageLayout> layouts;
   TimedKernels kernels;
   std::vector<PricedCollective> tp_priced;
@@ -221,6 +222,9 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   chunk_buckets.resize(training && v > 1 && dg > 1 && st.overlap && st.zero <= 2
                            ? static_cast<size_t>(p)
                            : 0);
+  // ZeRO-3 over a pipeline: each stage's blocks, for the walk.
+  std::vector<Zero3Stage>& zero3 = work.zero3;
+  zero3.resize(training && p > 1 && dg > 1 && st.zero == 3 ? static_cast<size_t>(p) : 0);
   // Each chunk's layers (with the embedding or the loss counted in the
   // split, one fewer at either end: core/plan_check.hpp, PipelineSplit).
   const PipelineSplit split = pipeline_split(sc);
@@ -565,6 +569,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         dp_start_own[si] = dp_start_own[before];
         zero2_last[si] = zero2_last[before];
         if (!chunk_buckets.empty()) chunk_buckets[si] = chunk_buckets[before];
+        if (!zero3.empty()) zero3[si] = zero3[before];
         stage_sends(i, T, ledgers[0]);
         continue;
       }
@@ -889,7 +894,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                                   .ledgers_on = ledgers_on,
                                   .forward_send = send_forward,
                                   .chunk_buckets =
-                                      chunk_buckets.empty() ? nullptr : &chunk_buckets[si]};
+                                      chunk_buckets.empty() ? nullptr : &chunk_buckets[si],
+                                  .zero3 = zero3.empty() ? nullptr : &zero3[si]};
       DataParallelFigures dpf;
       BRIGADE_RETURN_IF_ERROR(stage_data_parallel(in, carry, T, ledger, dpf));
       dp_slowed[si] = dpf.slowed;
@@ -989,7 +995,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                              dp_start_own,
                              zero2_last,
                              tied_early,
-                             chunk_buckets};
+                             chunk_buckets,
+                             zero3};
   pipeline_step(st, degrees, rm, figures, ledgers, full, ledgers_on, e);
   // Where the tensor-parallel collectives run (as the planner lowers them).
   if (full && t > 1)

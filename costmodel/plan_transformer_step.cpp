@@ -54,6 +54,12 @@ std::string_view schedule_label(PipelineSchedule s) {
 // backward they slow; the rest, its blocking sends, after it), except in
 // the chunk's full-rate stretches (ChunkBuckets). Writes each stage's
 // buckets' end after the p ends.
+//
+// With `zero3` (one a stage; ZeRO-3 over a pipeline), each pass
+// is walked block by block with its gathers and reduce-scatters on the
+// stage's one 'data' stream (zero3_pass), `f_extra`, `b_extra` (each virtual
+// stage's blocking sends and AllGathers) after it. Writes each stage's
+// stream's end after the p ends.
 struct ChunkOrder {
   PipelineSchedule schedule;
   int p, v;
@@ -61,7 +67,99 @@ struct ChunkOrder {
   std::span<const double> b_work;
   std::span<const ChunkBuckets> buckets;
   std::span<const double> last_extra, first_extra;
+  std::span<const Zero3Stage> zero3 = {};
+  std::span<const double> f_extra = {}, b_extra = {};
+  Zero3Prefetch mode = Zero3Prefetch::kPerPass;
+  bool prefetch = true;  // strategy.overlap: without it no gather goes ahead
 };
+
+// A stage's 'data' stream under ZeRO-3 (ChunkOrder::zero3): its runs so far
+// (from, to, share), `next` the first not over at the stage's clock, `end`
+// the last one's end; `ready`, each block's gather's end for the pass that
+// uses it (-1: none issued), `ahead` the next pass's first block's, issued
+// at the end of the pass before.
+struct Zero3Stream {
+  struct Run {
+    double from, to, share;
+  };
+  std::vector<Run> runs;
+  std::vector<double> ready;
+  size_t next = 0;
+  double end = 0;
+  double computed = 0;  // the stage's last compute's end
+  void reset(size_t blocks) {
+    runs.clear(), ready.assign(blocks, -1.0), next = 0, end = 0, computed = 0;
+  }
+};
+
+// One pass of chunk c on a ZeRO-3 stage (as zero3_walk without a pipeline,
+// planner/lower_transformer_stage.cpp): its first gathers issued when the
+// stage's compute before it ends (`free`), its first block computing once
+// its input is there (`ready`) and its gather has ended; each block's gather
+// then the next's issued at its start (past the last, the next pass's
+// first, block `ahead` where the prefetch mode reaches it, -1: none), a
+// backward block's reduce-scatter at its end; a block slowed beside a run
+// by its share, but for its tensor-parallel collectives. Its end.
+double zero3_pass(Zero3Stream& s, const Zero3Stage& z, int c, bool forward, double free,
+                  double ready, long ahead, bool prefetch) {
+  const size_t lo = z.chunk_begin[static_cast<size_t>(c)];
+  const size_t hi = z.chunk_begin[static_cast<size_t>(c) + 1];
+  double t = free;
+  auto issue = [&](double seconds, double share) {
+    const double start = std::max(s.end, t);
+    s.end = start + seconds;
+    s.runs.push_back({start, s.end, share});
+    return s.end;
+  };
+  auto gather = [&](size_t j) {
+    if (z.blocks[j].g > 0 && s.ready[j] < 0) s.ready[j] = issue(z.blocks[j].g, z.blocks[j].g_share);
+  };
+  auto compute = [&](double work, double full) {
+    const double kernels = work > 0 ? 1 - full / work : 1.0;
+    double w = 0;
+    while (w < work) {
+      while (s.next < s.runs.size() && s.runs[s.next].to <= t) ++s.next;
+      const bool in_run = s.next < s.runs.size() && s.runs[s.next].from <= t;
+      const double slow = in_run ? 1 - std::min(1.0, s.runs[s.next].share) : 1.0;
+      const double rate = slow >= 1   ? 1.0
+                          : slow <= 0 ? (kernels > 0 ? 0.0 : 1.0)
+                                      : 1 / (kernels / slow + 1 - kernels);
+      const double limit = s.next < s.runs.size()
+                               ? (in_run ? s.runs[s.next].to : s.runs[s.next].from)
+                               : std::numeric_limits<double>::infinity();
+      if (rate <= 0) {
+        t = limit;
+        continue;
+      }
+      const double done_at = t + (work - w) / rate;
+      if (done_at <= limit) {
+        t = done_at, w = work;
+      } else {
+        w += rate * (limit - t), t = limit;
+      }
+    }
+  };
+  double ahead_ready = -1;
+  const size_t n = hi - lo;
+  for (size_t i = 0; i < n; ++i) {
+    const size_t j = forward ? lo + i : hi - 1 - i;
+    gather(j);
+    if (!prefetch) {
+    } else if (i + 1 < n) {
+      gather(forward ? j + 1 : j - 1);
+    } else if (ahead >= 0 && z.blocks[static_cast<size_t>(ahead)].g > 0) {
+      const Zero3Block& a = z.blocks[static_cast<size_t>(ahead)];
+      ahead_ready = issue(a.g, a.g_share);
+    }
+    if (i == 0) t = std::max(t, ready);
+    t = std::max(t, s.ready[j]);
+    compute(forward ? z.blocks[j].f : z.blocks[j].b, forward ? z.blocks[j].f_tp : z.blocks[j].b_tp);
+    if (!forward && z.blocks[j].r > 0) issue(z.blocks[j].r, z.blocks[j].r_share);
+  }
+  for (size_t j = lo; j < hi; ++j) s.ready[j] = -1.0;
+  if (ahead >= 0) s.ready[static_cast<size_t>(ahead)] = ahead_ready;
+  return t;
+}
 
 // One stage's bucket stream beside its backwards (ChunkOrder::buckets): the
 // runs started so far (from, to, share), in order; `next`: the first not
@@ -213,6 +311,12 @@ void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& 
     streams.resize(static_cast<size_t>(p));
     for (BucketStream& x : streams) x.reset();
   }
+  const bool with_zero3 = o.zero3.size() == static_cast<size_t>(p);
+  thread_local std::vector<Zero3Stream> z3;
+  if (with_zero3) {
+    z3.resize(static_cast<size_t>(p));
+    for (size_t i = 0; i < z3.size(); ++i) z3[i].reset(o.zero3[i].blocks.size());
+  }
   const int last_vs = p * v - 1;
   work.clear();
   for (int i = p; i-- > 0;) work.push_back(i);
@@ -247,7 +351,28 @@ void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& 
         ready = after + from_after;
       }
       const double start = std::max(free, ready);
-      if (!forward && with_buckets) {
+      if (with_zero3) {
+        // The next pass of this stage, and its first block, where the
+        // prefetch reaches it.
+        long ahead = -1;
+        if (n + 1 < steps && o.mode != Zero3Prefetch::kPerPass) {
+          const std::int32_t y = vs_of[n + 1];
+          const bool next_forward = y >= 0;
+          if (o.mode == Zero3Prefetch::kAcrossPasses || !next_forward) {
+            const int nc = (next_forward ? y : -1 - y) / p;
+            const Zero3Stage& zs = o.zero3[si];
+            ahead = next_forward ? static_cast<long>(zs.chunk_begin[static_cast<size_t>(nc)])
+                                 : static_cast<long>(zs.chunk_begin[static_cast<size_t>(nc) + 1]) - 1;
+          }
+        }
+        // (Its gathers go when the stage's compute before it ended, before
+        // a blocking send after that compute; the pass computes after it.)
+        const double computed =
+            zero3_pass(z3[si], o.zero3[si], vs / p, forward, z3[si].computed, start, ahead,
+                       o.prefetch);
+        z3[si].computed = computed;
+        free = computed + (forward ? o.f_extra : o.b_extra)[static_cast<size_t>(vs)];
+      } else if (!forward && with_buckets) {
         const ChunkBuckets& cb = o.buckets[si];
         const int c = vs / p;
         const double slowed = o.b_work[static_cast<size_t>(vs)];
@@ -273,6 +398,10 @@ void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& 
   if (with_buckets)
     for (int i = 0; i < p; ++i)
       ends[static_cast<size_t>(p + i)] = streams[static_cast<size_t>(i)].end;
+  if (with_zero3) {
+    ends.resize(static_cast<size_t>(2 * p));
+    for (int i = 0; i < p; ++i) ends[static_cast<size_t>(p + i)] = z3[static_cast<size_t>(i)].end;
+  }
 }
 
 // Each stage's end for m micro-batches from `walk(m', ends)`, walking at
@@ -449,16 +578,19 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
   bool by_order = training && p > 1 && figures.host_op <= 0 &&
                   st.pipeline_engine != PipelineEngine::kDeepSpeed &&
                   figures.layouts.size() == stages.size();
-  for (const StageTimes& s : stages) by_order = by_order && s.zero_exposed <= 0;
+  // (ZeRO-3 over a pipeline: its passes walked block by block.)
+  const bool with_zero3 = figures.zero3.size() == stages.size() && p > 1;
+  for (const StageTimes& s : stages) by_order = by_order && (s.zero_exposed <= 0 || with_zero3);
   if (by_order) {
     thread_local std::vector<double> f, b, b_work, to_next, to_previous, last_extra, first_extra,
-        own, ends;
+        own, ends, f_extra, b_extra;
     const size_t n = stages.size();
     const size_t passes = n * static_cast<size_t>(v);
     // Interleaved, buckets overlapped: the walk runs them beside the
     // backwards (ChunkOrder::buckets).
     const bool with_buckets = v > 1 && figures.chunk_buckets.size() == n;
     f.resize(passes), b.resize(passes), b_work.resize(with_buckets ? passes : 0);
+    f_extra.resize(with_zero3 ? passes : 0), b_extra.resize(with_zero3 ? passes : 0);
     to_next.resize(n), to_previous.resize(n);
     last_extra.assign(n, 0.0), first_extra.assign(n, 0.0), own.resize(n);
     // Blocking sends (strategy.pipeline_blocking_sends) and the scatter-
@@ -480,6 +612,12 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
       const StageTimes& T = stages[i];
       to_next[i] = blocking ? 0.0 : T.send_next;
       to_previous[i] = blocking ? 0.0 : T.send_previous;
+      if (with_zero3)
+        for (int c = 0; c < v; ++c) {
+          const auto at = static_cast<size_t>(c) * n + i;
+          const int vs = c * p + static_cast<int>(i);
+          f_extra[at] = blocking_fwd(i, vs), b_extra[at] = blocking_bwd(i, vs);
+        }
       if (v == 1) {
         f[i] = T.fwd_kernels + T.tp_fwd + blocking_fwd(i, static_cast<int>(i));
         b[i] = T.bwd_kernels + T.tp_bwd + blocking_bwd(i, static_cast<int>(i));
@@ -527,6 +665,7 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
       carried += first_extra[i];
       own[i] = per_step_extra[i] - last_extra[i] - carried;
       if (with_buckets) own[i] -= figures.dp_slowed[i] + figures.dp_after_backward[i];
+      if (with_zero3) own[i] -= figures.zero3[i].per_step;
     }
     // The order walked without the buckets, then (interleaved, buckets
     // overlapped) with them. The buckets change only the drain, so where
@@ -549,7 +688,15 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
                       walked.last_extra == last_extra && walked.first_extra == first_extra;
     // (With buckets and a short order, the one walk with them is the whole.)
     const bool whole_beside = with_buckets && m <= 4 * p;
-    if (!same && !whole_beside) {
+    if (with_zero3) {
+      thread_local std::vector<double> unused;
+      ChunkOrder z{st.schedule, p, v, f, b, to_next, to_previous, {}, {}, {}, {}};
+      z.zero3 = figures.zero3, z.f_extra = f_extra, z.b_extra = b_extra;
+      z.mode = st.zero3_prefetch, z.prefetch = st.overlap;
+      periodic_ends(
+          p, m, [&](std::int64_t mm, std::vector<double>& out) { chunk_order_ends(z, mm, out); },
+          ends, unused);
+    } else if (!same && !whole_beside) {
       walked.m1 = periodic_ends(
           p, m,
           [&](std::int64_t mm, std::vector<double>& out) {
@@ -563,7 +710,7 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
       walked.f = f, walked.b = b, walked.to_next = to_next, walked.to_previous = to_previous;
       walked.last_extra = last_extra, walked.first_extra = first_extra;
     }
-    if (!whole_beside) ends = walked.ends;
+    if (!whole_beside && !with_zero3) ends = walked.ends;
     if (with_buckets) {
       const ChunkOrder beside{st.schedule, p, v, f, b, to_next, to_previous, b_work,
                               figures.chunk_buckets, {}, {}};
@@ -588,12 +735,12 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     for (size_t i = 0; i < n; ++i) {
       const double send = blocking && i > 0 ? stages[i].send_previous : 0.0;
       ends[i] -= send;
-      const double done = with_buckets ? std::max(ends[i], ends[n + i]) : ends[i];
+      const double done = with_buckets || with_zero3 ? std::max(ends[i], ends[n + i]) : ends[i];
       step = std::max(step, std::max(done + own[i], ends[i] + send + opt_seconds[i]));
     }
     if (figures.tied_ends && figures.dp_after_backward.size() == n) {
       const size_t last = n - 1;
-      step = std::max(step, with_buckets
+      step = std::max(step, with_buckets || with_zero3
                                 ? std::max(ends[0], ends[n]) + own[last] - figures.tied_early
                                 : ends[0] + figures.dp_after_backward[0] + own[last] -
                                       figures.dp_after_backward[last] - figures.tied_early);

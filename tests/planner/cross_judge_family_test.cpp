@@ -688,6 +688,22 @@ std::vector<FamilyCase> drain_chain_cases() {
            "{global_batch: 2, micro_batch: 1, recompute: selective, "
            "gradient_accumulation_fusion: false}",
            "{tensor: 8, data: 2, bucket: 25MB, zero: 3, context: 2}"),
+      // ZeRO-3 over a pipeline, walked block by block in the pipeline's
+      // order: the window model was 5.4% above the simulator with blocking
+      // sends (GPipe, per_pass) and 15.7% without overlap (found by the
+      // judge sweep, named within 15% then, 2% since).
+      kernel_plan("zero3_walk_gpipe_blocking", "{preset: dgx-h100, nodes: 8}",
+           "{layers: 8, hidden: 4096, heads: 32, seq: 2048, vocab: 32768, attention: flash}",
+           "{global_batch: 32, micro_batch: 1, recompute: full, fp8: hybrid, "
+           "fp8_recipe: tensorwise, tp_backward_overlap: false}",
+           "{tensor: 4, pipeline: 4, data: 4, bucket: 100MB, zero: 3, schedule: gpipe, "
+           "pipeline_blocking_sends: true}"),
+      kernel_plan("zero3_walk_no_overlap_p2", "{preset: dgx-h100, nodes: 8}",
+           "{layers: 4, hidden: 4096, heads: 32, seq: 2048, vocab: 32768, attention: flash}",
+           "{global_batch: 16, micro_batch: 2, recompute: none, fp8: hybrid, "
+           "fp8_recipe: tensorwise}",
+           "{tensor: 8, pipeline: 2, data: 4, bucket: 25MB, zero: 3, schedule: 1f1b, "
+           "sequence_parallel: true, overlap: false, zero3_prefetch: per_micro_batch}"),
       kernel_plan("bucket_full_rate_t8_p4_tp_overlap", "{preset: dgx-h100, nodes: 8}",
            "{layers: 4, hidden: 8192, heads: 64, seq: 4096, vocab: 32768}",
            "{global_batch: 16, micro_batch: 1, tp_comm_overlap: true}",
