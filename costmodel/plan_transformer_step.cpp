@@ -141,8 +141,21 @@ double zero3_pass(Zero3Stream& s, const Zero3Stage& z, int c, bool forward, doub
   };
   double ahead_ready = -1;
   const size_t n = hi - lo;
+  auto at = [&](size_t i) { return forward ? lo + i : hi - 1 - i; };
+  // A run of like blocks (a chunk's layers) repeats its state once it is
+  // settled: after block i the state relative to the clock (the stream's
+  // end, the next block's gather, the runs not over) is block i - 1's moved
+  // by the same amount, so each further like block moves it once more, and
+  // all but the run's last are stepped over at once (the same sums as
+  // block by block, up to rounding).
+  struct Live {
+    double from, to, share;
+  };
+  thread_local std::vector<Live> before;  // block i - 1's runs not over, less its clock
+  double before_t = 0, before_end = 0, before_next = 0;
+  bool settled_candidate = false;
   for (size_t i = 0; i < n; ++i) {
-    const size_t j = forward ? lo + i : hi - 1 - i;
+    const size_t j = at(i);
     gather(j);
     if (!prefetch) {
     } else if (i + 1 < n) {
@@ -155,6 +168,47 @@ double zero3_pass(Zero3Stream& s, const Zero3Stage& z, int c, bool forward, doub
     t = std::max(t, s.ready[j]);
     compute(forward ? z.blocks[j].f : z.blocks[j].b, forward ? z.blocks[j].f_tp : z.blocks[j].b_tp);
     if (!forward && z.blocks[j].r > 0) issue(z.blocks[j].r, z.blocks[j].r_share);
+    // Like blocks ahead (the run's last excepted: what follows it differs)?
+    size_t like = 0;
+    while (i + 1 + like + 1 < n && z.blocks[at(i + 1 + like)] == z.blocks[j]) ++like;
+    const bool like_before = i > 0 && z.blocks[at(i - 1)] == z.blocks[j];
+    if (!prefetch || like == 0 || !like_before) {
+      settled_candidate = false;
+      continue;
+    }
+    while (s.next < s.runs.size() && s.runs[s.next].to <= t) ++s.next;
+    const double next_ready = s.ready[at(i + 1)];
+    if (settled_candidate) {
+      const double d = t - before_t;
+      const double eps = 1e-12 * t;  // (rounding: the state as of two like blocks)
+      auto near = [&](double a, double b) { return std::fabs(a - b) <= eps; };
+      bool same = d > 0 && near(s.end - before_end, d) && near(next_ready - before_next, d) &&
+                  s.runs.size() - s.next == before.size();
+      for (size_t x = 0; same && x < before.size(); ++x) {
+        const auto& r = s.runs[s.next + x];
+        same = near(r.from - t, before[x].from) && near(r.to - t, before[x].to) &&
+               r.share == before[x].share;
+      }
+      if (same && like >= 2) {
+        // Blocks i + 1 ... i + k stepped over; block i + k + 1, the run's
+        // last like one, runs as its own (its gather was issued at block
+        // i + k's start, one like block's later), prefetching what follows.
+        const size_t k = like - 1;
+        const double shift = static_cast<double>(k) * d;
+        t += shift, s.end += shift;
+        for (size_t x = s.next; x < s.runs.size(); ++x) s.runs[x].from += shift, s.runs[x].to += shift;
+        s.ready[at(i + 1)] = -1.0;
+        s.ready[at(i + 1 + k)] = next_ready + shift;
+        i += k;
+        settled_candidate = false;
+        continue;
+      }
+    }
+    before.clear();
+    for (size_t x = s.next; x < s.runs.size(); ++x)
+      before.push_back({s.runs[x].from - t, s.runs[x].to - t, s.runs[x].share});
+    before_t = t, before_end = s.end, before_next = next_ready;
+    settled_candidate = true;
   }
   for (size_t j = lo; j < hi; ++j) s.ready[j] = -1.0;
   if (ahead >= 0) s.ready[static_cast<size_t>(ahead)] = ahead_ready;
@@ -689,13 +743,43 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     // (With buckets and a short order, the one walk with them is the whole.)
     const bool whole_beside = with_buckets && m <= 4 * p;
     if (with_zero3) {
-      thread_local std::vector<double> unused;
-      ChunkOrder z{st.schedule, p, v, f, b, to_next, to_previous, {}, {}, {}, {}};
-      z.zero3 = figures.zero3, z.f_extra = f_extra, z.b_extra = b_extra;
-      z.mode = st.zero3_prefetch, z.prefetch = st.overlap;
-      periodic_ends(
-          p, m, [&](std::int64_t mm, std::vector<double>& out) { chunk_order_ends(z, mm, out); },
-          ends, unused);
+      // (Kept as the last walk is: a search's bucket sizes leave ZeRO-3's
+      // walk alike.)
+      struct LastZero3 {
+        PipelineSchedule schedule = PipelineSchedule::k1F1B;
+        Zero3Prefetch mode = Zero3Prefetch::kPerPass;
+        bool prefetch = false;
+        int p = 0, v = 0;
+        std::int64_t m = 0;
+        std::vector<double> f_extra, b_extra, to_next, to_previous, ends;
+        std::vector<Zero3Stage> zero3;
+      };
+      thread_local LastZero3 z3;
+      auto alike = [](const Zero3Stage& one, const Zero3Stage& other) {
+        return one.blocks == other.blocks && one.chunk_begin == other.chunk_begin;
+      };
+      const bool again =
+          z3.schedule == st.schedule && z3.mode == st.zero3_prefetch &&
+          z3.prefetch == st.overlap && z3.p == p && z3.v == v && z3.m == m &&
+          z3.f_extra == f_extra && z3.b_extra == b_extra && z3.to_next == to_next &&
+          z3.to_previous == to_previous &&
+          std::equal(figures.zero3.begin(), figures.zero3.end(), z3.zero3.begin(), z3.zero3.end(),
+                     alike);
+      if (again) {
+        ends = z3.ends;
+      } else {
+        thread_local std::vector<double> unused;
+        ChunkOrder z{st.schedule, p, v, f, b, to_next, to_previous, {}, {}, {}, {}};
+        z.zero3 = figures.zero3, z.f_extra = f_extra, z.b_extra = b_extra;
+        z.mode = st.zero3_prefetch, z.prefetch = st.overlap;
+        periodic_ends(
+            p, m, [&](std::int64_t mm, std::vector<double>& out) { chunk_order_ends(z, mm, out); },
+            ends, unused);
+        z3.schedule = st.schedule, z3.mode = st.zero3_prefetch, z3.prefetch = st.overlap;
+        z3.p = p, z3.v = v, z3.m = m, z3.f_extra = f_extra, z3.b_extra = b_extra;
+        z3.to_next = to_next, z3.to_previous = to_previous, z3.ends = ends;
+        z3.zero3.assign(figures.zero3.begin(), figures.zero3.end());
+      }
     } else if (!same && !whole_beside) {
       walked.m1 = periodic_ends(
           p, m,

@@ -698,6 +698,13 @@ std::vector<FamilyCase> drain_chain_cases() {
            "fp8_recipe: tensorwise, tp_backward_overlap: false}",
            "{tensor: 4, pipeline: 4, data: 4, bucket: 100MB, zero: 3, schedule: gpipe, "
            "pipeline_blocking_sends: true}"),
+      // Eight like layers a stage: the walk steps over a run of them once
+      // its state repeats (zero3_pass), the simulator runs each.
+      kernel_plan("zero3_walk_like_layers", "{preset: dgx-a100, nodes: 1}",
+           "{layers: 16, hidden: 1024, heads: 8, seq: 1024, vocab: 8192, attention: flash}",
+           "{global_batch: 16, micro_batch: 2, recompute: none}",
+           "{tensor: 1, pipeline: 2, data: 4, bucket: 25MB, zero: 3, schedule: 1f1b, "
+           "zero3_prefetch: across_passes}"),
       kernel_plan("zero3_walk_no_overlap_p2", "{preset: dgx-h100, nodes: 8}",
            "{layers: 4, hidden: 4096, heads: 32, seq: 2048, vocab: 32768, attention: flash}",
            "{global_batch: 16, micro_batch: 2, recompute: none, fp8: hybrid, "

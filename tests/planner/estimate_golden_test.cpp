@@ -188,7 +188,9 @@
 // pass walked block by block with its gathers and reduce-scatters on the
 // stage's data stream, in the pipeline's order (plan_transformer_step.cpp
 // zero3_pass): gpt3_175b_1024 463807 -0.16%, 535162 -0.57%,
-// mixtral_8x7b_16gpu 25359 -0.39%, 36630 -0.59%.
+// mixtral_8x7b_16gpu 25359 -0.39%, 36630 -0.59%; 463807 again by
+// rounding (1e-16) since a run of like layers is stepped over once its
+// state repeats.
 // Each plan is judged three ways: plain, through a search's memo and
 // lean options, and through the memo again (its caches answering).
 #include <algorithm>
@@ -228,8 +230,8 @@ const Golden kGolden[] = {
      0x1.3a33caf029ff2p-1, 0x1.4b4ca39p+36},
     {"gpt3_175b_1024.yaml", 0, 392452, 0x1.5a82366c84bd3p+8, 0x1.599b32feb8531p+5,
      0x1.1ed2eac0ffef5p+8, 0x1.0cac71f8p+37},
-    {"gpt3_175b_1024.yaml", 0, 463807, 0x1.70980b072b889p+5, 0x1.df3e7fe3487f9p+2,
-     0x1.6f52af9c0e0aep+4, 0x1.84cb5934p+38},
+    {"gpt3_175b_1024.yaml", 0, 463807, 0x1.70980b072b888p+5, 0x1.df3e7fe3487f9p+2,
+     0x1.6f52af9c0e0acp+4, 0x1.84cb5934p+38},
     {"gpt3_175b_1024.yaml", 0, 535162, 0x1.4035ac6ac5d83p+5, 0x1.fd45b9548225ep+2,
      0x1.7e2ad68805c49p+3, 0x1.28a5aef7p+40},
     {"gpt3_175b_1024.yaml", 1, 1002, 0x1.47e70c0da2dddp+4, 0x1.439f3effdd03ap+0,
