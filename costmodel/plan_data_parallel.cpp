@@ -166,15 +166,23 @@ void chunk_buckets(const StageLayout& lay, const KernelTimes& times, const Bucke
     out.seconds[z] = priced[bl.size_index[z]];
     out.share[z] = shares[bl.size_index[z]];
   }
+  // The list's stretches run in window order (chunk v - 1's first), each
+  // within one block; chunk by chunk from chunk 0, each chunk's from where
+  // they enter its window (found from the window's end backwards).
   out.full_rate.clear();
   out.full_begin.assign(static_cast<size_t>(v) + 1, 0);
+  const auto& fr = bl.full_rate;
+  size_t end = fr.size();
   for (int c = 0; c < v; ++c) {
     out.full_begin[static_cast<size_t>(c)] = static_cast<std::uint32_t>(out.full_rate.size());
     const double a0 = start[static_cast<size_t>(c)], len = out.length[static_cast<size_t>(c)];
-    for (const auto& [a, b] : bl.full_rate) {
-      const double lo = std::max(a - a0, 0.0), hi = std::min(b - a0, len);
+    size_t first = end;
+    while (first > 0 && fr[first - 1].second > a0) --first;
+    for (size_t x = first; x < end; ++x) {
+      const double lo = std::max(fr[x].first - a0, 0.0), hi = std::min(fr[x].second - a0, len);
       if (hi > lo) out.full_rate.emplace_back(lo, hi);
     }
+    end = first;
   }
   out.full_begin[static_cast<size_t>(v)] = static_cast<std::uint32_t>(out.full_rate.size());
 }
