@@ -1,0 +1,91 @@
+// The closed form's pipeline order walk (pipeline_step,
+// costmodel/plan_transformer_step.cpp): each stage's forwards and backwards
+// micro-batch by micro-batch in the planner's order, with each stage's
+// gradient buckets (interleaved) or ZeRO-3 gathers and reduce-scatters on
+// its data stream beside them; and its extension by the order's period.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/scenario.hpp"
+#include "costmodel/plan_stage.hpp"
+
+namespace brigade::cost::detail {
+
+// The pipeline's order walked micro-batch by micro-batch, each stage in its
+// own order (the planner's pipeline_schedule: GPipe, 1F1B, or with v > 1
+// chunks a stage Megatron-LM's interleaved 1F1B): virtual stage vs = c p + i
+// is chunk c of stage i; `f`, `b`: each virtual stage's forward and
+// backward of one micro-batch (indexed by vs); `to_next`, `to_previous`:
+// each stage's send to stage i + 1 and i - 1 (mod p). A forward waits for
+// its own step before and virtual stage vs - 1's forward of that
+// micro-batch and its send; a backward for its own step before and vs + 1's
+// backward and its send (the last virtual stage's for its own forward).
+// One chunk: `last_extra`, what a stage's last backward takes more (its
+// buckets' NCCL kernels beside it), `first_extra` its first forward
+// (waiting for its parameter gathers); empty elsewhere. Writes each stage's
+// last backward's end (chunk 0's, of the last micro-batch, or GPipe's
+// first). Interleaved, m is a multiple of p (check_plan). (The simulator's
+// path at stage granularity: exact where a stage's micro-batches take the
+// same time.)
+//
+// With `buckets` (one a stage; interleaved, buckets overlapped), each
+// stage's gradient buckets run on its own stream beside its backwards, as
+// the planner's: a bucket is ready where the chunk's last backward completes
+// it, waits for the one before, and while it runs the backward's kernels
+// lose the share of the SMs its NCCL kernel takes (`b_work`: the part of a
+// backward they slow; the rest, its blocking sends, after it), except in
+// the chunk's full-rate stretches (ChunkBuckets). Writes each stage's
+// buckets' end after the p ends.
+//
+// With `zero3` (one a stage; ZeRO-3 over a pipeline), each pass
+// is walked block by block with its gathers and reduce-scatters on the
+// stage's one 'data' stream (zero3_pass), `f_extra`, `b_extra` (each virtual
+// stage's blocking sends and AllGathers) after it. Writes each stage's
+// stream's end after the p ends.
+struct ChunkOrder {
+  PipelineSchedule schedule;
+  int p, v;
+  std::span<const double> f, b, to_next, to_previous;
+  std::span<const double> b_work;
+  std::span<const ChunkBuckets> buckets;
+  std::span<const double> last_extra, first_extra;
+  std::span<const Zero3Stage> zero3 = {};
+  std::span<const double> f_extra = {}, b_extra = {};
+  Zero3Prefetch mode = Zero3Prefetch::kPerPass;
+  bool prefetch = true;  // strategy.overlap: without it no gather goes ahead
+};
+void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& ends);
+
+// Each stage's end for m micro-batches from `walk(m', ends)`, walking at
+// most about 4p of them: past its fill the order repeats every p
+// micro-batches, each stage's ends moving by the same amount (checked on
+// three runs p apart; walked whole otherwise). Gives the first run's
+// length, m1, and its ends (`first`) where it extended them (m1 = m where
+// it walked the whole order).
+template <class Walk>
+inline std::int64_t periodic_ends(int p, std::int64_t m, Walk&& walk, std::vector<double>& ends,
+                           std::vector<double>& first) {
+  first.clear();
+  if (m <= 4 * p) return walk(m, ends), m;
+  const std::int64_t m1 = 2 * p + (m - 2 * p) % p;
+  thread_local std::vector<double> e2, e3;
+  walk(m1, first), walk(m1 + p, e2), walk(m1 + 2 * p, e3);
+  const double periods = static_cast<double>((m - m1) / p);
+  ends.resize(first.size());
+  for (size_t i = 0; i < first.size(); ++i) {
+    const double d1 = e2[i] - first[i], d2 = e3[i] - e2[i];
+    if (std::fabs(d2 - d1) > 1e-9 * std::max(1e-12, std::fabs(e3[i]))) {
+      first.clear();
+      return walk(m, ends), m;
+    }
+    ends[i] = first[i] + periods * d1;
+  }
+  return m1;
+}
+
+}  // namespace brigade::cost::detail
