@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "costmodel/plan_internal.hpp"
+#include "costmodel/plan_order_walk.hpp"
 #include "costmodel/plan_stage.hpp"
 
 namespace brigade::cost::detail {
@@ -46,10 +47,7 @@ struct Zero3Walk {
 };
 Zero3Walk zero3_walk(const std::vector<Zero3Block>& blocks, std::int64_t m, bool gpipe,
                      Zero3Prefetch mode) {
-  struct Run {
-    double from, to, share;
-  };
-  thread_local std::vector<Run> runs;
+  thread_local std::vector<StreamRun> runs;
   thread_local std::vector<double> ready;  // a block's gather's end in this pass (-1: none issued)
   runs.clear();
   const size_t n = blocks.size();
@@ -62,33 +60,6 @@ Zero3Walk zero3_walk(const std::vector<Zero3Block>& blocks, std::int64_t m, bool
     free = start + seconds;
     runs.push_back({start, free, share});
     return free;
-  };
-  // Compute `work` from t, slowed beside the runs but for `full` of it (its
-  // tensor-parallel collectives, taken as spread through it).
-  auto compute = [&](double work, double full) {
-    const double begin = t;
-    const double kernels = work > 0 ? 1 - full / work : 1.0;  // the share a run slows
-    double w = 0;
-    while (w < work) {
-      while (next < runs.size() && runs[next].to <= t) ++next;
-      const bool in_run = next < runs.size() && runs[next].from <= t;
-      const double slow = in_run ? 1 - std::min(1.0, runs[next].share) : 1.0;
-      const double rate =
-          slow >= 1 ? 1.0 : slow <= 0 ? (kernels > 0 ? 0.0 : 1.0) : 1 / (kernels / slow + 1 - kernels);
-      const double limit = next < runs.size() ? (in_run ? runs[next].to : runs[next].from)
-                                              : std::numeric_limits<double>::infinity();
-      if (rate <= 0) {
-        t = limit;
-        continue;
-      }
-      const double done_at = t + (work - w) / rate;
-      if (done_at <= limit) {
-        t = done_at, w = work;
-      } else {
-        w += rate * (limit - t), t = limit;
-      }
-    }
-    out.slowed += (t - begin) - work;
   };
   auto gather = [&](size_t j) {
     if (blocks[j].g > 0 && ready[j] < 0) ready[j] = issue(blocks[j].g, blocks[j].g_share);
@@ -109,7 +80,10 @@ Zero3Walk zero3_walk(const std::vector<Zero3Block>& blocks, std::int64_t m, bool
       else if (ahead && blocks[first].g > 0)
         next_first = issue(blocks[first].g, blocks[first].g_share);
       if (ready[j] > t) out.waits += ready[j] - t, t = ready[j];
-      compute(forward ? blocks[j].f : blocks[j].b, forward ? blocks[j].f_tp : blocks[j].b_tp);
+      const double work = forward ? blocks[j].f : blocks[j].b;
+      const double begin = t;
+      t = compute_beside(runs, next, t, work, forward ? blocks[j].f_tp : blocks[j].b_tp);
+      out.slowed += (t - begin) - work;
       if (!forward && blocks[j].r > 0) issue(blocks[j].r, blocks[j].r_share);
     }
     ready.assign(n, -1.0);

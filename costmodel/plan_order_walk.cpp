@@ -7,17 +7,13 @@
 namespace brigade::cost::detail {
 namespace {
 
-
 // A stage's 'data' stream under ZeRO-3 (ChunkOrder::zero3): its runs so far
 // (from, to, share), `next` the first not over at the stage's clock, `end`
 // the last one's end; `ready`, each block's gather's end for the pass that
 // uses it (-1: none issued), `ahead` the next pass's first block's, issued
 // at the end of the pass before.
 struct Zero3Stream {
-  struct Run {
-    double from, to, share;
-  };
-  std::vector<Run> runs;
+  std::vector<StreamRun> runs;
   std::vector<double> ready;
   size_t next = 0;
   double end = 0;
@@ -49,31 +45,6 @@ double zero3_pass(Zero3Stream& s, const Zero3Stage& z, int c, bool forward, doub
   auto gather = [&](size_t j) {
     if (z.blocks[j].g > 0 && s.ready[j] < 0) s.ready[j] = issue(z.blocks[j].g, z.blocks[j].g_share);
   };
-  auto compute = [&](double work, double full) {
-    const double kernels = work > 0 ? 1 - full / work : 1.0;
-    double w = 0;
-    while (w < work) {
-      while (s.next < s.runs.size() && s.runs[s.next].to <= t) ++s.next;
-      const bool in_run = s.next < s.runs.size() && s.runs[s.next].from <= t;
-      const double slow = in_run ? 1 - std::min(1.0, s.runs[s.next].share) : 1.0;
-      const double rate = slow >= 1   ? 1.0
-                          : slow <= 0 ? (kernels > 0 ? 0.0 : 1.0)
-                                      : 1 / (kernels / slow + 1 - kernels);
-      const double limit = s.next < s.runs.size()
-                               ? (in_run ? s.runs[s.next].to : s.runs[s.next].from)
-                               : std::numeric_limits<double>::infinity();
-      if (rate <= 0) {
-        t = limit;
-        continue;
-      }
-      const double done_at = t + (work - w) / rate;
-      if (done_at <= limit) {
-        t = done_at, w = work;
-      } else {
-        w += rate * (limit - t), t = limit;
-      }
-    }
-  };
   double ahead_ready = -1;
   const size_t n = hi - lo;
   auto at = [&](size_t i) { return forward ? lo + i : hi - 1 - i; };
@@ -101,7 +72,8 @@ double zero3_pass(Zero3Stream& s, const Zero3Stage& z, int c, bool forward, doub
     }
     if (i == 0) t = std::max(t, ready);
     t = std::max(t, s.ready[j]);
-    compute(forward ? z.blocks[j].f : z.blocks[j].b, forward ? z.blocks[j].f_tp : z.blocks[j].b_tp);
+    t = compute_beside(s.runs, s.next, t, forward ? z.blocks[j].f : z.blocks[j].b,
+                       forward ? z.blocks[j].f_tp : z.blocks[j].b_tp);
     if (!forward && z.blocks[j].r > 0) issue(z.blocks[j].r, z.blocks[j].r_share);
     // Like blocks ahead (the run's last excepted: what follows it differs)?
     size_t like = 0;
@@ -280,6 +252,33 @@ const ChunkSteps& chunk_steps(bool gpipe, int p, int v, std::int64_t m) {
 }
 
 }  // namespace
+
+double compute_beside(const std::vector<StreamRun>& runs, size_t& next, double t, double work,
+                      double full) {
+  const double kernels = work > 0 ? 1 - full / work : 1.0;  // the share a run slows
+  double w = 0;
+  while (w < work) {
+    while (next < runs.size() && runs[next].to <= t) ++next;
+    const bool in_run = next < runs.size() && runs[next].from <= t;
+    const double slow = in_run ? 1 - std::min(1.0, runs[next].share) : 1.0;
+    const double rate = slow >= 1   ? 1.0
+                        : slow <= 0 ? (kernels > 0 ? 0.0 : 1.0)
+                                    : 1 / (kernels / slow + 1 - kernels);
+    const double limit = next < runs.size() ? (in_run ? runs[next].to : runs[next].from)
+                                            : std::numeric_limits<double>::infinity();
+    if (rate <= 0) {
+      t = limit;
+      continue;
+    }
+    const double done_at = t + (work - w) / rate;
+    if (done_at <= limit) {
+      t = done_at, w = work;
+    } else {
+      w += rate * (limit - t), t = limit;
+    }
+  }
+  return t;
+}
 
 void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& ends) {
   const int p = o.p, v = o.v;

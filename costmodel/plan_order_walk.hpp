@@ -61,6 +61,21 @@ struct ChunkOrder {
 };
 void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& ends);
 
+// A collective on a stage's 'data' stream, from its start to its end, and the
+// share of the SMs its NCCL kernel takes from the kernels beside it.
+struct StreamRun {
+  double from, to, share;
+};
+
+// Compute `work` seconds at the whole rate from `t` beside `runs` (in time
+// order; `next`, the first not over at `t`, moves with it): while one runs,
+// at 1 - its share, but for `full` of the work (tensor-parallel
+// collectives, which the data stream's NCCL kernels do not slow), taken as
+// spread through it. The time the work ends. (ZeRO-3's passes:
+// zero3_pass here, zero3_walk in plan_data_parallel.cpp.)
+double compute_beside(const std::vector<StreamRun>& runs, size_t& next, double t, double work,
+                      double full);
+
 // Each stage's end for m micro-batches from `walk(m', ends)`, walking at
 // most about 4p of them: past its fill the order repeats every p
 // micro-batches, each stage's ends moving by the same amount (checked on
