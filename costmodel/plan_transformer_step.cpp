@@ -172,8 +172,12 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
   // sends them, as the scatter-gather's AllGathers are in the pass after
   // their receive. Not with DeepSpeed's engine (its sends wait for their
   // receiver), per-micro-batch ZeRO traffic (neither forward nor backward
-  // alone) or a host setting the pace: the formula.
-  bool by_order = training && p > 1 && figures.host_op <= 0 &&
+  // alone) or a host setting the pace: the formula. A host that never sets
+  // the pace (every stage's host time a micro-batch within its device's)
+  // adds its first issue to the walk's step, as to the formula's.
+  bool host_paces = false;
+  for (const StageTimes& s : stages) host_paces = host_paces || s.host > s.device_per_micro_batch();
+  bool by_order = training && p > 1 && !host_paces &&
                   st.pipeline_engine != PipelineEngine::kDeepSpeed &&
                   figures.layouts.size() == stages.size();
   // (ZeRO-3 over a pipeline: its passes walked block by block.)
@@ -373,7 +377,7 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
                                 : ends[0] + figures.dp_after_backward[0] + own[last] -
                                       figures.dp_after_backward[last] - figures.tied_early);
     }
-    e.step_seconds = step;
+    e.step_seconds = step + first_issue;
   }
   {
     // The same schedule with kernels alone: T_i >= D_i >= K_i gives t_max >=

@@ -173,6 +173,13 @@ std::vector<Case> family() {
        gpt("pipeline: 4, data: 2", "", 4, "simulation: {host_op_time: 100us}\n")},
       {"gpt_host_device_bound",
        gpt("tensor: 2, data: 4", "", 4, "simulation: {host_op_time: 2us}\n")},
+      // Device-bound over a pipeline: the closed form walks the order, as
+      // without a host, and adds the first issue.
+      {"gpt_host_device_bound_pipeline",
+       gpt("pipeline: 4, data: 2", "", 4, "simulation: {host_op_time: 1ns}\n")},
+      {"gpt_host_device_bound_interleaved",
+       gpt("pipeline: 2, data: 4, schedule: interleaved, virtual_stages: 2", "", 4,
+           "simulation: {host_op_time: 1ns}\n")},
       // ZeRO-3's gathers and reduce-scatters are issued too; an interleaved
       // pipeline's chunks each send.
       {"gpt_host_zero3", gpt("data: 8, zero: 3", "", 4, "simulation: {host_op_time: 15us}\n")},
