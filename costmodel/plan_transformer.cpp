@@ -1,8 +1,9 @@
 // The plan judge for GPT-style transformers under data, tensor (+ sequence),
 // pipeline parallelism and ZeRO: Megatron-LM's kernels and collectives.
 // This file: the stage loop (each stage's kernels, collectives and per-step
-// work); the rank map and a stage's layout in plan_stage.cpp; the step and
-// memory from the stages' figures in plan_transformer_step.cpp.
+// work); the rank map and a stage's layout in plan_stage.cpp; its pipeline
+// sends in plan_pipeline_sends.cpp; the step and memory from the stages'
+// figures in plan_transformer_step.cpp.
 #include "costmodel/plan_internal.hpp"
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include "costmodel/memory.hpp"
 #include "costmodel/model_size.hpp"
 #include "costmodel/plan_memo.hpp"
+#include "costmodel/plan_pipeline_sends.hpp"
 #include "costmodel/plan_stage.hpp"
 #include "costmodel/plan_transformer_cache.hpp"
 #include "costmodel/scaling.hpp"
@@ -265,7 +267,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // p2p_communication.py at 77efcccb, _communicate: split_tensor_into_1d_
   // equal_chunks, then gather_split_1d_tensor).
   const bool scatter_gather = scatter_gathers_boundary(st);
-  const double pp_send_bytes = scatter_gather ? pp_bytes / t : pp_bytes;
   // strategy.pipeline_blocking_sends (Megatron-LM's batch_isend_irecv, then
   // req.wait() and torch.cuda.synchronize()): a stage's sends in its own time
   // (StageTimes::pp_blocking), not beside its next step; so nothing is left
@@ -311,102 +312,25 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     ComputeKey key;
     double bytes = 0, seconds = 0;
   } opt_previous;
-  // Pipeline sends of stage i per micro-batch: each chunk's activations
-  // forward to the next virtual stage, gradients back to the previous one,
-  // the boundary tensor as each tensor-parallel rank holds it. Every chunk
-  // sends to the same two stages.
-  auto pipeline_sends = [&](int i, CommLedger& ledger, double& one_next, double& one_previous) {
-    one_next = 0, one_previous = 0;
-    if (p == 1) return 0.0;
-    auto send = [&](int to) {
-      if (memo != nullptr)
-        return p2p_seconds(pp_send_bytes,
-                           memo->route_alpha_beta(rm.device(0, 0, i), rm.device(0, 0, to)));
-      const Route& route = topo.route(rm.device(0, 0, i), rm.device(0, 0, to));
-      return p2p_seconds(pp_send_bytes, AlphaBeta{route_alpha_seconds(route, prof),
-                                                  route_bandwidth_bytes_per_second(route, topo, prof)});
-    };
-    std::optional<double> to_next, to_previous;
-    double sends = 0, calls = 0;
-    for (int c = 0; c < v; ++c) {
-      const int vs = c * p + i;
-      if (vs < p * v - 1) {
-        if (!to_next) to_next = send((vs + 1) % p);
-        sends += *to_next, calls += 1;
-      }
-      if (training && vs > 0) {
-        if (!to_previous) to_previous = send((vs - 1 + p) % p);
-        sends += *to_previous, calls += 1;
-      }
-    }
-    if (ledgers_on)
-      ledger.add("pipeline", "p2p", 2, calls * m, calls * m * pp_send_bytes, m * sends,
-                 blocking_sends ? m * sends : sends);
-    one_next = to_next.value_or(0.0), one_previous = to_previous.value_or(0.0);
-    return sends;
-  };
-  // scatter_gather: the AllGather after each receive, in the stage's own
-  // time (StageTimes::pp_blocking): one a chunk whose virtual stage has one
-  // before it (the activation), and in training one a chunk with one after
-  // it (the gradient).
-  auto scatter_gathers = [&](int i, double gather, CommLedger& ledger) {
-    if (!scatter_gather) return 0.0;
-    double receives = 0;
-    for (int c = 0; c < v; ++c) {
-      const int vs = c * p + i;
-      receives += vs > 0;
-      if (training) receives += vs < p * v - 1;
-    }
-    if (ledgers_on)
-      ledger.add("pipeline", "allgather", t, receives * m, receives * m * pp_bytes,
-                 receives * m * gather, receives * m * gather);
-    return receives * gather;
-  };
-  // strategy.pipeline_engine deepspeed (docs/costmodel.md "DeepSpeed's
-  // pipeline engine"; DeepSpeed v0.5.8): p2p.send/recv are blocking
-  // (p2p.py 48-86), a slot's receive and send run one after the other
-  // (schedule.py 205-219), so a middle stage's micro-batch waits for four
-  // transfers (activation in, gradient out, activation out, gradient in);
-  // each moves 1/t of the boundary tensor (engine.py 131-132, 634-655,
-  // 951-966) and the tensor group all-gathers it back once before the
-  // forward (612-622) and twice before the backward (the kept output and the
-  // received gradient, 703-724). All of it in the stage's own time
-  // (StageTimes::pp_blocking); nothing runs beside the next step (pp = 0).
-  const bool deepspeed = training && p > 1 && st.pipeline_engine == PipelineEngine::kDeepSpeed;
-  const double ds_part = t > 1 ? pp_bytes / t : pp_bytes;
-  auto deepspeed_sends = [&](int i, double gather, CommLedger& ledger) {
-    auto hop = [&](int from, int to) {
-      const int src = rm.device(0, 0, from), dst = rm.device(0, 0, to);
-      if (memo != nullptr) return p2p_seconds(ds_part, memo->route_alpha_beta(src, dst));
-      const Route& route = topo.route(src, dst);
-      return p2p_seconds(ds_part, AlphaBeta{route_alpha_seconds(route, prof),
-                                            route_bandwidth_bytes_per_second(route, topo, prof)});
-    };
-    double sent = 0, waits = 0, sends = 0;
-    int gathers = 0;
-    if (i > 0) sent += hop(i, i - 1), waits += hop(i - 1, i), sends += 1, gathers += 1;
-    if (i < p - 1) sent += hop(i, i + 1), waits += hop(i + 1, i), sends += 1, gathers += 2;
-    if (t == 1) gathers = 0;
-    if (ledgers_on) {
-      ledger.add("pipeline", "p2p", 2, sends * m, sends * m * ds_part, m * sent, m * (sent + waits));
-      ledger.add("pipeline", "allgather", t, gathers * m, gathers * m * pp_bytes,
-                 gathers * m * gather, gathers * m * gather);
-    }
-    return sent + waits + gathers * gather;
-  };
-  // Stage i's pipeline sends and the receives' rebuilds per micro-batch, by
-  // engine: DeepSpeed's all in the stage's time; Megatron's beside the next
-  // step (pp) unless they block (blocks_on_pipeline_sends), its
-  // scatter-gather's AllGathers in the stage's time.
+  // Each stage's pipeline sends per micro-batch, by engine and switches
+  // (costmodel/plan_pipeline_sends.hpp).
+  const PipelineSends pipeline_sends{
+      .p = p,
+      .v = v,
+      .t = t,
+      .m = m,
+      .training = training,
+      .ledgers_on = ledgers_on,
+      .scatter_gather = scatter_gather,
+      .blocking = blocking_sends,
+      .deepspeed = training && p > 1 && st.pipeline_engine == PipelineEngine::kDeepSpeed,
+      .boundary_bytes = pp_bytes,
+      .rm = &rm,
+      .topo = &topo,
+      .prof = &prof,
+      .memo = memo};
   auto stage_sends = [&](int i, StageTimes& T, CommLedger& ledger) {
-    if (deepspeed) {
-      T.pp = 0, T.send_next = 0, T.send_previous = 0;
-      T.pp_blocking = deepspeed_sends(i, T.ds_gather, ledger);
-      return;
-    }
-    T.pp = pipeline_sends(i, ledger, T.send_next, T.send_previous);
-    T.pp_blocking = scatter_gathers(i, T.ds_gather, ledger);
-    if (blocking_sends) T.pp_blocking += T.pp, T.pp = 0;
+    pipeline_sends.charge(i, T, ledger);
   };
   // The handles of each stage's groups in the memo (tensor, gradients when
   // a progression, experts; expert data and context when asked).
@@ -447,14 +371,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // c on every stage: each one's delay adds to the step). In `carry`, with
   // the bucket list the last stage used.
   DataParallelCarry carry;
-  auto forward_send = [&](int from, int to) {
-    if (memo != nullptr)
-      return p2p_seconds(pp_send_bytes,
-                         memo->route_alpha_beta(rm.device(0, 0, from), rm.device(0, 0, to)));
-    const Route& route = topo.route(rm.device(0, 0, from), rm.device(0, 0, to));
-    return p2p_seconds(pp_send_bytes, AlphaBeta{route_alpha_seconds(route, prof),
-                                                route_bandwidth_bytes_per_second(route, topo, prof)});
-  };
+  auto forward_send = [&](int from, int to) { return pipeline_sends.send_seconds(from, to); };
   const std::function<double(int, int)> send_forward = [&forward_send](int from, int to) {
     return forward_send(from, to);
   };
@@ -844,7 +761,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       ledger.add("context", "p2p", 2, T.cp_calls * m, T.cp_bytes * m, T.cp_seconds * m,
                  T.cp_exposed * m);
 
-    if ((deepspeed && t > 1) || scatter_gather) {
+    if ((pipeline_sends.deepspeed && t > 1) || scatter_gather) {
       BRIGADE_ASSIGN_OR_RETURN(T.ds_gather, block_collective(CollectiveKind::kAllGather, pp_bytes));
     }
     stage_sends(i, T, ledger);
