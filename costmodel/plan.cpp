@@ -548,6 +548,24 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
            "activations: the simulated peak up to 5% higher",
            0, 0, 0.05, false});
   }
+  // ZeRO-3's peak (zero3_peak, costmodel/plan_memory_walks.cpp) is walked
+  // without time: a block's backward holds the block before's unsharded
+  // gradient (its reduce-scatter running) throughout, where the simulator
+  // frees it when the reduce-scatter ends, which can come before the
+  // block's activation peak (a selective recomputation's attention core).
+  // Found by scripts/judge-sweep --strict on ZeRO-3 variants of sweep plans
+  // over GPipe pipelines (stop 55: 8 of 295, +0.06..+3.3%; 2026-12-06: 3
+  // of 92, +0.49..+2.96%, e.g. tensor 4, pipeline 2, data 8, h 8192, a
+  // layer and the head on the last stage, whose 128 MiB head gradient the
+  // closed form holds at the layer's recomputation). Never below.
+  if (transformer && training && replicas > 1 && st.zero == 3 && st.overlap)
+    out.push_back(
+        {"ZeRO-3's peak: the closed form holds the block before's unsharded gradient "
+         "through a block's whole backward (its reduce-scatter running), the simulator "
+         "frees it when the reduce-scatter ends, at times before the block's activation "
+         "peak: the closed form's peak up to that gradient higher (3.3% measured): memory "
+         "within 5%",
+         0, 0, 0.05, false});
   // ZeRO-3 with fused tasks: a fused run's blocks' gathers and unsharded
   // gradients are held with the run, not block by block as the closed form
   // (and the simulator at kernel granularity) holds them.

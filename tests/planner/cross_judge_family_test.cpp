@@ -698,6 +698,17 @@ std::vector<FamilyCase> drain_chain_cases() {
            "fp8_recipe: tensorwise, tp_backward_overlap: false}",
            "{tensor: 4, pipeline: 4, data: 4, bucket: 100MB, zero: 3, schedule: gpipe, "
            "pipeline_blocking_sends: true}"),
+      // ZeRO-3's peak, held to its named 5%: the closed form keeps the
+      // head's 128 MiB unsharded gradient through the last layer's backward,
+      // the simulator frees it when its reduce-scatter ends, before the
+      // layer's selective recomputation (+2.96%; found by judge-sweep
+      // --strict on ZeRO-3 variants of seed 86's plans, 2026-12-06).
+      kernel_plan("zero3_peak_before_gradient_freed", "{preset: dgx-h100, nodes: 8}",
+           "{layers: 2, hidden: 8192, heads: 64, seq: 2048, vocab: 32768, attention: unfused}",
+           "{global_batch: 64, micro_batch: 1, recompute: selective, cross_entropy_fusion: true, "
+           "tp_backward_overlap: false}",
+           "{tensor: 4, pipeline: 2, data: 8, bucket: 100MB, zero: 3, schedule: gpipe, "
+           "embedding_in_pipeline_split: true, loss_in_pipeline_split: true}"),
       // Eight like layers a stage: the walk steps over a run of them once
       // its state repeats (zero3_pass), the simulator runs each.
       kernel_plan("zero3_walk_like_layers", "{preset: dgx-a100, nodes: 1}",
