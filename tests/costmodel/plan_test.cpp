@@ -129,8 +129,8 @@ TEST(EstimatePlan, DataParallelGradientsByHand) {
 // stage 3 also parameters (ZeRO Figure 1); stages 1-2 reduce-scatter gradients and gather
 // parameters (2 Psi per step, ZeRO §7.2.1), stage 3 gathers each block's parameters twice.
 // At the peak, stage 2 (one micro-batch) holds beside its shard (psi) those of its whole
-// gradients the backward has made and no bucket's reduce-scatter has freed yet (between 0 and
-// all of them, 2 psi; zero2_last_backward); stage 3 holds two blocks' gathered parameters (one
+// gradients the backward has made and no bucket's reduce-scatter has freed yet
+// (zero2_last_backward; worked below); stage 3 holds two blocks' gathered parameters (one
 // of prefetch) and one block's unsharded gradient: 3 x 49,984 x 2 B.
 TEST(EstimatePlan, ZeroStagesMemoryAndTraffic) {
   Scenario sc = tiny_gpt(2);
@@ -145,9 +145,20 @@ TEST(EstimatePlan, ZeroStagesMemoryAndTraffic) {
     ASSERT_TRUE(e.is_ok()) << e.message();
     const DeviceMemoryEstimate& m = e->memory[0];
     if (stage == 2) {
+      // The peak by hand (zero2_peak_one_chunk, one micro-batch, the
+      // gradients in one bucket reduce-scattered after the backward): the
+      // backward from the top, each block's saved activations freed after
+      // it, its whole gradient written from its start; (activations held,
+      // whole gradients) at the head (202,752, 0: the tied head adds into
+      // the embedding's gradient, written with the embedding's block), at
+      // layer 1 (182,272, 99,968), layer 0 (92,160, 199,936), the
+      // embedding (2,048, 220,416). Largest at layer 0: 292,096, its
+      // activations its own 90,112 and the embedding's mask 2,048, the two
+      // layers' gradients 2 x 49,984 x 2 B, beside the shard psi.
       EXPECT_DOUBLE_EQ(m.params_bytes + m.optimizer_bytes, 2 * psi + 6 * psi);
-      EXPECT_GE(m.grads_bytes, psi);
-      EXPECT_LE(m.grads_bytes, psi + 2 * psi);
+      EXPECT_DOUBLE_EQ(m.grads_bytes, psi + 2 * 49984.0 * 2);
+      EXPECT_DOUBLE_EQ(m.activations_bytes, 90112.0 + 2048);
+      EXPECT_DOUBLE_EQ(m.peak_bytes, 8 * psi + psi + 2 * 49984.0 * 2 + 92160);
     } else {
       EXPECT_DOUBLE_EQ(m.params_bytes + m.grads_bytes + m.optimizer_bytes, expected_states[stage])
           << "stage " << stage;
