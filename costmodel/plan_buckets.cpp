@@ -296,9 +296,7 @@ ChunkGathers chunk_gathers(const StageLayout& lay, const KernelTimes& times, int
                            double grad_bytes_per_element, double weight_bytes_per_element,
                            double bucket_bytes) {
   ChunkGathers g;
-  if (c == 0 && lay.first) g.blocks.push_back(&lay.embedding);
-  for (std::int64_t j = 0; j < lay.chunk_layers(c); ++j) g.blocks.push_back(&lay.layer_at(c, j));
-  if (c == lay.chunks - 1 && lay.last) g.blocks.push_back(&lay.head);
+  lay.for_each_block(c, false, [&](const StageBlock& b) { g.blocks.push_back(&b); });
   for (const StageBlock* blk : g.blocks) {
     double f = 0;
     for (double x : times.of(blk->tpl).forward_clock) f += x;
@@ -552,9 +550,7 @@ Zero2LastBackward zero2_last_backward(const StageLayout& lay, const KernelTimes&
     freed += blk.figures->saved_bytes;
     recomputed = 0;
   };
-  if (lay.last) block(lay.head);
-  for (std::int64_t j = lay.chunk_layers(0); j-- > 0;) block(lay.layer_at(0, j));
-  if (lay.first) block(lay.embedding);
+  lay.for_each_block(0, true, block);
   return best;
 }
 

@@ -448,10 +448,11 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
       for (int c = 0; c < lay.chunks; ++c) {
         if (in.zero3 != nullptr)
           in.zero3->chunk_begin.push_back(static_cast<std::uint32_t>(blocks.size()));
-        if (c == 0 && lay.first) BRIGADE_RETURN_IF_ERROR(add(lay.embedding));
-        for (std::int64_t j = 0; j < lay.chunk_layers(c); ++j)
-          BRIGADE_RETURN_IF_ERROR(add(lay.layer_at(c, j)));
-        if (c == lay.chunks - 1 && lay.last) BRIGADE_RETURN_IF_ERROR(add(lay.head));
+        Status added = Status::ok();
+        lay.for_each_block(c, false, [&](const StageBlock& b) {
+          if (added.is_ok()) added = add(b);
+        });
+        BRIGADE_RETURN_IF_ERROR(added);
       }
       if (in.zero3 != nullptr) {
         in.zero3->chunk_begin.push_back(static_cast<std::uint32_t>(blocks.size()));

@@ -91,9 +91,7 @@ Zero2Peak zero2_peak_one_chunk(const StageLayout& lay, PipelineSchedule schedule
   const int w = gpipe ? m : std::min(p - stage - 1, m);
   auto in_flight = [&](int k) { return gpipe ? m - k : (k < m - w ? w + 1 : m - k); };
   std::vector<const StageBlock*> order;  // backward order
-  if (lay.last) order.push_back(&lay.head);
-  for (std::int64_t j = lay.chunk_layers(0); j-- > 0;) order.push_back(&lay.layer_at(0, j));
-  if (lay.first) order.push_back(&lay.embedding);
+  lay.for_each_block(0, true, [&](const StageBlock& b) { order.push_back(&b); });
   double one = 0;  // one micro-batch's saved activations
   for (const StageBlock* b : order) one += b->figures->saved_bytes;
   Zero2Peak best{in_flight(0) * one, 0.0};
@@ -140,9 +138,7 @@ Zero2Peak zero2_peak_interleaved(const StageLayout& lay, int p, int m, int stage
   std::vector<Chunk> chunks(static_cast<size_t>(v));
   for (int c = 0; c < v; ++c) {
     std::vector<const StageBlock*> order;  // backward order
-    if (c == v - 1 && lay.last) order.push_back(&lay.head);
-    for (std::int64_t j = lay.chunk_layers(c); j-- > 0;) order.push_back(&lay.layer_at(c, j));
-    if (c == 0 && lay.first) order.push_back(&lay.embedding);
+    lay.for_each_block(c, true, [&](const StageBlock& b) { order.push_back(&b); });
     Chunk& k = chunks[static_cast<size_t>(c)];
     double freed = 0, g = 0;
     bool any = false;

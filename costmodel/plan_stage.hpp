@@ -93,6 +93,23 @@ struct StageLayout {
   const StageBlock& layer_at(int c, std::int64_t j) const {
     return j < chunk_recomputed(c) ? layer : layer_kept;
   }
+  // Calls f(block) for each block of chunk c in the order its forward runs
+  // them (the embedding on chunk 0 of the first stage, the layers, the head
+  // on the last chunk of the last stage), or in its backward's order.
+  template <class F>
+  void for_each_block(int c, bool backward, F&& f) const {
+    const bool with_embedding = c == 0 && first, with_head = c == chunks - 1 && last;
+    const std::int64_t n = chunk_layers(c);
+    if (backward) {
+      if (with_head) f(head);
+      for (std::int64_t j = n; j-- > 0;) f(layer_at(c, j));
+      if (with_embedding) f(embedding);
+    } else {
+      if (with_embedding) f(embedding);
+      for (std::int64_t j = 0; j < n; ++j) f(layer_at(c, j));
+      if (with_head) f(head);
+    }
+  }
   // Calls f(block, n) for each kind of block the stage runs, n blocks of it
   // (n > 0): the embedding, the layers (the recomputing ones, then the
   // kept ones), the head.
