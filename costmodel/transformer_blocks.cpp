@@ -575,6 +575,51 @@ bool blocks_on_pipeline_sends(const StrategySpec& st) {
          st.pipeline_engine == PipelineEngine::kMegatron;
 }
 
+RingMergeBytes ring_merge_bytes(int cp, double q, double kv, double lse) {
+  RingMergeBytes most;
+  if (cp <= 1) return most;
+  for (int r = 0; r < cp; ++r) {
+    // Forward (AttnFuncWithCP.forward): steps i >= 1 take K and V's first
+    // half (i <= r) or Q's second half; the merges follow the steps.
+    double f = 4 * kv + q;
+    for (int i = 1; i < cp; ++i) f += i <= r ? 2 * kv : q;
+    for (int i = 0; i < cp; ++i) f += i <= r ? 3 * q + 2 * lse : 1.5 * q + lse;
+    // Backward (AttnFuncWithCP.backward), its steps in the forward's
+    // reverse order: step cp - 1 the rank's own (causal) block; from
+    // j = cp - r - 1 on, K and V's first half; before j, Q's second half.
+    const int j = cp - r - 1;
+    double g = 4 * kv + lse;
+    for (int i = 0; i < cp; ++i) {
+      if (i == cp - 1)
+        g += 4 * kv;  // dK, dV concatenated
+      else if (i >= j)
+        g += 2 * kv + 2 * kv;  // K, V's halves copied; their gradients concatenated
+      else
+        g += 3 * q + 4 * kv;  // Q's, O's, dO's halves copied; dK, dV concatenated
+      // dQ: added whole, copied whole (the last rank's first step), the
+      // first half copied and the second added, the second half added or copied.
+      if (i > j)
+        g += 3 * q;
+      else if (i == j)
+        g += r == cp - 1 ? 2 * q : q + 1.5 * q;
+      else
+        g += i > 0 ? 1.5 * q : q;
+      // dKV: at the last step added whole (rank 0: its first half added,
+      // its second copied); from j on its first half added (copied at the
+      // last rank's first step); before j added whole, copied at step 0.
+      if (i == cp - 1)
+        g += r == 0 ? 3 * kv + 2 * kv : 6 * kv;
+      else if (i >= j)
+        g += i == 0 && r == cp - 1 ? 2 * kv : 3 * kv;
+      else
+        g += i > 0 ? 6 * kv : 4 * kv;
+    }
+    most.forward = std::max(most.forward, f);
+    most.backward = std::max(most.backward, g);
+  }
+  return most;
+}
+
 double pipeline_boundary_bytes(const TransformerShape& shape) {
   const TransformerSpec& m = shape.spec;
   const bool sp = shape.sequence_parallel && shape.tensor > 1;

@@ -339,6 +339,31 @@ Result<BlockTemplate> head_block(const TransformerShape& shape);
 // FlashAttention".
 std::string transformer_variant_label(const TransformerSpec& spec);
 
+// The memory passes Transformer Engine's ring attention makes around its
+// attention kernels (context parallelism, cp > 1; AttnFuncWithCP in
+// transformer_engine/pytorch/attention.py at v1.8, the release of the NeMo
+// 24.07 container, with cuDNN's fused attention and the causal mask's
+// load-balanced chunks): bytes read and written on the context rank that
+// moves the most, `q` the rank's Q (= O = dQ) bytes, `kv` its K (= V)
+// bytes, `lse` its softmax statistics' (4 B a query row and head).
+// Forward, rank r: K and V copied into the first send buffer (4 kv); the
+// output zeroed (q); at each step i >= 1 the half the kernel takes copied
+// contiguous, K and V's first half where i <= r (2 kv), Q's second half
+// elsewhere (q); after the steps each step's output merged into the whole,
+// read, scaled by exp(lse_i - lse) and added (3 q and 2 lse for a whole
+// step, half that for a second-half step). Backward: the saved K and V
+// copied into the send buffer (4 kv) and the statistics' second half
+// (lse); at each step the halves its kernel takes copied (Q's, O's and
+// dO's second halves, 3 q, or K and V's first halves, 2 kv), dK and dV
+// concatenated (4 kv, 2 kv for halves) and dQ and dKV accumulated (copy_:
+// read and write, add_: two reads and a write). The lse corrections between
+// steps run on a side stream beside the next step's kernel and are left
+// out. Later releases (v2.x) fold the zeroing into the first step's merge.
+struct RingMergeBytes {
+  double forward = 0, backward = 0;
+};
+RingMergeBytes ring_merge_bytes(int cp, double q, double kv, double lse);
+
 // The boundary activation (b, s, h) one tensor-parallel rank holds at a
 // pipeline stage's edge (s/context positions), 1/t of it under sequence
 // parallelism (Megatron-core's p2p_communication): what it sends to the

@@ -478,6 +478,11 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
       fa.ring_bytes = 2 * kv_bytes;
     }
     F.push_back(fa);
+    // Transformer Engine's copies and merges around the ring's kernels
+    // (ring_merge_bytes), on the rank that moves the most.
+    if (d.cp > 1)
+      F.push_back(memory("attn.ring_merge", OpKind::kElementwise,
+                         ring_merge_bytes(d.cp, q_bytes, kv_bytes, T * heads_local * 4).forward));
   } else {
     sc.saved_bytes = 2 * q_bytes;  // Q and K (K expanded to every query head)
     F.push_back(sc);
@@ -773,6 +778,9 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
       fb.ring_bytes = 4 * kv_bytes;
     }
     B.push_back(fb);
+    if (d.cp > 1)
+      B.push_back(memory("attn.ring_merge.bwd", OpKind::kElementwise,
+                         ring_merge_bytes(d.cp, q_bytes, kv_bytes, T * heads_local * 4).backward));
   } else {
     // The context layer's gradient back to (b, a/t, s, d_h).
     B.push_back(backward_of(ctx, ctx.bytes));

@@ -85,6 +85,43 @@ TEST(ContextTemplates, FlashSplitAndRingBytes) {
   EXPECT_DOUBLE_EQ(pipeline_boundary_bytes(shape(4)), 262144.0);
 }
 
+// Transformer Engine's copies and merges around the ring's attention
+// kernels (AttnFuncWithCP at v1.8, transformer_engine/pytorch/attention.py;
+// ring_merge_bytes), worked rank by rank from its branches; q, kv, lse the
+// rank's Q, K and statistics bytes.
+//   cp 2, forward: rank 0 copies K and V to send (4 kv), zeroes O (q),
+//     copies Q's second half for step 1 (q), merges step 0 whole (3 q +
+//     2 lse) and step 1's second half (1.5 q + lse): 4 kv + 6.5 q + 3 lse;
+//     rank 1 copies K and V's first half instead (2 kv) and merges both
+//     whole: 6 kv + 7 q + 4 lse, the larger.
+//   cp 2, backward: rank 0: K and V to the send buffer (4 kv) and the
+//     statistics' half (lse); step 0 (Q's half: Q, O, dO halves copied,
+//     3 q; dK dV concatenated 4 kv; dQ's second half copied, q; dKV copied,
+//     4 kv); step 1 (its own block: 4 kv; dQ's first half copied and second
+//     added, 2.5 q; dKV's first half added, second copied, 5 kv):
+//     6.5 q + 21 kv + lse; rank 1: 5 q + 20 kv + lse.
+//   With q = 1000, kv = 100, lse = 10: forward 7640, backward 8610.
+//   cp 4 on the template's shape (q 262,144 B, kv 65,536 B, lse 256 x 8 x
+//   4 = 8,192 B): forward, rank 3 (every step's K and V halves, every
+//   merge whole): 10 kv + 13 q + 8 lse = 4,128,768 B; backward, rank 0
+//   (three steps on Q's halves, 3 q + 4 kv copies and concatenation each
+//   but its own block's 4 kv; dQ q + 1.5 q + 1.5 q + 2.5 q; dKV 4 + 6 + 6
+//   + 5 kv): 15.5 q + 41 kv + lse = 6,758,400 B (ranks 1-3: 14 q + 39 kv,
+//   12.5 q + 36 kv, 11 q + 34 kv, + lse).
+TEST(ContextTemplates, RingMergeBytesByHand) {
+  EXPECT_DOUBLE_EQ(ring_merge_bytes(1, 1000, 100, 10).forward, 0.0);
+  EXPECT_DOUBLE_EQ(ring_merge_bytes(1, 1000, 100, 10).backward, 0.0);
+  EXPECT_DOUBLE_EQ(ring_merge_bytes(2, 1000, 100, 10).forward, 7640.0);
+  EXPECT_DOUBLE_EQ(ring_merge_bytes(2, 1000, 100, 10).backward, 8610.0);
+  auto one = transformer_layer(shape(1));
+  auto four = transformer_layer(shape(4));
+  ASSERT_TRUE(one.is_ok() && four.is_ok());
+  EXPECT_DOUBLE_EQ(named(four->forward, "attn.ring_merge").bytes, 4128768.0);
+  EXPECT_DOUBLE_EQ(named(four->backward, "attn.ring_merge.bwd").bytes, 6758400.0);
+  for (const Kernel& k : one->forward) EXPECT_NE(k.name, "attn.ring_merge");
+  for (const Kernel& k : one->backward) EXPECT_NE(k.name, "attn.ring_merge.bwd");
+}
+
 // The closed form's ledger on one DGX A100: data 2 x context 4, global batch
 // 4 in micro-batches of 1, so m = 4 / 2 = 2 per replica. Per layer and
 // micro-batch 3 forward hops of 131,072 B and 3 backward hops of 262,144 B:
