@@ -120,6 +120,27 @@ void ring_exchange_gather(std::vector<Kernel>& ks, const std::string& ag, const 
   ks = std::move(out);
 }
 
+// With FP8, the sequence-parallel all-gather `ag` before a column-parallel
+// GEMM (or a row-parallel dgrad) without userbuffers moves FP8 too: the
+// cast `cast` (after the gather, before its GEMM) moves before the gather
+// and casts the local shard, 1/t of its elements, and the gather moves 1
+// byte an element. Transformer Engine v1.8: _LayerNormLinear.forward's norm
+// writes its output in FP8 and gather_along_first_dim gathers that;
+// grad_output_preprocess casts the output gradient's shard, gathers it and
+// transposes the gathered copy (module/layernorm_linear.py, module/base.py).
+// The cast keeps its bytes a shard element (with its transpose), as the
+// userbuffers' ring exchange above has it. Nothing where either is missing.
+void fp8_gather_first(std::vector<Kernel>& ks, const std::string& ag, const std::string& cast,
+                      int t, double e) {
+  const size_t a = index_of(ks, ag), c = index_of(ks, cast);
+  if (a == ks.size() || c == ks.size() || c < a) return;
+  Kernel k = ks[c];
+  k.bytes /= t;
+  ks.erase(ks.begin() + static_cast<std::ptrdiff_t>(c));
+  ks[a].collective_bytes /= e;
+  ks.insert(ks.begin() + static_cast<std::ptrdiff_t>(a), std::move(k));
+}
+
 // The reduce-scatter `rs` after GEMM `gemm` (proj_fprop, fc2_fprop),
 // pipelined in the overlap's num_splits chunks or exchanged round the ring
 // in t (TE's ring-exchange reduce-scatter: each chunk's partial sum sent on
@@ -874,6 +895,17 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                     std::string("mlp") + exit, UbOverlap{}, UbOverlap{}, false);
     bulk_backward(B, "attn.bwd.regather", "attn.qkv.dgrad", "attn.qkv.wgrad",
                   std::string("attn") + exit, UbOverlap{}, UbOverlap{}, false);
+  }
+
+  // FP8 without userbuffers: the sequence-parallel gathers move FP8, each
+  // shard cast before its gather (fp8_gather_first).
+  if (fp8 && sp && tp && !shape.tp_comm_overlap) {
+    fp8_gather_first(F, "attn.allgather", "attn.qkv.cast", d.t, e);
+    fp8_gather_first(B, "attn.bwd.allgather", "attn.proj.bwd.cast", d.t, e);
+    if (!is_moe) {
+      fp8_gather_first(F, "mlp.allgather", "mlp.fc1.cast", d.t, e);
+      fp8_gather_first(B, "mlp.bwd.allgather", "mlp.fc2.bwd.cast", d.t, e);
+    }
   }
 
   // FP8 current scaling: the amax passes, scale kernels and (sequence

@@ -48,24 +48,35 @@ BlockTemplate layer(const std::string& training,
 }
 
 // QKV's forward as a ring exchange: the FP8 cast of the rank's shard first,
-// 16 x 256 x (2 + 2) = 16,384 B (the gathered input's, 65,536 B, without
-// the overlap); the all-gather in FP8, 64 x 256 x 1 = 16,384 B (32,768 in
-// bf16), beside the GEMM's first 3 of 4 row chunks (48 rows); the last
-// chunk's 16 rows after it. fc1 alike.
+// 16 x 256 x (2 + 2) = 16,384 B; the all-gather in FP8, 64 x 256 x 1 =
+// 16,384 B (32,768 in bf16), beside the GEMM's first 3 of 4 row chunks (48
+// rows); the last chunk's 16 rows after it. fc1 alike. Without the overlap
+// the same cast and FP8 gather, one after the other, then the whole GEMM
+// (Transformer Engine v1.8's _LayerNormLinear gathers its norm's FP8
+// output; since 2026-12-06: before, the gather moved bf16, 32,768 B, and
+// the cast the gathered input, 65,536 B).
 TEST(TpCommOverlap, RingExchangeGathersBesideTheGemmsFirstChunks) {
   const BlockTemplate off = layer(""), on = layer(", tp_comm_overlap: true");
-  EXPECT_EQ(names_from(off.forward, "attn.allgather", 3),
-            (std::vector<std::string>{"attn.allgather", "attn.qkv.cast", "attn.qkv"}));
+  EXPECT_EQ(names_from(off.forward, "attn.qkv.cast", 3),
+            (std::vector<std::string>{"attn.qkv.cast", "attn.allgather", "attn.qkv"}));
   EXPECT_EQ(names_from(on.forward, "attn.qkv.cast", 4),
             (std::vector<std::string>{"attn.qkv.cast", "attn.allgather", "attn.qkv",
                                       "attn.qkv.last"}));
-  EXPECT_DOUBLE_EQ(find_kernel(off.forward, "attn.qkv.cast")->bytes, 65536);
+  EXPECT_DOUBLE_EQ(find_kernel(off.forward, "attn.qkv.cast")->bytes, 16384);
   EXPECT_DOUBLE_EQ(find_kernel(on.forward, "attn.qkv.cast")->bytes, 16384);
   const Kernel* ag = find_kernel(on.forward, "attn.allgather");
   EXPECT_TRUE(ag->beside);
   EXPECT_DOUBLE_EQ(ag->collective_bytes, 16384);
-  EXPECT_DOUBLE_EQ(find_kernel(off.forward, "attn.allgather")->collective_bytes, 32768);
+  EXPECT_DOUBLE_EQ(find_kernel(off.forward, "attn.allgather")->collective_bytes, 16384);
   EXPECT_FALSE(find_kernel(off.forward, "attn.allgather")->beside);
+  EXPECT_EQ(find_kernel(off.forward, "attn.qkv")->m, 64);  // the whole GEMM after the gather
+  // The backward's output gradients likewise: the shard's cast, an FP8 gather.
+  EXPECT_EQ(names_from(off.backward, "mlp.fc2.bwd.cast", 3),
+            (std::vector<std::string>{"mlp.fc2.bwd.cast", "mlp.bwd.allgather", "mlp.fc2.dgrad"}));
+  EXPECT_EQ(names_from(off.backward, "attn.proj.bwd.cast", 3),
+            (std::vector<std::string>{"attn.proj.bwd.cast", "attn.bwd.allgather",
+                                      "attn.proj.dgrad"}));
+  EXPECT_DOUBLE_EQ(find_kernel(off.backward, "attn.bwd.allgather")->collective_bytes, 16384);
   EXPECT_EQ(find_kernel(on.forward, "attn.qkv")->m, 48);
   EXPECT_EQ(find_kernel(on.forward, "attn.qkv.last")->m, 16);
   EXPECT_EQ(find_kernel(on.forward, "attn.qkv")->sm_held, 0);  // copy engines: no margin
