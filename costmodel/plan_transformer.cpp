@@ -125,6 +125,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         (tr.fp8_scaling == Fp8Scaling::kTensorwise
              ? "; current scaling (tensorwise): an amax pass before each cast TE does not fuse, "
                "a scale kernel, the amax of sequence-parallel tensors all-reduced over 'tensor'"
+             : "") +
+        (st.sequence_parallel && t > 1
+             ? "; sequence parallelism's all-gathers move FP8, each rank's shard cast before "
+               "its gather"
              : ""));
   // One description of the work (costmodel/transformer_blocks.hpp): the blocks a
   // tensor-parallel rank runs for one micro-batch, as the planner lowers them.
