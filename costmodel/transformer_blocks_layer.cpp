@@ -89,25 +89,42 @@ std::pair<Kernel, Kernel> split_rows(const Kernel& g, std::int64_t rows, const c
   return {a, b};
 }
 
+// With FP8, the sequence-parallel all-gather `ag` before a column-parallel
+// GEMM (or a row-parallel dgrad) without userbuffers moves FP8 too: the
+// cast `cast` (after the gather, before its GEMM) moves before the gather
+// and casts the local shard, 1/t of its elements, and the gather moves 1
+// byte an element. Transformer Engine v1.8: _LayerNormLinear.forward's norm
+// writes its output in FP8 and gather_along_first_dim gathers that;
+// grad_output_preprocess casts the output gradient's shard, gathers it and
+// transposes the gathered copy (module/layernorm_linear.py, module/base.py).
+// The cast keeps its bytes a shard element (with its transpose); the
+// userbuffers' ring exchange below starts the same way. Nothing where
+// either is missing.
+void fp8_gather_first(std::vector<Kernel>& ks, const std::string& ag, const std::string& cast,
+                      int t, double e) {
+  const size_t a = index_of(ks, ag), c = index_of(ks, cast);
+  if (a == ks.size() || c == ks.size() || c < a) return;
+  Kernel k = ks[c];
+  k.bytes /= t;
+  ks.erase(ks.begin() + static_cast<std::ptrdiff_t>(c));
+  ks[a].collective_bytes /= e;
+  ks.insert(ks.begin() + static_cast<std::ptrdiff_t>(a), std::move(k));
+}
+
 // The all-gather `ag` before GEMM `gemm` (its optional FP8 cast `cast`
 // between them) as a ring exchange (qkv_fprop, fc1_fprop, proj_dgrad,
-// fc2_dgrad): the cast moves before the gather and casts the local shard
-// (1/t of the elements), the gather then moves FP8 (TE's fp8_buf for
-// all-gather overlaps); the gather runs beside the GEMM's first t - 1
+// fc2_dgrad): with FP8 the cast moves before the gather and casts the
+// local shard, and the gather moves FP8 (fp8_gather_first; TE's fp8_buf
+// for all-gather overlaps); the gather runs beside the GEMM's first t - 1
 // chunks, and the last chunk, which needs the last hop, after it:
 // max(gather, (t-1)/t GEMM) + GEMM/t.
 void ring_exchange_gather(std::vector<Kernel>& ks, const std::string& ag, const std::string& cast,
                           const std::string& gemm, int t, double e, bool fp8, const UbOverlap& u) {
-  const size_t a = index_of(ks, ag), c = index_of(ks, cast), g = index_of(ks, gemm);
-  if (a == ks.size() || g == ks.size() || g <= a) return;
+  if (index_of(ks, ag) == ks.size() || index_of(ks, gemm) <= index_of(ks, ag)) return;
+  if (fp8) fp8_gather_first(ks, ag, cast, t, e);
+  const size_t a = index_of(ks, ag), g = index_of(ks, gemm);
   std::vector<Kernel> out(ks.begin(), ks.begin() + static_cast<std::ptrdiff_t>(a));
-  if (c < g && c > a) {
-    Kernel k = ks[c];
-    k.bytes /= t;
-    out.push_back(k);
-  }
   Kernel gather = ks[a];
-  if (fp8) gather.collective_bytes /= e;
   gather.beside = true;
   gather.userbuffers = true;
   out.push_back(gather);
@@ -118,27 +135,6 @@ void ring_exchange_gather(std::vector<Kernel>& ks, const std::string& ag, const 
   out.push_back(tail);
   out.insert(out.end(), ks.begin() + static_cast<std::ptrdiff_t>(g) + 1, ks.end());
   ks = std::move(out);
-}
-
-// With FP8, the sequence-parallel all-gather `ag` before a column-parallel
-// GEMM (or a row-parallel dgrad) without userbuffers moves FP8 too: the
-// cast `cast` (after the gather, before its GEMM) moves before the gather
-// and casts the local shard, 1/t of its elements, and the gather moves 1
-// byte an element. Transformer Engine v1.8: _LayerNormLinear.forward's norm
-// writes its output in FP8 and gather_along_first_dim gathers that;
-// grad_output_preprocess casts the output gradient's shard, gathers it and
-// transposes the gathered copy (module/layernorm_linear.py, module/base.py).
-// The cast keeps its bytes a shard element (with its transpose), as the
-// userbuffers' ring exchange above has it. Nothing where either is missing.
-void fp8_gather_first(std::vector<Kernel>& ks, const std::string& ag, const std::string& cast,
-                      int t, double e) {
-  const size_t a = index_of(ks, ag), c = index_of(ks, cast);
-  if (a == ks.size() || c == ks.size() || c < a) return;
-  Kernel k = ks[c];
-  k.bytes /= t;
-  ks.erase(ks.begin() + static_cast<std::ptrdiff_t>(c));
-  ks[a].collective_bytes /= e;
-  ks.insert(ks.begin() + static_cast<std::ptrdiff_t>(a), std::move(k));
 }
 
 // The reduce-scatter `rs` after GEMM `gemm` (proj_fprop, fc2_fprop),
@@ -282,6 +278,9 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   const std::int64_t fc1p = fc1_cols / d.t;
   const double q_bytes = T * heads_local * dh * e;  // Q (or an expanded K or V) on this rank
   const double kv_bytes = T * kv_local * dh * e;    // K or V as projected on this rank
+  // Transformer Engine's copies and merges around a context ring's
+  // attention kernels, on the rank that moves the most (none for cp = 1).
+  const RingMergeBytes merge = ring_merge_bytes(d.cp, q_bytes, kv_bytes, T * heads_local * 4);
   // FP8 (Transformer Engine, Megatron-Core's TE linear layers; Micikevicius
   // et al. 2022): each linear layer's GEMMs (forward, dgrad, wgrad) in FP8;
   // before the forward GEMM its input, before the dgrad its output gradient
@@ -499,11 +498,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
       fa.ring_bytes = 2 * kv_bytes;
     }
     F.push_back(fa);
-    // Transformer Engine's copies and merges around the ring's kernels
-    // (ring_merge_bytes), on the rank that moves the most.
-    if (d.cp > 1)
-      F.push_back(memory("attn.ring_merge", OpKind::kElementwise,
-                         ring_merge_bytes(d.cp, q_bytes, kv_bytes, T * heads_local * 4).forward));
+    if (d.cp > 1) F.push_back(memory("attn.ring_merge", OpKind::kElementwise, merge.forward));
   } else {
     sc.saved_bytes = 2 * q_bytes;  // Q and K (K expanded to every query head)
     F.push_back(sc);
@@ -799,9 +794,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
       fb.ring_bytes = 4 * kv_bytes;
     }
     B.push_back(fb);
-    if (d.cp > 1)
-      B.push_back(memory("attn.ring_merge.bwd", OpKind::kElementwise,
-                         ring_merge_bytes(d.cp, q_bytes, kv_bytes, T * heads_local * 4).backward));
+    if (d.cp > 1) B.push_back(memory("attn.ring_merge.bwd", OpKind::kElementwise, merge.backward));
   } else {
     // The context layer's gradient back to (b, a/t, s, d_h).
     B.push_back(backward_of(ctx, ctx.bytes));
