@@ -109,9 +109,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   if (full && tr.fp8 != Fp8Recipe::kNone)
     e.notes.push_back(
         "FP8 (" + std::string(fp8_recipe_name(tr.fp8)) +
-        ", Transformer Engine): the linear layers' GEMMs at the FP8 rate after a cast of each "
-        "input" +
-        std::string(training ? " and output gradient, their inputs saved in FP8" : "") +
+        ", Transformer Engine): the linear layers' GEMMs at the FP8 rate on FP8 inputs" +
+        std::string(training ? " and output gradients, their inputs saved in FP8" : "") +
         (training && tr.fp8_param_gather
              ? std::string(", FP8 primary weights (fp8_param_gather: an FP8 weight and its "
                            "transpose, 2 B per weight, in the 16-bit weight's place; the "
@@ -125,10 +124,18 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         (tr.fp8_scaling == Fp8Scaling::kTensorwise
              ? "; current scaling (tensorwise): an amax pass before each cast TE does not fuse, "
                "a scale kernel, the amax of sequence-parallel tensors all-reduced over 'tensor'"
-             : "") +
+             : std::string(training ? "; delayed scaling as Transformer Engine 1.x runs it: "
+                                      "the QKV and fc1 norms write FP8 themselves (no cast) "
+                                      "and their weight gradients transpose that input first"
+                                    : "; delayed scaling: the QKV and fc1 norms write FP8 "
+                                      "themselves (no cast)")) +
         (st.sequence_parallel && t > 1
-             ? "; sequence parallelism's all-gathers move FP8, each rank's shard cast before "
-               "its gather"
+             ? (tr.fp8_scaling == Fp8Scaling::kTensorwise
+                    ? std::string("; sequence parallelism's all-gathers move FP8, each rank's "
+                                  "shard cast before its gather")
+                    : std::string("; sequence parallelism's all-gathers move FP8 (the norms' "
+                                  "output; each output gradient's shard cast before its gather, "
+                                  "the gathered copy transposed)"))
              : ""));
   // One description of the work (costmodel/transformer_blocks.hpp): the blocks a
   // tensor-parallel rank runs for one micro-batch, as the planner lowers them.

@@ -77,6 +77,20 @@ size_t index_of(const std::vector<Kernel>& ks, const std::string& name) {
   return ks.size();
 }
 
+// `k` put right before (after) the first kernel named `anchor`; nothing
+// where there is none. Before: ahead of a collective beside the anchor too,
+// which must stay right before its GEMM (Kernel::beside).
+void insert_before(std::vector<Kernel>& ks, const std::string& anchor, Kernel k) {
+  size_t i = index_of(ks, anchor);
+  if (i == ks.size()) return;
+  if (i > 0 && ks[i - 1].beside) --i;
+  ks.insert(ks.begin() + static_cast<std::ptrdiff_t>(i), std::move(k));
+}
+void insert_after(std::vector<Kernel>& ks, const std::string& anchor, Kernel k) {
+  const size_t i = index_of(ks, anchor);
+  if (i < ks.size()) ks.insert(ks.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::move(k));
+}
+
 // A GEMM's first `rows` rows and the rest, as two kernels (TE's chunked
 // GEMMs): the rest named NAME + suffix, the activation kept for the
 // backward charged to the first.
@@ -97,13 +111,18 @@ std::pair<Kernel, Kernel> split_rows(const Kernel& g, std::int64_t rows, const c
 // writes its output in FP8 and gather_along_first_dim gathers that;
 // grad_output_preprocess casts the output gradient's shard, gathers it and
 // transposes the gathered copy (module/layernorm_linear.py, module/base.py).
-// The cast keeps its bytes a shard element (with its transpose); the
-// userbuffers' ring exchange below starts the same way. Nothing where
-// either is missing.
+// The cast keeps its bytes a shard element; the userbuffers' ring exchange
+// below starts the same way. Where there is no cast (under delayed scaling
+// a LayerNormLinear's norm writes FP8 itself) the gather moves FP8 all the
+// same. Nothing without the gather, or with the cast already before it.
 void fp8_gather_first(std::vector<Kernel>& ks, const std::string& ag, const std::string& cast,
                       int t, double e) {
   const size_t a = index_of(ks, ag), c = index_of(ks, cast);
-  if (a == ks.size() || c == ks.size() || c < a) return;
+  if (a == ks.size() || (c != ks.size() && c < a)) return;
+  if (c == ks.size()) {
+    ks[a].collective_bytes /= e;
+    return;
+  }
   Kernel k = ks[c];
   k.bytes /= t;
   ks.erase(ks.begin() + static_cast<std::ptrdiff_t>(c));
@@ -292,8 +311,21 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     if (fp8) g.dtype = DType::kFP8;
     return g;
   };
-  auto push_cast = [&](std::vector<Kernel>& ks, const std::string& name, double elements) {
-    if (fp8) ks.push_back(memory(name + ".cast", OpKind::kElementwise, fp8_cast_bytes(elements, e)));
+  // Delayed scaling as Transformer Engine 1.x runs it (v1.8 to v1.13, the
+  // NeMo 24.x containers'): a LayerNormLinear's norm writes FP8 itself, no
+  // cast of its own; under sequence parallelism a Linear's input and a
+  // row-parallel output gradient are cast without their transposes, which
+  // the weight gradients make of the gathered FP8 (docs/costmodel.md,
+  // "Where TE 1.x casts and transposes"; the transposes below). Current
+  // scaling (TE 2.x) casts every input after a 16-bit norm, with its
+  // transpose.
+  const bool te1 = fp8 && shape.fp8_scaling == Fp8Scaling::kDelayed;
+  const bool cast_alone = te1 && sp && tp;  // cast_to_fp8, the transpose later
+  auto push_cast = [&](std::vector<Kernel>& ks, const std::string& name, double elements,
+                       bool transposed = true) {
+    if (fp8)
+      ks.push_back(memory(name + ".cast", OpKind::kElementwise,
+                          transposed ? fp8_cast_bytes(elements, e) : elements * (e + 1)));
   };
 
   BlockTemplate L;
@@ -414,8 +446,9 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   // Tensors that every tensor rank keeps whole without sequence
   // parallelism (LN inputs, QKV and fc1 inputs, dropout masks), 1/t with it.
   std::vector<Kernel>& F = L.forward;
-  // LayerNorm or RMSNorm: one read, one write (Megatron's fused kernels).
-  Kernel ln1 = memory("ln1", OpKind::kLayerNorm, 2 * Tl * h * e);
+  // LayerNorm or RMSNorm: one read, one write (Megatron's fused kernels;
+  // TE 1.x's writes FP8 under delayed scaling).
+  Kernel ln1 = memory("ln1", OpKind::kLayerNorm, Tl * h * (te1 ? e + 1 : 2 * e));
   ln1.kernel_class = KernelClass::kNormForward;  // a profile's norm efficiency
   ln1.saved_bytes = sh_e;  // LN1 input (the layer input)
   F.push_back(ln1);
@@ -425,7 +458,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                    tr_text("Reasons",
                            "sequence parallel: gather the LayerNorm output's sequence shards "
                            "over 'tensor' before the column-parallel QKV GEMM")));
-  push_cast(F, "attn.qkv", T * h);
+  if (!te1) push_cast(F, "attn.qkv", T * h);
   Kernel qkv = linear_gemm(gemm("attn.qkv", OpKind::kMatmul, d.tokens, qkv_cols / d.t, d.h));
   qkv.saved_bytes = Tl * h * a_e;  // QKV input (the shard, re-gathered in backward, with SP)
   F.push_back(qkv);
@@ -513,7 +546,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   // The projection's input is the heads' outputs, a/t x d_h wide on this
   // rank (h/t unless head_dim says otherwise).
   const double q_local = static_cast<double>(d.q / d.t);
-  push_cast(F, "attn.proj", T * q_local);
+  push_cast(F, "attn.proj", T * q_local, !cast_alone);
   Kernel proj = linear_gemm(gemm("attn.proj", OpKind::kMatmul, d.tokens, d.h, d.q / d.t));
   proj.saved_bytes = T * q_local * a_e;  // projection input
   F.push_back(proj);
@@ -534,7 +567,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   Kernel bda1 = memory("attn.residual", OpKind::kElementwise, Tl * h * (3 * e + 1));
   bda1.saved_bytes = Tl * h * 1;  // dropout mask
   F.push_back(bda1);
-  Kernel ln2 = memory("ln2", OpKind::kLayerNorm, 2 * Tl * h * e);
+  Kernel ln2 = memory("ln2", OpKind::kLayerNorm, Tl * h * (te1 && !is_moe ? e + 1 : 2 * e));
   ln2.kernel_class = KernelClass::kNormForward;
   ln2.saved_bytes = sh_e;  // LN2 input
   F.push_back(ln2);
@@ -624,7 +657,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
       F.push_back(sadd);
     }
   } else {
-    push_cast(F, "mlp.fc1", T * h);
+    if (!te1) push_cast(F, "mlp.fc1", T * h);
     Kernel fc1 = linear_gemm(gemm("mlp.fc1", OpKind::kMatmul, d.tokens, fc1p, d.h));
     fc1.saved_bytes = Tl * h * a_e;  // fc1 input
     F.push_back(fc1);
@@ -632,7 +665,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     // SwiGLU: reads gate and up, writes silu(gate) * up, keeps gate and up.
     act.saved_bytes = (swiglu ? 2 : 1) * T * ffn_local * e;
     F.push_back(act);
-    push_cast(F, "mlp.fc2", T * ffn_local);
+    push_cast(F, "mlp.fc2", T * ffn_local, !cast_alone);
     Kernel fc2 = linear_gemm(gemm("mlp.fc2", OpKind::kMatmul, d.tokens, d.h, fp));
     fc2.saved_bytes = T * ffn_local * a_e;  // fc2 input
     F.push_back(fc2);
@@ -726,7 +759,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
       B.push_back(sfc1w);
     }
   } else {
-    push_cast(B, "mlp.fc2.bwd", T * h);
+    push_cast(B, "mlp.fc2.bwd", T * h, !cast_alone);
     B.push_back(linear_gemm(gemm("mlp.fc2.dgrad", OpKind::kMatmul, d.tokens, fp, d.h)));
     Kernel fc2w = linear_gemm(gemm("mlp.fc2.wgrad", OpKind::kMatmul, fp, d.h, d.tokens));
     fc2w.completes_grad = kFc2;
@@ -778,7 +811,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                    tr_text("Reasons",
                            "sequence parallel backward: gather the output gradient's sequence "
                            "shards over 'tensor' (the transpose of the forward reduce-scatter)")));
-  push_cast(B, "attn.proj.bwd", T * h);
+  push_cast(B, "attn.proj.bwd", T * h, !cast_alone);
   B.push_back(linear_gemm(gemm("attn.proj.dgrad", OpKind::kMatmul, d.tokens, d.q / d.t, d.h)));
   Kernel projw = linear_gemm(gemm("attn.proj.wgrad", OpKind::kMatmul, d.q / d.t, d.h, d.tokens));
   projw.completes_grad = kProj;
@@ -899,6 +932,43 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
       fp8_gather_first(F, "mlp.allgather", "mlp.fc1.cast", d.t, e);
       fp8_gather_first(B, "mlp.bwd.allgather", "mlp.fc2.bwd.cast", d.t, e);
     }
+  }
+
+  // Delayed scaling under TE 1.x: the weight gradients' FP8 transposes
+  // (tex.fp8_transpose: read 1, write 1 an element of the whole). A
+  // LayerNormLinear's of its gathered (or whole) norm output, right before
+  // its weight gradient and the input gradient's asynchronous reduce-scatter
+  // that runs beside it (layernorm_linear.py, _LayerNormLinear.backward:
+  // ln_out_total_t, after the reduce-scatter's launch: beside the transpose
+  // and the GEMM in TE, beside the GEMM alone here); under sequence parallelism a Linear's of its input
+  // (linear.py: inputmat_t_total) and a row-parallel layer's of its
+  // gathered output gradient (base.py, grad_output_preprocess: right after
+  // the gather; with userbuffers before the weight gradient).
+  if (te1) {
+    auto transpose = [&](const std::string& name, double elements) {
+      return memory(name + ".transpose", OpKind::kElementwise, 2 * elements);
+    };
+    insert_before(B, "attn.qkv.wgrad", transpose("attn.qkv", T * h));
+    if (!is_moe) insert_before(B, "mlp.fc1.wgrad", transpose("mlp.fc1", T * h));
+    if (cast_alone) {
+      struct RowParallel {
+        const char* gemm;
+        const char* gather;
+        double input;
+      };
+      std::vector<RowParallel> row_parallel = {{"attn.proj", "attn.bwd.allgather", T * q_local}};
+      if (!is_moe) row_parallel.push_back({"mlp.fc2", "mlp.bwd.allgather", T * ffn_local});
+      for (const RowParallel& r : row_parallel) {
+        const std::string wgrad = std::string(r.gemm) + ".wgrad";
+        Kernel grad_t = transpose(std::string(r.gemm) + ".bwd", T * h);
+        if (shape.tp_comm_overlap)
+          insert_before(B, wgrad, std::move(grad_t));
+        else
+          insert_after(B, r.gather, std::move(grad_t));
+        insert_before(B, wgrad, transpose(r.gemm, r.input));
+      }
+    }
+    L.recompute_before = static_cast<int>(index_of(B, "attn.proj.wgrad")) + 1;
   }
 
   // FP8 current scaling: the amax passes, scale kernels and (sequence

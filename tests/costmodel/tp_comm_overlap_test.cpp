@@ -47,46 +47,47 @@ BlockTemplate layer(const std::string& training,
   return L.is_ok() ? *L : BlockTemplate{};
 }
 
-// QKV's forward as a ring exchange: the FP8 cast of the rank's shard first,
-// 16 x 256 x (2 + 2) = 16,384 B; the all-gather in FP8, 64 x 256 x 1 =
-// 16,384 B (32,768 in bf16), beside the GEMM's first 3 of 4 row chunks (48
-// rows); the last chunk's 16 rows after it. fc1 alike. Without the overlap
-// the same cast and FP8 gather, one after the other, then the whole GEMM
+// QKV's forward as a ring exchange: the norm's FP8 output (no cast under
+// delayed scaling: tests/costmodel/fp8_te_boundaries_test.cpp) gathered in
+// FP8, 64 x 256 x 1 = 16,384 B (32,768 in bf16), beside the GEMM's first 3
+// of 4 row chunks (48 rows); the last chunk's 16 rows after it. fc1 alike.
+// Without the overlap the same FP8 gather, then the whole GEMM
 // (Transformer Engine v1.8's _LayerNormLinear gathers its norm's FP8
 // output; since 2026-12-06: before, the gather moved bf16, 32,768 B, and
-// the cast the gathered input, 65,536 B).
+// a cast the gathered input, 65,536 B).
 TEST(TpCommOverlap, RingExchangeGathersBesideTheGemmsFirstChunks) {
   const BlockTemplate off = layer(""), on = layer(", tp_comm_overlap: true");
-  EXPECT_EQ(names_from(off.forward, "attn.qkv.cast", 3),
-            (std::vector<std::string>{"attn.qkv.cast", "attn.allgather", "attn.qkv"}));
-  EXPECT_EQ(names_from(on.forward, "attn.qkv.cast", 4),
-            (std::vector<std::string>{"attn.qkv.cast", "attn.allgather", "attn.qkv",
-                                      "attn.qkv.last"}));
-  EXPECT_DOUBLE_EQ(find_kernel(off.forward, "attn.qkv.cast")->bytes, 16384);
-  EXPECT_DOUBLE_EQ(find_kernel(on.forward, "attn.qkv.cast")->bytes, 16384);
+  EXPECT_EQ(names_from(off.forward, "ln1", 3),
+            (std::vector<std::string>{"ln1", "attn.allgather", "attn.qkv"}));
+  EXPECT_EQ(names_from(on.forward, "ln1", 4),
+            (std::vector<std::string>{"ln1", "attn.allgather", "attn.qkv", "attn.qkv.last"}));
   const Kernel* ag = find_kernel(on.forward, "attn.allgather");
   EXPECT_TRUE(ag->beside);
   EXPECT_DOUBLE_EQ(ag->collective_bytes, 16384);
   EXPECT_DOUBLE_EQ(find_kernel(off.forward, "attn.allgather")->collective_bytes, 16384);
   EXPECT_FALSE(find_kernel(off.forward, "attn.allgather")->beside);
   EXPECT_EQ(find_kernel(off.forward, "attn.qkv")->m, 64);  // the whole GEMM after the gather
-  // The backward's output gradients likewise: the shard's cast, an FP8 gather.
-  EXPECT_EQ(names_from(off.backward, "mlp.fc2.bwd.cast", 3),
-            (std::vector<std::string>{"mlp.fc2.bwd.cast", "mlp.bwd.allgather", "mlp.fc2.dgrad"}));
-  EXPECT_EQ(names_from(off.backward, "attn.proj.bwd.cast", 3),
+  // The backward's output gradients: the shard's cast, an FP8 gather, the
+  // gathered copy's transpose.
+  EXPECT_EQ(names_from(off.backward, "mlp.fc2.bwd.cast", 4),
+            (std::vector<std::string>{"mlp.fc2.bwd.cast", "mlp.bwd.allgather",
+                                      "mlp.fc2.bwd.transpose", "mlp.fc2.dgrad"}));
+  EXPECT_EQ(names_from(off.backward, "attn.proj.bwd.cast", 4),
             (std::vector<std::string>{"attn.proj.bwd.cast", "attn.bwd.allgather",
-                                      "attn.proj.dgrad"}));
+                                      "attn.proj.bwd.transpose", "attn.proj.dgrad"}));
   EXPECT_DOUBLE_EQ(find_kernel(off.backward, "attn.bwd.allgather")->collective_bytes, 16384);
   EXPECT_EQ(find_kernel(on.forward, "attn.qkv")->m, 48);
   EXPECT_EQ(find_kernel(on.forward, "attn.qkv.last")->m, 16);
   EXPECT_EQ(find_kernel(on.forward, "attn.qkv")->sm_held, 0);  // copy engines: no margin
-  EXPECT_EQ(names_from(on.forward, "mlp.fc1.cast", 4),
-            (std::vector<std::string>{"mlp.fc1.cast", "mlp.allgather", "mlp.fc1", "mlp.fc1.last"}));
+  EXPECT_EQ(names_from(on.forward, "ln2", 4),
+            (std::vector<std::string>{"ln2", "mlp.allgather", "mlp.fc1", "mlp.fc1.last"}));
   // The backward's gathers of the output gradient before the projection's
-  // and fc2's input-gradient GEMMs, the same way.
-  EXPECT_EQ(names_from(on.backward, "mlp.fc2.bwd.cast", 5),
+  // and fc2's input-gradient GEMMs, the same way; the transposes wait for
+  // the weight gradient.
+  EXPECT_EQ(names_from(on.backward, "mlp.fc2.bwd.cast", 7),
             (std::vector<std::string>{"mlp.fc2.bwd.cast", "mlp.bwd.allgather", "mlp.fc2.dgrad",
-                                      "mlp.fc2.dgrad.last", "mlp.fc2.wgrad"}));
+                                      "mlp.fc2.dgrad.last", "mlp.fc2.bwd.transpose",
+                                      "mlp.fc2.transpose", "mlp.fc2.wgrad"}));
   EXPECT_EQ(names_from(on.backward, "attn.proj.bwd.cast", 4),
             (std::vector<std::string>{"attn.proj.bwd.cast", "attn.bwd.allgather",
                                       "attn.proj.dgrad", "attn.proj.dgrad.last"}));
@@ -126,15 +127,19 @@ TEST(TpCommOverlap, BulkOverlapsInTheColumnParallelBackward) {
   // the same pairs, training.tp_backward_overlap.)
   const BlockTemplate off = layer(", tp_backward_overlap: false"),
                       on = layer(", tp_comm_overlap: true");
-  EXPECT_EQ(names_from(off.backward, "attn.bwd.regather", 5),
+  // (The FP8 input's transpose right before each weight gradient.)
+  EXPECT_EQ(names_from(off.backward, "attn.bwd.regather", 6),
             (std::vector<std::string>{"attn.bwd.regather", "attn.qkv.bwd.cast", "attn.qkv.dgrad",
-                                      "attn.qkv.wgrad", "attn.bwd.reducescatter"}));
-  EXPECT_EQ(names_from(on.backward, "attn.qkv.bwd.cast", 5),
+                                      "attn.qkv.transpose", "attn.qkv.wgrad",
+                                      "attn.bwd.reducescatter"}));
+  EXPECT_EQ(names_from(on.backward, "attn.qkv.bwd.cast", 6),
             (std::vector<std::string>{"attn.qkv.bwd.cast", "attn.bwd.regather", "attn.qkv.dgrad",
-                                      "attn.bwd.reducescatter", "attn.qkv.wgrad"}));
-  EXPECT_EQ(names_from(on.backward, "mlp.fc1.bwd.cast", 5),
+                                      "attn.qkv.transpose", "attn.bwd.reducescatter",
+                                      "attn.qkv.wgrad"}));
+  EXPECT_EQ(names_from(on.backward, "mlp.fc1.bwd.cast", 6),
             (std::vector<std::string>{"mlp.fc1.bwd.cast", "mlp.bwd.regather", "mlp.fc1.dgrad",
-                                      "mlp.bwd.reducescatter", "mlp.fc1.wgrad"}));
+                                      "mlp.fc1.transpose", "mlp.bwd.reducescatter",
+                                      "mlp.fc1.wgrad"}));
   for (const char* n : {"attn.bwd.regather", "attn.bwd.reducescatter", "mlp.bwd.regather",
                         "mlp.bwd.reducescatter"})
     EXPECT_TRUE(find_kernel(on.backward, n)->beside) << n;

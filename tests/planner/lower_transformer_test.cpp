@@ -728,7 +728,8 @@ TEST(LowerTransformer, FusionKeepsComputeTimeWithinFivePercentAtRealSizes) {
 }
 
 // FP8 (training.fp8, docs/costmodel.md "FP8 training"): the lowered Program
-// runs the linear layers' GEMMs as FP8 tasks and the casts before them,
+// runs the linear layers' GEMMs as FP8 tasks and the casts and transposes
+// around them as bf16 passes over memory,
 // keeps the attention and the logits in bf16, holds the weights' FP8 copies
 // resident (2 B per FP8 weight element: a layer of h 512 has 12 h^2 =
 // 3,145,728 of them, 4 layers 12,582,912, so 25,165,824 B on one rank).
@@ -752,7 +753,8 @@ TEST(LowerTransformerFp8, Fp8GemmTasksCastsAndTheWeightCopies) {
   for (const char* fp8 : {"attn.qkv", "attn.proj", "mlp.fc1", "mlp.fc2", "mlp.fc2.dgrad",
                           "attn.qkv.wgrad"})
     EXPECT_EQ(dtype_of.at(fp8), DType::kFP8) << fp8;
-  for (const char* bf16 : {"attn.qkv.cast", "attn.flash", "ln1", "head.logits", "mlp.gelu"})
+  for (const char* bf16 : {"attn.proj.cast", "attn.qkv.transpose", "attn.flash", "ln1",
+                           "head.logits", "mlp.gelu"})
     EXPECT_EQ(dtype_of.at(bf16), DType::kBF16) << bf16;
   double fp8_weights = 0;
   for (const Buffer& b : p.buffers())
