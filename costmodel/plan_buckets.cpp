@@ -294,7 +294,7 @@ struct ChunkGathers {
 
 ChunkGathers chunk_gathers(const StageLayout& lay, const KernelTimes& times, int c,
                            double grad_bytes_per_element, double weight_bytes_per_element,
-                           double bucket_bytes) {
+                           double fp8_weight_bytes_per_element, double bucket_bytes) {
   ChunkGathers g;
   lay.for_each_block(c, false, [&](const StageBlock& b) { g.blocks.push_back(&b); });
   for (const StageBlock* blk : g.blocks) {
@@ -317,6 +317,8 @@ ChunkGathers chunk_gathers(const StageLayout& lay, const KernelTimes& times, int
       if (group < 0 || group >= blk.owned || blk.is_expert(group)) continue;
       grad_bytes += blk.group_elements[group] * grad_bytes_per_element;
       cur.bytes += blk.group_elements[group] * weight_bytes_per_element;
+      if (blk.group_fp8 != nullptr)  // FP8 primary weights gathered in FP8
+        cur.bytes -= blk.group_fp8[group] * (weight_bytes_per_element - fp8_weight_bytes_per_element);
       cur.first = j;
       open = true;
       if (grad_bytes >= bucket_bytes) {
@@ -345,14 +347,15 @@ ChunkGathers chunk_gathers(const StageLayout& lay, const KernelTimes& times, int
 // delay shifts what follows on this rank.
 Result<ParamGatherChain> aligned_param_gathers(
     const StageLayout& lay, const KernelTimes& times, double grad_bytes_per_element,
-    double weight_bytes_per_element, double bucket_bytes, double arrival, int pipeline_size,
+    double weight_bytes_per_element, double fp8_weight_bytes_per_element, double bucket_bytes,
+    double arrival, int pipeline_size,
     int rank, double hop, const std::function<Result<double>(double)>& price_once) {
   ParamGatherChain out;
   const int v = lay.chunks, P = std::max(1, pipeline_size);
   std::vector<ChunkGathers> ch;
   for (int c = 0; c < v; ++c)
     ch.push_back(chunk_gathers(lay, times, c, grad_bytes_per_element, weight_bytes_per_element,
-                               bucket_bytes));
+                               fp8_weight_bytes_per_element, bucket_bytes));
   // One chunk's layers' forward (block recomputation's kept layers timed
   // by their own template).
   auto forward_of = [&](const StageBlock& blk) {
@@ -420,7 +423,8 @@ Result<ParamGatherChain> aligned_param_gathers(
 
 Result<ParamGatherChain> param_gather_chain(
     const StageLayout& lay, const KernelTimes& times, double grad_bytes_per_element,
-    double weight_bytes_per_element, double bucket_bytes, double arrival, int pipeline_size,
+    double weight_bytes_per_element, double fp8_weight_bytes_per_element, double bucket_bytes,
+    double arrival, int pipeline_size,
     int rank, double hop, const std::function<Result<double>(double)>& price) {
   ParamGatherChain out;
   std::vector<std::pair<double, double>> priced;  // bytes, seconds
@@ -433,11 +437,13 @@ Result<ParamGatherChain> param_gather_chain(
   };
   if (lay.chunks > 1)
     return aligned_param_gathers(lay, times, grad_bytes_per_element, weight_bytes_per_element,
-                                 bucket_bytes, arrival, pipeline_size, rank, hop, price_once);
+                                 fp8_weight_bytes_per_element, bucket_bytes, arrival,
+                                 pipeline_size, rank, hop, price_once);
   for (int c = 0; c < lay.chunks; ++c) {
     // The chunk's blocks, their forward, its buckets (forward order).
     const ChunkGathers g = chunk_gathers(lay, times, c, grad_bytes_per_element,
-                                         weight_bytes_per_element, bucket_bytes);
+                                         weight_bytes_per_element,
+                                         fp8_weight_bytes_per_element, bucket_bytes);
     const std::vector<const StageBlock*>& blocks = g.blocks;
     const std::vector<double>& forward = g.forward;
     const std::vector<ChunkGathers::Bucket>& list = g.list;

@@ -311,7 +311,8 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
       BRIGADE_ASSIGN_OR_RETURN(
           const ParamGatherChain chain,
           param_gather_chain(
-              lay, times, g_bytes, e_bytes, st.bucket_bytes, carry.pg_arrival + carry.pg_carry, p,
+              lay, times, g_bytes, e_bytes, in.fp8_gather_bytes, st.bucket_bytes,
+              carry.pg_arrival + carry.pg_carry, p,
               i, p > 1 ? in.forward_send(i > 0 ? i - 1 : 1, i > 0 ? i : 0) : 0.0, price_gather));
       carry.pg_carry += chain.chunk0_delay;
       carry.pg_later += chain.later_delay;
@@ -323,8 +324,21 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
         ledger.add("data", "allgather", dg, chain.calls, chain.bytes, chain.seconds,
                    std::min(chain.seconds, exposed));
     } else if (st.zero >= 1) {
-      // Updated weights gathered after the optimizer step (not overlapped).
-      BRIGADE_RETURN_IF_ERROR(price_sizes(CollectiveKind::kAllGather, e_bytes / g_bytes));
+      // Updated weights gathered after the optimizer step (not overlapped),
+      // each bucket at the stage's weight bytes per gradient byte: e / g,
+      // less with FP8 primary weights gathered in FP8 (the same mean over
+      // the stage's data-parallel groups as the planner's, so the buckets'
+      // bytes sum to the weights').
+      double gathered = e_bytes / g_bytes;
+      if (in.fp8_gather_bytes != e_bytes) {
+        const double elements =
+            lay.sum([](const StageBlock& blk) { return blk.owned_elements - blk.expert_elements; });
+        const double fp8 = lay.sum([](const StageBlock& blk) { return blk.fp8_elements; });
+        if (elements > 0)
+          gathered = (elements * e_bytes - fp8 * (e_bytes - in.fp8_gather_bytes)) /
+                     (elements * g_bytes);
+      }
+      BRIGADE_RETURN_IF_ERROR(price_sizes(CollectiveKind::kAllGather, gathered));
       if (!(bl.gather.valid && bl.gather.priced == priced)) {
         double gather = 0;
         const size_t n_buckets = buckets.size();
@@ -337,7 +351,7 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
       out.per_step += gather;
       if (ledgers_on)
         ledger.add("data", "allgather", dg, static_cast<double>(buckets.size()),
-                   bytes * e_bytes / g_bytes, gather, gather);
+                   bytes * gathered, gather, gather);
     }
   } else {
     double f_total = 0, b_total = 0, f_last = 0, b_last = 0, rs_total = 0, rs_last = 0;

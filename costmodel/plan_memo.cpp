@@ -22,6 +22,7 @@ TemplateFigures template_figures(const BlockTemplate& tpl) {
   for (const ParamGroup& g : tpl.params) {
     f.group_elements.push_back(g.local_elements());
     f.group_replicated.push_back(g.replicated_elements());
+    f.group_fp8.push_back(g.fp8_elements());
     f.group_expert.push_back(g.expert ? 1 : 0);
     if (g.expert) f.expert_elements += g.local_elements();
     if (g.expert) f.fp8_expert_elements += g.fp8_elements();

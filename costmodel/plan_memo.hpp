@@ -50,6 +50,7 @@ struct TemplateFigures {
   double recompute_saved_bytes = 0;      // BlockTemplate::recompute_saved_bytes()
   std::vector<double> group_elements;    // ParamGroup::local_elements() per group
   std::vector<double> group_replicated;  // ParamGroup::replicated_elements() per group
+  std::vector<double> group_fp8;         // ParamGroup::fp8_elements() per group
   std::vector<char> group_expert;        // ParamGroup::expert per group (1: an expert group)
   double expert_elements = 0;            // the expert groups' elements
   double fp8_weight_elements = 0;        // BlockTemplate::fp8_weight_elements()

@@ -67,6 +67,7 @@ StageLayout stage_layout(int P, int v, int stage, const PipelineSplit& split,
       b.owned_elements += b.group_elements[g];
       b.replicated_elements += replicated[g];
       if (b.is_expert(g)) b.expert_elements += b.group_elements[g];
+      else if (b.group_fp8 != nullptr) b.fp8_elements += b.group_fp8[g];
     }
     b.gather_elements =
         b.is_head && stage == 0 && tied ? tb.embedding_figures.group_elements[0] : b.owned_elements;
@@ -76,6 +77,7 @@ StageLayout stage_layout(int P, int v, int stage, const PipelineSplit& split,
     b.figures = &f;
     b.group_elements = f.group_elements.data();
     b.group_expert = f.group_expert.data();
+    b.group_fp8 = f.group_fp8.data();
     b.owned = static_cast<int>(f.group_elements.size());
     counted(b, f.group_replicated.data());
   };
@@ -92,6 +94,7 @@ StageLayout stage_layout(int P, int v, int stage, const PipelineSplit& split,
   s.head.figures = &tb.head_figures;
   if (stage != 0) {
     s.head.group_elements = tb.embedding_figures.group_elements.data();
+    s.head.group_fp8 = tb.embedding_figures.group_fp8.data();
     s.head.owned = 1;
     s.head.tied = 0;
   }

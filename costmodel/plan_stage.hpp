@@ -39,12 +39,14 @@ struct StageBlock {
   // elements (ParamGroup::local_elements), `owned` of them.
   const double* group_elements = nullptr;
   const char* group_expert = nullptr;  // per group: 1 for experts split over 'expert'
+  const double* group_fp8 = nullptr;   // per group: its FP8 weights' elements (ParamGroup::fp8_elements)
   int owned = 0;
   int tied = -1;  // index among the owned groups of the tied word embedding
   bool is_head = false;
   double owned_elements = 0;
   double replicated_elements = 0;  // of the owned groups, not split over the tensor group
   double expert_elements = 0;      // of the owned groups, experts split over 'expert'
+  double fp8_elements = 0;         // of the owned groups but the experts', FP8 weights
   double gather_elements = 0;
   bool is_expert(int g) const { return group_expert != nullptr && group_expert[g] != 0; }
 };
@@ -203,7 +205,8 @@ struct ParamGatherChain {
 };
 Result<ParamGatherChain> param_gather_chain(
     const StageLayout& lay, const KernelTimes& times, double grad_bytes_per_element,
-    double weight_bytes_per_element, double bucket_bytes, double arrival, int pipeline_size,
+    double weight_bytes_per_element, double fp8_weight_bytes_per_element, double bucket_bytes,
+    double arrival, int pipeline_size,
     int rank, double hop, const std::function<Result<double>(double)>& price);
 
 // A device's index from its tensor, data, pipeline and context ranks.
@@ -434,6 +437,10 @@ struct DataParallelInputs {
   const GroupMembers& members;         // the gradient group's ranks
   double micro_batches;                // m, per replica and step
   double g_bytes, e_bytes;             // a gradient's and a weight's bytes
+  // An FP8 weight's bytes as gathered over 'data': 1 with FP8 primary
+  // weights (training.fp8_param_gather: Megatron-Core's uint8 parameter
+  // buffer), else e_bytes.
+  double fp8_gather_bytes;
   double grad_memory_bytes;            // a whole gradient's bytes in memory (ZeRO-2)
   double host_op;                      // the hosts' time per operation
   bool param_gather_ahead;             // strategy.overlap_param_gather, where it applies
@@ -495,6 +502,10 @@ struct StageGradientInputs {
   int tensor, data, expert, dg;        // t, d, ep, the gradient group's size (data x context)
   double experts;                      // the expert parameters a device of the stage keeps
   double g_bytes, e_bytes;             // a gradient's and a weight's bytes
+  // An FP8 weight's bytes as gathered over 'data': 1 with FP8 primary
+  // weights (training.fp8_param_gather: Megatron-Core's uint8 parameter
+  // buffer), else e_bytes.
+  double fp8_gather_bytes;
   int tp_handle;                       // the tensor group's in the memo (-1: none)
   const GroupMembers& tensor_members;       // the stage's tensor group
   const GroupMembers& expert_data_members;  // the d/ep data ranks holding its experts

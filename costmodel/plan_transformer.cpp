@@ -115,8 +115,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
              ? std::string(", FP8 primary weights (fp8_param_gather: an FP8 weight and its "
                            "transpose, 2 B per weight, in the 16-bit weight's place; the "
                            "optimizer casts its fp32 master shard to FP8, the gathered weights' "
-                           "transposes made once a step; the all-gather still charged at the "
-                           "16-bit width, not FP8's)")
+                           "transposes made once a step; ZeRO-1's all-gather moves them in "
+                           "FP8, 1 B an element)")
              : ", FP8 copies of their weights (2 B per weight" +
                    std::string(training ? ", cast once a step with the optimizer" : "") + ")") +
         "; attention, norms, activations, embedding and logits in " +
@@ -816,6 +816,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                                   .micro_batches = static_cast<double>(m),
                                   .g_bytes = g_bytes,
                                   .e_bytes = e_bytes,
+                                  .fp8_gather_bytes =
+                                      training && tr.fp8_param_gather ? 1.0 : e_bytes,
                                   .grad_memory_bytes = per.grads,
                                   .host_op = host_op,
                                   .param_gather_ahead = param_gather_ahead,

@@ -201,13 +201,22 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
     // weights over 'data', bucket by bucket (with overlap_param_gather, in
     // the step's first forward instead: lower_transformer_param_gather.cpp).
     if ((s.zero == 1 || s.zero == 2) && s.D > 1 && !param_gather_ahead(s)) {
+      // Each bucket at the stage's weight bytes per gradient byte: e / g,
+      // less with FP8 primary weights gathered in FP8 (the closed form's
+      // mean too, plan_data_parallel.cpp).
+      double gathered = s.e / s.g;
+      const double elements = so.owned_elements - so.expert_elements;
+      if (s.fp8_gather != s.e && elements > 0)
+        gathered = (elements * s.e -
+                    (so.fp8_weight_elements - so.fp8_expert_elements) * (s.e - s.fp8_gather)) /
+                   (elements * s.g);
       for (size_t k = 0; k < so.buckets.size(); ++k) {
         for (int t = 0; t < s.T; ++t) {
           std::vector<StreamId> streams;
           std::vector<int> group = s.ranks->data_group(t, p);
           for (int dev : group) streams.push_back(b.stream(dev, "dp"));
           const CollectiveId c = b.add_collective(
-              CollectiveKind::kAllGather, st.algorithm, group, so.buckets[k] * s.e / s.g, streams,
+              CollectiveKind::kAllGather, st.algorithm, group, so.buckets[k] * gathered, streams,
               "zero.param_gather", Phase::kOptimizer,
               fill_args(tr_text("Reasons",
                                 "ZeRO-%1: each data replica updated only its 1/%2 of the "

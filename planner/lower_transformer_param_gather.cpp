@@ -34,7 +34,7 @@ std::vector<StageEmitter::ParamBucket> StageEmitter::param_buckets(
   auto add = [&](size_t j, const ParamGroup& g) {
     if (g.expert) return;
     grad_bytes += g.local_elements() * s_.g;
-    cur.bytes += g.local_elements() * s_.e;
+    cur.bytes += g.local_elements() * s_.e - g.fp8_elements() * (s_.e - s_.fp8_gather);
     cur.first = j;
     open = true;
     if (grad_bytes >= s_.sc->strategy.bucket_bytes) {

@@ -74,6 +74,7 @@ Status prepare_setup(const Scenario& sc, Setup& s) {
   s.e = dtype_bytes(spec.dtype);
   s.grad_dtype = s.training && sc.training.main_grad_fp32 ? DType::kF32 : spec.dtype;
   s.g = dtype_bytes(s.grad_dtype);
+  s.fp8_gather = s.training && sc.training.fp8_param_gather ? 1.0 : s.e;
   // check_plan (called by lower) has made the degrees fit the devices, the
   // batch divide by the data degree and the micro-batch, the layers by the
   // (virtual) stages. The closed-form judge builds its blocks from the same

@@ -57,6 +57,10 @@ struct Setup {
   // dtype, or fp32 with Megatron-LM's main_grad (training.main_grad).
   double g = 2;
   DType grad_dtype = DType::kBF16;
+  // An FP8 weight's bytes as gathered over 'data' (ZeRO-1/2): 1 with FP8
+  // primary weights (training.fp8_param_gather: Megatron-Core's uint8
+  // parameter buffer), else e.
+  double fp8_gather = 2;
   BlockTemplate layer, embedding, head;
   BlockTemplate layer_kept;  // block recomputation's kept layers (empty otherwise)
   double boundary_bytes = 0;  // pipeline send per rank and micro-batch (cost::pipeline_boundary_bytes)

@@ -64,6 +64,34 @@ TEST(Fp8ParamGather, TheWeightsTakeTheBf16WeightsPlace) {
   EXPECT_LT(on.step_seconds, off.step_seconds);
 }
 
+const CommunicationEstimate* data_gather(const PlanEstimate& e) {
+  for (const CommunicationEstimate& c : e.communication)
+    if (c.purpose == "data" && c.kind == "allgather") return &c;
+  return nullptr;
+}
+
+// ZeRO-1's all-gather of the updated weights moves FP8 where the weights
+// are FP8 (Megatron-Core's DDP keeps Float8Tensor parameters in a uint8
+// buffer, torch.uint8 its param_dtype, and all-gathers that buffer;
+// megatron/core/distributed/distributed_data_parallel.py): the F =
+// 12,582,912 linear weights a device at 1 B instead of 2, F bytes fewer
+// over the step; the norms (and the embedding) still at 2. After the
+// optimizer step and, with overlap_param_gather, ahead of the first
+// forward, the same bytes.
+TEST(Fp8ParamGather, TheWeightsAreGatheredInFp8) {
+  for (const char* overlap : {"", ", overlap: true, overlap_param_gather: true"}) {
+    const std::string z = std::string(", zero: 1") + overlap;
+    const PlanEstimate off = estimate_text(h100("", z));
+    const PlanEstimate on = estimate_text(h100(", fp8_param_gather: true", z));
+    const CommunicationEstimate* a = data_gather(off);
+    const CommunicationEstimate* b = data_gather(on);
+    ASSERT_NE(a, nullptr) << overlap;
+    ASSERT_NE(b, nullptr) << overlap;
+    EXPECT_NEAR(a->bytes - b->bytes, 12582912.0, 1e-3) << overlap;
+    EXPECT_LT(b->seconds, a->seconds) << overlap;
+  }
+}
+
 // Bad input: without FP8; with ZeRO-2 or 3 (not modelled).
 TEST(Fp8ParamGather, RefusedWithoutFp8OrWithZeroTwoAndThree) {
   Result<Scenario> s = parse_scenario(

@@ -362,6 +362,12 @@ std::vector<FamilyCase> fp8_cases() {
        "tensor: 2, data: 4, sequence_parallel: true", kK},
       {"param_gather_z0_p2", "dgx-h100", ", attention: flash",
        ", fp8: hybrid, fp8_param_gather: true", "pipeline: 2, data: 4", kK},
+      // ... gathered in FP8 ahead of the first forward (overlap_param_gather).
+      {"param_gather_opg_t2_p2i2", "dgx-h100", ", attention: flash",
+       ", fp8: hybrid, fp8_recipe: tensorwise, fp8_param_gather: true, distributed_optimizer: true",
+       "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true, schedule: interleaved, "
+       "virtual_stages: 2, overlap: true, overlap_param_gather: true",
+       kK},
       // FlashAttention-2's kernel on Hopper (attention_backend: flash), where
       // the cases above take Transformer Engine's choice, cuDNN's.
       {"flash_backend_dp8", "dgx-h100", ", attention: flash",
