@@ -478,6 +478,23 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   auto bias_grad = [&](const std::string& name, double elements) {
     return memory(name + ".bias_grad", OpKind::kElementwise, elements * e);
   };
+  // Transformer Engine's attention (flash, under Megatron-Core's TE spec):
+  // Megatron-Core splits the QKV output into views of it
+  // (get_query_key_value_tensors: SplitAlongDim, then query.reshape to
+  // [s, b, np, hn], a copy where the query heads are grouped: under GQA a
+  // group's heads are not evenly strided); TE's get_qkv_layout finds a
+  // layout for views only in MHA's interleaved sbh3d and otherwise makes
+  // each tensor contiguous: V (the rotary embedding gave Q and K new
+  // tensors, or the query was copied), K too without the rotary embedding
+  // under GQA. The backward's split puts the separate dQ, dK, dV back
+  // together (torch.cat in TE's _SplitAlongDim.backward). Megatron-Core
+  // core_r0.10.0 (attention.py) and d98e8a64; TE v1.12 attention.py and
+  // v2.9 dot_product_attention/utils.py (docs/costmodel.md, "The query, key
+  // and value as Megatron-Core hands them to Transformer Engine").
+  const bool rotary = spec.positions == PositionKind::kRotary;
+  const bool te_split = flash && !shape.local_layers && (gqa || rotary);
+  if (te_split && gqa) F.push_back(memory("attn.query.reshape", OpKind::kElementwise, 2 * q_bytes));
+  const double kv_copied = (gqa && !rotary ? 2 : 1) * kv_bytes;
   // QK normalization (qk_norm): Q and K as projected on this rank, each
   // normalized over its heads' head_dim before the rotary embedding
   // (Megatron-Core's SelfAttention.get_query_key_value_tensors: the norms,
@@ -530,6 +547,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
       fa.ring_steps = d.cp;
       fa.ring_bytes = 2 * kv_bytes;
     }
+    if (te_split) F.push_back(memory("attn.kv.contiguous", OpKind::kElementwise, 2 * kv_copied));
     F.push_back(fa);
     if (d.cp > 1) F.push_back(memory("attn.ring_merge", OpKind::kElementwise, merge.forward));
   } else {
@@ -861,6 +879,9 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     qb.completes_grad = kQkNorm;
     B.push_back(qb);
   }
+  if (te_split)
+    B.push_back(
+        memory("attn.qkv.split.bwd", OpKind::kElementwise, 2 * (q_bytes + 2 * kv_bytes)));
   if (qkv_bias_passes) B.push_back(bias_grad("attn.qkv", qkv_out));
   if (sp)
     B.push_back(
