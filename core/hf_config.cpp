@@ -202,6 +202,17 @@ Result<HfConfig> read_config(const Cursor& c, const std::string& path) {
   // Phi-3, Qwen2.
   BRIGADE_ASSIGN_OR_RETURN(t.tie_embeddings, c.get_bool("tie_word_embeddings", false));
   BRIGADE_ASSIGN_OR_RETURN(t.dtype, read_torch_dtype(c));
+  // Dropout: these decoders have none on the residual stream (transformers'
+  // LlamaDecoderLayer and its kin add the sublayers' outputs as they are),
+  // and attention_dropout on the probabilities (0.0 by default and in every
+  // released config); a scenario may set either (model.huggingface).
+  t.hidden_dropout = 0;
+  BRIGADE_ASSIGN_OR_RETURN(t.attention_dropout,
+                           c.get_number("attention_dropout", 0.0, yamlio::Bound::kNonNegative));
+  if (!(t.attention_dropout < 1))
+    return c.get("attention_dropout")
+        .error("found attention_dropout " + c.get("attention_dropout").text() +
+               "; expected a probability in [0, 1)");
   if (family == Family::kMixtral || family == Family::kQwen2Moe || family == Family::kQwen3Moe ||
       family == Family::kDeepseekV3)
     BRIGADE_RETURN_IF_ERROR(read_moe(c, family, t));

@@ -124,6 +124,14 @@ struct TransformerSpec {
   // head_dim before the rotary embedding (Megatron-Core's qk_layernorm;
   // Qwen3's q_norm and k_norm, OLMo 2, Gemma 3): a gain of head_dim each.
   bool qk_norm = false;
+  // Dropout probabilities (Megatron-LM's --hidden-dropout and
+  // --attention-dropout, 0.1 by default): the residual stream's (after the
+  // projection, after fc2, and after the embedding) and the attention
+  // probabilities'. At 0 PyTorch's dropout returns its input (ATen's
+  // dropout: p == 0, no mask), so no mask is written, kept or read back.
+  // Llama-family models train without (their recipes: 0).
+  double hidden_dropout = 0.1;
+  double attention_dropout = 0.1;
   AttentionKernel attention = AttentionKernel::kUnfused;
   MoeSpec moe;  // mixture of experts (moe.experts > 0)
   MlaSpec mla;  // DeepSeek's latent attention (mla.kv_lora_rank > 0)

@@ -119,16 +119,32 @@ Result<DType> read_dtype(const Cursor& c) {
   return c.error(msg);
 }
 
+// hidden_dropout and attention_dropout, probabilities in [0, 1); absent:
+// what `t` holds (Megatron-LM's 0.1, or the Hugging Face config's).
+static Status read_dropouts(const Cursor& c, TransformerSpec& t) {
+  for (auto [key, out] : {std::pair<const char*, double*>{"hidden_dropout", &t.hidden_dropout},
+                          {"attention_dropout", &t.attention_dropout}}) {
+    if (!c.has(key)) continue;
+    BRIGADE_ASSIGN_OR_RETURN(const double p, c.get_number(key, *out, Bound::kNonNegative));
+    if (!(p < 1))
+      return c.get(key).error("found " + std::string(key) + " " + c.get(key).text() +
+                              "; expected a probability in [0, 1) (0: no dropout)");
+    *out = p;
+  }
+  return Status::ok();
+}
+
 Status read_transformer_spec(const Cursor& c, TransformerSpec* out) {
   TransformerSpec& t = *out;
   BRIGADE_RETURN_IF_ERROR(c.expect_map(
       "a transformer {layers, hidden, heads, kv_heads, head_dim, seq, vocab, ffn_ratio or "
-      "ffn_hidden, mlp, norm, positions, tie_embeddings, bias, qkv_bias, qk_norm, attention, "
-      "dtype}"));
+      "ffn_hidden, mlp, norm, positions, tie_embeddings, bias, qkv_bias, qk_norm, "
+      "hidden_dropout, attention_dropout, attention, dtype}"));
   BRIGADE_RETURN_IF_ERROR(c.check_keys({"layers", "hidden", "heads", "kv_heads", "head_dim", "seq",
                                         "vocab", "ffn_ratio", "ffn_hidden", "mlp", "norm",
                                         "positions", "tie_embeddings", "bias", "qkv_bias",
-                                        "qk_norm", "attention", "dtype", "moe"}));
+                                        "qk_norm", "hidden_dropout", "attention_dropout",
+                                        "attention", "dtype", "moe"}));
   struct Field {
     const char* key;
     std::int64_t* out;
@@ -177,6 +193,7 @@ Status read_transformer_spec(const Cursor& c, TransformerSpec* out) {
   BRIGADE_ASSIGN_OR_RETURN(t.bias, c.get_bool("bias", true));
   BRIGADE_ASSIGN_OR_RETURN(t.qkv_bias, c.get_bool("qkv_bias", false));
   BRIGADE_ASSIGN_OR_RETURN(t.qk_norm, c.get_bool("qk_norm", false));
+  BRIGADE_RETURN_IF_ERROR(read_dropouts(c, t));
   BRIGADE_ASSIGN_OR_RETURN(t.attention, read_attention(c, AttentionKernel::kUnfused));
   if (c.has("dtype")) {
     BRIGADE_ASSIGN_OR_RETURN(t.dtype, read_dtype(c.get("dtype")));
@@ -190,7 +207,8 @@ Status read_huggingface_spec(const Cursor& c, const std::string& scenario_file,
   const char* kWhat =
       "a Hugging Face config: PATH/config.json or {config: PATH, seq, dtype, attention, moe}";
   if (c.is_map()) {
-    BRIGADE_RETURN_IF_ERROR(c.check_keys({"config", "seq", "dtype", "attention", "moe"}));
+    BRIGADE_RETURN_IF_ERROR(c.check_keys(
+        {"config", "seq", "dtype", "attention", "hidden_dropout", "attention_dropout", "moe"}));
     BRIGADE_RETURN_IF_ERROR(c.require("config", "the path of the model's config.json"));
   } else if (!c.is_scalar()) {
     return c.error("found " + c.found() + "; expected " + kWhat);
@@ -218,6 +236,7 @@ Status read_huggingface_spec(const Cursor& c, const std::string& scenario_file,
       BRIGADE_ASSIGN_OR_RETURN(t.dtype, read_dtype(c.get("dtype")));
     }
     BRIGADE_ASSIGN_OR_RETURN(t.attention, read_attention(c, AttentionKernel::kUnfused));
+    BRIGADE_RETURN_IF_ERROR(read_dropouts(c, t));
     if (c.has("moe")) BRIGADE_RETURN_IF_ERROR(read_moe_spec(c.get("moe"), t, &t.moe, true));
   }
   if (config.sliding_window > 0 && t.seq > config.sliding_window) {

@@ -276,6 +276,9 @@ TransformerShape transformer_shape(const Scenario& sc) {
     shape.grad_accumulate_bytes = e + 2 * (sc.training.main_grad_fp32 ? 4.0 : e);
   }
   shape.loss = !sc.training.inference;
+  // An inference step runs the model in eval mode: dropout is the identity
+  // whatever its probability (no mask written).
+  if (sc.training.inference) shape.spec.hidden_dropout = shape.spec.attention_dropout = 0;
   shape.cross_entropy_fusion = sc.training.cross_entropy_fusion;
   shape.local_layers = sc.training.transformer_impl == TransformerImpl::kLocal;
   return shape;
@@ -377,9 +380,11 @@ Result<BlockTemplate> embedding_block(const TransformerShape& shape) {
   // Vocabulary-parallel lookup (rows outside this rank's shard are zeros),
   // plus the learned position embedding (rotary positions are applied in
   // every layer instead), then dropout.
+  // (hidden_dropout 0: no mask.)
+  const double mask = shape.spec.hidden_dropout > 0 ? 1.0 : 0.0;
   Kernel look =
-      memory("embedding", OpKind::kEmbedding, T * h * ((learned ? 3 : 2) * d.e + 1));
-  look.saved_bytes = Tl * h * 1;  // dropout mask
+      memory("embedding", OpKind::kEmbedding, T * h * ((learned ? 3 : 2) * d.e + mask));
+  look.saved_bytes = Tl * h * mask;  // dropout mask
   E.forward.push_back(look);
   const double hidden_bytes = T * h * d.e;
   push_partial_sum_exit(

@@ -526,6 +526,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   // writes its output and its 1-byte mask.
   Kernel sm = memory("attn.softmax", OpKind::kSoftmax, scores * 2 * e);
   Kernel dp = memory("attn.dropout", OpKind::kElementwise, scores * (2 * e + 1));
+  const bool attention_dropout = spec.attention_dropout > 0;
   Kernel av = gemm("attn.values", OpKind::kMatmul, d.s, d.dh, d.s_kv, d.b * ap);
   // The four are the core's forward pass over its s x s matrices, which a
   // profile may stream at a measured efficiency of its own (the A100's:
@@ -555,9 +556,13 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     F.push_back(sc);
     sm.saved_bytes = scores * e;  // softmax output
     F.push_back(sm);
-    dp.saved_bytes = scores * 1;  // dropout mask
-    F.push_back(dp);
-    av.saved_bytes = scores * e + q_bytes;  // dropout output + V (expanded)
+    // (attention_dropout 0: no dropout kernel; the values GEMM reads the
+    // softmax output, kept above.)
+    if (attention_dropout) {
+      dp.saved_bytes = scores * 1;  // dropout mask
+      F.push_back(dp);
+    }
+    av.saved_bytes = (attention_dropout ? scores * e : 0) + q_bytes;  // dropout output + V (expanded)
     F.push_back(av);
     F.push_back(ctx);
   }
@@ -582,8 +587,13 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   // own (megatron/model/transformer.py, ParallelTransformerLayer.forward:
   // bias_dropout_add_func, then post_attention_layernorm): reads the sum,
   // writes its output.
-  Kernel bda1 = memory("attn.residual", OpKind::kElementwise, Tl * h * (3 * e + 1));
-  bda1.saved_bytes = Tl * h * 1;  // dropout mask
+  // Without hidden dropout (hidden_dropout 0: PyTorch's dropout returns
+  // its input) no mask is written or kept, and the backward has no kernel
+  // (the sum's gradient goes to both inputs as it is).
+  const bool hidden_dropout = spec.hidden_dropout > 0;
+  const double mask = hidden_dropout ? 1.0 : 0.0;
+  Kernel bda1 = memory("attn.residual", OpKind::kElementwise, Tl * h * (3 * e + mask));
+  bda1.saved_bytes = Tl * h * mask;  // dropout mask
   F.push_back(bda1);
   Kernel ln2 = memory("ln2", OpKind::kLayerNorm, Tl * h * (te1 && !is_moe ? e + 1 : 2 * e));
   ln2.kernel_class = KernelClass::kNormForward;
@@ -696,8 +706,8 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                                 "Megatron row-parallel fc2: each rank holds a partial sum over its "
                                 "FFN columns; psum over 'tensor'"));
   // Bias + dropout + residual add: reads fc2 output and residual, writes mask and sum.
-  Kernel bda2 = memory("mlp.residual", OpKind::kElementwise, Tl * h * (3 * e + 1));
-  bda2.saved_bytes = Tl * h * 1;  // dropout mask
+  Kernel bda2 = memory("mlp.residual", OpKind::kElementwise, Tl * h * (3 * e + mask));
+  bda2.saved_bytes = Tl * h * mask;  // dropout mask
   F.push_back(bda2);
 
   // Backward, in issue order: the reverse of the forward, each GEMM as its
@@ -705,7 +715,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   std::vector<Kernel>& B = L.backward;
   // Residual add backward: the gradient passes to the residual unchanged;
   // dropout's backward reads it and the mask and writes fc2's output gradient.
-  B.push_back(backward_of(bda2, Tl * h * (2 * e + 1)));
+  if (hidden_dropout) B.push_back(backward_of(bda2, Tl * h * (2 * e + 1)));
   if (spec.bias && !is_moe) B.push_back(bias_grad("mlp.fc2", Tl * h));
   if (sp)
     B.push_back(
@@ -821,7 +831,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   ln2b.completes_grad = kLn2;
   B.push_back(ln2b);
   B.push_back(memory("ln2.grad_add", OpKind::kElementwise, 3 * Tl * h * e));
-  B.push_back(backward_of(bda1, Tl * h * (2 * e + 1)));
+  if (hidden_dropout) B.push_back(backward_of(bda1, Tl * h * (2 * e + 1)));
   if (spec.bias) B.push_back(bias_grad("attn.proj", Tl * h));
   if (sp)
     B.push_back(
@@ -861,7 +871,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     // Dropout backward (reads the gradient and the mask, writes the
     // probabilities' gradient), then the fused softmax backward (reads that
     // gradient and the probabilities, writes the scores' gradient).
-    core(backward_of(dp, scores * (2 * e + 1)));
+    if (attention_dropout) core(backward_of(dp, scores * (2 * e + 1)));
     core(backward_of(sm, scores * 3 * e));
     // Scores: dQ = dS·K and dK = dSᵀ·Q.
     core(gemm("attn.scores.dq", OpKind::kMatmul, d.s, d.dh, d.s_kv, d.b * ap));
@@ -1030,14 +1040,16 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     // scores inside its own backward: nothing left to recompute.)
     for (Kernel& k : F) {
       if (k.name == "attn.softmax" || k.name == "attn.dropout") k.saved_bytes = 0;
-      if (k.name == "attn.values") k.saved_bytes -= scores * e;
+      if (k.name == "attn.values" && attention_dropout) k.saved_bytes -= scores * e;
     }
     Kernel rs = sc, rm = sm, rd = dp, rv = av;
     rs.saved_bytes = 0;
     rm.saved_bytes = scores * e;        // softmax output
     rd.saved_bytes = scores * (e + 1);  // dropout mask + dropout output
     rv.saved_bytes = 0;
-    L.recompute = {rs, rm, rd, rv};
+    L.recompute = {rs, rm};
+    if (attention_dropout) L.recompute.push_back(rd);
+    L.recompute.push_back(rv);
   } else if (shape.recompute == Recompute::kFull) {
     // Keep only the layer input; recompute the whole forward (its
     // tensor-parallel collectives included) before the layer's backward.

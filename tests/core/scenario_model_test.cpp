@@ -90,10 +90,38 @@ INSTANTIATE_TEST_SUITE_P(
                   "t.yaml:3:79: error: found 'relu'; expected one of gelu, swiglu (did you mean 'gelu'?)"},
         ErrorCase{"HeadDimZero", transformer("head_dim: 0"),
                   "t.yaml:3:84: error: found '0'; expected an integer >= 1"},
+        ErrorCase{"DropoutOfOne", transformer("hidden_dropout: 1"),
+                  "t.yaml:3:90: error: found hidden_dropout 1; expected a probability in [0, 1) "
+                  "(0: no dropout)"},
         ErrorCase{"UnknownAttention", transformer("attention: flash2"),
                   "t.yaml:3:85: error: found 'flash2'; expected one of unfused, flash (did you "
                   "mean 'flash'?)"}),
     [](const ::testing::TestParamInfo<ErrorCase>& p) { return std::string(p.param.name); });
+
+// Dropout: Megatron-LM's 0.1 and 0.1 unless the scenario says; a Hugging
+// Face decoder none on its residual stream and its config's
+// attention_dropout (0.0 in Llama 3's), which the scenario may override.
+TEST(TransformerKeys, Dropouts) {
+  auto s = parse_scenario(transformer("hidden_dropout: 0, attention_dropout: 0.05"), "t.yaml");
+  ASSERT_TRUE(s.is_ok()) << s.message();
+  EXPECT_EQ(s->transformer.hidden_dropout, 0.0);
+  EXPECT_EQ(s->transformer.attention_dropout, 0.05);
+  auto d = parse_scenario(transformer("mlp: gelu"), "t.yaml");
+  ASSERT_TRUE(d.is_ok()) << d.message();
+  EXPECT_EQ(d->transformer.hidden_dropout, 0.1);
+  EXPECT_EQ(d->transformer.attention_dropout, 0.1);
+  auto hf = parse_scenario("topology: {preset: dgx-h100}\nmodel: {huggingface: " + kModels +
+                               "llama3_8b.json}\n",
+                           "t.yaml");
+  ASSERT_TRUE(hf.is_ok()) << hf.message();
+  EXPECT_EQ(hf->transformer.hidden_dropout, 0.0);
+  EXPECT_EQ(hf->transformer.attention_dropout, 0.0);
+  auto over = parse_scenario("topology: {preset: dgx-h100}\nmodel: {huggingface: {config: " +
+                                 kModels + "llama3_8b.json, hidden_dropout: 0.1}}\n",
+                             "t.yaml");
+  ASSERT_TRUE(over.is_ok()) << over.message();
+  EXPECT_EQ(over->transformer.hidden_dropout, 0.1);
+}
 
 // head_dim (Megatron-LM's --kv-channels): heads of a width of their own,
 // where hidden need not divide by heads (check_plan asks that only without it).
