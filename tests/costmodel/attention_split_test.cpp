@@ -32,18 +32,12 @@ using testing::names_from;
 // Hidden 256, 4 heads of 64, 64 positions, one sequence: T = 64 tokens,
 // bf16 (e = 2), one rank. Q is T x 256, K and V T x 64 kv_heads.
 BlockTemplate layer(const std::string& model, const std::string& training = "") {
-  const std::string yaml =
+  return testing::layer_of_yaml(
       "topology: {preset: dgx-h100}\n"
       "model:\n  transformer: {layers: 1, hidden: 256, heads: 4, seq: 64, vocab: 256, "
       "attention: flash" +
       model + "}\ntraining: {global_batch: 8, micro_batch: 1" + training +
-      "}\nstrategy: {data: 8}\n";
-  Result<Scenario> sc = parse_scenario(yaml, "t.yaml");
-  EXPECT_TRUE(sc.is_ok()) << sc.message();
-  EXPECT_TRUE(check_plan(*sc).is_ok()) << check_plan(*sc).message();
-  Result<BlockTemplate> L = transformer_layer(transformer_shape(*sc));
-  EXPECT_TRUE(L.is_ok()) << L.message();
-  return L.is_ok() ? *L : BlockTemplate{};
+      "}\nstrategy: {data: 8}\n");
 }
 
 // GQA (2 KV heads: K and V T x 128) with the rotary embedding (Llama):

@@ -21,15 +21,11 @@ namespace {
 using testing::find_kernel;
 
 TransformerShape shape_of(const std::string& model, const std::string& training = "") {
-  const std::string yaml =
+  return testing::shape_of_yaml(
       "topology: {preset: dgx-h100}\n"
       "model:\n  transformer: {layers: 1, hidden: 256, heads: 4, seq: 64, vocab: 256" +
       model + "}\ntraining: {global_batch: 8, micro_batch: 1" + training +
-      "}\nstrategy: {data: 8}\n";
-  Result<Scenario> sc = parse_scenario(yaml, "t.yaml");
-  EXPECT_TRUE(sc.is_ok()) << sc.message();
-  EXPECT_TRUE(check_plan(*sc).is_ok()) << check_plan(*sc).message();
-  return transformer_shape(*sc);
+      "}\nstrategy: {data: 8}\n");
 }
 
 // Residuals: 64 x 256 x (3 x 2 + 1) = 114,688 B with the mask (kept: 16,384),

@@ -38,17 +38,11 @@ using testing::names_from;
 // Hidden 256, 4 heads, 64 positions, one sequence: T = 64 tokens; FFN 4h =
 // 1024; bf16 (e = 2) with FP8 GEMMs.
 BlockTemplate layer(const std::string& training, const std::string& strategy) {
-  const std::string yaml =
+  return testing::layer_of_yaml(
       "topology: {preset: dgx-h100}\n"
       "model:\n  transformer: {layers: 1, hidden: 256, heads: 4, seq: 64, vocab: 256}\n"
       "training: {global_batch: 2, micro_batch: 1, fp8: hybrid" +
-      training + "}\nstrategy: {" + strategy + "}\n";
-  Result<Scenario> sc = parse_scenario(yaml, "t.yaml");
-  EXPECT_TRUE(sc.is_ok()) << sc.message();
-  EXPECT_TRUE(check_plan(*sc).is_ok()) << check_plan(*sc).message();
-  Result<BlockTemplate> L = transformer_layer(transformer_shape(*sc));
-  EXPECT_TRUE(L.is_ok()) << L.message();
-  return L.is_ok() ? *L : BlockTemplate{};
+      training + "}\nstrategy: {" + strategy + "}\n");
 }
 
 const char* kSp = "tensor: 4, data: 2, sequence_parallel: true";

@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "core/plan_check.hpp"
+#include "core/scenario.hpp"
 #include "costmodel/transformer_blocks.hpp"
 
 namespace brigade::cost::testing {
@@ -28,6 +32,22 @@ inline std::vector<std::string> names_from(const std::vector<Kernel>& ks, const 
       break;
     }
   return out;
+}
+
+// The transformer shape of a scenario written out, its plan checked.
+inline TransformerShape shape_of_yaml(const std::string& yaml) {
+  Result<Scenario> sc = parse_scenario(yaml, "t.yaml");
+  EXPECT_TRUE(sc.is_ok()) << sc.message();
+  if (!sc.is_ok()) return TransformerShape{};
+  EXPECT_TRUE(check_plan(*sc).is_ok()) << check_plan(*sc).message();
+  return transformer_shape(*sc);
+}
+
+// Its layer template (empty where it cannot be built, the failure said).
+inline BlockTemplate layer_of_yaml(const std::string& yaml) {
+  Result<BlockTemplate> L = transformer_layer(shape_of_yaml(yaml));
+  EXPECT_TRUE(L.is_ok()) << L.message();
+  return L.is_ok() ? *L : BlockTemplate{};
 }
 
 // Parameters the block templates hold on one tensor rank, the whole model
