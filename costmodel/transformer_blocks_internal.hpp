@@ -72,4 +72,42 @@ Result<Dims> dims_of(const TransformerShape& x);
 // Every kernel not made FP8 computes in the model's dtype.
 void set_dtypes(BlockTemplate& b, DType dt);
 
+// ---- Rewrites of a layer's kernel list (transformer_blocks_rewrites.cpp) ----
+
+// The index of the first kernel named `name`, or ks.size().
+size_t index_of(const std::vector<Kernel>& ks, const std::string& name);
+
+// `k` put right before (after) the first kernel named `anchor`; nothing
+// where there is none. Before: ahead of a collective beside the anchor too
+// (Kernel::beside: a collective stays right before its GEMM).
+void insert_before(std::vector<Kernel>& ks, const std::string& anchor, Kernel k);
+void insert_after(std::vector<Kernel>& ks, const std::string& anchor, Kernel k);
+
+// FP8 under sequence parallelism: the all-gather `ag` moves FP8 (1 B an
+// element), its cast `cast` (where there is one) moved before it onto the
+// local shard (Transformer Engine v1.8's _LayerNormLinear and
+// grad_output_preprocess).
+void fp8_gather_first(std::vector<Kernel>& ks, const std::string& ag, const std::string& cast,
+                      int t, double e);
+
+// Transformer Engine's userbuffers overlaps (training.tp_comm_overlap): the
+// all-gather `ag` before GEMM `gemm` as a ring exchange beside its first
+// t - 1 row chunks; the reduce-scatter `rs` after GEMM `gemm` pipelined in
+// chunks; a column-parallel backward's re-gather beside its input gradient
+// and its reduce-scatter beside its weight gradient (bulk, or NCCL's
+// asynchronous collectives without `userbuffers`).
+void ring_exchange_gather(std::vector<Kernel>& ks, const std::string& ag, const std::string& cast,
+                          const std::string& gemm, int t, double e, bool fp8, const UbOverlap& u);
+void pipelined_scatter(std::vector<Kernel>& ks, const std::string& gemm, const std::string& rs,
+                       int t, double e, bool fp8, const UbOverlap& u);
+void bulk_backward(std::vector<Kernel>& ks, const std::string& regather, const std::string& dgrad,
+                   const std::string& wgrad, const std::string& rs, const UbOverlap& ud,
+                   const UbOverlap& uw, bool userbuffers);
+
+// FP8 current scaling: before each cast "NAME.cast" an amax pass (unless
+// `fused_amax` names it), an amax all-reduce over 'tensor' (where `reduced`
+// names it) and the scale kernel.
+void current_scaling(std::vector<Kernel>& ks, double e, const std::vector<std::string>& fused_amax,
+                     const std::vector<std::string>& reduced);
+
 }  // namespace brigade::cost::block_detail
