@@ -316,6 +316,9 @@ double kernel_seconds(const Device& d, const DeviceProfile& p, DType dtype, doub
     } else {
       compute = flops / (peak * std::max(curve.at(flops / n), 1e-6));
     }
+    if (kernel == KernelClass::kGemmSplitAccumulator && p.fp8_split_accumulator_efficiency > 0 &&
+        dtype == DType::kFP8)
+      compute /= p.fp8_split_accumulator_efficiency;
     if (kind == ComputeKind::kGemm && p.gemm_cold_operand_bandwidth_bytes_per_second > 0) {
       const double written = p.gemm_cold_output_bandwidth_bytes_per_second > 0
                                  ? std::clamp(written_bytes, 0.0, bytes)
@@ -365,6 +368,7 @@ double streaming_efficiency(const DeviceProfile& p, KernelClass k) {
     case KernelClass::kFlashBackward:
     case KernelClass::kFusedAttentionForward:
     case KernelClass::kFusedAttentionBackward:
+    case KernelClass::kGemmSplitAccumulator:
       break;
   }
   return own > 0 ? own : p.memory_efficiency;

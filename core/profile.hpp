@@ -167,6 +167,15 @@ struct DeviceProfile {
   // at the activation's (above), else at memory_efficiency.
   double gated_activation_forward_efficiency = 0;
   double gated_activation_backward_efficiency = 0;
+  // An FP8 GEMM that accumulates in split mode (KernelClass::
+  // kGemmSplitAccumulator: Transformer Engine's FP8 dgrad and wgrad) runs at
+  // this fraction of the rate its dtype's GEMM curve gives, which public
+  // FP8 curves measure with fast accumulation (superbench's cublaslt_gemm,
+  // the dgx-h100 and dgx-h200 presets' source, sets
+  // CUBLASLT_MATMUL_DESC_FAST_ACCUM to 1). In (0, 1]; 0 = not measured, the
+  // curve's rate (every preset: no kernel-level measurement of the split
+  // mode was found; docs/costmodel.md, "FP8 training").
+  double fp8_split_accumulator_efficiency = 0;
 };
 
 // The fraction of peak bandwidth a streaming pass of class `k` achieves on
@@ -488,5 +497,7 @@ Result<HardwareProfile> load_profile(const std::string& path);
 // The same from text; `path` names it in messages.
 Result<HardwareProfile> parse_profile(const std::string& text, const std::string& path);
 Status save_profile(const HardwareProfile& profile, const std::string& path);
+// The file's text (`path` names it in an error).
+Result<std::string> profile_yaml(const HardwareProfile& profile, const std::string& path);
 
 }  // namespace brigade

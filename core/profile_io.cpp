@@ -205,6 +205,7 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
                                         "activation_backward_efficiency",
                                         "gated_activation_forward_efficiency",
                                         "gated_activation_backward_efficiency",
+                                        "fp8_split_accumulator_efficiency",
                                         "flash_attention",
                                         "fused_attention"}));
   BRIGADE_RETURN_IF_ERROR(c.require("model", "the device model it describes (or \"*\" for any)"));
@@ -245,8 +246,10 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
         std::pair{"activation_forward_efficiency", &p->activation_forward_efficiency},
         std::pair{"activation_backward_efficiency", &p->activation_backward_efficiency},
         std::pair{"gated_activation_forward_efficiency", &p->gated_activation_forward_efficiency},
-        std::pair{"gated_activation_backward_efficiency",
-                  &p->gated_activation_backward_efficiency}}) {
+        std::pair{"gated_activation_backward_efficiency", &p->gated_activation_backward_efficiency},
+        // FP8 GEMMs in split accumulation (Transformer Engine's dgrad and
+        // wgrad) against the fast-accumulation curve; absent: the curve's.
+        std::pair{"fp8_split_accumulator_efficiency", &p->fp8_split_accumulator_efficiency}}) {
     if (c.has(key)) {
       BRIGADE_ASSIGN_OR_RETURN(*field, read_efficiency(c.get(key)));
     }
@@ -606,7 +609,7 @@ Result<HardwareProfile> parse_profile(const std::string& text, const std::string
   }
 }
 
-Status save_profile(const HardwareProfile& profile, const std::string& path) {
+Result<std::string> profile_yaml(const HardwareProfile& profile, const std::string& path) {
   std::string text;
   try {
     YAML::Emitter out;
@@ -645,6 +648,7 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
                        d.gated_activation_forward_efficiency);
       emit_if_positive(out, "gated_activation_backward_efficiency",
                        d.gated_activation_backward_efficiency);
+      emit_if_positive(out, "fp8_split_accumulator_efficiency", d.fp8_split_accumulator_efficiency);
       emit_if_positive(out, "gemm_half_time", d.gemm_half_seconds);
       emit_if_positive(out, "gemm_cold_operand_bandwidth",
                        d.gemm_cold_operand_bandwidth_bytes_per_second);
@@ -764,6 +768,11 @@ Status save_profile(const HardwareProfile& profile, const std::string& path) {
     return Status::error(path + ": error: cannot write the profile (" + e.what() + ")",
                          ErrorKind::kInternal);
   }
+  return text;
+}
+
+Status save_profile(const HardwareProfile& profile, const std::string& path) {
+  BRIGADE_ASSIGN_OR_RETURN(const std::string text, profile_yaml(profile, path));
   return write_file_atomically(path, text);
 }
 

@@ -86,7 +86,16 @@ enum class KernelClass : std::uint8_t {
   // `k`, timed at a profile's fused_attention rates where it has some and at
   // its flash_attention rates otherwise.
   kFusedAttentionForward,
-  kFusedAttentionBackward
+  kFusedAttentionBackward,
+  // An FP8 GEMM that promotes its partial sums to an FP32 accumulator every
+  // few tensor-core instructions (cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM
+  // off): Transformer Engine's input- and weight-gradient GEMMs
+  // (_2X_ACC_DGRAD, _2X_ACC_WGRAD in TE 1.x; its recipes' fp8_gemm_dgrad and
+  // fp8_gemm_wgrad in TE 2.x), where its forward GEMMs accumulate fast. A
+  // kGemm task, timed on the dtype's GEMM curve (measured with fast
+  // accumulation) divided by DeviceProfile::fp8_split_accumulator_efficiency
+  // where the profile has one.
+  kGemmSplitAccumulator
 };
 // A fused attention kernel of either backend (FlashAttention-2's or cuDNN's).
 inline bool is_flash_attention(KernelClass k) {

@@ -114,6 +114,16 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     if (fp8) g.dtype = DType::kFP8;
     return g;
   };
+  // Their input- and weight-gradient GEMMs promote the FP8 partial sums to
+  // FP32 every few instructions (TE's _2X_ACC_DGRAD and _2X_ACC_WGRAD, v1.8
+  // module/base.py; its recipes' fp8_gemm_dgrad and fp8_gemm_wgrad in 2.x:
+  // cuBLASLt's fast accumulation off), where the forward's accumulate fast
+  // (KernelClass::kGemmSplitAccumulator; docs/costmodel.md, "FP8 training").
+  auto linear_grad_gemm = [&](Kernel g) {
+    g = linear_gemm(std::move(g));
+    if (fp8) g.kernel_class = KernelClass::kGemmSplitAccumulator;
+    return g;
+  };
   // Delayed scaling as Transformer Engine 1.x runs it (v1.8 to v1.13, the
   // NeMo 24.x containers'): a LayerNormLinear's norm writes FP8 itself, no
   // cast of its own; under sequence parallelism a Linear's input and a
@@ -540,17 +550,17 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                                    "token copies over 'expert' to the ranks holding their "
                                    "experts (the transpose of the combine)")));
     push_cast(B, "moe.experts.fc2.bwd", routed_elems * h);
-    B.push_back(linear_gemm(
+    B.push_back(linear_grad_gemm(
         routed(gemm("moe.experts.fc2.dgrad", OpKind::kMatmul, rows, fep, d.h, El), 1)));
-    Kernel efc2w = linear_gemm(
+    Kernel efc2w = linear_grad_gemm(
         routed(gemm("moe.experts.fc2.wgrad", OpKind::kMatmul, fep, d.h, rows, El), 3));
     efc2w.completes_grad = kFc2;
     B.push_back(efc2w);
     B.push_back(backward_of(eact, (swiglu ? 5 : 3) * expert_act * e));
     push_cast(B, "moe.experts.fc1.bwd", routed_elems * static_cast<double>(fc1ep));
-    B.push_back(linear_gemm(
+    B.push_back(linear_grad_gemm(
         routed(gemm("moe.experts.fc1.dgrad", OpKind::kMatmul, rows, d.h, fc1ep, El), 1)));
-    Kernel efc1w = linear_gemm(
+    Kernel efc1w = linear_grad_gemm(
         routed(gemm("moe.experts.fc1.wgrad", OpKind::kMatmul, d.h, fc1ep, rows, El), 3));
     efc1w.completes_grad = kFc1;
     B.push_back(efc1w);
@@ -575,24 +585,24 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     if (ns > 0) {
       push_cast(B, "moe.shared.fc2.bwd", T * h);
       B.push_back(
-          linear_gemm(gemm("moe.shared.fc2.dgrad", OpKind::kMatmul, d.tokens, ns * fep, d.h)));
+          linear_grad_gemm(gemm("moe.shared.fc2.dgrad", OpKind::kMatmul, d.tokens, ns * fep, d.h)));
       Kernel sfc2w =
-          linear_gemm(gemm("moe.shared.fc2.wgrad", OpKind::kMatmul, ns * fep, d.h, d.tokens));
+          linear_grad_gemm(gemm("moe.shared.fc2.wgrad", OpKind::kMatmul, ns * fep, d.h, d.tokens));
       sfc2w.completes_grad = kSharedFc2;
       B.push_back(sfc2w);
       B.push_back(backward_of(sact, (swiglu ? 5 : 3) * T * shared_local * e));
       push_cast(B, "moe.shared.fc1.bwd", T * static_cast<double>(ns * fc1ep));
-      B.push_back(
-          linear_gemm(gemm("moe.shared.fc1.dgrad", OpKind::kMatmul, d.tokens, d.h, ns * fc1ep)));
-      Kernel sfc1w =
-          linear_gemm(gemm("moe.shared.fc1.wgrad", OpKind::kMatmul, d.h, ns * fc1ep, d.tokens));
+      B.push_back(linear_grad_gemm(
+          gemm("moe.shared.fc1.dgrad", OpKind::kMatmul, d.tokens, d.h, ns * fc1ep)));
+      Kernel sfc1w = linear_grad_gemm(
+          gemm("moe.shared.fc1.wgrad", OpKind::kMatmul, d.h, ns * fc1ep, d.tokens));
       sfc1w.completes_grad = kSharedFc1;
       B.push_back(sfc1w);
     }
   } else {
     push_cast(B, "mlp.fc2.bwd", T * h, !cast_alone);
-    B.push_back(linear_gemm(gemm("mlp.fc2.dgrad", OpKind::kMatmul, d.tokens, fp, d.h)));
-    Kernel fc2w = linear_gemm(gemm("mlp.fc2.wgrad", OpKind::kMatmul, fp, d.h, d.tokens));
+    B.push_back(linear_grad_gemm(gemm("mlp.fc2.dgrad", OpKind::kMatmul, d.tokens, fp, d.h)));
+    Kernel fc2w = linear_grad_gemm(gemm("mlp.fc2.wgrad", OpKind::kMatmul, fp, d.h, d.tokens));
     fc2w.completes_grad = kFc2;
     B.push_back(fc2w);
     // GeLU: reads input and dy, writes dx. SwiGLU: reads gate, up and dy,
@@ -606,8 +616,8 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                                      "'tensor' for its weight gradient (only the sequence shard "
                                      "was kept)")));
     push_cast(B, "mlp.fc1.bwd", T * static_cast<double>(fc1p));
-    B.push_back(linear_gemm(gemm("mlp.fc1.dgrad", OpKind::kMatmul, d.tokens, d.h, fc1p)));
-    Kernel fc1w = linear_gemm(gemm("mlp.fc1.wgrad", OpKind::kMatmul, d.h, fc1p, d.tokens));
+    B.push_back(linear_grad_gemm(gemm("mlp.fc1.dgrad", OpKind::kMatmul, d.tokens, d.h, fc1p)));
+    Kernel fc1w = linear_grad_gemm(gemm("mlp.fc1.wgrad", OpKind::kMatmul, d.h, fc1p, d.tokens));
     fc1w.completes_grad = kFc1;
     B.push_back(fc1w);
   }
@@ -643,8 +653,9 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                            "sequence parallel backward: gather the output gradient's sequence "
                            "shards over 'tensor' (the transpose of the forward reduce-scatter)")));
   push_cast(B, "attn.proj.bwd", T * h, !cast_alone);
-  B.push_back(linear_gemm(gemm("attn.proj.dgrad", OpKind::kMatmul, d.tokens, d.q / d.t, d.h)));
-  Kernel projw = linear_gemm(gemm("attn.proj.wgrad", OpKind::kMatmul, d.q / d.t, d.h, d.tokens));
+  B.push_back(linear_grad_gemm(gemm("attn.proj.dgrad", OpKind::kMatmul, d.tokens, d.q / d.t, d.h)));
+  Kernel projw =
+      linear_grad_gemm(gemm("attn.proj.wgrad", OpKind::kMatmul, d.q / d.t, d.h, d.tokens));
   projw.completes_grad = kProj;
   B.push_back(projw);
   L.recompute_before = static_cast<int>(B.size());
@@ -703,9 +714,10 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
                            "sequence parallel backward: re-gather the QKV input over 'tensor' "
                            "for its weight gradient (only the sequence shard was kept)")));
   push_cast(B, "attn.qkv.bwd", T * static_cast<double>(qkv_cols / d.t));
-  B.push_back(linear_gemm(gemm("attn.qkv.dgrad", OpKind::kMatmul, d.tokens, d.h, qkv_cols / d.t)));
+  B.push_back(
+      linear_grad_gemm(gemm("attn.qkv.dgrad", OpKind::kMatmul, d.tokens, d.h, qkv_cols / d.t)));
   Kernel qkvw =
-      linear_gemm(gemm("attn.qkv.wgrad", OpKind::kMatmul, d.h, qkv_cols / d.t, d.tokens));
+      linear_grad_gemm(gemm("attn.qkv.wgrad", OpKind::kMatmul, d.h, qkv_cols / d.t, d.tokens));
   qkvw.completes_grad = kQkv;
   B.push_back(qkvw);
   push_partial_sum_exit(B, sp, tp, "attn.bwd", hidden_bytes,

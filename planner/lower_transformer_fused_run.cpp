@@ -24,34 +24,49 @@ TaskId StageEmitter::flush_compute() {
   TaskId first_base = -1;
   // Short names (interned once; no allocation per task).
   const std::string fused = std::string(phase_name(pend_.phase)) + " fused";
-  static constexpr const char* kPartNames[kParts] = {" gemms",
-                                                     " fp8 gemms",
-                                                     " gemms beside communication",
-                                                     " fp8 gemms beside communication",
-                                                     " memory",
-                                                     " attention gemms",
-                                                     " attention memory",
-                                                     " norm",
-                                                     " norm backward",
-                                                     " activation",
-                                                     " activation backward",
-                                                     " gated activation",
-                                                     " gated activation backward",
-                                                     " flash attention",
-                                                     " flash attention backward"};
+  static constexpr const char* kPartNames[kParts] = {
+      " gemms",
+      " fp8 gemms",
+      " fp8 split-accumulator gemms",
+      " gemms beside communication",
+      " fp8 gemms beside communication",
+      " fp8 split-accumulator gemms beside communication",
+      " memory",
+      " attention gemms",
+      " attention memory",
+      " norm",
+      " norm backward",
+      " activation",
+      " activation backward",
+      " gated activation",
+      " gated activation backward",
+      " flash attention",
+      " flash attention backward"};
   // The class each part's tasks carry (the attention core's: the run's).
   static constexpr KernelClass kPartClass[kParts] = {
-      KernelClass::kGeneric,      KernelClass::kGeneric,           KernelClass::kGeneric,
-      KernelClass::kGeneric,      KernelClass::kGeneric,           KernelClass::kGeneric,
-      KernelClass::kGeneric,      KernelClass::kNormForward,
-      KernelClass::kNormBackward, KernelClass::kActivationForward, KernelClass::kActivationBackward,
-      KernelClass::kGatedForward, KernelClass::kGatedBackward, KernelClass::kFlashForward,
+      KernelClass::kGeneric,               // gemms
+      KernelClass::kGeneric,               // fp8 gemms
+      KernelClass::kGemmSplitAccumulator,  // fp8 split-accumulator gemms
+      KernelClass::kGeneric,               // gemms beside communication
+      KernelClass::kGeneric,               // fp8 gemms beside communication
+      KernelClass::kGemmSplitAccumulator,  // fp8 split-accumulator gemms beside communication
+      KernelClass::kGeneric,               // memory
+      KernelClass::kGeneric,               // attention gemms (the run's core class)
+      KernelClass::kGeneric,               // attention memory (the run's core class)
+      KernelClass::kNormForward,
+      KernelClass::kNormBackward,
+      KernelClass::kActivationForward,
+      KernelClass::kActivationBackward,
+      KernelClass::kGatedForward,
+      KernelClass::kGatedBackward,
+      KernelClass::kFlashForward,
       KernelClass::kFlashBackward};
   auto emit = [&](PartKind kind) {
     const Part& part = pend_.parts[static_cast<size_t>(kind)];
     const bool flash = kind == kFlashForwardPart || kind == kFlashBackwardPart;
-    const bool gemm = kind == kGemmPart || kind == kGemm8Part || kind == kGemmHeldPart ||
-                      kind == kGemm8HeldPart || kind == kCoreGemmPart || flash;
+    const bool gemm = kind == kGemmPart || kind == kGemm8Part || kind == kGemm8SplitPart ||
+                      kind == kGemmHeldPart || kind == kGemm8HeldPart ||
+                      kind == kGemm8SplitHeldPart || kind == kCoreGemmPart || flash;
     const bool core = kind == kCoreGemmPart || kind == kCoreMemoryPart;
     const bool first = emitted == 0, last = ++emitted == parts;
     const TaskId base = b_.num_tasks();
@@ -195,7 +210,10 @@ void StageEmitter::add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
   };
   const bool held = k.sm_held > 0;
   if (k.dtype == DType::kFP8 && s_.dtype != DType::kFP8) {
-    add(held ? kGemm8HeldPart : kGemm8Part, k.flops(), gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch));
+    const bool split = k.kernel_class == KernelClass::kGemmSplitAccumulator;
+    add(held ? (split ? kGemm8SplitHeldPart : kGemm8HeldPart)
+             : (split ? kGemm8SplitPart : kGemm8Part),
+        k.flops(), gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch));
   } else if (k.compute == ComputeKind::kFixed) {
     // The templates' one fused kernel, FlashAttention's (flash_kernel,
     // costmodel/transformer_blocks_layer.cpp): a part each way.

@@ -154,6 +154,7 @@ void StageEmitter::routed_gemm(const Kernel& k, Phase phase, int layer, int mb) 
     const std::int64_t kk = k.routed_dim == 3 ? rows : k.k;
     const TaskId id = b_.add_gemm(out_.compute[static_cast<size_t>(r)], m, k.n, kk, k.dtype,
                                   k.name, phase, k.batch);
+    b_.task(id).kernel = k.kernel_class;  // an FP8 gradient's split accumulator
     b_.task(id).layer = layer;
     b_.task(id).micro_batch = mb;
     attach(id, r);

@@ -49,12 +49,17 @@ class StageEmitter {
   // class, the sequence and head dimension and the kernels it fuses, so
   // that a run of them is timed at the profile's measured rates as each
   // kernel is (they joined the GEMMs until 2026-12-05 and were timed on
-  // the generic roofline there).
+  // the generic roofline there). FP8 GEMMs that accumulate in split mode
+  // (KernelClass::kGemmSplitAccumulator: Transformer Engine's dgrad and
+  // wgrad) are parts apart from the forward's, their tasks carrying the
+  // class.
   enum PartKind {
     kGemmPart,
     kGemm8Part,
+    kGemm8SplitPart,
     kGemmHeldPart,
     kGemm8HeldPart,
+    kGemm8SplitHeldPart,
     kMemoryPart,
     kCoreGemmPart,
     kCoreMemoryPart,

@@ -54,6 +54,7 @@ void expect_same(const HardwareProfile& a, const HardwareProfile& b) {
     EXPECT_EQ(x.activation_backward_efficiency, y.activation_backward_efficiency);
     EXPECT_EQ(x.gated_activation_forward_efficiency, y.gated_activation_forward_efficiency);
     EXPECT_EQ(x.gated_activation_backward_efficiency, y.gated_activation_backward_efficiency);
+    EXPECT_EQ(x.fp8_split_accumulator_efficiency, y.fp8_split_accumulator_efficiency);
     ASSERT_EQ(x.flash_attention.size(), y.flash_attention.size()) << x.model;
     for (size_t f = 0; f < x.flash_attention.size(); ++f) {
       EXPECT_EQ(x.flash_attention[f].head_dim, y.flash_attention[f].head_dim);
@@ -185,6 +186,7 @@ TEST_F(ProfileFiles, NormAndActivationEfficienciesRoundTrip) {
                                  "    activation_backward_efficiency: 0.2\n"
                                  "    gated_activation_forward_efficiency: 0.3\n"
                                  "    gated_activation_backward_efficiency: 0.1\n"
+                                 "    fp8_split_accumulator_efficiency: 0.85\n"
                                  "calibration:\n"
                                  "  memory: [[1048576, 1.0e-5]]\n"
                                  "  norm: [[1048576, 2.0e-5], [4194304, 8.0e-5]]\n"
@@ -199,6 +201,7 @@ TEST_F(ProfileFiles, NormAndActivationEfficienciesRoundTrip) {
   EXPECT_EQ(x->devices[0].activation_backward_efficiency, 0.2);
   EXPECT_EQ(x->devices[0].gated_activation_forward_efficiency, 0.3);
   EXPECT_EQ(x->devices[0].gated_activation_backward_efficiency, 0.1);
+  EXPECT_EQ(x->devices[0].fp8_split_accumulator_efficiency, 0.85);
   // Calibrate's LayerNorm and GeLU samples, beside the plain stream's.
   ASSERT_EQ(x->calibration.norm.size(), 2u);
   EXPECT_EQ(x->calibration.norm[1].bytes, 4194304.0);
@@ -430,6 +433,8 @@ const ProfileError kProfileErrors[] = {
      "3:37: error: found 'fast'; expected an efficiency from 1e-6 to 1"},
     {"GatedActivationEfficiencyNegative", DEV "    gated_activation_forward_efficiency: -0.5\n",
      "3:42: error: found '-0.5'; expected an efficiency from 1e-6 to 1"},
+    {"SplitAccumulatorEfficiencyAboveOne", DEV "    fp8_split_accumulator_efficiency: 1.2\n",
+     "3:39: error: found '1.2'; expected an efficiency from 1e-6 to 1"},
     {"EfficiencyZero", "links:\n  nvlink: {bandwidth_efficiency: 0}\n",
      "2:34: error: found '0'; expected an efficiency from 1e-6 to 1"},
     // Issue 20, item 4: tiny factors made the judges' times infinite.
@@ -451,7 +456,8 @@ const ProfileError kProfileErrors[] = {
     {"FractionalSms", DEV "    sm_count: 13.5\n",
      "3:15: error: found '13.5'; expected an integer from 1 to 255"},
     {"WaveTileOfOne", DEV "    sm_count: 108\n    gemm_wave_tile: [256]\n",
-     "4:21: error: found a list of 1 item(s); expected a tile as [rows, cols], two positive integers (e.g. [256, "
+     "4:21: error: found a list of 1 item(s); expected a tile as [rows, cols], two positive "
+     "integers (e.g. [256, "
      "128])"},
     {"WaveTileZero", DEV "    sm_count: 108\n    gemm_wave_tile: [0, 128]\n",
      "4:22: error: found '0'; expected an integer from 1 to 65536"},
