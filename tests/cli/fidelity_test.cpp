@@ -258,5 +258,32 @@ TEST(Fidelity, GapsNeedTheClosedForm) {
       << r.err;
 }
 
+// --profile: a what-if under another hardware profile. The presets' own,
+// written by `brigade profile`, gives the same row as without it, said to
+// be a what-if; a profile that is not a file is refused, exit 2.
+TEST(Fidelity, AProfileIsAWhatIfThatSaysSo) {
+  const std::string path = ::testing::TempDir() + "brigade-fidelity-presets.yaml";
+  ASSERT_EQ(run_brigade({"profile", "--out", path}).exit_code, 0);
+  const auto plain = run_program({"python3", kScript, "--report", "--brigade", BRIGADE_EXE, kRowB});
+  const auto r =
+      run_program({"python3", kScript, "--profile", path, "--brigade", BRIGADE_EXE, kRowB});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> a = lines_of(plain.out), b = lines_of(r.out);
+  ASSERT_EQ(b.size(), a.size() + 1) << r.out;
+  EXPECT_NE(b[0].find("`scripts/fidelity --judge cost --profile " + path + "`."), std::string::npos)
+      << b[0];
+  EXPECT_EQ(b[1], "What-if: every row under the profile " + path +
+                      ", not its preset's; not Brigade's prediction (docs/FIDELITY.md).");
+  EXPECT_EQ(b[5], a[4]);  // the row, to the digit
+  std::remove(path.c_str());
+  const auto bad = run_program(
+      {"python3", kScript, "--profile", "/nonexistent/p.yaml", "--brigade", BRIGADE_EXE, kRowB});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_NE(bad.err.find("--profile: found '/nonexistent/p.yaml', which is not a readable file"),
+            std::string::npos)
+      << bad.err;
+}
+
 }  // namespace
 }  // namespace brigade
