@@ -10,6 +10,8 @@
 #include <optional>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "core/plan_check.hpp"
 #include "core/profile.hpp"
 #include "core/tr.hpp"
@@ -208,6 +210,14 @@ void describe_transformer(const Scenario& sc, const Setup& s, Granularity g, dou
     plan.summary += comma + tr_text("Summary", "gradient accumulation unfused");
   if (s.training && sc.training.cross_entropy_fusion)
     plan.summary += comma + tr_text("Summary", "cross-entropy fused");
+  // Dropout where it is not Megatron-LM's 0.1 on both (training only: an
+  // inference step runs in eval mode).
+  if (s.training && spec.hidden_dropout == 0 && spec.attention_dropout == 0)
+    plan.summary += comma + tr_text("Summary", "no dropout");
+  else if (s.training && (spec.hidden_dropout != 0.1 || spec.attention_dropout != 0.1))
+    plan.summary += comma + fill_args(tr_text("Summary", "dropout %1 (residual), %2 (attention)"),
+                                      {fmt::format("{:g}", spec.hidden_dropout),
+                                       fmt::format("{:g}", spec.attention_dropout)});
   if (sc.training.transformer_impl == TransformerImpl::kLocal)
     plan.summary += comma + tr_text("Summary", "Megatron-LM's own layers (no Transformer Engine)");
   if (sc.training.fp8 == Fp8Recipe::kHybrid)

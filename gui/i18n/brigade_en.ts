@@ -1118,6 +1118,14 @@
         <translation></translation>
     </message>
     <message>
+        <source>no dropout</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>dropout %1 (residual), %2 (attention)</source>
+        <translation></translation>
+    </message>
+    <message>
         <source>Megatron-LM&apos;s own layers (no Transformer Engine)</source>
         <translation></translation>
     </message>

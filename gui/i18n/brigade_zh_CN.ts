@@ -1108,6 +1108,14 @@
         <translation>交叉熵已融合</translation>
     </message>
     <message>
+        <source>no dropout</source>
+        <translation>无随机失活</translation>
+    </message>
+    <message>
+        <source>dropout %1 (residual), %2 (attention)</source>
+        <translation>随机失活 %1（残差），%2（注意力）</translation>
+    </message>
+    <message>
         <source>Megatron-LM&apos;s own layers (no Transformer Engine)</source>
         <translation>Megatron-LM 自带的层（不用 Transformer Engine）</translation>
     </message>

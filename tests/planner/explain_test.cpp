@@ -143,6 +143,25 @@ TEST(Explain, PerDeviceListingWrittenAsItGoesIsTheJsonsDump) {
 namespace brigade::planner {
 namespace {
 
+// The summary says the dropout where it is not Megatron-LM's 0.1 on both
+// (the Llama and Nemotron rows' 0: no masks, docs/costmodel.md "Dropout");
+// at the default it says nothing, and an inference step (eval mode) never.
+TEST(Explain, TheSummarySaysTheDropoutWhereItIsNotTheDefault) {
+  Scenario s = testing::small_gpt(2, 1, 1, 4, 2);
+  auto said = [&] {
+    auto d = describe(s);
+    EXPECT_TRUE(d.is_ok()) << d.message();
+    return d.is_ok() ? d->summary : std::string();
+  };
+  EXPECT_EQ(said().find("dropout"), std::string::npos) << said();
+  s.transformer.hidden_dropout = s.transformer.attention_dropout = 0;
+  EXPECT_NE(said().find(", no dropout"), std::string::npos) << said();
+  s.transformer.attention_dropout = 0.05;
+  EXPECT_NE(said().find(", dropout 0 (residual), 0.05 (attention)"), std::string::npos) << said();
+  s.training.inference = true;
+  EXPECT_EQ(said().find("dropout"), std::string::npos) << said();
+}
+
 // Issue 18 item 16: `explain` lowered a whole Program (68 s and 17 GB for a
 // 1T-parameter model on 1024 GPUs). describe() gives the same Plan without a
 // task: the summary, notes, views, roles, parameters and counted FLOPs that
