@@ -40,11 +40,12 @@ prepare() {
   grep -q 'BRIGADE_HAVE_CUDA=1' "$BUILD/build.ninja" ||
     { echo "gpu-check: the CUDA backend is not enabled in $BUILD (CUDA toolkit or NCCL missing)" >&2; exit 1; }
   say "build realexec_tests, brigade and the CUDA backend's module"
-  cmake --build "$BUILD" -j"${JOBS:-2}" --target realexec_tests brigade brigade_cuda
+  cmake --build "$BUILD" -j"${JOBS:-2}" --target realexec_tests brigade brigade_cuda brigade-fp8-probe
   rm -rf "$CARRY"
   mkdir -p "$CARRY/bin" "$CARRY/lib" "$CARRY/lib-fallback"
   # The module beside the programs, where they look for it first.
-  cp "$BUILD/tests/realexec_tests" "$BUILD/cli/brigade" "$BUILD/lib/libbrigade_cuda.so" "$CARRY/bin/"
+  cp "$BUILD/tests/realexec_tests" "$BUILD/cli/brigade" "$BUILD/lib/libbrigade_cuda.so" \
+    "$BUILD/realexec/brigade-fp8-probe" "$CARRY/bin/"
   # Shared libraries: everything ldd resolves except glibc's own (the GPU
   # machine's glibc is newer) and the CUDA libraries found there. libstdc++ and
   # libgcc_s go to a fallback folder searched last, so a newer system copy wins.
@@ -149,6 +150,19 @@ run_checks() {
   cat "$out/calibrate.txt"
   [ "$cal_rc" -eq 0 ] || tail -5 "$out/calibrate.err"
 
+  # cuBLASLt's FP8 GEMMs with fast accumulation on and off: the profile key
+  # fp8_split_accumulator_efficiency (docs/costmodel.md, "Split accumulation
+  # in the gradients' GEMMs"); its table goes into the summary.
+  say "FP8 GEMMs, fast and split accumulation [$((SECONDS - t0)) s]"
+  local fp8_rc=0
+  if [ -x "$CARRY/bin/brigade-fp8-probe" ]; then
+    timeout 90 "$CARRY/bin/brigade-fp8-probe" >"$out/fp8-accum.txt" 2>&1 || fp8_rc=$?
+    cat "$out/fp8-accum.txt"
+  else
+    echo "brigade-fp8-probe is not in this carry" >"$out/fp8-accum.txt"
+    fp8_rc=-1
+  fi
+
   say "validate the GPU scenarios [$((SECONDS - t0)) s]"
   local val_rc=0
   if "$CARRY/bin/brigade" validate --help >/dev/null 2>&1; then
@@ -181,10 +195,12 @@ run_checks() {
     echo "all realexec:   $([ $all_rc -eq 0 ] && echo passed || echo "FAILED (rc $all_rc)")"
     echo "calibrate cuda: $([ $cal_rc -eq 0 ] && echo "ok ($out/h200-profile.yaml)" || echo "FAILED (rc $cal_rc)")"
     echo "validate:       $([ $val_rc -eq 0 ] && echo ok || ([ $val_rc -eq -1 ] && echo "not wired" || echo "FAILED (rc $val_rc)"))"
+    echo "fp8 probe:      $([ $fp8_rc -eq 0 ] && grep -m1 '^fp8_split_accumulator_efficiency' "$out/fp8-accum.txt" || echo "FAILED (rc $fp8_rc)")"
+    cat "$out/fp8-accum.txt"
   } | tee "$out/summary.txt"
   # The device tool brings back at most 8 files: the logs go in one.
   local logs=() f
-  for f in machine.txt gpu-tests.log all-tests.log calibrate.err validate.err smi.csv; do
+  for f in machine.txt gpu-tests.log all-tests.log calibrate.err validate.err smi.csv fp8-accum.txt; do
     [ -e "$out/$f" ] && logs+=("$f")
   done
   tar -C "$out" -czf "$out/logs.tgz" "${logs[@]}" && (cd "$out" && rm -f "${logs[@]}")

@@ -1,0 +1,292 @@
+// brigade-fp8-probe: cuBLASLt's FP8 GEMMs timed with fast accumulation on
+// and off, for the profile key fp8_split_accumulator_efficiency
+// (docs/costmodel.md, "FP8 training", "Split accumulation in the
+// gradients' GEMMs").
+//
+// Transformer Engine runs its forward FP8 GEMMs with cuBLASLt's
+// CUBLASLT_MATMUL_DESC_FAST_ACCUM at 1 and its input- and weight-gradient
+// GEMMs at 0 (_2X_ACC_DGRAD, _2X_ACC_WGRAD); the public FP8 curves the
+// Hopper presets take were measured at 1. This times both modes on the same
+// operands, shape by shape (alternating, so that the clock and the power cap
+// treat both alike), the way TE calls cuBLASLt: E4M3 weights, E4M3 or E5M2
+// (hybrid's gradients) for the other operand, BF16 output, FP32 compute and
+// scale, the "TN" layout FP8 needs, per-tensor scale pointers, a 32 MiB
+// workspace and cuBLASLt's first heuristic. It prints a table and the
+// median over the shapes of split rate / fast rate, the key's value.
+//
+// A standalone program, not part of `brigade calibrate` (whose CUDA
+// executor runs no FP8 GEMM): scripts/gpu-check.sh builds it, carries it and
+// runs it on a lent GPU. Usage:
+//   brigade-fp8-probe [M N K ...]   (default: the NeMo rows' GEMM shapes)
+// Exit status: 0 with a table, 1 when no FP8-capable GPU or a CUDA call
+// fails (the call and its error on stderr), 2 on bad arguments.
+#include <cublasLt.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+// cuBLAS has no string function for its status in every release: the codes
+// this program can meet, by name.
+const char* status_name(cublasStatus_t s) {
+  switch (s) {
+    case CUBLAS_STATUS_NOT_INITIALIZED:
+      return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case CUBLAS_STATUS_ALLOC_FAILED:
+      return "CUBLAS_STATUS_ALLOC_FAILED";
+    case CUBLAS_STATUS_INVALID_VALUE:
+      return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_ARCH_MISMATCH:
+      return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case CUBLAS_STATUS_EXECUTION_FAILED:
+      return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case CUBLAS_STATUS_NOT_SUPPORTED:
+      return "CUBLAS_STATUS_NOT_SUPPORTED";
+    default:
+      return "a cuBLAS error";
+  }
+}
+
+[[noreturn]] void fail(const char* what, const char* why) {
+  std::fprintf(stderr, "brigade-fp8-probe: error: %s: %s\n", what, why);
+  std::exit(1);
+}
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) fail(what, cudaGetErrorString(e));
+}
+
+void check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) fail(what, status_name(s));
+}
+
+// Uniform values in [-2, 2) from a hash of the index, written in FP8: random
+// operands, as the presets' GEMM measurements use (zeros draw less power).
+template <typename T>
+__global__ void fill_fp8(T* p, std::size_t n, std::uint32_t seed) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    std::uint32_t x = static_cast<std::uint32_t>(i) * 2654435761u ^ seed;
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    p[i] = T(static_cast<float>(x & 0xffffff) / 4194304.0f - 2.0f);
+  }
+}
+
+struct Shape {
+  std::int64_t m, n, k;
+};
+
+struct Operands {
+  void* a = nullptr;  // k x m, E4M3 (the weight's side)
+  void* b = nullptr;  // k x n, E4M3 or E5M2
+  void* d = nullptr;  // m x n, BF16
+  float* scale = nullptr;
+};
+
+// One GEMM's plan: its descriptors and cuBLASLt's algorithm for them.
+struct Plan {
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
+  cublasLtMatmulHeuristicResult_t algo{};
+  ~Plan() {
+    if (op) cublasLtMatmulDescDestroy(op);
+    if (a) cublasLtMatrixLayoutDestroy(a);
+    if (b) cublasLtMatrixLayoutDestroy(b);
+    if (d) cublasLtMatrixLayoutDestroy(d);
+  }
+};
+
+constexpr std::size_t kWorkspace = 32u << 20;
+
+void make_plan(cublasLtHandle_t lt, const Shape& s, cudaDataType_t b_type, bool fast,
+               const Operands& x, Plan& p) {
+  check(cublasLtMatmulDescCreate(&p.op, CUBLAS_COMPUTE_32F, CUDA_R_32F),
+        "cublasLtMatmulDescCreate");
+  const cublasOperation_t t = CUBLAS_OP_T, n = CUBLAS_OP_N;
+  check(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t), "TRANSA");
+  check(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n), "TRANSB");
+  const std::int8_t fast_accum = fast ? 1 : 0;
+  check(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast_accum,
+                                       sizeof fast_accum),
+        "FAST_ACCUM");
+  check(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &x.scale,
+                                       sizeof x.scale),
+        "A_SCALE_POINTER");
+  check(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &x.scale,
+                                       sizeof x.scale),
+        "B_SCALE_POINTER");
+  check(cublasLtMatrixLayoutCreate(&p.a, CUDA_R_8F_E4M3, s.k, s.m, s.k), "layout A");
+  check(cublasLtMatrixLayoutCreate(&p.b, b_type, s.k, s.n, s.k), "layout B");
+  check(cublasLtMatrixLayoutCreate(&p.d, CUDA_R_16BF, s.m, s.n, s.m), "layout D");
+  cublasLtMatmulPreference_t pref = nullptr;
+  check(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
+  const std::uint64_t ws = kWorkspace;
+  check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                             sizeof ws),
+        "MAX_WORKSPACE_BYTES");
+  int found = 0;
+  const cublasStatus_t st =
+      cublasLtMatmulAlgoGetHeuristic(lt, p.op, p.a, p.b, p.d, p.d, pref, 1, &p.algo, &found);
+  cublasLtMatmulPreferenceDestroy(pref);
+  check(st, "cublasLtMatmulAlgoGetHeuristic");
+  if (found == 0) fail("cublasLtMatmulAlgoGetHeuristic", "no algorithm for this FP8 GEMM");
+}
+
+// Seconds a call, the median of `rounds` rounds of `calls` calls each.
+double time_plan(cublasLtHandle_t lt, const Plan& p, const Operands& x, void* ws,
+                 cudaStream_t stream, int calls, int rounds) {
+  const float alpha = 1.0f, beta = 0.0f;
+  auto call = [&] {
+    check(cublasLtMatmul(lt, p.op, &alpha, x.a, p.a, x.b, p.b, &beta, x.d, p.d, x.d, p.d,
+                         &p.algo.algo, ws, kWorkspace, stream),
+          "cublasLtMatmul");
+  };
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  std::vector<double> per_call;
+  for (int r = 0; r < rounds; ++r) {
+    check(cudaEventRecord(start, stream), "cudaEventRecord");
+    for (int c = 0; c < calls; ++c) call();
+    check(cudaEventRecord(stop, stream), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    per_call.push_back(ms * 1e-3 / calls);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(per_call.begin(), per_call.end());
+  return per_call[per_call.size() / 2];
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The NeMo rows' gradient GEMMs (m, n, k as cuBLAS's column-major m x n
+  // output over k): Llama 2 7B's fc1 input gradient (T 4096 x h 4096 over
+  // 2 x 11008) and weight gradient (22016 x 4096 over T 4096), QKV's
+  // (4096 x 4096 over 12288, 12288 x 4096 over 4096), GPT-3 175B's at TP 4
+  // and micro-batch 1 (2048 x 12288 over 9216; 9216 x 12288 over 2048), and
+  // the square 8192 the presets' curve has.
+  std::vector<Shape> shapes = {{4096, 4096, 22016}, {22016, 4096, 4096}, {4096, 4096, 12288},
+                               {12288, 4096, 4096}, {2048, 12288, 9216}, {9216, 12288, 2048},
+                               {8192, 8192, 8192}};
+  if (argc > 1) {
+    if ((argc - 1) % 3 != 0) {
+      std::fprintf(stderr,
+                   "brigade-fp8-probe: error: found %d numbers; expected M N K triples (GEMM "
+                   "shapes)\n",
+                   argc - 1);
+      return 2;
+    }
+    shapes.clear();
+    for (int i = 1; i + 2 < argc; i += 3) {
+      Shape s{};
+      char* end = nullptr;
+      std::int64_t* dims[3] = {&s.m, &s.n, &s.k};
+      for (int j = 0; j < 3; ++j) {
+        *dims[j] = std::strtoll(argv[i + j], &end, 10);
+        if (end == argv[i + j] || *end != '\0' || *dims[j] < 16 || *dims[j] > 65536 ||
+            *dims[j] % 16 != 0) {
+          std::fprintf(stderr,
+                       "brigade-fp8-probe: error: found '%s'; expected a dimension from 16 to "
+                       "65536, a multiple of 16 (FP8 GEMMs need 16-byte alignment)\n",
+                       argv[i + j]);
+          return 2;
+        }
+      }
+      shapes.push_back(s);
+    }
+  }
+
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  if (prop.major * 10 + prop.minor < 89)
+    fail(prop.name, "FP8 GEMMs need compute capability 8.9 or later (Ada, Hopper)");
+  int runtime = 0;
+  check(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
+  std::printf("# brigade-fp8-probe: cuBLASLt FP8 GEMMs, CUBLASLT_MATMUL_DESC_FAST_ACCUM 1 and 0\n");
+  std::printf("# GPU %s (sm_%d%d), CUDA runtime %d, cuBLASLt %zu\n", prop.name, prop.major,
+              prop.minor, runtime, cublasLtGetVersion());
+
+  cublasLtHandle_t lt = nullptr;
+  check(cublasLtCreate(&lt), "cublasLtCreate");
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreate(&stream), "cudaStreamCreate");
+  void* ws = nullptr;
+  check(cudaMalloc(&ws, kWorkspace), "cudaMalloc workspace");
+  float* scale = nullptr;
+  check(cudaMalloc(&scale, sizeof(float)), "cudaMalloc scale");
+  const float one = 1.0f;
+  check(cudaMemcpy(scale, &one, sizeof one, cudaMemcpyHostToDevice), "cudaMemcpy scale");
+
+  std::printf(
+      "#      m       n       k  B     fast ms  split ms  fast TFLOP/s  split TFLOP/s  "
+      "split/fast\n");
+  std::vector<double> ratios;
+  for (const Shape& s : shapes) {
+    for (const cudaDataType_t b_type : {CUDA_R_8F_E4M3, CUDA_R_8F_E5M2}) {
+      Operands x;
+      x.scale = scale;
+      const std::size_t a_n = static_cast<std::size_t>(s.k) * s.m;
+      const std::size_t b_n = static_cast<std::size_t>(s.k) * s.n;
+      check(cudaMalloc(&x.a, a_n), "cudaMalloc A");
+      check(cudaMalloc(&x.b, b_n), "cudaMalloc B");
+      check(cudaMalloc(&x.d, static_cast<std::size_t>(s.m) * s.n * 2), "cudaMalloc D");
+      fill_fp8<<<1024, 256, 0, stream>>>(static_cast<__nv_fp8_e4m3*>(x.a), a_n, 1u);
+      if (b_type == CUDA_R_8F_E4M3)
+        fill_fp8<<<1024, 256, 0, stream>>>(static_cast<__nv_fp8_e4m3*>(x.b), b_n, 2u);
+      else
+        fill_fp8<<<1024, 256, 0, stream>>>(static_cast<__nv_fp8_e5m2*>(x.b), b_n, 2u);
+      check(cudaGetLastError(), "fill_fp8");
+      Plan fast, split;
+      make_plan(lt, s, b_type, true, x, fast);
+      make_plan(lt, s, b_type, false, x, split);
+      const double flop = 2.0 * s.m * s.n * s.k;
+      // Calls enough for about 20 ms a round at 1,000 TFLOP/s.
+      const int calls = static_cast<int>(std::clamp(2e13 / flop, 5.0, 2000.0));
+      time_plan(lt, fast, x, ws, stream, calls, 3);  // warm-up: the clock settles
+      time_plan(lt, split, x, ws, stream, calls, 3);
+      std::vector<double> tf, ts;
+      for (int i = 0; i < 5; ++i) {  // alternating, so both see the same clocks
+        tf.push_back(time_plan(lt, fast, x, ws, stream, calls, 3));
+        ts.push_back(time_plan(lt, split, x, ws, stream, calls, 3));
+      }
+      const double f = median(tf), t = median(ts);
+      const double ratio = f / t;  // the split mode's rate over the fast one's
+      ratios.push_back(ratio);
+      std::printf("%8lld %7lld %7lld  %s %9.4f %9.4f %13.1f %14.1f %11.4f\n",
+                  static_cast<long long>(s.m), static_cast<long long>(s.n),
+                  static_cast<long long>(s.k), b_type == CUDA_R_8F_E4M3 ? "e4m3" : "e5m2", f * 1e3,
+                  t * 1e3, flop / f / 1e12, flop / t / 1e12, ratio);
+      cudaFree(x.a);
+      cudaFree(x.b);
+      cudaFree(x.d);
+    }
+  }
+  std::printf("fp8_split_accumulator_efficiency: %.4f (the median of split/fast over %zu GEMMs)\n",
+              median(ratios), ratios.size());
+  cudaFree(scale);
+  cudaFree(ws);
+  cudaStreamDestroy(stream);
+  cublasLtDestroy(lt);
+  return 0;
+}
