@@ -48,9 +48,8 @@ void run_profile(const ProfileArgs& a) {
       throw_flag_error("--model", a.model,
                        "a part of a preset device model's name (" + models + ")");
   }
-  const std::string where = a.out.empty() ? "<stdout>" : a.out;
   if (a.out.empty()) {
-    auto text = profile_yaml(p, where);
+    auto text = profile_yaml(p, "<stdout>");
     if (!text.is_ok()) throw RuntimeFailure{"brigade: error: profile: " + text.message()};
     std::cout << *text;
     return;

@@ -74,8 +74,9 @@ TEST(Fp8SplitAccumulator, TheGradientGemmsAndNoOthersAccumulateInSplitMode) {
 // GPU (h x FFN x T = 4096 x 11008 x 4096: 3.7e11 FLOP, 0.3 ms at the FP8
 // curve). On the dgx-h100 preset (no figure: the curve's rate) both
 // classes take the same time; at 0.8 the split one takes its compute /
-// 0.8, its launch gap unchanged (its 1e8 bytes stream in a tenth of its
-// compute).
+// 0.8, its launch gap unchanged (its bytes, 4096 x 4096 + 2 x 4096 x 11008
+// at 1 B = 1.07e8, stream in 37 us at 0.867 x 3,350 GB/s: an eighth of
+// its compute, so the compute term decides both ways).
 TEST(Fp8SplitAccumulator, AProfileSlowsTheSplitGemmsByItsEfficiency) {
   const testing::PresetGpu g = testing::preset_gpu("dgx-h100");
   DeviceProfile p = g.profile;
