@@ -81,6 +81,17 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
          {"peak_flops_per_second",
           c.measured_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))]},
          {"efficiency", g.efficiency}});
+  if (!c.fp8_split.empty()) {
+    j["fp8_split_gemm"] = json::array();
+    for (const auto& g : c.fp8_split)
+      j["fp8_split_gemm"].push_back({{"dtype", "fp8"},
+                                     {"size", g.size},
+                                     {"flops", g.flops},
+                                     {"seconds", g.seconds},
+                                     {"flops_per_second", g.flops_per_second},
+                                     {"efficiency", g.efficiency}});
+    j["fp8_split_accumulator_efficiency"] = c.fp8_split_accumulator_efficiency;
+  }
   if (c.yardstick_size > 0)
     j["gemm_yardstick"] = {{"size", c.yardstick_size},
                            {"median_seconds", c.yardstick_seconds},
@@ -220,6 +231,19 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
           c.nominal_peak_flops_per_second[static_cast<size_t>(i)] > 0
               ? format_flops_rate(c.nominal_peak_flops_per_second[static_cast<size_t>(i)])
               : std::string("unknown"));
+  if (!c.fp8_split.empty()) {
+    std::cout << "  fp8 again with cuBLASLt's fast accumulation off (Transformer Engine's gradient "
+                 "GEMMs):\n";
+    for (const auto& g : c.fp8_split)
+      std::cout << fmt::format("  {:<6} {:>6} {:>14} {:>12} {:>11.3f}\n", "fp8/s", g.size,
+                               format_flops_rate(g.flops_per_second), format_seconds(g.seconds),
+                               g.efficiency);
+    std::cout << (c.fp8_split_accumulator_efficiency > 0
+                      ? fmt::format("  split / fast: {:.3f} (the median over the sizes; the "
+                                    "profile's fp8_split_accumulator_efficiency)\n",
+                                    c.fp8_split_accumulator_efficiency)
+                      : std::string("  split / fast: not measured\n"));
+  }
   if (c.yardstick_size > 0)
     std::cout << fmt::format(
         "  each size against a yardstick run right before it (f32 {}^3): {} to {} per GEMM over the "

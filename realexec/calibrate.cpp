@@ -105,6 +105,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   std::vector<std::pair<DType, std::vector<std::int64_t>>> gemm_plan;
   std::vector<ColdGemmPoint> cold_shapes;  // f32 (m, n, k); CPU only
   std::vector<GemmShapePoint> wave_sweep;  // bf16 (m, n, k); CUDA only
+  std::vector<std::int64_t> split_sizes;   // fp8 squares in split accumulation; CUDA only
   std::vector<double> memory_sizes, transfer_sizes, collective_sizes;
   double gemm_budget, point_budget;
   if (cuda) {
@@ -115,6 +116,13 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       gemm_plan.emplace_back(t, big);
     gemm_plan.emplace_back(DType::kF64, quick ? std::vector<std::int64_t>{256}
                                               : std::vector<std::int64_t>{256, 1024, 4096});
+    // FP8 where the GPU's data sheet has an FP8 rate (Ada, Hopper): cuBLASLt
+    // as Transformer Engine calls it, the fast accumulation of the forward
+    // GEMMs; split_sizes below runs the same squares with it off.
+    if (dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kFP8))] > 0) {
+      gemm_plan.emplace_back(DType::kFP8, big);
+      split_sizes = big;
+    }
     // Past any GPU's L2 (50-60 MB on Hopper): on the H200 16 and 64 MiB ran
     // in the L2 at 40 and 8 TB/s, whose "peak" then read 8 x the HBM's.
     memory_sizes =
@@ -202,6 +210,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   if (!cold_gemms) cold_shapes.clear();
   total += Bench::kRounds * static_cast<int>(cold_shapes.size());
   for (const auto& [t, sizes] : gemm_plan) total += Bench::kRounds * static_cast<int>(sizes.size());
+  total += Bench::kRounds * static_cast<int>(split_sizes.size());
   if (pairs)
     total += Bench::kRounds * (static_cast<int>(transfer_sizes.size()) +
                                kNumCollectiveKinds * static_cast<int>(collective_sizes.size()) *
@@ -338,6 +347,34 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
         }
       }
     }
+    // The fp8 squares with cuBLASLt's fast accumulation off, as Transformer
+    // Engine runs its input- and weight-gradient GEMMs.
+    const size_t first_split_job = jobs.size();
+    for (std::int64_t n : split_sizes) {
+      const double nominal =
+          dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kFP8))];
+      const double flops = gemm_flops(n, n, n);
+      const int reps = reps_for(gemm_budget, flops / (0.5 * nominal), min_reps, 400);
+      BRIGADE_ASSIGN_OR_RETURN(
+          auto ps,
+          on_every_device("calibrate-gemm-split", devices, [&](ProgramBuilder& b, StreamId s, int) {
+            for (int i = 0; i < reps; ++i) {
+              const TaskId id = b.add_gemm(s, n, n, n, DType::kFP8, "gemm split");
+              b.task(id).kernel = KernelClass::kGemmSplitAccumulator;
+            }
+          }));
+      GemmPoint g;
+      g.dtype = DType::kFP8;
+      g.size = n;
+      g.flops = flops;
+      cal.fp8_split.push_back(g);
+      jobs.push_back(Bench::Job{
+          std::move(ps.first),
+          "fp8 GEMM " + std::to_string(n) + "^3, split accumulation x" + std::to_string(reps),
+          [ss = ps.second](const Trace& t) {
+            return Bench::per_task_seconds_in(t, ss, 0, std::numeric_limits<size_t>::max());
+          }});
+    }
     const size_t first_cold_job = jobs.size();
     const double f32_nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
     for (const ColdGemmPoint& shape : cold_shapes) {
@@ -424,6 +461,11 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       g.seconds = seconds[first_sweep_job + i];
       cal.gemm_shapes.push_back(g);
     }
+    for (size_t i = 0; i < cal.fp8_split.size(); ++i) {
+      GemmPoint& g = cal.fp8_split[i];
+      g.seconds = seconds[first_split_job + i];
+      g.flops_per_second = g.seconds > 0 ? g.flops / kernel_part(g.seconds) : 0;
+    }
     for (size_t i = 0; i < cal.gemm.size(); ++i) {
       GemmPoint& g = cal.gemm[i];
       g.seconds = seconds[warm_job[i]];
@@ -436,8 +478,14 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     const double peak = cal.measured_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))];
     g.efficiency = peak > 0 ? g.flops_per_second / peak : 0;
   }
+  for (GemmPoint& g : cal.fp8_split) {
+    const double peak =
+        cal.measured_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))];
+    g.efficiency = peak > 0 ? g.flops_per_second / peak : 0;
+  }
+  cal.fp8_split_accumulator_efficiency = fit_split_accumulator_efficiency(cal.gemm, cal.fp8_split);
 
-    phase = "memory bandwidth";
+  phase = "memory bandwidth";
   // Streaming kernels, on every device at once: sizes from L2-sized to past
   // any last-level cache, as plans' memory-bound kernels range (activations
   // of a few MB, optimizer updates of tens of MB). As plans run them: in a
@@ -742,6 +790,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     // The phase running is dropped whole.
     if (phase == "GEMMs") {
       cal.gemm.clear();
+      cal.fp8_split.clear();
+      cal.fp8_split_accumulator_efficiency = 0;
       cal.cold_gemm.clear();
       cal.gemm_shapes.clear();
       cal.measured_peak_flops_per_second = PerDType{};
@@ -795,6 +845,18 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
                           format_flops_rate(cal.measured_peak_flops_per_second[i]) + ", " +
                           fmt_ratio(cal.measured_peak_flops_per_second[i] / nominal) +
                           " x the data sheet's " + format_flops_rate(nominal));
+  }
+  if (cal.fp8_split_accumulator_efficiency > 0) {
+    dp.fp8_split_accumulator_efficiency = cal.fp8_split_accumulator_efficiency;
+    cal.notes.push_back(fmt::format(
+        "fp8 GEMMs with cuBLASLt's fast accumulation off (Transformer Engine's input- and "
+        "weight-gradient GEMMs) ran at {:.3f} of its rate, the median over the sizes measured "
+        "both ways: the profile's fp8_split_accumulator_efficiency",
+        cal.fp8_split_accumulator_efficiency));
+  } else if (!split_sizes.empty() && !cal.gemm.empty()) {
+    cal.notes.push_back(
+        "fp8 split accumulation: no size measured both ways; the profile has no "
+        "fp8_split_accumulator_efficiency (the gradient GEMMs at the fast rate)");
   }
   // The wave model from the shape sweep (CUDA): the tile whose waves explain
   // it, if one does; its 16-bit curves then stand for full waves, so each
@@ -960,8 +1022,11 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     }
   }
   if (cuda)
-    cal.notes.push_back(
-        "fp8, i8 and i32 GEMMs keep the data-sheet peaks and default curves (not measured)");
+    cal.notes.push_back(split_sizes.empty()
+                            ? "fp8, i8 and i32 GEMMs keep the data-sheet peaks and default curves "
+                              "(not measured: the data sheet gives this GPU no FP8 rate)"
+                            : "i8 and i32 GEMMs keep the data-sheet peaks and default curves (not "
+                              "measured)");
   cal.profile = std::move(profile);
   // NCCL's protocols (LL, LL128, Simple) from the measured sizes, under the
   // same fit-sanity rules (realexec/fit_nccl.hpp).

@@ -132,6 +132,17 @@ struct GemmWaveFit {
 GemmWaveFit fit_gemm_waves(const std::vector<GemmShapePoint>& points, int sm_count,
                            const std::vector<std::pair<std::int64_t, std::int64_t>>& tiles);
 
+// DeviceProfile::fp8_split_accumulator_efficiency from FP8 square GEMMs
+// measured both ways (CUDA, a GPU with FP8 tensor cores): `fast`, the fp8
+// points of Calibration::gemm (cuBLASLt's fast accumulation, the forward
+// GEMMs'), and `split`, the same sizes with it off (Transformer Engine's
+// gradient GEMMs, KernelClass::kGemmSplitAccumulator). The median over the
+// sizes measured both ways of split rate / fast rate, the sizes of 1024 and
+// more where there are any (smaller ones are mostly launch and fill, not
+// accumulation); at most 1. 0: no size measured both ways.
+double fit_split_accumulator_efficiency(const std::vector<GemmPoint>& fast,
+                                        const std::vector<GemmPoint>& split);
+
 // A chosen tile (fit.tile_rows > 0) into a profile whose 16-bit curves are
 // square GEMMs' measured rates: the tile, and each square's point lifted by
 // its own waves' padding (gemm_wave_factor of n x n x n, n = cbrt(FLOP / 2);
@@ -216,6 +227,13 @@ struct Calibration {
   PerDType nominal_peak_flops_per_second{};   // the topology device's data sheet
   PerDType measured_peak_flops_per_second{};  // best GEMM kernel rate seen (the profile's peak)
   std::vector<GemmPoint> gemm;
+  // CUDA, a GPU with FP8 tensor cores: the fp8 squares again with cuBLASLt's
+  // fast accumulation off (KernelClass::kGemmSplitAccumulator; their
+  // efficiency is against the fp8 peak), and what fit_split_accumulator_
+  // efficiency makes of them (the profile's fp8_split_accumulator_efficiency;
+  // 0: not measured).
+  std::vector<GemmPoint> fp8_split;
+  double fp8_split_accumulator_efficiency = 0;
   // CPU: the yardstick of the square GEMMs (f32 yardstick_size^3, run on
   // every device right before each size's GEMMs, in every round). Each size
   // is measured as its time over the yardstick's at that moment, and its

@@ -1,6 +1,7 @@
 // The fits of `calibrate` that need no executor: the cold-operand GEMM
-// rates, the ring collectives' step rows and each collective kind's own
-// steps (realexec/calibrate.hpp declares them).
+// rates, the FP8 split accumulation's efficiency, the ring collectives' step
+// rows and each collective kind's own steps (realexec/calibrate.hpp declares
+// them).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -135,6 +136,27 @@ GemmWaveFit fit_gemm_waves(const std::vector<GemmShapePoint>& points, int sm_cou
     out.host_seconds = best.c0;
   }
   return out;
+}
+
+double fit_split_accumulator_efficiency(const std::vector<GemmPoint>& fast,
+                                        const std::vector<GemmPoint>& split) {
+  std::vector<std::pair<std::int64_t, double>> ratios;  // (size, split / fast)
+  for (const GemmPoint& s : split) {
+    if (s.dtype != DType::kFP8 || !(s.flops_per_second > 0)) continue;
+    for (const GemmPoint& f : fast)
+      if (f.dtype == DType::kFP8 && f.size == s.size && f.flops_per_second > 0)
+        ratios.emplace_back(s.size, s.flops_per_second / f.flops_per_second);
+  }
+  const bool large =
+      std::any_of(ratios.begin(), ratios.end(), [](const auto& r) { return r.first >= 1024; });
+  std::vector<double> v;
+  for (const auto& [size, r] : ratios)
+    if (!large || size >= 1024) v.push_back(r);
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  const double median = v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+  return std::min(median, 1.0);
 }
 
 void apply_gemm_waves(DeviceProfile& dp, const GemmWaveFit& w) {

@@ -37,6 +37,7 @@
 #include "core/topology.hpp"
 #include "core/units.hpp"
 #include "realexec/cuda_check.hpp"
+#include "realexec/cuda_fp8_gemm.hpp"
 #include "realexec/cuda_kernels.hpp"
 #include "realexec/cuda_module.hpp"
 #include "realexec/executor.hpp"
@@ -115,10 +116,14 @@ ncclDataType_t nccl_type(Element e) {
 struct GemmSpace {
   std::size_t inputs = 0;   // bytes of the largest batch of As and Bs together
   std::size_t outputs = 0;  // bytes of the largest batch of Cs
-  void grow(const GemmShape& g, DType t) {
+  void grow(const GemmShape& shape, DType t) {
+    // FP8: E4M3 operands of the padded shape, a BF16 output (cuda_fp8_gemm.hpp).
+    const bool fp8 = t == DType::kFP8;
+    const GemmShape g = fp8 ? cuda::fp8_shape(shape) : shape;
     const auto eb = static_cast<std::int64_t>(dtype_bytes(t));
+    const std::int64_t ob = fp8 ? 2 : eb;
     inputs = std::max(inputs, static_cast<std::size_t>((g.m * g.k + g.k * g.n) * g.batch * eb));
-    outputs = std::max(outputs, static_cast<std::size_t>(g.m * g.n * g.batch * eb));
+    outputs = std::max(outputs, static_cast<std::size_t>(g.m * g.n * g.batch * ob));
   }
 };
 
@@ -143,6 +148,7 @@ struct CudaRun {
   // One cuBLAS handle per stream: a handle's default workspace must not be
   // shared by GEMMs running at once on different streams.
   std::vector<cublasHandle_t> blas;                           // by Program stream
+  cuda::Fp8Gemms fp8;  // cuBLASLt's FP8 GEMMs (their plans, handles and scales)
   std::vector<DevicePtr> owned;                               // workspaces and resident buffers
   std::map<BufferId, DevicePtr> buffers;                      // non-resident Program buffers, live
   std::map<std::vector<int>, std::vector<ncclComm_t>> comms;  // by GPU list in rank order
@@ -159,6 +165,7 @@ struct CudaRun {
       char* outputs = nullptr;
     };
     std::map<DType, Gemm> gemm;  // by dtype
+    void* fp8_workspace = nullptr;  // cuda::kFp8WorkspaceBytes where the stream runs FP8 GEMMs
     void* scratch = nullptr;
     std::int64_t scratch_elements = 0;
     std::map<Element, void*> coll_in;
@@ -234,6 +241,8 @@ Status CudaExecutor::check_program(const Program& p, const Topology& topo) {
                         " as streams of it, and collectives use Brigade's ring over "
                         "device-to-device copies, not NCCL");
   }
+  std::set<int> fp8_checked;  // GPUs whose FP8 support was checked
+  std::int64_t fp8_padded = 0;
   for (TaskId t = 0; t < p.num_tasks(); ++t) {
     const Task& task = p.task(t);
     if (task.kind != TaskKind::kCompute) continue;
@@ -243,12 +252,36 @@ Status CudaExecutor::check_program(const Program& p, const Topology& topo) {
                            std::to_string(ck) + "; expected gemm, memory or fixed");
     cudaDataType data;
     cublasComputeType_t compute;
-    if (gemm_of(task, topo.device(task.device)) && !gemm_types(task.dtype, &data, &compute))
+    const auto shape = gemm_of(task, topo.device(task.device));
+    if (shape && task.dtype == DType::kFP8) {
+      // cuBLASLt's FP8 GEMMs (cuda_fp8_gemm.hpp): sm_89 or later on every GPU used.
+      const int gpu = task.device % std::max(1, g);
+      if (!fp8_checked.count(gpu)) {
+        BRIGADE_ASSIGN_OR_RETURN(const int cc, cuda::compute_capability(gpu));
+        if (cc < cuda::kFp8MinCapability)
+          return Status::error(std::string(kWho) + ": " + task_label(p, t) +
+                               " is an fp8 GEMM and GPU " + std::to_string(gpu) +
+                               " has compute capability " + std::to_string(cc / 10) + "." +
+                               std::to_string(cc % 10) +
+                               "; expected 8.9 or later (Ada, Hopper) for FP8 tensor cores");
+        fp8_checked.insert(gpu);
+      }
+      const GemmShape padded = cuda::fp8_shape(*shape);
+      if (padded.m != shape->m || padded.n != shape->n || padded.k != shape->k) ++fp8_padded;
+    } else if (shape && !gemm_types(task.dtype, &data, &compute)) {
       return Status::error(std::string(kWho) + ": " + task_label(p, t) + " is a " +
                            std::string(dtype_name(task.dtype)) +
                            (task.compute == ComputeKind::kGemm ? " GEMM" : " fixed kernel") +
-                           "; the CUDA backend computes f64, f32, tf32, f16 and bf16");
+                           "; the CUDA backend computes f64, f32, tf32, f16, bf16 and fp8");
+    }
   }
+  if (fp8_padded > 0)
+    warnings_.push_back(std::to_string(fp8_padded) + " fp8 GEMM" + (fp8_padded == 1 ? "" : "s") +
+                        " of program '" + p.name + "' " + (fp8_padded == 1 ? "has" : "have") +
+                        " a dimension that is not a multiple of 16: each runs padded to "
+                        "multiples of 16 (cuBLASLt's FP8 kernels need them, and Transformer "
+                        "Engine refuses other shapes), so it does more work than the judges "
+                        "count");
   for (size_t c = 0; c < p.collectives().size(); ++c) {
     const Collective& col = p.collectives()[c];
     Element e;
@@ -335,7 +368,7 @@ Status CudaExecutor::setup(CudaRun& run) {
 
   // Workspaces per stream, sized by the largest task of each kind on it.
   struct Need {
-    std::map<DType, GemmSpace> gemm;
+    std::map<DType, GemmSpace> gemm;  // kFP8's: E4M3 operands, BF16 outputs
     std::size_t scratch = 0;
     CommunicationNeed comm;
   };
@@ -374,6 +407,9 @@ Status CudaExecutor::setup(CudaRun& run) {
           t, ptr,
           static_cast<std::int64_t>(space.inputs / static_cast<std::size_t>(dtype_bytes(t))), st);
       w.gemm[t] = {static_cast<char*>(ptr), static_cast<char*>(ptr) + inputs};
+      if (t == DType::kFP8)
+        BRIGADE_RETURN_IF_ERROR(
+            alloc(run, gpu, cuda::kFp8WorkspaceBytes, "fp8 GEMM workspace" + of, &w.fp8_workspace));
     }
     BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, n.scratch, "streaming scratch" + of, &w.scratch));
     w.scratch_elements = static_cast<std::int64_t>(n.scratch / 4);
@@ -512,7 +548,16 @@ Status CudaExecutor::enqueue_task(CudaRun& run, TaskId t, bool verify) {
   BRIGADE_CUDA_CHECK(cudaSetDevice(gpu));
   BRIGADE_CUDA_CHECK(cudaEventRecord(run.start[static_cast<size_t>(t)], s));
   if (task.kind == TaskKind::kCompute) {
-    if (const auto shape = gemm_of(task, run.topology->device(task.device))) {
+    const auto shape = gemm_of(task, run.topology->device(task.device));
+    if (shape && task.dtype == DType::kFP8) {
+      // cuBLASLt, fast accumulation but in the gradients' GEMMs (cuda_fp8_gemm.hpp).
+      const CudaRun::StreamWork::Gemm& space = w.gemm.at(task.dtype);
+      const GemmShape g = cuda::fp8_shape(*shape);
+      const char* a = space.inputs;
+      BRIGADE_RETURN_IF_ERROR(run.fp8.run(gpu, s, g,
+                                          task.kernel != KernelClass::kGemmSplitAccumulator, a,
+                                          a + g.m * g.k * g.batch, space.outputs, w.fp8_workspace));
+    } else if (shape) {
       const GemmShape& g = *shape;
       cudaDataType data;
       cublasComputeType_t compute;

@@ -1,5 +1,6 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <climits>
 
@@ -250,6 +251,10 @@ void launch_fill_operands(DType t, void* p, std::int64_t count, cudaStream_t s) 
     case DType::kBF16:
       fill_operands_kernel<__nv_bfloat16>
           <<<blocks_for(count), kThreads, 0, s>>>(static_cast<__nv_bfloat16*>(p), count);
+      break;
+    case DType::kFP8:  // E4M3, as the FP8 GEMMs read both operands (cuda_fp8_gemm.hpp)
+      fill_operands_kernel<__nv_fp8_e4m3>
+          <<<blocks_for(count), kThreads, 0, s>>>(static_cast<__nv_fp8_e4m3*>(p), count);
       break;
     default:
       fill_operands_kernel<float>

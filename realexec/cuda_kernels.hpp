@@ -27,7 +27,7 @@ inline constexpr int kMaxCheckedGroup = 64;
 // Collective inputs: element i = input_value(device, i).
 void launch_fill_input(Element e, void* p, std::int64_t count, int device, cudaStream_t s);
 // GEMM operands: pseudo-random values uniform in [-1, 1), in the dtype (f64,
-// f32/tf32, f16, bf16); element i's value depends on i alone.
+// f32/tf32, f16, bf16, fp8 as E4M3); element i's value depends on i alone.
 void launch_fill_operands(DType t, void* p, std::int64_t count, cudaStream_t s);
 // Streams `bytes` of traffic: x = -x over f32 elements (4 bytes read + 4
 // written each), in passes over `elements` as needed.

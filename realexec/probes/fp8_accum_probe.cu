@@ -14,9 +14,10 @@
 // workspace and cuBLASLt's first heuristic. It prints a table and the
 // median over the shapes of split rate / fast rate, the key's value.
 //
-// A standalone program, not part of `brigade calibrate` (whose CUDA
-// executor runs no FP8 GEMM): scripts/gpu-check.sh builds it, carries it and
-// runs it on a lent GPU. Usage:
+// A standalone program: `brigade calibrate --backend cuda` times the same
+// two modes on square GEMMs (realexec/cuda_fp8_gemm.hpp), this at the NeMo
+// rows' own shapes, B in E5M2 too. scripts/gpu-check.sh builds it, carries
+// it and runs it on a lent GPU. Usage:
 //   brigade-fp8-probe [M N K ...]   (default: the NeMo rows' GEMM shapes)
 // Exit status: 0 with a table, 1 when no FP8-capable GPU or a CUDA call
 // fails (the call and its error on stderr), 2 on bad arguments.

@@ -1,0 +1,135 @@
+#include "realexec/cuda_fp8_gemm.hpp"
+
+#include <string>
+
+#include "realexec/cuda_check.hpp"
+
+namespace brigade::realexec::cuda {
+
+std::int64_t fp8_dimension(std::int64_t x) {
+  return (x + 15) / 16 * 16;
+}
+
+GemmShape fp8_shape(const GemmShape& g) {
+  return {fp8_dimension(g.m), fp8_dimension(g.n), fp8_dimension(g.k), g.batch};
+}
+
+Result<int> compute_capability(int gpu) {
+  int major = 0, minor = 0;
+  BRIGADE_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, gpu));
+  BRIGADE_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, gpu));
+  return major * 10 + minor;
+}
+
+struct Fp8Gemms::Plan {
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
+  cublasLtMatmulHeuristicResult_t algo{};
+  ~Plan() {
+    if (op) cublasLtMatmulDescDestroy(op);
+    if (a) cublasLtMatrixLayoutDestroy(a);
+    if (b) cublasLtMatrixLayoutDestroy(b);
+    if (d) cublasLtMatrixLayoutDestroy(d);
+  }
+};
+
+Fp8Gemms::Fp8Gemms() = default;
+
+Fp8Gemms::~Fp8Gemms() {
+  plans_.clear();
+  for (auto& [gpu, st] : gpus_) {
+    cudaSetDevice(gpu);
+    if (st.scale) cudaFree(st.scale);
+    if (st.handle) cublasLtDestroy(st.handle);
+  }
+}
+
+Result<Fp8Gemms::PerGpu*> Fp8Gemms::gpu_state(int gpu) {
+  PerGpu& st = gpus_[gpu];
+  if (st.handle) return &st;
+  BRIGADE_CUDA_CHECK(cublasLtCreate(&st.handle));
+  BRIGADE_CUDA_CHECK(cudaMalloc(&st.scale, sizeof(float)));
+  const float one = 1.0f;
+  BRIGADE_CUDA_CHECK(cudaMemcpy(st.scale, &one, sizeof one, cudaMemcpyHostToDevice));
+  return &st;
+}
+
+namespace {
+
+Status batch_layout(cublasLtMatrixLayout_t l, std::int64_t batch, std::int64_t stride) {
+  if (batch <= 1) return Status::ok();
+  const auto count = static_cast<std::int32_t>(batch);
+  BRIGADE_CUDA_CHECK(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+                                                      sizeof count));
+  BRIGADE_CUDA_CHECK(cublasLtMatrixLayoutSetAttribute(
+      l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride));
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<Fp8Gemms::Plan*> Fp8Gemms::plan(int gpu, const GemmShape& g, bool fast) {
+  const Key key{gpu, g.m, g.n, g.k, g.batch, fast};
+  if (auto it = plans_.find(key); it != plans_.end()) return it->second.get();
+  BRIGADE_ASSIGN_OR_RETURN(PerGpu * st, gpu_state(gpu));
+  auto p = std::make_unique<Plan>();
+  BRIGADE_CUDA_CHECK(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const cublasOperation_t transpose = CUBLAS_OP_T, none = CUBLAS_OP_N;
+  BRIGADE_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &transpose,
+                                                    sizeof transpose));
+  BRIGADE_CUDA_CHECK(
+      cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &none, sizeof none));
+  const std::int8_t fast_accum = fast ? 1 : 0;
+  BRIGADE_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM,
+                                                    &fast_accum, sizeof fast_accum));
+  const float* scale = st->scale;
+  BRIGADE_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                                                    &scale, sizeof scale));
+  BRIGADE_CUDA_CHECK(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                                                    &scale, sizeof scale));
+  BRIGADE_CUDA_CHECK(cublasLtMatrixLayoutCreate(&p->a, CUDA_R_8F_E4M3,
+                                                static_cast<std::uint64_t>(g.k),
+                                                static_cast<std::uint64_t>(g.m), g.k));
+  BRIGADE_CUDA_CHECK(cublasLtMatrixLayoutCreate(&p->b, CUDA_R_8F_E4M3,
+                                                static_cast<std::uint64_t>(g.k),
+                                                static_cast<std::uint64_t>(g.n), g.k));
+  BRIGADE_CUDA_CHECK(cublasLtMatrixLayoutCreate(&p->d, CUDA_R_16BF, static_cast<std::uint64_t>(g.m),
+                                                static_cast<std::uint64_t>(g.n), g.m));
+  BRIGADE_RETURN_IF_ERROR(batch_layout(p->a, g.batch, g.k * g.m));
+  BRIGADE_RETURN_IF_ERROR(batch_layout(p->b, g.batch, g.k * g.n));
+  BRIGADE_RETURN_IF_ERROR(batch_layout(p->d, g.batch, g.m * g.n));
+  cublasLtMatmulPreference_t pref = nullptr;
+  BRIGADE_CUDA_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+  const std::uint64_t ws = kFp8WorkspaceBytes;
+  const cublasStatus_t set = cublasLtMatmulPreferenceSetAttribute(
+      pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
+  int found = 0;
+  const cublasStatus_t got = set == CUBLAS_STATUS_SUCCESS ? cublasLtMatmulAlgoGetHeuristic(
+                                                                st->handle, p->op, p->a, p->b, p->d,
+                                                                p->d, pref, 1, &p->algo, &found)
+                                                          : set;
+  cublasLtMatmulPreferenceDestroy(pref);
+  BRIGADE_CUDA_CHECK(got);
+  if (found == 0)
+    return Status::error("cuda backend: cuBLASLt has no FP8 algorithm for a " +
+                             std::to_string(g.m) + " x " + std::to_string(g.n) + " x " +
+                             std::to_string(g.k) + " GEMM (batch " + std::to_string(g.batch) +
+                             ", fast accumulation " + (fast ? "on" : "off") + ") on GPU " +
+                             std::to_string(gpu),
+                         ErrorKind::kRuntime);
+  Plan* raw = p.get();
+  plans_.emplace(key, std::move(p));
+  return raw;
+}
+
+Status Fp8Gemms::run(int gpu, cudaStream_t stream, const GemmShape& g, bool fast_accumulation,
+                     const void* a, const void* b, void* d, void* workspace) {
+  BRIGADE_ASSIGN_OR_RETURN(Plan * p, plan(gpu, g, fast_accumulation));
+  const float alpha = 1.0f, beta = 0.0f;
+  BRIGADE_CUDA_CHECK(cublasLtMatmul(gpus_[gpu].handle, p->op, &alpha, a, p->a, b, p->b, &beta, d,
+                                    p->d, d, p->d, &p->algo.algo, workspace, kFp8WorkspaceBytes,
+                                    stream));
+  return Status::ok();
+}
+
+}  // namespace brigade::realexec::cuda
