@@ -223,6 +223,14 @@ struct Collective {
   // as NCCL's kernel: it holds no SMs of the devices' own (the GEMM beside
   // it gave up its sm_held; docs/costmodel.md, "NCCL's kernels take SMs").
   bool userbuffers = false;
+  // How many collectives this one stands for: the step granularity merges
+  // a pipeline step's tensor-parallel collectives of one kind into one of
+  // their summed bytes (planner/lower_transformer_stage.cpp). The judges
+  // time it as `parts` calls of bytes / parts each, one after another
+  // (per-call latency, launch and NCCL's choice by size, each paid
+  // `parts` times), not as one call of the sum (docs/planner.md,
+  // "Granularity: what is fused"). 1: a collective of its own.
+  std::int32_t parts = 1;
 };
 
 struct Buffer {

@@ -78,6 +78,9 @@ struct Kernel {
   // engines, or the sm_held its GEMM gave up; docs/costmodel.md, "NCCL's
   // kernels take SMs").
   bool userbuffers = false;
+  // A collective standing for this many of its kind (the step
+  // granularity's merge; Collective::parts).
+  int collective_parts = 1;
   CollectiveKind collective = CollectiveKind::kAllReduce;
   double collective_bytes = 0;  // as Collective::bytes (nccl-tests "size")
   std::string reason;           // why the collective is there

@@ -192,6 +192,7 @@ void StageEmitter::add_group_collective(const Kernel& k, Phase phase, int layer,
                                            k.collective_bytes, streams, k.name, phase, k.reason);
   b_.collective(c).dtype = s_.dtype;
   b_.collective(c).userbuffers = k.userbuffers;
+  b_.collective(c).parts = k.collective_parts;
   for (size_t j = 0; j < devices.size(); ++j) {
     Task& task = b_.task(b_.collective_task(c, static_cast<int>(j)));
     task.layer = layer;
@@ -250,6 +251,8 @@ Kernel StageEmitter::merged(const Deferred& d, const char* prefix) {
   k.collective = d.kind;
   k.collective_bytes = d.bytes;
   k.userbuffers = d.userbuffers;
+  // Timed as the d.count calls it stands for, each of the mean bytes.
+  k.collective_parts = std::max(1, d.count);
   k.reason = d.reasons.front();
   if (d.count > 1) {
     k.reason = fill_args(tr_text("Reasons",

@@ -126,8 +126,9 @@ class StageEmitter {
 
   // kStep: the step's tensor-parallel collectives of one kind become one
   // collective carrying their summed bytes, issued after the step's fused
-  // compute on the same stream (the stream's busy time is the same sum; the
-  // per-call latency is paid once instead of n times).
+  // compute on the same stream, which the judges time as the n calls it
+  // stands for (Collective::parts: each call's latency and NCCL's choice at
+  // the mean call's bytes; before 2026-12-06 the latency was paid once).
   struct Deferred {
     CollectiveKind kind;
     double bytes = 0;

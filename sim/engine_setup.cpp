@@ -288,7 +288,8 @@ Status Engine::setup() {
   nccl_route_map_.clear();
   // NCCL's choice per collective (the closed form's, cost::collective_query_on),
   // memoised by what it depends on.
-  std::map<std::tuple<CollectiveKind, CollectiveAlgorithm, double, std::vector<std::int32_t>>,
+  std::map<std::tuple<CollectiveKind, CollectiveAlgorithm, double, std::int32_t,
+                      std::vector<std::int32_t>>,
            std::tuple<std::int32_t, CollectiveAlgorithm, std::int32_t>>
       nccl_memo;
   coll_sm_channels_.assign(ncoll, 0);
@@ -296,19 +297,30 @@ Status Engine::setup() {
   for (size_t c = 0; c < ncoll; ++c) {
     const Collective& col = p_.collectives()[c];
     coll_algorithm_[c] = col.algorithm;
+    // A merged collective (Collective::parts) is `parts` calls of its mean
+    // bytes one after another: each call's launch, and NCCL's choice at
+    // the mean bytes with its latency paid `parts` times (its bandwidth
+    // term is linear in the bytes, so the expansion of all of them takes
+    // parts x the one call's time). Under the alpha-beta model the calls'
+    // launches are paid, their routes' latencies once.
+    const std::int32_t parts = std::max<std::int32_t>(1, col.parts);
     double o = 0;
     for (std::int32_t d : col.group) o = std::max(o, device_overhead[static_cast<size_t>(d)]);
+    o *= parts;
     coll_overhead_[c] = o;
-    auto key = std::make_tuple(col.kind, col.algorithm, col.bytes, col.group);
+    auto key = std::make_tuple(col.kind, col.algorithm, col.bytes, parts, col.group);
     auto it = nccl_memo.find(key);
     if (it == nccl_memo.end()) {
-      auto choice = cost::nccl_collective(topo_, prof_, col.kind, col.algorithm, col.group, col.bytes);
+      auto choice = cost::nccl_collective(topo_, prof_, col.kind, col.algorithm, col.group,
+                                          col.bytes / parts);
       if (!choice.is_ok())
         return Status::error(who + collective_label(static_cast<CollectiveId>(c)) + ": " +
                              choice.message());
       std::tuple<std::int32_t, CollectiveAlgorithm, std::int32_t> v{-1, col.algorithm, 0};
       if (choice->has_value()) {
-        nccl_steps_.push_back((*choice)->step);
+        cost::AlphaBeta step = (*choice)->step;
+        step.alpha_seconds *= parts;
+        nccl_steps_.push_back(step);
         v = {static_cast<std::int32_t>(nccl_steps_.size()) - 1, (*choice)->expansion,
              cost::nccl_sm_channels((*choice)->chosen)};
       }

@@ -381,14 +381,15 @@ Status ShortcutPlan::plan(const Program& program,
 
 Result<std::int32_t> ShortcutPlan::entry(CollectiveId c, std::int32_t pattern) {
   const Collective& col = program_->collectives()[static_cast<size_t>(c)];
+  const Size size{col.bytes, col.parts};
   auto& list = entry_of_[pattern];
-  for (const auto& [bytes, e] : list)
-    if (bytes == col.bytes) return e;
+  for (const auto& [sz, e] : list)
+    if (sz == size) return e;
   // The same run for a collective of the same shape (isolated runs of the
   // same shape are the same run with other channel and device numbers).
   auto& same = shape_entry_[pattern_shape_[static_cast<size_t>(pattern)]];
-  for (const auto& [bytes, from] : same) {
-    if (bytes != col.bytes || from.second < 0) continue;
+  for (const auto& [sz, from] : same) {
+    if (sz != size || from.second < 0) continue;
     const auto& a = pattern_channels_[static_cast<size_t>(from.first)];
     const auto& b = pattern_channels_[static_cast<size_t>(pattern)];
     auto moved = [&](ChannelId ch) -> ChannelId {
@@ -403,7 +404,7 @@ Result<std::int32_t> ShortcutPlan::entry(CollectiveId c, std::int32_t pattern) {
     if (!whole) break;  // a channel outside its pattern's: run it
     table_->entries.push_back(std::move(e));
     const auto index = static_cast<std::int32_t>(table_->entries.size()) - 1;
-    list.emplace_back(col.bytes, index);
+    list.emplace_back(size, index);
     return index;
   }
   ProgramBuilder b(program_->name, program_->num_devices);
@@ -412,6 +413,7 @@ Result<std::int32_t> ShortcutPlan::entry(CollectiveId c, std::int32_t pattern) {
   const CollectiveId id =
       b.add_collective(col.kind, col.algorithm, col.group, col.bytes, streams, "c");
   b.collective(id).root = col.root;
+  b.collective(id).parts = col.parts;
   auto prog = std::move(b).build();
   if (!prog.is_ok()) return prog.status();
   SimOptions o;
@@ -424,8 +426,8 @@ Result<std::int32_t> ShortcutPlan::entry(CollectiveId c, std::int32_t pattern) {
   auto r = detail::simulate_unnamed_links(*prog, *topology_, quiet_, o, record_transfers_);
   if (!r.is_ok() && r.status().kind() == ErrorKind::kCancelled) return r.status();
   if (!r.is_ok()) {  // the run in context reports it
-    list.emplace_back(col.bytes, -1);
-    same.emplace_back(col.bytes, std::make_pair(pattern, -1));
+    list.emplace_back(size, -1);
+    same.emplace_back(size, std::make_pair(pattern, -1));
     return -1;
   }
   ShortcutEntry e;
@@ -446,8 +448,8 @@ Result<std::int32_t> ShortcutPlan::entry(CollectiveId c, std::int32_t pattern) {
   }
   table_->entries.push_back(std::move(e));
   const auto index = static_cast<std::int32_t>(table_->entries.size()) - 1;
-  list.emplace_back(col.bytes, index);
-  same.emplace_back(col.bytes, std::make_pair(pattern, index));
+  list.emplace_back(size, index);
+  same.emplace_back(size, std::make_pair(pattern, index));
   return index;
 }
 

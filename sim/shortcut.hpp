@@ -104,15 +104,17 @@ class ShortcutPlan {
   std::vector<std::int32_t> coll_pattern_;
   std::vector<std::vector<ChannelId>> pattern_channels_;
   // Isolated runs shared by patterns of the same shape (see shape_key in
-  // shortcut.cpp): per pattern its shape; per shape (bytes, (pattern, entry))
-  // of the runs made.
+  // shortcut.cpp): per pattern its shape; per shape ((bytes, parts),
+  // (pattern, entry)) of the runs made (Collective::parts: a merged
+  // collective's run is its own).
+  using Size = std::pair<double, std::int32_t>;  // (bytes, parts)
   bool share_shapes_ = true;
   std::vector<std::int32_t> pattern_shape_;
   std::unordered_map<std::int32_t,
-                     std::vector<std::pair<double, std::pair<std::int32_t, std::int32_t>>>>
+                     std::vector<std::pair<Size, std::pair<std::int32_t, std::int32_t>>>>
       shape_entry_;
-  std::unordered_map<std::int32_t, std::vector<std::pair<double, std::int32_t>>>
-      entry_of_;                       // pattern -> (bytes, entry)
+  std::unordered_map<std::int32_t, std::vector<std::pair<Size, std::int32_t>>>
+      entry_of_;                       // pattern -> ((bytes, parts), entry)
   std::vector<std::int32_t> rank_of_;  // while one entry is made
   bool any_candidate_ = false;
   std::vector<std::uint8_t> candidate_;  // per collective

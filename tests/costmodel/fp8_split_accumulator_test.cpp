@@ -60,9 +60,11 @@ TEST(Fp8SplitAccumulator, TheGradientGemmsAndNoOthersAccumulateInSplitMode) {
     // QKV, projection, fc1, fc2: a dgrad and a wgrad each, at least.
     EXPECT_GE(gradients, 8);
     for (const auto* ks : {&L.forward, &L.recompute, &L.backward})
-      for (const Kernel& k : *ks)
-        if (!is_gradient_gemm(k))
+      for (const Kernel& k : *ks) {
+        if (!is_gradient_gemm(k)) {
           EXPECT_NE(k.kernel_class, KernelClass::kGemmSplitAccumulator) << k.name;
+        }
+      }
   }
   const BlockTemplate bf16 = layer("", tp);
   for (const Kernel& k : bf16.backward)

@@ -125,11 +125,8 @@ constexpr double kMemoryTolerance = 1e-6;
 // or step granularity, whose fused GEMMs run far faster than its kernels:
 // the fused step bound is stated for the plans `auto` fuses, millions of
 // kernels whose GEMMs are large).
-// `step_and_memory`: the communication left out (a small plan forced to step
-// granularity whose merged calls' alphas are a larger share of its
-// communication than in the plans `auto` fuses).
 inline void expect_agreement(const Scenario& sc, const std::string& name, LowerOptions lo = {},
-                             bool memory_only = false, bool step_and_memory = false) {
+                             bool memory_only = false) {
   const auto j = judge_both(sc, lo);
   ASSERT_TRUE(j.ok) << name;
 
@@ -161,7 +158,6 @@ inline void expect_agreement(const Scenario& sc, const std::string& name, LowerO
     for (const auto& [k, n] : program_calls(j.plan.program, d)) sim_calls[k] += n;
     sim_comm += sim_comm_seconds(j, d);
   }
-  if (step_and_memory) return;
   if (!calls_differ) {
     EXPECT_EQ(cost_calls(j.cost), sim_calls)
         << name << ": calls per kind on device " << dev << named;
