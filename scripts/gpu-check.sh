@@ -194,6 +194,8 @@ run_checks() {
     echo "GPU tests:      $([ $tests_rc -eq 0 ] && echo passed || echo "FAILED (rc $tests_rc)"): $(grep -E '^\[ +(PASSED|SKIPPED|FAILED) +\] [0-9]+ test' "$out/gpu-tests.log" | sed 's/^\[ *\([A-Z]*\) *\] \([0-9]*\).*/\2 \1/' | paste -sd, - | tr 'A-Z' 'a-z')"
     echo "all realexec:   $([ $all_rc -eq 0 ] && echo passed || echo "FAILED (rc $all_rc)")"
     echo "calibrate cuda: $([ $cal_rc -eq 0 ] && echo "ok ($out/h200-profile.yaml)" || echo "FAILED (rc $cal_rc)")"
+    # calibrate's own FP8 split/fast (square GEMMs), beside the probe's (the rows' shapes)
+    echo "calibrate fp8:  $(grep -m1 'split / fast' "$out/calibrate.txt" 2>/dev/null | sed 's/^ *//' || true)"
     echo "validate:       $([ $val_rc -eq 0 ] && echo ok || ([ $val_rc -eq -1 ] && echo "not wired" || echo "FAILED (rc $val_rc)"))"
     echo "fp8 probe:      $([ $fp8_rc -eq 0 ] && grep -m1 '^fp8_split_accumulator_efficiency' "$out/fp8-accum.txt" || echo "FAILED (rc $fp8_rc)")"
     cat "$out/fp8-accum.txt"
