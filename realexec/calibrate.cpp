@@ -101,92 +101,16 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   cal.nominal_peak_flops_per_second = dev.peak_flops_per_second;
   cal.nominal_memory_bandwidth_bytes_per_second = dev.memory_bandwidth_bytes_per_second;
 
-  // What to measure.
-  std::vector<std::pair<DType, std::vector<std::int64_t>>> gemm_plan;
-  std::vector<ColdGemmPoint> cold_shapes;  // f32 (m, n, k); CPU only
-  std::vector<GemmShapePoint> wave_sweep;  // bf16 (m, n, k); CUDA only
-  std::vector<std::int64_t> split_sizes;   // fp8 squares in split accumulation; CUDA only
-  std::vector<double> memory_sizes, transfer_sizes, collective_sizes;
-  double gemm_budget, point_budget;
-  if (cuda) {
-    const std::vector<std::int64_t> big =
-        quick ? std::vector<std::int64_t>{256, 1024}
-              : std::vector<std::int64_t>{256, 512, 1024, 2048, 4096, 8192};
-    for (DType t : {DType::kBF16, DType::kF16, DType::kTF32, DType::kF32})
-      gemm_plan.emplace_back(t, big);
-    gemm_plan.emplace_back(DType::kF64, quick ? std::vector<std::int64_t>{256}
-                                              : std::vector<std::int64_t>{256, 1024, 4096});
-    // FP8 where the GPU's data sheet has an FP8 rate (Ada, Hopper): cuBLASLt
-    // as Transformer Engine calls it, the fast accumulation of the forward
-    // GEMMs; split_sizes below runs the same squares with it off.
-    if (dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kFP8))] > 0) {
-      gemm_plan.emplace_back(DType::kFP8, big);
-      split_sizes = big;
-    }
-    // Past any GPU's L2 (50-60 MB on Hopper): on the H200 16 and 64 MiB ran
-    // in the L2 at 40 and 8 TB/s, whose "peak" then read 8 x the HBM's.
-    memory_sizes =
-        quick ? std::vector<double>{16 * kMiB, 64 * kMiB}
-              : std::vector<double>{256 * kMiB, 512 * kMiB, 1024 * kMiB, 2048 * kMiB, 4096 * kMiB};
-    transfer_sizes =
-        quick ? std::vector<double>{64 * 1024.0, 4 * kMiB}
-              : std::vector<double>{64 * 1024.0, kMiB, 16 * kMiB, 256 * kMiB, 1024 * kMiB};
-    collective_sizes =
-        quick ? std::vector<double>{64 * 1024.0, 4 * kMiB}
-              : std::vector<double>{64 * 1024.0, kMiB, 16 * kMiB, 256 * kMiB, 1024 * kMiB};
-    gemm_budget = quick ? 0.005 : 0.025;
-    point_budget = quick ? 0.005 : 0.025;
-    // The wave model's sweep (bf16, C = m x 4096 over k = 8192): rows of
-    // 256 j for j whose tile counts leave the last wave part-full in
-    // different measure on any SM count, so that waves and a rate can be
-    // told apart (fit_gemm_waves; M = 256 j at N = 8192 on 132 SMs pads
-    // every point alike).
-    if (!quick)
-      for (std::int64_t j : {5, 7, 9, 11, 13, 17, 21, 25, 33, 41}) {
-        GemmShapePoint g;
-        g.m = 256 * j, g.n = 4096, g.k = 8192;
-        wave_sweep.push_back(g);
-      }
-  } else {
-    gemm_plan.emplace_back(
-        DType::kF32,
-        quick ? std::vector<std::int64_t>{16, 32, 64, 256}
-              : std::vector<std::int64_t>{32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024});
-    gemm_plan.emplace_back(DType::kF64,
-                           quick ? std::vector<std::int64_t>{16, 32}
-                                 : std::vector<std::int64_t>{32, 64, 128, 256, 512, 1024});
-    // 128 rows against a weight of 1.5 MiB (quick: 1 MiB) to 16 MiB, which
-    // read their bytes, and weight gradients whose outputs are 4 and 16 MiB,
-    // which write them: the two rates (fit_cold_operand_rates).
-    // Each with the square of its FLOPs as the yardstick of the moment.
-    auto add_cold = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
-      ColdGemmPoint c;
-      c.m = m;
-      c.n = n;
-      c.k = k;
-      c.square = std::llround(std::cbrt(static_cast<double>(m) * static_cast<double>(n) *
-                                        static_cast<double>(k)));
-      cold_shapes.push_back(c);
-    };
-    if (quick) add_cold(128, 512, 512);
-    else
-      for (auto [m, n, k] : {std::array<std::int64_t, 3>{128, 640, 640},
-                             {128, 1024, 1024},
-                             {128, 2048, 2048},
-                             {1024, 1024, 128},
-                             {2048, 2048, 128}})
-        add_cold(m, n, k);
-    memory_sizes = quick ? std::vector<double>{64 * 1024.0, 256 * 1024.0, kMiB}
-                         : std::vector<double>{256 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB};
-    transfer_sizes = quick ? std::vector<double>{4096, 64 * 1024.0, 256 * 1024.0}
-                           : std::vector<double>{4096,      64 * 1024.0, 256 * 1024.0, kMiB,
-                                                 4 * kMiB, 16 * kMiB,   64 * kMiB};
-    collective_sizes =
-        quick ? std::vector<double>{4096, 256 * 1024.0}
-              : std::vector<double>{4096, 64 * 1024.0, 256 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB};
-    gemm_budget = quick ? 0.002 : 0.05;
-    point_budget = quick ? 0.002 : 0.03;
-  }
+  // What to measure (calibrate_machine.cpp: the sizes and budgets by backend).
+  calibrate_detail::MeasurePlan plan = calibrate_detail::measure_plan(cuda, quick, dev);
+  auto& gemm_plan = plan.gemm;
+  auto& cold_shapes = plan.cold_shapes;
+  auto& wave_sweep = plan.wave_sweep;
+  auto& split_sizes = plan.split_sizes;
+  const auto& memory_sizes = plan.memory_sizes;
+  const auto& transfer_sizes = plan.transfer_sizes;
+  const auto& collective_sizes = plan.collective_sizes;
+  const double gemm_budget = plan.gemm_budget, point_budget = plan.point_budget;
   const bool pairs = devices >= 2;
   // Communication's share of a computing core (CPU): the executor pins a
   // device's threads to one core unless there are two usable CPUs per device
@@ -303,78 +227,64 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   const std::int64_t yardstick = cuda ? 0 : (quick ? 64 : kYardstickSize);
   {
     std::vector<Bench::Job> jobs;
-    std::vector<size_t> warm_job;  // by cal.gemm index: its job
-    for (const auto& [plan_dtype, sizes] : gemm_plan) {
-      const DType dtype = plan_dtype;  // clang 14 lambdas cannot capture a structured binding
+    std::vector<size_t> warm_job;   // by cal.gemm index: its job
+    std::vector<size_t> split_job;  // by cal.fp8_split index: its job
+    // One size's job: n^3 GEMMs of `dtype` as `kernel` runs them (after the
+    // yardstick on the CPU), its point into `points` and its job into `job_of`.
+    auto square = [&](DType dtype, std::int64_t n, KernelClass kernel,
+                      std::vector<GemmPoint>& points, std::vector<size_t>& job_of) -> Status {
       double nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(dtype))];
       if (!(nominal > 0))
         nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
-      for (std::int64_t n : sizes) {
-        const double flops = gemm_flops(n, n, n);
-        const double estimate = nominal > 0 ? flops / (0.5 * nominal) : 1e-3;
-        const int reps = reps_for(gemm_budget, estimate, min_reps, 400);
-        const size_t y = yardstick > 0 ? kYardstickGemms : 0;
-        BRIGADE_ASSIGN_OR_RETURN(
-            auto ps, on_every_device("calibrate-gemm", devices, [&](ProgramBuilder& b, StreamId s, int) {
-              for (size_t i = 0; i < y; ++i)
-                b.add_gemm(s, yardstick, yardstick, yardstick, DType::kF32, "yardstick");
-              for (int i = 0; i < reps; ++i) b.add_gemm(s, n, n, n, dtype, "gemm");
-            }));
-        GemmPoint g;
-        g.dtype = dtype;
-        g.size = n;
-        g.flops = flops;
-        cal.gemm.push_back(g);
-        warm_job.push_back(jobs.size());
-        const auto gemms = [ss = ps.second, y](const Trace& t) {
-          return Bench::per_task_seconds_in(t, ss, y, std::numeric_limits<size_t>::max());
-        };
-        const auto yard = [ss = ps.second, y](const Trace& t) {
-          return Bench::per_task_seconds_in(t, ss, 0, y);
-        };
-        std::string what = std::string(dtype_name(dtype)) + " GEMM " + std::to_string(n) + "^3 x" +
-                           std::to_string(reps);
-        if (y == 0) {
-          jobs.push_back(Bench::Job{std::move(ps.first), std::move(what), gemms});
-        } else {
-          jobs.push_back(Bench::Job{std::move(ps.first),
-                                    what + " after a " + std::to_string(yardstick) + "^3 yardstick",
-                                    [gemms, yard](const Trace& t) {
-                                      const double r = yard(t);
-                                      return r > 0 ? gemms(t) / r : 0.0;
-                                    },
-                                    1, yard});
-        }
-      }
-    }
-    // The fp8 squares with cuBLASLt's fast accumulation off, as Transformer
-    // Engine runs its input- and weight-gradient GEMMs.
-    const size_t first_split_job = jobs.size();
-    for (std::int64_t n : split_sizes) {
-      const double nominal =
-          dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kFP8))];
       const double flops = gemm_flops(n, n, n);
-      const int reps = reps_for(gemm_budget, flops / (0.5 * nominal), min_reps, 400);
+      const double estimate = nominal > 0 ? flops / (0.5 * nominal) : 1e-3;
+      const int reps = reps_for(gemm_budget, estimate, min_reps, 400);
+      const size_t y = yardstick > 0 ? kYardstickGemms : 0;
       BRIGADE_ASSIGN_OR_RETURN(
           auto ps,
-          on_every_device("calibrate-gemm-split", devices, [&](ProgramBuilder& b, StreamId s, int) {
-            for (int i = 0; i < reps; ++i) {
-              const TaskId id = b.add_gemm(s, n, n, n, DType::kFP8, "gemm split");
-              b.task(id).kernel = KernelClass::kGemmSplitAccumulator;
-            }
+          on_every_device("calibrate-gemm", devices, [&](ProgramBuilder& b, StreamId s, int) {
+            for (size_t i = 0; i < y; ++i)
+              b.add_gemm(s, yardstick, yardstick, yardstick, DType::kF32, "yardstick");
+            for (int i = 0; i < reps; ++i)
+              b.task(b.add_gemm(s, n, n, n, dtype, "gemm")).kernel = kernel;
           }));
       GemmPoint g;
-      g.dtype = DType::kFP8;
+      g.dtype = dtype;
       g.size = n;
       g.flops = flops;
-      cal.fp8_split.push_back(g);
-      jobs.push_back(Bench::Job{
-          std::move(ps.first),
-          "fp8 GEMM " + std::to_string(n) + "^3, split accumulation x" + std::to_string(reps),
-          [ss = ps.second](const Trace& t) {
-            return Bench::per_task_seconds_in(t, ss, 0, std::numeric_limits<size_t>::max());
-          }});
-    }
+      points.push_back(g);
+      job_of.push_back(jobs.size());
+      const auto gemms = [ss = ps.second, y](const Trace& t) {
+        return Bench::per_task_seconds_in(t, ss, y, std::numeric_limits<size_t>::max());
+      };
+      const auto yard = [ss = ps.second, y](const Trace& t) {
+        return Bench::per_task_seconds_in(t, ss, 0, y);
+      };
+      std::string what =
+          std::string(dtype_name(dtype)) + " GEMM " + std::to_string(n) + "^3" +
+          (kernel == KernelClass::kGemmSplitAccumulator ? ", split accumulation" : "") + " x" +
+          std::to_string(reps);
+      if (y == 0) {
+        jobs.push_back(Bench::Job{std::move(ps.first), std::move(what), gemms});
+      } else {
+        jobs.push_back(Bench::Job{std::move(ps.first),
+                                  what + " after a " + std::to_string(yardstick) + "^3 yardstick",
+                                  [gemms, yard](const Trace& t) {
+                                    const double r = yard(t);
+                                    return r > 0 ? gemms(t) / r : 0.0;
+                                  },
+                                  1, yard});
+      }
+      return Status::ok();
+    };
+    for (const auto& [dtype, sizes] : gemm_plan)
+      for (std::int64_t n : sizes)
+        BRIGADE_RETURN_IF_ERROR(square(dtype, n, KernelClass::kGeneric, cal.gemm, warm_job));
+    // The fp8 squares with cuBLASLt's fast accumulation off, as Transformer
+    // Engine runs its input- and weight-gradient GEMMs.
+    for (std::int64_t n : split_sizes)
+      BRIGADE_RETURN_IF_ERROR(
+          square(DType::kFP8, n, KernelClass::kGemmSplitAccumulator, cal.fp8_split, split_job));
     const size_t first_cold_job = jobs.size();
     const double f32_nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kF32))];
     for (const ColdGemmPoint& shape : cold_shapes) {
@@ -446,7 +356,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       cal.yardstick_seconds = median(all);
       cal.yardstick_min_seconds = *std::min_element(all.begin(), all.end());
       cal.yardstick_max_seconds = *std::max_element(all.begin(), all.end());
-      for (size_t j : warm_job) seconds[j] *= cal.yardstick_seconds;
+      for (const std::vector<size_t>* js : {&warm_job, &split_job})
+        for (size_t j : *js) seconds[j] *= cal.yardstick_seconds;
     }
     for (size_t i = 0; i < cold_shapes.size(); ++i) {
       ColdGemmPoint c = cold_shapes[i];
@@ -463,7 +374,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     }
     for (size_t i = 0; i < cal.fp8_split.size(); ++i) {
       GemmPoint& g = cal.fp8_split[i];
-      g.seconds = seconds[first_split_job + i];
+      g.seconds = seconds[split_job[i]];
       g.flops_per_second = g.seconds > 0 ? g.flops / kernel_part(g.seconds) : 0;
     }
     for (size_t i = 0; i < cal.gemm.size(); ++i) {
@@ -474,15 +385,13 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       best = std::max(best, g.flops_per_second);
     }
   }
-  for (GemmPoint& g : cal.gemm) {
-    const double peak = cal.measured_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))];
-    g.efficiency = peak > 0 ? g.flops_per_second / peak : 0;
-  }
-  for (GemmPoint& g : cal.fp8_split) {
-    const double peak =
-        cal.measured_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))];
-    g.efficiency = peak > 0 ? g.flops_per_second / peak : 0;
-  }
+  // Efficiencies against the fast squares' best rate (the split ones too).
+  for (std::vector<GemmPoint>* points : {&cal.gemm, &cal.fp8_split})
+    for (GemmPoint& g : *points) {
+      const double peak =
+          cal.measured_peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))];
+      g.efficiency = peak > 0 ? g.flops_per_second / peak : 0;
+    }
   cal.fp8_split_accumulator_efficiency = fit_split_accumulator_efficiency(cal.gemm, cal.fp8_split);
 
   phase = "memory bandwidth";

@@ -47,6 +47,95 @@ Result<AlphaBetaFit> fit_alpha_beta(std::vector<SizePoint> points) {
   return a;
 }
 
+// What a backend measures (calibrate.cpp runs it): the GEMM sizes by dtype,
+// the CPU's cold-operand shapes, the GPU's wave sweep and FP8 split series,
+// the streaming, transfer and collective sizes, and the time budgets.
+MeasurePlan measure_plan(bool cuda, bool quick, const Device& dev) {
+  constexpr double kMiB = 1024.0 * 1024.0;
+  MeasurePlan p;
+  if (cuda) {
+    const std::vector<std::int64_t> big =
+        quick ? std::vector<std::int64_t>{256, 1024}
+              : std::vector<std::int64_t>{256, 512, 1024, 2048, 4096, 8192};
+    for (DType t : {DType::kBF16, DType::kF16, DType::kTF32, DType::kF32})
+      p.gemm.emplace_back(t, big);
+    p.gemm.emplace_back(DType::kF64, quick ? std::vector<std::int64_t>{256}
+                                           : std::vector<std::int64_t>{256, 1024, 4096});
+    // FP8 where the GPU's data sheet has an FP8 rate (Ada, Hopper): cuBLASLt
+    // as Transformer Engine calls it, the fast accumulation of the forward
+    // GEMMs; MeasurePlan::split_sizes runs the same squares with it off.
+    if (dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kFP8))] > 0) {
+      p.gemm.emplace_back(DType::kFP8, big);
+      p.split_sizes = big;
+    }
+    // Past any GPU's L2 (50-60 MB on Hopper): on the H200 16 and 64 MiB ran
+    // in the L2 at 40 and 8 TB/s, whose "peak" then read 8 x the HBM's.
+    p.memory_sizes =
+        quick ? std::vector<double>{16 * kMiB, 64 * kMiB}
+              : std::vector<double>{256 * kMiB, 512 * kMiB, 1024 * kMiB, 2048 * kMiB, 4096 * kMiB};
+    p.transfer_sizes =
+        quick ? std::vector<double>{64 * 1024.0, 4 * kMiB}
+              : std::vector<double>{64 * 1024.0, kMiB, 16 * kMiB, 256 * kMiB, 1024 * kMiB};
+    p.collective_sizes =
+        quick ? std::vector<double>{64 * 1024.0, 4 * kMiB}
+              : std::vector<double>{64 * 1024.0, kMiB, 16 * kMiB, 256 * kMiB, 1024 * kMiB};
+    p.gemm_budget = quick ? 0.005 : 0.025;
+    p.point_budget = quick ? 0.005 : 0.025;
+    // The wave model's sweep (bf16, C = m x 4096 over k = 8192): rows of
+    // 256 j for j whose tile counts leave the last wave part-full in
+    // different measure on any SM count, so that waves and a rate can be
+    // told apart (fit_gemm_waves; M = 256 j at N = 8192 on 132 SMs pads
+    // every point alike).
+    if (!quick)
+      for (std::int64_t j : {5, 7, 9, 11, 13, 17, 21, 25, 33, 41}) {
+        GemmShapePoint g;
+        g.m = 256 * j, g.n = 4096, g.k = 8192;
+        p.wave_sweep.push_back(g);
+      }
+  } else {
+    p.gemm.emplace_back(DType::kF32, quick ? std::vector<std::int64_t>{16, 32, 64, 256}
+                                           : std::vector<std::int64_t>{32, 48, 64, 96, 128, 192,
+                                                                       256, 384, 512, 768, 1024});
+    p.gemm.emplace_back(DType::kF64, quick
+                                         ? std::vector<std::int64_t>{16, 32}
+                                         : std::vector<std::int64_t>{32, 64, 128, 256, 512, 1024});
+    // 128 rows against a weight of 1.5 MiB (quick: 1 MiB) to 16 MiB, which
+    // read their bytes, and weight gradients whose outputs are 4 and 16 MiB,
+    // which write them: the two rates (fit_cold_operand_rates).
+    // Each with the square of its FLOPs as the yardstick of the moment.
+    auto add_cold = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+      ColdGemmPoint c;
+      c.m = m;
+      c.n = n;
+      c.k = k;
+      c.square = std::llround(
+          std::cbrt(static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k)));
+      p.cold_shapes.push_back(c);
+    };
+    if (quick)
+      add_cold(128, 512, 512);
+    else
+      for (auto [m, n, k] : {std::array<std::int64_t, 3>{128, 640, 640},
+                             {128, 1024, 1024},
+                             {128, 2048, 2048},
+                             {1024, 1024, 128},
+                             {2048, 2048, 128}})
+        add_cold(m, n, k);
+    p.memory_sizes = quick
+                         ? std::vector<double>{64 * 1024.0, 256 * 1024.0, kMiB}
+                         : std::vector<double>{256 * 1024.0, kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB};
+    p.transfer_sizes = quick ? std::vector<double>{4096, 64 * 1024.0, 256 * 1024.0}
+                             : std::vector<double>{4096,     64 * 1024.0, 256 * 1024.0, kMiB,
+                                                   4 * kMiB, 16 * kMiB,   64 * kMiB};
+    p.collective_sizes = quick ? std::vector<double>{4096, 256 * 1024.0}
+                               : std::vector<double>{4096,     64 * 1024.0, 256 * 1024.0, kMiB,
+                                                     4 * kMiB, 16 * kMiB,   64 * kMiB};
+    p.gemm_budget = quick ? 0.002 : 0.05;
+    p.point_budget = quick ? 0.002 : 0.03;
+  }
+  return p;
+}
+
 Result<Machine> cpu_machine(int devices) {
   BRIGADE_ASSIGN_OR_RETURN(Topology t, make_preset("cpu-host", 1, devices));
   Machine m;

@@ -5,7 +5,9 @@
 // measured sizes.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/status.hpp"
@@ -20,6 +22,21 @@ struct Machine {
   Device device;      // the reference device (peaks)
   bool known = true;  // false: a GPU no preset describes
 };
+
+// What a backend measures: square GEMM sizes by dtype, cold-operand shapes
+// (CPU), the wave model's shape sweep and the FP8 split-accumulation
+// squares (CUDA), streaming, transfer and collective sizes, time budgets.
+struct MeasurePlan {
+  std::vector<std::pair<DType, std::vector<std::int64_t>>> gemm;
+  std::vector<ColdGemmPoint> cold_shapes;  // f32 (m, n, k); CPU only
+  std::vector<GemmShapePoint> wave_sweep;  // bf16 (m, n, k); CUDA only
+  std::vector<std::int64_t> split_sizes;   // fp8 squares in split accumulation; CUDA only
+  std::vector<double> memory_sizes, transfer_sizes, collective_sizes;
+  double gemm_budget = 0, point_budget = 0;  // seconds a size, a GEMM's and the others'
+};
+// `quick`: calibrate --quick's fewer, smaller sizes. `dev`: the reference
+// device (an FP8 rate on its data sheet adds the fp8 series).
+MeasurePlan measure_plan(bool cuda, bool quick, const Device& dev);
 
 // The CPU backend's: the cpu-host preset with `devices` host-thread devices.
 Result<Machine> cpu_machine(int devices);

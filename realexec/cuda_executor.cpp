@@ -241,8 +241,7 @@ Status CudaExecutor::check_program(const Program& p, const Topology& topo) {
                         " as streams of it, and collectives use Brigade's ring over "
                         "device-to-device copies, not NCCL");
   }
-  std::set<int> fp8_checked;  // GPUs whose FP8 support was checked
-  std::int64_t fp8_padded = 0;
+  cuda::Fp8Check fp8;  // the program's FP8 GEMMs: the GPUs' support, the padded shapes
   for (TaskId t = 0; t < p.num_tasks(); ++t) {
     const Task& task = p.task(t);
     if (task.kind != TaskKind::kCompute) continue;
@@ -254,20 +253,7 @@ Status CudaExecutor::check_program(const Program& p, const Topology& topo) {
     cublasComputeType_t compute;
     const auto shape = gemm_of(task, topo.device(task.device));
     if (shape && task.dtype == DType::kFP8) {
-      // cuBLASLt's FP8 GEMMs (cuda_fp8_gemm.hpp): sm_89 or later on every GPU used.
-      const int gpu = task.device % std::max(1, g);
-      if (!fp8_checked.count(gpu)) {
-        BRIGADE_ASSIGN_OR_RETURN(const int cc, cuda::compute_capability(gpu));
-        if (cc < cuda::kFp8MinCapability)
-          return Status::error(std::string(kWho) + ": " + task_label(p, t) +
-                               " is an fp8 GEMM and GPU " + std::to_string(gpu) +
-                               " has compute capability " + std::to_string(cc / 10) + "." +
-                               std::to_string(cc % 10) +
-                               "; expected 8.9 or later (Ada, Hopper) for FP8 tensor cores");
-        fp8_checked.insert(gpu);
-      }
-      const GemmShape padded = cuda::fp8_shape(*shape);
-      if (padded.m != shape->m || padded.n != shape->n || padded.k != shape->k) ++fp8_padded;
+      BRIGADE_RETURN_IF_ERROR(fp8.check(p, t, *shape, task.device % std::max(1, g)));
     } else if (shape && !gemm_types(task.dtype, &data, &compute)) {
       return Status::error(std::string(kWho) + ": " + task_label(p, t) + " is a " +
                            std::string(dtype_name(task.dtype)) +
@@ -275,13 +261,7 @@ Status CudaExecutor::check_program(const Program& p, const Topology& topo) {
                            "; the CUDA backend computes f64, f32, tf32, f16, bf16 and fp8");
     }
   }
-  if (fp8_padded > 0)
-    warnings_.push_back(std::to_string(fp8_padded) + " fp8 GEMM" + (fp8_padded == 1 ? "" : "s") +
-                        " of program '" + p.name + "' " + (fp8_padded == 1 ? "has" : "have") +
-                        " a dimension that is not a multiple of 16: each runs padded to "
-                        "multiples of 16 (cuBLASLt's FP8 kernels need them, and Transformer "
-                        "Engine refuses other shapes), so it does more work than the judges "
-                        "count");
+  if (!fp8.warning().empty()) warnings_.push_back(fp8.warning());
   for (size_t c = 0; c < p.collectives().size(); ++c) {
     const Collective& col = p.collectives()[c];
     Element e;

@@ -21,6 +21,31 @@ Result<int> compute_capability(int gpu) {
   return major * 10 + minor;
 }
 
+Status Fp8Check::check(const Program& p, TaskId t, const GemmShape& shape, int gpu) {
+  program_ = p.name;
+  if (!capable_.count(gpu)) {
+    BRIGADE_ASSIGN_OR_RETURN(const int cc, compute_capability(gpu));
+    if (cc < kFp8MinCapability)
+      return Status::error("cuda backend: " + task_label(p, t) + " is an fp8 GEMM and GPU " +
+                           std::to_string(gpu) + " has compute capability " +
+                           std::to_string(cc / 10) + "." + std::to_string(cc % 10) +
+                           "; expected 8.9 or later (Ada, Hopper) for FP8 tensor cores");
+    capable_.insert(gpu);
+  }
+  const GemmShape padded = fp8_shape(shape);
+  if (padded.m != shape.m || padded.n != shape.n || padded.k != shape.k) ++padded_;
+  return Status::ok();
+}
+
+std::string Fp8Check::warning() const {
+  if (padded_ == 0) return {};
+  return std::to_string(padded_) + " fp8 GEMM" + (padded_ == 1 ? "" : "s") + " of program '" +
+         program_ + "' " + (padded_ == 1 ? "has" : "have") +
+         " a dimension that is not a multiple of 16: each runs padded to multiples of 16 "
+         "(cuBLASLt's FP8 kernels need them, and Transformer Engine refuses other shapes), so "
+         "it does more work than the judges count";
+}
+
 struct Fp8Gemms::Plan {
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;

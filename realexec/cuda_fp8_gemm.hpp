@@ -16,8 +16,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
+#include <string>
 #include <tuple>
 
+#include "core/program.hpp"
 #include "core/status.hpp"
 #include "realexec/task_plan.hpp"
 
@@ -35,6 +38,22 @@ constexpr std::size_t kFp8WorkspaceBytes = std::size_t{32} << 20;
 Result<int> compute_capability(int gpu);
 // FP8 GEMMs need sm_89 or later.
 constexpr int kFp8MinCapability = 89;
+
+// A program's FP8 GEMMs before it runs: each on a GPU with FP8 tensor
+// cores (else an error naming the task and the GPU's capability, once per
+// GPU), and a warning counting those whose dimensions are padded.
+class Fp8Check {
+ public:
+  // Task t of p, an fp8 GEMM of `shape`, runs on GPU `gpu`.
+  Status check(const Program& p, TaskId t, const GemmShape& shape, int gpu);
+  // Empty unless some GEMM is padded.
+  std::string warning() const;
+
+ private:
+  std::set<int> capable_;  // GPUs checked
+  std::int64_t padded_ = 0;
+  std::string program_;
+};
 
 // The plans (descriptors and chosen algorithm) of one run's FP8 GEMMs, by
 // GPU, shape and accumulation, made on first use; one cuBLASLt handle and
