@@ -20,8 +20,46 @@ TaskId StageEmitter::flush_compute() {
   const TaskId before = last_compute_;
   int parts = 0;
   for (const Part& x : pend_.parts) parts += x.n > 0;
+  if (parts == 0) {
+    // A run of beside pairs alone: its GEMMs join its parts and its
+    // collectives go beside the whole run (side_segment), for want of a
+    // task after the last pair to wait for its collective.
+    for (SidePair& x : pend_.pairs) {
+      Part& part = pend_.parts[static_cast<size_t>(x.kind)];
+      if (part.n == 0) part.first = x.gemm.first;
+      part.n += x.gemm.n;
+      part.flops += x.gemm.flops;
+      part.bytes += x.gemm.bytes;
+      for (const GemmMixShape& g : x.gemm.shapes) {
+        auto same =
+            std::find_if(part.shapes.begin(), part.shapes.end(), [&](const GemmMixShape& h) {
+              return h.m == g.m && h.n == g.n && h.k == g.k && h.batch == g.batch;
+            });
+        if (same == part.shapes.end())
+          part.shapes.push_back(g);
+        else
+          same->count += g.count;
+      }
+      auto same = std::find_if(side_.begin(), side_.end(),
+                               [&](const Deferred& d) { return d.kind == x.coll.kind; });
+      if (same == side_.end()) {
+        side_.push_back(x.coll);
+        continue;
+      }
+      same->bytes += x.coll.bytes;
+      same->count += x.coll.count;
+      same->userbuffers = same->userbuffers && x.coll.userbuffers;
+      for (const std::string& why : x.coll.reasons)
+        if (std::find(same->reasons.begin(), same->reasons.end(), why) == same->reasons.end())
+          same->reasons.push_back(why);
+    }
+    pend_.pairs.clear();
+    for (const Part& x : pend_.parts) parts += x.n > 0;
+  }
+  const int tasks = parts + static_cast<int>(pend_.pairs.size());
   int emitted = 0;
   TaskId first_base = -1;
+  TaskId side = kNone;  // the last pair's collective (rank r's at side + r)
   // Short names (interned once; no allocation per task).
   const std::string fused = std::string(phase_name(pend_.phase)) + " fused";
   static constexpr const char* kPartNames[kParts] = {
@@ -61,18 +99,20 @@ TaskId StageEmitter::flush_compute() {
       KernelClass::kGatedBackward,
       KernelClass::kFlashForward,
       KernelClass::kFlashBackward};
-  auto emit = [&](PartKind kind) {
-    const Part& part = pend_.parts[static_cast<size_t>(kind)];
+  // One task a rank for `part` (of kind `kind`), named `fused_name` when
+  // it fuses several kernels; after the previous pair's collective where
+  // there is one (`side`).
+  auto emit = [&](const Part& part, PartKind kind, const std::string& fused_name) {
     const bool flash = kind == kFlashForwardPart || kind == kFlashBackwardPart;
     const bool gemm = kind == kGemmPart || kind == kGemm8Part || kind == kGemm8SplitPart ||
                       kind == kGemmHeldPart || kind == kGemm8HeldPart ||
                       kind == kGemm8SplitHeldPart || kind == kCoreGemmPart || flash;
     const bool core = kind == kCoreGemmPart || kind == kCoreMemoryPart;
-    const bool first = emitted == 0, last = ++emitted == parts;
+    const bool first = emitted == 0, last = ++emitted == tasks;
     const TaskId base = b_.num_tasks();
     const int n = part.n;
     const Kernel& k = part.first;
-    const std::string name = n == 1 ? k.name : fused + kPartNames[kind];
+    const std::string name = n == 1 ? k.name : fused_name;
     std::uint16_t mix = 0;  // the part's GEMM shapes, interned once for its ranks
     for (int r = 0; r < R_; ++r) {
       const StreamId st = out_.compute[static_cast<size_t>(r)];
@@ -103,6 +143,7 @@ TaskId StageEmitter::flush_compute() {
       if (!flash && kPartClass[kind] != KernelClass::kGeneric) t.kernel = kPartClass[kind];
       t.layer = pend_.layer;
       t.micro_batch = pend_.mb;
+      if (side != kNone) b_.depend(id, side + r);
       if (first) {
         for (const auto& d : pend_.deps) b_.depend(id, d[static_cast<size_t>(r)]);
         for (BufferId a : pend_.allocs) b_.alloc(id, a + r);
@@ -113,13 +154,36 @@ TaskId StageEmitter::flush_compute() {
     if (first) first_base = base;
     last_compute_ = base;
   };
-  for (int kind = 0; kind < kParts; ++kind)
-    if (pend_.parts[static_cast<size_t>(kind)].n > 0) emit(static_cast<PartKind>(kind));
+  // The pairs: each collective issued with its GEMM (after what precedes
+  // both), the GEMM after the previous pair's collective; the run's first
+  // other part after the last pair's.
+  for (const SidePair& x : pend_.pairs) {
+    const Kernel k = merged(x.coll, "tp.beside.");
+    const TaskId base = b_.num_tasks();
+    for (int g = 0; g < s_.D; ++g) {
+      std::vector<StreamId> streams;
+      for (int t = 0; t < s_.T; ++t) streams.push_back(tp_[static_cast<size_t>(g * s_.T + t)]);
+      add_group_collective(k, x.coll.phase, -1, x.coll.mb, s_.ranks->tensor_group(g, p_), streams);
+    }
+    if (emitted == 0)
+      start_with_run(base, before);
+    else
+      for (int r = 0; r < R_; ++r) b_.depend(base + r, last_compute_ + r);
+    emit(x.gemm, x.kind, fused + " " + x.gemm.first.name + " beside " + k.name);
+    side = base;
+  }
+  for (int kind = 0; kind < kParts; ++kind) {
+    const Part& part = pend_.parts[static_cast<size_t>(kind)];
+    if (part.n == 0) continue;
+    emit(part, static_cast<PartKind>(kind), fused + kPartNames[kind]);
+    side = kNone;
+  }
   for (int key : pend_.recv_keys) link_recv(key, first_base);
   if (ring_bytes_ > 0) ring_segment(before);
   if (!side_.empty()) side_segment(before);
   clear_attachments();
   pend_.kernels = 0;
+  pend_.pairs.clear();
   for (Part& x : pend_.parts) x.n = 0, x.flops = x.bytes = 0, x.shapes.clear();
   pend_.core = KernelClass::kGeneric;
   return last_compute_;
@@ -158,9 +222,14 @@ StageEmitter::PartKind StageEmitter::memory_part(KernelClass k) {
 
 void StageEmitter::add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
   if (k.is_collective && k.beside && !tp_.empty()) {
-    if (s_.fuse_collectives)
-      defer_to(side_, k, phase, mb);
-    else
+    if (s_.fuse_collectives) {
+      // Paired with the next kernel (above); one still waiting for its
+      // kernel goes beside the whole run (side_segment).
+      if (side_next_) defer_to(side_, *side_next_, side_next_phase_, side_next_mb_);
+      side_next_ = k;
+      side_next_phase_ = phase;
+      side_next_mb_ = mb;
+    } else
       beside_collective(k, phase, layer, mb);
     return;
   }
@@ -194,39 +263,27 @@ void StageEmitter::add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
   }
   if (core != KernelClass::kGeneric) pend_.core = core;
   ++pend_.kernels;
-  const bool is_core = core != KernelClass::kGeneric;
-  auto add = [&](PartKind kind, double flops, double bytes) {
-    Part& part = pend_.parts[static_cast<size_t>(kind)];
-    if (part.n++ == 0) part.first = k;
-    part.flops += flops;
-    part.bytes += bytes;
-    if (k.compute != ComputeKind::kGemm || kind == kCoreGemmPart) return;
-    for (GemmMixShape& g : part.shapes)
-      if (g.m == k.m && g.n == k.n && g.k == k.k && g.batch == k.batch) {
-        ++g.count;
-        return;
-      }
-    part.shapes.push_back(GemmMixShape{k.m, k.n, k.k, k.batch, 1});
-  };
-  const bool held = k.sm_held > 0;
-  if (k.dtype == DType::kFP8 && s_.dtype != DType::kFP8) {
-    const bool split = k.kernel_class == KernelClass::kGemmSplitAccumulator;
-    add(held ? (split ? kGemm8SplitHeldPart : kGemm8HeldPart)
-             : (split ? kGemm8SplitPart : kGemm8Part),
-        k.flops(), gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch));
-  } else if (k.compute == ComputeKind::kFixed) {
-    // The templates' one fused kernel, FlashAttention's (flash_kernel,
-    // costmodel/transformer_blocks_layer.cpp): a part each way.
-    add(is_fused_attention_backward(k.kernel_class) ? kFlashBackwardPart : kFlashForwardPart,
-        k.flops(), k.bytes);
-  } else if (k.compute == ComputeKind::kGemm) {
-    add(held ? kGemmHeldPart : is_core ? kCoreGemmPart : kGemmPart, k.flops(),
-        gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch));
-  } else if (is_core) {
-    add(kCoreMemoryPart, 0, k.bytes);
-  } else {
-    add(memory_part(k.kernel_class), 0, k.bytes);
+  if (side_next_) {
+    // kStep: the kernel a collective runs beside; identical pairs of the
+    // run merge (SidePair).
+    const PartKind kind = part_of(k);
+    const std::string key = side_next_->name + '|' + k.name + '|' + std::to_string(kind);
+    auto it = std::find_if(pend_.pairs.begin(), pend_.pairs.end(),
+                           [&](const SidePair& x) { return x.key == key; });
+    if (it == pend_.pairs.end()) {
+      pend_.pairs.push_back(SidePair{key, kind, {}, {}});
+      it = std::prev(pend_.pairs.end());
+    }
+    std::vector<Deferred> one;
+    if (it->coll.count > 0) one.push_back(std::move(it->coll));
+    defer_to(one, *side_next_, side_next_phase_, side_next_mb_);
+    it->coll = std::move(one.front());
+    add_to_part(it->gemm, k, kind);
+    side_next_.reset();
+    return;
   }
+  const PartKind kind = part_of(k);
+  add_to_part(pend_.parts[static_cast<size_t>(kind)], k, kind);
   // The GEMM a collective runs beside: a task of its own, and whatever
   // comes next waits for the collective too.
   if (beside_ != kNone) {
@@ -235,6 +292,40 @@ void StageEmitter::add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
     beside_ = kNone;
     next_depends(std::move(ids));
   }
+}
+
+// The part of a fused run a kernel joins.
+StageEmitter::PartKind StageEmitter::part_of(const Kernel& k) const {
+  const bool held = k.sm_held > 0;
+  if (k.dtype == DType::kFP8 && s_.dtype != DType::kFP8) {
+    const bool split = k.kernel_class == KernelClass::kGemmSplitAccumulator;
+    return held ? (split ? kGemm8SplitHeldPart : kGemm8HeldPart)
+                : (split ? kGemm8SplitPart : kGemm8Part);
+  }
+  // The templates' one fused kernel, FlashAttention's (flash_kernel,
+  // costmodel/transformer_blocks_layer.cpp): a part each way.
+  if (k.compute == ComputeKind::kFixed)
+    return is_fused_attention_backward(k.kernel_class) ? kFlashBackwardPart : kFlashForwardPart;
+  const bool is_core = attention_core_class(k) != KernelClass::kGeneric;
+  if (k.compute == ComputeKind::kGemm)
+    return held ? kGemmHeldPart : is_core ? kCoreGemmPart : kGemmPart;
+  return is_core ? kCoreMemoryPart : memory_part(k.kernel_class);
+}
+
+// Adds kernel `k` of part kind `kind` to `part`: its FLOPs and bytes (a
+// GEMM's operands and output), its shape among the part's GEMMs.
+void StageEmitter::add_to_part(Part& part, const Kernel& k, PartKind kind) {
+  if (part.n++ == 0) part.first = k;
+  const bool gemm = k.compute == ComputeKind::kGemm;
+  part.flops += k.compute == ComputeKind::kMemoryBound ? 0.0 : k.flops();
+  part.bytes += gemm ? gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch) : k.bytes;
+  if (!gemm || kind == kCoreGemmPart) return;
+  for (GemmMixShape& g : part.shapes)
+    if (g.m == k.m && g.n == k.n && g.k == k.k && g.batch == k.batch) {
+      ++g.count;
+      return;
+    }
+  part.shapes.push_back(GemmMixShape{k.m, k.n, k.k, k.batch, 1});
 }
 
 }  // namespace brigade::planner::detail

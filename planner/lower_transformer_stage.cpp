@@ -126,6 +126,12 @@ void StageEmitter::clear_attachments() {
 // tensor-parallel collectives. Returns the base id of the last task.
 TaskId StageEmitter::flush() {
   flush_compute();
+  if (side_next_) {
+    // A beside collective no kernel followed (no template ends with one):
+    // after the run, as the step's other tensor-parallel collectives.
+    defer(*side_next_, side_next_phase_, side_next_mb_);
+    side_next_.reset();
+  }
   if (!deferred_.empty()) emit_deferred();
   return last_compute_;
 }

@@ -81,9 +81,33 @@ class StageEmitter {
     // times each shape on its own (the wave model).
     std::vector<GemmMixShape> shapes;
   };
+  // A tensor-parallel collective deferred (kStep), or several of one kind
+  // merged (below, defer).
+  struct Deferred {
+    CollectiveKind kind;
+    double bytes = 0;
+    int count = 0;
+    Phase phase;
+    int mb;
+    std::vector<std::string> reasons;
+    bool userbuffers = false;  // every one merged is (Kernel::userbuffers)
+  };
+  // kStep: a collective beside a GEMM and the GEMM (Kernel::beside), the
+  // run's pairs of one key (the collective's and the kernel's names, the
+  // kernel's part) merged: n identical pairs, the collective timed as its
+  // n calls beside the n GEMMs, so that each pair hides or exposes its
+  // collective against its own GEMM, as at region granularity and in the
+  // closed form (n max(0, c - g) = max(0, n c - n g)).
+  struct SidePair {
+    std::string key;
+    PartKind kind = kGemmPart;
+    Deferred coll;
+    Part gemm;
+  };
   struct Pending {
     int kernels = 0;
     std::array<Part, kParts> parts;
+    std::vector<SidePair> pairs;
     Phase phase = Phase::kForward;
     int layer = -1, mb = -1;
     // The class of the run's attention-core parts (kGeneric when it has
@@ -117,11 +141,16 @@ class StageEmitter {
   // training.tp_comm_overlap: a collective beside the next kernel (a GEMM),
   // on the `tp` streams (Kernel::beside). Kernel and region granularity:
   // issued with the GEMM (after what precedes both), which is a task of its
-  // own; the task after the GEMM waits for it. Step granularity: a fused
-  // run's beside collectives of one kind go as one, from the run's start,
-  // beside its compute; the run's last task waits for them (side_segment).
+  // own; the task after the GEMM waits for it. Step granularity: the same
+  // per pair, the run's identical pairs merged (SidePair, flush_compute:
+  // the pairs first, each GEMM after the previous pair's collective, the
+  // run's other parts after the last); a run of pairs alone falls back to
+  // one collective a kind from the run's start, beside its compute, which
+  // the run's last task waits for (side_segment).
   void beside_collective(const Kernel& k, Phase phase, int layer, int mb);
   void side_segment(TaskId before);
+  static void add_to_part(Part& part, const Kernel& k, PartKind kind);
+  PartKind part_of(const Kernel& k) const;
   void start_with_run(TaskId base, TaskId before);
 
   // kStep: the step's tensor-parallel collectives of one kind become one
@@ -129,15 +158,6 @@ class StageEmitter {
   // compute on the same stream, which the judges time as the n calls it
   // stands for (Collective::parts: each call's latency and NCCL's choice at
   // the mean call's bytes; before 2026-12-06 the latency was paid once).
-  struct Deferred {
-    CollectiveKind kind;
-    double bytes = 0;
-    int count = 0;
-    Phase phase;
-    int mb;
-    std::vector<std::string> reasons;
-    bool userbuffers = false;  // every one merged is (Kernel::userbuffers)
-  };
   void defer(const Kernel& k, Phase phase, int mb);
   static void defer_to(std::vector<Deferred>& list, const Kernel& k, Phase phase, int mb);
   static Kernel merged(const Deferred& d, const char* prefix);
@@ -249,6 +269,10 @@ class StageEmitter {
   // beside collectives (kStep), and each rank's `tp` stream.
   TaskId beside_ = kNone;
   std::vector<Deferred> side_;
+  // kStep: the beside collective waiting for the kernel it pairs with.
+  std::optional<Kernel> side_next_;
+  Phase side_next_phase_ = Phase::kForward;
+  int side_next_mb_ = -1;
   std::vector<StreamId> tp_;
   BufferId step_recompute_ = -1;  // fused modes: one buffer per step
   TaskId last_compute_ = kNone;

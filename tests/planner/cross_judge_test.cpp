@@ -230,6 +230,27 @@ std::vector<Case> family() {
        "training: {global_batch: 8, micro_batch: 1, fp8: hybrid}\n"
        "strategy: {tensor: 4, pipeline: 2, sequence_parallel: true}\n",
        "", Granularity::kStep, true},
+      // The same width with its tensor group over two nodes, so that the
+      // collectives beside their GEMMs (the column-parallel backward's
+      // through NCCL; with tp_comm_overlap Transformer Engine's userbuffers
+      // in both passes) outlast them: each pair exposes its collective's
+      // excess. Until 2026-12-07 step granularity ran a run's beside
+      // collectives of one kind as one from the run's start, beside all of
+      // its compute, which hid them: -4.10% and -17.12% of the closed
+      // form's step (region granularity -0.04% and -0.45%); now each run's
+      // identical pairs go as one pair, +0.02% and -0.52%.
+      {"gpt175b_width_tensor16_beside_step",
+       "topology: {preset: dgx-h100, nodes: 2}\nmodel:\n  transformer: {layers: 4, hidden: "
+       "12288, heads: 96, seq: 2048, vocab: 50688, attention: flash}\n"
+       "training: {global_batch: 8, micro_batch: 1, fp8: hybrid}\n"
+       "strategy: {tensor: 16, sequence_parallel: true}\n",
+       "", Granularity::kStep, true},
+      {"gpt175b_width_tensor16_userbuffers_step",
+       "topology: {preset: dgx-h100, nodes: 2}\nmodel:\n  transformer: {layers: 4, hidden: "
+       "12288, heads: 96, seq: 2048, vocab: 50688, attention: flash}\n"
+       "training: {global_batch: 8, micro_batch: 1, fp8: hybrid, tp_comm_overlap: true}\n"
+       "strategy: {tensor: 16, sequence_parallel: true}\n",
+       "", Granularity::kStep, true},
       // transformer variants (issue 21): each kind through both judges
       {"variant_gqa", variant("kv_heads: 2", "tensor: 2, pipeline: 2, data: 2")},
       {"variant_mqa", variant("kv_heads: 1", "data: 8")},
