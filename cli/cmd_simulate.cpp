@@ -4,6 +4,7 @@
 // and OOM; --trace writes Chrome Trace Event JSON for Perfetto (gzip for
 // .json.gz), --trace-devices and --trace-window filter it as it is recorded;
 // --kernels DEVICE adds where that device's compute time goes, kernel by kernel.
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <map>
@@ -86,9 +87,14 @@ std::string kernel_table(const std::vector<KernelRow>& rows, const std::string& 
                        granularity);
   out += "):\n";
   const bool waves = !fill.empty();
-  out += fmt::format("  {:<40} {:>7} {:>11} {:>11} {:>7}{}\n", "kernel", "count", "total", "mean",
-                     "share", waves ? "   waves filled" : "");
   constexpr size_t kShown = 30;
+  // The name column as wide as the longest name shown (fused runs' names
+  // run long at step granularity), 40 at least.
+  size_t width = 40;
+  for (size_t i = 0; i < rows.size() && i < kShown; ++i)
+    width = std::max(width, rows[i].name.size());
+  out += fmt::format("  {:<{}} {:>7} {:>11} {:>11} {:>7}{}\n", "kernel", width, "count", "total",
+                     "mean", "share", waves ? "   waves filled" : "");
   for (size_t i = 0; i < rows.size() && i < kShown; ++i) {
     const KernelRow& r = rows[i];
     std::string filled;
@@ -97,7 +103,7 @@ std::string kernel_table(const std::vector<KernelRow>& rows, const std::string& 
       filled = it == fill.end() ? fmt::format(" {:>14}", "-")
                                 : fmt::format(" {:>13.1f}%", 100 * it->second);
     }
-    out += fmt::format("  {:<40} {:>7} {:>11} {:>11} {:>6.1f}%{}\n", r.name, r.count,
+    out += fmt::format("  {:<{}} {:>7} {:>11} {:>11} {:>6.1f}%{}\n", r.name, width, r.count,
                        format_seconds(r.seconds), format_seconds(r.seconds / r.count),
                        busy > 0 ? 100 * r.seconds / busy : 0.0, filled);
   }

@@ -169,7 +169,9 @@ TaskId StageEmitter::flush_compute() {
       start_with_run(base, before);
     else
       for (int r = 0; r < R_; ++r) b_.depend(base + r, last_compute_ + r);
-    emit(x.gemm, x.kind, fused + " " + x.gemm.first.name + " beside " + k.name);
+    emit(x.gemm, x.kind,
+         fused + " " + x.gemm.first.name + " beside " +
+             std::string(collective_kind_name(x.coll.kind)));
     side = base;
   }
   for (int kind = 0; kind < kParts; ++kind) {

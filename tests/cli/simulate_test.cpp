@@ -1,6 +1,7 @@
 // `brigade simulate`, `explain` and `sweep` from the command line (issues 3
 // and 4): agreement with `brigade collective`, a Perfetto-ready trace, the
 // JSON keys, and bad input.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -107,6 +108,41 @@ TEST(SimulateVerb, KernelsTableSumsTheDevicesComputeByName) {
             std::string::npos)
       << outside.err;
   std::remove(trace.c_str());
+  std::remove(path.c_str());
+}
+
+// At step granularity the table's rows are fused runs, whose names run
+// longer than a kernel's (a run's pairs of a GEMM and the collective beside
+// it: "bwd fused mlp.fc1.wgrad beside reducescatter"); the name column
+// widens to the longest, so every row's columns line up under the header.
+TEST(SimulateVerb, KernelsTableWidensItsNameColumnForFusedRuns) {
+  const std::string path = temp_path("-kernels-step.yaml");
+  std::ofstream(path) << "topology: {preset: dgx-h100}\n"
+                         "model:\n  transformer: {layers: 2, hidden: 1024, heads: 8, seq: 512, "
+                         "vocab: 4096}\n"
+                         "training: {global_batch: 16, micro_batch: 1, tp_comm_overlap: true}\n"
+                         "strategy: {tensor: 2, data: 4, sequence_parallel: true}\n";
+  auto t = run_brigade({"simulate", path, "--granularity", "step", "--kernels", "0"});
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  std::istringstream in(t.out);
+  std::string line;
+  while (std::getline(in, line) && line.find("  kernel ") != 0) {
+  }
+  ASSERT_EQ(line.find("  kernel "), 0u) << t.out;
+  const size_t share_end = line.size();  // the header ends with "share"
+  int rows = 0, pairs = 0;
+  size_t longest = 0;
+  while (std::getline(in, line) && !line.empty() && line.find("  ...") != 0) {
+    ++rows;
+    EXPECT_EQ(line.rfind('%') + 1, share_end) << line;
+    const size_t name_end = line.find("  ", 2);  // two spaces at least after the name
+    ASSERT_NE(name_end, std::string::npos) << line;
+    longest = std::max(longest, name_end - 2);
+    pairs += line.find(" beside ") != std::string::npos;
+  }
+  EXPECT_GT(rows, 5) << t.out;
+  EXPECT_GT(pairs, 0) << t.out;
+  EXPECT_GT(longest, 40u) << t.out;  // wider than the column was
   std::remove(path.c_str());
 }
 
