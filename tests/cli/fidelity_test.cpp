@@ -3,6 +3,7 @@
 // table. Runs the script on two rows (one per metric it converts a step time
 // into) with the built brigade, and checks the table's shape and its
 // arithmetic against a hand-worked error.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -245,6 +246,48 @@ TEST(Fidelity, GapsPutEachRowsGapFourWays) {
   EXPECT_EQ(spread[0], "smallest / median / largest");
   EXPECT_EQ(spread[4], g[4] + " / " + g[4] + " / " + g[4]);
   EXPECT_EQ(spread[7], g[7] + " / " + g[7] + " / " + g[7]);
+}
+
+// --judges: each row under both judges and their gap. Rows A and B: the
+// closed form's error is the table's; the simulator's follows from the two
+// step times (every metric but step_seconds is inversely proportional to the
+// step: (1 + e_cost) x step_cost / step_sim - 1); the gap is their
+// difference in points; the summary names the mean and the largest gap. The
+// same with --judge sim: the same judges table.
+TEST(Fidelity, JudgesPutsEachRowUnderBothJudges) {
+  std::string tables[2];
+  for (const char* first : {"cost", "sim"}) {
+    const auto r = run_program({"python3", kScript, "--report", "--judges", "--judge", first,
+                                "--pairs", "", "--brigade", BRIGADE_EXE, kRowA, kRowB});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::vector<std::string> lines = lines_of(r.out);
+    // The dated line, the table and its summary (9 lines), a blank line, the
+    // judges' header and rule, two rows, a blank line, the summary.
+    ASSERT_EQ(lines.size(), 16u) << r.out;
+    EXPECT_EQ(lines[10], "| row | closed form | simulator | gap (points) |");
+    std::string table;
+    double largest = 0;
+    const std::string rows[2] = {kRowA, kRowB};
+    for (int i = 0; i < 2; ++i) {
+      const std::vector<std::string> c = cells_of(lines[static_cast<size_t>(12 + i)]);
+      ASSERT_EQ(c.size(), 4u) << lines[static_cast<size_t>(12 + i)];
+      const double e_cost = std::stod(c[1]) / 100, e_sim = std::stod(c[2]) / 100;
+      if (std::string(first) == "cost") {  // the table's own error
+        EXPECT_EQ(cells_of(lines[static_cast<size_t>(4 + i)])[6], c[1]);
+      }
+      const auto sim = run_brigade({"simulate", rows[i], "--json", "--quiet"});
+      ASSERT_EQ(sim.exit_code, 0) << sim.err;
+      const double step_sim = nlohmann::json::parse(sim.out).at("step_seconds").get<double>();
+      EXPECT_NEAR(e_sim, (1 + e_cost) * step_seconds(rows[i]) / step_sim - 1, 1e-4) << c[0];
+      EXPECT_NEAR(std::stod(c[3]), 100 * (e_sim - e_cost), 0.011) << c[0];
+      largest = std::max(largest, std::fabs(std::stod(c[3])));
+      table += lines[static_cast<size_t>(12 + i)] + "\n";
+    }
+    EXPECT_EQ(lines[15].rfind("judges: mean |gap| ", 0), 0u) << lines[15];
+    EXPECT_NE(lines[15].find(format("max %.2f", largest)), std::string::npos) << lines[15];
+    tables[std::string(first) == "cost" ? 0 : 1] = table;
+  }
+  EXPECT_EQ(tables[0], tables[1]);
 }
 
 // The gaps are put against the closed form's parts: --judge sim is refused
