@@ -2,12 +2,27 @@
 // transformer judge's bucket fill, kept apart from its stage loop.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <vector>
 
 #include "costmodel/plan_stage.hpp"
 
 namespace brigade::cost::detail {
 namespace {
+
+// Whether the clock's place j of kernel list `ks` (clock_list,
+// plan_transformer.cpp) runs no kernel that a data-parallel NCCL kernel
+// takes SMs from: a collective alone, what of a collective outlasts the
+// kernel beside it, or a kernel on fewer SMs already (`sm_held`: TE's
+// userbuffers took them, and the simulator slows such a kernel no further,
+// docs/simulator.md "NCCL's kernels take SMs"); a pair's place holds the
+// kernel beside its collective.
+bool place_at_full_rate(const std::vector<Kernel>& ks, size_t j) {
+  if (opens_pair(ks, j)) return ks[j + 1].sm_held > 0;
+  const bool closes = j > 0 && opens_pair(ks, j - 1);
+  return closes || ks[j].is_collective || ks[j].sm_held > 0;
+}
 
 // The stage's gradient buckets as PyTorch DDP and the planner fill them. The
 // backward of the last micro-batch completes the stage's gradient groups in
@@ -51,16 +66,6 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
     auto closes_pair = [&](const std::vector<Kernel>& ks, size_t j) {
       return j > 0 && opens_pair(ks, j - 1);
     };
-    // Whether the clock's place j runs no kernel the buckets' NCCL kernels
-    // take SMs from: a collective alone, what of a collective outlasts the
-    // kernel beside it, or a kernel on fewer SMs already (`sm_held`: TE's
-    // userbuffers took them, and the simulator slows such a kernel no
-    // further, docs/simulator.md "NCCL's kernels take SMs"); a pair's
-    // place holds the kernel beside its collective.
-    auto at_full_rate = [&](const std::vector<Kernel>& ks, size_t j) {
-      if (opens_pair(ks, j)) return ks[j + 1].sm_held > 0;
-      return closes_pair(ks, j) || ks[j].is_collective || ks[j].sm_held > 0;
-    };
     {
       // Where on the block's clock (the recomputation's at its place) the
       // clock keeps its whole rate beside the buckets.
@@ -72,7 +77,7 @@ void fill_buckets(const StageLayout& lay, const KernelTimes& times, double bytes
       // outlasts a block, nothing runs until it ends (`ring`: its block).
       auto place = [&](const std::vector<Kernel>& ks, size_t j, const std::vector<double>& ring) {
         const double len = f.xs[x++];
-        if (at_full_rate(ks, j) && len > 0) f.full_rate.emplace_back(at, at + len);
+        if (place_at_full_rate(ks, j) && len > 0) f.full_rate.emplace_back(at, at + len);
         const int steps = ks[j].ring_steps;
         const double block = j < ring.size() ? ring[j] : 0.0;
         if (steps > 1 && block > 0) {
@@ -289,8 +294,67 @@ struct ChunkGathers {
   std::vector<const StageBlock*> blocks;
   std::vector<double> forward;
   double total = 0;
+  // Of the forward, what runs on kernels a gather's NCCL kernel takes SMs
+  // from (place_at_full_rate false).
+  double slowable = 0;
   std::vector<Bucket> list;
+  // The share of the forward a gather slows (0 when it has none).
+  double sigma() const { return total > 0 ? slowable / total : 0.0; }
 };
+
+// A gather on the data-parallel stream: when it runs and the share of the
+// device's SMs its NCCL kernel holds.
+struct Busy {
+  double from = 0, to = 0, share = 0;
+};
+// A stretch of the stage's compute (in the chain's timeline) and the share
+// of it that a gather slows.
+struct Compute {
+  double from = 0, to = 0, sigma = 0;
+};
+
+// The stretches of compute among `in` (sigma >= 0) with the waits among it
+// (sigma < 0: a block waiting for its bucket) cut out.
+std::vector<Compute> carve(const std::vector<Compute>& in) {
+  std::vector<Compute> out;
+  for (const Compute& c : in) {
+    if (c.sigma < 0) continue;
+    std::vector<Compute> parts{c};
+    for (const Compute& w : in) {
+      if (w.sigma >= 0) continue;
+      std::vector<Compute> next;
+      for (const Compute& x : parts) {
+        if (w.to <= x.from || w.from >= x.to) {
+          next.push_back(x);
+          continue;
+        }
+        if (w.from > x.from) next.push_back({x.from, w.from, x.sigma});
+        if (w.to < x.to) next.push_back({w.to, x.to, x.sigma});
+      }
+      parts = std::move(next);
+    }
+    out.insert(out.end(), parts.begin(), parts.end());
+  }
+  return out;
+}
+
+// What the gathers' NCCL kernels add to the compute beside them: while a
+// gather holding share s of the SMs runs beside compute of which sigma is
+// on kernels it slows, that compute runs at 1 - s sigma of its rate, so
+// each second of overlap leaves s sigma seconds of it for later (the
+// simulator's rate model, docs/simulator.md "NCCL's kernels take SMs", to
+// first order: the lost work is not itself slowed again).
+double gathers_slowdown(const std::vector<Busy>& busy, const std::vector<Compute>& compute) {
+  double extra = 0;
+  for (const Busy& b : busy) {
+    if (b.share <= 0) continue;
+    for (const Compute& c : compute) {
+      const double overlap = std::min(b.to, c.to) - std::max(b.from, c.from);
+      if (overlap > 0) extra += b.share * c.sigma * overlap;
+    }
+  }
+  return extra;
+}
 
 ChunkGathers chunk_gathers(const StageLayout& lay, const KernelTimes& times, int c,
                            double grad_bytes_per_element, double weight_bytes_per_element,
@@ -299,7 +363,11 @@ ChunkGathers chunk_gathers(const StageLayout& lay, const KernelTimes& times, int
   lay.for_each_block(c, false, [&](const StageBlock& b) { g.blocks.push_back(&b); });
   for (const StageBlock* blk : g.blocks) {
     double f = 0;
-    for (double x : times.of(blk->tpl).forward_clock) f += x;
+    const std::vector<double>& clock = times.of(blk->tpl).forward_clock;
+    for (size_t n = 0; n < clock.size(); ++n) {
+      f += clock[n];
+      if (!place_at_full_rate(blk->tpl->forward, n)) g.slowable += clock[n];
+    }
     g.forward.push_back(f);
     g.total += f;
   }
@@ -348,8 +416,9 @@ ChunkGathers chunk_gathers(const StageLayout& lay, const KernelTimes& times, int
 Result<ParamGatherChain> aligned_param_gathers(
     const StageLayout& lay, const KernelTimes& times, double grad_bytes_per_element,
     double weight_bytes_per_element, double fp8_weight_bytes_per_element, double bucket_bytes,
-    double arrival, int pipeline_size,
-    int rank, double hop, const std::function<Result<double>(double)>& price_once) {
+    double arrival, int pipeline_size, int rank, double hop,
+    const std::function<Result<double>(double)>& price_once,
+    const std::function<Result<double>(double)>& share_once) {
   ParamGatherChain out;
   const int v = lay.chunks, P = std::max(1, pipeline_size);
   std::vector<ChunkGathers> ch;
@@ -375,11 +444,16 @@ Result<ParamGatherChain> aligned_param_gathers(
   }
   std::vector<std::vector<double>> ends(static_cast<std::size_t>(v));
   double stream = 0;
+  std::vector<Busy> busy;
+  std::vector<Compute> compute;
   auto issue = [&](int c, double gate) -> Status {
     auto& e = ends[static_cast<std::size_t>(c)];
     for (const ChunkGathers::Bucket& bk : ch[static_cast<std::size_t>(c)].list) {
       BRIGADE_ASSIGN_OR_RETURN(const double seconds, price_once(bk.bytes));
-      stream = std::max(stream, gate) + seconds;
+      BRIGADE_ASSIGN_OR_RETURN(const double share, share_once(bk.bytes));
+      const double from = std::max(stream, gate);
+      stream = from + seconds;
+      busy.push_back({from, stream, share});
       e.push_back(stream);
       out.seconds += seconds, out.bytes += bk.bytes, out.calls += 1;
     }
@@ -404,9 +478,18 @@ Result<ParamGatherChain> aligned_param_gathers(
     double clock = start;
     for (std::size_t j = 0; j < g.blocks.size(); ++j) {
       for (std::size_t b = 0; b < g.list.size(); ++b)
-        if (g.list[b].first == j) clock = std::max(clock, ends[sc][b]);
+        if (g.list[b].first == j && ends[sc][b] > clock) {
+          // Waiting for its bucket: no compute here until it ends.
+          compute.push_back({clock, ends[sc][b], -1.0});
+          clock = ends[sc][b];
+        }
       clock += g.forward[j];
     }
+    // This chunk's P forwards of the warm-up (the first one above), then,
+    // after the last chunk's, the rest of the step.
+    compute.push_back(
+        {start, c + 1 < v ? clock + (P - 1) * g.total : std::numeric_limits<double>::infinity(),
+         g.sigma()});
     const double delay = std::max(0.0, clock - (start + g.total));
     shift += delay;
     if (c == 0) {
@@ -416,16 +499,20 @@ Result<ParamGatherChain> aligned_param_gathers(
       out.later_delay += delay;
     }
   }
+  out.slowed = gathers_slowdown(busy, carve(compute));
   return out;
 }
 
 }  // namespace
 
-Result<ParamGatherChain> param_gather_chain(
-    const StageLayout& lay, const KernelTimes& times, double grad_bytes_per_element,
-    double weight_bytes_per_element, double fp8_weight_bytes_per_element, double bucket_bytes,
-    double arrival, int pipeline_size,
-    int rank, double hop, const std::function<Result<double>(double)>& price) {
+Result<ParamGatherChain> param_gather_chain(const StageLayout& lay, const KernelTimes& times,
+                                            double grad_bytes_per_element,
+                                            double weight_bytes_per_element,
+                                            double fp8_weight_bytes_per_element,
+                                            double bucket_bytes, double arrival, int pipeline_size,
+                                            int rank, double hop,
+                                            const std::function<Result<double>(double)>& price,
+                                            const std::function<Result<double>(double)>& share) {
   ParamGatherChain out;
   std::vector<std::pair<double, double>> priced;  // bytes, seconds
   auto price_once = [&](double bytes) -> Result<double> {
@@ -435,10 +522,18 @@ Result<ParamGatherChain> param_gather_chain(
     priced.emplace_back(bytes, seconds);
     return seconds;
   };
+  std::vector<std::pair<double, double>> shared;  // bytes, share
+  auto share_once = [&](double bytes) -> Result<double> {
+    for (const auto& [b, x] : shared)
+      if (b == bytes) return x;
+    BRIGADE_ASSIGN_OR_RETURN(const double x, share(bytes));
+    shared.emplace_back(bytes, x);
+    return x;
+  };
   if (lay.chunks > 1)
     return aligned_param_gathers(lay, times, grad_bytes_per_element, weight_bytes_per_element,
-                                 fp8_weight_bytes_per_element, bucket_bytes, arrival,
-                                 pipeline_size, rank, hop, price_once);
+                                 fp8_weight_bytes_per_element, bucket_bytes, arrival, pipeline_size,
+                                 rank, hop, price_once, share_once);
   for (int c = 0; c < lay.chunks; ++c) {
     // The chunk's blocks, their forward, its buckets (forward order).
     const ChunkGathers g = chunk_gathers(lay, times, c, grad_bytes_per_element,
@@ -452,10 +547,17 @@ Result<ParamGatherChain> param_gather_chain(
     const double start = c == 0 ? arrival : 0.0;
     double clock = start, stream = 0;
     std::size_t issued = 0;  // gathers 0..issued-1 are on the stream
+    std::vector<Busy> busy;
+    // The stage's compute from the chunk's first forward on, less its
+    // blocks' waits for their buckets.
+    std::vector<Compute> compute{{start, std::numeric_limits<double>::infinity(), g.sigma()}};
     auto issue = [&](double gate) -> Result<double> {
       const double bytes = list[issued].bytes;
       BRIGADE_ASSIGN_OR_RETURN(const double seconds, price_once(bytes));
-      stream = std::max(stream, gate) + seconds;
+      BRIGADE_ASSIGN_OR_RETURN(const double sm, share_once(bytes));
+      const double from = std::max(stream, gate);
+      stream = from + seconds;
+      busy.push_back({from, stream, sm});
       out.seconds += seconds, out.bytes += bytes, out.calls += 1;
       ++issued;
       return stream;
@@ -474,9 +576,14 @@ Result<ParamGatherChain> param_gather_chain(
         }
         begin = std::max(begin, ends[k]);
       }
+      if (begin > clock) compute.push_back({clock, begin, -1.0});
       clock = begin + forward[j];
     }
-    const double delay = std::max(0.0, clock - (start + total));
+    // The gathers' NCCL kernels slow the forward beside them: the chunk's
+    // first forward ends later by that too (chunk 0's carried down the
+    // pipeline as its waits are).
+    const double delay =
+        std::max(0.0, clock - (start + total)) + gathers_slowdown(busy, carve(compute));
     if (c == 0) {
       out.chunk0_delay = delay;
       out.chunk0_forward = total;

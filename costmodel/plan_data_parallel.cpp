@@ -308,17 +308,24 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
         if (known) return *known;
         return plan_collective(sc, CollectiveKind::kAllGather, dp_vec(), size);
       };
+      // The share of the SMs each gather's NCCL kernel holds, where NCCL's
+      // kernels take SMs (the buckets' too: above).
+      const bool gather_shares = st.overlap && nccl_sm_share(dp, 1) > 0;
+      auto share_gather = [&](double size) -> Result<double> {
+        if (!gather_shares) return 0.0;
+        return sm_share_of(dp_handle, CollectiveKind::kAllGather, st.algorithm, size);
+      };
       BRIGADE_ASSIGN_OR_RETURN(
           const ParamGatherChain chain,
-          param_gather_chain(
-              lay, times, g_bytes, e_bytes, in.fp8_gather_bytes, st.bucket_bytes,
-              carry.pg_arrival + carry.pg_carry, p,
-              i, p > 1 ? in.forward_send(i > 0 ? i - 1 : 1, i > 0 ? i : 0) : 0.0, price_gather));
+          param_gather_chain(lay, times, g_bytes, e_bytes, in.fp8_gather_bytes, st.bucket_bytes,
+                             carry.pg_arrival + carry.pg_carry, p, i,
+                             p > 1 ? in.forward_send(i > 0 ? i - 1 : 1, i > 0 ? i : 0) : 0.0,
+                             price_gather, share_gather));
       carry.pg_carry += chain.chunk0_delay;
       carry.pg_later += chain.later_delay;
       carry.pg_forward = chain.chunk0_forward;
       const double exposed = carry.pg_carry + carry.pg_later;
-      out.per_step += exposed;
+      out.per_step += exposed + chain.slowed;
       out.start_own = chain.chunk0_delay + chain.later_delay;
       if (ledgers_on)
         ledger.add("data", "allgather", dg, chain.calls, chain.bytes, chain.seconds,

@@ -201,13 +201,24 @@ struct ParamGatherChain {
   double chunk0_delay = 0;  // how much later chunk 0's first forward ends
   double later_delay = 0;   // the same, summed over chunks 1..v-1
   double chunk0_forward = 0;  // chunk 0's forward of one micro-batch
+  // Interleaved: what the gathers' NCCL kernels add to this stage's compute
+  // beside them, its own (not carried down the pipeline as the chunks'
+  // delays are); one chunk: in chunk0_delay.
+  double slowed = 0;
   double seconds = 0, bytes = 0, calls = 0;  // every gather of the step
 };
-Result<ParamGatherChain> param_gather_chain(
-    const StageLayout& lay, const KernelTimes& times, double grad_bytes_per_element,
-    double weight_bytes_per_element, double fp8_weight_bytes_per_element, double bucket_bytes,
-    double arrival, int pipeline_size,
-    int rank, double hop, const std::function<Result<double>(double)>& price);
+// `share`: the share of the device's SMs a gather of that many bytes
+// holds (0 where NCCL's kernels take none): the forward's kernels beside it
+// run at 1 - share of their rate (docs/costmodel.md, "Overlapped parameter
+// gathers"), which the chunks' delays carry.
+Result<ParamGatherChain> param_gather_chain(const StageLayout& lay, const KernelTimes& times,
+                                            double grad_bytes_per_element,
+                                            double weight_bytes_per_element,
+                                            double fp8_weight_bytes_per_element,
+                                            double bucket_bytes, double arrival, int pipeline_size,
+                                            int rank, double hop,
+                                            const std::function<Result<double>(double)>& price,
+                                            const std::function<Result<double>(double)>& share);
 
 // A device's index from its tensor, data, pipeline and context ranks.
 struct RankMap {

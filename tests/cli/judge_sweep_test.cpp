@@ -110,11 +110,12 @@ TEST(JudgeSweep, GivenPlansAreHeldToTheirNamedBounds) {
   ASSERT_EQ(b.size(), 9u) << lines[3];
   EXPECT_EQ(a[1], flat);
   EXPECT_EQ(b[1], gathers);
-  // No named difference: rounding, 1e-6; the gathers': 1% on the step, rounding
-  // on the memory (cost::judge_differences).
+  // No named difference: rounding, 1e-6; the gathers': 0.1% on the step (1%
+  // before the closed form charged their NCCL kernels' SMs, 2026-12-07),
+  // rounding on the memory (cost::judge_differences).
   EXPECT_EQ(a[5], "0.0001%");
   EXPECT_EQ(a[7], "0.0001%");
-  EXPECT_EQ(b[5], "1%");
+  EXPECT_EQ(b[5], "0.1%");
   EXPECT_EQ(b[7], "0.0001%");
   EXPECT_EQ(a[8], "");
   EXPECT_EQ(b[8], "");
