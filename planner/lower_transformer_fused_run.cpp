@@ -40,6 +40,7 @@ TaskId StageEmitter::flush_compute() {
         else
           same->count += g.count;
       }
+      if (x.coll.count == 0) continue;
       auto same = std::find_if(side_.begin(), side_.end(),
                                [&](const Deferred& d) { return d.kind == x.coll.kind; });
       if (same == side_.end()) {
@@ -158,6 +159,11 @@ TaskId StageEmitter::flush_compute() {
   // both), the GEMM after the previous pair's collective; the run's first
   // other part after the last pair's.
   for (const SidePair& x : pend_.pairs) {
+    if (x.coll.count == 0) {  // a held GEMM alone
+      emit(x.gemm, x.kind, fused + " " + x.gemm.first.name);
+      side = kNone;
+      continue;
+    }
     const Kernel k = merged(x.coll, "tp.beside.");
     const TaskId base = b_.num_tasks();
     for (int g = 0; g < s_.D; ++g) {
@@ -285,6 +291,22 @@ void StageEmitter::add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
     return;
   }
   const PartKind kind = part_of(k);
+  const bool held = kind == kGemmHeldPart || kind == kGemm8HeldPart || kind == kGemm8SplitHeldPart;
+  if (held && s_.fuse_collectives) {
+    // kStep: a GEMM on the SMs a collective left it (its own, k.sm_held)
+    // and no collective beside it (the first of a pipelined overlap's
+    // chunks): a task with the run's identical ones, as the pairs, since
+    // the layer's overlaps hold back SMs by their own settings.
+    const std::string key = std::string("|") + k.name + '|' + std::to_string(kind);
+    auto it = std::find_if(pend_.pairs.begin(), pend_.pairs.end(),
+                           [&](const SidePair& x) { return x.key == key; });
+    if (it == pend_.pairs.end()) {
+      pend_.pairs.push_back(SidePair{key, kind, {}, {}});
+      it = std::prev(pend_.pairs.end());
+    }
+    add_to_part(it->gemm, k, kind);
+    return;
+  }
   add_to_part(pend_.parts[static_cast<size_t>(kind)], k, kind);
   // The GEMM a collective runs beside: a task of its own, and whatever
   // comes next waits for the collective too.

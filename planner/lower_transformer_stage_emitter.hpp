@@ -97,7 +97,10 @@ class StageEmitter {
   // kernel's part) merged: n identical pairs, the collective timed as its
   // n calls beside the n GEMMs, so that each pair hides or exposes its
   // collective against its own GEMM, as at region granularity and in the
-  // closed form (n max(0, c - g) = max(0, n c - n g)).
+  // closed form (n max(0, c - g) = max(0, n c - n g)). A GEMM on SMs held
+  // back (Kernel::sm_held) with no collective beside it is an entry of its
+  // own too (`coll.count` 0), the layer's overlaps holding back SMs by
+  // their own settings.
   struct SidePair {
     std::string key;
     PartKind kind = kGemmPart;
