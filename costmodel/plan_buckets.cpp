@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "costmodel/plan_stage.hpp"
@@ -356,6 +357,18 @@ double gathers_slowdown(const std::vector<Busy>& busy, const std::vector<Compute
   return extra;
 }
 
+// `f` asked once for each distinct argument, its answers kept.
+std::function<Result<double>(double)> once(const std::function<Result<double>(double)>& f) {
+  auto seen = std::make_shared<std::vector<std::pair<double, double>>>();
+  return [f, seen](double x) -> Result<double> {
+    for (const auto& [key, value] : *seen)
+      if (key == x) return value;
+    BRIGADE_ASSIGN_OR_RETURN(const double value, f(x));
+    seen->emplace_back(x, value);
+    return value;
+  };
+}
+
 ChunkGathers chunk_gathers(const StageLayout& lay, const KernelTimes& times, int c,
                            double grad_bytes_per_element, double weight_bytes_per_element,
                            double fp8_weight_bytes_per_element, double bucket_bytes) {
@@ -514,22 +527,8 @@ Result<ParamGatherChain> param_gather_chain(const StageLayout& lay, const Kernel
                                             const std::function<Result<double>(double)>& price,
                                             const std::function<Result<double>(double)>& share) {
   ParamGatherChain out;
-  std::vector<std::pair<double, double>> priced;  // bytes, seconds
-  auto price_once = [&](double bytes) -> Result<double> {
-    for (const auto& [b, x] : priced)
-      if (b == bytes) return x;
-    BRIGADE_ASSIGN_OR_RETURN(const double seconds, price(bytes));
-    priced.emplace_back(bytes, seconds);
-    return seconds;
-  };
-  std::vector<std::pair<double, double>> shared;  // bytes, share
-  auto share_once = [&](double bytes) -> Result<double> {
-    for (const auto& [b, x] : shared)
-      if (b == bytes) return x;
-    BRIGADE_ASSIGN_OR_RETURN(const double x, share(bytes));
-    shared.emplace_back(bytes, x);
-    return x;
-  };
+  // Each asked once a size (a stage's buckets repeat their sizes).
+  const auto price_once = once(price), share_once = once(share);
   if (lay.chunks > 1)
     return aligned_param_gathers(lay, times, grad_bytes_per_element, weight_bytes_per_element,
                                  fp8_weight_bytes_per_element, bucket_bytes, arrival, pipeline_size,
