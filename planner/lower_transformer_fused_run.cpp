@@ -275,18 +275,12 @@ void StageEmitter::add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
     // kStep: the kernel a collective runs beside; identical pairs of the
     // run merge (SidePair).
     const PartKind kind = part_of(k);
-    const std::string key = side_next_->name + '|' + k.name + '|' + std::to_string(kind);
-    auto it = std::find_if(pend_.pairs.begin(), pend_.pairs.end(),
-                           [&](const SidePair& x) { return x.key == key; });
-    if (it == pend_.pairs.end()) {
-      pend_.pairs.push_back(SidePair{key, kind, {}, {}});
-      it = std::prev(pend_.pairs.end());
-    }
+    SidePair& pair = side_pair(side_next_->name + '|' + k.name + '|' + std::to_string(kind), kind);
     std::vector<Deferred> one;
-    if (it->coll.count > 0) one.push_back(std::move(it->coll));
+    if (pair.coll.count > 0) one.push_back(std::move(pair.coll));
     defer_to(one, *side_next_, side_next_phase_, side_next_mb_);
-    it->coll = std::move(one.front());
-    add_to_part(it->gemm, k, kind);
+    pair.coll = std::move(one.front());
+    add_to_part(pair.gemm, k, kind);
     side_next_.reset();
     return;
   }
@@ -297,14 +291,8 @@ void StageEmitter::add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
     // and no collective beside it (the first of a pipelined overlap's
     // chunks): a task with the run's identical ones, as the pairs, since
     // the layer's overlaps hold back SMs by their own settings.
-    const std::string key = std::string("|") + k.name + '|' + std::to_string(kind);
-    auto it = std::find_if(pend_.pairs.begin(), pend_.pairs.end(),
-                           [&](const SidePair& x) { return x.key == key; });
-    if (it == pend_.pairs.end()) {
-      pend_.pairs.push_back(SidePair{key, kind, {}, {}});
-      it = std::prev(pend_.pairs.end());
-    }
-    add_to_part(it->gemm, k, kind);
+    add_to_part(side_pair(std::string("|") + k.name + '|' + std::to_string(kind), kind).gemm, k,
+                kind);
     return;
   }
   add_to_part(pend_.parts[static_cast<size_t>(kind)], k, kind);
@@ -316,6 +304,14 @@ void StageEmitter::add_kernel(const Kernel& k, Phase phase, int layer, int mb) {
     beside_ = kNone;
     next_depends(std::move(ids));
   }
+}
+
+// The pending run's entry of `key` (SidePair), added if it has none.
+StageEmitter::SidePair& StageEmitter::side_pair(const std::string& key, PartKind kind) {
+  for (SidePair& x : pend_.pairs)
+    if (x.key == key) return x;
+  pend_.pairs.push_back(SidePair{key, kind, {}, {}});
+  return pend_.pairs.back();
 }
 
 // The part of a fused run a kernel joins.

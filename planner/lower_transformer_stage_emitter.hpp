@@ -153,6 +153,7 @@ class StageEmitter {
   void beside_collective(const Kernel& k, Phase phase, int layer, int mb);
   void side_segment(TaskId before);
   static void add_to_part(Part& part, const Kernel& k, PartKind kind);
+  SidePair& side_pair(const std::string& key, PartKind kind);
   PartKind part_of(const Kernel& k) const;
   void start_with_run(TaskId base, TaskId before);
 
