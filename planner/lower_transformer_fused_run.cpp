@@ -20,10 +20,11 @@ TaskId StageEmitter::flush_compute() {
   const TaskId before = last_compute_;
   int parts = 0;
   for (const Part& x : pend_.parts) parts += x.n > 0;
-  if (parts == 0) {
-    // A run of beside pairs alone: its GEMMs join its parts and its
-    // collectives go beside the whole run (side_segment), for want of a
-    // task after the last pair to wait for its collective.
+  if (parts == 0 && pend_.pairs.back().coll.count > 0) {
+    // A run of pairs alone whose last has a collective: its GEMMs join its
+    // parts and its collectives go beside the whole run (side_segment), for
+    // want of a task after the last pair to wait for its collective (a
+    // held GEMM alone last waits for the one before it: no need).
     for (SidePair& x : pend_.pairs) {
       Part& part = pend_.parts[static_cast<size_t>(x.kind)];
       if (part.n == 0) part.first = x.gemm.first;
