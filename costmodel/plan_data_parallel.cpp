@@ -21,6 +21,7 @@ namespace {
 // (each is filled afresh before it is read).
 struct Scratch {
   std::vector<double> shares, ready, seconds, held;
+  std::vector<std::pair<double, double>> full_rate;
   std::vector<PricedCollective> priced;  // the gradient group's ZeRO-3 collectives
 };
 
@@ -251,9 +252,24 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
     // ZeRO-2 frees each bucket's whole gradients when its reduce-scatter
     // ends: where in the last backward (zero2_last_backward).
     const bool frees = st.zero == 2 && st.overlap && lay.chunks == 1;
+    // FP8 delayed scaling, one chunk: the chunk's amax reduction
+    // (StageTimes::amax_bwd: a cat, the AllReduce over 'tensor' at its whole
+    // rate, an update) ends the backward, after the window the buckets
+    // fill, and the window takes it. A last bucket short of the bucket size
+    // is ready after it (the planner closes it when the stage's steps end),
+    // a full one at its last gradient, before it. (Interleaved, the order
+    // walk runs the reduction in each chunk's pass.)
+    const double amax = lay.chunks == 1 ? T.amax_bwd : 0.0;
+    const double window = window_seconds + amax;
     if (!(bl.reduce.valid && bl.reduce.overlap == st.overlap && bl.reduce.priced == priced &&
-          bl.reduce.shares == shares && (!frees || bl.reduce.ends_work.size() == buckets.size()))) {
-      double total = 0, dp_end = 0, backward_end = window_seconds;
+          bl.reduce.shares == shares && bl.reduce.amax == amax &&
+          (!frees || bl.reduce.ends_work.size() == buckets.size()))) {
+      double total = 0, dp_end = 0, backward_end = window;
+      const bool last_after =
+          amax > 0 && !buckets.empty() && buckets.back().bytes < st.bucket_bytes;
+      auto ready_of = [&](size_t z) {
+        return last_after && z + 1 == buckets.size() ? window : buckets[z].ready_seconds;
+      };
       const size_t n_buckets = buckets.size();
       std::vector<double>& ends_work = bl.reduce.ends_work;
       ends_work.clear();
@@ -263,25 +279,34 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
         std::vector<double>& held = work.held;
         ready.resize(n_buckets), seconds.resize(n_buckets), held.resize(n_buckets);
         for (size_t z = 0; z < n_buckets; ++z) {
-          ready[z] = buckets[z].ready_seconds;
+          ready[z] = ready_of(z);
           seconds[z] = priced[bl.size_index[z]];
           held[z] = shares[bl.size_index[z]];
           total += seconds[z];
         }
+        const std::vector<std::pair<double, double>>* full_rate = &bl.full_rate;
+        std::vector<std::pair<double, double>>& with_amax = work.full_rate;
+        if (T.amax_bwd_tp > 0 && amax > 0) {
+          with_amax.assign(bl.full_rate.begin(), bl.full_rate.end());
+          with_amax.emplace_back(window_seconds + T.amax_bwd_cat,
+                                 window_seconds + T.amax_bwd_cat + T.amax_bwd_tp);
+          full_rate = &with_amax;
+        }
         const BucketsBeside beside = buckets_beside_backward(
-            ready, seconds, held, window_seconds, bl.full_rate, frees ? &ends_work : nullptr);
+            ready, seconds, held, window, *full_rate, frees ? &ends_work : nullptr);
         dp_end = beside.end, backward_end = beside.backward_end;
       } else {
         for (size_t z = 0; z < n_buckets; ++z) {
           const double one = priced[bl.size_index[z]];
-          dp_end = std::max(dp_end, st.overlap ? buckets[z].ready_seconds : window_seconds) + one;
+          dp_end = std::max(dp_end, st.overlap ? ready_of(z) : window) + one;
           total += one;
           if (frees)  // (the backward at its whole rate: its work is the time)
-            ends_work.push_back(dp_end <= window_seconds ? dp_end
-                                                         : std::numeric_limits<double>::infinity());
+            ends_work.push_back(dp_end <= window ? dp_end
+                                                 : std::numeric_limits<double>::infinity());
         }
       }
       bl.reduce.valid = true, bl.reduce.overlap = st.overlap;  // (in place: no allocation)
+      bl.reduce.amax = amax;
       bl.reduce.priced.assign(priced.begin(), priced.end());
       bl.reduce.shares.assign(shares.begin(), shares.end());
       bl.reduce.total = total, bl.reduce.end = dp_end;
@@ -290,7 +315,7 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
     if (in.chunk_buckets != nullptr && st.overlap && lay.chunks > 1)
       chunk_buckets(lay, times, bl, priced, shares, *in.chunk_buckets);
     const double total = bl.reduce.total, dp_end = bl.reduce.end, bytes = bl.bytes_sum;
-    out.slowed = bl.reduce.backward_end - window_seconds;
+    out.slowed = bl.reduce.backward_end - window;
     out.after_backward = std::max(0.0, dp_end - bl.reduce.backward_end);
     out.per_step += out.slowed + out.after_backward;
     if (frees) out.zero2_last = zero2_last_backward(lay, times, bl, g_bytes, in.grad_memory_bytes, m <= 1);

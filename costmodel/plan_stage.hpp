@@ -273,6 +273,14 @@ struct StageTimes {
   // after its receives (its sends still in pp); ds_gather: one such
   // AllGather over the stage's tensor group.
   double pp_blocking = 0, ds_gather = 0;
+  // Transformer Engine's delayed-scaling amax reduction (costmodel/
+  // transformer_blocks.hpp, fp8_amax_reduction): one chunk's at the end of
+  // its forward and at the end of its backward (kernels and the AllReduce
+  // over 'tensor', on the compute stream), and of them the AllReduce's; each
+  // chunk with layers runs them, and fwd_kernels, tp_fwd and their backward
+  // counterparts hold them summed over those chunks.
+  double amax_fwd = 0, amax_bwd = 0, amax_fwd_tp = 0, amax_bwd_tp = 0;
+  double amax_bwd_cat = 0;                  // of amax_bwd, the kernel before the AllReduce
   double zero_exposed = 0;                  // ZeRO-2/3 per-micro-batch traffic left exposed
   // Context parallelism's KV ring per micro-batch: hops, bytes sent, their
   // time and what of it the attention blocks do not hide (in tp_fwd/tp_bwd).

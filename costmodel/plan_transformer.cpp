@@ -119,14 +119,17 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                            "FP8, 1 B an element)")
              : ", FP8 copies of their weights (2 B per weight" +
                    std::string(training ? ", cast once a step with the optimizer" : "") + ")") +
-        "; attention, norms, activations, embedding and logits in " +
-        std::string(dtype_name(dt)) +
+        "; attention, norms, activations, embedding and logits in " + std::string(dtype_name(dt)) +
         (tr.fp8_scaling == Fp8Scaling::kTensorwise
              ? "; current scaling (tensorwise): an amax pass before each cast TE does not fuse, "
                "a scale kernel, the amax of sequence-parallel tensors all-reduced over 'tensor'"
              : std::string(training ? "; delayed scaling as Transformer Engine 1.x runs it: "
                                       "the QKV and fc1 norms write FP8 themselves (no cast) "
-                                      "and their weight gradients transpose that input first"
+                                      "and their weight gradients transpose that input first; "
+                                      "each chunk's forward and backward end with the amax "
+                                      "reduction of every FP8 module of the device (a cat, an "
+                                      "AllReduce(MAX) over 'tensor', the histories' and "
+                                      "scales' update)"
                                     : "; delayed scaling: the QKV and fc1 norms write FP8 "
                                       "themselves (no cast)")) +
         (st.sequence_parallel && t > 1
@@ -271,6 +274,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   // size): a stage's layers repeat them (price_on_stage).
   std::vector<PricedCollective>& tp_priced = work.tp_priced;
   const double pp_bytes = p > 1 ? pipeline_boundary_bytes(shape) : 0.0;
+  // FP8 delayed scaling: the FP8 modules of a layer, whose amaxes each chunk
+  // reduces at the end of its passes (fp8_amax_reduction); 0 without it.
+  const double amax_modules =
+      reduces_fp8_amax(shape, training) ? fp8_modules_per_layer(templates->layer) : 0.0;
   // strategy.pipeline_scatter_gather (Megatron-LM 2021-02 .. 2023-01, Narayanan
   // et al. 2021 §4.1): without sequence parallelism each tensor rank sends
   // 1/t of the boundary and the receiving stage all-gathers it back over
@@ -759,6 +766,41 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       previous = Summed{true, key, count, T, tally};
       previous_prices.swap(stage_prices);  // stage_prices is cleared before it is next read
       previous_shares.swap(stage_shares);
+    }
+    // Transformer Engine's delayed-scaling amax reduction at the end of each
+    // chunk's forward and backward (fp8_amax_reduction): the AllReduce on the
+    // compute stream, priced as the layers' collectives over 'tensor'.
+    T.amax_fwd = T.amax_bwd = T.amax_fwd_tp = T.amax_bwd_tp = T.amax_bwd_cat = 0;
+    if (amax_modules > 0) {
+      double chunks = 0;
+      for (int c = 0; c < lay.chunks; ++c) chunks += lay.chunk_layers(c) > 0 ? 1.0 : 0.0;
+      const Fp8AmaxReduction red =
+          fp8_amax_reduction(shape, static_cast<double>(lay.layers()) * amax_modules);
+      for (const bool fwd : {true, false}) {
+        double all = 0, tp = 0;
+        const std::vector<Kernel>& ks = fwd ? red.forward : red.backward;
+        for (const Kernel& k : ks) {
+          if (!k.is_collective) {
+            all += memory_bound_seconds(dev, dp, k.bytes, k.dtype, 0, k.kernel_class) / speed;
+            if (!fwd && tp == 0) T.amax_bwd_cat = all;
+            continue;
+          }
+          BRIGADE_ASSIGN_OR_RETURN(const double x,
+                                   block_collective(k.collective, k.collective_bytes));
+          all += x, tp += x;
+          if (ledgers_on) {
+            TpTally& y = tally[static_cast<size_t>(k.collective)];
+            y.used = true;
+            y.calls += chunks, y.bytes += chunks * k.collective_bytes;
+            y.seconds += chunks * x, y.exposed += chunks * x;
+          }
+        }
+        (fwd ? T.amax_fwd : T.amax_bwd) = all;
+        (fwd ? T.amax_fwd_tp : T.amax_bwd_tp) = tp;
+        (fwd ? T.fwd_kernels : T.bwd_kernels) += chunks * (all - tp);
+        (fwd ? T.tp_fwd : T.tp_bwd) += chunks * tp;
+        (fwd ? T.fwd_ops : T.bwd_ops) += chunks * static_cast<double>(ks.size());
+      }
     }
     if (ledgers_on)
       for (size_t kind = 0; kind < tally.size(); ++kind)

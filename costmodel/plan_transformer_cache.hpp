@@ -107,6 +107,7 @@ struct BucketList {
     std::vector<double> shares;  // per size: NCCL's kernel's share of the SMs (reduce only)
     double total = 0, end = 0;
     double backward_end = 0;  // the backward's end beside them (reduce only)
+    double amax = 0;          // the chunk's amax reduction after the window (reduce only)
     // ZeRO-2, overlapped: each bucket's end as the backward's work done by
     // then (infinity: after it), where its whole gradients are freed.
     std::vector<double> ends_work;

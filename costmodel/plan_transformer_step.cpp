@@ -214,11 +214,19 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
       const StageTimes& T = stages[i];
       to_next[i] = blocking ? 0.0 : T.send_next;
       to_previous[i] = blocking ? 0.0 : T.send_previous;
+      // FP8 delayed scaling's amax reduction ends each chunk's passes that
+      // run layers (StageTimes::amax_fwd, amax_bwd): ZeRO-3's walk puts it
+      // after the pass's blocks.
+      const StageLayout& lay_i = figures.layouts[i];
+      auto amax_of = [&](int c, bool fwd) {
+        return lay_i.chunk_layers(c) > 0 ? (fwd ? T.amax_fwd : T.amax_bwd) : 0.0;
+      };
       if (with_zero3)
         for (int c = 0; c < v; ++c) {
           const auto at = static_cast<size_t>(c) * n + i;
           const int vs = c * p + static_cast<int>(i);
-          f_extra[at] = blocking_fwd(i, vs), b_extra[at] = blocking_bwd(i, vs);
+          f_extra[at] = blocking_fwd(i, vs) + amax_of(c, true);
+          b_extra[at] = blocking_bwd(i, vs) + amax_of(c, false);
         }
       if (v == 1) {
         f[i] = T.fwd_kernels + T.tp_fwd + blocking_fwd(i, static_cast<int>(i));
@@ -238,7 +246,7 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
                  static_cast<double>(lay.chunk_kept(c)) * one[3] +
                  (lay.last && c == v - 1 ? one[2] : 0.0);
         };
-        f[at] = sum(T.block_fwd), b[at] = sum(T.block_bwd);
+        f[at] = sum(T.block_fwd) + amax_of(c, true), b[at] = sum(T.block_bwd) + amax_of(c, false);
         f_sum += f[at], b_sum += b[at];
       }
       const double f_scale = f_sum > 0 ? (T.fwd_kernels + T.tp_fwd) / f_sum : 1.0;

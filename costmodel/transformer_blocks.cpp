@@ -632,4 +632,41 @@ double pipeline_boundary_bytes(const TransformerShape& shape) {
          static_cast<double>(m.hidden) * dtype_bytes(m.dtype) / (sp ? shape.tensor : 1);
 }
 
+bool reduces_fp8_amax(const TransformerShape& shape, bool training) {
+  return training && shape.fp8 != Fp8Recipe::kNone && shape.fp8_scaling == Fp8Scaling::kDelayed;
+}
+
+double fp8_modules_per_layer(const BlockTemplate& layer) {
+  double n = 0;
+  for (const ParamGroup& g : layer.params)
+    if (g.fp8_elements() > 0) n += 1;
+  return n;
+}
+
+Fp8AmaxReduction fp8_amax_reduction(const TransformerShape& shape, double fp8_modules) {
+  Fp8AmaxReduction r;
+  if (!(fp8_modules > 0)) return r;
+  constexpr double kF32 = 4;
+  auto one = [&](std::vector<Kernel>& ks, const char* pass, double entries) {
+    const std::string prefix = std::string("fp8.amax.") + pass;
+    // The cat: each amax read, the contiguous buffer written.
+    ks.push_back(memory(prefix + ".cat", OpKind::kCustom, 2 * kF32 * entries));
+    if (shape.tensor > 1)
+      ks.push_back(collective(
+          prefix + ".allreduce", CollectiveKind::kAllReduce, kF32 * entries,
+          tr_text("Reasons",
+                  "FP8 delayed scaling: the amaxes of the device's FP8 tensors reduced (MAX) "
+                  "over 'tensor' once a chunk's pass (Transformer Engine's "
+                  "reduce_and_update_fp8_tensors)")));
+    // The update: the reduced amax read, each history read and written
+    // rolled, the scale and its inverse read and written.
+    ks.push_back(memory(prefix + ".update", OpKind::kCustom,
+                        entries * (kF32 + 2 * kF32 * kFp8AmaxHistory + 4 * kF32)));
+    for (Kernel& k : ks) k.dtype = DType::kF32;
+  };
+  one(r.forward, "fwd", 3 * fp8_modules);
+  one(r.backward, "bwd", 2 * fp8_modules);
+  return r;
+}
+
 }  // namespace brigade::cost

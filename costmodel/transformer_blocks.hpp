@@ -336,6 +336,37 @@ Result<BlockTemplate> transformer_layer_kept(const TransformerShape& shape);
 Result<BlockTemplate> embedding_block(const TransformerShape& shape);
 Result<BlockTemplate> head_block(const TransformerShape& shape);
 
+// Transformer Engine 1.x's delayed scaling (training.fp8 with fp8_recipe
+// delayed; training only) reduces the amaxes of every FP8 tensor of the
+// device's modules once at the end of each model chunk's forward and once
+// in its backward, every micro-batch (transformer_engine/pytorch/fp8.py at
+// v1.8, the release of the NeMo 24.07 container: FP8GlobalStateManager::
+// reduce_and_update_fp8_tensors, called by fp8_autocast_exit when the
+// outermost autocast, which Megatron-Core's TransformerBlock enters once a
+// chunk's forward, exits with gradients enabled, and by the backward of the
+// chunk's first FP8 module, module/linear.py and layernorm_linear.py). Each
+// time: a torch.cat of the amax rows of every FP8 module of the device (its
+// global buffer holds them all, each module added once), an AllReduce(MAX)
+// of them over the amax group where it has more than one rank (Megatron-Core
+// 0.8's tensor x context group; here over 'tensor', the layer's
+// collectives' group), and one fused update of the amax histories, scales
+// and inverse scales (fused_amax_and_scale_update_after_reduction).
+// `fp8_modules`: the device's FP8 linear modules, one a weight (3 amaxes each
+// forward: input, weight, output; 2 backward: output gradient, input
+// gradient), histories of kFp8AmaxHistory entries (TE's DelayedScaling
+// default, NeMo's GPT configs'). docs/costmodel.md, "FP8 training".
+struct Fp8AmaxReduction {
+  std::vector<Kernel> forward, backward;
+  bool empty() const { return forward.empty() && backward.empty(); }
+};
+constexpr double kFp8AmaxHistory = 1024;
+// Whether a plan's chunks reduce their amaxes so: FP8 with delayed scaling, training.
+bool reduces_fp8_amax(const TransformerShape& shape, bool training);
+// The FP8 linear modules of one layer: its parameter groups that hold an FP8 weight.
+double fp8_modules_per_layer(const BlockTemplate& layer);
+// The kernels of one chunk's reductions for `fp8_modules` modules on the device.
+Fp8AmaxReduction fp8_amax_reduction(const TransformerShape& shape, double fp8_modules);
+
 // The variant in words, for `explain` and reports: "" for the GPT-style
 // default, else its departures from it, such as "GQA with 8 key/value heads,
 // SwiGLU FFN 28672, RMSNorm, rotary positions, untied output, no biases,

@@ -46,6 +46,16 @@ StageEmitter::StageEmitter(ProgramBuilder& b, Setup& s, int p) : b_(b), s_(s), p
     for (int dev : out_.devices) tp_.push_back(b.stream(dev, "tp"));
   out_.grad_sync.resize(static_cast<size_t>(R_));
   chunks_ = stage_blocks(s_, p_, out_);
+  // FP8 delayed scaling: each chunk's passes end with the amax reduction of
+  // every FP8 module on the device (costmodel/transformer_blocks.hpp,
+  // fp8_amax_reduction).
+  if (const cost::TransformerShape shape = cost::transformer_shape(*s_.sc);
+      cost::reduces_fp8_amax(shape, s_.training)) {
+    std::int64_t layers = 0;
+    for (int c = 0; c < s_.v; ++c) layers += s_.split.layers(c * s_.P + p_);
+    amax_ = cost::fp8_amax_reduction(
+        shape, static_cast<double>(layers) * cost::fp8_modules_per_layer(s_.layer));
+  }
   if (param_gather_ahead(s_)) {
     for (const std::vector<Block>& blocks : chunks_) pg_buckets_.push_back(param_buckets(blocks));
     pg_done_.assign(chunks_.size(), 0);
@@ -512,6 +522,7 @@ void StageEmitter::forward_step(const PipelineStep& st) {
     }
   }
   for (size_t j = 0; j < blocks.size(); ++j) forward_block(blocks, j, st);
+  amax_reduction(st, true);
   if (working >= 0) free_after_last(working);
   if (vs < s_.V - 1) send(vs + 1, st.micro_batch, true);
 }
@@ -548,7 +559,19 @@ void StageEmitter::backward_step(const PipelineStep& st, bool completing, bool f
     if (saved >= 0) free_after_last(saved);
     if (step_recompute_ >= 0) free_after_last(step_recompute_);
   }
+  amax_reduction(st, false);
   if (vs > 0) send(vs - 1, st.micro_batch, false);
+}
+
+// FP8 delayed scaling's amax reduction at the end of a chunk's pass (one
+// with layers): after its blocks, before its send, on the compute stream.
+// (Transformer Engine's backward one runs after the first layer's QKV
+// module, before the embedding's backward on the first chunk: here after
+// it, a few microseconds later for the embedding's gradient alone.)
+void StageEmitter::amax_reduction(const PipelineStep& st, bool forward) {
+  if (amax_.empty() || s_.split.layers(st.chunk * s_.P + p_) == 0) return;
+  for (const Kernel& k : forward ? amax_.forward : amax_.backward)
+    add_kernel(k, forward ? Phase::kForward : Phase::kBackward, -1, st.micro_batch);
 }
 
 // Fused modes: one buffer per step for recomputed activations, sized for

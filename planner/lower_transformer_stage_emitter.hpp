@@ -204,6 +204,7 @@ class StageEmitter {
   void ds_exchange(int key, bool forward, int mb);
   void ds_ready_at(int key, TaskId ready);
   void forward_step(const PipelineStep& st);
+  void amax_reduction(const PipelineStep& st, bool forward);
   void backward_step(const PipelineStep& st, bool completing, bool first);
   void recompute_block(const std::vector<Block>& blocks, const Block& blk, int mb);
   void gather(std::vector<Block>& blocks, size_t j, Phase phase, int mb);
@@ -275,6 +276,8 @@ class StageEmitter {
   std::vector<Deferred> side_;
   // kStep: the beside collective waiting for the kernel it pairs with.
   std::optional<Kernel> side_next_;
+  // FP8 delayed scaling's amax reduction of this stage's chunks (empty without it).
+  cost::Fp8AmaxReduction amax_;
   Phase side_next_phase_ = Phase::kForward;
   int side_next_mb_ = -1;
   std::vector<StreamId> tp_;

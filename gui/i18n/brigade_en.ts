@@ -512,6 +512,10 @@
         <translation></translation>
     </message>
     <message>
+        <source>FP8 delayed scaling: the amaxes of the device&apos;s FP8 tensors reduced (MAX) over &apos;tensor&apos; once a chunk&apos;s pass (Transformer Engine&apos;s reduce_and_update_fp8_tensors)</source>
+        <translation></translation>
+    </message>
+    <message>
         <source>sequence parallel: gather the LayerNorm output&apos;s sequence shards over &apos;tensor&apos; before the column-parallel QKV GEMM</source>
         <translation></translation>
     </message>

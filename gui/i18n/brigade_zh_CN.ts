@@ -506,6 +506,10 @@
         <translation>FP8 当前缩放：序列并行张量的最大绝对值在转换之前经“tensor”轴归约，使各秩的分片共用一个缩放因子</translation>
     </message>
     <message>
+        <source>FP8 delayed scaling: the amaxes of the device&apos;s FP8 tensors reduced (MAX) over &apos;tensor&apos; once a chunk&apos;s pass (Transformer Engine&apos;s reduce_and_update_fp8_tensors)</source>
+        <translation>FP8 延迟缩放：模型块的每次前向与反向结束时，本设备全部 FP8 张量的最大绝对值经“tensor”轴归约（取最大值；Transformer Engine 的 reduce_and_update_fp8_tensors）</translation>
+    </message>
+    <message>
         <source>sequence parallel: gather the LayerNorm output&apos;s sequence shards over &apos;tensor&apos; before the column-parallel QKV GEMM</source>
         <translation>序列并行：在按列并行的 QKV GEMM 之前，经“tensor”轴收齐 LayerNorm 输出的各个序列分片</translation>
     </message>

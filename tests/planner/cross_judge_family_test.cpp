@@ -318,6 +318,16 @@ std::vector<FamilyCase> megatron_cases() {
 std::vector<FamilyCase> fp8_cases() {
   const PlanKeys keys[] = {
       {"dp8", "dgx-h100", ", attention: flash", ", fp8: hybrid", "data: 8", kK},
+      // Delayed scaling's amax reduction ends each chunk's passes (its
+      // AllReduce over 'tensor' at its whole rate beside the gradient
+      // buckets; a last bucket short of the size after it, a full one before).
+      {"amax_t2_dp4", "dgx-h100", ", attention: flash", ", fp8: hybrid", "tensor: 2, data: 4", kK},
+      {"amax_t2_dp4_small_buckets", "dgx-h100", ", attention: flash", ", fp8: hybrid",
+       "tensor: 2, data: 4, bucket: 1MB", kK},
+      {"amax_t2_dp8_two_nodes", "dgx-h100, nodes: 2", ", attention: flash", ", fp8: hybrid",
+       "tensor: 2, data: 8, bucket: 1KB", kK},
+      {"amax_t2_p2i2_dp2", "dgx-h100", "", ", fp8: hybrid",
+       "tensor: 2, pipeline: 2, data: 2, schedule: interleaved, virtual_stages: 2", kK},
       {"t2_sp_p2i2", "dgx-h100", ", attention: flash", ", fp8: hybrid",
        "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true, schedule: interleaved, "
        "virtual_stages: 2",
@@ -349,8 +359,7 @@ std::vector<FamilyCase> fp8_cases() {
       {"tensorwise_llama_t2_sp", "dgx-h100",
        ", kv_heads: 2, mlp: swiglu, ffn_hidden: 1376, norm: rmsnorm, "
        "positions: rotary, tie_embeddings: false, bias: false, attention: flash",
-       ", fp8: hybrid, fp8_recipe: tensorwise", "tensor: 2, data: 4, sequence_parallel: true",
-       kK},
+       ", fp8: hybrid, fp8_recipe: tensorwise", "tensor: 2, data: 4, sequence_parallel: true", kK},
       {"tensorwise_region_p2i2", "dgx-h100", ", attention: flash",
        ", fp8: hybrid, fp8_recipe: tensorwise",
        "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true, schedule: interleaved, "

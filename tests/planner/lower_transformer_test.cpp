@@ -777,6 +777,57 @@ TEST(LowerTransformerFp8, Fp8GemmTasksCastsAndTheWeightCopies) {
       << plan.summary;
 }
 
+// FP8 delayed scaling (docs/costmodel.md, "FP8 training"): each chunk's
+// forward ends with Transformer Engine's amax reduction (a cat, an
+// AllReduce(MAX) over 'tensor', an update) and so does its backward, every
+// micro-batch, after the chunk's blocks and before its send: on a stage of
+// 2 chunks x 4 micro-batches, 8 each way on every device, the AllReduce
+// over the device's tensor group; none under current scaling, none in
+// inference.
+TEST(LowerTransformerFp8, DelayedScalingReducesTheAmaxesAtEachChunksPassEnd) {
+  auto lower_text = [](const std::string& training) {
+    auto sc = parse_scenario(
+        "topology: {preset: dgx-h100}\n"
+        "model:\n"
+        "  transformer: {layers: 8, hidden: 512, heads: 4, seq: 256, vocab: 4096, attention: "
+        "flash}\n"
+        "training: {global_batch: 16, micro_batch: 2" +
+            training +
+            "}\n"
+            "strategy: {tensor: 2, pipeline: 2, data: 2, schedule: interleaved, virtual_stages: "
+            "2}\n",
+        "fp8.yaml");
+    EXPECT_TRUE(sc.is_ok()) << sc.message();
+    return lower_ok(*sc);
+  };
+  auto count = [](const Plan& plan, const std::string& name, int device) {
+    int n = 0;
+    const Program& p = plan.program;
+    for (TaskId t = 0; t < p.num_tasks(); ++t)
+      if (p.task(t).device == device && p.names()[static_cast<size_t>(p.task(t).name)] == name) ++n;
+    return n;
+  };
+  const Plan delayed = lower_text(", fp8: hybrid");
+  for (int device : {0, 7})
+    for (const char* k : {"fp8.amax.fwd.cat", "fp8.amax.fwd.allreduce", "fp8.amax.fwd.update",
+                          "fp8.amax.bwd.cat", "fp8.amax.bwd.allreduce", "fp8.amax.bwd.update"})
+      EXPECT_EQ(count(delayed, k, device), 8) << k << " on device " << device;
+  // Each forward's reduction comes after the chunk's last layer's kernels.
+  const Program& p = delayed.program;
+  TaskId last_fc2 = -1, first_cat = -1;
+  for (TaskId t = 0; t < p.num_tasks(); ++t) {
+    const std::string& n = p.names()[static_cast<size_t>(p.task(t).name)];
+    if (p.task(t).device != 0) continue;
+    if (n == "mlp.fc2" && first_cat < 0) last_fc2 = t;
+    if (n == "fp8.amax.fwd.cat" && first_cat < 0) first_cat = t;
+  }
+  EXPECT_LT(last_fc2, first_cat);
+  const Plan current = lower_text(", fp8: hybrid, fp8_recipe: tensorwise");
+  EXPECT_EQ(count(current, "fp8.amax.fwd.cat", 0), 0);
+  const Plan inference = lower_text(", fp8: hybrid, mode: inference");
+  EXPECT_EQ(count(inference, "fp8.amax.fwd.cat", 0), 0);
+}
+
 // Step granularity with Transformer Engine's per-layer overlap settings:
 // the projection's and fc2's pipelined reduce-scatters hold back 24 and 16
 // SMs (NeMo's Llama 3 70B settings), so the first chunk of each GEMM, which
