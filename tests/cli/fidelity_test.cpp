@@ -149,6 +149,59 @@ TEST(Fidelity, BrigadeRefusalIsPassedOn) {
                        "with tflops_per_gpu or mfu\n");
 }
 
+// --set SECTION.KEY=VALUE: a what-if judged on a copy of each row with the
+// key set, said so under the dated line, exit 0 once the table is made. Row
+// A at micro-batch 8 (its file says 16): the Brigade column is what `brigade
+// cost` gives a hand-made copy with that one change, converted as above;
+// the configuration column reads the copy. A malformed --set and a
+// refused copy are bad input naming the flag and the row's own file.
+TEST(Fidelity, SetJudgesACopyOfEachRowWithTheKey) {
+  const std::string copy = "/tmp/brigade-fidelity-set-" + std::to_string(::getpid()) + ".yaml";
+  {
+    std::string text = testing::detail::slurp(kRowA);
+    const std::string from = "micro_batch: 16";
+    const size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, from.size(), "micro_batch: 8");
+    std::FILE* f = std::fopen(copy.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  }
+  const double step = step_seconds(copy);
+  std::remove(copy.c_str());
+  const auto r = run_program(
+      {"python3", kScript, "--brigade", BRIGADE_EXE, "--set", "training.micro_batch=8", kRowA});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_GE(lines.size(), 6u) << r.out;
+  EXPECT_NE(lines[0].find("`scripts/fidelity --judge cost --set training.micro_batch=8`."),
+            std::string::npos)
+      << lines[0];
+  EXPECT_EQ(lines[1],
+            "What-if: every row with training.micro_batch: 8 in its scenario; not Brigade's "
+            "prediction (docs/FIDELITY.md).");
+  const std::vector<std::string> a = cells_of(lines[5]);
+  ASSERT_EQ(a.size(), 7u) << lines[5];
+  EXPECT_EQ(a[1], "narayanan21_01_gpt_1.7b_32gpu");
+  EXPECT_EQ(a[3], "32x dgx-a100, l24 h2304 s2048, TP1 PP1 DP32, mb8 gb512, recompute full, f16");
+  EXPECT_EQ(a[5], format("%.2f TFLOP/s/GPU", 15466830067924992.0 / (step * 32) / 1e12));
+
+  const auto bad = run_program(
+      {"python3", kScript, "--brigade", BRIGADE_EXE, "--set", "training.micro_batch", kRowA});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_EQ(bad.err,
+            "scripts/fidelity: error: --set: found 'training.micro_batch'; expected "
+            "SECTION.KEY=VALUE with SECTION one of training, strategy, simulation and VALUE "
+            "one YAML scalar, flow map or list (training.micro_batch=2)\n");
+  const auto refused = run_program(
+      {"python3", kScript, "--brigade", BRIGADE_EXE, "--set", "strategy.data=7", kRowA});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.out, "");
+  EXPECT_EQ(refused.err.rfind(kRowA + " (with --set strategy.data=7)", 0), 0u) << refused.err;
+}
+
 // The pairs after the table (scenarios/published/pairs.txt): two rows of one
 // source that differ in one thing, compared as a change in useful work per
 // GPU-second. Korthikanti et al. 2022, Table 5, 22B on 8 GPUs: full
