@@ -152,11 +152,13 @@ run_checks() {
 
   # cuBLASLt's FP8 GEMMs with fast accumulation on and off: the profile key
   # fp8_split_accumulator_efficiency (docs/costmodel.md, "Split accumulation
-  # in the gradients' GEMMs"); its table goes into the summary.
-  say "FP8 GEMMs, fast and split accumulation [$((SECONDS - t0)) s]"
+  # in the gradients' GEMMs"); then weight gradients adding into the
+  # gradient buffer against plain ones (docs/FIDELITY.md, "What the errors
+  # say": the fused gradient accumulation). Both tables go into the summary.
+  say "FP8 GEMMs, fast and split accumulation; accumulating weight gradients [$((SECONDS - t0)) s]"
   local fp8_rc=0
   if [ -x "$CARRY/bin/brigade-fp8-probe" ]; then
-    timeout 90 "$CARRY/bin/brigade-fp8-probe" >"$out/fp8-accum.txt" 2>&1 || fp8_rc=$?
+    timeout 100 "$CARRY/bin/brigade-fp8-probe" >"$out/fp8-accum.txt" 2>&1 || fp8_rc=$?
     cat "$out/fp8-accum.txt"
   else
     echo "brigade-fp8-probe is not in this carry" >"$out/fp8-accum.txt"
@@ -198,6 +200,7 @@ run_checks() {
     echo "calibrate fp8:  $(grep -m1 'split / fast' "$out/calibrate.txt" 2>/dev/null | sed 's/^ *//' || true)"
     echo "validate:       $([ $val_rc -eq 0 ] && echo ok || ([ $val_rc -eq -1 ] && echo "not wired" || echo "FAILED (rc $val_rc)"))"
     echo "fp8 probe:      $([ $fp8_rc -eq 0 ] && grep -m1 '^fp8_split_accumulator_efficiency' "$out/fp8-accum.txt" || echo "FAILED (rc $fp8_rc)")"
+    echo "accumulation:   $([ $fp8_rc -eq 0 ] && grep '^gemm_accumulate_exposed' "$out/fp8-accum.txt" | paste -sd';' - || echo "FAILED (rc $fp8_rc)")"
     cat "$out/fp8-accum.txt"
   } | tee "$out/summary.txt"
   # The device tool brings back at most 8 files: the logs go in one.
