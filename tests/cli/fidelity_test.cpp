@@ -256,14 +256,16 @@ TEST(Fidelity, BadPairIsRefusedAtItsLineAndColumn) {
 }
 
 // --gaps: each row's gap, the step the source implies less Brigade's, put
-// four ways. Row A (GPT 1.7B on 32 A100, one micro-batch a step: global 512
+// five ways. Row A (GPT 1.7B on 32 A100, one micro-batch a step: global 512
 // / (micro 16 x data 32)): the published step is F / (32 GPUs x 137 TFLOP/s)
 // with F = 15,466,830,067,924,992 FLOP (ReportsTwoRowsWithHandWorkedErrors)
 // = 3.5280 s; the gap against `brigade cost --json`'s step, and what alone
 // would close it: compute x (1 + gap / compute), the exposed communication x
-// (1 + gap / exposed), gap / 1 on its one micro-batch, gap once a step. One
+// (1 + gap / exposed), gap / 1 on its one micro-batch, that over the
+// parameters a device holds (TP 1, PP 1: all of `brigade cost --json`'s
+// parameters, 1.65 G: gap / (1 x P) in picoseconds), gap once a step. One
 // row: its figures are the spread row's smallest, median and largest alike.
-TEST(Fidelity, GapsPutEachRowsGapFourWays) {
+TEST(Fidelity, GapsPutEachRowsGapFiveWays) {
   const auto r = run_program(
       {"python3", kScript, "--report", "--gaps", "--pairs", "", "--brigade", BRIGADE_EXE, kRowA});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -274,18 +276,20 @@ TEST(Fidelity, GapsPutEachRowsGapFourWays) {
   EXPECT_EQ(lines[8], "");
   EXPECT_EQ(lines[9],
             "| row | published step | Brigade step | gap | compute x | exposed communication x "
-            "| a micro-batch (m) | a step |");
+            "| a micro-batch (m) | a parameter a micro-batch | a step |");
   const auto cost = run_brigade({"cost", kRowA, "--json"});
   ASSERT_EQ(cost.exit_code, 0) << cost.err;
   const nlohmann::json j = nlohmann::json::parse(cost.out);
   const double step = j.at("step_seconds").get<double>();
   const double compute = j.at("compute_seconds").get<double>();
   const double exposed = j.at("exposed_communication_seconds").get<double>();
+  const double parameters = j.at("parameters").get<double>();
+  EXPECT_NEAR(parameters, 1.65e9, 0.01e9);
   const double published = 15466830067924992.0 / (32 * 137e12);
   EXPECT_NEAR(published, 3.5280, 5e-5);
   const double gap = published - step;
   const std::vector<std::string> g = cells_of(lines[11]);
-  ASSERT_EQ(g.size(), 8u) << lines[11];
+  ASSERT_EQ(g.size(), 9u) << lines[11];
   EXPECT_EQ(g[0], "narayanan21_01_gpt_1.7b_32gpu");
   EXPECT_EQ(g[1], format("%.4g s", published));
   EXPECT_EQ(g[2], format("%.4g s", step));
@@ -293,12 +297,16 @@ TEST(Fidelity, GapsPutEachRowsGapFourWays) {
   EXPECT_EQ(g[4], format("%.3f", 1 + gap / compute));
   EXPECT_EQ(g[5], format("%.2f", 1 + gap / exposed));
   EXPECT_EQ(g[6], format("%+.3g ms (1)", 1e3 * gap));
-  EXPECT_EQ(g[7], format("%+.3g s", gap));
+  EXPECT_EQ(g[7],
+            format("%+.3g ps", 1e12 * gap / parameters) + format(" (%.3g G)", parameters / 1e9));
+  EXPECT_EQ(g[8], format("%+.3g s", gap));
   const std::vector<std::string> spread = cells_of(lines[12]);
-  ASSERT_EQ(spread.size(), 8u) << lines[12];
+  ASSERT_EQ(spread.size(), 9u) << lines[12];
   EXPECT_EQ(spread[0], "smallest / median / largest");
   EXPECT_EQ(spread[4], g[4] + " / " + g[4] + " / " + g[4]);
-  EXPECT_EQ(spread[7], g[7] + " / " + g[7] + " / " + g[7]);
+  const std::string ps = format("%+.3g ps", 1e12 * gap / parameters);
+  EXPECT_EQ(spread[7], ps + " / " + ps + " / " + ps);
+  EXPECT_EQ(spread[8], g[8] + " / " + g[8] + " / " + g[8]);
 }
 
 // --judges: each row under both judges and their gap. Rows A and B: the
