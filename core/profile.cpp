@@ -280,6 +280,18 @@ double gemm_mix_seconds(const Device& d, const DeviceProfile& p, const Task& tas
   return seconds;
 }
 
+double accumulate_seconds(const Device& d, const DeviceProfile& p, double accumulate_bytes) {
+  if (!(p.gemm_accumulate_exposed > 0) || !(accumulate_bytes > 0)) return 0;
+  const double rate = peak_memory_bandwidth_bytes_per_second(d, p) * p.memory_efficiency;
+  return rate > 0 ? p.gemm_accumulate_exposed * accumulate_bytes / rate : 0;
+}
+
+double gemm_mix_accumulate_bytes(std::span<const GemmMixShape> shapes) {
+  double bytes = 0;
+  for (const GemmMixShape& g : shapes) bytes += static_cast<double>(g.count) * g.accumulate_bytes;
+  return bytes;
+}
+
 std::int64_t fused_kernels(const Task& task) {
   if (task.kind != TaskKind::kCompute || task.compute == ComputeKind::kGemm) return 1;
   return std::max<std::int64_t>(1, task.batch);

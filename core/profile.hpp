@@ -176,6 +176,16 @@ struct DeviceProfile {
   // curve's rate (every preset: no kernel-level measurement of the split
   // mode was found; docs/costmodel.md, "FP8 training").
   double fp8_split_accumulator_efficiency = 0;
+  // A weight-gradient GEMM that adds its product into the gradient buffer
+  // (fused gradient accumulation: D = A^T B + C, C = D; Task's gemm_mix
+  // entries and cost::Kernel carry its extra bytes, the C read and the
+  // wider D write beyond a fresh 16-bit D) takes, beside its time on the
+  // curve, this share of those bytes' time at the streaming rate
+  // (accumulate_seconds). 0 = hidden behind the GEMM's arithmetic, as every
+  // preset has it (no kernel-level measurement found; brigade-fp8-probe's
+  // second table measures it: its `exposed`); 1 = paid at the streaming
+  // rate. Non-negative (a slow epilogue can exceed 1).
+  double gemm_accumulate_exposed = 0;
 };
 
 // The fraction of peak bandwidth a streaming pass of class `k` achieves on
@@ -380,6 +390,17 @@ struct GemmShape {
 // unknown shape, or a grid under one wave: cuBLAS then picks smaller tiles,
 // and the curve with Hockney's fill times it).
 double gemm_wave_factor(const DeviceProfile& p, DType dtype, KernelClass kernel, GemmShape shape);
+
+// What a GEMM adding into its output moves beyond a plain one, and its
+// time: the extra bytes (GemmMixShape::accumulate_bytes, cost::Kernel::
+// accumulate_bytes) times the profile's gemm_accumulate_exposed over the
+// streaming rate (peak memory bandwidth x memory_efficiency); 0 where the
+// profile does not expose it. docs/costmodel.md, "Fused gradient
+// accumulation".
+double accumulate_seconds(const Device& d, const DeviceProfile& p, double accumulate_bytes);
+// The extra bytes of a task's GEMMs that add into their outputs: the sum
+// over its gemm_mix shapes of count x accumulate_bytes (0 for none).
+double gemm_mix_accumulate_bytes(std::span<const GemmMixShape> shapes);
 
 // A fused task's time (Task::gemm_mix) under a profile with a wave model
 // (gemm_tile_rows): each of its recorded GEMM shapes as kernel_seconds

@@ -206,6 +206,7 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
                                         "gated_activation_forward_efficiency",
                                         "gated_activation_backward_efficiency",
                                         "fp8_split_accumulator_efficiency",
+                                        "gemm_accumulate_exposed",
                                         "flash_attention",
                                         "fused_attention"}));
   BRIGADE_RETURN_IF_ERROR(c.require("model", "the device model it describes (or \"*\" for any)"));
@@ -278,6 +279,13 @@ Status read_device_profile(const Cursor& c, DeviceProfile* p) {
   BRIGADE_ASSIGN_OR_RETURN(p->collective_overhead_seconds,
                            c.get_quantity("collective_overhead", p->collective_overhead_seconds,
                                           Dimension::kSeconds, Bound::kNonNegative));
+  // A GEMM that adds into its output: the share of its extra bytes' time at
+  // the streaming rate that shows (brigade-fp8-probe's `exposed`); absent: 0.
+  if (c.has("gemm_accumulate_exposed")) {
+    BRIGADE_ASSIGN_OR_RETURN(p->gemm_accumulate_exposed,
+                             c.get("gemm_accumulate_exposed")
+                                 .as_number_in(0, 100, "a share of the bytes' streaming time"));
+  }
   if (c.has("comm_compute_slowdown")) {
     BRIGADE_ASSIGN_OR_RETURN(p->comm_compute_slowdown,
                              c.get("comm_compute_slowdown").as_number_in(0, 1000, "a slowdown"));
@@ -649,6 +657,7 @@ Result<std::string> profile_yaml(const HardwareProfile& profile, const std::stri
       emit_if_positive(out, "gated_activation_backward_efficiency",
                        d.gated_activation_backward_efficiency);
       emit_if_positive(out, "fp8_split_accumulator_efficiency", d.fp8_split_accumulator_efficiency);
+      emit_if_positive(out, "gemm_accumulate_exposed", d.gemm_accumulate_exposed);
       emit_if_positive(out, "gemm_half_time", d.gemm_half_seconds);
       emit_if_positive(out, "gemm_cold_operand_bandwidth",
                        d.gemm_cold_operand_bandwidth_bytes_per_second);

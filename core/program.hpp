@@ -170,7 +170,10 @@ struct Task {
   // index of the shapes of its linear-layer GEMMs (any width: FP8 ones too;
   // the wave model times the 16-bit ones by shape) in Program::gemm_mix, so
   // that a profile with a wave model times each shape as its own kernel
-  // (core/profile.hpp, gemm_mix_seconds); 0: none recorded. (Kept in the padding before `device`: no larger a Task.)
+  // (core/profile.hpp, gemm_mix_seconds); 0: none recorded. A kGemm task
+  // that adds into its output (fused gradient accumulation) has one too:
+  // its own shape with its GemmMixShape::accumulate_bytes. (Kept in the
+  // padding before `device`: no larger a Task.)
   std::uint16_t gemm_mix = 0;
   std::int32_t device = 0;
   StreamId stream = 0;
@@ -197,6 +200,12 @@ struct Task {
 // kernels of C = m x n (batch of them) over k.
 struct GemmMixShape {
   std::int64_t m = 0, n = 0, k = 0, batch = 1, count = 0;
+  // A GEMM that adds into its output (fused gradient accumulation): the
+  // bytes one such kernel moves beyond a plain one (DeviceProfile::
+  // gemm_accumulate_exposed prices them; accumulate_seconds). 0: a plain
+  // GEMM. A kGemm task that adds into its output carries a one-shape entry
+  // of its own (count 1) for this alone.
+  double accumulate_bytes = 0;
   friend bool operator==(const GemmMixShape&, const GemmMixShape&) = default;
   friend auto operator<=>(const GemmMixShape&, const GemmMixShape&) = default;
 };

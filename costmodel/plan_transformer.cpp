@@ -575,7 +575,11 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         if (compute_known) continue;
         const Kernel& k = ks[n];
         if (k.compute == ComputeKind::kGemm) {
-          out[n] = gemm_seconds(dev, dp, k.m, k.n, k.k, k.dtype, k.batch, k.kernel_class) / speed;
+          // A GEMM adding into the gradient buffer pays what of those bytes
+          // the profile says shows (fused gradient accumulation).
+          out[n] = (gemm_seconds(dev, dp, k.m, k.n, k.k, k.dtype, k.batch, k.kernel_class) +
+                    accumulate_seconds(dev, dp, k.accumulate_bytes)) /
+                   speed;
           if (k.sm_held > 0) out[n] /= sm_share(dp, k.sm_held);
         } else if (k.compute == ComputeKind::kFixed) {
           out[n] = kernel_seconds(dev, dp, k.dtype, k.fixed_flops, k.bytes, ComputeKind::kFixed, 0,

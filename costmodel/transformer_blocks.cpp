@@ -70,6 +70,19 @@ void add_grad_accumulation(BlockTemplate& block, double bytes_per_element) {
   block.recompute_before = before;
 }
 
+void mark_fused_accumulation(BlockTemplate& block, double bytes_per_element) {
+  if (!(bytes_per_element > 0)) return;
+  constexpr std::string_view kWgrad = ".wgrad";
+  for (Kernel& k : block.backward) {
+    if (k.compute != ComputeKind::kGemm || k.routed_dim != 0) continue;
+    const std::string_view name = k.name;
+    if (name.size() < kWgrad.size() || name.substr(name.size() - kWgrad.size()) != kWgrad) continue;
+    if (name.starts_with("moe.router.") || name.starts_with("moe.experts.")) continue;
+    k.accumulate_bytes = static_cast<double>(k.m) * static_cast<double>(k.n) *
+                         static_cast<double>(k.batch) * bytes_per_element;
+  }
+}
+
 Kernel fused(std::string name, OpKind op, double flops, double bytes) {
   Kernel x;
   x.name = std::move(name);
@@ -271,9 +284,13 @@ TransformerShape transformer_shape(const Scenario& sc) {
   shape.tp_comm_overlap = sc.training.tp_comm_overlap && !sc.training.inference;
   shape.tp_backward_overlap = sc.training.tp_backward_overlap && !sc.training.inference;
   shape.ub = sc.training.tp_overlap;
-  if (!sc.training.inference && !sc.training.gradient_accumulation_fusion) {
+  if (!sc.training.inference) {
     const double e = dtype_bytes(sc.transformer.dtype);
-    shape.grad_accumulate_bytes = e + 2 * (sc.training.main_grad_fp32 ? 4.0 : e);
+    const double g = sc.training.main_grad_fp32 ? 4.0 : e;
+    if (sc.training.gradient_accumulation_fusion)
+      shape.fused_accumulate_bytes = 2 * g - e;
+    else
+      shape.grad_accumulate_bytes = e + 2 * g;
   }
   shape.loss = !sc.training.inference;
   // An inference step runs the model in eval mode: dropout is the identity
@@ -412,6 +429,7 @@ Result<BlockTemplate> embedding_block(const TransformerShape& shape) {
     E.backward.push_back(pos);
   }
   add_grad_accumulation(E, shape.grad_accumulate_bytes);
+  mark_fused_accumulation(E, shape.fused_accumulate_bytes);
   set_dtypes(E, shape.spec.dtype);
   return E;
 }
@@ -512,6 +530,7 @@ Result<BlockTemplate> head_block(const TransformerShape& shape) {
               "backward of the vocabulary-parallel logits GEMM: its input gradient is a partial "
               "sum over the vocabulary shards; psum over 'tensor'"));
   add_grad_accumulation(H, shape.grad_accumulate_bytes);
+  mark_fused_accumulation(H, shape.fused_accumulate_bytes);
   set_dtypes(H, shape.spec.dtype);
   return H;
 }

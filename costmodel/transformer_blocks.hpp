@@ -106,6 +106,14 @@ struct Kernel {
   int ring_steps = 0;
   double ring_bytes = 0;
 
+  // A weight-gradient GEMM that adds its product into the parameter's
+  // gradient buffer (fused gradient accumulation, TransformerShape::
+  // fused_accumulate_bytes): the bytes it moves beyond a plain GEMM (C read,
+  // D written wider than a fresh 16-bit D), priced by the profile's
+  // gemm_accumulate_exposed (accumulate_seconds, core/profile.hpp). 0: a
+  // plain GEMM.
+  double accumulate_bytes = 0;
+
   double flops() const;  // counted FLOPs: 2mnk·batch for GEMMs, fixed_flops for kFixed, else 0
 };
 
@@ -216,6 +224,15 @@ struct TransformerShape {
   // new gradient read, the accumulated one read and written); 0 when fused
   // (Megatron-LM's default) or not training.
   double grad_accumulate_bytes = 0;
+  // Gradient accumulation fused into the weight-gradient GEMMs (training.
+  // gradient_accumulation_fusion, Megatron-LM's default; training only): each
+  // adds its product into the gradient buffer, D = A^T B + C, moving this
+  // many bytes per element of its output beyond a plain GEMM's fresh 16-bit
+  // D: the buffer read (g) and written g - e wider (2g - e: 2 in 16 bits, 6
+  // in FP32 over a 16-bit model), marked on each dense weight-gradient GEMM
+  // (Kernel::accumulate_bytes; mark_fused_accumulation). 0 when not fused or
+  // not training.
+  double fused_accumulate_bytes = 0;
   // The vocabulary-parallel cross-entropy's passes (training.cross_entropy_
   // fusion): false, Megatron-LM's default, the eight of
   // tensor_parallel/cross_entropy.py over the fp32 logits; true, the four of

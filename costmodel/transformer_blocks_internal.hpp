@@ -28,6 +28,12 @@ Kernel fused(std::string name, OpKind op, double flops, double bytes);
 // which completes the group instead; recompute_before follows its kernel.
 // Nothing when `bytes_per_element` is 0.
 void add_grad_accumulation(BlockTemplate& block, double bytes_per_element);
+// Fused gradient accumulation: each dense weight-gradient GEMM of the
+// block's backward (a kGemm named *.wgrad; not a MoE layer's experts', a
+// grouped GEMM whose rows the lowering may set per rank, nor its router's,
+// a plain parameter's gradient: neither is charged) gets
+// Kernel::accumulate_bytes = its output's elements x bytes_per_element.
+void mark_fused_accumulation(BlockTemplate& block, double bytes_per_element);
 
 // A tensor-parallel collective of `bytes` (Collective::bytes) and why it is there.
 Kernel collective(std::string name, CollectiveKind kind, double bytes, std::string reason);

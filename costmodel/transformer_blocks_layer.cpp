@@ -875,6 +875,7 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
   }
   for (Kernel& k : L.recompute) k.name += ".recompute";
   add_grad_accumulation(L, shape.grad_accumulate_bytes);
+  mark_fused_accumulation(L, shape.fused_accumulate_bytes);
   set_dtypes(L, spec.dtype);
   return L;
 }

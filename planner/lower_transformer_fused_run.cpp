@@ -128,14 +128,19 @@ TaskId StageEmitter::flush_compute() {
         b_.task(id).m = k.m;
         b_.task(id).k = k.k;
         b_.task(id).batch = static_cast<std::int64_t>(n) * std::max(1, k.ring_steps);
-      } else if (gemm && n == 1)
+      } else if (gemm && n == 1) {
         id = b_.add_gemm(st, k.m, k.n, k.k, k.dtype, name, pend_.phase, k.batch);
-      else if (gemm) {
+        // A GEMM adding into the gradient buffer: its own shape, with the
+        // bytes that adds (Task::gemm_mix, GemmMixShape::accumulate_bytes).
+        if (k.accumulate_bytes > 0) {
+          if (r == 0) mix = b_.intern_gemm_mix(part.shapes);
+          b_.task(id).gemm_mix = mix;
+        }
+      } else if (gemm) {
         id = b_.add_fixed(st, part.flops, part.bytes, k.dtype, name, pend_.phase);
         if (r == 0 && !part.shapes.empty()) mix = b_.intern_gemm_mix(part.shapes);
         b_.task(id).gemm_mix = mix;
-      }
-      else
+      } else
         id = b_.add_memory_bound(st, part.bytes, k.dtype, name, pend_.phase);
       Task& t = b_.task(id);
       if (n > 1 && !flash) t.batch = n;  // the kernels it fuses (core/program.hpp, fused_kernels)
@@ -342,11 +347,12 @@ void StageEmitter::add_to_part(Part& part, const Kernel& k, PartKind kind) {
   part.bytes += gemm ? gemm_bytes(k.m, k.n, k.k, k.dtype, k.batch) : k.bytes;
   if (!gemm || kind == kCoreGemmPart) return;
   for (GemmMixShape& g : part.shapes)
-    if (g.m == k.m && g.n == k.n && g.k == k.k && g.batch == k.batch) {
+    if (g.m == k.m && g.n == k.n && g.k == k.k && g.batch == k.batch &&
+        g.accumulate_bytes == k.accumulate_bytes) {
       ++g.count;
       return;
     }
-  part.shapes.push_back(GemmMixShape{k.m, k.n, k.k, k.batch, 1});
+  part.shapes.push_back(GemmMixShape{k.m, k.n, k.k, k.batch, 1, k.accumulate_bytes});
 }
 
 }  // namespace brigade::planner::detail

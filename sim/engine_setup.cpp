@@ -420,6 +420,12 @@ Status Engine::setup() {
                            is_flash_attention(x.kernel) ? x.k : 0, fused_kernels(x),
                            x.compute == ComputeKind::kGemm ? GemmShape{x.m, x.n, x.k, x.batch}
                                                            : GemmShape{});
+      if (x.gemm_mix > 0) {  // GEMMs adding into the gradient buffer (fused accumulation)
+        const Device& d = topo_.device(x.device);
+        const DeviceProfile& dp = prof_.for_device(d);
+        if (dp.gemm_accumulate_exposed > 0)
+          seconds += accumulate_seconds(d, dp, gemm_mix_accumulate_bytes(p_.gemm_mix(x.gemm_mix)));
+      }
       h.duration = seconds / (x.compute == ComputeKind::kMemoryBound
                                   ? memory_speed_
                                   : speed_)[static_cast<size_t>(x.device)];

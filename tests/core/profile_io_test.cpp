@@ -55,6 +55,7 @@ void expect_same(const HardwareProfile& a, const HardwareProfile& b) {
     EXPECT_EQ(x.gated_activation_forward_efficiency, y.gated_activation_forward_efficiency);
     EXPECT_EQ(x.gated_activation_backward_efficiency, y.gated_activation_backward_efficiency);
     EXPECT_EQ(x.fp8_split_accumulator_efficiency, y.fp8_split_accumulator_efficiency);
+    EXPECT_EQ(x.gemm_accumulate_exposed, y.gemm_accumulate_exposed);
     ASSERT_EQ(x.flash_attention.size(), y.flash_attention.size()) << x.model;
     for (size_t f = 0; f < x.flash_attention.size(); ++f) {
       EXPECT_EQ(x.flash_attention[f].head_dim, y.flash_attention[f].head_dim);
@@ -187,6 +188,7 @@ TEST_F(ProfileFiles, NormAndActivationEfficienciesRoundTrip) {
                                  "    gated_activation_forward_efficiency: 0.3\n"
                                  "    gated_activation_backward_efficiency: 0.1\n"
                                  "    fp8_split_accumulator_efficiency: 0.85\n"
+                                 "    gemm_accumulate_exposed: 1.25\n"
                                  "calibration:\n"
                                  "  memory: [[1048576, 1.0e-5]]\n"
                                  "  norm: [[1048576, 2.0e-5], [4194304, 8.0e-5]]\n"
@@ -202,6 +204,8 @@ TEST_F(ProfileFiles, NormAndActivationEfficienciesRoundTrip) {
   EXPECT_EQ(x->devices[0].gated_activation_forward_efficiency, 0.3);
   EXPECT_EQ(x->devices[0].gated_activation_backward_efficiency, 0.1);
   EXPECT_EQ(x->devices[0].fp8_split_accumulator_efficiency, 0.85);
+  // A share above 1: an epilogue slower than a copy at the streaming rate.
+  EXPECT_EQ(x->devices[0].gemm_accumulate_exposed, 1.25);
   // Calibrate's LayerNorm and GeLU samples, beside the plain stream's.
   ASSERT_EQ(x->calibration.norm.size(), 2u);
   EXPECT_EQ(x->calibration.norm[1].bytes, 4194304.0);
@@ -435,6 +439,8 @@ const ProfileError kProfileErrors[] = {
      "3:42: error: found '-0.5'; expected an efficiency from 1e-6 to 1"},
     {"SplitAccumulatorEfficiencyAboveOne", DEV "    fp8_split_accumulator_efficiency: 1.2\n",
      "3:39: error: found '1.2'; expected an efficiency from 1e-6 to 1"},
+    {"AccumulateExposedNegative", DEV "    gemm_accumulate_exposed: -0.5\n",
+     "3:30: error: found '-0.5'; expected a share of the bytes' streaming time from 0 to 100"},
     {"EfficiencyZero", "links:\n  nvlink: {bandwidth_efficiency: 0}\n",
      "2:34: error: found '0'; expected an efficiency from 1e-6 to 1"},
     // Issue 20, item 4: tiny factors made the judges' times infinite.

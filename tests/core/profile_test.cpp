@@ -3,6 +3,7 @@
 #include "core/profile.hpp"
 
 #include <cmath>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -266,6 +267,28 @@ TEST(KernelSeconds, AnOutputRateChargesAGemmsWrittenBytesApart) {
 // A task's written bytes, as the simulator and cost::task_seconds pass them:
 // a GEMM's C at its dtype, batch members each their own; nothing for other
 // kernels.
+// A GEMM adding into its output (fused gradient accumulation) pays the
+// profile's exposed share of its extra bytes at the streaming rate, and
+// nothing where the profile says the addition is hidden (0, every preset).
+// Host device: 10 GB/s at 0.8 = 8 GB/s. 4e8 extra bytes at 0.75: 0.75 x 4e8
+// / 8e9 = 37.5 ms; at 1.5 (an epilogue slower than a copy), 75 ms. A fused
+// task's extra bytes: each shape's count x its own (2 x 1e6 + 3 x 0 + 1 x
+// 2.5e5 = 2.25e6).
+TEST(KernelSeconds, AnAccumulatingGemmPaysItsExposedBytes) {
+  DeviceProfile p;
+  p.memory_efficiency = 0.8;
+  EXPECT_EQ(accumulate_seconds(host_device(), p, 4e8), 0.0);
+  p.gemm_accumulate_exposed = 0.75;
+  EXPECT_DOUBLE_EQ(accumulate_seconds(host_device(), p, 4e8), 0.0375);
+  EXPECT_EQ(accumulate_seconds(host_device(), p, 0), 0.0);
+  p.gemm_accumulate_exposed = 1.5;
+  EXPECT_DOUBLE_EQ(accumulate_seconds(host_device(), p, 4e8), 0.075);
+  const std::vector<GemmMixShape> shapes = {
+      {64, 64, 64, 1, 2, 1e6}, {64, 64, 128, 1, 3, 0}, {32, 64, 64, 1, 1, 2.5e5}};
+  EXPECT_DOUBLE_EQ(gemm_mix_accumulate_bytes(shapes), 2.25e6);
+  EXPECT_EQ(gemm_mix_accumulate_bytes({}), 0.0);
+}
+
 TEST(KernelSeconds, TaskWrittenBytesAreAGemmsOutput) {
   Task g;
   g.kind = TaskKind::kCompute;
