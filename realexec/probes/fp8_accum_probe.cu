@@ -90,10 +90,11 @@ void check(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS) fail(what, status_name(s));
 }
 
-// Uniform values in [-2, 2) from a hash of the index, written in FP8: random
-// operands, as the presets' GEMM measurements use (zeros draw less power).
+// Uniform values in [-2, 2) from a hash of the index, written in T (FP8 or
+// BF16): random operands, as the presets' GEMM measurements use (zeros draw
+// less power).
 template <typename T>
-__global__ void fill_fp8(T* p, std::size_t n, std::uint32_t seed) {
+__global__ void fill_uniform(T* p, std::size_t n, std::uint32_t seed) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
     std::uint32_t x = static_cast<std::uint32_t>(i) * 2654435761u ^ seed;
@@ -107,18 +108,6 @@ __global__ void fill_fp8(T* p, std::size_t n, std::uint32_t seed) {
 struct Shape {
   std::int64_t m, n, k;
 };
-
-// Uniform values in [-2, 2) in 16-bit: the BF16 GEMMs' operands.
-__global__ void fill_bf16(__nv_bfloat16* p, std::size_t n, std::uint32_t seed) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    std::uint32_t x = static_cast<std::uint32_t>(i) * 2654435761u ^ seed;
-    x ^= x >> 16;
-    x *= 0x7feb352dU;
-    x ^= x >> 15;
-    p[i] = __float2bfloat16(static_cast<float>(x & 0xffffff) / 4194304.0f - 2.0f);
-  }
-}
 
 struct Operands {
   void* a = nullptr;  // k x m, E4M3 or BF16 (the weight's side)
@@ -269,12 +258,12 @@ void split_table(cublasLtHandle_t lt, cudaStream_t stream, void* ws, float* scal
       check(cudaMalloc(&x.a, a_n), "cudaMalloc A");
       check(cudaMalloc(&x.b, b_n), "cudaMalloc B");
       check(cudaMalloc(&x.d, static_cast<std::size_t>(s.m) * s.n * 2), "cudaMalloc D");
-      fill_fp8<<<1024, 256, 0, stream>>>(static_cast<__nv_fp8_e4m3*>(x.a), a_n, 1u);
+      fill_uniform<<<1024, 256, 0, stream>>>(static_cast<__nv_fp8_e4m3*>(x.a), a_n, 1u);
       if (b_type == CUDA_R_8F_E4M3)
-        fill_fp8<<<1024, 256, 0, stream>>>(static_cast<__nv_fp8_e4m3*>(x.b), b_n, 2u);
+        fill_uniform<<<1024, 256, 0, stream>>>(static_cast<__nv_fp8_e4m3*>(x.b), b_n, 2u);
       else
-        fill_fp8<<<1024, 256, 0, stream>>>(static_cast<__nv_fp8_e5m2*>(x.b), b_n, 2u);
-      check(cudaGetLastError(), "fill_fp8");
+        fill_uniform<<<1024, 256, 0, stream>>>(static_cast<__nv_fp8_e5m2*>(x.b), b_n, 2u);
+      check(cudaGetLastError(), "fill_uniform");
       Plan fast, split;
       make_plan(lt, s, CUDA_R_8F_E4M3, b_type, true, CUDA_R_16BF, false, x, fast);
       make_plan(lt, s, CUDA_R_8F_E4M3, b_type, false, CUDA_R_16BF, false, x, split);
@@ -324,11 +313,11 @@ void accumulate_row(cublasLtHandle_t lt, cudaStream_t stream, void* ws, float* s
   check(cudaMalloc(&x.d, c_n * 4), "cudaMalloc D");  // room for FP32
   check(cudaMemsetAsync(x.d, 0, c_n * 4, stream), "cudaMemsetAsync D");
   if (fp8) {
-    fill_fp8<<<1024, 256, 0, stream>>>(static_cast<__nv_fp8_e4m3*>(x.a), a_n, 1u);
-    fill_fp8<<<1024, 256, 0, stream>>>(static_cast<__nv_fp8_e5m2*>(x.b), b_n, 2u);
+    fill_uniform<<<1024, 256, 0, stream>>>(static_cast<__nv_fp8_e4m3*>(x.a), a_n, 1u);
+    fill_uniform<<<1024, 256, 0, stream>>>(static_cast<__nv_fp8_e5m2*>(x.b), b_n, 2u);
   } else {
-    fill_bf16<<<1024, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(x.a), a_n, 1u);
-    fill_bf16<<<1024, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(x.b), b_n, 2u);
+    fill_uniform<<<1024, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(x.a), a_n, 1u);
+    fill_uniform<<<1024, 256, 0, stream>>>(static_cast<__nv_bfloat16*>(x.b), b_n, 2u);
   }
   check(cudaGetLastError(), "fill");
   // TE's weight gradient: the E4M3 input against the E5M2 output gradient,
