@@ -18,6 +18,8 @@
 #include <string>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "core/plan_check.hpp"
 #include "core/units.hpp"
 #include "costmodel/collectives.hpp"
@@ -152,6 +154,21 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                            : "FlashAttention-2's kernel") +
                       " (training.attention_backend " +
                       std::string(attention_backend_name(tr.attention_backend)) + ")");
+  // The fused gradient accumulation's addition, where a profile prices it
+  // (docs/costmodel.md, "Fused gradient accumulation"; every preset hides it).
+  if (full && shape.fused_accumulate_bytes > 0) {
+    double exposed = 0;
+    for (const DeviceProfile& d : prof.devices)
+      exposed = std::max(exposed, d.gemm_accumulate_exposed);
+    if (exposed > 0)
+      e.notes.push_back(fmt::format(
+          "fused gradient accumulation: each weight-gradient GEMM adds into the gradient buffer, "
+          "{:g} B an output element beyond a plain GEMM (the buffer read{}), {:g} of them at the "
+          "streaming rate (the profile's gemm_accumulate_exposed)",
+          shape.fused_accumulate_bytes,
+          shape.fused_accumulate_bytes > dtype_bytes(sc.transformer.dtype) ? ", written wider" : "",
+          exposed));
+  }
   // A search's memo (costmodel/plan_memo.hpp) builds each shape's templates once.
   PlanMemo* memo = PlanMemo::current(topo, prof);
   TransformerBlocks own;

@@ -65,5 +65,26 @@ TEST(FusedAccumulation, BothJudgesChargeTheExposedBytesAtEveryGranularity) {
   }
 }
 
+// The closed form's report says so where a profile prices the addition,
+// and nothing where it is hidden (every preset).
+TEST(FusedAccumulation, TheReportNamesThePricedAddition) {
+  auto note = [](const Scenario& s) {
+    const testing::TwoJudges j = testing::judge_both(s);
+    EXPECT_TRUE(j.ok);
+    for (const std::string& n : j.cost.notes)
+      if (n.rfind("fused gradient accumulation:", 0) == 0) return n;
+    return std::string();
+  };
+  EXPECT_EQ(note(one_gpu(0, "")), "");
+  EXPECT_EQ(note(one_gpu(0.75, "")),
+            "fused gradient accumulation: each weight-gradient GEMM adds into the gradient "
+            "buffer, 2 B an output element beyond a plain GEMM (the buffer read), 0.75 of them "
+            "at the streaming rate (the profile's gemm_accumulate_exposed)");
+  EXPECT_EQ(note(one_gpu(1, ", main_grad: fp32")),
+            "fused gradient accumulation: each weight-gradient GEMM adds into the gradient "
+            "buffer, 6 B an output element beyond a plain GEMM (the buffer read, written "
+            "wider), 1 of them at the streaming rate (the profile's gemm_accumulate_exposed)");
+}
+
 }  // namespace
 }  // namespace brigade::planner
