@@ -77,6 +77,32 @@ TEST(FusedAccumulation, TheWeightGradientsCarryTheirExtraBytes) {
                    256.0 * 512 * 4);
 }
 
+// A MoE layer (8 experts of FFN 512, one shared; data 8, expert 2):
+// the shared expert's weight gradients add into the buffer (h x 512 and
+// 512 x h at 2 B); the routed experts' grouped GEMMs and the router's are
+// not charged (docs/costmodel.md: an approximation).
+TEST(FusedAccumulation, AMoeLayerChargesItsSharedExpertsAlone) {
+  const BlockTemplate L = testing::layer_of_yaml(
+      "topology: {preset: dgx-h100}\n"
+      "model:\n  transformer: {layers: 1, hidden: 256, heads: 4, seq: 64, vocab: 512,\n"
+      "                moe: {experts: 8, top_k: 2, ffn_hidden: 512, shared_experts: 1}}\n"
+      "training: {global_batch: 8, micro_batch: 1}\nstrategy: {data: 8, expert: 2}\n");
+  const Kernel* fc1 = testing::find_kernel(L.backward, "moe.shared.fc1.wgrad");
+  const Kernel* fc2 = testing::find_kernel(L.backward, "moe.shared.fc2.wgrad");
+  ASSERT_NE(fc1, nullptr);
+  ASSERT_NE(fc2, nullptr);
+  EXPECT_DOUBLE_EQ(fc1->accumulate_bytes,
+                   static_cast<double>(fc1->m) * static_cast<double>(fc1->n) * 2);
+  EXPECT_DOUBLE_EQ(fc2->accumulate_bytes, 512.0 * 256 * 2);
+  int routed = 0;
+  for (const Kernel& k : L.backward)
+    if (k.name.rfind("moe.experts.", 0) == 0 || k.name.rfind("moe.router.", 0) == 0) {
+      ++routed;
+      EXPECT_EQ(k.accumulate_bytes, 0.0) << k.name;
+    }
+  EXPECT_GE(routed, 3);  // the experts' fc1 and fc2 weight gradients, the router's
+}
+
 // Unfused (a separate pass Brigade charges as its own kernel,
 // GROUP.grad_accumulate) or not training: no GEMM adds into a buffer.
 TEST(FusedAccumulation, UnfusedOrInferenceAddsNothingToTheGemms) {
