@@ -13,6 +13,10 @@
 #include "costmodel/memory.hpp"
 #include "costmodel/plan.hpp"
 
+namespace brigade::cost {
+struct TransformerShape;  // costmodel/transformer_blocks.hpp
+}  // namespace brigade::cost
+
 namespace brigade::cost::detail {
 
 // The host time per operation (DeviceProfile::host_op_seconds) the closed
@@ -147,6 +151,12 @@ void finish_flops(PlanEstimate& e, const Device& d, const HardwareProfile& profi
 // One device's memory entry: M_peak from the categories, capacity, fits.
 DeviceMemoryEstimate memory_entry(int device, int stage, const ModelStateBytes& states,
                                   double activations, double other, double capacity);
+
+// What the closed form's report says it models for a transformer (its
+// kernels, FP8, the fused attention's kernel, a priced fused gradient
+// accumulation), appended to `notes` (plan_transformer_notes.cpp).
+void transformer_model_notes(const Scenario& sc, const TransformerShape& shape,
+                             std::vector<std::string>& notes);
 
 // The estimators, one per model kind.
 Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOptions& options = {});

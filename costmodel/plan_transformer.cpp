@@ -3,7 +3,8 @@
 // This file: the stage loop (each stage's kernels, collectives and per-step
 // work); the rank map and a stage's layout in plan_stage.cpp; its pipeline
 // sends in plan_pipeline_sends.cpp; the step and memory from the stages'
-// figures in plan_transformer_step.cpp.
+// figures in plan_transformer_step.cpp; what the report says it models in
+// plan_transformer_notes.cpp.
 #include "costmodel/plan_internal.hpp"
 
 #include <algorithm>
@@ -17,8 +18,6 @@
 #include <span>
 #include <string>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "core/plan_check.hpp"
 #include "core/units.hpp"
@@ -101,74 +100,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   std::vector<CommLedger>& ledgers = scratch().ledgers;  // (taken by the estimate below)
   ledgers.assign(ledgers_on ? static_cast<size_t>(p) : 1, CommLedger{});
   const bool full = options.every_device;  // notes and memory per device (EstimateOptions)
-  if (full)
-    e.notes.push_back(
-        "transformer kernels and collectives as Megatron-LM runs them "
-        "(costmodel/transformer_blocks.hpp, the planner's description too): GEMMs "
-        "through the roofline, norms, softmax, GeLU and residuals as memory-bound "
-        "kernels");
-
-  if (full && tr.fp8 != Fp8Recipe::kNone)
-    e.notes.push_back(
-        "FP8 (" + std::string(fp8_recipe_name(tr.fp8)) +
-        ", Transformer Engine): the linear layers' GEMMs at the FP8 rate on FP8 inputs" +
-        std::string(training ? " and output gradients, their inputs saved in FP8" : "") +
-        (training && tr.fp8_param_gather
-             ? std::string(", FP8 primary weights (fp8_param_gather: an FP8 weight and its "
-                           "transpose, 2 B per weight, in the 16-bit weight's place; the "
-                           "optimizer casts its fp32 master shard to FP8, the gathered weights' "
-                           "transposes made once a step; ZeRO-1's all-gather moves them in "
-                           "FP8, 1 B an element)")
-             : ", FP8 copies of their weights (2 B per weight" +
-                   std::string(training ? ", cast once a step with the optimizer" : "") + ")") +
-        "; attention, norms, activations, embedding and logits in " + std::string(dtype_name(dt)) +
-        (tr.fp8_scaling == Fp8Scaling::kTensorwise
-             ? "; current scaling (tensorwise): an amax pass before each cast TE does not fuse, "
-               "a scale kernel, the amax of sequence-parallel tensors all-reduced over 'tensor'"
-             : std::string(training ? "; delayed scaling as Transformer Engine 1.x runs it: "
-                                      "the QKV and fc1 norms write FP8 themselves (no cast) "
-                                      "and their weight gradients transpose that input first; "
-                                      "each chunk's forward and backward end with the amax "
-                                      "reduction of every FP8 module of the device (a cat, an "
-                                      "AllReduce(MAX) over 'tensor', the histories' and "
-                                      "scales' update)"
-                                    : "; delayed scaling: the QKV and fc1 norms write FP8 "
-                                      "themselves (no cast)")) +
-        (st.sequence_parallel && t > 1
-             ? (tr.fp8_scaling == Fp8Scaling::kTensorwise
-                    ? std::string("; sequence parallelism's all-gathers move FP8, each rank's "
-                                  "shard cast before its gather")
-                    : std::string("; sequence parallelism's all-gathers move FP8 (the norms' "
-                                  "output; each output gradient's shard cast before its gather, "
-                                  "the gathered copy transposed)"))
-             : ""));
   // One description of the work (costmodel/transformer_blocks.hpp): the blocks a
   // tensor-parallel rank runs for one micro-batch, as the planner lowers them.
   const TransformerShape shape = transformer_shape(sc);
-  if (full && sc.transformer.attention == AttentionKernel::kFlash)
-    e.notes.push_back(std::string("fused attention: ") +
-                      (shape.cudnn_attention
-                           ? "Transformer Engine's FusedAttention, cuDNN's kernel, at a "
-                             "device's measured fused_attention rates where its profile has "
-                             "them and at FlashAttention-2's otherwise"
-                           : "FlashAttention-2's kernel") +
-                      " (training.attention_backend " +
-                      std::string(attention_backend_name(tr.attention_backend)) + ")");
-  // The fused gradient accumulation's addition, where a profile prices it
-  // (docs/costmodel.md, "Fused gradient accumulation"; every preset hides it).
-  if (full && shape.fused_accumulate_bytes > 0) {
-    double exposed = 0;
-    for (const DeviceProfile& d : prof.devices)
-      exposed = std::max(exposed, d.gemm_accumulate_exposed);
-    if (exposed > 0)
-      e.notes.push_back(fmt::format(
-          "fused gradient accumulation: each weight-gradient GEMM adds into the gradient buffer, "
-          "{:g} B an output element beyond a plain GEMM (the buffer read{}), {:g} of them at the "
-          "streaming rate (the profile's gemm_accumulate_exposed)",
-          shape.fused_accumulate_bytes,
-          shape.fused_accumulate_bytes > dtype_bytes(sc.transformer.dtype) ? ", written wider" : "",
-          exposed));
-  }
+  if (full) transformer_model_notes(sc, shape, e.notes);
   // A search's memo (costmodel/plan_memo.hpp) builds each shape's templates once.
   PlanMemo* memo = PlanMemo::current(topo, prof);
   TransformerBlocks own;

@@ -210,8 +210,10 @@ Status Engine::setup() {
   node_of_.assign(static_cast<size_t>(topo_.num_devices()), 0);
   for (int d = 0; d < topo_.num_devices(); ++d) node_of_[static_cast<size_t>(d)] = topo_.device(d).node;
   std::vector<std::int32_t> device_class(nd, 0);
+  std::vector<const DeviceProfile*> device_profile(nd, nullptr);  // looked up once a device
   for (size_t d = 0; d < nd; ++d) {
     const Device& dev = topo_.device(static_cast<int>(d));
+    device_profile[d] = &prof_.for_device(dev);
     slowdown_[d] = prof_.for_device(dev).comm_compute_slowdown;
     share_[d] = prof_.for_device(dev).comm_compute_share;
     any_share_ |= share_[d] > 0;
@@ -420,17 +422,17 @@ Status Engine::setup() {
                            is_flash_attention(x.kernel) ? x.k : 0, fused_kernels(x),
                            x.compute == ComputeKind::kGemm ? GemmShape{x.m, x.n, x.k, x.batch}
                                                            : GemmShape{});
-      if (x.gemm_mix > 0) {  // GEMMs adding into the gradient buffer (fused accumulation)
-        const Device& d = topo_.device(x.device);
-        const DeviceProfile& dp = prof_.for_device(d);
-        if (dp.gemm_accumulate_exposed > 0)
-          seconds += accumulate_seconds(d, dp, gemm_mix_accumulate_bytes(p_.gemm_mix(x.gemm_mix)));
-      }
+      // GEMMs adding into the gradient buffer (fused accumulation), where
+      // the device's profile prices the addition.
+      const DeviceProfile& dp = *device_profile[static_cast<size_t>(x.device)];
+      if (x.gemm_mix > 0 && dp.gemm_accumulate_exposed > 0)
+        seconds += accumulate_seconds(topo_.device(x.device), dp,
+                                      gemm_mix_accumulate_bytes(p_.gemm_mix(x.gemm_mix)));
       h.duration = seconds / (x.compute == ComputeKind::kMemoryBound
                                   ? memory_speed_
                                   : speed_)[static_cast<size_t>(x.device)];
       if (x.sm_held > 0)  // SMs given to a communication kernel beside it
-        h.duration /= sm_share(prof_.for_device(topo_.device(x.device)), x.sm_held);
+        h.duration /= sm_share(dp, x.sm_held);
     } else if (x.kind == TaskKind::kTransfer) {
       // Resolve the route now, so that a bad link is reported before running.
       auto r = route_index(x.device, x.peer);
