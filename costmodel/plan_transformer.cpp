@@ -725,7 +725,19 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     }
     // Transformer Engine's delayed-scaling amax reduction at the end of each
     // chunk's forward and backward (fp8_amax_reduction): the AllReduce on the
-    // compute stream, priced as the layers' collectives over 'tensor'.
+    // compute stream, priced as the layers' collectives over 'tensor', or
+    // with context parallelism over the stage's first 'tensor' x 'context'
+    // group (data rank 0; Kernel::over_context), tensor ranks fastest as the
+    // planner lists them.
+    auto amax_collective = [&](const Kernel& k) -> Result<double> {
+      if (!k.over_context || cp <= 1) return block_collective(k.collective, k.collective_bytes);
+      std::vector<int> group;
+      group.reserve(static_cast<size_t>(t * cp));
+      for (int c = 0; c < cp; ++c)
+        for (int r = 0; r < t; ++r) group.push_back(rm.device(r, 0, i, c));
+      return collective_seconds(topo, prof, k.collective, CollectiveAlgorithm::kAuto, group,
+                                k.collective_bytes);
+    };
     T.amax_fwd = T.amax_bwd = T.amax_fwd_tp = T.amax_bwd_tp = T.amax_bwd_cat = 0;
     if (amax_modules > 0) {
       double chunks = 0;
@@ -741,8 +753,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
             if (!fwd && tp == 0) T.amax_bwd_cat = all;
             continue;
           }
-          BRIGADE_ASSIGN_OR_RETURN(const double x,
-                                   block_collective(k.collective, k.collective_bytes));
+          BRIGADE_ASSIGN_OR_RETURN(const double x, amax_collective(k));
           all += x, tp += x;
           if (ledgers_on) {
             TpTally& y = tally[static_cast<size_t>(k.collective)];

@@ -670,13 +670,23 @@ Fp8AmaxReduction fp8_amax_reduction(const TransformerShape& shape, double fp8_mo
     const std::string prefix = std::string("fp8.amax.") + pass;
     // The cat: each amax read, the contiguous buffer written.
     ks.push_back(memory(prefix + ".cat", OpKind::kCustom, 2 * kF32 * entries));
-    if (shape.tensor > 1)
+    if (shape.context > 1) {
+      Kernel all = collective(
+          prefix + ".allreduce", CollectiveKind::kAllReduce, kF32 * entries,
+          tr_text("Reasons",
+                  "FP8 delayed scaling: the amaxes of the device's FP8 tensors reduced (MAX) "
+                  "over 'tensor' and 'context' once a chunk's pass (Transformer Engine's "
+                  "reduce_and_update_fp8_tensors)"));
+      all.over_context = true;
+      ks.push_back(std::move(all));
+    } else if (shape.tensor > 1) {
       ks.push_back(collective(
           prefix + ".allreduce", CollectiveKind::kAllReduce, kF32 * entries,
           tr_text("Reasons",
                   "FP8 delayed scaling: the amaxes of the device's FP8 tensors reduced (MAX) "
                   "over 'tensor' once a chunk's pass (Transformer Engine's "
                   "reduce_and_update_fp8_tensors)")));
+    }
     // The update: the reduced amax read, each history read and written
     // rolled, the scale and its inverse read and written.
     ks.push_back(memory(prefix + ".update", OpKind::kCustom,

@@ -63,6 +63,9 @@ struct Kernel {
   KernelClass kernel_class = KernelClass::kGeneric;
 
   bool is_collective = false;  // a tensor-parallel collective, not compute
+  // The collective's group is 'tensor' x 'context' (Megatron-Core's
+  // tensor-and-context group: the FP8 amax reduction's), not 'tensor' alone.
+  bool over_context = false;
   // Transformer Engine's tensor-parallel overlap (TransformerShape::
   // tp_comm_overlap): this collective runs beside the next kernel of its
   // list (a GEMM), on a stream of its own, starting when that kernel
@@ -365,8 +368,9 @@ Result<BlockTemplate> head_block(const TransformerShape& shape);
 // time: a torch.cat of the amax rows of every FP8 module of the device (its
 // global buffer holds them all, each module added once), an AllReduce(MAX)
 // of them over the amax group where it has more than one rank (Megatron-Core
-// 0.8's tensor x context group; here over 'tensor', the layer's
-// collectives' group), and one fused update of the amax histories, scales
+// 0.8's tensor x context group, get_amax_reduction_group(with_context_
+// parallel=True) in TransformerBlock: Kernel::over_context with context
+// parallelism), and one fused update of the amax histories, scales
 // and inverse scales (fused_amax_and_scale_update_after_reduction).
 // `fp8_modules`: the device's FP8 linear modules, one a weight (3 amaxes each
 // forward: input, weight, output; 2 backward: output gradient, input

@@ -232,11 +232,20 @@ void StageEmitter::tensor_collective(const Kernel& k, Phase phase, int layer, in
   }
   flush_compute();
   const TaskId base = b_.num_tasks();
-  for (int d = 0; d < s_.D; ++d) {
+  // Over 'tensor' x 'context' (the FP8 amax reduction's group): one
+  // collective a data rank, its replicas data_rank x C + c (RankMap), the
+  // tensor ranks of each; the tasks come out in replica order, as
+  // collectives_issued attaches them.
+  const int span = k.over_context ? s_.C : 1;
+  for (int d = 0; d < s_.D; d += span) {
+    std::vector<int> devices;
     std::vector<StreamId> streams;
-    for (int t = 0; t < s_.T; ++t)
-      streams.push_back(out_.compute[static_cast<size_t>(d * s_.T + t)]);
-    add_group_collective(k, phase, layer, mb, s_.ranks->tensor_group(d, p_), streams);
+    for (int c = d; c < d + span; ++c) {
+      for (int dev : s_.ranks->tensor_group(c, p_)) devices.push_back(dev);
+      for (int t = 0; t < s_.T; ++t)
+        streams.push_back(out_.compute[static_cast<size_t>(c * s_.T + t)]);
+    }
+    add_group_collective(k, phase, layer, mb, devices, streams);
   }
   collectives_issued(base);
 }
@@ -247,7 +256,7 @@ void StageEmitter::defer(const Kernel& k, Phase phase, int mb) {
 
 void StageEmitter::defer_to(std::vector<Deferred>& list, const Kernel& k, Phase phase, int mb) {
   for (Deferred& d : list)
-    if (d.kind == k.collective) {
+    if (d.kind == k.collective && d.over_context == k.over_context) {
       d.bytes += k.collective_bytes;
       ++d.count;
       d.userbuffers = d.userbuffers && k.userbuffers;
@@ -255,7 +264,8 @@ void StageEmitter::defer_to(std::vector<Deferred>& list, const Kernel& k, Phase 
         d.reasons.push_back(k.reason);
       return;
     }
-  list.push_back({k.collective, k.collective_bytes, 1, phase, mb, {k.reason}, k.userbuffers});
+  list.push_back(
+      {k.collective, k.collective_bytes, 1, phase, mb, {k.reason}, k.userbuffers, k.over_context});
 }
 
 // The collective standing for a kind's deferred ones (their summed bytes),
@@ -267,6 +277,7 @@ Kernel StageEmitter::merged(const Deferred& d, const char* prefix) {
   k.collective = d.kind;
   k.collective_bytes = d.bytes;
   k.userbuffers = d.userbuffers;
+  k.over_context = d.over_context;
   // Timed as the d.count calls it stands for, each of the mean bytes.
   k.collective_parts = std::max(1, d.count);
   k.reason = d.reasons.front();

@@ -97,6 +97,28 @@ TEST(Fp8AmaxReduction, KernelsByHand) {
   EXPECT_FALSE(alone.forward[0].is_collective);
   EXPECT_FALSE(alone.forward[1].is_collective);
   EXPECT_TRUE(fp8_amax_reduction(shape, 0).empty());
+  EXPECT_FALSE(r.forward[1].over_context);
+}
+
+// With context parallelism the group is 'tensor' x 'context' (Megatron-Core
+// 0.8's TransformerBlock: fp8_group = get_amax_reduction_group(
+// with_context_parallel=True), the tensor-and-context group): an AllReduce
+// even on one tensor rank, marked to span the context ranks.
+TEST(Fp8AmaxReduction, ContextParallelismWidensTheGroup) {
+  TransformerShape shape = transformer_shape(parsed(plan(", fp8: hybrid")));
+  shape.tensor = 1;
+  shape.context = 2;
+  const Fp8AmaxReduction r = fp8_amax_reduction(shape, 4);
+  ASSERT_EQ(r.forward.size(), 3u);
+  ASSERT_EQ(r.backward.size(), 3u);
+  for (const auto* ks : {&r.forward, &r.backward}) {
+    EXPECT_TRUE((*ks)[1].is_collective);
+    EXPECT_TRUE((*ks)[1].over_context);
+    EXPECT_NE((*ks)[1].reason.find("'tensor' and 'context'"), std::string::npos);
+  }
+  EXPECT_DOUBLE_EQ(r.forward[1].collective_bytes, 4 * 3 * 4.0);
+  shape.tensor = 2;
+  EXPECT_TRUE(fp8_amax_reduction(shape, 4).forward[1].over_context);
 }
 
 // The step's tensor AllReduces: one more each way per chunk and

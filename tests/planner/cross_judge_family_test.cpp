@@ -346,6 +346,15 @@ std::vector<FamilyCase> fp8_cases() {
        ", fp8: hybrid, main_grad: fp32, distributed_optimizer: true", "tensor: 2, data: 4", kK},
       {"cp2_t2", "dgx-h100", ", attention: flash", ", fp8: hybrid",
        "tensor: 2, context: 2, data: 2", kK},
+      // With context parallelism the amax AllReduce spans 'tensor' x
+      // 'context' (Megatron-Core's amax group): alone under tensor 1, and
+      // merged apart from the layers' collectives over 'tensor' at the fused
+      // granularities.
+      {"amax_c2_t1", "dgx-h100", ", attention: flash", ", fp8: hybrid", "context: 2, data: 4", kK},
+      {"amax_region_c2_t2", "dgx-h100", ", attention: flash", ", fp8: hybrid",
+       "tensor: 2, context: 2, data: 2", kR},
+      {"amax_step_c2_t2_p2", "dgx-h100", ", attention: flash", ", fp8: hybrid",
+       "tensor: 2, context: 2, pipeline: 2", kS},
       {"moe_ep4", "dgx-h100",
        ", attention: flash, moe: {experts: 8, top_k: 2, ffn_hidden: 1024, shared_experts: 1, "
        "imbalance: 2}",
