@@ -48,7 +48,8 @@ Kernel memory(std::string name, OpKind op, double bytes) {
   return x;
 }
 
-void add_grad_accumulation(BlockTemplate& block, double bytes_per_element) {
+void add_grad_accumulation(BlockTemplate& block, double bytes_per_element,
+                           const std::vector<double>& fused) {
   if (!(bytes_per_element > 0)) return;
   const size_t n = block.backward.size();
   std::vector<Kernel> out;
@@ -60,8 +61,12 @@ void add_grad_accumulation(BlockTemplate& block, double bytes_per_element) {
     const int g = out.back().completes_grad;
     if (g < 0 || g >= static_cast<int>(block.params.size())) continue;
     const ParamGroup& group = block.params[static_cast<size_t>(g)];
-    Kernel add = memory(group.name + ".grad_accumulate", OpKind::kElementwise,
-                        group.local_elements() * bytes_per_element);
+    const double left =
+        group.local_elements() -
+        (static_cast<size_t>(g) < fused.size() ? fused[static_cast<size_t>(g)] : 0.0);
+    if (!(left > 0)) continue;
+    Kernel add =
+        memory(group.name + ".grad_accumulate", OpKind::kElementwise, left * bytes_per_element);
     add.completes_grad = g;
     out.back().completes_grad = -1;
     out.push_back(std::move(add));
@@ -70,17 +75,29 @@ void add_grad_accumulation(BlockTemplate& block, double bytes_per_element) {
   block.recompute_before = before;
 }
 
-void mark_fused_accumulation(BlockTemplate& block, double bytes_per_element) {
-  if (!(bytes_per_element > 0)) return;
+std::vector<double> mark_fused_accumulation(BlockTemplate& block, double bytes_per_element,
+                                            std::string_view alias_gemm, std::string_view alias) {
+  std::vector<double> fused(block.params.size(), 0.0);
+  if (!(bytes_per_element > 0)) return fused;
   constexpr std::string_view kWgrad = ".wgrad";
   for (Kernel& k : block.backward) {
-    if (k.compute != ComputeKind::kGemm || k.routed_dim != 0) continue;
+    if (k.compute != ComputeKind::kGemm) continue;
     const std::string_view name = k.name;
     if (name.size() < kWgrad.size() || name.substr(name.size() - kWgrad.size()) != kWgrad) continue;
-    if (name.starts_with("moe.router.") || name.starts_with("moe.experts.")) continue;
-    k.accumulate_bytes = static_cast<double>(k.m) * static_cast<double>(k.n) *
-                         static_cast<double>(k.batch) * bytes_per_element;
+    if (name.starts_with("moe.router.")) continue;
+    const double elements =
+        static_cast<double>(k.m) * static_cast<double>(k.n) * static_cast<double>(k.batch);
+    k.accumulate_bytes = elements * bytes_per_element;
+    // The tensor it adds into: P.weight for P.wgrad (or the alias).
+    const std::string_view gemm = name.substr(0, name.size() - kWgrad.size());
+    const std::string weight = !alias_gemm.empty() && name == alias_gemm
+                                   ? std::string(alias)
+                                   : std::string(gemm) + ".weight";
+    for (size_t g = 0; g < block.params.size(); ++g)
+      for (const ParamTensor& t : block.params[g].tensors)
+        if (t.name == weight) fused[g] += t.local_elements();
   }
+  return fused;
 }
 
 Kernel fused(std::string name, OpKind op, double flops, double bytes) {
@@ -287,10 +304,11 @@ TransformerShape transformer_shape(const Scenario& sc) {
   if (!sc.training.inference) {
     const double e = dtype_bytes(sc.transformer.dtype);
     const double g = sc.training.main_grad_fp32 ? 4.0 : e;
-    if (sc.training.gradient_accumulation_fusion)
-      shape.fused_accumulate_bytes = 2 * g - e;
-    else
-      shape.grad_accumulate_bytes = e + 2 * g;
+    // What the fused GEMMs leave to an add of its own (the embedding's,
+    // the norms', the biases', the router's gradients), or every gradient
+    // without the fusion.
+    shape.grad_accumulate_bytes = e + 2 * g;
+    if (sc.training.gradient_accumulation_fusion) shape.fused_accumulate_bytes = 2 * g - e;
   }
   shape.loss = !sc.training.inference;
   // An inference step runs the model in eval mode: dropout is the identity
@@ -418,6 +436,17 @@ Result<BlockTemplate> embedding_block(const TransformerShape& shape) {
         tr_text("Reasons",
                 "sequence parallel backward: gather the embedding gradient's sequence shards "
                 "over 'tensor'")));
+  // PyTorch's dense embedding backward (F.embedding, Megatron-Core's
+  // VocabParallelEmbedding outside its deterministic mode) builds each
+  // table's gradient from at::zeros of the whole table
+  // (embedding_backward_cuda_kernel, aten/src/ATen/native/cuda/
+  // EmbeddingBackwardKernel.cu): V/t x h written, every micro-batch, before
+  // the scatter; the position table's (s x h) likewise.
+  E.backward.push_back(
+      memory("embedding.bwd.zero", OpKind::kElementwise, static_cast<double>(d.v / d.t) * h * d.e));
+  if (learned)
+    E.backward.push_back(memory("embedding.position.bwd.zero", OpKind::kElementwise,
+                                static_cast<double>(d.s_kv) * h * d.e));
   // Scatter-add of the output gradient into the word- and position-embedding gradients.
   Kernel scatter = memory("embedding.bwd", OpKind::kEmbedding, 3 * T * h * d.e);
   scatter.completes_grad = 0;
@@ -428,8 +457,8 @@ Result<BlockTemplate> embedding_block(const TransformerShape& shape) {
     pos.completes_grad = 1;
     E.backward.push_back(pos);
   }
-  add_grad_accumulation(E, shape.grad_accumulate_bytes);
-  mark_fused_accumulation(E, shape.fused_accumulate_bytes);
+  add_grad_accumulation(E, shape.grad_accumulate_bytes,
+                        mark_fused_accumulation(E, shape.fused_accumulate_bytes));
   set_dtypes(E, shape.spec.dtype);
   return E;
 }
@@ -529,8 +558,9 @@ Result<BlockTemplate> head_block(const TransformerShape& shape) {
       tr_text("Reasons",
               "backward of the vocabulary-parallel logits GEMM: its input gradient is a partial "
               "sum over the vocabulary shards; psum over 'tensor'"));
-  add_grad_accumulation(H, shape.grad_accumulate_bytes);
-  mark_fused_accumulation(H, shape.fused_accumulate_bytes);
+  add_grad_accumulation(H, shape.grad_accumulate_bytes,
+                        mark_fused_accumulation(H, shape.fused_accumulate_bytes,
+                                                "head.logits.wgrad", "head.output.weight"));
   set_dtypes(H, shape.spec.dtype);
   return H;
 }

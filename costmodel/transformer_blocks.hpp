@@ -219,13 +219,15 @@ struct TransformerShape {
   // (training.attention_backend; docs/costmodel.md, "Which attention kernel
   // runs").
   bool cudnn_attention = false;
-  // Gradient accumulation not fused into the weight-gradient GEMMs
-  // (training.gradient_accumulation_fusion false): each micro-batch's
-  // backward adds every gradient it completes into the accumulated one, a
-  // memory-bound kernel "GROUP.grad_accumulate" right after the kernel that
-  // completes the group, of this many bytes per local element (e + 2 g: the
-  // new gradient read, the accumulated one read and written); 0 when fused
-  // (Megatron-LM's default) or not training.
+  // Gradient accumulation no GEMM fuses: each micro-batch's backward adds
+  // every gradient it completes into the accumulated one, a memory-bound
+  // kernel "GROUP.grad_accumulate" right after the kernel that completes the
+  // group, of this many bytes per local element (e + 2 g: the new gradient
+  // read, the accumulated one read and written): every group's elements
+  // with training.gradient_accumulation_fusion false, those no fused GEMM
+  // adds with it on (Megatron-LM's default: the biases', the norms', the
+  // router's, the embedding's tables; add_grad_accumulation). 0 when not
+  // training.
   double grad_accumulate_bytes = 0;
   // Gradient accumulation fused into the weight-gradient GEMMs (training.
   // gradient_accumulation_fusion, Megatron-LM's default; training only): each

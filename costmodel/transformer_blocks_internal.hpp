@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "costmodel/transformer_blocks.hpp"
@@ -22,18 +23,31 @@ Kernel memory(std::string name, OpKind op, double bytes);
 // A fused kernel of fixed FLOPs and bytes (FlashAttention's).
 Kernel fused(std::string name, OpKind op, double flops, double bytes);
 
-// The unfused gradient accumulation (TransformerShape::grad_accumulate_bytes):
-// after each backward kernel that completes a parameter group's gradient,
-// a memory-bound add of `bytes_per_element` per local element of the group,
-// which completes the group instead; recompute_before follows its kernel.
-// Nothing when `bytes_per_element` is 0.
-void add_grad_accumulation(BlockTemplate& block, double bytes_per_element);
-// Fused gradient accumulation: each dense weight-gradient GEMM of the
-// block's backward (a kGemm named *.wgrad; not a MoE layer's experts', a
-// grouped GEMM whose rows the lowering may set per rank, nor its router's,
-// a plain parameter's gradient: neither is charged) gets
-// Kernel::accumulate_bytes = its output's elements x bytes_per_element.
-void mark_fused_accumulation(BlockTemplate& block, double bytes_per_element);
+// Fused gradient accumulation (TransformerShape::fused_accumulate_bytes):
+// each weight-gradient GEMM of the block's backward (a kGemm named P.wgrad,
+// the routed experts' grouped ones included: Megatron-Core's TEGroupedMLP
+// and SequentialMLP pass fuse_wgrad_accumulation to Transformer Engine; not
+// the router's, a plain torch linear) gets Kernel::accumulate_bytes = its
+// output's elements x bytes_per_element. Returns, per parameter group
+// (BlockTemplate::params), the local elements whose gradient such a GEMM
+// adds into the buffer: tensor P.weight's, or `alias`'s tensor for GEMM
+// `alias_gemm` (the head: its logits GEMM completes head.output.weight).
+// Nothing marked, all zeros, when `bytes_per_element` is 0.
+std::vector<double> mark_fused_accumulation(BlockTemplate& block, double bytes_per_element,
+                                            std::string_view alias_gemm = {},
+                                            std::string_view alias = {});
+// The gradient accumulation no GEMM fuses (TransformerShape::
+// grad_accumulate_bytes): after each backward kernel that completes a
+// parameter group's gradient, a memory-bound add "GROUP.grad_accumulate" of
+// `bytes_per_element` per local element of the group not in `fused`
+// (mark_fused_accumulation's; empty: none), which completes the group
+// instead; recompute_before follows its kernel. With the fusion on, what is
+// left: the embedding's dense gradient, the norms', the biases', the
+// router's (Megatron-Core's param hook, main_grad.add_(grad)). One add a
+// group, where the hooks add a tensor each. Nothing when
+// `bytes_per_element` is 0.
+void add_grad_accumulation(BlockTemplate& block, double bytes_per_element,
+                           const std::vector<double>& fused = {});
 
 // A tensor-parallel collective of `bytes` (Collective::bytes) and why it is there.
 Kernel collective(std::string name, CollectiveKind kind, double bytes, std::string reason);

@@ -874,8 +874,8 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     L.recompute_before = 0;
   }
   for (Kernel& k : L.recompute) k.name += ".recompute";
-  add_grad_accumulation(L, shape.grad_accumulate_bytes);
-  mark_fused_accumulation(L, shape.fused_accumulate_bytes);
+  add_grad_accumulation(L, shape.grad_accumulate_bytes,
+                        mark_fused_accumulation(L, shape.fused_accumulate_bytes));
   set_dtypes(L, spec.dtype);
   return L;
 }

@@ -171,6 +171,12 @@ void StageEmitter::routed_gemm(const Kernel& k, Phase phase, int layer, int mb) 
     const TaskId id = b_.add_gemm(out_.compute[static_cast<size_t>(r)], m, k.n, kk, k.dtype,
                                   k.name, phase, k.batch);
     b_.task(id).kernel = k.kernel_class;  // an FP8 gradient's split accumulator
+    // An expert's weight gradient adding into its buffer (fused gradient
+    // accumulation): its own shape, the bytes that adds (the output's, the
+    // same at every load; GemmMixShape::accumulate_bytes).
+    if (k.accumulate_bytes > 0)
+      b_.task(id).gemm_mix = b_.intern_gemm_mix(
+          std::vector<GemmMixShape>{GemmMixShape{m, k.n, kk, k.batch, 1, k.accumulate_bytes}});
     b_.task(id).layer = layer;
     b_.task(id).micro_batch = mb;
     attach(id, r);

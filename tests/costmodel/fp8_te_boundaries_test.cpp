@@ -102,10 +102,13 @@ TEST(Fp8TeBoundaries, SequenceParallelByHand) {
                                       "mlp.bwd.reducescatter", "mlp.fc1.wgrad"}));
   EXPECT_TRUE(find_kernel(L.backward, "attn.bwd.reducescatter")->beside);
   // Selective recomputation still starts right after the projection's
-  // weight gradient.
+  // weight gradient and its bias's accumulation (the fused GEMM adds the
+  // weight's; the bias's is an add of its own).
   const BlockTemplate S = layer(", recompute: selective", kSp);
   ASSERT_GT(S.recompute_before, 0);
-  EXPECT_EQ(S.backward[static_cast<size_t>(S.recompute_before) - 1].name, "attn.proj.wgrad");
+  EXPECT_EQ(S.backward[static_cast<size_t>(S.recompute_before) - 2].name, "attn.proj.wgrad");
+  EXPECT_EQ(S.backward[static_cast<size_t>(S.recompute_before) - 1].name,
+            "attn.proj.grad_accumulate");
 }
 
 // With userbuffers the output gradients' transposes wait for the weight
@@ -121,7 +124,8 @@ TEST(Fp8TeBoundaries, UserbuffersTransposeBeforeTheWeightGradient) {
                                       "attn.proj.dgrad", "attn.proj.dgrad.last",
                                       "attn.proj.bwd.transpose", "attn.proj.transpose",
                                       "attn.proj.wgrad"}));
-  EXPECT_EQ(L.backward[static_cast<size_t>(L.recompute_before) - 1].name, "attn.proj.wgrad");
+  EXPECT_EQ(L.backward[static_cast<size_t>(L.recompute_before) - 1].name,
+            "attn.proj.grad_accumulate");
 }
 
 // Without sequence parallelism (t = 4): every rank's norm writes the whole

@@ -77,29 +77,40 @@ TEST(FusedAccumulation, TheWeightGradientsCarryTheirExtraBytes) {
                    256.0 * 512 * 4);
 }
 
-// A MoE layer (8 experts of FFN 512, one shared; data 8, expert 2):
-// the shared expert's weight gradients add into the buffer (fc1 h x 512,
-// fc2 512 x h, h = 256, at 2 B); the routed experts' grouped GEMMs and the router's are
-// not charged (docs/costmodel.md: an approximation).
-TEST(FusedAccumulation, AMoeLayerChargesItsSharedExpertsAlone) {
+// A MoE layer (8 experts of FFN 512, one shared; data 8, expert 2, so 4
+// experts a rank): the shared expert's weight gradients and the routed
+// experts' grouped ones add into the buffer (Megatron-Core's TEGroupedMLP
+// and SequentialMLP pass fuse_wgrad_accumulation to Transformer Engine):
+// fc1 h x 512 and fc2 512 x h (h = 256) at 2 B, the routed ones 4 times
+// over. The router's weight (a plain torch linear, h x 8) is added by its
+// parameter hook, 256 x 8 x 6 B; no GEMM of it carries the bytes.
+TEST(FusedAccumulation, AMoeLayerChargesItsExpertsAndLeavesTheRouterToAnAdd) {
   const BlockTemplate L = testing::layer_of_yaml(
       "topology: {preset: dgx-h100}\n"
       "model:\n  transformer: {layers: 1, hidden: 256, heads: 4, seq: 64, vocab: 512,\n"
       "                moe: {experts: 8, top_k: 2, ffn_hidden: 512, shared_experts: 1}}\n"
       "training: {global_batch: 8, micro_batch: 1}\nstrategy: {data: 8, expert: 2}\n");
-  const Kernel* fc1 = testing::find_kernel(L.backward, "moe.shared.fc1.wgrad");
-  const Kernel* fc2 = testing::find_kernel(L.backward, "moe.shared.fc2.wgrad");
-  ASSERT_NE(fc1, nullptr);
-  ASSERT_NE(fc2, nullptr);
-  EXPECT_DOUBLE_EQ(fc1->accumulate_bytes, 256.0 * 512 * 2);
-  EXPECT_DOUBLE_EQ(fc2->accumulate_bytes, 512.0 * 256 * 2);
-  int routed = 0;
+  for (const auto& [name, bytes] : {std::pair{"moe.shared.fc1.wgrad", 256.0 * 512 * 2},
+                                    std::pair{"moe.shared.fc2.wgrad", 512.0 * 256 * 2},
+                                    std::pair{"moe.experts.fc1.wgrad", 4 * 256.0 * 512 * 2},
+                                    std::pair{"moe.experts.fc2.wgrad", 4 * 512.0 * 256 * 2}}) {
+    const Kernel* k = testing::find_kernel(L.backward, name);
+    ASSERT_NE(k, nullptr) << name;
+    EXPECT_DOUBLE_EQ(k->accumulate_bytes, bytes) << name;
+  }
+  int router = 0;
   for (const Kernel& k : L.backward)
-    if (k.name.rfind("moe.experts.", 0) == 0 || k.name.rfind("moe.router.", 0) == 0) {
-      ++routed;
+    if (k.name.rfind("moe.router.", 0) == 0) {
       EXPECT_EQ(k.accumulate_bytes, 0.0) << k.name;
+      router += k.name == "moe.router.grad_accumulate";
     }
-  EXPECT_GE(routed, 3);  // the experts' fc1 and fc2 weight gradients, the router's
+  EXPECT_EQ(router, 1);
+  EXPECT_DOUBLE_EQ(testing::find_kernel(L.backward, "moe.router.grad_accumulate")->bytes,
+                   256.0 * 8 * 6);
+  // The experts' weights are the GEMMs' (no add of their own; GPT's
+  // default biases are, 512 and 256 a routed expert, 4 a rank).
+  EXPECT_DOUBLE_EQ(testing::find_kernel(L.backward, "moe.experts.fc1.grad_accumulate")->bytes,
+                   4 * 512.0 * 6);
 }
 
 // Unfused (a separate pass Brigade charges as its own kernel,

@@ -159,7 +159,11 @@ TEST(DistributedOptimizer, BadCombinationsAreRefused) {
 // group. The tiny GPT's layer holds 49,984 parameters (above): in bf16
 // 6 B each, 299,904 B a layer; with an fp32 main_grad 2 + 2 x 4 = 10 B,
 // 499,840 B. The embedding's word and position tables (8,192 + 2,048):
-// 61,440 B in bf16. The tied head holds none.
+// 61,440 B in bf16. The tied head holds none. With the fusion on (the
+// default) the GEMMs add the weights' gradients; what is left is an add of
+// its own: every group's biases and norms, 13h = 832 elements a layer
+// (4,992 B), and the embedding's whole tables (no GEMM makes their
+// gradients: PyTorch's dense embedding backward), the same 61,440 B.
 TEST(GradientAccumulationFusion, UnfusedAddsFollowEveryCompletedGradient) {
   auto added = [](const BlockTemplate& b) {
     double bytes = 0;
@@ -184,21 +188,28 @@ TEST(GradientAccumulationFusion, UnfusedAddsFollowEveryCompletedGradient) {
   EXPECT_FALSE(unfused.training.gradient_accumulation_fusion);
   const TransformerShape s0 = transformer_shape(fused), s1 = transformer_shape(unfused),
                          s2 = transformer_shape(fp32);
-  EXPECT_EQ(s0.grad_accumulate_bytes, 0.0);
+  EXPECT_EQ(s0.grad_accumulate_bytes, 6.0);  // what no GEMM fuses
+  EXPECT_EQ(s0.fused_accumulate_bytes, 2.0);
   EXPECT_EQ(s1.grad_accumulate_bytes, 6.0);
+  EXPECT_EQ(s1.fused_accumulate_bytes, 0.0);
   EXPECT_EQ(s2.grad_accumulate_bytes, 10.0);
   Result<BlockTemplate> l0 = transformer_layer(s0), l1 = transformer_layer(s1),
                         l2 = transformer_layer(s2);
   ASSERT_TRUE(l0.is_ok() && l1.is_ok() && l2.is_ok());
-  EXPECT_EQ(added(*l0).first, 0);
+  const auto [fused_adds, fused_bytes] = added(*l0);
+  EXPECT_EQ(fused_adds, static_cast<int>(l0->params.size()));  // each group has a bias or is a norm
+  EXPECT_DOUBLE_EQ(fused_bytes, 832 * 6);
   const auto [adds, bytes] = added(*l1);
   EXPECT_EQ(adds, static_cast<int>(l1->params.size()));
-  EXPECT_EQ(l1->backward.size(), l0->backward.size() + l1->params.size());
+  EXPECT_EQ(l1->backward.size(), l0->backward.size());
   EXPECT_DOUBLE_EQ(bytes, 299904);
   EXPECT_DOUBLE_EQ(added(*l2).second, 499840);
-  Result<BlockTemplate> e1 = embedding_block(s1), h1 = head_block(s1);
-  ASSERT_TRUE(e1.is_ok() && h1.is_ok());
+  Result<BlockTemplate> e0 = embedding_block(s0), e1 = embedding_block(s1), h0 = head_block(s0),
+                        h1 = head_block(s1);
+  ASSERT_TRUE(e0.is_ok() && e1.is_ok() && h0.is_ok() && h1.is_ok());
+  EXPECT_DOUBLE_EQ(added(*e0).second, 61440);
   EXPECT_DOUBLE_EQ(added(*e1).second, 61440);
+  EXPECT_EQ(added(*h0).first, 0);
   EXPECT_EQ(added(*h1).first, 0);
   // Inference has no gradients to accumulate.
   Scenario inference = unfused;
@@ -212,7 +223,9 @@ TEST(GradientAccumulationFusion, UnfusedAddsFollowEveryCompletedGradient) {
 TEST(GradientAccumulationFusion, RecomputationStillRunsBeforeTheSameKernel) {
   const Scenario base = tiny(", recompute: selective", "");
   const Scenario unfused = tiny(", recompute: selective, gradient_accumulation_fusion: false", "");
-  Result<BlockTemplate> a = transformer_layer(transformer_shape(base));
+  TransformerShape none = transformer_shape(base);  // no add at all
+  none.grad_accumulate_bytes = none.fused_accumulate_bytes = 0;
+  Result<BlockTemplate> a = transformer_layer(none);
   Result<BlockTemplate> b = transformer_layer(transformer_shape(unfused));
   ASSERT_TRUE(a.is_ok() && b.is_ok());
   ASSERT_LT(a->recompute_before, static_cast<int>(a->backward.size()));
@@ -241,17 +254,26 @@ TEST(GradientAccumulationFusion, EachMicroBatchPaysItsAdds) {
   ASSERT_TRUE(a.is_ok() && b.is_ok()) << a.message() << b.message();
   const Device& dev = unfused.topology.device(0);
   const DeviceProfile& dp = unfused.profile.for_device(dev);
-  const TransformerShape shape = transformer_shape(unfused);
-  double adds = 0;
-  for (auto block : {transformer_layer(shape), embedding_block(shape)}) {
-    ASSERT_TRUE(block.is_ok());
-    const double layers = block->name == "layer" ? 2 : 1;
-    for (const Kernel& k : block->backward)
-      if (k.name.find(".grad_accumulate") != std::string::npos)
-        adds += layers * memory_bound_seconds(dev, dp, k.bytes, k.dtype);
-  }
-  EXPECT_GT(adds, 0);
-  EXPECT_NEAR(b->step_seconds - a->step_seconds, 4 * adds, 1e-12);
+  // A micro-batch's adds (two layers and the embedding); the fused plan's
+  // are its biases', norms' and tables' (its GEMMs' additions are hidden at
+  // the preset's gemm_accumulate_exposed 0).
+  auto adds_of = [&](const Scenario& sc) {
+    const TransformerShape shape = transformer_shape(sc);
+    double adds = 0;
+    for (auto block : {transformer_layer(shape), embedding_block(shape)}) {
+      EXPECT_TRUE(block.is_ok());
+      if (!block.is_ok()) continue;
+      const double layers = block->name == "layer" ? 2 : 1;
+      for (const Kernel& k : block->backward)
+        if (k.name.find(".grad_accumulate") != std::string::npos)
+          adds += layers * memory_bound_seconds(dev, dp, k.bytes, k.dtype);
+    }
+    return adds;
+  };
+  const double fused_adds = adds_of(fused), unfused_adds = adds_of(unfused);
+  EXPECT_GT(fused_adds, 0);
+  EXPECT_GT(unfused_adds, fused_adds);
+  EXPECT_NEAR(b->step_seconds - a->step_seconds, 4 * (unfused_adds - fused_adds), 1e-12);
 }
 
 TEST(GradientAccumulationFusion, BadValuesAndModelsAreRefused) {

@@ -81,7 +81,9 @@ TEST(TpBackwardOverlap, SequenceParallelPairsRunBesideTheirGemms) {
   const BlockTemplate off = layer(", tp_backward_overlap: false", kSp), on = layer("", kSp);
   EXPECT_EQ(names_from(off.backward, "attn.bwd.regather", 4),
             (std::vector<std::string>{"attn.bwd.regather", "attn.qkv.dgrad", "attn.qkv.wgrad",
-                                      "attn.bwd.reducescatter"}));
+                                      "attn.qkv.grad_accumulate"}));
+  EXPECT_EQ(names_from(off.backward, "attn.qkv.grad_accumulate", 2),
+            (std::vector<std::string>{"attn.qkv.grad_accumulate", "attn.bwd.reducescatter"}));
   EXPECT_EQ(names_from(on.backward, "attn.bwd.regather", 4),
             (std::vector<std::string>{"attn.bwd.regather", "attn.qkv.dgrad",
                                       "attn.bwd.reducescatter", "attn.qkv.wgrad"}));
@@ -113,8 +115,9 @@ TEST(TpBackwardOverlap, SequenceParallelPairsRunBesideTheirGemms) {
 // allreduce); the forward's all-reduces stay between kernels.
 TEST(TpBackwardOverlap, WithoutSequenceParallelismTheAllReduceRunsBesideTheWeightGradient) {
   const BlockTemplate off = layer(", tp_backward_overlap: false", kNoSp), on = layer("", kNoSp);
-  EXPECT_EQ(names_from(off.backward, "attn.qkv.dgrad", 3),
-            (std::vector<std::string>{"attn.qkv.dgrad", "attn.qkv.wgrad", "attn.bwd.allreduce"}));
+  EXPECT_EQ(names_from(off.backward, "attn.qkv.dgrad", 4),
+            (std::vector<std::string>{"attn.qkv.dgrad", "attn.qkv.wgrad",
+                                      "attn.qkv.grad_accumulate", "attn.bwd.allreduce"}));
   EXPECT_EQ(names_from(on.backward, "attn.qkv.dgrad", 3),
             (std::vector<std::string>{"attn.qkv.dgrad", "attn.bwd.allreduce", "attn.qkv.wgrad"}));
   EXPECT_EQ(names_from(on.backward, "mlp.fc1.dgrad", 3),

@@ -128,10 +128,10 @@ TEST(TpCommOverlap, BulkOverlapsInTheColumnParallelBackward) {
   const BlockTemplate off = layer(", tp_backward_overlap: false"),
                       on = layer(", tp_comm_overlap: true");
   // (The FP8 input's transpose right before each weight gradient.)
-  EXPECT_EQ(names_from(off.backward, "attn.bwd.regather", 6),
+  EXPECT_EQ(names_from(off.backward, "attn.bwd.regather", 7),
             (std::vector<std::string>{"attn.bwd.regather", "attn.qkv.bwd.cast", "attn.qkv.dgrad",
                                       "attn.qkv.transpose", "attn.qkv.wgrad",
-                                      "attn.bwd.reducescatter"}));
+                                      "attn.qkv.grad_accumulate", "attn.bwd.reducescatter"}));
   EXPECT_EQ(names_from(on.backward, "attn.qkv.bwd.cast", 6),
             (std::vector<std::string>{"attn.qkv.bwd.cast", "attn.bwd.regather", "attn.qkv.dgrad",
                                       "attn.qkv.transpose", "attn.bwd.reducescatter",
@@ -151,7 +151,8 @@ TEST(TpCommOverlap, BulkOverlapsInTheColumnParallelBackward) {
 }
 
 // The split GEMMs' FLOPs are the whole GEMMs', and selective recomputation
-// still runs right after the projection's weight gradient.
+// still runs right after the projection's weight gradient (and its bias's
+// accumulation, an add of its own).
 TEST(TpCommOverlap, FlopsAndTheRecomputationPointAreKept) {
   const BlockTemplate off = layer(", recompute: selective"),
                       on = layer(", recompute: selective, tp_comm_overlap: true");
@@ -159,7 +160,9 @@ TEST(TpCommOverlap, FlopsAndTheRecomputationPointAreKept) {
   EXPECT_DOUBLE_EQ(on.backward_flops(), off.backward_flops());
   EXPECT_DOUBLE_EQ(on.recompute_flops(), off.recompute_flops());
   ASSERT_GT(on.recompute_before, 0);
-  EXPECT_EQ(on.backward[static_cast<size_t>(on.recompute_before) - 1].name, "attn.proj.wgrad");
+  EXPECT_EQ(on.backward[static_cast<size_t>(on.recompute_before) - 2].name, "attn.proj.wgrad");
+  EXPECT_EQ(on.backward[static_cast<size_t>(on.recompute_before) - 1].name,
+            "attn.proj.grad_accumulate");
   EXPECT_EQ(on.forward.size(), off.forward.size() + 6);  // four GEMMs and two scatters split
   EXPECT_EQ(on.backward.size(), off.backward.size() + 2);  // two GEMMs split
 }

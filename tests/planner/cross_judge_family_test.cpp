@@ -436,11 +436,16 @@ std::vector<FamilyCase> fp8_cases() {
       {"region_t2_d4", "dgx-a100", "", "", "tensor: 2, data: 4", kR},
       {"step_t2_z1", "dgx-h100", "", ", fp8: hybrid",
        "tensor: 2, data: 4, sequence_parallel: true, zero: 1", kS},
-      // A MoE layer: its shared experts' weight gradients add into the
-      // buffer, its routed experts' and router's are not charged.
+      // A MoE layer: its shared and routed experts' weight gradients add
+      // into the buffer, its router's is an add of its own; with uneven
+      // loads each rank's grouped GEMM its own rows (the lowering's).
       {"region_moe_ep4", "dgx-h100",
        ", attention: flash, moe: {experts: 8, top_k: 2, ffn_hidden: 1024, shared_experts: 1}",
        ", fp8: hybrid", "data: 8, expert: 4", kR},
+      {"kernel_moe_uneven_ep4", "dgx-h100",
+       ", attention: flash, moe: {experts: 8, top_k: 2, ffn_hidden: 1024, "
+       "load: [5, 3, 1, 1, 1, 1, 1, 3]}",
+       "", "data: 8, expert: 4", kK},
   };
   for (FamilyCase& c : table_cases("accumulate_", accumulate)) {
     c.gemm_accumulate_exposed = 1.0;
