@@ -202,6 +202,7 @@ run_checks() {
     echo "fp8 probe:      $([ $fp8_rc -eq 0 ] && grep -m1 '^fp8_split_accumulator_efficiency' "$out/fp8-accum.txt" || echo "FAILED (rc $fp8_rc)")"
     echo "accumulation:   $([ $fp8_rc -eq 0 ] && grep '^gemm_accumulate_exposed' "$out/fp8-accum.txt" | paste -sd';' - || echo "FAILED (rc $fp8_rc)")"
     cat "$out/fp8-accum.txt"
+    echo "next, on the development machine: scripts/gpu-leads <this folder> (the two keys as the fidelity table's what-ifs)"
   } | tee "$out/summary.txt"
   # The device tool brings back at most 8 files: the logs go in one.
   local logs=() f
