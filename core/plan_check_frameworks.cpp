@@ -300,8 +300,20 @@ class FrameworkChecker {
         return at("training.fp8_param_gather",
                   "found fp8_param_gather: true with fp8: none; expected fp8: hybrid or e4m3, or "
                   "no fp8_param_gather key (Transformer Engine's FP8 primary weights)");
+      if (tr.fp8_amax_group != Fp8AmaxGroup::kTensorContext)
+        return at("training.fp8_amax_group",
+                  "found fp8_amax_group " + std::string(fp8_amax_group_name(tr.fp8_amax_group)) +
+                      " with fp8: none; expected fp8: hybrid or e4m3 with fp8_recipe delayed, or "
+                      "no fp8_amax_group key (the group delayed scaling reduces its amaxes over)");
       return Status::ok();
     }
+    if (tr.fp8_amax_group != Fp8AmaxGroup::kTensorContext && tr.fp8_scaling != Fp8Scaling::kDelayed)
+      return at("training.fp8_amax_group",
+                "found fp8_amax_group " + std::string(fp8_amax_group_name(tr.fp8_amax_group)) +
+                    " with fp8_recipe " + std::string(fp8_scaling_name(tr.fp8_scaling)) +
+                    "; expected fp8_recipe delayed, or no fp8_amax_group key (current scaling "
+                    "reduces each tensor's amax over 'tensor' before its cast, not a group's "
+                    "amaxes once a pass)");
     // FP8 primary weights (--fp8-param-gather) under Megatron-LM's DDP and
     // distributed optimizer; Megatron-FSDP's own FP8 parameters (ZeRO-3) and
     // ZeRO-2 are not modelled with them.

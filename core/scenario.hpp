@@ -218,6 +218,16 @@ std::string_view attention_backend_name(AttentionBackend b);
 enum class Fp8Scaling : std::uint8_t { kDelayed, kTensorwise };
 std::string_view fp8_scaling_name(Fp8Scaling s);
 
+// The group delayed scaling reduces its amaxes over (training.
+// fp8_amax_group): kTensorContext, 'tensor' x 'context' (Megatron-Core
+// 0.8's, the NeMo24.07 container's; later releases' under
+// --tp-only-amax-red); kTensorDataContext, every rank of the stage's
+// tensor, data and context groups (Megatron-Core's default before 0.8 and
+// since 0.9: get_amax_reduction_group's _TENSOR_AND_DATA_PARALLEL_GROUP_
+// WITH_CP). docs/costmodel.md, "Delayed scaling's amax reduction".
+enum class Fp8AmaxGroup : std::uint8_t { kTensorContext, kTensorDataContext };
+std::string_view fp8_amax_group_name(Fp8AmaxGroup g);
+
 // Transformer Engine's userbuffers overlap of one linear layer's
 // tensor-parallel collective with its GEMM (training.tp_comm_overlap; TE's
 // `ub_cfgs` entries; docs/costmodel.md, "Transformer Engine's
@@ -302,6 +312,9 @@ struct TrainingSpec {
   Fp8Recipe fp8 = Fp8Recipe::kNone;
   // How FP8 tensors are scaled (training.fp8_recipe; only with fp8).
   Fp8Scaling fp8_scaling = Fp8Scaling::kDelayed;
+  // Delayed scaling's amax reduction group (training.fp8_amax_group; only
+  // with fp8 and delayed scaling).
+  Fp8AmaxGroup fp8_amax_group = Fp8AmaxGroup::kTensorContext;
   // Megatron-LM's --fp8-param-gather (Megatron-Bridge's FP8 recipes'
   // fp8_param_gather): the linear layers' weights are Transformer Engine's
   // FP8 primary weights (fp8_model_init), an FP8 copy and its transpose

@@ -101,6 +101,16 @@ std::string_view attention_backend_name(AttentionBackend b) {
   return "?";
 }
 
+std::string_view fp8_amax_group_name(Fp8AmaxGroup g) {
+  switch (g) {
+    case Fp8AmaxGroup::kTensorContext:
+      return "tensor_context";
+    case Fp8AmaxGroup::kTensorDataContext:
+      return "tensor_data_context";
+  }
+  return "?";
+}
+
 std::string_view fp8_scaling_name(Fp8Scaling s) {
   switch (s) {
     case Fp8Scaling::kDelayed:
@@ -190,15 +200,32 @@ Status read_training_spec(const Cursor& c, TrainingSpec* out) {
       c.expect_map("training options {mode, global_batch, micro_batch, optimizer, "
                    "mixed_precision, recompute, recompute_method, recompute_num_layers, "
                    "main_grad, optimizer_dtype, "
-                   "param_remainders, distributed_optimizer, fp8, fp8_recipe, fp8_param_gather, "
+                   "param_remainders, distributed_optimizer, fp8, fp8_recipe, fp8_amax_group, "
+                   "fp8_param_gather, "
                    "gradient_accumulation_fusion, cross_entropy_fusion, transformer_impl, "
                    "attention_backend, tp_comm_overlap, tp_backward_overlap}"));
-  BRIGADE_RETURN_IF_ERROR(c.check_keys(
-      {"mode", "global_batch", "micro_batch", "optimizer", "mixed_precision", "recompute",
-       "recompute_method", "recompute_num_layers", "main_grad", "optimizer_dtype",
-       "param_remainders", "distributed_optimizer", "fp8", "fp8_recipe", "fp8_param_gather",
-       "gradient_accumulation_fusion", "cross_entropy_fusion", "transformer_impl",
-       "attention_backend", "tp_comm_overlap", "tp_backward_overlap"}));
+  BRIGADE_RETURN_IF_ERROR(c.check_keys({"mode",
+                                        "global_batch",
+                                        "micro_batch",
+                                        "optimizer",
+                                        "mixed_precision",
+                                        "recompute",
+                                        "recompute_method",
+                                        "recompute_num_layers",
+                                        "main_grad",
+                                        "optimizer_dtype",
+                                        "param_remainders",
+                                        "distributed_optimizer",
+                                        "fp8",
+                                        "fp8_recipe",
+                                        "fp8_amax_group",
+                                        "fp8_param_gather",
+                                        "gradient_accumulation_fusion",
+                                        "cross_entropy_fusion",
+                                        "transformer_impl",
+                                        "attention_backend",
+                                        "tp_comm_overlap",
+                                        "tp_backward_overlap"}));
   BRIGADE_ASSIGN_OR_RETURN(
       t.inference, c.get_enum<bool>("mode", false, {{"training", false}, {"inference", true}}));
   BRIGADE_ASSIGN_OR_RETURN(t.global_batch, c.get_int("global_batch", 0, 1, kMaxDim));
@@ -236,6 +263,11 @@ Status read_training_spec(const Cursor& c, TrainingSpec* out) {
       t.fp8_scaling,
       c.get_enum("fp8_recipe", Fp8Scaling::kDelayed,
                  choices_of({Fp8Scaling::kDelayed, Fp8Scaling::kTensorwise}, fp8_scaling_name)));
+  BRIGADE_ASSIGN_OR_RETURN(
+      t.fp8_amax_group,
+      c.get_enum("fp8_amax_group", Fp8AmaxGroup::kTensorContext,
+                 choices_of({Fp8AmaxGroup::kTensorContext, Fp8AmaxGroup::kTensorDataContext},
+                            fp8_amax_group_name)));
   BRIGADE_ASSIGN_OR_RETURN(t.fp8_param_gather, c.get_bool("fp8_param_gather", false));
   BRIGADE_ASSIGN_OR_RETURN(
       t.attention_backend,

@@ -727,14 +727,18 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // chunk's forward and backward (fp8_amax_reduction): the AllReduce on the
     // compute stream, priced as the layers' collectives over 'tensor', or
     // with context parallelism over the stage's first 'tensor' x 'context'
-    // group (data rank 0; Kernel::over_context), tensor ranks fastest as the
-    // planner lists them.
+    // group (data rank 0; Kernel::group kTensorContext), or over every rank
+    // of the stage (kStage), replicas (data, then context) and tensor ranks
+    // fastest as the planner lists them.
     auto amax_collective = [&](const Kernel& k) -> Result<double> {
-      if (!k.over_context || cp <= 1) return block_collective(k.collective, k.collective_bytes);
+      const int datas = k.group == Kernel::Group::kStage ? d : 1;
+      const int contexts = k.group == Kernel::Group::kTensor ? 1 : cp;
+      if (datas * contexts <= 1) return block_collective(k.collective, k.collective_bytes);
       std::vector<int> group;
-      group.reserve(static_cast<size_t>(t * cp));
-      for (int c = 0; c < cp; ++c)
-        for (int r = 0; r < t; ++r) group.push_back(rm.device(r, 0, i, c));
+      group.reserve(static_cast<size_t>(t * contexts * datas));
+      for (int j = 0; j < datas; ++j)
+        for (int c = 0; c < contexts; ++c)
+          for (int r = 0; r < t; ++r) group.push_back(rm.device(r, j, i, c));
       return collective_seconds(topo, prof, k.collective, CollectiveAlgorithm::kAuto, group,
                                 k.collective_bytes);
     };

@@ -44,15 +44,22 @@ void transformer_model_notes(const Scenario& sc, const TransformerShape& shape,
         (tr.fp8_scaling == Fp8Scaling::kTensorwise
              ? "; current scaling (tensorwise): an amax pass before each cast TE does not fuse, "
                "a scale kernel, the amax of sequence-parallel tensors all-reduced over 'tensor'"
-             : std::string(training ? "; delayed scaling as Transformer Engine 1.x runs it: "
-                                      "the QKV and fc1 norms write FP8 themselves (no cast) "
-                                      "and their weight gradients transpose that input first; "
-                                      "each chunk's forward and backward end with the amax "
-                                      "reduction of every FP8 module of the device (a cat, an "
-                                      "AllReduce(MAX) over 'tensor', the histories' and "
-                                      "scales' update)"
-                                    : "; delayed scaling: the QKV and fc1 norms write FP8 "
-                                      "themselves (no cast)")) +
+             : std::string(
+                   training ? "; delayed scaling as Transformer Engine 1.x runs it: "
+                              "the QKV and fc1 norms write FP8 themselves (no cast) "
+                              "and their weight gradients transpose that input first; "
+                              "each chunk's forward and backward end with the amax "
+                              "reduction of every FP8 module of the device (a cat, an "
+                              "AllReduce(MAX) over " +
+                                  std::string(tr.fp8_amax_group == Fp8AmaxGroup::kTensorDataContext
+                                                  ? "every rank of the stage, 'tensor' "
+                                                    "x 'data' x 'context' "
+                                                    "(fp8_amax_group)"
+                                              : st.context > 1 ? "'tensor' x 'context'"
+                                                               : "'tensor'") +
+                                  ", the histories' and scales' update)"
+                            : "; delayed scaling: the QKV and fc1 norms write FP8 "
+                              "themselves (no cast)")) +
         (st.sequence_parallel && t > 1
              ? (tr.fp8_scaling == Fp8Scaling::kTensorwise
                     ? std::string("; sequence parallelism's all-gathers move FP8, each rank's "

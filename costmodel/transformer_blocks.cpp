@@ -281,6 +281,8 @@ TransformerShape transformer_shape(const Scenario& sc) {
   shape.tensor = sc.strategy.tensor;
   shape.expert = sc.strategy.expert;
   shape.context = sc.strategy.context;
+  shape.data = sc.strategy.data;
+  shape.amax_over_data = sc.training.fp8_amax_group == Fp8AmaxGroup::kTensorDataContext;
   shape.sequence_parallel = sc.strategy.sequence_parallel;
   shape.recompute = sc.training.inference ? Recompute::kNone : sc.training.recompute;
   shape.recompute_block = shape.recompute == Recompute::kFull &&
@@ -700,14 +702,23 @@ Fp8AmaxReduction fp8_amax_reduction(const TransformerShape& shape, double fp8_mo
     const std::string prefix = std::string("fp8.amax.") + pass;
     // The cat: each amax read, the contiguous buffer written.
     ks.push_back(memory(prefix + ".cat", OpKind::kCustom, 2 * kF32 * entries));
-    if (shape.context > 1) {
+    if (shape.amax_over_data && shape.tensor * shape.context * shape.data > 1) {
+      Kernel all = collective(
+          prefix + ".allreduce", CollectiveKind::kAllReduce, kF32 * entries,
+          tr_text("Reasons",
+                  "FP8 delayed scaling: the amaxes of the device's FP8 tensors reduced (MAX) "
+                  "over 'tensor', 'data' and 'context' once a chunk's pass (Transformer "
+                  "Engine's reduce_and_update_fp8_tensors)"));
+      all.group = Kernel::Group::kStage;
+      ks.push_back(std::move(all));
+    } else if (shape.context > 1) {
       Kernel all = collective(
           prefix + ".allreduce", CollectiveKind::kAllReduce, kF32 * entries,
           tr_text("Reasons",
                   "FP8 delayed scaling: the amaxes of the device's FP8 tensors reduced (MAX) "
                   "over 'tensor' and 'context' once a chunk's pass (Transformer Engine's "
                   "reduce_and_update_fp8_tensors)"));
-      all.over_context = true;
+      all.group = Kernel::Group::kTensorContext;
       ks.push_back(std::move(all));
     } else if (shape.tensor > 1) {
       ks.push_back(collective(

@@ -63,9 +63,12 @@ struct Kernel {
   KernelClass kernel_class = KernelClass::kGeneric;
 
   bool is_collective = false;  // a tensor-parallel collective, not compute
-  // The collective's group is 'tensor' x 'context' (Megatron-Core's
-  // tensor-and-context group: the FP8 amax reduction's), not 'tensor' alone.
-  bool over_context = false;
+  // The collective's group: 'tensor' (the layers' collectives), or for the
+  // FP8 amax reduction 'tensor' x 'context' (Megatron-Core 0.8's tensor-and-
+  // context group) or every rank of the stage, 'tensor' x 'data' x 'context'
+  // (training.fp8_amax_group tensor_data_context).
+  enum class Group : std::uint8_t { kTensor, kTensorContext, kStage };
+  Group group = Group::kTensor;
   // Transformer Engine's tensor-parallel overlap (TransformerShape::
   // tp_comm_overlap): this collective runs beside the next kernel of its
   // list (a GEMM), on a stream of its own, starting when that kernel
@@ -189,6 +192,10 @@ struct TransformerShape {
   int tensor = 1;                // t
   int expert = 1;                // expert-parallel degree (strategy.expert)
   int context = 1;               // context-parallel degree (strategy.context): seq/context positions
+  int data = 1;                  // data-parallel degree (strategy.data), for the amax group
+  // Delayed scaling's amax reduction over every rank of the stage (training.
+  // fp8_amax_group tensor_data_context), not 'tensor' x 'context'.
+  bool amax_over_data = false;
   bool sequence_parallel = false;
   Recompute recompute = Recompute::kNone;
   // Block recomputation (training.recompute_method block under recompute
@@ -371,8 +378,10 @@ Result<BlockTemplate> head_block(const TransformerShape& shape);
 // global buffer holds them all, each module added once), an AllReduce(MAX)
 // of them over the amax group where it has more than one rank (Megatron-Core
 // 0.8's tensor x context group, get_amax_reduction_group(with_context_
-// parallel=True) in TransformerBlock: Kernel::over_context with context
-// parallelism), and one fused update of the amax histories, scales
+// parallel=True) in TransformerBlock: Kernel::group kTensorContext with
+// context parallelism; with TransformerShape::amax_over_data every rank of
+// the stage, kStage, Megatron-Core's default since 0.9), and one fused
+// update of the amax histories, scales
 // and inverse scales (fused_amax_and_scale_update_after_reduction).
 // `fp8_modules`: the device's FP8 linear modules, one a weight (3 amaxes each
 // forward: input, weight, output; 2 backward: output gradient, input

@@ -240,9 +240,12 @@ void StageEmitter::tensor_collective(const Kernel& k, Phase phase, int layer, in
   const TaskId base = b_.num_tasks();
   // Over 'tensor' x 'context' (the FP8 amax reduction's group): one
   // collective a data rank, its replicas data_rank x C + c (RankMap), the
-  // tensor ranks of each; the tasks come out in replica order, as
+  // tensor ranks of each; over the whole stage (kStage), one collective of
+  // every replica; the tasks come out in replica order, as
   // collectives_issued attaches them.
-  const int span = k.over_context ? s_.C : 1;
+  const int span = k.group == Kernel::Group::kStage           ? s_.D
+                   : k.group == Kernel::Group::kTensorContext ? s_.C
+                                                              : 1;
   for (int d = 0; d < s_.D; d += span) {
     std::vector<int> devices;
     std::vector<StreamId> streams;
@@ -262,7 +265,7 @@ void StageEmitter::defer(const Kernel& k, Phase phase, int mb) {
 
 void StageEmitter::defer_to(std::vector<Deferred>& list, const Kernel& k, Phase phase, int mb) {
   for (Deferred& d : list)
-    if (d.kind == k.collective && d.over_context == k.over_context) {
+    if (d.kind == k.collective && d.group == k.group) {
       d.bytes += k.collective_bytes;
       ++d.count;
       d.userbuffers = d.userbuffers && k.userbuffers;
@@ -271,7 +274,7 @@ void StageEmitter::defer_to(std::vector<Deferred>& list, const Kernel& k, Phase 
       return;
     }
   list.push_back(
-      {k.collective, k.collective_bytes, 1, phase, mb, {k.reason}, k.userbuffers, k.over_context});
+      {k.collective, k.collective_bytes, 1, phase, mb, {k.reason}, k.userbuffers, k.group});
 }
 
 // The collective standing for a kind's deferred ones (their summed bytes),
@@ -283,7 +286,7 @@ Kernel StageEmitter::merged(const Deferred& d, const char* prefix) {
   k.collective = d.kind;
   k.collective_bytes = d.bytes;
   k.userbuffers = d.userbuffers;
-  k.over_context = d.over_context;
+  k.group = d.group;
   // Timed as the d.count calls it stands for, each of the mean bytes.
   k.collective_parts = std::max(1, d.count);
   k.reason = d.reasons.front();

@@ -91,7 +91,7 @@ class StageEmitter {
     int mb;
     std::vector<std::string> reasons;
     bool userbuffers = false;  // every one merged is (Kernel::userbuffers)
-    bool over_context = false;  // over 'tensor' x 'context' (Kernel::over_context): merged apart
+    Kernel::Group group = Kernel::Group::kTensor;  // a wider group's merged apart
   };
   // kStep: a collective beside a GEMM and the GEMM (Kernel::beside), the
   // run's pairs of one key (the collective's and the kernel's names, the

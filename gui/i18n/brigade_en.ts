@@ -747,6 +747,10 @@
         <source>FP8 delayed scaling: the amaxes of the device&apos;s FP8 tensors reduced (MAX) over &apos;tensor&apos; and &apos;context&apos; once a chunk&apos;s pass (Transformer Engine&apos;s reduce_and_update_fp8_tensors)</source>
         <translation></translation>
     </message>
+    <message>
+        <source>FP8 delayed scaling: the amaxes of the device&apos;s FP8 tensors reduced (MAX) over &apos;tensor&apos;, &apos;data&apos; and &apos;context&apos; once a chunk&apos;s pass (Transformer Engine&apos;s reduce_and_update_fp8_tensors)</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>Roles</name>

@@ -741,6 +741,10 @@
         <source>FP8 delayed scaling: the amaxes of the device&apos;s FP8 tensors reduced (MAX) over &apos;tensor&apos; and &apos;context&apos; once a chunk&apos;s pass (Transformer Engine&apos;s reduce_and_update_fp8_tensors)</source>
         <translation>FP8 延迟缩放：模型块的每次前向与反向结束时，本设备全部 FP8 张量的最大绝对值经“tensor”与“context”两轴归约（取最大值；Transformer Engine 的 reduce_and_update_fp8_tensors）</translation>
     </message>
+    <message>
+        <source>FP8 delayed scaling: the amaxes of the device&apos;s FP8 tensors reduced (MAX) over &apos;tensor&apos;, &apos;data&apos; and &apos;context&apos; once a chunk&apos;s pass (Transformer Engine&apos;s reduce_and_update_fp8_tensors)</source>
+        <translation>FP8 延迟缩放：模型块的每次前向与反向结束时，本设备全部 FP8 张量的最大绝对值经“tensor”“data”与“context”三轴归约（取最大值；Transformer Engine 的 reduce_and_update_fp8_tensors）</translation>
+    </message>
 </context>
 <context>
     <name>Roles</name>

@@ -97,7 +97,7 @@ TEST(Fp8AmaxReduction, KernelsByHand) {
   EXPECT_FALSE(alone.forward[0].is_collective);
   EXPECT_FALSE(alone.forward[1].is_collective);
   EXPECT_TRUE(fp8_amax_reduction(shape, 0).empty());
-  EXPECT_FALSE(r.forward[1].over_context);
+  EXPECT_EQ(r.forward[1].group, Kernel::Group::kTensor);
 }
 
 // With context parallelism the group is 'tensor' x 'context' (Megatron-Core
@@ -113,12 +113,66 @@ TEST(Fp8AmaxReduction, ContextParallelismWidensTheGroup) {
   ASSERT_EQ(r.backward.size(), 3u);
   for (const auto* ks : {&r.forward, &r.backward}) {
     EXPECT_TRUE((*ks)[1].is_collective);
-    EXPECT_TRUE((*ks)[1].over_context);
+    EXPECT_EQ((*ks)[1].group, Kernel::Group::kTensorContext);
     EXPECT_NE((*ks)[1].reason.find("'tensor' and 'context'"), std::string::npos);
   }
   EXPECT_DOUBLE_EQ(r.forward[1].collective_bytes, 4 * 3 * 4.0);
   shape.tensor = 2;
-  EXPECT_TRUE(fp8_amax_reduction(shape, 4).forward[1].over_context);
+  EXPECT_EQ(fp8_amax_reduction(shape, 4).forward[1].group, Kernel::Group::kTensorContext);
+}
+
+// training.fp8_amax_group tensor_data_context: Megatron-Core's default
+// since core_r0.9.0 (get_amax_reduction_group(with_context_parallel=True,
+// tp_only_amax_red=False) returns _TENSOR_AND_DATA_PARALLEL_GROUP_WITH_CP):
+// every rank of the stage, an AllReduce even with tensor and context 1; the
+// default stays Megatron-Core 0.8's tensor x context.
+TEST(Fp8AmaxReduction, TheWholeStageWhenTheGroupSaysSo) {
+  const Scenario base = parsed(plan(", fp8: hybrid"));
+  EXPECT_EQ(base.training.fp8_amax_group, Fp8AmaxGroup::kTensorContext);
+  const Scenario all = parsed(plan(", fp8: hybrid, fp8_amax_group: tensor_data_context"));
+  EXPECT_EQ(all.training.fp8_amax_group, Fp8AmaxGroup::kTensorDataContext);
+  TransformerShape shape = transformer_shape(all);
+  EXPECT_TRUE(shape.amax_over_data);
+  EXPECT_EQ(shape.data, 4);
+  shape.tensor = 1;
+  const Fp8AmaxReduction r = fp8_amax_reduction(shape, 4);
+  ASSERT_EQ(r.backward.size(), 3u);
+  EXPECT_TRUE(r.backward[1].is_collective);
+  EXPECT_EQ(r.backward[1].group, Kernel::Group::kStage);
+  EXPECT_NE(r.backward[1].reason.find("'tensor', 'data' and 'context'"), std::string::npos);
+  EXPECT_DOUBLE_EQ(r.backward[1].collective_bytes, 4 * 2 * 4.0);
+  // One device in the stage: nothing to reduce.
+  shape.data = 1;
+  EXPECT_FALSE(fp8_amax_reduction(shape, 4).backward[1].is_collective);
+  // The plan: the same calls and bytes a step as over 'tensor' (one group
+  // a stage instead of one a replica: the communication table counts the
+  // busiest device's), the step no shorter (a group 4x as wide).
+  const PlanEstimate narrow = estimate_text(plan(", fp8: hybrid"));
+  const PlanEstimate wide =
+      estimate_text(plan(", fp8: hybrid, fp8_amax_group: tensor_data_context"));
+  EXPECT_GE(wide.step_seconds, narrow.step_seconds);
+}
+
+// Bad input: the key without FP8 or under current scaling (check_plan, at
+// the key), an unknown group (the reader, naming the two there are).
+TEST(Fp8AmaxReduction, TheGroupKeyIsRefusedWhereNoAmaxIsReduced) {
+  const Scenario none = parsed(plan(", fp8_amax_group: tensor_data_context"));
+  EXPECT_EQ(check_plan(none).message(),
+            "s.yaml:4:46: error: found fp8_amax_group tensor_data_context with fp8: none; "
+            "expected fp8: hybrid or e4m3 with fp8_recipe delayed, or no fp8_amax_group key "
+            "(the group delayed scaling reduces its amaxes over)");
+  const Scenario cs =
+      parsed(plan(", fp8: hybrid, fp8_recipe: tensorwise, fp8_amax_group: tensor_data_context"));
+  EXPECT_NE(check_plan(cs).message().find(
+                "error: found fp8_amax_group tensor_data_context with fp8_recipe tensorwise; "
+                "expected fp8_recipe delayed, or no fp8_amax_group key"),
+            std::string::npos)
+      << check_plan(cs).message();
+  Result<Scenario> u = parse_scenario(plan(", fp8: hybrid, fp8_amax_group: data"), "u.yaml");
+  ASSERT_FALSE(u.is_ok());
+  EXPECT_NE(u.message().find("u.yaml:4:"), std::string::npos) << u.message();
+  EXPECT_NE(u.message().find("tensor_context"), std::string::npos) << u.message();
+  EXPECT_NE(u.message().find("tensor_data_context"), std::string::npos) << u.message();
 }
 
 // The step's tensor AllReduces: one more each way per chunk and

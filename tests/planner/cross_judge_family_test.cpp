@@ -355,6 +355,16 @@ std::vector<FamilyCase> fp8_cases() {
        "tensor: 2, context: 2, data: 2", kR},
       {"amax_step_c2_t2_p2", "dgx-h100", ", attention: flash", ", fp8: hybrid",
        "tensor: 2, context: 2, pipeline: 2", kS},
+      // Over every rank of the stage (fp8_amax_group tensor_data_context,
+      // Megatron-Core's default since 0.9): across two nodes, alone under
+      // tensor 1, and with context and a pipeline at step granularity.
+      {"amax_all_t2_dp8_two_nodes", "dgx-h100, nodes: 2", ", attention: flash",
+       ", fp8: hybrid, fp8_amax_group: tensor_data_context", "tensor: 2, data: 8", kK},
+      {"amax_all_region_d8", "dgx-h100", ", attention: flash",
+       ", fp8: hybrid, fp8_amax_group: tensor_data_context", "data: 8", kR},
+      {"amax_all_step_c2_d2_p2", "dgx-h100", ", attention: flash",
+       ", fp8: hybrid, fp8_amax_group: tensor_data_context", "context: 2, data: 2, pipeline: 2",
+       kS},
       {"moe_ep4", "dgx-h100",
        ", attention: flash, moe: {experts: 8, top_k: 2, ffn_hidden: 1024, shared_experts: 1, "
        "imbalance: 2}",
