@@ -109,6 +109,13 @@ std::string why(const std::string& purpose, const std::string& kind, Lang lang) 
   if (purpose == "expert data")
     return zh ? "专家并行：持有同一批专家的厨师合并它们的梯度"
               : "expert parallelism: the chefs holding the same experts sum their gradients";
+  if (purpose == "context")
+    return zh ? "上下文并行：把键和值传给环上的下一位厨师"
+              : "context parallelism: the keys and values to the next chef of the ring";
+  if (purpose == "fp8 amax")
+    return zh ? "FP8 延迟缩放：厨师们取各自最大绝对值中的最大者，统一缩放因子"
+              : "FP8 delayed scaling: the chefs take the largest of their amaxes, one scale for "
+                "all";
   return purpose;
 }
 

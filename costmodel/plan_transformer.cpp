@@ -743,6 +743,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                                 k.collective_bytes);
     };
     T.amax_fwd = T.amax_bwd = T.amax_fwd_tp = T.amax_bwd_tp = T.amax_bwd_cat = 0;
+    // Its own line of the communication table ("fp8 amax"), at its group's
+    // size: 'tensor', 'tensor' x 'context' or the whole stage.
+    TpTally amax_tally;
+    int amax_ranks = t;
     if (amax_modules > 0) {
       double chunks = 0;
       for (int c = 0; c < lay.chunks; ++c) chunks += lay.chunk_layers(c) > 0 ? 1.0 : 0.0;
@@ -760,10 +764,11 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           BRIGADE_ASSIGN_OR_RETURN(const double x, amax_collective(k));
           all += x, tp += x;
           if (ledgers_on) {
-            TpTally& y = tally[static_cast<size_t>(k.collective)];
-            y.used = true;
-            y.calls += chunks, y.bytes += chunks * k.collective_bytes;
-            y.seconds += chunks * x, y.exposed += chunks * x;
+            amax_tally.used = true;
+            amax_tally.calls += chunks, amax_tally.bytes += chunks * k.collective_bytes;
+            amax_tally.seconds += chunks * x, amax_tally.exposed += chunks * x;
+            amax_ranks = t * (k.group == Kernel::Group::kTensor ? 1 : cp) *
+                         (k.group == Kernel::Group::kStage ? d : 1);
           }
         }
         (fwd ? T.amax_fwd : T.amax_bwd) = all;
@@ -781,6 +786,10 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
           ledger.add(expert ? "expert" : "tensor", kind_name(static_cast<CollectiveKind>(kind)),
                      expert ? ep : t, x.calls * m, x.bytes * m, x.seconds * m, x.exposed * m);
         }
+    if (ledgers_on && amax_tally.used)
+      ledger.add("fp8 amax", kind_name(CollectiveKind::kAllReduce), amax_ranks,
+                 amax_tally.calls * m, amax_tally.bytes * m, amax_tally.seconds * m,
+                 amax_tally.exposed * m);
     if (ledgers_on && T.cp_calls > 0)
       ledger.add("context", "p2p", 2, T.cp_calls * m, T.cp_bytes * m, T.cp_seconds * m,
                  T.cp_exposed * m);

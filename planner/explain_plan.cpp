@@ -57,6 +57,11 @@ std::string why(const std::string& purpose, const std::string& kind) {
   if (purpose == "expert data")
     return "expert parallelism: each expert's gradients summed over the data ranks holding the "
            "same experts (the expert-data group), not over 'data'";
+  if (purpose == "fp8 amax")
+    return "FP8 delayed scaling: the amaxes of the device's FP8 tensors reduced (MAX) over the "
+           "amax group at the end of each model chunk's forward and backward, on the compute "
+           "stream ('tensor', 'tensor' x 'context', or the whole stage: "
+           "training.fp8_amax_group)";
   return purpose;
 }
 

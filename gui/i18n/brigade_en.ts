@@ -504,6 +504,10 @@
         <source>collective</source>
         <translation></translation>
     </message>
+    <message>
+        <source>fp8 amax</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>Reasons</name>

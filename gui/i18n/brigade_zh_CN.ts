@@ -498,6 +498,10 @@
         <source>collective</source>
         <translation>场景指定</translation>
     </message>
+    <message>
+        <source>fp8 amax</source>
+        <translation>FP8 缩放同步</translation>
+    </message>
 </context>
 <context>
     <name>Reasons</name>

@@ -101,7 +101,7 @@ QString purpose_text(const std::string& purpose) {
       QT_TRANSLATE_NOOP("Purpose", "expert data"),    QT_TRANSLATE_NOOP("Purpose", "sequence"),
       QT_TRANSLATE_NOOP("Purpose", "tied embedding"), QT_TRANSLATE_NOOP("Purpose", "zero-3 params"),
       QT_TRANSLATE_NOOP("Purpose", "sharding"),       QT_TRANSLATE_NOOP("Purpose", "transfer"),
-      QT_TRANSLATE_NOOP("Purpose", "collective")};
+      QT_TRANSLATE_NOOP("Purpose", "collective"),     QT_TRANSLATE_NOOP("Purpose", "fp8 amax")};
   for (const char* k : kPurposes)
     if (purpose == k) return QCoreApplication::translate("Purpose", k);
   return q(purpose);

@@ -175,10 +175,13 @@ TEST(Fp8AmaxReduction, TheGroupKeyIsRefusedWhereNoAmaxIsReduced) {
   EXPECT_NE(u.message().find("tensor_data_context"), std::string::npos) << u.message();
 }
 
-// The step's tensor AllReduces: one more each way per chunk and
+// The step's amax AllReduces, a line of their own in the communication
+// table ("fp8 amax", at the group's size): one each way per chunk and
 // micro-batch, 2 x 2 = 4 calls, of 4 B x (3 + 2) amaxes x 16 modules a
-// micro-batch, 2 x 320 = 640 B, against the same plan in bf16 (whose
-// activations' AllReduces FP8 leaves alike).
+// micro-batch, 2 x 320 = 640 B, over 'tensor' (2 ranks); the layers'
+// tensor AllReduces as in bf16 (FP8 leaves the activations' alike). Over
+// the whole stage (fp8_amax_group tensor_data_context) the same calls and
+// bytes over its 8 ranks.
 TEST(Fp8AmaxReduction, OneAllReduceEachWayAChunkAndMicroBatch) {
   const PlanEstimate bf16 = estimate_text(plan(""));
   const PlanEstimate fp8 = estimate_text(plan(", fp8: hybrid"));
@@ -186,8 +189,28 @@ TEST(Fp8AmaxReduction, OneAllReduceEachWayAChunkAndMicroBatch) {
   const CommunicationEstimate* b = tensor_allreduce(fp8);
   ASSERT_NE(a, nullptr);
   ASSERT_NE(b, nullptr);
-  EXPECT_DOUBLE_EQ(b->count - a->count, 4.0);
-  EXPECT_DOUBLE_EQ(b->bytes - a->bytes, 640.0);
+  EXPECT_DOUBLE_EQ(b->count, a->count);
+  EXPECT_DOUBLE_EQ(b->bytes, a->bytes);
+  auto amax_of = [](const PlanEstimate& e) -> const CommunicationEstimate* {
+    for (const CommunicationEstimate& c : e.communication)
+      if (c.purpose == "fp8 amax") return &c;
+    return nullptr;
+  };
+  EXPECT_EQ(amax_of(bf16), nullptr);
+  const CommunicationEstimate* x = amax_of(fp8);
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(x->kind, "allreduce");
+  EXPECT_EQ(x->group_size, 2);
+  EXPECT_DOUBLE_EQ(x->count, 4.0);
+  EXPECT_DOUBLE_EQ(x->bytes, 640.0);
+  EXPECT_DOUBLE_EQ(x->exposed_seconds, x->seconds);  // on the compute stream
+  const PlanEstimate all =
+      estimate_text(plan(", fp8: hybrid, fp8_amax_group: tensor_data_context"));
+  const CommunicationEstimate* y = amax_of(all);
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(y->group_size, 8);
+  EXPECT_DOUBLE_EQ(y->count, 4.0);
+  EXPECT_DOUBLE_EQ(y->bytes, 640.0);
   // Current scaling reduces no such buffer (its amax all-reduces are
   // sequence parallelism's, absent here).
   const PlanEstimate cs = estimate_text(plan(", fp8: hybrid, fp8_recipe: tensorwise"));
@@ -195,6 +218,7 @@ TEST(Fp8AmaxReduction, OneAllReduceEachWayAChunkAndMicroBatch) {
   ASSERT_NE(c, nullptr);
   EXPECT_DOUBLE_EQ(c->count, a->count);
   EXPECT_DOUBLE_EQ(c->bytes, a->bytes);
+  EXPECT_EQ(amax_of(cs), nullptr);
 }
 
 }  // namespace
