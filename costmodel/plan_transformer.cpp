@@ -730,16 +730,20 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
     // group (data rank 0; Kernel::group kTensorContext), or over every rank
     // of the stage (kStage), replicas (data, then context) and tensor ranks
     // fastest as the planner lists them.
+    // The data and context ranks a reduction's group spans.
+    auto amax_extent = [&](const Kernel& k) {
+      return std::pair{k.group == Kernel::Group::kStage ? d : 1,
+                       k.group == Kernel::Group::kTensor ? 1 : cp};
+    };
     auto amax_collective = [&](const Kernel& k) -> Result<double> {
-      const int datas = k.group == Kernel::Group::kStage ? d : 1;
-      const int contexts = k.group == Kernel::Group::kTensor ? 1 : cp;
+      const auto [datas, contexts] = amax_extent(k);
       if (datas * contexts <= 1) return block_collective(k.collective, k.collective_bytes);
-      std::vector<int> group;
-      group.reserve(static_cast<size_t>(t * contexts * datas));
+      std::vector<int> members;
+      members.reserve(static_cast<size_t>(t * contexts * datas));
       for (int j = 0; j < datas; ++j)
         for (int c = 0; c < contexts; ++c)
-          for (int r = 0; r < t; ++r) group.push_back(rm.device(r, j, i, c));
-      return collective_seconds(topo, prof, k.collective, CollectiveAlgorithm::kAuto, group,
+          for (int r = 0; r < t; ++r) members.push_back(rm.device(r, j, i, c));
+      return collective_seconds(topo, prof, k.collective, CollectiveAlgorithm::kAuto, members,
                                 k.collective_bytes);
     };
     T.amax_fwd = T.amax_bwd = T.amax_fwd_tp = T.amax_bwd_tp = T.amax_bwd_cat = 0;
@@ -767,8 +771,8 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
             amax_tally.used = true;
             amax_tally.calls += chunks, amax_tally.bytes += chunks * k.collective_bytes;
             amax_tally.seconds += chunks * x, amax_tally.exposed += chunks * x;
-            amax_ranks = t * (k.group == Kernel::Group::kTensor ? 1 : cp) *
-                         (k.group == Kernel::Group::kStage ? d : 1);
+            const auto [datas, contexts] = amax_extent(k);
+            amax_ranks = t * datas * contexts;
           }
         }
         (fwd ? T.amax_fwd : T.amax_bwd) = all;

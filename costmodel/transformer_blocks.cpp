@@ -702,31 +702,32 @@ Fp8AmaxReduction fp8_amax_reduction(const TransformerShape& shape, double fp8_mo
     const std::string prefix = std::string("fp8.amax.") + pass;
     // The cat: each amax read, the contiguous buffer written.
     ks.push_back(memory(prefix + ".cat", OpKind::kCustom, 2 * kF32 * entries));
-    if (shape.amax_over_data && shape.tensor * shape.context * shape.data > 1) {
+    // The AllReduce over the amax group, where it has more than one rank
+    // (TE skips a group of one).
+    const Kernel::Group group = shape.amax_over_data ? Kernel::Group::kStage
+                                : shape.context > 1  ? Kernel::Group::kTensorContext
+                                                     : Kernel::Group::kTensor;
+    const int ranks = shape.tensor * (group == Kernel::Group::kTensor ? 1 : shape.context) *
+                      (group == Kernel::Group::kStage ? shape.data : 1);
+    if (ranks > 1) {
       Kernel all = collective(
           prefix + ".allreduce", CollectiveKind::kAllReduce, kF32 * entries,
-          tr_text("Reasons",
-                  "FP8 delayed scaling: the amaxes of the device's FP8 tensors reduced (MAX) "
-                  "over 'tensor', 'data' and 'context' once a chunk's pass (Transformer "
-                  "Engine's reduce_and_update_fp8_tensors)"));
-      all.group = Kernel::Group::kStage;
+          group == Kernel::Group::kStage
+              ? tr_text("Reasons",
+                        "FP8 delayed scaling: the amaxes of the device's FP8 tensors reduced "
+                        "(MAX) over 'tensor', 'data' and 'context' once a chunk's pass "
+                        "(Transformer Engine's reduce_and_update_fp8_tensors)")
+          : group == Kernel::Group::kTensorContext
+              ? tr_text("Reasons",
+                        "FP8 delayed scaling: the amaxes of the device's FP8 tensors reduced "
+                        "(MAX) over 'tensor' and 'context' once a chunk's pass (Transformer "
+                        "Engine's reduce_and_update_fp8_tensors)")
+              : tr_text("Reasons",
+                        "FP8 delayed scaling: the amaxes of the device's FP8 tensors reduced "
+                        "(MAX) over 'tensor' once a chunk's pass (Transformer Engine's "
+                        "reduce_and_update_fp8_tensors)"));
+      all.group = group;
       ks.push_back(std::move(all));
-    } else if (shape.context > 1) {
-      Kernel all = collective(
-          prefix + ".allreduce", CollectiveKind::kAllReduce, kF32 * entries,
-          tr_text("Reasons",
-                  "FP8 delayed scaling: the amaxes of the device's FP8 tensors reduced (MAX) "
-                  "over 'tensor' and 'context' once a chunk's pass (Transformer Engine's "
-                  "reduce_and_update_fp8_tensors)"));
-      all.group = Kernel::Group::kTensorContext;
-      ks.push_back(std::move(all));
-    } else if (shape.tensor > 1) {
-      ks.push_back(collective(
-          prefix + ".allreduce", CollectiveKind::kAllReduce, kF32 * entries,
-          tr_text("Reasons",
-                  "FP8 delayed scaling: the amaxes of the device's FP8 tensors reduced (MAX) "
-                  "over 'tensor' once a chunk's pass (Transformer Engine's "
-                  "reduce_and_update_fp8_tensors)")));
     }
     // The update: the reduced amax read, each history read and written
     // rolled, the scale and its inverse read and written.
