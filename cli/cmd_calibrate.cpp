@@ -92,6 +92,19 @@ nlohmann::json to_json(const realexec::Calibration& c, const std::string& out) {
                                      {"efficiency", g.efficiency}});
     j["fp8_split_accumulator_efficiency"] = c.fp8_split_accumulator_efficiency;
   }
+  if (!c.gemm_accumulate.empty()) {
+    j["gemm_accumulate"] = json::array();
+    for (const auto& a : c.gemm_accumulate)
+      j["gemm_accumulate"].push_back({{"dtype", std::string(dtype_name(a.dtype))},
+                                      {"m", a.m},
+                                      {"n", a.n},
+                                      {"k", a.k},
+                                      {"plain_seconds", a.plain_seconds},
+                                      {"extra_seconds", a.extra_seconds},
+                                      {"extra_bytes", a.extra_bytes},
+                                      {"exposed", a.exposed}});
+    if (c.gemm_accumulate_exposed >= 0) j["gemm_accumulate_exposed"] = c.gemm_accumulate_exposed;
+  }
   if (c.yardstick_size > 0)
     j["gemm_yardstick"] = {{"size", c.yardstick_size},
                            {"median_seconds", c.yardstick_seconds},
@@ -243,6 +256,22 @@ void print_table(const realexec::Calibration& c, const std::string& out) {
                                     "profile's fp8_split_accumulator_efficiency)\n",
                                     c.fp8_split_accumulator_efficiency)
                       : std::string("  split / fast: not measured\n"));
+  }
+  if (!c.gemm_accumulate.empty()) {
+    std::cout
+        << "  weight-gradient GEMMs adding into an FP32 buffer (fused gradient accumulation), "
+           "against the same GEMM writing a fresh 16-bit output:\n";
+    for (const auto& a : c.gemm_accumulate)
+      std::cout << fmt::format(
+          "  {:<6} {:>17} {:>12} {:>12} exposed {:.3f}\n",
+          a.dtype == DType::kFP8 ? "fp8/s" : dtype_name(a.dtype),
+          fmt::format("{}x{}x{}", a.m, a.n, a.k), format_seconds(a.plain_seconds),
+          (a.extra_seconds >= 0 ? "+" : "") + format_seconds(a.extra_seconds), a.exposed);
+    std::cout << (c.gemm_accumulate_exposed >= 0
+                      ? fmt::format("  exposed: {:.3f} (the median over the shapes; the profile's "
+                                    "gemm_accumulate_exposed)\n",
+                                    c.gemm_accumulate_exposed)
+                      : std::string("  exposed: not measured\n"));
   }
   if (c.yardstick_size > 0)
     std::cout << fmt::format(

@@ -107,6 +107,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   auto& cold_shapes = plan.cold_shapes;
   auto& wave_sweep = plan.wave_sweep;
   auto& split_sizes = plan.split_sizes;
+  auto& accumulate_shapes = plan.accumulate_shapes;
   const auto& memory_sizes = plan.memory_sizes;
   const auto& transfer_sizes = plan.transfer_sizes;
   const auto& collective_sizes = plan.collective_sizes;
@@ -135,6 +136,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   total += Bench::kRounds * static_cast<int>(cold_shapes.size());
   for (const auto& [t, sizes] : gemm_plan) total += Bench::kRounds * static_cast<int>(sizes.size());
   total += Bench::kRounds * static_cast<int>(split_sizes.size());
+  total += Bench::kRounds * static_cast<int>(accumulate_shapes.size());
   if (pairs)
     total += Bench::kRounds * (static_cast<int>(transfer_sizes.size()) +
                                kNumCollectiveKinds * static_cast<int>(collective_sizes.size()) *
@@ -341,6 +343,49 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
                                   return Bench::per_task_seconds(t, ss);
                                 }});
     }
+    // Weight-gradient GEMMs adding into an FP32 buffer (fused gradient
+    // accumulation), each right after the same GEMM writing a fresh 16-bit
+    // D, in pairs milliseconds apart so that the clock and the power cap
+    // treat both alike: the median difference is what the addition costs
+    // beyond a plain GEMM (AccumulatePoint; fitted into the profile's
+    // gemm_accumulate_exposed once the streaming rate is known, below).
+    const size_t first_accumulate_job = jobs.size();
+    for (const GemmShapePoint& g : accumulate_shapes) {
+      const double nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))];
+      const double flops = gemm_flops(g.m, g.n, g.k);
+      const double estimate = nominal > 0 ? flops / (0.5 * nominal) : 1e-3;
+      const int pairs_of = std::clamp(reps_for(gemm_budget, 2 * estimate, min_reps, 400), 3, 100);
+      const KernelClass kernel =
+          g.dtype == DType::kFP8 ? KernelClass::kGemmSplitAccumulator : KernelClass::kGeneric;
+      const double extra = static_cast<double>(g.m) * static_cast<double>(g.n) * (2 * 4.0 - 2);
+      BRIGADE_ASSIGN_OR_RETURN(
+          auto ps,
+          on_every_device(
+              "calibrate-gemm-accumulate", devices, [&](ProgramBuilder& b, StreamId s, int) {
+                const std::uint16_t mix =
+                    b.intern_gemm_mix({GemmMixShape{g.m, g.n, g.k, 1, 1, extra}});
+                for (int i = 0; i < pairs_of; ++i) {
+                  b.task(b.add_gemm(s, g.m, g.n, g.k, g.dtype, "gemm fresh")).kernel = kernel;
+                  Task& t = b.task(b.add_gemm(s, g.m, g.n, g.k, g.dtype, "gemm accumulate"));
+                  t.kernel = kernel;
+                  t.gemm_mix = mix;
+                }
+              }));
+      jobs.push_back(Bench::Job{std::move(ps.first),
+                                std::string(dtype_name(g.dtype)) + " GEMM " + std::to_string(g.m) +
+                                    "x" + std::to_string(g.n) + "x" + std::to_string(g.k) +
+                                    ", fresh then added into FP32, x" + std::to_string(pairs_of),
+                                [ss = ps.second](const Trace& t) {
+                                  return Bench::median_over_groups(
+                                      t, ss, 2,
+                                      [](const std::vector<double>& p) { return p[1] - p[0]; });
+                                },
+                                1,
+                                [ss = ps.second](const Trace& t) {
+                                  return Bench::median_over_groups(
+                                      t, ss, 2, [](const std::vector<double>& p) { return p[0]; });
+                                }});
+    }
     std::vector<double> warm_over_square;  // the cold triples'; the squares': the yardstick's
     std::vector<std::vector<double>> yardsticks;  // each job's yardstick readings, by round
     BRIGADE_ASSIGN_OR_RETURN(std::vector<double> seconds,
@@ -371,6 +416,15 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       GemmShapePoint g = wave_sweep[i];
       g.seconds = seconds[first_sweep_job + i];
       cal.gemm_shapes.push_back(g);
+    }
+    for (size_t i = 0; i < accumulate_shapes.size(); ++i) {
+      const GemmShapePoint& g = accumulate_shapes[i];
+      AccumulatePoint a;
+      a.dtype = g.dtype, a.m = g.m, a.n = g.n, a.k = g.k;
+      a.extra_seconds = seconds[first_accumulate_job + i];
+      a.plain_seconds = warm_over_square[first_accumulate_job + i];
+      a.extra_bytes = static_cast<double>(g.m) * static_cast<double>(g.n) * (2 * 4.0 - 2);
+      cal.gemm_accumulate.push_back(a);
     }
     for (size_t i = 0; i < cal.fp8_split.size(); ++i) {
       GemmPoint& g = cal.fp8_split[i];
@@ -701,6 +755,7 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       cal.gemm.clear();
       cal.fp8_split.clear();
       cal.fp8_split_accumulator_efficiency = 0;
+      cal.gemm_accumulate.clear();
       cal.cold_gemm.clear();
       cal.gemm_shapes.clear();
       cal.measured_peak_flops_per_second = PerDType{};
@@ -817,6 +872,22 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   if (cal.launch_overhead_seconds > 0) dp.launch_overhead_seconds = cal.launch_overhead_seconds;
   dp.comm_compute_slowdown = cal.comm_compute_slowdown;
   dp.comm_compute_share = cal.comm_compute_share;
+  // What adding into an FP32 gradient buffer costs a GEMM, against its
+  // bytes at the streaming rate the profile now has (accumulate_seconds
+  // prices a plan's accumulating GEMMs at that rate).
+  if (!cal.gemm_accumulate.empty()) {
+    cal.gemm_accumulate_exposed = fit_accumulate_exposed(
+        cal.gemm_accumulate,
+        peak_memory_bandwidth_bytes_per_second(dev, dp) * dp.memory_efficiency);
+    if (cal.gemm_accumulate_exposed >= 0) {
+      dp.gemm_accumulate_exposed = cal.gemm_accumulate_exposed;
+      cal.notes.push_back(fmt::format(
+          "weight-gradient GEMMs adding into an FP32 buffer took {:.3f} x their extra bytes' time "
+          "at the streaming rate beyond the same GEMMs writing a fresh 16-bit output, the median "
+          "over {} shapes: the profile's gemm_accumulate_exposed",
+          cal.gemm_accumulate_exposed, cal.gemm_accumulate.size()));
+    }
+  }
   // Cold operands: what each weight-streaming GEMM took cold beyond the warm
   // squares' curve (its warm run's distance from the curve plus the paired
   // cold extra), against the bytes it reads and writes (see the GEMM

@@ -143,6 +143,33 @@ GemmWaveFit fit_gemm_waves(const std::vector<GemmShapePoint>& points, int sm_cou
 double fit_split_accumulator_efficiency(const std::vector<GemmPoint>& fast,
                                         const std::vector<GemmPoint>& split);
 
+// A weight-gradient GEMM that adds its product into an FP32 gradient
+// buffer (fused gradient accumulation, D = A^T B + C with C = D: TE's
+// fuse_wgrad_accumulation into main_grad, Apex's wgrad_gemm_accum_fp32),
+// timed in pairs against the same GEMM writing a fresh 16-bit D (CUDA; FP8
+// ones with split accumulation, as TE's wgrad runs), milliseconds apart.
+struct AccumulatePoint {
+  DType dtype = DType::kBF16;
+  std::int64_t m = 0, n = 0, k = 0;
+  double plain_seconds = 0;  // the fresh-output GEMM's median time
+  double extra_seconds = 0;  // the median over the pairs of accumulating - plain
+  // What the addition moves beyond a fresh 16-bit D, as the planner charges
+  // it (GemmMixShape::accumulate_bytes): m n (2 x 4 - 2), the FP32 C read
+  // and the FP32 D written where a BF16 D was.
+  double extra_bytes = 0;
+  double exposed =
+      0;  // extra_seconds / (extra_bytes at the streaming rate); fit_accumulate_exposed
+};
+
+// DeviceProfile::gemm_accumulate_exposed from the pairs: each point's
+// extra_seconds over its extra_bytes' time at `streaming_bytes_per_second`
+// (the profile's peak memory bandwidth x memory_efficiency, what
+// accumulate_seconds prices the bytes at), written into the point, and
+// their median, at least 0 (an addition the GEMM hides reads as noise
+// around 0). -1: no point, or no streaming rate.
+double fit_accumulate_exposed(std::vector<AccumulatePoint>& points,
+                              double streaming_bytes_per_second);
+
 // A chosen tile (fit.tile_rows > 0) into a profile whose 16-bit curves are
 // square GEMMs' measured rates: the tile, and each square's point lifted by
 // its own waves' padding (gemm_wave_factor of n x n x n, n = cbrt(FLOP / 2);
@@ -274,6 +301,12 @@ struct Calibration {
   // (fit_gemm_waves; the profile's gemm_wave_tile where a tile is chosen).
   std::vector<GemmShapePoint> gemm_shapes;
   GemmWaveFit gemm_waves;
+  // CUDA: weight-gradient GEMMs adding into an FP32 buffer against fresh
+  // ones, and what fit_accumulate_exposed makes of them (the profile's
+  // gemm_accumulate_exposed; -1: not measured, the CPU's case: Eigen's
+  // product adds into C either way, so there is nothing to time).
+  std::vector<AccumulatePoint> gemm_accumulate;
+  double gemm_accumulate_exposed = -1;
   // DeviceProfile::gemm_cold_operand_bandwidth: over cold_gemm, the rate of
   // the bytes read (of all bytes, where the fit keeps one rate), as
   // fit_cold_operand_rates says; 0: not measured, or cold GEMMs took no

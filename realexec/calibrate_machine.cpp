@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <ctime>
 
@@ -64,9 +65,25 @@ MeasurePlan measure_plan(bool cuda, bool quick, const Device& dev) {
     // FP8 where the GPU's data sheet has an FP8 rate (Ada, Hopper): cuBLASLt
     // as Transformer Engine calls it, the fast accumulation of the forward
     // GEMMs; MeasurePlan::split_sizes runs the same squares with it off.
-    if (dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kFP8))] > 0) {
+    const bool fp8 = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(DType::kFP8))] > 0;
+    if (fp8) {
       p.gemm.emplace_back(DType::kFP8, big);
       p.split_sizes = big;
+    }
+    // Weight gradients added into an FP32 buffer (C: the weight, m x n; k:
+    // a micro-batch's tokens): a 4096-wide layer's QKV-sized and fc1-sized
+    // weights over 8192 tokens (GPT-3 5B at micro-batch 4), GPT-3 175B's
+    // fused QKV under tensor 4 over 2048; in BF16 (Apex's
+    // wgrad_gemm_accum_fp32, the A100 rows' path) and, on FP8 tensor
+    // cores, FP8 with split accumulation (TE's wgrad into main_grad).
+    const std::vector<std::array<std::int64_t, 3>> wgrad =
+        quick ? std::vector<std::array<std::int64_t, 3>>{{1024, 1024, 2048}}
+              : std::vector<std::array<std::int64_t, 3>>{
+                    {4096, 4096, 8192}, {4096, 16384, 8192}, {9216, 12288, 2048}};
+    for (DType t : {DType::kBF16, DType::kFP8}) {
+      if (t == DType::kFP8 && !fp8) continue;
+      for (const auto& [m, n, k] : wgrad)
+        p.accumulate_shapes.push_back(GemmShapePoint{t, m, n, k, 0});
     }
     // Past any GPU's L2 (50-60 MB on Hopper): on the H200 16 and 64 MiB ran
     // in the L2 at 40 and 8 TB/s, whose "peak" then read 8 x the HBM's.

@@ -31,6 +31,8 @@ struct MeasurePlan {
   std::vector<ColdGemmPoint> cold_shapes;  // f32 (m, n, k); CPU only
   std::vector<GemmShapePoint> wave_sweep;  // bf16 (m, n, k); CUDA only
   std::vector<std::int64_t> split_sizes;   // fp8 squares in split accumulation; CUDA only
+  // Weight-gradient GEMMs added into an FP32 buffer (AccumulatePoint); CUDA only.
+  std::vector<GemmShapePoint> accumulate_shapes;
   std::vector<double> memory_sizes, transfer_sizes, collective_sizes;
   double gemm_budget = 0, point_budget = 0;  // seconds a size, a GEMM's and the others'
 };

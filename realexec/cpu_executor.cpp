@@ -717,20 +717,24 @@ void CpuExecutor::run_stream(Run& run, StepState& st, StreamId s, double t0, boo
       if (const auto g = gemm_of(task, topo.device(task.device))) {
         const std::int64_t m = g->m, n = g->n, k = g->k, batch = g->batch;
         const bool f64 = gemm_in_f64(task.dtype);
+        // Fused gradient accumulation: the GEMM adds into its output.
+        const bool accumulate = accumulate_width(p, task) > 0;
         if (w.gemm_filled_as != (f64 ? 8 : 4) || verify) {
           // The workspace is filled per element type, and member 0's
-          // operands again for each checked GEMM (outside the span).
+          // operands (and the C an accumulating GEMM adds into) again for
+          // each checked GEMM (outside the span).
+          // (The whole workspace's pattern puts the same values there.)
           if (w.gemm_filled_as != (f64 ? 8 : 4))
             cpu::fill_gemm_workspace(f64, w.gemm.data(), w.gemm.size());
           else
-            cpu::fill_gemm_operands(f64, w.gemm.data(), m, n, k);
+            cpu::fill_gemm_operands(f64, w.gemm.data(), m, n, k, accumulate);
           w.gemm_filled_as = f64 ? 8 : 4;
           start = clock.now_seconds() - t0;
         }
-        cpu::gemm(f64, w.gemm.data(), m, n, k, batch);
+        cpu::gemm(f64, w.gemm.data(), m, n, k, batch, accumulate);
         end = clock.now_seconds() - t0;
         if (verify) {
-          const cpu::GemmCheck c = cpu::check_gemm(f64, w.gemm.data(), m, n, k);
+          const cpu::GemmCheck c = cpu::check_gemm(f64, w.gemm.data(), m, n, k, accumulate);
           if (!c.ok) {
             char buf[160];
             std::snprintf(buf, sizeof buf, ": C(%lld,%lld) is %g; expected %g",

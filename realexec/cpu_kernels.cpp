@@ -22,15 +22,24 @@ template <class T>
 using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
 
 template <class T>
-void gemm_t(std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) {
+void gemm_t(std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
+            bool accumulate) {
   const std::int64_t member = m * k + k * n + m * n;
   for (std::int64_t i = 0; i < batch; ++i) {
     T* a = reinterpret_cast<T*>(ws) + i * member;
     T* b = a + m * k;
     T* c = b + k * n;
     Eigen::Map<Mat<T>> A(a, m, k), B(b, k, n), C(c, m, n);
-    C.noalias() = A * B;
+    if (accumulate)
+      C.noalias() += A * B;
+    else
+      C.noalias() = A * B;
   }
+}
+
+// The pattern's element i (fill_pattern_t).
+double pattern_value(std::int64_t i) {
+  return static_cast<double>((i % 7) - 3) * 0.125;
 }
 
 // Element i of the pattern: a multiple of 1/8 in [-3/8, 3/8].
@@ -41,17 +50,21 @@ void fill_pattern_t(std::byte* ws, std::int64_t count) {
 }
 
 template <class T>
-void fill_operands_t(std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k) {
-  fill_pattern_t<T>(ws, m * k + k * n);
+void fill_operands_t(std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k,
+                     bool with_output) {
+  fill_pattern_t<T>(ws, m * k + k * n + (with_output ? m * n : 0));
 }
 
 template <class T>
-GemmCheck check_gemm_t(const std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k) {
+GemmCheck check_gemm_t(const std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k,
+                       bool accumulated) {
   const T* a = reinterpret_cast<const T*>(ws);
   const T* b = a + m * k;
   const T* c = b + k * n;
   for (auto [i, j] : {std::pair<std::int64_t, std::int64_t>{0, 0}, {m - 1, n - 1}}) {
-    double want = 0;
+    // What C held before: the pattern's value there (fill_gemm_operands
+    // with the output), else nothing.
+    double want = accumulated ? pattern_value(m * k + k * n + i + j * m) : 0.0;
     for (std::int64_t l = 0; l < k; ++l)
       want += static_cast<double>(a[i + l * m]) * static_cast<double>(b[l + j * k]);
     const double got = static_cast<double>(c[i + j * m]);
@@ -142,26 +155,28 @@ void fill_gemm_workspace(bool f64, std::byte* ws, std::size_t bytes) {
     fill_pattern_t<float>(ws, static_cast<std::int64_t>(bytes / 4));
 }
 
-void fill_gemm_operands(bool f64, std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k) {
+void fill_gemm_operands(bool f64, std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k,
+                        bool with_output) {
   if (f64)
-    fill_operands_t<double>(ws, m, n, k);
+    fill_operands_t<double>(ws, m, n, k, with_output);
   else
-    fill_operands_t<float>(ws, m, n, k);
+    fill_operands_t<float>(ws, m, n, k, with_output);
 }
 
 void gemm(bool f64, std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k,
-          std::int64_t batch) {
+          std::int64_t batch, bool accumulate) {
   if (m <= 0 || n <= 0 || k <= 0) return;
   if (f64)
-    gemm_t<double>(ws, m, n, k, batch);
+    gemm_t<double>(ws, m, n, k, batch, accumulate);
   else
-    gemm_t<float>(ws, m, n, k, batch);
+    gemm_t<float>(ws, m, n, k, batch, accumulate);
 }
 
-GemmCheck check_gemm(bool f64, const std::byte* ws, std::int64_t m, std::int64_t n,
-                     std::int64_t k) {
+GemmCheck check_gemm(bool f64, const std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k,
+                     bool accumulated) {
   if (m <= 0 || n <= 0 || k <= 0) return GemmCheck{};
-  return f64 ? check_gemm_t<double>(ws, m, n, k) : check_gemm_t<float>(ws, m, n, k);
+  return f64 ? check_gemm_t<double>(ws, m, n, k, accumulated)
+             : check_gemm_t<float>(ws, m, n, k, accumulated);
 }
 
 void stream(float* scratch, std::size_t scratch_elements, double bytes) {

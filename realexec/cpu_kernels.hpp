@@ -49,23 +49,30 @@ std::size_t gemm_workspace_bytes(bool f64, std::int64_t m, std::int64_t n, std::
 // Fills the whole workspace with the pattern below, element by element, so
 // that every member of every shape reads finite, normal values.
 void fill_gemm_workspace(bool f64, std::byte* ws, std::size_t bytes);
-// Fills member 0's A and B with multiples of 1/8 in [-3/8, 3/8]: every
-// product is a multiple of 1/64 and every sum of fewer than 2^24/9 of them is
-// exact in f32, so C can be checked exactly. (The same values as
-// fill_gemm_workspace puts there.)
-void fill_gemm_operands(bool f64, std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k);
+// Fills member 0's A and B (and C `with_output`) with multiples of 1/8 in
+// [-3/8, 3/8]: every product is a multiple of 1/64 and every sum of fewer
+// than 2^24/9 of them is exact in f32, so C can be checked exactly. (The
+// same values as fill_gemm_workspace puts there.)
+void fill_gemm_operands(bool f64, std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k,
+                        bool with_output = false);
 // C_i = A_i B_i for each of the `batch` members, each its own operands: the
 // bytes the cost model charges a batch (gemm_bytes: batch x (A + B + C)).
+// `accumulate`: C_i += A_i B_i (a GEMM that adds into its output: fused
+// gradient accumulation, realexec/task_plan.hpp accumulate_width). Eigen's
+// product kernel adds into C either way (the plain form zeroes C first), so
+// on the CPU the addition costs nothing extra.
 void gemm(bool f64, std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k,
-          std::int64_t batch);
-// Checks C(0,0) and C(m-1,n-1) against sums in double: the first that
-// differs, if any.
+          std::int64_t batch, bool accumulate = false);
+// Checks C(0,0) and C(m-1,n-1) against sums in double (`accumulated`: the
+// pattern's C, fill_gemm_operands with the output, plus the sums): the
+// first that differs, if any.
 struct GemmCheck {
   bool ok = true;
   std::int64_t i = 0, j = 0;
   double got = 0, want = 0;
 };
-GemmCheck check_gemm(bool f64, const std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k);
+GemmCheck check_gemm(bool f64, const std::byte* ws, std::int64_t m, std::int64_t n, std::int64_t k,
+                     bool accumulated = false);
 // Streams `bytes` of memory traffic: x = -x in place over f32 elements
 // (4 bytes read + 4 written each), in passes over `scratch` as needed.
 void stream(float* scratch, std::size_t scratch_elements, double bytes);

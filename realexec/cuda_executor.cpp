@@ -113,15 +113,18 @@ ncclDataType_t nccl_type(Element e) {
 // the cost model charges it (gemm_bytes: batch x (A + B + C)). Members that
 // shared A and B (stride 0) read one 8 MiB A from L2 128 times: an
 // attention's batched products then ran at 5.3 TB/s, past the H200's HBM.
+// A GEMM that adds into its output (accumulate_width > 0: fused gradient
+// accumulation) reads and writes its C there, at that width; the region is
+// zeroed once, so that what it adds to is finite.
 struct GemmSpace {
   std::size_t inputs = 0;   // bytes of the largest batch of As and Bs together
   std::size_t outputs = 0;  // bytes of the largest batch of Cs
-  void grow(const GemmShape& shape, DType t) {
+  void grow(const GemmShape& shape, DType t, int accumulate_width) {
     // FP8: E4M3 operands of the padded shape, a BF16 output (cuda_fp8_gemm.hpp).
     const bool fp8 = t == DType::kFP8;
     const GemmShape g = fp8 ? cuda::fp8_shape(shape) : shape;
     const auto eb = static_cast<std::int64_t>(dtype_bytes(t));
-    const std::int64_t ob = fp8 ? 2 : eb;
+    const std::int64_t ob = std::max<std::int64_t>(fp8 ? 2 : eb, accumulate_width);
     inputs = std::max(inputs, static_cast<std::size_t>((g.m * g.k + g.k * g.n) * g.batch * eb));
     outputs = std::max(outputs, static_cast<std::size_t>(g.m * g.n * g.batch * ob));
   }
@@ -358,7 +361,7 @@ Status CudaExecutor::setup(CudaRun& run) {
     Need& n = need[static_cast<size_t>(task.stream)];
     if (task.kind == TaskKind::kCompute) {
       if (const auto g = gemm_of(task, topo.device(task.device)))
-        n.gemm[task.dtype].grow(*g, task.dtype);
+        n.gemm[task.dtype].grow(*g, task.dtype, accumulate_width(p, task));
       else  // half the bytes are read, half written, in place, in passes over
             // at most 1 GiB (far past any L2); float4 granules
         n.scratch = std::max(
@@ -386,6 +389,7 @@ Status CudaExecutor::setup(CudaRun& run) {
       cuda::launch_fill_operands(
           t, ptr,
           static_cast<std::int64_t>(space.inputs / static_cast<std::size_t>(dtype_bytes(t))), st);
+      BRIGADE_CUDA_CHECK(cudaMemsetAsync(static_cast<char*>(ptr) + inputs, 0, space.outputs, st));
       w.gemm[t] = {static_cast<char*>(ptr), static_cast<char*>(ptr) + inputs};
       if (t == DType::kFP8)
         BRIGADE_RETURN_IF_ERROR(
@@ -529,19 +533,25 @@ Status CudaExecutor::enqueue_task(CudaRun& run, TaskId t, bool verify) {
   BRIGADE_CUDA_CHECK(cudaEventRecord(run.start[static_cast<size_t>(t)], s));
   if (task.kind == TaskKind::kCompute) {
     const auto shape = gemm_of(task, run.topology->device(task.device));
+    // Fused gradient accumulation: the GEMM adds into its output (beta 1),
+    // an FP32 one for Megatron's main_grad (task_plan.hpp, accumulate_width).
+    const int accumulate = shape ? accumulate_width(p, task) : 0;
     if (shape && task.dtype == DType::kFP8) {
       // cuBLASLt, fast accumulation but in the gradients' GEMMs (cuda_fp8_gemm.hpp).
       const CudaRun::StreamWork::Gemm& space = w.gemm.at(task.dtype);
       const GemmShape g = cuda::fp8_shape(*shape);
       const char* a = space.inputs;
-      BRIGADE_RETURN_IF_ERROR(run.fp8.run(gpu, s, g,
-                                          task.kernel != KernelClass::kGemmSplitAccumulator, a,
-                                          a + g.m * g.k * g.batch, space.outputs, w.fp8_workspace));
+      BRIGADE_RETURN_IF_ERROR(
+          run.fp8.run(gpu, s, g, task.kernel != KernelClass::kGemmSplitAccumulator, a,
+                      a + g.m * g.k * g.batch, space.outputs, w.fp8_workspace, accumulate));
     } else if (shape) {
       const GemmShape& g = *shape;
       cudaDataType data;
       cublasComputeType_t compute;
       gemm_types(task.dtype, &data, &compute);
+      // The output's type: the operands' but for a 16-bit GEMM adding into
+      // an FP32 buffer (cuBLAS's BF16/F16 inputs with an FP32 C).
+      const cudaDataType out = accumulate == 4 && dtype_bytes(task.dtype) == 2 ? CUDA_R_32F : data;
       cublasHandle_t h = run.blas[static_cast<size_t>(task.stream)];
       const CudaRun::StreamWork::Gemm& space = w.gemm.at(task.dtype);
       const auto eb = static_cast<std::int64_t>(dtype_bytes(task.dtype));
@@ -551,17 +561,18 @@ Status CudaExecutor::enqueue_task(CudaRun& run, TaskId t, bool verify) {
       const double one64 = 1.0, zero64 = 0.0;
       const float one32 = 1.0f, zero32 = 0.0f;
       const void* alpha = compute == CUBLAS_COMPUTE_64F ? static_cast<const void*>(&one64) : &one32;
-      const void* beta =
-          compute == CUBLAS_COMPUTE_64F ? static_cast<const void*>(&zero64) : &zero32;
+      const void* beta = compute == CUBLAS_COMPUTE_64F
+                             ? static_cast<const void*>(accumulate > 0 ? &one64 : &zero64)
+                             : static_cast<const void*>(accumulate > 0 ? &one32 : &zero32);
       const auto m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
       if (g.batch == 1)
         BRIGADE_CUDA_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, a, data, m, b,
-                                        data, k, beta, c, data, m, compute, CUBLAS_GEMM_DEFAULT));
+                                        data, k, beta, c, out, m, compute, CUBLAS_GEMM_DEFAULT));
       else
-        BRIGADE_CUDA_CHECK(cublasGemmStridedBatchedEx(
-            h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, a, data, m, g.m * g.k, b, data, k,
-            g.k * g.n, beta, c, data, m, g.m * g.n, static_cast<int>(g.batch), compute,
-            CUBLAS_GEMM_DEFAULT));
+        BRIGADE_CUDA_CHECK(
+            cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, a, data, m,
+                                       g.m * g.k, b, data, k, g.k * g.n, beta, c, out, m, g.m * g.n,
+                                       static_cast<int>(g.batch), compute, CUBLAS_GEMM_DEFAULT));
     } else {
       float* x = static_cast<float*>(w.scratch);
       if (is_norm(task.kernel))

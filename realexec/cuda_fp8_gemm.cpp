@@ -93,8 +93,8 @@ Status batch_layout(cublasLtMatrixLayout_t l, std::int64_t batch, std::int64_t s
 
 }  // namespace
 
-Result<Fp8Gemms::Plan*> Fp8Gemms::plan(int gpu, const GemmShape& g, bool fast) {
-  const Key key{gpu, g.m, g.n, g.k, g.batch, fast};
+Result<Fp8Gemms::Plan*> Fp8Gemms::plan(int gpu, const GemmShape& g, bool fast, bool fp32_output) {
+  const Key key{gpu, g.m, g.n, g.k, g.batch, fast, fp32_output};
   if (auto it = plans_.find(key); it != plans_.end()) return it->second.get();
   BRIGADE_ASSIGN_OR_RETURN(PerGpu * st, gpu_state(gpu));
   auto p = std::make_unique<Plan>();
@@ -118,7 +118,11 @@ Result<Fp8Gemms::Plan*> Fp8Gemms::plan(int gpu, const GemmShape& g, bool fast) {
   BRIGADE_CUDA_CHECK(cublasLtMatrixLayoutCreate(&p->b, CUDA_R_8F_E4M3,
                                                 static_cast<std::uint64_t>(g.k),
                                                 static_cast<std::uint64_t>(g.n), g.k));
-  BRIGADE_CUDA_CHECK(cublasLtMatrixLayoutCreate(&p->d, CUDA_R_16BF, static_cast<std::uint64_t>(g.m),
+  // D (and C, the same layout: an accumulating GEMM reads it) in BF16, or
+  // FP32 for a main_grad accumulation (cuBLASLt's FP8 inputs with FP32 C
+  // and D, as Transformer Engine's wgrad GEMM runs into main_grad).
+  BRIGADE_CUDA_CHECK(cublasLtMatrixLayoutCreate(&p->d, fp32_output ? CUDA_R_32F : CUDA_R_16BF,
+                                                static_cast<std::uint64_t>(g.m),
                                                 static_cast<std::uint64_t>(g.n), g.m));
   BRIGADE_RETURN_IF_ERROR(batch_layout(p->a, g.batch, g.k * g.m));
   BRIGADE_RETURN_IF_ERROR(batch_layout(p->b, g.batch, g.k * g.n));
@@ -136,21 +140,21 @@ Result<Fp8Gemms::Plan*> Fp8Gemms::plan(int gpu, const GemmShape& g, bool fast) {
   cublasLtMatmulPreferenceDestroy(pref);
   BRIGADE_CUDA_CHECK(got);
   if (found == 0)
-    return Status::error("cuda backend: cuBLASLt has no FP8 algorithm for a " +
-                             std::to_string(g.m) + " x " + std::to_string(g.n) + " x " +
-                             std::to_string(g.k) + " GEMM (batch " + std::to_string(g.batch) +
-                             ", fast accumulation " + (fast ? "on" : "off") + ") on GPU " +
-                             std::to_string(gpu),
-                         ErrorKind::kRuntime);
+    return Status::error(
+        "cuda backend: cuBLASLt has no FP8 algorithm for a " + std::to_string(g.m) + " x " +
+            std::to_string(g.n) + " x " + std::to_string(g.k) + " GEMM (batch " +
+            std::to_string(g.batch) + ", fast accumulation " + (fast ? "on" : "off") +
+            (fp32_output ? ", FP32 output" : "") + ") on GPU " + std::to_string(gpu),
+        ErrorKind::kRuntime);
   Plan* raw = p.get();
   plans_.emplace(key, std::move(p));
   return raw;
 }
 
 Status Fp8Gemms::run(int gpu, cudaStream_t stream, const GemmShape& g, bool fast_accumulation,
-                     const void* a, const void* b, void* d, void* workspace) {
-  BRIGADE_ASSIGN_OR_RETURN(Plan * p, plan(gpu, g, fast_accumulation));
-  const float alpha = 1.0f, beta = 0.0f;
+                     const void* a, const void* b, void* d, void* workspace, int accumulate_width) {
+  BRIGADE_ASSIGN_OR_RETURN(Plan * p, plan(gpu, g, fast_accumulation, accumulate_width >= 4));
+  const float alpha = 1.0f, beta = accumulate_width > 0 ? 1.0f : 0.0f;
   BRIGADE_CUDA_CHECK(cublasLtMatmul(gpus_[gpu].handle, p->op, &alpha, a, p->a, b, p->b, &beta, d,
                                     p->d, d, p->d, &p->algo.algo, workspace, kFp8WorkspaceBytes,
                                     stream));

@@ -1,7 +1,8 @@
 // FP8 GEMMs for the CUDA backend, through cuBLASLt as Transformer Engine
 // calls it (transformer_engine/common/gemm/cublaslt_gemm.cu): E4M3 operands
 // in the "TN" layout FP8 needs (A stored k x m, B k x n, both K-major), BF16
-// output, FP32 compute and scale, per-tensor scale pointers (at 1), a 32 MiB
+// output (or an FP32 one added into, for fused gradient accumulation), FP32
+// compute and scale, per-tensor scale pointers (at 1), a 32 MiB
 // workspace, cuBLASLt's first heuristic; CUBLASLT_MATMUL_DESC_FAST_ACCUM at
 // 1 for a forward GEMM and at 0 for KernelClass::kGemmSplitAccumulator (TE's
 // input- and weight-gradient GEMMs, docs/costmodel.md "Split accumulation in
@@ -69,8 +70,11 @@ class Fp8Gemms {
   // D (m x n, BF16, column-major) = A^T B over k, `g` already padded
   // (fp8_shape), batch members strided; on `stream` of the current device,
   // `gpu`. `workspace` holds kFp8WorkspaceBytes on that GPU.
+  // `accumulate_width` 2 or 4: D = A^T B + D (beta 1) in BF16 or FP32, as
+  // Transformer Engine's weight-gradient GEMM adds into main_grad
+  // (fuse_wgrad_accumulation); 0: a fresh BF16 D.
   Status run(int gpu, cudaStream_t stream, const GemmShape& g, bool fast_accumulation,
-             const void* a, const void* b, void* d, void* workspace);
+             const void* a, const void* b, void* d, void* workspace, int accumulate_width = 0);
 
  private:
   struct Plan;
@@ -79,10 +83,10 @@ class Fp8Gemms {
     float* scale = nullptr;  // device memory, 1.0f
   };
   Result<PerGpu*> gpu_state(int gpu);
-  Result<Plan*> plan(int gpu, const GemmShape& g, bool fast_accumulation);
+  Result<Plan*> plan(int gpu, const GemmShape& g, bool fast_accumulation, bool fp32_output);
 
   std::map<int, PerGpu> gpus_;
-  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool>;
+  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, bool>;
   std::map<Key, std::unique_ptr<Plan>> plans_;
 };
 

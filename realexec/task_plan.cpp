@@ -28,6 +28,21 @@ std::optional<GemmShape> gemm_of(const Task& t, const Device& d) {
   return g;
 }
 
+int accumulate_width(const Program& p, const Task& t) {
+  if (t.kind != TaskKind::kCompute || t.compute != ComputeKind::kGemm || t.gemm_mix == 0) return 0;
+  const double elements = static_cast<double>(t.m) * static_cast<double>(t.n) *
+                          static_cast<double>(std::max<std::int64_t>(1, t.batch));
+  const double bytes = gemm_mix_accumulate_bytes(p.gemm_mix(t.gemm_mix));
+  if (!(bytes > 0) || !(elements > 0)) return 0;
+  const bool wide = t.dtype == DType::kF32 || t.dtype == DType::kTF32 || t.dtype == DType::kF64;
+  const double fresh = wide ? dtype_bytes(t.dtype) : 2.0;
+  const double g = (bytes / elements + fresh) / 2;
+  int best = 2;
+  for (int w : {4, 8})
+    if (std::fabs(g - w) < std::fabs(g - best)) best = w;
+  return best;
+}
+
 CollectiveShape collective_shape(const Collective& c, bool equal_parts) {
   CollectiveShape s;
   if (!collective_element(c.dtype, &s.element)) s.element = Element::kF32;

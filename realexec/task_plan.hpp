@@ -31,6 +31,20 @@ struct GemmShape {
 // memory-bound fixed kernels).
 std::optional<GemmShape> gemm_of(const Task& task, const Device& device);
 
+// The element bytes of the buffer a GEMM task adds its product into, or 0
+// for a GEMM that writes a fresh output. A kGemm task adds into its output
+// (fused gradient accumulation: D = A B + C, C = D, beta 1) where its own
+// Program::gemm_mix entry carries accumulate_bytes > 0, the bytes such a
+// GEMM moves beyond a fresh output of e bytes an element: m n batch
+// (2g - e), g the buffer's element bytes (costmodel/transformer_blocks.cpp:
+// the C read and the wider D write). e is 2 for the 16-bit dtypes and for
+// FP8 (whose GEMMs write a BF16 D), the dtype's own bytes for f32, tf32 and
+// f64; g = (bytes an element + e) / 2, taken as the nearest of 2, 4 and 8
+// (a BF16 gradient buffer 2, Megatron's FP32 main_grad 4). Both backends
+// run such a GEMM with beta 1 into a buffer of that width (docs/
+// executors.md, "GEMMs that add into their outputs").
+int accumulate_width(const Program& p, const Task& task);
+
 struct CollectiveShape {
   Element element = Element::kF32;
   std::int64_t count = 0;  // elements of M (nccl-tests "size")

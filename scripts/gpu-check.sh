@@ -198,6 +198,8 @@ run_checks() {
     echo "calibrate cuda: $([ $cal_rc -eq 0 ] && echo "ok ($out/h200-profile.yaml)" || echo "FAILED (rc $cal_rc)")"
     # calibrate's own FP8 split/fast (square GEMMs), beside the probe's (the rows' shapes)
     echo "calibrate fp8:  $(grep -m1 'split / fast' "$out/calibrate.txt" 2>/dev/null | sed 's/^ *//' || true)"
+    # calibrate's own accumulation pairs (gemm_accumulate_exposed), beside the probe's
+    echo "calibrate acc.: $(grep -m1 '^  exposed: ' "$out/calibrate.txt" 2>/dev/null | sed 's/^ *//' || true)"
     echo "validate:       $([ $val_rc -eq 0 ] && echo ok || ([ $val_rc -eq -1 ] && echo "not wired" || echo "FAILED (rc $val_rc)"))"
     echo "fp8 probe:      $([ $fp8_rc -eq 0 ] && grep -m1 '^fp8_split_accumulator_efficiency' "$out/fp8-accum.txt" || echo "FAILED (rc $fp8_rc)")"
     echo "accumulation:   $([ $fp8_rc -eq 0 ] && grep '^gemm_accumulate_exposed' "$out/fp8-accum.txt" | paste -sd';' - || echo "FAILED (rc $fp8_rc)")"

@@ -72,6 +72,16 @@ Result<Trace> run(const Program& p, const Topology& topo, CpuOptions o = {}) {
   return ex->run(p, topo, HardwareProfile::defaults(), RunOptions{});
 }
 
+// `repeat` steps, every one checked (the first a warm-up, not returned).
+Result<std::vector<Trace>> checked_steps(const Program& p, const Topology& topo, int repeat) {
+  CpuOptions o;
+  o.verify = Verify::kEveryStep;
+  auto ex = make_cpu_executor(o);
+  RunOptions ro;
+  ro.repeat = repeat;
+  return ex->run_steps(p, topo, HardwareProfile::defaults(), ro);
+}
+
 TEST(CpuExecutor, RunsGemmsAndStreamsAndNamesTheTrace) {
   ProgramBuilder b("kernels", 1);
   const StreamId s = b.stream(0, "compute");
@@ -114,6 +124,85 @@ TEST(CpuKernels, EachMemberOfABatchHasItsOwnOperands) {
   EXPECT_EQ(f[8], -5.0f / 64.0f);       // member 0's C(0,0)
   EXPECT_EQ(f[12 + 8], -1.0f / 32.0f);  // member 1's C(0,0)
   EXPECT_TRUE(cpu::check_gemm(false, ws->data(), m, n, k).ok);
+}
+
+// A GEMM that adds into its output (fused gradient accumulation) reads the
+// C it finds. The same 2x2x2 f32 member 0, its C filled with the pattern
+// too: C(0,0) held p8 = ((8 mod 7) - 3) / 8 = -1/4 and becomes -1/4 - 5/64 =
+// -21/64; C(1,1) held p11 = (4 - 3) / 8 = 1/8 and gains A(1,0) B(0,1) +
+// A(1,1) B(1,1) = p1 p6 + p3 p7 = (-2/8)(3/8) + (0)(-3/8) = -3/32, so 1/32.
+// The check knows which it was.
+TEST(CpuKernels, AGemmThatAccumulatesAddsIntoTheOutputItFinds) {
+  const std::int64_t m = 2, n = 2, k = 2;
+  const std::size_t bytes = cpu::gemm_workspace_bytes(false, m, n, k, 1);
+  auto ws = cpu::HostBuffer::allocate(bytes);
+  ASSERT_TRUE(ws.is_ok());
+  cpu::fill_gemm_operands(false, ws->data(), m, n, k, /*with_output=*/true);
+  const auto* f = reinterpret_cast<const float*>(ws->data());
+  EXPECT_EQ(f[8], -0.25f);
+  EXPECT_EQ(f[11], 0.125f);
+  cpu::gemm(false, ws->data(), m, n, k, 1, /*accumulate=*/true);
+  EXPECT_EQ(f[8], -21.0f / 64.0f);
+  EXPECT_EQ(f[11], 1.0f / 32.0f);
+  EXPECT_TRUE(cpu::check_gemm(false, ws->data(), m, n, k, /*accumulated=*/true).ok);
+  const cpu::GemmCheck fresh = cpu::check_gemm(false, ws->data(), m, n, k);
+  EXPECT_FALSE(fresh.ok);
+  EXPECT_EQ(fresh.want, -5.0 / 64.0);
+  EXPECT_EQ(fresh.got, -21.0 / 64.0);
+}
+
+// Which GEMMs add into their outputs, and at what width: a kGemm task whose
+// own gemm_mix entry carries accumulate_bytes = m n (2g - e) (costmodel/
+// transformer_blocks.cpp), e = 2 for bf16 and fp8 (a BF16 D), 4 for f32.
+// bf16 into Megatron's FP32 main_grad: 6 B an element, g = 4; into a bf16
+// buffer: 2 B, g = 2; fp8 (TE's wgrad into main_grad): 6 B, g = 4; an f32
+// model: 2 x 4 - 4 = 4 B, g = 4. A plain GEMM, a fused task with GEMM
+// shapes and a streaming task: 0.
+TEST(TaskPlan, AccumulateWidthIsTheGradientBuffersElementBytes) {
+  ProgramBuilder b("accumulate", 1);
+  const StreamId s = b.stream(0, "compute");
+  const std::int64_t m = 64, n = 32, k = 16;
+  const double mn = static_cast<double>(m * n);
+  auto accumulating = [&](DType t, double bytes_per_element) {
+    const TaskId id = b.add_gemm(s, m, n, k, t, "wgrad");
+    b.task(id).gemm_mix = b.intern_gemm_mix({GemmMixShape{m, n, k, 1, 1, mn * bytes_per_element}});
+    return id;
+  };
+  const TaskId bf16_fp32 = accumulating(DType::kBF16, 6);
+  const TaskId bf16_bf16 = accumulating(DType::kBF16, 2);
+  const TaskId fp8_fp32 = accumulating(DType::kFP8, 6);
+  const TaskId f32 = accumulating(DType::kF32, 4);
+  const TaskId plain = b.add_gemm(s, m, n, k, DType::kBF16, "fprop");
+  const TaskId fused = b.add_fixed(s, 1e9, 1e6, DType::kBF16, "run");
+  b.task(fused).gemm_mix = b.intern_gemm_mix({GemmMixShape{m, n, k, 1, 4, 0}});
+  const TaskId stream = b.add_memory_bound(s, 1 << 20, DType::kBF16, "add");
+  auto p = std::move(b).build();
+  ASSERT_TRUE(p.is_ok()) << p.message();
+  EXPECT_EQ(accumulate_width(*p, p->task(bf16_fp32)), 4);
+  EXPECT_EQ(accumulate_width(*p, p->task(bf16_bf16)), 2);
+  EXPECT_EQ(accumulate_width(*p, p->task(fp8_fp32)), 4);
+  EXPECT_EQ(accumulate_width(*p, p->task(f32)), 4);
+  EXPECT_EQ(accumulate_width(*p, p->task(plain)), 0);
+  EXPECT_EQ(accumulate_width(*p, p->task(fused)), 0);
+  EXPECT_EQ(accumulate_width(*p, p->task(stream)), 0);
+}
+
+// The executor runs an accumulating GEMM as one (each checked run against
+// the C it was given), step after step, batched and not, beside plain ones.
+TEST(CpuExecutor, GemmsThatAddIntoTheirOutputsAreCheckedAgainstWhatTheyAddTo) {
+  ProgramBuilder b("wgrad", 1);
+  const StreamId s = b.stream(0, "compute");
+  b.add_gemm(s, 48, 40, 56, DType::kF32, "fprop");
+  for (std::int64_t batch : {1, 3}) {
+    const TaskId w = b.add_gemm(s, 48, 40, 56, DType::kF32, "wgrad", Phase::kBackward, batch);
+    b.task(w).gemm_mix =
+        b.intern_gemm_mix({GemmMixShape{48, 40, 56, batch, 1, 48.0 * 40 * batch * 4}});
+  }
+  auto p = std::move(b).build();
+  ASSERT_TRUE(p.is_ok()) << p.message();
+  auto steps = checked_steps(*p, host(1), 3);
+  ASSERT_TRUE(steps.is_ok()) << steps.message();
+  EXPECT_EQ(steps->size(), 2u);
 }
 
 // The norm and activation classes' kernels (what the executor runs for a
@@ -235,12 +324,7 @@ TEST_P(CpuCollective, ResultMatchesTheReferenceAndRanksEndTogether) {
   b.collective(second).root = c.devices - 1;
   auto p = std::move(b).build();
   ASSERT_TRUE(p.is_ok()) << p.message();
-  CpuOptions o;
-  o.verify = Verify::kEveryStep;
-  auto ex = make_cpu_executor(o);
-  RunOptions ro;
-  ro.repeat = 2;
-  auto steps = ex->run_steps(*p, host(c.devices), HardwareProfile::defaults(), ro);
+  auto steps = checked_steps(*p, host(c.devices), 2);
   ASSERT_TRUE(steps.is_ok()) << steps.message();
   ASSERT_EQ(steps->size(), 1u);  // the warm-up step is not returned
   const Trace& t = steps->front();

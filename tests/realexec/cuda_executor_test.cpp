@@ -118,6 +118,52 @@ TEST(CudaExecutor, Fp8GemmsRunBothWaysOrAreRefusedNamingTheComputeCapability) {
       << ex->warnings()[0];
 }
 
+// Weight-gradient GEMMs that add into their outputs (fused gradient
+// accumulation, realexec/task_plan.hpp accumulate_width): bf16 into an FP32
+// buffer (Apex's wgrad_gemm_accum_fp32) and into a bf16 one, f32, batched,
+// and on FP8 tensor cores TE's split-accumulation wgrad into FP32, each with
+// beta 1 beside the plain GEMM of its shape.
+TEST(CudaExecutor, GemmsThatAddIntoTheirOutputsRunWithBetaOne) {
+  auto ex = executor_or_skip();
+  SKIP_WITHOUT_GPU(ex);
+  ProgramBuilder b("wgrad", 1);
+  const StreamId s = b.stream(0, "compute");
+  const std::int64_t m = 1024, n = 512, k = 768;
+  const double mn = static_cast<double>(m * n);
+  auto accumulating = [&](DType t, double bytes_per_element, std::int64_t batch) {
+    b.add_gemm(s, m, n, k, t, "plain", Phase::kBackward, batch);
+    const TaskId id = b.add_gemm(s, m, n, k, t, "wgrad", Phase::kBackward, batch);
+    b.task(id).gemm_mix =
+        b.intern_gemm_mix({GemmMixShape{m, n, k, batch, 1, mn * batch * bytes_per_element}});
+    return id;
+  };
+  accumulating(DType::kBF16, 6, 1);
+  accumulating(DType::kBF16, 2, 1);
+  accumulating(DType::kF32, 4, 2);
+  auto p = std::move(b).build();
+  ASSERT_TRUE(p.is_ok()) << p.message();
+  auto t = ex->run(*p, gpu_topology(1), HardwareProfile::defaults(), RunOptions{});
+  ASSERT_TRUE(t.is_ok()) << t.message();
+  ASSERT_EQ(t->spans.size(), 6u);
+  for (const TraceSpan& sp : t->spans) EXPECT_GT(sp.end_seconds, sp.start_seconds);
+
+  ProgramBuilder f("fp8 wgrad", 1);
+  const StreamId fs = f.stream(0, "compute");
+  f.task(f.add_gemm(fs, m, n, k, DType::kFP8, "plain")).kernel = KernelClass::kGemmSplitAccumulator;
+  const TaskId w = f.add_gemm(fs, m, n, k, DType::kFP8, "wgrad");
+  f.task(w).kernel = KernelClass::kGemmSplitAccumulator;
+  f.task(w).gemm_mix = f.intern_gemm_mix({GemmMixShape{m, n, k, 1, 1, mn * 6}});
+  auto fp = std::move(f).build();
+  ASSERT_TRUE(fp.is_ok()) << fp.message();
+  auto ft = ex->run(*fp, gpu_topology(1), HardwareProfile::defaults(), RunOptions{});
+  if (!ft.is_ok()) {  // no FP8 tensor cores: refused as the test above says
+    EXPECT_NE(ft.message().find("for FP8 tensor cores"), std::string::npos) << ft.message();
+    return;
+  }
+  ASSERT_EQ(ft->spans.size(), 2u);
+  for (const TraceSpan& sp : ft->spans) EXPECT_GT(sp.end_seconds, sp.start_seconds);
+}
+
 class CudaCollective : public ::testing::TestWithParam<std::tuple<CollectiveKind, int>> {};
 
 TEST_P(CudaCollective, ResultsMatchTheReference) {
