@@ -224,11 +224,14 @@ std::string kind_name(CollectiveKind k) {
 }
 
 void finish_flops(PlanEstimate& e, const Device& d, const HardwareProfile& profile, DType dtype) {
+  const DeviceProfile& dp = profile.for_device(d);
+  e.streaming_bytes_per_second =
+      peak_memory_bandwidth_bytes_per_second(d, dp) * dp.memory_efficiency;
   if (e.step_seconds <= 0 || e.devices < 1) return;
   e.achieved_flops_per_second_per_device =
       e.hardware_flops_per_iteration / e.step_seconds / e.devices;
   e.model_flops_per_second_per_device = e.model_flops_per_iteration / e.step_seconds / e.devices;
-  const double peak = peak_flops_per_second(d, profile.for_device(d), dtype);
+  const double peak = peak_flops_per_second(d, dp, dtype);
   if (peak > 0) {
     e.mfu = e.model_flops_per_second_per_device / peak;
     e.hfu = e.achieved_flops_per_second_per_device / peak;

@@ -87,6 +87,11 @@ struct PlanEstimate {
   double model_flops_per_second_per_device = 0;     // model FLOPs / step / devices
   double mfu = 0;  // model FLOPs / step / devices / peak
   double hfu = 0;  // hardware FLOPs / step / devices / peak
+  // The rate a plain streaming kernel runs at on the device the FLOP rates
+  // above are taken on: its profile's peak memory bandwidth x
+  // memory_efficiency (what accumulate_seconds and a generic memory-bound
+  // kernel are priced at), so that a time per byte of a step reads as bytes.
+  double streaming_bytes_per_second = 0;
 
   // Amdahl's law through this plan: the closed form at the data degrees 1, 2,
   // 4, ... up to twice the plan's, and p fitted to those speedups: exactly

@@ -73,6 +73,7 @@ nlohmann::json plan_estimate_json(const PlanEstimate& e) {
   j["hardware_flops_per_second_per_device"] = num(e.achieved_flops_per_second_per_device);
   j["mfu"] = num(e.mfu);
   j["hfu"] = num(e.hfu);
+  j["streaming_bytes_per_second"] = num(e.streaming_bytes_per_second);
   nlohmann::json rows = nlohmann::json::array();
   for (const AmdahlRow& r : e.amdahl)
     rows.push_back({{"devices", r.devices}, {"speedup", num(r.speedup)}, {"efficiency", num(r.efficiency)}});

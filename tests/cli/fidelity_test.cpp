@@ -263,8 +263,11 @@ TEST(Fidelity, BadPairIsRefusedAtItsLineAndColumn) {
 // would close it: compute x (1 + gap / compute), the exposed communication x
 // (1 + gap / exposed), gap / 1 on its one micro-batch, that over the
 // parameters a device holds (TP 1, PP 1: all of `brigade cost --json`'s
-// parameters, 1.65 G: gap / (1 x P) in picoseconds), gap once a step. One
-// row: its figures are the spread row's smallest, median and largest alike.
+// parameters, 1.65 G: gap / (1 x P) in picoseconds, and that time as bytes
+// at the row's streaming rate, the dgx-a100 preset's 2039 GB/s x 0.85 =
+// 1,733.15 GB/s: `brigade cost --json`'s streaming_bytes_per_second), gap
+// once a step. One row: its figures are the spread row's smallest, median
+// and largest alike.
 TEST(Fidelity, GapsPutEachRowsGapFiveWays) {
   const auto r = run_program(
       {"python3", kScript, "--report", "--gaps", "--pairs", "", "--brigade", BRIGADE_EXE, kRowA});
@@ -285,6 +288,8 @@ TEST(Fidelity, GapsPutEachRowsGapFiveWays) {
   const double exposed = j.at("exposed_communication_seconds").get<double>();
   const double parameters = j.at("parameters").get<double>();
   EXPECT_NEAR(parameters, 1.65e9, 0.01e9);
+  const double rate = j.at("streaming_bytes_per_second").get<double>();
+  EXPECT_NEAR(rate, 2039e9 * 0.85, 1e3);
   const double published = 15466830067924992.0 / (32 * 137e12);
   EXPECT_NEAR(published, 3.5280, 5e-5);
   const double gap = published - step;
@@ -297,15 +302,18 @@ TEST(Fidelity, GapsPutEachRowsGapFiveWays) {
   EXPECT_EQ(g[4], format("%.3f", 1 + gap / compute));
   EXPECT_EQ(g[5], format("%.2f", 1 + gap / exposed));
   EXPECT_EQ(g[6], format("%+.3g ms (1)", 1e3 * gap));
-  EXPECT_EQ(g[7],
-            format("%+.3g ps", 1e12 * gap / parameters) + format(" (%.3g G)", parameters / 1e9));
+  EXPECT_EQ(g[7], format("%+.3g ps", 1e12 * gap / parameters) +
+                      format(" = %+.3g B", gap / parameters * rate) +
+                      format(" (%.3g G)", parameters / 1e9));
   EXPECT_EQ(g[8], format("%+.3g s", gap));
   const std::vector<std::string> spread = cells_of(lines[12]);
   ASSERT_EQ(spread.size(), 9u) << lines[12];
   EXPECT_EQ(spread[0], "smallest / median / largest");
   EXPECT_EQ(spread[4], g[4] + " / " + g[4] + " / " + g[4]);
   const std::string ps = format("%+.3g ps", 1e12 * gap / parameters);
-  EXPECT_EQ(spread[7], ps + " / " + ps + " / " + ps);
+  const std::string bytes = format("%+.3g B", gap / parameters * rate);
+  EXPECT_EQ(spread[7],
+            ps + " / " + ps + " / " + ps + " (" + bytes + " / " + bytes + " / " + bytes + ")");
   EXPECT_EQ(spread[8], g[8] + " / " + g[8] + " / " + g[8]);
 }
 

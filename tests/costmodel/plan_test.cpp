@@ -696,6 +696,20 @@ TEST(PlanReport, RatesAbovePeakSayWhy) {
   EXPECT_EQ(plan_estimate_text(e).find("above 100%"), std::string::npos);
 }
 
+// The streaming rate beside the FLOP rates (what a time per byte of the step
+// reads as bytes at: scripts/fidelity --gaps): the device's peak memory
+// bandwidth x its profile's memory_efficiency, 4e11 x 0.75 = 3e11 B/s, in
+// the JSON too.
+TEST(PlanReport, TheStreamingRateIsThePeakBandwidthTimesTheEfficiency) {
+  Scenario sc = tiny_gpt(1, 2, 4e11);
+  ASSERT_EQ(sc.profile.devices.size(), 1u);
+  sc.profile.devices[0].memory_efficiency = 0.75;
+  auto e = estimate_plan(sc);
+  ASSERT_TRUE(e.is_ok()) << e.message();
+  expect_rel(e->streaming_bytes_per_second, 3e11);
+  expect_rel(plan_estimate_json(*e)["streaming_bytes_per_second"].get<double>(), 3e11);
+}
+
 TEST(PlanReport, ModelAndHardwareFlopsAreLabelled) {
   Scenario sc = tiny_gpt(1);
   sc.training.recompute = Recompute::kFull;
