@@ -52,6 +52,10 @@ constexpr double kColdGemmEvictBytes = 64 * kMiB;
 // f32 GEMMs of this size (2.7 ms each on the development VM).
 constexpr std::int64_t kYardstickSize = 512;
 constexpr size_t kYardstickGemms = 2;
+// What a GEMM adding into an FP32 gradient buffer moves beyond one writing a
+// fresh 16-bit output, per output element: 2g - e with g = 4, e = 2 (the
+// planner's GemmMixShape::accumulate_bytes for Megatron's main_grad).
+constexpr double kAccumulateExtraBytesPerElement = 2 * 4.0 - 2;
 
 std::string fmt_shape(const ColdGemmPoint& c) {
   return "f32 GEMM " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k);
@@ -357,7 +361,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       const int pairs_of = std::clamp(reps_for(gemm_budget, 2 * estimate, min_reps, 400), 3, 100);
       const KernelClass kernel =
           g.dtype == DType::kFP8 ? KernelClass::kGemmSplitAccumulator : KernelClass::kGeneric;
-      const double extra = static_cast<double>(g.m) * static_cast<double>(g.n) * (2 * 4.0 - 2);
+      const double extra =
+          static_cast<double>(g.m) * static_cast<double>(g.n) * kAccumulateExtraBytesPerElement;
       BRIGADE_ASSIGN_OR_RETURN(
           auto ps,
           on_every_device(
@@ -423,7 +428,8 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       a.dtype = g.dtype, a.m = g.m, a.n = g.n, a.k = g.k;
       a.extra_seconds = seconds[first_accumulate_job + i];
       a.plain_seconds = warm_over_square[first_accumulate_job + i];
-      a.extra_bytes = static_cast<double>(g.m) * static_cast<double>(g.n) * (2 * 4.0 - 2);
+      a.extra_bytes =
+          static_cast<double>(g.m) * static_cast<double>(g.n) * kAccumulateExtraBytesPerElement;
       cal.gemm_accumulate.push_back(a);
     }
     for (size_t i = 0; i < cal.fp8_split.size(); ++i) {
