@@ -857,6 +857,9 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     }
     cal.notes.push_back(
         "tf32, f16 and bf16 GEMMs take f32's peak and curve (the CPU backend computes them in f32)");
+    cal.notes.push_back(
+        "gemm_accumulate_exposed: not measured (the CPU backend's GEMMs add into their output at "
+        "no cost: Eigen's product adds into C either way); the profile keeps 0");
   }
   if (cal.memory_peak_bytes_per_second > 0) {
     dp.memory_bandwidth_bytes_per_second = cal.memory_peak_bytes_per_second;

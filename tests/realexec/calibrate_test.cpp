@@ -185,6 +185,13 @@ TEST(Calibrate, QuickCpuCalibrationGivesAWholeProfile) {
       return n.rfind("GEMMs with cold operands: none took longer", 0) == 0;
     }));
   }
+  // No accumulation pairs on the CPU (Eigen adds into C either way), said.
+  EXPECT_TRUE(cal->gemm_accumulate.empty());
+  EXPECT_EQ(cal->gemm_accumulate_exposed, -1.0);
+  EXPECT_EQ(d.gemm_accumulate_exposed, 0.0);
+  EXPECT_TRUE(std::any_of(cal->notes.begin(), cal->notes.end(), [](const std::string& n) {
+    return n.rfind("gemm_accumulate_exposed: not measured (the CPU backend's GEMMs", 0) == 0;
+  }));
   // The norm's and the activation's kernels, measured at the same sizes:
   // their rates' fractions of the peak, both directions (the executor runs
   // a backward task of the class as the same kernel), clamped to 1.
