@@ -63,7 +63,9 @@ TEST(FusedAccumulation, TheWeightGradientsCarryTheirExtraBytes) {
       for (const Kernel& k : *ks) {
         bool wgrad = false;
         for (const Wgrad& w : kLayer) wgrad |= k.name == w.name;
-        if (!wgrad) EXPECT_EQ(k.accumulate_bytes, 0.0) << k.name;
+        if (!wgrad) {
+          EXPECT_EQ(k.accumulate_bytes, 0.0) << k.name;
+        }
       }
     const Result<BlockTemplate> H = head_block(testing::shape_of_yaml(scenario(training)));
     ASSERT_TRUE(H.is_ok()) << H.message();
