@@ -19,6 +19,7 @@
 #include "core/topology.hpp"
 #include "core/units.hpp"
 #include "costmodel/collectives.hpp"
+#include "realexec/calibrate_accumulate.hpp"
 #include "realexec/calibrate_bench.hpp"
 #include "realexec/calibrate_machine.hpp"
 #include "realexec/summary.hpp"
@@ -35,6 +36,9 @@ const char* kind_name(KernelClass k) {
   return "stream";
 }
 
+using calibrate_detail::accumulate_pairs_job;
+using calibrate_detail::accumulate_point;
+using calibrate_detail::apply_accumulate_fit;
 using calibrate_detail::Bench;
 using calibrate_detail::cpu_machine;
 using calibrate_detail::cuda_machine;
@@ -52,10 +56,6 @@ constexpr double kColdGemmEvictBytes = 64 * kMiB;
 // f32 GEMMs of this size (2.7 ms each on the development VM).
 constexpr std::int64_t kYardstickSize = 512;
 constexpr size_t kYardstickGemms = 2;
-// What a GEMM adding into an FP32 gradient buffer moves beyond one writing a
-// fresh 16-bit output, per output element: 2g - e with g = 4, e = 2 (the
-// planner's GemmMixShape::accumulate_bytes for Megatron's main_grad).
-constexpr double kAccumulateExtraBytesPerElement = 2 * 4.0 - 2;
 
 std::string fmt_shape(const ColdGemmPoint& c) {
   return "f32 GEMM " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k);
@@ -355,41 +355,9 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
     // gemm_accumulate_exposed once the streaming rate is known, below).
     const size_t first_accumulate_job = jobs.size();
     for (const GemmShapePoint& g : accumulate_shapes) {
-      const double nominal = dev.peak_flops_per_second[static_cast<size_t>(dtype_index(g.dtype))];
-      const double flops = gemm_flops(g.m, g.n, g.k);
-      const double estimate = nominal > 0 ? flops / (0.5 * nominal) : 1e-3;
-      const int pairs_of = std::clamp(reps_for(gemm_budget, 2 * estimate, min_reps, 400), 3, 100);
-      const KernelClass kernel =
-          g.dtype == DType::kFP8 ? KernelClass::kGemmSplitAccumulator : KernelClass::kGeneric;
-      const double extra =
-          static_cast<double>(g.m) * static_cast<double>(g.n) * kAccumulateExtraBytesPerElement;
-      BRIGADE_ASSIGN_OR_RETURN(
-          auto ps,
-          on_every_device(
-              "calibrate-gemm-accumulate", devices, [&](ProgramBuilder& b, StreamId s, int) {
-                const std::uint16_t mix =
-                    b.intern_gemm_mix({GemmMixShape{g.m, g.n, g.k, 1, 1, extra}});
-                for (int i = 0; i < pairs_of; ++i) {
-                  b.task(b.add_gemm(s, g.m, g.n, g.k, g.dtype, "gemm fresh")).kernel = kernel;
-                  Task& t = b.task(b.add_gemm(s, g.m, g.n, g.k, g.dtype, "gemm accumulate"));
-                  t.kernel = kernel;
-                  t.gemm_mix = mix;
-                }
-              }));
-      jobs.push_back(Bench::Job{std::move(ps.first),
-                                std::string(dtype_name(g.dtype)) + " GEMM " + std::to_string(g.m) +
-                                    "x" + std::to_string(g.n) + "x" + std::to_string(g.k) +
-                                    ", fresh then added into FP32, x" + std::to_string(pairs_of),
-                                [ss = ps.second](const Trace& t) {
-                                  return Bench::median_over_groups(
-                                      t, ss, 2,
-                                      [](const std::vector<double>& p) { return p[1] - p[0]; });
-                                },
-                                1,
-                                [ss = ps.second](const Trace& t) {
-                                  return Bench::median_over_groups(
-                                      t, ss, 2, [](const std::vector<double>& p) { return p[0]; });
-                                }});
+      BRIGADE_ASSIGN_OR_RETURN(Bench::Job job,
+                               accumulate_pairs_job(g, dev, devices, gemm_budget, min_reps));
+      jobs.push_back(std::move(job));
     }
     std::vector<double> warm_over_square;  // the cold triples'; the squares': the yardstick's
     std::vector<std::vector<double>> yardsticks;  // each job's yardstick readings, by round
@@ -422,16 +390,10 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
       g.seconds = seconds[first_sweep_job + i];
       cal.gemm_shapes.push_back(g);
     }
-    for (size_t i = 0; i < accumulate_shapes.size(); ++i) {
-      const GemmShapePoint& g = accumulate_shapes[i];
-      AccumulatePoint a;
-      a.dtype = g.dtype, a.m = g.m, a.n = g.n, a.k = g.k;
-      a.extra_seconds = seconds[first_accumulate_job + i];
-      a.plain_seconds = warm_over_square[first_accumulate_job + i];
-      a.extra_bytes =
-          static_cast<double>(g.m) * static_cast<double>(g.n) * kAccumulateExtraBytesPerElement;
-      cal.gemm_accumulate.push_back(a);
-    }
+    for (size_t i = 0; i < accumulate_shapes.size(); ++i)
+      cal.gemm_accumulate.push_back(accumulate_point(accumulate_shapes[i],
+                                                     seconds[first_accumulate_job + i],
+                                                     warm_over_square[first_accumulate_job + i]));
     for (size_t i = 0; i < cal.fp8_split.size(); ++i) {
       GemmPoint& g = cal.fp8_split[i];
       g.seconds = seconds[split_job[i]];
@@ -881,22 +843,9 @@ Result<Calibration> calibrate(Backend backend, const CalibrateOptions& options,
   if (cal.launch_overhead_seconds > 0) dp.launch_overhead_seconds = cal.launch_overhead_seconds;
   dp.comm_compute_slowdown = cal.comm_compute_slowdown;
   dp.comm_compute_share = cal.comm_compute_share;
-  // What adding into an FP32 gradient buffer costs a GEMM, against its
-  // bytes at the streaming rate the profile now has (accumulate_seconds
-  // prices a plan's accumulating GEMMs at that rate).
-  if (!cal.gemm_accumulate.empty()) {
-    cal.gemm_accumulate_exposed = fit_accumulate_exposed(
-        cal.gemm_accumulate,
-        peak_memory_bandwidth_bytes_per_second(dev, dp) * dp.memory_efficiency);
-    if (cal.gemm_accumulate_exposed >= 0) {
-      dp.gemm_accumulate_exposed = cal.gemm_accumulate_exposed;
-      cal.notes.push_back(fmt::format(
-          "weight-gradient GEMMs adding into an FP32 buffer took {:.3f} x their extra bytes' time "
-          "at the streaming rate beyond the same GEMMs writing a fresh 16-bit output, the median "
-          "over {} shapes: the profile's gemm_accumulate_exposed",
-          cal.gemm_accumulate_exposed, cal.gemm_accumulate.size()));
-    }
-  }
+  // What adding into an FP32 gradient buffer costs a GEMM, at the streaming
+  // rate the profile now has.
+  apply_accumulate_fit(cal, dp, dev);
   // Cold operands: what each weight-streaming GEMM took cold beyond the warm
   // squares' curve (its warm run's distance from the curve plus the paired
   // cold extra), against the bytes it reads and writes (see the GEMM

@@ -6,11 +6,13 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/profile.hpp"
 #include "costmodel/collectives.hpp"
 #include "realexec/calibrate.hpp"
+#include "realexec/summary.hpp"
 
 namespace brigade::realexec {
 
@@ -153,26 +155,7 @@ double fit_split_accumulator_efficiency(const std::vector<GemmPoint>& fast,
   for (const auto& [size, r] : ratios)
     if (!large || size >= 1024) v.push_back(r);
   if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  const double median = v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-  return std::min(median, 1.0);
-}
-
-double fit_accumulate_exposed(std::vector<AccumulatePoint>& points,
-                              double streaming_bytes_per_second) {
-  if (!(streaming_bytes_per_second > 0)) return -1;
-  std::vector<double> v;
-  for (AccumulatePoint& a : points) {
-    if (!(a.extra_bytes > 0) || !(a.plain_seconds > 0)) continue;
-    a.exposed = a.extra_seconds / (a.extra_bytes / streaming_bytes_per_second);
-    v.push_back(a.exposed);
-  }
-  if (v.empty()) return -1;
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  const double median = v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-  return std::max(median, 0.0);
+  return std::min(median(std::move(v)), 1.0);
 }
 
 void apply_gemm_waves(DeviceProfile& dp, const GemmWaveFit& w) {

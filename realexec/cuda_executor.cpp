@@ -38,6 +38,7 @@
 #include "core/units.hpp"
 #include "realexec/cuda_check.hpp"
 #include "realexec/cuda_fp8_gemm.hpp"
+#include "realexec/cuda_gemm.hpp"
 #include "realexec/cuda_kernels.hpp"
 #include "realexec/cuda_module.hpp"
 #include "realexec/executor.hpp"
@@ -63,29 +64,6 @@ int count_gpus(std::string* why) {
   }
   if (n == 0 && why) *why = "no CUDA device: cudaGetDeviceCount found none";
   return n;
-}
-
-// cuBLAS types of a GEMM dtype; false for the dtypes this backend does not run.
-bool gemm_types(DType t, cudaDataType* data, cublasComputeType_t* compute) {
-  switch (t) {
-    case DType::kF64:
-      *data = CUDA_R_64F, *compute = CUBLAS_COMPUTE_64F;
-      return true;
-    case DType::kF32:
-      *data = CUDA_R_32F, *compute = CUBLAS_COMPUTE_32F;
-      return true;
-    case DType::kTF32:
-      *data = CUDA_R_32F, *compute = CUBLAS_COMPUTE_32F_FAST_TF32;
-      return true;
-    case DType::kF16:
-      *data = CUDA_R_16F, *compute = CUBLAS_COMPUTE_32F;
-      return true;
-    case DType::kBF16:
-      *data = CUDA_R_16BF, *compute = CUBLAS_COMPUTE_32F;
-      return true;
-    default:
-      return false;
-  }
 }
 
 ncclDataType_t nccl_type(Element e) {
@@ -257,7 +235,7 @@ Status CudaExecutor::check_program(const Program& p, const Topology& topo) {
     const auto shape = gemm_of(task, topo.device(task.device));
     if (shape && task.dtype == DType::kFP8) {
       BRIGADE_RETURN_IF_ERROR(fp8.check(p, t, *shape, task.device % std::max(1, g)));
-    } else if (shape && !gemm_types(task.dtype, &data, &compute)) {
+    } else if (shape && !cuda::gemm_types(task.dtype, &data, &compute)) {
       return Status::error(std::string(kWho) + ": " + task_label(p, t) + " is a " +
                            std::string(dtype_name(task.dtype)) +
                            (task.compute == ComputeKind::kGemm ? " GEMM" : " fixed kernel") +
@@ -545,34 +523,12 @@ Status CudaExecutor::enqueue_task(CudaRun& run, TaskId t, bool verify) {
           run.fp8.run(gpu, s, g, task.kernel != KernelClass::kGemmSplitAccumulator, a,
                       a + g.m * g.k * g.batch, space.outputs, w.fp8_workspace, accumulate));
     } else if (shape) {
-      const GemmShape& g = *shape;
-      cudaDataType data;
-      cublasComputeType_t compute;
-      gemm_types(task.dtype, &data, &compute);
-      // The output's type: the operands' but for a 16-bit GEMM adding into
-      // an FP32 buffer (cuBLAS's BF16/F16 inputs with an FP32 C).
-      const cudaDataType out = accumulate == 4 && dtype_bytes(task.dtype) == 2 ? CUDA_R_32F : data;
-      cublasHandle_t h = run.blas[static_cast<size_t>(task.stream)];
       const CudaRun::StreamWork::Gemm& space = w.gemm.at(task.dtype);
       const auto eb = static_cast<std::int64_t>(dtype_bytes(task.dtype));
-      char* a = space.inputs;
-      char* b = a + g.m * g.k * g.batch * eb;
-      char* c = space.outputs;
-      const double one64 = 1.0, zero64 = 0.0;
-      const float one32 = 1.0f, zero32 = 0.0f;
-      const void* alpha = compute == CUBLAS_COMPUTE_64F ? static_cast<const void*>(&one64) : &one32;
-      const void* beta = compute == CUBLAS_COMPUTE_64F
-                             ? static_cast<const void*>(accumulate > 0 ? &one64 : &zero64)
-                             : static_cast<const void*>(accumulate > 0 ? &one32 : &zero32);
-      const auto m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
-      if (g.batch == 1)
-        BRIGADE_CUDA_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, a, data, m, b,
-                                        data, k, beta, c, out, m, compute, CUBLAS_GEMM_DEFAULT));
-      else
-        BRIGADE_CUDA_CHECK(
-            cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, alpha, a, data, m,
-                                       g.m * g.k, b, data, k, g.k * g.n, beta, c, out, m, g.m * g.n,
-                                       static_cast<int>(g.batch), compute, CUBLAS_GEMM_DEFAULT));
+      const char* a = space.inputs;
+      BRIGADE_RETURN_IF_ERROR(
+          cuda::run_gemm(run.blas[static_cast<size_t>(task.stream)], task.dtype, *shape, accumulate,
+                         a, a + shape->m * shape->k * shape->batch * eb, space.outputs));
     } else {
       float* x = static_cast<float*>(w.scratch);
       if (is_norm(task.kernel))
