@@ -42,6 +42,17 @@ Result<Bench::Job> accumulate_pairs_job(const GemmShapePoint& g, const Device& d
   const int pairs = std::clamp(reps_for(gemm_budget, 2 * estimate, min_reps, 400), 3, 100);
   const KernelClass kernel =
       g.dtype == DType::kFP8 ? KernelClass::kGemmSplitAccumulator : KernelClass::kGeneric;
+  // Where the pairs' outputs live on a GPU (cuda::GemmSpace,
+  // realexec/cuda_gemm.hpp): the fresh GEMM writes its 16-bit D in a region
+  // of its own, the accumulating GEMM reads and writes its FP32 C in
+  // another past it, so the C it reads is not the D just written (which for
+  // 4096 x 4096 fits a Hopper's 50 MB L2: the addition would have read L2,
+  // not HBM as a main_grad is read). Both read the same A and B. What may
+  // stay L2-resident from one accumulation to the next is the previous
+  // pair's C: for the full shapes (C 64 MiB or more, past the L2 itself)
+  // little of it; for the quick shape (1024 x 1024 x 2048: A and B 8 MiB in
+  // BF16, D 2 MiB, C 4 MiB) all of it, so a quick calibration's reading is
+  // an addition out of L2, low.
   BRIGADE_ASSIGN_OR_RETURN(
       auto ps, on_every_device(
                    "calibrate-gemm-accumulate", devices, [&](ProgramBuilder& b, StreamId s, int) {

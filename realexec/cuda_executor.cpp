@@ -82,31 +82,20 @@ ncclDataType_t nccl_type(Element e) {
   return ncclFloat32;
 }
 
-// A GEMM's workspace of one dtype on one stream: the inputs (a batch's As,
-// then its Bs, each member its own) at its start, filled with random values
-// once, and the outputs (the batch's Cs) in a region after the largest
-// inputs, which no GEMM reads. So every GEMM reads random data, never an
-// earlier GEMM's output (whose values, and so the tensor cores' power draw,
-// would depend on the plan's order of GEMMs), and a batch moves the bytes
-// the cost model charges it (gemm_bytes: batch x (A + B + C)). Members that
-// shared A and B (stride 0) read one 8 MiB A from L2 128 times: an
-// attention's batched products then ran at 5.3 TB/s, past the H200's HBM.
-// A GEMM that adds into its output (accumulate_width > 0: fused gradient
-// accumulation) reads and writes its C there, at that width; the region is
-// zeroed once, so that what it adds to is finite.
-struct GemmSpace {
-  std::size_t inputs = 0;   // bytes of the largest batch of As and Bs together
-  std::size_t outputs = 0;  // bytes of the largest batch of Cs
-  void grow(const GemmShape& shape, DType t, int accumulate_width) {
-    // FP8: E4M3 operands of the padded shape, a BF16 output (cuda_fp8_gemm.hpp).
-    const bool fp8 = t == DType::kFP8;
-    const GemmShape g = fp8 ? cuda::fp8_shape(shape) : shape;
-    const auto eb = static_cast<std::int64_t>(dtype_bytes(t));
-    const std::int64_t ob = std::max<std::int64_t>(fp8 ? 2 : eb, accumulate_width);
-    inputs = std::max(inputs, static_cast<std::size_t>((g.m * g.k + g.k * g.n) * g.batch * eb));
-    outputs = std::max(outputs, static_cast<std::size_t>(g.m * g.n * g.batch * ob));
-  }
-};
+// `st` naming the task it came from: "cuda backend: task 7 'wgrad': ...".
+Status for_task(const Program& p, TaskId t, Status st) {
+  if (st.is_ok()) return st;
+  const std::string who = std::string(kWho) + ": ";
+  std::string m = st.message();
+  if (m.rfind(who, 0) == 0) m.erase(0, who.size());
+  return Status::error(who + task_label(p, t) + ": " + m, st.kind());
+}
+
+// A GEMM task's FP8 fast accumulation: on but in the gradients' GEMMs
+// (KernelClass::kGemmSplitAccumulator, cuda_fp8_gemm.hpp).
+bool fp8_fast_accumulation(const Task& task) {
+  return task.kernel != KernelClass::kGemmSplitAccumulator;
+}
 
 // Device memory owned by the run (freed on the GPU it came from).
 struct DevicePtr {
@@ -141,11 +130,7 @@ struct CudaRun {
   std::unique_ptr<MemoryLedger> ledger;
 
   struct StreamWork {
-    struct Gemm {
-      char* inputs = nullptr;  // A then B
-      char* outputs = nullptr;
-    };
-    std::map<DType, Gemm> gemm;  // by dtype
+    std::map<DType, cuda::GemmRegions> gemm;  // by dtype (cuda_gemm.hpp)
     void* fp8_workspace = nullptr;  // cuda::kFp8WorkspaceBytes where the stream runs FP8 GEMMs
     void* scratch = nullptr;
     std::int64_t scratch_elements = 0;
@@ -329,7 +314,7 @@ Status CudaExecutor::setup(CudaRun& run) {
 
   // Workspaces per stream, sized by the largest task of each kind on it.
   struct Need {
-    std::map<DType, GemmSpace> gemm;  // kFP8's: E4M3 operands, BF16 outputs
+    std::map<DType, cuda::GemmSpace> gemm;  // kFP8's: E4M3 operands, BF16 or FP32 outputs
     std::size_t scratch = 0;
     CommunicationNeed comm;
   };
@@ -338,14 +323,23 @@ Status CudaExecutor::setup(CudaRun& run) {
     const Task& task = p.task(t);
     Need& n = need[static_cast<size_t>(task.stream)];
     if (task.kind == TaskKind::kCompute) {
-      if (const auto g = gemm_of(task, topo.device(task.device)))
+      if (const auto g = gemm_of(task, topo.device(task.device))) {
         n.gemm[task.dtype].grow(*g, task.dtype, accumulate_width(p, task));
-      else  // half the bytes are read, half written, in place, in passes over
-            // at most 1 GiB (far past any L2); float4 granules
+        if (task.dtype == DType::kFP8) {  // cuBLASLt's handle, scale and plan, before timing
+          const int gpu = run.gpu_of[static_cast<size_t>(task.device)];
+          BRIGADE_CUDA_CHECK(cudaSetDevice(gpu));
+          BRIGADE_RETURN_IF_ERROR(
+              for_task(p, t,
+                       run.fp8.prepare(gpu, cuda::fp8_shape(*g), fp8_fast_accumulation(task),
+                                       accumulate_width(p, task))));
+        }
+      } else {  // half the bytes are read, half written, in place, in passes over
+                // at most 1 GiB (far past any L2); float4 granules
         n.scratch = std::max(
             n.scratch,
             static_cast<std::size_t>(std::min(task.bytes / 2.0, kScratchCapBytes) / 16.0) * 16 +
                 16);
+      }
     } else {
       n.comm.add(p, task, /*equal_parts=*/!run.virtual_devices);
     }
@@ -360,15 +354,15 @@ Status CudaExecutor::setup(CudaRun& run) {
         " of stream '" + p.streams()[s].name + "' (device " + std::to_string(dev) + ")";
     cudaStream_t st = run.streams[s];
     for (const auto& [t, space] : n.gemm) {
-      const std::size_t inputs = (space.inputs + 255) / 256 * 256;  // outputs 256-byte aligned
       void* ptr = nullptr;
-      BRIGADE_RETURN_IF_ERROR(alloc(run, gpu, inputs + space.outputs,
-                                    std::string(dtype_name(t)) + " GEMM operands" + of, &ptr));
+      BRIGADE_RETURN_IF_ERROR(
+          alloc(run, gpu, space.bytes(), std::string(dtype_name(t)) + " GEMM operands" + of, &ptr));
       cuda::launch_fill_operands(
           t, ptr,
           static_cast<std::int64_t>(space.inputs / static_cast<std::size_t>(dtype_bytes(t))), st);
-      BRIGADE_CUDA_CHECK(cudaMemsetAsync(static_cast<char*>(ptr) + inputs, 0, space.outputs, st));
-      w.gemm[t] = {static_cast<char*>(ptr), static_cast<char*>(ptr) + inputs};
+      BRIGADE_CUDA_CHECK(cudaMemsetAsync(static_cast<char*>(ptr) + space.outputs_offset(), 0,
+                                         space.bytes() - space.outputs_offset(), st));
+      w.gemm[t] = cuda::GemmRegions(static_cast<char*>(ptr), space);
       if (t == DType::kFP8)
         BRIGADE_RETURN_IF_ERROR(
             alloc(run, gpu, cuda::kFp8WorkspaceBytes, "fp8 GEMM workspace" + of, &w.fp8_workspace));
@@ -516,19 +510,22 @@ Status CudaExecutor::enqueue_task(CudaRun& run, TaskId t, bool verify) {
     const int accumulate = shape ? accumulate_width(p, task) : 0;
     if (shape && task.dtype == DType::kFP8) {
       // cuBLASLt, fast accumulation but in the gradients' GEMMs (cuda_fp8_gemm.hpp).
-      const CudaRun::StreamWork::Gemm& space = w.gemm.at(task.dtype);
+      const cuda::GemmRegions& space = w.gemm.at(task.dtype);
       const GemmShape g = cuda::fp8_shape(*shape);
       const char* a = space.inputs;
       BRIGADE_RETURN_IF_ERROR(
-          run.fp8.run(gpu, s, g, task.kernel != KernelClass::kGemmSplitAccumulator, a,
-                      a + g.m * g.k * g.batch, space.outputs, w.fp8_workspace, accumulate));
+          for_task(p, t,
+                   run.fp8.run(gpu, s, g, fp8_fast_accumulation(task), a, a + g.m * g.k * g.batch,
+                               space.output(task.dtype, accumulate), w.fp8_workspace, accumulate)));
     } else if (shape) {
-      const CudaRun::StreamWork::Gemm& space = w.gemm.at(task.dtype);
+      const cuda::GemmRegions& space = w.gemm.at(task.dtype);
       const auto eb = static_cast<std::int64_t>(dtype_bytes(task.dtype));
       const char* a = space.inputs;
       BRIGADE_RETURN_IF_ERROR(
-          cuda::run_gemm(run.blas[static_cast<size_t>(task.stream)], task.dtype, *shape, accumulate,
-                         a, a + shape->m * shape->k * shape->batch * eb, space.outputs));
+          for_task(p, t,
+                   cuda::run_gemm(run.blas[static_cast<size_t>(task.stream)], task.dtype, *shape,
+                                  accumulate, a, a + shape->m * shape->k * shape->batch * eb,
+                                  space.output(task.dtype, accumulate))));
     } else {
       float* x = static_cast<float*>(w.scratch);
       if (is_norm(task.kernel))

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "realexec/cuda_check.hpp"
+#include "realexec/cuda_gemm.hpp"
 
 namespace brigade::realexec::cuda {
 
@@ -79,7 +80,23 @@ Result<Fp8Gemms::PerGpu*> Fp8Gemms::gpu_state(int gpu) {
   return &st;
 }
 
+Status Fp8Gemms::prepare(int gpu, const GemmShape& g, bool fast_accumulation,
+                         int accumulate_width) {
+  const Result<Plan*> p = plan(gpu, g, fast_accumulation, accumulate_width);
+  return p.is_ok() ? Status::ok() : p.status();
+}
+
 namespace {
+
+// "the fp8 GEMM 1024 x 512 x 768 (m x n x k), batch 1, A and B E4M3, C and
+// D FP32, fast accumulation off, accumulate width 4": an FP8 GEMM as error
+// messages name it.
+std::string describe(const GemmShape& g, bool fast, int accumulate_width) {
+  return "the fp8 GEMM " + describe_shape(g) + ", A and B E4M3, C and D " +
+         (gemm_output_bytes(DType::kFP8, accumulate_width) == 4 ? "FP32" : "BF16") +
+         ", fast accumulation " + (fast ? "on" : "off") + ", accumulate width " +
+         std::to_string(accumulate_width);
+}
 
 Status batch_layout(cublasLtMatrixLayout_t l, std::int64_t batch, std::int64_t stride) {
   if (batch <= 1) return Status::ok();
@@ -93,7 +110,9 @@ Status batch_layout(cublasLtMatrixLayout_t l, std::int64_t batch, std::int64_t s
 
 }  // namespace
 
-Result<Fp8Gemms::Plan*> Fp8Gemms::plan(int gpu, const GemmShape& g, bool fast, bool fp32_output) {
+Result<Fp8Gemms::Plan*> Fp8Gemms::plan(int gpu, const GemmShape& g, bool fast,
+                                       int accumulate_width) {
+  const bool fp32_output = gemm_output_bytes(DType::kFP8, accumulate_width) == 4;
   const Key key{gpu, g.m, g.n, g.k, g.batch, fast, fp32_output};
   if (auto it = plans_.find(key); it != plans_.end()) return it->second.get();
   BRIGADE_ASSIGN_OR_RETURN(PerGpu * st, gpu_state(gpu));
@@ -133,18 +152,19 @@ Result<Fp8Gemms::Plan*> Fp8Gemms::plan(int gpu, const GemmShape& g, bool fast, b
   const cublasStatus_t set = cublasLtMatmulPreferenceSetAttribute(
       pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws);
   int found = 0;
-  const cublasStatus_t got = set == CUBLAS_STATUS_SUCCESS ? cublasLtMatmulAlgoGetHeuristic(
-                                                                st->handle, p->op, p->a, p->b, p->d,
-                                                                p->d, pref, 1, &p->algo, &found)
-                                                          : set;
+  cublasStatus_t got = set;
+  if (set == CUBLAS_STATUS_SUCCESS)
+    got = cublasLtMatmulAlgoGetHeuristic(st->handle, p->op, p->a, p->b, p->d, p->d, pref, 1,
+                                         &p->algo, &found);
   cublasLtMatmulPreferenceDestroy(pref);
-  BRIGADE_CUDA_CHECK(got);
-  if (found == 0)
+  BRIGADE_CUDA_CHECK(set);
+  // CUBLAS_STATUS_NOT_SUPPORTED is cuBLASLt's usual "no algorithm": said as
+  // the empty answer is, with the status beside it.
+  if (got != CUBLAS_STATUS_SUCCESS || found == 0)
     return Status::error(
-        "cuda backend: cuBLASLt has no FP8 algorithm for a " + std::to_string(g.m) + " x " +
-            std::to_string(g.n) + " x " + std::to_string(g.k) + " GEMM (batch " +
-            std::to_string(g.batch) + ", fast accumulation " + (fast ? "on" : "off") +
-            (fp32_output ? ", FP32 output" : "") + ") on GPU " + std::to_string(gpu),
+        "cuda backend: cuBLASLt has no FP8 algorithm on GPU " + std::to_string(gpu) + " for " +
+            describe(g, fast, accumulate_width) + " (cublasLtMatmulAlgoGetHeuristic: " +
+            (got != CUBLAS_STATUS_SUCCESS ? cublasGetStatusName(got) : "no result") + ")",
         ErrorKind::kRuntime);
   Plan* raw = p.get();
   plans_.emplace(key, std::move(p));
@@ -153,12 +173,15 @@ Result<Fp8Gemms::Plan*> Fp8Gemms::plan(int gpu, const GemmShape& g, bool fast, b
 
 Status Fp8Gemms::run(int gpu, cudaStream_t stream, const GemmShape& g, bool fast_accumulation,
                      const void* a, const void* b, void* d, void* workspace, int accumulate_width) {
-  BRIGADE_ASSIGN_OR_RETURN(Plan * p, plan(gpu, g, fast_accumulation, accumulate_width >= 4));
+  BRIGADE_ASSIGN_OR_RETURN(Plan * p, plan(gpu, g, fast_accumulation, accumulate_width));
   const float alpha = 1.0f, beta = accumulate_width > 0 ? 1.0f : 0.0f;
-  BRIGADE_CUDA_CHECK(cublasLtMatmul(gpus_[gpu].handle, p->op, &alpha, a, p->a, b, p->b, &beta, d,
-                                    p->d, d, p->d, &p->algo.algo, workspace, kFp8WorkspaceBytes,
-                                    stream));
-  return Status::ok();
+  const cublasStatus_t e =
+      cublasLtMatmul(gpus_[gpu].handle, p->op, &alpha, a, p->a, b, p->b, &beta, d, p->d, d, p->d,
+                     &p->algo.algo, workspace, kFp8WorkspaceBytes, stream);
+  if (e == CUBLAS_STATUS_SUCCESS) return Status::ok();
+  const std::string call = "cublasLtMatmul (" + describe(g, fast_accumulation, accumulate_width) +
+                           ", on GPU " + std::to_string(gpu) + ")";
+  return check(e, call.c_str(), __FILE__, __LINE__);
 }
 
 }  // namespace brigade::realexec::cuda

@@ -73,8 +73,14 @@ class Fp8Gemms {
   // `accumulate_width` 2 or 4: D = A^T B + D (beta 1) in BF16 or FP32, as
   // Transformer Engine's weight-gradient GEMM adds into main_grad
   // (fuse_wgrad_accumulation); 0: a fresh BF16 D.
+  // A failed call names the GEMM's values (shape, batch, types, fast
+  // accumulation, accumulate width).
   Status run(int gpu, cudaStream_t stream, const GemmShape& g, bool fast_accumulation,
              const void* a, const void* b, void* d, void* workspace, int accumulate_width = 0);
+  // What run() would make on first use, made now (on the current device,
+  // `gpu`): its handle and scale (a synchronous allocation and copy) and the
+  // plan of this GEMM, so that none of it happens while a step is timed.
+  Status prepare(int gpu, const GemmShape& g, bool fast_accumulation, int accumulate_width);
 
  private:
   struct Plan;
@@ -83,7 +89,7 @@ class Fp8Gemms {
     float* scale = nullptr;  // device memory, 1.0f
   };
   Result<PerGpu*> gpu_state(int gpu);
-  Result<Plan*> plan(int gpu, const GemmShape& g, bool fast_accumulation, bool fp32_output);
+  Result<Plan*> plan(int gpu, const GemmShape& g, bool fast_accumulation, int accumulate_width);
 
   std::map<int, PerGpu> gpus_;
   using Key = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, bool>;

@@ -21,7 +21,11 @@
 # its image); everything else the binaries load is copied beside them.
 # Through the device tool (see docs/VALIDATION.md):
 #   scripts/gpu-check.sh prepare        # here
-#   run: command "scripts/gpu-check.sh run", carry ["carry/gpu-check"], timeout_s 600
+#   run: command "scripts/gpu-check.sh run", carry ["carry/gpu-check"], timeout_s 420
+# `run` keeps to one deadline, GPU_CHECK_BUDGET_S seconds (default 400,
+# under the tool's timeout_s): each step's timeout is capped at what is
+# left of it, and a step is skipped (the summary says so) when under 20 s
+# are left, so that the summary and logs.tgz are always written.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -102,10 +106,45 @@ PY
   printf '%s\n' "${found[@]}" | awk '!seen[$0]++' | paste -sd: -
 }
 
+# The deadline: BUDGET seconds from T0 (set by run_checks).
+BUDGET="${GPU_CHECK_BUDGET_S:-400}"
+T0=$SECONDS
+SKIPPED=()
+
+# step_timeout NAME SECONDS: STEP_TO = min(SECONDS, seconds left of the
+# budget), or 0 (and NAME noted as skipped for time) when under 20 s are
+# left. It sets variables, so call it in this shell, never in $(...).
+STEP_TO=0
+step_timeout() {
+  local left=$((BUDGET - (SECONDS - T0)))
+  if [ "$left" -lt 20 ]; then
+    SKIPPED+=("$1")
+    STEP_TO=0
+  elif [ "$2" -lt "$left" ]; then
+    STEP_TO=$2
+  else
+    STEP_TO=$left
+  fi
+}
+
+# How a step ended, from its exit status: -2 skipped for time, -1 not wired,
+# 124 its (capped) timeout.
+outcome() {
+  case "$1" in
+    0) echo "${2:-passed}" ;;
+    -1) echo "not wired" ;;
+    -2) echo "skipped for time (budget ${BUDGET} s)" ;;
+    124) echo "FAILED (timed out, rc 124)" ;;
+    *) echo "FAILED (rc $1)" ;;
+  esac
+}
+
 run_checks() {
   local out="${OUT:-$ROOT/gpu-check-out}"
   mkdir -p "$out"
-  local t0=$SECONDS
+  T0=$SECONDS
+  local t0=$T0
+  SKIPPED=()
   [ -x "$CARRY/bin/realexec_tests" ] || { echo "gpu-check: $CARRY/bin is missing: run 'scripts/gpu-check.sh prepare' first" >&2; exit 1; }
   say "machine"
   { nvidia-smi -L || true; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true; } | tee "$out/machine.txt"
@@ -119,21 +158,39 @@ run_checks() {
     exit 1
   fi
 
-  say "GPU tests (realexec_tests, CUDA and calibration suites)"
+  say "GPU tests (realexec_tests, CUDA and calibration suites) [budget $BUDGET s]"
   # The test that no CUDA library is mapped before the backend is asked for
   # must run in a process of its own (ctest runs every test alone; one
   # gtest process runs the CUDA tests before it).
   local lonely='CudaModule.NoCudaLibraryIsMappedUntilTheBackendIsAskedFor'
-  local tests_rc=0
-  { timeout 30 "$CARRY/bin/realexec_tests" --gtest_filter="$lonely" &&
-    timeout 150 "$CARRY/bin/realexec_tests" \
-      --gtest_filter="CudaModule*:CudaExecutor*:*CudaCollective*:Calibrate*:-$lonely"; } \
-    2>&1 | tee "$out/gpu-tests.log" || tests_rc=$?
-  say "the whole realexec suite (CPU backend too) [$((SECONDS - t0)) s]"
-  local all_rc=0
-  timeout 60 "$CARRY/bin/realexec_tests" --gtest_brief=1 --gtest_filter="-$lonely" \
-    >"$out/all-tests.log" 2>&1 || all_rc=$?
-  tail -3 "$out/all-tests.log"
+  local gpu_tests='CudaModule*:CudaExecutor*:*CudaCollective*:Calibrate*'
+  local tests_rc=-2
+  step_timeout "GPU tests" 30
+  if [ "$STEP_TO" -gt 0 ]; then
+    tests_rc=0
+    timeout "$STEP_TO" "$CARRY/bin/realexec_tests" --gtest_filter="$lonely" 2>&1 |
+      tee "$out/gpu-tests.log" || tests_rc=$?
+    if [ "$tests_rc" -eq 0 ]; then
+      step_timeout "GPU tests" 150
+      if [ "$STEP_TO" -gt 0 ]; then
+        timeout "$STEP_TO" "$CARRY/bin/realexec_tests" --gtest_filter="$gpu_tests:-$lonely" 2>&1 |
+          tee -a "$out/gpu-tests.log" || tests_rc=$?
+      else
+        tests_rc=-2
+      fi
+    fi
+  fi
+  # The rest of the suite (the CPU backend's and the fits' tests): the GPU
+  # tests above are not run twice.
+  say "the rest of the realexec suite [$((SECONDS - t0)) s]"
+  local all_rc=-2
+  step_timeout "the rest of realexec" 60
+  if [ "$STEP_TO" -gt 0 ]; then
+    all_rc=0
+    timeout "$STEP_TO" "$CARRY/bin/realexec_tests" --gtest_brief=1 --gtest_filter="-$gpu_tests" \
+      >"$out/all-tests.log" 2>&1 || all_rc=$?
+    tail -3 "$out/all-tests.log"
+  fi
 
   # The GPU's clock, power and temperature through calibrate and validate,
   # every 100 ms (GEMM rates follow the clock, which the power cap sets).
@@ -143,12 +200,22 @@ run_checks() {
       --format=csv -lms 100 >"$out/smi.csv" 2>/dev/null &
     smi_pid=$!
   fi
+  # The profile named after the GPU ("NVIDIA H100 80GB HBM3": h100-profile.yaml).
+  local gpu_name profile
+  gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
+  gpu_name=$(printf '%s' "$gpu_name" | sed 's/^NVIDIA //' | awk '{print $1}' | cut -d- -f1 |
+    tr 'A-Z' 'a-z' | tr -cd 'a-z0-9')
+  profile="$out/${gpu_name:-gpu}-profile.yaml"
   say "calibrate --backend cuda [$((SECONDS - t0)) s]"
-  local cal_rc=0
-  timeout 150 "$CARRY/bin/brigade" calibrate --backend cuda --out "$out/h200-profile.yaml" \
-    >"$out/calibrate.txt" 2>"$out/calibrate.err" || cal_rc=$?
-  cat "$out/calibrate.txt"
-  [ "$cal_rc" -eq 0 ] || tail -5 "$out/calibrate.err"
+  local cal_rc=-2
+  step_timeout "calibrate" 150
+  if [ "$STEP_TO" -gt 0 ]; then
+    cal_rc=0
+    timeout "$STEP_TO" "$CARRY/bin/brigade" calibrate --backend cuda --out "$profile" \
+      >"$out/calibrate.txt" 2>"$out/calibrate.err" || cal_rc=$?
+    cat "$out/calibrate.txt"
+    [ "$cal_rc" -eq 0 ] || tail -5 "$out/calibrate.err"
+  fi
 
   # cuBLASLt's FP8 GEMMs with fast accumulation on and off: the profile key
   # fp8_split_accumulator_efficiency (docs/costmodel.md, "Split accumulation
@@ -156,35 +223,47 @@ run_checks() {
   # gradient buffer against plain ones (docs/FIDELITY.md, "What the errors
   # say": the fused gradient accumulation). Both tables go into the summary.
   say "FP8 GEMMs, fast and split accumulation; accumulating weight gradients [$((SECONDS - t0)) s]"
-  local fp8_rc=0
-  if [ -x "$CARRY/bin/brigade-fp8-probe" ]; then
-    timeout 100 "$CARRY/bin/brigade-fp8-probe" >"$out/fp8-accum.txt" 2>&1 || fp8_rc=$?
-    cat "$out/fp8-accum.txt"
-  else
+  local fp8_rc=-2
+  if [ ! -x "$CARRY/bin/brigade-fp8-probe" ]; then
     echo "brigade-fp8-probe is not in this carry" >"$out/fp8-accum.txt"
     fp8_rc=-1
+  else
+    step_timeout "fp8 probe" 100
+    if [ "$STEP_TO" -gt 0 ]; then
+      fp8_rc=0
+      timeout "$STEP_TO" "$CARRY/bin/brigade-fp8-probe" >"$out/fp8-accum.txt" 2>&1 || fp8_rc=$?
+      cat "$out/fp8-accum.txt"
+    fi
   fi
 
   say "validate the GPU scenarios [$((SECONDS - t0)) s]"
-  local val_rc=0
-  if "$CARRY/bin/brigade" validate --help >/dev/null 2>&1; then
-    local profile_flag=()
-    [ -s "$out/h200-profile.yaml" ] && profile_flag=(--profile "$out/h200-profile.yaml")
-    local traces="${TMPDIR:-/tmp}/gpu-check-traces"
-    rm -rf "$traces" && mkdir -p "$traces"
-    timeout 100 "$CARRY/bin/brigade" validate "$ROOT"/scenarios/validation/gpu/*.yaml --backend cuda \
-      "${profile_flag[@]}" --repeat 5 --kernels --trace-dir "$traces" >"$out/validate.txt" 2>"$out/validate.err" || val_rc=$?
-    cat "$out/validate.txt"
-    [ "$val_rc" -eq 0 ] || tail -5 "$out/validate.err"
-    # The traces (simulated and measured) in one file: the device tool
-    # brings back at most 8 files.
-    tar -C "$traces" -czf "$out/traces.tgz" . 2>/dev/null || true
-    say "validate --json [$((SECONDS - t0)) s]"
-    timeout 100 "$CARRY/bin/brigade" validate "$ROOT"/scenarios/validation/gpu/*.yaml --backend cuda \
-      "${profile_flag[@]}" --repeat 5 --json --quiet >"$out/validate.json" 2>>"$out/validate.err" || val_rc=$?
-  else
+  local val_rc=-2
+  if ! "$CARRY/bin/brigade" validate --help >/dev/null 2>&1; then
     echo "brigade validate is not in this build yet: GPU scenarios not validated" | tee "$out/validate.err"
     val_rc=-1
+  else
+    local profile_flag=()
+    [ -s "$profile" ] && profile_flag=(--profile "$profile")
+    local traces="${TMPDIR:-/tmp}/gpu-check-traces"
+    rm -rf "$traces" && mkdir -p "$traces"
+    step_timeout "validate" 100
+    if [ "$STEP_TO" -gt 0 ]; then
+      val_rc=0
+      timeout "$STEP_TO" "$CARRY/bin/brigade" validate "$ROOT"/scenarios/validation/gpu/*.yaml --backend cuda \
+        "${profile_flag[@]}" --repeat 5 --kernels --trace-dir "$traces" >"$out/validate.txt" 2>"$out/validate.err" || val_rc=$?
+      cat "$out/validate.txt"
+      [ "$val_rc" -eq 0 ] || tail -5 "$out/validate.err"
+      # The traces (simulated and measured) in one file: the device tool
+      # brings back at most 8 files.
+      tar -C "$traces" -czf "$out/traces.tgz" . 2>/dev/null || true
+    fi
+    say "validate --json [$((SECONDS - t0)) s]"
+    step_timeout "validate --json" 100
+    if [ "$STEP_TO" -gt 0 ]; then
+      [ "$val_rc" -eq -2 ] && val_rc=0
+      timeout "$STEP_TO" "$CARRY/bin/brigade" validate "$ROOT"/scenarios/validation/gpu/*.yaml --backend cuda \
+        "${profile_flag[@]}" --repeat 5 --json --quiet >"$out/validate.json" 2>>"$out/validate.err" || val_rc=$?
+    fi
   fi
 
   [ -n "$smi_pid" ] && kill "$smi_pid" 2>/dev/null || true
@@ -193,17 +272,20 @@ run_checks() {
     echo "gpu-check $(date -u '+%Y-%m-%d %H:%M UTC')"
     head -1 "$CARRY/MANIFEST"
     grep -m1 "^GPU " "$out/machine.txt" || echo "no GPU listed by nvidia-smi"
-    echo "GPU tests:      $([ $tests_rc -eq 0 ] && echo passed || echo "FAILED (rc $tests_rc)"): $(grep -E '^\[ +(PASSED|SKIPPED|FAILED) +\] [0-9]+ test' "$out/gpu-tests.log" | sed 's/^\[ *\([A-Z]*\) *\] \([0-9]*\).*/\2 \1/' | paste -sd, - | tr 'A-Z' 'a-z')"
-    echo "all realexec:   $([ $all_rc -eq 0 ] && echo passed || echo "FAILED (rc $all_rc)")"
-    echo "calibrate cuda: $([ $cal_rc -eq 0 ] && echo "ok ($out/h200-profile.yaml)" || echo "FAILED (rc $cal_rc)")"
+    echo "GPU tests:      $(outcome "$tests_rc"): $(grep -E '^\[ +(PASSED|SKIPPED|FAILED) +\] [0-9]+ test' "$out/gpu-tests.log" 2>/dev/null | sed 's/^\[ *\([A-Z]*\) *\] \([0-9]*\).*/\2 \1/' | paste -sd, - | tr 'A-Z' 'a-z')"
+    echo "other realexec: $(outcome "$all_rc")"
+    echo "calibrate cuda: $(outcome "$cal_rc" "ok ($profile)")"
     # calibrate's own FP8 split/fast (square GEMMs), beside the probe's (the rows' shapes)
     echo "calibrate fp8:  $(grep -m1 'split / fast' "$out/calibrate.txt" 2>/dev/null | sed 's/^ *//' || true)"
     # calibrate's own accumulation pairs (gemm_accumulate_exposed), beside the probe's
     echo "calibrate acc.: $(grep -m1 '^  exposed: ' "$out/calibrate.txt" 2>/dev/null | sed 's/^ *//' || true)"
-    echo "validate:       $([ $val_rc -eq 0 ] && echo ok || ([ $val_rc -eq -1 ] && echo "not wired" || echo "FAILED (rc $val_rc)"))"
-    echo "fp8 probe:      $([ $fp8_rc -eq 0 ] && grep -m1 '^fp8_split_accumulator_efficiency' "$out/fp8-accum.txt" || echo "FAILED (rc $fp8_rc)")"
-    echo "accumulation:   $([ $fp8_rc -eq 0 ] && grep '^gemm_accumulate_exposed' "$out/fp8-accum.txt" | paste -sd';' - || echo "FAILED (rc $fp8_rc)")"
-    cat "$out/fp8-accum.txt"
+    echo "validate:       $(outcome "$val_rc" ok)"
+    echo "fp8 probe:      $([ $fp8_rc -eq 0 ] && grep -m1 '^fp8_split_accumulator_efficiency' "$out/fp8-accum.txt" || outcome "$fp8_rc")"
+    echo "accumulation:   $([ $fp8_rc -eq 0 ] && grep '^gemm_accumulate_exposed' "$out/fp8-accum.txt" | paste -sd';' - || outcome "$fp8_rc")"
+    if [ "${#SKIPPED[@]}" -gt 0 ]; then
+      echo "skipped for time (under 20 s left of the ${BUDGET} s budget): $(printf '%s\n' "${SKIPPED[@]}" | awk '!seen[$0]++' | paste -sd, - | sed 's/,/, /g')"
+    fi
+    cat "$out/fp8-accum.txt" 2>/dev/null || true
     echo "next, on the development machine: scripts/gpu-leads <this folder> (the two keys as the fidelity table's what-ifs)"
   } | tee "$out/summary.txt"
   # The device tool brings back at most 8 files: the logs go in one.
@@ -212,7 +294,7 @@ run_checks() {
     [ -e "$out/$f" ] && logs+=("$f")
   done
   tar -C "$out" -czf "$out/logs.tgz" "${logs[@]}" && (cd "$out" && rm -f "${logs[@]}")
-  [ $tests_rc -eq 0 ] && [ $all_rc -eq 0 ] && [ $cal_rc -eq 0 ]
+  [ "$tests_rc" -eq 0 ] && [ "$all_rc" -eq 0 ] && [ "$cal_rc" -eq 0 ]
 }
 
 case "$MODE" in

@@ -310,8 +310,15 @@ void accumulate_row(cublasLtHandle_t lt, cudaStream_t stream, void* ws, float* s
   const std::size_t width = fp8 ? 1 : 2;
   check(cudaMalloc(&x.a, a_n * width), "cudaMalloc A");
   check(cudaMalloc(&x.b, b_n * width), "cudaMalloc B");
-  check(cudaMalloc(&x.d, c_n * 4), "cudaMalloc D");  // room for FP32
-  check(cudaMemsetAsync(x.d, 0, c_n * 4, stream), "cudaMemsetAsync D");
+  // D in BF16 for the plain and BF16 rows, in FP32 for the FP32 rows: each
+  // buffer is added into at one width only (zeros at first), where a BF16
+  // row over FP32 values would read their halves as numbers (NaN or Inf
+  // among them).
+  Operands x32 = x;
+  check(cudaMalloc(&x.d, c_n * 2), "cudaMalloc D");
+  check(cudaMalloc(&x32.d, c_n * 4), "cudaMalloc D (FP32)");
+  check(cudaMemsetAsync(x.d, 0, c_n * 2, stream), "cudaMemsetAsync D");
+  check(cudaMemsetAsync(x32.d, 0, c_n * 4, stream), "cudaMemsetAsync D (FP32)");
   if (fp8) {
     fill_uniform<<<1024, 256, 0, stream>>>(static_cast<__nv_fp8_e4m3*>(x.a), a_n, 1u);
     fill_uniform<<<1024, 256, 0, stream>>>(static_cast<__nv_fp8_e5m2*>(x.b), b_n, 2u);
@@ -330,14 +337,14 @@ void accumulate_row(cublasLtHandle_t lt, cudaStream_t stream, void* ws, float* s
   make_plan(lt, s, a_type, b_type, false, CUDA_R_32F, true, x, add32);
   const double flop = 2.0 * s.m * s.n * s.k;
   const int calls = calls_for(flop);
-  for (const Plan* p : {&plain, &add16, &add32}) time_plan(lt, *p, x, ws, stream, calls, 3);
+  time_plan(lt, plain, x, ws, stream, calls, 3);
+  time_plan(lt, add16, x, ws, stream, calls, 3);
+  time_plan(lt, add32, x32, ws, stream, calls, 3);
   std::vector<double> t0, t16, t32;
   for (int i = 0; i < 5; ++i) {
     t0.push_back(time_plan(lt, plain, x, ws, stream, calls, 3));
     t16.push_back(time_plan(lt, add16, x, ws, stream, calls, 3));
-    // The FP32 rows reuse the buffer as FP32: whatever the BF16 rows left
-    // there reads as finite numbers (a BF16 holds an FP32's upper half).
-    t32.push_back(time_plan(lt, add32, x, ws, stream, calls, 3));
+    t32.push_back(time_plan(lt, add32, x32, ws, stream, calls, 3));
   }
   const double p0 = median(t0), p16 = median(t16), p32 = median(t32);
   // Beyond a fresh BF16 D: C read (2 B) into BF16; C read (4 B) and 2 B
@@ -353,6 +360,7 @@ void accumulate_row(cublasLtHandle_t lt, cudaStream_t stream, void* ws, float* s
   cudaFree(x.a);
   cudaFree(x.b);
   cudaFree(x.d);
+  cudaFree(x32.d);
 }
 
 }  // namespace

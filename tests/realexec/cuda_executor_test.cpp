@@ -83,9 +83,10 @@ TEST(CudaExecutor, GemmsRunInEveryDtypeTheBackendHas) {
 
 // FP8 GEMMs through cuBLASLt (realexec/cuda_fp8_gemm.hpp): fast accumulation
 // for a forward GEMM, off for Transformer Engine's gradient GEMMs
-// (KernelClass::kGemmSplitAccumulator), a shape off the multiples of 16
-// padded with a warning; on a GPU without FP8 tensor cores, refused naming
-// its compute capability.
+// (KernelClass::kGemmSplitAccumulator), a batch of 2 (strided:
+// CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT 2 on A, B and D), a shape off the
+// multiples of 16 padded with a warning; on a GPU without FP8 tensor
+// cores, refused naming its compute capability.
 TEST(CudaExecutor, Fp8GemmsRunBothWaysOrAreRefusedNamingTheComputeCapability) {
   auto ex = executor_or_skip();
   SKIP_WITHOUT_GPU(ex);
@@ -95,6 +96,7 @@ TEST(CudaExecutor, Fp8GemmsRunBothWaysOrAreRefusedNamingTheComputeCapability) {
   const TaskId grad = b.add_gemm(s, 1024, 512, 768, DType::kFP8, "dgrad");
   b.task(grad).kernel = KernelClass::kGemmSplitAccumulator;
   b.add_gemm(s, 100, 64, 48, DType::kFP8, "odd");
+  b.add_gemm(s, 1024, 512, 768, DType::kFP8, "batched", Phase::kForward, 2);
   auto p = std::move(b).build();
   ASSERT_TRUE(p.is_ok());
   auto t = ex->run(*p, gpu_topology(1), HardwareProfile::defaults(), RunOptions{});
@@ -108,7 +110,7 @@ TEST(CudaExecutor, Fp8GemmsRunBothWaysOrAreRefusedNamingTheComputeCapability) {
         << t.message();
     return;
   }
-  ASSERT_EQ(t->spans.size(), 3u);
+  ASSERT_EQ(t->spans.size(), 4u);
   for (const TraceSpan& sp : t->spans) EXPECT_GT(sp.end_seconds, sp.start_seconds);
   ASSERT_EQ(ex->warnings().size(), 1u);
   EXPECT_EQ(ex->warnings()[0].rfind("1 fp8 GEMM of program 'fp8' has a dimension that is not a "
