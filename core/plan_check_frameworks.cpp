@@ -173,6 +173,7 @@ class FrameworkChecker {
                     "implementations are modelled for transformer models)",
                 ErrorKind::kUnsupported);
     BRIGADE_RETURN_IF_ERROR(check_recompute_method());
+    BRIGADE_RETURN_IF_ERROR(check_op_recompute());
     BRIGADE_RETURN_IF_ERROR(check_apex_optimizer());
     BRIGADE_RETURN_IF_ERROR(check_fp8());
     BRIGADE_RETURN_IF_ERROR(check_attention_backend());
@@ -211,6 +212,41 @@ class FrameworkChecker {
                     std::string(recompute_name(tr.recompute)) +
                     "; expected recompute full (Megatron-LM's --recompute-method chooses the "
                     "layers of --recompute-granularity full)");
+    return Status::ok();
+  }
+
+  // Op-level selective checkpointing (recompute: op; docs/costmodel.md,
+  // "Op-level selective checkpointing"): torchtitan's policy over a dense
+  // layer's matmuls and its SDPA kernel, modelled on the layers it wraps.
+  Status check_op_recompute() {
+    const TrainingSpec& tr = s_.training;
+    if (tr.recompute != Recompute::kOp) return Status::ok();
+    if (s_.model_kind != ModelKind::kTransformer)
+      return at("training.recompute",
+                "found recompute op with " + model_kind_name(s_.model_kind) +
+                    " model; expected none, selective or full (op-level checkpointing is "
+                    "modelled for transformer layers)",
+                ErrorKind::kUnsupported);
+    const TransformerSpec& m = s_.transformer;
+    if (m.attention != AttentionKernel::kFlash)
+      return at("training.recompute",
+                "found recompute op with attention unfused; expected model.transformer."
+                "attention: flash (the policy keeps the outputs of SDPA's flash kernel; an "
+                "unfused core's are not modelled)",
+                ErrorKind::kUnsupported);
+    if (m.moe.enabled() || m.mla.enabled())
+      return at("training.recompute",
+                std::string("found recompute op with ") +
+                    (m.moe.enabled() ? "MoE layers" : "MLA attention") +
+                    "; expected a dense layer with multi-head or grouped-query attention (the "
+                    "policy's matmuls are counted on those layers' linears)",
+                ErrorKind::kUnsupported);
+    if (tr.tp_comm_overlap)
+      return at("training.recompute",
+                "found recompute op with tp_comm_overlap: true; expected recompute none, "
+                "selective or full (Transformer Engine's userbuffers and torchtitan's op policy "
+                "are modelled apart)",
+                ErrorKind::kUnsupported);
     return Status::ok();
   }
 

@@ -168,7 +168,13 @@ struct CollectiveBenchSpec {
 
 enum class ModelKind { kNone, kMlp, kTransformer, kGraph, kCollective };
 
-enum class Recompute { kNone, kSelective, kFull };
+// kOp: op-level selective checkpointing as torchtitan runs it
+// (activation_checkpoint mode selective, selective_ac_option 'op'): each
+// layer keeps its input, the outputs of its 16-bit matmuls but every
+// second one and of the attention kernel (and of sequence parallelism's
+// reduce-scatters), and replays the rest before its backward
+// (docs/costmodel.md, "Op-level selective checkpointing").
+enum class Recompute { kNone, kSelective, kFull, kOp };
 std::string_view recompute_name(Recompute r);
 // Which layers full recomputation recomputes (Megatron-LM's
 // --recompute-method): kUniform, every layer (checkpointed one by one:

@@ -13,6 +13,8 @@ std::string_view recompute_name(Recompute r) {
       return "selective";
     case Recompute::kFull:
       return "full";
+    case Recompute::kOp:
+      return "op";
   }
   return "?";
 }
@@ -236,10 +238,10 @@ Status read_training_spec(const Cursor& c, TrainingSpec* out) {
                                                     {"none", Optimizer::kNone}}));
   BRIGADE_ASSIGN_OR_RETURN(t.mixed_precision, c.get_bool("mixed_precision", true));
   BRIGADE_ASSIGN_OR_RETURN(
-      t.recompute,
-      c.get_enum("recompute", Recompute::kNone,
-                 choices_of({Recompute::kNone, Recompute::kSelective, Recompute::kFull},
-                            recompute_name)));
+      t.recompute, c.get_enum("recompute", Recompute::kNone,
+                              choices_of({Recompute::kNone, Recompute::kSelective, Recompute::kFull,
+                                          Recompute::kOp},
+                                         recompute_name)));
   BRIGADE_ASSIGN_OR_RETURN(
       t.recompute_method,
       c.get_enum("recompute_method", RecomputeMethod::kUniform,

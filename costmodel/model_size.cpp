@@ -198,7 +198,8 @@ double transformer_model_flops(const TransformerSpec& spec, double batch, bool t
 }
 
 double transformer_hardware_flops(const TransformerSpec& spec, double batch, bool training,
-                                  Recompute recompute, double recomputed_fraction) {
+                                  Recompute recompute, double recomputed_fraction,
+                                  bool fp8_linears) {
   double model = transformer_model_flops(spec, batch, training);
   // A capacity factor pads every expert's buffer to capacity: the routed
   // experts' GEMMs run capacity_factor x the routed tokens.
@@ -227,6 +228,14 @@ double transformer_hardware_flops(const TransformerSpec& spec, double batch, boo
     again += recomputed_fraction *
              over_layers(spec,
                          [&](bool moe) { return transformer_layer_forward_flops(spec, batch, moe); });
+  if (recompute == Recompute::kOp) {
+    // Dense layers only (plan_check_frameworks.cpp refuses MoE and MLA).
+    const Widths w = widths_of(spec);
+    const double replayed = fp8_linears
+                                ? attention_weight_elements(spec) + mlp_matrices(spec) * w.h * w.f
+                                : w.h * w.kv + w.q * w.h + w.h * w.f;
+    again += static_cast<double>(spec.layers) * 2 * batch * w.s * replayed;
+  }
   return model + again;
 }
 

@@ -94,9 +94,14 @@ double transformer_model_flops(const TransformerSpec& spec, double batch, bool t
 // nothing to recompute); with a capacity factor c, the routed experts' GEMMs
 // run on buffers padded to c x the routed tokens. `recomputed_fraction`:
 // the share of the layers full recomputation repeats (block recomputation:
-// recompute_num_layers of each chunk's layers; the layers alike).
+// recompute_num_layers of each chunk's layers; the layers alike). Op-level
+// recomputation (Recompute::kOp) replays the 16-bit linears the policy does
+// not keep, K, the output projection and the MLP's up (or, ungated, its
+// down) projection, 2Bs (h d_kv + d_q h + h f) a layer; with `fp8_linears`
+// (FP8 GEMMs are not aten.mm: the policy keeps none of them) every linear.
 double transformer_hardware_flops(const TransformerSpec& spec, double batch, bool training,
-                                  Recompute recompute, double recomputed_fraction = 1.0);
+                                  Recompute recompute, double recomputed_fraction = 1.0,
+                                  bool fp8_linears = false);
 
 // MLP with layer widths [in, hidden..., out]: sum of in x out weights (+ out biases).
 double mlp_parameters(const std::vector<std::int64_t>& widths, bool bias);

@@ -397,9 +397,10 @@ const ModelTotals& model_totals(ModelTotals& last, const Scenario& sc, double gl
   const TransformerSpec& ts = sc.transformer;
   const Recompute recompute = sc.training.recompute;
   const double recomputed_fraction = recomputed_layer_fraction(sc);
+  const bool fp8_linears = sc.training.fp8 != Fp8Recipe::kNone;
   if (memoize && last.valid && last.global_batch == global_batch && last.training == training &&
       last.recompute == recompute && last.recomputed_fraction == recomputed_fraction &&
-      last.spec == ts)
+      last.fp8_linears == fp8_linears && last.spec == ts)
     return last;
   last.valid = true;
   last.spec = ts;
@@ -407,10 +408,11 @@ const ModelTotals& model_totals(ModelTotals& last, const Scenario& sc, double gl
   last.training = training;
   last.recompute = recompute;
   last.recomputed_fraction = recomputed_fraction;
+  last.fp8_linears = fp8_linears;
   last.parameters = transformer_parameters(ts);
   last.model_flops = transformer_model_flops(ts, global_batch, training);
-  last.hardware_flops =
-      transformer_hardware_flops(ts, global_batch, training, recompute, recomputed_fraction);
+  last.hardware_flops = transformer_hardware_flops(ts, global_batch, training, recompute,
+                                                   recomputed_fraction, fp8_linears);
   return last;
 }
 

@@ -162,6 +162,7 @@ struct ModelTotals {
   bool training = false;
   Recompute recompute = Recompute::kNone;
   double recomputed_fraction = 1;  // block recomputation's share of the layers
+  bool fp8_linears = false;        // op-level recomputation replays every FP8 linear
   double parameters = 0, model_flops = 0, hardware_flops = 0;
 };
 

@@ -67,6 +67,94 @@ Kernel flash_backward(double b, double ap, double s, double skv, double dh, doub
                       s, dh);
 }
 
+// What op-level checkpointing needs of a dense layer's shape (bytes are
+// this rank's, per micro-batch).
+struct OpLevelShape {
+  bool fp8;            // the linears run FP8 GEMMs (not aten.mm)
+  bool gated;          // SwiGLU: w1, w3, w2; else fc1, fc2
+  bool q_transformed;  // RoPE or QK-norm stands between Q's GEMM and the attention
+  double q_bytes, kv_bytes, lse_bytes;
+  double ffn_bytes;      // one (b, s, f/t) GEMM output
+  double hidden_bytes;   // one (b, s, h) GEMM output (partial sums under 'tensor')
+  double shard_bytes;    // one reduce-scatter's output (b, s/t, h)
+  std::int64_t k_cols;   // K's columns of the fused QKV GEMM on this rank
+  std::int64_t w3_cols;  // w3's columns of the fused fc1 GEMM on this rank
+};
+
+// torchtitan's op-level selective checkpointing (activation_checkpoint mode
+// selective, selective_ac_option 'op'; torchtitan/models/llama3/
+// parallelize_llama.py at e7c0cae: _save_list, _custom_policy). PyTorch's
+// checkpoint replays the layer's forward before its backward and takes
+// from its cache the outputs the policy saves: aten.mm's but every second
+// one's, counted in the order the layer calls its linears (wq, wk, wv, wo,
+// then w1, w3, w2, or fc1, fc2 ungated: Q, V, w1 or fc1 and w2 kept; K, the
+// output projection, w3 or fc2 replayed), SDPA's flash kernel's (output and
+// log-sum-exp), the functional reduce-scatters' (sequence parallelism's).
+// FP8 GEMMs are not aten.mm (torch._scaled_mm, Transformer Engine's own
+// GEMM): the policy keeps none of them and every linear replays. The fused
+// QKV and fc1 GEMMs of the template replay K's and w3's columns only.
+//
+// Memory: between the passes the layer keeps its input and those outputs
+// (the forward's saved_bytes); the replay makes what the backward reads
+// and the cache does not hold, taken as the layer's unrecomputed
+// activations less what is kept and read (the recompute's saved_bytes,
+// spread over the replayed kernels by their own), so that during its
+// backward a layer holds what it would hold without recomputation, plus
+// the kept outputs no backward reads (Q before RoPE, w2's output, the
+// reduce-scatters' shards).
+void op_level_recompute(BlockTemplate& L, const OpLevelShape& x) {
+  std::vector<Kernel>& F = L.forward;
+  double unrecomputed = 0;
+  for (const Kernel& k : F) unrecomputed += k.saved_bytes;
+  double unread = 0;  // kept outputs that no backward reads
+  std::vector<Kernel> replay;
+  for (size_t i = 0; i < F.size(); ++i) {
+    Kernel& k = F[i];
+    Kernel r = k;
+    bool replayed = true;
+    double keep = 0;
+    if (i == 0) {
+      keep = k.saved_bytes;  // the layer input
+      r.saved_bytes = 0;
+    } else if (k.name == "attn.flash") {
+      replayed = false;
+      keep = x.q_bytes + x.lse_bytes;
+    } else if (k.is_collective && k.collective == CollectiveKind::kReduceScatter) {
+      replayed = false;
+      keep = x.shard_bytes;
+      unread += keep;
+    } else if (!x.fp8 && k.name == "attn.qkv") {
+      keep = x.q_bytes + x.kv_bytes;  // Q (mm 1) and V (mm 3)
+      if (x.q_transformed) unread += x.q_bytes;
+      r.n = x.k_cols;  // K (mm 2)
+    } else if (!x.fp8 && k.name == "mlp.fc1") {
+      keep = x.ffn_bytes;  // w1's (mm 5) or fc1's output
+      if (x.gated)
+        r.n = x.w3_cols;  // w3 (mm 6)
+      else
+        replayed = false;
+    } else if (!x.fp8 && k.name == "mlp.fc2" && x.gated) {
+      replayed = false;  // w2 (mm 7)
+      keep = x.hidden_bytes;
+      unread += keep;
+    }
+    k.saved_bytes = keep;
+    if (replayed) replay.push_back(std::move(r));
+  }
+  double kept = 0;
+  for (const Kernel& k : F) kept += k.saved_bytes;
+  const double made = std::max(0.0, unrecomputed - (kept - unread));
+  double own = 0;
+  for (const Kernel& r : replay) own += r.saved_bytes;
+  if (own > 0) {
+    for (Kernel& r : replay) r.saved_bytes *= made / own;
+  } else if (!replay.empty()) {
+    replay.back().saved_bytes = made;
+  }
+  L.recompute = std::move(replay);
+  L.recompute_before = 0;
+}
+
 }  // namespace
 
 Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
@@ -872,6 +960,10 @@ Result<BlockTemplate> transformer_layer(const TransformerShape& shape) {
     L.recompute[0].saved_bytes = 0;  // the layer input is kept from the forward
     for (size_t i = 1; i < F.size(); ++i) F[i].saved_bytes = 0;
     L.recompute_before = 0;
+  } else if (shape.recompute == Recompute::kOp) {
+    op_level_recompute(L, OpLevelShape{fp8, swiglu, rotary || spec.qk_norm, q_bytes, kv_bytes,
+                                       b * heads_local * s * 4, T * ffn_local * e, T * h * e,
+                                       Tl * h * e, kvp * d.dh, fp});
   }
   for (Kernel& k : L.recompute) k.name += ".recompute";
   add_grad_accumulation(L, shape.grad_accumulate_bytes,

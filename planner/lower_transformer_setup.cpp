@@ -33,6 +33,10 @@ std::string recompute_label(Recompute r) {
       return tr_text("Summary", "selective recomputation (attention core)");
     case Recompute::kFull:
       return tr_text("Summary", "full recomputation (whole layer)");
+    case Recompute::kOp:
+      return tr_text("Summary",
+                     "op-level selective recomputation (torchtitan's policy: matmul and attention "
+                     "outputs kept but every second matmul's)");
   }
   return "";
 }
@@ -541,9 +545,9 @@ Result<Plan> describe_transformer(const Scenario& sc, const LowerOptions& option
   const TransformerSpec& spec = sc.transformer;
   const double Bd = static_cast<double>(global_batch(sc));
   const double recomputed_fraction = cost::recomputed_layer_fraction(sc);
-  plan.flops_per_iteration = cost::transformer_hardware_flops(spec, Bd, s.training,
-                                                             sc.training.recompute,
-                                                             recomputed_fraction);
+  plan.flops_per_iteration =
+      cost::transformer_hardware_flops(spec, Bd, s.training, sc.training.recompute,
+                                       recomputed_fraction, sc.training.fp8 != Fp8Recipe::kNone);
   return plan;
 }
 

@@ -56,7 +56,8 @@ Result<Recompute> parse_recompute_value(const std::string& flag, const std::stri
   if (v == "none") return Recompute::kNone;
   if (v == "selective") return Recompute::kSelective;
   if (v == "full") return Recompute::kFull;
-  return Status::error(flag + ": found '" + v + "'; expected one of none, selective, full");
+  if (v == "op") return Recompute::kOp;
+  return Status::error(flag + ": found '" + v + "'; expected one of none, selective, full, op");
 }
 
 Result<double> parse_bucket_value(const std::string& flag, const std::string& v) {

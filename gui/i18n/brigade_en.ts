@@ -1086,6 +1086,10 @@
         <translation></translation>
     </message>
     <message>
+        <source>op-level selective recomputation (torchtitan&apos;s policy: matmul and attention outputs kept but every second matmul&apos;s)</source>
+        <translation></translation>
+    </message>
+    <message>
         <source>block recomputation (the first %1 of a chunk&apos;s %2 layers)</source>
         <translation></translation>
     </message>

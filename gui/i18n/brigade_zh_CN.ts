@@ -1076,6 +1076,10 @@
         <translation>完全重计算（整层）</translation>
     </message>
     <message>
+        <source>op-level selective recomputation (torchtitan&apos;s policy: matmul and attention outputs kept but every second matmul&apos;s)</source>
+        <translation>算子级选择性重计算（torchtitan 的策略：保留矩阵乘与注意力的输出，但每隔一个矩阵乘不保留）</translation>
+    </message>
+    <message>
         <source>block recomputation (the first %1 of a chunk&apos;s %2 layers)</source>
         <translation>分块重计算（每个分块 %2 层中的前 %1 层）</translation>
     </message>

@@ -255,7 +255,7 @@ void WhatIfView::build_plan_box(QGroupBox* box) {
       combo({"gpipe", "1f1b", "interleaved"}, QT_TR_NOOP("strategy.schedule: pipeline schedule"));
   virtual_stages_ =
       spin(1, 1024, QT_TR_NOOP("strategy.virtual_stages: model chunks per device (interleaved)"));
-  recompute_ = combo({"none", "selective", "full"},
+  recompute_ = combo({"none", "selective", "full", "op"},
                      QT_TR_NOOP("training.recompute: activation recomputation"));
   QStringList orders;
   for (const auto& o : kRankOrders) orders << QString("%1, %2, %3").arg(o[0], o[1], o[2]);

@@ -83,9 +83,11 @@ const ErrorCase kCases[] = {
      "  mlp: {batch: 8, widths: [16, 16]}\n"
      "strategy: {dta: 4}\n",
      "t.yaml:4:12: error: found key 'dta'; expected one of data, tensor, pipeline, "
-     "expert, context, sequence_parallel, schedule, virtual_stages, zero, zero3_prefetch, data_mode, "
+     "expert, context, sequence_parallel, schedule, virtual_stages, zero, zero3_prefetch, "
+     "data_mode, "
      "rank_order, bucket, overlap, overlap_param_gather, algorithm, pipeline_engine, "
-     "pipeline_scatter_gather, pipeline_blocking_sends, embedding_in_pipeline_split, loss_in_pipeline_split (did you mean 'data'?)"},
+     "pipeline_scatter_gather, pipeline_blocking_sends, embedding_in_pipeline_split, "
+     "loss_in_pipeline_split (did you mean 'data'?)"},
     {"WrongTypeInteger",
      "topology: {preset: cpu-host, devices: 4}\n"
      "model:\n"
@@ -337,7 +339,7 @@ const ErrorCase kCases[] = {
      "model:\n"
      "  mlp: {batch: 8, widths: [16, 16]}\n"
      "training: {recompute: some}\n",
-     "t.yaml:4:23: error: found 'some'; expected one of none, selective, full (did you mean "
+     "t.yaml:4:23: error: found 'some'; expected one of none, selective, full, op (did you mean "
      "'none'?)"},
     {"PlacementDeviceOutOfRange",
      "topology: {preset: pcie-4gpu}\n"

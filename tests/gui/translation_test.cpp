@@ -444,8 +444,9 @@ std::string english_left(const std::string& text, const std::set<std::string>& n
       "dispatch", "combine", "rank", "ring", "tree", "auto", "direct",
       // kernels, layers and models by their names
       "GEMM", "FFN", "QKV", "MLP", "MoE", "GQA", "MQA", "MLA", "SwiGLU", "RMSNorm", "LayerNorm",
-      "FlashAttention", "Transformer", "GPT", "ZeRO", "GPipe", "Megatron", "Megatron-LM", "DeepSpeed", "DDP",
-      "XLA", "token", "top", "seq", "None", "kernel", "step", "region", "logit", "logits",
+      "FlashAttention", "Transformer", "GPT", "ZeRO", "GPipe", "Megatron", "Megatron-LM",
+      "DeepSpeed", "DDP", "torchtitan", "XLA", "token", "top", "seq", "None", "kernel", "step",
+      "region", "logit", "logits",
       "Engine",  // NVIDIA's Transformer Engine, a product's name
       // the transformer's block labels
       "layer", "embedding", "head"};

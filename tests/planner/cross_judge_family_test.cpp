@@ -544,6 +544,30 @@ std::vector<FamilyCase> block_recompute_cases() {
   return table_cases("block_recompute_", keys, ", recompute: full, recompute_method: block");
 }
 
+// Op-level selective checkpointing (training.recompute: op, torchtitan's
+// policy): each layer's kept outputs between the passes and its replay
+// before its backward (K's and w3's columns of the fused GEMMs, the
+// projection, the memory-bound kernels; every linear under FP8) in both
+// judges: data parallelism, FP8 under ZeRO-3, tensor and sequence
+// parallelism with a pipeline (the reduce-scatters' outputs kept, the
+// all-gathers replayed), an interleaved pipeline, the fused granularities.
+std::vector<FamilyCase> op_recompute_cases() {
+  const char* llama =
+      ", kv_heads: 2, mlp: swiglu, ffn_hidden: 1376, norm: rmsnorm, positions: rotary, "
+      "tie_embeddings: false, bias: false, attention: flash";
+  const PlanKeys keys[] = {
+      {"dp8", "dgx-h100", llama, "", "data: 8", kK},
+      {"fp8_z3_dp8", "dgx-h100", llama, ", fp8: hybrid", "data: 8, zero: 3", kK},
+      {"t2_sp_p2", "dgx-a100", llama, "",
+       "tensor: 2, pipeline: 2, data: 2, sequence_parallel: true", kK},
+      {"p2i2", "dgx-h100", llama, "",
+       "pipeline: 2, data: 4, schedule: interleaved, virtual_stages: 2", kK},
+      {"fp8_t2_region", "dgx-h100", llama, ", fp8: hybrid", "tensor: 2, data: 4", kR},
+      {"p2_step", "dgx-a100", llama, "", "pipeline: 2, data: 4", kS},
+  };
+  return table_cases("op_recompute_", keys, ", recompute: op");
+}
+
 // Heads of a width of their own (model.transformer.head_dim, Megatron-LM's
 // --kv-channels; Qwen3, Mistral NeMo): the QKV GEMM's columns and the
 // projection's rows heads x head_dim, not hidden. Wider heads (4 of 256 on
@@ -904,6 +928,7 @@ std::vector<FamilyCase> family() {
   for (FamilyCase& c : tp_overlap_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : tp_backward_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : block_recompute_cases()) out.push_back(std::move(c));
+  for (FamilyCase& c : op_recompute_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : head_dim_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : pipeline_split_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : drain_chain_cases()) out.push_back(std::move(c));
