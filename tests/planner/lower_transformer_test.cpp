@@ -685,6 +685,28 @@ TEST(LowerTransformer, InterleavedScheduleBuilds) {
               1.0, 1e-12);
 }
 
+// Op-level recomputation (training.recompute: op): the counted FLOPs
+// (transformer_hardware_flops' replayed linears, 2Bs (h d_kv + d_q h + h f)
+// a layer, every linear under FP8) are the Program's, whose replays come
+// from the layer template (K's and w3's columns of the fused GEMMs, the
+// projection): with GQA, SwiGLU, tensor and sequence parallelism, in bf16
+// and FP8.
+TEST(LowerTransformer, OpRecomputationCountsTheGemmsItReplays) {
+  for (const char* fp8 : {"", ", fp8: hybrid"}) {
+    Result<Scenario> s = parse_scenario(
+        std::string("topology: {preset: dgx-h100}\n"
+                    "model:\n  transformer: {layers: 2, hidden: 256, heads: 4, kv_heads: 2, "
+                    "seq: 128, vocab: 1024, mlp: swiglu, ffn_hidden: 512, norm: rmsnorm, "
+                    "positions: rotary, tie_embeddings: false, bias: false, attention: flash}\n"
+                    "training: {global_batch: 4, micro_batch: 1, recompute: op") +
+            fp8 + "}\nstrategy: {tensor: 2, data: 4, sequence_parallel: true}\n",
+        "op.yaml");
+    ASSERT_TRUE(s.is_ok()) << s.message();
+    Plan plan = lower_ok(*s);
+    EXPECT_NEAR(plan.flops_per_iteration / plan.program.total_flops(), 1.0, 1e-12) << fp8;
+  }
+}
+
 TEST(LowerTransformer, InferenceRunsForwardOnly) {
   Scenario s = small_gpt(2, 2, 1, 4, 1);
   s.training.inference = true;
