@@ -49,7 +49,7 @@ $(FUZZ_DIR)/build.ninja: CMakeLists.txt CMakePresets.json | deps
 	cmake --preset fuzz
 
 fuzz: deps $(FUZZ_DIR)/build.ninja
-	cmake --build $(FUZZ_DIR) -j$(JOBS) --target fuzz_scenario fuzz_profile fuzz_trace fuzz_units fuzz_hf_config fuzz_nccl_tests
+	cmake --build $(FUZZ_DIR) -j$(JOBS) --target fuzz_scenario fuzz_profile fuzz_trace fuzz_units fuzz_hf_config fuzz_nccl_tests fuzz_kernel_summary
 	FUZZ_JOBS=$(JOBS) tests/fuzz/run $(FUZZ_DIR) $(FUZZ_SECONDS)
 
 bench: build

@@ -22,6 +22,7 @@
 
 #include "core/file_io.hpp"
 #include "core/gzip_stream.hpp"
+#include "core/json_stream.hpp"
 #include "core/trace.hpp"
 #include "core/trace_decimal.hpp"
 
@@ -49,93 +50,6 @@ std::optional<MemoryCategory> parse_category(std::string_view s) {
       return static_cast<MemoryCategory>(i);
   return std::nullopt;
 }
-
-// The bytes of a streambuf in blocks of 1 MiB, with what is needed to turn
-// the parser's byte offset into a line and column: newlines are counted a
-// block at a time, when the block is done.
-class BlockSource {
- public:
-  // cur_ and end_ start at the (empty) block, not null: refill() adds
-  // end_ - buf_ to base_, and null - buf_ made every offset on line 1 the
-  // buffer's address (a column of -1218695182).
-  explicit BlockSource(std::streambuf* sb)
-      : sb_(sb), buf_(1 << 20), cur_(buf_.data()), end_(buf_.data()) {}
-  // True once every byte has been taken. Refills lazily, so that the last
-  // byte taken is always in the current block.
-  bool at_end() {
-    if (cur_ != end_) return false;
-    if (eof_) return true;
-    refill();
-    return cur_ == end_;
-  }
-  char peek() const { return *cur_; }
-  void take() { ++cur_; }
-
-  // 1-based line and column of the byte at `offset` (one already taken).
-  std::pair<int, int> line_column(std::size_t offset) const {
-    if (offset < base_ || offset >= base_ + static_cast<std::size_t>(end_ - buf_.data()))
-      offset = base_ + static_cast<std::size_t>(cur_ - buf_.data()) - (cur_ > buf_.data() ? 1 : 0);
-    const char* at = buf_.data() + (offset - base_);
-    std::size_t lines = lines_before_;
-    std::int64_t last_newline = last_newline_before_;
-    for (const char* p = buf_.data(); p < at; ++p)
-      if (*p == '\n') {
-        ++lines;
-        last_newline = static_cast<std::int64_t>(base_ + static_cast<std::size_t>(p - buf_.data()));
-      }
-    return {static_cast<int>(lines + 1),
-            static_cast<int>(static_cast<std::int64_t>(offset) - last_newline)};
-  }
-
- private:
-  void refill() {
-    for (const char* p = buf_.data(); p < end_; ++p)
-      if (*p == '\n') {
-        ++lines_before_;
-        last_newline_before_ =
-            static_cast<std::int64_t>(base_ + static_cast<std::size_t>(p - buf_.data()));
-      }
-    base_ += static_cast<std::size_t>(end_ - buf_.data());
-    const auto n = sb_->sgetn(buf_.data(), static_cast<std::streamsize>(buf_.size()));
-    cur_ = buf_.data();
-    end_ = cur_ + std::max<std::streamsize>(n, 0);
-    eof_ = n <= 0;
-  }
-
-  std::streambuf* sb_;
-  std::vector<char> buf_;
-  const char* cur_ = nullptr;
-  const char* end_ = nullptr;
-  std::size_t base_ = 0;  // offset of buf_[0]
-  bool eof_ = false;
-  std::size_t lines_before_ = 0;           // newlines before buf_
-  std::int64_t last_newline_before_ = -1;  // offset of the last of them
-};
-
-// BlockSource as the parser's input iterator (nlohmann::json::sax_parse
-// takes any iterator of bytes).
-class SourceIterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = char;
-
-  SourceIterator() = default;
-  explicit SourceIterator(BlockSource* s) : s_(s) {}
-  char operator*() const { return s_->peek(); }
-  SourceIterator& operator++() {
-    s_->take();
-    return *this;
-  }
-  bool operator==(const SourceIterator& o) const { return done() == o.done(); }
-  bool operator!=(const SourceIterator& o) const { return !(*this == o); }
-
- private:
-  bool done() const { return s_ == nullptr || s_->at_end(); }
-  BlockSource* s_ = nullptr;
-};
 
 // One event's members, as far as the Trace needs them.
 struct Event {
@@ -810,34 +724,6 @@ Result<Trace> read_chrome_trace(std::istream& in, const std::string& filename) {
   }
   return read_stream(in.rdbuf(), filename, nullptr);
 }
-
-namespace {
-
-// The bytes of an open descriptor as a streambuf (what std::ifstream would
-// be, over a file opened by open_input_file: never a FIFO waiting for a
-// writer, nor /dev/zero read for ever).
-class FdReadBuf : public std::streambuf {
- public:
-  explicit FdReadBuf(int fd) : fd_(fd), buf_(1 << 16) {}
-
- protected:
-  int_type underflow() override {
-    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-    ssize_t n = 0;
-    do {
-      n = ::read(fd_, buf_.data(), buf_.size());
-    } while (n < 0 && errno == EINTR);
-    if (n <= 0) return traits_type::eof();
-    setg(buf_.data(), buf_.data(), buf_.data() + n);
-    return traits_type::to_int_type(*gptr());
-  }
-
- private:
-  int fd_;
-  std::vector<char> buf_;
-};
-
-}  // namespace
 
 Result<Trace> read_chrome_trace_file(const std::string& path) {
   BRIGADE_ASSIGN_OR_RETURN(const InputFile file,

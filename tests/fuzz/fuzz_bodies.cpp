@@ -8,11 +8,13 @@
 #include <string>
 
 #include "core/hf_config.hpp"
+#include "core/kernel_groups.hpp"
+#include "core/kernel_summary.hpp"
+#include "core/nccl_tests.hpp"
 #include "core/plan_check.hpp"
 #include "core/profile.hpp"
 #include "core/scenario.hpp"
 #include "core/trace.hpp"
-#include "core/nccl_tests.hpp"
 #include "core/units.hpp"
 #include "costmodel/plan.hpp"
 #include "planner/lower.hpp"
@@ -238,6 +240,33 @@ void nccl_tests_one(std::string_view data) {
     check_finite(x.seconds, "nccl-tests time");
     check(x.bytes > 0 && x.seconds > 0, "a size or time read that is not positive");
   }
+}
+
+void kernel_summary_one(std::string_view data) {
+  constexpr const char* kCsv = "kern.csv";
+  constexpr const char* kJson = "trace.json";
+  const auto check_kernels = [](const MeasuredKernels& m) {
+    check(!m.kernels.empty(), "a record read with no kernel");
+    for (const MeasuredKernel& k : m.kernels) {
+      check_finite(k.seconds, "a kernel's seconds");
+      check_finite(k.count, "a kernel's instances");
+      check(k.seconds >= 0 && k.count >= 0, "a kernel's time or count below 0");
+      group_of_kernel_name(k.name);
+    }
+    const KernelGroupTimes g = kernel_group_times(m, 3);
+    for (double s : g.seconds) check_finite(s, "a group's seconds");
+  };
+  Result<MeasuredKernels> nsys = parse_nsys_kernel_summary(data, kCsv);
+  if (nsys.is_ok())
+    check_kernels(*nsys);
+  else
+    check_message(nsys.status(), kCsv, data);
+  std::istringstream in{std::string(data)};
+  Result<MeasuredKernels> kineto = read_kineto_kernels(in, kJson);
+  if (kineto.is_ok())
+    check_kernels(*kineto);
+  else
+    check_message(kineto.status(), kJson, data);
 }
 
 void units_one(std::string_view data) {

@@ -32,6 +32,11 @@ void hf_config_one(std::string_view data);
 // file).
 void nccl_tests_one(std::string_view data);
 
+// The profiler-record readers (parse_nsys_kernel_summary and
+// read_kineto_kernels: brigade kernels --measured's file), each given the
+// input, and the groups of what they read.
+void kernel_summary_one(std::string_view data);
+
 // Aborts with `what` on stderr unless `ok`.
 void check(bool ok, std::string_view what, std::string_view detail = {});
 

@@ -20,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Input {
-  std::string target;  // scenario, profile, trace, units, hf_config, nccl_tests
+  std::string target;  // scenario, profile, trace, units, hf_config, nccl_tests, kernel_summary
   fs::path path;
 };
 
@@ -41,7 +41,8 @@ std::vector<Input> inputs() {
     else
       for (const auto& e : fs::directory_iterator(dir)) add(e);
   };
-  for (const char* t : {"scenario", "profile", "trace", "units", "hf_config", "nccl_tests"})
+  for (const char* t :
+       {"scenario", "profile", "trace", "units", "hf_config", "nccl_tests", "kernel_summary"})
     add_dir(t, root / "tests/data/fuzz" / t, false, {});
   add_dir("scenario", root / "scenarios", true, {".yaml", ".yml", ".json"});
   add_dir("profile", root / "scenarios/profiles", false, {".yaml"});
@@ -49,6 +50,7 @@ std::vector<Input> inputs() {
   add_dir("trace", root / "tests/fuzz/seeds/trace", false, {});
   add_dir("hf_config", root / "scenarios/models", false, {".json"});
   add_dir("nccl_tests", root / "tests/data/nccl_tests", false, {".txt"});
+  add_dir("kernel_summary", root / "tests/data/kernels", false, {".csv", ".json"});
   std::sort(out.begin(), out.end(),
             [](const Input& a, const Input& b) { return a.path < b.path; });
   return out;
@@ -69,6 +71,7 @@ TEST_P(FuzzRegression, TheBodyKeepsItsPromises) {
   if (in.target == "units") units_one(data);
   if (in.target == "hf_config") hf_config_one(data);
   if (in.target == "nccl_tests") nccl_tests_one(data);
+  if (in.target == "kernel_summary") kernel_summary_one(data);
 }
 
 std::string test_name(const testing::TestParamInfo<Input>& info) {
@@ -83,7 +86,8 @@ INSTANTIATE_TEST_SUITE_P(Inputs, FuzzRegression, testing::ValuesIn(inputs()), te
 
 // The corpus must not be empty: a moved folder would make the test above vacuous.
 TEST(FuzzRegressionCorpus, EveryTargetHasInputs) {
-  for (const char* t : {"scenario", "profile", "trace", "units", "hf_config", "nccl_tests"}) {
+  for (const char* t :
+       {"scenario", "profile", "trace", "units", "hf_config", "nccl_tests", "kernel_summary"}) {
     const auto all = inputs();
     EXPECT_TRUE(std::any_of(all.begin(), all.end(), [&](const Input& i) { return i.target == t; }))
         << t;

@@ -1,0 +1,265 @@
+// brigade kernels SCENARIO [--measured FILE]: one device's step by kernel
+// group (GEMMs by width, attention, norms, activations, FP8 casts, the
+// optimizer, the loss, the embedding, other streaming kernels, NCCL's
+// kernels by collective), simulated; with --measured, beside a profiler's
+// record of the same plan on real GPUs (Nsight Systems' kernel summary CSV,
+// or PyTorch's profiler trace), the ratio per group and the profile keys
+// that time each group in Brigade. The groups: core/kernel_groups.hpp; the
+// readers: core/kernel_summary.hpp; docs/FIDELITY.md, "Against a profiler's
+// record".
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_util.hpp"
+#include "cli/verbs.hpp"
+#include "core/kernel_groups.hpp"
+#include "core/kernel_summary.hpp"
+#include "core/text.hpp"
+#include "core/units.hpp"
+#include "planner/lower.hpp"
+#include "sim/simulator.hpp"
+
+namespace brigade::cli {
+namespace {
+
+struct KernelsOptions {
+  std::string scenario;
+  std::string profile;
+  std::string measured;
+  std::string steps;            // measured steps (nsys: required; Kineto: its annotations)
+  std::string gpus;             // measured GPUs the record sums (default: Kineto's devices, else 1)
+  std::string device = "0";     // Brigade's device
+  std::string measured_device;  // Kineto: keep this device's kernels
+  std::string network;
+  std::string granularity = "auto";
+  bool json = false;
+};
+
+// A ratio departs "far" from 1 when it is off by more than this: the groups
+// listed under the table with the keys that time them.
+constexpr double kFarRatio = 0.10;
+
+std::string ratio_text(double measured, double simulated) {
+  if (simulated <= 0 || measured <= 0) return "-";
+  return fmt::format("{:.2f}", measured / simulated);
+}
+
+std::string count_text(double n) {
+  if (n <= 0) return "-";
+  return std::abs(n - std::round(n)) < 1e-9 ? fmt::format("{:.0f}", n) : fmt::format("{:.1f}", n);
+}
+
+void run_kernels(const KernelsOptions& o) {
+  const int device = parse_int_flag("--device", o.device, 0);
+  const bool have_measured = !o.measured.empty();
+  for (const auto& [flag, text] : {std::pair{"--steps", &o.steps}, std::pair{"--gpus", &o.gpus},
+                                   std::pair{"--measured-device", &o.measured_device}})
+    if (!text->empty() && !have_measured)
+      throw BadInput{std::string("brigade: error: ") + flag + ": found '" + *text +
+                     "' without --measured; expected --measured FILE beside it"};
+  const int steps_flag = o.steps.empty() ? 0 : parse_int_flag("--steps", o.steps, 1);
+  const int gpus_flag = o.gpus.empty() ? 0 : parse_int_flag("--gpus", o.gpus, 1);
+  std::optional<int> measured_device;
+  if (!o.measured_device.empty())
+    measured_device = parse_int_flag("--measured-device", o.measured_device, 0);
+
+  // The measured record first: a bad file fails before the simulation.
+  std::optional<MeasuredKernels> measured;
+  int steps = 0, gpus = 0;
+  if (have_measured) {
+    auto m = read_measured_kernels(o.measured, measured_device);
+    if (!m.is_ok()) throw_status(m.status());
+    measured = std::move(m).value();
+    steps = steps_flag > 0 ? steps_flag : measured->steps;
+    if (steps <= 0)
+      throw BadInput{std::string("brigade: error: --steps: found nothing; expected ") +
+                     (measured->format == "nsys"
+                          ? "how many steps the summary covers (nsys stats sums the whole capture)"
+                          : "how many steps the trace covers (it has no ProfilerStep annotation)")};
+    gpus = gpus_flag > 0 ? gpus_flag : std::max(1, static_cast<int>(measured->devices.size()));
+  }
+
+  const Scenario scenario = load_scenario_or_throw(o.scenario, o.profile);
+  planner::LowerOptions lower_options;
+  lower_options.granularity = parse_granularity_flag(o.granularity);
+  auto plan = planner::lower(scenario, lower_options);
+  if (!plan.is_ok()) throw_status(plan.status());
+  const Program& program = plan->program;
+  if (device >= program.num_devices)
+    throw_flag_error(
+        "--device", o.device,
+        "a device id below " + std::to_string(program.num_devices) + " (the plan's devices)");
+  sim::SimOptions options = sim_options_for(scenario, o.network);
+  options.record_trace = true;
+  options.trace_steps = false;
+  options.trace_filter.devices = {device};
+  auto result = sim::simulate(program, scenario.topology, scenario.profile, options);
+  if (!result.is_ok()) throw_status(result.status());
+  require_finite("kernels", {{"the step time", result->step_seconds}});
+
+  const KernelGroupTimes simulated = kernel_group_times(result->trace, &program, device);
+  std::optional<KernelGroupTimes> measured_times;
+  if (measured) measured_times = kernel_group_times(*measured, static_cast<double>(steps) * gpus);
+  const std::vector<KernelGroupRow> rows =
+      kernel_group_rows(simulated, measured_times ? &*measured_times : nullptr);
+  const std::string device_name = scenario.topology.device(device).name;
+  const std::string granularity(planner::granularity_name(plan->granularity));
+  const std::vector<MeasuredKernel> unnamed =
+      measured ? unnamed_kernels(*measured, 8) : std::vector<MeasuredKernel>{};
+
+  if (o.json) {
+    nlohmann::json j;
+    j["scenario"] = scenario.name;
+    j["device"] = device;
+    j["device_name"] = device_name;
+    j["granularity"] = granularity;
+    j["step_seconds"] = result->step_seconds;
+    if (measured)
+      j["measured"] = {
+          {"file", o.measured}, {"format", measured->format}, {"steps", steps}, {"gpus", gpus}};
+    nlohmann::json jr = nlohmann::json::array();
+    for (const KernelGroupRow& r : rows) {
+      nlohmann::json row = {{"group", r.key},
+                            {"label", r.label},
+                            {"subtotal", r.subtotal},
+                            {"simulated_seconds", r.simulated_seconds},
+                            {"simulated_kernels", r.simulated_count}};
+      if (measured) {
+        row["measured_seconds"] = r.measured_seconds;
+        row["measured_kernels"] = r.measured_count;
+        if (r.simulated_seconds > 0 && r.measured_seconds > 0)
+          row["measured_over_simulated"] = r.measured_seconds / r.simulated_seconds;
+      }
+      if (!r.profile_keys.empty()) row["profile_keys"] = r.profile_keys;
+      jr.push_back(std::move(row));
+    }
+    j["rows"] = std::move(jr);
+    if (measured) {
+      nlohmann::json ju = nlohmann::json::array();
+      for (const MeasuredKernel& k : unnamed)
+        ju.push_back({{"name", one_line(k.name)},
+                      {"seconds_per_step", k.seconds / (static_cast<double>(steps) * gpus)}});
+      j["unnamed_measured_kernels"] = std::move(ju);
+    }
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+
+  std::string out =
+      fmt::format("{}: one step on {} by kernel group (simulated, granularity {}; step {})\n",
+                  scenario.name, device_name, granularity, format_seconds(result->step_seconds));
+  if (measured)
+    out += fmt::format(
+        "against {} ({}; {} step{}, {} GPU{}: its times / {})\n", o.measured,
+        measured->format == "nsys" ? "Nsight Systems' kernel summary" : "PyTorch's profiler trace",
+        steps, steps == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", steps * gpus);
+  size_t width = 26;
+  for (const KernelGroupRow& r : rows) width = std::max(width, r.label.size() + 1);
+  out += "\n";
+  if (measured)
+    out += fmt::format("  {:<{}} {:>11} {:>9} {:>11} {:>9} {:>17}\n", "group", width, "Brigade",
+                       "kernels", "measured", "kernels", "measured/Brigade");
+  else
+    out +=
+        fmt::format("  {:<{}} {:>11} {:>9} {:>7}\n", "group", width, "Brigade", "kernels", "share");
+  double busy = 0;  // the simulated compute kernels' time: the share's base
+  for (const KernelGroupRow& r : rows)
+    if (r.key == "compute_all") busy = r.simulated_seconds;
+  bool subtotals = false;
+  for (const KernelGroupRow& r : rows) {
+    if (r.subtotal && !subtotals) {
+      out += "\n";
+      subtotals = true;
+    }
+    if (measured) {
+      out += fmt::format("  {:<{}} {:>11} {:>9} {:>11} {:>9} {:>17}\n", r.label, width,
+                         r.simulated_seconds > 0 ? format_seconds(r.simulated_seconds) : "-",
+                         count_text(r.simulated_count),
+                         r.measured_seconds > 0 ? format_seconds(r.measured_seconds) : "-",
+                         count_text(r.measured_count),
+                         ratio_text(r.measured_seconds, r.simulated_seconds));
+      continue;
+    }
+    // The share of the compute kernels' time; none for communication.
+    const bool compute = !r.communication;
+    out +=
+        fmt::format("  {:<{}} {:>11} {:>9} {:>7}\n", r.label, width,
+                    format_seconds(r.simulated_seconds), count_text(r.simulated_count),
+                    compute && busy > 0 ? fmt::format("{:.1f}%", 100 * r.simulated_seconds / busy)
+                                        : std::string("-"));
+  }
+  out +=
+      "\n(times a step on one GPU: a kernel group's spans summed; groups overlap in time where "
+      "streams run side by side, so they need not add up to the step)\n";
+  if (measured) {
+    std::string far;
+    for (const KernelGroupRow& r : rows) {
+      if (r.subtotal || r.simulated_seconds <= 0 || r.measured_seconds <= 0) continue;
+      const double ratio = r.measured_seconds / r.simulated_seconds;
+      if (std::abs(ratio - 1) > kFarRatio)
+        far += fmt::format("  {}: {:.2f} ({})\n", r.label, ratio, r.profile_keys);
+    }
+    if (!far.empty())
+      out +=
+          "\ngroups more than 10% off (measured/Brigade), and what times them in Brigade's "
+          "profile (brigade profile; brigade calibrate measures them on a GPU):\n" +
+          far;
+    if (!unnamed.empty()) {
+      out += "\nmeasured kernels no rule names (group 'other'), largest first:\n";
+      for (const MeasuredKernel& k : unnamed) {
+        const std::string name = quoted(k.name, 100);  // one line; the quotes dropped
+        out += fmt::format("  {:>11}  {}\n",
+                           format_seconds(k.seconds / (static_cast<double>(steps) * gpus)),
+                           name.substr(1, name.size() - 2));
+      }
+    }
+  }
+  if (granularity != "kernel" && simulated.of(KernelGroup::kFused) > 0)
+    out += fmt::format(
+        "note: granularity {}: fused runs of kernels are one group of their own; "
+        "--granularity kernel names each kernel\n",
+        granularity);
+  std::cout << out;
+}
+
+const RegisterVerb kRegister("kernels", 23, [](CLI::App& app) {
+  auto opts = std::make_shared<KernelsOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "kernels",
+      "One device's step by kernel group (GEMMs by width, attention, norms, activations, FP8\n"
+      "casts, optimizer, loss, embedding, other streaming, NCCL by collective), simulated; with\n"
+      "--measured, beside a profiler's record of the same plan (Nsight Systems' kernel summary\n"
+      "CSV, or PyTorch's profiler trace), with the ratio and what times each group in Brigade.");
+  cmd->add_option("scenario", opts->scenario, "scenario file (.yaml, .yml, .json)")->required();
+  cmd->add_option("--profile", opts->profile,
+                  "hardware profile replacing the scenario's (brigade calibrate --out)")
+      ->check(input_path_check());
+  cmd->add_option("--measured", opts->measured,
+                  "the profiler's record: nsys stats --report cuda_gpu_kern_sum --format csv "
+                  "output, or torch.profiler's trace (.json, .json.gz)")
+      ->check(input_path_check());
+  cmd->add_option("--steps", opts->steps,
+                  "how many steps the record covers (nsys: required; a PyTorch trace: its "
+                  "ProfilerStep annotations by default)");
+  cmd->add_option("--gpus", opts->gpus,
+                  "how many GPUs the record sums (default: a PyTorch trace's devices, else 1)");
+  cmd->add_option("--measured-device", opts->measured_device,
+                  "a PyTorch trace: keep this device's kernels only");
+  cmd->add_option("--device", opts->device, "Brigade's device to hold against it (default 0)");
+  cmd->add_option("--network", opts->network,
+                  "flow or ideal (default: the scenario's simulation.network, else flow)");
+  cmd->add_option("--granularity", opts->granularity,
+                  "task granularity: auto, kernel, region or step (default auto)");
+  cmd->add_flag("--json", opts->json, "one JSON object on stdout (SI units)");
+  cmd->callback([opts] { run_kernels(*opts); });
+});
+
+}  // namespace
+}  // namespace brigade::cli

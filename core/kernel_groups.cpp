@@ -1,0 +1,290 @@
+#include "core/kernel_groups.hpp"
+
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+
+namespace brigade {
+namespace {
+
+struct GroupInfo {
+  std::string_view label, key, profile_keys;
+};
+
+constexpr std::array<GroupInfo, kNumKernelGroups> kGroups{{
+    {"GEMM, FP8", "gemm_fp8", "gemm.fp8 curve; fp8_split_accumulator_efficiency (gradients)"},
+    {"GEMM, BF16/FP16", "gemm_16bit", "gemm.bf16 / gemm.f16 curves (wave model: gemm_waves)"},
+    {"GEMM, other widths", "gemm_other", "gemm curves of the other widths"},
+    {"attention", "attention",
+     "flash_attention / fused_attention rates; attention_*_efficiency (unfused)"},
+    {"norms", "norm", "norm_forward_efficiency, norm_backward_efficiency"},
+    {"activations", "activation", "activation_*_efficiency, gated_activation_*_efficiency"},
+    {"FP8 casts and scaling", "fp8_cast", "memory_efficiency"},
+    {"optimizer", "optimizer", "memory_efficiency"},
+    {"loss", "loss", "memory_efficiency"},
+    {"embedding", "embedding", "memory_efficiency"},
+    {"other streaming", "elementwise", "memory_efficiency; launch"},
+    {"fused runs", "fused", "as their kernels (--granularity kernel names them)"},
+    {"NCCL AllReduce", "allreduce", "the NCCL table (collectives, nvls); links"},
+    {"NCCL AllGather", "allgather", "the NCCL table (collectives); links"},
+    {"NCCL ReduceScatter", "reducescatter", "the NCCL table (collectives); links"},
+    {"NCCL Broadcast/Reduce", "broadcast", "the NCCL table (collectives); links"},
+    {"send/recv, AllToAll", "sendrecv", "links (p2p); the NCCL table"},
+    {"copies and fills", "memcpy", "memory_efficiency; links"},
+    {"other", "other", "-"},
+}};
+
+bool contains(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
+bool contains_any(std::string_view s, std::initializer_list<std::string_view> parts) {
+  for (std::string_view p : parts)
+    if (contains(s, p)) return true;
+  return false;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+// An NCCL kernel's collective, from "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"
+// (NCCL 2.19+), "ncclKernel_AllGather_RING_LL_Sum_int8_t" (before), or
+// Transformer Engine's userbuffers kernels (reduce-scatter "rs", all-gather
+// "ag", else point-to-point).
+KernelGroup nccl_group(std::string_view n) {
+  if (contains_any(n, {"allreduce", "all_reduce"})) return KernelGroup::kAllReduce;
+  if (contains_any(n, {"allgather", "all_gather"})) return KernelGroup::kAllGather;
+  if (contains_any(n, {"reducescatter", "reduce_scatter"})) return KernelGroup::kReduceScatter;
+  if (contains_any(n, {"broadcast", "_reduce_", "kernel_reduce"})) return KernelGroup::kBroadcast;
+  return KernelGroup::kSendRecv;
+}
+
+KernelGroup userbuffers_group(std::string_view n) {
+  if (contains_any(n, {"_rs", "reducescatter", "reduce_scatter"}))
+    return KernelGroup::kReduceScatter;
+  if (contains_any(n, {"_ag", "allgather", "all_gather"})) return KernelGroup::kAllGather;
+  return KernelGroup::kSendRecv;
+}
+
+// A GEMM's operand width from its name: cuBLAS's and CUTLASS's kernels
+// spell it ("e4m3", "bf16", "s16816gemm_fp16", "tf32", "sgemm"); nvjet's
+// (cuBLAS 12.8+) do not, whose GEMMs count as "other widths".
+KernelGroup gemm_width(std::string_view n) {
+  if (contains_any(n, {"e4m3", "e5m2", "fp8", "f8f6f4", "qgmma"})) return KernelGroup::kGemmFp8;
+  if (contains_any(n, {"bf16", "bfloat16", "fp16", "f16", "half", "h884", "h1688", "h16816",
+                       "s884gemm", "s1688gemm", "s16816gemm", "hgemm", "hmma"}))
+    return KernelGroup::kGemm16;
+  return KernelGroup::kGemmOther;
+}
+
+}  // namespace
+
+std::string_view kernel_group_label(KernelGroup g) {
+  return kGroups[static_cast<size_t>(g)].label;
+}
+std::string_view kernel_group_key(KernelGroup g) {
+  return kGroups[static_cast<size_t>(g)].key;
+}
+std::string_view kernel_group_profile_keys(KernelGroup g) {
+  return kGroups[static_cast<size_t>(g)].profile_keys;
+}
+
+bool is_communication_group(KernelGroup g) {
+  return g == KernelGroup::kAllReduce || g == KernelGroup::kAllGather ||
+         g == KernelGroup::kReduceScatter || g == KernelGroup::kBroadcast ||
+         g == KernelGroup::kSendRecv || g == KernelGroup::kMemcpy;
+}
+
+bool is_gemm_group(KernelGroup g) {
+  return g == KernelGroup::kGemmFp8 || g == KernelGroup::kGemm16 || g == KernelGroup::kGemmOther;
+}
+
+KernelGroup group_of_kernel_name(std::string_view name) {
+  const std::string s = lower(name);
+  const std::string_view n = s;
+  // 1. Communication and copies: NCCL's kernels name their collective;
+  // profilers record copies and fills as "[CUDA memcpy ...]", "Memcpy DtoD".
+  if (contains(n, "nccl")) return nccl_group(n);
+  if (contains(n, "userbuffers")) return userbuffers_group(n);
+  if (contains_any(n, {"memcpy", "memset"})) return KernelGroup::kMemcpy;
+  // 2. The loss before attention (PyTorch's cross-entropy is a log-softmax).
+  if (contains_any(n, {"cross_entropy", "crossentropy", "nll_loss", "log_softmax", "logsoftmax"}))
+    return KernelGroup::kLoss;
+  // 3. Attention: FlashAttention's kernels, cuDNN's fused SDPA, CUTLASS's
+  // and xFormers' fmha, an unfused core's softmax (Megatron-LM's fused
+  // scale-mask-softmax, PyTorch's softmax).
+  if (contains_any(n, {"flash", "fmha", "sdpa", "attention", "fused_attn", "softmax"}))
+    return KernelGroup::kAttention;
+  // 4. GEMMs: cuBLAS (sm80_xmma_gemm, ampere_*gemm, sm90_xmma_gemm,
+  // nvjet), CUTLASS, Triton's matmuls.
+  if (contains_any(
+          n, {"gemm", "xmma", "nvjet", "cutlass", "cublas", "splitkreduce", "matmul", "wgmma"}))
+    return gemm_width(n);
+  // 5. Norms: Transformer Engine's (ln_fwd / ln_bwd / rmsnorm_*), Apex's
+  // (cuApplyLayerNorm, cuComputeGradInput, cuComputePartGradGammaBeta),
+  // PyTorch's (layer_norm kernels, GammaBetaBackward).
+  if (contains_any(n, {"layer_norm", "layernorm", "rmsnorm", "rms_norm", "ln_fwd", "ln_bwd",
+                       "cuapplylayernorm", "cuapplyrmsnorm", "cucomputegradinput", "gradgammabeta",
+                       "gammabetabackward", "norm_fwd", "norm_bwd"}))
+    return KernelGroup::kNorm;
+  // 6. FP8 casts and scaling: Transformer Engine's cast_transpose,
+  // quantize, transpose, amax and delayed-scaling kernels.
+  if (contains_any(n, {"cast_transpose", "cast_to_fp8", "quantize", "fp8", "amax", "transpose",
+                       "delayed_scaling", "scale_update"}))
+    return KernelGroup::kFp8Cast;
+  // 7. Activations (after GEMMs, whose epilogues name them too).
+  if (contains_any(n, {"gelu", "swiglu", "geglu", "silu", "swish", "relu"}))
+    return KernelGroup::kActivation;
+  // 8. The optimizer: Apex's and PyTorch's multi-tensor kernels (Adam, the
+  // L2 norm, unscale, scale), fused Adam.
+  if (contains_any(n, {"adam", "multi_tensor", "lamb", "sgd", "optimizer"}))
+    return KernelGroup::kOptimizer;
+  // 9. The embedding: PyTorch's gather and its backward.
+  if (contains_any(n, {"embedding", "indexselect", "index_select", "indexfunc", "index_put"}))
+    return KernelGroup::kEmbedding;
+  // 10. Other streaming kernels: PyTorch's elementwise and reduction
+  // templates, Triton's fused pointwise and reductions, dropout, biases,
+  // fills, copies, concatenation.
+  if (contains_any(n, {"elementwise", "reduce_kernel", "vectorized", "unrolled", "triton",
+                       "dropout", "bias", "fill", "copy", "cat", "add", "mul"}))
+    return KernelGroup::kElementwise;
+  return KernelGroup::kOther;
+}
+
+KernelGroup group_of_task(const Program& program, TaskId id) {
+  const Task& t = program.task(id);
+  if (t.kind == TaskKind::kTransfer) return KernelGroup::kSendRecv;
+  if (t.kind == TaskKind::kCollective) {
+    if (t.collective < 0 || static_cast<size_t>(t.collective) >= program.collectives().size())
+      return KernelGroup::kOther;
+    switch (program.collectives()[static_cast<size_t>(t.collective)].kind) {
+      case CollectiveKind::kAllReduce:
+        return KernelGroup::kAllReduce;
+      case CollectiveKind::kAllGather:
+        return KernelGroup::kAllGather;
+      case CollectiveKind::kReduceScatter:
+        return KernelGroup::kReduceScatter;
+      case CollectiveKind::kBroadcast:
+      case CollectiveKind::kReduce:
+        return KernelGroup::kBroadcast;
+      case CollectiveKind::kAllToAll:
+        return KernelGroup::kSendRecv;
+    }
+    return KernelGroup::kOther;
+  }
+  if (is_flash_attention(t.kernel) || t.kernel == KernelClass::kAttentionForward ||
+      t.kernel == KernelClass::kAttentionBackward)
+    return KernelGroup::kAttention;
+  if (is_norm(t.kernel)) return KernelGroup::kNorm;
+  if (is_activation(t.kernel)) return KernelGroup::kActivation;
+  if (t.compute == ComputeKind::kGemm || t.kernel == KernelClass::kGemmSplitAccumulator) {
+    if (t.dtype == DType::kFP8) return KernelGroup::kGemmFp8;
+    if (t.dtype == DType::kBF16 || t.dtype == DType::kF16) return KernelGroup::kGemm16;
+    return KernelGroup::kGemmOther;
+  }
+  // A fused run of kernels (region and step granularities): the shapes of
+  // its GEMMs recorded, or a fixed task standing for several kernels.
+  if (t.gemm_mix != 0 || (t.compute == ComputeKind::kFixed && t.batch > 1))
+    return KernelGroup::kFused;
+  // A plain streaming kernel, by the names the planner gives them
+  // (planner/, costmodel/transformer_blocks_layer.cpp).
+  const std::string n = lower(program.task_name(id));
+  if (contains_any(n, {"cross_entropy", "loss"})) return KernelGroup::kLoss;
+  if (contains_any(n, {".cast", "amax", "transpose", "fp8."})) return KernelGroup::kFp8Cast;
+  if (contains(n, "optimizer")) return KernelGroup::kOptimizer;
+  if (contains(n, "embedding")) return KernelGroup::kEmbedding;
+  return KernelGroup::kElementwise;
+}
+
+KernelGroupTimes kernel_group_times(const Trace& trace, const Program* program, int device) {
+  KernelGroupTimes out;
+  for (const TraceSpan& span : trace.spans) {
+    if (span.device != device) continue;
+    const double seconds = span.end_seconds - span.start_seconds;
+    if (program && span.task >= 0 && span.task < program->num_tasks()) {
+      const Task& t = program->task(span.task);
+      const double kernels = t.kind == TaskKind::kCompute && t.compute != ComputeKind::kGemm
+                                 ? static_cast<double>(std::max<std::int64_t>(t.batch, 1))
+                                 : 1.0;
+      out.add(group_of_task(*program, span.task), seconds, kernels);
+      continue;
+    }
+    const std::string_view name =
+        span.name >= 0 && static_cast<size_t>(span.name) < trace.names.size()
+            ? std::string_view(trace.names[static_cast<size_t>(span.name)])
+            : std::string_view();
+    KernelGroup g = group_of_kernel_name(name);
+    if (span.kind == TaskKind::kTransfer) g = KernelGroup::kSendRecv;
+    out.add(g, seconds);
+  }
+  return out;
+}
+
+KernelGroupTimes kernel_group_times(const MeasuredKernels& measured, double divisor) {
+  KernelGroupTimes out;
+  const double d = divisor > 0 ? divisor : 1;
+  for (const MeasuredKernel& k : measured.kernels)
+    out.add(group_of_kernel_name(k.name), k.seconds / d, k.count / d);
+  return out;
+}
+
+std::vector<KernelGroupRow> kernel_group_rows(const KernelGroupTimes& simulated,
+                                              const KernelGroupTimes* measured) {
+  std::vector<KernelGroupRow> rows;
+  const auto row_of = [&](std::string label, std::string key, bool subtotal, auto&& in) {
+    KernelGroupRow r;
+    r.label = std::move(label);
+    r.key = std::move(key);
+    r.subtotal = subtotal;
+    for (int i = 0; i < kNumKernelGroups; ++i) {
+      const auto g = static_cast<KernelGroup>(i);
+      if (!in(g)) continue;
+      r.simulated_seconds += simulated.of(g);
+      r.simulated_count += simulated.count[static_cast<size_t>(i)];
+      if (measured) {
+        r.measured_seconds += measured->of(g);
+        r.measured_count += measured->count[static_cast<size_t>(i)];
+      }
+    }
+    return r;
+  };
+  for (int i = 0; i < kNumKernelGroups; ++i) {
+    const auto g = static_cast<KernelGroup>(i);
+    KernelGroupRow r = row_of(std::string(kernel_group_label(g)), std::string(kernel_group_key(g)),
+                              false, [g](KernelGroup x) { return x == g; });
+    if (r.simulated_count == 0 && r.measured_count == 0) continue;
+    r.profile_keys = std::string(kernel_group_profile_keys(g));
+    r.group = g;
+    r.communication = is_communication_group(g);
+    rows.push_back(std::move(r));
+  }
+  const auto streaming = [](KernelGroup g) {
+    return g == KernelGroup::kNorm || g == KernelGroup::kActivation || g == KernelGroup::kFp8Cast ||
+           g == KernelGroup::kOptimizer || g == KernelGroup::kLoss ||
+           g == KernelGroup::kEmbedding || g == KernelGroup::kElementwise;
+  };
+  rows.push_back(row_of("GEMMs, all widths", "gemm_all", true, is_gemm_group));
+  rows.push_back(row_of("streaming, all", "streaming_all", true, streaming));
+  rows.push_back(row_of("compute, all", "compute_all", true,
+                        [](KernelGroup g) { return !is_communication_group(g); }));
+  rows.push_back(
+      row_of("communication and copies", "communication_all", true, is_communication_group));
+  rows.back().communication = true;
+  return rows;
+}
+
+std::vector<MeasuredKernel> unnamed_kernels(const MeasuredKernels& measured, size_t n) {
+  std::vector<MeasuredKernel> out;
+  for (const MeasuredKernel& k : measured.kernels)
+    if (group_of_kernel_name(k.name) == KernelGroup::kOther) out.push_back(k);
+  std::sort(out.begin(), out.end(), [](const MeasuredKernel& a, const MeasuredKernel& b) {
+    return a.seconds != b.seconds ? a.seconds > b.seconds : a.name < b.name;
+  });
+  if (out.size() > n) out.resize(n);
+  return out;
+}
+
+}  // namespace brigade

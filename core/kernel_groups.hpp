@@ -1,0 +1,117 @@
+// Kernel groups: one device's step by what its kernels do, so that the
+// simulator's kernels and a profiler's measured ones (Nsight Systems'
+// kernel summary, PyTorch's profiler) can be held side by side (`brigade
+// kernels`, docs/FIDELITY.md "Against a profiler's record"). A group is as
+// coarse as a kernel's name can tell on the measured side: GEMMs by operand
+// width, fused attention, norms, activations, FP8 casts, the optimizer, the
+// loss, the embedding, the other streaming kernels, and NCCL's kernels by
+// collective.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include <string>
+#include <vector>
+
+#include "core/kernel_summary.hpp"
+#include "core/program.hpp"
+#include "core/trace.hpp"
+
+namespace brigade {
+
+enum class KernelGroup : std::uint8_t {
+  kGemmFp8,      // FP8 operands (E4M3 / E5M2)
+  kGemm16,       // BF16 or FP16 operands
+  kGemmOther,    // TF32, FP32, FP64, INT8, or a GEMM whose name gives no width
+  kAttention,    // fused attention (FlashAttention, cuDNN), an unfused core's softmax
+  kNorm,         // LayerNorm, RMSNorm, forward and backward
+  kActivation,   // GeLU, SwiGLU, SiLU, ReLU², forward and backward
+  kFp8Cast,      // FP8 casts, transposes, amax reductions and scale updates
+  kOptimizer,    // the optimizer step's kernels (Adam, the gradient norm, unscale)
+  kLoss,         // the cross-entropy (log-softmax, NLL)
+  kEmbedding,    // the embedding's gather and its gradient
+  kElementwise,  // every other streaming kernel (residuals, dropout, biases, copies, fills)
+  kFused,        // a fused run of the planner's region or step granularity (simulated only)
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kBroadcast,  // Broadcast and Reduce
+  kSendRecv,   // point-to-point sends and receives, AllToAll (NCCL runs it as sends)
+  kMemcpy,     // copies and fills the profiler records apart from kernels
+  kOther,      // a measured kernel no rule names
+};
+inline constexpr int kNumKernelGroups = static_cast<int>(KernelGroup::kOther) + 1;
+
+// "GEMM, FP8", "attention", "NCCL AllReduce", ... (the tables' labels).
+std::string_view kernel_group_label(KernelGroup g);
+// "gemm_fp8", "attention", "allreduce", ... (JSON keys).
+std::string_view kernel_group_key(KernelGroup g);
+// True for NCCL's groups and kMemcpy: time on the device that is not a
+// compute kernel of the model.
+bool is_communication_group(KernelGroup g);
+bool is_gemm_group(KernelGroup g);
+// The profile keys that time a group in Brigade (docs/FIDELITY.md, "Against
+// a profiler's record"): where a measured/simulated ratio points.
+std::string_view kernel_group_profile_keys(KernelGroup g);
+
+// The group of a measured kernel, from its name as CUDA profilers record it
+// (a mangled or demangled symbol, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL",
+// "sm90_xmma_gemm_e4m3bf16_...", "flash_fwd_kernel", "[CUDA memcpy DtoD]").
+// Case-insensitive substring rules, first match wins, in the order
+// docs/FIDELITY.md lists them; kOther when none matches.
+KernelGroup group_of_kernel_name(std::string_view name);
+
+// The group of a Program's task: a collective's by its kind, a transfer's
+// kSendRecv, a compute task's by its ComputeKind, dtype and KernelClass
+// and, for a plain streaming kernel, by its name (casts, the optimizer, the
+// loss, the embedding).
+KernelGroup group_of_task(const Program& program, TaskId task);
+
+// Seconds and kernel counts by group.
+struct KernelGroupTimes {
+  std::array<double, kNumKernelGroups> seconds{};
+  std::array<double, kNumKernelGroups> count{};
+  void add(KernelGroup g, double s, double n = 1) {
+    seconds[static_cast<size_t>(g)] += s;
+    count[static_cast<size_t>(g)] += n;
+  }
+  double of(KernelGroup g) const { return seconds[static_cast<size_t>(g)]; }
+};
+
+// One device's spans in a simulated (or Brigade-executed) trace by group:
+// each span's task's group where the span names its task and `program` is
+// given, else its name's (group_of_kernel_name). A compute task counts the
+// kernels it stands for (a fused run's, FlashAttention's launches).
+KernelGroupTimes kernel_group_times(const Trace& trace, const Program* program, int device);
+// A profiler's kernels by group, each divided by `divisor` (steps x GPUs:
+// one GPU's step).
+KernelGroupTimes kernel_group_times(const MeasuredKernels& measured, double divisor);
+
+// One row of `brigade kernels`: a group, or a subtotal of several.
+struct KernelGroupRow {
+  std::string label;  // "GEMM, FP8", "GEMMs, all widths", ...
+  std::string key;    // "gemm_fp8", "gemm_all", ...
+  bool subtotal = false;
+  KernelGroup group = KernelGroup::kOther;  // a group's row: its group
+  bool communication = false;               // NCCL's groups, copies, or their subtotal
+  double simulated_seconds = 0, simulated_count = 0;
+  double measured_seconds = 0, measured_count = 0;
+  std::string profile_keys;  // what times it in Brigade ("" for subtotals)
+};
+
+// The groups either side has, in KernelGroup's order, then the subtotals:
+// GEMMs of all widths, the streaming kernels (norms, activations, casts,
+// optimizer, loss, embedding, other streaming: kernels whose names
+// profilers give less reliably than Brigade's), compute (every group but
+// communication and copies) and communication. `measured` null: the
+// simulated columns alone.
+std::vector<KernelGroupRow> kernel_group_rows(const KernelGroupTimes& simulated,
+                                              const KernelGroupTimes* measured);
+
+// The measured kernels no rule names (kOther), largest first, at most `n`.
+std::vector<MeasuredKernel> unnamed_kernels(const MeasuredKernels& measured, size_t n);
+
+}  // namespace brigade

@@ -1,0 +1,406 @@
+#include "core/kernel_summary.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <set>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/file_io.hpp"
+#include "core/gzip_stream.hpp"
+#include "core/json_stream.hpp"
+#include "core/text.hpp"
+
+namespace brigade {
+namespace {
+
+using nlohmann::json;
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+// Sums kernels by name, keeping the order of first sight.
+class Summer {
+ public:
+  void add(const std::string& name, double seconds, double count) {
+    auto [it, fresh] = index_.try_emplace(name, out_.size());
+    if (fresh) out_.push_back({name, 0, 0});
+    out_[it->second].seconds += seconds;
+    out_[it->second].count += count;
+  }
+  std::vector<MeasuredKernel> take() { return std::move(out_); }
+  bool empty() const { return out_.empty(); }
+
+ private:
+  std::unordered_map<std::string, size_t> index_;
+  std::vector<MeasuredKernel> out_;
+};
+
+// ---- Nsight Systems' CSV ------------------------------------------------------
+
+struct CsvField {
+  std::string text;  // unquoted
+  int column = 1;    // 1-based, where the field starts
+};
+
+// RFC 4180 fields of one line: quoted fields may hold commas and "" for a
+// quote (kernel names are C++ signatures: "void f<a, b>(int)"). False when
+// a quote is left open.
+bool csv_fields(std::string_view line, std::vector<CsvField>* out) {
+  out->clear();
+  size_t i = 0;
+  while (true) {
+    CsvField f;
+    f.column = static_cast<int>(i) + 1;
+    if (i < line.size() && line[i] == '"') {
+      ++i;
+      bool closed = false;
+      while (i < line.size()) {
+        if (line[i] == '"') {
+          if (i + 1 < line.size() && line[i + 1] == '"') {
+            f.text += '"';
+            i += 2;
+            continue;
+          }
+          ++i;
+          closed = true;
+          break;
+        }
+        f.text += line[i++];
+      }
+      if (!closed) return false;
+      while (i < line.size() && line[i] != ',') ++i;  // text after the closing quote: dropped
+    } else {
+      const size_t end = std::min(line.find(',', i), line.size());
+      f.text = std::string(line.substr(i, end - i));
+      i = end;
+    }
+    out->push_back(std::move(f));
+    if (i >= line.size()) return true;
+    ++i;  // the comma
+  }
+}
+
+std::string trim(std::string_view s) {
+  const size_t a = s.find_first_not_of(" \t\r");
+  if (a == std::string_view::npos) return {};
+  const size_t b = s.find_last_not_of(" \t\r");
+  return std::string(s.substr(a, b - a + 1));
+}
+
+bool number_at_least_zero(const std::string& text, double* v) {
+  const std::string t = trim(text);
+  if (t.empty()) return false;
+  const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), *v);
+  return ec == std::errc() && p == t.data() + t.size() && std::isfinite(*v) && *v >= 0;
+}
+
+// A header's columns: the total time (and its unit), the instances, the name.
+struct CsvHeader {
+  int total = -1, instances = -1, name = -1;
+  double seconds_per_unit = 1e-9;
+};
+
+std::optional<CsvHeader> header_of(const std::vector<CsvField>& fields) {
+  CsvHeader h;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const std::string f = lower(trim(fields[i].text));
+    if (f.rfind("total time", 0) == 0) {
+      h.total = static_cast<int>(i);
+      if (f.find("(us)") != std::string::npos || f.find("(\xce\xbcs)") != std::string::npos)
+        h.seconds_per_unit = 1e-6;
+      else if (f.find("(ms)") != std::string::npos)
+        h.seconds_per_unit = 1e-3;
+      else if (f.find("(s)") != std::string::npos)
+        h.seconds_per_unit = 1;
+    } else if (f == "instances" || f == "count") {
+      h.instances = static_cast<int>(i);
+    } else if (f == "name" || f == "operation") {
+      h.name = static_cast<int>(i);
+    }
+  }
+  if (h.total < 0 || h.instances < 0 || h.name < 0) return std::nullopt;
+  return h;
+}
+
+// ---- Kineto's trace -------------------------------------------------------------
+
+// A SAX handler that keeps one event at a time (nlohmann::json::sax_parse's
+// interface): the events are the objects of the top-level array, or of the
+// top-level object's "traceEvents".
+class KinetoSax {
+ public:
+  explicit KinetoSax(std::optional<int> device) : device_(device) {}
+
+  bool null() { return true; }
+  bool boolean(bool) { return true; }
+  bool number_integer(json::number_integer_t v) { return number(static_cast<double>(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return number(static_cast<double>(v)); }
+  bool number_float(json::number_float_t v, const json::string_t&) { return number(v); }
+  bool string(json::string_t& v) {
+    if (in_event_level()) {
+      if (key_ == "ph")
+        ev_.ph = v;
+      else if (key_ == "cat")
+        ev_.cat = lower(v);
+      else if (key_ == "name")
+        ev_.name = std::move(v);
+    }
+    return true;
+  }
+  bool binary(json::binary_t&) { return true; }
+  bool key(json::string_t& k) {
+    key_ = std::move(k);
+    return true;
+  }
+  bool start_object(std::size_t) {
+    ++depth_;
+    if (events_ > 0 && depth_ == events_ + 1) {
+      ev_ = Event{};
+    } else if (events_ > 0 && depth_ == events_ + 2 && key_ == "args") {
+      in_args_ = true;
+    }
+    if (depth_ == 1 && events_ == 0) top_object_ = true;
+    return true;
+  }
+  bool end_object() {
+    if (events_ > 0 && depth_ == events_ + 1) finish_event();
+    if (events_ > 0 && depth_ == events_ + 2) in_args_ = false;
+    --depth_;
+    return true;
+  }
+  bool start_array(std::size_t) {
+    if (events_ == 0 && ((depth_ == 0) || (depth_ == 1 && top_object_ && key_ == "traceEvents")))
+      events_ = depth_ + 1;
+    ++depth_;
+    return true;
+  }
+  bool end_array() {
+    if (depth_ == events_) events_done_ = true;
+    --depth_;
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception&) {
+    parse_error_at_ = position;
+    return false;
+  }
+
+  std::optional<std::size_t> parse_error_at() const { return parse_error_at_; }
+  MeasuredKernels finish() {
+    MeasuredKernels m;
+    m.format = "kineto";
+    m.kernels = sum_.take();
+    m.steps = static_cast<int>(steps_.size());
+    m.devices.assign(devices_.begin(), devices_.end());
+    return m;
+  }
+  bool saw_events() const { return events_ > 0; }
+
+ private:
+  struct Event {
+    std::string ph, cat, name;
+    double dur_us = -1, pid = -1, device = -1;
+  };
+
+  bool in_event_level() const { return events_ > 0 && depth_ == events_ + 1; }
+  bool number(double v) {
+    if (in_event_level()) {
+      if (key_ == "dur")
+        ev_.dur_us = v;
+      else if (key_ == "pid")
+        ev_.pid = v;
+    } else if (in_args_ && events_ > 0 && depth_ == events_ + 2 && key_ == "device") {
+      ev_.device = v;
+    }
+    return true;
+  }
+  void finish_event() {
+    if (ev_.ph != "X") return;
+    if (ev_.name.rfind("ProfilerStep#", 0) == 0) steps_.insert(ev_.name);
+    const bool kernel = ev_.cat == "kernel";
+    const bool copy = ev_.cat == "gpu_memcpy" || ev_.cat == "gpu_memset" || ev_.cat == "memcpy" ||
+                      ev_.cat == "memset";
+    if ((!kernel && !copy) || ev_.dur_us < 0) return;
+    const double dev = ev_.device >= 0 ? ev_.device : ev_.pid;
+    const int device = dev >= 0 && dev < 1e6 ? static_cast<int>(dev) : -1;
+    if (device_ && device != *device_) return;
+    if (device >= 0) devices_.insert(device);
+    sum_.add(ev_.name, ev_.dur_us * 1e-6, 1);
+  }
+
+  std::optional<int> device_;
+  int depth_ = 0;
+  int events_ = 0;  // the depth of the events' array, 0 until found
+  bool top_object_ = false;
+  bool events_done_ = false;
+  bool in_args_ = false;
+  std::string key_;
+  Event ev_;
+  Summer sum_;
+  std::set<std::string> steps_;
+  std::set<int> devices_;
+  std::optional<std::size_t> parse_error_at_;
+};
+
+Result<MeasuredKernels> read_kineto_stream(std::streambuf* sb, const std::string& path,
+                                           const GzipReadBuf* gz, std::optional<int> device) {
+  KinetoSax sax(device);
+  BlockSource source(sb);
+  bool ok = false;
+  try {
+    ok = json::sax_parse(SourceIterator(&source), SourceIterator(), &sax);
+  } catch (const std::exception& e) {
+    return Status::error(
+        fmt::format("{}: error: found unreadable JSON ({}); expected PyTorch's profiler trace",
+                    path, e.what()));
+  }
+  if (gz && !gz->error().empty())
+    return Status::error(
+        fmt::format("{}: error: found {}; expected a gzip-compressed PyTorch profiler trace", path,
+                    gz->error()));
+  if (!ok || sax.parse_error_at()) {
+    const std::size_t at = sax.parse_error_at().value_or(1);
+    const auto [line, column] = source.line_column(at > 0 ? at - 1 : 0);
+    return Status::at(SourcePos{path, line, column},
+                      "found invalid JSON; expected PyTorch's profiler trace (Chrome trace JSON)");
+  }
+  MeasuredKernels m = sax.finish();
+  if (m.kernels.empty())
+    return Status::error(fmt::format(
+        "{}: error: found no {}kernel event (complete events of category \"kernel\", "
+        "\"gpu_memcpy\" or \"gpu_memset\"); expected PyTorch's profiler trace of GPU work "
+        "(torch.profiler with ProfilerActivity.CUDA)",
+        path, device ? fmt::format("device-{} ", *device) : std::string()));
+  return m;
+}
+
+// `prefix`, then the rest of `rest`: the blank bytes read to tell the
+// format, given back so that JSON errors count their lines.
+class PrefixBuf : public std::streambuf {
+ public:
+  PrefixBuf(std::string prefix, std::streambuf* rest) : prefix_(std::move(prefix)), rest_(rest) {
+    setg(prefix_.data(), prefix_.data(), prefix_.data() + prefix_.size());
+  }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    const std::streamsize n = rest_->sgetn(block_, sizeof block_);
+    if (n <= 0) return traits_type::eof();
+    setg(block_, block_, block_ + n);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  std::string prefix_;
+  std::streambuf* rest_;
+  char block_[1 << 16];
+};
+
+}  // namespace
+
+Result<MeasuredKernels> parse_nsys_kernel_summary(std::string_view text, const std::string& path) {
+  Summer sum;
+  std::optional<CsvHeader> header;
+  std::vector<CsvField> fields;
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t end = std::min(text.find('\n', pos), text.size());
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (trim(line).empty()) {
+      header.reset();  // a blank line ends a table
+      if (end == text.size()) break;
+      continue;
+    }
+    const bool whole = csv_fields(line, &fields);
+    if (!header) {
+      if (whole) header = header_of(fields);
+      if (end == text.size()) break;
+      continue;
+    }
+    const auto bad = [&](int column, const std::string& found, const std::string& expected) {
+      return Status::at(SourcePos{path, line_no, column},
+                        fmt::format("found {}; expected {}", found, expected));
+    };
+    if (!whole)
+      return bad(static_cast<int>(line.size()) + 1, "a quoted field left open",
+                 "its closing quote");
+    const int need = std::max({header->total, header->instances, header->name}) + 1;
+    if (static_cast<int>(fields.size()) < need)
+      return bad(static_cast<int>(line.size()) + 1, fmt::format("{} fields", fields.size()),
+                 fmt::format("{} (the header's columns)", need));
+    const CsvField& total = fields[static_cast<size_t>(header->total)];
+    const CsvField& count = fields[static_cast<size_t>(header->instances)];
+    double total_units = 0, instances = 0;
+    if (!number_at_least_zero(total.text, &total_units))
+      return bad(total.column, brigade::quoted(total.text), "the total time, a number >= 0");
+    if (!number_at_least_zero(count.text, &instances) || instances != std::floor(instances))
+      return bad(count.column, brigade::quoted(count.text), "the instances, a whole number >= 0");
+    sum.add(fields[static_cast<size_t>(header->name)].text, total_units * header->seconds_per_unit,
+            instances);
+    if (end == text.size()) break;
+  }
+  if (sum.empty())
+    return Status::error(fmt::format(
+        "{}: error: found no kernel row under a header with \"Total Time\", \"Instances\" and "
+        "\"Name\"; expected Nsight Systems' kernel summary (nsys stats --report cuda_gpu_kern_sum "
+        "--format csv) or PyTorch's profiler trace (.json, .json.gz)",
+        path));
+  MeasuredKernels m;
+  m.format = "nsys";
+  m.kernels = sum.take();
+  return m;
+}
+
+Result<MeasuredKernels> read_kineto_kernels(std::istream& in, const std::string& path,
+                                            std::optional<int> device) {
+  if (starts_with_gzip_magic(in)) {
+    GzipReadBuf gz(in);
+    return read_kineto_stream(&gz, path, &gz, device);
+  }
+  return read_kineto_stream(in.rdbuf(), path, nullptr, device);
+}
+
+Result<MeasuredKernels> read_measured_kernels(const std::string& path, std::optional<int> device) {
+  BRIGADE_ASSIGN_OR_RETURN(
+      const InputFile file,
+      open_input_file(path,
+                      "a profiler's kernel record (nsys stats CSV, or PyTorch's profiler "
+                      "trace .json / .json.gz)"));
+  FdReadBuf buf(file.fd());
+  std::istream in(&buf);
+  // The first non-blank byte decides: JSON or gzip is Kineto's, else CSV.
+  int c = in.peek();
+  if (c == 0x1f) return read_kineto_kernels(in, path, device);
+  std::string head;
+  while (c != std::char_traits<char>::eof() && (c == ' ' || c == '\t' || c == '\r' || c == '\n')) {
+    head += static_cast<char>(in.get());
+    c = in.peek();
+  }
+  if (c == '{' || c == '[') {
+    PrefixBuf whole(std::move(head), in.rdbuf());
+    std::istream again(&whole);
+    return read_kineto_kernels(again, path, device);
+  }
+  if (device)
+    return Status::error(fmt::format(
+        "{}: error: found Nsight Systems' summary with a device asked for; expected PyTorch's "
+        "profiler trace (an nsys summary sums every GPU: filter it with nsys stats' own options)",
+        path));
+  std::string text = head;
+  text.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return parse_nsys_kernel_summary(text, path);
+}
+
+}  // namespace brigade

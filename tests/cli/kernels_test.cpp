@@ -1,0 +1,157 @@
+// brigade kernels SCENARIO [--measured FILE]: one device's step by kernel
+// group, simulated, and beside a profiler's record (Nsight Systems' CSV
+// summary, PyTorch's profiler trace); bad input one line, exit 2. The
+// records in tests/data/kernels/ are made up for these tests (round
+// numbers worked by hand below), not measurements.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/cli_test_util.hpp"
+
+namespace brigade {
+namespace {
+
+using testing::run_brigade;
+
+const std::string kSource = BRIGADE_SOURCE_DIR;
+const std::string kPlan = kSource + "/tests/data/kernels/gpt_fp8_node.yaml";
+const std::string kNsys = kSource + "/tests/data/kernels/nsys_kern_sum.csv";
+const std::string kKineto = kSource + "/tests/data/kernels/kineto_trace.json";
+
+nlohmann::json run_json(const std::vector<std::string>& args) {
+  auto r = run_brigade(args);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+std::map<std::string, nlohmann::json> rows_by_group(const nlohmann::json& j) {
+  std::map<std::string, nlohmann::json> rows;
+  for (const auto& r : j["rows"]) rows[r["group"].get<std::string>()] = r;
+  return rows;
+}
+
+// The simulated groups of compute add up to the device's busy time, which
+// `simulate --kernels` gives kernel by kernel: the same spans, grouped.
+TEST(KernelsVerb, SimulatedGroupsAddUpToTheKernelTable) {
+  const auto groups = run_json({"kernels", kPlan, "--json"});
+  const auto table = run_json({"simulate", kPlan, "--kernels", "0", "--json"});
+  double busy = 0;
+  for (const auto& r : table["kernels"]["rows"]) busy += r["seconds"].get<double>();
+  auto rows = rows_by_group(groups);
+  EXPECT_NEAR(rows["compute_all"]["simulated_seconds"].get<double>(), busy, 1e-12 * busy);
+  double groups_sum = 0;
+  for (const auto& [key, r] : rows)
+    if (!r["subtotal"].get<bool>() && key != "allreduce" && key != "allgather" &&
+        key != "reducescatter")
+      groups_sum += r["simulated_seconds"].get<double>();
+  EXPECT_NEAR(groups_sum, busy, 1e-12 * busy);
+  // An FP8 plan: its linear layers' GEMMs are FP8, the logits' BF16.
+  EXPECT_GT(rows["gemm_fp8"]["simulated_seconds"].get<double>(), 0);
+  EXPECT_GT(rows["gemm_16bit"]["simulated_seconds"].get<double>(), 0);
+  EXPECT_GT(rows["fp8_cast"]["simulated_seconds"].get<double>(), 0);
+  EXPECT_EQ(groups["device_name"], "gpu0");
+  EXPECT_FALSE(groups.contains("measured"));
+}
+
+// The nsys summary covers 2 steps of one GPU: FP8 GEMMs 3,000,000 ns in 48
+// kernels, so 1.5 ms and 24 kernels a step; the flash kernel 0.5 ms; the
+// AllGather 0.25 ms; the add 0.1 ms (other streaming); the unnamed kernel
+// 0.15 ms. Each ratio is the measured time over the simulated one.
+TEST(KernelsVerb, NsysSummaryByHand) {
+  const auto j = run_json({"kernels", kPlan, "--measured", kNsys, "--steps", "2", "--json"});
+  EXPECT_EQ(j["measured"]["format"], "nsys");
+  EXPECT_EQ(j["measured"]["steps"], 2);
+  EXPECT_EQ(j["measured"]["gpus"], 1);
+  auto rows = rows_by_group(j);
+  EXPECT_DOUBLE_EQ(rows["gemm_fp8"]["measured_seconds"].get<double>(), 1.5e-3);
+  EXPECT_DOUBLE_EQ(rows["gemm_fp8"]["measured_kernels"].get<double>(), 24);
+  EXPECT_DOUBLE_EQ(rows["gemm_fp8"]["measured_over_simulated"].get<double>(),
+                   1.5e-3 / rows["gemm_fp8"]["simulated_seconds"].get<double>());
+  EXPECT_DOUBLE_EQ(rows["attention"]["measured_seconds"].get<double>(), 0.5e-3);
+  EXPECT_DOUBLE_EQ(rows["allgather"]["measured_seconds"].get<double>(), 0.25e-3);
+  EXPECT_DOUBLE_EQ(rows["elementwise"]["measured_seconds"].get<double>(), 0.1e-3);
+  EXPECT_DOUBLE_EQ(rows["other"]["measured_seconds"].get<double>(), 0.15e-3);
+  EXPECT_DOUBLE_EQ(rows["other"]["simulated_seconds"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(rows["compute_all"]["measured_seconds"].get<double>(), 2.25e-3);
+  EXPECT_DOUBLE_EQ(rows["communication_all"]["measured_seconds"].get<double>(), 0.25e-3);
+  ASSERT_EQ(j["unnamed_measured_kernels"].size(), 1u);
+  EXPECT_EQ(j["unnamed_measured_kernels"][0]["name"], "my_custom_fused_kernel");
+  EXPECT_DOUBLE_EQ(j["unnamed_measured_kernels"][0]["seconds_per_step"].get<double>(), 0.15e-3);
+
+  // --gpus 2: the same record read as two GPUs' sums halves every figure.
+  const auto halves =
+      run_json({"kernels", kPlan, "--measured", kNsys, "--steps", "2", "--gpus", "2", "--json"});
+  EXPECT_DOUBLE_EQ(rows_by_group(halves)["gemm_fp8"]["measured_seconds"].get<double>(), 0.75e-3);
+}
+
+// The PyTorch trace: 2 ProfilerStep annotations, device 0; the FP8 GEMMs
+// 800 + 800 us over 2 steps, the cast 300 us, the reduce-scatter 1000 us,
+// the memset 4 us.
+TEST(KernelsVerb, KinetoTraceByHand) {
+  const auto j = run_json({"kernels", kPlan, "--measured", kKineto, "--json"});
+  EXPECT_EQ(j["measured"]["format"], "kineto");
+  EXPECT_EQ(j["measured"]["steps"], 2);
+  EXPECT_EQ(j["measured"]["gpus"], 1);
+  auto rows = rows_by_group(j);
+  EXPECT_DOUBLE_EQ(rows["gemm_fp8"]["measured_seconds"].get<double>(), 800e-6);
+  EXPECT_DOUBLE_EQ(rows["fp8_cast"]["measured_seconds"].get<double>(), 150e-6);
+  EXPECT_DOUBLE_EQ(rows["reducescatter"]["measured_seconds"].get<double>(), 500e-6);
+  EXPECT_DOUBLE_EQ(rows["memcpy"]["measured_seconds"].get<double>(), 2e-6);
+  // --steps overrides the annotations.
+  const auto one = run_json({"kernels", kPlan, "--measured", kKineto, "--steps", "1", "--json"});
+  EXPECT_DOUBLE_EQ(rows_by_group(one)["gemm_fp8"]["measured_seconds"].get<double>(), 1600e-6);
+}
+
+TEST(KernelsVerb, TextNamesTheRecordAndTheGroupsOff) {
+  auto r = run_brigade({"kernels", kPlan, "--measured", kNsys, "--steps", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("against " + kNsys +
+                       " (Nsight Systems' kernel summary; 2 steps, 1 GPU: its times / 2)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("groups more than 10% off (measured/Brigade)"), std::string::npos);
+  EXPECT_NE(r.out.find("(gemm.fp8 curve; fp8_split_accumulator_efficiency (gradients))"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("measured kernels no rule names (group 'other'), largest first:\n"
+                       "       150 us  my_custom_fused_kernel\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(KernelsVerb, BadInputIsOneLineAndExitTwo) {
+  const auto expect_error = [](const std::vector<std::string>& args, const std::string& line) {
+    auto r = run_brigade(args);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_EQ(r.err, line + "\n");
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  };
+  expect_error({"kernels", kPlan, "--measured", kNsys},
+               "brigade: error: --steps: found nothing; expected how many steps the summary "
+               "covers (nsys stats sums the whole capture)");
+  expect_error({"kernels", kPlan, "--steps", "2"},
+               "brigade: error: --steps: found '2' without --measured; expected --measured FILE "
+               "beside it");
+  expect_error({"kernels", kPlan, "--measured", kNsys, "--steps", "0"},
+               "brigade: error: --steps: found '0'; expected a whole number >= 1");
+  expect_error({"kernels", kPlan, "--device", "8"},
+               "brigade: error: --device: found '8'; expected a device id below 8 (the plan's "
+               "devices)");
+  expect_error({"kernels", kPlan, "--measured", kPlan, "--steps", "1"},
+               kPlan +
+                   ": error: found no kernel row under a header with \"Total Time\", "
+                   "\"Instances\" and \"Name\"; expected Nsight Systems' kernel summary (nsys "
+                   "stats --report cuda_gpu_kern_sum --format csv) or PyTorch's profiler trace "
+                   "(.json, .json.gz)");
+  expect_error({"kernels", kPlan, "--measured", kNsys, "--measured-device", "0", "--steps", "1"},
+               kNsys +
+                   ": error: found Nsight Systems' summary with a device asked for; expected "
+                   "PyTorch's profiler trace (an nsys summary sums every GPU: filter it with nsys "
+                   "stats' own options)");
+}
+
+}  // namespace
+}  // namespace brigade

@@ -1,0 +1,227 @@
+// A profiler's kernel record (core/kernel_summary.hpp): Nsight Systems'
+// CSV summaries and PyTorch's profiler traces, their sums by name, steps and
+// devices, and their errors (file, line, column; what was found, what was
+// expected).
+#include "core/kernel_summary.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/gzip_stream.hpp"
+
+namespace brigade {
+namespace {
+
+std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "/kernel_summary_" + std::to_string(::getpid()) + "_" + name;
+}
+
+std::string write_file(const std::string& name, const std::string& text) {
+  const std::string path = temp_path(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// Two tables as nsys writes them with --format csv (kernels, then memory
+// operations), a banner before them, names quoted with commas and quotes
+// inside, one name twice (summed).
+const char* kNsys =
+    "Processing [report.sqlite] with [cuda_gpu_kern_sum.py]...\n"
+    "\n"
+    "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+    "61.5,4000000,40,100000.0,100000.0,90000,110000,1000.0,"
+    "sm90_xmma_gemm_e4m3bf16_e4m3f32_f32_tn_n_tilesize128x128x128\n"
+    "20.0,1300000,20,65000.0,65000.0,60000,70000,100.0,\"void flash_fwd_kernel<Traits<128, 64>, "
+    "\"\"x\"\">(Flash_fwd_params)\"\n"
+    "10.0,650000,4,162500.0,162500.0,1,2,3.0,ncclDevKernel_AllReduce_Sum_bf16_RING_LL(x)\n"
+    "8.5,550000,20,27500.0,27500.0,1,2,3.0,"
+    "sm90_xmma_gemm_e4m3bf16_e4m3f32_f32_tn_n_tilesize128x128x128\n"
+    "\n"
+    "Time (%),Total Time (ns),Count,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Operation\n"
+    "100.0,20000,8,2500.0,2500.0,2000,3000,10.0,[CUDA memcpy Device-to-Device]\n";
+
+TEST(KernelSummary, NsysTablesSummedByName) {
+  auto m = parse_nsys_kernel_summary(kNsys, "k.csv");
+  ASSERT_TRUE(m.is_ok()) << m.message();
+  EXPECT_EQ(m->format, "nsys");
+  EXPECT_EQ(m->steps, 0);
+  EXPECT_TRUE(m->devices.empty());
+  ASSERT_EQ(m->kernels.size(), 4u);
+  EXPECT_EQ(m->kernels[0].name, "sm90_xmma_gemm_e4m3bf16_e4m3f32_f32_tn_n_tilesize128x128x128");
+  EXPECT_DOUBLE_EQ(m->kernels[0].seconds, 4.55e-3);  // 4,000,000 + 550,000 ns
+  EXPECT_DOUBLE_EQ(m->kernels[0].count, 60);
+  EXPECT_EQ(m->kernels[1].name, "void flash_fwd_kernel<Traits<128, 64>, \"x\">(Flash_fwd_params)");
+  EXPECT_DOUBLE_EQ(m->kernels[1].seconds, 1.3e-3);
+  EXPECT_EQ(m->kernels[3].name, "[CUDA memcpy Device-to-Device]");
+  EXPECT_DOUBLE_EQ(m->kernels[3].seconds, 2e-5);
+  EXPECT_DOUBLE_EQ(m->kernels[3].count, 8);
+}
+
+// nsys --timeunit: the header says the unit; CRLF line ends.
+TEST(KernelSummary, NsysTimeUnitFromTheHeader) {
+  auto m = parse_nsys_kernel_summary(
+      "Time (%),Total Time (us),Instances,Name\r\n50,1500,3,k1\r\n50,1500,3,k2\r\n", "u.csv");
+  ASSERT_TRUE(m.is_ok()) << m.message();
+  ASSERT_EQ(m->kernels.size(), 2u);
+  EXPECT_DOUBLE_EQ(m->kernels[0].seconds, 1.5e-3);
+  EXPECT_EQ(m->kernels[1].name, "k2");
+}
+
+TEST(KernelSummary, NsysErrorsNameLineAndColumn) {
+  const std::string header = "Time (%),Total Time (ns),Instances,Name\n";
+  auto bad_total = parse_nsys_kernel_summary(header + "1,12x,3,k\n", "a.csv");
+  ASSERT_FALSE(bad_total.is_ok());
+  EXPECT_EQ(bad_total.message(),
+            "a.csv:2:3: error: found '12x'; expected the total time, a number >= 0");
+  auto bad_count = parse_nsys_kernel_summary(header + "1,12,2.5,k\n", "a.csv");
+  ASSERT_FALSE(bad_count.is_ok());
+  EXPECT_EQ(bad_count.message(),
+            "a.csv:2:6: error: found '2.5'; expected the instances, a whole number >= 0");
+  auto negative = parse_nsys_kernel_summary(header + "1,-4,2,k\n", "a.csv");
+  ASSERT_FALSE(negative.is_ok());
+  EXPECT_EQ(negative.message(),
+            "a.csv:2:3: error: found '-4'; expected the total time, a number >= 0");
+  auto short_row = parse_nsys_kernel_summary(header + "1,12\n", "a.csv");
+  ASSERT_FALSE(short_row.is_ok());
+  EXPECT_EQ(short_row.message(),
+            "a.csv:2:5: error: found 2 fields; expected 4 (the header's columns)");
+  auto open_quote = parse_nsys_kernel_summary(header + "1,12,2,\"void f<a, b>\n", "a.csv");
+  ASSERT_FALSE(open_quote.is_ok());
+  EXPECT_EQ(open_quote.message(),
+            "a.csv:2:21: error: found a quoted field left open; expected its closing quote");
+  auto none = parse_nsys_kernel_summary("kernel,seconds\nk,1\n", "b.csv");
+  ASSERT_FALSE(none.is_ok());
+  EXPECT_EQ(none.message(),
+            "b.csv: error: found no kernel row under a header with \"Total Time\", \"Instances\" "
+            "and \"Name\"; expected Nsight Systems' kernel summary (nsys stats --report "
+            "cuda_gpu_kern_sum --format csv) or PyTorch's profiler trace (.json, .json.gz)");
+}
+
+// PyTorch's profiler trace as Kineto writes it: CPU ops, two steps'
+// annotations (on the CPU and again on the GPU), kernels with args.device,
+// a copy, a kernel of another device.
+const char* kKineto = R"js({
+  "schemaVersion": 1,
+  "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}],
+  "traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#4", "pid": 1234, "tid": 1234,
+     "ts": 0, "dur": 9000},
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#5", "pid": 1234, "tid": 1234,
+     "ts": 9000, "dur": 9000},
+    {"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#4", "pid": 0, "tid": 7,
+     "ts": 10, "dur": 8000},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1234, "tid": 1234, "ts": 5,
+     "dur": 30, "args": {"External id": 3}},
+    {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_e4m3bf16_e4m3f32_f32_tn_n", "pid": 0,
+     "tid": 7, "ts": 20, "dur": 1500.5, "args": {"device": 0, "stream": 7, "grid": [1, 2, 3]}},
+    {"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_e4m3bf16_e4m3f32_f32_tn_n", "pid": 0,
+     "tid": 7, "ts": 9020, "dur": 1499.5, "args": {"device": 0, "stream": 7}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "pid": 0,
+     "tid": 7, "ts": 3000, "dur": 25, "args": {"device": 0}},
+    {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(x)",
+     "pid": 1, "tid": 20, "ts": 40, "dur": 600, "args": {"device": 1}},
+    {"ph": "f", "cat": "ac2g", "name": "launch", "pid": 0, "tid": 7, "ts": 20, "id": 3}
+  ]
+})js";
+
+TEST(KernelSummary, KinetoKernelsStepsAndDevices) {
+  std::istringstream in(kKineto);
+  auto m = read_kineto_kernels(in, "t.json");
+  ASSERT_TRUE(m.is_ok()) << m.message();
+  EXPECT_EQ(m->format, "kineto");
+  EXPECT_EQ(m->steps, 2);
+  EXPECT_EQ(m->devices, (std::vector<int>{0, 1}));
+  ASSERT_EQ(m->kernels.size(), 3u);
+  EXPECT_EQ(m->kernels[0].name, "sm90_xmma_gemm_e4m3bf16_e4m3f32_f32_tn_n");
+  EXPECT_DOUBLE_EQ(m->kernels[0].seconds, 3000e-6);
+  EXPECT_DOUBLE_EQ(m->kernels[0].count, 2);
+  EXPECT_EQ(m->kernels[1].name, "Memcpy DtoD (Device -> Device)");
+  EXPECT_DOUBLE_EQ(m->kernels[1].seconds, 25e-6);
+
+  std::istringstream again(kKineto);
+  auto one = read_kineto_kernels(again, "t.json", 1);
+  ASSERT_TRUE(one.is_ok()) << one.message();
+  ASSERT_EQ(one->kernels.size(), 1u);
+  EXPECT_EQ(one->devices, (std::vector<int>{1}));
+  EXPECT_DOUBLE_EQ(one->kernels[0].seconds, 600e-6);
+}
+
+// A trace that is a bare array of events, gzip-compressed, the device from
+// pid (no args.device).
+TEST(KernelSummary, KinetoArrayGzipped) {
+  std::ostringstream packed;
+  {
+    GzipWriteBuf gz(packed);
+    std::ostream out(&gz);
+    out << R"([{"ph":"X","cat":"Kernel","name":"ampere_sgemm_128x64_tn","pid":3,"tid":7,)"
+        << R"("ts":1,"dur":2}])";
+    out.flush();
+    ASSERT_TRUE(gz.finish().is_ok());
+  }
+  std::istringstream in(packed.str());
+  auto m = read_kineto_kernels(in, "t.json.gz");
+  ASSERT_TRUE(m.is_ok()) << m.message();
+  EXPECT_EQ(m->steps, 0);
+  EXPECT_EQ(m->devices, (std::vector<int>{3}));
+  ASSERT_EQ(m->kernels.size(), 1u);
+  EXPECT_DOUBLE_EQ(m->kernels[0].seconds, 2e-6);
+}
+
+TEST(KernelSummary, KinetoErrors) {
+  std::istringstream broken("{\"traceEvents\": [\n  {\"ph\": \"X\",, }\n]}");
+  auto bad = read_kineto_kernels(broken, "b.json");
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_EQ(bad.message(),
+            "b.json:2:14: error: found invalid JSON; expected PyTorch's profiler trace (Chrome "
+            "trace JSON)");
+  std::istringstream cpu_only(
+      R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "dur": 3}]})");
+  auto none = read_kineto_kernels(cpu_only, "c.json");
+  ASSERT_FALSE(none.is_ok());
+  EXPECT_EQ(none.message(),
+            "c.json: error: found no kernel event (complete events of category \"kernel\", "
+            "\"gpu_memcpy\" or \"gpu_memset\"); expected PyTorch's profiler trace of GPU work "
+            "(torch.profiler with ProfilerActivity.CUDA)");
+  std::istringstream other_device(kKineto);
+  auto absent = read_kineto_kernels(other_device, "t.json", 5);
+  ASSERT_FALSE(absent.is_ok());
+  EXPECT_NE(absent.message().find("found no device-5 kernel event"), std::string::npos)
+      << absent.message();
+}
+
+// The format from the first bytes; leading blank lines kept in the count of
+// lines; a FIFO refused without waiting for a writer.
+TEST(KernelSummary, FilesByTheirFirstBytes) {
+  const std::string csv = write_file("k.csv", kNsys);
+  auto n = read_measured_kernels(csv);
+  ASSERT_TRUE(n.is_ok()) << n.message();
+  EXPECT_EQ(n->format, "nsys");
+  auto with_device = read_measured_kernels(csv, 0);
+  ASSERT_FALSE(with_device.is_ok());
+  EXPECT_NE(with_device.message().find("found Nsight Systems' summary with a device asked for"),
+            std::string::npos);
+  const std::string json = write_file("t.json", std::string("\n\n") + kKineto);
+  auto k = read_measured_kernels(json);
+  ASSERT_TRUE(k.is_ok()) << k.message();
+  EXPECT_EQ(k->format, "kineto");
+  const std::string broken = write_file("b.json", "\n\n{\"traceEvents\": [ x ]}");
+  auto bad = read_measured_kernels(broken);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_EQ(bad.message().substr(0, broken.size() + 5), broken + ":3:19");
+  const std::string fifo = temp_path("fifo");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto refused = read_measured_kernels(fifo);
+  ASSERT_FALSE(refused.is_ok());
+  EXPECT_NE(refused.message().find("found a FIFO"), std::string::npos) << refused.message();
+  for (const std::string& p : {csv, json, broken, fifo}) std::remove(p.c_str());
+}
+
+}  // namespace
+}  // namespace brigade
