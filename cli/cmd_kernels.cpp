@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +22,7 @@
 #include "cli/verbs.hpp"
 #include "core/kernel_groups.hpp"
 #include "core/kernel_summary.hpp"
+#include "core/profile.hpp"
 #include "core/text.hpp"
 #include "core/units.hpp"
 #include "planner/lower.hpp"
@@ -39,6 +41,7 @@ struct KernelsOptions {
   std::string measured_device;  // Kineto: keep this device's kernels
   std::string network;
   std::string granularity = "auto";
+  std::string out;  // --out: the profile scaled to the record
   bool json = false;
 };
 
@@ -59,8 +62,9 @@ std::string count_text(double n) {
 void run_kernels(const KernelsOptions& o) {
   const int device = parse_int_flag("--device", o.device, 0);
   const bool have_measured = !o.measured.empty();
-  for (const auto& [flag, text] : {std::pair{"--steps", &o.steps}, std::pair{"--gpus", &o.gpus},
-                                   std::pair{"--measured-device", &o.measured_device}})
+  for (const auto& [flag, text] :
+       {std::pair{"--steps", &o.steps}, std::pair{"--gpus", &o.gpus},
+        std::pair{"--measured-device", &o.measured_device}, std::pair{"--out", &o.out}})
     if (!text->empty() && !have_measured)
       throw BadInput{std::string("brigade: error: ") + flag + ": found '" + *text +
                      "' without --measured; expected --measured FILE beside it"};
@@ -114,6 +118,64 @@ void run_kernels(const KernelsOptions& o) {
   const std::vector<MeasuredKernel> unnamed =
       measured ? unnamed_kernels(*measured, 8) : std::vector<MeasuredKernel>{};
 
+  // --out: the device's profile scaled group by group until its simulated
+  // groups take the record's times (a few rounds: launch gaps and GEMMs'
+  // memory sides do not scale), then written.
+  std::vector<ProfileScaling> scalings;  // the first round's, factors the product of every round's
+  std::map<std::string, double>
+      residual;  // group label -> measured / simulated under the new profile
+  if (!o.out.empty()) {
+    if (simulated.of(KernelGroup::kFused) > 0)
+      throw BadInput{flag_error_line("--out", o.out,
+                                     "a plan simulated kernel by kernel (fused runs have no one "
+                                     "group: add --granularity kernel)")};
+    HardwareProfile profile = scenario.profile;
+    const Device& d = scenario.topology.device(device);
+    auto entry = std::find_if(profile.devices.begin(), profile.devices.end(),
+                              [&](const DeviceProfile& p) { return p.model == d.model; });
+    if (entry == profile.devices.end()) {
+      profile.devices.push_back(scenario.profile.for_device(d));
+      profile.devices.back().model = d.model;
+      entry = profile.devices.end() - 1;
+    }
+    DeviceProfile& dp = *entry;
+    KernelGroupTimes now = simulated;
+    constexpr int kRounds = 8;
+    for (int round = 0; round < kRounds; ++round) {
+      std::vector<ProfileScaling> step = scale_to_record(dp, now, *measured_times);
+      if (round == 0) {
+        scalings = step;
+      } else {
+        for (ProfileScaling& x : scalings)
+          for (const ProfileScaling& y : step)
+            if (x.key == y.key) {
+              x.factor *= y.factor;
+              x.clamped |= y.clamped;
+            }
+      }
+      auto again = sim::simulate(program, scenario.topology, profile, options);
+      if (!again.is_ok()) throw_status(again.status());
+      now = kernel_group_times(again->trace, &program, device);
+      // The ratios now, each key's (scaling a copy, which is then dropped).
+      DeviceProfile probe = dp;
+      bool settled = true;
+      residual.clear();
+      for (const ProfileScaling& y : scale_to_record(probe, now, *measured_times)) {
+        residual[y.key] = y.ratio;
+        settled &= y.clamped || std::abs(y.ratio - 1) < 1e-3;
+      }
+      if (settled) break;
+    }
+    profile.name = "kernels-record";
+    profile.source = fmt::format(
+        "brigade kernels --out: {}'s profile with {}'s compute groups scaled to {} ({} step{}, "
+        "{} GPU{}; docs/FIDELITY.md, \"Against a profiler's record\")",
+        scenario.name, d.model, o.measured, steps, steps == 1 ? "" : "s", gpus,
+        gpus == 1 ? "" : "s");
+    const Status st = save_profile(profile, o.out);
+    if (!st.is_ok()) throw RuntimeFailure{"brigade: error: --out: " + st.message()};
+  }
+
   if (o.json) {
     nlohmann::json j;
     j["scenario"] = scenario.name;
@@ -147,6 +209,18 @@ void run_kernels(const KernelsOptions& o) {
         ju.push_back({{"name", one_line(k.name)},
                       {"seconds_per_step", k.seconds / (static_cast<double>(steps) * gpus)}});
       j["unnamed_measured_kernels"] = std::move(ju);
+    }
+    if (!o.out.empty()) {
+      nlohmann::json js = nlohmann::json::array();
+      for (const ProfileScaling& x : scalings) {
+        nlohmann::json row = {
+            {"key", x.key}, {"group", x.group}, {"ratio", x.ratio}, {"clamped", x.clamped}};
+        if (!x.clamped) row["factor"] = x.factor;
+        if (const auto it = residual.find(x.key); it != residual.end())
+          row["ratio_after"] = it->second;
+        js.push_back(std::move(row));
+      }
+      j["profile_out"] = {{"file", o.out}, {"scaled", std::move(js)}};
     }
     std::cout << j.dump(2) << "\n";
     return;
@@ -221,6 +295,21 @@ void run_kernels(const KernelsOptions& o) {
       }
     }
   }
+  if (!o.out.empty()) {
+    out += fmt::format(
+        "\nprofile written to {} (--profile FILE), its keys scaled so that each "
+        "group takes the record's time:\n",
+        o.out);
+    for (const ProfileScaling& x : scalings) {
+      const auto it = residual.find(x.key);
+      out += fmt::format("  {}: {}; {}: {:.2f} -> {:.3f}\n", x.key,
+                         x.clamped ? std::string("held at an efficiency of 1, the record being "
+                                                 "faster than the peak allows")
+                                   : fmt::format("x {:.3f}", x.factor),
+                         x.group, x.ratio, it == residual.end() ? 0.0 : it->second);
+    }
+    if (scalings.empty()) out += "  none: no compute group on both sides\n";
+  }
   if (granularity != "kernel" && simulated.of(KernelGroup::kFused) > 0)
     out += fmt::format(
         "note: granularity {}: fused runs of kernels are one group of their own; "
@@ -257,6 +346,10 @@ const RegisterVerb kRegister("kernels", 23, [](CLI::App& app) {
                   "flow or ideal (default: the scenario's simulation.network, else flow)");
   cmd->add_option("--granularity", opts->granularity,
                   "task granularity: auto, kernel, region or step (default auto)");
+  cmd->add_option("--out", opts->out,
+                  "write the scenario's profile with the device's compute groups scaled to the "
+                  "record (GEMM curves, attention rates, norm, activation and memory efficiencies)")
+      ->check(output_path_check());
   cmd->add_flag("--json", opts->json, "one JSON object on stdout (SI units)");
   cmd->callback([opts] { run_kernels(*opts); });
 });

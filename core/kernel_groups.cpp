@@ -287,4 +287,102 @@ std::vector<MeasuredKernel> unnamed_kernels(const MeasuredKernels& measured, siz
   return out;
 }
 
+namespace {
+
+// Every efficiency of a curve times `factor`, held at 1; true if one was.
+bool scale_curve(EfficiencyCurve& c, double factor, bool efficiency) {
+  bool clamped = false;
+  const auto scale = [&](double& e) {
+    e *= factor;
+    if (efficiency && e > 1) {
+      e = 1;
+      clamped = true;
+    }
+  };
+  for (auto& [work, e] : c.points) scale(e);
+  scale(c.fallback);
+  return clamped;
+}
+
+bool scale_efficiency(double& e, double factor) {
+  e *= factor;
+  if (e > 1) {
+    e = 1;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<ProfileScaling> scale_to_record(DeviceProfile& p, const KernelGroupTimes& simulated,
+                                            const KernelGroupTimes& measured) {
+  std::vector<ProfileScaling> out;
+  // measured / simulated over `groups`, 0 when either side has none of them.
+  const auto ratio_of = [&](std::initializer_list<KernelGroup> groups) {
+    double sim = 0, meas = 0;
+    for (KernelGroup g : groups) {
+      sim += simulated.of(g);
+      meas += measured.of(g);
+    }
+    return sim > 0 && meas > 0 ? meas / sim : 0.0;
+  };
+  const auto record = [&](std::string key, std::string group, double ratio, bool clamped) {
+    out.push_back({std::move(key), std::move(group), ratio, 1 / ratio, clamped});
+  };
+  // Norms and activations first take memory_efficiency where unset, so
+  // that the other streaming groups' change below leaves them as they are.
+  if (p.norm_forward_efficiency <= 0) p.norm_forward_efficiency = p.memory_efficiency;
+  if (p.norm_backward_efficiency <= 0) p.norm_backward_efficiency = p.memory_efficiency;
+  if (p.activation_forward_efficiency <= 0) p.activation_forward_efficiency = p.memory_efficiency;
+  if (p.activation_backward_efficiency <= 0) p.activation_backward_efficiency = p.memory_efficiency;
+
+  const auto gemm = [&](KernelGroup g, std::initializer_list<DType> dtypes, const char* key) {
+    const double r = ratio_of({g});
+    if (r <= 0) return;
+    bool clamped = false;
+    for (DType d : dtypes) clamped |= scale_curve(p.gemm[static_cast<size_t>(d)], 1 / r, true);
+    record(key, std::string(kernel_group_label(g)), r, clamped);
+  };
+  gemm(KernelGroup::kGemmFp8, {DType::kFP8}, "gemm.fp8");
+  gemm(KernelGroup::kGemm16, {DType::kBF16, DType::kF16}, "gemm.bf16, gemm.f16");
+  gemm(KernelGroup::kGemmOther, {DType::kTF32, DType::kF32}, "gemm.tf32, gemm.f32");
+
+  if (const double r = ratio_of({KernelGroup::kAttention}); r > 0) {
+    bool clamped = false;
+    for (auto* rates : {&p.flash_attention, &p.fused_attention})
+      for (FlashAttentionRates& f : *rates) {
+        scale_curve(f.forward, 1 / r, false);
+        scale_curve(f.backward, 1 / r, false);
+      }
+    if (p.attention_forward_efficiency > 0)
+      clamped |= scale_efficiency(p.attention_forward_efficiency, 1 / r);
+    if (p.attention_backward_efficiency > 0)
+      clamped |= scale_efficiency(p.attention_backward_efficiency, 1 / r);
+    record("flash_attention, fused_attention, attention_*_efficiency", "attention", r, clamped);
+  }
+  if (const double r = ratio_of({KernelGroup::kNorm}); r > 0) {
+    bool clamped = scale_efficiency(p.norm_forward_efficiency, 1 / r);
+    clamped |= scale_efficiency(p.norm_backward_efficiency, 1 / r);
+    record("norm_forward_efficiency, norm_backward_efficiency", "norms", r, clamped);
+  }
+  if (const double r = ratio_of({KernelGroup::kActivation}); r > 0) {
+    bool clamped = scale_efficiency(p.activation_forward_efficiency, 1 / r);
+    clamped |= scale_efficiency(p.activation_backward_efficiency, 1 / r);
+    if (p.gated_activation_forward_efficiency > 0)
+      clamped |= scale_efficiency(p.gated_activation_forward_efficiency, 1 / r);
+    if (p.gated_activation_backward_efficiency > 0)
+      clamped |= scale_efficiency(p.gated_activation_backward_efficiency, 1 / r);
+    record("activation_*_efficiency", "activations", r, clamped);
+  }
+  if (const double r = ratio_of({KernelGroup::kFp8Cast, KernelGroup::kOptimizer, KernelGroup::kLoss,
+                                 KernelGroup::kEmbedding, KernelGroup::kElementwise});
+      r > 0)
+    record("memory_efficiency", "casts, optimizer, loss, embedding, other streaming", r,
+           scale_efficiency(p.memory_efficiency, 1 / r));
+  for (ProfileScaling& x : out)
+    if (x.clamped) x.factor = 0;  // not one factor: some rates held at 1
+  return out;
+}
+
 }  // namespace brigade

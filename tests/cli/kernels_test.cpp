@@ -5,6 +5,7 @@
 // numbers worked by hand below), not measurements.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
 #include <string>
 
@@ -122,6 +123,36 @@ TEST(KernelsVerb, TextNamesTheRecordAndTheGroupsOff) {
       << r.out;
 }
 
+// --out: the profile scaled until the simulated groups take the record's
+// time; judged under it, the scaled groups are within 0.2% of the record
+// (a closed loop: the factors are the simulator's, not worked by hand), and
+// a group the record is faster in than the peak allows is held at 1.
+TEST(KernelsVerb, OutScalesTheProfileToTheRecord) {
+  const std::string out = ::testing::TempDir() + "/kernels_out_profile.yaml";
+  std::remove(out.c_str());
+  const auto j =
+      run_json({"kernels", kPlan, "--measured", kNsys, "--steps", "2", "--out", out, "--json"});
+  std::map<std::string, nlohmann::json> scaled;
+  for (const auto& x : j["profile_out"]["scaled"]) scaled[x["key"].get<std::string>()] = x;
+  ASSERT_TRUE(scaled.count("gemm.fp8")) << j.dump(2);
+  EXPECT_FALSE(scaled["gemm.fp8"]["clamped"].get<bool>());
+  EXPECT_LT(scaled["gemm.fp8"]["factor"].get<double>(), 1);
+  EXPECT_NEAR(scaled["gemm.fp8"]["ratio_after"].get<double>(), 1, 2e-3);
+  EXPECT_TRUE(scaled["memory_efficiency"]["clamped"].get<bool>());
+  EXPECT_FALSE(scaled.count("gemm.bf16, gemm.f16"));  // nothing of it in the record
+
+  const auto again =
+      run_json({"kernels", kPlan, "--profile", out, "--measured", kNsys, "--steps", "2", "--json"});
+  auto rows = rows_by_group(again);
+  EXPECT_NEAR(rows["gemm_fp8"]["measured_over_simulated"].get<double>(), 1, 2e-3);
+  EXPECT_NEAR(rows["attention"]["measured_over_simulated"].get<double>(), 1, 2e-3);
+  // What the record does not have stays as it was: the BF16 GEMMs.
+  const auto before = rows_by_group(run_json({"kernels", kPlan, "--json"}));
+  const double bf16 = before.at("gemm_16bit")["simulated_seconds"].get<double>();
+  EXPECT_NEAR(rows["gemm_16bit"]["simulated_seconds"].get<double>(), bf16, 1e-9 * bf16);
+  std::remove(out.c_str());
+}
+
 TEST(KernelsVerb, BadInputIsOneLineAndExitTwo) {
   const auto expect_error = [](const std::vector<std::string>& args, const std::string& line) {
     auto r = run_brigade(args);
@@ -146,6 +177,13 @@ TEST(KernelsVerb, BadInputIsOneLineAndExitTwo) {
                    "\"Instances\" and \"Name\"; expected Nsight Systems' kernel summary (nsys "
                    "stats --report cuda_gpu_kern_sum --format csv) or PyTorch's profiler trace "
                    "(.json, .json.gz)");
+  expect_error({"kernels", kPlan, "--out", "/tmp/never-written.yaml"},
+               "brigade: error: --out: found '/tmp/never-written.yaml' without --measured; "
+               "expected --measured FILE beside it");
+  expect_error({"kernels", kPlan, "--measured", kNsys, "--steps", "2", "--granularity", "step",
+                "--out", "/tmp/never-written.yaml"},
+               "brigade: error: --out: found '/tmp/never-written.yaml'; expected a plan simulated "
+               "kernel by kernel (fused runs have no one group: add --granularity kernel)");
   expect_error({"kernels", kPlan, "--measured", kNsys, "--measured-device", "0", "--steps", "1"},
                kNsys +
                    ": error: found Nsight Systems' summary with a device asked for; expected "

@@ -241,5 +241,51 @@ TEST(KernelGroups, MeasuredKernelsDividedByStepsAndGpus) {
   EXPECT_EQ(unnamed[0].name, "mystery");
 }
 
+// scale_to_record by hand: each group's keys times simulated / measured,
+// an efficiency held at 1, unset norm and activation efficiencies taken
+// from memory_efficiency before it moves, groups one side lacks left.
+TEST(KernelGroups, ScaleToRecordByHand) {
+  DeviceProfile p;
+  p.memory_efficiency = 0.8;
+  p.gemm[static_cast<size_t>(DType::kFP8)].points = {{1e9, 0.5}, {1e12, 0.7}};
+  p.gemm[static_cast<size_t>(DType::kBF16)].points = {{1e12, 0.75}};
+  FlashAttentionRates fa;
+  fa.head_dim = 128;
+  fa.forward.points = {{2048, 4e14}};
+  fa.backward.points = {{2048, 3e14}};
+  p.flash_attention = {fa};
+  KernelGroupTimes sim, meas;
+  sim.add(KernelGroup::kGemmFp8, 1.0);
+  meas.add(KernelGroup::kGemmFp8, 2.0);  // twice as slow: efficiencies halve
+  sim.add(KernelGroup::kGemm16, 1.0);    // not in the record: left
+  sim.add(KernelGroup::kAttention, 0.4);
+  meas.add(KernelGroup::kAttention, 0.5);  // 1.25 x: rates / 1.25
+  sim.add(KernelGroup::kNorm, 0.1);
+  meas.add(KernelGroup::kNorm, 0.125);  // 0.8 (from memory_efficiency) / 1.25 = 0.64
+  sim.add(KernelGroup::kElementwise, 0.2);
+  sim.add(KernelGroup::kFp8Cast, 0.2);
+  meas.add(KernelGroup::kElementwise, 0.2);  // (0.2) / (0.4): 0.5 x, 0.8 / 0.5 = 1.6 -> 1
+  const std::vector<ProfileScaling> s = scale_to_record(p, sim, meas);
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(s[0].key, "gemm.fp8");
+  EXPECT_DOUBLE_EQ(s[0].ratio, 2);
+  EXPECT_DOUBLE_EQ(s[0].factor, 0.5);
+  EXPECT_DOUBLE_EQ(p.gemm[static_cast<size_t>(DType::kFP8)].points[0].second, 0.25);
+  EXPECT_DOUBLE_EQ(p.gemm[static_cast<size_t>(DType::kFP8)].points[1].second, 0.35);
+  EXPECT_DOUBLE_EQ(p.gemm[static_cast<size_t>(DType::kBF16)].points[0].second, 0.75);
+  EXPECT_EQ(s[1].group, "attention");
+  EXPECT_DOUBLE_EQ(p.flash_attention[0].forward.points[0].second, 3.2e14);
+  EXPECT_DOUBLE_EQ(p.flash_attention[0].backward.points[0].second, 2.4e14);
+  EXPECT_EQ(s[2].group, "norms");
+  EXPECT_DOUBLE_EQ(p.norm_forward_efficiency, 0.64);
+  EXPECT_DOUBLE_EQ(p.norm_backward_efficiency, 0.64);
+  EXPECT_DOUBLE_EQ(p.activation_forward_efficiency, 0.8);  // fixed at memory_efficiency's old value
+  EXPECT_EQ(s[3].key, "memory_efficiency");
+  EXPECT_DOUBLE_EQ(s[3].ratio, 0.5);
+  EXPECT_TRUE(s[3].clamped);
+  EXPECT_DOUBLE_EQ(s[3].factor, 0);
+  EXPECT_DOUBLE_EQ(p.memory_efficiency, 1);
+}
+
 }  // namespace
 }  // namespace brigade
