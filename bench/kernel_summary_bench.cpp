@@ -11,7 +11,9 @@
 #include <string>
 
 #include <benchmark/benchmark.h>
+
 #include <fmt/format.h>
+#include "bench/bench_util.hpp"
 
 #include "core/gzip_stream.hpp"
 #include "core/kernel_summary.hpp"
@@ -19,13 +21,7 @@
 namespace brigade {
 namespace {
 
-double peak_rss_bytes() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) * 1024.0;
-  return 0;
-}
+using bench::peak_rss_bytes;
 
 // Kineto's layout: one object, "traceEvents", each event on its line; the
 // kernels' names among 40 real-looking ones, a CPU op before each kernel.

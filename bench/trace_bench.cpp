@@ -12,6 +12,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench/bench_util.hpp"
+
 #include "core/scenario.hpp"
 #include "core/trace.hpp"
 #include "planner/lower.hpp"
@@ -21,14 +23,7 @@
 namespace brigade {
 namespace {
 
-// Peak resident memory of this process so far, bytes (Linux).
-double peak_rss_bytes() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) * 1024.0;
-  return 0;
-}
+using bench::peak_rss_bytes;
 
 // Counts what is written and keeps nothing.
 class CountingBuf final : public std::streambuf {
