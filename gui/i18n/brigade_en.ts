@@ -274,6 +274,17 @@
     </message>
 </context>
 <context>
+    <name>KernelGroups</name>
+    <message>
+        <source>kernel groups of %1 on %2, one step (simulated, %3)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>against %1 (%2 steps, %3 GPUs: its times / %4)</source>
+        <translation></translation>
+    </message>
+</context>
+<context>
     <name>LaneLayout</name>
     <message>
         <source>node %1</source>
@@ -444,6 +455,90 @@
     </message>
     <message>
         <source>host issuing</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>GEMM, FP8</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>GEMM, BF16/FP16</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>GEMM, other widths</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>attention</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>norms</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>activation functions</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>FP8 casts and scaling</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>embedding</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>other streaming</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>fused runs</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>NCCL AllReduce</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>NCCL AllGather</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>NCCL ReduceScatter</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>NCCL Broadcast/Reduce</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>send/recv, AllToAll</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>copies and fills</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>GEMMs, all widths</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>streaming, all</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>compute, all</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>communication and copies</source>
         <translation></translation>
     </message>
 </context>
@@ -1219,6 +1314,10 @@
         <source>Compare</source>
         <translation></translation>
     </message>
+    <message>
+        <source>Kernels</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>WhatIf</name>
@@ -1422,6 +1521,69 @@ File &gt; Compare with… (Ctrl+Shift+O), the button above, or a file dropped he
     </message>
     <message>
         <source>%1 %2: A %3, B %4, B − A %5</source>
+        <translation></translation>
+    </message>
+</context>
+<context>
+    <name>brigade::gui::KernelsView</name>
+    <message>
+        <source>Open a scenario to see its step by kernel group</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Brigade</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>group</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>measured/Brigade</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>The device whose step is shown (0: pipeline stage 0)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Profiler record…</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Hold the step against a profiler&apos;s record of the same plan: Nsight Systems&apos; kernel summary (nsys stats --report cuda_gpu_kern_sum --format csv) or PyTorch&apos;s profiler trace (.json, .json.gz)</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>How many steps the record covers</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>How many GPUs the record sums</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Profiler record</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Profiler records (*.csv *.json *.json.gz);;All files (*)</source>
         <translation></translation>
     </message>
 </context>

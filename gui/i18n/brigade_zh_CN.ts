@@ -270,6 +270,17 @@
     </message>
 </context>
 <context>
+    <name>KernelGroups</name>
+    <message>
+        <source>kernel groups of %1 on %2, one step (simulated, %3)</source>
+        <translation>%1 在 %2 上一步的 kernel 分组（模拟，%3）</translation>
+    </message>
+    <message>
+        <source>against %1 (%2 steps, %3 GPUs: its times / %4)</source>
+        <translation>对照 %1（%2 步，%3 块 GPU：其时间 / %4）</translation>
+    </message>
+</context>
+<context>
     <name>LaneLayout</name>
     <message>
         <source>node %1</source>
@@ -439,6 +450,90 @@
     <message>
         <source>host issuing</source>
         <translation>主机发出</translation>
+    </message>
+    <message>
+        <source>GEMM, FP8</source>
+        <translation>GEMM，FP8</translation>
+    </message>
+    <message>
+        <source>GEMM, BF16/FP16</source>
+        <translation>GEMM，BF16/FP16</translation>
+    </message>
+    <message>
+        <source>GEMM, other widths</source>
+        <translation>GEMM，其他位宽</translation>
+    </message>
+    <message>
+        <source>attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>norms</source>
+        <translation>归一化</translation>
+    </message>
+    <message>
+        <source>activation functions</source>
+        <translation>激活函数</translation>
+    </message>
+    <message>
+        <source>FP8 casts and scaling</source>
+        <translation>FP8 转换与缩放</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>embedding</source>
+        <translation>嵌入</translation>
+    </message>
+    <message>
+        <source>other streaming</source>
+        <translation>其他流式 kernel</translation>
+    </message>
+    <message>
+        <source>fused runs</source>
+        <translation>融合的 kernel 串</translation>
+    </message>
+    <message>
+        <source>NCCL AllReduce</source>
+        <translation>NCCL AllReduce</translation>
+    </message>
+    <message>
+        <source>NCCL AllGather</source>
+        <translation>NCCL AllGather</translation>
+    </message>
+    <message>
+        <source>NCCL ReduceScatter</source>
+        <translation>NCCL ReduceScatter</translation>
+    </message>
+    <message>
+        <source>NCCL Broadcast/Reduce</source>
+        <translation>NCCL Broadcast/Reduce</translation>
+    </message>
+    <message>
+        <source>send/recv, AllToAll</source>
+        <translation>发送/接收，AllToAll</translation>
+    </message>
+    <message>
+        <source>copies and fills</source>
+        <translation>拷贝与填充</translation>
+    </message>
+    <message>
+        <source>GEMMs, all widths</source>
+        <translation>GEMM，全部位宽</translation>
+    </message>
+    <message>
+        <source>streaming, all</source>
+        <translation>流式 kernel，全部</translation>
+    </message>
+    <message>
+        <source>compute, all</source>
+        <translation>计算，全部</translation>
+    </message>
+    <message>
+        <source>communication and copies</source>
+        <translation>通信与拷贝</translation>
     </message>
 </context>
 <context>
@@ -1209,6 +1304,10 @@
         <source>Compare</source>
         <translation>对比</translation>
     </message>
+    <message>
+        <source>Kernels</source>
+        <translation>Kernel</translation>
+    </message>
 </context>
 <context>
     <name>WhatIf</name>
@@ -1413,6 +1512,69 @@ File &gt; Compare with… (Ctrl+Shift+O), the button above, or a file dropped he
     <message>
         <source>%1 %2: A %3, B %4, B − A %5</source>
         <translation>%1 %2：A %3，B %4，B − A %5</translation>
+    </message>
+</context>
+<context>
+    <name>brigade::gui::KernelsView</name>
+    <message>
+        <source>Open a scenario to see its step by kernel group</source>
+        <translation>打开一个场景，查看它一步按 kernel 分组的时间</translation>
+    </message>
+    <message>
+        <source>Brigade</source>
+        <translation>Brigade</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>group</source>
+        <translation>分组</translation>
+    </message>
+    <message>
+        <source>measured/Brigade</source>
+        <translation>实测/Brigade</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>The device whose step is shown (0: pipeline stage 0)</source>
+        <translation>显示其一步的设备（0：流水线第 0 级）</translation>
+    </message>
+    <message>
+        <source>Profiler record…</source>
+        <translation>性能剖析记录…</translation>
+    </message>
+    <message>
+        <source>Hold the step against a profiler&apos;s record of the same plan: Nsight Systems&apos; kernel summary (nsys stats --report cuda_gpu_kern_sum --format csv) or PyTorch&apos;s profiler trace (.json, .json.gz)</source>
+        <translation>把这一步与同一方案的性能剖析记录对照：Nsight Systems 的 kernel 汇总（nsys stats --report cuda_gpu_kern_sum --format csv）或 PyTorch 性能剖析器的 trace（.json、.json.gz）</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>How many steps the record covers</source>
+        <translation>记录覆盖的步数</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 数</translation>
+    </message>
+    <message>
+        <source>How many GPUs the record sums</source>
+        <translation>记录汇总了多少块 GPU</translation>
+    </message>
+    <message>
+        <source>Profiler record</source>
+        <translation>性能剖析记录</translation>
+    </message>
+    <message>
+        <source>Profiler records (*.csv *.json *.json.gz);;All files (*)</source>
+        <translation>性能剖析记录 (*.csv *.json *.json.gz);;所有文件 (*)</translation>
     </message>
 </context>
 <context>

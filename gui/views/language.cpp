@@ -26,7 +26,7 @@ QString g_default_family;  // the application font's family before zh
     QT_TRANSLATE_NOOP("ViewTitle", "Memory"),      QT_TRANSLATE_NOOP("ViewTitle", "Scaling"),
     QT_TRANSLATE_NOOP("ViewTitle", "Calibration"), QT_TRANSLATE_NOOP("ViewTitle", "What-if"),
     QT_TRANSLATE_NOOP("ViewTitle", "Lessons"),     QT_TRANSLATE_NOOP("ViewTitle", "Teach"),
-    QT_TRANSLATE_NOOP("ViewTitle", "Compare"),
+    QT_TRANSLATE_NOOP("ViewTitle", "Compare"),     QT_TRANSLATE_NOOP("ViewTitle", "Kernels"),
 };
 
 // The fixed words of gui/model that the views show as they are (model_text):
@@ -63,6 +63,28 @@ QString g_default_family;  // the application font's family before zh
     QT_TRANSLATE_NOOP("ModelText", "lowering"),
     QT_TRANSLATE_NOOP("ModelText", "simulating"),
     QT_TRANSLATE_NOOP("ModelText", "indexing"),
+    // core/kernel_groups.cpp's groups and subtotals (the kernels view).
+    QT_TRANSLATE_NOOP("ModelText", "GEMM, FP8"),
+    QT_TRANSLATE_NOOP("ModelText", "GEMM, BF16/FP16"),
+    QT_TRANSLATE_NOOP("ModelText", "GEMM, other widths"),
+    QT_TRANSLATE_NOOP("ModelText", "attention"),
+    QT_TRANSLATE_NOOP("ModelText", "norms"),
+    QT_TRANSLATE_NOOP("ModelText", "activation functions"),
+    QT_TRANSLATE_NOOP("ModelText", "FP8 casts and scaling"),
+    QT_TRANSLATE_NOOP("ModelText", "loss"),
+    QT_TRANSLATE_NOOP("ModelText", "embedding"),
+    QT_TRANSLATE_NOOP("ModelText", "other streaming"),
+    QT_TRANSLATE_NOOP("ModelText", "fused runs"),
+    QT_TRANSLATE_NOOP("ModelText", "NCCL AllReduce"),
+    QT_TRANSLATE_NOOP("ModelText", "NCCL AllGather"),
+    QT_TRANSLATE_NOOP("ModelText", "NCCL ReduceScatter"),
+    QT_TRANSLATE_NOOP("ModelText", "NCCL Broadcast/Reduce"),
+    QT_TRANSLATE_NOOP("ModelText", "send/recv, AllToAll"),
+    QT_TRANSLATE_NOOP("ModelText", "copies and fills"),
+    QT_TRANSLATE_NOOP("ModelText", "GEMMs, all widths"),
+    QT_TRANSLATE_NOOP("ModelText", "streaming, all"),
+    QT_TRANSLATE_NOOP("ModelText", "compute, all"),
+    QT_TRANSLATE_NOOP("ModelText", "communication and copies"),
 };
 
 // The property keep_tr() stores its texts in: {property: [context, source]}.

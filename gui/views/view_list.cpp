@@ -3,8 +3,9 @@
 #include <QStringList>
 
 #include "gui/views/calibration_view.hpp"
-#include "gui/views/lessons_view.hpp"
 #include "gui/views/compare_view.hpp"
+#include "gui/views/kernels_view.hpp"
+#include "gui/views/lessons_view.hpp"
 #include "gui/views/memory_view.hpp"
 #include "gui/views/scaling_view.hpp"
 #include "gui/views/teach_view.hpp"
@@ -34,6 +35,8 @@ const std::vector<ViewInfo>& view_list() {
        [](QWidget* p) -> View* { return new LessonsView(p); }},
       {"compare", "Compare", Qt::TopDockWidgetArea,
        [](QWidget* p) -> View* { return new CompareView(p); }},
+      {"kernels", "Kernels", Qt::BottomDockWidgetArea,
+       [](QWidget* p) -> View* { return new KernelsView(p); }},
   };
   return views;
 }

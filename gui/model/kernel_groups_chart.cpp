@@ -1,0 +1,61 @@
+#include "gui/model/kernel_groups_chart.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/kernel_groups.hpp"
+#include "core/units.hpp"
+#include "gui/model/model_tr.hpp"
+
+namespace brigade::gui {
+
+KernelGroupsChart kernel_groups_chart(const Document& doc, int device, const KernelRecord* record) {
+  KernelGroupsChart chart;
+  const Program* program = doc.program();
+  if (!program || !doc.trace || !doc.topology() || device < 0 ||
+      device >= doc.topology()->num_devices())
+    return chart;
+  const KernelGroupTimes simulated = kernel_group_times(*doc.trace, program, device);
+  KernelGroupTimes measured;
+  if (record)
+    measured =
+        kernel_group_times(record->kernels, static_cast<double>(record->steps) * record->gpus);
+  const std::vector<KernelGroupRow> rows =
+      kernel_group_rows(simulated, record ? &measured : nullptr);
+  const double step = doc.result ? doc.result->step_seconds : doc.trace->step_seconds();
+  chart.title =
+      fill_args(model_tr("KernelGroups", "kernel groups of %1 on %2, one step (simulated, %3)"),
+                {doc.title, doc.topology()->device(device).name, format_seconds(step)});
+  if (record)
+    chart.record =
+        fill_args(model_tr("KernelGroups", "against %1 (%2 steps, %3 GPUs: its times / %4)"),
+                  {record->path, std::to_string(record->steps), std::to_string(record->gpus),
+                   std::to_string(record->steps * record->gpus)});
+  double longest = 0, longest_subtotal = 0;
+  for (const KernelGroupRow& r : rows) {
+    double& l = r.subtotal ? longest_subtotal : longest;
+    l = std::max({l, r.simulated_seconds, r.measured_seconds});
+  }
+  for (const KernelGroupRow& r : rows) {
+    KernelGroupsLine line;
+    line.label = model_word(r.label);
+    line.key = r.key;
+    line.subtotal = r.subtotal;
+    line.communication = r.communication;
+    line.simulated_seconds = r.simulated_seconds;
+    line.measured_seconds = r.measured_seconds;
+    line.simulated = r.simulated_seconds > 0 ? format_seconds(r.simulated_seconds) : "-";
+    line.measured = r.measured_seconds > 0 ? format_seconds(r.measured_seconds) : "-";
+    line.ratio = r.simulated_seconds > 0 && r.measured_seconds > 0
+                     ? fmt::format("{:.2f}", r.measured_seconds / r.simulated_seconds)
+                     : "-";
+    const double l = r.subtotal ? longest_subtotal : longest;
+    line.simulated_bar = l > 0 ? r.simulated_seconds / l : 0;
+    line.measured_bar = l > 0 ? r.measured_seconds / l : 0;
+    chart.lines.push_back(std::move(line));
+  }
+  return chart;
+}
+
+}  // namespace brigade::gui

@@ -1,0 +1,84 @@
+// The kernels view, offscreen (gui/views/kernels_view.hpp): an open
+// scenario by kernel group, a profiler's record beside it (its steps and
+// GPUs as the record says, then as set), a record that cannot be read, and
+// the picture (the groups' bars in both colours; saved for a look).
+#include <gtest/gtest.h>
+#include <QImage>
+#include <QSpinBox>
+
+#include "gui/model/loader.hpp"
+#include "gui/views/kernels_view.hpp"
+#include "tests/gui/gui_run.hpp"
+
+namespace brigade::gui {
+namespace {
+
+const std::string kSrc = BRIGADE_SOURCE_DIR;
+const QString kNsys = QString::fromStdString(kSrc + "/tests/data/kernels/nsys_kern_sum.csv");
+const QString kKineto = QString::fromStdString(kSrc + "/tests/data/kernels/kineto_trace.json");
+
+const KernelGroupsLine* line(const KernelGroupsChart& c, const std::string& key) {
+  for (const KernelGroupsLine& l : c.lines)
+    if (l.key == key) return &l;
+  return nullptr;
+}
+
+// Pixels of `rgb` in the picture (the bars' colours: Brigade's, the record's).
+int pixels_of(const QImage& img, QRgb rgb) {
+  int n = 0;
+  for (int y = 0; y < img.height(); ++y)
+    for (int x = 0; x < img.width(); ++x)
+      if ((img.pixel(x, y) & 0xffffff) == (rgb & 0xffffff)) ++n;
+  return n;
+}
+
+TEST(KernelsView, AScenarioThenARecordBesideIt) {
+  auto doc = load_document(kSrc + "/tests/data/kernels/gpt_fp8_node.yaml");
+  ASSERT_TRUE(doc.is_ok()) << doc.message();
+  KernelsView v;
+  v.resize(1000, 640);
+  v.show();
+  EXPECT_TRUE(v.shows(**doc));
+  v.set_document(*doc);
+  ASSERT_FALSE(v.chart().lines.empty());
+  EXPECT_TRUE(v.chart().record.empty());
+  const QImage alone = v.grab().toImage();
+  EXPECT_GT(pixels_of(alone, qRgb(0x4c, 0x78, 0xa8)), 1000);
+  EXPECT_EQ(pixels_of(alone, qRgb(0xf5, 0x85, 0x18)), 0);
+
+  // An nsys summary says nothing of its steps: 1 until set.
+  ASSERT_TRUE(v.load_record(kNsys));
+  EXPECT_DOUBLE_EQ(line(v.chart(), "gemm_fp8")->measured_seconds, 3e-3);
+  v.set_steps(2);
+  EXPECT_DOUBLE_EQ(line(v.chart(), "gemm_fp8")->measured_seconds, 1.5e-3);
+  v.set_gpus(2);
+  EXPECT_DOUBLE_EQ(line(v.chart(), "gemm_fp8")->measured_seconds, 0.75e-3);
+  const QImage both = v.grab().toImage();
+  EXPECT_GT(pixels_of(both, qRgb(0x4c, 0x78, 0xa8)), 1000);
+  EXPECT_GT(pixels_of(both, qRgb(0xf5, 0x85, 0x18)), 500);
+  both.save(QString::fromStdString((out_dir() / "kernels_view_record.png").string()));
+
+  // A PyTorch trace gives its steps (2 annotations) and GPUs (1 device).
+  ASSERT_TRUE(v.load_record(kKineto));
+  auto spins = v.findChildren<QSpinBox*>();
+  ASSERT_EQ(spins.size(), 3);
+  EXPECT_EQ(spins[1]->value(), 2);
+  EXPECT_EQ(spins[2]->value(), 1);
+  EXPECT_DOUBLE_EQ(line(v.chart(), "gemm_fp8")->measured_seconds, 800e-6);
+}
+
+TEST(KernelsView, ARecordThatCannotBeReadSaysWhyAndKeepsTheView) {
+  auto doc = load_document(kSrc + "/tests/data/kernels/gpt_fp8_node.yaml");
+  ASSERT_TRUE(doc.is_ok()) << doc.message();
+  KernelsView v;
+  v.set_document(*doc);
+  QString error;
+  const QString bad = QString::fromStdString(kSrc + "/tests/data/kernels/gpt_fp8_node.yaml");
+  EXPECT_FALSE(v.load_record(bad, &error));
+  EXPECT_TRUE(error.startsWith(bad + ": error: found no kernel row")) << error.toStdString();
+  EXPECT_TRUE(v.chart().record.empty());
+  EXPECT_FALSE(v.chart().lines.empty());
+}
+
+}  // namespace
+}  // namespace brigade::gui
