@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include <fmt/format.h>
@@ -120,10 +121,12 @@ void run_kernels(const KernelsOptions& o) {
 
   // --out: the device's profile scaled group by group until its simulated
   // groups take the record's times (a few rounds: launch gaps and GEMMs'
-  // memory sides do not scale), then written.
+  // memory sides do not scale), then written. A key whose group does not
+  // move from one round to the next (its kernels are timed by another key,
+  // or it is held at a bound) stops being scaled: said, not compounded.
   std::vector<ProfileScaling> scalings;  // the first round's, factors the product of every round's
-  std::map<std::string, double>
-      residual;  // group label -> measured / simulated under the new profile
+  std::map<std::string, double> residual;  // key -> measured / simulated under the written profile
+  std::set<std::string> stuck;             // keys whose group stopped moving short of the record
   if (!o.out.empty()) {
     if (simulated.of(KernelGroup::kFused) > 0)
       throw BadInput{flag_error_line("--out", o.out,
@@ -139,10 +142,24 @@ void run_kernels(const KernelsOptions& o) {
       entry = profile.devices.end() - 1;
     }
     DeviceProfile& dp = *entry;
+    const double attention_peak = peak_flops_per_second(d, dp, DType::kBF16);
+    // The groups' times under `dp` now, measured over simulated by key.
+    const auto ratios_now = [&](const KernelGroupTimes& now) {
+      std::map<std::string, double> r;
+      DeviceProfile probe = dp;  // scaled and dropped: the ratios are what is wanted
+      for (const ProfileScaling& y : scale_to_record(probe, now, *measured_times, attention_peak))
+        r[y.key] = y.ratio;
+      return r;
+    };
     KernelGroupTimes now = simulated;
+    residual = ratios_now(now);
+    // What each round scales towards: the record, except for a stuck key's
+    // groups, which are asked to stay where they are.
+    KernelGroupTimes target = *measured_times;
     constexpr int kRounds = 8;
+    constexpr double kSettled = 1e-3;
     for (int round = 0; round < kRounds; ++round) {
-      std::vector<ProfileScaling> step = scale_to_record(dp, now, *measured_times);
+      const std::vector<ProfileScaling> step = scale_to_record(dp, now, target, attention_peak);
       if (round == 0) {
         scalings = step;
       } else {
@@ -150,27 +167,37 @@ void run_kernels(const KernelsOptions& o) {
           for (const ProfileScaling& y : step)
             if (x.key == y.key) {
               x.factor *= y.factor;
-              x.clamped |= y.clamped;
+              x.held |= y.held;
             }
       }
       auto again = sim::simulate(program, scenario.topology, profile, options);
       if (!again.is_ok()) throw_status(again.status());
       now = kernel_group_times(again->trace, &program, device);
-      // The ratios now, each key's (scaling a copy, which is then dropped).
-      DeviceProfile probe = dp;
+      const std::map<std::string, double> next = ratios_now(now);
       bool settled = true;
-      residual.clear();
-      for (const ProfileScaling& y : scale_to_record(probe, now, *measured_times)) {
-        residual[y.key] = y.ratio;
-        settled &= y.clamped || std::abs(y.ratio - 1) < 1e-3;
+      for (const ProfileScaling& x : scalings) {
+        const auto r = next.find(x.key);
+        if (r == next.end() || x.held || std::abs(r->second - 1) < kSettled || stuck.count(x.key))
+          continue;
+        const auto prev = residual.find(x.key);
+        if (prev != residual.end() && std::abs(r->second - prev->second) < 1e-4 * r->second) {
+          stuck.insert(x.key);
+          for (KernelGroup g : x.groups)
+            target.seconds[static_cast<size_t>(g)] = now.seconds[static_cast<size_t>(g)];
+          continue;
+        }
+        settled = false;
       }
+      residual = next;
       if (settled) break;
     }
+    for (ProfileScaling& x : scalings)
+      if (x.held) x.factor = 0;
     profile.name = "kernels-record";
     profile.source = fmt::format(
         "brigade kernels --out: {}'s profile with {}'s compute groups scaled to {} ({} step{}, "
         "{} GPU{}; docs/FIDELITY.md, \"Against a profiler's record\")",
-        scenario.name, d.model, o.measured, steps, steps == 1 ? "" : "s", gpus,
+        scenario.name, d.model, one_line(o.measured), steps, steps == 1 ? "" : "s", gpus,
         gpus == 1 ? "" : "s");
     const Status st = save_profile(profile, o.out);
     if (!st.is_ok()) throw RuntimeFailure{"brigade: error: --out: " + st.message()};
@@ -184,8 +211,10 @@ void run_kernels(const KernelsOptions& o) {
     j["granularity"] = granularity;
     j["step_seconds"] = result->step_seconds;
     if (measured)
-      j["measured"] = {
-          {"file", o.measured}, {"format", measured->format}, {"steps", steps}, {"gpus", gpus}};
+      j["measured"] = {{"file", one_line(o.measured)},
+                       {"format", measured->format},
+                       {"steps", steps},
+                       {"gpus", gpus}};
     nlohmann::json jr = nlohmann::json::array();
     for (const KernelGroupRow& r : rows) {
       nlohmann::json row = {{"group", r.key},
@@ -213,14 +242,17 @@ void run_kernels(const KernelsOptions& o) {
     if (!o.out.empty()) {
       nlohmann::json js = nlohmann::json::array();
       for (const ProfileScaling& x : scalings) {
-        nlohmann::json row = {
-            {"key", x.key}, {"group", x.group}, {"ratio", x.ratio}, {"clamped", x.clamped}};
-        if (!x.clamped) row["factor"] = x.factor;
+        nlohmann::json row = {{"key", x.key},
+                              {"group", x.group},
+                              {"ratio", x.ratio},
+                              {"held", x.held},
+                              {"stuck", stuck.count(x.key) > 0}};
+        if (!x.held) row["factor"] = x.factor;
         if (const auto it = residual.find(x.key); it != residual.end())
           row["ratio_after"] = it->second;
         js.push_back(std::move(row));
       }
-      j["profile_out"] = {{"file", o.out}, {"scaled", std::move(js)}};
+      j["profile_out"] = {{"file", one_line(o.out)}, {"scaled", std::move(js)}};
     }
     std::cout << j.dump(2) << "\n";
     return;
@@ -231,9 +263,10 @@ void run_kernels(const KernelsOptions& o) {
                   scenario.name, device_name, granularity, format_seconds(result->step_seconds));
   if (measured)
     out += fmt::format(
-        "against {} ({}; {} step{}, {} GPU{}: its times / {})\n", o.measured,
+        "against {} ({}; {} step{}, {} GPU{}: its times / {})\n", one_line(o.measured),
         measured->format == "nsys" ? "Nsight Systems' kernel summary" : "PyTorch's profiler trace",
-        steps, steps == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", steps * gpus);
+        steps, steps == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s",
+        static_cast<std::int64_t>(steps) * gpus);
   size_t width = 26;
   for (const KernelGroupRow& r : rows) width = std::max(width, r.label.size() + 1);
   out += "\n";
@@ -302,11 +335,16 @@ void run_kernels(const KernelsOptions& o) {
         o.out);
     for (const ProfileScaling& x : scalings) {
       const auto it = residual.find(x.key);
-      out += fmt::format("  {}: {}; {}: {:.2f} -> {:.3f}\n", x.key,
-                         x.clamped ? std::string("held at an efficiency of 1, the record being "
-                                                 "faster than the peak allows")
-                                   : fmt::format("x {:.3f}", x.factor),
-                         x.group, x.ratio, it == residual.end() ? 0.0 : it->second);
+      std::string how = x.held ? std::string(
+                                     "held at its bound (an efficiency at 1 or 1e-6, an "
+                                     "attention rate at the peak)")
+                               : fmt::format("x {:.3f}", x.factor);
+      if (stuck.count(x.key))
+        how +=
+            "; its group stopped moving short of the record: these keys time little or none "
+            "of the plan's kernels of it";
+      out += fmt::format("  {}: {}; {}: {:.2f} -> {:.3f}\n", x.key, how, x.group, x.ratio,
+                         it == residual.end() ? 0.0 : it->second);
     }
     if (scalings.empty()) out += "  none: no compute group on both sides\n";
   }

@@ -75,8 +75,11 @@ KernelGroup userbuffers_group(std::string_view n) {
 // (cuBLAS 12.8+) do not, whose GEMMs count as "other widths".
 KernelGroup gemm_width(std::string_view n) {
   if (contains_any(n, {"e4m3", "e5m2", "fp8", "f8f6f4", "qgmma"})) return KernelGroup::kGemmFp8;
+  // TF32 and FP32 before the 16-bit words: Ampere's TF32 kernels are
+  // "ampere_tf32_s1688gemm_tf32_...".
+  if (contains_any(n, {"tf32", "sgemm", "dgemm"})) return KernelGroup::kGemmOther;
   if (contains_any(n, {"bf16", "bfloat16", "fp16", "f16", "half", "h884", "h1688", "h16816",
-                       "s884gemm", "s1688gemm", "s16816gemm", "hgemm", "hmma"}))
+                       "hgemm", "hmma"}))
     return KernelGroup::kGemm16;
   return KernelGroup::kGemmOther;
 }
@@ -120,37 +123,41 @@ KernelGroup group_of_kernel_name(std::string_view name) {
   if (contains_any(n, {"flash", "fmha", "sdpa", "attention", "fused_attn", "softmax"}))
     return KernelGroup::kAttention;
   // 4. GEMMs: cuBLAS (sm80_xmma_gemm, ampere_*gemm, sm90_xmma_gemm,
-  // nvjet), CUTLASS, Triton's matmuls.
-  if (contains_any(
-          n, {"gemm", "xmma", "nvjet", "cutlass", "cublas", "splitkreduce", "matmul", "wgmma"}))
+  // nvjet), CUTLASS, Triton's matmuls (Inductor's templates, triton_tem_*).
+  if (contains_any(n, {"gemm", "xmma", "nvjet", "cutlass", "cublas", "splitkreduce", "matmul",
+                       "wgmma", "triton_tem"}))
     return gemm_width(n);
   // 5. Norms: Transformer Engine's (ln_fwd / ln_bwd / rmsnorm_*), Apex's
   // (cuApplyLayerNorm, cuComputeGradInput, cuComputePartGradGammaBeta),
-  // PyTorch's (layer_norm kernels, GammaBetaBackward).
+  // PyTorch's (layer_norm kernels, RowwiseMoments, GammaBetaBackward).
   if (contains_any(n, {"layer_norm", "layernorm", "rmsnorm", "rms_norm", "ln_fwd", "ln_bwd",
                        "cuapplylayernorm", "cuapplyrmsnorm", "cucomputegradinput", "gradgammabeta",
-                       "gammabetabackward", "norm_fwd", "norm_bwd"}))
+                       "gammabetabackward", "rowwisemoments", "norm_fwd", "norm_bwd"}))
     return KernelGroup::kNorm;
-  // 6. FP8 casts and scaling: Transformer Engine's cast_transpose,
-  // quantize, transpose, amax and delayed-scaling kernels.
-  if (contains_any(n, {"cast_transpose", "cast_to_fp8", "quantize", "fp8", "amax", "transpose",
-                       "delayed_scaling", "scale_update"}))
-    return KernelGroup::kFp8Cast;
-  // 7. Activations (after GEMMs, whose epilogues name them too).
+  // 6. Activations (after GEMMs, whose epilogues name them too; before the
+  // casts: Transformer Engine's activations write FP8 and name it).
   if (contains_any(n, {"gelu", "swiglu", "geglu", "silu", "swish", "relu"}))
     return KernelGroup::kActivation;
+  // 7. FP8 casts and scaling: Transformer Engine's cast_transpose,
+  // quantize, transpose, amax, scale and delayed-scaling kernels.
+  if (contains_any(n, {"cast_transpose", "cast_to_fp8", "quantize", "fp8", "amax", "transpose",
+                       "delayed_scaling", "scale_update", "compute_scale"}))
+    return KernelGroup::kFp8Cast;
   // 8. The optimizer: Apex's and PyTorch's multi-tensor kernels (Adam, the
-  // L2 norm, unscale, scale), fused Adam.
-  if (contains_any(n, {"adam", "multi_tensor", "lamb", "sgd", "optimizer"}))
-    return KernelGroup::kOptimizer;
+  // L2 norm, unscale, scale), fused Adam. (Not "lamb": ATen's kernels spell
+  // "{lambda()#1}" in their names.)
+  if (contains_any(n, {"adam", "multi_tensor", "sgd", "optimizer"})) return KernelGroup::kOptimizer;
   // 9. The embedding: PyTorch's gather and its backward.
-  if (contains_any(n, {"embedding", "indexselect", "index_select", "indexfunc", "index_put"}))
+  if (contains_any(n, {"embedding", "indexselect", "index_select", "indexfunc", "index_put",
+                       "compute_grad_weight"}))
     return KernelGroup::kEmbedding;
   // 10. Other streaming kernels: PyTorch's elementwise and reduction
   // templates, Triton's fused pointwise and reductions, dropout, biases,
-  // fills, copies, concatenation.
-  if (contains_any(n, {"elementwise", "reduce_kernel", "vectorized", "unrolled", "triton",
-                       "dropout", "bias", "fill", "copy", "cat", "add", "mul"}))
+  // fills, copies, concatenation (words of their names: a bare "add" or
+  // "cat" would take unrelated kernels out of the unnamed list).
+  if (contains_any(
+          n, {"elementwise", "reduce_kernel", "vectorized", "unrolled", "triton", "dropout", "bias",
+              "fill", "copy", "catarray", "functor_add", "mulfunctor", "add_kernel", "mul_kernel"}))
     return KernelGroup::kElementwise;
   return KernelGroup::kOther;
 }
@@ -256,7 +263,9 @@ std::vector<KernelGroupRow> kernel_group_rows(const KernelGroupTimes& simulated,
     const auto g = static_cast<KernelGroup>(i);
     KernelGroupRow r = row_of(std::string(kernel_group_label(g)), std::string(kernel_group_key(g)),
                               false, [g](KernelGroup x) { return x == g; });
-    if (r.simulated_count == 0 && r.measured_count == 0) continue;
+    if (r.simulated_count == 0 && r.measured_count == 0 && r.simulated_seconds == 0 &&
+        r.measured_seconds == 0)
+      continue;
     r.profile_keys = std::string(kernel_group_profile_keys(g));
     r.group = g;
     r.communication = is_communication_group(g);
@@ -290,99 +299,152 @@ std::vector<MeasuredKernel> unnamed_kernels(const MeasuredKernels& measured, siz
 
 namespace {
 
-// Every efficiency of a curve times `factor`, held at 1; true if one was.
-bool scale_curve(EfficiencyCurve& c, double factor, bool efficiency) {
-  bool clamped = false;
-  const auto scale = [&](double& e) {
-    e *= factor;
-    if (efficiency && e > 1) {
-      e = 1;
-      clamped = true;
-    }
-  };
-  for (auto& [work, e] : c.points) scale(e);
-  scale(c.fallback);
-  return clamped;
-}
+// The least efficiency a scaled key keeps: profiles take efficiencies from
+// 1e-6 to 1 (core/profile_io.cpp), and a record a million times slower than
+// the profile is a wrong record, not a slow GPU.
+constexpr double kLeastEfficiency = 1e-6;
 
+// `e` times `factor`, kept within [kLeastEfficiency, 1]; true if held.
 bool scale_efficiency(double& e, double factor) {
   e *= factor;
   if (e > 1) {
     e = 1;
     return true;
   }
+  if (!(e >= kLeastEfficiency)) {
+    e = kLeastEfficiency;
+    return true;
+  }
   return false;
+}
+
+// Every efficiency of a curve scaled so; true if one was held.
+bool scale_curve(EfficiencyCurve& c, double factor) {
+  bool held = false;
+  for (auto& [work, e] : c.points) held |= scale_efficiency(e, factor);
+  held |= scale_efficiency(c.fallback, factor);
+  return held;
+}
+
+// Every rate (FLOP/s) of a curve times `factor`, held at `peak` (> 0) and
+// above 0; true if one was held.
+bool scale_rates(EfficiencyCurve& c, double factor, double peak) {
+  bool held = false;
+  const auto scale = [&](double& r) {
+    r *= factor;
+    if (peak > 0 && r > peak) {
+      r = peak;
+      held = true;
+    }
+    if (!(r > 0)) {
+      r = peak > 0 ? peak * kLeastEfficiency : 1;
+      held = true;
+    }
+  };
+  for (auto& [seq, r] : c.points) scale(r);
+  if (c.fallback > 0) scale(c.fallback);
+  return held;
 }
 
 }  // namespace
 
 std::vector<ProfileScaling> scale_to_record(DeviceProfile& p, const KernelGroupTimes& simulated,
-                                            const KernelGroupTimes& measured) {
+                                            const KernelGroupTimes& measured,
+                                            double attention_peak_flops) {
   std::vector<ProfileScaling> out;
-  // measured / simulated over `groups`, 0 when either side has none of them.
+  // measured / simulated over the groups of `groups` that both sides have
+  // (a group one side lacks says nothing of the keys), 0 when none.
   const auto ratio_of = [&](std::initializer_list<KernelGroup> groups) {
     double sim = 0, meas = 0;
-    for (KernelGroup g : groups) {
+    for (KernelGroup g : groups)
+      if (simulated.of(g) > 0 && measured.of(g) > 0) {
+        sim += simulated.of(g);
+        meas += measured.of(g);
+      }
+    return sim > 0 && meas > 0 ? meas / sim : 0.0;
+  };
+  const auto record = [&](std::string key, std::string group,
+                          std::initializer_list<KernelGroup> groups, double ratio, bool held) {
+    out.push_back({std::move(key), std::move(group), std::vector<KernelGroup>(groups), ratio,
+                   held ? 0.0 : 1 / ratio, held});
+  };
+  // Classes that fall back to memory_efficiency take its value first, so
+  // that the other streaming groups' change below leaves them as they are.
+  for (double* e : {&p.norm_forward_efficiency, &p.norm_backward_efficiency,
+                    &p.activation_forward_efficiency, &p.activation_backward_efficiency,
+                    &p.attention_forward_efficiency, &p.attention_backward_efficiency})
+    if (*e <= 0) *e = p.memory_efficiency;
+
+  // GEMMs by width, unless one side has GEMMs whose width its names do not
+  // say (cuBLAS's nvjet kernels) and the other has none: then every width
+  // by the GEMMs' time together.
+  const bool widths_known =
+      (simulated.of(KernelGroup::kGemmOther) > 0) == (measured.of(KernelGroup::kGemmOther) > 0);
+  const auto gemm = [&](std::initializer_list<KernelGroup> groups,
+                        std::initializer_list<DType> dtypes, const char* key, std::string label) {
+    const double r = ratio_of(groups);
+    if (r <= 0) return;
+    bool held = false;
+    for (DType d : dtypes) held |= scale_curve(p.gemm[static_cast<size_t>(d)], 1 / r);
+    record(key, std::move(label), groups, r, held);
+  };
+  if (widths_known) {
+    gemm({KernelGroup::kGemmFp8}, {DType::kFP8}, "gemm.fp8",
+         std::string(kernel_group_label(KernelGroup::kGemmFp8)));
+    gemm({KernelGroup::kGemm16}, {DType::kBF16, DType::kF16}, "gemm.bf16, gemm.f16",
+         std::string(kernel_group_label(KernelGroup::kGemm16)));
+    gemm({KernelGroup::kGemmOther}, {DType::kTF32, DType::kF32}, "gemm.tf32, gemm.f32",
+         std::string(kernel_group_label(KernelGroup::kGemmOther)));
+  } else {
+    double sim = 0, meas = 0;
+    for (KernelGroup g : {KernelGroup::kGemmFp8, KernelGroup::kGemm16, KernelGroup::kGemmOther}) {
       sim += simulated.of(g);
       meas += measured.of(g);
     }
-    return sim > 0 && meas > 0 ? meas / sim : 0.0;
-  };
-  const auto record = [&](std::string key, std::string group, double ratio, bool clamped) {
-    out.push_back({std::move(key), std::move(group), ratio, 1 / ratio, clamped});
-  };
-  // Norms and activations first take memory_efficiency where unset, so
-  // that the other streaming groups' change below leaves them as they are.
-  if (p.norm_forward_efficiency <= 0) p.norm_forward_efficiency = p.memory_efficiency;
-  if (p.norm_backward_efficiency <= 0) p.norm_backward_efficiency = p.memory_efficiency;
-  if (p.activation_forward_efficiency <= 0) p.activation_forward_efficiency = p.memory_efficiency;
-  if (p.activation_backward_efficiency <= 0) p.activation_backward_efficiency = p.memory_efficiency;
-
-  const auto gemm = [&](KernelGroup g, std::initializer_list<DType> dtypes, const char* key) {
-    const double r = ratio_of({g});
-    if (r <= 0) return;
-    bool clamped = false;
-    for (DType d : dtypes) clamped |= scale_curve(p.gemm[static_cast<size_t>(d)], 1 / r, true);
-    record(key, std::string(kernel_group_label(g)), r, clamped);
-  };
-  gemm(KernelGroup::kGemmFp8, {DType::kFP8}, "gemm.fp8");
-  gemm(KernelGroup::kGemm16, {DType::kBF16, DType::kF16}, "gemm.bf16, gemm.f16");
-  gemm(KernelGroup::kGemmOther, {DType::kTF32, DType::kF32}, "gemm.tf32, gemm.f32");
+    if (sim > 0 && meas > 0) {
+      const double r = meas / sim;
+      bool held = false;
+      for (DType d : {DType::kFP8, DType::kBF16, DType::kF16, DType::kTF32, DType::kF32})
+        held |= scale_curve(p.gemm[static_cast<size_t>(d)], 1 / r);
+      record("gemm.fp8, gemm.bf16, gemm.f16, gemm.tf32, gemm.f32", "GEMMs, all widths",
+             {KernelGroup::kGemmFp8, KernelGroup::kGemm16, KernelGroup::kGemmOther}, r, held);
+    }
+  }
 
   if (const double r = ratio_of({KernelGroup::kAttention}); r > 0) {
-    bool clamped = false;
+    bool held = false;
     for (auto* rates : {&p.flash_attention, &p.fused_attention})
       for (FlashAttentionRates& f : *rates) {
-        scale_curve(f.forward, 1 / r, false);
-        scale_curve(f.backward, 1 / r, false);
+        held |= scale_rates(f.forward, 1 / r, attention_peak_flops);
+        held |= scale_rates(f.backward, 1 / r, attention_peak_flops);
       }
-    if (p.attention_forward_efficiency > 0)
-      clamped |= scale_efficiency(p.attention_forward_efficiency, 1 / r);
-    if (p.attention_backward_efficiency > 0)
-      clamped |= scale_efficiency(p.attention_backward_efficiency, 1 / r);
-    record("flash_attention, fused_attention, attention_*_efficiency", "attention", r, clamped);
+    held |= scale_efficiency(p.attention_forward_efficiency, 1 / r);
+    held |= scale_efficiency(p.attention_backward_efficiency, 1 / r);
+    record("flash_attention, fused_attention, attention_*_efficiency", "attention",
+           {KernelGroup::kAttention}, r, held);
   }
   if (const double r = ratio_of({KernelGroup::kNorm}); r > 0) {
-    bool clamped = scale_efficiency(p.norm_forward_efficiency, 1 / r);
-    clamped |= scale_efficiency(p.norm_backward_efficiency, 1 / r);
-    record("norm_forward_efficiency, norm_backward_efficiency", "norms", r, clamped);
+    bool held = scale_efficiency(p.norm_forward_efficiency, 1 / r);
+    held |= scale_efficiency(p.norm_backward_efficiency, 1 / r);
+    record("norm_forward_efficiency, norm_backward_efficiency", "norms", {KernelGroup::kNorm}, r,
+           held);
   }
   if (const double r = ratio_of({KernelGroup::kActivation}); r > 0) {
-    bool clamped = scale_efficiency(p.activation_forward_efficiency, 1 / r);
-    clamped |= scale_efficiency(p.activation_backward_efficiency, 1 / r);
+    bool held = scale_efficiency(p.activation_forward_efficiency, 1 / r);
+    held |= scale_efficiency(p.activation_backward_efficiency, 1 / r);
     if (p.gated_activation_forward_efficiency > 0)
-      clamped |= scale_efficiency(p.gated_activation_forward_efficiency, 1 / r);
+      held |= scale_efficiency(p.gated_activation_forward_efficiency, 1 / r);
     if (p.gated_activation_backward_efficiency > 0)
-      clamped |= scale_efficiency(p.gated_activation_backward_efficiency, 1 / r);
-    record("activation_*_efficiency", "activations", r, clamped);
+      held |= scale_efficiency(p.gated_activation_backward_efficiency, 1 / r);
+    record("activation_*_efficiency", "activation functions", {KernelGroup::kActivation}, r, held);
   }
   if (const double r = ratio_of({KernelGroup::kFp8Cast, KernelGroup::kOptimizer, KernelGroup::kLoss,
                                  KernelGroup::kEmbedding, KernelGroup::kElementwise});
       r > 0)
-    record("memory_efficiency", "casts, optimizer, loss, embedding, other streaming", r,
-           scale_efficiency(p.memory_efficiency, 1 / r));
-  for (ProfileScaling& x : out)
-    if (x.clamped) x.factor = 0;  // not one factor: some rates held at 1
+    record("memory_efficiency", "casts, optimizer, loss, embedding, other streaming",
+           {KernelGroup::kFp8Cast, KernelGroup::kOptimizer, KernelGroup::kLoss,
+            KernelGroup::kEmbedding, KernelGroup::kElementwise},
+           r, scale_efficiency(p.memory_efficiency, 1 / r));
   return out;
 }
 

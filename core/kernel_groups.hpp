@@ -117,25 +117,31 @@ std::vector<MeasuredKernel> unnamed_kernels(const MeasuredKernels& measured, siz
 
 // One key of a device profile that scale_to_record changed.
 struct ProfileScaling {
-  std::string key;       // "gemm.fp8", "memory_efficiency", "flash_attention", ...
-  std::string group;     // the group (or groups) whose ratio set it: "GEMM, FP8", ...
-  double ratio = 0;      // measured over simulated, the time the key is to move by
-  double factor = 1;     // what the key's rates were multiplied by (1 / ratio unless clamped)
-  bool clamped = false;  // an efficiency held at 1: the record is faster than the peak allows
+  std::string key;                  // "gemm.fp8", "memory_efficiency", "flash_attention, ...", ...
+  std::string group;                // the group (or groups) whose ratio set it: "GEMM, FP8", ...
+  std::vector<KernelGroup> groups;  // those groups
+  double ratio = 0;                 // measured over simulated, the time the key is to move by
+  double factor = 1;  // what the key's rates were multiplied by (1 / ratio); 0 when held
+  bool held = false;  // a rate held at its bound: an efficiency at 1 or 1e-6, a
+                      // FlashAttention rate at the peak (the record faster than it allows)
 };
 
 // Moves `p`'s rates so that each compute group would take the record's
 // time: a group's efficiencies or rates times simulated / measured (GEMMs:
-// the curves of their widths; attention: FlashAttention's and cuDNN's rates
-// and an unfused core's efficiencies; norms and activations: their
-// efficiencies, taken from memory_efficiency where unset; the other
-// streaming groups together, casts, optimizer, loss, embedding and the
-// rest: memory_efficiency), an efficiency held at 1. Groups either side
-// lacks, fused runs, "other" and communication (whose kernels wait for
-// their peers: docs/FIDELITY.md) are left. A kernel's launch gap and a
+// the curves of their widths, or of every width together when one side's
+// GEMMs give no width, cuBLAS's nvjet kernels; attention: FlashAttention's
+// and cuDNN's rates, held at `attention_peak_flops` where > 0, and an
+// unfused core's efficiencies; norms and activations: their efficiencies;
+// the other streaming groups together, casts, optimizer, loss, embedding
+// and the rest: memory_efficiency), an efficiency held within [1e-6, 1].
+// Classes that fall back to memory_efficiency (attention, norms,
+// activations) take its value first. A ratio pools only the groups both
+// sides have; fused runs, "other" and communication (whose kernels wait
+// for their peers: docs/FIDELITY.md) are left. A kernel's launch gap and a
 // GEMM's memory side do not scale, so one pass moves a group most of the
 // way and `brigade kernels --out` repeats it on a fresh simulation.
 std::vector<ProfileScaling> scale_to_record(DeviceProfile& p, const KernelGroupTimes& simulated,
-                                            const KernelGroupTimes& measured);
+                                            const KernelGroupTimes& measured,
+                                            double attention_peak_flops = 0);
 
 }  // namespace brigade

@@ -29,11 +29,14 @@ std::string lower(std::string_view s) {
 // Sums kernels by name, keeping the order of first sight.
 class Summer {
  public:
-  void add(const std::string& name, double seconds, double count) {
+  // False when the name's sums are no longer finite numbers.
+  bool add(const std::string& name, double seconds, double count) {
     auto [it, fresh] = index_.try_emplace(name, out_.size());
     if (fresh) out_.push_back({name, 0, 0});
-    out_[it->second].seconds += seconds;
-    out_[it->second].count += count;
+    MeasuredKernel& k = out_[it->second];
+    k.seconds += seconds;
+    k.count += count;
+    return std::isfinite(k.seconds) && std::isfinite(k.count);
   }
   std::vector<MeasuredKernel> take() { return std::move(out_); }
   bool empty() const { return out_.empty(); }
@@ -105,7 +108,10 @@ bool number_at_least_zero(const std::string& text, double* v) {
 // A header's columns: the total time (and its unit), the instances, the name.
 struct CsvHeader {
   int total = -1, instances = -1, name = -1;
-  double seconds_per_unit = 1e-9;
+  double seconds_per_unit = 1e-9;  // nsys's default unit, ns, when the header names none
+  bool unit_error = false;         // a unit in parentheses that is none of nsys's
+  std::string unit;                // what the parentheses held
+  int unit_column = 1;
 };
 
 std::optional<CsvHeader> header_of(const std::vector<CsvField>& fields) {
@@ -114,12 +120,23 @@ std::optional<CsvHeader> header_of(const std::vector<CsvField>& fields) {
     const std::string f = lower(trim(fields[i].text));
     if (f.rfind("total time", 0) == 0) {
       h.total = static_cast<int>(i);
-      if (f.find("(us)") != std::string::npos || f.find("(\xce\xbcs)") != std::string::npos)
-        h.seconds_per_unit = 1e-6;
-      else if (f.find("(ms)") != std::string::npos)
-        h.seconds_per_unit = 1e-3;
-      else if (f.find("(s)") != std::string::npos)
-        h.seconds_per_unit = 1;
+      const size_t open = f.find('('), close = f.find(')', open);
+      if (open != std::string::npos && close != std::string::npos) {
+        h.unit = f.substr(open + 1, close - open - 1);
+        h.unit_column = fields[i].column;
+        // nsys --timeunit: nsec, usec, msec, sec, written ns, us (or the
+        // micro sign, U+00B5 or U+03BC), ms, s.
+        if (h.unit == "ns")
+          h.seconds_per_unit = 1e-9;
+        else if (h.unit == "us" || h.unit == "\xc2\xb5s" || h.unit == "\xce\xbcs")
+          h.seconds_per_unit = 1e-6;
+        else if (h.unit == "ms")
+          h.seconds_per_unit = 1e-3;
+        else if (h.unit == "s")
+          h.seconds_per_unit = 1;
+        else
+          h.unit_error = true;
+      }
     } else if (f == "instances" || f == "count") {
       h.instances = static_cast<int>(i);
     } else if (f == "name" || f == "operation") {
@@ -162,7 +179,7 @@ class KinetoSax {
   }
   bool start_object(std::size_t) {
     ++depth_;
-    if (events_ > 0 && depth_ == events_ + 1) {
+    if (in_event_level()) {
       ev_ = Event{};
     } else if (events_ > 0 && depth_ == events_ + 2 && key_ == "args") {
       in_args_ = true;
@@ -171,7 +188,7 @@ class KinetoSax {
     return true;
   }
   bool end_object() {
-    if (events_ > 0 && depth_ == events_ + 1) finish_event();
+    if (in_event_level()) finish_event();
     if (events_ > 0 && depth_ == events_ + 2) in_args_ = false;
     --depth_;
     return true;
@@ -202,6 +219,7 @@ class KinetoSax {
     return m;
   }
   bool saw_events() const { return events_ > 0; }
+  bool overflow() const { return overflow_; }
 
  private:
   struct Event {
@@ -209,14 +227,15 @@ class KinetoSax {
     double dur_us = -1, pid = -1, device = -1;
   };
 
-  bool in_event_level() const { return events_ > 0 && depth_ == events_ + 1; }
+  bool in_event_level() const { return events_ > 0 && !events_done_ && depth_ == events_ + 1; }
   bool number(double v) {
     if (in_event_level()) {
       if (key_ == "dur")
         ev_.dur_us = v;
       else if (key_ == "pid")
         ev_.pid = v;
-    } else if (in_args_ && events_ > 0 && depth_ == events_ + 2 && key_ == "device") {
+    } else if (in_args_ && events_ > 0 && !events_done_ && depth_ == events_ + 2 &&
+               key_ == "device") {
       ev_.device = v;
     }
     return true;
@@ -227,12 +246,12 @@ class KinetoSax {
     const bool kernel = ev_.cat == "kernel";
     const bool copy = ev_.cat == "gpu_memcpy" || ev_.cat == "gpu_memset" || ev_.cat == "memcpy" ||
                       ev_.cat == "memset";
-    if ((!kernel && !copy) || ev_.dur_us < 0) return;
+    if ((!kernel && !copy) || !(ev_.dur_us >= 0) || !std::isfinite(ev_.dur_us)) return;
     const double dev = ev_.device >= 0 ? ev_.device : ev_.pid;
     const int device = dev >= 0 && dev < 1e6 ? static_cast<int>(dev) : -1;
     if (device_ && device != *device_) return;
     if (device >= 0) devices_.insert(device);
-    sum_.add(ev_.name, ev_.dur_us * 1e-6, 1);
+    if (!sum_.add(ev_.name, ev_.dur_us * 1e-6, 1)) overflow_ = true;
   }
 
   std::optional<int> device_;
@@ -247,6 +266,7 @@ class KinetoSax {
   std::set<std::string> steps_;
   std::set<int> devices_;
   std::optional<std::size_t> parse_error_at_;
+  bool overflow_ = false;
 };
 
 Result<MeasuredKernels> read_kineto_stream(std::streambuf* sb, const std::string& path,
@@ -271,6 +291,11 @@ Result<MeasuredKernels> read_kineto_stream(std::streambuf* sb, const std::string
     return Status::at(SourcePos{path, line, column},
                       "found invalid JSON; expected PyTorch's profiler trace (Chrome trace JSON)");
   }
+  if (sax.overflow())
+    return Status::error(fmt::format(
+        "{}: error: found kernel durations whose sum is not a finite number; expected durations "
+        "in microseconds that a double can sum",
+        path));
   MeasuredKernels m = sax.finish();
   if (m.kernels.empty())
     return Status::error(fmt::format(
@@ -324,8 +349,16 @@ Result<MeasuredKernels> parse_nsys_kernel_summary(std::string_view text, const s
       continue;
     }
     const bool whole = csv_fields(line, &fields);
+    // A header's unit, refused at the header when nsys would not write it.
+    const auto unit_error = [&](const CsvHeader& h) {
+      return Status::at(SourcePos{path, line_no, h.unit_column},
+                        fmt::format("found {}; expected a time unit of ns, us, ms or s in the "
+                                    "total time's column",
+                                    brigade::quoted(h.unit)));
+    };
     if (!header) {
       if (whole) header = header_of(fields);
+      if (header && header->unit_error) return unit_error(*header);
       if (end == text.size()) break;
       continue;
     }
@@ -336,6 +369,13 @@ Result<MeasuredKernels> parse_nsys_kernel_summary(std::string_view text, const s
     if (!whole)
       return bad(static_cast<int>(line.size()) + 1, "a quoted field left open",
                  "its closing quote");
+    // A header again without a blank line before it: a new table.
+    if (auto again = header_of(fields)) {
+      if (again->unit_error) return unit_error(*again);
+      header = again;
+      if (end == text.size()) break;
+      continue;
+    }
     const int need = std::max({header->total, header->instances, header->name}) + 1;
     if (static_cast<int>(fields.size()) < need)
       return bad(static_cast<int>(line.size()) + 1, fmt::format("{} fields", fields.size()),
@@ -347,8 +387,10 @@ Result<MeasuredKernels> parse_nsys_kernel_summary(std::string_view text, const s
       return bad(total.column, brigade::quoted(total.text), "the total time, a number >= 0");
     if (!number_at_least_zero(count.text, &instances) || instances != std::floor(instances))
       return bad(count.column, brigade::quoted(count.text), "the instances, a whole number >= 0");
-    sum.add(fields[static_cast<size_t>(header->name)].text, total_units * header->seconds_per_unit,
-            instances);
+    if (!sum.add(fields[static_cast<size_t>(header->name)].text,
+                 total_units * header->seconds_per_unit, instances))
+      return bad(total.column, brigade::quoted(total.text),
+                 "a total time its kernel's sum can take (the sum is no longer a finite number)");
     if (end == text.size()) break;
   }
   if (sum.empty())
@@ -384,6 +426,13 @@ Result<MeasuredKernels> read_measured_kernels(const std::string& path, std::opti
   int c = in.peek();
   if (c == 0x1f) return read_kineto_kernels(in, path, device);
   std::string head;
+  // A UTF-8 byte order mark, then blanks (editors on Windows write one).
+  if (c == 0xef) {
+    for (int i = 0; i < 3 && c != std::char_traits<char>::eof(); ++i) {
+      head += static_cast<char>(in.get());
+      c = in.peek();
+    }
+  }
   while (c != std::char_traits<char>::eof() && (c == ' ' || c == '\t' || c == '\r' || c == '\n')) {
     head += static_cast<char>(in.get());
     c = in.peek();

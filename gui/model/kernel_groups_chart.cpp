@@ -31,7 +31,7 @@ KernelGroupsChart kernel_groups_chart(const Document& doc, int device, const Ker
     chart.record =
         fill_args(model_tr("KernelGroups", "against %1 (%2 steps, %3 GPUs: its times / %4)"),
                   {record->path, std::to_string(record->steps), std::to_string(record->gpus),
-                   std::to_string(record->steps * record->gpus)});
+                   std::to_string(static_cast<std::int64_t>(record->steps) * record->gpus)});
   double longest = 0, longest_subtotal = 0;
   for (const KernelGroupRow& r : rows) {
     double& l = r.subtotal ? longest_subtotal : longest;

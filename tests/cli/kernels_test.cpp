@@ -135,10 +135,11 @@ TEST(KernelsVerb, OutScalesTheProfileToTheRecord) {
   std::map<std::string, nlohmann::json> scaled;
   for (const auto& x : j["profile_out"]["scaled"]) scaled[x["key"].get<std::string>()] = x;
   ASSERT_TRUE(scaled.count("gemm.fp8")) << j.dump(2);
-  EXPECT_FALSE(scaled["gemm.fp8"]["clamped"].get<bool>());
+  EXPECT_FALSE(scaled["gemm.fp8"]["held"].get<bool>());
+  EXPECT_FALSE(scaled["gemm.fp8"]["stuck"].get<bool>());
   EXPECT_LT(scaled["gemm.fp8"]["factor"].get<double>(), 1);
   EXPECT_NEAR(scaled["gemm.fp8"]["ratio_after"].get<double>(), 1, 2e-3);
-  EXPECT_TRUE(scaled["memory_efficiency"]["clamped"].get<bool>());
+  EXPECT_TRUE(scaled["memory_efficiency"]["held"].get<bool>());
   EXPECT_FALSE(scaled.count("gemm.bf16, gemm.f16"));  // nothing of it in the record
 
   const auto again =

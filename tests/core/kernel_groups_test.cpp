@@ -97,7 +97,30 @@ TEST(KernelGroups, NamesOfRealKernelsFallInTheirGroups) {
        "unsigned int, 1, 4, bool>(...)",
        KernelGroup::kElementwise},
       {"triton_poi_fused_add_mul_0", KernelGroup::kElementwise},
+      // ATen's templates name their lambdas ("lambda" holds "lamb", Apex's LAMB).
+      {"void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<"
+       "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() "
+       "const::{lambda(c10::BFloat16)#1}> >(int, ...)",
+       KernelGroup::kElementwise},
+      {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, "
+       "at::native::func_wrapper_t<float, at::native::sum_functor<float, float, "
+       "float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, "
+       "4> "
+       ">(...)",
+       KernelGroup::kElementwise},
+      {"ampere_tf32_s1688gemm_tf32_128x128_16x3_nt", KernelGroup::kGemmOther},
+      // Transformer Engine's activations write FP8 and say so.
+      {"void transformer_engine::(anonymous namespace)::gated_act_kernel<true, float, "
+       "&transformer_engine::silu<float, float>, __nv_bfloat16, __nv_fp8_e4m3>(...)",
+       KernelGroup::kActivation},
+      {"void transformer_engine::multi_tensor_compute_scale_and_scale_inv_kernel(...)",
+       KernelGroup::kFp8Cast},
+      {"triton_tem_fused_mm_0", KernelGroup::kGemmOther},
+      {"void at::native::(anonymous namespace)::RowwiseMomentsCUDAKernel<c10::BFloat16, "
+       "float>(...)",
+       KernelGroup::kNorm},
       {"my_own_kernel_0", KernelGroup::kOther},
+      {"simulation_padding_allocates", KernelGroup::kOther},
   };
   for (const auto& [name, group] : cases)
     EXPECT_EQ(kernel_group_key(group_of_kernel_name(name)), kernel_group_key(group)) << name;
@@ -263,8 +286,8 @@ TEST(KernelGroups, ScaleToRecordByHand) {
   sim.add(KernelGroup::kNorm, 0.1);
   meas.add(KernelGroup::kNorm, 0.125);  // 0.8 (from memory_efficiency) / 1.25 = 0.64
   sim.add(KernelGroup::kElementwise, 0.2);
-  sim.add(KernelGroup::kFp8Cast, 0.2);
-  meas.add(KernelGroup::kElementwise, 0.2);  // (0.2) / (0.4): 0.5 x, 0.8 / 0.5 = 1.6 -> 1
+  sim.add(KernelGroup::kFp8Cast, 0.2);       // not in the record: not pooled
+  meas.add(KernelGroup::kElementwise, 0.1);  // 0.5 x: 0.8 / 0.5 = 1.6, held at 1
   const std::vector<ProfileScaling> s = scale_to_record(p, sim, meas);
   ASSERT_EQ(s.size(), 4u);
   EXPECT_EQ(s[0].key, "gemm.fp8");
@@ -276,15 +299,62 @@ TEST(KernelGroups, ScaleToRecordByHand) {
   EXPECT_EQ(s[1].group, "attention");
   EXPECT_DOUBLE_EQ(p.flash_attention[0].forward.points[0].second, 3.2e14);
   EXPECT_DOUBLE_EQ(p.flash_attention[0].backward.points[0].second, 2.4e14);
+  // An unfused core's efficiencies, unset, start from memory_efficiency.
+  EXPECT_DOUBLE_EQ(p.attention_forward_efficiency, 0.64);
   EXPECT_EQ(s[2].group, "norms");
   EXPECT_DOUBLE_EQ(p.norm_forward_efficiency, 0.64);
   EXPECT_DOUBLE_EQ(p.norm_backward_efficiency, 0.64);
   EXPECT_DOUBLE_EQ(p.activation_forward_efficiency, 0.8);  // fixed at memory_efficiency's old value
   EXPECT_EQ(s[3].key, "memory_efficiency");
   EXPECT_DOUBLE_EQ(s[3].ratio, 0.5);
-  EXPECT_TRUE(s[3].clamped);
+  EXPECT_TRUE(s[3].held);
   EXPECT_DOUBLE_EQ(s[3].factor, 0);
   EXPECT_DOUBLE_EQ(p.memory_efficiency, 1);
+  EXPECT_EQ(s[3].groups.size(), 5u);
+}
+
+// A record whose GEMMs give no width (cuBLAS's nvjet kernels: "other
+// widths") against a plan of FP8 and BF16 GEMMs: every width by the GEMMs'
+// time together, not FP8 by FP8 alone (which the record has none of).
+TEST(KernelGroups, ScaleToRecordTakesGemmsTogetherWhenTheRecordGivesNoWidth) {
+  DeviceProfile p;
+  p.gemm[static_cast<size_t>(DType::kFP8)].points = {{1e12, 0.8}};
+  p.gemm[static_cast<size_t>(DType::kBF16)].points = {{1e12, 0.6}};
+  KernelGroupTimes sim, meas;
+  sim.add(KernelGroup::kGemmFp8, 1.0);
+  sim.add(KernelGroup::kGemm16, 1.0);
+  meas.add(KernelGroup::kGemmFp8, 0.5);    // the few kernels that name FP8
+  meas.add(KernelGroup::kGemmOther, 2.5);  // nvjet: (0.5 + 2.5) / 2 = 1.5 x slower
+  const std::vector<ProfileScaling> s = scale_to_record(p, sim, meas);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].group, "GEMMs, all widths");
+  EXPECT_DOUBLE_EQ(s[0].ratio, 1.5);
+  EXPECT_DOUBLE_EQ(p.gemm[static_cast<size_t>(DType::kFP8)].points[0].second, 0.8 / 1.5);
+  EXPECT_DOUBLE_EQ(p.gemm[static_cast<size_t>(DType::kBF16)].points[0].second, 0.4);
+}
+
+// Bounds: an efficiency is held at 1e-6, an attention rate at the peak.
+TEST(KernelGroups, ScaleToRecordHoldsItsKeysWithinTheirBounds) {
+  DeviceProfile p;
+  p.memory_efficiency = 0.5;
+  p.norm_forward_efficiency = 0.5;
+  p.norm_backward_efficiency = 0.5;
+  FlashAttentionRates fa;
+  fa.head_dim = 128;
+  fa.forward.points = {{2048, 4e14}};
+  fa.backward.points = {{2048, 4e14}};
+  p.flash_attention = {fa};
+  KernelGroupTimes sim, meas;
+  sim.add(KernelGroup::kNorm, 1e-9);
+  meas.add(KernelGroup::kNorm, 1.0);  // a billion times slower: held at 1e-6
+  sim.add(KernelGroup::kAttention, 1.0);
+  meas.add(KernelGroup::kAttention, 0.1);  // 10 x faster: 4e15, held at a 1e15 peak
+  const std::vector<ProfileScaling> s = scale_to_record(p, sim, meas, 1e15);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_TRUE(s[0].held);
+  EXPECT_TRUE(s[1].held);
+  EXPECT_DOUBLE_EQ(p.norm_forward_efficiency, 1e-6);
+  EXPECT_DOUBLE_EQ(p.flash_attention[0].forward.points[0].second, 1e15);
 }
 
 }  // namespace

@@ -103,6 +103,35 @@ TEST(KernelSummary, NsysErrorsNameLineAndColumn) {
             "cuda_gpu_kern_sum --format csv) or PyTorch's profiler trace (.json, .json.gz)");
 }
 
+// A header again without a blank line before it starts a new table; a unit
+// nsys does not write is refused where the header names it; a sum that
+// overflows is refused at the row that makes it.
+TEST(KernelSummary, NsysHeadersUnitsAndOverflow) {
+  auto again = parse_nsys_kernel_summary(
+      "Time (%),Total Time (ns),Instances,Name\n1,1000,1,k1\n"
+      "Time (%),Total Time (us),Instances,Name\n1,2,1,k2\n",
+      "r.csv");
+  ASSERT_TRUE(again.is_ok()) << again.message();
+  ASSERT_EQ(again->kernels.size(), 2u);
+  EXPECT_DOUBLE_EQ(again->kernels[1].seconds, 2e-6);
+  auto micro = parse_nsys_kernel_summary(
+      "Time (%),Total Time (\xc2\xb5s),Instances,Name\n1,3,1,k\n", "m.csv");
+  ASSERT_TRUE(micro.is_ok()) << micro.message();
+  EXPECT_DOUBLE_EQ(micro->kernels[0].seconds, 3e-6);
+  auto unit =
+      parse_nsys_kernel_summary("Time (%),Total Time (ks),Instances,Name\n1,3,1,k\n", "u.csv");
+  ASSERT_FALSE(unit.is_ok());
+  EXPECT_EQ(unit.message(),
+            "u.csv:1:10: error: found 'ks'; expected a time unit of ns, us, ms or s in the total "
+            "time's column");
+  auto big = parse_nsys_kernel_summary(
+      "Time (%),Total Time (s),Instances,Name\n1,1e308,1,k\n1,1e308,1,k\n", "b.csv");
+  ASSERT_FALSE(big.is_ok());
+  EXPECT_EQ(big.message(),
+            "b.csv:3:3: error: found '1e308'; expected a total time its kernel's sum can take (the "
+            "sum is no longer a finite number)");
+}
+
 // PyTorch's profiler trace as Kineto writes it: CPU ops, two steps'
 // annotations (on the CPU and again on the GPU), kernels with args.device,
 // a copy, a kernel of another device.
@@ -173,6 +202,17 @@ TEST(KernelSummary, KinetoArrayGzipped) {
   EXPECT_DOUBLE_EQ(m->kernels[0].seconds, 2e-6);
 }
 
+// Objects of a top-level array after "traceEvents" are not events.
+TEST(KernelSummary, KinetoReadsTraceEventsOnly) {
+  std::istringstream in(
+      R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "dur": 2}],)"
+      R"( "other": [{"ph": "X", "cat": "kernel", "name": "flash_fwd", "pid": 1, "dur": 1000}]})");
+  auto m = read_kineto_kernels(in, "t.json");
+  ASSERT_TRUE(m.is_ok()) << m.message();
+  ASSERT_EQ(m->kernels.size(), 1u);
+  EXPECT_EQ(m->devices, (std::vector<int>{0}));
+}
+
 TEST(KernelSummary, KinetoErrors) {
   std::istringstream broken("{\"traceEvents\": [\n  {\"ph\": \"X\",, }\n]}");
   auto bad = read_kineto_kernels(broken, "b.json");
@@ -206,6 +246,11 @@ TEST(KernelSummary, FilesByTheirFirstBytes) {
   ASSERT_FALSE(with_device.is_ok());
   EXPECT_NE(with_device.message().find("found Nsight Systems' summary with a device asked for"),
             std::string::npos);
+  const std::string bom = write_file("bom.json", std::string("\xef\xbb\xbf") + kKineto);
+  auto with_bom = read_measured_kernels(bom);
+  ASSERT_TRUE(with_bom.is_ok()) << with_bom.message();
+  EXPECT_EQ(with_bom->format, "kineto");
+  std::remove(bom.c_str());
   const std::string json = write_file("t.json", std::string("\n\n") + kKineto);
   auto k = read_measured_kernels(json);
   ASSERT_TRUE(k.is_ok()) << k.message();
