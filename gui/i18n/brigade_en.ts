@@ -283,6 +283,10 @@
         <source>against %1 (%2 steps, %3 GPUs: its times / %4)</source>
         <translation></translation>
     </message>
+    <message>
+        <source>granularity %1: a fused run of kernels is a group of its own (open the scenario with --granularity kernel, or run brigade kernels, to name each kernel&apos;s group)</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>LaneLayout</name>

@@ -279,6 +279,10 @@
         <source>against %1 (%2 steps, %3 GPUs: its times / %4)</source>
         <translation>对照 %1（%2 步，%3 块 GPU：其时间 / %4）</translation>
     </message>
+    <message>
+        <source>granularity %1: a fused run of kernels is a group of its own (open the scenario with --granularity kernel, or run brigade kernels, to name each kernel&apos;s group)</source>
+        <translation>粒度 %1：一串融合的 kernel 自成一组（用 --granularity kernel 打开场景，或运行 brigade kernels，即可给出每个 kernel 所属的分组）</translation>
+    </message>
 </context>
 <context>
     <name>LaneLayout</name>

@@ -7,6 +7,7 @@
 #include "core/kernel_groups.hpp"
 #include "core/units.hpp"
 #include "gui/model/model_tr.hpp"
+#include "planner/plan.hpp"
 
 namespace brigade::gui {
 
@@ -32,6 +33,13 @@ KernelGroupsChart kernel_groups_chart(const Document& doc, int device, const Ker
         fill_args(model_tr("KernelGroups", "against %1 (%2 steps, %3 GPUs: its times / %4)"),
                   {record->path, std::to_string(record->steps), std::to_string(record->gpus),
                    std::to_string(static_cast<std::int64_t>(record->steps) * record->gpus)});
+  if (simulated.of(KernelGroup::kFused) > 0 && doc.plan)
+    chart.note = fill_args(
+        model_tr("KernelGroups",
+                 "granularity %1: a fused run of kernels is a group of its own (open the "
+                 "scenario with --granularity kernel, or run brigade kernels, to name each "
+                 "kernel's group)"),
+        {planner::granularity_name(doc.plan->granularity)});
   double longest = 0, longest_subtotal = 0;
   for (const KernelGroupRow& r : rows) {
     double& l = r.subtotal ? longest_subtotal : longest;

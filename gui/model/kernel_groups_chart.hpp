@@ -36,6 +36,9 @@ struct KernelRecord {
 struct KernelGroupsChart {
   std::string title;   // "kernel groups of NAME on gpu0, one step (simulated, 4.83 ms)"
   std::string record;  // "against FILE (2 steps, 1 GPU: its times / 2)"; "" without one
+  // When the plan ran at region or step granularity: its fused runs are one
+  // group, and how to see each kernel instead; "" otherwise.
+  std::string note;
   std::vector<KernelGroupsLine> lines;  // the groups, then the subtotals
 };
 

@@ -252,6 +252,7 @@ void KernelsView::refresh() {
       doc_ ? kernel_groups_chart(*doc_, device_->value(), record_.get()) : KernelGroupsChart{};
   QString title = QString::fromStdString(chart.title);
   if (!chart.record.empty()) title += QStringLiteral("\n") + QString::fromStdString(chart.record);
+  if (!chart.note.empty()) title += QStringLiteral("\n") + QString::fromStdString(chart.note);
   title_->setText(title);
   canvas_->set_chart(chart);
   layout()->activate();  // the title's lines now, not at the next event loop's turn (a grab)

@@ -54,6 +54,7 @@ TEST(KernelGroupsChart, TheSimulatedStepByGroup) {
   EXPECT_DOUBLE_EQ(line(c, "compute_all")->simulated_bar, 1);  // compute is the largest subtotal
   EXPECT_TRUE(line(c, "allgather")->communication);
   EXPECT_FALSE(line(c, "norm")->communication);
+  EXPECT_TRUE(c.note.empty());  // kernel by kernel: no fused run
   // A device the plan does not have: nothing.
   EXPECT_TRUE(kernel_groups_chart(*doc, 8, nullptr).lines.empty());
 }
@@ -86,6 +87,19 @@ TEST(KernelGroupsChart, BesideARecordByHand) {
   for (const KernelGroupsLine& l : c.lines)
     if (!l.subtotal) longest = std::max({longest, l.simulated_seconds, l.measured_seconds});
   EXPECT_DOUBLE_EQ(fp8->measured_bar, 1.5e-3 / longest);
+}
+
+// At step granularity the plan's fused runs are a group of their own, and
+// the chart says how to name each kernel's.
+TEST(KernelGroupsChart, FusedRunsAreSaidSo) {
+  LoadOptions o;
+  o.granularity = planner::Granularity::kStep;
+  auto doc = load_document(kSrc + "/tests/data/kernels/gpt_fp8_node.yaml", o);
+  ASSERT_TRUE(doc.is_ok()) << doc.message();
+  const KernelGroupsChart c = kernel_groups_chart(**doc, 0, nullptr);
+  ASSERT_NE(line(c, "fused"), nullptr);
+  EXPECT_EQ(c.note.rfind("granularity step: a fused run of kernels is a group of its own", 0), 0u)
+      << c.note;
 }
 
 }  // namespace
