@@ -1590,6 +1590,10 @@ File &gt; Compare with… (Ctrl+Shift+O), the button above, or a file dropped he
         <source>Profiler records (*.csv *.json *.json.gz);;All files (*)</source>
         <translation></translation>
     </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>brigade::gui::LessonsView</name>

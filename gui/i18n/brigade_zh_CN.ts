@@ -1580,6 +1580,10 @@ File &gt; Compare with… (Ctrl+Shift+O), the button above, or a file dropped he
         <source>Profiler records (*.csv *.json *.json.gz);;All files (*)</source>
         <translation>性能剖析记录 (*.csv *.json *.json.gz);;所有文件 (*)</translation>
     </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation>正在读取 %1…</translation>
+    </message>
 </context>
 <context>
     <name>brigade::gui::LessonsView</name>

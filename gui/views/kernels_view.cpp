@@ -1,6 +1,8 @@
 #include "gui/views/kernels_view.hpp"
 
 #include <algorithm>
+#include <mutex>
+#include <thread>
 
 #include <QCoreApplication>
 #include <QEvent>
@@ -8,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLayout>
+#include <QMetaObject>
 #include <QPainter>
 #include <QPushButton>
 #include <QSpinBox>
@@ -217,7 +220,37 @@ void KernelsView::set_device(int device) {
 }
 
 bool KernelsView::load_record(const QString& path, QString* error) {
-  auto read = read_measured_kernels(path.toStdString());
+  reads_.retire();  // a read in flight is older than this one
+  return apply_record(path, read_measured_kernels(path.toStdString()), error);
+}
+
+void KernelsView::read_record(const QString& path) {
+  WorkerJob<Read>* j = &reads_.start();
+  j->out.path = path;
+  const std::uint64_t id = j->id;
+  const std::string file = path.toStdString();
+  j->thread = std::thread([this, j, id, file] {
+    Result<MeasuredKernels> read = read_measured_kernels(file);
+    {
+      std::lock_guard<std::mutex> lock(j->mutex);
+      j->out.result.emplace(std::move(read));
+    }
+    j->done = true;
+    QMetaObject::invokeMethod(
+        this, [this, id] { take_read(id); }, Qt::QueuedConnection);
+  });
+  emit message(tr("Reading %1…").arg(path));
+}
+
+void KernelsView::take_read(std::uint64_t id) {
+  reads_.reap();  // retired reads that ended are joined here, on the GUI thread
+  WorkerJob<Read>* job = reads_.current();
+  if (!job || job->id != id || !job->done) return;
+  const std::unique_ptr<WorkerJob<Read>> done = reads_.take();  // joins: the worker returned
+  apply_record(done->out.path, std::move(*done->out.result), nullptr);
+}
+
+bool KernelsView::apply_record(const QString& path, Result<MeasuredKernels> read, QString* error) {
   if (!read.is_ok()) {
     if (error) *error = QString::fromStdString(read.message());
     emit message(QString::fromStdString(read.message()));
@@ -244,7 +277,7 @@ void KernelsView::choose_record() {
   const QString path =
       QFileDialog::getOpenFileName(this, tr("Profiler record"), QString(),
                                    tr("Profiler records (*.csv *.json *.json.gz);;All files (*)"));
-  if (!path.isEmpty()) load_record(path);
+  if (!path.isEmpty()) read_record(path);
 }
 
 void KernelsView::refresh() {

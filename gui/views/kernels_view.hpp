@@ -8,9 +8,13 @@
 // Logic: gui/model/kernel_groups_chart.hpp.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 
+#include "core/status.hpp"
 #include "gui/model/kernel_groups_chart.hpp"
+#include "gui/model/worker_jobs.hpp"
 #include "gui/views/view.hpp"
 
 class QLabel;
@@ -33,6 +37,12 @@ class KernelsView : public View {
   // annotations and devices), else 1. False, with the reader's one-line
   // message in `error`, when the file cannot be read.
   bool load_record(const QString& path, QString* error = nullptr);
+  // The same on a thread of its own (a PyTorch trace runs to hundreds of MB:
+  // seconds to read), shown when read; "Profiler record…" calls it. A
+  // second call drops the first's result.
+  void read_record(const QString& path);
+  // Whether a read_record is still reading.
+  bool reading() const { return reads_.current() != nullptr; }
   void set_steps(int steps);
   void set_gpus(int gpus);
   void set_device(int device);
@@ -44,6 +54,15 @@ class KernelsView : public View {
  private:
   void refresh();
   void choose_record();
+  // A record read (or not): shown, or its message given; true when shown.
+  bool apply_record(const QString& path, Result<MeasuredKernels> read, QString* error);
+  void take_read(std::uint64_t id);
+
+  struct Read {
+    QString path;
+    std::optional<Result<MeasuredKernels>> result;
+  };
+  WorkerJobs<Read> reads_;
 
   DocumentPtr doc_;
   std::unique_ptr<KernelRecord> record_;
