@@ -4,6 +4,8 @@
 #include <initializer_list>
 #include <string>
 
+#include "core/text.hpp"
+
 namespace brigade {
 namespace {
 
@@ -42,13 +44,6 @@ bool contains_any(std::string_view s, std::initializer_list<std::string_view> pa
   for (std::string_view p : parts)
     if (contains(s, p)) return true;
   return false;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
 }
 
 // An NCCL kernel's collective, from "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"
@@ -107,7 +102,7 @@ bool is_gemm_group(KernelGroup g) {
 }
 
 KernelGroup group_of_kernel_name(std::string_view name) {
-  const std::string s = lower(name);
+  const std::string s = ascii_lower(name);
   const std::string_view n = s;
   // 1. Communication and copies: NCCL's kernels name their collective;
   // profilers record copies and fills as "[CUDA memcpy ...]", "Memcpy DtoD".
@@ -199,7 +194,7 @@ KernelGroup group_of_task(const Program& program, TaskId id) {
     return KernelGroup::kFused;
   // A plain streaming kernel, by the names the planner gives them
   // (planner/, costmodel/transformer_blocks_layer.cpp).
-  const std::string n = lower(program.task_name(id));
+  const std::string n = ascii_lower(program.task_name(id));
   if (contains_any(n, {"cross_entropy", "loss"})) return KernelGroup::kLoss;
   if (contains_any(n, {".cast", "amax", "transpose", "fp8."})) return KernelGroup::kFp8Cast;
   if (contains(n, "optimizer")) return KernelGroup::kOptimizer;

@@ -19,13 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
 // Sums kernels by name, keeping the order of first sight.
 class Summer {
  public:
@@ -91,15 +84,8 @@ bool csv_fields(std::string_view line, std::vector<CsvField>* out) {
   }
 }
 
-std::string trim(std::string_view s) {
-  const size_t a = s.find_first_not_of(" \t\r");
-  if (a == std::string_view::npos) return {};
-  const size_t b = s.find_last_not_of(" \t\r");
-  return std::string(s.substr(a, b - a + 1));
-}
-
 bool number_at_least_zero(const std::string& text, double* v) {
-  const std::string t = trim(text);
+  const std::string_view t = trim_space(text);
   if (t.empty()) return false;
   const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), *v);
   return ec == std::errc() && p == t.data() + t.size() && std::isfinite(*v) && *v >= 0;
@@ -117,7 +103,7 @@ struct CsvHeader {
 std::optional<CsvHeader> header_of(const std::vector<CsvField>& fields) {
   CsvHeader h;
   for (size_t i = 0; i < fields.size(); ++i) {
-    const std::string f = lower(trim(fields[i].text));
+    const std::string f = ascii_lower(trim_space(fields[i].text));
     if (f.rfind("total time", 0) == 0) {
       h.total = static_cast<int>(i);
       const size_t open = f.find('('), close = f.find(')', open);
@@ -166,7 +152,7 @@ class KinetoSax {
       if (key_ == "ph")
         ev_.ph = v;
       else if (key_ == "cat")
-        ev_.cat = lower(v);
+        ev_.cat = ascii_lower(v);
       else if (key_ == "name")
         ev_.name = std::move(v);
     }
@@ -218,7 +204,6 @@ class KinetoSax {
     m.devices.assign(devices_.begin(), devices_.end());
     return m;
   }
-  bool saw_events() const { return events_ > 0; }
   bool overflow() const { return overflow_; }
 
  private:
@@ -343,7 +328,7 @@ Result<MeasuredKernels> parse_nsys_kernel_summary(std::string_view text, const s
     pos = end + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (trim(line).empty()) {
+    if (trim_space(line).empty()) {
       header.reset();  // a blank line ends a table
       if (end == text.size()) break;
       continue;

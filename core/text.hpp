@@ -36,4 +36,12 @@ std::string quoted(std::string_view text, std::size_t max_chars = 60);
 // prints every error line through it).
 std::string one_line(std::string_view text);
 
+// `text` with ASCII letters in lower case (bytes past ASCII as they are):
+// for matching names and keywords without case.
+std::string ascii_lower(std::string_view text);
+
+// `text` without the whitespace (std::isspace in the C locale: space, tab,
+// CR, LF, VT, FF) at either end.
+std::string_view trim_space(std::string_view text);
+
 }  // namespace brigade

@@ -57,13 +57,6 @@ const std::vector<Unit>& units_for(Dimension dim) {
   return kNone;
 }
 
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
-
 std::string with_prefix(double v, const char* const* names, const double* scales, int count,
                         const char* unit) {
   int i = count - 1;
@@ -146,7 +139,7 @@ bool quantity_in_range(double value_in_si, Dimension dim) {
 }
 
 QuantityFault check_quantity(std::string_view text, Dimension dim, double* value_in_si) {
-  const std::string s = trim(text);
+  const std::string s(trim_space(text));
   if (s.empty()) return QuantityFault::kSyntax;
   const char* begin = s.c_str();
   char* end = nullptr;
@@ -157,7 +150,7 @@ QuantityFault check_quantity(std::string_view text, Dimension dim, double* value
   const std::string_view digits(begin, static_cast<size_t>(end - begin));
   if (std::isnan(number) || digits.find_first_of("iInN") != std::string_view::npos)
     return QuantityFault::kSyntax;
-  const std::string suffix = trim(std::string_view(end));
+  const std::string suffix(trim_space(std::string_view(end)));
   double scale = 1;
   if (!suffix.empty()) {
     bool known = false;

@@ -7,6 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "core/text.hpp"
 #include "core/trace_filter.hpp"
 #include "core/units.hpp"
 #include "gui/model/foreign_trace.hpp"
@@ -23,11 +24,6 @@ namespace {
 // exhausting the machine. Brigade's own traces stream (read_by_core).
 constexpr std::uintmax_t kMaxTraceFileBytes = std::uintmax_t{1} << 30;
 constexpr std::uintmax_t kMaxTextFileBytes = std::uintmax_t{64} << 20;
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
@@ -76,7 +72,7 @@ bool is_cancelled(const Status& status) {
 }
 
 FileKind sniff_file_kind(const std::string& path) {
-  const std::string p = lower(path);
+  const std::string p = ascii_lower(path);
   if (ends_with(p, ".json.gz") || ends_with(p, ".trace.json")) return FileKind::kTrace;
   if (ends_with(p, ".yaml") || ends_with(p, ".yml"))
     return yaml_is_profile(path) ? FileKind::kProfile : FileKind::kScenario;
