@@ -3,7 +3,8 @@
 // optimizer, the loss, the embedding, other streaming kernels, NCCL's
 // kernels by collective), simulated; with --measured, beside a profiler's
 // record of the same plan on real GPUs (Nsight Systems' kernel summary CSV,
-// or PyTorch's profiler trace), the ratio per group and the profile keys
+// or PyTorch's profiler trace; or Brigade's own trace of the plan, `brigade
+// execute --trace`), the ratio per group and the profile keys
 // that time each group in Brigade. The groups: core/kernel_groups.hpp; the
 // readers: core/kernel_summary.hpp; docs/FIDELITY.md, "Against a profiler's
 // record".
@@ -88,7 +89,6 @@ void run_kernels(const KernelsOptions& o) {
                      (measured->format == "nsys"
                           ? "how many steps the summary covers (nsys stats sums the whole capture)"
                           : "how many steps the trace covers (it has no ProfilerStep annotation)")};
-    gpus = gpus_flag > 0 ? gpus_flag : std::max(1, static_cast<int>(measured->devices.size()));
   }
 
   const Scenario scenario = load_scenario_or_throw(o.scenario, o.profile);
@@ -101,6 +101,14 @@ void run_kernels(const KernelsOptions& o) {
     throw_flag_error(
         "--device", o.device,
         "a device id below " + std::to_string(program.num_devices) + " (the plan's devices)");
+  if (measured) {
+    // Brigade's own trace: the same device's spans unless told otherwise,
+    // and each task the plan's (its group is then the simulated side's).
+    if (measured->format == "brigade" && !measured_device) keep_device(*measured, device);
+    if (const Status st = check_record_plan(*measured, program, o.measured); !st.is_ok())
+      throw_status(st);
+    gpus = gpus_flag > 0 ? gpus_flag : std::max(1, static_cast<int>(measured->devices.size()));
+  }
   sim::SimOptions options = sim_options_for(scenario, o.network);
   options.record_trace = true;
   options.trace_steps = false;
@@ -111,7 +119,8 @@ void run_kernels(const KernelsOptions& o) {
 
   const KernelGroupTimes simulated = kernel_group_times(result->trace, &program, device);
   std::optional<KernelGroupTimes> measured_times;
-  if (measured) measured_times = kernel_group_times(*measured, static_cast<double>(steps) * gpus);
+  if (measured)
+    measured_times = kernel_group_times(*measured, static_cast<double>(steps) * gpus, &program);
   const std::vector<KernelGroupRow> rows =
       kernel_group_rows(simulated, measured_times ? &*measured_times : nullptr);
   const std::string device_name = scenario.topology.device(device).name;
@@ -210,11 +219,16 @@ void run_kernels(const KernelsOptions& o) {
     j["device_name"] = device_name;
     j["granularity"] = granularity;
     j["step_seconds"] = result->step_seconds;
-    if (measured)
+    if (measured) {
       j["measured"] = {{"file", one_line(o.measured)},
                        {"format", measured->format},
                        {"steps", steps},
                        {"gpus", gpus}};
+      if (measured->format == "brigade") {
+        j["measured"]["source"] = measured->source;
+        j["measured"]["devices"] = measured->devices;
+      }
+    }
     nlohmann::json jr = nlohmann::json::array();
     for (const KernelGroupRow& r : rows) {
       nlohmann::json row = {{"group", r.key},
@@ -261,12 +275,18 @@ void run_kernels(const KernelsOptions& o) {
   std::string out =
       fmt::format("{}: one step on {} by kernel group (simulated, granularity {}; step {})\n",
                   scenario.name, device_name, granularity, format_seconds(result->step_seconds));
-  if (measured)
-    out += fmt::format(
-        "against {} ({}; {} step{}, {} GPU{}: its times / {})\n", one_line(o.measured),
-        measured->format == "nsys" ? "Nsight Systems' kernel summary" : "PyTorch's profiler trace",
-        steps, steps == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s",
-        static_cast<std::int64_t>(steps) * gpus);
+  if (measured) {
+    std::string what = measured->format == "nsys" ? "Nsight Systems' kernel summary"
+                       : measured->format == "kineto"
+                           ? "PyTorch's profiler trace"
+                           : "Brigade's trace, source " + one_line(measured->source);
+    if (measured->format == "brigade" && measured->devices.size() == 1)
+      what += fmt::format(", device {}", measured->devices.front());
+    const char* unit = measured->format == "brigade" ? "device" : "GPU";
+    out += fmt::format("against {} ({}; {} step{}, {} {}{}: its times / {})\n",
+                       one_line(o.measured), what, steps, steps == 1 ? "" : "s", gpus, unit,
+                       gpus == 1 ? "" : "s", static_cast<std::int64_t>(steps) * gpus);
+  }
   size_t width = 26;
   for (const KernelGroupRow& r : rows) width = std::max(width, r.label.size() + 1);
   out += "\n";
@@ -363,14 +383,17 @@ const RegisterVerb kRegister("kernels", 23, [](CLI::App& app) {
       "One device's step by kernel group (GEMMs by width, attention, norms, activations, FP8\n"
       "casts, optimizer, loss, embedding, other streaming, NCCL by collective), simulated; with\n"
       "--measured, beside a profiler's record of the same plan (Nsight Systems' kernel summary\n"
-      "CSV, or PyTorch's profiler trace), with the ratio and what times each group in Brigade.");
+      "CSV, PyTorch's profiler trace, or Brigade's own trace of it: brigade execute --trace),\n"
+      "with the ratio and what times each group in Brigade.");
   cmd->add_option("scenario", opts->scenario, "scenario file (.yaml, .yml, .json)")->required();
   cmd->add_option("--profile", opts->profile,
                   "hardware profile replacing the scenario's (brigade calibrate --out)")
       ->check(input_path_check());
   cmd->add_option("--measured", opts->measured,
                   "the profiler's record: nsys stats --report cuda_gpu_kern_sum --format csv "
-                  "output, or torch.profiler's trace (.json, .json.gz)")
+                  "output, torch.profiler's trace (.json, .json.gz), or Brigade's trace of the "
+                  "same plan (brigade execute --trace; its device --device unless "
+                  "--measured-device)")
       ->check(input_path_check());
   cmd->add_option("--steps", opts->steps,
                   "how many steps the record covers (nsys: required; a PyTorch trace: its "
@@ -378,7 +401,7 @@ const RegisterVerb kRegister("kernels", 23, [](CLI::App& app) {
   cmd->add_option("--gpus", opts->gpus,
                   "how many GPUs the record sums (default: a PyTorch trace's devices, else 1)");
   cmd->add_option("--measured-device", opts->measured_device,
-                  "a PyTorch trace: keep this device's kernels only");
+                  "a PyTorch or Brigade trace: keep this device's kernels only");
   cmd->add_option("--device", opts->device, "Brigade's device to hold against it (default 0)");
   cmd->add_option("--network", opts->network,
                   "flow or ideal (default: the scenario's simulation.network, else flow)");

@@ -4,6 +4,8 @@
 #include <initializer_list>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "core/text.hpp"
 
 namespace brigade {
@@ -202,17 +204,28 @@ KernelGroup group_of_task(const Program& program, TaskId id) {
   return KernelGroup::kElementwise;
 }
 
+namespace {
+
+// A task's group and how many kernels it stands for (a fused run's, a
+// FlashAttention core's launches: its batch; a GEMM or a collective: one).
+void add_task(KernelGroupTimes& out, const Program& program, TaskId task, double seconds,
+              double times) {
+  const Task& t = program.task(task);
+  const double kernels = t.kind == TaskKind::kCompute && t.compute != ComputeKind::kGemm
+                             ? static_cast<double>(std::max<std::int64_t>(t.batch, 1))
+                             : 1.0;
+  out.add(group_of_task(program, task), seconds, kernels * times);
+}
+
+}  // namespace
+
 KernelGroupTimes kernel_group_times(const Trace& trace, const Program* program, int device) {
   KernelGroupTimes out;
   for (const TraceSpan& span : trace.spans) {
     if (span.device != device) continue;
     const double seconds = span.end_seconds - span.start_seconds;
     if (program && span.task >= 0 && span.task < program->num_tasks()) {
-      const Task& t = program->task(span.task);
-      const double kernels = t.kind == TaskKind::kCompute && t.compute != ComputeKind::kGemm
-                                 ? static_cast<double>(std::max<std::int64_t>(t.batch, 1))
-                                 : 1.0;
-      out.add(group_of_task(*program, span.task), seconds, kernels);
+      add_task(out, *program, span.task, seconds, 1);
       continue;
     }
     const std::string_view name =
@@ -226,12 +239,42 @@ KernelGroupTimes kernel_group_times(const Trace& trace, const Program* program, 
   return out;
 }
 
-KernelGroupTimes kernel_group_times(const MeasuredKernels& measured, double divisor) {
+KernelGroupTimes kernel_group_times(const MeasuredKernels& measured, double divisor,
+                                    const Program* program, int device) {
   KernelGroupTimes out;
   const double d = divisor > 0 ? divisor : 1;
-  for (const MeasuredKernel& k : measured.kernels)
-    out.add(group_of_kernel_name(k.name), k.seconds / d, k.count / d);
+  for (const MeasuredKernel& k : measured.kernels) {
+    if (device >= 0 && k.device >= 0 && k.device != device) continue;
+    if (program && k.task >= 0 && k.task < program->num_tasks())
+      add_task(out, *program, k.task, k.seconds / d, k.count / d);
+    else
+      out.add(group_of_kernel_name(k.name), k.seconds / d, k.count / d);
+  }
   return out;
+}
+
+Status check_record_plan(const MeasuredKernels& measured, const Program& program,
+                         const std::string& path) {
+  if (measured.format != "brigade") return Status::ok();
+  const auto other = [&](const std::string& found) {
+    return Status::error(fmt::format(
+        "{}: error: found {}; expected a trace of this scenario's plan, program '{}' of {} "
+        "tasks (brigade execute --trace or brigade simulate --trace of the same scenario, at "
+        "the same --granularity)",
+        path, found, program.name, program.num_tasks()));
+  };
+  if (measured.program != program.name)
+    return other(fmt::format("a trace of program '{}'", measured.program));
+  for (const MeasuredKernel& k : measured.kernels) {
+    if (k.task < 0) return other(fmt::format("a span '{}' with no task id", k.name));
+    if (k.task >= program.num_tasks())
+      return other(fmt::format("task {} ('{}'), past the plan's tasks", k.task, k.name));
+    if (program.task_name(k.task) != k.name || program.task(k.task).device != k.device)
+      return other(fmt::format("task {} named '{}' on device {} (the plan's: '{}' on device {})",
+                               k.task, k.name, k.device, program.task_name(k.task),
+                               program.task(k.task).device));
+  }
+  return Status::ok();
 }
 
 std::vector<KernelGroupRow> kernel_group_rows(const KernelGroupTimes& simulated,
@@ -283,8 +326,8 @@ std::vector<KernelGroupRow> kernel_group_rows(const KernelGroupTimes& simulated,
 
 std::vector<MeasuredKernel> unnamed_kernels(const MeasuredKernels& measured, size_t n) {
   std::vector<MeasuredKernel> out;
-  for (const MeasuredKernel& k : measured.kernels)
-    if (group_of_kernel_name(k.name) == KernelGroup::kOther) out.push_back(k);
+  for (const MeasuredKernel& k : measured.kernels)  // a Brigade task has its Program's group
+    if (k.task < 0 && group_of_kernel_name(k.name) == KernelGroup::kOther) out.push_back(k);
   std::sort(out.begin(), out.end(), [](const MeasuredKernel& a, const MeasuredKernel& b) {
     return a.seconds != b.seconds ? a.seconds > b.seconds : a.name < b.name;
   });

@@ -19,6 +19,7 @@
 #include "core/kernel_summary.hpp"
 #include "core/profile.hpp"
 #include "core/program.hpp"
+#include "core/status.hpp"
 #include "core/trace.hpp"
 
 namespace brigade {
@@ -87,9 +88,20 @@ struct KernelGroupTimes {
 // given, else its name's (group_of_kernel_name). A compute task counts the
 // kernels it stands for (a fused run's, FlashAttention's launches).
 KernelGroupTimes kernel_group_times(const Trace& trace, const Program* program, int device);
-// A profiler's kernels by group, each divided by `divisor` (steps x GPUs:
-// one GPU's step).
-KernelGroupTimes kernel_group_times(const MeasuredKernels& measured, double divisor);
+// A record's kernels by group, each divided by `divisor` (steps x GPUs:
+// one GPU's step): a profiler's by their names, a Brigade trace's by their
+// tasks' groups in `program` (check_record_plan first), as the simulated
+// side's.
+// `device` >= 0: a Brigade trace's spans of that device only (a
+// profiler's kernels, which carry no device, all).
+KernelGroupTimes kernel_group_times(const MeasuredKernels& measured, double divisor,
+                                    const Program* program = nullptr, int device = -1);
+
+// A Brigade trace is of `program` when it names it and each of its tasks
+// has the plan's name and device (else "PATH: error: found ...; expected
+// ..."). A profiler's record: always fine (its kernels go by name).
+Status check_record_plan(const MeasuredKernels& measured, const Program& program,
+                         const std::string& path);
 
 // One row of `brigade kernels`: a group, or a subtotal of several.
 struct KernelGroupRow {
@@ -112,7 +124,8 @@ struct KernelGroupRow {
 std::vector<KernelGroupRow> kernel_group_rows(const KernelGroupTimes& simulated,
                                               const KernelGroupTimes* measured);
 
-// The measured kernels no rule names (kOther), largest first, at most `n`.
+// The measured kernels no rule names (kOther), largest first, at most `n`
+// (a Brigade trace's tasks are never among them).
 std::vector<MeasuredKernel> unnamed_kernels(const MeasuredKernels& measured, size_t n);
 
 // One key of a device profile that scale_to_record changed.

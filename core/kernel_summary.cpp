@@ -13,6 +13,7 @@
 #include "core/gzip_stream.hpp"
 #include "core/json_stream.hpp"
 #include "core/text.hpp"
+#include "core/trace.hpp"
 
 namespace brigade {
 namespace {
@@ -160,6 +161,12 @@ class KinetoSax {
   }
   bool binary(json::binary_t&) { return true; }
   bool key(json::string_t& k) {
+    // Brigade's own trace: read whole by read_chrome_trace, which knows
+    // its task ids (read_measured_kernels), so the parse stops here.
+    if (depth_ == 1 && top_object_ && events_ == 0 && k == "brigade") {
+      brigade_ = true;
+      return false;
+    }
     key_ = std::move(k);
     return true;
   }
@@ -205,6 +212,7 @@ class KinetoSax {
     return m;
   }
   bool overflow() const { return overflow_; }
+  bool brigade() const { return brigade_; }
 
  private:
   struct Event {
@@ -252,6 +260,7 @@ class KinetoSax {
   std::set<int> devices_;
   std::optional<std::size_t> parse_error_at_;
   bool overflow_ = false;
+  bool brigade_ = false;
 };
 
 Result<MeasuredKernels> read_kineto_stream(std::streambuf* sb, const std::string& path,
@@ -265,6 +274,11 @@ Result<MeasuredKernels> read_kineto_stream(std::streambuf* sb, const std::string
     return Status::error(
         fmt::format("{}: error: found unreadable JSON ({}); expected PyTorch's profiler trace",
                     path, e.what()));
+  }
+  if (sax.brigade()) {  // told to the caller by its format alone
+    MeasuredKernels m;
+    m.format = "brigade";
+    return m;
   }
   if (gz && !gz->error().empty())
     return Status::error(
@@ -390,8 +404,12 @@ Result<MeasuredKernels> parse_nsys_kernel_summary(std::string_view text, const s
   return m;
 }
 
-Result<MeasuredKernels> read_kineto_kernels(std::istream& in, const std::string& path,
-                                            std::optional<int> device) {
+namespace {
+
+// Kineto's trace, or format "brigade" with no kernel when the file is
+// Brigade's own trace.
+Result<MeasuredKernels> read_kineto_or_brigade(std::istream& in, const std::string& path,
+                                               std::optional<int> device) {
   if (starts_with_gzip_magic(in)) {
     GzipReadBuf gz(in);
     return read_kineto_stream(&gz, path, &gz, device);
@@ -399,17 +417,85 @@ Result<MeasuredKernels> read_kineto_kernels(std::istream& in, const std::string&
   return read_kineto_stream(in.rdbuf(), path, nullptr, device);
 }
 
+}  // namespace
+
+Result<MeasuredKernels> read_kineto_kernels(std::istream& in, const std::string& path,
+                                            std::optional<int> device) {
+  auto m = read_kineto_or_brigade(in, path, device);
+  if (m.is_ok() && m->format == "brigade")
+    return Status::error(fmt::format(
+        "{}: error: found Brigade's own trace (its \"brigade\" header); expected PyTorch's "
+        "profiler trace (read_measured_kernels reads both)",
+        path));
+  return m;
+}
+
+MeasuredKernels measured_kernels_of_trace(const Trace& trace, std::optional<int> device) {
+  MeasuredKernels m;
+  m.format = "brigade";
+  m.source = trace.source;
+  m.program = trace.program;
+  m.steps = 1;
+  std::unordered_map<std::int64_t, size_t> index;  // task (or -2 - name) -> kernel
+  std::set<int> devices;
+  for (const TraceSpan& span : trace.spans) {
+    if (device && span.device != *device) continue;
+    const std::string_view name =
+        span.name >= 0 && static_cast<size_t>(span.name) < trace.names.size()
+            ? std::string_view(trace.names[static_cast<size_t>(span.name)])
+            : std::string_view();
+    // A span with no task (a foreign file's) goes by its name and device.
+    const std::int64_t id = span.task >= 0 ? span.task
+                                           : -2 - (static_cast<std::int64_t>(span.name) << 20) -
+                                                 static_cast<std::int64_t>(span.device);
+    auto [it, fresh] = index.try_emplace(id, m.kernels.size());
+    if (fresh) {
+      MeasuredKernel k;
+      k.name = std::string(name);
+      k.task = span.task;
+      k.device = span.device;
+      m.kernels.push_back(std::move(k));
+    }
+    MeasuredKernel& k = m.kernels[it->second];
+    k.seconds += span.end_seconds - span.start_seconds;
+    k.count += 1;
+    devices.insert(span.device);
+  }
+  m.devices.assign(devices.begin(), devices.end());
+  return m;
+}
+
+void keep_device(MeasuredKernels& measured, int device) {
+  if (measured.format != "brigade") return;
+  std::erase_if(measured.kernels, [device](const MeasuredKernel& k) { return k.device != device; });
+  measured.devices = {device};
+}
+
 Result<MeasuredKernels> read_measured_kernels(const std::string& path, std::optional<int> device) {
   BRIGADE_ASSIGN_OR_RETURN(
       const InputFile file,
       open_input_file(path,
-                      "a profiler's kernel record (nsys stats CSV, or PyTorch's profiler "
-                      "trace .json / .json.gz)"));
+                      "a profiler's kernel record (nsys stats CSV, PyTorch's profiler "
+                      "trace .json / .json.gz) or Brigade's trace"));
   FdReadBuf buf(file.fd());
   std::istream in(&buf);
   // The first non-blank byte decides: JSON or gzip is Kineto's, else CSV.
   int c = in.peek();
-  if (c == 0x1f) return read_kineto_kernels(in, path, device);
+  // Brigade's own trace: told by the Kineto reader from its header, then
+  // read whole by the trace reader, which knows its task ids.
+  const auto brigade_or = [&](Result<MeasuredKernels> m) -> Result<MeasuredKernels> {
+    if (!m.is_ok() || m->format != "brigade") return m;
+    auto trace = read_chrome_trace_file(path);
+    if (!trace.is_ok()) return trace.status();
+    MeasuredKernels b = measured_kernels_of_trace(*trace, device);
+    if (b.kernels.empty())
+      return Status::error(
+          fmt::format("{}: error: found no span{} in Brigade's trace; expected a trace of a step "
+                      "(brigade execute --trace, brigade simulate --trace)",
+                      path, device ? fmt::format(" of device {}", *device) : std::string()));
+    return b;
+  };
+  if (c == 0x1f) return brigade_or(read_kineto_or_brigade(in, path, device));
   std::string head;
   // A UTF-8 byte order mark, then blanks (editors on Windows write one).
   if (c == 0xef) {
@@ -425,7 +511,7 @@ Result<MeasuredKernels> read_measured_kernels(const std::string& path, std::opti
   if (c == '{' || c == '[') {
     PrefixBuf whole(std::move(head), in.rdbuf());
     std::istream again(&whole);
-    return read_kineto_kernels(again, path, device);
+    return brigade_or(read_kineto_or_brigade(again, path, device));
   }
   if (device)
     return Status::error(fmt::format(

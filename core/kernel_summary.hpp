@@ -16,8 +16,15 @@
 //   category "kernel", "gpu_memcpy" and "gpu_memset", their "dur" in
 //   microseconds, their device from args.device (else pid); the steps are
 //   the distinct "ProfilerStep#N" annotations.
+//
+// And Brigade's own trace (`brigade execute --trace`, `brigade simulate
+// --trace`; core/trace.hpp), told from Kineto's by its "brigade" header:
+// one step, its spans summed by task, each with its device, so that a
+// Program's groups (core/kernel_groups.hpp, group_of_task) place them
+// rather than their names.
 #pragma once
 
+#include <cstdint>
 #include <istream>
 #include <optional>
 #include <string>
@@ -32,13 +39,19 @@ struct MeasuredKernel {
   std::string name;
   double seconds = 0;  // summed over its instances
   double count = 0;    // instances
+  // Brigade's traces: the Program's task and its device; -1 for a
+  // profiler's kernels (summed by name over every device kept).
+  std::int32_t task = -1;
+  std::int32_t device = -1;
 };
 
 struct MeasuredKernels {
-  std::string format;                   // "nsys" or "kineto"
-  std::vector<MeasuredKernel> kernels;  // one per name, in the file's order of first sight
-  int steps = 0;                        // Kineto: ProfilerStep annotations seen; nsys: 0 (unknown)
-  std::vector<int> devices;             // Kineto: the devices of its kernels, ascending; nsys: none
+  std::string format;                   // "nsys", "kineto" or "brigade"
+  std::vector<MeasuredKernel> kernels;  // one per name (Brigade's: per task), in the file's order
+  int steps = 0;             // Kineto: ProfilerStep annotations seen; nsys: 0 (unknown); Brigade: 1
+  std::vector<int> devices;  // Kineto, Brigade: the devices of its kernels, ascending; nsys: none
+  std::string source;        // Brigade: the trace's source ("cuda", "cpu", "sim:flow")
+  std::string program;       // Brigade: the Program's name
 };
 
 // Nsight Systems' CSV summary; errors "PATH:LINE:COL: error: found X;
@@ -47,13 +60,25 @@ struct MeasuredKernels {
 Result<MeasuredKernels> parse_nsys_kernel_summary(std::string_view text, const std::string& path);
 // Kineto's trace (gzip recognised by its first bytes); `device`: keep that
 // device's kernels only. Errors name the line and column of invalid JSON,
-// or say that no kernel event was found.
+// or say that no kernel event was found (or that the file is Brigade's own
+// trace, which read_measured_kernels reads).
 Result<MeasuredKernels> read_kineto_kernels(std::istream& in, const std::string& path,
                                             std::optional<int> device = std::nullopt);
-// Either, from the file's first bytes ('{', '[' or gzip: Kineto; else nsys).
-// The file is opened as core/file_io.hpp's open_input_file opens it (no
-// FIFO, no device).
+// Any of the three, from the file's first bytes ('{', '[' or gzip: Kineto's,
+// or Brigade's where its top-level object has a "brigade" header; else
+// nsys). The file is opened as core/file_io.hpp's open_input_file opens it
+// (no FIFO, no device).
 Result<MeasuredKernels> read_measured_kernels(const std::string& path,
                                               std::optional<int> device = std::nullopt);
+
+struct Trace;
+// A Brigade trace's spans summed by task (the host lane and the transfers'
+// link lanes left out): format "brigade", one step; `device`: that
+// device's spans only.
+MeasuredKernels measured_kernels_of_trace(const Trace& trace,
+                                          std::optional<int> device = std::nullopt);
+// Only `device`'s kernels of a Brigade record (its devices then that one);
+// a profiler's record, which has no device per kernel, is left as it is.
+void keep_device(MeasuredKernels& measured, int device);
 
 }  // namespace brigade

@@ -18,6 +18,7 @@
 #include "core/units.hpp"
 #include "gui/app/main_window.hpp"
 #include "gui/app/screenshot.hpp"
+#include "gui/views/kernels_view.hpp"
 #include "gui/views/language.hpp"
 #include "gui/views/lessons_view.hpp"
 #include "gui/views/view_list.hpp"
@@ -101,8 +102,12 @@ int main(int argc, char** argv) {
                           "--screenshot: en)", "L");
   QCommandLineOption quiz("quiz", "--view lessons shows its quiz, every answer revealed");
   QCommandLineOption compare("compare", "open two FILEs, A and B, side by side (the compare view)");
+  QCommandLineOption record("record",
+                            "the Kernels view holds the step against FILE: a profiler's record "
+                            "(nsys CSV, PyTorch trace) or Brigade's trace of the plan",
+                            "FILE");
   parser.addOptions({shot, view, time, window_opt, step, lesson, size, gran, network, profile, lang,
-                     quiz, compare});
+                     quiz, compare, record});
   parser.process(app);
 
   brigade::gui::LoadOptions load;
@@ -163,6 +168,7 @@ int main(int argc, char** argv) {
       if (!ok || r.lesson < 1) flag_error("--lesson", parser.value(lesson), "a lesson's number >= 1");
     }
     r.quiz = parser.isSet(quiz);
+    r.record = parser.value(record);
     if (files.isEmpty() && r.view != "lessons")
       flag_error("--screenshot", r.out, "a FILE to render after the options");
     if (!files.isEmpty()) r.file = files.front();
@@ -214,5 +220,13 @@ int main(int argc, char** argv) {
   }
   if (!files.isEmpty()) window.open_file(files.front());
   if (parser.isSet(compare)) window.compare_with(files.back());
+  if (parser.isSet(record)) {  // the Kernels dock, the record read on its thread
+    auto* kernels = qobject_cast<brigade::gui::KernelsView*>(window.view("kernels"));
+    if (kernels) {
+      kernels->read_record(parser.value(record));
+      kernels->parentWidget()->show();
+      kernels->parentWidget()->raise();
+    }
+  }
   return QApplication::exec();
 }

@@ -8,6 +8,7 @@
 #include "gui/app/session.hpp"
 #include "gui/views/compare_view.hpp"
 #include "gui/views/export.hpp"
+#include "gui/views/kernels_view.hpp"
 #include "gui/views/lessons_view.hpp"
 #include "gui/views/quiz_panel.hpp"
 #include "gui/views/timeline_canvas.hpp"
@@ -124,6 +125,11 @@ int take_screenshot(const ScreenshotRequest& r) {
               << "; expected --view lessons\n";
     return 2;
   }
+  if (!r.record.isEmpty() && r.view != "kernels") {
+    std::cerr << "brigade-gui: error: --record: found it with --view " << r.view.toStdString()
+              << "; expected --view kernels\n";
+    return 2;
+  }
   if (!info) return window_screenshot(r);
   if (r.view == "lessons") return lessons_screenshot(r);
   Result<DocumentPtr> doc = load_document(r.file.toStdString(), r.load);
@@ -150,6 +156,17 @@ int take_screenshot(const ScreenshotRequest& r) {
   if (auto* timeline = qobject_cast<TimelineView*>(view.get()); timeline && r.window)
     timeline->canvas()->zoom_to_window({r.window->first, r.window->second});
   if (r.step >= 0) view->set_step(r.step);
+  if (auto* kernels = qobject_cast<KernelsView*>(view.get()); kernels && !r.record.isEmpty()) {
+    QString error;
+    if (!kernels->load_record(r.record, &error)) {
+      std::cerr << error.toStdString() << "\n";
+      return 2;
+    }
+    if (!kernels->chart().measured) {  // Brigade's trace of another plan: why, and no picture
+      std::cerr << kernels->chart().record << "\n";
+      return 2;
+    }
+  }
   if (auto* compare = qobject_cast<CompareView*>(view.get()); compare && !r.compare.isEmpty())
     compare->compare_with(r.compare, r.load);
   view->wait_ready(24 * 3600 * 1000);

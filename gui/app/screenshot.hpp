@@ -28,6 +28,9 @@ struct ScreenshotRequest {
   LoadOptions load;
   int lesson = 0;  // --lesson N: the Lessons view shows lesson N (0: the first)
   bool quiz = false;  // --quiz: the Lessons view shows its quiz tab
+  // --record FILE (--view kernels): a profiler's record, or Brigade's own
+  // trace of the plan, beside the step; "" none.
+  QString record;
 };
 
 // Returns the exit code: 0 written, 2 bad input (message on stderr), 1 other failures.

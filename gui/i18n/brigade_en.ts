@@ -287,6 +287,10 @@
         <source>granularity %1: a fused run of kernels is a group of its own (open the scenario with --granularity kernel, or run brigade kernels, to name each kernel&apos;s group)</source>
         <translation></translation>
     </message>
+    <message>
+        <source>against %1 (Brigade&apos;s trace from %2, its device %3: its times / %4)</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>LaneLayout</name>
@@ -1563,10 +1567,6 @@ File &gt; Compare with… (Ctrl+Shift+O), the button above, or a file dropped he
         <translation></translation>
     </message>
     <message>
-        <source>Hold the step against a profiler&apos;s record of the same plan: Nsight Systems&apos; kernel summary (nsys stats --report cuda_gpu_kern_sum --format csv) or PyTorch&apos;s profiler trace (.json, .json.gz)</source>
-        <translation></translation>
-    </message>
-    <message>
         <source>Steps</source>
         <translation></translation>
     </message>
@@ -1587,11 +1587,15 @@ File &gt; Compare with… (Ctrl+Shift+O), the button above, or a file dropped he
         <translation></translation>
     </message>
     <message>
-        <source>Profiler records (*.csv *.json *.json.gz);;All files (*)</source>
+        <source>Reading %1…</source>
         <translation></translation>
     </message>
     <message>
-        <source>Reading %1…</source>
+        <source>Hold the step against a profiler&apos;s record of the same plan: Nsight Systems&apos; kernel summary (nsys stats --report cuda_gpu_kern_sum --format csv), PyTorch&apos;s profiler trace (.json, .json.gz), or Brigade&apos;s own trace of it (brigade execute --trace), the chosen device&apos;s spans</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Profiler records and Brigade traces (*.csv *.json *.json.gz);;All files (*)</source>
         <translation></translation>
     </message>
 </context>

@@ -283,6 +283,10 @@
         <source>granularity %1: a fused run of kernels is a group of its own (open the scenario with --granularity kernel, or run brigade kernels, to name each kernel&apos;s group)</source>
         <translation>粒度 %1：一串融合的 kernel 自成一组（用 --granularity kernel 打开场景，或运行 brigade kernels，即可给出每个 kernel 所属的分组）</translation>
     </message>
+    <message>
+        <source>against %1 (Brigade&apos;s trace from %2, its device %3: its times / %4)</source>
+        <translation>对照 %1（Brigade 自己的 trace，来源 %2，取其设备 %3：其时间 / %4）</translation>
+    </message>
 </context>
 <context>
     <name>LaneLayout</name>
@@ -1553,10 +1557,6 @@ File &gt; Compare with… (Ctrl+Shift+O), the button above, or a file dropped he
         <translation>性能剖析记录…</translation>
     </message>
     <message>
-        <source>Hold the step against a profiler&apos;s record of the same plan: Nsight Systems&apos; kernel summary (nsys stats --report cuda_gpu_kern_sum --format csv) or PyTorch&apos;s profiler trace (.json, .json.gz)</source>
-        <translation>把这一步与同一方案的性能剖析记录对照：Nsight Systems 的 kernel 汇总（nsys stats --report cuda_gpu_kern_sum --format csv）或 PyTorch 性能剖析器的 trace（.json、.json.gz）</translation>
-    </message>
-    <message>
         <source>Steps</source>
         <translation>步数</translation>
     </message>
@@ -1577,12 +1577,16 @@ File &gt; Compare with… (Ctrl+Shift+O), the button above, or a file dropped he
         <translation>性能剖析记录</translation>
     </message>
     <message>
-        <source>Profiler records (*.csv *.json *.json.gz);;All files (*)</source>
-        <translation>性能剖析记录 (*.csv *.json *.json.gz);;所有文件 (*)</translation>
-    </message>
-    <message>
         <source>Reading %1…</source>
         <translation>正在读取 %1…</translation>
+    </message>
+    <message>
+        <source>Hold the step against a profiler&apos;s record of the same plan: Nsight Systems&apos; kernel summary (nsys stats --report cuda_gpu_kern_sum --format csv), PyTorch&apos;s profiler trace (.json, .json.gz), or Brigade&apos;s own trace of it (brigade execute --trace), the chosen device&apos;s spans</source>
+        <translation>把这一步与同一方案的记录对照：Nsight Systems 的 kernel 汇总（nsys stats --report cuda_gpu_kern_sum --format csv）、PyTorch 性能剖析器的 trace（.json、.json.gz），或 Brigade 自己对该方案的 trace（brigade execute --trace，取所选设备的区段）</translation>
+    </message>
+    <message>
+        <source>Profiler records and Brigade traces (*.csv *.json *.json.gz);;All files (*)</source>
+        <translation>性能剖析记录与 Brigade trace (*.csv *.json *.json.gz);;所有文件 (*)</translation>
     </message>
 </context>
 <context>

@@ -18,17 +18,33 @@ KernelGroupsChart kernel_groups_chart(const Document& doc, int device, const Ker
       device >= doc.topology()->num_devices())
     return chart;
   const KernelGroupTimes simulated = kernel_group_times(*doc.trace, program, device);
+  // Brigade's own trace: of this plan, its spans of the chosen device; a
+  // trace of another plan says so instead of its times.
+  const bool brigade = record && record->kernels.format == "brigade";
+  Status plan_check;
+  if (brigade) plan_check = check_record_plan(record->kernels, *program, record->path);
+  const bool with_record = record && plan_check.is_ok();
   KernelGroupTimes measured;
-  if (record)
+  if (with_record)
     measured =
-        kernel_group_times(record->kernels, static_cast<double>(record->steps) * record->gpus);
+        kernel_group_times(record->kernels, static_cast<double>(record->steps) * record->gpus,
+                           program, brigade ? device : -1);
   const std::vector<KernelGroupRow> rows =
-      kernel_group_rows(simulated, record ? &measured : nullptr);
+      kernel_group_rows(simulated, with_record ? &measured : nullptr);
+  chart.measured = with_record;
   const double step = doc.result ? doc.result->step_seconds : doc.trace->step_seconds();
   chart.title =
       fill_args(model_tr("KernelGroups", "kernel groups of %1 on %2, one step (simulated, %3)"),
                 {doc.title, doc.topology()->device(device).name, format_seconds(step)});
-  if (record)
+  if (record && !plan_check.is_ok())
+    chart.record = plan_check.message();
+  else if (brigade)
+    chart.record =
+        fill_args(model_tr("KernelGroups",
+                           "against %1 (Brigade's trace from %2, its device %3: its times / %4)"),
+                  {record->path, record->kernels.source, doc.topology()->device(device).name,
+                   std::to_string(static_cast<std::int64_t>(record->steps) * record->gpus)});
+  else if (record)
     chart.record =
         fill_args(model_tr("KernelGroups", "against %1 (%2 steps, %3 GPUs: its times / %4)"),
                   {record->path, std::to_string(record->steps), std::to_string(record->gpus),

@@ -26,7 +26,9 @@ struct KernelGroupsLine {
 };
 
 // A record as the view holds it: what was read, and how many steps and GPUs
-// its times cover (its times are divided by their product).
+// its times cover (its times are divided by their product). Brigade's own
+// trace (brigade execute --trace) holds every device: the chart takes the
+// chosen device's spans, and says so when the trace is of another plan.
 struct KernelRecord {
   std::string path;
   MeasuredKernels kernels;
@@ -35,10 +37,11 @@ struct KernelRecord {
 
 struct KernelGroupsChart {
   std::string title;   // "kernel groups of NAME on gpu0, one step (simulated, 4.83 ms)"
-  std::string record;  // "against FILE (2 steps, 1 GPU: its times / 2)"; "" without one
+  std::string record;  // "against FILE (2 steps, 1 GPU: its times / 2)", or why not; "" without one
   // When the plan ran at region or step granularity: its fused runs are one
   // group, and how to see each kernel instead; "" otherwise.
   std::string note;
+  bool measured = false;                // the record's column is shown (a record of this plan)
   std::vector<KernelGroupsLine> lines;  // the groups, then the subtotals
 };
 

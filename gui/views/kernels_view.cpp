@@ -53,7 +53,7 @@ class KernelsCanvas : public QWidget {
                                            "Open a scenario to see its step by kernel group")));
       return;
     }
-    const bool measured = !chart_.record.empty();
+    const bool measured = chart_.measured;
     int label_w = 0;
     QFont bold = font();
     bold.setBold(true);
@@ -152,8 +152,9 @@ KernelsView::KernelsView(QWidget* parent) : View(parent) {
   keep_tr(open_, "text", this, QT_TR_NOOP("Profiler record…"));
   keep_tr(open_, "toolTip", this,
           QT_TR_NOOP("Hold the step against a profiler's record of the same plan: Nsight Systems' "
-                     "kernel summary (nsys stats --report cuda_gpu_kern_sum --format csv) or "
-                     "PyTorch's profiler trace (.json, .json.gz)"));
+                     "kernel summary (nsys stats --report cuda_gpu_kern_sum --format csv), "
+                     "PyTorch's profiler trace (.json, .json.gz), or Brigade's own trace of it "
+                     "(brigade execute --trace), the chosen device's spans"));
   auto* steps_label = new QLabel(this);
   keep_tr(steps_label, "text", this, QT_TR_NOOP("Steps"));
   steps_ = new QSpinBox(this);
@@ -260,7 +261,10 @@ bool KernelsView::apply_record(const QString& path, Result<MeasuredKernels> read
   record->path = path.toStdString();
   record->kernels = std::move(read).value();
   record->steps = std::max(1, record->kernels.steps);
-  record->gpus = std::max(1, static_cast<int>(record->kernels.devices.size()));
+  // Brigade's trace: the chosen device's spans, one at a time.
+  record->gpus = record->kernels.format == "brigade"
+                     ? 1
+                     : std::max(1, static_cast<int>(record->kernels.devices.size()));
   record_ = std::move(record);
   {
     const QSignalBlocker a(steps_), b(gpus_);
@@ -274,9 +278,9 @@ bool KernelsView::apply_record(const QString& path, Result<MeasuredKernels> read
 }
 
 void KernelsView::choose_record() {
-  const QString path =
-      QFileDialog::getOpenFileName(this, tr("Profiler record"), QString(),
-                                   tr("Profiler records (*.csv *.json *.json.gz);;All files (*)"));
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Profiler record"), QString(),
+      tr("Profiler records and Brigade traces (*.csv *.json *.json.gz);;All files (*)"));
   if (!path.isEmpty()) read_record(path);
 }
 

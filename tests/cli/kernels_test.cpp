@@ -1,8 +1,8 @@
 // brigade kernels SCENARIO [--measured FILE]: one device's step by kernel
 // group, simulated, and beside a profiler's record (Nsight Systems' CSV
-// summary, PyTorch's profiler trace); bad input one line, exit 2. The
-// records in tests/data/kernels/ are made up for these tests (round
-// numbers worked by hand below), not measurements.
+// summary, PyTorch's profiler trace, Brigade's own trace); bad input one
+// line, exit 2. The records in tests/data/kernels/ are made up for these
+// tests (round numbers worked by hand below), not measurements.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -152,6 +152,68 @@ TEST(KernelsVerb, OutScalesTheProfileToTheRecord) {
   const double bf16 = before.at("gemm_16bit")["simulated_seconds"].get<double>();
   EXPECT_NEAR(rows["gemm_16bit"]["simulated_seconds"].get<double>(), bf16, 1e-9 * bf16);
   std::remove(out.c_str());
+}
+
+// Brigade's own trace as the record: a simulated trace of the same plan
+// gives every group the simulator's own time (the same spans, read back),
+// one step and the --device's spans; --measured-device picks another.
+TEST(KernelsVerb, BrigadeTraceOfThePlanIsItsOwnRecord) {
+  const std::string trace = ::testing::TempDir() + "/kernels_brigade_record.json.gz";
+  auto sim = run_brigade({"simulate", kPlan, "--trace", trace, "--quiet"});
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const auto j = run_json({"kernels", kPlan, "--measured", trace, "--device", "3", "--json"});
+  EXPECT_EQ(j["measured"]["format"], "brigade");
+  EXPECT_EQ(j["measured"]["source"], "sim:flow");
+  EXPECT_EQ(j["measured"]["devices"], nlohmann::json::array({3}));
+  EXPECT_EQ(j["measured"]["steps"], 1);
+  EXPECT_EQ(j["measured"]["gpus"], 1);
+  size_t compared = 0;
+  for (const auto& r : j["rows"]) {
+    const double s = r["simulated_seconds"].get<double>();
+    EXPECT_NEAR(r["measured_seconds"].get<double>(), s, 1e-9 * s) << r.dump();
+    EXPECT_EQ(r["measured_kernels"], r["simulated_kernels"]) << r.dump();
+    compared += s > 0;
+  }
+  EXPECT_GT(compared, 6u);
+  EXPECT_TRUE(j["unnamed_measured_kernels"].empty());
+  // Device 0's record against device 3: a data-parallel node, the same work.
+  const auto other = run_json(
+      {"kernels", kPlan, "--measured", trace, "--device", "3", "--measured-device", "0", "--json"});
+  EXPECT_EQ(other["measured"]["devices"], nlohmann::json::array({0}));
+  auto rows = rows_by_group(other);
+  EXPECT_DOUBLE_EQ(rows["gemm_fp8"]["measured_kernels"].get<double>(),
+                   rows["gemm_fp8"]["simulated_kernels"].get<double>());
+  auto text = run_brigade({"kernels", kPlan, "--measured", trace});
+  EXPECT_NE(text.out.find("against " + trace +
+                          " (Brigade's trace, source sim:flow, device 0; 1 step, 1 device: its "
+                          "times / 1)"),
+            std::string::npos)
+      << text.out;
+  // Another plan's trace (here: the same scenario at another granularity).
+  auto r = run_brigade({"kernels", kPlan, "--measured", trace, "--granularity", "region"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(trace + ": error: found task "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("expected a trace of this scenario's plan"), std::string::npos) << r.err;
+  std::remove(trace.c_str());
+}
+
+// The CPU executor's trace of a plan: the same tasks ran, so every group
+// has the simulated kernels' count (the times are this machine's).
+TEST(KernelsVerb, ExecutedTraceHasThePlansKernels) {
+  const std::string plan = kSource + "/scenarios/validation/tensor_parallel_transformer.yaml";
+  const std::string trace = ::testing::TempDir() + "/kernels_executed_record.json";
+  auto run = run_brigade({"execute", plan, "--repeat", "1", "--trace", trace, "--quiet"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = run_json({"kernels", plan, "--measured", trace, "--device", "1", "--json"});
+  EXPECT_EQ(j["measured"]["source"], "cpu");
+  size_t compared = 0;
+  for (const auto& r : j["rows"]) {
+    EXPECT_EQ(r["measured_kernels"], r["simulated_kernels"]) << r.dump();
+    EXPECT_GT(r["measured_seconds"].get<double>(), 0) << r.dump();
+    compared += 1;
+  }
+  EXPECT_GT(compared, 6u);
+  std::remove(trace.c_str());
 }
 
 TEST(KernelsVerb, BadInputIsOneLineAndExitTwo) {

@@ -264,6 +264,102 @@ TEST(KernelGroups, MeasuredKernelsDividedByStepsAndGpus) {
   EXPECT_EQ(unnamed[0].name, "mystery");
 }
 
+// A Brigade trace read as a record (read_measured_kernels' "brigade"
+// format): its spans summed by task, each placed by its task's group in the
+// Program, as the simulated side's are (a name of the planner's, "mlp.fc1",
+// would read as "other"); the divisor as for a profiler's record.
+TEST(KernelGroups, BrigadeRecordGroupsByTask) {
+  ProgramBuilder b("record", 2);
+  const StreamId s0 = b.stream(0, "compute");
+  const StreamId s1 = b.stream(1, "compute");
+  const TaskId gemm = b.add_gemm(s0, 64, 64, 64, DType::kFP8, "mlp.fc1");
+  const TaskId fused = b.add_fixed(s0, 1e9, 1e6, DType::kBF16, "layers 0-1 forward");
+  b.task(fused).batch = 12;
+  const TaskId other = b.add_gemm(s1, 64, 64, 64, DType::kBF16, "mlp.fc1");
+  auto program = std::move(b).build();
+  ASSERT_TRUE(program.is_ok()) << program.message();
+  Trace t;
+  t.source = "cuda";
+  t.program = "record";
+  t.device_names = {"gpu0", "gpu1"};
+  const NameId fc1 = t.intern("mlp.fc1");
+  const NameId run = t.intern("layers 0-1 forward");
+  t.spans.push_back(TraceSpan{gemm, 0, 0, 0.0, 0.002, fc1});
+  t.spans.push_back(TraceSpan{fused, 0, 0, 0.002, 0.010, run});
+  t.spans.push_back(TraceSpan{other, 1, 1, 0.0, 0.004, fc1});
+  MeasuredKernels m = measured_kernels_of_trace(t);
+  EXPECT_EQ(m.format, "brigade");
+  EXPECT_EQ(m.steps, 1);
+  EXPECT_EQ(m.devices, (std::vector<int>{0, 1}));
+  ASSERT_EQ(m.kernels.size(), 3u);
+  EXPECT_EQ(m.kernels[2].task, other);
+  EXPECT_EQ(m.kernels[2].device, 1);
+  EXPECT_TRUE(check_record_plan(m, *program, "t.json").is_ok());
+  EXPECT_TRUE(unnamed_kernels(m, 8).empty());  // tasks have their groups
+
+  // Both devices, halved (2 GPUs): FP8 0.002 / 2, BF16 0.004 / 2; the fused
+  // run 0.008 / 2 in 12 kernels / 2.
+  const KernelGroupTimes both = kernel_group_times(m, 2, &*program);
+  EXPECT_DOUBLE_EQ(both.of(KernelGroup::kGemmFp8), 0.001);
+  EXPECT_DOUBLE_EQ(both.of(KernelGroup::kGemm16), 0.002);
+  EXPECT_DOUBLE_EQ(both.of(KernelGroup::kFused), 0.004);
+  EXPECT_DOUBLE_EQ(both.count[static_cast<size_t>(KernelGroup::kFused)], 6);
+  // Without the Program, by name: the planner's names are no profiler's.
+  EXPECT_DOUBLE_EQ(kernel_group_times(m, 1).of(KernelGroup::kOther), 0.014);
+
+  keep_device(m, 0);
+  EXPECT_EQ(m.devices, (std::vector<int>{0}));
+  const KernelGroupTimes one = kernel_group_times(m, 1, &*program);
+  EXPECT_DOUBLE_EQ(one.of(KernelGroup::kGemmFp8), 0.002);
+  EXPECT_DOUBLE_EQ(one.of(KernelGroup::kGemm16), 0);
+  // The same as the simulated side's reading of the trace itself.
+  const KernelGroupTimes direct = kernel_group_times(t, &*program, 0);
+  EXPECT_EQ(one.seconds, direct.seconds);
+  EXPECT_EQ(one.count, direct.count);
+
+  // keep_device leaves a profiler's record (no device per kernel) alone.
+  MeasuredKernels nsys;
+  nsys.format = "nsys";
+  nsys.kernels = {{"sm90_xmma_gemm_e4m3bf16_x", 0.8, 40}};
+  keep_device(nsys, 3);
+  EXPECT_EQ(nsys.kernels.size(), 1u);
+  EXPECT_TRUE(check_record_plan(nsys, *program, "k.csv").is_ok());
+}
+
+// A Brigade trace of another plan is refused, naming what differs.
+TEST(KernelGroups, BrigadeRecordOfAnotherPlanRefused) {
+  ProgramBuilder b("plan", 1);
+  const StreamId s = b.stream(0, "compute");
+  b.add_gemm(s, 64, 64, 64, DType::kBF16, "attn.qkv");
+  auto program = std::move(b).build();
+  ASSERT_TRUE(program.is_ok()) << program.message();
+  MeasuredKernels m;
+  m.format = "brigade";
+  m.program = "other";
+  m.kernels = {{"attn.qkv", 0.1, 1, 0, 0}};
+  auto st = check_record_plan(m, *program, "t.json");
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_EQ(st.message(),
+            "t.json: error: found a trace of program 'other'; expected a trace of this "
+            "scenario's plan, program 'plan' of 1 tasks (brigade execute --trace or brigade "
+            "simulate --trace of the same scenario, at the same --granularity)");
+  m.program = "plan";
+  m.kernels = {{"ln1", 0.1, 1, 0, 0}};
+  st = check_record_plan(m, *program, "t.json");
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_NE(st.message().find("found task 0 named 'ln1' on device 0 (the plan's: 'attn.qkv' on "
+                              "device 0)"),
+            std::string::npos)
+      << st.message();
+  m.kernels = {{"attn.qkv", 0.1, 1, 5, 0}};
+  st = check_record_plan(m, *program, "t.json");
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_NE(st.message().find("found task 5 ('attn.qkv'), past the plan's tasks"),
+            std::string::npos);
+  m.kernels = {{"attn.qkv", 0.1, 1, 0, 0}};
+  EXPECT_TRUE(check_record_plan(m, *program, "t.json").is_ok());
+}
+
 // scale_to_record by hand: each group's keys times simulated / measured,
 // an efficiency held at 1, unset norm and activation efficiencies taken
 // from memory_efficiency before it moves, groups one side lacks left.

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/gzip_stream.hpp"
+#include "core/trace.hpp"
 
 namespace brigade {
 namespace {
@@ -266,6 +267,55 @@ TEST(KernelSummary, FilesByTheirFirstBytes) {
   ASSERT_FALSE(refused.is_ok());
   EXPECT_NE(refused.message().find("found a FIFO"), std::string::npos) << refused.message();
   for (const std::string& p : {csv, json, broken, fifo}) std::remove(p.c_str());
+}
+
+// Brigade's own trace (brigade execute --trace): told from PyTorch's by its
+// "brigade" header, plain or gzip, and read whole by the trace reader (its
+// task ids); the Kineto reader alone says what it found.
+TEST(KernelSummary, BrigadeTraceByItsHeader) {
+  Trace t;
+  t.source = "cuda";
+  t.program = "p";
+  t.device_names = {"gpu0", "gpu1"};
+  t.streams = {{0, "compute"}, {1, "compute"}};
+  const NameId a = t.intern("attn.qkv");
+  const NameId c = t.intern("attn.allreduce");
+  t.spans.push_back(TraceSpan{0, 0, 0, 0.0, 0.25, a});
+  t.spans.push_back(TraceSpan{1, 1, 1, 0.0, 0.5, a});
+  TraceSpan coll{2, 0, 0, 0.25, 0.375, c};
+  coll.kind = TaskKind::kCollective;
+  t.spans.push_back(coll);
+  for (const std::string name : {"b.json", "b.json.gz"}) {
+    const std::string path = temp_path(name);
+    ASSERT_TRUE(write_chrome_trace_file(t, path).is_ok());
+    auto m = read_measured_kernels(path);
+    ASSERT_TRUE(m.is_ok()) << m.message();
+    EXPECT_EQ(m->format, "brigade");
+    EXPECT_EQ(m->source, "cuda");
+    EXPECT_EQ(m->program, "p");
+    EXPECT_EQ(m->steps, 1);
+    EXPECT_EQ(m->devices, (std::vector<int>{0, 1}));
+    ASSERT_EQ(m->kernels.size(), 3u);
+    EXPECT_EQ(m->kernels[0].name, "attn.qkv");
+    EXPECT_EQ(m->kernels[0].task, 0);
+    EXPECT_DOUBLE_EQ(m->kernels[0].seconds, 0.25);
+    EXPECT_EQ(m->kernels[1].device, 1);
+    auto one = read_measured_kernels(path, 1);
+    ASSERT_TRUE(one.is_ok()) << one.message();
+    ASSERT_EQ(one->kernels.size(), 1u);
+    EXPECT_DOUBLE_EQ(one->kernels[0].seconds, 0.5);
+    auto none = read_measured_kernels(path, 7);
+    ASSERT_FALSE(none.is_ok());
+    EXPECT_EQ(none.message(), path +
+                                  ": error: found no span of device 7 in Brigade's trace; "
+                                  "expected a trace of a step (brigade execute --trace, brigade "
+                                  "simulate --trace)");
+    std::ifstream in(path, std::ios::binary);
+    auto kineto = read_kineto_kernels(in, path);
+    ASSERT_FALSE(kineto.is_ok());
+    EXPECT_NE(kineto.message().find("found Brigade's own trace"), std::string::npos);
+    std::remove(path.c_str());
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The kernels view's logic (gui/model/kernel_groups_chart.hpp): an open
-// scenario's step by kernel group, and beside it a profiler's record, with
+// scenario's step by kernel group, and beside it a profiler's record (or
+// Brigade's own trace of the plan), with
 // each cell as `brigade kernels` prints it and the bars' lengths. The
 // record is tests/data/kernels/nsys_kern_sum.csv (made up: round numbers).
 #include "gui/model/kernel_groups_chart.hpp"
@@ -34,6 +35,7 @@ TEST(KernelGroupsChart, TheSimulatedStepByGroup) {
       c.title.rfind("kernel groups of kernels-gpt-fp8-node on gpu0, one step (simulated, ", 0), 0u)
       << c.title;
   EXPECT_TRUE(c.record.empty());
+  EXPECT_FALSE(c.measured);
   // The groups are the document's trace's: the same as core's sums.
   const KernelGroupTimes t = kernel_group_times(*doc->trace, doc->program(), 0);
   const KernelGroupsLine* fp8 = line(c, "gemm_fp8");
@@ -70,6 +72,7 @@ TEST(KernelGroupsChart, BesideARecordByHand) {
   r.steps = 2;
   const KernelGroupsChart c = kernel_groups_chart(*doc, 0, &r);
   EXPECT_EQ(c.record, "against kern.csv (2 steps, 1 GPUs: its times / 2)");
+  EXPECT_TRUE(c.measured);
   const KernelGroupsLine* fp8 = line(c, "gemm_fp8");
   ASSERT_NE(fp8, nullptr);
   EXPECT_EQ(fp8->measured, "1.50 ms");  // 3,000,000 ns over 2 steps
@@ -87,6 +90,39 @@ TEST(KernelGroupsChart, BesideARecordByHand) {
   for (const KernelGroupsLine& l : c.lines)
     if (!l.subtotal) longest = std::max({longest, l.simulated_seconds, l.measured_seconds});
   EXPECT_DOUBLE_EQ(fp8->measured_bar, 1.5e-3 / longest);
+}
+
+// Brigade's own trace of the plan as the record (here the document's own
+// simulated trace): the chosen device's spans, each group the simulated
+// one's; a trace of another plan (another granularity) is said, with no
+// measured column.
+TEST(KernelGroupsChart, BrigadeTraceOfThePlan) {
+  const DocumentPtr doc = plan();
+  ASSERT_TRUE(doc);
+  KernelRecord r;
+  r.path = "t.json";
+  r.kernels = measured_kernels_of_trace(*doc->trace);
+  ASSERT_EQ(r.kernels.devices.size(), 8u);
+  const KernelGroupsChart c = kernel_groups_chart(*doc, 2, &r);
+  EXPECT_TRUE(c.measured);
+  EXPECT_EQ(c.record,
+            "against t.json (Brigade's trace from sim:flow, its device gpu2: its times / 1)");
+  size_t lines = 0;
+  for (const KernelGroupsLine& l : c.lines) {
+    EXPECT_NEAR(l.measured_seconds, l.simulated_seconds, 1e-12) << l.key;
+    EXPECT_EQ(l.ratio, l.simulated_seconds > 0 ? "1.00" : "-") << l.key;
+    ++lines;
+  }
+  EXPECT_GT(lines, 6u);
+
+  LoadOptions o;
+  o.granularity = planner::Granularity::kStep;
+  auto stepped = load_document(kSrc + "/tests/data/kernels/gpt_fp8_node.yaml", o);
+  ASSERT_TRUE(stepped.is_ok()) << stepped.message();
+  const KernelGroupsChart other = kernel_groups_chart(**stepped, 0, &r);
+  EXPECT_FALSE(other.measured);
+  EXPECT_EQ(other.record.rfind("t.json: error: found task ", 0), 0u) << other.record;
+  for (const KernelGroupsLine& l : other.lines) EXPECT_EQ(l.measured, "-") << l.key;
 }
 
 // At step granularity the plan's fused runs are a group of their own, and
