@@ -155,9 +155,7 @@ void run_kernels(const KernelsOptions& o) {
     // The groups' times under `dp` now, measured over simulated by key.
     const auto ratios_now = [&](const KernelGroupTimes& now) {
       std::map<std::string, double> r;
-      DeviceProfile probe = dp;  // scaled and dropped: the ratios are what is wanted
-      for (const ProfileScaling& y : scale_to_record(probe, now, *measured_times, attention_peak))
-        r[y.key] = y.ratio;
+      for (const ProfileScaling& y : plan_profile_scaling(now, *measured_times)) r[y.key] = y.ratio;
       return r;
     };
     KernelGroupTimes now = simulated;

@@ -386,104 +386,126 @@ bool scale_rates(EfficiencyCurve& c, double factor, double peak) {
 
 }  // namespace
 
-std::vector<ProfileScaling> scale_to_record(DeviceProfile& p, const KernelGroupTimes& simulated,
-                                            const KernelGroupTimes& measured,
-                                            double attention_peak_flops) {
+std::vector<ProfileScaling> plan_profile_scaling(const KernelGroupTimes& simulated,
+                                                 const KernelGroupTimes& measured) {
   std::vector<ProfileScaling> out;
-  // measured / simulated over the groups of `groups` that both sides have
-  // (a group one side lacks says nothing of the keys), 0 when none.
-  const auto ratio_of = [&](std::initializer_list<KernelGroup> groups) {
+  // measured / simulated over `groups` where both sides have them (a group
+  // one side lacks says nothing of the keys), 0 when none.
+  const auto add = [&](ScaledKeys what, std::string key, std::string label,
+                       std::initializer_list<KernelGroup> groups, bool both_sides_each) {
     double sim = 0, meas = 0;
     for (KernelGroup g : groups)
-      if (simulated.of(g) > 0 && measured.of(g) > 0) {
+      if (!both_sides_each || (simulated.of(g) > 0 && measured.of(g) > 0)) {
         sim += simulated.of(g);
         meas += measured.of(g);
       }
-    return sim > 0 && meas > 0 ? meas / sim : 0.0;
+    if (!(sim > 0 && meas > 0)) return;
+    ProfileScaling x;
+    x.what = what;
+    x.key = std::move(key);
+    x.group = std::move(label);
+    x.groups.assign(groups);
+    x.ratio = meas / sim;
+    x.factor = 1 / x.ratio;
+    out.push_back(std::move(x));
   };
-  const auto record = [&](std::string key, std::string group,
-                          std::initializer_list<KernelGroup> groups, double ratio, bool held) {
-    out.push_back({std::move(key), std::move(group), std::vector<KernelGroup>(groups), ratio,
-                   held ? 0.0 : 1 / ratio, held});
-  };
-  // Classes that fall back to memory_efficiency take its value first, so
-  // that the other streaming groups' change below leaves them as they are.
-  for (double* e : {&p.norm_forward_efficiency, &p.norm_backward_efficiency,
-                    &p.activation_forward_efficiency, &p.activation_backward_efficiency,
-                    &p.attention_forward_efficiency, &p.attention_backward_efficiency})
-    if (*e <= 0) *e = p.memory_efficiency;
-
+  const auto label = [](KernelGroup g) { return std::string(kernel_group_label(g)); };
   // GEMMs by width, unless one side has GEMMs whose width its names do not
   // say (cuBLAS's nvjet kernels) and the other has none: then every width
   // by the GEMMs' time together.
   const bool widths_known =
       (simulated.of(KernelGroup::kGemmOther) > 0) == (measured.of(KernelGroup::kGemmOther) > 0);
-  const auto gemm = [&](std::initializer_list<KernelGroup> groups,
-                        std::initializer_list<DType> dtypes, const char* key, std::string label) {
-    const double r = ratio_of(groups);
-    if (r <= 0) return;
-    bool held = false;
-    for (DType d : dtypes) held |= scale_curve(p.gemm[static_cast<size_t>(d)], 1 / r);
-    record(key, std::move(label), groups, r, held);
-  };
   if (widths_known) {
-    gemm({KernelGroup::kGemmFp8}, {DType::kFP8}, "gemm.fp8",
-         std::string(kernel_group_label(KernelGroup::kGemmFp8)));
-    gemm({KernelGroup::kGemm16}, {DType::kBF16, DType::kF16}, "gemm.bf16, gemm.f16",
-         std::string(kernel_group_label(KernelGroup::kGemm16)));
-    gemm({KernelGroup::kGemmOther}, {DType::kTF32, DType::kF32}, "gemm.tf32, gemm.f32",
-         std::string(kernel_group_label(KernelGroup::kGemmOther)));
+    add(ScaledKeys::kGemmFp8, "gemm.fp8", label(KernelGroup::kGemmFp8), {KernelGroup::kGemmFp8},
+        true);
+    add(ScaledKeys::kGemm16, "gemm.bf16, gemm.f16", label(KernelGroup::kGemm16),
+        {KernelGroup::kGemm16}, true);
+    add(ScaledKeys::kGemmOther, "gemm.tf32, gemm.f32", label(KernelGroup::kGemmOther),
+        {KernelGroup::kGemmOther}, true);
   } else {
-    double sim = 0, meas = 0;
-    for (KernelGroup g : {KernelGroup::kGemmFp8, KernelGroup::kGemm16, KernelGroup::kGemmOther}) {
-      sim += simulated.of(g);
-      meas += measured.of(g);
-    }
-    if (sim > 0 && meas > 0) {
-      const double r = meas / sim;
-      bool held = false;
-      for (DType d : {DType::kFP8, DType::kBF16, DType::kF16, DType::kTF32, DType::kF32})
-        held |= scale_curve(p.gemm[static_cast<size_t>(d)], 1 / r);
-      record("gemm.fp8, gemm.bf16, gemm.f16, gemm.tf32, gemm.f32", "GEMMs, all widths",
-             {KernelGroup::kGemmFp8, KernelGroup::kGemm16, KernelGroup::kGemmOther}, r, held);
-    }
+    add(ScaledKeys::kGemmAll, "gemm.fp8, gemm.bf16, gemm.f16, gemm.tf32, gemm.f32",
+        "GEMMs, all widths", {KernelGroup::kGemmFp8, KernelGroup::kGemm16, KernelGroup::kGemmOther},
+        false);
   }
-
-  if (const double r = ratio_of({KernelGroup::kAttention}); r > 0) {
-    bool held = false;
-    for (auto* rates : {&p.flash_attention, &p.fused_attention})
-      for (FlashAttentionRates& f : *rates) {
-        held |= scale_rates(f.forward, 1 / r, attention_peak_flops);
-        held |= scale_rates(f.backward, 1 / r, attention_peak_flops);
-      }
-    held |= scale_efficiency(p.attention_forward_efficiency, 1 / r);
-    held |= scale_efficiency(p.attention_backward_efficiency, 1 / r);
-    record("flash_attention, fused_attention, attention_*_efficiency", "attention",
-           {KernelGroup::kAttention}, r, held);
-  }
-  if (const double r = ratio_of({KernelGroup::kNorm}); r > 0) {
-    bool held = scale_efficiency(p.norm_forward_efficiency, 1 / r);
-    held |= scale_efficiency(p.norm_backward_efficiency, 1 / r);
-    record("norm_forward_efficiency, norm_backward_efficiency", "norms", {KernelGroup::kNorm}, r,
-           held);
-  }
-  if (const double r = ratio_of({KernelGroup::kActivation}); r > 0) {
-    bool held = scale_efficiency(p.activation_forward_efficiency, 1 / r);
-    held |= scale_efficiency(p.activation_backward_efficiency, 1 / r);
-    if (p.gated_activation_forward_efficiency > 0)
-      held |= scale_efficiency(p.gated_activation_forward_efficiency, 1 / r);
-    if (p.gated_activation_backward_efficiency > 0)
-      held |= scale_efficiency(p.gated_activation_backward_efficiency, 1 / r);
-    record("activation_*_efficiency", "activation functions", {KernelGroup::kActivation}, r, held);
-  }
-  if (const double r = ratio_of({KernelGroup::kFp8Cast, KernelGroup::kOptimizer, KernelGroup::kLoss,
-                                 KernelGroup::kEmbedding, KernelGroup::kElementwise});
-      r > 0)
-    record("memory_efficiency", "casts, optimizer, loss, embedding, other streaming",
-           {KernelGroup::kFp8Cast, KernelGroup::kOptimizer, KernelGroup::kLoss,
-            KernelGroup::kEmbedding, KernelGroup::kElementwise},
-           r, scale_efficiency(p.memory_efficiency, 1 / r));
+  add(ScaledKeys::kAttention, "flash_attention, fused_attention, attention_*_efficiency",
+      "attention", {KernelGroup::kAttention}, true);
+  add(ScaledKeys::kNorm, "norm_forward_efficiency, norm_backward_efficiency", "norms",
+      {KernelGroup::kNorm}, true);
+  add(ScaledKeys::kActivation, "activation_*_efficiency", "activation functions",
+      {KernelGroup::kActivation}, true);
+  add(ScaledKeys::kMemory, "memory_efficiency",
+      "casts, optimizer, loss, embedding, other streaming",
+      {KernelGroup::kFp8Cast, KernelGroup::kOptimizer, KernelGroup::kLoss, KernelGroup::kEmbedding,
+       KernelGroup::kElementwise},
+      true);
   return out;
+}
+
+void apply_profile_scaling(DeviceProfile& p, std::vector<ProfileScaling>& plan,
+                           double attention_peak_flops) {
+  // Classes that fall back to memory_efficiency take its value first, so
+  // that the other streaming groups' change leaves them as they are.
+  for (double* e : {&p.norm_forward_efficiency, &p.norm_backward_efficiency,
+                    &p.activation_forward_efficiency, &p.activation_backward_efficiency,
+                    &p.attention_forward_efficiency, &p.attention_backward_efficiency})
+    if (*e <= 0) *e = p.memory_efficiency;
+  const auto curves = [&](std::initializer_list<DType> dtypes, double f) {
+    bool held = false;
+    for (DType d : dtypes) held |= scale_curve(p.gemm[static_cast<size_t>(d)], f);
+    return held;
+  };
+  for (ProfileScaling& x : plan) {
+    const double f = 1 / x.ratio;
+    bool held = false;
+    switch (x.what) {
+      case ScaledKeys::kGemmFp8:
+        held = curves({DType::kFP8}, f);
+        break;
+      case ScaledKeys::kGemm16:
+        held = curves({DType::kBF16, DType::kF16}, f);
+        break;
+      case ScaledKeys::kGemmOther:
+        held = curves({DType::kTF32, DType::kF32}, f);
+        break;
+      case ScaledKeys::kGemmAll:
+        held = curves({DType::kFP8, DType::kBF16, DType::kF16, DType::kTF32, DType::kF32}, f);
+        break;
+      case ScaledKeys::kAttention:
+        for (auto* rates : {&p.flash_attention, &p.fused_attention})
+          for (FlashAttentionRates& r : *rates) {
+            held |= scale_rates(r.forward, f, attention_peak_flops);
+            held |= scale_rates(r.backward, f, attention_peak_flops);
+          }
+        held |= scale_efficiency(p.attention_forward_efficiency, f);
+        held |= scale_efficiency(p.attention_backward_efficiency, f);
+        break;
+      case ScaledKeys::kNorm:
+        held = scale_efficiency(p.norm_forward_efficiency, f);
+        held |= scale_efficiency(p.norm_backward_efficiency, f);
+        break;
+      case ScaledKeys::kActivation:
+        held = scale_efficiency(p.activation_forward_efficiency, f);
+        held |= scale_efficiency(p.activation_backward_efficiency, f);
+        if (p.gated_activation_forward_efficiency > 0)
+          held |= scale_efficiency(p.gated_activation_forward_efficiency, f);
+        if (p.gated_activation_backward_efficiency > 0)
+          held |= scale_efficiency(p.gated_activation_backward_efficiency, f);
+        break;
+      case ScaledKeys::kMemory:
+        held = scale_efficiency(p.memory_efficiency, f);
+        break;
+    }
+    x.held = held;
+    x.factor = held ? 0 : f;
+  }
+}
+
+std::vector<ProfileScaling> scale_to_record(DeviceProfile& p, const KernelGroupTimes& simulated,
+                                            const KernelGroupTimes& measured,
+                                            double attention_peak_flops) {
+  std::vector<ProfileScaling> plan = plan_profile_scaling(simulated, measured);
+  apply_profile_scaling(p, plan, attention_peak_flops);
+  return plan;
 }
 
 }  // namespace brigade

@@ -128,13 +128,26 @@ std::vector<KernelGroupRow> kernel_group_rows(const KernelGroupTimes& simulated,
 // (a Brigade trace's tasks are never among them).
 std::vector<MeasuredKernel> unnamed_kernels(const MeasuredKernels& measured, size_t n);
 
-// One key of a device profile that scale_to_record changed.
+// Which keys of a device profile a ProfileScaling moves.
+enum class ScaledKeys : std::uint8_t {
+  kGemmFp8,     // the gemm.fp8 curve
+  kGemm16,      // gemm.bf16, gemm.f16
+  kGemmOther,   // gemm.tf32, gemm.f32
+  kGemmAll,     // every width's curve (a side's GEMMs give no width)
+  kAttention,   // FlashAttention's and cuDNN's rates, an unfused core's efficiencies
+  kNorm,        // norm_forward/backward_efficiency
+  kActivation,  // activation_* and gated_activation_* efficiencies
+  kMemory,      // memory_efficiency
+};
+
+// One key of a device profile that scale_to_record changes.
 struct ProfileScaling {
+  ScaledKeys what = ScaledKeys::kMemory;
   std::string key;                  // "gemm.fp8", "memory_efficiency", "flash_attention, ...", ...
   std::string group;                // the group (or groups) whose ratio set it: "GEMM, FP8", ...
   std::vector<KernelGroup> groups;  // those groups
   double ratio = 0;                 // measured over simulated, the time the key is to move by
-  double factor = 1;  // what the key's rates were multiplied by (1 / ratio); 0 when held
+  double factor = 1;  // what the key's rates are multiplied by (1 / ratio); 0 when held
   bool held = false;  // a rate held at its bound: an efficiency at 1 or 1e-6, a
                       // FlashAttention rate at the peak (the record faster than it allows)
 };
@@ -156,5 +169,13 @@ struct ProfileScaling {
 std::vector<ProfileScaling> scale_to_record(DeviceProfile& p, const KernelGroupTimes& simulated,
                                             const KernelGroupTimes& measured,
                                             double attention_peak_flops = 0);
+// Its two halves. The plan: the keys that would move, each with its groups
+// and ratio (factor 1 / ratio, held false), the profile untouched. Applying
+// it: the keys moved (and the fall-back classes set first), each entry's
+// `held` and `factor` filled in as scale_to_record's.
+std::vector<ProfileScaling> plan_profile_scaling(const KernelGroupTimes& simulated,
+                                                 const KernelGroupTimes& measured);
+void apply_profile_scaling(DeviceProfile& p, std::vector<ProfileScaling>& plan,
+                           double attention_peak_flops = 0);
 
 }  // namespace brigade

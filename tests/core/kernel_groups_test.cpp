@@ -407,6 +407,28 @@ TEST(KernelGroups, ScaleToRecordByHand) {
   EXPECT_DOUBLE_EQ(s[3].factor, 0);
   EXPECT_DOUBLE_EQ(p.memory_efficiency, 1);
   EXPECT_EQ(s[3].groups.size(), 5u);
+
+  // Its halves: the plan has the same keys and ratios and moves nothing
+  // (nothing held yet, factor 1 / ratio); applied, the same profile.
+  DeviceProfile q;
+  q.memory_efficiency = 0.8;
+  q.gemm[static_cast<size_t>(DType::kFP8)].points = {{1e9, 0.5}, {1e12, 0.7}};
+  std::vector<ProfileScaling> plan = plan_profile_scaling(sim, meas);
+  ASSERT_EQ(plan.size(), 4u);
+  for (size_t i = 0; i < plan.size(); ++i) {
+    EXPECT_EQ(plan[i].key, s[i].key);
+    EXPECT_EQ(plan[i].ratio, s[i].ratio);
+    EXPECT_FALSE(plan[i].held);
+    EXPECT_DOUBLE_EQ(plan[i].factor, 1 / s[i].ratio);
+  }
+  EXPECT_EQ(plan[0].what, ScaledKeys::kGemmFp8);
+  EXPECT_EQ(plan[3].what, ScaledKeys::kMemory);
+  apply_profile_scaling(q, plan);
+  EXPECT_TRUE(plan[3].held);
+  EXPECT_DOUBLE_EQ(plan[3].factor, 0);
+  EXPECT_DOUBLE_EQ(q.gemm[static_cast<size_t>(DType::kFP8)].points[1].second, 0.35);
+  EXPECT_DOUBLE_EQ(q.norm_forward_efficiency, 0.64);
+  EXPECT_DOUBLE_EQ(q.memory_efficiency, 1);
 }
 
 // A record whose GEMMs give no width (cuBLAS's nvjet kernels: "other
