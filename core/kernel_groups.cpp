@@ -52,11 +52,24 @@ bool contains_any(std::string_view s, std::initializer_list<std::string_view> pa
 // (NCCL 2.19+), "ncclKernel_AllGather_RING_LL_Sum_int8_t" (before), or
 // Transformer Engine's userbuffers kernels (reduce-scatter "rs", all-gather
 // "ag", else point-to-point).
+// An NCCL kernel by the collective its name speaks of (core/program.hpp's
+// vocabulary); send/recv when none (NCCL runs AllToAll as sends).
 KernelGroup nccl_group(std::string_view n) {
-  if (contains_any(n, {"allreduce", "all_reduce"})) return KernelGroup::kAllReduce;
-  if (contains_any(n, {"allgather", "all_gather"})) return KernelGroup::kAllGather;
-  if (contains_any(n, {"reducescatter", "reduce_scatter"})) return KernelGroup::kReduceScatter;
-  if (contains_any(n, {"broadcast", "_reduce_", "kernel_reduce"})) return KernelGroup::kBroadcast;
+  const auto kind = collective_kind_in_name(n, true);
+  if (!kind) return KernelGroup::kSendRecv;
+  switch (*kind) {
+    case CollectiveKind::kAllReduce:
+      return KernelGroup::kAllReduce;
+    case CollectiveKind::kAllGather:
+      return KernelGroup::kAllGather;
+    case CollectiveKind::kReduceScatter:
+      return KernelGroup::kReduceScatter;
+    case CollectiveKind::kBroadcast:
+    case CollectiveKind::kReduce:
+      return KernelGroup::kBroadcast;
+    case CollectiveKind::kAllToAll:
+      break;
+  }
   return KernelGroup::kSendRecv;
 }
 

@@ -1,6 +1,7 @@
 #include "core/program.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
@@ -81,6 +82,37 @@ std::optional<CollectiveKind> parse_collective_kind(std::string_view s) {
     auto k = static_cast<CollectiveKind>(i);
     if (collective_kind_name(k) == t) return k;
   }
+  return std::nullopt;
+}
+
+std::optional<CollectiveKind> collective_kind_in_name(std::string_view name,
+                                                      bool known_collective) {
+  std::string n;
+  n.reserve(name.size());
+  for (char c : name)
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  struct Word {
+    std::string_view word;
+    CollectiveKind kind;
+    bool only_if_known;  // a word ordinary kernels' names have too
+  };
+  static constexpr Word kWords[] = {
+      {"reducescatter", CollectiveKind::kReduceScatter, false},
+      {"psumscatter", CollectiveKind::kReduceScatter, false},
+      {"allreduce", CollectiveKind::kAllReduce, false},
+      {"psum", CollectiveKind::kAllReduce, false},
+      {"pmean", CollectiveKind::kAllReduce, false},
+      {"allgather", CollectiveKind::kAllGather, false},
+      {"alltoall", CollectiveKind::kAllToAll, false},
+      {"broadcast", CollectiveKind::kBroadcast, false},
+      {"bcast", CollectiveKind::kBroadcast, false},
+      {"reduce", CollectiveKind::kReduce, true},
+      {"gather", CollectiveKind::kAllGather, true},
+  };
+  for (const Word& w : kWords)
+    if ((known_collective || !w.only_if_known) && n.find(w.word) != std::string::npos)
+      return w.kind;
   return std::nullopt;
 }
 

@@ -138,6 +138,14 @@ enum class CollectiveKind : std::uint8_t {
 inline constexpr int kNumCollectiveKinds = 6;
 std::string_view collective_kind_name(CollectiveKind k);  // "allreduce", ...
 std::optional<CollectiveKind> parse_collective_kind(std::string_view s);
+// The collective a span's or kernel's name speaks of, the one vocabulary
+// of the trace readers, the app's colours and `brigade kernels`: letters
+// and digits only, lower-cased ("all_reduce", "AllReduce" and "all-reduce"
+// alike), the most specific word first: reducescatter / psumscatter,
+// allreduce / psum / pmean (JAX's), allgather, alltoall, broadcast / bcast.
+// With `known_collective` (the name is a collective's, an NCCL kernel's)
+// also the words an ordinary kernel's name has too: reduce, gather.
+std::optional<CollectiveKind> collective_kind_in_name(std::string_view name, bool known_collective);
 
 // kNvls: NCCL's NVLink SHARP AllReduce (the NCCL model times it; the
 // alpha-beta model refuses it). kAuto: the model's own choice (NCCL's, by

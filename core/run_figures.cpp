@@ -51,13 +51,6 @@ bool brigade_source(const std::string& source) {
          source.rfind("cuda", 0) == 0;
 }
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  s.erase(std::remove_if(s.begin(), s.end(), [](char c) { return c == '_' || c == '-' || c == ' '; }),
-          s.end());
-  return s;
-}
-
 }  // namespace
 
 std::string span_kind_key(const Trace& trace, const TraceSpan& span, const Program* program) {
@@ -78,21 +71,13 @@ std::string span_kind_key(const Trace& trace, const TraceSpan& span, const Progr
       static_cast<size_t>(span.collective) < program->collectives().size())
     return std::string(
         collective_kind_name(program->collectives()[static_cast<size_t>(span.collective)].kind));
-  const std::string name =
+  const std::string_view name =
       span.name >= 0 && static_cast<size_t>(span.name) < trace.names.size()
-          ? lower(trace.names[static_cast<size_t>(span.name)])
-          : std::string();
-  // JAX's names, NCCL's kernel names and Brigade's own, most specific first.
-  static const std::array<std::pair<const char*, const char*>, 11> kWords = {{
-      {"reducescatter", "reducescatter"}, {"psumscatter", "reducescatter"},
-      {"allreduce", "allreduce"},         {"psum", "allreduce"},
-      {"pmean", "allreduce"},             {"allgather", "allgather"},
-      {"alltoall", "alltoall"},           {"broadcast", "broadcast"},
-      {"bcast", "broadcast"},             {"reduce", "reduce"},
-      {"gather", "allgather"},
-  }};
-  for (const auto& [word, kind] : kWords)
-    if (name.find(word) != std::string::npos) return kind;
+          ? std::string_view(trace.names[static_cast<size_t>(span.name)])
+          : std::string_view();
+  // JAX's names, NCCL's kernel names and Brigade's own (core/program.hpp).
+  if (const auto kind = collective_kind_in_name(name, true))
+    return std::string(collective_kind_name(*kind));
   return "collective";
 }
 

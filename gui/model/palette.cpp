@@ -86,23 +86,15 @@ SpanClass collective_class(CollectiveKind k) {
 
 SpanClass class_from_name(std::string_view name, SpanClass fallback) {
   const std::string n = lower_alnum(name);
-  // Longer names first: "reducescatter" contains "reduce", "allreduce" too.
-  static constexpr std::pair<std::string_view, SpanClass> kWords[] = {
-      {"reducescatter", SpanClass::kReduceScatter},
-      {"allreduce", SpanClass::kAllReduce},
-      {"allgather", SpanClass::kAllGather},
-      {"alltoall", SpanClass::kAllToAll},
-      {"broadcast", SpanClass::kBroadcast},
-      {"sendrecv", SpanClass::kTransfer},
-      {"memcpy", SpanClass::kTransfer},
-      {"ncclkernelreduce", SpanClass::kReduce},
-      {"psumscatter", SpanClass::kReduceScatter},
-      {"psum", SpanClass::kAllReduce},
-      {"pmean", SpanClass::kAllReduce},
-  };
-  for (const auto& [word, cls] : kWords)
-    if (n.find(word) != std::string::npos) return cls;
-  if (n.find("nccl") != std::string::npos) return SpanClass::kCollective;
+  // Point-to-point and copies first, then the collectives' words
+  // (core/program.hpp), the looser ones ("reduce", "gather") only where
+  // the name is a collective's or an NCCL kernel's.
+  if (n.find("sendrecv") != std::string::npos || n.find("memcpy") != std::string::npos)
+    return SpanClass::kTransfer;
+  const bool nccl = n.find("nccl") != std::string::npos;
+  if (const auto kind = collective_kind_in_name(n, nccl || fallback == SpanClass::kCollective))
+    return collective_class(*kind);
+  if (nccl) return SpanClass::kCollective;
   return fallback;
 }
 

@@ -285,5 +285,31 @@ TEST(ProgramBuilder, UnknownStreamIsRejected) {
   EXPECT_EQ(p.message(), "program 's': task 0 'x' is on stream 7, which does not exist; expected a stream in 0..0");
 }
 
+// The one collective vocabulary (trace readers, the app's colours, brigade
+// kernels): names of NCCL's kernels, JAX's ops and Brigade's tasks.
+TEST(CollectiveKindInName, WordsMostSpecificFirst) {
+  const auto kind = [](std::string_view name, bool known) {
+    const auto k = collective_kind_in_name(name, known);
+    return k ? std::string(collective_kind_name(*k)) : std::string("-");
+  };
+  EXPECT_EQ(kind("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL", false), "reducescatter");
+  EXPECT_EQ(kind("ncclKernel_AllReduce_RING_LL_Sum_float", false), "allreduce");
+  EXPECT_EQ(kind("nccl:all_reduce", false), "allreduce");
+  EXPECT_EQ(kind("all-gather.3", false), "allgather");
+  EXPECT_EQ(kind("psum_scatter", false), "reducescatter");
+  EXPECT_EQ(kind("pmean", false), "allreduce");
+  EXPECT_EQ(kind("nccl:all_to_all", false), "alltoall");
+  EXPECT_EQ(kind("ncclKernel_Broadcast_RING_LL", false), "broadcast");
+  EXPECT_EQ(kind("bcast", false), "broadcast");
+  // "reduce" and "gather" name ordinary kernels too: a collective's only.
+  EXPECT_EQ(kind("ncclDevKernel_Reduce_Sum_f32_RING_LL", false), "-");
+  EXPECT_EQ(kind("ncclDevKernel_Reduce_Sum_f32_RING_LL", true), "reduce");
+  EXPECT_EQ(kind("reduce_kernel", false), "-");
+  EXPECT_EQ(kind("gather", false), "-");
+  EXPECT_EQ(kind("gather", true), "allgather");
+  EXPECT_EQ(kind("ncclDevKernel_SendRecv", true), "-");
+  EXPECT_EQ(kind("", true), "-");
+}
+
 }  // namespace
 }  // namespace brigade

@@ -28,6 +28,12 @@ INSTANTIATE_TEST_SUITE_P(
                       NameCase{"nccl:_all_gather_base", SpanClass::kAllGather},
                       NameCase{"ncclKernel_Broadcast_RING_LL", SpanClass::kBroadcast},
                       NameCase{"ncclKernel_Reduce_RING_LL_Sum", SpanClass::kReduce},
+                      // NCCL 2.19+'s kernel names (ncclDevKernel_*): Reduce too.
+                      NameCase{"ncclDevKernel_Reduce_Sum_f32_RING_LL", SpanClass::kReduce},
+                      // "reduce" and "gather" only where the name is NCCL's.
+                      NameCase{"reduce_kernel<512, 1>", SpanClass::kCompute},
+                      NameCase{"indexSelectLargeIndex (embedding gather)", SpanClass::kCompute},
+                      NameCase{"all-gather.3", SpanClass::kAllGather},
                       NameCase{"nccl:all_to_all", SpanClass::kAllToAll},
                       NameCase{"ncclKernel_SendRecv", SpanClass::kTransfer},
                       NameCase{"Memcpy DtoD (Device -> Device)", SpanClass::kTransfer},
