@@ -264,6 +264,22 @@ run_checks() {
       timeout "$STEP_TO" "$CARRY/bin/brigade" validate "$ROOT"/scenarios/validation/gpu/*.yaml --backend cuda \
         "${profile_flag[@]}" --repeat 5 --json --quiet >"$out/validate.json" 2>>"$out/validate.err" || val_rc=$?
     fi
+    # Each measured step by kernel group beside its simulation (brigade
+    # kernels takes Brigade's own traces since stop 67): which groups carry
+    # validate's error, and the profile keys that time them.
+    say "kernels by group [$((SECONDS - t0)) s]"
+    step_timeout "kernels" 60
+    if [ "$STEP_TO" -gt 0 ] && "$CARRY/bin/brigade" kernels --help >/dev/null 2>&1; then
+      local scen name
+      for scen in "$ROOT"/scenarios/validation/gpu/*.yaml; do
+        name=$(sed -n 's/^name: *//p' "$scen" | head -1)
+        [ -s "$traces/$name.measured.json" ] || continue
+        echo "== $name" >>"$out/kernels.txt"
+        timeout "$STEP_TO" "$CARRY/bin/brigade" kernels "$scen" "${profile_flag[@]}" \
+          --measured "$traces/$name.measured.json" >>"$out/kernels.txt" 2>&1 || true
+      done
+      cat "$out/kernels.txt" 2>/dev/null || true
+    fi
   fi
 
   [ -n "$smi_pid" ] && kill "$smi_pid" 2>/dev/null || true
@@ -290,7 +306,7 @@ run_checks() {
   } | tee "$out/summary.txt"
   # The device tool brings back at most 8 files: the logs go in one.
   local logs=() f
-  for f in machine.txt gpu-tests.log all-tests.log calibrate.err validate.err smi.csv fp8-accum.txt; do
+  for f in machine.txt gpu-tests.log all-tests.log calibrate.err validate.err smi.csv fp8-accum.txt kernels.txt; do
     [ -e "$out/$f" ] && logs+=("$f")
   done
   tar -C "$out" -czf "$out/logs.tgz" "${logs[@]}" && (cd "$out" && rm -f "${logs[@]}")
