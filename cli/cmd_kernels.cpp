@@ -83,6 +83,16 @@ void run_kernels(const KernelsOptions& o) {
     auto m = read_measured_kernels(o.measured, measured_device);
     if (!m.is_ok()) throw_status(m.status());
     measured = std::move(m).value();
+    // Brigade's trace is one step of each of its devices, the one compared
+    // chosen by --measured-device (else --device): nothing to divide by.
+    if (measured->format == "brigade")
+      for (const auto& [flag, text] :
+           {std::pair{"--steps", &o.steps}, std::pair{"--gpus", &o.gpus}})
+        if (!text->empty())
+          throw BadInput{flag_error_line(
+              flag, *text,
+              "it only with a profiler's record (Brigade's trace is one step of one device: "
+              "--measured-device chooses which)")};
     steps = steps_flag > 0 ? steps_flag : measured->steps;
     if (steps <= 0)
       throw BadInput{std::string("brigade: error: --steps: found nothing; expected ") +
@@ -104,7 +114,14 @@ void run_kernels(const KernelsOptions& o) {
   if (measured) {
     // Brigade's own trace: the same device's spans unless told otherwise,
     // and each task the plan's (its group is then the simulated side's).
-    if (measured->format == "brigade" && !measured_device) keep_device(*measured, device);
+    if (measured->format == "brigade" && !measured_device) {
+      keep_device(*measured, device);
+      if (measured->kernels.empty())
+        throw BadInput{fmt::format(
+            "{}: error: found no span of device {} in Brigade's trace; expected the device "
+            "--device compares (or --measured-device another)",
+            one_line(o.measured), device)};
+    }
     if (const Status st = check_record_plan(*measured, program, o.measured); !st.is_ok())
       throw_status(st);
     gpus = gpus_flag > 0 ? gpus_flag : std::max(1, static_cast<int>(measured->devices.size()));

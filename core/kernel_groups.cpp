@@ -49,13 +49,11 @@ bool contains_any(std::string_view s, std::initializer_list<std::string_view> pa
 }
 
 // An NCCL kernel's collective, from "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"
-// (NCCL 2.19+), "ncclKernel_AllGather_RING_LL_Sum_int8_t" (before), or
-// Transformer Engine's userbuffers kernels (reduce-scatter "rs", all-gather
-// "ag", else point-to-point).
-// An NCCL kernel by the collective its name speaks of (core/program.hpp's
-// vocabulary); send/recv when none (NCCL runs AllToAll as sends).
+// (NCCL 2.19+) or "ncclKernel_AllGather_RING_LL_Sum_int8_t" (before), in
+// core/program.hpp's vocabulary; send/recv when none (NCCL runs AllToAll
+// as sends).
 KernelGroup nccl_group(std::string_view n) {
-  const auto kind = collective_kind_in_name(n, true);
+  const auto kind = collective_kind_in_name(n, NameContext::kNccl);
   if (!kind) return KernelGroup::kSendRecv;
   switch (*kind) {
     case CollectiveKind::kAllReduce:
@@ -73,6 +71,8 @@ KernelGroup nccl_group(std::string_view n) {
   return KernelGroup::kSendRecv;
 }
 
+// Transformer Engine's userbuffers kernels: reduce-scatter "rs",
+// all-gather "ag", else point-to-point.
 KernelGroup userbuffers_group(std::string_view n) {
   if (contains_any(n, {"_rs", "reducescatter", "reduce_scatter"}))
     return KernelGroup::kReduceScatter;
@@ -276,6 +276,8 @@ Status check_record_plan(const MeasuredKernels& measured, const Program& program
         "the same --granularity)",
         path, found, program.name, program.num_tasks()));
   };
+  if (measured.program.empty())
+    return other("a Brigade trace whose \"brigade\" header names no program");
   if (measured.program != program.name)
     return other(fmt::format("a trace of program '{}'", measured.program));
   for (const MeasuredKernel& k : measured.kernels) {

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -163,7 +165,7 @@ class KinetoSax {
   bool key(json::string_t& k) {
     // Brigade's own trace: read whole by read_chrome_trace, which knows
     // its task ids (read_measured_kernels), so the parse stops here.
-    if (depth_ == 1 && top_object_ && events_ == 0 && k == "brigade") {
+    if (depth_ == 1 && top_object_ && k == "brigade") {
       brigade_ = true;
       return false;
     }
@@ -436,7 +438,9 @@ MeasuredKernels measured_kernels_of_trace(const Trace& trace, std::optional<int>
   m.source = trace.source;
   m.program = trace.program;
   m.steps = 1;
-  std::unordered_map<std::int64_t, size_t> index;  // task (or -2 - name) -> kernel
+  // One kernel a (task, device, name): spans that share a task id but not
+  // its device or name stay apart, so that check_record_plan sees each.
+  std::map<std::tuple<TaskId, std::int32_t, NameId>, size_t> index;
   std::set<int> devices;
   for (const TraceSpan& span : trace.spans) {
     if (device && span.device != *device) continue;
@@ -444,11 +448,7 @@ MeasuredKernels measured_kernels_of_trace(const Trace& trace, std::optional<int>
         span.name >= 0 && static_cast<size_t>(span.name) < trace.names.size()
             ? std::string_view(trace.names[static_cast<size_t>(span.name)])
             : std::string_view();
-    // A span with no task (a foreign file's) goes by its name and device.
-    const std::int64_t id = span.task >= 0 ? span.task
-                                           : -2 - (static_cast<std::int64_t>(span.name) << 20) -
-                                                 static_cast<std::int64_t>(span.device);
-    auto [it, fresh] = index.try_emplace(id, m.kernels.size());
+    auto [it, fresh] = index.try_emplace({span.task, span.device, span.name}, m.kernels.size());
     if (fresh) {
       MeasuredKernel k;
       k.name = std::string(name);
@@ -487,6 +487,13 @@ Result<MeasuredKernels> read_measured_kernels(const std::string& path, std::opti
     if (!m.is_ok() || m->format != "brigade") return m;
     auto trace = read_chrome_trace_file(path);
     if (!trace.is_ok()) return trace.status();
+    // A window of the step is not a step (a device filter keeps whole
+    // devices: their steps are whole).
+    if (trace->filter.find("window") != std::string::npos)
+      return Status::error(fmt::format(
+          "{}: error: found a trace of part of the step (its filter: {}); expected a whole "
+          "step's trace (written without --trace-window)",
+          path, brigade::quoted(trace->filter, 200)));
     MeasuredKernels b = measured_kernels_of_trace(*trace, device);
     if (b.kernels.empty())
       return Status::error(

@@ -85,8 +85,7 @@ std::optional<CollectiveKind> parse_collective_kind(std::string_view s) {
   return std::nullopt;
 }
 
-std::optional<CollectiveKind> collective_kind_in_name(std::string_view name,
-                                                      bool known_collective) {
+std::optional<CollectiveKind> collective_kind_in_name(std::string_view name, NameContext context) {
   std::string n;
   n.reserve(name.size());
   for (char c : name)
@@ -95,24 +94,23 @@ std::optional<CollectiveKind> collective_kind_in_name(std::string_view name,
   struct Word {
     std::string_view word;
     CollectiveKind kind;
-    bool only_if_known;  // a word ordinary kernels' names have too
+    NameContext least;  // the least a name must be known to be for the word to count
   };
   static constexpr Word kWords[] = {
-      {"reducescatter", CollectiveKind::kReduceScatter, false},
-      {"psumscatter", CollectiveKind::kReduceScatter, false},
-      {"allreduce", CollectiveKind::kAllReduce, false},
-      {"psum", CollectiveKind::kAllReduce, false},
-      {"pmean", CollectiveKind::kAllReduce, false},
-      {"allgather", CollectiveKind::kAllGather, false},
-      {"alltoall", CollectiveKind::kAllToAll, false},
-      {"broadcast", CollectiveKind::kBroadcast, false},
-      {"bcast", CollectiveKind::kBroadcast, false},
-      {"reduce", CollectiveKind::kReduce, true},
-      {"gather", CollectiveKind::kAllGather, true},
+      {"reducescatter", CollectiveKind::kReduceScatter, NameContext::kAny},
+      {"psumscatter", CollectiveKind::kReduceScatter, NameContext::kAny},
+      {"allreduce", CollectiveKind::kAllReduce, NameContext::kAny},
+      {"psum", CollectiveKind::kAllReduce, NameContext::kAny},
+      {"pmean", CollectiveKind::kAllReduce, NameContext::kAny},
+      {"allgather", CollectiveKind::kAllGather, NameContext::kAny},
+      {"alltoall", CollectiveKind::kAllToAll, NameContext::kAny},
+      {"broadcast", CollectiveKind::kBroadcast, NameContext::kAny},
+      {"bcast", CollectiveKind::kBroadcast, NameContext::kNccl},
+      {"reduce", CollectiveKind::kReduce, NameContext::kNccl},
+      {"gather", CollectiveKind::kAllGather, NameContext::kCollective},
   };
   for (const Word& w : kWords)
-    if ((known_collective || !w.only_if_known) && n.find(w.word) != std::string::npos)
-      return w.kind;
+    if (context >= w.least && n.find(w.word) != std::string::npos) return w.kind;
   return std::nullopt;
 }
 

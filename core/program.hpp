@@ -138,14 +138,22 @@ enum class CollectiveKind : std::uint8_t {
 inline constexpr int kNumCollectiveKinds = 6;
 std::string_view collective_kind_name(CollectiveKind k);  // "allreduce", ...
 std::optional<CollectiveKind> parse_collective_kind(std::string_view s);
+// What a name is known to be, which decides how loosely it is read.
+enum class NameContext : std::uint8_t {
+  kAny,         // any span or kernel (a foreign trace's compute spans)
+  kNccl,        // an NCCL kernel or PyTorch's "nccl:..." annotation
+  kCollective,  // a collective's span (TaskKind::kCollective)
+};
 // The collective a span's or kernel's name speaks of, the one vocabulary
 // of the trace readers, the app's colours and `brigade kernels`: letters
 // and digits only, lower-cased ("all_reduce", "AllReduce" and "all-reduce"
 // alike), the most specific word first: reducescatter / psumscatter,
-// allreduce / psum / pmean (JAX's), allgather, alltoall, broadcast / bcast.
-// With `known_collective` (the name is a collective's, an NCCL kernel's)
-// also the words an ordinary kernel's name has too: reduce, gather.
-std::optional<CollectiveKind> collective_kind_in_name(std::string_view name, bool known_collective);
+// allreduce / psum / pmean (JAX's), allgather, alltoall, broadcast. Words
+// that ordinary kernels' names have too count only where the name is
+// known to be a collective's: reduce and bcast (NCCL's or a collective's),
+// gather (a collective's: PyTorch's "nccl:gather" is a gather to one rank,
+// not an AllGather).
+std::optional<CollectiveKind> collective_kind_in_name(std::string_view name, NameContext context);
 
 // kNvls: NCCL's NVLink SHARP AllReduce (the NCCL model times it; the
 // alpha-beta model refuses it). kAuto: the model's own choice (NCCL's, by

@@ -76,7 +76,7 @@ std::string span_kind_key(const Trace& trace, const TraceSpan& span, const Progr
           ? std::string_view(trace.names[static_cast<size_t>(span.name)])
           : std::string_view();
   // JAX's names, NCCL's kernel names and Brigade's own (core/program.hpp).
-  if (const auto kind = collective_kind_in_name(name, true))
+  if (const auto kind = collective_kind_in_name(name, NameContext::kCollective))
     return std::string(collective_kind_name(*kind));
   return "collective";
 }

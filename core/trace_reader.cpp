@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -30,6 +31,11 @@ namespace brigade {
 namespace {
 
 using nlohmann::json;
+
+TaskId task_id_or_unknown(const std::optional<std::int64_t>& id) {
+  return id && *id >= 0 && *id <= std::numeric_limits<TaskId>::max() ? static_cast<TaskId>(*id)
+                                                                     : TaskId{-1};
+}
 
 std::optional<TaskKind> parse_task_kind(std::string_view s) {
   for (auto k : {TaskKind::kCompute, TaskKind::kTransfer, TaskKind::kCollective})
@@ -564,7 +570,9 @@ bool TraceSax::event_done() {
       end = *e.end_s;
     else if (e.has_ts && e.has_dur)
       end = trace_decimal::seconds_from_us_sum(e.ts, e.dur).value_or(ts);
-    const auto task = static_cast<TaskId>(e.task.value_or(-1));
+    // A task id a Program cannot have (outside 0..2^31-1) is unknown, not
+    // truncated into another task's.
+    const TaskId task = task_id_or_unknown(e.task);
     const std::int64_t name_id = e.name_id.value_or(-2);
     const NameId name = name_id >= -1 && name_id < static_cast<std::int64_t>(t_.names.size())
                             ? static_cast<NameId>(name_id)
@@ -588,7 +596,7 @@ bool TraceSax::event_done() {
     }
   } else if (ph == 'b') {
     TraceTransfer x;
-    x.task = static_cast<TaskId>(e.task.value_or(-1));
+    x.task = task_id_or_unknown(e.task);
     x.src = static_cast<std::int32_t>(e.src.value_or(0));
     x.dst = static_cast<std::int32_t>(e.dst.value_or(0));
     x.bytes = e.bytes.value_or(0);

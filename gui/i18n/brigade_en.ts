@@ -291,6 +291,10 @@
         <source>against %1 (Brigade&apos;s trace from %2, its device %3: its times / %4)</source>
         <translation></translation>
     </message>
+    <message>
+        <source>%1: no span of %2 in Brigade&apos;s trace</source>
+        <translation></translation>
+    </message>
 </context>
 <context>
     <name>LaneLayout</name>

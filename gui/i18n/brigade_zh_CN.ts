@@ -287,6 +287,10 @@
         <source>against %1 (Brigade&apos;s trace from %2, its device %3: its times / %4)</source>
         <translation>对照 %1（Brigade 自己的 trace，来源 %2，取其设备 %3：其时间 / %4）</translation>
     </message>
+    <message>
+        <source>%1: no span of %2 in Brigade&apos;s trace</source>
+        <translation>%1：Brigade 的 trace 中没有 %2 的区段</translation>
+    </message>
 </context>
 <context>
     <name>LaneLayout</name>

@@ -22,7 +22,16 @@ KernelGroupsChart kernel_groups_chart(const Document& doc, int device, const Ker
   // trace of another plan says so instead of its times.
   const bool brigade = record && record->kernels.format == "brigade";
   Status plan_check;
-  if (brigade) plan_check = check_record_plan(record->kernels, *program, record->path);
+  if (brigade) {
+    plan_check = check_record_plan(record->kernels, *program, record->path);
+    const auto& ks = record->kernels.kernels;
+    if (plan_check.is_ok() && std::none_of(ks.begin(), ks.end(), [&](const MeasuredKernel& k) {
+          return k.device == device;
+        }))
+      plan_check =
+          Status::error(fill_args(model_tr("KernelGroups", "%1: no span of %2 in Brigade's trace"),
+                                  {record->path, doc.topology()->device(device).name}));
+  }
   const bool with_record = record && plan_check.is_ok();
   KernelGroupTimes measured;
   if (with_record)

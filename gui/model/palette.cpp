@@ -87,13 +87,15 @@ SpanClass collective_class(CollectiveKind k) {
 SpanClass class_from_name(std::string_view name, SpanClass fallback) {
   const std::string n = lower_alnum(name);
   // Point-to-point and copies first, then the collectives' words
-  // (core/program.hpp), the looser ones ("reduce", "gather") only where
-  // the name is a collective's or an NCCL kernel's.
+  // (core/program.hpp), the looser ones only where the name is known to be
+  // a collective's or an NCCL kernel's.
   if (n.find("sendrecv") != std::string::npos || n.find("memcpy") != std::string::npos)
     return SpanClass::kTransfer;
   const bool nccl = n.find("nccl") != std::string::npos;
-  if (const auto kind = collective_kind_in_name(n, nccl || fallback == SpanClass::kCollective))
-    return collective_class(*kind);
+  const NameContext context = fallback == SpanClass::kCollective ? NameContext::kCollective
+                              : nccl                             ? NameContext::kNccl
+                                                                 : NameContext::kAny;
+  if (const auto kind = collective_kind_in_name(n, context)) return collective_class(*kind);
   if (nccl) return SpanClass::kCollective;
   return fallback;
 }

@@ -189,11 +189,38 @@ TEST(KernelsVerb, BrigadeTraceOfThePlanIsItsOwnRecord) {
                           "times / 1)"),
             std::string::npos)
       << text.out;
+  // A Brigade trace is one step of one device: --steps and --gpus refused.
+  auto steps = run_brigade({"kernels", kPlan, "--measured", trace, "--steps", "3"});
+  EXPECT_EQ(steps.exit_code, 2);
+  EXPECT_EQ(steps.err,
+            "brigade: error: --steps: found '3'; expected it only with a profiler's record "
+            "(Brigade's trace is one step of one device: --measured-device chooses which)\n");
   // Another plan's trace (here: the same scenario at another granularity).
   auto r = run_brigade({"kernels", kPlan, "--measured", trace, "--granularity", "region"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(trace + ": error: found task "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("expected a trace of this scenario's plan"), std::string::npos) << r.err;
+  std::remove(trace.c_str());
+}
+
+// A trace of some devices: --device must be one of them; a window of the
+// step is not a step.
+TEST(KernelsVerb, PartialBrigadeTracesRefused) {
+  const std::string trace = ::testing::TempDir() + "/kernels_partial_record.json";
+  auto sim = run_brigade({"simulate", kPlan, "--trace", trace, "--trace-devices", "1", "--quiet"});
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  auto r = run_brigade({"kernels", kPlan, "--measured", trace});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, trace +
+                       ": error: found no span of device 0 in Brigade's trace; expected the "
+                       "device --device compares (or --measured-device another)\n");
+  auto one = run_brigade({"kernels", kPlan, "--measured", trace, "--device", "1"});
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+  sim = run_brigade({"simulate", kPlan, "--trace", trace, "--trace-window", "0:1ms", "--quiet"});
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  r = run_brigade({"kernels", kPlan, "--measured", trace});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("found a trace of part of the step"), std::string::npos) << r.err;
   std::remove(trace.c_str());
 }
 

@@ -358,6 +358,18 @@ TEST(KernelGroups, BrigadeRecordOfAnotherPlanRefused) {
             std::string::npos);
   m.kernels = {{"attn.qkv", 0.1, 1, 0, 0}};
   EXPECT_TRUE(check_record_plan(m, *program, "t.json").is_ok());
+  // The task's id on another device too (its spans kept apart): refused.
+  m.kernels = {{"attn.qkv", 0.1, 1, 0, 0}, {"attn.qkv", 0.1, 1, 0, 1}};
+  st = check_record_plan(m, *program, "t.json");
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_NE(st.message().find("found task 0 named 'attn.qkv' on device 1"), std::string::npos)
+      << st.message();
+  m.program.clear();
+  st = check_record_plan(m, *program, "t.json");
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_NE(st.message().find("found a Brigade trace whose \"brigade\" header names no program"),
+            std::string::npos)
+      << st.message();
 }
 
 // scale_to_record by hand: each group's keys times simulated / measured,

@@ -10,8 +10,11 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "core/gzip_stream.hpp"
 #include "core/trace.hpp"
@@ -316,6 +319,70 @@ TEST(KernelSummary, BrigadeTraceByItsHeader) {
     EXPECT_NE(kineto.message().find("found Brigade's own trace"), std::string::npos);
     std::remove(path.c_str());
   }
+}
+
+// Brigade's header wherever it stands in the top-level object (a tool
+// that rewrites the file, jq, may put it after the events); a window of
+// the step refused (a trace filtered to some devices keeps their steps
+// whole: read).
+TEST(KernelSummary, BrigadeTraceHeaderAnywhereAndWindowsRefused) {
+  Trace t;
+  t.source = "sim:flow";
+  t.program = "p";
+  t.device_names = {"gpu0"};
+  t.streams = {{0, "compute"}};
+  t.spans.push_back(TraceSpan{0, 0, 0, 0.0, 0.25, t.intern("attn.qkv")});
+  const std::string path = temp_path("h.json");
+  ASSERT_TRUE(write_chrome_trace_file(t, path).is_ok());
+  std::string text;
+  {
+    std::ifstream in(path);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const nlohmann::ordered_json whole = nlohmann::ordered_json::parse(text);
+  nlohmann::ordered_json after;
+  after["traceEvents"] = whole["traceEvents"];
+  after["brigade"] = whole["brigade"];
+  const std::string moved = write_file("after.json", after.dump(1));
+  auto m = read_measured_kernels(moved);
+  ASSERT_TRUE(m.is_ok()) << m.message();
+  EXPECT_EQ(m->format, "brigade");
+  EXPECT_DOUBLE_EQ(m->kernels.at(0).seconds, 0.25);
+
+  t.filter = "devices 0";
+  ASSERT_TRUE(write_chrome_trace_file(t, path).is_ok());
+  auto devices = read_measured_kernels(path);
+  ASSERT_TRUE(devices.is_ok()) << devices.message();
+  t.filter = "devices 0; window 0 s to 50.0 ms";
+  ASSERT_TRUE(write_chrome_trace_file(t, path).is_ok());
+  auto window = read_measured_kernels(path);
+  ASSERT_FALSE(window.is_ok());
+  EXPECT_EQ(window.message(), path +
+                                  ": error: found a trace of part of the step (its filter: "
+                                  "'devices 0; window 0 s to 50.0 ms'); expected a whole step's "
+                                  "trace (written without --trace-window)");
+  std::remove(path.c_str());
+  std::remove(moved.c_str());
+}
+
+// Spans that share a task id but not its device or name stay apart (so
+// that the plan's check sees each), as do spans with no task.
+TEST(KernelSummary, BrigadeSpansApartByTaskDeviceAndName) {
+  Trace t;
+  t.device_names = {"gpu0", "gpu1"};
+  const NameId a = t.intern("a"), b = t.intern("b");
+  t.spans.push_back(TraceSpan{3, 0, 0, 0.0, 1.0, a});
+  t.spans.push_back(TraceSpan{3, 1, 0, 0.0, 2.0, a});   // another device
+  t.spans.push_back(TraceSpan{3, 0, 0, 1.0, 4.0, b});   // another name
+  t.spans.push_back(TraceSpan{3, 0, 0, 4.0, 8.0, a});   // the first again: summed
+  t.spans.push_back(TraceSpan{-1, 0, 0, 8.0, 9.0, b});  // no task
+  const MeasuredKernels m = measured_kernels_of_trace(t);
+  ASSERT_EQ(m.kernels.size(), 4u);
+  EXPECT_DOUBLE_EQ(m.kernels[0].seconds, 5.0);
+  EXPECT_DOUBLE_EQ(m.kernels[0].count, 2);
+  EXPECT_EQ(m.kernels[1].device, 1);
+  EXPECT_EQ(m.kernels[2].name, "b");
+  EXPECT_EQ(m.kernels[3].task, -1);
 }
 
 }  // namespace

@@ -288,27 +288,34 @@ TEST(ProgramBuilder, UnknownStreamIsRejected) {
 // The one collective vocabulary (trace readers, the app's colours, brigade
 // kernels): names of NCCL's kernels, JAX's ops and Brigade's tasks.
 TEST(CollectiveKindInName, WordsMostSpecificFirst) {
-  const auto kind = [](std::string_view name, bool known) {
-    const auto k = collective_kind_in_name(name, known);
+  const auto kind = [](std::string_view name, NameContext context) {
+    const auto k = collective_kind_in_name(name, context);
     return k ? std::string(collective_kind_name(*k)) : std::string("-");
   };
-  EXPECT_EQ(kind("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL", false), "reducescatter");
-  EXPECT_EQ(kind("ncclKernel_AllReduce_RING_LL_Sum_float", false), "allreduce");
-  EXPECT_EQ(kind("nccl:all_reduce", false), "allreduce");
-  EXPECT_EQ(kind("all-gather.3", false), "allgather");
-  EXPECT_EQ(kind("psum_scatter", false), "reducescatter");
-  EXPECT_EQ(kind("pmean", false), "allreduce");
-  EXPECT_EQ(kind("nccl:all_to_all", false), "alltoall");
-  EXPECT_EQ(kind("ncclKernel_Broadcast_RING_LL", false), "broadcast");
-  EXPECT_EQ(kind("bcast", false), "broadcast");
-  // "reduce" and "gather" name ordinary kernels too: a collective's only.
-  EXPECT_EQ(kind("ncclDevKernel_Reduce_Sum_f32_RING_LL", false), "-");
-  EXPECT_EQ(kind("ncclDevKernel_Reduce_Sum_f32_RING_LL", true), "reduce");
-  EXPECT_EQ(kind("reduce_kernel", false), "-");
-  EXPECT_EQ(kind("gather", false), "-");
-  EXPECT_EQ(kind("gather", true), "allgather");
-  EXPECT_EQ(kind("ncclDevKernel_SendRecv", true), "-");
-  EXPECT_EQ(kind("", true), "-");
+  const NameContext any = NameContext::kAny, nccl = NameContext::kNccl,
+                    coll = NameContext::kCollective;
+  EXPECT_EQ(kind("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL", any), "reducescatter");
+  EXPECT_EQ(kind("ncclKernel_AllReduce_RING_LL_Sum_float", any), "allreduce");
+  EXPECT_EQ(kind("nccl:all_reduce", any), "allreduce");
+  EXPECT_EQ(kind("all-gather.3", any), "allgather");
+  EXPECT_EQ(kind("grad.all.reduce", any), "allreduce");
+  EXPECT_EQ(kind("psum_scatter", any), "reducescatter");
+  EXPECT_EQ(kind("pmean", any), "allreduce");
+  EXPECT_EQ(kind("nccl:all_to_all", any), "alltoall");
+  EXPECT_EQ(kind("ncclKernel_Broadcast_RING_LL", any), "broadcast");
+  // Words ordinary kernels have too: only where the name is known.
+  EXPECT_EQ(kind("elementwise_bcast_add", any), "-");
+  EXPECT_EQ(kind("nccl:bcast", nccl), "broadcast");
+  EXPECT_EQ(kind("reduce_kernel", any), "-");
+  EXPECT_EQ(kind("ncclDevKernel_Reduce_Sum_f32_RING_LL", any), "-");
+  EXPECT_EQ(kind("ncclDevKernel_Reduce_Sum_f32_RING_LL", nccl), "reduce");
+  EXPECT_EQ(kind("dp.grad_reduce", coll), "reduce");
+  // A gather is an AllGather only as a collective's name: PyTorch's
+  // "nccl:gather" gathers to one rank.
+  EXPECT_EQ(kind("nccl:gather", nccl), "-");
+  EXPECT_EQ(kind("tp.gather", coll), "allgather");
+  EXPECT_EQ(kind("ncclDevKernel_SendRecv", coll), "-");
+  EXPECT_EQ(kind("", coll), "-");
 }
 
 }  // namespace

@@ -250,6 +250,24 @@ TEST(ChromeTrace, ReadsForeignTracesBestEffort) {
   EXPECT_EQ(t->memory[0].bytes, 64);
 }
 
+// A task id no Program can have (past 2^31 - 1, or negative) is unknown,
+// not cut to 32 bits into another task's id (2^40 would read as task 0).
+TEST(ChromeTrace, TaskIdsPastThirtyTwoBitsAreUnknown) {
+  std::istringstream in(R"([
+    {"ph":"X","name":"a","pid":0,"tid":0,"ts":0,"dur":1,"args":{"task":1099511627776}},
+    {"ph":"X","name":"b","pid":0,"tid":0,"ts":1,"dur":1,"args":{"task":2147483648}},
+    {"ph":"X","name":"c","pid":0,"tid":0,"ts":2,"dur":1,"args":{"task":-7}},
+    {"ph":"X","name":"d","pid":0,"tid":0,"ts":3,"dur":1,"args":{"task":2147483647}}
+  ])");
+  auto t = read_chrome_trace(in, "ids.json");
+  ASSERT_TRUE(t.is_ok()) << t.message();
+  ASSERT_EQ(t->spans.size(), 4u);
+  EXPECT_EQ(t->spans[0].task, -1);
+  EXPECT_EQ(t->spans[1].task, -1);
+  EXPECT_EQ(t->spans[2].task, -1);
+  EXPECT_EQ(t->spans[3].task, 2147483647);
+}
+
 TEST(ChromeTrace, InvalidJsonNamesLineAndColumn) {
   // Line 2 is `  {"ph": "X",, }`: the second comma is column 14.
   std::istringstream in("{\"traceEvents\": [\n  {\"ph\": \"X\",, }\n]}");

@@ -115,6 +115,13 @@ TEST(KernelGroupsChart, BrigadeTraceOfThePlan) {
   }
   EXPECT_GT(lines, 6u);
 
+  // A device the trace does not have: said, no measured column.
+  KernelRecord some = r;
+  keep_device(some.kernels, 1);
+  const KernelGroupsChart none = kernel_groups_chart(*doc, 2, &some);
+  EXPECT_FALSE(none.measured);
+  EXPECT_EQ(none.record, "t.json: no span of gpu2 in Brigade's trace");
+
   LoadOptions o;
   o.granularity = planner::Granularity::kStep;
   auto stepped = load_document(kSrc + "/tests/data/kernels/gpt_fp8_node.yaml", o);

@@ -34,6 +34,8 @@ INSTANTIATE_TEST_SUITE_P(
                       NameCase{"reduce_kernel<512, 1>", SpanClass::kCompute},
                       NameCase{"indexSelectLargeIndex (embedding gather)", SpanClass::kCompute},
                       NameCase{"all-gather.3", SpanClass::kAllGather},
+                      NameCase{"elementwise_bcast_add", SpanClass::kCompute},
+                      NameCase{"nccl:gather", SpanClass::kCollective},
                       NameCase{"nccl:all_to_all", SpanClass::kAllToAll},
                       NameCase{"ncclKernel_SendRecv", SpanClass::kTransfer},
                       NameCase{"Memcpy DtoD (Device -> Device)", SpanClass::kTransfer},
