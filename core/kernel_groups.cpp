@@ -48,14 +48,10 @@ bool contains_any(std::string_view s, std::initializer_list<std::string_view> pa
   return false;
 }
 
-// An NCCL kernel's collective, from "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"
-// (NCCL 2.19+) or "ncclKernel_AllGather_RING_LL_Sum_int8_t" (before), in
-// core/program.hpp's vocabulary; send/recv when none (NCCL runs AllToAll
-// as sends).
-KernelGroup nccl_group(std::string_view n) {
-  const auto kind = collective_kind_in_name(n, NameContext::kNccl);
-  if (!kind) return KernelGroup::kSendRecv;
-  switch (*kind) {
+// A collective's group: Reduce counts with Broadcast, AllToAll as
+// send/recv (NCCL runs it as sends).
+KernelGroup group_of_collective(CollectiveKind kind) {
+  switch (kind) {
     case CollectiveKind::kAllReduce:
       return KernelGroup::kAllReduce;
     case CollectiveKind::kAllGather:
@@ -69,6 +65,14 @@ KernelGroup nccl_group(std::string_view n) {
       break;
   }
   return KernelGroup::kSendRecv;
+}
+
+// An NCCL kernel's collective, from "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"
+// (NCCL 2.19+) or "ncclKernel_AllGather_RING_LL_Sum_int8_t" (before), in
+// core/program.hpp's vocabulary; send/recv when none.
+KernelGroup nccl_group(std::string_view n) {
+  const auto kind = collective_kind_in_name(n, NameContext::kNccl);
+  return kind ? group_of_collective(*kind) : KernelGroup::kSendRecv;
 }
 
 // Transformer Engine's userbuffers kernels: reduce-scatter "rs",
@@ -178,20 +182,7 @@ KernelGroup group_of_task(const Program& program, TaskId id) {
   if (t.kind == TaskKind::kCollective) {
     if (t.collective < 0 || static_cast<size_t>(t.collective) >= program.collectives().size())
       return KernelGroup::kOther;
-    switch (program.collectives()[static_cast<size_t>(t.collective)].kind) {
-      case CollectiveKind::kAllReduce:
-        return KernelGroup::kAllReduce;
-      case CollectiveKind::kAllGather:
-        return KernelGroup::kAllGather;
-      case CollectiveKind::kReduceScatter:
-        return KernelGroup::kReduceScatter;
-      case CollectiveKind::kBroadcast:
-      case CollectiveKind::kReduce:
-        return KernelGroup::kBroadcast;
-      case CollectiveKind::kAllToAll:
-        return KernelGroup::kSendRecv;
-    }
-    return KernelGroup::kOther;
+    return group_of_collective(program.collectives()[static_cast<size_t>(t.collective)].kind);
   }
   if (is_flash_attention(t.kernel) || t.kernel == KernelClass::kAttentionForward ||
       t.kernel == KernelClass::kAttentionBackward)
