@@ -316,6 +316,9 @@ void run_kernels(const KernelsOptions& o) {
     if (r.key == "compute_all") busy = r.simulated_seconds;
   bool subtotals = false;
   for (const KernelGroupRow& r : rows) {
+    if (r.subtotal && r.simulated_count == 0 && r.measured_count == 0 &&
+        r.simulated_seconds == 0 && r.measured_seconds == 0)
+      continue;  // a subtotal of nothing (one GPU: no communication), in --json only
     if (r.subtotal && !subtotals) {
       out += "\n";
       subtotals = true;

@@ -71,6 +71,9 @@ KernelGroupsChart kernel_groups_chart(const Document& doc, int device, const Ker
     l = std::max({l, r.simulated_seconds, r.measured_seconds});
   }
   for (const KernelGroupRow& r : rows) {
+    if (r.subtotal && r.simulated_count == 0 && r.measured_count == 0 &&
+        r.simulated_seconds == 0 && r.measured_seconds == 0)
+      continue;  // a subtotal of nothing (one GPU: no communication)
     KernelGroupsLine line;
     line.label = model_word(r.label);
     line.key = r.key;

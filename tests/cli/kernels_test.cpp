@@ -224,6 +224,20 @@ TEST(KernelsVerb, PartialBrigadeTracesRefused) {
   std::remove(trace.c_str());
 }
 
+// A subtotal of nothing is not printed (one GPU: no communication), and
+// stays in --json, whose rows keep one shape.
+TEST(KernelsVerb, EmptySubtotalsLeftOutOfTheText) {
+  const std::string one = kSource + "/scenarios/validation/gpu/transformer_h200.yaml";
+  auto r = run_brigade({"kernels", one});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("communication and copies"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("compute, all"), std::string::npos) << r.out;
+  const auto j = run_json({"kernels", one, "--json"});
+  EXPECT_TRUE(rows_by_group(j).count("communication_all"));
+  auto node = run_brigade({"kernels", kPlan});  // eight GPUs: their collectives
+  EXPECT_NE(node.out.find("communication and copies"), std::string::npos) << node.out;
+}
+
 // The CPU executor's trace of a plan: the same tasks ran, so every group
 // has the simulated kernels' count (the times are this machine's).
 TEST(KernelsVerb, ExecutedTraceHasThePlansKernels) {

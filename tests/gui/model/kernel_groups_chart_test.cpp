@@ -132,6 +132,17 @@ TEST(KernelGroupsChart, BrigadeTraceOfThePlan) {
   for (const KernelGroupsLine& l : other.lines) EXPECT_EQ(l.measured, "-") << l.key;
 }
 
+// A subtotal of nothing has no line (one GPU: no communication).
+TEST(KernelGroupsChart, NoLineForASubtotalOfNothing) {
+  auto doc = load_document(kSrc + "/scenarios/validation/gpu/transformer_h200.yaml");
+  ASSERT_TRUE(doc.is_ok()) << doc.message();
+  const KernelGroupsChart c = kernel_groups_chart(**doc, 0, nullptr);
+  EXPECT_EQ(line(c, "communication_all"), nullptr);
+  EXPECT_NE(line(c, "compute_all"), nullptr);
+  ASSERT_TRUE(plan());
+  EXPECT_NE(line(kernel_groups_chart(*plan(), 0, nullptr), "communication_all"), nullptr);
+}
+
 // At step granularity the plan's fused runs are a group of their own, and
 // the chart says how to name each kernel's.
 TEST(KernelGroupsChart, FusedRunsAreSaidSo) {
