@@ -111,20 +111,27 @@ void run_kernels(const KernelsOptions& o) {
     throw_flag_error(
         "--device", o.device,
         "a device id below " + std::to_string(program.num_devices) + " (the plan's devices)");
+  // Brigade's own trace: the spans of --measured-device (which the reader
+  // kept) or else of the device compared, each task the plan's (its group
+  // is then the simulated side's); a profiler's kernels carry no device.
+  int record_device = -1;
   if (measured) {
-    // Brigade's own trace: the same device's spans unless told otherwise,
-    // and each task the plan's (its group is then the simulated side's).
-    if (measured->format == "brigade" && !measured_device) {
-      keep_device(*measured, device);
-      if (measured->kernels.empty())
+    if (measured->format == "brigade") {
+      record_device = measured_device.value_or(device);
+      if (!measured->has_device(record_device))
         throw BadInput{fmt::format(
             "{}: error: found no span of device {} in Brigade's trace; expected the device "
             "--device compares (or --measured-device another)",
-            one_line(o.measured), device)};
+            one_line(o.measured), record_device)};
     }
     if (const Status st = check_record_plan(*measured, program, o.measured); !st.is_ok())
       throw_status(st);
-    gpus = gpus_flag > 0 ? gpus_flag : std::max(1, static_cast<int>(measured->devices.size()));
+    // One device of Brigade's trace is compared (its step); a PyTorch
+    // trace sums its devices' kernels.
+    gpus = gpus_flag > 0 ? gpus_flag
+           : measured->format == "brigade"
+               ? 1
+               : std::max(1, static_cast<int>(measured->devices.size()));
   }
   sim::SimOptions options = sim_options_for(scenario, o.network);
   options.record_trace = true;
@@ -137,7 +144,8 @@ void run_kernels(const KernelsOptions& o) {
   const KernelGroupTimes simulated = kernel_group_times(result->trace, &program, device);
   std::optional<KernelGroupTimes> measured_times;
   if (measured)
-    measured_times = kernel_group_times(*measured, static_cast<double>(steps) * gpus, &program);
+    measured_times =
+        kernel_group_times(*measured, static_cast<double>(steps) * gpus, &program, record_device);
   const std::vector<KernelGroupRow> rows =
       kernel_group_rows(simulated, measured_times ? &*measured_times : nullptr);
   const std::string device_name = scenario.topology.device(device).name;
@@ -241,7 +249,8 @@ void run_kernels(const KernelsOptions& o) {
                        {"gpus", gpus}};
       if (measured->format == "brigade") {
         j["measured"]["source"] = measured->source;
-        j["measured"]["devices"] = measured->devices;
+        j["measured"]["device"] = record_device;       // the one compared
+        j["measured"]["devices"] = measured->devices;  // those the trace (as read) has
       }
     }
     nlohmann::json jr = nlohmann::json::array();
@@ -295,8 +304,7 @@ void run_kernels(const KernelsOptions& o) {
                        : measured->format == "kineto"
                            ? "PyTorch's profiler trace"
                            : "Brigade's trace, source " + one_line(measured->source);
-    if (measured->format == "brigade" && measured->devices.size() == 1)
-      what += fmt::format(", device {}", measured->devices.front());
+    if (measured->format == "brigade") what += fmt::format(", device {}", record_device);
     const char* unit = measured->format == "brigade" ? "device" : "GPU";
     out += fmt::format("against {} ({}; {} step{}, {} {}{}: its times / {})\n",
                        one_line(o.measured), what, steps, steps == 1 ? "" : "s", gpus, unit,
@@ -316,8 +324,7 @@ void run_kernels(const KernelsOptions& o) {
     if (r.key == "compute_all") busy = r.simulated_seconds;
   bool subtotals = false;
   for (const KernelGroupRow& r : rows) {
-    if (r.subtotal && r.simulated_count == 0 && r.measured_count == 0 &&
-        r.simulated_seconds == 0 && r.measured_seconds == 0)
+    if (r.subtotal && r.empty())
       continue;  // a subtotal of nothing (one GPU: no communication), in --json only
     if (r.subtotal && !subtotals) {
       out += "\n";

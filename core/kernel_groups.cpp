@@ -307,9 +307,7 @@ std::vector<KernelGroupRow> kernel_group_rows(const KernelGroupTimes& simulated,
     const auto g = static_cast<KernelGroup>(i);
     KernelGroupRow r = row_of(std::string(kernel_group_label(g)), std::string(kernel_group_key(g)),
                               false, [g](KernelGroup x) { return x == g; });
-    if (r.simulated_count == 0 && r.measured_count == 0 && r.simulated_seconds == 0 &&
-        r.measured_seconds == 0)
-      continue;
+    if (r.empty()) continue;
     r.profile_keys = std::string(kernel_group_profile_keys(g));
     r.group = g;
     r.communication = is_communication_group(g);

@@ -113,6 +113,13 @@ struct KernelGroupRow {
   double simulated_seconds = 0, simulated_count = 0;
   double measured_seconds = 0, measured_count = 0;
   std::string profile_keys;  // what times it in Brigade ("" for subtotals)
+  // Neither side has a kernel or a second of it: kernel_group_rows leaves
+  // out such a group; the text and the app leave out such a subtotal (one
+  // GPU: no communication), which --json keeps.
+  bool empty() const {
+    return simulated_count == 0 && measured_count == 0 && simulated_seconds == 0 &&
+           measured_seconds == 0;
+  }
 };
 
 // The groups either side has, in KernelGroup's order, then the subtotals:

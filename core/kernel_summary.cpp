@@ -465,10 +465,10 @@ MeasuredKernels measured_kernels_of_trace(const Trace& trace, std::optional<int>
   return m;
 }
 
-void keep_device(MeasuredKernels& measured, int device) {
-  if (measured.format != "brigade") return;
-  std::erase_if(measured.kernels, [device](const MeasuredKernel& k) { return k.device != device; });
-  measured.devices = {device};
+bool MeasuredKernels::has_device(int device) const {
+  return device >= 0 &&
+         std::any_of(kernels.begin(), kernels.end(),
+                     [device](const MeasuredKernel& k) { return k.device == device; });
 }
 
 Result<MeasuredKernels> read_measured_kernels(const std::string& path, std::optional<int> device) {

@@ -52,6 +52,9 @@ struct MeasuredKernels {
   std::vector<int> devices;  // Kineto, Brigade: the devices of its kernels, ascending; nsys: none
   std::string source;        // Brigade: the trace's source ("cuda", "cpu", "sim:flow")
   std::string program;       // Brigade: the Program's name
+  // Whether any kernel is of `device` (Brigade's records; a profiler's
+  // kernels carry no device, so never).
+  bool has_device(int device) const;
 };
 
 // Nsight Systems' CSV summary; errors "PATH:LINE:COL: error: found X;
@@ -77,8 +80,5 @@ struct Trace;
 // device's spans only.
 MeasuredKernels measured_kernels_of_trace(const Trace& trace,
                                           std::optional<int> device = std::nullopt);
-// Only `device`'s kernels of a Brigade record (its devices then that one);
-// a profiler's record, which has no device per kernel, is left as it is.
-void keep_device(MeasuredKernels& measured, int device);
 
 }  // namespace brigade

@@ -11,6 +11,12 @@
 
 namespace brigade::gui {
 
+void check_kernel_record(KernelRecord& record, const Document& doc) {
+  record.plan.reset();
+  if (const Program* program = doc.program())
+    record.plan = check_record_plan(record.kernels, *program, record.path);
+}
+
 KernelGroupsChart kernel_groups_chart(const Document& doc, int device, const KernelRecord* record) {
   KernelGroupsChart chart;
   const Program* program = doc.program();
@@ -23,11 +29,9 @@ KernelGroupsChart kernel_groups_chart(const Document& doc, int device, const Ker
   const bool brigade = record && record->kernels.format == "brigade";
   Status plan_check;
   if (brigade) {
-    plan_check = check_record_plan(record->kernels, *program, record->path);
-    const auto& ks = record->kernels.kernels;
-    if (plan_check.is_ok() && std::none_of(ks.begin(), ks.end(), [&](const MeasuredKernel& k) {
-          return k.device == device;
-        }))
+    plan_check =
+        record->plan ? *record->plan : check_record_plan(record->kernels, *program, record->path);
+    if (plan_check.is_ok() && !record->kernels.has_device(device))
       plan_check =
           Status::error(fill_args(model_tr("KernelGroups", "%1: no span of %2 in Brigade's trace"),
                                   {record->path, doc.topology()->device(device).name}));
@@ -71,9 +75,7 @@ KernelGroupsChart kernel_groups_chart(const Document& doc, int device, const Ker
     l = std::max({l, r.simulated_seconds, r.measured_seconds});
   }
   for (const KernelGroupRow& r : rows) {
-    if (r.subtotal && r.simulated_count == 0 && r.measured_count == 0 &&
-        r.simulated_seconds == 0 && r.measured_seconds == 0)
-      continue;  // a subtotal of nothing (one GPU: no communication)
+    if (r.subtotal && r.empty()) continue;  // a subtotal of nothing (one GPU: no communication)
     KernelGroupsLine line;
     line.label = model_word(r.label);
     line.key = r.key;

@@ -5,10 +5,12 @@
 // two bars. No Qt.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/kernel_summary.hpp"
+#include "core/status.hpp"
 #include "gui/model/document.hpp"
 
 namespace brigade::gui {
@@ -33,7 +35,16 @@ struct KernelRecord {
   std::string path;
   MeasuredKernels kernels;
   int steps = 1, gpus = 1;
+  // Whether it is of the open document's plan (check_record_plan: for
+  // Brigade's trace a string compare a task), as check_kernel_record found
+  // it when the record was read or the document changed, so that a change
+  // of device, steps or GPUs does not compare it again; unset: the chart
+  // checks it itself.
+  std::optional<Status> plan;
 };
+
+// `record.plan` against `doc`'s Program; unset when `doc` has none.
+void check_kernel_record(KernelRecord& record, const Document& doc);
 
 struct KernelGroupsChart {
   std::string title;   // "kernel groups of NAME on gpu0, one step (simulated, 4.83 ms)"

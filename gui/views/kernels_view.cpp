@@ -197,6 +197,12 @@ void KernelsView::changeEvent(QEvent* e) {
 
 void KernelsView::set_document(DocumentPtr doc) {
   doc_ = std::move(doc);
+  if (record_) {
+    if (doc_)
+      check_kernel_record(*record_, *doc_);
+    else
+      record_->plan.reset();
+  }
   const int devices = doc_ && doc_->topology() ? doc_->topology()->num_devices() : 1;
   {
     const QSignalBlocker block(device_);
@@ -265,6 +271,7 @@ bool KernelsView::apply_record(const QString& path, Result<MeasuredKernels> read
   record->gpus = record->kernels.format == "brigade"
                      ? 1
                      : std::max(1, static_cast<int>(record->kernels.devices.size()));
+  if (doc_) check_kernel_record(*record, *doc_);
   record_ = std::move(record);
   {
     const QSignalBlocker a(steps_), b(gpus_);

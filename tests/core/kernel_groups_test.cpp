@@ -307,9 +307,11 @@ TEST(KernelGroups, BrigadeRecordGroupsByTask) {
   // Without the Program, by name: the planner's names are no profiler's.
   EXPECT_DOUBLE_EQ(kernel_group_times(m, 1).of(KernelGroup::kOther), 0.014);
 
-  keep_device(m, 0);
-  EXPECT_EQ(m.devices, (std::vector<int>{0}));
-  const KernelGroupTimes one = kernel_group_times(m, 1, &*program);
+  EXPECT_TRUE(m.has_device(0));
+  EXPECT_TRUE(m.has_device(1));
+  EXPECT_FALSE(m.has_device(2));
+  EXPECT_FALSE(m.has_device(-1));
+  const KernelGroupTimes one = kernel_group_times(m, 1, &*program, 0);
   EXPECT_DOUBLE_EQ(one.of(KernelGroup::kGemmFp8), 0.002);
   EXPECT_DOUBLE_EQ(one.of(KernelGroup::kGemm16), 0);
   // The same as the simulated side's reading of the trace itself.
@@ -317,12 +319,12 @@ TEST(KernelGroups, BrigadeRecordGroupsByTask) {
   EXPECT_EQ(one.seconds, direct.seconds);
   EXPECT_EQ(one.count, direct.count);
 
-  // keep_device leaves a profiler's record (no device per kernel) alone.
+  // A profiler's kernels carry no device: a device chosen keeps them all.
   MeasuredKernels nsys;
   nsys.format = "nsys";
   nsys.kernels = {{"sm90_xmma_gemm_e4m3bf16_x", 0.8, 40}};
-  keep_device(nsys, 3);
-  EXPECT_EQ(nsys.kernels.size(), 1u);
+  EXPECT_FALSE(nsys.has_device(3));
+  EXPECT_DOUBLE_EQ(kernel_group_times(nsys, 2, &*program, 3).of(KernelGroup::kGemmFp8), 0.4);
   EXPECT_TRUE(check_record_plan(nsys, *program, "k.csv").is_ok());
 }
 

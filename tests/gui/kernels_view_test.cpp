@@ -108,6 +108,18 @@ TEST(KernelsView, BrigadeTraceFollowsTheChosenDevice) {
   v.set_device(5);
   EXPECT_NE(v.chart().record.find("its device gpu5"), std::string::npos) << v.chart().record;
   EXPECT_EQ(line(v.chart(), "gemm_fp8")->ratio, "1.00");
+  // Another document (the plan at step granularity): the record is checked
+  // against it when it opens, and said to be of another plan; the first
+  // again, and it is beside it again.
+  LoadOptions o;
+  o.granularity = planner::Granularity::kStep;
+  auto stepped = load_document(kSrc + "/tests/data/kernels/gpt_fp8_node.yaml", o);
+  ASSERT_TRUE(stepped.is_ok()) << stepped.message();
+  v.set_document(*stepped);
+  EXPECT_FALSE(v.chart().measured);
+  EXPECT_EQ(v.chart().record.rfind(path + ": error: found task ", 0), 0u) << v.chart().record;
+  v.set_document(*doc);
+  EXPECT_TRUE(v.chart().measured);
   std::remove(path.c_str());
 }
 

@@ -117,7 +117,7 @@ TEST(KernelGroupsChart, BrigadeTraceOfThePlan) {
 
   // A device the trace does not have: said, no measured column.
   KernelRecord some = r;
-  keep_device(some.kernels, 1);
+  some.kernels = measured_kernels_of_trace(*doc->trace, 1);
   const KernelGroupsChart none = kernel_groups_chart(*doc, 2, &some);
   EXPECT_FALSE(none.measured);
   EXPECT_EQ(none.record, "t.json: no span of gpu2 in Brigade's trace");
@@ -130,6 +130,21 @@ TEST(KernelGroupsChart, BrigadeTraceOfThePlan) {
   EXPECT_FALSE(other.measured);
   EXPECT_EQ(other.record.rfind("t.json: error: found task ", 0), 0u) << other.record;
   for (const KernelGroupsLine& l : other.lines) EXPECT_EQ(l.measured, "-") << l.key;
+
+  // The view checks a record against its document once (check_kernel_record),
+  // and the chart reads that answer rather than comparing every task again.
+  KernelRecord checked = r;
+  check_kernel_record(checked, **stepped);
+  ASSERT_TRUE(checked.plan.has_value());
+  EXPECT_EQ(checked.plan->message(), other.record);
+  check_kernel_record(checked, *doc);
+  ASSERT_TRUE(checked.plan.has_value());
+  EXPECT_TRUE(checked.plan->is_ok());
+  EXPECT_TRUE(kernel_groups_chart(*doc, 2, &checked).measured);
+  checked.plan = Status::error("t.json: as checked before");
+  const KernelGroupsChart cached = kernel_groups_chart(*doc, 2, &checked);
+  EXPECT_FALSE(cached.measured);
+  EXPECT_EQ(cached.record, "t.json: as checked before");
 }
 
 // A subtotal of nothing has no line (one GPU: no communication).
