@@ -385,11 +385,6 @@ struct StageFigures {
   // ZeRO-2, overlapped, one chunk: the last backward's peak with its
   // buckets' frees (DataParallelFigures::zero2_last; not valid elsewhere).
   std::span<const Zero2LastBackward> zero2_last;
-  // Without data parallelism: how much of the tied embedding's AllReduce
-  // runs before the first stage's backward ends (beside the position
-  // embedding's backward, which follows the word embedding's gradient;
-  // taken off the first stage's per-step work already).
-  double tied_early = 0;
   // Interleaved, buckets overlapped: each stage's buckets by chunk (empty
   // elsewhere), which the order walk runs beside its backwards; the
   // stage's dp_slowed and dp_after_backward are then the walk's to replace.
@@ -548,19 +543,6 @@ struct StageGradientCarry {
 // (price_on_stage).
 Status stage_gradients(const StageGradientInputs& in, std::vector<PricedCollective>& tp_priced,
                        StageGradientCarry& carry, CommLedger& ledger, double& per_step);
-
-// The tied embedding's AllReduce (`allreduce_seconds`, over `tied_pair`)
-// waits for the word embedding's gradient, not the first stage's whole
-// backward: without data parallelism (the 'data' stream free) it starts
-// beside the embedding's kernels after it (the position embedding's
-// backward), which lose its NCCL kernel's SMs
-// (kernel_beside_collective_seconds), as the planner lowers it. What of it
-// runs before the stage's backward ends (0 on a stage without the
-// embedding's tied copy).
-Result<double> tied_allreduce_early(const Scenario& sc, const DeviceProfile& device,
-                                    const TransformerBlocks& tb, const StageLayout& lay,
-                                    const KernelTimes& times, double g_bytes,
-                                    std::pair<int, int> tied_pair, double allreduce_seconds);
 
 // The step (Narayanan et al. 2021 §2.2, the schedule's bubble), the busiest
 // stage's compute, optimizer, exposed communication and bubble, its

@@ -94,7 +94,11 @@ Status stage_gradients(const StageGradientInputs& in, std::vector<PricedCollecti
     }
   }
   // Tied word embeddings: the first and the last stage each hold a copy; the
-  // copies' gradients are summed over the pair before the optimizer step.
+  // copies' gradients are summed over the pair before the optimizer step,
+  // after the stage's whole backward and the collectives above (Megatron-
+  // Core's finalize_model_grads: _allreduce_layernorm_grads, then
+  // _allreduce_embedding_grads), not when the word embedding's gradient is
+  // complete.
   if (p > 1 && ts.tie_embeddings && (i == 0 || i == p - 1)) {
     const double bytes = in.templates.embedding_figures.group_elements[0] * in.g_bytes /
                          (st.zero >= 2 ? in.dg : 1);
@@ -112,32 +116,6 @@ Status stage_gradients(const StageGradientInputs& in, std::vector<PricedCollecti
     if (in.ledgers_on) ledger.add("tied embedding", "allreduce", 2, 1, bytes, one, one);
   }
   return Status::ok();
-}
-
-Result<double> tied_allreduce_early(const Scenario& sc, const DeviceProfile& device,
-                                    const TransformerBlocks& tb, const StageLayout& lay,
-                                    const KernelTimes& times, double g_bytes,
-                                    std::pair<int, int> tied_pair, double allreduce_seconds) {
-  if (!lay.first || lay.embedding.tied < 0) return 0.0;
-  // The embedding's backward kernels after the one completing the word
-  // embedding's gradient, on the stage's clock.
-  const std::vector<double>& clock = times.of(&tb.embedding).backward_clock;
-  const std::vector<int>& grads = tb.embedding_figures.backward_grad;
-  double after = 0;
-  bool past = false;
-  for (size_t n = 0; n < grads.size() && n < clock.size(); ++n) {
-    if (past) after += clock[n];
-    past = past || grads[n] == lay.embedding.tied;
-  }
-  if (!past || after <= 0) return 0.0;
-  const double bytes = tb.embedding_figures.group_elements[0] * g_bytes;
-  BRIGADE_ASSIGN_OR_RETURN(
-      const double share,
-      collective_sm_share(sc.topology, sc.profile, device, CollectiveKind::kAllReduce,
-                          CollectiveAlgorithm::kAuto, {tied_pair.first, tied_pair.second}, bytes));
-  const double ar = allreduce_seconds;
-  const double pair = std::max(ar, kernel_beside_collective_seconds(after, ar, share));
-  return std::max(0.0, ar + after - pair);
 }
 
 }  // namespace brigade::cost::detail

@@ -271,7 +271,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
   std::vector<double>& previous_shares = work.previous_shares;
   std::vector<double>& stage_shares = work.stage_shares;
   StageGradientCarry gradient_carry;  // the tied embedding's AllReduce (first and last stage)
-  double tied_early = 0;               // StageFigures::tied_early
   // Kernel-time writes so far (a stage that sums its kernels afresh writes
   // its lists), and the bucket list the last stage used, at which count.
   std::uint64_t times_written = 0;
@@ -893,13 +892,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                                    .ledgers_on = ledgers_on};
       BRIGADE_RETURN_IF_ERROR(
           stage_gradients(in, tp_priced, gradient_carry, ledger, per_step_extra[si]));
-      if (i == 0 && p > 1 && ts.tie_embeddings && dg == 1 && gradient_carry.tied_seconds) {
-        BRIGADE_ASSIGN_OR_RETURN(
-            tied_early, tied_allreduce_early(sc, dp, *templates, lay, times, g_bytes,
-                                             {rm.device(0, 0, 0), rm.device(0, 0, p - 1)},
-                                             *gradient_carry.tied_seconds));
-        per_step_extra[si] -= tied_early;
-      }
     }
     // The optimizer step: memory-bound over the local (ZeRO-sharded) optimizer state.
     // FP8: with it, the step's cast of the updated 16-bit weights to their FP8
@@ -950,7 +942,6 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
                              training && p > 1 && ts.tie_embeddings,
                              dp_start_own,
                              zero2_last,
-                             tied_early,
                              chunk_buckets,
                              zero3};
   pipeline_step(st, degrees, rm, figures, ledgers, full, ledgers_on, e);

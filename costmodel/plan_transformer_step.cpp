@@ -130,10 +130,11 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     if (drain_chain) later += figures.dp_slowed[i];
     if (by_stage && i > 0) before -= backward_of(i - 1);
   }
-  // A tied embedding: Megatron-Core's finalize_model_grads finishes the
-  // data-parallel gradient sync, then all-reduces the word embedding's
-  // gradient over the first and the last stage, then each stage steps its
-  // optimizer. The pipeline ends with the first stage's last backward, so
+  // A tied embedding: Megatron-Core's finalize_model_grads, called when the
+  // stage's backward is done, finishes the data-parallel gradient sync,
+  // all-reduces the sequence-parallel gradients over 'tensor', then the
+  // word embedding's gradient over the first and the last stage, then each
+  // stage steps its optimizer. The pipeline ends with the first stage's last backward, so
   // the last stage's per-step work after that AllReduce waits for the first
   // stage's buckets past its backward, not its own (which ran while the
   // first stage's backward did). Stage 0's last backward ends after every
@@ -141,9 +142,9 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
   if (figures.tied_ends && figures.dp_after_backward.size() == stages.size() && p > 1) {
     const size_t last = stages.size() - 1;
     const double slowed_before_last = drain_chain ? later - figures.dp_slowed[last] : 0.0;
-    extra_max = std::max(extra_max, figures.dp_after_backward[0] + per_step_extra[last] -
-                                        absorbed_by_last - figures.dp_after_backward[last] +
-                                        slowed_before_last - figures.tied_early);
+    extra_max =
+        std::max(extra_max, figures.dp_after_backward[0] + per_step_extra[last] - absorbed_by_last -
+                                figures.dp_after_backward[last] + slowed_before_last);
   }
   const double d_slowest = stages.empty() ? 0 : stages[slowest].device_per_micro_batch();
   double steady = 0;
@@ -381,9 +382,9 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     if (figures.tied_ends && figures.dp_after_backward.size() == n) {
       const size_t last = n - 1;
       step = std::max(step, with_buckets || with_zero3
-                                ? std::max(ends[0], ends[n]) + own[last] - figures.tied_early
+                                ? std::max(ends[0], ends[n]) + own[last]
                                 : ends[0] + figures.dp_after_backward[0] + own[last] -
-                                      figures.dp_after_backward[last] - figures.tied_early);
+                                      figures.dp_after_backward[last]);
     }
     e.step_seconds = step + first_issue;
   }

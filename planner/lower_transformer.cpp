@@ -49,31 +49,6 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
     if (p == 0 && s.P > 1) b.reserve_scaled(1.25 * s.P);
   }
 
-  // Finishing pass. Tied embeddings: the first and the last stage each hold
-  // the word embedding; Megatron-LM sums their gradients (an all-reduce over
-  // the pair) before the optimizer step.
-  const double D = s.D;
-  if (s.training && s.P > 1 && sc.transformer.tie_embeddings) {
-    StageOut& first = stages.front();
-    StageOut& last = stages.back();
-    const double bytes = first.tied_elements * s.g / (s.zero >= 2 ? D : 1);
-    for (int r = 0; r < s.T * s.D; ++r) {
-      const std::vector<StreamId> streams = {b.stream(first.devices[static_cast<size_t>(r)], "dp"),
-                                             b.stream(last.devices[static_cast<size_t>(r)], "dp")};
-      const CollectiveId c = b.add_collective(
-          CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto,
-          {first.devices[static_cast<size_t>(r)], last.devices[static_cast<size_t>(r)]}, bytes,
-          streams, "tied embedding", Phase::kBackward,
-          tr_text("Reasons",
-                  "tied word embeddings: the first and last pipeline stages each hold a copy; "
-                  "sum their gradients"));
-      b.collective(c).dtype = s.grad_dtype;
-      if (first.tied_grad != kNone) b.depend(b.collective_task(c, 0), first.tied_grad + r);
-      if (last.tied_grad != kNone) b.depend(b.collective_task(c, 1), last.tied_grad + r);
-      first.grad_sync[static_cast<size_t>(r)].push_back(b.collective_task(c, 0));
-      last.grad_sync[static_cast<size_t>(r)].push_back(b.collective_task(c, 1));
-    }
-  }
   // The step as Megatron-LM runs it (costmodel/memory.hpp): its passes over
   // the rank's shard of the parameters and over its whole gradient buffer.
   const cost::OptimizerStepBytes traffic =
@@ -83,9 +58,21 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
                 cost::optimizer_kind(sc.training.optimizer), s.dtype,
                 sc.training.mixed_precision, sc.training.main_grad_fp32,
                 cost::optimizer_layout(sc.training));
+  // A stage's expert-data groups (data ranks j, j + ep, ...: the replicas
+  // of the same experts), where it has experts to sum over them.
+  const auto has_expert_groups = [&](const StageOut& so) {
+    return s.EP > 1 && s.D / s.EP > 1 && so.expert_elements > 0;
+  };
+  const auto expert_group = [&](const StageOut& so, int j, std::vector<int>& group,
+                                std::vector<StreamId>& streams) {
+    for (int k = 0; k < s.D / s.EP; ++k) {
+      const int r = k * s.EP + j;
+      group.push_back(so.devices[static_cast<size_t>(r)]);
+      streams.push_back(b.stream(so.devices[static_cast<size_t>(r)], "dp"));
+    }
+  };
   for (int p = 0; p < s.P && s.training; ++p) {
     StageOut& so = stages[static_cast<size_t>(p)];
-    const int R = s.T * s.D;
     // Sequence parallelism: LayerNorm, bias and position-embedding gradients
     // are partial over the sequence shards; sum them over 'tensor'. Without
     // it, QK-norm's gains alone (each tensor rank's saw its own heads), as
@@ -122,19 +109,12 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
     // experts), once after the backward (the closed form's figure too);
     // under ZeRO-1 reduce-scattered there, and the updated expert weights
     // all-gathered there after the optimizer step (below).
-    const bool expert_groups = s.EP > 1 && s.D / s.EP > 1 && so.expert_elements > 0;
-    auto expert_group = [&](int j, std::vector<int>& group, std::vector<StreamId>& streams) {
-      for (int k = 0; k < s.D / s.EP; ++k) {
-        const int r = k * s.EP + j;
-        group.push_back(so.devices[static_cast<size_t>(r)]);
-        streams.push_back(b.stream(so.devices[static_cast<size_t>(r)], "dp"));
-      }
-    };
+    const bool expert_groups = has_expert_groups(so);
     if (expert_groups) {
       for (int j = 0; j < s.EP; ++j) {
         std::vector<int> group;
         std::vector<StreamId> streams;
-        expert_group(j, group, streams);
+        expert_group(so, j, group, streams);
         const CollectiveId c = b.add_collective(
             s.zero >= 1 ? CollectiveKind::kReduceScatter : CollectiveKind::kAllReduce,
             st.algorithm, group, so.expert_elements * s.g, streams, "expert.grads",
@@ -158,7 +138,40 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
         }
       }
     }
+  }
+  // Tied embeddings: the first and the last stage each hold the word
+  // embedding; Megatron-LM sums their gradients (an all-reduce over the
+  // pair) before the optimizer step, once the stages' backwards are done
+  // and after the collectives above (Megatron-Core's finalize_model_grads:
+  // the data-parallel sync, the sequence-parallel gradients, then the
+  // embedding's), not when the word embedding's gradient is complete.
+  const double D = s.D;
+  if (s.training && s.P > 1 && sc.transformer.tie_embeddings) {
+    StageOut& first = stages.front();
+    StageOut& last = stages.back();
+    const double bytes = first.tied_elements * s.g / (s.zero >= 2 ? D : 1);
+    for (int r = 0; r < s.T * s.D; ++r) {
+      const std::vector<StreamId> streams = {b.stream(first.devices[static_cast<size_t>(r)], "dp"),
+                                             b.stream(last.devices[static_cast<size_t>(r)], "dp")};
+      const CollectiveId c = b.add_collective(
+          CollectiveKind::kAllReduce, CollectiveAlgorithm::kAuto,
+          {first.devices[static_cast<size_t>(r)], last.devices[static_cast<size_t>(r)]}, bytes,
+          streams, "tied embedding", Phase::kBackward,
+          tr_text("Reasons",
+                  "tied word embeddings: the first and last pipeline stages each hold a copy; "
+                  "sum their gradients"));
+      b.collective(c).dtype = s.grad_dtype;
+      if (first.final_compute != kNone) b.depend(b.collective_task(c, 0), first.final_compute + r);
+      if (last.final_compute != kNone) b.depend(b.collective_task(c, 1), last.final_compute + r);
+      first.grad_sync[static_cast<size_t>(r)].push_back(b.collective_task(c, 0));
+      last.grad_sync[static_cast<size_t>(r)].push_back(b.collective_task(c, 1));
+    }
+  }
+  for (int p = 0; p < s.P && s.training; ++p) {
+    StageOut& so = stages[static_cast<size_t>(p)];
+    const int R = s.T * s.D;
     if (sc.training.optimizer == Optimizer::kNone) continue;
+    const bool expert_groups = has_expert_groups(so);
     // The step's bytes over the rank's shard of its state (the experts'
     // under ZeRO-1 over their expert-data group) and its gradient buffer;
     // FP8: the cast of the updated weights to their FP8 copies rides on the
@@ -184,7 +197,7 @@ Result<Plan> lower_transformer(const Scenario& sc, const LowerOptions& options) 
       for (int j = 0; j < s.EP; ++j) {
         std::vector<int> group;
         std::vector<StreamId> streams;
-        expert_group(j, group, streams);
+        expert_group(so, j, group, streams);
         const CollectiveId c = b.add_collective(
             CollectiveKind::kAllGather, st.algorithm, group, so.expert_elements * s.e, streams,
             "expert.param_gather", Phase::kOptimizer,

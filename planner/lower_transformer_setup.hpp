@@ -107,7 +107,6 @@ struct StageOut {
   std::vector<int> devices;  // by rank r = d*T + t
   std::vector<StreamId> compute, dp;
   std::vector<std::vector<TaskId>> grad_sync;  // per rank: collectives the optimizer waits for
-  TaskId tied_grad = kNone;  // base: task completing the tied embedding's gradient
   double tied_elements = 0;
   double replicated_elements = 0;  // not split over 'tensor' (LN, biases, positions)
   double owned_elements = 0;

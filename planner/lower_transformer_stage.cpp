@@ -762,17 +762,12 @@ void StageEmitter::backward_block(std::vector<Block>& blocks, const std::vector<
     if (static_cast<int>(k) == tpl.recompute_before) run_recompute();
     const Kernel& kern = tpl.backward[k];
     const ParamGroup* group = nullptr;
-    bool tied = false;
     if (blk.tpl == &s_.head && blk.tied_group >= 0) {
       // The logits' weight gradient finishes the head's tied copy.
-      if (kern.name == "head.logits.wgrad") {
-        group = &blk.owned[static_cast<size_t>(blk.tied_group)];
-        tied = true;
-      }
+      if (kern.name == "head.logits.wgrad") group = &blk.owned[static_cast<size_t>(blk.tied_group)];
     } else if (kern.completes_grad >= 0 &&
                kern.completes_grad < static_cast<int>(blk.owned.size())) {
       group = &blk.owned[static_cast<size_t>(kern.completes_grad)];
-      tied = kern.completes_grad == blk.tied_group;
     }
     if (group && first && s_.zero == 2 && s_.D > 1) {
       const BufferId slot = new_slot("gradients " + blk.label + " " + group->name,
@@ -781,10 +776,7 @@ void StageEmitter::backward_block(std::vector<Block>& blocks, const std::vector<
       zero2_slots_[group_key(blk, *group)] = slot;
     }
     add_kernel(kern, Phase::kBackward, blk.layer, mb);
-    if (group && completing) {
-      if (tied) out_.tied_grad = flush();
-      if (s_.zero < 3 && s_.D > 1 && !group->expert) grad_ready(blk, *group);
-    }
+    if (group && completing && s_.zero < 3 && s_.D > 1 && !group->expert) grad_ready(blk, *group);
   }
   if (static_cast<int>(tpl.backward.size()) == tpl.recompute_before) run_recompute();
   if (s_.training && (!s_.fuse || (j > 0 && blk.tpl == &s_.head) || blk.tpl == &s_.layer_kept)) {
