@@ -1,8 +1,8 @@
 // Transformer lowering, the step: the scenario's setup and granularity, each
 // pipeline stage emitted in order (lower_transformer_stage.cpp), then the
-// finishing pass that joins them (tied embeddings, the gradient sums outside
-// the stages' buckets, the optimizer, ZeRO-1/2's weight gather), built and
-// described.
+// finishing pass that joins them (the gradient sums outside the stages'
+// buckets, then the tied embeddings', the optimizer, ZeRO-1/2's weight
+// gather), built and described.
 #include <string>
 #include <vector>
 
