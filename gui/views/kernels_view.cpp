@@ -278,8 +278,11 @@ bool KernelsView::apply_record(const QString& path, Result<MeasuredKernels> read
     steps_->setValue(record_->steps);
     gpus_->setValue(record_->gpus);
   }
-  steps_->setEnabled(true);
-  gpus_->setEnabled(true);
+  // Brigade's trace is one step of one device (brigade kernels refuses
+  // --steps and --gpus with it): nothing to set there.
+  const bool profiler = record_->kernels.format != "brigade";
+  steps_->setEnabled(profiler);
+  gpus_->setEnabled(profiler);
   refresh();
   return true;
 }

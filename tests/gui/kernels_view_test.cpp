@@ -69,6 +69,8 @@ TEST(KernelsView, AScenarioThenARecordBesideIt) {
   ASSERT_EQ(spins.size(), 3);
   EXPECT_EQ(spins[1]->value(), 2);
   EXPECT_EQ(spins[2]->value(), 1);
+  EXPECT_TRUE(spins[1]->isEnabled());  // a profiler's record: its steps and GPUs can be set
+  EXPECT_TRUE(spins[2]->isEnabled());
   EXPECT_DOUBLE_EQ(line(v.chart(), "gemm_fp8")->measured_seconds, 800e-6);
 }
 
@@ -101,6 +103,9 @@ TEST(KernelsView, BrigadeTraceFollowsTheChosenDevice) {
   ASSERT_EQ(spins.size(), 3);
   EXPECT_EQ(spins[1]->value(), 1);  // one step
   EXPECT_EQ(spins[2]->value(), 1);  // one device of the trace's eight
+  // Nothing to set: one step of one device, as brigade kernels has it.
+  EXPECT_FALSE(spins[1]->isEnabled());
+  EXPECT_FALSE(spins[2]->isEnabled());
   EXPECT_TRUE(v.chart().measured);
   const auto* fp8 = line(v.chart(), "gemm_fp8");
   ASSERT_NE(fp8, nullptr);
