@@ -512,10 +512,11 @@ std::vector<JudgeDifference> judge_differences(const Scenario& sc, bool fused_ta
       st.overlap && st.overlap_param_gather)
     out.push_back(
         {"overlap_param_gather: the simulator slows the kernels beside the parameter "
-         "gathers by the SMs their NCCL kernels hold, kernel by kernel; the closed form "
-         "charges each gather's overlap with the stage's compute at the share of the "
-         "chunk's forward it slows: step within 0.1% (0.03% measured on the cross-judge "
-         "plans; 1% before 2026-12-07, when the closed form charged none)",
+         "gathers by the SMs their NCCL kernels hold, kernel by kernel; so does the closed "
+         "form through a chunk's first forward without interleaving (since stop 68), and "
+         "to first order, at the share of the chunk's forward a gather slows, past it and "
+         "under interleaving's aligned dispatch: step within 0.1% (0.03% measured on the "
+         "cross-judge plans; 1% before 2026-12-07, when the closed form charged none)",
          0.001, 0, 0, false});
   if (transformer && training && sm_shares && replicas > 1 && st.zero <= 2 && st.overlap &&
       st.tensor > 1 && (sc.training.tp_backward_overlap || sc.training.tp_comm_overlap))

@@ -357,6 +357,33 @@ double gathers_slowdown(const std::vector<Busy>& busy, const std::vector<Compute
   return extra;
 }
 
+// Where a kernel of `d` seconds started at `t` ends: at its whole rate but
+// where a gather of `busy` (in time order, one after the other on the
+// data-parallel stream) runs beside it, at 1 - its share there where the
+// kernel is one a gather's NCCL kernel takes SMs from (`slowable`), as the
+// simulator runs it (docs/simulator.md, "NCCL's kernels take SMs").
+double end_beside_gathers(double t, double d, bool slowable, const std::vector<Busy>& busy) {
+  if (!slowable || !(d > 0)) return t + d;
+  double left = d;
+  for (const Busy& b : busy) {
+    if (b.to <= t || !(b.share > 0)) continue;
+    if (b.from > t) {
+      if (left <= b.from - t) return t + left;
+      left -= b.from - t;
+      t = b.from;
+    }
+    const double rate = 1 - b.share;
+    if (!(rate > 0)) {
+      t = b.to;
+      continue;
+    }
+    if (left <= (b.to - t) * rate) return t + left / rate;
+    left -= (b.to - t) * rate;
+    t = b.to;
+  }
+  return t + left;
+}
+
 // `f` asked once for each distinct argument, its answers kept.
 std::function<Result<double>(double)> once(const std::function<Result<double>(double)>& f) {
   auto seen = std::make_shared<std::vector<std::pair<double, double>>>();
@@ -539,17 +566,14 @@ Result<ParamGatherChain> param_gather_chain(const StageLayout& lay, const Kernel
                                          weight_bytes_per_element,
                                          fp8_weight_bytes_per_element, bucket_bytes);
     const std::vector<const StageBlock*>& blocks = g.blocks;
-    const std::vector<double>& forward = g.forward;
     const std::vector<ChunkGathers::Bucket>& list = g.list;
     const double total = g.total;
-    // The chain against the forward.
+    // The chain against the forward, kernel by kernel: each block's kernels
+    // slowed where a gather runs beside them.
     const double start = c == 0 ? arrival : 0.0;
     double clock = start, stream = 0;
     std::size_t issued = 0;  // gathers 0..issued-1 are on the stream
     std::vector<Busy> busy;
-    // The stage's compute from the chunk's first forward on, less its
-    // blocks' waits for their buckets.
-    std::vector<Compute> compute{{start, std::numeric_limits<double>::infinity(), g.sigma()}};
     auto issue = [&](double gate) -> Result<double> {
       const double bytes = list[issued].bytes;
       BRIGADE_ASSIGN_OR_RETURN(const double seconds, price_once(bytes));
@@ -575,14 +599,20 @@ Result<ParamGatherChain> param_gather_chain(const StageLayout& lay, const Kernel
         }
         begin = std::max(begin, ends[k]);
       }
-      if (begin > clock) compute.push_back({clock, begin, -1.0});
-      clock = begin + forward[j];
+      // (Every gather beside block j is on the stream now: a later one
+      // waits for a later block's start.)
+      clock = begin;
+      const BlockTemplate* tpl = blocks[j]->tpl;
+      const std::vector<double>& kernels = times.of(tpl).forward_clock;
+      for (std::size_t n = 0; n < kernels.size(); ++n)
+        clock = end_beside_gathers(clock, kernels[n], !place_at_full_rate(tpl->forward, n), busy);
     }
-    // The gathers' NCCL kernels slow the forward beside them: the chunk's
-    // first forward ends later by that too (chunk 0's carried down the
-    // pipeline as its waits are).
-    const double delay =
-        std::max(0.0, clock - (start + total)) + gathers_slowdown(busy, carve(compute));
+    // The chunk's first forward ends later by its waits and its slowed
+    // kernels (chunk 0's carried down the pipeline); a gather that outlasts
+    // it slows the compute after it, to first order at the forward's share.
+    const double after =
+        gathers_slowdown(busy, {{clock, std::numeric_limits<double>::infinity(), g.sigma()}});
+    const double delay = std::max(0.0, clock - (start + total)) + after;
     if (c == 0) {
       out.chunk0_delay = delay;
       out.chunk0_forward = total;

@@ -55,15 +55,19 @@ const char* kFlat =
     "model:\n  transformer: {layers: 2, hidden: 1024, heads: 8, seq: 1024, vocab: 8192}\n"
     "training: {global_batch: 16, micro_batch: 2}\n"
     "strategy: {data: 8, bucket: 25MB}\n";
-// Megatron-LM's --overlap-param-gather: the simulator slows the first
-// forward's kernels beside the gathers by their NCCL kernels' SMs, the
-// closed form does not; a named difference (step 1%), the peak memory the
-// same in both.
+// Megatron-LM's --overlap-param-gather under the interleaved schedule: the
+// simulator slows the kernels beside the gathers by their NCCL kernels' SMs
+// kernel by kernel, the closed form's aligned dispatch to first order
+// (0.012% apart); named differences, the largest of which apply (step
+// 0.5%: the buckets beside the interleaved backward; memory 1%). (Without
+// interleaving the closed form walks the first forward kernel by kernel
+// since stop 68, exact: no difference left to name there.)
 const char* kGathers =
     "topology: {preset: dgx-a100}\n"
-    "model:\n  transformer: {layers: 2, hidden: 2048, heads: 16, seq: 1024, vocab: 8192}\n"
-    "training: {global_batch: 16, micro_batch: 2}\n"
-    "strategy: {data: 8, zero: 1, overlap_param_gather: true, bucket: 25MB}\n";
+    "model:\n  transformer: {layers: 4, hidden: 2048, heads: 16, seq: 1024, vocab: 8192}\n"
+    "training: {global_batch: 16, micro_batch: 1}\n"
+    "strategy: {data: 4, pipeline: 2, schedule: interleaved, virtual_stages: 2, zero: 1,\n"
+    "           overlap_param_gather: true, bucket: 25MB}\n";
 
 struct Judged {
   double cost = 0, sim = 0, cost_peak = 0, sim_peak = 0;
@@ -110,13 +114,13 @@ TEST(JudgeSweep, GivenPlansAreHeldToTheirNamedBounds) {
   ASSERT_EQ(b.size(), 9u) << lines[3];
   EXPECT_EQ(a[1], flat);
   EXPECT_EQ(b[1], gathers);
-  // No named difference: rounding, 1e-6; the gathers': 0.1% on the step (1%
-  // before the closed form charged their NCCL kernels' SMs, 2026-12-07),
-  // rounding on the memory (cost::judge_differences).
+  // No named difference: rounding, 1e-6; the gathers' plan: the largest of
+  // the differences named for it (cost::judge_differences), 0.5% on the
+  // step and 1% on the memory.
   EXPECT_EQ(a[5], "0.0001%");
   EXPECT_EQ(a[7], "0.0001%");
-  EXPECT_EQ(b[5], "0.1%");
-  EXPECT_EQ(b[7], "0.0001%");
+  EXPECT_EQ(b[5], "0.5%");
+  EXPECT_EQ(b[7], "1%");
   EXPECT_EQ(a[8], "");
   EXPECT_EQ(b[8], "");
   // The differences are cost / simulated - 1, as brigade itself gives them.

@@ -735,6 +735,19 @@ std::vector<FamilyCase> drain_chain_cases() {
            "{layers: 4, hidden: 4096, heads: 32, seq: 2048, vocab: 32768}",
            "{global_batch: 8, micro_batch: 2}",
            "{tensor: 8, pipeline: 4, schedule: gpipe, sequence_parallel: true, bucket: 100MB}"),
+      // overlap_param_gather with one micro-batch: the gathers run beside
+      // most of the stage's first forward, whose kernels they slow unlike
+      // (TE's userbuffers hold SMs from some GEMMs); the closed form's first
+      // order put it 0.56% above the simulator (0.70% without the
+      // userbuffers; beyond the 0.1% named; judge sweep seed 6714,
+      // sweep_6714_039), its walk of the first forward kernel by kernel
+      // exact since.
+      kernel_plan("param_gather_walk_one_micro_batch", "{preset: dgx-h100, nodes: 2}",
+           "{layers: 2, hidden: 8192, heads: 64, kv_heads: 16, seq: 2048, vocab: 32768, "
+           "ffn_hidden: 28672, mlp: swiglu, norm: rmsnorm, positions: rotary, bias: false}",
+           "{global_batch: 2, micro_batch: 1, tp_comm_overlap: true, tp_backward_overlap: false}",
+           "{tensor: 8, data: 2, bucket: 100MB, zero: 2, sequence_parallel: true, "
+           "overlap_param_gather: true}"),
       // The same with FP8's delayed scaling: the amax reduction that ends
       // the first stage's backward comes before the tied AllReduce in both
       // judges (the closed form had been 0.38% above the simulator, beyond
