@@ -458,7 +458,7 @@ Result<ParamGatherChain> aligned_param_gathers(
     double weight_bytes_per_element, double fp8_weight_bytes_per_element, double bucket_bytes,
     double arrival, int pipeline_size, int rank, double hop,
     const std::function<Result<double>(double)>& price_once,
-    const std::function<Result<double>(double)>& share_once) {
+    const std::function<Result<double>(double)>& share_once, double later_arrival) {
   ParamGatherChain out;
   const int v = lay.chunks, P = std::max(1, pipeline_size);
   std::vector<ChunkGathers> ch;
@@ -482,6 +482,9 @@ Result<ParamGatherChain> aligned_param_gathers(
     begin[sj] = arrival + j * P * (f + hop);
     if (j > 0) begin[sj] = std::max(begin[sj], begin[sj - 1] + P * ch[sj - 1].total);
   }
+  // The earlier stages' later-chunk delays reach this stage's later chunks
+  // with the first micro-batch.
+  for (int j = 1; j < v; ++j) begin[static_cast<std::size_t>(j)] += later_arrival;
   std::vector<std::vector<double>> ends(static_cast<std::size_t>(v));
   double stream = 0;
   std::vector<Busy> busy;
@@ -545,21 +548,19 @@ Result<ParamGatherChain> aligned_param_gathers(
 
 }  // namespace
 
-Result<ParamGatherChain> param_gather_chain(const StageLayout& lay, const KernelTimes& times,
-                                            double grad_bytes_per_element,
-                                            double weight_bytes_per_element,
-                                            double fp8_weight_bytes_per_element,
-                                            double bucket_bytes, double arrival, int pipeline_size,
-                                            int rank, double hop,
-                                            const std::function<Result<double>(double)>& price,
-                                            const std::function<Result<double>(double)>& share) {
+Result<ParamGatherChain> param_gather_chain(
+    const StageLayout& lay, const KernelTimes& times, double grad_bytes_per_element,
+    double weight_bytes_per_element, double fp8_weight_bytes_per_element, double bucket_bytes,
+    double arrival, int pipeline_size, int rank, double hop,
+    const std::function<Result<double>(double)>& price,
+    const std::function<Result<double>(double)>& share, double later_arrival) {
   ParamGatherChain out;
   // Each asked once a size (a stage's buckets repeat their sizes).
   const auto price_once = once(price), share_once = once(share);
   if (lay.chunks > 1)
     return aligned_param_gathers(lay, times, grad_bytes_per_element, weight_bytes_per_element,
                                  fp8_weight_bytes_per_element, bucket_bytes, arrival, pipeline_size,
-                                 rank, hop, price_once, share_once);
+                                 rank, hop, price_once, share_once, later_arrival);
   for (int c = 0; c < lay.chunks; ++c) {
     // The chunk's blocks, their forward, its buckets (forward order).
     const ChunkGathers g = chunk_gathers(lay, times, c, grad_bytes_per_element,

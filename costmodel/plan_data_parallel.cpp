@@ -345,7 +345,7 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
           param_gather_chain(lay, times, g_bytes, e_bytes, in.fp8_gather_bytes, st.bucket_bytes,
                              carry.pg_arrival + carry.pg_carry, p, i,
                              p > 1 ? in.forward_send(i > 0 ? i - 1 : 1, i > 0 ? i : 0) : 0.0,
-                             price_gather, share_gather));
+                             price_gather, share_gather, carry.pg_later));
       carry.pg_carry += chain.chunk0_delay;
       carry.pg_later += chain.later_delay;
       carry.pg_forward = chain.chunk0_forward;

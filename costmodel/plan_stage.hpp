@@ -196,7 +196,10 @@ Zero3Peak zero3_peak(const StageLayout& lay, const StrategySpec& st, int p, int 
 // send) Megatron-LM's aligned dispatch instead: chunks 0 and 1's gathers at
 // the step's start, chunk c >= 2's when the rank's forward of virtual
 // micro-batch (c-1)*P - rank starts (aligned_param_gathers in
-// plan_buckets.cpp; docs/costmodel.md).
+// plan_buckets.cpp; docs/costmodel.md); its later chunks' first forwards
+// start `later_arrival` later too (the earlier stages' later-chunk delays,
+// which the first micro-batch carries to this one: its own later delays
+// are what its gathers add beyond those, not beside them).
 struct ParamGatherChain {
   double chunk0_delay = 0;  // how much later chunk 0's first forward ends
   double later_delay = 0;   // the same, summed over chunks 1..v-1
@@ -211,14 +214,12 @@ struct ParamGatherChain {
 // holds (0 where NCCL's kernels take none): the forward's kernels beside it
 // run at 1 - share of their rate (docs/costmodel.md, "Overlapped parameter
 // gathers"), which the chunks' delays carry.
-Result<ParamGatherChain> param_gather_chain(const StageLayout& lay, const KernelTimes& times,
-                                            double grad_bytes_per_element,
-                                            double weight_bytes_per_element,
-                                            double fp8_weight_bytes_per_element,
-                                            double bucket_bytes, double arrival, int pipeline_size,
-                                            int rank, double hop,
-                                            const std::function<Result<double>(double)>& price,
-                                            const std::function<Result<double>(double)>& share);
+Result<ParamGatherChain> param_gather_chain(
+    const StageLayout& lay, const KernelTimes& times, double grad_bytes_per_element,
+    double weight_bytes_per_element, double fp8_weight_bytes_per_element, double bucket_bytes,
+    double arrival, int pipeline_size, int rank, double hop,
+    const std::function<Result<double>(double)>& price,
+    const std::function<Result<double>(double)>& share, double later_arrival = 0);
 
 // A device's index from its tensor, data, pipeline and context ranks.
 struct RankMap {
