@@ -196,6 +196,34 @@ TEST(JudgeSweep, BadInputIsOneLineAndExitTwo) {
       << no_brigade.err;
   const auto flag = run_program({"python3", kScript, "--no-such-flag"});
   EXPECT_EQ(flag.exit_code, 2);
+  const auto share = run_program({"python3", kScript, "--brigade", BRIGADE_EXE, "--moe", "2"});
+  EXPECT_EQ(share.exit_code, 2);
+  EXPECT_EQ(share.err, "judge-sweep: --moe: found 2.0; expected a share from 0 to 1\n");
+}
+
+// --moe 1: every drawn plan a mixture of experts, said in its row; without
+// the option no plan is one.
+TEST(JudgeSweep, MoeDrawsMixturesOfExperts) {
+  const std::string dir = make_dir();
+  ASSERT_FALSE(dir.empty());
+  for (const bool moe : {true, false}) {
+    const std::string plans = dir + (moe ? "/moe" : "/dense");
+    std::vector<std::string> args = {"python3", kScript,   "--brigade", BRIGADE_EXE, "--seed",
+                                     "7",       "--count", "2",         "--plans",   plans};
+    if (moe) args.insert(args.end(), {"--moe", "1"});
+    const auto r = run_program(args);
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
+    const std::vector<std::string> lines = lines_of(r.out);
+    ASSERT_EQ(lines.size(), 6u) << r.out;
+    for (int n = 0; n < 2; ++n) {
+      char name[32];
+      std::snprintf(name, sizeof name, "sweep_7_%03d", n);
+      const std::string plan = slurp(plans + "/" + name + ".yaml");
+      EXPECT_EQ(plan.find("moe: {experts: ") != std::string::npos, moe) << plan;
+      EXPECT_EQ(lines[static_cast<size_t>(2 + n)].find(" moe[experts: ") != std::string::npos, moe)
+          << lines[static_cast<size_t>(2 + n)];
+    }
+  }
 }
 
 }  // namespace
