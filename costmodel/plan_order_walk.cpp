@@ -197,23 +197,31 @@ struct BucketStream {
 }
 // The order of every stage for (schedule, p, v, m), step by step (the
 // planner's pipeline_schedule): each step's virtual stage and micro-batch,
-// a backward's virtual stage as -1 - vs. Kept per thread for the last few:
-// a search walks the same three again and again.
+// a backward's virtual stage as -1 - vs. Kept per thread for the last few,
+// the least recently used replaced: a search walks the same four again and
+// again, and chunk_order_periodic holds three at once.
 struct ChunkSteps {
   bool gpipe = false;
   int p = 0, v = 0;
   std::int64_t m = 0;
+  std::uint64_t used = 0;
   std::vector<std::int32_t> vs;  // stage i's steps at [i * 2 m v, (i + 1) * 2 m v)
   std::vector<std::int32_t> k;
 };
 const ChunkSteps& chunk_steps(bool gpipe, int p, int v, std::int64_t m) {
   thread_local std::array<ChunkSteps, 6> kept;
-  thread_local size_t next = 0;
-  for (const ChunkSteps& c : kept)
-    if (c.gpipe == gpipe && c.p == p && c.v == v && c.m == m) return c;
-  ChunkSteps& c = kept[next];
-  next = (next + 1) % kept.size();
-  c.gpipe = gpipe, c.p = p, c.v = v, c.m = m;
+  thread_local std::uint64_t clock = 0;
+  ++clock;
+  ChunkSteps* oldest = &kept[0];
+  for (ChunkSteps& c : kept) {
+    if (c.used > 0 && c.gpipe == gpipe && c.p == p && c.v == v && c.m == m) {
+      c.used = clock;
+      return c;
+    }
+    if (c.used < oldest->used) oldest = &c;
+  }
+  ChunkSteps& c = *oldest;
+  c.gpipe = gpipe, c.p = p, c.v = v, c.m = m, c.used = clock;
   const std::int64_t total = m * v, group = static_cast<std::int64_t>(p) * v;
   c.vs.resize(static_cast<size_t>(p * 2 * total)), c.k.resize(c.vs.size());
   for (int i = 0; i < p; ++i) {
@@ -251,77 +259,71 @@ const ChunkSteps& chunk_steps(bool gpipe, int p, int v, std::int64_t m) {
   return c;
 }
 
-}  // namespace
+// The walk's state: each virtual stage's passes' ends by micro-batch
+// (`stride` a virtual stage; -1: not yet walked), each stage's next step
+// and the end of its last, its bucket or ZeRO-3 stream. With `log` on, the
+// ends written are noted, so that a mark can take them back.
+struct WalkState {
+  int p = 0;
+  size_t stride = 0;
+  std::vector<double> f_end, b_end;
+  std::vector<size_t> pos;
+  std::vector<double> free_at;
+  std::vector<BucketStream> streams;
+  std::vector<Zero3Stream> z3;
+  std::vector<int> work;
+  std::vector<size_t> written;  // f_end (2 x) or b_end (2 x + 1) since the mark
+  bool log = false;
+};
 
-double compute_beside(const std::vector<StreamRun>& runs, size_t& next, double t, double work,
-                      double full) {
-  const double kernels = work > 0 ? 1 - full / work : 1.0;  // the share a run slows
-  double w = 0;
-  while (w < work) {
-    while (next < runs.size() && runs[next].to <= t) ++next;
-    const bool in_run = next < runs.size() && runs[next].from <= t;
-    const double slow = in_run ? 1 - std::min(1.0, runs[next].share) : 1.0;
-    const double rate = slow >= 1   ? 1.0
-                        : slow <= 0 ? (kernels > 0 ? 0.0 : 1.0)
-                                    : 1 / (kernels / slow + 1 - kernels);
-    const double limit = next < runs.size() ? (in_run ? runs[next].to : runs[next].from)
-                                            : std::numeric_limits<double>::infinity();
-    if (rate <= 0) {
-      t = limit;
-      continue;
-    }
-    const double done_at = t + (work - w) / rate;
-    if (done_at <= limit) {
-      t = done_at, w = work;
-    } else {
-      w += rate * (limit - t), t = limit;
-    }
+void start_walk(WalkState& w, const ChunkOrder& o, std::int64_t stride) {
+  w.p = o.p;
+  w.stride = static_cast<size_t>(stride);
+  const size_t cells = static_cast<size_t>(o.p * o.v) * w.stride;
+  w.f_end.assign(cells, -1.0), w.b_end.assign(cells, -1.0);
+  w.pos.assign(static_cast<size_t>(o.p), 0), w.free_at.assign(static_cast<size_t>(o.p), 0.0);
+  if (o.buckets.size() == static_cast<size_t>(o.p)) {
+    w.streams.resize(static_cast<size_t>(o.p));
+    for (BucketStream& x : w.streams) x.reset();
   }
-  return t;
+  if (o.zero3.size() == static_cast<size_t>(o.p)) {
+    w.z3.resize(static_cast<size_t>(o.p));
+    for (size_t i = 0; i < w.z3.size(); ++i) w.z3[i].reset(o.zero3[i].blocks.size());
+  }
+  w.written.clear(), w.log = false;
 }
 
-void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& ends) {
+// Walks each stage of `order` (m micro-batches) on from where it stands, to
+// its step limit[i] (none: to its end) or until it waits for a pass not yet
+// walked.
+void walk_steps(WalkState& w, const ChunkOrder& o, const ChunkSteps& order, std::int64_t m,
+                const size_t* limit) {
   const int p = o.p, v = o.v;
   const auto steps = static_cast<size_t>(2 * m * v);
   const bool gpipe = v == 1 && o.schedule == PipelineSchedule::kGpipe;
-  const ChunkSteps& order = chunk_steps(gpipe, p, v, m);
   const size_t last_k = gpipe ? 0 : static_cast<size_t>(m) - 1;  // each stage's last backward's
   const bool extras = !o.last_extra.empty();
-  const auto cells = static_cast<size_t>(p * v) * static_cast<size_t>(m);
-  thread_local std::vector<double> f_end, b_end;
-  thread_local std::vector<size_t> pos;
-  thread_local std::vector<double> free_at;
-  thread_local std::vector<int> work;
-  f_end.assign(cells, -1.0), b_end.assign(cells, -1.0);
-  pos.assign(static_cast<size_t>(p), 0), free_at.assign(static_cast<size_t>(p), 0.0);
-  const auto mm = static_cast<size_t>(m);
+  const size_t mm = w.stride;
   const bool with_buckets = o.buckets.size() == static_cast<size_t>(p);
-  thread_local std::vector<BucketStream> streams;
-  if (with_buckets) {
-    streams.resize(static_cast<size_t>(p));
-    for (BucketStream& x : streams) x.reset();
-  }
   const bool with_zero3 = o.zero3.size() == static_cast<size_t>(p);
-  thread_local std::vector<Zero3Stream> z3;
-  if (with_zero3) {
-    z3.resize(static_cast<size_t>(p));
-    for (size_t i = 0; i < z3.size(); ++i) z3[i].reset(o.zero3[i].blocks.size());
-  }
   const int last_vs = p * v - 1;
-  work.clear();
-  for (int i = p; i-- > 0;) work.push_back(i);
-  while (!work.empty()) {
-    const int i = work.back();
-    work.pop_back();
+  std::vector<double>& f_end = w.f_end;
+  std::vector<double>& b_end = w.b_end;
+  w.work.clear();
+  for (int i = p; i-- > 0;) w.work.push_back(i);
+  while (!w.work.empty()) {
+    const int i = w.work.back();
+    w.work.pop_back();
     const auto si = static_cast<size_t>(i);
     const std::int32_t* vs_of = order.vs.data() + si * steps;
     const std::int32_t* k_of = order.k.data() + si * steps;
     const double from_before = o.to_next[static_cast<size_t>((i + p - 1) % p)];
     const double from_after = o.to_previous[static_cast<size_t>((i + 1) % p)];
-    size_t n = pos[si];
-    double free = free_at[si];
+    const size_t stop = limit ? std::min(limit[si], steps) : steps;
+    size_t n = w.pos[si];
+    double free = w.free_at[si];
     bool moved = false;
-    for (; n < steps; ++n) {
+    for (; n < stop; ++n) {
       const std::int32_t x = vs_of[n];
       const bool forward = x >= 0;
       const int vs = forward ? x : -1 - x;
@@ -357,17 +359,17 @@ void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& 
         }
         // (Its gathers go when the stage's compute before it ended, before
         // a blocking send after that compute; the pass computes after it.)
+        Zero3Stream& zs = w.z3[si];
         const double computed =
-            zero3_pass(z3[si], o.zero3[si], vs / p, forward, z3[si].computed, start, ahead,
-                       o.prefetch);
-        z3[si].computed = computed;
+            zero3_pass(zs, o.zero3[si], vs / p, forward, zs.computed, start, ahead, o.prefetch);
+        zs.computed = computed;
         free = computed + (forward ? o.f_extra : o.b_extra)[static_cast<size_t>(vs)];
       } else if (!forward && with_buckets) {
         const ChunkBuckets& cb = o.buckets[si];
         const int c = vs / p;
         const double slowed = o.b_work[static_cast<size_t>(vs)];
         const double length = cb.length[static_cast<size_t>(c)];
-        free = backward_beside(streams[si], cb, c, k == last_k, start, slowed,
+        free = backward_beside(w.streams[si], cb, c, k == last_k, start, slowed,
                                length > 0 ? slowed / length : 1.0) +
                (o.b[static_cast<size_t>(vs)] - slowed);
       } else if (extras) {
@@ -376,23 +378,214 @@ void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& 
       } else {
         free = start + (forward ? o.f : o.b)[static_cast<size_t>(vs)];
       }
-      (forward ? f_end : b_end)[static_cast<size_t>(vs) * mm + k] = free;
+      const size_t at = static_cast<size_t>(vs) * mm + k;
+      (forward ? f_end : b_end)[at] = free;
+      if (w.log) w.written.push_back(2 * at + (forward ? 0 : 1));
       moved = true;
     }
-    pos[si] = n, free_at[si] = free;
+    w.pos[si] = n, w.free_at[si] = free;
     // What this stage ran may let its neighbours go on.
-    if (moved) work.push_back((i + 1) % p), work.push_back((i + p - 1) % p);
-  }
-  ends.resize(static_cast<size_t>(with_buckets ? 2 * p : p));
-  for (int i = 0; i < p; ++i) ends[static_cast<size_t>(i)] = b_end[static_cast<size_t>(i) * mm + last_k];
-  if (with_buckets)
-    for (int i = 0; i < p; ++i)
-      ends[static_cast<size_t>(p + i)] = streams[static_cast<size_t>(i)].end;
-  if (with_zero3) {
-    ends.resize(static_cast<size_t>(2 * p));
-    for (int i = 0; i < p; ++i) ends[static_cast<size_t>(p + i)] = z3[static_cast<size_t>(i)].end;
+    if (moved) w.work.push_back((i + 1) % p), w.work.push_back((i + p - 1) % p);
   }
 }
 
+// Each stage's last backward's end (and with buckets or ZeRO-3, its
+// stream's end after the p ends) once the order of m micro-batches is walked.
+void walk_ends(const WalkState& w, const ChunkOrder& o, std::int64_t m, std::vector<double>& ends) {
+  const int p = o.p;
+  const bool gpipe = o.v == 1 && o.schedule == PipelineSchedule::kGpipe;
+  const size_t last_k = gpipe ? 0 : static_cast<size_t>(m) - 1;
+  const bool with_buckets = o.buckets.size() == static_cast<size_t>(p);
+  const bool with_zero3 = o.zero3.size() == static_cast<size_t>(p);
+  ends.resize(static_cast<size_t>(with_buckets || with_zero3 ? 2 * p : p));
+  for (int i = 0; i < p; ++i)
+    ends[static_cast<size_t>(i)] = w.b_end[static_cast<size_t>(i) * w.stride + last_k];
+  if (with_buckets)
+    for (int i = 0; i < p; ++i)
+      ends[static_cast<size_t>(p + i)] = w.streams[static_cast<size_t>(i)].end;
+  if (with_zero3)
+    for (int i = 0; i < p; ++i) ends[static_cast<size_t>(p + i)] = w.z3[static_cast<size_t>(i)].end;
+}
+
+// A walk's state to come back to: each stage's place, and of its ZeRO-3
+// stream what a later step can still change (the runs from `next` on: the
+// ones before are over at the stage's clock, never read again); the ends
+// written after it are noted in the walk (WalkState::log) and taken back.
+struct WalkMark {
+  std::vector<size_t> pos;
+  std::vector<double> free_at;
+  struct Stream {
+    size_t size = 0, next = 0;
+    double end = 0, computed = 0;
+    std::vector<StreamRun> tail;
+    std::vector<double> ready;
+  };
+  std::vector<Stream> z3;
+};
+
+void mark_walk(WalkState& w, WalkMark& mark) {
+  mark.pos = w.pos, mark.free_at = w.free_at;
+  mark.z3.resize(w.z3.size());
+  for (size_t i = 0; i < w.z3.size(); ++i) {
+    const Zero3Stream& s = w.z3[i];
+    WalkMark::Stream& x = mark.z3[i];
+    x.size = s.runs.size(), x.next = s.next, x.end = s.end, x.computed = s.computed;
+    x.tail.assign(s.runs.begin() + static_cast<std::ptrdiff_t>(s.next), s.runs.end());
+    x.ready = s.ready;
+  }
+  w.written.clear(), w.log = true;
+}
+
+void back_to(WalkState& w, const WalkMark& mark) {
+  for (size_t x : w.written) (x % 2 ? w.b_end : w.f_end)[x / 2] = -1.0;
+  w.written.clear(), w.log = false;
+  w.pos = mark.pos, w.free_at = mark.free_at;
+  for (size_t i = 0; i < w.z3.size(); ++i) {
+    Zero3Stream& s = w.z3[i];
+    const WalkMark::Stream& x = mark.z3[i];
+    s.runs.resize(x.size);
+    std::copy(x.tail.begin(), x.tail.end(), s.runs.begin() + static_cast<std::ptrdiff_t>(x.next));
+    s.next = x.next, s.end = x.end, s.computed = x.computed, s.ready = x.ready;
+  }
+}
+
+// The steps the orders of ma and mb > ma micro-batches share, stage by
+// stage (the first q[i] steps of stage i): alike in both (and so is the
+// step after each, which a ZeRO-3 pass reads for its prefetch), before the
+// shorter order's last backward (which ends with its extra time). Where
+// each waits only for passes among them (true of every schedule here: the
+// walk checks it, as a stage that waits for a pass past another's shared
+// steps stops short of its own), they take the same inputs in both walks
+// and end at the same times, bit for bit. Kept per thread for the last few.
+struct SharedSteps {
+  bool gpipe = false;
+  int p = 0, v = 0;
+  std::int64_t ma = 0, mb = 0;
+  std::vector<size_t> q;
+};
+const std::vector<size_t>& shared_steps(bool gpipe, int p, int v, std::int64_t ma,
+                                        std::int64_t mb) {
+  thread_local std::array<SharedSteps, 4> kept;
+  thread_local size_t next = 0;
+  for (const SharedSteps& s : kept)
+    if (!s.q.empty() && s.gpipe == gpipe && s.p == p && s.v == v && s.ma == ma && s.mb == mb)
+      return s.q;
+  SharedSteps& s = kept[next];
+  next = (next + 1) % kept.size();
+  s.gpipe = gpipe, s.p = p, s.v = v, s.ma = ma, s.mb = mb;
+  const ChunkSteps& a = chunk_steps(gpipe, p, v, ma);
+  const ChunkSteps& b = chunk_steps(gpipe, p, v, mb);
+  const auto sa = static_cast<size_t>(2 * ma * v), sb = static_cast<size_t>(2 * mb * v);
+  const auto last_k = static_cast<std::int32_t>(gpipe ? 0 : ma - 1);
+  s.q.assign(static_cast<size_t>(p), 0);
+  for (size_t i = 0; i < static_cast<size_t>(p); ++i) {
+    const std::int32_t* va = a.vs.data() + i * sa;
+    const std::int32_t* ka = a.k.data() + i * sa;
+    const std::int32_t* vb = b.vs.data() + i * sb;
+    const std::int32_t* kb = b.k.data() + i * sb;
+    size_t alike = 0;
+    while (alike < sa && va[alike] == vb[alike] && ka[alike] == kb[alike] &&
+           !(va[alike] < 0 && ka[alike] == last_k))
+      ++alike;
+    s.q[i] = alike > 0 ? alike - 1 : 0;
+  }
+  return s.q;
+}
+
+}  // namespace
+
+double compute_beside(const std::vector<StreamRun>& runs, size_t& next, double t, double work,
+                      double full) {
+  const double kernels = work > 0 ? 1 - full / work : 1.0;  // the share a run slows
+  double w = 0;
+  while (w < work) {
+    while (next < runs.size() && runs[next].to <= t) ++next;
+    const bool in_run = next < runs.size() && runs[next].from <= t;
+    const double slow = in_run ? 1 - std::min(1.0, runs[next].share) : 1.0;
+    const double rate = slow >= 1   ? 1.0
+                        : slow <= 0 ? (kernels > 0 ? 0.0 : 1.0)
+                                    : 1 / (kernels / slow + 1 - kernels);
+    const double limit = next < runs.size() ? (in_run ? runs[next].to : runs[next].from)
+                                            : std::numeric_limits<double>::infinity();
+    if (rate <= 0) {
+      t = limit;
+      continue;
+    }
+    const double done_at = t + (work - w) / rate;
+    if (done_at <= limit) {
+      t = done_at, w = work;
+    } else {
+      w += rate * (limit - t), t = limit;
+    }
+  }
+  return t;
+}
+
+void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& ends) {
+  const bool gpipe = o.v == 1 && o.schedule == PipelineSchedule::kGpipe;
+  thread_local WalkState w;
+  start_walk(w, o, m);
+  walk_steps(w, o, chunk_steps(gpipe, o.p, o.v, m), m, nullptr);
+  walk_ends(w, o, m, ends);
+}
+
+std::int64_t chunk_order_periodic(const ChunkOrder& o, std::int64_t m, std::vector<double>& ends,
+                                  std::vector<double>& first) {
+  const int p = o.p;
+  first.clear();
+  if (m <= 4 * p) return chunk_order_ends(o, m, ends), m;
+  const std::int64_t m1 = 2 * p + (m - 2 * p) % p, m2 = m1 + p, m3 = m1 + 2 * p;
+  const bool gpipe = o.v == 1 && o.schedule == PipelineSchedule::kGpipe;
+  thread_local std::vector<double> e2, e3;
+  thread_local std::vector<size_t> q1;
+  // The steps the three orders share, and those the two longer share more.
+  q1 = shared_steps(gpipe, p, o.v, m1, m3);
+  const std::vector<size_t>& q12 = shared_steps(gpipe, p, o.v, m1, m2);
+  for (size_t i = 0; i < q1.size(); ++i) q1[i] = std::min(q1[i], q12[i]);
+  const std::vector<size_t>& q2 = shared_steps(gpipe, p, o.v, m2, m3);
+  const ChunkSteps& s1 = chunk_steps(gpipe, p, o.v, m1);
+  const ChunkSteps& s2 = chunk_steps(gpipe, p, o.v, m2);
+  const ChunkSteps& s3 = chunk_steps(gpipe, p, o.v, m3);
+  thread_local WalkState w;
+  thread_local WalkMark mark;
+  auto reached = [&](const std::vector<size_t>& q) { return w.pos == q; };
+  bool shared = o.buckets.empty();
+  for (size_t i = 0; shared && i < q1.size(); ++i) shared = q2[i] >= q1[i];
+  if (shared) {
+    // The shared steps once; then each shorter order's rest, and back.
+    start_walk(w, o, m3);
+    walk_steps(w, o, s1, m1, q1.data());
+    shared = reached(q1);
+  }
+  if (shared) {
+    mark_walk(w, mark);
+    walk_steps(w, o, s1, m1, nullptr);
+    walk_ends(w, o, m1, first);
+    back_to(w, mark);
+    walk_steps(w, o, s2, m2, q2.data());
+    shared = reached(q2);
+  }
+  if (shared) {
+    mark_walk(w, mark);
+    walk_steps(w, o, s2, m2, nullptr);
+    walk_ends(w, o, m2, e2);
+    back_to(w, mark);
+    walk_steps(w, o, s3, m3, nullptr);
+    walk_ends(w, o, m3, e3);
+  } else {  // (not expected: the three walked apart)
+    chunk_order_ends(o, m1, first), chunk_order_ends(o, m2, e2), chunk_order_ends(o, m3, e3);
+  }
+  const double periods = static_cast<double>((m - m1) / p);
+  ends.resize(first.size());
+  for (size_t i = 0; i < first.size(); ++i) {
+    const double d1 = e2[i] - first[i], d2 = e3[i] - e2[i];
+    if (std::fabs(d2 - d1) > 1e-9 * std::max(1e-12, std::fabs(e3[i]))) {
+      first.clear();
+      return chunk_order_ends(o, m, ends), m;
+    }
+    ends[i] = first[i] + periods * d1;
+  }
+  return m1;
+}
 
 }  // namespace brigade::cost::detail

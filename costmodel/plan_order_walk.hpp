@@ -76,31 +76,17 @@ struct StreamRun {
 double compute_beside(const std::vector<StreamRun>& runs, size_t& next, double t, double work,
                       double full);
 
-// Each stage's end for m micro-batches from `walk(m', ends)`, walking at
-// most about 4p of them: past its fill the order repeats every p
-// micro-batches, each stage's ends moving by the same amount (checked on
-// three runs p apart; walked whole otherwise). Gives the first run's
+// Each stage's end for m micro-batches of `o`'s order (chunk_order_ends'
+// ends), walking at most about 4p of them: past its fill the order repeats
+// every p micro-batches, each stage's ends moving by the same amount
+// (checked on three runs p apart, m1, m1 + p and m1 + 2p micro-batches;
+// walked whole otherwise). The three share their first steps, which are
+// walked once (each stage's steps alike in the three orders whose passes
+// wait only for such steps: bit for bit the same in each); each shorter
+// run's rest is walked from there and taken back. Gives the first run's
 // length, m1, and its ends (`first`) where it extended them (m1 = m where
-// it walked the whole order).
-template <class Walk>
-inline std::int64_t periodic_ends(int p, std::int64_t m, Walk&& walk, std::vector<double>& ends,
-                           std::vector<double>& first) {
-  first.clear();
-  if (m <= 4 * p) return walk(m, ends), m;
-  const std::int64_t m1 = 2 * p + (m - 2 * p) % p;
-  thread_local std::vector<double> e2, e3;
-  walk(m1, first), walk(m1 + p, e2), walk(m1 + 2 * p, e3);
-  const double periods = static_cast<double>((m - m1) / p);
-  ends.resize(first.size());
-  for (size_t i = 0; i < first.size(); ++i) {
-    const double d1 = e2[i] - first[i], d2 = e3[i] - e2[i];
-    if (std::fabs(d2 - d1) > 1e-9 * std::max(1e-12, std::fabs(e3[i]))) {
-      first.clear();
-      return walk(m, ends), m;
-    }
-    ends[i] = first[i] + periods * d1;
-  }
-  return m1;
-}
+// it walked the whole order). Without buckets (`o.buckets` empty).
+std::int64_t chunk_order_periodic(const ChunkOrder& o, std::int64_t m, std::vector<double>& ends,
+                                  std::vector<double>& first);
 
 }  // namespace brigade::cost::detail

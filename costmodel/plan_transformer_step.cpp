@@ -281,7 +281,7 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
     // The order walked without the buckets, then (interleaved, buckets
     // overlapped) with them. The buckets change only the drain, so where
     // the first walked the order's fill and period and extended it
-    // (periodic_ends), the second walks the same first run, m1 micro-
+    // (chunk_order_periodic), the second walks the same first run, m1 micro-
     // batches, with the buckets, and is extended by the same shifts.
     // The last walk's inputs and ends are kept per thread: a search judges a
     // plan's ZeRO stages and bucket sizes one after another, and where they
@@ -329,24 +329,26 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
         ChunkOrder z{st.schedule, p, v, f, b, to_next, to_previous, {}, {}, {}, {}};
         z.zero3 = figures.zero3, z.f_extra = f_extra, z.b_extra = b_extra;
         z.mode = st.zero3_prefetch, z.prefetch = st.overlap;
-        periodic_ends(
-            p, m, [&](std::int64_t mm, std::vector<double>& out) { chunk_order_ends(z, mm, out); },
-            ends, unused);
+        chunk_order_periodic(z, m, ends, unused);
         z3.schedule = st.schedule, z3.mode = st.zero3_prefetch, z3.prefetch = st.overlap;
         z3.p = p, z3.v = v, z3.m = m, z3.f_extra = f_extra, z3.b_extra = b_extra;
         z3.to_next = to_next, z3.to_previous = to_previous, z3.ends = ends;
         z3.zero3.assign(figures.zero3.begin(), figures.zero3.end());
       }
     } else if (!same && !whole_beside) {
-      walked.m1 = periodic_ends(
-          p, m,
-          [&](std::int64_t mm, std::vector<double>& out) {
-            chunk_order_ends({st.schedule, p, v, f, b, to_next, to_previous, {}, {},
-                              v == 1 ? std::span<const double>(last_extra) : std::span<const double>{},
-                              v == 1 ? std::span<const double>(first_extra) : std::span<const double>{}},
-                             mm, out);
-          },
-          walked.ends, walked.first);
+      walked.m1 = chunk_order_periodic(
+          {st.schedule,
+           p,
+           v,
+           f,
+           b,
+           to_next,
+           to_previous,
+           {},
+           {},
+           v == 1 ? std::span<const double>(last_extra) : std::span<const double>{},
+           v == 1 ? std::span<const double>(first_extra) : std::span<const double>{}},
+          m, walked.ends, walked.first);
       walked.schedule = st.schedule, walked.p = p, walked.v = v, walked.m = m;
       walked.f = f, walked.b = b, walked.to_next = to_next, walked.to_previous = to_previous;
       walked.last_extra = last_extra, walked.first_extra = first_extra;
