@@ -39,7 +39,9 @@ Scratch& scratch() {
 // reduce-scatter; all on the one 'data' stream in the order issued, each
 // when the compute before it has ended. A block computes when its gather
 // has ended, at 1 - share of its rate while a collective's NCCL kernel runs
-// beside it. The passes in the schedule's order (1F1B: each micro-batch's
+// beside it; a pass ends with FP8 delayed scaling's amax reduction where
+// `amax_fwd`, `amax_bwd` hold one (amax_beside). The passes in the
+// schedule's order (1F1B: each micro-batch's
 // forward then backward; GPipe: the forwards, then the backwards).
 struct Zero3Walk {
   double waits = 0;   // compute waiting for gathers
@@ -47,7 +49,7 @@ struct Zero3Walk {
   double tail = 0;    // the stream past the last backward
 };
 Zero3Walk zero3_walk(const std::vector<Zero3Block>& blocks, std::int64_t m, bool gpipe,
-                     Zero3Prefetch mode) {
+                     Zero3Prefetch mode, const Zero3Amax& amax_fwd, const Zero3Amax& amax_bwd) {
   thread_local std::vector<StreamRun> runs;
   thread_local std::vector<double> ready;  // a block's gather's end in this pass (-1: none issued)
   runs.clear();
@@ -87,6 +89,12 @@ Zero3Walk zero3_walk(const std::vector<Zero3Block>& blocks, std::int64_t m, bool
       out.slowed += (t - begin) - work;
       if (!forward && blocks[j].r > 0) issue(blocks[j].r, blocks[j].r_share);
     }
+    // FP8 delayed scaling's amax reduction ends the pass, on the compute
+    // stream beside the data stream (the next pass's gathers go after it).
+    const Zero3Amax& a = forward ? amax_fwd : amax_bwd;
+    const double begin = t;
+    t = amax_beside(runs, next, t, a);
+    out.slowed += (t - begin) - (a.cat + a.reduce + a.update);
     ready.assign(n, -1.0);
     if (next_first >= 0) ready[first] = next_first;
   }
@@ -463,7 +471,17 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
     // stage's report.
     thread_local std::vector<Zero3Block> blocks_here;
     std::vector<Zero3Block>& blocks = in.zero3 != nullptr ? in.zero3->blocks : blocks_here;
-    if ((p == 1 && st.overlap) || in.zero3 != nullptr) {
+    // FP8 delayed scaling's amax reduction ending each pass that runs
+    // layers (StageTimes::amax_fwd, amax_bwd), in its pieces.
+    auto amax_of = [&](bool fwd) {
+      const double all = fwd ? T.amax_fwd : T.amax_bwd, cat = fwd ? T.amax_fwd_cat : T.amax_bwd_cat;
+      const double reduce = fwd ? T.amax_fwd_tp : T.amax_bwd_tp;
+      return all > 0 ? Zero3Amax{cat, reduce, all - cat - reduce} : Zero3Amax{};
+    };
+    const Zero3Amax amax_fwd = lay.layers() > 0 ? amax_of(true) : Zero3Amax{};
+    const Zero3Amax amax_bwd = lay.layers() > 0 ? amax_of(false) : Zero3Amax{};
+    const bool hides_amax = p == 1 && !st.overlap && T.amax_bwd > 0 && lay.layers() > 0;
+    if ((p == 1 && (st.overlap || hides_amax)) || in.zero3 != nullptr) {
       blocks.clear();
       auto price = [&](CollectiveKind kind, double bytes, double& seconds,
                        double& share) -> Status {
@@ -503,12 +521,16 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
       if (in.zero3 != nullptr) {
         in.zero3->chunk_begin.push_back(static_cast<std::uint32_t>(blocks.size()));
         in.zero3->per_step = 0;
+        in.zero3->amax_fwd = amax_of(true), in.zero3->amax_bwd = amax_of(false);
+        in.zero3->amax_chunk.resize(static_cast<size_t>(lay.chunks));
+        for (int c = 0; c < lay.chunks; ++c)
+          in.zero3->amax_chunk[static_cast<size_t>(c)] = lay.chunk_layers(c) > 0 ? 1 : 0;
       }
     }
     if (p == 1 && st.overlap) {
       const auto mb = static_cast<std::int64_t>(m);
-      const Zero3Walk w =
-          zero3_walk(blocks, mb, st.schedule == PipelineSchedule::kGpipe, st.zero3_prefetch);
+      const Zero3Walk w = zero3_walk(blocks, mb, st.schedule == PipelineSchedule::kGpipe,
+                                     st.zero3_prefetch, amax_fwd, amax_bwd);
       T.zero_exposed += w.waits / m;
       T.bwd_kernels += w.slowed / m;
       T.host += (gathers + scatters) * host_op;
@@ -524,7 +546,21 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
     const Zero3Exposure z =
         zero3_exposure(st.zero3_prefetch, st.overlap, lay.chunks, f_total, f_last, b_total, b_last,
                        rs_total, rs_last, T.fwd_kernels, T.bwd_kernels);
-    T.zero_exposed += z.gathered + z.scattered;
+    // Not overlapped, on a stage of its own: each micro-batch's backward
+    // ends with its last block's reduce-scatter (blocks.front()'s) and,
+    // beside it on the compute stream, the amax reduction; the next
+    // forward's first gather (or the optimizer) waits for both, so each
+    // hides what it can of the other.
+    double amax_hidden = 0;
+    if (hides_amax && !blocks.empty() && blocks.front().r > 0) {
+      const Zero3Block& last = blocks.front();
+      thread_local std::vector<StreamRun> one;
+      one.assign(1, StreamRun{0, last.r, last.r_share});
+      size_t next = 0;
+      const double end = amax_beside(one, next, 0, amax_bwd);
+      amax_hidden = last.r + T.amax_bwd - std::max(last.r, end);
+    }
+    T.zero_exposed += z.gathered + z.scattered - amax_hidden;
     // What the kernels beside the hidden part lose to NCCL's SMs (to
     // first order: each hidden second of a collective on share r costs
     // the kernels beside it r seconds; the simulator times it exactly).
@@ -543,7 +579,7 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
       ledger.add("zero-3 params", "allgather", dg, gathers * m, gather_bytes * m,
                  (f_total + b_total) * m, z.gathered * m + z.per_step_gather);
       ledger.add("data", "reducescatter", dg, scatters * m, scatter_bytes * m, rs_total * m,
-                 z.scattered * m + (z.per_step - z.per_step_gather));
+                 (z.scattered - amax_hidden) * m + (z.per_step - z.per_step_gather));
     }
   }
   return Status::ok();

@@ -117,6 +117,11 @@ double zero3_pass(Zero3Stream& s, const Zero3Stage& z, int c, bool forward, doub
     before_t = t, before_end = s.end, before_next = next_ready;
     settled_candidate = true;
   }
+  // FP8 delayed scaling: the pass ends with its chunk's amax reduction, on
+  // the compute stream beside the data stream's runs (the next pass's
+  // gathers go after it).
+  if (static_cast<size_t>(c) < z.amax_chunk.size() && z.amax_chunk[static_cast<size_t>(c)])
+    t = amax_beside(s.runs, s.next, t, forward ? z.amax_fwd : z.amax_bwd);
   for (size_t j = lo; j < hi; ++j) s.ready[j] = -1.0;
   if (ahead >= 0) s.ready[static_cast<size_t>(ahead)] = ahead_ready;
   return t;
@@ -519,6 +524,12 @@ double compute_beside(const std::vector<StreamRun>& runs, size_t& next, double t
     }
   }
   return t;
+}
+
+double amax_beside(const std::vector<StreamRun>& runs, size_t& next, double t, const Zero3Amax& a) {
+  t = compute_beside(runs, next, t, a.cat, 0);
+  t = compute_beside(runs, next, t, a.reduce, a.reduce);
+  return compute_beside(runs, next, t, a.update, 0);
 }
 
 void chunk_order_ends(const ChunkOrder& o, std::int64_t m, std::vector<double>& ends) {

@@ -76,6 +76,11 @@ struct StreamRun {
 double compute_beside(const std::vector<StreamRun>& runs, size_t& next, double t, double work,
                       double full);
 
+// FP8 delayed scaling's amax reduction `a` from `t` beside `runs` (as
+// compute_beside), in its order: its kernels slowed while a run is beside
+// them, its AllReduce not. The time it ends.
+double amax_beside(const std::vector<StreamRun>& runs, size_t& next, double t, const Zero3Amax& a);
+
 // Each stage's end for m micro-batches of `o`'s order (chunk_order_ends'
 // ends), walking at most about 4p of them: past its fill the order repeats
 // every p micro-batches, each stage's ends moving by the same amount

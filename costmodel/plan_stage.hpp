@@ -281,7 +281,7 @@ struct StageTimes {
   // chunk with layers runs them, and fwd_kernels, tp_fwd and their backward
   // counterparts hold them summed over those chunks.
   double amax_fwd = 0, amax_bwd = 0, amax_fwd_tp = 0, amax_bwd_tp = 0;
-  double amax_bwd_cat = 0;                  // of amax_bwd, the kernel before the AllReduce
+  double amax_fwd_cat = 0, amax_bwd_cat = 0;  // of them, the kernels before the AllReduce
   double zero_exposed = 0;                  // ZeRO-2/3 per-micro-batch traffic left exposed
   // Context parallelism's KV ring per micro-batch: hops, bytes sent, their
   // time and what of it the attention blocks do not hide (in tp_fwd/tp_bwd).
@@ -342,9 +342,21 @@ struct Zero3Block {
   double r = 0, r_share = 0;  // its reduce-scatter (0: none)
   bool operator==(const Zero3Block&) const = default;
 };
+// FP8 delayed scaling's amax reduction at the end of a pass (StageTimes::
+// amax_fwd, amax_bwd): the kernels before its AllReduce, the AllReduce
+// (over 'tensor' or wider: a collective of the compute stream, which the
+// data stream's NCCL kernels do not slow) and the kernels after it.
+struct Zero3Amax {
+  double cat = 0, reduce = 0, update = 0;
+  bool operator==(const Zero3Amax&) const = default;
+};
+// `amax_fwd`, `amax_bwd`: the reduction a chunk's pass ends with where
+// amax_chunk[c] (a chunk that runs layers).
 struct Zero3Stage {
   std::vector<Zero3Block> blocks;
   std::vector<std::uint32_t> chunk_begin;
+  Zero3Amax amax_fwd, amax_bwd;
+  std::vector<std::uint8_t> amax_chunk;
   double per_step = 0;
 };
 struct ChunkBuckets {

@@ -745,7 +745,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
       return collective_seconds(topo, prof, k.collective, CollectiveAlgorithm::kAuto, members,
                                 k.collective_bytes);
     };
-    T.amax_fwd = T.amax_bwd = T.amax_fwd_tp = T.amax_bwd_tp = T.amax_bwd_cat = 0;
+    T.amax_fwd = T.amax_bwd = T.amax_fwd_tp = T.amax_bwd_tp = T.amax_fwd_cat = T.amax_bwd_cat = 0;
     // Its own line of the communication table ("fp8 amax"), at its group's
     // size: 'tensor', 'tensor' x 'context' or the whole stage.
     TpTally amax_tally;
@@ -761,7 +761,7 @@ Result<PlanEstimate> estimate_transformer(const Scenario& sc, const EstimateOpti
         for (const Kernel& k : ks) {
           if (!k.is_collective) {
             all += memory_bound_seconds(dev, dp, k.bytes, k.dtype, 0, k.kernel_class) / speed;
-            if (!fwd && tp == 0) T.amax_bwd_cat = all;
+            if (tp == 0) (fwd ? T.amax_fwd_cat : T.amax_bwd_cat) = all;
             continue;
           }
           BRIGADE_ASSIGN_OR_RETURN(const double x, amax_collective(k));

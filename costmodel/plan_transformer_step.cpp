@@ -216,8 +216,10 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
       to_next[i] = blocking ? 0.0 : T.send_next;
       to_previous[i] = blocking ? 0.0 : T.send_previous;
       // FP8 delayed scaling's amax reduction ends each chunk's passes that
-      // run layers (StageTimes::amax_fwd, amax_bwd): ZeRO-3's walk puts it
-      // after the pass's blocks.
+      // run layers (StageTimes::amax_fwd, amax_bwd): ZeRO-3's walk runs it
+      // after the pass's blocks, as compute beside the data stream
+      // (Zero3Stage::amax_fwd, zero3_pass), before the pass's blocking
+      // sends; the stage's next gathers go once it has ended.
       const StageLayout& lay_i = figures.layouts[i];
       auto amax_of = [&](int c, bool fwd) {
         return lay_i.chunk_layers(c) > 0 ? (fwd ? T.amax_fwd : T.amax_bwd) : 0.0;
@@ -226,8 +228,8 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
         for (int c = 0; c < v; ++c) {
           const auto at = static_cast<size_t>(c) * n + i;
           const int vs = c * p + static_cast<int>(i);
-          f_extra[at] = blocking_fwd(i, vs) + amax_of(c, true);
-          b_extra[at] = blocking_bwd(i, vs) + amax_of(c, false);
+          f_extra[at] = blocking_fwd(i, vs);
+          b_extra[at] = blocking_bwd(i, vs);
         }
       if (v == 1) {
         f[i] = T.fwd_kernels + T.tp_fwd + blocking_fwd(i, static_cast<int>(i));
@@ -313,7 +315,9 @@ void pipeline_step(const StrategySpec& st, const TransformerDegrees& x, const Ra
       };
       thread_local LastZero3 z3;
       auto alike = [](const Zero3Stage& one, const Zero3Stage& other) {
-        return one.blocks == other.blocks && one.chunk_begin == other.chunk_begin;
+        return one.blocks == other.blocks && one.chunk_begin == other.chunk_begin &&
+               one.amax_fwd == other.amax_fwd && one.amax_bwd == other.amax_bwd &&
+               one.amax_chunk == other.amax_chunk;
       };
       const bool again =
           z3.schedule == st.schedule && z3.mode == st.zero3_prefetch &&

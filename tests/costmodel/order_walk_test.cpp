@@ -103,6 +103,10 @@ Drawn draw(std::mt19937_64& rng, int kind) {
       like.b_tp = 0.1 * like.b;
       like.g = time(1e-4, 1.2e-3), like.g_share = 0.1, like.r = like.g, like.r_share = 0.1;
       for (int x = 0; x < d.v * layers; ++x) z.blocks.push_back(like);
+      if (std::bernoulli_distribution(0.5)(rng)) {  // FP8 delayed scaling's amax reduction
+        z.amax_fwd = z.amax_bwd = Zero3Amax{time(0, 2e-5), time(0, 4e-5), time(0, 2e-5)};
+        z.amax_chunk.assign(static_cast<size_t>(d.v), 1);
+      }
       d.zero3.push_back(z);
     }
     for (size_t x = 0; x < cells; ++x)
@@ -151,6 +155,50 @@ TEST(OrderWalkPeriodic, KeptStepsServeAgain) {
     chunk_order_periodic(drawn[x].order(), drawn[x].m, ends, first);
     EXPECT_EQ(ends, once[x]) << "order " << x;
   }
+}
+
+}  // namespace
+}  // namespace brigade::cost::detail
+
+namespace brigade::cost::detail {
+namespace {
+
+// FP8 delayed scaling's amax reduction ends each ZeRO-3 pass as compute
+// (zero3_pass): the stage's next gathers wait for it, and beside the data
+// stream's runs its kernels are slowed and its AllReduce is not. Worked by
+// hand: 1F1B, two stages, one micro-batch, a block a stage (forward 1,
+// backward 2, a gather and a reduce-scatter of 0.5 each, the reduce-
+// scatter taking half the SMs), the reduction 0.1 + 0.2 (its AllReduce) +
+// 0.1 each way, nothing prefetched.
+//   stage 0, forward: gather [0, 0.5], block [0.5, 1.5], reduction to 1.9.
+//   stage 1, forward: from 1.9, block to 2.9, reduction to 3.3; backward:
+//     gather [3.3, 3.8], block [3.8, 5.8], reduce-scatter [5.8, 6.3]
+//     beside the reduction: 0.1 at half rate to 6.0, the AllReduce to 6.2,
+//     0.05 of the last 0.1 by 6.3 and the rest at the whole rate: 6.35.
+//   stage 0, backward: from 6.35, block to 8.35, reduce-scatter [8.35,
+//     8.85], the reduction 8.55, 8.75, then 0.05 by 8.85 and 0.05: 8.9.
+// (With the reduction after the pass unslowed, as the walk had it, stage
+// 1's backward ended at 6.2 and stage 0's at 8.75.)
+TEST(OrderWalkZero3, AmaxReductionEndsEachPassBesideTheDataStream) {
+  Zero3Stage z;
+  Zero3Block blk;
+  blk.f = 1, blk.b = 2, blk.g = 0.5, blk.r = 0.5, blk.r_share = 0.5;
+  z.blocks = {blk};
+  z.chunk_begin = {0, 1};
+  z.amax_fwd = z.amax_bwd = Zero3Amax{0.1, 0.2, 0.1};
+  z.amax_chunk = {1};
+  const std::vector<Zero3Stage> stages = {z, z};
+  const std::vector<double> f = {1, 1}, b = {2, 2}, zero = {0, 0};
+  ChunkOrder o{PipelineSchedule::k1F1B, 2, 1, f, b, zero, zero, {}, {}, {}, {}};
+  o.zero3 = stages, o.f_extra = zero, o.b_extra = zero;
+  o.mode = Zero3Prefetch::kPerPass, o.prefetch = false;
+  std::vector<double> ends;
+  chunk_order_ends(o, 1, ends);
+  ASSERT_EQ(ends.size(), 4u);
+  EXPECT_NEAR(ends[0], 8.9, 1e-12);   // stage 0's last backward
+  EXPECT_NEAR(ends[1], 6.35, 1e-12);  // stage 1's
+  EXPECT_NEAR(ends[2], 8.85, 1e-12);  // stage 0's data stream
+  EXPECT_NEAR(ends[3], 6.3, 1e-12);
 }
 
 }  // namespace

@@ -245,6 +245,21 @@ std::vector<FamilyCase> drain_chain_cases() {
                   "fp8_recipe: tensorwise}",
                   "{tensor: 8, pipeline: 2, data: 4, bucket: 25MB, zero: 3, schedule: 1f1b, "
                   "sequence_parallel: true, overlap: false, zero3_prefetch: per_micro_batch}"),
+      // FP8 delayed scaling's amax reduction ends each pass on the compute
+      // stream: the stage's next gathers go once it has ended, and the data
+      // stream's collectives run beside it (its kernels slowed, its
+      // AllReduce not). Not overlapped on one stage, the step's last
+      // reduce-scatter hid it: the closed form added both, 0.52% above the
+      // simulator where both judges are exact otherwise (judge sweep seed
+      // 6914, sweep_6914_022), exact since. (Over two stages its gathers
+      // went before it, 0.57% below the simulator, within 0.02% since:
+      // beneath the 2% that ZeRO-3 over a pipeline names, so held by hand
+      // in tests/costmodel/order_walk_test.cpp instead.)
+      kernel_plan("zero3_no_overlap_amax_beside_reduce_scatter", "{preset: dgx-h100, nodes: 4}",
+                  "{layers: 2, hidden: 2048, heads: 16, seq: 2048, vocab: 32768, attention: flash}",
+                  "{global_batch: 8, micro_batch: 2, recompute: full, fp8: hybrid}",
+                  "{tensor: 8, pipeline: 1, data: 2, bucket: 100MB, zero: 3, context: 2, "
+                  "overlap: false}"),
       kernel_plan(
           "bucket_full_rate_t8_p4_tp_overlap", "{preset: dgx-h100, nodes: 8}",
           "{layers: 4, hidden: 8192, heads: 64, seq: 4096, vocab: 32768}",
