@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -257,6 +258,47 @@ double interleaved_weighted_in_flight(int pipeline, int micro_batches, int virtu
   for (std::int64_t j = 1; j < steps; ++j) {
     now += weight(((warmup + j) % group) / p) - weight(v - 1 - ((j - 1) % group) / p);
     most = std::max(most, now);
+  }
+  return most;
+}
+
+double interleaved_backward_peak(int pipeline, int micro_batches, int virtual_stages, int stage,
+                                 const std::vector<double>& weights,
+                                 const std::vector<double>& extra) {
+  const std::int64_t p = std::max(1, pipeline), m = std::max(1, micro_batches);
+  const std::int64_t v = std::max(1, virtual_stages);
+  const std::int64_t total = m * v, group = p * v;
+  const std::int64_t warmup =
+      m == p ? total : std::min<std::int64_t>(2 * (p - stage - 1) + (v - 1) * p, total);
+  auto at = [](const std::vector<double>& x, std::int64_t c) {
+    return c < static_cast<std::int64_t>(x.size()) ? x[static_cast<size_t>(c)] : 0.0;
+  };
+  // Backward j runs chunk v - 1 - (j mod pv) / p; before it, forwards
+  // 0..min(total, warmup + j + 1) - 1 and backwards 0..j-1 have run.
+  auto chunk_of_backward = [&](std::int64_t j) { return v - 1 - (j % group) / p; };
+  auto held = [&](std::int64_t forwards, std::int64_t backwards) {
+    double sum = 0;
+    for (std::int64_t c = 0; c < v; ++c)
+      sum += static_cast<double>(steps_of_chunk(forwards, c, p, group) -
+                                 steps_of_chunk(backwards, v - 1 - c, p, group)) *
+             at(weights, c);
+    return sum;
+  };
+  double most = -std::numeric_limits<double>::infinity();
+  const std::int64_t remaining = total - warmup;
+  // The steady state (a forward, then a backward) repeats every pv steps.
+  const std::int64_t steady = std::min(remaining, group);
+  double now = held(std::min(total, warmup + 1), 0);
+  for (std::int64_t j = 0; j < steady; ++j) {
+    if (j > 0)
+      now += at(weights, ((warmup + j) % group) / p) - at(weights, chunk_of_backward(j - 1));
+    most = std::max(most, now + at(extra, chunk_of_backward(j)));
+  }
+  // The cool-down: the rest of the backwards, every forward run.
+  now = held(total, remaining);
+  for (std::int64_t j = remaining; j < total; ++j) {
+    if (j > remaining) now -= at(weights, chunk_of_backward(j - 1));
+    most = std::max(most, now + at(extra, chunk_of_backward(j)));
   }
   return most;
 }

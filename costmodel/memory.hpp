@@ -193,6 +193,17 @@ double interleaved_chunk_in_flight(int pipeline, int micro_batches, int virtual_
 // it holds the most of its larger chunks, not simply the most chunks.
 double interleaved_weighted_in_flight(int pipeline, int micro_batches, int virtual_stages,
                                       int stage, const std::vector<double>& weights);
+// The same order's most of that weighted sum as each backward step starts
+// (before it frees anything) plus `extra[c]`, c the backward's chunk: what
+// a chunk's backward adds before it frees enough (its first recomputed
+// block's activations, less what the blocks above it freed; -infinity for
+// a chunk that recomputes nothing). The peak of a stage whose chunks
+// recompute differently: the top chunk's backward frees the output layer
+// or a kept layer before it recomputes, another chunk's may recompute
+// first, at a time the stage holds other micro-batches.
+double interleaved_backward_peak(int pipeline, int micro_batches, int virtual_stages, int stage,
+                                 const std::vector<double>& weights,
+                                 const std::vector<double>& extra);
 
 // Activations an MLP keeps for its backward pass with `rows` rows per device:
 // each layer's input and pre-activation output (training), or the widest

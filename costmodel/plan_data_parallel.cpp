@@ -91,10 +91,11 @@ Zero3Walk zero3_walk(const std::vector<Zero3Block>& blocks, std::int64_t m, bool
     }
     // FP8 delayed scaling's amax reduction ends the pass, on the compute
     // stream beside the data stream (the next pass's gathers go after it).
-    const Zero3Amax& a = forward ? amax_fwd : amax_bwd;
-    const double begin = t;
-    t = amax_beside(runs, next, t, a);
-    out.slowed += (t - begin) - (a.cat + a.reduce + a.update);
+    if (const Zero3Amax& a = forward ? amax_fwd : amax_bwd; a != Zero3Amax{}) {
+      const double begin = t;
+      t = amax_beside(runs, next, t, a);
+      out.slowed += (t - begin) - (a.cat + a.reduce + a.update);
+    }
     ready.assign(n, -1.0);
     if (next_first >= 0) ready[first] = next_first;
   }
@@ -522,9 +523,10 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
         in.zero3->chunk_begin.push_back(static_cast<std::uint32_t>(blocks.size()));
         in.zero3->per_step = 0;
         in.zero3->amax_fwd = amax_of(true), in.zero3->amax_bwd = amax_of(false);
-        in.zero3->amax_chunk.resize(static_cast<size_t>(lay.chunks));
-        for (int c = 0; c < lay.chunks; ++c)
-          in.zero3->amax_chunk[static_cast<size_t>(c)] = lay.chunk_layers(c) > 0 ? 1 : 0;
+        in.zero3->amax_chunk.clear();  // (none without an amax reduction)
+        if (T.amax_fwd > 0 || T.amax_bwd > 0)
+          for (int c = 0; c < lay.chunks; ++c)
+            in.zero3->amax_chunk.push_back(lay.chunk_layers(c) > 0 ? 1 : 0);
       }
     }
     if (p == 1 && st.overlap) {

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -559,23 +560,45 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
                         : in_flight_micro_batches(st.schedule, p, mi, 1, p - 1));
       // The first recomputation of a backward step comes after the blocks above the
       // first block that recomputes have run their backward and freed their saved
-      // activations (the head's on the last stage).
-      // (The top chunk's blocks from its last: the head, the layers, the embedding.)
-      double freed = 0, recomputed = 0;
-      auto visit = [&](const StageBlock& blk) {
-        if (blk.figures->recompute_saved_bytes > 0) {
-          recomputed = blk.figures->recompute_saved_bytes;
-          return false;
-        }
-        freed += blk.figures->saved_bytes;
-        return true;
+      // activations (the head's on the last stage, a chunk's kept layers): what
+      // chunk c's backward adds, its blocks from its last (the head, the layers,
+      // the embedding); -infinity where none recomputes.
+      auto backward_extra = [&](int c) {
+        double freed = 0;
+        double recomputed = -std::numeric_limits<double>::infinity();
+        auto visit = [&](const StageBlock& blk) {
+          if (blk.figures->recompute_saved_bytes > 0) {
+            recomputed = blk.figures->recompute_saved_bytes;
+            return false;
+          }
+          freed += blk.figures->saved_bytes;
+          return true;
+        };
+        bool going = !(lay.last && c == lay.chunks - 1) || visit(lay.head);
+        for (std::int64_t j = lay.chunk_layers(c); j-- > 0 && going;)
+          going = visit(lay.layer_at(c, j));
+        if (going && lay.first && c == 0) visit(lay.embedding);
+        return recomputed - freed;
       };
-      bool going = !lay.last || visit(lay.head);
-      const int top = lay.chunks - 1;
-      for (std::int64_t j = lay.chunk_layers(top); j-- > 0 && going;)
-        going = visit(lay.layer_at(top, j));
-      if (going && lay.first && lay.chunks == 1) visit(lay.embedding);
-      act = std::max(act, act - freed + recomputed);
+      if (!chunked) {
+        act = std::max(act, act + backward_extra(0));
+      } else {
+        // Interleaved, each chunk's backward starts at a time of its own
+        // in the order, holding what the stage then holds (each chunk's
+        // bytes with the embedding's and the output layer's in theirs).
+        thread_local std::vector<double> weights, extra;
+        weights.resize(static_cast<size_t>(v)), extra.resize(static_cast<size_t>(v));
+        for (int c = 0; c < v; ++c) {
+          weights[static_cast<size_t>(c)] =
+              static_cast<double>(lay.chunk_recomputed(c)) * templates->layer_figures.saved_bytes +
+              static_cast<double>(lay.chunk_kept(c)) * templates->layer_kept_figures.saved_bytes +
+              (i == 0 && c == 0 ? templates->embedding_figures.saved_bytes : 0.0) +
+              (i == p - 1 && c == v - 1 ? templates->head_figures.saved_bytes : 0.0);
+          extra[static_cast<size_t>(c)] = backward_extra(c);
+        }
+        if (std::any_of(extra.begin(), extra.end(), [](double x) { return std::isfinite(x); }))
+          act = std::max(act, interleaved_backward_peak(p, mi, v, i, weights, extra));
+      }
     } else {
       // Inference keeps nothing for a backward pass: one block's working set at a time
       // (what its kernels write, the bytes training would save), as the planner

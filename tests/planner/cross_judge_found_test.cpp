@@ -336,8 +336,31 @@ std::vector<FamilyCase> zero3_cases() {
   };
 }
 
+// Interleaved, each chunk's backward starts at its own time in the order
+// and adds what its first recomputation holds less what the blocks above it
+// freed (costmodel/memory.hpp, interleaved_backward_peak): with the
+// embedding and the loss in the split and two layers a chunk recomputed,
+// stage 0's short chunk recomputes at once where its long one frees a kept
+// layer first, and stage 1's top chunk frees the output layer. The closed
+// form took the top chunk's at the most the stage holds: stage 0 26% below
+// the simulator, stage 1 19% above, the plan's peak 1.75% (beyond the 1%
+// named; judge sweep seed 6927, sweep_6927_035); exact since.
+std::vector<FamilyCase> recompute_memory_cases() {
+  return {
+      kernel_plan("interleaved_chunk_backward_peak", "{preset: dgx-a100, nodes: 2}",
+                  "{layers: 10, hidden: 2048, heads: 16, seq: 4096, vocab: 32768, "
+                  "attention: unfused}",
+                  "{global_batch: 8, micro_batch: 2, recompute: full, recompute_method: block, "
+                  "recompute_num_layers: 2, main_grad: fp32}",
+                  "{tensor: 8, pipeline: 2, data: 1, bucket: 25MB, schedule: interleaved, "
+                  "virtual_stages: 2, embedding_in_pipeline_split: true, "
+                  "loss_in_pipeline_split: true}"),
+  };
+}
+
 std::vector<FamilyCase> found() {
   std::vector<FamilyCase> out = drain_chain_cases();
+  for (FamilyCase& c : recompute_memory_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : zero2_memory_cases()) out.push_back(std::move(c));
   for (FamilyCase& c : zero3_cases()) out.push_back(std::move(c));
   return out;
