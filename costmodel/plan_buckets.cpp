@@ -314,31 +314,6 @@ struct Compute {
   double from = 0, to = 0, sigma = 0;
 };
 
-// The stretches of compute among `in` (sigma >= 0) with the waits among it
-// (sigma < 0: a block waiting for its bucket) cut out.
-std::vector<Compute> carve(const std::vector<Compute>& in) {
-  std::vector<Compute> out;
-  for (const Compute& c : in) {
-    if (c.sigma < 0) continue;
-    std::vector<Compute> parts{c};
-    for (const Compute& w : in) {
-      if (w.sigma >= 0) continue;
-      std::vector<Compute> next;
-      for (const Compute& x : parts) {
-        if (w.to <= x.from || w.from >= x.to) {
-          next.push_back(x);
-          continue;
-        }
-        if (w.from > x.from) next.push_back({x.from, w.from, x.sigma});
-        if (w.to < x.to) next.push_back({w.to, x.to, x.sigma});
-      }
-      parts = std::move(next);
-    }
-    out.insert(out.end(), parts.begin(), parts.end());
-  }
-  return out;
-}
-
 // What the gathers' NCCL kernels add to the compute beside them: while a
 // gather holding share s of the SMs runs beside compute of which sigma is
 // on kernels it slows, that compute runs at 1 - s sigma of its rate, so
@@ -446,13 +421,22 @@ ChunkGathers chunk_gathers(const StageLayout& lay, const KernelTimes& times, int
 // align_param_gather (ParamGatherChain in plan_stage.hpp). Chunks 0 and 1's
 // gathers issued at the step's start, chunk c >= 2's when this rank's
 // forward of virtual micro-batch (c-1)*P - rank starts; each block of a
-// chunk's first forward waits for its bucket. The warm-up's forward
-// timeline on this rank, without the gathers: virtual micro-batch k
-// (chunk j = k / P, micro-batch n = k % P of the first round) starts at
-// arrival + j * P * (f + hop) + n * f_j (f: one chunk's layers' forward,
-// hop: one pipeline send, f_j: chunk j's forward here), no sooner than
-// this rank ends chunk j-1's P micro-batches; each chunk's first-forward
-// delay shifts what follows on this rank.
+// chunk's first forward waits for its bucket. The warm-up's forwards on
+// this rank, virtual micro-batch by virtual micro-batch (chunk j = k / P,
+// micro-batch n = k % P of the first round), kernel by kernel: each
+// kernel a gather's NCCL kernel takes SMs from runs at 1 - its share while
+// one runs beside it (end_beside_gathers), as the simulator runs it, so a
+// forward slowed before a wait waits the less. Chunk j's first micro-
+// batch starts at arrival + j * P * (f + hop) (f: one chunk's layers'
+// forward, hop: one pipeline send), later by the earlier stages' later-
+// chunk delays (`later_arrival`) and this rank's first forwards' delays so
+// far, and no sooner than this rank has ended chunk j-1's P micro-batches;
+// a chunk's other micro-batches follow its first. Each chunk's delay is
+// how much later its first forward ends than it would start plus its
+// length (carried down the pipeline); what the warm-up ends later by
+// beyond those delays, and what gathers that outlast it take from the
+// compute after it (to first order, at the last chunk's share), is the
+// stage's own `slowed`.
 Result<ParamGatherChain> aligned_param_gathers(
     const StageLayout& lay, const KernelTimes& times, double grad_bytes_per_element,
     double weight_bytes_per_element, double fp8_weight_bytes_per_element, double bucket_bytes,
@@ -485,10 +469,10 @@ Result<ParamGatherChain> aligned_param_gathers(
   // The earlier stages' later-chunk delays reach this stage's later chunks
   // with the first micro-batch.
   for (int j = 1; j < v; ++j) begin[static_cast<std::size_t>(j)] += later_arrival;
+  const double unslowed_end = begin.back() + P * ch.back().total;
   std::vector<std::vector<double>> ends(static_cast<std::size_t>(v));
   double stream = 0;
   std::vector<Busy> busy;
-  std::vector<Compute> compute;
   auto issue = [&](int c, double gate) -> Status {
     auto& e = ends[static_cast<std::size_t>(c)];
     for (const ChunkGathers::Bucket& bk : ch[static_cast<std::size_t>(c)].list) {
@@ -505,44 +489,54 @@ Result<ParamGatherChain> aligned_param_gathers(
   for (int c = 0; c < std::min(2, v); ++c) BRIGADE_RETURN_IF_ERROR(issue(c, 0.0));
   for (int c = 2; c < v; ++c)
     if ((c - 1) * P - rank < 0) BRIGADE_RETURN_IF_ERROR(issue(c, 0.0));
+  // Chunk c's forward from t, kernel by kernel beside the gathers; its
+  // first waits for its buckets. (Past the last gather's end, at its whole
+  // rate.)
+  auto forward = [&](int c, double t, bool first) {
+    const ChunkGathers& g = ch[static_cast<std::size_t>(c)];
+    for (std::size_t j = 0; j < g.blocks.size(); ++j) {
+      if (first)
+        for (std::size_t b = 0; b < g.list.size(); ++b)
+          if (g.list[b].first == j) t = std::max(t, ends[static_cast<std::size_t>(c)][b]);
+      if (t >= stream) {
+        t += g.forward[j];
+        continue;
+      }
+      const BlockTemplate* tpl = g.blocks[j]->tpl;
+      const std::vector<double>& kernels = times.of(tpl).forward_clock;
+      for (std::size_t n = 0; n < kernels.size(); ++n)
+        t = end_beside_gathers(t, kernels[n], !place_at_full_rate(tpl->forward, n), busy);
+    }
+    return t;
+  };
   double shift = 0;  // the first-forward delays of the chunks so far, here
+  double clock = 0;  // where this rank's forwards have got to
   for (int c = 0; c < v; ++c) {
     const auto sc = static_cast<std::size_t>(c);
-    // This chunk's gathers, if dispatched at virtual micro-batch k of an
-    // earlier chunk (its start shifted by the delays before it).
-    const int k = (c - 1) * P - rank;
-    if (c >= 2 && k >= 0) {
-      const int j = k / P, n = k % P;
-      BRIGADE_RETURN_IF_ERROR(issue(c, begin[static_cast<std::size_t>(j)] + shift +
-                                           n * ch[static_cast<std::size_t>(j)].total));
-    }
     const ChunkGathers& g = ch[sc];
     const double start = begin[sc] + shift;
-    double clock = start;
-    for (std::size_t j = 0; j < g.blocks.size(); ++j) {
-      for (std::size_t b = 0; b < g.list.size(); ++b)
-        if (g.list[b].first == j && ends[sc][b] > clock) {
-          // Waiting for its bucket: no compute here until it ends.
-          compute.push_back({clock, ends[sc][b], -1.0});
-          clock = ends[sc][b];
+    for (int n = 0; n < P; ++n) {
+      // Chunk c' >= 2's gathers, dispatched at this virtual micro-batch.
+      const int k = c * P + n;
+      const double at = n == 0 ? std::max(start, clock) : clock;
+      for (int later = 2; later < v; ++later)
+        if ((later - 1) * P - rank == k) BRIGADE_RETURN_IF_ERROR(issue(later, at));
+      clock = forward(c, at, n == 0);
+      if (n == 0) {
+        const double delay = std::max(0.0, clock - (start + g.total));
+        shift += delay;
+        if (c == 0) {
+          out.chunk0_delay = delay;
+          out.chunk0_forward = g.total;
+        } else {
+          out.later_delay += delay;
         }
-      clock += g.forward[j];
-    }
-    // This chunk's P forwards of the warm-up (the first one above), then,
-    // after the last chunk's, the rest of the step.
-    compute.push_back(
-        {start, c + 1 < v ? clock + (P - 1) * g.total : std::numeric_limits<double>::infinity(),
-         g.sigma()});
-    const double delay = std::max(0.0, clock - (start + g.total));
-    shift += delay;
-    if (c == 0) {
-      out.chunk0_delay = delay;
-      out.chunk0_forward = g.total;
-    } else {
-      out.later_delay += delay;
+      }
     }
   }
-  out.slowed = gathers_slowdown(busy, carve(compute));
+  out.slowed =
+      std::max(0.0, clock - unslowed_end - shift) +
+      gathers_slowdown(busy, {{clock, std::numeric_limits<double>::infinity(), ch.back().sigma()}});
   return out;
 }
 

@@ -596,7 +596,7 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
               (i == p - 1 && c == v - 1 ? templates->head_figures.saved_bytes : 0.0);
           extra[static_cast<size_t>(c)] = backward_extra(c);
         }
-        if (std::any_of(extra.begin(), extra.end(), [](double x) { return std::isfinite(x); }))
+        if (std::any_of(extra.begin(), extra.end(), [](double y) { return std::isfinite(y); }))
           act = std::max(act, interleaved_backward_peak(p, mi, v, i, weights, extra));
       }
     } else {
