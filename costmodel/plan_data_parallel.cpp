@@ -321,8 +321,14 @@ Status stage_data_parallel(const DataParallelInputs& in, DataParallelCarry& carr
       bl.reduce.total = total, bl.reduce.end = dp_end;
       bl.reduce.backward_end = backward_end;
     }
-    if (in.chunk_buckets != nullptr && st.overlap && lay.chunks > 1)
-      chunk_buckets(lay, times, bl, priced, shares, *in.chunk_buckets);
+    if (in.chunk_buckets != nullptr && st.overlap && lay.chunks > 1) {
+      ChunkBuckets& cb = *in.chunk_buckets;
+      chunk_buckets(lay, times, bl, priced, shares, cb);
+      cb.freed.assign(static_cast<size_t>(lay.chunks), 0.0);
+      for (size_t z = 0; z < bl.buckets.size(); ++z)
+        cb.freed[static_cast<size_t>(cb.chunk[z])] +=
+            bl.buckets[z].bytes / g_bytes * in.grad_memory_bytes;
+    }
     const double total = bl.reduce.total, dp_end = bl.reduce.end, bytes = bl.bytes_sum;
     out.slowed = bl.reduce.backward_end - window;
     out.after_backward = std::max(0.0, dp_end - bl.reduce.backward_end);

@@ -4,6 +4,7 @@
 // the activations in flight. Kept apart from the step (plan_transformer_step.cpp),
 // which reads them for its memory per device.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -129,7 +130,7 @@ Zero2Peak zero2_peak_one_chunk(const StageLayout& lay, PipelineSchedule schedule
 // bucket clock is not the interleaved cool-down's), without `overlap` only
 // after the whole backward (the buckets wait for it).
 Zero2Peak zero2_peak_interleaved(const StageLayout& lay, int p, int m, int stage, double grad_bytes,
-                                 bool overlap) {
+                                 bool overlap, std::span<const double> freed) {
   const int v = lay.chunks;
   struct Chunk {
     double saved = 0, grads = 0;
@@ -152,6 +153,18 @@ Zero2Peak zero2_peak_interleaved(const StageLayout& lay, int p, int m, int stage
     }
     k.saved = freed, k.grads = g;
   }
+  // What each chunk's last backward frees: its buckets' where the buckets
+  // hold every gradient the chunks write (a bucket that the next chunk's
+  // gradients complete frees with that chunk's), all of its own otherwise.
+  std::vector<double> frees(static_cast<size_t>(v));
+  double written = 0, bucketed = 0;
+  for (int c = 0; c < v; ++c) written += chunks[static_cast<size_t>(c)].grads;
+  for (double x : freed) bucketed += x;
+  const bool by_bucket =
+      freed.size() == static_cast<size_t>(v) && std::fabs(bucketed - written) <= 1e-9 * written;
+  for (int c = 0; c < v; ++c)
+    frees[static_cast<size_t>(c)] =
+        by_bucket ? freed[static_cast<size_t>(c)] : chunks[static_cast<size_t>(c)].grads;
   const std::int64_t total = static_cast<std::int64_t>(m) * v, group = static_cast<std::int64_t>(p) * v;
   const std::int64_t warmup =
       m == p ? total : std::min<std::int64_t>(2 * (p - stage - 1) + (v - 1) * p, total);
@@ -179,7 +192,7 @@ Zero2Peak zero2_peak_interleaved(const StageLayout& lay, int p, int m, int stage
       consider(held + ch.later.activations, live);
     }
     held -= ch.saved;
-    if (overlap && k == last[c]) live -= ch.grads;  // its last backward's buckets free them
+    if (overlap && k == last[c]) live -= frees[c];  // its last backward's buckets free them
   };
   for (std::int64_t k = 0; k < warmup; ++k) forward(k);
   for (std::int64_t j = 0; j < total - warmup; ++j) forward(warmup + j), backward(j);

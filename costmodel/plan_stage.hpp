@@ -165,12 +165,15 @@ struct Zero2Peak {
 // bucket's reduce-scatter in the last. One chunk: each backward walked
 // block by block, the last with `last` (its peak on the buckets' clock)
 // where valid; interleaved: Megatron-LM's order step by step
-// (plan_memory_walks.cpp says how).
+// (plan_memory_walks.cpp says how), each chunk's last backward freeing
+// `freed[c]` of the whole gradients where given (ChunkBuckets::freed: a
+// bucket that spans into the next chunk frees with it) and all of the
+// chunk's otherwise.
 Zero2Peak zero2_peak_one_chunk(const StageLayout& lay, PipelineSchedule schedule, int p, int m,
                                int stage, double grad_bytes, double whole,
                                const Zero2LastBackward& last);
 Zero2Peak zero2_peak_interleaved(const StageLayout& lay, int p, int m, int stage, double grad_bytes,
-                                 bool overlap);
+                                 bool overlap, std::span<const double> freed = {});
 
 // ZeRO-3's peak: the activations, the gathered parameters and the unsharded
 // gradients, walked along the stage's order (plan_memory_walks.cpp).
@@ -363,6 +366,10 @@ struct ChunkBuckets {
   std::vector<int> chunk;
   std::vector<double> offset, seconds, share;
   std::vector<double> length;
+  // Of the stage's whole gradients (as its memory counts them), what each
+  // chunk's last backward frees: its buckets' (a bucket that a later
+  // chunk's gradients complete frees with that chunk's).
+  std::vector<double> freed;
   std::vector<std::uint32_t> full_begin;
   std::vector<std::pair<double, double>> full_rate;
   bool operator==(const ChunkBuckets&) const = default;

@@ -626,7 +626,10 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
         live.grads_bytes += z.grads;
       } else {
         const Zero2Peak z =
-            zero2_peak_interleaved(lay, p, static_cast<int>(m), i, per.grads, st.overlap);
+            zero2_peak_interleaved(lay, p, static_cast<int>(m), i, per.grads, st.overlap,
+                                   figures.chunk_buckets.size() == layouts.size()
+                                       ? std::span<const double>(figures.chunk_buckets[si].freed)
+                                       : std::span<const double>{});
         act = z.activations;
         live.grads_bytes += z.grads;
       }
