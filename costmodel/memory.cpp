@@ -195,6 +195,24 @@ std::int64_t steps_of_chunk(std::int64_t n, std::int64_t c, std::int64_t p, std:
   return (n / group) * p + std::clamp<std::int64_t>(n % group - c * p, 0, p);
 }
 
+// x[c], 0 past its end.
+double chunk_figure(const std::vector<double>& x, std::int64_t c) {
+  return c < static_cast<std::int64_t>(x.size()) ? x[static_cast<size_t>(c)] : 0.0;
+}
+
+// sum_c weights[c] x (chunk c's micro-batches held) once the first
+// `forwards` forward steps and `backwards` backward steps have run.
+double held_weighted(std::int64_t forwards, std::int64_t backwards, std::int64_t p, std::int64_t v,
+                     const std::vector<double>& weights) {
+  const std::int64_t group = p * v;
+  double sum = 0;
+  for (std::int64_t c = 0; c < v; ++c)
+    sum += static_cast<double>(steps_of_chunk(forwards, c, p, group) -
+                               steps_of_chunk(backwards, v - 1 - c, p, group)) *
+           chunk_figure(weights, c);
+  return sum;
+}
+
 }  // namespace
 
 double interleaved_chunk_in_flight(int pipeline, int micro_batches, int virtual_stages, int stage,
@@ -235,17 +253,10 @@ double interleaved_weighted_in_flight(int pipeline, int micro_batches, int virtu
   const std::int64_t total = m * v, group = p * v;
   const std::int64_t warmup =
       m == p ? total : std::min<std::int64_t>(2 * (p - stage - 1) + (v - 1) * p, total);
-  auto weight = [&](std::int64_t c) {
-    return c < static_cast<std::int64_t>(weights.size()) ? weights[static_cast<size_t>(c)] : 0.0;
-  };
+  auto weight = [&](std::int64_t c) { return chunk_figure(weights, c); };
   // (interleaved_chunk_in_flight's counts, chunk by chunk, at each step.)
   auto held = [&](std::int64_t forwards, std::int64_t backwards) {
-    double sum = 0;
-    for (std::int64_t c = 0; c < v; ++c)
-      sum += static_cast<double>(steps_of_chunk(forwards, c, p, group) -
-                                 steps_of_chunk(backwards, v - 1 - c, p, group)) *
-             weight(c);
-    return sum;
+    return held_weighted(forwards, backwards, p, v, weights);
   };
 
   const std::int64_t remaining = total - warmup;
@@ -270,19 +281,12 @@ double interleaved_backward_peak(int pipeline, int micro_batches, int virtual_st
   const std::int64_t total = m * v, group = p * v;
   const std::int64_t warmup =
       m == p ? total : std::min<std::int64_t>(2 * (p - stage - 1) + (v - 1) * p, total);
-  auto at = [](const std::vector<double>& x, std::int64_t c) {
-    return c < static_cast<std::int64_t>(x.size()) ? x[static_cast<size_t>(c)] : 0.0;
-  };
+  auto at = [](const std::vector<double>& x, std::int64_t c) { return chunk_figure(x, c); };
   // Backward j runs chunk v - 1 - (j mod pv) / p; before it, forwards
   // 0..min(total, warmup + j + 1) - 1 and backwards 0..j-1 have run.
   auto chunk_of_backward = [&](std::int64_t j) { return v - 1 - (j % group) / p; };
   auto held = [&](std::int64_t forwards, std::int64_t backwards) {
-    double sum = 0;
-    for (std::int64_t c = 0; c < v; ++c)
-      sum += static_cast<double>(steps_of_chunk(forwards, c, p, group) -
-                                 steps_of_chunk(backwards, v - 1 - c, p, group)) *
-             at(weights, c);
-    return sum;
+    return held_weighted(forwards, backwards, p, v, weights);
   };
   double most = -std::numeric_limits<double>::infinity();
   const std::int64_t remaining = total - warmup;

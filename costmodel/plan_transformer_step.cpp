@@ -530,18 +530,21 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
       // at its peak (interleaved: the most of the weighted sum over
       // Megatron-LM's order, which holds the most chunks at some step and
       // the most of the larger chunks at another).
-      if (lay.uneven()) {
-        bytes.assign(static_cast<size_t>(v), 0.0);
+      // Each chunk's bytes a micro-batch, `ends`: with the embedding's and
+      // the output layer's in their chunks' (the peak holds as many of them
+      // as of their chunk).
+      auto chunk_bytes = [&](std::vector<double>& out, bool ends) {
+        out.assign(static_cast<size_t>(v), 0.0);
         for (int c = 0; c < v; ++c)
-          bytes[static_cast<size_t>(c)] =
+          out[static_cast<size_t>(c)] =
               static_cast<double>(lay.chunk_recomputed(c)) * templates->layer_figures.saved_bytes +
               static_cast<double>(lay.chunk_kept(c)) * templates->layer_kept_figures.saved_bytes;
-        // (The embedding and the output layer in their chunks' bytes: the
-        // peak holds as many of them as of their chunk, below.)
-        if (chunked) {
-          if (i == 0) bytes[0] += templates->embedding_figures.saved_bytes;
-          if (i == p - 1) bytes[static_cast<size_t>(v - 1)] += templates->head_figures.saved_bytes;
-        }
+        if (ends && i == 0) out[0] += templates->embedding_figures.saved_bytes;
+        if (ends && i == p - 1)
+          out[static_cast<size_t>(v - 1)] += templates->head_figures.saved_bytes;
+      };
+      if (lay.uneven()) {
+        chunk_bytes(bytes, chunked);
         act = chunked ? interleaved_weighted_in_flight(p, mi, v, i, bytes) : loads * bytes[0];
       }
       const bool ends_weighed = lay.uneven() && chunked;
@@ -587,17 +590,13 @@ Status transformer_memory(const Topology& topo, const StrategySpec& st,
         // in the order, holding what the stage then holds (each chunk's
         // bytes with the embedding's and the output layer's in theirs).
         thread_local std::vector<double> weights, extra;
-        weights.resize(static_cast<size_t>(v)), extra.resize(static_cast<size_t>(v));
-        for (int c = 0; c < v; ++c) {
-          weights[static_cast<size_t>(c)] =
-              static_cast<double>(lay.chunk_recomputed(c)) * templates->layer_figures.saved_bytes +
-              static_cast<double>(lay.chunk_kept(c)) * templates->layer_kept_figures.saved_bytes +
-              (i == 0 && c == 0 ? templates->embedding_figures.saved_bytes : 0.0) +
-              (i == p - 1 && c == v - 1 ? templates->head_figures.saved_bytes : 0.0);
-          extra[static_cast<size_t>(c)] = backward_extra(c);
+        extra.resize(static_cast<size_t>(v));
+        for (int c = 0; c < v; ++c) extra[static_cast<size_t>(c)] = backward_extra(c);
+        if (std::any_of(extra.begin(), extra.end(), [](double y) { return std::isfinite(y); })) {
+          if (!lay.uneven()) chunk_bytes(weights, true);  // (uneven: `bytes`, above)
+          act = std::max(
+              act, interleaved_backward_peak(p, mi, v, i, lay.uneven() ? bytes : weights, extra));
         }
-        if (std::any_of(extra.begin(), extra.end(), [](double y) { return std::isfinite(y); }))
-          act = std::max(act, interleaved_backward_peak(p, mi, v, i, weights, extra));
       }
     } else {
       // Inference keeps nothing for a backward pass: one block's working set at a time
